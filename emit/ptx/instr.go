@@ -1,0 +1,276 @@
+package ptx
+
+import (
+	"fmt"
+
+	"github.com/qdgo/qd/lower/ir"
+)
+
+var compareNames = map[ir.Op]string{
+	ir.OpEq: "eq", ir.OpNe: "ne", ir.OpLt: "lt", ir.OpLe: "le", ir.OpGt: "gt", ir.OpGe: "ge",
+}
+
+var roundingOps = map[ir.Op]string{
+	ir.OpFloor: "rmi", ir.OpCeil: "rpi", ir.OpTrunc: "rzi",
+}
+
+// instr writes the PTX of one IR instruction.
+func (e *entry) instr(in *ir.Instr) {
+	t := in.Type
+	var d string
+	if in.Dst != ir.NoReg {
+		d = e.reg(in.Dst)
+	}
+	a := func(i int) string { return e.arg(in.Args[i], in.ArgTypes()[i]) }
+	switch in.Op {
+	case ir.OpConst, ir.OpMove:
+		e.emit("mov.%s %s, %s", movType(t), d, a(0))
+	case ir.OpParam:
+		e.param(in, d)
+	case ir.OpParamBase:
+		e.emit("ld.param.u64 %s, [%s]", d, e.paramName(e.slot(in.Aux, ir.SlotBase)))
+		e.emit("cvta.to.global.u64 %s, %s", d, d)
+	case ir.OpParamLen:
+		e.emit("ld.param.u64 %s, [%s]", d, e.paramName(e.slot(in.Aux, ir.SlotLen)))
+	case ir.OpThreadIndex:
+		ctaid, ntid, tid, wide := e.temp(ir.Uint32), e.temp(ir.Uint32), e.temp(ir.Uint32), e.temp(ir.Uint64)
+		e.emit("mov.u32 %s, %%ctaid.x", ctaid)
+		e.emit("mov.u32 %s, %%ntid.x", ntid)
+		e.emit("mov.u32 %s, %%tid.x", tid)
+		e.emit("mul.wide.u32 %s, %s, %s", d, ctaid, ntid)
+		e.emit("cvt.u64.u32 %s, %s", wide, tid)
+		e.emit("add.s64 %s, %s, %s", d, d, wide)
+	case ir.OpThreadCount:
+		nctaid, ntid := e.temp(ir.Uint32), e.temp(ir.Uint32)
+		e.emit("mov.u32 %s, %%nctaid.x", nctaid)
+		e.emit("mov.u32 %s, %%ntid.x", ntid)
+		e.emit("mul.wide.u32 %s, %s, %s", d, nctaid, ntid)
+	case ir.OpNeg:
+		e.emit("neg.%s %s, %s", opType(t), d, e.regArg(in.Args[0], t))
+		e.normalize(d, t)
+	case ir.OpNot:
+		e.emit("not.%s %s, %s", bitType(t), d, e.regArg(in.Args[0], t))
+		e.normalize(d, t)
+	case ir.OpAdd, ir.OpSub, ir.OpMul:
+		name := in.Op.String()
+		switch {
+		case t.IsFloat():
+			name += ".rn"
+		case in.Op == ir.OpMul:
+			name += ".lo"
+		}
+		e.emit("%s.%s %s, %s, %s", name, opType(t), d, a(0), a(1))
+		e.normalize(d, t)
+	case ir.OpDiv, ir.OpRem:
+		e.divide(in, d)
+	case ir.OpAnd, ir.OpOr, ir.OpXor:
+		e.emit("%s.%s %s, %s, %s", in.Op, bitType(t), d, a(0), a(1))
+	case ir.OpAndNot:
+		if in.Args[1].Imm {
+			e.emit("and.%s %s, %s, %s", bitType(t), d, a(0), imm(t, ^in.Args[1].Bits))
+			break
+		}
+		inv := e.temp(t)
+		e.emit("not.%s %s, %s", bitType(t), inv, a(1))
+		e.emit("and.%s %s, %s, %s", bitType(t), d, a(0), inv)
+	case ir.OpShl, ir.OpShr:
+		e.shift(in, d)
+	case ir.OpMulHi:
+		if t.Size() >= 4 {
+			e.emit("mul.hi.%s %s, %s, %s", opType(t), d, a(0), a(1))
+			break
+		}
+		e.emit("mul.lo.s32 %s, %s, %s", d, a(0), a(1))
+		e.emit("shr.%s %s, %s, %d", opType(t), d, d, t.Bits())
+		e.normalize(d, t)
+	case ir.OpEq, ir.OpNe, ir.OpLt, ir.OpLe, ir.OpGt, ir.OpGe:
+		e.compare(in, d)
+	case ir.OpConvert:
+		e.convert(in, d)
+	case ir.OpMin, ir.OpMax:
+		if t.IsFloat() {
+			e.floatMinMax(in, d)
+			break
+		}
+		e.emit("%s.%s %s, %s, %s", in.Op, opType(t), d, a(0), a(1))
+	case ir.OpSqrt:
+		e.emit("sqrt.rn.%s %s, %s", opType(t), d, e.regArg(in.Args[0], t))
+	case ir.OpAbs:
+		mask := uint64(1)<<(t.Bits()-1) - 1
+		e.emit("and.%s %s, %s, %d", bitType(t), d, e.regArg(in.Args[0], t), mask)
+	case ir.OpFloor, ir.OpCeil, ir.OpTrunc:
+		e.emit("cvt.%s.%s.%s %s, %s", roundingOps[in.Op], opType(t), opType(t), d, e.regArg(in.Args[0], t))
+	case ir.OpElemAddr:
+		base := e.arg(in.Args[0], ir.Ptr)
+		if in.Args[1].Imm {
+			e.emit("add.s64 %s, %s, %d", d, base, int64(in.Args[1].Bits)*in.Aux)
+			break
+		}
+		e.emit("mad.lo.s64 %s, %s, %d, %s", d, e.reg(in.Args[1].Reg), in.Aux, base)
+	case ir.OpLoad:
+		e.emit("ld.global.%s %s, [%s]", memType(t), d, e.regArg(in.Args[0], ir.Ptr))
+	case ir.OpStore:
+		e.emit("st.global.%s [%s], %s", memType(t), e.regArg(in.Args[0], ir.Ptr), e.regArg(in.Args[1], t))
+	default:
+		panic(fmt.Sprintf("ptx: unexpected op %s", in.Op))
+	}
+}
+
+// slot finds the argument slot of part of a parameter.
+func (e *entry) slot(param int64, part ir.SlotPart) int {
+	for i, s := range e.slots {
+		if s.Param == int(param) && s.Part == part {
+			return i
+		}
+	}
+	panic("ptx: no argument slot")
+}
+
+func (e *entry) param(in *ir.Instr, d string) {
+	name := e.paramName(e.slot(in.Aux, ir.SlotValue))
+	if in.Type == ir.Bool {
+		byteReg := e.temp(ir.Uint32)
+		e.emit("ld.param.u8 %s, [%s]", byteReg, name)
+		e.emit("setp.ne.u32 %s, %s, 0", d, byteReg)
+		return
+	}
+	e.emit("ld.param.%s %s, [%s]", memType(in.Type), d, name)
+}
+
+// divide writes an integer or float division or remainder. Go defines
+// x / -1 as -x, wrapping, and x % -1 as 0; PTX leaves the most negative
+// x / -1 unspecified, so signed division selects those results itself.
+func (e *entry) divide(in *ir.Instr, d string) {
+	t := in.Type
+	x, y := e.arg(in.Args[0], t), e.arg(in.Args[1], t)
+	if t.IsFloat() {
+		e.emit("div.rn.%s %s, %s, %s", opType(t), d, x, y)
+		return
+	}
+	op := "div"
+	if in.Op == ir.OpRem {
+		op = "rem"
+	}
+	if t.IsUnsigned() || in.Args[1].Imm && int64(in.Args[1].Bits) != -1 {
+		e.emit("%s.%s %s, %s, %s", op, opType(t), d, x, y)
+		e.normalize(d, t)
+		return
+	}
+	byMinusOne := e.temp(ir.Bool)
+	e.emit("setp.eq.%s %s, %s, -1", opType(t), byMinusOne, y)
+	special := "0"
+	if in.Op == ir.OpDiv {
+		special = e.temp(t)
+		e.emit("neg.%s %s, %s", opType(t), special, e.regArg(in.Args[0], t))
+	}
+	e.emit("%s.%s %s, %s, %s", op, opType(t), d, x, y)
+	e.emit("selp.%s %s, %s, %s, %s", bitType(t), d, special, d, byMinusOne)
+	e.normalize(d, t)
+}
+
+// shift writes a shift. PTX clamps 32-bit shift counts to the register
+// width, which gives Go's results; 64-bit counts are clamped first.
+func (e *entry) shift(in *ir.Instr, d string) {
+	t := in.Type
+	op := "shl.b"
+	if in.Op == ir.OpShr {
+		op = "shr.s"
+		if t.IsUnsigned() {
+			op = "shr.u"
+		}
+	}
+	width := 32
+	if t.Size() == 8 {
+		width = 64
+	}
+	op = fmt.Sprintf("%s%d", op, width)
+	var count string
+	switch c := in.Args[1]; {
+	case c.Imm:
+		count = fmt.Sprint(min(in.From.Normalize(c.Bits), uint64(width)))
+	case in.From.Size() == 8:
+		clamped := e.temp(ir.Uint64)
+		e.emit("min.u64 %s, %s, %d", clamped, e.reg(c.Reg), width)
+		count = e.temp(ir.Uint32)
+		e.emit("cvt.u32.u64 %s, %s", count, clamped)
+	default:
+		count = e.reg(c.Reg)
+	}
+	e.emit("%s %s, %s, %s", op, d, e.regArg(in.Args[0], t), count)
+	e.normalize(d, t)
+}
+
+func (e *entry) compare(in *ir.Instr, d string) {
+	t := in.Type
+	if t == ir.Bool {
+		x, y := e.regArg(in.Args[0], t), e.regArg(in.Args[1], t)
+		if in.Op == ir.OpNe {
+			e.emit("xor.pred %s, %s, %s", d, x, y)
+			return
+		}
+		diff := e.temp(ir.Bool)
+		e.emit("xor.pred %s, %s, %s", diff, x, y)
+		e.emit("not.pred %s, %s", d, diff)
+		return
+	}
+	name := compareNames[in.Op]
+	if t.IsFloat() && in.Op == ir.OpNe {
+		name = "neu" // true when either operand is NaN, as in Go
+	}
+	e.emit("setp.%s.%s %s, %s, %s", name, opType(t), d, e.arg(in.Args[0], t), e.arg(in.Args[1], t))
+}
+
+// convert writes a numeric conversion with Go's semantics.
+func (e *entry) convert(in *ir.Instr, d string) {
+	to, from := in.Type, in.From
+	x := e.regArg(in.Args[0], from)
+	switch {
+	case to.IsInteger() && from.IsInteger():
+		switch {
+		case to.Size() == 8 && from.Size() == 8:
+			e.emit("mov.b64 %s, %s", d, x)
+		case to.Size() == 8:
+			e.emit("cvt.%s.%s %s, %s", map[bool]string{true: "s64", false: "u64"}[from.IsSigned()],
+				opType(from), d, x)
+		case from.Size() == 8:
+			e.emit("cvt.u32.u64 %s, %s", d, x)
+			e.normalize(d, to)
+		default:
+			e.emit("mov.b32 %s, %s", d, x)
+			e.normalize(d, to)
+		}
+	case to.IsFloat() && from.IsInteger():
+		e.emit("cvt.rn.%s.%s %s, %s", opType(to), opType(from), d, x)
+	case to.IsInteger() && from.IsFloat():
+		e.emit("cvt.rzi.%s.%s %s, %s", opType(to), opType(from), d, x)
+		e.normalize(d, to)
+	case to == ir.Float64 && from == ir.Float32:
+		e.emit("cvt.f64.f32 %s, %s", d, x)
+	case to == ir.Float32 && from == ir.Float64:
+		e.emit("cvt.rn.f32.f64 %s, %s", d, x)
+	default:
+		e.emit("mov.%s %s, %s", movType(to), d, x)
+	}
+}
+
+// floatMinMax writes Go's min or max of two floats: NaN if either is NaN,
+// -0 below +0, otherwise the smaller (larger) operand.
+func (e *entry) floatMinMax(in *ir.Instr, d string) {
+	t := in.Type
+	ty, bits := opType(t), bitType(t)
+	x, y := e.regArg(in.Args[0], t), e.regArg(in.Args[1], t)
+	cmp, merge := "lt", "or"
+	if in.Op == ir.OpMax {
+		cmp, merge = "gt", "and"
+	}
+	pick, equal, nan := e.temp(ir.Bool), e.temp(ir.Bool), e.temp(ir.Bool)
+	r, z := e.temp(t), e.temp(t)
+	e.emit("setp.%s.%s %s, %s, %s", cmp, ty, pick, x, y)
+	e.emit("selp.%s %s, %s, %s, %s", ty, r, x, y, pick)
+	e.emit("setp.eq.%s %s, %s, %s", ty, equal, x, y)
+	e.emit("%s.%s %s, %s, %s", merge, bits, z, x, y)
+	e.emit("selp.%s %s, %s, %s, %s", ty, r, z, r, equal)
+	e.emit("setp.nan.%s %s, %s, %s", ty, nan, x, y)
+	e.emit("add.rn.%s %s, %s, %s", ty, z, x, y)
+	e.emit("selp.%s %s, %s, %s, %s", ty, d, z, r, nan)
+}

@@ -1,0 +1,182 @@
+package lower
+
+import (
+	"go/token"
+
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// lowerBody plans the kernel body and builds one task per plan.
+func (l *lowerer) lowerBody() {
+	plans := l.planBody(l.fn)
+	if len(l.diags) > 0 {
+		return
+	}
+	for _, p := range plans {
+		if p.kind == ir.Parallel {
+			l.k.Tasks = append(l.k.Tasks, l.buildLoop(l.fn, p.loop))
+		} else {
+			l.k.Tasks = append(l.k.Tasks, l.buildSegment(l.fn, p))
+		}
+	}
+}
+
+// buildLoop builds the parallel task of a top-level loop. Thread t of a grid
+// of T threads runs the iterations with index init+t, init+t+T, ...:
+//
+//	entry:  prologue (parameters, values of earlier statements)
+//	setup:  i = init + threadindex
+//	head:   if i+delta < bound goto index else exit
+//	index:  φ = i; goto the loop's header
+//	...     the loop's blocks, each back edge going to latch
+//	latch:  i += threadcount; goto head
+//	exit:   return
+func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
+	tb := l.newTaskBuilder(ir.Parallel, pl.pos)
+	t := tb.t
+	f := tb.newFrame(fn, pl.lp.contains)
+	setup := t.NewBlock("setup")
+	head := t.NewBlock("head")
+	index := t.NewBlock("index")
+	latch := t.NewBlock("latch")
+	exit := t.NewBlock("exit")
+	for _, b := range fn.Blocks {
+		if pl.lp.contains(b) {
+			f.start[b] = t.NewBlock(b.Comment)
+		}
+	}
+	f.skipPhi = pl.phi
+	f.redirect = func(from, to *ssa.BasicBlock) (*ir.Block, bool) {
+		switch {
+		case !pl.lp.contains(to):
+			return exit, true
+		case to == pl.lp.header:
+			return latch, true
+		}
+		return nil, false
+	}
+
+	phiType, _ := basicType(pl.phi.Type())
+	wide := ir.Int64
+	if phiType.IsUnsigned() {
+		wide = ir.Uint64
+	}
+	tb.cur = setup
+	tid := tb.convert(ir.R(tb.op(ir.OpThreadIndex, ir.Int64)), ir.Int64, wide)
+	count := tb.convert(ir.R(tb.op(ir.OpThreadCount, ir.Int64)), ir.Int64, wide)
+	init := tb.convert(f.pureArg(pl.init), phiType, wide)
+	i := t.NewReg(wide)
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: wide, Dst: i, Args: []ir.Arg{init, tid}})
+	tb.jump(head)
+
+	bound := tb.convert(f.pureArg(pl.bound), phiType, wide)
+	x := ir.R(i)
+	if pl.delta != 0 {
+		x = ir.R(tb.op(ir.OpAdd, wide, x, ir.Imm(wide, uint64(pl.delta))))
+	}
+	cond := tb.op(ir.OpLt, wide, x, bound)
+	tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(cond), Succs: [2]int{index.Index, exit.Index}}
+
+	tb.cur = index
+	phiReg := f.regsFor(pl.phi)[0]
+	if phiType == wide {
+		tb.move(phiReg, ir.R(i))
+	} else {
+		tb.emit(ir.Instr{Op: ir.OpConvert, Type: phiType, From: wide, Dst: phiReg, Args: []ir.Arg{ir.R(i)}})
+	}
+	index.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[pl.lp.header].Index}}
+
+	tb.cur = latch
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: wide, Dst: i, Args: []ir.Arg{ir.R(i), count}})
+	latch.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{head.Index}}
+	exit.Term = ir.Term{Kind: ir.Return}
+
+	for _, b := range fn.Blocks {
+		if pl.lp.contains(b) {
+			f.lowerBlock(b)
+		}
+	}
+	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{setup.Index}}
+	t.Count = l.loopCount(pl)
+	return t
+}
+
+// pureArg computes a pure value as an operand, an immediate for constants.
+func (f *frame) pureArg(v ssa.Value) ir.Arg {
+	if _, ok := v.(*ssa.Const); ok {
+		return f.arg(v)
+	}
+	return ir.R(f.evalPure(v)[0])
+}
+
+// loopCount is the host expression for the iteration count of pl,
+// bound - (init + delta), or nil.
+func (l *lowerer) loopCount(pl *parLoop) *ir.Expr {
+	bound := hostConvert(l.hostExpr(pl.bound), ir.Int64)
+	init := hostConvert(l.hostExpr(pl.init), ir.Int64)
+	if bound == nil || init == nil {
+		return nil
+	}
+	if init.Op == ir.OpConst && int64(init.Bits)+pl.delta == 0 {
+		return bound
+	}
+	first := &ir.Expr{Op: ir.OpAdd, Type: ir.Int64, Args: []*ir.Expr{init, {Op: ir.OpConst, Type: ir.Int64, Bits: uint64(pl.delta)}}}
+	return &ir.Expr{Op: ir.OpSub, Type: ir.Int64, Args: []*ir.Expr{bound, first}}
+}
+
+// buildSegment builds the serial task of the statements between loops.
+func (l *lowerer) buildSegment(fn *ssa.Function, p *taskPlan) *ir.Task {
+	tb := l.newTaskBuilder(ir.Serial, p.pos)
+	owned := make([]bool, len(fn.Blocks))
+	for _, b := range p.blocks {
+		owned[b.Index] = true
+	}
+	f := tb.newFrame(fn, func(b *ssa.BasicBlock) bool { return owned[b.Index] })
+	f.cut = p.cut
+	for _, b := range p.blocks {
+		f.start[b] = tb.t.NewBlock(b.Comment)
+	}
+	for _, b := range p.blocks {
+		f.lowerBlock(b)
+	}
+	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[p.blocks[0]].Index}}
+	return tb.t
+}
+
+// checkHelper lowers fn as if a kernel called it, for its diagnostics.
+func (l *lowerer) checkHelper(fn *ssa.Function) {
+	l.k = &ir.Kernel{Name: fn.Name()}
+	l.params = map[*ssa.Parameter]int{}
+	tb := l.newTaskBuilder(ir.Serial, fn.Pos())
+	root := tb.newFrame(nil, func(*ssa.BasicBlock) bool { return false })
+	var args [][]ir.Reg
+	for _, p := range fn.Params {
+		ts, ok := valueRegTypes(p.Type())
+		if !ok {
+			l.errorf(p.Pos(), "parameter %s has type %s: %s are not supported in kernels", p.Name(), p.Type(), describeType(p.Type()))
+			continue
+		}
+		regs := make([]ir.Reg, len(ts))
+		for i, t := range ts {
+			regs[i] = tb.t.NewReg(t)
+		}
+		args = append(args, regs)
+	}
+	res, ok := regTypes(fn.Signature.Results())
+	if !ok {
+		l.errorf(fn.Pos(), "%s returns %s, which kernels do not support", fn.Name(), fn.Signature.Results())
+	}
+	if len(l.diags) > 0 {
+		return
+	}
+	if err := l.callable(fn); err != nil {
+		l.errorf(fn.Pos(), "%v", err)
+		return
+	}
+	dst := make([]ir.Reg, len(res))
+	for i, t := range res {
+		dst[i] = tb.t.NewReg(t)
+	}
+	root.inline(fn, args, dst, token.NoPos)
+}

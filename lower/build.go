@@ -1,0 +1,477 @@
+package lower
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// taskBuilder builds one ir.Task.
+type taskBuilder struct {
+	l   *lowerer
+	t   *ir.Task
+	cur *ir.Block // where instructions go
+	// pro is the end of the prologue, the blocks at the task's entry where
+	// values defined by earlier top-level statements are computed again.
+	pro *ir.Block
+	ext map[ssa.Value][]ir.Reg
+}
+
+func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
+	t := &ir.Task{Kind: kind, Pos: pos}
+	l.taskSerial++
+	t.Name = fmt.Sprintf("%s_%d", l.k.Name, l.taskSerial-1)
+	entry := t.NewBlock("entry")
+	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg)}
+}
+
+func (tb *taskBuilder) emit(in ir.Instr) {
+	if in.Dst == 0 && in.ResultType() == ir.Invalid {
+		in.Dst = ir.NoReg
+	}
+	tb.cur.Instrs = append(tb.cur.Instrs, in)
+}
+
+// op emits an instruction with a fresh result register of type rt.
+func (tb *taskBuilder) op(op ir.Op, typ ir.Type, args ...ir.Arg) ir.Reg {
+	in := ir.Instr{Op: op, Type: typ, Args: args}
+	dst := tb.t.NewReg(in.ResultType())
+	in.Dst = dst
+	tb.emit(in)
+	return dst
+}
+
+func (tb *taskBuilder) move(dst ir.Reg, src ir.Arg) {
+	tb.emit(ir.Instr{Op: ir.OpMove, Type: tb.t.Regs[dst], Dst: dst, Args: []ir.Arg{src}})
+}
+
+// convert converts an operand of type from to type to, if they differ.
+func (tb *taskBuilder) convert(a ir.Arg, from, to ir.Type) ir.Arg {
+	if from == to {
+		return a
+	}
+	if a.Imm {
+		in := ir.Instr{Op: ir.OpConvert, Type: to, From: from}
+		return ir.Imm(to, evalConst(&in, a.Bits))
+	}
+	dst := tb.t.NewReg(to)
+	tb.emit(ir.Instr{Op: ir.OpConvert, Type: to, From: from, Dst: dst, Args: []ir.Arg{a}})
+	return ir.R(dst)
+}
+
+// jump ends the current block with a jump to b and continues in b.
+func (tb *taskBuilder) jump(b *ir.Block) {
+	tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{b.Index}}
+	tb.cur = b
+}
+
+// frame is one function body being lowered into a task: the kernel body or
+// a stream-parallel block, whose blocks may be only partly owned by the
+// task, or an inlined helper, owned whole.
+type frame struct {
+	tb     *taskBuilder
+	fn     *ssa.Function
+	parent *frame
+	vals   map[ssa.Value][]ir.Reg
+	start  map[*ssa.BasicBlock]*ir.Block
+	owns   func(*ssa.BasicBlock) bool
+
+	// Kernel-body frames: edges the task handles itself (a parallel loop's
+	// back edges and exits), the induction phi that has no moves, and the
+	// block whose terminator ends the task.
+	redirect func(from, to *ssa.BasicBlock) (*ir.Block, bool)
+	skipPhi  *ssa.Phi
+	cut      *ssa.BasicBlock
+
+	// Inlined helpers: where results go, and where control continues.
+	results []ir.Reg
+	cont    *ir.Block
+	callPos token.Pos
+}
+
+func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) bool) *frame {
+	return &frame{
+		tb:     tb,
+		fn:     fn,
+		vals:   make(map[ssa.Value][]ir.Reg),
+		start:  make(map[*ssa.BasicBlock]*ir.Block),
+		owns:   owns,
+	}
+}
+
+func (f *frame) errorf(pos token.Pos, format string, args ...any) {
+	if !pos.IsValid() {
+		pos = f.pos()
+	}
+	f.tb.l.errorf(pos, format, args...)
+}
+
+// pos is a position to blame when an instruction has none.
+func (f *frame) pos() token.Pos {
+	for g := f; g != nil; g = g.parent {
+		if g.callPos.IsValid() {
+			return g.callPos
+		}
+		if g.parent == nil && g.fn != nil {
+			return g.fn.Pos()
+		}
+	}
+	return token.NoPos
+}
+
+// regsFor returns the registers that hold v, allocating them on first use.
+func (f *frame) regsFor(v ssa.Value) []ir.Reg {
+	if r, ok := f.vals[v]; ok {
+		return r
+	}
+	ts, ok := valueRegTypes(v.Type())
+	if !ok {
+		f.errorf(v.Pos(), "%s of type %s: %s are not supported in kernels", describeValue(v), v.Type(), describeType(v.Type()))
+		ts = []ir.Type{ir.Int64}
+	}
+	regs := make([]ir.Reg, len(ts))
+	for i, t := range ts {
+		regs[i] = f.tb.t.NewReg(t)
+	}
+	f.vals[v] = regs
+	return regs
+}
+
+// valueRegTypes is regTypes extended to the element pointers IndexAddr makes.
+func valueRegTypes(t types.Type) ([]ir.Type, bool) {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		if _, ok := basicType(p.Elem()); ok {
+			return []ir.Type{ir.Ptr}, true
+		}
+		return nil, false
+	}
+	return regTypes(t)
+}
+
+func describeValue(v ssa.Value) string {
+	switch v := v.(type) {
+	case *ssa.Parameter:
+		return "parameter " + v.Name()
+	case *ssa.Const:
+		return "constant"
+	case *ssa.Call:
+		return "call result"
+	}
+	return "value"
+}
+
+// regs returns the registers holding the operand v.
+func (f *frame) regs(v ssa.Value) []ir.Reg {
+	switch v := v.(type) {
+	case *ssa.Const:
+		return f.constRegs(v)
+	case *ssa.Parameter:
+		if r, ok := f.vals[v]; ok {
+			return r
+		}
+		if f.parent == nil {
+			return f.tb.param(f, v)
+		}
+	case *ssa.FreeVar:
+		if r, ok := f.vals[v]; ok {
+			return r
+		}
+	case *ssa.Global:
+		f.errorf(v.Pos(), "package-level variable %s is not accessible in kernels: pass its value as a parameter", v.Name())
+		return f.regsFor(v)
+	case *ssa.Function:
+		f.errorf(v.Pos(), "function values are not supported in kernels: call %s directly", v.Name())
+		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
+	case *ssa.Builtin:
+		f.errorf(v.Pos(), "builtin %s can only be called", v.Name())
+		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
+	case ssa.Instruction:
+		if v.Block() != nil && f.owns(v.Block()) {
+			return f.regsFor(v.(ssa.Value))
+		}
+		if f.parent == nil {
+			return f.tb.external(f, v.(ssa.Value))
+		}
+	}
+	f.errorf(v.Pos(), "internal error: no registers for %s", v)
+	return f.regsFor(v)
+}
+
+// arg returns a scalar operand: an immediate for a constant.
+func (f *frame) arg(v ssa.Value) ir.Arg {
+	if c, ok := v.(*ssa.Const); ok {
+		if t, ok := basicType(c.Type()); ok {
+			return ir.Imm(t, constBits(c, t))
+		}
+	}
+	r := f.regs(v)
+	if len(r) != 1 {
+		f.errorf(v.Pos(), "internal error: %s is not a scalar", v)
+		return ir.R(r[0])
+	}
+	return ir.R(r[0])
+}
+
+func (f *frame) constRegs(c *ssa.Const) []ir.Reg {
+	t, ok := basicType(c.Type())
+	if !ok {
+		if c.IsNil() {
+			f.errorf(c.Pos(), "nil %s is not supported in kernels", describeType(c.Type()))
+		} else {
+			f.errorf(c.Pos(), "constants of type %s are not supported in kernels: %s are not supported", c.Type(), describeType(c.Type()))
+		}
+		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
+	}
+	return []ir.Reg{f.tb.op(ir.OpConst, t, ir.Imm(t, constBits(c, t)))}
+}
+
+// param returns the registers of a kernel parameter, read in the prologue.
+func (tb *taskBuilder) param(f *frame, p *ssa.Parameter) []ir.Reg {
+	if r, ok := tb.ext[p]; ok {
+		return r
+	}
+	idx, ok := tb.l.params[p]
+	if !ok {
+		f.errorf(p.Pos(), "internal error: unknown parameter %s", p.Name())
+		return f.regsFor(p)
+	}
+	saved := tb.cur
+	tb.cur = tb.pro
+	kp := tb.l.k.Params[idx]
+	var regs []ir.Reg
+	if kp.Slice {
+		base := tb.t.NewReg(ir.Ptr)
+		tb.emit(ir.Instr{Op: ir.OpParamBase, Dst: base, Aux: int64(idx)})
+		n := tb.t.NewReg(ir.Int64)
+		tb.emit(ir.Instr{Op: ir.OpParamLen, Type: ir.Int64, Dst: n, Aux: int64(idx)})
+		regs = []ir.Reg{base, n, n}
+	} else {
+		r := tb.t.NewReg(kp.Type)
+		tb.emit(ir.Instr{Op: ir.OpParam, Type: kp.Type, Dst: r, Aux: int64(idx)})
+		regs = []ir.Reg{r}
+	}
+	tb.pro = tb.cur
+	tb.cur = saved
+	tb.ext[p] = regs
+	return regs
+}
+
+// external returns the registers of a value that an earlier top-level
+// statement of the kernel computed: pure values are computed again in the
+// prologue; anything else cannot cross from one launch to the next.
+func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
+	if r, ok := tb.ext[v]; ok {
+		return r
+	}
+	if !tb.l.isPure(v) {
+		f.errorf(v.Pos(), "this value is computed by an earlier top-level statement, which runs as a separate GPU launch, and it depends on memory or on control flow, so it cannot be recomputed here; compute it where it is used, or keep it in a slice element")
+		r := f.regsFor(v)
+		tb.ext[v] = r
+		return r
+	}
+	saved := tb.cur
+	tb.cur = tb.pro
+	ts, _ := valueRegTypes(v.Type())
+	dst := make([]ir.Reg, len(ts))
+	for i, t := range ts {
+		dst[i] = tb.t.NewReg(t)
+	}
+	tb.ext[v] = dst
+	f.valueInto(v.(ssa.Instruction), dst)
+	tb.pro = tb.cur
+	tb.cur = saved
+	return dst
+}
+
+// evalPure computes the pure value v at the current position, recomputing
+// any pure values it depends on that the frame owns.
+func (f *frame) evalPure(v ssa.Value) []ir.Reg {
+	instr, ok := v.(ssa.Instruction)
+	if !ok || instr.Block() == nil || !f.owns(instr.Block()) {
+		return f.regs(v)
+	}
+	var ops [8]*ssa.Value
+	for _, op := range instr.Operands(ops[:0]) {
+		if *op != nil {
+			if _, isConst := (*op).(*ssa.Const); !isConst {
+				f.evalPure(*op)
+			}
+		}
+	}
+	dst := f.regsFor(v)
+	f.valueInto(instr, dst)
+	return dst
+}
+
+// lowerBlock lowers the instructions and terminator of the owned block b.
+func (f *frame) lowerBlock(b *ssa.BasicBlock) {
+	f.tb.cur = f.start[b]
+	for _, instr := range b.Instrs[:len(b.Instrs)-1] {
+		if phi, ok := instr.(*ssa.Phi); ok {
+			if phi != f.skipPhi {
+				f.regsFor(phi)
+			}
+			continue
+		}
+		f.instr(instr)
+	}
+	f.terminate(b)
+}
+
+// terminate lowers the terminator of b at the end of the current block,
+// with the moves of the phis of its successors.
+func (f *frame) terminate(b *ssa.BasicBlock) {
+	tb := f.tb
+	if b == f.cut {
+		tb.cur.Term = ir.Term{Kind: ir.Return}
+		return
+	}
+	switch last := b.Instrs[len(b.Instrs)-1].(type) {
+	case *ssa.Jump:
+		target := f.edge(b, b.Succs[0], true)
+		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
+	case *ssa.If:
+		cond := f.arg(last.Cond)
+		from := tb.cur
+		t := f.edge(b, b.Succs[0], false)
+		e := f.edge(b, b.Succs[1], false)
+		from.Term = ir.Term{Kind: ir.Branch, Cond: cond, Succs: [2]int{t.Index, e.Index}}
+	case *ssa.Return:
+		if f.parent == nil {
+			tb.cur.Term = ir.Term{Kind: ir.Return}
+			return
+		}
+		var srcs []ir.Arg
+		for _, r := range last.Results {
+			if c, ok := r.(*ssa.Const); ok {
+				if t, ok := basicType(c.Type()); ok {
+					srcs = append(srcs, ir.Imm(t, constBits(c, t)))
+					continue
+				}
+			}
+			for _, reg := range f.regs(r) {
+				srcs = append(srcs, ir.R(reg))
+			}
+		}
+		if len(srcs) == len(f.results) {
+			tb.parallelMove(f.results, srcs)
+		}
+		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.cont.Index}}
+	case *ssa.Panic:
+		f.errorf(last.Pos(), "panic is not supported in kernels: a kernel cannot stop; write an error flag into a slice instead")
+		tb.cur.Term = ir.Term{Kind: ir.Return}
+	default:
+		f.errorf(last.Pos(), "internal error: unexpected terminator %T", last)
+	}
+}
+
+// edge returns the IR block that the edge b→s leads to, placing the moves
+// of s's phis. A single-successor edge gets its moves at the end of the
+// current block; otherwise the edge is split by a block of its own.
+func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
+	if f.redirect != nil {
+		if target, ok := f.redirect(b, s); ok {
+			return target
+		}
+	}
+	if !f.owns(s) {
+		f.errorf(blockPos(b, f.fn), "internal error: control leaves the task from block %d to block %d", b.Index, s.Index)
+		return f.tb.cur
+	}
+	predIndex := -1
+	for i, p := range s.Preds {
+		if p == b {
+			predIndex = i
+			break
+		}
+	}
+	var dsts []ir.Reg
+	var srcs []ir.Arg
+	for _, instr := range s.Instrs {
+		phi, ok := instr.(*ssa.Phi)
+		if !ok {
+			break
+		}
+		if phi == f.skipPhi {
+			continue
+		}
+		dst := f.regsFor(phi)
+		edge := phi.Edges[predIndex]
+		if c, ok := edge.(*ssa.Const); ok && len(dst) == 1 {
+			if t, ok := basicType(c.Type()); ok {
+				dsts = append(dsts, dst[0])
+				srcs = append(srcs, ir.Imm(t, constBits(c, t)))
+				continue
+			}
+		}
+		for i, r := range f.regs(edge) {
+			dsts = append(dsts, dst[i])
+			srcs = append(srcs, ir.R(r))
+		}
+	}
+	target := f.start[s]
+	if len(dsts) == 0 {
+		return target
+	}
+	if single {
+		f.tb.parallelMove(dsts, srcs)
+		return target
+	}
+	saved := f.tb.cur
+	split := f.tb.t.NewBlock(fmt.Sprintf("edge %d→%d", b.Index, s.Index))
+	f.tb.cur = split
+	f.tb.parallelMove(dsts, srcs)
+	split.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
+	f.tb.cur = saved
+	return split
+}
+
+// parallelMove emits moves that assign every srcs[i] to dsts[i] as if all
+// at once, ordering them so that no source is overwritten before it is read
+// and breaking cycles with a temporary.
+func (tb *taskBuilder) parallelMove(dsts []ir.Reg, srcs []ir.Arg) {
+	type mv struct {
+		dst ir.Reg
+		src ir.Arg
+	}
+	var pending []mv
+	for i, d := range dsts {
+		if srcs[i].Imm || srcs[i].Reg != d {
+			pending = append(pending, mv{d, srcs[i]})
+		}
+	}
+	for len(pending) > 0 {
+		progress := false
+		for i := 0; i < len(pending); i++ {
+			m := pending[i]
+			blocked := false
+			for j, o := range pending {
+				if j != i && !o.src.Imm && o.src.Reg == m.dst {
+					blocked = true
+					break
+				}
+			}
+			if blocked {
+				continue
+			}
+			tb.move(m.dst, m.src)
+			pending = append(pending[:i], pending[i+1:]...)
+			i--
+			progress = true
+		}
+		if !progress {
+			// Every pending destination is still to be read: a cycle.
+			d := pending[0].dst
+			tmp := tb.t.NewReg(tb.t.Regs[d])
+			tb.move(tmp, ir.R(d))
+			for j := range pending {
+				if !pending[j].src.Imm && pending[j].src.Reg == d {
+					pending[j].src = ir.R(tmp)
+				}
+			}
+		}
+	}
+}

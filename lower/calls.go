@@ -1,0 +1,225 @@
+package lower
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"runtime"
+	"strings"
+
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// mathIntrinsics are the functions of package math that kernels may call,
+// with the IR op that computes them exactly.
+var mathIntrinsics = map[string]ir.Op{
+	"Sqrt":  ir.OpSqrt,
+	"Abs":   ir.OpAbs,
+	"Floor": ir.OpFloor,
+	"Ceil":  ir.OpCeil,
+	"Trunc": ir.OpTrunc,
+}
+
+// mathIntrinsic returns the op of a call to a supported math function.
+func mathIntrinsic(fn *ssa.Function) (ir.Op, bool) {
+	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg.Path() != "math" || fn.Signature.Recv() != nil {
+		return ir.OpInvalid, false
+	}
+	op, ok := mathIntrinsics[fn.Name()]
+	return op, ok
+}
+
+func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
+	common := v.Common()
+	if common.IsInvoke() {
+		f.errorf(v.Pos(), "calling methods of interfaces is not supported in kernels")
+		return
+	}
+	if b, ok := common.Value.(*ssa.Builtin); ok {
+		f.builtin(v, b.Name(), common.Args, dst)
+		return
+	}
+	callee := common.StaticCallee()
+	if callee == nil {
+		f.errorf(v.Pos(), "calling function values is not supported in kernels: call a function by its name")
+		return
+	}
+	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
+		if callee.Name() == "StreamParallel" {
+			f.errorf(v.Pos(), "qd.StreamParallel must be called at the top level of a kernel, with a function literal as its argument")
+		} else {
+			f.errorf(v.Pos(), "qd.%s cannot be called in a kernel", callee.Name())
+		}
+		return
+	}
+	if op, ok := mathIntrinsic(callee); ok {
+		f.tb.emit(ir.Instr{Op: op, Type: ir.Float64, Dst: dst[0], Args: []ir.Arg{f.arg(common.Args[0])}, Pos: v.Pos()})
+		return
+	}
+	if err := f.tb.l.callable(callee); err != nil {
+		f.errorf(v.Pos(), "%v", err)
+		return
+	}
+	var args [][]ir.Reg
+	for _, a := range common.Args {
+		args = append(args, f.regs(a))
+	}
+	f.inline(callee, args, dst, v.Pos())
+}
+
+// callable reports why fn cannot be called from a kernel.
+func (l *lowerer) callable(fn *ssa.Function) error {
+	name := fn.String()
+	if fn.Pkg != nil {
+		name = fn.Pkg.Pkg.Name() + "." + fn.Name()
+	}
+	if fn.Pkg != nil && fn.Pkg.Pkg.Path() == "math" {
+		return fmt.Errorf("%s is not supported in kernels: of package math, kernels may call Sqrt, Abs, Floor, Ceil and Trunc", name)
+	}
+	if fn.Pkg == nil || fn.Synthetic != "" {
+		return fmt.Errorf("calling %s is not supported in kernels: call functions and methods by name", fn.String())
+	}
+	if l.inStandardLibrary(fn) {
+		return fmt.Errorf("%s is not supported in kernels: kernels may call functions of your own packages and a few of package math", name)
+	}
+	if fn.TypeParams().Len() > 0 && len(fn.TypeArgs()) == 0 {
+		return fmt.Errorf("generic function %s is not supported in kernels", name)
+	}
+	if fn.Blocks == nil && !(l.cfg.CheckOnly && l.cfg.External != nil) {
+		return fmt.Errorf("the body of %s is not available", name)
+	}
+	if fn.Blocks == nil {
+		if err := l.cfg.External(fn); err != nil {
+			return fmt.Errorf("%s cannot be called from a kernel: %v", name, err)
+		}
+	}
+	return nil
+}
+
+func (l *lowerer) inStandardLibrary(fn *ssa.Function) bool {
+	path := fn.Pkg.Pkg.Path()
+	if first, _, _ := strings.Cut(path, "/"); !strings.Contains(first, ".") {
+		if file := l.fset.File(fn.Pos()); file != nil {
+			return strings.HasPrefix(file.Name(), runtime.GOROOT())
+		}
+		return path != "main" && !strings.Contains(path, ".")
+	}
+	return false
+}
+
+// inline lowers a call of callee by copying its body into the task.
+func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos token.Pos) {
+	tb := f.tb
+	for g := f; g != nil; g = g.parent {
+		if g.fn == callee {
+			f.errorf(pos, "recursive call of %s: kernels cannot recurse; use a loop", callee.Name())
+			return
+		}
+	}
+	if callee.Blocks == nil {
+		return // allowed by Config.External in CheckOnly mode
+	}
+	g := tb.newFrame(callee, func(*ssa.BasicBlock) bool { return true })
+	g.parent = f
+	g.callPos = pos
+	for i, p := range callee.Params {
+		if i < len(args) {
+			g.vals[p] = args[i]
+		}
+	}
+	if len(callee.FreeVars) > 0 {
+		f.errorf(pos, "calling closures is not supported in kernels")
+		return
+	}
+	for _, b := range callee.Blocks {
+		g.start[b] = tb.t.NewBlock(fmt.Sprintf("%s.%s", callee.Name(), b.Comment))
+	}
+	g.results = dst
+	g.cont = tb.t.NewBlock(fmt.Sprintf("%s.return", callee.Name()))
+	tb.jump(g.start[callee.Blocks[0]])
+	for _, b := range callee.Blocks {
+		g.lowerBlock(b)
+	}
+	tb.cur = g.cont
+}
+
+// builtin lowers a call of a builtin function.
+func (f *frame) builtin(v *ssa.Call, name string, args []ssa.Value, dst []ir.Reg) {
+	tb := f.tb
+	switch name {
+	case "len", "cap":
+		if _, ok := sliceElem(args[0].Type()); !ok {
+			f.errorf(v.Pos(), "%s of %s is not supported in kernels", name, describeType(args[0].Type()))
+			return
+		}
+		s := f.regs(args[0])
+		if name == "len" {
+			tb.move(dst[0], ir.R(s[1]))
+		} else {
+			tb.move(dst[0], ir.R(s[2]))
+		}
+	case "min", "max":
+		t, ok := basicType(v.Type())
+		if !ok || t == ir.Bool {
+			f.errorf(v.Pos(), "%s of %s is not supported in kernels", name, v.Type())
+			return
+		}
+		op := ir.OpMin
+		if name == "max" {
+			op = ir.OpMax
+		}
+		acc := f.arg(args[0])
+		for i, a := range args[1:] {
+			in := ir.Instr{Op: op, Type: t, Args: []ir.Arg{acc, f.arg(a)}, Pos: v.Pos()}
+			if i == len(args)-2 {
+				in.Dst = dst[0]
+			} else {
+				in.Dst = tb.t.NewReg(t)
+			}
+			tb.emit(in)
+			acc = ir.R(in.Dst)
+		}
+		if len(args) == 1 {
+			tb.move(dst[0], acc)
+		}
+	case "append", "copy":
+		f.errorf(v.Pos(), "%s is not supported in kernels: index the slices element by element", name)
+	case "print", "println":
+		f.errorf(v.Pos(), "printing is not supported in kernels: write values into a slice and print them on the host")
+	case "complex", "real", "imag":
+		f.errorf(v.Pos(), "complex numbers are not supported in kernels")
+	case "ssa:wrapnilchk":
+		f.errorf(v.Pos(), "method values are not supported in kernels: call the method directly")
+	default:
+		f.errorf(v.Pos(), "builtin %s is not supported in kernels", name)
+	}
+}
+
+// narrowFloatIntrinsic lowers float32(math.F(float64(x))) for a float32 x
+// to the float32 form of F, which gives the same result: Sqrt because it is
+// correctly rounded in both widths, the others because they are exact.
+func (f *frame) narrowFloatIntrinsic(v *ssa.Convert, dst []ir.Reg) bool {
+	if !isBasicKind(v.Type(), types.Float32) {
+		return false
+	}
+	call, ok := v.X.(*ssa.Call)
+	if !ok || call.Common().IsInvoke() || len(call.Common().Args) != 1 {
+		return false
+	}
+	op, ok := mathIntrinsic(call.Common().StaticCallee())
+	if !ok {
+		return false
+	}
+	widen, ok := call.Common().Args[0].(*ssa.Convert)
+	if !ok || !isBasicKind(widen.X.Type(), types.Float32) {
+		return false
+	}
+	f.tb.emit(ir.Instr{Op: op, Type: ir.Float32, Dst: dst[0], Args: []ir.Arg{f.arg(widen.X)}, Pos: v.Pos()})
+	return true
+}
+
+func isBasicKind(t types.Type, kind types.BasicKind) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == kind
+}

@@ -1,0 +1,300 @@
+package lower
+
+import (
+	"go/constant"
+	"go/token"
+	"go/types"
+	"math"
+
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// instr lowers one non-terminator instruction of an owned block.
+func (f *frame) instr(instr ssa.Instruction) {
+	switch in := instr.(type) {
+	case *ssa.DebugRef:
+	case *ssa.Store:
+		f.store(in)
+	case *ssa.Go:
+		f.errorf(in.Pos(), "go statements are not supported in kernels: a kernel's top-level loops already run in parallel")
+	case *ssa.Defer, *ssa.RunDefers:
+		f.errorf(in.Pos(), "defer is not supported in kernels")
+	case *ssa.Send:
+		f.errorf(in.Pos(), "channels are not supported in kernels")
+	case *ssa.MapUpdate:
+		f.errorf(in.Pos(), "maps are not supported in kernels")
+	case ssa.Value:
+		f.valueInto(instr, f.regsFor(in))
+	default:
+		f.errorf(instr.Pos(), "%T is not supported in kernels", instr)
+	}
+}
+
+// valueInto computes the value of instr into the registers dst.
+func (f *frame) valueInto(instr ssa.Instruction, dst []ir.Reg) {
+	tb := f.tb
+	switch v := instr.(type) {
+	case *ssa.BinOp:
+		f.binOp(v, dst)
+	case *ssa.UnOp:
+		f.unOp(v, dst)
+	case *ssa.Convert:
+		to, ok1 := basicType(v.Type())
+		from, ok2 := basicType(v.X.Type())
+		if !ok1 || !ok2 || to == ir.Bool || from == ir.Bool {
+			f.errorf(v.Pos(), "conversion from %s to %s is not supported in kernels: only numeric conversions are", v.X.Type(), v.Type())
+			return
+		}
+		if f.narrowFloatIntrinsic(v, dst) {
+			return
+		}
+		a := f.arg(v.X)
+		if to == from {
+			tb.move(dst[0], a)
+			return
+		}
+		tb.emit(ir.Instr{Op: ir.OpConvert, Type: to, From: from, Dst: dst[0], Args: []ir.Arg{a}, Pos: v.Pos()})
+	case *ssa.ChangeType:
+		if c, ok := v.X.(*ssa.Const); ok && len(dst) == 1 {
+			t, _ := basicType(c.Type())
+			tb.move(dst[0], ir.Imm(t, constBits(c, t)))
+			return
+		}
+		for i, r := range f.regs(v.X) {
+			if i < len(dst) {
+				tb.move(dst[i], ir.R(r))
+			}
+		}
+	case *ssa.IndexAddr:
+		et, ok := sliceElem(v.X.Type())
+		if !ok {
+			f.errorf(v.Pos(), "indexing %s is not supported in kernels: only slices of numbers can be indexed", describeType(v.X.Type()))
+			return
+		}
+		s := f.regs(v.X)
+		idx := f.index(v.Index)
+		tb.emit(ir.Instr{Op: ir.OpElemAddr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), idx}, Aux: int64(et.Size()), Pos: v.Pos()})
+	case *ssa.Slice:
+		f.slice(v, dst)
+	case *ssa.Extract:
+		regs := f.regs(v.Tuple)
+		tup := v.Tuple.Type().(*types.Tuple)
+		off := 0
+		for i := range v.Index {
+			ts, _ := regTypes(tup.At(i).Type())
+			off += len(ts)
+		}
+		for i := range dst {
+			tb.move(dst[i], ir.R(regs[off+i]))
+		}
+	case *ssa.Call:
+		f.call(v, dst)
+	case *ssa.Alloc:
+		f.alloc(v)
+	case *ssa.MakeClosure:
+		f.errorf(v.Pos(), "function literals are only supported as the argument of qd.StreamParallel")
+	case *ssa.MakeSlice:
+		f.errorf(v.Pos(), "make allocates memory, which kernels cannot do: pass a slice parameter of the size you need")
+	case *ssa.MakeMap, *ssa.Lookup:
+		f.errorf(v.Pos(), "maps and strings are not supported in kernels")
+	case *ssa.MakeChan, *ssa.Select:
+		f.errorf(v.Pos(), "channels are not supported in kernels")
+	case *ssa.MakeInterface, *ssa.TypeAssert, *ssa.ChangeInterface:
+		f.errorf(v.Pos(), "interfaces are not supported in kernels")
+	case *ssa.Field, *ssa.FieldAddr:
+		f.errorf(v.Pos(), "structs are not supported in kernels: pass each field as a parameter of its own")
+	case *ssa.Index:
+		f.errorf(v.Pos(), "indexing arrays or strings is not supported in kernels: use a slice")
+	case *ssa.Range, *ssa.Next:
+		f.errorf(v.Pos(), "range over maps, strings, channels and functions is not supported in kernels: range over an int or a slice")
+	case *ssa.SliceToArrayPointer:
+		f.errorf(v.Pos(), "converting a slice to an array pointer is not supported in kernels")
+	case *ssa.MultiConvert:
+		f.errorf(v.Pos(), "conversions of type-parameter values are not supported in kernels")
+	case *ssa.Phi:
+		f.errorf(v.Pos(), "internal error: phi lowered as a value")
+	default:
+		f.errorf(instr.Pos(), "%T is not supported in kernels", instr)
+	}
+}
+
+func (f *frame) alloc(v *ssa.Alloc) {
+	switch v.Comment {
+	case "complit", "slicelit":
+		f.errorf(v.Pos(), "composite literals allocate memory, which kernels cannot do: use local variables of number types, or a slice parameter")
+	case "new":
+		f.errorf(v.Pos(), "new allocates memory, which kernels cannot do: use a local variable")
+	case "varargs":
+		f.errorf(v.Pos(), "calling a variadic function builds a slice, which kernels cannot do: pass a slice parameter")
+	default:
+		if _, ok := v.Type().(*types.Pointer).Elem().Underlying().(*types.Basic); ok {
+			f.errorf(v.Pos(), "variable %s escapes (a closure captures it or its address is taken): kernels support plain local variables only", v.Comment)
+		} else {
+			f.errorf(v.Pos(), "local variable %s of type %s is not supported in kernels: %s are not supported", v.Comment, v.Type().(*types.Pointer).Elem(), describeType(v.Type().(*types.Pointer).Elem()))
+		}
+	}
+}
+
+var binOps = map[token.Token]ir.Op{
+	token.ADD: ir.OpAdd, token.SUB: ir.OpSub, token.MUL: ir.OpMul, token.QUO: ir.OpDiv,
+	token.REM: ir.OpRem, token.AND: ir.OpAnd, token.OR: ir.OpOr, token.XOR: ir.OpXor,
+	token.AND_NOT: ir.OpAndNot, token.SHL: ir.OpShl, token.SHR: ir.OpShr,
+	token.EQL: ir.OpEq, token.NEQ: ir.OpNe, token.LSS: ir.OpLt, token.LEQ: ir.OpLe,
+	token.GTR: ir.OpGt, token.GEQ: ir.OpGe,
+}
+
+func (f *frame) binOp(v *ssa.BinOp, dst []ir.Reg) {
+	xt, ok := basicType(v.X.Type())
+	op, known := binOps[v.Op]
+	if !ok || !known {
+		f.errorf(v.Pos(), "operator %s on %s is not supported in kernels: %s are not supported", v.Op, v.X.Type(), describeType(v.X.Type()))
+		return
+	}
+	in := ir.Instr{Op: op, Type: xt, Dst: dst[0], Pos: v.Pos()}
+	if op == ir.OpShl || op == ir.OpShr {
+		ct, _ := basicType(v.Y.Type())
+		in.From = ct
+	}
+	in.Args = []ir.Arg{f.arg(v.X), f.arg(v.Y)}
+	f.tb.emit(in)
+}
+
+func (f *frame) unOp(v *ssa.UnOp, dst []ir.Reg) {
+	switch v.Op {
+	case token.SUB, token.XOR, token.NOT:
+		t, ok := basicType(v.X.Type())
+		if !ok {
+			f.errorf(v.Pos(), "operator %s on %s is not supported in kernels", v.Op, v.X.Type())
+			return
+		}
+		op := ir.OpNeg
+		if v.Op != token.SUB {
+			op = ir.OpNot
+		}
+		f.tb.emit(ir.Instr{Op: op, Type: t, Dst: dst[0], Args: []ir.Arg{f.arg(v.X)}, Pos: v.Pos()})
+	case token.MUL:
+		f.load(v, dst)
+	case token.ARROW:
+		f.errorf(v.Pos(), "channels are not supported in kernels")
+	default:
+		f.errorf(v.Pos(), "operator %s is not supported in kernels", v.Op)
+	}
+}
+
+// load lowers *p.
+func (f *frame) load(v *ssa.UnOp, dst []ir.Reg) {
+	if cell, ok := f.capturedCell(v.X); ok {
+		for i, r := range cell {
+			f.tb.move(dst[i], ir.R(r))
+		}
+		return
+	}
+	t, ok := basicType(v.Type())
+	if !ok {
+		f.errorf(v.Pos(), "loading %s through a pointer is not supported in kernels", describeType(v.Type()))
+		return
+	}
+	addr := f.regs(v.X)
+	f.tb.emit(ir.Instr{Op: ir.OpLoad, Type: t, Dst: dst[0], Args: []ir.Arg{ir.R(addr[0])}, Pos: v.Pos()})
+}
+
+func (f *frame) store(s *ssa.Store) {
+	if _, ok := f.capturedCell(s.Addr); ok {
+		f.errorf(s.Pos(), "a qd.StreamParallel block cannot assign variables of its kernel: write results into a slice")
+		return
+	}
+	if _, ok := s.Addr.(*ssa.Alloc); ok {
+		f.regs(s.Addr) // reports the escaping variable
+		return
+	}
+	t, ok := basicType(s.Val.Type())
+	if !ok {
+		f.errorf(s.Pos(), "storing %s is not supported in kernels", describeType(s.Val.Type()))
+		return
+	}
+	addr := f.regs(s.Addr)
+	f.tb.emit(ir.Instr{Op: ir.OpStore, Type: t, Dst: ir.NoReg, Args: []ir.Arg{ir.R(addr[0]), f.arg(s.Val)}, Pos: s.Pos()})
+}
+
+// capturedCell returns the registers a closure's free variable stands for,
+// when p is one.
+func (f *frame) capturedCell(p ssa.Value) ([]ir.Reg, bool) {
+	fv, ok := p.(*ssa.FreeVar)
+	if !ok {
+		return nil, false
+	}
+	r, ok := f.vals[fv]
+	return r, ok
+}
+
+// index converts an index operand to i64.
+func (f *frame) index(v ssa.Value) ir.Arg {
+	t, ok := basicType(v.Type())
+	if !ok || !t.IsInteger() {
+		f.errorf(v.Pos(), "index of type %s is not supported", v.Type())
+		return ir.Imm(ir.Int64, 0)
+	}
+	return f.tb.convert(f.arg(v), t, ir.Int64)
+}
+
+// slice lowers s[lo:hi:max] of a slice s.
+func (f *frame) slice(v *ssa.Slice, dst []ir.Reg) {
+	et, ok := sliceElem(v.X.Type())
+	if !ok {
+		f.errorf(v.Pos(), "slicing %s is not supported in kernels: only slices of numbers can be sliced", describeType(v.X.Type()))
+		return
+	}
+	tb := f.tb
+	s := f.regs(v.X)
+	lo := ir.Imm(ir.Int64, 0)
+	if v.Low != nil {
+		lo = f.index(v.Low)
+	}
+	hi, max := ir.R(s[1]), ir.R(s[2])
+	if v.High != nil {
+		hi = f.index(v.High)
+	}
+	if v.Max != nil {
+		max = f.index(v.Max)
+	}
+	tb.emit(ir.Instr{Op: ir.OpElemAddr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), lo}, Aux: int64(et.Size()), Pos: v.Pos()})
+	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[1], Args: []ir.Arg{hi, lo}})
+	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[2], Args: []ir.Arg{max, lo}})
+}
+
+// constBits returns the bits of a constant of IR type t.
+func constBits(c *ssa.Const, t ir.Type) uint64 {
+	if c.Value == nil {
+		return 0
+	}
+	switch {
+	case t == ir.Bool:
+		if constant.BoolVal(c.Value) {
+			return 1
+		}
+		return 0
+	case t.IsInteger():
+		if i, exact := constant.Int64Val(c.Value); exact {
+			return t.Normalize(uint64(i))
+		}
+		u, _ := constant.Uint64Val(c.Value)
+		return t.Normalize(u)
+	case t == ir.Float32:
+		x, _ := constant.Float32Val(c.Value)
+		return uint64(math.Float32bits(x))
+	case t == ir.Float64:
+		x, _ := constant.Float64Val(c.Value)
+		return math.Float64bits(x)
+	}
+	return 0
+}
+
+// evalConst folds a conversion of a constant.
+func evalConst(in *ir.Instr, bits uint64) uint64 {
+	v, err := ir.Fold(in, []uint64{bits})
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

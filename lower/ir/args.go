@@ -1,0 +1,43 @@
+package ir
+
+// SlotPart says which part of a parameter an argument slot holds.
+type SlotPart uint8
+
+const (
+	SlotValue SlotPart = iota // a scalar parameter's value
+	SlotBase                  // a slice parameter's device address
+	SlotLen                   // a slice parameter's length
+)
+
+// ArgSlot is one entry point parameter. Every task of a kernel takes the
+// same slots, so the host packs the arguments once per launch and every
+// emitter declares its parameters in this order.
+type ArgSlot struct {
+	Param  int
+	Part   SlotPart
+	Type   Type // Bool is passed as one byte
+	Offset int  // in the packed argument buffer, naturally aligned
+}
+
+// ArgSlots lays out the kernel's arguments and returns the slots and the
+// size of the packed buffer.
+func (k *Kernel) ArgSlots() ([]ArgSlot, int) {
+	var slots []ArgSlot
+	off := 0
+	add := func(param int, part SlotPart, t Type) {
+		size := t.Size()
+		off = (off + size - 1) &^ (size - 1)
+		slots = append(slots, ArgSlot{Param: param, Part: part, Type: t, Offset: off})
+		off += size
+	}
+	for i, p := range k.Params {
+		if p.Slice {
+			add(i, SlotBase, Ptr)
+			add(i, SlotLen, Int64)
+		} else {
+			add(i, SlotValue, p.Type)
+		}
+	}
+	size := (off + 7) &^ 7
+	return slots, size
+}

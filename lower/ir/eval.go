@@ -1,0 +1,306 @@
+package ir
+
+import (
+	"errors"
+	"math"
+	"math/bits"
+)
+
+// ErrDivideByZero is returned when an integer division or remainder has a
+// zero divisor.
+var ErrDivideByZero = errors.New("integer divide by zero")
+
+// evalPure computes a pure instruction on normalized operand bits. It is the
+// reference for every op's semantics: the interpreter, constant folding and
+// host expressions all use it, and emitters are tested against it.
+func evalPure(in *Instr, a []uint64) (uint64, error) {
+	t := in.Type
+	switch in.Op {
+	case OpConst, OpMove:
+		return t.Normalize(a[0]), nil
+	case OpNeg:
+		switch t {
+		case Float32:
+			return uint64(math.Float32bits(-f32(a[0]))), nil
+		case Float64:
+			return math.Float64bits(-f64(a[0])), nil
+		}
+		return t.Normalize(-a[0]), nil
+	case OpNot:
+		if t == Bool {
+			return a[0] ^ 1, nil
+		}
+		return t.Normalize(^a[0]), nil
+	case OpAdd, OpSub, OpMul, OpDiv:
+		if t.IsFloat() {
+			return floatArith(in.Op, t, a[0], a[1]), nil
+		}
+		return intArith(in.Op, t, a[0], a[1])
+	case OpRem:
+		return intArith(in.Op, t, a[0], a[1])
+	case OpAnd:
+		return t.Normalize(a[0] & a[1]), nil
+	case OpOr:
+		return t.Normalize(a[0] | a[1]), nil
+	case OpXor:
+		return t.Normalize(a[0] ^ a[1]), nil
+	case OpAndNot:
+		return t.Normalize(a[0] &^ a[1]), nil
+	case OpShl:
+		n := in.From.Normalize(a[1])
+		if n >= uint64(t.Bits()) {
+			return 0, nil
+		}
+		return t.Normalize(a[0] << n), nil
+	case OpShr:
+		n := in.From.Normalize(a[1])
+		if t.IsSigned() {
+			return t.Normalize(uint64(int64(a[0]) >> min(n, 63))), nil
+		}
+		if n >= 64 {
+			return 0, nil
+		}
+		return t.Normalize(a[0] >> n), nil
+	case OpMulHi:
+		return mulHi(t, a[0], a[1]), nil
+	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+		return b2u(compare(in.Op, t, a[0], a[1])), nil
+	case OpConvert:
+		return convert(t, in.From, a[0]), nil
+	case OpMin, OpMax:
+		return minMax(in.Op, t, a[0], a[1]), nil
+	case OpSqrt, OpAbs, OpFloor, OpCeil, OpTrunc:
+		return floatIntrinsic(in.Op, t, a[0]), nil
+	case OpElemAddr:
+		return a[0] + a[1]*uint64(in.Aux), nil
+	}
+	return 0, errors.New("not a pure op: " + in.Op.String())
+}
+
+func f32(b uint64) float32 { return math.Float32frombits(uint32(b)) }
+func f64(b uint64) float64 { return math.Float64frombits(b) }
+
+func fromFloat(t Type, f float64) uint64 {
+	if t == Float32 {
+		return uint64(math.Float32bits(float32(f)))
+	}
+	return math.Float64bits(f)
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func floatArith(op Op, t Type, x, y uint64) uint64 {
+	if t == Float32 {
+		a, b := f32(x), f32(y)
+		var r float32
+		switch op {
+		case OpAdd:
+			r = a + b
+		case OpSub:
+			r = a - b
+		case OpMul:
+			r = a * b
+		case OpDiv:
+			r = a / b
+		}
+		return uint64(math.Float32bits(r))
+	}
+	a, b := f64(x), f64(y)
+	var r float64
+	switch op {
+	case OpAdd:
+		r = a + b
+	case OpSub:
+		r = a - b
+	case OpMul:
+		r = a * b
+	case OpDiv:
+		r = a / b
+	}
+	return math.Float64bits(r)
+}
+
+func intArith(op Op, t Type, x, y uint64) (uint64, error) {
+	switch op {
+	case OpAdd:
+		return t.Normalize(x + y), nil
+	case OpSub:
+		return t.Normalize(x - y), nil
+	case OpMul:
+		return t.Normalize(x * y), nil
+	}
+	if y == 0 {
+		return 0, ErrDivideByZero
+	}
+	if t.IsSigned() {
+		a, b := int64(x), int64(y)
+		if op == OpDiv {
+			return t.Normalize(uint64(a / b)), nil
+		}
+		return t.Normalize(uint64(a % b)), nil
+	}
+	if op == OpDiv {
+		return t.Normalize(x / y), nil
+	}
+	return t.Normalize(x % y), nil
+}
+
+func mulHi(t Type, x, y uint64) uint64 {
+	w := uint(t.Bits())
+	if w == 64 {
+		hi, _ := bits.Mul64(x, y)
+		if t.IsSigned() {
+			if int64(x) < 0 {
+				hi -= y
+			}
+			if int64(y) < 0 {
+				hi -= x
+			}
+		}
+		return hi
+	}
+	if t.IsSigned() {
+		return t.Normalize(uint64((int64(x) * int64(y)) >> w))
+	}
+	return t.Normalize((x * y) >> w)
+}
+
+func compare(op Op, t Type, x, y uint64) bool {
+	switch {
+	case t.IsFloat():
+		var a, b float64
+		if t == Float32 {
+			a, b = float64(f32(x)), float64(f32(y))
+		} else {
+			a, b = f64(x), f64(y)
+		}
+		switch op {
+		case OpEq:
+			return a == b
+		case OpNe:
+			return a != b
+		case OpLt:
+			return a < b
+		case OpLe:
+			return a <= b
+		case OpGt:
+			return a > b
+		}
+		return a >= b
+	case t.IsSigned():
+		a, b := int64(x), int64(y)
+		switch op {
+		case OpEq:
+			return a == b
+		case OpNe:
+			return a != b
+		case OpLt:
+			return a < b
+		case OpLe:
+			return a <= b
+		case OpGt:
+			return a > b
+		}
+		return a >= b
+	}
+	switch op {
+	case OpEq:
+		return x == y
+	case OpNe:
+		return x != y
+	case OpLt:
+		return x < y
+	case OpLe:
+		return x <= y
+	case OpGt:
+		return x > y
+	}
+	return x >= y
+}
+
+func convert(to, from Type, x uint64) uint64 {
+	switch {
+	case from.IsInteger() && to.IsInteger():
+		return to.Normalize(x)
+	case from.IsInteger() && to.IsFloat():
+		if from.IsSigned() {
+			if to == Float32 {
+				return uint64(math.Float32bits(float32(int64(x))))
+			}
+			return math.Float64bits(float64(int64(x)))
+		}
+		if to == Float32 {
+			return uint64(math.Float32bits(float32(x)))
+		}
+		return math.Float64bits(float64(x))
+	case from.IsFloat() && to.IsFloat():
+		if from == Float32 {
+			return fromFloat(to, float64(f32(x)))
+		}
+		return fromFloat(to, f64(x))
+	case from.IsFloat() && to.IsInteger():
+		f := f64(x)
+		if from == Float32 {
+			f = float64(f32(x))
+		}
+		if to.IsSigned() {
+			return to.Normalize(uint64(int64(f)))
+		}
+		return to.Normalize(uint64(f))
+	}
+	return x
+}
+
+func minMax(op Op, t Type, x, y uint64) uint64 {
+	switch {
+	case t == Float32:
+		if op == OpMin {
+			return uint64(math.Float32bits(min(f32(x), f32(y))))
+		}
+		return uint64(math.Float32bits(max(f32(x), f32(y))))
+	case t == Float64:
+		if op == OpMin {
+			return math.Float64bits(min(f64(x), f64(y)))
+		}
+		return math.Float64bits(max(f64(x), f64(y)))
+	case t.IsSigned():
+		if op == OpMin {
+			return uint64(min(int64(x), int64(y)))
+		}
+		return uint64(max(int64(x), int64(y)))
+	}
+	if op == OpMin {
+		return min(x, y)
+	}
+	return max(x, y)
+}
+
+func floatIntrinsic(op Op, t Type, x uint64) uint64 {
+	f := f64(x)
+	if t == Float32 {
+		f = float64(f32(x))
+	}
+	switch op {
+	case OpSqrt:
+		f = math.Sqrt(f)
+	case OpAbs:
+		f = math.Abs(f)
+	case OpFloor:
+		f = math.Floor(f)
+	case OpCeil:
+		f = math.Ceil(f)
+	case OpTrunc:
+		f = math.Trunc(f)
+	}
+	return fromFloat(t, f)
+}
+
+// Fold computes a pure instruction on constant operand bits, each normalized
+// to its operand type. It fails only for integer division by zero and for
+// ops that are not pure.
+func Fold(in *Instr, args []uint64) (uint64, error) { return evalPure(in, args) }

@@ -1,0 +1,49 @@
+package ir
+
+// Expr is a pure expression over a kernel's parameters, used where the host
+// must compute a value before a launch (a parallel task's iteration count).
+// Its ops are a subset of the instruction ops: OpConst (Bits), OpParam and
+// OpParamLen (Aux is the parameter index), OpConvert (From), and the pure
+// arithmetic, bitwise, shift, min and max ops. Integer division is never
+// part of an Expr, so evaluating one cannot fail.
+type Expr struct {
+	Op   Op
+	Type Type
+	From Type
+	Args []*Expr
+	Aux  int64
+	Bits uint64
+}
+
+// ExprOpAllowed reports whether op may appear in an Expr.
+func ExprOpAllowed(op Op) bool {
+	switch op {
+	case OpConst, OpParam, OpParamLen, OpConvert, OpNeg, OpNot,
+		OpAdd, OpSub, OpMul, OpAnd, OpOr, OpXor, OpAndNot, OpShl, OpShr, OpMin, OpMax:
+		return true
+	}
+	return false
+}
+
+// Eval computes e. scalar returns the normalized bits of scalar parameter i;
+// length returns the length of slice parameter i.
+func (e *Expr) Eval(scalar func(i int) uint64, length func(i int) int64) uint64 {
+	switch e.Op {
+	case OpConst:
+		return e.Bits
+	case OpParam:
+		return e.Type.Normalize(scalar(int(e.Aux)))
+	case OpParamLen:
+		return uint64(length(int(e.Aux)))
+	}
+	args := make([]uint64, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = a.Eval(scalar, length)
+	}
+	in := Instr{Op: e.Op, Type: e.Type, From: e.From}
+	v, err := evalPure(&in, args)
+	if err != nil {
+		panic("ir: Expr.Eval: " + err.Error()) // excluded by construction
+	}
+	return v
+}

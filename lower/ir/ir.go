@@ -1,0 +1,342 @@
+// Package ir defines the backend-neutral kernel IR that package lower
+// produces from go/ssa and that the emitters (emit/ptx, emit/hip) translate
+// into device code.
+//
+// A Kernel is a list of Tasks launched in order. Each Task is a small
+// control-flow graph of Blocks over typed virtual registers; it is not in SSA
+// form: phis have already been replaced by moves at the ends of predecessor
+// blocks, with critical edges split. A parallel task runs on many GPU threads;
+// its body reads ThreadIndex and ThreadCount and strides over its iteration
+// space itself, so emitters need no notion of loops.
+//
+// Every instruction has a printed form, shown in the comments of the Op
+// constants; Kernel.String prints a whole kernel, and golden files of that
+// text are the main regression tests of the lowering.
+package ir
+
+import "go/token"
+
+// Reg names a virtual register of a Task. Its type is Task.Regs[reg].
+type Reg int32
+
+// NoReg marks an instruction without a result.
+const NoReg Reg = -1
+
+// Op is an instruction's operation.
+type Op uint8
+
+const (
+	OpInvalid Op = iota
+
+	// OpConst loads an immediate: "r1 = const.i64 42".
+	OpConst
+	// OpParam reads a scalar kernel parameter: "r1 = param.f32 a".
+	OpParam
+	// OpParamBase reads the device address of a slice parameter: "r1 = base x".
+	OpParamBase
+	// OpParamLen reads the length of a slice parameter: "r1 = len x".
+	OpParamLen
+	// OpThreadIndex is the linear index of the executing thread in the
+	// launch grid, as i64: "r1 = threadindex".
+	OpThreadIndex
+	// OpThreadCount is the number of threads in the launch grid, as i64:
+	// "r1 = threadcount".
+	OpThreadCount
+
+	// OpMove copies a register or immediate: "r2 = move.i64 r1".
+	OpMove
+
+	// OpNeg is arithmetic negation with wraparound: "r2 = neg.i32 r1".
+	OpNeg
+	// OpNot is bitwise complement for integers, logical not for bool:
+	// "r2 = not.u8 r1".
+	OpNot
+
+	// Binary arithmetic with Go's semantics: integer wraparound, truncated
+	// division and remainder (x / -1 wraps, never traps), IEEE floats with
+	// round-to-nearest and no contraction. "r3 = add.f32 r1, r2".
+	OpAdd
+	OpSub
+	OpMul
+	OpDiv
+	OpRem
+	OpAnd
+	OpOr
+	OpXor
+	OpAndNot
+
+	// Shifts take the value's type in Type and the count's type in From.
+	// A count at or above the width gives 0 (or the sign fill for a signed
+	// right shift); counts are read as unsigned. "r3 = shl.i64.u32 r1, r2".
+	OpShl
+	OpShr
+
+	// OpMulHi is the high half of the double-width product of two integers,
+	// signed or unsigned by Type: "r3 = mulhi.u64 r1, r2".
+	OpMulHi
+
+	// Comparisons compare operands of Type and give bool: "r3 = lt.f64 r1, r2".
+	// Float comparisons are ordered except ne, which is true for NaN.
+	OpEq
+	OpNe
+	OpLt
+	OpLe
+	OpGt
+	OpGe
+
+	// OpConvert converts between numeric types, to Type from From, with Go's
+	// semantics: "r2 = convert.f32.i64 r1".
+	OpConvert
+
+	// OpMin and OpMax are Go's min and max builtins on two operands,
+	// including NaN propagation and the ordering -0 < +0 for floats:
+	// "r3 = min.f32 r1, r2".
+	OpMin
+	OpMax
+
+	// Float intrinsics with the results of package math: "r2 = sqrt.f64 r1".
+	OpSqrt
+	OpAbs
+	OpFloor
+	OpCeil
+	OpTrunc
+
+	// OpElemAddr is the address of element index of the array at base, whose
+	// elements are Aux bytes wide: "r3 = elemaddr r1, r2, 4". The index is i64.
+	OpElemAddr
+	// OpLoad reads device memory: "r2 = load.f32 r1".
+	OpLoad
+	// OpStore writes device memory; it has no result: "store.f32 r1, r2".
+	OpStore
+
+	numOps
+)
+
+var opNames = [...]string{
+	OpInvalid:     "invalid",
+	OpConst:       "const",
+	OpParam:       "param",
+	OpParamBase:   "base",
+	OpParamLen:    "len",
+	OpThreadIndex: "threadindex",
+	OpThreadCount: "threadcount",
+	OpMove:        "move",
+	OpNeg:         "neg",
+	OpNot:         "not",
+	OpAdd:         "add",
+	OpSub:         "sub",
+	OpMul:         "mul",
+	OpDiv:         "div",
+	OpRem:         "rem",
+	OpAnd:         "and",
+	OpOr:          "or",
+	OpXor:         "xor",
+	OpAndNot:      "andnot",
+	OpShl:         "shl",
+	OpShr:         "shr",
+	OpMulHi:       "mulhi",
+	OpEq:          "eq",
+	OpNe:          "ne",
+	OpLt:          "lt",
+	OpLe:          "le",
+	OpGt:          "gt",
+	OpGe:          "ge",
+	OpConvert:     "convert",
+	OpMin:         "min",
+	OpMax:         "max",
+	OpSqrt:        "sqrt",
+	OpAbs:         "abs",
+	OpFloor:       "floor",
+	OpCeil:        "ceil",
+	OpTrunc:       "trunc",
+	OpElemAddr:    "elemaddr",
+	OpLoad:        "load",
+	OpStore:       "store",
+}
+
+func (op Op) String() string {
+	if int(op) < len(opNames) {
+		return opNames[op]
+	}
+	return "op?"
+}
+
+// IsCompare reports whether op is a comparison (its result is bool).
+func (op Op) IsCompare() bool { return op >= OpEq && op <= OpGe }
+
+// IsBinary reports whether op takes two operands of the instruction's Type
+// (shifts excepted: their count has type From).
+func (op Op) IsBinary() bool {
+	return op >= OpAdd && op <= OpGe || op == OpMin || op == OpMax
+}
+
+// IsUnaryFloat reports whether op is one of the float intrinsics.
+func (op Op) IsUnaryFloat() bool { return op >= OpSqrt && op <= OpTrunc }
+
+// HasSideEffects reports whether an instruction with op must be kept even
+// when its result is unused.
+func (op Op) HasSideEffects() bool { return op == OpStore }
+
+// Arg is an instruction operand: a register, or an immediate whose bits are
+// normalized to the operand's type (see Type.Normalize).
+type Arg struct {
+	Reg  Reg
+	Imm  bool
+	Bits uint64
+}
+
+// R makes a register operand.
+func R(r Reg) Arg { return Arg{Reg: r} }
+
+// Imm makes an immediate operand of type t.
+func Imm(t Type, bits uint64) Arg { return Arg{Reg: NoReg, Imm: true, Bits: t.Normalize(bits)} }
+
+// Instr is one three-address instruction.
+type Instr struct {
+	Op   Op
+	Type Type // the operation's type; see each Op for its meaning
+	From Type // the source type of a conversion, the count type of a shift
+	Dst  Reg  // NoReg when the instruction has no result
+	Args []Arg
+	Aux  int64 // parameter index, element size
+	Pos  token.Pos
+}
+
+// ResultType is the type of the instruction's result register.
+func (in *Instr) ResultType() Type {
+	switch {
+	case in.Op.IsCompare():
+		return Bool
+	case in.Op == OpElemAddr || in.Op == OpParamBase:
+		return Ptr
+	case in.Op == OpParamLen || in.Op == OpThreadIndex || in.Op == OpThreadCount:
+		return Int64
+	case in.Op == OpStore:
+		return Invalid
+	}
+	return in.Type
+}
+
+// ArgTypes lists the type of each operand the instruction expects.
+func (in *Instr) ArgTypes() []Type {
+	switch op := in.Op; {
+	case op == OpShl || op == OpShr:
+		return []Type{in.Type, in.From}
+	case op.IsBinary() || op == OpMulHi:
+		return []Type{in.Type, in.Type}
+	case op == OpNeg || op == OpNot || op == OpMove || op.IsUnaryFloat():
+		return []Type{in.Type}
+	case op == OpConvert:
+		return []Type{in.From}
+	case op == OpElemAddr:
+		return []Type{Ptr, Int64}
+	case op == OpLoad:
+		return []Type{Ptr}
+	case op == OpStore:
+		return []Type{Ptr, in.Type}
+	}
+	return nil
+}
+
+// TermKind is the kind of a block terminator.
+type TermKind uint8
+
+const (
+	// Return ends the thread: "return".
+	Return TermKind = iota
+	// Jump continues at Succs[0]: "jump b3".
+	Jump
+	// Branch continues at Succs[0] if Cond is true, else at Succs[1]:
+	// "branch r4, b1, b2".
+	Branch
+)
+
+// Term ends a block.
+type Term struct {
+	Kind  TermKind
+	Cond  Arg // for Branch, a bool
+	Succs [2]int
+}
+
+// Successors lists the indices of the blocks control may pass to.
+func (t *Term) Successors() []int {
+	switch t.Kind {
+	case Jump:
+		return t.Succs[:1]
+	case Branch:
+		return t.Succs[:2]
+	}
+	return nil
+}
+
+// Block is a basic block: straight-line instructions and a terminator.
+type Block struct {
+	Index   int    // position in Task.Blocks
+	Comment string // for people reading dumps; never has meaning
+	Instrs  []Instr
+	Term    Term
+}
+
+// TaskKind says how a task is launched.
+type TaskKind uint8
+
+const (
+	// Serial tasks run on a single thread.
+	Serial TaskKind = iota
+	// Parallel tasks run on a grid of threads that share the iterations of
+	// one top-level loop, each thread striding by ThreadCount.
+	Parallel
+)
+
+func (k TaskKind) String() string {
+	if k == Parallel {
+		return "parallel"
+	}
+	return "serial"
+}
+
+// Task is one GPU launch of a kernel.
+type Task struct {
+	Name string // the entry point's symbol name
+	Kind TaskKind
+	// Count is the iteration count of a parallel task, as a pure expression
+	// of the kernel's parameters, when the host can compute it before the
+	// launch to size the grid; nil otherwise.
+	Count *Expr
+	// Stream-parallel placement: tasks with StreamBlock > 0 belong to the
+	// qd.StreamParallel block of that number; consecutive blocks of one Group
+	// run concurrently. StreamBlock 0 runs on the launching stream.
+	StreamBlock int
+	Group       int
+	Pos         token.Pos // the loop or first statement the task comes from
+	Regs        []Type    // the type of each register
+	Blocks      []*Block  // Blocks[0] is the entry
+}
+
+// NewReg adds a register of type t.
+func (t *Task) NewReg(typ Type) Reg {
+	t.Regs = append(t.Regs, typ)
+	return Reg(len(t.Regs) - 1)
+}
+
+// NewBlock appends an empty block.
+func (t *Task) NewBlock(comment string) *Block {
+	b := &Block{Index: len(t.Blocks), Comment: comment}
+	t.Blocks = append(t.Blocks, b)
+	return b
+}
+
+// Param is a kernel parameter.
+type Param struct {
+	Name  string
+	Slice bool // a slice of Type, passed as device address and length
+	Type  Type // the scalar type, or the slice's element type
+}
+
+// Kernel is a lowered //qd:kernel function.
+type Kernel struct {
+	Name   string
+	Params []Param
+	Tasks  []*Task
+	Pos    token.Pos
+}

@@ -1,0 +1,171 @@
+package ir
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// String prints the whole kernel in the IR's text form.
+func (k *Kernel) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kernel %s(", k.Name)
+	for i, p := range k.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if p.Slice {
+			fmt.Fprintf(&b, "%s []%s", p.Name, p.Type)
+		} else {
+			fmt.Fprintf(&b, "%s %s", p.Name, p.Type)
+		}
+	}
+	b.WriteString(")\n")
+	for _, t := range k.Tasks {
+		b.WriteString("\n")
+		k.writeTask(&b, t)
+	}
+	return b.String()
+}
+
+func (k *Kernel) writeTask(b *strings.Builder, t *Task) {
+	fmt.Fprintf(b, "task %s %s", t.Name, t.Kind)
+	if t.Count != nil {
+		fmt.Fprintf(b, " count=%s", k.FormatExpr(t.Count))
+	}
+	if t.StreamBlock != 0 {
+		fmt.Fprintf(b, " block=%d group=%d", t.StreamBlock, t.Group)
+	}
+	b.WriteString("\n")
+	for _, blk := range t.Blocks {
+		fmt.Fprintf(b, "b%d:", blk.Index)
+		if blk.Comment != "" {
+			fmt.Fprintf(b, " # %s", blk.Comment)
+		}
+		b.WriteString("\n")
+		for i := range blk.Instrs {
+			fmt.Fprintf(b, "\t%s\n", k.FormatInstr(t, &blk.Instrs[i]))
+		}
+		fmt.Fprintf(b, "\t%s\n", formatTerm(&blk.Term))
+	}
+}
+
+// FormatInstr prints one instruction of task t.
+func (k *Kernel) FormatInstr(t *Task, in *Instr) string {
+	var b strings.Builder
+	if in.Dst != NoReg {
+		fmt.Fprintf(&b, "r%d = ", in.Dst)
+	}
+	b.WriteString(in.Op.String())
+	switch in.Op {
+	case OpParamBase, OpParamLen, OpThreadIndex, OpThreadCount, OpElemAddr:
+	case OpConvert, OpShl, OpShr:
+		fmt.Fprintf(&b, ".%s.%s", in.Type, in.From)
+	default:
+		fmt.Fprintf(&b, ".%s", in.Type)
+	}
+	switch in.Op {
+	case OpConst:
+		fmt.Fprintf(&b, " %s", FormatBits(in.Type, in.Args[0].Bits))
+		return b.String()
+	case OpParam, OpParamBase, OpParamLen:
+		fmt.Fprintf(&b, " %s", k.paramName(in.Aux))
+		return b.String()
+	}
+	types := in.ArgTypes()
+	for i, a := range in.Args {
+		if i == 0 {
+			b.WriteString(" ")
+		} else {
+			b.WriteString(", ")
+		}
+		typ := Invalid
+		if i < len(types) {
+			typ = types[i]
+		}
+		b.WriteString(formatArg(a, typ))
+	}
+	if in.Op == OpElemAddr {
+		fmt.Fprintf(&b, ", %d", in.Aux)
+	}
+	return b.String()
+}
+
+func (k *Kernel) paramName(i int64) string {
+	if i >= 0 && int(i) < len(k.Params) {
+		return k.Params[i].Name
+	}
+	return fmt.Sprintf("$%d", i)
+}
+
+// FormatExpr prints an expression in prefix form: "(add.i64 (param n) 1)".
+func (k *Kernel) FormatExpr(e *Expr) string {
+	switch e.Op {
+	case OpConst:
+		return FormatBits(e.Type, e.Bits)
+	case OpParam, OpParamLen:
+		return fmt.Sprintf("(%s %s)", e.Op, k.paramName(e.Aux))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "(%s.%s", e.Op, e.Type)
+	if e.Op == OpConvert || e.Op == OpShl || e.Op == OpShr {
+		fmt.Fprintf(&b, ".%s", e.From)
+	}
+	for _, a := range e.Args {
+		b.WriteString(" ")
+		b.WriteString(k.FormatExpr(a))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func formatArg(a Arg, t Type) string {
+	if a.Imm {
+		return FormatBits(t, a.Bits)
+	}
+	return fmt.Sprintf("r%d", a.Reg)
+}
+
+func formatTerm(t *Term) string {
+	switch t.Kind {
+	case Jump:
+		return fmt.Sprintf("jump b%d", t.Succs[0])
+	case Branch:
+		return fmt.Sprintf("branch %s, b%d, b%d", formatArg(t.Cond, Bool), t.Succs[0], t.Succs[1])
+	}
+	return "return"
+}
+
+// FormatBits prints the value of type t held in bits.
+func FormatBits(t Type, bits uint64) string {
+	switch {
+	case t == Bool:
+		return strconv.FormatBool(bits != 0)
+	case t.IsSigned():
+		return strconv.FormatInt(int64(t.Normalize(bits)), 10)
+	case t == Float32:
+		return formatFloat(float64(math.Float32frombits(uint32(bits))), 32)
+	case t == Float64:
+		return formatFloat(math.Float64frombits(bits), 64)
+	}
+	return strconv.FormatUint(t.Normalize(bits), 10)
+}
+
+func formatFloat(f float64, size int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "+Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	case f == 0 && math.Signbit(f):
+		return "-0.0"
+	}
+	s := strconv.FormatFloat(f, 'g', -1, size)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}

@@ -1,0 +1,177 @@
+// Package lower translates the go/ssa form of a //qd:kernel function into the
+// kernel IR of package lower/ir.
+//
+// The kernel's control-flow graph is cut into tasks. A top-level counted loop
+// (for i := range n, for i := range s, for i := a; i < b; i++) becomes a
+// parallel task whose iterations are shared by the threads of a grid. The
+// code between such loops becomes serial tasks that run on one thread. Tasks
+// run in program order on one stream, so each sees what the earlier ones
+// wrote. Calls to helper functions are inlined; phis become moves.
+//
+// Everything the lowering cannot translate is reported as a Diagnostic with
+// the position of the offending construct; the analyzer reports the same
+// diagnostics in editors and go vet.
+package lower
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// QDPath is the import path of the package kernels import for in-kernel
+// markers such as qd.StreamParallel.
+const QDPath = "github.com/qdgo/qd"
+
+// A Diagnostic is a positioned message about a kernel.
+type Diagnostic struct {
+	Pos     token.Pos
+	Message string
+}
+
+// Config adjusts the lowering.
+type Config struct {
+	// CheckOnly lowers for diagnostics alone: calls to functions whose
+	// bodies are not available are accepted when External allows them, and
+	// no passes run. The analyzer works this way, one package at a time.
+	CheckOnly bool
+	// External decides whether a function of another package, whose body is
+	// not loaded, may be called from a kernel. It returns nil to allow the
+	// call, or the reason it is not allowed.
+	External func(fn *ssa.Function) error
+}
+
+// Kernel lowers the kernel function fn.
+func Kernel(fn *ssa.Function, cfg *Config) (*ir.Kernel, []Diagnostic) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	l := &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset}
+	k := l.kernel()
+	if len(l.diags) > 0 {
+		return nil, l.sortedDiags()
+	}
+	if cfg.CheckOnly {
+		return k, nil
+	}
+	if err := k.Check(); err != nil {
+		return nil, []Diagnostic{{fn.Pos(), fmt.Sprintf("internal error: lowering produced invalid IR: %v", err)}}
+	}
+	optimize(k)
+	if err := k.Check(); err != nil {
+		return nil, []Diagnostic{{fn.Pos(), fmt.Sprintf("internal error: optimization produced invalid IR: %v", err)}}
+	}
+	return k, nil
+}
+
+// CheckHelper reports why fn cannot be called from a kernel, if it cannot:
+// its signature or body uses something the GPU does not support. The
+// analyzer uses it to tell other packages which of their functions kernels
+// may call.
+func CheckHelper(fn *ssa.Function, cfg *Config) []Diagnostic {
+	if cfg == nil {
+		cfg = &Config{CheckOnly: true}
+	}
+	l := &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset}
+	l.checkHelper(fn)
+	return l.sortedDiags()
+}
+
+// lowerer holds the state of one kernel's lowering.
+type lowerer struct {
+	cfg   *Config
+	fn    *ssa.Function
+	fset  *token.FileSet
+	k     *ir.Kernel
+	diags []Diagnostic
+	seen  map[diagKey]bool
+
+	params     map[*ssa.Parameter]int // kernel parameter → ir.Kernel.Params index
+	taskSerial int                    // for task names
+	pure       map[ssa.Value]bool     // memo of isPure
+	// captured maps the free variables of stream-parallel blocks to the
+	// kernel values they capture.
+	captured map[*ssa.FreeVar]ssa.Value
+}
+
+type diagKey struct {
+	pos token.Pos
+	msg string
+}
+
+func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if l.seen == nil {
+		l.seen = make(map[diagKey]bool)
+	}
+	if l.seen[diagKey{pos, msg}] {
+		return
+	}
+	l.seen[diagKey{pos, msg}] = true
+	l.diags = append(l.diags, Diagnostic{pos, msg})
+}
+
+func (l *lowerer) sortedDiags() []Diagnostic {
+	sort.SliceStable(l.diags, func(i, j int) bool { return l.diags[i].Pos < l.diags[j].Pos })
+	return l.diags
+}
+
+// kernel lowers l.fn.
+func (l *lowerer) kernel() *ir.Kernel {
+	fn := l.fn
+	l.k = &ir.Kernel{Name: fn.Name(), Pos: fn.Pos()}
+	sig := fn.Signature
+	if sig.Recv() != nil {
+		l.errorf(fn.Pos(), "kernel %s is a method: a kernel must be a plain function", fn.Name())
+	}
+	if fn.TypeParams().Len() > 0 || len(fn.TypeArgs()) > 0 {
+		l.errorf(fn.Pos(), "kernel %s is generic: a kernel must be a plain, non-generic function", fn.Name())
+	}
+	if sig.Results().Len() > 0 {
+		l.errorf(fn.Pos(), "kernel %s returns results: kernels return nothing; write results into a slice parameter", fn.Name())
+	}
+	if sig.Variadic() {
+		l.errorf(fn.Pos(), "kernel %s is variadic: pass a slice parameter instead", fn.Name())
+	}
+	l.params = make(map[*ssa.Parameter]int)
+	for i, p := range fn.Params {
+		param, ok := l.kernelParam(p)
+		if !ok {
+			continue
+		}
+		l.params[p] = i
+		l.k.Params = append(l.k.Params, param)
+	}
+	if len(l.diags) > 0 {
+		return l.k
+	}
+	if fn.Blocks == nil {
+		l.errorf(fn.Pos(), "kernel %s has no body", fn.Name())
+		return l.k
+	}
+	l.lowerBody()
+	return l.k
+}
+
+// kernelParam maps a kernel parameter to its IR description.
+func (l *lowerer) kernelParam(p *ssa.Parameter) (ir.Param, bool) {
+	t := p.Type()
+	if s, ok := t.Underlying().(*types.Slice); ok {
+		et, ok := basicType(s.Elem())
+		if !ok || et == ir.Bool {
+			l.errorf(p.Pos(), "kernel parameter %s has type %s: slice parameters must have elements of a numeric type (int8..int64, uint8..uint64, int, uint, float32, float64)", p.Name(), t)
+			return ir.Param{}, false
+		}
+		return ir.Param{Name: p.Name(), Slice: true, Type: et}, true
+	}
+	bt, ok := basicType(t)
+	if !ok {
+		l.errorf(p.Pos(), "kernel parameter %s has type %s: kernel parameters must be slices of numbers, numbers or bool", p.Name(), t)
+		return ir.Param{}, false
+	}
+	return ir.Param{Name: p.Name(), Type: bt}, true
+}

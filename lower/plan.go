@@ -1,0 +1,486 @@
+package lower
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// A taskPlan is one task of a kernel body before its IR is built: either a
+// parallel loop, or a serial segment of blocks between loops.
+type taskPlan struct {
+	kind ir.TaskKind
+	loop *parLoop // parallel tasks
+
+	// Serial tasks: the segment's blocks, its entry first. The terminator of
+	// cut is replaced by the end of the task (nil: the segment ends where the
+	// function returns).
+	blocks []*ssa.BasicBlock
+	cut    *ssa.BasicBlock
+	pos    token.Pos
+}
+
+// parLoop is a top-level counted loop whose iterations run in parallel.
+//
+// Every counted loop go/ssa builds has an induction phi φ in its header,
+// entered with init and advanced by φ+1 on each back edge, and one exit test
+// X < bound with X either φ or φ+1. Iteration k runs with φ = init+k, and it
+// runs exactly when init+k+delta < bound, where delta is 1 when the test
+// checks φ+1 before the body (range over a slice) and 0 otherwise (range
+// over an int, whose test of φ+1 at the latch is preceded by a pretest of
+// init in the block before the loop; and three-clause loops, which test φ).
+type parLoop struct {
+	lp      *loop
+	pre     *ssa.BasicBlock // the block outside the loop that enters it
+	pretest bool            // pre's If is the loop's pretest and belongs to the loop
+	exit    *ssa.BasicBlock // where the loop's exits land
+	phi     *ssa.Phi
+	init    ssa.Value
+	bound   ssa.Value
+	delta   int64
+	pos     token.Pos
+}
+
+// bodyStmts returns the statements at the top level of fn's body.
+func bodyStmts(fn *ssa.Function) []ast.Stmt {
+	switch syn := fn.Syntax().(type) {
+	case *ast.FuncDecl:
+		if syn.Body != nil {
+			return syn.Body.List
+		}
+	case *ast.FuncLit:
+		return syn.Body.List
+	}
+	return nil
+}
+
+// unlabel strips labels from a statement.
+func unlabel(s ast.Stmt) ast.Stmt {
+	for {
+		ls, ok := s.(*ast.LabeledStmt)
+		if !ok {
+			return s
+		}
+		s = ls.Stmt
+	}
+}
+
+// topLevelLoopStmt returns the top-level for or range statement of stmts
+// that lp was built from, or nil when lp comes from a loop nested in another
+// statement (such a loop runs serially).
+func topLevelLoopStmt(lp *loop, fn *ssa.Function, stmts []ast.Stmt) ast.Stmt {
+	for _, b := range fn.Blocks {
+		if !lp.contains(b) {
+			continue
+		}
+		for _, instr := range b.Instrs {
+			pos := instr.Pos()
+			if !pos.IsValid() {
+				continue
+			}
+			for _, s := range stmts {
+				if pos < s.Pos() || pos >= s.End() {
+					continue
+				}
+				switch u := unlabel(s).(type) {
+				case *ast.ForStmt, *ast.RangeStmt:
+					return u
+				}
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// planBody cuts the body of fn (the kernel, or a qd.StreamParallel block)
+// into tasks.
+func (l *lowerer) planBody(fn *ssa.Function) []*taskPlan {
+	l.checkReturns(fn)
+	stmts := bodyStmts(fn)
+	var loops []*parLoop
+	for _, lp := range outermostLoops(fn) {
+		stmt := topLevelLoopStmt(lp, fn, stmts)
+		if stmt == nil {
+			continue
+		}
+		if pl := l.recognizeLoop(fn, lp, stmt); pl != nil {
+			loops = append(loops, pl)
+		}
+	}
+	if len(l.diags) > 0 {
+		return nil
+	}
+	// Top-level loops lie on every path, so their entries are ordered by
+	// dominance; order them so.
+	for i := 1; i < len(loops); i++ {
+		for j := i; j > 0 && loops[j].pre.Dominates(loops[j-1].pre); j-- {
+			loops[j], loops[j-1] = loops[j-1], loops[j]
+		}
+	}
+	var plans []*taskPlan
+	owner := make([]int, len(fn.Blocks)) // 1 + index into plans
+	for _, pl := range loops {
+		for _, b := range fn.Blocks {
+			if pl.lp.contains(b) {
+				owner[b.Index] = -1
+			}
+		}
+	}
+	start := fn.Blocks[0]
+	for _, pl := range loops {
+		plans = append(plans, l.segment(fn, start, pl.pre, owner, len(plans)+1))
+		plans = append(plans, &taskPlan{kind: ir.Parallel, loop: pl, pos: pl.pos})
+		start = pl.exit
+	}
+	plans = append(plans, l.segment(fn, start, nil, owner, len(plans)+1))
+	return plans
+}
+
+// segment collects the blocks from start up to the block cut, or to the
+// function's return when cut is nil, as a serial task.
+func (l *lowerer) segment(fn *ssa.Function, start, cut *ssa.BasicBlock, owner []int, id int) *taskPlan {
+	tp := &taskPlan{kind: ir.Serial, cut: cut, pos: token.NoPos}
+	stack := []*ssa.BasicBlock{start}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch owner[b.Index] {
+		case id:
+			continue
+		case 0:
+		default:
+			l.errorf(blockPos(b, fn), "internal error: unexpected control flow between the kernel's top-level statements (a goto across a top-level loop?)")
+			return tp
+		}
+		owner[b.Index] = id
+		tp.blocks = append(tp.blocks, b)
+		if b == cut {
+			continue
+		}
+		stack = append(stack, b.Succs...)
+	}
+	// Keep the entry first and the rest in the function's block order.
+	rest := tp.blocks[1:]
+	for i := 1; i < len(rest); i++ {
+		for j := i; j > 0 && rest[j].Index < rest[j-1].Index; j-- {
+			rest[j], rest[j-1] = rest[j-1], rest[j]
+		}
+	}
+	for _, b := range tp.blocks {
+		if p := blockPos(b, nil); p.IsValid() && (!tp.pos.IsValid() || p < tp.pos) {
+			tp.pos = p
+		}
+	}
+	if !tp.pos.IsValid() {
+		tp.pos = fn.Pos()
+	}
+	return tp
+}
+
+// blockPos is the first valid position of an instruction of b, or fn's.
+func blockPos(b *ssa.BasicBlock, fn *ssa.Function) token.Pos {
+	for _, instr := range b.Instrs {
+		if p := instr.Pos(); p.IsValid() {
+			return p
+		}
+	}
+	if fn != nil {
+		return fn.Pos()
+	}
+	return token.NoPos
+}
+
+// checkReturns rejects return statements before the end of a kernel body:
+// the top-level statements after them run as separate launches, which a
+// return on the device cannot skip.
+func (l *lowerer) checkReturns(fn *ssa.Function) {
+	var last token.Pos
+	if stmts := bodyStmts(fn); len(stmts) > 0 {
+		if r, ok := stmts[len(stmts)-1].(*ast.ReturnStmt); ok {
+			last = r.Pos()
+		}
+	}
+	for _, b := range fn.Blocks {
+		if r, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && r.Pos().IsValid() && r.Pos() != last {
+			l.errorf(r.Pos(), "return before the end of a kernel is not supported: its top-level statements run as separate GPU launches that a return cannot skip; use if/else around the statements instead")
+		}
+	}
+}
+
+// recognizeLoop checks that the top-level loop lp is a counted loop whose
+// iterations can run in parallel, and describes it.
+func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parLoop {
+	pos := stmt.Pos()
+	h := lp.header
+	fail := func(format string, args ...any) *parLoop {
+		l.errorf(pos, "top-level loop cannot run in parallel: "+format+
+			"; a top-level loop's iterations run in parallel, so it must count an index up to a bound (for i := range n, for i := range s, or for i := a; i < b; i++); to run a loop serially, move it into a helper function", args...)
+		return nil
+	}
+	pl := &parLoop{lp: lp, pos: pos}
+
+	// The single entry.
+	for _, p := range h.Preds {
+		if !lp.contains(p) {
+			if pl.pre != nil {
+				return fail("it is entered from several places")
+			}
+			pl.pre = p
+		}
+	}
+	if pl.pre == nil {
+		return fail("it has no entry")
+	}
+
+	// The induction variable, and no other values carried between iterations.
+	for _, instr := range h.Instrs {
+		phi, ok := instr.(*ssa.Phi)
+		if !ok {
+			break
+		}
+		if init, ok := inductionInit(phi, lp); ok && pl.phi == nil {
+			pl.phi, pl.init = phi, init
+			continue
+		}
+		if phi.Referrers() != nil && len(*phi.Referrers()) > 0 {
+			name := phi.Comment
+			if name == "" {
+				name = phi.Name()
+			}
+			l.errorf(pos, "variable %s is carried from one iteration of this parallel loop to the next: iterations run at the same time, so no value can flow between them; compute it inside each iteration, or give each iteration its own slice element", name)
+			return nil
+		}
+	}
+	if pl.phi == nil {
+		return fail("it has no index that starts at a value and goes up by 1")
+	}
+	if _, ok := basicType(pl.phi.Type()); !ok || !isIntegerType(pl.phi) {
+		return fail("its index is not an integer")
+	}
+
+	// The exits: one test of the index against a bound, nothing else.
+	var test *ssa.If
+	var testBlock *ssa.BasicBlock
+	var x ssa.Value
+	for _, b := range fn.Blocks {
+		if !lp.contains(b) {
+			continue
+		}
+		last := b.Instrs[len(b.Instrs)-1]
+		if _, ok := last.(*ssa.Return); ok {
+			return fail("it contains a return") // also reported by checkReturns
+		}
+		for si, s := range b.Succs {
+			if lp.contains(s) {
+				continue
+			}
+			if pl.exit == nil {
+				pl.exit = s
+			}
+			iff, ok := last.(*ssa.If)
+			if !ok || si != 1 || s != pl.exit || test != nil {
+				return l.failExit(stmt, fail)
+			}
+			cx, bound, ok := indexTest(iff.Cond, pl.phi)
+			if !ok {
+				return l.failExit(stmt, fail)
+			}
+			test, testBlock, x, pl.bound = iff, b, cx, bound
+		}
+	}
+	if test == nil {
+		return fail("it has no exit test")
+	}
+	if !l.invariant(pl.bound, lp) {
+		return fail("its bound changes from one iteration to the next")
+	}
+	if !l.invariant(pl.init, lp) {
+		return fail("its start is not fixed before the loop")
+	}
+
+	switch last := pl.pre.Instrs[len(pl.pre.Instrs)-1].(type) {
+	case *ssa.Jump:
+		// The test comes first in the header: iteration φ=v runs iff X(v) < bound.
+		if testBlock != h {
+			return fail("its test does not come first")
+		}
+		if x != ssa.Value(pl.phi) {
+			pl.delta = 1
+		}
+	case *ssa.If:
+		// A rotated loop: pre tests init < bound, the latch tests φ+1 < bound.
+		c, bound, ok := indexTest(last.Cond, nil)
+		if !ok || !sameValue(c, pl.init) || !sameValue(bound, pl.bound) ||
+			last.Block().Succs[0] != h || last.Block().Succs[1] != pl.exit || x == ssa.Value(pl.phi) {
+			return fail("its entry test does not match its exit test")
+		}
+		pl.pretest = true
+	default:
+		return fail("its entry is not a jump or a test")
+	}
+	for _, instr := range pl.exit.Instrs {
+		if _, ok := instr.(*ssa.Phi); ok {
+			return fail("a value computed in it is used after it")
+		}
+	}
+	return pl
+}
+
+// failExit reports a loop with an exit other than its test, pointing at a
+// break statement when there is one.
+func (l *lowerer) failExit(stmt ast.Stmt, fail func(string, ...any) *parLoop) *parLoop {
+	if br := findBreak(stmt); br != nil {
+		l.errorf(br.Pos(), "break in a parallel loop is not supported: its iterations run at the same time, so none can stop the others; skip the rest of an iteration with continue instead")
+		return nil
+	}
+	return fail("it can be left other than by its test (break or goto)")
+}
+
+// findBreak finds a break statement that leaves the loop stmt.
+func findBreak(stmt ast.Stmt) *ast.BranchStmt {
+	var found *ast.BranchStmt
+	var body *ast.BlockStmt
+	switch s := stmt.(type) {
+	case *ast.ForStmt:
+		body = s.Body
+	case *ast.RangeStmt:
+		body = s.Body
+	}
+	if body == nil {
+		return nil
+	}
+	depth := 0 // nesting of statements an unlabeled break would leave instead
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			depth++
+			ast.Inspect(n, func(m ast.Node) bool {
+				if m == n {
+					return true
+				}
+				return visit(m)
+			})
+			depth--
+			return false
+		case *ast.BranchStmt:
+			if n.Tok == token.BREAK && (n.Label != nil || depth == 0) || n.Tok == token.GOTO {
+				found = n
+			}
+		}
+		return true
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == body {
+			return true
+		}
+		return visit(n)
+	})
+	return found
+}
+
+func isIntegerType(v ssa.Value) bool {
+	t, ok := basicType(v.Type())
+	return ok && t.IsInteger()
+}
+
+// inductionInit reports whether phi, in the header of lp, is an induction
+// variable advanced by 1 on every back edge, and returns its initial value.
+func inductionInit(phi *ssa.Phi, lp *loop) (ssa.Value, bool) {
+	var init ssa.Value
+	for i, e := range phi.Edges {
+		pred := phi.Block().Preds[i]
+		if lp.contains(pred) {
+			add, ok := e.(*ssa.BinOp)
+			if !ok || add.Op != token.ADD {
+				return nil, false
+			}
+			if !(add.X == ssa.Value(phi) && isConstInt(add.Y, 1) || add.Y == ssa.Value(phi) && isConstInt(add.X, 1)) {
+				return nil, false
+			}
+			continue
+		}
+		if init != nil && !sameValue(init, e) {
+			return nil, false
+		}
+		init = e
+	}
+	return init, init != nil
+}
+
+// indexTest matches a condition "x < bound" or "bound > x". If phi is not
+// nil, x must be phi or phi+1.
+func indexTest(cond ssa.Value, phi *ssa.Phi) (x, bound ssa.Value, ok bool) {
+	bin, isBin := cond.(*ssa.BinOp)
+	if !isBin {
+		return nil, nil, false
+	}
+	switch bin.Op {
+	case token.LSS:
+		x, bound = bin.X, bin.Y
+	case token.GTR:
+		x, bound = bin.Y, bin.X
+	default:
+		return nil, nil, false
+	}
+	if phi == nil {
+		return x, bound, true
+	}
+	if x == ssa.Value(phi) {
+		return x, bound, true
+	}
+	if add, isAdd := x.(*ssa.BinOp); isAdd && add.Op == token.ADD &&
+		(add.X == ssa.Value(phi) && isConstInt(add.Y, 1) || add.Y == ssa.Value(phi) && isConstInt(add.X, 1)) {
+		return x, bound, true
+	}
+	return nil, nil, false
+}
+
+func isConstInt(v ssa.Value, n int64) bool {
+	c, ok := v.(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.Int {
+		return false
+	}
+	i, exact := constant.Int64Val(c.Value)
+	return exact && i == n
+}
+
+// sameValue reports whether a and b are the same value: the same SSA value,
+// or equal constants.
+func sameValue(a, b ssa.Value) bool {
+	if a == b {
+		return true
+	}
+	ca, ok1 := a.(*ssa.Const)
+	cb, ok2 := b.(*ssa.Const)
+	return ok1 && ok2 && ca.Value != nil && cb.Value != nil &&
+		constant.Compare(ca.Value, token.EQL, cb.Value)
+}
+
+// invariant reports whether v has the same value in every iteration of lp:
+// it is defined outside lp, or is a pure function of such values.
+func (l *lowerer) invariant(v ssa.Value, lp *loop) bool {
+	instr, ok := v.(ssa.Instruction)
+	if !ok || instr.Block() == nil || !lp.contains(instr.Block()) {
+		return true
+	}
+	if _, ok := v.(*ssa.Phi); ok || !l.isPure(v) {
+		return false
+	}
+	var ops [8]*ssa.Value
+	for _, op := range instr.Operands(ops[:0]) {
+		if *op != nil && !l.invariant(*op, lp) {
+			return false
+		}
+	}
+	return true
+}

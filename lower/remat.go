@@ -1,0 +1,227 @@
+package lower
+
+import (
+	"go/token"
+
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// isPure reports whether v is a function of the kernel's parameters and
+// constants alone: it reads no memory and does not depend on control flow.
+// Such values can be computed again in any task.
+func (l *lowerer) isPure(v ssa.Value) bool {
+	if p, ok := l.pure[v]; ok {
+		return p
+	}
+	if l.pure == nil {
+		l.pure = make(map[ssa.Value]bool)
+	}
+	l.pure[v] = false // cycles through phis are not pure
+	p := l.computePure(v)
+	l.pure[v] = p
+	return p
+}
+
+func (l *lowerer) computePure(v ssa.Value) bool {
+	operandsPure := func(instr ssa.Instruction) bool {
+		var ops [8]*ssa.Value
+		for _, op := range instr.Operands(ops[:0]) {
+			if *op == nil {
+				continue
+			}
+			switch (*op).(type) {
+			case *ssa.Builtin, *ssa.Function:
+				continue
+			}
+			if !l.isPure(*op) {
+				return false
+			}
+		}
+		return true
+	}
+	switch v := v.(type) {
+	case *ssa.Const, *ssa.Parameter, *ssa.FreeVar:
+		return true
+	case *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.Slice, *ssa.Extract, *ssa.IndexAddr:
+		return operandsPure(v.(ssa.Instruction))
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			_, isFreeVar := v.X.(*ssa.FreeVar)
+			return isFreeVar // a captured kernel variable, never reassigned
+		}
+		return v.Op != token.ARROW && operandsPure(v)
+	case *ssa.Call:
+		common := v.Common()
+		if common.IsInvoke() || !operandsPure(v) {
+			return false
+		}
+		if b, ok := common.Value.(*ssa.Builtin); ok {
+			switch b.Name() {
+			case "len", "cap", "min", "max":
+				return true
+			}
+			return false
+		}
+		callee := common.StaticCallee()
+		if _, ok := mathIntrinsic(callee); ok {
+			return true
+		}
+		return callee != nil && l.pureFunction(callee)
+	}
+	return false
+}
+
+// pureFunction reports whether fn neither reads nor writes memory.
+func (l *lowerer) pureFunction(fn *ssa.Function) bool {
+	if fn.Blocks == nil || len(fn.FreeVars) > 0 {
+		return false
+	}
+	key := ssa.Value(fn)
+	if p, ok := l.pure[key]; ok {
+		return p
+	}
+	l.pure[key] = false // recursion is reported elsewhere
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch in := instr.(type) {
+			case *ssa.Store, *ssa.Go, *ssa.Defer, *ssa.Panic:
+				return false
+			case *ssa.UnOp:
+				if in.Op == token.MUL || in.Op == token.ARROW {
+					return false
+				}
+			case *ssa.Call:
+				common := in.Common()
+				if common.IsInvoke() {
+					return false
+				}
+				if b, ok := common.Value.(*ssa.Builtin); ok {
+					switch b.Name() {
+					case "len", "cap", "min", "max":
+						continue
+					}
+					return false
+				}
+				callee := common.StaticCallee()
+				if _, ok := mathIntrinsic(callee); ok {
+					continue
+				}
+				if callee == nil || !l.pureFunction(callee) {
+					return false
+				}
+			}
+		}
+	}
+	l.pure[key] = true
+	return true
+}
+
+// hostExpr translates v into an expression the host can evaluate before a
+// launch, or returns nil. Only parameters, constants, lengths of slice
+// parameters and integer operations that cannot fail are allowed.
+func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
+	t, ok := basicType(v.Type())
+	if !ok || !t.IsInteger() {
+		return nil
+	}
+	switch v := v.(type) {
+	case *ssa.Const:
+		return &ir.Expr{Op: ir.OpConst, Type: t, Bits: constBits(v, t)}
+	case *ssa.Parameter:
+		if i, ok := l.params[v]; ok && !l.k.Params[i].Slice {
+			return &ir.Expr{Op: ir.OpParam, Type: t, Aux: int64(i)}
+		}
+	case *ssa.FreeVar:
+		if p := l.capturedParam(v); p != nil {
+			return l.hostExpr(p)
+		}
+	case *ssa.UnOp:
+		if fv, ok := v.X.(*ssa.FreeVar); ok && v.Op == token.MUL {
+			if p := l.capturedParam(fv); p != nil {
+				return l.hostExpr(p)
+			}
+			return nil
+		}
+		op := map[token.Token]ir.Op{token.SUB: ir.OpNeg, token.XOR: ir.OpNot}[v.Op]
+		if x := l.hostExpr(v.X); x != nil && op != ir.OpInvalid {
+			return &ir.Expr{Op: op, Type: t, Args: []*ir.Expr{x}}
+		}
+	case *ssa.BinOp:
+		op := binOps[v.Op]
+		if !ir.ExprOpAllowed(op) {
+			return nil
+		}
+		x, y := l.hostExpr(v.X), l.hostExpr(v.Y)
+		if x == nil || y == nil {
+			return nil
+		}
+		e := &ir.Expr{Op: op, Type: t, Args: []*ir.Expr{x, y}}
+		if op == ir.OpShl || op == ir.OpShr {
+			e.From = y.Type
+		}
+		return e
+	case *ssa.Convert:
+		return hostConvert(l.hostExpr(v.X), t)
+	case *ssa.ChangeType:
+		return hostConvert(l.hostExpr(v.X), t)
+	case *ssa.Call:
+		common := v.Common()
+		b, ok := common.Value.(*ssa.Builtin)
+		if !ok {
+			return nil
+		}
+		switch b.Name() {
+		case "len", "cap":
+			if p := l.sliceParam(common.Args[0]); p >= 0 {
+				return &ir.Expr{Op: ir.OpParamLen, Type: ir.Int64, Aux: int64(p)}
+			}
+		case "min", "max":
+			op := ir.OpMin
+			if b.Name() == "max" {
+				op = ir.OpMax
+			}
+			acc := l.hostExpr(common.Args[0])
+			for _, a := range common.Args[1:] {
+				y := l.hostExpr(a)
+				if acc == nil || y == nil {
+					return nil
+				}
+				acc = &ir.Expr{Op: op, Type: t, Args: []*ir.Expr{acc, y}}
+			}
+			return acc
+		}
+	}
+	return nil
+}
+
+func hostConvert(x *ir.Expr, t ir.Type) *ir.Expr {
+	if x == nil || x.Type == t {
+		return x
+	}
+	return &ir.Expr{Op: ir.OpConvert, Type: t, From: x.Type, Args: []*ir.Expr{x}}
+}
+
+// capturedParam returns the kernel parameter a stream-parallel block's free
+// variable stands for, or nil.
+func (l *lowerer) capturedParam(fv *ssa.FreeVar) *ssa.Parameter {
+	p, _ := l.captured[fv].(*ssa.Parameter)
+	return p
+}
+
+// sliceParam returns the index of the slice parameter v is, or -1.
+func (l *lowerer) sliceParam(v ssa.Value) int {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+		if fv, ok := u.X.(*ssa.FreeVar); ok {
+			if p := l.capturedParam(fv); p != nil {
+				v = p
+			}
+		}
+	}
+	if p, ok := v.(*ssa.Parameter); ok {
+		if i, ok := l.params[p]; ok && l.k.Params[i].Slice {
+			return i
+		}
+	}
+	return -1
+}
