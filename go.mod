@@ -2,7 +2,10 @@ module github.com/qdgo/qd
 
 go 1.26.0
 
-require golang.org/x/tools v0.52.0
+require (
+	github.com/dave/jennifer v1.7.1
+	golang.org/x/tools v0.52.0
+)
 
 require (
 	golang.org/x/mod v0.42.0 // indirect

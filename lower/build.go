@@ -94,11 +94,11 @@ type frame struct {
 
 func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) bool) *frame {
 	return &frame{
-		tb:     tb,
-		fn:     fn,
-		vals:   make(map[ssa.Value][]ir.Reg),
-		start:  make(map[*ssa.BasicBlock]*ir.Block),
-		owns:   owns,
+		tb:    tb,
+		fn:    fn,
+		vals:  make(map[ssa.Value][]ir.Reg),
+		start: make(map[*ssa.BasicBlock]*ir.Block),
+		owns:  owns,
 	}
 }
 
@@ -295,10 +295,10 @@ func (f *frame) evalPure(v ssa.Value) []ir.Reg {
 	}
 	var ops [8]*ssa.Value
 	for _, op := range instr.Operands(ops[:0]) {
-		if *op != nil {
-			if _, isConst := (*op).(*ssa.Const); !isConst {
-				f.evalPure(*op)
-			}
+		switch (*op).(type) {
+		case nil, *ssa.Const, *ssa.Builtin, *ssa.Function:
+		default:
+			f.evalPure(*op)
 		}
 	}
 	dst := f.regsFor(v)

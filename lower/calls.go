@@ -2,9 +2,10 @@ package lower
 
 import (
 	"fmt"
+	"go/build"
 	"go/token"
 	"go/types"
-	"runtime"
+	"path/filepath"
 	"strings"
 
 	"github.com/qdgo/qd/lower/ir"
@@ -71,26 +72,33 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 // callable reports why fn cannot be called from a kernel.
 func (l *lowerer) callable(fn *ssa.Function) error {
 	name := fn.String()
-	if fn.Pkg != nil {
-		name = fn.Pkg.Pkg.Name() + "." + fn.Name()
+	pkg := fn.Pkg
+	if pkg == nil && fn.Origin() != nil {
+		pkg = fn.Origin().Pkg // an instance of a generic function
 	}
-	if fn.Pkg != nil && fn.Pkg.Pkg.Path() == "math" {
+	if pkg != nil {
+		name = pkg.Pkg.Name() + "." + fn.Name()
+	}
+	if pkg != nil && pkg.Pkg.Path() == "math" {
 		return fmt.Errorf("%s is not supported in kernels: of package math, kernels may call Sqrt, Abs, Floor, Ceil and Trunc", name)
 	}
-	if fn.Pkg == nil || fn.Synthetic != "" {
+	if pkg == nil || fn.Synthetic != "" && fn.Origin() == nil {
 		return fmt.Errorf("calling %s is not supported in kernels: call functions and methods by name", fn.String())
 	}
 	if l.inStandardLibrary(fn) {
 		return fmt.Errorf("%s is not supported in kernels: kernels may call functions of your own packages and a few of package math", name)
 	}
-	if fn.TypeParams().Len() > 0 && len(fn.TypeArgs()) == 0 {
+	if fn.TypeParams().Len() > 0 && fn.Origin() == nil {
 		return fmt.Errorf("generic function %s is not supported in kernels", name)
+	}
+	if fn.Blocks == nil && fn.Pkg != nil {
+		fn.Pkg.Build() // bodies of other packages are built when first needed
 	}
 	if fn.Blocks == nil && !(l.cfg.CheckOnly && l.cfg.External != nil) {
 		return fmt.Errorf("the body of %s is not available", name)
 	}
 	if fn.Blocks == nil {
-		if err := l.cfg.External(fn); err != nil {
+		if _, err := l.cfg.External(fn); err != nil {
 			return fmt.Errorf("%s cannot be called from a kernel: %v", name, err)
 		}
 	}
@@ -98,15 +106,17 @@ func (l *lowerer) callable(fn *ssa.Function) error {
 }
 
 func (l *lowerer) inStandardLibrary(fn *ssa.Function) bool {
-	path := fn.Pkg.Pkg.Path()
-	if first, _, _ := strings.Cut(path, "/"); !strings.Contains(first, ".") {
-		if file := l.fset.File(fn.Pos()); file != nil {
-			return strings.HasPrefix(file.Name(), runtime.GOROOT())
-		}
-		return path != "main" && !strings.Contains(path, ".")
-	}
-	return false
+	return InStandardLibrary(l.fset, fn.Pos())
 }
+
+// InStandardLibrary reports whether pos lies in a file of the standard
+// library, whose functions kernels cannot call (math's few are built in).
+func InStandardLibrary(fset *token.FileSet, pos token.Pos) bool {
+	file := fset.File(pos)
+	return file != nil && strings.HasPrefix(file.Name(), goroot)
+}
+
+var goroot = filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separator)
 
 // inline lowers a call of callee by copying its body into the task.
 func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos token.Pos) {

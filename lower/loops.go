@@ -5,8 +5,8 @@ import "golang.org/x/tools/go/ssa"
 // loop is a natural loop: a header that dominates every block of the loop,
 // and the blocks that reach a back edge to it without passing the header.
 type loop struct {
-	header *ssa.BasicBlock
-	blocks []bool // indexed by BasicBlock.Index
+	header  *ssa.BasicBlock
+	blocks  []bool // indexed by BasicBlock.Index
 	latches []*ssa.BasicBlock
 }
 

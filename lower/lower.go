@@ -40,9 +40,10 @@ type Config struct {
 	// no passes run. The analyzer works this way, one package at a time.
 	CheckOnly bool
 	// External decides whether a function of another package, whose body is
-	// not loaded, may be called from a kernel. It returns nil to allow the
-	// call, or the reason it is not allowed.
-	External func(fn *ssa.Function) error
+	// not loaded, may be called from a kernel: it returns nil to allow the
+	// call, or the reason it is not allowed, and whether the function is
+	// pure (reads and writes no memory).
+	External func(fn *ssa.Function) (pure bool, err error)
 }
 
 // Kernel lowers the kernel function fn.
@@ -174,4 +175,14 @@ func (l *lowerer) kernelParam(p *ssa.Parameter) (ir.Param, bool) {
 		return ir.Param{}, false
 	}
 	return ir.Param{Name: p.Name(), Type: bt}, true
+}
+
+// IsPureFunction reports whether fn reads and writes no memory, so that a
+// value it returns can be recomputed in any task.
+func IsPureFunction(fn *ssa.Function, cfg *Config) bool {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	l := &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset}
+	return l.pureFunction(fn)
 }

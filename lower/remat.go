@@ -74,6 +74,13 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 
 // pureFunction reports whether fn neither reads nor writes memory.
 func (l *lowerer) pureFunction(fn *ssa.Function) bool {
+	if fn.Blocks == nil && fn.Pkg != nil {
+		fn.Pkg.Build()
+	}
+	if fn.Blocks == nil && l.cfg.External != nil {
+		pure, err := l.cfg.External(fn)
+		return err == nil && pure
+	}
 	if fn.Blocks == nil || len(fn.FreeVars) > 0 {
 		return false
 	}

@@ -46,7 +46,7 @@ func (e *entry) instr(in *ir.Instr) {
 		e.emit("mov.u32 %s, %%ntid.x", ntid)
 		e.emit("mul.wide.u32 %s, %s, %s", d, nctaid, ntid)
 	case ir.OpNeg:
-		e.emit("neg.%s %s, %s", opType(t), d, e.regArg(in.Args[0], t))
+		e.emit("neg.%s %s, %s", opType(t.Signed()), d, e.regArg(in.Args[0], t)) // same bits for unsigned
 		e.normalize(d, t)
 	case ir.OpNot:
 		e.emit("not.%s %s, %s", bitType(t), d, e.regArg(in.Args[0], t))

@@ -224,7 +224,7 @@ func (in *Instr) ArgTypes() []Type {
 		return []Type{in.Type, in.From}
 	case op.IsBinary() || op == OpMulHi:
 		return []Type{in.Type, in.Type}
-	case op == OpNeg || op == OpNot || op == OpMove || op.IsUnaryFloat():
+	case op == OpNeg || op == OpNot || op == OpMove || op == OpConst || op.IsUnaryFloat():
 		return []Type{in.Type}
 	case op == OpConvert:
 		return []Type{in.From}

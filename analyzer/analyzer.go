@@ -1,0 +1,152 @@
+// Package analyzer checks //qd:kernel functions: everything in a kernel
+// that cannot run on a GPU is reported with its position, what it is and
+// what to do instead.
+//
+// Analyzer runs under go vet (go vet -vettool=$(which qdvet)), in editors
+// through gopls-compatible drivers, and inside qdgen, which refuses to
+// generate code for a package with diagnostics. The rules themselves are
+// those of package lower: a kernel is acceptable exactly when it can be
+// lowered.
+package analyzer
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"github.com/qdgo/qd/lower"
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Analyzer reports misuse of qd in kernels.
+var Analyzer = &analysis.Analyzer{
+	Name:      "qd",
+	Doc:       "check that //qd:kernel functions use only what runs on a GPU",
+	URL:       "https://pkg.go.dev/github.com/qdgo/qd/analyzer",
+	Requires:  []*analysis.Analyzer{buildssa.Analyzer},
+	FactTypes: []analysis.Fact{new(DeviceFunc)},
+	Run:       run,
+}
+
+// DeviceFunc is the fact recorded for every exported function of a
+// package: whether kernels of other packages may call it.
+type DeviceFunc struct {
+	Err  string // why it cannot be called from a kernel; empty if it can
+	Pure bool   // it reads and writes no memory
+}
+
+func (*DeviceFunc) AFact() {}
+
+func (f *DeviceFunc) String() string {
+	if f.Err != "" {
+		return "qd: not callable from kernels: " + f.Err
+	}
+	if f.Pure {
+		return "qd: callable from kernels (pure)"
+	}
+	return "qd: callable from kernels"
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	if len(pass.Files) > 0 && lower.InStandardLibrary(pass.Fset, pass.Files[0].Pos()) {
+		return nil, nil
+	}
+	ssaInfo := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	cfg := &lower.Config{
+		CheckOnly: true,
+		External: func(fn *ssa.Function) (bool, error) {
+			var fact DeviceFunc
+			if obj := fn.Object(); obj != nil && pass.ImportObjectFact(obj, &fact) {
+				if fact.Err != "" {
+					return false, fmt.Errorf("%s", fact.Err)
+				}
+				return fact.Pure, nil
+			}
+			return false, fmt.Errorf("it is not an exported function of a checked package")
+		},
+	}
+	_, diags := Check(ssaInfo.Pkg.Prog, pass.Files, pass.TypesInfo, cfg)
+	for _, d := range diags {
+		pass.Report(analysis.Diagnostic{Pos: d.Pos, Message: d.Message})
+	}
+	exportFacts(pass, ssaInfo, cfg)
+	return nil, nil
+}
+
+// Check checks and lowers the kernels declared in files. It reports every
+// misuse of qd in them: qdgen generates code only when there is none.
+func Check(prog *ssa.Program, files []*ast.File, info *types.Info, cfg *lower.Config) ([]*ir.Kernel, []lower.Diagnostic) {
+	var kernels []*ir.Kernel
+	var diags []lower.Diagnostic
+	diags = append(diags, misplacedDirectives(files)...)
+	for _, decl := range lower.KernelDecls(files) {
+		fn := lower.KernelFunc(prog, info, decl)
+		if fn == nil {
+			diags = append(diags, lower.Diagnostic{Pos: decl.Pos(), Message: "internal error: no SSA for kernel " + decl.Name.Name})
+			continue
+		}
+		k, ds := lower.Kernel(fn, cfg)
+		diags = append(diags, ds...)
+		if k != nil {
+			kernels = append(kernels, k)
+		}
+	}
+	return kernels, diags
+}
+
+// misplacedDirectives reports //qd:kernel comments that mark no function.
+func misplacedDirectives(files []*ast.File) []lower.Diagnostic {
+	var diags []lower.Diagnostic
+	for _, f := range files {
+		marked := make(map[*ast.CommentGroup]bool)
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Doc != nil {
+				marked[fd.Doc] = true
+			}
+		}
+		for _, cg := range f.Comments {
+			if marked[cg] {
+				continue
+			}
+			for _, c := range cg.List {
+				if text := strings.TrimSpace(c.Text); text == lower.Directive || strings.HasPrefix(text, lower.Directive+" ") {
+					diags = append(diags, lower.Diagnostic{Pos: c.Pos(), Message: "//qd:kernel must be in the doc comment of a function declaration"})
+				}
+			}
+		}
+	}
+	return diags
+}
+
+// exportFacts records for each exported function of the package whether
+// kernels may call it.
+func exportFacts(pass *analysis.Pass, ssaInfo *buildssa.SSA, cfg *lower.Config) {
+	for _, fn := range ssaInfo.SrcFuncs {
+		obj, ok := fn.Object().(*types.Func)
+		if !ok || !obj.Exported() || fn.Parent() != nil {
+			continue
+		}
+		fact := &DeviceFunc{}
+		if diags := lower.CheckHelper(fn, cfg); len(diags) > 0 {
+			d := diags[0]
+			fact.Err = fmt.Sprintf("%s (%s)", d.Message, shortPosition(pass.Fset, d.Pos))
+		} else {
+			fact.Pure = lower.IsPureFunction(fn, cfg)
+		}
+		pass.ExportObjectFact(obj, fact)
+	}
+}
+
+func shortPosition(fset *token.FileSet, pos token.Pos) string {
+	p := fset.Position(pos)
+	name := p.Filename
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return fmt.Sprintf("%s:%d", name, p.Line)
+}

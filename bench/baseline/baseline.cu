@@ -1,0 +1,105 @@
+// The benchmark kernels of bench/kernels written in CUDA C, measured the
+// same way as qdbench measures the generated ones. Build with
+//   nvcc -O3 -o baseline baseline.cu
+// It prints "name value" lines that qdbench reads.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(call)                                                              \
+  do {                                                                           \
+    cudaError_t err_ = (call);                                                   \
+    if (err_ != cudaSuccess) {                                                   \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
+              cudaGetErrorString(err_));                                         \
+      exit(1);                                                                   \
+    }                                                                            \
+  } while (0)
+
+__global__ void empty(int *a, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n && i < 0) a[0] = 1;
+}
+
+__global__ void saxpy(float a, const float *x, float *y, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+__global__ void spin(long long *out, long long n, long long iters) {
+  long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  long long x = t;
+  for (long long j = 0; j < iters; j++) x = (1664525 * x + 1013904223) % 2147483647;
+  out[t] = x;
+}
+
+static double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int main() {
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  printf("device %s\n", prop.name);
+  int *a;
+  CHECK(cudaMalloc(&a, sizeof(int)));
+
+  // Host time per launch: batches of 256 launches and a synchronize.
+  const int batch = 256;
+  for (int i = 0; i < 1000; i++) empty<<<1, 256>>>(a, 1);
+  CHECK(cudaDeviceSynchronize());
+  std::vector<double> per;
+  for (int r = 0; r < 50; r++) {
+    double t0 = now();
+    for (int i = 0; i < batch; i++) empty<<<1, 256>>>(a, 1);
+    CHECK(cudaDeviceSynchronize());
+    per.push_back((now() - t0) / batch * 1e6);
+  }
+  CHECK(cudaGetLastError());
+  printf("launch_us %.3f\n", median(per));
+
+  // saxpy on 2^28 floats: 12 bytes moved per element.
+  const long long n = 1LL << 28;
+  float *x, *y;
+  CHECK(cudaMalloc(&x, n * sizeof(float)));
+  CHECK(cudaMalloc(&y, n * sizeof(float)));
+  CHECK(cudaMemset(x, 0, n * sizeof(float)));
+  CHECK(cudaMemset(y, 0, n * sizeof(float)));
+  int blocks = (int)((n + 255) / 256);
+  for (int i = 0; i < 3; i++) saxpy<<<blocks, 256>>>(2.0f, x, y, n);
+  CHECK(cudaDeviceSynchronize());
+  std::vector<double> secs;
+  for (int r = 0; r < 20; r++) {
+    double t0 = now();
+    saxpy<<<blocks, 256>>>(2.0f, x, y, n);
+    CHECK(cudaDeviceSynchronize());
+    secs.push_back(now() - t0);
+  }
+  printf("saxpy_gbps %.1f\n", 12.0 * n / median(secs) / 1e9);
+
+  // The LCG spin loop on one thread.
+  long long *out;
+  CHECK(cudaMalloc(&out, sizeof(long long)));
+  spin<<<1, 256>>>(out, 1, 1000);
+  CHECK(cudaDeviceSynchronize());
+  secs.clear();
+  for (int r = 0; r < 5; r++) {
+    double t0 = now();
+    spin<<<1, 256>>>(out, 1, 1000000);
+    CHECK(cudaDeviceSynchronize());
+    secs.push_back(now() - t0);
+  }
+  long long result;
+  CHECK(cudaMemcpy(&result, out, sizeof(result), cudaMemcpyDeviceToHost));
+  printf("spin_ms %.3f\n", median(secs) * 1e3);
+  printf("spin_result %lld\n", result);
+  return 0;
+}

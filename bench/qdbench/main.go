@@ -1,0 +1,180 @@
+// Command qdbench measures launch cost, saxpy bandwidth and the LCG spin
+// loop through the generated stubs of bench/kernels, runs the same
+// kernels written in CUDA C (bench/baseline) in the same process run, and
+// prints both with their ratio.
+//
+//	nvcc -O3 -o /tmp/baseline bench/baseline/baseline.cu
+//	CUDA_CACHE_DISABLE=1 qdbench -baseline /tmp/baseline
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/qdgo/qd/bench/kernels"
+	"github.com/qdgo/qd/rt"
+)
+
+func main() {
+	baseline := flag.String("baseline", "", "the CUDA C baseline program (bench/baseline/baseline.cu, built with nvcc -O3)")
+	flag.Parse()
+	log.SetFlags(0)
+
+	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer dev.Close()
+	fmt.Println("device", dev)
+
+	start := time.Now()
+	ks, err := kernels.Load(dev)
+	check(err)
+	loadTime := time.Since(start)
+
+	ours := map[string]float64{
+		"launch_us":  launchCost(dev, ks),
+		"saxpy_gbps": saxpy(dev, ks),
+	}
+	ours["spin_ms"], ours["spin_result"] = spin(dev, ks)
+
+	base := map[string]float64{}
+	if *baseline != "" {
+		out, err := exec.Command(*baseline).Output()
+		if err != nil {
+			log.Fatalf("baseline: %v\n%s", err, out)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			name, value, _ := strings.Cut(sc.Text(), " ")
+			if v, err := strconv.ParseFloat(value, 64); err == nil {
+				base[name] = v
+			} else {
+				fmt.Printf("baseline %s: %s\n", name, value)
+			}
+		}
+	}
+
+	fmt.Printf("module load (3 kernels, PTX JIT%s): %.1f ms\n", cacheNote(), float64(loadTime.Microseconds())/1e3)
+	fmt.Printf("%-34s %12s %12s %8s\n", "measure", "qd", "CUDA C", "ratio")
+	row := func(label, key string, higherIsBetter bool) {
+		q, b := ours[key], base[key]
+		ratio := "-"
+		if b != 0 {
+			if higherIsBetter {
+				ratio = fmt.Sprintf("%.3f", q/b)
+			} else {
+				ratio = fmt.Sprintf("%.3f", q/b)
+			}
+		}
+		fmt.Printf("%-34s %12.3f %12.3f %8s\n", label, q, b, ratio)
+	}
+	row("host µs per empty launch (×256)", "launch_us", false)
+	row("saxpy 2^28 f32 GB/s", "saxpy_gbps", true)
+	row("LCG spin 10^6 iterations, ms", "spin_ms", false)
+	if r, ok := base["spin_result"]; ok && r != ours["spin_result"] {
+		log.Fatalf("spin results differ: qd %v, CUDA C %v", ours["spin_result"], r)
+	}
+	fmt.Println("ratios: launch and spin are qd/CUDA C times (lower is better); saxpy is qd/CUDA C bandwidth (higher is better)")
+}
+
+func cacheNote() string {
+	if os.Getenv("CUDA_CACHE_DISABLE") == "1" {
+		return ", cache disabled"
+	}
+	return ""
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// launchCost is the host time per launch of the empty kernel, in batches
+// of 256 launches followed by a synchronize.
+func launchCost(dev *rt.Device, ks *kernels.Kernels) float64 {
+	a, err := rt.Alloc[int32](dev, 1)
+	check(err)
+	defer a.Free()
+	const batch = 256
+	for range 1000 {
+		check(ks.Empty(a, 1))
+	}
+	check(dev.Synchronize())
+	var per []float64
+	for range 50 {
+		t0 := time.Now()
+		for range batch {
+			if err := ks.Empty(a, 1); err != nil {
+				log.Fatal(err)
+			}
+		}
+		check(dev.Synchronize())
+		per = append(per, float64(time.Since(t0).Nanoseconds())/batch/1e3)
+	}
+	return median(per)
+}
+
+// saxpy is the bandwidth of saxpy on 2^28 floats, 12 bytes per element.
+func saxpy(dev *rt.Device, ks *kernels.Kernels) float64 {
+	const n = 1 << 28
+	x, err := rt.Alloc[float32](dev, n)
+	check(err)
+	defer x.Free()
+	y, err := rt.Alloc[float32](dev, n)
+	check(err)
+	defer y.Free()
+	check(x.Zero())
+	check(y.Zero())
+	for range 3 {
+		check(ks.Saxpy(2, x, y, n))
+	}
+	check(dev.Synchronize())
+	var secs []float64
+	for range 20 {
+		t0 := time.Now()
+		check(ks.Saxpy(2, x, y, n))
+		check(dev.Synchronize())
+		secs = append(secs, time.Since(t0).Seconds())
+	}
+	return 12 * n / median(secs) / 1e9
+}
+
+// spin times the LCG loop on one thread and returns its result.
+func spin(dev *rt.Device, ks *kernels.Kernels) (ms, result float64) {
+	out, err := rt.Alloc[int64](dev, 1)
+	check(err)
+	defer out.Free()
+	check(ks.Spin(out, 1000))
+	check(dev.Synchronize())
+	var secs []float64
+	for range 5 {
+		t0 := time.Now()
+		check(ks.Spin(out, 1000000))
+		check(dev.Synchronize())
+		secs = append(secs, time.Since(t0).Seconds())
+	}
+	got, err := out.Read()
+	check(err)
+	want := make([]int64, 1)
+	kernels.Spin(want, 1000000)
+	if got[0] != want[0] {
+		log.Fatalf("spin: GPU %d, Go %d", got[0], want[0])
+	}
+	return median(secs) * 1e3, float64(got[0])
+}

@@ -1,0 +1,46 @@
+// Command qdgen compiles the //qd:kernel functions of Go packages for the
+// GPU and writes, in each package, one Go file with the device code and
+// typed launch stubs.
+//
+// Usage:
+//
+//	qdgen [-o file] [-dump dir] [-check] [packages]
+//
+// Packages are named as for the go command and default to the current
+// directory's. Run it through go generate:
+//
+//	//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//
+// On any error qdgen prints file:line:col: message diagnostics, writes
+// nothing, removes the package's generated file if it has one (a stale
+// file would not match the code), and exits with status 1. A package
+// without kernels gets no file.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	var g generator
+	flag.StringVar(&g.output, "o", "qd_gen.go", "name of the generated file in each package's directory")
+	flag.StringVar(&g.dump, "dump", "", "also write each package's device code to this directory (package.ptx)")
+	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [packages]\n\n")
+		fmt.Fprintf(os.Stderr, "qdgen compiles the //qd:kernel functions of each package for the GPU and\n")
+		fmt.Fprintf(os.Stderr, "writes their launch stubs to the package's directory. Packages default to \".\".\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	patterns := flag.Args()
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	if err := g.run(patterns); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,104 @@
+package generated_test
+
+import (
+	"math/rand/v2"
+	"os/exec"
+	"reflect"
+	"testing"
+
+	"github.com/qdgo/qd/analyzer"
+	"github.com/qdgo/qd/lower"
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+)
+
+// loadKernels lowers the kernels of the test package from source.
+func loadKernels(t *testing.T) map[string]*ir.Kernel {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not available (GPU machines run prebuilt test binaries)")
+	}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: "kernels"}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if packages.PrintErrors(pkgs) > 0 {
+		t.Fatal("package kernels has errors")
+	}
+	prog, spkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
+	spkgs[0].Build()
+	ks, diags := analyzer.Check(prog, pkgs[0].Syntax, pkgs[0].TypesInfo, &lower.Config{})
+	for _, d := range diags {
+		t.Errorf("%s: %s", prog.Fset.Position(d.Pos), d.Message)
+	}
+	m := make(map[string]*ir.Kernel)
+	for _, k := range ks {
+		m[k.Name] = k
+	}
+	return m
+}
+
+// TestKernelsInterpreted runs every kernel's IR on the IR interpreter,
+// with grids of 1 and 3 threads, and compares with the Go function: the
+// lowering is checked before any emitter or GPU is involved.
+func TestKernelsInterpreted(t *testing.T) {
+	kernels := loadKernels(t)
+	for _, c := range cases {
+		k := kernels[c.name]
+		if k == nil {
+			t.Errorf("kernel %s was not lowered", c.name)
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(len(c.name)), 2))
+			for _, threads := range []int{1, 3} {
+				for _, n := range lengths[:3] {
+					args := drawArgs(c, r, n)
+					want := cloneArgs(args)
+					if err := callGo(c.fn, want); err != nil {
+						t.Fatalf("the Go function failed: %v", err)
+					}
+					got := cloneArgs(args)
+					if err := interpret(k, got, threads); err != nil {
+						t.Fatalf("n=%d threads=%d: %v", n, threads, err)
+					}
+					compareArgs(t, c.name, want, got)
+				}
+			}
+		})
+	}
+}
+
+// interpret runs k on args, writing results back into args' slices.
+func interpret(k *ir.Kernel, args []any, threads int) error {
+	heap := &ir.Heap{}
+	vals := &ir.Values{
+		Scalar: make([]uint64, len(args)),
+		Base:   make([]uint64, len(args)),
+		Len:    make([]int64, len(args)),
+	}
+	for i, a := range args {
+		v := reflect.ValueOf(a)
+		if v.Kind() == reflect.Slice {
+			b := sliceBytes(a)
+			vals.Base[i] = heap.Alloc(len(b))
+			copy(heap.Bytes(vals.Base[i]), b)
+			vals.Len[i] = int64(v.Len())
+			continue
+		}
+		vals.Scalar[i], _ = ir.Bits(a)
+	}
+	ip := &ir.Interp{Mem: heap, Threads: threads}
+	if err := ip.Run(k, vals); err != nil {
+		return err
+	}
+	for i, a := range args {
+		if reflect.ValueOf(a).Kind() == reflect.Slice {
+			copy(sliceBytes(a), heap.Bytes(vals.Base[i]))
+		}
+	}
+	return nil
+}

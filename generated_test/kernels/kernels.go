@@ -1,0 +1,305 @@
+// Package kernels is the end-to-end test suite of qd: every kernel runs on
+// each backend and is compared with its own Go function.
+package kernels
+
+//go:generate go run github.com/qdgo/qd/cmd/qdgen
+
+import (
+	"math"
+
+	"github.com/qdgo/qd/generated_test/helpers"
+)
+
+//qd:kernel
+func Saxpy(a float32, x, y []float32) {
+	for i := range min(len(x), len(y)) {
+		y[i] = a*x[i] + y[i]
+	}
+}
+
+//qd:kernel
+func MixInt8(a, b, out []int8) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+//qd:kernel
+func MixInt16(a, b, out []int16) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+//qd:kernel
+func MixInt32(a, b, out []int32) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+//qd:kernel
+func MixInt64(a, b, out []int64) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+//qd:kernel
+func MixInt(a, b, out []int) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+//qd:kernel
+func MixUint8(a, b, out []uint8) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+//qd:kernel
+func MixUint16(a, b, out []uint16) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+//qd:kernel
+func MixUint32(a, b, out []uint32) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+//qd:kernel
+func MixUint64(a, b, out []uint64) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+//qd:kernel
+func MixUint(a, b, out []uint) {
+	for i := range len(out) {
+		out[i] = helpers.Mix(a[i], b[i])
+	}
+}
+
+// Shifts shifts by counts of every width, signed and unsigned.
+//
+//qd:kernel
+func Shifts(x []int64, c []uint8, out []int64) {
+	for i := range len(out) {
+		n := c[i]
+		v := x[i]
+		r := v<<n ^ v>>n
+		r ^= int64(int32(v)<<uint16(n)) + int64(uint16(v)>>uint32(n))
+		r ^= int64(int8(v) >> uint64(n))
+		r ^= int64(uint32(v) << n)
+		r ^= v >> (n & 63) << (n & 7)
+		out[i] = r
+	}
+}
+
+// Conversions converts between every pair of numeric kinds in range.
+//
+//qd:kernel
+func Conversions(i64 []int64, f64 []float64, u8 []uint8, i16 []int16, u32 []uint32, f32 []float32, out []int64) {
+	for i := range len(out) {
+		a := i64[i]
+		f := f64[i]
+		u8[i] = uint8(a) + uint8(int16(a)>>3)
+		i16[i] = int16(a) - int16(uint8(a))
+		u32[i] = uint32(a) ^ uint32(int8(a))
+		f32[i] = float32(f) + float32(a) + float32(uint32(a)) + float32(uint64(a)>>1)
+		out[i] = int64(float32(f)) + int64(f) + int64(int32(f/4)) + int64(uint16(f)) + int64(int8(f/1e4))
+	}
+}
+
+// Floats uses float64 arithmetic, comparisons and the math functions
+// kernels support, on values that include NaN, infinities and zeros.
+//
+//qd:kernel
+func Floats(x, y, out []float64) {
+	for i := range len(out) {
+		a, b := x[i], y[i]
+		r := a*b - a/b + (a + b)
+		if a < b {
+			r += 1
+		} else if a == b {
+			r -= 1
+		}
+		if a != b {
+			r *= 0.5
+		}
+		r += math.Sqrt(math.Abs(a)) + math.Floor(b) + math.Ceil(a) + math.Trunc(-b)
+		r += min(a, b) + 2*max(a, b, 0.25)
+		out[i] = r + min(a, b)*0
+	}
+}
+
+// Floats32 is Floats in float32, with the float32 forms of the math
+// functions.
+//
+//qd:kernel
+func Floats32(x, y, out []float32) {
+	for i := range len(out) {
+		a, b := x[i], y[i]
+		r := a*b - a/b + (a + b)
+		if a >= b {
+			r -= a
+		}
+		r += float32(math.Sqrt(float64(a*a))) + float32(math.Floor(float64(b)))
+		r += float32(math.Abs(float64(-a))) + float32(math.Ceil(float64(a))) + float32(math.Trunc(float64(b)))
+		out[i] = r + min(a, b) - max(b, a)
+	}
+}
+
+// MinMaxZeros checks min and max of signed zeros and NaN.
+//
+//qd:kernel
+func MinMaxZeros(x, y, lo, hi []float64) {
+	for i := range len(lo) {
+		lo[i] = min(x[i], y[i])
+		hi[i] = max(x[i], y[i])
+	}
+}
+
+// Control uses switch, labeled loops with break and continue, and
+// short-circuit operators inside each iteration.
+//
+//qd:kernel
+func Control(a, out []int32, limit int32) {
+	for i := range len(out) {
+		v := a[i]
+		switch {
+		case v < 0 && v > -100:
+			v = -v
+		case v >= 0 || v < -1000:
+			v /= 3
+		default:
+			v = 7
+		}
+		count := int32(0)
+	outer:
+		for j := int32(0); j < 40; j++ {
+			for k := range 10 {
+				if int32(k)+j > limit {
+					break outer
+				}
+				if (v+int32(k))%3 == 0 {
+					continue outer
+				}
+				count++
+			}
+		}
+		switch v % 4 {
+		case 0, 1:
+			count += 100
+		case 2:
+			count -= 100
+		}
+		out[i] = v + count
+	}
+}
+
+// Phases mixes serial statements and parallel loops; each top-level
+// statement sees what the earlier ones wrote.
+//
+//qd:kernel
+func Phases(a, b []int32, n int) {
+	a[0] = 5
+	for i := range len(a) {
+		a[i] += int32(i)
+	}
+	b[0] = a[0] + a[len(a)-1]
+	for i := 1; i < len(b); i++ {
+		b[i] += b[0]
+	}
+	if n > 3 {
+		// A loop that is not at the top level runs serially, in order.
+		for i := 1; i < len(a); i++ {
+			a[i] += a[i-1]
+		}
+	}
+}
+
+// Spin runs the Quadrants LCG loop on each element.
+//
+//qd:kernel
+func Spin(out []int64, iters int) {
+	for t := range len(out) {
+		x := int64(t)
+		for range iters {
+			x = (1664525*x + 1013904223) % 2147483647
+		}
+		out[t] = x
+	}
+}
+
+// Helpers calls helpers of its own and another package, with several
+// results, sub-slices and generic instances.
+//
+//qd:kernel
+func Helpers(a []int32, f, sums []float64, q, r []int64) {
+	for i := range len(a) {
+		a[i] = helpers.Clamp(a[i], -50, 50) + twice(a[i])
+		q[i], r[i] = helpers.DivMod(int64(a[i])*1000, int64(i%7))
+		if i+3 <= len(f) {
+			sums[i] = helpers.Sum(f[i : i+3])
+		}
+	}
+}
+
+func twice(x int32) int32 { return add(x, x) }
+
+func add(x, y int32) int32 { return x + y }
+
+// Ranges uses every form of parallel loop and a bound computed from
+// parameters.
+//
+//qd:kernel
+func Ranges(a []int32, b []float32, n int, flag bool) {
+	for i, v := range a {
+		a[i] = v * 2
+	}
+	for i := range b {
+		b[i] += 1
+	}
+	for i := uint32(0); i < uint32(len(a)); i++ {
+		a[i] -= int32(i)
+	}
+	for i := range min(n, len(b)) / 2 {
+		b[i] *= 3
+	}
+	for i := 2; i < len(a)-1; i++ {
+		if flag {
+			a[i] += 1000
+		}
+	}
+}
+
+// Narrow wraps narrow integers on purpose.
+//
+//qd:kernel
+func Narrow(a []uint8, b []int16, c []int8) {
+	for i := range len(a) {
+		a[i] = a[i]*3 + 250
+		b[i] = b[i]*b[i] + 30000
+		c[i] = -c[i] * 2
+		c[i] += int8(a[i])
+	}
+}
+
+// Empty launches one block and does nothing; it measures launch cost.
+//
+//qd:kernel
+func Empty(a []int32, n int) {
+	for i := range n {
+		if i < 0 {
+			a[0] = 1
+		}
+	}
+}

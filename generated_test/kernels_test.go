@@ -1,0 +1,153 @@
+package generated_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/qdgo/qd/generated_test/kernels"
+	"github.com/qdgo/qd/rt"
+)
+
+var cases = []kernelCase{
+	{name: "Saxpy", fn: kernels.Saxpy},
+	{name: "MixInt8", fn: kernels.MixInt8},
+	{name: "MixInt16", fn: kernels.MixInt16},
+	{name: "MixInt32", fn: kernels.MixInt32},
+	{name: "MixInt64", fn: kernels.MixInt64},
+	{name: "MixInt", fn: kernels.MixInt},
+	{name: "MixUint8", fn: kernels.MixUint8},
+	{name: "MixUint16", fn: kernels.MixUint16},
+	{name: "MixUint32", fn: kernels.MixUint32},
+	{name: "MixUint64", fn: kernels.MixUint64},
+	{name: "MixUint", fn: kernels.MixUint},
+	{name: "Shifts", fn: kernels.Shifts},
+	{name: "Conversions", fn: kernels.Conversions, args: conversionArgs},
+	{name: "Floats", fn: kernels.Floats},
+	{name: "Floats32", fn: kernels.Floats32},
+	{name: "MinMaxZeros", fn: kernels.MinMaxZeros},
+	{name: "Control", fn: kernels.Control},
+	{name: "Phases", fn: kernels.Phases},
+	{name: "Spin", fn: kernels.Spin, args: spinArgs},
+	{name: "Helpers", fn: kernels.Helpers},
+	{name: "Ranges", fn: kernels.Ranges},
+	{name: "Narrow", fn: kernels.Narrow},
+	{name: "Empty", fn: kernels.Empty},
+}
+
+// conversionArgs keeps float-to-integer conversions in range, where Go
+// defines their results.
+func conversionArgs(r *rand.Rand, n int) []any {
+	args := randomArgs(kernels.Conversions, r, n)
+	f := args[1].([]float64)
+	for i := range f {
+		f[i] = r.Float64() * 60000
+	}
+	return args
+}
+
+// spinArgs keeps the spin loop short.
+func spinArgs(r *rand.Rand, n int) []any {
+	return []any{make([]int64, n), r.IntN(200)}
+}
+
+func drawArgs(c kernelCase, r *rand.Rand, n int) []any {
+	if c.args != nil {
+		return c.args(r, n)
+	}
+	return randomArgs(c.fn, r, n)
+}
+
+// runAll runs every case on dev through its stub and compares the buffers
+// with the Go function's slices.
+func runAll(t *testing.T, dev *rt.Device, opts ...rt.LaunchOption) {
+	ks, err := kernels.Load(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(len(c.name)), 1))
+			for _, n := range lengths {
+				args := drawArgs(c, r, n)
+				want := cloneArgs(args)
+				if err := callGo(c.fn, want); err != nil {
+					t.Fatalf("n=%d: the Go function failed: %v", n, err)
+				}
+				stubArgs, read, free, err := upload(dev, args)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := callStub(ks, c.name, stubArgs, opts...); err != nil {
+					free()
+					t.Fatalf("n=%d: %v", n, err)
+				}
+				got, err := read()
+				free()
+				if err != nil {
+					t.Fatalf("n=%d: %v", n, err)
+				}
+				compareArgs(t, c.name, want, got)
+			}
+		})
+	}
+	if err := dev.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestKernelsCPU(t *testing.T) {
+	dev, err := rt.Open(rt.WithBackend(rt.CPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	runAll(t, dev)
+}
+
+// openCUDA opens the GPU or skips the test on a machine without one.
+func openCUDA(t testing.TB) *rt.Device {
+	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
+	if errors.Is(err, rt.ErrNoDevice) {
+		t.Skipf("no CUDA device: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("device: %s", dev)
+	return dev
+}
+
+func TestKernelsGPU(t *testing.T) {
+	dev := openCUDA(t)
+	defer dev.Close()
+	runAll(t, dev)
+}
+
+// TestKernelsGPUSmallGrid runs every kernel on grids of 2 blocks of 32
+// threads, so every thread strides over many iterations.
+func TestKernelsGPUSmallGrid(t *testing.T) {
+	dev := openCUDA(t)
+	defer dev.Close()
+	runAll(t, dev, rt.BlockSize(32), rt.GridSize(2))
+}
+
+// TestGeneratedFilesCurrent runs qdgen over the test packages in check mode:
+// the committed files must be what qdgen writes now.
+func TestGeneratedFilesCurrent(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not available (GPU machines run prebuilt test binaries)")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goTool, "run", "./cmd/qdgen", "-check", "./generated_test/...", "./example/...")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("qdgen -check: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,173 @@
+//go:build cgo
+
+package rt
+
+/*
+#cgo LDFLAGS: -ldl
+#cgo noescape qd_cu_launch
+#cgo nocallback qd_cu_launch
+#cgo noescape qd_cu_copy_to_device
+#cgo nocallback qd_cu_copy_to_device
+#cgo noescape qd_cu_copy_to_host
+#cgo nocallback qd_cu_copy_to_host
+#include "cuda_shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// The CUDA driver is loaded with dlopen when the first device opens: qd
+// declares the few driver functions it calls itself, so building needs no
+// CUDA headers or libraries, and a machine without a GPU runs the CPU
+// backend from the same binary.
+
+var (
+	cudaOnce sync.Once
+	cudaErr  error
+)
+
+func loadCUDA() error {
+	cudaOnce.Do(func() {
+		var msg *C.char
+		if r := C.qd_cu_load(&msg); r != 0 {
+			cudaErr = fmt.Errorf("%w: cannot load libcuda.so.1: %s", ErrNoDevice, C.GoString(msg))
+			return
+		}
+		if r := C.qd_cu_init(); r != 0 {
+			cudaErr = fmt.Errorf("%w: %w", ErrNoDevice, cuError("cuInit", r))
+		}
+	})
+	return cudaErr
+}
+
+// cuError turns a CUresult into a *DriverError.
+func cuError(call string, r C.CUresult) error {
+	if r == 0 {
+		return nil
+	}
+	return &DriverError{Call: call, Code: int(r), Name: C.GoString(C.qd_cu_error_name(r))}
+}
+
+// cudaDriver is one CUDA device with its primary context.
+type cudaDriver struct {
+	dev   C.CUdevice
+	ctx   C.CUcontext
+	name  string
+	attrs deviceAttributes
+}
+
+func openCUDA(index int) (driver, error) {
+	if err := loadCUDA(); err != nil {
+		return nil, err
+	}
+	var count C.int
+	if r := C.qd_cu_device_count(&count); r != 0 {
+		return nil, cuError("cuDeviceGetCount", r)
+	}
+	if index < 0 || index >= int(count) {
+		return nil, fmt.Errorf("%w: device %d of %d CUDA devices", ErrNoDevice, index, int(count))
+	}
+	d := &cudaDriver{}
+	var name [256]C.char
+	if r := C.qd_cu_device_open(C.int(index), &d.dev, &d.ctx, &name[0], C.int(len(name))); r != 0 {
+		return nil, cuError("cuDevicePrimaryCtxRetain", r)
+	}
+	d.name = C.GoString(&name[0])
+	attr := func(a C.int) int {
+		var v C.int
+		C.qd_cu_attribute(d.dev, a, &v)
+		return int(v)
+	}
+	d.attrs = deviceAttributes{
+		multiprocessors:    attr(C.QD_ATTR_MULTIPROCESSOR_COUNT),
+		maxThreadsPerSM:    attr(C.QD_ATTR_MAX_THREADS_PER_MULTIPROCESSOR),
+		maxThreadsPerBlock: attr(C.QD_ATTR_MAX_THREADS_PER_BLOCK),
+		computeMajor:       attr(C.QD_ATTR_COMPUTE_CAPABILITY_MAJOR),
+		computeMinor:       attr(C.QD_ATTR_COMPUTE_CAPABILITY_MINOR),
+	}
+	return d, nil
+}
+
+func (d *cudaDriver) backend() Backend             { return CUDA }
+func (d *cudaDriver) deviceName() string           { return d.name }
+func (d *cudaDriver) attributes() deviceAttributes { return d.attrs }
+
+func (d *cudaDriver) alloc(bytes uintptr) (uintptr, error) {
+	var p C.CUdeviceptr
+	r := C.qd_cu_alloc(d.ctx, &p, C.size_t(bytes))
+	return uintptr(p), cuError("cuMemAlloc", r)
+}
+
+func (d *cudaDriver) free(ptr uintptr) error {
+	return cuError("cuMemFree", C.qd_cu_free(d.ctx, C.CUdeviceptr(ptr)))
+}
+
+func (d *cudaDriver) copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error {
+	return cuError("cuMemcpyHtoD", C.qd_cu_copy_to_device(d.ctx, C.CUdeviceptr(dst), src, C.size_t(bytes)))
+}
+
+func (d *cudaDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error {
+	return cuError("cuMemcpyDtoH", C.qd_cu_copy_to_host(d.ctx, dst, C.CUdeviceptr(src), C.size_t(bytes)))
+}
+
+func (d *cudaDriver) copyOnDevice(dst, src uintptr, bytes uintptr) error {
+	return cuError("cuMemcpyDtoD", C.qd_cu_copy_on_device(d.ctx, C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(bytes)))
+}
+
+func (d *cudaDriver) memset(dst uintptr, value byte, bytes uintptr) error {
+	return cuError("cuMemsetD8", C.qd_cu_memset(d.ctx, C.CUdeviceptr(dst), C.uchar(value), C.size_t(bytes)))
+}
+
+func (d *cudaDriver) loadModule(image string) (uintptr, error) {
+	src := C.CString(image)
+	defer C.free(unsafe.Pointer(src))
+	var mod C.uintptr_t
+	var log [8192]C.char
+	r := C.qd_cu_module_load(d.ctx, &mod, src, &log[0], C.int(len(log)))
+	if r != 0 {
+		err := cuError("cuModuleLoadDataEx", r).(*DriverError)
+		err.Log = strings.TrimSpace(C.GoString(&log[0]))
+		return 0, err
+	}
+	return uintptr(mod), nil
+}
+
+func (d *cudaDriver) unloadModule(mod uintptr) error {
+	return cuError("cuModuleUnload", C.qd_cu_module_unload(d.ctx, C.uintptr_t(mod)))
+}
+
+func (d *cudaDriver) function(mod uintptr, name string) (uintptr, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var fn C.uintptr_t
+	r := C.qd_cu_function(d.ctx, &fn, C.uintptr_t(mod), cname)
+	if r != 0 {
+		err := cuError("cuModuleGetFunction", r).(*DriverError)
+		err.Log = "entry " + name
+		return 0, err
+	}
+	return uintptr(fn), nil
+}
+
+func (d *cudaDriver) launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
+	r := C.qd_cu_launch(d.ctx, C.uintptr_t(fn), C.uint(grid), C.uint(block),
+		C.uintptr_t(stream), args, C.size_t(argSize))
+	return cuError("cuLaunchKernel", r)
+}
+
+func (d *cudaDriver) synchronize() error {
+	return cuError("cuStreamSynchronize", C.qd_cu_stream_synchronize(d.ctx, 0))
+}
+
+func (d *cudaDriver) synchronizeAll() error {
+	return cuError("cuCtxSynchronize", C.qd_cu_ctx_synchronize(d.ctx))
+}
+
+func (d *cudaDriver) close() error {
+	return cuError("cuDevicePrimaryCtxRelease", C.qd_cu_device_close(d.dev))
+}

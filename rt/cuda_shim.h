@@ -1,0 +1,206 @@
+// The CUDA driver functions qd calls, declared here and resolved with
+// dlsym, so that no CUDA header or library is needed to build.
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+	QD_ATTR_MAX_THREADS_PER_BLOCK = 1,
+	QD_ATTR_MULTIPROCESSOR_COUNT = 16,
+	QD_ATTR_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+	QD_ATTR_COMPUTE_CAPABILITY_MAJOR = 75,
+	QD_ATTR_COMPUTE_CAPABILITY_MINOR = 76,
+};
+
+static struct {
+	CUresult (*Init)(unsigned int);
+	CUresult (*DeviceGetCount)(int *);
+	CUresult (*DeviceGet)(CUdevice *, int);
+	CUresult (*DeviceGetName)(char *, int, CUdevice);
+	CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
+	CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+	CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+	CUresult (*CtxSetCurrent)(CUcontext);
+	CUresult (*CtxGetCurrent)(CUcontext *);
+	CUresult (*CtxSynchronize)(void);
+	CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+	CUresult (*MemFree)(CUdeviceptr);
+	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+	CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+	CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+	CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
+	CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned int, int *, void **);
+	CUresult (*ModuleUnload)(CUmodule);
+	CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+	CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+		unsigned, CUstream, void **, void **);
+	CUresult (*StreamSynchronize)(CUstream);
+	CUresult (*GetErrorName)(CUresult, const char **);
+} qd_cu;
+
+static void *qd_cu_lib;
+
+// qd_cu_load opens libcuda and resolves every function; on failure it
+// sets *msg and returns non-zero.
+static int qd_cu_load(char **msg) {
+	qd_cu_lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!qd_cu_lib) {
+		*msg = dlerror();
+		return 1;
+	}
+#define QD_SYM(field, name)                                  \
+	*(void **)(&qd_cu.field) = dlsym(qd_cu_lib, name);   \
+	if (!qd_cu.field) {                                  \
+		*msg = "missing symbol " name;               \
+		return 1;                                    \
+	}
+	QD_SYM(Init, "cuInit");
+	QD_SYM(DeviceGetCount, "cuDeviceGetCount");
+	QD_SYM(DeviceGet, "cuDeviceGet");
+	QD_SYM(DeviceGetName, "cuDeviceGetName");
+	QD_SYM(DeviceGetAttribute, "cuDeviceGetAttribute");
+	QD_SYM(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+	QD_SYM(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+	QD_SYM(CtxSetCurrent, "cuCtxSetCurrent");
+	QD_SYM(CtxGetCurrent, "cuCtxGetCurrent");
+	QD_SYM(CtxSynchronize, "cuCtxSynchronize");
+	QD_SYM(MemAlloc, "cuMemAlloc_v2");
+	QD_SYM(MemFree, "cuMemFree_v2");
+	QD_SYM(MemcpyHtoD, "cuMemcpyHtoD_v2");
+	QD_SYM(MemcpyDtoH, "cuMemcpyDtoH_v2");
+	QD_SYM(MemcpyDtoD, "cuMemcpyDtoD_v2");
+	QD_SYM(MemsetD8, "cuMemsetD8_v2");
+	QD_SYM(ModuleLoadDataEx, "cuModuleLoadDataEx");
+	QD_SYM(ModuleUnload, "cuModuleUnload");
+	QD_SYM(ModuleGetFunction, "cuModuleGetFunction");
+	QD_SYM(LaunchKernel, "cuLaunchKernel");
+	QD_SYM(StreamSynchronize, "cuStreamSynchronize");
+	QD_SYM(GetErrorName, "cuGetErrorName");
+#undef QD_SYM
+	return 0;
+}
+
+static CUresult qd_cu_init(void) { return qd_cu.Init(0); }
+
+static const char *qd_cu_error_name(CUresult r) {
+	const char *name = NULL;
+	if (qd_cu.GetErrorName == NULL || qd_cu.GetErrorName(r, &name) != 0 || name == NULL) {
+		return "CUDA_ERROR_UNKNOWN";
+	}
+	return name;
+}
+
+// qd_cu_use makes ctx current on the calling thread. Go moves goroutines
+// between threads, so every call that needs a context sets it first.
+static inline CUresult qd_cu_use(CUcontext ctx) {
+	CUcontext cur = NULL;
+	CUresult r = qd_cu.CtxGetCurrent(&cur);
+	if (r != 0 || cur == ctx) {
+		return r;
+	}
+	return qd_cu.CtxSetCurrent(ctx);
+}
+
+static CUresult qd_cu_device_count(int *n) { return qd_cu.DeviceGetCount(n); }
+
+static CUresult qd_cu_device_open(int index, CUdevice *dev, CUcontext *ctx, char *name, int len) {
+	CUresult r = qd_cu.DeviceGet(dev, index);
+	if (r == 0) r = qd_cu.DeviceGetName(name, len, *dev);
+	if (r == 0) r = qd_cu.DevicePrimaryCtxRetain(ctx, *dev);
+	return r;
+}
+
+static CUresult qd_cu_device_close(CUdevice dev) { return qd_cu.DevicePrimaryCtxRelease(dev); }
+
+static CUresult qd_cu_attribute(CUdevice dev, int attr, int *v) {
+	return qd_cu.DeviceGetAttribute(v, attr, dev);
+}
+
+static CUresult qd_cu_alloc(CUcontext ctx, CUdeviceptr *p, size_t n) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemAlloc(p, n);
+}
+
+static CUresult qd_cu_free(CUcontext ctx, CUdeviceptr p) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemFree(p);
+}
+
+static CUresult qd_cu_copy_to_device(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemcpyHtoD(dst, src, n);
+}
+
+static CUresult qd_cu_copy_to_host(CUcontext ctx, void *dst, CUdeviceptr src, size_t n) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemcpyDtoH(dst, src, n);
+}
+
+static CUresult qd_cu_copy_on_device(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemcpyDtoD(dst, src, n);
+}
+
+static CUresult qd_cu_memset(CUcontext ctx, CUdeviceptr dst, unsigned char v, size_t n) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemsetD8(dst, v, n);
+}
+
+enum { QD_JIT_ERROR_LOG_BUFFER = 5, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
+
+static CUresult qd_cu_module_load(CUcontext ctx, uintptr_t *out, const char *image, char *log, int logSize) {
+	CUresult r = qd_cu_use(ctx);
+	if (r) return r;
+	CUmodule mod = NULL;
+	int options[2] = {QD_JIT_ERROR_LOG_BUFFER, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+	void *values[2] = {log, (void *)(size_t)logSize};
+	log[0] = 0;
+	r = qd_cu.ModuleLoadDataEx(&mod, image, 2, options, values);
+	*out = (uintptr_t)mod;
+	return r;
+}
+
+static CUresult qd_cu_module_unload(CUcontext ctx, uintptr_t mod) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.ModuleUnload((CUmodule)mod);
+}
+
+static CUresult qd_cu_function(CUcontext ctx, uintptr_t *out, uintptr_t mod, const char *name) {
+	CUresult r = qd_cu_use(ctx);
+	if (r) return r;
+	CUfunction fn = NULL;
+	r = qd_cu.ModuleGetFunction(&fn, (CUmodule)mod, name);
+	*out = (uintptr_t)fn;
+	return r;
+}
+
+// qd_cu_launch launches fn with its arguments packed in one buffer, which
+// the driver copies before returning.
+static CUresult qd_cu_launch(CUcontext ctx, uintptr_t fn, unsigned grid, unsigned block, uintptr_t stream,
+		void *args, size_t size) {
+	CUresult r = qd_cu_use(ctx);
+	if (r) return r;
+	void *extra[] = {(void *)1 /* CU_LAUNCH_PARAM_BUFFER_POINTER */, args,
+		(void *)2 /* CU_LAUNCH_PARAM_BUFFER_SIZE */, &size, (void *)0 /* CU_LAUNCH_PARAM_END */};
+	return qd_cu.LaunchKernel((CUfunction)fn, grid, 1, 1, block, 1, 1, 0, (CUstream)stream, NULL, extra);
+}
+
+static CUresult qd_cu_stream_synchronize(CUcontext ctx, uintptr_t s) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.StreamSynchronize((CUstream)s);
+}
+
+static CUresult qd_cu_ctx_synchronize(CUcontext ctx) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.CtxSynchronize();
+}

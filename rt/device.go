@@ -1,0 +1,216 @@
+// Package rt is the runtime of qd: it opens a device, moves data between
+// the host and device buffers, loads the modules qdgen generates and
+// launches their kernels.
+//
+// Three backends share one API. CUDA is used when the NVIDIA driver library
+// (libcuda.so.1) can be loaded at run time; nothing CUDA is needed to build.
+// The CPU backend runs each kernel as the Go function it was written as, so
+// every program also runs, serially, on a machine without a GPU; there every
+// stream and event operation succeeds and does nothing.
+//
+// The environment variable QD_BACKEND (cpu, cuda or auto) and QD_DEVICE
+// (a device index) choose the device Open returns.
+package rt
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Backend is a kind of device.
+type Backend int
+
+const (
+	// Auto picks CUDA when a GPU is usable and the CPU otherwise.
+	Auto Backend = iota
+	CPU
+	CUDA
+)
+
+func (b Backend) String() string {
+	switch b {
+	case CPU:
+		return "cpu"
+	case CUDA:
+		return "cuda"
+	}
+	return "auto"
+}
+
+// ParseBackend reads a backend name as QD_BACKEND accepts it.
+func ParseBackend(s string) (Backend, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return Auto, nil
+	case "cpu":
+		return CPU, nil
+	case "cuda":
+		return CUDA, nil
+	}
+	return Auto, fmt.Errorf("qd: unknown backend %q (want cpu, cuda or auto)", s)
+}
+
+// Device is an open GPU, or the CPU. A Device is safe for use by many
+// goroutines at once.
+type Device struct {
+	backend Backend
+	index   int
+	drv     driver // nil for the CPU
+	attrs   deviceAttributes
+	name    string
+
+	mu      sync.Mutex
+	closed  bool
+	modules map[*ModuleSpec]*Module
+}
+
+// Option configures Open.
+type Option struct {
+	backend    Backend
+	index      int
+	setBackend bool
+	setIndex   bool
+}
+
+// WithBackend makes Open use the given backend, ignoring QD_BACKEND.
+func WithBackend(b Backend) Option { return Option{backend: b, setBackend: true} }
+
+// WithDevice makes Open use the GPU of the given index, ignoring QD_DEVICE.
+func WithDevice(index int) Option { return Option{index: index, setIndex: true} }
+
+// Open opens a device: the one the options or QD_BACKEND and QD_DEVICE ask
+// for, else the first GPU, else the CPU. Asking for a GPU backend that
+// cannot be used is an error wrapping ErrNoDevice.
+func Open(opts ...Option) (*Device, error) {
+	backend, err := ParseBackend(os.Getenv("QD_BACKEND"))
+	if err != nil {
+		return nil, err
+	}
+	index := 0
+	if s := os.Getenv("QD_DEVICE"); s != "" {
+		if index, err = strconv.Atoi(s); err != nil {
+			return nil, fmt.Errorf("qd: QD_DEVICE=%q is not a device index", s)
+		}
+	}
+	for _, o := range opts {
+		if o.setBackend {
+			backend = o.backend
+		}
+		if o.setIndex {
+			index = o.index
+		}
+	}
+	switch backend {
+	case CPU:
+		return openCPU(), nil
+	case CUDA:
+		return openGPU(CUDA, index)
+	}
+	if d, err := openGPU(CUDA, index); err == nil {
+		return d, nil
+	}
+	return openCPU(), nil
+}
+
+func openCPU() *Device {
+	return &Device{backend: CPU, name: "cpu", modules: make(map[*ModuleSpec]*Module)}
+}
+
+func openGPU(b Backend, index int) (*Device, error) {
+	var drv driver
+	var err error
+	switch b {
+	case CUDA:
+		drv, err = openCUDA(index)
+	}
+	if err != nil {
+		return nil, opError("open "+b.String()+" device", err)
+	}
+	return &Device{
+		backend: b,
+		index:   index,
+		drv:     drv,
+		attrs:   drv.attributes(),
+		name:    drv.deviceName(),
+		modules: make(map[*ModuleSpec]*Module),
+	}, nil
+}
+
+// Backend returns the device's backend: CPU or CUDA.
+func (d *Device) Backend() Backend { return d.backend }
+
+// IsCPU reports whether kernels on d run as Go functions on the host.
+func (d *Device) IsCPU() bool { return d.backend == CPU }
+
+// Name returns the device's name, such as "NVIDIA H100 80GB HBM3" or "cpu".
+func (d *Device) Name() string { return d.name }
+
+// String describes the device.
+func (d *Device) String() string {
+	if d.backend == CPU {
+		return "cpu"
+	}
+	return fmt.Sprintf("%s device %d (%s, sm_%d%d, %d SMs)", d.backend, d.index, d.name,
+		d.attrs.computeMajor, d.attrs.computeMinor, d.attrs.multiprocessors)
+}
+
+// check returns ErrClosed once the device is closed.
+func (d *Device) check() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Synchronize waits until all work launched on the device's default stream
+// is done and returns the first error of that work. Like qd.sync() in
+// Quadrants it does not wait for other streams: SynchronizeAll does.
+func (d *Device) Synchronize() error {
+	if err := d.check(); err != nil || d.drv == nil {
+		return opError("synchronize", err)
+	}
+	return opError("synchronize", d.drv.synchronize())
+}
+
+// SynchronizeAll waits until all work on the device, on every stream, is
+// done.
+func (d *Device) SynchronizeAll() error {
+	if err := d.check(); err != nil || d.drv == nil {
+		return opError("synchronize all", err)
+	}
+	return opError("synchronize all", d.drv.synchronizeAll())
+}
+
+// Close waits for the device's work, unloads its modules and releases it.
+// Buffers of a closed device must not be used. Closing twice is harmless.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	mods := d.modules
+	d.modules = nil
+	d.mu.Unlock()
+	if d.drv == nil {
+		return nil
+	}
+	err := d.drv.synchronizeAll()
+	for _, m := range mods {
+		if m.handle != 0 {
+			if e := d.drv.unloadModule(m.handle); err == nil {
+				err = e
+			}
+		}
+	}
+	if e := d.drv.close(); err == nil {
+		err = e
+	}
+	return opError("close device", err)
+}
