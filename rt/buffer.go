@@ -181,7 +181,7 @@ type ArgBuffer interface {
 	argLen() int
 }
 
-func (b *Buffer[T]) argDevice() *Device   { return b.dev }
-func (b *Buffer[T]) argUsable() error     { return b.usable() }
-func (b *Buffer[T]) argPointer() uintptr  { return b.ptr }
-func (b *Buffer[T]) argLen() int          { return b.n }
+func (b *Buffer[T]) argDevice() *Device  { return b.dev }
+func (b *Buffer[T]) argUsable() error    { return b.usable() }
+func (b *Buffer[T]) argPointer() uintptr { return b.ptr }
+func (b *Buffer[T]) argLen() int         { return b.n }

@@ -27,8 +27,8 @@ type driver interface {
 }
 
 type deviceAttributes struct {
-	multiprocessors        int
-	maxThreadsPerSM        int
-	maxThreadsPerBlock     int
+	multiprocessors            int
+	maxThreadsPerSM            int
+	maxThreadsPerBlock         int
 	computeMajor, computeMinor int
 }
