@@ -105,8 +105,16 @@ func misplacedDirectives(files []*ast.File) []lower.Diagnostic {
 	for _, f := range files {
 		marked := make(map[*ast.CommentGroup]bool)
 		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Doc != nil {
-				marked[fd.Doc] = true
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Doc != nil {
+					marked[d.Doc] = true
+				}
+			case *ast.GenDecl:
+				if lower.HasDirective(d.Doc) {
+					marked[d.Doc] = true
+					diags = append(diags, lower.Diagnostic{Pos: d.Pos(), Message: "//qd:kernel must be in the doc comment of a function declaration, not of a " + d.Tok.String() + " declaration"})
+				}
 			}
 		}
 		for _, cg := range f.Comments {
@@ -126,9 +134,13 @@ func misplacedDirectives(files []*ast.File) []lower.Diagnostic {
 // exportFacts records for each exported function of the package whether
 // kernels may call it.
 func exportFacts(pass *analysis.Pass, ssaInfo *buildssa.SSA, cfg *lower.Config) {
+	kernels := make(map[types.Object]bool)
+	for _, d := range lower.KernelDecls(pass.Files) {
+		kernels[pass.TypesInfo.Defs[d.Name]] = true
+	}
 	for _, fn := range ssaInfo.SrcFuncs {
 		obj, ok := fn.Object().(*types.Func)
-		if !ok || !obj.Exported() || fn.Parent() != nil {
+		if !ok || !obj.Exported() || fn.Parent() != nil || kernels[obj] {
 			continue
 		}
 		fact := &DeviceFunc{}

@@ -145,7 +145,7 @@ func TestGeneratedFilesCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(goTool, "run", "./cmd/qdgen", "-check", "./generated_test/...", "./example/...")
+	cmd := exec.Command(goTool, "run", "./cmd/qdgen", "-check", "./generated_test/...", "./example/...", "./bench/...")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("qdgen -check: %v\n%s", err, out)

@@ -118,10 +118,17 @@ func (l *lowerer) loopCount(pl *parLoop) *ir.Expr {
 	if bound == nil || init == nil {
 		return nil
 	}
-	if init.Op == ir.OpConst && int64(init.Bits)+pl.delta == 0 {
+	var first *ir.Expr
+	switch {
+	case init.Op == ir.OpConst && int64(init.Bits)+pl.delta == 0:
 		return bound
+	case init.Op == ir.OpConst:
+		first = &ir.Expr{Op: ir.OpConst, Type: ir.Int64, Bits: uint64(int64(init.Bits) + pl.delta)}
+	case pl.delta == 0:
+		first = init
+	default:
+		first = &ir.Expr{Op: ir.OpAdd, Type: ir.Int64, Args: []*ir.Expr{init, {Op: ir.OpConst, Type: ir.Int64, Bits: uint64(pl.delta)}}}
 	}
-	first := &ir.Expr{Op: ir.OpAdd, Type: ir.Int64, Args: []*ir.Expr{init, {Op: ir.OpConst, Type: ir.Int64, Bits: uint64(pl.delta)}}}
 	return &ir.Expr{Op: ir.OpSub, Type: ir.Int64, Args: []*ir.Expr{bound, first}}
 }
 
@@ -165,7 +172,11 @@ func (l *lowerer) checkHelper(fn *ssa.Function) {
 	}
 	res, ok := regTypes(fn.Signature.Results())
 	if !ok {
-		l.errorf(fn.Pos(), "%s returns %s, which kernels do not support", fn.Name(), fn.Signature.Results())
+		pos := fn.Signature.Results().At(0).Pos()
+		if !pos.IsValid() {
+			pos = fn.Pos()
+		}
+		l.errorf(pos, "%s returns %s, which kernels do not support", fn.Name(), fn.Signature.Results())
 	}
 	if len(l.diags) > 0 {
 		return

@@ -129,7 +129,11 @@ func (f *frame) regsFor(v ssa.Value) []ir.Reg {
 	}
 	ts, ok := valueRegTypes(v.Type())
 	if !ok {
-		f.errorf(v.Pos(), "%s of type %s: %s are not supported in kernels", describeValue(v), v.Type(), describeType(v.Type()))
+		if !f.tb.l.failed[v] {
+			if _, isIface := v.(*ssa.MakeInterface); !isIface {
+				f.errorf(v.Pos(), "%s of type %s: %s are not supported in kernels", describeValue(v), v.Type(), describeType(v.Type()))
+			}
+		}
 		ts = []ir.Type{ir.Int64}
 	}
 	regs := make([]ir.Reg, len(ts))
@@ -180,8 +184,7 @@ func (f *frame) regs(v ssa.Value) []ir.Reg {
 			return r
 		}
 	case *ssa.Global:
-		f.errorf(v.Pos(), "package-level variable %s is not accessible in kernels: pass its value as a parameter", v.Name())
-		return f.regsFor(v)
+		return []ir.Reg{f.tb.t.NewReg(ir.Ptr)} // its uses are reported
 	case *ssa.Function:
 		f.errorf(v.Pos(), "function values are not supported in kernels: call %s directly", v.Name())
 		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}

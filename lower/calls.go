@@ -31,35 +31,43 @@ func mathIntrinsic(fn *ssa.Function) (ir.Op, bool) {
 	return op, ok
 }
 
-func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
+// callMessage explains why a call cannot be in a kernel, or returns "".
+func (f *frame) callMessage(v *ssa.Call) string {
 	common := v.Common()
 	if common.IsInvoke() {
-		f.errorf(v.Pos(), "calling methods of interfaces is not supported in kernels")
-		return
+		return "calling methods of interfaces is not supported in kernels"
 	}
+	if b, ok := common.Value.(*ssa.Builtin); ok {
+		return builtinMessage(b.Name(), common.Args)
+	}
+	callee := common.StaticCallee()
+	if callee == nil {
+		return "calling function values is not supported in kernels: call a function by its name"
+	}
+	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
+		if callee.Name() == "StreamParallel" {
+			return "qd.StreamParallel must be called at the top level of a kernel, with a function literal as its argument"
+		}
+		return fmt.Sprintf("qd.%s cannot be called in a kernel", callee.Name())
+	}
+	if _, ok := mathIntrinsic(callee); ok {
+		return ""
+	}
+	if err := f.tb.l.callable(callee); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
+	common := v.Common()
 	if b, ok := common.Value.(*ssa.Builtin); ok {
 		f.builtin(v, b.Name(), common.Args, dst)
 		return
 	}
 	callee := common.StaticCallee()
-	if callee == nil {
-		f.errorf(v.Pos(), "calling function values is not supported in kernels: call a function by its name")
-		return
-	}
-	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
-		if callee.Name() == "StreamParallel" {
-			f.errorf(v.Pos(), "qd.StreamParallel must be called at the top level of a kernel, with a function literal as its argument")
-		} else {
-			f.errorf(v.Pos(), "qd.%s cannot be called in a kernel", callee.Name())
-		}
-		return
-	}
 	if op, ok := mathIntrinsic(callee); ok {
 		f.tb.emit(ir.Instr{Op: op, Type: ir.Float64, Dst: dst[0], Args: []ir.Arg{f.arg(common.Args[0])}, Pos: v.Pos()})
-		return
-	}
-	if err := f.tb.l.callable(callee); err != nil {
-		f.errorf(v.Pos(), "%v", err)
 		return
 	}
 	var args [][]ir.Reg
@@ -82,7 +90,10 @@ func (l *lowerer) callable(fn *ssa.Function) error {
 	if pkg != nil && pkg.Pkg.Path() == "math" {
 		return fmt.Errorf("%s is not supported in kernels: of package math, kernels may call Sqrt, Abs, Floor, Ceil and Trunc", name)
 	}
-	if pkg == nil || fn.Synthetic != "" && fn.Origin() == nil {
+	if fn.Parent() != nil {
+		return fmt.Errorf("function literals are only supported as the argument of qd.StreamParallel: declare a function instead")
+	}
+	if pkg == nil || fn.Object() == nil && fn.Origin() == nil {
 		return fmt.Errorf("calling %s is not supported in kernels: call functions and methods by name", fn.String())
 	}
 	if l.inStandardLibrary(fn) {
@@ -154,15 +165,34 @@ func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos 
 	tb.cur = g.cont
 }
 
-// builtin lowers a call of a builtin function.
+// builtinMessage explains why a builtin cannot be called in a kernel, or
+// returns "".
+func builtinMessage(name string, args []ssa.Value) string {
+	switch name {
+	case "len", "cap":
+		if _, ok := sliceElem(args[0].Type()); !ok {
+			return fmt.Sprintf("%s of %s is not supported in kernels", name, describeType(args[0].Type()))
+		}
+		return ""
+	case "min", "max":
+		return ""
+	case "append", "copy":
+		return name + " is not supported in kernels: index the slices element by element"
+	case "print", "println":
+		return "printing is not supported in kernels: write values into a slice and print them on the host"
+	case "complex", "real", "imag":
+		return "complex numbers are not supported in kernels"
+	case "ssa:wrapnilchk":
+		return "method values are not supported in kernels: call the method directly"
+	}
+	return fmt.Sprintf("builtin %s is not supported in kernels", name)
+}
+
+// builtin lowers a call of a supported builtin function.
 func (f *frame) builtin(v *ssa.Call, name string, args []ssa.Value, dst []ir.Reg) {
 	tb := f.tb
 	switch name {
 	case "len", "cap":
-		if _, ok := sliceElem(args[0].Type()); !ok {
-			f.errorf(v.Pos(), "%s of %s is not supported in kernels", name, describeType(args[0].Type()))
-			return
-		}
 		s := f.regs(args[0])
 		if name == "len" {
 			tb.move(dst[0], ir.R(s[1]))
@@ -193,16 +223,6 @@ func (f *frame) builtin(v *ssa.Call, name string, args []ssa.Value, dst []ir.Reg
 		if len(args) == 1 {
 			tb.move(dst[0], acc)
 		}
-	case "append", "copy":
-		f.errorf(v.Pos(), "%s is not supported in kernels: index the slices element by element", name)
-	case "print", "println":
-		f.errorf(v.Pos(), "printing is not supported in kernels: write values into a slice and print them on the host")
-	case "complex", "real", "imag":
-		f.errorf(v.Pos(), "complex numbers are not supported in kernels")
-	case "ssa:wrapnilchk":
-		f.errorf(v.Pos(), "method values are not supported in kernels: call the method directly")
-	default:
-		f.errorf(v.Pos(), "builtin %s is not supported in kernels", name)
 	}
 }
 

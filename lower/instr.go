@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"fmt"
 	"go/constant"
 	"go/token"
 	"go/types"
@@ -10,25 +11,102 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// instr lowers one non-terminator instruction of an owned block.
+// instr lowers one non-terminator instruction of an owned block. An
+// instruction that uses a value already reported as unsupported is skipped,
+// so that one mistake gives one diagnostic.
 func (f *frame) instr(instr ssa.Instruction) {
+	l := f.tb.l
+	v, isValue := instr.(ssa.Value)
+	if f.usesFailed(instr) {
+		if isValue {
+			l.failed[v] = true
+		}
+		return
+	}
+	before := len(l.diags)
+	defer func() {
+		if isValue && len(l.diags) > before {
+			l.failed[v] = true
+		}
+	}()
 	switch in := instr.(type) {
-	case *ssa.DebugRef:
+	case *ssa.DebugRef, *ssa.RunDefers:
+		// RunDefers comes with a Defer, which is reported.
 	case *ssa.Store:
 		f.store(in)
 	case *ssa.Go:
 		f.errorf(in.Pos(), "go statements are not supported in kernels: a kernel's top-level loops already run in parallel")
-	case *ssa.Defer, *ssa.RunDefers:
+	case *ssa.Defer:
 		f.errorf(in.Pos(), "defer is not supported in kernels")
 	case *ssa.Send:
 		f.errorf(in.Pos(), "channels are not supported in kernels")
 	case *ssa.MapUpdate:
 		f.errorf(in.Pos(), "maps are not supported in kernels")
+	case *ssa.MakeInterface:
+		// Whatever uses an interface value is reported instead: a call, a
+		// panic, a method call or a type assertion.
+		f.regsFor(in)
 	case ssa.Value:
+		if msg := f.unsupported(in); msg != "" {
+			f.errorf(instr.Pos(), "%s", msg)
+			return
+		}
 		f.valueInto(instr, f.regsFor(in))
 	default:
 		f.errorf(instr.Pos(), "%T is not supported in kernels", instr)
 	}
+}
+
+// usesFailed reports whether an operand of instr was reported unsupported.
+func (f *frame) usesFailed(instr ssa.Instruction) bool {
+	var ops [8]*ssa.Value
+	for _, op := range instr.Operands(ops[:0]) {
+		if *op != nil && f.tb.l.failed[*op] {
+			return true
+		}
+	}
+	return false
+}
+
+// unsupported returns the diagnostic for an instruction kernels cannot
+// have at all, before its value's type is looked at.
+func (f *frame) unsupported(v ssa.Value) string {
+	switch v := v.(type) {
+	case *ssa.Alloc:
+		return f.allocMessage(v)
+	case *ssa.MakeClosure:
+		return "function literals are only supported as the argument of qd.StreamParallel"
+	case *ssa.MakeSlice:
+		return "make allocates memory, which kernels cannot do: pass a slice parameter of the size you need"
+	case *ssa.MakeMap:
+		return "maps are not supported in kernels"
+	case *ssa.Lookup:
+		return "indexing maps and strings is not supported in kernels"
+	case *ssa.MakeChan, *ssa.Select:
+		return "channels are not supported in kernels"
+	case *ssa.TypeAssert, *ssa.ChangeInterface:
+		return "interfaces are not supported in kernels"
+	case *ssa.Field, *ssa.FieldAddr:
+		return "structs are not supported in kernels: pass each field as a parameter of its own"
+	case *ssa.Index:
+		return "indexing arrays or strings is not supported in kernels: use a slice"
+	case *ssa.Range, *ssa.Next:
+		return "range over maps, strings, channels and functions is not supported in kernels: range over an int or a slice"
+	case *ssa.SliceToArrayPointer:
+		return "converting a slice to an array pointer is not supported in kernels"
+	case *ssa.MultiConvert:
+		return "conversions of type-parameter values are not supported in kernels"
+	case *ssa.UnOp:
+		if g, ok := v.X.(*ssa.Global); ok && v.Op == token.MUL {
+			return fmt.Sprintf("package-level variable %s is not accessible in kernels: pass its value as a parameter", g.Name())
+		}
+		if v.Op == token.ARROW {
+			return "channels are not supported in kernels"
+		}
+	case *ssa.Call:
+		return f.callMessage(v)
+	}
+	return ""
 }
 
 // valueInto computes the value of instr into the registers dst.
@@ -90,28 +168,6 @@ func (f *frame) valueInto(instr ssa.Instruction, dst []ir.Reg) {
 		}
 	case *ssa.Call:
 		f.call(v, dst)
-	case *ssa.Alloc:
-		f.alloc(v)
-	case *ssa.MakeClosure:
-		f.errorf(v.Pos(), "function literals are only supported as the argument of qd.StreamParallel")
-	case *ssa.MakeSlice:
-		f.errorf(v.Pos(), "make allocates memory, which kernels cannot do: pass a slice parameter of the size you need")
-	case *ssa.MakeMap, *ssa.Lookup:
-		f.errorf(v.Pos(), "maps and strings are not supported in kernels")
-	case *ssa.MakeChan, *ssa.Select:
-		f.errorf(v.Pos(), "channels are not supported in kernels")
-	case *ssa.MakeInterface, *ssa.TypeAssert, *ssa.ChangeInterface:
-		f.errorf(v.Pos(), "interfaces are not supported in kernels")
-	case *ssa.Field, *ssa.FieldAddr:
-		f.errorf(v.Pos(), "structs are not supported in kernels: pass each field as a parameter of its own")
-	case *ssa.Index:
-		f.errorf(v.Pos(), "indexing arrays or strings is not supported in kernels: use a slice")
-	case *ssa.Range, *ssa.Next:
-		f.errorf(v.Pos(), "range over maps, strings, channels and functions is not supported in kernels: range over an int or a slice")
-	case *ssa.SliceToArrayPointer:
-		f.errorf(v.Pos(), "converting a slice to an array pointer is not supported in kernels")
-	case *ssa.MultiConvert:
-		f.errorf(v.Pos(), "conversions of type-parameter values are not supported in kernels")
 	case *ssa.Phi:
 		f.errorf(v.Pos(), "internal error: phi lowered as a value")
 	default:
@@ -119,21 +175,44 @@ func (f *frame) valueInto(instr ssa.Instruction, dst []ir.Reg) {
 	}
 }
 
-func (f *frame) alloc(v *ssa.Alloc) {
+// allocMessage explains why an allocation cannot be in a kernel.
+func (f *frame) allocMessage(v *ssa.Alloc) string {
+	elem := v.Type().(*types.Pointer).Elem()
 	switch v.Comment {
 	case "complit", "slicelit":
-		f.errorf(v.Pos(), "composite literals allocate memory, which kernels cannot do: use local variables of number types, or a slice parameter")
+		return "composite literals allocate memory, which kernels cannot do: use local variables of number types, or a slice parameter"
 	case "new":
-		f.errorf(v.Pos(), "new allocates memory, which kernels cannot do: use a local variable")
+		return "new allocates memory, which kernels cannot do: use a local variable"
+	case "makeslice":
+		return "make allocates memory, which kernels cannot do: pass a slice parameter of the size you need"
 	case "varargs":
-		f.errorf(v.Pos(), "calling a variadic function builds a slice, which kernels cannot do: pass a slice parameter")
-	default:
-		if _, ok := v.Type().(*types.Pointer).Elem().Underlying().(*types.Basic); ok {
-			f.errorf(v.Pos(), "variable %s escapes (a closure captures it or its address is taken): kernels support plain local variables only", v.Comment)
-		} else {
-			f.errorf(v.Pos(), "local variable %s of type %s is not supported in kernels: %s are not supported", v.Comment, v.Type().(*types.Pointer).Elem(), describeType(v.Type().(*types.Pointer).Elem()))
+		if usedByAppend(v) {
+			return "append is not supported in kernels: index the slices element by element"
+		}
+		return "calling a variadic function builds a slice, which kernels cannot do: pass a slice parameter"
+	}
+	if _, ok := elem.Underlying().(*types.Basic); ok {
+		return fmt.Sprintf("variable %s escapes (a closure captures it or its address is taken): kernels support plain local variables only", v.Comment)
+	}
+	return fmt.Sprintf("local variable %s of type %s is not supported in kernels: %s are not supported", v.Comment, elem, describeType(elem))
+}
+
+// usedByAppend reports whether the variadic slice built in v goes to append.
+func usedByAppend(v *ssa.Alloc) bool {
+	for _, r := range *v.Referrers() {
+		sl, ok := r.(*ssa.Slice)
+		if !ok {
+			continue
+		}
+		for _, u := range *sl.Referrers() {
+			if c, ok := u.(*ssa.Call); ok {
+				if b, ok := c.Common().Value.(*ssa.Builtin); ok && b.Name() == "append" {
+					return true
+				}
+			}
 		}
 	}
+	return false
 }
 
 var binOps = map[token.Token]ir.Op{
@@ -200,6 +279,10 @@ func (f *frame) load(v *ssa.UnOp, dst []ir.Reg) {
 }
 
 func (f *frame) store(s *ssa.Store) {
+	if g, ok := s.Addr.(*ssa.Global); ok {
+		f.errorf(s.Pos(), "package-level variable %s is not accessible in kernels: write results into a slice parameter", g.Name())
+		return
+	}
 	if _, ok := f.capturedCell(s.Addr); ok {
 		f.errorf(s.Pos(), "a qd.StreamParallel block cannot assign variables of its kernel: write results into a slice")
 		return

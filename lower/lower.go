@@ -51,7 +51,7 @@ func Kernel(fn *ssa.Function, cfg *Config) (*ir.Kernel, []Diagnostic) {
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	l := &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset}
+	l := newLowerer(cfg, fn)
 	k := l.kernel()
 	if len(l.diags) > 0 {
 		return nil, l.sortedDiags()
@@ -77,7 +77,7 @@ func CheckHelper(fn *ssa.Function, cfg *Config) []Diagnostic {
 	if cfg == nil {
 		cfg = &Config{CheckOnly: true}
 	}
-	l := &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset}
+	l := newLowerer(cfg, fn)
 	l.checkHelper(fn)
 	return l.sortedDiags()
 }
@@ -97,6 +97,9 @@ type lowerer struct {
 	// captured maps the free variables of stream-parallel blocks to the
 	// kernel values they capture.
 	captured map[*ssa.FreeVar]ssa.Value
+	// failed holds the values reported as unsupported; what uses them is
+	// not reported again.
+	failed map[ssa.Value]bool
 }
 
 type diagKey struct {
@@ -121,6 +124,10 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 	return l.diags
 }
 
+func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
+	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool)}
+}
+
 // kernel lowers l.fn.
 func (l *lowerer) kernel() *ir.Kernel {
 	fn := l.fn
@@ -128,6 +135,7 @@ func (l *lowerer) kernel() *ir.Kernel {
 	sig := fn.Signature
 	if sig.Recv() != nil {
 		l.errorf(fn.Pos(), "kernel %s is a method: a kernel must be a plain function", fn.Name())
+		return l.k
 	}
 	if fn.TypeParams().Len() > 0 || len(fn.TypeArgs()) > 0 {
 		l.errorf(fn.Pos(), "kernel %s is generic: a kernel must be a plain, non-generic function", fn.Name())
@@ -183,6 +191,5 @@ func IsPureFunction(fn *ssa.Function, cfg *Config) bool {
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	l := &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset}
-	return l.pureFunction(fn)
+	return newLowerer(cfg, fn).pureFunction(fn)
 }

@@ -14,6 +14,8 @@ func optimize(k *ir.Kernel) {
 		divideByConstants(t)
 		removeDeadCode(t)
 		simplifyCFG(t)
+		unrollLoops(t)
+		simplifyCFG(t)
 		if hasEffects(t) {
 			kept = append(kept, t)
 		}

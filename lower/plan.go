@@ -78,8 +78,8 @@ func topLevelLoopStmt(lp *loop, fn *ssa.Function, stmts []ast.Stmt) ast.Stmt {
 		}
 		for _, instr := range b.Instrs {
 			pos := instr.Pos()
-			if !pos.IsValid() {
-				continue
+			if _, isPhi := instr.(*ssa.Phi); isPhi || !pos.IsValid() {
+				continue // a phi has the position of its variable's declaration
 			}
 			for _, s := range stmts {
 				if pos < s.Pos() || pos >= s.End() {
@@ -237,6 +237,7 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 	}
 
 	// The induction variable, and no other values carried between iterations.
+	var phis []*ssa.Phi
 	for _, instr := range h.Instrs {
 		phi, ok := instr.(*ssa.Phi)
 		if !ok {
@@ -246,6 +247,12 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 			pl.phi, pl.init = phi, init
 			continue
 		}
+		phis = append(phis, phi)
+	}
+	if pl.phi == nil {
+		return fail("it has no index that starts at a value and goes up by 1")
+	}
+	for _, phi := range phis {
 		if phi.Referrers() != nil && len(*phi.Referrers()) > 0 {
 			name := phi.Comment
 			if name == "" {
@@ -254,9 +261,6 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 			l.errorf(pos, "variable %s is carried from one iteration of this parallel loop to the next: iterations run at the same time, so no value can flow between them; compute it inside each iteration, or give each iteration its own slice element", name)
 			return nil
 		}
-	}
-	if pl.phi == nil {
-		return fail("it has no index that starts at a value and goes up by 1")
 	}
 	if _, ok := basicType(pl.phi.Type()); !ok || !isIntegerType(pl.phi) {
 		return fail("its index is not an integer")

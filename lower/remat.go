@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"go/constant"
 	"go/token"
 
 	"github.com/qdgo/qd/lower/ir"
@@ -84,6 +85,9 @@ func (l *lowerer) pureFunction(fn *ssa.Function) bool {
 	if fn.Blocks == nil || len(fn.FreeVars) > 0 {
 		return false
 	}
+	if l.pure == nil {
+		l.pure = make(map[ssa.Value]bool)
+	}
 	key := ssa.Value(fn)
 	if p, ok := l.pure[key]; ok {
 		return p
@@ -156,6 +160,9 @@ func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
 		}
 	case *ssa.BinOp:
 		op := binOps[v.Op]
+		if (op == ir.OpDiv || op == ir.OpRem) && !isNonZeroConst(v.Y) {
+			return nil // the host must not divide by zero
+		}
 		if !ir.ExprOpAllowed(op) {
 			return nil
 		}
@@ -231,4 +238,9 @@ func (l *lowerer) sliceParam(v ssa.Value) int {
 		}
 	}
 	return -1
+}
+
+func isNonZeroConst(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	return ok && c.Value != nil && constant.Sign(c.Value) != 0
 }

@@ -2,8 +2,18 @@
 
 package rt
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 func openCUDA(index int) (driver, error) {
 	return nil, fmt.Errorf("%w: the CUDA backend needs cgo (build with CGO_ENABLED=1)", ErrNoDevice)
+}
+
+// cudaDriver exists only with cgo.
+type cudaDriver struct{ driver }
+
+func (d *cudaDriver) launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
+	return ErrNoDevice
 }

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Backend is a kind of device.
@@ -62,8 +63,9 @@ type Device struct {
 	attrs   deviceAttributes
 	name    string
 
-	mu      sync.Mutex
-	closed  bool
+	closed atomic.Bool
+
+	mu      sync.Mutex // guards modules and closing
 	modules map[*ModuleSpec]*Module
 }
 
@@ -159,9 +161,7 @@ func (d *Device) String() string {
 
 // check returns ErrClosed once the device is closed.
 func (d *Device) check() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
+	if d.closed.Load() {
 		return ErrClosed
 	}
 	return nil
@@ -190,11 +190,10 @@ func (d *Device) SynchronizeAll() error {
 // Buffers of a closed device must not be used. Closing twice is harmless.
 func (d *Device) Close() error {
 	d.mu.Lock()
-	if d.closed {
+	if d.closed.Swap(true) {
 		d.mu.Unlock()
 		return nil
 	}
-	d.closed = true
 	mods := d.modules
 	d.modules = nil
 	d.mu.Unlock()

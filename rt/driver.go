@@ -18,12 +18,23 @@ type driver interface {
 	loadModule(image string) (uintptr, error)
 	unloadModule(mod uintptr) error
 	function(mod uintptr, name string) (uintptr, error)
-	launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error
 	// synchronize waits for the legacy default stream.
 	synchronize() error
 	// synchronizeAll waits for all work of the device's context.
 	synchronizeAll() error
 	close() error
+}
+
+// launchOn launches fn through the driver drv. It calls each driver's
+// launch method statically, not through the interface, so that the packed
+// arguments, which live on the caller's stack, are known not to escape: a
+// launch allocates nothing.
+func launchOn(drv driver, fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
+	switch d := drv.(type) {
+	case *cudaDriver:
+		return d.launch(fn, grid, block, stream, args, argSize)
+	}
+	return ErrNoDevice
 }
 
 type deviceAttributes struct {

@@ -43,7 +43,7 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	op := "load module " + spec.Package
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
+	if d.closed.Load() {
 		return nil, opError(op, ErrClosed)
 	}
 	if m := d.modules[spec]; m != nil {
@@ -103,7 +103,7 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 				continue
 			}
 		}
-		if err := drv.launch(m.entries[kernel][i], grid, block, 0, sliceData(args), uintptr(len(args))); err != nil {
+		if err := launchOn(drv, m.entries[kernel][i], grid, block, 0, sliceData(args), uintptr(len(args))); err != nil {
 			return opError("launch "+k.Name+" (task "+t.Entry+")", err)
 		}
 	}

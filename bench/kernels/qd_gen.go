@@ -259,13 +259,13 @@ $L_1:
 	add.s64 %rd2, 0, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	@!%p6 bra $L_17;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
 	setp.lt.s64 %p9, 0, %rd10;
-	@!%p9 bra $L_12;
+	@!%p9 bra $L_18;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -282,26 +282,77 @@ $L_6:
 	mov.b64 %rd16, %rd28;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_8;
+	@!%p18 bra $L_14;
 $L_7:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_6;
 $L_8:
-	mov.b64 %rd13, %rd16;
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_14;
 $L_9:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_10:
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_14;
+$L_11:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_12:
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_14;
+$L_13:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_6;
+$L_14:
+	mov.b64 %rd13, %rd16;
+$L_15:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
 	add.s64 %rd20, %rd7, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_11;
-$L_10:
+	@!%p21 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_11:
+$L_17:
 	ret;
-$L_12:
+$L_18:
 	mov.b64 %rd13, %rd8;
-	bra.uni $L_9;
+	bra.uni $L_15;
 }
 `

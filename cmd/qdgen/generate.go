@@ -32,6 +32,7 @@ type generator struct {
 	output string    // file name in each package directory
 	dump   string    // directory for device code, or ""
 	check  bool      // only verify that generated files are current
+	dir    string    // directory the patterns are relative to; "" for the current one
 	stderr io.Writer // diagnostics; os.Stderr when nil
 }
 
@@ -85,7 +86,7 @@ func (g *generator) run(patterns []string) error {
 // a skeleton of the generated file in its place, declaring those names with
 // the kernels' current signatures.
 func (g *generator) load(patterns []string) ([]*packages.Package, error) {
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: g.dir}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("qdgen: %v", err)
@@ -100,6 +101,7 @@ func (g *generator) load(patterns []string) ([]*packages.Package, error) {
 	light := &packages.Config{
 		Mode:       packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
 		BuildFlags: []string{"-tags=" + buildTag},
+		Dir:        g.dir,
 	}
 	roots, err := packages.Load(light, patterns...)
 	if err != nil {
@@ -107,8 +109,13 @@ func (g *generator) load(patterns []string) ([]*packages.Package, error) {
 	}
 	overlay := make(map[string][]byte)
 	for _, p := range roots {
-		if decls := lower.KernelDecls(p.Syntax); len(decls) > 0 && p.Types != nil {
-			overlay[g.outputPath(p)] = skeleton(p, decls)
+		path := g.outputPath(p)
+		switch decls := lower.KernelDecls(p.Syntax); {
+		case len(decls) > 0 && p.Types != nil:
+			overlay[path] = skeleton(p, decls)
+		case isGenerated(path):
+			// No kernels any more: the old file is ignored, then removed.
+			overlay[path] = []byte("package " + p.Name + "\n")
 		}
 	}
 	if len(overlay) == 0 {
@@ -181,7 +188,7 @@ func (g *generator) report(fset *token.FileSet, diags []lower.Diagnostic) {
 	for _, d := range diags {
 		pos := fset.Position(d.Pos)
 		name := pos.Filename
-		if wd, err := os.Getwd(); err == nil {
+		if wd, err := filepath.Abs(g.dir); err == nil {
 			if rel, err := filepath.Rel(wd, name); err == nil && !strings.HasPrefix(rel, "..") {
 				name = rel
 			}

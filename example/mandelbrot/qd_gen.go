@@ -55,7 +55,7 @@ func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, 
 			Mandelbrot(counts.CPUSlice(), width, height, x0, y0, x1, y1, maxIter)
 		})
 	}
-	var qdArgs [72]byte
+	var qdArgs [68]byte
 	rt.PutBuffer(qdArgs[:], 0, counts)
 	rt.PutUint64(qdArgs[:], 16, uint64(width))
 	rt.PutUint64(qdArgs[:], 24, uint64(height))
@@ -150,7 +150,7 @@ $L_5:
 	mov.b32 %r30, 0;
 $L_6:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_13;
+	@!%p31 bra $L_22;
 $L_7:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
@@ -180,8 +180,65 @@ $L_12:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_6;
 $L_13:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_22;
+$L_14:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_8;
+$L_15:
+	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+$L_16:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_22;
+$L_17:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_8;
+$L_18:
+	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+$L_19:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_22;
+$L_20:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_8;
+$L_21:
+	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_6;
+$L_22:
 	mov.b32 %r26, %r27;
 	bra.uni $L_9;
 }

@@ -536,7 +536,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		})
 	}
-	var qdArgs [40]byte
+	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
@@ -560,7 +560,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
-	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - (int64(1) + int64(0))), 1}
+	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -617,12 +617,12 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [41]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutBool(qdArgs[:], 40, bool(flag))
-	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - (int64(uint32(0)) + int64(0))), rt.UnknownCount, ((int64(a.Len()) - int64(1)) - (int64(2) + int64(0)))}
+	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -2814,10 +2814,10 @@ $L_4:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
-	@!%p12 bra $L_30;
+	@!%p12 bra $L_42;
 $L_5:
 	setp.gt.s32 %p19, %r11, -100;
-	@!%p19 bra $L_30;
+	@!%p19 bra $L_42;
 $L_6:
 	neg.s32 %r16, %r11;
 	mov.b32 %r13, %r16;
@@ -2826,10 +2826,10 @@ $L_7:
 	mov.b32 %r15, 0;
 $L_8:
 	setp.lt.s32 %p21, %r15, 40;
-	@!%p21 bra $L_29;
+	@!%p21 bra $L_41;
 $L_9:
 	setp.lt.s64 %p23, 0, 10;
-	@!%p23 bra $L_28;
+	@!%p23 bra $L_40;
 $L_10:
 	mov.b32 %r24, %r14;
 	mov.b64 %rd25, 0;
@@ -2902,24 +2902,102 @@ $L_25:
 	add.s32 %r38, %r24, 1;
 	add.s64 %rd39, %rd25, 1;
 	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_27;
+	@!%p40 bra $L_39;
 $L_26:
 	mov.b32 %r24, %r38;
 	mov.b64 %rd25, %rd39;
-	bra.uni $L_11;
 $L_27:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_12;
+$L_28:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	shr.s32 %r61, %r35, 31;
+	mul.hi.s32 %r62, %r35, -1431655765;
+	add.s32 %r63, %r62, %r35;
+	shr.s32 %r64, %r63, 1;
+	sub.s32 %r65, %r64, %r61;
+	mul.lo.s32 %r66, %r65, 3;
+	sub.s32 %r67, %r35, %r66;
+	mov.b32 %r36, %r67;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_23;
+$L_29:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_39;
+$L_30:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_31:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_12;
+$L_32:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	shr.s32 %r61, %r35, 31;
+	mul.hi.s32 %r62, %r35, -1431655765;
+	add.s32 %r63, %r62, %r35;
+	shr.s32 %r64, %r63, 1;
+	sub.s32 %r65, %r64, %r61;
+	mul.lo.s32 %r66, %r65, 3;
+	sub.s32 %r67, %r35, %r66;
+	mov.b32 %r36, %r67;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_23;
+$L_33:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_39;
+$L_34:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_35:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_12;
+$L_36:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	shr.s32 %r61, %r35, 31;
+	mul.hi.s32 %r62, %r35, -1431655765;
+	add.s32 %r63, %r62, %r35;
+	shr.s32 %r64, %r63, 1;
+	sub.s32 %r65, %r64, %r61;
+	mul.lo.s32 %r66, %r65, 3;
+	sub.s32 %r67, %r35, %r66;
+	mov.b32 %r36, %r67;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_23;
+$L_37:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_39;
+$L_38:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+	bra.uni $L_11;
+$L_39:
 	mov.b32 %r26, %r38;
 	bra.uni $L_24;
-$L_28:
+$L_40:
 	mov.b32 %r26, %r14;
 	bra.uni $L_24;
-$L_29:
+$L_41:
 	mov.b32 %r22, %r14;
 	bra.uni $L_13;
-$L_30:
+$L_42:
 	setp.ge.s32 %p18, %r11, 0;
-	@!%p18 bra $L_32;
-$L_31:
+	@!%p18 bra $L_44;
+$L_43:
 	shr.s32 %r50, %r11, 31;
 	mul.hi.s32 %r51, %r11, -1431655765;
 	add.s32 %r52, %r51, %r11;
@@ -2928,10 +3006,10 @@ $L_31:
 	mov.b32 %r17, %r54;
 	mov.b32 %r13, %r17;
 	bra.uni $L_7;
-$L_32:
+$L_44:
 	setp.lt.s32 %p20, %r11, -1000;
-	@%p20 bra $L_31;
-$L_33:
+	@%p20 bra $L_43;
+$L_45:
 	mov.b32 %r13, 7;
 	bra.uni $L_7;
 }
@@ -3113,13 +3191,13 @@ $L_0:
 	ld.param.u64 %rd5, [Phases_4_param_1];
 $L_1:
 	setp.gt.s64 %p0, %rd1, 3;
-	@!%p0 bra $L_5;
+	@!%p0 bra $L_11;
 $L_2:
 	mov.b64 %rd2, 1;
 $L_3:
 	mov.b64 %rd3, %rd5;
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_5;
+	@!%p6 bra $L_11;
 $L_4:
 	sub.s64 %rd7, %rd2, 1;
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
@@ -3131,8 +3209,53 @@ $L_4:
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-	bra.uni $L_3;
 $L_5:
+	mov.b64 %rd3, %rd5;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_11;
+$L_6:
+	sub.s64 %rd7, %rd2, 1;
+	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	ld.global.s32 %r9, [%rd8];
+	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+$L_7:
+	mov.b64 %rd3, %rd5;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_11;
+$L_8:
+	sub.s64 %rd7, %rd2, 1;
+	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	ld.global.s32 %r9, [%rd8];
+	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+$L_9:
+	mov.b64 %rd3, %rd5;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_11;
+$L_10:
+	sub.s64 %rd7, %rd2, 1;
+	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	ld.global.s32 %r9, [%rd8];
+	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+	bra.uni $L_3;
+$L_11:
 	ret;
 }
 
@@ -3166,13 +3289,13 @@ $L_1:
 	add.s64 %rd2, 0, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	@!%p6 bra $L_17;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
 	setp.lt.s64 %p9, 0, %rd10;
-	@!%p9 bra $L_12;
+	@!%p9 bra $L_18;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -3189,27 +3312,78 @@ $L_6:
 	mov.b64 %rd16, %rd28;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_8;
+	@!%p18 bra $L_14;
 $L_7:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_6;
 $L_8:
-	mov.b64 %rd13, %rd16;
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_14;
 $L_9:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_10:
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_14;
+$L_11:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_12:
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_14;
+$L_13:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_6;
+$L_14:
+	mov.b64 %rd13, %rd16;
+$L_15:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
 	add.s64 %rd20, %rd7, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_11;
-$L_10:
+	@!%p21 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_11:
+$L_17:
 	ret;
-$L_12:
+$L_18:
 	mov.b64 %rd13, %rd8;
-	bra.uni $L_9;
+	bra.uni $L_15;
 }
 
 .visible .entry Helpers_0(
@@ -3260,7 +3434,7 @@ $L_1:
 	add.s64 %rd2, 0, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_27;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -3299,7 +3473,7 @@ $L_9:
 	mov.b64 %rd27, %rd26;
 $L_10:
 	setp.eq.s64 %p30, %rd27, 0;
-	@!%p30 bra $L_22;
+	@!%p30 bra $L_28;
 $L_11:
 	mov.b64 %rd28, 0;
 	mov.b64 %rd29, 0;
@@ -3313,7 +3487,7 @@ $L_12:
 	add.s64 %rd41, %rd7, 3;
 	mov.b64 %rd42, %rd44;
 	setp.le.s64 %p45, %rd41, %rd42;
-	@!%p45 bra $L_19;
+	@!%p45 bra $L_25;
 $L_13:
 	add.s64 %rd46, %rd7, 3;
 	mad.lo.s64 %rd47, %rd7, 8, %rd43;
@@ -3325,29 +3499,59 @@ $L_14:
 $L_15:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_17;
+	@!%p55 bra $L_23;
 $L_16:
 	mad.lo.s64 %rd56, %rd54, 8, %rd47;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
-	bra.uni $L_15;
 $L_17:
-	mov.f64 %fd50, %fd52;
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_23;
 $L_18:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_19:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_23;
+$L_20:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_21:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_23;
+$L_22:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_15;
+$L_23:
+	mov.f64 %fd50, %fd52;
+$L_24:
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
-$L_19:
+$L_25:
 	add.s64 %rd62, %rd7, 1;
 	setp.lt.s64 %p63, %rd62, %rd3;
-	@!%p63 bra $L_21;
-$L_20:
+	@!%p63 bra $L_27;
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_27:
 	ret;
-$L_22:
+$L_28:
 	setp.eq.s64 %pt0, %rd27, -1;
 	neg.s64 %rdt1, %rd25;
 	div.s64 %rd31, %rd25, %rd27;
@@ -3505,14 +3709,14 @@ $L_2:
 	cvt.u32.u64 %r8, %rd7;
 	cvt.u64.u32 %rd9, %r8;
 	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_7;
+	@!%p10 bra $L_22;
 $L_3:
 	cvt.u32.u64 %r11, %rd4;
 $L_4:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_7;
+	@!%p12 bra $L_22;
 $L_5:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
@@ -3524,8 +3728,80 @@ $L_5:
 	st.global.s32 [%rd18], %r17;
 $L_6:
 	add.u64 %rd4, %rd4, %rd3;
-	bra.uni $L_2;
 $L_7:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	cvt.u64.u32 %rd9, %r8;
+	setp.lt.u64 %p10, %rd4, %rd9;
+	@!%p10 bra $L_22;
+$L_8:
+	cvt.u32.u64 %r11, %rd4;
+$L_9:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	setp.lt.u32 %p12, %r11, %r8;
+	@!%p12 bra $L_22;
+$L_10:
+	mov.b32 %r13, %r11;
+	cvt.u64.u32 %rd15, %r11;
+	mad.lo.s64 %rd14, %rd15, 4, %rd5;
+	ld.global.s32 %r16, [%rd14];
+	sub.s32 %r17, %r16, %r13;
+	cvt.u64.u32 %rd19, %r11;
+	mad.lo.s64 %rd18, %rd19, 4, %rd5;
+	st.global.s32 [%rd18], %r17;
+$L_11:
+	add.u64 %rd4, %rd4, %rd3;
+$L_12:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	cvt.u64.u32 %rd9, %r8;
+	setp.lt.u64 %p10, %rd4, %rd9;
+	@!%p10 bra $L_22;
+$L_13:
+	cvt.u32.u64 %r11, %rd4;
+$L_14:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	setp.lt.u32 %p12, %r11, %r8;
+	@!%p12 bra $L_22;
+$L_15:
+	mov.b32 %r13, %r11;
+	cvt.u64.u32 %rd15, %r11;
+	mad.lo.s64 %rd14, %rd15, 4, %rd5;
+	ld.global.s32 %r16, [%rd14];
+	sub.s32 %r17, %r16, %r13;
+	cvt.u64.u32 %rd19, %r11;
+	mad.lo.s64 %rd18, %rd19, 4, %rd5;
+	st.global.s32 [%rd18], %r17;
+$L_16:
+	add.u64 %rd4, %rd4, %rd3;
+$L_17:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	cvt.u64.u32 %rd9, %r8;
+	setp.lt.u64 %p10, %rd4, %rd9;
+	@!%p10 bra $L_22;
+$L_18:
+	cvt.u32.u64 %r11, %rd4;
+$L_19:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	setp.lt.u32 %p12, %r11, %r8;
+	@!%p12 bra $L_22;
+$L_20:
+	mov.b32 %r13, %r11;
+	cvt.u64.u32 %rd15, %r11;
+	mad.lo.s64 %rd14, %rd15, 4, %rd5;
+	ld.global.s32 %r16, [%rd14];
+	sub.s32 %r17, %r16, %r13;
+	cvt.u64.u32 %rd19, %r11;
+	mad.lo.s64 %rd18, %rd19, 4, %rd5;
+	st.global.s32 [%rd18], %r17;
+$L_21:
+	add.u64 %rd4, %rd4, %rd3;
+	bra.uni $L_2;
+$L_22:
 	ret;
 }
 

@@ -38,6 +38,7 @@ func (k *Kernel) ArgSlots() ([]ArgSlot, int) {
 			add(i, SlotValue, p.Type)
 		}
 	}
-	size := (off + 7) &^ 7
-	return slots, size
+	// The size is where the last slot ends: the driver checks it against
+	// the entry point's parameter space exactly.
+	return slots, off
 }

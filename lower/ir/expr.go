@@ -4,8 +4,9 @@ package ir
 // must compute a value before a launch (a parallel task's iteration count).
 // Its ops are a subset of the instruction ops: OpConst (Bits), OpParam and
 // OpParamLen (Aux is the parameter index), OpConvert (From), and the pure
-// arithmetic, bitwise, shift, min and max ops. Integer division is never
-// part of an Expr, so evaluating one cannot fail.
+// arithmetic, bitwise, shift, min and max ops. Integer division and
+// remainder appear only with a non-zero constant divisor, so evaluating an
+// Expr cannot fail.
 type Expr struct {
 	Op   Op
 	Type Type
@@ -19,7 +20,7 @@ type Expr struct {
 func ExprOpAllowed(op Op) bool {
 	switch op {
 	case OpConst, OpParam, OpParamLen, OpConvert, OpNeg, OpNot,
-		OpAdd, OpSub, OpMul, OpAnd, OpOr, OpXor, OpAndNot, OpShl, OpShr, OpMin, OpMax:
+		OpAdd, OpSub, OpMul, OpDiv, OpRem, OpAnd, OpOr, OpXor, OpAndNot, OpShl, OpShr, OpMin, OpMax:
 		return true
 	}
 	return false

@@ -1,0 +1,175 @@
+package bad
+
+import (
+	"math"
+	"strings"
+
+	"helperpkg"
+)
+
+var global int32
+
+type pair struct{ a, b int32 }
+
+//qd:kernel
+func Goroutine(a []int32) {
+	for i := range a {
+		go work(a, i) // want `go statements are not supported in kernels`
+	}
+}
+
+func work(a []int32, i int) { a[i] = 1 }
+
+//qd:kernel
+func Defer(a []int32) {
+	defer work(a, 0) // want `defer is not supported in kernels`
+	a[0] = 2
+}
+
+//qd:kernel
+func Maps(a []int32) {
+	m := map[int]int{} // want `maps are not supported in kernels`
+	a[0] = int32(len(m))
+}
+
+//qd:kernel
+func Channels(a []int32) {
+	c := make(chan int32) // want `channels are not supported in kernels`
+	a[0] = <-c
+}
+
+//qd:kernel
+func Strings(a []int32) {
+	a[0] = int32(len(strings.ToUpper("x"))) // want `strings.ToUpper is not supported in kernels: kernels may call functions of your own packages and a few of package math`
+}
+
+//qd:kernel
+func Globals(a []int32) {
+	a[0] = global // want `package-level variable global is not accessible in kernels: pass its value as a parameter`
+	global = a[1] // want `package-level variable global is not accessible in kernels: write results into a slice parameter`
+}
+
+//qd:kernel
+func Allocation(a []int32) {
+	s := make([]int32, 4) // want `make allocates memory`
+	a[0] = s[0]
+	t := make([]int32, len(a)) // want `make allocates memory`
+	a[1] = t[0]
+}
+
+//qd:kernel
+func Append(a []int32) {
+	a = append(a, 1) // want `append is not supported in kernels`
+}
+
+//qd:kernel
+func Panics(a []int32) {
+	if len(a) == 0 {
+		panic(1) // want `panic is not supported in kernels`
+	}
+	a[0] = 1
+}
+
+//qd:kernel
+func Prints(a []int32) {
+	println(a[0]) // want `printing is not supported in kernels`
+}
+
+//qd:kernel
+func Closure(a []int32) {
+	f := func() int32 { return 1 }
+	a[0] = f() // want `function literals are only supported as the argument of qd.StreamParallel`
+}
+
+//qd:kernel
+func MathSin(f []float64) {
+	f[0] = math.Sin(f[0]) // want `math.Sin is not supported in kernels: of package math, kernels may call Sqrt, Abs, Floor, Ceil and Trunc`
+}
+
+//qd:kernel
+func Recursion(a []int32) {
+	a[0] = fact(5)
+}
+
+func fact(n int32) int32 {
+	if n <= 1 {
+		return 1
+	}
+	return n * fact(n-1) // want `recursive call of fact: kernels cannot recurse; use a loop`
+}
+
+//qd:kernel
+func StructParam(p pair, a []int32) { // want `kernel parameter p has type bad.pair: kernel parameters must be slices of numbers, numbers or bool`
+	a[0] = p.a
+}
+
+//qd:kernel
+func Returns(a []int32) int32 { // want `kernel Returns returns results: kernels return nothing; write results into a slice parameter`
+	return a[0]
+}
+
+//qd:kernel
+func (p pair) Method(a []int32) { // want `kernel Method is a method: a kernel must be a plain function`
+	a[0] = 1
+}
+
+//qd:kernel
+func Break(a []int32) {
+	for i := range a {
+		if a[i] < 0 {
+			break // want `break in a parallel loop is not supported`
+		}
+		a[i] = 1
+	}
+}
+
+//qd:kernel
+func Carried(a []int32) {
+	sum := int32(0)
+	for i := range a { // want `variable sum is carried from one iteration of this parallel loop to the next`
+		sum += a[i]
+	}
+	a[0] = sum
+}
+
+//qd:kernel
+func EarlyReturn(a []int32, n int) {
+	if n == 0 {
+		return // want `return before the end of a kernel is not supported`
+	}
+	for i := range n {
+		a[i] = 1
+	}
+}
+
+//qd:kernel
+func FromMemory(a []int32) {
+	first := a[0] // want `this value is computed by an earlier top-level statement`
+	for i := range a {
+		a[i] = first
+	}
+}
+
+//qd:kernel
+func NotCounted(a []int32) {
+	x := 1
+	for x < 100 { // want `top-level loop cannot run in parallel: it has no index that starts at a value and goes up by 1`
+		x *= 2
+	}
+	a[0] = int32(x)
+}
+
+//qd:kernel
+func External(a []int32) {
+	a[0] = int32(helperpkg.Allocates(3)) // want `helperpkg.Allocates cannot be called from a kernel: make allocates memory`
+}
+
+//qd:kernel
+func Arrays(a []int32) {
+	var buf [4]int32 // want `local variable buf of type \[4\]int32 is not supported in kernels: arrays are not supported`
+	buf[1] = a[0]
+	a[1] = buf[1]
+}
+
+//qd:kernel
+type notAFunction int // want `//qd:kernel must be in the doc comment of a function declaration, not of a type declaration`

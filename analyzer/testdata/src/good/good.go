@@ -1,0 +1,49 @@
+package good
+
+import (
+	"math"
+
+	"helperpkg"
+)
+
+//qd:kernel
+func Saxpy(a float32, x, y []float32, n int) {
+	for i := range n {
+		y[i] = a*x[i] + y[i]
+	}
+}
+
+//qd:kernel
+func Everything(a []int64, f []float64, n int, flag bool) {
+	a[0] = 1
+	for i := range len(a) {
+		v := a[i]
+		for j := range 4 {
+			if j == 2 {
+				continue
+			}
+			v += int64(j) << uint(j)
+		}
+		switch {
+		case v > 10 && flag:
+			v /= 3
+		case v < 0 || !flag:
+			v %= 7
+		}
+		a[i] = v
+	}
+	m := min(n, len(f))
+	for i := 0; i < m; i++ {
+		f[i] = math.Sqrt(math.Abs(f[i])) + float64(helperpkg.Twice(int32(i)))
+	}
+	for i, v := range f {
+		f[i] = v * 2
+	}
+}
+
+//qd:kernel
+func CallsExternal(s []int32) {
+	for i := range s {
+		helperpkg.Store(s, i, helperpkg.Twice(s[i]))
+	}
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// module writes a module holding the files into a temporary directory,
+// with qd itself replaced by this checkout.
+func module(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Setenv("GOFLAGS", "-mod=mod") // let the go command complete the module's requirements
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["go.mod"] = "module example.com/m\n\ngo 1.26\n\nrequire github.com/qdgo/qd v0.0.0\n\nreplace github.com/qdgo/qd => " + root + "\n"
+	files["go.sum"] = string(sum)
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const goodKernels = `package k
+
+//qd:kernel
+func Scale(a float32, x []float32) {
+	for i := range x {
+		x[i] *= a
+	}
+}
+`
+
+const user = `package k
+
+import "github.com/qdgo/qd/rt"
+
+func use(dev *rt.Device, x *rt.Buffer[float32]) error {
+	ks, err := Load(dev)
+	if err != nil {
+		return err
+	}
+	return ks.Scale(2, x)
+}
+`
+
+func run(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	var stderr bytes.Buffer
+	g := &generator{output: "qd_gen.go", dir: dir, stderr: &stderr}
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-check":
+			g.check = true
+		case "-dump":
+			g.dump = args[1]
+			args = args[1:]
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		args = []string{"./..."}
+	}
+	err := g.run(args)
+	return stderr.String(), err
+}
+
+func TestGenerateDeterministic(t *testing.T) {
+	dir := module(t, map[string]string{"k/k.go": goodKernels, "k/use.go": user})
+	if out, err := run(t, dir); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	path := filepath.Join(dir, "k", "qd_gen.go")
+	first, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`).Match(first) || !bytes.HasPrefix(first, []byte(generatedHeader)) {
+		t.Errorf("generated file does not start with the standard header:\n%s", first[:80])
+	}
+	os.Remove(path)
+	if out, err := run(t, dir); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	second, _ := os.ReadFile(path)
+	if !bytes.Equal(first, second) {
+		t.Error("two runs wrote different bytes")
+	}
+	if out, err := run(t, dir, "-check"); err != nil {
+		t.Errorf("-check of a current file failed: %v\n%s", err, out)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "k", ".qdgen-*"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+func TestDiagnosticsRemoveStaleFile(t *testing.T) {
+	dir := module(t, map[string]string{"k/k.go": goodKernels, "k/use.go": user})
+	if out, err := run(t, dir); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	bad := strings.Replace(goodKernels, "x[i] *= a", "x[i] *= a\n\t\tgo func() {}()", 1)
+	if err := os.WriteFile(filepath.Join(dir, "k", "k.go"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, dir)
+	if !errors.Is(err, errFailed) {
+		t.Fatalf("want failure, got %v", err)
+	}
+	if !regexp.MustCompile(`(?m)^k/k\.go:7:3: go statements are not supported in kernels`).MatchString(out) {
+		t.Errorf("diagnostic not in file:line:col: message form:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "k", "qd_gen.go")); !os.IsNotExist(err) {
+		t.Error("the stale generated file was left behind")
+	}
+}
+
+func TestCheckFindsStaleFile(t *testing.T) {
+	dir := module(t, map[string]string{"k/k.go": goodKernels, "k/use.go": user})
+	if out, err := run(t, dir); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	changed := strings.Replace(goodKernels, "x[i] *= a", "x[i] *= a + 1", 1)
+	os.WriteFile(filepath.Join(dir, "k", "k.go"), []byte(changed), 0o644)
+	out, err := run(t, dir, "-check")
+	if err == nil || !strings.Contains(out, "is not current") {
+		t.Errorf("-check accepted a stale file: %v\n%s", err, out)
+	}
+}
+
+func TestNoKernelsNoFile(t *testing.T) {
+	dir := module(t, map[string]string{"k/k.go": goodKernels, "k/use.go": user})
+	if out, err := run(t, dir); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(dir, "k", "k.go"), []byte("package k\n"), 0o644)
+	os.Remove(filepath.Join(dir, "k", "use.go"))
+	if out, err := run(t, dir); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "k", "qd_gen.go")); !os.IsNotExist(err) {
+		t.Error("a package without kernels kept its generated file")
+	}
+}
+
+func TestRefusesToOverwriteOwnFile(t *testing.T) {
+	dir := module(t, map[string]string{"k/k.go": goodKernels, "k/qd_gen.go": "package k\n\n// written by hand\n"})
+	out, err := run(t, dir)
+	if err == nil || !strings.Contains(out, "was not generated by qdgen") {
+		t.Errorf("want a refusal, got %v\n%s", err, out)
+	}
+	if text, _ := os.ReadFile(filepath.Join(dir, "k", "qd_gen.go")); !strings.Contains(string(text), "written by hand") {
+		t.Error("the user's file was changed")
+	}
+}
+
+func TestDump(t *testing.T) {
+	dir := module(t, map[string]string{"k/k.go": goodKernels})
+	dump := filepath.Join(t.TempDir(), "ptx")
+	if out, err := run(t, dir, "-dump", dump); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	text, err := os.ReadFile(filepath.Join(dump, "example_com_m_k.ptx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), ".visible .entry Scale_0(") || !strings.Contains(string(text), ".target sm_70") {
+		t.Errorf("unexpected PTX:\n%s", text)
+	}
+}

@@ -1,0 +1,160 @@
+package ptx_test
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/qdgo/qd/emit/ptx"
+	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/lower/lowertest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// kernelDirs are the packages of test kernels whose PTX is checked.
+var kernelDirs = []string{
+	"../../lower/testdata/src/kernels",
+	"../../generated_test/kernels",
+}
+
+func load(t *testing.T) map[string][]*ir.Kernel {
+	files := map[string][]*ir.Kernel{}
+	for _, dir := range kernelDirs {
+		for _, f := range lowertest.Load(t, dir) {
+			files[filepath.Base(dir)+"_"+f.Name] = f.Kernels
+		}
+	}
+	return files
+}
+
+// TestGolden compares the PTX of the lowering's test kernels with
+// testdata/<file>.ptx.
+func TestGolden(t *testing.T) {
+	for _, f := range lowertest.Load(t, kernelDirs[0]) {
+		got := ptx.Module(f.Kernels)
+		golden := filepath.Join("testdata", f.Name+".ptx")
+		if *update {
+			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test -update to create it)", err)
+		}
+		if got != string(want) {
+			t.Errorf("%s differs from the emitted PTX; run go test ./emit/ptx -update and review the diff", golden)
+		}
+	}
+}
+
+// TestAssemble assembles every emitted module with ptxas for the oldest
+// and newest targets the output promises. Without ptxas the test skips,
+// except under CI, where .ci/run installs it.
+func TestAssemble(t *testing.T) {
+	ptxas := findPtxas()
+	if ptxas == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("ptxas not found under CI (set PTXAS or put it on PATH; .ci/run installs it)")
+		}
+		t.Skip("ptxas not found: set PTXAS or run ../shared/tools/fetch-ptxas")
+	}
+	dir := t.TempDir()
+	for name, ks := range load(t) {
+		src := filepath.Join(dir, name+".ptx")
+		if err := os.WriteFile(src, []byte(ptx.Module(ks)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, arch := range []string{"sm_70", "sm_80", "sm_90"} {
+			out, err := exec.Command(ptxas, "-arch="+arch, src, "-o", filepath.Join(dir, name+"."+arch+".cubin")).CombinedOutput()
+			if err != nil {
+				t.Errorf("ptxas -arch=%s %s: %v\n%s", arch, name, err, out)
+			}
+		}
+	}
+}
+
+func findPtxas() string {
+	if p := os.Getenv("PTXAS"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("ptxas"); err == nil {
+		return p
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		p := filepath.Join(home, ".cache", "qd-tools", "bin", "ptxas")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// entry returns the body of one entry point of a module.
+func entry(t *testing.T, module, name string) string {
+	t.Helper()
+	start := strings.Index(module, ".entry "+name+"(")
+	if start < 0 {
+		t.Fatalf("no entry %s", name)
+	}
+	end := strings.Index(module[start:], "\n}\n")
+	return module[start : start+end]
+}
+
+// TestCodegen checks properties of the emitted code, in the manner of the
+// Go compiler's asmcheck tests: patterns an entry must or must not have.
+func TestCodegen(t *testing.T) {
+	files := load(t)
+	all := map[string]*ir.Kernel{}
+	var kernels []*ir.Kernel
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, k := range files[name] {
+			if all[k.Name] == nil {
+				all[k.Name] = k
+				kernels = append(kernels, k)
+			}
+		}
+	}
+	module := ptx.Module(kernels)
+	for _, c := range []struct {
+		entry       string
+		must, never []string
+	}{
+		// Division by constants becomes multiplication.
+		{entry: "Spin_0", must: []string{`mul\.hi\.s64`}, never: []string{`\bdiv\.`, `\brem\.`}},
+		// Float arithmetic is rounded explicitly, so it is never contracted
+		// into FMA, and division is IEEE.
+		{entry: "Saxpy_0", must: []string{`mul\.rn\.f32`, `add\.rn\.f32`}, never: []string{`\bfma\b`, `\bmad\.f`}},
+		{entry: "Floats_0", must: []string{`div\.rn\.f64`, `sqrt\.rn\.f64`, `cvt\.rmi\.f64\.f64`}, never: []string{`\.approx`, `\.ftz`}},
+		// float32(math.Sqrt(float64(x))) stays in float32.
+		{entry: "Floats32_0", must: []string{`sqrt\.rn\.f32`}, never: []string{`sqrt\.rn\.f64`}},
+		// Narrow integers are re-extended after arithmetic.
+		{entry: "Narrow_0", must: []string{`bfe\.s32 %r\d+, %r\d+, 0, 8`, `and\.b32 %r\d+, %r\d+, 255`}},
+		// A 64-bit shift count is clamped before the shift.
+		{entry: "Shifts_0", must: []string{`min\.u64`}},
+	} {
+		body := entry(t, module, c.entry)
+		for _, re := range c.must {
+			if !regexp.MustCompile(re).MatchString(body) {
+				t.Errorf("%s: missing %s", c.entry, re)
+			}
+		}
+		for _, re := range c.never {
+			if regexp.MustCompile(re).MatchString(body) {
+				t.Errorf("%s: has %s", c.entry, re)
+			}
+		}
+	}
+}
