@@ -166,12 +166,8 @@ func CheckBuffers(d *Device, kernel string, bufs ...ArgBuffer) error {
 			return opError("launch "+kernel, ErrWrongDevice)
 		}
 	}
-	return d.checkOpen("launch " + kernel)
-}
-
-func (d *Device) checkOpen(op string) error {
 	if err := d.check(); err != nil {
-		return opError(op, err)
+		return opError("launch "+kernel, err)
 	}
 	return nil
 }

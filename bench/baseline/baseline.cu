@@ -57,7 +57,7 @@ int main() {
   for (int i = 0; i < 1000; i++) empty<<<1, 256>>>(a, 1);
   CHECK(cudaDeviceSynchronize());
   std::vector<double> per;
-  for (int r = 0; r < 50; r++) {
+  for (int r = 0; r < 200; r++) {
     double t0 = now();
     for (int i = 0; i < batch; i++) empty<<<1, 256>>>(a, 1);
     CHECK(cudaDeviceSynchronize());

@@ -117,7 +117,7 @@ func launchCost(dev *rt.Device, ks *kernels.Kernels) float64 {
 	}
 	check(dev.Synchronize())
 	var per []float64
-	for range 50 {
+	for range 200 {
 		t0 := time.Now()
 		for range batch {
 			if err := ks.Empty(a, 1); err != nil {
