@@ -15,6 +15,7 @@ func optimize(k *ir.Kernel) {
 		removeDeadCode(t)
 		simplifyCFG(t)
 		unrollLoops(t)
+		removeDeadCode(t)
 		simplifyCFG(t)
 		if hasEffects(t) {
 			kept = append(kept, t)

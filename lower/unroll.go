@@ -20,8 +20,15 @@ const (
 // tests whether to leave. The grid-stride loop of a parallel task is left
 // alone: its iterations are whole loop bodies already.
 func unrollLoops(t *ir.Task) {
-	for _, lp := range innermostLoops(t) {
-		if lp.size(t) <= unrollMaxInstrs && len(lp.blocks) <= unrollMaxBlocks && !lp.usesThreadCount(t) {
+	loops := innermostLoops(t)
+	dom := dominators(t)
+	for _, lp := range loops {
+		if lp.size(t) > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) {
+			continue
+		}
+		if c, ok := countedLoop(t, lp, dom); ok {
+			unrollCounted(t, lp, c, unrollFactor)
+		} else {
 			unroll(t, lp, unrollFactor)
 		}
 	}
@@ -33,6 +40,10 @@ type irLoop struct {
 	blocks []int
 	in     []bool
 }
+
+// has reports whether block i is in the loop; blocks added after the loop
+// was found are not.
+func (lp *irLoop) has(i int) bool { return i < len(lp.in) && lp.in[i] }
 
 func (lp *irLoop) size(t *ir.Task) int {
 	n := 0
@@ -174,6 +185,192 @@ func dominators(t *ir.Task) []blockSet {
 	return dom
 }
 
+// counted describes a loop whose index i goes up by 1 per iteration and
+// whose index tests compare i or i+1 with a bound that does not change.
+type counted struct {
+	index ir.Reg
+	typ   ir.Type
+	bound ir.Arg
+	tests map[int]bool // blocks whose branch is an index test
+	slack int64        // 1 if a test compares i+1, else 0
+}
+
+// countedLoop recognizes a counted loop in the IR: the index register is
+// assigned once in the loop, on the back edge, from i+1 computed once in
+// the loop; each index test is "x < bound" with x either i or that i+1,
+// computed before the test; the bound is not assigned in the loop. Other
+// exits (break) may exist and are kept.
+func countedLoop(t *ir.Task, lp *irLoop, dom []blockSet) (counted, bool) {
+	var c counted
+	defs := map[ir.Reg][]struct {
+		block, at int
+	}{}
+	for _, b := range lp.blocks {
+		for j, in := range t.Blocks[b].Instrs {
+			if in.Dst != ir.NoReg {
+				defs[in.Dst] = append(defs[in.Dst], struct{ block, at int }{b, j})
+			}
+		}
+	}
+	instr := func(r ir.Reg) (*ir.Instr, int, int, bool) {
+		d := defs[r]
+		if len(d) != 1 {
+			return nil, 0, 0, false
+		}
+		return &t.Blocks[d[0].block].Instrs[d[0].at], d[0].block, d[0].at, true
+	}
+	// The back edge and the index it advances.
+	var latch = -1
+	for _, b := range lp.blocks {
+		for _, s := range t.Blocks[b].Term.Successors() {
+			if s == lp.header {
+				if latch >= 0 {
+					return c, false
+				}
+				latch = b
+			}
+		}
+	}
+	if latch < 0 || t.Blocks[latch].Term.Kind != ir.Jump {
+		return c, false
+	}
+	var next ir.Reg = ir.NoReg
+	nextBlock, nextAt := -1, -1
+	for _, in := range t.Blocks[latch].Instrs {
+		if in.Op != ir.OpMove || in.Args[0].Imm || !in.Type.IsInteger() {
+			continue
+		}
+		add, b, at, ok := instr(in.Args[0].Reg)
+		if !ok || add.Op != ir.OpAdd || add.Type != in.Type || len(defs[in.Dst]) != 1 {
+			continue
+		}
+		if add.Args[0] == ir.R(in.Dst) && add.Args[1] == ir.Imm(in.Type, 1) || add.Args[1] == ir.R(in.Dst) && add.Args[0] == ir.Imm(in.Type, 1) {
+			c.index, c.typ, next, nextBlock, nextAt = in.Dst, in.Type, add.Dst, b, at
+			break
+		}
+	}
+	if next == ir.NoReg {
+		return c, false
+	}
+	// The index tests.
+	c.tests = map[int]bool{}
+	for _, b := range lp.blocks {
+		term := t.Blocks[b].Term
+		if term.Kind != ir.Branch || lp.has(term.Succs[1]) || !lp.has(term.Succs[0]) || term.Cond.Imm {
+			continue
+		}
+		cmp, cb, cat, ok := instr(term.Cond.Reg)
+		if !ok || cmp.Op != ir.OpLt || cmp.Type != c.typ || cmp.Args[0].Imm {
+			continue
+		}
+		bound := cmp.Args[1]
+		if !bound.Imm && len(defs[bound.Reg]) > 0 {
+			continue // the bound changes in the loop
+		}
+		switch x := cmp.Args[0].Reg; {
+		case x == c.index:
+		case x == next && (nextBlock == cb && nextAt < cat || nextBlock != cb && dom[cb].has(nextBlock)):
+			c.slack = 1
+		default:
+			continue
+		}
+		if len(c.tests) > 0 && bound != c.bound {
+			return c, false
+		}
+		c.bound = bound
+		c.tests[b] = true
+	}
+	return c, len(c.tests) > 0
+}
+
+// unrollCounted unrolls a counted loop factor times with one guard per
+// chunk instead of an index test per iteration:
+//
+//	guard:  if i < bound && bound - i > factor-1+slack goto chunk else loop
+//	chunk:  factor copies of the body, index tests removed; then guard
+//	loop:   the original loop, which runs the last iterations
+//
+// The difference is taken unsigned, so nothing overflows.
+func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
+	wide := ir.Int64
+	if c.typ.IsUnsigned() {
+		wide = ir.Uint64
+	}
+	conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg {
+		if from == to {
+			return a
+		}
+		if a.Imm {
+			v, _ := ir.Fold(&ir.Instr{Op: ir.OpConvert, Type: to, From: from}, []uint64{a.Bits})
+			return ir.Imm(to, v)
+		}
+		r := t.NewReg(to)
+		b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConvert, Type: to, From: from, Dst: r, Args: []ir.Arg{a}})
+		return ir.R(r)
+	}
+	guard := t.NewBlock("unroll guard")
+	i := conv(guard, ir.R(c.index), c.typ, wide)
+	bound := conv(guard, c.bound, c.typ, wide)
+	inRange := t.NewReg(ir.Bool)
+	guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpLt, Type: wide, Dst: inRange, Args: []ir.Arg{i, bound}})
+	room := t.NewBlock("unroll guard room")
+	guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(inRange), Succs: [2]int{room.Index, lp.header}}
+	left := conv(room, bound, wide, ir.Uint64)
+	from := conv(room, i, wide, ir.Uint64)
+	diff, enough := t.NewReg(ir.Uint64), t.NewReg(ir.Bool)
+	room.Instrs = append(room.Instrs,
+		ir.Instr{Op: ir.OpSub, Type: ir.Uint64, Dst: diff, Args: []ir.Arg{left, from}},
+		ir.Instr{Op: ir.OpGt, Type: ir.Uint64, Dst: enough, Args: []ir.Arg{ir.R(diff), ir.Imm(ir.Uint64, uint64(int64(factor)-1+c.slack))}})
+
+	// Entries into the loop now go through the guard.
+	for bi, b := range t.Blocks {
+		if lp.has(bi) || b == guard || b == room {
+			continue
+		}
+		succs := b.Term.Successors()
+		for j, s := range succs {
+			if s == lp.header {
+				succs[j] = guard.Index
+			}
+		}
+	}
+
+	copies := make([]map[int]int, factor)
+	for k := range factor {
+		copies[k] = map[int]int{}
+		for _, b := range lp.blocks {
+			orig := t.Blocks[b]
+			nb := t.NewBlock(fmt.Sprintf("%s (unrolled %d)", orig.Comment, k))
+			nb.Instrs = make([]ir.Instr, len(orig.Instrs))
+			for j, in := range orig.Instrs {
+				in.Args = append([]ir.Arg(nil), in.Args...)
+				nb.Instrs[j] = in
+			}
+			nb.Term = orig.Term
+			if c.tests[b] {
+				nb.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{orig.Term.Succs[0]}}
+			}
+			copies[k][b] = nb.Index
+		}
+	}
+	for k := range factor {
+		for _, b := range lp.blocks {
+			succs := t.Blocks[copies[k][b]].Term.Successors()
+			for j, s := range succs {
+				switch {
+				case s == lp.header && k == factor-1:
+					succs[j] = guard.Index
+				case s == lp.header:
+					succs[j] = copies[k+1][lp.header]
+				case lp.has(s):
+					succs[j] = copies[k][s]
+				}
+			}
+		}
+	}
+	room.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(enough), Succs: [2]int{copies[0][lp.header], lp.header}}
+}
+
 // unroll copies the loop's blocks factor-1 times and chains the copies:
 // the back edges of copy c lead to the header of copy c+1, and those of
 // the last copy to the original header.
@@ -205,7 +402,7 @@ func unroll(t *ir.Task, lp *irLoop, factor int) {
 				switch {
 				case s == lp.header:
 					succs[j] = copies[(c+1)%factor][lp.header]
-				case lp.in[s]:
+				case lp.has(s):
 					succs[j] = copies[c][s]
 				}
 			}

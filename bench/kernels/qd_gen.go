@@ -235,9 +235,9 @@ $L_6:
 	.param .s64 Spin_0_param_2
 )
 {
-	.reg .pred %p<22>;
+	.reg .pred %p<34>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<29>;
+	.reg .b64 %rd<33>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -259,33 +259,25 @@ $L_1:
 	add.s64 %rd2, 0, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_17;
+	@!%p6 bra $L_21;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
 	setp.lt.s64 %p9, 0, %rd10;
-	@!%p9 bra $L_18;
+	@!%p9 bra $L_22;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
 $L_6:
-	mul.lo.s64 %rd14, 1664525, %rd11;
-	add.s64 %rd15, %rd14, 1013904223;
-	shr.s64 %rd22, %rd15, 63;
-	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd15;
-	shr.s64 %rd25, %rd24, 30;
-	sub.s64 %rd26, %rd25, %rd22;
-	mul.lo.s64 %rd27, %rd26, 2147483647;
-	sub.s64 %rd28, %rd15, %rd27;
-	mov.b64 %rd16, %rd28;
-	add.s64 %rd17, %rd12, 1;
-	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_14;
+	setp.lt.s64 %p29, %rd12, %rd10;
+	@!%p29 bra $L_16;
 $L_7:
-	mov.b64 %rd11, %rd16;
-	mov.b64 %rd12, %rd17;
+	mov.b64 %rd30, %rd10;
+	mov.b64 %rd31, %rd12;
+	sub.u64 %rd32, %rd30, %rd31;
+	setp.gt.u64 %p33, %rd32, 4;
+	@!%p33 bra $L_16;
 $L_8:
 	mul.lo.s64 %rd14, 1664525, %rd11;
 	add.s64 %rd15, %rd14, 1013904223;
@@ -299,7 +291,6 @@ $L_8:
 	mov.b64 %rd16, %rd28;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_14;
 $L_9:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
@@ -316,7 +307,6 @@ $L_10:
 	mov.b64 %rd16, %rd28;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_14;
 $L_11:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
@@ -333,26 +323,59 @@ $L_12:
 	mov.b64 %rd16, %rd28;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_14;
 $L_13:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_6;
 $L_14:
-	mov.b64 %rd13, %rd16;
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
 $L_15:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_6;
+$L_16:
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_18;
+$L_17:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd13, %rd16;
+$L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
 	add.s64 %rd20, %rd7, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_17;
-$L_16:
+	@!%p21 bra $L_21;
+$L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_17:
+$L_21:
 	ret;
-$L_18:
+$L_22:
 	mov.b64 %rd13, %rd8;
-	bra.uni $L_15;
+	bra.uni $L_19;
 }
 `

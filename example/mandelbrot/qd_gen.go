@@ -89,11 +89,11 @@ const qdPTX = `//
 	.param .s32 Mandelbrot_0_param_8
 )
 {
-	.reg .pred %p<47>;
+	.reg .pred %p<54>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<46>;
+	.reg .b64 %rd<53>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<41>;
 
@@ -121,7 +121,7 @@ $L_1:
 	add.s64 %rd2, 0, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	@!%p6 bra $L_13;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -149,66 +149,56 @@ $L_5:
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
 $L_6:
-	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_22;
+	cvt.s64.s32 %rd47, %r30;
+	cvt.s64.s32 %rd48, %r27;
+	setp.lt.s64 %p49, %rd47, %rd48;
+	@!%p49 bra $L_24;
 $L_7:
+	mov.b64 %rd50, %rd48;
+	mov.b64 %rd51, %rd47;
+	sub.u64 %rd52, %rd50, %rd51;
+	setp.gt.u64 %p53, %rd52, 3;
+	@!%p53 bra $L_24;
+$L_8:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_9:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@!%p35 bra $L_12;
-$L_8:
+	@!%p35 bra $L_14;
+$L_10:
 	mov.b32 %r26, %r30;
-$L_9:
+$L_11:
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
 	add.s64 %rd45, %rd7, 1;
 	setp.lt.s64 %p46, %rd45, %rd3;
-	@!%p46 bra $L_11;
-$L_10:
+	@!%p46 bra $L_13;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_11:
-	ret;
-$L_12:
-	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
 $L_13:
-	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_22;
+	ret;
 $L_14:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_8;
+	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_15:
-	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_16:
-	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_22;
-$L_17:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_8;
-$L_18:
+	@%p35 bra $L_10;
+$L_17:
 	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
@@ -218,16 +208,33 @@ $L_18:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-$L_19:
+$L_18:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_22;
-$L_20:
+$L_19:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_8;
+	@%p35 bra $L_10;
+$L_20:
+	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_21:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_22:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_10;
+$L_23:
 	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
@@ -238,8 +245,28 @@ $L_21:
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
 	bra.uni $L_6;
-$L_22:
+$L_24:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_27;
+$L_25:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_10;
+$L_26:
+	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_24;
+$L_27:
 	mov.b32 %r26, %r27;
-	bra.uni $L_9;
+	bra.uni $L_11;
 }
 `

@@ -3265,9 +3265,9 @@ $L_11:
 	.param .s64 Spin_0_param_2
 )
 {
-	.reg .pred %p<22>;
+	.reg .pred %p<34>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<29>;
+	.reg .b64 %rd<33>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -3289,33 +3289,25 @@ $L_1:
 	add.s64 %rd2, 0, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_17;
+	@!%p6 bra $L_21;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
 	setp.lt.s64 %p9, 0, %rd10;
-	@!%p9 bra $L_18;
+	@!%p9 bra $L_22;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
 $L_6:
-	mul.lo.s64 %rd14, 1664525, %rd11;
-	add.s64 %rd15, %rd14, 1013904223;
-	shr.s64 %rd22, %rd15, 63;
-	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd15;
-	shr.s64 %rd25, %rd24, 30;
-	sub.s64 %rd26, %rd25, %rd22;
-	mul.lo.s64 %rd27, %rd26, 2147483647;
-	sub.s64 %rd28, %rd15, %rd27;
-	mov.b64 %rd16, %rd28;
-	add.s64 %rd17, %rd12, 1;
-	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_14;
+	setp.lt.s64 %p29, %rd12, %rd10;
+	@!%p29 bra $L_16;
 $L_7:
-	mov.b64 %rd11, %rd16;
-	mov.b64 %rd12, %rd17;
+	mov.b64 %rd30, %rd10;
+	mov.b64 %rd31, %rd12;
+	sub.u64 %rd32, %rd30, %rd31;
+	setp.gt.u64 %p33, %rd32, 4;
+	@!%p33 bra $L_16;
 $L_8:
 	mul.lo.s64 %rd14, 1664525, %rd11;
 	add.s64 %rd15, %rd14, 1013904223;
@@ -3329,7 +3321,6 @@ $L_8:
 	mov.b64 %rd16, %rd28;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_14;
 $L_9:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
@@ -3346,7 +3337,6 @@ $L_10:
 	mov.b64 %rd16, %rd28;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_14;
 $L_11:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
@@ -3363,27 +3353,60 @@ $L_12:
 	mov.b64 %rd16, %rd28;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_14;
 $L_13:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_6;
 $L_14:
-	mov.b64 %rd13, %rd16;
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
 $L_15:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_6;
+$L_16:
+	mul.lo.s64 %rd14, 1664525, %rd11;
+	add.s64 %rd15, %rd14, 1013904223;
+	shr.s64 %rd22, %rd15, 63;
+	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd15;
+	shr.s64 %rd25, %rd24, 30;
+	sub.s64 %rd26, %rd25, %rd22;
+	mul.lo.s64 %rd27, %rd26, 2147483647;
+	sub.s64 %rd28, %rd15, %rd27;
+	mov.b64 %rd16, %rd28;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_18;
+$L_17:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd13, %rd16;
+$L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
 	add.s64 %rd20, %rd7, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_17;
-$L_16:
+	@!%p21 bra $L_21;
+$L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_17:
+$L_21:
 	ret;
-$L_18:
+$L_22:
 	mov.b64 %rd13, %rd8;
-	bra.uni $L_15;
+	bra.uni $L_19;
 }
 
 .visible .entry Helpers_0(
@@ -3399,11 +3422,11 @@ $L_18:
 	.param .s64 Helpers_0_param_9
 )
 {
-	.reg .pred %p<64>;
+	.reg .pred %p<76>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<24>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<71>;
+	.reg .b64 %rd<75>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<59>;
 
@@ -3434,7 +3457,7 @@ $L_1:
 	add.s64 %rd2, 0, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_27;
+	@!%p6 bra $L_31;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -3473,7 +3496,7 @@ $L_9:
 	mov.b64 %rd27, %rd26;
 $L_10:
 	setp.eq.s64 %p30, %rd27, 0;
-	@!%p30 bra $L_28;
+	@!%p30 bra $L_32;
 $L_11:
 	mov.b64 %rd28, 0;
 	mov.b64 %rd29, 0;
@@ -3487,7 +3510,7 @@ $L_12:
 	add.s64 %rd41, %rd7, 3;
 	mov.b64 %rd42, %rd44;
 	setp.le.s64 %p45, %rd41, %rd42;
-	@!%p45 bra $L_25;
+	@!%p45 bra $L_29;
 $L_13:
 	add.s64 %rd46, %rd7, 3;
 	mad.lo.s64 %rd47, %rd7, 8, %rd43;
@@ -3497,19 +3520,17 @@ $L_14:
 	mov.f64 %fd52, 0d0000000000000000;
 	mov.b64 %rd53, -1;
 $L_15:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_23;
+	setp.lt.s64 %p71, %rd53, %rd51;
+	@!%p71 bra $L_25;
 $L_16:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
+	mov.b64 %rd72, %rd51;
+	mov.b64 %rd73, %rd53;
+	sub.u64 %rd74, %rd72, %rd73;
+	setp.gt.u64 %p75, %rd74, 4;
+	@!%p75 bra $L_25;
 $L_17:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_23;
 $L_18:
 	mad.lo.s64 %rd56, %rd54, 8, %rd47;
 	ld.global.f64 %fd57, [%rd56];
@@ -3519,7 +3540,6 @@ $L_18:
 $L_19:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_23;
 $L_20:
 	mad.lo.s64 %rd56, %rd54, 8, %rd47;
 	ld.global.f64 %fd57, [%rd56];
@@ -3529,29 +3549,48 @@ $L_20:
 $L_21:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_23;
 $L_22:
 	mad.lo.s64 %rd56, %rd54, 8, %rd47;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
-	bra.uni $L_15;
 $L_23:
-	mov.f64 %fd50, %fd52;
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
 $L_24:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_15;
+$L_25:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_27;
+$L_26:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_25;
+$L_27:
+	mov.f64 %fd50, %fd52;
+$L_28:
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
-$L_25:
+$L_29:
 	add.s64 %rd62, %rd7, 1;
 	setp.lt.s64 %p63, %rd62, %rd3;
-	@!%p63 bra $L_27;
-$L_26:
+	@!%p63 bra $L_31;
+$L_30:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_27:
+$L_31:
 	ret;
-$L_28:
+$L_32:
 	setp.eq.s64 %pt0, %rd27, -1;
 	neg.s64 %rdt1, %rd25;
 	div.s64 %rd31, %rd25, %rd27;
