@@ -91,7 +91,7 @@ func interpret(k *ir.Kernel, args []any, threads int) error {
 		}
 		vals.Scalar[i], _ = ir.Bits(a)
 	}
-	ip := &ir.Interp{Mem: heap, Threads: threads}
+	ip := &ir.Interp{Mem: heap, Threads: threads, StepLimit: 1 << 24}
 	if err := ip.Run(k, vals); err != nil {
 		return err
 	}

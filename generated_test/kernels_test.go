@@ -2,6 +2,7 @@ package generated_test
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,28 @@ var cases = []kernelCase{
 	{name: "Ranges", fn: kernels.Ranges},
 	{name: "Narrow", fn: kernels.Narrow},
 	{name: "Empty", fn: kernels.Empty},
+	{name: "Counted", fn: kernels.Counted, args: countedArgs},
+}
+
+// countedArgs draws loop bounds near the limits of their types with short
+// trip counts.
+func countedArgs(r *rand.Rand, n int) []any {
+	out, lo, hi := make([]int64, n), make([]int64, n), make([]int64, n)
+	small, u := make([]int8, n), make([]uint32, n)
+	starts := []int64{math.MinInt64, math.MinInt64 + 3, -5, 0, 1, math.MaxInt64 - 40, math.MaxInt64 - 13}
+	for i := range n {
+		lo[i] = starts[r.IntN(len(starts))] + int64(r.IntN(4))
+		hi[i] = lo[i] + max(int64(r.IntN(13))-2, math.MinInt64+2-lo[i]) // no wraparound
+		small[i] = int8(120 + r.IntN(8))
+		if r.IntN(2) == 0 {
+			small[i] = int8(-128 + r.IntN(8))
+		}
+		u[i] = uint32(r.Uint32())
+		if r.IntN(2) == 0 {
+			u[i] = math.MaxUint32 - uint32(r.IntN(10))
+		}
+	}
+	return []any{out, lo, hi, small, u}
 }
 
 // conversionArgs keeps float-to-integer conversions in range, where Go

@@ -43,6 +43,12 @@ func (s *seq) op(op ir.Op, typ ir.Type, args ...ir.Arg) ir.Arg {
 	return ir.R(in.Dst)
 }
 
+func (s *seq) convert(to, from ir.Type, x ir.Arg) ir.Arg {
+	in := ir.Instr{Op: ir.OpConvert, Type: to, From: from, Args: []ir.Arg{x}, Dst: s.t.NewReg(to)}
+	s.out = append(s.out, in)
+	return ir.R(in.Dst)
+}
+
 func (s *seq) shift(op ir.Op, typ ir.Type, x ir.Arg, n int) ir.Arg {
 	in := ir.Instr{Op: op, Type: typ, From: ir.Uint32, Args: []ir.Arg{x, ir.Imm(ir.Uint32, uint64(n))}}
 	in.Dst = s.t.NewReg(typ)
@@ -120,21 +126,25 @@ func (s *seq) signedQuotient(typ ir.Type, x ir.Arg, c int64) (ir.Arg, bool) {
 	if c < 0 {
 		a = uint64(-c)
 	}
-	sign := s.shift(ir.OpShr, typ, x, n-1) // 0 or -1
 	var q ir.Arg
 	if a&(a-1) == 0 {
 		// Round toward zero by adding a-1 to negative x before shifting.
 		k := bits.TrailingZeros64(a)
+		sign := s.shift(ir.OpShr, typ, x, n-1) // 0 or -1
 		bias := s.op(ir.OpAnd, typ, sign, ir.Imm(typ, a-1))
 		q = s.shift(ir.OpShr, typ, s.op(ir.OpAdd, typ, x, bias), k)
 	} else {
 		// With sh = floor(log2 a) and M = ceil(2^(n+sh) / a), which lies in
-		// [2^(n-1), 2^n) and so reads as M - 2^n when signed:
-		// x/a = ((mulhi(x, M-2^n) + x) >> sh) - (x >> (n-1)).
+		// [2^(n-1), 2^n) and so reads as M - 2^n when signed, t = mulhi(x,
+		// M-2^n) + x is floor(x*M / 2^n), which has the sign of x, and
+		// x/a = (t >> sh) + (1 if t < 0). The sign bit is added with an
+		// unsigned shift, which the GPU fuses with the addition.
 		sh := bits.Len64(a) - 1
 		m := ceilPow2Div(n+sh, a).Uint64()
-		hi := s.op(ir.OpMulHi, typ, x, ir.Imm(typ, m))
-		q = s.op(ir.OpSub, typ, s.shift(ir.OpShr, typ, s.op(ir.OpAdd, typ, hi, x), sh), sign)
+		t := s.op(ir.OpAdd, typ, s.op(ir.OpMulHi, typ, x, ir.Imm(typ, m)), x)
+		u := typ.Unsigned()
+		signBit := s.shift(ir.OpShr, u, s.convert(u, typ, t), n-1)
+		q = s.op(ir.OpAdd, typ, s.shift(ir.OpShr, typ, t, sh), s.convert(typ, u, signBit))
 	}
 	if c < 0 {
 		q = s.op(ir.OpNeg, typ, q)

@@ -286,16 +286,20 @@ func countedLoop(t *ir.Task, lp *irLoop, dom []blockSet) (counted, bool) {
 // unrollCounted unrolls a counted loop factor times with one guard per
 // chunk instead of an index test per iteration:
 //
-//	guard:  if i < bound && bound - i > factor-1+slack goto chunk else loop
+//	setup:  limit = max(bound, MIN+k) - k   where k = factor-1+slack
+//	guard:  if i < limit goto chunk else loop
 //	chunk:  factor copies of the body, index tests removed; then guard
 //	loop:   the original loop, which runs the last iterations
 //
-// The difference is taken unsigned, so nothing overflows.
+// i < limit means i+k < bound, so every removed test would have passed;
+// the limit saturates at the type's minimum, so nothing overflows.
 func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 	wide := ir.Int64
+	lowest := uint64(1) << 63
 	if c.typ.IsUnsigned() {
-		wide = ir.Uint64
+		wide, lowest = ir.Uint64, 0
 	}
+	k := uint64(int64(factor) - 1 + c.slack)
 	conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg {
 		if from == to {
 			return a
@@ -308,33 +312,30 @@ func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 		b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConvert, Type: to, From: from, Dst: r, Args: []ir.Arg{a}})
 		return ir.R(r)
 	}
+	setup := t.NewBlock("unroll setup")
+	bound := conv(setup, c.bound, c.typ, wide)
+	floor, limit := t.NewReg(wide), t.NewReg(wide)
+	setup.Instrs = append(setup.Instrs,
+		ir.Instr{Op: ir.OpMax, Type: wide, Dst: floor, Args: []ir.Arg{bound, ir.Imm(wide, lowest+k)}},
+		ir.Instr{Op: ir.OpSub, Type: wide, Dst: limit, Args: []ir.Arg{ir.R(floor), ir.Imm(wide, k)}})
 	guard := t.NewBlock("unroll guard")
+	setup.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{guard.Index}}
 	i := conv(guard, ir.R(c.index), c.typ, wide)
-	bound := conv(guard, c.bound, c.typ, wide)
-	inRange := t.NewReg(ir.Bool)
-	guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpLt, Type: wide, Dst: inRange, Args: []ir.Arg{i, bound}})
-	room := t.NewBlock("unroll guard room")
-	guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(inRange), Succs: [2]int{room.Index, lp.header}}
-	left := conv(room, bound, wide, ir.Uint64)
-	from := conv(room, i, wide, ir.Uint64)
-	diff, enough := t.NewReg(ir.Uint64), t.NewReg(ir.Bool)
-	room.Instrs = append(room.Instrs,
-		ir.Instr{Op: ir.OpSub, Type: ir.Uint64, Dst: diff, Args: []ir.Arg{left, from}},
-		ir.Instr{Op: ir.OpGt, Type: ir.Uint64, Dst: enough, Args: []ir.Arg{ir.R(diff), ir.Imm(ir.Uint64, uint64(int64(factor)-1+c.slack))}})
+	room := t.NewReg(ir.Bool)
+	guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpLt, Type: wide, Dst: room, Args: []ir.Arg{i, ir.R(limit)}})
 
-	// Entries into the loop now go through the guard.
+	// Entries into the loop now go through the setup.
 	for bi, b := range t.Blocks {
-		if lp.has(bi) || b == guard || b == room {
+		if lp.has(bi) || b == setup || b == guard {
 			continue
 		}
 		succs := b.Term.Successors()
 		for j, s := range succs {
 			if s == lp.header {
-				succs[j] = guard.Index
+				succs[j] = setup.Index
 			}
 		}
 	}
-
 	copies := make([]map[int]int, factor)
 	for k := range factor {
 		copies[k] = map[int]int{}
@@ -368,7 +369,7 @@ func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 			}
 		}
 	}
-	room.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(enough), Succs: [2]int{copies[0][lp.header], lp.header}}
+	guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room), Succs: [2]int{copies[0][lp.header], lp.header}}
 }
 
 // unroll copies the loop's blocks factor-1 times and chains the copies:

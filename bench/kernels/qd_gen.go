@@ -148,7 +148,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, 0, %rd0;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_8;
@@ -204,7 +204,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, 0, %rd0;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -256,7 +256,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, 0, %rd0;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_21;
@@ -264,96 +264,103 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.lt.s64 %p9, 0, %rd10;
+	setp.gt.s64 %p9, %rd10, 0;
 	@!%p9 bra $L_22;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
 $L_6:
-	setp.lt.s64 %p29, %rd12, %rd10;
-	@!%p29 bra $L_16;
+	max.s64 %rd31, %rd10, -9223372036854775804;
+	sub.s64 %rd32, %rd31, 4;
 $L_7:
-	mov.b64 %rd30, %rd10;
-	mov.b64 %rd31, %rd12;
-	sub.u64 %rd32, %rd30, %rd31;
-	setp.gt.u64 %p33, %rd32, 4;
+	setp.lt.s64 %p33, %rd12, %rd32;
 	@!%p33 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd14, 1664525, %rd11;
+	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
-	shr.s64 %rd22, %rd15, 63;
-	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd15;
-	shr.s64 %rd25, %rd24, 30;
-	sub.s64 %rd26, %rd25, %rd22;
-	mul.lo.s64 %rd27, %rd26, 2147483647;
-	sub.s64 %rd28, %rd15, %rd27;
-	mov.b64 %rd16, %rd28;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
 $L_9:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
 $L_10:
-	mul.lo.s64 %rd14, 1664525, %rd11;
+	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
-	shr.s64 %rd22, %rd15, 63;
-	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd15;
-	shr.s64 %rd25, %rd24, 30;
-	sub.s64 %rd26, %rd25, %rd22;
-	mul.lo.s64 %rd27, %rd26, 2147483647;
-	sub.s64 %rd28, %rd15, %rd27;
-	mov.b64 %rd16, %rd28;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
 $L_11:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
 $L_12:
-	mul.lo.s64 %rd14, 1664525, %rd11;
+	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
-	shr.s64 %rd22, %rd15, 63;
-	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd15;
-	shr.s64 %rd25, %rd24, 30;
-	sub.s64 %rd26, %rd25, %rd22;
-	mul.lo.s64 %rd27, %rd26, 2147483647;
-	sub.s64 %rd28, %rd15, %rd27;
-	mov.b64 %rd16, %rd28;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
 $L_13:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
 $L_14:
-	mul.lo.s64 %rd14, 1664525, %rd11;
+	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
-	shr.s64 %rd22, %rd15, 63;
-	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd15;
-	shr.s64 %rd25, %rd24, 30;
-	sub.s64 %rd26, %rd25, %rd22;
-	mul.lo.s64 %rd27, %rd26, 2147483647;
-	sub.s64 %rd28, %rd15, %rd27;
-	mov.b64 %rd16, %rd28;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
 $L_15:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_6;
+	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd14, 1664525, %rd11;
+	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
-	shr.s64 %rd22, %rd15, 63;
-	mul.hi.s64 %rd23, %rd15, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd15;
-	shr.s64 %rd25, %rd24, 30;
-	sub.s64 %rd26, %rd25, %rd22;
-	mul.lo.s64 %rd27, %rd26, 2147483647;
-	sub.s64 %rd28, %rd15, %rd27;
-	mov.b64 %rd16, %rd28;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
 	@!%p18 bra $L_18;

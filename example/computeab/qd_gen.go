@@ -112,7 +112,7 @@ const qdPTX = `//
 {
 	.reg .pred %p<15>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<22>;
+	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<10>;
 
@@ -130,21 +130,23 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, 0, %rd0;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_7;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
-	shr.s64 %rd15, %rd5, 63;
-	mul.hi.s64 %rd16, %rd5, -9002011107970261188;
-	add.s64 %rd17, %rd16, %rd5;
-	shr.s64 %rd18, %rd17, 9;
-	sub.s64 %rd19, %rd18, %rd15;
-	mul.lo.s64 %rd20, %rd19, 1000;
-	sub.s64 %rd21, %rd5, %rd20;
-	mov.b64 %rd7, %rd21;
+	mul.hi.s64 %rd15, %rd5, -9002011107970261188;
+	add.s64 %rd16, %rd15, %rd5;
+	mov.b64 %rd17, %rd16;
+	shr.u64 %rd18, %rd17, 63;
+	shr.s64 %rd19, %rd16, 9;
+	mov.b64 %rd20, %rd18;
+	add.s64 %rd21, %rd19, %rd20;
+	mul.lo.s64 %rd22, %rd21, 1000;
+	sub.s64 %rd23, %rd5, %rd22;
+	mov.b64 %rd7, %rd23;
 	cvt.rn.f32.s64 %f8, %rd7;
 	mul.rn.f32 %f9, %f8, 0f3F000000;
 	mov.f32 %f6, %f9;
@@ -171,7 +173,7 @@ $L_7:
 {
 	.reg .pred %p<17>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<24>;
+	.reg .b64 %rd<26>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<12>;
 
@@ -189,21 +191,23 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, 0, %rd0;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_7;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
-	shr.s64 %rd17, %rd5, 63;
-	mul.hi.s64 %rd18, %rd5, -6291360591419602545;
-	add.s64 %rd19, %rd18, %rd5;
-	shr.s64 %rd20, %rd19, 9;
-	sub.s64 %rd21, %rd20, %rd17;
-	mul.lo.s64 %rd22, %rd21, 777;
-	sub.s64 %rd23, %rd5, %rd22;
-	mov.b64 %rd7, %rd23;
+	mul.hi.s64 %rd17, %rd5, -6291360591419602545;
+	add.s64 %rd18, %rd17, %rd5;
+	mov.b64 %rd19, %rd18;
+	shr.u64 %rd20, %rd19, 63;
+	shr.s64 %rd21, %rd18, 9;
+	mov.b64 %rd22, %rd20;
+	add.s64 %rd23, %rd21, %rd22;
+	mul.lo.s64 %rd24, %rd23, 777;
+	sub.s64 %rd25, %rd5, %rd24;
+	mov.b64 %rd7, %rd25;
 	cvt.rn.f32.s64 %f8, %rd7;
 	mul.rn.f32 %f9, %f8, %f8;
 	div.rn.f32 %f10, %f9, 0f40400000;
@@ -256,7 +260,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, 0, %rd0;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;

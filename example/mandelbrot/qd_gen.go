@@ -89,11 +89,11 @@ const qdPTX = `//
 	.param .s32 Mandelbrot_0_param_8
 )
 {
-	.reg .pred %p<54>;
+	.reg .pred %p<52>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<53>;
+	.reg .b64 %rd<51>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<41>;
 
@@ -118,7 +118,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, 0, %rd0;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_13;
@@ -149,16 +149,13 @@ $L_5:
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
 $L_6:
-	cvt.s64.s32 %rd47, %r30;
-	cvt.s64.s32 %rd48, %r27;
-	setp.lt.s64 %p49, %rd47, %rd48;
-	@!%p49 bra $L_24;
+	cvt.s64.s32 %rd47, %r27;
+	max.s64 %rd48, %rd47, -9223372036854775805;
+	sub.s64 %rd49, %rd48, 3;
 $L_7:
-	mov.b64 %rd50, %rd48;
-	mov.b64 %rd51, %rd47;
-	sub.u64 %rd52, %rd50, %rd51;
-	setp.gt.u64 %p53, %rd52, 3;
-	@!%p53 bra $L_24;
+	cvt.s64.s32 %rd50, %r30;
+	setp.lt.s64 %p51, %rd50, %rd49;
+	@!%p51 bra $L_24;
 $L_8:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_9:
@@ -181,7 +178,7 @@ $L_12:
 $L_13:
 	ret;
 $L_14:
-	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
 	sub.rn.f64 %fd39, %fd32, %fd33;
@@ -199,7 +196,7 @@ $L_16:
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_10;
 $L_17:
-	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
 	sub.rn.f64 %fd39, %fd32, %fd33;
@@ -217,7 +214,7 @@ $L_19:
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_10;
 $L_20:
-	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
 	sub.rn.f64 %fd39, %fd32, %fd33;
@@ -235,7 +232,7 @@ $L_22:
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_10;
 $L_23:
-	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
 	sub.rn.f64 %fd39, %fd32, %fd33;
@@ -244,7 +241,7 @@ $L_23:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_6;
+	bra.uni $L_7;
 $L_24:
 	setp.lt.s32 %p31, %r30, %r27;
 	@!%p31 bra $L_27;
@@ -255,7 +252,7 @@ $L_25:
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_10;
 $L_26:
-	mul.rn.f64 %fd36, 0d4000000000000000, %fd28;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
 	sub.rn.f64 %fd39, %fd32, %fd33;

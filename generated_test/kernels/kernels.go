@@ -303,3 +303,39 @@ func Empty(a []int32, n int) {
 		}
 	}
 }
+
+// Counted runs inner counted loops of several forms whose bounds lie near
+// the limits of their types and whose trip counts straddle the unroll
+// factor.
+//
+//qd:kernel
+func Counted(out, lo, hi []int64, small []int8, u []uint32) {
+	for t := range len(out) {
+		s := int64(0)
+		for j := lo[t]; j < hi[t]; j++ {
+			s += j
+		}
+		for j := range int(hi[t] & 15) {
+			s ^= int64(j) << 1
+		}
+		for j := small[t]; j < 127; j++ {
+			s += int64(j)
+		}
+		for j := small[t]; j > -128; j-- {
+			s += int64(j) * 3
+		}
+		for j := u[t]; j < u[t]+7 && j > 3; j++ {
+			s -= int64(j)
+		}
+		for j := uint32(0); j < u[t]%13; j++ {
+			s += int64(j) * 5
+		}
+		for j := 0; j < 20; j++ {
+			if s%7 == int64(j) {
+				break
+			}
+			s++
+		}
+		out[t] = s
+	}
+}
