@@ -10,6 +10,8 @@ package rt
 #cgo nocallback qd_cu_copy_to_device
 #cgo noescape qd_cu_copy_to_host
 #cgo nocallback qd_cu_copy_to_host
+#cgo nocallback qd_cu_event_record
+#cgo nocallback qd_cu_stream_wait_event
 #include "cuda_shim.h"
 */
 import "C"
@@ -170,4 +172,102 @@ func (d *cudaDriver) synchronizeAll() error {
 
 func (d *cudaDriver) close() error {
 	return cuError("cuDevicePrimaryCtxRelease", C.qd_cu_device_close(d.dev))
+}
+
+// notReady is CUDA_ERROR_NOT_READY, the answer of a query whose work is
+// still running.
+const notReady = 600
+
+func (d *cudaDriver) newStream(priority int) (uintptr, error) {
+	var s C.uintptr_t
+	r := C.qd_cu_stream_create(d.ctx, &s, C.int(priority))
+	return uintptr(s), cuError("cuStreamCreateWithPriority", r)
+}
+
+func (d *cudaDriver) destroyStream(s uintptr) error {
+	return cuError("cuStreamDestroy", C.qd_cu_stream_destroy(d.ctx, C.uintptr_t(s)))
+}
+
+func (d *cudaDriver) synchronizeStream(s uintptr) error {
+	return cuError("cuStreamSynchronize", C.qd_cu_stream_synchronize(d.ctx, C.uintptr_t(s)))
+}
+
+func (d *cudaDriver) queryStream(s uintptr) (bool, error) {
+	r := C.qd_cu_stream_query(d.ctx, C.uintptr_t(s))
+	if r == notReady {
+		return false, nil
+	}
+	return r == 0, cuError("cuStreamQuery", r)
+}
+
+func (d *cudaDriver) waitEvent(s, e uintptr) error {
+	return cuError("cuStreamWaitEvent", C.qd_cu_stream_wait_event(d.ctx, C.uintptr_t(s), C.uintptr_t(e)))
+}
+
+func (d *cudaDriver) newEvent(timing bool) (uintptr, error) {
+	var e C.uintptr_t
+	t := C.int(0)
+	if timing {
+		t = 1
+	}
+	r := C.qd_cu_event_create(d.ctx, &e, t)
+	return uintptr(e), cuError("cuEventCreate", r)
+}
+
+func (d *cudaDriver) destroyEvent(e uintptr) error {
+	return cuError("cuEventDestroy", C.qd_cu_event_destroy(d.ctx, C.uintptr_t(e)))
+}
+
+func (d *cudaDriver) recordEvent(e, s uintptr) error {
+	return cuError("cuEventRecord", C.qd_cu_event_record(d.ctx, C.uintptr_t(e), C.uintptr_t(s)))
+}
+
+func (d *cudaDriver) synchronizeEvent(e uintptr) error {
+	return cuError("cuEventSynchronize", C.qd_cu_event_synchronize(d.ctx, C.uintptr_t(e)))
+}
+
+func (d *cudaDriver) queryEvent(e uintptr) (bool, error) {
+	r := C.qd_cu_event_query(d.ctx, C.uintptr_t(e))
+	if r == notReady {
+		return false, nil
+	}
+	return r == 0, cuError("cuEventQuery", r)
+}
+
+func (d *cudaDriver) elapsed(start, end uintptr) (float32, error) {
+	var ms C.float
+	r := C.qd_cu_event_elapsed(d.ctx, &ms, C.uintptr_t(start), C.uintptr_t(end))
+	return float32(ms), cuError("cuEventElapsedTime", r)
+}
+
+func (d *cudaDriver) priorityRange() (least, greatest int, err error) {
+	var l, g C.int
+	r := C.qd_cu_priority_range(d.ctx, &l, &g)
+	return int(l), int(g), cuError("cuCtxGetStreamPriorityRange", r)
+}
+
+func (d *cudaDriver) copyToDeviceAsync(dst uintptr, src unsafe.Pointer, bytes, s uintptr) error {
+	return cuError("cuMemcpyHtoDAsync", C.qd_cu_copy_to_device_async(d.ctx, C.CUdeviceptr(dst), src, C.size_t(bytes), C.uintptr_t(s)))
+}
+
+func (d *cudaDriver) copyToHostAsync(dst unsafe.Pointer, src, bytes, s uintptr) error {
+	return cuError("cuMemcpyDtoHAsync", C.qd_cu_copy_to_host_async(d.ctx, dst, C.CUdeviceptr(src), C.size_t(bytes), C.uintptr_t(s)))
+}
+
+func (d *cudaDriver) copyOnDeviceAsync(dst, src, bytes, s uintptr) error {
+	return cuError("cuMemcpyDtoDAsync", C.qd_cu_copy_on_device_async(d.ctx, C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(bytes), C.uintptr_t(s)))
+}
+
+func (d *cudaDriver) memsetAsync(dst uintptr, value byte, bytes, s uintptr) error {
+	return cuError("cuMemsetD8Async", C.qd_cu_memset_async(d.ctx, C.CUdeviceptr(dst), C.uchar(value), C.size_t(bytes), C.uintptr_t(s)))
+}
+
+func (d *cudaDriver) allocHost(bytes uintptr) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	r := C.qd_cu_alloc_host(d.ctx, &p, C.size_t(bytes))
+	return p, cuError("cuMemAllocHost", r)
+}
+
+func (d *cudaDriver) freeHost(p unsafe.Pointer) error {
+	return cuError("cuMemFreeHost", C.qd_cu_free_host(d.ctx, p))
 }

@@ -46,6 +46,23 @@ static struct {
 		unsigned, CUstream, void **, void **);
 	CUresult (*StreamSynchronize)(CUstream);
 	CUresult (*GetErrorName)(CUresult, const char **);
+	CUresult (*StreamCreateWithPriority)(CUstream *, unsigned int, int);
+	CUresult (*StreamDestroy)(CUstream);
+	CUresult (*StreamQuery)(CUstream);
+	CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned int);
+	CUresult (*EventCreate)(CUevent *, unsigned int);
+	CUresult (*EventDestroy)(CUevent);
+	CUresult (*EventRecord)(CUevent, CUstream);
+	CUresult (*EventSynchronize)(CUevent);
+	CUresult (*EventQuery)(CUevent);
+	CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+	CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+	CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+	CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+	CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+	CUresult (*MemAllocHost)(void **, size_t);
+	CUresult (*MemFreeHost)(void *);
+	CUresult (*CtxGetStreamPriorityRange)(int *, int *);
 } qd_cu;
 
 static void *qd_cu_lib;
@@ -86,6 +103,23 @@ static int qd_cu_load(char **msg) {
 	QD_SYM(LaunchKernel, "cuLaunchKernel");
 	QD_SYM(StreamSynchronize, "cuStreamSynchronize");
 	QD_SYM(GetErrorName, "cuGetErrorName");
+	QD_SYM(StreamCreateWithPriority, "cuStreamCreateWithPriority");
+	QD_SYM(StreamDestroy, "cuStreamDestroy_v2");
+	QD_SYM(StreamQuery, "cuStreamQuery");
+	QD_SYM(StreamWaitEvent, "cuStreamWaitEvent");
+	QD_SYM(EventCreate, "cuEventCreate");
+	QD_SYM(EventDestroy, "cuEventDestroy_v2");
+	QD_SYM(EventRecord, "cuEventRecord");
+	QD_SYM(EventSynchronize, "cuEventSynchronize");
+	QD_SYM(EventQuery, "cuEventQuery");
+	QD_SYM(EventElapsedTime, "cuEventElapsedTime");
+	QD_SYM(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+	QD_SYM(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+	QD_SYM(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+	QD_SYM(MemsetD8Async, "cuMemsetD8Async");
+	QD_SYM(MemAllocHost, "cuMemAllocHost_v2");
+	QD_SYM(MemFreeHost, "cuMemFreeHost");
+	QD_SYM(CtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange");
 #undef QD_SYM
 	return 0;
 }
@@ -203,4 +237,104 @@ static CUresult qd_cu_stream_synchronize(CUcontext ctx, uintptr_t s) {
 static CUresult qd_cu_ctx_synchronize(CUcontext ctx) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.CtxSynchronize();
+}
+
+// Streams and events. Handles cross into Go as uintptr_t.
+
+enum { QD_STREAM_NON_BLOCKING = 1, QD_EVENT_DISABLE_TIMING = 2 };
+
+static CUresult qd_cu_stream_create(CUcontext ctx, uintptr_t *out, int priority) {
+	CUresult r = qd_cu_use(ctx);
+	if (r) return r;
+	CUstream s = NULL;
+	r = qd_cu.StreamCreateWithPriority(&s, QD_STREAM_NON_BLOCKING, priority);
+	*out = (uintptr_t)s;
+	return r;
+}
+
+static CUresult qd_cu_stream_destroy(CUcontext ctx, uintptr_t s) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.StreamDestroy((CUstream)s);
+}
+
+static CUresult qd_cu_stream_query(CUcontext ctx, uintptr_t s) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.StreamQuery((CUstream)s);
+}
+
+static CUresult qd_cu_stream_wait_event(CUcontext ctx, uintptr_t s, uintptr_t e) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.StreamWaitEvent((CUstream)s, (CUevent)e, 0);
+}
+
+static CUresult qd_cu_event_create(CUcontext ctx, uintptr_t *out, int timing) {
+	CUresult r = qd_cu_use(ctx);
+	if (r) return r;
+	CUevent e = NULL;
+	r = qd_cu.EventCreate(&e, timing ? 0 : QD_EVENT_DISABLE_TIMING);
+	*out = (uintptr_t)e;
+	return r;
+}
+
+static CUresult qd_cu_event_destroy(CUcontext ctx, uintptr_t e) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.EventDestroy((CUevent)e);
+}
+
+static CUresult qd_cu_event_record(CUcontext ctx, uintptr_t e, uintptr_t s) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.EventRecord((CUevent)e, (CUstream)s);
+}
+
+static CUresult qd_cu_event_synchronize(CUcontext ctx, uintptr_t e) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.EventSynchronize((CUevent)e);
+}
+
+static CUresult qd_cu_event_query(CUcontext ctx, uintptr_t e) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.EventQuery((CUevent)e);
+}
+
+static CUresult qd_cu_event_elapsed(CUcontext ctx, float *ms, uintptr_t start, uintptr_t end) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.EventElapsedTime(ms, (CUevent)start, (CUevent)end);
+}
+
+static CUresult qd_cu_copy_to_device_async(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n, uintptr_t s) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemcpyHtoDAsync(dst, src, n, (CUstream)s);
+}
+
+static CUresult qd_cu_copy_to_host_async(CUcontext ctx, void *dst, CUdeviceptr src, size_t n, uintptr_t s) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemcpyDtoHAsync(dst, src, n, (CUstream)s);
+}
+
+static CUresult qd_cu_copy_on_device_async(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n, uintptr_t s) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemcpyDtoDAsync(dst, src, n, (CUstream)s);
+}
+
+static CUresult qd_cu_memset_async(CUcontext ctx, CUdeviceptr dst, unsigned char v, size_t n, uintptr_t s) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemsetD8Async(dst, v, n, (CUstream)s);
+}
+
+// Page-locked host memory is C memory: Go's collector never moves or frees
+// it, so asynchronous copies may read and write it after the call returns.
+static CUresult qd_cu_alloc_host(CUcontext ctx, void **out, size_t n) {
+	CUresult r = qd_cu_use(ctx);
+	if (r) return r;
+	return qd_cu.MemAllocHost(out, n);
+}
+
+static CUresult qd_cu_free_host(CUcontext ctx, void *p) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.MemFreeHost(p);
+}
+
+static CUresult qd_cu_priority_range(CUcontext ctx, int *least, int *greatest) {
+	CUresult r = qd_cu_use(ctx);
+	return r ? r : qd_cu.CtxGetStreamPriorityRange(least, greatest);
 }

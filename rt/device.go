@@ -65,9 +65,16 @@ type Device struct {
 
 	closed atomic.Bool
 
-	mu      sync.Mutex // guards modules and closing
+	mu      sync.Mutex // guards modules, live and closing
 	modules map[*ModuleSpec]*Module
+	live    map[releaser]struct{} // what Close frees
+
+	// Counts of live driver objects, for leak checks.
+	streams, events, buffers, hostBuffers atomic.Int64
 }
+
+// releaser is something a device frees when it closes.
+type releaser interface{ release() error }
 
 // Option configures Open.
 type Option struct {
@@ -118,7 +125,7 @@ func Open(opts ...Option) (*Device, error) {
 }
 
 func openCPU() *Device {
-	return &Device{backend: CPU, name: "cpu", modules: make(map[*ModuleSpec]*Module)}
+	return &Device{backend: CPU, name: "cpu", modules: make(map[*ModuleSpec]*Module), live: make(map[releaser]struct{})}
 }
 
 func openGPU(b Backend, index int) (*Device, error) {
@@ -138,6 +145,7 @@ func openGPU(b Backend, index int) (*Device, error) {
 		attrs:   drv.attributes(),
 		name:    drv.deviceName(),
 		modules: make(map[*ModuleSpec]*Module),
+		live:    make(map[releaser]struct{}),
 	}, nil
 }
 
@@ -186,21 +194,31 @@ func (d *Device) SynchronizeAll() error {
 	return opError("synchronize all", d.drv.synchronizeAll())
 }
 
-// Close waits for the device's work, unloads its modules and releases it.
-// Buffers of a closed device must not be used. Closing twice is harmless.
+// Close waits for all the device's work, then frees everything it still
+// holds (buffers, host buffers, streams, events, modules) and releases the
+// device. Using any of them afterwards is an error wrapping ErrClosed.
+// Closing twice is harmless.
 func (d *Device) Close() error {
 	d.mu.Lock()
 	if d.closed.Swap(true) {
 		d.mu.Unlock()
 		return nil
 	}
-	mods := d.modules
-	d.modules = nil
+	mods, live := d.modules, d.live
+	d.modules, d.live = nil, nil
 	d.mu.Unlock()
-	if d.drv == nil {
-		return nil
+	var err error
+	if d.drv != nil {
+		err = d.drv.synchronizeAll()
 	}
-	err := d.drv.synchronizeAll()
+	for r := range live {
+		if e := r.release(); err == nil {
+			err = e
+		}
+	}
+	if d.drv == nil {
+		return opError("close device", err)
+	}
 	for _, m := range mods {
 		if m.handle != 0 {
 			if e := d.drv.unloadModule(m.handle); err == nil {
@@ -212,4 +230,64 @@ func (d *Device) Close() error {
 		err = e
 	}
 	return opError("close device", err)
+}
+
+// track registers something the device frees when it closes.
+func (d *Device) track(r releaser) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed.Load() {
+		return ErrClosed
+	}
+	d.live[r] = struct{}{}
+	return nil
+}
+
+func (d *Device) untrack(r releaser) {
+	d.mu.Lock()
+	delete(d.live, r)
+	d.mu.Unlock()
+}
+
+// LiveObjects counts the driver objects a device holds.
+type LiveObjects struct {
+	Streams, Events, Buffers, HostBuffers int
+}
+
+// Live counts the streams, events, buffers and host buffers the device
+// holds now, its internal stream pool included: after any amount of work
+// that closed what it opened, the counts are back where they started.
+func (d *Device) Live() LiveObjects {
+	return LiveObjects{
+		Streams:     int(d.streams.Load()),
+		Events:      int(d.events.Load()),
+		Buffers:     int(d.buffers.Load()),
+		HostBuffers: int(d.hostBuffers.Load()),
+	}
+}
+
+func (d *Device) newDriverStream(priority int) (uintptr, error) {
+	h, err := d.drv.newStream(priority)
+	if err == nil {
+		d.streams.Add(1)
+	}
+	return h, err
+}
+
+func (d *Device) destroyDriverStream(h uintptr) error {
+	d.streams.Add(-1)
+	return d.drv.destroyStream(h)
+}
+
+func (d *Device) newDriverEvent(timing bool) (uintptr, error) {
+	h, err := d.drv.newEvent(timing)
+	if err == nil {
+		d.events.Add(1)
+	}
+	return h, err
+}
+
+func (d *Device) destroyDriverEvent(h uintptr) error {
+	d.events.Add(-1)
+	return d.drv.destroyEvent(h)
 }

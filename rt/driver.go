@@ -20,6 +20,28 @@ type driver interface {
 	function(mod uintptr, name string) (uintptr, error)
 	// synchronize waits for the legacy default stream.
 	synchronize() error
+
+	// Streams (0 is the legacy default stream) and events.
+	newStream(priority int) (uintptr, error)
+	destroyStream(s uintptr) error
+	synchronizeStream(s uintptr) error
+	queryStream(s uintptr) (bool, error)
+	waitEvent(s, e uintptr) error
+	newEvent(timing bool) (uintptr, error)
+	destroyEvent(e uintptr) error
+	recordEvent(e, s uintptr) error
+	synchronizeEvent(e uintptr) error
+	queryEvent(e uintptr) (bool, error)
+	elapsed(start, end uintptr) (float32, error)
+	priorityRange() (least, greatest int, err error)
+
+	// Copies ordered on a stream, and page-locked host memory.
+	copyToDeviceAsync(dst uintptr, src unsafe.Pointer, bytes, s uintptr) error
+	copyToHostAsync(dst unsafe.Pointer, src, bytes, s uintptr) error
+	copyOnDeviceAsync(dst, src, bytes, s uintptr) error
+	memsetAsync(dst uintptr, value byte, bytes, s uintptr) error
+	allocHost(bytes uintptr) (unsafe.Pointer, error)
+	freeHost(p unsafe.Pointer) error
 	// synchronizeAll waits for all work of the device's context.
 	synchronizeAll() error
 	close() error

@@ -79,7 +79,8 @@ func (m *Module) Device() *Device { return m.dev }
 const UnknownCount = math.MinInt64
 
 // Launch runs kernel number kernel of the module: each task in order on the
-// default stream, with the packed arguments args. counts holds each
+// stream the options name (the default stream without one), with the
+// packed arguments args. counts holds each
 // parallel task's iteration count, or UnknownCount; tasks with no
 // iterations are not launched. Generated stubs call it.
 func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
@@ -95,6 +96,10 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if drv == nil {
 		return opError("launch "+k.Name, fmt.Errorf("the CPU backend runs kernels as Go functions"))
 	}
+	stream, err := cfg.stream.use(m.dev)
+	if err != nil {
+		return opError("launch "+k.Name, err)
+	}
 	for i, t := range k.Tasks {
 		grid, block := uint32(1), uint32(1)
 		if t.Parallel {
@@ -103,7 +108,7 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 				continue
 			}
 		}
-		if err := launchOn(drv, m.entries[kernel][i], grid, block, 0, sliceData(args), uintptr(len(args))); err != nil {
+		if err := launchOn(drv, m.entries[kernel][i], grid, block, stream, sliceData(args), uintptr(len(args))); err != nil {
 			return opError("launch "+k.Name+" (task "+t.Entry+")", err)
 		}
 	}
@@ -138,9 +143,15 @@ const (
 )
 
 // RunCPU runs a kernel's Go function on the CPU backend, turning a panic
-// into an error as a GPU fault would be. Generated stubs call it.
-func RunCPU(kernel string, opts []LaunchOption, run func()) (err error) {
-	if _, err := launchConfig(opts); err != nil {
+// into an error as a GPU fault would be. The options are checked as a GPU
+// launch checks them: a closed stream is an error here too. Generated
+// stubs call it.
+func RunCPU(d *Device, kernel string, opts []LaunchOption, run func()) (err error) {
+	cfg, err := launchConfig(opts)
+	if err == nil {
+		_, err = cfg.stream.use(d)
+	}
+	if err != nil {
 		return opError("launch "+kernel, err)
 	}
 	defer func() {

@@ -9,7 +9,15 @@ import (
 type LaunchOption struct {
 	blockSize int
 	gridSize  int
+	stream    *Stream
+	setStream bool
 }
+
+// OnStream launches a kernel on stream s, after the work already queued
+// there and before the work queued after it. Without it, or with a nil
+// stream, a kernel goes to the default stream. Launching on a closed
+// stream is an error.
+func OnStream(s *Stream) LaunchOption { return LaunchOption{stream: s, setStream: true} }
 
 // BlockSize sets the number of threads per block of parallel tasks
 // (default 256). It must be a multiple of 32 between 32 and 1024.
@@ -22,6 +30,7 @@ func GridSize(n int) LaunchOption { return LaunchOption{gridSize: n} }
 type launchSettings struct {
 	blockSize int
 	gridSize  int
+	stream    *Stream
 }
 
 func launchConfig(opts []LaunchOption) (launchSettings, error) {
@@ -32,6 +41,9 @@ func launchConfig(opts []LaunchOption) (launchSettings, error) {
 				return s, fmt.Errorf("block size %d is not a multiple of 32 in [32, 1024]", o.blockSize)
 			}
 			s.blockSize = o.blockSize
+		}
+		if o.setStream {
+			s.stream = o.stream
 		}
 		if o.gridSize != 0 {
 			if o.gridSize < 0 || o.gridSize > 1<<31-1 {

@@ -101,5 +101,68 @@ int main() {
   CHECK(cudaMemcpy(&result, out, sizeof(result), cudaMemcpyDeviceToHost));
   printf("spin_ms %.3f\n", median(secs) * 1e3);
   printf("spin_result %lld\n", result);
+
+  // Launches on a stream, in batches of 256.
+  cudaStream_t s1, s2;
+  CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  for (int i = 0; i < 1000; i++) empty<<<1, 256, 0, s1>>>(a, 1);
+  CHECK(cudaStreamSynchronize(s1));
+  per.clear();
+  for (int r = 0; r < 200; r++) {
+    double t0 = now();
+    for (int i = 0; i < batch; i++) empty<<<1, 256, 0, s1>>>(a, 1);
+    CHECK(cudaStreamSynchronize(s1));
+    per.push_back((now() - t0) / batch * 1e6);
+  }
+  printf("launch_stream_us %.3f\n", median(per));
+
+  // Stream create + destroy, and event record + stream wait.
+  per.clear();
+  for (int r = 0; r < 20; r++) {
+    double t0 = now();
+    for (int i = 0; i < 100; i++) {
+      cudaStream_t s;
+      CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      CHECK(cudaStreamDestroy(s));
+    }
+    per.push_back((now() - t0) / 100 * 1e6);
+  }
+  printf("stream_create_close_us %.3f\n", median(per));
+  cudaEvent_t ev;
+  CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  per.clear();
+  for (int r = 0; r < 20; r++) {
+    double t0 = now();
+    for (int i = 0; i < 256; i++) {
+      CHECK(cudaEventRecord(ev, s1));
+      CHECK(cudaStreamWaitEvent(s2, ev, 0));
+    }
+    per.push_back((now() - t0) / 256 * 1e6);
+    CHECK(cudaDeviceSynchronize());
+  }
+  printf("event_record_wait_us %.3f\n", median(per));
+
+  // 16 one-block spin kernels: on one stream, then on 16 streams.
+  const int k = 16;
+  const long long spinIters = 10000;
+  long long *outs;
+  CHECK(cudaMalloc(&outs, k * 256 * sizeof(long long)));
+  cudaStream_t ss[k];
+  for (int i = 0; i < k; i++) CHECK(cudaStreamCreateWithFlags(&ss[i], cudaStreamNonBlocking));
+  double serial = 0, parallel = 0;
+  for (int mode = 0; mode < 2; mode++) {
+    secs.clear();
+    for (int r = 0; r < 6; r++) {
+      double t0 = now();
+      for (int i = 0; i < k; i++) spin<<<1, 256, 0, mode ? ss[i] : s1>>>(outs + i * 256, 256, spinIters);
+      CHECK(cudaDeviceSynchronize());
+      if (r > 0) secs.push_back(now() - t0);
+    }
+    (mode ? parallel : serial) = median(secs);
+  }
+  printf("spin16_serial_ms %.3f\n", serial * 1e3);
+  printf("spin16_speedup %.3f\n", serial / parallel);
+  CHECK(cudaGetLastError());
   return 0;
 }

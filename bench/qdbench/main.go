@@ -46,6 +46,7 @@ func main() {
 		"saxpy_gbps": saxpy(dev, ks),
 	}
 	ours["spin_ms"], ours["spin_result"] = spin(dev, ks)
+	streamBench(dev, ks, ours)
 
 	base := map[string]float64{}
 	if *baseline != "" {
@@ -81,6 +82,12 @@ func main() {
 	row("host µs per empty launch (×256)", "launch_us", false)
 	row("saxpy 2^28 f32 GB/s", "saxpy_gbps", true)
 	row("LCG spin 10^6 iterations, ms", "spin_ms", false)
+	row("host µs per launch on a stream", "launch_stream_us", false)
+	row("stream create+close µs", "stream_create_close_us", false)
+	row("event record+wait µs", "event_record_wait_us", false)
+	row("16 one-block spins, 1 stream, ms", "spin16_serial_ms", false)
+	row("16 streams vs 1: speedup", "spin16_speedup", true)
+	row("2 spins on 2 streams + events: speedup", "join2_speedup", true)
 	if r, ok := base["spin_result"]; ok && r != ours["spin_result"] {
 		log.Fatalf("spin results differ: qd %v, CUDA C %v", ours["spin_result"], r)
 	}
@@ -177,4 +184,127 @@ func spin(dev *rt.Device, ks *kernels.Kernels) (ms, result float64) {
 		log.Fatalf("spin: GPU %d, Go %d", got[0], want[0])
 	}
 	return median(secs) * 1e3, float64(got[0])
+}
+
+// streamBench measures streams and events: launch cost on a stream,
+// stream and event costs, and how much 16 one-block kernels gain from 16
+// streams.
+func streamBench(dev *rt.Device, ks *kernels.Kernels, ours map[string]float64) {
+	a, err := rt.Alloc[int32](dev, 1)
+	check(err)
+	defer a.Free()
+	s1, err := dev.NewStream()
+	check(err)
+	defer s1.Close()
+	s2, err := dev.NewStream()
+	check(err)
+	defer s2.Close()
+	on1 := rt.OnStream(s1)
+	for range 1000 {
+		check(ks.Empty(a, 1, on1))
+	}
+	check(s1.Synchronize())
+	var per []float64
+	for range 200 {
+		t0 := time.Now()
+		for range 256 {
+			if err := ks.Empty(a, 1, on1); err != nil {
+				log.Fatal(err)
+			}
+		}
+		check(s1.Synchronize())
+		per = append(per, float64(time.Since(t0).Nanoseconds())/256/1e3)
+	}
+	ours["launch_stream_us"] = median(per)
+
+	per = per[:0]
+	for range 20 {
+		t0 := time.Now()
+		for range 100 {
+			s, err := dev.NewStream()
+			check(err)
+			check(s.Close())
+		}
+		per = append(per, float64(time.Since(t0).Nanoseconds())/100/1e3)
+	}
+	ours["stream_create_close_us"] = median(per)
+
+	ev, err := dev.NewEvent()
+	check(err)
+	defer ev.Close()
+	per = per[:0]
+	for range 20 {
+		t0 := time.Now()
+		for range 256 {
+			check(ev.Record(s1))
+			check(ev.Wait(s2))
+		}
+		per = append(per, float64(time.Since(t0).Nanoseconds())/256/1e3)
+		check(dev.SynchronizeAll())
+	}
+	ours["event_record_wait_us"] = median(per)
+
+	const k, spinIters = 16, 10000
+	outs, err := rt.Alloc[int64](dev, k*256)
+	check(err)
+	defer outs.Free()
+	streams := make([]*rt.Stream, k)
+	for i := range streams {
+		streams[i], err = dev.NewStream()
+		check(err)
+		defer streams[i].Close()
+	}
+	timeSpins := func(parallel bool) float64 {
+		var secs []float64
+		for r := range 6 {
+			t0 := time.Now()
+			for i := range k {
+				s := s1
+				if parallel {
+					s = streams[i]
+				}
+				check(ks.Spin(outs.Slice(i*256, (i+1)*256), spinIters, rt.OnStream(s)))
+			}
+			check(dev.SynchronizeAll())
+			if r > 0 {
+				secs = append(secs, time.Since(t0).Seconds())
+			}
+		}
+		return median(secs)
+	}
+	serial := timeSpins(false)
+	ours["spin16_serial_ms"] = serial * 1e3
+	ours["spin16_speedup"] = serial / timeSpins(true)
+
+	// Two single-thread spins on two streams, joined into the default
+	// stream by events, against the same two on one stream.
+	one := []*rt.Buffer[int64]{outs.Slice(0, 1), outs.Slice(1, 2)}
+	e1, err := dev.NewEvent()
+	check(err)
+	defer e1.Close()
+	e2, err := dev.NewEvent()
+	check(err)
+	defer e2.Close()
+	timeJoin := func(parallel bool) float64 {
+		var secs []float64
+		for r := range 4 {
+			t0 := time.Now()
+			sb := s1
+			if parallel {
+				sb = s2
+			}
+			check(ks.Spin(one[0], 200000, rt.OnStream(s1)))
+			check(ks.Spin(one[1], 200000, rt.OnStream(sb)))
+			check(e1.Record(s1))
+			check(e2.Record(sb))
+			check(e1.Wait(nil))
+			check(e2.Wait(nil))
+			check(dev.Synchronize())
+			if r > 0 {
+				secs = append(secs, time.Since(t0).Seconds())
+			}
+		}
+		return median(secs)
+	}
+	ours["join2_speedup"] = timeJoin(false) / timeJoin(true)
 }

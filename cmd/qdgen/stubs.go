@@ -132,7 +132,7 @@ func (sg *stubGen) write(f *jen.File, file string, line int) {
 			append([]jen.Code{jen.Id("qdk").Dot("dev"), jen.Lit(name)}, bufs...)...),
 			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))),
 		jen.If(jen.Id("qdk").Dot("dev").Dot("IsCPU").Call()).Block(
-			jen.Return(jen.Qual(rtPath, "RunCPU").Call(jen.Lit(name), jen.Id("qdOpts"),
+			jen.Return(jen.Qual(rtPath, "RunCPU").Call(jen.Id("qdk").Dot("dev"), jen.Lit(name), jen.Id("qdOpts"),
 				jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))))),
 		jen.Var().Id("qdArgs").Index(jen.Lit(size)).Byte(),
 	)

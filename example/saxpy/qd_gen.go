@@ -51,7 +51,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Saxpy", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Saxpy", qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		})
 	}

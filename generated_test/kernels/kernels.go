@@ -339,3 +339,45 @@ func Counted(out, lo, hi []int64, small []int8, u []uint32) {
 		out[t] = s
 	}
 }
+
+// Fill sets every element of a to v.
+//
+//qd:kernel
+func Fill(a []float32, v float32) {
+	for i := range a {
+		a[i] = v
+	}
+}
+
+// AddOne writes src+1 into dst.
+//
+//qd:kernel
+func AddOne(dst, src []float32) {
+	for i := range dst {
+		dst[i] = src[i] + 1
+	}
+}
+
+// Accumulate adds v to every element of a.
+//
+//qd:kernel
+func Accumulate(a []float32, v float32) {
+	for i := range a {
+		a[i] += v
+	}
+}
+
+// SlowFill spins for iters steps in each thread before setting a to v, so
+// that work queued after it on another stream would overtake it unless
+// ordered by an event.
+//
+//qd:kernel
+func SlowFill(a []float32, v float32, iters int) {
+	for i := range a {
+		x := int64(i)
+		for range iters {
+			x = (1664525*x + 1013904223) % 2147483647
+		}
+		a[i] = v + float32(x&0) // x&0 keeps the loop without changing v
+	}
+}

@@ -175,6 +175,30 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Counted_0",
 			Parallel: true,
 		}},
+	}, {
+		Name: "Fill",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Fill_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "AddOne",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "AddOne_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Accumulate",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Accumulate_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "SlowFill",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "SlowFill_0",
+			Parallel: true,
+		}},
 	}},
 	PTX:     qdPTX,
 	Package: "github.com/qdgo/qd/generated_test/kernels",
@@ -213,7 +237,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Saxpy", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Saxpy", qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		})
 	}
@@ -233,7 +257,7 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixInt8", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixInt8", qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -253,7 +277,7 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixInt16", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixInt16", qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -273,7 +297,7 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixInt32", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixInt32", qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -293,7 +317,7 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixInt64", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixInt64", qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -313,7 +337,7 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixInt", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixInt", qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -333,7 +357,7 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixUint8", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixUint8", qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -353,7 +377,7 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixUint16", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixUint16", qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -373,7 +397,7 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixUint32", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixUint32", qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -393,7 +417,7 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixUint64", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixUint64", qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -413,7 +437,7 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MixUint", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MixUint", qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -433,7 +457,7 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Shifts", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Shifts", qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -453,7 +477,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Conversions", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Conversions", qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -477,7 +501,7 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Floats", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Floats", qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -497,7 +521,7 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Floats32", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Floats32", qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -517,7 +541,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("MinMaxZeros", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "MinMaxZeros", qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		})
 	}
@@ -538,7 +562,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Control", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Control", qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		})
 	}
@@ -558,7 +582,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Phases", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Phases", qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
@@ -578,7 +602,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Spin", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Spin", qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		})
 	}
@@ -597,7 +621,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Helpers", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Helpers", qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		})
 	}
@@ -619,7 +643,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Ranges", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Ranges", qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		})
 	}
@@ -640,7 +664,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Narrow", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Narrow", qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -660,7 +684,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Empty", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Empty", qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		})
 	}
@@ -679,7 +703,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU("Counted", qdOpts, func() {
+		return rt.RunCPU(qdk.dev, "Counted", qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		})
 	}
@@ -691,6 +715,83 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
 	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Fill launches kernel Fill (kernels.go:346) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", a); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return rt.RunCPU(qdk.dev, "Fill", qdOpts, func() {
+			Fill(a.CPUSlice(), v)
+		})
+	}
+	var qdArgs [20]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutFloat32(qdArgs[:], 16, float32(v))
+	qdCounts := [1]int64{int64(a.Len())}
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", dst, src); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return rt.RunCPU(qdk.dev, "AddOne", qdOpts, func() {
+			AddOne(dst.CPUSlice(), src.CPUSlice())
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, dst)
+	rt.PutBuffer(qdArgs[:], 16, src)
+	qdCounts := [1]int64{int64(dst.Len())}
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Accumulate", a); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return rt.RunCPU(qdk.dev, "Accumulate", qdOpts, func() {
+			Accumulate(a.CPUSlice(), v)
+		})
+	}
+	var qdArgs [20]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutFloat32(qdArgs[:], 16, float32(v))
+	qdCounts := [1]int64{int64(a.Len())}
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "SlowFill", a); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return rt.RunCPU(qdk.dev, "SlowFill", qdOpts, func() {
+			SlowFill(a.CPUSlice(), v, iters)
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutFloat32(qdArgs[:], 16, float32(v))
+	rt.PutUint64(qdArgs[:], 24, uint64(iters))
+	qdCounts := [1]int64{int64(a.Len())}
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -4692,5 +4793,325 @@ $L_87:
 $L_88:
 	mov.b64 %rd28, %rd12;
 	bra.uni $L_28;
+}
+
+.visible .entry Fill_0(
+	.param .u64 Fill_0_param_0,
+	.param .s64 Fill_0_param_1,
+	.param .f32 Fill_0_param_2
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<12>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<13>;
+
+$L_0:
+	ld.param.u64 %rd4, [Fill_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Fill_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f12, [Fill_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	st.global.f32 [%rd11], %f12;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry AddOne_0(
+	.param .u64 AddOne_0_param_0,
+	.param .s64 AddOne_0_param_1,
+	.param .u64 AddOne_0_param_2,
+	.param .s64 AddOne_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<16>;
+
+$L_0:
+	ld.param.u64 %rd4, [AddOne_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [AddOne_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [AddOne_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	add.rn.f32 %f15, %f14, 0f3F800000;
+	mad.lo.s64 %rd16, %rd9, 4, %rd4;
+	st.global.f32 [%rd16], %f15;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Accumulate_0(
+	.param .u64 Accumulate_0_param_0,
+	.param .s64 Accumulate_0_param_1,
+	.param .f32 Accumulate_0_param_2
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<16>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<15>;
+
+$L_0:
+	ld.param.u64 %rd4, [Accumulate_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Accumulate_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f14, [Accumulate_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	add.rn.f32 %f13, %f12, %f14;
+	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	st.global.f32 [%rd15], %f13;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry SlowFill_0(
+	.param .u64 SlowFill_0_param_0,
+	.param .s64 SlowFill_0_param_1,
+	.param .f32 SlowFill_0_param_2,
+	.param .s64 SlowFill_0_param_3
+)
+{
+	.reg .pred %p<39>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<38>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<26>;
+
+$L_0:
+	ld.param.u64 %rd4, [SlowFill_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [SlowFill_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd13, [SlowFill_0_param_3];
+	ld.param.f32 %f25, [SlowFill_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_23;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_23;
+$L_5:
+	mov.b64 %rd11, %rd9;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
+$L_6:
+	mov.b64 %rd14, %rd11;
+	mov.b64 %rd15, 0;
+$L_7:
+	max.s64 %rd36, %rd13, -9223372036854775804;
+	sub.s64 %rd37, %rd36, 4;
+$L_8:
+	setp.lt.s64 %p38, %rd15, %rd37;
+	@!%p38 bra $L_17;
+$L_9:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
+	add.s64 %rd28, %rd27, %rd18;
+	mov.b64 %rd29, %rd28;
+	shr.u64 %rd30, %rd29, 63;
+	shr.s64 %rd31, %rd28, 30;
+	mov.b64 %rd32, %rd30;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.lo.s64 %rd34, %rd33, 2147483647;
+	sub.s64 %rd35, %rd18, %rd34;
+	mov.b64 %rd19, %rd35;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+$L_10:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+$L_11:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
+	add.s64 %rd28, %rd27, %rd18;
+	mov.b64 %rd29, %rd28;
+	shr.u64 %rd30, %rd29, 63;
+	shr.s64 %rd31, %rd28, 30;
+	mov.b64 %rd32, %rd30;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.lo.s64 %rd34, %rd33, 2147483647;
+	sub.s64 %rd35, %rd18, %rd34;
+	mov.b64 %rd19, %rd35;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+$L_12:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+$L_13:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
+	add.s64 %rd28, %rd27, %rd18;
+	mov.b64 %rd29, %rd28;
+	shr.u64 %rd30, %rd29, 63;
+	shr.s64 %rd31, %rd28, 30;
+	mov.b64 %rd32, %rd30;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.lo.s64 %rd34, %rd33, 2147483647;
+	sub.s64 %rd35, %rd18, %rd34;
+	mov.b64 %rd19, %rd35;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+$L_14:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+$L_15:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
+	add.s64 %rd28, %rd27, %rd18;
+	mov.b64 %rd29, %rd28;
+	shr.u64 %rd30, %rd29, 63;
+	shr.s64 %rd31, %rd28, 30;
+	mov.b64 %rd32, %rd30;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.lo.s64 %rd34, %rd33, 2147483647;
+	sub.s64 %rd35, %rd18, %rd34;
+	mov.b64 %rd19, %rd35;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+$L_16:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
+	add.s64 %rd28, %rd27, %rd18;
+	mov.b64 %rd29, %rd28;
+	shr.u64 %rd30, %rd29, 63;
+	shr.s64 %rd31, %rd28, 30;
+	mov.b64 %rd32, %rd30;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.lo.s64 %rd34, %rd33, 2147483647;
+	sub.s64 %rd35, %rd18, %rd34;
+	mov.b64 %rd19, %rd35;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+	@!%p21 bra $L_19;
+$L_18:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+	bra.uni $L_17;
+$L_19:
+	mov.b64 %rd16, %rd19;
+$L_20:
+	and.b64 %rd22, %rd16, 0;
+	cvt.rn.f32.s64 %f23, %rd22;
+	add.rn.f32 %f24, %f25, %f23;
+	mad.lo.s64 %rd26, %rd9, 4, %rd4;
+	st.global.f32 [%rd26], %f24;
+$L_21:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_22:
+	mov.b64 %rd16, %rd11;
+	bra.uni $L_20;
+$L_23:
+	ret;
 }
 `

@@ -1,0 +1,183 @@
+package rt
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Stream is a queue of GPU work: launches, copies and event operations run
+// in the order they are queued on one stream, and work on different streams
+// may run at the same time. Streams qd creates do not synchronize with the
+// legacy default stream (they are non-blocking); order work across streams
+// with events.
+//
+// A Stream is safe for use by many goroutines at once. On the CPU backend
+// every stream operation succeeds and does nothing: work runs when it is
+// launched.
+type Stream struct {
+	dev      *Device
+	handle   uintptr
+	external bool // made elsewhere: never destroyed by qd
+	priority int
+	closed   atomic.Bool
+	closing  sync.Mutex
+}
+
+// StreamOption configures NewStream.
+type StreamOption struct {
+	priority    int
+	setPriority bool
+}
+
+// WithPriority sets a stream's priority: lower numbers are higher
+// priorities, within Device.StreamPriorityRange; the GPU prefers work of
+// higher priority streams when it has a choice. It is a hint, and it does
+// not preempt running work.
+func WithPriority(p int) StreamOption { return StreamOption{priority: p, setPriority: true} }
+
+// NewStream creates a stream on d.
+func (d *Device) NewStream(opts ...StreamOption) (*Stream, error) {
+	const op = "create stream"
+	if err := d.check(); err != nil {
+		return nil, opError(op, err)
+	}
+	s := &Stream{dev: d}
+	for _, o := range opts {
+		if o.setPriority {
+			s.priority = o.priority
+		}
+	}
+	if d.drv != nil {
+		if s.priority != 0 {
+			least, greatest, err := d.drv.priorityRange()
+			if err != nil {
+				return nil, opError(op, err)
+			}
+			if s.priority > least || s.priority < greatest {
+				return nil, opError(op, fmt.Errorf("priority %d outside the device's range [%d, %d]", s.priority, greatest, least))
+			}
+		}
+		h, err := d.newDriverStream(s.priority)
+		if err != nil {
+			return nil, opError(op, err)
+		}
+		s.handle = h
+	}
+	if err := d.track(s); err != nil {
+		s.release()
+		return nil, opError(op, err)
+	}
+	return s, nil
+}
+
+// WrapStream returns a Stream for a stream handle (a CUstream) made by
+// other code, such as another CUDA library, so that kernels can be
+// launched on it. qd never destroys it: Close only stops its use here.
+func (d *Device) WrapStream(handle uintptr) (*Stream, error) {
+	if err := d.check(); err != nil {
+		return nil, opError("wrap stream", err)
+	}
+	return &Stream{dev: d, handle: handle, external: true}, nil
+}
+
+// StreamPriorityRange returns the priorities streams of d may have, from
+// the lowest (least, the default 0) to the highest (greatest, a negative
+// number on CUDA). Both are 0 on the CPU.
+func (d *Device) StreamPriorityRange() (least, greatest int, err error) {
+	if err := d.check(); err != nil || d.drv == nil {
+		return 0, 0, opError("stream priority range", err)
+	}
+	least, greatest, err = d.drv.priorityRange()
+	return least, greatest, opError("stream priority range", err)
+}
+
+// Handle returns the driver's handle of the stream (a CUstream), for use
+// with other GPU libraries; 0 on the CPU.
+func (s *Stream) Handle() uintptr { return s.handle }
+
+// Device returns the device the stream belongs to.
+func (s *Stream) Device() *Device { return s.dev }
+
+// Priority returns the priority the stream was created with.
+func (s *Stream) Priority() int { return s.priority }
+
+// use checks that s may be used with d and returns its handle; a nil
+// stream is the default stream.
+func (s *Stream) use(d *Device) (uintptr, error) {
+	if s == nil {
+		return 0, nil
+	}
+	if s.closed.Load() {
+		return 0, fmt.Errorf("stream: %w", ErrClosed)
+	}
+	if s.dev != d {
+		return 0, fmt.Errorf("stream: %w", ErrWrongDevice)
+	}
+	return s.handle, nil
+}
+
+func (s *Stream) usable(op string) error {
+	if err := s.dev.check(); err != nil {
+		return opError(op, err)
+	}
+	if s.closed.Load() {
+		return opError(op, ErrClosed)
+	}
+	return nil
+}
+
+// Synchronize blocks until all work queued on s is done, and returns the
+// first error of that work, such as a kernel's fault.
+func (s *Stream) Synchronize() error {
+	const op = "synchronize stream"
+	if err := s.usable(op); err != nil || s.dev.drv == nil {
+		return err
+	}
+	return opError(op, s.dev.drv.synchronizeStream(s.handle))
+}
+
+// Query reports, without blocking, whether all work queued on s is done.
+func (s *Stream) Query() (bool, error) {
+	const op = "query stream"
+	if err := s.usable(op); err != nil || s.dev.drv == nil {
+		return err == nil, err
+	}
+	done, err := s.dev.drv.queryStream(s.handle)
+	return done, opError(op, err)
+}
+
+// Close waits for the work queued on s, then destroys the stream; a
+// stream made elsewhere (WrapStream) is only forgotten. Closing twice is
+// harmless; any other use of a closed stream is an error wrapping
+// ErrClosed, never a fallback to the default stream.
+func (s *Stream) Close() error {
+	s.closing.Lock()
+	defer s.closing.Unlock()
+	if s.closed.Load() {
+		return nil
+	}
+	if s.dev.check() != nil {
+		s.closed.Store(true) // the device released it
+		return nil
+	}
+	var err error
+	if s.dev.drv != nil {
+		err = s.dev.drv.synchronizeStream(s.handle)
+	}
+	s.closed.Store(true)
+	s.dev.untrack(s)
+	if e := s.release(); err == nil {
+		err = e
+	}
+	return opError("close stream", err)
+}
+
+// release destroys the driver's stream without waiting.
+func (s *Stream) release() error {
+	s.closed.Store(true)
+	if s.dev.drv == nil || s.external || s.handle == 0 {
+		return nil
+	}
+	return s.dev.destroyDriverStream(s.handle)
+}
