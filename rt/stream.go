@@ -20,6 +20,7 @@ type Stream struct {
 	handle   uintptr
 	external bool // made elsewhere: never destroyed by qd
 	priority int
+	queued   atomic.Bool // work was ever queued: Close must wait for it
 	closed   atomic.Bool
 	closing  sync.Mutex
 }
@@ -114,6 +115,9 @@ func (s *Stream) use(d *Device) (uintptr, error) {
 	if s.dev != d {
 		return 0, fmt.Errorf("stream: %w", ErrWrongDevice)
 	}
+	if !s.queued.Load() {
+		s.queued.Store(true)
+	}
 	return s.handle, nil
 }
 
@@ -147,7 +151,7 @@ func (s *Stream) Query() (bool, error) {
 	return done, opError(op, err)
 }
 
-// Close waits for the work queued on s, then destroys the stream; a
+// Close waits for the work queued on s, if any, then destroys the stream; a
 // stream made elsewhere (WrapStream) is only forgotten. Closing twice is
 // harmless; any other use of a closed stream is an error wrapping
 // ErrClosed, never a fallback to the default stream.
@@ -162,7 +166,7 @@ func (s *Stream) Close() error {
 		return nil
 	}
 	var err error
-	if s.dev.drv != nil {
+	if s.dev.drv != nil && s.queued.Load() {
 		err = s.dev.drv.synchronizeStream(s.handle)
 	}
 	s.closed.Store(true)

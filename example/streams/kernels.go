@@ -20,7 +20,10 @@ func Produce(a []float32, v float32, delay int) {
 		for range delay {
 			x = (1664525*x + 1013904223) % 2147483647
 		}
-		a[i] = v + float32(x&0)
+		a[i] = v
+		if x < 0 { // never true, but the GPU compiler cannot know: the delay stays
+			a[i] = 0
+		}
 	}
 }
 

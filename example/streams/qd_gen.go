@@ -95,7 +95,7 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Consume launches kernel Consume (kernels.go:30) after the work already launched on
+// Consume launches kernel Consume (kernels.go:33) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
@@ -190,11 +190,12 @@ $L_7:
 	.param .s64 Produce_0_param_3
 )
 {
-	.reg .pred %p<39>;
+	.reg .pred %p<38>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<38>;
+	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<26>;
+	.reg .f32 %f<24>;
+	.reg .f32 %ft<1>;
 
 $L_0:
 	ld.param.u64 %rd4, [Produce_0_param_0];
@@ -202,7 +203,7 @@ $L_0:
 	ld.param.u64 %rd5, [Produce_0_param_1];
 	mov.b64 %rd3, %rd5;
 	ld.param.s64 %rd13, [Produce_0_param_3];
-	ld.param.f32 %f25, [Produce_0_param_2];
+	ld.param.f32 %f23, [Produce_0_param_2];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -217,39 +218,39 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_23;
+	@!%p7 bra $L_24;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_23;
+	@!%p10 bra $L_24;
 $L_5:
 	mov.b64 %rd11, %rd9;
 	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_23;
 $L_6:
 	mov.b64 %rd14, %rd11;
 	mov.b64 %rd15, 0;
 $L_7:
-	max.s64 %rd36, %rd13, -9223372036854775804;
-	sub.s64 %rd37, %rd36, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_8:
-	setp.lt.s64 %p38, %rd15, %rd37;
-	@!%p38 bra $L_17;
+	setp.lt.s64 %p37, %rd15, %rd36;
+	@!%p37 bra $L_17;
 $L_9:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
-	add.s64 %rd28, %rd27, %rd18;
-	mov.b64 %rd29, %rd28;
-	shr.u64 %rd30, %rd29, 63;
-	shr.s64 %rd31, %rd28, 30;
-	mov.b64 %rd32, %rd30;
-	add.s64 %rd33, %rd31, %rd32;
-	mul.lo.s64 %rd34, %rd33, 2147483647;
-	sub.s64 %rd35, %rd18, %rd34;
-	mov.b64 %rd19, %rd35;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
 	add.s64 %rd20, %rd15, 1;
 	setp.lt.s64 %p21, %rd20, %rd13;
 $L_10:
@@ -258,16 +259,16 @@ $L_10:
 $L_11:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
-	add.s64 %rd28, %rd27, %rd18;
-	mov.b64 %rd29, %rd28;
-	shr.u64 %rd30, %rd29, 63;
-	shr.s64 %rd31, %rd28, 30;
-	mov.b64 %rd32, %rd30;
-	add.s64 %rd33, %rd31, %rd32;
-	mul.lo.s64 %rd34, %rd33, 2147483647;
-	sub.s64 %rd35, %rd18, %rd34;
-	mov.b64 %rd19, %rd35;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
 	add.s64 %rd20, %rd15, 1;
 	setp.lt.s64 %p21, %rd20, %rd13;
 $L_12:
@@ -276,16 +277,16 @@ $L_12:
 $L_13:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
-	add.s64 %rd28, %rd27, %rd18;
-	mov.b64 %rd29, %rd28;
-	shr.u64 %rd30, %rd29, 63;
-	shr.s64 %rd31, %rd28, 30;
-	mov.b64 %rd32, %rd30;
-	add.s64 %rd33, %rd31, %rd32;
-	mul.lo.s64 %rd34, %rd33, 2147483647;
-	sub.s64 %rd35, %rd18, %rd34;
-	mov.b64 %rd19, %rd35;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
 	add.s64 %rd20, %rd15, 1;
 	setp.lt.s64 %p21, %rd20, %rd13;
 $L_14:
@@ -294,16 +295,16 @@ $L_14:
 $L_15:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
-	add.s64 %rd28, %rd27, %rd18;
-	mov.b64 %rd29, %rd28;
-	shr.u64 %rd30, %rd29, 63;
-	shr.s64 %rd31, %rd28, 30;
-	mov.b64 %rd32, %rd30;
-	add.s64 %rd33, %rd31, %rd32;
-	mul.lo.s64 %rd34, %rd33, 2147483647;
-	sub.s64 %rd35, %rd18, %rd34;
-	mov.b64 %rd19, %rd35;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
 	add.s64 %rd20, %rd15, 1;
 	setp.lt.s64 %p21, %rd20, %rd13;
 $L_16:
@@ -313,16 +314,16 @@ $L_16:
 $L_17:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd27, %rd18, -9223372032559808509;
-	add.s64 %rd28, %rd27, %rd18;
-	mov.b64 %rd29, %rd28;
-	shr.u64 %rd30, %rd29, 63;
-	shr.s64 %rd31, %rd28, 30;
-	mov.b64 %rd32, %rd30;
-	add.s64 %rd33, %rd31, %rd32;
-	mul.lo.s64 %rd34, %rd33, 2147483647;
-	sub.s64 %rd35, %rd18, %rd34;
-	mov.b64 %rd19, %rd35;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
 	add.s64 %rd20, %rd15, 1;
 	setp.lt.s64 %p21, %rd20, %rd13;
 	@!%p21 bra $L_19;
@@ -333,18 +334,21 @@ $L_18:
 $L_19:
 	mov.b64 %rd16, %rd19;
 $L_20:
-	and.b64 %rd22, %rd16, 0;
-	cvt.rn.f32.s64 %f23, %rd22;
-	add.rn.f32 %f24, %f25, %f23;
-	mad.lo.s64 %rd26, %rd9, 4, %rd4;
-	st.global.f32 [%rd26], %f24;
+	mad.lo.s64 %rd22, %rd9, 4, %rd4;
+	st.global.f32 [%rd22], %f23;
+	setp.lt.s64 %p24, %rd16, 0;
+	@!%p24 bra $L_22;
 $L_21:
+	mad.lo.s64 %rd25, %rd9, 4, %rd4;
+	mov.f32 %ft0, 0f00000000;
+	st.global.f32 [%rd25], %ft0;
+$L_22:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_22:
+$L_23:
 	mov.b64 %rd16, %rd11;
 	bra.uni $L_20;
-$L_23:
+$L_24:
 	ret;
 }
 

@@ -378,6 +378,9 @@ func SlowFill(a []float32, v float32, iters int) {
 		for range iters {
 			x = (1664525*x + 1013904223) % 2147483647
 		}
-		a[i] = v + float32(x&0) // x&0 keeps the loop without changing v
+		a[i] = v
+		if x < 0 { // never true, but the GPU compiler cannot know: the loop stays
+			a[i] = 0
+		}
 	}
 }
