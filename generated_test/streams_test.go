@@ -99,6 +99,15 @@ func expect(t *testing.T, b *rt.Buffer[float32], want float32) {
 
 const n = 1 << 16
 
+// delay is the spin count that makes SlowFill take a while on a GPU; the
+// CPU runs kernels one after the other anyway.
+func delay(dev *rt.Device, gpu int) int {
+	if dev.IsCPU() {
+		return 2
+	}
+	return gpu
+}
+
 func testKernelOnStream(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	s := newStream(t, dev)
 	defer s.Close()
@@ -117,8 +126,8 @@ func testTwoStreams(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	defer s1.Close()
 	defer s2.Close()
 	a, b := alloc(t, dev, n), alloc(t, dev, n)
-	must(t, ks.SlowFill(a, 1, 2000, rt.OnStream(s1)))
-	must(t, ks.SlowFill(b, 2, 2000, rt.OnStream(s2)))
+	must(t, ks.SlowFill(a, 1, delay(dev, 2000), rt.OnStream(s1)))
+	must(t, ks.SlowFill(b, 2, delay(dev, 2000), rt.OnStream(s2)))
 	must(t, s1.Synchronize())
 	must(t, s2.Synchronize())
 	expect(t, a, 1)
@@ -135,7 +144,7 @@ func testProducerConsumer(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	must(t, a.Zero())
 	e := newEvent(t, dev)
 	defer e.Close()
-	must(t, ks.SlowFill(a, 10, 20000, rt.OnStream(s1)))
+	must(t, ks.SlowFill(a, 10, delay(dev, 20000), rt.OnStream(s1)))
 	must(t, e.Record(s1))
 	must(t, e.Wait(s2))
 	must(t, ks.AddOne(b, a, rt.OnStream(s2)))
@@ -150,7 +159,7 @@ func testDefaultStreamWaits(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	must(t, a.Zero())
 	e := newEvent(t, dev)
 	defer e.Close()
-	must(t, ks.SlowFill(a, 5, 20000, rt.OnStream(s1)))
+	must(t, ks.SlowFill(a, 5, delay(dev, 20000), rt.OnStream(s1)))
 	must(t, e.Record(s1))
 	must(t, e.Wait(nil)) // the default stream waits
 	must(t, ks.AddOne(b, a))
@@ -163,7 +172,7 @@ func testDeferClose(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	func() {
 		s := newStream(t, dev)
 		defer s.Close() // waits for the work in flight
-		must(t, ks.SlowFill(a, 7, 20000, rt.OnStream(s)))
+		must(t, ks.SlowFill(a, 7, delay(dev, 20000), rt.OnStream(s)))
 	}()
 	expect(t, a, 7)
 }
@@ -174,7 +183,7 @@ func testEventSynchronize(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	a := alloc(t, dev, n)
 	e := newEvent(t, dev)
 	defer e.Close()
-	must(t, ks.SlowFill(a, 4, 20000, rt.OnStream(s)))
+	must(t, ks.SlowFill(a, 4, delay(dev, 20000), rt.OnStream(s)))
 	must(t, e.Record(s))
 	must(t, e.Synchronize()) // the only synchronization
 	done, err := e.Query()
@@ -287,7 +296,7 @@ func testTiming(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	defer end.Close()
 	a := alloc(t, dev, 256)
 	must(t, start.Record(s))
-	must(t, ks.SlowFill(a, 1, 100000, rt.OnStream(s)))
+	must(t, ks.SlowFill(a, 1, delay(dev, 100000), rt.OnStream(s)))
 	must(t, end.Record(s))
 	must(t, end.Synchronize())
 	d, err := rt.ElapsedTime(start, end)
@@ -295,7 +304,7 @@ func testTiming(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	if dev.IsCPU() != (d == 0) {
 		t.Errorf("elapsed %v on %s", d, dev)
 	}
-	t.Logf("100000 spin steps: %v", d)
+	t.Logf("SlowFill of 256 elements: %v", d)
 	plain := newEvent(t, dev)
 	defer plain.Close()
 	if _, err := rt.ElapsedTime(start, plain); err == nil {
