@@ -26,6 +26,7 @@ import (
 
 func main() {
 	baseline := flag.String("baseline", "", "the CUDA C baseline program (bench/baseline/baseline.cu, built with nvcc -O3)")
+	rounds := flag.Int("rounds", 5, "rounds of measurements, alternating with the baseline")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -41,15 +42,18 @@ func main() {
 	check(err)
 	loadTime := time.Since(start)
 
-	ours := map[string]float64{
-		"launch_us":  launchCost(dev, ks),
-		"saxpy_gbps": saxpy(dev, ks),
-	}
-	ours["spin_ms"], ours["spin_result"] = spin(dev, ks)
-	streamBench(dev, ks, ours)
-
-	base := map[string]float64{}
-	if *baseline != "" {
+	// Our measurements and the CUDA C program's alternate, round after
+	// round, and each figure is the median over the rounds: the host-side
+	// figures drift with the machine's state more than they differ.
+	oursRounds := map[string][]float64{}
+	baseRounds := map[string][]float64{}
+	for range *rounds {
+		for k, v := range measure(dev, ks) {
+			oursRounds[k] = append(oursRounds[k], v)
+		}
+		if *baseline == "" {
+			continue
+		}
 		out, err := exec.Command(*baseline).Output()
 		if err != nil {
 			log.Fatalf("baseline: %v\n%s", err, out)
@@ -58,40 +62,62 @@ func main() {
 		for sc.Scan() {
 			name, value, _ := strings.Cut(sc.Text(), " ")
 			if v, err := strconv.ParseFloat(value, 64); err == nil {
-				base[name] = v
-			} else {
-				fmt.Printf("baseline %s: %s\n", name, value)
+				baseRounds[name] = append(baseRounds[name], v)
+			} else if name == "device" {
+				baseDevice = value
 			}
 		}
 	}
+	ours, base := medians(oursRounds), medians(baseRounds)
+	if baseDevice != "" {
+		fmt.Println("baseline device:", baseDevice)
+	}
+	fmt.Printf("rounds: %d (medians)\n", *rounds)
 
 	fmt.Printf("module load (3 kernels, PTX JIT%s): %.1f ms\n", cacheNote(), float64(loadTime.Microseconds())/1e3)
-	fmt.Printf("%-34s %12s %12s %8s\n", "measure", "qd", "CUDA C", "ratio")
-	row := func(label, key string, higherIsBetter bool) {
+	fmt.Printf("%-40s %12s %12s %8s\n", "measure", "qd", "CUDA C", "qd/C")
+	row := func(label, key string) {
 		q, b := ours[key], base[key]
 		ratio := "-"
 		if b != 0 {
-			if higherIsBetter {
-				ratio = fmt.Sprintf("%.3f", q/b)
-			} else {
-				ratio = fmt.Sprintf("%.3f", q/b)
-			}
+			ratio = fmt.Sprintf("%.3f", q/b)
 		}
-		fmt.Printf("%-34s %12.3f %12.3f %8s\n", label, q, b, ratio)
+		fmt.Printf("%-40s %12.3f %12.3f %8s\n", label, q, b, ratio)
 	}
-	row("host µs per empty launch (×256)", "launch_us", false)
-	row("saxpy 2^28 f32 GB/s", "saxpy_gbps", true)
-	row("LCG spin 10^6 iterations, ms", "spin_ms", false)
-	row("host µs per launch on a stream", "launch_stream_us", false)
-	row("stream create+close µs", "stream_create_close_us", false)
-	row("event record+wait µs", "event_record_wait_us", false)
-	row("16 one-block spins, 1 stream, ms", "spin16_serial_ms", false)
-	row("16 streams vs 1: speedup", "spin16_speedup", true)
-	row("2 spins on 2 streams + events: speedup", "join2_speedup", true)
+	row("host µs per empty launch (×256)", "launch_us")
+	row("saxpy 2^28 f32 GB/s", "saxpy_gbps")
+	row("LCG spin 10^6 iterations, ms", "spin_ms")
+	row("host µs per launch on a stream", "launch_stream_us")
+	row("stream create+close µs", "stream_create_close_us")
+	row("event record+wait µs", "event_record_wait_us")
+	row("16 one-block spins, 1 stream, ms", "spin16_serial_ms")
+	row("16 streams vs 1: speedup", "spin16_speedup")
+	row("2 spins on 2 streams + events: speedup", "join2_speedup")
 	if r, ok := base["spin_result"]; ok && r != ours["spin_result"] {
 		log.Fatalf("spin results differ: qd %v, CUDA C %v", ours["spin_result"], r)
 	}
-	fmt.Println("ratios: launch and spin are qd/CUDA C times (lower is better); saxpy is qd/CUDA C bandwidth (higher is better)")
+	fmt.Println("for times lower is better; for GB/s and speedups higher is better")
+}
+
+var baseDevice string
+
+// measure runs every benchmark once.
+func measure(dev *rt.Device, ks *kernels.Kernels) map[string]float64 {
+	ours := map[string]float64{
+		"launch_us":  launchCost(dev, ks),
+		"saxpy_gbps": saxpy(dev, ks),
+	}
+	ours["spin_ms"], ours["spin_result"] = spin(dev, ks)
+	streamBench(dev, ks, ours)
+	return ours
+}
+
+func medians(rounds map[string][]float64) map[string]float64 {
+	m := map[string]float64{}
+	for k, v := range rounds {
+		m[k] = median(v)
+	}
+	return m
 }
 
 func cacheNote() string {
