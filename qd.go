@@ -32,7 +32,31 @@
 // each of these functions simply runs its argument.
 package qd
 
-// StreamParallel runs f. In a kernel, consecutive StreamParallel blocks
-// run concurrently on the GPU, each on its own stream, and all of them
-// finish before the kernel's next statement runs.
-func StreamParallel(f func()) { f() }
+import "github.com/qdgo/qd/internal/blocks"
+
+// StreamParallel runs f. As a top-level statement of a kernel,
+//
+//	qd.StreamParallel(func() {
+//		for i := range n {
+//			a[i] = computeA(i)
+//		}
+//	})
+//
+// it makes f a block: consecutive blocks form a group, and the blocks of a
+// group run at the same time on the GPU, each on a stream of its own, forked
+// from and joined back into the stream the kernel was launched on. Loops in
+// one block run in order on its stream. A plain statement between blocks
+// ends a group: it runs after the group has joined, and the next group
+// forks after it. Fork and join happen on the GPU with events; the host
+// never waits.
+//
+// Blocks of one group must not write what another reads or writes; the
+// analyzer reports such races. Called as plain Go, or on the CPU backend,
+// StreamParallel just calls f, so blocks run one after the other in program
+// order (rt.RunBlocksConcurrently runs them as goroutines instead, to
+// expose dependencies under the race detector).
+func StreamParallel(f func()) {
+	if !blocks.Block(f) {
+		f()
+	}
+}

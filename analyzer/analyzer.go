@@ -84,6 +84,7 @@ func Check(prog *ssa.Program, files []*ast.File, info *types.Info, cfg *lower.Co
 	var kernels []*ir.Kernel
 	var diags []lower.Diagnostic
 	diags = append(diags, misplacedDirectives(files)...)
+	outside := blocksOutsideKernels(files, info)
 	for _, decl := range lower.KernelDecls(files) {
 		fn := lower.KernelFunc(prog, info, decl)
 		if fn == nil {
@@ -96,7 +97,54 @@ func Check(prog *ssa.Program, files []*ast.File, info *types.Info, cfg *lower.Co
 			kernels = append(kernels, k)
 		}
 	}
+	// The lowering reports misplaced blocks it meets more precisely (in a
+	// function a kernel calls, for one).
+	reported := map[token.Pos]bool{}
+	for _, d := range diags {
+		reported[d.Pos] = true
+	}
+	for _, d := range outside {
+		if !reported[d.Pos] {
+			diags = append(diags, d)
+		}
+	}
 	return kernels, diags
+}
+
+// blocksOutsideKernels reports calls of qd.StreamParallel in functions that
+// are not kernels, where they would only run their argument.
+func blocksOutsideKernels(files []*ast.File, info *types.Info) []lower.Diagnostic {
+	var diags []lower.Diagnostic
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil || lower.HasDirective(fd.Doc) {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				var id *ast.Ident
+				switch fun := call.Fun.(type) {
+				case *ast.SelectorExpr:
+					id = fun.Sel
+				case *ast.Ident:
+					id = fun
+				}
+				if id == nil {
+					return true
+				}
+				if fn, ok := info.Uses[id].(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == lower.QDPath && fn.Name() == "StreamParallel" {
+					diags = append(diags, lower.Diagnostic{Pos: call.Lparen,
+						Message: "qd.StreamParallel can only be called at the top level of a //qd:kernel function; here it just runs its argument"})
+				}
+				return true
+			})
+		}
+	}
+	return diags
 }
 
 // misplacedDirectives reports //qd:kernel comments that mark no function.

@@ -18,3 +18,9 @@ func TestGood(t *testing.T) {
 func TestBad(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "bad")
 }
+
+// TestStreamParallel checks the rules for qd.StreamParallel: where it may
+// be called, with what, and races between the blocks of a group.
+func TestStreamParallel(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "sp")
+}

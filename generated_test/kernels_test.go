@@ -37,6 +37,24 @@ var cases = []kernelCase{
 	{name: "Narrow", fn: kernels.Narrow},
 	{name: "Empty", fn: kernels.Empty},
 	{name: "Counted", fn: kernels.Counted, args: countedArgs},
+	{name: "TwoBlocks", fn: kernels.TwoBlocks},
+	{name: "OrderedInBlock", fn: kernels.OrderedInBlock},
+	{name: "ComputeAB", fn: kernels.ComputeAB, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]float32, n), make([]float32, n), r.IntN(n + 1), float32(r.NormFloat64())}
+	}},
+	{name: "Combine", fn: kernels.Combine},
+	{name: "EightBlocks", fn: kernels.EightBlocks, args: eightArgs},
+	{name: "MixedTop", fn: kernels.MixedTop},
+}
+
+// eightArgs keeps the spin loops of EightBlocks short.
+func eightArgs(r *rand.Rand, n int) []any {
+	args := make([]any, 9)
+	for i := range 8 {
+		args[i] = make([]int64, n)
+	}
+	args[8] = r.IntN(50)
+	return args
 }
 
 // countedArgs draws loop bounds near the limits of their types with short

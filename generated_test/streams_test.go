@@ -32,20 +32,6 @@ var streamCases = []streamCase{
 	{"CloseReleasesAll", testCloseReleasesAll},
 }
 
-func runStreamCases(t *testing.T, open func(testing.TB) *rt.Device) {
-	for _, c := range streamCases {
-		t.Run(c.name, func(t *testing.T) {
-			dev := open(t)
-			defer dev.Close()
-			ks, err := kernels.Load(dev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.run(t, dev, ks)
-		})
-	}
-}
-
 func openCPU(t testing.TB) *rt.Device {
 	dev, err := rt.Open(rt.WithBackend(rt.CPU))
 	if err != nil {
@@ -54,8 +40,8 @@ func openCPU(t testing.TB) *rt.Device {
 	return dev
 }
 
-func TestStreamsCPU(t *testing.T) { runStreamCases(t, openCPU) }
-func TestStreamsGPU(t *testing.T) { runStreamCases(t, openCUDA) }
+func TestStreamsCPU(t *testing.T) { runCases(t, streamCases, openCPU) }
+func TestStreamsGPU(t *testing.T) { runCases(t, streamCases, openCUDA) }
 
 func must(t *testing.T, err error) {
 	t.Helper()

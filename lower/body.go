@@ -9,17 +9,22 @@ import (
 
 // lowerBody plans the kernel body and builds one task per plan.
 func (l *lowerer) lowerBody() {
-	plans := l.planBody(l.fn)
+	l.findCells(l.fn)
+	plans := l.planBody(l.fn, 0)
 	if len(l.diags) > 0 {
 		return
 	}
 	for _, p := range plans {
+		var t *ir.Task
 		if p.kind == ir.Parallel {
-			l.k.Tasks = append(l.k.Tasks, l.buildLoop(l.fn, p.loop))
+			t = l.buildLoop(p.fn, p.loop)
 		} else {
-			l.k.Tasks = append(l.k.Tasks, l.buildSegment(l.fn, p))
+			t = l.buildSegment(p.fn, p)
 		}
+		t.StreamBlock = p.streamBlock
+		l.k.Tasks = append(l.k.Tasks, t)
 	}
+	l.groupBlocks()
 }
 
 // buildLoop builds the parallel task of a top-level loop. Thread t of a grid
@@ -140,7 +145,8 @@ func (l *lowerer) buildSegment(fn *ssa.Function, p *taskPlan) *ir.Task {
 		owned[b.Index] = true
 	}
 	f := tb.newFrame(fn, func(b *ssa.BasicBlock) bool { return owned[b.Index] })
-	f.cut = p.cut
+	f.cut, f.cutAt = p.cut, p.cutAt
+	f.from = map[*ssa.BasicBlock]int{p.blocks[0]: p.from}
 	for _, b := range p.blocks {
 		f.start[b] = tb.t.NewBlock(b.Comment)
 	}

@@ -84,7 +84,9 @@ type frame struct {
 	// block whose terminator ends the task.
 	redirect func(from, to *ssa.BasicBlock) (*ir.Block, bool)
 	skipPhi  *ssa.Phi
-	cut      *ssa.BasicBlock
+	cut      *ssa.BasicBlock         // ends the task before its instruction cutAt
+	cutAt    int                     //
+	from     map[*ssa.BasicBlock]int // where a block's part of the task starts
 
 	// Inlined helpers: where results go, and where control continues.
 	results []ir.Reg
@@ -169,6 +171,9 @@ func describeValue(v ssa.Value) string {
 
 // regs returns the registers holding the operand v.
 func (f *frame) regs(v ssa.Value) []ir.Reg {
+	if f.tb.l.failed[v] {
+		return f.regsFor(v) // reported already; any registers will do
+	}
 	switch v := v.(type) {
 	case *ssa.Const:
 		return f.constRegs(v)
@@ -269,6 +274,10 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 	if r, ok := tb.ext[v]; ok {
 		return r
 	}
+	if instr, ok := v.(ssa.Instruction); ok && f.usesFailed(instr) {
+		tb.l.failed[v] = true
+		return f.regsFor(v)
+	}
 	if !tb.l.isPure(v) {
 		f.errorf(v.Pos(), "this value is computed by an earlier top-level statement, which runs as a separate GPU launch, and it depends on memory or on control flow, so it cannot be recomputed here; compute it where it is used, or keep it in a slice element")
 		r := f.regsFor(v)
@@ -299,7 +308,8 @@ func (f *frame) evalPure(v ssa.Value) []ir.Reg {
 	var ops [8]*ssa.Value
 	for _, op := range instr.Operands(ops[:0]) {
 		switch (*op).(type) {
-		case nil, *ssa.Const, *ssa.Builtin, *ssa.Function:
+		case nil, *ssa.Const, *ssa.Builtin, *ssa.Function, *ssa.Alloc, *ssa.FreeVar:
+			// Cells of captured variables are read through capturedCell.
 		default:
 			f.evalPure(*op)
 		}
@@ -312,7 +322,11 @@ func (f *frame) evalPure(v ssa.Value) []ir.Reg {
 // lowerBlock lowers the instructions and terminator of the owned block b.
 func (f *frame) lowerBlock(b *ssa.BasicBlock) {
 	f.tb.cur = f.start[b]
-	for _, instr := range b.Instrs[:len(b.Instrs)-1] {
+	from, end := f.from[b], len(b.Instrs)-1
+	if b == f.cut {
+		end = f.cutAt
+	}
+	for _, instr := range b.Instrs[from:end] {
 		if phi, ok := instr.(*ssa.Phi); ok {
 			if phi != f.skipPhi {
 				f.regsFor(phi)

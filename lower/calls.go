@@ -45,10 +45,16 @@ func (f *frame) callMessage(v *ssa.Call) string {
 		return "calling function values is not supported in kernels: call a function by its name"
 	}
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
-		if callee.Name() == "StreamParallel" {
-			return "qd.StreamParallel must be called at the top level of a kernel, with a function literal as its argument"
+		if callee.Name() != "StreamParallel" {
+			return fmt.Sprintf("qd.%s cannot be called in a kernel", callee.Name())
 		}
-		return fmt.Sprintf("qd.%s cannot be called in a kernel", callee.Name())
+		switch {
+		case f.parent != nil:
+			return "qd.StreamParallel can only be called at the top level of a //qd:kernel function, not in a function a kernel calls"
+		case f.fn != f.tb.l.fn:
+			return "qd.StreamParallel blocks cannot be nested: put the inner block's work in the outer block, or make it a block of its own"
+		}
+		return "qd.StreamParallel must be a statement at the top level of the kernel, not inside if, for or switch"
 	}
 	if _, ok := mathIntrinsic(callee); ok {
 		return ""

@@ -46,6 +46,15 @@ func (f *frame) instr(instr ssa.Instruction) {
 		// Whatever uses an interface value is reported instead: a call, a
 		// panic, a method call or a type assertion.
 		f.regsFor(in)
+	case *ssa.Alloc:
+		if _, isCell := l.cells[in]; isCell || f.fn != l.fn && capturedByBlock(in) {
+			return // a cell, or a variable of a misplaced block, which is reported
+		}
+		f.errorf(in.Pos(), "%s", f.allocMessage(in))
+	case *ssa.MakeClosure:
+		if !l.blockClosures[in] && !isBlockArgument(in) {
+			f.errorf(in.Pos(), "function literals are only supported as the argument of qd.StreamParallel")
+		}
 	case ssa.Value:
 		if msg := f.unsupported(in); msg != "" {
 			f.errorf(instr.Pos(), "%s", msg)
@@ -72,10 +81,6 @@ func (f *frame) usesFailed(instr ssa.Instruction) bool {
 // have at all, before its value's type is looked at.
 func (f *frame) unsupported(v ssa.Value) string {
 	switch v := v.(type) {
-	case *ssa.Alloc:
-		return f.allocMessage(v)
-	case *ssa.MakeClosure:
-		return "function literals are only supported as the argument of qd.StreamParallel"
 	case *ssa.MakeSlice:
 		return "make allocates memory, which kernels cannot do: pass a slice parameter of the size you need"
 	case *ssa.MakeMap:
@@ -191,6 +196,11 @@ func (f *frame) allocMessage(v *ssa.Alloc) string {
 		}
 		return "calling a variadic function builds a slice, which kernels cannot do: pass a slice parameter"
 	}
+	for _, r := range *v.Referrers() {
+		if mc, ok := r.(*ssa.MakeClosure); ok && f.tb.l.blockClosures[mc] {
+			return cellMessage(v)
+		}
+	}
 	if _, ok := elem.Underlying().(*types.Basic); ok {
 		return fmt.Sprintf("variable %s escapes (a closure captures it or its address is taken): kernels support plain local variables only", v.Comment)
 	}
@@ -263,8 +273,12 @@ func (f *frame) unOp(v *ssa.UnOp, dst []ir.Reg) {
 
 // load lowers *p.
 func (f *frame) load(v *ssa.UnOp, dst []ir.Reg) {
-	if cell, ok := f.capturedCell(v.X); ok {
-		for i, r := range cell {
+	if value, ok := f.capturedCell(v.X); ok {
+		if c, isConst := value.(*ssa.Const); isConst && len(dst) == 1 {
+			f.tb.move(dst[0], f.arg(c))
+			return
+		}
+		for i, r := range f.regs(value) {
 			f.tb.move(dst[i], ir.R(r))
 		}
 		return
@@ -279,11 +293,16 @@ func (f *frame) load(v *ssa.UnOp, dst []ir.Reg) {
 }
 
 func (f *frame) store(s *ssa.Store) {
+	if alloc, ok := s.Addr.(*ssa.Alloc); ok {
+		if _, isCell := f.tb.l.cells[alloc]; isCell || f.fn != f.tb.l.fn && capturedByBlock(alloc) {
+			return // the cell stands for the value stored
+		}
+	}
 	if g, ok := s.Addr.(*ssa.Global); ok {
 		f.errorf(s.Pos(), "package-level variable %s is not accessible in kernels: write results into a slice parameter", g.Name())
 		return
 	}
-	if _, ok := f.capturedCell(s.Addr); ok {
+	if _, ok := s.Addr.(*ssa.FreeVar); ok {
 		f.errorf(s.Pos(), "a qd.StreamParallel block cannot assign variables of its kernel: write results into a slice")
 		return
 	}
@@ -300,15 +319,19 @@ func (f *frame) store(s *ssa.Store) {
 	f.tb.emit(ir.Instr{Op: ir.OpStore, Type: t, Dst: ir.NoReg, Args: []ir.Arg{ir.R(addr[0]), f.arg(s.Val)}, Pos: s.Pos()})
 }
 
-// capturedCell returns the registers a closure's free variable stands for,
-// when p is one.
-func (f *frame) capturedCell(p ssa.Value) ([]ir.Reg, bool) {
-	fv, ok := p.(*ssa.FreeVar)
-	if !ok {
-		return nil, false
+// capturedCell returns the value a heap cell of a captured variable, or a
+// block's free variable bound to one, stands for.
+func (f *frame) capturedCell(p ssa.Value) (ssa.Value, bool) {
+	l := f.tb.l
+	switch p := p.(type) {
+	case *ssa.FreeVar:
+		v, ok := l.captured[p]
+		return v, ok
+	case *ssa.Alloc:
+		v, ok := l.cells[p]
+		return v, ok
 	}
-	r, ok := f.vals[fv]
-	return r, ok
+	return nil, false
 }
 
 // index converts an index operand to i64.

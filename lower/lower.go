@@ -94,9 +94,14 @@ type lowerer struct {
 	params     map[*ssa.Parameter]int // kernel parameter → ir.Kernel.Params index
 	taskSerial int                    // for task names
 	pure       map[ssa.Value]bool     // memo of isPure
-	// captured maps the free variables of stream-parallel blocks to the
-	// kernel values they capture.
-	captured map[*ssa.FreeVar]ssa.Value
+	// Stream-parallel blocks: the cells of captured variables and the value
+	// each stands for, the blocks' free variables and the values they
+	// capture, the closures that are blocks, and each block's position.
+	cells         map[*ssa.Alloc]ssa.Value
+	captured      map[*ssa.FreeVar]ssa.Value
+	blockClosures map[*ssa.MakeClosure]bool
+	notLiteral    map[*ssa.Call]bool
+	blocks        []token.Pos
 	// failed holds the values reported as unsupported; what uses them is
 	// not reported again.
 	failed map[ssa.Value]bool

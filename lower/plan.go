@@ -13,14 +13,22 @@ import (
 // parallel loop, or a serial segment of blocks between loops.
 type taskPlan struct {
 	kind ir.TaskKind
-	loop *parLoop // parallel tasks
+	loop *parLoop      // parallel tasks
+	fn   *ssa.Function // the kernel, or a qd.StreamParallel block's function
 
-	// Serial tasks: the segment's blocks, its entry first. The terminator of
-	// cut is replaced by the end of the task (nil: the segment ends where the
-	// function returns).
+	// Serial tasks: the segment's blocks, its entry first. The task starts
+	// at instruction from of blocks[0] and ends before instruction cutAt of
+	// cut, whose remaining instructions and terminator belong to what comes
+	// next (nil cut: the segment ends where the function returns).
 	blocks []*ssa.BasicBlock
+	from   int
 	cut    *ssa.BasicBlock
-	pos    token.Pos
+	cutAt  int
+
+	// streamBlock is the number of the qd.StreamParallel block the task
+	// belongs to, or 0 for the launching stream.
+	streamBlock int
+	pos         token.Pos
 }
 
 // parLoop is a top-level counted loop whose iterations run in parallel.
@@ -96,9 +104,9 @@ func topLevelLoopStmt(lp *loop, fn *ssa.Function, stmts []ast.Stmt) ast.Stmt {
 	return nil
 }
 
-// planBody cuts the body of fn (the kernel, or a qd.StreamParallel block)
-// into tasks.
-func (l *lowerer) planBody(fn *ssa.Function) []*taskPlan {
+// planBody cuts the body of fn (the kernel, or a qd.StreamParallel block,
+// numbered streamBlock) into tasks.
+func (l *lowerer) planBody(fn *ssa.Function, streamBlock int) []*taskPlan {
 	l.checkReturns(fn)
 	stmts := bodyStmts(fn)
 	var loops []*parLoop
@@ -121,42 +129,69 @@ func (l *lowerer) planBody(fn *ssa.Function) []*taskPlan {
 			loops[j], loops[j-1] = loops[j-1], loops[j]
 		}
 	}
-	var plans []*taskPlan
-	owner := make([]int, len(fn.Blocks)) // 1 + index into plans
+	inLoop := make([]bool, len(fn.Blocks))
 	for _, pl := range loops {
 		for _, b := range fn.Blocks {
-			if pl.lp.contains(b) {
-				owner[b.Index] = -1
-			}
+			inLoop[b.Index] = inLoop[b.Index] || pl.lp.contains(b)
 		}
 	}
+	var plans []*taskPlan
 	start := fn.Blocks[0]
 	for _, pl := range loops {
-		plans = append(plans, l.segment(fn, start, pl.pre, owner, len(plans)+1))
-		plans = append(plans, &taskPlan{kind: ir.Parallel, loop: pl, pos: pl.pos})
+		plans = append(plans, l.segments(fn, start, 0, pl.pre, len(pl.pre.Instrs)-1, inLoop, streamBlock)...)
+		plans = append(plans, &taskPlan{kind: ir.Parallel, loop: pl, fn: fn, pos: pl.pos, streamBlock: streamBlock})
 		start = pl.exit
 	}
-	plans = append(plans, l.segment(fn, start, nil, owner, len(plans)+1))
+	plans = append(plans, l.segments(fn, start, 0, nil, 0, inLoop, streamBlock)...)
 	return plans
 }
 
-// segment collects the blocks from start up to the block cut, or to the
-// function's return when cut is nil, as a serial task.
-func (l *lowerer) segment(fn *ssa.Function, start, cut *ssa.BasicBlock, owner []int, id int) *taskPlan {
-	tp := &taskPlan{kind: ir.Serial, cut: cut, pos: token.NoPos}
+// segments returns the serial tasks from instruction from of block start
+// to instruction cutAt of block cut (or to the function's return), cut
+// further at each top-level qd.StreamParallel statement, whose blocks'
+// tasks go in between.
+func (l *lowerer) segments(fn *ssa.Function, start *ssa.BasicBlock, from int, cut *ssa.BasicBlock, cutAt int, inLoop []bool, streamBlock int) []*taskPlan {
+	seg := l.segment(fn, start, from, cut, cutAt, inLoop, streamBlock)
+	calls := l.streamParallelCalls(fn, seg)
+	if len(calls) == 0 {
+		return []*taskPlan{seg}
+	}
+	var plans []*taskPlan
+	for _, c := range calls {
+		plans = append(plans, l.segment(fn, start, from, c.Block(), indexOf(c), inLoop, streamBlock))
+		plans = append(plans, l.planBlock(c)...)
+		start, from = c.Block(), indexOf(c)+1
+	}
+	return append(plans, l.segment(fn, start, from, cut, cutAt, inLoop, streamBlock))
+}
+
+func indexOf(instr ssa.Instruction) int {
+	for i, in := range instr.Block().Instrs {
+		if in == instr {
+			return i
+		}
+	}
+	return -1
+}
+
+// segment collects the blocks from instruction from of start up to
+// instruction cutAt of cut, or to the function's return when cut is nil,
+// as a serial task.
+func (l *lowerer) segment(fn *ssa.Function, start *ssa.BasicBlock, from int, cut *ssa.BasicBlock, cutAt int, inLoop []bool, streamBlock int) *taskPlan {
+	tp := &taskPlan{kind: ir.Serial, fn: fn, from: from, cut: cut, cutAt: cutAt, streamBlock: streamBlock}
+	seen := make([]bool, len(fn.Blocks))
 	stack := []*ssa.BasicBlock{start}
 	for len(stack) > 0 {
 		b := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		switch owner[b.Index] {
-		case id:
+		if seen[b.Index] {
 			continue
-		case 0:
-		default:
+		}
+		if inLoop[b.Index] {
 			l.errorf(blockPos(b, fn), "internal error: unexpected control flow between the kernel's top-level statements (a goto across a top-level loop?)")
 			return tp
 		}
-		owner[b.Index] = id
+		seen[b.Index] = true
 		tp.blocks = append(tp.blocks, b)
 		if b == cut {
 			continue

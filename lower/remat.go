@@ -48,8 +48,15 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 		return operandsPure(v.(ssa.Instruction))
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
-			_, isFreeVar := v.X.(*ssa.FreeVar)
-			return isFreeVar // a captured kernel variable, never reassigned
+			switch x := v.X.(type) {
+			case *ssa.FreeVar:
+				value, ok := l.captured[x]
+				return ok && l.isPure(value)
+			case *ssa.Alloc:
+				value, ok := l.cells[x]
+				return ok && l.isPure(value)
+			}
+			return false
 		}
 		return v.Op != token.ARROW && operandsPure(v)
 	case *ssa.Call:
@@ -148,9 +155,16 @@ func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
 			return l.hostExpr(p)
 		}
 	case *ssa.UnOp:
-		if fv, ok := v.X.(*ssa.FreeVar); ok && v.Op == token.MUL {
-			if p := l.capturedParam(fv); p != nil {
-				return l.hostExpr(p)
+		if v.Op == token.MUL {
+			switch x := v.X.(type) {
+			case *ssa.FreeVar:
+				if value, ok := l.captured[x]; ok {
+					return l.hostExpr(value)
+				}
+			case *ssa.Alloc:
+				if value, ok := l.cells[x]; ok {
+					return l.hostExpr(value)
+				}
 			}
 			return nil
 		}
@@ -226,10 +240,11 @@ func (l *lowerer) capturedParam(fv *ssa.FreeVar) *ssa.Parameter {
 // sliceParam returns the index of the slice parameter v is, or -1.
 func (l *lowerer) sliceParam(v ssa.Value) int {
 	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
-		if fv, ok := u.X.(*ssa.FreeVar); ok {
-			if p := l.capturedParam(fv); p != nil {
-				v = p
-			}
+		switch x := u.X.(type) {
+		case *ssa.FreeVar:
+			v = l.captured[x]
+		case *ssa.Alloc:
+			v = l.cells[x]
 		}
 	}
 	if p, ok := v.(*ssa.Parameter); ok {

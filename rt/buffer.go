@@ -309,9 +309,20 @@ type ArgBuffer interface {
 	argUsable() error
 	argPointer() uintptr
 	argLen() int
+	argSpan() (start, end uintptr)
 }
 
 func (b *Buffer[T]) argDevice() *Device  { return b.dev }
 func (b *Buffer[T]) argUsable() error    { return b.usable() }
 func (b *Buffer[T]) argPointer() uintptr { return b.ptr }
 func (b *Buffer[T]) argLen() int         { return b.n }
+
+// argSpan is the address range of b's elements, on the device or, on the
+// CPU backend, on the host.
+func (b *Buffer[T]) argSpan() (start, end uintptr) {
+	start = b.ptr
+	if b.host != nil && b.n > 0 {
+		start = uintptr(unsafe.Pointer(unsafe.SliceData(b.host)))
+	}
+	return start, start + b.bytes()
+}

@@ -10,6 +10,10 @@ package rt
 #cgo nocallback qd_cu_copy_to_device
 #cgo noescape qd_cu_copy_to_host
 #cgo nocallback qd_cu_copy_to_host
+#cgo noescape qd_cu_fork
+#cgo nocallback qd_cu_fork
+#cgo noescape qd_cu_join
+#cgo nocallback qd_cu_join
 #cgo nocallback qd_cu_event_record
 #cgo nocallback qd_cu_stream_wait_event
 #include "cuda_shim.h"
@@ -270,4 +274,14 @@ func (d *cudaDriver) allocHost(bytes uintptr) (unsafe.Pointer, error) {
 
 func (d *cudaDriver) freeHost(p unsafe.Pointer) error {
 	return cuError("cuMemFreeHost", C.qd_cu_free_host(d.ctx, p))
+}
+
+func (d *cudaDriver) fork(ev, from uintptr, streams []uintptr) error {
+	r := C.qd_cu_fork(d.ctx, C.uintptr_t(ev), C.uintptr_t(from), (*C.uintptr_t)(unsafe.Pointer(unsafe.SliceData(streams))), C.int(len(streams)))
+	return cuError("fork (cuEventRecord, cuStreamWaitEvent)", r)
+}
+
+func (d *cudaDriver) join(events, streams []uintptr, into uintptr) error {
+	r := C.qd_cu_join(d.ctx, (*C.uintptr_t)(unsafe.Pointer(unsafe.SliceData(events))), (*C.uintptr_t)(unsafe.Pointer(unsafe.SliceData(streams))), C.int(len(streams)), C.uintptr_t(into))
+	return cuError("join (cuEventRecord, cuStreamWaitEvent)", r)
 }

@@ -17,3 +17,6 @@ type cudaDriver struct{ driver }
 func (d *cudaDriver) launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
 	return ErrNoDevice
 }
+
+func (d *cudaDriver) fork(ev, from uintptr, streams []uintptr) error     { return ErrNoDevice }
+func (d *cudaDriver) join(events, streams []uintptr, into uintptr) error { return ErrNoDevice }

@@ -338,3 +338,25 @@ static CUresult qd_cu_priority_range(CUcontext ctx, int *least, int *greatest) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.CtxGetStreamPriorityRange(least, greatest);
 }
+
+// qd_cu_fork makes each of n streams wait for the point stream from has
+// reached, recorded in event ev.
+static CUresult qd_cu_fork(CUcontext ctx, uintptr_t ev, uintptr_t from, const uintptr_t *streams, int n) {
+	CUresult r = qd_cu_use(ctx);
+	if (r == 0) r = qd_cu.EventRecord((CUevent)ev, (CUstream)from);
+	for (int i = 0; r == 0 && i < n; i++) {
+		r = qd_cu.StreamWaitEvent((CUstream)streams[i], (CUevent)ev, 0);
+	}
+	return r;
+}
+
+// qd_cu_join makes stream into wait for the points each of n streams has
+// reached, recorded in the events.
+static CUresult qd_cu_join(CUcontext ctx, const uintptr_t *events, const uintptr_t *streams, int n, uintptr_t into) {
+	CUresult r = qd_cu_use(ctx);
+	for (int i = 0; r == 0 && i < n; i++) {
+		r = qd_cu.EventRecord((CUevent)events[i], (CUstream)streams[i]);
+		if (r == 0) r = qd_cu.StreamWaitEvent((CUstream)into, (CUevent)events[i], 0);
+	}
+	return r;
+}

@@ -71,6 +71,8 @@ type Device struct {
 
 	// Counts of live driver objects, for leak checks.
 	streams, events, buffers, hostBuffers atomic.Int64
+
+	pool streamPool // streams and events of stream-parallel launches
 }
 
 // releaser is something a device frees when it closes.
@@ -78,10 +80,11 @@ type releaser interface{ release() error }
 
 // Option configures Open.
 type Option struct {
-	backend    Backend
-	index      int
-	setBackend bool
-	setIndex   bool
+	backend     Backend
+	index       int
+	setBackend  bool
+	setIndex    bool
+	poolStreams int
 }
 
 // WithBackend makes Open use the given backend, ignoring QD_BACKEND.
@@ -104,6 +107,7 @@ func Open(opts ...Option) (*Device, error) {
 			return nil, fmt.Errorf("qd: QD_DEVICE=%q is not a device index", s)
 		}
 	}
+	pool := defaultPoolStreams()
 	for _, o := range opts {
 		if o.setBackend {
 			backend = o.backend
@@ -111,17 +115,25 @@ func Open(opts ...Option) (*Device, error) {
 		if o.setIndex {
 			index = o.index
 		}
+		if o.poolStreams > 0 {
+			pool = o.poolStreams
+		}
 	}
+	var d *Device
 	switch backend {
 	case CPU:
-		return openCPU(), nil
+		d = openCPU()
 	case CUDA:
-		return openGPU(CUDA, index)
+		if d, err = openGPU(CUDA, index); err != nil {
+			return nil, err
+		}
+	default:
+		if d, err = openGPU(CUDA, index); err != nil {
+			d = openCPU()
+		}
 	}
-	if d, err := openGPU(CUDA, index); err == nil {
-		return d, nil
-	}
-	return openCPU(), nil
+	d.pool.dev, d.pool.size = d, pool
+	return d, nil
 }
 
 func openCPU() *Device {
@@ -218,6 +230,9 @@ func (d *Device) Close() error {
 	}
 	if d.drv == nil {
 		return opError("close device", err)
+	}
+	if e := d.pool.release(); err == nil {
+		err = e
 	}
 	for _, m := range mods {
 		if m.handle != 0 {

@@ -59,6 +59,24 @@ func launchOn(drv driver, fn uintptr, grid, block uint32, stream uintptr, args u
 	return ErrNoDevice
 }
 
+// forkOn and joinOn are the fork and join of a stream-parallel group, each
+// one call into the driver; like launchOn they are called statically.
+func forkOn(drv driver, ev, from uintptr, streams []uintptr) error {
+	switch d := drv.(type) {
+	case *cudaDriver:
+		return d.fork(ev, from, streams)
+	}
+	return ErrNoDevice
+}
+
+func joinOn(drv driver, events, streams []uintptr, into uintptr) error {
+	switch d := drv.(type) {
+	case *cudaDriver:
+		return d.join(events, streams, into)
+	}
+	return ErrNoDevice
+}
+
 type deviceAttributes struct {
 	multiprocessors            int
 	maxThreadsPerSM            int

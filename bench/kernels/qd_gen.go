@@ -63,7 +63,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Empty", qdOpts, func() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		})
 	}
@@ -82,7 +82,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Saxpy", qdOpts, func() {
+		return qdk.mod.RunCPU(1, qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		})
 	}
@@ -103,7 +103,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Spin", qdOpts, func() {
+		return qdk.mod.RunCPU(2, qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		})
 	}

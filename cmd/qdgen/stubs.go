@@ -28,15 +28,28 @@ func stubs(p *packages.Package, decls []*ast.FuncDecl, kernels []*ir.Kernel, mod
 	for _, k := range kernels {
 		var tasks []jen.Code
 		for _, t := range k.Tasks {
-			tasks = append(tasks, jen.Values(jen.Dict{
+			task := jen.Dict{
 				jen.Id("Entry"):    jen.Lit(t.Name),
 				jen.Id("Parallel"): jen.Lit(t.Kind == ir.Parallel),
-			}))
+			}
+			if t.StreamBlock > 0 {
+				task[jen.Id("Block")] = jen.Lit(t.StreamBlock)
+				task[jen.Id("Group")] = jen.Lit(t.Group)
+			}
+			tasks = append(tasks, jen.Values(task))
 		}
-		specs = append(specs, jen.Values(jen.Dict{
+		spec := jen.Dict{
 			jen.Id("Name"):  jen.Lit(k.Name),
 			jen.Id("Tasks"): jen.Index().Qual(rtPath, "TaskSpec").Values(tasks...),
-		}))
+		}
+		if len(k.Groups) > 0 {
+			var groups []jen.Code
+			for _, g := range k.Groups {
+				groups = append(groups, jen.Lit(g))
+			}
+			spec[jen.Id("Groups")] = jen.Index().Int().Values(groups...)
+		}
+		specs = append(specs, jen.Values(spec))
 	}
 	f.Comment("qdModule describes the device code of this package's kernels.")
 	f.Var().Id("qdModule").Op("=").Op("&").Qual(rtPath, "ModuleSpec").Values(jen.Dict{
@@ -131,8 +144,16 @@ func (sg *stubGen) write(f *jen.File, file string, line int) {
 		jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckBuffers").Call(
 			append([]jen.Code{jen.Id("qdk").Dot("dev"), jen.Lit(name)}, bufs...)...),
 			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))),
+	)
+	for _, c := range sg.k.Conflicts {
+		a, b := sg.paramName(c[0]), sg.paramName(c[1])
+		body = append(body, jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckDisjoint").Call(
+			jen.Lit(name), jen.Lit(a), jen.Id(a), jen.Lit(b), jen.Id(b)),
+			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))))
+	}
+	body = append(body,
 		jen.If(jen.Id("qdk").Dot("dev").Dot("IsCPU").Call()).Block(
-			jen.Return(jen.Qual(rtPath, "RunCPU").Call(jen.Id("qdk").Dot("dev"), jen.Lit(name), jen.Id("qdOpts"),
+			jen.Return(jen.Id("qdk").Dot("mod").Dot("RunCPU").Call(jen.Lit(sg.index), jen.Id("qdOpts"),
 				jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))))),
 		jen.Var().Id("qdArgs").Index(jen.Lit(size)).Byte(),
 	)

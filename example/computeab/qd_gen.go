@@ -60,7 +60,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "ComputeAB", qdOpts, func() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
@@ -80,7 +80,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Combine", qdOpts, func() {
+		return qdk.mod.RunCPU(1, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}

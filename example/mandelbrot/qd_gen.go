@@ -51,7 +51,7 @@ func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Mandelbrot", qdOpts, func() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Mandelbrot(counts.CPUSlice(), width, height, x0, y0, x1, y1, maxIter)
 		})
 	}

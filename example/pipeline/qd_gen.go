@@ -51,7 +51,7 @@ func (qdk *Kernels) Transform(x *rt.Buffer[float32], y *rt.Buffer[float32], roun
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Transform", qdOpts, func() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Transform(x.CPUSlice(), y.CPUSlice(), rounds)
 		})
 	}

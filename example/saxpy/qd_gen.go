@@ -51,7 +51,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Saxpy", qdOpts, func() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		})
 	}

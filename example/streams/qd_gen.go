@@ -63,7 +63,7 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Add", qdOpts, func() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -83,7 +83,7 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Produce", qdOpts, func() {
+		return qdk.mod.RunCPU(1, qdOpts, func() {
 			Produce(a.CPUSlice(), v, delay)
 		})
 	}
@@ -103,7 +103,7 @@ func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Consume", qdOpts, func() {
+		return qdk.mod.RunCPU(2, qdOpts, func() {
 			Consume(a.CPUSlice(), b.CPUSlice())
 		})
 	}

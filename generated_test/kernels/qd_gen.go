@@ -199,6 +199,141 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "SlowFill_0",
 			Parallel: true,
 		}},
+	}, {
+		Groups: []int{2},
+		Name:   "TwoBlocks",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "TwoBlocks_0",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "TwoBlocks_1",
+			Group:    1,
+			Parallel: true,
+		}},
+	}, {
+		Groups: []int{2},
+		Name:   "OrderedInBlock",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "OrderedInBlock_0",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    1,
+			Entry:    "OrderedInBlock_1",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "OrderedInBlock_2",
+			Group:    1,
+			Parallel: true,
+		}},
+	}, {
+		Groups: []int{2},
+		Name:   "ComputeAB",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "ComputeAB_0",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "ComputeAB_1",
+			Group:    1,
+			Parallel: true,
+		}},
+	}, {
+		Name: "Combine",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Combine_0",
+			Parallel: true,
+		}},
+	}, {
+		Groups: []int{8},
+		Name:   "EightBlocks",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "EightBlocks_0",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "EightBlocks_1",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    3,
+			Entry:    "EightBlocks_2",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    4,
+			Entry:    "EightBlocks_3",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    5,
+			Entry:    "EightBlocks_4",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    6,
+			Entry:    "EightBlocks_5",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    7,
+			Entry:    "EightBlocks_6",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    8,
+			Entry:    "EightBlocks_7",
+			Group:    1,
+			Parallel: false,
+		}},
+	}, {
+		Groups: []int{2, 2},
+		Name:   "MixedTop",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "MixedTop_0",
+			Parallel: false,
+		}, {
+			Block:    1,
+			Entry:    "MixedTop_1",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "MixedTop_2",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "MixedTop_3",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Entry:    "MixedTop_4",
+			Parallel: false,
+		}, {
+			Block:    3,
+			Entry:    "MixedTop_5",
+			Group:    2,
+			Parallel: true,
+		}, {
+			Block:    4,
+			Entry:    "MixedTop_6",
+			Group:    2,
+			Parallel: true,
+		}, {
+			Entry:    "MixedTop_7",
+			Parallel: true,
+		}},
 	}},
 	PTX:     qdPTX,
 	Package: "github.com/qdgo/qd/generated_test/kernels",
@@ -237,7 +372,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Saxpy", qdOpts, func() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		})
 	}
@@ -257,7 +392,7 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixInt8", qdOpts, func() {
+		return qdk.mod.RunCPU(1, qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -277,7 +412,7 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixInt16", qdOpts, func() {
+		return qdk.mod.RunCPU(2, qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -297,7 +432,7 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixInt32", qdOpts, func() {
+		return qdk.mod.RunCPU(3, qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -317,7 +452,7 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixInt64", qdOpts, func() {
+		return qdk.mod.RunCPU(4, qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -337,7 +472,7 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixInt", qdOpts, func() {
+		return qdk.mod.RunCPU(5, qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -357,7 +492,7 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixUint8", qdOpts, func() {
+		return qdk.mod.RunCPU(6, qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -377,7 +512,7 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixUint16", qdOpts, func() {
+		return qdk.mod.RunCPU(7, qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -397,7 +532,7 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixUint32", qdOpts, func() {
+		return qdk.mod.RunCPU(8, qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -417,7 +552,7 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixUint64", qdOpts, func() {
+		return qdk.mod.RunCPU(9, qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -437,7 +572,7 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MixUint", qdOpts, func() {
+		return qdk.mod.RunCPU(10, qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -457,7 +592,7 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Shifts", qdOpts, func() {
+		return qdk.mod.RunCPU(11, qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -477,7 +612,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Conversions", qdOpts, func() {
+		return qdk.mod.RunCPU(12, qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -501,7 +636,7 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Floats", qdOpts, func() {
+		return qdk.mod.RunCPU(13, qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -521,7 +656,7 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Floats32", qdOpts, func() {
+		return qdk.mod.RunCPU(14, qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -541,7 +676,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "MinMaxZeros", qdOpts, func() {
+		return qdk.mod.RunCPU(15, qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		})
 	}
@@ -562,7 +697,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Control", qdOpts, func() {
+		return qdk.mod.RunCPU(16, qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		})
 	}
@@ -582,7 +717,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Phases", qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
@@ -602,7 +737,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Spin", qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		})
 	}
@@ -621,7 +756,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Helpers", qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		})
 	}
@@ -643,7 +778,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Ranges", qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		})
 	}
@@ -664,7 +799,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Narrow", qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -684,7 +819,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Empty", qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		})
 	}
@@ -703,7 +838,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Counted", qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		})
 	}
@@ -725,7 +860,7 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Fill", qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		})
 	}
@@ -744,7 +879,7 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "AddOne", qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		})
 	}
@@ -763,7 +898,7 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "Accumulate", qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		})
 	}
@@ -782,7 +917,7 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return rt.RunCPU(qdk.dev, "SlowFill", qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		})
 	}
@@ -792,6 +927,234 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
 	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "TwoBlocks", a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("TwoBlocks", "a", a, "b", b); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(28, qdOpts, func() {
+			TwoBlocks(a.CPUSlice(), b.CPUSlice())
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "OrderedInBlock", a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("OrderedInBlock", "a", a, "b", b); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(29, qdOpts, func() {
+			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, scale float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeAB", a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(30, qdOpts, func() {
+			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
+		})
+	}
+	var qdArgs [44]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	rt.PutFloat32(qdArgs[:], 40, float32(scale))
+	qdCounts := [2]int64{int64(n), int64(n)}
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Combine launches kernel Combine (parallel.go:67) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", a, b, c); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(31, qdOpts, func() {
+			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, c)
+	qdCounts := [1]int64{int64(c.Len())}
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "EightBlocks", a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a0", a0, "a1", a1); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a0", a0, "a2", a2); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a0", a0, "a3", a3); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a0", a0, "a4", a4); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a0", a0, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a0", a0, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a0", a0, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a1", a1, "a2", a2); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a1", a1, "a3", a3); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a1", a1, "a4", a4); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a1", a1, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a1", a1, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a1", a1, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a2", a2, "a3", a3); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a2", a2, "a4", a4); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a2", a2, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a2", a2, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a2", a2, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a3", a3, "a4", a4); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a3", a3, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a3", a3, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a3", a3, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a4", a4, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a4", a4, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a4", a4, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a5", a5, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a5", a5, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightBlocks", "a6", a6, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(32, qdOpts, func() {
+			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		})
+	}
+	var qdArgs [136]byte
+	rt.PutBuffer(qdArgs[:], 0, a0)
+	rt.PutBuffer(qdArgs[:], 16, a1)
+	rt.PutBuffer(qdArgs[:], 32, a2)
+	rt.PutBuffer(qdArgs[:], 48, a3)
+	rt.PutBuffer(qdArgs[:], 64, a4)
+	rt.PutBuffer(qdArgs[:], 80, a5)
+	rt.PutBuffer(qdArgs[:], 96, a6)
+	rt.PutBuffer(qdArgs[:], 112, a7)
+	rt.PutUint64(qdArgs[:], 128, uint64(iters))
+	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixedTop", a, b, c); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("MixedTop", "a", a, "b", b); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("MixedTop", "a", a, "c", c); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("MixedTop", "b", b, "c", c); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(33, qdOpts, func() {
+			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, c)
+	rt.PutUint64(qdArgs[:], 48, uint64(n))
+	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -5116,6 +5479,2146 @@ $L_23:
 	mov.b64 %rd16, %rd11;
 	bra.uni $L_20;
 $L_24:
+	ret;
+}
+
+.visible .entry TwoBlocks_0(
+	.param .u64 TwoBlocks_0_param_0,
+	.param .s64 TwoBlocks_0_param_1,
+	.param .u64 TwoBlocks_0_param_2,
+	.param .s64 TwoBlocks_0_param_3
+)
+{
+	.reg .pred %p<14>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<20>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<19>;
+
+$L_0:
+	ld.param.u64 %rd7, [TwoBlocks_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [TwoBlocks_0_param_1];
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
+$L_5:
+	mov.b64 %rd14, %rd7;
+	cvt.rn.f32.s64 %f17, %rd12;
+	mul.rn.f32 %f18, %f17, 0f3F000000;
+	mad.lo.s64 %rd19, %rd12, 4, %rd14;
+	st.global.f32 [%rd19], %f18;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry TwoBlocks_1(
+	.param .u64 TwoBlocks_1_param_0,
+	.param .s64 TwoBlocks_1_param_1,
+	.param .u64 TwoBlocks_1_param_2,
+	.param .s64 TwoBlocks_1_param_3
+)
+{
+	.reg .pred %p<14>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<20>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<19>;
+
+$L_0:
+	ld.param.u64 %rd7, [TwoBlocks_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [TwoBlocks_1_param_3];
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
+$L_5:
+	mov.b64 %rd14, %rd7;
+	cvt.rn.f32.s64 %f17, %rd12;
+	add.rn.f32 %f18, %f17, 0f3F800000;
+	mad.lo.s64 %rd19, %rd12, 4, %rd14;
+	st.global.f32 [%rd19], %f18;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry OrderedInBlock_0(
+	.param .u64 OrderedInBlock_0_param_0,
+	.param .s64 OrderedInBlock_0_param_1,
+	.param .u64 OrderedInBlock_0_param_2,
+	.param .s64 OrderedInBlock_0_param_3
+)
+{
+	.reg .pred %p<14>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<18>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %ft<1>;
+
+$L_0:
+	ld.param.u64 %rd7, [OrderedInBlock_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [OrderedInBlock_0_param_1];
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
+$L_5:
+	mov.b64 %rd14, %rd7;
+	mad.lo.s64 %rd17, %rd12, 4, %rd14;
+	mov.f32 %ft0, 0f3F800000;
+	st.global.f32 [%rd17], %ft0;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry OrderedInBlock_1(
+	.param .u64 OrderedInBlock_1_param_0,
+	.param .s64 OrderedInBlock_1_param_1,
+	.param .u64 OrderedInBlock_1_param_2,
+	.param .s64 OrderedInBlock_1_param_3
+)
+{
+	.reg .pred %p<14>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<20>;
+
+$L_0:
+	ld.param.u64 %rd7, [OrderedInBlock_1_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [OrderedInBlock_1_param_1];
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
+$L_5:
+	mov.b64 %rd14, %rd7;
+	mad.lo.s64 %rd17, %rd12, 4, %rd14;
+	ld.global.f32 %f18, [%rd17];
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	mad.lo.s64 %rd20, %rd12, 4, %rd14;
+	st.global.f32 [%rd20], %f19;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry OrderedInBlock_2(
+	.param .u64 OrderedInBlock_2_param_0,
+	.param .s64 OrderedInBlock_2_param_1,
+	.param .u64 OrderedInBlock_2_param_2,
+	.param .s64 OrderedInBlock_2_param_3
+)
+{
+	.reg .pred %p<14>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<18>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %ft<1>;
+
+$L_0:
+	ld.param.u64 %rd7, [OrderedInBlock_2_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [OrderedInBlock_2_param_3];
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
+$L_5:
+	mov.b64 %rd14, %rd7;
+	mad.lo.s64 %rd17, %rd12, 4, %rd14;
+	mov.f32 %ft0, 0f40400000;
+	st.global.f32 [%rd17], %ft0;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry ComputeAB_0(
+	.param .u64 ComputeAB_0_param_0,
+	.param .s64 ComputeAB_0_param_1,
+	.param .u64 ComputeAB_0_param_2,
+	.param .s64 ComputeAB_0_param_3,
+	.param .s64 ComputeAB_0_param_4,
+	.param .f32 ComputeAB_0_param_5
+)
+{
+	.reg .pred %p<22>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<31>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<19>;
+
+$L_0:
+	ld.param.s64 %rd4, [ComputeAB_0_param_4];
+	mov.b64 %rd3, %rd4;
+	ld.param.u64 %rd10, [ComputeAB_0_param_0];
+	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.f32 %f17, [ComputeAB_0_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_8;
+$L_3:
+	mov.b64 %rd6, %rd2;
+$L_4:
+	mov.b64 %rd7, %rd10;
+$L_5:
+	mul.hi.s64 %rd22, %rd6, -9002011107970261188;
+	add.s64 %rd23, %rd22, %rd6;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 9;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 1000;
+	sub.s64 %rd30, %rd6, %rd29;
+	mov.b64 %rd13, %rd30;
+	cvt.rn.f32.s64 %f14, %rd13;
+	mul.rn.f32 %f15, %f14, 0f3F000000;
+	mov.f32 %f12, %f15;
+$L_6:
+	mov.f32 %f16, %f17;
+	mul.rn.f32 %f18, %f12, %f16;
+	mad.lo.s64 %rd19, %rd6, 4, %rd7;
+	st.global.f32 [%rd19], %f18;
+	add.s64 %rd20, %rd6, 1;
+	setp.lt.s64 %p21, %rd20, %rd3;
+	@!%p21 bra $L_8;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_8:
+	ret;
+}
+
+.visible .entry ComputeAB_1(
+	.param .u64 ComputeAB_1_param_0,
+	.param .s64 ComputeAB_1_param_1,
+	.param .u64 ComputeAB_1_param_2,
+	.param .s64 ComputeAB_1_param_3,
+	.param .s64 ComputeAB_1_param_4,
+	.param .f32 ComputeAB_1_param_5
+)
+{
+	.reg .pred %p<24>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<33>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<21>;
+
+$L_0:
+	ld.param.s64 %rd4, [ComputeAB_1_param_4];
+	mov.b64 %rd3, %rd4;
+	ld.param.u64 %rd10, [ComputeAB_1_param_2];
+	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.f32 %f19, [ComputeAB_1_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_8;
+$L_3:
+	mov.b64 %rd6, %rd2;
+$L_4:
+	mov.b64 %rd7, %rd10;
+$L_5:
+	mul.hi.s64 %rd24, %rd6, -6291360591419602545;
+	add.s64 %rd25, %rd24, %rd6;
+	mov.b64 %rd26, %rd25;
+	shr.u64 %rd27, %rd26, 63;
+	shr.s64 %rd28, %rd25, 9;
+	mov.b64 %rd29, %rd27;
+	add.s64 %rd30, %rd28, %rd29;
+	mul.lo.s64 %rd31, %rd30, 777;
+	sub.s64 %rd32, %rd6, %rd31;
+	mov.b64 %rd13, %rd32;
+	cvt.rn.f32.s64 %f14, %rd13;
+	mul.rn.f32 %f15, %f14, %f14;
+	div.rn.f32 %f16, %f15, 0f40400000;
+	add.rn.f32 %f17, %f16, 0f3F800000;
+	mov.f32 %f12, %f17;
+$L_6:
+	mov.f32 %f18, %f19;
+	mul.rn.f32 %f20, %f12, %f18;
+	mad.lo.s64 %rd21, %rd6, 4, %rd7;
+	st.global.f32 [%rd21], %f20;
+	add.s64 %rd22, %rd6, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_8;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_8:
+	ret;
+}
+
+.visible .entry Combine_0(
+	.param .u64 Combine_0_param_0,
+	.param .s64 Combine_0_param_1,
+	.param .u64 Combine_0_param_2,
+	.param .s64 Combine_0_param_3,
+	.param .u64 Combine_0_param_4,
+	.param .s64 Combine_0_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<20>;
+
+$L_0:
+	ld.param.u64 %rd4, [Combine_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Combine_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Combine_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd16, [Combine_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	ld.global.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.f32 [%rd20], %f19;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry EightBlocks_0(
+	.param .u64 EightBlocks_0_param_0,
+	.param .s64 EightBlocks_0_param_1,
+	.param .u64 EightBlocks_0_param_2,
+	.param .s64 EightBlocks_0_param_3,
+	.param .u64 EightBlocks_0_param_4,
+	.param .s64 EightBlocks_0_param_5,
+	.param .u64 EightBlocks_0_param_6,
+	.param .s64 EightBlocks_0_param_7,
+	.param .u64 EightBlocks_0_param_8,
+	.param .s64 EightBlocks_0_param_9,
+	.param .u64 EightBlocks_0_param_10,
+	.param .s64 EightBlocks_0_param_11,
+	.param .u64 EightBlocks_0_param_12,
+	.param .s64 EightBlocks_0_param_13,
+	.param .u64 EightBlocks_0_param_14,
+	.param .s64 EightBlocks_0_param_15,
+	.param .s64 EightBlocks_0_param_16
+)
+{
+	.reg .pred %p<37>;
+	.reg .b64 %rd<36>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightBlocks_0_param_0];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightBlocks_0_param_1];
+	ld.param.s64 %rd6, [EightBlocks_0_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+	mov.b64 %rd7, 0;
+$L_2:
+	mov.b64 %rd8, %rd1;
+	mov.b64 %rd9, -1;
+$L_3:
+	add.s64 %rd10, %rd9, 1;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_21;
+$L_4:
+	mul.lo.s64 %rd12, %rd7, 1000;
+	mov.b64 %rd13, %rd10;
+	add.s64 %rd14, %rd12, %rd13;
+	setp.gt.s64 %p15, %rd5, 0;
+	@!%p15 bra $L_20;
+$L_5:
+	mov.b64 %rd16, %rd14;
+	mov.b64 %rd17, 0;
+$L_6:
+	max.s64 %rd34, %rd5, -9223372036854775804;
+	sub.s64 %rd35, %rd34, 4;
+$L_7:
+	setp.lt.s64 %p36, %rd17, %rd35;
+	@!%p36 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_9:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_10:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_11:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_12:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_13:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_14:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_15:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_18;
+$L_17:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd18, %rd21;
+$L_19:
+	mad.lo.s64 %rd24, %rd10, 8, %rd0;
+	st.global.s64 [%rd24], %rd18;
+	mov.b64 %rd9, %rd10;
+	bra.uni $L_3;
+$L_20:
+	mov.b64 %rd18, %rd14;
+	bra.uni $L_19;
+$L_21:
+	ret;
+}
+
+.visible .entry EightBlocks_1(
+	.param .u64 EightBlocks_1_param_0,
+	.param .s64 EightBlocks_1_param_1,
+	.param .u64 EightBlocks_1_param_2,
+	.param .s64 EightBlocks_1_param_3,
+	.param .u64 EightBlocks_1_param_4,
+	.param .s64 EightBlocks_1_param_5,
+	.param .u64 EightBlocks_1_param_6,
+	.param .s64 EightBlocks_1_param_7,
+	.param .u64 EightBlocks_1_param_8,
+	.param .s64 EightBlocks_1_param_9,
+	.param .u64 EightBlocks_1_param_10,
+	.param .s64 EightBlocks_1_param_11,
+	.param .u64 EightBlocks_1_param_12,
+	.param .s64 EightBlocks_1_param_13,
+	.param .u64 EightBlocks_1_param_14,
+	.param .s64 EightBlocks_1_param_15,
+	.param .s64 EightBlocks_1_param_16
+)
+{
+	.reg .pred %p<37>;
+	.reg .b64 %rd<36>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightBlocks_1_param_2];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightBlocks_1_param_3];
+	ld.param.s64 %rd6, [EightBlocks_1_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+	mov.b64 %rd7, 1;
+$L_2:
+	mov.b64 %rd8, %rd1;
+	mov.b64 %rd9, -1;
+$L_3:
+	add.s64 %rd10, %rd9, 1;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_21;
+$L_4:
+	mul.lo.s64 %rd12, %rd7, 1000;
+	mov.b64 %rd13, %rd10;
+	add.s64 %rd14, %rd12, %rd13;
+	setp.gt.s64 %p15, %rd5, 0;
+	@!%p15 bra $L_20;
+$L_5:
+	mov.b64 %rd16, %rd14;
+	mov.b64 %rd17, 0;
+$L_6:
+	max.s64 %rd34, %rd5, -9223372036854775804;
+	sub.s64 %rd35, %rd34, 4;
+$L_7:
+	setp.lt.s64 %p36, %rd17, %rd35;
+	@!%p36 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_9:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_10:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_11:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_12:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_13:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_14:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_15:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_18;
+$L_17:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd18, %rd21;
+$L_19:
+	mad.lo.s64 %rd24, %rd10, 8, %rd0;
+	st.global.s64 [%rd24], %rd18;
+	mov.b64 %rd9, %rd10;
+	bra.uni $L_3;
+$L_20:
+	mov.b64 %rd18, %rd14;
+	bra.uni $L_19;
+$L_21:
+	ret;
+}
+
+.visible .entry EightBlocks_2(
+	.param .u64 EightBlocks_2_param_0,
+	.param .s64 EightBlocks_2_param_1,
+	.param .u64 EightBlocks_2_param_2,
+	.param .s64 EightBlocks_2_param_3,
+	.param .u64 EightBlocks_2_param_4,
+	.param .s64 EightBlocks_2_param_5,
+	.param .u64 EightBlocks_2_param_6,
+	.param .s64 EightBlocks_2_param_7,
+	.param .u64 EightBlocks_2_param_8,
+	.param .s64 EightBlocks_2_param_9,
+	.param .u64 EightBlocks_2_param_10,
+	.param .s64 EightBlocks_2_param_11,
+	.param .u64 EightBlocks_2_param_12,
+	.param .s64 EightBlocks_2_param_13,
+	.param .u64 EightBlocks_2_param_14,
+	.param .s64 EightBlocks_2_param_15,
+	.param .s64 EightBlocks_2_param_16
+)
+{
+	.reg .pred %p<37>;
+	.reg .b64 %rd<36>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightBlocks_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightBlocks_2_param_5];
+	ld.param.s64 %rd6, [EightBlocks_2_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+	mov.b64 %rd7, 2;
+$L_2:
+	mov.b64 %rd8, %rd1;
+	mov.b64 %rd9, -1;
+$L_3:
+	add.s64 %rd10, %rd9, 1;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_21;
+$L_4:
+	mul.lo.s64 %rd12, %rd7, 1000;
+	mov.b64 %rd13, %rd10;
+	add.s64 %rd14, %rd12, %rd13;
+	setp.gt.s64 %p15, %rd5, 0;
+	@!%p15 bra $L_20;
+$L_5:
+	mov.b64 %rd16, %rd14;
+	mov.b64 %rd17, 0;
+$L_6:
+	max.s64 %rd34, %rd5, -9223372036854775804;
+	sub.s64 %rd35, %rd34, 4;
+$L_7:
+	setp.lt.s64 %p36, %rd17, %rd35;
+	@!%p36 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_9:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_10:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_11:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_12:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_13:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_14:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_15:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_18;
+$L_17:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd18, %rd21;
+$L_19:
+	mad.lo.s64 %rd24, %rd10, 8, %rd0;
+	st.global.s64 [%rd24], %rd18;
+	mov.b64 %rd9, %rd10;
+	bra.uni $L_3;
+$L_20:
+	mov.b64 %rd18, %rd14;
+	bra.uni $L_19;
+$L_21:
+	ret;
+}
+
+.visible .entry EightBlocks_3(
+	.param .u64 EightBlocks_3_param_0,
+	.param .s64 EightBlocks_3_param_1,
+	.param .u64 EightBlocks_3_param_2,
+	.param .s64 EightBlocks_3_param_3,
+	.param .u64 EightBlocks_3_param_4,
+	.param .s64 EightBlocks_3_param_5,
+	.param .u64 EightBlocks_3_param_6,
+	.param .s64 EightBlocks_3_param_7,
+	.param .u64 EightBlocks_3_param_8,
+	.param .s64 EightBlocks_3_param_9,
+	.param .u64 EightBlocks_3_param_10,
+	.param .s64 EightBlocks_3_param_11,
+	.param .u64 EightBlocks_3_param_12,
+	.param .s64 EightBlocks_3_param_13,
+	.param .u64 EightBlocks_3_param_14,
+	.param .s64 EightBlocks_3_param_15,
+	.param .s64 EightBlocks_3_param_16
+)
+{
+	.reg .pred %p<37>;
+	.reg .b64 %rd<36>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightBlocks_3_param_6];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightBlocks_3_param_7];
+	ld.param.s64 %rd6, [EightBlocks_3_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+	mov.b64 %rd7, 3;
+$L_2:
+	mov.b64 %rd8, %rd1;
+	mov.b64 %rd9, -1;
+$L_3:
+	add.s64 %rd10, %rd9, 1;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_21;
+$L_4:
+	mul.lo.s64 %rd12, %rd7, 1000;
+	mov.b64 %rd13, %rd10;
+	add.s64 %rd14, %rd12, %rd13;
+	setp.gt.s64 %p15, %rd5, 0;
+	@!%p15 bra $L_20;
+$L_5:
+	mov.b64 %rd16, %rd14;
+	mov.b64 %rd17, 0;
+$L_6:
+	max.s64 %rd34, %rd5, -9223372036854775804;
+	sub.s64 %rd35, %rd34, 4;
+$L_7:
+	setp.lt.s64 %p36, %rd17, %rd35;
+	@!%p36 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_9:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_10:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_11:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_12:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_13:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_14:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_15:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_18;
+$L_17:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd18, %rd21;
+$L_19:
+	mad.lo.s64 %rd24, %rd10, 8, %rd0;
+	st.global.s64 [%rd24], %rd18;
+	mov.b64 %rd9, %rd10;
+	bra.uni $L_3;
+$L_20:
+	mov.b64 %rd18, %rd14;
+	bra.uni $L_19;
+$L_21:
+	ret;
+}
+
+.visible .entry EightBlocks_4(
+	.param .u64 EightBlocks_4_param_0,
+	.param .s64 EightBlocks_4_param_1,
+	.param .u64 EightBlocks_4_param_2,
+	.param .s64 EightBlocks_4_param_3,
+	.param .u64 EightBlocks_4_param_4,
+	.param .s64 EightBlocks_4_param_5,
+	.param .u64 EightBlocks_4_param_6,
+	.param .s64 EightBlocks_4_param_7,
+	.param .u64 EightBlocks_4_param_8,
+	.param .s64 EightBlocks_4_param_9,
+	.param .u64 EightBlocks_4_param_10,
+	.param .s64 EightBlocks_4_param_11,
+	.param .u64 EightBlocks_4_param_12,
+	.param .s64 EightBlocks_4_param_13,
+	.param .u64 EightBlocks_4_param_14,
+	.param .s64 EightBlocks_4_param_15,
+	.param .s64 EightBlocks_4_param_16
+)
+{
+	.reg .pred %p<37>;
+	.reg .b64 %rd<36>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightBlocks_4_param_8];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightBlocks_4_param_9];
+	ld.param.s64 %rd6, [EightBlocks_4_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+	mov.b64 %rd7, 4;
+$L_2:
+	mov.b64 %rd8, %rd1;
+	mov.b64 %rd9, -1;
+$L_3:
+	add.s64 %rd10, %rd9, 1;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_21;
+$L_4:
+	mul.lo.s64 %rd12, %rd7, 1000;
+	mov.b64 %rd13, %rd10;
+	add.s64 %rd14, %rd12, %rd13;
+	setp.gt.s64 %p15, %rd5, 0;
+	@!%p15 bra $L_20;
+$L_5:
+	mov.b64 %rd16, %rd14;
+	mov.b64 %rd17, 0;
+$L_6:
+	max.s64 %rd34, %rd5, -9223372036854775804;
+	sub.s64 %rd35, %rd34, 4;
+$L_7:
+	setp.lt.s64 %p36, %rd17, %rd35;
+	@!%p36 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_9:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_10:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_11:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_12:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_13:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_14:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_15:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_18;
+$L_17:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd18, %rd21;
+$L_19:
+	mad.lo.s64 %rd24, %rd10, 8, %rd0;
+	st.global.s64 [%rd24], %rd18;
+	mov.b64 %rd9, %rd10;
+	bra.uni $L_3;
+$L_20:
+	mov.b64 %rd18, %rd14;
+	bra.uni $L_19;
+$L_21:
+	ret;
+}
+
+.visible .entry EightBlocks_5(
+	.param .u64 EightBlocks_5_param_0,
+	.param .s64 EightBlocks_5_param_1,
+	.param .u64 EightBlocks_5_param_2,
+	.param .s64 EightBlocks_5_param_3,
+	.param .u64 EightBlocks_5_param_4,
+	.param .s64 EightBlocks_5_param_5,
+	.param .u64 EightBlocks_5_param_6,
+	.param .s64 EightBlocks_5_param_7,
+	.param .u64 EightBlocks_5_param_8,
+	.param .s64 EightBlocks_5_param_9,
+	.param .u64 EightBlocks_5_param_10,
+	.param .s64 EightBlocks_5_param_11,
+	.param .u64 EightBlocks_5_param_12,
+	.param .s64 EightBlocks_5_param_13,
+	.param .u64 EightBlocks_5_param_14,
+	.param .s64 EightBlocks_5_param_15,
+	.param .s64 EightBlocks_5_param_16
+)
+{
+	.reg .pred %p<37>;
+	.reg .b64 %rd<36>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightBlocks_5_param_10];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightBlocks_5_param_11];
+	ld.param.s64 %rd6, [EightBlocks_5_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+	mov.b64 %rd7, 5;
+$L_2:
+	mov.b64 %rd8, %rd1;
+	mov.b64 %rd9, -1;
+$L_3:
+	add.s64 %rd10, %rd9, 1;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_21;
+$L_4:
+	mul.lo.s64 %rd12, %rd7, 1000;
+	mov.b64 %rd13, %rd10;
+	add.s64 %rd14, %rd12, %rd13;
+	setp.gt.s64 %p15, %rd5, 0;
+	@!%p15 bra $L_20;
+$L_5:
+	mov.b64 %rd16, %rd14;
+	mov.b64 %rd17, 0;
+$L_6:
+	max.s64 %rd34, %rd5, -9223372036854775804;
+	sub.s64 %rd35, %rd34, 4;
+$L_7:
+	setp.lt.s64 %p36, %rd17, %rd35;
+	@!%p36 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_9:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_10:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_11:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_12:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_13:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_14:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_15:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_18;
+$L_17:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd18, %rd21;
+$L_19:
+	mad.lo.s64 %rd24, %rd10, 8, %rd0;
+	st.global.s64 [%rd24], %rd18;
+	mov.b64 %rd9, %rd10;
+	bra.uni $L_3;
+$L_20:
+	mov.b64 %rd18, %rd14;
+	bra.uni $L_19;
+$L_21:
+	ret;
+}
+
+.visible .entry EightBlocks_6(
+	.param .u64 EightBlocks_6_param_0,
+	.param .s64 EightBlocks_6_param_1,
+	.param .u64 EightBlocks_6_param_2,
+	.param .s64 EightBlocks_6_param_3,
+	.param .u64 EightBlocks_6_param_4,
+	.param .s64 EightBlocks_6_param_5,
+	.param .u64 EightBlocks_6_param_6,
+	.param .s64 EightBlocks_6_param_7,
+	.param .u64 EightBlocks_6_param_8,
+	.param .s64 EightBlocks_6_param_9,
+	.param .u64 EightBlocks_6_param_10,
+	.param .s64 EightBlocks_6_param_11,
+	.param .u64 EightBlocks_6_param_12,
+	.param .s64 EightBlocks_6_param_13,
+	.param .u64 EightBlocks_6_param_14,
+	.param .s64 EightBlocks_6_param_15,
+	.param .s64 EightBlocks_6_param_16
+)
+{
+	.reg .pred %p<37>;
+	.reg .b64 %rd<36>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightBlocks_6_param_12];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightBlocks_6_param_13];
+	ld.param.s64 %rd6, [EightBlocks_6_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+	mov.b64 %rd7, 6;
+$L_2:
+	mov.b64 %rd8, %rd1;
+	mov.b64 %rd9, -1;
+$L_3:
+	add.s64 %rd10, %rd9, 1;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_21;
+$L_4:
+	mul.lo.s64 %rd12, %rd7, 1000;
+	mov.b64 %rd13, %rd10;
+	add.s64 %rd14, %rd12, %rd13;
+	setp.gt.s64 %p15, %rd5, 0;
+	@!%p15 bra $L_20;
+$L_5:
+	mov.b64 %rd16, %rd14;
+	mov.b64 %rd17, 0;
+$L_6:
+	max.s64 %rd34, %rd5, -9223372036854775804;
+	sub.s64 %rd35, %rd34, 4;
+$L_7:
+	setp.lt.s64 %p36, %rd17, %rd35;
+	@!%p36 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_9:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_10:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_11:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_12:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_13:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_14:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_15:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_18;
+$L_17:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd18, %rd21;
+$L_19:
+	mad.lo.s64 %rd24, %rd10, 8, %rd0;
+	st.global.s64 [%rd24], %rd18;
+	mov.b64 %rd9, %rd10;
+	bra.uni $L_3;
+$L_20:
+	mov.b64 %rd18, %rd14;
+	bra.uni $L_19;
+$L_21:
+	ret;
+}
+
+.visible .entry EightBlocks_7(
+	.param .u64 EightBlocks_7_param_0,
+	.param .s64 EightBlocks_7_param_1,
+	.param .u64 EightBlocks_7_param_2,
+	.param .s64 EightBlocks_7_param_3,
+	.param .u64 EightBlocks_7_param_4,
+	.param .s64 EightBlocks_7_param_5,
+	.param .u64 EightBlocks_7_param_6,
+	.param .s64 EightBlocks_7_param_7,
+	.param .u64 EightBlocks_7_param_8,
+	.param .s64 EightBlocks_7_param_9,
+	.param .u64 EightBlocks_7_param_10,
+	.param .s64 EightBlocks_7_param_11,
+	.param .u64 EightBlocks_7_param_12,
+	.param .s64 EightBlocks_7_param_13,
+	.param .u64 EightBlocks_7_param_14,
+	.param .s64 EightBlocks_7_param_15,
+	.param .s64 EightBlocks_7_param_16
+)
+{
+	.reg .pred %p<37>;
+	.reg .b64 %rd<36>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightBlocks_7_param_14];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightBlocks_7_param_15];
+	ld.param.s64 %rd6, [EightBlocks_7_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+	mov.b64 %rd7, 7;
+$L_2:
+	mov.b64 %rd8, %rd1;
+	mov.b64 %rd9, -1;
+$L_3:
+	add.s64 %rd10, %rd9, 1;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_21;
+$L_4:
+	mul.lo.s64 %rd12, %rd7, 1000;
+	mov.b64 %rd13, %rd10;
+	add.s64 %rd14, %rd12, %rd13;
+	setp.gt.s64 %p15, %rd5, 0;
+	@!%p15 bra $L_20;
+$L_5:
+	mov.b64 %rd16, %rd14;
+	mov.b64 %rd17, 0;
+$L_6:
+	max.s64 %rd34, %rd5, -9223372036854775804;
+	sub.s64 %rd35, %rd34, 4;
+$L_7:
+	setp.lt.s64 %p36, %rd17, %rd35;
+	@!%p36 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_9:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_10:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_11:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_12:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_13:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+$L_14:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+$L_15:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd19, %rd16, 1664525;
+	add.s64 %rd20, %rd19, 1013904223;
+	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
+	add.s64 %rd26, %rd25, %rd20;
+	mov.b64 %rd27, %rd26;
+	shr.u64 %rd28, %rd27, 63;
+	shr.s64 %rd29, %rd26, 30;
+	mov.b64 %rd30, %rd28;
+	add.s64 %rd31, %rd29, %rd30;
+	mul.lo.s64 %rd32, %rd31, 2147483647;
+	sub.s64 %rd33, %rd20, %rd32;
+	mov.b64 %rd21, %rd33;
+	add.s64 %rd22, %rd17, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_18;
+$L_17:
+	mov.b64 %rd16, %rd21;
+	mov.b64 %rd17, %rd22;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd18, %rd21;
+$L_19:
+	mad.lo.s64 %rd24, %rd10, 8, %rd0;
+	st.global.s64 [%rd24], %rd18;
+	mov.b64 %rd9, %rd10;
+	bra.uni $L_3;
+$L_20:
+	mov.b64 %rd18, %rd14;
+	bra.uni $L_19;
+$L_21:
+	ret;
+}
+
+.visible .entry MixedTop_0(
+	.param .u64 MixedTop_0_param_0,
+	.param .s64 MixedTop_0_param_1,
+	.param .u64 MixedTop_0_param_2,
+	.param .s64 MixedTop_0_param_3,
+	.param .u64 MixedTop_0_param_4,
+	.param .s64 MixedTop_0_param_5,
+	.param .s64 MixedTop_0_param_6
+)
+{
+	.reg .b32 %rt<1>;
+	.reg .b64 %rd<6>;
+
+$L_0:
+	ld.param.u64 %rd3, [MixedTop_0_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+$L_1:
+	mov.b64 %rd0, %rd3;
+	add.s64 %rd5, %rd0, 0;
+	mov.b32 %rt0, 1;
+	st.global.s32 [%rd5], %rt0;
+	ret;
+}
+
+.visible .entry MixedTop_1(
+	.param .u64 MixedTop_1_param_0,
+	.param .s64 MixedTop_1_param_1,
+	.param .u64 MixedTop_1_param_2,
+	.param .s64 MixedTop_1_param_3,
+	.param .u64 MixedTop_1_param_4,
+	.param .s64 MixedTop_1_param_5,
+	.param .s64 MixedTop_1_param_6
+)
+{
+	.reg .pred %p<29>;
+	.reg .b32 %r<26>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<28>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.s64 %rd5, [MixedTop_1_param_6];
+	mov.b64 %rd4, %rd5;
+	ld.param.u64 %rd10, [MixedTop_1_param_0];
+	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [MixedTop_1_param_1];
+	mov.b64 %rd8, %rd11;
+	mov.b64 %rd6, %rd8;
+	min.s64 %rd3, %rd4, %rd6;
+	ld.param.u64 %rd21, [MixedTop_1_param_4];
+	cvta.to.global.u64 %rd21, %rd21;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p12, %rd2, %rd3;
+	@!%p12 bra $L_6;
+$L_3:
+	mov.b64 %rd13, %rd2;
+$L_4:
+	mov.b64 %rd14, %rd10;
+	cvt.u32.u64 %r17, %rd13;
+	mov.b64 %rd18, %rd21;
+	add.s64 %rd23, %rd18, 0;
+	ld.global.s32 %r24, [%rd23];
+	add.s32 %r25, %r17, %r24;
+	mad.lo.s64 %rd26, %rd13, 4, %rd14;
+	st.global.s32 [%rd26], %r25;
+	add.s64 %rd27, %rd13, 1;
+	setp.lt.s64 %p28, %rd27, %rd3;
+	@!%p28 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+}
+
+.visible .entry MixedTop_2(
+	.param .u64 MixedTop_2_param_0,
+	.param .s64 MixedTop_2_param_1,
+	.param .u64 MixedTop_2_param_2,
+	.param .s64 MixedTop_2_param_3,
+	.param .u64 MixedTop_2_param_4,
+	.param .s64 MixedTop_2_param_5,
+	.param .s64 MixedTop_2_param_6
+)
+{
+	.reg .b32 %rt<1>;
+	.reg .b64 %rd<6>;
+
+$L_0:
+	ld.param.u64 %rd3, [MixedTop_2_param_2];
+	cvta.to.global.u64 %rd3, %rd3;
+$L_1:
+	mov.b64 %rd0, %rd3;
+	add.s64 %rd5, %rd0, 0;
+	mov.b32 %rt0, 7;
+	st.global.s32 [%rd5], %rt0;
+	ret;
+}
+
+.visible .entry MixedTop_3(
+	.param .u64 MixedTop_3_param_0,
+	.param .s64 MixedTop_3_param_1,
+	.param .u64 MixedTop_3_param_2,
+	.param .s64 MixedTop_3_param_3,
+	.param .u64 MixedTop_3_param_4,
+	.param .s64 MixedTop_3_param_5,
+	.param .s64 MixedTop_3_param_6
+)
+{
+	.reg .pred %p<12>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd6, [MixedTop_3_param_2];
+	cvta.to.global.u64 %rd6, %rd6;
+	ld.param.u64 %rd7, [MixedTop_3_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 1;
+$L_2:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p9, %rd2, %rd8;
+	@!%p9 bra $L_7;
+$L_3:
+	mov.b64 %rd10, %rd2;
+$L_4:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_7;
+$L_5:
+	mov.b64 %rd12, %rd6;
+	mad.lo.s64 %rd15, %rd10, 4, %rd12;
+	mov.b32 %rt5, 2;
+	st.global.s32 [%rd15], %rt5;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry MixedTop_4(
+	.param .u64 MixedTop_4_param_0,
+	.param .s64 MixedTop_4_param_1,
+	.param .u64 MixedTop_4_param_2,
+	.param .s64 MixedTop_4_param_3,
+	.param .u64 MixedTop_4_param_4,
+	.param .s64 MixedTop_4_param_5,
+	.param .s64 MixedTop_4_param_6
+)
+{
+	.reg .b32 %r<20>;
+	.reg .b64 %rd<21>;
+
+$L_0:
+	ld.param.u64 %rd3, [MixedTop_4_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd8, [MixedTop_4_param_0];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd15, [MixedTop_4_param_2];
+	cvta.to.global.u64 %rd15, %rd15;
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd5, %rd8;
+	add.s64 %rd10, %rd5, 0;
+	ld.global.s32 %r11, [%rd10];
+	mov.b64 %rd12, %rd15;
+	add.s64 %rd17, %rd12, 0;
+	ld.global.s32 %r18, [%rd17];
+	add.s32 %r19, %r11, %r18;
+	add.s64 %rd20, %rd0, 0;
+	st.global.s32 [%rd20], %r19;
+	ret;
+}
+
+.visible .entry MixedTop_5(
+	.param .u64 MixedTop_5_param_0,
+	.param .s64 MixedTop_5_param_1,
+	.param .u64 MixedTop_5_param_2,
+	.param .s64 MixedTop_5_param_3,
+	.param .u64 MixedTop_5_param_4,
+	.param .s64 MixedTop_5_param_5,
+	.param .s64 MixedTop_5_param_6
+)
+{
+	.reg .pred %p<12>;
+	.reg .b32 %r<25>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<27>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd6, [MixedTop_5_param_2];
+	cvta.to.global.u64 %rd6, %rd6;
+	ld.param.u64 %rd7, [MixedTop_5_param_3];
+	ld.param.u64 %rd18, [MixedTop_5_param_4];
+	cvta.to.global.u64 %rd18, %rd18;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 1;
+$L_2:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p9, %rd2, %rd8;
+	@!%p9 bra $L_7;
+$L_3:
+	mov.b64 %rd10, %rd2;
+$L_4:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_7;
+$L_5:
+	mov.b64 %rd12, %rd6;
+	mov.b64 %rd15, %rd18;
+	add.s64 %rd20, %rd15, 0;
+	ld.global.s32 %r21, [%rd20];
+	mad.lo.s64 %rd22, %rd10, 4, %rd12;
+	ld.global.s32 %r23, [%rd22];
+	add.s32 %r24, %r23, %r21;
+	mad.lo.s64 %rd25, %rd10, 4, %rd12;
+	st.global.s32 [%rd25], %r24;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry MixedTop_6(
+	.param .u64 MixedTop_6_param_0,
+	.param .s64 MixedTop_6_param_1,
+	.param .u64 MixedTop_6_param_2,
+	.param .s64 MixedTop_6_param_3,
+	.param .u64 MixedTop_6_param_4,
+	.param .s64 MixedTop_6_param_5,
+	.param .s64 MixedTop_6_param_6
+)
+{
+	.reg .pred %p<14>;
+	.reg .b32 %r<20>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd7, [MixedTop_6_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [MixedTop_6_param_1];
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
+$L_5:
+	mov.b64 %rd14, %rd7;
+	mad.lo.s64 %rd17, %rd12, 4, %rd14;
+	ld.global.s32 %r18, [%rd17];
+	mul.lo.s32 %r19, %r18, 3;
+	mad.lo.s64 %rd20, %rd12, 4, %rd14;
+	st.global.s32 [%rd20], %r19;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry MixedTop_7(
+	.param .u64 MixedTop_7_param_0,
+	.param .s64 MixedTop_7_param_1,
+	.param .u64 MixedTop_7_param_2,
+	.param .s64 MixedTop_7_param_3,
+	.param .u64 MixedTop_7_param_4,
+	.param .s64 MixedTop_7_param_5,
+	.param .s64 MixedTop_7_param_6
+)
+{
+	.reg .pred %p<12>;
+	.reg .b32 %r<30>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<32>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd6, [MixedTop_7_param_4];
+	cvta.to.global.u64 %rd6, %rd6;
+	ld.param.u64 %rd7, [MixedTop_7_param_5];
+	ld.param.u64 %rd18, [MixedTop_7_param_0];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd25, [MixedTop_7_param_2];
+	cvta.to.global.u64 %rd25, %rd25;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 1;
+$L_2:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p9, %rd2, %rd8;
+	@!%p9 bra $L_7;
+$L_3:
+	mov.b64 %rd10, %rd2;
+$L_4:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_7;
+$L_5:
+	mov.b64 %rd12, %rd6;
+	mov.b64 %rd15, %rd18;
+	mad.lo.s64 %rd20, %rd10, 4, %rd15;
+	ld.global.s32 %r21, [%rd20];
+	mov.b64 %rd22, %rd25;
+	mad.lo.s64 %rd27, %rd10, 4, %rd22;
+	ld.global.s32 %r28, [%rd27];
+	sub.s32 %r29, %r21, %r28;
+	mad.lo.s64 %rd30, %rd10, 4, %rd12;
+	st.global.s32 [%rd30], %r29;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
 	ret;
 }
 `

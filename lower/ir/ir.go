@@ -339,4 +339,11 @@ type Kernel struct {
 	Params []Param
 	Tasks  []*Task
 	Pos    token.Pos
+	// Conflicts lists pairs of slice parameters that blocks of one
+	// stream-parallel group would race through if they overlapped in
+	// memory; launches check that they do not.
+	Conflicts [][2]int
+	// Groups holds the number of qd.StreamParallel blocks of each group,
+	// in order, counting blocks whose tasks were all removed.
+	Groups []int
 }

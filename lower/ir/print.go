@@ -22,6 +22,12 @@ func (k *Kernel) String() string {
 		}
 	}
 	b.WriteString(")\n")
+	if len(k.Groups) > 0 {
+		fmt.Fprintf(&b, "groups %v\n", k.Groups)
+	}
+	for _, c := range k.Conflicts {
+		fmt.Fprintf(&b, "disjoint %s %s\n", k.Params[c[0]].Name, k.Params[c[1]].Name)
+	}
 	for _, t := range k.Tasks {
 		b.WriteString("\n")
 		k.writeTask(&b, t)

@@ -1,0 +1,115 @@
+package sp
+
+import "github.com/qdgo/qd"
+
+func notAKernel(a []int32) {
+	qd.StreamParallel(func() { a[0] = 1 }) // want `qd.StreamParallel can only be called at the top level of a //qd:kernel function; here it just runs its argument`
+}
+
+func helper(a []int32) {
+	qd.StreamParallel(func() { a[0] = 1 }) // want `qd.StreamParallel can only be called at the top level of a //qd:kernel function, not in a function a kernel calls`
+}
+
+//qd:kernel
+func CallsHelper(a []int32) {
+	helper(a)
+}
+
+//qd:kernel
+func InIf(a []int32, c bool) {
+	if c {
+		qd.StreamParallel(func() { a[0] = 1 }) // want `qd.StreamParallel must be a statement at the top level of the kernel, not inside if, for or switch`
+	}
+}
+
+//qd:kernel
+func InLoop(a []int32) {
+	for i := range 3 {
+		qd.StreamParallel(func() { a[i] = 1 }) // want `qd.StreamParallel must be a statement at the top level of the kernel, not inside if, for or switch`
+	}
+}
+
+//qd:kernel
+func Nested(a, b []int32) {
+	qd.StreamParallel(func() {
+		qd.StreamParallel(func() { a[0] = 1 }) // want `qd.StreamParallel blocks cannot be nested`
+	})
+	qd.StreamParallel(func() { b[0] = 1 })
+}
+
+//qd:kernel
+func NotLiteral(a []int32) {
+	f := func() { a[0] = 1 }
+	qd.StreamParallel(f) // want `the argument of qd.StreamParallel must be a function literal`
+}
+
+func work() {}
+
+//qd:kernel
+func NamedFunction(a []int32) {
+	qd.StreamParallel(work) // want `the argument of qd.StreamParallel must be a function literal`
+	a[0] = 1
+}
+
+//qd:kernel
+func Race(a, b []int32) {
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = 1
+		}
+	})
+	qd.StreamParallel(func() { // want `data race on a between qd.StreamParallel blocks: the block at sp.go:\d+ writes a and this block writes it`
+		for i := range a {
+			a[i] += b[i]
+		}
+	})
+}
+
+//qd:kernel
+func ReadWhileWritten(a, b []int32) {
+	qd.StreamParallel(func() {
+		b[0] = a[0]
+	})
+	qd.StreamParallel(func() { // want `data race on a between qd.StreamParallel blocks: the block at sp.go:\d+ reads a and this block writes it`
+		a[1] = 5
+	})
+}
+
+//qd:kernel
+func AssignsKernelVariable(a []int32) {
+	x := int32(0)
+	qd.StreamParallel(func() {
+		x = 5 // want `a qd.StreamParallel block cannot assign variables of its kernel`
+	})
+	a[0] = x
+}
+
+//qd:kernel
+func Reassigned(a []int32, n int) {
+	m := n // want `variable m is captured by a qd.StreamParallel block and assigned more than once`
+	qd.StreamParallel(func() {
+		for i := range m {
+			a[i] = 1
+		}
+	})
+	m = 3
+	a[0] = int32(m)
+}
+
+// Separated blocks do not race: the plain statement between them orders
+// them.
+//
+//qd:kernel
+func Separated(a []int32, n int) {
+	qd.StreamParallel(func() {
+		for i := range n {
+			a[i] = 1
+		}
+	})
+	a[0] = 2
+	qd.StreamParallel(func() {
+		for i := range n {
+			a[i] += 1
+		}
+	})
+}

@@ -1,0 +1,127 @@
+package kernels
+
+import "github.com/qdgo/qd"
+
+// TwoBlocks fills two buffers in two concurrent blocks.
+//
+//qd:kernel
+func TwoBlocks(a, b []float32) {
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = float32(i) * 0.5
+		}
+	})
+	qd.StreamParallel(func() {
+		for j := range b {
+			b[j] = float32(j) + 1
+		}
+	})
+}
+
+// OrderedInBlock has two loops in one block whose order matters, and
+// another block beside it.
+//
+//qd:kernel
+func OrderedInBlock(a, b []float32) {
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = 1
+		}
+		for i := range a {
+			a[i] += 1
+		}
+	})
+	qd.StreamParallel(func() {
+		for i := range b {
+			b[i] = 3
+		}
+	})
+}
+
+// ComputeAB is the Quadrants example: a and b computed concurrently.
+//
+//qd:kernel
+func ComputeAB(a, b []float32, n int, scale float32) {
+	qd.StreamParallel(func() {
+		for i := range n {
+			a[i] = computeA(i) * scale
+		}
+	})
+	qd.StreamParallel(func() {
+		for j := range n {
+			b[j] = computeB(j) * scale
+		}
+	})
+}
+
+func computeA(i int) float32 { return float32(i%1000) * 0.5 }
+
+func computeB(j int) float32 {
+	x := float32(j % 777)
+	return x*x/3 + 1
+}
+
+// Combine adds a and b into c.
+//
+//qd:kernel
+func Combine(a, b, c []float32) {
+	for i := range c {
+		c[i] = a[i] + b[i]
+	}
+}
+
+// EightBlocks runs eight blocks at once, each spinning on its own slice.
+//
+//qd:kernel
+func EightBlocks(a0, a1, a2, a3, a4, a5, a6, a7 []int64, iters int) {
+	qd.StreamParallel(func() { spinInto(a0, 0, iters) })
+	qd.StreamParallel(func() { spinInto(a1, 1, iters) })
+	qd.StreamParallel(func() { spinInto(a2, 2, iters) })
+	qd.StreamParallel(func() { spinInto(a3, 3, iters) })
+	qd.StreamParallel(func() { spinInto(a4, 4, iters) })
+	qd.StreamParallel(func() { spinInto(a5, 5, iters) })
+	qd.StreamParallel(func() { spinInto(a6, 6, iters) })
+	qd.StreamParallel(func() { spinInto(a7, 7, iters) })
+}
+
+func spinInto(a []int64, k int64, iters int) {
+	for i := range a {
+		x := k*1000 + int64(i)
+		for range iters {
+			x = (1664525*x + 1013904223) % 2147483647
+		}
+		a[i] = x
+	}
+}
+
+// MixedTop has plain statements before, between and after two groups.
+//
+//qd:kernel
+func MixedTop(a, b, c []int32, n int) {
+	c[0] = 1
+	qd.StreamParallel(func() {
+		for i := range min(n, len(a)) {
+			a[i] = int32(i) + c[0]
+		}
+	})
+	qd.StreamParallel(func() {
+		b[0] = 7
+		for i := 1; i < len(b); i++ {
+			b[i] = 2
+		}
+	})
+	c[0] = a[0] + b[0]
+	qd.StreamParallel(func() {
+		for i := 1; i < len(b); i++ {
+			b[i] += c[0]
+		}
+	})
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] *= 3
+		}
+	})
+	for i := 1; i < len(c); i++ {
+		c[i] = a[i] - b[i]
+	}
+}

@@ -1,0 +1,347 @@
+package lower
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"path/filepath"
+	"sort"
+
+	"github.com/qdgo/qd/lower/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// This file lowers qd.StreamParallel blocks. A top-level statement
+//
+//	qd.StreamParallel(func() { ... })
+//
+// cuts the kernel's serial code around it, and the block's function is
+// planned like a kernel body of its own: its top-level loops become
+// parallel tasks, its other statements serial tasks, all tagged with the
+// block's number. Consecutive blocks form a group whose blocks run at the
+// same time, each on its own stream; everything joins before the next
+// statement of the kernel.
+//
+// The block's function reaches the kernel's variables through heap cells
+// that go/ssa makes for captured variables; a cell stored once and only
+// read stands for the value stored in it.
+
+// streamParallelCallee reports whether call calls qd.StreamParallel.
+func streamParallelCallee(call *ssa.Call) bool {
+	callee := call.Common().StaticCallee()
+	return callee != nil && callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath && callee.Name() == "StreamParallel"
+}
+
+// blockFunction returns the function literal a qd.StreamParallel call runs.
+func blockFunction(call *ssa.Call) (*ssa.Function, *ssa.MakeClosure) {
+	switch arg := call.Common().Args[0].(type) {
+	case *ssa.MakeClosure:
+		return arg.Fn.(*ssa.Function), arg
+	case *ssa.Function:
+		if arg.Parent() != nil {
+			return arg, nil
+		}
+	}
+	return nil, nil
+}
+
+// isBlockArgument reports whether a closure is passed to qd.StreamParallel
+// (where the call, if misplaced, is what gets reported).
+func isBlockArgument(mc *ssa.MakeClosure) bool {
+	for _, r := range *mc.Referrers() {
+		if call, ok := r.(*ssa.Call); ok && streamParallelCallee(call) {
+			return true
+		}
+	}
+	return false
+}
+
+// capturedByBlock reports whether a variable is captured by a closure
+// passed to qd.StreamParallel.
+func capturedByBlock(v *ssa.Alloc) bool {
+	for _, r := range *v.Referrers() {
+		if mc, ok := r.(*ssa.MakeClosure); ok && isBlockArgument(mc) {
+			return true
+		}
+	}
+	return false
+}
+
+// findCells records the heap cells of the kernel's variables that
+// qd.StreamParallel blocks capture: each stands for the one value stored
+// in it.
+func (l *lowerer) findCells(fn *ssa.Function) {
+	l.cells = make(map[*ssa.Alloc]ssa.Value)
+	l.captured = make(map[*ssa.FreeVar]ssa.Value)
+	l.blockClosures = make(map[*ssa.MakeClosure]bool)
+	l.notLiteral = make(map[*ssa.Call]bool)
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if call, ok := instr.(*ssa.Call); ok && streamParallelCallee(call) {
+				if _, mc := blockFunction(call); mc != nil {
+					l.blockClosures[mc] = true
+				}
+			}
+		}
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			alloc, ok := instr.(*ssa.Alloc)
+			if !ok || !alloc.Heap {
+				continue
+			}
+			var init ssa.Value
+			stores, ok := 0, true
+			var closures []*ssa.MakeClosure
+			for _, r := range *alloc.Referrers() {
+				switch r := r.(type) {
+				case *ssa.Store:
+					stores++
+					init = r.Val
+					ok = ok && r.Addr == ssa.Value(alloc)
+				case *ssa.UnOp:
+					ok = ok && r.Op == token.MUL
+				case *ssa.MakeClosure:
+					ok = ok && l.blockClosures[r]
+					closures = append(closures, r)
+				case *ssa.DebugRef:
+				default:
+					ok = false
+				}
+			}
+			if len(closures) == 0 {
+				continue
+			}
+			if !ok || stores != 1 {
+				// Reported where the variable is declared; the blocks'
+				// uses of it are not reported again.
+				for _, mc := range closures {
+					for i, bound := range mc.Bindings {
+						if bound == ssa.Value(alloc) {
+							l.failed[mc.Fn.(*ssa.Function).FreeVars[i]] = true
+						}
+					}
+				}
+				continue
+			}
+			l.cells[alloc] = init
+			for _, mc := range closures {
+				for i, bound := range mc.Bindings {
+					if bound == ssa.Value(alloc) {
+						l.captured[mc.Fn.(*ssa.Function).FreeVars[i]] = init
+					}
+				}
+			}
+		}
+	}
+}
+
+// streamParallelCalls returns the top-level qd.StreamParallel calls in the
+// serial segment seg, in program order, reporting those that are not.
+func (l *lowerer) streamParallelCalls(fn *ssa.Function, seg *taskPlan) []*ssa.Call {
+	var calls []*ssa.Call
+	for i, b := range seg.blocks {
+		from, end := 0, len(b.Instrs)
+		if i == 0 {
+			from = seg.from
+		}
+		if b == seg.cut {
+			end = seg.cutAt
+		}
+		for _, instr := range b.Instrs[from:end] {
+			call, ok := instr.(*ssa.Call)
+			if !ok || !streamParallelCallee(call) {
+				continue
+			}
+			stmt := topLevelCall(fn, call)
+			if fn != l.fn || stmt == nil {
+				continue // lowered as a call, which reports it
+			}
+			if _, lit := stmt.Args[0].(*ast.FuncLit); !lit {
+				l.errorf(call.Pos(), "the argument of qd.StreamParallel must be a function literal: qd.StreamParallel(func() { ... })")
+				l.notLiteral[call] = true
+			} else if f, _ := blockFunction(call); f == nil {
+				l.errorf(call.Pos(), "the argument of qd.StreamParallel must be a function literal: qd.StreamParallel(func() { ... })")
+			}
+			calls = append(calls, call)
+		}
+	}
+	sort.SliceStable(calls, func(i, j int) bool {
+		a, b := calls[i], calls[j]
+		if a.Block() == b.Block() {
+			return indexOf(a) < indexOf(b)
+		}
+		return a.Block().Dominates(b.Block())
+	})
+	return calls
+}
+
+// topLevelCall returns the call expression of a top-level statement of
+// fn's body that consists of call alone, or nil.
+func topLevelCall(fn *ssa.Function, call *ssa.Call) *ast.CallExpr {
+	for _, s := range bodyStmts(fn) {
+		if es, ok := s.(*ast.ExprStmt); ok {
+			if ce, ok := es.X.(*ast.CallExpr); ok && ce.Lparen == call.Pos() && len(ce.Args) == 1 {
+				return ce
+			}
+		}
+	}
+	return nil
+}
+
+// planBlock plans the tasks of one qd.StreamParallel block.
+func (l *lowerer) planBlock(call *ssa.Call) []*taskPlan {
+	fn, _ := blockFunction(call)
+	if fn == nil || l.notLiteral[call] {
+		return nil // reported
+	}
+	l.blocks = append(l.blocks, call.Pos())
+	return l.planBody(fn, len(l.blocks))
+}
+
+// groupBlocks numbers the groups of consecutive blocks, checks that the
+// blocks of a group do not race through the same slice parameter, and
+// records the pairs of different slice parameters that must not overlap
+// at launch.
+func (l *lowerer) groupBlocks() {
+	group, inGroup := 0, false
+	for _, t := range l.k.Tasks {
+		switch {
+		case t.StreamBlock > 0:
+			if !inGroup {
+				group++
+			}
+			t.Group, inGroup = group, true
+		case hasEffects(t):
+			inGroup = false // a plain statement ends the group
+		}
+	}
+	l.k.Groups = make([]int, group)
+	seenBlock := map[int]bool{}
+	for _, t := range l.k.Tasks {
+		if t.StreamBlock > 0 && !seenBlock[t.StreamBlock] {
+			seenBlock[t.StreamBlock] = true
+			l.k.Groups[t.Group-1]++
+		}
+	}
+	type access struct{ reads, writes []bool }
+	byBlock := map[int]*access{}
+	groups := map[int][]int{}
+	for _, t := range l.k.Tasks {
+		if t.StreamBlock == 0 {
+			continue
+		}
+		a := byBlock[t.StreamBlock]
+		if a == nil {
+			a = &access{make([]bool, len(l.k.Params)), make([]bool, len(l.k.Params))}
+			byBlock[t.StreamBlock] = a
+			groups[t.Group] = append(groups[t.Group], t.StreamBlock)
+		}
+		reads, writes := paramAccess(l.k, t)
+		for p := range l.k.Params {
+			a.reads[p] = a.reads[p] || reads[p]
+			a.writes[p] = a.writes[p] || writes[p]
+		}
+	}
+	conflicts := map[[2]int]bool{}
+	for g := 1; g <= group; g++ {
+		blocks := groups[g]
+		for i, b1 := range blocks {
+			for _, b2 := range blocks[i+1:] {
+				a1, a2 := byBlock[b1], byBlock[b2]
+				for p := range l.k.Params {
+					for q := range l.k.Params {
+						if !(a1.writes[p] && (a2.reads[q] || a2.writes[q]) || a2.writes[p] && a1.reads[q]) {
+							continue
+						}
+						if p == q {
+							l.raceDiagnostic(b1, b2, p, a1.writes[p], a2.writes[p])
+						} else {
+							conflicts[[2]int{min(p, q), max(p, q)}] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	for c := range conflicts {
+		l.k.Conflicts = append(l.k.Conflicts, c)
+	}
+	sort.Slice(l.k.Conflicts, func(i, j int) bool {
+		a, b := l.k.Conflicts[i], l.k.Conflicts[j]
+		return a[0] < b[0] || a[0] == b[0] && a[1] < b[1]
+	})
+}
+
+func (l *lowerer) raceDiagnostic(b1, b2, p int, w1, w2 bool) {
+	name := l.k.Params[p].Name
+	verb1, verb2 := "reads", "reads"
+	if w1 {
+		verb1 = "writes"
+	}
+	if w2 {
+		verb2 = "writes"
+	}
+	pos1 := l.fset.Position(l.blocks[b1-1])
+	l.errorf(l.blocks[b2-1], "data race on %s between qd.StreamParallel blocks: the block at %s:%d %s %s and this block %s it, and they run at the same time; put a plain statement between the two blocks to order them, or give them different slices",
+		name, filepath.Base(pos1.Filename), pos1.Line, verb1, name, verb2)
+}
+
+// paramAccess returns which slice parameters a task reads and writes,
+// following addresses from each parameter's base through the task.
+func paramAccess(k *ir.Kernel, t *ir.Task) (reads, writes []bool) {
+	n := len(k.Params)
+	from := make([][]bool, len(t.Regs)) // the parameters each address derives from
+	mark := func(r ir.Reg, p int) bool {
+		if from[r] == nil {
+			from[r] = make([]bool, n)
+		}
+		changed := !from[r][p]
+		from[r][p] = true
+		return changed
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range t.Blocks {
+			for _, in := range b.Instrs {
+				switch {
+				case in.Op == ir.OpParamBase:
+					changed = mark(in.Dst, int(in.Aux)) || changed
+				case in.Op == ir.OpElemAddr || in.Op == ir.OpMove && t.Regs[in.Dst] == ir.Ptr:
+					if a := in.Args[0]; !a.Imm && from[a.Reg] != nil {
+						for p, ok := range from[a.Reg] {
+							if ok {
+								changed = mark(in.Dst, p) || changed
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	reads, writes = make([]bool, n), make([]bool, n)
+	for _, b := range t.Blocks {
+		for _, in := range b.Instrs {
+			var set []bool
+			switch in.Op {
+			case ir.OpLoad:
+				set = reads
+			case ir.OpStore:
+				set = writes
+			default:
+				continue
+			}
+			if a := in.Args[0]; !a.Imm && from[a.Reg] != nil {
+				for p, ok := range from[a.Reg] {
+					set[p] = set[p] || ok
+				}
+			}
+		}
+	}
+	return reads, writes
+}
+
+// cellMessage explains a captured variable that cannot be seen through.
+func cellMessage(v *ssa.Alloc) string {
+	return fmt.Sprintf("variable %s is captured by a qd.StreamParallel block and assigned more than once; copy it into a new variable before the block", v.Comment)
+}
