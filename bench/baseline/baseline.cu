@@ -163,6 +163,64 @@ int main() {
   }
   printf("spin16_serial_ms %.3f\n", serial * 1e3);
   printf("spin16_speedup %.3f\n", serial / parallel);
+
+  // Hand-written fork/join over pooled streams and events, as
+  // qd.StreamParallel does it: blocks fork from the default stream and join
+  // back into it.
+  cudaEvent_t evs[k + 1];
+  for (int i = 0; i <= k; i++) CHECK(cudaEventCreateWithFlags(&evs[i], cudaEventDisableTiming));
+  auto forkJoin = [&](int blocks, long long iters, bool parallel) {
+    if (!parallel) {
+      for (int i = 0; i < blocks; i++) spin<<<1, 256>>>(outs + i * 256, 1, iters);
+      return;
+    }
+    CHECK(cudaEventRecord(evs[0], 0));
+    for (int i = 0; i < blocks; i++) CHECK(cudaStreamWaitEvent(ss[i], evs[0], 0));
+    for (int i = 0; i < blocks; i++) spin<<<1, 256, 0, ss[i]>>>(outs + i * 256, 1, iters);
+    for (int i = 0; i < blocks; i++) {
+      CHECK(cudaEventRecord(evs[i + 1], ss[i]));
+      CHECK(cudaStreamWaitEvent(0, evs[i + 1], 0));
+    }
+  };
+  const long long blockIters = 200000;
+  for (int blocks : {2, 8}) {
+    double t[2];
+    for (int mode = 0; mode < 2; mode++) {
+      secs.clear();
+      for (int r = 0; r < 4; r++) {
+        double t0 = now();
+        forkJoin(blocks, blockIters, mode == 1);
+        CHECK(cudaStreamSynchronize(0));
+        if (r > 0) secs.push_back(now() - t0);
+      }
+      t[mode] = median(secs);
+    }
+    printf("blocks%d_speedup %.3f\n", blocks, t[0] / t[1]);
+  }
+  // Host cost: one fork/join of four tiny kernels against four plain
+  // launches on one stream.
+  for (int mode = 0; mode < 2; mode++) {
+    per.clear();
+    for (int r = 0; r < 50; r++) {
+      double t0 = now();
+      for (int i = 0; i < 64; i++) {
+        if (mode == 0) {
+          for (int b = 0; b < 4; b++) empty<<<1, 256>>>(a, 1);
+        } else {
+          CHECK(cudaEventRecord(evs[0], 0));
+          for (int b = 0; b < 4; b++) CHECK(cudaStreamWaitEvent(ss[b], evs[0], 0));
+          for (int b = 0; b < 4; b++) empty<<<1, 256, 0, ss[b]>>>(a, 1);
+          for (int b = 0; b < 4; b++) {
+            CHECK(cudaEventRecord(evs[b + 1], ss[b]));
+            CHECK(cudaStreamWaitEvent(0, evs[b + 1], 0));
+          }
+        }
+      }
+      CHECK(cudaDeviceSynchronize());
+      per.push_back((now() - t0) / 64 * 1e6);
+    }
+    printf(mode == 0 ? "four_plain_us %.3f\n" : "four_blocks_us %.3f\n", median(per));
+  }
   CHECK(cudaGetLastError());
   return 0;
 }

@@ -25,6 +25,103 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Spin_0",
 			Parallel: true,
 		}},
+	}, {
+		Groups: []int{2},
+		Name:   "TwoSpins",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "TwoSpins_0",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "TwoSpins_1",
+			Group:    1,
+			Parallel: false,
+		}},
+	}, {
+		Name: "TwoSpinsSerial",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "TwoSpinsSerial_0",
+			Parallel: true,
+		}, {
+			Entry:    "TwoSpinsSerial_1",
+			Parallel: true,
+		}},
+	}, {
+		Groups: []int{8},
+		Name:   "EightSpins",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "EightSpins_0",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "EightSpins_1",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    3,
+			Entry:    "EightSpins_2",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    4,
+			Entry:    "EightSpins_3",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    5,
+			Entry:    "EightSpins_4",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    6,
+			Entry:    "EightSpins_5",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    7,
+			Entry:    "EightSpins_6",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    8,
+			Entry:    "EightSpins_7",
+			Group:    1,
+			Parallel: false,
+		}},
+	}, {
+		Groups: []int{4},
+		Name:   "FourTiny",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "FourTiny_0",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "FourTiny_1",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    3,
+			Entry:    "FourTiny_2",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    4,
+			Entry:    "FourTiny_3",
+			Group:    1,
+			Parallel: false,
+		}},
+	}, {
+		Name: "Tiny",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Tiny_0",
+			Parallel: false,
+		}},
 	}},
 	PTX:     qdPTX,
 	Package: "github.com/qdgo/qd/bench/kernels",
@@ -55,7 +152,7 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
-// Empty launches kernel Empty (kernels.go:10) after the work already launched on
+// Empty launches kernel Empty (kernels.go:12) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
@@ -74,7 +171,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Saxpy launches kernel Saxpy (kernels.go:21) after the work already launched on
+// Saxpy launches kernel Saxpy (kernels.go:23) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
@@ -95,7 +192,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Spin launches kernel Spin (kernels.go:30) after the work already launched on
+// Spin launches kernel Spin (kernels.go:32) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -112,6 +209,216 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// TwoSpins launches kernel TwoSpins (kernels.go:56) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpins", a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("TwoSpins", "a", a, "b", b); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdOpts, func() {
+			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
+		})
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutUint64(qdArgs[:], 32, uint64(iters))
+	qdCounts := [2]int64{1, 1}
+	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:64) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpinsSerial", a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdOpts, func() {
+			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
+		})
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutUint64(qdArgs[:], 32, uint64(iters))
+	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
+	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// EightSpins launches kernel EightSpins (kernels.go:84) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "EightSpins", a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a0", a0, "a1", a1); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a0", a0, "a2", a2); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a0", a0, "a3", a3); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a0", a0, "a4", a4); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a0", a0, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a0", a0, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a0", a0, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a1", a1, "a2", a2); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a1", a1, "a3", a3); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a1", a1, "a4", a4); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a1", a1, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a1", a1, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a1", a1, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a2", a2, "a3", a3); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a2", a2, "a4", a4); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a2", a2, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a2", a2, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a2", a2, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a3", a3, "a4", a4); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a3", a3, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a3", a3, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a3", a3, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a4", a4, "a5", a5); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a4", a4, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a4", a4, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a5", a5, "a6", a6); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a5", a5, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("EightSpins", "a6", a6, "a7", a7); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdOpts, func() {
+			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		})
+	}
+	var qdArgs [136]byte
+	rt.PutBuffer(qdArgs[:], 0, a0)
+	rt.PutBuffer(qdArgs[:], 16, a1)
+	rt.PutBuffer(qdArgs[:], 32, a2)
+	rt.PutBuffer(qdArgs[:], 48, a3)
+	rt.PutBuffer(qdArgs[:], 64, a4)
+	rt.PutBuffer(qdArgs[:], 80, a5)
+	rt.PutBuffer(qdArgs[:], 96, a6)
+	rt.PutBuffer(qdArgs[:], 112, a7)
+	rt.PutUint64(qdArgs[:], 128, uint64(iters))
+	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FourTiny launches kernel FourTiny (kernels.go:98) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], d *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FourTiny", a, b, c, d); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("FourTiny", "a", a, "b", b); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("FourTiny", "a", a, "c", c); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("FourTiny", "a", a, "d", d); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("FourTiny", "b", b, "c", c); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("FourTiny", "b", b, "d", d); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("FourTiny", "c", c, "d", d); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdOpts, func() {
+			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
+		})
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, c)
+	rt.PutBuffer(qdArgs[:], 48, d)
+	qdCounts := [4]int64{1, 1, 1, 1}
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Tiny launches kernel Tiny (kernels.go:108) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Tiny", a); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdOpts, func() {
+			Tiny(a.CPUSlice())
+		})
+	}
+	var qdArgs [16]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	qdCounts := [1]int64{1}
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -384,5 +691,2350 @@ $L_21:
 $L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+}
+
+.visible .entry TwoSpins_0(
+	.param .u64 TwoSpins_0_param_0,
+	.param .s64 TwoSpins_0_param_1,
+	.param .u64 TwoSpins_0_param_2,
+	.param .s64 TwoSpins_0_param_3,
+	.param .s64 TwoSpins_0_param_4
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [TwoSpins_0_param_0];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [TwoSpins_0_param_1];
+	ld.param.s64 %rd6, [TwoSpins_0_param_4];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry TwoSpins_1(
+	.param .u64 TwoSpins_1_param_0,
+	.param .s64 TwoSpins_1_param_1,
+	.param .u64 TwoSpins_1_param_2,
+	.param .s64 TwoSpins_1_param_3,
+	.param .s64 TwoSpins_1_param_4
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [TwoSpins_1_param_2];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [TwoSpins_1_param_3];
+	ld.param.s64 %rd6, [TwoSpins_1_param_4];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry TwoSpinsSerial_0(
+	.param .u64 TwoSpinsSerial_0_param_0,
+	.param .s64 TwoSpinsSerial_0_param_1,
+	.param .u64 TwoSpinsSerial_0_param_2,
+	.param .s64 TwoSpinsSerial_0_param_3,
+	.param .s64 TwoSpinsSerial_0_param_4
+)
+{
+	.reg .pred %p<34>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<33>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [TwoSpinsSerial_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [TwoSpinsSerial_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd10, [TwoSpinsSerial_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_21;
+$L_3:
+	mov.b64 %rd7, %rd2;
+$L_4:
+	mov.b64 %rd8, %rd7;
+	setp.gt.s64 %p9, %rd10, 0;
+	@!%p9 bra $L_22;
+$L_5:
+	mov.b64 %rd11, %rd8;
+	mov.b64 %rd12, 0;
+$L_6:
+	max.s64 %rd31, %rd10, -9223372036854775804;
+	sub.s64 %rd32, %rd31, 4;
+$L_7:
+	setp.lt.s64 %p33, %rd12, %rd32;
+	@!%p33 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_9:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_10:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_11:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_12:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_13:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_14:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_15:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_18;
+$L_17:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd13, %rd16;
+$L_19:
+	mad.lo.s64 %rd19, %rd7, 8, %rd4;
+	st.global.s64 [%rd19], %rd13;
+	add.s64 %rd20, %rd7, 1;
+	setp.lt.s64 %p21, %rd20, %rd3;
+	@!%p21 bra $L_21;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd13, %rd8;
+	bra.uni $L_19;
+}
+
+.visible .entry TwoSpinsSerial_1(
+	.param .u64 TwoSpinsSerial_1_param_0,
+	.param .s64 TwoSpinsSerial_1_param_1,
+	.param .u64 TwoSpinsSerial_1_param_2,
+	.param .s64 TwoSpinsSerial_1_param_3,
+	.param .s64 TwoSpinsSerial_1_param_4
+)
+{
+	.reg .pred %p<34>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<33>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [TwoSpinsSerial_1_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [TwoSpinsSerial_1_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd10, [TwoSpinsSerial_1_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_21;
+$L_3:
+	mov.b64 %rd7, %rd2;
+$L_4:
+	mov.b64 %rd8, %rd7;
+	setp.gt.s64 %p9, %rd10, 0;
+	@!%p9 bra $L_22;
+$L_5:
+	mov.b64 %rd11, %rd8;
+	mov.b64 %rd12, 0;
+$L_6:
+	max.s64 %rd31, %rd10, -9223372036854775804;
+	sub.s64 %rd32, %rd31, 4;
+$L_7:
+	setp.lt.s64 %p33, %rd12, %rd32;
+	@!%p33 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_9:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_10:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_11:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_12:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_13:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_14:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_15:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_18;
+$L_17:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd13, %rd16;
+$L_19:
+	mad.lo.s64 %rd19, %rd7, 8, %rd4;
+	st.global.s64 [%rd19], %rd13;
+	add.s64 %rd20, %rd7, 1;
+	setp.lt.s64 %p21, %rd20, %rd3;
+	@!%p21 bra $L_21;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd13, %rd8;
+	bra.uni $L_19;
+}
+
+.visible .entry EightSpins_0(
+	.param .u64 EightSpins_0_param_0,
+	.param .s64 EightSpins_0_param_1,
+	.param .u64 EightSpins_0_param_2,
+	.param .s64 EightSpins_0_param_3,
+	.param .u64 EightSpins_0_param_4,
+	.param .s64 EightSpins_0_param_5,
+	.param .u64 EightSpins_0_param_6,
+	.param .s64 EightSpins_0_param_7,
+	.param .u64 EightSpins_0_param_8,
+	.param .s64 EightSpins_0_param_9,
+	.param .u64 EightSpins_0_param_10,
+	.param .s64 EightSpins_0_param_11,
+	.param .u64 EightSpins_0_param_12,
+	.param .s64 EightSpins_0_param_13,
+	.param .u64 EightSpins_0_param_14,
+	.param .s64 EightSpins_0_param_15,
+	.param .s64 EightSpins_0_param_16
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightSpins_0_param_0];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightSpins_0_param_1];
+	ld.param.s64 %rd6, [EightSpins_0_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry EightSpins_1(
+	.param .u64 EightSpins_1_param_0,
+	.param .s64 EightSpins_1_param_1,
+	.param .u64 EightSpins_1_param_2,
+	.param .s64 EightSpins_1_param_3,
+	.param .u64 EightSpins_1_param_4,
+	.param .s64 EightSpins_1_param_5,
+	.param .u64 EightSpins_1_param_6,
+	.param .s64 EightSpins_1_param_7,
+	.param .u64 EightSpins_1_param_8,
+	.param .s64 EightSpins_1_param_9,
+	.param .u64 EightSpins_1_param_10,
+	.param .s64 EightSpins_1_param_11,
+	.param .u64 EightSpins_1_param_12,
+	.param .s64 EightSpins_1_param_13,
+	.param .u64 EightSpins_1_param_14,
+	.param .s64 EightSpins_1_param_15,
+	.param .s64 EightSpins_1_param_16
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightSpins_1_param_2];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightSpins_1_param_3];
+	ld.param.s64 %rd6, [EightSpins_1_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry EightSpins_2(
+	.param .u64 EightSpins_2_param_0,
+	.param .s64 EightSpins_2_param_1,
+	.param .u64 EightSpins_2_param_2,
+	.param .s64 EightSpins_2_param_3,
+	.param .u64 EightSpins_2_param_4,
+	.param .s64 EightSpins_2_param_5,
+	.param .u64 EightSpins_2_param_6,
+	.param .s64 EightSpins_2_param_7,
+	.param .u64 EightSpins_2_param_8,
+	.param .s64 EightSpins_2_param_9,
+	.param .u64 EightSpins_2_param_10,
+	.param .s64 EightSpins_2_param_11,
+	.param .u64 EightSpins_2_param_12,
+	.param .s64 EightSpins_2_param_13,
+	.param .u64 EightSpins_2_param_14,
+	.param .s64 EightSpins_2_param_15,
+	.param .s64 EightSpins_2_param_16
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightSpins_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightSpins_2_param_5];
+	ld.param.s64 %rd6, [EightSpins_2_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry EightSpins_3(
+	.param .u64 EightSpins_3_param_0,
+	.param .s64 EightSpins_3_param_1,
+	.param .u64 EightSpins_3_param_2,
+	.param .s64 EightSpins_3_param_3,
+	.param .u64 EightSpins_3_param_4,
+	.param .s64 EightSpins_3_param_5,
+	.param .u64 EightSpins_3_param_6,
+	.param .s64 EightSpins_3_param_7,
+	.param .u64 EightSpins_3_param_8,
+	.param .s64 EightSpins_3_param_9,
+	.param .u64 EightSpins_3_param_10,
+	.param .s64 EightSpins_3_param_11,
+	.param .u64 EightSpins_3_param_12,
+	.param .s64 EightSpins_3_param_13,
+	.param .u64 EightSpins_3_param_14,
+	.param .s64 EightSpins_3_param_15,
+	.param .s64 EightSpins_3_param_16
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightSpins_3_param_6];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightSpins_3_param_7];
+	ld.param.s64 %rd6, [EightSpins_3_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry EightSpins_4(
+	.param .u64 EightSpins_4_param_0,
+	.param .s64 EightSpins_4_param_1,
+	.param .u64 EightSpins_4_param_2,
+	.param .s64 EightSpins_4_param_3,
+	.param .u64 EightSpins_4_param_4,
+	.param .s64 EightSpins_4_param_5,
+	.param .u64 EightSpins_4_param_6,
+	.param .s64 EightSpins_4_param_7,
+	.param .u64 EightSpins_4_param_8,
+	.param .s64 EightSpins_4_param_9,
+	.param .u64 EightSpins_4_param_10,
+	.param .s64 EightSpins_4_param_11,
+	.param .u64 EightSpins_4_param_12,
+	.param .s64 EightSpins_4_param_13,
+	.param .u64 EightSpins_4_param_14,
+	.param .s64 EightSpins_4_param_15,
+	.param .s64 EightSpins_4_param_16
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightSpins_4_param_8];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightSpins_4_param_9];
+	ld.param.s64 %rd6, [EightSpins_4_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry EightSpins_5(
+	.param .u64 EightSpins_5_param_0,
+	.param .s64 EightSpins_5_param_1,
+	.param .u64 EightSpins_5_param_2,
+	.param .s64 EightSpins_5_param_3,
+	.param .u64 EightSpins_5_param_4,
+	.param .s64 EightSpins_5_param_5,
+	.param .u64 EightSpins_5_param_6,
+	.param .s64 EightSpins_5_param_7,
+	.param .u64 EightSpins_5_param_8,
+	.param .s64 EightSpins_5_param_9,
+	.param .u64 EightSpins_5_param_10,
+	.param .s64 EightSpins_5_param_11,
+	.param .u64 EightSpins_5_param_12,
+	.param .s64 EightSpins_5_param_13,
+	.param .u64 EightSpins_5_param_14,
+	.param .s64 EightSpins_5_param_15,
+	.param .s64 EightSpins_5_param_16
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightSpins_5_param_10];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightSpins_5_param_11];
+	ld.param.s64 %rd6, [EightSpins_5_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry EightSpins_6(
+	.param .u64 EightSpins_6_param_0,
+	.param .s64 EightSpins_6_param_1,
+	.param .u64 EightSpins_6_param_2,
+	.param .s64 EightSpins_6_param_3,
+	.param .u64 EightSpins_6_param_4,
+	.param .s64 EightSpins_6_param_5,
+	.param .u64 EightSpins_6_param_6,
+	.param .s64 EightSpins_6_param_7,
+	.param .u64 EightSpins_6_param_8,
+	.param .s64 EightSpins_6_param_9,
+	.param .u64 EightSpins_6_param_10,
+	.param .s64 EightSpins_6_param_11,
+	.param .u64 EightSpins_6_param_12,
+	.param .s64 EightSpins_6_param_13,
+	.param .u64 EightSpins_6_param_14,
+	.param .s64 EightSpins_6_param_15,
+	.param .s64 EightSpins_6_param_16
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightSpins_6_param_12];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightSpins_6_param_13];
+	ld.param.s64 %rd6, [EightSpins_6_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry EightSpins_7(
+	.param .u64 EightSpins_7_param_0,
+	.param .s64 EightSpins_7_param_1,
+	.param .u64 EightSpins_7_param_2,
+	.param .s64 EightSpins_7_param_3,
+	.param .u64 EightSpins_7_param_4,
+	.param .s64 EightSpins_7_param_5,
+	.param .u64 EightSpins_7_param_6,
+	.param .s64 EightSpins_7_param_7,
+	.param .u64 EightSpins_7_param_8,
+	.param .s64 EightSpins_7_param_9,
+	.param .u64 EightSpins_7_param_10,
+	.param .s64 EightSpins_7_param_11,
+	.param .u64 EightSpins_7_param_12,
+	.param .s64 EightSpins_7_param_13,
+	.param .u64 EightSpins_7_param_14,
+	.param .s64 EightSpins_7_param_15,
+	.param .s64 EightSpins_7_param_16
+)
+{
+	.reg .pred %p<35>;
+	.reg .b64 %rd<34>;
+
+$L_0:
+	ld.param.u64 %rd3, [EightSpins_7_param_14];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [EightSpins_7_param_15];
+	ld.param.s64 %rd6, [EightSpins_7_param_16];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd5, %rd6;
+$L_2:
+	mov.b64 %rd7, %rd1;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_21;
+$L_3:
+	mov.b64 %rd9, 0;
+$L_4:
+	mov.b64 %rd10, %rd9;
+	setp.gt.s64 %p11, %rd5, 0;
+	@!%p11 bra $L_22;
+$L_5:
+	mov.b64 %rd12, %rd10;
+	mov.b64 %rd13, 0;
+$L_6:
+	max.s64 %rd32, %rd5, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd13, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_9:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_10:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_11:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_12:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_13:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+$L_14:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+$L_15:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd15, %rd12, 1664525;
+	add.s64 %rd16, %rd15, 1013904223;
+	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
+	add.s64 %rd24, %rd23, %rd16;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 30;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 2147483647;
+	sub.s64 %rd31, %rd16, %rd30;
+	mov.b64 %rd17, %rd31;
+	add.s64 %rd18, %rd13, 1;
+	setp.lt.s64 %p19, %rd18, %rd5;
+	@!%p19 bra $L_18;
+$L_17:
+	mov.b64 %rd12, %rd17;
+	mov.b64 %rd13, %rd18;
+	bra.uni $L_16;
+$L_18:
+	mov.b64 %rd14, %rd17;
+$L_19:
+	mad.lo.s64 %rd20, %rd9, 8, %rd0;
+	st.global.s64 [%rd20], %rd14;
+	add.s64 %rd21, %rd9, 1;
+	setp.lt.s64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_21;
+$L_20:
+	mov.b64 %rd9, %rd21;
+	bra.uni $L_4;
+$L_21:
+	ret;
+$L_22:
+	mov.b64 %rd14, %rd10;
+	bra.uni $L_19;
+}
+
+.visible .entry FourTiny_0(
+	.param .u64 FourTiny_0_param_0,
+	.param .s64 FourTiny_0_param_1,
+	.param .u64 FourTiny_0_param_2,
+	.param .s64 FourTiny_0_param_3,
+	.param .u64 FourTiny_0_param_4,
+	.param .s64 FourTiny_0_param_5,
+	.param .u64 FourTiny_0_param_6,
+	.param .s64 FourTiny_0_param_7
+)
+{
+	.reg .pred %p<16>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<15>;
+
+$L_0:
+	ld.param.u64 %rd3, [FourTiny_0_param_0];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [FourTiny_0_param_1];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+$L_2:
+	mov.b64 %rd5, %rd1;
+	mov.b64 %rd6, -1;
+$L_3:
+	max.s64 %rd13, %rd5, -9223372036854775804;
+	sub.s64 %rd14, %rd13, 4;
+$L_4:
+	setp.lt.s64 %p15, %rd6, %rd14;
+	@!%p15 bra $L_13;
+$L_5:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_6:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_7:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_8:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_9:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_10:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_11:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_12:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+	bra.uni $L_4;
+$L_13:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+	@!%p8 bra $L_15;
+$L_14:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+	bra.uni $L_13;
+$L_15:
+	ret;
+}
+
+.visible .entry FourTiny_1(
+	.param .u64 FourTiny_1_param_0,
+	.param .s64 FourTiny_1_param_1,
+	.param .u64 FourTiny_1_param_2,
+	.param .s64 FourTiny_1_param_3,
+	.param .u64 FourTiny_1_param_4,
+	.param .s64 FourTiny_1_param_5,
+	.param .u64 FourTiny_1_param_6,
+	.param .s64 FourTiny_1_param_7
+)
+{
+	.reg .pred %p<16>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<15>;
+
+$L_0:
+	ld.param.u64 %rd3, [FourTiny_1_param_2];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [FourTiny_1_param_3];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+$L_2:
+	mov.b64 %rd5, %rd1;
+	mov.b64 %rd6, -1;
+$L_3:
+	max.s64 %rd13, %rd5, -9223372036854775804;
+	sub.s64 %rd14, %rd13, 4;
+$L_4:
+	setp.lt.s64 %p15, %rd6, %rd14;
+	@!%p15 bra $L_13;
+$L_5:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_6:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_7:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_8:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_9:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_10:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_11:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_12:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+	bra.uni $L_4;
+$L_13:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+	@!%p8 bra $L_15;
+$L_14:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+	bra.uni $L_13;
+$L_15:
+	ret;
+}
+
+.visible .entry FourTiny_2(
+	.param .u64 FourTiny_2_param_0,
+	.param .s64 FourTiny_2_param_1,
+	.param .u64 FourTiny_2_param_2,
+	.param .s64 FourTiny_2_param_3,
+	.param .u64 FourTiny_2_param_4,
+	.param .s64 FourTiny_2_param_5,
+	.param .u64 FourTiny_2_param_6,
+	.param .s64 FourTiny_2_param_7
+)
+{
+	.reg .pred %p<16>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<15>;
+
+$L_0:
+	ld.param.u64 %rd3, [FourTiny_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [FourTiny_2_param_5];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+$L_2:
+	mov.b64 %rd5, %rd1;
+	mov.b64 %rd6, -1;
+$L_3:
+	max.s64 %rd13, %rd5, -9223372036854775804;
+	sub.s64 %rd14, %rd13, 4;
+$L_4:
+	setp.lt.s64 %p15, %rd6, %rd14;
+	@!%p15 bra $L_13;
+$L_5:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_6:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_7:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_8:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_9:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_10:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_11:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_12:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+	bra.uni $L_4;
+$L_13:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+	@!%p8 bra $L_15;
+$L_14:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+	bra.uni $L_13;
+$L_15:
+	ret;
+}
+
+.visible .entry FourTiny_3(
+	.param .u64 FourTiny_3_param_0,
+	.param .s64 FourTiny_3_param_1,
+	.param .u64 FourTiny_3_param_2,
+	.param .s64 FourTiny_3_param_3,
+	.param .u64 FourTiny_3_param_4,
+	.param .s64 FourTiny_3_param_5,
+	.param .u64 FourTiny_3_param_6,
+	.param .s64 FourTiny_3_param_7
+)
+{
+	.reg .pred %p<16>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<15>;
+
+$L_0:
+	ld.param.u64 %rd3, [FourTiny_3_param_6];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [FourTiny_3_param_7];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+$L_2:
+	mov.b64 %rd5, %rd1;
+	mov.b64 %rd6, -1;
+$L_3:
+	max.s64 %rd13, %rd5, -9223372036854775804;
+	sub.s64 %rd14, %rd13, 4;
+$L_4:
+	setp.lt.s64 %p15, %rd6, %rd14;
+	@!%p15 bra $L_13;
+$L_5:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_6:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_7:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_8:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_9:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_10:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+$L_11:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+$L_12:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+	bra.uni $L_4;
+$L_13:
+	add.s64 %rd7, %rd6, 1;
+	setp.lt.s64 %p8, %rd7, %rd5;
+	@!%p8 bra $L_15;
+$L_14:
+	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, 1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	st.global.s32 [%rd12], %r11;
+	mov.b64 %rd6, %rd7;
+	bra.uni $L_13;
+$L_15:
+	ret;
+}
+
+.visible .entry Tiny_0(
+	.param .u64 Tiny_0_param_0,
+	.param .s64 Tiny_0_param_1
+)
+{
+	.reg .pred %p<13>;
+	.reg .b32 %r<9>;
+	.reg .b64 %rd<12>;
+
+$L_0:
+	ld.param.u64 %rd0, [Tiny_0_param_0];
+	cvta.to.global.u64 %rd0, %rd0;
+	ld.param.u64 %rd1, [Tiny_0_param_1];
+$L_1:
+	mov.b64 %rd2, %rd1;
+	mov.b64 %rd3, -1;
+$L_2:
+	max.s64 %rd10, %rd2, -9223372036854775804;
+	sub.s64 %rd11, %rd10, 4;
+$L_3:
+	setp.lt.s64 %p12, %rd3, %rd11;
+	@!%p12 bra $L_12;
+$L_4:
+	add.s64 %rd4, %rd3, 1;
+	setp.lt.s64 %p5, %rd4, %rd2;
+$L_5:
+	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	ld.global.s32 %r7, [%rd6];
+	add.s32 %r8, %r7, 1;
+	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	st.global.s32 [%rd9], %r8;
+	mov.b64 %rd3, %rd4;
+$L_6:
+	add.s64 %rd4, %rd3, 1;
+	setp.lt.s64 %p5, %rd4, %rd2;
+$L_7:
+	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	ld.global.s32 %r7, [%rd6];
+	add.s32 %r8, %r7, 1;
+	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	st.global.s32 [%rd9], %r8;
+	mov.b64 %rd3, %rd4;
+$L_8:
+	add.s64 %rd4, %rd3, 1;
+	setp.lt.s64 %p5, %rd4, %rd2;
+$L_9:
+	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	ld.global.s32 %r7, [%rd6];
+	add.s32 %r8, %r7, 1;
+	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	st.global.s32 [%rd9], %r8;
+	mov.b64 %rd3, %rd4;
+$L_10:
+	add.s64 %rd4, %rd3, 1;
+	setp.lt.s64 %p5, %rd4, %rd2;
+$L_11:
+	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	ld.global.s32 %r7, [%rd6];
+	add.s32 %r8, %r7, 1;
+	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	st.global.s32 [%rd9], %r8;
+	mov.b64 %rd3, %rd4;
+	bra.uni $L_3;
+$L_12:
+	add.s64 %rd4, %rd3, 1;
+	setp.lt.s64 %p5, %rd4, %rd2;
+	@!%p5 bra $L_14;
+$L_13:
+	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	ld.global.s32 %r7, [%rd6];
+	add.s32 %r8, %r7, 1;
+	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	st.global.s32 [%rd9], %r8;
+	mov.b64 %rd3, %rd4;
+	bra.uni $L_12;
+$L_14:
+	ret;
 }
 `

@@ -93,6 +93,13 @@ func main() {
 	row("16 one-block spins, 1 stream, ms", "spin16_serial_ms")
 	row("16 streams vs 1: speedup", "spin16_speedup")
 	row("2 spins on 2 streams + events: speedup", "join2_speedup")
+	row("StreamParallel 2 spin blocks: speedup", "blocks2_speedup")
+	row("StreamParallel 8 spin blocks: speedup", "blocks8_speedup")
+	row("host µs: 4 plain launches", "four_plain_us")
+	row("host µs: StreamParallel 4 tiny blocks", "four_blocks_us")
+	if ours["four_plain_us"] > 0 {
+		fmt.Printf("%-40s %12.3f %12.3f\n", "  4 blocks / 4 plain launches", ours["four_blocks_us"]/ours["four_plain_us"], base["four_blocks_us"]/base["four_plain_us"])
+	}
 	if r, ok := base["spin_result"]; ok && r != ours["spin_result"] {
 		log.Fatalf("spin results differ: qd %v, CUDA C %v", ours["spin_result"], r)
 	}
@@ -109,6 +116,7 @@ func measure(dev *rt.Device, ks *kernels.Kernels) map[string]float64 {
 	}
 	ours["spin_ms"], ours["spin_result"] = spin(dev, ks)
 	streamBench(dev, ks, ours)
+	parallelBench(dev, ks, ours)
 	return ours
 }
 
@@ -333,4 +341,74 @@ func streamBench(dev *rt.Device, ks *kernels.Kernels, ours map[string]float64) {
 		return median(secs)
 	}
 	ours["join2_speedup"] = timeJoin(false) / timeJoin(true)
+}
+
+// parallelBench measures qd.StreamParallel kernels: speedups of two and
+// eight one-thread spin blocks over the same loops run one after the
+// other, and the host cost of a kernel with four tiny blocks.
+func parallelBench(dev *rt.Device, ks *kernels.Kernels, ours map[string]float64) {
+	const iters = 200000
+	spins := make([]*rt.Buffer[int64], 8)
+	for i := range spins {
+		var err error
+		spins[i], err = rt.Alloc[int64](dev, 1)
+		check(err)
+		defer spins[i].Free()
+	}
+	timed := func(run func() error) float64 {
+		var secs []float64
+		for r := range 4 {
+			t0 := time.Now()
+			check(run())
+			check(dev.Synchronize())
+			if r > 0 {
+				secs = append(secs, time.Since(t0).Seconds())
+			}
+		}
+		return median(secs)
+	}
+	s := spins
+	serial2 := timed(func() error { return ks.TwoSpinsSerial(s[0], s[1], iters) })
+	ours["blocks2_speedup"] = serial2 / timed(func() error { return ks.TwoSpins(s[0], s[1], iters) })
+	serial8 := timed(func() error {
+		for i := 0; i < 8; i += 2 {
+			if err := ks.TwoSpinsSerial(s[i], s[i+1], iters); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	ours["blocks8_speedup"] = serial8 / timed(func() error { return ks.EightSpins(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], iters) })
+
+	tiny := make([]*rt.Buffer[int32], 4)
+	for i := range tiny {
+		var err error
+		tiny[i], err = rt.Alloc[int32](dev, 1)
+		check(err)
+		defer tiny[i].Free()
+	}
+	for mode := range 2 {
+		var per []float64
+		for range 50 {
+			t0 := time.Now()
+			for range 64 {
+				if mode == 0 {
+					for _, b := range tiny {
+						if err := ks.Tiny(b); err != nil {
+							log.Fatal(err)
+						}
+					}
+				} else if err := ks.FourTiny(tiny[0], tiny[1], tiny[2], tiny[3]); err != nil {
+					log.Fatal(err)
+				}
+			}
+			check(dev.SynchronizeAll())
+			per = append(per, float64(time.Since(t0).Nanoseconds())/64/1e3)
+		}
+		if mode == 0 {
+			ours["four_plain_us"] = median(per)
+		} else {
+			ours["four_blocks_us"] = median(per)
+		}
+	}
 }

@@ -8,12 +8,26 @@ import "github.com/qdgo/qd/rt"
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
 	Kernels: []rt.KernelSpec{{
-		Name: "ComputeAB",
+		Groups: []int{2},
+		Name:   "ComputeAB",
 		Tasks: []rt.TaskSpec{{
+			Block:    1,
 			Entry:    "ComputeAB_0",
+			Group:    1,
 			Parallel: true,
 		}, {
+			Block:    2,
 			Entry:    "ComputeAB_1",
+			Group:    1,
+			Parallel: true,
+		}},
+	}, {
+		Name: "ComputeABSerial",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "ComputeABSerial_0",
+			Parallel: true,
+		}, {
+			Entry:    "ComputeABSerial_1",
 			Parallel: true,
 		}},
 	}, {
@@ -52,11 +66,14 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
-// ComputeAB launches kernel ComputeAB (kernels.go:9) after the work already launched on
+// ComputeAB launches kernel ComputeAB (kernels.go:11) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeAB", a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
@@ -72,7 +89,27 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Combine launches kernel Combine (kernels.go:21) after the work already launched on
+// ComputeABSerial launches kernel ComputeABSerial (kernels.go:28) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeABSerial", a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdOpts, func() {
+			ComputeABSerial(a.CPUSlice(), b.CPUSlice(), n)
+		})
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	qdCounts := [2]int64{int64(n), int64(n)}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Combine launches kernel Combine (kernels.go:40) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
@@ -80,7 +117,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
+		return qdk.mod.RunCPU(2, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}
@@ -90,7 +127,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -110,16 +147,17 @@ const qdPTX = `//
 	.param .s64 ComputeAB_0_param_4
 )
 {
-	.reg .pred %p<15>;
+	.reg .pred %p<39>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<24>;
+	.reg .b64 %rd<38>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<10>;
+	.reg .f32 %f<22>;
 
 $L_0:
-	ld.param.s64 %rd3, [ComputeAB_0_param_4];
-	ld.param.u64 %rd11, [ComputeAB_0_param_0];
-	cvta.to.global.u64 %rd11, %rd11;
+	ld.param.s64 %rd4, [ComputeAB_0_param_4];
+	mov.b64 %rd3, %rd4;
+	ld.param.u64 %rd10, [ComputeAB_0_param_0];
+	cvta.to.global.u64 %rd10, %rd10;
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -132,35 +170,97 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_7;
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_23;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd6, %rd2;
 $L_4:
-	mul.hi.s64 %rd15, %rd5, -9002011107970261188;
-	add.s64 %rd16, %rd15, %rd5;
-	mov.b64 %rd17, %rd16;
-	shr.u64 %rd18, %rd17, 63;
-	shr.s64 %rd19, %rd16, 9;
-	mov.b64 %rd20, %rd18;
-	add.s64 %rd21, %rd19, %rd20;
-	mul.lo.s64 %rd22, %rd21, 1000;
-	sub.s64 %rd23, %rd5, %rd22;
-	mov.b64 %rd7, %rd23;
-	cvt.rn.f32.s64 %f8, %rd7;
-	mul.rn.f32 %f9, %f8, 0f3F000000;
-	mov.f32 %f6, %f9;
+	mov.b64 %rd7, %rd10;
 $L_5:
-	mad.lo.s64 %rd10, %rd5, 4, %rd11;
-	st.global.f32 [%rd10], %f6;
-	add.s64 %rd13, %rd5, 1;
-	setp.lt.s64 %p14, %rd13, %rd3;
-	@!%p14 bra $L_7;
+	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
+	add.s64 %rd28, %rd27, %rd6;
+	mov.b64 %rd29, %rd28;
+	shr.u64 %rd30, %rd29, 63;
+	shr.s64 %rd31, %rd28, 9;
+	mov.b64 %rd32, %rd30;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.lo.s64 %rd34, %rd33, 1000;
+	sub.s64 %rd35, %rd6, %rd34;
+	mov.b64 %rd13, %rd35;
+	cvt.rn.f32.s64 %f14, %rd13;
+	mul.rn.f32 %f15, %f14, 0f3F000000;
+	setp.lt.s64 %p16, 0, 64;
+	@!%p16 bra $L_24;
 $L_6:
+	mov.f32 %f17, %f15;
+	mov.b64 %rd18, 0;
+$L_7:
+	max.s64 %rd36, 64, -9223372036854775804;
+	sub.s64 %rd37, %rd36, 4;
+$L_8:
+	setp.lt.s64 %p38, %rd18, %rd37;
+	@!%p38 bra $L_17;
+$L_9:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_10:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+$L_11:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_12:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+$L_13:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_14:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+$L_15:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_16:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_8;
+$L_17:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+	@!%p23 bra $L_19;
+$L_18:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_17;
+$L_19:
+	mov.f32 %f19, %f21;
+$L_20:
+	mov.f32 %f12, %f19;
+$L_21:
+	mad.lo.s64 %rd24, %rd6, 4, %rd7;
+	st.global.f32 [%rd24], %f12;
+	add.s64 %rd25, %rd6, 1;
+	setp.lt.s64 %p26, %rd25, %rd3;
+	@!%p26 bra $L_23;
+$L_22:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_7:
+$L_23:
 	ret;
+$L_24:
+	mov.f32 %f19, %f15;
+	bra.uni $L_20;
 }
 
 .visible .entry ComputeAB_1(
@@ -171,16 +271,149 @@ $L_7:
 	.param .s64 ComputeAB_1_param_4
 )
 {
-	.reg .pred %p<17>;
+	.reg .pred %p<40>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<26>;
+	.reg .b64 %rd<39>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<12>;
+	.reg .f32 %f<23>;
 
 $L_0:
-	ld.param.s64 %rd3, [ComputeAB_1_param_4];
-	ld.param.u64 %rd13, [ComputeAB_1_param_2];
-	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.s64 %rd4, [ComputeAB_1_param_4];
+	mov.b64 %rd3, %rd4;
+	ld.param.u64 %rd10, [ComputeAB_1_param_2];
+	cvta.to.global.u64 %rd10, %rd10;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_23;
+$L_3:
+	mov.b64 %rd6, %rd2;
+$L_4:
+	mov.b64 %rd7, %rd10;
+$L_5:
+	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
+	add.s64 %rd29, %rd28, %rd6;
+	mov.b64 %rd30, %rd29;
+	shr.u64 %rd31, %rd30, 63;
+	shr.s64 %rd32, %rd29, 9;
+	mov.b64 %rd33, %rd31;
+	add.s64 %rd34, %rd32, %rd33;
+	mul.lo.s64 %rd35, %rd34, 777;
+	sub.s64 %rd36, %rd6, %rd35;
+	mov.b64 %rd13, %rd36;
+	cvt.rn.f32.s64 %f14, %rd13;
+	setp.lt.s64 %p15, 0, 64;
+	@!%p15 bra $L_24;
+$L_6:
+	mov.f32 %f16, %f14;
+	mov.b64 %rd17, 0;
+$L_7:
+	max.s64 %rd37, 64, -9223372036854775804;
+	sub.s64 %rd38, %rd37, 4;
+$L_8:
+	setp.lt.s64 %p39, %rd17, %rd38;
+	@!%p39 bra $L_17;
+$L_9:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_10:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+$L_11:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_12:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+$L_13:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_14:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+$L_15:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_16:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_8;
+$L_17:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+	@!%p24 bra $L_19;
+$L_18:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_17;
+$L_19:
+	mov.f32 %f18, %f22;
+$L_20:
+	mov.f32 %f12, %f18;
+$L_21:
+	mad.lo.s64 %rd25, %rd6, 4, %rd7;
+	st.global.f32 [%rd25], %f12;
+	add.s64 %rd26, %rd6, 1;
+	setp.lt.s64 %p27, %rd26, %rd3;
+	@!%p27 bra $L_23;
+$L_22:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_23:
+	ret;
+$L_24:
+	mov.f32 %f18, %f14;
+	bra.uni $L_20;
+}
+
+.visible .entry ComputeABSerial_0(
+	.param .u64 ComputeABSerial_0_param_0,
+	.param .s64 ComputeABSerial_0_param_1,
+	.param .u64 ComputeABSerial_0_param_2,
+	.param .s64 ComputeABSerial_0_param_3,
+	.param .s64 ComputeABSerial_0_param_4
+)
+{
+	.reg .pred %p<35>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<34>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<16>;
+
+$L_0:
+	ld.param.s64 %rd3, [ComputeABSerial_0_param_4];
+	ld.param.u64 %rd19, [ComputeABSerial_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -194,36 +427,224 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_7;
+	@!%p4 bra $L_22;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
-	mul.hi.s64 %rd17, %rd5, -6291360591419602545;
-	add.s64 %rd18, %rd17, %rd5;
-	mov.b64 %rd19, %rd18;
-	shr.u64 %rd20, %rd19, 63;
-	shr.s64 %rd21, %rd18, 9;
-	mov.b64 %rd22, %rd20;
-	add.s64 %rd23, %rd21, %rd22;
-	mul.lo.s64 %rd24, %rd23, 777;
-	sub.s64 %rd25, %rd5, %rd24;
-	mov.b64 %rd7, %rd25;
+	mul.hi.s64 %rd23, %rd5, -9002011107970261188;
+	add.s64 %rd24, %rd23, %rd5;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 9;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 1000;
+	sub.s64 %rd31, %rd5, %rd30;
+	mov.b64 %rd7, %rd31;
 	cvt.rn.f32.s64 %f8, %rd7;
-	mul.rn.f32 %f9, %f8, %f8;
-	div.rn.f32 %f10, %f9, 0f40400000;
-	add.rn.f32 %f11, %f10, 0f3F800000;
-	mov.f32 %f6, %f11;
+	mul.rn.f32 %f9, %f8, 0f3F000000;
+	setp.lt.s64 %p10, 0, 64;
+	@!%p10 bra $L_23;
 $L_5:
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
-	st.global.f32 [%rd12], %f6;
-	add.s64 %rd15, %rd5, 1;
-	setp.lt.s64 %p16, %rd15, %rd3;
-	@!%p16 bra $L_7;
+	mov.f32 %f11, %f9;
+	mov.b64 %rd12, 0;
 $L_6:
+	max.s64 %rd32, 64, -9223372036854775804;
+	sub.s64 %rd33, %rd32, 4;
+$L_7:
+	setp.lt.s64 %p34, %rd12, %rd33;
+	@!%p34 bra $L_16;
+$L_8:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_9:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+$L_10:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_11:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+$L_12:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_13:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+$L_14:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_15:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_7;
+$L_16:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+	@!%p17 bra $L_18;
+$L_17:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_16;
+$L_18:
+	mov.f32 %f13, %f15;
+$L_19:
+	mov.f32 %f6, %f13;
+$L_20:
+	mad.lo.s64 %rd18, %rd5, 4, %rd19;
+	st.global.f32 [%rd18], %f6;
+	add.s64 %rd21, %rd5, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_22;
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_7:
+$L_22:
 	ret;
+$L_23:
+	mov.f32 %f13, %f9;
+	bra.uni $L_19;
+}
+
+.visible .entry ComputeABSerial_1(
+	.param .u64 ComputeABSerial_1_param_0,
+	.param .s64 ComputeABSerial_1_param_1,
+	.param .u64 ComputeABSerial_1_param_2,
+	.param .s64 ComputeABSerial_1_param_3,
+	.param .s64 ComputeABSerial_1_param_4
+)
+{
+	.reg .pred %p<36>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<35>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<17>;
+
+$L_0:
+	ld.param.s64 %rd3, [ComputeABSerial_1_param_4];
+	ld.param.u64 %rd20, [ComputeABSerial_1_param_2];
+	cvta.to.global.u64 %rd20, %rd20;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_22;
+$L_3:
+	mov.b64 %rd5, %rd2;
+$L_4:
+	mul.hi.s64 %rd24, %rd5, -6291360591419602545;
+	add.s64 %rd25, %rd24, %rd5;
+	mov.b64 %rd26, %rd25;
+	shr.u64 %rd27, %rd26, 63;
+	shr.s64 %rd28, %rd25, 9;
+	mov.b64 %rd29, %rd27;
+	add.s64 %rd30, %rd28, %rd29;
+	mul.lo.s64 %rd31, %rd30, 777;
+	sub.s64 %rd32, %rd5, %rd31;
+	mov.b64 %rd7, %rd32;
+	cvt.rn.f32.s64 %f8, %rd7;
+	setp.lt.s64 %p9, 0, 64;
+	@!%p9 bra $L_23;
+$L_5:
+	mov.f32 %f10, %f8;
+	mov.b64 %rd11, 0;
+$L_6:
+	max.s64 %rd33, 64, -9223372036854775804;
+	sub.s64 %rd34, %rd33, 4;
+$L_7:
+	setp.lt.s64 %p35, %rd11, %rd34;
+	@!%p35 bra $L_16;
+$L_8:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_9:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+$L_10:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_11:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+$L_12:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_13:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+$L_14:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_15:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_7;
+$L_16:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+	@!%p18 bra $L_18;
+$L_17:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_16;
+$L_18:
+	mov.f32 %f12, %f16;
+$L_19:
+	mov.f32 %f6, %f12;
+$L_20:
+	mad.lo.s64 %rd19, %rd5, 4, %rd20;
+	st.global.f32 [%rd19], %f6;
+	add.s64 %rd22, %rd5, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_22;
+$L_21:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_22:
+	ret;
+$L_23:
+	mov.f32 %f12, %f8;
+	bra.uni $L_19;
 }
 
 .visible .entry Combine_0(
