@@ -10,6 +10,7 @@ package rt
 #cgo nocallback qd_cu_copy_to_device
 #cgo noescape qd_cu_copy_to_host
 #cgo nocallback qd_cu_copy_to_host
+#cgo noescape qd_cu_bench_launch
 #cgo noescape qd_cu_fork
 #cgo nocallback qd_cu_fork
 #cgo noescape qd_cu_join
@@ -284,4 +285,19 @@ func (d *cudaDriver) fork(ev, from uintptr, streams []uintptr) error {
 func (d *cudaDriver) join(events, streams []uintptr, into uintptr) error {
 	r := C.qd_cu_join(d.ctx, (*C.uintptr_t)(unsafe.Pointer(unsafe.SliceData(events))), (*C.uintptr_t)(unsafe.Pointer(unsafe.SliceData(streams))), C.int(len(streams)), C.uintptr_t(into))
 	return cuError("join (cuEventRecord, cuStreamWaitEvent)", r)
+}
+
+// The bench functions run n driver calls in a loop in C: the benchmarks
+// compare them with the same calls made one by one from Go.
+
+func (d *cudaDriver) benchRecordWait(ev, s1, s2 uintptr, n int) error {
+	return cuError("record and wait loop", C.qd_cu_bench_record_wait(d.ctx, C.uintptr_t(ev), C.uintptr_t(s1), C.uintptr_t(s2), C.int(n)))
+}
+
+func (d *cudaDriver) benchStreamCreateDestroy(n int) error {
+	return cuError("stream loop", C.qd_cu_bench_stream_create_destroy(d.ctx, C.int(n)))
+}
+
+func (d *cudaDriver) benchLaunch(fn, stream uintptr, args []byte, n int) error {
+	return cuError("launch loop", C.qd_cu_bench_launch(d.ctx, C.uintptr_t(fn), C.uintptr_t(stream), unsafe.Pointer(unsafe.SliceData(args)), C.size_t(len(args)), C.int(n)))
 }

@@ -360,3 +360,33 @@ static CUresult qd_cu_join(CUcontext ctx, const uintptr_t *events, const uintptr
 	}
 	return r;
 }
+
+// Loops of driver calls made from C, for benchmarks that compare the cost
+// of calling the driver from Go with calling it from C in the same process.
+static CUresult qd_cu_bench_record_wait(CUcontext ctx, uintptr_t ev, uintptr_t s1, uintptr_t s2, int n) {
+	CUresult r = qd_cu_use(ctx);
+	for (int i = 0; r == 0 && i < n; i++) {
+		r = qd_cu.EventRecord((CUevent)ev, (CUstream)s1);
+		if (r == 0) r = qd_cu.StreamWaitEvent((CUstream)s2, (CUevent)ev, 0);
+	}
+	return r;
+}
+
+static CUresult qd_cu_bench_stream_create_destroy(CUcontext ctx, int n) {
+	CUresult r = qd_cu_use(ctx);
+	for (int i = 0; r == 0 && i < n; i++) {
+		CUstream s;
+		r = qd_cu.StreamCreateWithPriority(&s, QD_STREAM_NON_BLOCKING, 0);
+		if (r == 0) r = qd_cu.StreamDestroy(s);
+	}
+	return r;
+}
+
+static CUresult qd_cu_bench_launch(CUcontext ctx, uintptr_t fn, uintptr_t stream, void *args, size_t size, int n) {
+	CUresult r = qd_cu_use(ctx);
+	void *extra[] = {(void *)1, args, (void *)2, &size, (void *)0};
+	for (int i = 0; r == 0 && i < n; i++) {
+		r = qd_cu.LaunchKernel((CUfunction)fn, 1, 1, 1, 256, 1, 1, 0, (CUstream)stream, NULL, extra);
+	}
+	return r;
+}

@@ -165,7 +165,7 @@ func TestGridFor(t *testing.T) {
 }
 
 // gpu opens the GPU or skips the test on a machine without one.
-func gpu(t *testing.T) *Device {
+func gpu(t testing.TB) *Device {
 	t.Helper()
 	d, err := Open(WithBackend(CUDA))
 	if errors.Is(err, ErrNoDevice) {

@@ -1,0 +1,117 @@
+//go:build cgo
+
+package rt
+
+import (
+	"testing"
+)
+
+// These benchmarks time the host cost of driver operations made from Go
+// through the runtime, beside the same driver calls made in a loop from C
+// in the same process: the difference is what Go and the runtime add.
+
+func cudaDriverOf(b *testing.B, d *Device) *cudaDriver {
+	drv, ok := d.drv.(*cudaDriver)
+	if !ok {
+		b.Skip("not a CUDA device")
+	}
+	return drv
+}
+
+func BenchmarkRecordWaitGPU(b *testing.B) {
+	d := gpu(b)
+	drv := cudaDriverOf(b, d)
+	s1, _ := d.NewStream()
+	s2, _ := d.NewStream()
+	e, _ := d.NewEvent()
+	defer s1.Close()
+	defer s2.Close()
+	defer e.Close()
+	b.Run("go", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if err := e.Record(s1); err != nil {
+				b.Fatal(err)
+			}
+			if err := e.Wait(s2); err != nil {
+				b.Fatal(err)
+			}
+			if i%1024 == 1023 {
+				d.SynchronizeAll()
+			}
+		}
+	})
+	b.Run("c", func(b *testing.B) {
+		for b.Loop() {
+			if err := drv.benchRecordWait(e.Handle(), s1.Handle(), s2.Handle(), 1024); err != nil {
+				b.Fatal(err)
+			}
+			d.SynchronizeAll()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1024, "ns/pair")
+	})
+}
+
+func BenchmarkStreamCreateCloseGPU(b *testing.B) {
+	d := gpu(b)
+	drv := cudaDriverOf(b, d)
+	b.Run("go", func(b *testing.B) {
+		for b.Loop() {
+			s, err := d.NewStream()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("c", func(b *testing.B) {
+		for b.Loop() {
+			if err := drv.benchStreamCreateDestroy(100); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/stream")
+	})
+}
+
+// emptyPTX is an entry that does nothing with one pointer parameter.
+const emptyPTX = `.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry empty(.param .u64 p)
+{
+	ret;
+}
+`
+
+func BenchmarkLaunchGPU(b *testing.B) {
+	d := gpu(b)
+	drv := cudaDriverOf(b, d)
+	m, err := d.Load(&ModuleSpec{Package: "bench", PTX: emptyPTX, Kernels: []KernelSpec{{Name: "Empty", Tasks: []TaskSpec{{Entry: "empty"}}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var args [8]byte
+	counts := []int64{1}
+	b.Run("go", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if err := m.Launch(0, counts, args[:], nil); err != nil {
+				b.Fatal(err)
+			}
+			if i%256 == 255 {
+				d.Synchronize()
+			}
+		}
+		d.Synchronize()
+	})
+	b.Run("c", func(b *testing.B) {
+		for b.Loop() {
+			if err := drv.benchLaunch(m.entries[0][0], 0, args[:], 256); err != nil {
+				b.Fatal(err)
+			}
+			d.Synchronize()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/256, "ns/launch")
+	})
+}
