@@ -115,3 +115,48 @@ func BenchmarkLaunchGPU(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/256, "ns/launch")
 	})
 }
+
+// BenchmarkCallCostGPU splits the cost of one driver call from Go: the
+// bare cgo call, making the context current, and cuEventRecord itself.
+func BenchmarkCallCostGPU(b *testing.B) {
+	d := gpu(b)
+	drv := cudaDriverOf(b, d)
+	s, _ := d.NewStream()
+	e, _ := d.NewEvent()
+	defer s.Close()
+	defer e.Close()
+	b.Run("cgo-noop", func(b *testing.B) {
+		for b.Loop() {
+			benchNoop()
+		}
+	})
+	b.Run("use-context-in-c", func(b *testing.B) {
+		for b.Loop() {
+			drv.benchUse(1000)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/use")
+	})
+	b.Run("record-go", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			e.Record(s)
+			if i%1024 == 1023 {
+				d.SynchronizeAll()
+			}
+		}
+	})
+	b.Run("record-driver-from-go", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			drv.recordEvent(e.Handle(), s.Handle())
+			if i%1024 == 1023 {
+				d.SynchronizeAll()
+			}
+		}
+	})
+	b.Run("record-c", func(b *testing.B) {
+		for b.Loop() {
+			drv.benchRecord(e.Handle(), s.Handle(), 1024)
+			d.SynchronizeAll()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1024, "ns/record")
+	})
+}

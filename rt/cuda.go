@@ -11,6 +11,8 @@ package rt
 #cgo noescape qd_cu_copy_to_host
 #cgo nocallback qd_cu_copy_to_host
 #cgo noescape qd_cu_bench_launch
+#cgo nocallback qd_cu_bench_noop
+#cgo noescape qd_cu_bench_noop
 #cgo noescape qd_cu_fork
 #cgo nocallback qd_cu_fork
 #cgo noescape qd_cu_join
@@ -300,4 +302,12 @@ func (d *cudaDriver) benchStreamCreateDestroy(n int) error {
 
 func (d *cudaDriver) benchLaunch(fn, stream uintptr, args []byte, n int) error {
 	return cuError("launch loop", C.qd_cu_bench_launch(d.ctx, C.uintptr_t(fn), C.uintptr_t(stream), unsafe.Pointer(unsafe.SliceData(args)), C.size_t(len(args)), C.int(n)))
+}
+
+func benchNoop() { C.qd_cu_bench_noop() }
+
+func (d *cudaDriver) benchUse(n int) { C.qd_cu_bench_use(d.ctx, C.int(n)) }
+
+func (d *cudaDriver) benchRecord(ev, s uintptr, n int) {
+	C.qd_cu_bench_record(d.ctx, C.uintptr_t(ev), C.uintptr_t(s), C.int(n))
 }

@@ -390,3 +390,17 @@ static CUresult qd_cu_bench_launch(CUcontext ctx, uintptr_t fn, uintptr_t stream
 	}
 	return r;
 }
+
+static CUresult qd_cu_bench_noop(void) { return 0; }
+
+static CUresult qd_cu_bench_use(CUcontext ctx, int n) {
+	CUresult r = 0;
+	for (int i = 0; r == 0 && i < n; i++) r = qd_cu_use(ctx);
+	return r;
+}
+
+static CUresult qd_cu_bench_record(CUcontext ctx, uintptr_t ev, uintptr_t s1, int n) {
+	CUresult r = qd_cu_use(ctx);
+	for (int i = 0; r == 0 && i < n; i++) r = qd_cu.EventRecord((CUevent)ev, (CUstream)s1);
+	return r;
+}
