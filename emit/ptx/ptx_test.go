@@ -21,6 +21,12 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 var kernelDirs = []string{
 	"../../lower/testdata/src/kernels",
 	"../../generated_test/kernels",
+	"../../example/saxpy",
+	"../../example/computeab",
+	"../../example/mandelbrot",
+	"../../example/streams",
+	"../../example/pipeline",
+	"../../bench/kernels",
 }
 
 func load(t *testing.T) map[string][]*ir.Kernel {
