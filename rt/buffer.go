@@ -128,79 +128,59 @@ func (b *Buffer[T]) prepare(n int, what string, s *Stream) (uintptr, error) {
 // CopyFrom copies src, which must have b.Len() elements, into b. It is
 // ordered after the work already queued on the default stream and returns
 // when the copy is done; it does not wait for other streams.
-func (b *Buffer[T]) CopyFrom(src []T) error {
-	const op = "copy to device"
-	if _, err := b.prepare(len(src), "source", nil); err != nil {
-		return opError(op, err)
-	}
-	if b.dev.drv == nil {
-		copy(b.host, src)
-		return nil
-	}
-	if b.n == 0 {
-		return nil
-	}
-	return opError(op, b.dev.drv.copyToDevice(b.ptr, unsafe.Pointer(unsafe.SliceData(src)), b.bytes()))
-}
+func (b *Buffer[T]) CopyFrom(src []T) error { return b.toDevice(src, nil, false) }
 
 // CopyTo copies b into dst, which must have b.Len() elements. It waits for
 // the work already queued on the default stream, so it sees what those
 // kernels wrote; it does not wait for other streams.
-func (b *Buffer[T]) CopyTo(dst []T) error {
-	const op = "copy from device"
-	if _, err := b.prepare(len(dst), "destination", nil); err != nil {
-		return opError(op, err)
-	}
-	if b.dev.drv == nil {
-		copy(dst, b.host)
-		return nil
-	}
-	if b.n == 0 {
-		return nil
-	}
-	return opError(op, b.dev.drv.copyToHost(unsafe.Pointer(unsafe.SliceData(dst)), b.ptr, b.bytes()))
-}
+func (b *Buffer[T]) CopyTo(dst []T) error { return b.toHost(dst, nil, false) }
 
 // CopyFromAsync queues a copy of src into b on stream s (nil: the default
 // stream). The copy overlaps with other work only when src is page-locked
 // memory from a HostBuffer, which must then stay unchanged until the
 // stream has done the copy; from ordinary Go memory the driver copies
 // src before CopyFromAsync returns.
-func (b *Buffer[T]) CopyFromAsync(src []T, s *Stream) error {
-	const op = "copy to device"
-	h, err := b.prepare(len(src), "source", s)
-	if err != nil {
-		return opError(op, err)
-	}
-	if b.dev.drv == nil {
-		copy(b.host, src)
-		return nil
-	}
-	if b.n == 0 {
-		return nil
-	}
-	return opError(op, b.dev.drv.copyToDeviceAsync(b.ptr, unsafe.Pointer(unsafe.SliceData(src)), b.bytes(), h))
-}
+func (b *Buffer[T]) CopyFromAsync(src []T, s *Stream) error { return b.toDevice(src, s, true) }
 
 // CopyToAsync queues a copy of b into dst on stream s (nil: the default
 // stream). It overlaps with other work only when dst is page-locked memory
 // from a HostBuffer, whose contents are then valid once the stream has
 // done the copy (synchronize the stream or an event recorded after it);
 // into ordinary Go memory it returns when the copy is done.
-func (b *Buffer[T]) CopyToAsync(dst []T, s *Stream) error {
+func (b *Buffer[T]) CopyToAsync(dst []T, s *Stream) error { return b.toHost(dst, s, true) }
+
+func (b *Buffer[T]) toDevice(src []T, s *Stream, async bool) error {
+	const op = "copy to device"
+	h, err := b.prepare(len(src), "source", s)
+	if err != nil || b.n == 0 {
+		return opError(op, err)
+	}
+	if b.dev.drv == nil {
+		copy(b.host, src)
+		return nil
+	}
+	p := unsafe.Pointer(unsafe.SliceData(src))
+	if async {
+		return opError(op, b.dev.drv.copyToDeviceAsync(b.ptr, p, b.bytes(), h))
+	}
+	return opError(op, b.dev.drv.copyToDevice(b.ptr, p, b.bytes()))
+}
+
+func (b *Buffer[T]) toHost(dst []T, s *Stream, async bool) error {
 	const op = "copy from device"
 	h, err := b.prepare(len(dst), "destination", s)
-	if err != nil {
+	if err != nil || b.n == 0 {
 		return opError(op, err)
 	}
 	if b.dev.drv == nil {
 		copy(dst, b.host)
 		return nil
 	}
-	if b.n == 0 {
-		return nil
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	if async {
+		return opError(op, b.dev.drv.copyToHostAsync(p, b.ptr, b.bytes(), h))
 	}
-	return opError(op, b.dev.drv.copyToHostAsync(unsafe.Pointer(unsafe.SliceData(dst)), b.ptr, b.bytes(), h))
+	return opError(op, b.dev.drv.copyToHost(p, b.ptr, b.bytes()))
 }
 
 // CopyFromBuffer queues a copy of src, another buffer of the same device

@@ -96,33 +96,23 @@ func b2u(b bool) uint64 {
 
 func floatArith(op Op, t Type, x, y uint64) uint64 {
 	if t == Float32 {
-		a, b := f32(x), f32(y)
-		var r float32
-		switch op {
-		case OpAdd:
-			r = a + b
-		case OpSub:
-			r = a - b
-		case OpMul:
-			r = a * b
-		case OpDiv:
-			r = a / b
-		}
-		return uint64(math.Float32bits(r))
+		return uint64(math.Float32bits(arith(op, f32(x), f32(y))))
 	}
-	a, b := f64(x), f64(y)
-	var r float64
+	return math.Float64bits(arith(op, f64(x), f64(y)))
+}
+
+// arith computes a float operation in the precision of T, rounding as Go
+// does.
+func arith[T float32 | float64](op Op, a, b T) T {
 	switch op {
 	case OpAdd:
-		r = a + b
+		return a + b
 	case OpSub:
-		r = a - b
+		return a - b
 	case OpMul:
-		r = a * b
-	case OpDiv:
-		r = a / b
+		return a * b
 	}
-	return math.Float64bits(r)
+	return a / b
 }
 
 func intArith(op Op, t Type, x, y uint64) (uint64, error) {
@@ -172,55 +162,31 @@ func mulHi(t Type, x, y uint64) uint64 {
 
 func compare(op Op, t Type, x, y uint64) bool {
 	switch {
-	case t.IsFloat():
-		var a, b float64
-		if t == Float32 {
-			a, b = float64(f32(x)), float64(f32(y))
-		} else {
-			a, b = f64(x), f64(y)
-		}
-		switch op {
-		case OpEq:
-			return a == b
-		case OpNe:
-			return a != b
-		case OpLt:
-			return a < b
-		case OpLe:
-			return a <= b
-		case OpGt:
-			return a > b
-		}
-		return a >= b
+	case t == Float32:
+		return ordered(op, f32(x), f32(y))
+	case t == Float64:
+		return ordered(op, f64(x), f64(y))
 	case t.IsSigned():
-		a, b := int64(x), int64(y)
-		switch op {
-		case OpEq:
-			return a == b
-		case OpNe:
-			return a != b
-		case OpLt:
-			return a < b
-		case OpLe:
-			return a <= b
-		case OpGt:
-			return a > b
-		}
-		return a >= b
+		return ordered(op, int64(x), int64(y))
 	}
+	return ordered(op, x, y)
+}
+
+// ordered compares with Go's operators, so that NaN compares unequal.
+func ordered[T int64 | uint64 | float32 | float64](op Op, a, b T) bool {
 	switch op {
 	case OpEq:
-		return x == y
+		return a == b
 	case OpNe:
-		return x != y
+		return a != b
 	case OpLt:
-		return x < y
+		return a < b
 	case OpLe:
-		return x <= y
+		return a <= b
 	case OpGt:
-		return x > y
+		return a > b
 	}
-	return x >= y
+	return a >= b
 }
 
 func convert(to, from Type, x uint64) uint64 {
@@ -259,25 +225,21 @@ func convert(to, from Type, x uint64) uint64 {
 func minMax(op Op, t Type, x, y uint64) uint64 {
 	switch {
 	case t == Float32:
-		if op == OpMin {
-			return uint64(math.Float32bits(min(f32(x), f32(y))))
-		}
-		return uint64(math.Float32bits(max(f32(x), f32(y))))
+		return uint64(math.Float32bits(pick(op, f32(x), f32(y))))
 	case t == Float64:
-		if op == OpMin {
-			return math.Float64bits(min(f64(x), f64(y)))
-		}
-		return math.Float64bits(max(f64(x), f64(y)))
+		return math.Float64bits(pick(op, f64(x), f64(y)))
 	case t.IsSigned():
-		if op == OpMin {
-			return uint64(min(int64(x), int64(y)))
-		}
-		return uint64(max(int64(x), int64(y)))
+		return uint64(pick(op, int64(x), int64(y)))
 	}
+	return pick(op, x, y)
+}
+
+// pick is Go's min or max builtin.
+func pick[T int64 | uint64 | float32 | float64](op Op, a, b T) T {
 	if op == OpMin {
-		return min(x, y)
+		return min(a, b)
 	}
-	return max(x, y)
+	return max(a, b)
 }
 
 func floatIntrinsic(op Op, t Type, x uint64) uint64 {
