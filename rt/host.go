@@ -53,7 +53,8 @@ func (h *HostBuffer[T]) Data() []T { return h.data }
 // Len returns the number of elements.
 func (h *HostBuffer[T]) Len() int { return len(h.data) }
 
-// Free returns the memory to the driver; freeing twice is harmless.
+// Free returns the memory to the driver, once the asynchronous copies from
+// and to it are done; freeing twice is harmless.
 func (h *HostBuffer[T]) Free() error {
 	if h == nil || h.freed.Load() {
 		return nil

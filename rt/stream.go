@@ -154,7 +154,9 @@ func (s *Stream) Query() (bool, error) {
 // Close waits for the work queued on s, if any, then destroys the stream; a
 // stream made elsewhere (WrapStream) is only forgotten. Closing twice is
 // harmless; any other use of a closed stream is an error wrapping
-// ErrClosed, never a fallback to the default stream.
+// ErrClosed, never a fallback to the default stream. Close must not run at
+// the same time as other uses of s: close a stream once every goroutine
+// using it is done with it.
 func (s *Stream) Close() error {
 	s.closing.Lock()
 	defer s.closing.Unlock()
