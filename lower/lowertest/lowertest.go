@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/qdgo/qd/analyzer"
 	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/lower/ir"
 	"golang.org/x/tools/go/packages"
@@ -39,9 +38,15 @@ func Load(t testing.TB, dir string) []File {
 	var files []File
 	for i, f := range p.Syntax {
 		name := filepath.Base(p.CompiledGoFiles[i])
-		ks, diags := analyzer.Check(prog, []*ast.File{f}, p.TypesInfo, &lower.Config{})
-		for _, d := range diags {
-			t.Errorf("%s: %s", prog.Fset.Position(d.Pos), d.Message)
+		var ks []*ir.Kernel
+		for _, decl := range lower.KernelDecls([]*ast.File{f}) {
+			k, diags := lower.Kernel(lower.KernelFunc(prog, p.TypesInfo, decl), &lower.Config{})
+			for _, d := range diags {
+				t.Errorf("%s: %s", prog.Fset.Position(d.Pos), d.Message)
+			}
+			if k != nil {
+				ks = append(ks, k)
+			}
 		}
 		if len(ks) > 0 {
 			files = append(files, File{Name: name[:len(name)-len(".go")], Kernels: ks})
