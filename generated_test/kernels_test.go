@@ -37,6 +37,10 @@ var cases = []kernelCase{
 	{name: "Narrow", fn: kernels.Narrow},
 	{name: "Empty", fn: kernels.Empty},
 	{name: "Counted", fn: kernels.Counted, args: countedArgs},
+	{name: "Scalars", fn: kernels.Scalars, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]int64, n), int8(r.Uint32()), uint16(r.Uint32()), r.IntN(2) == 1, int16(r.Uint32()),
+			uint8(r.Uint32()), int32(r.Uint32()), float32(r.NormFloat64() * 100), r.Uint32(), r.NormFloat64() * 1e6, r.Uint64()}
+	}},
 	{name: "TwoBlocks", fn: kernels.TwoBlocks},
 	{name: "OrderedInBlock", fn: kernels.OrderedInBlock},
 	{name: "ComputeAB", fn: kernels.ComputeAB, args: func(r *rand.Rand, n int) []any {

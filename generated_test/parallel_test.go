@@ -10,6 +10,7 @@ import (
 )
 
 var parallelCases = []streamCase{
+	{"PoolOfOne", testPoolOfOne},
 	{"JoinSeenWithoutSync", testJoinSeenWithoutSync},
 	{"OnExplicitStream", testParallelOnStream},
 	{"PoolReuse", testPoolReuse},
@@ -123,5 +124,39 @@ func testOverlapRejected(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	var de *rt.DriverError
 	if errors.As(err, &de) {
 		t.Errorf("unexpected driver error %v", de)
+	}
+}
+
+// testPoolOfOne runs a kernel with eight blocks on a device whose pool
+// holds one stream: the blocks take turns on it, and the results are right.
+func testPoolOfOne(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
+	small, err := rt.Open(rt.WithBackend(dev.Backend()), rt.WithStreamPool(1))
+	must(t, err)
+	defer small.Close()
+	if small.PoolSize() != 1 {
+		t.Fatalf("pool size %d", small.PoolSize())
+	}
+	sk, err := kernels.Load(small)
+	must(t, err)
+	want := make([][]int64, 8)
+	bufs := make([]*rt.Buffer[int64], 8)
+	for i := range bufs {
+		bufs[i], err = rt.Alloc[int64](small, 64)
+		must(t, err)
+		want[i] = make([]int64, 64)
+	}
+	must(t, sk.EightBlocks(bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5], bufs[6], bufs[7], 100))
+	kernels.EightBlocks(want[0], want[1], want[2], want[3], want[4], want[5], want[6], want[7], 100)
+	for i, b := range bufs {
+		got, err := b.Read()
+		must(t, err)
+		for j := range got {
+			if got[j] != want[i][j] {
+				t.Fatalf("block %d element %d = %d, want %d", i, j, got[j], want[i][j])
+			}
+		}
+	}
+	if live := small.Live(); !small.IsCPU() && live.Streams != 1 {
+		t.Errorf("%d pooled streams, want 1", live.Streams)
 	}
 }

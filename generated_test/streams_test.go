@@ -18,6 +18,7 @@ type streamCase struct {
 
 var streamCases = []streamCase{
 	{"KernelOnStream", testKernelOnStream},
+	{"Priorities", testPriorities},
 	{"TwoStreams", testTwoStreams},
 	{"ProducerConsumer", testProducerConsumer},
 	{"DefaultStreamWaits", testDefaultStreamWaits},
@@ -408,4 +409,28 @@ func testCloseReleasesAll(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 	must(t, s.Close())
 	must(t, e.Close())
 	must(t, a.Free())
+}
+
+// testPriorities creates streams of the lowest and highest priority, and
+// rejects one out of the device's range.
+func testPriorities(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
+	least, greatest, err := dev.StreamPriorityRange()
+	must(t, err)
+	for _, p := range []int{least, greatest} {
+		s, err := dev.NewStream(rt.WithPriority(p))
+		must(t, err)
+		a := alloc(t, dev, 64)
+		must(t, ks.Fill(a, float32(p), rt.OnStream(s)))
+		must(t, s.Synchronize())
+		if s.Priority() != p {
+			t.Errorf("priority %d, want %d", s.Priority(), p)
+		}
+		must(t, s.Close())
+		expect(t, a, float32(p))
+	}
+	if !dev.IsCPU() {
+		if _, err := dev.NewStream(rt.WithPriority(greatest - 100)); err == nil {
+			t.Error("a priority out of range was accepted")
+		}
+	}
 }

@@ -65,29 +65,3 @@ func outermostLoops(fn *ssa.Function) []*loop {
 	}
 	return outer
 }
-
-// onEveryPath reports whether every path from fn's entry to a return passes
-// through block b, that is, whether b post-dominates the entry.
-func onEveryPath(fn *ssa.Function, b *ssa.BasicBlock) bool {
-	if b == fn.Blocks[0] {
-		return true
-	}
-	seen := make([]bool, len(fn.Blocks))
-	seen[b.Index] = true
-	stack := []*ssa.BasicBlock{fn.Blocks[0]}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[x.Index] {
-			continue
-		}
-		seen[x.Index] = true
-		if len(x.Succs) == 0 {
-			if _, ok := x.Instrs[len(x.Instrs)-1].(*ssa.Return); ok {
-				return false // reached a return while avoiding b
-			}
-		}
-		stack = append(stack, x.Succs...)
-	}
-	return true
-}

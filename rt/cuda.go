@@ -102,7 +102,6 @@ func openCUDA(index int) (driver, error) {
 	return d, nil
 }
 
-func (d *cudaDriver) backend() Backend             { return CUDA }
 func (d *cudaDriver) deviceName() string           { return d.name }
 func (d *cudaDriver) attributes() deviceAttributes { return d.attrs }
 
@@ -122,14 +121,6 @@ func (d *cudaDriver) copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr
 
 func (d *cudaDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error {
 	return cuError("cuMemcpyDtoH", C.qd_cu_copy_to_host(d.ctx, dst, C.CUdeviceptr(src), C.size_t(bytes)))
-}
-
-func (d *cudaDriver) copyOnDevice(dst, src uintptr, bytes uintptr) error {
-	return cuError("cuMemcpyDtoD", C.qd_cu_copy_on_device(d.ctx, C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(bytes)))
-}
-
-func (d *cudaDriver) memset(dst uintptr, value byte, bytes uintptr) error {
-	return cuError("cuMemsetD8", C.qd_cu_memset(d.ctx, C.CUdeviceptr(dst), C.uchar(value), C.size_t(bytes)))
 }
 
 func (d *cudaDriver) loadModule(image string) (uintptr, error) {

@@ -37,8 +37,6 @@ static struct {
 	CUresult (*MemFree)(CUdeviceptr);
 	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
 	CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
-	CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
-	CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
 	CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned int, int *, void **);
 	CUresult (*ModuleUnload)(CUmodule);
 	CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
@@ -95,8 +93,6 @@ static int qd_cu_load(char **msg) {
 	QD_SYM(MemFree, "cuMemFree_v2");
 	QD_SYM(MemcpyHtoD, "cuMemcpyHtoD_v2");
 	QD_SYM(MemcpyDtoH, "cuMemcpyDtoH_v2");
-	QD_SYM(MemcpyDtoD, "cuMemcpyDtoD_v2");
-	QD_SYM(MemsetD8, "cuMemsetD8_v2");
 	QD_SYM(ModuleLoadDataEx, "cuModuleLoadDataEx");
 	QD_SYM(ModuleUnload, "cuModuleUnload");
 	QD_SYM(ModuleGetFunction, "cuModuleGetFunction");
@@ -178,16 +174,6 @@ static CUresult qd_cu_copy_to_device(CUcontext ctx, CUdeviceptr dst, const void 
 static CUresult qd_cu_copy_to_host(CUcontext ctx, void *dst, CUdeviceptr src, size_t n) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemcpyDtoH(dst, src, n);
-}
-
-static CUresult qd_cu_copy_on_device(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n) {
-	CUresult r = qd_cu_use(ctx);
-	return r ? r : qd_cu.MemcpyDtoD(dst, src, n);
-}
-
-static CUresult qd_cu_memset(CUcontext ctx, CUdeviceptr dst, unsigned char v, size_t n) {
-	CUresult r = qd_cu_use(ctx);
-	return r ? r : qd_cu.MemsetD8(dst, v, n);
 }
 
 enum { QD_JIT_ERROR_LOG_BUFFER = 5, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };

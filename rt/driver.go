@@ -6,15 +6,12 @@ import "unsafe"
 // driver API. Everything above it (devices, buffers, modules, launches) is
 // shared by both backends.
 type driver interface {
-	backend() Backend
 	deviceName() string
 	attributes() deviceAttributes
 	alloc(bytes uintptr) (uintptr, error)
 	free(ptr uintptr) error
 	copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error
 	copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error
-	copyOnDevice(dst, src uintptr, bytes uintptr) error
-	memset(dst uintptr, value byte, bytes uintptr) error
 	loadModule(image string) (uintptr, error)
 	unloadModule(mod uintptr) error
 	function(mod uintptr, name string) (uintptr, error)

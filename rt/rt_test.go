@@ -178,6 +178,17 @@ func gpu(t testing.TB) *Device {
 	return d
 }
 
+func TestNoSuchDeviceGPU(t *testing.T) {
+	gpu(t)
+	if _, err := Open(WithBackend(CUDA), WithDevice(1000)); !errors.Is(err, ErrNoDevice) {
+		t.Errorf("device 1000: %v, want ErrNoDevice", err)
+	}
+	d, err := Open(WithDevice(1000)) // Auto falls back to the CPU
+	if err != nil || !d.IsCPU() {
+		t.Errorf("Auto with device 1000: %v, %v", d, err)
+	}
+}
+
 func TestBuffersGPU(t *testing.T) {
 	d := gpu(t)
 	src := []uint8{1, 2, 3, 250}

@@ -384,3 +384,17 @@ func SlowFill(a []float32, v float32, iters int) {
 		}
 	}
 }
+
+// Scalars takes scalars of every width, so that their packing into the
+// launch arguments is checked.
+//
+//qd:kernel
+func Scalars(out []int64, a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64) {
+	for i := range out {
+		v := int64(a)*3 + int64(b) - int64(c)*5 + int64(d) + int64(e) + int64(f*4) + int64(g>>3) + int64(h) + int64(k%1000)
+		if flag {
+			v = -v
+		}
+		out[i] = v + int64(i)
+	}
+}

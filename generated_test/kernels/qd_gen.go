@@ -200,6 +200,12 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Name: "Scalars",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Scalars_0",
+			Parallel: true,
+		}},
+	}, {
 		Groups: []int{2},
 		Name:   "TwoBlocks",
 		Tasks: []rt.TaskSpec{{
@@ -929,6 +935,34 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Scalars", out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(28, qdOpts, func() {
+			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint8(qdArgs[:], 16, uint8(a))
+	rt.PutUint16(qdArgs[:], 18, uint16(b))
+	rt.PutBool(qdArgs[:], 20, bool(flag))
+	rt.PutUint16(qdArgs[:], 22, uint16(c))
+	rt.PutUint8(qdArgs[:], 24, uint8(d))
+	rt.PutUint32(qdArgs[:], 28, uint32(e))
+	rt.PutFloat32(qdArgs[:], 32, float32(f))
+	rt.PutUint32(qdArgs[:], 36, uint32(g))
+	rt.PutFloat64(qdArgs[:], 40, float64(h))
+	rt.PutUint64(qdArgs[:], 48, uint64(k))
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -940,7 +974,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -948,7 +982,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -962,7 +996,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -970,7 +1004,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -984,7 +1018,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		})
 	}
@@ -994,7 +1028,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1005,7 +1039,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -1014,7 +1048,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1109,7 +1143,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		})
 	}
@@ -1124,7 +1158,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1144,7 +1178,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}
@@ -1154,7 +1188,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -5479,6 +5513,115 @@ $L_23:
 	mov.b64 %rd16, %rd11;
 	bra.uni $L_20;
 $L_24:
+	ret;
+}
+
+.visible .entry Scalars_0(
+	.param .u64 Scalars_0_param_0,
+	.param .s64 Scalars_0_param_1,
+	.param .s8 Scalars_0_param_2,
+	.param .u16 Scalars_0_param_3,
+	.param .u8 Scalars_0_param_4,
+	.param .s16 Scalars_0_param_5,
+	.param .u8 Scalars_0_param_6,
+	.param .s32 Scalars_0_param_7,
+	.param .f32 Scalars_0_param_8,
+	.param .u32 Scalars_0_param_9,
+	.param .f64 Scalars_0_param_10,
+	.param .u64 Scalars_0_param_11
+)
+{
+	.reg .pred %p<43>;
+	.reg .b32 %r<33>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<55>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<29>;
+	.reg .f64 %fd<37>;
+
+$L_0:
+	ld.param.u64 %rd4, [Scalars_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Scalars_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s8 %r12, [Scalars_0_param_2];
+	ld.param.u16 %r15, [Scalars_0_param_3];
+	ld.param.s16 %r18, [Scalars_0_param_5];
+	ld.param.u8 %r22, [Scalars_0_param_6];
+	ld.param.s32 %r25, [Scalars_0_param_7];
+	ld.param.f32 %f28, [Scalars_0_param_8];
+	ld.param.u32 %r32, [Scalars_0_param_9];
+	ld.param.f64 %fd36, [Scalars_0_param_10];
+	ld.param.u64 %rd39, [Scalars_0_param_11];
+	ld.param.u8 %rt0, [Scalars_0_param_4];
+	setp.ne.u32 %p42, %rt0, 0;
+$L_1:
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd0, %rt1, %rt2;
+	cvt.u64.u32 %rdt0, %rt3;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd1, %rt4, %rt5;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_5:
+	cvt.s64.s32 %rd11, %r12;
+	mul.lo.s64 %rd13, %rd11, 3;
+	cvt.u64.u32 %rd14, %r15;
+	add.s64 %rd16, %rd13, %rd14;
+	cvt.s64.s32 %rd17, %r18;
+	mul.lo.s64 %rd19, %rd17, 5;
+	sub.s64 %rd20, %rd16, %rd19;
+	cvt.u64.u32 %rd21, %r22;
+	add.s64 %rd23, %rd20, %rd21;
+	cvt.s64.s32 %rd24, %r25;
+	add.s64 %rd26, %rd23, %rd24;
+	mul.rn.f32 %f27, %f28, 0f40800000;
+	cvt.rzi.s64.f32 %rd29, %f27;
+	add.s64 %rd30, %rd26, %rd29;
+	shr.u32 %r31, %r32, 3;
+	cvt.u64.u32 %rd33, %r31;
+	add.s64 %rd34, %rd30, %rd33;
+	cvt.rzi.s64.f64 %rd35, %fd36;
+	add.s64 %rd37, %rd34, %rd35;
+	mul.hi.u64 %rd48, %rd39, 442721857769029239;
+	sub.u64 %rd49, %rd39, %rd48;
+	shr.u64 %rd50, %rd49, 1;
+	add.u64 %rd51, %rd50, %rd48;
+	shr.u64 %rd52, %rd51, 9;
+	mul.lo.u64 %rd53, %rd52, 1000;
+	sub.u64 %rd54, %rd39, %rd53;
+	mov.b64 %rd38, %rd54;
+	mov.b64 %rd40, %rd38;
+	add.s64 %rd41, %rd37, %rd40;
+	@!%p42 bra $L_9;
+$L_6:
+	neg.s64 %rd44, %rd41;
+	mov.b64 %rd43, %rd44;
+$L_7:
+	mov.b64 %rd45, %rd9;
+	add.s64 %rd46, %rd43, %rd45;
+	mad.lo.s64 %rd47, %rd9, 8, %rd4;
+	st.global.s64 [%rd47], %rd46;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd43, %rd41;
+	bra.uni $L_7;
+$L_10:
 	ret;
 }
 

@@ -46,16 +46,6 @@ func (t Type) String() string {
 	return fmt.Sprintf("type(%d)", uint8(t))
 }
 
-// ParseType is the inverse of Type.String.
-func ParseType(s string) (Type, bool) {
-	for t, name := range typeNames {
-		if name == s && Type(t) != Invalid {
-			return Type(t), true
-		}
-	}
-	return Invalid, false
-}
-
 // Size is the size of a value of type t in bytes, as stored in memory.
 func (t Type) Size() int {
 	switch t {
