@@ -74,7 +74,7 @@ func main() {
 	}
 	fmt.Printf("rounds: %d (medians)\n", *rounds)
 
-	fmt.Printf("module load (3 kernels, PTX JIT%s): %.1f ms\n", cacheNote(), float64(loadTime.Microseconds())/1e3)
+	fmt.Printf("module load (bench/kernels, PTX JIT%s): %.1f ms\n", cacheNote(), float64(loadTime.Microseconds())/1e3)
 	fmt.Printf("%-40s %12s %12s %8s\n", "measure", "qd", "CUDA C", "qd/C")
 	row := func(label, key string) {
 		q, b := ours[key], base[key]
