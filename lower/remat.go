@@ -150,10 +150,6 @@ func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
 		if i, ok := l.params[v]; ok && !l.k.Params[i].Slice {
 			return &ir.Expr{Op: ir.OpParam, Type: t, Aux: int64(i)}
 		}
-	case *ssa.FreeVar:
-		if p := l.capturedParam(v); p != nil {
-			return l.hostExpr(p)
-		}
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
 			switch x := v.X.(type) {
@@ -228,13 +224,6 @@ func hostConvert(x *ir.Expr, t ir.Type) *ir.Expr {
 		return x
 	}
 	return &ir.Expr{Op: ir.OpConvert, Type: t, From: x.Type, Args: []*ir.Expr{x}}
-}
-
-// capturedParam returns the kernel parameter a stream-parallel block's free
-// variable stands for, or nil.
-func (l *lowerer) capturedParam(fv *ssa.FreeVar) *ssa.Parameter {
-	p, _ := l.captured[fv].(*ssa.Parameter)
-	return p
 }
 
 // sliceParam returns the index of the slice parameter v is, or -1.
