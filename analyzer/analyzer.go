@@ -16,8 +16,8 @@ import (
 	"go/types"
 	"strings"
 
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
-	"github.com/qdgo/qd/lower/ir"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"

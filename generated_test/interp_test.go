@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/analyzer"
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/opt"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
@@ -36,6 +37,9 @@ func loadKernels(t *testing.T) map[string]*ir.Kernel {
 	}
 	m := make(map[string]*ir.Kernel)
 	for _, k := range ks {
+		if err := opt.Default.Run(k); err != nil {
+			t.Errorf("kernel %s: %v", k.Name, err)
+		}
 		m[k.Name] = k
 	}
 	return m

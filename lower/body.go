@@ -3,7 +3,7 @@ package lower
 import (
 	"go/token"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
 

@@ -7,7 +7,7 @@ import (
 	"go/types"
 	"math"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
 

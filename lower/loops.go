@@ -1,61 +1,37 @@
 package lower
 
-import "golang.org/x/tools/go/ssa"
+import (
+	"github.com/qdgo/qd/ir"
+	"golang.org/x/tools/go/ssa"
+)
 
-// loop is a natural loop: a header that dominates every block of the loop,
-// and the blocks that reach a back edge to it without passing the header.
+// loop is a natural loop of a function's go/ssa blocks.
 type loop struct {
-	header  *ssa.BasicBlock
-	blocks  []bool // indexed by BasicBlock.Index
-	latches []*ssa.BasicBlock
+	*ir.Loop
+	header *ssa.BasicBlock
 }
 
-func (lp *loop) contains(b *ssa.BasicBlock) bool { return lp.blocks[b.Index] }
+func (lp *loop) contains(b *ssa.BasicBlock) bool { return lp.Has(b.Index) }
 
-// outermostLoops finds the natural loops of fn by dominators (an edge b→h is
-// a back edge when h dominates b) and returns those not nested in another,
-// in the order of their headers' block indices.
+// outermostLoops finds the natural loops of fn, with go/ssa's dominators,
+// and returns those not nested in another, in the order of their headers'
+// block indices.
 func outermostLoops(fn *ssa.Function) []*loop {
-	byHeader := make(map[*ssa.BasicBlock]*loop)
-	var loops []*loop
-	for _, b := range fn.Blocks {
-		for _, h := range b.Succs {
-			if !h.Dominates(b) {
-				continue
-			}
-			lp := byHeader[h]
-			if lp == nil {
-				lp = &loop{header: h, blocks: make([]bool, len(fn.Blocks))}
-				lp.blocks[h.Index] = true
-				byHeader[h] = lp
-				loops = append(loops, lp)
-			}
-			lp.latches = append(lp.latches, b)
-			// Walk backwards from the latch to the header.
-			stack := []*ssa.BasicBlock{b}
-			for len(stack) > 0 {
-				x := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				if lp.blocks[x.Index] {
-					continue
-				}
-				lp.blocks[x.Index] = true
-				stack = append(stack, x.Preds...)
-			}
+	blocks := fn.Blocks
+	index := func(bs []*ssa.BasicBlock) []int {
+		is := make([]int, len(bs))
+		for i, b := range bs {
+			is[i] = b.Index
 		}
+		return is
 	}
+	found := ir.NaturalLoops(len(blocks),
+		func(b int) []int { return index(blocks[b].Succs) },
+		func(b int) []int { return index(blocks[b].Preds) },
+		func(a, b int) bool { return blocks[a].Dominates(blocks[b]) })
 	var outer []*loop
-	for _, lp := range loops {
-		nested := false
-		for _, other := range loops {
-			if other != lp && other.blocks[lp.header.Index] {
-				nested = true
-				break
-			}
-		}
-		if !nested {
-			outer = append(outer, lp)
-		}
+	for _, lp := range ir.Outermost(found) {
+		outer = append(outer, &loop{Loop: lp, header: blocks[lp.Header]})
 	}
 	// Loops were found in block order of their first latch; order by header.
 	for i := 1; i < len(outer); i++ {

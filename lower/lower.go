@@ -1,5 +1,5 @@
 // Package lower translates the go/ssa form of a //qd:kernel function into the
-// kernel IR of package lower/ir.
+// kernel IR of package ir. Package opt optimizes what it produces.
 //
 // The kernel's control-flow graph is cut into tasks. A top-level counted loop
 // (for i := range n, for i := range s, for i := a; i < b; i++) becomes a
@@ -19,7 +19,7 @@ import (
 	"go/types"
 	"sort"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -37,7 +37,8 @@ type Diagnostic struct {
 type Config struct {
 	// CheckOnly lowers for diagnostics alone: calls to functions whose
 	// bodies are not available are accepted when External allows them, and
-	// no passes run. The analyzer works this way, one package at a time.
+	// the IR is not checked. The analyzer works this way, one package at a
+	// time.
 	CheckOnly bool
 	// External decides whether a function of another package, whose body is
 	// not loaded, may be called from a kernel: it returns nil to allow the
@@ -46,7 +47,7 @@ type Config struct {
 	External func(fn *ssa.Function) (pure bool, err error)
 }
 
-// Kernel lowers the kernel function fn.
+// Kernel lowers the kernel function fn to checked, unoptimized IR.
 func Kernel(fn *ssa.Function, cfg *Config) (*ir.Kernel, []Diagnostic) {
 	if cfg == nil {
 		cfg = &Config{}
@@ -61,10 +62,6 @@ func Kernel(fn *ssa.Function, cfg *Config) (*ir.Kernel, []Diagnostic) {
 	}
 	if err := k.Check(); err != nil {
 		return nil, []Diagnostic{{fn.Pos(), fmt.Sprintf("internal error: lowering produced invalid IR: %v", err)}}
-	}
-	optimize(k)
-	if err := k.Check(); err != nil {
-		return nil, []Diagnostic{{fn.Pos(), fmt.Sprintf("internal error: optimization produced invalid IR: %v", err)}}
 	}
 	return k, nil
 }

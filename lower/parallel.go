@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -212,7 +212,7 @@ func (l *lowerer) groupBlocks() {
 				group++
 			}
 			t.Group, inGroup = group, true
-		case hasEffects(t):
+		case t.HasEffects():
 			inGroup = false // a plain statement ends the group
 		}
 	}

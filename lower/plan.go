@@ -5,7 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
 

@@ -3,7 +3,7 @@ package lower
 import (
 	"go/types"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 )
 
 // basicType maps a Go type to the IR type of its values, if it is one of the

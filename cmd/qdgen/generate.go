@@ -15,6 +15,7 @@ import (
 	"github.com/qdgo/qd/analyzer"
 	"github.com/qdgo/qd/emit/ptx"
 	"github.com/qdgo/qd/lower"
+	"github.com/qdgo/qd/opt"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
@@ -154,6 +155,13 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package, sp *ssa.Pac
 		}
 		g.removeStale(p)
 		return nil
+	}
+	for _, k := range kernels {
+		if err := opt.Default.Run(k); err != nil {
+			g.report(p.Fset, []lower.Diagnostic{{Pos: k.Pos, Message: fmt.Sprintf("internal error: optimizing kernel %s: %v", k.Name, err)}})
+			g.removeStale(p)
+			return errFailed
+		}
 	}
 	module := ptx.Module(kernels)
 	src, err := stubs(p, decls, kernels, module)

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/packages"
 )
 

@@ -3,7 +3,7 @@ package ptx
 import (
 	"fmt"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 )
 
 var compareNames = map[ir.Op]string{

@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 )
 
 // Version and Target are the PTX ISA version and target the output declares.

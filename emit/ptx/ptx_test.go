@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/emit/ptx"
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower/lowertest"
 )
 

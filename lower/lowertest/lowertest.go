@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/opt"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
@@ -20,8 +21,9 @@ type File struct {
 	Kernels []*ir.Kernel
 }
 
-// Load lowers the kernels of the package in dir, grouped by source file in
-// file order, and fails the test on any diagnostic.
+// Load lowers the kernels of the package in dir and optimizes them with
+// the default pipeline, grouped by source file in file order, and fails the
+// test on any diagnostic.
 func Load(t testing.TB, dir string) []File {
 	t.Helper()
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}
@@ -44,9 +46,13 @@ func Load(t testing.TB, dir string) []File {
 			for _, d := range diags {
 				t.Errorf("%s: %s", prog.Fset.Position(d.Pos), d.Message)
 			}
-			if k != nil {
-				ks = append(ks, k)
+			if k == nil {
+				continue
 			}
+			if err := opt.Default.Run(k); err != nil {
+				t.Errorf("%s: %v", k.Name, err)
+			}
+			ks = append(ks, k)
 		}
 		if len(ks) > 0 {
 			files = append(files, File{Name: name[:len(name)-len(".go")], Kernels: ks})

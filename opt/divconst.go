@@ -1,18 +1,18 @@
-package lower
+package opt
 
 import (
 	"math/big"
 	"math/bits"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 )
 
-// divideByConstants replaces integer division and remainder by constants
+// DivideByConstants replaces integer division and remainder by constants
 // with multiplications and shifts, as optimizing compilers do (Granlund and
 // Montgomery, "Division by invariant integers using multiplication", 1994;
 // the same constants as Go's compiler). GPUs have no divide instruction, so
 // a division by a variable is a long software routine.
-func divideByConstants(t *ir.Task) {
+func DivideByConstants(t *ir.Task) {
 	for _, b := range t.Blocks {
 		var out []ir.Instr
 		changed := false

@@ -1,11 +1,11 @@
-package lower
+package opt
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 )
 
 // quotientChecker runs the division sequences on the interpreter and

@@ -1,9 +1,9 @@
-package lower
+package opt
 
 import (
 	"fmt"
 
-	"github.com/qdgo/qd/lower/ir"
+	"github.com/qdgo/qd/ir"
 )
 
 // Loops at most this big are unrolled, unrollFactor times.
@@ -13,15 +13,15 @@ const (
 	unrollMaxBlocks = 12
 )
 
-// unrollLoops unrolls the small innermost loops of a task, keeping each
+// UnrollLoops unrolls the small innermost loops of a task, keeping each
 // copy's exit tests: iterations then follow each other without a taken
 // branch, which a GPU pays for in every iteration of a short loop body. It
 // is always correct, whatever the trip count, because each copy still
 // tests whether to leave. The grid-stride loop of a parallel task is left
 // alone: its iterations are whole loop bodies already.
-func unrollLoops(t *ir.Task) {
+func UnrollLoops(t *ir.Task) {
 	loops := innermostLoops(t)
-	dom := dominators(t)
+	dom := t.Dominators()
 	for _, lp := range loops {
 		if lp.size(t) > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) {
 			continue
@@ -34,16 +34,16 @@ func unrollLoops(t *ir.Task) {
 	}
 }
 
-// irLoop is a natural loop of a task's CFG.
+// irLoop is a natural loop of a task, with its blocks listed.
 type irLoop struct {
+	*ir.Loop
 	header int
 	blocks []int
-	in     []bool
 }
 
 // has reports whether block i is in the loop; blocks added after the loop
 // was found are not.
-func (lp *irLoop) has(i int) bool { return i < len(lp.in) && lp.in[i] }
+func (lp *irLoop) has(i int) bool { return lp.Has(i) }
 
 func (lp *irLoop) size(t *ir.Task) int {
 	n := 0
@@ -74,115 +74,13 @@ func (lp *irLoop) usesThreadCount(t *ir.Task) bool {
 	return false
 }
 
-// innermostLoops finds the natural loops of t by dominators and returns
-// those that contain no other loop.
+// innermostLoops finds the natural loops of t that contain no other loop.
 func innermostLoops(t *ir.Task) []*irLoop {
-	n := len(t.Blocks)
-	dom := dominators(t)
-	preds := make([][]int, n)
-	for i, b := range t.Blocks {
-		for _, s := range b.Term.Successors() {
-			preds[s] = append(preds[s], i)
-		}
-	}
-	byHeader := map[int]*irLoop{}
-	var loops []*irLoop
-	for i, b := range t.Blocks {
-		for _, h := range b.Term.Successors() {
-			if !dom[i].has(h) {
-				continue
-			}
-			lp := byHeader[h]
-			if lp == nil {
-				lp = &irLoop{header: h, in: make([]bool, n)}
-				lp.in[h] = true
-				byHeader[h] = lp
-				loops = append(loops, lp)
-			}
-			stack := []int{i}
-			for len(stack) > 0 {
-				x := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				if lp.in[x] {
-					continue
-				}
-				lp.in[x] = true
-				stack = append(stack, preds[x]...)
-			}
-		}
-	}
 	var inner []*irLoop
-	for _, lp := range loops {
-		nested := false
-		for _, other := range loops {
-			if other != lp && lp.in[other.header] {
-				nested = true
-			}
-		}
-		if nested {
-			continue
-		}
-		for b := range n {
-			if lp.in[b] {
-				lp.blocks = append(lp.blocks, b)
-			}
-		}
-		inner = append(inner, lp)
+	for _, lp := range ir.Innermost(t.Loops()) {
+		inner = append(inner, &irLoop{Loop: lp, header: lp.Header, blocks: lp.Blocks()})
 	}
 	return inner
-}
-
-type blockSet []uint64
-
-func (s blockSet) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
-
-// dominators computes, for each block, the set of blocks that dominate it,
-// by iterating dom(b) = {b} ∪ ⋂ dom(p) over predecessors p to a fixpoint.
-func dominators(t *ir.Task) []blockSet {
-	n := len(t.Blocks)
-	words := (n + 63) / 64
-	preds := make([][]int, n)
-	for i, b := range t.Blocks {
-		for _, s := range b.Term.Successors() {
-			preds[s] = append(preds[s], i)
-		}
-	}
-	dom := make([]blockSet, n)
-	for i := range dom {
-		dom[i] = make(blockSet, words)
-		if i == 0 {
-			dom[0][0] = 1
-			continue
-		}
-		for w := range dom[i] {
-			dom[i][w] = ^uint64(0)
-		}
-	}
-	for changed := true; changed; {
-		changed = false
-		for i := 1; i < n; i++ {
-			next := make(blockSet, words)
-			first := true
-			for _, p := range preds[i] {
-				if first {
-					copy(next, dom[p])
-					first = false
-					continue
-				}
-				for w := range next {
-					next[w] &= dom[p][w]
-				}
-			}
-			next[i/64] |= 1 << (i % 64)
-			for w := range next {
-				if next[w] != dom[i][w] {
-					changed = true
-				}
-			}
-			dom[i] = next
-		}
-	}
-	return dom
 }
 
 // counted describes a loop whose index i goes up by 1 per iteration and
@@ -200,7 +98,7 @@ type counted struct {
 // the loop; each index test is "x < bound" with x either i or that i+1,
 // computed before the test; the bound is not assigned in the loop. Other
 // exits (break) may exist and are kept.
-func countedLoop(t *ir.Task, lp *irLoop, dom []blockSet) (counted, bool) {
+func countedLoop(t *ir.Task, lp *irLoop, dom []ir.BlockSet) (counted, bool) {
 	var c counted
 	defs := map[ir.Reg][]struct {
 		block, at int
@@ -269,7 +167,7 @@ func countedLoop(t *ir.Task, lp *irLoop, dom []blockSet) (counted, bool) {
 		}
 		switch x := cmp.Args[0].Reg; {
 		case x == c.index:
-		case x == next && (nextBlock == cb && nextAt < cat || nextBlock != cb && dom[cb].has(nextBlock)):
+		case x == next && (nextBlock == cb && nextAt < cat || nextBlock != cb && dom[cb].Has(nextBlock)):
 			c.slack = 1
 		default:
 			continue

@@ -1,0 +1,22 @@
+package opt
+
+import (
+	"fmt"
+
+	"github.com/qdgo/qd/ir"
+)
+
+// DropEmptyTasks removes the tasks that write no memory, which need not be
+// launched at all, and numbers the rest in order.
+func DropEmptyTasks(k *ir.Kernel) {
+	var kept []*ir.Task
+	for _, t := range k.Tasks {
+		if t.HasEffects() {
+			kept = append(kept, t)
+		}
+	}
+	for i, t := range kept {
+		t.Name = fmt.Sprintf("%s_%d", k.Name, i)
+	}
+	k.Tasks = kept
+}

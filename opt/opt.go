@@ -1,0 +1,65 @@
+// Package opt transforms kernel IR into faster kernel IR with the same
+// results. It depends on the IR alone, not on go/ssa or on any backend.
+//
+// Passes are functions over one task or one kernel, each in a file of its
+// own, and run in the order a Pipeline declares. The IR's sanity checker
+// runs after every pass, so a pass that breaks an invariant is named at
+// once instead of showing up as wrong code three stages later.
+package opt
+
+import (
+	"fmt"
+
+	"github.com/qdgo/qd/ir"
+)
+
+// A Pass is one transformation. Exactly one of Task and Kernel is set:
+// most passes work on one task at a time.
+type Pass struct {
+	Name   string
+	Task   func(*ir.Task)
+	Kernel func(*ir.Kernel)
+}
+
+// A Pipeline is an ordered list of passes.
+type Pipeline []Pass
+
+// Default is the pipeline every backend uses today. A backend may declare
+// its own from the same passes.
+var Default = Pipeline{
+	{Name: "commute", Task: CommuteImmediates},
+	{Name: "divconst", Task: DivideByConstants},
+	{Name: "deadcode", Task: RemoveDeadCode},
+	{Name: "simplifycfg", Task: SimplifyCFG},
+	{Name: "unroll", Task: UnrollLoops},
+	{Name: "deadcode", Task: RemoveDeadCode},
+	{Name: "simplifycfg", Task: SimplifyCFG},
+	{Name: "droptasks", Kernel: DropEmptyTasks},
+}
+
+// Run applies the passes to k in order and checks the IR after each one.
+func (p Pipeline) Run(k *ir.Kernel) error {
+	for _, pass := range p {
+		if pass.Kernel != nil {
+			pass.Kernel(k)
+		} else {
+			for _, t := range k.Tasks {
+				pass.Task(t)
+			}
+		}
+		if err := k.Check(); err != nil {
+			return fmt.Errorf("after pass %s: %w", pass.Name, err)
+		}
+	}
+	return nil
+}
+
+// Lookup returns the pass of the given name in p.
+func (p Pipeline) Lookup(name string) (Pass, bool) {
+	for _, pass := range p {
+		if pass.Name == name {
+			return pass, true
+		}
+	}
+	return Pass{}, false
+}
