@@ -180,7 +180,7 @@ func (t *Task) Loops() []*Loop {
 func (t *Task) HasEffects() bool {
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
-			if b.Instrs[i].Op.HasSideEffects() {
+			if b.Instrs[i].Op.Info().SideEffects {
 				return true
 			}
 		}

@@ -2,11 +2,11 @@ package ir
 
 // Expr is a pure expression over a kernel's parameters, used where the host
 // must compute a value before a launch (a parallel task's iteration count).
-// Its ops are a subset of the instruction ops: OpConst (Bits), OpParam and
-// OpParamLen (Aux is the parameter index), OpConvert (From), and the pure
-// arithmetic, bitwise, shift, min and max ops. Integer division and
-// remainder appear only with a non-zero constant divisor, so evaluating an
-// Expr cannot fail.
+// Its ops are those whose row of the op table has Expr set: OpConst (Bits),
+// OpParam and OpParamLen (Aux is the parameter index), OpConvert (From), and
+// the pure arithmetic, bitwise, shift, min and max ops. Type is the result
+// type. Integer division and remainder appear only with a non-zero constant
+// divisor, so evaluating an Expr cannot fail.
 type Expr struct {
 	Op   Op
 	Type Type
@@ -14,16 +14,6 @@ type Expr struct {
 	Args []*Expr
 	Aux  int64
 	Bits uint64
-}
-
-// ExprOpAllowed reports whether op may appear in an Expr.
-func ExprOpAllowed(op Op) bool {
-	switch op {
-	case OpConst, OpParam, OpParamLen, OpConvert, OpNeg, OpNot,
-		OpAdd, OpSub, OpMul, OpDiv, OpRem, OpAnd, OpOr, OpXor, OpAndNot, OpShl, OpShr, OpMin, OpMax:
-		return true
-	}
-	return false
 }
 
 // Eval computes e. scalar returns the normalized bits of scalar parameter i;

@@ -10,8 +10,10 @@
 // space itself, so emitters need no notion of loops.
 //
 // Every instruction has a printed form, shown in the comments of the Op
-// constants; Kernel.String prints a whole kernel, and golden files of that
-// text are the main regression tests of the lowering.
+// constants; Kernel.String prints a whole kernel and Parse reads it back, so
+// golden files of that text test the lowering, each pass and the emitters.
+// The facts about each op (its types, operands, memory effect and more) are
+// rows of one table, in ops.go.
 package ir
 
 import "go/token"
@@ -22,7 +24,8 @@ type Reg int32
 // NoReg marks an instruction without a result.
 const NoReg Reg = -1
 
-// Op is an instruction's operation.
+// Op is an instruction's operation. Its properties are its row of the op
+// table (Op.Info).
 type Op uint8
 
 const (
@@ -112,71 +115,6 @@ const (
 	numOps
 )
 
-var opNames = [...]string{
-	OpInvalid:     "invalid",
-	OpConst:       "const",
-	OpParam:       "param",
-	OpParamBase:   "base",
-	OpParamLen:    "len",
-	OpThreadIndex: "threadindex",
-	OpThreadCount: "threadcount",
-	OpMove:        "move",
-	OpNeg:         "neg",
-	OpNot:         "not",
-	OpAdd:         "add",
-	OpSub:         "sub",
-	OpMul:         "mul",
-	OpDiv:         "div",
-	OpRem:         "rem",
-	OpAnd:         "and",
-	OpOr:          "or",
-	OpXor:         "xor",
-	OpAndNot:      "andnot",
-	OpShl:         "shl",
-	OpShr:         "shr",
-	OpMulHi:       "mulhi",
-	OpEq:          "eq",
-	OpNe:          "ne",
-	OpLt:          "lt",
-	OpLe:          "le",
-	OpGt:          "gt",
-	OpGe:          "ge",
-	OpConvert:     "convert",
-	OpMin:         "min",
-	OpMax:         "max",
-	OpSqrt:        "sqrt",
-	OpAbs:         "abs",
-	OpFloor:       "floor",
-	OpCeil:        "ceil",
-	OpTrunc:       "trunc",
-	OpElemAddr:    "elemaddr",
-	OpLoad:        "load",
-	OpStore:       "store",
-}
-
-func (op Op) String() string {
-	if int(op) < len(opNames) {
-		return opNames[op]
-	}
-	return "op?"
-}
-
-// IsCompare reports whether op is a comparison (its result is bool).
-func (op Op) IsCompare() bool { return op >= OpEq && op <= OpGe }
-
-// IsBinary reports whether op takes two operands of the instruction's Type
-// (shifts excepted: their count has type From).
-func (op Op) IsBinary() bool {
-	return op >= OpAdd && op <= OpGe || op == OpMin || op == OpMax
-}
-
-// IsUnaryFloat reports whether op is one of the float intrinsics.
-func (op Op) IsUnaryFloat() bool { return op >= OpSqrt && op <= OpTrunc }
-
-// HasSideEffects reports whether an instruction with op must be kept even
-// when its result is unused.
-func (op Op) HasSideEffects() bool { return op == OpStore }
-
 // Arg is an instruction operand: a register, or an immediate whose bits are
 // normalized to the operand's type (see Type.Normalize).
 type Arg struct {
@@ -200,42 +138,6 @@ type Instr struct {
 	Args []Arg
 	Aux  int64 // parameter index, element size
 	Pos  token.Pos
-}
-
-// ResultType is the type of the instruction's result register.
-func (in *Instr) ResultType() Type {
-	switch {
-	case in.Op.IsCompare():
-		return Bool
-	case in.Op == OpElemAddr || in.Op == OpParamBase:
-		return Ptr
-	case in.Op == OpParamLen || in.Op == OpThreadIndex || in.Op == OpThreadCount:
-		return Int64
-	case in.Op == OpStore:
-		return Invalid
-	}
-	return in.Type
-}
-
-// ArgTypes lists the type of each operand the instruction expects.
-func (in *Instr) ArgTypes() []Type {
-	switch op := in.Op; {
-	case op == OpShl || op == OpShr:
-		return []Type{in.Type, in.From}
-	case op.IsBinary() || op == OpMulHi:
-		return []Type{in.Type, in.Type}
-	case op == OpNeg || op == OpNot || op == OpMove || op == OpConst || op.IsUnaryFloat():
-		return []Type{in.Type}
-	case op == OpConvert:
-		return []Type{in.From}
-	case op == OpElemAddr:
-		return []Type{Ptr, Int64}
-	case op == OpLoad:
-		return []Type{Ptr}
-	case op == OpStore:
-		return []Type{Ptr, in.Type}
-	}
-	return nil
 }
 
 // TermKind is the kind of a block terminator.

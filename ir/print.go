@@ -63,19 +63,15 @@ func (k *Kernel) FormatInstr(t *Task, in *Instr) string {
 	if in.Dst != NoReg {
 		fmt.Fprintf(&b, "r%d = ", in.Dst)
 	}
+	info := in.Op.Info()
 	b.WriteString(in.Op.String())
-	switch in.Op {
-	case OpParamBase, OpParamLen, OpThreadIndex, OpThreadCount, OpElemAddr:
-	case OpConvert, OpShl, OpShr:
-		fmt.Fprintf(&b, ".%s.%s", in.Type, in.From)
-	default:
+	if info.Types != 0 {
 		fmt.Fprintf(&b, ".%s", in.Type)
 	}
-	switch in.Op {
-	case OpConst:
-		fmt.Fprintf(&b, " %s", FormatBits(in.Type, in.Args[0].Bits))
-		return b.String()
-	case OpParam, OpParamBase, OpParamLen:
+	if info.From != 0 {
+		fmt.Fprintf(&b, ".%s", in.From)
+	}
+	if info.Aux == ScalarParam || info.Aux == SliceParam {
 		fmt.Fprintf(&b, " %s", k.paramName(in.Aux))
 		return b.String()
 	}
@@ -92,7 +88,7 @@ func (k *Kernel) FormatInstr(t *Task, in *Instr) string {
 		}
 		b.WriteString(formatArg(a, typ))
 	}
-	if in.Op == OpElemAddr {
+	if info.Aux == ElemSize {
 		fmt.Fprintf(&b, ", %d", in.Aux)
 	}
 	return b.String()
@@ -115,7 +111,7 @@ func (k *Kernel) FormatExpr(e *Expr) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "(%s.%s", e.Op, e.Type)
-	if e.Op == OpConvert || e.Op == OpShl || e.Op == OpShr {
+	if e.Op.Info().From != 0 {
 		fmt.Fprintf(&b, ".%s", e.From)
 	}
 	for _, a := range e.Args {

@@ -48,6 +48,7 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 	if in.Op == OpInvalid || in.Op >= numOps {
 		return fmt.Errorf("invalid op")
 	}
+	info := in.Op.Info()
 	rt := in.ResultType()
 	switch {
 	case rt == Invalid && in.Dst != NoReg:
@@ -56,47 +57,18 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 		return fmt.Errorf("result register out of range")
 	case rt != Invalid && t.Regs[in.Dst] != rt:
 		return fmt.Errorf("result register has type %s, want %s", t.Regs[in.Dst], rt)
+	case info.Types != 0 && !info.Types.Has(in.Type):
+		return fmt.Errorf("%s of type %s", in.Op, in.Type)
+	case info.From != 0 && !info.From.Has(in.From):
+		return fmt.Errorf("%s from type %s", in.Op, in.From)
+	case info.Parallel && t.Kind != Parallel:
+		return fmt.Errorf("%s in a serial task", in.Op)
 	}
-	switch in.Op {
-	case OpConst:
-		if len(in.Args) != 1 || !in.Args[0].Imm || in.Args[0].Bits != in.Type.Normalize(in.Args[0].Bits) {
-			return fmt.Errorf("const needs one normalized immediate")
-		}
-		return nil
-	case OpParam, OpParamBase, OpParamLen:
-		if in.Aux < 0 || int(in.Aux) >= len(k.Params) {
-			return fmt.Errorf("no parameter %d", in.Aux)
-		}
-		p := k.Params[in.Aux]
-		if p.Slice != (in.Op != OpParam) || in.Op == OpParam && p.Type != in.Type {
-			return fmt.Errorf("parameter %s does not match", p.Name)
-		}
-		return nil
-	case OpThreadIndex, OpThreadCount:
-		if t.Kind != Parallel {
-			return fmt.Errorf("thread index in a serial task")
-		}
-		return nil
-	case OpShl, OpShr:
-		if !in.Type.IsInteger() || !in.From.IsInteger() {
-			return fmt.Errorf("shift of non-integers")
-		}
-	case OpConvert:
-		if !isNumeric(in.Type) || !isNumeric(in.From) {
-			return fmt.Errorf("conversion of non-numeric types")
-		}
-	case OpElemAddr:
-		if in.Aux <= 0 {
-			return fmt.Errorf("element size %d", in.Aux)
-		}
-	case OpRem, OpAnd, OpOr, OpXor, OpAndNot, OpMulHi:
-		if !in.Type.IsInteger() {
-			return fmt.Errorf("%s needs integers", in.Op)
-		}
-	case OpSqrt, OpAbs, OpFloor, OpCeil, OpTrunc:
-		if !in.Type.IsFloat() {
-			return fmt.Errorf("%s needs floats", in.Op)
-		}
+	if err := k.checkAux(in, info.Aux); err != nil {
+		return err
+	}
+	if in.Op == OpConst && (len(in.Args) != 1 || !in.Args[0].Imm) {
+		return fmt.Errorf("const needs one immediate")
 	}
 	types := in.ArgTypes()
 	if len(in.Args) != len(types) {
@@ -110,7 +82,24 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 	return nil
 }
 
-func isNumeric(t Type) bool { return t.IsInteger() || t.IsFloat() }
+// checkAux checks what the instruction's Aux holds.
+func (k *Kernel) checkAux(in *Instr, kind AuxKind) error {
+	switch kind {
+	case ScalarParam, SliceParam:
+		if in.Aux < 0 || int(in.Aux) >= len(k.Params) {
+			return fmt.Errorf("no parameter %d", in.Aux)
+		}
+		p := k.Params[in.Aux]
+		if p.Slice != (kind == SliceParam) || kind == ScalarParam && p.Type != in.Type {
+			return fmt.Errorf("parameter %s does not match", p.Name)
+		}
+	case ElemSize:
+		if in.Aux <= 0 {
+			return fmt.Errorf("element size %d", in.Aux)
+		}
+	}
+	return nil
+}
 
 func checkArg(t *Task, a Arg, want Type, defined []bool) error {
 	if a.Imm {

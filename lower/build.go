@@ -252,7 +252,7 @@ func (tb *taskBuilder) param(f *frame, p *ssa.Parameter) []ir.Reg {
 	var regs []ir.Reg
 	if kp.Slice {
 		base := tb.t.NewReg(ir.Ptr)
-		tb.emit(ir.Instr{Op: ir.OpParamBase, Dst: base, Aux: int64(idx)})
+		tb.emit(ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: base, Aux: int64(idx)})
 		n := tb.t.NewReg(ir.Int64)
 		tb.emit(ir.Instr{Op: ir.OpParamLen, Type: ir.Int64, Dst: n, Aux: int64(idx)})
 		regs = []ir.Reg{base, n, n}

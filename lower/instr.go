@@ -157,7 +157,7 @@ func (f *frame) valueInto(instr ssa.Instruction, dst []ir.Reg) {
 		}
 		s := f.regs(v.X)
 		idx := f.index(v.Index)
-		tb.emit(ir.Instr{Op: ir.OpElemAddr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), idx}, Aux: int64(et.Size()), Pos: v.Pos()})
+		tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), idx}, Aux: int64(et.Size()), Pos: v.Pos()})
 	case *ssa.Slice:
 		f.slice(v, dst)
 	case *ssa.Extract:
@@ -364,7 +364,7 @@ func (f *frame) slice(v *ssa.Slice, dst []ir.Reg) {
 	if v.Max != nil {
 		max = f.index(v.Max)
 	}
-	tb.emit(ir.Instr{Op: ir.OpElemAddr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), lo}, Aux: int64(et.Size()), Pos: v.Pos()})
+	tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), lo}, Aux: int64(et.Size()), Pos: v.Pos()})
 	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[1], Args: []ir.Arg{hi, lo}})
 	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[2], Args: []ir.Arg{max, lo}})
 }

@@ -322,18 +322,16 @@ func paramAccess(k *ir.Kernel, t *ir.Task) (reads, writes []bool) {
 	reads, writes = make([]bool, n), make([]bool, n)
 	for _, b := range t.Blocks {
 		for _, in := range b.Instrs {
-			var set []bool
-			switch in.Op {
-			case ir.OpLoad:
-				set = reads
-			case ir.OpStore:
-				set = writes
-			default:
+			// The op table says which ops touch memory, so that an op added
+			// later (an atomic, which reads and writes) is not missed here.
+			mem := in.Op.Info().Memory
+			if mem == ir.MemNone {
 				continue
 			}
 			if a := in.Args[0]; !a.Imm && from[a.Reg] != nil {
 				for p, ok := range from[a.Reg] {
-					set[p] = set[p] || ok
+					reads[p] = reads[p] || ok && mem.Reads()
+					writes[p] = writes[p] || ok && mem.Writes()
 				}
 			}
 		}

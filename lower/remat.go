@@ -173,7 +173,7 @@ func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
 		if (op == ir.OpDiv || op == ir.OpRem) && !isNonZeroConst(v.Y) {
 			return nil // the host must not divide by zero
 		}
-		if !ir.ExprOpAllowed(op) {
+		if !op.Info().Expr {
 			return nil
 		}
 		x, y := l.hostExpr(v.X), l.hostExpr(v.Y)

@@ -4,21 +4,21 @@ import "github.com/qdgo/qd/ir"
 
 // CommuteImmediates puts the immediate operand of a commutative operation
 // second, as compilers canonically do; ptxas then keeps constants out of
-// the registers it accumulates into.
+// the registers it accumulates into. An ordered comparison with the
+// immediate first becomes its mirror: 1 < x is x > 1.
 func CommuteImmediates(t *ir.Task) {
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
 			in := &b.Instrs[i]
-			switch in.Op {
-			case ir.OpAdd, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpMin, ir.OpMax, ir.OpEq, ir.OpNe, ir.OpMulHi:
-				if len(in.Args) == 2 && in.Args[0].Imm && !in.Args[1].Imm {
-					in.Args[0], in.Args[1] = in.Args[1], in.Args[0]
-				}
-			case ir.OpLt, ir.OpGt, ir.OpLe, ir.OpGe:
-				if in.Args[0].Imm && !in.Args[1].Imm {
-					in.Args[0], in.Args[1] = in.Args[1], in.Args[0]
-					in.Op = map[ir.Op]ir.Op{ir.OpLt: ir.OpGt, ir.OpGt: ir.OpLt, ir.OpLe: ir.OpGe, ir.OpGe: ir.OpLe}[in.Op]
-				}
+			if len(in.Args) != 2 || !in.Args[0].Imm || in.Args[1].Imm {
+				continue
+			}
+			switch info := in.Op.Info(); {
+			case info.Commutative:
+				in.Args[0], in.Args[1] = in.Args[1], in.Args[0]
+			case info.Mirror != ir.OpInvalid:
+				in.Args[0], in.Args[1] = in.Args[1], in.Args[0]
+				in.Op = info.Mirror
 			}
 		}
 	}

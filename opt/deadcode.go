@@ -22,7 +22,7 @@ func RemoveDeadCode(t *ir.Task) {
 		for _, b := range t.Blocks {
 			kept := b.Instrs[:0]
 			for _, in := range b.Instrs {
-				if in.Op.HasSideEffects() || in.Dst == ir.NoReg || used[in.Dst] {
+				if in.Op.Info().SideEffects || in.Dst == ir.NoReg || used[in.Dst] {
 					kept = append(kept, in)
 				} else {
 					removed = true

@@ -1,0 +1,233 @@
+package ir
+
+// The op table holds every fact about an op that more than one place needs:
+// the printer and the parser, the sanity checker, the passes, the lowering
+// and host expressions all read it, so a new op is one row here (and one
+// case in evalPure or the interpreter, and one per emitter).
+
+// OpInfo is the row of one op in the op table.
+type OpInfo struct {
+	// Name is the op's name in the printed form.
+	Name string
+	// Types are the types the instruction's Type may have. An op with none
+	// is untyped: it is printed without a type, and its Type is its result
+	// type.
+	Types TypeSet
+	// From are the types the instruction's From may have, for the ops that
+	// read From; they print it after Type: "convert.f32.i64".
+	From TypeSet
+	// Result is the type of the result; NoResult for none.
+	Result TypeRule
+	// Operands gives the type of each operand.
+	Operands []TypeRule
+	// Aux says what the instruction's Aux holds.
+	Aux AuxKind
+	// Memory is how the op touches device memory. An op that touches it
+	// takes the address as its first operand, so that the block race check
+	// in package lower can follow every address to its parameter.
+	Memory MemoryEffect
+	// SideEffects marks ops that must be kept when their result is unused.
+	SideEffects bool
+	// Commutative ops give the same result with their operands swapped.
+	Commutative bool
+	// Mirror is the op that gives the same result as this one with the
+	// operands swapped, for the ordered comparisons (lt and gt).
+	Mirror Op
+	// Expr marks the ops that host expressions (Expr) may use.
+	Expr bool
+	// Pure marks the ops evalPure computes: their result depends on their
+	// operands alone, so they may be folded.
+	Pure bool
+	// Parallel marks the ops that only parallel tasks may use.
+	Parallel bool
+}
+
+// TypeSet is a set of types.
+type TypeSet uint16
+
+// Sets of types the op table uses.
+const (
+	Integers TypeSet = 1<<Int8 | 1<<Int16 | 1<<Int32 | 1<<Int64 | 1<<Uint8 | 1<<Uint16 | 1<<Uint32 | 1<<Uint64
+	Floats   TypeSet = 1<<Float32 | 1<<Float64
+	Numeric          = Integers | Floats
+	// Scalars are the types a scalar kernel parameter may have.
+	Scalars = Numeric | 1<<Bool
+)
+
+// Has reports whether t is in s.
+func (s TypeSet) Has(t Type) bool { return t < 16 && s&(1<<t) != 0 }
+
+// List returns the types of s in order.
+func (s TypeSet) List() []Type {
+	var ts []Type
+	for t := range Type(16) {
+		if s.Has(t) {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// TypeRule gives the type of a result or an operand: the instruction's
+// Type, its From, or a fixed type.
+type TypeRule uint8
+
+const (
+	// NoResult is the rule of an op without a result.
+	NoResult TypeRule = TypeRule(Invalid)
+	// OfType is the instruction's Type.
+	OfType TypeRule = 254
+	// OfFrom is the instruction's From.
+	OfFrom TypeRule = 255
+)
+
+// Fixed is the rule for the type t whatever the instruction's types.
+func Fixed(t Type) TypeRule { return TypeRule(t) }
+
+// Of applies the rule to an instruction.
+func (r TypeRule) Of(in *Instr) Type {
+	switch r {
+	case OfType:
+		return in.Type
+	case OfFrom:
+		return in.From
+	}
+	return Type(r)
+}
+
+// AuxKind says what an instruction's Aux holds.
+type AuxKind uint8
+
+const (
+	NoAux       AuxKind = iota
+	ScalarParam         // the index of a scalar parameter, printed as its name
+	SliceParam          // the index of a slice parameter, printed as its name
+	ElemSize            // an element size in bytes, printed after the operands
+)
+
+// MemoryEffect is how an op touches device memory.
+type MemoryEffect uint8
+
+const (
+	MemNone      MemoryEffect = 0
+	MemRead      MemoryEffect = 1
+	MemWrite     MemoryEffect = 2
+	MemReadWrite MemoryEffect = MemRead | MemWrite // an atomic update
+)
+
+// Reads reports whether the op reads memory.
+func (m MemoryEffect) Reads() bool { return m&MemRead != 0 }
+
+// Writes reports whether the op writes memory.
+func (m MemoryEffect) Writes() bool { return m&MemWrite != 0 }
+
+// Operand lists shared by many rows.
+var (
+	oneOfType     = []TypeRule{OfType}
+	twoOfType     = []TypeRule{OfType, OfType}
+	shiftOperands = []TypeRule{OfType, OfFrom}
+)
+
+var opTable = [numOps]OpInfo{
+	OpInvalid: {Name: "invalid"},
+
+	OpConst:       {Name: "const", Types: Scalars, Result: OfType, Operands: oneOfType, Expr: true, Pure: true},
+	OpParam:       {Name: "param", Types: Scalars, Result: OfType, Aux: ScalarParam, Expr: true},
+	OpParamBase:   {Name: "base", Result: Fixed(Ptr), Aux: SliceParam},
+	OpParamLen:    {Name: "len", Result: Fixed(Int64), Aux: SliceParam, Expr: true},
+	OpThreadIndex: {Name: "threadindex", Result: Fixed(Int64), Parallel: true},
+	OpThreadCount: {Name: "threadcount", Result: Fixed(Int64), Parallel: true},
+
+	OpMove: {Name: "move", Types: Scalars | 1<<Ptr, Result: OfType, Operands: oneOfType, Pure: true},
+
+	OpNeg: {Name: "neg", Types: Numeric, Result: OfType, Operands: oneOfType, Expr: true, Pure: true},
+	OpNot: {Name: "not", Types: Integers | 1<<Bool, Result: OfType, Operands: oneOfType, Expr: true, Pure: true},
+
+	OpAdd:    {Name: "add", Types: Numeric, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+	OpSub:    {Name: "sub", Types: Numeric, Result: OfType, Operands: twoOfType, Expr: true, Pure: true},
+	OpMul:    {Name: "mul", Types: Numeric, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+	OpDiv:    {Name: "div", Types: Numeric, Result: OfType, Operands: twoOfType, Expr: true, Pure: true},
+	OpRem:    {Name: "rem", Types: Integers, Result: OfType, Operands: twoOfType, Expr: true, Pure: true},
+	OpAnd:    {Name: "and", Types: Integers, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+	OpOr:     {Name: "or", Types: Integers, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+	OpXor:    {Name: "xor", Types: Integers, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+	OpAndNot: {Name: "andnot", Types: Integers, Result: OfType, Operands: twoOfType, Expr: true, Pure: true},
+
+	OpShl: {Name: "shl", Types: Integers, From: Integers, Result: OfType, Operands: shiftOperands, Expr: true, Pure: true},
+	OpShr: {Name: "shr", Types: Integers, From: Integers, Result: OfType, Operands: shiftOperands, Expr: true, Pure: true},
+
+	OpMulHi: {Name: "mulhi", Types: Integers, Result: OfType, Operands: twoOfType, Commutative: true, Pure: true},
+
+	OpEq: {Name: "eq", Types: Numeric | 1<<Bool, Result: Fixed(Bool), Operands: twoOfType, Commutative: true, Pure: true},
+	OpNe: {Name: "ne", Types: Numeric | 1<<Bool, Result: Fixed(Bool), Operands: twoOfType, Commutative: true, Pure: true},
+	OpLt: {Name: "lt", Types: Numeric, Result: Fixed(Bool), Operands: twoOfType, Mirror: OpGt, Pure: true},
+	OpLe: {Name: "le", Types: Numeric, Result: Fixed(Bool), Operands: twoOfType, Mirror: OpGe, Pure: true},
+	OpGt: {Name: "gt", Types: Numeric, Result: Fixed(Bool), Operands: twoOfType, Mirror: OpLt, Pure: true},
+	OpGe: {Name: "ge", Types: Numeric, Result: Fixed(Bool), Operands: twoOfType, Mirror: OpLe, Pure: true},
+
+	OpConvert: {Name: "convert", Types: Numeric, From: Numeric, Result: OfType, Operands: []TypeRule{OfFrom}, Expr: true, Pure: true},
+
+	OpMin: {Name: "min", Types: Numeric, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+	OpMax: {Name: "max", Types: Numeric, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+
+	OpSqrt:  {Name: "sqrt", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
+	OpAbs:   {Name: "abs", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
+	OpFloor: {Name: "floor", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
+	OpCeil:  {Name: "ceil", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
+	OpTrunc: {Name: "trunc", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
+
+	OpElemAddr: {Name: "elemaddr", Result: Fixed(Ptr), Operands: []TypeRule{Fixed(Ptr), Fixed(Int64)}, Aux: ElemSize, Pure: true},
+	OpLoad:     {Name: "load", Types: Numeric, Result: OfType, Operands: []TypeRule{Fixed(Ptr)}, Memory: MemRead},
+	OpStore:    {Name: "store", Types: Numeric, Result: NoResult, Operands: []TypeRule{Fixed(Ptr), OfType}, Memory: MemWrite, SideEffects: true},
+}
+
+// Info returns the op's row of the op table; an op out of range gets the
+// row of OpInvalid.
+func (op Op) Info() *OpInfo {
+	if op < numOps {
+		return &opTable[op]
+	}
+	return &opTable[OpInvalid]
+}
+
+func (op Op) String() string {
+	if op < numOps {
+		return opTable[op].Name
+	}
+	return "op?"
+}
+
+// Ops lists every valid op in order.
+func Ops() []Op {
+	ops := make([]Op, 0, numOps-1)
+	for op := OpInvalid + 1; op < numOps; op++ {
+		ops = append(ops, op)
+	}
+	return ops
+}
+
+// opsByName finds an op by its printed name, for the parser.
+var opsByName = func() map[string]Op {
+	m := map[string]Op{}
+	for _, op := range Ops() {
+		m[opTable[op].Name] = op
+	}
+	return m
+}()
+
+// ResultType is the type of the instruction's result register; Invalid
+// when it has none.
+func (in *Instr) ResultType() Type { return in.Op.Info().Result.Of(in) }
+
+// ArgTypes lists the type of each operand the instruction expects.
+func (in *Instr) ArgTypes() []Type {
+	rules := in.Op.Info().Operands
+	if len(rules) == 0 {
+		return nil
+	}
+	types := make([]Type, len(rules))
+	for i, r := range rules {
+		types[i] = r.Of(in)
+	}
+	return types
+}
