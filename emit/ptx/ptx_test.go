@@ -1,7 +1,6 @@
 package ptx_test
 
 import (
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,11 +10,10 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/emit/ptx"
+	"github.com/qdgo/qd/internal/golden"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower/lowertest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // kernelDirs are the packages of test kernels whose PTX is checked.
 var kernelDirs = []string{
@@ -43,21 +41,7 @@ func load(t *testing.T) map[string][]*ir.Kernel {
 // testdata/<file>.ptx.
 func TestGolden(t *testing.T) {
 	for _, f := range lowertest.Load(t, kernelDirs[0]) {
-		got := ptx.Module(f.Kernels)
-		golden := filepath.Join("testdata", f.Name+".ptx")
-		if *update {
-			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to create it)", err)
-		}
-		if got != string(want) {
-			t.Errorf("%s differs from the emitted PTX; run go test ./emit/ptx -update and review the diff", golden)
-		}
+		golden.Check(t, filepath.Join("testdata", f.Name+".ptx"), ptx.Module(f.Kernels))
 	}
 }
 
