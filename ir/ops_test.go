@@ -64,7 +64,7 @@ func TestOpTable(t *testing.T) {
 			errorf("mirror %s does not mirror back", m)
 		}
 	}
-	if (numOps - 1).String() == "op?" || numOps.String() != "op?" {
+	if (numOps-1).String() == "op?" || numOps.String() != "op?" {
 		t.Error("String does not cover exactly the ops")
 	}
 }

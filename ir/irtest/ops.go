@@ -1,0 +1,105 @@
+// Package irtest builds IR for the tests of package ir and the emitters.
+package irtest
+
+import "github.com/qdgo/qd/ir"
+
+// OpKernels returns a small kernel for every op and every type it takes
+// (and every From type, for the ops that have one): a parallel task that
+// sets up the operands, runs the op once and returns. With immediates, the
+// operands that are not addresses are immediates instead of registers.
+//
+// Each kernel has the parameters s []E and p T, where T is the op's type
+// when a scalar parameter can have it and E the op's type when memory can
+// hold it (else i64 and i32), so that Values fits every one of them.
+func OpKernels(immediates bool) []*ir.Kernel {
+	var ks []*ir.Kernel
+	for _, op := range ir.Ops() {
+		info := op.Info()
+		types := info.Types.List()
+		if info.Types == 0 {
+			types = []ir.Type{info.Result.Of(&ir.Instr{})} // fixed
+		}
+		froms := info.From.List()
+		if info.From == 0 {
+			froms = []ir.Type{ir.Invalid}
+		}
+		for _, typ := range types {
+			for _, from := range froms {
+				ks = append(ks, opKernel(ir.Instr{Op: op, Type: typ, From: from}, immediates))
+			}
+		}
+	}
+	return ks
+}
+
+func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
+	name := in.Op.String()
+	if in.Op.Info().Types != 0 {
+		name += "_" + in.Type.String()
+	}
+	if in.From != ir.Invalid {
+		name += "_" + in.From.String()
+	}
+	if immediates {
+		name += "_imm"
+	}
+	elem, scalar := ir.Int32, ir.Int64
+	if ir.Numeric.Has(in.Type) {
+		elem = in.Type
+	}
+	if ir.Scalars.Has(in.Type) {
+		scalar = in.Type
+	}
+	k := &ir.Kernel{Name: name, Params: []ir.Param{{Name: "s", Slice: true, Type: elem}, {Name: "p", Type: scalar}}}
+	t := &ir.Task{Name: name + "_0", Kind: ir.Parallel}
+	b := t.NewBlock("entry")
+	for _, typ := range in.ArgTypes() {
+		switch {
+		case typ == ir.Ptr:
+			r := t.NewReg(ir.Ptr)
+			b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: r, Aux: 0})
+			in.Args = append(in.Args, ir.R(r))
+		case immediates || in.Op == ir.OpConst:
+			in.Args = append(in.Args, One(typ))
+		default:
+			r := t.NewReg(typ)
+			b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConst, Type: typ, Dst: r, Args: []ir.Arg{One(typ)}})
+			in.Args = append(in.Args, ir.R(r))
+		}
+	}
+	switch in.Op.Info().Aux {
+	case ir.ScalarParam:
+		in.Aux = 1
+	case ir.SliceParam:
+		in.Aux = 0
+	case ir.ElemSize:
+		in.Aux = int64(elem.Size())
+	}
+	in.Dst = ir.NoReg
+	if rt := in.ResultType(); rt != ir.Invalid {
+		in.Dst = t.NewReg(rt)
+	}
+	b.Instrs = append(b.Instrs, in)
+	b.Term = ir.Term{Kind: ir.Return}
+	k.Tasks = []*ir.Task{t}
+	return k
+}
+
+// One is the immediate 1 (true, 1.0) of type t.
+func One(t ir.Type) ir.Arg {
+	bits, err := ir.Fold(&ir.Instr{Op: ir.OpConvert, Type: t, From: ir.Int64}, []uint64{1})
+	if t == ir.Bool || t == ir.Ptr || err != nil {
+		bits = 1
+	}
+	return ir.Imm(t, bits)
+}
+
+// Values are arguments for any of the kernels of OpKernels, with s in
+// heap and two elements long.
+func Values(heap *ir.Heap) *ir.Values {
+	return &ir.Values{
+		Scalar: []uint64{0, 1},
+		Base:   []uint64{heap.Alloc(16), 0},
+		Len:    []int64{2, 0},
+	}
+}

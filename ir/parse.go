@@ -1,0 +1,309 @@
+package ir
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Parse reads kernels in the printed form of Kernel.String, separated by
+// blank lines as golden files hold them. It is the printer's inverse:
+// printing what it returns gives the text back. What the text does not show
+// is lost: positions, and the types of registers that no instruction
+// mentions. Each register's type is the result type of the instructions
+// that define it, which must agree; a register used but never defined is an
+// error. Errors are "line:col: message". Parse does not run Check, so that
+// tests of the checker can start from text too.
+func Parse(text string) (kernels []*Kernel, err error) {
+	p := &parser{}
+	for i, s := range strings.Split(text, "\n") {
+		p.lines = append(p.lines, lex(i+1, s))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			kernels, err = nil, b.err
+		}
+	}()
+	for p.skipBlank() {
+		kernels = append(kernels, p.kernel())
+	}
+	return kernels, nil
+}
+
+// bailout carries a parse error up to Parse, as go/parser does.
+type bailout struct{ err error }
+
+// place is a position in the text.
+type place struct{ line, col int }
+
+func (at place) String() string { return fmt.Sprintf("%d:%d", at.line, at.col) }
+
+func fail(at place, format string, args ...any) {
+	panic(bailout{fmt.Errorf("%s: %s", at, fmt.Sprintf(format, args...))})
+}
+
+type parser struct {
+	lines []srcLine
+	next  int // the index of the next line to read
+}
+
+// skipBlank moves past blank lines and reports whether a line is left.
+func (p *parser) skipBlank() bool {
+	for ; p.next < len(p.lines); p.next++ {
+		if l := &p.lines[p.next]; len(l.words) > 0 || l.comment != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// peek returns the first word of the next line that is not blank, or ""
+// at the end of the text.
+func (p *parser) peek() string {
+	if !p.skipBlank() || len(p.lines[p.next].words) == 0 {
+		return ""
+	}
+	return p.lines[p.next].words[0].text
+}
+
+// line returns a cursor over the next line that is not blank; what
+// describes what the text needs there.
+func (p *parser) line(what string) *cursor {
+	if !p.skipBlank() {
+		fail(p.here(), "expected %s, found end of text", what)
+	}
+	p.next++
+	return &cursor{ln: &p.lines[p.next-1]}
+}
+
+// here is where the next line starts, for errors about it.
+func (p *parser) here() place {
+	if !p.skipBlank() {
+		last := &p.lines[len(p.lines)-1]
+		return place{last.num, last.end}
+	}
+	l := &p.lines[p.next]
+	if len(l.words) == 0 {
+		return place{l.num, l.comment.col}
+	}
+	return place{l.num, l.words[0].col}
+}
+
+func (p *parser) kernel() *Kernel {
+	c := p.line("a kernel")
+	c.expect("kernel")
+	k := &Kernel{Name: c.next("a kernel name").text}
+	c.expect("(")
+	for c.peek() != ")" {
+		if len(k.Params) > 0 {
+			c.expect(",")
+		}
+		param := Param{Name: c.next("a parameter name").text}
+		if c.peek() == "[" {
+			c.expect("[")
+			c.expect("]")
+			param.Slice = true
+		}
+		param.Type = c.typ(c.next("a type"))
+		k.Params = append(k.Params, param)
+	}
+	c.expect(")")
+	c.done()
+	if p.peek() == "groups" {
+		c := p.line("groups")
+		c.expect("groups")
+		c.expect("[")
+		for c.peek() != "]" {
+			k.Groups = append(k.Groups, c.int("a block count"))
+		}
+		c.expect("]")
+		c.done()
+	}
+	for p.peek() == "disjoint" {
+		c := p.line("disjoint")
+		c.expect("disjoint")
+		a, b := c.param(k), c.param(k)
+		k.Conflicts = append(k.Conflicts, [2]int{int(a), int(b)})
+		c.done()
+	}
+	for p.peek() == "task" {
+		k.Tasks = append(k.Tasks, p.task(k))
+	}
+	if w := p.peek(); w != "" && w != "kernel" {
+		fail(p.here(), `expected "task" or "kernel", found %q`, w)
+	}
+	return k
+}
+
+func (p *parser) task(k *Kernel) *Task {
+	c := p.line("a task")
+	c.expect("task")
+	t := &Task{Name: c.next("a task name").text}
+	switch kind := c.next(`"serial" or "parallel"`); kind.text {
+	case "serial":
+		t.Kind = Serial
+	case "parallel":
+		t.Kind = Parallel
+	default:
+		c.failAt(kind, `expected "serial" or "parallel", found %q`, kind.text)
+	}
+	if c.peek() == "count" {
+		c.expect("count")
+		c.expect("=")
+		t.Count = c.expr(k, Int64) // a task's count is always an i64
+	}
+	if c.peek() == "block" {
+		c.expect("block")
+		c.expect("=")
+		t.StreamBlock = c.int("a block number")
+		c.expect("group")
+		c.expect("=")
+		t.Group = c.int("a group number")
+	}
+	c.done()
+	tp := &taskParser{p: p, k: k, t: t, defs: map[Reg]regDef{}}
+	for p.skipBlank() && isLabel(&p.lines[p.next]) {
+		t.Blocks = append(t.Blocks, tp.block())
+	}
+	if w := p.peek(); len(t.Blocks) == 0 || w != "" && w != "task" && w != "kernel" {
+		fail(p.here(), "expected block label b%d:, found %q", len(t.Blocks), w)
+	}
+	tp.finish()
+	return t
+}
+
+func isLabel(l *srcLine) bool {
+	return len(l.words) >= 2 && l.words[1].text == ":" && isNumbered(l.words[0].text, 'b')
+}
+
+// isNumbered reports whether s is the letter followed by a decimal number,
+// as "r12" or "b3".
+func isNumbered(s string, letter byte) bool {
+	if len(s) < 2 || s[0] != letter {
+		return false
+	}
+	for _, c := range []byte(s[1:]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// param reads a parameter's name and returns its index; "$N" names one
+// that the printer could not name.
+func (c *cursor) param(k *Kernel) int64 {
+	tok := c.next("a parameter name")
+	for i, p := range k.Params {
+		if p.Name == tok.text {
+			return int64(i)
+		}
+	}
+	if n, err := strconv.ParseInt(strings.TrimPrefix(tok.text, "$"), 10, 32); err == nil && tok.text[0] == '$' {
+		return n
+	}
+	c.failAt(tok, "kernel %s has no parameter %s", k.Name, tok.text)
+	return 0
+}
+
+// opName reads an op and the types it is printed with into in. An untyped
+// op's Type is its result type.
+func (c *cursor) opName(tok word, in *Instr) {
+	parts := strings.Split(tok.text, ".")
+	op, ok := opsByName[parts[0]]
+	if !ok {
+		c.failAt(tok, "unknown op %q", parts[0])
+	}
+	in.Op = op
+	info := op.Info()
+	want := parts[0]
+	if info.Types != 0 {
+		want += ".TYPE"
+	}
+	if info.From != 0 {
+		want += ".TYPE"
+	}
+	if strings.Count(want, ".") != len(parts)-1 {
+		c.failAt(tok, "expected %s, found %q", want, tok.text)
+	}
+	switch {
+	case info.Types == 0:
+		in.Type = info.Result.Of(in)
+	case info.From != 0:
+		in.Type, in.From = c.typ(word{parts[1], tok.col}), c.typ(word{parts[2], tok.col})
+	default:
+		in.Type = c.typ(word{parts[1], tok.col})
+	}
+}
+
+// expr reads a host expression of type typ in prefix form, as FormatExpr
+// prints it. Constants are printed without their type: it is typ, the
+// type the enclosing operation expects.
+func (c *cursor) expr(k *Kernel, typ Type) *Expr {
+	if c.peek() != "(" {
+		tok := c.next("an expression")
+		bits, ok := parseBits(tok.text, typ)
+		if !ok {
+			c.failAt(tok, "expected an expression or a constant of type %s, found %q", typ, tok.text)
+		}
+		return &Expr{Op: OpConst, Type: typ, Bits: bits}
+	}
+	c.expect("(")
+	tok := c.next("an op")
+	e := &Expr{}
+	switch op := opsByName[tok.text]; {
+	case op == OpParam || op == OpParamLen:
+		e.Op = op
+		e.Aux = c.param(k)
+		if e.Aux < 0 || e.Aux >= int64(len(k.Params)) || k.Params[e.Aux].Slice != (op == OpParamLen) {
+			c.failAt(tok, "%s needs a %s parameter", op, map[bool]string{true: "slice", false: "scalar"}[op == OpParamLen])
+		}
+		e.Type = k.Params[e.Aux].Type
+		if op == OpParamLen {
+			e.Type = Int64
+		}
+	default:
+		in := &Instr{}
+		c.opName(tok, in)
+		if !in.Op.Info().Expr {
+			c.failAt(tok, "%s is not allowed in a host expression", in.Op)
+		}
+		e.Op, e.Type, e.From = in.Op, in.Type, in.From
+		for _, at := range in.ArgTypes() {
+			e.Args = append(e.Args, c.expr(k, at))
+		}
+	}
+	c.expect(")")
+	return e
+}
+
+var typesByName = func() map[string]Type {
+	m := map[string]Type{}
+	for t, name := range typeNames {
+		if Type(t) != Invalid {
+			m[name] = Type(t)
+		}
+	}
+	return m
+}()
+
+func (c *cursor) typ(tok word) Type {
+	t, ok := typesByName[tok.text]
+	if !ok {
+		c.failAt(tok, "expected a type, found %q", tok.text)
+	}
+	return t
+}
+
+func (c *cursor) int(what string) int {
+	tok := c.next(what)
+	n, err := strconv.Atoi(tok.text)
+	if err != nil {
+		c.failAt(tok, "expected %s, found %q", what, tok.text)
+	}
+	return n
+}

@@ -1,0 +1,170 @@
+package ir
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// taskParser reads the blocks of one task and infers its register types.
+type taskParser struct {
+	p    *parser
+	k    *Kernel
+	t    *Task
+	defs map[Reg]regDef // the first definition of each register
+	uses []regUse
+	refs []blockRef
+}
+
+// regDef is where a register is first defined, and with which type.
+type regDef struct {
+	typ Type
+	at  place
+}
+
+type regUse struct {
+	reg Reg
+	at  place
+}
+
+type blockRef struct {
+	block int
+	at    place
+}
+
+func (tp *taskParser) block() *Block {
+	c := tp.p.line("a block")
+	b := &Block{Index: len(tp.t.Blocks)}
+	if label := c.next("a block label"); label.text != fmt.Sprintf("b%d", b.Index) {
+		c.failAt(label, "expected block label b%d, found %q", b.Index, label.text)
+	}
+	c.expect(":")
+	c.end()
+	if c.ln.comment != nil {
+		b.Comment = c.ln.comment.text
+	}
+	for {
+		c := tp.p.line("an instruction or a terminator")
+		switch c.peek() {
+		case "return", "jump", "branch":
+			b.Term = tp.term(c)
+			return b
+		}
+		if isLabel(c.ln) || c.peek() == "task" || c.peek() == "kernel" {
+			c.failAt(c.ln.words[0], "expected an instruction or a terminator, found %q", c.peek())
+		}
+		b.Instrs = append(b.Instrs, tp.instr(c))
+	}
+}
+
+func (tp *taskParser) instr(c *cursor) Instr {
+	in := Instr{Dst: NoReg}
+	var dst word
+	if len(c.ln.words) > 1 && c.ln.words[1].text == "=" {
+		dst = c.next("a register")
+		in.Dst = c.reg(dst)
+		c.expect("=")
+	}
+	c.opName(c.next("an op"), &in)
+	if in.Dst != NoReg {
+		rt := in.ResultType()
+		if rt == Invalid {
+			c.failAt(dst, "%s has no result", in.Op)
+		}
+		tp.define(in.Dst, rt, c.at(dst))
+	}
+	switch info := in.Op.Info(); info.Aux {
+	case ScalarParam, SliceParam:
+		in.Aux = c.param(tp.k)
+	default:
+		for i, typ := range in.ArgTypes() {
+			if i > 0 {
+				c.expect(",")
+			}
+			in.Args = append(in.Args, tp.arg(c, typ))
+		}
+		if info.Aux == ElemSize {
+			c.expect(",")
+			in.Aux = int64(c.int("an element size"))
+		}
+	}
+	c.done()
+	return in
+}
+
+func (tp *taskParser) term(c *cursor) Term {
+	var term Term
+	switch c.next("a terminator").text {
+	case "return":
+		term.Kind = Return
+	case "jump":
+		term.Kind = Jump
+		term.Succs[0] = tp.blockRef(c)
+	case "branch":
+		term.Kind = Branch
+		term.Cond = tp.arg(c, Bool)
+		c.expect(",")
+		term.Succs[0] = tp.blockRef(c)
+		c.expect(",")
+		term.Succs[1] = tp.blockRef(c)
+	}
+	c.done()
+	return term
+}
+
+// arg reads an operand of type typ: a register or an immediate.
+func (tp *taskParser) arg(c *cursor, typ Type) Arg {
+	tok := c.next("an operand")
+	if isNumbered(tok.text, 'r') {
+		r := c.reg(tok)
+		tp.uses = append(tp.uses, regUse{r, c.at(tok)})
+		return R(r)
+	}
+	bits, ok := parseBits(tok.text, typ)
+	if !ok {
+		c.failAt(tok, "expected a register or an immediate of type %s, found %q", typ, tok.text)
+	}
+	return Imm(typ, bits)
+}
+
+func (tp *taskParser) blockRef(c *cursor) int {
+	tok := c.next("a block")
+	n, err := strconv.Atoi(tok.text[1:])
+	if !isNumbered(tok.text, 'b') || err != nil {
+		c.failAt(tok, "expected a block, as b1, found %q", tok.text)
+	}
+	tp.refs = append(tp.refs, blockRef{n, c.at(tok)})
+	return n
+}
+
+func (tp *taskParser) define(r Reg, typ Type, at place) {
+	d, ok := tp.defs[r]
+	switch {
+	case !ok:
+		tp.defs[r] = regDef{typ, at}
+	case d.typ != typ:
+		fail(at, "r%d is defined as %s here but as %s at %s", r, typ, d.typ, d.at)
+	}
+}
+
+// finish checks the task's block references and gives its registers the
+// types of their definitions.
+func (tp *taskParser) finish() {
+	for _, ref := range tp.refs {
+		if ref.block >= len(tp.t.Blocks) {
+			fail(ref.at, "task %s has no block b%d", tp.t.Name, ref.block)
+		}
+	}
+	n := Reg(0)
+	for r := range tp.defs {
+		n = max(n, r+1)
+	}
+	for _, u := range tp.uses {
+		if _, ok := tp.defs[u.reg]; !ok {
+			fail(u.at, "r%d is used but never defined, so its type is unknown", u.reg)
+		}
+	}
+	tp.t.Regs = make([]Type, n)
+	for r, d := range tp.defs {
+		tp.t.Regs[r] = d.typ
+	}
+}
