@@ -33,18 +33,6 @@ func goldenIR(t *testing.T) []string {
 	return files
 }
 
-// printAll prints kernels as golden files hold them.
-func printAll(ks []*ir.Kernel) string {
-	var b strings.Builder
-	for i, k := range ks {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(k.String())
-	}
-	return b.String()
-}
-
 // TestParseGoldens parses every .ir file of the module, checks the IR and
 // prints it back unchanged.
 func TestParseGoldens(t *testing.T) {
@@ -67,7 +55,7 @@ func TestParseGoldens(t *testing.T) {
 				t.Errorf("%s: kernel %s: %v", path, k.Name, err)
 			}
 		}
-		if got := printAll(ks); got != string(text) {
+		if got := ir.FormatKernels(ks); got != string(text) {
 			t.Errorf("%s does not print back as it was read:\n%s", path, golden.Diff(string(text), got))
 		}
 	}
@@ -92,7 +80,7 @@ func TestEveryOp(t *testing.T) {
 				t.Errorf("kernel %s: %v\n%s", k.Name, err, text)
 				continue
 			}
-			if got := printAll(ks); got != text {
+			if got := ir.FormatKernels(ks); got != text {
 				t.Errorf("kernel %s does not print back as it was read:\n%s", k.Name, golden.Diff(text, got))
 			}
 			heap := &ir.Heap{}
@@ -136,7 +124,7 @@ b1:
 	if err := ks[0].Check(); err != nil {
 		t.Fatal(err)
 	}
-	if got := printAll(ks); got != text {
+	if got := ir.FormatKernels(ks); got != text {
 		t.Errorf("printed back differently:\n%s", golden.Diff(text, got))
 	}
 	task := ks[0].Tasks[0]

@@ -7,6 +7,19 @@ import (
 	"strings"
 )
 
+// FormatKernels prints kernels one after the other, separated by blank
+// lines, as golden files hold them and Parse reads them.
+func FormatKernels(kernels []*Kernel) string {
+	var b strings.Builder
+	for i, k := range kernels {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(k.String())
+	}
+	return b.String()
+}
+
 // String prints the whole kernel in the IR's text form.
 func (k *Kernel) String() string {
 	var b strings.Builder

@@ -2,10 +2,10 @@ package lower_test
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/qdgo/qd/internal/golden"
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower/lowertest"
 )
 
@@ -14,13 +14,6 @@ import (
 func TestGolden(t *testing.T) {
 	dir := filepath.Join("testdata", "src", "kernels")
 	for _, f := range lowertest.Load(t, dir) {
-		var b strings.Builder
-		for i, k := range f.Kernels {
-			if i > 0 {
-				b.WriteString("\n")
-			}
-			b.WriteString(k.String())
-		}
-		golden.Check(t, filepath.Join(dir, f.Name+".ir"), b.String())
+		golden.Check(t, filepath.Join(dir, f.Name+".ir"), ir.FormatKernels(f.Kernels))
 	}
 }
