@@ -12,6 +12,7 @@ import (
 	"github.com/qdgo/qd/emit/ptx"
 	"github.com/qdgo/qd/internal/golden"
 	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/irtest"
 	"github.com/qdgo/qd/lower/lowertest"
 )
 
@@ -45,6 +46,58 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestFromIR emits the PTX of the IR in testdata/fromir/X.ir and compares
+// it with X.ptx, without loading any Go package.
+func TestFromIR(t *testing.T) {
+	for name, ks := range fromIR(t) {
+		golden.Check(t, filepath.Join("testdata", "fromir", name+".ptx"), ptx.Module(ks))
+	}
+}
+
+// fromIR parses the kernels of testdata/fromir, by file name.
+func fromIR(t *testing.T) map[string][]*ir.Kernel {
+	files, _ := filepath.Glob(filepath.Join("testdata", "fromir", "*.ir"))
+	if len(files) == 0 {
+		t.Fatal("no testdata/fromir/*.ir")
+	}
+	kernels := map[string][]*ir.Kernel{}
+	for _, path := range files {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks, err := ir.Parse(string(text))
+		if err != nil {
+			t.Fatalf("%s:%v", path, err)
+		}
+		for _, k := range ks {
+			if err := k.Check(); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+		}
+		kernels[strings.TrimSuffix(filepath.Base(path), ".ir")] = ks
+	}
+	return kernels
+}
+
+// TestEveryOp emits one instruction of every op, for every type it takes,
+// with register and with immediate operands, so that an op without a case
+// in the emitter fails here rather than in a user's kernel.
+func TestEveryOp(t *testing.T) {
+	for _, immediates := range []bool{false, true} {
+		for _, k := range irtest.OpKernels(immediates) {
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("kernel %s:\n%s\npanics: %v", k.Name, k, r)
+					}
+				}()
+				ptx.Module([]*ir.Kernel{k})
+			}()
+		}
+	}
+}
+
 // TestAssemble assembles every emitted module with ptxas for the oldest
 // and newest targets the output promises. Without ptxas the test skips,
 // except under CI, where .ci/run installs it.
@@ -57,7 +110,12 @@ func TestAssemble(t *testing.T) {
 		t.Skip("ptxas not found: set PTXAS or run ../shared/tools/fetch-ptxas")
 	}
 	dir := t.TempDir()
-	for name, ks := range load(t) {
+	modules := load(t)
+	for name, ks := range fromIR(t) {
+		modules["fromir_"+name] = ks
+	}
+	modules["ops"] = append(irtest.OpKernels(false), irtest.OpKernels(true)...)
+	for name, ks := range modules {
 		src := filepath.Join(dir, name+".ptx")
 		if err := os.WriteFile(src, []byte(ptx.Module(ks)), 0o644); err != nil {
 			t.Fatal(err)
