@@ -10,9 +10,10 @@ import (
 // zero divisor.
 var ErrDivideByZero = errors.New("integer divide by zero")
 
-// evalPure computes a pure instruction on normalized operand bits. It is the
-// reference for every op's semantics: the interpreter, constant folding and
-// host expressions all use it, and emitters are tested against it.
+// evalPure computes a pure instruction on normalized operand bits: the ops
+// the op table marks Pure. It is the reference for every op's semantics:
+// the interpreter, constant folding and host expressions all use it, and
+// emitters are tested against it.
 func evalPure(in *Instr, a []uint64) (uint64, error) {
 	t := in.Type
 	switch in.Op {

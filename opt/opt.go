@@ -4,7 +4,9 @@
 // Passes are functions over one task or one kernel, each in a file of its
 // own, and run in the order a Pipeline declares. The IR's sanity checker
 // runs after every pass, so a pass that breaks an invariant is named at
-// once instead of showing up as wrong code three stages later.
+// once instead of showing up as wrong code three stages later. Each pass
+// has golden tests of its own: testdata/<pass>/X.ir, run through the pass
+// alone, must print as X.out.ir.
 package opt
 
 import (
