@@ -61,11 +61,14 @@ func (p *parser) skipBlank() bool {
 	return false
 }
 
-// peek returns the first word of the next line that is not blank, or ""
-// at the end of the text.
+// peek returns the first word of the next line that is not blank, "#" if
+// that line holds only a comment, or "" at the end of the text.
 func (p *parser) peek() string {
-	if !p.skipBlank() || len(p.lines[p.next].words) == 0 {
+	switch {
+	case !p.skipBlank():
 		return ""
+	case len(p.lines[p.next].words) == 0:
+		return "#"
 	}
 	return p.lines[p.next].words[0].text
 }
@@ -126,8 +129,14 @@ func (p *parser) kernel() *Kernel {
 	for p.peek() == "disjoint" {
 		c := p.line("disjoint")
 		c.expect("disjoint")
-		a, b := c.param(k), c.param(k)
-		k.Conflicts = append(k.Conflicts, [2]int{int(a), int(b)})
+		var pair [2]int
+		for i := range pair {
+			at := c.i
+			if pair[i] = int(c.param(k)); pair[i] >= len(k.Params) {
+				c.failAt(c.ln.words[at], "kernel %s has no parameter %s", k.Name, c.ln.words[at].text)
+			}
+		}
+		k.Conflicts = append(k.Conflicts, pair)
 		c.done()
 	}
 	for p.peek() == "task" {
@@ -203,7 +212,7 @@ func (c *cursor) param(k *Kernel) int64 {
 			return int64(i)
 		}
 	}
-	if n, err := strconv.ParseInt(strings.TrimPrefix(tok.text, "$"), 10, 32); err == nil && tok.text[0] == '$' {
+	if n, err := strconv.ParseInt(strings.TrimPrefix(tok.text, "$"), 10, 32); err == nil && n >= 0 && tok.text[0] == '$' {
 		return n
 	}
 	c.failAt(tok, "kernel %s has no parameter %s", k.Name, tok.text)

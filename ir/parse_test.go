@@ -143,6 +143,8 @@ func TestParseErrors(t *testing.T) {
 		{"kernel K(x f32\n", `1:15: expected ",", found end of line`},
 		{"kernel K()\ngroups [1 x]\n", `2:11: expected a block count, found "x"`},
 		{"kernel K(x []f32)\ndisjoint x y\n", `2:12: kernel K has no parameter y`},
+		{"kernel K(x []f32)\ndisjoint x $5\n", `2:12: kernel K has no parameter $5`},
+		{"kernel K()\n# a note\n", `2:1: expected "task" or "kernel", found "#"`},
 		{"kernel K()\n\ntask K_0 sometimes\n", `3:10: expected "serial" or "parallel", found "sometimes"`},
 		{"kernel K(n i64)\n\ntask K_0 parallel count=(lt.i64 (param n) 1)\n", `3:26: lt is not allowed in a host expression`},
 		{"kernel K(n i64)\n\ntask K_0 parallel count=(len n)\n", `3:26: len needs a slice parameter`},
