@@ -14,7 +14,7 @@ type OpInfo struct {
 	// type.
 	Types TypeSet
 	// From are the types the instruction's From may have, for the ops that
-	// read From; they print it after Type: "convert.f32.i64".
+	// read From, which is printed after Type: "convert.f32.i64".
 	From TypeSet
 	// Result is the type of the result; NoResult for none.
 	Result TypeRule
@@ -31,7 +31,7 @@ type OpInfo struct {
 	// Commutative ops give the same result with their operands swapped.
 	Commutative bool
 	// Mirror is the op that gives the same result as this one with the
-	// operands swapped, for the ordered comparisons (lt and gt).
+	// operands swapped, for the ordered comparisons: lt and gt, le and ge.
 	Mirror Op
 	// Expr marks the ops that host expressions (Expr) may use.
 	Expr bool
