@@ -33,6 +33,7 @@ var Default = Pipeline{
 	{Name: "divconst", Task: DivideByConstants},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
+	{Name: "divrem", Task: FuseDivRem},
 	{Name: "unroll", Task: UnrollLoops},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},

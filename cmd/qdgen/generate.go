@@ -14,6 +14,7 @@ import (
 
 	"github.com/qdgo/qd/analyzer"
 	"github.com/qdgo/qd/emit/ptx"
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/opt"
 	"golang.org/x/tools/go/packages"
@@ -182,8 +183,11 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package, sp *ssa.Pac
 		if err := os.MkdirAll(g.dump, 0o755); err != nil {
 			return fmt.Errorf("qdgen: %v", err)
 		}
-		name := strings.NewReplacer("/", "_", ".", "_").Replace(p.PkgPath) + ".ptx"
-		if err := writeIfChanged(filepath.Join(g.dump, name), []byte(module)); err != nil {
+		name := strings.NewReplacer("/", "_", ".", "_").Replace(p.PkgPath)
+		if err := writeIfChanged(filepath.Join(g.dump, name+".ptx"), []byte(module)); err != nil {
+			return fmt.Errorf("qdgen: %v", err)
+		}
+		if err := writeIfChanged(filepath.Join(g.dump, name+".ir"), []byte(ir.FormatKernels(kernels))); err != nil {
 			return fmt.Errorf("qdgen: %v", err)
 		}
 	}
