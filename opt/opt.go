@@ -31,6 +31,11 @@ type Pipeline []Pass
 var Default = Pipeline{
 	{Name: "commute", Task: CommuteImmediates},
 	{Name: "divconst", Task: DivideByConstants},
+	{Name: "recipdiv", Task: MultiplyByReciprocals},
+	{Name: "deadcode", Task: RemoveDeadCode},
+	{Name: "simplifycfg", Task: SimplifyCFG},
+	{Name: "fullunroll", Task: FullyUnrollLoops},
+	{Name: "constprop", Task: PropagateConstants},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "divrem", Task: FuseDivRem},
