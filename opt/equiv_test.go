@@ -105,7 +105,7 @@ func randomValues(k *ir.Kernel, r *rand.Rand) testArgs {
 			a.scalars[i] = p.Type.Normalize(randomBits(p.Type, r))
 			continue
 		}
-		n := 1 + r.IntN(48)
+		n := 1 + r.IntN(64)
 		b := make([]byte, 0, n*p.Type.Size())
 		for range n {
 			v := p.Type.Normalize(randomBits(p.Type, r))
@@ -141,7 +141,7 @@ func randomBits(t ir.Type, r *rand.Rand) uint64 {
 	case 1:
 		return r.Uint64N(1 << 34)
 	}
-	return uint64(r.IntN(60) - 12)
+	return uint64(r.IntN(28) - 4)
 }
 
 // runKernel interprets k on a copy of args and returns each slice's bytes.

@@ -290,8 +290,10 @@ func unroll(t *ir.Task, lp *irLoop, factor int) {
 	for c := 1; c < factor; c++ {
 		copies[c] = map[int]int{}
 		rename := map[ir.Reg]ir.Reg{}
-		for r := range local {
-			rename[r] = t.NewReg(t.Regs[r])
+		for r := range t.Regs {
+			if local[ir.Reg(r)] {
+				rename[ir.Reg(r)] = t.NewReg(t.Regs[r])
+			}
 		}
 		for _, b := range lp.blocks {
 			orig := t.Blocks[b]

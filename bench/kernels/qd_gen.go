@@ -455,7 +455,8 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	add.s64 %rd7, %rd8, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_8;
@@ -465,7 +466,6 @@ $L_4:
 	setp.lt.s64 %p6, %rd5, 0;
 	@!%p6 bra $L_6;
 $L_5:
-	add.s64 %rd7, %rd8, 0;
 	mov.b32 %rt5, 1;
 	st.global.s32 [%rd7], %rt5;
 $L_6:
@@ -511,7 +511,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -563,7 +563,8 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_21;
@@ -571,7 +572,6 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
 	@!%p9 bra $L_22;
 $L_5:
 	mov.b64 %rd11, %rd8;
@@ -719,9 +719,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -869,9 +869,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1022,7 +1022,8 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_21;
@@ -1030,7 +1031,6 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
 	@!%p9 bra $L_22;
 $L_5:
 	mov.b64 %rd11, %rd8;
@@ -1181,7 +1181,8 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_21;
@@ -1189,7 +1190,6 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
 	@!%p9 bra $L_22;
 $L_5:
 	mov.b64 %rd11, %rd8;
@@ -1349,9 +1349,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1511,9 +1511,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1673,9 +1673,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1835,9 +1835,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1997,9 +1997,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2159,9 +2159,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2321,9 +2321,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2483,9 +2483,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2618,9 +2618,9 @@ $L_22:
 	.param .s64 FourTiny_0_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<19>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<18>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_0_param_0];
@@ -2632,64 +2632,76 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
+	add.s64 %rd15, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd16, %rd5, -9223372036854775804;
+	sub.s64 %rd17, %rd16, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p18, %rd6, %rd17;
+	@!%p18 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -2706,9 +2718,9 @@ $L_15:
 	.param .s64 FourTiny_1_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<19>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<18>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_1_param_2];
@@ -2720,64 +2732,76 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
+	add.s64 %rd15, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd16, %rd5, -9223372036854775804;
+	sub.s64 %rd17, %rd16, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p18, %rd6, %rd17;
+	@!%p18 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -2794,9 +2818,9 @@ $L_15:
 	.param .s64 FourTiny_2_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<19>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<18>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_2_param_4];
@@ -2808,64 +2832,76 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
+	add.s64 %rd15, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd16, %rd5, -9223372036854775804;
+	sub.s64 %rd17, %rd16, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p18, %rd6, %rd17;
+	@!%p18 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -2882,9 +2918,9 @@ $L_15:
 	.param .s64 FourTiny_3_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<19>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<18>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_3_param_6];
@@ -2896,64 +2932,76 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
+	add.s64 %rd15, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd16, %rd5, -9223372036854775804;
+	sub.s64 %rd17, %rd16, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p18, %rd6, %rd17;
+	@!%p18 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd15;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -2964,9 +3012,9 @@ $L_15:
 	.param .s64 Tiny_0_param_1
 )
 {
-	.reg .pred %p<13>;
+	.reg .pred %p<16>;
 	.reg .b32 %r<9>;
-	.reg .b64 %rd<12>;
+	.reg .b64 %rd<15>;
 
 $L_0:
 	ld.param.u64 %rd0, [Tiny_0_param_0];
@@ -2975,64 +3023,76 @@ $L_0:
 $L_1:
 	mov.b64 %rd2, %rd1;
 	mov.b64 %rd3, -1;
+	add.s64 %rd11, %rd0, 0;
+	add.s64 %rd12, %rd0, 0;
 $L_2:
-	max.s64 %rd10, %rd2, -9223372036854775804;
-	sub.s64 %rd11, %rd10, 4;
+	max.s64 %rd13, %rd2, -9223372036854775804;
+	sub.s64 %rd14, %rd13, 4;
 $L_3:
-	setp.lt.s64 %p12, %rd3, %rd11;
-	@!%p12 bra $L_12;
+	setp.lt.s64 %p15, %rd3, %rd14;
+	@!%p15 bra $L_12;
 $L_4:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_5:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd12;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
+	add.s64 %rd12, %rd12, 4;
 $L_6:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_7:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd12;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
+	add.s64 %rd12, %rd12, 4;
 $L_8:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_9:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd12;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
+	add.s64 %rd12, %rd12, 4;
 $L_10:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_11:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd12;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
+	add.s64 %rd12, %rd12, 4;
 	bra.uni $L_3;
 $L_12:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 	@!%p5 bra $L_14;
 $L_13:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd12;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
+	add.s64 %rd12, %rd12, 4;
 	bra.uni $L_12;
 $L_14:
 	ret;

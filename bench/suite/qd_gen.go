@@ -431,10 +431,11 @@ const qdPTX = `//
 	.param .s64 Stencil2D_0_param_5
 )
 {
-	.reg .pred %p<46>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<52>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<55>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<45>;
+	.reg .b64 %rd<57>;
 	.reg .b64 %rdt<2>;
 	.reg .f32 %f<39>;
 
@@ -457,34 +458,43 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	sub.s64 %rd44, %rd9, 1;
+	sub.s64 %rd40, %rd41, 1;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	@!%p6 bra $L_13;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.eq.s64 %pt0, %rd9, -1;
-	rem.s64 %rd8, %rd7, %rd9;
-	selp.b64 %rd8, 0, %rd8, %pt0;
-	setp.eq.s64 %pt1, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
-	div.s64 %rd10, %rd7, %rd9;
-	selp.b64 %rd10, %rdt1, %rd10, %pt1;
-	setp.gt.s64 %p11, %rd8, 0;
-	@!%p11 bra $L_12;
+	mov.b64 %rd47, %rd7;
+	mov.b64 %rd48, %rd9;
+	or.b64 %rd49, %rd47, %rd48;
+	shr.u64 %rd50, %rd49, 32;
+	setp.eq.u64 %p51, %rd50, 0;
+	@!%p51 bra $L_15;
 $L_5:
-	sub.s64 %rd44, %rd9, 1;
-	setp.lt.s64 %p45, %rd8, %rd44;
-	@!%p45 bra $L_12;
+	cvt.u32.u64 %r52, %rd7;
+	cvt.u32.u64 %r53, %rd9;
+	div.u32 %r54, %r52, %r53;
+	cvt.u64.u32 %rd46, %r54;
 $L_6:
-	setp.gt.s64 %p43, %rd10, 0;
-	@!%p43 bra $L_12;
+	mul.lo.s64 %rd55, %rd46, %rd9;
+	sub.s64 %rd56, %rd7, %rd55;
+	mov.b64 %rd8, %rd56;
+	mov.b64 %rd10, %rd46;
+	setp.gt.s64 %p11, %rd8, 0;
+	@!%p11 bra $L_14;
 $L_7:
-	sub.s64 %rd40, %rd41, 1;
-	setp.lt.s64 %p42, %rd10, %rd40;
-	@!%p42 bra $L_12;
+	setp.lt.s64 %p45, %rd8, %rd44;
+	@!%p45 bra $L_14;
 $L_8:
+	setp.gt.s64 %p43, %rd10, 0;
+	@!%p43 bra $L_14;
+$L_9:
+	setp.lt.s64 %p42, %rd10, %rd40;
+	@!%p42 bra $L_14;
+$L_10:
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
@@ -507,21 +517,27 @@ $L_8:
 	add.rn.f32 %f33, %f16, %f32;
 	mad.lo.s64 %rd34, %rd7, 4, %rd4;
 	st.global.f32 [%rd34], %f33;
-$L_9:
+$L_11:
 	add.s64 %rd35, %rd7, 1;
 	setp.lt.s64 %p36, %rd35, %rd3;
-	@!%p36 bra $L_11;
-$L_10:
+	@!%p36 bra $L_13;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_11:
+$L_13:
 	ret;
-$L_12:
+$L_14:
 	mad.lo.s64 %rd37, %rd7, 4, %rd13;
 	ld.global.f32 %f38, [%rd37];
 	mad.lo.s64 %rd39, %rd7, 4, %rd4;
 	st.global.f32 [%rd39], %f38;
-	bra.uni $L_9;
+	bra.uni $L_11;
+$L_15:
+	setp.eq.s64 %pt0, %rd9, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd46, %rd7, %rd9;
+	selp.b64 %rd46, %rdt1, %rd46, %pt0;
+	bra.uni $L_6;
 }
 
 .visible .entry Stencil3D_0(
@@ -534,11 +550,12 @@ $L_12:
 	.param .s64 Stencil3D_0_param_6
 )
 {
-	.reg .pred %p<59>;
-	.reg .pred %pt<4>;
+	.reg .pred %p<87>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<90>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<58>;
-	.reg .b64 %rdt<3>;
+	.reg .b64 %rd<86>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<46>;
 	.reg .f32 %ft<1>;
 
@@ -562,50 +579,80 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd13, %rd9, %rd12;
+	sub.s64 %rd57, %rd9, 1;
+	sub.s64 %rd54, %rd12, 1;
+	sub.s64 %rd50, %rd51, 1;
+	mul.lo.s64 %rd16, %rd9, %rd12;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_13;
+	@!%p6 bra $L_19;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.eq.s64 %pt0, %rd9, -1;
-	rem.s64 %rd8, %rd7, %rd9;
-	selp.b64 %rd8, 0, %rd8, %pt0;
-	setp.eq.s64 %pt1, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
-	div.s64 %rd10, %rd7, %rd9;
-	selp.b64 %rd10, %rdt1, %rd10, %pt1;
-	setp.eq.s64 %pt2, %rd12, -1;
-	rem.s64 %rd11, %rd10, %rd12;
-	selp.b64 %rd11, 0, %rd11, %pt2;
-	mul.lo.s64 %rd13, %rd9, %rd12;
-	setp.eq.s64 %pt3, %rd13, -1;
-	neg.s64 %rdt2, %rd7;
-	div.s64 %rd14, %rd7, %rd13;
-	selp.b64 %rd14, %rdt2, %rd14, %pt3;
-	setp.gt.s64 %p15, %rd8, 0;
-	@!%p15 bra $L_14;
+	mov.b64 %rd60, %rd7;
+	mov.b64 %rd61, %rd9;
+	or.b64 %rd62, %rd60, %rd61;
+	shr.u64 %rd63, %rd62, 32;
+	setp.eq.u64 %p64, %rd63, 0;
+	@!%p64 bra $L_23;
 $L_5:
-	sub.s64 %rd57, %rd9, 1;
-	setp.lt.s64 %p58, %rd8, %rd57;
-	@!%p58 bra $L_14;
+	cvt.u32.u64 %r65, %rd7;
+	cvt.u32.u64 %r66, %rd9;
+	div.u32 %r67, %r65, %r66;
+	cvt.u64.u32 %rd59, %r67;
 $L_6:
-	setp.gt.s64 %p56, %rd11, 0;
-	@!%p56 bra $L_14;
+	mul.lo.s64 %rd68, %rd59, %rd9;
+	sub.s64 %rd69, %rd7, %rd68;
+	mov.b64 %rd8, %rd69;
+	mov.b64 %rd10, %rd59;
+	mov.b64 %rd71, %rd10;
+	mov.b64 %rd72, %rd12;
+	or.b64 %rd73, %rd71, %rd72;
+	shr.u64 %rd74, %rd73, 32;
+	setp.eq.u64 %p75, %rd74, 0;
+	@!%p75 bra $L_22;
 $L_7:
-	sub.s64 %rd54, %rd12, 1;
-	setp.lt.s64 %p55, %rd11, %rd54;
-	@!%p55 bra $L_14;
+	cvt.u32.u64 %r76, %rd10;
+	cvt.u32.u64 %r77, %rd12;
+	div.u32 %r78, %r76, %r77;
+	cvt.u64.u32 %rd70, %r78;
 $L_8:
-	setp.gt.s64 %p53, %rd14, 0;
-	@!%p53 bra $L_14;
+	mul.lo.s64 %rd79, %rd70, %rd12;
+	sub.s64 %rd80, %rd10, %rd79;
+	mov.b64 %rd11, %rd80;
+	mov.b64 %rd82, %rd7;
+	mov.b64 %rd83, %rd13;
+	or.b64 %rd84, %rd82, %rd83;
+	shr.u64 %rd85, %rd84, 32;
+	setp.eq.u64 %p86, %rd85, 0;
+	@!%p86 bra $L_21;
 $L_9:
-	sub.s64 %rd50, %rd51, 1;
-	setp.lt.s64 %p52, %rd14, %rd50;
-	@!%p52 bra $L_14;
+	cvt.u32.u64 %r87, %rd7;
+	cvt.u32.u64 %r88, %rd13;
+	div.u32 %r89, %r87, %r88;
+	cvt.u64.u32 %rd81, %r89;
 $L_10:
-	mul.lo.s64 %rd16, %rd9, %rd12;
+	mov.b64 %rd14, %rd81;
+	setp.gt.s64 %p15, %rd8, 0;
+	@!%p15 bra $L_20;
+$L_11:
+	setp.lt.s64 %p58, %rd8, %rd57;
+	@!%p58 bra $L_20;
+$L_12:
+	setp.gt.s64 %p56, %rd11, 0;
+	@!%p56 bra $L_20;
+$L_13:
+	setp.lt.s64 %p55, %rd11, %rd54;
+	@!%p55 bra $L_20;
+$L_14:
+	setp.gt.s64 %p53, %rd14, 0;
+	@!%p53 bra $L_20;
+$L_15:
+	setp.lt.s64 %p52, %rd14, %rd50;
+	@!%p52 bra $L_20;
+$L_16:
 	sub.s64 %rd17, %rd7, 1;
 	mad.lo.s64 %rd18, %rd17, 4, %rd19;
 	ld.global.f32 %f21, [%rd18];
@@ -635,20 +682,38 @@ $L_10:
 	sub.rn.f32 %f45, %f41, %f44;
 	mad.lo.s64 %rd46, %rd7, 4, %rd4;
 	st.global.f32 [%rd46], %f45;
-$L_11:
+$L_17:
 	add.s64 %rd47, %rd7, 1;
 	setp.lt.s64 %p48, %rd47, %rd3;
-	@!%p48 bra $L_13;
-$L_12:
+	@!%p48 bra $L_19;
+$L_18:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
+$L_19:
 	ret;
-$L_14:
+$L_20:
 	mad.lo.s64 %rd49, %rd7, 4, %rd4;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd49], %ft0;
-	bra.uni $L_11;
+	bra.uni $L_17;
+$L_21:
+	setp.eq.s64 %pt0, %rd13, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd81, %rd7, %rd13;
+	selp.b64 %rd81, %rdt1, %rd81, %pt0;
+	bra.uni $L_10;
+$L_22:
+	setp.eq.s64 %pt1, %rd12, -1;
+	neg.s64 %rdt2, %rd10;
+	div.s64 %rd70, %rd10, %rd12;
+	selp.b64 %rd70, %rdt2, %rd70, %pt1;
+	bra.uni $L_8;
+$L_23:
+	setp.eq.s64 %pt2, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
+	div.s64 %rd59, %rd7, %rd9;
+	selp.b64 %rd59, %rdt3, %rd59, %pt2;
+	bra.uni $L_6;
 }
 
 .visible .entry Matmul_0(
@@ -661,10 +726,11 @@ $L_14:
 	.param .s64 Matmul_0_param_6
 )
 {
-	.reg .pred %p<35>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<53>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<48>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<34>;
+	.reg .b64 %rd<52>;
 	.reg .b64 %rdt<2>;
 	.reg .f32 %f<26>;
 
@@ -687,122 +753,134 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_19;
+	@!%p5 bra $L_21;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	setp.eq.s64 %pt0, %rd4, -1;
-	neg.s64 %rdt1, %rd6;
-	div.s64 %rd7, %rd6, %rd4;
-	selp.b64 %rd7, %rdt1, %rd7, %pt0;
-	setp.eq.s64 %pt1, %rd4, -1;
-	rem.s64 %rd8, %rd6, %rd4;
-	selp.b64 %rd8, 0, %rd8, %pt1;
+	mov.b64 %rd40, %rd6;
+	mov.b64 %rd41, %rd4;
+	or.b64 %rd42, %rd40, %rd41;
+	shr.u64 %rd43, %rd42, 32;
+	setp.eq.u64 %p44, %rd43, 0;
+	@!%p44 bra $L_22;
+$L_5:
+	cvt.u32.u64 %r45, %rd6;
+	cvt.u32.u64 %r46, %rd4;
+	div.u32 %r47, %r45, %r46;
+	cvt.u64.u32 %rd39, %r47;
+$L_6:
+	mul.lo.s64 %rd48, %rd39, %rd4;
+	sub.s64 %rd49, %rd6, %rd48;
+	mov.b64 %rd7, %rd39;
+	mov.b64 %rd8, %rd49;
 	mov.f32 %f9, 0f00000000;
 	mov.b64 %rd10, 0;
-$L_5:
-	max.s64 %rd32, %rd4, -9223372036854775805;
-	sub.s64 %rd33, %rd32, 3;
-$L_6:
-	setp.lt.s64 %p34, %rd10, %rd33;
-	@!%p34 bra $L_15;
-$L_7:
-	setp.lt.s64 %p11, %rd10, %rd4;
-$L_8:
 	mul.lo.s64 %rd12, %rd7, %rd4;
-	add.s64 %rd13, %rd12, %rd10;
-	mad.lo.s64 %rd14, %rd13, 4, %rd15;
-	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	mad.lo.s64 %rd20, %rd19, 4, %rd21;
-	ld.global.f32 %f23, [%rd20];
-	mul.rn.f32 %f24, %f17, %f23;
-	add.rn.f32 %f25, %f9, %f24;
-	add.s64 %rd26, %rd10, 1;
-	mov.f32 %f9, %f25;
-	mov.b64 %rd10, %rd26;
+	mov.b64 %rd32, %rd12;
+	mad.lo.s64 %rd33, %rd32, 4, %rd15;
+	mov.b64 %rd35, %rd8;
+	mad.lo.s64 %rd36, %rd35, 4, %rd21;
+	mov.b64 %rd37, %rd4;
+	mov.b64 %rd38, %rd37;
+$L_7:
+	max.s64 %rd50, %rd4, -9223372036854775805;
+	sub.s64 %rd51, %rd50, 3;
+$L_8:
+	setp.lt.s64 %p52, %rd10, %rd51;
+	@!%p52 bra $L_17;
 $L_9:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_10:
-	mul.lo.s64 %rd12, %rd7, %rd4;
-	add.s64 %rd13, %rd12, %rd10;
-	mad.lo.s64 %rd14, %rd13, 4, %rd15;
+	mov.b64 %rd14, %rd33;
 	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	mad.lo.s64 %rd20, %rd19, 4, %rd21;
+	mov.b64 %rd20, %rd36;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
+	add.s64 %rd33, %rd33, 4;
+	mad.lo.s64 %rd36, %rd38, 4, %rd36;
 $L_11:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_12:
-	mul.lo.s64 %rd12, %rd7, %rd4;
-	add.s64 %rd13, %rd12, %rd10;
-	mad.lo.s64 %rd14, %rd13, 4, %rd15;
+	mov.b64 %rd14, %rd33;
 	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	mad.lo.s64 %rd20, %rd19, 4, %rd21;
+	mov.b64 %rd20, %rd36;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
+	add.s64 %rd33, %rd33, 4;
+	mad.lo.s64 %rd36, %rd38, 4, %rd36;
 $L_13:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_14:
-	mul.lo.s64 %rd12, %rd7, %rd4;
-	add.s64 %rd13, %rd12, %rd10;
-	mad.lo.s64 %rd14, %rd13, 4, %rd15;
+	mov.b64 %rd14, %rd33;
 	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	mad.lo.s64 %rd20, %rd19, 4, %rd21;
+	mov.b64 %rd20, %rd36;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
-	bra.uni $L_6;
+	add.s64 %rd33, %rd33, 4;
+	mad.lo.s64 %rd36, %rd38, 4, %rd36;
 $L_15:
 	setp.lt.s64 %p11, %rd10, %rd4;
-	@!%p11 bra $L_17;
 $L_16:
-	mul.lo.s64 %rd12, %rd7, %rd4;
-	add.s64 %rd13, %rd12, %rd10;
-	mad.lo.s64 %rd14, %rd13, 4, %rd15;
+	mov.b64 %rd14, %rd33;
 	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	mad.lo.s64 %rd20, %rd19, 4, %rd21;
+	mov.b64 %rd20, %rd36;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
-	bra.uni $L_15;
+	add.s64 %rd33, %rd33, 4;
+	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	bra.uni $L_8;
 $L_17:
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_19;
+$L_18:
+	mov.b64 %rd14, %rd33;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd36;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd33, %rd33, 4;
+	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	bra.uni $L_17;
+$L_19:
 	mad.lo.s64 %rd27, %rd6, 4, %rd28;
 	st.global.f32 [%rd27], %f9;
 	add.s64 %rd30, %rd6, 1;
 	setp.lt.s64 %p31, %rd30, %rd3;
-	@!%p31 bra $L_19;
-$L_18:
+	@!%p31 bra $L_21;
+$L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_19:
+$L_21:
 	ret;
+$L_22:
+	setp.eq.s64 %pt0, %rd4, -1;
+	neg.s64 %rdt1, %rd6;
+	div.s64 %rd39, %rd6, %rd4;
+	selp.b64 %rd39, %rdt1, %rd39, %pt0;
+	bra.uni $L_6;
 }
 
 .visible .entry Blur_0(
@@ -814,11 +892,11 @@ $L_19:
 	.param .s64 Blur_0_param_5
 )
 {
-	.reg .pred %p<27>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<37>;
+	.reg .pred %p<219>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<222>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<48>;
+	.reg .b64 %rd<224>;
 	.reg .b64 %rdt<2>;
 
 $L_0:
@@ -840,107 +918,163 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	sub.s64 %rd16, %rd17, 1;
+	sub.s64 %rd29, %rd9, 1;
+	sub.s64 %rd51, %rd9, 1;
+	sub.s64 %rd63, %rd9, 1;
+	sub.s64 %rd87, %rd17, 1;
+	sub.s64 %rd92, %rd9, 1;
+	sub.s64 %rd105, %rd9, 1;
+	sub.s64 %rd117, %rd9, 1;
+	sub.s64 %rd130, %rd17, 1;
+	sub.s64 %rd135, %rd9, 1;
+	sub.s64 %rd148, %rd9, 1;
+	sub.s64 %rd160, %rd9, 1;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_18;
+	@!%p6 bra $L_24;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.eq.s64 %pt0, %rd9, -1;
-	rem.s64 %rd8, %rd7, %rd9;
-	selp.b64 %rd8, 0, %rd8, %pt0;
-	setp.eq.s64 %pt1, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
-	div.s64 %rd10, %rd7, %rd9;
-	selp.b64 %rd10, %rdt1, %rd10, %pt1;
-	mov.b64 %rd11, 0;
-	mov.b64 %rd12, -1;
+	mov.b64 %rd214, %rd7;
+	mov.b64 %rd215, %rd9;
+	or.b64 %rd216, %rd214, %rd215;
+	shr.u64 %rd217, %rd216, 32;
+	setp.eq.u64 %p218, %rd217, 0;
+	@!%p218 bra $L_25;
 $L_5:
-	setp.le.s64 %p13, %rd12, 1;
-	@!%p13 bra $L_16;
+	cvt.u32.u64 %r219, %rd7;
+	cvt.u32.u64 %r220, %rd9;
+	div.u32 %r221, %r219, %r220;
+	cvt.u64.u32 %rd213, %r221;
 $L_6:
-	add.s64 %rd14, %rd10, %rd12;
-	max.s64 %rd15, %rd14, 0;
-	sub.s64 %rd16, %rd17, 1;
-	min.s64 %rd18, %rd15, %rd16;
-	mov.b64 %rd19, %rd11;
-	mov.b64 %rd20, -1;
+	mul.lo.s64 %rd222, %rd213, %rd9;
+	sub.s64 %rd223, %rd7, %rd222;
+	mov.b64 %rd8, %rd223;
+	mov.b64 %rd10, %rd213;
+	mov.b64 %rd11, 0;
 $L_7:
-	setp.le.s64 %p26, %rd20, 1;
-	@!%p26 bra $L_15;
+	add.s64 %rd14, %rd10, -1;
+	max.s64 %rd15, %rd14, 0;
+	min.s64 %rd18, %rd15, %rd16;
+	mov.b64 %rd19, 0;
 $L_8:
-	add.s64 %rd27, %rd8, %rd20;
+	add.s64 %rd27, %rd8, -1;
 	max.s64 %rd28, %rd27, 0;
-	sub.s64 %rd29, %rd9, 1;
 	min.s64 %rd30, %rd28, %rd29;
 	mul.lo.s64 %rd31, %rd18, %rd9;
 	add.s64 %rd32, %rd31, %rd30;
 	mad.lo.s64 %rd33, %rd32, 1, %rd34;
 	ld.global.u8 %r36, [%rd33];
 	cvt.u64.u32 %rd37, %r36;
-	add.s64 %rd38, %rd19, %rd37;
-	add.s64 %rd39, %rd20, 1;
+	mov.b64 %rd38, %rd37;
 	mov.b64 %rd19, %rd38;
-	mov.b64 %rd20, %rd39;
 $L_9:
-	setp.le.s64 %p26, %rd20, 1;
-	@!%p26 bra $L_15;
+	mov.b64 %rd49, %rd8;
+	max.s64 %rd50, %rd49, 0;
+	min.s64 %rd52, %rd50, %rd51;
+	mul.lo.s64 %rd53, %rd18, %rd9;
+	add.s64 %rd54, %rd53, %rd52;
+	mad.lo.s64 %rd55, %rd54, 1, %rd34;
+	ld.global.u8 %r56, [%rd55];
+	cvt.u64.u32 %rd57, %r56;
+	add.s64 %rd58, %rd19, %rd57;
+	mov.b64 %rd19, %rd58;
 $L_10:
-	add.s64 %rd27, %rd8, %rd20;
-	max.s64 %rd28, %rd27, 0;
-	sub.s64 %rd29, %rd9, 1;
-	min.s64 %rd30, %rd28, %rd29;
-	mul.lo.s64 %rd31, %rd18, %rd9;
-	add.s64 %rd32, %rd31, %rd30;
-	mad.lo.s64 %rd33, %rd32, 1, %rd34;
-	ld.global.u8 %r36, [%rd33];
-	cvt.u64.u32 %rd37, %r36;
-	add.s64 %rd38, %rd19, %rd37;
-	add.s64 %rd39, %rd20, 1;
-	mov.b64 %rd19, %rd38;
-	mov.b64 %rd20, %rd39;
+	add.s64 %rd61, %rd8, 1;
+	max.s64 %rd62, %rd61, 0;
+	min.s64 %rd64, %rd62, %rd63;
+	mul.lo.s64 %rd65, %rd18, %rd9;
+	add.s64 %rd66, %rd65, %rd64;
+	mad.lo.s64 %rd67, %rd66, 1, %rd34;
+	ld.global.u8 %r68, [%rd67];
+	cvt.u64.u32 %rd69, %r68;
+	add.s64 %rd70, %rd19, %rd69;
+	mov.b64 %rd19, %rd70;
 $L_11:
-	setp.le.s64 %p26, %rd20, 1;
-	@!%p26 bra $L_15;
-$L_12:
-	add.s64 %rd27, %rd8, %rd20;
-	max.s64 %rd28, %rd27, 0;
-	sub.s64 %rd29, %rd9, 1;
-	min.s64 %rd30, %rd28, %rd29;
-	mul.lo.s64 %rd31, %rd18, %rd9;
-	add.s64 %rd32, %rd31, %rd30;
-	mad.lo.s64 %rd33, %rd32, 1, %rd34;
-	ld.global.u8 %r36, [%rd33];
-	cvt.u64.u32 %rd37, %r36;
-	add.s64 %rd38, %rd19, %rd37;
-	add.s64 %rd39, %rd20, 1;
-	mov.b64 %rd19, %rd38;
-	mov.b64 %rd20, %rd39;
-$L_13:
-	setp.le.s64 %p26, %rd20, 1;
-	@!%p26 bra $L_15;
-$L_14:
-	add.s64 %rd27, %rd8, %rd20;
-	max.s64 %rd28, %rd27, 0;
-	sub.s64 %rd29, %rd9, 1;
-	min.s64 %rd30, %rd28, %rd29;
-	mul.lo.s64 %rd31, %rd18, %rd9;
-	add.s64 %rd32, %rd31, %rd30;
-	mad.lo.s64 %rd33, %rd32, 1, %rd34;
-	ld.global.u8 %r36, [%rd33];
-	cvt.u64.u32 %rd37, %r36;
-	add.s64 %rd38, %rd19, %rd37;
-	add.s64 %rd39, %rd20, 1;
-	mov.b64 %rd19, %rd38;
-	mov.b64 %rd20, %rd39;
-	bra.uni $L_7;
-$L_15:
-	add.s64 %rd40, %rd12, 1;
 	mov.b64 %rd11, %rd19;
-	mov.b64 %rd12, %rd40;
-	bra.uni $L_5;
+$L_12:
+	mov.b64 %rd85, %rd10;
+	max.s64 %rd86, %rd85, 0;
+	min.s64 %rd88, %rd86, %rd87;
+	mov.b64 %rd19, %rd11;
+$L_13:
+	add.s64 %rd90, %rd8, -1;
+	max.s64 %rd91, %rd90, 0;
+	min.s64 %rd93, %rd91, %rd92;
+	mul.lo.s64 %rd94, %rd88, %rd9;
+	add.s64 %rd95, %rd94, %rd93;
+	mad.lo.s64 %rd96, %rd95, 1, %rd34;
+	ld.global.u8 %r97, [%rd96];
+	cvt.u64.u32 %rd98, %r97;
+	add.s64 %rd99, %rd19, %rd98;
+	mov.b64 %rd19, %rd99;
+$L_14:
+	mov.b64 %rd103, %rd8;
+	max.s64 %rd104, %rd103, 0;
+	min.s64 %rd106, %rd104, %rd105;
+	mul.lo.s64 %rd107, %rd88, %rd9;
+	add.s64 %rd108, %rd107, %rd106;
+	mad.lo.s64 %rd109, %rd108, 1, %rd34;
+	ld.global.u8 %r110, [%rd109];
+	cvt.u64.u32 %rd111, %r110;
+	add.s64 %rd112, %rd19, %rd111;
+	mov.b64 %rd19, %rd112;
+$L_15:
+	add.s64 %rd115, %rd8, 1;
+	max.s64 %rd116, %rd115, 0;
+	min.s64 %rd118, %rd116, %rd117;
+	mul.lo.s64 %rd119, %rd88, %rd9;
+	add.s64 %rd120, %rd119, %rd118;
+	mad.lo.s64 %rd121, %rd120, 1, %rd34;
+	ld.global.u8 %r122, [%rd121];
+	cvt.u64.u32 %rd123, %r122;
+	add.s64 %rd124, %rd19, %rd123;
+	mov.b64 %rd19, %rd124;
 $L_16:
+	mov.b64 %rd11, %rd19;
+$L_17:
+	add.s64 %rd128, %rd10, 1;
+	max.s64 %rd129, %rd128, 0;
+	min.s64 %rd131, %rd129, %rd130;
+	mov.b64 %rd19, %rd11;
+$L_18:
+	add.s64 %rd133, %rd8, -1;
+	max.s64 %rd134, %rd133, 0;
+	min.s64 %rd136, %rd134, %rd135;
+	mul.lo.s64 %rd137, %rd131, %rd9;
+	add.s64 %rd138, %rd137, %rd136;
+	mad.lo.s64 %rd139, %rd138, 1, %rd34;
+	ld.global.u8 %r140, [%rd139];
+	cvt.u64.u32 %rd141, %r140;
+	add.s64 %rd142, %rd19, %rd141;
+	mov.b64 %rd19, %rd142;
+$L_19:
+	mov.b64 %rd146, %rd8;
+	max.s64 %rd147, %rd146, 0;
+	min.s64 %rd149, %rd147, %rd148;
+	mul.lo.s64 %rd150, %rd131, %rd9;
+	add.s64 %rd151, %rd150, %rd149;
+	mad.lo.s64 %rd152, %rd151, 1, %rd34;
+	ld.global.u8 %r153, [%rd152];
+	cvt.u64.u32 %rd154, %r153;
+	add.s64 %rd155, %rd19, %rd154;
+	mov.b64 %rd19, %rd155;
+$L_20:
+	add.s64 %rd158, %rd8, 1;
+	max.s64 %rd159, %rd158, 0;
+	min.s64 %rd161, %rd159, %rd160;
+	mul.lo.s64 %rd162, %rd131, %rd9;
+	add.s64 %rd163, %rd162, %rd161;
+	mad.lo.s64 %rd164, %rd163, 1, %rd34;
+	ld.global.u8 %r165, [%rd164];
+	cvt.u64.u32 %rd166, %r165;
+	add.s64 %rd167, %rd19, %rd166;
+	mov.b64 %rd19, %rd167;
+$L_21:
+	mov.b64 %rd11, %rd19;
+$L_22:
 	mul.hi.s64 %rd41, %rd11, -2049638230412172401;
 	add.s64 %rd42, %rd41, %rd11;
 	mov.b64 %rd43, %rd42;
@@ -955,12 +1089,18 @@ $L_16:
 	st.global.u8 [%rd23], %r22;
 	add.s64 %rd24, %rd7, 1;
 	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_18;
-$L_17:
+	@!%p25 bra $L_24;
+$L_23:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_18:
+$L_24:
 	ret;
+$L_25:
+	setp.eq.s64 %pt0, %rd9, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd213, %rd7, %rd9;
+	selp.b64 %rd213, %rdt1, %rd213, %pt0;
+	bra.uni $L_6;
 }
 
 .visible .entry DigitSum_0(
@@ -971,10 +1111,11 @@ $L_18:
 	.param .s64 DigitSum_0_param_4
 )
 {
-	.reg .pred %p<22>;
-	.reg .pred %pt<8>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<73>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<75>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -995,10 +1136,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_15;
+	@!%p6 bra $L_24;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1008,72 +1149,132 @@ $L_4:
 	mov.b64 %rd13, 0;
 $L_5:
 	setp.gt.s64 %p21, %rd12, 0;
-	@!%p21 bra $L_13;
+	@!%p21 bra $L_22;
 $L_6:
-	setp.eq.s64 %pt0, %rd15, -1;
-	rem.s64 %rd14, %rd12, %rd15;
-	selp.b64 %rd14, 0, %rd14, %pt0;
-	add.s64 %rd16, %rd13, %rd14;
-	setp.eq.s64 %pt1, %rd15, -1;
-	neg.s64 %rdt1, %rd12;
-	div.s64 %rd17, %rd12, %rd15;
-	selp.b64 %rd17, %rdt1, %rd17, %pt1;
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd16;
+	mov.b64 %rd23, %rd12;
+	mov.b64 %rd24, %rd15;
+	or.b64 %rd25, %rd23, %rd24;
+	shr.u64 %rd26, %rd25, 32;
+	setp.eq.u64 %p27, %rd26, 0;
+	@!%p27 bra $L_27;
 $L_7:
-	setp.gt.s64 %p21, %rd12, 0;
-	@!%p21 bra $L_13;
+	cvt.u32.u64 %r28, %rd12;
+	cvt.u32.u64 %r29, %rd15;
+	div.u32 %r30, %r28, %r29;
+	cvt.u64.u32 %rd22, %r30;
 $L_8:
-	setp.eq.s64 %pt2, %rd15, -1;
-	rem.s64 %rd14, %rd12, %rd15;
-	selp.b64 %rd14, 0, %rd14, %pt2;
+	mul.lo.s64 %rd31, %rd22, %rd15;
+	sub.s64 %rd32, %rd12, %rd31;
+	mov.b64 %rd14, %rd32;
 	add.s64 %rd16, %rd13, %rd14;
-	setp.eq.s64 %pt3, %rd15, -1;
-	neg.s64 %rdt2, %rd12;
-	div.s64 %rd17, %rd12, %rd15;
-	selp.b64 %rd17, %rdt2, %rd17, %pt3;
+	mov.b64 %rd17, %rd22;
 	mov.b64 %rd12, %rd17;
 	mov.b64 %rd13, %rd16;
 $L_9:
-	setp.gt.s64 %p21, %rd12, 0;
-	@!%p21 bra $L_13;
+	setp.gt.s64 %p36, %rd12, 0;
+	@!%p36 bra $L_22;
 $L_10:
-	setp.eq.s64 %pt4, %rd15, -1;
-	rem.s64 %rd14, %rd12, %rd15;
-	selp.b64 %rd14, 0, %rd14, %pt4;
-	add.s64 %rd16, %rd13, %rd14;
-	setp.eq.s64 %pt5, %rd15, -1;
-	neg.s64 %rdt3, %rd12;
-	div.s64 %rd17, %rd12, %rd15;
-	selp.b64 %rd17, %rdt3, %rd17, %pt5;
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd16;
+	mov.b64 %rd37, %rd12;
+	mov.b64 %rd38, %rd15;
+	or.b64 %rd39, %rd37, %rd38;
+	shr.u64 %rd40, %rd39, 32;
+	setp.eq.u64 %p41, %rd40, 0;
+	@!%p41 bra $L_26;
 $L_11:
-	setp.gt.s64 %p21, %rd12, 0;
-	@!%p21 bra $L_13;
+	cvt.u32.u64 %r42, %rd12;
+	cvt.u32.u64 %r43, %rd15;
+	div.u32 %r44, %r42, %r43;
+	cvt.u64.u32 %rd22, %r44;
 $L_12:
-	setp.eq.s64 %pt6, %rd15, -1;
-	rem.s64 %rd14, %rd12, %rd15;
-	selp.b64 %rd14, 0, %rd14, %pt6;
-	add.s64 %rd16, %rd13, %rd14;
-	setp.eq.s64 %pt7, %rd15, -1;
-	neg.s64 %rdt4, %rd12;
-	div.s64 %rd17, %rd12, %rd15;
-	selp.b64 %rd17, %rdt4, %rd17, %pt7;
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd16;
-	bra.uni $L_5;
+	mul.lo.s64 %rd45, %rd22, %rd15;
+	sub.s64 %rd46, %rd12, %rd45;
+	mov.b64 %rd33, %rd46;
+	add.s64 %rd34, %rd13, %rd33;
+	mov.b64 %rd35, %rd22;
+	mov.b64 %rd12, %rd35;
+	mov.b64 %rd13, %rd34;
 $L_13:
+	setp.gt.s64 %p50, %rd12, 0;
+	@!%p50 bra $L_22;
+$L_14:
+	mov.b64 %rd51, %rd12;
+	mov.b64 %rd52, %rd15;
+	or.b64 %rd53, %rd51, %rd52;
+	shr.u64 %rd54, %rd53, 32;
+	setp.eq.u64 %p55, %rd54, 0;
+	@!%p55 bra $L_25;
+$L_15:
+	cvt.u32.u64 %r56, %rd12;
+	cvt.u32.u64 %r57, %rd15;
+	div.u32 %r58, %r56, %r57;
+	cvt.u64.u32 %rd22, %r58;
+$L_16:
+	mul.lo.s64 %rd59, %rd22, %rd15;
+	sub.s64 %rd60, %rd12, %rd59;
+	mov.b64 %rd47, %rd60;
+	add.s64 %rd48, %rd13, %rd47;
+	mov.b64 %rd49, %rd22;
+	mov.b64 %rd12, %rd49;
+	mov.b64 %rd13, %rd48;
+$L_17:
+	setp.gt.s64 %p64, %rd12, 0;
+	@!%p64 bra $L_22;
+$L_18:
+	mov.b64 %rd65, %rd12;
+	mov.b64 %rd66, %rd15;
+	or.b64 %rd67, %rd65, %rd66;
+	shr.u64 %rd68, %rd67, 32;
+	setp.eq.u64 %p69, %rd68, 0;
+	@!%p69 bra $L_21;
+$L_19:
+	cvt.u32.u64 %r70, %rd12;
+	cvt.u32.u64 %r71, %rd15;
+	div.u32 %r72, %r70, %r71;
+	cvt.u64.u32 %rd22, %r72;
+$L_20:
+	mul.lo.s64 %rd73, %rd22, %rd15;
+	sub.s64 %rd74, %rd12, %rd73;
+	mov.b64 %rd61, %rd74;
+	add.s64 %rd62, %rd13, %rd61;
+	mov.b64 %rd63, %rd22;
+	mov.b64 %rd12, %rd63;
+	mov.b64 %rd13, %rd62;
+	bra.uni $L_5;
+$L_21:
+	setp.eq.s64 %pt0, %rd15, -1;
+	neg.s64 %rdt1, %rd12;
+	div.s64 %rd22, %rd12, %rd15;
+	selp.b64 %rd22, %rdt1, %rd22, %pt0;
+	bra.uni $L_20;
+$L_22:
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
 	st.global.s64 [%rd18], %rd13;
 	add.s64 %rd19, %rd7, 1;
 	setp.lt.s64 %p20, %rd19, %rd3;
-	@!%p20 bra $L_15;
-$L_14:
+	@!%p20 bra $L_24;
+$L_23:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_15:
+$L_24:
 	ret;
+$L_25:
+	setp.eq.s64 %pt1, %rd15, -1;
+	neg.s64 %rdt2, %rd12;
+	div.s64 %rd22, %rd12, %rd15;
+	selp.b64 %rd22, %rdt2, %rd22, %pt1;
+	bra.uni $L_16;
+$L_26:
+	setp.eq.s64 %pt2, %rd15, -1;
+	neg.s64 %rdt3, %rd12;
+	div.s64 %rd22, %rd12, %rd15;
+	selp.b64 %rd22, %rdt3, %rd22, %pt2;
+	bra.uni $L_12;
+$L_27:
+	setp.eq.s64 %pt3, %rd15, -1;
+	neg.s64 %rdt4, %rd12;
+	div.s64 %rd22, %rd12, %rd15;
+	selp.b64 %rd22, %rdt4, %rd22, %pt3;
+	bra.uni $L_8;
 }
 
 .visible .entry Options_0(
@@ -1084,13 +1285,12 @@ $L_15:
 	.param .f32 Options_0_param_4
 )
 {
-	.reg .pred %p<34>;
-	.reg .pred %pt<15>;
+	.reg .pred %p<102>;
+	.reg .pred %pt<8>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<33>;
+	.reg .b64 %rd<111>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<28>;
-	.reg .f32 %ft<15>;
+	.reg .f32 %f<110>;
 
 $L_0:
 	ld.param.u64 %rd4, [Options_0_param_0];
@@ -1110,149 +1310,85 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_19;
+	@!%p6 bra $L_15;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.f32 %f11, [%rd8];
 	mov.f32 %f12, 0f00000000;
-	mov.b64 %rd13, 0;
 $L_5:
-	max.s64 %rd31, 8, -9223372036854775805;
-	sub.s64 %rd32, %rd31, 3;
+	mul.rn.f32 %f19, %f11, 0f3F400000;
+	sub.rn.f32 %f20, %f19, %f21;
+	setp.gtu.f32 %pt0, %f20, 0f00000000;
+	selp.f32 %f22, %f20, 0f00000000, %pt0;
+	add.rn.f32 %f23, 0f00000000, %f22;
+	mov.f32 %f12, %f23;
 $L_6:
-	setp.lt.s64 %p33, %rd13, %rd32;
-	@!%p33 bra $L_15;
+	mul.rn.f32 %f36, %f11, 0f3F500000;
+	sub.rn.f32 %f37, %f36, %f21;
+	setp.gtu.f32 %pt1, %f37, 0f00000000;
+	selp.f32 %f38, %f37, 0f00000000, %pt1;
+	add.rn.f32 %f39, %f12, %f38;
+	mov.f32 %f12, %f39;
 $L_7:
-	setp.lt.s64 %p14, %rd13, 8;
+	mul.rn.f32 %f46, %f11, 0f3F600000;
+	sub.rn.f32 %f47, %f46, %f21;
+	setp.gtu.f32 %pt2, %f47, 0f00000000;
+	selp.f32 %f48, %f47, 0f00000000, %pt2;
+	add.rn.f32 %f49, %f12, %f48;
+	mov.f32 %f12, %f49;
 $L_8:
-	sub.s64 %rd15, %rd13, 4;
-	cvt.rn.f32.s64 %f16, %rd15;
-	div.rn.f32 %f17, %f16, 0f41800000;
-	add.rn.f32 %f18, %f17, 0f3F800000;
-	mul.rn.f32 %f19, %f11, %f18;
-	sub.rn.f32 %f20, %f19, %f21;
-	mov.f32 %ft0, 0f00000000;
-	setp.gt.f32 %pt0, %f20, %ft0;
-	selp.f32 %ft1, %f20, %ft0, %pt0;
-	setp.eq.f32 %pt1, %f20, %ft0;
-	and.b32 %ft2, %f20, %ft0;
-	selp.f32 %ft1, %ft2, %ft1, %pt1;
-	setp.nan.f32 %pt2, %f20, %ft0;
-	add.rn.f32 %ft2, %f20, %ft0;
-	selp.f32 %f22, %ft2, %ft1, %pt2;
-	add.rn.f32 %f23, %f12, %f22;
-	add.s64 %rd24, %rd13, 1;
-	mov.f32 %f12, %f23;
-	mov.b64 %rd13, %rd24;
+	mul.rn.f32 %f56, %f11, 0f3F700000;
+	sub.rn.f32 %f57, %f56, %f21;
+	setp.gtu.f32 %pt3, %f57, 0f00000000;
+	selp.f32 %f58, %f57, 0f00000000, %pt3;
+	add.rn.f32 %f59, %f12, %f58;
+	mov.f32 %f12, %f59;
 $L_9:
-	setp.lt.s64 %p14, %rd13, 8;
+	mul.rn.f32 %f66, %f11, 0f3F800000;
+	sub.rn.f32 %f67, %f66, %f21;
+	setp.gtu.f32 %pt4, %f67, 0f00000000;
+	selp.f32 %f68, %f67, 0f00000000, %pt4;
+	add.rn.f32 %f69, %f12, %f68;
+	mov.f32 %f12, %f69;
 $L_10:
-	sub.s64 %rd15, %rd13, 4;
-	cvt.rn.f32.s64 %f16, %rd15;
-	div.rn.f32 %f17, %f16, 0f41800000;
-	add.rn.f32 %f18, %f17, 0f3F800000;
-	mul.rn.f32 %f19, %f11, %f18;
-	sub.rn.f32 %f20, %f19, %f21;
-	mov.f32 %ft3, 0f00000000;
-	setp.gt.f32 %pt3, %f20, %ft3;
-	selp.f32 %ft4, %f20, %ft3, %pt3;
-	setp.eq.f32 %pt4, %f20, %ft3;
-	and.b32 %ft5, %f20, %ft3;
-	selp.f32 %ft4, %ft5, %ft4, %pt4;
-	setp.nan.f32 %pt5, %f20, %ft3;
-	add.rn.f32 %ft5, %f20, %ft3;
-	selp.f32 %f22, %ft5, %ft4, %pt5;
-	add.rn.f32 %f23, %f12, %f22;
-	add.s64 %rd24, %rd13, 1;
-	mov.f32 %f12, %f23;
-	mov.b64 %rd13, %rd24;
+	mul.rn.f32 %f76, %f11, 0f3F880000;
+	sub.rn.f32 %f77, %f76, %f21;
+	setp.gtu.f32 %pt5, %f77, 0f00000000;
+	selp.f32 %f78, %f77, 0f00000000, %pt5;
+	add.rn.f32 %f79, %f12, %f78;
+	mov.f32 %f12, %f79;
 $L_11:
-	setp.lt.s64 %p14, %rd13, 8;
+	mul.rn.f32 %f86, %f11, 0f3F900000;
+	sub.rn.f32 %f87, %f86, %f21;
+	setp.gtu.f32 %pt6, %f87, 0f00000000;
+	selp.f32 %f88, %f87, 0f00000000, %pt6;
+	add.rn.f32 %f89, %f12, %f88;
+	mov.f32 %f12, %f89;
 $L_12:
-	sub.s64 %rd15, %rd13, 4;
-	cvt.rn.f32.s64 %f16, %rd15;
-	div.rn.f32 %f17, %f16, 0f41800000;
-	add.rn.f32 %f18, %f17, 0f3F800000;
-	mul.rn.f32 %f19, %f11, %f18;
-	sub.rn.f32 %f20, %f19, %f21;
-	mov.f32 %ft6, 0f00000000;
-	setp.gt.f32 %pt6, %f20, %ft6;
-	selp.f32 %ft7, %f20, %ft6, %pt6;
-	setp.eq.f32 %pt7, %f20, %ft6;
-	and.b32 %ft8, %f20, %ft6;
-	selp.f32 %ft7, %ft8, %ft7, %pt7;
-	setp.nan.f32 %pt8, %f20, %ft6;
-	add.rn.f32 %ft8, %f20, %ft6;
-	selp.f32 %f22, %ft8, %ft7, %pt8;
-	add.rn.f32 %f23, %f12, %f22;
-	add.s64 %rd24, %rd13, 1;
-	mov.f32 %f12, %f23;
-	mov.b64 %rd13, %rd24;
+	mul.rn.f32 %f96, %f11, 0f3F980000;
+	sub.rn.f32 %f97, %f96, %f21;
+	setp.gtu.f32 %pt7, %f97, 0f00000000;
+	selp.f32 %f98, %f97, 0f00000000, %pt7;
+	add.rn.f32 %f99, %f12, %f98;
+	mov.f32 %f12, %f99;
 $L_13:
-	setp.lt.s64 %p14, %rd13, 8;
-$L_14:
-	sub.s64 %rd15, %rd13, 4;
-	cvt.rn.f32.s64 %f16, %rd15;
-	div.rn.f32 %f17, %f16, 0f41800000;
-	add.rn.f32 %f18, %f17, 0f3F800000;
-	mul.rn.f32 %f19, %f11, %f18;
-	sub.rn.f32 %f20, %f19, %f21;
-	mov.f32 %ft9, 0f00000000;
-	setp.gt.f32 %pt9, %f20, %ft9;
-	selp.f32 %ft10, %f20, %ft9, %pt9;
-	setp.eq.f32 %pt10, %f20, %ft9;
-	and.b32 %ft11, %f20, %ft9;
-	selp.f32 %ft10, %ft11, %ft10, %pt10;
-	setp.nan.f32 %pt11, %f20, %ft9;
-	add.rn.f32 %ft11, %f20, %ft9;
-	selp.f32 %f22, %ft11, %ft10, %pt11;
-	add.rn.f32 %f23, %f12, %f22;
-	add.s64 %rd24, %rd13, 1;
-	mov.f32 %f12, %f23;
-	mov.b64 %rd13, %rd24;
-	bra.uni $L_6;
-$L_15:
-	setp.lt.s64 %p14, %rd13, 8;
-	@!%p14 bra $L_17;
-$L_16:
-	sub.s64 %rd15, %rd13, 4;
-	cvt.rn.f32.s64 %f16, %rd15;
-	div.rn.f32 %f17, %f16, 0f41800000;
-	add.rn.f32 %f18, %f17, 0f3F800000;
-	mul.rn.f32 %f19, %f11, %f18;
-	sub.rn.f32 %f20, %f19, %f21;
-	mov.f32 %ft12, 0f00000000;
-	setp.gt.f32 %pt12, %f20, %ft12;
-	selp.f32 %ft13, %f20, %ft12, %pt12;
-	setp.eq.f32 %pt13, %f20, %ft12;
-	and.b32 %ft14, %f20, %ft12;
-	selp.f32 %ft13, %ft14, %ft13, %pt13;
-	setp.nan.f32 %pt14, %f20, %ft12;
-	add.rn.f32 %ft14, %f20, %ft12;
-	selp.f32 %f22, %ft14, %ft13, %pt14;
-	add.rn.f32 %f23, %f12, %f22;
-	add.s64 %rd24, %rd13, 1;
-	mov.f32 %f12, %f23;
-	mov.b64 %rd13, %rd24;
-	bra.uni $L_15;
-$L_17:
-	div.rn.f32 %f25, %f12, 0f41000000;
+	mul.rn.f32 %f25, %f12, 0f3E000000;
 	mul.rn.f32 %f26, %f25, 0f3F733333;
 	div.rn.f32 %f27, %f26, 0f40400000;
 	mad.lo.s64 %rd28, %rd7, 4, %rd4;
 	st.global.f32 [%rd28], %f27;
 	add.s64 %rd29, %rd7, 1;
 	setp.lt.s64 %p30, %rd29, %rd3;
-	@!%p30 bra $L_19;
-$L_18:
+	@!%p30 bra $L_15;
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_19:
+$L_15:
 	ret;
 }
 
@@ -1271,9 +1407,9 @@ $L_19:
 	.param .s64 NBody_0_param_11
 )
 {
-	.reg .pred %p<70>;
+	.reg .pred %p<73>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<69>;
+	.reg .b64 %rd<72>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<56>;
 	.reg .f64 %fd<46>;
@@ -1304,7 +1440,9 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd20, %rd10;
+	setp.gt.s64 %p21, %rd20, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_21;
@@ -1317,28 +1455,29 @@ $L_4:
 	ld.global.f32 %f15, [%rd12];
 	mad.lo.s64 %rd16, %rd7, 4, %rd17;
 	ld.global.f32 %f19, [%rd16];
-	mov.b64 %rd20, %rd10;
-	setp.gt.s64 %p21, %rd20, 0;
 	@!%p21 bra $L_22;
 $L_5:
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
 	mov.f32 %f24, 0f00000000;
 	mov.b64 %rd25, 0;
+	add.s64 %rd67, %rd9, 0;
+	add.s64 %rd68, %rd13, 0;
+	add.s64 %rd69, %rd17, 0;
 $L_6:
-	max.s64 %rd67, %rd20, -9223372036854775804;
-	sub.s64 %rd68, %rd67, 4;
+	max.s64 %rd70, %rd20, -9223372036854775804;
+	sub.s64 %rd71, %rd70, 4;
 $L_7:
-	setp.lt.s64 %p69, %rd25, %rd68;
-	@!%p69 bra $L_16;
+	setp.lt.s64 %p72, %rd25, %rd71;
+	@!%p72 bra $L_16;
 $L_8:
-	mad.lo.s64 %rd29, %rd25, 4, %rd9;
+	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
-	mad.lo.s64 %rd32, %rd25, 4, %rd13;
+	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
-	mad.lo.s64 %rd35, %rd25, 4, %rd17;
+	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
 	mul.rn.f32 %f38, %f31, %f31;
@@ -1364,14 +1503,17 @@ $L_9:
 	mov.f32 %f23, %f53;
 	mov.f32 %f24, %f55;
 	mov.b64 %rd25, %rd56;
+	add.s64 %rd67, %rd67, 4;
+	add.s64 %rd68, %rd68, 4;
+	add.s64 %rd69, %rd69, 4;
 $L_10:
-	mad.lo.s64 %rd29, %rd25, 4, %rd9;
+	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
-	mad.lo.s64 %rd32, %rd25, 4, %rd13;
+	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
-	mad.lo.s64 %rd35, %rd25, 4, %rd17;
+	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
 	mul.rn.f32 %f38, %f31, %f31;
@@ -1397,14 +1539,17 @@ $L_11:
 	mov.f32 %f23, %f53;
 	mov.f32 %f24, %f55;
 	mov.b64 %rd25, %rd56;
+	add.s64 %rd67, %rd67, 4;
+	add.s64 %rd68, %rd68, 4;
+	add.s64 %rd69, %rd69, 4;
 $L_12:
-	mad.lo.s64 %rd29, %rd25, 4, %rd9;
+	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
-	mad.lo.s64 %rd32, %rd25, 4, %rd13;
+	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
-	mad.lo.s64 %rd35, %rd25, 4, %rd17;
+	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
 	mul.rn.f32 %f38, %f31, %f31;
@@ -1430,14 +1575,17 @@ $L_13:
 	mov.f32 %f23, %f53;
 	mov.f32 %f24, %f55;
 	mov.b64 %rd25, %rd56;
+	add.s64 %rd67, %rd67, 4;
+	add.s64 %rd68, %rd68, 4;
+	add.s64 %rd69, %rd69, 4;
 $L_14:
-	mad.lo.s64 %rd29, %rd25, 4, %rd9;
+	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
-	mad.lo.s64 %rd32, %rd25, 4, %rd13;
+	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
-	mad.lo.s64 %rd35, %rd25, 4, %rd17;
+	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
 	mul.rn.f32 %f38, %f31, %f31;
@@ -1463,15 +1611,18 @@ $L_15:
 	mov.f32 %f23, %f53;
 	mov.f32 %f24, %f55;
 	mov.b64 %rd25, %rd56;
+	add.s64 %rd67, %rd67, 4;
+	add.s64 %rd68, %rd68, 4;
+	add.s64 %rd69, %rd69, 4;
 	bra.uni $L_7;
 $L_16:
-	mad.lo.s64 %rd29, %rd25, 4, %rd9;
+	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
-	mad.lo.s64 %rd32, %rd25, 4, %rd13;
+	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
-	mad.lo.s64 %rd35, %rd25, 4, %rd17;
+	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
 	mul.rn.f32 %f38, %f31, %f31;
@@ -1498,6 +1649,9 @@ $L_17:
 	mov.f32 %f23, %f53;
 	mov.f32 %f24, %f55;
 	mov.b64 %rd25, %rd56;
+	add.s64 %rd67, %rd67, 4;
+	add.s64 %rd68, %rd68, 4;
+	add.s64 %rd69, %rd69, 4;
 	bra.uni $L_16;
 $L_18:
 	mov.f32 %f26, %f51;
@@ -1533,11 +1687,11 @@ $L_22:
 	.param .s32 Mandelbrot64_0_param_4
 )
 {
-	.reg .pred %p<45>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<40>;
+	.reg .pred %p<56>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<49>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<44>;
+	.reg .b64 %rd<55>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<39>;
 
@@ -1559,135 +1713,124 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	cvt.rn.f64.s64 %fd12, %rd9;
+	cvt.rn.f64.s64 %fd18, %rd19;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	@!%p6 bra $L_13;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.eq.s64 %pt0, %rd9, -1;
-	rem.s64 %rd8, %rd7, %rd9;
-	selp.b64 %rd8, 0, %rd8, %pt0;
+	mov.b64 %rd41, %rd7;
+	mov.b64 %rd42, %rd9;
+	or.b64 %rd43, %rd41, %rd42;
+	shr.u64 %rd44, %rd43, 32;
+	setp.eq.u64 %p45, %rd44, 0;
+	@!%p45 bra $L_27;
+$L_5:
+	cvt.u32.u64 %r46, %rd7;
+	cvt.u32.u64 %r47, %rd9;
+	div.u32 %r48, %r46, %r47;
+	cvt.u64.u32 %rd40, %r48;
+$L_6:
+	mul.lo.s64 %rd49, %rd40, %rd9;
+	sub.s64 %rd50, %rd7, %rd49;
+	mov.b64 %rd8, %rd50;
 	cvt.rn.f64.s64 %fd10, %rd8;
 	mul.rn.f64 %fd11, %fd10, 0d400999999999999A;
-	cvt.rn.f64.s64 %fd12, %rd9;
 	div.rn.f64 %fd13, %fd11, %fd12;
 	add.rn.f64 %fd14, %fd13, 0dC00199999999999A;
-	setp.eq.s64 %pt1, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
-	div.s64 %rd15, %rd7, %rd9;
-	selp.b64 %rd15, %rdt1, %rd15, %pt1;
+	mov.b64 %rd15, %rd40;
 	cvt.rn.f64.s64 %fd16, %rd15;
 	mul.rn.f64 %fd17, %fd16, 0d4003333333333333;
-	cvt.rn.f64.s64 %fd18, %rd19;
 	div.rn.f64 %fd20, %fd17, %fd18;
 	add.rn.f64 %fd21, %fd20, 0dBFF3333333333333;
 	mov.f64 %fd22, 0d0000000000000000;
 	mov.f64 %fd23, 0d0000000000000000;
 	mov.b32 %r24, 0;
-$L_5:
-	cvt.s64.s32 %rd40, %r33;
-	max.s64 %rd41, %rd40, -9223372036854775805;
-	sub.s64 %rd42, %rd41, 3;
-$L_6:
-	cvt.s64.s32 %rd43, %r24;
-	setp.lt.s64 %p44, %rd43, %rd42;
-	@!%p44 bra $L_22;
 $L_7:
-	setp.lt.s32 %p32, %r24, %r33;
+	cvt.s64.s32 %rd51, %r33;
+	max.s64 %rd52, %rd51, -9223372036854775805;
+	sub.s64 %rd53, %rd52, 3;
 $L_8:
+	cvt.s64.s32 %rd54, %r24;
+	setp.lt.s64 %p55, %rd54, %rd53;
+	@!%p55 bra $L_24;
+$L_9:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_10:
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@!%p28 bra $L_12;
-$L_9:
+	@!%p28 bra $L_14;
+$L_11:
 	mad.lo.s64 %rd29, %rd7, 4, %rd4;
 	st.global.s32 [%rd29], %r24;
 	add.s64 %rd30, %rd7, 1;
 	setp.lt.s64 %p31, %rd30, %rd3;
-	@!%p31 bra $L_11;
-$L_10:
+	@!%p31 bra $L_13;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_11:
-	ret;
-$L_12:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
 $L_13:
-	setp.lt.s32 %p32, %r24, %r33;
+	ret;
 $L_14:
-	mul.rn.f64 %fd25, %fd22, %fd22;
-	mul.rn.f64 %fd26, %fd23, %fd23;
-	add.rn.f64 %fd27, %fd25, %fd26;
-	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@%p28 bra $L_9;
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
 $L_15:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_16:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_11;
 $L_17:
-	mul.rn.f64 %fd25, %fd22, %fd22;
-	mul.rn.f64 %fd26, %fd23, %fd23;
-	add.rn.f64 %fd27, %fd25, %fd26;
-	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@%p28 bra $L_9;
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
 $L_18:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_19:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_11;
 $L_20:
-	mul.rn.f64 %fd25, %fd22, %fd22;
-	mul.rn.f64 %fd26, %fd23, %fd23;
-	add.rn.f64 %fd27, %fd25, %fd26;
-	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@%p28 bra $L_9;
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
 $L_21:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
-	bra.uni $L_6;
-$L_22:
 	setp.lt.s32 %p32, %r24, %r33;
-	@!%p32 bra $L_9;
-$L_23:
+$L_22:
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@%p28 bra $L_9;
-$L_24:
+	@%p28 bra $L_11;
+$L_23:
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
@@ -1697,7 +1840,33 @@ $L_24:
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_22;
+	bra.uni $L_8;
+$L_24:
+	setp.lt.s32 %p32, %r24, %r33;
+	@!%p32 bra $L_11;
+$L_25:
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_11;
+$L_26:
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
+	bra.uni $L_24;
+$L_27:
+	setp.eq.s64 %pt0, %rd9, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd40, %rd7, %rd9;
+	selp.b64 %rd40, %rdt1, %rd40, %pt0;
+	bra.uni $L_6;
 }
 
 .visible .entry Mandelbrot32_0(
@@ -1708,11 +1877,11 @@ $L_24:
 	.param .s32 Mandelbrot32_0_param_4
 )
 {
-	.reg .pred %p<45>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<40>;
+	.reg .pred %p<56>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<49>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<44>;
+	.reg .b64 %rd<55>;
 	.reg .b64 %rdt<2>;
 	.reg .f32 %f<39>;
 
@@ -1734,135 +1903,124 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	cvt.rn.f32.s64 %f12, %rd9;
+	cvt.rn.f32.s64 %f18, %rd19;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	@!%p6 bra $L_13;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.eq.s64 %pt0, %rd9, -1;
-	rem.s64 %rd8, %rd7, %rd9;
-	selp.b64 %rd8, 0, %rd8, %pt0;
+	mov.b64 %rd41, %rd7;
+	mov.b64 %rd42, %rd9;
+	or.b64 %rd43, %rd41, %rd42;
+	shr.u64 %rd44, %rd43, 32;
+	setp.eq.u64 %p45, %rd44, 0;
+	@!%p45 bra $L_27;
+$L_5:
+	cvt.u32.u64 %r46, %rd7;
+	cvt.u32.u64 %r47, %rd9;
+	div.u32 %r48, %r46, %r47;
+	cvt.u64.u32 %rd40, %r48;
+$L_6:
+	mul.lo.s64 %rd49, %rd40, %rd9;
+	sub.s64 %rd50, %rd7, %rd49;
+	mov.b64 %rd8, %rd50;
 	cvt.rn.f32.s64 %f10, %rd8;
 	mul.rn.f32 %f11, %f10, 0f404CCCCD;
-	cvt.rn.f32.s64 %f12, %rd9;
 	div.rn.f32 %f13, %f11, %f12;
 	add.rn.f32 %f14, %f13, 0fC00CCCCD;
-	setp.eq.s64 %pt1, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
-	div.s64 %rd15, %rd7, %rd9;
-	selp.b64 %rd15, %rdt1, %rd15, %pt1;
+	mov.b64 %rd15, %rd40;
 	cvt.rn.f32.s64 %f16, %rd15;
 	mul.rn.f32 %f17, %f16, 0f4019999A;
-	cvt.rn.f32.s64 %f18, %rd19;
 	div.rn.f32 %f20, %f17, %f18;
 	add.rn.f32 %f21, %f20, 0fBF99999A;
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
 	mov.b32 %r24, 0;
-$L_5:
-	cvt.s64.s32 %rd40, %r33;
-	max.s64 %rd41, %rd40, -9223372036854775805;
-	sub.s64 %rd42, %rd41, 3;
-$L_6:
-	cvt.s64.s32 %rd43, %r24;
-	setp.lt.s64 %p44, %rd43, %rd42;
-	@!%p44 bra $L_22;
 $L_7:
-	setp.lt.s32 %p32, %r24, %r33;
+	cvt.s64.s32 %rd51, %r33;
+	max.s64 %rd52, %rd51, -9223372036854775805;
+	sub.s64 %rd53, %rd52, 3;
 $L_8:
+	cvt.s64.s32 %rd54, %r24;
+	setp.lt.s64 %p55, %rd54, %rd53;
+	@!%p55 bra $L_24;
+$L_9:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_10:
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
-	@!%p28 bra $L_12;
-$L_9:
+	@!%p28 bra $L_14;
+$L_11:
 	mad.lo.s64 %rd29, %rd7, 4, %rd4;
 	st.global.s32 [%rd29], %r24;
 	add.s64 %rd30, %rd7, 1;
 	setp.lt.s64 %p31, %rd30, %rd3;
-	@!%p31 bra $L_11;
-$L_10:
+	@!%p31 bra $L_13;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_11:
-	ret;
-$L_12:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
 $L_13:
-	setp.lt.s32 %p32, %r24, %r33;
+	ret;
 $L_14:
-	mul.rn.f32 %f25, %f22, %f22;
-	mul.rn.f32 %f26, %f23, %f23;
-	add.rn.f32 %f27, %f25, %f26;
-	setp.gt.f32 %p28, %f27, 0f40800000;
-	@%p28 bra $L_9;
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
 $L_15:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_16:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_11;
 $L_17:
-	mul.rn.f32 %f25, %f22, %f22;
-	mul.rn.f32 %f26, %f23, %f23;
-	add.rn.f32 %f27, %f25, %f26;
-	setp.gt.f32 %p28, %f27, 0f40800000;
-	@%p28 bra $L_9;
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
 $L_18:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_19:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_11;
 $L_20:
-	mul.rn.f32 %f25, %f22, %f22;
-	mul.rn.f32 %f26, %f23, %f23;
-	add.rn.f32 %f27, %f25, %f26;
-	setp.gt.f32 %p28, %f27, 0f40800000;
-	@%p28 bra $L_9;
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
 $L_21:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
-	bra.uni $L_6;
-$L_22:
 	setp.lt.s32 %p32, %r24, %r33;
-	@!%p32 bra $L_9;
-$L_23:
+$L_22:
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
-	@%p28 bra $L_9;
-$L_24:
+	@%p28 bra $L_11;
+$L_23:
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
@@ -1872,7 +2030,33 @@ $L_24:
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_22;
+	bra.uni $L_8;
+$L_24:
+	setp.lt.s32 %p32, %r24, %r33;
+	@!%p32 bra $L_11;
+$L_25:
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_11;
+$L_26:
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
+	bra.uni $L_24;
+$L_27:
+	setp.eq.s64 %pt0, %rd9, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd40, %rd7, %rd9;
+	selp.b64 %rd40, %rdt1, %rd40, %pt0;
+	bra.uni $L_6;
 }
 
 .visible .entry Xorshift_0(
@@ -1907,7 +2091,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_19;
@@ -2011,9 +2195,9 @@ $L_19:
 	.param .s64 MatVec_0_param_6
 )
 {
-	.reg .pred %p<36>;
+	.reg .pred %p<39>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<38>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<30>;
 
@@ -2037,7 +2221,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_19;
@@ -2052,74 +2236,86 @@ $L_4:
 	mov.b64 %rd17, %rd13;
 	mov.f32 %f18, 0f00000000;
 	mov.b64 %rd19, -1;
+	add.s64 %rd34, %rd12, 0;
+	add.s64 %rd35, %rd25, 0;
 $L_5:
-	max.s64 %rd33, %rd17, -9223372036854775804;
-	sub.s64 %rd34, %rd33, 4;
+	max.s64 %rd36, %rd17, -9223372036854775804;
+	sub.s64 %rd37, %rd36, 4;
 $L_6:
-	setp.lt.s64 %p35, %rd19, %rd34;
-	@!%p35 bra $L_15;
+	setp.lt.s64 %p38, %rd19, %rd37;
+	@!%p38 bra $L_15;
 $L_7:
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_8:
-	mad.lo.s64 %rd22, %rd20, 4, %rd12;
+	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
-	mad.lo.s64 %rd24, %rd20, 4, %rd25;
+	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
 	add.rn.f32 %f29, %f18, %f28;
 	mov.f32 %f18, %f29;
 	mov.b64 %rd19, %rd20;
+	add.s64 %rd34, %rd34, 4;
+	add.s64 %rd35, %rd35, 4;
 $L_9:
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_10:
-	mad.lo.s64 %rd22, %rd20, 4, %rd12;
+	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
-	mad.lo.s64 %rd24, %rd20, 4, %rd25;
+	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
 	add.rn.f32 %f29, %f18, %f28;
 	mov.f32 %f18, %f29;
 	mov.b64 %rd19, %rd20;
+	add.s64 %rd34, %rd34, 4;
+	add.s64 %rd35, %rd35, 4;
 $L_11:
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_12:
-	mad.lo.s64 %rd22, %rd20, 4, %rd12;
+	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
-	mad.lo.s64 %rd24, %rd20, 4, %rd25;
+	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
 	add.rn.f32 %f29, %f18, %f28;
 	mov.f32 %f18, %f29;
 	mov.b64 %rd19, %rd20;
+	add.s64 %rd34, %rd34, 4;
+	add.s64 %rd35, %rd35, 4;
 $L_13:
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 $L_14:
-	mad.lo.s64 %rd22, %rd20, 4, %rd12;
+	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
-	mad.lo.s64 %rd24, %rd20, 4, %rd25;
+	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
 	add.rn.f32 %f29, %f18, %f28;
 	mov.f32 %f18, %f29;
 	mov.b64 %rd19, %rd20;
+	add.s64 %rd34, %rd34, 4;
+	add.s64 %rd35, %rd35, 4;
 	bra.uni $L_6;
 $L_15:
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
 	@!%p21 bra $L_17;
 $L_16:
-	mad.lo.s64 %rd22, %rd20, 4, %rd12;
+	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
-	mad.lo.s64 %rd24, %rd20, 4, %rd25;
+	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
 	add.rn.f32 %f29, %f18, %f28;
 	mov.f32 %f18, %f29;
 	mov.b64 %rd19, %rd20;
+	add.s64 %rd34, %rd34, 4;
+	add.s64 %rd35, %rd35, 4;
 	bra.uni $L_15;
 $L_17:
 	mad.lo.s64 %rd30, %rd7, 4, %rd4;
@@ -2166,7 +2362,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -2222,7 +2418,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_19;
@@ -2339,10 +2535,11 @@ $L_19:
 	.param .s64 Transpose_0_param_5
 )
 {
-	.reg .pred %p<21>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<27>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<30>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<32>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<18>;
 
@@ -2365,20 +2562,29 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	@!%p6 bra $L_8;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.eq.s64 %pt0, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
-	div.s64 %rd8, %rd7, %rd9;
-	selp.b64 %rd8, %rdt1, %rd8, %pt0;
-	setp.eq.s64 %pt1, %rd9, -1;
-	rem.s64 %rd10, %rd7, %rd9;
-	selp.b64 %rd10, 0, %rd10, %pt1;
+	mov.b64 %rd22, %rd7;
+	mov.b64 %rd23, %rd9;
+	or.b64 %rd24, %rd22, %rd23;
+	shr.u64 %rd25, %rd24, 32;
+	setp.eq.u64 %p26, %rd25, 0;
+	@!%p26 bra $L_9;
+$L_5:
+	cvt.u32.u64 %r27, %rd7;
+	cvt.u32.u64 %r28, %rd9;
+	div.u32 %r29, %r27, %r28;
+	cvt.u64.u32 %rd21, %r29;
+$L_6:
+	mul.lo.s64 %rd30, %rd21, %rd9;
+	sub.s64 %rd31, %rd7, %rd30;
+	mov.b64 %rd8, %rd21;
+	mov.b64 %rd10, %rd31;
 	mul.lo.s64 %rd11, %rd10, %rd12;
 	add.s64 %rd13, %rd11, %rd8;
 	mad.lo.s64 %rd14, %rd13, 8, %rd15;
@@ -2387,11 +2593,17 @@ $L_4:
 	st.global.f64 [%rd18], %fd17;
 	add.s64 %rd19, %rd7, 1;
 	setp.lt.s64 %p20, %rd19, %rd3;
-	@!%p20 bra $L_6;
-$L_5:
+	@!%p20 bra $L_8;
+$L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_6:
+$L_8:
 	ret;
+$L_9:
+	setp.eq.s64 %pt0, %rd9, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd21, %rd7, %rd9;
+	selp.b64 %rd21, %rdt1, %rd21, %pt0;
+	bra.uni $L_6;
 }
 `

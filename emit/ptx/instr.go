@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -258,6 +259,20 @@ func (e *entry) convert(in *ir.Instr, d string) {
 func (e *entry) floatMinMax(in *ir.Instr, d string) {
 	t := in.Type
 	ty, bits := opType(t), bitType(t)
+	if c := in.Args[1]; c.Imm && !in.Args[0].Imm && !isNaN(t, c.Bits) {
+		// With a constant c that is not NaN, x wins when it is NaN or
+		// beyond c; on a tie c wins, unless c is the zero that loses to
+		// the other zero, which x then is.
+		negZero := c.Bits == t.Normalize(1<<(t.Bits()-1))
+		cmp := map[bool]string{true: "gtu", false: "geu"}[!negZero]
+		if in.Op == ir.OpMin {
+			cmp = map[bool]string{true: "ltu", false: "leu"}[c.Bits != 0]
+		}
+		x, pick := e.reg(in.Args[0].Reg), e.temp(ir.Bool)
+		e.emit("setp.%s.%s %s, %s, %s", cmp, ty, pick, x, imm(t, c.Bits))
+		e.emit("selp.%s %s, %s, %s, %s", ty, d, x, imm(t, c.Bits), pick)
+		return
+	}
 	x, y := e.regArg(in.Args[0], t), e.regArg(in.Args[1], t)
 	cmp, merge := "lt", "or"
 	if in.Op == ir.OpMax {
@@ -273,4 +288,12 @@ func (e *entry) floatMinMax(in *ir.Instr, d string) {
 	e.emit("setp.nan.%s %s, %s, %s", ty, nan, x, y)
 	e.emit("add.rn.%s %s, %s, %s", ty, z, x, y)
 	e.emit("selp.%s %s, %s, %s, %s", ty, d, z, r, nan)
+}
+
+func isNaN(t ir.Type, bits uint64) bool {
+	if t == ir.Float32 {
+		f := math.Float32frombits(uint32(bits))
+		return f != f
+	}
+	return math.IsNaN(math.Float64frombits(bits))
 }

@@ -168,15 +168,14 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd7, %rd10;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_23;
+	@!%p5 bra $L_22;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	mov.b64 %rd7, %rd10;
-$L_5:
 	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
 	add.s64 %rd28, %rd27, %rd6;
 	mov.b64 %rd29, %rd28;
@@ -189,78 +188,73 @@ $L_5:
 	mov.b64 %rd13, %rd35;
 	cvt.rn.f32.s64 %f14, %rd13;
 	mul.rn.f32 %f15, %f14, 0f3F000000;
-	setp.lt.s64 %p16, 0, 64;
-	@!%p16 bra $L_24;
-$L_6:
+$L_5:
 	mov.f32 %f17, %f15;
 	mov.b64 %rd18, 0;
-$L_7:
+$L_6:
 	max.s64 %rd36, 64, -9223372036854775804;
 	sub.s64 %rd37, %rd36, 4;
-$L_8:
+$L_7:
 	setp.lt.s64 %p38, %rd18, %rd37;
-	@!%p38 bra $L_17;
+	@!%p38 bra $L_16;
+$L_8:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_9:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_10:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_11:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_12:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_13:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_14:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_15:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_7;
 $L_16:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
-	bra.uni $L_8;
-$L_17:
 	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
 	add.rn.f32 %f21, %f20, 0f3E800000;
 	add.s64 %rd22, %rd18, 1;
 	setp.lt.s64 %p23, %rd22, 64;
-	@!%p23 bra $L_19;
-$L_18:
+	@!%p23 bra $L_18;
+$L_17:
 	mov.f32 %f17, %f21;
 	mov.b64 %rd18, %rd22;
-	bra.uni $L_17;
-$L_19:
+	bra.uni $L_16;
+$L_18:
 	mov.f32 %f19, %f21;
-$L_20:
+$L_19:
 	mov.f32 %f12, %f19;
-$L_21:
+$L_20:
 	mad.lo.s64 %rd24, %rd6, 4, %rd7;
 	st.global.f32 [%rd24], %f12;
 	add.s64 %rd25, %rd6, 1;
 	setp.lt.s64 %p26, %rd25, %rd3;
-	@!%p26 bra $L_23;
-$L_22:
+	@!%p26 bra $L_22;
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_23:
+$L_22:
 	ret;
-$L_24:
-	mov.f32 %f19, %f15;
-	bra.uni $L_20;
 }
 
 .visible .entry ComputeAB_1(
@@ -292,15 +286,14 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd7, %rd10;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_23;
+	@!%p5 bra $L_22;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	mov.b64 %rd7, %rd10;
-$L_5:
 	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
 	add.s64 %rd29, %rd28, %rd6;
 	mov.b64 %rd30, %rd29;
@@ -312,88 +305,83 @@ $L_5:
 	sub.s64 %rd36, %rd6, %rd35;
 	mov.b64 %rd13, %rd36;
 	cvt.rn.f32.s64 %f14, %rd13;
-	setp.lt.s64 %p15, 0, 64;
-	@!%p15 bra $L_24;
-$L_6:
+$L_5:
 	mov.f32 %f16, %f14;
 	mov.b64 %rd17, 0;
-$L_7:
+$L_6:
 	max.s64 %rd37, 64, -9223372036854775804;
 	sub.s64 %rd38, %rd37, 4;
-$L_8:
+$L_7:
 	setp.lt.s64 %p39, %rd17, %rd38;
-	@!%p39 bra $L_17;
+	@!%p39 bra $L_16;
+$L_8:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_9:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_10:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_11:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_12:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_13:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_14:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_15:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_7;
 $L_16:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
-	bra.uni $L_8;
-$L_17:
 	mul.rn.f32 %f19, %f16, %f16;
 	add.rn.f32 %f20, %f16, 0f3F800000;
 	div.rn.f32 %f21, %f19, %f20;
 	add.rn.f32 %f22, %f21, 0f3F800000;
 	add.s64 %rd23, %rd17, 1;
 	setp.lt.s64 %p24, %rd23, 64;
-	@!%p24 bra $L_19;
-$L_18:
+	@!%p24 bra $L_18;
+$L_17:
 	mov.f32 %f16, %f22;
 	mov.b64 %rd17, %rd23;
-	bra.uni $L_17;
-$L_19:
+	bra.uni $L_16;
+$L_18:
 	mov.f32 %f18, %f22;
-$L_20:
+$L_19:
 	mov.f32 %f12, %f18;
-$L_21:
+$L_20:
 	mad.lo.s64 %rd25, %rd6, 4, %rd7;
 	st.global.f32 [%rd25], %f12;
 	add.s64 %rd26, %rd6, 1;
 	setp.lt.s64 %p27, %rd26, %rd3;
-	@!%p27 bra $L_23;
-$L_22:
+	@!%p27 bra $L_22;
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_23:
+$L_22:
 	ret;
-$L_24:
-	mov.f32 %f18, %f14;
-	bra.uni $L_20;
 }
 
 .visible .entry ComputeABSerial_0(
@@ -424,7 +412,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_22;
@@ -443,8 +431,6 @@ $L_4:
 	mov.b64 %rd7, %rd31;
 	cvt.rn.f32.s64 %f8, %rd7;
 	mul.rn.f32 %f9, %f8, 0f3F000000;
-	setp.lt.s64 %p10, 0, 64;
-	@!%p10 bra $L_23;
 $L_5:
 	mov.f32 %f11, %f9;
 	mov.b64 %rd12, 0;
@@ -512,9 +498,6 @@ $L_21:
 	bra.uni $L_2;
 $L_22:
 	ret;
-$L_23:
-	mov.f32 %f13, %f9;
-	bra.uni $L_19;
 }
 
 .visible .entry ComputeABSerial_1(
@@ -545,7 +528,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_22;
@@ -563,8 +546,6 @@ $L_4:
 	sub.s64 %rd32, %rd5, %rd31;
 	mov.b64 %rd7, %rd32;
 	cvt.rn.f32.s64 %f8, %rd7;
-	setp.lt.s64 %p9, 0, 64;
-	@!%p9 bra $L_23;
 $L_5:
 	mov.f32 %f10, %f8;
 	mov.b64 %rd11, 0;
@@ -642,9 +623,6 @@ $L_21:
 	bra.uni $L_2;
 $L_22:
 	ret;
-$L_23:
-	mov.f32 %f12, %f8;
-	bra.uni $L_19;
 }
 
 .visible .entry Combine_0(
@@ -681,7 +659,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;

@@ -89,11 +89,11 @@ const qdPTX = `//
 	.param .s32 Mandelbrot_0_param_8
 )
 {
-	.reg .pred %p<52>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<42>;
+	.reg .pred %p<63>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<56>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<51>;
+	.reg .b64 %rd<62>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<41>;
 
@@ -118,140 +118,129 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	sub.rn.f64 %fd10, %fd11, %fd12;
+	cvt.rn.f64.s64 %fd15, %rd4;
+	sub.rn.f64 %fd18, %fd19, %fd20;
+	cvt.rn.f64.s64 %fd23, %rd5;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_13;
+	@!%p6 bra $L_15;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.eq.s64 %pt0, %rd4, -1;
-	rem.s64 %rd8, %rd7, %rd4;
-	selp.b64 %rd8, 0, %rd8, %pt0;
-	setp.eq.s64 %pt1, %rd4, -1;
-	neg.s64 %rdt1, %rd7;
-	div.s64 %rd9, %rd7, %rd4;
-	selp.b64 %rd9, %rdt1, %rd9, %pt1;
-	sub.rn.f64 %fd10, %fd11, %fd12;
+	mov.b64 %rd48, %rd7;
+	mov.b64 %rd49, %rd4;
+	or.b64 %rd50, %rd48, %rd49;
+	shr.u64 %rd51, %rd50, 32;
+	setp.eq.u64 %p52, %rd51, 0;
+	@!%p52 bra $L_30;
+$L_5:
+	cvt.u32.u64 %r53, %rd7;
+	cvt.u32.u64 %r54, %rd4;
+	div.u32 %r55, %r53, %r54;
+	cvt.u64.u32 %rd47, %r55;
+$L_6:
+	mul.lo.s64 %rd56, %rd47, %rd4;
+	sub.s64 %rd57, %rd7, %rd56;
+	mov.b64 %rd8, %rd57;
+	mov.b64 %rd9, %rd47;
 	cvt.rn.f64.s64 %fd13, %rd8;
 	mul.rn.f64 %fd14, %fd10, %fd13;
-	cvt.rn.f64.s64 %fd15, %rd4;
 	div.rn.f64 %fd16, %fd14, %fd15;
 	add.rn.f64 %fd17, %fd12, %fd16;
-	sub.rn.f64 %fd18, %fd19, %fd20;
 	cvt.rn.f64.s64 %fd21, %rd9;
 	mul.rn.f64 %fd22, %fd18, %fd21;
-	cvt.rn.f64.s64 %fd23, %rd5;
 	div.rn.f64 %fd24, %fd22, %fd23;
 	add.rn.f64 %fd25, %fd20, %fd24;
-$L_5:
+$L_7:
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
-$L_6:
-	cvt.s64.s32 %rd47, %r27;
-	max.s64 %rd48, %rd47, -9223372036854775805;
-	sub.s64 %rd49, %rd48, 3;
-$L_7:
-	cvt.s64.s32 %rd50, %r30;
-	setp.lt.s64 %p51, %rd50, %rd49;
-	@!%p51 bra $L_24;
 $L_8:
-	setp.lt.s32 %p31, %r30, %r27;
+	cvt.s64.s32 %rd58, %r27;
+	max.s64 %rd59, %rd58, -9223372036854775805;
+	sub.s64 %rd60, %rd59, 3;
 $L_9:
+	cvt.s64.s32 %rd61, %r30;
+	setp.lt.s64 %p62, %rd61, %rd60;
+	@!%p62 bra $L_26;
+$L_10:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_11:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@!%p35 bra $L_14;
-$L_10:
+	@!%p35 bra $L_16;
+$L_12:
 	mov.b32 %r26, %r30;
-$L_11:
+$L_13:
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
 	add.s64 %rd45, %rd7, 1;
 	setp.lt.s64 %p46, %rd45, %rd3;
-	@!%p46 bra $L_13;
-$L_12:
+	@!%p46 bra $L_15;
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
-	ret;
-$L_14:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
 $L_15:
-	setp.lt.s32 %p31, %r30, %r27;
+	ret;
 $L_16:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_17:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_18:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_12;
 $L_19:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_20:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_21:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_12;
 $L_22:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_23:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
-	bra.uni $L_7;
-$L_24:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_27;
-$L_25:
+$L_24:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
-$L_26:
+	@%p35 bra $L_12;
+$L_25:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
@@ -261,9 +250,35 @@ $L_26:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_24;
+	bra.uni $L_9;
+$L_26:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_29;
 $L_27:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_12;
+$L_28:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_26;
+$L_29:
 	mov.b32 %r26, %r27;
-	bra.uni $L_11;
+	bra.uni $L_13;
+$L_30:
+	setp.eq.s64 %pt0, %rd4, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd47, %rd7, %rd4;
+	selp.b64 %rd47, %rdt1, %rd47, %pt0;
+	bra.uni $L_6;
 }
 `

@@ -106,6 +106,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	setp.gt.s64 %p13, %rd14, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -119,7 +120,6 @@ $L_4:
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
-	setp.gt.s64 %p13, %rd14, 0;
 	@!%p13 bra $L_22;
 $L_6:
 	mov.f32 %f15, %f12;

@@ -215,6 +215,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -227,7 +228,6 @@ $L_4:
 	@!%p10 bra $L_24;
 $L_5:
 	mov.b64 %rd11, %rd9;
-	setp.gt.s64 %p12, %rd13, 0;
 	@!%p12 bra $L_23;
 $L_6:
 	mov.b64 %rd14, %rd11;

@@ -1235,7 +1235,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p10, %rd2, %rd3;
 	@!%p10 bra $L_6;
@@ -1295,7 +1295,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_10;
@@ -1446,7 +1446,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_10;
@@ -1572,8 +1572,8 @@ $L_11:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<104>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<107>;
 	.reg .b32 %rt<10>;
 	.reg .b64 %rd<61>;
 	.reg .b64 %rdt<4>;
@@ -1597,10 +1597,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1619,19 +1619,21 @@ $L_5:
 	shr.s32 %r23, %r22, 1;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.s32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_12;
 $L_6:
 	setp.eq.s32 %pt0, %r15, -1;
 	neg.s32 %rt6, %r11;
-	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt6, %r27, %pt0;
+	div.s32 %r104, %r11, %r15;
+	selp.b32 %r104, %rt6, %r104, %pt0;
+$L_7:
+	mul.lo.s32 %r105, %r104, %r15;
+	sub.s32 %r106, %r11, %r105;
+	mov.b32 %r27, %r104;
 	add.s32 %r28, %r24, %r27;
-	setp.eq.s32 %pt1, %r15, -1;
-	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt1;
+	mov.b32 %r29, %r106;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_8:
 	mul.hi.s32 %r62, %r11, -1840700269;
 	add.s32 %r63, %r62, %r11;
 	mov.b32 %r64, %r63;
@@ -1710,20 +1712,20 @@ $L_7:
 	add.s32 %r57, %r55, %r56;
 	add.s32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
-$L_8:
+$L_9:
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.s32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_11;
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
-	ret;
 $L_11:
+	ret;
+$L_12:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_8;
 }
 
 .visible .entry MixInt64_0(
@@ -1735,11 +1737,11 @@ $L_11:
 	.param .s64 MixInt64_0_param_5
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<53>;
+	.reg .pred %p<110>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<113>;
 	.reg .b32 %rt<8>;
-	.reg .b64 %rd<104>;
+	.reg .b64 %rd<115>;
 	.reg .b64 %rdt<6>;
 
 $L_0:
@@ -1761,10 +1763,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_12;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1783,19 +1785,28 @@ $L_5:
 	shr.s64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.s64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_14;
 $L_6:
-	setp.eq.s64 %pt0, %rd15, -1;
-	neg.s64 %rdt2, %rd11;
-	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt2, %rd27, %pt0;
+	mov.b64 %rd105, %rd11;
+	mov.b64 %rd106, %rd15;
+	or.b64 %rd107, %rd105, %rd106;
+	shr.u64 %rd108, %rd107, 32;
+	setp.eq.u64 %p109, %rd108, 0;
+	@!%p109 bra $L_13;
+$L_7:
+	cvt.u32.u64 %r110, %rd11;
+	cvt.u32.u64 %r111, %rd15;
+	div.u32 %r112, %r110, %r111;
+	cvt.u64.u32 %rd104, %r112;
+$L_8:
+	mul.lo.s64 %rd113, %rd104, %rd15;
+	sub.s64 %rd114, %rd11, %rd113;
+	mov.b64 %rd27, %rd104;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt1, %rd15, -1;
-	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt1;
+	mov.b64 %rd29, %rd114;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_9:
 	mul.hi.s64 %rd62, %rd11, -7905747460161236406;
 	add.s64 %rd63, %rd62, %rd11;
 	mov.b64 %rd64, %rd63;
@@ -1852,17 +1863,17 @@ $L_7:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt3;
+	min.u64 %rdt2, %rd44, 64;
+	cvt.u32.u64 %rt5, %rdt2;
 	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt4, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt4;
+	min.u64 %rdt3, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt3;
 	shr.s64 %rd46, %rd11, %rt6;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd15;
-	min.u64 %rdt5, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt5;
+	min.u64 %rdt4, %rd49, 64;
+	cvt.u32.u64 %rt7, %rdt4;
 	shl.b64 %rd50, %rd11, %rt7;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
@@ -1874,20 +1885,26 @@ $L_7:
 	add.s64 %rd57, %rd55, %rd56;
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
-$L_8:
+$L_10:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_12;
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
+$L_12:
 	ret;
-$L_11:
+$L_13:
+	setp.eq.s64 %pt0, %rd15, -1;
+	neg.s64 %rdt5, %rd11;
+	div.s64 %rd104, %rd11, %rd15;
+	selp.b64 %rd104, %rdt5, %rd104, %pt0;
+	bra.uni $L_8;
+$L_14:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_9;
 }
 
 .visible .entry MixInt_0(
@@ -1899,11 +1916,11 @@ $L_11:
 	.param .s64 MixInt_0_param_5
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<53>;
+	.reg .pred %p<110>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<113>;
 	.reg .b32 %rt<8>;
-	.reg .b64 %rd<104>;
+	.reg .b64 %rd<115>;
 	.reg .b64 %rdt<6>;
 
 $L_0:
@@ -1925,10 +1942,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_12;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1947,19 +1964,28 @@ $L_5:
 	shr.s64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.s64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_14;
 $L_6:
-	setp.eq.s64 %pt0, %rd15, -1;
-	neg.s64 %rdt2, %rd11;
-	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt2, %rd27, %pt0;
+	mov.b64 %rd105, %rd11;
+	mov.b64 %rd106, %rd15;
+	or.b64 %rd107, %rd105, %rd106;
+	shr.u64 %rd108, %rd107, 32;
+	setp.eq.u64 %p109, %rd108, 0;
+	@!%p109 bra $L_13;
+$L_7:
+	cvt.u32.u64 %r110, %rd11;
+	cvt.u32.u64 %r111, %rd15;
+	div.u32 %r112, %r110, %r111;
+	cvt.u64.u32 %rd104, %r112;
+$L_8:
+	mul.lo.s64 %rd113, %rd104, %rd15;
+	sub.s64 %rd114, %rd11, %rd113;
+	mov.b64 %rd27, %rd104;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt1, %rd15, -1;
-	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt1;
+	mov.b64 %rd29, %rd114;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_9:
 	mul.hi.s64 %rd62, %rd11, -7905747460161236406;
 	add.s64 %rd63, %rd62, %rd11;
 	mov.b64 %rd64, %rd63;
@@ -2016,17 +2042,17 @@ $L_7:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt3;
+	min.u64 %rdt2, %rd44, 64;
+	cvt.u32.u64 %rt5, %rdt2;
 	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt4, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt4;
+	min.u64 %rdt3, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt3;
 	shr.s64 %rd46, %rd11, %rt6;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd15;
-	min.u64 %rdt5, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt5;
+	min.u64 %rdt4, %rd49, 64;
+	cvt.u32.u64 %rt7, %rdt4;
 	shl.b64 %rd50, %rd11, %rt7;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
@@ -2038,20 +2064,26 @@ $L_7:
 	add.s64 %rd57, %rd55, %rd56;
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
-$L_8:
+$L_10:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_12;
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
+$L_12:
 	ret;
-$L_11:
+$L_13:
+	setp.eq.s64 %pt0, %rd15, -1;
+	neg.s64 %rdt5, %rd11;
+	div.s64 %rd104, %rd11, %rd15;
+	selp.b64 %rd104, %rdt5, %rd104, %pt0;
+	bra.uni $L_8;
+$L_14:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_9;
 }
 
 .visible .entry MixUint8_0(
@@ -2088,7 +2120,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_10;
@@ -2231,7 +2263,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_10;
@@ -2352,7 +2384,7 @@ $L_11:
 )
 {
 	.reg .pred %p<62>;
-	.reg .b32 %r<90>;
+	.reg .b32 %r<93>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<61>;
 	.reg .b64 %rdt<4>;
@@ -2376,10 +2408,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -2398,14 +2430,18 @@ $L_5:
 	shr.u32 %r23, %r22, 1;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_12;
 $L_6:
-	div.u32 %r27, %r11, %r15;
+	div.u32 %r90, %r11, %r15;
+$L_7:
+	mul.lo.u32 %r91, %r90, %r15;
+	sub.u32 %r92, %r11, %r91;
+	mov.b32 %r27, %r90;
 	add.u32 %r28, %r24, %r27;
-	rem.u32 %r29, %r11, %r15;
+	mov.b32 %r29, %r92;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_8:
 	mul.hi.u32 %r62, %r11, 613566757;
 	sub.u32 %r63, %r11, %r62;
 	shr.u32 %r64, %r63, 1;
@@ -2470,20 +2506,20 @@ $L_7:
 	add.u32 %r57, %r55, %r56;
 	add.u32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
-$L_8:
+$L_9:
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.u32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_11;
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
-	ret;
 $L_11:
+	ret;
+$L_12:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_8;
 }
 
 .visible .entry MixUint64_0(
@@ -2495,10 +2531,10 @@ $L_11:
 	.param .s64 MixUint64_0_param_5
 )
 {
-	.reg .pred %p<62>;
-	.reg .b32 %r<53>;
+	.reg .pred %p<94>;
+	.reg .b32 %r<97>;
 	.reg .b32 %rt<8>;
-	.reg .b64 %rd<90>;
+	.reg .b64 %rd<99>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -2520,10 +2556,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_12;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -2542,14 +2578,26 @@ $L_5:
 	shr.u64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.u64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_14;
 $L_6:
-	div.u64 %rd27, %rd11, %rd15;
+	or.b64 %rd91, %rd11, %rd15;
+	shr.u64 %rd92, %rd91, 32;
+	setp.eq.u64 %p93, %rd92, 0;
+	@!%p93 bra $L_13;
+$L_7:
+	cvt.u32.u64 %r94, %rd11;
+	cvt.u32.u64 %r95, %rd15;
+	div.u32 %r96, %r94, %r95;
+	cvt.u64.u32 %rd90, %r96;
+$L_8:
+	mul.lo.u64 %rd97, %rd90, %rd15;
+	sub.u64 %rd98, %rd11, %rd97;
+	mov.b64 %rd27, %rd90;
 	add.u64 %rd28, %rd24, %rd27;
-	rem.u64 %rd29, %rd11, %rd15;
+	mov.b64 %rd29, %rd98;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_9:
 	mul.hi.u64 %rd62, %rd11, 2635249153387078803;
 	sub.u64 %rd63, %rd11, %rd62;
 	shr.u64 %rd64, %rd63, 1;
@@ -2614,20 +2662,23 @@ $L_7:
 	add.u64 %rd57, %rd55, %rd56;
 	add.u64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
-$L_8:
+$L_10:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.u64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_12;
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
+$L_12:
 	ret;
-$L_11:
+$L_13:
+	div.u64 %rd90, %rd11, %rd15;
+	bra.uni $L_8;
+$L_14:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_9;
 }
 
 .visible .entry MixUint_0(
@@ -2639,10 +2690,10 @@ $L_11:
 	.param .s64 MixUint_0_param_5
 )
 {
-	.reg .pred %p<60>;
-	.reg .b32 %r<51>;
+	.reg .pred %p<92>;
+	.reg .b32 %r<95>;
 	.reg .b32 %rt<8>;
-	.reg .b64 %rd<88>;
+	.reg .b64 %rd<97>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -2664,10 +2715,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_12;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -2686,14 +2737,26 @@ $L_5:
 	shr.u64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.u64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_14;
 $L_6:
-	div.u64 %rd27, %rd11, %rd15;
+	or.b64 %rd89, %rd11, %rd15;
+	shr.u64 %rd90, %rd89, 32;
+	setp.eq.u64 %p91, %rd90, 0;
+	@!%p91 bra $L_13;
+$L_7:
+	cvt.u32.u64 %r92, %rd11;
+	cvt.u32.u64 %r93, %rd15;
+	div.u32 %r94, %r92, %r93;
+	cvt.u64.u32 %rd88, %r94;
+$L_8:
+	mul.lo.u64 %rd95, %rd88, %rd15;
+	sub.u64 %rd96, %rd11, %rd95;
+	mov.b64 %rd27, %rd88;
 	add.u64 %rd28, %rd24, %rd27;
-	rem.u64 %rd29, %rd11, %rd15;
+	mov.b64 %rd29, %rd96;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_9:
 	mul.hi.u64 %rd60, %rd11, 2635249153387078803;
 	sub.u64 %rd61, %rd11, %rd60;
 	shr.u64 %rd62, %rd61, 1;
@@ -2756,20 +2819,23 @@ $L_7:
 	add.u64 %rd55, %rd53, %rd54;
 	add.u64 %rd56, %rd52, %rd55;
 	mov.b64 %rd16, %rd56;
-$L_8:
+$L_10:
 	mad.lo.s64 %rd57, %rd7, 8, %rd4;
 	st.global.u64 [%rd57], %rd16;
 	add.s64 %rd58, %rd7, 1;
 	setp.lt.s64 %p59, %rd58, %rd3;
-	@!%p59 bra $L_10;
-$L_9:
+	@!%p59 bra $L_12;
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
+$L_12:
 	ret;
-$L_11:
+$L_13:
+	div.u64 %rd88, %rd11, %rd15;
+	bra.uni $L_8;
+$L_14:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_9;
 }
 
 .visible .entry Shifts_0(
@@ -2806,7 +2872,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -2915,7 +2981,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -2971,7 +3037,7 @@ $L_4:
 	cvt.rzi.s64.f32 %rd52, %f51;
 	cvt.rzi.s64.f64 %rd53, %fd15;
 	add.s64 %rd54, %rd52, %rd53;
-	div.rn.f64 %fd55, %fd15, 0d4010000000000000;
+	mul.rn.f64 %fd55, %fd15, 0d3FD0000000000000;
 	cvt.rzi.s32.f64 %r56, %fd55;
 	cvt.s64.s32 %rd57, %r56;
 	add.s64 %rd58, %rd54, %rd57;
@@ -3006,12 +3072,12 @@ $L_6:
 )
 {
 	.reg .pred %p<51>;
-	.reg .pred %pt<12>;
+	.reg .pred %pt<10>;
 	.reg .b32 %rt<5>;
 	.reg .b64 %rd<50>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<48>;
-	.reg .f64 %fdt<9>;
+	.reg .f64 %fdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Floats_0_param_4];
@@ -3032,7 +3098,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_10;
@@ -3086,26 +3152,19 @@ $L_8:
 	setp.nan.f64 %pt5, %fd11, %fd15;
 	add.rn.f64 %fdt3, %fd11, %fd15;
 	selp.f64 %fd41, %fdt3, %fdt2, %pt5;
-	mov.f64 %fdt4, 0d3FD0000000000000;
-	setp.gt.f64 %pt6, %fd41, %fdt4;
-	selp.f64 %fdt5, %fd41, %fdt4, %pt6;
-	setp.eq.f64 %pt7, %fd41, %fdt4;
-	and.b64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fdt5, %fdt6, %fdt5, %pt7;
-	setp.nan.f64 %pt8, %fd41, %fdt4;
-	add.rn.f64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fd40, %fdt6, %fdt5, %pt8;
+	setp.gtu.f64 %pt6, %fd41, 0d3FD0000000000000;
+	selp.f64 %fd40, %fd41, 0d3FD0000000000000, %pt6;
 	mul.rn.f64 %fd42, %fd40, 0d4000000000000000;
 	add.rn.f64 %fd43, %fd39, %fd42;
 	add.rn.f64 %fd44, %fd38, %fd43;
-	setp.lt.f64 %pt9, %fd11, %fd15;
-	selp.f64 %fdt7, %fd11, %fd15, %pt9;
-	setp.eq.f64 %pt10, %fd11, %fd15;
-	or.b64 %fdt8, %fd11, %fd15;
-	selp.f64 %fdt7, %fdt8, %fdt7, %pt10;
-	setp.nan.f64 %pt11, %fd11, %fd15;
-	add.rn.f64 %fdt8, %fd11, %fd15;
-	selp.f64 %fd45, %fdt8, %fdt7, %pt11;
+	setp.lt.f64 %pt7, %fd11, %fd15;
+	selp.f64 %fdt4, %fd11, %fd15, %pt7;
+	setp.eq.f64 %pt8, %fd11, %fd15;
+	or.b64 %fdt5, %fd11, %fd15;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
+	setp.nan.f64 %pt9, %fd11, %fd15;
+	add.rn.f64 %fdt5, %fd11, %fd15;
+	selp.f64 %fd45, %fdt5, %fdt4, %pt9;
 	mul.rn.f64 %fd46, %fd45, 0d0000000000000000;
 	add.rn.f64 %fd47, %fd44, %fd46;
 	mad.lo.s64 %rd48, %rd7, 8, %rd4;
@@ -3170,7 +3229,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_8;
@@ -3277,7 +3336,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -3330,10 +3389,10 @@ $L_6:
 	.param .s32 Control_0_param_4
 )
 {
-	.reg .pred %p<50>;
-	.reg .b32 %r<72>;
+	.reg .pred %p<117>;
+	.reg .b32 %r<126>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<45>;
+	.reg .b64 %rd<116>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -3354,20 +3413,20 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_17;
+	@!%p6 bra $L_16;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
-	@!%p12 bra $L_42;
+	@!%p12 bra $L_40;
 $L_5:
 	setp.gt.s32 %p19, %r11, -100;
-	@!%p19 bra $L_42;
+	@!%p19 bra $L_40;
 $L_6:
 	neg.s32 %r16, %r11;
 	mov.b32 %r13, %r16;
@@ -3376,21 +3435,18 @@ $L_7:
 	mov.b32 %r15, 0;
 $L_8:
 	setp.lt.s32 %p21, %r15, 40;
-	@!%p21 bra $L_41;
+	@!%p21 bra $L_39;
 $L_9:
-	setp.lt.s64 %p23, 0, 10;
-	@!%p23 bra $L_40;
-$L_10:
 	mov.b32 %r24, %r14;
 	mov.b64 %rd25, 0;
-$L_11:
+$L_10:
 	cvt.u32.u64 %r30, %rd25;
 	add.s32 %r31, %r30, %r15;
 	setp.gt.s32 %p32, %r31, %r33;
-	@!%p32 bra $L_22;
-$L_12:
+	@!%p32 bra $L_21;
+$L_11:
 	mov.b32 %r22, %r24;
-$L_13:
+$L_12:
 	shr.s32 %r57, %r13, 31;
 	and.b32 %r58, %r57, 3;
 	add.s32 %r59, %r13, %r58;
@@ -3399,36 +3455,36 @@ $L_13:
 	sub.s32 %r62, %r13, %r61;
 	mov.b32 %r28, %r62;
 	setp.eq.s32 %p29, %r28, 0;
-	@!%p29 bra $L_18;
-$L_14:
+	@!%p29 bra $L_17;
+$L_13:
 	add.s32 %r46, %r22, 100;
 	mov.b32 %r41, %r46;
-$L_15:
+$L_14:
 	add.s32 %r42, %r13, %r41;
 	mad.lo.s64 %rd43, %rd7, 4, %rd4;
 	st.global.s32 [%rd43], %r42;
 	add.s64 %rd44, %rd7, 1;
 	setp.lt.s64 %p45, %rd44, %rd3;
-	@!%p45 bra $L_17;
-$L_16:
+	@!%p45 bra $L_16;
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_17:
+$L_16:
 	ret;
-$L_18:
+$L_17:
 	setp.eq.s32 %p48, %r28, 1;
-	@%p48 bra $L_14;
-$L_19:
+	@%p48 bra $L_13;
+$L_18:
 	setp.eq.s32 %p49, %r28, 2;
-	@!%p49 bra $L_21;
-$L_20:
+	@!%p49 bra $L_20;
+$L_19:
 	sub.s32 %r47, %r22, 100;
 	mov.b32 %r41, %r47;
-	bra.uni $L_15;
-$L_21:
+	bra.uni $L_14;
+$L_20:
 	mov.b32 %r41, %r22;
-	bra.uni $L_15;
-$L_22:
+	bra.uni $L_14;
+$L_21:
 	cvt.u32.u64 %r34, %rd25;
 	add.s32 %r35, %r13, %r34;
 	mul.hi.s32 %r63, %r35, -1431655765;
@@ -3442,120 +3498,117 @@ $L_22:
 	sub.s32 %r71, %r35, %r70;
 	mov.b32 %r36, %r71;
 	setp.eq.s32 %p37, %r36, 0;
-	@!%p37 bra $L_25;
-$L_23:
+	@!%p37 bra $L_24;
+$L_22:
 	mov.b32 %r26, %r24;
-$L_24:
+$L_23:
 	add.s32 %r27, %r15, 1;
 	mov.b32 %r14, %r26;
 	mov.b32 %r15, %r27;
 	bra.uni $L_8;
+$L_24:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_38;
 $L_25:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
 $L_26:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
+	cvt.u32.u64 %r72, %rd25;
+	add.s32 %r73, %r72, %r15;
+	setp.gt.s32 %p74, %r73, %r33;
+	@%p74 bra $L_11;
 $L_27:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
+	cvt.u32.u64 %r75, %rd25;
+	add.s32 %r76, %r13, %r75;
+	mul.hi.s32 %r81, %r76, -1431655765;
+	add.s32 %r82, %r81, %r76;
+	mov.b32 %r83, %r82;
+	shr.u32 %r84, %r83, 31;
+	shr.s32 %r85, %r82, 1;
+	mov.b32 %r86, %r84;
+	add.s32 %r87, %r85, %r86;
+	mul.lo.s32 %r88, %r87, 3;
+	sub.s32 %r89, %r76, %r88;
+	mov.b32 %r77, %r89;
+	setp.eq.s32 %p78, %r77, 0;
+	@%p78 bra $L_22;
 $L_28:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd79, %rd25, 1;
+	setp.lt.s64 %p80, %rd79, 10;
+	@!%p80 bra $L_38;
 $L_29:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd79;
 $L_30:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
+	cvt.u32.u64 %r90, %rd25;
+	add.s32 %r91, %r90, %r15;
+	setp.gt.s32 %p92, %r91, %r33;
+	@%p92 bra $L_11;
 $L_31:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
+	cvt.u32.u64 %r93, %rd25;
+	add.s32 %r94, %r13, %r93;
+	mul.hi.s32 %r99, %r94, -1431655765;
+	add.s32 %r100, %r99, %r94;
+	mov.b32 %r101, %r100;
+	shr.u32 %r102, %r101, 31;
+	shr.s32 %r103, %r100, 1;
+	mov.b32 %r104, %r102;
+	add.s32 %r105, %r103, %r104;
+	mul.lo.s32 %r106, %r105, 3;
+	sub.s32 %r107, %r94, %r106;
+	mov.b32 %r95, %r107;
+	setp.eq.s32 %p96, %r95, 0;
+	@%p96 bra $L_22;
 $L_32:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd97, %rd25, 1;
+	setp.lt.s64 %p98, %rd97, 10;
+	@!%p98 bra $L_38;
 $L_33:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd97;
 $L_34:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
+	cvt.u32.u64 %r108, %rd25;
+	add.s32 %r109, %r108, %r15;
+	setp.gt.s32 %p110, %r109, %r33;
+	@%p110 bra $L_11;
 $L_35:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
+	cvt.u32.u64 %r111, %rd25;
+	add.s32 %r112, %r13, %r111;
+	mul.hi.s32 %r117, %r112, -1431655765;
+	add.s32 %r118, %r117, %r112;
+	mov.b32 %r119, %r118;
+	shr.u32 %r120, %r119, 31;
+	shr.s32 %r121, %r118, 1;
+	mov.b32 %r122, %r120;
+	add.s32 %r123, %r121, %r122;
+	mul.lo.s32 %r124, %r123, 3;
+	sub.s32 %r125, %r112, %r124;
+	mov.b32 %r113, %r125;
+	setp.eq.s32 %p114, %r113, 0;
+	@%p114 bra $L_22;
 $L_36:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
-$L_37:
 	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
-$L_38:
+	add.s64 %rd115, %rd25, 1;
+	setp.lt.s64 %p116, %rd115, 10;
+	@!%p116 bra $L_38;
+$L_37:
 	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
-	bra.uni $L_11;
-$L_39:
+	mov.b64 %rd25, %rd115;
+	bra.uni $L_10;
+$L_38:
 	mov.b32 %r26, %r38;
-	bra.uni $L_24;
-$L_40:
-	mov.b32 %r26, %r14;
-	bra.uni $L_24;
-$L_41:
+	bra.uni $L_23;
+$L_39:
 	mov.b32 %r22, %r14;
-	bra.uni $L_13;
-$L_42:
+	bra.uni $L_12;
+$L_40:
 	setp.ge.s32 %p18, %r11, 0;
-	@!%p18 bra $L_44;
-$L_43:
+	@!%p18 bra $L_42;
+$L_41:
 	mul.hi.s32 %r50, %r11, -1431655765;
 	add.s32 %r51, %r50, %r11;
 	mov.b32 %r52, %r51;
@@ -3566,10 +3619,10 @@ $L_43:
 	mov.b32 %r17, %r56;
 	mov.b32 %r13, %r17;
 	bra.uni $L_7;
-$L_44:
+$L_42:
 	setp.lt.s32 %p20, %r11, -1000;
-	@%p20 bra $L_43;
-$L_45:
+	@%p20 bra $L_41;
+$L_43:
 	mov.b32 %r13, 7;
 	bra.uni $L_7;
 }
@@ -3625,7 +3678,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -3707,6 +3760,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
+	add.s64 %rd9, %rd3, 0;
 $L_2:
 	mov.b64 %rd5, %rd4;
 	setp.lt.s64 %p6, %rd2, %rd5;
@@ -3718,7 +3772,6 @@ $L_4:
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_7;
 $L_5:
-	add.s64 %rd9, %rd3, 0;
 	ld.global.s32 %r10, [%rd9];
 	mad.lo.s64 %rd11, %rd7, 4, %rd3;
 	ld.global.s32 %r12, [%rd11];
@@ -3740,9 +3793,9 @@ $L_7:
 	.param .s64 Phases_4_param_4
 )
 {
-	.reg .pred %p<7>;
+	.reg .pred %p<22>;
 	.reg .b32 %r<13>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<21>;
 
 $L_0:
 	ld.param.s64 %rd1, [Phases_4_param_4];
@@ -3751,71 +3804,98 @@ $L_0:
 	ld.param.u64 %rd5, [Phases_4_param_1];
 $L_1:
 	setp.gt.s64 %p0, %rd1, 3;
-	@!%p0 bra $L_11;
+	@!%p0 bra $L_15;
 $L_2:
 	mov.b64 %rd2, 1;
+	mov.b64 %rd3, %rd5;
+	add.s64 %rd16, %rd4, 0;
+	add.s64 %rd17, %rd4, 4;
+	add.s64 %rd18, %rd4, 4;
 $L_3:
-	mov.b64 %rd3, %rd5;
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	max.s64 %rd19, %rd3, -9223372036854775805;
+	sub.s64 %rd20, %rd19, 3;
 $L_4:
-	sub.s64 %rd7, %rd2, 1;
-	mad.lo.s64 %rd8, %rd7, 4, %rd4;
-	ld.global.s32 %r9, [%rd8];
-	mad.lo.s64 %rd10, %rd2, 4, %rd4;
-	ld.global.s32 %r11, [%rd10];
-	add.s32 %r12, %r11, %r9;
-	mad.lo.s64 %rd13, %rd2, 4, %rd4;
-	st.global.s32 [%rd13], %r12;
-	add.s64 %rd14, %rd2, 1;
-	mov.b64 %rd2, %rd14;
+	setp.lt.s64 %p21, %rd2, %rd20;
+	@!%p21 bra $L_13;
 $L_5:
-	mov.b64 %rd3, %rd5;
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
 $L_6:
-	sub.s64 %rd7, %rd2, 1;
-	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
-	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	mov.b64 %rd13, %rd18;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
 $L_7:
-	mov.b64 %rd3, %rd5;
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
 $L_8:
-	sub.s64 %rd7, %rd2, 1;
-	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
-	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	mov.b64 %rd13, %rd18;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
 $L_9:
-	mov.b64 %rd3, %rd5;
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
 $L_10:
-	sub.s64 %rd7, %rd2, 1;
-	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
-	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	mov.b64 %rd13, %rd18;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-	bra.uni $L_3;
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
 $L_11:
+	setp.lt.s64 %p6, %rd2, %rd3;
+$L_12:
+	mov.b64 %rd8, %rd16;
+	ld.global.s32 %r9, [%rd8];
+	mov.b64 %rd10, %rd17;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mov.b64 %rd13, %rd18;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
+	bra.uni $L_4;
+$L_13:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_15;
+$L_14:
+	mov.b64 %rd8, %rd16;
+	ld.global.s32 %r9, [%rd8];
+	mov.b64 %rd10, %rd17;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mov.b64 %rd13, %rd18;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
+	bra.uni $L_13;
+$L_15:
 	ret;
 }
 
@@ -3846,7 +3926,8 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_21;
@@ -3854,7 +3935,6 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
 	@!%p9 bra $L_22;
 $L_5:
 	mov.b64 %rd11, %rd8;
@@ -3989,11 +4069,11 @@ $L_22:
 	.param .s64 Helpers_0_param_9
 )
 {
-	.reg .pred %p<76>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<24>;
+	.reg .pred %p<89>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<84>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<75>;
+	.reg .b64 %rd<88>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<59>;
 
@@ -4021,7 +4101,8 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd42, %rd44;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_31;
@@ -4030,11 +4111,9 @@ $L_3:
 $L_4:
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
-	mov.b32 %r11, -50;
-	mov.b32 %r12, 50;
 $L_5:
-	max.s32 %r13, %r9, %r11;
-	min.s32 %r14, %r13, %r12;
+	max.s32 %r13, %r9, -50;
+	min.s32 %r14, %r13, 50;
 	mov.b32 %r10, %r14;
 $L_6:
 	mad.lo.s64 %rd15, %rd7, 4, %rd4;
@@ -4077,7 +4156,6 @@ $L_12:
 	mad.lo.s64 %rd38, %rd7, 8, %rd39;
 	st.global.s64 [%rd38], %rd37;
 	add.s64 %rd41, %rd7, 3;
-	mov.b64 %rd42, %rd44;
 	setp.le.s64 %p45, %rd41, %rd42;
 	@!%p45 bra $L_29;
 $L_13:
@@ -4088,59 +4166,65 @@ $L_14:
 	mov.b64 %rd51, %rd48;
 	mov.f64 %fd52, 0d0000000000000000;
 	mov.b64 %rd53, -1;
+	add.s64 %rd74, %rd47, 0;
 $L_15:
-	max.s64 %rd73, %rd51, -9223372036854775804;
-	sub.s64 %rd74, %rd73, 4;
+	max.s64 %rd86, %rd51, -9223372036854775804;
+	sub.s64 %rd87, %rd86, 4;
 $L_16:
-	setp.lt.s64 %p75, %rd53, %rd74;
-	@!%p75 bra $L_25;
+	setp.lt.s64 %p88, %rd53, %rd87;
+	@!%p88 bra $L_25;
 $L_17:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 $L_18:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 $L_19:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 $L_20:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 $L_21:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 $L_22:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 $L_23:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 $L_24:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 	bra.uni $L_16;
 $L_25:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 	@!%p55 bra $L_27;
 $L_26:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 	bra.uni $L_25;
 $L_27:
 	mov.f64 %fd50, %fd52;
@@ -4157,16 +4241,31 @@ $L_30:
 $L_31:
 	ret;
 $L_32:
-	setp.eq.s64 %pt0, %rd27, -1;
-	neg.s64 %rdt1, %rd25;
-	div.s64 %rd31, %rd25, %rd27;
-	selp.b64 %rd31, %rdt1, %rd31, %pt0;
-	setp.eq.s64 %pt1, %rd27, -1;
-	rem.s64 %rd32, %rd25, %rd27;
-	selp.b64 %rd32, 0, %rd32, %pt1;
+	mov.b64 %rd76, %rd25;
+	mov.b64 %rd77, %rd27;
+	or.b64 %rd78, %rd76, %rd77;
+	shr.u64 %rd79, %rd78, 32;
+	setp.eq.u64 %p80, %rd79, 0;
+	@!%p80 bra $L_35;
+$L_33:
+	cvt.u32.u64 %r81, %rd25;
+	cvt.u32.u64 %r82, %rd27;
+	div.u32 %r83, %r81, %r82;
+	cvt.u64.u32 %rd75, %r83;
+$L_34:
+	mul.lo.s64 %rd84, %rd75, %rd27;
+	sub.s64 %rd85, %rd25, %rd84;
+	mov.b64 %rd31, %rd75;
+	mov.b64 %rd32, %rd85;
 	mov.b64 %rd28, %rd31;
 	mov.b64 %rd29, %rd32;
 	bra.uni $L_12;
+$L_35:
+	setp.eq.s64 %pt0, %rd27, -1;
+	neg.s64 %rdt1, %rd25;
+	div.s64 %rd75, %rd25, %rd27;
+	selp.b64 %rd75, %rdt1, %rd75, %pt0;
+	bra.uni $L_34;
 }
 
 .visible .entry Ranges_0(
@@ -4286,10 +4385,10 @@ $L_7:
 	.param .u8 Ranges_2_param_5
 )
 {
-	.reg .pred %p<13>;
-	.reg .b32 %r<21>;
+	.reg .pred %p<47>;
+	.reg .b32 %r<52>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<54>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4308,7 +4407,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	mov.b64 %rd3, %rd2;
-	add.u64 %rd4, %rd1, 0;
+	mov.b64 %rd4, %rd1;
 $L_2:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
@@ -4336,73 +4435,73 @@ $L_6:
 $L_7:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd9, %r8;
-	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
+	cvt.u64.u32 %rd21, %r8;
+	setp.lt.u64 %p22, %rd4, %rd21;
+	@!%p22 bra $L_22;
 $L_8:
-	cvt.u32.u64 %r11, %rd4;
+	cvt.u32.u64 %r23, %rd4;
 $L_9:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
+	setp.lt.u32 %p24, %r23, %r8;
+	@!%p24 bra $L_22;
 $L_10:
-	mov.b32 %r13, %r11;
-	cvt.u64.u32 %rd15, %r11;
-	mad.lo.s64 %rd14, %rd15, 4, %rd5;
-	ld.global.s32 %r16, [%rd14];
-	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
-	st.global.s32 [%rd18], %r17;
+	mov.b32 %r25, %r23;
+	cvt.u64.u32 %rd27, %r23;
+	mad.lo.s64 %rd26, %rd27, 4, %rd5;
+	ld.global.s32 %r28, [%rd26];
+	sub.s32 %r29, %r28, %r25;
+	cvt.u64.u32 %rd31, %r23;
+	mad.lo.s64 %rd30, %rd31, 4, %rd5;
+	st.global.s32 [%rd30], %r29;
 $L_11:
 	add.u64 %rd4, %rd4, %rd3;
 $L_12:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd9, %r8;
-	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
+	cvt.u64.u32 %rd32, %r8;
+	setp.lt.u64 %p33, %rd4, %rd32;
+	@!%p33 bra $L_22;
 $L_13:
-	cvt.u32.u64 %r11, %rd4;
+	cvt.u32.u64 %r34, %rd4;
 $L_14:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
+	setp.lt.u32 %p35, %r34, %r8;
+	@!%p35 bra $L_22;
 $L_15:
-	mov.b32 %r13, %r11;
-	cvt.u64.u32 %rd15, %r11;
-	mad.lo.s64 %rd14, %rd15, 4, %rd5;
-	ld.global.s32 %r16, [%rd14];
-	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
-	st.global.s32 [%rd18], %r17;
+	mov.b32 %r36, %r34;
+	cvt.u64.u32 %rd38, %r34;
+	mad.lo.s64 %rd37, %rd38, 4, %rd5;
+	ld.global.s32 %r39, [%rd37];
+	sub.s32 %r40, %r39, %r36;
+	cvt.u64.u32 %rd42, %r34;
+	mad.lo.s64 %rd41, %rd42, 4, %rd5;
+	st.global.s32 [%rd41], %r40;
 $L_16:
 	add.u64 %rd4, %rd4, %rd3;
 $L_17:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd9, %r8;
-	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
+	cvt.u64.u32 %rd43, %r8;
+	setp.lt.u64 %p44, %rd4, %rd43;
+	@!%p44 bra $L_22;
 $L_18:
-	cvt.u32.u64 %r11, %rd4;
+	cvt.u32.u64 %r45, %rd4;
 $L_19:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
+	setp.lt.u32 %p46, %r45, %r8;
+	@!%p46 bra $L_22;
 $L_20:
-	mov.b32 %r13, %r11;
-	cvt.u64.u32 %rd15, %r11;
-	mad.lo.s64 %rd14, %rd15, 4, %rd5;
-	ld.global.s32 %r16, [%rd14];
-	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
-	st.global.s32 [%rd18], %r17;
+	mov.b32 %r47, %r45;
+	cvt.u64.u32 %rd49, %r45;
+	mad.lo.s64 %rd48, %rd49, 4, %rd5;
+	ld.global.s32 %r50, [%rd48];
+	sub.s32 %r51, %r50, %r47;
+	cvt.u64.u32 %rd53, %r45;
+	mad.lo.s64 %rd52, %rd53, 4, %rd5;
+	st.global.s32 [%rd52], %r51;
 $L_21:
 	add.u64 %rd4, %rd4, %rd3;
 	bra.uni $L_2;
@@ -4447,7 +4546,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_6;
@@ -4562,7 +4661,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -4640,7 +4739,8 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	add.s64 %rd7, %rd8, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_8;
@@ -4650,7 +4750,6 @@ $L_4:
 	setp.lt.s64 %p6, %rd5, 0;
 	@!%p6 bra $L_6;
 $L_5:
-	add.s64 %rd7, %rd8, 0;
 	mov.b32 %rt5, 1;
 	st.global.s32 [%rd7], %rt5;
 $L_6:
@@ -4677,10 +4776,10 @@ $L_8:
 	.param .s64 Counted_0_param_9
 )
 {
-	.reg .pred %p<111>;
-	.reg .b32 %r<95>;
+	.reg .pred %p<235>;
+	.reg .b32 %r<201>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<110>;
+	.reg .b64 %rd<246>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4706,7 +4805,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_77;
@@ -4717,8 +4816,8 @@ $L_4:
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, 0;
 	mov.b64 %rd13, %rd11;
-$L_5:
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
+$L_5:
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
 	@!%p18 bra $L_13;
@@ -4728,35 +4827,32 @@ $L_6:
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
 $L_7:
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
-	ld.global.s64 %rd17, [%rd14];
-	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
+	ld.global.s64 %rd104, [%rd14];
+	setp.lt.s64 %p105, %rd13, %rd104;
+	@!%p105 bra $L_13;
 $L_8:
-	add.s64 %rd19, %rd12, %rd13;
-	add.s64 %rd20, %rd13, 1;
-	mov.b64 %rd12, %rd19;
-	mov.b64 %rd13, %rd20;
+	add.s64 %rd106, %rd12, %rd13;
+	add.s64 %rd107, %rd13, 1;
+	mov.b64 %rd12, %rd106;
+	mov.b64 %rd13, %rd107;
 $L_9:
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
-	ld.global.s64 %rd17, [%rd14];
-	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
+	ld.global.s64 %rd108, [%rd14];
+	setp.lt.s64 %p109, %rd13, %rd108;
+	@!%p109 bra $L_13;
 $L_10:
-	add.s64 %rd19, %rd12, %rd13;
-	add.s64 %rd20, %rd13, 1;
-	mov.b64 %rd12, %rd19;
-	mov.b64 %rd13, %rd20;
+	add.s64 %rd110, %rd12, %rd13;
+	add.s64 %rd111, %rd13, 1;
+	mov.b64 %rd12, %rd110;
+	mov.b64 %rd13, %rd111;
 $L_11:
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
-	ld.global.s64 %rd17, [%rd14];
-	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
+	ld.global.s64 %rd112, [%rd14];
+	setp.lt.s64 %p113, %rd13, %rd112;
+	@!%p113 bra $L_13;
 $L_12:
-	add.s64 %rd19, %rd12, %rd13;
-	add.s64 %rd20, %rd13, 1;
-	mov.b64 %rd12, %rd19;
-	mov.b64 %rd13, %rd20;
+	add.s64 %rd114, %rd12, %rd13;
+	add.s64 %rd115, %rd13, 1;
+	mov.b64 %rd12, %rd114;
+	mov.b64 %rd13, %rd115;
 	bra.uni $L_5;
 $L_13:
 	mad.lo.s64 %rd21, %rd7, 8, %rd15;
@@ -4769,11 +4865,11 @@ $L_14:
 	mov.b64 %rd26, %rd12;
 	mov.b64 %rd27, 0;
 $L_15:
-	max.s64 %rd104, %rd24, -9223372036854775804;
-	sub.s64 %rd105, %rd104, 4;
+	max.s64 %rd116, %rd24, -9223372036854775804;
+	sub.s64 %rd117, %rd116, 4;
 $L_16:
-	setp.lt.s64 %p106, %rd27, %rd105;
-	@!%p106 bra $L_25;
+	setp.lt.s64 %p118, %rd27, %rd117;
+	@!%p118 bra $L_25;
 $L_17:
 	mov.b64 %rd29, %rd27;
 	shl.b64 %rd30, %rd29, 1;
@@ -4830,12 +4926,12 @@ $L_28:
 	mov.b64 %rd38, %rd28;
 	mov.b32 %r39, %r37;
 $L_29:
-	max.s64 %rd107, 127, -9223372036854775805;
-	sub.s64 %rd108, %rd107, 3;
+	max.s64 %rd119, 127, -9223372036854775805;
+	sub.s64 %rd120, %rd119, 3;
 $L_30:
-	cvt.s64.s32 %rd109, %r39;
-	setp.lt.s64 %p110, %rd109, %rd108;
-	@!%p110 bra $L_39;
+	cvt.s64.s32 %rd121, %r39;
+	setp.lt.s64 %p122, %rd121, %rd120;
+	@!%p122 bra $L_39;
 $L_31:
 	setp.lt.s32 %p40, %r39, 127;
 $L_32:
@@ -4901,46 +4997,46 @@ $L_43:
 	mov.b64 %rd46, %rd51;
 	mov.b32 %r47, %r52;
 $L_44:
-	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
+	setp.gt.s32 %p123, %r47, -128;
+	@!%p123 bra $L_50;
 $L_45:
-	cvt.s64.s32 %rd49, %r47;
-	mul.lo.s64 %rd50, %rd49, 3;
-	add.s64 %rd51, %rd46, %rd50;
-	sub.s32 %r52, %r47, 1;
-	bfe.s32 %r52, %r52, 0, 8;
-	mov.b64 %rd46, %rd51;
-	mov.b32 %r47, %r52;
+	cvt.s64.s32 %rd124, %r47;
+	mul.lo.s64 %rd125, %rd124, 3;
+	add.s64 %rd126, %rd46, %rd125;
+	sub.s32 %r127, %r47, 1;
+	bfe.s32 %r127, %r127, 0, 8;
+	mov.b64 %rd46, %rd126;
+	mov.b32 %r47, %r127;
 $L_46:
-	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
+	setp.gt.s32 %p128, %r47, -128;
+	@!%p128 bra $L_50;
 $L_47:
-	cvt.s64.s32 %rd49, %r47;
-	mul.lo.s64 %rd50, %rd49, 3;
-	add.s64 %rd51, %rd46, %rd50;
-	sub.s32 %r52, %r47, 1;
-	bfe.s32 %r52, %r52, 0, 8;
-	mov.b64 %rd46, %rd51;
-	mov.b32 %r47, %r52;
+	cvt.s64.s32 %rd129, %r47;
+	mul.lo.s64 %rd130, %rd129, 3;
+	add.s64 %rd131, %rd46, %rd130;
+	sub.s32 %r132, %r47, 1;
+	bfe.s32 %r132, %r132, 0, 8;
+	mov.b64 %rd46, %rd131;
+	mov.b32 %r47, %r132;
 $L_48:
-	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
+	setp.gt.s32 %p133, %r47, -128;
+	@!%p133 bra $L_50;
 $L_49:
-	cvt.s64.s32 %rd49, %r47;
-	mul.lo.s64 %rd50, %rd49, 3;
-	add.s64 %rd51, %rd46, %rd50;
-	sub.s32 %r52, %r47, 1;
-	bfe.s32 %r52, %r52, 0, 8;
-	mov.b64 %rd46, %rd51;
-	mov.b32 %r47, %r52;
+	cvt.s64.s32 %rd134, %r47;
+	mul.lo.s64 %rd135, %rd134, 3;
+	add.s64 %rd136, %rd46, %rd135;
+	sub.s32 %r137, %r47, 1;
+	bfe.s32 %r137, %r137, 0, 8;
+	mov.b64 %rd46, %rd136;
+	mov.b32 %r47, %r137;
 	bra.uni $L_42;
 $L_50:
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
-$L_51:
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+$L_51:
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
 	setp.lt.u32 %p62, %r58, %r61;
@@ -4955,56 +5051,53 @@ $L_53:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_54:
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
+	ld.global.u32 %r138, [%rd59];
+	add.u32 %r139, %r138, 7;
+	setp.lt.u32 %p140, %r58, %r139;
+	@!%p140 bra $L_63;
 $L_55:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
+	setp.gt.u32 %p144, %r58, 3;
+	@!%p144 bra $L_63;
 $L_56:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
+	cvt.u64.u32 %rd141, %r58;
+	sub.s64 %rd142, %rd57, %rd141;
+	add.u32 %r143, %r58, 1;
+	mov.b64 %rd57, %rd142;
+	mov.b32 %r58, %r143;
 $L_57:
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
+	ld.global.u32 %r145, [%rd59];
+	add.u32 %r146, %r145, 7;
+	setp.lt.u32 %p147, %r58, %r146;
+	@!%p147 bra $L_63;
 $L_58:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
+	setp.gt.u32 %p151, %r58, 3;
+	@!%p151 bra $L_63;
 $L_59:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
+	cvt.u64.u32 %rd148, %r58;
+	sub.s64 %rd149, %rd57, %rd148;
+	add.u32 %r150, %r58, 1;
+	mov.b64 %rd57, %rd149;
+	mov.b32 %r58, %r150;
 $L_60:
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
+	ld.global.u32 %r152, [%rd59];
+	add.u32 %r153, %r152, 7;
+	setp.lt.u32 %p154, %r58, %r153;
+	@!%p154 bra $L_63;
 $L_61:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
+	setp.gt.u32 %p158, %r58, 3;
+	@!%p158 bra $L_63;
 $L_62:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
+	cvt.u64.u32 %rd155, %r58;
+	sub.s64 %rd156, %rd57, %rd155;
+	add.u32 %r157, %r58, 1;
+	mov.b64 %rd57, %rd156;
+	mov.b32 %r58, %r157;
 	bra.uni $L_51;
 $L_63:
 	mov.b64 %rd66, %rd57;
 	mov.b32 %r67, 0;
-$L_64:
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
+$L_64:
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
 	sub.u32 %r89, %r70, %r88;
@@ -5024,65 +5117,62 @@ $L_65:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_66:
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
-	ld.global.u32 %r70, [%rd69];
-	mul.hi.u32 %r88, %r70, 991146300;
-	sub.u32 %r89, %r70, %r88;
-	shr.u32 %r90, %r89, 1;
-	add.u32 %r91, %r90, %r88;
-	shr.u32 %r92, %r91, 3;
-	mul.lo.u32 %r93, %r92, 13;
-	sub.u32 %r94, %r70, %r93;
-	mov.b32 %r71, %r94;
-	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
+	ld.global.u32 %r159, [%rd69];
+	mul.hi.u32 %r166, %r159, 991146300;
+	sub.u32 %r167, %r159, %r166;
+	shr.u32 %r168, %r167, 1;
+	add.u32 %r169, %r168, %r166;
+	shr.u32 %r170, %r169, 3;
+	mul.lo.u32 %r171, %r170, 13;
+	sub.u32 %r172, %r159, %r171;
+	mov.b32 %r160, %r172;
+	setp.lt.u32 %p161, %r67, %r160;
+	@!%p161 bra $L_72;
 $L_67:
-	cvt.u64.u32 %rd73, %r67;
-	mul.lo.s64 %rd74, %rd73, 5;
-	add.s64 %rd75, %rd66, %rd74;
-	add.u32 %r76, %r67, 1;
-	mov.b64 %rd66, %rd75;
-	mov.b32 %r67, %r76;
+	cvt.u64.u32 %rd162, %r67;
+	mul.lo.s64 %rd163, %rd162, 5;
+	add.s64 %rd164, %rd66, %rd163;
+	add.u32 %r165, %r67, 1;
+	mov.b64 %rd66, %rd164;
+	mov.b32 %r67, %r165;
 $L_68:
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
-	ld.global.u32 %r70, [%rd69];
-	mul.hi.u32 %r88, %r70, 991146300;
-	sub.u32 %r89, %r70, %r88;
-	shr.u32 %r90, %r89, 1;
-	add.u32 %r91, %r90, %r88;
-	shr.u32 %r92, %r91, 3;
-	mul.lo.u32 %r93, %r92, 13;
-	sub.u32 %r94, %r70, %r93;
-	mov.b32 %r71, %r94;
-	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
+	ld.global.u32 %r173, [%rd69];
+	mul.hi.u32 %r180, %r173, 991146300;
+	sub.u32 %r181, %r173, %r180;
+	shr.u32 %r182, %r181, 1;
+	add.u32 %r183, %r182, %r180;
+	shr.u32 %r184, %r183, 3;
+	mul.lo.u32 %r185, %r184, 13;
+	sub.u32 %r186, %r173, %r185;
+	mov.b32 %r174, %r186;
+	setp.lt.u32 %p175, %r67, %r174;
+	@!%p175 bra $L_72;
 $L_69:
-	cvt.u64.u32 %rd73, %r67;
-	mul.lo.s64 %rd74, %rd73, 5;
-	add.s64 %rd75, %rd66, %rd74;
-	add.u32 %r76, %r67, 1;
-	mov.b64 %rd66, %rd75;
-	mov.b32 %r67, %r76;
+	cvt.u64.u32 %rd176, %r67;
+	mul.lo.s64 %rd177, %rd176, 5;
+	add.s64 %rd178, %rd66, %rd177;
+	add.u32 %r179, %r67, 1;
+	mov.b64 %rd66, %rd178;
+	mov.b32 %r67, %r179;
 $L_70:
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
-	ld.global.u32 %r70, [%rd69];
-	mul.hi.u32 %r88, %r70, 991146300;
-	sub.u32 %r89, %r70, %r88;
-	shr.u32 %r90, %r89, 1;
-	add.u32 %r91, %r90, %r88;
-	shr.u32 %r92, %r91, 3;
-	mul.lo.u32 %r93, %r92, 13;
-	sub.u32 %r94, %r70, %r93;
-	mov.b32 %r71, %r94;
-	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
+	ld.global.u32 %r187, [%rd69];
+	mul.hi.u32 %r194, %r187, 991146300;
+	sub.u32 %r195, %r187, %r194;
+	shr.u32 %r196, %r195, 1;
+	add.u32 %r197, %r196, %r194;
+	shr.u32 %r198, %r197, 3;
+	mul.lo.u32 %r199, %r198, 13;
+	sub.u32 %r200, %r187, %r199;
+	mov.b32 %r188, %r200;
+	setp.lt.u32 %p189, %r67, %r188;
+	@!%p189 bra $L_72;
 $L_71:
-	cvt.u64.u32 %rd73, %r67;
-	mul.lo.s64 %rd74, %rd73, 5;
-	add.s64 %rd75, %rd66, %rd74;
-	add.u32 %r76, %r67, 1;
-	mov.b64 %rd66, %rd75;
-	mov.b32 %r67, %r76;
+	cvt.u64.u32 %rd190, %r67;
+	mul.lo.s64 %rd191, %rd190, 5;
+	add.s64 %rd192, %rd66, %rd191;
+	add.u32 %r193, %r67, 1;
+	mov.b64 %rd66, %rd192;
+	mov.b32 %r67, %r193;
 	bra.uni $L_64;
 $L_72:
 	mov.b64 %rd77, %rd66;
@@ -5121,71 +5211,71 @@ $L_78:
 	mov.b64 %rd77, %rd86;
 	mov.b64 %rd78, %rd87;
 $L_79:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
+	setp.lt.s64 %p201, %rd78, 20;
+	@!%p201 bra $L_75;
 $L_80:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
+	mul.hi.s64 %rd207, %rd77, -7905747460161236406;
+	add.s64 %rd208, %rd207, %rd77;
+	mov.b64 %rd209, %rd208;
+	shr.u64 %rd210, %rd209, 63;
+	shr.s64 %rd211, %rd208, 2;
+	mov.b64 %rd212, %rd210;
+	add.s64 %rd213, %rd211, %rd212;
+	mul.lo.s64 %rd214, %rd213, 7;
+	sub.s64 %rd215, %rd77, %rd214;
+	mov.b64 %rd202, %rd215;
+	mov.b64 %rd203, %rd78;
+	setp.eq.s64 %p204, %rd202, %rd203;
+	@%p204 bra $L_75;
 $L_81:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
+	add.s64 %rd205, %rd77, 1;
+	add.s64 %rd206, %rd78, 1;
+	mov.b64 %rd77, %rd205;
+	mov.b64 %rd78, %rd206;
 $L_82:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
+	setp.lt.s64 %p216, %rd78, 20;
+	@!%p216 bra $L_75;
 $L_83:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
+	mul.hi.s64 %rd222, %rd77, -7905747460161236406;
+	add.s64 %rd223, %rd222, %rd77;
+	mov.b64 %rd224, %rd223;
+	shr.u64 %rd225, %rd224, 63;
+	shr.s64 %rd226, %rd223, 2;
+	mov.b64 %rd227, %rd225;
+	add.s64 %rd228, %rd226, %rd227;
+	mul.lo.s64 %rd229, %rd228, 7;
+	sub.s64 %rd230, %rd77, %rd229;
+	mov.b64 %rd217, %rd230;
+	mov.b64 %rd218, %rd78;
+	setp.eq.s64 %p219, %rd217, %rd218;
+	@%p219 bra $L_75;
 $L_84:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
+	add.s64 %rd220, %rd77, 1;
+	add.s64 %rd221, %rd78, 1;
+	mov.b64 %rd77, %rd220;
+	mov.b64 %rd78, %rd221;
 $L_85:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
+	setp.lt.s64 %p231, %rd78, 20;
+	@!%p231 bra $L_75;
 $L_86:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
+	mul.hi.s64 %rd237, %rd77, -7905747460161236406;
+	add.s64 %rd238, %rd237, %rd77;
+	mov.b64 %rd239, %rd238;
+	shr.u64 %rd240, %rd239, 63;
+	shr.s64 %rd241, %rd238, 2;
+	mov.b64 %rd242, %rd240;
+	add.s64 %rd243, %rd241, %rd242;
+	mul.lo.s64 %rd244, %rd243, 7;
+	sub.s64 %rd245, %rd77, %rd244;
+	mov.b64 %rd232, %rd245;
+	mov.b64 %rd233, %rd78;
+	setp.eq.s64 %p234, %rd232, %rd233;
+	@%p234 bra $L_75;
 $L_87:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
+	add.s64 %rd235, %rd77, 1;
+	add.s64 %rd236, %rd78, 1;
+	mov.b64 %rd77, %rd235;
+	mov.b64 %rd78, %rd236;
 	bra.uni $L_73;
 $L_88:
 	mov.b64 %rd28, %rd12;
@@ -5379,6 +5469,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -5391,7 +5482,6 @@ $L_4:
 	@!%p10 bra $L_24;
 $L_5:
 	mov.b64 %rd11, %rd9;
-	setp.gt.s64 %p12, %rd13, 0;
 	@!%p12 bra $L_23;
 $L_6:
 	mov.b64 %rd14, %rd11;
@@ -5566,17 +5656,6 @@ $L_1:
 	mov.u32 %rt5, %ntid.x;
 	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, -1;
-$L_2:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_10;
-$L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_10;
-$L_5:
 	cvt.s64.s32 %rd11, %r12;
 	mul.lo.s64 %rd13, %rd11, 3;
 	cvt.u64.u32 %rd14, %r15;
@@ -5606,9 +5685,20 @@ $L_5:
 	mov.b64 %rd38, %rd54;
 	mov.b64 %rd40, %rd38;
 	add.s64 %rd41, %rd37, %rd40;
+	neg.s64 %rd44, %rd41;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_5:
 	@!%p42 bra $L_9;
 $L_6:
-	neg.s64 %rd44, %rd41;
 	mov.b64 %rd43, %rd44;
 $L_7:
 	mov.b64 %rd45, %rd9;
@@ -5655,6 +5745,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -5666,7 +5757,6 @@ $L_4:
 	setp.lt.s64 %p13, %rd12, %rd3;
 	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	cvt.rn.f32.s64 %f17, %rd12;
 	mul.rn.f32 %f18, %f17, 0f3F000000;
 	mad.lo.s64 %rd19, %rd12, 4, %rd14;
@@ -5708,6 +5798,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -5719,7 +5810,6 @@ $L_4:
 	setp.lt.s64 %p13, %rd12, %rd3;
 	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	cvt.rn.f32.s64 %f17, %rd12;
 	add.rn.f32 %f18, %f17, 0f3F800000;
 	mad.lo.s64 %rd19, %rd12, 4, %rd14;
@@ -5761,6 +5851,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -5772,7 +5863,6 @@ $L_4:
 	setp.lt.s64 %p13, %rd12, %rd3;
 	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	mov.f32 %ft0, 0f3F800000;
 	st.global.f32 [%rd17], %ft0;
@@ -5813,6 +5903,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -5824,7 +5915,6 @@ $L_4:
 	setp.lt.s64 %p13, %rd12, %rd3;
 	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	ld.global.f32 %f18, [%rd17];
 	add.rn.f32 %f19, %f18, 0f3F800000;
@@ -5867,6 +5957,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -5878,7 +5969,6 @@ $L_4:
 	setp.lt.s64 %p13, %rd12, %rd3;
 	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	mov.f32 %ft0, 0f40400000;
 	st.global.f32 [%rd17], %ft0;
@@ -5920,15 +6010,15 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd7, %rd10;
+	mov.f32 %f16, %f17;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_8;
+	@!%p5 bra $L_7;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	mov.b64 %rd7, %rd10;
-$L_5:
 	mul.hi.s64 %rd22, %rd6, -9002011107970261188;
 	add.s64 %rd23, %rd22, %rd6;
 	mov.b64 %rd24, %rd23;
@@ -5942,18 +6032,17 @@ $L_5:
 	cvt.rn.f32.s64 %f14, %rd13;
 	mul.rn.f32 %f15, %f14, 0f3F000000;
 	mov.f32 %f12, %f15;
-$L_6:
-	mov.f32 %f16, %f17;
+$L_5:
 	mul.rn.f32 %f18, %f12, %f16;
 	mad.lo.s64 %rd19, %rd6, 4, %rd7;
 	st.global.f32 [%rd19], %f18;
 	add.s64 %rd20, %rd6, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_8;
-$L_7:
+	@!%p21 bra $L_7;
+$L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 }
 
@@ -5988,15 +6077,15 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd7, %rd10;
+	mov.f32 %f18, %f19;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_8;
+	@!%p5 bra $L_7;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	mov.b64 %rd7, %rd10;
-$L_5:
 	mul.hi.s64 %rd24, %rd6, -6291360591419602545;
 	add.s64 %rd25, %rd24, %rd6;
 	mov.b64 %rd26, %rd25;
@@ -6012,18 +6101,17 @@ $L_5:
 	div.rn.f32 %f16, %f15, 0f40400000;
 	add.rn.f32 %f17, %f16, 0f3F800000;
 	mov.f32 %f12, %f17;
-$L_6:
-	mov.f32 %f18, %f19;
+$L_5:
 	mul.rn.f32 %f20, %f12, %f18;
 	mad.lo.s64 %rd21, %rd6, 4, %rd7;
 	st.global.f32 [%rd21], %f20;
 	add.s64 %rd22, %rd6, 1;
 	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_8;
-$L_7:
+	@!%p23 bra $L_7;
+$L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 }
 
@@ -6119,19 +6207,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 0;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	mov.b64 %rd14, %rd13;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -6281,19 +6367,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 1;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 1000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -6443,19 +6527,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 2;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 2000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -6605,19 +6687,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 3;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 3000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -6767,19 +6847,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 4;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 4000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -6929,19 +7007,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 5;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 5000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -7091,19 +7167,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 6;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 6000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -7253,19 +7327,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 7;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 7000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -7444,17 +7516,17 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd14, %rd10;
+	mov.b64 %rd18, %rd21;
+	add.s64 %rd23, %rd18, 0;
 $L_2:
 	setp.lt.s64 %p12, %rd2, %rd3;
 	@!%p12 bra $L_6;
 $L_3:
 	mov.b64 %rd13, %rd2;
 $L_4:
-	mov.b64 %rd14, %rd10;
 	cvt.u32.u64 %r17, %rd13;
-	mov.b64 %rd18, %rd21;
-	add.s64 %rd23, %rd18, 0;
 	ld.global.s32 %r24, [%rd23];
 	add.s32 %r25, %r17, %r24;
 	mad.lo.s64 %rd26, %rd13, 4, %rd14;
@@ -7523,6 +7595,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
+	mov.b64 %rd12, %rd6;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -7536,7 +7609,6 @@ $L_4:
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_7;
 $L_5:
-	mov.b64 %rd12, %rd6;
 	mad.lo.s64 %rd15, %rd10, 4, %rd12;
 	mov.b32 %rt5, 2;
 	st.global.s32 [%rd15], %rt5;
@@ -7614,6 +7686,9 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
+	mov.b64 %rd12, %rd6;
+	mov.b64 %rd15, %rd18;
+	add.s64 %rd20, %rd15, 0;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -7627,9 +7702,6 @@ $L_4:
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_7;
 $L_5:
-	mov.b64 %rd12, %rd6;
-	mov.b64 %rd15, %rd18;
-	add.s64 %rd20, %rd15, 0;
 	ld.global.s32 %r21, [%rd20];
 	mad.lo.s64 %rd22, %rd10, 4, %rd12;
 	ld.global.s32 %r23, [%rd22];
@@ -7676,6 +7748,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -7687,7 +7760,6 @@ $L_4:
 	setp.lt.s64 %p13, %rd12, %rd3;
 	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	ld.global.s32 %r18, [%rd17];
 	mul.lo.s32 %r19, %r18, 3;
@@ -7735,6 +7807,9 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
+	mov.b64 %rd12, %rd6;
+	mov.b64 %rd15, %rd18;
+	mov.b64 %rd22, %rd25;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -7748,11 +7823,8 @@ $L_4:
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_7;
 $L_5:
-	mov.b64 %rd12, %rd6;
-	mov.b64 %rd15, %rd18;
 	mad.lo.s64 %rd20, %rd10, 4, %rd15;
 	ld.global.s32 %r21, [%rd20];
-	mov.b64 %rd22, %rd25;
 	mad.lo.s64 %rd27, %rd10, 4, %rd22;
 	ld.global.s32 %r28, [%rd27];
 	sub.s32 %r29, %r21, %r28;
