@@ -211,3 +211,45 @@ func TestCodegen(t *testing.T) {
 		}
 	}
 }
+
+// TestSuiteCodegen checks what the optimizations do to the benchmark
+// kernels of bench/suite, so that a change that loses one fails here.
+func TestSuiteCodegen(t *testing.T) {
+	var kernels []*ir.Kernel
+	for _, f := range lowertest.Load(t, "../../bench/suite") {
+		kernels = append(kernels, f.Kernels...)
+	}
+	module := ptx.Module(kernels)
+	count := func(body, re string) int { return len(regexp.MustCompile(re).FindAllString(body, -1)) }
+	for _, c := range []struct {
+		entry string
+		re    string
+		n     int // how many times re occurs
+	}{
+		// p/w and p%w divide once, in 32 bits when both fit.
+		{"Stencil2D_0", `\bdiv\.s64`, 1},
+		{"Stencil2D_0", `\bdiv\.u32`, 1},
+		{"Stencil2D_0", `\brem\.`, 0},
+		{"Transpose_0", `\brem\.`, 0},
+		// The 3×3 window is unrolled fully: nine loads, no comparison
+		// of constants, no multiplication by one.
+		{"Blur_0", `ld\.global\.u8`, 9},
+		{"Blur_0", `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`, 0},
+		{"Blur_0", `mul\.lo\.s64 %rd\d+, %rd\d+, 1;`, 0},
+		// Division by 16 and 8 is multiplication by 1/16 and 1/8; by 3 it
+		// stays a division. The eight scenarios are unrolled and folded.
+		{"Options_0", `div\.rn\.f32`, 1},
+		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3E000000;`, 1},
+		{"Options_0", `cvt\.rn\.f32\.s64`, 0},
+		// max(x, 0) is a comparison and a select.
+		{"Options_0", `setp\.gtu\.f32`, 8},
+		// The inner products step pointers, the one along a row by 4
+		// bytes, in each of the 4 unrolled copies and the remainder loop.
+		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 5},
+		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 10},
+	} {
+		if got := count(entry(t, module, c.entry), c.re); got != c.n {
+			t.Errorf("%s: %d of %s, want %d", c.entry, got, c.re, c.n)
+		}
+	}
+}
