@@ -48,9 +48,13 @@ func testSuite(t *testing.T, open func(...rt.Option) (*rt.Device, error)) {
 		func(in, out *rt.Buffer[float32]) error { return ks.Options(out, in, 100) })
 	n := 19
 	check(t, dev, "Matmul", f32(2*n*n), make([]float32, n*n), func(in, out []float32) { Matmul(out, in[:n*n], in[n*n:], n) },
-		func(in, out *rt.Buffer[float32]) error { return ks.Matmul(out, in.Slice(0, n*n), in.Slice(n*n, 2*n*n), n) })
+		func(in, out *rt.Buffer[float32]) error {
+			return ks.Matmul(out, in.Slice(0, n*n), in.Slice(n*n, 2*n*n), n)
+		})
 	check(t, dev, "MatVec", f32(n*w+w), make([]float32, n), func(in, out []float32) { MatVec(out, in[:n*w], in[n*w:], w) },
-		func(in, out *rt.Buffer[float32]) error { return ks.MatVec(out, in.Slice(0, n*w), in.Slice(n*w, n*w+w), w) })
+		func(in, out *rt.Buffer[float32]) error {
+			return ks.MatVec(out, in.Slice(0, n*w), in.Slice(n*w, n*w+w), w)
+		})
 	check(t, dev, "Mandelbrot32", []int32{0}, make([]int32, w*h), func(_, out []int32) { Mandelbrot32(out, w, h, 64) },
 		func(_, out *rt.Buffer[int32]) error { return ks.Mandelbrot32(out, w, h, 64) })
 	check(t, dev, "Mandelbrot64", []int32{0}, make([]int32, w*h), func(_, out []int32) { Mandelbrot64(out, w, h, 64) },
