@@ -38,6 +38,8 @@ var Default = Pipeline{
 	{Name: "constprop", Task: PropagateConstants},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
+	{Name: "gridstride", Task: DropGridStrideTests},
+	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},
 	{Name: "strength", Task: ReduceStrength},
 	{Name: "constprop", Task: PropagateConstants},

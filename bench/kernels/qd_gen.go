@@ -459,7 +459,7 @@ $L_1:
 	add.s64 %rd7, %rd8, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	@!%p4 bra $L_7;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
@@ -469,13 +469,9 @@ $L_5:
 	mov.b32 %rt5, 1;
 	st.global.s32 [%rd7], %rt5;
 $L_6:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 }
 
@@ -524,11 +520,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -567,12 +560,12 @@ $L_1:
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -680,17 +673,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpins_0(
@@ -1026,12 +1016,12 @@ $L_1:
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -1139,17 +1129,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpinsSerial_1(
@@ -1185,12 +1172,12 @@ $L_1:
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -1298,17 +1285,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_0(
@@ -2618,9 +2602,9 @@ $L_22:
 	.param .s64 FourTiny_0_param_7
 )
 {
-	.reg .pred %p<19>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<18>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_0_param_0];
@@ -2633,13 +2617,12 @@ $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
 	add.s64 %rd14, %rd0, 0;
-	add.s64 %rd15, %rd0, 0;
 $L_3:
-	max.s64 %rd16, %rd5, -9223372036854775804;
-	sub.s64 %rd17, %rd16, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p18, %rd6, %rd17;
-	@!%p18 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2647,11 +2630,10 @@ $L_6:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2659,11 +2641,10 @@ $L_8:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2671,11 +2652,10 @@ $L_10:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2683,11 +2663,10 @@ $L_12:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
@@ -2697,11 +2676,10 @@ $L_14:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -2718,9 +2696,9 @@ $L_15:
 	.param .s64 FourTiny_1_param_7
 )
 {
-	.reg .pred %p<19>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<18>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_1_param_2];
@@ -2733,13 +2711,12 @@ $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
 	add.s64 %rd14, %rd0, 0;
-	add.s64 %rd15, %rd0, 0;
 $L_3:
-	max.s64 %rd16, %rd5, -9223372036854775804;
-	sub.s64 %rd17, %rd16, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p18, %rd6, %rd17;
-	@!%p18 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2747,11 +2724,10 @@ $L_6:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2759,11 +2735,10 @@ $L_8:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2771,11 +2746,10 @@ $L_10:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2783,11 +2757,10 @@ $L_12:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
@@ -2797,11 +2770,10 @@ $L_14:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -2818,9 +2790,9 @@ $L_15:
 	.param .s64 FourTiny_2_param_7
 )
 {
-	.reg .pred %p<19>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<18>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_2_param_4];
@@ -2833,13 +2805,12 @@ $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
 	add.s64 %rd14, %rd0, 0;
-	add.s64 %rd15, %rd0, 0;
 $L_3:
-	max.s64 %rd16, %rd5, -9223372036854775804;
-	sub.s64 %rd17, %rd16, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p18, %rd6, %rd17;
-	@!%p18 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2847,11 +2818,10 @@ $L_6:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2859,11 +2829,10 @@ $L_8:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2871,11 +2840,10 @@ $L_10:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2883,11 +2851,10 @@ $L_12:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
@@ -2897,11 +2864,10 @@ $L_14:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -2918,9 +2884,9 @@ $L_15:
 	.param .s64 FourTiny_3_param_7
 )
 {
-	.reg .pred %p<19>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<18>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_3_param_6];
@@ -2933,13 +2899,12 @@ $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
 	add.s64 %rd14, %rd0, 0;
-	add.s64 %rd15, %rd0, 0;
 $L_3:
-	max.s64 %rd16, %rd5, -9223372036854775804;
-	sub.s64 %rd17, %rd16, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p18, %rd6, %rd17;
-	@!%p18 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2947,11 +2912,10 @@ $L_6:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2959,11 +2923,10 @@ $L_8:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2971,11 +2934,10 @@ $L_10:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
@@ -2983,11 +2945,10 @@ $L_12:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
@@ -2997,11 +2958,10 @@ $L_14:
 	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd15;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
 	add.s64 %rd14, %rd14, 4;
-	add.s64 %rd15, %rd15, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3012,9 +2972,9 @@ $L_15:
 	.param .s64 Tiny_0_param_1
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<15>;
 	.reg .b32 %r<9>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<14>;
 
 $L_0:
 	ld.param.u64 %rd0, [Tiny_0_param_0];
@@ -3024,13 +2984,12 @@ $L_1:
 	mov.b64 %rd2, %rd1;
 	mov.b64 %rd3, -1;
 	add.s64 %rd11, %rd0, 0;
-	add.s64 %rd12, %rd0, 0;
 $L_2:
-	max.s64 %rd13, %rd2, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd12, %rd2, -9223372036854775804;
+	sub.s64 %rd13, %rd12, 4;
 $L_3:
-	setp.lt.s64 %p15, %rd3, %rd14;
-	@!%p15 bra $L_12;
+	setp.lt.s64 %p14, %rd3, %rd13;
+	@!%p14 bra $L_12;
 $L_4:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
@@ -3038,11 +2997,10 @@ $L_5:
 	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd12;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
 	add.s64 %rd11, %rd11, 4;
-	add.s64 %rd12, %rd12, 4;
 $L_6:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
@@ -3050,11 +3008,10 @@ $L_7:
 	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd12;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
 	add.s64 %rd11, %rd11, 4;
-	add.s64 %rd12, %rd12, 4;
 $L_8:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
@@ -3062,11 +3019,10 @@ $L_9:
 	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd12;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
 	add.s64 %rd11, %rd11, 4;
-	add.s64 %rd12, %rd12, 4;
 $L_10:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
@@ -3074,11 +3030,10 @@ $L_11:
 	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd12;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
 	add.s64 %rd11, %rd11, 4;
-	add.s64 %rd12, %rd12, 4;
 	bra.uni $L_3;
 $L_12:
 	add.s64 %rd4, %rd3, 1;
@@ -3088,11 +3043,10 @@ $L_13:
 	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd12;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
 	add.s64 %rd11, %rd11, 4;
-	add.s64 %rd12, %rd12, 4;
 	bra.uni $L_12;
 $L_14:
 	ret;

@@ -463,7 +463,7 @@ $L_1:
 	sub.s64 %rd40, %rd41, 1;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_13;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -472,7 +472,7 @@ $L_4:
 	or.b64 %rd49, %rd47, %rd48;
 	shr.u64 %rd50, %rd49, 32;
 	setp.eq.u64 %p51, %rd50, 0;
-	@!%p51 bra $L_15;
+	@!%p51 bra $L_13;
 $L_5:
 	cvt.u32.u64 %r52, %rd7;
 	cvt.u32.u64 %r53, %rd9;
@@ -484,16 +484,16 @@ $L_6:
 	mov.b64 %rd8, %rd56;
 	mov.b64 %rd10, %rd46;
 	setp.gt.s64 %p11, %rd8, 0;
-	@!%p11 bra $L_14;
+	@!%p11 bra $L_12;
 $L_7:
 	setp.lt.s64 %p45, %rd8, %rd44;
-	@!%p45 bra $L_14;
+	@!%p45 bra $L_12;
 $L_8:
 	setp.gt.s64 %p43, %rd10, 0;
-	@!%p43 bra $L_14;
+	@!%p43 bra $L_12;
 $L_9:
 	setp.lt.s64 %p42, %rd10, %rd40;
-	@!%p42 bra $L_14;
+	@!%p42 bra $L_12;
 $L_10:
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
@@ -518,26 +518,22 @@ $L_10:
 	mad.lo.s64 %rd34, %rd7, 4, %rd4;
 	st.global.f32 [%rd34], %f33;
 $L_11:
-	add.s64 %rd35, %rd7, 1;
-	setp.lt.s64 %p36, %rd35, %rd3;
-	@!%p36 bra $L_13;
-$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
-	ret;
-$L_14:
+$L_12:
 	mad.lo.s64 %rd37, %rd7, 4, %rd13;
 	ld.global.f32 %f38, [%rd37];
 	mad.lo.s64 %rd39, %rd7, 4, %rd4;
 	st.global.f32 [%rd39], %f38;
 	bra.uni $L_11;
-$L_15:
+$L_13:
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd46, %rd7, %rd9;
 	selp.b64 %rd46, %rdt1, %rd46, %pt0;
 	bra.uni $L_6;
+$L_14:
+	ret;
 }
 
 .visible .entry Stencil3D_0(
@@ -584,10 +580,10 @@ $L_1:
 	sub.s64 %rd57, %rd9, 1;
 	sub.s64 %rd54, %rd12, 1;
 	sub.s64 %rd50, %rd51, 1;
-	mul.lo.s64 %rd16, %rd9, %rd12;
+	mov.b64 %rd16, %rd13;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_19;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -596,7 +592,7 @@ $L_4:
 	or.b64 %rd62, %rd60, %rd61;
 	shr.u64 %rd63, %rd62, 32;
 	setp.eq.u64 %p64, %rd63, 0;
-	@!%p64 bra $L_23;
+	@!%p64 bra $L_21;
 $L_5:
 	cvt.u32.u64 %r65, %rd7;
 	cvt.u32.u64 %r66, %rd9;
@@ -612,7 +608,7 @@ $L_6:
 	or.b64 %rd73, %rd71, %rd72;
 	shr.u64 %rd74, %rd73, 32;
 	setp.eq.u64 %p75, %rd74, 0;
-	@!%p75 bra $L_22;
+	@!%p75 bra $L_20;
 $L_7:
 	cvt.u32.u64 %r76, %rd10;
 	cvt.u32.u64 %r77, %rd12;
@@ -627,7 +623,7 @@ $L_8:
 	or.b64 %rd84, %rd82, %rd83;
 	shr.u64 %rd85, %rd84, 32;
 	setp.eq.u64 %p86, %rd85, 0;
-	@!%p86 bra $L_21;
+	@!%p86 bra $L_19;
 $L_9:
 	cvt.u32.u64 %r87, %rd7;
 	cvt.u32.u64 %r88, %rd13;
@@ -636,22 +632,22 @@ $L_9:
 $L_10:
 	mov.b64 %rd14, %rd81;
 	setp.gt.s64 %p15, %rd8, 0;
-	@!%p15 bra $L_20;
+	@!%p15 bra $L_18;
 $L_11:
 	setp.lt.s64 %p58, %rd8, %rd57;
-	@!%p58 bra $L_20;
+	@!%p58 bra $L_18;
 $L_12:
 	setp.gt.s64 %p56, %rd11, 0;
-	@!%p56 bra $L_20;
+	@!%p56 bra $L_18;
 $L_13:
 	setp.lt.s64 %p55, %rd11, %rd54;
-	@!%p55 bra $L_20;
+	@!%p55 bra $L_18;
 $L_14:
 	setp.gt.s64 %p53, %rd14, 0;
-	@!%p53 bra $L_20;
+	@!%p53 bra $L_18;
 $L_15:
 	setp.lt.s64 %p52, %rd14, %rd50;
-	@!%p52 bra $L_20;
+	@!%p52 bra $L_18;
 $L_16:
 	sub.s64 %rd17, %rd7, 1;
 	mad.lo.s64 %rd18, %rd17, 4, %rd19;
@@ -683,37 +679,33 @@ $L_16:
 	mad.lo.s64 %rd46, %rd7, 4, %rd4;
 	st.global.f32 [%rd46], %f45;
 $L_17:
-	add.s64 %rd47, %rd7, 1;
-	setp.lt.s64 %p48, %rd47, %rd3;
-	@!%p48 bra $L_19;
-$L_18:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_19:
-	ret;
-$L_20:
+$L_18:
 	mad.lo.s64 %rd49, %rd7, 4, %rd4;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd49], %ft0;
 	bra.uni $L_17;
-$L_21:
+$L_19:
 	setp.eq.s64 %pt0, %rd13, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd81, %rd7, %rd13;
 	selp.b64 %rd81, %rdt1, %rd81, %pt0;
 	bra.uni $L_10;
-$L_22:
+$L_20:
 	setp.eq.s64 %pt1, %rd12, -1;
 	neg.s64 %rdt2, %rd10;
 	div.s64 %rd70, %rd10, %rd12;
 	selp.b64 %rd70, %rdt2, %rd70, %pt1;
 	bra.uni $L_8;
-$L_23:
+$L_21:
 	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt3, %rd7;
 	div.s64 %rd59, %rd7, %rd9;
 	selp.b64 %rd59, %rdt3, %rd59, %pt2;
 	bra.uni $L_6;
+$L_22:
+	ret;
 }
 
 .visible .entry Matmul_0(
@@ -756,7 +748,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_21;
+	@!%p5 bra $L_22;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
@@ -765,7 +757,7 @@ $L_4:
 	or.b64 %rd42, %rd40, %rd41;
 	shr.u64 %rd43, %rd42, 32;
 	setp.eq.u64 %p44, %rd43, 0;
-	@!%p44 bra $L_22;
+	@!%p44 bra $L_21;
 $L_5:
 	cvt.u32.u64 %r45, %rd6;
 	cvt.u32.u64 %r46, %rd4;
@@ -867,20 +859,17 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd27, %rd6, 4, %rd28;
 	st.global.f32 [%rd27], %f9;
-	add.s64 %rd30, %rd6, 1;
-	setp.lt.s64 %p31, %rd30, %rd3;
-	@!%p31 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	setp.eq.s64 %pt0, %rd4, -1;
 	neg.s64 %rdt1, %rd6;
 	div.s64 %rd39, %rd6, %rd4;
 	selp.b64 %rd39, %rdt1, %rd39, %pt0;
 	bra.uni $L_6;
+$L_22:
+	ret;
 }
 
 .visible .entry Blur_0(
@@ -921,19 +910,19 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 	sub.s64 %rd16, %rd17, 1;
 	sub.s64 %rd29, %rd9, 1;
-	sub.s64 %rd51, %rd9, 1;
-	sub.s64 %rd63, %rd9, 1;
-	sub.s64 %rd87, %rd17, 1;
-	sub.s64 %rd92, %rd9, 1;
-	sub.s64 %rd105, %rd9, 1;
-	sub.s64 %rd117, %rd9, 1;
-	sub.s64 %rd130, %rd17, 1;
-	sub.s64 %rd135, %rd9, 1;
-	sub.s64 %rd148, %rd9, 1;
-	sub.s64 %rd160, %rd9, 1;
+	mov.b64 %rd51, %rd29;
+	mov.b64 %rd63, %rd29;
+	mov.b64 %rd87, %rd16;
+	mov.b64 %rd92, %rd29;
+	mov.b64 %rd105, %rd29;
+	mov.b64 %rd117, %rd29;
+	mov.b64 %rd130, %rd16;
+	mov.b64 %rd135, %rd29;
+	mov.b64 %rd148, %rd29;
+	mov.b64 %rd160, %rd29;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_24;
+	@!%p6 bra $L_25;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -942,7 +931,7 @@ $L_4:
 	or.b64 %rd216, %rd214, %rd215;
 	shr.u64 %rd217, %rd216, 32;
 	setp.eq.u64 %p218, %rd217, 0;
-	@!%p218 bra $L_25;
+	@!%p218 bra $L_24;
 $L_5:
 	cvt.u32.u64 %r219, %rd7;
 	cvt.u32.u64 %r220, %rd9;
@@ -974,7 +963,7 @@ $L_9:
 	mov.b64 %rd49, %rd8;
 	max.s64 %rd50, %rd49, 0;
 	min.s64 %rd52, %rd50, %rd51;
-	mul.lo.s64 %rd53, %rd18, %rd9;
+	mov.b64 %rd53, %rd31;
 	add.s64 %rd54, %rd53, %rd52;
 	mad.lo.s64 %rd55, %rd54, 1, %rd34;
 	ld.global.u8 %r56, [%rd55];
@@ -985,7 +974,7 @@ $L_10:
 	add.s64 %rd61, %rd8, 1;
 	max.s64 %rd62, %rd61, 0;
 	min.s64 %rd64, %rd62, %rd63;
-	mul.lo.s64 %rd65, %rd18, %rd9;
+	mov.b64 %rd65, %rd31;
 	add.s64 %rd66, %rd65, %rd64;
 	mad.lo.s64 %rd67, %rd66, 1, %rd34;
 	ld.global.u8 %r68, [%rd67];
@@ -1000,7 +989,7 @@ $L_12:
 	min.s64 %rd88, %rd86, %rd87;
 	mov.b64 %rd19, %rd11;
 $L_13:
-	add.s64 %rd90, %rd8, -1;
+	mov.b64 %rd90, %rd27;
 	max.s64 %rd91, %rd90, 0;
 	min.s64 %rd93, %rd91, %rd92;
 	mul.lo.s64 %rd94, %rd88, %rd9;
@@ -1014,7 +1003,7 @@ $L_14:
 	mov.b64 %rd103, %rd8;
 	max.s64 %rd104, %rd103, 0;
 	min.s64 %rd106, %rd104, %rd105;
-	mul.lo.s64 %rd107, %rd88, %rd9;
+	mov.b64 %rd107, %rd94;
 	add.s64 %rd108, %rd107, %rd106;
 	mad.lo.s64 %rd109, %rd108, 1, %rd34;
 	ld.global.u8 %r110, [%rd109];
@@ -1022,10 +1011,10 @@ $L_14:
 	add.s64 %rd112, %rd19, %rd111;
 	mov.b64 %rd19, %rd112;
 $L_15:
-	add.s64 %rd115, %rd8, 1;
+	mov.b64 %rd115, %rd61;
 	max.s64 %rd116, %rd115, 0;
 	min.s64 %rd118, %rd116, %rd117;
-	mul.lo.s64 %rd119, %rd88, %rd9;
+	mov.b64 %rd119, %rd94;
 	add.s64 %rd120, %rd119, %rd118;
 	mad.lo.s64 %rd121, %rd120, 1, %rd34;
 	ld.global.u8 %r122, [%rd121];
@@ -1040,7 +1029,7 @@ $L_17:
 	min.s64 %rd131, %rd129, %rd130;
 	mov.b64 %rd19, %rd11;
 $L_18:
-	add.s64 %rd133, %rd8, -1;
+	mov.b64 %rd133, %rd27;
 	max.s64 %rd134, %rd133, 0;
 	min.s64 %rd136, %rd134, %rd135;
 	mul.lo.s64 %rd137, %rd131, %rd9;
@@ -1054,7 +1043,7 @@ $L_19:
 	mov.b64 %rd146, %rd8;
 	max.s64 %rd147, %rd146, 0;
 	min.s64 %rd149, %rd147, %rd148;
-	mul.lo.s64 %rd150, %rd131, %rd9;
+	mov.b64 %rd150, %rd137;
 	add.s64 %rd151, %rd150, %rd149;
 	mad.lo.s64 %rd152, %rd151, 1, %rd34;
 	ld.global.u8 %r153, [%rd152];
@@ -1062,10 +1051,10 @@ $L_19:
 	add.s64 %rd155, %rd19, %rd154;
 	mov.b64 %rd19, %rd155;
 $L_20:
-	add.s64 %rd158, %rd8, 1;
+	mov.b64 %rd158, %rd61;
 	max.s64 %rd159, %rd158, 0;
 	min.s64 %rd161, %rd159, %rd160;
-	mul.lo.s64 %rd162, %rd131, %rd9;
+	mov.b64 %rd162, %rd137;
 	add.s64 %rd163, %rd162, %rd161;
 	mad.lo.s64 %rd164, %rd163, 1, %rd34;
 	ld.global.u8 %r165, [%rd164];
@@ -1087,20 +1076,17 @@ $L_22:
 	and.b32 %r22, %r22, 255;
 	mad.lo.s64 %rd23, %rd7, 1, %rd4;
 	st.global.u8 [%rd23], %r22;
-	add.s64 %rd24, %rd7, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_24;
 $L_23:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_24:
-	ret;
-$L_25:
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd213, %rd7, %rd9;
 	selp.b64 %rd213, %rdt1, %rd213, %pt0;
 	bra.uni $L_6;
+$L_25:
+	ret;
 }
 
 .visible .entry DigitSum_0(
@@ -1139,7 +1125,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_24;
+	@!%p6 bra $L_27;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1156,7 +1142,7 @@ $L_6:
 	or.b64 %rd25, %rd23, %rd24;
 	shr.u64 %rd26, %rd25, 32;
 	setp.eq.u64 %p27, %rd26, 0;
-	@!%p27 bra $L_27;
+	@!%p27 bra $L_26;
 $L_7:
 	cvt.u32.u64 %r28, %rd12;
 	cvt.u32.u64 %r29, %rd15;
@@ -1179,7 +1165,7 @@ $L_10:
 	or.b64 %rd39, %rd37, %rd38;
 	shr.u64 %rd40, %rd39, 32;
 	setp.eq.u64 %p41, %rd40, 0;
-	@!%p41 bra $L_26;
+	@!%p41 bra $L_25;
 $L_11:
 	cvt.u32.u64 %r42, %rd12;
 	cvt.u32.u64 %r43, %rd15;
@@ -1202,7 +1188,7 @@ $L_14:
 	or.b64 %rd53, %rd51, %rd52;
 	shr.u64 %rd54, %rd53, 32;
 	setp.eq.u64 %p55, %rd54, 0;
-	@!%p55 bra $L_25;
+	@!%p55 bra $L_24;
 $L_15:
 	cvt.u32.u64 %r56, %rd12;
 	cvt.u32.u64 %r57, %rd15;
@@ -1249,32 +1235,29 @@ $L_21:
 $L_22:
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
 	st.global.s64 [%rd18], %rd13;
-	add.s64 %rd19, %rd7, 1;
-	setp.lt.s64 %p20, %rd19, %rd3;
-	@!%p20 bra $L_24;
 $L_23:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_24:
-	ret;
-$L_25:
 	setp.eq.s64 %pt1, %rd15, -1;
 	neg.s64 %rdt2, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
 	selp.b64 %rd22, %rdt2, %rd22, %pt1;
 	bra.uni $L_16;
-$L_26:
+$L_25:
 	setp.eq.s64 %pt2, %rd15, -1;
 	neg.s64 %rdt3, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
 	selp.b64 %rd22, %rdt3, %rd22, %pt2;
 	bra.uni $L_12;
-$L_27:
+$L_26:
 	setp.eq.s64 %pt3, %rd15, -1;
 	neg.s64 %rdt4, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
 	selp.b64 %rd22, %rdt4, %rd22, %pt3;
 	bra.uni $L_8;
+$L_27:
+	ret;
 }
 
 .visible .entry Options_0(
@@ -1382,9 +1365,6 @@ $L_13:
 	div.rn.f32 %f27, %f26, 0f40400000;
 	mad.lo.s64 %rd28, %rd7, 4, %rd4;
 	st.global.f32 [%rd28], %f27;
-	add.s64 %rd29, %rd7, 1;
-	setp.lt.s64 %p30, %rd29, %rd3;
-	@!%p30 bra $L_15;
 $L_14:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1445,7 +1425,7 @@ $L_1:
 	setp.gt.s64 %p21, %rd20, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1455,7 +1435,7 @@ $L_4:
 	ld.global.f32 %f15, [%rd12];
 	mad.lo.s64 %rd16, %rd7, 4, %rd17;
 	ld.global.f32 %f19, [%rd16];
-	@!%p21 bra $L_22;
+	@!%p21 bra $L_21;
 $L_5:
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
@@ -1664,19 +1644,16 @@ $L_19:
 	st.global.f32 [%rd59], %f27;
 	mad.lo.s64 %rd62, %rd7, 4, %rd63;
 	st.global.f32 [%rd62], %f28;
-	add.s64 %rd65, %rd7, 1;
-	setp.lt.s64 %p66, %rd65, %rd3;
-	@!%p66 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.f32 %f26, 0f00000000;
 	mov.f32 %f27, 0f00000000;
 	mov.f32 %f28, 0f00000000;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry Mandelbrot64_0(
@@ -1718,7 +1695,7 @@ $L_1:
 	cvt.rn.f64.s64 %fd18, %rd19;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_13;
+	@!%p6 bra $L_27;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1727,7 +1704,7 @@ $L_4:
 	or.b64 %rd43, %rd41, %rd42;
 	shr.u64 %rd44, %rd43, 32;
 	setp.eq.u64 %p45, %rd44, 0;
-	@!%p45 bra $L_27;
+	@!%p45 bra $L_26;
 $L_5:
 	cvt.u32.u64 %r46, %rd7;
 	cvt.u32.u64 %r47, %rd9;
@@ -1756,7 +1733,7 @@ $L_7:
 $L_8:
 	cvt.s64.s32 %rd54, %r24;
 	setp.lt.s64 %p55, %rd54, %rd53;
-	@!%p55 bra $L_24;
+	@!%p55 bra $L_23;
 $L_9:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_10:
@@ -1764,55 +1741,50 @@ $L_10:
 	mul.rn.f64 %fd26, %fd23, %fd23;
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@!%p28 bra $L_14;
+	@!%p28 bra $L_13;
 $L_11:
 	mad.lo.s64 %rd29, %rd7, 4, %rd4;
 	st.global.s32 [%rd29], %r24;
-	add.s64 %rd30, %rd7, 1;
-	setp.lt.s64 %p31, %rd30, %rd3;
-	@!%p31 bra $L_13;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_13:
-	ret;
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
 $L_14:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_15:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_11;
 $L_16:
-	mul.rn.f64 %fd25, %fd22, %fd22;
-	mul.rn.f64 %fd26, %fd23, %fd23;
-	add.rn.f64 %fd27, %fd25, %fd26;
-	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@%p28 bra $L_11;
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
 $L_17:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_18:
-	setp.lt.s32 %p32, %r24, %r33;
-$L_19:
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_11;
-$L_20:
+$L_19:
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
@@ -1822,15 +1794,15 @@ $L_20:
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
 	mov.b32 %r24, %r39;
-$L_21:
+$L_20:
 	setp.lt.s32 %p32, %r24, %r33;
-$L_22:
+$L_21:
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_11;
-$L_23:
+$L_22:
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
@@ -1841,16 +1813,16 @@ $L_23:
 	mov.f64 %fd23, %fd36;
 	mov.b32 %r24, %r39;
 	bra.uni $L_8;
-$L_24:
+$L_23:
 	setp.lt.s32 %p32, %r24, %r33;
 	@!%p32 bra $L_11;
-$L_25:
+$L_24:
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
 	@%p28 bra $L_11;
-$L_26:
+$L_25:
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
@@ -1860,13 +1832,15 @@ $L_26:
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_24;
-$L_27:
+	bra.uni $L_23;
+$L_26:
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd40, %rd7, %rd9;
 	selp.b64 %rd40, %rdt1, %rd40, %pt0;
 	bra.uni $L_6;
+$L_27:
+	ret;
 }
 
 .visible .entry Mandelbrot32_0(
@@ -1908,7 +1882,7 @@ $L_1:
 	cvt.rn.f32.s64 %f18, %rd19;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_13;
+	@!%p6 bra $L_27;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1917,7 +1891,7 @@ $L_4:
 	or.b64 %rd43, %rd41, %rd42;
 	shr.u64 %rd44, %rd43, 32;
 	setp.eq.u64 %p45, %rd44, 0;
-	@!%p45 bra $L_27;
+	@!%p45 bra $L_26;
 $L_5:
 	cvt.u32.u64 %r46, %rd7;
 	cvt.u32.u64 %r47, %rd9;
@@ -1946,7 +1920,7 @@ $L_7:
 $L_8:
 	cvt.s64.s32 %rd54, %r24;
 	setp.lt.s64 %p55, %rd54, %rd53;
-	@!%p55 bra $L_24;
+	@!%p55 bra $L_23;
 $L_9:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_10:
@@ -1954,55 +1928,50 @@ $L_10:
 	mul.rn.f32 %f26, %f23, %f23;
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
-	@!%p28 bra $L_14;
+	@!%p28 bra $L_13;
 $L_11:
 	mad.lo.s64 %rd29, %rd7, 4, %rd4;
 	st.global.s32 [%rd29], %r24;
-	add.s64 %rd30, %rd7, 1;
-	setp.lt.s64 %p31, %rd30, %rd3;
-	@!%p31 bra $L_13;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_13:
-	ret;
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
 $L_14:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_15:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_11;
 $L_16:
-	mul.rn.f32 %f25, %f22, %f22;
-	mul.rn.f32 %f26, %f23, %f23;
-	add.rn.f32 %f27, %f25, %f26;
-	setp.gt.f32 %p28, %f27, 0f40800000;
-	@%p28 bra $L_11;
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
 $L_17:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_18:
-	setp.lt.s32 %p32, %r24, %r33;
-$L_19:
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_11;
-$L_20:
+$L_19:
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
@@ -2012,15 +1981,15 @@ $L_20:
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
 	mov.b32 %r24, %r39;
-$L_21:
+$L_20:
 	setp.lt.s32 %p32, %r24, %r33;
-$L_22:
+$L_21:
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_11;
-$L_23:
+$L_22:
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
@@ -2031,16 +2000,16 @@ $L_23:
 	mov.f32 %f23, %f36;
 	mov.b32 %r24, %r39;
 	bra.uni $L_8;
-$L_24:
+$L_23:
 	setp.lt.s32 %p32, %r24, %r33;
 	@!%p32 bra $L_11;
-$L_25:
+$L_24:
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
 	@%p28 bra $L_11;
-$L_26:
+$L_25:
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
@@ -2050,13 +2019,15 @@ $L_26:
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_24;
-$L_27:
+	bra.uni $L_23;
+$L_26:
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd40, %rd7, %rd9;
 	selp.b64 %rd40, %rdt1, %rd40, %pt0;
 	bra.uni $L_6;
+$L_27:
+	ret;
 }
 
 .visible .entry Xorshift_0(
@@ -2175,9 +2146,6 @@ $L_16:
 $L_17:
 	mad.lo.s64 %rd24, %rd7, 4, %rd4;
 	st.global.u32 [%rd24], %r13;
-	add.s64 %rd25, %rd7, 1;
-	setp.lt.s64 %p26, %rd25, %rd3;
-	@!%p26 bra $L_19;
 $L_18:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -2229,7 +2197,7 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mul.lo.s64 %rd8, %rd7, %rd9;
-	mul.lo.s64 %rd10, %rd7, %rd9;
+	mov.b64 %rd10, %rd8;
 	add.s64 %rd11, %rd10, %rd9;
 	mad.lo.s64 %rd12, %rd8, 4, %rd15;
 	sub.s64 %rd13, %rd11, %rd8;
@@ -2320,9 +2288,6 @@ $L_16:
 $L_17:
 	mad.lo.s64 %rd30, %rd7, 4, %rd4;
 	st.global.f32 [%rd30], %f18;
-	add.s64 %rd31, %rd7, 1;
-	setp.lt.s64 %p32, %rd31, %rd3;
-	@!%p32 bra $L_19;
 $L_18:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -2375,11 +2340,8 @@ $L_4:
 	mad.lo.s64 %rd14, %rd7, 8, %rd4;
 	ld.global.f64 %fd15, [%rd14];
 	add.rn.f64 %fd16, %fd12, %fd15;
-	mad.lo.s64 %rd17, %rd7, 8, %rd4;
+	mov.b64 %rd17, %rd14;
 	st.global.f64 [%rd17], %fd16;
-	add.s64 %rd18, %rd7, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -2516,9 +2478,6 @@ $L_16:
 $L_17:
 	mad.lo.s64 %rd26, %rd7, 8, %rd4;
 	st.global.u64 [%rd26], %rd12;
-	add.s64 %rd27, %rd7, 1;
-	setp.lt.s64 %p28, %rd27, %rd3;
-	@!%p28 bra $L_19;
 $L_18:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -2565,7 +2524,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_8;
+	@!%p6 bra $L_9;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -2574,7 +2533,7 @@ $L_4:
 	or.b64 %rd24, %rd22, %rd23;
 	shr.u64 %rd25, %rd24, 32;
 	setp.eq.u64 %p26, %rd25, 0;
-	@!%p26 bra $L_9;
+	@!%p26 bra $L_8;
 $L_5:
 	cvt.u32.u64 %r27, %rd7;
 	cvt.u32.u64 %r28, %rd9;
@@ -2591,19 +2550,16 @@ $L_6:
 	ld.global.f64 %fd17, [%rd14];
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
 	st.global.f64 [%rd18], %fd17;
-	add.s64 %rd19, %rd7, 1;
-	setp.lt.s64 %p20, %rd19, %rd3;
-	@!%p20 bra $L_8;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_8:
-	ret;
-$L_9:
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd21, %rd7, %rd9;
 	selp.b64 %rd21, %rdt1, %rd21, %pt0;
 	bra.uni $L_6;
+$L_9:
+	ret;
 }
 `

@@ -247,9 +247,6 @@ $L_19:
 $L_20:
 	mad.lo.s64 %rd24, %rd6, 4, %rd7;
 	st.global.f32 [%rd24], %f12;
-	add.s64 %rd25, %rd6, 1;
-	setp.lt.s64 %p26, %rd25, %rd3;
-	@!%p26 bra $L_22;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -374,9 +371,6 @@ $L_19:
 $L_20:
 	mad.lo.s64 %rd25, %rd6, 4, %rd7;
 	st.global.f32 [%rd25], %f12;
-	add.s64 %rd26, %rd6, 1;
-	setp.lt.s64 %p27, %rd26, %rd3;
-	@!%p27 bra $L_22;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -490,9 +484,6 @@ $L_19:
 $L_20:
 	mad.lo.s64 %rd18, %rd5, 4, %rd19;
 	st.global.f32 [%rd18], %f6;
-	add.s64 %rd21, %rd5, 1;
-	setp.lt.s64 %p22, %rd21, %rd3;
-	@!%p22 bra $L_22;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -615,9 +606,6 @@ $L_19:
 $L_20:
 	mad.lo.s64 %rd19, %rd5, 4, %rd20;
 	st.global.f32 [%rd19], %f6;
-	add.s64 %rd22, %rd5, 1;
-	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_22;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -673,9 +661,6 @@ $L_4:
 	add.rn.f32 %f14, %f9, %f13;
 	mad.lo.s64 %rd15, %rd5, 4, %rd16;
 	st.global.f32 [%rd15], %f14;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;

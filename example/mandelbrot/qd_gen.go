@@ -125,7 +125,7 @@ $L_1:
 	cvt.rn.f64.s64 %fd23, %rd5;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_15;
+	@!%p6 bra $L_30;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -134,7 +134,7 @@ $L_4:
 	or.b64 %rd50, %rd48, %rd49;
 	shr.u64 %rd51, %rd50, 32;
 	setp.eq.u64 %p52, %rd51, 0;
-	@!%p52 bra $L_30;
+	@!%p52 bra $L_29;
 $L_5:
 	cvt.u32.u64 %r53, %rd7;
 	cvt.u32.u64 %r54, %rd4;
@@ -164,7 +164,7 @@ $L_8:
 $L_9:
 	cvt.s64.s32 %rd61, %r30;
 	setp.lt.s64 %p62, %rd61, %rd60;
-	@!%p62 bra $L_26;
+	@!%p62 bra $L_25;
 $L_10:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_11:
@@ -172,57 +172,52 @@ $L_11:
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@!%p35 bra $L_16;
+	@!%p35 bra $L_15;
 $L_12:
 	mov.b32 %r26, %r30;
 $L_13:
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
-	add.s64 %rd45, %rd7, 1;
-	setp.lt.s64 %p46, %rd45, %rd3;
-	@!%p46 bra $L_15;
 $L_14:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_15:
-	ret;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_16:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_17:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_12;
 $L_18:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_12;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_19:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_20:
-	setp.lt.s32 %p31, %r30, %r27;
-$L_21:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_12;
-$L_22:
+$L_21:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
@@ -232,15 +227,15 @@ $L_22:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-$L_23:
+$L_22:
 	setp.lt.s32 %p31, %r30, %r27;
-$L_24:
+$L_23:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_12;
-$L_25:
+$L_24:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
@@ -251,16 +246,16 @@ $L_25:
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
 	bra.uni $L_9;
-$L_26:
+$L_25:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_29;
-$L_27:
+	@!%p31 bra $L_28;
+$L_26:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
 	@%p35 bra $L_12;
-$L_28:
+$L_27:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
@@ -270,15 +265,17 @@ $L_28:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_26;
-$L_29:
+	bra.uni $L_25;
+$L_28:
 	mov.b32 %r26, %r27;
 	bra.uni $L_13;
-$L_30:
+$L_29:
 	setp.eq.s64 %pt0, %rd4, -1;
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd47, %rd7, %rd4;
 	selp.b64 %rd47, %rdt1, %rd47, %pt0;
 	bra.uni $L_6;
+$L_30:
+	ret;
 }
 `

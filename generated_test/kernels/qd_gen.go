@@ -1248,11 +1248,8 @@ $L_4:
 	mad.lo.s64 %rd16, %rd11, 4, %rd8;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
-	mad.lo.s64 %rd19, %rd11, 4, %rd8;
+	mov.b64 %rd19, %rd16;
 	st.global.f32 [%rd19], %f18;
-	add.s64 %rd20, %rd11, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1298,7 +1295,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1321,7 +1318,7 @@ $L_5:
 	bfe.s32 %r23, %r23, 0, 8;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.s32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_10;
 $L_6:
 	setp.eq.s32 %pt0, %r15, -1;
 	neg.s32 %rt6, %r11;
@@ -1373,7 +1370,7 @@ $L_7:
 	bfe.s32 %r46, %r46, 0, 8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.s64.s32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt3, %rd49, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	shl.b32 %r50, %r11, %rt9;
@@ -1398,17 +1395,14 @@ $L_7:
 $L_8:
 	mad.lo.s64 %rd59, %rd7, 1, %rd4;
 	st.global.s8 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$L_11:
+	ret;
 }
 
 .visible .entry MixInt16_0(
@@ -1449,7 +1443,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1472,7 +1466,7 @@ $L_5:
 	bfe.s32 %r23, %r23, 0, 16;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.s32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_10;
 $L_6:
 	setp.eq.s32 %pt0, %r15, -1;
 	neg.s32 %rt6, %r11;
@@ -1524,7 +1518,7 @@ $L_7:
 	bfe.s32 %r46, %r46, 0, 16;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.s64.s32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt3, %rd49, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	shl.b32 %r50, %r11, %rt9;
@@ -1549,17 +1543,14 @@ $L_7:
 $L_8:
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.s16 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$L_11:
+	ret;
 }
 
 .visible .entry MixInt32_0(
@@ -1600,7 +1591,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	@!%p6 bra $L_12;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1619,7 +1610,7 @@ $L_5:
 	shr.s32 %r23, %r22, 1;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.s32 %p25, %r15, 0;
-	@!%p25 bra $L_12;
+	@!%p25 bra $L_11;
 $L_6:
 	setp.eq.s32 %pt0, %r15, -1;
 	neg.s32 %rt6, %r11;
@@ -1670,7 +1661,7 @@ $L_8:
 	sub.s32 %r90, %r11, %r89;
 	mov.b32 %r36, %r90;
 	add.s32 %r37, %r35, %r36;
-	shr.s32 %r91, %r11, 31;
+	mov.b32 %r91, %r85;
 	and.b32 %r92, %r91, 1;
 	add.s32 %r93, %r11, %r92;
 	shr.s32 %r94, %r93, 1;
@@ -1698,7 +1689,7 @@ $L_8:
 	shr.s32 %r46, %r11, %rt8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.s64.s32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt3, %rd49, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	shl.b32 %r50, %r11, %rt9;
@@ -1715,17 +1706,14 @@ $L_8:
 $L_9:
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.s32 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_11;
 $L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_11:
-	ret;
-$L_12:
 	mov.b32 %r26, %r24;
 	bra.uni $L_8;
+$L_12:
+	ret;
 }
 
 .visible .entry MixInt64_0(
@@ -1766,7 +1754,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_12;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1785,14 +1773,14 @@ $L_5:
 	shr.s64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.s64 %p25, %rd15, 0;
-	@!%p25 bra $L_14;
+	@!%p25 bra $L_13;
 $L_6:
 	mov.b64 %rd105, %rd11;
 	mov.b64 %rd106, %rd15;
 	or.b64 %rd107, %rd105, %rd106;
 	shr.u64 %rd108, %rd107, 32;
 	setp.eq.u64 %p109, %rd108, 0;
-	@!%p109 bra $L_13;
+	@!%p109 bra $L_12;
 $L_7:
 	cvt.u32.u64 %r110, %rd11;
 	cvt.u32.u64 %r111, %rd15;
@@ -1843,7 +1831,7 @@ $L_9:
 	sub.s64 %rd90, %rd11, %rd89;
 	mov.b64 %rd36, %rd90;
 	add.s64 %rd37, %rd35, %rd36;
-	shr.s64 %rd91, %rd11, 63;
+	mov.b64 %rd91, %rd85;
 	and.b64 %rd92, %rd91, 1;
 	add.s64 %rd93, %rd11, %rd92;
 	shr.s64 %rd94, %rd93, 1;
@@ -1871,7 +1859,7 @@ $L_9:
 	shr.s64 %rd46, %rd11, %rt6;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
-	mov.b64 %rd49, %rd15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt4, %rd49, 64;
 	cvt.u32.u64 %rt7, %rdt4;
 	shl.b64 %rd50, %rd11, %rt7;
@@ -1888,23 +1876,20 @@ $L_9:
 $L_10:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_12;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
-	ret;
-$L_13:
 	setp.eq.s64 %pt0, %rd15, -1;
 	neg.s64 %rdt5, %rd11;
 	div.s64 %rd104, %rd11, %rd15;
 	selp.b64 %rd104, %rdt5, %rd104, %pt0;
 	bra.uni $L_8;
-$L_14:
+$L_13:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_9;
+$L_14:
+	ret;
 }
 
 .visible .entry MixInt_0(
@@ -1945,7 +1930,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_12;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -1964,14 +1949,14 @@ $L_5:
 	shr.s64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.s64 %p25, %rd15, 0;
-	@!%p25 bra $L_14;
+	@!%p25 bra $L_13;
 $L_6:
 	mov.b64 %rd105, %rd11;
 	mov.b64 %rd106, %rd15;
 	or.b64 %rd107, %rd105, %rd106;
 	shr.u64 %rd108, %rd107, 32;
 	setp.eq.u64 %p109, %rd108, 0;
-	@!%p109 bra $L_13;
+	@!%p109 bra $L_12;
 $L_7:
 	cvt.u32.u64 %r110, %rd11;
 	cvt.u32.u64 %r111, %rd15;
@@ -2022,7 +2007,7 @@ $L_9:
 	sub.s64 %rd90, %rd11, %rd89;
 	mov.b64 %rd36, %rd90;
 	add.s64 %rd37, %rd35, %rd36;
-	shr.s64 %rd91, %rd11, 63;
+	mov.b64 %rd91, %rd85;
 	and.b64 %rd92, %rd91, 1;
 	add.s64 %rd93, %rd11, %rd92;
 	shr.s64 %rd94, %rd93, 1;
@@ -2050,7 +2035,7 @@ $L_9:
 	shr.s64 %rd46, %rd11, %rt6;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
-	mov.b64 %rd49, %rd15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt4, %rd49, 64;
 	cvt.u32.u64 %rt7, %rdt4;
 	shl.b64 %rd50, %rd11, %rt7;
@@ -2067,23 +2052,20 @@ $L_9:
 $L_10:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_12;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
-	ret;
-$L_13:
 	setp.eq.s64 %pt0, %rd15, -1;
 	neg.s64 %rdt5, %rd11;
 	div.s64 %rd104, %rd11, %rd15;
 	selp.b64 %rd104, %rdt5, %rd104, %pt0;
 	bra.uni $L_8;
-$L_14:
+$L_13:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_9;
+$L_14:
+	ret;
 }
 
 .visible .entry MixUint8_0(
@@ -2123,7 +2105,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -2146,7 +2128,7 @@ $L_5:
 	and.b32 %r23, %r23, 255;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_10;
 $L_6:
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 255;
@@ -2193,7 +2175,7 @@ $L_7:
 	and.b32 %r46, %r46, 255;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.u64.u32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt3, %rd49, 32;
 	cvt.u32.u64 %rt8, %rdt3;
 	shl.b32 %r50, %r11, %rt8;
@@ -2216,17 +2198,14 @@ $L_7:
 $L_8:
 	mad.lo.s64 %rd58, %rd7, 1, %rd4;
 	st.global.u8 [%rd58], %r16;
-	add.s64 %rd59, %rd7, 1;
-	setp.lt.s64 %p60, %rd59, %rd3;
-	@!%p60 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$L_11:
+	ret;
 }
 
 .visible .entry MixUint16_0(
@@ -2266,7 +2245,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -2289,7 +2268,7 @@ $L_5:
 	and.b32 %r23, %r23, 65535;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_10;
 $L_6:
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 65535;
@@ -2336,7 +2315,7 @@ $L_7:
 	and.b32 %r46, %r46, 65535;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.u64.u32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt3, %rd49, 32;
 	cvt.u32.u64 %rt8, %rdt3;
 	shl.b32 %r50, %r11, %rt8;
@@ -2361,17 +2340,14 @@ $L_7:
 $L_8:
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.u16 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$L_11:
+	ret;
 }
 
 .visible .entry MixUint32_0(
@@ -2411,7 +2387,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	@!%p6 bra $L_12;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -2430,7 +2406,7 @@ $L_5:
 	shr.u32 %r23, %r22, 1;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_12;
+	@!%p25 bra $L_11;
 $L_6:
 	div.u32 %r90, %r11, %r15;
 $L_7:
@@ -2492,7 +2468,7 @@ $L_8:
 	shr.u32 %r46, %r11, %rt7;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.u64.u32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt3, %rd49, 32;
 	cvt.u32.u64 %rt8, %rdt3;
 	shl.b32 %r50, %r11, %rt8;
@@ -2509,17 +2485,14 @@ $L_8:
 $L_9:
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.u32 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_11;
 $L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_11:
-	ret;
-$L_12:
 	mov.b32 %r26, %r24;
 	bra.uni $L_8;
+$L_12:
+	ret;
 }
 
 .visible .entry MixUint64_0(
@@ -2559,7 +2532,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_12;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -2578,12 +2551,12 @@ $L_5:
 	shr.u64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.u64 %p25, %rd15, 0;
-	@!%p25 bra $L_14;
+	@!%p25 bra $L_13;
 $L_6:
 	or.b64 %rd91, %rd11, %rd15;
 	shr.u64 %rd92, %rd91, 32;
 	setp.eq.u64 %p93, %rd92, 0;
-	@!%p93 bra $L_13;
+	@!%p93 bra $L_12;
 $L_7:
 	cvt.u32.u64 %r94, %rd11;
 	cvt.u32.u64 %r95, %rd15;
@@ -2665,20 +2638,17 @@ $L_9:
 $L_10:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.u64 [%rd59], %rd16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_12;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
-	ret;
-$L_13:
 	div.u64 %rd90, %rd11, %rd15;
 	bra.uni $L_8;
-$L_14:
+$L_13:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_9;
+$L_14:
+	ret;
 }
 
 .visible .entry MixUint_0(
@@ -2718,7 +2688,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_12;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -2737,12 +2707,12 @@ $L_5:
 	shr.u64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.u64 %p25, %rd15, 0;
-	@!%p25 bra $L_14;
+	@!%p25 bra $L_13;
 $L_6:
 	or.b64 %rd89, %rd11, %rd15;
 	shr.u64 %rd90, %rd89, 32;
 	setp.eq.u64 %p91, %rd90, 0;
-	@!%p91 bra $L_13;
+	@!%p91 bra $L_12;
 $L_7:
 	cvt.u32.u64 %r92, %rd11;
 	cvt.u32.u64 %r93, %rd15;
@@ -2822,20 +2792,17 @@ $L_9:
 $L_10:
 	mad.lo.s64 %rd57, %rd7, 8, %rd4;
 	st.global.u64 [%rd57], %rd16;
-	add.s64 %rd58, %rd7, 1;
-	setp.lt.s64 %p59, %rd58, %rd3;
-	@!%p59 bra $L_12;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
-	ret;
-$L_13:
 	div.u64 %rd88, %rd11, %rd15;
 	bra.uni $L_8;
-$L_14:
+$L_13:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_9;
+$L_14:
+	ret;
 }
 
 .visible .entry Shifts_0(
@@ -2919,9 +2886,6 @@ $L_4:
 	xor.b64 %rd42, %rd37, %rd41;
 	mad.lo.s64 %rd43, %rd7, 8, %rd4;
 	st.global.s64 [%rd43], %rd42;
-	add.s64 %rd44, %rd7, 1;
-	setp.lt.s64 %p45, %rd44, %rd3;
-	@!%p45 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -3004,10 +2968,8 @@ $L_4:
 	and.b32 %r20, %r20, 255;
 	mad.lo.s64 %rd21, %rd7, 1, %rd22;
 	st.global.u8 [%rd21], %r20;
-	cvt.u32.u64 %r24, %rd11;
-	bfe.s32 %r24, %r24, 0, 16;
-	cvt.u32.u64 %r25, %rd11;
-	and.b32 %r25, %r25, 255;
+	mov.b32 %r24, %r17;
+	mov.b32 %r25, %r16;
 	mov.b32 %r26, %r25;
 	bfe.s32 %r26, %r26, 0, 16;
 	sub.s32 %r27, %r24, %r26;
@@ -3024,7 +2986,7 @@ $L_4:
 	cvt.rn.f32.f64 %f38, %fd15;
 	cvt.rn.f32.s64 %f39, %rd11;
 	add.rn.f32 %f40, %f38, %f39;
-	cvt.u32.u64 %r41, %rd11;
+	mov.b32 %r41, %r31;
 	cvt.rn.f32.u32 %f42, %r41;
 	add.rn.f32 %f43, %f40, %f42;
 	mov.b64 %rd44, %rd11;
@@ -3033,7 +2995,7 @@ $L_4:
 	add.rn.f32 %f47, %f43, %f46;
 	mad.lo.s64 %rd48, %rd7, 4, %rd49;
 	st.global.f32 [%rd48], %f47;
-	cvt.rn.f32.f64 %f51, %fd15;
+	mov.f32 %f51, %f38;
 	cvt.rzi.s64.f32 %rd52, %f51;
 	cvt.rzi.s64.f64 %rd53, %fd15;
 	add.s64 %rd54, %rd52, %rd53;
@@ -3052,9 +3014,6 @@ $L_4:
 	add.s64 %rd65, %rd61, %rd64;
 	mad.lo.s64 %rd66, %rd7, 8, %rd4;
 	st.global.s64 [%rd66], %rd65;
-	add.s64 %rd67, %rd7, 1;
-	setp.lt.s64 %p68, %rd67, %rd3;
-	@!%p68 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -3072,12 +3031,12 @@ $L_6:
 )
 {
 	.reg .pred %p<51>;
-	.reg .pred %pt<10>;
+	.reg .pred %pt<7>;
 	.reg .b32 %rt<5>;
 	.reg .b64 %rd<50>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<48>;
-	.reg .f64 %fdt<6>;
+	.reg .f64 %fdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Floats_0_param_4];
@@ -3101,7 +3060,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -3115,13 +3074,13 @@ $L_4:
 	add.rn.f64 %fd19, %fd11, %fd15;
 	add.rn.f64 %fd20, %fd18, %fd19;
 	setp.lt.f64 %p21, %fd11, %fd15;
-	@!%p21 bra $L_12;
+	@!%p21 bra $L_11;
 $L_5:
 	add.rn.f64 %fd22, %fd20, 0d3FF0000000000000;
 	mov.f64 %fd23, %fd22;
 $L_6:
 	setp.neu.f64 %p24, %fd11, %fd15;
-	@!%p24 bra $L_11;
+	@!%p24 bra $L_10;
 $L_7:
 	mul.rn.f64 %fd28, %fd23, 0d3FE0000000000000;
 	mov.f64 %fd25, %fd28;
@@ -3157,39 +3116,29 @@ $L_8:
 	mul.rn.f64 %fd42, %fd40, 0d4000000000000000;
 	add.rn.f64 %fd43, %fd39, %fd42;
 	add.rn.f64 %fd44, %fd38, %fd43;
-	setp.lt.f64 %pt7, %fd11, %fd15;
-	selp.f64 %fdt4, %fd11, %fd15, %pt7;
-	setp.eq.f64 %pt8, %fd11, %fd15;
-	or.b64 %fdt5, %fd11, %fd15;
-	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
-	setp.nan.f64 %pt9, %fd11, %fd15;
-	add.rn.f64 %fdt5, %fd11, %fd15;
-	selp.f64 %fd45, %fdt5, %fdt4, %pt9;
+	mov.f64 %fd45, %fd39;
 	mul.rn.f64 %fd46, %fd45, 0d0000000000000000;
 	add.rn.f64 %fd47, %fd44, %fd46;
 	mad.lo.s64 %rd48, %rd7, 8, %rd4;
 	st.global.f64 [%rd48], %fd47;
-	add.s64 %rd49, %rd7, 1;
-	setp.lt.s64 %p50, %rd49, %rd3;
-	@!%p50 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.f64 %fd25, %fd23;
 	bra.uni $L_8;
-$L_12:
+$L_11:
 	setp.eq.f64 %p26, %fd11, %fd15;
-	@!%p26 bra $L_14;
-$L_13:
+	@!%p26 bra $L_13;
+$L_12:
 	sub.rn.f64 %fd27, %fd20, 0d3FF0000000000000;
 	mov.f64 %fd23, %fd27;
 	bra.uni $L_6;
-$L_14:
+$L_13:
 	mov.f64 %fd23, %fd20;
 	bra.uni $L_6;
+$L_14:
+	ret;
 }
 
 .visible .entry Floats32_0(
@@ -3232,7 +3181,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_8;
+	@!%p6 bra $L_9;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -3246,7 +3195,7 @@ $L_4:
 	add.rn.f32 %f19, %f11, %f15;
 	add.rn.f32 %f20, %f18, %f19;
 	setp.ge.f32 %p21, %f11, %f15;
-	@!%p21 bra $L_9;
+	@!%p21 bra $L_8;
 $L_5:
 	sub.rn.f32 %f23, %f20, %f11;
 	mov.f32 %f22, %f23;
@@ -3283,17 +3232,14 @@ $L_6:
 	sub.rn.f32 %f49, %f47, %f48;
 	mad.lo.s64 %rd50, %rd7, 4, %rd4;
 	st.global.f32 [%rd50], %f49;
-	add.s64 %rd51, %rd7, 1;
-	setp.lt.s64 %p52, %rd51, %rd3;
-	@!%p52 bra $L_8;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_8:
-	ret;
-$L_9:
 	mov.f32 %f22, %f20;
 	bra.uni $L_6;
+$L_9:
+	ret;
 }
 
 .visible .entry MinMaxZeros_0(
@@ -3357,9 +3303,9 @@ $L_4:
 	selp.f64 %fd16, %fdt1, %fdt0, %pt2;
 	mad.lo.s64 %rd17, %rd7, 8, %rd4;
 	st.global.f64 [%rd17], %fd16;
-	mad.lo.s64 %rd18, %rd7, 8, %rd9;
+	mov.b64 %rd18, %rd8;
 	ld.global.f64 %fd19, [%rd18];
-	mad.lo.s64 %rd20, %rd7, 8, %rd13;
+	mov.b64 %rd20, %rd12;
 	ld.global.f64 %fd21, [%rd20];
 	setp.gt.f64 %pt3, %fd19, %fd21;
 	selp.f64 %fdt2, %fd19, %fd21, %pt3;
@@ -3371,9 +3317,6 @@ $L_4:
 	selp.f64 %fd22, %fdt3, %fdt2, %pt5;
 	mad.lo.s64 %rd23, %rd7, 8, %rd24;
 	st.global.f64 [%rd23], %fd22;
-	add.s64 %rd26, %rd7, 1;
-	setp.lt.s64 %p27, %rd26, %rd3;
-	@!%p27 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -3416,17 +3359,17 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_16;
+	@!%p6 bra $L_43;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
-	@!%p12 bra $L_40;
+	@!%p12 bra $L_39;
 $L_5:
 	setp.gt.s32 %p19, %r11, -100;
-	@!%p19 bra $L_40;
+	@!%p19 bra $L_39;
 $L_6:
 	neg.s32 %r16, %r11;
 	mov.b32 %r13, %r16;
@@ -3435,7 +3378,7 @@ $L_7:
 	mov.b32 %r15, 0;
 $L_8:
 	setp.lt.s32 %p21, %r15, 40;
-	@!%p21 bra $L_39;
+	@!%p21 bra $L_38;
 $L_9:
 	mov.b32 %r24, %r14;
 	mov.b64 %rd25, 0;
@@ -3443,7 +3386,7 @@ $L_10:
 	cvt.u32.u64 %r30, %rd25;
 	add.s32 %r31, %r30, %r15;
 	setp.gt.s32 %p32, %r31, %r33;
-	@!%p32 bra $L_21;
+	@!%p32 bra $L_20;
 $L_11:
 	mov.b32 %r22, %r24;
 $L_12:
@@ -3455,7 +3398,7 @@ $L_12:
 	sub.s32 %r62, %r13, %r61;
 	mov.b32 %r28, %r62;
 	setp.eq.s32 %p29, %r28, 0;
-	@!%p29 bra $L_17;
+	@!%p29 bra $L_16;
 $L_13:
 	add.s32 %r46, %r22, 100;
 	mov.b32 %r41, %r46;
@@ -3463,28 +3406,23 @@ $L_14:
 	add.s32 %r42, %r13, %r41;
 	mad.lo.s64 %rd43, %rd7, 4, %rd4;
 	st.global.s32 [%rd43], %r42;
-	add.s64 %rd44, %rd7, 1;
-	setp.lt.s64 %p45, %rd44, %rd3;
-	@!%p45 bra $L_16;
 $L_15:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_16:
-	ret;
-$L_17:
 	setp.eq.s32 %p48, %r28, 1;
 	@%p48 bra $L_13;
-$L_18:
+$L_17:
 	setp.eq.s32 %p49, %r28, 2;
-	@!%p49 bra $L_20;
-$L_19:
+	@!%p49 bra $L_19;
+$L_18:
 	sub.s32 %r47, %r22, 100;
 	mov.b32 %r41, %r47;
 	bra.uni $L_14;
-$L_20:
+$L_19:
 	mov.b32 %r41, %r22;
 	bra.uni $L_14;
-$L_21:
+$L_20:
 	cvt.u32.u64 %r34, %rd25;
 	add.s32 %r35, %r13, %r34;
 	mul.hi.s32 %r63, %r35, -1431655765;
@@ -3498,28 +3436,28 @@ $L_21:
 	sub.s32 %r71, %r35, %r70;
 	mov.b32 %r36, %r71;
 	setp.eq.s32 %p37, %r36, 0;
-	@!%p37 bra $L_24;
-$L_22:
+	@!%p37 bra $L_23;
+$L_21:
 	mov.b32 %r26, %r24;
-$L_23:
+$L_22:
 	add.s32 %r27, %r15, 1;
 	mov.b32 %r14, %r26;
 	mov.b32 %r15, %r27;
 	bra.uni $L_8;
-$L_24:
+$L_23:
 	add.s32 %r38, %r24, 1;
 	add.s64 %rd39, %rd25, 1;
 	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_38;
-$L_25:
+	@!%p40 bra $L_37;
+$L_24:
 	mov.b32 %r24, %r38;
 	mov.b64 %rd25, %rd39;
-$L_26:
+$L_25:
 	cvt.u32.u64 %r72, %rd25;
 	add.s32 %r73, %r72, %r15;
 	setp.gt.s32 %p74, %r73, %r33;
 	@%p74 bra $L_11;
-$L_27:
+$L_26:
 	cvt.u32.u64 %r75, %rd25;
 	add.s32 %r76, %r13, %r75;
 	mul.hi.s32 %r81, %r76, -1431655765;
@@ -3533,21 +3471,21 @@ $L_27:
 	sub.s32 %r89, %r76, %r88;
 	mov.b32 %r77, %r89;
 	setp.eq.s32 %p78, %r77, 0;
-	@%p78 bra $L_22;
-$L_28:
+	@%p78 bra $L_21;
+$L_27:
 	add.s32 %r38, %r24, 1;
 	add.s64 %rd79, %rd25, 1;
 	setp.lt.s64 %p80, %rd79, 10;
-	@!%p80 bra $L_38;
-$L_29:
+	@!%p80 bra $L_37;
+$L_28:
 	mov.b32 %r24, %r38;
 	mov.b64 %rd25, %rd79;
-$L_30:
+$L_29:
 	cvt.u32.u64 %r90, %rd25;
 	add.s32 %r91, %r90, %r15;
 	setp.gt.s32 %p92, %r91, %r33;
 	@%p92 bra $L_11;
-$L_31:
+$L_30:
 	cvt.u32.u64 %r93, %rd25;
 	add.s32 %r94, %r13, %r93;
 	mul.hi.s32 %r99, %r94, -1431655765;
@@ -3561,21 +3499,21 @@ $L_31:
 	sub.s32 %r107, %r94, %r106;
 	mov.b32 %r95, %r107;
 	setp.eq.s32 %p96, %r95, 0;
-	@%p96 bra $L_22;
-$L_32:
+	@%p96 bra $L_21;
+$L_31:
 	add.s32 %r38, %r24, 1;
 	add.s64 %rd97, %rd25, 1;
 	setp.lt.s64 %p98, %rd97, 10;
-	@!%p98 bra $L_38;
-$L_33:
+	@!%p98 bra $L_37;
+$L_32:
 	mov.b32 %r24, %r38;
 	mov.b64 %rd25, %rd97;
-$L_34:
+$L_33:
 	cvt.u32.u64 %r108, %rd25;
 	add.s32 %r109, %r108, %r15;
 	setp.gt.s32 %p110, %r109, %r33;
 	@%p110 bra $L_11;
-$L_35:
+$L_34:
 	cvt.u32.u64 %r111, %rd25;
 	add.s32 %r112, %r13, %r111;
 	mul.hi.s32 %r117, %r112, -1431655765;
@@ -3589,26 +3527,26 @@ $L_35:
 	sub.s32 %r125, %r112, %r124;
 	mov.b32 %r113, %r125;
 	setp.eq.s32 %p114, %r113, 0;
-	@%p114 bra $L_22;
-$L_36:
+	@%p114 bra $L_21;
+$L_35:
 	add.s32 %r38, %r24, 1;
 	add.s64 %rd115, %rd25, 1;
 	setp.lt.s64 %p116, %rd115, 10;
-	@!%p116 bra $L_38;
-$L_37:
+	@!%p116 bra $L_37;
+$L_36:
 	mov.b32 %r24, %r38;
 	mov.b64 %rd25, %rd115;
 	bra.uni $L_10;
-$L_38:
+$L_37:
 	mov.b32 %r26, %r38;
-	bra.uni $L_23;
-$L_39:
+	bra.uni $L_22;
+$L_38:
 	mov.b32 %r22, %r14;
 	bra.uni $L_12;
-$L_40:
+$L_39:
 	setp.ge.s32 %p18, %r11, 0;
-	@!%p18 bra $L_42;
-$L_41:
+	@!%p18 bra $L_41;
+$L_40:
 	mul.hi.s32 %r50, %r11, -1431655765;
 	add.s32 %r51, %r50, %r11;
 	mov.b32 %r52, %r51;
@@ -3619,12 +3557,14 @@ $L_41:
 	mov.b32 %r17, %r56;
 	mov.b32 %r13, %r17;
 	bra.uni $L_7;
-$L_42:
+$L_41:
 	setp.lt.s32 %p20, %r11, -1000;
-	@%p20 bra $L_41;
-$L_43:
+	@%p20 bra $L_40;
+$L_42:
 	mov.b32 %r13, 7;
 	bra.uni $L_7;
+$L_43:
+	ret;
 }
 
 .visible .entry Phases_0(
@@ -3689,11 +3629,8 @@ $L_4:
 	mad.lo.s64 %rd9, %rd7, 4, %rd4;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, %r8;
-	mad.lo.s64 %rd12, %rd7, 4, %rd4;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
-	add.s64 %rd13, %rd7, 1;
-	setp.lt.s64 %p14, %rd13, %rd3;
-	@!%p14 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -3776,7 +3713,7 @@ $L_5:
 	mad.lo.s64 %rd11, %rd7, 4, %rd3;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, %r10;
-	mad.lo.s64 %rd14, %rd7, 4, %rd3;
+	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -3930,12 +3867,12 @@ $L_1:
 	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -4043,17 +3980,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry Helpers_0(
@@ -4105,7 +4039,7 @@ $L_1:
 	mov.b64 %rd42, %rd44;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_31;
+	@!%p6 bra $L_34;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4116,7 +4050,7 @@ $L_5:
 	min.s32 %r14, %r13, 50;
 	mov.b32 %r10, %r14;
 $L_6:
-	mad.lo.s64 %rd15, %rd7, 4, %rd4;
+	mov.b64 %rd15, %rd8;
 	ld.global.s32 %r16, [%rd15];
 $L_7:
 	add.s32 %r19, %r16, %r16;
@@ -4125,9 +4059,9 @@ $L_8:
 	mov.b32 %r17, %r18;
 $L_9:
 	add.s32 %r20, %r10, %r17;
-	mad.lo.s64 %rd21, %rd7, 4, %rd4;
+	mov.b64 %rd21, %rd8;
 	st.global.s32 [%rd21], %r20;
-	mad.lo.s64 %rd22, %rd7, 4, %rd4;
+	mov.b64 %rd22, %rd8;
 	ld.global.s32 %r23, [%rd22];
 	cvt.s64.s32 %rd24, %r23;
 	mul.lo.s64 %rd25, %rd24, 1000;
@@ -4144,7 +4078,7 @@ $L_9:
 	mov.b64 %rd27, %rd26;
 $L_10:
 	setp.eq.s64 %p30, %rd27, 0;
-	@!%p30 bra $L_32;
+	@!%p30 bra $L_30;
 $L_11:
 	mov.b64 %rd28, 0;
 	mov.b64 %rd29, 0;
@@ -4159,7 +4093,7 @@ $L_12:
 	setp.le.s64 %p45, %rd41, %rd42;
 	@!%p45 bra $L_29;
 $L_13:
-	add.s64 %rd46, %rd7, 3;
+	mov.b64 %rd46, %rd41;
 	mad.lo.s64 %rd47, %rd7, 8, %rd43;
 	sub.s64 %rd48, %rd46, %rd7;
 $L_14:
@@ -4232,27 +4166,21 @@ $L_28:
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
 $L_29:
-	add.s64 %rd62, %rd7, 1;
-	setp.lt.s64 %p63, %rd62, %rd3;
-	@!%p63 bra $L_31;
-$L_30:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_31:
-	ret;
-$L_32:
+$L_30:
 	mov.b64 %rd76, %rd25;
 	mov.b64 %rd77, %rd27;
 	or.b64 %rd78, %rd76, %rd77;
 	shr.u64 %rd79, %rd78, 32;
 	setp.eq.u64 %p80, %rd79, 0;
-	@!%p80 bra $L_35;
-$L_33:
+	@!%p80 bra $L_33;
+$L_31:
 	cvt.u32.u64 %r81, %rd25;
 	cvt.u32.u64 %r82, %rd27;
 	div.u32 %r83, %r81, %r82;
 	cvt.u64.u32 %rd75, %r83;
-$L_34:
+$L_32:
 	mul.lo.s64 %rd84, %rd75, %rd27;
 	sub.s64 %rd85, %rd25, %rd84;
 	mov.b64 %rd31, %rd75;
@@ -4260,12 +4188,14 @@ $L_34:
 	mov.b64 %rd28, %rd31;
 	mov.b64 %rd29, %rd32;
 	bra.uni $L_12;
-$L_35:
+$L_33:
 	setp.eq.s64 %pt0, %rd27, -1;
 	neg.s64 %rdt1, %rd25;
 	div.s64 %rd75, %rd25, %rd27;
 	selp.b64 %rd75, %rdt1, %rd75, %pt0;
-	bra.uni $L_34;
+	bra.uni $L_32;
+$L_34:
+	ret;
 }
 
 .visible .entry Ranges_0(
@@ -4313,7 +4243,7 @@ $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
 	mul.lo.s32 %r13, %r12, 2;
-	mad.lo.s64 %rd14, %rd9, 4, %rd4;
+	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4367,7 +4297,7 @@ $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	add.rn.f32 %f13, %f12, 0f3F800000;
-	mad.lo.s64 %rd14, %rd9, 4, %rd4;
+	mov.b64 %rd14, %rd11;
 	st.global.f32 [%rd14], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4427,7 +4357,7 @@ $L_5:
 	mad.lo.s64 %rd14, %rd15, 4, %rd5;
 	ld.global.s32 %r16, [%rd14];
 	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
+	mov.b64 %rd19, %rd15;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
 $L_6:
@@ -4451,7 +4381,7 @@ $L_10:
 	mad.lo.s64 %rd26, %rd27, 4, %rd5;
 	ld.global.s32 %r28, [%rd26];
 	sub.s32 %r29, %r28, %r25;
-	cvt.u64.u32 %rd31, %r23;
+	mov.b64 %rd31, %rd27;
 	mad.lo.s64 %rd30, %rd31, 4, %rd5;
 	st.global.s32 [%rd30], %r29;
 $L_11:
@@ -4475,7 +4405,7 @@ $L_15:
 	mad.lo.s64 %rd37, %rd38, 4, %rd5;
 	ld.global.s32 %r39, [%rd37];
 	sub.s32 %r40, %r39, %r36;
-	cvt.u64.u32 %rd42, %r34;
+	mov.b64 %rd42, %rd38;
 	mad.lo.s64 %rd41, %rd42, 4, %rd5;
 	st.global.s32 [%rd41], %r40;
 $L_16:
@@ -4499,7 +4429,7 @@ $L_20:
 	mad.lo.s64 %rd48, %rd49, 4, %rd5;
 	ld.global.s32 %r50, [%rd48];
 	sub.s32 %r51, %r50, %r47;
-	cvt.u64.u32 %rd53, %r45;
+	mov.b64 %rd53, %rd49;
 	mad.lo.s64 %rd52, %rd53, 4, %rd5;
 	st.global.s32 [%rd52], %r51;
 $L_21:
@@ -4556,11 +4486,8 @@ $L_4:
 	mad.lo.s64 %rd11, %rd10, 4, %rd7;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, 0f40400000;
-	mad.lo.s64 %rd14, %rd10, 4, %rd7;
+	mov.b64 %rd14, %rd11;
 	st.global.f32 [%rd14], %f13;
-	add.s64 %rd15, %rd10, 1;
-	setp.lt.s64 %p16, %rd15, %rd3;
-	@!%p16 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -4618,7 +4545,7 @@ $L_6:
 	mad.lo.s64 %rd11, %rd8, 4, %rd3;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, 1000;
-	mad.lo.s64 %rd14, %rd8, 4, %rd3;
+	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4674,17 +4601,17 @@ $L_4:
 	and.b32 %r10, %r10, 255;
 	add.u32 %r11, %r10, 250;
 	and.b32 %r11, %r11, 255;
-	mad.lo.s64 %rd12, %rd7, 1, %rd4;
+	mov.b64 %rd12, %rd8;
 	st.global.u8 [%rd12], %r11;
 	mad.lo.s64 %rd13, %rd7, 2, %rd14;
 	ld.global.s16 %r16, [%rd13];
-	mad.lo.s64 %rd17, %rd7, 2, %rd14;
+	mov.b64 %rd17, %rd13;
 	ld.global.s16 %r18, [%rd17];
 	mul.lo.s32 %r19, %r16, %r18;
 	bfe.s32 %r19, %r19, 0, 16;
 	add.s32 %r20, %r19, 30000;
 	bfe.s32 %r20, %r20, 0, 16;
-	mad.lo.s64 %rd21, %rd7, 2, %rd14;
+	mov.b64 %rd21, %rd13;
 	st.global.s16 [%rd21], %r20;
 	mad.lo.s64 %rd22, %rd7, 1, %rd23;
 	ld.global.s8 %r25, [%rd22];
@@ -4692,21 +4619,18 @@ $L_4:
 	bfe.s32 %r26, %r26, 0, 8;
 	mul.lo.s32 %r27, %r26, 2;
 	bfe.s32 %r27, %r27, 0, 8;
-	mad.lo.s64 %rd28, %rd7, 1, %rd23;
+	mov.b64 %rd28, %rd22;
 	st.global.s8 [%rd28], %r27;
-	mad.lo.s64 %rd29, %rd7, 1, %rd4;
+	mov.b64 %rd29, %rd8;
 	ld.global.u8 %r30, [%rd29];
 	mov.b32 %r31, %r30;
 	bfe.s32 %r31, %r31, 0, 8;
-	mad.lo.s64 %rd32, %rd7, 1, %rd23;
+	mov.b64 %rd32, %rd22;
 	ld.global.s8 %r33, [%rd32];
 	add.s32 %r34, %r33, %r31;
 	bfe.s32 %r34, %r34, 0, 8;
-	mad.lo.s64 %rd35, %rd7, 1, %rd23;
+	mov.b64 %rd35, %rd22;
 	st.global.s8 [%rd35], %r34;
-	add.s64 %rd36, %rd7, 1;
-	setp.lt.s64 %p37, %rd36, %rd3;
-	@!%p37 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -4743,7 +4667,7 @@ $L_1:
 	add.s64 %rd7, %rd8, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	@!%p4 bra $L_7;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
@@ -4753,13 +4677,9 @@ $L_5:
 	mov.b32 %rt5, 1;
 	st.global.s32 [%rd7], %rt5;
 $L_6:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 }
 
@@ -4808,7 +4728,7 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_77;
+	@!%p6 bra $L_88;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4855,12 +4775,12 @@ $L_12:
 	mov.b64 %rd13, %rd115;
 	bra.uni $L_5;
 $L_13:
-	mad.lo.s64 %rd21, %rd7, 8, %rd15;
+	mov.b64 %rd21, %rd14;
 	ld.global.s64 %rd22, [%rd21];
 	and.b64 %rd23, %rd22, 15;
 	mov.b64 %rd24, %rd23;
 	setp.gt.s64 %p25, %rd24, 0;
-	@!%p25 bra $L_88;
+	@!%p25 bra $L_87;
 $L_14:
 	mov.b64 %rd26, %rd12;
 	mov.b64 %rd27, 0;
@@ -4981,7 +4901,7 @@ $L_40:
 	mov.b32 %r39, %r43;
 	bra.uni $L_39;
 $L_41:
-	mad.lo.s64 %rd44, %rd7, 1, %rd35;
+	mov.b64 %rd44, %rd34;
 	ld.global.s8 %r45, [%rd44];
 	mov.b64 %rd46, %rd38;
 	mov.b32 %r47, %r45;
@@ -5035,7 +4955,7 @@ $L_50:
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	mov.b64 %rd59, %rd53;
 $L_51:
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
@@ -5096,7 +5016,7 @@ $L_62:
 $L_63:
 	mov.b64 %rd66, %rd57;
 	mov.b32 %r67, 0;
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
+	mov.b64 %rd69, %rd53;
 $L_64:
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -5193,27 +5113,22 @@ $L_74:
 	mov.b64 %rd80, %rd103;
 	mov.b64 %rd81, %rd78;
 	setp.eq.s64 %p82, %rd80, %rd81;
-	@!%p82 bra $L_78;
+	@!%p82 bra $L_77;
 $L_75:
 	mad.lo.s64 %rd83, %rd7, 8, %rd4;
 	st.global.s64 [%rd83], %rd77;
-	add.s64 %rd84, %rd7, 1;
-	setp.lt.s64 %p85, %rd84, %rd3;
-	@!%p85 bra $L_77;
 $L_76:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_77:
-	ret;
-$L_78:
 	add.s64 %rd86, %rd77, 1;
 	add.s64 %rd87, %rd78, 1;
 	mov.b64 %rd77, %rd86;
 	mov.b64 %rd78, %rd87;
-$L_79:
+$L_78:
 	setp.lt.s64 %p201, %rd78, 20;
 	@!%p201 bra $L_75;
-$L_80:
+$L_79:
 	mul.hi.s64 %rd207, %rd77, -7905747460161236406;
 	add.s64 %rd208, %rd207, %rd77;
 	mov.b64 %rd209, %rd208;
@@ -5227,15 +5142,15 @@ $L_80:
 	mov.b64 %rd203, %rd78;
 	setp.eq.s64 %p204, %rd202, %rd203;
 	@%p204 bra $L_75;
-$L_81:
+$L_80:
 	add.s64 %rd205, %rd77, 1;
 	add.s64 %rd206, %rd78, 1;
 	mov.b64 %rd77, %rd205;
 	mov.b64 %rd78, %rd206;
-$L_82:
+$L_81:
 	setp.lt.s64 %p216, %rd78, 20;
 	@!%p216 bra $L_75;
-$L_83:
+$L_82:
 	mul.hi.s64 %rd222, %rd77, -7905747460161236406;
 	add.s64 %rd223, %rd222, %rd77;
 	mov.b64 %rd224, %rd223;
@@ -5249,15 +5164,15 @@ $L_83:
 	mov.b64 %rd218, %rd78;
 	setp.eq.s64 %p219, %rd217, %rd218;
 	@%p219 bra $L_75;
-$L_84:
+$L_83:
 	add.s64 %rd220, %rd77, 1;
 	add.s64 %rd221, %rd78, 1;
 	mov.b64 %rd77, %rd220;
 	mov.b64 %rd78, %rd221;
-$L_85:
+$L_84:
 	setp.lt.s64 %p231, %rd78, 20;
 	@!%p231 bra $L_75;
-$L_86:
+$L_85:
 	mul.hi.s64 %rd237, %rd77, -7905747460161236406;
 	add.s64 %rd238, %rd237, %rd77;
 	mov.b64 %rd239, %rd238;
@@ -5271,15 +5186,17 @@ $L_86:
 	mov.b64 %rd233, %rd78;
 	setp.eq.s64 %p234, %rd232, %rd233;
 	@%p234 bra $L_75;
-$L_87:
+$L_86:
 	add.s64 %rd235, %rd77, 1;
 	add.s64 %rd236, %rd78, 1;
 	mov.b64 %rd77, %rd235;
 	mov.b64 %rd78, %rd236;
 	bra.uni $L_73;
-$L_88:
+$L_87:
 	mov.b64 %rd28, %rd12;
 	bra.uni $L_28;
+$L_88:
+	ret;
 }
 
 .visible .entry Fill_0(
@@ -5428,7 +5345,7 @@ $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	add.rn.f32 %f13, %f12, %f14;
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -5593,7 +5510,7 @@ $L_20:
 	setp.lt.s64 %p24, %rd16, 0;
 	@!%p24 bra $L_22;
 $L_21:
-	mad.lo.s64 %rd25, %rd9, 4, %rd4;
+	mov.b64 %rd25, %rd22;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd25], %ft0;
 $L_22:
@@ -5918,7 +5835,7 @@ $L_5:
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	ld.global.f32 %f18, [%rd17];
 	add.rn.f32 %f19, %f18, 0f3F800000;
-	mad.lo.s64 %rd20, %rd12, 4, %rd14;
+	mov.b64 %rd20, %rd17;
 	st.global.f32 [%rd20], %f19;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -6036,9 +5953,6 @@ $L_5:
 	mul.rn.f32 %f18, %f12, %f16;
 	mad.lo.s64 %rd19, %rd6, 4, %rd7;
 	st.global.f32 [%rd19], %f18;
-	add.s64 %rd20, %rd6, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_7;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -6105,9 +6019,6 @@ $L_5:
 	mul.rn.f32 %f20, %f12, %f18;
 	mad.lo.s64 %rd21, %rd6, 4, %rd7;
 	st.global.f32 [%rd21], %f20;
-	add.s64 %rd22, %rd6, 1;
-	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_7;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -7531,9 +7442,6 @@ $L_4:
 	add.s32 %r25, %r17, %r24;
 	mad.lo.s64 %rd26, %rd13, 4, %rd14;
 	st.global.s32 [%rd26], %r25;
-	add.s64 %rd27, %rd13, 1;
-	setp.lt.s64 %p28, %rd27, %rd3;
-	@!%p28 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -7706,7 +7614,7 @@ $L_5:
 	mad.lo.s64 %rd22, %rd10, 4, %rd12;
 	ld.global.s32 %r23, [%rd22];
 	add.s32 %r24, %r23, %r21;
-	mad.lo.s64 %rd25, %rd10, 4, %rd12;
+	mov.b64 %rd25, %rd22;
 	st.global.s32 [%rd25], %r24;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -7763,7 +7671,7 @@ $L_5:
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	ld.global.s32 %r18, [%rd17];
 	mul.lo.s32 %r19, %r18, 3;
-	mad.lo.s64 %rd20, %rd12, 4, %rd14;
+	mov.b64 %rd20, %rd17;
 	st.global.s32 [%rd20], %r19;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
