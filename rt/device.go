@@ -107,7 +107,7 @@ func Open(opts ...Option) (*Device, error) {
 			return nil, fmt.Errorf("qd: QD_DEVICE=%q is not a device index", s)
 		}
 	}
-	pool := defaultPoolStreams()
+	pool := 0
 	for _, o := range opts {
 		if o.setBackend {
 			backend = o.backend
@@ -132,12 +132,25 @@ func Open(opts ...Option) (*Device, error) {
 			d = openCPU()
 		}
 	}
+	if pool == 0 {
+		pool = min(max(d.attrs.streamQueues, 1), maxPoolStreams)
+	}
 	d.pool.dev, d.pool.size = d, pool
 	return d, nil
 }
 
+// cpuAttributes are the CPU backend's device facts. It checks launch
+// options as a typical GPU would, so that a program that runs on the CPU
+// runs on a GPU too.
+var cpuAttributes = deviceAttributes{
+	arch:               "cpu",
+	maxThreadsPerBlock: 1024,
+	warpSize:           32,
+	streamQueues:       8,
+}
+
 func openCPU() *Device {
-	return &Device{backend: CPU, name: "cpu", modules: make(map[*ModuleSpec]*Module), live: make(map[releaser]struct{})}
+	return &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*ModuleSpec]*Module), live: make(map[releaser]struct{})}
 }
 
 func openGPU(b Backend, index int) (*Device, error) {
@@ -175,8 +188,7 @@ func (d *Device) String() string {
 	if d.backend == CPU {
 		return "cpu"
 	}
-	return fmt.Sprintf("%s device %d (%s, sm_%d%d, %d SMs)", d.backend, d.index, d.name,
-		d.attrs.computeMajor, d.attrs.computeMinor, d.attrs.multiprocessors)
+	return fmt.Sprintf("%s device %d (%s, %s, %d SMs)", d.backend, d.index, d.name, d.attrs.arch, d.attrs.multiprocessors)
 }
 
 // check returns ErrClosed once the device is closed.

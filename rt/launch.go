@@ -14,7 +14,7 @@ import (
 // stubs call it.
 func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
 	k := &m.spec.Kernels[kernel]
-	cfg, err := launchConfig(opts)
+	cfg, err := launchConfig(m.dev, opts)
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
@@ -133,7 +133,7 @@ const (
 // RunBlocksConcurrently is on. Generated stubs call it.
 func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error) {
 	k := &m.spec.Kernels[kernel]
-	cfg, err := launchConfig(opts)
+	cfg, err := launchConfig(m.dev, opts)
 	if err == nil {
 		_, err = cfg.stream.use(m.dev)
 	}

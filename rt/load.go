@@ -1,11 +1,43 @@
 package rt
 
+import (
+	"fmt"
+	"strings"
+)
+
 // ModuleSpec describes the kernels of one Go package as qdgen generated
 // them: device code, and the tasks each kernel launches.
 type ModuleSpec struct {
 	Package string // the Go package's import path
-	PTX     string
+	// Images holds the device code in each form qdgen emitted; Load uses
+	// the one the device's driver prefers.
+	Images  []Image
 	Kernels []KernelSpec
+}
+
+// An Image is a module's device code in one form.
+type Image struct {
+	Kind ImageKind
+	Data string
+}
+
+// ImageKind is a form of device code. Each driver loads some kinds, in its
+// order of preference.
+type ImageKind uint8
+
+const (
+	// ImagePTX is PTX assembly text, which the CUDA driver compiles for
+	// the GPU at hand when the module is loaded.
+	ImagePTX ImageKind = iota + 1
+)
+
+var imageKindNames = [...]string{ImagePTX: "PTX"}
+
+func (k ImageKind) String() string {
+	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
+		return imageKindNames[k]
+	}
+	return fmt.Sprintf("ImageKind(%d)", int(k))
 }
 
 // KernelSpec describes one kernel.
@@ -38,8 +70,10 @@ type Module struct {
 	entries [][]uintptr // per kernel, per task: the driver's function
 }
 
-// Load loads the module of spec on d, compiling its device code the first
-// time; later calls return the same Module.
+// Load loads the module of spec on d from the image its driver prefers,
+// compiling the device code the first time; later calls return the same
+// Module. A module without an image the driver loads is an error wrapping
+// ErrNoImage.
 func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	op := "load module " + spec.Package
 	d.mu.Lock()
@@ -52,7 +86,11 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	}
 	m := &Module{dev: d, spec: spec}
 	if d.drv != nil {
-		h, err := d.drv.loadModule(spec.PTX)
+		img, err := chooseImage(spec.Images, d.backend, d.drv.imageKinds())
+		if err != nil {
+			return nil, opError(op, err)
+		}
+		h, err := d.drv.loadModule(img)
 		if err != nil {
 			return nil, opError(op, err)
 		}
@@ -74,3 +112,31 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 
 // Device returns the device the module is loaded on.
 func (m *Module) Device() *Device { return m.dev }
+
+// chooseImage returns the first image of the kinds a driver accepts, in
+// the driver's order of preference.
+func chooseImage(images []Image, b Backend, accepts []ImageKind) (Image, error) {
+	for _, kind := range accepts {
+		for _, img := range images {
+			if img.Kind == kind {
+				return img, nil
+			}
+		}
+	}
+	have := make([]ImageKind, len(images))
+	for i, img := range images {
+		have[i] = img.Kind
+	}
+	return Image{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s", ErrNoImage, kindList(have), b, kindList(accepts))
+}
+
+func kindList(kinds []ImageKind) string {
+	if len(kinds) == 0 {
+		return "none"
+	}
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ", ")
+}

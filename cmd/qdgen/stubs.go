@@ -54,7 +54,8 @@ func stubs(p *packages.Package, decls []*ast.FuncDecl, kernels []*ir.Kernel, mod
 	f.Comment("qdModule describes the device code of this package's kernels.")
 	f.Var().Id("qdModule").Op("=").Op("&").Qual(rtPath, "ModuleSpec").Values(jen.Dict{
 		jen.Id("Package"): jen.Lit(p.PkgPath),
-		jen.Id("PTX"):     jen.Id("qdPTX"),
+		jen.Id("Images"): jen.Index().Qual(rtPath, "Image").Values(jen.Values(
+			jen.Id("Kind").Op(":").Qual(rtPath, "ImagePTX"), jen.Id("Data").Op(":").Id("qdPTX"))),
 		jen.Id("Kernels"): jen.Index().Qual(rtPath, "KernelSpec").Values(specs...),
 	})
 
