@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+
+	"github.com/qdgo/qd/emit"
+	"github.com/qdgo/qd/emit/gostub"
+	"github.com/qdgo/qd/rt"
+	"golang.org/x/tools/go/packages"
+)
+
+// stubPackage describes the generated file of p, whose kernels are decls,
+// as far as the source tells: enough for its skeleton and its names.
+func stubPackage(p *packages.Package, decls []*ast.FuncDecl) *gostub.Package {
+	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name}
+	for _, d := range decls {
+		if fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func); ok {
+			sp.Kernels = append(sp.Kernels, gostub.Kernel{Func: fn, Pos: p.Fset.Position(d.Pos())})
+		}
+	}
+	for _, b := range emit.Backends {
+		sp.Images = append(sp.Images, rt.Image{Kind: b.Kind})
+	}
+	return sp
+}
+
+// addOutputs completes sp with what the backends compiled: the images,
+// and the kernels' IR, which is the same for every backend as far as the
+// stubs see it.
+func addOutputs(sp *gostub.Package, outs []*emit.Output) error {
+	if len(sp.Kernels) != len(outs[0].Kernels) {
+		return fmt.Errorf("no type information for some of the kernels")
+	}
+	ir := make(map[string]int)
+	for i, k := range outs[0].Kernels {
+		ir[k.Name] = i
+	}
+	for i := range sp.Kernels {
+		k := &sp.Kernels[i]
+		j, ok := ir[k.Func.Name()]
+		if !ok {
+			return fmt.Errorf("kernel %s was not compiled", k.Func.Name())
+		}
+		k.IR = outs[0].Kernels[j]
+	}
+	sp.Images = sp.Images[:0]
+	for _, out := range outs {
+		sp.Images = append(sp.Images, out.Image)
+	}
+	return nil
+}
