@@ -2,11 +2,14 @@
 // the host and device buffers, loads the modules qdgen generates and
 // launches their kernels.
 //
-// Three backends share one API. CUDA is used when the NVIDIA driver library
+// The backends share one API. CUDA is used when the NVIDIA driver library
 // (libcuda.so.1) can be loaded at run time; nothing CUDA is needed to build.
 // The CPU backend runs each kernel as the Go function it was written as, so
 // every program also runs, serially, on a machine without a GPU; there every
-// stream and event operation succeeds and does nothing.
+// stream and event operation succeeds and does nothing. A GPU backend is a
+// driver (driver.go): the calls of one vendor's driver API, the facts of
+// its devices, and the kinds of device code it loads; everything above it
+// is shared.
 //
 // The environment variable QD_BACKEND (cpu, cuda or auto) and QD_DEVICE
 // (a device index) choose the device Open returns.
