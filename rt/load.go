@@ -22,7 +22,8 @@ type Image struct {
 }
 
 // ImageKind is a form of device code. Each driver loads some kinds, in its
-// order of preference.
+// order of preference. Generated code names a kind by its constant, which
+// is Image followed by the kind's String.
 type ImageKind uint8
 
 const (
