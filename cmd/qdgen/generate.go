@@ -153,18 +153,12 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 		g.removeStale(p)
 		return nil
 	}
-	outs, err := emit.CompileAll(emit.Backends, kernels)
-	if e := (*emit.Error)(nil); errors.As(err, &e) {
-		g.report(p.Fset, []lower.Diagnostic{{Pos: e.Kernel.Pos, Message: e.Error()}})
+	src, outs, err := compile(stubs, kernels)
+	var internal *emit.Error
+	if errors.As(err, &internal) {
+		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}})
 		g.removeStale(p)
 		return errFailed
-	}
-	if err == nil {
-		err = addOutputs(stubs, outs)
-	}
-	var src []byte
-	if err == nil {
-		src, err = gostub.File(stubs)
 	}
 	if err != nil {
 		g.removeStale(p)

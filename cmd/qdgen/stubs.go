@@ -7,6 +7,7 @@ import (
 
 	"github.com/qdgo/qd/emit"
 	"github.com/qdgo/qd/emit/gostub"
+	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/rt"
 	"golang.org/x/tools/go/packages"
 )
@@ -26,20 +27,37 @@ func stubPackage(p *packages.Package, decls []*ast.FuncDecl) *gostub.Package {
 	return sp
 }
 
+// compile compiles the kernels with every backend and returns the
+// generated file that carries the images.
+func compile(stubs *gostub.Package, kernels []*ir.Kernel) ([]byte, []*emit.Output, error) {
+	outs, err := emit.CompileAll(emit.Backends, kernels)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := addOutputs(stubs, outs); err != nil {
+		return nil, nil, err
+	}
+	src, err := gostub.File(stubs)
+	return src, outs, err
+}
+
 // addOutputs completes sp with what the backends compiled: the images,
 // and the kernels' IR, which is the same for every backend as far as the
 // stubs see it.
 func addOutputs(sp *gostub.Package, outs []*emit.Output) error {
+	if len(outs) == 0 {
+		return fmt.Errorf("emit.Backends lists no backend")
+	}
 	if len(sp.Kernels) != len(outs[0].Kernels) {
 		return fmt.Errorf("no type information for some of the kernels")
 	}
-	ir := make(map[string]int)
+	index := make(map[string]int)
 	for i, k := range outs[0].Kernels {
-		ir[k.Name] = i
+		index[k.Name] = i
 	}
 	for i := range sp.Kernels {
 		k := &sp.Kernels[i]
-		j, ok := ir[k.Func.Name()]
+		j, ok := index[k.Func.Name()]
 		if !ok {
 			return fmt.Errorf("kernel %s was not compiled", k.Func.Name())
 		}
