@@ -1,0 +1,49 @@
+package emit
+
+import (
+	"slices"
+
+	"github.com/qdgo/qd/ir"
+)
+
+// cloneKernel returns a deep copy of k, which a backend's passes may
+// change without touching k or another backend's copy.
+func cloneKernel(k *ir.Kernel) *ir.Kernel {
+	c := *k
+	c.Params = slices.Clone(k.Params)
+	c.Conflicts = slices.Clone(k.Conflicts)
+	c.Groups = slices.Clone(k.Groups)
+	c.Tasks = slices.Clone(k.Tasks)
+	for i, t := range c.Tasks {
+		c.Tasks[i] = cloneTask(t)
+	}
+	return &c
+}
+
+func cloneTask(t *ir.Task) *ir.Task {
+	c := *t
+	c.Count = cloneExpr(t.Count)
+	c.Regs = slices.Clone(t.Regs)
+	c.Blocks = slices.Clone(t.Blocks)
+	for i, b := range c.Blocks {
+		cb := *b
+		cb.Instrs = slices.Clone(b.Instrs)
+		for j := range cb.Instrs {
+			cb.Instrs[j].Args = slices.Clone(cb.Instrs[j].Args)
+		}
+		c.Blocks[i] = &cb
+	}
+	return &c
+}
+
+func cloneExpr(e *ir.Expr) *ir.Expr {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Args = slices.Clone(e.Args)
+	for i, a := range c.Args {
+		c.Args[i] = cloneExpr(a)
+	}
+	return &c
+}
