@@ -47,7 +47,7 @@ type Output struct {
 func (b *Backend) Compile(kernels []*ir.Kernel) (*Output, error) {
 	out := &Output{Backend: b}
 	for _, k := range kernels {
-		c := cloneKernel(k)
+		c := k.Clone()
 		if err := b.Pipeline.Run(c); err != nil {
 			return nil, &Error{Backend: b.Name, Kernel: k, Err: err}
 		}

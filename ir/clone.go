@@ -1,26 +1,22 @@
-package emit
+package ir
 
-import (
-	"slices"
+import "slices"
 
-	"github.com/qdgo/qd/ir"
-)
-
-// cloneKernel returns a deep copy of k, which a backend's passes may
+// Clone returns a deep copy of k, which a backend's passes may
 // change without touching k or another backend's copy.
-func cloneKernel(k *ir.Kernel) *ir.Kernel {
+func (k *Kernel) Clone() *Kernel {
 	c := *k
 	c.Params = slices.Clone(k.Params)
 	c.Conflicts = slices.Clone(k.Conflicts)
 	c.Groups = slices.Clone(k.Groups)
 	c.Tasks = slices.Clone(k.Tasks)
 	for i, t := range c.Tasks {
-		c.Tasks[i] = cloneTask(t)
+		c.Tasks[i] = t.clone()
 	}
 	return &c
 }
 
-func cloneTask(t *ir.Task) *ir.Task {
+func (t *Task) clone() *Task {
 	c := *t
 	c.Count = cloneExpr(t.Count)
 	c.Regs = slices.Clone(t.Regs)
@@ -36,7 +32,7 @@ func cloneTask(t *ir.Task) *ir.Task {
 	return &c
 }
 
-func cloneExpr(e *ir.Expr) *ir.Expr {
+func cloneExpr(e *Expr) *Expr {
 	if e == nil {
 		return nil
 	}
