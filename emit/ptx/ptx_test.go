@@ -241,6 +241,13 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Options_0", `div\.rn\.f32`, 1},
 		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3E000000;`, 1},
 		{"Options_0", `cvt\.rn\.f32\.s64`, 0},
+		// w-1 and h-1 are computed once for the nine clamps, before the
+		// grid-stride loop.
+		{"Blur_0", `sub\.s64 %rd\d+, %rd\d+, 1;`, 2},
+		// The grid-stride loop tests its bound once per iteration.
+		{"Daxpy_0", `setp\.lt\.s64`, 1},
+		// i = p/n and j = p%n share one division.
+		{"Matmul_0", `\bdiv\.s64`, 1},
 		// max(x, 0) is a comparison and a select.
 		{"Options_0", `setp\.gtu\.f32`, 8},
 		// The inner products step pointers, the one along a row by 4
