@@ -29,6 +29,7 @@ var cases = []kernelCase{
 	{name: "Floats", fn: kernels.Floats},
 	{name: "Floats32", fn: kernels.Floats32},
 	{name: "MinMaxZeros", fn: kernels.MinMaxZeros},
+	{name: "MinMaxConstants", fn: kernels.MinMaxConstants},
 	{name: "Control", fn: kernels.Control},
 	{name: "Phases", fn: kernels.Phases},
 	{name: "Spin", fn: kernels.Spin, args: spinArgs},

@@ -265,7 +265,11 @@ func (e *entry) convert(in *ir.Instr, d string) {
 func (e *entry) floatMinMax(in *ir.Instr, d string) {
 	t := in.Type
 	ty, bits := opType(t), bitType(t)
-	if c := in.Args[1]; c.Imm && !in.Args[0].Imm && !isNaN(t, c.Bits) {
+	args := in.Args
+	if args[0].Imm && !args[1].Imm {
+		args = []ir.Arg{args[1], args[0]} // min and max are commutative
+	}
+	if c := args[1]; c.Imm && !args[0].Imm && !isNaN(t, c.Bits) {
 		// With a constant c that is not NaN, x wins when it is NaN or
 		// beyond c; on a tie c wins, unless c is the zero that loses to
 		// the other zero, which x then is.
@@ -274,7 +278,7 @@ func (e *entry) floatMinMax(in *ir.Instr, d string) {
 		if in.Op == ir.OpMin {
 			cmp = map[bool]string{true: "ltu", false: "leu"}[c.Bits != 0]
 		}
-		x, pick := e.reg(in.Args[0].Reg), e.temp(ir.Bool)
+		x, pick := e.reg(args[0].Reg), e.temp(ir.Bool)
 		e.emit("setp.%s.%s %s, %s, %s", cmp, ty, pick, x, imm(t, c.Bits))
 		e.emit("selp.%s %s, %s, %s, %s", ty, d, x, imm(t, c.Bits), pick)
 		return

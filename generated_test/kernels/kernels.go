@@ -167,6 +167,22 @@ func MinMaxZeros(x, y, lo, hi []float64) {
 	}
 }
 
+// MinMaxConstants checks min and max against constants, zeros of both
+// signs among them, which compile differently from min and max of two
+// variables.
+//
+//qd:kernel
+func MinMaxConstants(x, hi, lo, hiNeg, loNeg, hiC, loC []float64, y, hi32, lo32 []float32) {
+	for i := range len(x) {
+		zero := 0.0
+		negZero := -zero
+		hi[i], lo[i] = max(x[i], 0), min(x[i], 0)
+		hiNeg[i], loNeg[i] = max(x[i], negZero), min(negZero, x[i])
+		hiC[i], loC[i] = max(x[i], 1.5), min(-2.5, x[i])
+		hi32[i], lo32[i] = max(y[i], 0), min(y[i], 0.25)
+	}
+}
+
 // Control uses switch, labeled loops with break and continue, and
 // short-circuit operators inside each iteration.
 //

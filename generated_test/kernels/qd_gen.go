@@ -105,6 +105,12 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Name: "MinMaxConstants",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "MinMaxConstants_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "Control",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Control_0",
@@ -695,7 +701,34 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Control launches kernel Control (kernels.go:174) after the work already launched on
+// MinMaxConstants launches kernel MinMaxConstants (kernels.go:175) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MinMaxConstants(x *rt.Buffer[float64], hi *rt.Buffer[float64], lo *rt.Buffer[float64], hiNeg *rt.Buffer[float64], loNeg *rt.Buffer[float64], hiC *rt.Buffer[float64], loC *rt.Buffer[float64], y *rt.Buffer[float32], hi32 *rt.Buffer[float32], lo32 *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxConstants", x, hi, lo, hiNeg, loNeg, hiC, loC, y, hi32, lo32); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(16, qdOpts, func() {
+			MinMaxConstants(x.CPUSlice(), hi.CPUSlice(), lo.CPUSlice(), hiNeg.CPUSlice(), loNeg.CPUSlice(), hiC.CPUSlice(), loC.CPUSlice(), y.CPUSlice(), hi32.CPUSlice(), lo32.CPUSlice())
+		})
+	}
+	var qdArgs [160]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, hi)
+	rt.PutBuffer(qdArgs[:], 32, lo)
+	rt.PutBuffer(qdArgs[:], 48, hiNeg)
+	rt.PutBuffer(qdArgs[:], 64, loNeg)
+	rt.PutBuffer(qdArgs[:], 80, hiC)
+	rt.PutBuffer(qdArgs[:], 96, loC)
+	rt.PutBuffer(qdArgs[:], 112, y)
+	rt.PutBuffer(qdArgs[:], 128, hi32)
+	rt.PutBuffer(qdArgs[:], 144, lo32)
+	qdCounts := [1]int64{int64(x.Len())}
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Control launches kernel Control (kernels.go:190) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit int32, qdOpts ...rt.LaunchOption) error {
@@ -703,7 +736,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(16, qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		})
 	}
@@ -712,10 +745,10 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Phases launches kernel Phases (kernels.go:212) after the work already launched on
+// Phases launches kernel Phases (kernels.go:228) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
@@ -723,7 +756,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(17, qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
@@ -732,10 +765,10 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Spin launches kernel Spin (kernels.go:232) after the work already launched on
+// Spin launches kernel Spin (kernels.go:248) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -743,7 +776,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(18, qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		})
 	}
@@ -751,10 +784,10 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
+// Helpers launches kernel Helpers (kernels.go:262) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt.Buffer[float64], q *rt.Buffer[int64], r *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
@@ -762,7 +795,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(19, qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		})
 	}
@@ -773,10 +806,10 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 48, q)
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
+// Ranges launches kernel Ranges (kernels.go:280) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, flag bool, qdOpts ...rt.LaunchOption) error {
@@ -784,7 +817,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(20, qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		})
 	}
@@ -794,10 +827,10 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
+// Narrow launches kernel Narrow (kernels.go:303) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffer[int8], qdOpts ...rt.LaunchOption) error {
@@ -805,7 +838,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(21, qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -814,10 +847,10 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Empty launches kernel Empty (kernels.go:299) after the work already launched on
+// Empty launches kernel Empty (kernels.go:315) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
@@ -825,7 +858,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(22, qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		})
 	}
@@ -833,10 +866,10 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Counted launches kernel Counted (kernels.go:312) after the work already launched on
+// Counted launches kernel Counted (kernels.go:328) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.Buffer[int64], small *rt.Buffer[int8], u *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
@@ -844,7 +877,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(23, qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		})
 	}
@@ -855,10 +888,10 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 48, small)
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Fill launches kernel Fill (kernels.go:346) after the work already launched on
+// Fill launches kernel Fill (kernels.go:362) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
@@ -866,7 +899,7 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(24, qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		})
 	}
@@ -874,10 +907,10 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
+// AddOne launches kernel AddOne (kernels.go:371) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
@@ -885,7 +918,7 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(25, qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		})
 	}
@@ -893,10 +926,10 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
+// Accumulate launches kernel Accumulate (kernels.go:380) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
@@ -904,7 +937,7 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(26, qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		})
 	}
@@ -912,10 +945,10 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
+// SlowFill launches kernel SlowFill (kernels.go:391) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts ...rt.LaunchOption) error {
@@ -923,7 +956,7 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(27, qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		})
 	}
@@ -932,10 +965,10 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
+// Scalars launches kernel Scalars (kernels.go:408) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64, qdOpts ...rt.LaunchOption) error {
@@ -943,7 +976,7 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		})
 	}
@@ -960,7 +993,7 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutFloat64(qdArgs[:], 40, float64(h))
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -974,7 +1007,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -982,7 +1015,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -996,7 +1029,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -1004,7 +1037,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1018,7 +1051,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		})
 	}
@@ -1028,7 +1061,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1039,7 +1072,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -1048,7 +1081,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1143,7 +1176,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		})
 	}
@@ -1158,7 +1191,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1178,7 +1211,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}
@@ -1188,7 +1221,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3317,6 +3350,132 @@ $L_4:
 	selp.f64 %fd22, %fdt3, %fdt2, %pt5;
 	mad.lo.s64 %rd23, %rd7, 8, %rd24;
 	st.global.f64 [%rd23], %fd22;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+}
+
+.visible .entry MinMaxConstants_0(
+	.param .u64 MinMaxConstants_0_param_0,
+	.param .s64 MinMaxConstants_0_param_1,
+	.param .u64 MinMaxConstants_0_param_2,
+	.param .s64 MinMaxConstants_0_param_3,
+	.param .u64 MinMaxConstants_0_param_4,
+	.param .s64 MinMaxConstants_0_param_5,
+	.param .u64 MinMaxConstants_0_param_6,
+	.param .s64 MinMaxConstants_0_param_7,
+	.param .u64 MinMaxConstants_0_param_8,
+	.param .s64 MinMaxConstants_0_param_9,
+	.param .u64 MinMaxConstants_0_param_10,
+	.param .s64 MinMaxConstants_0_param_11,
+	.param .u64 MinMaxConstants_0_param_12,
+	.param .s64 MinMaxConstants_0_param_13,
+	.param .u64 MinMaxConstants_0_param_14,
+	.param .s64 MinMaxConstants_0_param_15,
+	.param .u64 MinMaxConstants_0_param_16,
+	.param .s64 MinMaxConstants_0_param_17,
+	.param .u64 MinMaxConstants_0_param_18,
+	.param .s64 MinMaxConstants_0_param_19
+)
+{
+	.reg .pred %p<61>;
+	.reg .pred %pt<8>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<60>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<53>;
+	.reg .f64 %fd<39>;
+
+$L_0:
+	ld.param.u64 %rd4, [MinMaxConstants_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [MinMaxConstants_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd16, [MinMaxConstants_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd19, [MinMaxConstants_0_param_4];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd28, [MinMaxConstants_0_param_6];
+	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd31, [MinMaxConstants_0_param_8];
+	cvta.to.global.u64 %rd31, %rd31;
+	ld.param.u64 %rd40, [MinMaxConstants_0_param_10];
+	cvta.to.global.u64 %rd40, %rd40;
+	ld.param.u64 %rd43, [MinMaxConstants_0_param_12];
+	cvta.to.global.u64 %rd43, %rd43;
+	ld.param.u64 %rd46, [MinMaxConstants_0_param_14];
+	cvta.to.global.u64 %rd46, %rd46;
+	ld.param.u64 %rd54, [MinMaxConstants_0_param_16];
+	cvta.to.global.u64 %rd54, %rd54;
+	ld.param.u64 %rd57, [MinMaxConstants_0_param_18];
+	cvta.to.global.u64 %rd57, %rd57;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+$L_2:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_6;
+$L_3:
+	mov.b64 %rd7, %rd2;
+$L_4:
+	mad.lo.s64 %rd9, %rd7, 8, %rd4;
+	ld.global.f64 %fd10, [%rd9];
+	setp.gtu.f64 %pt0, %fd10, 0d0000000000000000;
+	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt0;
+	mov.b64 %rd12, %rd9;
+	ld.global.f64 %fd13, [%rd12];
+	setp.leu.f64 %pt1, %fd13, 0d0000000000000000;
+	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt1;
+	mad.lo.s64 %rd15, %rd7, 8, %rd16;
+	st.global.f64 [%rd15], %fd11;
+	mad.lo.s64 %rd18, %rd7, 8, %rd19;
+	st.global.f64 [%rd18], %fd14;
+	mov.b64 %rd21, %rd9;
+	ld.global.f64 %fd22, [%rd21];
+	setp.geu.f64 %pt2, %fd22, 0d8000000000000000;
+	selp.f64 %fd23, %fd22, 0d8000000000000000, %pt2;
+	mov.b64 %rd24, %rd9;
+	ld.global.f64 %fd25, [%rd24];
+	setp.ltu.f64 %pt3, %fd25, 0d8000000000000000;
+	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt3;
+	mad.lo.s64 %rd27, %rd7, 8, %rd28;
+	st.global.f64 [%rd27], %fd23;
+	mad.lo.s64 %rd30, %rd7, 8, %rd31;
+	st.global.f64 [%rd30], %fd26;
+	mov.b64 %rd33, %rd9;
+	ld.global.f64 %fd34, [%rd33];
+	setp.gtu.f64 %pt4, %fd34, 0d3FF8000000000000;
+	selp.f64 %fd35, %fd34, 0d3FF8000000000000, %pt4;
+	mov.b64 %rd36, %rd9;
+	ld.global.f64 %fd37, [%rd36];
+	setp.ltu.f64 %pt5, %fd37, 0dC004000000000000;
+	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt5;
+	mad.lo.s64 %rd39, %rd7, 8, %rd40;
+	st.global.f64 [%rd39], %fd35;
+	mad.lo.s64 %rd42, %rd7, 8, %rd43;
+	st.global.f64 [%rd42], %fd38;
+	mad.lo.s64 %rd45, %rd7, 4, %rd46;
+	ld.global.f32 %f48, [%rd45];
+	setp.gtu.f32 %pt6, %f48, 0f00000000;
+	selp.f32 %f49, %f48, 0f00000000, %pt6;
+	mov.b64 %rd50, %rd45;
+	ld.global.f32 %f51, [%rd50];
+	setp.ltu.f32 %pt7, %f51, 0f3E800000;
+	selp.f32 %f52, %f51, 0f3E800000, %pt7;
+	mad.lo.s64 %rd53, %rd7, 4, %rd54;
+	st.global.f32 [%rd53], %f49;
+	mad.lo.s64 %rd56, %rd7, 4, %rd57;
+	st.global.f32 [%rd56], %f52;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
