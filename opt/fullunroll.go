@@ -45,7 +45,8 @@ func FullyUnrollLoops(t *ir.Task) {
 }
 
 // initialValue finds the constant the loop's index holds on entry: the
-// last assignment to it in the loop's only predecessor outside it.
+// last assignment to it in the loop's only predecessor outside it, or in
+// the blocks leading to that one without a choice of path.
 func initialValue(t *ir.Task, lp *irLoop, index ir.Reg) (uint64, bool) {
 	entry := -1
 	for _, p := range t.Preds()[lp.header] {
@@ -59,14 +60,22 @@ func initialValue(t *ir.Task, lp *irLoop, index ir.Reg) (uint64, bool) {
 	if entry < 0 {
 		return 0, false
 	}
-	instrs := t.Blocks[entry].Instrs
-	for i := len(instrs) - 1; i >= 0; i-- {
-		if x := instrs[i]; x.Dst == index {
-			if x.Op == ir.OpMove && x.Args[0].Imm {
-				return x.Args[0].Bits, true
+	// Up a chain of blocks with one predecessor each, such as a preheader.
+	preds := t.Preds()
+	for range 8 {
+		instrs := t.Blocks[entry].Instrs
+		for i := len(instrs) - 1; i >= 0; i-- {
+			if x := instrs[i]; x.Dst == index {
+				if x.Op == ir.OpMove && x.Args[0].Imm {
+					return x.Args[0].Bits, true
+				}
+				return 0, false
 			}
+		}
+		if len(preds[entry]) != 1 || lp.has(preds[entry][0]) {
 			return 0, false
 		}
+		entry = preds[entry][0]
 	}
 	return 0, false
 }

@@ -42,6 +42,7 @@ var Default = Pipeline{
 	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},
 	{Name: "strength", Task: ReduceStrength},
+	{Name: "narrow", Task: NarrowCounters},
 	{Name: "constprop", Task: PropagateConstants},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},

@@ -204,6 +204,9 @@ func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 	if c.typ.IsUnsigned() {
 		wide, lowest = ir.Uint64, 0
 	}
+	if c.typ.Bits() == 32 { // the limit saturates in 32 bits as well
+		wide, lowest = c.typ, c.typ.Normalize(lowest>>32)
+	}
 	k := uint64(int64(factor) - 1 + c.slack)
 	conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg {
 		if from == to {

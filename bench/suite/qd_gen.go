@@ -1664,11 +1664,11 @@ $L_22:
 	.param .s32 Mandelbrot64_0_param_4
 )
 {
-	.reg .pred %p<56>;
+	.reg .pred %p<54>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<49>;
+	.reg .b32 %r<53>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<55>;
+	.reg .b64 %rd<51>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<39>;
 
@@ -1727,13 +1727,11 @@ $L_6:
 	mov.f64 %fd23, 0d0000000000000000;
 	mov.b32 %r24, 0;
 $L_7:
-	cvt.s64.s32 %rd51, %r33;
-	max.s64 %rd52, %rd51, -9223372036854775805;
-	sub.s64 %rd53, %rd52, 3;
+	max.s32 %r51, %r33, -2147483645;
+	sub.s32 %r52, %r51, 3;
 $L_8:
-	cvt.s64.s32 %rd54, %r24;
-	setp.lt.s64 %p55, %rd54, %rd53;
-	@!%p55 bra $L_23;
+	setp.lt.s32 %p53, %r24, %r52;
+	@!%p53 bra $L_23;
 $L_9:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_10:
@@ -1851,11 +1849,11 @@ $L_27:
 	.param .s32 Mandelbrot32_0_param_4
 )
 {
-	.reg .pred %p<56>;
+	.reg .pred %p<54>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<49>;
+	.reg .b32 %r<53>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<55>;
+	.reg .b64 %rd<51>;
 	.reg .b64 %rdt<2>;
 	.reg .f32 %f<39>;
 
@@ -1914,13 +1912,11 @@ $L_6:
 	mov.f32 %f23, 0f00000000;
 	mov.b32 %r24, 0;
 $L_7:
-	cvt.s64.s32 %rd51, %r33;
-	max.s64 %rd52, %rd51, -9223372036854775805;
-	sub.s64 %rd53, %rd52, 3;
+	max.s32 %r51, %r33, -2147483645;
+	sub.s32 %r52, %r51, 3;
 $L_8:
-	cvt.s64.s32 %rd54, %r24;
-	setp.lt.s64 %p55, %rd54, %rd53;
-	@!%p55 bra $L_23;
+	setp.lt.s32 %p53, %r24, %r52;
+	@!%p53 bra $L_23;
 $L_9:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_10:

@@ -89,11 +89,11 @@ const qdPTX = `//
 	.param .s32 Mandelbrot_0_param_8
 )
 {
-	.reg .pred %p<63>;
+	.reg .pred %p<61>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<56>;
+	.reg .b32 %r<60>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<62>;
+	.reg .b64 %rd<58>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<41>;
 
@@ -158,13 +158,11 @@ $L_7:
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
 $L_8:
-	cvt.s64.s32 %rd58, %r27;
-	max.s64 %rd59, %rd58, -9223372036854775805;
-	sub.s64 %rd60, %rd59, 3;
+	max.s32 %r58, %r27, -2147483645;
+	sub.s32 %r59, %r58, 3;
 $L_9:
-	cvt.s64.s32 %rd61, %r30;
-	setp.lt.s64 %p62, %rd61, %rd60;
-	@!%p62 bra $L_25;
+	setp.lt.s32 %p60, %r30, %r59;
+	@!%p60 bra $L_25;
 $L_10:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_11:
