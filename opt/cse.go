@@ -9,7 +9,11 @@ import (
 
 // EliminateCommonSubexpressions computes a pure expression once where the
 // same operation on the same operands was computed before on every path:
-// the later instruction becomes a move of the earlier result. Both results
+// the later instruction becomes a move of the earlier result. A load of
+// the same address earlier in the same block, with no write to memory
+// between, is shared too: go/ssa loads x[i] twice for x[i]*x[i], and
+// another thread may not write it meanwhile, which the analyzer's check of
+// conflicting iterations rules out. Both results
 // and all register operands must be assigned once, by instructions that
 // dominate their reads, so that equal names are equal values; commutative
 // operations match with their operands in either order.
@@ -22,11 +26,34 @@ func EliminateCommonSubexpressions(t *ir.Task) {
 		reg ir.Reg
 	}
 	seen := map[string][]available{}
+	// A move of a register assigned once names the same value: keys use
+	// the register it copies.
+	source := func(a ir.Arg) ir.Arg {
+		for range 16 {
+			if a.Imm || !single[a.Reg] {
+				return a
+			}
+			d := defs[a.Reg][0]
+			x := t.Blocks[d.block].Instrs[d.at]
+			if x.Op != ir.OpMove || !x.Args[0].Imm && !single[x.Args[0].Reg] {
+				return a
+			}
+			a = x.Args[0]
+		}
+		return a
+	}
 	for _, bi := range reversePostorder(t) {
 		b := t.Blocks[bi]
+		writes := 0 // the memory writes so far in b, which end what loads can share
 		for i := range b.Instrs {
 			x := &b.Instrs[i]
-			key, ok := expressionKey(x, single)
+			if info := x.Op.Info(); info.Memory.Writes() || info.SideEffects {
+				writes++
+			}
+			key, ok := expressionKey(x, single, source)
+			if x.Op == ir.OpLoad {
+				key, ok = loadKey(x, single, source, bi, writes)
+			}
 			if !ok {
 				continue
 			}
@@ -48,16 +75,17 @@ func EliminateCommonSubexpressions(t *ir.Task) {
 
 // expressionKey names what a pure instruction computes, when it may be
 // shared.
-func expressionKey(x *ir.Instr, single []bool) (string, bool) {
+func expressionKey(x *ir.Instr, single []bool, source func(ir.Arg) ir.Arg) (string, bool) {
 	info := x.Op.Info()
 	if !info.Pure || x.Op == ir.OpMove || x.Op == ir.OpConst || x.Dst == ir.NoReg || !single[x.Dst] {
 		return "", false
 	}
 	args := slices.Clone(x.Args)
-	for _, a := range args {
+	for j, a := range args {
 		if !a.Imm && !single[a.Reg] {
 			return "", false
 		}
+		args[j] = source(a)
 	}
 	if info.Commutative && len(args) == 2 && fmt.Sprint(args[0]) > fmt.Sprint(args[1]) {
 		args[0], args[1] = args[1], args[0]
@@ -83,4 +111,13 @@ func reversePostorder(t *ir.Task) []int {
 	visit(0)
 	slices.Reverse(post)
 	return post
+}
+
+// loadKey names a load, which may share the result of the same load
+// earlier in block b after the same number of memory writes.
+func loadKey(x *ir.Instr, single []bool, source func(ir.Arg) ir.Arg, b, writes int) (string, bool) {
+	if x.Dst == ir.NoReg || !single[x.Dst] || !x.Args[0].Imm && !single[x.Args[0].Reg] {
+		return "", false
+	}
+	return fmt.Sprint("load", x.Type, x.Space, source(x.Args[0]), b, writes), true
 }

@@ -913,13 +913,7 @@ $L_1:
 	mov.b64 %rd51, %rd29;
 	mov.b64 %rd63, %rd29;
 	mov.b64 %rd87, %rd16;
-	mov.b64 %rd92, %rd29;
-	mov.b64 %rd105, %rd29;
-	mov.b64 %rd117, %rd29;
 	mov.b64 %rd130, %rd16;
-	mov.b64 %rd135, %rd29;
-	mov.b64 %rd148, %rd29;
-	mov.b64 %rd160, %rd29;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_25;
@@ -989,9 +983,7 @@ $L_12:
 	min.s64 %rd88, %rd86, %rd87;
 	mov.b64 %rd19, %rd11;
 $L_13:
-	mov.b64 %rd90, %rd27;
-	max.s64 %rd91, %rd90, 0;
-	min.s64 %rd93, %rd91, %rd92;
+	mov.b64 %rd93, %rd30;
 	mul.lo.s64 %rd94, %rd88, %rd9;
 	add.s64 %rd95, %rd94, %rd93;
 	mad.lo.s64 %rd96, %rd95, 1, %rd34;
@@ -1000,9 +992,7 @@ $L_13:
 	add.s64 %rd99, %rd19, %rd98;
 	mov.b64 %rd19, %rd99;
 $L_14:
-	mov.b64 %rd103, %rd8;
-	max.s64 %rd104, %rd103, 0;
-	min.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd106, %rd52;
 	mov.b64 %rd107, %rd94;
 	add.s64 %rd108, %rd107, %rd106;
 	mad.lo.s64 %rd109, %rd108, 1, %rd34;
@@ -1011,9 +1001,7 @@ $L_14:
 	add.s64 %rd112, %rd19, %rd111;
 	mov.b64 %rd19, %rd112;
 $L_15:
-	mov.b64 %rd115, %rd61;
-	max.s64 %rd116, %rd115, 0;
-	min.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd118, %rd64;
 	mov.b64 %rd119, %rd94;
 	add.s64 %rd120, %rd119, %rd118;
 	mad.lo.s64 %rd121, %rd120, 1, %rd34;
@@ -1029,9 +1017,7 @@ $L_17:
 	min.s64 %rd131, %rd129, %rd130;
 	mov.b64 %rd19, %rd11;
 $L_18:
-	mov.b64 %rd133, %rd27;
-	max.s64 %rd134, %rd133, 0;
-	min.s64 %rd136, %rd134, %rd135;
+	mov.b64 %rd136, %rd30;
 	mul.lo.s64 %rd137, %rd131, %rd9;
 	add.s64 %rd138, %rd137, %rd136;
 	mad.lo.s64 %rd139, %rd138, 1, %rd34;
@@ -1040,9 +1026,7 @@ $L_18:
 	add.s64 %rd142, %rd19, %rd141;
 	mov.b64 %rd19, %rd142;
 $L_19:
-	mov.b64 %rd146, %rd8;
-	max.s64 %rd147, %rd146, 0;
-	min.s64 %rd149, %rd147, %rd148;
+	mov.b64 %rd149, %rd52;
 	mov.b64 %rd150, %rd137;
 	add.s64 %rd151, %rd150, %rd149;
 	mad.lo.s64 %rd152, %rd151, 1, %rd34;
@@ -1051,9 +1035,7 @@ $L_19:
 	add.s64 %rd155, %rd19, %rd154;
 	mov.b64 %rd19, %rd155;
 $L_20:
-	mov.b64 %rd158, %rd61;
-	max.s64 %rd159, %rd158, 0;
-	min.s64 %rd161, %rd159, %rd160;
+	mov.b64 %rd161, %rd64;
 	mov.b64 %rd162, %rd137;
 	add.s64 %rd163, %rd162, %rd161;
 	mad.lo.s64 %rd164, %rd163, 1, %rd34;

@@ -3432,8 +3432,7 @@ $L_4:
 	ld.global.f64 %fd10, [%rd9];
 	setp.gtu.f64 %pt0, %fd10, 0d0000000000000000;
 	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt0;
-	mov.b64 %rd12, %rd9;
-	ld.global.f64 %fd13, [%rd12];
+	mov.f64 %fd13, %fd10;
 	setp.leu.f64 %pt1, %fd13, 0d0000000000000000;
 	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt1;
 	mad.lo.s64 %rd15, %rd7, 8, %rd16;
@@ -3444,8 +3443,7 @@ $L_4:
 	ld.global.f64 %fd22, [%rd21];
 	setp.geu.f64 %pt2, %fd22, 0d8000000000000000;
 	selp.f64 %fd23, %fd22, 0d8000000000000000, %pt2;
-	mov.b64 %rd24, %rd9;
-	ld.global.f64 %fd25, [%rd24];
+	mov.f64 %fd25, %fd22;
 	setp.ltu.f64 %pt3, %fd25, 0d8000000000000000;
 	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt3;
 	mad.lo.s64 %rd27, %rd7, 8, %rd28;
@@ -3456,8 +3454,7 @@ $L_4:
 	ld.global.f64 %fd34, [%rd33];
 	setp.gtu.f64 %pt4, %fd34, 0d3FF8000000000000;
 	selp.f64 %fd35, %fd34, 0d3FF8000000000000, %pt4;
-	mov.b64 %rd36, %rd9;
-	ld.global.f64 %fd37, [%rd36];
+	mov.f64 %fd37, %fd34;
 	setp.ltu.f64 %pt5, %fd37, 0dC004000000000000;
 	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt5;
 	mad.lo.s64 %rd39, %rd7, 8, %rd40;
@@ -3468,8 +3465,7 @@ $L_4:
 	ld.global.f32 %f48, [%rd45];
 	setp.gtu.f32 %pt6, %f48, 0f00000000;
 	selp.f32 %f49, %f48, 0f00000000, %pt6;
-	mov.b64 %rd50, %rd45;
-	ld.global.f32 %f51, [%rd50];
+	mov.f32 %f51, %f48;
 	setp.ltu.f32 %pt7, %f51, 0f3E800000;
 	selp.f32 %f52, %f51, 0f3E800000, %pt7;
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
@@ -4474,10 +4470,10 @@ $L_7:
 	.param .u8 Ranges_2_param_5
 )
 {
-	.reg .pred %p<47>;
-	.reg .b32 %r<52>;
+	.reg .pred %p<45>;
+	.reg .b32 %r<50>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<54>;
+	.reg .b64 %rd<51>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4516,8 +4512,7 @@ $L_5:
 	mad.lo.s64 %rd14, %rd15, 4, %rd5;
 	ld.global.s32 %r16, [%rd14];
 	sub.s32 %r17, %r16, %r13;
-	mov.b64 %rd19, %rd15;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
+	mov.b64 %rd18, %rd14;
 	st.global.s32 [%rd18], %r17;
 $L_6:
 	add.u64 %rd4, %rd4, %rd3;
@@ -4540,57 +4535,54 @@ $L_10:
 	mad.lo.s64 %rd26, %rd27, 4, %rd5;
 	ld.global.s32 %r28, [%rd26];
 	sub.s32 %r29, %r28, %r25;
-	mov.b64 %rd31, %rd27;
-	mad.lo.s64 %rd30, %rd31, 4, %rd5;
+	mov.b64 %rd30, %rd26;
 	st.global.s32 [%rd30], %r29;
 $L_11:
 	add.u64 %rd4, %rd4, %rd3;
 $L_12:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd32, %r8;
-	setp.lt.u64 %p33, %rd4, %rd32;
-	@!%p33 bra $L_22;
+	cvt.u64.u32 %rd31, %r8;
+	setp.lt.u64 %p32, %rd4, %rd31;
+	@!%p32 bra $L_22;
 $L_13:
-	cvt.u32.u64 %r34, %rd4;
+	cvt.u32.u64 %r33, %rd4;
 $L_14:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p35, %r34, %r8;
-	@!%p35 bra $L_22;
+	setp.lt.u32 %p34, %r33, %r8;
+	@!%p34 bra $L_22;
 $L_15:
-	mov.b32 %r36, %r34;
-	cvt.u64.u32 %rd38, %r34;
-	mad.lo.s64 %rd37, %rd38, 4, %rd5;
-	ld.global.s32 %r39, [%rd37];
-	sub.s32 %r40, %r39, %r36;
-	mov.b64 %rd42, %rd38;
-	mad.lo.s64 %rd41, %rd42, 4, %rd5;
-	st.global.s32 [%rd41], %r40;
+	mov.b32 %r35, %r33;
+	cvt.u64.u32 %rd37, %r33;
+	mad.lo.s64 %rd36, %rd37, 4, %rd5;
+	ld.global.s32 %r38, [%rd36];
+	sub.s32 %r39, %r38, %r35;
+	mov.b64 %rd40, %rd36;
+	st.global.s32 [%rd40], %r39;
 $L_16:
 	add.u64 %rd4, %rd4, %rd3;
 $L_17:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd43, %r8;
-	setp.lt.u64 %p44, %rd4, %rd43;
-	@!%p44 bra $L_22;
+	cvt.u64.u32 %rd41, %r8;
+	setp.lt.u64 %p42, %rd4, %rd41;
+	@!%p42 bra $L_22;
 $L_18:
-	cvt.u32.u64 %r45, %rd4;
+	cvt.u32.u64 %r43, %rd4;
 $L_19:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p46, %r45, %r8;
-	@!%p46 bra $L_22;
+	setp.lt.u32 %p44, %r43, %r8;
+	@!%p44 bra $L_22;
 $L_20:
-	mov.b32 %r47, %r45;
-	cvt.u64.u32 %rd49, %r45;
-	mad.lo.s64 %rd48, %rd49, 4, %rd5;
-	ld.global.s32 %r50, [%rd48];
-	sub.s32 %r51, %r50, %r47;
-	mov.b64 %rd53, %rd49;
-	mad.lo.s64 %rd52, %rd53, 4, %rd5;
-	st.global.s32 [%rd52], %r51;
+	mov.b32 %r45, %r43;
+	cvt.u64.u32 %rd47, %r43;
+	mad.lo.s64 %rd46, %rd47, 4, %rd5;
+	ld.global.s32 %r48, [%rd46];
+	sub.s32 %r49, %r48, %r45;
+	mov.b64 %rd50, %rd46;
+	st.global.s32 [%rd50], %r49;
 $L_21:
 	add.u64 %rd4, %rd4, %rd3;
 	bra.uni $L_2;
@@ -4764,8 +4756,7 @@ $L_4:
 	st.global.u8 [%rd12], %r11;
 	mad.lo.s64 %rd13, %rd7, 2, %rd14;
 	ld.global.s16 %r16, [%rd13];
-	mov.b64 %rd17, %rd13;
-	ld.global.s16 %r18, [%rd17];
+	mov.b32 %r18, %r16;
 	mul.lo.s32 %r19, %r16, %r18;
 	bfe.s32 %r19, %r19, 0, 16;
 	add.s32 %r20, %r19, 30000;
