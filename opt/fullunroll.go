@@ -22,14 +22,20 @@ func FullyUnrollLoops(t *ir.Task) {
 		dom := t.Dominators()
 		for _, lp := range innermostLoops(t) {
 			c, ok := countedLoop(t, lp, dom)
-			if !ok || c.slack != 0 || !c.bound.Imm || lp.usesThreadCount(t) {
+			if !ok || !c.bound.Imm || lp.usesThreadCount(t) {
 				continue
 			}
 			init, ok := initialValue(t, lp, c.index)
 			if !ok {
 				continue
 			}
-			trips := tripCount(c.typ, init, c.bound.Bits)
+			// A loop testing i+1 at its end (range n) runs its body once
+			// for i = init and again while i+1 < n. Too many copies would
+			// fold away, too few leave a correct loop.
+			trips := tripCount(c.typ, init+uint64(c.slack), c.bound.Bits)
+			if c.slack != 0 && trips >= 0 {
+				trips++
+			}
 			if trips < 0 || trips > fullUnrollMaxTrips || lp.size(t)*(int(trips)+1) > fullUnrollMaxInstrs {
 				continue
 			}

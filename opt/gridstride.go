@@ -33,10 +33,15 @@ func DropGridStrideTests(t *ir.Task) {
 		}
 		test := defOf(head.Term.Cond)
 		exit := head.Term.Succs[1]
-		if test == nil || test.Op != ir.OpLt || test.Args[0].Imm || !advancesByGrid(t, defs, t.Blocks[lp.Latches[0]], test.Args[0].Reg) {
+		if test == nil || test.Op != ir.OpLt || test.Args[0].Imm {
 			continue
 		}
-		index, bound := test.Args[0].Reg, test.Args[1]
+		// The head tests i+d < n, d often 0; the range s form has d = 1.
+		index, d := offsetOf(defOf, test.Args[0].Reg)
+		if !advancesByGrid(t, defs, t.Blocks[lp.Latches[0]], index) {
+			continue
+		}
+		bound := test.Args[1]
 		inLoop := definedIn(t, lp)
 		if !bound.Imm && inLoop[bound.Reg] || assignedOutside(defs[index], lp, lp.Latches[0]) {
 			continue
@@ -50,11 +55,16 @@ func DropGridStrideTests(t *ir.Task) {
 			if cmp == nil || cmp.Op != ir.OpLt || cmp.Type != test.Type || cmp.Args[1] != bound {
 				continue
 			}
-			next := defOf(cmp.Args[0])
-			if next == nil || next.Op != ir.OpAdd || next.Args[1] != ir.Imm(next.Type, 1) {
+			// p+e < n with p a copy of i fails only if i+count+d < n
+			// would: count >= 1, so e <= d+1 suffices.
+			if cmp.Args[0].Imm {
 				continue
 			}
-			if p := defOf(next.Args[0]); p == nil || p.Op != ir.OpMove || p.Args[0] != ir.R(index) || !lp.Has(defs[p.Dst][0].block) {
+			p, e := offsetOf(defOf, cmp.Args[0].Reg)
+			if e > d+1 || e < 0 {
+				continue
+			}
+			if x := defOf(ir.R(p)); x == nil || x.Op != ir.OpMove || x.Args[0] != ir.R(index) || !lp.Has(defs[p][0].block) {
 				continue
 			}
 			b.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{b.Term.Succs[0]}}
@@ -84,4 +94,18 @@ func assignedOutside(sites []site, lp *ir.Loop, latch int) bool {
 		}
 	}
 	return false
+}
+
+// offsetOf splits r into a register and a small constant it adds to it:
+// r itself and 0, or x and c for r = x + c.
+func offsetOf(defOf func(ir.Arg) *ir.Instr, r ir.Reg) (ir.Reg, int64) {
+	x := defOf(ir.R(r))
+	if x == nil || x.Op != ir.OpAdd || x.Args[0].Imm || !x.Args[1].Imm || !x.Type.IsSigned() {
+		return r, 0
+	}
+	c := int64(x.Args[1].Bits)
+	if c < -1<<20 || c > 1<<20 {
+		return r, 0
+	}
+	return x.Args[0].Reg, c
 }

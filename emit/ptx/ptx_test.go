@@ -195,6 +195,9 @@ func TestCodegen(t *testing.T) {
 		{entry: "Floats32_0", must: []string{`sqrt\.rn\.f32`}, never: []string{`sqrt\.rn\.f64`}},
 		// Narrow integers are re-extended after arithmetic.
 		{entry: "Narrow_0", must: []string{`bfe\.s32 %r\d+, %r\d+, 0, 8`, `and\.b32 %r\d+, %r\d+, 255`}},
+		// Loops written as range 3 and range 8 are unrolled fully: the
+		// index is a constant in each copy, and x/16 is x*(1/16).
+		{entry: "Window_0", never: []string{`cvt\.rn\.f32\.s64`, `div\.rn\.f32`, `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`}},
 		// A 64-bit shift count is clamped before the shift.
 		{entry: "Shifts_0", must: []string{`min\.u64`}},
 	} {

@@ -213,6 +213,12 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Name: "Window",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Window_0",
+			Parallel: true,
+		}},
+	}, {
 		Groups: []int{2},
 		Name:   "TwoBlocks",
 		Tasks: []rt.TaskSpec{{
@@ -996,6 +1002,28 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Window launches kernel Window (kernels.go:423) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Window(out *rt.Buffer[int32], in *rt.Buffer[uint8], ladder *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Window", out, in, ladder); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(30, qdOpts, func() {
+			Window(out.CPUSlice(), in.CPUSlice(), ladder.CPUSlice(), w, h)
+		})
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutBuffer(qdArgs[:], 32, ladder)
+	rt.PutUint64(qdArgs[:], 48, uint64(w))
+	rt.PutUint64(qdArgs[:], 56, uint64(h))
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1007,7 +1035,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -1015,7 +1043,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1029,7 +1057,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -1037,7 +1065,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1051,7 +1079,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		})
 	}
@@ -1061,7 +1089,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1072,7 +1100,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -1081,7 +1109,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1176,7 +1204,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		})
 	}
@@ -1191,7 +1219,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1211,7 +1239,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(35, qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}
@@ -1221,7 +1249,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -4392,8 +4420,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -4446,8 +4472,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
@@ -5386,8 +5410,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	st.global.f32 [%rd11], %f12;
@@ -5437,8 +5459,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
@@ -5489,8 +5509,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
@@ -5545,8 +5563,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_24;
 $L_5:
 	mov.b64 %rd11, %rd9;
 	@!%p12 bra $L_23;
@@ -5761,8 +5777,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_10;
 $L_5:
 	@!%p42 bra $L_9;
 $L_6:
@@ -5779,6 +5793,316 @@ $L_9:
 	mov.b64 %rd43, %rd41;
 	bra.uni $L_7;
 $L_10:
+	ret;
+}
+
+.visible .entry Window_0(
+	.param .u64 Window_0_param_0,
+	.param .s64 Window_0_param_1,
+	.param .u64 Window_0_param_2,
+	.param .s64 Window_0_param_3,
+	.param .u64 Window_0_param_4,
+	.param .s64 Window_0_param_5,
+	.param .s64 Window_0_param_6,
+	.param .s64 Window_0_param_7
+)
+{
+	.reg .pred %p<338>;
+	.reg .pred %pt<9>;
+	.reg .b32 %r<341>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<343>;
+	.reg .b64 %rdt<2>;
+	.reg .f32 %f<198>;
+
+$L_0:
+	ld.param.u64 %rd4, [Window_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Window_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd12, [Window_0_param_6];
+	ld.param.s64 %rd22, [Window_0_param_7];
+	ld.param.u64 %rd40, [Window_0_param_2];
+	cvta.to.global.u64 %rd40, %rd40;
+	ld.param.u64 %rd50, [Window_0_param_4];
+	cvta.to.global.u64 %rd50, %rd50;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	sub.s64 %rd21, %rd22, 1;
+	sub.s64 %rd35, %rd12, 1;
+	mov.b64 %rd79, %rd35;
+	mov.b64 %rd91, %rd35;
+	mov.b64 %rd203, %rd21;
+	mov.b64 %rd247, %rd21;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_56;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
+	mov.b64 %rd333, %rd9;
+	mov.b64 %rd334, %rd12;
+	or.b64 %rd335, %rd333, %rd334;
+	shr.u64 %rd336, %rd335, 32;
+	setp.eq.u64 %p337, %rd336, 0;
+	@!%p337 bra $L_55;
+$L_6:
+	cvt.u32.u64 %r338, %rd9;
+	cvt.u32.u64 %r339, %rd12;
+	div.u32 %r340, %r338, %r339;
+	cvt.u64.u32 %rd332, %r340;
+$L_7:
+	mul.lo.s64 %rd341, %rd332, %rd12;
+	sub.s64 %rd342, %rd9, %rd341;
+	mov.b64 %rd11, %rd342;
+	mov.b64 %rd13, %rd332;
+$L_8:
+	mov.b64 %rd15, 0;
+$L_9:
+	mov.b64 %rd18, %rd13;
+	sub.s64 %rd19, %rd18, 1;
+	max.s64 %rd20, %rd19, 0;
+	min.s64 %rd23, %rd20, %rd21;
+$L_10:
+	mov.b64 %rd25, 0;
+$L_11:
+	mov.b64 %rd32, %rd11;
+	sub.s64 %rd33, %rd32, 1;
+	max.s64 %rd34, %rd33, 0;
+	min.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd23, %rd12;
+	add.s64 %rd38, %rd37, %rd36;
+	mad.lo.s64 %rd39, %rd38, 1, %rd40;
+	ld.global.u8 %r42, [%rd39];
+	cvt.u64.u32 %rd43, %r42;
+	mov.b64 %rd44, %rd43;
+$L_12:
+	mov.b64 %rd25, %rd44;
+$L_13:
+	add.s64 %rd76, %rd11, 1;
+	sub.s64 %rd77, %rd76, 1;
+	max.s64 %rd78, %rd77, 0;
+	min.s64 %rd80, %rd78, %rd79;
+	mov.b64 %rd81, %rd37;
+	add.s64 %rd82, %rd81, %rd80;
+	mad.lo.s64 %rd83, %rd82, 1, %rd40;
+	ld.global.u8 %r84, [%rd83];
+	cvt.u64.u32 %rd85, %r84;
+	add.s64 %rd44, %rd25, %rd85;
+$L_14:
+	mov.b64 %rd25, %rd44;
+$L_15:
+	add.s64 %rd88, %rd11, 2;
+	sub.s64 %rd89, %rd88, 1;
+	max.s64 %rd90, %rd89, 0;
+	min.s64 %rd92, %rd90, %rd91;
+	mov.b64 %rd93, %rd37;
+	add.s64 %rd94, %rd93, %rd92;
+	mad.lo.s64 %rd95, %rd94, 1, %rd40;
+	ld.global.u8 %r96, [%rd95];
+	cvt.u64.u32 %rd97, %r96;
+	add.s64 %rd44, %rd25, %rd97;
+$L_16:
+	mov.b64 %rd27, %rd44;
+$L_17:
+	mov.b64 %rd15, %rd27;
+$L_18:
+	add.s64 %rd200, %rd13, 1;
+	sub.s64 %rd201, %rd200, 1;
+	max.s64 %rd202, %rd201, 0;
+	min.s64 %rd204, %rd202, %rd203;
+$L_19:
+	mov.b64 %rd25, %rd15;
+$L_20:
+	mov.b64 %rd210, %rd36;
+	mul.lo.s64 %rd211, %rd204, %rd12;
+	add.s64 %rd212, %rd211, %rd210;
+	mad.lo.s64 %rd213, %rd212, 1, %rd40;
+	ld.global.u8 %r214, [%rd213];
+	cvt.u64.u32 %rd215, %r214;
+	add.s64 %rd44, %rd25, %rd215;
+$L_21:
+	mov.b64 %rd25, %rd44;
+$L_22:
+	mov.b64 %rd224, %rd80;
+	mov.b64 %rd225, %rd211;
+	add.s64 %rd226, %rd225, %rd224;
+	mad.lo.s64 %rd227, %rd226, 1, %rd40;
+	ld.global.u8 %r228, [%rd227];
+	cvt.u64.u32 %rd229, %r228;
+	add.s64 %rd44, %rd25, %rd229;
+$L_23:
+	mov.b64 %rd25, %rd44;
+$L_24:
+	mov.b64 %rd236, %rd92;
+	mov.b64 %rd237, %rd211;
+	add.s64 %rd238, %rd237, %rd236;
+	mad.lo.s64 %rd239, %rd238, 1, %rd40;
+	ld.global.u8 %r240, [%rd239];
+	cvt.u64.u32 %rd241, %r240;
+	add.s64 %rd44, %rd25, %rd241;
+$L_25:
+	mov.b64 %rd27, %rd44;
+$L_26:
+	mov.b64 %rd15, %rd27;
+$L_27:
+	add.s64 %rd244, %rd13, 2;
+	sub.s64 %rd245, %rd244, 1;
+	max.s64 %rd246, %rd245, 0;
+	min.s64 %rd248, %rd246, %rd247;
+$L_28:
+	mov.b64 %rd25, %rd15;
+$L_29:
+	mov.b64 %rd254, %rd36;
+	mul.lo.s64 %rd255, %rd248, %rd12;
+	add.s64 %rd256, %rd255, %rd254;
+	mad.lo.s64 %rd257, %rd256, 1, %rd40;
+	ld.global.u8 %r258, [%rd257];
+	cvt.u64.u32 %rd259, %r258;
+	add.s64 %rd44, %rd25, %rd259;
+$L_30:
+	mov.b64 %rd25, %rd44;
+$L_31:
+	mov.b64 %rd268, %rd80;
+	mov.b64 %rd269, %rd255;
+	add.s64 %rd270, %rd269, %rd268;
+	mad.lo.s64 %rd271, %rd270, 1, %rd40;
+	ld.global.u8 %r272, [%rd271];
+	cvt.u64.u32 %rd273, %r272;
+	add.s64 %rd44, %rd25, %rd273;
+$L_32:
+	mov.b64 %rd25, %rd44;
+$L_33:
+	mov.b64 %rd280, %rd92;
+	mov.b64 %rd281, %rd255;
+	add.s64 %rd282, %rd281, %rd280;
+	mad.lo.s64 %rd283, %rd282, 1, %rd40;
+	ld.global.u8 %r284, [%rd283];
+	cvt.u64.u32 %rd285, %r284;
+	add.s64 %rd44, %rd25, %rd285;
+$L_34:
+	mov.b64 %rd27, %rd44;
+$L_35:
+	mov.b64 %rd17, %rd27;
+$L_36:
+	mov.f32 %f29, 0f00000000;
+$L_37:
+	mad.lo.s64 %rd49, %rd9, 4, %rd50;
+	ld.global.f32 %f52, [%rd49];
+	mul.rn.f32 %f57, %f52, 0f3F400000;
+	sub.rn.f32 %f58, %f57, 0f3F800000;
+	setp.gtu.f32 %pt0, %f58, 0f00000000;
+	selp.f32 %f59, %f58, 0f00000000, %pt0;
+	add.rn.f32 %f60, 0f00000000, %f59;
+$L_38:
+	mov.f32 %f29, %f60;
+$L_39:
+	mov.b64 %rd112, %rd49;
+	ld.global.f32 %f113, [%rd112];
+	mul.rn.f32 %f118, %f113, 0f3F500000;
+	sub.rn.f32 %f119, %f118, 0f3F800000;
+	setp.gtu.f32 %pt1, %f119, 0f00000000;
+	selp.f32 %f120, %f119, 0f00000000, %pt1;
+	add.rn.f32 %f60, %f29, %f120;
+$L_40:
+	mov.f32 %f29, %f60;
+$L_41:
+	mov.b64 %rd123, %rd49;
+	ld.global.f32 %f124, [%rd123];
+	mul.rn.f32 %f129, %f124, 0f3F600000;
+	sub.rn.f32 %f130, %f129, 0f3F800000;
+	setp.gtu.f32 %pt2, %f130, 0f00000000;
+	selp.f32 %f131, %f130, 0f00000000, %pt2;
+	add.rn.f32 %f60, %f29, %f131;
+$L_42:
+	mov.f32 %f29, %f60;
+$L_43:
+	mov.b64 %rd134, %rd49;
+	ld.global.f32 %f135, [%rd134];
+	mul.rn.f32 %f140, %f135, 0f3F700000;
+	sub.rn.f32 %f141, %f140, 0f3F800000;
+	setp.gtu.f32 %pt3, %f141, 0f00000000;
+	selp.f32 %f142, %f141, 0f00000000, %pt3;
+	add.rn.f32 %f60, %f29, %f142;
+$L_44:
+	mov.f32 %f29, %f60;
+$L_45:
+	mov.b64 %rd145, %rd49;
+	ld.global.f32 %f146, [%rd145];
+	mul.rn.f32 %f151, %f146, 0f3F800000;
+	sub.rn.f32 %f152, %f151, 0f3F800000;
+	setp.gtu.f32 %pt4, %f152, 0f00000000;
+	selp.f32 %f153, %f152, 0f00000000, %pt4;
+	add.rn.f32 %f60, %f29, %f153;
+$L_46:
+	mov.f32 %f29, %f60;
+$L_47:
+	mov.b64 %rd156, %rd49;
+	ld.global.f32 %f157, [%rd156];
+	mul.rn.f32 %f162, %f157, 0f3F880000;
+	sub.rn.f32 %f163, %f162, 0f3F800000;
+	setp.gtu.f32 %pt5, %f163, 0f00000000;
+	selp.f32 %f164, %f163, 0f00000000, %pt5;
+	add.rn.f32 %f60, %f29, %f164;
+$L_48:
+	mov.f32 %f29, %f60;
+$L_49:
+	mov.b64 %rd167, %rd49;
+	ld.global.f32 %f168, [%rd167];
+	mul.rn.f32 %f173, %f168, 0f3F900000;
+	sub.rn.f32 %f174, %f173, 0f3F800000;
+	setp.gtu.f32 %pt6, %f174, 0f00000000;
+	selp.f32 %f175, %f174, 0f00000000, %pt6;
+	add.rn.f32 %f60, %f29, %f175;
+$L_50:
+	mov.f32 %f29, %f60;
+$L_51:
+	mov.b64 %rd178, %rd49;
+	ld.global.f32 %f179, [%rd178];
+	mul.rn.f32 %f184, %f179, 0f3F980000;
+	sub.rn.f32 %f185, %f184, 0f3F800000;
+	setp.gtu.f32 %pt7, %f185, 0f00000000;
+	selp.f32 %f186, %f185, 0f00000000, %pt7;
+	add.rn.f32 %f60, %f29, %f186;
+$L_52:
+	mov.f32 %f31, %f60;
+$L_53:
+	mul.hi.s64 %rd69, %rd17, -2049638230412172401;
+	add.s64 %rd70, %rd69, %rd17;
+	mov.b64 %rd71, %rd70;
+	shr.u64 %rd72, %rd71, 63;
+	shr.s64 %rd73, %rd70, 3;
+	mov.b64 %rd74, %rd72;
+	add.s64 %rd75, %rd73, %rd74;
+	mov.b64 %rd63, %rd75;
+	cvt.u32.u64 %r64, %rd63;
+	mul.rn.f32 %f65, %f31, 0f40800000;
+	cvt.rzi.s32.f32 %r66, %f65;
+	add.s32 %r67, %r64, %r66;
+	mad.lo.s64 %rd68, %rd9, 4, %rd4;
+	st.global.s32 [%rd68], %r67;
+$L_54:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_55:
+	setp.eq.s64 %pt8, %rd12, -1;
+	neg.s64 %rdt1, %rd9;
+	div.s64 %rd332, %rd9, %rd12;
+	selp.b64 %rd332, %rdt1, %rd332, %pt8;
+	bra.uni $L_7;
+$L_56:
 	ret;
 }
 
@@ -5821,8 +6145,6 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	cvt.rn.f32.s64 %f17, %rd12;
 	mul.rn.f32 %f18, %f17, 0f3F000000;
@@ -5874,8 +6196,6 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	cvt.rn.f32.s64 %f17, %rd12;
 	add.rn.f32 %f18, %f17, 0f3F800000;
@@ -5927,8 +6247,6 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	mov.f32 %ft0, 0f3F800000;
@@ -5979,8 +6297,6 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	ld.global.f32 %f18, [%rd17];
@@ -6033,8 +6349,6 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	mov.f32 %ft0, 0f40400000;
@@ -6219,8 +6533,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
@@ -7815,8 +8127,6 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	ld.global.s32 %r18, [%rd17];
