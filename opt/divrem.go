@@ -23,15 +23,14 @@ func FuseDivRem(t *ir.Task) {
 			}
 			partner := findPartner(b, i)
 			q := t.NewReg(in.Type)
+			var r ir.Reg = ir.NoReg
+			if in.Op == ir.OpRem || partner >= 0 && b.Instrs[partner].Op == ir.OpRem {
+				r = t.NewReg(in.Type)
+			}
 			b.Instrs[i] = ir.Instr{Op: ir.OpMove, Type: in.Type, Dst: in.Dst, Pos: in.Pos}
-			rest := quotient(t, b, i, in, q)
+			rest := quotient(t, b, i, in, q, r)
 			// rest starts with that move, then what followed it in b.
 			at, partnerAt := 0, partner-i
-			var r ir.Reg = ir.NoReg
-			if in.Op == ir.OpRem || partner >= 0 && rest.Instrs[partnerAt].Op == ir.OpRem {
-				r = remainderOf(t, rest, 0, in, q)
-				at, partnerAt = at+2, partnerAt+2
-			}
 			result := func(op ir.Op) ir.Arg {
 				if op == ir.OpDiv {
 					return ir.R(q)
@@ -75,31 +74,35 @@ func findPartner(b *ir.Block, i int) int {
 
 func argIs(a ir.Arg, r ir.Reg) bool { return !a.Imm && a.Reg == r }
 
-// remainderOf inserts r = x - q*y before index at of b and returns r.
-func remainderOf(t *ir.Task, b *ir.Block, at int, div ir.Instr, q ir.Reg) ir.Reg {
-	typ := div.Type
-	prod, r := t.NewReg(typ), t.NewReg(typ)
-	seq := []ir.Instr{
-		{Op: ir.OpMul, Type: typ, Dst: prod, Args: []ir.Arg{ir.R(q), div.Args[1]}, Pos: div.Pos},
-		{Op: ir.OpSub, Type: typ, Dst: r, Args: []ir.Arg{div.Args[0], ir.R(prod)}, Pos: div.Pos},
-	}
-	b.Instrs = append(b.Instrs[:at], append(seq, b.Instrs[at:]...)...)
-	return r
+// remainder appends r = x - q*y to b, for the operands of div.
+func remainder(t *ir.Task, b *ir.Block, typ ir.Type, x, y ir.Arg, q, r ir.Reg) {
+	prod := t.NewReg(typ)
+	b.Instrs = append(b.Instrs,
+		ir.Instr{Op: ir.OpMul, Type: typ, Dst: prod, Args: []ir.Arg{ir.R(q), y}},
+		ir.Instr{Op: ir.OpSub, Type: typ, Dst: r, Args: []ir.Arg{x, ir.R(prod)}})
 }
 
-// quotient computes q = x/y for the division or remainder div, which was at
-// index at of b, and returns the block where execution continues, whose
-// first instruction is what was at index at. A 64-bit quotient branches:
+// quotient computes q = x/y, and r = x%y unless r is NoReg, for the
+// division or remainder div, which was at index at of b, and returns the
+// block where execution continues, whose first instruction is what was at
+// index at. A 64-bit division branches, and each path takes the remainder
+// in its own width:
 //
 //	b:     fits = (x|y) >> 32 == 0; branch fits, fast, slow
-//	fast:  q = convert(div.u32(convert x, convert y)); jump rest
-//	slow:  q = div x, y; jump rest
-func quotient(t *ir.Task, b *ir.Block, at int, div ir.Instr, q ir.Reg) *ir.Block {
+//	fast:  q, r = x/y, x%y in 32 bits, converted; jump rest
+//	slow:  q, r = x/y, x%y in 64 bits; jump rest
+func quotient(t *ir.Task, b *ir.Block, at int, div ir.Instr, q, r ir.Reg) *ir.Block {
 	typ := div.Type
 	x, y := div.Args[0], div.Args[1]
 	rest := splitBlock(t, b, at)
-	if typ.Bits() != 64 {
+	divide := func(b *ir.Block, typ ir.Type, x, y ir.Arg, q, r ir.Reg) {
 		b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpDiv, Type: typ, Dst: q, Args: []ir.Arg{x, y}, Pos: div.Pos})
+		if r != ir.NoReg {
+			remainder(t, b, typ, x, y, q, r)
+		}
+	}
+	if typ.Bits() != 64 {
+		divide(b, typ, x, y, q, r)
 		return rest
 	}
 	u := ir.Uint64
@@ -107,9 +110,9 @@ func quotient(t *ir.Task, b *ir.Block, at int, div ir.Instr, q ir.Reg) *ir.Block
 		if typ == u || a.Imm {
 			return a
 		}
-		r := t.NewReg(u)
-		b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConvert, Type: u, From: typ, Dst: r, Args: []ir.Arg{a}})
-		return ir.R(r)
+		reg := t.NewReg(u)
+		b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConvert, Type: u, From: typ, Dst: reg, Args: []ir.Arg{a}})
+		return ir.R(reg)
 	}
 	ux, uy := unsigned(x), unsigned(y)
 	both, high, fits := t.NewReg(u), t.NewReg(u), t.NewReg(ir.Bool)
@@ -123,11 +126,18 @@ func quotient(t *ir.Task, b *ir.Block, at int, div ir.Instr, q ir.Reg) *ir.Block
 	fast.Instrs = []ir.Instr{
 		{Op: ir.OpConvert, Type: ir.Uint32, From: typ, Dst: x32, Args: []ir.Arg{x}},
 		{Op: ir.OpConvert, Type: ir.Uint32, From: typ, Dst: y32, Args: []ir.Arg{y}},
-		{Op: ir.OpDiv, Type: ir.Uint32, Dst: q32, Args: []ir.Arg{ir.R(x32), ir.R(y32)}, Pos: div.Pos},
-		{Op: ir.OpConvert, Type: typ, From: ir.Uint32, Dst: q, Args: []ir.Arg{ir.R(q32)}},
+	}
+	r32 := ir.NoReg
+	if r != ir.NoReg {
+		r32 = t.NewReg(ir.Uint32)
+	}
+	divide(fast, ir.Uint32, ir.R(x32), ir.R(y32), q32, r32)
+	fast.Instrs = append(fast.Instrs, ir.Instr{Op: ir.OpConvert, Type: typ, From: ir.Uint32, Dst: q, Args: []ir.Arg{ir.R(q32)}})
+	if r != ir.NoReg {
+		fast.Instrs = append(fast.Instrs, ir.Instr{Op: ir.OpConvert, Type: typ, From: ir.Uint32, Dst: r, Args: []ir.Arg{ir.R(r32)}})
 	}
 	fast.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{rest.Index}}
-	slow.Instrs = []ir.Instr{{Op: ir.OpDiv, Type: typ, Dst: q, Args: []ir.Arg{x, y}, Pos: div.Pos}}
+	divide(slow, typ, x, y, q, r)
 	slow.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{rest.Index}}
 	return rest
 }

@@ -431,11 +431,11 @@ const qdPTX = `//
 	.param .s64 Stencil2D_0_param_5
 )
 {
-	.reg .pred %p<52>;
+	.reg .pred %p<53>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<55>;
+	.reg .b32 %r<58>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<57>;
+	.reg .b64 %rd<59>;
 	.reg .b64 %rdt<2>;
 	.reg .f32 %f<39>;
 
@@ -467,21 +467,22 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mov.b64 %rd47, %rd7;
-	mov.b64 %rd48, %rd9;
-	or.b64 %rd49, %rd47, %rd48;
-	shr.u64 %rd50, %rd49, 32;
-	setp.eq.u64 %p51, %rd50, 0;
-	@!%p51 bra $L_13;
+	mov.b64 %rd48, %rd7;
+	mov.b64 %rd49, %rd9;
+	or.b64 %rd50, %rd48, %rd49;
+	shr.u64 %rd51, %rd50, 32;
+	setp.eq.u64 %p52, %rd51, 0;
+	@!%p52 bra $L_13;
 $L_5:
-	cvt.u32.u64 %r52, %rd7;
-	cvt.u32.u64 %r53, %rd9;
-	div.u32 %r54, %r52, %r53;
-	cvt.u64.u32 %rd46, %r54;
+	cvt.u32.u64 %r53, %rd7;
+	cvt.u32.u64 %r54, %rd9;
+	div.u32 %r55, %r53, %r54;
+	mul.lo.u32 %r57, %r55, %r54;
+	sub.u32 %r56, %r53, %r57;
+	cvt.u64.u32 %rd46, %r55;
+	cvt.u64.u32 %rd47, %r56;
 $L_6:
-	mul.lo.s64 %rd55, %rd46, %rd9;
-	sub.s64 %rd56, %rd7, %rd55;
-	mov.b64 %rd8, %rd56;
+	mov.b64 %rd8, %rd47;
 	mov.b64 %rd10, %rd46;
 	setp.gt.s64 %p11, %rd8, 0;
 	@!%p11 bra $L_12;
@@ -531,6 +532,8 @@ $L_13:
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd46, %rd7, %rd9;
 	selp.b64 %rd46, %rdt1, %rd46, %pt0;
+	mul.lo.s64 %rd58, %rd46, %rd9;
+	sub.s64 %rd47, %rd7, %rd58;
 	bra.uni $L_6;
 $L_14:
 	ret;
@@ -546,11 +549,11 @@ $L_14:
 	.param .s64 Stencil3D_0_param_6
 )
 {
-	.reg .pred %p<87>;
+	.reg .pred %p<91>;
 	.reg .pred %pt<3>;
-	.reg .b32 %r<90>;
+	.reg .b32 %r<94>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<86>;
+	.reg .b64 %rd<90>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<46>;
 	.reg .f32 %ft<1>;
@@ -587,50 +590,52 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mov.b64 %rd60, %rd7;
-	mov.b64 %rd61, %rd9;
-	or.b64 %rd62, %rd60, %rd61;
-	shr.u64 %rd63, %rd62, 32;
-	setp.eq.u64 %p64, %rd63, 0;
-	@!%p64 bra $L_21;
+	mov.b64 %rd61, %rd7;
+	mov.b64 %rd62, %rd9;
+	or.b64 %rd63, %rd61, %rd62;
+	shr.u64 %rd64, %rd63, 32;
+	setp.eq.u64 %p65, %rd64, 0;
+	@!%p65 bra $L_21;
 $L_5:
-	cvt.u32.u64 %r65, %rd7;
-	cvt.u32.u64 %r66, %rd9;
-	div.u32 %r67, %r65, %r66;
-	cvt.u64.u32 %rd59, %r67;
+	cvt.u32.u64 %r66, %rd7;
+	cvt.u32.u64 %r67, %rd9;
+	div.u32 %r68, %r66, %r67;
+	mul.lo.u32 %r70, %r68, %r67;
+	sub.u32 %r69, %r66, %r70;
+	cvt.u64.u32 %rd59, %r68;
+	cvt.u64.u32 %rd60, %r69;
 $L_6:
-	mul.lo.s64 %rd68, %rd59, %rd9;
-	sub.s64 %rd69, %rd7, %rd68;
-	mov.b64 %rd8, %rd69;
+	mov.b64 %rd8, %rd60;
 	mov.b64 %rd10, %rd59;
-	mov.b64 %rd71, %rd10;
-	mov.b64 %rd72, %rd12;
-	or.b64 %rd73, %rd71, %rd72;
-	shr.u64 %rd74, %rd73, 32;
-	setp.eq.u64 %p75, %rd74, 0;
-	@!%p75 bra $L_20;
+	mov.b64 %rd74, %rd10;
+	mov.b64 %rd75, %rd12;
+	or.b64 %rd76, %rd74, %rd75;
+	shr.u64 %rd77, %rd76, 32;
+	setp.eq.u64 %p78, %rd77, 0;
+	@!%p78 bra $L_20;
 $L_7:
-	cvt.u32.u64 %r76, %rd10;
-	cvt.u32.u64 %r77, %rd12;
-	div.u32 %r78, %r76, %r77;
-	cvt.u64.u32 %rd70, %r78;
+	cvt.u32.u64 %r79, %rd10;
+	cvt.u32.u64 %r80, %rd12;
+	div.u32 %r81, %r79, %r80;
+	mul.lo.u32 %r83, %r81, %r80;
+	sub.u32 %r82, %r79, %r83;
+	cvt.u64.u32 %rd72, %r81;
+	cvt.u64.u32 %rd73, %r82;
 $L_8:
-	mul.lo.s64 %rd79, %rd70, %rd12;
-	sub.s64 %rd80, %rd10, %rd79;
-	mov.b64 %rd11, %rd80;
-	mov.b64 %rd82, %rd7;
-	mov.b64 %rd83, %rd13;
-	or.b64 %rd84, %rd82, %rd83;
-	shr.u64 %rd85, %rd84, 32;
-	setp.eq.u64 %p86, %rd85, 0;
-	@!%p86 bra $L_19;
+	mov.b64 %rd11, %rd73;
+	mov.b64 %rd86, %rd7;
+	mov.b64 %rd87, %rd13;
+	or.b64 %rd88, %rd86, %rd87;
+	shr.u64 %rd89, %rd88, 32;
+	setp.eq.u64 %p90, %rd89, 0;
+	@!%p90 bra $L_19;
 $L_9:
-	cvt.u32.u64 %r87, %rd7;
-	cvt.u32.u64 %r88, %rd13;
-	div.u32 %r89, %r87, %r88;
-	cvt.u64.u32 %rd81, %r89;
+	cvt.u32.u64 %r91, %rd7;
+	cvt.u32.u64 %r92, %rd13;
+	div.u32 %r93, %r91, %r92;
+	cvt.u64.u32 %rd85, %r93;
 $L_10:
-	mov.b64 %rd14, %rd81;
+	mov.b64 %rd14, %rd85;
 	setp.gt.s64 %p15, %rd8, 0;
 	@!%p15 bra $L_18;
 $L_11:
@@ -689,20 +694,24 @@ $L_18:
 $L_19:
 	setp.eq.s64 %pt0, %rd13, -1;
 	neg.s64 %rdt1, %rd7;
-	div.s64 %rd81, %rd7, %rd13;
-	selp.b64 %rd81, %rdt1, %rd81, %pt0;
+	div.s64 %rd85, %rd7, %rd13;
+	selp.b64 %rd85, %rdt1, %rd85, %pt0;
 	bra.uni $L_10;
 $L_20:
 	setp.eq.s64 %pt1, %rd12, -1;
 	neg.s64 %rdt2, %rd10;
-	div.s64 %rd70, %rd10, %rd12;
-	selp.b64 %rd70, %rdt2, %rd70, %pt1;
+	div.s64 %rd72, %rd10, %rd12;
+	selp.b64 %rd72, %rdt2, %rd72, %pt1;
+	mul.lo.s64 %rd84, %rd72, %rd12;
+	sub.s64 %rd73, %rd10, %rd84;
 	bra.uni $L_8;
 $L_21:
 	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt3, %rd7;
 	div.s64 %rd59, %rd7, %rd9;
 	selp.b64 %rd59, %rdt3, %rd59, %pt2;
+	mul.lo.s64 %rd71, %rd59, %rd9;
+	sub.s64 %rd60, %rd7, %rd71;
 	bra.uni $L_6;
 $L_22:
 	ret;
@@ -718,11 +727,11 @@ $L_22:
 	.param .s64 Matmul_0_param_6
 )
 {
-	.reg .pred %p<53>;
+	.reg .pred %p<55>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<48>;
+	.reg .b32 %r<51>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<52>;
+	.reg .b64 %rd<54>;
 	.reg .b64 %rdt<2>;
 	.reg .f32 %f<26>;
 
@@ -752,22 +761,23 @@ $L_2:
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	mov.b64 %rd40, %rd6;
-	mov.b64 %rd41, %rd4;
-	or.b64 %rd42, %rd40, %rd41;
-	shr.u64 %rd43, %rd42, 32;
-	setp.eq.u64 %p44, %rd43, 0;
-	@!%p44 bra $L_21;
+	mov.b64 %rd41, %rd6;
+	mov.b64 %rd42, %rd4;
+	or.b64 %rd43, %rd41, %rd42;
+	shr.u64 %rd44, %rd43, 32;
+	setp.eq.u64 %p45, %rd44, 0;
+	@!%p45 bra $L_21;
 $L_5:
-	cvt.u32.u64 %r45, %rd6;
-	cvt.u32.u64 %r46, %rd4;
-	div.u32 %r47, %r45, %r46;
-	cvt.u64.u32 %rd39, %r47;
+	cvt.u32.u64 %r46, %rd6;
+	cvt.u32.u64 %r47, %rd4;
+	div.u32 %r48, %r46, %r47;
+	mul.lo.u32 %r50, %r48, %r47;
+	sub.u32 %r49, %r46, %r50;
+	cvt.u64.u32 %rd39, %r48;
+	cvt.u64.u32 %rd40, %r49;
 $L_6:
-	mul.lo.s64 %rd48, %rd39, %rd4;
-	sub.s64 %rd49, %rd6, %rd48;
 	mov.b64 %rd7, %rd39;
-	mov.b64 %rd8, %rd49;
+	mov.b64 %rd8, %rd40;
 	mov.f32 %f9, 0f00000000;
 	mov.b64 %rd10, 0;
 	mul.lo.s64 %rd12, %rd7, %rd4;
@@ -778,11 +788,11 @@ $L_6:
 	mov.b64 %rd37, %rd4;
 	mov.b64 %rd38, %rd37;
 $L_7:
-	max.s64 %rd50, %rd4, -9223372036854775805;
-	sub.s64 %rd51, %rd50, 3;
+	max.s64 %rd52, %rd4, -9223372036854775805;
+	sub.s64 %rd53, %rd52, 3;
 $L_8:
-	setp.lt.s64 %p52, %rd10, %rd51;
-	@!%p52 bra $L_17;
+	setp.lt.s64 %p54, %rd10, %rd53;
+	@!%p54 bra $L_17;
 $L_9:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_10:
@@ -867,6 +877,8 @@ $L_21:
 	neg.s64 %rdt1, %rd6;
 	div.s64 %rd39, %rd6, %rd4;
 	selp.b64 %rd39, %rdt1, %rd39, %pt0;
+	mul.lo.s64 %rd51, %rd39, %rd4;
+	sub.s64 %rd40, %rd6, %rd51;
 	bra.uni $L_6;
 $L_22:
 	ret;
@@ -881,11 +893,11 @@ $L_22:
 	.param .s64 Blur_0_param_5
 )
 {
-	.reg .pred %p<219>;
+	.reg .pred %p<220>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<222>;
+	.reg .b32 %r<225>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<224>;
+	.reg .b64 %rd<226>;
 	.reg .b64 %rdt<2>;
 
 $L_0:
@@ -920,21 +932,22 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mov.b64 %rd214, %rd7;
-	mov.b64 %rd215, %rd9;
-	or.b64 %rd216, %rd214, %rd215;
-	shr.u64 %rd217, %rd216, 32;
-	setp.eq.u64 %p218, %rd217, 0;
-	@!%p218 bra $L_24;
+	mov.b64 %rd215, %rd7;
+	mov.b64 %rd216, %rd9;
+	or.b64 %rd217, %rd215, %rd216;
+	shr.u64 %rd218, %rd217, 32;
+	setp.eq.u64 %p219, %rd218, 0;
+	@!%p219 bra $L_24;
 $L_5:
-	cvt.u32.u64 %r219, %rd7;
-	cvt.u32.u64 %r220, %rd9;
-	div.u32 %r221, %r219, %r220;
-	cvt.u64.u32 %rd213, %r221;
+	cvt.u32.u64 %r220, %rd7;
+	cvt.u32.u64 %r221, %rd9;
+	div.u32 %r222, %r220, %r221;
+	mul.lo.u32 %r224, %r222, %r221;
+	sub.u32 %r223, %r220, %r224;
+	cvt.u64.u32 %rd213, %r222;
+	cvt.u64.u32 %rd214, %r223;
 $L_6:
-	mul.lo.s64 %rd222, %rd213, %rd9;
-	sub.s64 %rd223, %rd7, %rd222;
-	mov.b64 %rd8, %rd223;
+	mov.b64 %rd8, %rd214;
 	mov.b64 %rd10, %rd213;
 	mov.b64 %rd11, 0;
 $L_7:
@@ -1066,6 +1079,8 @@ $L_24:
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd213, %rd7, %rd9;
 	selp.b64 %rd213, %rdt1, %rd213, %pt0;
+	mul.lo.s64 %rd225, %rd213, %rd9;
+	sub.s64 %rd214, %rd7, %rd225;
 	bra.uni $L_6;
 $L_25:
 	ret;
@@ -1079,11 +1094,11 @@ $L_25:
 	.param .s64 DigitSum_0_param_4
 )
 {
-	.reg .pred %p<70>;
+	.reg .pred %p<74>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<73>;
+	.reg .b32 %r<79>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<75>;
+	.reg .b64 %rd<80>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -1119,100 +1134,106 @@ $L_5:
 	setp.gt.s64 %p21, %rd12, 0;
 	@!%p21 bra $L_22;
 $L_6:
-	mov.b64 %rd23, %rd12;
-	mov.b64 %rd24, %rd15;
-	or.b64 %rd25, %rd23, %rd24;
-	shr.u64 %rd26, %rd25, 32;
-	setp.eq.u64 %p27, %rd26, 0;
-	@!%p27 bra $L_26;
+	mov.b64 %rd24, %rd12;
+	mov.b64 %rd25, %rd15;
+	or.b64 %rd26, %rd24, %rd25;
+	shr.u64 %rd27, %rd26, 32;
+	setp.eq.u64 %p28, %rd27, 0;
+	@!%p28 bra $L_26;
 $L_7:
-	cvt.u32.u64 %r28, %rd12;
-	cvt.u32.u64 %r29, %rd15;
-	div.u32 %r30, %r28, %r29;
-	cvt.u64.u32 %rd22, %r30;
+	cvt.u32.u64 %r29, %rd12;
+	cvt.u32.u64 %r30, %rd15;
+	div.u32 %r31, %r29, %r30;
+	mul.lo.u32 %r33, %r31, %r30;
+	sub.u32 %r32, %r29, %r33;
+	cvt.u64.u32 %rd22, %r31;
+	cvt.u64.u32 %rd23, %r32;
 $L_8:
-	mul.lo.s64 %rd31, %rd22, %rd15;
-	sub.s64 %rd32, %rd12, %rd31;
-	mov.b64 %rd14, %rd32;
+	mov.b64 %rd14, %rd23;
 	add.s64 %rd16, %rd13, %rd14;
 	mov.b64 %rd17, %rd22;
 	mov.b64 %rd12, %rd17;
 	mov.b64 %rd13, %rd16;
 $L_9:
-	setp.gt.s64 %p36, %rd12, 0;
-	@!%p36 bra $L_22;
+	setp.gt.s64 %p38, %rd12, 0;
+	@!%p38 bra $L_22;
 $L_10:
-	mov.b64 %rd37, %rd12;
-	mov.b64 %rd38, %rd15;
-	or.b64 %rd39, %rd37, %rd38;
-	shr.u64 %rd40, %rd39, 32;
-	setp.eq.u64 %p41, %rd40, 0;
-	@!%p41 bra $L_25;
+	mov.b64 %rd39, %rd12;
+	mov.b64 %rd40, %rd15;
+	or.b64 %rd41, %rd39, %rd40;
+	shr.u64 %rd42, %rd41, 32;
+	setp.eq.u64 %p43, %rd42, 0;
+	@!%p43 bra $L_25;
 $L_11:
-	cvt.u32.u64 %r42, %rd12;
-	cvt.u32.u64 %r43, %rd15;
-	div.u32 %r44, %r42, %r43;
-	cvt.u64.u32 %rd22, %r44;
+	cvt.u32.u64 %r44, %rd12;
+	cvt.u32.u64 %r45, %rd15;
+	div.u32 %r46, %r44, %r45;
+	mul.lo.u32 %r48, %r46, %r45;
+	sub.u32 %r47, %r44, %r48;
+	cvt.u64.u32 %rd22, %r46;
+	cvt.u64.u32 %rd23, %r47;
 $L_12:
-	mul.lo.s64 %rd45, %rd22, %rd15;
-	sub.s64 %rd46, %rd12, %rd45;
-	mov.b64 %rd33, %rd46;
-	add.s64 %rd34, %rd13, %rd33;
-	mov.b64 %rd35, %rd22;
-	mov.b64 %rd12, %rd35;
-	mov.b64 %rd13, %rd34;
+	mov.b64 %rd35, %rd23;
+	add.s64 %rd36, %rd13, %rd35;
+	mov.b64 %rd37, %rd22;
+	mov.b64 %rd12, %rd37;
+	mov.b64 %rd13, %rd36;
 $L_13:
-	setp.gt.s64 %p50, %rd12, 0;
-	@!%p50 bra $L_22;
+	setp.gt.s64 %p53, %rd12, 0;
+	@!%p53 bra $L_22;
 $L_14:
-	mov.b64 %rd51, %rd12;
-	mov.b64 %rd52, %rd15;
-	or.b64 %rd53, %rd51, %rd52;
-	shr.u64 %rd54, %rd53, 32;
-	setp.eq.u64 %p55, %rd54, 0;
-	@!%p55 bra $L_24;
+	mov.b64 %rd54, %rd12;
+	mov.b64 %rd55, %rd15;
+	or.b64 %rd56, %rd54, %rd55;
+	shr.u64 %rd57, %rd56, 32;
+	setp.eq.u64 %p58, %rd57, 0;
+	@!%p58 bra $L_24;
 $L_15:
-	cvt.u32.u64 %r56, %rd12;
-	cvt.u32.u64 %r57, %rd15;
-	div.u32 %r58, %r56, %r57;
-	cvt.u64.u32 %rd22, %r58;
+	cvt.u32.u64 %r59, %rd12;
+	cvt.u32.u64 %r60, %rd15;
+	div.u32 %r61, %r59, %r60;
+	mul.lo.u32 %r63, %r61, %r60;
+	sub.u32 %r62, %r59, %r63;
+	cvt.u64.u32 %rd22, %r61;
+	cvt.u64.u32 %rd23, %r62;
 $L_16:
-	mul.lo.s64 %rd59, %rd22, %rd15;
-	sub.s64 %rd60, %rd12, %rd59;
-	mov.b64 %rd47, %rd60;
-	add.s64 %rd48, %rd13, %rd47;
-	mov.b64 %rd49, %rd22;
-	mov.b64 %rd12, %rd49;
-	mov.b64 %rd13, %rd48;
+	mov.b64 %rd50, %rd23;
+	add.s64 %rd51, %rd13, %rd50;
+	mov.b64 %rd52, %rd22;
+	mov.b64 %rd12, %rd52;
+	mov.b64 %rd13, %rd51;
 $L_17:
-	setp.gt.s64 %p64, %rd12, 0;
-	@!%p64 bra $L_22;
+	setp.gt.s64 %p68, %rd12, 0;
+	@!%p68 bra $L_22;
 $L_18:
-	mov.b64 %rd65, %rd12;
-	mov.b64 %rd66, %rd15;
-	or.b64 %rd67, %rd65, %rd66;
-	shr.u64 %rd68, %rd67, 32;
-	setp.eq.u64 %p69, %rd68, 0;
-	@!%p69 bra $L_21;
+	mov.b64 %rd69, %rd12;
+	mov.b64 %rd70, %rd15;
+	or.b64 %rd71, %rd69, %rd70;
+	shr.u64 %rd72, %rd71, 32;
+	setp.eq.u64 %p73, %rd72, 0;
+	@!%p73 bra $L_21;
 $L_19:
-	cvt.u32.u64 %r70, %rd12;
-	cvt.u32.u64 %r71, %rd15;
-	div.u32 %r72, %r70, %r71;
-	cvt.u64.u32 %rd22, %r72;
+	cvt.u32.u64 %r74, %rd12;
+	cvt.u32.u64 %r75, %rd15;
+	div.u32 %r76, %r74, %r75;
+	mul.lo.u32 %r78, %r76, %r75;
+	sub.u32 %r77, %r74, %r78;
+	cvt.u64.u32 %rd22, %r76;
+	cvt.u64.u32 %rd23, %r77;
 $L_20:
-	mul.lo.s64 %rd73, %rd22, %rd15;
-	sub.s64 %rd74, %rd12, %rd73;
-	mov.b64 %rd61, %rd74;
-	add.s64 %rd62, %rd13, %rd61;
-	mov.b64 %rd63, %rd22;
-	mov.b64 %rd12, %rd63;
-	mov.b64 %rd13, %rd62;
+	mov.b64 %rd65, %rd23;
+	add.s64 %rd66, %rd13, %rd65;
+	mov.b64 %rd67, %rd22;
+	mov.b64 %rd12, %rd67;
+	mov.b64 %rd13, %rd66;
 	bra.uni $L_5;
 $L_21:
 	setp.eq.s64 %pt0, %rd15, -1;
 	neg.s64 %rdt1, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
 	selp.b64 %rd22, %rdt1, %rd22, %pt0;
+	mul.lo.s64 %rd79, %rd22, %rd15;
+	sub.s64 %rd23, %rd12, %rd79;
 	bra.uni $L_20;
 $L_22:
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
@@ -1225,18 +1246,24 @@ $L_24:
 	neg.s64 %rdt2, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
 	selp.b64 %rd22, %rdt2, %rd22, %pt1;
+	mul.lo.s64 %rd64, %rd22, %rd15;
+	sub.s64 %rd23, %rd12, %rd64;
 	bra.uni $L_16;
 $L_25:
 	setp.eq.s64 %pt2, %rd15, -1;
 	neg.s64 %rdt3, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
 	selp.b64 %rd22, %rdt3, %rd22, %pt2;
+	mul.lo.s64 %rd49, %rd22, %rd15;
+	sub.s64 %rd23, %rd12, %rd49;
 	bra.uni $L_12;
 $L_26:
 	setp.eq.s64 %pt3, %rd15, -1;
 	neg.s64 %rdt4, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
 	selp.b64 %rd22, %rdt4, %rd22, %pt3;
+	mul.lo.s64 %rd34, %rd22, %rd15;
+	sub.s64 %rd23, %rd12, %rd34;
 	bra.uni $L_8;
 $L_27:
 	ret;
@@ -1646,11 +1673,11 @@ $L_22:
 	.param .s32 Mandelbrot64_0_param_4
 )
 {
-	.reg .pred %p<54>;
+	.reg .pred %p<56>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<53>;
+	.reg .b32 %r<55>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<51>;
+	.reg .b64 %rd<53>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<39>;
 
@@ -1681,21 +1708,22 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mov.b64 %rd41, %rd7;
-	mov.b64 %rd42, %rd9;
-	or.b64 %rd43, %rd41, %rd42;
-	shr.u64 %rd44, %rd43, 32;
-	setp.eq.u64 %p45, %rd44, 0;
-	@!%p45 bra $L_26;
+	mov.b64 %rd42, %rd7;
+	mov.b64 %rd43, %rd9;
+	or.b64 %rd44, %rd42, %rd43;
+	shr.u64 %rd45, %rd44, 32;
+	setp.eq.u64 %p46, %rd45, 0;
+	@!%p46 bra $L_26;
 $L_5:
-	cvt.u32.u64 %r46, %rd7;
-	cvt.u32.u64 %r47, %rd9;
-	div.u32 %r48, %r46, %r47;
-	cvt.u64.u32 %rd40, %r48;
+	cvt.u32.u64 %r47, %rd7;
+	cvt.u32.u64 %r48, %rd9;
+	div.u32 %r49, %r47, %r48;
+	mul.lo.u32 %r51, %r49, %r48;
+	sub.u32 %r50, %r47, %r51;
+	cvt.u64.u32 %rd40, %r49;
+	cvt.u64.u32 %rd41, %r50;
 $L_6:
-	mul.lo.s64 %rd49, %rd40, %rd9;
-	sub.s64 %rd50, %rd7, %rd49;
-	mov.b64 %rd8, %rd50;
+	mov.b64 %rd8, %rd41;
 	cvt.rn.f64.s64 %fd10, %rd8;
 	mul.rn.f64 %fd11, %fd10, 0d400999999999999A;
 	div.rn.f64 %fd13, %fd11, %fd12;
@@ -1709,11 +1737,11 @@ $L_6:
 	mov.f64 %fd23, 0d0000000000000000;
 	mov.b32 %r24, 0;
 $L_7:
-	max.s32 %r51, %r33, -2147483645;
-	sub.s32 %r52, %r51, 3;
+	max.s32 %r53, %r33, -2147483645;
+	sub.s32 %r54, %r53, 3;
 $L_8:
-	setp.lt.s32 %p53, %r24, %r52;
-	@!%p53 bra $L_23;
+	setp.lt.s32 %p55, %r24, %r54;
+	@!%p55 bra $L_23;
 $L_9:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_10:
@@ -1818,6 +1846,8 @@ $L_26:
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd40, %rd7, %rd9;
 	selp.b64 %rd40, %rdt1, %rd40, %pt0;
+	mul.lo.s64 %rd52, %rd40, %rd9;
+	sub.s64 %rd41, %rd7, %rd52;
 	bra.uni $L_6;
 $L_27:
 	ret;
@@ -1831,11 +1861,11 @@ $L_27:
 	.param .s32 Mandelbrot32_0_param_4
 )
 {
-	.reg .pred %p<54>;
+	.reg .pred %p<56>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<53>;
+	.reg .b32 %r<55>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<51>;
+	.reg .b64 %rd<53>;
 	.reg .b64 %rdt<2>;
 	.reg .f32 %f<39>;
 
@@ -1866,21 +1896,22 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mov.b64 %rd41, %rd7;
-	mov.b64 %rd42, %rd9;
-	or.b64 %rd43, %rd41, %rd42;
-	shr.u64 %rd44, %rd43, 32;
-	setp.eq.u64 %p45, %rd44, 0;
-	@!%p45 bra $L_26;
+	mov.b64 %rd42, %rd7;
+	mov.b64 %rd43, %rd9;
+	or.b64 %rd44, %rd42, %rd43;
+	shr.u64 %rd45, %rd44, 32;
+	setp.eq.u64 %p46, %rd45, 0;
+	@!%p46 bra $L_26;
 $L_5:
-	cvt.u32.u64 %r46, %rd7;
-	cvt.u32.u64 %r47, %rd9;
-	div.u32 %r48, %r46, %r47;
-	cvt.u64.u32 %rd40, %r48;
+	cvt.u32.u64 %r47, %rd7;
+	cvt.u32.u64 %r48, %rd9;
+	div.u32 %r49, %r47, %r48;
+	mul.lo.u32 %r51, %r49, %r48;
+	sub.u32 %r50, %r47, %r51;
+	cvt.u64.u32 %rd40, %r49;
+	cvt.u64.u32 %rd41, %r50;
 $L_6:
-	mul.lo.s64 %rd49, %rd40, %rd9;
-	sub.s64 %rd50, %rd7, %rd49;
-	mov.b64 %rd8, %rd50;
+	mov.b64 %rd8, %rd41;
 	cvt.rn.f32.s64 %f10, %rd8;
 	mul.rn.f32 %f11, %f10, 0f404CCCCD;
 	div.rn.f32 %f13, %f11, %f12;
@@ -1894,11 +1925,11 @@ $L_6:
 	mov.f32 %f23, 0f00000000;
 	mov.b32 %r24, 0;
 $L_7:
-	max.s32 %r51, %r33, -2147483645;
-	sub.s32 %r52, %r51, 3;
+	max.s32 %r53, %r33, -2147483645;
+	sub.s32 %r54, %r53, 3;
 $L_8:
-	setp.lt.s32 %p53, %r24, %r52;
-	@!%p53 bra $L_23;
+	setp.lt.s32 %p55, %r24, %r54;
+	@!%p55 bra $L_23;
 $L_9:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_10:
@@ -2003,6 +2034,8 @@ $L_26:
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd40, %rd7, %rd9;
 	selp.b64 %rd40, %rdt1, %rd40, %pt0;
+	mul.lo.s64 %rd52, %rd40, %rd9;
+	sub.s64 %rd41, %rd7, %rd52;
 	bra.uni $L_6;
 $L_27:
 	ret;
@@ -2472,11 +2505,11 @@ $L_19:
 	.param .s64 Transpose_0_param_5
 )
 {
-	.reg .pred %p<27>;
+	.reg .pred %p<28>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<30>;
+	.reg .b32 %r<33>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<32>;
+	.reg .b64 %rd<34>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<18>;
 
@@ -2506,22 +2539,23 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mov.b64 %rd22, %rd7;
-	mov.b64 %rd23, %rd9;
-	or.b64 %rd24, %rd22, %rd23;
-	shr.u64 %rd25, %rd24, 32;
-	setp.eq.u64 %p26, %rd25, 0;
-	@!%p26 bra $L_8;
+	mov.b64 %rd23, %rd7;
+	mov.b64 %rd24, %rd9;
+	or.b64 %rd25, %rd23, %rd24;
+	shr.u64 %rd26, %rd25, 32;
+	setp.eq.u64 %p27, %rd26, 0;
+	@!%p27 bra $L_8;
 $L_5:
-	cvt.u32.u64 %r27, %rd7;
-	cvt.u32.u64 %r28, %rd9;
-	div.u32 %r29, %r27, %r28;
-	cvt.u64.u32 %rd21, %r29;
+	cvt.u32.u64 %r28, %rd7;
+	cvt.u32.u64 %r29, %rd9;
+	div.u32 %r30, %r28, %r29;
+	mul.lo.u32 %r32, %r30, %r29;
+	sub.u32 %r31, %r28, %r32;
+	cvt.u64.u32 %rd21, %r30;
+	cvt.u64.u32 %rd22, %r31;
 $L_6:
-	mul.lo.s64 %rd30, %rd21, %rd9;
-	sub.s64 %rd31, %rd7, %rd30;
 	mov.b64 %rd8, %rd21;
-	mov.b64 %rd10, %rd31;
+	mov.b64 %rd10, %rd22;
 	mul.lo.s64 %rd11, %rd10, %rd12;
 	add.s64 %rd13, %rd11, %rd8;
 	mad.lo.s64 %rd14, %rd13, 8, %rd15;
@@ -2536,6 +2570,8 @@ $L_8:
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd21, %rd7, %rd9;
 	selp.b64 %rd21, %rdt1, %rd21, %pt0;
+	mul.lo.s64 %rd33, %rd21, %rd9;
+	sub.s64 %rd22, %rd7, %rd33;
 	bra.uni $L_6;
 $L_9:
 	ret;

@@ -89,11 +89,11 @@ const qdPTX = `//
 	.param .s32 Mandelbrot_0_param_8
 )
 {
-	.reg .pred %p<61>;
+	.reg .pred %p<63>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<60>;
+	.reg .b32 %r<62>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<58>;
+	.reg .b64 %rd<60>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<41>;
 
@@ -129,21 +129,22 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mov.b64 %rd48, %rd7;
-	mov.b64 %rd49, %rd4;
-	or.b64 %rd50, %rd48, %rd49;
-	shr.u64 %rd51, %rd50, 32;
-	setp.eq.u64 %p52, %rd51, 0;
-	@!%p52 bra $L_29;
+	mov.b64 %rd49, %rd7;
+	mov.b64 %rd50, %rd4;
+	or.b64 %rd51, %rd49, %rd50;
+	shr.u64 %rd52, %rd51, 32;
+	setp.eq.u64 %p53, %rd52, 0;
+	@!%p53 bra $L_29;
 $L_5:
-	cvt.u32.u64 %r53, %rd7;
-	cvt.u32.u64 %r54, %rd4;
-	div.u32 %r55, %r53, %r54;
-	cvt.u64.u32 %rd47, %r55;
+	cvt.u32.u64 %r54, %rd7;
+	cvt.u32.u64 %r55, %rd4;
+	div.u32 %r56, %r54, %r55;
+	mul.lo.u32 %r58, %r56, %r55;
+	sub.u32 %r57, %r54, %r58;
+	cvt.u64.u32 %rd47, %r56;
+	cvt.u64.u32 %rd48, %r57;
 $L_6:
-	mul.lo.s64 %rd56, %rd47, %rd4;
-	sub.s64 %rd57, %rd7, %rd56;
-	mov.b64 %rd8, %rd57;
+	mov.b64 %rd8, %rd48;
 	mov.b64 %rd9, %rd47;
 	cvt.rn.f64.s64 %fd13, %rd8;
 	mul.rn.f64 %fd14, %fd10, %fd13;
@@ -158,11 +159,11 @@ $L_7:
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
 $L_8:
-	max.s32 %r58, %r27, -2147483645;
-	sub.s32 %r59, %r58, 3;
+	max.s32 %r60, %r27, -2147483645;
+	sub.s32 %r61, %r60, 3;
 $L_9:
-	setp.lt.s32 %p60, %r30, %r59;
-	@!%p60 bra $L_25;
+	setp.lt.s32 %p62, %r30, %r61;
+	@!%p62 bra $L_25;
 $L_10:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_11:
@@ -272,6 +273,8 @@ $L_29:
 	neg.s64 %rdt1, %rd7;
 	div.s64 %rd47, %rd7, %rd4;
 	selp.b64 %rd47, %rdt1, %rd47, %pt0;
+	mul.lo.s64 %rd59, %rd47, %rd4;
+	sub.s64 %rd48, %rd7, %rd59;
 	bra.uni $L_6;
 $L_30:
 	ret;

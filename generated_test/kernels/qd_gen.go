@@ -1677,12 +1677,12 @@ $L_6:
 	neg.s32 %rt6, %r11;
 	div.s32 %r104, %r11, %r15;
 	selp.b32 %r104, %rt6, %r104, %pt0;
+	mul.lo.s32 %r106, %r104, %r15;
+	sub.s32 %r105, %r11, %r106;
 $L_7:
-	mul.lo.s32 %r105, %r104, %r15;
-	sub.s32 %r106, %r11, %r105;
 	mov.b32 %r27, %r104;
 	add.s32 %r28, %r24, %r27;
-	mov.b32 %r29, %r106;
+	mov.b32 %r29, %r105;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
 $L_8:
@@ -1786,11 +1786,11 @@ $L_12:
 	.param .s64 MixInt64_0_param_5
 )
 {
-	.reg .pred %p<110>;
+	.reg .pred %p<111>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<113>;
+	.reg .b32 %r<116>;
 	.reg .b32 %rt<8>;
-	.reg .b64 %rd<115>;
+	.reg .b64 %rd<117>;
 	.reg .b64 %rdt<6>;
 
 $L_0:
@@ -1836,23 +1836,24 @@ $L_5:
 	setp.ne.s64 %p25, %rd15, 0;
 	@!%p25 bra $L_13;
 $L_6:
-	mov.b64 %rd105, %rd11;
-	mov.b64 %rd106, %rd15;
-	or.b64 %rd107, %rd105, %rd106;
-	shr.u64 %rd108, %rd107, 32;
-	setp.eq.u64 %p109, %rd108, 0;
-	@!%p109 bra $L_12;
+	mov.b64 %rd106, %rd11;
+	mov.b64 %rd107, %rd15;
+	or.b64 %rd108, %rd106, %rd107;
+	shr.u64 %rd109, %rd108, 32;
+	setp.eq.u64 %p110, %rd109, 0;
+	@!%p110 bra $L_12;
 $L_7:
-	cvt.u32.u64 %r110, %rd11;
-	cvt.u32.u64 %r111, %rd15;
-	div.u32 %r112, %r110, %r111;
-	cvt.u64.u32 %rd104, %r112;
+	cvt.u32.u64 %r111, %rd11;
+	cvt.u32.u64 %r112, %rd15;
+	div.u32 %r113, %r111, %r112;
+	mul.lo.u32 %r115, %r113, %r112;
+	sub.u32 %r114, %r111, %r115;
+	cvt.u64.u32 %rd104, %r113;
+	cvt.u64.u32 %rd105, %r114;
 $L_8:
-	mul.lo.s64 %rd113, %rd104, %rd15;
-	sub.s64 %rd114, %rd11, %rd113;
 	mov.b64 %rd27, %rd104;
 	add.s64 %rd28, %rd24, %rd27;
-	mov.b64 %rd29, %rd114;
+	mov.b64 %rd29, %rd105;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_9:
@@ -1945,6 +1946,8 @@ $L_12:
 	neg.s64 %rdt5, %rd11;
 	div.s64 %rd104, %rd11, %rd15;
 	selp.b64 %rd104, %rdt5, %rd104, %pt0;
+	mul.lo.s64 %rd116, %rd104, %rd15;
+	sub.s64 %rd105, %rd11, %rd116;
 	bra.uni $L_8;
 $L_13:
 	mov.b64 %rd26, %rd24;
@@ -1962,11 +1965,11 @@ $L_14:
 	.param .s64 MixInt_0_param_5
 )
 {
-	.reg .pred %p<110>;
+	.reg .pred %p<111>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<113>;
+	.reg .b32 %r<116>;
 	.reg .b32 %rt<8>;
-	.reg .b64 %rd<115>;
+	.reg .b64 %rd<117>;
 	.reg .b64 %rdt<6>;
 
 $L_0:
@@ -2012,23 +2015,24 @@ $L_5:
 	setp.ne.s64 %p25, %rd15, 0;
 	@!%p25 bra $L_13;
 $L_6:
-	mov.b64 %rd105, %rd11;
-	mov.b64 %rd106, %rd15;
-	or.b64 %rd107, %rd105, %rd106;
-	shr.u64 %rd108, %rd107, 32;
-	setp.eq.u64 %p109, %rd108, 0;
-	@!%p109 bra $L_12;
+	mov.b64 %rd106, %rd11;
+	mov.b64 %rd107, %rd15;
+	or.b64 %rd108, %rd106, %rd107;
+	shr.u64 %rd109, %rd108, 32;
+	setp.eq.u64 %p110, %rd109, 0;
+	@!%p110 bra $L_12;
 $L_7:
-	cvt.u32.u64 %r110, %rd11;
-	cvt.u32.u64 %r111, %rd15;
-	div.u32 %r112, %r110, %r111;
-	cvt.u64.u32 %rd104, %r112;
+	cvt.u32.u64 %r111, %rd11;
+	cvt.u32.u64 %r112, %rd15;
+	div.u32 %r113, %r111, %r112;
+	mul.lo.u32 %r115, %r113, %r112;
+	sub.u32 %r114, %r111, %r115;
+	cvt.u64.u32 %rd104, %r113;
+	cvt.u64.u32 %rd105, %r114;
 $L_8:
-	mul.lo.s64 %rd113, %rd104, %rd15;
-	sub.s64 %rd114, %rd11, %rd113;
 	mov.b64 %rd27, %rd104;
 	add.s64 %rd28, %rd24, %rd27;
-	mov.b64 %rd29, %rd114;
+	mov.b64 %rd29, %rd105;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_9:
@@ -2121,6 +2125,8 @@ $L_12:
 	neg.s64 %rdt5, %rd11;
 	div.s64 %rd104, %rd11, %rd15;
 	selp.b64 %rd104, %rdt5, %rd104, %pt0;
+	mul.lo.s64 %rd116, %rd104, %rd15;
+	sub.s64 %rd105, %rd11, %rd116;
 	bra.uni $L_8;
 $L_13:
 	mov.b64 %rd26, %rd24;
@@ -2470,12 +2476,12 @@ $L_5:
 	@!%p25 bra $L_11;
 $L_6:
 	div.u32 %r90, %r11, %r15;
+	mul.lo.u32 %r92, %r90, %r15;
+	sub.u32 %r91, %r11, %r92;
 $L_7:
-	mul.lo.u32 %r91, %r90, %r15;
-	sub.u32 %r92, %r11, %r91;
 	mov.b32 %r27, %r90;
 	add.u32 %r28, %r24, %r27;
-	mov.b32 %r29, %r92;
+	mov.b32 %r29, %r91;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
 $L_8:
@@ -2565,10 +2571,10 @@ $L_12:
 	.param .s64 MixUint64_0_param_5
 )
 {
-	.reg .pred %p<94>;
-	.reg .b32 %r<97>;
+	.reg .pred %p<95>;
+	.reg .b32 %r<100>;
 	.reg .b32 %rt<8>;
-	.reg .b64 %rd<99>;
+	.reg .b64 %rd<101>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -2614,21 +2620,22 @@ $L_5:
 	setp.ne.u64 %p25, %rd15, 0;
 	@!%p25 bra $L_13;
 $L_6:
-	or.b64 %rd91, %rd11, %rd15;
-	shr.u64 %rd92, %rd91, 32;
-	setp.eq.u64 %p93, %rd92, 0;
-	@!%p93 bra $L_12;
+	or.b64 %rd92, %rd11, %rd15;
+	shr.u64 %rd93, %rd92, 32;
+	setp.eq.u64 %p94, %rd93, 0;
+	@!%p94 bra $L_12;
 $L_7:
-	cvt.u32.u64 %r94, %rd11;
-	cvt.u32.u64 %r95, %rd15;
-	div.u32 %r96, %r94, %r95;
-	cvt.u64.u32 %rd90, %r96;
+	cvt.u32.u64 %r95, %rd11;
+	cvt.u32.u64 %r96, %rd15;
+	div.u32 %r97, %r95, %r96;
+	mul.lo.u32 %r99, %r97, %r96;
+	sub.u32 %r98, %r95, %r99;
+	cvt.u64.u32 %rd90, %r97;
+	cvt.u64.u32 %rd91, %r98;
 $L_8:
-	mul.lo.u64 %rd97, %rd90, %rd15;
-	sub.u64 %rd98, %rd11, %rd97;
 	mov.b64 %rd27, %rd90;
 	add.u64 %rd28, %rd24, %rd27;
-	mov.b64 %rd29, %rd98;
+	mov.b64 %rd29, %rd91;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_9:
@@ -2704,6 +2711,8 @@ $L_11:
 	bra.uni $L_2;
 $L_12:
 	div.u64 %rd90, %rd11, %rd15;
+	mul.lo.u64 %rd100, %rd90, %rd15;
+	sub.u64 %rd91, %rd11, %rd100;
 	bra.uni $L_8;
 $L_13:
 	mov.b64 %rd26, %rd24;
@@ -2721,10 +2730,10 @@ $L_14:
 	.param .s64 MixUint_0_param_5
 )
 {
-	.reg .pred %p<92>;
-	.reg .b32 %r<95>;
+	.reg .pred %p<93>;
+	.reg .b32 %r<98>;
 	.reg .b32 %rt<8>;
-	.reg .b64 %rd<97>;
+	.reg .b64 %rd<99>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -2770,21 +2779,22 @@ $L_5:
 	setp.ne.u64 %p25, %rd15, 0;
 	@!%p25 bra $L_13;
 $L_6:
-	or.b64 %rd89, %rd11, %rd15;
-	shr.u64 %rd90, %rd89, 32;
-	setp.eq.u64 %p91, %rd90, 0;
-	@!%p91 bra $L_12;
+	or.b64 %rd90, %rd11, %rd15;
+	shr.u64 %rd91, %rd90, 32;
+	setp.eq.u64 %p92, %rd91, 0;
+	@!%p92 bra $L_12;
 $L_7:
-	cvt.u32.u64 %r92, %rd11;
-	cvt.u32.u64 %r93, %rd15;
-	div.u32 %r94, %r92, %r93;
-	cvt.u64.u32 %rd88, %r94;
+	cvt.u32.u64 %r93, %rd11;
+	cvt.u32.u64 %r94, %rd15;
+	div.u32 %r95, %r93, %r94;
+	mul.lo.u32 %r97, %r95, %r94;
+	sub.u32 %r96, %r93, %r97;
+	cvt.u64.u32 %rd88, %r95;
+	cvt.u64.u32 %rd89, %r96;
 $L_8:
-	mul.lo.u64 %rd95, %rd88, %rd15;
-	sub.u64 %rd96, %rd11, %rd95;
 	mov.b64 %rd27, %rd88;
 	add.u64 %rd28, %rd24, %rd27;
-	mov.b64 %rd29, %rd96;
+	mov.b64 %rd29, %rd89;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_9:
@@ -2858,6 +2868,8 @@ $L_11:
 	bra.uni $L_2;
 $L_12:
 	div.u64 %rd88, %rd11, %rd15;
+	mul.lo.u64 %rd98, %rd88, %rd15;
+	sub.u64 %rd89, %rd11, %rd98;
 	bra.uni $L_8;
 $L_13:
 	mov.b64 %rd26, %rd24;
@@ -4186,11 +4198,11 @@ $L_22:
 	.param .s64 Helpers_0_param_9
 )
 {
-	.reg .pred %p<89>;
+	.reg .pred %p<91>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<84>;
+	.reg .b32 %r<87>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<88>;
+	.reg .b64 %rd<90>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<59>;
 
@@ -4285,11 +4297,11 @@ $L_14:
 	mov.b64 %rd53, -1;
 	add.s64 %rd74, %rd47, 0;
 $L_15:
-	max.s64 %rd86, %rd51, -9223372036854775804;
-	sub.s64 %rd87, %rd86, 4;
+	max.s64 %rd88, %rd51, -9223372036854775804;
+	sub.s64 %rd89, %rd88, 4;
 $L_16:
-	setp.lt.s64 %p88, %rd53, %rd87;
-	@!%p88 bra $L_25;
+	setp.lt.s64 %p90, %rd53, %rd89;
+	@!%p90 bra $L_25;
 $L_17:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
@@ -4352,22 +4364,23 @@ $L_29:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_30:
-	mov.b64 %rd76, %rd25;
-	mov.b64 %rd77, %rd27;
-	or.b64 %rd78, %rd76, %rd77;
-	shr.u64 %rd79, %rd78, 32;
-	setp.eq.u64 %p80, %rd79, 0;
-	@!%p80 bra $L_33;
+	mov.b64 %rd77, %rd25;
+	mov.b64 %rd78, %rd27;
+	or.b64 %rd79, %rd77, %rd78;
+	shr.u64 %rd80, %rd79, 32;
+	setp.eq.u64 %p81, %rd80, 0;
+	@!%p81 bra $L_33;
 $L_31:
-	cvt.u32.u64 %r81, %rd25;
-	cvt.u32.u64 %r82, %rd27;
-	div.u32 %r83, %r81, %r82;
-	cvt.u64.u32 %rd75, %r83;
+	cvt.u32.u64 %r82, %rd25;
+	cvt.u32.u64 %r83, %rd27;
+	div.u32 %r84, %r82, %r83;
+	mul.lo.u32 %r86, %r84, %r83;
+	sub.u32 %r85, %r82, %r86;
+	cvt.u64.u32 %rd75, %r84;
+	cvt.u64.u32 %rd76, %r85;
 $L_32:
-	mul.lo.s64 %rd84, %rd75, %rd27;
-	sub.s64 %rd85, %rd25, %rd84;
 	mov.b64 %rd31, %rd75;
-	mov.b64 %rd32, %rd85;
+	mov.b64 %rd32, %rd76;
 	mov.b64 %rd28, %rd31;
 	mov.b64 %rd29, %rd32;
 	bra.uni $L_12;
@@ -4376,6 +4389,8 @@ $L_33:
 	neg.s64 %rdt1, %rd25;
 	div.s64 %rd75, %rd25, %rd27;
 	selp.b64 %rd75, %rdt1, %rd75, %pt0;
+	mul.lo.s64 %rd87, %rd75, %rd27;
+	sub.s64 %rd76, %rd25, %rd87;
 	bra.uni $L_32;
 $L_34:
 	ret;
@@ -5807,11 +5822,11 @@ $L_10:
 	.param .s64 Window_0_param_7
 )
 {
-	.reg .pred %p<338>;
+	.reg .pred %p<339>;
 	.reg .pred %pt<9>;
-	.reg .b32 %r<341>;
+	.reg .b32 %r<344>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<343>;
+	.reg .b64 %rd<345>;
 	.reg .b64 %rdt<2>;
 	.reg .f32 %f<198>;
 
@@ -5852,21 +5867,22 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mov.b64 %rd333, %rd9;
-	mov.b64 %rd334, %rd12;
-	or.b64 %rd335, %rd333, %rd334;
-	shr.u64 %rd336, %rd335, 32;
-	setp.eq.u64 %p337, %rd336, 0;
-	@!%p337 bra $L_55;
+	mov.b64 %rd334, %rd9;
+	mov.b64 %rd335, %rd12;
+	or.b64 %rd336, %rd334, %rd335;
+	shr.u64 %rd337, %rd336, 32;
+	setp.eq.u64 %p338, %rd337, 0;
+	@!%p338 bra $L_55;
 $L_6:
-	cvt.u32.u64 %r338, %rd9;
-	cvt.u32.u64 %r339, %rd12;
-	div.u32 %r340, %r338, %r339;
-	cvt.u64.u32 %rd332, %r340;
+	cvt.u32.u64 %r339, %rd9;
+	cvt.u32.u64 %r340, %rd12;
+	div.u32 %r341, %r339, %r340;
+	mul.lo.u32 %r343, %r341, %r340;
+	sub.u32 %r342, %r339, %r343;
+	cvt.u64.u32 %rd332, %r341;
+	cvt.u64.u32 %rd333, %r342;
 $L_7:
-	mul.lo.s64 %rd341, %rd332, %rd12;
-	sub.s64 %rd342, %rd9, %rd341;
-	mov.b64 %rd11, %rd342;
+	mov.b64 %rd11, %rd333;
 	mov.b64 %rd13, %rd332;
 $L_8:
 	mov.b64 %rd15, 0;
@@ -6101,6 +6117,8 @@ $L_55:
 	neg.s64 %rdt1, %rd9;
 	div.s64 %rd332, %rd9, %rd12;
 	selp.b64 %rd332, %rdt1, %rd332, %pt8;
+	mul.lo.s64 %rd344, %rd332, %rd12;
+	sub.s64 %rd333, %rd9, %rd344;
 	bra.uni $L_7;
 $L_56:
 	ret;
