@@ -44,6 +44,9 @@ func (f *frame) callMessage(v *ssa.Call) string {
 	if callee == nil {
 		return "calling function values is not supported in kernels: call a function by its name"
 	}
+	if _, ok, msg := atomicCallee(callee); ok {
+		return msg
+	}
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
 		if callee.Name() != "StreamParallel" {
 			return fmt.Sprintf("qd.%s cannot be called in a kernel", callee.Name())
@@ -72,6 +75,10 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 		return
 	}
 	callee := common.StaticCallee()
+	if af, ok, _ := atomicCallee(callee); ok {
+		f.atomic(v, af, dst)
+		return
+	}
 	if op, ok := mathIntrinsic(callee); ok {
 		f.tb.emit(ir.Instr{Op: op, Type: ir.Float64, Dst: dst[0], Args: []ir.Arg{f.arg(common.Args[0])}, Pos: v.Pos()})
 		return
