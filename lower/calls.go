@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/qdgo/qd/ir"
@@ -153,6 +154,9 @@ func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos 
 	}
 	if callee.Blocks == nil {
 		return // allowed by Config.External in CheckOnly mode
+	}
+	if syn := callee.Syntax(); syn != nil && !slices.Contains(tb.l.syntax, syn) {
+		tb.l.syntax = append(tb.l.syntax, syn)
 	}
 	g := tb.newFrame(callee, func(*ssa.BasicBlock) bool { return true })
 	g.parent = f
