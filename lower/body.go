@@ -27,7 +27,9 @@ func (l *lowerer) lowerBody() {
 	if len(l.diags) > 0 {
 		return // the tasks may be incomplete
 	}
-	l.checkDependences()
+	if !l.cfg.SkipDependenceCheck {
+		l.checkDependences()
+	}
 	l.groupBlocks()
 }
 

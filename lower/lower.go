@@ -46,6 +46,10 @@ type Config struct {
 	// call, or the reason it is not allowed, and whether the function is
 	// pure (reads and writes no memory).
 	External func(fn *ssa.Function) (pure bool, err error)
+	// SkipDependenceCheck accepts parallel loops whose iterations conflict
+	// through memory, for the tests that show the CPU race mode finding
+	// such conflicts at run time.
+	SkipDependenceCheck bool
 }
 
 // Kernel lowers the kernel function fn to checked, unoptimized IR.
