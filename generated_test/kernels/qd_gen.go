@@ -9,6 +9,36 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Name: "Histogram",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Slots",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Slots_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "FloatSums",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "FloatSums_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Extremes",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Extremes_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Bits",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Bits_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
@@ -370,6 +400,116 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Histogram launches kernel Histogram (atomics.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Slots launches kernel Slots (atomics.go:22) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], total *rt.Buffer[uint64], signed *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", order, count, total, signed); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, order)
+	rt.PutBuffer(qdArgs[:], 16, count)
+	rt.PutBuffer(qdArgs[:], 32, total)
+	rt.PutBuffer(qdArgs[:], 48, signed)
+	qdCounts := [1]int64{int64(order.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Slots(order.CPUSlice(), count.CPUSlice(), total.CPUSlice(), signed.CPUSlice())
+		}, order, count, total, signed)
+	}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FloatSums launches kernel FloatSums (atomics.go:34) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], sums32 *rt.Buffer[float32], sums64 *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", x, bucket, sums32, sums64); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, bucket)
+	rt.PutBuffer(qdArgs[:], 32, sums32)
+	rt.PutBuffer(qdArgs[:], 48, sums64)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FloatSums(x.CPUSlice(), bucket.CPUSlice(), sums32.CPUSlice(), sums64.CPUSlice())
+		}, x, bucket, sums32, sums64)
+	}
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Extremes launches kernel Extremes (atomics.go:46) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *rt.Buffer[float64], ilo *rt.Buffer[int64], ihi *rt.Buffer[int64], small *rt.Buffer[int8], narrow *rt.Buffer[uint16], fmax *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [128]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, lo)
+	rt.PutBuffer(qdArgs[:], 32, hi)
+	rt.PutBuffer(qdArgs[:], 48, ilo)
+	rt.PutBuffer(qdArgs[:], 64, ihi)
+	rt.PutBuffer(qdArgs[:], 80, small)
+	rt.PutBuffer(qdArgs[:], 96, narrow)
+	rt.PutBuffer(qdArgs[:], 112, fmax)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Extremes(x.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), ilo.CPUSlice(), ihi.CPUSlice(), small.CPUSlice(), narrow.CPUSlice(), fmax.CPUSlice())
+		}, x, lo, hi, ilo, ihi, small, narrow, fmax)
+	}
+	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Bits launches kernel Bits (atomics.go:65) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mask *rt.Buffer[uint64], prev *rt.Buffer[int64], old *rt.Buffer[int64], seen *rt.Buffer[int32], top *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", data, present, mask, prev, old, seen, top); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [112]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, present)
+	rt.PutBuffer(qdArgs[:], 32, mask)
+	rt.PutBuffer(qdArgs[:], 48, prev)
+	rt.PutBuffer(qdArgs[:], 64, old)
+	rt.PutBuffer(qdArgs[:], 80, seen)
+	rt.PutBuffer(qdArgs[:], 96, top)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Bits(data.CPUSlice(), present.CPUSlice(), mask.CPUSlice(), prev.CPUSlice(), old.CPUSlice(), seen.CPUSlice(), top.CPUSlice())
+		}, data, present, mask, prev, old, seen, top)
+	}
+	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -383,11 +523,11 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
 	}
-	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -403,11 +543,11 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -423,11 +563,11 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -443,11 +583,11 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -463,11 +603,11 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -483,11 +623,11 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -503,11 +643,11 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -523,11 +663,11 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -543,11 +683,11 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -563,11 +703,11 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -583,11 +723,11 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
@@ -603,11 +743,11 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		}, x, c, out)
 	}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -627,11 +767,11 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 96, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		}, i64, f64, u8, i16, u32, f32, out)
 	}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -647,11 +787,11 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -667,11 +807,11 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -688,11 +828,11 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	rt.PutBuffer(qdArgs[:], 48, hi)
 	qdCounts := [1]int64{int64(lo.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		}, x, y, lo, hi)
 	}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:174) after the work already launched on
@@ -708,11 +848,11 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		}, a, out)
 	}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
@@ -728,11 +868,11 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
 	}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
@@ -747,11 +887,11 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
 	}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
@@ -769,11 +909,11 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		}, a, f, sums, q, r)
 	}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
@@ -790,11 +930,11 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		}, a, b)
 	}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
@@ -810,11 +950,11 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
@@ -829,11 +969,11 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
 	}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
@@ -851,11 +991,11 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		}, out, lo, hi, small, u)
 	}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
@@ -870,11 +1010,11 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
@@ -889,11 +1029,11 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		}, dst, src)
 	}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
@@ -908,11 +1048,11 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
@@ -928,11 +1068,11 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		}, a)
 	}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
@@ -956,11 +1096,11 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		}, out)
 	}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -978,11 +1118,11 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1000,11 +1140,11 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1024,11 +1164,11 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
 	}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1044,11 +1184,11 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1154,11 +1294,11 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1184,11 +1324,11 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -1199,6 +1339,611 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+
+.visible .entry Histogram_0(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<19>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt5, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Slots_0(
+	.param .u64 Slots_0_param_0,
+	.param .s64 Slots_0_param_1,
+	.param .u64 Slots_0_param_2,
+	.param .s64 Slots_0_param_3,
+	.param .u64 Slots_0_param_4,
+	.param .s64 Slots_0_param_5,
+	.param .u64 Slots_0_param_6,
+	.param .s64 Slots_0_param_7
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<33>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Slots_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Slots_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Slots_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd21, [Slots_0_param_4];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd27, [Slots_0_param_6];
+	cvta.to.global.u64 %rd27, %rd27;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	add.s64 %rd11, %rd12, 0;
+	mov.b32 %rt5, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt5;
+	add.s32 %r14, %r15, 1;
+	sub.s32 %r16, %r14, 1;
+	cvt.u32.u64 %r17, %rd9;
+	cvt.s64.s32 %rd19, %r16;
+	mad.lo.s64 %rd18, %rd19, 4, %rd4;
+	st.global.s32 [%rd18], %r17;
+	add.s64 %rd20, %rd21, 0;
+	mov.b64 %rd23, %rd9;
+	atom.global.add.u64 %rd25, [%rd20], %rd23;
+	add.s64 %rd26, %rd27, 0;
+	mov.b64 %rd29, %rd9;
+	neg.s64 %rd30, %rd29;
+	atom.global.add.u64 %rd32, [%rd26], %rd30;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry FloatSums_0(
+	.param .u64 FloatSums_0_param_0,
+	.param .s64 FloatSums_0_param_1,
+	.param .u64 FloatSums_0_param_2,
+	.param .s64 FloatSums_0_param_3,
+	.param .u64 FloatSums_0_param_4,
+	.param .s64 FloatSums_0_param_5,
+	.param .u64 FloatSums_0_param_6,
+	.param .s64 FloatSums_0_param_7
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<28>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<24>;
+	.reg .f64 %fd<31>;
+
+$L_0:
+	ld.param.u64 %rd4, [FloatSums_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [FloatSums_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [FloatSums_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd19, [FloatSums_0_param_4];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd25, [FloatSums_0_param_6];
+	cvta.to.global.u64 %rd25, %rd25;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	mad.lo.s64 %rd13, %rd9, 1, %rd14;
+	ld.global.u8 %r16, [%rd13];
+	rem.u32 %r17, %r16, 4;
+	and.b32 %r17, %r17, 255;
+	cvt.u64.u32 %rd21, %r17;
+	mad.lo.s64 %rd18, %rd21, 4, %rd19;
+	atom.global.add.f32 %f23, [%rd18], %f12;
+	cvt.u64.u32 %rd27, %r17;
+	mad.lo.s64 %rd24, %rd27, 8, %rd25;
+	cvt.f64.f32 %fd28, %f12;
+	atom.global.add.f64 %fd30, [%rd24], %fd28;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Extremes_0(
+	.param .u64 Extremes_0_param_0,
+	.param .s64 Extremes_0_param_1,
+	.param .u64 Extremes_0_param_2,
+	.param .s64 Extremes_0_param_3,
+	.param .u64 Extremes_0_param_4,
+	.param .s64 Extremes_0_param_5,
+	.param .u64 Extremes_0_param_6,
+	.param .s64 Extremes_0_param_7,
+	.param .u64 Extremes_0_param_8,
+	.param .s64 Extremes_0_param_9,
+	.param .u64 Extremes_0_param_10,
+	.param .s64 Extremes_0_param_11,
+	.param .u64 Extremes_0_param_12,
+	.param .s64 Extremes_0_param_13,
+	.param .u64 Extremes_0_param_14,
+	.param .s64 Extremes_0_param_15
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<21>;
+	.reg .b32 %r<51>;
+	.reg .b32 %rt<24>;
+	.reg .b64 %rd<99>;
+	.reg .b64 %rdt<10>;
+	.reg .f32 %f<57>;
+	.reg .f32 %ft<3>;
+	.reg .f64 %fd<21>;
+	.reg .f64 %fdt<6>;
+
+$L_0:
+	ld.param.u64 %rd4, [Extremes_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Extremes_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Extremes_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd18, [Extremes_0_param_4];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd26, [Extremes_0_param_6];
+	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd30, [Extremes_0_param_8];
+	cvta.to.global.u64 %rd30, %rd30;
+	ld.param.u64 %rd35, [Extremes_0_param_10];
+	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd41, [Extremes_0_param_12];
+	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd53, [Extremes_0_param_14];
+	cvta.to.global.u64 %rd53, %rd53;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	add.s64 %rd13, %rd14, 0;
+	ld.global.b64 %rdt1, [%rd13];
+$A_0:
+	mov.b64 %fd16, %rdt1;
+	setp.lt.f64 %pt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fd16, %fd12, %pt2;
+	setp.eq.f64 %pt3, %fd16, %fd12;
+	or.b64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fdt2, %fdt1, %pt3;
+	setp.nan.f64 %pt4, %fd16, %fd12;
+	add.rn.f64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt0, %fdt2, %fdt1, %pt4;
+	mov.b64 %rdt3, %fdt0;
+	setp.eq.b64 %pt0, %rdt3, %rdt1;
+	@%pt0 bra $A_1;
+	atom.global.cas.b64 %rdt2, [%rd13], %rdt1, %rdt3;
+	setp.ne.b64 %pt1, %rdt2, %rdt1;
+	mov.b64 %rdt1, %rdt2;
+	@%pt1 bra $A_0;
+$A_1:
+	add.s64 %rd17, %rd18, 0;
+	ld.global.b64 %rdt4, [%rd17];
+$A_2:
+	mov.b64 %fd20, %rdt4;
+	setp.gt.f64 %pt7, %fd20, %fd12;
+	selp.f64 %fdt4, %fd20, %fd12, %pt7;
+	setp.eq.f64 %pt8, %fd20, %fd12;
+	and.b64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
+	setp.nan.f64 %pt9, %fd20, %fd12;
+	add.rn.f64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt3, %fdt5, %fdt4, %pt9;
+	mov.b64 %rdt6, %fdt3;
+	setp.eq.b64 %pt5, %rdt6, %rdt4;
+	@%pt5 bra $A_3;
+	atom.global.cas.b64 %rdt5, [%rd17], %rdt4, %rdt6;
+	setp.ne.b64 %pt6, %rdt5, %rdt4;
+	mov.b64 %rdt4, %rdt5;
+	@%pt6 bra $A_2;
+$A_3:
+	mul.lo.s64 %rd21, %rd9, 7919;
+	mul.hi.s64 %rd57, %rd21, -9002011107970261188;
+	add.s64 %rd58, %rd57, %rd21;
+	mov.b64 %rd59, %rd58;
+	shr.u64 %rd60, %rd59, 63;
+	shr.s64 %rd61, %rd58, 9;
+	mov.b64 %rd62, %rd60;
+	add.s64 %rd63, %rd61, %rd62;
+	mul.lo.s64 %rd64, %rd63, 1000;
+	sub.s64 %rd65, %rd21, %rd64;
+	mov.b64 %rd22, %rd65;
+	mov.b64 %rd23, %rd22;
+	sub.s64 %rd24, %rd23, 500;
+	add.s64 %rd25, %rd26, 0;
+	atom.global.min.s64 %rd28, [%rd25], %rd24;
+	add.s64 %rd29, %rd30, 0;
+	atom.global.max.s64 %rd32, [%rd29], %rd24;
+	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
+	add.s64 %rd67, %rd66, %rd9;
+	mov.b64 %rd68, %rd67;
+	shr.u64 %rd69, %rd68, 63;
+	shr.s64 %rd70, %rd67, 1;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd72, %rd70, %rd71;
+	mul.lo.s64 %rd73, %rd72, 3;
+	sub.s64 %rd74, %rd9, %rd73;
+	mov.b64 %rd33, %rd74;
+	mad.lo.s64 %rd34, %rd33, 1, %rd35;
+	mov.b32 %rt5, 1;
+	and.b64 %rdt7, %rd34, -4;
+	cvt.u32.u64 %rt6, %rd34;
+	and.b32 %rt6, %rt6, 3;
+	shl.b32 %rt6, %rt6, 3;
+	ld.global.b32 %rt7, [%rdt7];
+$A_4:
+	bfe.s32 %r38, %rt7, %rt6, 8;
+	add.s32 %rt10, %r38, %rt5;
+	bfe.s32 %rt10, %rt10, 0, 8;
+	bfi.b32 %rt9, %rt10, %rt7, %rt6, 8;
+	setp.eq.b32 %pt10, %rt9, %rt7;
+	@%pt10 bra $A_5;
+	atom.global.cas.b32 %rt8, [%rdt7], %rt7, %rt9;
+	setp.ne.b32 %pt11, %rt8, %rt7;
+	mov.b32 %rt7, %rt8;
+	@%pt11 bra $A_4;
+$A_5:
+	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
+	add.s64 %rd76, %rd75, %rd9;
+	mov.b64 %rd77, %rd76;
+	shr.u64 %rd78, %rd77, 63;
+	shr.s64 %rd79, %rd76, 2;
+	mov.b64 %rd80, %rd78;
+	add.s64 %rd81, %rd79, %rd80;
+	mul.lo.s64 %rd82, %rd81, 5;
+	sub.s64 %rd83, %rd9, %rd82;
+	mov.b64 %rd39, %rd83;
+	mad.lo.s64 %rd40, %rd39, 2, %rd41;
+	cvt.u32.u64 %r43, %rd9;
+	and.b32 %r43, %r43, 65535;
+	and.b64 %rdt8, %rd40, -4;
+	cvt.u32.u64 %rt11, %rd40;
+	and.b32 %rt11, %rt11, 3;
+	shl.b32 %rt11, %rt11, 3;
+	ld.global.b32 %rt12, [%rdt8];
+$A_6:
+	bfe.u32 %r44, %rt12, %rt11, 16;
+	max.u32 %rt15, %r44, %r43;
+	bfi.b32 %rt14, %rt15, %rt12, %rt11, 16;
+	setp.eq.b32 %pt12, %rt14, %rt12;
+	@%pt12 bra $A_7;
+	atom.global.cas.b32 %rt13, [%rdt8], %rt12, %rt14;
+	setp.ne.b32 %pt13, %rt13, %rt12;
+	mov.b32 %rt12, %rt13;
+	@%pt13 bra $A_6;
+$A_7:
+	mul.hi.s64 %rd84, %rd9, -6148914691236517205;
+	add.s64 %rd85, %rd84, %rd9;
+	mov.b64 %rd86, %rd85;
+	shr.u64 %rd87, %rd86, 63;
+	shr.s64 %rd88, %rd85, 1;
+	mov.b64 %rd89, %rd87;
+	add.s64 %rd90, %rd88, %rd89;
+	mul.lo.s64 %rd91, %rd90, 3;
+	sub.s64 %rd92, %rd9, %rd91;
+	mov.b64 %rd45, %rd92;
+	add.s64 %rd46, %rd45, 5;
+	mad.lo.s64 %rd47, %rd46, 2, %rd41;
+	add.s64 %rd48, %rd9, 1;
+	cvt.u32.u64 %r49, %rd48;
+	and.b32 %r49, %r49, 65535;
+	and.b64 %rdt9, %rd47, -4;
+	cvt.u32.u64 %rt16, %rd47;
+	and.b32 %rt16, %rt16, 3;
+	shl.b32 %rt16, %rt16, 3;
+	ld.global.b32 %rt17, [%rdt9];
+$A_8:
+	bfe.u32 %r50, %rt17, %rt16, 16;
+	min.u32 %rt20, %r50, %r49;
+	bfi.b32 %rt19, %rt20, %rt17, %rt16, 16;
+	setp.eq.b32 %pt14, %rt19, %rt17;
+	@%pt14 bra $A_9;
+	atom.global.cas.b32 %rt18, [%rdt9], %rt17, %rt19;
+	setp.ne.b32 %pt15, %rt18, %rt17;
+	mov.b32 %rt17, %rt18;
+	@%pt15 bra $A_8;
+$A_9:
+	shr.s64 %rd93, %rd9, 63;
+	and.b64 %rd94, %rd93, 1;
+	add.s64 %rd95, %rd9, %rd94;
+	shr.s64 %rd96, %rd95, 1;
+	mul.lo.s64 %rd97, %rd96, 2;
+	sub.s64 %rd98, %rd9, %rd97;
+	mov.b64 %rd51, %rd98;
+	mad.lo.s64 %rd52, %rd51, 4, %rd53;
+	cvt.rn.f32.f64 %f55, %fd12;
+	ld.global.b32 %rt21, [%rd52];
+$A_10:
+	mov.b32 %f56, %rt21;
+	setp.gt.f32 %pt18, %f56, %f55;
+	selp.f32 %ft1, %f56, %f55, %pt18;
+	setp.eq.f32 %pt19, %f56, %f55;
+	and.b32 %ft2, %f56, %f55;
+	selp.f32 %ft1, %ft2, %ft1, %pt19;
+	setp.nan.f32 %pt20, %f56, %f55;
+	add.rn.f32 %ft2, %f56, %f55;
+	selp.f32 %ft0, %ft2, %ft1, %pt20;
+	mov.b32 %rt23, %ft0;
+	setp.eq.b32 %pt16, %rt23, %rt21;
+	@%pt16 bra $A_11;
+	atom.global.cas.b32 %rt22, [%rd52], %rt21, %rt23;
+	setp.ne.b32 %pt17, %rt22, %rt21;
+	mov.b32 %rt21, %rt22;
+	@%pt17 bra $A_10;
+$A_11:
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Bits_0(
+	.param .u64 Bits_0_param_0,
+	.param .s64 Bits_0_param_1,
+	.param .u64 Bits_0_param_2,
+	.param .s64 Bits_0_param_3,
+	.param .u64 Bits_0_param_4,
+	.param .s64 Bits_0_param_5,
+	.param .u64 Bits_0_param_6,
+	.param .s64 Bits_0_param_7,
+	.param .u64 Bits_0_param_8,
+	.param .s64 Bits_0_param_9,
+	.param .u64 Bits_0_param_10,
+	.param .s64 Bits_0_param_11,
+	.param .u64 Bits_0_param_12,
+	.param .s64 Bits_0_param_13
+)
+{
+	.reg .pred %p<53>;
+	.reg .b32 %r<54>;
+	.reg .b32 %rt<7>;
+	.reg .b64 %rd<63>;
+	.reg .b64 %rdt<2>;
+
+$L_0:
+	ld.param.u64 %rd4, [Bits_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Bits_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [Bits_0_param_2];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd22, [Bits_0_param_4];
+	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd29, [Bits_0_param_6];
+	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd34, [Bits_0_param_8];
+	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd37, [Bits_0_param_10];
+	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd47, [Bits_0_param_12];
+	cvta.to.global.u64 %rd47, %rd47;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_15;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_15;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	div.u32 %r13, %r12, 32;
+	and.b32 %r13, %r13, 255;
+	cvt.u64.u32 %rd17, %r13;
+	mad.lo.s64 %rd14, %rd17, 4, %rd15;
+	rem.u32 %r18, %r12, 32;
+	and.b32 %r18, %r18, 255;
+	mov.b32 %rt5, 1;
+	shl.b32 %r19, %rt5, %r18;
+	atom.global.or.b32 %r20, [%rd14], %r19;
+	add.s64 %rd21, %rd22, 0;
+	rem.u32 %r24, %r12, 64;
+	and.b32 %r24, %r24, 255;
+	mov.b64 %rdt1, 1;
+	shl.b64 %rd25, %rdt1, %r24;
+	not.b64 %rd26, %rd25;
+	atom.global.and.b64 %rd27, [%rd21], %rd26;
+	mad.lo.s64 %rd28, %rd9, 8, %rd29;
+	cvt.u64.u32 %rd31, %r12;
+	atom.global.exch.b64 %rd32, [%rd28], %rd31;
+	mad.lo.s64 %rd33, %rd9, 8, %rd34;
+	st.global.s64 [%rd33], %rd32;
+	mad.lo.s64 %rd36, %rd9, 4, %rd37;
+	mad.lo.s64 %rd39, %rd9, 4, %rd37;
+	ld.relaxed.gpu.global.s32 %r40, [%rd39];
+	add.s32 %r41, %r40, 1;
+	st.relaxed.gpu.global.s32 [%rd36], %r41;
+	mov.b32 %r42, %r12;
+	mul.hi.s64 %rd54, %rd9, -7905747460161236406;
+	add.s64 %rd55, %rd54, %rd9;
+	mov.b64 %rd56, %rd55;
+	shr.u64 %rd57, %rd56, 63;
+	shr.s64 %rd58, %rd55, 2;
+	mov.b64 %rd59, %rd57;
+	add.s64 %rd60, %rd58, %rd59;
+	mul.lo.s64 %rd61, %rd60, 7;
+	sub.s64 %rd62, %rd9, %rd61;
+	mov.b64 %rd43, %rd62;
+	cvt.u32.u64 %r44, %rd43;
+	mul.lo.s32 %r45, %r42, %r44;
+$L_6:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@!%p50 bra $L_8;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_8:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_9:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_10:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_11:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_12:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_13:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_14:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+	bra.uni $L_6;
+$L_15:
+	ret;
+}
 
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
@@ -7767,7 +8512,368 @@ $L_7:
 `
 
 // qdIR is the IR of this package's kernels.
-const qdIR = `kernel Saxpy(a f32, x []f32, y []f32)
+const qdIR = `kernel Histogram(data []u8, bins []u32)
+
+task Histogram_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base bins
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Slots(order []i32, count []i32, total []u64, signed []i64)
+
+task Slots_0 parallel count=(len order)
+b0: # entry
+	r4 = base order
+	r5 = len order
+	r3 = move.i64 r5
+	r12 = base count
+	r21 = base total
+	r27 = base signed
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, 0, 4
+	r15 = atomadd.i32 r11, 1
+	r14 = add.i32 r15, 1
+	r16 = sub.i32 r14, 1
+	r17 = convert.i32.i64 r9
+	r19 = convert.i64.i32 r16
+	r18 = elemaddr r4, r19, 4
+	store.i32 r18, r17
+	r20 = elemaddr r21, 0, 8
+	r23 = convert.u64.i64 r9
+	r25 = atomadd.u64 r20, r23
+	r26 = elemaddr r27, 0, 8
+	r29 = move.i64 r9
+	r30 = neg.i64 r29
+	r32 = atomadd.i64 r26, r30
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
+
+task FloatSums_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base bucket
+	r19 = base sums32
+	r25 = base sums64
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = elemaddr r14, r9, 1
+	r16 = load.u8 r13
+	r17 = rem.u8 r16, 4
+	r21 = convert.i64.u8 r17
+	r18 = elemaddr r19, r21, 4
+	r23 = atomadd.f32 r18, r12
+	r27 = convert.i64.u8 r17
+	r24 = elemaddr r25, r27, 8
+	r28 = convert.f64.f32 r12
+	r30 = atomadd.f64 r24, r28
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
+
+task Extremes_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base lo
+	r18 = base hi
+	r26 = base ilo
+	r30 = base ihi
+	r35 = base small
+	r41 = base narrow
+	r53 = base fmax
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	r13 = elemaddr r14, 0, 8
+	r16 = atommin.f64 r13, r12
+	r17 = elemaddr r18, 0, 8
+	r20 = atommax.f64 r17, r12
+	r21 = mul.i64 r9, 7919
+	r57 = mulhi.i64 r21, -9002011107970261188
+	r58 = add.i64 r57, r21
+	r59 = convert.u64.i64 r58
+	r60 = shr.u64.u32 r59, 63
+	r61 = shr.i64.u32 r58, 9
+	r62 = convert.i64.u64 r60
+	r63 = add.i64 r61, r62
+	r64 = mul.i64 r63, 1000
+	r65 = sub.i64 r21, r64
+	r22 = move.i64 r65
+	r23 = move.i64 r22
+	r24 = sub.i64 r23, 500
+	r25 = elemaddr r26, 0, 8
+	r28 = atommin.i64 r25, r24
+	r29 = elemaddr r30, 0, 8
+	r32 = atommax.i64 r29, r24
+	r66 = mulhi.i64 r9, -6148914691236517205
+	r67 = add.i64 r66, r9
+	r68 = convert.u64.i64 r67
+	r69 = shr.u64.u32 r68, 63
+	r70 = shr.i64.u32 r67, 1
+	r71 = convert.i64.u64 r69
+	r72 = add.i64 r70, r71
+	r73 = mul.i64 r72, 3
+	r74 = sub.i64 r9, r73
+	r33 = move.i64 r74
+	r34 = elemaddr r35, r33, 1
+	r38 = atomadd.i8 r34, 1
+	r75 = mulhi.i64 r9, -3689348814741910323
+	r76 = add.i64 r75, r9
+	r77 = convert.u64.i64 r76
+	r78 = shr.u64.u32 r77, 63
+	r79 = shr.i64.u32 r76, 2
+	r80 = convert.i64.u64 r78
+	r81 = add.i64 r79, r80
+	r82 = mul.i64 r81, 5
+	r83 = sub.i64 r9, r82
+	r39 = move.i64 r83
+	r40 = elemaddr r41, r39, 2
+	r43 = convert.u16.i64 r9
+	r44 = atommax.u16 r40, r43
+	r84 = mulhi.i64 r9, -6148914691236517205
+	r85 = add.i64 r84, r9
+	r86 = convert.u64.i64 r85
+	r87 = shr.u64.u32 r86, 63
+	r88 = shr.i64.u32 r85, 1
+	r89 = convert.i64.u64 r87
+	r90 = add.i64 r88, r89
+	r91 = mul.i64 r90, 3
+	r92 = sub.i64 r9, r91
+	r45 = move.i64 r92
+	r46 = add.i64 r45, 5
+	r47 = elemaddr r41, r46, 2
+	r48 = add.i64 r9, 1
+	r49 = convert.u16.i64 r48
+	r50 = atommin.u16 r47, r49
+	r93 = shr.i64.u32 r9, 63
+	r94 = and.i64 r93, 1
+	r95 = add.i64 r9, r94
+	r96 = shr.i64.u32 r95, 1
+	r97 = mul.i64 r96, 2
+	r98 = sub.i64 r9, r97
+	r51 = move.i64 r98
+	r52 = elemaddr r53, r51, 4
+	r55 = convert.f32.f64 r12
+	r56 = atommax.f32 r52, r55
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32)
+
+task Bits_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r15 = base present
+	r22 = base mask
+	r29 = base prev
+	r34 = base old
+	r37 = base seen
+	r47 = base top
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b15
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b15
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r13 = div.u8 r12, 32
+	r17 = convert.i64.u8 r13
+	r14 = elemaddr r15, r17, 4
+	r18 = rem.u8 r12, 32
+	r19 = shl.u32.u8 1, r18
+	r20 = atomor.u32 r14, r19
+	r21 = elemaddr r22, 0, 8
+	r24 = rem.u8 r12, 64
+	r25 = shl.u64.u8 1, r24
+	r26 = not.u64 r25
+	r27 = atomand.u64 r21, r26
+	r28 = elemaddr r29, r9, 8
+	r31 = convert.i64.u8 r12
+	r32 = atomswap.i64 r28, r31
+	r33 = elemaddr r34, r9, 8
+	store.i64 r33, r32
+	r36 = elemaddr r37, r9, 4
+	r39 = elemaddr r37, r9, 4
+	r40 = atomload.i32 r39
+	r41 = add.i32 r40, 1
+	atomstore.i32 r36, r41
+	r42 = convert.i32.u8 r12
+	r54 = mulhi.i64 r9, -7905747460161236406
+	r55 = add.i64 r54, r9
+	r56 = convert.u64.i64 r55
+	r57 = shr.u64.u32 r56, 63
+	r58 = shr.i64.u32 r55, 2
+	r59 = convert.i64.u64 r57
+	r60 = add.i64 r58, r59
+	r61 = mul.i64 r60, 7
+	r62 = sub.i64 r9, r61
+	r43 = move.i64 r62
+	r44 = convert.i32.i64 r43
+	r45 = mul.i32 r42, r44
+	jump b6
+b6: # for.body
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # cond.false
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b9
+b9: # for.body (unrolled 1)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b10
+b10: # cond.false (unrolled 1)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b11
+b11: # for.body (unrolled 2)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b12
+b12: # cond.false (unrolled 2)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b13
+b13: # for.body (unrolled 3)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b14
+b14: # cond.false (unrolled 3)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b6
+b15: # exit
+	return
+
+kernel Saxpy(a f32, x []f32, y []f32)
 
 task Saxpy_0 parallel count=(min.i64 (len x) (len y))
 b0: # entry
