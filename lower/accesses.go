@@ -432,15 +432,21 @@ func pointsTo(k *ir.Kernel, t *ir.Task) [][]bool {
 }
 
 // interval is a range of loop index values, [lo, hi]; the extreme int64
-// values stand for no bound.
-type interval struct{ lo, hi int64 }
+// values stand for no bound. A pinned interval holds one value at most,
+// which may not be known: that of i in "if i == n-1".
+type interval struct {
+	lo, hi int64
+	pinned bool
+}
 
-var everything = interval{math.MinInt64, math.MaxInt64}
+var everything = interval{lo: math.MinInt64, hi: math.MaxInt64}
 
 func (v interval) empty() bool  { return v.lo > v.hi }
-func (v interval) single() bool { return v.lo == v.hi }
+func (v interval) single() bool { return v.lo == v.hi || v.pinned }
 
-func (v interval) meet(w interval) interval { return interval{max(v.lo, w.lo), min(v.hi, w.hi)} }
+func (v interval) meet(w interval) interval {
+	return interval{max(v.lo, w.lo), min(v.hi, w.hi), v.pinned || w.pinned}
+}
 
 // iterations bounds the loop index in the iterations that run each block,
 // from the loop's range and the conditions on the index that lead to the
@@ -496,21 +502,24 @@ func (ix *indexer) condition(c ir.Reg, truth bool) interval {
 	coeff, rest, ok := diff.split(indexSymbol)
 	a, ok1 := coeff.constant()
 	c0, ok2 := rest.constant()
+	if ok && ok1 && a != 0 && !ok2 && op == ir.OpEq && rest.invariant() {
+		return interval{lo: math.MinInt64, hi: math.MaxInt64, pinned: true}
+	}
 	if !ok || !ok1 || !ok2 || a == 0 {
 		return everything
 	}
 	// a·i + c0 compared with 0: bound a·i from above by m or from below.
 	atMost := func(m int64) interval {
 		if a > 0 {
-			return interval{math.MinInt64, floorDiv(m-c0, a)}
+			return interval{lo: math.MinInt64, hi: floorDiv(m-c0, a)}
 		}
-		return interval{ceilDiv(m-c0, a), math.MaxInt64}
+		return interval{lo: ceilDiv(m-c0, a), hi: math.MaxInt64}
 	}
 	atLeast := func(m int64) interval {
 		if a > 0 {
-			return interval{ceilDiv(m-c0, a), math.MaxInt64}
+			return interval{lo: ceilDiv(m-c0, a), hi: math.MaxInt64}
 		}
-		return interval{math.MinInt64, floorDiv(m-c0, a)}
+		return interval{lo: math.MinInt64, hi: floorDiv(m-c0, a)}
 	}
 	switch op {
 	case ir.OpLt:
@@ -523,9 +532,9 @@ func (ix *indexer) condition(c ir.Reg, truth bool) interval {
 		return atLeast(0)
 	case ir.OpEq:
 		if c0%a != 0 {
-			return interval{1, 0}
+			return interval{lo: 1, hi: 0}
 		}
-		return interval{-c0 / a, -c0 / a}
+		return interval{lo: -c0 / a, hi: -c0 / a}
 	}
 	return everything
 }

@@ -217,6 +217,11 @@ func (ix *indexer) conflict(x, y *access) bool {
 	if d.has(isCounter) {
 		return false
 	}
+	if x.iters.pinned || y.iters.pinned {
+		// One iteration of unknown index: only a conflict with every other
+		// iteration is certain.
+		return len(a) == 0 && len(b) == 0 && len(d) == 0 && !(x.iters.single() && y.iters.single())
+	}
 	switch {
 	case len(a) > 0 && a.equal(b):
 		// i = j + k.
@@ -226,6 +231,7 @@ func (ix *indexer) conflict(x, y *access) bool {
 		}
 		return !x.iters.meet(y.iters.shift(k)).empty()
 	case len(b) == 0 && len(a) == 0:
+		// One element for both: another iteration must make the other access.
 		return len(d) == 0 && !x.iters.empty() && !y.iters.empty() &&
 			!(x.iters.single() && y.iters.single() && x.iters.lo == y.iters.lo)
 	}
@@ -251,7 +257,7 @@ func (v interval) shift(k int64) interval {
 		}
 		return b + k
 	}
-	return interval{add(v.lo), add(v.hi)}
+	return interval{add(v.lo), add(v.hi), v.pinned}
 }
 
 // solve searches for iterations i in vi and j in vj, i ≠ j, with

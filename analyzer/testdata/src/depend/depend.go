@@ -129,6 +129,16 @@ func addPrevious(a []int32, i int) {
 }
 
 //qd:kernel
+func ReadWhatLastWrites(out, x []float32, n int) {
+	for i := range n {
+		x[i] = out[0] // want `out\[0\] reads an element that another iteration writes \(out\[0\] at depend.go:\d+:\d+\)`
+		if i == n-1 {
+			out[0] = 1
+		}
+	}
+}
+
+//qd:kernel
 func PlainBesideAtomic(count, out []int32) {
 	for i := range out {
 		atomic.AddInt32(&count[0], 1)
@@ -233,6 +243,16 @@ func OneIteration(a, x []int32) {
 	for i := range x {
 		if i == 3 {
 			a[0] += x[i]
+		}
+	}
+}
+
+//qd:kernel
+func LastIteration(out, x []float32, n int) {
+	for i := range n {
+		x[i] *= 2
+		if i == n-1 {
+			out[0] = x[i]
 		}
 	}
 }
