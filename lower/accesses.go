@@ -295,16 +295,12 @@ func (ix *indexer) loopBound(lp *ir.Loop, r, next ir.Reg) (form, bool) {
 			continue
 		}
 		cond := ix.single(b.Term.Cond.Reg)
-		if cond == nil || !cond.Type.IsInteger() {
+		if cond == nil || !cond.Type.IsInteger() || cond.Op != ir.OpLt && cond.Op != ir.OpGt {
 			continue
 		}
 		x, bound := cond.Args[0], cond.Args[1]
-		switch cond.Op {
-		case ir.OpGt:
+		if cond.Op == ir.OpGt {
 			x, bound = bound, x
-		case ir.OpLt:
-		default:
-			continue
 		}
 		if x.Imm || x.Reg != r && x.Reg != next {
 			continue
@@ -491,7 +487,7 @@ func (ix *indexer) iterations() []interval {
 // with a constant.
 func (ix *indexer) condition(c ir.Reg, truth bool) interval {
 	in := ix.single(c)
-	if in == nil || !in.Type.IsInteger() {
+	if in == nil || !in.Type.IsInteger() || len(in.Args) != 2 {
 		return everything
 	}
 	op := in.Op
