@@ -69,9 +69,8 @@ func atomicCallee(fn *ssa.Function) (af atomicFunc, ok bool, msg string) {
 	}
 	o := origin(fn)
 	if o.Pkg == nil || o.Signature.Recv() != nil {
-		if recv := o.Signature.Recv(); recv != nil && isSyncAtomic(o) {
-			return atomicFunc{}, true, fmt.Sprintf("the atomic types of sync/atomic (%s) are not supported in kernels: call the atomic functions on slice elements, as atomic.AddInt32(&s[i], 1)", types.TypeString(recv.Type(), nil))
-		}
+		// Methods of sync/atomic's types: a kernel cannot hold their values,
+		// which is reported where it tries.
 		return atomicFunc{}, false, ""
 	}
 	switch o.Pkg.Pkg.Path() {
@@ -87,10 +86,6 @@ func atomicCallee(fn *ssa.Function) (af atomicFunc, ok bool, msg string) {
 		return atomicFunc{}, true, fmt.Sprintf("atomic.%s is not supported in kernels: kernels may call Add, Load, Store, Swap, CompareAndSwap, And and Or of sync/atomic on elements of slices of int32, int64, uint32, uint64 and uintptr, and qd.AtomicAdd, qd.AtomicMin and qd.AtomicMax on any numeric element", o.Name())
 	}
 	return atomicFunc{}, false, ""
-}
-
-func isSyncAtomic(fn *ssa.Function) bool {
-	return fn.Pkg != nil && fn.Pkg.Pkg.Path() == "sync/atomic"
 }
 
 // atomic lowers a call of an atomic function.
