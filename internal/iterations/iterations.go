@@ -88,7 +88,7 @@ type run struct {
 func (r *run) group(i, j int, blocks bool) error {
 	var chains [][]int
 	for t := i; t < j; t++ {
-		if t == i || !blocks || r.k.Tasks[t].StreamBlock != r.k.Tasks[t-1].StreamBlock {
+		if t == i || blocks && r.k.Tasks[t].StreamBlock != r.k.Tasks[t-1].StreamBlock {
 			chains = append(chains, nil)
 		}
 		chains[len(chains)-1] = append(chains[len(chains)-1], t)

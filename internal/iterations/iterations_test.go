@@ -74,3 +74,41 @@ func TestConcurrentAtomicsAndBounds(t *testing.T) {
 		t.Errorf("a store past the end: %v", err)
 	}
 }
+
+// ordered has a group of two blocks, the second of which reads what the
+// first writes: run serially, as without the blocks mode, it sees it.
+const ordered = `kernel Ordered(a []i32, b []i32)
+groups [2]
+
+task Ordered_0 serial block=1 group=1
+b0: # entry
+	r0 = base a
+	store.i32 r0, 7
+	return
+
+task Ordered_1 serial block=2 group=1
+b0: # entry
+	r0 = base a
+	r1 = load.i32 r0
+	r2 = base b
+	store.i32 r2, r1
+	return
+`
+
+func TestBlocksInOrderWithoutTheirModeConcurrent(t *testing.T) {
+	ks, err := ir.Parse(ordered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := make([]byte, 32)
+	args[8], args[24] = 1, 1
+	for range 20 {
+		a, b := []int32{0}, []int32{0}
+		if err := Run(ks[0], []int64{1, 1}, args, []Buffer{{unsafe.Pointer(&a[0]), 1}, {unsafe.Pointer(&b[0]), 1}}, false); err != nil {
+			t.Fatal(err)
+		}
+		if b[0] != 7 {
+			t.Fatalf("the second block read %d", b[0])
+		}
+	}
+}
