@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Stencil2D",
 		Tasks: []rt.TaskSpec{{
@@ -128,17 +128,17 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil2D", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Stencil2D(out.CPUSlice(), in.CPUSlice(), w, h)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Stencil2D(out.CPUSlice(), in.CPUSlice(), w, h)
+		}, out, in)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -149,11 +149,6 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil3D", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			Stencil3D(out.CPUSlice(), in.CPUSlice(), w, h, d)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
@@ -161,6 +156,11 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	rt.PutUint64(qdArgs[:], 48, uint64(d))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Stencil3D(out.CPUSlice(), in.CPUSlice(), w, h, d)
+		}, out, in)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -171,17 +171,17 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "Matmul", c, a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Matmul(c.CPUSlice(), a.CPUSlice(), b.CPUSlice(), n)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, c)
 	rt.PutBuffer(qdArgs[:], 16, a)
 	rt.PutBuffer(qdArgs[:], 32, b)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{(int64(n) * int64(n))}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Matmul(c.CPUSlice(), a.CPUSlice(), b.CPUSlice(), n)
+		}, c, a, b)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -192,17 +192,17 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 	if qdErr := rt.CheckBuffers(qdk.dev, "Blur", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			Blur(out.CPUSlice(), in.CPUSlice(), w, h)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Blur(out.CPUSlice(), in.CPUSlice(), w, h)
+		}, out, in)
+	}
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -213,16 +213,16 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 	if qdErr := rt.CheckBuffers(qdk.dev, "DigitSum", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			DigitSum(out.CPUSlice(), in.CPUSlice(), base)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(base))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			DigitSum(out.CPUSlice(), in.CPUSlice(), base)
+		}, out, in)
+	}
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -233,16 +233,16 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 	if qdErr := rt.CheckBuffers(qdk.dev, "Options", out, spot); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			Options(out.CPUSlice(), spot.CPUSlice(), strike)
-		})
-	}
 	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, spot)
 	rt.PutFloat32(qdArgs[:], 32, float32(strike))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Options(out.CPUSlice(), spot.CPUSlice(), strike)
+		}, out, spot)
+	}
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -253,11 +253,6 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "NBody", ax, ay, az, px, py, pz); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			NBody(ax.CPUSlice(), ay.CPUSlice(), az.CPUSlice(), px.CPUSlice(), py.CPUSlice(), pz.CPUSlice())
-		})
-	}
 	var qdArgs [96]byte
 	rt.PutBuffer(qdArgs[:], 0, ax)
 	rt.PutBuffer(qdArgs[:], 16, ay)
@@ -266,6 +261,11 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 	rt.PutBuffer(qdArgs[:], 64, py)
 	rt.PutBuffer(qdArgs[:], 80, pz)
 	qdCounts := [1]int64{int64(ax.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			NBody(ax.CPUSlice(), ay.CPUSlice(), az.CPUSlice(), px.CPUSlice(), py.CPUSlice(), pz.CPUSlice())
+		}, ax, ay, az, px, py, pz)
+	}
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -276,17 +276,17 @@ func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter
 	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot64", counts); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			Mandelbrot64(counts.CPUSlice(), w, h, maxIter)
-		})
-	}
 	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, counts)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	rt.PutUint64(qdArgs[:], 24, uint64(h))
 	rt.PutUint32(qdArgs[:], 32, uint32(maxIter))
 	qdCounts := [1]int64{int64(counts.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Mandelbrot64(counts.CPUSlice(), w, h, maxIter)
+		}, counts)
+	}
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -297,17 +297,17 @@ func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter
 	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot32", counts); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
-			Mandelbrot32(counts.CPUSlice(), w, h, maxIter)
-		})
-	}
 	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, counts)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	rt.PutUint64(qdArgs[:], 24, uint64(h))
 	rt.PutUint32(qdArgs[:], 32, uint32(maxIter))
 	qdCounts := [1]int64{int64(counts.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Mandelbrot32(counts.CPUSlice(), w, h, maxIter)
+		}, counts)
+	}
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -318,16 +318,16 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Xorshift", out, seeds); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
-			Xorshift(out.CPUSlice(), seeds.CPUSlice(), rounds)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, seeds)
 	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Xorshift(out.CPUSlice(), seeds.CPUSlice(), rounds)
+		}, out, seeds)
+	}
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -338,17 +338,17 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MatVec", y, a, x); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			MatVec(y.CPUSlice(), a.CPUSlice(), x.CPUSlice(), n)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, y)
 	rt.PutBuffer(qdArgs[:], 16, a)
 	rt.PutBuffer(qdArgs[:], 32, x)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{int64(y.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MatVec(y.CPUSlice(), a.CPUSlice(), x.CPUSlice(), n)
+		}, y, a, x)
+	}
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -359,16 +359,16 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 	if qdErr := rt.CheckBuffers(qdk.dev, "Daxpy", x, y); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			Daxpy(a, x.CPUSlice(), y.CPUSlice())
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutFloat64(qdArgs[:], 0, float64(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{int64(y.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Daxpy(a, x.CPUSlice(), y.CPUSlice())
+		}, x, y)
+	}
 	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -379,16 +379,16 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 	if qdErr := rt.CheckBuffers(qdk.dev, "Hash", out, keys); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
-			Hash(out.CPUSlice(), keys.CPUSlice(), rounds)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, keys)
 	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Hash(out.CPUSlice(), keys.CPUSlice(), rounds)
+		}, out, keys)
+	}
 	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -399,17 +399,17 @@ func (qdk *Kernels) Transpose(out *rt.Buffer[float64], in *rt.Buffer[float64], w
 	if qdErr := rt.CheckBuffers(qdk.dev, "Transpose", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdOpts, func() {
-			Transpose(out.CPUSlice(), in.CPUSlice(), w, h)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Transpose(out.CPUSlice(), in.CPUSlice(), w, h)
+		}, out, in)
+	}
 	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -2576,4 +2576,1944 @@ $L_8:
 $L_9:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Stencil2D(out []f32, in []f32, w i64, h i64)
+
+task Stencil2D_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = param.i64 w
+	r13 = base in
+	r41 = param.i64 h
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r44 = sub.i64 r9, 1
+	r40 = sub.i64 r41, 1
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b14
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r48 = convert.u64.i64 r7
+	r49 = convert.u64.i64 r9
+	r50 = or.u64 r48, r49
+	r51 = shr.u64.u32 r50, 32
+	r52 = eq.u64 r51, 0
+	branch r52, b5, b13
+b5: # divide in 32 bits
+	r53 = convert.u32.i64 r7
+	r54 = convert.u32.i64 r9
+	r55 = div.u32 r53, r54
+	r57 = mul.u32 r55, r54
+	r56 = sub.u32 r53, r57
+	r46 = convert.i64.u32 r55
+	r47 = convert.i64.u32 r56
+	jump b6
+b6: # rangeint.body
+	r8 = move.i64 r47
+	r10 = move.i64 r46
+	r11 = gt.i64 r8, 0
+	branch r11, b7, b12
+b7: # cond.true
+	r45 = lt.i64 r8, r44
+	branch r45, b8, b12
+b8: # cond.true
+	r43 = gt.i64 r10, 0
+	branch r43, b9, b12
+b9: # cond.true
+	r42 = lt.i64 r10, r40
+	branch r42, b10, b12
+b10: # if.then
+	r12 = elemaddr r13, r7, 4
+	r15 = load.f32 r12
+	r16 = mul.f32 r15, 0.5
+	r17 = sub.i64 r7, 1
+	r18 = elemaddr r13, r17, 4
+	r19 = load.f32 r18
+	r20 = add.i64 r7, 1
+	r21 = elemaddr r13, r20, 4
+	r22 = load.f32 r21
+	r23 = add.f32 r19, r22
+	r24 = sub.i64 r7, r9
+	r25 = elemaddr r13, r24, 4
+	r26 = load.f32 r25
+	r27 = add.f32 r23, r26
+	r28 = add.i64 r7, r9
+	r29 = elemaddr r13, r28, 4
+	r30 = load.f32 r29
+	r31 = add.f32 r27, r30
+	r32 = mul.f32 r31, 0.125
+	r33 = add.f32 r16, r32
+	r34 = elemaddr r4, r7, 4
+	store.f32 r34, r33
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # if.else
+	r37 = elemaddr r13, r7, 4
+	r38 = load.f32 r37
+	r39 = elemaddr r4, r7, 4
+	store.f32 r39, r38
+	jump b11
+b13: # divide in 64 bits
+	r46 = div.i64 r7, r9
+	r58 = mul.i64 r46, r9
+	r47 = sub.i64 r7, r58
+	jump b6
+b14: # exit
+	return
+
+kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
+
+task Stencil3D_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = param.i64 w
+	r12 = param.i64 h
+	r19 = base in
+	r51 = param.i64 d
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r13 = mul.i64 r9, r12
+	r57 = sub.i64 r9, 1
+	r54 = sub.i64 r12, 1
+	r50 = sub.i64 r51, 1
+	r16 = move.i64 r13
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b22
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r61 = convert.u64.i64 r7
+	r62 = convert.u64.i64 r9
+	r63 = or.u64 r61, r62
+	r64 = shr.u64.u32 r63, 32
+	r65 = eq.u64 r64, 0
+	branch r65, b5, b21
+b5: # divide in 32 bits
+	r66 = convert.u32.i64 r7
+	r67 = convert.u32.i64 r9
+	r68 = div.u32 r66, r67
+	r70 = mul.u32 r68, r67
+	r69 = sub.u32 r66, r70
+	r59 = convert.i64.u32 r68
+	r60 = convert.i64.u32 r69
+	jump b6
+b6: # rangeint.body
+	r8 = move.i64 r60
+	r10 = move.i64 r59
+	r74 = convert.u64.i64 r10
+	r75 = convert.u64.i64 r12
+	r76 = or.u64 r74, r75
+	r77 = shr.u64.u32 r76, 32
+	r78 = eq.u64 r77, 0
+	branch r78, b7, b20
+b7: # divide in 32 bits
+	r79 = convert.u32.i64 r10
+	r80 = convert.u32.i64 r12
+	r81 = div.u32 r79, r80
+	r83 = mul.u32 r81, r80
+	r82 = sub.u32 r79, r83
+	r72 = convert.i64.u32 r81
+	r73 = convert.i64.u32 r82
+	jump b8
+b8: # rangeint.body
+	r11 = move.i64 r73
+	r86 = convert.u64.i64 r7
+	r87 = convert.u64.i64 r13
+	r88 = or.u64 r86, r87
+	r89 = shr.u64.u32 r88, 32
+	r90 = eq.u64 r89, 0
+	branch r90, b9, b19
+b9: # divide in 32 bits
+	r91 = convert.u32.i64 r7
+	r92 = convert.u32.i64 r13
+	r93 = div.u32 r91, r92
+	r85 = convert.i64.u32 r93
+	jump b10
+b10: # rangeint.body
+	r14 = move.i64 r85
+	r15 = gt.i64 r8, 0
+	branch r15, b11, b18
+b11: # cond.true
+	r58 = lt.i64 r8, r57
+	branch r58, b12, b18
+b12: # cond.true
+	r56 = gt.i64 r11, 0
+	branch r56, b13, b18
+b13: # cond.true
+	r55 = lt.i64 r11, r54
+	branch r55, b14, b18
+b14: # cond.true
+	r53 = gt.i64 r14, 0
+	branch r53, b15, b18
+b15: # cond.true
+	r52 = lt.i64 r14, r50
+	branch r52, b16, b18
+b16: # if.then
+	r17 = sub.i64 r7, 1
+	r18 = elemaddr r19, r17, 4
+	r21 = load.f32 r18
+	r22 = add.i64 r7, 1
+	r23 = elemaddr r19, r22, 4
+	r24 = load.f32 r23
+	r25 = add.f32 r21, r24
+	r26 = sub.i64 r7, r9
+	r27 = elemaddr r19, r26, 4
+	r28 = load.f32 r27
+	r29 = add.f32 r25, r28
+	r30 = add.i64 r7, r9
+	r31 = elemaddr r19, r30, 4
+	r32 = load.f32 r31
+	r33 = add.f32 r29, r32
+	r34 = sub.i64 r7, r16
+	r35 = elemaddr r19, r34, 4
+	r36 = load.f32 r35
+	r37 = add.f32 r33, r36
+	r38 = add.i64 r7, r16
+	r39 = elemaddr r19, r38, 4
+	r40 = load.f32 r39
+	r41 = add.f32 r37, r40
+	r42 = elemaddr r19, r7, 4
+	r43 = load.f32 r42
+	r44 = mul.f32 r43, 6.0
+	r45 = sub.f32 r41, r44
+	r46 = elemaddr r4, r7, 4
+	store.f32 r46, r45
+	jump b17
+b17: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b18: # if.else
+	r49 = elemaddr r4, r7, 4
+	store.f32 r49, 0.0
+	jump b17
+b19: # divide in 64 bits
+	r85 = div.i64 r7, r13
+	jump b10
+b20: # divide in 64 bits
+	r72 = div.i64 r10, r12
+	r84 = mul.i64 r72, r12
+	r73 = sub.i64 r10, r84
+	jump b8
+b21: # divide in 64 bits
+	r59 = div.i64 r7, r9
+	r71 = mul.i64 r59, r9
+	r60 = sub.i64 r7, r71
+	jump b6
+b22: # exit
+	return
+
+kernel Matmul(c []f32, a []f32, b []f32, n i64)
+
+task Matmul_0 parallel count=(mul.i64 (param n) (param n))
+b0: # entry
+	r4 = param.i64 n
+	r3 = mul.i64 r4, r4
+	r15 = base a
+	r21 = base b
+	r28 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b22
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r41 = convert.u64.i64 r6
+	r42 = convert.u64.i64 r4
+	r43 = or.u64 r41, r42
+	r44 = shr.u64.u32 r43, 32
+	r45 = eq.u64 r44, 0
+	branch r45, b5, b21
+b5: # divide in 32 bits
+	r46 = convert.u32.i64 r6
+	r47 = convert.u32.i64 r4
+	r48 = div.u32 r46, r47
+	r50 = mul.u32 r48, r47
+	r49 = sub.u32 r46, r50
+	r39 = convert.i64.u32 r48
+	r40 = convert.i64.u32 r49
+	jump b6
+b6: # rangeint.body
+	r7 = move.i64 r39
+	r8 = move.i64 r40
+	r9 = move.f32 0.0
+	r10 = move.i64 0
+	r12 = mul.i64 r7, r4
+	r32 = move.i64 r12
+	r33 = elemaddr r15, r32, 4
+	r35 = move.i64 r8
+	r36 = elemaddr r21, r35, 4
+	r37 = move.i64 r4
+	r38 = move.i64 r37
+	jump b7
+b7: # unroll setup
+	r52 = max.i64 r4, -9223372036854775805
+	r53 = sub.i64 r52, 3
+	jump b8
+b8: # unroll guard
+	r54 = lt.i64 r10, r53
+	branch r54, b9, b17
+b9: # for.loop (unrolled 0)
+	r11 = lt.i64 r10, r4
+	jump b10
+b10: # for.body (unrolled 0)
+	r14 = move.ptr r33
+	r17 = load.f32 r14
+	r20 = move.ptr r36
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r33 = elemaddr r33, 1, 4
+	r36 = elemaddr r36, r38, 4
+	jump b11
+b11: # for.loop (unrolled 1)
+	r11 = lt.i64 r10, r4
+	jump b12
+b12: # for.body (unrolled 1)
+	r14 = move.ptr r33
+	r17 = load.f32 r14
+	r20 = move.ptr r36
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r33 = elemaddr r33, 1, 4
+	r36 = elemaddr r36, r38, 4
+	jump b13
+b13: # for.loop (unrolled 2)
+	r11 = lt.i64 r10, r4
+	jump b14
+b14: # for.body (unrolled 2)
+	r14 = move.ptr r33
+	r17 = load.f32 r14
+	r20 = move.ptr r36
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r33 = elemaddr r33, 1, 4
+	r36 = elemaddr r36, r38, 4
+	jump b15
+b15: # for.loop (unrolled 3)
+	r11 = lt.i64 r10, r4
+	jump b16
+b16: # for.body (unrolled 3)
+	r14 = move.ptr r33
+	r17 = load.f32 r14
+	r20 = move.ptr r36
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r33 = elemaddr r33, 1, 4
+	r36 = elemaddr r36, r38, 4
+	jump b8
+b17: # for.loop
+	r11 = lt.i64 r10, r4
+	branch r11, b18, b19
+b18: # for.body
+	r14 = move.ptr r33
+	r17 = load.f32 r14
+	r20 = move.ptr r36
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r33 = elemaddr r33, 1, 4
+	r36 = elemaddr r36, r38, 4
+	jump b17
+b19: # for.done
+	r27 = elemaddr r28, r6, 4
+	store.f32 r27, r9
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # divide in 64 bits
+	r39 = div.i64 r6, r4
+	r51 = mul.i64 r39, r4
+	r40 = sub.i64 r6, r51
+	jump b6
+b22: # exit
+	return
+
+kernel Blur(out []u8, in []u8, w i64, h i64)
+
+task Blur_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = param.i64 w
+	r17 = param.i64 h
+	r34 = base in
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r16 = sub.i64 r17, 1
+	r29 = sub.i64 r9, 1
+	r51 = move.i64 r29
+	r63 = move.i64 r29
+	r87 = move.i64 r16
+	r130 = move.i64 r16
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b25
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r215 = convert.u64.i64 r7
+	r216 = convert.u64.i64 r9
+	r217 = or.u64 r215, r216
+	r218 = shr.u64.u32 r217, 32
+	r219 = eq.u64 r218, 0
+	branch r219, b5, b24
+b5: # divide in 32 bits
+	r220 = convert.u32.i64 r7
+	r221 = convert.u32.i64 r9
+	r222 = div.u32 r220, r221
+	r224 = mul.u32 r222, r221
+	r223 = sub.u32 r220, r224
+	r213 = convert.i64.u32 r222
+	r214 = convert.i64.u32 r223
+	jump b6
+b6: # rangeint.body
+	r8 = move.i64 r214
+	r10 = move.i64 r213
+	r11 = move.i64 0
+	jump b7
+b7: # for.body
+	r14 = add.i64 r10, -1
+	r15 = max.i64 r14, 0
+	r18 = min.i64 r15, r16
+	r19 = move.i64 0
+	jump b8
+b8: # for.body
+	r27 = add.i64 r8, -1
+	r28 = max.i64 r27, 0
+	r30 = min.i64 r28, r29
+	r31 = mul.i64 r18, r9
+	r32 = add.i64 r31, r30
+	r33 = elemaddr r34, r32, 1
+	r36 = load.u8 r33
+	r37 = convert.i64.u8 r36
+	r38 = move.i64 r37
+	r19 = move.i64 r38
+	jump b9
+b9: # for.body (unrolled 1)
+	r49 = move.i64 r8
+	r50 = max.i64 r49, 0
+	r52 = min.i64 r50, r51
+	r53 = move.i64 r31
+	r54 = add.i64 r53, r52
+	r55 = elemaddr r34, r54, 1
+	r56 = load.u8 r55
+	r57 = convert.i64.u8 r56
+	r58 = add.i64 r19, r57
+	r19 = move.i64 r58
+	jump b10
+b10: # for.body (unrolled 2)
+	r61 = add.i64 r8, 1
+	r62 = max.i64 r61, 0
+	r64 = min.i64 r62, r63
+	r65 = move.i64 r31
+	r66 = add.i64 r65, r64
+	r67 = elemaddr r34, r66, 1
+	r68 = load.u8 r67
+	r69 = convert.i64.u8 r68
+	r70 = add.i64 r19, r69
+	r19 = move.i64 r70
+	jump b11
+b11: # for.done
+	r11 = move.i64 r19
+	jump b12
+b12: # for.body (unrolled 1)
+	r85 = move.i64 r10
+	r86 = max.i64 r85, 0
+	r88 = min.i64 r86, r87
+	r19 = move.i64 r11
+	jump b13
+b13: # for.body (unrolled 1)
+	r93 = move.i64 r30
+	r94 = mul.i64 r88, r9
+	r95 = add.i64 r94, r93
+	r96 = elemaddr r34, r95, 1
+	r97 = load.u8 r96
+	r98 = convert.i64.u8 r97
+	r99 = add.i64 r19, r98
+	r19 = move.i64 r99
+	jump b14
+b14: # for.body (unrolled 1) (unrolled 1)
+	r106 = move.i64 r52
+	r107 = move.i64 r94
+	r108 = add.i64 r107, r106
+	r109 = elemaddr r34, r108, 1
+	r110 = load.u8 r109
+	r111 = convert.i64.u8 r110
+	r112 = add.i64 r19, r111
+	r19 = move.i64 r112
+	jump b15
+b15: # for.body (unrolled 2) (unrolled 1)
+	r118 = move.i64 r64
+	r119 = move.i64 r94
+	r120 = add.i64 r119, r118
+	r121 = elemaddr r34, r120, 1
+	r122 = load.u8 r121
+	r123 = convert.i64.u8 r122
+	r124 = add.i64 r19, r123
+	r19 = move.i64 r124
+	jump b16
+b16: # for.done (unrolled 1)
+	r11 = move.i64 r19
+	jump b17
+b17: # for.body (unrolled 2)
+	r128 = add.i64 r10, 1
+	r129 = max.i64 r128, 0
+	r131 = min.i64 r129, r130
+	r19 = move.i64 r11
+	jump b18
+b18: # for.body (unrolled 2)
+	r136 = move.i64 r30
+	r137 = mul.i64 r131, r9
+	r138 = add.i64 r137, r136
+	r139 = elemaddr r34, r138, 1
+	r140 = load.u8 r139
+	r141 = convert.i64.u8 r140
+	r142 = add.i64 r19, r141
+	r19 = move.i64 r142
+	jump b19
+b19: # for.body (unrolled 1) (unrolled 2)
+	r149 = move.i64 r52
+	r150 = move.i64 r137
+	r151 = add.i64 r150, r149
+	r152 = elemaddr r34, r151, 1
+	r153 = load.u8 r152
+	r154 = convert.i64.u8 r153
+	r155 = add.i64 r19, r154
+	r19 = move.i64 r155
+	jump b20
+b20: # for.body (unrolled 2) (unrolled 2)
+	r161 = move.i64 r64
+	r162 = move.i64 r137
+	r163 = add.i64 r162, r161
+	r164 = elemaddr r34, r163, 1
+	r165 = load.u8 r164
+	r166 = convert.i64.u8 r165
+	r167 = add.i64 r19, r166
+	r19 = move.i64 r167
+	jump b21
+b21: # for.done (unrolled 2)
+	r11 = move.i64 r19
+	jump b22
+b22: # for.done
+	r41 = mulhi.i64 r11, -2049638230412172401
+	r42 = add.i64 r41, r11
+	r43 = convert.u64.i64 r42
+	r44 = shr.u64.u32 r43, 63
+	r45 = shr.i64.u32 r42, 3
+	r46 = convert.i64.u64 r44
+	r47 = add.i64 r45, r46
+	r21 = move.i64 r47
+	r22 = convert.u8.i64 r21
+	r23 = elemaddr r4, r7, 1
+	store.u8 r23, r22
+	jump b23
+b23: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b24: # divide in 64 bits
+	r213 = div.i64 r7, r9
+	r225 = mul.i64 r213, r9
+	r214 = sub.i64 r7, r225
+	jump b6
+b25: # exit
+	return
+
+kernel DigitSum(out []i64, in []i64, base i64)
+
+task DigitSum_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base in
+	r15 = param.i64 base
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b27
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = move.i64 r11
+	r13 = move.i64 0
+	jump b5
+b5: # for.loop
+	r21 = gt.i64 r12, 0
+	branch r21, b6, b22
+b6: # for.body
+	r24 = convert.u64.i64 r12
+	r25 = convert.u64.i64 r15
+	r26 = or.u64 r24, r25
+	r27 = shr.u64.u32 r26, 32
+	r28 = eq.u64 r27, 0
+	branch r28, b7, b26
+b7: # divide in 32 bits
+	r29 = convert.u32.i64 r12
+	r30 = convert.u32.i64 r15
+	r31 = div.u32 r29, r30
+	r33 = mul.u32 r31, r30
+	r32 = sub.u32 r29, r33
+	r22 = convert.i64.u32 r31
+	r23 = convert.i64.u32 r32
+	jump b8
+b8: # for.body
+	r14 = move.i64 r23
+	r16 = add.i64 r13, r14
+	r17 = move.i64 r22
+	r12 = move.i64 r17
+	r13 = move.i64 r16
+	jump b9
+b9: # for.loop (unrolled 1)
+	r38 = gt.i64 r12, 0
+	branch r38, b10, b22
+b10: # for.body (unrolled 1)
+	r39 = convert.u64.i64 r12
+	r40 = convert.u64.i64 r15
+	r41 = or.u64 r39, r40
+	r42 = shr.u64.u32 r41, 32
+	r43 = eq.u64 r42, 0
+	branch r43, b11, b25
+b11: # divide in 32 bits (unrolled 1)
+	r44 = convert.u32.i64 r12
+	r45 = convert.u32.i64 r15
+	r46 = div.u32 r44, r45
+	r48 = mul.u32 r46, r45
+	r47 = sub.u32 r44, r48
+	r22 = convert.i64.u32 r46
+	r23 = convert.i64.u32 r47
+	jump b12
+b12: # for.body (unrolled 1)
+	r35 = move.i64 r23
+	r36 = add.i64 r13, r35
+	r37 = move.i64 r22
+	r12 = move.i64 r37
+	r13 = move.i64 r36
+	jump b13
+b13: # for.loop (unrolled 2)
+	r53 = gt.i64 r12, 0
+	branch r53, b14, b22
+b14: # for.body (unrolled 2)
+	r54 = convert.u64.i64 r12
+	r55 = convert.u64.i64 r15
+	r56 = or.u64 r54, r55
+	r57 = shr.u64.u32 r56, 32
+	r58 = eq.u64 r57, 0
+	branch r58, b15, b24
+b15: # divide in 32 bits (unrolled 2)
+	r59 = convert.u32.i64 r12
+	r60 = convert.u32.i64 r15
+	r61 = div.u32 r59, r60
+	r63 = mul.u32 r61, r60
+	r62 = sub.u32 r59, r63
+	r22 = convert.i64.u32 r61
+	r23 = convert.i64.u32 r62
+	jump b16
+b16: # for.body (unrolled 2)
+	r50 = move.i64 r23
+	r51 = add.i64 r13, r50
+	r52 = move.i64 r22
+	r12 = move.i64 r52
+	r13 = move.i64 r51
+	jump b17
+b17: # for.loop (unrolled 3)
+	r68 = gt.i64 r12, 0
+	branch r68, b18, b22
+b18: # for.body (unrolled 3)
+	r69 = convert.u64.i64 r12
+	r70 = convert.u64.i64 r15
+	r71 = or.u64 r69, r70
+	r72 = shr.u64.u32 r71, 32
+	r73 = eq.u64 r72, 0
+	branch r73, b19, b21
+b19: # divide in 32 bits (unrolled 3)
+	r74 = convert.u32.i64 r12
+	r75 = convert.u32.i64 r15
+	r76 = div.u32 r74, r75
+	r78 = mul.u32 r76, r75
+	r77 = sub.u32 r74, r78
+	r22 = convert.i64.u32 r76
+	r23 = convert.i64.u32 r77
+	jump b20
+b20: # for.body (unrolled 3)
+	r65 = move.i64 r23
+	r66 = add.i64 r13, r65
+	r67 = move.i64 r22
+	r12 = move.i64 r67
+	r13 = move.i64 r66
+	jump b5
+b21: # divide in 64 bits (unrolled 3)
+	r22 = div.i64 r12, r15
+	r79 = mul.i64 r22, r15
+	r23 = sub.i64 r12, r79
+	jump b20
+b22: # for.done
+	r18 = elemaddr r4, r7, 8
+	store.i64 r18, r13
+	jump b23
+b23: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b24: # divide in 64 bits (unrolled 2)
+	r22 = div.i64 r12, r15
+	r64 = mul.i64 r22, r15
+	r23 = sub.i64 r12, r64
+	jump b16
+b25: # divide in 64 bits (unrolled 1)
+	r22 = div.i64 r12, r15
+	r49 = mul.i64 r22, r15
+	r23 = sub.i64 r12, r49
+	jump b12
+b26: # divide in 64 bits
+	r22 = div.i64 r12, r15
+	r34 = mul.i64 r22, r15
+	r23 = sub.i64 r12, r34
+	jump b8
+b27: # exit
+	return
+
+kernel Options(out []f32, spot []f32, strike f32)
+
+task Options_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base spot
+	r21 = param.f32 strike
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b15
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.f32 r8
+	r12 = move.f32 0.0
+	jump b5
+b5: # for.body
+	r19 = mul.f32 r11, 0.75
+	r20 = sub.f32 r19, r21
+	r22 = max.f32 r20, 0.0
+	r23 = add.f32 0.0, r22
+	r12 = move.f32 r23
+	jump b6
+b6: # for.body (unrolled 1)
+	r36 = mul.f32 r11, 0.8125
+	r37 = sub.f32 r36, r21
+	r38 = max.f32 r37, 0.0
+	r39 = add.f32 r12, r38
+	r12 = move.f32 r39
+	jump b7
+b7: # for.body (unrolled 2)
+	r46 = mul.f32 r11, 0.875
+	r47 = sub.f32 r46, r21
+	r48 = max.f32 r47, 0.0
+	r49 = add.f32 r12, r48
+	r12 = move.f32 r49
+	jump b8
+b8: # for.body (unrolled 3)
+	r56 = mul.f32 r11, 0.9375
+	r57 = sub.f32 r56, r21
+	r58 = max.f32 r57, 0.0
+	r59 = add.f32 r12, r58
+	r12 = move.f32 r59
+	jump b9
+b9: # for.body (unrolled 4)
+	r66 = mul.f32 r11, 1.0
+	r67 = sub.f32 r66, r21
+	r68 = max.f32 r67, 0.0
+	r69 = add.f32 r12, r68
+	r12 = move.f32 r69
+	jump b10
+b10: # for.body (unrolled 5)
+	r76 = mul.f32 r11, 1.0625
+	r77 = sub.f32 r76, r21
+	r78 = max.f32 r77, 0.0
+	r79 = add.f32 r12, r78
+	r12 = move.f32 r79
+	jump b11
+b11: # for.body (unrolled 6)
+	r86 = mul.f32 r11, 1.125
+	r87 = sub.f32 r86, r21
+	r88 = max.f32 r87, 0.0
+	r89 = add.f32 r12, r88
+	r12 = move.f32 r89
+	jump b12
+b12: # for.body (unrolled 7)
+	r96 = mul.f32 r11, 1.1875
+	r97 = sub.f32 r96, r21
+	r98 = max.f32 r97, 0.0
+	r99 = add.f32 r12, r98
+	r12 = move.f32 r99
+	jump b13
+b13: # for.done
+	r25 = mul.f32 r12, 0.125
+	r26 = mul.f32 r25, 0.95
+	r27 = div.f32 r26, 3.0
+	r28 = elemaddr r4, r7, 4
+	store.f32 r28, r27
+	jump b14
+b14: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b15: # exit
+	return
+
+kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32)
+
+task NBody_0 parallel count=(len ax)
+b0: # entry
+	r4 = base ax
+	r5 = len ax
+	r3 = move.i64 r5
+	r9 = base px
+	r10 = len px
+	r13 = base py
+	r17 = base pz
+	r60 = base ay
+	r63 = base az
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r20 = move.i64 r10
+	r21 = gt.i64 r20, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b22
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.f32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.f32 r12
+	r16 = elemaddr r17, r7, 4
+	r19 = load.f32 r16
+	branch r21, b5, b21
+b5: # edge 1→3
+	r22 = move.f32 0.0
+	r23 = move.f32 0.0
+	r24 = move.f32 0.0
+	r25 = move.i64 0
+	r67 = elemaddr r9, 0, 4
+	r68 = elemaddr r13, 0, 4
+	r69 = elemaddr r17, 0, 4
+	jump b6
+b6: # unroll setup
+	r70 = max.i64 r20, -9223372036854775804
+	r71 = sub.i64 r70, 4
+	jump b7
+b7: # unroll guard
+	r72 = lt.i64 r25, r71
+	branch r72, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r29 = move.ptr r67
+	r30 = load.f32 r29
+	r31 = sub.f32 r30, r11
+	r32 = move.ptr r68
+	r33 = load.f32 r32
+	r34 = sub.f32 r33, r15
+	r35 = move.ptr r69
+	r36 = load.f32 r35
+	r37 = sub.f32 r36, r19
+	r38 = mul.f32 r31, r31
+	r39 = mul.f32 r34, r34
+	r40 = add.f32 r38, r39
+	r41 = mul.f32 r37, r37
+	r42 = add.f32 r40, r41
+	r43 = add.f32 r42, 0.01
+	r46 = sqrt.f32 r43
+	r47 = div.f32 1.0, r46
+	r48 = mul.f32 r47, r47
+	r49 = mul.f32 r48, r47
+	r50 = mul.f32 r31, r49
+	r51 = add.f32 r22, r50
+	r52 = mul.f32 r34, r49
+	r53 = add.f32 r23, r52
+	r54 = mul.f32 r37, r49
+	r55 = add.f32 r24, r54
+	r56 = add.i64 r25, 1
+	r57 = lt.i64 r56, r20
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r56
+	r67 = elemaddr r67, 1, 4
+	r68 = elemaddr r68, 1, 4
+	r69 = elemaddr r69, 1, 4
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r29 = move.ptr r67
+	r30 = load.f32 r29
+	r31 = sub.f32 r30, r11
+	r32 = move.ptr r68
+	r33 = load.f32 r32
+	r34 = sub.f32 r33, r15
+	r35 = move.ptr r69
+	r36 = load.f32 r35
+	r37 = sub.f32 r36, r19
+	r38 = mul.f32 r31, r31
+	r39 = mul.f32 r34, r34
+	r40 = add.f32 r38, r39
+	r41 = mul.f32 r37, r37
+	r42 = add.f32 r40, r41
+	r43 = add.f32 r42, 0.01
+	r46 = sqrt.f32 r43
+	r47 = div.f32 1.0, r46
+	r48 = mul.f32 r47, r47
+	r49 = mul.f32 r48, r47
+	r50 = mul.f32 r31, r49
+	r51 = add.f32 r22, r50
+	r52 = mul.f32 r34, r49
+	r53 = add.f32 r23, r52
+	r54 = mul.f32 r37, r49
+	r55 = add.f32 r24, r54
+	r56 = add.i64 r25, 1
+	r57 = lt.i64 r56, r20
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r56
+	r67 = elemaddr r67, 1, 4
+	r68 = elemaddr r68, 1, 4
+	r69 = elemaddr r69, 1, 4
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r29 = move.ptr r67
+	r30 = load.f32 r29
+	r31 = sub.f32 r30, r11
+	r32 = move.ptr r68
+	r33 = load.f32 r32
+	r34 = sub.f32 r33, r15
+	r35 = move.ptr r69
+	r36 = load.f32 r35
+	r37 = sub.f32 r36, r19
+	r38 = mul.f32 r31, r31
+	r39 = mul.f32 r34, r34
+	r40 = add.f32 r38, r39
+	r41 = mul.f32 r37, r37
+	r42 = add.f32 r40, r41
+	r43 = add.f32 r42, 0.01
+	r46 = sqrt.f32 r43
+	r47 = div.f32 1.0, r46
+	r48 = mul.f32 r47, r47
+	r49 = mul.f32 r48, r47
+	r50 = mul.f32 r31, r49
+	r51 = add.f32 r22, r50
+	r52 = mul.f32 r34, r49
+	r53 = add.f32 r23, r52
+	r54 = mul.f32 r37, r49
+	r55 = add.f32 r24, r54
+	r56 = add.i64 r25, 1
+	r57 = lt.i64 r56, r20
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r56
+	r67 = elemaddr r67, 1, 4
+	r68 = elemaddr r68, 1, 4
+	r69 = elemaddr r69, 1, 4
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r29 = move.ptr r67
+	r30 = load.f32 r29
+	r31 = sub.f32 r30, r11
+	r32 = move.ptr r68
+	r33 = load.f32 r32
+	r34 = sub.f32 r33, r15
+	r35 = move.ptr r69
+	r36 = load.f32 r35
+	r37 = sub.f32 r36, r19
+	r38 = mul.f32 r31, r31
+	r39 = mul.f32 r34, r34
+	r40 = add.f32 r38, r39
+	r41 = mul.f32 r37, r37
+	r42 = add.f32 r40, r41
+	r43 = add.f32 r42, 0.01
+	r46 = sqrt.f32 r43
+	r47 = div.f32 1.0, r46
+	r48 = mul.f32 r47, r47
+	r49 = mul.f32 r48, r47
+	r50 = mul.f32 r31, r49
+	r51 = add.f32 r22, r50
+	r52 = mul.f32 r34, r49
+	r53 = add.f32 r23, r52
+	r54 = mul.f32 r37, r49
+	r55 = add.f32 r24, r54
+	r56 = add.i64 r25, 1
+	r57 = lt.i64 r56, r20
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r56
+	r67 = elemaddr r67, 1, 4
+	r68 = elemaddr r68, 1, 4
+	r69 = elemaddr r69, 1, 4
+	jump b7
+b16: # rangeint.body
+	r29 = move.ptr r67
+	r30 = load.f32 r29
+	r31 = sub.f32 r30, r11
+	r32 = move.ptr r68
+	r33 = load.f32 r32
+	r34 = sub.f32 r33, r15
+	r35 = move.ptr r69
+	r36 = load.f32 r35
+	r37 = sub.f32 r36, r19
+	r38 = mul.f32 r31, r31
+	r39 = mul.f32 r34, r34
+	r40 = add.f32 r38, r39
+	r41 = mul.f32 r37, r37
+	r42 = add.f32 r40, r41
+	r43 = add.f32 r42, 0.01
+	r46 = sqrt.f32 r43
+	r47 = div.f32 1.0, r46
+	r48 = mul.f32 r47, r47
+	r49 = mul.f32 r48, r47
+	r50 = mul.f32 r31, r49
+	r51 = add.f32 r22, r50
+	r52 = mul.f32 r34, r49
+	r53 = add.f32 r23, r52
+	r54 = mul.f32 r37, r49
+	r55 = add.f32 r24, r54
+	r56 = add.i64 r25, 1
+	r57 = lt.i64 r56, r20
+	branch r57, b17, b18
+b17: # edge 3→3
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r56
+	r67 = elemaddr r67, 1, 4
+	r68 = elemaddr r68, 1, 4
+	r69 = elemaddr r69, 1, 4
+	jump b16
+b18: # edge 3→4
+	r26 = move.f32 r51
+	r27 = move.f32 r53
+	r28 = move.f32 r55
+	jump b19
+b19: # rangeint.done
+	r58 = elemaddr r4, r7, 4
+	store.f32 r58, r26
+	r59 = elemaddr r60, r7, 4
+	store.f32 r59, r27
+	r62 = elemaddr r63, r7, 4
+	store.f32 r62, r28
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r26 = move.f32 0.0
+	r27 = move.f32 0.0
+	r28 = move.f32 0.0
+	jump b19
+b22: # exit
+	return
+
+kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32)
+
+task Mandelbrot64_0 parallel count=(len counts)
+b0: # entry
+	r4 = base counts
+	r5 = len counts
+	r3 = move.i64 r5
+	r9 = param.i64 w
+	r19 = param.i64 h
+	r33 = param.i32 maxIter
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = convert.f64.i64 r9
+	r18 = convert.f64.i64 r19
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b27
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r42 = convert.u64.i64 r7
+	r43 = convert.u64.i64 r9
+	r44 = or.u64 r42, r43
+	r45 = shr.u64.u32 r44, 32
+	r46 = eq.u64 r45, 0
+	branch r46, b5, b26
+b5: # divide in 32 bits
+	r47 = convert.u32.i64 r7
+	r48 = convert.u32.i64 r9
+	r49 = div.u32 r47, r48
+	r51 = mul.u32 r49, r48
+	r50 = sub.u32 r47, r51
+	r40 = convert.i64.u32 r49
+	r41 = convert.i64.u32 r50
+	jump b6
+b6: # rangeint.body
+	r8 = move.i64 r41
+	r10 = convert.f64.i64 r8
+	r11 = mul.f64 r10, 3.2
+	r13 = div.f64 r11, r12
+	r14 = add.f64 r13, -2.2
+	r15 = move.i64 r40
+	r16 = convert.f64.i64 r15
+	r17 = mul.f64 r16, 2.4
+	r20 = div.f64 r17, r18
+	r21 = add.f64 r20, -1.2
+	r22 = move.f64 0.0
+	r23 = move.f64 0.0
+	r24 = move.i32 0
+	jump b7
+b7: # unroll setup
+	r53 = max.i32 r33, -2147483645
+	r54 = sub.i32 r53, 3
+	jump b8
+b8: # unroll guard
+	r55 = lt.i32 r24, r54
+	branch r55, b9, b23
+b9: # for.loop (unrolled 0)
+	r32 = lt.i32 r24, r33
+	jump b10
+b10: # for.body (unrolled 0)
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b11, b13
+b11: # for.done
+	r29 = elemaddr r4, r7, 4
+	store.i32 r29, r24
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # if.done (unrolled 0)
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b14
+b14: # for.loop (unrolled 1)
+	r32 = lt.i32 r24, r33
+	jump b15
+b15: # for.body (unrolled 1)
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b11, b16
+b16: # if.done (unrolled 1)
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b17
+b17: # for.loop (unrolled 2)
+	r32 = lt.i32 r24, r33
+	jump b18
+b18: # for.body (unrolled 2)
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b11, b19
+b19: # if.done (unrolled 2)
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b20
+b20: # for.loop (unrolled 3)
+	r32 = lt.i32 r24, r33
+	jump b21
+b21: # for.body (unrolled 3)
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b11, b22
+b22: # if.done (unrolled 3)
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b8
+b23: # for.loop
+	r32 = lt.i32 r24, r33
+	branch r32, b24, b11
+b24: # for.body
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b11, b25
+b25: # if.done
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b23
+b26: # divide in 64 bits
+	r40 = div.i64 r7, r9
+	r52 = mul.i64 r40, r9
+	r41 = sub.i64 r7, r52
+	jump b6
+b27: # exit
+	return
+
+kernel Mandelbrot32(counts []i32, w i64, h i64, maxIter i32)
+
+task Mandelbrot32_0 parallel count=(len counts)
+b0: # entry
+	r4 = base counts
+	r5 = len counts
+	r3 = move.i64 r5
+	r9 = param.i64 w
+	r19 = param.i64 h
+	r33 = param.i32 maxIter
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = convert.f32.i64 r9
+	r18 = convert.f32.i64 r19
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b27
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r42 = convert.u64.i64 r7
+	r43 = convert.u64.i64 r9
+	r44 = or.u64 r42, r43
+	r45 = shr.u64.u32 r44, 32
+	r46 = eq.u64 r45, 0
+	branch r46, b5, b26
+b5: # divide in 32 bits
+	r47 = convert.u32.i64 r7
+	r48 = convert.u32.i64 r9
+	r49 = div.u32 r47, r48
+	r51 = mul.u32 r49, r48
+	r50 = sub.u32 r47, r51
+	r40 = convert.i64.u32 r49
+	r41 = convert.i64.u32 r50
+	jump b6
+b6: # rangeint.body
+	r8 = move.i64 r41
+	r10 = convert.f32.i64 r8
+	r11 = mul.f32 r10, 3.2
+	r13 = div.f32 r11, r12
+	r14 = add.f32 r13, -2.2
+	r15 = move.i64 r40
+	r16 = convert.f32.i64 r15
+	r17 = mul.f32 r16, 2.4
+	r20 = div.f32 r17, r18
+	r21 = add.f32 r20, -1.2
+	r22 = move.f32 0.0
+	r23 = move.f32 0.0
+	r24 = move.i32 0
+	jump b7
+b7: # unroll setup
+	r53 = max.i32 r33, -2147483645
+	r54 = sub.i32 r53, 3
+	jump b8
+b8: # unroll guard
+	r55 = lt.i32 r24, r54
+	branch r55, b9, b23
+b9: # for.loop (unrolled 0)
+	r32 = lt.i32 r24, r33
+	jump b10
+b10: # for.body (unrolled 0)
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b11, b13
+b11: # for.done
+	r29 = elemaddr r4, r7, 4
+	store.i32 r29, r24
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # if.done (unrolled 0)
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b14
+b14: # for.loop (unrolled 1)
+	r32 = lt.i32 r24, r33
+	jump b15
+b15: # for.body (unrolled 1)
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b11, b16
+b16: # if.done (unrolled 1)
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b17
+b17: # for.loop (unrolled 2)
+	r32 = lt.i32 r24, r33
+	jump b18
+b18: # for.body (unrolled 2)
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b11, b19
+b19: # if.done (unrolled 2)
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b20
+b20: # for.loop (unrolled 3)
+	r32 = lt.i32 r24, r33
+	jump b21
+b21: # for.body (unrolled 3)
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b11, b22
+b22: # if.done (unrolled 3)
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b8
+b23: # for.loop
+	r32 = lt.i32 r24, r33
+	branch r32, b24, b11
+b24: # for.body
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b11, b25
+b25: # if.done
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b23
+b26: # divide in 64 bits
+	r40 = div.i64 r7, r9
+	r52 = mul.i64 r40, r9
+	r41 = sub.i64 r7, r52
+	jump b6
+b27: # exit
+	return
+
+kernel Xorshift(out []u32, seeds []u32, rounds i64)
+
+task Xorshift_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base seeds
+	r16 = param.i64 rounds
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b19
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.u32 r8
+	r12 = or.u32 r11, 1
+	r13 = move.u32 r12
+	r14 = move.i64 0
+	jump b5
+b5: # unroll setup
+	r27 = max.i64 r16, -9223372036854775805
+	r28 = sub.i64 r27, 3
+	jump b6
+b6: # unroll guard
+	r29 = lt.i64 r14, r28
+	branch r29, b7, b15
+b7: # for.loop (unrolled 0)
+	r15 = lt.i64 r14, r16
+	jump b8
+b8: # for.body (unrolled 0)
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b9
+b9: # for.loop (unrolled 1)
+	r15 = lt.i64 r14, r16
+	jump b10
+b10: # for.body (unrolled 1)
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b11
+b11: # for.loop (unrolled 2)
+	r15 = lt.i64 r14, r16
+	jump b12
+b12: # for.body (unrolled 2)
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b13
+b13: # for.loop (unrolled 3)
+	r15 = lt.i64 r14, r16
+	jump b14
+b14: # for.body (unrolled 3)
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b6
+b15: # for.loop
+	r15 = lt.i64 r14, r16
+	branch r15, b16, b17
+b16: # for.body
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b15
+b17: # for.done
+	r24 = elemaddr r4, r7, 4
+	store.u32 r24, r13
+	jump b18
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b19: # exit
+	return
+
+kernel MatVec(y []f32, a []f32, x []f32, n i64)
+
+task MatVec_0 parallel count=(len y)
+b0: # entry
+	r4 = base y
+	r5 = len y
+	r3 = move.i64 r5
+	r9 = param.i64 n
+	r15 = base a
+	r25 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b19
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = mul.i64 r7, r9
+	r10 = move.i64 r8
+	r11 = add.i64 r10, r9
+	r12 = elemaddr r15, r8, 4
+	r13 = sub.i64 r11, r8
+	r17 = move.i64 r13
+	r18 = move.f32 0.0
+	r19 = move.i64 -1
+	r34 = elemaddr r12, 0, 4
+	r35 = elemaddr r25, 0, 4
+	jump b5
+b5: # unroll setup
+	r36 = max.i64 r17, -9223372036854775804
+	r37 = sub.i64 r36, 4
+	jump b6
+b6: # unroll guard
+	r38 = lt.i64 r19, r37
+	branch r38, b7, b15
+b7: # rangeindex.loop (unrolled 0)
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	jump b8
+b8: # rangeindex.body (unrolled 0)
+	r22 = move.ptr r34
+	r23 = load.f32 r22
+	r24 = move.ptr r35
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r34 = elemaddr r34, 1, 4
+	r35 = elemaddr r35, 1, 4
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r22 = move.ptr r34
+	r23 = load.f32 r22
+	r24 = move.ptr r35
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r34 = elemaddr r34, 1, 4
+	r35 = elemaddr r35, 1, 4
+	jump b11
+b11: # rangeindex.loop (unrolled 2)
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	jump b12
+b12: # rangeindex.body (unrolled 2)
+	r22 = move.ptr r34
+	r23 = load.f32 r22
+	r24 = move.ptr r35
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r34 = elemaddr r34, 1, 4
+	r35 = elemaddr r35, 1, 4
+	jump b13
+b13: # rangeindex.loop (unrolled 3)
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	jump b14
+b14: # rangeindex.body (unrolled 3)
+	r22 = move.ptr r34
+	r23 = load.f32 r22
+	r24 = move.ptr r35
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r34 = elemaddr r34, 1, 4
+	r35 = elemaddr r35, 1, 4
+	jump b6
+b15: # rangeindex.loop
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	branch r21, b16, b17
+b16: # rangeindex.body
+	r22 = move.ptr r34
+	r23 = load.f32 r22
+	r24 = move.ptr r35
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r34 = elemaddr r34, 1, 4
+	r35 = elemaddr r35, 1, 4
+	jump b15
+b17: # rangeindex.done
+	r30 = elemaddr r4, r7, 4
+	store.f32 r30, r18
+	jump b18
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b19: # exit
+	return
+
+kernel Daxpy(a f64, x []f64, y []f64)
+
+task Daxpy_0 parallel count=(len y)
+b0: # entry
+	r4 = base y
+	r5 = len y
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = param.f64 a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	r12 = mul.f64 r13, r11
+	r14 = elemaddr r4, r7, 8
+	r15 = load.f64 r14
+	r16 = add.f64 r12, r15
+	r17 = move.ptr r14
+	store.f64 r17, r16
+	jump b5
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Hash(out []u64, keys []u64, rounds i64)
+
+task Hash_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base keys
+	r15 = param.i64 rounds
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b19
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	r12 = move.u64 r11
+	r13 = move.i64 0
+	jump b5
+b5: # unroll setup
+	r29 = max.i64 r15, -9223372036854775805
+	r30 = sub.i64 r29, 3
+	jump b6
+b6: # unroll guard
+	r31 = lt.i64 r13, r30
+	branch r31, b7, b15
+b7: # for.loop (unrolled 0)
+	r14 = lt.i64 r13, r15
+	jump b8
+b8: # for.body (unrolled 0)
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b9
+b9: # for.loop (unrolled 1)
+	r14 = lt.i64 r13, r15
+	jump b10
+b10: # for.body (unrolled 1)
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b11
+b11: # for.loop (unrolled 2)
+	r14 = lt.i64 r13, r15
+	jump b12
+b12: # for.body (unrolled 2)
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b13
+b13: # for.loop (unrolled 3)
+	r14 = lt.i64 r13, r15
+	jump b14
+b14: # for.body (unrolled 3)
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b6
+b15: # for.loop
+	r14 = lt.i64 r13, r15
+	branch r14, b16, b17
+b16: # for.body
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b15
+b17: # for.done
+	r26 = elemaddr r4, r7, 8
+	store.u64 r26, r12
+	jump b18
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b19: # exit
+	return
+
+kernel Transpose(out []f64, in []f64, w i64, h i64)
+
+task Transpose_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = param.i64 h
+	r12 = param.i64 w
+	r15 = base in
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b9
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r23 = convert.u64.i64 r7
+	r24 = convert.u64.i64 r9
+	r25 = or.u64 r23, r24
+	r26 = shr.u64.u32 r25, 32
+	r27 = eq.u64 r26, 0
+	branch r27, b5, b8
+b5: # divide in 32 bits
+	r28 = convert.u32.i64 r7
+	r29 = convert.u32.i64 r9
+	r30 = div.u32 r28, r29
+	r32 = mul.u32 r30, r29
+	r31 = sub.u32 r28, r32
+	r21 = convert.i64.u32 r30
+	r22 = convert.i64.u32 r31
+	jump b6
+b6: # rangeint.body
+	r8 = move.i64 r21
+	r10 = move.i64 r22
+	r11 = mul.i64 r10, r12
+	r13 = add.i64 r11, r8
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = elemaddr r4, r7, 8
+	store.f64 r18, r17
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # divide in 64 bits
+	r21 = div.i64 r7, r9
+	r33 = mul.i64 r21, r9
+	r22 = sub.i64 r7, r33
+	jump b6
+b9: # exit
+	return
 `

@@ -89,8 +89,10 @@ func (e *entry) instr(in *ir.Instr) {
 	case ir.OpConvert:
 		e.convert(in, d)
 	case ir.OpMin, ir.OpMax:
+		if t.IsFloat() && !e.floatMinMaxConstant(in, d) {
+			e.floatMinMax(in.Op, t, d, e.regArg(in.Args[0], t), e.regArg(in.Args[1], t))
+		}
 		if t.IsFloat() {
-			e.floatMinMax(in, d)
 			break
 		}
 		e.emit("%s.%s %s, %s, %s", in.Op, opType(t), d, a(0), a(1))
@@ -119,6 +121,10 @@ func (e *entry) instr(in *ir.Instr) {
 	case ir.OpBarrier:
 		e.emit("bar.sync 0")
 	default:
+		if in.Op.Info().Atomic {
+			e.atomic(in, d)
+			break
+		}
 		panic(fmt.Sprintf("ptx: unexpected op %s", in.Op))
 	}
 }
@@ -260,32 +266,36 @@ func (e *entry) convert(in *ir.Instr, d string) {
 	}
 }
 
-// floatMinMax writes Go's min or max of two floats: NaN if either is NaN,
-// -0 below +0, otherwise the smaller (larger) operand.
-func (e *entry) floatMinMax(in *ir.Instr, d string) {
-	t := in.Type
-	ty, bits := opType(t), bitType(t)
-	args := in.Args
+// floatMinMaxConstant writes Go's min or max of a float register and a
+// constant c that is not NaN, and reports whether it did: x wins when it
+// is NaN or beyond c; on a tie c wins, unless c is the zero that loses to
+// the other zero, which x then is.
+func (e *entry) floatMinMaxConstant(in *ir.Instr, d string) bool {
+	t, args := in.Type, in.Args
 	if args[0].Imm && !args[1].Imm {
 		args = []ir.Arg{args[1], args[0]} // min and max are commutative
 	}
-	if c := args[1]; c.Imm && !args[0].Imm && !isNaN(t, c.Bits) {
-		// With a constant c that is not NaN, x wins when it is NaN or
-		// beyond c; on a tie c wins, unless c is the zero that loses to
-		// the other zero, which x then is.
-		negZero := c.Bits == t.Normalize(1<<(t.Bits()-1))
-		cmp := map[bool]string{true: "gtu", false: "geu"}[!negZero]
-		if in.Op == ir.OpMin {
-			cmp = map[bool]string{true: "ltu", false: "leu"}[c.Bits != 0]
-		}
-		x, pick := e.reg(args[0].Reg), e.temp(ir.Bool)
-		e.emit("setp.%s.%s %s, %s, %s", cmp, ty, pick, x, imm(t, c.Bits))
-		e.emit("selp.%s %s, %s, %s, %s", ty, d, x, imm(t, c.Bits), pick)
-		return
+	c := args[1]
+	if !c.Imm || args[0].Imm || isNaN(t, c.Bits) {
+		return false
 	}
-	x, y := e.regArg(in.Args[0], t), e.regArg(in.Args[1], t)
+	negZero := c.Bits == t.Normalize(1<<(t.Bits()-1))
+	cmp := map[bool]string{true: "gtu", false: "geu"}[!negZero]
+	if in.Op == ir.OpMin {
+		cmp = map[bool]string{true: "ltu", false: "leu"}[c.Bits != 0]
+	}
+	ty, x, pick := opType(t), e.reg(args[0].Reg), e.temp(ir.Bool)
+	e.emit("setp.%s.%s %s, %s, %s", cmp, ty, pick, x, imm(t, c.Bits))
+	e.emit("selp.%s %s, %s, %s, %s", ty, d, x, imm(t, c.Bits), pick)
+	return true
+}
+
+// floatMinMax writes Go's min or max of two floats in registers: NaN if
+// either is NaN, -0 below +0, otherwise the smaller (larger) operand.
+func (e *entry) floatMinMax(op ir.Op, t ir.Type, d, x, y string) {
+	ty, bits := opType(t), bitType(t)
 	cmp, merge := "lt", "or"
-	if in.Op == ir.OpMax {
+	if op == ir.OpMax {
 		cmp, merge = "gt", "and"
 	}
 	pick, equal, nan := e.temp(ir.Bool), e.temp(ir.Bool), e.temp(ir.Bool)
