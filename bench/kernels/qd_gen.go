@@ -3117,7 +3117,7 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;

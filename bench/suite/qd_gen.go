@@ -961,7 +961,7 @@ $L_8:
 	min.s64 %rd30, %rd28, %rd29;
 	mul.lo.s64 %rd31, %rd18, %rd9;
 	add.s64 %rd32, %rd31, %rd30;
-	mad.lo.s64 %rd33, %rd32, 1, %rd34;
+	add.s64 %rd33, %rd34, %rd32;
 	ld.global.u8 %r36, [%rd33];
 	cvt.u64.u32 %rd37, %r36;
 	mov.b64 %rd38, %rd37;
@@ -972,7 +972,7 @@ $L_9:
 	min.s64 %rd52, %rd50, %rd51;
 	mov.b64 %rd53, %rd31;
 	add.s64 %rd54, %rd53, %rd52;
-	mad.lo.s64 %rd55, %rd54, 1, %rd34;
+	add.s64 %rd55, %rd34, %rd54;
 	ld.global.u8 %r56, [%rd55];
 	cvt.u64.u32 %rd57, %r56;
 	add.s64 %rd58, %rd19, %rd57;
@@ -983,7 +983,7 @@ $L_10:
 	min.s64 %rd64, %rd62, %rd63;
 	mov.b64 %rd65, %rd31;
 	add.s64 %rd66, %rd65, %rd64;
-	mad.lo.s64 %rd67, %rd66, 1, %rd34;
+	add.s64 %rd67, %rd34, %rd66;
 	ld.global.u8 %r68, [%rd67];
 	cvt.u64.u32 %rd69, %r68;
 	add.s64 %rd70, %rd19, %rd69;
@@ -999,7 +999,7 @@ $L_13:
 	mov.b64 %rd93, %rd30;
 	mul.lo.s64 %rd94, %rd88, %rd9;
 	add.s64 %rd95, %rd94, %rd93;
-	mad.lo.s64 %rd96, %rd95, 1, %rd34;
+	add.s64 %rd96, %rd34, %rd95;
 	ld.global.u8 %r97, [%rd96];
 	cvt.u64.u32 %rd98, %r97;
 	add.s64 %rd99, %rd19, %rd98;
@@ -1008,7 +1008,7 @@ $L_14:
 	mov.b64 %rd106, %rd52;
 	mov.b64 %rd107, %rd94;
 	add.s64 %rd108, %rd107, %rd106;
-	mad.lo.s64 %rd109, %rd108, 1, %rd34;
+	add.s64 %rd109, %rd34, %rd108;
 	ld.global.u8 %r110, [%rd109];
 	cvt.u64.u32 %rd111, %r110;
 	add.s64 %rd112, %rd19, %rd111;
@@ -1017,7 +1017,7 @@ $L_15:
 	mov.b64 %rd118, %rd64;
 	mov.b64 %rd119, %rd94;
 	add.s64 %rd120, %rd119, %rd118;
-	mad.lo.s64 %rd121, %rd120, 1, %rd34;
+	add.s64 %rd121, %rd34, %rd120;
 	ld.global.u8 %r122, [%rd121];
 	cvt.u64.u32 %rd123, %r122;
 	add.s64 %rd124, %rd19, %rd123;
@@ -1033,7 +1033,7 @@ $L_18:
 	mov.b64 %rd136, %rd30;
 	mul.lo.s64 %rd137, %rd131, %rd9;
 	add.s64 %rd138, %rd137, %rd136;
-	mad.lo.s64 %rd139, %rd138, 1, %rd34;
+	add.s64 %rd139, %rd34, %rd138;
 	ld.global.u8 %r140, [%rd139];
 	cvt.u64.u32 %rd141, %r140;
 	add.s64 %rd142, %rd19, %rd141;
@@ -1042,7 +1042,7 @@ $L_19:
 	mov.b64 %rd149, %rd52;
 	mov.b64 %rd150, %rd137;
 	add.s64 %rd151, %rd150, %rd149;
-	mad.lo.s64 %rd152, %rd151, 1, %rd34;
+	add.s64 %rd152, %rd34, %rd151;
 	ld.global.u8 %r153, [%rd152];
 	cvt.u64.u32 %rd154, %r153;
 	add.s64 %rd155, %rd19, %rd154;
@@ -1051,7 +1051,7 @@ $L_20:
 	mov.b64 %rd161, %rd64;
 	mov.b64 %rd162, %rd137;
 	add.s64 %rd163, %rd162, %rd161;
-	mad.lo.s64 %rd164, %rd163, 1, %rd34;
+	add.s64 %rd164, %rd34, %rd163;
 	ld.global.u8 %r165, [%rd164];
 	cvt.u64.u32 %rd166, %r165;
 	add.s64 %rd167, %rd19, %rd166;
@@ -1069,7 +1069,7 @@ $L_22:
 	mov.b64 %rd21, %rd47;
 	cvt.u32.u64 %r22, %rd21;
 	and.b32 %r22, %r22, 255;
-	mad.lo.s64 %rd23, %rd7, 1, %rd4;
+	add.s64 %rd23, %rd4, %rd7;
 	st.global.u8 [%rd23], %r22;
 $L_23:
 	add.s64 %rd2, %rd2, %rd1;

@@ -109,6 +109,10 @@ func (e *entry) instr(in *ir.Instr) {
 			e.emit("add.s64 %s, %s, %d", d, base, int64(in.Args[1].Bits)*in.Aux)
 			break
 		}
+		if in.Aux == 1 {
+			e.emit("add.s64 %s, %s, %s", d, base, e.reg(in.Args[1].Reg))
+			break
+		}
 		e.emit("mad.lo.s64 %s, %s, %d, %s", d, e.reg(in.Args[1].Reg), in.Aux, base)
 	case ir.OpLoad:
 		e.emit("ld.%s.%s %s, [%s]", in.Space, memType(t), d, e.regArg(in.Args[0], ir.Ptr))

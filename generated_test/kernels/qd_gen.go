@@ -1441,7 +1441,7 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
@@ -1577,7 +1577,7 @@ $L_4:
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
-	mad.lo.s64 %rd13, %rd9, 1, %rd14;
+	add.s64 %rd13, %rd14, %rd9;
 	ld.global.u8 %r16, [%rd13];
 	rem.u32 %r17, %r16, 4;
 	and.b32 %r17, %r17, 255;
@@ -1733,7 +1733,7 @@ $A_3:
 	mul.lo.s64 %rd73, %rd72, 3;
 	sub.s64 %rd74, %rd9, %rd73;
 	mov.b64 %rd33, %rd74;
-	mad.lo.s64 %rd34, %rd33, 1, %rd35;
+	add.s64 %rd34, %rd35, %rd33;
 	mov.b32 %rt5, 1;
 	and.b64 %rdt7, %rd34, -4;
 	cvt.u32.u64 %rt6, %rd34;
@@ -1902,7 +1902,7 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	div.u32 %r13, %r12, 32;
 	and.b32 %r13, %r13, 255;
@@ -2081,9 +2081,9 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mad.lo.s64 %rd8, %rd7, 1, %rd9;
+	add.s64 %rd8, %rd9, %rd7;
 	ld.global.s8 %r11, [%rd8];
-	mad.lo.s64 %rd12, %rd7, 1, %rd13;
+	add.s64 %rd12, %rd13, %rd7;
 	ld.global.s8 %r15, [%rd12];
 $L_5:
 	mul.lo.s32 %r17, %r11, %r15;
@@ -2175,7 +2175,7 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 8;
 	mov.b32 %r16, %r58;
 $L_8:
-	mad.lo.s64 %rd59, %rd7, 1, %rd4;
+	add.s64 %rd59, %rd4, %rd7;
 	st.global.s8 [%rd59], %r16;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
@@ -2897,9 +2897,9 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mad.lo.s64 %rd8, %rd7, 1, %rd9;
+	add.s64 %rd8, %rd9, %rd7;
 	ld.global.u8 %r11, [%rd8];
-	mad.lo.s64 %rd12, %rd7, 1, %rd13;
+	add.s64 %rd12, %rd13, %rd7;
 	ld.global.u8 %r15, [%rd12];
 $L_5:
 	mul.lo.u32 %r17, %r11, %r15;
@@ -2984,7 +2984,7 @@ $L_7:
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
 $L_8:
-	mad.lo.s64 %rd58, %rd7, 1, %rd4;
+	add.s64 %rd58, %rd4, %rd7;
 	st.global.u8 [%rd58], %r16;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
@@ -3640,7 +3640,7 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mad.lo.s64 %rd8, %rd7, 1, %rd9;
+	add.s64 %rd8, %rd9, %rd7;
 	ld.global.u8 %r11, [%rd8];
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
@@ -3760,7 +3760,7 @@ $L_4:
 	and.b32 %r19, %r19, 255;
 	add.u32 %r20, %r16, %r19;
 	and.b32 %r20, %r20, 255;
-	mad.lo.s64 %rd21, %rd7, 1, %rd22;
+	add.s64 %rd21, %rd22, %rd7;
 	st.global.u8 [%rd21], %r20;
 	mov.b32 %r24, %r17;
 	mov.b32 %r25, %r16;
@@ -5506,7 +5506,7 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mad.lo.s64 %rd8, %rd7, 1, %rd4;
+	add.s64 %rd8, %rd4, %rd7;
 	ld.global.u8 %r9, [%rd8];
 	mul.lo.u32 %r10, %r9, 3;
 	and.b32 %r10, %r10, 255;
@@ -5523,7 +5523,7 @@ $L_4:
 	bfe.s32 %r20, %r20, 0, 16;
 	mov.b64 %rd21, %rd13;
 	st.global.s16 [%rd21], %r20;
-	mad.lo.s64 %rd22, %rd7, 1, %rd23;
+	add.s64 %rd22, %rd23, %rd7;
 	ld.global.s8 %r25, [%rd22];
 	neg.s32 %r26, %r25;
 	bfe.s32 %r26, %r26, 0, 8;
@@ -5751,7 +5751,7 @@ $L_26:
 $L_27:
 	mov.b64 %rd28, %rd31;
 $L_28:
-	mad.lo.s64 %rd34, %rd7, 1, %rd35;
+	add.s64 %rd34, %rd35, %rd7;
 	ld.global.s8 %r37, [%rd34];
 	mov.b64 %rd38, %rd28;
 	mov.b32 %r39, %r37;
@@ -6621,7 +6621,7 @@ $L_11:
 	min.s64 %rd36, %rd34, %rd35;
 	mul.lo.s64 %rd37, %rd23, %rd12;
 	add.s64 %rd38, %rd37, %rd36;
-	mad.lo.s64 %rd39, %rd38, 1, %rd40;
+	add.s64 %rd39, %rd40, %rd38;
 	ld.global.u8 %r42, [%rd39];
 	cvt.u64.u32 %rd43, %r42;
 	mov.b64 %rd44, %rd43;
@@ -6634,7 +6634,7 @@ $L_13:
 	min.s64 %rd80, %rd78, %rd79;
 	mov.b64 %rd81, %rd37;
 	add.s64 %rd82, %rd81, %rd80;
-	mad.lo.s64 %rd83, %rd82, 1, %rd40;
+	add.s64 %rd83, %rd40, %rd82;
 	ld.global.u8 %r84, [%rd83];
 	cvt.u64.u32 %rd85, %r84;
 	add.s64 %rd44, %rd25, %rd85;
@@ -6647,7 +6647,7 @@ $L_15:
 	min.s64 %rd92, %rd90, %rd91;
 	mov.b64 %rd93, %rd37;
 	add.s64 %rd94, %rd93, %rd92;
-	mad.lo.s64 %rd95, %rd94, 1, %rd40;
+	add.s64 %rd95, %rd40, %rd94;
 	ld.global.u8 %r96, [%rd95];
 	cvt.u64.u32 %rd97, %r96;
 	add.s64 %rd44, %rd25, %rd97;
@@ -6666,7 +6666,7 @@ $L_20:
 	mov.b64 %rd210, %rd36;
 	mul.lo.s64 %rd211, %rd204, %rd12;
 	add.s64 %rd212, %rd211, %rd210;
-	mad.lo.s64 %rd213, %rd212, 1, %rd40;
+	add.s64 %rd213, %rd40, %rd212;
 	ld.global.u8 %r214, [%rd213];
 	cvt.u64.u32 %rd215, %r214;
 	add.s64 %rd44, %rd25, %rd215;
@@ -6676,7 +6676,7 @@ $L_22:
 	mov.b64 %rd224, %rd80;
 	mov.b64 %rd225, %rd211;
 	add.s64 %rd226, %rd225, %rd224;
-	mad.lo.s64 %rd227, %rd226, 1, %rd40;
+	add.s64 %rd227, %rd40, %rd226;
 	ld.global.u8 %r228, [%rd227];
 	cvt.u64.u32 %rd229, %r228;
 	add.s64 %rd44, %rd25, %rd229;
@@ -6686,7 +6686,7 @@ $L_24:
 	mov.b64 %rd236, %rd92;
 	mov.b64 %rd237, %rd211;
 	add.s64 %rd238, %rd237, %rd236;
-	mad.lo.s64 %rd239, %rd238, 1, %rd40;
+	add.s64 %rd239, %rd40, %rd238;
 	ld.global.u8 %r240, [%rd239];
 	cvt.u64.u32 %rd241, %r240;
 	add.s64 %rd44, %rd25, %rd241;
@@ -6705,7 +6705,7 @@ $L_29:
 	mov.b64 %rd254, %rd36;
 	mul.lo.s64 %rd255, %rd248, %rd12;
 	add.s64 %rd256, %rd255, %rd254;
-	mad.lo.s64 %rd257, %rd256, 1, %rd40;
+	add.s64 %rd257, %rd40, %rd256;
 	ld.global.u8 %r258, [%rd257];
 	cvt.u64.u32 %rd259, %r258;
 	add.s64 %rd44, %rd25, %rd259;
@@ -6715,7 +6715,7 @@ $L_31:
 	mov.b64 %rd268, %rd80;
 	mov.b64 %rd269, %rd255;
 	add.s64 %rd270, %rd269, %rd268;
-	mad.lo.s64 %rd271, %rd270, 1, %rd40;
+	add.s64 %rd271, %rd40, %rd270;
 	ld.global.u8 %r272, [%rd271];
 	cvt.u64.u32 %rd273, %r272;
 	add.s64 %rd44, %rd25, %rd273;
@@ -6725,7 +6725,7 @@ $L_33:
 	mov.b64 %rd280, %rd92;
 	mov.b64 %rd281, %rd255;
 	add.s64 %rd282, %rd281, %rd280;
-	mad.lo.s64 %rd283, %rd282, 1, %rd40;
+	add.s64 %rd283, %rd40, %rd282;
 	ld.global.u8 %r284, [%rd283];
 	cvt.u64.u32 %rd285, %r284;
 	add.s64 %rd44, %rd25, %rd285;
