@@ -38,6 +38,7 @@ var cases = []kernelCase{
 	{name: "Narrow", fn: kernels.Narrow},
 	{name: "Empty", fn: kernels.Empty},
 	{name: "Counted", fn: kernels.Counted, args: countedArgs},
+	{name: "Rounds", fn: kernels.Rounds},
 	{name: "Window", fn: kernels.Window, args: func(r *rand.Rand, n int) []any {
 		w := 1 + r.IntN(n)
 		ladder := make([]float32, n)

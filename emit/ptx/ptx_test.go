@@ -198,6 +198,8 @@ func TestCodegen(t *testing.T) {
 		// Loops written as range 3 and range 8 are unrolled fully: the
 		// index is a constant in each copy, and x/16 is x*(1/16).
 		{entry: "Window_0", never: []string{`cvt\.rn\.f32\.s64`, `div\.rn\.f32`, `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`}},
+		// A loop of 100 rounds counts in 32 bits.
+		{entry: "Rounds_0", must: []string{`setp\.lt\.s32 %p\d+, %r\d+, 100;`}, never: []string{`setp\.lt\.s64 %p\d+, %rd\d+, 100;`}},
 		// A 64-bit shift count is clamped before the shift.
 		{entry: "Shifts_0", must: []string{`min\.u64`}},
 		// Atomic adds are one instruction, float ones too; Go's min and max

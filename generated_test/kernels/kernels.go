@@ -438,3 +438,16 @@ func Window(out []int32, in []uint8, ladder []float32, w, h int) {
 		out[p] = int32(sum/9) + int32(payoff*4)
 	}
 }
+
+// Rounds runs a loop of a constant 100 rounds, which counts in 32 bits.
+//
+//qd:kernel
+func Rounds(out, in []uint64) {
+	for i := range out {
+		h := in[i]
+		for k := 0; k < 100; k++ {
+			h = h*6364136223846793005 + uint64(k)
+		}
+		out[i] = h
+	}
+}

@@ -249,6 +249,12 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Name: "Rounds",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Rounds_0",
+			Parallel: true,
+		}},
+	}, {
 		Groups: []int{2},
 		Name:   "TwoBlocks",
 		Tasks: []rt.TaskSpec{{
@@ -1164,6 +1170,25 @@ func (qdk *Kernels) Window(out *rt.Buffer[int32], in *rt.Buffer[uint8], ladder *
 	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Rounds launches kernel Rounds (kernels.go:445) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Rounds(out *rt.Buffer[uint64], in *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Rounds", out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Rounds(out.CPUSlice(), in.CPUSlice())
+		}, out, in)
+	}
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1179,11 +1204,11 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1201,11 +1226,11 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1225,11 +1250,11 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
 	}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1245,11 +1270,11 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1355,11 +1380,11 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1385,11 +1410,11 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -6842,6 +6867,120 @@ $L_55:
 	sub.s64 %rd333, %rd9, %rd344;
 	bra.uni $L_7;
 $L_56:
+	ret;
+}
+
+.visible .entry Rounds_0(
+	.param .u64 Rounds_0_param_0,
+	.param .s64 Rounds_0_param_1,
+	.param .u64 Rounds_0_param_2,
+	.param .s64 Rounds_0_param_3
+)
+{
+	.reg .pred %p<28>;
+	.reg .b32 %r<27>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<23>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Rounds_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Rounds_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Rounds_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_20;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.u64 %rd14, [%rd11];
+	mov.b64 %rd15, %rd14;
+	mov.b64 %rd16, 0;
+	mov.b32 %r23, 0;
+$L_6:
+	max.s32 %r25, 100, -2147483645;
+	sub.s32 %r26, %r25, 3;
+$L_7:
+	setp.lt.s32 %p27, %r23, %r26;
+	@!%p27 bra $L_16;
+$L_8:
+	setp.lt.s32 %p17, %r23, 100;
+$L_9:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+$L_10:
+	setp.lt.s32 %p17, %r23, 100;
+$L_11:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+$L_12:
+	setp.lt.s32 %p17, %r23, 100;
+$L_13:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+$L_14:
+	setp.lt.s32 %p17, %r23, 100;
+$L_15:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+	bra.uni $L_7;
+$L_16:
+	setp.lt.s32 %p17, %r23, 100;
+	@!%p17 bra $L_18;
+$L_17:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+	bra.uni $L_16;
+$L_18:
+	mad.lo.s64 %rd22, %rd9, 8, %rd4;
+	st.global.u64 [%rd22], %rd15;
+$L_19:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_20:
 	ret;
 }
 
@@ -13273,6 +13412,114 @@ b55: # divide in 64 bits
 	r333 = sub.i64 r9, r344
 	jump b7
 b56: # exit
+	return
+
+kernel Rounds(out []u64, in []u64)
+
+task Rounds_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base in
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b20
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b5
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.u64 r11
+	r15 = move.u64 r14
+	r16 = move.i64 0
+	r23 = move.i32 0
+	jump b6
+b6: # unroll setup
+	r25 = max.i32 100, -2147483645
+	r26 = sub.i32 r25, 3
+	jump b7
+b7: # unroll guard
+	r27 = lt.i32 r23, r26
+	branch r27, b8, b16
+b8: # for.loop (unrolled 0)
+	r17 = lt.i32 r23, 100
+	jump b9
+b9: # for.body (unrolled 0)
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b10
+b10: # for.loop (unrolled 1)
+	r17 = lt.i32 r23, 100
+	jump b11
+b11: # for.body (unrolled 1)
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b12
+b12: # for.loop (unrolled 2)
+	r17 = lt.i32 r23, 100
+	jump b13
+b13: # for.body (unrolled 2)
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b14
+b14: # for.loop (unrolled 3)
+	r17 = lt.i32 r23, 100
+	jump b15
+b15: # for.body (unrolled 3)
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b7
+b16: # for.loop
+	r17 = lt.i32 r23, 100
+	branch r17, b17, b18
+b17: # for.body
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b16
+b18: # for.done
+	r22 = elemaddr r4, r9, 8
+	store.u64 r22, r15
+	jump b19
+b19: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b20: # exit
 	return
 
 kernel TwoBlocks(a []f32, b []f32)
