@@ -10,8 +10,10 @@ import (
 // Launch runs kernel number kernel of the module: each task in order on the
 // stream the options name (the default stream without one), with the
 // packed arguments args. counts holds each parallel task's iteration count,
-// or UnknownCount; tasks with no iterations are not launched. Generated
-// stubs call it.
+// or UnknownCount; tasks with no iterations are not launched. A kernel with
+// qd.StreamParallel groups is replayed as a cached graph (kgraph.go) unless
+// the Eager option asks otherwise. On a stream of a recording the tasks
+// become nodes of the recording instead. Generated stubs call it.
 func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
@@ -28,9 +30,19 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	if cfg.stream.recording() {
+		return opError("launch "+k.Name, cfg.stream.rec.addKernel(m, kernel, counts, args, cfg))
+	}
+	tr := m.dev.tracer.Load()
+	if tr == nil && m.useGraphs(kernel, cfg) {
+		if done, err := m.launchGraph(kernel, stream, counts, args, cfg); done {
+			return err
+		}
+	}
+	lane := cfg.stream.laneName()
 	for i := 0; i < len(k.Tasks); {
 		if k.Tasks[i].Group == 0 {
-			if err := m.launchTask(kernel, i, stream, counts, args, cfg); err != nil {
+			if err := m.launchTask(kernel, i, stream, counts, args, cfg, tr, lane); err != nil {
 				return err
 			}
 			i++
@@ -40,7 +52,7 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 		for j < len(k.Tasks) && k.Tasks[j].Group == k.Tasks[i].Group {
 			j++
 		}
-		if err := m.launchGroup(kernel, i, j, stream, counts, args, cfg); err != nil {
+		if err := m.launchGroup(kernel, i, j, stream, counts, args, cfg, tr, lane); err != nil {
 			return err
 		}
 		i = j
@@ -48,8 +60,9 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	return nil
 }
 
-// launchTask launches task i of a kernel on a stream.
-func (m *Module) launchTask(kernel, i int, stream uintptr, counts []int64, args []byte, cfg launchSettings) error {
+// launchTask launches task i of a kernel on a stream, named lane in
+// traces.
+func (m *Module) launchTask(kernel, i int, stream uintptr, counts []int64, args []byte, cfg launchSettings, tr *tracer, lane string) error {
 	t := &m.spec.Kernels[kernel].Tasks[i]
 	grid, block := uint32(1), uint32(1)
 	if t.Parallel {
@@ -58,8 +71,16 @@ func (m *Module) launchTask(kernel, i int, stream uintptr, counts []int64, args 
 			return nil
 		}
 	}
+	var start stamp
+	if tr != nil {
+		start = tr.mark(stream)
+	}
 	if err := launchOn(m.dev.drv, m.entries[kernel][i], grid, block, stream, sliceData(args), uintptr(len(args))); err != nil {
 		return opError("launch "+m.spec.Kernels[kernel].Name+" (task "+t.Entry+")", err)
+	}
+	if tr != nil {
+		tr.add(TraceEvent{Kind: "kernel", Name: m.spec.Kernels[kernel].Name, Stream: lane, Task: t.Entry, Block: t.Block,
+			Grid: int(grid), Threads: int(block)}, start, tr.mark(stream))
 	}
 	return nil
 }
@@ -68,7 +89,7 @@ func (m *Module) launchTask(kernel, i int, stream uintptr, counts []int64, args 
 // streams wait for the launching stream (fork), each block's tasks run in
 // order on its stream, and the launching stream waits for every block
 // stream (join). Everything is queued; the host never waits.
-func (m *Module) launchGroup(kernel, i, j int, stream uintptr, counts []int64, args []byte, cfg launchSettings) error {
+func (m *Module) launchGroup(kernel, i, j int, stream uintptr, counts []int64, args []byte, cfg launchSettings, tr *tracer, lane string) error {
 	k := &m.spec.Kernels[kernel]
 	blocks := 0
 	for t := i; t < j; t++ {
@@ -87,16 +108,38 @@ func (m *Module) launchGroup(kernel, i, j int, stream uintptr, counts []int64, a
 	if err := forkOn(drv, events[0], stream, streams[:n]); err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	if tr != nil {
+		traceForkJoin(tr, "fork", k.Name, stream, lane, streams[:n])
+	}
 	block := -1
 	for t := i; t < j; t++ {
 		if t == i || k.Tasks[t].Block != k.Tasks[t-1].Block {
 			block++
 		}
-		if err := m.launchTask(kernel, t, streams[block%n], counts, args, cfg); err != nil {
+		if err := m.launchTask(kernel, t, streams[block%n], counts, args, cfg, tr, poolLanes[block%n]); err != nil {
 			return err
 		}
 	}
+	if tr != nil {
+		traceForkJoin(tr, "join", k.Name, stream, lane, streams[:n])
+	}
 	return opError("launch "+k.Name, joinOn(drv, events[1:n+1], streams[:n], stream))
+}
+
+// traceForkJoin records a fork (the launching stream, then each block
+// stream once it may start) or a join (each block stream's end, then the
+// launching stream), linked by arrows.
+func traceForkJoin(tr *tracer, kind, kernel string, stream uintptr, lane string, streams []uintptr) {
+	flow := tr.flow()
+	if kind == "fork" {
+		tr.point(TraceEvent{Kind: kind, Name: kernel, Stream: lane, Flow: flow}, stream)
+	}
+	for b, s := range streams {
+		tr.point(TraceEvent{Kind: kind, Name: kernel, Stream: poolLanes[b], Flow: flow, FlowEnd: kind == "fork"}, s)
+	}
+	if kind == "join" {
+		tr.point(TraceEvent{Kind: kind, Name: kernel, Stream: lane, Flow: flow, FlowEnd: true}, stream)
+	}
 }
 
 // gridFor sizes the grid of a parallel task with count iterations. Each
@@ -131,7 +174,7 @@ const (
 // launch checks them: a closed stream is an error here too. The kernel's
 // qd.StreamParallel blocks run serially, in program order, unless
 // RunBlocksConcurrently is on. Generated stubs call it.
-func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error) {
+func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
 	if err == nil {
@@ -140,6 +183,24 @@ func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error)
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	if cfg.stream.recording() {
+		return opError("launch "+k.Name, cfg.stream.rec.addStep(func() error { return m.runCPU(kernel, run) }))
+	}
+	tr := m.dev.tracer.Load()
+	var start stamp
+	if tr != nil {
+		start = tr.mark(0)
+	}
+	err = m.runCPU(kernel, run)
+	if tr != nil {
+		tr.add(TraceEvent{Kind: "kernel", Name: k.Name, Stream: cfg.stream.laneName(), Task: k.Name}, start, tr.mark(0))
+	}
+	return err
+}
+
+// runCPU runs a kernel's Go function.
+func (m *Module) runCPU(kernel int, run func()) (err error) {
+	k := &m.spec.Kernels[kernel]
 	defer func() {
 		if v := recover(); v != nil {
 			if re, ok := v.(runtime.Error); ok {

@@ -156,7 +156,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
@@ -175,7 +175,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
@@ -196,7 +196,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
@@ -215,7 +215,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpins", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpins", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("TwoSpins", "a", a, "b", b); qdErr != nil {
@@ -238,7 +238,7 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpinsSerial", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpinsSerial", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
@@ -258,7 +258,7 @@ func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], ite
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "EightSpins", a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "EightSpins", qdOpts, a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("EightSpins", "a0", a0, "a1", a1); qdErr != nil {
@@ -368,7 +368,7 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], d *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "FourTiny", a, b, c, d); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FourTiny", qdOpts, a, b, c, d); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("FourTiny", "a", a, "b", b); qdErr != nil {
@@ -407,7 +407,7 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Tiny", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Tiny", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {

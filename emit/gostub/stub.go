@@ -76,7 +76,7 @@ func (s *stub) body() jen.Code {
 	var body []jen.Code
 	body = append(body,
 		jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckBuffers").Call(
-			append([]jen.Code{jen.Id("qdk").Dot("dev"), jen.Lit(name)}, bufs...)...),
+			append([]jen.Code{jen.Id("qdk").Dot("dev"), jen.Lit(name), jen.Id("qdOpts")}, bufs...)...),
 			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))),
 	)
 	for _, c := range k.Conflicts {

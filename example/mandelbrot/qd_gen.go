@@ -47,7 +47,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, x0 float64, y0 float64, x1 float64, y1 float64, maxIter int32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot", counts); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {

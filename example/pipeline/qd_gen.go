@@ -47,7 +47,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Transform(x *rt.Buffer[float32], y *rt.Buffer[float32], rounds int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Transform", x, y); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Transform", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {

@@ -59,7 +59,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Add", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Add", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
@@ -79,7 +79,7 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Produce", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Produce", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
@@ -99,7 +99,7 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Consume", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Consume", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
