@@ -32,15 +32,15 @@ func (d *cudaDriver) destroyGraph(g uintptr) error {
 	return cuError("cuGraphDestroy", C.qd_cu_graph_destroy(d.ctx, C.uintptr_t(g)))
 }
 
-// cNode describes n to C. The argument bytes and host memory it points
-// to are read during the call only.
+// cNode describes n to C, all but its argument bytes: cgo forbids Go
+// memory that C is given to hold pointers to Go memory, so the arguments
+// are passed beside it.
 func cNode(n *graphNode) C.qd_graph_node {
 	return C.qd_graph_node{
 		kind:    C.int(n.kind),
 		fn:      C.uintptr_t(n.fn),
 		grid:    C.uint(n.grid),
 		block:   C.uint(n.block),
-		args:    sliceData(n.args),
 		argSize: C.size_t(len(n.args)),
 		dstType: C.int(n.dstType),
 		srcType: C.int(n.srcType),
@@ -62,7 +62,7 @@ var nodeCalls = [...][2]string{
 func (d *cudaDriver) addGraphNode(g uintptr, deps []uintptr, n *graphNode) (uintptr, error) {
 	cn := cNode(n)
 	var node C.uintptr_t
-	r := C.qd_cu_graph_add_node(d.ctx, &node, C.uintptr_t(g), (*C.uintptr_t)(unsafe.Pointer(unsafe.SliceData(deps))), C.int(len(deps)), &cn)
+	r := C.qd_cu_graph_add_node(d.ctx, &node, C.uintptr_t(g), (*C.uintptr_t)(unsafe.Pointer(unsafe.SliceData(deps))), C.int(len(deps)), &cn, sliceData(n.args))
 	return uintptr(node), cuError(nodeCalls[n.kind][0], r)
 }
 
@@ -78,7 +78,7 @@ func (d *cudaDriver) destroyGraphExec(exec uintptr) error {
 
 func (d *cudaDriver) setGraphNode(exec, node uintptr, n *graphNode) error {
 	cn := cNode(n)
-	return cuError(nodeCalls[n.kind][1], C.qd_cu_graph_set_node(d.ctx, C.uintptr_t(exec), C.uintptr_t(node), &cn))
+	return cuError(nodeCalls[n.kind][1], C.qd_cu_graph_set_node(d.ctx, C.uintptr_t(exec), C.uintptr_t(node), &cn, sliceData(n.args)))
 }
 
 func (d *cudaDriver) launchGraph(exec, stream uintptr, updates []nodeUpdate, args []byte) error {

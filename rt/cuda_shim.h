@@ -594,9 +594,13 @@ static inline CUresult qd_cu_graph_destroy(CUcontext ctx, uintptr_t g) {
 	return r ? r : qd_cu.GraphDestroy((CUgraph)g);
 }
 
-static inline CUresult qd_cu_graph_add_node(CUcontext ctx, uintptr_t *out, uintptr_t g, const uintptr_t *deps, int ndeps, const qd_graph_node *n) {
+// qd_cu_graph_add_node adds node n, whose kernel arguments are args, after
+// the ndeps nodes deps.
+static inline CUresult qd_cu_graph_add_node(CUcontext ctx, uintptr_t *out, uintptr_t g, const uintptr_t *deps, int ndeps, const qd_graph_node *desc, void *args) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
+	qd_graph_node node_desc = *desc, *n = &node_desc;
+	n->args = args;
 	CUgraphNode node = NULL;
 	const CUgraphNode *d = (const CUgraphNode *)deps;
 	switch (n->kind) {
@@ -643,9 +647,11 @@ static inline CUresult qd_cu_graph_exec_destroy(CUcontext ctx, uintptr_t e) {
 
 // qd_cu_graph_set_node changes the parameters of one node of an
 // instantiated graph; later launches use them.
-static inline CUresult qd_cu_graph_set_node(CUcontext ctx, uintptr_t exec, uintptr_t node, const qd_graph_node *n) {
+static inline CUresult qd_cu_graph_set_node(CUcontext ctx, uintptr_t exec, uintptr_t node, const qd_graph_node *desc, void *args) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
+	qd_graph_node node_desc = *desc, *n = &node_desc;
+	n->args = args;
 	switch (n->kind) {
 	case 1: {
 		qd_kernel_node_params p;

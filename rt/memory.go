@@ -24,7 +24,8 @@ import (
 // Without memory pools (or with QD_MEMPOOL=off) Alloc and Free call
 // cuMemAlloc and cuMemFree, which waits for the device to be idle.
 
-// memory is how a device allocates its buffers.
+// memory is how a device allocates its buffers. Its two streams belong to
+// the device as its context does: Device.Live does not count them.
 type memory struct {
 	dev    *Device
 	pooled bool
@@ -39,10 +40,10 @@ func (m *memory) open(d *Device) error {
 		return nil
 	}
 	var err error
-	if m.allocStream, err = d.newDriverStream(0); err != nil {
+	if m.allocStream, err = d.drv.newStream(0); err != nil {
 		return err
 	}
-	if m.freeStream, err = d.newDriverStream(0); err != nil {
+	if m.freeStream, err = d.drv.newStream(0); err != nil {
 		return err
 	}
 	m.pooled = true
@@ -53,7 +54,7 @@ func (m *memory) release() error {
 	var err error
 	for _, s := range []*uintptr{&m.allocStream, &m.freeStream} {
 		if *s != 0 {
-			if e := m.dev.destroyDriverStream(*s); err == nil {
+			if e := m.dev.drv.destroyStream(*s); err == nil {
 				err = e
 			}
 			*s = 0
