@@ -123,6 +123,18 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Tiny_0",
 			Parallel: false,
 		}},
+	}, {
+		Name: "Scale",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Scale_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Add",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Add_0",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/bench/kernels",
 }
@@ -419,6 +431,45 @@ func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	rt.PutBuffer(qdArgs[:], 0, a)
 	qdCounts := [1]int64{1}
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Scale launches kernel Scale (kernels.go:119) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Scale(x *rt.Buffer[float32], a float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Scale", qdOpts, x); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdOpts, func() {
+			Scale(x.CPUSlice(), a)
+		})
+	}
+	var qdArgs [20]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutFloat32(qdArgs[:], 16, float32(a))
+	qdCounts := [1]int64{int64(x.Len())}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Add launches kernel Add (kernels.go:128) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Add(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Add", qdOpts, x, y, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdOpts, func() {
+			Add(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3035,6 +3086,118 @@ $L_13:
 	mov.b64 %rd3, %rd4;
 	bra.uni $L_12;
 $L_14:
+	ret;
+}
+
+.visible .entry Scale_0(
+	.param .u64 Scale_0_param_0,
+	.param .s64 Scale_0_param_1,
+	.param .f32 Scale_0_param_2
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<16>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<15>;
+
+$L_0:
+	ld.param.u64 %rd4, [Scale_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Scale_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f14, [Scale_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	mul.rn.f32 %f13, %f12, %f14;
+	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	st.global.f32 [%rd15], %f13;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Add_0(
+	.param .u64 Add_0_param_0,
+	.param .s64 Add_0_param_1,
+	.param .u64 Add_0_param_2,
+	.param .s64 Add_0_param_3,
+	.param .u64 Add_0_param_4,
+	.param .s64 Add_0_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<20>;
+
+$L_0:
+	ld.param.u64 %rd4, [Add_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Add_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Add_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd16, [Add_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	ld.global.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.f32 [%rd20], %f19;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
 	ret;
 }
 `
