@@ -345,3 +345,25 @@ func TestKernelFaultGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestChooseCubin checks that a device gets the cubin of the latest
+// architecture that runs on it, and PTX where none does.
+func TestChooseCubin(t *testing.T) {
+	images := []Image{
+		{Kind: ImagePTX, Data: "ptx"},
+		{Kind: ImageCubin, Arch: "sm_80", Data: "80"},
+		{Kind: ImageCubin, Arch: "sm_86", Data: "86"},
+		{Kind: ImageCubin, Arch: "sm_90a", Data: "90a"},
+	}
+	for arch, want := range map[string]string{
+		"sm_80": "80", "sm_86": "86", "sm_89": "86", "sm_90": "90a", "sm_75": "ptx", "sm_100": "ptx", "sm_120": "ptx",
+	} {
+		img, err := chooseImage(images, CUDA, cudaImageKindsFake, arch)
+		if err != nil || img.Data != want {
+			t.Errorf("%s: %q, %v; want %q", arch, img.Data, err, want)
+		}
+	}
+	if archRuns("sm_90a", "sm_91") || !archRuns("sm_90", "sm_90") || archRuns("sm_86", "sm_80") || archRuns("bogus", "sm_80") {
+		t.Error("archRuns")
+	}
+}
