@@ -11,8 +11,19 @@
 // its devices, and the kinds of device code it loads; everything above it
 // is shared.
 //
+// Beyond launches, streams and events, the runtime replays kernels with
+// qd.StreamParallel blocks as cached graphs (kgraph.go), records work on
+// several streams into graphs that replay as one unit (Device.Record),
+// frees memory stream-ordered after the streams that used it (memory.go),
+// keeps the driver's compiled PTX in a module cache (modcache.go), and
+// traces what ran on which stream (Device.StartTrace).
+//
 // The environment variable QD_BACKEND (cpu, cuda or auto) and QD_DEVICE
-// (a device index) choose the device Open returns.
+// (a device index) choose the device Open returns; QD_TRACE names a file
+// that a trace of the device's work is written to when it closes;
+// QD_CACHE_DIR and QD_CACHE=off set and disable the module cache;
+// QD_GRAPHS=off and QD_MEMPOOL=off turn off kernel graphs and
+// stream-ordered memory.
 package rt
 
 import (
@@ -146,6 +157,29 @@ func Open(opts ...Option) (*Device, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// OpenAsync starts Open in the background and returns a function that
+// waits for it and returns its results. Opening a GPU initializes the
+// driver and creates the device's context, which costs 200–300 ms in every
+// process; a program that starts it first and reads its input meanwhile
+// hides that:
+//
+//	opened := rt.OpenAsync()
+//	input := readInput()
+//	dev, err := opened()
+func OpenAsync(opts ...Option) func() (*Device, error) {
+	var d *Device
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d, err = Open(opts...)
+	}()
+	return func() (*Device, error) {
+		<-done
+		return d, err
+	}
 }
 
 // setup prepares a new device's stream pool (of pool streams, or the

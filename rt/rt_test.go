@@ -367,3 +367,15 @@ func TestChooseCubin(t *testing.T) {
 		t.Error("archRuns")
 	}
 }
+
+func TestOpenAsync(t *testing.T) {
+	opened := OpenAsync(WithBackend(CPU))
+	d, err := opened()
+	if err != nil || !d.IsCPU() {
+		t.Fatalf("OpenAsync = %v, %v", d, err)
+	}
+	if d2, _ := opened(); d2 != d {
+		t.Error("a second call returned another device")
+	}
+	d.Close()
+}
