@@ -14,10 +14,10 @@ import (
 // launch, and launches it on the launching stream.
 //
 // An executable graph is used by one launch at a time: launches take one
-// from the shape's idle list and put it back, holding the shape's lock
-// only for that (the driver calls run outside it), so concurrent launches
-// from many goroutines contend on a few list operations, not on the
-// driver. The driver runs launches of one executable graph one after the
+// from the shape's idle list and put it back, holding the kernel's lock
+// only for that (the driver calls run outside it, except once per shape
+// while its graph is built), so concurrent launches from many goroutines
+// contend on a few list operations, not on the driver. The driver runs launches of one executable graph one after the
 // other, even on different streams, so a launch prefers an idle graph that
 // last ran on its own stream and otherwise instantiates another, up to
 // maxExecsPerShape; past that it launches eagerly rather than wait.

@@ -121,15 +121,7 @@ func (g *Graph) rerecord() error {
 // by building and instantiating it.
 func (g *Graph) adopt(plan []graphNode) error {
 	drv := g.dev.drv
-	if g.exec != 0 && sameShape(g.plan, plan) {
-		for i := range plan {
-			if !sameParams(&g.plan[i], &plan[i]) {
-				if err := drv.setGraphNode(g.exec, g.nodes[i], &plan[i]); err != nil {
-					return err
-				}
-				g.plan[i] = plan[i]
-			}
-		}
+	if g.exec != 0 && sameShape(g.plan, plan) && g.setParams(plan) == nil {
 		g.updates++
 		return nil
 	}
@@ -137,17 +129,33 @@ func (g *Graph) adopt(plan []graphNode) error {
 		return errors.New("the driver has no graphs")
 	}
 	graph, nodes, err := realize(drv, plan)
-	if err != nil {
-		return err
-	}
-	exec, err := drv.instantiateGraph(graph)
-	if err != nil {
+	if err == nil {
+		var exec uintptr
+		if exec, err = drv.instantiateGraph(graph); err == nil {
+			g.destroy()
+			g.plan, g.graph, g.exec, g.nodes = plan, graph, exec, nodes
+			g.rebuilds++
+			return nil
+		}
 		drv.destroyGraph(graph)
-		return err
 	}
+	// The executable graph may have some nodes updated and not others:
+	// launching it would do neither the old work nor the new.
 	g.destroy()
-	g.plan, g.graph, g.exec, g.nodes = plan, graph, exec, nodes
-	g.rebuilds++
+	g.plan = nil
+	return err
+}
+
+// setParams changes the parameters of the nodes that differ from plan's.
+func (g *Graph) setParams(plan []graphNode) error {
+	for i := range plan {
+		if !sameParams(&g.plan[i], &plan[i]) {
+			if err := g.dev.drv.setGraphNode(g.exec, g.nodes[i], &plan[i]); err != nil {
+				return err
+			}
+			g.plan[i] = plan[i]
+		}
+	}
 	return nil
 }
 
@@ -183,6 +191,9 @@ func (g *Graph) Launch(s *Stream) error {
 			}
 		}
 	} else {
+		if g.exec == 0 {
+			return opError(op, errors.New("the graph's last update failed; update it again"))
+		}
 		if err := g.dev.drv.launchGraph(g.exec, h, nil, nil); err != nil {
 			return opError(op, err)
 		}

@@ -1,7 +1,9 @@
 // Command qdbench measures launch cost, saxpy bandwidth and the LCG spin
-// loop through the generated stubs of bench/kernels, runs the same
-// kernels written in CUDA C (bench/baseline) in the same process run, and
-// prints both with their ratio.
+// loop through the generated stubs of bench/kernels, streams and
+// StreamParallel blocks (eager and as cached graphs), a recorded pipeline
+// over three streams, stream-ordered allocation and the module's load in
+// new processes; it runs the same work written in CUDA C (bench/baseline)
+// in the same process run, and prints both with their ratio.
 //
 //	nvcc -O3 -o /tmp/baseline bench/baseline/baseline.cu
 //	CUDA_CACHE_DISABLE=1 qdbench -baseline /tmp/baseline
