@@ -18,6 +18,7 @@ var graphCases = []streamCase{
 	{"RecordPipeline", testRecordPipeline},
 	{"RecordMisuse", testRecordMisuse},
 	{"StreamOrderedFree", testStreamOrderedFree},
+	{"LaunchAllocatesNothing", testLaunchAllocatesNothing},
 }
 
 func TestGraphsCPU(t *testing.T) { runCases(t, graphCases, openCPU) }
@@ -239,4 +240,34 @@ func testStreamOrderedFree(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
 		}
 		must(t, fresh.Free())
 	}
+}
+
+// testLaunchAllocatesNothing checks that launches allocate nothing on the
+// host beyond what the Go function itself allocates on the CPU backend
+// (ComputeAB's blocks are closures): a plain kernel, and one with blocks
+// (a graph after its first launch on a GPU).
+func testLaunchAllocatesNothing(t *testing.T, dev *rt.Device, ks *kernels.Kernels) {
+	a, b, c := alloc(t, dev, n), alloc(t, dev, n), alloc(t, dev, n)
+	s := newStream(t, dev)
+	defer s.Close()
+	for _, k := range []struct {
+		name   string
+		launch func() error
+		direct func()
+	}{
+		{"Fill", func() error { return ks.Fill(a, 1, rt.OnStream(s)) }, func() { kernels.Fill(a.CPUSlice(), 1) }},
+		{"ComputeAB", func() error { return ks.ComputeAB(a, b, n, 2, rt.OnStream(s)) }, func() { kernels.ComputeAB(a.CPUSlice(), b.CPUSlice(), n, 2) }},
+		{"Combine", func() error { return ks.Combine(a, b, c) }, func() { kernels.Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice()) }},
+	} {
+		must(t, k.launch())
+		must(t, k.launch())
+		var own float64
+		if dev.IsCPU() {
+			own = testing.AllocsPerRun(50, k.direct)
+		}
+		if allocs := testing.AllocsPerRun(50, func() { must(t, k.launch()) }); allocs > own {
+			t.Errorf("a launch of %s allocates %v times, its Go function %v", k.name, allocs, own)
+		}
+	}
+	must(t, dev.SynchronizeAll())
 }

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -184,7 +185,7 @@ func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) error {
 		return opError("launch "+k.Name, err)
 	}
 	if cfg.stream.recording() {
-		return opError("launch "+k.Name, cfg.stream.rec.addStep(func() error { return m.runCPU(kernel, run) }))
+		return opError("launch "+k.Name, errors.New("RunCPU on a stream of a recording (the generated code is stale: run go generate)"))
 	}
 	tr := m.dev.tracer.Load()
 	var start stamp
@@ -196,6 +197,36 @@ func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) error {
 		tr.add(TraceEvent{Kind: "kernel", Name: k.Name, Stream: cfg.stream.laneName(), Task: k.Name}, start, tr.mark(0))
 	}
 	return err
+}
+
+// Recording reports whether opts launch on a stream of a recording, where
+// the CPU backend keeps the call for the graph's launches (RecordCPU)
+// instead of making it (RunCPU). Generated stubs call it.
+func Recording(opts []LaunchOption) bool {
+	for i := len(opts) - 1; i >= 0; i-- {
+		if opts[i].setStream {
+			return opts[i].stream.recording()
+		}
+	}
+	return false
+}
+
+// RecordCPU adds the call of a kernel's Go function to the recording of
+// the stream opts name, to be made on each launch of its graph. Generated
+// stubs call it.
+func (m *Module) RecordCPU(kernel int, opts []LaunchOption, run func()) error {
+	k := &m.spec.Kernels[kernel]
+	cfg, err := launchConfig(m.dev, opts)
+	if err == nil {
+		_, err = cfg.stream.use(m.dev)
+	}
+	if err == nil && !cfg.stream.recording() {
+		err = errors.New("not a stream of a recording")
+	}
+	if err != nil {
+		return opError("launch "+k.Name, err)
+	}
+	return opError("launch "+k.Name, cfg.stream.rec.addStep(func() error { return m.runCPU(kernel, run) }))
 }
 
 // runCPU runs a kernel's Go function.

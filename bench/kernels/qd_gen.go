@@ -172,6 +172,11 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdOpts, func() {
+				Empty(a.CPUSlice(), n)
+			})
+		}
 		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		})
@@ -191,6 +196,11 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdOpts, func() {
+				Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
+			})
+		}
 		return qdk.mod.RunCPU(1, qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		})
@@ -212,6 +222,11 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdOpts, func() {
+				Spin(out.CPUSlice(), iters)
+			})
+		}
 		return qdk.mod.RunCPU(2, qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		})
@@ -234,6 +249,11 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(3, qdOpts, func() {
+				TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
+			})
+		}
 		return qdk.mod.RunCPU(3, qdOpts, func() {
 			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
 		})
@@ -254,6 +274,11 @@ func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], ite
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(4, qdOpts, func() {
+				TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
+			})
+		}
 		return qdk.mod.RunCPU(4, qdOpts, func() {
 			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
 		})
@@ -358,6 +383,11 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdOpts, func() {
+				EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+			})
+		}
 		return qdk.mod.RunCPU(5, qdOpts, func() {
 			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		})
@@ -402,6 +432,11 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdOpts, func() {
+				FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(6, qdOpts, func() {
 			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
 		})
@@ -423,6 +458,11 @@ func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(7, qdOpts, func() {
+				Tiny(a.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(7, qdOpts, func() {
 			Tiny(a.CPUSlice())
 		})
@@ -441,6 +481,11 @@ func (qdk *Kernels) Scale(x *rt.Buffer[float32], a float32, qdOpts ...rt.LaunchO
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdOpts, func() {
+				Scale(x.CPUSlice(), a)
+			})
+		}
 		return qdk.mod.RunCPU(8, qdOpts, func() {
 			Scale(x.CPUSlice(), a)
 		})
@@ -460,6 +505,11 @@ func (qdk *Kernels) Add(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(9, qdOpts, func() {
+				Add(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(9, qdOpts, func() {
 			Add(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})

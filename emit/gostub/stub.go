@@ -85,10 +85,16 @@ func (s *stub) body() jen.Code {
 			jen.Lit(name), jen.Lit(a), jen.Id(a), jen.Lit(b), jen.Id(b)),
 			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))))
 	}
+	// The closure of a recorded call must live on, that of a run need not:
+	// two literals keep runs from allocating.
+	cpuCall := func(method string) jen.Code {
+		return jen.Return(jen.Id("qdk").Dot("mod").Dot(method).Call(jen.Lit(s.index), jen.Id("qdOpts"),
+			jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))))
+	}
 	body = append(body,
 		jen.If(jen.Id("qdk").Dot("dev").Dot("IsCPU").Call()).Block(
-			jen.Return(jen.Id("qdk").Dot("mod").Dot("RunCPU").Call(jen.Lit(s.index), jen.Id("qdOpts"),
-				jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))))),
+			jen.If(jen.Qual(rtPath, "Recording").Call(jen.Id("qdOpts"))).Block(cpuCall("RecordCPU")),
+			cpuCall("RunCPU")),
 		jen.Var().Id("qdArgs").Index(jen.Lit(size)).Byte(),
 	)
 	for _, slot := range slots {

@@ -77,6 +77,11 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdOpts, func() {
+				ComputeAB(a.CPUSlice(), b.CPUSlice(), n)
+			})
+		}
 		return qdk.mod.RunCPU(0, qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n)
 		})
@@ -97,6 +102,11 @@ func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32]
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdOpts, func() {
+				ComputeABSerial(a.CPUSlice(), b.CPUSlice(), n)
+			})
+		}
 		return qdk.mod.RunCPU(1, qdOpts, func() {
 			ComputeABSerial(a.CPUSlice(), b.CPUSlice(), n)
 		})
@@ -117,6 +127,11 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdOpts, func() {
+				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+			})
+		}
 		return qdk.mod.RunCPU(2, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})

@@ -51,6 +51,11 @@ func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdOpts, func() {
+				Mandelbrot(counts.CPUSlice(), width, height, x0, y0, x1, y1, maxIter)
+			})
+		}
 		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Mandelbrot(counts.CPUSlice(), width, height, x0, y0, x1, y1, maxIter)
 		})

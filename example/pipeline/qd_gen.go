@@ -51,6 +51,11 @@ func (qdk *Kernels) Transform(x *rt.Buffer[float32], y *rt.Buffer[float32], roun
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdOpts, func() {
+				Transform(x.CPUSlice(), y.CPUSlice(), rounds)
+			})
+		}
 		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Transform(x.CPUSlice(), y.CPUSlice(), rounds)
 		})

@@ -51,6 +51,11 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdOpts, func() {
+				Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
+			})
+		}
 		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		})

@@ -63,6 +63,11 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdOpts, func() {
+				Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
@@ -83,6 +88,11 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdOpts, func() {
+				Produce(a.CPUSlice(), v, delay)
+			})
+		}
 		return qdk.mod.RunCPU(1, qdOpts, func() {
 			Produce(a.CPUSlice(), v, delay)
 		})
@@ -103,6 +113,11 @@ func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdOpts, func() {
+				Consume(a.CPUSlice(), b.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(2, qdOpts, func() {
 			Consume(a.CPUSlice(), b.CPUSlice())
 		})

@@ -378,6 +378,11 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdOpts, func() {
+				Saxpy(a, x.CPUSlice(), y.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(0, qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		})
@@ -398,6 +403,11 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdOpts, func() {
+				MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(1, qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -418,6 +428,11 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdOpts, func() {
+				MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(2, qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -438,6 +453,11 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(3, qdOpts, func() {
+				MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(3, qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -458,6 +478,11 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(4, qdOpts, func() {
+				MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(4, qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -478,6 +503,11 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdOpts, func() {
+				MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(5, qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -498,6 +528,11 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdOpts, func() {
+				MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(6, qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -518,6 +553,11 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(7, qdOpts, func() {
+				MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(7, qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -538,6 +578,11 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdOpts, func() {
+				MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(8, qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -558,6 +603,11 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(9, qdOpts, func() {
+				MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(9, qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -578,6 +628,11 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(10, qdOpts, func() {
+				MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(10, qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
@@ -598,6 +653,11 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(11, qdOpts, func() {
+				Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(11, qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		})
@@ -618,6 +678,11 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(12, qdOpts, func() {
+				Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(12, qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		})
@@ -642,6 +707,11 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(13, qdOpts, func() {
+				Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(13, qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
@@ -662,6 +732,11 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(14, qdOpts, func() {
+				Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(14, qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
@@ -682,6 +757,11 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(15, qdOpts, func() {
+				MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(15, qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		})
@@ -703,6 +783,11 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(16, qdOpts, func() {
+				Control(a.CPUSlice(), out.CPUSlice(), limit)
+			})
+		}
 		return qdk.mod.RunCPU(16, qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		})
@@ -723,6 +808,11 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(17, qdOpts, func() {
+				Phases(a.CPUSlice(), b.CPUSlice(), n)
+			})
+		}
 		return qdk.mod.RunCPU(17, qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		})
@@ -743,6 +833,11 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(18, qdOpts, func() {
+				Spin(out.CPUSlice(), iters)
+			})
+		}
 		return qdk.mod.RunCPU(18, qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		})
@@ -762,6 +857,11 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(19, qdOpts, func() {
+				Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(19, qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		})
@@ -784,6 +884,11 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(20, qdOpts, func() {
+				Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
+			})
+		}
 		return qdk.mod.RunCPU(20, qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		})
@@ -805,6 +910,11 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(21, qdOpts, func() {
+				Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(21, qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
@@ -825,6 +935,11 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(22, qdOpts, func() {
+				Empty(a.CPUSlice(), n)
+			})
+		}
 		return qdk.mod.RunCPU(22, qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		})
@@ -844,6 +959,11 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(23, qdOpts, func() {
+				Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(23, qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		})
@@ -866,6 +986,11 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(24, qdOpts, func() {
+				Fill(a.CPUSlice(), v)
+			})
+		}
 		return qdk.mod.RunCPU(24, qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		})
@@ -885,6 +1010,11 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(25, qdOpts, func() {
+				AddOne(dst.CPUSlice(), src.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(25, qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		})
@@ -904,6 +1034,11 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(26, qdOpts, func() {
+				Accumulate(a.CPUSlice(), v)
+			})
+		}
 		return qdk.mod.RunCPU(26, qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		})
@@ -923,6 +1058,11 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(27, qdOpts, func() {
+				SlowFill(a.CPUSlice(), v, iters)
+			})
+		}
 		return qdk.mod.RunCPU(27, qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		})
@@ -943,6 +1083,11 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(28, qdOpts, func() {
+				Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
+			})
+		}
 		return qdk.mod.RunCPU(28, qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		})
@@ -974,6 +1119,11 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(29, qdOpts, func() {
+				TwoBlocks(a.CPUSlice(), b.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(29, qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		})
@@ -996,6 +1146,11 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(30, qdOpts, func() {
+				OrderedInBlock(a.CPUSlice(), b.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(30, qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		})
@@ -1018,6 +1173,11 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(31, qdOpts, func() {
+				ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
+			})
+		}
 		return qdk.mod.RunCPU(31, qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		})
@@ -1039,6 +1199,11 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(32, qdOpts, func() {
+				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+			})
+		}
 		return qdk.mod.RunCPU(32, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
@@ -1143,6 +1308,11 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(33, qdOpts, func() {
+				EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+			})
+		}
 		return qdk.mod.RunCPU(33, qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		})
@@ -1178,6 +1348,11 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(34, qdOpts, func() {
+				MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+			})
+		}
 		return qdk.mod.RunCPU(34, qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
