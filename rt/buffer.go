@@ -227,6 +227,7 @@ type ArgBuffer interface {
 	argPointer() uintptr
 	argLen() int
 	argSpan() (start, end uintptr)
+	argHost() unsafe.Pointer
 	// argUse marks the buffer as used by work queued on s.
 	argUse(s *Stream)
 	// argGraphs counts the graphs that refer to the buffer.
@@ -239,6 +240,10 @@ func (b *Buffer[T]) argPointer() uintptr      { return b.ptr }
 func (b *Buffer[T]) argLen() int              { return b.n }
 func (b *Buffer[T]) argUse(s *Stream)         { b.root.uses.add(s) }
 func (b *Buffer[T]) argGraphs() *atomic.Int32 { return &b.root.graphs }
+
+// argHost is the address of the CPU backend's storage; nil on a GPU or
+// for no elements.
+func (b *Buffer[T]) argHost() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b.host)) }
 
 // argSpan is the address range of b's elements, on the device or, on the
 // CPU backend, on the host.

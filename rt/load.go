@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/qdgo/qd/ir"
 )
 
 // ModuleSpec describes the kernels of one Go package as qdgen generated
@@ -35,13 +38,16 @@ const (
 	// ImagePTX is PTX assembly text, which the CUDA driver compiles for
 	// the GPU at hand when the module is loaded.
 	ImagePTX ImageKind = iota + 1
+	// ImageIR is the kernels' IR as text (ir.FormatKernels), which the CPU
+	// backend interprets in its race mode (RunIterationsConcurrently).
+	ImageIR
 	// ImageCubin is NVIDIA binary code for one architecture (Image.Arch),
 	// which loads without compiling on GPUs of the same major version and
 	// an equal or later minor one.
 	ImageCubin
 )
 
-var imageKindNames = [...]string{ImagePTX: "PTX", ImageCubin: "Cubin"}
+var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR", ImageCubin: "Cubin"}
 
 func (k ImageKind) String() string {
 	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
@@ -82,6 +88,12 @@ type Module struct {
 	graphs []kernelGraphs
 	from   string        // where the code came from
 	took   time.Duration // how long loading took
+
+	// The kernels of the IR image, parsed when the CPU's race mode first
+	// needs them.
+	irOnce    sync.Once
+	irKernels []*ir.Kernel
+	irErr     error
 }
 
 // Load loads the module of spec on d from the image its driver prefers,

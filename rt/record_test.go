@@ -234,13 +234,13 @@ func TestRecordCPU(t *testing.T) {
 		if err := x.CopyFromAsync(host, s); err != nil {
 			return err
 		}
-		if err := m.RecordCPU(0, []LaunchOption{OnStream(s)}, func() { calls = append(calls, "A "+name) }); err != nil {
+		if err := m.RecordCPU(0, nil, nil, []LaunchOption{OnStream(s)}, func() { calls = append(calls, "A "+name) }); err != nil {
 			return err
 		}
 		if err := y.CopyFromBuffer(x, s); err != nil {
 			return err
 		}
-		return m.RecordCPU(1, []LaunchOption{OnStream(s)}, func() { calls = append(calls, "B "+name) })
+		return m.RecordCPU(1, nil, nil, []LaunchOption{OnStream(s)}, func() { calls = append(calls, "B "+name) })
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -266,11 +266,11 @@ func TestRecordCPU(t *testing.T) {
 	if got := y.CPUSlice(); got[0] != 7 || got[1] != 6 {
 		t.Errorf("y = %v, want [7 6]", got)
 	}
-	if err := m.RunCPU(0, nil, func() { panic("boom") }); err == nil {
+	if err := m.RunCPU(0, nil, nil, nil, func() { panic("boom") }); err == nil {
 		t.Error("a panicking kernel succeeded")
 	}
 	g2, _ := d.Record(func(r *Recorder) error {
-		return m.RecordCPU(0, []LaunchOption{OnStream(r.Stream())}, func() { panic("boom") })
+		return m.RecordCPU(0, nil, nil, []LaunchOption{OnStream(r.Stream())}, func() { panic("boom") })
 	})
 	var p *KernelPanic
 	if err := g2.Launch(nil); !errors.As(err, &p) {

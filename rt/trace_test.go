@@ -119,8 +119,8 @@ func TestTraceCPU(t *testing.T) {
 	}
 	m, _ := d.Load(twoSpec)
 	s, _ := d.NewStream()
-	m.RunCPU(0, []LaunchOption{OnStream(s)}, func() {})
-	m.RunCPU(1, nil, func() {})
+	m.RunCPU(0, nil, nil, []LaunchOption{OnStream(s)}, func() {})
+	m.RunCPU(1, nil, nil, nil, func() {})
 	d.Close()
 	f, err := os.Open(path)
 	if err != nil {

@@ -2,7 +2,11 @@
 // has the same kernels in CUDA C.
 package kernels
 
-import "github.com/qdgo/qd"
+import (
+	"sync/atomic"
+
+	"github.com/qdgo/qd"
+)
 
 //go:generate go run github.com/qdgo/qd/cmd/qdgen
 
@@ -128,5 +132,14 @@ func Scale(x []float32, a float32) {
 func Add(x, y, out []float32) {
 	for i := range out {
 		out[i] = x[i] + y[i]
+	}
+}
+
+// Histogram counts bytes into 256 bins, with one atomic add per byte.
+//
+//qd:kernel
+func Histogram(data []uint8, bins []uint32) {
+	for _, b := range data {
+		atomic.AddUint32(&bins[b], 1)
 	}
 }
