@@ -125,7 +125,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil2D", out, in); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil2D", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -135,6 +135,11 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Stencil2D(out.CPUSlice(), in.CPUSlice(), w, h)
+			}, out, in)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Stencil2D(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
@@ -146,7 +151,7 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, d int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil3D", out, in); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil3D", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
@@ -157,6 +162,11 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	rt.PutUint64(qdArgs[:], 48, uint64(d))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Stencil3D(out.CPUSlice(), in.CPUSlice(), w, h, d)
+			}, out, in)
+		}
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Stencil3D(out.CPUSlice(), in.CPUSlice(), w, h, d)
 		}, out, in)
@@ -168,7 +178,7 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Matmul", c, a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Matmul", qdOpts, c, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
@@ -178,6 +188,11 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{(int64(n) * int64(n))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Matmul(c.CPUSlice(), a.CPUSlice(), b.CPUSlice(), n)
+			}, c, a, b)
+		}
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Matmul(c.CPUSlice(), a.CPUSlice(), b.CPUSlice(), n)
 		}, c, a, b)
@@ -189,7 +204,7 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Blur", out, in); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Blur", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -199,6 +214,11 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Blur(out.CPUSlice(), in.CPUSlice(), w, h)
+			}, out, in)
+		}
 		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Blur(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
@@ -210,7 +230,7 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "DigitSum", out, in); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "DigitSum", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -219,6 +239,11 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 	rt.PutUint64(qdArgs[:], 32, uint64(base))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+				DigitSum(out.CPUSlice(), in.CPUSlice(), base)
+			}, out, in)
+		}
 		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
 			DigitSum(out.CPUSlice(), in.CPUSlice(), base)
 		}, out, in)
@@ -230,7 +255,7 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], strike float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Options", out, spot); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Options", qdOpts, out, spot); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [36]byte
@@ -239,6 +264,11 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 	rt.PutFloat32(qdArgs[:], 32, float32(strike))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Options(out.CPUSlice(), spot.CPUSlice(), strike)
+			}, out, spot)
+		}
 		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Options(out.CPUSlice(), spot.CPUSlice(), strike)
 		}, out, spot)
@@ -250,7 +280,7 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt.Buffer[float32], px *rt.Buffer[float32], py *rt.Buffer[float32], pz *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "NBody", ax, ay, az, px, py, pz); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "NBody", qdOpts, ax, ay, az, px, py, pz); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [96]byte
@@ -262,6 +292,11 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 	rt.PutBuffer(qdArgs[:], 80, pz)
 	qdCounts := [1]int64{int64(ax.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+				NBody(ax.CPUSlice(), ay.CPUSlice(), az.CPUSlice(), px.CPUSlice(), py.CPUSlice(), pz.CPUSlice())
+			}, ax, ay, az, px, py, pz)
+		}
 		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NBody(ax.CPUSlice(), ay.CPUSlice(), az.CPUSlice(), px.CPUSlice(), py.CPUSlice(), pz.CPUSlice())
 		}, ax, ay, az, px, py, pz)
@@ -273,7 +308,7 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter int32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot64", counts); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot64", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [36]byte
@@ -283,6 +318,11 @@ func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter
 	rt.PutUint32(qdArgs[:], 32, uint32(maxIter))
 	qdCounts := [1]int64{int64(counts.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Mandelbrot64(counts.CPUSlice(), w, h, maxIter)
+			}, counts)
+		}
 		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Mandelbrot64(counts.CPUSlice(), w, h, maxIter)
 		}, counts)
@@ -294,7 +334,7 @@ func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter int32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot32", counts); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot32", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [36]byte
@@ -304,6 +344,11 @@ func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter
 	rt.PutUint32(qdArgs[:], 32, uint32(maxIter))
 	qdCounts := [1]int64{int64(counts.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Mandelbrot32(counts.CPUSlice(), w, h, maxIter)
+			}, counts)
+		}
 		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Mandelbrot32(counts.CPUSlice(), w, h, maxIter)
 		}, counts)
@@ -315,7 +360,7 @@ func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], rounds int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Xorshift", out, seeds); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Xorshift", qdOpts, out, seeds); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -324,6 +369,11 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Xorshift(out.CPUSlice(), seeds.CPUSlice(), rounds)
+			}, out, seeds)
+		}
 		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Xorshift(out.CPUSlice(), seeds.CPUSlice(), rounds)
 		}, out, seeds)
@@ -335,7 +385,7 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MatVec", y, a, x); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MatVec", qdOpts, y, a, x); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
@@ -345,6 +395,11 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{int64(y.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MatVec(y.CPUSlice(), a.CPUSlice(), x.CPUSlice(), n)
+			}, y, a, x)
+		}
 		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MatVec(y.CPUSlice(), a.CPUSlice(), x.CPUSlice(), n)
 		}, y, a, x)
@@ -356,7 +411,7 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Daxpy", x, y); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Daxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -365,6 +420,11 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{int64(y.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Daxpy(a, x.CPUSlice(), y.CPUSlice())
+			}, x, y)
+		}
 		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Daxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
@@ -376,7 +436,7 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Hash", out, keys); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Hash", qdOpts, out, keys); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -385,6 +445,11 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Hash(out.CPUSlice(), keys.CPUSlice(), rounds)
+			}, out, keys)
+		}
 		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Hash(out.CPUSlice(), keys.CPUSlice(), rounds)
 		}, out, keys)
@@ -396,7 +461,7 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Transpose(out *rt.Buffer[float64], in *rt.Buffer[float64], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Transpose", out, in); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Transpose", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -406,6 +471,11 @@ func (qdk *Kernels) Transpose(out *rt.Buffer[float64], in *rt.Buffer[float64], w
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Transpose(out.CPUSlice(), in.CPUSlice(), w, h)
+			}, out, in)
+		}
 		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Transpose(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
