@@ -1,8 +1,8 @@
 // The kernels of bench/suite written in CUDA C: the same algorithms, the
 // same types (Go's int is long long here), the same grid-stride loops and
 // launch shape as qd's generated code, the same inputs. Built twice,
-//   nvcc -O3 -o suite bench/baseline/suite.cu
-//   nvcc -O3 --fmad=false -o suite-nofma bench/baseline/suite.cu
+//   nvcc -O3 -arch=native -o suite bench/baseline/suite.cu
+//   nvcc -O3 -arch=native --fmad=false -o suite-nofma bench/baseline/suite.cu
 // it prints one line per kernel, "name median-ms checksum", that
 // bench/qdsuite reads. The checksum is FNV-1a over the output of the first
 // launch on fresh inputs; the time is the median of the launches after it.

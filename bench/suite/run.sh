@@ -14,6 +14,6 @@ if command -v go >/dev/null; then
   go build -o "$bin" ./bench/qdsuite
 fi
 out=$(mktemp -d)
-nvcc -O3 -o "$out/suite" bench/baseline/suite.cu
-nvcc -O3 --fmad=false -o "$out/suite-nofma" bench/baseline/suite.cu
+nvcc -O3 -arch=native -o "$out/suite" bench/baseline/suite.cu
+nvcc -O3 -arch=native --fmad=false -o "$out/suite-nofma" bench/baseline/suite.cu
 CUDA_CACHE_DISABLE=1 "$bin" -nvcc "$out/suite" -nofma "$out/suite-nofma" "$@"
