@@ -102,6 +102,12 @@ type lowerer struct {
 	// failed holds the values reported as unsupported; what uses them is
 	// not reported again.
 	failed map[ssa.Value]bool
+
+	// Checks: the kernel's fault sites, whether it checks no bounds
+	// (//qd:kernel nobounds), and the ranges its loops keep indices in.
+	sites    map[ir.Site]int
+	noBounds bool
+	facts    map[*ssa.Function]map[ssa.Value][]rangeFact
 }
 
 type diagKey struct {
@@ -164,6 +170,7 @@ func (l *lowerer) kernel() *ir.Kernel {
 		l.errorf(fn.Pos(), "kernel %s has no body", fn.Name())
 		return l.k
 	}
+	l.kernelOptions(fn)
 	l.lowerBody()
 	return l.k
 }

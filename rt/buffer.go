@@ -132,7 +132,8 @@ func (b *Buffer[T]) CopyFrom(src []T) error { return b.toDevice(src, nil, false)
 
 // CopyTo copies b into dst, which must have b.Len() elements. It waits for
 // the work already queued on the default stream, so it sees what those
-// kernels wrote; it does not wait for other streams.
+// kernels wrote, and returns a kernel's Fault if one was recorded; it does
+// not wait for other streams.
 func (b *Buffer[T]) CopyTo(dst []T) error { return b.toHost(dst, nil, false) }
 
 // CopyFromAsync queues a copy of src into b on stream s (nil: the default
@@ -178,9 +179,9 @@ func (b *Buffer[T]) toHost(dst []T, s *Stream, async bool) error {
 	}
 	p := unsafe.Pointer(unsafe.SliceData(dst))
 	if async {
-		return opError(op, b.dev.drv.copyToHostAsync(p, b.ptr, b.bytes(), h))
+		return b.dev.observe(opError(op, b.dev.drv.copyToHostAsync(p, b.ptr, b.bytes(), h)))
 	}
-	return opError(op, b.dev.drv.copyToHost(p, b.ptr, b.bytes()))
+	return b.dev.observe(opError(op, b.dev.drv.copyToHost(p, b.ptr, b.bytes())))
 }
 
 // CopyFromBuffer queues a copy of src, another buffer of the same device

@@ -76,6 +76,8 @@ type Device struct {
 	streams, events, buffers, hostBuffers atomic.Int64
 
 	pool streamPool // streams and events of stream-parallel launches
+
+	faults faults // the fault records of the modules loaded
 }
 
 // releaser is something a device frees when it closes.
@@ -203,13 +205,14 @@ func (d *Device) check() error {
 }
 
 // Synchronize waits until all work launched on the device's default stream
-// is done and returns the first error of that work. Like qd.sync() in
-// Quadrants it does not wait for other streams: SynchronizeAll does.
+// is done and returns the first error of that work, or a kernel's Fault.
+// Like qd.sync() in Quadrants it does not wait for other streams:
+// SynchronizeAll does.
 func (d *Device) Synchronize() error {
 	if err := d.check(); err != nil || d.drv == nil {
 		return opError("synchronize", err)
 	}
-	return opError("synchronize", d.drv.synchronize())
+	return d.observe(opError("synchronize", d.drv.synchronize()))
 }
 
 // SynchronizeAll waits until all work on the device, on every stream, is
@@ -218,7 +221,7 @@ func (d *Device) SynchronizeAll() error {
 	if err := d.check(); err != nil || d.drv == nil {
 		return opError("synchronize all", err)
 	}
-	return opError("synchronize all", d.drv.synchronizeAll())
+	return d.observe(opError("synchronize all", d.drv.synchronizeAll()))
 }
 
 // Close waits for all the device's work, then frees everything it still
@@ -250,10 +253,8 @@ func (d *Device) Close() error {
 		err = e
 	}
 	for _, m := range mods {
-		if m.handle != 0 {
-			if e := d.drv.unloadModule(m.handle); err == nil {
-				err = e
-			}
+		if e := m.release(); err == nil {
+			err = e
 		}
 	}
 	if e := d.drv.close(); err == nil {

@@ -2,7 +2,6 @@ package rt
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/qdgo/qd/internal/blocks"
 )
@@ -12,6 +11,9 @@ import (
 // packed arguments args. counts holds each parallel task's iteration count,
 // or UnknownCount; tasks with no iterations are not launched. Generated
 // stubs call it.
+//
+// A fault a kernel of the device has recorded since the last operation
+// that observed one is returned first, and nothing is launched.
 func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
@@ -28,6 +30,36 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	if err := m.dev.faults.take(); err != nil {
+		return err
+	}
+	end := len(args)
+	if len(k.Faults) > 0 {
+		end -= 8
+		PutUint64(args, end, uint64(m.faults.dev))
+	}
+	if k.ScratchPerBlock > 0 {
+		s := &m.scratch[kernel]
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		blocks := uint32(1)
+		for i, t := range k.Tasks {
+			if grid, _, ok := m.dev.gridFor(counts[i], cfg); t.Parallel && ok {
+				blocks = max(blocks, grid)
+			}
+		}
+		if err := s.prepare(m.dev, uintptr(k.ScratchFixed)+uintptr(k.ScratchPerBlock)*uintptr(blocks), stream); err != nil {
+			return opError("launch "+k.Name+": scratch memory", err)
+		}
+		PutUint64(args, end-8, uint64(s.ptr))
+		s.stream, s.used = stream, true
+	}
+	return m.launchTasks(kernel, stream, counts, args, cfg)
+}
+
+// launchTasks launches the tasks of a kernel in order on stream.
+func (m *Module) launchTasks(kernel int, stream uintptr, counts []int64, args []byte, cfg launchSettings) error {
+	k := &m.spec.Kernels[kernel]
 	for i := 0; i < len(k.Tasks); {
 		if k.Tasks[i].Group == 0 {
 			if err := m.launchTask(kernel, i, stream, counts, args, cfg); err != nil {
@@ -127,7 +159,8 @@ const (
 )
 
 // RunCPU runs a kernel's Go function on the CPU backend, turning a panic
-// into an error as a GPU fault would be. The options are checked as a GPU
+// into an error as a GPU fault would be: Go's run-time errors of indexing,
+// slicing and division become a *Fault, others a *KernelPanic. The options are checked as a GPU
 // launch checks them: a closed stream is an error here too. The kernel's
 // qd.StreamParallel blocks run serially, in program order, unless
 // RunBlocksConcurrently is on. Generated stubs call it.
@@ -142,10 +175,7 @@ func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error)
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			if re, ok := v.(runtime.Error); ok {
-				v = re.Error()
-			}
-			err = opError("run "+k.Name+" on the CPU", &KernelPanic{Value: v})
+			err = cpuFault(k, v)
 		}
 	}()
 	if len(k.Groups) > 0 && blocks.Concurrent() {

@@ -9,12 +9,26 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:15:5",
+		}},
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Empty_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:25:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:25:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:25:4",
+		}},
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
@@ -164,7 +178,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 			Empty(a.CPUSlice(), n)
 		})
 	}
-	var qdArgs [24]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
@@ -183,7 +197,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
@@ -430,21 +444,26 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Empty_0(
 	.param .u64 Empty_0_param_0,
 	.param .s64 Empty_0_param_1,
-	.param .s64 Empty_0_param_2
+	.param .s64 Empty_0_param_2,
+	.param .u64 Empty_0_param_3
 )
 {
 	.reg .pred %p<12>;
-	.reg .b32 %rt<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<11>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.s64 %rd3, [Empty_0_param_2];
 	ld.param.u64 %rd8, [Empty_0_param_0];
 	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Empty_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -465,9 +484,12 @@ $L_4:
 	setp.lt.s64 %p6, %rd5, 0;
 	@!%p6 bra $L_6;
 $L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd9;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd7, %rd8, 0;
-	mov.b32 %rt5, 1;
-	st.global.s32 [%rd7], %rt5;
+	mov.b32 %rt6, 1;
+	st.global.s32 [%rd7], %rt6;
 $L_6:
 	add.s64 %rd10, %rd5, 1;
 	setp.lt.s64 %p11, %rd10, %rd3;
@@ -477,6 +499,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Empty_0_param_3];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 0;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt8;
+	exit;
 }
 
 .visible .entry Saxpy_0(
@@ -485,22 +527,26 @@ $L_8:
 	.param .s64 Saxpy_0_param_2,
 	.param .u64 Saxpy_0_param_3,
 	.param .s64 Saxpy_0_param_4,
-	.param .s64 Saxpy_0_param_5
+	.param .s64 Saxpy_0_param_5,
+	.param .u64 Saxpy_0_param_6
 )
 {
 	.reg .pred %p<20>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<19>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
 	ld.param.u64 %rd7, [Saxpy_0_param_1];
 	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Saxpy_0_param_2];
 	ld.param.f32 %f11, [Saxpy_0_param_0];
 	ld.param.u64 %rd13, [Saxpy_0_param_3];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Saxpy_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -518,9 +564,13 @@ $L_2:
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd5, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd6, %rd5, 4, %rd7;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
+	setp.ge.u64 %pt1, %rd5, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
@@ -534,6 +584,31 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Saxpy_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 65536;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Spin_0(

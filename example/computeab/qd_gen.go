@@ -9,6 +9,13 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:14:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:5",
+		}},
 		Groups: []int{2},
 		Name:   "ComputeAB",
 		Tasks: []rt.TaskSpec{{
@@ -23,6 +30,13 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:33:4",
+		}},
 		Name: "ComputeABSerial",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "ComputeABSerial_0",
@@ -32,6 +46,16 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:42:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:42:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:42:4",
+		}},
 		Name: "Combine",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Combine_0",
@@ -81,7 +105,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -101,7 +125,7 @@ func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32]
 			ComputeABSerial(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -121,7 +145,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}
-	var qdArgs [56]byte
+	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -139,18 +163,22 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry ComputeAB_0(
 	.param .u64 ComputeAB_0_param_0,
 	.param .s64 ComputeAB_0_param_1,
 	.param .u64 ComputeAB_0_param_2,
 	.param .s64 ComputeAB_0_param_3,
-	.param .s64 ComputeAB_0_param_4
+	.param .s64 ComputeAB_0_param_4,
+	.param .u64 ComputeAB_0_param_5
 )
 {
 	.reg .pred %p<39>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<38>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<22>;
 
 $L_0:
@@ -158,6 +186,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_0_param_0];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -176,6 +205,7 @@ $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_5:
 	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
 	add.s64 %rd28, %rd27, %rd6;
@@ -248,6 +278,8 @@ $L_19:
 $L_20:
 	mov.f32 %f12, %f19;
 $L_21:
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd24, %rd6, 4, %rd7;
 	st.global.f32 [%rd24], %f12;
 	add.s64 %rd25, %rd6, 1;
@@ -261,6 +293,26 @@ $L_23:
 $L_24:
 	mov.f32 %f19, %f15;
 	bra.uni $L_20;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry ComputeAB_1(
@@ -268,13 +320,15 @@ $L_24:
 	.param .s64 ComputeAB_1_param_1,
 	.param .u64 ComputeAB_1_param_2,
 	.param .s64 ComputeAB_1_param_3,
-	.param .s64 ComputeAB_1_param_4
+	.param .s64 ComputeAB_1_param_4,
+	.param .u64 ComputeAB_1_param_5
 )
 {
 	.reg .pred %p<40>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<39>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<23>;
 
 $L_0:
@@ -282,6 +336,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_1_param_2];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_1_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -300,6 +355,7 @@ $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_5:
 	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
 	add.s64 %rd29, %rd28, %rd6;
@@ -381,6 +437,8 @@ $L_19:
 $L_20:
 	mov.f32 %f12, %f18;
 $L_21:
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd25, %rd6, 4, %rd7;
 	st.global.f32 [%rd25], %f12;
 	add.s64 %rd26, %rd6, 1;
@@ -394,6 +452,26 @@ $L_23:
 $L_24:
 	mov.f32 %f18, %f14;
 	bra.uni $L_20;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_1_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry ComputeABSerial_0(
@@ -401,19 +479,22 @@ $L_24:
 	.param .s64 ComputeABSerial_0_param_1,
 	.param .u64 ComputeABSerial_0_param_2,
 	.param .s64 ComputeABSerial_0_param_3,
-	.param .s64 ComputeABSerial_0_param_4
+	.param .s64 ComputeABSerial_0_param_4,
+	.param .u64 ComputeABSerial_0_param_5
 )
 {
 	.reg .pred %p<35>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<34>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<16>;
 
 $L_0:
 	ld.param.s64 %rd3, [ComputeABSerial_0_param_4];
 	ld.param.u64 %rd19, [ComputeABSerial_0_param_0];
 	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [ComputeABSerial_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -502,6 +583,8 @@ $L_18:
 $L_19:
 	mov.f32 %f6, %f13;
 $L_20:
+	setp.ge.u64 %pt0, %rd5, %rd20;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd18, %rd5, 4, %rd19;
 	st.global.f32 [%rd18], %f6;
 	add.s64 %rd21, %rd5, 1;
@@ -515,6 +598,26 @@ $L_22:
 $L_23:
 	mov.f32 %f13, %f9;
 	bra.uni $L_19;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeABSerial_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 65536;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry ComputeABSerial_1(
@@ -522,19 +625,22 @@ $L_23:
 	.param .s64 ComputeABSerial_1_param_1,
 	.param .u64 ComputeABSerial_1_param_2,
 	.param .s64 ComputeABSerial_1_param_3,
-	.param .s64 ComputeABSerial_1_param_4
+	.param .s64 ComputeABSerial_1_param_4,
+	.param .u64 ComputeABSerial_1_param_5
 )
 {
 	.reg .pred %p<36>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<35>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
 $L_0:
 	ld.param.s64 %rd3, [ComputeABSerial_1_param_4];
 	ld.param.u64 %rd20, [ComputeABSerial_1_param_2];
 	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [ComputeABSerial_1_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -632,6 +738,8 @@ $L_18:
 $L_19:
 	mov.f32 %f6, %f12;
 $L_20:
+	setp.ge.u64 %pt0, %rd5, %rd21;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd19, %rd5, 4, %rd20;
 	st.global.f32 [%rd19], %f6;
 	add.s64 %rd22, %rd5, 1;
@@ -645,6 +753,26 @@ $L_22:
 $L_23:
 	mov.f32 %f12, %f8;
 	bra.uni $L_19;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeABSerial_1_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 65537;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Combine_0(
@@ -654,23 +782,28 @@ $L_23:
 	.param .s64 Combine_0_param_3,
 	.param .u64 Combine_0_param_4,
 	.param .s64 Combine_0_param_5,
-	.param .s64 Combine_0_param_6
+	.param .s64 Combine_0_param_6,
+	.param .u64 Combine_0_param_7
 )
 {
 	.reg .pred %p<20>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<19>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<15>;
 
 $L_0:
 	ld.param.s64 %rd3, [Combine_0_param_6];
 	ld.param.u64 %rd7, [Combine_0_param_0];
 	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Combine_0_param_1];
 	ld.param.u64 %rd11, [Combine_0_param_2];
 	cvta.to.global.u64 %rd11, %rd11;
+	ld.param.u64 %rd12, [Combine_0_param_3];
 	ld.param.u64 %rd16, [Combine_0_param_4];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Combine_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -688,11 +821,17 @@ $L_2:
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd5, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd6, %rd5, 4, %rd7;
 	ld.global.f32 %f9, [%rd6];
+	setp.ge.u64 %pt1, %rd5, %rd12;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd10, %rd5, 4, %rd11;
 	ld.global.f32 %f13, [%rd10];
 	add.rn.f32 %f14, %f9, %f13;
+	setp.ge.u64 %pt2, %rd5, %rd17;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd15, %rd5, 4, %rd16;
 	st.global.f32 [%rd15], %f14;
 	add.s64 %rd18, %rd5, 1;
@@ -703,5 +842,35 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd12;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Combine_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 `

@@ -9,6 +9,13 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:18",
+		}},
 		Name: "Add",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Add_0",
@@ -21,6 +28,10 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:35:11",
+		}},
 		Name: "Consume",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Consume_0",
@@ -67,7 +78,7 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 			Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -107,7 +118,7 @@ func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts
 			Consume(a.CPUSlice(), b.CPUSlice())
 		})
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [1]int64{int64(b.Len())}
@@ -123,19 +134,23 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Add_0(
 	.param .u64 Add_0_param_0,
 	.param .s64 Add_0_param_1,
 	.param .u64 Add_0_param_2,
 	.param .s64 Add_0_param_3,
 	.param .u64 Add_0_param_4,
-	.param .s64 Add_0_param_5
+	.param .s64 Add_0_param_5,
+	.param .u64 Add_0_param_6
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
 $L_0:
@@ -145,8 +160,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Add_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Add_0_param_1];
 	ld.param.u64 %rd16, [Add_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Add_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -169,8 +186,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 4, %rd16;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
@@ -181,6 +202,31 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Add_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Produce_0(
@@ -356,13 +402,15 @@ $L_24:
 	.param .u64 Consume_0_param_0,
 	.param .s64 Consume_0_param_1,
 	.param .u64 Consume_0_param_2,
-	.param .s64 Consume_0_param_3
+	.param .s64 Consume_0_param_3,
+	.param .u64 Consume_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<16>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<15>;
 
 $L_0:
@@ -372,6 +420,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Consume_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Consume_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -394,6 +443,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
 	mad.lo.s64 %rd15, %rd9, 4, %rd4;
@@ -403,5 +454,25 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Consume_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 `

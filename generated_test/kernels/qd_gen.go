@@ -9,108 +9,369 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:16:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:16:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:16:4",
+		}},
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:23:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:23:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:23:6",
+		}},
 		Name: "MixInt8",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt8_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:6",
+		}},
 		Name: "MixInt16",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt16_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:37:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:37:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:37:6",
+		}},
 		Name: "MixInt32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:44:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:44:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:44:6",
+		}},
 		Name: "MixInt64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:6",
+		}},
 		Name: "MixInt",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:58:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:58:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:58:6",
+		}},
 		Name: "MixUint8",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint8_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:65:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:65:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:65:6",
+		}},
 		Name: "MixUint16",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint16_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:72:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:72:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:72:6",
+		}},
 		Name: "MixUint32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:79:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:79:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:79:6",
+		}},
 		Name: "MixUint64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:86:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:86:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:86:6",
+		}},
 		Name: "MixUint",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:95:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:96:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:102:6",
+		}},
 		Name: "Shifts",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Shifts_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:111:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:112:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:113:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:114:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:115:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:116:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:117:6",
+		}},
 		Name: "Conversions",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Conversions_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:127:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:127:18",
+		}},
 		Name: "Floats",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Floats_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:149:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:149:18",
+		}},
 		Name: "Floats32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Floats32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:165:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:165:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:165:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:166:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:166:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:166:5",
+		}},
 		Name: "MinMaxZeros",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MinMaxZeros_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:176:9",
+		}},
 		Name: "Control",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Control_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:213:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:215:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:217:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:217:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:217:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:219:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:224:13",
+		}},
 		Name: "Phases",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Phases_0",
@@ -135,12 +396,45 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:37:11",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:37:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:249:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:249:10",
+		}, {
+			Kind: rt.FaultSliceAcap,
+			Pos:  "kernels.go:251:27",
+		}, {
+			Kind: rt.FaultSliceB,
+			Pos:  "kernels.go:251:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:251:8",
+		}},
 		Name: "Helpers",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Helpers_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "kernels.go:272:4",
+			Unsigned: true,
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:275:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:279:5",
+		}},
 		Name: "Ranges",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Ranges_0",
@@ -159,18 +453,75 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:289:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:289:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:290:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:290:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:290:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:291:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:291:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:292:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:292:4",
+		}},
 		Name: "Narrow",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Narrow_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:302:5",
+		}},
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Empty_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:315:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:315:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:318:24",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:321:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:324:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:327:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:327:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:330:28",
+		}},
 		Name: "Counted",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Counted_0",
@@ -183,6 +534,10 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:357:15",
+		}},
 		Name: "AddOne",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "AddOne_0",
@@ -240,6 +595,13 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:47:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:52:5",
+		}},
 		Groups: []int{2},
 		Name:   "ComputeAB",
 		Tasks: []rt.TaskSpec{{
@@ -254,6 +616,13 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:69:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:69:18",
+		}},
 		Name: "Combine",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Combine_0",
@@ -304,6 +673,37 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: false,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:101:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:104:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:104:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:108:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:113:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:113:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:113:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:116:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:125:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:125:18",
+		}},
 		Groups: []int{2, 2},
 		Name:   "MixedTop",
 		Tasks: []rt.TaskSpec{{
@@ -382,7 +782,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		})
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
@@ -402,7 +802,7 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -422,7 +822,7 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -442,7 +842,7 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -462,7 +862,7 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -482,7 +882,7 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -502,7 +902,7 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -522,7 +922,7 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -542,7 +942,7 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -562,7 +962,7 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -582,7 +982,7 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -602,7 +1002,7 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, c)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -622,7 +1022,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [112]byte
+	var qdArgs [120]byte
 	rt.PutBuffer(qdArgs[:], 0, i64)
 	rt.PutBuffer(qdArgs[:], 16, f64)
 	rt.PutBuffer(qdArgs[:], 32, u8)
@@ -646,7 +1046,7 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -666,7 +1066,7 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -686,7 +1086,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		})
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, lo)
@@ -707,7 +1107,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		})
 	}
-	var qdArgs [36]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
@@ -727,7 +1127,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -766,7 +1166,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		})
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, f)
 	rt.PutBuffer(qdArgs[:], 32, sums)
@@ -788,7 +1188,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		})
 	}
-	var qdArgs [41]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -809,7 +1209,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -829,7 +1229,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 			Empty(a.CPUSlice(), n)
 		})
 	}
-	var qdArgs [24]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
@@ -848,7 +1248,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		})
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, lo)
 	rt.PutBuffer(qdArgs[:], 32, hi)
@@ -889,7 +1289,7 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		})
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
@@ -1022,7 +1422,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		})
 	}
-	var qdArgs [44]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -1043,7 +1443,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -1182,7 +1582,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}
-	var qdArgs [56]byte
+	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -1200,18 +1600,22 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
 	.param .u64 Saxpy_0_param_1,
 	.param .s64 Saxpy_0_param_2,
 	.param .u64 Saxpy_0_param_3,
-	.param .s64 Saxpy_0_param_4
+	.param .s64 Saxpy_0_param_4,
+	.param .u64 Saxpy_0_param_5
 )
 {
 	.reg .pred %p<22>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
 $L_0:
@@ -1242,9 +1646,13 @@ $L_2:
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd11, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd12, %rd11, 4, %rd5;
 	ld.global.f32 %f13, [%rd12];
 	mul.rn.f32 %f14, %f15, %f13;
+	setp.ge.u64 %pt1, %rd11, %rd9;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd16, %rd11, 4, %rd8;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
@@ -1258,6 +1666,31 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Saxpy_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry MixInt8_0(
@@ -1266,15 +1699,16 @@ $L_6:
 	.param .u64 MixInt8_0_param_2,
 	.param .s64 MixInt8_0_param_3,
 	.param .u64 MixInt8_0_param_4,
-	.param .s64 MixInt8_0_param_5
+	.param .s64 MixInt8_0_param_5,
+	.param .u64 MixInt8_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<10>;
+	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt8_0_param_4];
@@ -1283,8 +1717,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt8_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt8_0_param_1];
 	ld.param.u64 %rd13, [MixInt8_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt8_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1302,8 +1738,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd9;
 	ld.global.s8 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 1, %rd13;
 	ld.global.s8 %r15, [%rd12];
 $L_5:
@@ -1313,8 +1753,8 @@ $L_5:
 	bfe.s32 %r18, %r18, 0, 8;
 	sub.s32 %r19, %r18, %r15;
 	bfe.s32 %r19, %r19, 0, 8;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
@@ -1323,16 +1763,18 @@ $L_5:
 	setp.ne.s32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s32 %pt0, %r15, -1;
-	neg.s32 %rt6, %r11;
+	setp.eq.s32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s32 %pt3, %r15, -1;
+	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt6, %r27, %pt0;
+	selp.b32 %r27, %rt7, %r27, %pt3;
 	bfe.s32 %r27, %r27, 0, 8;
 	add.s32 %r28, %r24, %r27;
 	bfe.s32 %r28, %r28, 0, 8;
-	setp.eq.s32 %pt1, %r15, -1;
+	setp.eq.s32 %pt4, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt1;
+	selp.b32 %r29, 0, %r29, %pt4;
 	bfe.s32 %r29, %r29, 0, 8;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
@@ -1363,20 +1805,20 @@ $L_7:
 	bfe.s32 %r42, %r42, 0, 8;
 	cvt.s64.s32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b32 %r45, %r11, %rt8;
 	bfe.s32 %r45, %r45, 0, 8;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.s32 %r46, %r11, %rt8;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.s32 %r46, %r11, %rt9;
 	bfe.s32 %r46, %r46, 0, 8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.s64.s32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt3;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt10, %rdt5;
+	shl.b32 %r50, %r11, %rt10;
 	bfe.s32 %r50, %r50, 0, 8;
 	add.s32 %r51, %r48, %r50;
 	bfe.s32 %r51, %r51, 0, 8;
@@ -1396,6 +1838,8 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 8;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 1, %rd4;
 	st.global.s8 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -1409,6 +1853,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixInt8_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt6, %rt13, %rt11;
+	@%pt6 exit;
+	st.global.u32 [%rdt6+8], 65536;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt12;
+	exit;
 }
 
 .visible .entry MixInt16_0(
@@ -1417,15 +1896,16 @@ $L_11:
 	.param .u64 MixInt16_0_param_2,
 	.param .s64 MixInt16_0_param_3,
 	.param .u64 MixInt16_0_param_4,
-	.param .s64 MixInt16_0_param_5
+	.param .s64 MixInt16_0_param_5,
+	.param .u64 MixInt16_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<10>;
+	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt16_0_param_4];
@@ -1434,8 +1914,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt16_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt16_0_param_1];
 	ld.param.u64 %rd13, [MixInt16_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt16_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1453,8 +1935,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 2, %rd9;
 	ld.global.s16 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 2, %rd13;
 	ld.global.s16 %r15, [%rd12];
 $L_5:
@@ -1464,8 +1950,8 @@ $L_5:
 	bfe.s32 %r18, %r18, 0, 16;
 	sub.s32 %r19, %r18, %r15;
 	bfe.s32 %r19, %r19, 0, 16;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
@@ -1474,16 +1960,18 @@ $L_5:
 	setp.ne.s32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s32 %pt0, %r15, -1;
-	neg.s32 %rt6, %r11;
+	setp.eq.s32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s32 %pt3, %r15, -1;
+	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt6, %r27, %pt0;
+	selp.b32 %r27, %rt7, %r27, %pt3;
 	bfe.s32 %r27, %r27, 0, 16;
 	add.s32 %r28, %r24, %r27;
 	bfe.s32 %r28, %r28, 0, 16;
-	setp.eq.s32 %pt1, %r15, -1;
+	setp.eq.s32 %pt4, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt1;
+	selp.b32 %r29, 0, %r29, %pt4;
 	bfe.s32 %r29, %r29, 0, 16;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
@@ -1514,20 +2002,20 @@ $L_7:
 	bfe.s32 %r42, %r42, 0, 16;
 	cvt.s64.s32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b32 %r45, %r11, %rt8;
 	bfe.s32 %r45, %r45, 0, 16;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.s32 %r46, %r11, %rt8;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.s32 %r46, %r11, %rt9;
 	bfe.s32 %r46, %r46, 0, 16;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.s64.s32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt3;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt10, %rdt5;
+	shl.b32 %r50, %r11, %rt10;
 	bfe.s32 %r50, %r50, 0, 16;
 	add.s32 %r51, %r48, %r50;
 	bfe.s32 %r51, %r51, 0, 16;
@@ -1547,6 +2035,8 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 16;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.s16 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -1560,6 +2050,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixInt16_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt6, %rt13, %rt11;
+	@%pt6 exit;
+	st.global.u32 [%rdt6+8], 131072;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt12;
+	exit;
 }
 
 .visible .entry MixInt32_0(
@@ -1568,15 +2093,16 @@ $L_11:
 	.param .u64 MixInt32_0_param_2,
 	.param .s64 MixInt32_0_param_3,
 	.param .u64 MixInt32_0_param_4,
-	.param .s64 MixInt32_0_param_5
+	.param .s64 MixInt32_0_param_5,
+	.param .u64 MixInt32_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<104>;
-	.reg .b32 %rt<10>;
+	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt32_0_param_4];
@@ -1585,8 +2111,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt32_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt32_0_param_1];
 	ld.param.u64 %rd13, [MixInt32_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt32_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1604,16 +2132,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.s32 %r15, [%rd12];
 $L_5:
 	mul.lo.s32 %r17, %r11, %r15;
 	add.s32 %r18, %r17, %r11;
 	sub.s32 %r19, %r18, %r15;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
@@ -1621,14 +2153,16 @@ $L_5:
 	setp.ne.s32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s32 %pt0, %r15, -1;
-	neg.s32 %rt6, %r11;
+	setp.eq.s32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s32 %pt3, %r15, -1;
+	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt6, %r27, %pt0;
+	selp.b32 %r27, %rt7, %r27, %pt3;
 	add.s32 %r28, %r24, %r27;
-	setp.eq.s32 %pt1, %r15, -1;
+	setp.eq.s32 %pt4, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt1;
+	selp.b32 %r29, 0, %r29, %pt4;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
 $L_7:
@@ -1688,18 +2222,18 @@ $L_7:
 	add.s32 %r42, %r26, %r41;
 	cvt.s64.s32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b32 %r45, %r11, %rt7;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.s32 %r46, %r11, %rt8;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b32 %r45, %r11, %rt8;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.s32 %r46, %r11, %rt9;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.s64.s32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt3;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt10, %rdt5;
+	shl.b32 %r50, %r11, %rt10;
 	add.s32 %r51, %r48, %r50;
 	mov.b32 %r52, %r15;
 	and.b32 %r52, %r52, 255;
@@ -1711,6 +2245,8 @@ $L_7:
 	add.s32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.s32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -1724,6 +2260,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixInt32_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt6, %rt13, %rt11;
+	@%pt6 exit;
+	st.global.u32 [%rdt6+8], 196608;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt12;
+	exit;
 }
 
 .visible .entry MixInt64_0(
@@ -1732,15 +2303,16 @@ $L_11:
 	.param .u64 MixInt64_0_param_2,
 	.param .s64 MixInt64_0_param_3,
 	.param .u64 MixInt64_0_param_4,
-	.param .s64 MixInt64_0_param_5
+	.param .s64 MixInt64_0_param_5,
+	.param .u64 MixInt64_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<53>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<104>;
-	.reg .b64 %rdt<6>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt64_0_param_4];
@@ -1749,8 +2321,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt64_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt64_0_param_1];
 	ld.param.u64 %rd13, [MixInt64_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt64_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1768,16 +2342,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
 $L_5:
 	mul.lo.s64 %rd17, %rd11, %rd15;
 	add.s64 %rd18, %rd17, %rd11;
 	sub.s64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.s64 %rd23, %rd22, 1;
@@ -1785,14 +2363,16 @@ $L_5:
 	setp.ne.s64 %p25, %rd15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s64 %pt0, %rd15, -1;
-	neg.s64 %rdt2, %rd11;
+	setp.eq.s64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s64 %pt3, %rd15, -1;
+	neg.s64 %rdt4, %rd11;
 	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt2, %rd27, %pt0;
+	selp.b64 %rd27, %rdt4, %rd27, %pt3;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt1, %rd15, -1;
+	setp.eq.s64 %pt4, %rd15, -1;
 	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt1;
+	selp.b64 %rd29, 0, %rd29, %pt4;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_7:
@@ -1852,18 +2432,18 @@ $L_7:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt3;
-	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt4, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt4;
-	shr.s64 %rd46, %rd11, %rt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt5;
+	shl.b64 %rd45, %rd11, %rt6;
+	min.u64 %rdt6, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt6;
+	shr.s64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd15;
-	min.u64 %rdt5, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt5;
-	shl.b64 %rd50, %rd11, %rt7;
+	min.u64 %rdt7, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt7;
+	shl.b64 %rd50, %rd11, %rt8;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
 	and.b32 %r52, %r52, 255;
@@ -1875,6 +2455,8 @@ $L_7:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
@@ -1888,6 +2470,41 @@ $L_10:
 $L_11:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [MixInt64_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt6, %rt11, %rt9;
+	@%pt6 exit;
+	st.global.u32 [%rdt8+8], 262144;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt10;
+	exit;
 }
 
 .visible .entry MixInt_0(
@@ -1896,15 +2513,16 @@ $L_11:
 	.param .u64 MixInt_0_param_2,
 	.param .s64 MixInt_0_param_3,
 	.param .u64 MixInt_0_param_4,
-	.param .s64 MixInt_0_param_5
+	.param .s64 MixInt_0_param_5,
+	.param .u64 MixInt_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<53>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<104>;
-	.reg .b64 %rdt<6>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt_0_param_4];
@@ -1913,8 +2531,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt_0_param_1];
 	ld.param.u64 %rd13, [MixInt_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1932,16 +2552,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
 $L_5:
 	mul.lo.s64 %rd17, %rd11, %rd15;
 	add.s64 %rd18, %rd17, %rd11;
 	sub.s64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.s64 %rd23, %rd22, 1;
@@ -1949,14 +2573,16 @@ $L_5:
 	setp.ne.s64 %p25, %rd15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s64 %pt0, %rd15, -1;
-	neg.s64 %rdt2, %rd11;
+	setp.eq.s64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s64 %pt3, %rd15, -1;
+	neg.s64 %rdt4, %rd11;
 	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt2, %rd27, %pt0;
+	selp.b64 %rd27, %rdt4, %rd27, %pt3;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt1, %rd15, -1;
+	setp.eq.s64 %pt4, %rd15, -1;
 	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt1;
+	selp.b64 %rd29, 0, %rd29, %pt4;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_7:
@@ -2016,18 +2642,18 @@ $L_7:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt3;
-	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt4, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt4;
-	shr.s64 %rd46, %rd11, %rt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt5;
+	shl.b64 %rd45, %rd11, %rt6;
+	min.u64 %rdt6, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt6;
+	shr.s64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd15;
-	min.u64 %rdt5, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt5;
-	shl.b64 %rd50, %rd11, %rt7;
+	min.u64 %rdt7, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt7;
+	shl.b64 %rd50, %rd11, %rt8;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
 	and.b32 %r52, %r52, 255;
@@ -2039,6 +2665,8 @@ $L_7:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
@@ -2052,6 +2680,41 @@ $L_10:
 $L_11:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [MixInt_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt6, %rt11, %rt9;
+	@%pt6 exit;
+	st.global.u32 [%rdt8+8], 327680;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt10;
+	exit;
 }
 
 .visible .entry MixUint8_0(
@@ -2060,14 +2723,16 @@ $L_11:
 	.param .u64 MixUint8_0_param_2,
 	.param .s64 MixUint8_0_param_3,
 	.param .u64 MixUint8_0_param_4,
-	.param .s64 MixUint8_0_param_5
+	.param .s64 MixUint8_0_param_5,
+	.param .u64 MixUint8_0_param_6
 )
 {
 	.reg .pred %p<61>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<58>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<60>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint8_0_param_4];
@@ -2076,8 +2741,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint8_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint8_0_param_1];
 	ld.param.u64 %rd13, [MixUint8_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint8_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2095,8 +2762,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd9;
 	ld.global.u8 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 1, %rd13;
 	ld.global.u8 %r15, [%rd12];
 $L_5:
@@ -2106,8 +2777,8 @@ $L_5:
 	and.b32 %r18, %r18, 255;
 	sub.u32 %r19, %r18, %r15;
 	and.b32 %r19, %r19, 255;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
@@ -2116,6 +2787,8 @@ $L_5:
 	setp.ne.u32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 255;
 	add.u32 %r28, %r24, %r27;
@@ -2151,20 +2824,20 @@ $L_7:
 	and.b32 %r42, %r42, 255;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt6, %rdt1;
-	shl.b32 %r45, %r11, %rt6;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r45, %r11, %rt7;
 	and.b32 %r45, %r45, 255;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt2;
-	shr.u32 %r46, %r11, %rt7;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r46, %r11, %rt8;
 	and.b32 %r46, %r46, 255;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.u64.u32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt8, %rdt3;
-	shl.b32 %r50, %r11, %rt8;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r50, %r11, %rt9;
 	and.b32 %r50, %r50, 255;
 	add.u32 %r51, %r48, %r50;
 	and.b32 %r51, %r51, 255;
@@ -2182,6 +2855,8 @@ $L_7:
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd58, %rd7, 1, %rd4;
 	st.global.u8 [%rd58], %r16;
 	add.s64 %rd59, %rd7, 1;
@@ -2195,6 +2870,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixUint8_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 393216;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt11;
+	exit;
 }
 
 .visible .entry MixUint16_0(
@@ -2203,14 +2913,16 @@ $L_11:
 	.param .u64 MixUint16_0_param_2,
 	.param .s64 MixUint16_0_param_3,
 	.param .u64 MixUint16_0_param_4,
-	.param .s64 MixUint16_0_param_5
+	.param .s64 MixUint16_0_param_5,
+	.param .u64 MixUint16_0_param_6
 )
 {
 	.reg .pred %p<62>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint16_0_param_4];
@@ -2219,8 +2931,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint16_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint16_0_param_1];
 	ld.param.u64 %rd13, [MixUint16_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint16_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2238,8 +2952,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 2, %rd9;
 	ld.global.u16 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 2, %rd13;
 	ld.global.u16 %r15, [%rd12];
 $L_5:
@@ -2249,8 +2967,8 @@ $L_5:
 	and.b32 %r18, %r18, 65535;
 	sub.u32 %r19, %r18, %r15;
 	and.b32 %r19, %r19, 65535;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
@@ -2259,6 +2977,8 @@ $L_5:
 	setp.ne.u32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 65535;
 	add.u32 %r28, %r24, %r27;
@@ -2294,20 +3014,20 @@ $L_7:
 	and.b32 %r42, %r42, 65535;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt6, %rdt1;
-	shl.b32 %r45, %r11, %rt6;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r45, %r11, %rt7;
 	and.b32 %r45, %r45, 65535;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt2;
-	shr.u32 %r46, %r11, %rt7;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r46, %r11, %rt8;
 	and.b32 %r46, %r46, 65535;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.u64.u32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt8, %rdt3;
-	shl.b32 %r50, %r11, %rt8;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r50, %r11, %rt9;
 	and.b32 %r50, %r50, 65535;
 	add.u32 %r51, %r48, %r50;
 	and.b32 %r51, %r51, 65535;
@@ -2327,6 +3047,8 @@ $L_7:
 	and.b32 %r58, %r58, 65535;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.u16 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -2340,6 +3062,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixUint16_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 458752;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt11;
+	exit;
 }
 
 .visible .entry MixUint32_0(
@@ -2348,14 +3105,16 @@ $L_11:
 	.param .u64 MixUint32_0_param_2,
 	.param .s64 MixUint32_0_param_3,
 	.param .u64 MixUint32_0_param_4,
-	.param .s64 MixUint32_0_param_5
+	.param .s64 MixUint32_0_param_5,
+	.param .u64 MixUint32_0_param_6
 )
 {
 	.reg .pred %p<62>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<90>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint32_0_param_4];
@@ -2364,8 +3123,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint32_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint32_0_param_1];
 	ld.param.u64 %rd13, [MixUint32_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint32_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2383,16 +3144,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.u32 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.u32 %r15, [%rd12];
 $L_5:
 	mul.lo.u32 %r17, %r11, %r15;
 	add.u32 %r18, %r17, %r11;
 	sub.u32 %r19, %r18, %r15;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
@@ -2400,6 +3165,8 @@ $L_5:
 	setp.ne.u32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u32 %r27, %r11, %r15;
 	add.u32 %r28, %r24, %r27;
 	rem.u32 %r29, %r11, %r15;
@@ -2448,18 +3215,18 @@ $L_7:
 	add.u32 %r42, %r26, %r41;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt6, %rdt1;
-	shl.b32 %r45, %r11, %rt6;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt2;
-	shr.u32 %r46, %r11, %rt7;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r46, %r11, %rt8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.u64.u32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt8, %rdt3;
-	shl.b32 %r50, %r11, %rt8;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r50, %r11, %rt9;
 	add.u32 %r51, %r48, %r50;
 	mov.b32 %r52, %r15;
 	and.b32 %r52, %r52, 255;
@@ -2471,6 +3238,8 @@ $L_7:
 	add.u32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.u32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -2484,6 +3253,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixUint32_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 524288;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt11;
+	exit;
 }
 
 .visible .entry MixUint64_0(
@@ -2492,14 +3296,16 @@ $L_11:
 	.param .u64 MixUint64_0_param_2,
 	.param .s64 MixUint64_0_param_3,
 	.param .u64 MixUint64_0_param_4,
-	.param .s64 MixUint64_0_param_5
+	.param .s64 MixUint64_0_param_5,
+	.param .u64 MixUint64_0_param_6
 )
 {
 	.reg .pred %p<62>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<53>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<90>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rdt<8>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint64_0_param_4];
@@ -2508,8 +3314,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint64_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint64_0_param_1];
 	ld.param.u64 %rd13, [MixUint64_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint64_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2527,16 +3335,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.u64 %rd15, [%rd12];
 $L_5:
 	mul.lo.u64 %rd17, %rd11, %rd15;
 	add.u64 %rd18, %rd17, %rd11;
 	sub.u64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.u64 %rd23, %rd22, 1;
@@ -2544,6 +3356,8 @@ $L_5:
 	setp.ne.u64 %p25, %rd15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u64 %rd27, %rd11, %rd15;
 	add.u64 %rd28, %rd24, %rd27;
 	rem.u64 %rd29, %rd11, %rd15;
@@ -2592,18 +3406,18 @@ $L_7:
 	add.u64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt2, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt2;
-	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.u64 %rd46, %rd11, %rt6;
+	min.u64 %rdt4, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt4;
+	shl.b64 %rd45, %rd11, %rt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt5;
+	shr.u64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd15;
-	min.u64 %rdt4, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt4;
-	shl.b64 %rd50, %rd11, %rt7;
+	min.u64 %rdt6, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt6;
+	shl.b64 %rd50, %rd11, %rt8;
 	add.u64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
 	and.b32 %r52, %r52, 255;
@@ -2615,6 +3429,8 @@ $L_7:
 	add.u64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.u64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
@@ -2628,6 +3444,41 @@ $L_10:
 $L_11:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt7, [MixUint64_0_param_6];
+	cvta.to.global.u64 %rdt7, %rdt7;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
+	st.global.u32 [%rdt7+8], 589824;
+	st.global.u32 [%rdt7+12], %rt5;
+	st.global.u64 [%rdt7+16], %rdt1;
+	st.global.u64 [%rdt7+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt7+4], %rt10;
+	exit;
 }
 
 .visible .entry MixUint_0(
@@ -2636,14 +3487,16 @@ $L_11:
 	.param .u64 MixUint_0_param_2,
 	.param .s64 MixUint_0_param_3,
 	.param .u64 MixUint_0_param_4,
-	.param .s64 MixUint_0_param_5
+	.param .s64 MixUint_0_param_5,
+	.param .u64 MixUint_0_param_6
 )
 {
 	.reg .pred %p<60>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<51>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<88>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rdt<8>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint_0_param_4];
@@ -2652,8 +3505,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint_0_param_1];
 	ld.param.u64 %rd13, [MixUint_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2671,16 +3526,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.u64 %rd15, [%rd12];
 $L_5:
 	mul.lo.u64 %rd17, %rd11, %rd15;
 	add.u64 %rd18, %rd17, %rd11;
 	sub.u64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.u64 %rd23, %rd22, 1;
@@ -2688,6 +3547,8 @@ $L_5:
 	setp.ne.u64 %p25, %rd15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u64 %rd27, %rd11, %rd15;
 	add.u64 %rd28, %rd24, %rd27;
 	rem.u64 %rd29, %rd11, %rd15;
@@ -2735,17 +3596,17 @@ $L_7:
 	add.u64 %rd41, %rd39, %rd40;
 	add.u64 %rd42, %rd26, %rd41;
 	and.b64 %rd43, %rd15, 15;
-	min.u64 %rdt2, %rd43, 64;
-	cvt.u32.u64 %rt5, %rdt2;
-	shl.b64 %rd44, %rd11, %rt5;
-	min.u64 %rdt3, %rd43, 64;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.u64 %rd45, %rd11, %rt6;
+	min.u64 %rdt4, %rd43, 64;
+	cvt.u32.u64 %rt6, %rdt4;
+	shl.b64 %rd44, %rd11, %rt6;
+	min.u64 %rdt5, %rd43, 64;
+	cvt.u32.u64 %rt7, %rdt5;
+	shr.u64 %rd45, %rd11, %rt7;
 	or.b64 %rd46, %rd44, %rd45;
 	xor.b64 %rd47, %rd42, %rd46;
-	min.u64 %rdt4, %rd15, 64;
-	cvt.u32.u64 %rt7, %rdt4;
-	shl.b64 %rd48, %rd11, %rt7;
+	min.u64 %rdt6, %rd15, 64;
+	cvt.u32.u64 %rt8, %rdt6;
+	shl.b64 %rd48, %rd11, %rt8;
 	add.u64 %rd49, %rd47, %rd48;
 	cvt.u32.u64 %r50, %rd15;
 	and.b32 %r50, %r50, 255;
@@ -2757,6 +3618,8 @@ $L_7:
 	add.u64 %rd56, %rd52, %rd55;
 	mov.b64 %rd16, %rd56;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd57, %rd7, 8, %rd4;
 	st.global.u64 [%rd57], %rd16;
 	add.s64 %rd58, %rd7, 1;
@@ -2770,6 +3633,41 @@ $L_10:
 $L_11:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt7, [MixUint_0_param_6];
+	cvta.to.global.u64 %rdt7, %rdt7;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
+	st.global.u32 [%rdt7+8], 655360;
+	st.global.u32 [%rdt7+12], %rt5;
+	st.global.u64 [%rdt7+16], %rdt1;
+	st.global.u64 [%rdt7+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt7+4], %rt10;
+	exit;
 }
 
 .visible .entry Shifts_0(
@@ -2778,14 +3676,16 @@ $L_11:
 	.param .u64 Shifts_0_param_2,
 	.param .s64 Shifts_0_param_3,
 	.param .u64 Shifts_0_param_4,
-	.param .s64 Shifts_0_param_5
+	.param .s64 Shifts_0_param_5,
+	.param .u64 Shifts_0_param_6
 )
 {
 	.reg .pred %p<46>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<41>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<45>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd4, [Shifts_0_param_4];
@@ -2794,8 +3694,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Shifts_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Shifts_0_param_3];
 	ld.param.u64 %rd13, [Shifts_0_param_0];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Shifts_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2813,8 +3715,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd9;
 	ld.global.u8 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
 	shl.b64 %rd16, %rd15, %r11;
@@ -2836,9 +3742,9 @@ $L_4:
 	cvt.u32.u64 %r29, %rd15;
 	bfe.s32 %r29, %r29, 0, 8;
 	cvt.u64.u32 %rd30, %r11;
-	min.u64 %rdt1, %rd30, 32;
-	cvt.u32.u64 %rt5, %rdt1;
-	shr.s32 %r31, %r29, %rt5;
+	min.u64 %rdt3, %rd30, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shr.s32 %r31, %r29, %rt6;
 	bfe.s32 %r31, %r31, 0, 8;
 	cvt.s64.s32 %rd32, %r31;
 	xor.b64 %rd33, %rd28, %rd32;
@@ -2851,6 +3757,8 @@ $L_4:
 	and.b32 %r40, %r11, 7;
 	shl.b64 %rd41, %rd39, %r40;
 	xor.b64 %rd42, %rd37, %rd41;
+	setp.ge.u64 %pt2, %rd7, %rd5;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd43, %rd7, 8, %rd4;
 	st.global.s64 [%rd43], %rd42;
 	add.s64 %rd44, %rd7, 1;
@@ -2861,6 +3769,36 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Shifts_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt3, %rt9, %rt7;
+	@%pt3 exit;
+	st.global.u32 [%rdt4+8], 720896;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt8;
+	exit;
 }
 
 .visible .entry Conversions_0(
@@ -2877,14 +3815,16 @@ $L_6:
 	.param .u64 Conversions_0_param_10,
 	.param .s64 Conversions_0_param_11,
 	.param .u64 Conversions_0_param_12,
-	.param .s64 Conversions_0_param_13
+	.param .s64 Conversions_0_param_13,
+	.param .u64 Conversions_0_param_14
 )
 {
 	.reg .pred %p<69>;
+	.reg .pred %pt<8>;
 	.reg .b32 %r<64>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<68>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<52>;
 	.reg .f64 %fd<63>;
 
@@ -2895,16 +3835,22 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Conversions_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Conversions_0_param_1];
 	ld.param.u64 %rd13, [Conversions_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Conversions_0_param_3];
 	ld.param.u64 %rd22, [Conversions_0_param_4];
 	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [Conversions_0_param_5];
 	ld.param.u64 %rd29, [Conversions_0_param_6];
 	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Conversions_0_param_7];
 	ld.param.u64 %rd36, [Conversions_0_param_8];
 	cvta.to.global.u64 %rd36, %rd36;
+	ld.param.u64 %rd37, [Conversions_0_param_9];
 	ld.param.u64 %rd49, [Conversions_0_param_10];
 	cvta.to.global.u64 %rd49, %rd49;
+	ld.param.u64 %rd50, [Conversions_0_param_11];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2922,8 +3868,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
 	cvt.u32.u64 %r16, %rd11;
@@ -2936,6 +3886,8 @@ $L_4:
 	and.b32 %r19, %r19, 255;
 	add.u32 %r20, %r16, %r19;
 	and.b32 %r20, %r20, 255;
+	setp.ge.u64 %pt2, %rd7, %rd23;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd21, %rd7, 1, %rd22;
 	st.global.u8 [%rd21], %r20;
 	cvt.u32.u64 %r24, %rd11;
@@ -2946,6 +3898,8 @@ $L_4:
 	bfe.s32 %r26, %r26, 0, 16;
 	sub.s32 %r27, %r24, %r26;
 	bfe.s32 %r27, %r27, 0, 16;
+	setp.ge.u64 %pt3, %rd7, %rd30;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd28, %rd7, 2, %rd29;
 	st.global.s16 [%rd28], %r27;
 	cvt.u32.u64 %r31, %rd11;
@@ -2953,6 +3907,8 @@ $L_4:
 	bfe.s32 %r32, %r32, 0, 8;
 	mov.b32 %r33, %r32;
 	xor.b32 %r34, %r31, %r33;
+	setp.ge.u64 %pt4, %rd7, %rd37;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd35, %rd7, 4, %rd36;
 	st.global.u32 [%rd35], %r34;
 	cvt.rn.f32.f64 %f38, %fd15;
@@ -2965,6 +3921,8 @@ $L_4:
 	shr.u64 %rd45, %rd44, 1;
 	cvt.rn.f32.u64 %f46, %rd45;
 	add.rn.f32 %f47, %f43, %f46;
+	setp.ge.u64 %pt5, %rd7, %rd50;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd48, %rd7, 4, %rd49;
 	st.global.f32 [%rd48], %f47;
 	cvt.rn.f32.f64 %f51, %fd15;
@@ -2984,6 +3942,8 @@ $L_4:
 	bfe.s32 %r63, %r63, 0, 8;
 	cvt.s64.s32 %rd64, %r63;
 	add.s64 %rd65, %rd61, %rd64;
+	setp.ge.u64 %pt6, %rd7, %rd5;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd66, %rd7, 8, %rd4;
 	st.global.s64 [%rd66], %rd65;
 	add.s64 %rd67, %rd7, 1;
@@ -2994,6 +3954,56 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd37;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd50;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Conversions_0_param_14];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt3+8], 786432;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Floats_0(
@@ -3002,14 +4012,15 @@ $L_6:
 	.param .u64 Floats_0_param_2,
 	.param .s64 Floats_0_param_3,
 	.param .u64 Floats_0_param_4,
-	.param .s64 Floats_0_param_5
+	.param .s64 Floats_0_param_5,
+	.param .u64 Floats_0_param_6
 )
 {
 	.reg .pred %p<51>;
-	.reg .pred %pt<12>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<15>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<50>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<48>;
 	.reg .f64 %fdt<9>;
 
@@ -3020,8 +4031,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Floats_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Floats_0_param_1];
 	ld.param.u64 %rd13, [Floats_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Floats_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3039,8 +4052,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
 	mul.rn.f64 %fd16, %fd11, %fd15;
@@ -3070,42 +4087,42 @@ $L_8:
 	cvt.rzi.f64.f64 %fd36, %fd35;
 	add.rn.f64 %fd37, %fd34, %fd36;
 	add.rn.f64 %fd38, %fd25, %fd37;
-	setp.lt.f64 %pt0, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt0;
-	setp.eq.f64 %pt1, %fd11, %fd15;
+	setp.lt.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fd11, %fd15, %pt2;
+	setp.eq.f64 %pt3, %fd11, %fd15;
 	or.b64 %fdt1, %fd11, %fd15;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
-	setp.nan.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
+	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd39, %fdt1, %fdt0, %pt2;
-	setp.gt.f64 %pt3, %fd11, %fd15;
-	selp.f64 %fdt2, %fd11, %fd15, %pt3;
-	setp.eq.f64 %pt4, %fd11, %fd15;
+	selp.f64 %fd39, %fdt1, %fdt0, %pt4;
+	setp.gt.f64 %pt5, %fd11, %fd15;
+	selp.f64 %fdt2, %fd11, %fd15, %pt5;
+	setp.eq.f64 %pt6, %fd11, %fd15;
 	and.b64 %fdt3, %fd11, %fd15;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
-	setp.nan.f64 %pt5, %fd11, %fd15;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
+	setp.nan.f64 %pt7, %fd11, %fd15;
 	add.rn.f64 %fdt3, %fd11, %fd15;
-	selp.f64 %fd41, %fdt3, %fdt2, %pt5;
+	selp.f64 %fd41, %fdt3, %fdt2, %pt7;
 	mov.f64 %fdt4, 0d3FD0000000000000;
-	setp.gt.f64 %pt6, %fd41, %fdt4;
-	selp.f64 %fdt5, %fd41, %fdt4, %pt6;
-	setp.eq.f64 %pt7, %fd41, %fdt4;
+	setp.gt.f64 %pt8, %fd41, %fdt4;
+	selp.f64 %fdt5, %fd41, %fdt4, %pt8;
+	setp.eq.f64 %pt9, %fd41, %fdt4;
 	and.b64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fdt5, %fdt6, %fdt5, %pt7;
-	setp.nan.f64 %pt8, %fd41, %fdt4;
+	selp.f64 %fdt5, %fdt6, %fdt5, %pt9;
+	setp.nan.f64 %pt10, %fd41, %fdt4;
 	add.rn.f64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fd40, %fdt6, %fdt5, %pt8;
+	selp.f64 %fd40, %fdt6, %fdt5, %pt10;
 	mul.rn.f64 %fd42, %fd40, 0d4000000000000000;
 	add.rn.f64 %fd43, %fd39, %fd42;
 	add.rn.f64 %fd44, %fd38, %fd43;
-	setp.lt.f64 %pt9, %fd11, %fd15;
-	selp.f64 %fdt7, %fd11, %fd15, %pt9;
-	setp.eq.f64 %pt10, %fd11, %fd15;
+	setp.lt.f64 %pt11, %fd11, %fd15;
+	selp.f64 %fdt7, %fd11, %fd15, %pt11;
+	setp.eq.f64 %pt12, %fd11, %fd15;
 	or.b64 %fdt8, %fd11, %fd15;
-	selp.f64 %fdt7, %fdt8, %fdt7, %pt10;
-	setp.nan.f64 %pt11, %fd11, %fd15;
+	selp.f64 %fdt7, %fdt8, %fdt7, %pt12;
+	setp.nan.f64 %pt13, %fd11, %fd15;
 	add.rn.f64 %fdt8, %fd11, %fd15;
-	selp.f64 %fd45, %fdt8, %fdt7, %pt11;
+	selp.f64 %fd45, %fdt8, %fdt7, %pt13;
 	mul.rn.f64 %fd46, %fd45, 0d0000000000000000;
 	add.rn.f64 %fd47, %fd44, %fd46;
 	mad.lo.s64 %rd48, %rd7, 8, %rd4;
@@ -3131,6 +4148,31 @@ $L_13:
 $L_14:
 	mov.f64 %fd23, %fd20;
 	bra.uni $L_6;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Floats_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt14, %rt8, %rt6;
+	@%pt14 exit;
+	st.global.u32 [%rdt3+8], 851968;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Floats32_0(
@@ -3139,14 +4181,15 @@ $L_14:
 	.param .u64 Floats32_0_param_2,
 	.param .s64 Floats32_0_param_3,
 	.param .u64 Floats32_0_param_4,
-	.param .s64 Floats32_0_param_5
+	.param .s64 Floats32_0_param_5,
+	.param .u64 Floats32_0_param_6
 )
 {
 	.reg .pred %p<53>;
-	.reg .pred %pt<6>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<9>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<52>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<50>;
 	.reg .f32 %ft<4>;
 	.reg .f64 %fd<43>;
@@ -3158,8 +4201,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Floats32_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Floats32_0_param_1];
 	ld.param.u64 %rd13, [Floats32_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Floats32_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3177,8 +4222,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.f32 %f11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f11, %f15;
@@ -3204,23 +4253,23 @@ $L_6:
 	cvt.rzi.f32.f32 %f43, %f15;
 	add.rn.f32 %f44, %f40, %f43;
 	add.rn.f32 %f45, %f32, %f44;
-	setp.lt.f32 %pt0, %f11, %f15;
-	selp.f32 %ft0, %f11, %f15, %pt0;
-	setp.eq.f32 %pt1, %f11, %f15;
+	setp.lt.f32 %pt2, %f11, %f15;
+	selp.f32 %ft0, %f11, %f15, %pt2;
+	setp.eq.f32 %pt3, %f11, %f15;
 	or.b32 %ft1, %f11, %f15;
-	selp.f32 %ft0, %ft1, %ft0, %pt1;
-	setp.nan.f32 %pt2, %f11, %f15;
+	selp.f32 %ft0, %ft1, %ft0, %pt3;
+	setp.nan.f32 %pt4, %f11, %f15;
 	add.rn.f32 %ft1, %f11, %f15;
-	selp.f32 %f46, %ft1, %ft0, %pt2;
+	selp.f32 %f46, %ft1, %ft0, %pt4;
 	add.rn.f32 %f47, %f45, %f46;
-	setp.gt.f32 %pt3, %f15, %f11;
-	selp.f32 %ft2, %f15, %f11, %pt3;
-	setp.eq.f32 %pt4, %f15, %f11;
+	setp.gt.f32 %pt5, %f15, %f11;
+	selp.f32 %ft2, %f15, %f11, %pt5;
+	setp.eq.f32 %pt6, %f15, %f11;
 	and.b32 %ft3, %f15, %f11;
-	selp.f32 %ft2, %ft3, %ft2, %pt4;
-	setp.nan.f32 %pt5, %f15, %f11;
+	selp.f32 %ft2, %ft3, %ft2, %pt6;
+	setp.nan.f32 %pt7, %f15, %f11;
 	add.rn.f32 %ft3, %f15, %f11;
-	selp.f32 %f48, %ft3, %ft2, %pt5;
+	selp.f32 %f48, %ft3, %ft2, %pt7;
 	sub.rn.f32 %f49, %f47, %f48;
 	mad.lo.s64 %rd50, %rd7, 4, %rd4;
 	st.global.f32 [%rd50], %f49;
@@ -3235,6 +4284,31 @@ $L_8:
 $L_9:
 	mov.f32 %f22, %f20;
 	bra.uni $L_6;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Floats32_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt3+8], 917504;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry MinMaxZeros_0(
@@ -3245,14 +4319,15 @@ $L_9:
 	.param .u64 MinMaxZeros_0_param_4,
 	.param .s64 MinMaxZeros_0_param_5,
 	.param .u64 MinMaxZeros_0_param_6,
-	.param .s64 MinMaxZeros_0_param_7
+	.param .s64 MinMaxZeros_0_param_7,
+	.param .u64 MinMaxZeros_0_param_8
 )
 {
 	.reg .pred %p<28>;
-	.reg .pred %pt<6>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<11>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<23>;
 	.reg .f64 %fdt<4>;
 
@@ -3263,10 +4338,13 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MinMaxZeros_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MinMaxZeros_0_param_1];
 	ld.param.u64 %rd13, [MinMaxZeros_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MinMaxZeros_0_param_3];
 	ld.param.u64 %rd24, [MinMaxZeros_0_param_6];
 	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [MinMaxZeros_0_param_7];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3284,32 +4362,40 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
-	setp.lt.f64 %pt0, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt0;
-	setp.eq.f64 %pt1, %fd11, %fd15;
+	setp.lt.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fd11, %fd15, %pt2;
+	setp.eq.f64 %pt3, %fd11, %fd15;
 	or.b64 %fdt1, %fd11, %fd15;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
-	setp.nan.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
+	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd16, %fdt1, %fdt0, %pt2;
+	selp.f64 %fd16, %fdt1, %fdt0, %pt4;
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_2;
 	mad.lo.s64 %rd17, %rd7, 8, %rd4;
 	st.global.f64 [%rd17], %fd16;
 	mad.lo.s64 %rd18, %rd7, 8, %rd9;
 	ld.global.f64 %fd19, [%rd18];
 	mad.lo.s64 %rd20, %rd7, 8, %rd13;
 	ld.global.f64 %fd21, [%rd20];
-	setp.gt.f64 %pt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fd19, %fd21, %pt3;
-	setp.eq.f64 %pt4, %fd19, %fd21;
+	setp.gt.f64 %pt6, %fd19, %fd21;
+	selp.f64 %fdt2, %fd19, %fd21, %pt6;
+	setp.eq.f64 %pt7, %fd19, %fd21;
 	and.b64 %fdt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
-	setp.nan.f64 %pt5, %fd19, %fd21;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt7;
+	setp.nan.f64 %pt8, %fd19, %fd21;
 	add.rn.f64 %fdt3, %fd19, %fd21;
-	selp.f64 %fd22, %fdt3, %fdt2, %pt5;
+	selp.f64 %fd22, %fdt3, %fdt2, %pt8;
+	setp.ge.u64 %pt9, %rd7, %rd25;
+	@%pt9 bra $Lfault_3;
 	mad.lo.s64 %rd23, %rd7, 8, %rd24;
 	st.global.f64 [%rd23], %fd22;
 	add.s64 %rd26, %rd7, 1;
@@ -3320,6 +4406,41 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MinMaxZeros_0_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
+	st.global.u32 [%rdt3+8], 983040;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Control_0(
@@ -3327,14 +4448,16 @@ $L_6:
 	.param .s64 Control_0_param_1,
 	.param .u64 Control_0_param_2,
 	.param .s64 Control_0_param_3,
-	.param .s32 Control_0_param_4
+	.param .s32 Control_0_param_4,
+	.param .u64 Control_0_param_5
 )
 {
 	.reg .pred %p<50>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<72>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<45>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Control_0_param_2];
@@ -3343,6 +4466,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Control_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Control_0_param_1];
 	ld.param.s32 %r33, [Control_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -3361,6 +4485,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
@@ -3572,6 +4698,26 @@ $L_44:
 $L_45:
 	mov.b32 %r13, 7;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Control_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1048576;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Phases_0(
@@ -3579,21 +4725,48 @@ $L_45:
 	.param .s64 Phases_0_param_1,
 	.param .u64 Phases_0_param_2,
 	.param .s64 Phases_0_param_3,
-	.param .s64 Phases_0_param_4
+	.param .s64 Phases_0_param_4,
+	.param .u64 Phases_0_param_5
 )
 {
 	.reg .pred %p<5>;
-	.reg .b32 %rt<1>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<4>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd1, [Phases_0_param_0];
 	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Phases_0_param_1];
 $L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd0, %rd1, 0;
-	mov.b32 %rt0, 5;
-	st.global.s32 [%rd0], %rt0;
+	mov.b32 %rt1, 5;
+	st.global.s32 [%rd0], %rt1;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Phases_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt2, [%rdt3];
+	add.u32 %rt3, %rt2, 1;
+	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
+	setp.ne.u32 %pt1, %rt4, %rt2;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1114112;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt3;
+	exit;
 }
 
 .visible .entry Phases_1(
@@ -3601,14 +4774,16 @@ $L_1:
 	.param .s64 Phases_1_param_1,
 	.param .u64 Phases_1_param_2,
 	.param .s64 Phases_1_param_3,
-	.param .s64 Phases_1_param_4
+	.param .s64 Phases_1_param_4,
+	.param .u64 Phases_1_param_5
 )
 {
 	.reg .pred %p<15>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<12>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<14>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Phases_1_param_0];
@@ -3633,6 +4808,8 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	cvt.u32.u64 %r8, %rd7;
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd9, %rd7, 4, %rd4;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, %r8;
@@ -3646,6 +4823,26 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Phases_1_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1114113;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Phases_2(
@@ -3653,11 +4850,15 @@ $L_6:
 	.param .s64 Phases_2_param_1,
 	.param .u64 Phases_2_param_2,
 	.param .s64 Phases_2_param_3,
-	.param .s64 Phases_2_param_4
+	.param .s64 Phases_2_param_4,
+	.param .u64 Phases_2_param_5
 )
 {
+	.reg .pred %pt<4>;
 	.reg .b32 %r<9>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<12>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd1, [Phases_2_param_0];
@@ -3665,17 +4866,56 @@ $L_0:
 	ld.param.u64 %rd2, [Phases_2_param_1];
 	ld.param.u64 %rd10, [Phases_2_param_2];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [Phases_2_param_3];
 $L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd0, %rd1, 0;
 	ld.global.s32 %r3, [%rd0];
 	mov.b64 %rd4, %rd2;
 	sub.s64 %rd5, %rd4, 1;
+	setp.ge.u64 %pt1, %rd5, %rd2;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd6, %rd5, 4, %rd1;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r3, %r7;
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt2, %rdt3, %rd11;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd9, %rd10, 0;
 	st.global.s32 [%rd9], %r8;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd11;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Phases_2_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt4];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt3, %rt3, %rt1;
+	@%pt3 exit;
+	st.global.u32 [%rdt4+8], 1114114;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt2;
+	exit;
 }
 
 .visible .entry Phases_3(
@@ -3683,14 +4923,16 @@ $L_1:
 	.param .s64 Phases_3_param_1,
 	.param .u64 Phases_3_param_2,
 	.param .s64 Phases_3_param_3,
-	.param .s64 Phases_3_param_4
+	.param .s64 Phases_3_param_4,
+	.param .u64 Phases_3_param_5
 )
 {
 	.reg .pred %p<9>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<16>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd3, [Phases_3_param_2];
@@ -3718,6 +4960,9 @@ $L_4:
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_7;
 $L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd4;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd9, %rd3, 0;
 	ld.global.s32 %r10, [%rd9];
 	mad.lo.s64 %rd11, %rd7, 4, %rd3;
@@ -3730,6 +4975,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd4;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Phases_3_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 1114115;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Phases_4(
@@ -3737,12 +5002,16 @@ $L_7:
 	.param .s64 Phases_4_param_1,
 	.param .u64 Phases_4_param_2,
 	.param .s64 Phases_4_param_3,
-	.param .s64 Phases_4_param_4
+	.param .s64 Phases_4_param_4,
+	.param .u64 Phases_4_param_5
 )
 {
 	.reg .pred %p<7>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<13>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<15>;
+	.reg .b64 %rdt<3>;
 
 $L_0:
 	ld.param.s64 %rd1, [Phases_4_param_4];
@@ -3760,6 +5029,8 @@ $L_3:
 	@!%p6 bra $L_11;
 $L_4:
 	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
 	mad.lo.s64 %rd10, %rd2, 4, %rd4;
@@ -3775,6 +5046,8 @@ $L_5:
 	@!%p6 bra $L_11;
 $L_6:
 	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt1, %rd7, %rd5;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
 	mad.lo.s64 %rd10, %rd2, 4, %rd4;
@@ -3790,6 +5063,8 @@ $L_7:
 	@!%p6 bra $L_11;
 $L_8:
 	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt2, %rd7, %rd5;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
 	mad.lo.s64 %rd10, %rd2, 4, %rd4;
@@ -3805,6 +5080,8 @@ $L_9:
 	@!%p6 bra $L_11;
 $L_10:
 	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
 	mad.lo.s64 %rd10, %rd2, 4, %rd4;
@@ -3817,6 +5094,41 @@ $L_10:
 	bra.uni $L_3;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Phases_4_param_5];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt4, %rt3, %rt1;
+	@%pt4 exit;
+	st.global.u32 [%rdt2+8], 1114116;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
 }
 
 .visible .entry Spin_0(
@@ -3986,15 +5298,16 @@ $L_22:
 	.param .u64 Helpers_0_param_6,
 	.param .s64 Helpers_0_param_7,
 	.param .u64 Helpers_0_param_8,
-	.param .s64 Helpers_0_param_9
+	.param .s64 Helpers_0_param_9,
+	.param .u64 Helpers_0_param_10
 )
 {
 	.reg .pred %p<76>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<9>;
 	.reg .b32 %r<24>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<75>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<59>;
 
 $L_0:
@@ -4004,13 +5317,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd35, [Helpers_0_param_6];
 	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Helpers_0_param_7];
 	ld.param.u64 %rd39, [Helpers_0_param_8];
 	cvta.to.global.u64 %rd39, %rd39;
+	ld.param.u64 %rd40, [Helpers_0_param_9];
 	ld.param.u64 %rd43, [Helpers_0_param_2];
 	cvta.to.global.u64 %rd43, %rd43;
 	ld.param.u64 %rd44, [Helpers_0_param_3];
 	ld.param.u64 %rd60, [Helpers_0_param_4];
 	cvta.to.global.u64 %rd60, %rd60;
+	ld.param.u64 %rd61, [Helpers_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4071,9 +5387,13 @@ $L_11:
 	mov.b64 %rd29, 0;
 $L_12:
 	mov.b64 %rd33, %rd28;
+	setp.ge.u64 %pt0, %rd7, %rd36;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd34, %rd7, 8, %rd35;
 	st.global.s64 [%rd34], %rd33;
 	mov.b64 %rd37, %rd29;
+	setp.ge.u64 %pt1, %rd7, %rd40;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd38, %rd7, 8, %rd39;
 	st.global.s64 [%rd38], %rd37;
 	add.s64 %rd41, %rd7, 3;
@@ -4082,6 +5402,10 @@ $L_12:
 	@!%p45 bra $L_29;
 $L_13:
 	add.s64 %rd46, %rd7, 3;
+	setp.gt.u64 %pt2, %rd46, %rd44;
+	@%pt2 bra $Lfault_2;
+	setp.gt.u64 %pt3, %rd7, %rd46;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd47, %rd7, 8, %rd43;
 	sub.s64 %rd48, %rd46, %rd7;
 $L_14:
@@ -4145,6 +5469,8 @@ $L_26:
 $L_27:
 	mov.f64 %fd50, %fd52;
 $L_28:
+	setp.ge.u64 %pt4, %rd7, %rd61;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
 $L_29:
@@ -4157,16 +5483,63 @@ $L_30:
 $L_31:
 	ret;
 $L_32:
-	setp.eq.s64 %pt0, %rd27, -1;
-	neg.s64 %rdt1, %rd25;
+	setp.eq.s64 %pt5, %rd27, 0;
+	@%pt5 bra $Lfault_5;
+	setp.eq.s64 %pt6, %rd27, -1;
+	neg.s64 %rdt3, %rd25;
 	div.s64 %rd31, %rd25, %rd27;
-	selp.b64 %rd31, %rdt1, %rd31, %pt0;
-	setp.eq.s64 %pt1, %rd27, -1;
+	selp.b64 %rd31, %rdt3, %rd31, %pt6;
+	setp.eq.s64 %pt7, %rd27, -1;
 	rem.s64 %rd32, %rd25, %rd27;
-	selp.b64 %rd32, 0, %rd32, %pt1;
+	selp.b64 %rd32, 0, %rd32, %pt7;
 	mov.b64 %rd28, %rd31;
 	mov.b64 %rd29, %rd32;
 	bra.uni $L_12;
+$Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd40;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd46;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd46;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd61;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Helpers_0_param_10];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt4+8], 1245184;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Ranges_0(
@@ -4175,7 +5548,8 @@ $L_32:
 	.param .u64 Ranges_0_param_2,
 	.param .s64 Ranges_0_param_3,
 	.param .s64 Ranges_0_param_4,
-	.param .u8 Ranges_0_param_5
+	.param .u8 Ranges_0_param_5,
+	.param .u64 Ranges_0_param_6
 )
 {
 	.reg .pred %p<11>;
@@ -4229,7 +5603,8 @@ $L_7:
 	.param .u64 Ranges_1_param_2,
 	.param .s64 Ranges_1_param_3,
 	.param .s64 Ranges_1_param_4,
-	.param .u8 Ranges_1_param_5
+	.param .u8 Ranges_1_param_5,
+	.param .u64 Ranges_1_param_6
 )
 {
 	.reg .pred %p<11>;
@@ -4283,14 +5658,16 @@ $L_7:
 	.param .u64 Ranges_2_param_2,
 	.param .s64 Ranges_2_param_3,
 	.param .s64 Ranges_2_param_4,
-	.param .u8 Ranges_2_param_5
+	.param .u8 Ranges_2_param_5,
+	.param .u64 Ranges_2_param_6
 )
 {
 	.reg .pred %p<13>;
+	.reg .pred %pt<9>;
 	.reg .b32 %r<21>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<20>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd5, [Ranges_2_param_0];
@@ -4325,10 +5702,14 @@ $L_4:
 $L_5:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
+	setp.ge.u64 %pt0, %rd15, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd14, %rd15, 4, %rd5;
 	ld.global.s32 %r16, [%rd14];
 	sub.s32 %r17, %r16, %r13;
 	cvt.u64.u32 %rd19, %r11;
+	setp.ge.u64 %pt1, %rd19, %rd6;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
 $L_6:
@@ -4349,10 +5730,14 @@ $L_9:
 $L_10:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
+	setp.ge.u64 %pt2, %rd15, %rd6;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd14, %rd15, 4, %rd5;
 	ld.global.s32 %r16, [%rd14];
 	sub.s32 %r17, %r16, %r13;
 	cvt.u64.u32 %rd19, %r11;
+	setp.ge.u64 %pt3, %rd19, %rd6;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
 $L_11:
@@ -4373,10 +5758,14 @@ $L_14:
 $L_15:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
+	setp.ge.u64 %pt4, %rd15, %rd6;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd14, %rd15, 4, %rd5;
 	ld.global.s32 %r16, [%rd14];
 	sub.s32 %r17, %r16, %r13;
 	cvt.u64.u32 %rd19, %r11;
+	setp.ge.u64 %pt5, %rd19, %rd6;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
 $L_16:
@@ -4397,10 +5786,14 @@ $L_19:
 $L_20:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
+	setp.ge.u64 %pt6, %rd15, %rd6;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd14, %rd15, 4, %rd5;
 	ld.global.s32 %r16, [%rd14];
 	sub.s32 %r17, %r16, %r13;
 	cvt.u64.u32 %rd19, %r11;
+	setp.ge.u64 %pt7, %rd19, %rd6;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
 $L_21:
@@ -4408,6 +5801,61 @@ $L_21:
 	bra.uni $L_2;
 $L_22:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ranges_2_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt3+8], 1310722;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Ranges_3(
@@ -4416,13 +5864,15 @@ $L_22:
 	.param .u64 Ranges_3_param_2,
 	.param .s64 Ranges_3_param_3,
 	.param .s64 Ranges_3_param_4,
-	.param .u8 Ranges_3_param_5
+	.param .u8 Ranges_3_param_5,
+	.param .u64 Ranges_3_param_6
 )
 {
 	.reg .pred %p<17>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<14>;
 
 $L_0:
@@ -4454,6 +5904,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd10, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd10, 4, %rd7;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, 0f40400000;
@@ -4467,6 +5919,26 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd10;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ranges_3_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1310723;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Ranges_4(
@@ -4475,14 +5947,16 @@ $L_6:
 	.param .u64 Ranges_4_param_2,
 	.param .s64 Ranges_4_param_3,
 	.param .s64 Ranges_4_param_4,
-	.param .u8 Ranges_4_param_5
+	.param .u8 Ranges_4_param_5,
+	.param .u64 Ranges_4_param_6
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<16>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd3, [Ranges_4_param_0];
@@ -4516,6 +5990,8 @@ $L_4:
 $L_5:
 	@!%p10 bra $L_7;
 $L_6:
+	setp.ge.u64 %pt0, %rd8, %rd4;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd8, 4, %rd3;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, 1000;
@@ -4526,6 +6002,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, %rd8;
+	mov.b64 %rdt2, %rd4;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ranges_4_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1310724;
+	st.global.u32 [%rdt3+12], %rt6;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
 }
 
 .visible .entry Narrow_0(
@@ -4534,14 +6030,16 @@ $L_8:
 	.param .u64 Narrow_0_param_2,
 	.param .s64 Narrow_0_param_3,
 	.param .u64 Narrow_0_param_4,
-	.param .s64 Narrow_0_param_5
+	.param .s64 Narrow_0_param_5,
+	.param .u64 Narrow_0_param_6
 )
 {
 	.reg .pred %p<38>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<35>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<37>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Narrow_0_param_0];
@@ -4550,8 +6048,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [Narrow_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Narrow_0_param_3];
 	ld.param.u64 %rd23, [Narrow_0_param_4];
 	cvta.to.global.u64 %rd23, %rd23;
+	ld.param.u64 %rd24, [Narrow_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4569,6 +6069,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd4;
 	ld.global.u8 %r9, [%rd8];
 	mul.lo.u32 %r10, %r9, 3;
@@ -4577,6 +6079,8 @@ $L_4:
 	and.b32 %r11, %r11, 255;
 	mad.lo.s64 %rd12, %rd7, 1, %rd4;
 	st.global.u8 [%rd12], %r11;
+	setp.ge.u64 %pt1, %rd7, %rd15;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd13, %rd7, 2, %rd14;
 	ld.global.s16 %r16, [%rd13];
 	mad.lo.s64 %rd17, %rd7, 2, %rd14;
@@ -4587,6 +6091,8 @@ $L_4:
 	bfe.s32 %r20, %r20, 0, 16;
 	mad.lo.s64 %rd21, %rd7, 2, %rd14;
 	st.global.s16 [%rd21], %r20;
+	setp.ge.u64 %pt2, %rd7, %rd24;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd22, %rd7, 1, %rd23;
 	ld.global.s8 %r25, [%rd22];
 	neg.s32 %r26, %r25;
@@ -4613,23 +6119,56 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd24;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Narrow_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 1376256;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Empty_0(
 	.param .u64 Empty_0_param_0,
 	.param .s64 Empty_0_param_1,
-	.param .s64 Empty_0_param_2
+	.param .s64 Empty_0_param_2,
+	.param .u64 Empty_0_param_3
 )
 {
 	.reg .pred %p<12>;
-	.reg .b32 %rt<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<11>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.s64 %rd3, [Empty_0_param_2];
 	ld.param.u64 %rd8, [Empty_0_param_0];
 	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Empty_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4650,9 +6189,12 @@ $L_4:
 	setp.lt.s64 %p6, %rd5, 0;
 	@!%p6 bra $L_6;
 $L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd9;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd7, %rd8, 0;
-	mov.b32 %rt5, 1;
-	st.global.s32 [%rd7], %rt5;
+	mov.b32 %rt6, 1;
+	st.global.s32 [%rd7], %rt6;
 $L_6:
 	add.s64 %rd10, %rd5, 1;
 	setp.lt.s64 %p11, %rd10, %rd3;
@@ -4662,6 +6204,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Empty_0_param_3];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 1441792;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt8;
+	exit;
 }
 
 .visible .entry Counted_0(
@@ -4674,14 +6236,16 @@ $L_8:
 	.param .u64 Counted_0_param_6,
 	.param .s64 Counted_0_param_7,
 	.param .u64 Counted_0_param_8,
-	.param .s64 Counted_0_param_9
+	.param .s64 Counted_0_param_9,
+	.param .u64 Counted_0_param_10
 )
 {
 	.reg .pred %p<111>;
+	.reg .pred %pt<18>;
 	.reg .b32 %r<95>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<110>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Counted_0_param_0];
@@ -4690,12 +6254,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Counted_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Counted_0_param_3];
 	ld.param.u64 %rd15, [Counted_0_param_4];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Counted_0_param_5];
 	ld.param.u64 %rd35, [Counted_0_param_6];
 	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Counted_0_param_7];
 	ld.param.u64 %rd54, [Counted_0_param_8];
 	cvta.to.global.u64 %rd54, %rd54;
+	ld.param.u64 %rd55, [Counted_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4713,11 +6281,15 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, 0;
 	mov.b64 %rd13, %rd11;
 $L_5:
+	setp.ge.u64 %pt1, %rd7, %rd16;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
@@ -4728,6 +6300,8 @@ $L_6:
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
 $L_7:
+	setp.ge.u64 %pt2, %rd7, %rd16;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
@@ -4738,6 +6312,8 @@ $L_8:
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
 $L_9:
+	setp.ge.u64 %pt3, %rd7, %rd16;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
@@ -4748,6 +6324,8 @@ $L_10:
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
 $L_11:
+	setp.ge.u64 %pt4, %rd7, %rd16;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
@@ -4759,6 +6337,8 @@ $L_12:
 	mov.b64 %rd13, %rd20;
 	bra.uni $L_5;
 $L_13:
+	setp.ge.u64 %pt5, %rd7, %rd16;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd21, %rd7, 8, %rd15;
 	ld.global.s64 %rd22, [%rd21];
 	and.b64 %rd23, %rd22, 15;
@@ -4825,6 +6405,8 @@ $L_26:
 $L_27:
 	mov.b64 %rd28, %rd31;
 $L_28:
+	setp.ge.u64 %pt6, %rd7, %rd36;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd34, %rd7, 1, %rd35;
 	ld.global.s8 %r37, [%rd34];
 	mov.b64 %rd38, %rd28;
@@ -4885,6 +6467,8 @@ $L_40:
 	mov.b32 %r39, %r43;
 	bra.uni $L_39;
 $L_41:
+	setp.ge.u64 %pt7, %rd7, %rd36;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd44, %rd7, 1, %rd35;
 	ld.global.s8 %r45, [%rd44];
 	mov.b64 %rd46, %rd38;
@@ -4935,11 +6519,15 @@ $L_49:
 	mov.b32 %r47, %r52;
 	bra.uni $L_42;
 $L_50:
+	setp.ge.u64 %pt8, %rd7, %rd55;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
 $L_51:
+	setp.ge.u64 %pt9, %rd7, %rd55;
+	@%pt9 bra $Lfault_9;
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
@@ -4955,6 +6543,8 @@ $L_53:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_54:
+	setp.ge.u64 %pt10, %rd7, %rd55;
+	@%pt10 bra $Lfault_10;
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
@@ -4970,6 +6560,8 @@ $L_56:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_57:
+	setp.ge.u64 %pt11, %rd7, %rd55;
+	@%pt11 bra $Lfault_11;
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
@@ -4985,6 +6577,8 @@ $L_59:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_60:
+	setp.ge.u64 %pt12, %rd7, %rd55;
+	@%pt12 bra $Lfault_12;
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
@@ -5004,6 +6598,8 @@ $L_63:
 	mov.b64 %rd66, %rd57;
 	mov.b32 %r67, 0;
 $L_64:
+	setp.ge.u64 %pt13, %rd7, %rd55;
+	@%pt13 bra $Lfault_13;
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -5024,6 +6620,8 @@ $L_65:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_66:
+	setp.ge.u64 %pt14, %rd7, %rd55;
+	@%pt14 bra $Lfault_14;
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -5044,6 +6642,8 @@ $L_67:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_68:
+	setp.ge.u64 %pt15, %rd7, %rd55;
+	@%pt15 bra $Lfault_15;
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -5064,6 +6664,8 @@ $L_69:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_70:
+	setp.ge.u64 %pt16, %rd7, %rd55;
+	@%pt16 bra $Lfault_16;
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -5190,6 +6792,106 @@ $L_87:
 $L_88:
 	mov.b64 %rd28, %rd12;
 	bra.uni $L_28;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Counted_0_param_10];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt17, %rt8, %rt6;
+	@%pt17 exit;
+	st.global.u32 [%rdt3+8], 1507328;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Fill_0(
@@ -5245,13 +6947,15 @@ $L_7:
 	.param .u64 AddOne_0_param_0,
 	.param .s64 AddOne_0_param_1,
 	.param .u64 AddOne_0_param_2,
-	.param .s64 AddOne_0_param_3
+	.param .s64 AddOne_0_param_3,
+	.param .u64 AddOne_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<16>;
 
 $L_0:
@@ -5261,6 +6965,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [AddOne_0_param_2];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [AddOne_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5283,6 +6988,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
 	add.rn.f32 %f15, %f14, 0f3F800000;
@@ -5293,6 +7000,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [AddOne_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Accumulate_0(
@@ -5895,13 +7622,15 @@ $L_7:
 	.param .u64 ComputeAB_0_param_2,
 	.param .s64 ComputeAB_0_param_3,
 	.param .s64 ComputeAB_0_param_4,
-	.param .f32 ComputeAB_0_param_5
+	.param .f32 ComputeAB_0_param_5,
+	.param .u64 ComputeAB_0_param_6
 )
 {
 	.reg .pred %p<22>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<31>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
 $L_0:
@@ -5909,6 +7638,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_0_param_0];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_0_param_1];
 	ld.param.f32 %f17, [ComputeAB_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -5928,6 +7658,7 @@ $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_5:
 	mul.hi.s64 %rd22, %rd6, -9002011107970261188;
 	add.s64 %rd23, %rd22, %rd6;
@@ -5945,6 +7676,8 @@ $L_5:
 $L_6:
 	mov.f32 %f16, %f17;
 	mul.rn.f32 %f18, %f12, %f16;
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd19, %rd6, 4, %rd7;
 	st.global.f32 [%rd19], %f18;
 	add.s64 %rd20, %rd6, 1;
@@ -5955,6 +7688,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2031616;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry ComputeAB_1(
@@ -5963,13 +7716,15 @@ $L_8:
 	.param .u64 ComputeAB_1_param_2,
 	.param .s64 ComputeAB_1_param_3,
 	.param .s64 ComputeAB_1_param_4,
-	.param .f32 ComputeAB_1_param_5
+	.param .f32 ComputeAB_1_param_5,
+	.param .u64 ComputeAB_1_param_6
 )
 {
 	.reg .pred %p<24>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<33>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<21>;
 
 $L_0:
@@ -5977,6 +7732,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_1_param_2];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_1_param_3];
 	ld.param.f32 %f19, [ComputeAB_1_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -5996,6 +7752,7 @@ $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_5:
 	mul.hi.s64 %rd24, %rd6, -6291360591419602545;
 	add.s64 %rd25, %rd24, %rd6;
@@ -6015,6 +7772,8 @@ $L_5:
 $L_6:
 	mov.f32 %f18, %f19;
 	mul.rn.f32 %f20, %f12, %f18;
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd21, %rd6, 4, %rd7;
 	st.global.f32 [%rd21], %f20;
 	add.s64 %rd22, %rd6, 1;
@@ -6025,6 +7784,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_1_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2031617;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Combine_0(
@@ -6033,13 +7812,15 @@ $L_8:
 	.param .u64 Combine_0_param_2,
 	.param .s64 Combine_0_param_3,
 	.param .u64 Combine_0_param_4,
-	.param .s64 Combine_0_param_5
+	.param .s64 Combine_0_param_5,
+	.param .u64 Combine_0_param_6
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
 $L_0:
@@ -6049,8 +7830,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Combine_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Combine_0_param_1];
 	ld.param.u64 %rd16, [Combine_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Combine_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6073,8 +7856,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 4, %rd16;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
@@ -6085,6 +7872,31 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Combine_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2097152;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry EightBlocks_0(
@@ -7390,21 +9202,49 @@ $L_21:
 	.param .s64 MixedTop_0_param_3,
 	.param .u64 MixedTop_0_param_4,
 	.param .s64 MixedTop_0_param_5,
-	.param .s64 MixedTop_0_param_6
+	.param .s64 MixedTop_0_param_6,
+	.param .u64 MixedTop_0_param_7
 )
 {
-	.reg .b32 %rt<1>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd3, [MixedTop_0_param_4];
 	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [MixedTop_0_param_5];
 $L_1:
 	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd1;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd5, %rd0, 0;
-	mov.b32 %rt0, 1;
-	st.global.s32 [%rd5], %rt0;
+	mov.b32 %rt1, 1;
+	st.global.s32 [%rd5], %rt1;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MixedTop_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt2, [%rdt3];
+	add.u32 %rt3, %rt2, 1;
+	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
+	setp.ne.u32 %pt1, %rt4, %rt2;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2228224;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt3;
+	exit;
 }
 
 .visible .entry MixedTop_1(
@@ -7414,14 +9254,16 @@ $L_1:
 	.param .s64 MixedTop_1_param_3,
 	.param .u64 MixedTop_1_param_4,
 	.param .s64 MixedTop_1_param_5,
-	.param .s64 MixedTop_1_param_6
+	.param .s64 MixedTop_1_param_6,
+	.param .u64 MixedTop_1_param_7
 )
 {
 	.reg .pred %p<29>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<26>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<28>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.s64 %rd5, [MixedTop_1_param_6];
@@ -7434,6 +9276,7 @@ $L_0:
 	min.s64 %rd3, %rd4, %rd6;
 	ld.param.u64 %rd21, [MixedTop_1_param_4];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [MixedTop_1_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -7452,11 +9295,18 @@ $L_3:
 	mov.b64 %rd13, %rd2;
 $L_4:
 	mov.b64 %rd14, %rd10;
+	mov.b64 %rd15, %rd11;
 	cvt.u32.u64 %r17, %rd13;
 	mov.b64 %rd18, %rd21;
+	mov.b64 %rd19, %rd22;
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd19;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd23, %rd18, 0;
 	ld.global.s32 %r24, [%rd23];
 	add.s32 %r25, %r17, %r24;
+	setp.ge.u64 %pt1, %rd13, %rd15;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd26, %rd13, 4, %rd14;
 	st.global.s32 [%rd26], %r25;
 	add.s64 %rd27, %rd13, 1;
@@ -7467,6 +9317,31 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd19;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, %rd13;
+	mov.b64 %rdt3, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [MixedTop_1_param_7];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 2228225;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry MixedTop_2(
@@ -7476,21 +9351,49 @@ $L_6:
 	.param .s64 MixedTop_2_param_3,
 	.param .u64 MixedTop_2_param_4,
 	.param .s64 MixedTop_2_param_5,
-	.param .s64 MixedTop_2_param_6
+	.param .s64 MixedTop_2_param_6,
+	.param .u64 MixedTop_2_param_7
 )
 {
-	.reg .b32 %rt<1>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd3, [MixedTop_2_param_2];
 	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [MixedTop_2_param_3];
 $L_1:
 	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd1;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd5, %rd0, 0;
-	mov.b32 %rt0, 7;
-	st.global.s32 [%rd5], %rt0;
+	mov.b32 %rt1, 7;
+	st.global.s32 [%rd5], %rt1;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MixedTop_2_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt2, [%rdt3];
+	add.u32 %rt3, %rt2, 1;
+	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
+	setp.ne.u32 %pt1, %rt4, %rt2;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2228226;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt3;
+	exit;
 }
 
 .visible .entry MixedTop_3(
@@ -7500,7 +9403,8 @@ $L_1:
 	.param .s64 MixedTop_3_param_3,
 	.param .u64 MixedTop_3_param_4,
 	.param .s64 MixedTop_3_param_5,
-	.param .s64 MixedTop_3_param_6
+	.param .s64 MixedTop_3_param_6,
+	.param .u64 MixedTop_3_param_7
 )
 {
 	.reg .pred %p<12>;
@@ -7554,31 +9458,80 @@ $L_7:
 	.param .s64 MixedTop_4_param_3,
 	.param .u64 MixedTop_4_param_4,
 	.param .s64 MixedTop_4_param_5,
-	.param .s64 MixedTop_4_param_6
+	.param .s64 MixedTop_4_param_6,
+	.param .u64 MixedTop_4_param_7
 )
 {
+	.reg .pred %pt<4>;
 	.reg .b32 %r<20>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd3, [MixedTop_4_param_4];
 	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [MixedTop_4_param_5];
 	ld.param.u64 %rd8, [MixedTop_4_param_0];
 	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [MixedTop_4_param_1];
 	ld.param.u64 %rd15, [MixedTop_4_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [MixedTop_4_param_3];
 $L_1:
 	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd8;
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd6;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd10, %rd5, 0;
 	ld.global.s32 %r11, [%rd10];
 	mov.b64 %rd12, %rd15;
+	mov.b64 %rd13, %rd16;
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt1, %rdt3, %rd13;
+	@%pt1 bra $Lfault_1;
 	add.s64 %rd17, %rd12, 0;
 	ld.global.s32 %r18, [%rd17];
 	add.s32 %r19, %r11, %r18;
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt2, %rdt4, %rd1;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd20, %rd0, 0;
 	st.global.s32 [%rd20], %r19;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 5;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [MixedTop_4_param_7];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt5];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt3, %rt3, %rt1;
+	@%pt3 exit;
+	st.global.u32 [%rdt5+8], 2228228;
+	st.global.u32 [%rdt5+12], %rt0;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt2;
+	exit;
 }
 
 .visible .entry MixedTop_5(
@@ -7588,14 +9541,16 @@ $L_1:
 	.param .s64 MixedTop_5_param_3,
 	.param .u64 MixedTop_5_param_4,
 	.param .s64 MixedTop_5_param_5,
-	.param .s64 MixedTop_5_param_6
+	.param .s64 MixedTop_5_param_6,
+	.param .u64 MixedTop_5_param_7
 )
 {
 	.reg .pred %p<12>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<25>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd6, [MixedTop_5_param_2];
@@ -7603,6 +9558,7 @@ $L_0:
 	ld.param.u64 %rd7, [MixedTop_5_param_3];
 	ld.param.u64 %rd18, [MixedTop_5_param_4];
 	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [MixedTop_5_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -7629,6 +9585,10 @@ $L_4:
 $L_5:
 	mov.b64 %rd12, %rd6;
 	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd16;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd20, %rd15, 0;
 	ld.global.s32 %r21, [%rd20];
 	mad.lo.s64 %rd22, %rd10, 4, %rd12;
@@ -7641,6 +9601,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd16;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [MixedTop_5_param_7];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 2228229;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry MixedTop_6(
@@ -7650,7 +9630,8 @@ $L_7:
 	.param .s64 MixedTop_6_param_3,
 	.param .u64 MixedTop_6_param_4,
 	.param .s64 MixedTop_6_param_5,
-	.param .s64 MixedTop_6_param_6
+	.param .s64 MixedTop_6_param_6,
+	.param .u64 MixedTop_6_param_7
 )
 {
 	.reg .pred %p<14>;
@@ -7707,14 +9688,16 @@ $L_7:
 	.param .s64 MixedTop_7_param_3,
 	.param .u64 MixedTop_7_param_4,
 	.param .s64 MixedTop_7_param_5,
-	.param .s64 MixedTop_7_param_6
+	.param .s64 MixedTop_7_param_6,
+	.param .u64 MixedTop_7_param_7
 )
 {
 	.reg .pred %p<12>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<30>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<32>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd6, [MixedTop_7_param_4];
@@ -7722,8 +9705,10 @@ $L_0:
 	ld.param.u64 %rd7, [MixedTop_7_param_5];
 	ld.param.u64 %rd18, [MixedTop_7_param_0];
 	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [MixedTop_7_param_1];
 	ld.param.u64 %rd25, [MixedTop_7_param_2];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [MixedTop_7_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -7750,9 +9735,15 @@ $L_4:
 $L_5:
 	mov.b64 %rd12, %rd6;
 	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
+	setp.ge.u64 %pt0, %rd10, %rd16;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd20, %rd10, 4, %rd15;
 	ld.global.s32 %r21, [%rd20];
 	mov.b64 %rd22, %rd25;
+	mov.b64 %rd23, %rd26;
+	setp.ge.u64 %pt1, %rd10, %rd23;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd27, %rd10, 4, %rd22;
 	ld.global.s32 %r28, [%rd27];
 	sub.s32 %r29, %r21, %r28;
@@ -7763,5 +9754,30 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd10;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd10;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MixedTop_7_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2228231;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 `
