@@ -24,3 +24,9 @@ func TestBad(t *testing.T) {
 func TestStreamParallel(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "sp")
 }
+
+// TestReductions checks which carried variables are reductions, and the
+// diagnostics of those that are not.
+func TestReductions(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "reduce")
+}

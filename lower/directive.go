@@ -33,7 +33,7 @@ type option struct {
 }
 
 // directiveOptions returns the words after //qd:kernel in the doc comment
-// of fn's declaration.
+// of fn's declaration, up to a comment that starts with //.
 func directiveOptions(fn *ssa.Function) []option {
 	decl, ok := fn.Syntax().(*ast.FuncDecl)
 	if !ok || decl.Doc == nil {
@@ -47,6 +47,9 @@ func directiveOptions(fn *ssa.Function) []option {
 		}
 		off := len(c.Text) - len(rest)
 		for _, w := range strings.Fields(rest) {
+			if strings.HasPrefix(w, "//") {
+				break // a comment on the directive
+			}
 			i := strings.Index(rest, w)
 			opts = append(opts, option{w, c.Slash + token.Pos(off+i)})
 			off += i + len(w)

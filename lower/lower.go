@@ -108,6 +108,9 @@ type lowerer struct {
 	sites    map[ir.Site]int
 	noBounds bool
 	facts    map[*ssa.Function]map[ssa.Value][]rangeFact
+
+	// results maps the value of each reduction after its loop to it.
+	results map[ssa.Value]*reduction
 }
 
 type diagKey struct {
@@ -133,7 +136,8 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 }
 
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
-	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool)}
+	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
+		results: make(map[ssa.Value]*reduction)}
 }
 
 // kernel lowers l.fn.

@@ -741,6 +741,205 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "MixedTop_7",
 			Parallel: true,
 		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:17:5",
+		}},
+		Name:            "Sum",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Sum_0",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_1",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:21",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:21",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:46:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:46:13",
+		}},
+		Name:            "IntStats",
+		ScratchFixed:    160,
+		ScratchPerBlock: 80,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "IntStats_0",
+			Parallel: true,
+		}, {
+			Entry:    "IntStats_1",
+			Parallel: true,
+		}, {
+			Entry:    "IntStats_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:60:11",
+		}},
+		Name:            "Center",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Center_0",
+			Parallel: true,
+		}, {
+			Entry:    "Center_1",
+			Parallel: true,
+		}, {
+			Entry:    "Center_2",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:71:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:72:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:74:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:74:13",
+		}},
+		Name:            "FloatRange",
+		ScratchFixed:    32,
+		ScratchPerBlock: 16,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "FloatRange_0",
+			Parallel: true,
+		}, {
+			Entry:    "FloatRange_1",
+			Parallel: true,
+		}, {
+			Entry:    "FloatRange_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:86:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:94:5",
+		}},
+		Name:            "ChunkSums",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "ChunkSums_0",
+			Parallel: true,
+		}, {
+			Entry:    "ChunkSums_1",
+			Parallel: true,
+		}, {
+			Entry:    "ChunkSums_2",
+			Parallel: true,
+		}, {
+			Entry:    "ChunkSums_3",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:107:7",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "reduce.go:112:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:115:8",
+		}},
+		Groups:          []int{2},
+		Name:            "BlockSums",
+		ScratchFixed:    32,
+		ScratchPerBlock: 16,
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "BlockSums_0",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    1,
+			Entry:    "BlockSums_1",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    1,
+			Entry:    "BlockSums_2",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "BlockSums_3",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "BlockSums_4",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "BlockSums_5",
+			Group:    1,
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:127:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:129:5",
+		}},
+		Name:            "Dot",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Dot_0",
+			Parallel: true,
+		}, {
+			Entry:    "Dot_1",
+			Parallel: true,
+		}, {
+			Entry:    "Dot_2",
+			Parallel: false,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -1589,6 +1788,155 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Sum launches kernel Sum (reduce.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Sum", x, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(35, qdOpts, func() {
+			Sum(x.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// IntStats launches kernel IntStats (reduce.go:24) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "IntStats", x, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(36, qdOpts, func() {
+			IntStats(x.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Center launches kernel Center (reduce.go:53) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Center", x, centered); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(37, qdOpts, func() {
+			Center(x.CPUSlice(), centered.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, centered)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FloatRange launches kernel FloatRange (reduce.go:68) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatRange", x, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(38, qdOpts, func() {
+			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ChunkSums launches kernel ChunkSums (reduce.go:82) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], out *rt.Buffer[int64], chunk int, start int64, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ChunkSums", x, partial, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(39, qdOpts, func() {
+			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
+		})
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, partial)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	rt.PutUint64(qdArgs[:], 48, uint64(chunk))
+	rt.PutUint64(qdArgs[:], 56, uint64(start))
+	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// BlockSums launches kernel BlockSums (reduce.go:101) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt.Buffer[int32], outB *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "BlockSums", a, b, outA, outB); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockSums", "a", a, "outB", outB); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockSums", "b", b, "outA", outA); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockSums", "outA", outA, "outB", outB); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(40, qdOpts, func() {
+			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
+		})
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, outA)
+	rt.PutBuffer(qdArgs[:], 48, outB)
+	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Dot launches kernel Dot (reduce.go:124) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Dot", x, y, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(41, qdOpts, func() {
+			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -9778,6 +10126,6126 @@ $Lfault:
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Sum_0(
+	.param .u64 Sum_0_param_0,
+	.param .s64 Sum_0_param_1,
+	.param .u64 Sum_0_param_2,
+	.param .s64 Sum_0_param_3,
+	.param .u64 Sum_0_param_4,
+	.param .u64 Sum_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<55>;
+	.reg .b32 %rt<21>;
+	.reg .b64 %rd<56>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<58>;
+
+$L_0:
+	ld.param.u64 %rd5, [Sum_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Sum_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd48, [Sum_0_param_4];
+	cvta.to.global.u64 %rd48, %rd48;
+$L_1:
+	mov.f32 %f0, 0f80000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_7;
+$L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
+	add.s64 %rd53, %rd9, 1;
+	setp.lt.s64 %p54, %rd53, %rd4;
+	@!%p54 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd55, %rd53, 4, %rd5;
+	ld.global.f32 %f56, [%rd55];
+	add.rn.f32 %f57, %f0, %f56;
+	mov.f32 %f0, %f57;
+$L_6:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_7:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd10, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd11, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt7;
+	mul.lo.s64 %rd13, %rd11, %rd12;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd14, %rt8;
+	sub.s64 %rd15, %rd14, %rd13;
+	min.s64 %rd16, %rd15, %rd12;
+	shr.s64 %rd17, %rd12, 1;
+$L_8:
+	cvt.u32.u64 %rt9, %rd17;
+	shfl.sync.down.b32 %f18, %f0, %rt9, 31, -1;
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_10;
+$L_9:
+	add.rn.f32 %f0, %f0, %f18;
+$L_10:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_11:
+	cvt.u32.u64 %rt10, %rd17;
+	shfl.sync.down.b32 %f18, %f0, %rt10, 31, -1;
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_13;
+$L_12:
+	add.rn.f32 %f0, %f0, %f18;
+$L_13:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_14:
+	cvt.u32.u64 %rt11, %rd17;
+	shfl.sync.down.b32 %f18, %f0, %rt11, 31, -1;
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_16;
+$L_15:
+	add.rn.f32 %f0, %f0, %f18;
+$L_16:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_17:
+	cvt.u32.u64 %rt12, %rd17;
+	shfl.sync.down.b32 %f18, %f0, %rt12, 31, -1;
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_19;
+$L_18:
+	add.rn.f32 %f0, %f0, %f18;
+$L_19:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@%p21 bra $L_8;
+$L_20:
+	setp.eq.s64 %p22, %rd10, 0;
+	@!%p22 bra $L_22;
+$L_21:
+	mov.u64 %rd23, qvar_reduce0;
+	mul.lo.s64 %rd24, %rd11, 1;
+	add.s64 %rd25, %rd24, 0;
+	mad.lo.s64 %rd26, %rd25, 8, %rd23;
+	st.shared.f32 [%rd26], %f0;
+$L_22:
+	bar.sync 0;
+	setp.eq.s64 %p27, %rd11, 0;
+	@!%p27 bra $L_41;
+$L_23:
+	mul.lo.s64 %rd28, %rd10, %rd12;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd29, %rt13;
+	setp.lt.s64 %p30, %rd28, %rd29;
+	@!%p30 bra $L_42;
+$L_24:
+	mov.u64 %rd31, qvar_reduce0;
+	mul.lo.s64 %rd32, %rd10, 1;
+	add.s64 %rd33, %rd32, 0;
+	mad.lo.s64 %rd34, %rd33, 8, %rd31;
+	ld.shared.f32 %f0, [%rd34];
+$L_25:
+	mul.lo.s64 %rd35, %rd11, %rd12;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd36, %rt14;
+	sub.s64 %rd37, %rd36, %rd35;
+	min.s64 %rd38, %rd37, %rd12;
+	shr.s64 %rd39, %rd12, 1;
+$L_26:
+	cvt.u32.u64 %rt15, %rd39;
+	shfl.sync.down.b32 %f40, %f0, %rt15, 31, -1;
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_28;
+$L_27:
+	add.rn.f32 %f0, %f0, %f40;
+$L_28:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt16, %rd39;
+	shfl.sync.down.b32 %f40, %f0, %rt16, 31, -1;
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_31;
+$L_30:
+	add.rn.f32 %f0, %f0, %f40;
+$L_31:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt17, %rd39;
+	shfl.sync.down.b32 %f40, %f0, %rt17, 31, -1;
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_34;
+$L_33:
+	add.rn.f32 %f0, %f0, %f40;
+$L_34:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt18, %rd39;
+	shfl.sync.down.b32 %f40, %f0, %rt18, 31, -1;
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_37;
+$L_36:
+	add.rn.f32 %f0, %f0, %f40;
+$L_37:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@%p43 bra $L_26;
+$L_38:
+	setp.eq.s64 %p44, %rd10, 0;
+	@!%p44 bra $L_41;
+$L_39:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd45, %rt19;
+	mul.lo.s64 %rd46, %rd45, 1;
+	add.s64 %rd47, %rd46, 2;
+	mad.lo.s64 %rd49, %rd47, 8, %rd48;
+	st.global.f32 [%rd49], %f0;
+	setp.eq.s64 %p50, %rd45, 0;
+	@!%p50 bra $L_41;
+$L_40:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd51, %rt20;
+	add.s64 %rd52, %rd48, 8;
+	st.global.s64 [%rd52], %rd51;
+$L_41:
+	ret;
+$L_42:
+	mov.f32 %f0, 0f80000000;
+	bra.uni $L_25;
+}
+
+.visible .entry Sum_1(
+	.param .u64 Sum_1_param_0,
+	.param .s64 Sum_1_param_1,
+	.param .u64 Sum_1_param_2,
+	.param .s64 Sum_1_param_3,
+	.param .u64 Sum_1_param_4,
+	.param .u64 Sum_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+	.reg .f32 %f<47>;
+
+$L_0:
+	ld.param.u64 %rd0, [Sum_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f32 %f5, 0f80000000;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f32 %f5, %f5, %f19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.rn.f32 %f5, %f5, %f19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.rn.f32 %f5, %f5, %f19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.rn.f32 %f5, %f5, %f19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f32 [%rd27], %f5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f32 %f5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f32 %f5, %f5, %f41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.rn.f32 %f5, %f5, %f41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.rn.f32 %f5, %f5, %f41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.rn.f32 %f5, %f5, %f41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f32 %f46, %f5, 0f00000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f32 [%rd47], %f46;
+$L_43:
+	ret;
+$L_44:
+	mov.f32 %f5, 0f80000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Sum_2(
+	.param .u64 Sum_2_param_0,
+	.param .s64 Sum_2_param_1,
+	.param .u64 Sum_2_param_2,
+	.param .s64 Sum_2_param_3,
+	.param .u64 Sum_2_param_4,
+	.param .u64 Sum_2_param_5
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [Sum_2_param_2];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Sum_2_param_3];
+	ld.param.u64 %rd3, [Sum_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.f32 %f5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.f32 [%rd0], %f5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Sum_2_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2293762;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry IntStats_0(
+	.param .u64 IntStats_0_param_0,
+	.param .s64 IntStats_0_param_1,
+	.param .u64 IntStats_0_param_2,
+	.param .s64 IntStats_0_param_3,
+	.param .u64 IntStats_0_param_4,
+	.param .u64 IntStats_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[2560];
+	.reg .pred %p<197>;
+	.reg .b32 %r<213>;
+	.reg .b32 %rt<126>;
+	.reg .b64 %rd<199>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd14, [IntStats_0_param_0];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [IntStats_0_param_1];
+	mov.b64 %rd13, %rd15;
+	ld.param.u64 %rd147, [IntStats_0_param_4];
+	cvta.to.global.u64 %rd147, %rd147;
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.b64 %rd1, 0;
+	mov.b32 %r2, 0;
+	mov.b32 %r3, 1;
+	mov.b32 %r4, 65535;
+	mov.b32 %r5, 0;
+	mov.b32 %r6, 0;
+	mov.b32 %r7, 255;
+	mov.b32 %r8, 2147483647;
+	mov.b32 %r9, -2147483648;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd10, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd10, %rd10, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd11, %rt3, %rt4;
+	add.s64 %rd12, %rd10, -1;
+$L_2:
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, %rd13;
+	@!%p17 bra $L_10;
+$L_3:
+	mov.b64 %rd18, %rd12;
+$L_4:
+	add.s64 %rd188, %rd18, 1;
+	setp.lt.s64 %p189, %rd188, %rd13;
+	@!%p189 bra $L_10;
+$L_5:
+	mad.lo.s64 %rd190, %rd188, 4, %rd14;
+	ld.global.s32 %r191, [%rd190];
+	cvt.s64.s32 %rd192, %r191;
+	add.s64 %rd193, %rd0, %rd192;
+	mov.b32 %r194, %r191;
+	bfe.s32 %r194, %r194, 0, 16;
+	sub.s32 %r195, %r2, %r194;
+	bfe.s32 %r195, %r195, 0, 16;
+	setp.gt.s32 %p196, %r191, 0;
+	@!%p196 bra $L_9;
+$L_6:
+	add.s64 %rd198, %rd1, 1;
+	mov.b64 %rd197, %rd198;
+$L_7:
+	mov.b32 %r199, %r191;
+	or.b32 %r200, %r199, 1;
+	mul.lo.u32 %r201, %r3, %r200;
+	mov.b32 %r202, %r191;
+	and.b32 %r202, %r202, 65535;
+	and.b32 %r203, %r4, %r202;
+	mov.b32 %r204, %r191;
+	and.b32 %r204, %r204, 65535;
+	or.b32 %r205, %r5, %r204;
+	cvt.u32.u64 %r206, %rd188;
+	and.b32 %r206, %r206, 65535;
+	mul.lo.u32 %r207, %r206, 3;
+	and.b32 %r207, %r207, 65535;
+	xor.b32 %r208, %r6, %r207;
+	mov.b32 %r209, %r191;
+	and.b32 %r209, %r209, 255;
+	not.b32 %rt5, %r209;
+	and.b32 %r210, %r7, %rt5;
+	min.s32 %r211, %r8, %r191;
+	max.s32 %r212, %r191, %r9;
+	mov.b64 %rd0, %rd193;
+	mov.b64 %rd1, %rd197;
+	mov.b32 %r2, %r195;
+	mov.b32 %r3, %r201;
+	mov.b32 %r4, %r203;
+	mov.b32 %r5, %r205;
+	mov.b32 %r6, %r208;
+	mov.b32 %r7, %r210;
+	mov.b32 %r8, %r211;
+	mov.b32 %r9, %r212;
+$L_8:
+	add.s64 %rd12, %rd12, %rd11;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd197, %rd1;
+	bra.uni $L_7;
+$L_10:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd19, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd20, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd21, %rt8;
+	mul.lo.s64 %rd22, %rd20, %rd21;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd23, %rt9;
+	sub.s64 %rd24, %rd23, %rd22;
+	min.s64 %rd25, %rd24, %rd21;
+	shr.s64 %rd26, %rd21, 1;
+$L_11:
+	cvt.u32.u64 %rt10, %rd26;
+	mov.b64 {%rt11, %rt12}, %rd0;
+	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
+	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
+	mov.b64 %rd27, {%rt11, %rt12};
+	cvt.u32.u64 %rt13, %rd26;
+	mov.b64 {%rt14, %rt15}, %rd1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
+	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
+	mov.b64 %rd28, {%rt14, %rt15};
+	cvt.u32.u64 %rt16, %rd26;
+	shfl.sync.down.b32 %r29, %r2, %rt16, 31, -1;
+	cvt.u32.u64 %rt17, %rd26;
+	shfl.sync.down.b32 %r30, %r3, %rt17, 31, -1;
+	cvt.u32.u64 %rt18, %rd26;
+	shfl.sync.down.b32 %r31, %r4, %rt18, 31, -1;
+	cvt.u32.u64 %rt19, %rd26;
+	shfl.sync.down.b32 %r32, %r5, %rt19, 31, -1;
+	cvt.u32.u64 %rt20, %rd26;
+	shfl.sync.down.b32 %r33, %r6, %rt20, 31, -1;
+	cvt.u32.u64 %rt21, %rd26;
+	shfl.sync.down.b32 %r34, %r7, %rt21, 31, -1;
+	cvt.u32.u64 %rt22, %rd26;
+	shfl.sync.down.b32 %r35, %r8, %rt22, 31, -1;
+	cvt.u32.u64 %rt23, %rd26;
+	shfl.sync.down.b32 %r36, %r9, %rt23, 31, -1;
+	add.s64 %rd37, %rd19, %rd26;
+	setp.lt.s64 %p38, %rd37, %rd25;
+	@!%p38 bra $L_13;
+$L_12:
+	add.s64 %rd0, %rd0, %rd27;
+	add.s64 %rd1, %rd1, %rd28;
+	add.s32 %r2, %r2, %r29;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r30;
+	and.b32 %r4, %r4, %r31;
+	or.b32 %r5, %r5, %r32;
+	xor.b32 %r6, %r6, %r33;
+	and.b32 %r7, %r7, %r34;
+	min.s32 %r8, %r8, %r35;
+	max.s32 %r9, %r9, %r36;
+$L_13:
+	shr.s64 %rd26, %rd26, 1;
+	setp.ne.s64 %p39, %rd26, 0;
+	@!%p39 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt24, %rd26;
+	mov.b64 {%rt25, %rt26}, %rd0;
+	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
+	mov.b64 %rd27, {%rt25, %rt26};
+	cvt.u32.u64 %rt27, %rd26;
+	mov.b64 {%rt28, %rt29}, %rd1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %rd28, {%rt28, %rt29};
+	cvt.u32.u64 %rt30, %rd26;
+	shfl.sync.down.b32 %r29, %r2, %rt30, 31, -1;
+	cvt.u32.u64 %rt31, %rd26;
+	shfl.sync.down.b32 %r30, %r3, %rt31, 31, -1;
+	cvt.u32.u64 %rt32, %rd26;
+	shfl.sync.down.b32 %r31, %r4, %rt32, 31, -1;
+	cvt.u32.u64 %rt33, %rd26;
+	shfl.sync.down.b32 %r32, %r5, %rt33, 31, -1;
+	cvt.u32.u64 %rt34, %rd26;
+	shfl.sync.down.b32 %r33, %r6, %rt34, 31, -1;
+	cvt.u32.u64 %rt35, %rd26;
+	shfl.sync.down.b32 %r34, %r7, %rt35, 31, -1;
+	cvt.u32.u64 %rt36, %rd26;
+	shfl.sync.down.b32 %r35, %r8, %rt36, 31, -1;
+	cvt.u32.u64 %rt37, %rd26;
+	shfl.sync.down.b32 %r36, %r9, %rt37, 31, -1;
+	add.s64 %rd37, %rd19, %rd26;
+	setp.lt.s64 %p38, %rd37, %rd25;
+	@!%p38 bra $L_16;
+$L_15:
+	add.s64 %rd0, %rd0, %rd27;
+	add.s64 %rd1, %rd1, %rd28;
+	add.s32 %r2, %r2, %r29;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r30;
+	and.b32 %r4, %r4, %r31;
+	or.b32 %r5, %r5, %r32;
+	xor.b32 %r6, %r6, %r33;
+	and.b32 %r7, %r7, %r34;
+	min.s32 %r8, %r8, %r35;
+	max.s32 %r9, %r9, %r36;
+$L_16:
+	shr.s64 %rd26, %rd26, 1;
+	setp.ne.s64 %p39, %rd26, 0;
+	@!%p39 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt38, %rd26;
+	mov.b64 {%rt39, %rt40}, %rd0;
+	shfl.sync.down.b32 %rt39, %rt39, %rt38, 31, -1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt38, 31, -1;
+	mov.b64 %rd27, {%rt39, %rt40};
+	cvt.u32.u64 %rt41, %rd26;
+	mov.b64 {%rt42, %rt43}, %rd1;
+	shfl.sync.down.b32 %rt42, %rt42, %rt41, 31, -1;
+	shfl.sync.down.b32 %rt43, %rt43, %rt41, 31, -1;
+	mov.b64 %rd28, {%rt42, %rt43};
+	cvt.u32.u64 %rt44, %rd26;
+	shfl.sync.down.b32 %r29, %r2, %rt44, 31, -1;
+	cvt.u32.u64 %rt45, %rd26;
+	shfl.sync.down.b32 %r30, %r3, %rt45, 31, -1;
+	cvt.u32.u64 %rt46, %rd26;
+	shfl.sync.down.b32 %r31, %r4, %rt46, 31, -1;
+	cvt.u32.u64 %rt47, %rd26;
+	shfl.sync.down.b32 %r32, %r5, %rt47, 31, -1;
+	cvt.u32.u64 %rt48, %rd26;
+	shfl.sync.down.b32 %r33, %r6, %rt48, 31, -1;
+	cvt.u32.u64 %rt49, %rd26;
+	shfl.sync.down.b32 %r34, %r7, %rt49, 31, -1;
+	cvt.u32.u64 %rt50, %rd26;
+	shfl.sync.down.b32 %r35, %r8, %rt50, 31, -1;
+	cvt.u32.u64 %rt51, %rd26;
+	shfl.sync.down.b32 %r36, %r9, %rt51, 31, -1;
+	add.s64 %rd37, %rd19, %rd26;
+	setp.lt.s64 %p38, %rd37, %rd25;
+	@!%p38 bra $L_19;
+$L_18:
+	add.s64 %rd0, %rd0, %rd27;
+	add.s64 %rd1, %rd1, %rd28;
+	add.s32 %r2, %r2, %r29;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r30;
+	and.b32 %r4, %r4, %r31;
+	or.b32 %r5, %r5, %r32;
+	xor.b32 %r6, %r6, %r33;
+	and.b32 %r7, %r7, %r34;
+	min.s32 %r8, %r8, %r35;
+	max.s32 %r9, %r9, %r36;
+$L_19:
+	shr.s64 %rd26, %rd26, 1;
+	setp.ne.s64 %p39, %rd26, 0;
+	@!%p39 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt52, %rd26;
+	mov.b64 {%rt53, %rt54}, %rd0;
+	shfl.sync.down.b32 %rt53, %rt53, %rt52, 31, -1;
+	shfl.sync.down.b32 %rt54, %rt54, %rt52, 31, -1;
+	mov.b64 %rd27, {%rt53, %rt54};
+	cvt.u32.u64 %rt55, %rd26;
+	mov.b64 {%rt56, %rt57}, %rd1;
+	shfl.sync.down.b32 %rt56, %rt56, %rt55, 31, -1;
+	shfl.sync.down.b32 %rt57, %rt57, %rt55, 31, -1;
+	mov.b64 %rd28, {%rt56, %rt57};
+	cvt.u32.u64 %rt58, %rd26;
+	shfl.sync.down.b32 %r29, %r2, %rt58, 31, -1;
+	cvt.u32.u64 %rt59, %rd26;
+	shfl.sync.down.b32 %r30, %r3, %rt59, 31, -1;
+	cvt.u32.u64 %rt60, %rd26;
+	shfl.sync.down.b32 %r31, %r4, %rt60, 31, -1;
+	cvt.u32.u64 %rt61, %rd26;
+	shfl.sync.down.b32 %r32, %r5, %rt61, 31, -1;
+	cvt.u32.u64 %rt62, %rd26;
+	shfl.sync.down.b32 %r33, %r6, %rt62, 31, -1;
+	cvt.u32.u64 %rt63, %rd26;
+	shfl.sync.down.b32 %r34, %r7, %rt63, 31, -1;
+	cvt.u32.u64 %rt64, %rd26;
+	shfl.sync.down.b32 %r35, %r8, %rt64, 31, -1;
+	cvt.u32.u64 %rt65, %rd26;
+	shfl.sync.down.b32 %r36, %r9, %rt65, 31, -1;
+	add.s64 %rd37, %rd19, %rd26;
+	setp.lt.s64 %p38, %rd37, %rd25;
+	@!%p38 bra $L_22;
+$L_21:
+	add.s64 %rd0, %rd0, %rd27;
+	add.s64 %rd1, %rd1, %rd28;
+	add.s32 %r2, %r2, %r29;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r30;
+	and.b32 %r4, %r4, %r31;
+	or.b32 %r5, %r5, %r32;
+	xor.b32 %r6, %r6, %r33;
+	and.b32 %r7, %r7, %r34;
+	min.s32 %r8, %r8, %r35;
+	max.s32 %r9, %r9, %r36;
+$L_22:
+	shr.s64 %rd26, %rd26, 1;
+	setp.ne.s64 %p39, %rd26, 0;
+	@%p39 bra $L_11;
+$L_23:
+	setp.eq.s64 %p40, %rd19, 0;
+	@!%p40 bra $L_25;
+$L_24:
+	mov.u64 %rd41, qvar_reduce0;
+	mul.lo.s64 %rd42, %rd20, 10;
+	add.s64 %rd43, %rd42, 0;
+	mad.lo.s64 %rd44, %rd43, 8, %rd41;
+	st.shared.s64 [%rd44], %rd0;
+	mov.u64 %rd45, qvar_reduce0;
+	mul.lo.s64 %rd46, %rd20, 10;
+	add.s64 %rd47, %rd46, 1;
+	mad.lo.s64 %rd48, %rd47, 8, %rd45;
+	st.shared.s64 [%rd48], %rd1;
+	mov.u64 %rd49, qvar_reduce0;
+	mul.lo.s64 %rd50, %rd20, 10;
+	add.s64 %rd51, %rd50, 2;
+	mad.lo.s64 %rd52, %rd51, 8, %rd49;
+	st.shared.s16 [%rd52], %r2;
+	mov.u64 %rd53, qvar_reduce0;
+	mul.lo.s64 %rd54, %rd20, 10;
+	add.s64 %rd55, %rd54, 3;
+	mad.lo.s64 %rd56, %rd55, 8, %rd53;
+	st.shared.u32 [%rd56], %r3;
+	mov.u64 %rd57, qvar_reduce0;
+	mul.lo.s64 %rd58, %rd20, 10;
+	add.s64 %rd59, %rd58, 4;
+	mad.lo.s64 %rd60, %rd59, 8, %rd57;
+	st.shared.u16 [%rd60], %r4;
+	mov.u64 %rd61, qvar_reduce0;
+	mul.lo.s64 %rd62, %rd20, 10;
+	add.s64 %rd63, %rd62, 5;
+	mad.lo.s64 %rd64, %rd63, 8, %rd61;
+	st.shared.u16 [%rd64], %r5;
+	mov.u64 %rd65, qvar_reduce0;
+	mul.lo.s64 %rd66, %rd20, 10;
+	add.s64 %rd67, %rd66, 6;
+	mad.lo.s64 %rd68, %rd67, 8, %rd65;
+	st.shared.u16 [%rd68], %r6;
+	mov.u64 %rd69, qvar_reduce0;
+	mul.lo.s64 %rd70, %rd20, 10;
+	add.s64 %rd71, %rd70, 7;
+	mad.lo.s64 %rd72, %rd71, 8, %rd69;
+	st.shared.u8 [%rd72], %r7;
+	mov.u64 %rd73, qvar_reduce0;
+	mul.lo.s64 %rd74, %rd20, 10;
+	add.s64 %rd75, %rd74, 8;
+	mad.lo.s64 %rd76, %rd75, 8, %rd73;
+	st.shared.s32 [%rd76], %r8;
+	mov.u64 %rd77, qvar_reduce0;
+	mul.lo.s64 %rd78, %rd20, 10;
+	add.s64 %rd79, %rd78, 9;
+	mad.lo.s64 %rd80, %rd79, 8, %rd77;
+	st.shared.s32 [%rd80], %r9;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p81, %rd20, 0;
+	@!%p81 bra $L_44;
+$L_26:
+	mul.lo.s64 %rd82, %rd19, %rd21;
+	mov.u32 %rt66, %ntid.x;
+	cvt.u64.u32 %rd83, %rt66;
+	setp.lt.s64 %p84, %rd82, %rd83;
+	@!%p84 bra $L_45;
+$L_27:
+	mov.u64 %rd85, qvar_reduce0;
+	mul.lo.s64 %rd86, %rd19, 10;
+	add.s64 %rd87, %rd86, 0;
+	mad.lo.s64 %rd88, %rd87, 8, %rd85;
+	ld.shared.s64 %rd0, [%rd88];
+	mov.u64 %rd89, qvar_reduce0;
+	mul.lo.s64 %rd90, %rd19, 10;
+	add.s64 %rd91, %rd90, 1;
+	mad.lo.s64 %rd92, %rd91, 8, %rd89;
+	ld.shared.s64 %rd1, [%rd92];
+	mov.u64 %rd93, qvar_reduce0;
+	mul.lo.s64 %rd94, %rd19, 10;
+	add.s64 %rd95, %rd94, 2;
+	mad.lo.s64 %rd96, %rd95, 8, %rd93;
+	ld.shared.s16 %r2, [%rd96];
+	mov.u64 %rd97, qvar_reduce0;
+	mul.lo.s64 %rd98, %rd19, 10;
+	add.s64 %rd99, %rd98, 3;
+	mad.lo.s64 %rd100, %rd99, 8, %rd97;
+	ld.shared.u32 %r3, [%rd100];
+	mov.u64 %rd101, qvar_reduce0;
+	mul.lo.s64 %rd102, %rd19, 10;
+	add.s64 %rd103, %rd102, 4;
+	mad.lo.s64 %rd104, %rd103, 8, %rd101;
+	ld.shared.u16 %r4, [%rd104];
+	mov.u64 %rd105, qvar_reduce0;
+	mul.lo.s64 %rd106, %rd19, 10;
+	add.s64 %rd107, %rd106, 5;
+	mad.lo.s64 %rd108, %rd107, 8, %rd105;
+	ld.shared.u16 %r5, [%rd108];
+	mov.u64 %rd109, qvar_reduce0;
+	mul.lo.s64 %rd110, %rd19, 10;
+	add.s64 %rd111, %rd110, 6;
+	mad.lo.s64 %rd112, %rd111, 8, %rd109;
+	ld.shared.u16 %r6, [%rd112];
+	mov.u64 %rd113, qvar_reduce0;
+	mul.lo.s64 %rd114, %rd19, 10;
+	add.s64 %rd115, %rd114, 7;
+	mad.lo.s64 %rd116, %rd115, 8, %rd113;
+	ld.shared.u8 %r7, [%rd116];
+	mov.u64 %rd117, qvar_reduce0;
+	mul.lo.s64 %rd118, %rd19, 10;
+	add.s64 %rd119, %rd118, 8;
+	mad.lo.s64 %rd120, %rd119, 8, %rd117;
+	ld.shared.s32 %r8, [%rd120];
+	mov.u64 %rd121, qvar_reduce0;
+	mul.lo.s64 %rd122, %rd19, 10;
+	add.s64 %rd123, %rd122, 9;
+	mad.lo.s64 %rd124, %rd123, 8, %rd121;
+	ld.shared.s32 %r9, [%rd124];
+$L_28:
+	mul.lo.s64 %rd125, %rd20, %rd21;
+	mov.u32 %rt67, %ntid.x;
+	cvt.u64.u32 %rd126, %rt67;
+	sub.s64 %rd127, %rd126, %rd125;
+	min.s64 %rd128, %rd127, %rd21;
+	shr.s64 %rd129, %rd21, 1;
+$L_29:
+	cvt.u32.u64 %rt68, %rd129;
+	mov.b64 {%rt69, %rt70}, %rd0;
+	shfl.sync.down.b32 %rt69, %rt69, %rt68, 31, -1;
+	shfl.sync.down.b32 %rt70, %rt70, %rt68, 31, -1;
+	mov.b64 %rd130, {%rt69, %rt70};
+	cvt.u32.u64 %rt71, %rd129;
+	mov.b64 {%rt72, %rt73}, %rd1;
+	shfl.sync.down.b32 %rt72, %rt72, %rt71, 31, -1;
+	shfl.sync.down.b32 %rt73, %rt73, %rt71, 31, -1;
+	mov.b64 %rd131, {%rt72, %rt73};
+	cvt.u32.u64 %rt74, %rd129;
+	shfl.sync.down.b32 %r132, %r2, %rt74, 31, -1;
+	cvt.u32.u64 %rt75, %rd129;
+	shfl.sync.down.b32 %r133, %r3, %rt75, 31, -1;
+	cvt.u32.u64 %rt76, %rd129;
+	shfl.sync.down.b32 %r134, %r4, %rt76, 31, -1;
+	cvt.u32.u64 %rt77, %rd129;
+	shfl.sync.down.b32 %r135, %r5, %rt77, 31, -1;
+	cvt.u32.u64 %rt78, %rd129;
+	shfl.sync.down.b32 %r136, %r6, %rt78, 31, -1;
+	cvt.u32.u64 %rt79, %rd129;
+	shfl.sync.down.b32 %r137, %r7, %rt79, 31, -1;
+	cvt.u32.u64 %rt80, %rd129;
+	shfl.sync.down.b32 %r138, %r8, %rt80, 31, -1;
+	cvt.u32.u64 %rt81, %rd129;
+	shfl.sync.down.b32 %r139, %r9, %rt81, 31, -1;
+	add.s64 %rd140, %rd19, %rd129;
+	setp.lt.s64 %p141, %rd140, %rd128;
+	@!%p141 bra $L_31;
+$L_30:
+	add.s64 %rd0, %rd0, %rd130;
+	add.s64 %rd1, %rd1, %rd131;
+	add.s32 %r2, %r2, %r132;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r133;
+	and.b32 %r4, %r4, %r134;
+	or.b32 %r5, %r5, %r135;
+	xor.b32 %r6, %r6, %r136;
+	and.b32 %r7, %r7, %r137;
+	min.s32 %r8, %r8, %r138;
+	max.s32 %r9, %r9, %r139;
+$L_31:
+	shr.s64 %rd129, %rd129, 1;
+	setp.ne.s64 %p142, %rd129, 0;
+	@!%p142 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt82, %rd129;
+	mov.b64 {%rt83, %rt84}, %rd0;
+	shfl.sync.down.b32 %rt83, %rt83, %rt82, 31, -1;
+	shfl.sync.down.b32 %rt84, %rt84, %rt82, 31, -1;
+	mov.b64 %rd130, {%rt83, %rt84};
+	cvt.u32.u64 %rt85, %rd129;
+	mov.b64 {%rt86, %rt87}, %rd1;
+	shfl.sync.down.b32 %rt86, %rt86, %rt85, 31, -1;
+	shfl.sync.down.b32 %rt87, %rt87, %rt85, 31, -1;
+	mov.b64 %rd131, {%rt86, %rt87};
+	cvt.u32.u64 %rt88, %rd129;
+	shfl.sync.down.b32 %r132, %r2, %rt88, 31, -1;
+	cvt.u32.u64 %rt89, %rd129;
+	shfl.sync.down.b32 %r133, %r3, %rt89, 31, -1;
+	cvt.u32.u64 %rt90, %rd129;
+	shfl.sync.down.b32 %r134, %r4, %rt90, 31, -1;
+	cvt.u32.u64 %rt91, %rd129;
+	shfl.sync.down.b32 %r135, %r5, %rt91, 31, -1;
+	cvt.u32.u64 %rt92, %rd129;
+	shfl.sync.down.b32 %r136, %r6, %rt92, 31, -1;
+	cvt.u32.u64 %rt93, %rd129;
+	shfl.sync.down.b32 %r137, %r7, %rt93, 31, -1;
+	cvt.u32.u64 %rt94, %rd129;
+	shfl.sync.down.b32 %r138, %r8, %rt94, 31, -1;
+	cvt.u32.u64 %rt95, %rd129;
+	shfl.sync.down.b32 %r139, %r9, %rt95, 31, -1;
+	add.s64 %rd140, %rd19, %rd129;
+	setp.lt.s64 %p141, %rd140, %rd128;
+	@!%p141 bra $L_34;
+$L_33:
+	add.s64 %rd0, %rd0, %rd130;
+	add.s64 %rd1, %rd1, %rd131;
+	add.s32 %r2, %r2, %r132;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r133;
+	and.b32 %r4, %r4, %r134;
+	or.b32 %r5, %r5, %r135;
+	xor.b32 %r6, %r6, %r136;
+	and.b32 %r7, %r7, %r137;
+	min.s32 %r8, %r8, %r138;
+	max.s32 %r9, %r9, %r139;
+$L_34:
+	shr.s64 %rd129, %rd129, 1;
+	setp.ne.s64 %p142, %rd129, 0;
+	@!%p142 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt96, %rd129;
+	mov.b64 {%rt97, %rt98}, %rd0;
+	shfl.sync.down.b32 %rt97, %rt97, %rt96, 31, -1;
+	shfl.sync.down.b32 %rt98, %rt98, %rt96, 31, -1;
+	mov.b64 %rd130, {%rt97, %rt98};
+	cvt.u32.u64 %rt99, %rd129;
+	mov.b64 {%rt100, %rt101}, %rd1;
+	shfl.sync.down.b32 %rt100, %rt100, %rt99, 31, -1;
+	shfl.sync.down.b32 %rt101, %rt101, %rt99, 31, -1;
+	mov.b64 %rd131, {%rt100, %rt101};
+	cvt.u32.u64 %rt102, %rd129;
+	shfl.sync.down.b32 %r132, %r2, %rt102, 31, -1;
+	cvt.u32.u64 %rt103, %rd129;
+	shfl.sync.down.b32 %r133, %r3, %rt103, 31, -1;
+	cvt.u32.u64 %rt104, %rd129;
+	shfl.sync.down.b32 %r134, %r4, %rt104, 31, -1;
+	cvt.u32.u64 %rt105, %rd129;
+	shfl.sync.down.b32 %r135, %r5, %rt105, 31, -1;
+	cvt.u32.u64 %rt106, %rd129;
+	shfl.sync.down.b32 %r136, %r6, %rt106, 31, -1;
+	cvt.u32.u64 %rt107, %rd129;
+	shfl.sync.down.b32 %r137, %r7, %rt107, 31, -1;
+	cvt.u32.u64 %rt108, %rd129;
+	shfl.sync.down.b32 %r138, %r8, %rt108, 31, -1;
+	cvt.u32.u64 %rt109, %rd129;
+	shfl.sync.down.b32 %r139, %r9, %rt109, 31, -1;
+	add.s64 %rd140, %rd19, %rd129;
+	setp.lt.s64 %p141, %rd140, %rd128;
+	@!%p141 bra $L_37;
+$L_36:
+	add.s64 %rd0, %rd0, %rd130;
+	add.s64 %rd1, %rd1, %rd131;
+	add.s32 %r2, %r2, %r132;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r133;
+	and.b32 %r4, %r4, %r134;
+	or.b32 %r5, %r5, %r135;
+	xor.b32 %r6, %r6, %r136;
+	and.b32 %r7, %r7, %r137;
+	min.s32 %r8, %r8, %r138;
+	max.s32 %r9, %r9, %r139;
+$L_37:
+	shr.s64 %rd129, %rd129, 1;
+	setp.ne.s64 %p142, %rd129, 0;
+	@!%p142 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt110, %rd129;
+	mov.b64 {%rt111, %rt112}, %rd0;
+	shfl.sync.down.b32 %rt111, %rt111, %rt110, 31, -1;
+	shfl.sync.down.b32 %rt112, %rt112, %rt110, 31, -1;
+	mov.b64 %rd130, {%rt111, %rt112};
+	cvt.u32.u64 %rt113, %rd129;
+	mov.b64 {%rt114, %rt115}, %rd1;
+	shfl.sync.down.b32 %rt114, %rt114, %rt113, 31, -1;
+	shfl.sync.down.b32 %rt115, %rt115, %rt113, 31, -1;
+	mov.b64 %rd131, {%rt114, %rt115};
+	cvt.u32.u64 %rt116, %rd129;
+	shfl.sync.down.b32 %r132, %r2, %rt116, 31, -1;
+	cvt.u32.u64 %rt117, %rd129;
+	shfl.sync.down.b32 %r133, %r3, %rt117, 31, -1;
+	cvt.u32.u64 %rt118, %rd129;
+	shfl.sync.down.b32 %r134, %r4, %rt118, 31, -1;
+	cvt.u32.u64 %rt119, %rd129;
+	shfl.sync.down.b32 %r135, %r5, %rt119, 31, -1;
+	cvt.u32.u64 %rt120, %rd129;
+	shfl.sync.down.b32 %r136, %r6, %rt120, 31, -1;
+	cvt.u32.u64 %rt121, %rd129;
+	shfl.sync.down.b32 %r137, %r7, %rt121, 31, -1;
+	cvt.u32.u64 %rt122, %rd129;
+	shfl.sync.down.b32 %r138, %r8, %rt122, 31, -1;
+	cvt.u32.u64 %rt123, %rd129;
+	shfl.sync.down.b32 %r139, %r9, %rt123, 31, -1;
+	add.s64 %rd140, %rd19, %rd129;
+	setp.lt.s64 %p141, %rd140, %rd128;
+	@!%p141 bra $L_40;
+$L_39:
+	add.s64 %rd0, %rd0, %rd130;
+	add.s64 %rd1, %rd1, %rd131;
+	add.s32 %r2, %r2, %r132;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r133;
+	and.b32 %r4, %r4, %r134;
+	or.b32 %r5, %r5, %r135;
+	xor.b32 %r6, %r6, %r136;
+	and.b32 %r7, %r7, %r137;
+	min.s32 %r8, %r8, %r138;
+	max.s32 %r9, %r9, %r139;
+$L_40:
+	shr.s64 %rd129, %rd129, 1;
+	setp.ne.s64 %p142, %rd129, 0;
+	@%p142 bra $L_29;
+$L_41:
+	setp.eq.s64 %p143, %rd19, 0;
+	@!%p143 bra $L_44;
+$L_42:
+	mov.u32 %rt124, %ctaid.x;
+	cvt.u64.u32 %rd144, %rt124;
+	mul.lo.s64 %rd145, %rd144, 10;
+	add.s64 %rd146, %rd145, 20;
+	mad.lo.s64 %rd148, %rd146, 8, %rd147;
+	st.global.s64 [%rd148], %rd0;
+	mul.lo.s64 %rd149, %rd144, 10;
+	add.s64 %rd150, %rd149, 21;
+	mad.lo.s64 %rd151, %rd150, 8, %rd147;
+	st.global.s64 [%rd151], %rd1;
+	mul.lo.s64 %rd152, %rd144, 10;
+	add.s64 %rd153, %rd152, 22;
+	mad.lo.s64 %rd154, %rd153, 8, %rd147;
+	st.global.s16 [%rd154], %r2;
+	mul.lo.s64 %rd155, %rd144, 10;
+	add.s64 %rd156, %rd155, 23;
+	mad.lo.s64 %rd157, %rd156, 8, %rd147;
+	st.global.u32 [%rd157], %r3;
+	mul.lo.s64 %rd158, %rd144, 10;
+	add.s64 %rd159, %rd158, 24;
+	mad.lo.s64 %rd160, %rd159, 8, %rd147;
+	st.global.u16 [%rd160], %r4;
+	mul.lo.s64 %rd161, %rd144, 10;
+	add.s64 %rd162, %rd161, 25;
+	mad.lo.s64 %rd163, %rd162, 8, %rd147;
+	st.global.u16 [%rd163], %r5;
+	mul.lo.s64 %rd164, %rd144, 10;
+	add.s64 %rd165, %rd164, 26;
+	mad.lo.s64 %rd166, %rd165, 8, %rd147;
+	st.global.u16 [%rd166], %r6;
+	mul.lo.s64 %rd167, %rd144, 10;
+	add.s64 %rd168, %rd167, 27;
+	mad.lo.s64 %rd169, %rd168, 8, %rd147;
+	st.global.u8 [%rd169], %r7;
+	mul.lo.s64 %rd170, %rd144, 10;
+	add.s64 %rd171, %rd170, 28;
+	mad.lo.s64 %rd172, %rd171, 8, %rd147;
+	st.global.s32 [%rd172], %r8;
+	mul.lo.s64 %rd173, %rd144, 10;
+	add.s64 %rd174, %rd173, 29;
+	mad.lo.s64 %rd175, %rd174, 8, %rd147;
+	st.global.s32 [%rd175], %r9;
+	setp.eq.s64 %p176, %rd144, 0;
+	@!%p176 bra $L_44;
+$L_43:
+	mov.u32 %rt125, %nctaid.x;
+	cvt.u64.u32 %rd177, %rt125;
+	add.s64 %rd178, %rd147, 8;
+	st.global.s64 [%rd178], %rd177;
+	add.s64 %rd179, %rd147, 24;
+	st.global.s64 [%rd179], %rd177;
+	add.s64 %rd180, %rd147, 40;
+	st.global.s64 [%rd180], %rd177;
+	add.s64 %rd181, %rd147, 56;
+	st.global.s64 [%rd181], %rd177;
+	add.s64 %rd182, %rd147, 72;
+	st.global.s64 [%rd182], %rd177;
+	add.s64 %rd183, %rd147, 88;
+	st.global.s64 [%rd183], %rd177;
+	add.s64 %rd184, %rd147, 104;
+	st.global.s64 [%rd184], %rd177;
+	add.s64 %rd185, %rd147, 120;
+	st.global.s64 [%rd185], %rd177;
+	add.s64 %rd186, %rd147, 136;
+	st.global.s64 [%rd186], %rd177;
+	add.s64 %rd187, %rd147, 152;
+	st.global.s64 [%rd187], %rd177;
+$L_44:
+	ret;
+$L_45:
+	mov.b64 %rd0, 0;
+	mov.b64 %rd1, 0;
+	mov.b32 %r2, 0;
+	mov.b32 %r3, 1;
+	mov.b32 %r4, 65535;
+	mov.b32 %r5, 0;
+	mov.b32 %r6, 0;
+	mov.b32 %r7, 255;
+	mov.b32 %r8, 2147483647;
+	mov.b32 %r9, -2147483648;
+	bra.uni $L_28;
+}
+
+.visible .entry IntStats_1(
+	.param .u64 IntStats_1_param_0,
+	.param .s64 IntStats_1_param_1,
+	.param .u64 IntStats_1_param_2,
+	.param .s64 IntStats_1_param_3,
+	.param .u64 IntStats_1_param_4,
+	.param .u64 IntStats_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[2560];
+	.reg .pred %p<181>;
+	.reg .b32 %r<200>;
+	.reg .b32 %rt<120>;
+	.reg .b64 %rd<201>;
+
+$L_0:
+	ld.param.u64 %rd0, [IntStats_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b64 %rd5, 0;
+	mov.b64 %rd6, 0;
+	mov.b32 %r7, 0;
+	mov.b32 %r8, 1;
+	mov.b32 %r9, 65535;
+	mov.b32 %r10, 0;
+	mov.b32 %r11, 0;
+	mov.b32 %r12, 255;
+	mov.b32 %r13, 2147483647;
+	mov.b32 %r14, -2147483648;
+$L_2:
+	setp.lt.s64 %p15, %rd3, %rd2;
+	@!%p15 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd16, %rd3, 10;
+	add.s64 %rd17, %rd16, 20;
+	mad.lo.s64 %rd18, %rd17, 8, %rd0;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd5, %rd5, %rd19;
+	mul.lo.s64 %rd20, %rd3, 10;
+	add.s64 %rd21, %rd20, 21;
+	mad.lo.s64 %rd22, %rd21, 8, %rd0;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd6, %rd6, %rd23;
+	mul.lo.s64 %rd24, %rd3, 10;
+	add.s64 %rd25, %rd24, 22;
+	mad.lo.s64 %rd26, %rd25, 8, %rd0;
+	ld.global.s16 %r27, [%rd26];
+	add.s32 %r7, %r7, %r27;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.s64 %rd28, %rd3, 10;
+	add.s64 %rd29, %rd28, 23;
+	mad.lo.s64 %rd30, %rd29, 8, %rd0;
+	ld.global.u32 %r31, [%rd30];
+	mul.lo.u32 %r8, %r8, %r31;
+	mul.lo.s64 %rd32, %rd3, 10;
+	add.s64 %rd33, %rd32, 24;
+	mad.lo.s64 %rd34, %rd33, 8, %rd0;
+	ld.global.u16 %r35, [%rd34];
+	and.b32 %r9, %r9, %r35;
+	mul.lo.s64 %rd36, %rd3, 10;
+	add.s64 %rd37, %rd36, 25;
+	mad.lo.s64 %rd38, %rd37, 8, %rd0;
+	ld.global.u16 %r39, [%rd38];
+	or.b32 %r10, %r10, %r39;
+	mul.lo.s64 %rd40, %rd3, 10;
+	add.s64 %rd41, %rd40, 26;
+	mad.lo.s64 %rd42, %rd41, 8, %rd0;
+	ld.global.u16 %r43, [%rd42];
+	xor.b32 %r11, %r11, %r43;
+	mul.lo.s64 %rd44, %rd3, 10;
+	add.s64 %rd45, %rd44, 27;
+	mad.lo.s64 %rd46, %rd45, 8, %rd0;
+	ld.global.u8 %r47, [%rd46];
+	and.b32 %r12, %r12, %r47;
+	mul.lo.s64 %rd48, %rd3, 10;
+	add.s64 %rd49, %rd48, 28;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	ld.global.s32 %r51, [%rd50];
+	min.s32 %r13, %r13, %r51;
+	mul.lo.s64 %rd52, %rd3, 10;
+	add.s64 %rd53, %rd52, 29;
+	mad.lo.s64 %rd54, %rd53, 8, %rd0;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r14, %r14, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p15, %rd3, %rd2;
+	@!%p15 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd16, %rd3, 10;
+	add.s64 %rd17, %rd16, 20;
+	mad.lo.s64 %rd18, %rd17, 8, %rd0;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd5, %rd5, %rd19;
+	mul.lo.s64 %rd20, %rd3, 10;
+	add.s64 %rd21, %rd20, 21;
+	mad.lo.s64 %rd22, %rd21, 8, %rd0;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd6, %rd6, %rd23;
+	mul.lo.s64 %rd24, %rd3, 10;
+	add.s64 %rd25, %rd24, 22;
+	mad.lo.s64 %rd26, %rd25, 8, %rd0;
+	ld.global.s16 %r27, [%rd26];
+	add.s32 %r7, %r7, %r27;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.s64 %rd28, %rd3, 10;
+	add.s64 %rd29, %rd28, 23;
+	mad.lo.s64 %rd30, %rd29, 8, %rd0;
+	ld.global.u32 %r31, [%rd30];
+	mul.lo.u32 %r8, %r8, %r31;
+	mul.lo.s64 %rd32, %rd3, 10;
+	add.s64 %rd33, %rd32, 24;
+	mad.lo.s64 %rd34, %rd33, 8, %rd0;
+	ld.global.u16 %r35, [%rd34];
+	and.b32 %r9, %r9, %r35;
+	mul.lo.s64 %rd36, %rd3, 10;
+	add.s64 %rd37, %rd36, 25;
+	mad.lo.s64 %rd38, %rd37, 8, %rd0;
+	ld.global.u16 %r39, [%rd38];
+	or.b32 %r10, %r10, %r39;
+	mul.lo.s64 %rd40, %rd3, 10;
+	add.s64 %rd41, %rd40, 26;
+	mad.lo.s64 %rd42, %rd41, 8, %rd0;
+	ld.global.u16 %r43, [%rd42];
+	xor.b32 %r11, %r11, %r43;
+	mul.lo.s64 %rd44, %rd3, 10;
+	add.s64 %rd45, %rd44, 27;
+	mad.lo.s64 %rd46, %rd45, 8, %rd0;
+	ld.global.u8 %r47, [%rd46];
+	and.b32 %r12, %r12, %r47;
+	mul.lo.s64 %rd48, %rd3, 10;
+	add.s64 %rd49, %rd48, 28;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	ld.global.s32 %r51, [%rd50];
+	min.s32 %r13, %r13, %r51;
+	mul.lo.s64 %rd52, %rd3, 10;
+	add.s64 %rd53, %rd52, 29;
+	mad.lo.s64 %rd54, %rd53, 8, %rd0;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r14, %r14, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p15, %rd3, %rd2;
+	@!%p15 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd16, %rd3, 10;
+	add.s64 %rd17, %rd16, 20;
+	mad.lo.s64 %rd18, %rd17, 8, %rd0;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd5, %rd5, %rd19;
+	mul.lo.s64 %rd20, %rd3, 10;
+	add.s64 %rd21, %rd20, 21;
+	mad.lo.s64 %rd22, %rd21, 8, %rd0;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd6, %rd6, %rd23;
+	mul.lo.s64 %rd24, %rd3, 10;
+	add.s64 %rd25, %rd24, 22;
+	mad.lo.s64 %rd26, %rd25, 8, %rd0;
+	ld.global.s16 %r27, [%rd26];
+	add.s32 %r7, %r7, %r27;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.s64 %rd28, %rd3, 10;
+	add.s64 %rd29, %rd28, 23;
+	mad.lo.s64 %rd30, %rd29, 8, %rd0;
+	ld.global.u32 %r31, [%rd30];
+	mul.lo.u32 %r8, %r8, %r31;
+	mul.lo.s64 %rd32, %rd3, 10;
+	add.s64 %rd33, %rd32, 24;
+	mad.lo.s64 %rd34, %rd33, 8, %rd0;
+	ld.global.u16 %r35, [%rd34];
+	and.b32 %r9, %r9, %r35;
+	mul.lo.s64 %rd36, %rd3, 10;
+	add.s64 %rd37, %rd36, 25;
+	mad.lo.s64 %rd38, %rd37, 8, %rd0;
+	ld.global.u16 %r39, [%rd38];
+	or.b32 %r10, %r10, %r39;
+	mul.lo.s64 %rd40, %rd3, 10;
+	add.s64 %rd41, %rd40, 26;
+	mad.lo.s64 %rd42, %rd41, 8, %rd0;
+	ld.global.u16 %r43, [%rd42];
+	xor.b32 %r11, %r11, %r43;
+	mul.lo.s64 %rd44, %rd3, 10;
+	add.s64 %rd45, %rd44, 27;
+	mad.lo.s64 %rd46, %rd45, 8, %rd0;
+	ld.global.u8 %r47, [%rd46];
+	and.b32 %r12, %r12, %r47;
+	mul.lo.s64 %rd48, %rd3, 10;
+	add.s64 %rd49, %rd48, 28;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	ld.global.s32 %r51, [%rd50];
+	min.s32 %r13, %r13, %r51;
+	mul.lo.s64 %rd52, %rd3, 10;
+	add.s64 %rd53, %rd52, 29;
+	mad.lo.s64 %rd54, %rd53, 8, %rd0;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r14, %r14, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p15, %rd3, %rd2;
+	@!%p15 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd16, %rd3, 10;
+	add.s64 %rd17, %rd16, 20;
+	mad.lo.s64 %rd18, %rd17, 8, %rd0;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd5, %rd5, %rd19;
+	mul.lo.s64 %rd20, %rd3, 10;
+	add.s64 %rd21, %rd20, 21;
+	mad.lo.s64 %rd22, %rd21, 8, %rd0;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd6, %rd6, %rd23;
+	mul.lo.s64 %rd24, %rd3, 10;
+	add.s64 %rd25, %rd24, 22;
+	mad.lo.s64 %rd26, %rd25, 8, %rd0;
+	ld.global.s16 %r27, [%rd26];
+	add.s32 %r7, %r7, %r27;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.s64 %rd28, %rd3, 10;
+	add.s64 %rd29, %rd28, 23;
+	mad.lo.s64 %rd30, %rd29, 8, %rd0;
+	ld.global.u32 %r31, [%rd30];
+	mul.lo.u32 %r8, %r8, %r31;
+	mul.lo.s64 %rd32, %rd3, 10;
+	add.s64 %rd33, %rd32, 24;
+	mad.lo.s64 %rd34, %rd33, 8, %rd0;
+	ld.global.u16 %r35, [%rd34];
+	and.b32 %r9, %r9, %r35;
+	mul.lo.s64 %rd36, %rd3, 10;
+	add.s64 %rd37, %rd36, 25;
+	mad.lo.s64 %rd38, %rd37, 8, %rd0;
+	ld.global.u16 %r39, [%rd38];
+	or.b32 %r10, %r10, %r39;
+	mul.lo.s64 %rd40, %rd3, 10;
+	add.s64 %rd41, %rd40, 26;
+	mad.lo.s64 %rd42, %rd41, 8, %rd0;
+	ld.global.u16 %r43, [%rd42];
+	xor.b32 %r11, %r11, %r43;
+	mul.lo.s64 %rd44, %rd3, 10;
+	add.s64 %rd45, %rd44, 27;
+	mad.lo.s64 %rd46, %rd45, 8, %rd0;
+	ld.global.u8 %r47, [%rd46];
+	and.b32 %r12, %r12, %r47;
+	mul.lo.s64 %rd48, %rd3, 10;
+	add.s64 %rd49, %rd48, 28;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	ld.global.s32 %r51, [%rd50];
+	min.s32 %r13, %r13, %r51;
+	mul.lo.s64 %rd52, %rd3, 10;
+	add.s64 %rd53, %rd52, 29;
+	mad.lo.s64 %rd54, %rd53, 8, %rd0;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r14, %r14, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd56, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd57, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd58, %rt4;
+	mul.lo.s64 %rd59, %rd57, %rd58;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd60, %rt5;
+	sub.s64 %rd61, %rd60, %rd59;
+	min.s64 %rd62, %rd61, %rd58;
+	shr.s64 %rd63, %rd58, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd63;
+	mov.b64 {%rt7, %rt8}, %rd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd64, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd63;
+	mov.b64 {%rt10, %rt11}, %rd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd65, {%rt10, %rt11};
+	cvt.u32.u64 %rt12, %rd63;
+	shfl.sync.down.b32 %r66, %r7, %rt12, 31, -1;
+	cvt.u32.u64 %rt13, %rd63;
+	shfl.sync.down.b32 %r67, %r8, %rt13, 31, -1;
+	cvt.u32.u64 %rt14, %rd63;
+	shfl.sync.down.b32 %r68, %r9, %rt14, 31, -1;
+	cvt.u32.u64 %rt15, %rd63;
+	shfl.sync.down.b32 %r69, %r10, %rt15, 31, -1;
+	cvt.u32.u64 %rt16, %rd63;
+	shfl.sync.down.b32 %r70, %r11, %rt16, 31, -1;
+	cvt.u32.u64 %rt17, %rd63;
+	shfl.sync.down.b32 %r71, %r12, %rt17, 31, -1;
+	cvt.u32.u64 %rt18, %rd63;
+	shfl.sync.down.b32 %r72, %r13, %rt18, 31, -1;
+	cvt.u32.u64 %rt19, %rd63;
+	shfl.sync.down.b32 %r73, %r14, %rt19, 31, -1;
+	add.s64 %rd74, %rd56, %rd63;
+	setp.lt.s64 %p75, %rd74, %rd62;
+	@!%p75 bra $L_13;
+$L_12:
+	add.s64 %rd5, %rd5, %rd64;
+	add.s64 %rd6, %rd6, %rd65;
+	add.s32 %r7, %r7, %r66;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r67;
+	and.b32 %r9, %r9, %r68;
+	or.b32 %r10, %r10, %r69;
+	xor.b32 %r11, %r11, %r70;
+	and.b32 %r12, %r12, %r71;
+	min.s32 %r13, %r13, %r72;
+	max.s32 %r14, %r14, %r73;
+$L_13:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p76, %rd63, 0;
+	@!%p76 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt20, %rd63;
+	mov.b64 {%rt21, %rt22}, %rd5;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd64, {%rt21, %rt22};
+	cvt.u32.u64 %rt23, %rd63;
+	mov.b64 {%rt24, %rt25}, %rd6;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd65, {%rt24, %rt25};
+	cvt.u32.u64 %rt26, %rd63;
+	shfl.sync.down.b32 %r66, %r7, %rt26, 31, -1;
+	cvt.u32.u64 %rt27, %rd63;
+	shfl.sync.down.b32 %r67, %r8, %rt27, 31, -1;
+	cvt.u32.u64 %rt28, %rd63;
+	shfl.sync.down.b32 %r68, %r9, %rt28, 31, -1;
+	cvt.u32.u64 %rt29, %rd63;
+	shfl.sync.down.b32 %r69, %r10, %rt29, 31, -1;
+	cvt.u32.u64 %rt30, %rd63;
+	shfl.sync.down.b32 %r70, %r11, %rt30, 31, -1;
+	cvt.u32.u64 %rt31, %rd63;
+	shfl.sync.down.b32 %r71, %r12, %rt31, 31, -1;
+	cvt.u32.u64 %rt32, %rd63;
+	shfl.sync.down.b32 %r72, %r13, %rt32, 31, -1;
+	cvt.u32.u64 %rt33, %rd63;
+	shfl.sync.down.b32 %r73, %r14, %rt33, 31, -1;
+	add.s64 %rd74, %rd56, %rd63;
+	setp.lt.s64 %p75, %rd74, %rd62;
+	@!%p75 bra $L_16;
+$L_15:
+	add.s64 %rd5, %rd5, %rd64;
+	add.s64 %rd6, %rd6, %rd65;
+	add.s32 %r7, %r7, %r66;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r67;
+	and.b32 %r9, %r9, %r68;
+	or.b32 %r10, %r10, %r69;
+	xor.b32 %r11, %r11, %r70;
+	and.b32 %r12, %r12, %r71;
+	min.s32 %r13, %r13, %r72;
+	max.s32 %r14, %r14, %r73;
+$L_16:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p76, %rd63, 0;
+	@!%p76 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt34, %rd63;
+	mov.b64 {%rt35, %rt36}, %rd5;
+	shfl.sync.down.b32 %rt35, %rt35, %rt34, 31, -1;
+	shfl.sync.down.b32 %rt36, %rt36, %rt34, 31, -1;
+	mov.b64 %rd64, {%rt35, %rt36};
+	cvt.u32.u64 %rt37, %rd63;
+	mov.b64 {%rt38, %rt39}, %rd6;
+	shfl.sync.down.b32 %rt38, %rt38, %rt37, 31, -1;
+	shfl.sync.down.b32 %rt39, %rt39, %rt37, 31, -1;
+	mov.b64 %rd65, {%rt38, %rt39};
+	cvt.u32.u64 %rt40, %rd63;
+	shfl.sync.down.b32 %r66, %r7, %rt40, 31, -1;
+	cvt.u32.u64 %rt41, %rd63;
+	shfl.sync.down.b32 %r67, %r8, %rt41, 31, -1;
+	cvt.u32.u64 %rt42, %rd63;
+	shfl.sync.down.b32 %r68, %r9, %rt42, 31, -1;
+	cvt.u32.u64 %rt43, %rd63;
+	shfl.sync.down.b32 %r69, %r10, %rt43, 31, -1;
+	cvt.u32.u64 %rt44, %rd63;
+	shfl.sync.down.b32 %r70, %r11, %rt44, 31, -1;
+	cvt.u32.u64 %rt45, %rd63;
+	shfl.sync.down.b32 %r71, %r12, %rt45, 31, -1;
+	cvt.u32.u64 %rt46, %rd63;
+	shfl.sync.down.b32 %r72, %r13, %rt46, 31, -1;
+	cvt.u32.u64 %rt47, %rd63;
+	shfl.sync.down.b32 %r73, %r14, %rt47, 31, -1;
+	add.s64 %rd74, %rd56, %rd63;
+	setp.lt.s64 %p75, %rd74, %rd62;
+	@!%p75 bra $L_19;
+$L_18:
+	add.s64 %rd5, %rd5, %rd64;
+	add.s64 %rd6, %rd6, %rd65;
+	add.s32 %r7, %r7, %r66;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r67;
+	and.b32 %r9, %r9, %r68;
+	or.b32 %r10, %r10, %r69;
+	xor.b32 %r11, %r11, %r70;
+	and.b32 %r12, %r12, %r71;
+	min.s32 %r13, %r13, %r72;
+	max.s32 %r14, %r14, %r73;
+$L_19:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p76, %rd63, 0;
+	@!%p76 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt48, %rd63;
+	mov.b64 {%rt49, %rt50}, %rd5;
+	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
+	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
+	mov.b64 %rd64, {%rt49, %rt50};
+	cvt.u32.u64 %rt51, %rd63;
+	mov.b64 {%rt52, %rt53}, %rd6;
+	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
+	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
+	mov.b64 %rd65, {%rt52, %rt53};
+	cvt.u32.u64 %rt54, %rd63;
+	shfl.sync.down.b32 %r66, %r7, %rt54, 31, -1;
+	cvt.u32.u64 %rt55, %rd63;
+	shfl.sync.down.b32 %r67, %r8, %rt55, 31, -1;
+	cvt.u32.u64 %rt56, %rd63;
+	shfl.sync.down.b32 %r68, %r9, %rt56, 31, -1;
+	cvt.u32.u64 %rt57, %rd63;
+	shfl.sync.down.b32 %r69, %r10, %rt57, 31, -1;
+	cvt.u32.u64 %rt58, %rd63;
+	shfl.sync.down.b32 %r70, %r11, %rt58, 31, -1;
+	cvt.u32.u64 %rt59, %rd63;
+	shfl.sync.down.b32 %r71, %r12, %rt59, 31, -1;
+	cvt.u32.u64 %rt60, %rd63;
+	shfl.sync.down.b32 %r72, %r13, %rt60, 31, -1;
+	cvt.u32.u64 %rt61, %rd63;
+	shfl.sync.down.b32 %r73, %r14, %rt61, 31, -1;
+	add.s64 %rd74, %rd56, %rd63;
+	setp.lt.s64 %p75, %rd74, %rd62;
+	@!%p75 bra $L_22;
+$L_21:
+	add.s64 %rd5, %rd5, %rd64;
+	add.s64 %rd6, %rd6, %rd65;
+	add.s32 %r7, %r7, %r66;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r67;
+	and.b32 %r9, %r9, %r68;
+	or.b32 %r10, %r10, %r69;
+	xor.b32 %r11, %r11, %r70;
+	and.b32 %r12, %r12, %r71;
+	min.s32 %r13, %r13, %r72;
+	max.s32 %r14, %r14, %r73;
+$L_22:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p76, %rd63, 0;
+	@%p76 bra $L_11;
+$L_23:
+	setp.eq.s64 %p77, %rd56, 0;
+	@!%p77 bra $L_25;
+$L_24:
+	mov.u64 %rd78, qvar_reduce0;
+	mul.lo.s64 %rd79, %rd57, 10;
+	add.s64 %rd80, %rd79, 0;
+	mad.lo.s64 %rd81, %rd80, 8, %rd78;
+	st.shared.s64 [%rd81], %rd5;
+	mov.u64 %rd82, qvar_reduce0;
+	mul.lo.s64 %rd83, %rd57, 10;
+	add.s64 %rd84, %rd83, 1;
+	mad.lo.s64 %rd85, %rd84, 8, %rd82;
+	st.shared.s64 [%rd85], %rd6;
+	mov.u64 %rd86, qvar_reduce0;
+	mul.lo.s64 %rd87, %rd57, 10;
+	add.s64 %rd88, %rd87, 2;
+	mad.lo.s64 %rd89, %rd88, 8, %rd86;
+	st.shared.s16 [%rd89], %r7;
+	mov.u64 %rd90, qvar_reduce0;
+	mul.lo.s64 %rd91, %rd57, 10;
+	add.s64 %rd92, %rd91, 3;
+	mad.lo.s64 %rd93, %rd92, 8, %rd90;
+	st.shared.u32 [%rd93], %r8;
+	mov.u64 %rd94, qvar_reduce0;
+	mul.lo.s64 %rd95, %rd57, 10;
+	add.s64 %rd96, %rd95, 4;
+	mad.lo.s64 %rd97, %rd96, 8, %rd94;
+	st.shared.u16 [%rd97], %r9;
+	mov.u64 %rd98, qvar_reduce0;
+	mul.lo.s64 %rd99, %rd57, 10;
+	add.s64 %rd100, %rd99, 5;
+	mad.lo.s64 %rd101, %rd100, 8, %rd98;
+	st.shared.u16 [%rd101], %r10;
+	mov.u64 %rd102, qvar_reduce0;
+	mul.lo.s64 %rd103, %rd57, 10;
+	add.s64 %rd104, %rd103, 6;
+	mad.lo.s64 %rd105, %rd104, 8, %rd102;
+	st.shared.u16 [%rd105], %r11;
+	mov.u64 %rd106, qvar_reduce0;
+	mul.lo.s64 %rd107, %rd57, 10;
+	add.s64 %rd108, %rd107, 7;
+	mad.lo.s64 %rd109, %rd108, 8, %rd106;
+	st.shared.u8 [%rd109], %r12;
+	mov.u64 %rd110, qvar_reduce0;
+	mul.lo.s64 %rd111, %rd57, 10;
+	add.s64 %rd112, %rd111, 8;
+	mad.lo.s64 %rd113, %rd112, 8, %rd110;
+	st.shared.s32 [%rd113], %r13;
+	mov.u64 %rd114, qvar_reduce0;
+	mul.lo.s64 %rd115, %rd57, 10;
+	add.s64 %rd116, %rd115, 9;
+	mad.lo.s64 %rd117, %rd116, 8, %rd114;
+	st.shared.s32 [%rd117], %r14;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p118, %rd57, 0;
+	@!%p118 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd119, %rd56, %rd58;
+	mov.u32 %rt62, %ntid.x;
+	cvt.u64.u32 %rd120, %rt62;
+	setp.lt.s64 %p121, %rd119, %rd120;
+	@!%p121 bra $L_44;
+$L_27:
+	mov.u64 %rd122, qvar_reduce0;
+	mul.lo.s64 %rd123, %rd56, 10;
+	add.s64 %rd124, %rd123, 0;
+	mad.lo.s64 %rd125, %rd124, 8, %rd122;
+	ld.shared.s64 %rd5, [%rd125];
+	mov.u64 %rd126, qvar_reduce0;
+	mul.lo.s64 %rd127, %rd56, 10;
+	add.s64 %rd128, %rd127, 1;
+	mad.lo.s64 %rd129, %rd128, 8, %rd126;
+	ld.shared.s64 %rd6, [%rd129];
+	mov.u64 %rd130, qvar_reduce0;
+	mul.lo.s64 %rd131, %rd56, 10;
+	add.s64 %rd132, %rd131, 2;
+	mad.lo.s64 %rd133, %rd132, 8, %rd130;
+	ld.shared.s16 %r7, [%rd133];
+	mov.u64 %rd134, qvar_reduce0;
+	mul.lo.s64 %rd135, %rd56, 10;
+	add.s64 %rd136, %rd135, 3;
+	mad.lo.s64 %rd137, %rd136, 8, %rd134;
+	ld.shared.u32 %r8, [%rd137];
+	mov.u64 %rd138, qvar_reduce0;
+	mul.lo.s64 %rd139, %rd56, 10;
+	add.s64 %rd140, %rd139, 4;
+	mad.lo.s64 %rd141, %rd140, 8, %rd138;
+	ld.shared.u16 %r9, [%rd141];
+	mov.u64 %rd142, qvar_reduce0;
+	mul.lo.s64 %rd143, %rd56, 10;
+	add.s64 %rd144, %rd143, 5;
+	mad.lo.s64 %rd145, %rd144, 8, %rd142;
+	ld.shared.u16 %r10, [%rd145];
+	mov.u64 %rd146, qvar_reduce0;
+	mul.lo.s64 %rd147, %rd56, 10;
+	add.s64 %rd148, %rd147, 6;
+	mad.lo.s64 %rd149, %rd148, 8, %rd146;
+	ld.shared.u16 %r11, [%rd149];
+	mov.u64 %rd150, qvar_reduce0;
+	mul.lo.s64 %rd151, %rd56, 10;
+	add.s64 %rd152, %rd151, 7;
+	mad.lo.s64 %rd153, %rd152, 8, %rd150;
+	ld.shared.u8 %r12, [%rd153];
+	mov.u64 %rd154, qvar_reduce0;
+	mul.lo.s64 %rd155, %rd56, 10;
+	add.s64 %rd156, %rd155, 8;
+	mad.lo.s64 %rd157, %rd156, 8, %rd154;
+	ld.shared.s32 %r13, [%rd157];
+	mov.u64 %rd158, qvar_reduce0;
+	mul.lo.s64 %rd159, %rd56, 10;
+	add.s64 %rd160, %rd159, 9;
+	mad.lo.s64 %rd161, %rd160, 8, %rd158;
+	ld.shared.s32 %r14, [%rd161];
+$L_28:
+	mul.lo.s64 %rd162, %rd57, %rd58;
+	mov.u32 %rt63, %ntid.x;
+	cvt.u64.u32 %rd163, %rt63;
+	sub.s64 %rd164, %rd163, %rd162;
+	min.s64 %rd165, %rd164, %rd58;
+	shr.s64 %rd166, %rd58, 1;
+$L_29:
+	cvt.u32.u64 %rt64, %rd166;
+	mov.b64 {%rt65, %rt66}, %rd5;
+	shfl.sync.down.b32 %rt65, %rt65, %rt64, 31, -1;
+	shfl.sync.down.b32 %rt66, %rt66, %rt64, 31, -1;
+	mov.b64 %rd167, {%rt65, %rt66};
+	cvt.u32.u64 %rt67, %rd166;
+	mov.b64 {%rt68, %rt69}, %rd6;
+	shfl.sync.down.b32 %rt68, %rt68, %rt67, 31, -1;
+	shfl.sync.down.b32 %rt69, %rt69, %rt67, 31, -1;
+	mov.b64 %rd168, {%rt68, %rt69};
+	cvt.u32.u64 %rt70, %rd166;
+	shfl.sync.down.b32 %r169, %r7, %rt70, 31, -1;
+	cvt.u32.u64 %rt71, %rd166;
+	shfl.sync.down.b32 %r170, %r8, %rt71, 31, -1;
+	cvt.u32.u64 %rt72, %rd166;
+	shfl.sync.down.b32 %r171, %r9, %rt72, 31, -1;
+	cvt.u32.u64 %rt73, %rd166;
+	shfl.sync.down.b32 %r172, %r10, %rt73, 31, -1;
+	cvt.u32.u64 %rt74, %rd166;
+	shfl.sync.down.b32 %r173, %r11, %rt74, 31, -1;
+	cvt.u32.u64 %rt75, %rd166;
+	shfl.sync.down.b32 %r174, %r12, %rt75, 31, -1;
+	cvt.u32.u64 %rt76, %rd166;
+	shfl.sync.down.b32 %r175, %r13, %rt76, 31, -1;
+	cvt.u32.u64 %rt77, %rd166;
+	shfl.sync.down.b32 %r176, %r14, %rt77, 31, -1;
+	add.s64 %rd177, %rd56, %rd166;
+	setp.lt.s64 %p178, %rd177, %rd165;
+	@!%p178 bra $L_31;
+$L_30:
+	add.s64 %rd5, %rd5, %rd167;
+	add.s64 %rd6, %rd6, %rd168;
+	add.s32 %r7, %r7, %r169;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r170;
+	and.b32 %r9, %r9, %r171;
+	or.b32 %r10, %r10, %r172;
+	xor.b32 %r11, %r11, %r173;
+	and.b32 %r12, %r12, %r174;
+	min.s32 %r13, %r13, %r175;
+	max.s32 %r14, %r14, %r176;
+$L_31:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p179, %rd166, 0;
+	@!%p179 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt78, %rd166;
+	mov.b64 {%rt79, %rt80}, %rd5;
+	shfl.sync.down.b32 %rt79, %rt79, %rt78, 31, -1;
+	shfl.sync.down.b32 %rt80, %rt80, %rt78, 31, -1;
+	mov.b64 %rd167, {%rt79, %rt80};
+	cvt.u32.u64 %rt81, %rd166;
+	mov.b64 {%rt82, %rt83}, %rd6;
+	shfl.sync.down.b32 %rt82, %rt82, %rt81, 31, -1;
+	shfl.sync.down.b32 %rt83, %rt83, %rt81, 31, -1;
+	mov.b64 %rd168, {%rt82, %rt83};
+	cvt.u32.u64 %rt84, %rd166;
+	shfl.sync.down.b32 %r169, %r7, %rt84, 31, -1;
+	cvt.u32.u64 %rt85, %rd166;
+	shfl.sync.down.b32 %r170, %r8, %rt85, 31, -1;
+	cvt.u32.u64 %rt86, %rd166;
+	shfl.sync.down.b32 %r171, %r9, %rt86, 31, -1;
+	cvt.u32.u64 %rt87, %rd166;
+	shfl.sync.down.b32 %r172, %r10, %rt87, 31, -1;
+	cvt.u32.u64 %rt88, %rd166;
+	shfl.sync.down.b32 %r173, %r11, %rt88, 31, -1;
+	cvt.u32.u64 %rt89, %rd166;
+	shfl.sync.down.b32 %r174, %r12, %rt89, 31, -1;
+	cvt.u32.u64 %rt90, %rd166;
+	shfl.sync.down.b32 %r175, %r13, %rt90, 31, -1;
+	cvt.u32.u64 %rt91, %rd166;
+	shfl.sync.down.b32 %r176, %r14, %rt91, 31, -1;
+	add.s64 %rd177, %rd56, %rd166;
+	setp.lt.s64 %p178, %rd177, %rd165;
+	@!%p178 bra $L_34;
+$L_33:
+	add.s64 %rd5, %rd5, %rd167;
+	add.s64 %rd6, %rd6, %rd168;
+	add.s32 %r7, %r7, %r169;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r170;
+	and.b32 %r9, %r9, %r171;
+	or.b32 %r10, %r10, %r172;
+	xor.b32 %r11, %r11, %r173;
+	and.b32 %r12, %r12, %r174;
+	min.s32 %r13, %r13, %r175;
+	max.s32 %r14, %r14, %r176;
+$L_34:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p179, %rd166, 0;
+	@!%p179 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt92, %rd166;
+	mov.b64 {%rt93, %rt94}, %rd5;
+	shfl.sync.down.b32 %rt93, %rt93, %rt92, 31, -1;
+	shfl.sync.down.b32 %rt94, %rt94, %rt92, 31, -1;
+	mov.b64 %rd167, {%rt93, %rt94};
+	cvt.u32.u64 %rt95, %rd166;
+	mov.b64 {%rt96, %rt97}, %rd6;
+	shfl.sync.down.b32 %rt96, %rt96, %rt95, 31, -1;
+	shfl.sync.down.b32 %rt97, %rt97, %rt95, 31, -1;
+	mov.b64 %rd168, {%rt96, %rt97};
+	cvt.u32.u64 %rt98, %rd166;
+	shfl.sync.down.b32 %r169, %r7, %rt98, 31, -1;
+	cvt.u32.u64 %rt99, %rd166;
+	shfl.sync.down.b32 %r170, %r8, %rt99, 31, -1;
+	cvt.u32.u64 %rt100, %rd166;
+	shfl.sync.down.b32 %r171, %r9, %rt100, 31, -1;
+	cvt.u32.u64 %rt101, %rd166;
+	shfl.sync.down.b32 %r172, %r10, %rt101, 31, -1;
+	cvt.u32.u64 %rt102, %rd166;
+	shfl.sync.down.b32 %r173, %r11, %rt102, 31, -1;
+	cvt.u32.u64 %rt103, %rd166;
+	shfl.sync.down.b32 %r174, %r12, %rt103, 31, -1;
+	cvt.u32.u64 %rt104, %rd166;
+	shfl.sync.down.b32 %r175, %r13, %rt104, 31, -1;
+	cvt.u32.u64 %rt105, %rd166;
+	shfl.sync.down.b32 %r176, %r14, %rt105, 31, -1;
+	add.s64 %rd177, %rd56, %rd166;
+	setp.lt.s64 %p178, %rd177, %rd165;
+	@!%p178 bra $L_37;
+$L_36:
+	add.s64 %rd5, %rd5, %rd167;
+	add.s64 %rd6, %rd6, %rd168;
+	add.s32 %r7, %r7, %r169;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r170;
+	and.b32 %r9, %r9, %r171;
+	or.b32 %r10, %r10, %r172;
+	xor.b32 %r11, %r11, %r173;
+	and.b32 %r12, %r12, %r174;
+	min.s32 %r13, %r13, %r175;
+	max.s32 %r14, %r14, %r176;
+$L_37:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p179, %rd166, 0;
+	@!%p179 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt106, %rd166;
+	mov.b64 {%rt107, %rt108}, %rd5;
+	shfl.sync.down.b32 %rt107, %rt107, %rt106, 31, -1;
+	shfl.sync.down.b32 %rt108, %rt108, %rt106, 31, -1;
+	mov.b64 %rd167, {%rt107, %rt108};
+	cvt.u32.u64 %rt109, %rd166;
+	mov.b64 {%rt110, %rt111}, %rd6;
+	shfl.sync.down.b32 %rt110, %rt110, %rt109, 31, -1;
+	shfl.sync.down.b32 %rt111, %rt111, %rt109, 31, -1;
+	mov.b64 %rd168, {%rt110, %rt111};
+	cvt.u32.u64 %rt112, %rd166;
+	shfl.sync.down.b32 %r169, %r7, %rt112, 31, -1;
+	cvt.u32.u64 %rt113, %rd166;
+	shfl.sync.down.b32 %r170, %r8, %rt113, 31, -1;
+	cvt.u32.u64 %rt114, %rd166;
+	shfl.sync.down.b32 %r171, %r9, %rt114, 31, -1;
+	cvt.u32.u64 %rt115, %rd166;
+	shfl.sync.down.b32 %r172, %r10, %rt115, 31, -1;
+	cvt.u32.u64 %rt116, %rd166;
+	shfl.sync.down.b32 %r173, %r11, %rt116, 31, -1;
+	cvt.u32.u64 %rt117, %rd166;
+	shfl.sync.down.b32 %r174, %r12, %rt117, 31, -1;
+	cvt.u32.u64 %rt118, %rd166;
+	shfl.sync.down.b32 %r175, %r13, %rt118, 31, -1;
+	cvt.u32.u64 %rt119, %rd166;
+	shfl.sync.down.b32 %r176, %r14, %rt119, 31, -1;
+	add.s64 %rd177, %rd56, %rd166;
+	setp.lt.s64 %p178, %rd177, %rd165;
+	@!%p178 bra $L_40;
+$L_39:
+	add.s64 %rd5, %rd5, %rd167;
+	add.s64 %rd6, %rd6, %rd168;
+	add.s32 %r7, %r7, %r169;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r170;
+	and.b32 %r9, %r9, %r171;
+	or.b32 %r10, %r10, %r172;
+	xor.b32 %r11, %r11, %r173;
+	and.b32 %r12, %r12, %r174;
+	min.s32 %r13, %r13, %r175;
+	max.s32 %r14, %r14, %r176;
+$L_40:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p179, %rd166, 0;
+	@%p179 bra $L_29;
+$L_41:
+	setp.eq.s64 %p180, %rd56, 0;
+	@!%p180 bra $L_43;
+$L_42:
+	add.s64 %rd181, %rd5, 0;
+	add.s64 %rd182, %rd0, 0;
+	st.global.s64 [%rd182], %rd181;
+	add.s64 %rd183, %rd6, 0;
+	add.s64 %rd184, %rd0, 16;
+	st.global.s64 [%rd184], %rd183;
+	add.s32 %r185, %r7, 100;
+	bfe.s32 %r185, %r185, 0, 16;
+	add.s64 %rd186, %rd0, 32;
+	st.global.s16 [%rd186], %r185;
+	mul.lo.u32 %r187, %r8, 1;
+	add.s64 %rd188, %rd0, 48;
+	st.global.u32 [%rd188], %r187;
+	and.b32 %r189, %r9, 65535;
+	add.s64 %rd190, %rd0, 64;
+	st.global.u16 [%rd190], %r189;
+	or.b32 %r191, %r10, 0;
+	add.s64 %rd192, %rd0, 80;
+	st.global.u16 [%rd192], %r191;
+	xor.b32 %r193, %r11, 0;
+	add.s64 %rd194, %rd0, 96;
+	st.global.u16 [%rd194], %r193;
+	and.b32 %r195, %r12, 255;
+	add.s64 %rd196, %rd0, 112;
+	st.global.u8 [%rd196], %r195;
+	min.s32 %r197, %r13, 2147483647;
+	add.s64 %rd198, %rd0, 128;
+	st.global.s32 [%rd198], %r197;
+	max.s32 %r199, %r14, -2147483648;
+	add.s64 %rd200, %rd0, 144;
+	st.global.s32 [%rd200], %r199;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd5, 0;
+	mov.b64 %rd6, 0;
+	mov.b32 %r7, 0;
+	mov.b32 %r8, 1;
+	mov.b32 %r9, 65535;
+	mov.b32 %r10, 0;
+	mov.b32 %r11, 0;
+	mov.b32 %r12, 255;
+	mov.b32 %r13, 2147483647;
+	mov.b32 %r14, -2147483648;
+	bra.uni $L_28;
+}
+
+.visible .entry IntStats_2(
+	.param .u64 IntStats_2_param_0,
+	.param .s64 IntStats_2_param_1,
+	.param .u64 IntStats_2_param_2,
+	.param .s64 IntStats_2_param_3,
+	.param .u64 IntStats_2_param_4,
+	.param .u64 IntStats_2_param_5
+)
+{
+	.reg .pred %pt<11>;
+	.reg .b32 %r<39>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<41>;
+	.reg .b64 %rdt<13>;
+
+$L_0:
+	ld.param.u64 %rd1, [IntStats_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	add.s64 %rd2, %rd1, 48;
+	ld.global.u32 %r3, [%rd2];
+	add.s64 %rd5, %rd1, 64;
+	ld.global.u16 %r6, [%rd5];
+	ld.param.u64 %rd8, [IntStats_2_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [IntStats_2_param_3];
+	add.s64 %rd10, %rd1, 0;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd13, %rd1, 16;
+	ld.global.s64 %rd14, [%rd13];
+	add.s64 %rd18, %rd1, 80;
+	ld.global.u16 %r19, [%rd18];
+	add.s64 %rd21, %rd1, 96;
+	ld.global.u16 %r22, [%rd21];
+	add.s64 %rd24, %rd1, 128;
+	ld.global.s32 %r25, [%rd24];
+	add.s64 %rd27, %rd1, 144;
+	ld.global.s32 %r28, [%rd27];
+	add.s64 %rd34, %rd1, 32;
+	ld.global.s16 %r35, [%rd34];
+	add.s64 %rd37, %rd1, 112;
+	ld.global.u8 %r38, [%rd37];
+$L_1:
+	cvt.u64.u32 %rd0, %r3;
+	cvt.u64.u32 %rd4, %r6;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd9;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd7, %rd8, 0;
+	st.global.s64 [%rd7], %rd11;
+	mov.b64 %rdt3, 1;
+	setp.ge.u64 %pt1, %rdt3, %rd9;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd12, %rd8, 8;
+	st.global.s64 [%rd12], %rd14;
+	mov.b64 %rdt4, 2;
+	setp.ge.u64 %pt2, %rdt4, %rd9;
+	@%pt2 bra $Lfault_2;
+	add.s64 %rd15, %rd8, 16;
+	st.global.s64 [%rd15], %rd0;
+	mov.b64 %rdt5, 3;
+	setp.ge.u64 %pt3, %rdt5, %rd9;
+	@%pt3 bra $Lfault_3;
+	add.s64 %rd16, %rd8, 24;
+	st.global.s64 [%rd16], %rd4;
+	cvt.u64.u32 %rd17, %r19;
+	cvt.u64.u32 %rd20, %r22;
+	cvt.s64.s32 %rd23, %r25;
+	cvt.s64.s32 %rd26, %r28;
+	mov.b64 %rdt6, 4;
+	setp.ge.u64 %pt4, %rdt6, %rd9;
+	@%pt4 bra $Lfault_4;
+	add.s64 %rd29, %rd8, 32;
+	st.global.s64 [%rd29], %rd17;
+	mov.b64 %rdt7, 5;
+	setp.ge.u64 %pt5, %rdt7, %rd9;
+	@%pt5 bra $Lfault_5;
+	add.s64 %rd30, %rd8, 40;
+	st.global.s64 [%rd30], %rd20;
+	mov.b64 %rdt8, 6;
+	setp.ge.u64 %pt6, %rdt8, %rd9;
+	@%pt6 bra $Lfault_6;
+	add.s64 %rd31, %rd8, 48;
+	st.global.s64 [%rd31], %rd23;
+	mov.b64 %rdt9, 7;
+	setp.ge.u64 %pt7, %rdt9, %rd9;
+	@%pt7 bra $Lfault_7;
+	add.s64 %rd32, %rd8, 56;
+	st.global.s64 [%rd32], %rd26;
+	cvt.s64.s32 %rd33, %r35;
+	cvt.u64.u32 %rd36, %r38;
+	mov.b64 %rdt10, 8;
+	setp.ge.u64 %pt8, %rdt10, %rd9;
+	@%pt8 bra $Lfault_8;
+	add.s64 %rd39, %rd8, 64;
+	st.global.s64 [%rd39], %rd33;
+	mov.b64 %rdt11, 9;
+	setp.ge.u64 %pt9, %rdt11, %rd9;
+	@%pt9 bra $Lfault_9;
+	add.s64 %rd40, %rd8, 72;
+	st.global.s64 [%rd40], %rd36;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 2;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 3;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt1, 4;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt0, 5;
+	mov.b64 %rdt1, 5;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt1, 6;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt0, 7;
+	mov.b64 %rdt1, 7;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt0, 8;
+	mov.b64 %rdt1, 8;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt0, 9;
+	mov.b64 %rdt1, 9;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt12, [IntStats_2_param_5];
+	cvta.to.global.u64 %rdt12, %rdt12;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt12];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt10, %rt3, %rt1;
+	@%pt10 exit;
+	st.global.u32 [%rdt12+8], 2359298;
+	st.global.u32 [%rdt12+12], %rt0;
+	st.global.u64 [%rdt12+16], %rdt1;
+	st.global.u64 [%rdt12+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt12+4], %rt2;
+	exit;
+}
+
+.visible .entry Center_0(
+	.param .u64 Center_0_param_0,
+	.param .s64 Center_0_param_1,
+	.param .u64 Center_0_param_2,
+	.param .s64 Center_0_param_3,
+	.param .u64 Center_0_param_4,
+	.param .u64 Center_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<55>;
+	.reg .b32 %rt<37>;
+	.reg .b64 %rd<56>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<58>;
+
+$L_0:
+	ld.param.u64 %rd5, [Center_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Center_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd48, [Center_0_param_4];
+	cvta.to.global.u64 %rd48, %rd48;
+$L_1:
+	mov.f64 %fd0, 0d8000000000000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_7;
+$L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
+	add.s64 %rd53, %rd9, 1;
+	setp.lt.s64 %p54, %rd53, %rd4;
+	@!%p54 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd55, %rd53, 8, %rd5;
+	ld.global.f64 %fd56, [%rd55];
+	add.rn.f64 %fd57, %fd0, %fd56;
+	mov.f64 %fd0, %fd57;
+$L_6:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_7:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd10, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd11, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt7;
+	mul.lo.s64 %rd13, %rd11, %rd12;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd14, %rt8;
+	sub.s64 %rd15, %rd14, %rd13;
+	min.s64 %rd16, %rd15, %rd12;
+	shr.s64 %rd17, %rd12, 1;
+$L_8:
+	cvt.u32.u64 %rt9, %rd17;
+	mov.b64 {%rt10, %rt11}, %fd0;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd18, {%rt10, %rt11};
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_10;
+$L_9:
+	add.rn.f64 %fd0, %fd0, %fd18;
+$L_10:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_11:
+	cvt.u32.u64 %rt12, %rd17;
+	mov.b64 {%rt13, %rt14}, %fd0;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd18, {%rt13, %rt14};
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_13;
+$L_12:
+	add.rn.f64 %fd0, %fd0, %fd18;
+$L_13:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_14:
+	cvt.u32.u64 %rt15, %rd17;
+	mov.b64 {%rt16, %rt17}, %fd0;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd18, {%rt16, %rt17};
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_16;
+$L_15:
+	add.rn.f64 %fd0, %fd0, %fd18;
+$L_16:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_17:
+	cvt.u32.u64 %rt18, %rd17;
+	mov.b64 {%rt19, %rt20}, %fd0;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %fd18, {%rt19, %rt20};
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_19;
+$L_18:
+	add.rn.f64 %fd0, %fd0, %fd18;
+$L_19:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@%p21 bra $L_8;
+$L_20:
+	setp.eq.s64 %p22, %rd10, 0;
+	@!%p22 bra $L_22;
+$L_21:
+	mov.u64 %rd23, qvar_reduce0;
+	mul.lo.s64 %rd24, %rd11, 1;
+	add.s64 %rd25, %rd24, 0;
+	mad.lo.s64 %rd26, %rd25, 8, %rd23;
+	st.shared.f64 [%rd26], %fd0;
+$L_22:
+	bar.sync 0;
+	setp.eq.s64 %p27, %rd11, 0;
+	@!%p27 bra $L_41;
+$L_23:
+	mul.lo.s64 %rd28, %rd10, %rd12;
+	mov.u32 %rt21, %ntid.x;
+	cvt.u64.u32 %rd29, %rt21;
+	setp.lt.s64 %p30, %rd28, %rd29;
+	@!%p30 bra $L_42;
+$L_24:
+	mov.u64 %rd31, qvar_reduce0;
+	mul.lo.s64 %rd32, %rd10, 1;
+	add.s64 %rd33, %rd32, 0;
+	mad.lo.s64 %rd34, %rd33, 8, %rd31;
+	ld.shared.f64 %fd0, [%rd34];
+$L_25:
+	mul.lo.s64 %rd35, %rd11, %rd12;
+	mov.u32 %rt22, %ntid.x;
+	cvt.u64.u32 %rd36, %rt22;
+	sub.s64 %rd37, %rd36, %rd35;
+	min.s64 %rd38, %rd37, %rd12;
+	shr.s64 %rd39, %rd12, 1;
+$L_26:
+	cvt.u32.u64 %rt23, %rd39;
+	mov.b64 {%rt24, %rt25}, %fd0;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %fd40, {%rt24, %rt25};
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_28;
+$L_27:
+	add.rn.f64 %fd0, %fd0, %fd40;
+$L_28:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt26, %rd39;
+	mov.b64 {%rt27, %rt28}, %fd0;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %fd40, {%rt27, %rt28};
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_31;
+$L_30:
+	add.rn.f64 %fd0, %fd0, %fd40;
+$L_31:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt29, %rd39;
+	mov.b64 {%rt30, %rt31}, %fd0;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %fd40, {%rt30, %rt31};
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_34;
+$L_33:
+	add.rn.f64 %fd0, %fd0, %fd40;
+$L_34:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt32, %rd39;
+	mov.b64 {%rt33, %rt34}, %fd0;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %fd40, {%rt33, %rt34};
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_37;
+$L_36:
+	add.rn.f64 %fd0, %fd0, %fd40;
+$L_37:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@%p43 bra $L_26;
+$L_38:
+	setp.eq.s64 %p44, %rd10, 0;
+	@!%p44 bra $L_41;
+$L_39:
+	mov.u32 %rt35, %ctaid.x;
+	cvt.u64.u32 %rd45, %rt35;
+	mul.lo.s64 %rd46, %rd45, 1;
+	add.s64 %rd47, %rd46, 2;
+	mad.lo.s64 %rd49, %rd47, 8, %rd48;
+	st.global.f64 [%rd49], %fd0;
+	setp.eq.s64 %p50, %rd45, 0;
+	@!%p50 bra $L_41;
+$L_40:
+	mov.u32 %rt36, %nctaid.x;
+	cvt.u64.u32 %rd51, %rt36;
+	add.s64 %rd52, %rd48, 8;
+	st.global.s64 [%rd52], %rd51;
+$L_41:
+	ret;
+$L_42:
+	mov.f64 %fd0, 0d8000000000000000;
+	bra.uni $L_25;
+}
+
+.visible .entry Center_1(
+	.param .u64 Center_1_param_0,
+	.param .s64 Center_1_param_1,
+	.param .u64 Center_1_param_2,
+	.param .s64 Center_1_param_3,
+	.param .u64 Center_1_param_4,
+	.param .u64 Center_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<32>;
+	.reg .b64 %rd<48>;
+	.reg .f64 %fd<47>;
+
+$L_0:
+	ld.param.u64 %rd0, [Center_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f64 %fd5, 0d8000000000000000;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f64 %fd10, [%rd9];
+	add.rn.f64 %fd5, %fd5, %fd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f64 %fd10, [%rd9];
+	add.rn.f64 %fd5, %fd5, %fd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f64 %fd10, [%rd9];
+	add.rn.f64 %fd5, %fd5, %fd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f64 %fd10, [%rd9];
+	add.rn.f64 %fd5, %fd5, %fd10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	mov.b64 {%rt7, %rt8}, %fd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %fd19, {%rt7, %rt8};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f64 %fd5, %fd5, %fd19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt9, %rd18;
+	mov.b64 {%rt10, %rt11}, %fd5;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd19, {%rt10, %rt11};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.rn.f64 %fd5, %fd5, %fd19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt12, %rd18;
+	mov.b64 {%rt13, %rt14}, %fd5;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd19, {%rt13, %rt14};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.rn.f64 %fd5, %fd5, %fd19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt15, %rd18;
+	mov.b64 {%rt16, %rt17}, %fd5;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd19, {%rt16, %rt17};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.rn.f64 %fd5, %fd5, %fd19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f64 [%rd27], %fd5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt18, %ntid.x;
+	cvt.u64.u32 %rd30, %rt18;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f64 %fd5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd37, %rt19;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt20, %rd40;
+	mov.b64 {%rt21, %rt22}, %fd5;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %fd41, {%rt21, %rt22};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f64 %fd5, %fd5, %fd41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt23, %rd40;
+	mov.b64 {%rt24, %rt25}, %fd5;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %fd41, {%rt24, %rt25};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.rn.f64 %fd5, %fd5, %fd41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt26, %rd40;
+	mov.b64 {%rt27, %rt28}, %fd5;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %fd41, {%rt27, %rt28};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.rn.f64 %fd5, %fd5, %fd41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt29, %rd40;
+	mov.b64 {%rt30, %rt31}, %fd5;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %fd41, {%rt30, %rt31};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.rn.f64 %fd5, %fd5, %fd41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f64 %fd46, %fd5, 0d0000000000000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f64 [%rd47], %fd46;
+$L_43:
+	ret;
+$L_44:
+	mov.f64 %fd5, 0d8000000000000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Center_2(
+	.param .u64 Center_2_param_0,
+	.param .s64 Center_2_param_1,
+	.param .u64 Center_2_param_2,
+	.param .s64 Center_2_param_3,
+	.param .u64 Center_2_param_4,
+	.param .u64 Center_2_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<23>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<19>;
+
+$L_0:
+	ld.param.u64 %rd4, [Center_2_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Center_2_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [Center_2_param_4];
+	cvta.to.global.u64 %rd15, %rd15;
+	add.s64 %rd16, %rd15, 0;
+	ld.global.f64 %fd17, [%rd16];
+	mov.b64 %rd19, %rd5;
+	cvt.rn.f64.s64 %fd18, %rd19;
+	div.rn.f64 %fd14, %fd17, %fd18;
+	ld.param.u64 %rd21, [Center_2_param_2];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Center_2_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	sub.rn.f64 %fd13, %fd12, %fd14;
+	setp.ge.u64 %pt0, %rd9, %rd22;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd20, %rd9, 8, %rd21;
+	st.global.f64 [%rd20], %fd13;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Center_2_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2424834;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry FloatRange_0(
+	.param .u64 FloatRange_0_param_0,
+	.param .s64 FloatRange_0_param_1,
+	.param .u64 FloatRange_0_param_2,
+	.param .s64 FloatRange_0_param_3,
+	.param .s64 FloatRange_0_param_4,
+	.param .u64 FloatRange_0_param_5,
+	.param .u64 FloatRange_0_param_6
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.reg .pred %p<75>;
+	.reg .pred %pt<56>;
+	.reg .b32 %rt<65>;
+	.reg .b64 %rd<74>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<73>;
+	.reg .f64 %fdt<36>;
+
+$L_0:
+	ld.param.s64 %rd5, [FloatRange_0_param_4];
+	ld.param.u64 %rd56, [FloatRange_0_param_5];
+	cvta.to.global.u64 %rd56, %rd56;
+	ld.param.u64 %rd66, [FloatRange_0_param_0];
+	cvta.to.global.u64 %rd66, %rd66;
+	ld.param.u64 %rd67, [FloatRange_0_param_1];
+$L_1:
+	mov.f64 %fd0, 0d7FF0000000000000;
+	mov.f64 %fd1, 0dFFF0000000000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd2, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd2, %rd2, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd3, %rt3, %rt4;
+	add.s64 %rd4, %rd2, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd4, %rd5;
+	@!%p6 bra $L_8;
+$L_3:
+	mov.b64 %rd7, %rd4;
+$L_4:
+	setp.ge.u64 %pt0, %rd7, %rd67;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd65, %rd7, 8, %rd66;
+	ld.global.f64 %fd68, [%rd65];
+	setp.lt.f64 %pt1, %fd0, %fd68;
+	selp.f64 %fdt0, %fd0, %fd68, %pt1;
+	setp.eq.f64 %pt2, %fd0, %fd68;
+	or.b64 %fdt1, %fd0, %fd68;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt2;
+	setp.nan.f64 %pt3, %fd0, %fd68;
+	add.rn.f64 %fdt1, %fd0, %fd68;
+	selp.f64 %fd69, %fdt1, %fdt0, %pt3;
+	mad.lo.s64 %rd70, %rd7, 8, %rd66;
+	ld.global.f64 %fd71, [%rd70];
+	setp.gt.f64 %pt4, %fd1, %fd71;
+	selp.f64 %fdt2, %fd1, %fd71, %pt4;
+	setp.eq.f64 %pt5, %fd1, %fd71;
+	and.b64 %fdt3, %fd1, %fd71;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt5;
+	setp.nan.f64 %pt6, %fd1, %fd71;
+	add.rn.f64 %fdt3, %fd1, %fd71;
+	selp.f64 %fd72, %fdt3, %fdt2, %pt6;
+	add.s64 %rd73, %rd7, 1;
+	setp.lt.s64 %p74, %rd73, %rd5;
+	@!%p74 bra $L_7;
+$L_5:
+	mov.f64 %fd0, %fd69;
+	mov.f64 %fd1, %fd72;
+$L_6:
+	add.s64 %rd4, %rd4, %rd3;
+	bra.uni $L_2;
+$L_7:
+	mov.f64 %fd0, %fd69;
+	mov.f64 %fd1, %fd72;
+$L_8:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd8, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd9, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd10, %rt8;
+	mul.lo.s64 %rd11, %rd9, %rd10;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd12, %rt9;
+	sub.s64 %rd13, %rd12, %rd11;
+	min.s64 %rd14, %rd13, %rd10;
+	shr.s64 %rd15, %rd10, 1;
+$L_9:
+	cvt.u32.u64 %rt10, %rd15;
+	mov.b64 {%rt11, %rt12}, %fd0;
+	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
+	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
+	mov.b64 %fd16, {%rt11, %rt12};
+	cvt.u32.u64 %rt13, %rd15;
+	mov.b64 {%rt14, %rt15}, %fd1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
+	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
+	mov.b64 %fd17, {%rt14, %rt15};
+	add.s64 %rd18, %rd8, %rd15;
+	setp.lt.s64 %p19, %rd18, %rd14;
+	@!%p19 bra $L_11;
+$L_10:
+	setp.lt.f64 %pt7, %fd0, %fd16;
+	selp.f64 %fdt4, %fd0, %fd16, %pt7;
+	setp.eq.f64 %pt8, %fd0, %fd16;
+	or.b64 %fdt5, %fd0, %fd16;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
+	setp.nan.f64 %pt9, %fd0, %fd16;
+	add.rn.f64 %fdt5, %fd0, %fd16;
+	selp.f64 %fd0, %fdt5, %fdt4, %pt9;
+	setp.gt.f64 %pt10, %fd1, %fd17;
+	selp.f64 %fdt6, %fd1, %fd17, %pt10;
+	setp.eq.f64 %pt11, %fd1, %fd17;
+	and.b64 %fdt7, %fd1, %fd17;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt11;
+	setp.nan.f64 %pt12, %fd1, %fd17;
+	add.rn.f64 %fdt7, %fd1, %fd17;
+	selp.f64 %fd1, %fdt7, %fdt6, %pt12;
+$L_11:
+	shr.s64 %rd15, %rd15, 1;
+	setp.ne.s64 %p20, %rd15, 0;
+	@!%p20 bra $L_21;
+$L_12:
+	cvt.u32.u64 %rt16, %rd15;
+	mov.b64 {%rt17, %rt18}, %fd0;
+	shfl.sync.down.b32 %rt17, %rt17, %rt16, 31, -1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt16, 31, -1;
+	mov.b64 %fd16, {%rt17, %rt18};
+	cvt.u32.u64 %rt19, %rd15;
+	mov.b64 {%rt20, %rt21}, %fd1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt19, 31, -1;
+	shfl.sync.down.b32 %rt21, %rt21, %rt19, 31, -1;
+	mov.b64 %fd17, {%rt20, %rt21};
+	add.s64 %rd18, %rd8, %rd15;
+	setp.lt.s64 %p19, %rd18, %rd14;
+	@!%p19 bra $L_14;
+$L_13:
+	setp.lt.f64 %pt13, %fd0, %fd16;
+	selp.f64 %fdt8, %fd0, %fd16, %pt13;
+	setp.eq.f64 %pt14, %fd0, %fd16;
+	or.b64 %fdt9, %fd0, %fd16;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt14;
+	setp.nan.f64 %pt15, %fd0, %fd16;
+	add.rn.f64 %fdt9, %fd0, %fd16;
+	selp.f64 %fd0, %fdt9, %fdt8, %pt15;
+	setp.gt.f64 %pt16, %fd1, %fd17;
+	selp.f64 %fdt10, %fd1, %fd17, %pt16;
+	setp.eq.f64 %pt17, %fd1, %fd17;
+	and.b64 %fdt11, %fd1, %fd17;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt17;
+	setp.nan.f64 %pt18, %fd1, %fd17;
+	add.rn.f64 %fdt11, %fd1, %fd17;
+	selp.f64 %fd1, %fdt11, %fdt10, %pt18;
+$L_14:
+	shr.s64 %rd15, %rd15, 1;
+	setp.ne.s64 %p20, %rd15, 0;
+	@!%p20 bra $L_21;
+$L_15:
+	cvt.u32.u64 %rt22, %rd15;
+	mov.b64 {%rt23, %rt24}, %fd0;
+	shfl.sync.down.b32 %rt23, %rt23, %rt22, 31, -1;
+	shfl.sync.down.b32 %rt24, %rt24, %rt22, 31, -1;
+	mov.b64 %fd16, {%rt23, %rt24};
+	cvt.u32.u64 %rt25, %rd15;
+	mov.b64 {%rt26, %rt27}, %fd1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt25, 31, -1;
+	shfl.sync.down.b32 %rt27, %rt27, %rt25, 31, -1;
+	mov.b64 %fd17, {%rt26, %rt27};
+	add.s64 %rd18, %rd8, %rd15;
+	setp.lt.s64 %p19, %rd18, %rd14;
+	@!%p19 bra $L_17;
+$L_16:
+	setp.lt.f64 %pt19, %fd0, %fd16;
+	selp.f64 %fdt12, %fd0, %fd16, %pt19;
+	setp.eq.f64 %pt20, %fd0, %fd16;
+	or.b64 %fdt13, %fd0, %fd16;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt20;
+	setp.nan.f64 %pt21, %fd0, %fd16;
+	add.rn.f64 %fdt13, %fd0, %fd16;
+	selp.f64 %fd0, %fdt13, %fdt12, %pt21;
+	setp.gt.f64 %pt22, %fd1, %fd17;
+	selp.f64 %fdt14, %fd1, %fd17, %pt22;
+	setp.eq.f64 %pt23, %fd1, %fd17;
+	and.b64 %fdt15, %fd1, %fd17;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt23;
+	setp.nan.f64 %pt24, %fd1, %fd17;
+	add.rn.f64 %fdt15, %fd1, %fd17;
+	selp.f64 %fd1, %fdt15, %fdt14, %pt24;
+$L_17:
+	shr.s64 %rd15, %rd15, 1;
+	setp.ne.s64 %p20, %rd15, 0;
+	@!%p20 bra $L_21;
+$L_18:
+	cvt.u32.u64 %rt28, %rd15;
+	mov.b64 {%rt29, %rt30}, %fd0;
+	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
+	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
+	mov.b64 %fd16, {%rt29, %rt30};
+	cvt.u32.u64 %rt31, %rd15;
+	mov.b64 {%rt32, %rt33}, %fd1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
+	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
+	mov.b64 %fd17, {%rt32, %rt33};
+	add.s64 %rd18, %rd8, %rd15;
+	setp.lt.s64 %p19, %rd18, %rd14;
+	@!%p19 bra $L_20;
+$L_19:
+	setp.lt.f64 %pt25, %fd0, %fd16;
+	selp.f64 %fdt16, %fd0, %fd16, %pt25;
+	setp.eq.f64 %pt26, %fd0, %fd16;
+	or.b64 %fdt17, %fd0, %fd16;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt26;
+	setp.nan.f64 %pt27, %fd0, %fd16;
+	add.rn.f64 %fdt17, %fd0, %fd16;
+	selp.f64 %fd0, %fdt17, %fdt16, %pt27;
+	setp.gt.f64 %pt28, %fd1, %fd17;
+	selp.f64 %fdt18, %fd1, %fd17, %pt28;
+	setp.eq.f64 %pt29, %fd1, %fd17;
+	and.b64 %fdt19, %fd1, %fd17;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt29;
+	setp.nan.f64 %pt30, %fd1, %fd17;
+	add.rn.f64 %fdt19, %fd1, %fd17;
+	selp.f64 %fd1, %fdt19, %fdt18, %pt30;
+$L_20:
+	shr.s64 %rd15, %rd15, 1;
+	setp.ne.s64 %p20, %rd15, 0;
+	@%p20 bra $L_9;
+$L_21:
+	setp.eq.s64 %p21, %rd8, 0;
+	@!%p21 bra $L_23;
+$L_22:
+	mov.u64 %rd22, qvar_reduce0;
+	mul.lo.s64 %rd23, %rd9, 2;
+	add.s64 %rd24, %rd23, 0;
+	mad.lo.s64 %rd25, %rd24, 8, %rd22;
+	st.shared.f64 [%rd25], %fd0;
+	mov.u64 %rd26, qvar_reduce0;
+	mul.lo.s64 %rd27, %rd9, 2;
+	add.s64 %rd28, %rd27, 1;
+	mad.lo.s64 %rd29, %rd28, 8, %rd26;
+	st.shared.f64 [%rd29], %fd1;
+$L_23:
+	bar.sync 0;
+	setp.eq.s64 %p30, %rd9, 0;
+	@!%p30 bra $L_42;
+$L_24:
+	mul.lo.s64 %rd31, %rd8, %rd10;
+	mov.u32 %rt34, %ntid.x;
+	cvt.u64.u32 %rd32, %rt34;
+	setp.lt.s64 %p33, %rd31, %rd32;
+	@!%p33 bra $L_43;
+$L_25:
+	mov.u64 %rd34, qvar_reduce0;
+	mul.lo.s64 %rd35, %rd8, 2;
+	add.s64 %rd36, %rd35, 0;
+	mad.lo.s64 %rd37, %rd36, 8, %rd34;
+	ld.shared.f64 %fd0, [%rd37];
+	mov.u64 %rd38, qvar_reduce0;
+	mul.lo.s64 %rd39, %rd8, 2;
+	add.s64 %rd40, %rd39, 1;
+	mad.lo.s64 %rd41, %rd40, 8, %rd38;
+	ld.shared.f64 %fd1, [%rd41];
+$L_26:
+	mul.lo.s64 %rd42, %rd9, %rd10;
+	mov.u32 %rt35, %ntid.x;
+	cvt.u64.u32 %rd43, %rt35;
+	sub.s64 %rd44, %rd43, %rd42;
+	min.s64 %rd45, %rd44, %rd10;
+	shr.s64 %rd46, %rd10, 1;
+$L_27:
+	cvt.u32.u64 %rt36, %rd46;
+	mov.b64 {%rt37, %rt38}, %fd0;
+	shfl.sync.down.b32 %rt37, %rt37, %rt36, 31, -1;
+	shfl.sync.down.b32 %rt38, %rt38, %rt36, 31, -1;
+	mov.b64 %fd47, {%rt37, %rt38};
+	cvt.u32.u64 %rt39, %rd46;
+	mov.b64 {%rt40, %rt41}, %fd1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt39, 31, -1;
+	shfl.sync.down.b32 %rt41, %rt41, %rt39, 31, -1;
+	mov.b64 %fd48, {%rt40, %rt41};
+	add.s64 %rd49, %rd8, %rd46;
+	setp.lt.s64 %p50, %rd49, %rd45;
+	@!%p50 bra $L_29;
+$L_28:
+	setp.lt.f64 %pt31, %fd0, %fd47;
+	selp.f64 %fdt20, %fd0, %fd47, %pt31;
+	setp.eq.f64 %pt32, %fd0, %fd47;
+	or.b64 %fdt21, %fd0, %fd47;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt32;
+	setp.nan.f64 %pt33, %fd0, %fd47;
+	add.rn.f64 %fdt21, %fd0, %fd47;
+	selp.f64 %fd0, %fdt21, %fdt20, %pt33;
+	setp.gt.f64 %pt34, %fd1, %fd48;
+	selp.f64 %fdt22, %fd1, %fd48, %pt34;
+	setp.eq.f64 %pt35, %fd1, %fd48;
+	and.b64 %fdt23, %fd1, %fd48;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt35;
+	setp.nan.f64 %pt36, %fd1, %fd48;
+	add.rn.f64 %fdt23, %fd1, %fd48;
+	selp.f64 %fd1, %fdt23, %fdt22, %pt36;
+$L_29:
+	shr.s64 %rd46, %rd46, 1;
+	setp.ne.s64 %p51, %rd46, 0;
+	@!%p51 bra $L_39;
+$L_30:
+	cvt.u32.u64 %rt42, %rd46;
+	mov.b64 {%rt43, %rt44}, %fd0;
+	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
+	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
+	mov.b64 %fd47, {%rt43, %rt44};
+	cvt.u32.u64 %rt45, %rd46;
+	mov.b64 {%rt46, %rt47}, %fd1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
+	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
+	mov.b64 %fd48, {%rt46, %rt47};
+	add.s64 %rd49, %rd8, %rd46;
+	setp.lt.s64 %p50, %rd49, %rd45;
+	@!%p50 bra $L_32;
+$L_31:
+	setp.lt.f64 %pt37, %fd0, %fd47;
+	selp.f64 %fdt24, %fd0, %fd47, %pt37;
+	setp.eq.f64 %pt38, %fd0, %fd47;
+	or.b64 %fdt25, %fd0, %fd47;
+	selp.f64 %fdt24, %fdt25, %fdt24, %pt38;
+	setp.nan.f64 %pt39, %fd0, %fd47;
+	add.rn.f64 %fdt25, %fd0, %fd47;
+	selp.f64 %fd0, %fdt25, %fdt24, %pt39;
+	setp.gt.f64 %pt40, %fd1, %fd48;
+	selp.f64 %fdt26, %fd1, %fd48, %pt40;
+	setp.eq.f64 %pt41, %fd1, %fd48;
+	and.b64 %fdt27, %fd1, %fd48;
+	selp.f64 %fdt26, %fdt27, %fdt26, %pt41;
+	setp.nan.f64 %pt42, %fd1, %fd48;
+	add.rn.f64 %fdt27, %fd1, %fd48;
+	selp.f64 %fd1, %fdt27, %fdt26, %pt42;
+$L_32:
+	shr.s64 %rd46, %rd46, 1;
+	setp.ne.s64 %p51, %rd46, 0;
+	@!%p51 bra $L_39;
+$L_33:
+	cvt.u32.u64 %rt48, %rd46;
+	mov.b64 {%rt49, %rt50}, %fd0;
+	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
+	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
+	mov.b64 %fd47, {%rt49, %rt50};
+	cvt.u32.u64 %rt51, %rd46;
+	mov.b64 {%rt52, %rt53}, %fd1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
+	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
+	mov.b64 %fd48, {%rt52, %rt53};
+	add.s64 %rd49, %rd8, %rd46;
+	setp.lt.s64 %p50, %rd49, %rd45;
+	@!%p50 bra $L_35;
+$L_34:
+	setp.lt.f64 %pt43, %fd0, %fd47;
+	selp.f64 %fdt28, %fd0, %fd47, %pt43;
+	setp.eq.f64 %pt44, %fd0, %fd47;
+	or.b64 %fdt29, %fd0, %fd47;
+	selp.f64 %fdt28, %fdt29, %fdt28, %pt44;
+	setp.nan.f64 %pt45, %fd0, %fd47;
+	add.rn.f64 %fdt29, %fd0, %fd47;
+	selp.f64 %fd0, %fdt29, %fdt28, %pt45;
+	setp.gt.f64 %pt46, %fd1, %fd48;
+	selp.f64 %fdt30, %fd1, %fd48, %pt46;
+	setp.eq.f64 %pt47, %fd1, %fd48;
+	and.b64 %fdt31, %fd1, %fd48;
+	selp.f64 %fdt30, %fdt31, %fdt30, %pt47;
+	setp.nan.f64 %pt48, %fd1, %fd48;
+	add.rn.f64 %fdt31, %fd1, %fd48;
+	selp.f64 %fd1, %fdt31, %fdt30, %pt48;
+$L_35:
+	shr.s64 %rd46, %rd46, 1;
+	setp.ne.s64 %p51, %rd46, 0;
+	@!%p51 bra $L_39;
+$L_36:
+	cvt.u32.u64 %rt54, %rd46;
+	mov.b64 {%rt55, %rt56}, %fd0;
+	shfl.sync.down.b32 %rt55, %rt55, %rt54, 31, -1;
+	shfl.sync.down.b32 %rt56, %rt56, %rt54, 31, -1;
+	mov.b64 %fd47, {%rt55, %rt56};
+	cvt.u32.u64 %rt57, %rd46;
+	mov.b64 {%rt58, %rt59}, %fd1;
+	shfl.sync.down.b32 %rt58, %rt58, %rt57, 31, -1;
+	shfl.sync.down.b32 %rt59, %rt59, %rt57, 31, -1;
+	mov.b64 %fd48, {%rt58, %rt59};
+	add.s64 %rd49, %rd8, %rd46;
+	setp.lt.s64 %p50, %rd49, %rd45;
+	@!%p50 bra $L_38;
+$L_37:
+	setp.lt.f64 %pt49, %fd0, %fd47;
+	selp.f64 %fdt32, %fd0, %fd47, %pt49;
+	setp.eq.f64 %pt50, %fd0, %fd47;
+	or.b64 %fdt33, %fd0, %fd47;
+	selp.f64 %fdt32, %fdt33, %fdt32, %pt50;
+	setp.nan.f64 %pt51, %fd0, %fd47;
+	add.rn.f64 %fdt33, %fd0, %fd47;
+	selp.f64 %fd0, %fdt33, %fdt32, %pt51;
+	setp.gt.f64 %pt52, %fd1, %fd48;
+	selp.f64 %fdt34, %fd1, %fd48, %pt52;
+	setp.eq.f64 %pt53, %fd1, %fd48;
+	and.b64 %fdt35, %fd1, %fd48;
+	selp.f64 %fdt34, %fdt35, %fdt34, %pt53;
+	setp.nan.f64 %pt54, %fd1, %fd48;
+	add.rn.f64 %fdt35, %fd1, %fd48;
+	selp.f64 %fd1, %fdt35, %fdt34, %pt54;
+$L_38:
+	shr.s64 %rd46, %rd46, 1;
+	setp.ne.s64 %p51, %rd46, 0;
+	@%p51 bra $L_27;
+$L_39:
+	setp.eq.s64 %p52, %rd8, 0;
+	@!%p52 bra $L_42;
+$L_40:
+	mov.u32 %rt60, %ctaid.x;
+	cvt.u64.u32 %rd53, %rt60;
+	mul.lo.s64 %rd54, %rd53, 2;
+	add.s64 %rd55, %rd54, 4;
+	mad.lo.s64 %rd57, %rd55, 8, %rd56;
+	st.global.f64 [%rd57], %fd0;
+	mul.lo.s64 %rd58, %rd53, 2;
+	add.s64 %rd59, %rd58, 5;
+	mad.lo.s64 %rd60, %rd59, 8, %rd56;
+	st.global.f64 [%rd60], %fd1;
+	setp.eq.s64 %p61, %rd53, 0;
+	@!%p61 bra $L_42;
+$L_41:
+	mov.u32 %rt61, %nctaid.x;
+	cvt.u64.u32 %rd62, %rt61;
+	add.s64 %rd63, %rd56, 8;
+	st.global.s64 [%rd63], %rd62;
+	add.s64 %rd64, %rd56, 24;
+	st.global.s64 [%rd64], %rd62;
+$L_42:
+	ret;
+$L_43:
+	mov.f64 %fd0, 0d7FF0000000000000;
+	mov.f64 %fd1, 0dFFF0000000000000;
+	bra.uni $L_26;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd67;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [FloatRange_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt62, [%rdt3];
+	add.u32 %rt63, %rt62, 1;
+	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
+	setp.ne.u32 %pt55, %rt64, %rt62;
+	@%pt55 exit;
+	st.global.u32 [%rdt3+8], 2490368;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt63;
+	exit;
+}
+
+.visible .entry FloatRange_1(
+	.param .u64 FloatRange_1_param_0,
+	.param .s64 FloatRange_1_param_1,
+	.param .u64 FloatRange_1_param_2,
+	.param .s64 FloatRange_1_param_3,
+	.param .s64 FloatRange_1_param_4,
+	.param .u64 FloatRange_1_param_5,
+	.param .u64 FloatRange_1_param_6
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.reg .pred %p<61>;
+	.reg .pred %pt<78>;
+	.reg .b32 %rt<56>;
+	.reg .b64 %rd<65>;
+	.reg .f64 %fd<64>;
+	.reg .f64 %fdt<54>;
+
+$L_0:
+	ld.param.u64 %rd0, [FloatRange_1_param_5];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f64 %fd5, 0d7FF0000000000000;
+	mov.f64 %fd6, 0dFFF0000000000000;
+$L_2:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	setp.lt.f64 %pt0, %fd5, %fd11;
+	selp.f64 %fdt0, %fd5, %fd11, %pt0;
+	setp.eq.f64 %pt1, %fd5, %fd11;
+	or.b64 %fdt1, %fd5, %fd11;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
+	setp.nan.f64 %pt2, %fd5, %fd11;
+	add.rn.f64 %fdt1, %fd5, %fd11;
+	selp.f64 %fd5, %fdt1, %fdt0, %pt2;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt3, %fd6, %fd15;
+	selp.f64 %fdt2, %fd6, %fd15, %pt3;
+	setp.eq.f64 %pt4, %fd6, %fd15;
+	and.b64 %fdt3, %fd6, %fd15;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
+	setp.nan.f64 %pt5, %fd6, %fd15;
+	add.rn.f64 %fdt3, %fd6, %fd15;
+	selp.f64 %fd6, %fdt3, %fdt2, %pt5;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	setp.lt.f64 %pt6, %fd5, %fd11;
+	selp.f64 %fdt4, %fd5, %fd11, %pt6;
+	setp.eq.f64 %pt7, %fd5, %fd11;
+	or.b64 %fdt5, %fd5, %fd11;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt7;
+	setp.nan.f64 %pt8, %fd5, %fd11;
+	add.rn.f64 %fdt5, %fd5, %fd11;
+	selp.f64 %fd5, %fdt5, %fdt4, %pt8;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt9, %fd6, %fd15;
+	selp.f64 %fdt6, %fd6, %fd15, %pt9;
+	setp.eq.f64 %pt10, %fd6, %fd15;
+	and.b64 %fdt7, %fd6, %fd15;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt10;
+	setp.nan.f64 %pt11, %fd6, %fd15;
+	add.rn.f64 %fdt7, %fd6, %fd15;
+	selp.f64 %fd6, %fdt7, %fdt6, %pt11;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	setp.lt.f64 %pt12, %fd5, %fd11;
+	selp.f64 %fdt8, %fd5, %fd11, %pt12;
+	setp.eq.f64 %pt13, %fd5, %fd11;
+	or.b64 %fdt9, %fd5, %fd11;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt13;
+	setp.nan.f64 %pt14, %fd5, %fd11;
+	add.rn.f64 %fdt9, %fd5, %fd11;
+	selp.f64 %fd5, %fdt9, %fdt8, %pt14;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt15, %fd6, %fd15;
+	selp.f64 %fdt10, %fd6, %fd15, %pt15;
+	setp.eq.f64 %pt16, %fd6, %fd15;
+	and.b64 %fdt11, %fd6, %fd15;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt16;
+	setp.nan.f64 %pt17, %fd6, %fd15;
+	add.rn.f64 %fdt11, %fd6, %fd15;
+	selp.f64 %fd6, %fdt11, %fdt10, %pt17;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	setp.lt.f64 %pt18, %fd5, %fd11;
+	selp.f64 %fdt12, %fd5, %fd11, %pt18;
+	setp.eq.f64 %pt19, %fd5, %fd11;
+	or.b64 %fdt13, %fd5, %fd11;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt19;
+	setp.nan.f64 %pt20, %fd5, %fd11;
+	add.rn.f64 %fdt13, %fd5, %fd11;
+	selp.f64 %fd5, %fdt13, %fdt12, %pt20;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt21, %fd6, %fd15;
+	selp.f64 %fdt14, %fd6, %fd15, %pt21;
+	setp.eq.f64 %pt22, %fd6, %fd15;
+	and.b64 %fdt15, %fd6, %fd15;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt22;
+	setp.nan.f64 %pt23, %fd6, %fd15;
+	add.rn.f64 %fdt15, %fd6, %fd15;
+	selp.f64 %fd6, %fdt15, %fdt14, %pt23;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd16, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd17, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd18, %rt4;
+	mul.lo.s64 %rd19, %rd17, %rd18;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd20, %rt5;
+	sub.s64 %rd21, %rd20, %rd19;
+	min.s64 %rd22, %rd21, %rd18;
+	shr.s64 %rd23, %rd18, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd23;
+	mov.b64 {%rt7, %rt8}, %fd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %fd24, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd23;
+	mov.b64 {%rt10, %rt11}, %fd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd25, {%rt10, %rt11};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_13;
+$L_12:
+	setp.lt.f64 %pt24, %fd5, %fd24;
+	selp.f64 %fdt16, %fd5, %fd24, %pt24;
+	setp.eq.f64 %pt25, %fd5, %fd24;
+	or.b64 %fdt17, %fd5, %fd24;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt25;
+	setp.nan.f64 %pt26, %fd5, %fd24;
+	add.rn.f64 %fdt17, %fd5, %fd24;
+	selp.f64 %fd5, %fdt17, %fdt16, %pt26;
+	setp.gt.f64 %pt27, %fd6, %fd25;
+	selp.f64 %fdt18, %fd6, %fd25, %pt27;
+	setp.eq.f64 %pt28, %fd6, %fd25;
+	and.b64 %fdt19, %fd6, %fd25;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt28;
+	setp.nan.f64 %pt29, %fd6, %fd25;
+	add.rn.f64 %fdt19, %fd6, %fd25;
+	selp.f64 %fd6, %fdt19, %fdt18, %pt29;
+$L_13:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt12, %rd23;
+	mov.b64 {%rt13, %rt14}, %fd5;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd24, {%rt13, %rt14};
+	cvt.u32.u64 %rt15, %rd23;
+	mov.b64 {%rt16, %rt17}, %fd6;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd25, {%rt16, %rt17};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_16;
+$L_15:
+	setp.lt.f64 %pt30, %fd5, %fd24;
+	selp.f64 %fdt20, %fd5, %fd24, %pt30;
+	setp.eq.f64 %pt31, %fd5, %fd24;
+	or.b64 %fdt21, %fd5, %fd24;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt31;
+	setp.nan.f64 %pt32, %fd5, %fd24;
+	add.rn.f64 %fdt21, %fd5, %fd24;
+	selp.f64 %fd5, %fdt21, %fdt20, %pt32;
+	setp.gt.f64 %pt33, %fd6, %fd25;
+	selp.f64 %fdt22, %fd6, %fd25, %pt33;
+	setp.eq.f64 %pt34, %fd6, %fd25;
+	and.b64 %fdt23, %fd6, %fd25;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt34;
+	setp.nan.f64 %pt35, %fd6, %fd25;
+	add.rn.f64 %fdt23, %fd6, %fd25;
+	selp.f64 %fd6, %fdt23, %fdt22, %pt35;
+$L_16:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt18, %rd23;
+	mov.b64 {%rt19, %rt20}, %fd5;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %fd24, {%rt19, %rt20};
+	cvt.u32.u64 %rt21, %rd23;
+	mov.b64 {%rt22, %rt23}, %fd6;
+	shfl.sync.down.b32 %rt22, %rt22, %rt21, 31, -1;
+	shfl.sync.down.b32 %rt23, %rt23, %rt21, 31, -1;
+	mov.b64 %fd25, {%rt22, %rt23};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_19;
+$L_18:
+	setp.lt.f64 %pt36, %fd5, %fd24;
+	selp.f64 %fdt24, %fd5, %fd24, %pt36;
+	setp.eq.f64 %pt37, %fd5, %fd24;
+	or.b64 %fdt25, %fd5, %fd24;
+	selp.f64 %fdt24, %fdt25, %fdt24, %pt37;
+	setp.nan.f64 %pt38, %fd5, %fd24;
+	add.rn.f64 %fdt25, %fd5, %fd24;
+	selp.f64 %fd5, %fdt25, %fdt24, %pt38;
+	setp.gt.f64 %pt39, %fd6, %fd25;
+	selp.f64 %fdt26, %fd6, %fd25, %pt39;
+	setp.eq.f64 %pt40, %fd6, %fd25;
+	and.b64 %fdt27, %fd6, %fd25;
+	selp.f64 %fdt26, %fdt27, %fdt26, %pt40;
+	setp.nan.f64 %pt41, %fd6, %fd25;
+	add.rn.f64 %fdt27, %fd6, %fd25;
+	selp.f64 %fd6, %fdt27, %fdt26, %pt41;
+$L_19:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt24, %rd23;
+	mov.b64 {%rt25, %rt26}, %fd5;
+	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
+	mov.b64 %fd24, {%rt25, %rt26};
+	cvt.u32.u64 %rt27, %rd23;
+	mov.b64 {%rt28, %rt29}, %fd6;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %fd25, {%rt28, %rt29};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_22;
+$L_21:
+	setp.lt.f64 %pt42, %fd5, %fd24;
+	selp.f64 %fdt28, %fd5, %fd24, %pt42;
+	setp.eq.f64 %pt43, %fd5, %fd24;
+	or.b64 %fdt29, %fd5, %fd24;
+	selp.f64 %fdt28, %fdt29, %fdt28, %pt43;
+	setp.nan.f64 %pt44, %fd5, %fd24;
+	add.rn.f64 %fdt29, %fd5, %fd24;
+	selp.f64 %fd5, %fdt29, %fdt28, %pt44;
+	setp.gt.f64 %pt45, %fd6, %fd25;
+	selp.f64 %fdt30, %fd6, %fd25, %pt45;
+	setp.eq.f64 %pt46, %fd6, %fd25;
+	and.b64 %fdt31, %fd6, %fd25;
+	selp.f64 %fdt30, %fdt31, %fdt30, %pt46;
+	setp.nan.f64 %pt47, %fd6, %fd25;
+	add.rn.f64 %fdt31, %fd6, %fd25;
+	selp.f64 %fd6, %fdt31, %fdt30, %pt47;
+$L_22:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@%p28 bra $L_11;
+$L_23:
+	setp.eq.s64 %p29, %rd16, 0;
+	@!%p29 bra $L_25;
+$L_24:
+	mov.u64 %rd30, qvar_reduce0;
+	mul.lo.s64 %rd31, %rd17, 2;
+	add.s64 %rd32, %rd31, 0;
+	mad.lo.s64 %rd33, %rd32, 8, %rd30;
+	st.shared.f64 [%rd33], %fd5;
+	mov.u64 %rd34, qvar_reduce0;
+	mul.lo.s64 %rd35, %rd17, 2;
+	add.s64 %rd36, %rd35, 1;
+	mad.lo.s64 %rd37, %rd36, 8, %rd34;
+	st.shared.f64 [%rd37], %fd6;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p38, %rd17, 0;
+	@!%p38 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd39, %rd16, %rd18;
+	mov.u32 %rt30, %ntid.x;
+	cvt.u64.u32 %rd40, %rt30;
+	setp.lt.s64 %p41, %rd39, %rd40;
+	@!%p41 bra $L_44;
+$L_27:
+	mov.u64 %rd42, qvar_reduce0;
+	mul.lo.s64 %rd43, %rd16, 2;
+	add.s64 %rd44, %rd43, 0;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	ld.shared.f64 %fd5, [%rd45];
+	mov.u64 %rd46, qvar_reduce0;
+	mul.lo.s64 %rd47, %rd16, 2;
+	add.s64 %rd48, %rd47, 1;
+	mad.lo.s64 %rd49, %rd48, 8, %rd46;
+	ld.shared.f64 %fd6, [%rd49];
+$L_28:
+	mul.lo.s64 %rd50, %rd17, %rd18;
+	mov.u32 %rt31, %ntid.x;
+	cvt.u64.u32 %rd51, %rt31;
+	sub.s64 %rd52, %rd51, %rd50;
+	min.s64 %rd53, %rd52, %rd18;
+	shr.s64 %rd54, %rd18, 1;
+$L_29:
+	cvt.u32.u64 %rt32, %rd54;
+	mov.b64 {%rt33, %rt34}, %fd5;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %fd55, {%rt33, %rt34};
+	cvt.u32.u64 %rt35, %rd54;
+	mov.b64 {%rt36, %rt37}, %fd6;
+	shfl.sync.down.b32 %rt36, %rt36, %rt35, 31, -1;
+	shfl.sync.down.b32 %rt37, %rt37, %rt35, 31, -1;
+	mov.b64 %fd56, {%rt36, %rt37};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_31;
+$L_30:
+	setp.lt.f64 %pt48, %fd5, %fd55;
+	selp.f64 %fdt32, %fd5, %fd55, %pt48;
+	setp.eq.f64 %pt49, %fd5, %fd55;
+	or.b64 %fdt33, %fd5, %fd55;
+	selp.f64 %fdt32, %fdt33, %fdt32, %pt49;
+	setp.nan.f64 %pt50, %fd5, %fd55;
+	add.rn.f64 %fdt33, %fd5, %fd55;
+	selp.f64 %fd5, %fdt33, %fdt32, %pt50;
+	setp.gt.f64 %pt51, %fd6, %fd56;
+	selp.f64 %fdt34, %fd6, %fd56, %pt51;
+	setp.eq.f64 %pt52, %fd6, %fd56;
+	and.b64 %fdt35, %fd6, %fd56;
+	selp.f64 %fdt34, %fdt35, %fdt34, %pt52;
+	setp.nan.f64 %pt53, %fd6, %fd56;
+	add.rn.f64 %fdt35, %fd6, %fd56;
+	selp.f64 %fd6, %fdt35, %fdt34, %pt53;
+$L_31:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt38, %rd54;
+	mov.b64 {%rt39, %rt40}, %fd5;
+	shfl.sync.down.b32 %rt39, %rt39, %rt38, 31, -1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt38, 31, -1;
+	mov.b64 %fd55, {%rt39, %rt40};
+	cvt.u32.u64 %rt41, %rd54;
+	mov.b64 {%rt42, %rt43}, %fd6;
+	shfl.sync.down.b32 %rt42, %rt42, %rt41, 31, -1;
+	shfl.sync.down.b32 %rt43, %rt43, %rt41, 31, -1;
+	mov.b64 %fd56, {%rt42, %rt43};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_34;
+$L_33:
+	setp.lt.f64 %pt54, %fd5, %fd55;
+	selp.f64 %fdt36, %fd5, %fd55, %pt54;
+	setp.eq.f64 %pt55, %fd5, %fd55;
+	or.b64 %fdt37, %fd5, %fd55;
+	selp.f64 %fdt36, %fdt37, %fdt36, %pt55;
+	setp.nan.f64 %pt56, %fd5, %fd55;
+	add.rn.f64 %fdt37, %fd5, %fd55;
+	selp.f64 %fd5, %fdt37, %fdt36, %pt56;
+	setp.gt.f64 %pt57, %fd6, %fd56;
+	selp.f64 %fdt38, %fd6, %fd56, %pt57;
+	setp.eq.f64 %pt58, %fd6, %fd56;
+	and.b64 %fdt39, %fd6, %fd56;
+	selp.f64 %fdt38, %fdt39, %fdt38, %pt58;
+	setp.nan.f64 %pt59, %fd6, %fd56;
+	add.rn.f64 %fdt39, %fd6, %fd56;
+	selp.f64 %fd6, %fdt39, %fdt38, %pt59;
+$L_34:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt44, %rd54;
+	mov.b64 {%rt45, %rt46}, %fd5;
+	shfl.sync.down.b32 %rt45, %rt45, %rt44, 31, -1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt44, 31, -1;
+	mov.b64 %fd55, {%rt45, %rt46};
+	cvt.u32.u64 %rt47, %rd54;
+	mov.b64 {%rt48, %rt49}, %fd6;
+	shfl.sync.down.b32 %rt48, %rt48, %rt47, 31, -1;
+	shfl.sync.down.b32 %rt49, %rt49, %rt47, 31, -1;
+	mov.b64 %fd56, {%rt48, %rt49};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_37;
+$L_36:
+	setp.lt.f64 %pt60, %fd5, %fd55;
+	selp.f64 %fdt40, %fd5, %fd55, %pt60;
+	setp.eq.f64 %pt61, %fd5, %fd55;
+	or.b64 %fdt41, %fd5, %fd55;
+	selp.f64 %fdt40, %fdt41, %fdt40, %pt61;
+	setp.nan.f64 %pt62, %fd5, %fd55;
+	add.rn.f64 %fdt41, %fd5, %fd55;
+	selp.f64 %fd5, %fdt41, %fdt40, %pt62;
+	setp.gt.f64 %pt63, %fd6, %fd56;
+	selp.f64 %fdt42, %fd6, %fd56, %pt63;
+	setp.eq.f64 %pt64, %fd6, %fd56;
+	and.b64 %fdt43, %fd6, %fd56;
+	selp.f64 %fdt42, %fdt43, %fdt42, %pt64;
+	setp.nan.f64 %pt65, %fd6, %fd56;
+	add.rn.f64 %fdt43, %fd6, %fd56;
+	selp.f64 %fd6, %fdt43, %fdt42, %pt65;
+$L_37:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt50, %rd54;
+	mov.b64 {%rt51, %rt52}, %fd5;
+	shfl.sync.down.b32 %rt51, %rt51, %rt50, 31, -1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt50, 31, -1;
+	mov.b64 %fd55, {%rt51, %rt52};
+	cvt.u32.u64 %rt53, %rd54;
+	mov.b64 {%rt54, %rt55}, %fd6;
+	shfl.sync.down.b32 %rt54, %rt54, %rt53, 31, -1;
+	shfl.sync.down.b32 %rt55, %rt55, %rt53, 31, -1;
+	mov.b64 %fd56, {%rt54, %rt55};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_40;
+$L_39:
+	setp.lt.f64 %pt66, %fd5, %fd55;
+	selp.f64 %fdt44, %fd5, %fd55, %pt66;
+	setp.eq.f64 %pt67, %fd5, %fd55;
+	or.b64 %fdt45, %fd5, %fd55;
+	selp.f64 %fdt44, %fdt45, %fdt44, %pt67;
+	setp.nan.f64 %pt68, %fd5, %fd55;
+	add.rn.f64 %fdt45, %fd5, %fd55;
+	selp.f64 %fd5, %fdt45, %fdt44, %pt68;
+	setp.gt.f64 %pt69, %fd6, %fd56;
+	selp.f64 %fdt46, %fd6, %fd56, %pt69;
+	setp.eq.f64 %pt70, %fd6, %fd56;
+	and.b64 %fdt47, %fd6, %fd56;
+	selp.f64 %fdt46, %fdt47, %fdt46, %pt70;
+	setp.nan.f64 %pt71, %fd6, %fd56;
+	add.rn.f64 %fdt47, %fd6, %fd56;
+	selp.f64 %fd6, %fdt47, %fdt46, %pt71;
+$L_40:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@%p59 bra $L_29;
+$L_41:
+	setp.eq.s64 %p60, %rd16, 0;
+	@!%p60 bra $L_43;
+$L_42:
+	mov.f64 %fdt48, 0d7FEFFFFFFFFFFFFF;
+	setp.lt.f64 %pt72, %fd5, %fdt48;
+	selp.f64 %fdt49, %fd5, %fdt48, %pt72;
+	setp.eq.f64 %pt73, %fd5, %fdt48;
+	or.b64 %fdt50, %fd5, %fdt48;
+	selp.f64 %fdt49, %fdt50, %fdt49, %pt73;
+	setp.nan.f64 %pt74, %fd5, %fdt48;
+	add.rn.f64 %fdt50, %fd5, %fdt48;
+	selp.f64 %fd61, %fdt50, %fdt49, %pt74;
+	add.s64 %rd62, %rd0, 0;
+	st.global.f64 [%rd62], %fd61;
+	mov.f64 %fdt51, 0dFFEFFFFFFFFFFFFF;
+	setp.gt.f64 %pt75, %fd6, %fdt51;
+	selp.f64 %fdt52, %fd6, %fdt51, %pt75;
+	setp.eq.f64 %pt76, %fd6, %fdt51;
+	and.b64 %fdt53, %fd6, %fdt51;
+	selp.f64 %fdt52, %fdt53, %fdt52, %pt76;
+	setp.nan.f64 %pt77, %fd6, %fdt51;
+	add.rn.f64 %fdt53, %fd6, %fdt51;
+	selp.f64 %fd63, %fdt53, %fdt52, %pt77;
+	add.s64 %rd64, %rd0, 16;
+	st.global.f64 [%rd64], %fd63;
+$L_43:
+	ret;
+$L_44:
+	mov.f64 %fd5, 0d7FF0000000000000;
+	mov.f64 %fd6, 0dFFF0000000000000;
+	bra.uni $L_28;
+}
+
+.visible .entry FloatRange_2(
+	.param .u64 FloatRange_2_param_0,
+	.param .s64 FloatRange_2_param_1,
+	.param .u64 FloatRange_2_param_2,
+	.param .s64 FloatRange_2_param_3,
+	.param .s64 FloatRange_2_param_4,
+	.param .u64 FloatRange_2_param_5,
+	.param .u64 FloatRange_2_param_6
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<11>;
+	.reg .b64 %rdt<5>;
+	.reg .f64 %fd<7>;
+
+$L_0:
+	ld.param.u64 %rd1, [FloatRange_2_param_5];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd8, [FloatRange_2_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [FloatRange_2_param_3];
+$L_1:
+	add.s64 %rd2, %rd1, 0;
+	ld.global.f64 %fd3, [%rd2];
+	mov.f64 %fd0, %fd3;
+	add.s64 %rd5, %rd1, 16;
+	ld.global.f64 %fd6, [%rd5];
+	mov.f64 %fd4, %fd6;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd9;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd7, %rd8, 0;
+	st.global.f64 [%rd7], %fd0;
+	mov.b64 %rdt3, 1;
+	setp.ge.u64 %pt1, %rdt3, %rd9;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd10, %rd8, 8;
+	st.global.f64 [%rd10], %fd4;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [FloatRange_2_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt4];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt2, %rt3, %rt1;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 2490370;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt2;
+	exit;
+}
+
+.visible .entry ChunkSums_0(
+	.param .u64 ChunkSums_0_param_0,
+	.param .s64 ChunkSums_0_param_1,
+	.param .u64 ChunkSums_0_param_2,
+	.param .s64 ChunkSums_0_param_3,
+	.param .u64 ChunkSums_0_param_4,
+	.param .s64 ChunkSums_0_param_5,
+	.param .s64 ChunkSums_0_param_6,
+	.param .s64 ChunkSums_0_param_7,
+	.param .u64 ChunkSums_0_param_8,
+	.param .u64 ChunkSums_0_param_9
+)
+{
+	.reg .pred %p<22>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<27>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [ChunkSums_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [ChunkSums_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd12, [ChunkSums_0_param_6];
+	ld.param.u64 %rd18, [ChunkSums_0_param_0];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [ChunkSums_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_16;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_16;
+$L_5:
+	mul.lo.s64 %rd11, %rd9, %rd12;
+	mov.b64 %rd13, 0;
+	mov.b64 %rd14, %rd11;
+$L_6:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_14;
+$L_7:
+	setp.ge.u64 %pt0, %rd14, %rd19;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+$L_8:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_14;
+$L_9:
+	setp.ge.u64 %pt1, %rd14, %rd19;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+$L_10:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_14;
+$L_11:
+	setp.ge.u64 %pt2, %rd14, %rd19;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+$L_12:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_14;
+$L_13:
+	setp.ge.u64 %pt3, %rd14, %rd19;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+	bra.uni $L_6;
+$L_14:
+	mad.lo.s64 %rd26, %rd9, 8, %rd4;
+	st.global.s64 [%rd26], %rd13;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_16:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ChunkSums_0_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt3+8], 2555904;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry ChunkSums_1(
+	.param .u64 ChunkSums_1_param_0,
+	.param .s64 ChunkSums_1_param_1,
+	.param .u64 ChunkSums_1_param_2,
+	.param .s64 ChunkSums_1_param_3,
+	.param .u64 ChunkSums_1_param_4,
+	.param .s64 ChunkSums_1_param_5,
+	.param .s64 ChunkSums_1_param_6,
+	.param .s64 ChunkSums_1_param_7,
+	.param .u64 ChunkSums_1_param_8,
+	.param .u64 ChunkSums_1_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<55>;
+	.reg .b32 %rt<37>;
+	.reg .b64 %rd<58>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd5, [ChunkSums_1_param_2];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [ChunkSums_1_param_3];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd48, [ChunkSums_1_param_8];
+	cvta.to.global.u64 %rd48, %rd48;
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_7;
+$L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
+	add.s64 %rd53, %rd9, 1;
+	setp.lt.s64 %p54, %rd53, %rd4;
+	@!%p54 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd55, %rd53, 8, %rd5;
+	ld.global.s64 %rd56, [%rd55];
+	add.s64 %rd57, %rd0, %rd56;
+	mov.b64 %rd0, %rd57;
+$L_6:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_7:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd10, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd11, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt7;
+	mul.lo.s64 %rd13, %rd11, %rd12;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd14, %rt8;
+	sub.s64 %rd15, %rd14, %rd13;
+	min.s64 %rd16, %rd15, %rd12;
+	shr.s64 %rd17, %rd12, 1;
+$L_8:
+	cvt.u32.u64 %rt9, %rd17;
+	mov.b64 {%rt10, %rt11}, %rd0;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd18, {%rt10, %rt11};
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_10;
+$L_9:
+	add.s64 %rd0, %rd0, %rd18;
+$L_10:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_11:
+	cvt.u32.u64 %rt12, %rd17;
+	mov.b64 {%rt13, %rt14}, %rd0;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %rd18, {%rt13, %rt14};
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_13;
+$L_12:
+	add.s64 %rd0, %rd0, %rd18;
+$L_13:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_14:
+	cvt.u32.u64 %rt15, %rd17;
+	mov.b64 {%rt16, %rt17}, %rd0;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %rd18, {%rt16, %rt17};
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_16;
+$L_15:
+	add.s64 %rd0, %rd0, %rd18;
+$L_16:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_17:
+	cvt.u32.u64 %rt18, %rd17;
+	mov.b64 {%rt19, %rt20}, %rd0;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %rd18, {%rt19, %rt20};
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_19;
+$L_18:
+	add.s64 %rd0, %rd0, %rd18;
+$L_19:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@%p21 bra $L_8;
+$L_20:
+	setp.eq.s64 %p22, %rd10, 0;
+	@!%p22 bra $L_22;
+$L_21:
+	mov.u64 %rd23, qvar_reduce0;
+	mul.lo.s64 %rd24, %rd11, 1;
+	add.s64 %rd25, %rd24, 0;
+	mad.lo.s64 %rd26, %rd25, 8, %rd23;
+	st.shared.s64 [%rd26], %rd0;
+$L_22:
+	bar.sync 0;
+	setp.eq.s64 %p27, %rd11, 0;
+	@!%p27 bra $L_41;
+$L_23:
+	mul.lo.s64 %rd28, %rd10, %rd12;
+	mov.u32 %rt21, %ntid.x;
+	cvt.u64.u32 %rd29, %rt21;
+	setp.lt.s64 %p30, %rd28, %rd29;
+	@!%p30 bra $L_42;
+$L_24:
+	mov.u64 %rd31, qvar_reduce0;
+	mul.lo.s64 %rd32, %rd10, 1;
+	add.s64 %rd33, %rd32, 0;
+	mad.lo.s64 %rd34, %rd33, 8, %rd31;
+	ld.shared.s64 %rd0, [%rd34];
+$L_25:
+	mul.lo.s64 %rd35, %rd11, %rd12;
+	mov.u32 %rt22, %ntid.x;
+	cvt.u64.u32 %rd36, %rt22;
+	sub.s64 %rd37, %rd36, %rd35;
+	min.s64 %rd38, %rd37, %rd12;
+	shr.s64 %rd39, %rd12, 1;
+$L_26:
+	cvt.u32.u64 %rt23, %rd39;
+	mov.b64 {%rt24, %rt25}, %rd0;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd40, {%rt24, %rt25};
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_28;
+$L_27:
+	add.s64 %rd0, %rd0, %rd40;
+$L_28:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt26, %rd39;
+	mov.b64 {%rt27, %rt28}, %rd0;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd40, {%rt27, %rt28};
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_31;
+$L_30:
+	add.s64 %rd0, %rd0, %rd40;
+$L_31:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt29, %rd39;
+	mov.b64 {%rt30, %rt31}, %rd0;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %rd40, {%rt30, %rt31};
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_34;
+$L_33:
+	add.s64 %rd0, %rd0, %rd40;
+$L_34:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt32, %rd39;
+	mov.b64 {%rt33, %rt34}, %rd0;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %rd40, {%rt33, %rt34};
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_37;
+$L_36:
+	add.s64 %rd0, %rd0, %rd40;
+$L_37:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@%p43 bra $L_26;
+$L_38:
+	setp.eq.s64 %p44, %rd10, 0;
+	@!%p44 bra $L_41;
+$L_39:
+	mov.u32 %rt35, %ctaid.x;
+	cvt.u64.u32 %rd45, %rt35;
+	mul.lo.s64 %rd46, %rd45, 1;
+	add.s64 %rd47, %rd46, 2;
+	mad.lo.s64 %rd49, %rd47, 8, %rd48;
+	st.global.s64 [%rd49], %rd0;
+	setp.eq.s64 %p50, %rd45, 0;
+	@!%p50 bra $L_41;
+$L_40:
+	mov.u32 %rt36, %nctaid.x;
+	cvt.u64.u32 %rd51, %rt36;
+	add.s64 %rd52, %rd48, 8;
+	st.global.s64 [%rd52], %rd51;
+$L_41:
+	ret;
+$L_42:
+	mov.b64 %rd0, 0;
+	bra.uni $L_25;
+}
+
+.visible .entry ChunkSums_2(
+	.param .u64 ChunkSums_2_param_0,
+	.param .s64 ChunkSums_2_param_1,
+	.param .u64 ChunkSums_2_param_2,
+	.param .s64 ChunkSums_2_param_3,
+	.param .u64 ChunkSums_2_param_4,
+	.param .s64 ChunkSums_2_param_5,
+	.param .s64 ChunkSums_2_param_6,
+	.param .s64 ChunkSums_2_param_7,
+	.param .u64 ChunkSums_2_param_8,
+	.param .u64 ChunkSums_2_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<47>;
+	.reg .b32 %rt<32>;
+	.reg .b64 %rd<49>;
+
+$L_0:
+	ld.param.s64 %rd0, [ChunkSums_2_param_7];
+	ld.param.u64 %rd1, [ChunkSums_2_param_8];
+	cvta.to.global.u64 %rd1, %rd1;
+$L_1:
+	add.s64 %rd2, %rd1, 8;
+	ld.global.s64 %rd3, [%rd2];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd4, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd5, %rt1;
+	mov.b64 %rd6, 0;
+$L_2:
+	setp.lt.s64 %p7, %rd4, %rd3;
+	@!%p7 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd8, %rd4, 1;
+	add.s64 %rd9, %rd8, 2;
+	mad.lo.s64 %rd10, %rd9, 8, %rd1;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd6, %rd6, %rd11;
+	add.s64 %rd4, %rd4, %rd5;
+$L_4:
+	setp.lt.s64 %p7, %rd4, %rd3;
+	@!%p7 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd8, %rd4, 1;
+	add.s64 %rd9, %rd8, 2;
+	mad.lo.s64 %rd10, %rd9, 8, %rd1;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd6, %rd6, %rd11;
+	add.s64 %rd4, %rd4, %rd5;
+$L_6:
+	setp.lt.s64 %p7, %rd4, %rd3;
+	@!%p7 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd8, %rd4, 1;
+	add.s64 %rd9, %rd8, 2;
+	mad.lo.s64 %rd10, %rd9, 8, %rd1;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd6, %rd6, %rd11;
+	add.s64 %rd4, %rd4, %rd5;
+$L_8:
+	setp.lt.s64 %p7, %rd4, %rd3;
+	@!%p7 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd8, %rd4, 1;
+	add.s64 %rd9, %rd8, 2;
+	mad.lo.s64 %rd10, %rd9, 8, %rd1;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd6, %rd6, %rd11;
+	add.s64 %rd4, %rd4, %rd5;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd12, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd14, %rt4;
+	mul.lo.s64 %rd15, %rd13, %rd14;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd16, %rt5;
+	sub.s64 %rd17, %rd16, %rd15;
+	min.s64 %rd18, %rd17, %rd14;
+	shr.s64 %rd19, %rd14, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd19;
+	mov.b64 {%rt7, %rt8}, %rd6;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd20, {%rt7, %rt8};
+	add.s64 %rd21, %rd12, %rd19;
+	setp.lt.s64 %p22, %rd21, %rd18;
+	@!%p22 bra $L_13;
+$L_12:
+	add.s64 %rd6, %rd6, %rd20;
+$L_13:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p23, %rd19, 0;
+	@!%p23 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt9, %rd19;
+	mov.b64 {%rt10, %rt11}, %rd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd20, {%rt10, %rt11};
+	add.s64 %rd21, %rd12, %rd19;
+	setp.lt.s64 %p22, %rd21, %rd18;
+	@!%p22 bra $L_16;
+$L_15:
+	add.s64 %rd6, %rd6, %rd20;
+$L_16:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p23, %rd19, 0;
+	@!%p23 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt12, %rd19;
+	mov.b64 {%rt13, %rt14}, %rd6;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %rd20, {%rt13, %rt14};
+	add.s64 %rd21, %rd12, %rd19;
+	setp.lt.s64 %p22, %rd21, %rd18;
+	@!%p22 bra $L_19;
+$L_18:
+	add.s64 %rd6, %rd6, %rd20;
+$L_19:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p23, %rd19, 0;
+	@!%p23 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt15, %rd19;
+	mov.b64 {%rt16, %rt17}, %rd6;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %rd20, {%rt16, %rt17};
+	add.s64 %rd21, %rd12, %rd19;
+	setp.lt.s64 %p22, %rd21, %rd18;
+	@!%p22 bra $L_22;
+$L_21:
+	add.s64 %rd6, %rd6, %rd20;
+$L_22:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p23, %rd19, 0;
+	@%p23 bra $L_11;
+$L_23:
+	setp.eq.s64 %p24, %rd12, 0;
+	@!%p24 bra $L_25;
+$L_24:
+	mov.u64 %rd25, qvar_reduce0;
+	mul.lo.s64 %rd26, %rd13, 1;
+	add.s64 %rd27, %rd26, 0;
+	mad.lo.s64 %rd28, %rd27, 8, %rd25;
+	st.shared.s64 [%rd28], %rd6;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p29, %rd13, 0;
+	@!%p29 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd30, %rd12, %rd14;
+	mov.u32 %rt18, %ntid.x;
+	cvt.u64.u32 %rd31, %rt18;
+	setp.lt.s64 %p32, %rd30, %rd31;
+	@!%p32 bra $L_44;
+$L_27:
+	mov.u64 %rd33, qvar_reduce0;
+	mul.lo.s64 %rd34, %rd12, 1;
+	add.s64 %rd35, %rd34, 0;
+	mad.lo.s64 %rd36, %rd35, 8, %rd33;
+	ld.shared.s64 %rd6, [%rd36];
+$L_28:
+	mul.lo.s64 %rd37, %rd13, %rd14;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd38, %rt19;
+	sub.s64 %rd39, %rd38, %rd37;
+	min.s64 %rd40, %rd39, %rd14;
+	shr.s64 %rd41, %rd14, 1;
+$L_29:
+	cvt.u32.u64 %rt20, %rd41;
+	mov.b64 {%rt21, %rt22}, %rd6;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd42, {%rt21, %rt22};
+	add.s64 %rd43, %rd12, %rd41;
+	setp.lt.s64 %p44, %rd43, %rd40;
+	@!%p44 bra $L_31;
+$L_30:
+	add.s64 %rd6, %rd6, %rd42;
+$L_31:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p45, %rd41, 0;
+	@!%p45 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt23, %rd41;
+	mov.b64 {%rt24, %rt25}, %rd6;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd42, {%rt24, %rt25};
+	add.s64 %rd43, %rd12, %rd41;
+	setp.lt.s64 %p44, %rd43, %rd40;
+	@!%p44 bra $L_34;
+$L_33:
+	add.s64 %rd6, %rd6, %rd42;
+$L_34:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p45, %rd41, 0;
+	@!%p45 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt26, %rd41;
+	mov.b64 {%rt27, %rt28}, %rd6;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd42, {%rt27, %rt28};
+	add.s64 %rd43, %rd12, %rd41;
+	setp.lt.s64 %p44, %rd43, %rd40;
+	@!%p44 bra $L_37;
+$L_36:
+	add.s64 %rd6, %rd6, %rd42;
+$L_37:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p45, %rd41, 0;
+	@!%p45 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt29, %rd41;
+	mov.b64 {%rt30, %rt31}, %rd6;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %rd42, {%rt30, %rt31};
+	add.s64 %rd43, %rd12, %rd41;
+	setp.lt.s64 %p44, %rd43, %rd40;
+	@!%p44 bra $L_40;
+$L_39:
+	add.s64 %rd6, %rd6, %rd42;
+$L_40:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p45, %rd41, 0;
+	@%p45 bra $L_29;
+$L_41:
+	setp.eq.s64 %p46, %rd12, 0;
+	@!%p46 bra $L_43;
+$L_42:
+	add.s64 %rd47, %rd0, %rd6;
+	add.s64 %rd48, %rd1, 0;
+	st.global.s64 [%rd48], %rd47;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd6, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry ChunkSums_3(
+	.param .u64 ChunkSums_3_param_0,
+	.param .s64 ChunkSums_3_param_1,
+	.param .u64 ChunkSums_3_param_2,
+	.param .s64 ChunkSums_3_param_3,
+	.param .u64 ChunkSums_3_param_4,
+	.param .s64 ChunkSums_3_param_5,
+	.param .s64 ChunkSums_3_param_6,
+	.param .s64 ChunkSums_3_param_7,
+	.param .u64 ChunkSums_3_param_8,
+	.param .u64 ChunkSums_3_param_9
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [ChunkSums_3_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [ChunkSums_3_param_5];
+	ld.param.u64 %rd3, [ChunkSums_3_param_8];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.s64 %rd5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.s64 [%rd0], %rd5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ChunkSums_3_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2555907;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry BlockSums_0(
+	.param .u64 BlockSums_0_param_0,
+	.param .s64 BlockSums_0_param_1,
+	.param .u64 BlockSums_0_param_2,
+	.param .s64 BlockSums_0_param_3,
+	.param .u64 BlockSums_0_param_4,
+	.param .s64 BlockSums_0_param_5,
+	.param .u64 BlockSums_0_param_6,
+	.param .s64 BlockSums_0_param_7,
+	.param .u64 BlockSums_0_param_8,
+	.param .u64 BlockSums_0_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<58>;
+	.reg .b32 %r<64>;
+	.reg .b32 %rt<21>;
+	.reg .b64 %rd<62>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd8, [BlockSums_0_param_0];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [BlockSums_0_param_1];
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd51, [BlockSums_0_param_8];
+	cvta.to.global.u64 %rd51, %rd51;
+$L_1:
+	mov.b32 %r0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd10, %rd3, 1;
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_7;
+$L_3:
+	mov.b64 %rd12, %rd3;
+$L_4:
+	add.s64 %rd56, %rd12, 1;
+	setp.lt.s64 %p57, %rd56, %rd4;
+	@!%p57 bra $L_7;
+$L_5:
+	mov.b64 %rd58, %rd8;
+	mad.lo.s64 %rd61, %rd56, 4, %rd58;
+	ld.global.s32 %r62, [%rd61];
+	add.s32 %r63, %r0, %r62;
+	mov.b32 %r0, %r63;
+$L_6:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_7:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd13, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd14, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd15, %rt7;
+	mul.lo.s64 %rd16, %rd14, %rd15;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd17, %rt8;
+	sub.s64 %rd18, %rd17, %rd16;
+	min.s64 %rd19, %rd18, %rd15;
+	shr.s64 %rd20, %rd15, 1;
+$L_8:
+	cvt.u32.u64 %rt9, %rd20;
+	shfl.sync.down.b32 %r21, %r0, %rt9, 31, -1;
+	add.s64 %rd22, %rd13, %rd20;
+	setp.lt.s64 %p23, %rd22, %rd19;
+	@!%p23 bra $L_10;
+$L_9:
+	add.s32 %r0, %r0, %r21;
+$L_10:
+	shr.s64 %rd20, %rd20, 1;
+	setp.ne.s64 %p24, %rd20, 0;
+	@!%p24 bra $L_20;
+$L_11:
+	cvt.u32.u64 %rt10, %rd20;
+	shfl.sync.down.b32 %r21, %r0, %rt10, 31, -1;
+	add.s64 %rd22, %rd13, %rd20;
+	setp.lt.s64 %p23, %rd22, %rd19;
+	@!%p23 bra $L_13;
+$L_12:
+	add.s32 %r0, %r0, %r21;
+$L_13:
+	shr.s64 %rd20, %rd20, 1;
+	setp.ne.s64 %p24, %rd20, 0;
+	@!%p24 bra $L_20;
+$L_14:
+	cvt.u32.u64 %rt11, %rd20;
+	shfl.sync.down.b32 %r21, %r0, %rt11, 31, -1;
+	add.s64 %rd22, %rd13, %rd20;
+	setp.lt.s64 %p23, %rd22, %rd19;
+	@!%p23 bra $L_16;
+$L_15:
+	add.s32 %r0, %r0, %r21;
+$L_16:
+	shr.s64 %rd20, %rd20, 1;
+	setp.ne.s64 %p24, %rd20, 0;
+	@!%p24 bra $L_20;
+$L_17:
+	cvt.u32.u64 %rt12, %rd20;
+	shfl.sync.down.b32 %r21, %r0, %rt12, 31, -1;
+	add.s64 %rd22, %rd13, %rd20;
+	setp.lt.s64 %p23, %rd22, %rd19;
+	@!%p23 bra $L_19;
+$L_18:
+	add.s32 %r0, %r0, %r21;
+$L_19:
+	shr.s64 %rd20, %rd20, 1;
+	setp.ne.s64 %p24, %rd20, 0;
+	@%p24 bra $L_8;
+$L_20:
+	setp.eq.s64 %p25, %rd13, 0;
+	@!%p25 bra $L_22;
+$L_21:
+	mov.u64 %rd26, qvar_reduce0;
+	mul.lo.s64 %rd27, %rd14, 1;
+	add.s64 %rd28, %rd27, 0;
+	mad.lo.s64 %rd29, %rd28, 8, %rd26;
+	st.shared.s32 [%rd29], %r0;
+$L_22:
+	bar.sync 0;
+	setp.eq.s64 %p30, %rd14, 0;
+	@!%p30 bra $L_41;
+$L_23:
+	mul.lo.s64 %rd31, %rd13, %rd15;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd32, %rt13;
+	setp.lt.s64 %p33, %rd31, %rd32;
+	@!%p33 bra $L_42;
+$L_24:
+	mov.u64 %rd34, qvar_reduce0;
+	mul.lo.s64 %rd35, %rd13, 1;
+	add.s64 %rd36, %rd35, 0;
+	mad.lo.s64 %rd37, %rd36, 8, %rd34;
+	ld.shared.s32 %r0, [%rd37];
+$L_25:
+	mul.lo.s64 %rd38, %rd14, %rd15;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd39, %rt14;
+	sub.s64 %rd40, %rd39, %rd38;
+	min.s64 %rd41, %rd40, %rd15;
+	shr.s64 %rd42, %rd15, 1;
+$L_26:
+	cvt.u32.u64 %rt15, %rd42;
+	shfl.sync.down.b32 %r43, %r0, %rt15, 31, -1;
+	add.s64 %rd44, %rd13, %rd42;
+	setp.lt.s64 %p45, %rd44, %rd41;
+	@!%p45 bra $L_28;
+$L_27:
+	add.s32 %r0, %r0, %r43;
+$L_28:
+	shr.s64 %rd42, %rd42, 1;
+	setp.ne.s64 %p46, %rd42, 0;
+	@!%p46 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt16, %rd42;
+	shfl.sync.down.b32 %r43, %r0, %rt16, 31, -1;
+	add.s64 %rd44, %rd13, %rd42;
+	setp.lt.s64 %p45, %rd44, %rd41;
+	@!%p45 bra $L_31;
+$L_30:
+	add.s32 %r0, %r0, %r43;
+$L_31:
+	shr.s64 %rd42, %rd42, 1;
+	setp.ne.s64 %p46, %rd42, 0;
+	@!%p46 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt17, %rd42;
+	shfl.sync.down.b32 %r43, %r0, %rt17, 31, -1;
+	add.s64 %rd44, %rd13, %rd42;
+	setp.lt.s64 %p45, %rd44, %rd41;
+	@!%p45 bra $L_34;
+$L_33:
+	add.s32 %r0, %r0, %r43;
+$L_34:
+	shr.s64 %rd42, %rd42, 1;
+	setp.ne.s64 %p46, %rd42, 0;
+	@!%p46 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt18, %rd42;
+	shfl.sync.down.b32 %r43, %r0, %rt18, 31, -1;
+	add.s64 %rd44, %rd13, %rd42;
+	setp.lt.s64 %p45, %rd44, %rd41;
+	@!%p45 bra $L_37;
+$L_36:
+	add.s32 %r0, %r0, %r43;
+$L_37:
+	shr.s64 %rd42, %rd42, 1;
+	setp.ne.s64 %p46, %rd42, 0;
+	@%p46 bra $L_26;
+$L_38:
+	setp.eq.s64 %p47, %rd13, 0;
+	@!%p47 bra $L_41;
+$L_39:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd48, %rt19;
+	mul.lo.s64 %rd49, %rd48, 2;
+	add.s64 %rd50, %rd49, 4;
+	mad.lo.s64 %rd52, %rd50, 8, %rd51;
+	st.global.s32 [%rd52], %r0;
+	setp.eq.s64 %p53, %rd48, 0;
+	@!%p53 bra $L_41;
+$L_40:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd54, %rt20;
+	add.s64 %rd55, %rd51, 8;
+	st.global.s64 [%rd55], %rd54;
+$L_41:
+	ret;
+$L_42:
+	mov.b32 %r0, 0;
+	bra.uni $L_25;
+}
+
+.visible .entry BlockSums_1(
+	.param .u64 BlockSums_1_param_0,
+	.param .s64 BlockSums_1_param_1,
+	.param .u64 BlockSums_1_param_2,
+	.param .s64 BlockSums_1_param_3,
+	.param .u64 BlockSums_1_param_4,
+	.param .s64 BlockSums_1_param_5,
+	.param .u64 BlockSums_1_param_6,
+	.param .s64 BlockSums_1_param_7,
+	.param .u64 BlockSums_1_param_8,
+	.param .u64 BlockSums_1_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %r<47>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+
+$L_0:
+	ld.param.u64 %rd0, [BlockSums_1_param_8];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b32 %r5, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.s32 %r5, %r5, %r19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.s32 %r5, %r5, %r19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.s32 %r5, %r5, %r19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.s32 %r5, %r5, %r19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s32 [%rd27], %r5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s32 %r5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.s32 %r5, %r5, %r41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.s32 %r5, %r5, %r41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.s32 %r5, %r5, %r41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.s32 %r5, %r5, %r41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.s32 %r46, %r5, 0;
+	add.s64 %rd47, %rd0, 0;
+	st.global.s32 [%rd47], %r46;
+$L_43:
+	ret;
+$L_44:
+	mov.b32 %r5, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry BlockSums_2(
+	.param .u64 BlockSums_2_param_0,
+	.param .s64 BlockSums_2_param_1,
+	.param .u64 BlockSums_2_param_2,
+	.param .s64 BlockSums_2_param_3,
+	.param .u64 BlockSums_2_param_4,
+	.param .s64 BlockSums_2_param_5,
+	.param .u64 BlockSums_2_param_6,
+	.param .s64 BlockSums_2_param_7,
+	.param .u64 BlockSums_2_param_8,
+	.param .u64 BlockSums_2_param_9
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %r<9>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<8>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd3, [BlockSums_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [BlockSums_2_param_5];
+	ld.param.u64 %rd6, [BlockSums_2_param_8];
+	cvta.to.global.u64 %rd6, %rd6;
+	add.s64 %rd7, %rd6, 0;
+	ld.global.s32 %r8, [%rd7];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd1;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd5, %rd0, 0;
+	st.global.s32 [%rd5], %r8;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [BlockSums_2_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2621442;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry BlockSums_3(
+	.param .u64 BlockSums_3_param_0,
+	.param .s64 BlockSums_3_param_1,
+	.param .u64 BlockSums_3_param_2,
+	.param .s64 BlockSums_3_param_3,
+	.param .u64 BlockSums_3_param_4,
+	.param .s64 BlockSums_3_param_5,
+	.param .u64 BlockSums_3_param_6,
+	.param .s64 BlockSums_3_param_7,
+	.param .u64 BlockSums_3_param_8,
+	.param .u64 BlockSums_3_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<58>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<72>;
+	.reg .b32 %rt<25>;
+	.reg .b64 %rd<69>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd8, [BlockSums_3_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [BlockSums_3_param_3];
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd51, [BlockSums_3_param_8];
+	cvta.to.global.u64 %rd51, %rd51;
+	ld.param.u64 %rd67, [BlockSums_3_param_7];
+$L_1:
+	mov.b32 %r0, -2147483648;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd10, %rd3, 1;
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_7;
+$L_3:
+	mov.b64 %rd12, %rd3;
+$L_4:
+	add.s64 %rd56, %rd12, 1;
+	setp.lt.s64 %p57, %rd56, %rd4;
+	@!%p57 bra $L_7;
+$L_5:
+	mov.b64 %rd58, %rd8;
+	mad.lo.s64 %rd61, %rd56, 4, %rd58;
+	ld.global.s32 %r62, [%rd61];
+	mov.b64 %rd64, %rd67;
+	mov.b64 %rd68, %rd64;
+	cvt.u32.u64 %r69, %rd68;
+	setp.eq.s32 %pt0, %r69, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s32 %pt1, %r69, -1;
+	rem.s32 %r70, %r62, %r69;
+	selp.b32 %r70, 0, %r70, %pt1;
+	max.s32 %r71, %r0, %r70;
+	mov.b32 %r0, %r71;
+$L_6:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_7:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd13, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd14, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd15, %rt8;
+	mul.lo.s64 %rd16, %rd14, %rd15;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd17, %rt9;
+	sub.s64 %rd18, %rd17, %rd16;
+	min.s64 %rd19, %rd18, %rd15;
+	shr.s64 %rd20, %rd15, 1;
+$L_8:
+	cvt.u32.u64 %rt10, %rd20;
+	shfl.sync.down.b32 %r21, %r0, %rt10, 31, -1;
+	add.s64 %rd22, %rd13, %rd20;
+	setp.lt.s64 %p23, %rd22, %rd19;
+	@!%p23 bra $L_10;
+$L_9:
+	max.s32 %r0, %r0, %r21;
+$L_10:
+	shr.s64 %rd20, %rd20, 1;
+	setp.ne.s64 %p24, %rd20, 0;
+	@!%p24 bra $L_20;
+$L_11:
+	cvt.u32.u64 %rt11, %rd20;
+	shfl.sync.down.b32 %r21, %r0, %rt11, 31, -1;
+	add.s64 %rd22, %rd13, %rd20;
+	setp.lt.s64 %p23, %rd22, %rd19;
+	@!%p23 bra $L_13;
+$L_12:
+	max.s32 %r0, %r0, %r21;
+$L_13:
+	shr.s64 %rd20, %rd20, 1;
+	setp.ne.s64 %p24, %rd20, 0;
+	@!%p24 bra $L_20;
+$L_14:
+	cvt.u32.u64 %rt12, %rd20;
+	shfl.sync.down.b32 %r21, %r0, %rt12, 31, -1;
+	add.s64 %rd22, %rd13, %rd20;
+	setp.lt.s64 %p23, %rd22, %rd19;
+	@!%p23 bra $L_16;
+$L_15:
+	max.s32 %r0, %r0, %r21;
+$L_16:
+	shr.s64 %rd20, %rd20, 1;
+	setp.ne.s64 %p24, %rd20, 0;
+	@!%p24 bra $L_20;
+$L_17:
+	cvt.u32.u64 %rt13, %rd20;
+	shfl.sync.down.b32 %r21, %r0, %rt13, 31, -1;
+	add.s64 %rd22, %rd13, %rd20;
+	setp.lt.s64 %p23, %rd22, %rd19;
+	@!%p23 bra $L_19;
+$L_18:
+	max.s32 %r0, %r0, %r21;
+$L_19:
+	shr.s64 %rd20, %rd20, 1;
+	setp.ne.s64 %p24, %rd20, 0;
+	@%p24 bra $L_8;
+$L_20:
+	setp.eq.s64 %p25, %rd13, 0;
+	@!%p25 bra $L_22;
+$L_21:
+	mov.u64 %rd26, qvar_reduce0;
+	mul.lo.s64 %rd27, %rd14, 1;
+	add.s64 %rd28, %rd27, 0;
+	mad.lo.s64 %rd29, %rd28, 8, %rd26;
+	st.shared.s32 [%rd29], %r0;
+$L_22:
+	bar.sync 0;
+	setp.eq.s64 %p30, %rd14, 0;
+	@!%p30 bra $L_41;
+$L_23:
+	mul.lo.s64 %rd31, %rd13, %rd15;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd32, %rt14;
+	setp.lt.s64 %p33, %rd31, %rd32;
+	@!%p33 bra $L_42;
+$L_24:
+	mov.u64 %rd34, qvar_reduce0;
+	mul.lo.s64 %rd35, %rd13, 1;
+	add.s64 %rd36, %rd35, 0;
+	mad.lo.s64 %rd37, %rd36, 8, %rd34;
+	ld.shared.s32 %r0, [%rd37];
+$L_25:
+	mul.lo.s64 %rd38, %rd14, %rd15;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd39, %rt15;
+	sub.s64 %rd40, %rd39, %rd38;
+	min.s64 %rd41, %rd40, %rd15;
+	shr.s64 %rd42, %rd15, 1;
+$L_26:
+	cvt.u32.u64 %rt16, %rd42;
+	shfl.sync.down.b32 %r43, %r0, %rt16, 31, -1;
+	add.s64 %rd44, %rd13, %rd42;
+	setp.lt.s64 %p45, %rd44, %rd41;
+	@!%p45 bra $L_28;
+$L_27:
+	max.s32 %r0, %r0, %r43;
+$L_28:
+	shr.s64 %rd42, %rd42, 1;
+	setp.ne.s64 %p46, %rd42, 0;
+	@!%p46 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt17, %rd42;
+	shfl.sync.down.b32 %r43, %r0, %rt17, 31, -1;
+	add.s64 %rd44, %rd13, %rd42;
+	setp.lt.s64 %p45, %rd44, %rd41;
+	@!%p45 bra $L_31;
+$L_30:
+	max.s32 %r0, %r0, %r43;
+$L_31:
+	shr.s64 %rd42, %rd42, 1;
+	setp.ne.s64 %p46, %rd42, 0;
+	@!%p46 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt18, %rd42;
+	shfl.sync.down.b32 %r43, %r0, %rt18, 31, -1;
+	add.s64 %rd44, %rd13, %rd42;
+	setp.lt.s64 %p45, %rd44, %rd41;
+	@!%p45 bra $L_34;
+$L_33:
+	max.s32 %r0, %r0, %r43;
+$L_34:
+	shr.s64 %rd42, %rd42, 1;
+	setp.ne.s64 %p46, %rd42, 0;
+	@!%p46 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt19, %rd42;
+	shfl.sync.down.b32 %r43, %r0, %rt19, 31, -1;
+	add.s64 %rd44, %rd13, %rd42;
+	setp.lt.s64 %p45, %rd44, %rd41;
+	@!%p45 bra $L_37;
+$L_36:
+	max.s32 %r0, %r0, %r43;
+$L_37:
+	shr.s64 %rd42, %rd42, 1;
+	setp.ne.s64 %p46, %rd42, 0;
+	@%p46 bra $L_26;
+$L_38:
+	setp.eq.s64 %p47, %rd13, 0;
+	@!%p47 bra $L_41;
+$L_39:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd48, %rt20;
+	mul.lo.s64 %rd49, %rd48, 2;
+	add.s64 %rd50, %rd49, 5;
+	mad.lo.s64 %rd52, %rd50, 8, %rd51;
+	st.global.s32 [%rd52], %r0;
+	setp.eq.s64 %p53, %rd48, 0;
+	@!%p53 bra $L_41;
+$L_40:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd54, %rt21;
+	add.s64 %rd55, %rd51, 24;
+	st.global.s64 [%rd55], %rd54;
+$L_41:
+	ret;
+$L_42:
+	mov.b32 %r0, -2147483648;
+	bra.uni $L_25;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [BlockSums_3_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
+	add.u32 %rt23, %rt22, 1;
+	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
+	setp.ne.u32 %pt2, %rt24, %rt22;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2621443;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt23;
+	exit;
+}
+
+.visible .entry BlockSums_4(
+	.param .u64 BlockSums_4_param_0,
+	.param .s64 BlockSums_4_param_1,
+	.param .u64 BlockSums_4_param_2,
+	.param .s64 BlockSums_4_param_3,
+	.param .u64 BlockSums_4_param_4,
+	.param .s64 BlockSums_4_param_5,
+	.param .u64 BlockSums_4_param_6,
+	.param .s64 BlockSums_4_param_7,
+	.param .u64 BlockSums_4_param_8,
+	.param .u64 BlockSums_4_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %r<47>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+
+$L_0:
+	ld.param.u64 %rd0, [BlockSums_4_param_8];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 24;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b32 %r5, -2147483648;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	max.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	max.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	max.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	max.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	max.s32 %r5, %r5, %r19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	max.s32 %r5, %r5, %r19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	max.s32 %r5, %r5, %r19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	max.s32 %r5, %r5, %r19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s32 [%rd27], %r5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s32 %r5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	max.s32 %r5, %r5, %r41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	max.s32 %r5, %r5, %r41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	max.s32 %r5, %r5, %r41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	max.s32 %r5, %r5, %r41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	max.s32 %r46, %r5, -2147483648;
+	add.s64 %rd47, %rd0, 16;
+	st.global.s32 [%rd47], %r46;
+$L_43:
+	ret;
+$L_44:
+	mov.b32 %r5, -2147483648;
+	bra.uni $L_28;
+}
+
+.visible .entry BlockSums_5(
+	.param .u64 BlockSums_5_param_0,
+	.param .s64 BlockSums_5_param_1,
+	.param .u64 BlockSums_5_param_2,
+	.param .s64 BlockSums_5_param_3,
+	.param .u64 BlockSums_5_param_4,
+	.param .s64 BlockSums_5_param_5,
+	.param .u64 BlockSums_5_param_6,
+	.param .s64 BlockSums_5_param_7,
+	.param .u64 BlockSums_5_param_8,
+	.param .u64 BlockSums_5_param_9
+)
+{
+	.reg .pred %p<19>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [BlockSums_5_param_8];
+	cvta.to.global.u64 %rd4, %rd4;
+	add.s64 %rd5, %rd4, 16;
+	ld.global.s32 %r6, [%rd5];
+	max.s32 %r3, %r6, 0;
+	ld.param.u64 %rd13, [BlockSums_5_param_6];
+	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [BlockSums_5_param_7];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	cvt.s64.s32 %rd7, %r3;
+	setp.lt.s64 %p8, %rd2, %rd7;
+	@!%p8 bra $L_6;
+$L_3:
+	cvt.u32.u64 %r9, %rd2;
+$L_4:
+	mov.b64 %rd10, %rd13;
+	mov.b64 %rd11, %rd14;
+	cvt.s64.s32 %rd16, %r9;
+	setp.ge.u64 %pt0, %rd16, %rd11;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd15, %rd16, 4, %rd10;
+	st.global.s32 [%rd15], %r6;
+	add.s32 %r17, %r9, 1;
+	setp.lt.s32 %p18, %r17, %r3;
+	@!%p18 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd11;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [BlockSums_5_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2621445;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Dot_0(
+	.param .u64 Dot_0_param_0,
+	.param .s64 Dot_0_param_1,
+	.param .u64 Dot_0_param_2,
+	.param .s64 Dot_0_param_3,
+	.param .u64 Dot_0_param_4,
+	.param .s64 Dot_0_param_5,
+	.param .u64 Dot_0_param_6,
+	.param .u64 Dot_0_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<55>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<25>;
+	.reg .b64 %rd<60>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<63>;
+
+$L_0:
+	ld.param.u64 %rd5, [Dot_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Dot_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd48, [Dot_0_param_6];
+	cvta.to.global.u64 %rd48, %rd48;
+	ld.param.u64 %rd58, [Dot_0_param_2];
+	cvta.to.global.u64 %rd58, %rd58;
+	ld.param.u64 %rd59, [Dot_0_param_3];
+$L_1:
+	mov.f32 %f0, 0f80000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_7;
+$L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
+	add.s64 %rd53, %rd9, 1;
+	setp.lt.s64 %p54, %rd53, %rd4;
+	@!%p54 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd55, %rd53, 4, %rd5;
+	ld.global.f32 %f56, [%rd55];
+	setp.ge.u64 %pt0, %rd53, %rd59;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd57, %rd53, 4, %rd58;
+	ld.global.f32 %f60, [%rd57];
+	mul.rn.f32 %f61, %f56, %f60;
+	add.rn.f32 %f62, %f0, %f61;
+	mov.f32 %f0, %f62;
+$L_6:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_7:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd10, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd11, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt8;
+	mul.lo.s64 %rd13, %rd11, %rd12;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd14, %rt9;
+	sub.s64 %rd15, %rd14, %rd13;
+	min.s64 %rd16, %rd15, %rd12;
+	shr.s64 %rd17, %rd12, 1;
+$L_8:
+	cvt.u32.u64 %rt10, %rd17;
+	shfl.sync.down.b32 %f18, %f0, %rt10, 31, -1;
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_10;
+$L_9:
+	add.rn.f32 %f0, %f0, %f18;
+$L_10:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_11:
+	cvt.u32.u64 %rt11, %rd17;
+	shfl.sync.down.b32 %f18, %f0, %rt11, 31, -1;
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_13;
+$L_12:
+	add.rn.f32 %f0, %f0, %f18;
+$L_13:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_14:
+	cvt.u32.u64 %rt12, %rd17;
+	shfl.sync.down.b32 %f18, %f0, %rt12, 31, -1;
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_16;
+$L_15:
+	add.rn.f32 %f0, %f0, %f18;
+$L_16:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@!%p21 bra $L_20;
+$L_17:
+	cvt.u32.u64 %rt13, %rd17;
+	shfl.sync.down.b32 %f18, %f0, %rt13, 31, -1;
+	add.s64 %rd19, %rd10, %rd17;
+	setp.lt.s64 %p20, %rd19, %rd16;
+	@!%p20 bra $L_19;
+$L_18:
+	add.rn.f32 %f0, %f0, %f18;
+$L_19:
+	shr.s64 %rd17, %rd17, 1;
+	setp.ne.s64 %p21, %rd17, 0;
+	@%p21 bra $L_8;
+$L_20:
+	setp.eq.s64 %p22, %rd10, 0;
+	@!%p22 bra $L_22;
+$L_21:
+	mov.u64 %rd23, qvar_reduce0;
+	mul.lo.s64 %rd24, %rd11, 1;
+	add.s64 %rd25, %rd24, 0;
+	mad.lo.s64 %rd26, %rd25, 8, %rd23;
+	st.shared.f32 [%rd26], %f0;
+$L_22:
+	bar.sync 0;
+	setp.eq.s64 %p27, %rd11, 0;
+	@!%p27 bra $L_41;
+$L_23:
+	mul.lo.s64 %rd28, %rd10, %rd12;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd29, %rt14;
+	setp.lt.s64 %p30, %rd28, %rd29;
+	@!%p30 bra $L_42;
+$L_24:
+	mov.u64 %rd31, qvar_reduce0;
+	mul.lo.s64 %rd32, %rd10, 1;
+	add.s64 %rd33, %rd32, 0;
+	mad.lo.s64 %rd34, %rd33, 8, %rd31;
+	ld.shared.f32 %f0, [%rd34];
+$L_25:
+	mul.lo.s64 %rd35, %rd11, %rd12;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd36, %rt15;
+	sub.s64 %rd37, %rd36, %rd35;
+	min.s64 %rd38, %rd37, %rd12;
+	shr.s64 %rd39, %rd12, 1;
+$L_26:
+	cvt.u32.u64 %rt16, %rd39;
+	shfl.sync.down.b32 %f40, %f0, %rt16, 31, -1;
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_28;
+$L_27:
+	add.rn.f32 %f0, %f0, %f40;
+$L_28:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt17, %rd39;
+	shfl.sync.down.b32 %f40, %f0, %rt17, 31, -1;
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_31;
+$L_30:
+	add.rn.f32 %f0, %f0, %f40;
+$L_31:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt18, %rd39;
+	shfl.sync.down.b32 %f40, %f0, %rt18, 31, -1;
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_34;
+$L_33:
+	add.rn.f32 %f0, %f0, %f40;
+$L_34:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@!%p43 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt19, %rd39;
+	shfl.sync.down.b32 %f40, %f0, %rt19, 31, -1;
+	add.s64 %rd41, %rd10, %rd39;
+	setp.lt.s64 %p42, %rd41, %rd38;
+	@!%p42 bra $L_37;
+$L_36:
+	add.rn.f32 %f0, %f0, %f40;
+$L_37:
+	shr.s64 %rd39, %rd39, 1;
+	setp.ne.s64 %p43, %rd39, 0;
+	@%p43 bra $L_26;
+$L_38:
+	setp.eq.s64 %p44, %rd10, 0;
+	@!%p44 bra $L_41;
+$L_39:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd45, %rt20;
+	mul.lo.s64 %rd46, %rd45, 1;
+	add.s64 %rd47, %rd46, 2;
+	mad.lo.s64 %rd49, %rd47, 8, %rd48;
+	st.global.f32 [%rd49], %f0;
+	setp.eq.s64 %p50, %rd45, 0;
+	@!%p50 bra $L_41;
+$L_40:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd51, %rt21;
+	add.s64 %rd52, %rd48, 8;
+	st.global.s64 [%rd52], %rd51;
+$L_41:
+	ret;
+$L_42:
+	mov.f32 %f0, 0f80000000;
+	bra.uni $L_25;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd53;
+	mov.b64 %rdt2, %rd59;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Dot_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
+	add.u32 %rt23, %rt22, 1;
+	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
+	setp.ne.u32 %pt1, %rt24, %rt22;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2686976;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt23;
+	exit;
+}
+
+.visible .entry Dot_1(
+	.param .u64 Dot_1_param_0,
+	.param .s64 Dot_1_param_1,
+	.param .u64 Dot_1_param_2,
+	.param .s64 Dot_1_param_3,
+	.param .u64 Dot_1_param_4,
+	.param .s64 Dot_1_param_5,
+	.param .u64 Dot_1_param_6,
+	.param .u64 Dot_1_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+	.reg .f32 %f<47>;
+
+$L_0:
+	ld.param.u64 %rd0, [Dot_1_param_6];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f32 %f5, 0f80000000;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f32 %f5, %f5, %f19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.rn.f32 %f5, %f5, %f19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.rn.f32 %f5, %f5, %f19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.rn.f32 %f5, %f5, %f19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f32 [%rd27], %f5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f32 %f5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f32 %f5, %f5, %f41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.rn.f32 %f5, %f5, %f41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.rn.f32 %f5, %f5, %f41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.rn.f32 %f5, %f5, %f41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f32 %f46, %f5, 0f3F000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f32 [%rd47], %f46;
+$L_43:
+	ret;
+$L_44:
+	mov.f32 %f5, 0f80000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Dot_2(
+	.param .u64 Dot_2_param_0,
+	.param .s64 Dot_2_param_1,
+	.param .u64 Dot_2_param_2,
+	.param .s64 Dot_2_param_3,
+	.param .u64 Dot_2_param_4,
+	.param .s64 Dot_2_param_5,
+	.param .u64 Dot_2_param_6,
+	.param .u64 Dot_2_param_7
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [Dot_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Dot_2_param_5];
+	ld.param.u64 %rd3, [Dot_2_param_6];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.f32 %f5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.f32 [%rd0], %f5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Dot_2_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2686978;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
 	exit;
 }
 `
