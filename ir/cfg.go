@@ -176,13 +176,12 @@ func (t *Task) Loops() []*Loop {
 		func(a, b int) bool { return dom[b].Has(a) })
 }
 
-// HasEffects reports whether t writes memory. A task that does not need
-// not run: its checks too are made again by the tasks that use what it
-// computes.
+// HasEffects reports whether t writes memory or checks something: a task
+// that does neither need not run.
 func (t *Task) HasEffects() bool {
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
-			if b.Instrs[i].Op.Info().Memory.Writes() {
+			if b.Instrs[i].Op.Info().SideEffects {
 				return true
 			}
 		}

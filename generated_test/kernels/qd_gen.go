@@ -11,6 +11,68 @@ var qdModule = &rt.ModuleSpec{
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
+			Pos:  "faults.go:10:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:11:6",
+		}},
+		Name: "Gather",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Gather_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:20:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:20:18",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "faults.go:20:15",
+		}},
+		Name: "Ratio",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Ratio_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultSliceAcap,
+			Pos:  "faults.go:29:8",
+		}, {
+			Kind: rt.FaultSliceB,
+			Pos:  "faults.go:29:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:31:6",
+		}},
+		Name: "Window",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Window_0",
+			Parallel: false,
+		}, {
+			Entry:    "Window_1",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:39:5",
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "faults.go:40:5",
+			Unsigned: true,
+		}},
+		Name: "Unsigned",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Unsigned_0",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:16:13",
 		}, {
 			Kind: rt.FaultIndex,
@@ -969,6 +1031,86 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Gather launches kernel Gather (faults.go:8) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], idx *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Gather", out, table, idx); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
+			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, table)
+	rt.PutBuffer(qdArgs[:], 32, idx)
+	qdCounts := [1]int64{int64(idx.Len())}
+	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Ratio launches kernel Ratio (faults.go:18) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Ratio(q *rt.Buffer[int64], a *rt.Buffer[int64], b *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Ratio", q, a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdOpts, func() {
+			Ratio(q.CPUSlice(), a.CPUSlice(), b.CPUSlice())
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, q)
+	rt.PutBuffer(qdArgs[:], 16, a)
+	rt.PutBuffer(qdArgs[:], 32, b)
+	qdCounts := [1]int64{int64(q.Len())}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Window launches kernel Window (faults.go:28) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Window(out *rt.Buffer[int32], a *rt.Buffer[int32], lo int, hi int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Window", out, a); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdOpts, func() {
+			Window(out.CPUSlice(), a.CPUSlice(), lo, hi)
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, a)
+	rt.PutUint64(qdArgs[:], 32, uint64(lo))
+	rt.PutUint64(qdArgs[:], 40, uint64(hi))
+	qdCounts := [2]int64{1, rt.UnknownCount}
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Unsigned launches kernel Unsigned (faults.go:38) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Unsigned(out *rt.Buffer[uint8], at uint, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Unsigned", out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdOpts, func() {
+			Unsigned(out.CPUSlice(), at)
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint64(qdArgs[:], 16, uint64(at))
+	qdCounts := [1]int64{1}
+	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -977,7 +1119,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
+		return qdk.mod.RunCPU(4, qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		})
 	}
@@ -986,7 +1128,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
-	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -997,88 +1139,8 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
-	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, out)
-	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.Buffer[int16], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
-	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, out)
-	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
-	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, out)
-	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
-	var qdArgs [56]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, out)
-	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(5, qdOpts, func() {
-			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [56]byte
@@ -1089,16 +1151,16 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
+// MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.Buffer[int16], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(6, qdOpts, func() {
-			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [56]byte
@@ -1109,16 +1171,16 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
+// MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *rt.Buffer[uint16], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(7, qdOpts, func() {
-			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [56]byte
@@ -1129,16 +1191,16 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
+// MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(8, qdOpts, func() {
-			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [56]byte
@@ -1149,16 +1211,16 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
+// MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(9, qdOpts, func() {
-			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [56]byte
@@ -1169,16 +1231,16 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
+// MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buffer[uint], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(10, qdOpts, func() {
-			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [56]byte
@@ -1189,6 +1251,86 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *rt.Buffer[uint16], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdOpts, func() {
+			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdOpts, func() {
+			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdOpts, func() {
+			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buffer[uint], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(14, qdOpts, func() {
+			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1197,7 +1339,7 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
+		return qdk.mod.RunCPU(15, qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1206,7 +1348,7 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	rt.PutBuffer(qdArgs[:], 16, c)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -1217,7 +1359,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
+		return qdk.mod.RunCPU(16, qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1230,7 +1372,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 80, f32)
 	rt.PutBuffer(qdArgs[:], 96, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -1241,7 +1383,7 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1250,7 +1392,7 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -1261,7 +1403,7 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(14, qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1270,7 +1412,7 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -1281,7 +1423,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(15, qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		})
 	}
@@ -1291,7 +1433,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	rt.PutBuffer(qdArgs[:], 32, lo)
 	rt.PutBuffer(qdArgs[:], 48, hi)
 	qdCounts := [1]int64{int64(lo.Len())}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:174) after the work already launched on
@@ -1302,7 +1444,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(16, qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		})
 	}
@@ -1311,7 +1453,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
@@ -1322,7 +1464,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(17, qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
@@ -1331,7 +1473,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
@@ -1342,7 +1484,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(18, qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		})
 	}
@@ -1350,7 +1492,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
@@ -1361,7 +1503,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(19, qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		})
 	}
@@ -1372,7 +1514,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 48, q)
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
@@ -1383,7 +1525,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(20, qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		})
 	}
@@ -1393,7 +1535,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
@@ -1404,7 +1546,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(21, qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -1413,7 +1555,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
@@ -1424,7 +1566,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(22, qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		})
 	}
@@ -1432,7 +1574,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
@@ -1443,7 +1585,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(23, qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		})
 	}
@@ -1454,7 +1596,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 48, small)
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
@@ -1465,7 +1607,7 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(24, qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		})
 	}
@@ -1473,7 +1615,7 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
@@ -1484,7 +1626,7 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(25, qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		})
 	}
@@ -1492,7 +1634,7 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
@@ -1503,7 +1645,7 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(26, qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		})
 	}
@@ -1511,7 +1653,7 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
@@ -1522,7 +1664,7 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(27, qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		})
 	}
@@ -1531,7 +1673,7 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
@@ -1542,7 +1684,7 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		})
 	}
@@ -1559,7 +1701,7 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutFloat64(qdArgs[:], 40, float64(h))
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -1573,7 +1715,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -1581,7 +1723,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1595,7 +1737,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -1603,7 +1745,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1617,7 +1759,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		})
 	}
@@ -1627,7 +1769,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1638,7 +1780,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -1647,7 +1789,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1742,7 +1884,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		})
 	}
@@ -1757,7 +1899,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1777,7 +1919,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}
@@ -1787,7 +1929,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sum launches kernel Sum (reduce.go:12) after the work already launched on
@@ -1798,7 +1940,7 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(35, qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdOpts, func() {
 			Sum(x.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1806,7 +1948,7 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // IntStats launches kernel IntStats (reduce.go:24) after the work already launched on
@@ -1817,7 +1959,7 @@ func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(36, qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdOpts, func() {
 			IntStats(x.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1825,7 +1967,7 @@ func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Center launches kernel Center (reduce.go:53) after the work already launched on
@@ -1836,7 +1978,7 @@ func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(37, qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdOpts, func() {
 			Center(x.CPUSlice(), centered.CPUSlice())
 		})
 	}
@@ -1844,7 +1986,7 @@ func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, centered)
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FloatRange launches kernel FloatRange (reduce.go:68) after the work already launched on
@@ -1855,7 +1997,7 @@ func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(38, qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdOpts, func() {
 			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 		})
 	}
@@ -1864,7 +2006,7 @@ func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ChunkSums launches kernel ChunkSums (reduce.go:82) after the work already launched on
@@ -1875,7 +2017,7 @@ func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], ou
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(39, qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdOpts, func() {
 			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 		})
 	}
@@ -1886,7 +2028,7 @@ func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], ou
 	rt.PutUint64(qdArgs[:], 48, uint64(chunk))
 	rt.PutUint64(qdArgs[:], 56, uint64(start))
 	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockSums launches kernel BlockSums (reduce.go:101) after the work already launched on
@@ -1906,7 +2048,7 @@ func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(40, qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdOpts, func() {
 			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 		})
 	}
@@ -1916,7 +2058,7 @@ func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt
 	rt.PutBuffer(qdArgs[:], 32, outA)
 	rt.PutBuffer(qdArgs[:], 48, outB)
 	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Dot launches kernel Dot (reduce.go:124) after the work already launched on
@@ -1927,7 +2069,7 @@ func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(41, qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdOpts, func() {
 			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1936,7 +2078,7 @@ func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -1949,6 +2091,410 @@ const qdPTX = `//
 .address_size 64
 
 .global .align 4 .u32 qd_fault_claim;
+
+.visible .entry Gather_0(
+	.param .u64 Gather_0_param_0,
+	.param .s64 Gather_0_param_1,
+	.param .u64 Gather_0_param_2,
+	.param .s64 Gather_0_param_3,
+	.param .u64 Gather_0_param_4,
+	.param .s64 Gather_0_param_5,
+	.param .u64 Gather_0_param_6
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<13>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<18>;
+
+$L_0:
+	ld.param.u64 %rd4, [Gather_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Gather_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Gather_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Gather_0_param_3];
+	ld.param.u64 %rd19, [Gather_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Gather_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.f32 %f17, [%rd13];
+	setp.ge.u64 %pt1, %rd9, %rd20;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	st.global.f32 [%rd18], %f17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Gather_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Ratio_0(
+	.param .u64 Ratio_0_param_0,
+	.param .s64 Ratio_0_param_1,
+	.param .u64 Ratio_0_param_2,
+	.param .s64 Ratio_0_param_3,
+	.param .u64 Ratio_0_param_4,
+	.param .s64 Ratio_0_param_5,
+	.param .u64 Ratio_0_param_6
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	ld.param.u64 %rd4, [Ratio_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Ratio_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Ratio_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Ratio_0_param_3];
+	ld.param.u64 %rd16, [Ratio_0_param_4];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Ratio_0_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.s64 %rd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd15, %rd9, 8, %rd16;
+	ld.global.s64 %rd18, [%rd15];
+	setp.eq.s64 %pt2, %rd18, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s64 %pt3, %rd18, -1;
+	neg.s64 %rdt3, %rd14;
+	div.s64 %rd19, %rd14, %rd18;
+	selp.b64 %rd19, %rdt3, %rd19, %pt3;
+	mad.lo.s64 %rd20, %rd9, 8, %rd4;
+	st.global.s64 [%rd20], %rd19;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Ratio_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt4+8], 65536;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
+}
+
+.visible .entry Window_0(
+	.param .u64 Window_0_param_0,
+	.param .s64 Window_0_param_1,
+	.param .u64 Window_0_param_2,
+	.param .s64 Window_0_param_3,
+	.param .s64 Window_0_param_4,
+	.param .s64 Window_0_param_5,
+	.param .u64 Window_0_param_6
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<8>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.u64 %rd4, [Window_0_param_3];
+	ld.param.s64 %rd5, [Window_0_param_4];
+	ld.param.s64 %rd6, [Window_0_param_5];
+$L_1:
+	setp.gt.u64 %pt0, %rd6, %rd4;
+	@%pt0 bra $Lfault_0;
+	setp.gt.u64 %pt1, %rd5, %rd6;
+	@%pt1 bra $Lfault_1;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, %rd6;
+	mov.b64 %rdt1, %rd4;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd5;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Window_0_param_6];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt2, %rt3, %rt1;
+	@%pt2 exit;
+	st.global.u32 [%rdt2+8], 131072;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry Window_1(
+	.param .u64 Window_1_param_0,
+	.param .s64 Window_1_param_1,
+	.param .u64 Window_1_param_2,
+	.param .s64 Window_1_param_3,
+	.param .s64 Window_1_param_4,
+	.param .s64 Window_1_param_5,
+	.param .u64 Window_1_param_6
+)
+{
+	.reg .pred %p<16>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd7, [Window_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Window_1_param_3];
+	ld.param.s64 %rd9, [Window_1_param_4];
+	ld.param.s64 %rd10, [Window_1_param_5];
+	setp.gt.u64 %pt0, %rd10, %rd8;
+	@%pt0 bra $Lfault_0;
+	setp.gt.u64 %pt1, %rd9, %rd10;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd4, %rd9, 4, %rd7;
+	sub.s64 %rd5, %rd10, %rd9;
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd19, [Window_1_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Window_1_param_1];
+$L_1:
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd0, %rt1, %rt2;
+	cvt.u64.u32 %rdt2, %rt3;
+	add.s64 %rd0, %rd0, %rdt2;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd1, %rt4, %rt5;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd11, %rd2, 1;
+	setp.lt.s64 %p12, %rd11, %rd3;
+	@!%p12 bra $L_7;
+$L_3:
+	mov.b64 %rd13, %rd2;
+$L_4:
+	add.s64 %rd14, %rd13, 1;
+	setp.lt.s64 %p15, %rd14, %rd3;
+	@!%p15 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd16, %rd14, 4, %rd4;
+	ld.global.s32 %r17, [%rd16];
+	setp.ge.u64 %pt2, %rd14, %rd20;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd18, %rd14, 4, %rd19;
+	st.global.s32 [%rd18], %r17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, %rd10;
+	mov.b64 %rdt1, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd9;
+	mov.b64 %rdt1, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd14;
+	mov.b64 %rdt1, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Window_1_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 131073;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt0;
+	st.global.u64 [%rdt3+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Unsigned_0(
+	.param .u64 Unsigned_0_param_0,
+	.param .s64 Unsigned_0_param_1,
+	.param .u64 Unsigned_0_param_2,
+	.param .u64 Unsigned_0_param_3
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [Unsigned_0_param_0];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Unsigned_0_param_1];
+	ld.param.u64 %rd4, [Unsigned_0_param_2];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	mov.b32 %rt1, 1;
+	st.global.u8 [%rd0], %rt1;
+	mov.b64 %rd5, %rd4;
+	setp.ge.u64 %pt1, %rd5, %rd2;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd3, %rd5, 1, %rd1;
+	mov.b32 %rt2, 2;
+	st.global.u8 [%rd3], %rt2;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Unsigned_0_param_3];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt3, [%rdt3];
+	add.u32 %rt4, %rt3, 1;
+	atom.global.cas.b32 %rt5, [qd_fault_claim], %rt3, %rt4;
+	setp.ne.u32 %pt2, %rt5, %rt3;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 196608;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt4;
+	exit;
+}
 
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
@@ -2032,7 +2578,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+8], 262144;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -2229,7 +2775,7 @@ $Lfault:
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
 	setp.ne.u32 %pt6, %rt13, %rt11;
 	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 65536;
+	st.global.u32 [%rdt6+8], 327680;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -2426,7 +2972,7 @@ $Lfault:
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
 	setp.ne.u32 %pt6, %rt13, %rt11;
 	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 131072;
+	st.global.u32 [%rdt6+8], 393216;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -2636,7 +3182,7 @@ $Lfault:
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
 	setp.ne.u32 %pt6, %rt13, %rt11;
 	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 196608;
+	st.global.u32 [%rdt6+8], 458752;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -2846,7 +3392,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt6, %rt11, %rt9;
 	@%pt6 exit;
-	st.global.u32 [%rdt8+8], 262144;
+	st.global.u32 [%rdt8+8], 524288;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -3056,7 +3602,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt6, %rt11, %rt9;
 	@%pt6 exit;
-	st.global.u32 [%rdt8+8], 327680;
+	st.global.u32 [%rdt8+8], 589824;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -3246,7 +3792,7 @@ $Lfault:
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
 	setp.ne.u32 %pt4, %rt12, %rt10;
 	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 393216;
+	st.global.u32 [%rdt6+8], 655360;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -3438,7 +3984,7 @@ $Lfault:
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
 	setp.ne.u32 %pt4, %rt12, %rt10;
 	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 458752;
+	st.global.u32 [%rdt6+8], 720896;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -3629,7 +4175,7 @@ $Lfault:
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
 	setp.ne.u32 %pt4, %rt12, %rt10;
 	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 524288;
+	st.global.u32 [%rdt6+8], 786432;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -3820,7 +4366,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt4, %rt11, %rt9;
 	@%pt4 exit;
-	st.global.u32 [%rdt7+8], 589824;
+	st.global.u32 [%rdt7+8], 851968;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
 	st.global.u64 [%rdt7+24], %rdt2;
@@ -4009,7 +4555,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt4, %rt11, %rt9;
 	@%pt4 exit;
-	st.global.u32 [%rdt7+8], 655360;
+	st.global.u32 [%rdt7+8], 917504;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
 	st.global.u64 [%rdt7+24], %rdt2;
@@ -4140,7 +4686,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt3, %rt9, %rt7;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 720896;
+	st.global.u32 [%rdt4+8], 983040;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -4345,7 +4891,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt7, %rt8, %rt6;
 	@%pt7 exit;
-	st.global.u32 [%rdt3+8], 786432;
+	st.global.u32 [%rdt3+8], 1048576;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -4514,7 +5060,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt14, %rt8, %rt6;
 	@%pt14 exit;
-	st.global.u32 [%rdt3+8], 851968;
+	st.global.u32 [%rdt3+8], 1114112;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -4650,7 +5196,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 917504;
+	st.global.u32 [%rdt3+8], 1179648;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -4782,7 +5328,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt10, %rt8, %rt6;
 	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 983040;
+	st.global.u32 [%rdt3+8], 1245184;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5059,7 +5605,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1048576;
+	st.global.u32 [%rdt3+8], 1310720;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5108,7 +5654,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1114112;
+	st.global.u32 [%rdt3+8], 1376256;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5184,7 +5730,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1114113;
+	st.global.u32 [%rdt3+8], 1376257;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5257,7 +5803,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 1114114;
+	st.global.u32 [%rdt4+8], 1376258;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -5336,7 +5882,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 1114115;
+	st.global.u32 [%rdt4+8], 1376259;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -5470,7 +6016,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt4, %rt3, %rt1;
 	@%pt4 exit;
-	st.global.u32 [%rdt2+8], 1114116;
+	st.global.u32 [%rdt2+8], 1376260;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -5881,7 +6427,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt4+8], 1245184;
+	st.global.u32 [%rdt4+8], 1507328;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -6197,7 +6743,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 1310722;
+	st.global.u32 [%rdt3+8], 1572866;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6280,7 +6826,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1310723;
+	st.global.u32 [%rdt3+8], 1572867;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6363,7 +6909,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1310724;
+	st.global.u32 [%rdt3+8], 1572868;
 	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6490,7 +7036,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 1376256;
+	st.global.u32 [%rdt3+8], 1638400;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6565,7 +7111,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 1441792;
+	st.global.u32 [%rdt4+8], 1703936;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -7233,7 +7779,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt17, %rt8, %rt6;
 	@%pt17 exit;
-	st.global.u32 [%rdt3+8], 1507328;
+	st.global.u32 [%rdt3+8], 1769472;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7361,7 +7907,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+8], 1900544;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8049,7 +8595,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2031616;
+	st.global.u32 [%rdt3+8], 2293760;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8145,7 +8691,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2031617;
+	st.global.u32 [%rdt3+8], 2293761;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8238,7 +8784,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2097152;
+	st.global.u32 [%rdt3+8], 2359296;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9586,7 +10132,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2228224;
+	st.global.u32 [%rdt3+8], 2490368;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9683,7 +10229,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 2228225;
+	st.global.u32 [%rdt4+8], 2490369;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -9735,7 +10281,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2228226;
+	st.global.u32 [%rdt3+8], 2490370;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9873,7 +10419,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt5+8], 2228228;
+	st.global.u32 [%rdt5+8], 2490372;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt1;
 	st.global.u64 [%rdt5+24], %rdt2;
@@ -9962,7 +10508,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 2228229;
+	st.global.u32 [%rdt4+8], 2490373;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -10120,7 +10666,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2228231;
+	st.global.u32 [%rdt3+8], 2490375;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10614,7 +11160,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2293762;
+	st.global.u32 [%rdt3+8], 2555906;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12293,7 +12839,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt10, %rt3, %rt1;
 	@%pt10 exit;
-	st.global.u32 [%rdt12+8], 2359298;
+	st.global.u32 [%rdt12+8], 2621442;
 	st.global.u32 [%rdt12+12], %rt0;
 	st.global.u64 [%rdt12+16], %rdt1;
 	st.global.u64 [%rdt12+24], %rdt2;
@@ -12870,7 +13416,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2424834;
+	st.global.u32 [%rdt3+8], 2686978;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -13336,7 +13882,7 @@ $Lfault:
 	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
 	setp.ne.u32 %pt55, %rt64, %rt62;
 	@%pt55 exit;
-	st.global.u32 [%rdt3+8], 2490368;
+	st.global.u32 [%rdt3+8], 2752512;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -13920,7 +14466,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 2490370;
+	st.global.u32 [%rdt4+8], 2752514;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -14083,7 +14629,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt3+8], 2555904;
+	st.global.u32 [%rdt3+8], 2818048;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14635,7 +15181,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2555907;
+	st.global.u32 [%rdt3+8], 2818051;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15145,7 +15691,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2621442;
+	st.global.u32 [%rdt3+8], 2883586;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15400,7 +15946,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt2, %rt24, %rt22;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2621443;
+	st.global.u32 [%rdt3+8], 2883587;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15711,7 +16257,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2621445;
+	st.global.u32 [%rdt3+8], 2883589;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15961,7 +16507,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt1, %rt24, %rt22;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2686976;
+	st.global.u32 [%rdt3+8], 2949120;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16240,7 +16786,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2686978;
+	st.global.u32 [%rdt3+8], 2949122;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
