@@ -1,9 +1,11 @@
 package generated_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/qdgo/qd/generated_test/kernels"
@@ -266,4 +268,78 @@ func TestReductionDeterministicGPU(t *testing.T) {
 		y.Free()
 		out.Free()
 	}
+}
+
+// reductionStreams launches the same reduction from several goroutines at
+// once, each on a stream of its own: the launches share the kernel's
+// scratch memory, one after another on the GPU, and each gets its own
+// result.
+func reductionStreams(t *testing.T, dev *rt.Device) {
+	ks, err := kernels.Load(dev)
+	must(t, err)
+	const goroutines, launches, n = 4, 30, 100000
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- func() error {
+				s, err := dev.NewStream()
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				ones := make([]float32, n)
+				for i := range ones {
+					ones[i] = float32(g + 1)
+				}
+				x, err := rt.FromSlice(dev, ones)
+				if err != nil {
+					return err
+				}
+				defer x.Free()
+				out, err := rt.Alloc[float32](dev, 1)
+				if err != nil {
+					return err
+				}
+				defer out.Free()
+				for range launches {
+					if err := ks.Sum(x, out, rt.OnStream(s)); err != nil {
+						return err
+					}
+				}
+				if err := s.Synchronize(); err != nil {
+					return err
+				}
+				got, err := out.Read()
+				if err != nil {
+					return err
+				}
+				if want := float32(n * (g + 1)); got[0] != want {
+					return fmt.Errorf("goroutine %d: sum %v, want %v", g, got[0], want)
+				}
+				return nil
+			}()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestReductionStreamsCPU(t *testing.T) {
+	dev := openCPU(t)
+	defer dev.Close()
+	reductionStreams(t, dev)
+}
+
+func TestReductionStreamsGPU(t *testing.T) {
+	dev := openCUDA(t)
+	defer dev.Close()
+	reductionStreams(t, dev)
 }
