@@ -83,24 +83,20 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 	init := tb.convert(f.pureArg(pl.init), phiType, wide)
 	i := t.NewReg(wide)
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: wide, Dst: i, Args: []ir.Arg{init, tid}})
-	tb.jump(head)
-
-	bound := tb.convert(f.pureArg(pl.bound), phiType, wide)
-	x := ir.R(i)
-	if pl.delta != 0 {
-		x = ir.R(tb.op(ir.OpAdd, wide, x, ir.Imm(wide, uint64(pl.delta))))
+	gs := &gridStride{pl: pl, f: f, i: i, count: count, wide: wide, index: index, exit: exit}
+	first := head
+	if unrollable(pl) {
+		first = gs.unrolled()
 	}
+	setup.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{first.Index}}
+
+	tb.cur = head
+	x, bound := gs.next()
 	cond := tb.op(ir.OpLt, wide, x, bound)
 	tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(cond), Succs: [2]int{index.Index, exit.Index}}
 
 	tb.cur = index
-	phiReg := f.regsFor(pl.phi)[0]
-	if phiType == wide {
-		tb.move(phiReg, ir.R(i))
-	} else {
-		tb.emit(ir.Instr{Op: ir.OpConvert, Type: phiType, From: wide, Dst: phiReg, Args: []ir.Arg{ir.R(i)}})
-	}
-	index.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[pl.lp.header].Index}}
+	gs.enter(f.start)
 
 	tb.cur = latch
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: wide, Dst: i, Args: []ir.Arg{ir.R(i), count}})

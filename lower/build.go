@@ -87,10 +87,12 @@ type frame struct {
 	// the block whose terminator ends the task.
 	redirect func(from, to *ssa.BasicBlock) (*ir.Block, bool)
 	carried  func(from, to *ssa.BasicBlock) ([]ir.Reg, []ir.Arg)
-	skipPhi  *ssa.Phi
-	cut      *ssa.BasicBlock         // ends the task before its instruction cutAt
-	cutAt    int                     //
-	from     map[*ssa.BasicBlock]int // where a block's part of the task starts
+	// assume gives the successor a test is known to take, where it is.
+	assume  func(*ssa.If) (int, bool)
+	skipPhi *ssa.Phi
+	cut     *ssa.BasicBlock         // ends the task before its instruction cutAt
+	cutAt   int                     //
+	from    map[*ssa.BasicBlock]int // where a block's part of the task starts
 
 	// Inlined helpers: where results go, and where control continues.
 	results []ir.Reg
@@ -368,6 +370,13 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		target := f.edge(b, b.Succs[0], true)
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
 	case *ssa.If:
+		if f.assume != nil {
+			if k, ok := f.assume(last); ok {
+				target := f.edge(b, b.Succs[k], true)
+				tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
+				return
+			}
+		}
 		cond := f.arg(last.Cond)
 		from := tb.cur
 		t := f.edge(b, b.Succs[0], false)

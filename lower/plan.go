@@ -50,6 +50,7 @@ type parLoop struct {
 	bound   ssa.Value
 	delta   int64
 	pos     token.Pos
+	test    *ssa.If // the exit test
 	// reductions are the variables the loop combines over its iterations.
 	reductions []*reduction
 }
@@ -326,6 +327,7 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 	if test == nil {
 		return fail("it has no exit test")
 	}
+	pl.test = test
 	if !l.invariant(pl.bound, lp) {
 		return fail("its bound changes from one iteration to the next")
 	}

@@ -11,6 +11,62 @@ var qdModule = &rt.ModuleSpec{
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
+			Pos:  "checks.go:13:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:13:6",
+		}},
+		Name: "Gather",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Gather_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "GatherUnchecked",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "GatherUnchecked_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:32",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:50",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:32:6",
+		}},
+		Name: "Stencil",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Stencil_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "StencilUnchecked",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "StencilUnchecked_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "SaxpyUnchecked",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "SaxpyUnchecked_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:15:5",
 		}},
 		Name: "Empty",
@@ -137,6 +193,24 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Tiny_0",
 			Parallel: false,
 		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:12:5",
+		}},
+		Name:            "Sum",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Sum_0",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_1",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_2",
+			Parallel: false,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/bench/kernels",
 }
@@ -166,6 +240,107 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Gather launches kernel Gather (checks.go:11) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], idx *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Gather", out, table, idx); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
+			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		})
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, table)
+	rt.PutBuffer(qdArgs[:], 32, idx)
+	qdCounts := [1]int64{int64(idx.Len())}
+	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// GatherUnchecked launches kernel GatherUnchecked (checks.go:20) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) GatherUnchecked(out *rt.Buffer[float32], table *rt.Buffer[float32], idx *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "GatherUnchecked", out, table, idx); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdOpts, func() {
+			GatherUnchecked(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, table)
+	rt.PutBuffer(qdArgs[:], 32, idx)
+	qdCounts := [1]int64{int64(idx.Len())}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Stencil launches kernel Stencil (checks.go:30) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Stencil(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil", out, in); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdOpts, func() {
+			Stencil(out.CPUSlice(), in.CPUSlice(), w)
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	qdCounts := [1]int64{((int64(in.Len()) - int64(w)) - int64(w))}
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// StencilUnchecked launches kernel StencilUnchecked (checks.go:39) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) StencilUnchecked(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "StencilUnchecked", out, in); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdOpts, func() {
+			StencilUnchecked(out.CPUSlice(), in.CPUSlice(), w)
+		})
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	qdCounts := [1]int64{((int64(in.Len()) - int64(w)) - int64(w))}
+	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// SaxpyUnchecked launches kernel SaxpyUnchecked (checks.go:52) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) SaxpyUnchecked(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "SaxpyUnchecked", x, y); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdOpts, func() {
+			SaxpyUnchecked(a, x.CPUSlice(), y.CPUSlice(), n)
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutFloat32(qdArgs[:], 0, float32(a))
+	rt.PutBuffer(qdArgs[:], 8, x)
+	rt.PutBuffer(qdArgs[:], 24, y)
+	rt.PutUint64(qdArgs[:], 40, uint64(n))
+	qdCounts := [1]int64{int64(n)}
+	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Empty launches kernel Empty (kernels.go:12) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -174,7 +349,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
+		return qdk.mod.RunCPU(5, qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		})
 	}
@@ -182,7 +357,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Saxpy launches kernel Saxpy (kernels.go:23) after the work already launched on
@@ -193,7 +368,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
+		return qdk.mod.RunCPU(6, qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		})
 	}
@@ -203,7 +378,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 24, y)
 	rt.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:32) after the work already launched on
@@ -214,7 +389,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
+		return qdk.mod.RunCPU(7, qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		})
 	}
@@ -222,7 +397,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoSpins launches kernel TwoSpins (kernels.go:56) after the work already launched on
@@ -236,7 +411,7 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
+		return qdk.mod.RunCPU(8, qdOpts, func() {
 			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
 		})
 	}
@@ -245,7 +420,7 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{1, 1}
-	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:64) after the work already launched on
@@ -256,7 +431,7 @@ func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], ite
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
+		return qdk.mod.RunCPU(9, qdOpts, func() {
 			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
 		})
 	}
@@ -265,7 +440,7 @@ func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], ite
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightSpins launches kernel EightSpins (kernels.go:84) after the work already launched on
@@ -360,7 +535,7 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
+		return qdk.mod.RunCPU(10, qdOpts, func() {
 			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		})
 	}
@@ -375,7 +550,7 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FourTiny launches kernel FourTiny (kernels.go:98) after the work already launched on
@@ -404,7 +579,7 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
+		return qdk.mod.RunCPU(11, qdOpts, func() {
 			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
 		})
 	}
@@ -414,7 +589,7 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutBuffer(qdArgs[:], 48, d)
 	qdCounts := [4]int64{1, 1, 1, 1}
-	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Tiny launches kernel Tiny (kernels.go:108) after the work already launched on
@@ -425,14 +600,33 @@ func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
+		return qdk.mod.RunCPU(12, qdOpts, func() {
 			Tiny(a.CPUSlice())
 		})
 	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	qdCounts := [1]int64{1}
-	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Sum launches kernel Sum (reduce.go:7) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Sum", x, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdOpts, func() {
+			Sum(x.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -445,6 +639,428 @@ const qdPTX = `//
 .address_size 64
 
 .global .align 4 .u32 qd_fault_claim;
+
+.visible .entry Gather_0(
+	.param .u64 Gather_0_param_0,
+	.param .s64 Gather_0_param_1,
+	.param .u64 Gather_0_param_2,
+	.param .s64 Gather_0_param_3,
+	.param .u64 Gather_0_param_4,
+	.param .s64 Gather_0_param_5,
+	.param .u64 Gather_0_param_6
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<13>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<18>;
+
+$L_0:
+	ld.param.u64 %rd4, [Gather_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Gather_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Gather_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Gather_0_param_3];
+	ld.param.u64 %rd19, [Gather_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Gather_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.f32 %f17, [%rd13];
+	setp.ge.u64 %pt1, %rd9, %rd20;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	st.global.f32 [%rd18], %f17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Gather_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry GatherUnchecked_0(
+	.param .u64 GatherUnchecked_0_param_0,
+	.param .s64 GatherUnchecked_0_param_1,
+	.param .u64 GatherUnchecked_0_param_2,
+	.param .s64 GatherUnchecked_0_param_3,
+	.param .u64 GatherUnchecked_0_param_4,
+	.param .s64 GatherUnchecked_0_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<13>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<18>;
+
+$L_0:
+	ld.param.u64 %rd4, [GatherUnchecked_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [GatherUnchecked_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [GatherUnchecked_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd19, [GatherUnchecked_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.f32 %f17, [%rd13];
+	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	st.global.f32 [%rd18], %f17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Stencil_0(
+	.param .u64 Stencil_0_param_0,
+	.param .s64 Stencil_0_param_1,
+	.param .u64 Stencil_0_param_2,
+	.param .s64 Stencil_0_param_3,
+	.param .s64 Stencil_0_param_4,
+	.param .u64 Stencil_0_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<7>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<35>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<31>;
+
+$L_0:
+	ld.param.s64 %rd2, [Stencil_0_param_4];
+	ld.param.u64 %rd4, [Stencil_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Stencil_0_param_3];
+	ld.param.u64 %rd32, [Stencil_0_param_0];
+	cvta.to.global.u64 %rd32, %rd32;
+	ld.param.u64 %rd33, [Stencil_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd3, %rd2, %rd0;
+$L_2:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_8;
+$L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_8;
+$L_5:
+	sub.s64 %rd12, %rd9, %rd2;
+	setp.ge.u64 %pt0, %rd12, %rd5;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	ld.global.f32 %f14, [%rd13];
+	sub.s64 %rd15, %rd9, 1;
+	setp.ge.u64 %pt1, %rd15, %rd5;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	ld.global.f32 %f17, [%rd16];
+	add.rn.f32 %f18, %f14, %f17;
+	setp.ge.u64 %pt2, %rd9, %rd5;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f18, %f20;
+	add.s64 %rd22, %rd9, 1;
+	setp.ge.u64 %pt3, %rd22, %rd5;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	ld.global.f32 %f24, [%rd23];
+	add.rn.f32 %f25, %f21, %f24;
+	add.s64 %rd26, %rd9, %rd2;
+	setp.ge.u64 %pt4, %rd26, %rd5;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	ld.global.f32 %f28, [%rd27];
+	add.rn.f32 %f29, %f25, %f28;
+	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
+	mov.f32 %f11, %f30;
+$L_6:
+	setp.ge.u64 %pt5, %rd9, %rd33;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	st.global.f32 [%rd31], %f11;
+$L_7:
+	add.s64 %rd3, %rd3, %rd1;
+	bra.uni $L_2;
+$L_8:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd26;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd33;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Stencil_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt6, %rt8, %rt6;
+	@%pt6 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry StencilUnchecked_0(
+	.param .u64 StencilUnchecked_0_param_0,
+	.param .s64 StencilUnchecked_0_param_1,
+	.param .u64 StencilUnchecked_0_param_2,
+	.param .s64 StencilUnchecked_0_param_3,
+	.param .s64 StencilUnchecked_0_param_4
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<35>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<31>;
+
+$L_0:
+	ld.param.s64 %rd2, [StencilUnchecked_0_param_4];
+	ld.param.u64 %rd4, [StencilUnchecked_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [StencilUnchecked_0_param_3];
+	ld.param.u64 %rd32, [StencilUnchecked_0_param_0];
+	cvta.to.global.u64 %rd32, %rd32;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd3, %rd2, %rd0;
+$L_2:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_8;
+$L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_8;
+$L_5:
+	sub.s64 %rd12, %rd9, %rd2;
+	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	ld.global.f32 %f14, [%rd13];
+	sub.s64 %rd15, %rd9, 1;
+	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	ld.global.f32 %f17, [%rd16];
+	add.rn.f32 %f18, %f14, %f17;
+	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f18, %f20;
+	add.s64 %rd22, %rd9, 1;
+	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	ld.global.f32 %f24, [%rd23];
+	add.rn.f32 %f25, %f21, %f24;
+	add.s64 %rd26, %rd9, %rd2;
+	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	ld.global.f32 %f28, [%rd27];
+	add.rn.f32 %f29, %f25, %f28;
+	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
+	mov.f32 %f11, %f30;
+$L_6:
+	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	st.global.f32 [%rd31], %f11;
+$L_7:
+	add.s64 %rd3, %rd3, %rd1;
+	bra.uni $L_2;
+$L_8:
+	ret;
+}
+
+.visible .entry SaxpyUnchecked_0(
+	.param .f32 SaxpyUnchecked_0_param_0,
+	.param .u64 SaxpyUnchecked_0_param_1,
+	.param .s64 SaxpyUnchecked_0_param_2,
+	.param .u64 SaxpyUnchecked_0_param_3,
+	.param .s64 SaxpyUnchecked_0_param_4,
+	.param .s64 SaxpyUnchecked_0_param_5
+)
+{
+	.reg .pred %p<20>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<19>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<17>;
+
+$L_0:
+	ld.param.s64 %rd3, [SaxpyUnchecked_0_param_5];
+	ld.param.u64 %rd7, [SaxpyUnchecked_0_param_1];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.f32 %f11, [SaxpyUnchecked_0_param_0];
+	ld.param.u64 %rd13, [SaxpyUnchecked_0_param_3];
+	cvta.to.global.u64 %rd13, %rd13;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_6;
+$L_3:
+	mov.b64 %rd5, %rd2;
+$L_4:
+	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	ld.global.f32 %f9, [%rd6];
+	mul.rn.f32 %f10, %f11, %f9;
+	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	ld.global.f32 %f15, [%rd12];
+	add.rn.f32 %f16, %f10, %f15;
+	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	st.global.f32 [%rd17], %f16;
+	add.s64 %rd18, %rd5, 1;
+	setp.lt.s64 %p19, %rd18, %rd3;
+	@!%p19 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+}
 
 .visible .entry Empty_0(
 	.param .u64 Empty_0_param_0,
@@ -512,7 +1128,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 0;
+	st.global.u32 [%rdt4+8], 327680;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -602,7 +1218,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 65536;
+	st.global.u32 [%rdt3+8], 393216;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -3111,5 +3727,559 @@ $L_13:
 	bra.uni $L_12;
 $L_14:
 	ret;
+}
+
+.visible .entry Sum_0(
+	.param .u64 Sum_0_param_0,
+	.param .s64 Sum_0_param_1,
+	.param .u64 Sum_0_param_2,
+	.param .s64 Sum_0_param_3,
+	.param .u64 Sum_0_param_4,
+	.param .u64 Sum_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<64>;
+	.reg .b32 %rt<21>;
+	.reg .b64 %rd<66>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<54>;
+
+$L_0:
+	ld.param.u64 %rd5, [Sum_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Sum_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd61, [Sum_0_param_4];
+	cvta.to.global.u64 %rd61, %rd61;
+$L_1:
+	mov.f32 %f0, 0f80000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd23, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd24, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt9, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.rn.f32 %f0, %f0, %f31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt10, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_31;
+$L_30:
+	add.rn.f32 %f0, %f0, %f31;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt11, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_34;
+$L_33:
+	add.rn.f32 %f0, %f0, %f31;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt12, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_37;
+$L_36:
+	add.rn.f32 %f0, %f0, %f31;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@%p34 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd24, 1;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f32 [%rd39], %f0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd42, %rt13;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd23, 1;
+	add.s64 %rd46, %rd45, 0;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.f32 %f0, [%rd47];
+$L_43:
+	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd49, %rt14;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt15, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt15, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.rn.f32 %f0, %f0, %f53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt16, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_49;
+$L_48:
+	add.rn.f32 %f0, %f0, %f53;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt17, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_52;
+$L_51:
+	add.rn.f32 %f0, %f0, %f53;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt18, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_55;
+$L_54:
+	add.rn.f32 %f0, %f0, %f53;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@%p56 bra $L_44;
+$L_56:
+	setp.eq.s64 %p57, %rd23, 0;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt19;
+	mul.lo.s64 %rd59, %rd58, 1;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.f32 [%rd62], %f0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt20;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	ret;
+$L_60:
+	mov.f32 %f0, 0f80000000;
+	bra.uni $L_43;
+}
+
+.visible .entry Sum_1(
+	.param .u64 Sum_1_param_0,
+	.param .s64 Sum_1_param_1,
+	.param .u64 Sum_1_param_2,
+	.param .s64 Sum_1_param_3,
+	.param .u64 Sum_1_param_4,
+	.param .u64 Sum_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+	.reg .f32 %f<47>;
+
+$L_0:
+	ld.param.u64 %rd0, [Sum_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f32 %f5, 0f80000000;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f32 %f5, %f5, %f19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.rn.f32 %f5, %f5, %f19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.rn.f32 %f5, %f5, %f19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.rn.f32 %f5, %f5, %f19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f32 [%rd27], %f5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f32 %f5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f32 %f5, %f5, %f41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.rn.f32 %f5, %f5, %f41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.rn.f32 %f5, %f5, %f41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.rn.f32 %f5, %f5, %f41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f32 %f46, %f5, 0f00000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f32 [%rd47], %f46;
+$L_43:
+	ret;
+$L_44:
+	mov.f32 %f5, 0f80000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Sum_2(
+	.param .u64 Sum_2_param_0,
+	.param .s64 Sum_2_param_1,
+	.param .u64 Sum_2_param_2,
+	.param .s64 Sum_2_param_3,
+	.param .u64 Sum_2_param_4,
+	.param .u64 Sum_2_param_5
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [Sum_2_param_2];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Sum_2_param_3];
+	ld.param.u64 %rd3, [Sum_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.f32 %f5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.f32 [%rd0], %f5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Sum_2_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 851970;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
 }
 `

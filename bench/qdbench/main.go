@@ -1,7 +1,10 @@
-// Command qdbench measures launch cost, saxpy bandwidth and the LCG spin
-// loop through the generated stubs of bench/kernels, runs the same
-// kernels written in CUDA C (bench/baseline) in the same process run, and
-// prints both with their ratio.
+// Command qdbench measures launch cost, saxpy bandwidth, the LCG spin
+// loop, streams, a float sum as a reduction and the cost of bounds checks
+// through the generated stubs of bench/kernels, runs the same kernels
+// written in CUDA C (bench/baseline) in the same process run, and prints
+// both with their ratio. Bounds checks are measured against the same
+// kernels without them (//qd:kernel nobounds): their row is the ratio of
+// times.
 //
 //	nvcc -O3 -o /tmp/baseline bench/baseline/baseline.cu
 //	CUDA_CACHE_DISABLE=1 qdbench -baseline /tmp/baseline
@@ -97,13 +100,21 @@ func main() {
 	row("StreamParallel 8 spin blocks: speedup", "blocks8_speedup")
 	row("host µs: 4 plain launches", "four_plain_us")
 	row("host µs: StreamParallel 4 tiny blocks", "four_blocks_us")
+	row("sum 2^28 f32 (reduction) GB/s", "sum_gbps")
+	for _, r := range extraRows {
+		row(r[0], r[1])
+	}
+	row("bounds checks on/off: gather", "checks_gather")
+	row("bounds checks on/off: stencil", "checks_stencil")
+	row("bounds checks on/off: saxpy", "checks_saxpy")
+	row("bounds checks on/off: geometric mean", "checks_geomean")
 	if ours["four_plain_us"] > 0 {
 		fmt.Printf("%-40s %12.3f %12.3f\n", "  4 blocks / 4 plain launches", ours["four_blocks_us"]/ours["four_plain_us"], base["four_blocks_us"]/base["four_plain_us"])
 	}
 	if r, ok := base["spin_result"]; ok && r != ours["spin_result"] {
 		log.Fatalf("spin results differ: qd %v, CUDA C %v", ours["spin_result"], r)
 	}
-	fmt.Println("for times lower is better; for GB/s and speedups higher is better")
+	fmt.Println("for times and on/off ratios lower is better; for GB/s and speedups higher is better")
 }
 
 var baseDevice string
@@ -117,6 +128,11 @@ func measure(dev *rt.Device, ks *kernels.Kernels) map[string]float64 {
 	ours["spin_ms"], ours["spin_result"] = spin(dev, ks)
 	streamBench(dev, ks, ours)
 	parallelBench(dev, ks, ours)
+	ours["sum_gbps"] = sumBench(dev, ks)
+	checksBench(dev, ks, ours)
+	for _, m := range extraMeasures {
+		m(dev, ks, ours)
+	}
 	return ours
 }
 

@@ -10685,19 +10685,19 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<55>;
+	.reg .pred %p<64>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<56>;
+	.reg .b64 %rd<66>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<58>;
+	.reg .f32 %f<54>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
 	cvta.to.global.u64 %rd5, %rd5;
 	ld.param.u64 %rd6, [Sum_0_param_1];
 	mov.b64 %rd4, %rd6;
-	ld.param.u64 %rd48, [Sum_0_param_4];
-	cvta.to.global.u64 %rd48, %rd48;
+	ld.param.u64 %rd61, [Sum_0_param_4];
+	cvta.to.global.u64 %rd61, %rd61;
 $L_1:
 	mov.f32 %f0, 0f80000000;
 	mov.u32 %rt0, %ctaid.x;
@@ -10713,185 +10713,245 @@ $L_1:
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
-	@!%p8 bra $L_7;
+	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd3;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
 $L_4:
-	add.s64 %rd53, %rd9, 1;
-	setp.lt.s64 %p54, %rd53, %rd4;
-	@!%p54 bra $L_7;
+	mov.b64 %rd15, %rd3;
 $L_5:
-	mad.lo.s64 %rd55, %rd53, 4, %rd5;
-	ld.global.f32 %f56, [%rd55];
-	add.rn.f32 %f57, %f0, %f56;
-	mov.f32 %f0, %f57;
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
 $L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_19:
 	add.s64 %rd3, %rd3, %rd2;
 	bra.uni $L_2;
-$L_7:
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
 	mov.u32 %rt5, %laneid;
-	cvt.u64.u32 %rd10, %rt5;
+	cvt.u64.u32 %rd23, %rt5;
 	mov.u32 %rt6, %tid.x;
 	div.u32 %rt6, %rt6, WARP_SZ;
-	cvt.u64.u32 %rd11, %rt6;
+	cvt.u64.u32 %rd24, %rt6;
 	mov.u32 %rt7, WARP_SZ;
-	cvt.u64.u32 %rd12, %rt7;
-	mul.lo.s64 %rd13, %rd11, %rd12;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
 	mov.u32 %rt8, %ntid.x;
-	cvt.u64.u32 %rd14, %rt8;
-	sub.s64 %rd15, %rd14, %rd13;
-	min.s64 %rd16, %rd15, %rd12;
-	shr.s64 %rd17, %rd12, 1;
-$L_8:
-	cvt.u32.u64 %rt9, %rd17;
-	shfl.sync.down.b32 %f18, %f0, %rt9, 31, -1;
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_10;
-$L_9:
-	add.rn.f32 %f0, %f0, %f18;
-$L_10:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_11:
-	cvt.u32.u64 %rt10, %rd17;
-	shfl.sync.down.b32 %f18, %f0, %rt10, 31, -1;
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_13;
-$L_12:
-	add.rn.f32 %f0, %f0, %f18;
-$L_13:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_14:
-	cvt.u32.u64 %rt11, %rd17;
-	shfl.sync.down.b32 %f18, %f0, %rt11, 31, -1;
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_16;
-$L_15:
-	add.rn.f32 %f0, %f0, %f18;
-$L_16:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_17:
-	cvt.u32.u64 %rt12, %rd17;
-	shfl.sync.down.b32 %f18, %f0, %rt12, 31, -1;
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_19;
-$L_18:
-	add.rn.f32 %f0, %f0, %f18;
-$L_19:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@%p21 bra $L_8;
-$L_20:
-	setp.eq.s64 %p22, %rd10, 0;
-	@!%p22 bra $L_22;
-$L_21:
-	mov.u64 %rd23, qvar_reduce0;
-	mul.lo.s64 %rd24, %rd11, 1;
-	add.s64 %rd25, %rd24, 0;
-	mad.lo.s64 %rd26, %rd25, 8, %rd23;
-	st.shared.f32 [%rd26], %f0;
-$L_22:
-	bar.sync 0;
-	setp.eq.s64 %p27, %rd11, 0;
-	@!%p27 bra $L_41;
-$L_23:
-	mul.lo.s64 %rd28, %rd10, %rd12;
-	mov.u32 %rt13, %ntid.x;
-	cvt.u64.u32 %rd29, %rt13;
-	setp.lt.s64 %p30, %rd28, %rd29;
-	@!%p30 bra $L_42;
-$L_24:
-	mov.u64 %rd31, qvar_reduce0;
-	mul.lo.s64 %rd32, %rd10, 1;
-	add.s64 %rd33, %rd32, 0;
-	mad.lo.s64 %rd34, %rd33, 8, %rd31;
-	ld.shared.f32 %f0, [%rd34];
-$L_25:
-	mul.lo.s64 %rd35, %rd11, %rd12;
-	mov.u32 %rt14, %ntid.x;
-	cvt.u64.u32 %rd36, %rt14;
-	sub.s64 %rd37, %rd36, %rd35;
-	min.s64 %rd38, %rd37, %rd12;
-	shr.s64 %rd39, %rd12, 1;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
 $L_26:
-	cvt.u32.u64 %rt15, %rd39;
-	shfl.sync.down.b32 %f40, %f0, %rt15, 31, -1;
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_28;
+	cvt.u32.u64 %rt9, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt9, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
 $L_27:
-	add.rn.f32 %f0, %f0, %f40;
+	add.rn.f32 %f0, %f0, %f31;
 $L_28:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
 $L_29:
-	cvt.u32.u64 %rt16, %rd39;
-	shfl.sync.down.b32 %f40, %f0, %rt16, 31, -1;
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_31;
+	cvt.u32.u64 %rt10, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f40;
+	add.rn.f32 %f0, %f0, %f31;
 $L_31:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
 $L_32:
-	cvt.u32.u64 %rt17, %rd39;
-	shfl.sync.down.b32 %f40, %f0, %rt17, 31, -1;
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_34;
+	cvt.u32.u64 %rt11, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f40;
+	add.rn.f32 %f0, %f0, %f31;
 $L_34:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
 $L_35:
-	cvt.u32.u64 %rt18, %rd39;
-	shfl.sync.down.b32 %f40, %f0, %rt18, 31, -1;
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_37;
+	cvt.u32.u64 %rt12, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f40;
+	add.rn.f32 %f0, %f0, %f31;
 $L_37:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@%p43 bra $L_26;
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@%p34 bra $L_26;
 $L_38:
-	setp.eq.s64 %p44, %rd10, 0;
-	@!%p44 bra $L_41;
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
 $L_39:
-	mov.u32 %rt19, %ctaid.x;
-	cvt.u64.u32 %rd45, %rt19;
-	mul.lo.s64 %rd46, %rd45, 1;
-	add.s64 %rd47, %rd46, 2;
-	mad.lo.s64 %rd49, %rd47, 8, %rd48;
-	st.global.f32 [%rd49], %f0;
-	setp.eq.s64 %p50, %rd45, 0;
-	@!%p50 bra $L_41;
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd24, 1;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f32 [%rd39], %f0;
 $L_40:
-	mov.u32 %rt20, %nctaid.x;
-	cvt.u64.u32 %rd51, %rt20;
-	add.s64 %rd52, %rd48, 8;
-	st.global.s64 [%rd52], %rd51;
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
 $L_41:
-	ret;
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd42, %rt13;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
 $L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd23, 1;
+	add.s64 %rd46, %rd45, 0;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.f32 %f0, [%rd47];
+$L_43:
+	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd49, %rt14;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt15, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt15, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.rn.f32 %f0, %f0, %f53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt16, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_49;
+$L_48:
+	add.rn.f32 %f0, %f0, %f53;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt17, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_52;
+$L_51:
+	add.rn.f32 %f0, %f0, %f53;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt18, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_55;
+$L_54:
+	add.rn.f32 %f0, %f0, %f53;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@%p56 bra $L_44;
+$L_56:
+	setp.eq.s64 %p57, %rd23, 0;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt19;
+	mul.lo.s64 %rd59, %rd58, 1;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.f32 [%rd62], %f0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt20;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	ret;
+$L_60:
 	mov.f32 %f0, 0f80000000;
-	bra.uni $L_25;
+	bra.uni $L_43;
 }
 
 .visible .entry Sum_1(
@@ -11179,10 +11239,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[2560];
-	.reg .pred %p<197>;
-	.reg .b32 %r<213>;
-	.reg .b32 %rt<126>;
-	.reg .b64 %rd<199>;
+	.reg .pred %p<210>;
+	.reg .b32 %r<173>;
+	.reg .b32 %rt<130>;
+	.reg .b64 %rd<221>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -11190,8 +11250,8 @@ $L_0:
 	cvta.to.global.u64 %rd14, %rd14;
 	ld.param.u64 %rd15, [IntStats_0_param_1];
 	mov.b64 %rd13, %rd15;
-	ld.param.u64 %rd147, [IntStats_0_param_4];
-	cvta.to.global.u64 %rd147, %rd147;
+	ld.param.u64 %rd180, [IntStats_0_param_4];
+	cvta.to.global.u64 %rd180, %rd180;
 $L_1:
 	mov.b64 %rd0, 0;
 	mov.b64 %rd1, 0;
@@ -11216,642 +11276,871 @@ $L_1:
 $L_2:
 	add.s64 %rd16, %rd12, 1;
 	setp.lt.s64 %p17, %rd16, %rd13;
-	@!%p17 bra $L_10;
+	@!%p17 bra $L_39;
 $L_3:
-	mov.b64 %rd18, %rd12;
+	mov.b64 %rd18, %rd13;
+	mov.b64 %rd19, %rd16;
+	sub.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd21, %rd11;
+	mul.lo.u64 %rd22, %rd21, 3;
+	setp.gt.u64 %p23, %rd20, %rd22;
+	@!%p23 bra $L_32;
 $L_4:
-	add.s64 %rd188, %rd18, 1;
-	setp.lt.s64 %p189, %rd188, %rd13;
-	@!%p189 bra $L_10;
+	mov.b64 %rd24, %rd12;
 $L_5:
-	mad.lo.s64 %rd190, %rd188, 4, %rd14;
-	ld.global.s32 %r191, [%rd190];
-	cvt.s64.s32 %rd192, %r191;
-	add.s64 %rd193, %rd0, %rd192;
-	mov.b32 %r194, %r191;
-	bfe.s32 %r194, %r194, 0, 16;
-	sub.s32 %r195, %r2, %r194;
-	bfe.s32 %r195, %r195, 0, 16;
-	setp.gt.s32 %p196, %r191, 0;
-	@!%p196 bra $L_9;
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
 $L_6:
-	add.s64 %rd198, %rd1, 1;
-	mov.b64 %rd197, %rd198;
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_31;
 $L_7:
-	mov.b32 %r199, %r191;
-	or.b32 %r200, %r199, 1;
-	mul.lo.u32 %r201, %r3, %r200;
-	mov.b32 %r202, %r191;
-	and.b32 %r202, %r202, 65535;
-	and.b32 %r203, %r4, %r202;
-	mov.b32 %r204, %r191;
-	and.b32 %r204, %r204, 65535;
-	or.b32 %r205, %r5, %r204;
-	cvt.u32.u64 %r206, %rd188;
-	and.b32 %r206, %r206, 65535;
-	mul.lo.u32 %r207, %r206, 3;
-	and.b32 %r207, %r207, 65535;
-	xor.b32 %r208, %r6, %r207;
-	mov.b32 %r209, %r191;
-	and.b32 %r209, %r209, 255;
-	not.b32 %rt5, %r209;
-	and.b32 %r210, %r7, %rt5;
-	min.s32 %r211, %r8, %r191;
-	max.s32 %r212, %r191, %r9;
-	mov.b64 %rd0, %rd193;
-	mov.b64 %rd1, %rd197;
-	mov.b32 %r2, %r195;
-	mov.b32 %r3, %r201;
-	mov.b32 %r4, %r203;
-	mov.b32 %r5, %r205;
-	mov.b32 %r6, %r208;
-	mov.b32 %r7, %r210;
-	mov.b32 %r8, %r211;
-	mov.b32 %r9, %r212;
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
 $L_8:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt5, %r46;
+	and.b32 %r47, %r7, %rt5;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_9:
+	add.s64 %rd12, %rd12, %rd11;
+$L_10:
+	mov.b64 %rd24, %rd12;
+$L_11:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_12:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_30;
+$L_13:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_14:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt6, %r46;
+	and.b32 %r47, %r7, %rt6;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_15:
+	add.s64 %rd12, %rd12, %rd11;
+$L_16:
+	mov.b64 %rd24, %rd12;
+$L_17:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_18:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_29;
+$L_19:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_20:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt7, %r46;
+	and.b32 %r47, %r7, %rt7;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_21:
+	add.s64 %rd12, %rd12, %rd11;
+$L_22:
+	mov.b64 %rd24, %rd12;
+$L_23:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_24:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_28;
+$L_25:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_26:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt8, %r46;
+	and.b32 %r47, %r7, %rt8;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_27:
 	add.s64 %rd12, %rd12, %rd11;
 	bra.uni $L_2;
-$L_9:
-	mov.b64 %rd197, %rd1;
-	bra.uni $L_7;
-$L_10:
-	mov.u32 %rt6, %laneid;
-	cvt.u64.u32 %rd19, %rt6;
-	mov.u32 %rt7, %tid.x;
-	div.u32 %rt7, %rt7, WARP_SZ;
-	cvt.u64.u32 %rd20, %rt7;
-	mov.u32 %rt8, WARP_SZ;
-	cvt.u64.u32 %rd21, %rt8;
-	mul.lo.s64 %rd22, %rd20, %rd21;
-	mov.u32 %rt9, %ntid.x;
-	cvt.u64.u32 %rd23, %rt9;
-	sub.s64 %rd24, %rd23, %rd22;
-	min.s64 %rd25, %rd24, %rd21;
-	shr.s64 %rd26, %rd21, 1;
-$L_11:
-	cvt.u32.u64 %rt10, %rd26;
-	mov.b64 {%rt11, %rt12}, %rd0;
-	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
-	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
-	mov.b64 %rd27, {%rt11, %rt12};
-	cvt.u32.u64 %rt13, %rd26;
-	mov.b64 {%rt14, %rt15}, %rd1;
-	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
-	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
-	mov.b64 %rd28, {%rt14, %rt15};
-	cvt.u32.u64 %rt16, %rd26;
-	shfl.sync.down.b32 %r29, %r2, %rt16, 31, -1;
-	cvt.u32.u64 %rt17, %rd26;
-	shfl.sync.down.b32 %r30, %r3, %rt17, 31, -1;
-	cvt.u32.u64 %rt18, %rd26;
-	shfl.sync.down.b32 %r31, %r4, %rt18, 31, -1;
-	cvt.u32.u64 %rt19, %rd26;
-	shfl.sync.down.b32 %r32, %r5, %rt19, 31, -1;
-	cvt.u32.u64 %rt20, %rd26;
-	shfl.sync.down.b32 %r33, %r6, %rt20, 31, -1;
-	cvt.u32.u64 %rt21, %rd26;
-	shfl.sync.down.b32 %r34, %r7, %rt21, 31, -1;
-	cvt.u32.u64 %rt22, %rd26;
-	shfl.sync.down.b32 %r35, %r8, %rt22, 31, -1;
-	cvt.u32.u64 %rt23, %rd26;
-	shfl.sync.down.b32 %r36, %r9, %rt23, 31, -1;
-	add.s64 %rd37, %rd19, %rd26;
-	setp.lt.s64 %p38, %rd37, %rd25;
-	@!%p38 bra $L_13;
-$L_12:
-	add.s64 %rd0, %rd0, %rd27;
-	add.s64 %rd1, %rd1, %rd28;
-	add.s32 %r2, %r2, %r29;
-	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r30;
-	and.b32 %r4, %r4, %r31;
-	or.b32 %r5, %r5, %r32;
-	xor.b32 %r6, %r6, %r33;
-	and.b32 %r7, %r7, %r34;
-	min.s32 %r8, %r8, %r35;
-	max.s32 %r9, %r9, %r36;
-$L_13:
-	shr.s64 %rd26, %rd26, 1;
-	setp.ne.s64 %p39, %rd26, 0;
-	@!%p39 bra $L_23;
-$L_14:
-	cvt.u32.u64 %rt24, %rd26;
-	mov.b64 {%rt25, %rt26}, %rd0;
-	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
-	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
-	mov.b64 %rd27, {%rt25, %rt26};
-	cvt.u32.u64 %rt27, %rd26;
-	mov.b64 {%rt28, %rt29}, %rd1;
-	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
-	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
-	mov.b64 %rd28, {%rt28, %rt29};
-	cvt.u32.u64 %rt30, %rd26;
-	shfl.sync.down.b32 %r29, %r2, %rt30, 31, -1;
-	cvt.u32.u64 %rt31, %rd26;
-	shfl.sync.down.b32 %r30, %r3, %rt31, 31, -1;
-	cvt.u32.u64 %rt32, %rd26;
-	shfl.sync.down.b32 %r31, %r4, %rt32, 31, -1;
-	cvt.u32.u64 %rt33, %rd26;
-	shfl.sync.down.b32 %r32, %r5, %rt33, 31, -1;
-	cvt.u32.u64 %rt34, %rd26;
-	shfl.sync.down.b32 %r33, %r6, %rt34, 31, -1;
-	cvt.u32.u64 %rt35, %rd26;
-	shfl.sync.down.b32 %r34, %r7, %rt35, 31, -1;
-	cvt.u32.u64 %rt36, %rd26;
-	shfl.sync.down.b32 %r35, %r8, %rt36, 31, -1;
-	cvt.u32.u64 %rt37, %rd26;
-	shfl.sync.down.b32 %r36, %r9, %rt37, 31, -1;
-	add.s64 %rd37, %rd19, %rd26;
-	setp.lt.s64 %p38, %rd37, %rd25;
-	@!%p38 bra $L_16;
-$L_15:
-	add.s64 %rd0, %rd0, %rd27;
-	add.s64 %rd1, %rd1, %rd28;
-	add.s32 %r2, %r2, %r29;
-	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r30;
-	and.b32 %r4, %r4, %r31;
-	or.b32 %r5, %r5, %r32;
-	xor.b32 %r6, %r6, %r33;
-	and.b32 %r7, %r7, %r34;
-	min.s32 %r8, %r8, %r35;
-	max.s32 %r9, %r9, %r36;
-$L_16:
-	shr.s64 %rd26, %rd26, 1;
-	setp.ne.s64 %p39, %rd26, 0;
-	@!%p39 bra $L_23;
-$L_17:
-	cvt.u32.u64 %rt38, %rd26;
-	mov.b64 {%rt39, %rt40}, %rd0;
-	shfl.sync.down.b32 %rt39, %rt39, %rt38, 31, -1;
-	shfl.sync.down.b32 %rt40, %rt40, %rt38, 31, -1;
-	mov.b64 %rd27, {%rt39, %rt40};
-	cvt.u32.u64 %rt41, %rd26;
-	mov.b64 {%rt42, %rt43}, %rd1;
-	shfl.sync.down.b32 %rt42, %rt42, %rt41, 31, -1;
-	shfl.sync.down.b32 %rt43, %rt43, %rt41, 31, -1;
-	mov.b64 %rd28, {%rt42, %rt43};
-	cvt.u32.u64 %rt44, %rd26;
-	shfl.sync.down.b32 %r29, %r2, %rt44, 31, -1;
-	cvt.u32.u64 %rt45, %rd26;
-	shfl.sync.down.b32 %r30, %r3, %rt45, 31, -1;
-	cvt.u32.u64 %rt46, %rd26;
-	shfl.sync.down.b32 %r31, %r4, %rt46, 31, -1;
-	cvt.u32.u64 %rt47, %rd26;
-	shfl.sync.down.b32 %r32, %r5, %rt47, 31, -1;
-	cvt.u32.u64 %rt48, %rd26;
-	shfl.sync.down.b32 %r33, %r6, %rt48, 31, -1;
-	cvt.u32.u64 %rt49, %rd26;
-	shfl.sync.down.b32 %r34, %r7, %rt49, 31, -1;
-	cvt.u32.u64 %rt50, %rd26;
-	shfl.sync.down.b32 %r35, %r8, %rt50, 31, -1;
-	cvt.u32.u64 %rt51, %rd26;
-	shfl.sync.down.b32 %r36, %r9, %rt51, 31, -1;
-	add.s64 %rd37, %rd19, %rd26;
-	setp.lt.s64 %p38, %rd37, %rd25;
-	@!%p38 bra $L_19;
-$L_18:
-	add.s64 %rd0, %rd0, %rd27;
-	add.s64 %rd1, %rd1, %rd28;
-	add.s32 %r2, %r2, %r29;
-	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r30;
-	and.b32 %r4, %r4, %r31;
-	or.b32 %r5, %r5, %r32;
-	xor.b32 %r6, %r6, %r33;
-	and.b32 %r7, %r7, %r34;
-	min.s32 %r8, %r8, %r35;
-	max.s32 %r9, %r9, %r36;
-$L_19:
-	shr.s64 %rd26, %rd26, 1;
-	setp.ne.s64 %p39, %rd26, 0;
-	@!%p39 bra $L_23;
-$L_20:
-	cvt.u32.u64 %rt52, %rd26;
-	mov.b64 {%rt53, %rt54}, %rd0;
-	shfl.sync.down.b32 %rt53, %rt53, %rt52, 31, -1;
-	shfl.sync.down.b32 %rt54, %rt54, %rt52, 31, -1;
-	mov.b64 %rd27, {%rt53, %rt54};
-	cvt.u32.u64 %rt55, %rd26;
-	mov.b64 {%rt56, %rt57}, %rd1;
-	shfl.sync.down.b32 %rt56, %rt56, %rt55, 31, -1;
-	shfl.sync.down.b32 %rt57, %rt57, %rt55, 31, -1;
-	mov.b64 %rd28, {%rt56, %rt57};
-	cvt.u32.u64 %rt58, %rd26;
-	shfl.sync.down.b32 %r29, %r2, %rt58, 31, -1;
-	cvt.u32.u64 %rt59, %rd26;
-	shfl.sync.down.b32 %r30, %r3, %rt59, 31, -1;
-	cvt.u32.u64 %rt60, %rd26;
-	shfl.sync.down.b32 %r31, %r4, %rt60, 31, -1;
-	cvt.u32.u64 %rt61, %rd26;
-	shfl.sync.down.b32 %r32, %r5, %rt61, 31, -1;
-	cvt.u32.u64 %rt62, %rd26;
-	shfl.sync.down.b32 %r33, %r6, %rt62, 31, -1;
-	cvt.u32.u64 %rt63, %rd26;
-	shfl.sync.down.b32 %r34, %r7, %rt63, 31, -1;
-	cvt.u32.u64 %rt64, %rd26;
-	shfl.sync.down.b32 %r35, %r8, %rt64, 31, -1;
-	cvt.u32.u64 %rt65, %rd26;
-	shfl.sync.down.b32 %r36, %r9, %rt65, 31, -1;
-	add.s64 %rd37, %rd19, %rd26;
-	setp.lt.s64 %p38, %rd37, %rd25;
-	@!%p38 bra $L_22;
-$L_21:
-	add.s64 %rd0, %rd0, %rd27;
-	add.s64 %rd1, %rd1, %rd28;
-	add.s32 %r2, %r2, %r29;
-	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r30;
-	and.b32 %r4, %r4, %r31;
-	or.b32 %r5, %r5, %r32;
-	xor.b32 %r6, %r6, %r33;
-	and.b32 %r7, %r7, %r34;
-	min.s32 %r8, %r8, %r35;
-	max.s32 %r9, %r9, %r36;
-$L_22:
-	shr.s64 %rd26, %rd26, 1;
-	setp.ne.s64 %p39, %rd26, 0;
-	@%p39 bra $L_11;
-$L_23:
-	setp.eq.s64 %p40, %rd19, 0;
-	@!%p40 bra $L_25;
-$L_24:
-	mov.u64 %rd41, qvar_reduce0;
-	mul.lo.s64 %rd42, %rd20, 10;
-	add.s64 %rd43, %rd42, 0;
-	mad.lo.s64 %rd44, %rd43, 8, %rd41;
-	st.shared.s64 [%rd44], %rd0;
-	mov.u64 %rd45, qvar_reduce0;
-	mul.lo.s64 %rd46, %rd20, 10;
-	add.s64 %rd47, %rd46, 1;
-	mad.lo.s64 %rd48, %rd47, 8, %rd45;
-	st.shared.s64 [%rd48], %rd1;
-	mov.u64 %rd49, qvar_reduce0;
-	mul.lo.s64 %rd50, %rd20, 10;
-	add.s64 %rd51, %rd50, 2;
-	mad.lo.s64 %rd52, %rd51, 8, %rd49;
-	st.shared.s16 [%rd52], %r2;
-	mov.u64 %rd53, qvar_reduce0;
-	mul.lo.s64 %rd54, %rd20, 10;
-	add.s64 %rd55, %rd54, 3;
-	mad.lo.s64 %rd56, %rd55, 8, %rd53;
-	st.shared.u32 [%rd56], %r3;
-	mov.u64 %rd57, qvar_reduce0;
-	mul.lo.s64 %rd58, %rd20, 10;
-	add.s64 %rd59, %rd58, 4;
-	mad.lo.s64 %rd60, %rd59, 8, %rd57;
-	st.shared.u16 [%rd60], %r4;
-	mov.u64 %rd61, qvar_reduce0;
-	mul.lo.s64 %rd62, %rd20, 10;
-	add.s64 %rd63, %rd62, 5;
-	mad.lo.s64 %rd64, %rd63, 8, %rd61;
-	st.shared.u16 [%rd64], %r5;
-	mov.u64 %rd65, qvar_reduce0;
-	mul.lo.s64 %rd66, %rd20, 10;
-	add.s64 %rd67, %rd66, 6;
-	mad.lo.s64 %rd68, %rd67, 8, %rd65;
-	st.shared.u16 [%rd68], %r6;
-	mov.u64 %rd69, qvar_reduce0;
-	mul.lo.s64 %rd70, %rd20, 10;
-	add.s64 %rd71, %rd70, 7;
-	mad.lo.s64 %rd72, %rd71, 8, %rd69;
-	st.shared.u8 [%rd72], %r7;
-	mov.u64 %rd73, qvar_reduce0;
-	mul.lo.s64 %rd74, %rd20, 10;
-	add.s64 %rd75, %rd74, 8;
-	mad.lo.s64 %rd76, %rd75, 8, %rd73;
-	st.shared.s32 [%rd76], %r8;
-	mov.u64 %rd77, qvar_reduce0;
-	mul.lo.s64 %rd78, %rd20, 10;
-	add.s64 %rd79, %rd78, 9;
-	mad.lo.s64 %rd80, %rd79, 8, %rd77;
-	st.shared.s32 [%rd80], %r9;
-$L_25:
-	bar.sync 0;
-	setp.eq.s64 %p81, %rd20, 0;
-	@!%p81 bra $L_44;
-$L_26:
-	mul.lo.s64 %rd82, %rd19, %rd21;
-	mov.u32 %rt66, %ntid.x;
-	cvt.u64.u32 %rd83, %rt66;
-	setp.lt.s64 %p84, %rd82, %rd83;
-	@!%p84 bra $L_45;
-$L_27:
-	mov.u64 %rd85, qvar_reduce0;
-	mul.lo.s64 %rd86, %rd19, 10;
-	add.s64 %rd87, %rd86, 0;
-	mad.lo.s64 %rd88, %rd87, 8, %rd85;
-	ld.shared.s64 %rd0, [%rd88];
-	mov.u64 %rd89, qvar_reduce0;
-	mul.lo.s64 %rd90, %rd19, 10;
-	add.s64 %rd91, %rd90, 1;
-	mad.lo.s64 %rd92, %rd91, 8, %rd89;
-	ld.shared.s64 %rd1, [%rd92];
-	mov.u64 %rd93, qvar_reduce0;
-	mul.lo.s64 %rd94, %rd19, 10;
-	add.s64 %rd95, %rd94, 2;
-	mad.lo.s64 %rd96, %rd95, 8, %rd93;
-	ld.shared.s16 %r2, [%rd96];
-	mov.u64 %rd97, qvar_reduce0;
-	mul.lo.s64 %rd98, %rd19, 10;
-	add.s64 %rd99, %rd98, 3;
-	mad.lo.s64 %rd100, %rd99, 8, %rd97;
-	ld.shared.u32 %r3, [%rd100];
-	mov.u64 %rd101, qvar_reduce0;
-	mul.lo.s64 %rd102, %rd19, 10;
-	add.s64 %rd103, %rd102, 4;
-	mad.lo.s64 %rd104, %rd103, 8, %rd101;
-	ld.shared.u16 %r4, [%rd104];
-	mov.u64 %rd105, qvar_reduce0;
-	mul.lo.s64 %rd106, %rd19, 10;
-	add.s64 %rd107, %rd106, 5;
-	mad.lo.s64 %rd108, %rd107, 8, %rd105;
-	ld.shared.u16 %r5, [%rd108];
-	mov.u64 %rd109, qvar_reduce0;
-	mul.lo.s64 %rd110, %rd19, 10;
-	add.s64 %rd111, %rd110, 6;
-	mad.lo.s64 %rd112, %rd111, 8, %rd109;
-	ld.shared.u16 %r6, [%rd112];
-	mov.u64 %rd113, qvar_reduce0;
-	mul.lo.s64 %rd114, %rd19, 10;
-	add.s64 %rd115, %rd114, 7;
-	mad.lo.s64 %rd116, %rd115, 8, %rd113;
-	ld.shared.u8 %r7, [%rd116];
-	mov.u64 %rd117, qvar_reduce0;
-	mul.lo.s64 %rd118, %rd19, 10;
-	add.s64 %rd119, %rd118, 8;
-	mad.lo.s64 %rd120, %rd119, 8, %rd117;
-	ld.shared.s32 %r8, [%rd120];
-	mov.u64 %rd121, qvar_reduce0;
-	mul.lo.s64 %rd122, %rd19, 10;
-	add.s64 %rd123, %rd122, 9;
-	mad.lo.s64 %rd124, %rd123, 8, %rd121;
-	ld.shared.s32 %r9, [%rd124];
 $L_28:
-	mul.lo.s64 %rd125, %rd20, %rd21;
-	mov.u32 %rt67, %ntid.x;
-	cvt.u64.u32 %rd126, %rt67;
-	sub.s64 %rd127, %rd126, %rd125;
-	min.s64 %rd128, %rd127, %rd21;
-	shr.s64 %rd129, %rd21, 1;
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_26;
 $L_29:
-	cvt.u32.u64 %rt68, %rd129;
-	mov.b64 {%rt69, %rt70}, %rd0;
-	shfl.sync.down.b32 %rt69, %rt69, %rt68, 31, -1;
-	shfl.sync.down.b32 %rt70, %rt70, %rt68, 31, -1;
-	mov.b64 %rd130, {%rt69, %rt70};
-	cvt.u32.u64 %rt71, %rd129;
-	mov.b64 {%rt72, %rt73}, %rd1;
-	shfl.sync.down.b32 %rt72, %rt72, %rt71, 31, -1;
-	shfl.sync.down.b32 %rt73, %rt73, %rt71, 31, -1;
-	mov.b64 %rd131, {%rt72, %rt73};
-	cvt.u32.u64 %rt74, %rd129;
-	shfl.sync.down.b32 %r132, %r2, %rt74, 31, -1;
-	cvt.u32.u64 %rt75, %rd129;
-	shfl.sync.down.b32 %r133, %r3, %rt75, 31, -1;
-	cvt.u32.u64 %rt76, %rd129;
-	shfl.sync.down.b32 %r134, %r4, %rt76, 31, -1;
-	cvt.u32.u64 %rt77, %rd129;
-	shfl.sync.down.b32 %r135, %r5, %rt77, 31, -1;
-	cvt.u32.u64 %rt78, %rd129;
-	shfl.sync.down.b32 %r136, %r6, %rt78, 31, -1;
-	cvt.u32.u64 %rt79, %rd129;
-	shfl.sync.down.b32 %r137, %r7, %rt79, 31, -1;
-	cvt.u32.u64 %rt80, %rd129;
-	shfl.sync.down.b32 %r138, %r8, %rt80, 31, -1;
-	cvt.u32.u64 %rt81, %rd129;
-	shfl.sync.down.b32 %r139, %r9, %rt81, 31, -1;
-	add.s64 %rd140, %rd19, %rd129;
-	setp.lt.s64 %p141, %rd140, %rd128;
-	@!%p141 bra $L_31;
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_20;
 $L_30:
-	add.s64 %rd0, %rd0, %rd130;
-	add.s64 %rd1, %rd1, %rd131;
-	add.s32 %r2, %r2, %r132;
-	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r133;
-	and.b32 %r4, %r4, %r134;
-	or.b32 %r5, %r5, %r135;
-	xor.b32 %r6, %r6, %r136;
-	and.b32 %r7, %r7, %r137;
-	min.s32 %r8, %r8, %r138;
-	max.s32 %r9, %r9, %r139;
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_14;
 $L_31:
-	shr.s64 %rd129, %rd129, 1;
-	setp.ne.s64 %p142, %rd129, 0;
-	@!%p142 bra $L_41;
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_8;
 $L_32:
-	cvt.u32.u64 %rt82, %rd129;
-	mov.b64 {%rt83, %rt84}, %rd0;
-	shfl.sync.down.b32 %rt83, %rt83, %rt82, 31, -1;
-	shfl.sync.down.b32 %rt84, %rt84, %rt82, 31, -1;
-	mov.b64 %rd130, {%rt83, %rt84};
-	cvt.u32.u64 %rt85, %rd129;
-	mov.b64 {%rt86, %rt87}, %rd1;
-	shfl.sync.down.b32 %rt86, %rt86, %rt85, 31, -1;
-	shfl.sync.down.b32 %rt87, %rt87, %rt85, 31, -1;
-	mov.b64 %rd131, {%rt86, %rt87};
-	cvt.u32.u64 %rt88, %rd129;
-	shfl.sync.down.b32 %r132, %r2, %rt88, 31, -1;
-	cvt.u32.u64 %rt89, %rd129;
-	shfl.sync.down.b32 %r133, %r3, %rt89, 31, -1;
-	cvt.u32.u64 %rt90, %rd129;
-	shfl.sync.down.b32 %r134, %r4, %rt90, 31, -1;
-	cvt.u32.u64 %rt91, %rd129;
-	shfl.sync.down.b32 %r135, %r5, %rt91, 31, -1;
-	cvt.u32.u64 %rt92, %rd129;
-	shfl.sync.down.b32 %r136, %r6, %rt92, 31, -1;
-	cvt.u32.u64 %rt93, %rd129;
-	shfl.sync.down.b32 %r137, %r7, %rt93, 31, -1;
-	cvt.u32.u64 %rt94, %rd129;
-	shfl.sync.down.b32 %r138, %r8, %rt94, 31, -1;
-	cvt.u32.u64 %rt95, %rd129;
-	shfl.sync.down.b32 %r139, %r9, %rt95, 31, -1;
-	add.s64 %rd140, %rd19, %rd129;
-	setp.lt.s64 %p141, %rd140, %rd128;
-	@!%p141 bra $L_34;
+	mov.b64 %rd24, %rd12;
 $L_33:
-	add.s64 %rd0, %rd0, %rd130;
-	add.s64 %rd1, %rd1, %rd131;
-	add.s32 %r2, %r2, %r132;
-	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r133;
-	and.b32 %r4, %r4, %r134;
-	or.b32 %r5, %r5, %r135;
-	xor.b32 %r6, %r6, %r136;
-	and.b32 %r7, %r7, %r137;
-	min.s32 %r8, %r8, %r138;
-	max.s32 %r9, %r9, %r139;
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+	@!%p26 bra $L_39;
 $L_34:
-	shr.s64 %rd129, %rd129, 1;
-	setp.ne.s64 %p142, %rd129, 0;
-	@!%p142 bra $L_41;
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_75;
 $L_35:
-	cvt.u32.u64 %rt96, %rd129;
-	mov.b64 {%rt97, %rt98}, %rd0;
-	shfl.sync.down.b32 %rt97, %rt97, %rt96, 31, -1;
-	shfl.sync.down.b32 %rt98, %rt98, %rt96, 31, -1;
-	mov.b64 %rd130, {%rt97, %rt98};
-	cvt.u32.u64 %rt99, %rd129;
-	mov.b64 {%rt100, %rt101}, %rd1;
-	shfl.sync.down.b32 %rt100, %rt100, %rt99, 31, -1;
-	shfl.sync.down.b32 %rt101, %rt101, %rt99, 31, -1;
-	mov.b64 %rd131, {%rt100, %rt101};
-	cvt.u32.u64 %rt102, %rd129;
-	shfl.sync.down.b32 %r132, %r2, %rt102, 31, -1;
-	cvt.u32.u64 %rt103, %rd129;
-	shfl.sync.down.b32 %r133, %r3, %rt103, 31, -1;
-	cvt.u32.u64 %rt104, %rd129;
-	shfl.sync.down.b32 %r134, %r4, %rt104, 31, -1;
-	cvt.u32.u64 %rt105, %rd129;
-	shfl.sync.down.b32 %r135, %r5, %rt105, 31, -1;
-	cvt.u32.u64 %rt106, %rd129;
-	shfl.sync.down.b32 %r136, %r6, %rt106, 31, -1;
-	cvt.u32.u64 %rt107, %rd129;
-	shfl.sync.down.b32 %r137, %r7, %rt107, 31, -1;
-	cvt.u32.u64 %rt108, %rd129;
-	shfl.sync.down.b32 %r138, %r8, %rt108, 31, -1;
-	cvt.u32.u64 %rt109, %rd129;
-	shfl.sync.down.b32 %r139, %r9, %rt109, 31, -1;
-	add.s64 %rd140, %rd19, %rd129;
-	setp.lt.s64 %p141, %rd140, %rd128;
-	@!%p141 bra $L_37;
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
 $L_36:
-	add.s64 %rd0, %rd0, %rd130;
-	add.s64 %rd1, %rd1, %rd131;
-	add.s32 %r2, %r2, %r132;
-	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r133;
-	and.b32 %r4, %r4, %r134;
-	or.b32 %r5, %r5, %r135;
-	xor.b32 %r6, %r6, %r136;
-	and.b32 %r7, %r7, %r137;
-	min.s32 %r8, %r8, %r138;
-	max.s32 %r9, %r9, %r139;
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt9, %r46;
+	and.b32 %r47, %r7, %rt9;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
 $L_37:
-	shr.s64 %rd129, %rd129, 1;
-	setp.ne.s64 %p142, %rd129, 0;
-	@!%p142 bra $L_41;
+	add.s64 %rd12, %rd12, %rd11;
 $L_38:
-	cvt.u32.u64 %rt110, %rd129;
-	mov.b64 {%rt111, %rt112}, %rd0;
-	shfl.sync.down.b32 %rt111, %rt111, %rt110, 31, -1;
-	shfl.sync.down.b32 %rt112, %rt112, %rt110, 31, -1;
-	mov.b64 %rd130, {%rt111, %rt112};
-	cvt.u32.u64 %rt113, %rd129;
-	mov.b64 {%rt114, %rt115}, %rd1;
-	shfl.sync.down.b32 %rt114, %rt114, %rt113, 31, -1;
-	shfl.sync.down.b32 %rt115, %rt115, %rt113, 31, -1;
-	mov.b64 %rd131, {%rt114, %rt115};
-	cvt.u32.u64 %rt116, %rd129;
-	shfl.sync.down.b32 %r132, %r2, %rt116, 31, -1;
-	cvt.u32.u64 %rt117, %rd129;
-	shfl.sync.down.b32 %r133, %r3, %rt117, 31, -1;
-	cvt.u32.u64 %rt118, %rd129;
-	shfl.sync.down.b32 %r134, %r4, %rt118, 31, -1;
-	cvt.u32.u64 %rt119, %rd129;
-	shfl.sync.down.b32 %r135, %r5, %rt119, 31, -1;
-	cvt.u32.u64 %rt120, %rd129;
-	shfl.sync.down.b32 %r136, %r6, %rt120, 31, -1;
-	cvt.u32.u64 %rt121, %rd129;
-	shfl.sync.down.b32 %r137, %r7, %rt121, 31, -1;
-	cvt.u32.u64 %rt122, %rd129;
-	shfl.sync.down.b32 %r138, %r8, %rt122, 31, -1;
-	cvt.u32.u64 %rt123, %rd129;
-	shfl.sync.down.b32 %r139, %r9, %rt123, 31, -1;
-	add.s64 %rd140, %rd19, %rd129;
-	setp.lt.s64 %p141, %rd140, %rd128;
-	@!%p141 bra $L_40;
+	add.s64 %rd50, %rd12, 1;
+	setp.lt.s64 %p51, %rd50, %rd13;
+	@%p51 bra $L_32;
 $L_39:
-	add.s64 %rd0, %rd0, %rd130;
-	add.s64 %rd1, %rd1, %rd131;
-	add.s32 %r2, %r2, %r132;
-	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r133;
-	and.b32 %r4, %r4, %r134;
-	or.b32 %r5, %r5, %r135;
-	xor.b32 %r6, %r6, %r136;
-	and.b32 %r7, %r7, %r137;
-	min.s32 %r8, %r8, %r138;
-	max.s32 %r9, %r9, %r139;
+	mov.u32 %rt10, %laneid;
+	cvt.u64.u32 %rd52, %rt10;
+	mov.u32 %rt11, %tid.x;
+	div.u32 %rt11, %rt11, WARP_SZ;
+	cvt.u64.u32 %rd53, %rt11;
+	mov.u32 %rt12, WARP_SZ;
+	cvt.u64.u32 %rd54, %rt12;
+	mul.lo.s64 %rd55, %rd53, %rd54;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd56, %rt13;
+	sub.s64 %rd57, %rd56, %rd55;
+	min.s64 %rd58, %rd57, %rd54;
+	shr.s64 %rd59, %rd54, 1;
 $L_40:
-	shr.s64 %rd129, %rd129, 1;
-	setp.ne.s64 %p142, %rd129, 0;
-	@%p142 bra $L_29;
+	cvt.u32.u64 %rt14, %rd59;
+	mov.b64 {%rt15, %rt16}, %rd0;
+	shfl.sync.down.b32 %rt15, %rt15, %rt14, 31, -1;
+	shfl.sync.down.b32 %rt16, %rt16, %rt14, 31, -1;
+	mov.b64 %rd60, {%rt15, %rt16};
+	cvt.u32.u64 %rt17, %rd59;
+	mov.b64 {%rt18, %rt19}, %rd1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt17, 31, -1;
+	shfl.sync.down.b32 %rt19, %rt19, %rt17, 31, -1;
+	mov.b64 %rd61, {%rt18, %rt19};
+	cvt.u32.u64 %rt20, %rd59;
+	shfl.sync.down.b32 %r62, %r2, %rt20, 31, -1;
+	cvt.u32.u64 %rt21, %rd59;
+	shfl.sync.down.b32 %r63, %r3, %rt21, 31, -1;
+	cvt.u32.u64 %rt22, %rd59;
+	shfl.sync.down.b32 %r64, %r4, %rt22, 31, -1;
+	cvt.u32.u64 %rt23, %rd59;
+	shfl.sync.down.b32 %r65, %r5, %rt23, 31, -1;
+	cvt.u32.u64 %rt24, %rd59;
+	shfl.sync.down.b32 %r66, %r6, %rt24, 31, -1;
+	cvt.u32.u64 %rt25, %rd59;
+	shfl.sync.down.b32 %r67, %r7, %rt25, 31, -1;
+	cvt.u32.u64 %rt26, %rd59;
+	shfl.sync.down.b32 %r68, %r8, %rt26, 31, -1;
+	cvt.u32.u64 %rt27, %rd59;
+	shfl.sync.down.b32 %r69, %r9, %rt27, 31, -1;
+	add.s64 %rd70, %rd52, %rd59;
+	setp.lt.s64 %p71, %rd70, %rd58;
+	@!%p71 bra $L_42;
 $L_41:
-	setp.eq.s64 %p143, %rd19, 0;
-	@!%p143 bra $L_44;
+	add.s64 %rd0, %rd0, %rd60;
+	add.s64 %rd1, %rd1, %rd61;
+	add.s32 %r2, %r2, %r62;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r63;
+	and.b32 %r4, %r4, %r64;
+	or.b32 %r5, %r5, %r65;
+	xor.b32 %r6, %r6, %r66;
+	and.b32 %r7, %r7, %r67;
+	min.s32 %r8, %r8, %r68;
+	max.s32 %r9, %r9, %r69;
 $L_42:
-	mov.u32 %rt124, %ctaid.x;
-	cvt.u64.u32 %rd144, %rt124;
-	mul.lo.s64 %rd145, %rd144, 10;
-	add.s64 %rd146, %rd145, 20;
-	mad.lo.s64 %rd148, %rd146, 8, %rd147;
-	st.global.s64 [%rd148], %rd0;
-	mul.lo.s64 %rd149, %rd144, 10;
-	add.s64 %rd150, %rd149, 21;
-	mad.lo.s64 %rd151, %rd150, 8, %rd147;
-	st.global.s64 [%rd151], %rd1;
-	mul.lo.s64 %rd152, %rd144, 10;
-	add.s64 %rd153, %rd152, 22;
-	mad.lo.s64 %rd154, %rd153, 8, %rd147;
-	st.global.s16 [%rd154], %r2;
-	mul.lo.s64 %rd155, %rd144, 10;
-	add.s64 %rd156, %rd155, 23;
-	mad.lo.s64 %rd157, %rd156, 8, %rd147;
-	st.global.u32 [%rd157], %r3;
-	mul.lo.s64 %rd158, %rd144, 10;
-	add.s64 %rd159, %rd158, 24;
-	mad.lo.s64 %rd160, %rd159, 8, %rd147;
-	st.global.u16 [%rd160], %r4;
-	mul.lo.s64 %rd161, %rd144, 10;
-	add.s64 %rd162, %rd161, 25;
-	mad.lo.s64 %rd163, %rd162, 8, %rd147;
-	st.global.u16 [%rd163], %r5;
-	mul.lo.s64 %rd164, %rd144, 10;
-	add.s64 %rd165, %rd164, 26;
-	mad.lo.s64 %rd166, %rd165, 8, %rd147;
-	st.global.u16 [%rd166], %r6;
-	mul.lo.s64 %rd167, %rd144, 10;
-	add.s64 %rd168, %rd167, 27;
-	mad.lo.s64 %rd169, %rd168, 8, %rd147;
-	st.global.u8 [%rd169], %r7;
-	mul.lo.s64 %rd170, %rd144, 10;
-	add.s64 %rd171, %rd170, 28;
-	mad.lo.s64 %rd172, %rd171, 8, %rd147;
-	st.global.s32 [%rd172], %r8;
-	mul.lo.s64 %rd173, %rd144, 10;
-	add.s64 %rd174, %rd173, 29;
-	mad.lo.s64 %rd175, %rd174, 8, %rd147;
-	st.global.s32 [%rd175], %r9;
-	setp.eq.s64 %p176, %rd144, 0;
-	@!%p176 bra $L_44;
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p72, %rd59, 0;
+	@!%p72 bra $L_52;
 $L_43:
-	mov.u32 %rt125, %nctaid.x;
-	cvt.u64.u32 %rd177, %rt125;
-	add.s64 %rd178, %rd147, 8;
-	st.global.s64 [%rd178], %rd177;
-	add.s64 %rd179, %rd147, 24;
-	st.global.s64 [%rd179], %rd177;
-	add.s64 %rd180, %rd147, 40;
-	st.global.s64 [%rd180], %rd177;
-	add.s64 %rd181, %rd147, 56;
-	st.global.s64 [%rd181], %rd177;
-	add.s64 %rd182, %rd147, 72;
-	st.global.s64 [%rd182], %rd177;
-	add.s64 %rd183, %rd147, 88;
-	st.global.s64 [%rd183], %rd177;
-	add.s64 %rd184, %rd147, 104;
-	st.global.s64 [%rd184], %rd177;
-	add.s64 %rd185, %rd147, 120;
-	st.global.s64 [%rd185], %rd177;
-	add.s64 %rd186, %rd147, 136;
-	st.global.s64 [%rd186], %rd177;
-	add.s64 %rd187, %rd147, 152;
-	st.global.s64 [%rd187], %rd177;
+	cvt.u32.u64 %rt28, %rd59;
+	mov.b64 {%rt29, %rt30}, %rd0;
+	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
+	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
+	mov.b64 %rd60, {%rt29, %rt30};
+	cvt.u32.u64 %rt31, %rd59;
+	mov.b64 {%rt32, %rt33}, %rd1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
+	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
+	mov.b64 %rd61, {%rt32, %rt33};
+	cvt.u32.u64 %rt34, %rd59;
+	shfl.sync.down.b32 %r62, %r2, %rt34, 31, -1;
+	cvt.u32.u64 %rt35, %rd59;
+	shfl.sync.down.b32 %r63, %r3, %rt35, 31, -1;
+	cvt.u32.u64 %rt36, %rd59;
+	shfl.sync.down.b32 %r64, %r4, %rt36, 31, -1;
+	cvt.u32.u64 %rt37, %rd59;
+	shfl.sync.down.b32 %r65, %r5, %rt37, 31, -1;
+	cvt.u32.u64 %rt38, %rd59;
+	shfl.sync.down.b32 %r66, %r6, %rt38, 31, -1;
+	cvt.u32.u64 %rt39, %rd59;
+	shfl.sync.down.b32 %r67, %r7, %rt39, 31, -1;
+	cvt.u32.u64 %rt40, %rd59;
+	shfl.sync.down.b32 %r68, %r8, %rt40, 31, -1;
+	cvt.u32.u64 %rt41, %rd59;
+	shfl.sync.down.b32 %r69, %r9, %rt41, 31, -1;
+	add.s64 %rd70, %rd52, %rd59;
+	setp.lt.s64 %p71, %rd70, %rd58;
+	@!%p71 bra $L_45;
 $L_44:
-	ret;
+	add.s64 %rd0, %rd0, %rd60;
+	add.s64 %rd1, %rd1, %rd61;
+	add.s32 %r2, %r2, %r62;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r63;
+	and.b32 %r4, %r4, %r64;
+	or.b32 %r5, %r5, %r65;
+	xor.b32 %r6, %r6, %r66;
+	and.b32 %r7, %r7, %r67;
+	min.s32 %r8, %r8, %r68;
+	max.s32 %r9, %r9, %r69;
 $L_45:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p72, %rd59, 0;
+	@!%p72 bra $L_52;
+$L_46:
+	cvt.u32.u64 %rt42, %rd59;
+	mov.b64 {%rt43, %rt44}, %rd0;
+	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
+	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
+	mov.b64 %rd60, {%rt43, %rt44};
+	cvt.u32.u64 %rt45, %rd59;
+	mov.b64 {%rt46, %rt47}, %rd1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
+	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
+	mov.b64 %rd61, {%rt46, %rt47};
+	cvt.u32.u64 %rt48, %rd59;
+	shfl.sync.down.b32 %r62, %r2, %rt48, 31, -1;
+	cvt.u32.u64 %rt49, %rd59;
+	shfl.sync.down.b32 %r63, %r3, %rt49, 31, -1;
+	cvt.u32.u64 %rt50, %rd59;
+	shfl.sync.down.b32 %r64, %r4, %rt50, 31, -1;
+	cvt.u32.u64 %rt51, %rd59;
+	shfl.sync.down.b32 %r65, %r5, %rt51, 31, -1;
+	cvt.u32.u64 %rt52, %rd59;
+	shfl.sync.down.b32 %r66, %r6, %rt52, 31, -1;
+	cvt.u32.u64 %rt53, %rd59;
+	shfl.sync.down.b32 %r67, %r7, %rt53, 31, -1;
+	cvt.u32.u64 %rt54, %rd59;
+	shfl.sync.down.b32 %r68, %r8, %rt54, 31, -1;
+	cvt.u32.u64 %rt55, %rd59;
+	shfl.sync.down.b32 %r69, %r9, %rt55, 31, -1;
+	add.s64 %rd70, %rd52, %rd59;
+	setp.lt.s64 %p71, %rd70, %rd58;
+	@!%p71 bra $L_48;
+$L_47:
+	add.s64 %rd0, %rd0, %rd60;
+	add.s64 %rd1, %rd1, %rd61;
+	add.s32 %r2, %r2, %r62;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r63;
+	and.b32 %r4, %r4, %r64;
+	or.b32 %r5, %r5, %r65;
+	xor.b32 %r6, %r6, %r66;
+	and.b32 %r7, %r7, %r67;
+	min.s32 %r8, %r8, %r68;
+	max.s32 %r9, %r9, %r69;
+$L_48:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p72, %rd59, 0;
+	@!%p72 bra $L_52;
+$L_49:
+	cvt.u32.u64 %rt56, %rd59;
+	mov.b64 {%rt57, %rt58}, %rd0;
+	shfl.sync.down.b32 %rt57, %rt57, %rt56, 31, -1;
+	shfl.sync.down.b32 %rt58, %rt58, %rt56, 31, -1;
+	mov.b64 %rd60, {%rt57, %rt58};
+	cvt.u32.u64 %rt59, %rd59;
+	mov.b64 {%rt60, %rt61}, %rd1;
+	shfl.sync.down.b32 %rt60, %rt60, %rt59, 31, -1;
+	shfl.sync.down.b32 %rt61, %rt61, %rt59, 31, -1;
+	mov.b64 %rd61, {%rt60, %rt61};
+	cvt.u32.u64 %rt62, %rd59;
+	shfl.sync.down.b32 %r62, %r2, %rt62, 31, -1;
+	cvt.u32.u64 %rt63, %rd59;
+	shfl.sync.down.b32 %r63, %r3, %rt63, 31, -1;
+	cvt.u32.u64 %rt64, %rd59;
+	shfl.sync.down.b32 %r64, %r4, %rt64, 31, -1;
+	cvt.u32.u64 %rt65, %rd59;
+	shfl.sync.down.b32 %r65, %r5, %rt65, 31, -1;
+	cvt.u32.u64 %rt66, %rd59;
+	shfl.sync.down.b32 %r66, %r6, %rt66, 31, -1;
+	cvt.u32.u64 %rt67, %rd59;
+	shfl.sync.down.b32 %r67, %r7, %rt67, 31, -1;
+	cvt.u32.u64 %rt68, %rd59;
+	shfl.sync.down.b32 %r68, %r8, %rt68, 31, -1;
+	cvt.u32.u64 %rt69, %rd59;
+	shfl.sync.down.b32 %r69, %r9, %rt69, 31, -1;
+	add.s64 %rd70, %rd52, %rd59;
+	setp.lt.s64 %p71, %rd70, %rd58;
+	@!%p71 bra $L_51;
+$L_50:
+	add.s64 %rd0, %rd0, %rd60;
+	add.s64 %rd1, %rd1, %rd61;
+	add.s32 %r2, %r2, %r62;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r63;
+	and.b32 %r4, %r4, %r64;
+	or.b32 %r5, %r5, %r65;
+	xor.b32 %r6, %r6, %r66;
+	and.b32 %r7, %r7, %r67;
+	min.s32 %r8, %r8, %r68;
+	max.s32 %r9, %r9, %r69;
+$L_51:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p72, %rd59, 0;
+	@%p72 bra $L_40;
+$L_52:
+	setp.eq.s64 %p73, %rd52, 0;
+	@!%p73 bra $L_54;
+$L_53:
+	mov.u64 %rd74, qvar_reduce0;
+	mul.lo.s64 %rd75, %rd53, 10;
+	add.s64 %rd76, %rd75, 0;
+	mad.lo.s64 %rd77, %rd76, 8, %rd74;
+	st.shared.s64 [%rd77], %rd0;
+	mov.u64 %rd78, qvar_reduce0;
+	mul.lo.s64 %rd79, %rd53, 10;
+	add.s64 %rd80, %rd79, 1;
+	mad.lo.s64 %rd81, %rd80, 8, %rd78;
+	st.shared.s64 [%rd81], %rd1;
+	mov.u64 %rd82, qvar_reduce0;
+	mul.lo.s64 %rd83, %rd53, 10;
+	add.s64 %rd84, %rd83, 2;
+	mad.lo.s64 %rd85, %rd84, 8, %rd82;
+	st.shared.s16 [%rd85], %r2;
+	mov.u64 %rd86, qvar_reduce0;
+	mul.lo.s64 %rd87, %rd53, 10;
+	add.s64 %rd88, %rd87, 3;
+	mad.lo.s64 %rd89, %rd88, 8, %rd86;
+	st.shared.u32 [%rd89], %r3;
+	mov.u64 %rd90, qvar_reduce0;
+	mul.lo.s64 %rd91, %rd53, 10;
+	add.s64 %rd92, %rd91, 4;
+	mad.lo.s64 %rd93, %rd92, 8, %rd90;
+	st.shared.u16 [%rd93], %r4;
+	mov.u64 %rd94, qvar_reduce0;
+	mul.lo.s64 %rd95, %rd53, 10;
+	add.s64 %rd96, %rd95, 5;
+	mad.lo.s64 %rd97, %rd96, 8, %rd94;
+	st.shared.u16 [%rd97], %r5;
+	mov.u64 %rd98, qvar_reduce0;
+	mul.lo.s64 %rd99, %rd53, 10;
+	add.s64 %rd100, %rd99, 6;
+	mad.lo.s64 %rd101, %rd100, 8, %rd98;
+	st.shared.u16 [%rd101], %r6;
+	mov.u64 %rd102, qvar_reduce0;
+	mul.lo.s64 %rd103, %rd53, 10;
+	add.s64 %rd104, %rd103, 7;
+	mad.lo.s64 %rd105, %rd104, 8, %rd102;
+	st.shared.u8 [%rd105], %r7;
+	mov.u64 %rd106, qvar_reduce0;
+	mul.lo.s64 %rd107, %rd53, 10;
+	add.s64 %rd108, %rd107, 8;
+	mad.lo.s64 %rd109, %rd108, 8, %rd106;
+	st.shared.s32 [%rd109], %r8;
+	mov.u64 %rd110, qvar_reduce0;
+	mul.lo.s64 %rd111, %rd53, 10;
+	add.s64 %rd112, %rd111, 9;
+	mad.lo.s64 %rd113, %rd112, 8, %rd110;
+	st.shared.s32 [%rd113], %r9;
+$L_54:
+	bar.sync 0;
+	setp.eq.s64 %p114, %rd53, 0;
+	@!%p114 bra $L_73;
+$L_55:
+	mul.lo.s64 %rd115, %rd52, %rd54;
+	mov.u32 %rt70, %ntid.x;
+	cvt.u64.u32 %rd116, %rt70;
+	setp.lt.s64 %p117, %rd115, %rd116;
+	@!%p117 bra $L_74;
+$L_56:
+	mov.u64 %rd118, qvar_reduce0;
+	mul.lo.s64 %rd119, %rd52, 10;
+	add.s64 %rd120, %rd119, 0;
+	mad.lo.s64 %rd121, %rd120, 8, %rd118;
+	ld.shared.s64 %rd0, [%rd121];
+	mov.u64 %rd122, qvar_reduce0;
+	mul.lo.s64 %rd123, %rd52, 10;
+	add.s64 %rd124, %rd123, 1;
+	mad.lo.s64 %rd125, %rd124, 8, %rd122;
+	ld.shared.s64 %rd1, [%rd125];
+	mov.u64 %rd126, qvar_reduce0;
+	mul.lo.s64 %rd127, %rd52, 10;
+	add.s64 %rd128, %rd127, 2;
+	mad.lo.s64 %rd129, %rd128, 8, %rd126;
+	ld.shared.s16 %r2, [%rd129];
+	mov.u64 %rd130, qvar_reduce0;
+	mul.lo.s64 %rd131, %rd52, 10;
+	add.s64 %rd132, %rd131, 3;
+	mad.lo.s64 %rd133, %rd132, 8, %rd130;
+	ld.shared.u32 %r3, [%rd133];
+	mov.u64 %rd134, qvar_reduce0;
+	mul.lo.s64 %rd135, %rd52, 10;
+	add.s64 %rd136, %rd135, 4;
+	mad.lo.s64 %rd137, %rd136, 8, %rd134;
+	ld.shared.u16 %r4, [%rd137];
+	mov.u64 %rd138, qvar_reduce0;
+	mul.lo.s64 %rd139, %rd52, 10;
+	add.s64 %rd140, %rd139, 5;
+	mad.lo.s64 %rd141, %rd140, 8, %rd138;
+	ld.shared.u16 %r5, [%rd141];
+	mov.u64 %rd142, qvar_reduce0;
+	mul.lo.s64 %rd143, %rd52, 10;
+	add.s64 %rd144, %rd143, 6;
+	mad.lo.s64 %rd145, %rd144, 8, %rd142;
+	ld.shared.u16 %r6, [%rd145];
+	mov.u64 %rd146, qvar_reduce0;
+	mul.lo.s64 %rd147, %rd52, 10;
+	add.s64 %rd148, %rd147, 7;
+	mad.lo.s64 %rd149, %rd148, 8, %rd146;
+	ld.shared.u8 %r7, [%rd149];
+	mov.u64 %rd150, qvar_reduce0;
+	mul.lo.s64 %rd151, %rd52, 10;
+	add.s64 %rd152, %rd151, 8;
+	mad.lo.s64 %rd153, %rd152, 8, %rd150;
+	ld.shared.s32 %r8, [%rd153];
+	mov.u64 %rd154, qvar_reduce0;
+	mul.lo.s64 %rd155, %rd52, 10;
+	add.s64 %rd156, %rd155, 9;
+	mad.lo.s64 %rd157, %rd156, 8, %rd154;
+	ld.shared.s32 %r9, [%rd157];
+$L_57:
+	mul.lo.s64 %rd158, %rd53, %rd54;
+	mov.u32 %rt71, %ntid.x;
+	cvt.u64.u32 %rd159, %rt71;
+	sub.s64 %rd160, %rd159, %rd158;
+	min.s64 %rd161, %rd160, %rd54;
+	shr.s64 %rd162, %rd54, 1;
+$L_58:
+	cvt.u32.u64 %rt72, %rd162;
+	mov.b64 {%rt73, %rt74}, %rd0;
+	shfl.sync.down.b32 %rt73, %rt73, %rt72, 31, -1;
+	shfl.sync.down.b32 %rt74, %rt74, %rt72, 31, -1;
+	mov.b64 %rd163, {%rt73, %rt74};
+	cvt.u32.u64 %rt75, %rd162;
+	mov.b64 {%rt76, %rt77}, %rd1;
+	shfl.sync.down.b32 %rt76, %rt76, %rt75, 31, -1;
+	shfl.sync.down.b32 %rt77, %rt77, %rt75, 31, -1;
+	mov.b64 %rd164, {%rt76, %rt77};
+	cvt.u32.u64 %rt78, %rd162;
+	shfl.sync.down.b32 %r165, %r2, %rt78, 31, -1;
+	cvt.u32.u64 %rt79, %rd162;
+	shfl.sync.down.b32 %r166, %r3, %rt79, 31, -1;
+	cvt.u32.u64 %rt80, %rd162;
+	shfl.sync.down.b32 %r167, %r4, %rt80, 31, -1;
+	cvt.u32.u64 %rt81, %rd162;
+	shfl.sync.down.b32 %r168, %r5, %rt81, 31, -1;
+	cvt.u32.u64 %rt82, %rd162;
+	shfl.sync.down.b32 %r169, %r6, %rt82, 31, -1;
+	cvt.u32.u64 %rt83, %rd162;
+	shfl.sync.down.b32 %r170, %r7, %rt83, 31, -1;
+	cvt.u32.u64 %rt84, %rd162;
+	shfl.sync.down.b32 %r171, %r8, %rt84, 31, -1;
+	cvt.u32.u64 %rt85, %rd162;
+	shfl.sync.down.b32 %r172, %r9, %rt85, 31, -1;
+	add.s64 %rd173, %rd52, %rd162;
+	setp.lt.s64 %p174, %rd173, %rd161;
+	@!%p174 bra $L_60;
+$L_59:
+	add.s64 %rd0, %rd0, %rd163;
+	add.s64 %rd1, %rd1, %rd164;
+	add.s32 %r2, %r2, %r165;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r166;
+	and.b32 %r4, %r4, %r167;
+	or.b32 %r5, %r5, %r168;
+	xor.b32 %r6, %r6, %r169;
+	and.b32 %r7, %r7, %r170;
+	min.s32 %r8, %r8, %r171;
+	max.s32 %r9, %r9, %r172;
+$L_60:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p175, %rd162, 0;
+	@!%p175 bra $L_70;
+$L_61:
+	cvt.u32.u64 %rt86, %rd162;
+	mov.b64 {%rt87, %rt88}, %rd0;
+	shfl.sync.down.b32 %rt87, %rt87, %rt86, 31, -1;
+	shfl.sync.down.b32 %rt88, %rt88, %rt86, 31, -1;
+	mov.b64 %rd163, {%rt87, %rt88};
+	cvt.u32.u64 %rt89, %rd162;
+	mov.b64 {%rt90, %rt91}, %rd1;
+	shfl.sync.down.b32 %rt90, %rt90, %rt89, 31, -1;
+	shfl.sync.down.b32 %rt91, %rt91, %rt89, 31, -1;
+	mov.b64 %rd164, {%rt90, %rt91};
+	cvt.u32.u64 %rt92, %rd162;
+	shfl.sync.down.b32 %r165, %r2, %rt92, 31, -1;
+	cvt.u32.u64 %rt93, %rd162;
+	shfl.sync.down.b32 %r166, %r3, %rt93, 31, -1;
+	cvt.u32.u64 %rt94, %rd162;
+	shfl.sync.down.b32 %r167, %r4, %rt94, 31, -1;
+	cvt.u32.u64 %rt95, %rd162;
+	shfl.sync.down.b32 %r168, %r5, %rt95, 31, -1;
+	cvt.u32.u64 %rt96, %rd162;
+	shfl.sync.down.b32 %r169, %r6, %rt96, 31, -1;
+	cvt.u32.u64 %rt97, %rd162;
+	shfl.sync.down.b32 %r170, %r7, %rt97, 31, -1;
+	cvt.u32.u64 %rt98, %rd162;
+	shfl.sync.down.b32 %r171, %r8, %rt98, 31, -1;
+	cvt.u32.u64 %rt99, %rd162;
+	shfl.sync.down.b32 %r172, %r9, %rt99, 31, -1;
+	add.s64 %rd173, %rd52, %rd162;
+	setp.lt.s64 %p174, %rd173, %rd161;
+	@!%p174 bra $L_63;
+$L_62:
+	add.s64 %rd0, %rd0, %rd163;
+	add.s64 %rd1, %rd1, %rd164;
+	add.s32 %r2, %r2, %r165;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r166;
+	and.b32 %r4, %r4, %r167;
+	or.b32 %r5, %r5, %r168;
+	xor.b32 %r6, %r6, %r169;
+	and.b32 %r7, %r7, %r170;
+	min.s32 %r8, %r8, %r171;
+	max.s32 %r9, %r9, %r172;
+$L_63:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p175, %rd162, 0;
+	@!%p175 bra $L_70;
+$L_64:
+	cvt.u32.u64 %rt100, %rd162;
+	mov.b64 {%rt101, %rt102}, %rd0;
+	shfl.sync.down.b32 %rt101, %rt101, %rt100, 31, -1;
+	shfl.sync.down.b32 %rt102, %rt102, %rt100, 31, -1;
+	mov.b64 %rd163, {%rt101, %rt102};
+	cvt.u32.u64 %rt103, %rd162;
+	mov.b64 {%rt104, %rt105}, %rd1;
+	shfl.sync.down.b32 %rt104, %rt104, %rt103, 31, -1;
+	shfl.sync.down.b32 %rt105, %rt105, %rt103, 31, -1;
+	mov.b64 %rd164, {%rt104, %rt105};
+	cvt.u32.u64 %rt106, %rd162;
+	shfl.sync.down.b32 %r165, %r2, %rt106, 31, -1;
+	cvt.u32.u64 %rt107, %rd162;
+	shfl.sync.down.b32 %r166, %r3, %rt107, 31, -1;
+	cvt.u32.u64 %rt108, %rd162;
+	shfl.sync.down.b32 %r167, %r4, %rt108, 31, -1;
+	cvt.u32.u64 %rt109, %rd162;
+	shfl.sync.down.b32 %r168, %r5, %rt109, 31, -1;
+	cvt.u32.u64 %rt110, %rd162;
+	shfl.sync.down.b32 %r169, %r6, %rt110, 31, -1;
+	cvt.u32.u64 %rt111, %rd162;
+	shfl.sync.down.b32 %r170, %r7, %rt111, 31, -1;
+	cvt.u32.u64 %rt112, %rd162;
+	shfl.sync.down.b32 %r171, %r8, %rt112, 31, -1;
+	cvt.u32.u64 %rt113, %rd162;
+	shfl.sync.down.b32 %r172, %r9, %rt113, 31, -1;
+	add.s64 %rd173, %rd52, %rd162;
+	setp.lt.s64 %p174, %rd173, %rd161;
+	@!%p174 bra $L_66;
+$L_65:
+	add.s64 %rd0, %rd0, %rd163;
+	add.s64 %rd1, %rd1, %rd164;
+	add.s32 %r2, %r2, %r165;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r166;
+	and.b32 %r4, %r4, %r167;
+	or.b32 %r5, %r5, %r168;
+	xor.b32 %r6, %r6, %r169;
+	and.b32 %r7, %r7, %r170;
+	min.s32 %r8, %r8, %r171;
+	max.s32 %r9, %r9, %r172;
+$L_66:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p175, %rd162, 0;
+	@!%p175 bra $L_70;
+$L_67:
+	cvt.u32.u64 %rt114, %rd162;
+	mov.b64 {%rt115, %rt116}, %rd0;
+	shfl.sync.down.b32 %rt115, %rt115, %rt114, 31, -1;
+	shfl.sync.down.b32 %rt116, %rt116, %rt114, 31, -1;
+	mov.b64 %rd163, {%rt115, %rt116};
+	cvt.u32.u64 %rt117, %rd162;
+	mov.b64 {%rt118, %rt119}, %rd1;
+	shfl.sync.down.b32 %rt118, %rt118, %rt117, 31, -1;
+	shfl.sync.down.b32 %rt119, %rt119, %rt117, 31, -1;
+	mov.b64 %rd164, {%rt118, %rt119};
+	cvt.u32.u64 %rt120, %rd162;
+	shfl.sync.down.b32 %r165, %r2, %rt120, 31, -1;
+	cvt.u32.u64 %rt121, %rd162;
+	shfl.sync.down.b32 %r166, %r3, %rt121, 31, -1;
+	cvt.u32.u64 %rt122, %rd162;
+	shfl.sync.down.b32 %r167, %r4, %rt122, 31, -1;
+	cvt.u32.u64 %rt123, %rd162;
+	shfl.sync.down.b32 %r168, %r5, %rt123, 31, -1;
+	cvt.u32.u64 %rt124, %rd162;
+	shfl.sync.down.b32 %r169, %r6, %rt124, 31, -1;
+	cvt.u32.u64 %rt125, %rd162;
+	shfl.sync.down.b32 %r170, %r7, %rt125, 31, -1;
+	cvt.u32.u64 %rt126, %rd162;
+	shfl.sync.down.b32 %r171, %r8, %rt126, 31, -1;
+	cvt.u32.u64 %rt127, %rd162;
+	shfl.sync.down.b32 %r172, %r9, %rt127, 31, -1;
+	add.s64 %rd173, %rd52, %rd162;
+	setp.lt.s64 %p174, %rd173, %rd161;
+	@!%p174 bra $L_69;
+$L_68:
+	add.s64 %rd0, %rd0, %rd163;
+	add.s64 %rd1, %rd1, %rd164;
+	add.s32 %r2, %r2, %r165;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r166;
+	and.b32 %r4, %r4, %r167;
+	or.b32 %r5, %r5, %r168;
+	xor.b32 %r6, %r6, %r169;
+	and.b32 %r7, %r7, %r170;
+	min.s32 %r8, %r8, %r171;
+	max.s32 %r9, %r9, %r172;
+$L_69:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p175, %rd162, 0;
+	@%p175 bra $L_58;
+$L_70:
+	setp.eq.s64 %p176, %rd52, 0;
+	@!%p176 bra $L_73;
+$L_71:
+	mov.u32 %rt128, %ctaid.x;
+	cvt.u64.u32 %rd177, %rt128;
+	mul.lo.s64 %rd178, %rd177, 10;
+	add.s64 %rd179, %rd178, 20;
+	mad.lo.s64 %rd181, %rd179, 8, %rd180;
+	st.global.s64 [%rd181], %rd0;
+	mul.lo.s64 %rd182, %rd177, 10;
+	add.s64 %rd183, %rd182, 21;
+	mad.lo.s64 %rd184, %rd183, 8, %rd180;
+	st.global.s64 [%rd184], %rd1;
+	mul.lo.s64 %rd185, %rd177, 10;
+	add.s64 %rd186, %rd185, 22;
+	mad.lo.s64 %rd187, %rd186, 8, %rd180;
+	st.global.s16 [%rd187], %r2;
+	mul.lo.s64 %rd188, %rd177, 10;
+	add.s64 %rd189, %rd188, 23;
+	mad.lo.s64 %rd190, %rd189, 8, %rd180;
+	st.global.u32 [%rd190], %r3;
+	mul.lo.s64 %rd191, %rd177, 10;
+	add.s64 %rd192, %rd191, 24;
+	mad.lo.s64 %rd193, %rd192, 8, %rd180;
+	st.global.u16 [%rd193], %r4;
+	mul.lo.s64 %rd194, %rd177, 10;
+	add.s64 %rd195, %rd194, 25;
+	mad.lo.s64 %rd196, %rd195, 8, %rd180;
+	st.global.u16 [%rd196], %r5;
+	mul.lo.s64 %rd197, %rd177, 10;
+	add.s64 %rd198, %rd197, 26;
+	mad.lo.s64 %rd199, %rd198, 8, %rd180;
+	st.global.u16 [%rd199], %r6;
+	mul.lo.s64 %rd200, %rd177, 10;
+	add.s64 %rd201, %rd200, 27;
+	mad.lo.s64 %rd202, %rd201, 8, %rd180;
+	st.global.u8 [%rd202], %r7;
+	mul.lo.s64 %rd203, %rd177, 10;
+	add.s64 %rd204, %rd203, 28;
+	mad.lo.s64 %rd205, %rd204, 8, %rd180;
+	st.global.s32 [%rd205], %r8;
+	mul.lo.s64 %rd206, %rd177, 10;
+	add.s64 %rd207, %rd206, 29;
+	mad.lo.s64 %rd208, %rd207, 8, %rd180;
+	st.global.s32 [%rd208], %r9;
+	setp.eq.s64 %p209, %rd177, 0;
+	@!%p209 bra $L_73;
+$L_72:
+	mov.u32 %rt129, %nctaid.x;
+	cvt.u64.u32 %rd210, %rt129;
+	add.s64 %rd211, %rd180, 8;
+	st.global.s64 [%rd211], %rd210;
+	add.s64 %rd212, %rd180, 24;
+	st.global.s64 [%rd212], %rd210;
+	add.s64 %rd213, %rd180, 40;
+	st.global.s64 [%rd213], %rd210;
+	add.s64 %rd214, %rd180, 56;
+	st.global.s64 [%rd214], %rd210;
+	add.s64 %rd215, %rd180, 72;
+	st.global.s64 [%rd215], %rd210;
+	add.s64 %rd216, %rd180, 88;
+	st.global.s64 [%rd216], %rd210;
+	add.s64 %rd217, %rd180, 104;
+	st.global.s64 [%rd217], %rd210;
+	add.s64 %rd218, %rd180, 120;
+	st.global.s64 [%rd218], %rd210;
+	add.s64 %rd219, %rd180, 136;
+	st.global.s64 [%rd219], %rd210;
+	add.s64 %rd220, %rd180, 152;
+	st.global.s64 [%rd220], %rd210;
+$L_73:
+	ret;
+$L_74:
 	mov.b64 %rd0, 0;
 	mov.b64 %rd1, 0;
 	mov.b32 %r2, 0;
@@ -11862,7 +12151,10 @@ $L_45:
 	mov.b32 %r7, 255;
 	mov.b32 %r8, 2147483647;
 	mov.b32 %r9, -2147483648;
-	bra.uni $L_28;
+	bra.uni $L_57;
+$L_75:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_36;
 }
 
 .visible .entry IntStats_1(
@@ -12858,19 +13150,19 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<55>;
+	.reg .pred %p<64>;
 	.reg .b32 %rt<37>;
-	.reg .b64 %rd<56>;
+	.reg .b64 %rd<66>;
 	.reg .b64 %rdt<1>;
-	.reg .f64 %fd<58>;
+	.reg .f64 %fd<54>;
 
 $L_0:
 	ld.param.u64 %rd5, [Center_0_param_0];
 	cvta.to.global.u64 %rd5, %rd5;
 	ld.param.u64 %rd6, [Center_0_param_1];
 	mov.b64 %rd4, %rd6;
-	ld.param.u64 %rd48, [Center_0_param_4];
-	cvta.to.global.u64 %rd48, %rd48;
+	ld.param.u64 %rd61, [Center_0_param_4];
+	cvta.to.global.u64 %rd61, %rd61;
 $L_1:
 	mov.f64 %fd0, 0d8000000000000000;
 	mov.u32 %rt0, %ctaid.x;
@@ -12886,209 +13178,269 @@ $L_1:
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
-	@!%p8 bra $L_7;
+	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd3;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
 $L_4:
-	add.s64 %rd53, %rd9, 1;
-	setp.lt.s64 %p54, %rd53, %rd4;
-	@!%p54 bra $L_7;
+	mov.b64 %rd15, %rd3;
 $L_5:
-	mad.lo.s64 %rd55, %rd53, 8, %rd5;
-	ld.global.f64 %fd56, [%rd55];
-	add.rn.f64 %fd57, %fd0, %fd56;
-	mov.f64 %fd0, %fd57;
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
 $L_6:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_19:
 	add.s64 %rd3, %rd3, %rd2;
 	bra.uni $L_2;
-$L_7:
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
 	mov.u32 %rt5, %laneid;
-	cvt.u64.u32 %rd10, %rt5;
+	cvt.u64.u32 %rd23, %rt5;
 	mov.u32 %rt6, %tid.x;
 	div.u32 %rt6, %rt6, WARP_SZ;
-	cvt.u64.u32 %rd11, %rt6;
+	cvt.u64.u32 %rd24, %rt6;
 	mov.u32 %rt7, WARP_SZ;
-	cvt.u64.u32 %rd12, %rt7;
-	mul.lo.s64 %rd13, %rd11, %rd12;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
 	mov.u32 %rt8, %ntid.x;
-	cvt.u64.u32 %rd14, %rt8;
-	sub.s64 %rd15, %rd14, %rd13;
-	min.s64 %rd16, %rd15, %rd12;
-	shr.s64 %rd17, %rd12, 1;
-$L_8:
-	cvt.u32.u64 %rt9, %rd17;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
 	mov.b64 {%rt10, %rt11}, %fd0;
 	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
 	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
-	mov.b64 %fd18, {%rt10, %rt11};
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_10;
-$L_9:
-	add.rn.f64 %fd0, %fd0, %fd18;
-$L_10:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_11:
-	cvt.u32.u64 %rt12, %rd17;
+	mov.b64 %fd31, {%rt10, %rt11};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.rn.f64 %fd0, %fd0, %fd31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt12, %rd30;
 	mov.b64 {%rt13, %rt14}, %fd0;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %fd18, {%rt13, %rt14};
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_13;
-$L_12:
-	add.rn.f64 %fd0, %fd0, %fd18;
-$L_13:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_14:
-	cvt.u32.u64 %rt15, %rd17;
+	mov.b64 %fd31, {%rt13, %rt14};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_31;
+$L_30:
+	add.rn.f64 %fd0, %fd0, %fd31;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt15, %rd30;
 	mov.b64 {%rt16, %rt17}, %fd0;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %fd18, {%rt16, %rt17};
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_16;
-$L_15:
-	add.rn.f64 %fd0, %fd0, %fd18;
-$L_16:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_17:
-	cvt.u32.u64 %rt18, %rd17;
+	mov.b64 %fd31, {%rt16, %rt17};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_34;
+$L_33:
+	add.rn.f64 %fd0, %fd0, %fd31;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt18, %rd30;
 	mov.b64 {%rt19, %rt20}, %fd0;
 	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
-	mov.b64 %fd18, {%rt19, %rt20};
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_19;
-$L_18:
-	add.rn.f64 %fd0, %fd0, %fd18;
-$L_19:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@%p21 bra $L_8;
-$L_20:
-	setp.eq.s64 %p22, %rd10, 0;
-	@!%p22 bra $L_22;
-$L_21:
-	mov.u64 %rd23, qvar_reduce0;
-	mul.lo.s64 %rd24, %rd11, 1;
-	add.s64 %rd25, %rd24, 0;
-	mad.lo.s64 %rd26, %rd25, 8, %rd23;
-	st.shared.f64 [%rd26], %fd0;
-$L_22:
+	mov.b64 %fd31, {%rt19, %rt20};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_37;
+$L_36:
+	add.rn.f64 %fd0, %fd0, %fd31;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@%p34 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd24, 1;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f64 [%rd39], %fd0;
+$L_40:
 	bar.sync 0;
-	setp.eq.s64 %p27, %rd11, 0;
-	@!%p27 bra $L_41;
-$L_23:
-	mul.lo.s64 %rd28, %rd10, %rd12;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
 	mov.u32 %rt21, %ntid.x;
-	cvt.u64.u32 %rd29, %rt21;
-	setp.lt.s64 %p30, %rd28, %rd29;
-	@!%p30 bra $L_42;
-$L_24:
-	mov.u64 %rd31, qvar_reduce0;
-	mul.lo.s64 %rd32, %rd10, 1;
-	add.s64 %rd33, %rd32, 0;
-	mad.lo.s64 %rd34, %rd33, 8, %rd31;
-	ld.shared.f64 %fd0, [%rd34];
-$L_25:
-	mul.lo.s64 %rd35, %rd11, %rd12;
+	cvt.u64.u32 %rd42, %rt21;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd23, 1;
+	add.s64 %rd46, %rd45, 0;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.f64 %fd0, [%rd47];
+$L_43:
+	mul.lo.s64 %rd48, %rd24, %rd25;
 	mov.u32 %rt22, %ntid.x;
-	cvt.u64.u32 %rd36, %rt22;
-	sub.s64 %rd37, %rd36, %rd35;
-	min.s64 %rd38, %rd37, %rd12;
-	shr.s64 %rd39, %rd12, 1;
-$L_26:
-	cvt.u32.u64 %rt23, %rd39;
+	cvt.u64.u32 %rd49, %rt22;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt23, %rd52;
 	mov.b64 {%rt24, %rt25}, %fd0;
 	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
 	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
-	mov.b64 %fd40, {%rt24, %rt25};
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_28;
-$L_27:
-	add.rn.f64 %fd0, %fd0, %fd40;
-$L_28:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
-$L_29:
-	cvt.u32.u64 %rt26, %rd39;
+	mov.b64 %fd53, {%rt24, %rt25};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.rn.f64 %fd0, %fd0, %fd53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt26, %rd52;
 	mov.b64 {%rt27, %rt28}, %fd0;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %fd40, {%rt27, %rt28};
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_31;
-$L_30:
-	add.rn.f64 %fd0, %fd0, %fd40;
-$L_31:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
-$L_32:
-	cvt.u32.u64 %rt29, %rd39;
+	mov.b64 %fd53, {%rt27, %rt28};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_49;
+$L_48:
+	add.rn.f64 %fd0, %fd0, %fd53;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt29, %rd52;
 	mov.b64 {%rt30, %rt31}, %fd0;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %fd40, {%rt30, %rt31};
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_34;
-$L_33:
-	add.rn.f64 %fd0, %fd0, %fd40;
-$L_34:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
-$L_35:
-	cvt.u32.u64 %rt32, %rd39;
+	mov.b64 %fd53, {%rt30, %rt31};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_52;
+$L_51:
+	add.rn.f64 %fd0, %fd0, %fd53;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt32, %rd52;
 	mov.b64 {%rt33, %rt34}, %fd0;
 	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
 	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
-	mov.b64 %fd40, {%rt33, %rt34};
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_37;
-$L_36:
-	add.rn.f64 %fd0, %fd0, %fd40;
-$L_37:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@%p43 bra $L_26;
-$L_38:
-	setp.eq.s64 %p44, %rd10, 0;
-	@!%p44 bra $L_41;
-$L_39:
+	mov.b64 %fd53, {%rt33, %rt34};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_55;
+$L_54:
+	add.rn.f64 %fd0, %fd0, %fd53;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@%p56 bra $L_44;
+$L_56:
+	setp.eq.s64 %p57, %rd23, 0;
+	@!%p57 bra $L_59;
+$L_57:
 	mov.u32 %rt35, %ctaid.x;
-	cvt.u64.u32 %rd45, %rt35;
-	mul.lo.s64 %rd46, %rd45, 1;
-	add.s64 %rd47, %rd46, 2;
-	mad.lo.s64 %rd49, %rd47, 8, %rd48;
-	st.global.f64 [%rd49], %fd0;
-	setp.eq.s64 %p50, %rd45, 0;
-	@!%p50 bra $L_41;
-$L_40:
+	cvt.u64.u32 %rd58, %rt35;
+	mul.lo.s64 %rd59, %rd58, 1;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.f64 [%rd62], %fd0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
 	mov.u32 %rt36, %nctaid.x;
-	cvt.u64.u32 %rd51, %rt36;
-	add.s64 %rd52, %rd48, 8;
-	st.global.s64 [%rd52], %rd51;
-$L_41:
+	cvt.u64.u32 %rd64, %rt36;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
 	ret;
-$L_42:
+$L_60:
 	mov.f64 %fd0, 0d8000000000000000;
-	bra.uni $L_25;
+	bra.uni $L_43;
 }
 
 .visible .entry Center_1(
@@ -13436,21 +13788,21 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[512];
-	.reg .pred %p<75>;
-	.reg .pred %pt<56>;
+	.reg .pred %p<79>;
+	.reg .pred %pt<84>;
 	.reg .b32 %rt<65>;
-	.reg .b64 %rd<74>;
+	.reg .b64 %rd<82>;
 	.reg .b64 %rdt<4>;
-	.reg .f64 %fd<73>;
-	.reg .f64 %fdt<36>;
+	.reg .f64 %fd<66>;
+	.reg .f64 %fdt<52>;
 
 $L_0:
 	ld.param.s64 %rd5, [FloatRange_0_param_4];
-	ld.param.u64 %rd56, [FloatRange_0_param_5];
-	cvta.to.global.u64 %rd56, %rd56;
-	ld.param.u64 %rd66, [FloatRange_0_param_0];
-	cvta.to.global.u64 %rd66, %rd66;
-	ld.param.u64 %rd67, [FloatRange_0_param_1];
+	ld.param.u64 %rd15, [FloatRange_0_param_0];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [FloatRange_0_param_1];
+	ld.param.u64 %rd73, [FloatRange_0_param_5];
+	cvta.to.global.u64 %rd73, %rd73;
 $L_1:
 	mov.f64 %fd0, 0d7FF0000000000000;
 	mov.f64 %fd1, 0dFFF0000000000000;
@@ -13466,413 +13818,569 @@ $L_1:
 	add.s64 %rd4, %rd2, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd4, %rd5;
-	@!%p6 bra $L_8;
+	@!%p6 bra $L_21;
 $L_3:
-	mov.b64 %rd7, %rd4;
+	mov.b64 %rd7, %rd5;
+	mov.b64 %rd8, %rd4;
+	sub.u64 %rd9, %rd7, %rd8;
+	mov.b64 %rd10, %rd3;
+	mul.lo.u64 %rd11, %rd10, 3;
+	setp.gt.u64 %p12, %rd9, %rd11;
+	@!%p12 bra $L_16;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd67;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd65, %rd7, 8, %rd66;
-	ld.global.f64 %fd68, [%rd65];
-	setp.lt.f64 %pt1, %fd0, %fd68;
-	selp.f64 %fdt0, %fd0, %fd68, %pt1;
-	setp.eq.f64 %pt2, %fd0, %fd68;
-	or.b64 %fdt1, %fd0, %fd68;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt2;
-	setp.nan.f64 %pt3, %fd0, %fd68;
-	add.rn.f64 %fdt1, %fd0, %fd68;
-	selp.f64 %fd69, %fdt1, %fdt0, %pt3;
-	mad.lo.s64 %rd70, %rd7, 8, %rd66;
-	ld.global.f64 %fd71, [%rd70];
-	setp.gt.f64 %pt4, %fd1, %fd71;
-	selp.f64 %fdt2, %fd1, %fd71, %pt4;
-	setp.eq.f64 %pt5, %fd1, %fd71;
-	and.b64 %fdt3, %fd1, %fd71;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt5;
-	setp.nan.f64 %pt6, %fd1, %fd71;
-	add.rn.f64 %fdt3, %fd1, %fd71;
-	selp.f64 %fd72, %fdt3, %fdt2, %pt6;
-	add.s64 %rd73, %rd7, 1;
-	setp.lt.s64 %p74, %rd73, %rd5;
-	@!%p74 bra $L_7;
+	mov.b64 %rd13, %rd4;
 $L_5:
-	mov.f64 %fd0, %fd69;
-	mov.f64 %fd1, %fd72;
+	setp.ge.u64 %pt0, %rd13, %rd16;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt1, %fd0, %fd17;
+	selp.f64 %fdt0, %fd0, %fd17, %pt1;
+	setp.eq.f64 %pt2, %fd0, %fd17;
+	or.b64 %fdt1, %fd0, %fd17;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt2;
+	setp.nan.f64 %pt3, %fd0, %fd17;
+	add.rn.f64 %fdt1, %fd0, %fd17;
+	selp.f64 %fd18, %fdt1, %fdt0, %pt3;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt4, %fd1, %fd20;
+	selp.f64 %fdt2, %fd1, %fd20, %pt4;
+	setp.eq.f64 %pt5, %fd1, %fd20;
+	and.b64 %fdt3, %fd1, %fd20;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt5;
+	setp.nan.f64 %pt6, %fd1, %fd20;
+	add.rn.f64 %fdt3, %fd1, %fd20;
+	selp.f64 %fd21, %fdt3, %fdt2, %pt6;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
 $L_6:
 	add.s64 %rd4, %rd4, %rd3;
-	bra.uni $L_2;
 $L_7:
-	mov.f64 %fd0, %fd69;
-	mov.f64 %fd1, %fd72;
+	mov.b64 %rd13, %rd4;
 $L_8:
+	setp.ge.u64 %pt7, %rd13, %rd16;
+	@%pt7 bra $Lfault_1;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt8, %fd0, %fd17;
+	selp.f64 %fdt4, %fd0, %fd17, %pt8;
+	setp.eq.f64 %pt9, %fd0, %fd17;
+	or.b64 %fdt5, %fd0, %fd17;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt9;
+	setp.nan.f64 %pt10, %fd0, %fd17;
+	add.rn.f64 %fdt5, %fd0, %fd17;
+	selp.f64 %fd18, %fdt5, %fdt4, %pt10;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt11, %fd1, %fd20;
+	selp.f64 %fdt6, %fd1, %fd20, %pt11;
+	setp.eq.f64 %pt12, %fd1, %fd20;
+	and.b64 %fdt7, %fd1, %fd20;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt12;
+	setp.nan.f64 %pt13, %fd1, %fd20;
+	add.rn.f64 %fdt7, %fd1, %fd20;
+	selp.f64 %fd21, %fdt7, %fdt6, %pt13;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_9:
+	add.s64 %rd4, %rd4, %rd3;
+$L_10:
+	mov.b64 %rd13, %rd4;
+$L_11:
+	setp.ge.u64 %pt14, %rd13, %rd16;
+	@%pt14 bra $Lfault_2;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt15, %fd0, %fd17;
+	selp.f64 %fdt8, %fd0, %fd17, %pt15;
+	setp.eq.f64 %pt16, %fd0, %fd17;
+	or.b64 %fdt9, %fd0, %fd17;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt16;
+	setp.nan.f64 %pt17, %fd0, %fd17;
+	add.rn.f64 %fdt9, %fd0, %fd17;
+	selp.f64 %fd18, %fdt9, %fdt8, %pt17;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt18, %fd1, %fd20;
+	selp.f64 %fdt10, %fd1, %fd20, %pt18;
+	setp.eq.f64 %pt19, %fd1, %fd20;
+	and.b64 %fdt11, %fd1, %fd20;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt19;
+	setp.nan.f64 %pt20, %fd1, %fd20;
+	add.rn.f64 %fdt11, %fd1, %fd20;
+	selp.f64 %fd21, %fdt11, %fdt10, %pt20;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_12:
+	add.s64 %rd4, %rd4, %rd3;
+$L_13:
+	mov.b64 %rd13, %rd4;
+$L_14:
+	setp.ge.u64 %pt21, %rd13, %rd16;
+	@%pt21 bra $Lfault_3;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt22, %fd0, %fd17;
+	selp.f64 %fdt12, %fd0, %fd17, %pt22;
+	setp.eq.f64 %pt23, %fd0, %fd17;
+	or.b64 %fdt13, %fd0, %fd17;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt23;
+	setp.nan.f64 %pt24, %fd0, %fd17;
+	add.rn.f64 %fdt13, %fd0, %fd17;
+	selp.f64 %fd18, %fdt13, %fdt12, %pt24;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt25, %fd1, %fd20;
+	selp.f64 %fdt14, %fd1, %fd20, %pt25;
+	setp.eq.f64 %pt26, %fd1, %fd20;
+	and.b64 %fdt15, %fd1, %fd20;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt26;
+	setp.nan.f64 %pt27, %fd1, %fd20;
+	add.rn.f64 %fdt15, %fd1, %fd20;
+	selp.f64 %fd21, %fdt15, %fdt14, %pt27;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_15:
+	add.s64 %rd4, %rd4, %rd3;
+	bra.uni $L_2;
+$L_16:
+	mov.b64 %rd13, %rd4;
+$L_17:
+	setp.ge.u64 %pt28, %rd13, %rd16;
+	@%pt28 bra $Lfault_4;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt29, %fd0, %fd17;
+	selp.f64 %fdt16, %fd0, %fd17, %pt29;
+	setp.eq.f64 %pt30, %fd0, %fd17;
+	or.b64 %fdt17, %fd0, %fd17;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt30;
+	setp.nan.f64 %pt31, %fd0, %fd17;
+	add.rn.f64 %fdt17, %fd0, %fd17;
+	selp.f64 %fd18, %fdt17, %fdt16, %pt31;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt32, %fd1, %fd20;
+	selp.f64 %fdt18, %fd1, %fd20, %pt32;
+	setp.eq.f64 %pt33, %fd1, %fd20;
+	and.b64 %fdt19, %fd1, %fd20;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt33;
+	setp.nan.f64 %pt34, %fd1, %fd20;
+	add.rn.f64 %fdt19, %fd1, %fd20;
+	selp.f64 %fd21, %fdt19, %fdt18, %pt34;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_57;
+$L_18:
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_19:
+	add.s64 %rd4, %rd4, %rd3;
+$L_20:
+	setp.lt.s64 %p24, %rd4, %rd5;
+	@%p24 bra $L_16;
+$L_21:
 	mov.u32 %rt6, %laneid;
-	cvt.u64.u32 %rd8, %rt6;
+	cvt.u64.u32 %rd25, %rt6;
 	mov.u32 %rt7, %tid.x;
 	div.u32 %rt7, %rt7, WARP_SZ;
-	cvt.u64.u32 %rd9, %rt7;
+	cvt.u64.u32 %rd26, %rt7;
 	mov.u32 %rt8, WARP_SZ;
-	cvt.u64.u32 %rd10, %rt8;
-	mul.lo.s64 %rd11, %rd9, %rd10;
+	cvt.u64.u32 %rd27, %rt8;
+	mul.lo.s64 %rd28, %rd26, %rd27;
 	mov.u32 %rt9, %ntid.x;
-	cvt.u64.u32 %rd12, %rt9;
-	sub.s64 %rd13, %rd12, %rd11;
-	min.s64 %rd14, %rd13, %rd10;
-	shr.s64 %rd15, %rd10, 1;
-$L_9:
-	cvt.u32.u64 %rt10, %rd15;
+	cvt.u64.u32 %rd29, %rt9;
+	sub.s64 %rd30, %rd29, %rd28;
+	min.s64 %rd31, %rd30, %rd27;
+	shr.s64 %rd32, %rd27, 1;
+$L_22:
+	cvt.u32.u64 %rt10, %rd32;
 	mov.b64 {%rt11, %rt12}, %fd0;
 	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
 	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
-	mov.b64 %fd16, {%rt11, %rt12};
-	cvt.u32.u64 %rt13, %rd15;
+	mov.b64 %fd33, {%rt11, %rt12};
+	cvt.u32.u64 %rt13, %rd32;
 	mov.b64 {%rt14, %rt15}, %fd1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
 	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
-	mov.b64 %fd17, {%rt14, %rt15};
-	add.s64 %rd18, %rd8, %rd15;
-	setp.lt.s64 %p19, %rd18, %rd14;
-	@!%p19 bra $L_11;
-$L_10:
-	setp.lt.f64 %pt7, %fd0, %fd16;
-	selp.f64 %fdt4, %fd0, %fd16, %pt7;
-	setp.eq.f64 %pt8, %fd0, %fd16;
-	or.b64 %fdt5, %fd0, %fd16;
-	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
-	setp.nan.f64 %pt9, %fd0, %fd16;
-	add.rn.f64 %fdt5, %fd0, %fd16;
-	selp.f64 %fd0, %fdt5, %fdt4, %pt9;
-	setp.gt.f64 %pt10, %fd1, %fd17;
-	selp.f64 %fdt6, %fd1, %fd17, %pt10;
-	setp.eq.f64 %pt11, %fd1, %fd17;
-	and.b64 %fdt7, %fd1, %fd17;
-	selp.f64 %fdt6, %fdt7, %fdt6, %pt11;
-	setp.nan.f64 %pt12, %fd1, %fd17;
-	add.rn.f64 %fdt7, %fd1, %fd17;
-	selp.f64 %fd1, %fdt7, %fdt6, %pt12;
-$L_11:
-	shr.s64 %rd15, %rd15, 1;
-	setp.ne.s64 %p20, %rd15, 0;
-	@!%p20 bra $L_21;
-$L_12:
-	cvt.u32.u64 %rt16, %rd15;
+	mov.b64 %fd34, {%rt14, %rt15};
+	add.s64 %rd35, %rd25, %rd32;
+	setp.lt.s64 %p36, %rd35, %rd31;
+	@!%p36 bra $L_24;
+$L_23:
+	setp.lt.f64 %pt35, %fd0, %fd33;
+	selp.f64 %fdt20, %fd0, %fd33, %pt35;
+	setp.eq.f64 %pt36, %fd0, %fd33;
+	or.b64 %fdt21, %fd0, %fd33;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt36;
+	setp.nan.f64 %pt37, %fd0, %fd33;
+	add.rn.f64 %fdt21, %fd0, %fd33;
+	selp.f64 %fd0, %fdt21, %fdt20, %pt37;
+	setp.gt.f64 %pt38, %fd1, %fd34;
+	selp.f64 %fdt22, %fd1, %fd34, %pt38;
+	setp.eq.f64 %pt39, %fd1, %fd34;
+	and.b64 %fdt23, %fd1, %fd34;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt39;
+	setp.nan.f64 %pt40, %fd1, %fd34;
+	add.rn.f64 %fdt23, %fd1, %fd34;
+	selp.f64 %fd1, %fdt23, %fdt22, %pt40;
+$L_24:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p37, %rd32, 0;
+	@!%p37 bra $L_34;
+$L_25:
+	cvt.u32.u64 %rt16, %rd32;
 	mov.b64 {%rt17, %rt18}, %fd0;
 	shfl.sync.down.b32 %rt17, %rt17, %rt16, 31, -1;
 	shfl.sync.down.b32 %rt18, %rt18, %rt16, 31, -1;
-	mov.b64 %fd16, {%rt17, %rt18};
-	cvt.u32.u64 %rt19, %rd15;
+	mov.b64 %fd33, {%rt17, %rt18};
+	cvt.u32.u64 %rt19, %rd32;
 	mov.b64 {%rt20, %rt21}, %fd1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt19, 31, -1;
 	shfl.sync.down.b32 %rt21, %rt21, %rt19, 31, -1;
-	mov.b64 %fd17, {%rt20, %rt21};
-	add.s64 %rd18, %rd8, %rd15;
-	setp.lt.s64 %p19, %rd18, %rd14;
-	@!%p19 bra $L_14;
-$L_13:
-	setp.lt.f64 %pt13, %fd0, %fd16;
-	selp.f64 %fdt8, %fd0, %fd16, %pt13;
-	setp.eq.f64 %pt14, %fd0, %fd16;
-	or.b64 %fdt9, %fd0, %fd16;
-	selp.f64 %fdt8, %fdt9, %fdt8, %pt14;
-	setp.nan.f64 %pt15, %fd0, %fd16;
-	add.rn.f64 %fdt9, %fd0, %fd16;
-	selp.f64 %fd0, %fdt9, %fdt8, %pt15;
-	setp.gt.f64 %pt16, %fd1, %fd17;
-	selp.f64 %fdt10, %fd1, %fd17, %pt16;
-	setp.eq.f64 %pt17, %fd1, %fd17;
-	and.b64 %fdt11, %fd1, %fd17;
-	selp.f64 %fdt10, %fdt11, %fdt10, %pt17;
-	setp.nan.f64 %pt18, %fd1, %fd17;
-	add.rn.f64 %fdt11, %fd1, %fd17;
-	selp.f64 %fd1, %fdt11, %fdt10, %pt18;
-$L_14:
-	shr.s64 %rd15, %rd15, 1;
-	setp.ne.s64 %p20, %rd15, 0;
-	@!%p20 bra $L_21;
-$L_15:
-	cvt.u32.u64 %rt22, %rd15;
+	mov.b64 %fd34, {%rt20, %rt21};
+	add.s64 %rd35, %rd25, %rd32;
+	setp.lt.s64 %p36, %rd35, %rd31;
+	@!%p36 bra $L_27;
+$L_26:
+	setp.lt.f64 %pt41, %fd0, %fd33;
+	selp.f64 %fdt24, %fd0, %fd33, %pt41;
+	setp.eq.f64 %pt42, %fd0, %fd33;
+	or.b64 %fdt25, %fd0, %fd33;
+	selp.f64 %fdt24, %fdt25, %fdt24, %pt42;
+	setp.nan.f64 %pt43, %fd0, %fd33;
+	add.rn.f64 %fdt25, %fd0, %fd33;
+	selp.f64 %fd0, %fdt25, %fdt24, %pt43;
+	setp.gt.f64 %pt44, %fd1, %fd34;
+	selp.f64 %fdt26, %fd1, %fd34, %pt44;
+	setp.eq.f64 %pt45, %fd1, %fd34;
+	and.b64 %fdt27, %fd1, %fd34;
+	selp.f64 %fdt26, %fdt27, %fdt26, %pt45;
+	setp.nan.f64 %pt46, %fd1, %fd34;
+	add.rn.f64 %fdt27, %fd1, %fd34;
+	selp.f64 %fd1, %fdt27, %fdt26, %pt46;
+$L_27:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p37, %rd32, 0;
+	@!%p37 bra $L_34;
+$L_28:
+	cvt.u32.u64 %rt22, %rd32;
 	mov.b64 {%rt23, %rt24}, %fd0;
 	shfl.sync.down.b32 %rt23, %rt23, %rt22, 31, -1;
 	shfl.sync.down.b32 %rt24, %rt24, %rt22, 31, -1;
-	mov.b64 %fd16, {%rt23, %rt24};
-	cvt.u32.u64 %rt25, %rd15;
+	mov.b64 %fd33, {%rt23, %rt24};
+	cvt.u32.u64 %rt25, %rd32;
 	mov.b64 {%rt26, %rt27}, %fd1;
 	shfl.sync.down.b32 %rt26, %rt26, %rt25, 31, -1;
 	shfl.sync.down.b32 %rt27, %rt27, %rt25, 31, -1;
-	mov.b64 %fd17, {%rt26, %rt27};
-	add.s64 %rd18, %rd8, %rd15;
-	setp.lt.s64 %p19, %rd18, %rd14;
-	@!%p19 bra $L_17;
-$L_16:
-	setp.lt.f64 %pt19, %fd0, %fd16;
-	selp.f64 %fdt12, %fd0, %fd16, %pt19;
-	setp.eq.f64 %pt20, %fd0, %fd16;
-	or.b64 %fdt13, %fd0, %fd16;
-	selp.f64 %fdt12, %fdt13, %fdt12, %pt20;
-	setp.nan.f64 %pt21, %fd0, %fd16;
-	add.rn.f64 %fdt13, %fd0, %fd16;
-	selp.f64 %fd0, %fdt13, %fdt12, %pt21;
-	setp.gt.f64 %pt22, %fd1, %fd17;
-	selp.f64 %fdt14, %fd1, %fd17, %pt22;
-	setp.eq.f64 %pt23, %fd1, %fd17;
-	and.b64 %fdt15, %fd1, %fd17;
-	selp.f64 %fdt14, %fdt15, %fdt14, %pt23;
-	setp.nan.f64 %pt24, %fd1, %fd17;
-	add.rn.f64 %fdt15, %fd1, %fd17;
-	selp.f64 %fd1, %fdt15, %fdt14, %pt24;
-$L_17:
-	shr.s64 %rd15, %rd15, 1;
-	setp.ne.s64 %p20, %rd15, 0;
-	@!%p20 bra $L_21;
-$L_18:
-	cvt.u32.u64 %rt28, %rd15;
+	mov.b64 %fd34, {%rt26, %rt27};
+	add.s64 %rd35, %rd25, %rd32;
+	setp.lt.s64 %p36, %rd35, %rd31;
+	@!%p36 bra $L_30;
+$L_29:
+	setp.lt.f64 %pt47, %fd0, %fd33;
+	selp.f64 %fdt28, %fd0, %fd33, %pt47;
+	setp.eq.f64 %pt48, %fd0, %fd33;
+	or.b64 %fdt29, %fd0, %fd33;
+	selp.f64 %fdt28, %fdt29, %fdt28, %pt48;
+	setp.nan.f64 %pt49, %fd0, %fd33;
+	add.rn.f64 %fdt29, %fd0, %fd33;
+	selp.f64 %fd0, %fdt29, %fdt28, %pt49;
+	setp.gt.f64 %pt50, %fd1, %fd34;
+	selp.f64 %fdt30, %fd1, %fd34, %pt50;
+	setp.eq.f64 %pt51, %fd1, %fd34;
+	and.b64 %fdt31, %fd1, %fd34;
+	selp.f64 %fdt30, %fdt31, %fdt30, %pt51;
+	setp.nan.f64 %pt52, %fd1, %fd34;
+	add.rn.f64 %fdt31, %fd1, %fd34;
+	selp.f64 %fd1, %fdt31, %fdt30, %pt52;
+$L_30:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p37, %rd32, 0;
+	@!%p37 bra $L_34;
+$L_31:
+	cvt.u32.u64 %rt28, %rd32;
 	mov.b64 {%rt29, %rt30}, %fd0;
 	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
 	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
-	mov.b64 %fd16, {%rt29, %rt30};
-	cvt.u32.u64 %rt31, %rd15;
+	mov.b64 %fd33, {%rt29, %rt30};
+	cvt.u32.u64 %rt31, %rd32;
 	mov.b64 {%rt32, %rt33}, %fd1;
 	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
 	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
-	mov.b64 %fd17, {%rt32, %rt33};
-	add.s64 %rd18, %rd8, %rd15;
-	setp.lt.s64 %p19, %rd18, %rd14;
-	@!%p19 bra $L_20;
-$L_19:
-	setp.lt.f64 %pt25, %fd0, %fd16;
-	selp.f64 %fdt16, %fd0, %fd16, %pt25;
-	setp.eq.f64 %pt26, %fd0, %fd16;
-	or.b64 %fdt17, %fd0, %fd16;
-	selp.f64 %fdt16, %fdt17, %fdt16, %pt26;
-	setp.nan.f64 %pt27, %fd0, %fd16;
-	add.rn.f64 %fdt17, %fd0, %fd16;
-	selp.f64 %fd0, %fdt17, %fdt16, %pt27;
-	setp.gt.f64 %pt28, %fd1, %fd17;
-	selp.f64 %fdt18, %fd1, %fd17, %pt28;
-	setp.eq.f64 %pt29, %fd1, %fd17;
-	and.b64 %fdt19, %fd1, %fd17;
-	selp.f64 %fdt18, %fdt19, %fdt18, %pt29;
-	setp.nan.f64 %pt30, %fd1, %fd17;
-	add.rn.f64 %fdt19, %fd1, %fd17;
-	selp.f64 %fd1, %fdt19, %fdt18, %pt30;
-$L_20:
-	shr.s64 %rd15, %rd15, 1;
-	setp.ne.s64 %p20, %rd15, 0;
-	@%p20 bra $L_9;
-$L_21:
-	setp.eq.s64 %p21, %rd8, 0;
-	@!%p21 bra $L_23;
-$L_22:
-	mov.u64 %rd22, qvar_reduce0;
-	mul.lo.s64 %rd23, %rd9, 2;
-	add.s64 %rd24, %rd23, 0;
-	mad.lo.s64 %rd25, %rd24, 8, %rd22;
-	st.shared.f64 [%rd25], %fd0;
-	mov.u64 %rd26, qvar_reduce0;
-	mul.lo.s64 %rd27, %rd9, 2;
-	add.s64 %rd28, %rd27, 1;
-	mad.lo.s64 %rd29, %rd28, 8, %rd26;
-	st.shared.f64 [%rd29], %fd1;
-$L_23:
+	mov.b64 %fd34, {%rt32, %rt33};
+	add.s64 %rd35, %rd25, %rd32;
+	setp.lt.s64 %p36, %rd35, %rd31;
+	@!%p36 bra $L_33;
+$L_32:
+	setp.lt.f64 %pt53, %fd0, %fd33;
+	selp.f64 %fdt32, %fd0, %fd33, %pt53;
+	setp.eq.f64 %pt54, %fd0, %fd33;
+	or.b64 %fdt33, %fd0, %fd33;
+	selp.f64 %fdt32, %fdt33, %fdt32, %pt54;
+	setp.nan.f64 %pt55, %fd0, %fd33;
+	add.rn.f64 %fdt33, %fd0, %fd33;
+	selp.f64 %fd0, %fdt33, %fdt32, %pt55;
+	setp.gt.f64 %pt56, %fd1, %fd34;
+	selp.f64 %fdt34, %fd1, %fd34, %pt56;
+	setp.eq.f64 %pt57, %fd1, %fd34;
+	and.b64 %fdt35, %fd1, %fd34;
+	selp.f64 %fdt34, %fdt35, %fdt34, %pt57;
+	setp.nan.f64 %pt58, %fd1, %fd34;
+	add.rn.f64 %fdt35, %fd1, %fd34;
+	selp.f64 %fd1, %fdt35, %fdt34, %pt58;
+$L_33:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p37, %rd32, 0;
+	@%p37 bra $L_22;
+$L_34:
+	setp.eq.s64 %p38, %rd25, 0;
+	@!%p38 bra $L_36;
+$L_35:
+	mov.u64 %rd39, qvar_reduce0;
+	mul.lo.s64 %rd40, %rd26, 2;
+	add.s64 %rd41, %rd40, 0;
+	mad.lo.s64 %rd42, %rd41, 8, %rd39;
+	st.shared.f64 [%rd42], %fd0;
+	mov.u64 %rd43, qvar_reduce0;
+	mul.lo.s64 %rd44, %rd26, 2;
+	add.s64 %rd45, %rd44, 1;
+	mad.lo.s64 %rd46, %rd45, 8, %rd43;
+	st.shared.f64 [%rd46], %fd1;
+$L_36:
 	bar.sync 0;
-	setp.eq.s64 %p30, %rd9, 0;
-	@!%p30 bra $L_42;
-$L_24:
-	mul.lo.s64 %rd31, %rd8, %rd10;
+	setp.eq.s64 %p47, %rd26, 0;
+	@!%p47 bra $L_55;
+$L_37:
+	mul.lo.s64 %rd48, %rd25, %rd27;
 	mov.u32 %rt34, %ntid.x;
-	cvt.u64.u32 %rd32, %rt34;
-	setp.lt.s64 %p33, %rd31, %rd32;
-	@!%p33 bra $L_43;
-$L_25:
-	mov.u64 %rd34, qvar_reduce0;
-	mul.lo.s64 %rd35, %rd8, 2;
-	add.s64 %rd36, %rd35, 0;
-	mad.lo.s64 %rd37, %rd36, 8, %rd34;
-	ld.shared.f64 %fd0, [%rd37];
-	mov.u64 %rd38, qvar_reduce0;
-	mul.lo.s64 %rd39, %rd8, 2;
-	add.s64 %rd40, %rd39, 1;
-	mad.lo.s64 %rd41, %rd40, 8, %rd38;
-	ld.shared.f64 %fd1, [%rd41];
-$L_26:
-	mul.lo.s64 %rd42, %rd9, %rd10;
+	cvt.u64.u32 %rd49, %rt34;
+	setp.lt.s64 %p50, %rd48, %rd49;
+	@!%p50 bra $L_56;
+$L_38:
+	mov.u64 %rd51, qvar_reduce0;
+	mul.lo.s64 %rd52, %rd25, 2;
+	add.s64 %rd53, %rd52, 0;
+	mad.lo.s64 %rd54, %rd53, 8, %rd51;
+	ld.shared.f64 %fd0, [%rd54];
+	mov.u64 %rd55, qvar_reduce0;
+	mul.lo.s64 %rd56, %rd25, 2;
+	add.s64 %rd57, %rd56, 1;
+	mad.lo.s64 %rd58, %rd57, 8, %rd55;
+	ld.shared.f64 %fd1, [%rd58];
+$L_39:
+	mul.lo.s64 %rd59, %rd26, %rd27;
 	mov.u32 %rt35, %ntid.x;
-	cvt.u64.u32 %rd43, %rt35;
-	sub.s64 %rd44, %rd43, %rd42;
-	min.s64 %rd45, %rd44, %rd10;
-	shr.s64 %rd46, %rd10, 1;
-$L_27:
-	cvt.u32.u64 %rt36, %rd46;
+	cvt.u64.u32 %rd60, %rt35;
+	sub.s64 %rd61, %rd60, %rd59;
+	min.s64 %rd62, %rd61, %rd27;
+	shr.s64 %rd63, %rd27, 1;
+$L_40:
+	cvt.u32.u64 %rt36, %rd63;
 	mov.b64 {%rt37, %rt38}, %fd0;
 	shfl.sync.down.b32 %rt37, %rt37, %rt36, 31, -1;
 	shfl.sync.down.b32 %rt38, %rt38, %rt36, 31, -1;
-	mov.b64 %fd47, {%rt37, %rt38};
-	cvt.u32.u64 %rt39, %rd46;
+	mov.b64 %fd64, {%rt37, %rt38};
+	cvt.u32.u64 %rt39, %rd63;
 	mov.b64 {%rt40, %rt41}, %fd1;
 	shfl.sync.down.b32 %rt40, %rt40, %rt39, 31, -1;
 	shfl.sync.down.b32 %rt41, %rt41, %rt39, 31, -1;
-	mov.b64 %fd48, {%rt40, %rt41};
-	add.s64 %rd49, %rd8, %rd46;
-	setp.lt.s64 %p50, %rd49, %rd45;
-	@!%p50 bra $L_29;
-$L_28:
-	setp.lt.f64 %pt31, %fd0, %fd47;
-	selp.f64 %fdt20, %fd0, %fd47, %pt31;
-	setp.eq.f64 %pt32, %fd0, %fd47;
-	or.b64 %fdt21, %fd0, %fd47;
-	selp.f64 %fdt20, %fdt21, %fdt20, %pt32;
-	setp.nan.f64 %pt33, %fd0, %fd47;
-	add.rn.f64 %fdt21, %fd0, %fd47;
-	selp.f64 %fd0, %fdt21, %fdt20, %pt33;
-	setp.gt.f64 %pt34, %fd1, %fd48;
-	selp.f64 %fdt22, %fd1, %fd48, %pt34;
-	setp.eq.f64 %pt35, %fd1, %fd48;
-	and.b64 %fdt23, %fd1, %fd48;
-	selp.f64 %fdt22, %fdt23, %fdt22, %pt35;
-	setp.nan.f64 %pt36, %fd1, %fd48;
-	add.rn.f64 %fdt23, %fd1, %fd48;
-	selp.f64 %fd1, %fdt23, %fdt22, %pt36;
-$L_29:
-	shr.s64 %rd46, %rd46, 1;
-	setp.ne.s64 %p51, %rd46, 0;
-	@!%p51 bra $L_39;
-$L_30:
-	cvt.u32.u64 %rt42, %rd46;
+	mov.b64 %fd65, {%rt40, %rt41};
+	add.s64 %rd66, %rd25, %rd63;
+	setp.lt.s64 %p67, %rd66, %rd62;
+	@!%p67 bra $L_42;
+$L_41:
+	setp.lt.f64 %pt59, %fd0, %fd64;
+	selp.f64 %fdt36, %fd0, %fd64, %pt59;
+	setp.eq.f64 %pt60, %fd0, %fd64;
+	or.b64 %fdt37, %fd0, %fd64;
+	selp.f64 %fdt36, %fdt37, %fdt36, %pt60;
+	setp.nan.f64 %pt61, %fd0, %fd64;
+	add.rn.f64 %fdt37, %fd0, %fd64;
+	selp.f64 %fd0, %fdt37, %fdt36, %pt61;
+	setp.gt.f64 %pt62, %fd1, %fd65;
+	selp.f64 %fdt38, %fd1, %fd65, %pt62;
+	setp.eq.f64 %pt63, %fd1, %fd65;
+	and.b64 %fdt39, %fd1, %fd65;
+	selp.f64 %fdt38, %fdt39, %fdt38, %pt63;
+	setp.nan.f64 %pt64, %fd1, %fd65;
+	add.rn.f64 %fdt39, %fd1, %fd65;
+	selp.f64 %fd1, %fdt39, %fdt38, %pt64;
+$L_42:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_52;
+$L_43:
+	cvt.u32.u64 %rt42, %rd63;
 	mov.b64 {%rt43, %rt44}, %fd0;
 	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
 	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
-	mov.b64 %fd47, {%rt43, %rt44};
-	cvt.u32.u64 %rt45, %rd46;
+	mov.b64 %fd64, {%rt43, %rt44};
+	cvt.u32.u64 %rt45, %rd63;
 	mov.b64 {%rt46, %rt47}, %fd1;
 	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
 	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
-	mov.b64 %fd48, {%rt46, %rt47};
-	add.s64 %rd49, %rd8, %rd46;
-	setp.lt.s64 %p50, %rd49, %rd45;
-	@!%p50 bra $L_32;
-$L_31:
-	setp.lt.f64 %pt37, %fd0, %fd47;
-	selp.f64 %fdt24, %fd0, %fd47, %pt37;
-	setp.eq.f64 %pt38, %fd0, %fd47;
-	or.b64 %fdt25, %fd0, %fd47;
-	selp.f64 %fdt24, %fdt25, %fdt24, %pt38;
-	setp.nan.f64 %pt39, %fd0, %fd47;
-	add.rn.f64 %fdt25, %fd0, %fd47;
-	selp.f64 %fd0, %fdt25, %fdt24, %pt39;
-	setp.gt.f64 %pt40, %fd1, %fd48;
-	selp.f64 %fdt26, %fd1, %fd48, %pt40;
-	setp.eq.f64 %pt41, %fd1, %fd48;
-	and.b64 %fdt27, %fd1, %fd48;
-	selp.f64 %fdt26, %fdt27, %fdt26, %pt41;
-	setp.nan.f64 %pt42, %fd1, %fd48;
-	add.rn.f64 %fdt27, %fd1, %fd48;
-	selp.f64 %fd1, %fdt27, %fdt26, %pt42;
-$L_32:
-	shr.s64 %rd46, %rd46, 1;
-	setp.ne.s64 %p51, %rd46, 0;
-	@!%p51 bra $L_39;
-$L_33:
-	cvt.u32.u64 %rt48, %rd46;
+	mov.b64 %fd65, {%rt46, %rt47};
+	add.s64 %rd66, %rd25, %rd63;
+	setp.lt.s64 %p67, %rd66, %rd62;
+	@!%p67 bra $L_45;
+$L_44:
+	setp.lt.f64 %pt65, %fd0, %fd64;
+	selp.f64 %fdt40, %fd0, %fd64, %pt65;
+	setp.eq.f64 %pt66, %fd0, %fd64;
+	or.b64 %fdt41, %fd0, %fd64;
+	selp.f64 %fdt40, %fdt41, %fdt40, %pt66;
+	setp.nan.f64 %pt67, %fd0, %fd64;
+	add.rn.f64 %fdt41, %fd0, %fd64;
+	selp.f64 %fd0, %fdt41, %fdt40, %pt67;
+	setp.gt.f64 %pt68, %fd1, %fd65;
+	selp.f64 %fdt42, %fd1, %fd65, %pt68;
+	setp.eq.f64 %pt69, %fd1, %fd65;
+	and.b64 %fdt43, %fd1, %fd65;
+	selp.f64 %fdt42, %fdt43, %fdt42, %pt69;
+	setp.nan.f64 %pt70, %fd1, %fd65;
+	add.rn.f64 %fdt43, %fd1, %fd65;
+	selp.f64 %fd1, %fdt43, %fdt42, %pt70;
+$L_45:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_52;
+$L_46:
+	cvt.u32.u64 %rt48, %rd63;
 	mov.b64 {%rt49, %rt50}, %fd0;
 	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
 	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
-	mov.b64 %fd47, {%rt49, %rt50};
-	cvt.u32.u64 %rt51, %rd46;
+	mov.b64 %fd64, {%rt49, %rt50};
+	cvt.u32.u64 %rt51, %rd63;
 	mov.b64 {%rt52, %rt53}, %fd1;
 	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
 	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
-	mov.b64 %fd48, {%rt52, %rt53};
-	add.s64 %rd49, %rd8, %rd46;
-	setp.lt.s64 %p50, %rd49, %rd45;
-	@!%p50 bra $L_35;
-$L_34:
-	setp.lt.f64 %pt43, %fd0, %fd47;
-	selp.f64 %fdt28, %fd0, %fd47, %pt43;
-	setp.eq.f64 %pt44, %fd0, %fd47;
-	or.b64 %fdt29, %fd0, %fd47;
-	selp.f64 %fdt28, %fdt29, %fdt28, %pt44;
-	setp.nan.f64 %pt45, %fd0, %fd47;
-	add.rn.f64 %fdt29, %fd0, %fd47;
-	selp.f64 %fd0, %fdt29, %fdt28, %pt45;
-	setp.gt.f64 %pt46, %fd1, %fd48;
-	selp.f64 %fdt30, %fd1, %fd48, %pt46;
-	setp.eq.f64 %pt47, %fd1, %fd48;
-	and.b64 %fdt31, %fd1, %fd48;
-	selp.f64 %fdt30, %fdt31, %fdt30, %pt47;
-	setp.nan.f64 %pt48, %fd1, %fd48;
-	add.rn.f64 %fdt31, %fd1, %fd48;
-	selp.f64 %fd1, %fdt31, %fdt30, %pt48;
-$L_35:
-	shr.s64 %rd46, %rd46, 1;
-	setp.ne.s64 %p51, %rd46, 0;
-	@!%p51 bra $L_39;
-$L_36:
-	cvt.u32.u64 %rt54, %rd46;
+	mov.b64 %fd65, {%rt52, %rt53};
+	add.s64 %rd66, %rd25, %rd63;
+	setp.lt.s64 %p67, %rd66, %rd62;
+	@!%p67 bra $L_48;
+$L_47:
+	setp.lt.f64 %pt71, %fd0, %fd64;
+	selp.f64 %fdt44, %fd0, %fd64, %pt71;
+	setp.eq.f64 %pt72, %fd0, %fd64;
+	or.b64 %fdt45, %fd0, %fd64;
+	selp.f64 %fdt44, %fdt45, %fdt44, %pt72;
+	setp.nan.f64 %pt73, %fd0, %fd64;
+	add.rn.f64 %fdt45, %fd0, %fd64;
+	selp.f64 %fd0, %fdt45, %fdt44, %pt73;
+	setp.gt.f64 %pt74, %fd1, %fd65;
+	selp.f64 %fdt46, %fd1, %fd65, %pt74;
+	setp.eq.f64 %pt75, %fd1, %fd65;
+	and.b64 %fdt47, %fd1, %fd65;
+	selp.f64 %fdt46, %fdt47, %fdt46, %pt75;
+	setp.nan.f64 %pt76, %fd1, %fd65;
+	add.rn.f64 %fdt47, %fd1, %fd65;
+	selp.f64 %fd1, %fdt47, %fdt46, %pt76;
+$L_48:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_52;
+$L_49:
+	cvt.u32.u64 %rt54, %rd63;
 	mov.b64 {%rt55, %rt56}, %fd0;
 	shfl.sync.down.b32 %rt55, %rt55, %rt54, 31, -1;
 	shfl.sync.down.b32 %rt56, %rt56, %rt54, 31, -1;
-	mov.b64 %fd47, {%rt55, %rt56};
-	cvt.u32.u64 %rt57, %rd46;
+	mov.b64 %fd64, {%rt55, %rt56};
+	cvt.u32.u64 %rt57, %rd63;
 	mov.b64 {%rt58, %rt59}, %fd1;
 	shfl.sync.down.b32 %rt58, %rt58, %rt57, 31, -1;
 	shfl.sync.down.b32 %rt59, %rt59, %rt57, 31, -1;
-	mov.b64 %fd48, {%rt58, %rt59};
-	add.s64 %rd49, %rd8, %rd46;
-	setp.lt.s64 %p50, %rd49, %rd45;
-	@!%p50 bra $L_38;
-$L_37:
-	setp.lt.f64 %pt49, %fd0, %fd47;
-	selp.f64 %fdt32, %fd0, %fd47, %pt49;
-	setp.eq.f64 %pt50, %fd0, %fd47;
-	or.b64 %fdt33, %fd0, %fd47;
-	selp.f64 %fdt32, %fdt33, %fdt32, %pt50;
-	setp.nan.f64 %pt51, %fd0, %fd47;
-	add.rn.f64 %fdt33, %fd0, %fd47;
-	selp.f64 %fd0, %fdt33, %fdt32, %pt51;
-	setp.gt.f64 %pt52, %fd1, %fd48;
-	selp.f64 %fdt34, %fd1, %fd48, %pt52;
-	setp.eq.f64 %pt53, %fd1, %fd48;
-	and.b64 %fdt35, %fd1, %fd48;
-	selp.f64 %fdt34, %fdt35, %fdt34, %pt53;
-	setp.nan.f64 %pt54, %fd1, %fd48;
-	add.rn.f64 %fdt35, %fd1, %fd48;
-	selp.f64 %fd1, %fdt35, %fdt34, %pt54;
-$L_38:
-	shr.s64 %rd46, %rd46, 1;
-	setp.ne.s64 %p51, %rd46, 0;
-	@%p51 bra $L_27;
-$L_39:
-	setp.eq.s64 %p52, %rd8, 0;
-	@!%p52 bra $L_42;
-$L_40:
+	mov.b64 %fd65, {%rt58, %rt59};
+	add.s64 %rd66, %rd25, %rd63;
+	setp.lt.s64 %p67, %rd66, %rd62;
+	@!%p67 bra $L_51;
+$L_50:
+	setp.lt.f64 %pt77, %fd0, %fd64;
+	selp.f64 %fdt48, %fd0, %fd64, %pt77;
+	setp.eq.f64 %pt78, %fd0, %fd64;
+	or.b64 %fdt49, %fd0, %fd64;
+	selp.f64 %fdt48, %fdt49, %fdt48, %pt78;
+	setp.nan.f64 %pt79, %fd0, %fd64;
+	add.rn.f64 %fdt49, %fd0, %fd64;
+	selp.f64 %fd0, %fdt49, %fdt48, %pt79;
+	setp.gt.f64 %pt80, %fd1, %fd65;
+	selp.f64 %fdt50, %fd1, %fd65, %pt80;
+	setp.eq.f64 %pt81, %fd1, %fd65;
+	and.b64 %fdt51, %fd1, %fd65;
+	selp.f64 %fdt50, %fdt51, %fdt50, %pt81;
+	setp.nan.f64 %pt82, %fd1, %fd65;
+	add.rn.f64 %fdt51, %fd1, %fd65;
+	selp.f64 %fd1, %fdt51, %fdt50, %pt82;
+$L_51:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p68, %rd63, 0;
+	@%p68 bra $L_40;
+$L_52:
+	setp.eq.s64 %p69, %rd25, 0;
+	@!%p69 bra $L_55;
+$L_53:
 	mov.u32 %rt60, %ctaid.x;
-	cvt.u64.u32 %rd53, %rt60;
-	mul.lo.s64 %rd54, %rd53, 2;
-	add.s64 %rd55, %rd54, 4;
-	mad.lo.s64 %rd57, %rd55, 8, %rd56;
-	st.global.f64 [%rd57], %fd0;
-	mul.lo.s64 %rd58, %rd53, 2;
-	add.s64 %rd59, %rd58, 5;
-	mad.lo.s64 %rd60, %rd59, 8, %rd56;
-	st.global.f64 [%rd60], %fd1;
-	setp.eq.s64 %p61, %rd53, 0;
-	@!%p61 bra $L_42;
-$L_41:
+	cvt.u64.u32 %rd70, %rt60;
+	mul.lo.s64 %rd71, %rd70, 2;
+	add.s64 %rd72, %rd71, 4;
+	mad.lo.s64 %rd74, %rd72, 8, %rd73;
+	st.global.f64 [%rd74], %fd0;
+	mul.lo.s64 %rd75, %rd70, 2;
+	add.s64 %rd76, %rd75, 5;
+	mad.lo.s64 %rd77, %rd76, 8, %rd73;
+	st.global.f64 [%rd77], %fd1;
+	setp.eq.s64 %p78, %rd70, 0;
+	@!%p78 bra $L_55;
+$L_54:
 	mov.u32 %rt61, %nctaid.x;
-	cvt.u64.u32 %rd62, %rt61;
-	add.s64 %rd63, %rd56, 8;
-	st.global.s64 [%rd63], %rd62;
-	add.s64 %rd64, %rd56, 24;
-	st.global.s64 [%rd64], %rd62;
-$L_42:
+	cvt.u64.u32 %rd79, %rt61;
+	add.s64 %rd80, %rd73, 8;
+	st.global.s64 [%rd80], %rd79;
+	add.s64 %rd81, %rd73, 24;
+	st.global.s64 [%rd81], %rd79;
+$L_55:
 	ret;
-$L_43:
+$L_56:
 	mov.f64 %fd0, 0d7FF0000000000000;
 	mov.f64 %fd1, 0dFFF0000000000000;
-	bra.uni $L_26;
+	bra.uni $L_39;
+$L_57:
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+	bra.uni $L_21;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd67;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [FloatRange_0_param_6];
@@ -13880,8 +14388,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt62, [%rdt3];
 	add.u32 %rt63, %rt62, 1;
 	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
-	setp.ne.u32 %pt55, %rt64, %rt62;
-	@%pt55 exit;
+	setp.ne.u32 %pt83, %rt64, %rt62;
+	@%pt83 exit;
 	st.global.u32 [%rdt3+8], 2752512;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -14652,9 +15160,9 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<55>;
+	.reg .pred %p<64>;
 	.reg .b32 %rt<37>;
-	.reg .b64 %rd<58>;
+	.reg .b64 %rd<66>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -14662,8 +15170,8 @@ $L_0:
 	cvta.to.global.u64 %rd5, %rd5;
 	ld.param.u64 %rd6, [ChunkSums_1_param_3];
 	mov.b64 %rd4, %rd6;
-	ld.param.u64 %rd48, [ChunkSums_1_param_8];
-	cvta.to.global.u64 %rd48, %rd48;
+	ld.param.u64 %rd61, [ChunkSums_1_param_8];
+	cvta.to.global.u64 %rd61, %rd61;
 $L_1:
 	mov.b64 %rd0, 0;
 	mov.u32 %rt0, %ctaid.x;
@@ -14679,209 +15187,269 @@ $L_1:
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
-	@!%p8 bra $L_7;
+	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd3;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
 $L_4:
-	add.s64 %rd53, %rd9, 1;
-	setp.lt.s64 %p54, %rd53, %rd4;
-	@!%p54 bra $L_7;
+	mov.b64 %rd15, %rd3;
 $L_5:
-	mad.lo.s64 %rd55, %rd53, 8, %rd5;
-	ld.global.s64 %rd56, [%rd55];
-	add.s64 %rd57, %rd0, %rd56;
-	mov.b64 %rd0, %rd57;
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
 $L_6:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_19:
 	add.s64 %rd3, %rd3, %rd2;
 	bra.uni $L_2;
-$L_7:
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
 	mov.u32 %rt5, %laneid;
-	cvt.u64.u32 %rd10, %rt5;
+	cvt.u64.u32 %rd23, %rt5;
 	mov.u32 %rt6, %tid.x;
 	div.u32 %rt6, %rt6, WARP_SZ;
-	cvt.u64.u32 %rd11, %rt6;
+	cvt.u64.u32 %rd24, %rt6;
 	mov.u32 %rt7, WARP_SZ;
-	cvt.u64.u32 %rd12, %rt7;
-	mul.lo.s64 %rd13, %rd11, %rd12;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
 	mov.u32 %rt8, %ntid.x;
-	cvt.u64.u32 %rd14, %rt8;
-	sub.s64 %rd15, %rd14, %rd13;
-	min.s64 %rd16, %rd15, %rd12;
-	shr.s64 %rd17, %rd12, 1;
-$L_8:
-	cvt.u32.u64 %rt9, %rd17;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
 	mov.b64 {%rt10, %rt11}, %rd0;
 	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
 	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
-	mov.b64 %rd18, {%rt10, %rt11};
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_10;
-$L_9:
-	add.s64 %rd0, %rd0, %rd18;
-$L_10:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_11:
-	cvt.u32.u64 %rt12, %rd17;
+	mov.b64 %rd31, {%rt10, %rt11};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.s64 %rd0, %rd0, %rd31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt12, %rd30;
 	mov.b64 {%rt13, %rt14}, %rd0;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %rd18, {%rt13, %rt14};
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_13;
-$L_12:
-	add.s64 %rd0, %rd0, %rd18;
-$L_13:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_14:
-	cvt.u32.u64 %rt15, %rd17;
+	mov.b64 %rd31, {%rt13, %rt14};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_31;
+$L_30:
+	add.s64 %rd0, %rd0, %rd31;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt15, %rd30;
 	mov.b64 {%rt16, %rt17}, %rd0;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %rd18, {%rt16, %rt17};
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_16;
-$L_15:
-	add.s64 %rd0, %rd0, %rd18;
-$L_16:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_17:
-	cvt.u32.u64 %rt18, %rd17;
+	mov.b64 %rd31, {%rt16, %rt17};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_34;
+$L_33:
+	add.s64 %rd0, %rd0, %rd31;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt18, %rd30;
 	mov.b64 {%rt19, %rt20}, %rd0;
 	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
-	mov.b64 %rd18, {%rt19, %rt20};
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_19;
-$L_18:
-	add.s64 %rd0, %rd0, %rd18;
-$L_19:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@%p21 bra $L_8;
-$L_20:
-	setp.eq.s64 %p22, %rd10, 0;
-	@!%p22 bra $L_22;
-$L_21:
-	mov.u64 %rd23, qvar_reduce0;
-	mul.lo.s64 %rd24, %rd11, 1;
-	add.s64 %rd25, %rd24, 0;
-	mad.lo.s64 %rd26, %rd25, 8, %rd23;
-	st.shared.s64 [%rd26], %rd0;
-$L_22:
+	mov.b64 %rd31, {%rt19, %rt20};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_37;
+$L_36:
+	add.s64 %rd0, %rd0, %rd31;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@%p34 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd24, 1;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.s64 [%rd39], %rd0;
+$L_40:
 	bar.sync 0;
-	setp.eq.s64 %p27, %rd11, 0;
-	@!%p27 bra $L_41;
-$L_23:
-	mul.lo.s64 %rd28, %rd10, %rd12;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
 	mov.u32 %rt21, %ntid.x;
-	cvt.u64.u32 %rd29, %rt21;
-	setp.lt.s64 %p30, %rd28, %rd29;
-	@!%p30 bra $L_42;
-$L_24:
-	mov.u64 %rd31, qvar_reduce0;
-	mul.lo.s64 %rd32, %rd10, 1;
-	add.s64 %rd33, %rd32, 0;
-	mad.lo.s64 %rd34, %rd33, 8, %rd31;
-	ld.shared.s64 %rd0, [%rd34];
-$L_25:
-	mul.lo.s64 %rd35, %rd11, %rd12;
+	cvt.u64.u32 %rd42, %rt21;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd23, 1;
+	add.s64 %rd46, %rd45, 0;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.s64 %rd0, [%rd47];
+$L_43:
+	mul.lo.s64 %rd48, %rd24, %rd25;
 	mov.u32 %rt22, %ntid.x;
-	cvt.u64.u32 %rd36, %rt22;
-	sub.s64 %rd37, %rd36, %rd35;
-	min.s64 %rd38, %rd37, %rd12;
-	shr.s64 %rd39, %rd12, 1;
-$L_26:
-	cvt.u32.u64 %rt23, %rd39;
+	cvt.u64.u32 %rd49, %rt22;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt23, %rd52;
 	mov.b64 {%rt24, %rt25}, %rd0;
 	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
 	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
-	mov.b64 %rd40, {%rt24, %rt25};
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_28;
-$L_27:
-	add.s64 %rd0, %rd0, %rd40;
-$L_28:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
-$L_29:
-	cvt.u32.u64 %rt26, %rd39;
+	mov.b64 %rd53, {%rt24, %rt25};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.s64 %rd0, %rd0, %rd53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt26, %rd52;
 	mov.b64 {%rt27, %rt28}, %rd0;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %rd40, {%rt27, %rt28};
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_31;
-$L_30:
-	add.s64 %rd0, %rd0, %rd40;
-$L_31:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
-$L_32:
-	cvt.u32.u64 %rt29, %rd39;
+	mov.b64 %rd53, {%rt27, %rt28};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_49;
+$L_48:
+	add.s64 %rd0, %rd0, %rd53;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt29, %rd52;
 	mov.b64 {%rt30, %rt31}, %rd0;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %rd40, {%rt30, %rt31};
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_34;
-$L_33:
-	add.s64 %rd0, %rd0, %rd40;
-$L_34:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
-$L_35:
-	cvt.u32.u64 %rt32, %rd39;
+	mov.b64 %rd53, {%rt30, %rt31};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_52;
+$L_51:
+	add.s64 %rd0, %rd0, %rd53;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt32, %rd52;
 	mov.b64 {%rt33, %rt34}, %rd0;
 	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
 	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
-	mov.b64 %rd40, {%rt33, %rt34};
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_37;
-$L_36:
-	add.s64 %rd0, %rd0, %rd40;
-$L_37:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@%p43 bra $L_26;
-$L_38:
-	setp.eq.s64 %p44, %rd10, 0;
-	@!%p44 bra $L_41;
-$L_39:
+	mov.b64 %rd53, {%rt33, %rt34};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_55;
+$L_54:
+	add.s64 %rd0, %rd0, %rd53;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@%p56 bra $L_44;
+$L_56:
+	setp.eq.s64 %p57, %rd23, 0;
+	@!%p57 bra $L_59;
+$L_57:
 	mov.u32 %rt35, %ctaid.x;
-	cvt.u64.u32 %rd45, %rt35;
-	mul.lo.s64 %rd46, %rd45, 1;
-	add.s64 %rd47, %rd46, 2;
-	mad.lo.s64 %rd49, %rd47, 8, %rd48;
-	st.global.s64 [%rd49], %rd0;
-	setp.eq.s64 %p50, %rd45, 0;
-	@!%p50 bra $L_41;
-$L_40:
+	cvt.u64.u32 %rd58, %rt35;
+	mul.lo.s64 %rd59, %rd58, 1;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.s64 [%rd62], %rd0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
 	mov.u32 %rt36, %nctaid.x;
-	cvt.u64.u32 %rd51, %rt36;
-	add.s64 %rd52, %rd48, 8;
-	st.global.s64 [%rd52], %rd51;
-$L_41:
+	cvt.u64.u32 %rd64, %rt36;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
 	ret;
-$L_42:
+$L_60:
 	mov.b64 %rd0, 0;
-	bra.uni $L_25;
+	bra.uni $L_43;
 }
 
 .visible .entry ChunkSums_2(
@@ -15204,10 +15772,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<58>;
-	.reg .b32 %r<64>;
+	.reg .pred %p<70>;
+	.reg .b32 %r<60>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<62>;
+	.reg .b64 %rd<72>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -15216,8 +15784,8 @@ $L_0:
 	ld.param.u64 %rd9, [BlockSums_0_param_1];
 	mov.b64 %rd6, %rd9;
 	mov.b64 %rd4, %rd6;
-	ld.param.u64 %rd51, [BlockSums_0_param_8];
-	cvta.to.global.u64 %rd51, %rd51;
+	ld.param.u64 %rd67, [BlockSums_0_param_8];
+	cvta.to.global.u64 %rd67, %rd67;
 $L_1:
 	mov.b32 %r0, 0;
 	mov.u32 %rt0, %ctaid.x;
@@ -15233,186 +15801,250 @@ $L_1:
 $L_2:
 	add.s64 %rd10, %rd3, 1;
 	setp.lt.s64 %p11, %rd10, %rd4;
-	@!%p11 bra $L_7;
+	@!%p11 bra $L_25;
 $L_3:
-	mov.b64 %rd12, %rd3;
+	mov.b64 %rd12, %rd4;
+	mov.b64 %rd13, %rd10;
+	sub.u64 %rd14, %rd12, %rd13;
+	mov.b64 %rd15, %rd2;
+	mul.lo.u64 %rd16, %rd15, 3;
+	setp.gt.u64 %p17, %rd14, %rd16;
+	@!%p17 bra $L_20;
 $L_4:
-	add.s64 %rd56, %rd12, 1;
-	setp.lt.s64 %p57, %rd56, %rd4;
-	@!%p57 bra $L_7;
+	mov.b64 %rd18, %rd3;
 $L_5:
-	mov.b64 %rd58, %rd8;
-	mad.lo.s64 %rd61, %rd56, 4, %rd58;
-	ld.global.s32 %r62, [%rd61];
-	add.s32 %r63, %r0, %r62;
-	mov.b32 %r0, %r63;
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
 $L_6:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd18, %rd3;
+$L_9:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_10:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd18, %rd3;
+$L_13:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_14:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd18, %rd3;
+$L_17:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_18:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_19:
 	add.s64 %rd3, %rd3, %rd2;
 	bra.uni $L_2;
-$L_7:
+$L_20:
+	mov.b64 %rd18, %rd3;
+$L_21:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+	@!%p20 bra $L_25;
+$L_22:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd27, %rd3, 1;
+	setp.lt.s64 %p28, %rd27, %rd4;
+	@%p28 bra $L_20;
+$L_25:
 	mov.u32 %rt5, %laneid;
-	cvt.u64.u32 %rd13, %rt5;
+	cvt.u64.u32 %rd29, %rt5;
 	mov.u32 %rt6, %tid.x;
 	div.u32 %rt6, %rt6, WARP_SZ;
-	cvt.u64.u32 %rd14, %rt6;
+	cvt.u64.u32 %rd30, %rt6;
 	mov.u32 %rt7, WARP_SZ;
-	cvt.u64.u32 %rd15, %rt7;
-	mul.lo.s64 %rd16, %rd14, %rd15;
+	cvt.u64.u32 %rd31, %rt7;
+	mul.lo.s64 %rd32, %rd30, %rd31;
 	mov.u32 %rt8, %ntid.x;
-	cvt.u64.u32 %rd17, %rt8;
-	sub.s64 %rd18, %rd17, %rd16;
-	min.s64 %rd19, %rd18, %rd15;
-	shr.s64 %rd20, %rd15, 1;
-$L_8:
-	cvt.u32.u64 %rt9, %rd20;
-	shfl.sync.down.b32 %r21, %r0, %rt9, 31, -1;
-	add.s64 %rd22, %rd13, %rd20;
-	setp.lt.s64 %p23, %rd22, %rd19;
-	@!%p23 bra $L_10;
-$L_9:
-	add.s32 %r0, %r0, %r21;
-$L_10:
-	shr.s64 %rd20, %rd20, 1;
-	setp.ne.s64 %p24, %rd20, 0;
-	@!%p24 bra $L_20;
-$L_11:
-	cvt.u32.u64 %rt10, %rd20;
-	shfl.sync.down.b32 %r21, %r0, %rt10, 31, -1;
-	add.s64 %rd22, %rd13, %rd20;
-	setp.lt.s64 %p23, %rd22, %rd19;
-	@!%p23 bra $L_13;
-$L_12:
-	add.s32 %r0, %r0, %r21;
-$L_13:
-	shr.s64 %rd20, %rd20, 1;
-	setp.ne.s64 %p24, %rd20, 0;
-	@!%p24 bra $L_20;
-$L_14:
-	cvt.u32.u64 %rt11, %rd20;
-	shfl.sync.down.b32 %r21, %r0, %rt11, 31, -1;
-	add.s64 %rd22, %rd13, %rd20;
-	setp.lt.s64 %p23, %rd22, %rd19;
-	@!%p23 bra $L_16;
-$L_15:
-	add.s32 %r0, %r0, %r21;
-$L_16:
-	shr.s64 %rd20, %rd20, 1;
-	setp.ne.s64 %p24, %rd20, 0;
-	@!%p24 bra $L_20;
-$L_17:
-	cvt.u32.u64 %rt12, %rd20;
-	shfl.sync.down.b32 %r21, %r0, %rt12, 31, -1;
-	add.s64 %rd22, %rd13, %rd20;
-	setp.lt.s64 %p23, %rd22, %rd19;
-	@!%p23 bra $L_19;
-$L_18:
-	add.s32 %r0, %r0, %r21;
-$L_19:
-	shr.s64 %rd20, %rd20, 1;
-	setp.ne.s64 %p24, %rd20, 0;
-	@%p24 bra $L_8;
-$L_20:
-	setp.eq.s64 %p25, %rd13, 0;
-	@!%p25 bra $L_22;
-$L_21:
-	mov.u64 %rd26, qvar_reduce0;
-	mul.lo.s64 %rd27, %rd14, 1;
-	add.s64 %rd28, %rd27, 0;
-	mad.lo.s64 %rd29, %rd28, 8, %rd26;
-	st.shared.s32 [%rd29], %r0;
-$L_22:
-	bar.sync 0;
-	setp.eq.s64 %p30, %rd14, 0;
-	@!%p30 bra $L_41;
-$L_23:
-	mul.lo.s64 %rd31, %rd13, %rd15;
-	mov.u32 %rt13, %ntid.x;
-	cvt.u64.u32 %rd32, %rt13;
-	setp.lt.s64 %p33, %rd31, %rd32;
-	@!%p33 bra $L_42;
-$L_24:
-	mov.u64 %rd34, qvar_reduce0;
-	mul.lo.s64 %rd35, %rd13, 1;
-	add.s64 %rd36, %rd35, 0;
-	mad.lo.s64 %rd37, %rd36, 8, %rd34;
-	ld.shared.s32 %r0, [%rd37];
-$L_25:
-	mul.lo.s64 %rd38, %rd14, %rd15;
-	mov.u32 %rt14, %ntid.x;
-	cvt.u64.u32 %rd39, %rt14;
-	sub.s64 %rd40, %rd39, %rd38;
-	min.s64 %rd41, %rd40, %rd15;
-	shr.s64 %rd42, %rd15, 1;
+	cvt.u64.u32 %rd33, %rt8;
+	sub.s64 %rd34, %rd33, %rd32;
+	min.s64 %rd35, %rd34, %rd31;
+	shr.s64 %rd36, %rd31, 1;
 $L_26:
-	cvt.u32.u64 %rt15, %rd42;
-	shfl.sync.down.b32 %r43, %r0, %rt15, 31, -1;
-	add.s64 %rd44, %rd13, %rd42;
-	setp.lt.s64 %p45, %rd44, %rd41;
-	@!%p45 bra $L_28;
+	cvt.u32.u64 %rt9, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt9, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_28;
 $L_27:
-	add.s32 %r0, %r0, %r43;
+	add.s32 %r0, %r0, %r37;
 $L_28:
-	shr.s64 %rd42, %rd42, 1;
-	setp.ne.s64 %p46, %rd42, 0;
-	@!%p46 bra $L_38;
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
 $L_29:
-	cvt.u32.u64 %rt16, %rd42;
-	shfl.sync.down.b32 %r43, %r0, %rt16, 31, -1;
-	add.s64 %rd44, %rd13, %rd42;
-	setp.lt.s64 %p45, %rd44, %rd41;
-	@!%p45 bra $L_31;
+	cvt.u32.u64 %rt10, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt10, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_31;
 $L_30:
-	add.s32 %r0, %r0, %r43;
+	add.s32 %r0, %r0, %r37;
 $L_31:
-	shr.s64 %rd42, %rd42, 1;
-	setp.ne.s64 %p46, %rd42, 0;
-	@!%p46 bra $L_38;
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
 $L_32:
-	cvt.u32.u64 %rt17, %rd42;
-	shfl.sync.down.b32 %r43, %r0, %rt17, 31, -1;
-	add.s64 %rd44, %rd13, %rd42;
-	setp.lt.s64 %p45, %rd44, %rd41;
-	@!%p45 bra $L_34;
+	cvt.u32.u64 %rt11, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt11, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_34;
 $L_33:
-	add.s32 %r0, %r0, %r43;
+	add.s32 %r0, %r0, %r37;
 $L_34:
-	shr.s64 %rd42, %rd42, 1;
-	setp.ne.s64 %p46, %rd42, 0;
-	@!%p46 bra $L_38;
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
 $L_35:
-	cvt.u32.u64 %rt18, %rd42;
-	shfl.sync.down.b32 %r43, %r0, %rt18, 31, -1;
-	add.s64 %rd44, %rd13, %rd42;
-	setp.lt.s64 %p45, %rd44, %rd41;
-	@!%p45 bra $L_37;
+	cvt.u32.u64 %rt12, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt12, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_37;
 $L_36:
-	add.s32 %r0, %r0, %r43;
+	add.s32 %r0, %r0, %r37;
 $L_37:
-	shr.s64 %rd42, %rd42, 1;
-	setp.ne.s64 %p46, %rd42, 0;
-	@%p46 bra $L_26;
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@%p40 bra $L_26;
 $L_38:
-	setp.eq.s64 %p47, %rd13, 0;
-	@!%p47 bra $L_41;
+	setp.eq.s64 %p41, %rd29, 0;
+	@!%p41 bra $L_40;
 $L_39:
-	mov.u32 %rt19, %ctaid.x;
-	cvt.u64.u32 %rd48, %rt19;
-	mul.lo.s64 %rd49, %rd48, 2;
-	add.s64 %rd50, %rd49, 4;
-	mad.lo.s64 %rd52, %rd50, 8, %rd51;
-	st.global.s32 [%rd52], %r0;
-	setp.eq.s64 %p53, %rd48, 0;
-	@!%p53 bra $L_41;
+	mov.u64 %rd42, qvar_reduce0;
+	mul.lo.s64 %rd43, %rd30, 1;
+	add.s64 %rd44, %rd43, 0;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	st.shared.s32 [%rd45], %r0;
 $L_40:
-	mov.u32 %rt20, %nctaid.x;
-	cvt.u64.u32 %rd54, %rt20;
-	add.s64 %rd55, %rd51, 8;
-	st.global.s64 [%rd55], %rd54;
+	bar.sync 0;
+	setp.eq.s64 %p46, %rd30, 0;
+	@!%p46 bra $L_59;
 $L_41:
-	ret;
+	mul.lo.s64 %rd47, %rd29, %rd31;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd48, %rt13;
+	setp.lt.s64 %p49, %rd47, %rd48;
+	@!%p49 bra $L_60;
 $L_42:
+	mov.u64 %rd50, qvar_reduce0;
+	mul.lo.s64 %rd51, %rd29, 1;
+	add.s64 %rd52, %rd51, 0;
+	mad.lo.s64 %rd53, %rd52, 8, %rd50;
+	ld.shared.s32 %r0, [%rd53];
+$L_43:
+	mul.lo.s64 %rd54, %rd30, %rd31;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd55, %rt14;
+	sub.s64 %rd56, %rd55, %rd54;
+	min.s64 %rd57, %rd56, %rd31;
+	shr.s64 %rd58, %rd31, 1;
+$L_44:
+	cvt.u32.u64 %rt15, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt15, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_46;
+$L_45:
+	add.s32 %r0, %r0, %r59;
+$L_46:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt16, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt16, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_49;
+$L_48:
+	add.s32 %r0, %r0, %r59;
+$L_49:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt17, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt17, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_52;
+$L_51:
+	add.s32 %r0, %r0, %r59;
+$L_52:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt18, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt18, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_55;
+$L_54:
+	add.s32 %r0, %r0, %r59;
+$L_55:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@%p62 bra $L_44;
+$L_56:
+	setp.eq.s64 %p63, %rd29, 0;
+	@!%p63 bra $L_59;
+$L_57:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd64, %rt19;
+	mul.lo.s64 %rd65, %rd64, 2;
+	add.s64 %rd66, %rd65, 4;
+	mad.lo.s64 %rd68, %rd66, 8, %rd67;
+	st.global.s32 [%rd68], %r0;
+	setp.eq.s64 %p69, %rd64, 0;
+	@!%p69 bra $L_59;
+$L_58:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd70, %rt20;
+	add.s64 %rd71, %rd67, 8;
+	st.global.s64 [%rd71], %rd70;
+$L_59:
+	ret;
+$L_60:
 	mov.b32 %r0, 0;
-	bra.uni $L_25;
+	bra.uni $L_43;
 }
 
 .visible .entry BlockSums_1(
@@ -15714,11 +16346,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<58>;
-	.reg .pred %pt<3>;
-	.reg .b32 %r<72>;
+	.reg .pred %p<78>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<68>;
 	.reg .b32 %rt<25>;
-	.reg .b64 %rd<69>;
+	.reg .b64 %rd<80>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -15727,9 +16359,9 @@ $L_0:
 	ld.param.u64 %rd9, [BlockSums_3_param_3];
 	mov.b64 %rd6, %rd9;
 	mov.b64 %rd4, %rd6;
-	ld.param.u64 %rd51, [BlockSums_3_param_8];
-	cvta.to.global.u64 %rd51, %rd51;
-	ld.param.u64 %rd67, [BlockSums_3_param_7];
+	ld.param.u64 %rd30, [BlockSums_3_param_7];
+	ld.param.u64 %rd75, [BlockSums_3_param_8];
+	cvta.to.global.u64 %rd75, %rd75;
 $L_1:
 	mov.b32 %r0, -2147483648;
 	mov.u32 %rt0, %ctaid.x;
@@ -15745,195 +16377,311 @@ $L_1:
 $L_2:
 	add.s64 %rd10, %rd3, 1;
 	setp.lt.s64 %p11, %rd10, %rd4;
-	@!%p11 bra $L_7;
+	@!%p11 bra $L_25;
 $L_3:
-	mov.b64 %rd12, %rd3;
+	mov.b64 %rd12, %rd4;
+	mov.b64 %rd13, %rd10;
+	sub.u64 %rd14, %rd12, %rd13;
+	mov.b64 %rd15, %rd2;
+	mul.lo.u64 %rd16, %rd15, 3;
+	setp.gt.u64 %p17, %rd14, %rd16;
+	@!%p17 bra $L_20;
 $L_4:
-	add.s64 %rd56, %rd12, 1;
-	setp.lt.s64 %p57, %rd56, %rd4;
-	@!%p57 bra $L_7;
+	mov.b64 %rd18, %rd3;
 $L_5:
-	mov.b64 %rd58, %rd8;
-	mad.lo.s64 %rd61, %rd56, 4, %rd58;
-	ld.global.s32 %r62, [%rd61];
-	mov.b64 %rd64, %rd67;
-	mov.b64 %rd68, %rd64;
-	cvt.u32.u64 %r69, %rd68;
-	setp.eq.s32 %pt0, %r69, 0;
-	@%pt0 bra $Lfault_0;
-	setp.eq.s32 %pt1, %r69, -1;
-	rem.s32 %r70, %r62, %r69;
-	selp.b32 %r70, 0, %r70, %pt1;
-	max.s32 %r71, %r0, %r70;
-	mov.b32 %r0, %r71;
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
 $L_6:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt0, %r32, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s32 %pt1, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt1;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd18, %rd3;
+$L_9:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_10:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt2, %r32, 0;
+	@%pt2 bra $Lfault_1;
+	setp.eq.s32 %pt3, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt3;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd18, %rd3;
+$L_13:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_14:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt4, %r32, 0;
+	@%pt4 bra $Lfault_2;
+	setp.eq.s32 %pt5, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt5;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd18, %rd3;
+$L_17:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_18:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt6, %r32, 0;
+	@%pt6 bra $Lfault_3;
+	setp.eq.s32 %pt7, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt7;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_19:
 	add.s64 %rd3, %rd3, %rd2;
 	bra.uni $L_2;
-$L_7:
+$L_20:
+	mov.b64 %rd18, %rd3;
+$L_21:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+	@!%p20 bra $L_25;
+$L_22:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt8, %r32, 0;
+	@%pt8 bra $Lfault_4;
+	setp.eq.s32 %pt9, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt9;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd35, %rd3, 1;
+	setp.lt.s64 %p36, %rd35, %rd4;
+	@%p36 bra $L_20;
+$L_25:
 	mov.u32 %rt6, %laneid;
-	cvt.u64.u32 %rd13, %rt6;
+	cvt.u64.u32 %rd37, %rt6;
 	mov.u32 %rt7, %tid.x;
 	div.u32 %rt7, %rt7, WARP_SZ;
-	cvt.u64.u32 %rd14, %rt7;
+	cvt.u64.u32 %rd38, %rt7;
 	mov.u32 %rt8, WARP_SZ;
-	cvt.u64.u32 %rd15, %rt8;
-	mul.lo.s64 %rd16, %rd14, %rd15;
+	cvt.u64.u32 %rd39, %rt8;
+	mul.lo.s64 %rd40, %rd38, %rd39;
 	mov.u32 %rt9, %ntid.x;
-	cvt.u64.u32 %rd17, %rt9;
-	sub.s64 %rd18, %rd17, %rd16;
-	min.s64 %rd19, %rd18, %rd15;
-	shr.s64 %rd20, %rd15, 1;
-$L_8:
-	cvt.u32.u64 %rt10, %rd20;
-	shfl.sync.down.b32 %r21, %r0, %rt10, 31, -1;
-	add.s64 %rd22, %rd13, %rd20;
-	setp.lt.s64 %p23, %rd22, %rd19;
-	@!%p23 bra $L_10;
-$L_9:
-	max.s32 %r0, %r0, %r21;
-$L_10:
-	shr.s64 %rd20, %rd20, 1;
-	setp.ne.s64 %p24, %rd20, 0;
-	@!%p24 bra $L_20;
-$L_11:
-	cvt.u32.u64 %rt11, %rd20;
-	shfl.sync.down.b32 %r21, %r0, %rt11, 31, -1;
-	add.s64 %rd22, %rd13, %rd20;
-	setp.lt.s64 %p23, %rd22, %rd19;
-	@!%p23 bra $L_13;
-$L_12:
-	max.s32 %r0, %r0, %r21;
-$L_13:
-	shr.s64 %rd20, %rd20, 1;
-	setp.ne.s64 %p24, %rd20, 0;
-	@!%p24 bra $L_20;
-$L_14:
-	cvt.u32.u64 %rt12, %rd20;
-	shfl.sync.down.b32 %r21, %r0, %rt12, 31, -1;
-	add.s64 %rd22, %rd13, %rd20;
-	setp.lt.s64 %p23, %rd22, %rd19;
-	@!%p23 bra $L_16;
-$L_15:
-	max.s32 %r0, %r0, %r21;
-$L_16:
-	shr.s64 %rd20, %rd20, 1;
-	setp.ne.s64 %p24, %rd20, 0;
-	@!%p24 bra $L_20;
-$L_17:
-	cvt.u32.u64 %rt13, %rd20;
-	shfl.sync.down.b32 %r21, %r0, %rt13, 31, -1;
-	add.s64 %rd22, %rd13, %rd20;
-	setp.lt.s64 %p23, %rd22, %rd19;
-	@!%p23 bra $L_19;
-$L_18:
-	max.s32 %r0, %r0, %r21;
-$L_19:
-	shr.s64 %rd20, %rd20, 1;
-	setp.ne.s64 %p24, %rd20, 0;
-	@%p24 bra $L_8;
-$L_20:
-	setp.eq.s64 %p25, %rd13, 0;
-	@!%p25 bra $L_22;
-$L_21:
-	mov.u64 %rd26, qvar_reduce0;
-	mul.lo.s64 %rd27, %rd14, 1;
-	add.s64 %rd28, %rd27, 0;
-	mad.lo.s64 %rd29, %rd28, 8, %rd26;
-	st.shared.s32 [%rd29], %r0;
-$L_22:
-	bar.sync 0;
-	setp.eq.s64 %p30, %rd14, 0;
-	@!%p30 bra $L_41;
-$L_23:
-	mul.lo.s64 %rd31, %rd13, %rd15;
-	mov.u32 %rt14, %ntid.x;
-	cvt.u64.u32 %rd32, %rt14;
-	setp.lt.s64 %p33, %rd31, %rd32;
-	@!%p33 bra $L_42;
-$L_24:
-	mov.u64 %rd34, qvar_reduce0;
-	mul.lo.s64 %rd35, %rd13, 1;
-	add.s64 %rd36, %rd35, 0;
-	mad.lo.s64 %rd37, %rd36, 8, %rd34;
-	ld.shared.s32 %r0, [%rd37];
-$L_25:
-	mul.lo.s64 %rd38, %rd14, %rd15;
-	mov.u32 %rt15, %ntid.x;
-	cvt.u64.u32 %rd39, %rt15;
-	sub.s64 %rd40, %rd39, %rd38;
-	min.s64 %rd41, %rd40, %rd15;
-	shr.s64 %rd42, %rd15, 1;
+	cvt.u64.u32 %rd41, %rt9;
+	sub.s64 %rd42, %rd41, %rd40;
+	min.s64 %rd43, %rd42, %rd39;
+	shr.s64 %rd44, %rd39, 1;
 $L_26:
-	cvt.u32.u64 %rt16, %rd42;
-	shfl.sync.down.b32 %r43, %r0, %rt16, 31, -1;
-	add.s64 %rd44, %rd13, %rd42;
-	setp.lt.s64 %p45, %rd44, %rd41;
-	@!%p45 bra $L_28;
+	cvt.u32.u64 %rt10, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt10, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_28;
 $L_27:
-	max.s32 %r0, %r0, %r43;
+	max.s32 %r0, %r0, %r45;
 $L_28:
-	shr.s64 %rd42, %rd42, 1;
-	setp.ne.s64 %p46, %rd42, 0;
-	@!%p46 bra $L_38;
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@!%p48 bra $L_38;
 $L_29:
-	cvt.u32.u64 %rt17, %rd42;
-	shfl.sync.down.b32 %r43, %r0, %rt17, 31, -1;
-	add.s64 %rd44, %rd13, %rd42;
-	setp.lt.s64 %p45, %rd44, %rd41;
-	@!%p45 bra $L_31;
+	cvt.u32.u64 %rt11, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt11, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_31;
 $L_30:
-	max.s32 %r0, %r0, %r43;
+	max.s32 %r0, %r0, %r45;
 $L_31:
-	shr.s64 %rd42, %rd42, 1;
-	setp.ne.s64 %p46, %rd42, 0;
-	@!%p46 bra $L_38;
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@!%p48 bra $L_38;
 $L_32:
-	cvt.u32.u64 %rt18, %rd42;
-	shfl.sync.down.b32 %r43, %r0, %rt18, 31, -1;
-	add.s64 %rd44, %rd13, %rd42;
-	setp.lt.s64 %p45, %rd44, %rd41;
-	@!%p45 bra $L_34;
+	cvt.u32.u64 %rt12, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt12, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_34;
 $L_33:
-	max.s32 %r0, %r0, %r43;
+	max.s32 %r0, %r0, %r45;
 $L_34:
-	shr.s64 %rd42, %rd42, 1;
-	setp.ne.s64 %p46, %rd42, 0;
-	@!%p46 bra $L_38;
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@!%p48 bra $L_38;
 $L_35:
-	cvt.u32.u64 %rt19, %rd42;
-	shfl.sync.down.b32 %r43, %r0, %rt19, 31, -1;
-	add.s64 %rd44, %rd13, %rd42;
-	setp.lt.s64 %p45, %rd44, %rd41;
-	@!%p45 bra $L_37;
+	cvt.u32.u64 %rt13, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt13, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_37;
 $L_36:
-	max.s32 %r0, %r0, %r43;
+	max.s32 %r0, %r0, %r45;
 $L_37:
-	shr.s64 %rd42, %rd42, 1;
-	setp.ne.s64 %p46, %rd42, 0;
-	@%p46 bra $L_26;
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@%p48 bra $L_26;
 $L_38:
-	setp.eq.s64 %p47, %rd13, 0;
-	@!%p47 bra $L_41;
+	setp.eq.s64 %p49, %rd37, 0;
+	@!%p49 bra $L_40;
 $L_39:
-	mov.u32 %rt20, %ctaid.x;
-	cvt.u64.u32 %rd48, %rt20;
-	mul.lo.s64 %rd49, %rd48, 2;
-	add.s64 %rd50, %rd49, 5;
-	mad.lo.s64 %rd52, %rd50, 8, %rd51;
-	st.global.s32 [%rd52], %r0;
-	setp.eq.s64 %p53, %rd48, 0;
-	@!%p53 bra $L_41;
+	mov.u64 %rd50, qvar_reduce0;
+	mul.lo.s64 %rd51, %rd38, 1;
+	add.s64 %rd52, %rd51, 0;
+	mad.lo.s64 %rd53, %rd52, 8, %rd50;
+	st.shared.s32 [%rd53], %r0;
 $L_40:
-	mov.u32 %rt21, %nctaid.x;
-	cvt.u64.u32 %rd54, %rt21;
-	add.s64 %rd55, %rd51, 24;
-	st.global.s64 [%rd55], %rd54;
+	bar.sync 0;
+	setp.eq.s64 %p54, %rd38, 0;
+	@!%p54 bra $L_59;
 $L_41:
-	ret;
+	mul.lo.s64 %rd55, %rd37, %rd39;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd56, %rt14;
+	setp.lt.s64 %p57, %rd55, %rd56;
+	@!%p57 bra $L_60;
 $L_42:
+	mov.u64 %rd58, qvar_reduce0;
+	mul.lo.s64 %rd59, %rd37, 1;
+	add.s64 %rd60, %rd59, 0;
+	mad.lo.s64 %rd61, %rd60, 8, %rd58;
+	ld.shared.s32 %r0, [%rd61];
+$L_43:
+	mul.lo.s64 %rd62, %rd38, %rd39;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd63, %rt15;
+	sub.s64 %rd64, %rd63, %rd62;
+	min.s64 %rd65, %rd64, %rd39;
+	shr.s64 %rd66, %rd39, 1;
+$L_44:
+	cvt.u32.u64 %rt16, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt16, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_46;
+$L_45:
+	max.s32 %r0, %r0, %r67;
+$L_46:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@!%p70 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt17, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt17, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_49;
+$L_48:
+	max.s32 %r0, %r0, %r67;
+$L_49:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@!%p70 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt18, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt18, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_52;
+$L_51:
+	max.s32 %r0, %r0, %r67;
+$L_52:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@!%p70 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt19, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt19, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_55;
+$L_54:
+	max.s32 %r0, %r0, %r67;
+$L_55:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@%p70 bra $L_44;
+$L_56:
+	setp.eq.s64 %p71, %rd37, 0;
+	@!%p71 bra $L_59;
+$L_57:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd72, %rt20;
+	mul.lo.s64 %rd73, %rd72, 2;
+	add.s64 %rd74, %rd73, 5;
+	mad.lo.s64 %rd76, %rd74, 8, %rd75;
+	st.global.s32 [%rd76], %r0;
+	setp.eq.s64 %p77, %rd72, 0;
+	@!%p77 bra $L_59;
+$L_58:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd78, %rt21;
+	add.s64 %rd79, %rd75, 24;
+	st.global.s64 [%rd79], %rd78;
+$L_59:
+	ret;
+$L_60:
 	mov.b32 %r0, -2147483648;
-	bra.uni $L_25;
+	bra.uni $L_43;
 $Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
@@ -15944,8 +16692,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
 	add.u32 %rt23, %rt22, 1;
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
-	setp.ne.u32 %pt2, %rt24, %rt22;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt24, %rt22;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 2883587;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -16278,23 +17026,23 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<55>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<69>;
+	.reg .pred %pt<6>;
 	.reg .b32 %rt<25>;
-	.reg .b64 %rd<60>;
+	.reg .b64 %rd<71>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<63>;
+	.reg .f32 %f<59>;
 
 $L_0:
 	ld.param.u64 %rd5, [Dot_0_param_0];
 	cvta.to.global.u64 %rd5, %rd5;
 	ld.param.u64 %rd6, [Dot_0_param_1];
 	mov.b64 %rd4, %rd6;
-	ld.param.u64 %rd48, [Dot_0_param_6];
-	cvta.to.global.u64 %rd48, %rd48;
-	ld.param.u64 %rd58, [Dot_0_param_2];
-	cvta.to.global.u64 %rd58, %rd58;
-	ld.param.u64 %rd59, [Dot_0_param_3];
+	ld.param.u64 %rd21, [Dot_0_param_2];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Dot_0_param_3];
+	ld.param.u64 %rd66, [Dot_0_param_6];
+	cvta.to.global.u64 %rd66, %rd66;
 $L_1:
 	mov.f32 %f0, 0f80000000;
 	mov.u32 %rt0, %ctaid.x;
@@ -16310,194 +17058,294 @@ $L_1:
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
-	@!%p8 bra $L_7;
+	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd3;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
 $L_4:
-	add.s64 %rd53, %rd9, 1;
-	setp.lt.s64 %p54, %rd53, %rd4;
-	@!%p54 bra $L_7;
+	mov.b64 %rd15, %rd3;
 $L_5:
-	mad.lo.s64 %rd55, %rd53, 4, %rd5;
-	ld.global.f32 %f56, [%rd55];
-	setp.ge.u64 %pt0, %rd53, %rd59;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd57, %rd53, 4, %rd58;
-	ld.global.f32 %f60, [%rd57];
-	mul.rn.f32 %f61, %f56, %f60;
-	add.rn.f32 %f62, %f0, %f61;
-	mov.f32 %f0, %f62;
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
 $L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt0, %rd16, %rd22;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt1, %rd16, %rd22;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt2, %rd16, %rd22;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt3, %rd16, %rd22;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_19:
 	add.s64 %rd3, %rd3, %rd2;
 	bra.uni $L_2;
-$L_7:
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt4, %rd16, %rd22;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd26, %rd3, 1;
+	setp.lt.s64 %p27, %rd26, %rd4;
+	@%p27 bra $L_20;
+$L_25:
 	mov.u32 %rt6, %laneid;
-	cvt.u64.u32 %rd10, %rt6;
+	cvt.u64.u32 %rd28, %rt6;
 	mov.u32 %rt7, %tid.x;
 	div.u32 %rt7, %rt7, WARP_SZ;
-	cvt.u64.u32 %rd11, %rt7;
+	cvt.u64.u32 %rd29, %rt7;
 	mov.u32 %rt8, WARP_SZ;
-	cvt.u64.u32 %rd12, %rt8;
-	mul.lo.s64 %rd13, %rd11, %rd12;
+	cvt.u64.u32 %rd30, %rt8;
+	mul.lo.s64 %rd31, %rd29, %rd30;
 	mov.u32 %rt9, %ntid.x;
-	cvt.u64.u32 %rd14, %rt9;
-	sub.s64 %rd15, %rd14, %rd13;
-	min.s64 %rd16, %rd15, %rd12;
-	shr.s64 %rd17, %rd12, 1;
-$L_8:
-	cvt.u32.u64 %rt10, %rd17;
-	shfl.sync.down.b32 %f18, %f0, %rt10, 31, -1;
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_10;
-$L_9:
-	add.rn.f32 %f0, %f0, %f18;
-$L_10:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_11:
-	cvt.u32.u64 %rt11, %rd17;
-	shfl.sync.down.b32 %f18, %f0, %rt11, 31, -1;
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_13;
-$L_12:
-	add.rn.f32 %f0, %f0, %f18;
-$L_13:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_14:
-	cvt.u32.u64 %rt12, %rd17;
-	shfl.sync.down.b32 %f18, %f0, %rt12, 31, -1;
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_16;
-$L_15:
-	add.rn.f32 %f0, %f0, %f18;
-$L_16:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@!%p21 bra $L_20;
-$L_17:
-	cvt.u32.u64 %rt13, %rd17;
-	shfl.sync.down.b32 %f18, %f0, %rt13, 31, -1;
-	add.s64 %rd19, %rd10, %rd17;
-	setp.lt.s64 %p20, %rd19, %rd16;
-	@!%p20 bra $L_19;
-$L_18:
-	add.rn.f32 %f0, %f0, %f18;
-$L_19:
-	shr.s64 %rd17, %rd17, 1;
-	setp.ne.s64 %p21, %rd17, 0;
-	@%p21 bra $L_8;
-$L_20:
-	setp.eq.s64 %p22, %rd10, 0;
-	@!%p22 bra $L_22;
-$L_21:
-	mov.u64 %rd23, qvar_reduce0;
-	mul.lo.s64 %rd24, %rd11, 1;
-	add.s64 %rd25, %rd24, 0;
-	mad.lo.s64 %rd26, %rd25, 8, %rd23;
-	st.shared.f32 [%rd26], %f0;
-$L_22:
-	bar.sync 0;
-	setp.eq.s64 %p27, %rd11, 0;
-	@!%p27 bra $L_41;
-$L_23:
-	mul.lo.s64 %rd28, %rd10, %rd12;
-	mov.u32 %rt14, %ntid.x;
-	cvt.u64.u32 %rd29, %rt14;
-	setp.lt.s64 %p30, %rd28, %rd29;
-	@!%p30 bra $L_42;
-$L_24:
-	mov.u64 %rd31, qvar_reduce0;
-	mul.lo.s64 %rd32, %rd10, 1;
-	add.s64 %rd33, %rd32, 0;
-	mad.lo.s64 %rd34, %rd33, 8, %rd31;
-	ld.shared.f32 %f0, [%rd34];
-$L_25:
-	mul.lo.s64 %rd35, %rd11, %rd12;
-	mov.u32 %rt15, %ntid.x;
-	cvt.u64.u32 %rd36, %rt15;
-	sub.s64 %rd37, %rd36, %rd35;
-	min.s64 %rd38, %rd37, %rd12;
-	shr.s64 %rd39, %rd12, 1;
+	cvt.u64.u32 %rd32, %rt9;
+	sub.s64 %rd33, %rd32, %rd31;
+	min.s64 %rd34, %rd33, %rd30;
+	shr.s64 %rd35, %rd30, 1;
 $L_26:
-	cvt.u32.u64 %rt16, %rd39;
-	shfl.sync.down.b32 %f40, %f0, %rt16, 31, -1;
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_28;
+	cvt.u32.u64 %rt10, %rd35;
+	shfl.sync.down.b32 %f36, %f0, %rt10, 31, -1;
+	add.s64 %rd37, %rd28, %rd35;
+	setp.lt.s64 %p38, %rd37, %rd34;
+	@!%p38 bra $L_28;
 $L_27:
-	add.rn.f32 %f0, %f0, %f40;
+	add.rn.f32 %f0, %f0, %f36;
 $L_28:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p39, %rd35, 0;
+	@!%p39 bra $L_38;
 $L_29:
-	cvt.u32.u64 %rt17, %rd39;
-	shfl.sync.down.b32 %f40, %f0, %rt17, 31, -1;
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_31;
+	cvt.u32.u64 %rt11, %rd35;
+	shfl.sync.down.b32 %f36, %f0, %rt11, 31, -1;
+	add.s64 %rd37, %rd28, %rd35;
+	setp.lt.s64 %p38, %rd37, %rd34;
+	@!%p38 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f40;
+	add.rn.f32 %f0, %f0, %f36;
 $L_31:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p39, %rd35, 0;
+	@!%p39 bra $L_38;
 $L_32:
-	cvt.u32.u64 %rt18, %rd39;
-	shfl.sync.down.b32 %f40, %f0, %rt18, 31, -1;
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_34;
+	cvt.u32.u64 %rt12, %rd35;
+	shfl.sync.down.b32 %f36, %f0, %rt12, 31, -1;
+	add.s64 %rd37, %rd28, %rd35;
+	setp.lt.s64 %p38, %rd37, %rd34;
+	@!%p38 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f40;
+	add.rn.f32 %f0, %f0, %f36;
 $L_34:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@!%p43 bra $L_38;
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p39, %rd35, 0;
+	@!%p39 bra $L_38;
 $L_35:
-	cvt.u32.u64 %rt19, %rd39;
-	shfl.sync.down.b32 %f40, %f0, %rt19, 31, -1;
-	add.s64 %rd41, %rd10, %rd39;
-	setp.lt.s64 %p42, %rd41, %rd38;
-	@!%p42 bra $L_37;
+	cvt.u32.u64 %rt13, %rd35;
+	shfl.sync.down.b32 %f36, %f0, %rt13, 31, -1;
+	add.s64 %rd37, %rd28, %rd35;
+	setp.lt.s64 %p38, %rd37, %rd34;
+	@!%p38 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f40;
+	add.rn.f32 %f0, %f0, %f36;
 $L_37:
-	shr.s64 %rd39, %rd39, 1;
-	setp.ne.s64 %p43, %rd39, 0;
-	@%p43 bra $L_26;
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p39, %rd35, 0;
+	@%p39 bra $L_26;
 $L_38:
-	setp.eq.s64 %p44, %rd10, 0;
-	@!%p44 bra $L_41;
+	setp.eq.s64 %p40, %rd28, 0;
+	@!%p40 bra $L_40;
 $L_39:
-	mov.u32 %rt20, %ctaid.x;
-	cvt.u64.u32 %rd45, %rt20;
-	mul.lo.s64 %rd46, %rd45, 1;
-	add.s64 %rd47, %rd46, 2;
-	mad.lo.s64 %rd49, %rd47, 8, %rd48;
-	st.global.f32 [%rd49], %f0;
-	setp.eq.s64 %p50, %rd45, 0;
-	@!%p50 bra $L_41;
+	mov.u64 %rd41, qvar_reduce0;
+	mul.lo.s64 %rd42, %rd29, 1;
+	add.s64 %rd43, %rd42, 0;
+	mad.lo.s64 %rd44, %rd43, 8, %rd41;
+	st.shared.f32 [%rd44], %f0;
 $L_40:
-	mov.u32 %rt21, %nctaid.x;
-	cvt.u64.u32 %rd51, %rt21;
-	add.s64 %rd52, %rd48, 8;
-	st.global.s64 [%rd52], %rd51;
+	bar.sync 0;
+	setp.eq.s64 %p45, %rd29, 0;
+	@!%p45 bra $L_59;
 $L_41:
-	ret;
+	mul.lo.s64 %rd46, %rd28, %rd30;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd47, %rt14;
+	setp.lt.s64 %p48, %rd46, %rd47;
+	@!%p48 bra $L_60;
 $L_42:
+	mov.u64 %rd49, qvar_reduce0;
+	mul.lo.s64 %rd50, %rd28, 1;
+	add.s64 %rd51, %rd50, 0;
+	mad.lo.s64 %rd52, %rd51, 8, %rd49;
+	ld.shared.f32 %f0, [%rd52];
+$L_43:
+	mul.lo.s64 %rd53, %rd29, %rd30;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd54, %rt15;
+	sub.s64 %rd55, %rd54, %rd53;
+	min.s64 %rd56, %rd55, %rd30;
+	shr.s64 %rd57, %rd30, 1;
+$L_44:
+	cvt.u32.u64 %rt16, %rd57;
+	shfl.sync.down.b32 %f58, %f0, %rt16, 31, -1;
+	add.s64 %rd59, %rd28, %rd57;
+	setp.lt.s64 %p60, %rd59, %rd56;
+	@!%p60 bra $L_46;
+$L_45:
+	add.rn.f32 %f0, %f0, %f58;
+$L_46:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p61, %rd57, 0;
+	@!%p61 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt17, %rd57;
+	shfl.sync.down.b32 %f58, %f0, %rt17, 31, -1;
+	add.s64 %rd59, %rd28, %rd57;
+	setp.lt.s64 %p60, %rd59, %rd56;
+	@!%p60 bra $L_49;
+$L_48:
+	add.rn.f32 %f0, %f0, %f58;
+$L_49:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p61, %rd57, 0;
+	@!%p61 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt18, %rd57;
+	shfl.sync.down.b32 %f58, %f0, %rt18, 31, -1;
+	add.s64 %rd59, %rd28, %rd57;
+	setp.lt.s64 %p60, %rd59, %rd56;
+	@!%p60 bra $L_52;
+$L_51:
+	add.rn.f32 %f0, %f0, %f58;
+$L_52:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p61, %rd57, 0;
+	@!%p61 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt19, %rd57;
+	shfl.sync.down.b32 %f58, %f0, %rt19, 31, -1;
+	add.s64 %rd59, %rd28, %rd57;
+	setp.lt.s64 %p60, %rd59, %rd56;
+	@!%p60 bra $L_55;
+$L_54:
+	add.rn.f32 %f0, %f0, %f58;
+$L_55:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p61, %rd57, 0;
+	@%p61 bra $L_44;
+$L_56:
+	setp.eq.s64 %p62, %rd28, 0;
+	@!%p62 bra $L_59;
+$L_57:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd63, %rt20;
+	mul.lo.s64 %rd64, %rd63, 1;
+	add.s64 %rd65, %rd64, 2;
+	mad.lo.s64 %rd67, %rd65, 8, %rd66;
+	st.global.f32 [%rd67], %f0;
+	setp.eq.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_59;
+$L_58:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd69, %rt21;
+	add.s64 %rd70, %rd66, 8;
+	st.global.s64 [%rd70], %rd69;
+$L_59:
+	ret;
+$L_60:
 	mov.f32 %f0, 0f80000000;
-	bra.uni $L_25;
+	bra.uni $L_43;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd53;
-	mov.b64 %rdt2, %rd59;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Dot_0_param_7];
@@ -16505,8 +17353,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
 	add.u32 %rt23, %rt22, 1;
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
-	setp.ne.u32 %pt1, %rt24, %rt22;
-	@%pt1 exit;
+	setp.ne.u32 %pt5, %rt24, %rt22;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 2949120;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
