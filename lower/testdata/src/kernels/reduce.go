@@ -25,14 +25,3 @@ func Range(x []int32, n int, floor int32, out []int32) {
 		out[i] = hi - lo
 	}
 }
-
-// Checked divides and slices: each division and bound is checked; the
-// index of a loop over a slice needs no check.
-//
-//qd:kernel
-func Checked(a, b []int64, lo, hi int) {
-	s := a[lo:hi]
-	for i := range s {
-		s[i] /= b[i]
-	}
-}
