@@ -50,7 +50,8 @@ var faultCases = []faultCase{
 	}, `qd: kernel Unsigned: runtime error: index out of range \[18446744073709551615\] with length 4 \(faults.go:40:5\)`},
 }
 
-// checkFault checks that err is the fault c describes.
+// checkFault checks that err is the fault c describes; a GPU, or the
+// interpreter, names the task too.
 func checkFault(t *testing.T, c faultCase, err error, gpu bool) {
 	t.Helper()
 	var f *rt.Fault
@@ -70,6 +71,18 @@ func checkFault(t *testing.T, c faultCase, err error, gpu bool) {
 }
 
 func TestFaultsCPU(t *testing.T) {
+	cpuFaults(t, false)
+}
+
+// TestFaultsConcurrentIterationsCPU checks the faults of the CPU race
+// mode, which runs the kernels' IR as a GPU would.
+func TestFaultsConcurrentIterationsCPU(t *testing.T) {
+	rt.RunIterationsConcurrently(true)
+	defer rt.RunIterationsConcurrently(false)
+	cpuFaults(t, true)
+}
+
+func cpuFaults(t *testing.T, interpreted bool) {
 	dev := openCPU(t)
 	defer dev.Close()
 	ks, err := kernels.Load(dev)
@@ -77,7 +90,7 @@ func TestFaultsCPU(t *testing.T) {
 	for _, c := range faultCases {
 		stubArgs, _, free, err := upload(dev, c.args())
 		must(t, err)
-		checkFault(t, c, callStub(ks, c.name, stubArgs), false)
+		checkFault(t, c, callStub(ks, c.name, stubArgs), interpreted)
 		free()
 	}
 }

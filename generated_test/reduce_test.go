@@ -135,9 +135,9 @@ func compareClose(t *testing.T, what string, want, got []any, tol float64) {
 	}
 }
 
-// runReductions runs every reduction case on dev at every length and
-// compares with the Go function.
-func runReductions(t *testing.T, dev *rt.Device, opts ...rt.LaunchOption) {
+// runReductions runs every reduction case on dev at every length of
+// lengths and compares with the Go function.
+func runReductions(t *testing.T, dev *rt.Device, lengths []int, opts ...rt.LaunchOption) {
 	ks, err := kernels.Load(dev)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func runReductions(t *testing.T, dev *rt.Device, opts ...rt.LaunchOption) {
 	for _, c := range reductionCases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(c.name)), 3))
-			for _, n := range reductionLengths {
+			for _, n := range lengths {
 				args := c.args(r, n)
 				want := cloneArgs(args)
 				if err := callGo(c.fn, want); err != nil {
@@ -177,13 +177,26 @@ func runReductions(t *testing.T, dev *rt.Device, opts ...rt.LaunchOption) {
 func TestReductionsCPU(t *testing.T) {
 	dev := openCPU(t)
 	defer dev.Close()
-	runReductions(t, dev)
+	runReductions(t, dev, reductionLengths)
+}
+
+// TestReductionsConcurrentIterationsCPU runs the reductions in the CPU
+// race mode, through their IR with each thread a block of its own: under
+// go test -race nothing may be reported, and the results are Go's.
+func TestReductionsConcurrentIterationsCPU(t *testing.T) {
+	rt.RunIterationsConcurrently(true)
+	defer rt.RunIterationsConcurrently(false)
+	rt.RunBlocksConcurrently(true)
+	defer rt.RunBlocksConcurrently(false)
+	dev := openCPU(t)
+	defer dev.Close()
+	runReductions(t, dev, reductionLengths[:5])
 }
 
 func TestReductionsGPU(t *testing.T) {
 	dev := openCUDA(t)
 	defer dev.Close()
-	runReductions(t, dev)
+	runReductions(t, dev, reductionLengths)
 }
 
 // TestReductionsGPUSmallGrid runs the reductions on grids so small that
@@ -193,7 +206,7 @@ func TestReductionsGPUSmallGrid(t *testing.T) {
 	dev := openCUDA(t)
 	defer dev.Close()
 	for _, shape := range [][2]int{{32, 2}, {64, 3}, {1024, 1}} {
-		runReductions(t, dev, rt.BlockSize(shape[0]), rt.GridSize(shape[1]))
+		runReductions(t, dev, reductionLengths, rt.BlockSize(shape[0]), rt.GridSize(shape[1]))
 	}
 }
 

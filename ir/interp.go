@@ -16,6 +16,10 @@ type Memory interface {
 	// interpreter's own use: task variables, constant tables and scratch
 	// memory.
 	Alloc(n int) uint64
+	// Atomic replaces the element of type t at addr by what update makes of
+	// its old bits, when update says to write, as one indivisible step, and
+	// returns the old bits.
+	Atomic(addr uint64, t Type, update func(old uint64) (uint64, bool)) (uint64, error)
 }
 
 // Values are the arguments of one kernel run, indexed by parameter: Scalar
@@ -51,6 +55,10 @@ type Interp struct {
 	WarpSize int
 	// StepLimit bounds the instructions one thread may execute; 0 means 1<<32.
 	StepLimit int64
+	// Scratch is the address of scratch memory for kernels with
+	// reductions, which interpreters running parts of one launch share;
+	// when 0, each Run and RunThread allocates its own.
+	Scratch uint64
 
 	mu   sync.Mutex
 	data map[*Kernel][]uint64 // the addresses of each kernel's tables
@@ -115,8 +123,8 @@ func (ip *Interp) Run(k *Kernel, args *Values) error {
 	if err != nil {
 		return err
 	}
-	run := &launch{k: k, args: args, data: data}
-	if k.Reductions > 0 {
+	run := &launch{k: k, args: args, data: data, scratch: ip.Scratch}
+	if k.Reductions > 0 && run.scratch == 0 {
 		most := 1
 		for _, t := range k.Tasks {
 			blocks, _ := ip.geometry(t)
@@ -146,8 +154,8 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 	if err != nil {
 		return err
 	}
-	run := &launch{k: k, args: args, data: data}
-	if k.Reductions > 0 {
+	run := &launch{k: k, args: args, data: data, scratch: ip.Scratch}
+	if k.Reductions > 0 && run.scratch == 0 {
 		run.scratch = ip.Mem.Alloc(k.ScratchFixed() + int(count)*k.ScratchPerBlock())
 	}
 	if err := ip.runBlock(run, t, int(tid), int(count), 1); err != nil {
@@ -361,6 +369,10 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 			case OpStore:
 				err = ip.Mem.Store(val(in.Args[0]), in.Type, in.Type.Normalize(val(in.Args[1])))
 			default:
+				if in.Op.Info().Atomic {
+					r, err = ip.atomic(in, val)
+					break
+				}
 				vs := ops[:len(in.Args)]
 				for j, a := range in.Args {
 					vs[j] = val(a)
@@ -396,6 +408,18 @@ func (ip *Interp) warp() int64 {
 		return int64(ip.WarpSize)
 	}
 	return 32
+}
+
+// atomic runs an atomic op through the memory's Atomic.
+func (ip *Interp) atomic(in *Instr, val func(Arg) uint64) (uint64, error) {
+	var ops [2]uint64
+	vs := ops[:len(in.Args)-1]
+	for j, a := range in.Args[1:] {
+		vs[j] = in.Type.Normalize(val(a))
+	}
+	return ip.Mem.Atomic(val(in.Args[0]), in.Type, func(old uint64) (uint64, bool) {
+		return AtomicUpdate(in, old, vs)
+	})
 }
 
 // Heap is a Memory made of separately allocated regions, so that any access
@@ -446,6 +470,19 @@ func (h *Heap) Load(addr uint64, t Type) (uint64, error) {
 		v = binary.LittleEndian.Uint64(b)
 	}
 	return t.Normalize(v), nil
+}
+
+// Atomic updates an element; a Heap is used by one goroutine at a time,
+// so a load and a store make one step.
+func (h *Heap) Atomic(addr uint64, t Type, update func(uint64) (uint64, bool)) (uint64, error) {
+	old, err := h.Load(addr, t)
+	if err != nil {
+		return 0, err
+	}
+	if v, write := update(old); write {
+		return old, h.Store(addr, t, v)
+	}
+	return old, nil
 }
 
 func (h *Heap) Store(addr uint64, t Type, v uint64) error {

@@ -46,6 +46,9 @@ type OpInfo struct {
 	// Checks marks the ops that may end the thread with a fault. Passes
 	// must not move memory accesses across them.
 	Checks bool
+	// Atomic marks the ops that touch memory in one indivisible step:
+	// threads running them on one element at the same time do not race.
+	Atomic bool
 }
 
 // TypeSet is a set of types.
@@ -56,6 +59,9 @@ const (
 	Integers TypeSet = 1<<Int8 | 1<<Int16 | 1<<Int32 | 1<<Int64 | 1<<Uint8 | 1<<Uint16 | 1<<Uint32 | 1<<Uint64
 	Floats   TypeSet = 1<<Float32 | 1<<Float64
 	Numeric          = Integers | Floats
+	// Words are the integer types every GPU updates atomically in one
+	// instruction.
+	Words = 1<<Int32 | 1<<Int64 | 1<<Uint32 | 1<<Uint64
 	// Scalars are the types a scalar kernel parameter may have.
 	Scalars = Numeric | 1<<Bool
 )
@@ -133,6 +139,7 @@ func (m MemoryEffect) Writes() bool { return m&MemWrite != 0 }
 // Operand lists shared by many rows.
 var (
 	oneOfType     = []TypeRule{OfType}
+	atomicUpdate  = []TypeRule{Fixed(Ptr), OfType}
 	twoOfType     = []TypeRule{OfType, OfType}
 	shiftOperands = []TypeRule{OfType, OfFrom}
 )
@@ -209,6 +216,16 @@ var opTable = [numOps]OpInfo{
 	OpCheckIndex:  {Name: "checkindex", Result: NoResult, Operands: []TypeRule{Fixed(Int64), Fixed(Int64)}, Aux: SiteIndex, SideEffects: true, Checks: true},
 	OpCheckSlice:  {Name: "checkslice", Result: NoResult, Operands: []TypeRule{Fixed(Int64), Fixed(Int64)}, Aux: SiteIndex, SideEffects: true, Checks: true},
 	OpCheckDivide: {Name: "checkdiv", Types: Integers, Result: NoResult, Operands: oneOfType, Aux: SiteIndex, SideEffects: true, Checks: true},
+
+	OpAtomicAdd:   {Name: "atomadd", Types: Numeric, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicMin:   {Name: "atommin", Types: Numeric, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicMax:   {Name: "atommax", Types: Numeric, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicAnd:   {Name: "atomand", Types: Words, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicOr:    {Name: "atomor", Types: Words, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicSwap:  {Name: "atomswap", Types: Words, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicCAS:   {Name: "atomcas", Types: Words, Result: OfType, Operands: []TypeRule{Fixed(Ptr), OfType, OfType}, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicLoad:  {Name: "atomload", Types: Words, Result: OfType, Operands: []TypeRule{Fixed(Ptr)}, Memory: MemRead, Spaces: true, Atomic: true},
+	OpAtomicStore: {Name: "atomstore", Types: Words, Result: NoResult, Operands: atomicUpdate, Memory: MemWrite, SideEffects: true, Spaces: true, Atomic: true},
 }
 
 // Info returns the op's row of the op table; an op out of range gets the

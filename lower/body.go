@@ -29,6 +29,12 @@ func (l *lowerer) lowerBody() {
 			l.k.Tasks = append(l.k.Tasks, c)
 		}
 	}
+	if len(l.diags) > 0 {
+		return // the tasks may be incomplete
+	}
+	if !l.cfg.SkipDependenceCheck {
+		l.checkDependences()
+	}
 	l.groupBlocks()
 }
 
@@ -96,6 +102,7 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 	tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(cond), Succs: [2]int{index.Index, exit.Index}}
 
 	tb.cur = index
+	l.loopIndexes[t] = &loopIndex{reg: f.regsFor(pl.phi)[0], init: init, bound: bound, wide: wide, delta: pl.delta}
 	gs.enter(f.start)
 
 	tb.cur = latch

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/qdgo/qd/internal/fault"
+	"github.com/qdgo/qd/ir"
 )
 
 // FaultKind is the kind of a kernel's fault, as Go's runtime names them.
@@ -208,6 +210,18 @@ func cpuFault(k *KernelSpec, v any) error {
 	f := &Fault{Kernel: k.Name, Kind: kind, X: int64(x), Y: y, Unsigned: !signed && kind != FaultDivide}
 	f.Pos = panicPos(k, kind)
 	return opError("kernel "+k.Name, f)
+}
+
+// interpreted turns the error of a kernel run on the IR interpreter (the
+// CPU's race mode) into the error a GPU would report: a Fault for a check
+// that failed.
+func interpreted(k *KernelSpec, err error) error {
+	var f *ir.Fault
+	if errors.As(err, &f) {
+		return opError("kernel "+k.Name, &Fault{Kernel: k.Name, Task: f.Task, Kind: f.Site.Kind,
+			X: int64(f.X), Y: int64(f.Y), Unsigned: f.Site.Unsigned, Pos: f.Site.Pos()})
+	}
+	return opError("run "+k.Name+" on the CPU", err)
 }
 
 // panicPos finds where the kernel's Go function panicked, from the frames

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -67,7 +67,7 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:15:5",
+			Pos:  "kernels.go:19:5",
 		}},
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
@@ -77,13 +77,13 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:25:13",
+			Pos:  "kernels.go:29:13",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:25:20",
+			Pos:  "kernels.go:29:20",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:25:4",
+			Pos:  "kernels.go:29:4",
 		}},
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
@@ -195,6 +195,17 @@ var qdModule = &rt.ModuleSpec{
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "kernels.go:125:25",
+			Unsigned: true,
+		}},
+		Name: "Histogram",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "reduce.go:12:5",
 		}},
@@ -247,16 +258,16 @@ func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], i
 	if qdErr := rt.CheckBuffers(qdk.dev, "Gather", out, table, idx); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, table)
 	rt.PutBuffer(qdArgs[:], 32, idx)
 	qdCounts := [1]int64{int64(idx.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		}, out, table, idx)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -267,16 +278,16 @@ func (qdk *Kernels) GatherUnchecked(out *rt.Buffer[float32], table *rt.Buffer[fl
 	if qdErr := rt.CheckBuffers(qdk.dev, "GatherUnchecked", out, table, idx); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			GatherUnchecked(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, table)
 	rt.PutBuffer(qdArgs[:], 32, idx)
 	qdCounts := [1]int64{int64(idx.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			GatherUnchecked(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		}, out, table, idx)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -287,16 +298,16 @@ func (qdk *Kernels) Stencil(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Stencil(out.CPUSlice(), in.CPUSlice(), w)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	qdCounts := [1]int64{((int64(in.Len()) - int64(w)) - int64(w))}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Stencil(out.CPUSlice(), in.CPUSlice(), w)
+		}, out, in)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -307,16 +318,16 @@ func (qdk *Kernels) StencilUnchecked(out *rt.Buffer[float32], in *rt.Buffer[floa
 	if qdErr := rt.CheckBuffers(qdk.dev, "StencilUnchecked", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			StencilUnchecked(out.CPUSlice(), in.CPUSlice(), w)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	qdCounts := [1]int64{((int64(in.Len()) - int64(w)) - int64(w))}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			StencilUnchecked(out.CPUSlice(), in.CPUSlice(), w)
+		}, out, in)
+	}
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -327,50 +338,45 @@ func (qdk *Kernels) SaxpyUnchecked(a float32, x *rt.Buffer[float32], y *rt.Buffe
 	if qdErr := rt.CheckBuffers(qdk.dev, "SaxpyUnchecked", x, y); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			SaxpyUnchecked(a, x.CPUSlice(), y.CPUSlice(), n)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	rt.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			SaxpyUnchecked(a, x.CPUSlice(), y.CPUSlice(), n)
+		}, x, y)
+	}
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Empty launches kernel Empty (kernels.go:12) after the work already launched on
+// Empty launches kernel Empty (kernels.go:16) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			Empty(a.CPUSlice(), n)
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Empty(a.CPUSlice(), n)
+		}, a)
+	}
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Saxpy launches kernel Saxpy (kernels.go:23) after the work already launched on
+// Saxpy launches kernel Saxpy (kernels.go:27) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
-		})
 	}
 	var qdArgs [56]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
@@ -378,29 +384,34 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 24, y)
 	rt.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
+		}, x, y)
+	}
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Spin launches kernel Spin (kernels.go:32) after the work already launched on
+// Spin launches kernel Spin (kernels.go:36) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			Spin(out.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Spin(out.CPUSlice(), iters)
+		}, out)
+	}
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// TwoSpins launches kernel TwoSpins (kernels.go:56) after the work already launched on
+// TwoSpins launches kernel TwoSpins (kernels.go:60) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -410,40 +421,40 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	if qdErr := rt.CheckDisjoint("TwoSpins", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
-			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{1, 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
+		}, a, b)
+	}
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:64) after the work already launched on
+// TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:68) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpinsSerial", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
-			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
+		}, a, b)
+	}
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// EightSpins launches kernel EightSpins (kernels.go:84) after the work already launched on
+// EightSpins launches kernel EightSpins (kernels.go:88) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -534,11 +545,6 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	if qdErr := rt.CheckDisjoint("EightSpins", "a6", a6, "a7", a7); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, a0)
 	rt.PutBuffer(qdArgs[:], 16, a1)
@@ -550,10 +556,15 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		}, a0, a1, a2, a3, a4, a5, a6, a7)
+	}
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// FourTiny launches kernel FourTiny (kernels.go:98) after the work already launched on
+// FourTiny launches kernel FourTiny (kernels.go:102) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], d *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
@@ -578,36 +589,55 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("FourTiny", "c", c, "d", d); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutBuffer(qdArgs[:], 48, d)
 	qdCounts := [4]int64{1, 1, 1, 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
+		}, a, b, c, d)
+	}
 	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Tiny launches kernel Tiny (kernels.go:108) after the work already launched on
+// Tiny launches kernel Tiny (kernels.go:112) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Tiny", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
-			Tiny(a.CPUSlice())
-		})
-	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	qdCounts := [1]int64{1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Tiny(a.CPUSlice())
+		}, a)
+	}
 	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Histogram launches kernel Histogram (kernels.go:123) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sum launches kernel Sum (reduce.go:7) after the work already launched on
@@ -617,16 +647,16 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Sum", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdOpts, func() {
-			Sum(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Sum(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3729,6 +3759,86 @@ $L_14:
 	ret;
 }
 
+.visible .entry Histogram_0(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3,
+	.param .u64 Histogram_0_param_4
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<19>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Histogram_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt6, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt6;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Histogram_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 851968;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
+}
+
 .visible .entry Sum_0(
 	.param .u64 Sum_0_param_0,
 	.param .s64 Sum_0_param_1,
@@ -4274,7 +4384,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 851970;
+	st.global.u32 [%rdt3+8], 917506;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -4282,4 +4392,3309 @@ $Lfault:
 	st.volatile.global.u32 [%rdt3+4], %rt2;
 	exit;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Gather(out []f32, table []f32, idx []i32)
+site 0 index checks.go:13:17
+site 1 index checks.go:13:6
+
+task Gather_0 parallel count=(len idx)
+b0: # entry
+	r4 = base idx
+	r5 = len idx
+	r3 = move.i64 r5
+	r14 = base table
+	r15 = len table
+	r19 = base out
+	r20 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 4
+	r17 = load.f32 r13
+	checkindex r9, r20, site 1
+	r18 = elemaddr r19, r9, 4
+	store.f32 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel GatherUnchecked(out []f32, table []f32, idx []i32)
+
+task GatherUnchecked_0 parallel count=(len idx)
+b0: # entry
+	r4 = base idx
+	r5 = len idx
+	r3 = move.i64 r5
+	r14 = base table
+	r19 = base out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	r13 = elemaddr r14, r16, 4
+	r17 = load.f32 r13
+	r18 = elemaddr r19, r9, 4
+	store.f32 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Stencil(out []f32, in []f32, w i64)
+site 0 index checks.go:46:12
+site 1 index checks.go:46:22
+site 2 index checks.go:46:32
+site 3 index checks.go:46:40
+site 4 index checks.go:46:50
+site 5 index checks.go:32:6
+
+task Stencil_0 parallel count=(sub.i64 (sub.i64 (len in) (param w)) (param w))
+b0: # entry
+	r2 = param.i64 w
+	r4 = base in
+	r5 = len in
+	r32 = base out
+	r33 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r3 = add.i64 r2, r0
+	jump b2
+b2: # head
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r8 = lt.i64 r3, r7
+	branch r8, b3, b8
+b3: # index
+	r9 = move.i64 r3
+	jump b4
+b4: # for.loop
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r10 = lt.i64 r9, r7
+	branch r10, b5, b8
+b5: # average5.entry
+	r12 = sub.i64 r9, r2
+	checkindex r12, r5, site 0
+	r13 = elemaddr r4, r12, 4
+	r14 = load.f32 r13
+	r15 = sub.i64 r9, 1
+	checkindex r15, r5, site 1
+	r16 = elemaddr r4, r15, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	checkindex r9, r5, site 2
+	r19 = elemaddr r4, r9, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r18, r20
+	r22 = add.i64 r9, 1
+	checkindex r22, r5, site 3
+	r23 = elemaddr r4, r22, 4
+	r24 = load.f32 r23
+	r25 = add.f32 r21, r24
+	r26 = add.i64 r9, r2
+	checkindex r26, r5, site 4
+	r27 = elemaddr r4, r26, 4
+	r28 = load.f32 r27
+	r29 = add.f32 r25, r28
+	r30 = mul.f32 r29, 0.2
+	r11 = move.f32 r30
+	jump b6
+b6: # average5.return
+	checkindex r9, r33, site 5
+	r31 = elemaddr r32, r9, 4
+	store.f32 r31, r11
+	jump b7
+b7: # latch
+	r3 = add.i64 r3, r1
+	jump b2
+b8: # exit
+	return
+
+kernel StencilUnchecked(out []f32, in []f32, w i64)
+
+task StencilUnchecked_0 parallel count=(sub.i64 (sub.i64 (len in) (param w)) (param w))
+b0: # entry
+	r2 = param.i64 w
+	r4 = base in
+	r5 = len in
+	r32 = base out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r3 = add.i64 r2, r0
+	jump b2
+b2: # head
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r8 = lt.i64 r3, r7
+	branch r8, b3, b8
+b3: # index
+	r9 = move.i64 r3
+	jump b4
+b4: # for.loop
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r10 = lt.i64 r9, r7
+	branch r10, b5, b8
+b5: # average5.entry
+	r12 = sub.i64 r9, r2
+	r13 = elemaddr r4, r12, 4
+	r14 = load.f32 r13
+	r15 = sub.i64 r9, 1
+	r16 = elemaddr r4, r15, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	r19 = elemaddr r4, r9, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r18, r20
+	r22 = add.i64 r9, 1
+	r23 = elemaddr r4, r22, 4
+	r24 = load.f32 r23
+	r25 = add.f32 r21, r24
+	r26 = add.i64 r9, r2
+	r27 = elemaddr r4, r26, 4
+	r28 = load.f32 r27
+	r29 = add.f32 r25, r28
+	r30 = mul.f32 r29, 0.2
+	r11 = move.f32 r30
+	jump b6
+b6: # average5.return
+	r31 = elemaddr r32, r9, 4
+	store.f32 r31, r11
+	jump b7
+b7: # latch
+	r3 = add.i64 r3, r1
+	jump b2
+b8: # exit
+	return
+
+kernel SaxpyUnchecked(a f32, x []f32, y []f32, n i64)
+
+task SaxpyUnchecked_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r7 = base x
+	r11 = param.f32 a
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b6
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = elemaddr r13, r5, 4
+	store.f32 r17, r16
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Empty(a []i32, n i64)
+site 0 index kernels.go:19:5
+
+task Empty_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r8 = base a
+	r9 = len a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b8
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = lt.i64 r5, 0
+	branch r6, b5, b6
+b5: # if.then
+	checkindex 0, r9, site 0
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b6
+b6: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Saxpy(a f32, x []f32, y []f32, n i64)
+site 0 index kernels.go:29:13
+site 1 index kernels.go:29:20
+site 2 index kernels.go:29:4
+
+task Saxpy_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r7 = base x
+	r8 = len x
+	r11 = param.f32 a
+	r13 = base y
+	r14 = len y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b6
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r5, r8, site 0
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	checkindex r5, r14, site 1
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = elemaddr r13, r5, 4
+	store.f32 r17, r16
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Spin(out []i64, iters i64)
+
+task Spin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+kernel TwoSpins(a []i64, b []i64, iters i64)
+groups [2]
+disjoint a b
+
+task TwoSpins_0 serial block=1 group=1
+b0: # entry
+	r3 = base a
+	r4 = len a
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task TwoSpins_1 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	r4 = len b
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+kernel TwoSpinsSerial(a []i64, b []i64, iters i64)
+
+task TwoSpinsSerial_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+task TwoSpinsSerial_1 parallel count=(len b)
+b0: # entry
+	r4 = base b
+	r5 = len b
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 5→7
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 7→7 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 7→7 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 7→7 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 7→7 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 7→7
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 7→8
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 5→8
+	r13 = move.i64 r8
+	jump b19
+
+kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
+groups [8]
+disjoint a0 a1
+disjoint a0 a2
+disjoint a0 a3
+disjoint a0 a4
+disjoint a0 a5
+disjoint a0 a6
+disjoint a0 a7
+disjoint a1 a2
+disjoint a1 a3
+disjoint a1 a4
+disjoint a1 a5
+disjoint a1 a6
+disjoint a1 a7
+disjoint a2 a3
+disjoint a2 a4
+disjoint a2 a5
+disjoint a2 a6
+disjoint a2 a7
+disjoint a3 a4
+disjoint a3 a5
+disjoint a3 a6
+disjoint a3 a7
+disjoint a4 a5
+disjoint a4 a6
+disjoint a4 a7
+disjoint a5 a6
+disjoint a5 a7
+disjoint a6 a7
+
+task EightSpins_0 serial block=1 group=1
+b0: # entry
+	r3 = base a0
+	r4 = len a0
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_1 serial block=2 group=1
+b0: # entry
+	r3 = base a1
+	r4 = len a1
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_2 serial block=3 group=1
+b0: # entry
+	r3 = base a2
+	r4 = len a2
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_3 serial block=4 group=1
+b0: # entry
+	r3 = base a3
+	r4 = len a3
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_4 serial block=5 group=1
+b0: # entry
+	r3 = base a4
+	r4 = len a4
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_5 serial block=6 group=1
+b0: # entry
+	r3 = base a5
+	r4 = len a5
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_6 serial block=7 group=1
+b0: # entry
+	r3 = base a6
+	r4 = len a6
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_7 serial block=8 group=1
+b0: # entry
+	r3 = base a7
+	r4 = len a7
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+kernel FourTiny(a []i32, b []i32, c []i32, d []i32)
+groups [4]
+disjoint a b
+disjoint a c
+disjoint a d
+disjoint b c
+disjoint b d
+disjoint c d
+
+task FourTiny_0 serial block=1 group=1
+b0: # entry
+	r3 = base a
+	r4 = len a
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+task FourTiny_1 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	r4 = len b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+task FourTiny_2 serial block=3 group=1
+b0: # entry
+	r3 = base c
+	r4 = len c
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+task FourTiny_3 serial block=4 group=1
+b0: # entry
+	r3 = base d
+	r4 = len d
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+kernel Tiny(a []i32)
+
+task Tiny_0 serial
+b0: # entry
+	r0 = base a
+	r1 = len a
+	jump b1
+b1: # tiny.entry
+	r2 = move.i64 r1
+	r3 = move.i64 -1
+	jump b2
+b2: # unroll setup
+	r10 = max.i64 r2, -9223372036854775804
+	r11 = sub.i64 r10, 4
+	jump b3
+b3: # unroll guard
+	r12 = lt.i64 r3, r11
+	branch r12, b4, b12
+b4: # tiny.rangeindex.loop (unrolled 0)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b5
+b5: # tiny.rangeindex.body (unrolled 0)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b6
+b6: # tiny.rangeindex.loop (unrolled 1)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b7
+b7: # tiny.rangeindex.body (unrolled 1)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b8
+b8: # tiny.rangeindex.loop (unrolled 2)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b9
+b9: # tiny.rangeindex.body (unrolled 2)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b10
+b10: # tiny.rangeindex.loop (unrolled 3)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b11
+b11: # tiny.rangeindex.body (unrolled 3)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b3
+b12: # tiny.rangeindex.loop
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	branch r5, b13, b14
+b13: # tiny.rangeindex.body
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b12
+b14: # tiny.return
+	return
+
+kernel Histogram(data []u8, bins []u32)
+site 0 index unsigned kernels.go:125:25
+
+task Histogram_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base bins
+	r15 = len bins
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Sum(x []f32, out []f32)
+reductions 1
+site 0 index reduce.go:12:5
+
+task Sum_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f32 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.f32 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r31
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r31
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r31
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r24, 1
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.f32 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = mul.i64 r23, 1
+	r46 = add.i64 r45, 0
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.f32 r47
+	jump b43
+b43: # reduction warps
+	r48 = mul.i64 r24, r25
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.f32 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r53
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r53
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r53
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b44, b56
+b56: # reduction shuffled
+	r57 = eq.i64 r23, 0
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = mul.i64 r58, 1
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.f32 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f32 -0.0
+	jump b43
+
+task Sum_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f32 -0.0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.f32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f32 r5, 0.0
+	r47 = elemaddr r0, 0, 8
+	store.f32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f32 -0.0
+	jump b28
+
+task Sum_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.f32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 4
+	store.f32 r0, r5
+	return
 `

@@ -9,15 +9,8 @@ import (
 	"github.com/qdgo/qd/rt"
 )
 
-// The benchmarks of issue 9: a float sum as a reduction, the cost of
-// bounds checks, and (with atomics) a histogram.
-
-// extraMeasures and extraRows are benchmarks that files built only with
-// some tags add.
-var (
-	extraMeasures []func(*rt.Device, *kernels.Kernels, map[string]float64)
-	extraRows     [][2]string
-)
+// The benchmarks of reductions and faults: a float sum as a reduction,
+// and the cost of bounds checks.
 
 // gpuTime is the median GPU time of run over rounds runs, in seconds,
 // measured with timing events.

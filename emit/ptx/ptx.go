@@ -126,6 +126,7 @@ type entry struct {
 	faults strings.Builder
 	checks int
 	fault  *faultRegs
+	labels int // the labels of atomic ops' loops so far
 }
 
 func (e *entry) paramName(slot int) string {

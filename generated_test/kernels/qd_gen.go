@@ -7,8 +7,119 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:14:25",
+			Unsigned: true,
+		}},
+		Name: "Histogram",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:24:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:25:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:26:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:27:26",
+		}},
+		Name: "Slots",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Slots_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:36:14",
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:37:23",
+			Unsigned: true,
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:38:23",
+			Unsigned: true,
+		}},
+		Name: "FloatSums",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "FloatSums_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:48:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:49:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:51:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:52:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:53:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:54:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:55:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:56:21",
+		}},
+		Name: "Extremes",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Extremes_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:67:27",
+			Unsigned: true,
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:68:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:69:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:69:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:70:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:70:53",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:73:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:74:48",
+		}},
+		Name: "Bits",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Bits_0",
+			Parallel: true,
+		}},
+	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "faults.go:10:13",
@@ -1031,6 +1142,116 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Histogram launches kernel Histogram (atomics.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Slots launches kernel Slots (atomics.go:22) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], total *rt.Buffer[uint64], signed *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", order, count, total, signed); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [72]byte
+	rt.PutBuffer(qdArgs[:], 0, order)
+	rt.PutBuffer(qdArgs[:], 16, count)
+	rt.PutBuffer(qdArgs[:], 32, total)
+	rt.PutBuffer(qdArgs[:], 48, signed)
+	qdCounts := [1]int64{int64(order.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Slots(order.CPUSlice(), count.CPUSlice(), total.CPUSlice(), signed.CPUSlice())
+		}, order, count, total, signed)
+	}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FloatSums launches kernel FloatSums (atomics.go:34) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], sums32 *rt.Buffer[float32], sums64 *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", x, bucket, sums32, sums64); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [72]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, bucket)
+	rt.PutBuffer(qdArgs[:], 32, sums32)
+	rt.PutBuffer(qdArgs[:], 48, sums64)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FloatSums(x.CPUSlice(), bucket.CPUSlice(), sums32.CPUSlice(), sums64.CPUSlice())
+		}, x, bucket, sums32, sums64)
+	}
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Extremes launches kernel Extremes (atomics.go:46) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *rt.Buffer[float64], ilo *rt.Buffer[int64], ihi *rt.Buffer[int64], small *rt.Buffer[int8], narrow *rt.Buffer[uint16], fmax *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [136]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, lo)
+	rt.PutBuffer(qdArgs[:], 32, hi)
+	rt.PutBuffer(qdArgs[:], 48, ilo)
+	rt.PutBuffer(qdArgs[:], 64, ihi)
+	rt.PutBuffer(qdArgs[:], 80, small)
+	rt.PutBuffer(qdArgs[:], 96, narrow)
+	rt.PutBuffer(qdArgs[:], 112, fmax)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Extremes(x.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), ilo.CPUSlice(), ihi.CPUSlice(), small.CPUSlice(), narrow.CPUSlice(), fmax.CPUSlice())
+		}, x, lo, hi, ilo, ihi, small, narrow, fmax)
+	}
+	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Bits launches kernel Bits (atomics.go:65) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mask *rt.Buffer[uint64], prev *rt.Buffer[int64], old *rt.Buffer[int64], seen *rt.Buffer[int32], top *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", data, present, mask, prev, old, seen, top); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [120]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, present)
+	rt.PutBuffer(qdArgs[:], 32, mask)
+	rt.PutBuffer(qdArgs[:], 48, prev)
+	rt.PutBuffer(qdArgs[:], 64, old)
+	rt.PutBuffer(qdArgs[:], 80, seen)
+	rt.PutBuffer(qdArgs[:], 96, top)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Bits(data.CPUSlice(), present.CPUSlice(), mask.CPUSlice(), prev.CPUSlice(), old.CPUSlice(), seen.CPUSlice(), top.CPUSlice())
+		}, data, present, mask, prev, old, seen, top)
+	}
+	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Gather launches kernel Gather (faults.go:8) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1038,17 +1259,17 @@ func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], i
 	if qdErr := rt.CheckBuffers(qdk.dev, "Gather", out, table, idx); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, table)
 	rt.PutBuffer(qdArgs[:], 32, idx)
 	qdCounts := [1]int64{int64(idx.Len())}
-	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		}, out, table, idx)
+	}
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ratio launches kernel Ratio (faults.go:18) after the work already launched on
@@ -1058,17 +1279,17 @@ func (qdk *Kernels) Ratio(q *rt.Buffer[int64], a *rt.Buffer[int64], b *rt.Buffer
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ratio", q, a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			Ratio(q.CPUSlice(), a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, q)
 	rt.PutBuffer(qdArgs[:], 16, a)
 	rt.PutBuffer(qdArgs[:], 32, b)
 	qdCounts := [1]int64{int64(q.Len())}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ratio(q.CPUSlice(), a.CPUSlice(), b.CPUSlice())
+		}, q, a, b)
+	}
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Window launches kernel Window (faults.go:28) after the work already launched on
@@ -1078,18 +1299,18 @@ func (qdk *Kernels) Window(out *rt.Buffer[int32], a *rt.Buffer[int32], lo int, h
 	if qdErr := rt.CheckBuffers(qdk.dev, "Window", out, a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Window(out.CPUSlice(), a.CPUSlice(), lo, hi)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, a)
 	rt.PutUint64(qdArgs[:], 32, uint64(lo))
 	rt.PutUint64(qdArgs[:], 40, uint64(hi))
 	qdCounts := [2]int64{1, rt.UnknownCount}
-	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Window(out.CPUSlice(), a.CPUSlice(), lo, hi)
+		}, out, a)
+	}
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Unsigned launches kernel Unsigned (faults.go:38) after the work already launched on
@@ -1099,16 +1320,16 @@ func (qdk *Kernels) Unsigned(out *rt.Buffer[uint8], at uint, qdOpts ...rt.Launch
 	if qdErr := rt.CheckBuffers(qdk.dev, "Unsigned", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			Unsigned(out.CPUSlice(), at)
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(at))
 	qdCounts := [1]int64{1}
-	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Unsigned(out.CPUSlice(), at)
+		}, out)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
@@ -1118,17 +1339,17 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			Saxpy(a, x.CPUSlice(), y.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
-	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Saxpy(a, x.CPUSlice(), y.CPUSlice())
+		}, x, y)
+	}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -1138,17 +1359,17 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -1158,17 +1379,17 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -1178,17 +1399,17 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -1198,17 +1419,17 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
-			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -1218,17 +1439,17 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
-			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -1238,17 +1459,17 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -1258,17 +1479,17 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -1278,17 +1499,17 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
-			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -1298,17 +1519,17 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdOpts, func() {
-			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -1318,17 +1539,17 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(14, qdOpts, func() {
-			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
@@ -1338,17 +1559,17 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", x, c, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(15, qdOpts, func() {
-			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, c)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
+		}, x, c, out)
+	}
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -1357,11 +1578,6 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], u8 *rt.Buffer[uint8], i16 *rt.Buffer[int16], u32 *rt.Buffer[uint32], f32 *rt.Buffer[float32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", i64, f64, u8, i16, u32, f32, out); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(16, qdOpts, func() {
-			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
-		})
 	}
 	var qdArgs [120]byte
 	rt.PutBuffer(qdArgs[:], 0, i64)
@@ -1372,7 +1588,12 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 80, f32)
 	rt.PutBuffer(qdArgs[:], 96, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
+		}, i64, f64, u8, i16, u32, f32, out)
+	}
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -1382,17 +1603,17 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(17, qdOpts, func() {
-			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -1402,17 +1623,17 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(18, qdOpts, func() {
-			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -1422,18 +1643,18 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", x, y, lo, hi); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(19, qdOpts, func() {
-			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
-		})
-	}
 	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, lo)
 	rt.PutBuffer(qdArgs[:], 48, hi)
 	qdCounts := [1]int64{int64(lo.Len())}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
+		}, x, y, lo, hi)
+	}
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:174) after the work already launched on
@@ -1443,17 +1664,17 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	if qdErr := rt.CheckBuffers(qdk.dev, "Control", a, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(20, qdOpts, func() {
-			Control(a.CPUSlice(), out.CPUSlice(), limit)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Control(a.CPUSlice(), out.CPUSlice(), limit)
+		}, a, out)
+	}
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
@@ -1463,17 +1684,17 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(21, qdOpts, func() {
-			Phases(a.CPUSlice(), b.CPUSlice(), n)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Phases(a.CPUSlice(), b.CPUSlice(), n)
+		}, a, b)
+	}
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
@@ -1483,16 +1704,16 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(22, qdOpts, func() {
-			Spin(out.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Spin(out.CPUSlice(), iters)
+		}, out)
+	}
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
@@ -1502,11 +1723,6 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", a, f, sums, q, r); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(23, qdOpts, func() {
-			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
-		})
-	}
 	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, f)
@@ -1514,7 +1730,12 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 48, q)
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
+		}, a, f, sums, q, r)
+	}
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
@@ -1524,18 +1745,18 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(24, qdOpts, func() {
-			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
+		}, a, b)
+	}
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
@@ -1545,17 +1766,17 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(25, qdOpts, func() {
-			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
@@ -1565,16 +1786,16 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(26, qdOpts, func() {
-			Empty(a.CPUSlice(), n)
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Empty(a.CPUSlice(), n)
+		}, a)
+	}
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
@@ -1584,11 +1805,6 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", out, lo, hi, small, u); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(27, qdOpts, func() {
-			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
-		})
-	}
 	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, lo)
@@ -1596,7 +1812,12 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 48, small)
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
+		}, out, lo, hi, small, u)
+	}
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
@@ -1606,16 +1827,16 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdOpts, func() {
-			Fill(a.CPUSlice(), v)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Fill(a.CPUSlice(), v)
+		}, a)
+	}
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
@@ -1625,16 +1846,16 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", dst, src); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
-			AddOne(dst.CPUSlice(), src.CPUSlice())
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			AddOne(dst.CPUSlice(), src.CPUSlice())
+		}, dst, src)
+	}
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
@@ -1644,16 +1865,16 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	if qdErr := rt.CheckBuffers(qdk.dev, "Accumulate", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
-			Accumulate(a.CPUSlice(), v)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Accumulate(a.CPUSlice(), v)
+		}, a)
+	}
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
@@ -1663,17 +1884,17 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "SlowFill", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
-			SlowFill(a.CPUSlice(), v, iters)
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			SlowFill(a.CPUSlice(), v, iters)
+		}, a)
+	}
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
@@ -1682,11 +1903,6 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Scalars", out); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
-			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
-		})
 	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
@@ -1701,7 +1917,12 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutFloat64(qdArgs[:], 40, float64(h))
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
+		}, out)
+	}
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -1714,16 +1935,16 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	if qdErr := rt.CheckDisjoint("TwoBlocks", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
-			TwoBlocks(a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoBlocks(a.CPUSlice(), b.CPUSlice())
+		}, a, b)
+	}
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1736,16 +1957,16 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	if qdErr := rt.CheckDisjoint("OrderedInBlock", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
-			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
+		}, a, b)
+	}
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1758,18 +1979,18 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(35, qdOpts, func() {
-			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
+		}, a, b)
+	}
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1779,17 +2000,17 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(36, qdOpts, func() {
-			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1883,11 +2104,6 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	if qdErr := rt.CheckDisjoint("EightBlocks", "a6", a6, "a7", a7); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(37, qdOpts, func() {
-			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, a0)
 	rt.PutBuffer(qdArgs[:], 16, a1)
@@ -1899,7 +2115,12 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		}, a0, a1, a2, a3, a4, a5, a6, a7)
+	}
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1918,18 +2139,18 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("MixedTop", "b", b, "c", c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(38, qdOpts, func() {
-			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sum launches kernel Sum (reduce.go:12) after the work already launched on
@@ -1939,16 +2160,16 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Sum", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(39, qdOpts, func() {
-			Sum(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Sum(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // IntStats launches kernel IntStats (reduce.go:24) after the work already launched on
@@ -1958,16 +2179,16 @@ func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "IntStats", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(40, qdOpts, func() {
-			IntStats(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			IntStats(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Center launches kernel Center (reduce.go:53) after the work already launched on
@@ -1977,16 +2198,16 @@ func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Center", x, centered); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(41, qdOpts, func() {
-			Center(x.CPUSlice(), centered.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, centered)
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Center(x.CPUSlice(), centered.CPUSlice())
+		}, x, centered)
+	}
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FloatRange launches kernel FloatRange (reduce.go:68) after the work already launched on
@@ -1996,17 +2217,17 @@ func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n
 	if qdErr := rt.CheckBuffers(qdk.dev, "FloatRange", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(42, qdOpts, func() {
-			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
+		}, x, out)
+	}
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ChunkSums launches kernel ChunkSums (reduce.go:82) after the work already launched on
@@ -2016,11 +2237,6 @@ func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], ou
 	if qdErr := rt.CheckBuffers(qdk.dev, "ChunkSums", x, partial, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(43, qdOpts, func() {
-			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, partial)
@@ -2028,7 +2244,12 @@ func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], ou
 	rt.PutUint64(qdArgs[:], 48, uint64(chunk))
 	rt.PutUint64(qdArgs[:], 56, uint64(start))
 	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
+		}, x, partial, out)
+	}
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockSums launches kernel BlockSums (reduce.go:101) after the work already launched on
@@ -2047,18 +2268,18 @@ func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt
 	if qdErr := rt.CheckDisjoint("BlockSums", "outA", outA, "outB", outB); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(44, qdOpts, func() {
-			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, outA)
 	rt.PutBuffer(qdArgs[:], 48, outB)
 	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
+		}, a, b, outA, outB)
+	}
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Dot launches kernel Dot (reduce.go:124) after the work already launched on
@@ -2068,17 +2289,17 @@ func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Dot", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(45, qdOpts, func() {
-			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -2091,6 +2312,934 @@ const qdPTX = `//
 .address_size 64
 
 .global .align 4 .u32 qd_fault_claim;
+
+.visible .entry Histogram_0(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3,
+	.param .u64 Histogram_0_param_4
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<19>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Histogram_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt6, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt6;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Histogram_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
+}
+
+.visible .entry Slots_0(
+	.param .u64 Slots_0_param_0,
+	.param .s64 Slots_0_param_1,
+	.param .u64 Slots_0_param_2,
+	.param .s64 Slots_0_param_3,
+	.param .u64 Slots_0_param_4,
+	.param .s64 Slots_0_param_5,
+	.param .u64 Slots_0_param_6,
+	.param .s64 Slots_0_param_7,
+	.param .u64 Slots_0_param_8
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<33>;
+	.reg .b64 %rdt<7>;
+
+$L_0:
+	ld.param.u64 %rd4, [Slots_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Slots_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Slots_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Slots_0_param_3];
+	ld.param.u64 %rd21, [Slots_0_param_4];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Slots_0_param_5];
+	ld.param.u64 %rd27, [Slots_0_param_6];
+	cvta.to.global.u64 %rd27, %rd27;
+	ld.param.u64 %rd28, [Slots_0_param_7];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd13;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd11, %rd12, 0;
+	mov.b32 %rt6, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt6;
+	add.s32 %r14, %r15, 1;
+	sub.s32 %r16, %r14, 1;
+	cvt.u32.u64 %r17, %rd9;
+	cvt.s64.s32 %rd19, %r16;
+	setp.ge.u64 %pt1, %rd19, %rd5;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd19, 4, %rd4;
+	st.global.s32 [%rd18], %r17;
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt2, %rdt4, %rd22;
+	@%pt2 bra $Lfault_2;
+	add.s64 %rd20, %rd21, 0;
+	mov.b64 %rd23, %rd9;
+	atom.global.add.u64 %rd25, [%rd20], %rd23;
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt3, %rdt5, %rd28;
+	@%pt3 bra $Lfault_3;
+	add.s64 %rd26, %rd27, 0;
+	mov.b64 %rd29, %rd9;
+	neg.s64 %rd30, %rd29;
+	atom.global.add.u64 %rd32, [%rd26], %rd30;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd19;
+	mov.b64 %rdt3, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd22;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd28;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [Slots_0_param_8];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt6];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt4, %rt9, %rt7;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 65536;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt2;
+	st.global.u64 [%rdt6+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt8;
+	exit;
+}
+
+.visible .entry FloatSums_0(
+	.param .u64 FloatSums_0_param_0,
+	.param .s64 FloatSums_0_param_1,
+	.param .u64 FloatSums_0_param_2,
+	.param .s64 FloatSums_0_param_3,
+	.param .u64 FloatSums_0_param_4,
+	.param .s64 FloatSums_0_param_5,
+	.param .u64 FloatSums_0_param_6,
+	.param .s64 FloatSums_0_param_7,
+	.param .u64 FloatSums_0_param_8
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<28>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<24>;
+	.reg .f64 %fd<31>;
+
+$L_0:
+	ld.param.u64 %rd4, [FloatSums_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [FloatSums_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [FloatSums_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [FloatSums_0_param_3];
+	ld.param.u64 %rd19, [FloatSums_0_param_4];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [FloatSums_0_param_5];
+	ld.param.u64 %rd25, [FloatSums_0_param_6];
+	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [FloatSums_0_param_7];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	setp.ge.u64 %pt0, %rd9, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd9, 1, %rd14;
+	ld.global.u8 %r16, [%rd13];
+	rem.u32 %r17, %r16, 4;
+	and.b32 %r17, %r17, 255;
+	cvt.u64.u32 %rd21, %r17;
+	setp.ge.u64 %pt1, %rd21, %rd20;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd21, 4, %rd19;
+	atom.global.add.f32 %f23, [%rd18], %f12;
+	cvt.u64.u32 %rd27, %r17;
+	setp.ge.u64 %pt2, %rd27, %rd26;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd24, %rd27, 8, %rd25;
+	cvt.f64.f32 %fd28, %f12;
+	atom.global.add.f64 %fd30, [%rd24], %fd28;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd27;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [FloatSums_0_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Extremes_0(
+	.param .u64 Extremes_0_param_0,
+	.param .s64 Extremes_0_param_1,
+	.param .u64 Extremes_0_param_2,
+	.param .s64 Extremes_0_param_3,
+	.param .u64 Extremes_0_param_4,
+	.param .s64 Extremes_0_param_5,
+	.param .u64 Extremes_0_param_6,
+	.param .s64 Extremes_0_param_7,
+	.param .u64 Extremes_0_param_8,
+	.param .s64 Extremes_0_param_9,
+	.param .u64 Extremes_0_param_10,
+	.param .s64 Extremes_0_param_11,
+	.param .u64 Extremes_0_param_12,
+	.param .s64 Extremes_0_param_13,
+	.param .u64 Extremes_0_param_14,
+	.param .s64 Extremes_0_param_15,
+	.param .u64 Extremes_0_param_16
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<30>;
+	.reg .b32 %r<51>;
+	.reg .b32 %rt<28>;
+	.reg .b64 %rd<99>;
+	.reg .b64 %rdt<17>;
+	.reg .f32 %f<57>;
+	.reg .f32 %ft<3>;
+	.reg .f64 %fd<21>;
+	.reg .f64 %fdt<6>;
+
+$L_0:
+	ld.param.u64 %rd4, [Extremes_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Extremes_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Extremes_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Extremes_0_param_3];
+	ld.param.u64 %rd18, [Extremes_0_param_4];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [Extremes_0_param_5];
+	ld.param.u64 %rd26, [Extremes_0_param_6];
+	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd27, [Extremes_0_param_7];
+	ld.param.u64 %rd30, [Extremes_0_param_8];
+	cvta.to.global.u64 %rd30, %rd30;
+	ld.param.u64 %rd31, [Extremes_0_param_9];
+	ld.param.u64 %rd35, [Extremes_0_param_10];
+	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Extremes_0_param_11];
+	ld.param.u64 %rd41, [Extremes_0_param_12];
+	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd42, [Extremes_0_param_13];
+	ld.param.u64 %rd53, [Extremes_0_param_14];
+	cvta.to.global.u64 %rd53, %rd53;
+	ld.param.u64 %rd54, [Extremes_0_param_15];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd15;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd13, %rd14, 0;
+	ld.global.b64 %rdt4, [%rd13];
+$A_0:
+	mov.b64 %fd16, %rdt4;
+	setp.lt.f64 %pt3, %fd16, %fd12;
+	selp.f64 %fdt1, %fd16, %fd12, %pt3;
+	setp.eq.f64 %pt4, %fd16, %fd12;
+	or.b64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fdt2, %fdt1, %pt4;
+	setp.nan.f64 %pt5, %fd16, %fd12;
+	add.rn.f64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt0, %fdt2, %fdt1, %pt5;
+	mov.b64 %rdt6, %fdt0;
+	setp.eq.b64 %pt1, %rdt6, %rdt4;
+	@%pt1 bra $A_1;
+	atom.global.cas.b64 %rdt5, [%rd13], %rdt4, %rdt6;
+	setp.ne.b64 %pt2, %rdt5, %rdt4;
+	mov.b64 %rdt4, %rdt5;
+	@%pt2 bra $A_0;
+$A_1:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt6, %rdt7, %rd19;
+	@%pt6 bra $Lfault_1;
+	add.s64 %rd17, %rd18, 0;
+	ld.global.b64 %rdt8, [%rd17];
+$A_2:
+	mov.b64 %fd20, %rdt8;
+	setp.gt.f64 %pt9, %fd20, %fd12;
+	selp.f64 %fdt4, %fd20, %fd12, %pt9;
+	setp.eq.f64 %pt10, %fd20, %fd12;
+	and.b64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt10;
+	setp.nan.f64 %pt11, %fd20, %fd12;
+	add.rn.f64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt3, %fdt5, %fdt4, %pt11;
+	mov.b64 %rdt10, %fdt3;
+	setp.eq.b64 %pt7, %rdt10, %rdt8;
+	@%pt7 bra $A_3;
+	atom.global.cas.b64 %rdt9, [%rd17], %rdt8, %rdt10;
+	setp.ne.b64 %pt8, %rdt9, %rdt8;
+	mov.b64 %rdt8, %rdt9;
+	@%pt8 bra $A_2;
+$A_3:
+	mul.lo.s64 %rd21, %rd9, 7919;
+	mul.hi.s64 %rd57, %rd21, -9002011107970261188;
+	add.s64 %rd58, %rd57, %rd21;
+	mov.b64 %rd59, %rd58;
+	shr.u64 %rd60, %rd59, 63;
+	shr.s64 %rd61, %rd58, 9;
+	mov.b64 %rd62, %rd60;
+	add.s64 %rd63, %rd61, %rd62;
+	mul.lo.s64 %rd64, %rd63, 1000;
+	sub.s64 %rd65, %rd21, %rd64;
+	mov.b64 %rd22, %rd65;
+	mov.b64 %rd23, %rd22;
+	sub.s64 %rd24, %rd23, 500;
+	mov.b64 %rdt11, 0;
+	setp.ge.u64 %pt12, %rdt11, %rd27;
+	@%pt12 bra $Lfault_2;
+	add.s64 %rd25, %rd26, 0;
+	atom.global.min.s64 %rd28, [%rd25], %rd24;
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt13, %rdt12, %rd31;
+	@%pt13 bra $Lfault_3;
+	add.s64 %rd29, %rd30, 0;
+	atom.global.max.s64 %rd32, [%rd29], %rd24;
+	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
+	add.s64 %rd67, %rd66, %rd9;
+	mov.b64 %rd68, %rd67;
+	shr.u64 %rd69, %rd68, 63;
+	shr.s64 %rd70, %rd67, 1;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd72, %rd70, %rd71;
+	mul.lo.s64 %rd73, %rd72, 3;
+	sub.s64 %rd74, %rd9, %rd73;
+	mov.b64 %rd33, %rd74;
+	setp.ge.u64 %pt14, %rd33, %rd36;
+	@%pt14 bra $Lfault_4;
+	mad.lo.s64 %rd34, %rd33, 1, %rd35;
+	mov.b32 %rt6, 1;
+	and.b64 %rdt13, %rd34, -4;
+	cvt.u32.u64 %rt7, %rd34;
+	and.b32 %rt7, %rt7, 3;
+	shl.b32 %rt7, %rt7, 3;
+	ld.global.b32 %rt8, [%rdt13];
+$A_4:
+	bfe.s32 %r38, %rt8, %rt7, 8;
+	add.s32 %rt11, %r38, %rt6;
+	bfe.s32 %rt11, %rt11, 0, 8;
+	bfi.b32 %rt10, %rt11, %rt8, %rt7, 8;
+	setp.eq.b32 %pt15, %rt10, %rt8;
+	@%pt15 bra $A_5;
+	atom.global.cas.b32 %rt9, [%rdt13], %rt8, %rt10;
+	setp.ne.b32 %pt16, %rt9, %rt8;
+	mov.b32 %rt8, %rt9;
+	@%pt16 bra $A_4;
+$A_5:
+	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
+	add.s64 %rd76, %rd75, %rd9;
+	mov.b64 %rd77, %rd76;
+	shr.u64 %rd78, %rd77, 63;
+	shr.s64 %rd79, %rd76, 2;
+	mov.b64 %rd80, %rd78;
+	add.s64 %rd81, %rd79, %rd80;
+	mul.lo.s64 %rd82, %rd81, 5;
+	sub.s64 %rd83, %rd9, %rd82;
+	mov.b64 %rd39, %rd83;
+	setp.ge.u64 %pt17, %rd39, %rd42;
+	@%pt17 bra $Lfault_5;
+	mad.lo.s64 %rd40, %rd39, 2, %rd41;
+	cvt.u32.u64 %r43, %rd9;
+	and.b32 %r43, %r43, 65535;
+	and.b64 %rdt14, %rd40, -4;
+	cvt.u32.u64 %rt12, %rd40;
+	and.b32 %rt12, %rt12, 3;
+	shl.b32 %rt12, %rt12, 3;
+	ld.global.b32 %rt13, [%rdt14];
+$A_6:
+	bfe.u32 %r44, %rt13, %rt12, 16;
+	max.u32 %rt16, %r44, %r43;
+	bfi.b32 %rt15, %rt16, %rt13, %rt12, 16;
+	setp.eq.b32 %pt18, %rt15, %rt13;
+	@%pt18 bra $A_7;
+	atom.global.cas.b32 %rt14, [%rdt14], %rt13, %rt15;
+	setp.ne.b32 %pt19, %rt14, %rt13;
+	mov.b32 %rt13, %rt14;
+	@%pt19 bra $A_6;
+$A_7:
+	mul.hi.s64 %rd84, %rd9, -6148914691236517205;
+	add.s64 %rd85, %rd84, %rd9;
+	mov.b64 %rd86, %rd85;
+	shr.u64 %rd87, %rd86, 63;
+	shr.s64 %rd88, %rd85, 1;
+	mov.b64 %rd89, %rd87;
+	add.s64 %rd90, %rd88, %rd89;
+	mul.lo.s64 %rd91, %rd90, 3;
+	sub.s64 %rd92, %rd9, %rd91;
+	mov.b64 %rd45, %rd92;
+	add.s64 %rd46, %rd45, 5;
+	setp.ge.u64 %pt20, %rd46, %rd42;
+	@%pt20 bra $Lfault_6;
+	mad.lo.s64 %rd47, %rd46, 2, %rd41;
+	add.s64 %rd48, %rd9, 1;
+	cvt.u32.u64 %r49, %rd48;
+	and.b32 %r49, %r49, 65535;
+	and.b64 %rdt15, %rd47, -4;
+	cvt.u32.u64 %rt17, %rd47;
+	and.b32 %rt17, %rt17, 3;
+	shl.b32 %rt17, %rt17, 3;
+	ld.global.b32 %rt18, [%rdt15];
+$A_8:
+	bfe.u32 %r50, %rt18, %rt17, 16;
+	min.u32 %rt21, %r50, %r49;
+	bfi.b32 %rt20, %rt21, %rt18, %rt17, 16;
+	setp.eq.b32 %pt21, %rt20, %rt18;
+	@%pt21 bra $A_9;
+	atom.global.cas.b32 %rt19, [%rdt15], %rt18, %rt20;
+	setp.ne.b32 %pt22, %rt19, %rt18;
+	mov.b32 %rt18, %rt19;
+	@%pt22 bra $A_8;
+$A_9:
+	shr.s64 %rd93, %rd9, 63;
+	and.b64 %rd94, %rd93, 1;
+	add.s64 %rd95, %rd9, %rd94;
+	shr.s64 %rd96, %rd95, 1;
+	mul.lo.s64 %rd97, %rd96, 2;
+	sub.s64 %rd98, %rd9, %rd97;
+	mov.b64 %rd51, %rd98;
+	setp.ge.u64 %pt23, %rd51, %rd54;
+	@%pt23 bra $Lfault_7;
+	mad.lo.s64 %rd52, %rd51, 4, %rd53;
+	cvt.rn.f32.f64 %f55, %fd12;
+	ld.global.b32 %rt22, [%rd52];
+$A_10:
+	mov.b32 %f56, %rt22;
+	setp.gt.f32 %pt26, %f56, %f55;
+	selp.f32 %ft1, %f56, %f55, %pt26;
+	setp.eq.f32 %pt27, %f56, %f55;
+	and.b32 %ft2, %f56, %f55;
+	selp.f32 %ft1, %ft2, %ft1, %pt27;
+	setp.nan.f32 %pt28, %f56, %f55;
+	add.rn.f32 %ft2, %f56, %f55;
+	selp.f32 %ft0, %ft2, %ft1, %pt28;
+	mov.b32 %rt24, %ft0;
+	setp.eq.b32 %pt24, %rt24, %rt22;
+	@%pt24 bra $A_11;
+	atom.global.cas.b32 %rt23, [%rd52], %rt22, %rt24;
+	setp.ne.b32 %pt25, %rt23, %rt22;
+	mov.b32 %rt22, %rt23;
+	@%pt25 bra $A_10;
+$A_11:
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd19;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd27;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd31;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt2, %rd33;
+	mov.b64 %rdt3, %rd36;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt2, %rd39;
+	mov.b64 %rdt3, %rd42;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt2, %rd46;
+	mov.b64 %rdt3, %rd42;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt2, %rd51;
+	mov.b64 %rdt3, %rd54;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt16, [Extremes_0_param_16];
+	cvta.to.global.u64 %rdt16, %rdt16;
+	ld.relaxed.sys.global.u32 %rt25, [%rdt16];
+	add.u32 %rt26, %rt25, 1;
+	atom.global.cas.b32 %rt27, [qd_fault_claim], %rt25, %rt26;
+	setp.ne.u32 %pt29, %rt27, %rt25;
+	@%pt29 exit;
+	st.global.u32 [%rdt16+8], 196608;
+	st.global.u32 [%rdt16+12], %rt5;
+	st.global.u64 [%rdt16+16], %rdt2;
+	st.global.u64 [%rdt16+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt16+4], %rt26;
+	exit;
+}
+
+.visible .entry Bits_0(
+	.param .u64 Bits_0_param_0,
+	.param .s64 Bits_0_param_1,
+	.param .u64 Bits_0_param_2,
+	.param .s64 Bits_0_param_3,
+	.param .u64 Bits_0_param_4,
+	.param .s64 Bits_0_param_5,
+	.param .u64 Bits_0_param_6,
+	.param .s64 Bits_0_param_7,
+	.param .u64 Bits_0_param_8,
+	.param .s64 Bits_0_param_9,
+	.param .u64 Bits_0_param_10,
+	.param .s64 Bits_0_param_11,
+	.param .u64 Bits_0_param_12,
+	.param .s64 Bits_0_param_13,
+	.param .u64 Bits_0_param_14
+)
+{
+	.reg .pred %p<53>;
+	.reg .pred %pt<14>;
+	.reg .b32 %r<54>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<63>;
+	.reg .b64 %rdt<14>;
+
+$L_0:
+	ld.param.u64 %rd4, [Bits_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Bits_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [Bits_0_param_2];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Bits_0_param_3];
+	ld.param.u64 %rd22, [Bits_0_param_4];
+	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [Bits_0_param_5];
+	ld.param.u64 %rd29, [Bits_0_param_6];
+	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Bits_0_param_7];
+	ld.param.u64 %rd34, [Bits_0_param_8];
+	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd35, [Bits_0_param_9];
+	ld.param.u64 %rd37, [Bits_0_param_10];
+	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [Bits_0_param_11];
+	ld.param.u64 %rd47, [Bits_0_param_12];
+	cvta.to.global.u64 %rd47, %rd47;
+	ld.param.u64 %rd48, [Bits_0_param_13];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_15;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_15;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	div.u32 %r13, %r12, 32;
+	and.b32 %r13, %r13, 255;
+	cvt.u64.u32 %rd17, %r13;
+	setp.ge.u64 %pt0, %rd17, %rd16;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd14, %rd17, 4, %rd15;
+	rem.u32 %r18, %r12, 32;
+	and.b32 %r18, %r18, 255;
+	mov.b32 %rt6, 1;
+	shl.b32 %r19, %rt6, %r18;
+	atom.global.or.b32 %r20, [%rd14], %r19;
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt1, %rdt3, %rd23;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd21, %rd22, 0;
+	rem.u32 %r24, %r12, 64;
+	and.b32 %r24, %r24, 255;
+	mov.b64 %rdt4, 1;
+	shl.b64 %rd25, %rdt4, %r24;
+	not.b64 %rd26, %rd25;
+	atom.global.and.b64 %rd27, [%rd21], %rd26;
+	setp.ge.u64 %pt2, %rd9, %rd30;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd28, %rd9, 8, %rd29;
+	cvt.u64.u32 %rd31, %r12;
+	atom.global.exch.b64 %rd32, [%rd28], %rd31;
+	setp.ge.u64 %pt3, %rd9, %rd35;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd33, %rd9, 8, %rd34;
+	st.global.s64 [%rd33], %rd32;
+	setp.ge.u64 %pt4, %rd9, %rd38;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd36, %rd9, 4, %rd37;
+	mad.lo.s64 %rd39, %rd9, 4, %rd37;
+	ld.relaxed.gpu.global.s32 %r40, [%rd39];
+	add.s32 %r41, %r40, 1;
+	st.relaxed.gpu.global.s32 [%rd36], %r41;
+	mov.b32 %r42, %r12;
+	mul.hi.s64 %rd54, %rd9, -7905747460161236406;
+	add.s64 %rd55, %rd54, %rd9;
+	mov.b64 %rd56, %rd55;
+	shr.u64 %rd57, %rd56, 63;
+	shr.s64 %rd58, %rd55, 2;
+	mov.b64 %rd59, %rd57;
+	add.s64 %rd60, %rd58, %rd59;
+	mul.lo.s64 %rd61, %rd60, 7;
+	sub.s64 %rd62, %rd9, %rd61;
+	mov.b64 %rd43, %rd62;
+	cvt.u32.u64 %r44, %rd43;
+	mul.lo.s32 %r45, %r42, %r44;
+$L_6:
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt5, %rdt5, %rd48;
+	@%pt5 bra $Lfault_5;
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@!%p50 bra $L_8;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_8:
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt6, %rdt6, %rd48;
+	@%pt6 bra $Lfault_6;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_9:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt7, %rdt7, %rd48;
+	@%pt7 bra $Lfault_7;
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_10:
+	mov.b64 %rdt8, 0;
+	setp.ge.u64 %pt8, %rdt8, %rd48;
+	@%pt8 bra $Lfault_8;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_11:
+	mov.b64 %rdt9, 0;
+	setp.ge.u64 %pt9, %rdt9, %rd48;
+	@%pt9 bra $Lfault_9;
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_12:
+	mov.b64 %rdt10, 0;
+	setp.ge.u64 %pt10, %rdt10, %rd48;
+	@%pt10 bra $Lfault_10;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_13:
+	mov.b64 %rdt11, 0;
+	setp.ge.u64 %pt11, %rdt11, %rd48;
+	@%pt11 bra $Lfault_11;
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_14:
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt12, %rdt12, %rd48;
+	@%pt12 bra $Lfault_12;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+	bra.uni $L_6;
+$L_15:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd17;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd38;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt13, [Bits_0_param_14];
+	cvta.to.global.u64 %rdt13, %rdt13;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt13];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt13, %rt10, %rt8;
+	@%pt13 exit;
+	st.global.u32 [%rdt13+8], 262144;
+	st.global.u32 [%rdt13+12], %rt5;
+	st.global.u64 [%rdt13+16], %rdt1;
+	st.global.u64 [%rdt13+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt13+4], %rt9;
+	exit;
+}
 
 .visible .entry Gather_0(
 	.param .u64 Gather_0_param_0,
@@ -2177,7 +3326,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+8], 327680;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -2279,7 +3428,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt4+8], 65536;
+	st.global.u32 [%rdt4+8], 393216;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -2331,7 +3480,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt2+8], 131072;
+	st.global.u32 [%rdt2+8], 458752;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -2429,7 +3578,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 131073;
+	st.global.u32 [%rdt3+8], 458753;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt0;
 	st.global.u64 [%rdt3+24], %rdt1;
@@ -2487,7 +3636,7 @@ $Lfault:
 	atom.global.cas.b32 %rt5, [qd_fault_claim], %rt3, %rt4;
 	setp.ne.u32 %pt2, %rt5, %rt3;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 196608;
+	st.global.u32 [%rdt3+8], 524288;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -2578,7 +3727,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 262144;
+	st.global.u32 [%rdt3+8], 589824;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -2775,7 +3924,7 @@ $Lfault:
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
 	setp.ne.u32 %pt6, %rt13, %rt11;
 	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 327680;
+	st.global.u32 [%rdt6+8], 655360;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -2972,7 +4121,7 @@ $Lfault:
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
 	setp.ne.u32 %pt6, %rt13, %rt11;
 	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 393216;
+	st.global.u32 [%rdt6+8], 720896;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -3182,7 +4331,7 @@ $Lfault:
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
 	setp.ne.u32 %pt6, %rt13, %rt11;
 	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 458752;
+	st.global.u32 [%rdt6+8], 786432;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -3392,7 +4541,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt6, %rt11, %rt9;
 	@%pt6 exit;
-	st.global.u32 [%rdt8+8], 524288;
+	st.global.u32 [%rdt8+8], 851968;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -3602,7 +4751,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt6, %rt11, %rt9;
 	@%pt6 exit;
-	st.global.u32 [%rdt8+8], 589824;
+	st.global.u32 [%rdt8+8], 917504;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -3792,7 +4941,7 @@ $Lfault:
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
 	setp.ne.u32 %pt4, %rt12, %rt10;
 	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 655360;
+	st.global.u32 [%rdt6+8], 983040;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -3984,7 +5133,7 @@ $Lfault:
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
 	setp.ne.u32 %pt4, %rt12, %rt10;
 	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 720896;
+	st.global.u32 [%rdt6+8], 1048576;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -4175,7 +5324,7 @@ $Lfault:
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
 	setp.ne.u32 %pt4, %rt12, %rt10;
 	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 786432;
+	st.global.u32 [%rdt6+8], 1114112;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -4366,7 +5515,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt4, %rt11, %rt9;
 	@%pt4 exit;
-	st.global.u32 [%rdt7+8], 851968;
+	st.global.u32 [%rdt7+8], 1179648;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
 	st.global.u64 [%rdt7+24], %rdt2;
@@ -4555,7 +5704,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt4, %rt11, %rt9;
 	@%pt4 exit;
-	st.global.u32 [%rdt7+8], 917504;
+	st.global.u32 [%rdt7+8], 1245184;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
 	st.global.u64 [%rdt7+24], %rdt2;
@@ -4686,7 +5835,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt3, %rt9, %rt7;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 983040;
+	st.global.u32 [%rdt4+8], 1310720;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -4891,7 +6040,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt7, %rt8, %rt6;
 	@%pt7 exit;
-	st.global.u32 [%rdt3+8], 1048576;
+	st.global.u32 [%rdt3+8], 1376256;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5060,7 +6209,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt14, %rt8, %rt6;
 	@%pt14 exit;
-	st.global.u32 [%rdt3+8], 1114112;
+	st.global.u32 [%rdt3+8], 1441792;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5196,7 +6345,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 1179648;
+	st.global.u32 [%rdt3+8], 1507328;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5328,7 +6477,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt10, %rt8, %rt6;
 	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 1245184;
+	st.global.u32 [%rdt3+8], 1572864;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5605,7 +6754,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1310720;
+	st.global.u32 [%rdt3+8], 1638400;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5654,7 +6803,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1376256;
+	st.global.u32 [%rdt3+8], 1703936;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5730,7 +6879,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1376257;
+	st.global.u32 [%rdt3+8], 1703937;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5803,7 +6952,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 1376258;
+	st.global.u32 [%rdt4+8], 1703938;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -5882,7 +7031,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 1376259;
+	st.global.u32 [%rdt4+8], 1703939;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -6016,7 +7165,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt4, %rt3, %rt1;
 	@%pt4 exit;
-	st.global.u32 [%rdt2+8], 1376260;
+	st.global.u32 [%rdt2+8], 1703940;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -6427,7 +7576,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt4+8], 1507328;
+	st.global.u32 [%rdt4+8], 1835008;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -6743,7 +7892,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 1572866;
+	st.global.u32 [%rdt3+8], 1900546;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6826,7 +7975,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1572867;
+	st.global.u32 [%rdt3+8], 1900547;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6909,7 +8058,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1572868;
+	st.global.u32 [%rdt3+8], 1900548;
 	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7036,7 +8185,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+8], 1966080;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7111,7 +8260,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 1703936;
+	st.global.u32 [%rdt4+8], 2031616;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -7779,7 +8928,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt17, %rt8, %rt6;
 	@%pt17 exit;
-	st.global.u32 [%rdt3+8], 1769472;
+	st.global.u32 [%rdt3+8], 2097152;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7907,7 +9056,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1900544;
+	st.global.u32 [%rdt3+8], 2228224;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8595,7 +9744,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2293760;
+	st.global.u32 [%rdt3+8], 2621440;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8691,7 +9840,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2293761;
+	st.global.u32 [%rdt3+8], 2621441;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8784,7 +9933,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2359296;
+	st.global.u32 [%rdt3+8], 2686976;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10132,7 +11281,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2490368;
+	st.global.u32 [%rdt3+8], 2818048;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10229,7 +11378,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 2490369;
+	st.global.u32 [%rdt4+8], 2818049;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -10281,7 +11430,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2490370;
+	st.global.u32 [%rdt3+8], 2818050;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10419,7 +11568,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt5+8], 2490372;
+	st.global.u32 [%rdt5+8], 2818052;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt1;
 	st.global.u64 [%rdt5+24], %rdt2;
@@ -10508,7 +11657,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 2490373;
+	st.global.u32 [%rdt4+8], 2818053;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -10666,7 +11815,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2490375;
+	st.global.u32 [%rdt3+8], 2818055;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11220,7 +12369,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2555906;
+	st.global.u32 [%rdt3+8], 2883586;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -13131,7 +14280,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt10, %rt3, %rt1;
 	@%pt10 exit;
-	st.global.u32 [%rdt12+8], 2621442;
+	st.global.u32 [%rdt12+8], 2949122;
 	st.global.u32 [%rdt12+12], %rt0;
 	st.global.u64 [%rdt12+16], %rdt1;
 	st.global.u64 [%rdt12+24], %rdt2;
@@ -13768,7 +14917,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2686978;
+	st.global.u32 [%rdt3+8], 3014658;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14390,7 +15539,7 @@ $Lfault:
 	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
 	setp.ne.u32 %pt83, %rt64, %rt62;
 	@%pt83 exit;
-	st.global.u32 [%rdt3+8], 2752512;
+	st.global.u32 [%rdt3+8], 3080192;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14974,7 +16123,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 2752514;
+	st.global.u32 [%rdt4+8], 3080194;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -15137,7 +16286,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt3+8], 2818048;
+	st.global.u32 [%rdt3+8], 3145728;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15749,7 +16898,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2818051;
+	st.global.u32 [%rdt3+8], 3145731;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16323,7 +17472,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2883586;
+	st.global.u32 [%rdt3+8], 3211266;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16694,7 +17843,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt10, %rt24, %rt22;
 	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 2883587;
+	st.global.u32 [%rdt3+8], 3211267;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17005,7 +18154,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2883589;
+	st.global.u32 [%rdt3+8], 3211269;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17355,7 +18504,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 2949120;
+	st.global.u32 [%rdt3+8], 3276800;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17634,7 +18783,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2949122;
+	st.global.u32 [%rdt3+8], 3276802;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17642,4 +18791,11596 @@ $Lfault:
 	st.volatile.global.u32 [%rdt3+4], %rt2;
 	exit;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Histogram(data []u8, bins []u32)
+site 0 index unsigned atomics.go:14:25
+
+task Histogram_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base bins
+	r15 = len bins
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Slots(order []i32, count []i32, total []u64, signed []i64)
+site 0 index atomics.go:24:33
+site 1 index atomics.go:25:8
+site 2 index atomics.go:26:26
+site 3 index atomics.go:27:26
+
+task Slots_0 parallel count=(len order)
+b0: # entry
+	r4 = base order
+	r5 = len order
+	r3 = move.i64 r5
+	r12 = base count
+	r13 = len count
+	r21 = base total
+	r22 = len total
+	r27 = base signed
+	r28 = len signed
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	checkindex 0, r13, site 0
+	r11 = elemaddr r12, 0, 4
+	r15 = atomadd.i32 r11, 1
+	r14 = add.i32 r15, 1
+	r16 = sub.i32 r14, 1
+	r17 = convert.i32.i64 r9
+	r19 = convert.i64.i32 r16
+	checkindex r19, r5, site 1
+	r18 = elemaddr r4, r19, 4
+	store.i32 r18, r17
+	checkindex 0, r22, site 2
+	r20 = elemaddr r21, 0, 8
+	r23 = convert.u64.i64 r9
+	r25 = atomadd.u64 r20, r23
+	checkindex 0, r28, site 3
+	r26 = elemaddr r27, 0, 8
+	r29 = move.i64 r9
+	r30 = neg.i64 r29
+	r32 = atomadd.i64 r26, r30
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
+site 0 index atomics.go:36:14
+site 1 index unsigned atomics.go:37:23
+site 2 index unsigned atomics.go:38:23
+
+task FloatSums_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base bucket
+	r15 = len bucket
+	r19 = base sums32
+	r20 = len sums32
+	r25 = base sums64
+	r26 = len sums64
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	checkindex r9, r15, site 0
+	r13 = elemaddr r14, r9, 1
+	r16 = load.u8 r13
+	r17 = rem.u8 r16, 4
+	r21 = convert.i64.u8 r17
+	checkindex r21, r20, site 1
+	r18 = elemaddr r19, r21, 4
+	r23 = atomadd.f32 r18, r12
+	r27 = convert.i64.u8 r17
+	checkindex r27, r26, site 2
+	r24 = elemaddr r25, r27, 8
+	r28 = convert.f64.f32 r12
+	r30 = atomadd.f64 r24, r28
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
+site 0 index atomics.go:48:19
+site 1 index atomics.go:49:19
+site 2 index atomics.go:51:20
+site 3 index atomics.go:52:20
+site 4 index atomics.go:53:22
+site 5 index atomics.go:54:23
+site 6 index atomics.go:55:23
+site 7 index atomics.go:56:21
+
+task Extremes_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base lo
+	r15 = len lo
+	r18 = base hi
+	r19 = len hi
+	r26 = base ilo
+	r27 = len ilo
+	r30 = base ihi
+	r31 = len ihi
+	r35 = base small
+	r36 = len small
+	r41 = base narrow
+	r42 = len narrow
+	r53 = base fmax
+	r54 = len fmax
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	checkindex 0, r15, site 0
+	r13 = elemaddr r14, 0, 8
+	r16 = atommin.f64 r13, r12
+	checkindex 0, r19, site 1
+	r17 = elemaddr r18, 0, 8
+	r20 = atommax.f64 r17, r12
+	r21 = mul.i64 r9, 7919
+	r57 = mulhi.i64 r21, -9002011107970261188
+	r58 = add.i64 r57, r21
+	r59 = convert.u64.i64 r58
+	r60 = shr.u64.u32 r59, 63
+	r61 = shr.i64.u32 r58, 9
+	r62 = convert.i64.u64 r60
+	r63 = add.i64 r61, r62
+	r64 = mul.i64 r63, 1000
+	r65 = sub.i64 r21, r64
+	r22 = move.i64 r65
+	r23 = move.i64 r22
+	r24 = sub.i64 r23, 500
+	checkindex 0, r27, site 2
+	r25 = elemaddr r26, 0, 8
+	r28 = atommin.i64 r25, r24
+	checkindex 0, r31, site 3
+	r29 = elemaddr r30, 0, 8
+	r32 = atommax.i64 r29, r24
+	r66 = mulhi.i64 r9, -6148914691236517205
+	r67 = add.i64 r66, r9
+	r68 = convert.u64.i64 r67
+	r69 = shr.u64.u32 r68, 63
+	r70 = shr.i64.u32 r67, 1
+	r71 = convert.i64.u64 r69
+	r72 = add.i64 r70, r71
+	r73 = mul.i64 r72, 3
+	r74 = sub.i64 r9, r73
+	r33 = move.i64 r74
+	checkindex r33, r36, site 4
+	r34 = elemaddr r35, r33, 1
+	r38 = atomadd.i8 r34, 1
+	r75 = mulhi.i64 r9, -3689348814741910323
+	r76 = add.i64 r75, r9
+	r77 = convert.u64.i64 r76
+	r78 = shr.u64.u32 r77, 63
+	r79 = shr.i64.u32 r76, 2
+	r80 = convert.i64.u64 r78
+	r81 = add.i64 r79, r80
+	r82 = mul.i64 r81, 5
+	r83 = sub.i64 r9, r82
+	r39 = move.i64 r83
+	checkindex r39, r42, site 5
+	r40 = elemaddr r41, r39, 2
+	r43 = convert.u16.i64 r9
+	r44 = atommax.u16 r40, r43
+	r84 = mulhi.i64 r9, -6148914691236517205
+	r85 = add.i64 r84, r9
+	r86 = convert.u64.i64 r85
+	r87 = shr.u64.u32 r86, 63
+	r88 = shr.i64.u32 r85, 1
+	r89 = convert.i64.u64 r87
+	r90 = add.i64 r88, r89
+	r91 = mul.i64 r90, 3
+	r92 = sub.i64 r9, r91
+	r45 = move.i64 r92
+	r46 = add.i64 r45, 5
+	checkindex r46, r42, site 6
+	r47 = elemaddr r41, r46, 2
+	r48 = add.i64 r9, 1
+	r49 = convert.u16.i64 r48
+	r50 = atommin.u16 r47, r49
+	r93 = shr.i64.u32 r9, 63
+	r94 = and.i64 r93, 1
+	r95 = add.i64 r9, r94
+	r96 = shr.i64.u32 r95, 1
+	r97 = mul.i64 r96, 2
+	r98 = sub.i64 r9, r97
+	r51 = move.i64 r98
+	checkindex r51, r54, site 7
+	r52 = elemaddr r53, r51, 4
+	r55 = convert.f32.f64 r12
+	r56 = atommax.f32 r52, r55
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32)
+site 0 index unsigned atomics.go:67:27
+site 1 index atomics.go:68:25
+site 2 index atomics.go:69:34
+site 3 index atomics.go:69:6
+site 4 index atomics.go:70:26
+site 5 index atomics.go:70:53
+site 6 index atomics.go:73:30
+site 7 index atomics.go:74:48
+
+task Bits_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r15 = base present
+	r16 = len present
+	r22 = base mask
+	r23 = len mask
+	r29 = base prev
+	r30 = len prev
+	r34 = base old
+	r35 = len old
+	r37 = base seen
+	r38 = len seen
+	r47 = base top
+	r48 = len top
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b15
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b15
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r13 = div.u8 r12, 32
+	r17 = convert.i64.u8 r13
+	checkindex r17, r16, site 0
+	r14 = elemaddr r15, r17, 4
+	r18 = rem.u8 r12, 32
+	r19 = shl.u32.u8 1, r18
+	r20 = atomor.u32 r14, r19
+	checkindex 0, r23, site 1
+	r21 = elemaddr r22, 0, 8
+	r24 = rem.u8 r12, 64
+	r25 = shl.u64.u8 1, r24
+	r26 = not.u64 r25
+	r27 = atomand.u64 r21, r26
+	checkindex r9, r30, site 2
+	r28 = elemaddr r29, r9, 8
+	r31 = convert.i64.u8 r12
+	r32 = atomswap.i64 r28, r31
+	checkindex r9, r35, site 3
+	r33 = elemaddr r34, r9, 8
+	store.i64 r33, r32
+	checkindex r9, r38, site 4
+	r36 = elemaddr r37, r9, 4
+	r39 = elemaddr r37, r9, 4
+	r40 = atomload.i32 r39
+	r41 = add.i32 r40, 1
+	atomstore.i32 r36, r41
+	r42 = convert.i32.u8 r12
+	r54 = mulhi.i64 r9, -7905747460161236406
+	r55 = add.i64 r54, r9
+	r56 = convert.u64.i64 r55
+	r57 = shr.u64.u32 r56, 63
+	r58 = shr.i64.u32 r55, 2
+	r59 = convert.i64.u64 r57
+	r60 = add.i64 r58, r59
+	r61 = mul.i64 r60, 7
+	r62 = sub.i64 r9, r61
+	r43 = move.i64 r62
+	r44 = convert.i32.i64 r43
+	r45 = mul.i32 r42, r44
+	jump b6
+b6: # for.body
+	checkindex 0, r48, site 6
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # cond.false
+	checkindex 0, r48, site 7
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b9
+b9: # for.body (unrolled 1)
+	checkindex 0, r48, site 6
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b10
+b10: # cond.false (unrolled 1)
+	checkindex 0, r48, site 7
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b11
+b11: # for.body (unrolled 2)
+	checkindex 0, r48, site 6
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b12
+b12: # cond.false (unrolled 2)
+	checkindex 0, r48, site 7
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b13
+b13: # for.body (unrolled 3)
+	checkindex 0, r48, site 6
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b14
+b14: # cond.false (unrolled 3)
+	checkindex 0, r48, site 7
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b6
+b15: # exit
+	return
+
+kernel Gather(out []f32, table []f32, idx []i32)
+site 0 index faults.go:10:13
+site 1 index faults.go:11:6
+
+task Gather_0 parallel count=(len idx)
+b0: # entry
+	r4 = base idx
+	r5 = len idx
+	r3 = move.i64 r5
+	r14 = base table
+	r15 = len table
+	r19 = base out
+	r20 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 4
+	r17 = load.f32 r13
+	checkindex r9, r20, site 1
+	r18 = elemaddr r19, r9, 4
+	store.f32 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Ratio(q []i64, a []i64, b []i64)
+site 0 index faults.go:20:11
+site 1 index faults.go:20:18
+site 2 divide faults.go:20:15
+
+task Ratio_0 parallel count=(len q)
+b0: # entry
+	r4 = base q
+	r5 = len q
+	r3 = move.i64 r5
+	r12 = base a
+	r13 = len a
+	r16 = base b
+	r17 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	checkindex r9, r13, site 0
+	r11 = elemaddr r12, r9, 8
+	r14 = load.i64 r11
+	checkindex r9, r17, site 1
+	r15 = elemaddr r16, r9, 8
+	r18 = load.i64 r15
+	checkdiv.i64 r18, site 2
+	r19 = div.i64 r14, r18
+	r20 = elemaddr r4, r9, 8
+	store.i64 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Window(out []i32, a []i32, lo i64, hi i64)
+site 0 sliceacap faults.go:29:8
+site 1 sliceb faults.go:29:8
+site 2 index faults.go:31:6
+
+task Window_0 serial
+b0: # entry
+	r4 = len a
+	r5 = param.i64 lo
+	r6 = param.i64 hi
+	jump b1
+b1: # entry
+	checkslice r6, r4, site 0
+	checkslice r5, r6, site 1
+	return
+
+task Window_1 parallel
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r9 = param.i64 lo
+	r10 = param.i64 hi
+	checkslice r10, r8, site 0
+	checkslice r9, r10, site 1
+	r4 = elemaddr r7, r9, 4
+	r5 = sub.i64 r10, r9
+	r3 = move.i64 r5
+	r19 = base out
+	r20 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r11 = add.i64 r2, 1
+	r12 = lt.i64 r11, r3
+	branch r12, b3, b7
+b3: # index
+	r13 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r14 = add.i64 r13, 1
+	r15 = lt.i64 r14, r3
+	branch r15, b5, b7
+b5: # rangeindex.body
+	r16 = elemaddr r4, r14, 4
+	r17 = load.i32 r16
+	checkindex r14, r20, site 2
+	r18 = elemaddr r19, r14, 4
+	store.i32 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Unsigned(out []u8, at u64)
+site 0 index faults.go:39:5
+site 1 index unsigned faults.go:40:5
+
+task Unsigned_0 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r4 = param.u64 at
+	jump b1
+b1: # entry
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 1
+	store.u8 r0, 1
+	r5 = convert.i64.u64 r4
+	checkindex r5, r2, site 1
+	r3 = elemaddr r1, r5, 1
+	store.u8 r3, 2
+	return
+
+kernel Saxpy(a f32, x []f32, y []f32)
+site 0 index kernels.go:16:13
+site 1 index kernels.go:16:20
+site 2 index kernels.go:16:4
+
+task Saxpy_0 parallel count=(min.i64 (len x) (len y))
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r8 = base y
+	r9 = len y
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r15 = param.f32 a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b6
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r11, r6, site 0
+	r12 = elemaddr r5, r11, 4
+	r13 = load.f32 r12
+	r14 = mul.f32 r15, r13
+	checkindex r11, r9, site 1
+	r16 = elemaddr r8, r11, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	r19 = elemaddr r8, r11, 4
+	store.f32 r19, r18
+	r20 = add.i64 r11, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel MixInt8(a []i8, b []i8, out []i8)
+site 0 index kernels.go:23:25
+site 1 index kernels.go:23:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:23:6
+
+task MixInt8_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 1
+	r11 = load.i8 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 1
+	r15 = load.i8 r12
+	jump b5
+b5: # Mix[int8].entry
+	r17 = mul.i8 r11, r15
+	r18 = add.i8 r17, r11
+	r19 = sub.i8 r18, r15
+	r20 = andnot.i8 r11, r15
+	r21 = xor.i8 r19, r20
+	r22 = and.i8 r11, r15
+	r23 = shr.i8.u64 r22, 1
+	r24 = or.i8 r21, r23
+	r25 = ne.i8 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int8].if.then
+	checkdiv.i8 r15, site 2
+	r27 = div.i8 r11, r15
+	r28 = add.i8 r24, r27
+	r29 = rem.i8 r11, r15
+	r30 = xor.i8 r28, r29
+	r26 = move.i8 r30
+	jump b7
+b7: # Mix[int8].if.done
+	r31 = div.i8 r11, 7
+	r32 = rem.i8 r11, 5
+	r33 = add.i8 r31, r32
+	r34 = div.i8 r11, 100
+	r35 = add.i8 r33, r34
+	r36 = rem.i8 r11, 16
+	r37 = add.i8 r35, r36
+	r38 = div.i8 r11, 2
+	r39 = add.i8 r37, r38
+	r40 = rem.i8 r11, 127
+	r41 = add.i8 r39, r40
+	r42 = add.i8 r26, r41
+	r43 = convert.u64.i8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i8.u64 r11, r44
+	r46 = shr.i8.u64 r11, r44
+	r47 = or.i8 r45, r46
+	r48 = xor.i8 r42, r47
+	r49 = convert.u64.i8 r15
+	r50 = shl.i8.u64 r11, r49
+	r51 = add.i8 r48, r50
+	r52 = convert.u8.i8 r15
+	r53 = shr.i8.u8 r11, r52
+	r54 = sub.i8 r51, r53
+	r55 = not.i8 r11
+	r56 = neg.i8 r15
+	r57 = add.i8 r55, r56
+	r58 = add.i8 r54, r57
+	r16 = move.i8 r58
+	jump b8
+b8: # Mix[int8].return
+	checkindex r7, r5, site 4
+	r59 = elemaddr r4, r7, 1
+	store.i8 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i8 r24
+	jump b7
+
+kernel MixInt16(a []i16, b []i16, out []i16)
+site 0 index kernels.go:30:25
+site 1 index kernels.go:30:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:30:6
+
+task MixInt16_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 2
+	r11 = load.i16 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 2
+	r15 = load.i16 r12
+	jump b5
+b5: # Mix[int16].entry
+	r17 = mul.i16 r11, r15
+	r18 = add.i16 r17, r11
+	r19 = sub.i16 r18, r15
+	r20 = andnot.i16 r11, r15
+	r21 = xor.i16 r19, r20
+	r22 = and.i16 r11, r15
+	r23 = shr.i16.u64 r22, 1
+	r24 = or.i16 r21, r23
+	r25 = ne.i16 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int16].if.then
+	checkdiv.i16 r15, site 2
+	r27 = div.i16 r11, r15
+	r28 = add.i16 r24, r27
+	r29 = rem.i16 r11, r15
+	r30 = xor.i16 r28, r29
+	r26 = move.i16 r30
+	jump b7
+b7: # Mix[int16].if.done
+	r31 = div.i16 r11, 7
+	r32 = rem.i16 r11, 5
+	r33 = add.i16 r31, r32
+	r34 = div.i16 r11, 100
+	r35 = add.i16 r33, r34
+	r36 = rem.i16 r11, 16
+	r37 = add.i16 r35, r36
+	r38 = div.i16 r11, 2
+	r39 = add.i16 r37, r38
+	r40 = rem.i16 r11, 127
+	r41 = add.i16 r39, r40
+	r42 = add.i16 r26, r41
+	r43 = convert.u64.i16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i16.u64 r11, r44
+	r46 = shr.i16.u64 r11, r44
+	r47 = or.i16 r45, r46
+	r48 = xor.i16 r42, r47
+	r49 = convert.u64.i16 r15
+	r50 = shl.i16.u64 r11, r49
+	r51 = add.i16 r48, r50
+	r52 = convert.u8.i16 r15
+	r53 = shr.i16.u8 r11, r52
+	r54 = sub.i16 r51, r53
+	r55 = not.i16 r11
+	r56 = neg.i16 r15
+	r57 = add.i16 r55, r56
+	r58 = add.i16 r54, r57
+	r16 = move.i16 r58
+	jump b8
+b8: # Mix[int16].return
+	checkindex r7, r5, site 4
+	r59 = elemaddr r4, r7, 2
+	store.i16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i16 r24
+	jump b7
+
+kernel MixInt32(a []i32, b []i32, out []i32)
+site 0 index kernels.go:37:25
+site 1 index kernels.go:37:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:37:6
+
+task MixInt32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 4
+	r15 = load.i32 r12
+	jump b5
+b5: # Mix[int32].entry
+	r17 = mul.i32 r11, r15
+	r18 = add.i32 r17, r11
+	r19 = sub.i32 r18, r15
+	r20 = andnot.i32 r11, r15
+	r21 = xor.i32 r19, r20
+	r22 = and.i32 r11, r15
+	r23 = shr.i32.u64 r22, 1
+	r24 = or.i32 r21, r23
+	r25 = ne.i32 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int32].if.then
+	checkdiv.i32 r15, site 2
+	r27 = div.i32 r11, r15
+	r28 = add.i32 r24, r27
+	r29 = rem.i32 r11, r15
+	r30 = xor.i32 r28, r29
+	r26 = move.i32 r30
+	jump b7
+b7: # Mix[int32].if.done
+	r62 = mulhi.i32 r11, -1840700269
+	r63 = add.i32 r62, r11
+	r64 = convert.u32.i32 r63
+	r65 = shr.u32.u32 r64, 31
+	r66 = shr.i32.u32 r63, 2
+	r67 = convert.i32.u32 r65
+	r68 = add.i32 r66, r67
+	r31 = move.i32 r68
+	r69 = mulhi.i32 r11, -858993459
+	r70 = add.i32 r69, r11
+	r71 = convert.u32.i32 r70
+	r72 = shr.u32.u32 r71, 31
+	r73 = shr.i32.u32 r70, 2
+	r74 = convert.i32.u32 r72
+	r75 = add.i32 r73, r74
+	r76 = mul.i32 r75, 5
+	r77 = sub.i32 r11, r76
+	r32 = move.i32 r77
+	r33 = add.i32 r31, r32
+	r78 = mulhi.i32 r11, -1546188226
+	r79 = add.i32 r78, r11
+	r80 = convert.u32.i32 r79
+	r81 = shr.u32.u32 r80, 31
+	r82 = shr.i32.u32 r79, 6
+	r83 = convert.i32.u32 r81
+	r84 = add.i32 r82, r83
+	r34 = move.i32 r84
+	r35 = add.i32 r33, r34
+	r85 = shr.i32.u32 r11, 31
+	r86 = and.i32 r85, 15
+	r87 = add.i32 r11, r86
+	r88 = shr.i32.u32 r87, 4
+	r89 = mul.i32 r88, 16
+	r90 = sub.i32 r11, r89
+	r36 = move.i32 r90
+	r37 = add.i32 r35, r36
+	r91 = shr.i32.u32 r11, 31
+	r92 = and.i32 r91, 1
+	r93 = add.i32 r11, r92
+	r94 = shr.i32.u32 r93, 1
+	r38 = move.i32 r94
+	r39 = add.i32 r37, r38
+	r95 = mulhi.i32 r11, -2130574327
+	r96 = add.i32 r95, r11
+	r97 = convert.u32.i32 r96
+	r98 = shr.u32.u32 r97, 31
+	r99 = shr.i32.u32 r96, 6
+	r100 = convert.i32.u32 r98
+	r101 = add.i32 r99, r100
+	r102 = mul.i32 r101, 127
+	r103 = sub.i32 r11, r102
+	r40 = move.i32 r103
+	r41 = add.i32 r39, r40
+	r42 = add.i32 r26, r41
+	r43 = convert.u64.i32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i32.u64 r11, r44
+	r46 = shr.i32.u64 r11, r44
+	r47 = or.i32 r45, r46
+	r48 = xor.i32 r42, r47
+	r49 = convert.u64.i32 r15
+	r50 = shl.i32.u64 r11, r49
+	r51 = add.i32 r48, r50
+	r52 = convert.u8.i32 r15
+	r53 = shr.i32.u8 r11, r52
+	r54 = sub.i32 r51, r53
+	r55 = not.i32 r11
+	r56 = neg.i32 r15
+	r57 = add.i32 r55, r56
+	r58 = add.i32 r54, r57
+	r16 = move.i32 r58
+	jump b8
+b8: # Mix[int32].return
+	checkindex r7, r5, site 4
+	r59 = elemaddr r4, r7, 4
+	store.i32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i32 r24
+	jump b7
+
+kernel MixInt64(a []i64, b []i64, out []i64)
+site 0 index kernels.go:44:25
+site 1 index kernels.go:44:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:44:6
+
+task MixInt64_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b5
+b5: # Mix[int64].entry
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int64].if.then
+	checkdiv.i64 r15, site 2
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b7
+b7: # Mix[int64].if.done
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b8
+b8: # Mix[int64].return
+	checkindex r7, r5, site 4
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i64 r24
+	jump b7
+
+kernel MixInt(a []i64, b []i64, out []i64)
+site 0 index kernels.go:51:25
+site 1 index kernels.go:51:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:51:6
+
+task MixInt_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b5
+b5: # Mix[int].entry
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int].if.then
+	checkdiv.i64 r15, site 2
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b7
+b7: # Mix[int].if.done
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b8
+b8: # Mix[int].return
+	checkindex r7, r5, site 4
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i64 r24
+	jump b7
+
+kernel MixUint8(a []u8, b []u8, out []u8)
+site 0 index kernels.go:58:25
+site 1 index kernels.go:58:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:58:6
+
+task MixUint8_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 1
+	r15 = load.u8 r12
+	jump b5
+b5: # Mix[uint8].entry
+	r17 = mul.u8 r11, r15
+	r18 = add.u8 r17, r11
+	r19 = sub.u8 r18, r15
+	r20 = andnot.u8 r11, r15
+	r21 = xor.u8 r19, r20
+	r22 = and.u8 r11, r15
+	r23 = shr.u8.u64 r22, 1
+	r24 = or.u8 r21, r23
+	r25 = ne.u8 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint8].if.then
+	checkdiv.u8 r15, site 2
+	r27 = div.u8 r11, r15
+	r28 = add.u8 r24, r27
+	r29 = rem.u8 r11, r15
+	r30 = xor.u8 r28, r29
+	r26 = move.u8 r30
+	jump b7
+b7: # Mix[uint8].if.done
+	r31 = div.u8 r11, 7
+	r32 = rem.u8 r11, 5
+	r33 = add.u8 r31, r32
+	r34 = div.u8 r11, 100
+	r35 = add.u8 r33, r34
+	r36 = rem.u8 r11, 16
+	r37 = add.u8 r35, r36
+	r38 = div.u8 r11, 2
+	r39 = add.u8 r37, r38
+	r40 = rem.u8 r11, 127
+	r41 = add.u8 r39, r40
+	r42 = add.u8 r26, r41
+	r43 = convert.u64.u8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u8.u64 r11, r44
+	r46 = shr.u8.u64 r11, r44
+	r47 = or.u8 r45, r46
+	r48 = xor.u8 r42, r47
+	r49 = convert.u64.u8 r15
+	r50 = shl.u8.u64 r11, r49
+	r51 = add.u8 r48, r50
+	r52 = shr.u8.u8 r11, r15
+	r53 = sub.u8 r51, r52
+	r54 = not.u8 r11
+	r55 = neg.u8 r15
+	r56 = add.u8 r54, r55
+	r57 = add.u8 r53, r56
+	r16 = move.u8 r57
+	jump b8
+b8: # Mix[uint8].return
+	checkindex r7, r5, site 4
+	r58 = elemaddr r4, r7, 1
+	store.u8 r58, r16
+	r59 = add.i64 r7, 1
+	r60 = lt.i64 r59, r3
+	branch r60, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u8 r24
+	jump b7
+
+kernel MixUint16(a []u16, b []u16, out []u16)
+site 0 index kernels.go:65:25
+site 1 index kernels.go:65:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:65:6
+
+task MixUint16_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 2
+	r11 = load.u16 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 2
+	r15 = load.u16 r12
+	jump b5
+b5: # Mix[uint16].entry
+	r17 = mul.u16 r11, r15
+	r18 = add.u16 r17, r11
+	r19 = sub.u16 r18, r15
+	r20 = andnot.u16 r11, r15
+	r21 = xor.u16 r19, r20
+	r22 = and.u16 r11, r15
+	r23 = shr.u16.u64 r22, 1
+	r24 = or.u16 r21, r23
+	r25 = ne.u16 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint16].if.then
+	checkdiv.u16 r15, site 2
+	r27 = div.u16 r11, r15
+	r28 = add.u16 r24, r27
+	r29 = rem.u16 r11, r15
+	r30 = xor.u16 r28, r29
+	r26 = move.u16 r30
+	jump b7
+b7: # Mix[uint16].if.done
+	r31 = div.u16 r11, 7
+	r32 = rem.u16 r11, 5
+	r33 = add.u16 r31, r32
+	r34 = div.u16 r11, 100
+	r35 = add.u16 r33, r34
+	r36 = rem.u16 r11, 16
+	r37 = add.u16 r35, r36
+	r38 = div.u16 r11, 2
+	r39 = add.u16 r37, r38
+	r40 = rem.u16 r11, 127
+	r41 = add.u16 r39, r40
+	r42 = add.u16 r26, r41
+	r43 = convert.u64.u16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u16.u64 r11, r44
+	r46 = shr.u16.u64 r11, r44
+	r47 = or.u16 r45, r46
+	r48 = xor.u16 r42, r47
+	r49 = convert.u64.u16 r15
+	r50 = shl.u16.u64 r11, r49
+	r51 = add.u16 r48, r50
+	r52 = convert.u8.u16 r15
+	r53 = shr.u16.u8 r11, r52
+	r54 = sub.u16 r51, r53
+	r55 = not.u16 r11
+	r56 = neg.u16 r15
+	r57 = add.u16 r55, r56
+	r58 = add.u16 r54, r57
+	r16 = move.u16 r58
+	jump b8
+b8: # Mix[uint16].return
+	checkindex r7, r5, site 4
+	r59 = elemaddr r4, r7, 2
+	store.u16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u16 r24
+	jump b7
+
+kernel MixUint32(a []u32, b []u32, out []u32)
+site 0 index kernels.go:72:25
+site 1 index kernels.go:72:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:72:6
+
+task MixUint32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 4
+	r11 = load.u32 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 4
+	r15 = load.u32 r12
+	jump b5
+b5: # Mix[uint32].entry
+	r17 = mul.u32 r11, r15
+	r18 = add.u32 r17, r11
+	r19 = sub.u32 r18, r15
+	r20 = andnot.u32 r11, r15
+	r21 = xor.u32 r19, r20
+	r22 = and.u32 r11, r15
+	r23 = shr.u32.u64 r22, 1
+	r24 = or.u32 r21, r23
+	r25 = ne.u32 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint32].if.then
+	checkdiv.u32 r15, site 2
+	r27 = div.u32 r11, r15
+	r28 = add.u32 r24, r27
+	r29 = rem.u32 r11, r15
+	r30 = xor.u32 r28, r29
+	r26 = move.u32 r30
+	jump b7
+b7: # Mix[uint32].if.done
+	r62 = mulhi.u32 r11, 613566757
+	r63 = sub.u32 r11, r62
+	r64 = shr.u32.u32 r63, 1
+	r65 = add.u32 r64, r62
+	r66 = shr.u32.u32 r65, 2
+	r31 = move.u32 r66
+	r67 = mulhi.u32 r11, 2576980378
+	r68 = sub.u32 r11, r67
+	r69 = shr.u32.u32 r68, 1
+	r70 = add.u32 r69, r67
+	r71 = shr.u32.u32 r70, 2
+	r72 = mul.u32 r71, 5
+	r73 = sub.u32 r11, r72
+	r32 = move.u32 r73
+	r33 = add.u32 r31, r32
+	r74 = mulhi.u32 r11, 1202590843
+	r75 = sub.u32 r11, r74
+	r76 = shr.u32.u32 r75, 1
+	r77 = add.u32 r76, r74
+	r78 = shr.u32.u32 r77, 6
+	r34 = move.u32 r78
+	r35 = add.u32 r33, r34
+	r79 = shr.u32.u32 r11, 4
+	r80 = mul.u32 r79, 16
+	r81 = sub.u32 r11, r80
+	r36 = move.u32 r81
+	r37 = add.u32 r35, r36
+	r82 = shr.u32.u32 r11, 1
+	r38 = move.u32 r82
+	r39 = add.u32 r37, r38
+	r83 = mulhi.u32 r11, 33818641
+	r84 = sub.u32 r11, r83
+	r85 = shr.u32.u32 r84, 1
+	r86 = add.u32 r85, r83
+	r87 = shr.u32.u32 r86, 6
+	r88 = mul.u32 r87, 127
+	r89 = sub.u32 r11, r88
+	r40 = move.u32 r89
+	r41 = add.u32 r39, r40
+	r42 = add.u32 r26, r41
+	r43 = convert.u64.u32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u32.u64 r11, r44
+	r46 = shr.u32.u64 r11, r44
+	r47 = or.u32 r45, r46
+	r48 = xor.u32 r42, r47
+	r49 = convert.u64.u32 r15
+	r50 = shl.u32.u64 r11, r49
+	r51 = add.u32 r48, r50
+	r52 = convert.u8.u32 r15
+	r53 = shr.u32.u8 r11, r52
+	r54 = sub.u32 r51, r53
+	r55 = not.u32 r11
+	r56 = neg.u32 r15
+	r57 = add.u32 r55, r56
+	r58 = add.u32 r54, r57
+	r16 = move.u32 r58
+	jump b8
+b8: # Mix[uint32].return
+	checkindex r7, r5, site 4
+	r59 = elemaddr r4, r7, 4
+	store.u32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u32 r24
+	jump b7
+
+kernel MixUint64(a []u64, b []u64, out []u64)
+site 0 index kernels.go:79:25
+site 1 index kernels.go:79:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:79:6
+
+task MixUint64_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b5
+b5: # Mix[uint64].entry
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint64].if.then
+	checkdiv.u64 r15, site 2
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b7
+b7: # Mix[uint64].if.done
+	r62 = mulhi.u64 r11, 2635249153387078803
+	r63 = sub.u64 r11, r62
+	r64 = shr.u64.u32 r63, 1
+	r65 = add.u64 r64, r62
+	r66 = shr.u64.u32 r65, 2
+	r31 = move.u64 r66
+	r67 = mulhi.u64 r11, 11068046444225730970
+	r68 = sub.u64 r11, r67
+	r69 = shr.u64.u32 r68, 1
+	r70 = add.u64 r69, r67
+	r71 = shr.u64.u32 r70, 2
+	r72 = mul.u64 r71, 5
+	r73 = sub.u64 r11, r72
+	r32 = move.u64 r73
+	r33 = add.u64 r31, r32
+	r74 = mulhi.u64 r11, 5165088340638674453
+	r75 = sub.u64 r11, r74
+	r76 = shr.u64.u32 r75, 1
+	r77 = add.u64 r76, r74
+	r78 = shr.u64.u32 r77, 6
+	r34 = move.u64 r78
+	r35 = add.u64 r33, r34
+	r79 = shr.u64.u32 r11, 4
+	r80 = mul.u64 r79, 16
+	r81 = sub.u64 r11, r80
+	r36 = move.u64 r81
+	r37 = add.u64 r35, r36
+	r82 = shr.u64.u32 r11, 1
+	r38 = move.u64 r82
+	r39 = add.u64 r37, r38
+	r83 = mulhi.u64 r11, 145249953336295683
+	r84 = sub.u64 r11, r83
+	r85 = shr.u64.u32 r84, 1
+	r86 = add.u64 r85, r83
+	r87 = shr.u64.u32 r86, 6
+	r88 = mul.u64 r87, 127
+	r89 = sub.u64 r11, r88
+	r40 = move.u64 r89
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = move.u64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u64.u64 r11, r44
+	r46 = shr.u64.u64 r11, r44
+	r47 = or.u64 r45, r46
+	r48 = xor.u64 r42, r47
+	r49 = move.u64 r15
+	r50 = shl.u64.u64 r11, r49
+	r51 = add.u64 r48, r50
+	r52 = convert.u8.u64 r15
+	r53 = shr.u64.u8 r11, r52
+	r54 = sub.u64 r51, r53
+	r55 = not.u64 r11
+	r56 = neg.u64 r15
+	r57 = add.u64 r55, r56
+	r58 = add.u64 r54, r57
+	r16 = move.u64 r58
+	jump b8
+b8: # Mix[uint64].return
+	checkindex r7, r5, site 4
+	r59 = elemaddr r4, r7, 8
+	store.u64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u64 r24
+	jump b7
+
+kernel MixUint(a []u64, b []u64, out []u64)
+site 0 index kernels.go:86:25
+site 1 index kernels.go:86:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:86:6
+
+task MixUint_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r13 = base b
+	r14 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b5
+b5: # Mix[uint].entry
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint].if.then
+	checkdiv.u64 r15, site 2
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b7
+b7: # Mix[uint].if.done
+	r60 = mulhi.u64 r11, 2635249153387078803
+	r61 = sub.u64 r11, r60
+	r62 = shr.u64.u32 r61, 1
+	r63 = add.u64 r62, r60
+	r64 = shr.u64.u32 r63, 2
+	r31 = move.u64 r64
+	r65 = mulhi.u64 r11, 11068046444225730970
+	r66 = sub.u64 r11, r65
+	r67 = shr.u64.u32 r66, 1
+	r68 = add.u64 r67, r65
+	r69 = shr.u64.u32 r68, 2
+	r70 = mul.u64 r69, 5
+	r71 = sub.u64 r11, r70
+	r32 = move.u64 r71
+	r33 = add.u64 r31, r32
+	r72 = mulhi.u64 r11, 5165088340638674453
+	r73 = sub.u64 r11, r72
+	r74 = shr.u64.u32 r73, 1
+	r75 = add.u64 r74, r72
+	r76 = shr.u64.u32 r75, 6
+	r34 = move.u64 r76
+	r35 = add.u64 r33, r34
+	r77 = shr.u64.u32 r11, 4
+	r78 = mul.u64 r77, 16
+	r79 = sub.u64 r11, r78
+	r36 = move.u64 r79
+	r37 = add.u64 r35, r36
+	r80 = shr.u64.u32 r11, 1
+	r38 = move.u64 r80
+	r39 = add.u64 r37, r38
+	r81 = mulhi.u64 r11, 145249953336295683
+	r82 = sub.u64 r11, r81
+	r83 = shr.u64.u32 r82, 1
+	r84 = add.u64 r83, r81
+	r85 = shr.u64.u32 r84, 6
+	r86 = mul.u64 r85, 127
+	r87 = sub.u64 r11, r86
+	r40 = move.u64 r87
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = and.u64 r15, 15
+	r44 = shl.u64.u64 r11, r43
+	r45 = shr.u64.u64 r11, r43
+	r46 = or.u64 r44, r45
+	r47 = xor.u64 r42, r46
+	r48 = shl.u64.u64 r11, r15
+	r49 = add.u64 r47, r48
+	r50 = convert.u8.u64 r15
+	r51 = shr.u64.u8 r11, r50
+	r52 = sub.u64 r49, r51
+	r53 = not.u64 r11
+	r54 = neg.u64 r15
+	r55 = add.u64 r53, r54
+	r56 = add.u64 r52, r55
+	r16 = move.u64 r56
+	jump b8
+b8: # Mix[uint].return
+	checkindex r7, r5, site 4
+	r57 = elemaddr r4, r7, 8
+	store.u64 r57, r16
+	r58 = add.i64 r7, 1
+	r59 = lt.i64 r58, r3
+	branch r59, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u64 r24
+	jump b7
+
+kernel Shifts(x []i64, c []u8, out []i64)
+site 0 index kernels.go:95:9
+site 1 index kernels.go:96:9
+site 2 index kernels.go:102:6
+
+task Shifts_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base c
+	r10 = len c
+	r13 = base x
+	r14 = len x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	r16 = shl.i64.u8 r15, r11
+	r17 = shr.i64.u8 r15, r11
+	r18 = xor.i64 r16, r17
+	r19 = convert.i32.i64 r15
+	r20 = convert.u16.u8 r11
+	r21 = shl.i32.u16 r19, r20
+	r22 = convert.i64.i32 r21
+	r23 = convert.u16.i64 r15
+	r24 = convert.u32.u8 r11
+	r25 = shr.u16.u32 r23, r24
+	r26 = convert.i64.u16 r25
+	r27 = add.i64 r22, r26
+	r28 = xor.i64 r18, r27
+	r29 = convert.i8.i64 r15
+	r30 = convert.u64.u8 r11
+	r31 = shr.i8.u64 r29, r30
+	r32 = convert.i64.i8 r31
+	r33 = xor.i64 r28, r32
+	r34 = convert.u32.i64 r15
+	r35 = shl.u32.u8 r34, r11
+	r36 = convert.i64.u32 r35
+	r37 = xor.i64 r33, r36
+	r38 = and.u8 r11, 63
+	r39 = shr.i64.u8 r15, r38
+	r40 = and.u8 r11, 7
+	r41 = shl.i64.u8 r39, r40
+	r42 = xor.i64 r37, r41
+	checkindex r7, r5, site 2
+	r43 = elemaddr r4, r7, 8
+	store.i64 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Conversions(i64 []i64, f64 []f64, u8 []u8, i16 []i16, u32 []u32, f32 []f32, out []i64)
+site 0 index kernels.go:111:11
+site 1 index kernels.go:112:11
+site 2 index kernels.go:113:5
+site 3 index kernels.go:114:6
+site 4 index kernels.go:115:6
+site 5 index kernels.go:116:6
+site 6 index kernels.go:117:6
+
+task Conversions_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base i64
+	r10 = len i64
+	r13 = base f64
+	r14 = len f64
+	r22 = base u8
+	r23 = len u8
+	r29 = base i16
+	r30 = len i16
+	r36 = base u32
+	r37 = len u32
+	r49 = base f32
+	r50 = len f32
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = convert.u8.i64 r11
+	r17 = convert.i16.i64 r11
+	r18 = shr.i16.u64 r17, 3
+	r19 = convert.u8.i16 r18
+	r20 = add.u8 r16, r19
+	checkindex r7, r23, site 2
+	r21 = elemaddr r22, r7, 1
+	store.u8 r21, r20
+	r24 = convert.i16.i64 r11
+	r25 = convert.u8.i64 r11
+	r26 = convert.i16.u8 r25
+	r27 = sub.i16 r24, r26
+	checkindex r7, r30, site 3
+	r28 = elemaddr r29, r7, 2
+	store.i16 r28, r27
+	r31 = convert.u32.i64 r11
+	r32 = convert.i8.i64 r11
+	r33 = convert.u32.i8 r32
+	r34 = xor.u32 r31, r33
+	checkindex r7, r37, site 4
+	r35 = elemaddr r36, r7, 4
+	store.u32 r35, r34
+	r38 = convert.f32.f64 r15
+	r39 = convert.f32.i64 r11
+	r40 = add.f32 r38, r39
+	r41 = convert.u32.i64 r11
+	r42 = convert.f32.u32 r41
+	r43 = add.f32 r40, r42
+	r44 = convert.u64.i64 r11
+	r45 = shr.u64.u64 r44, 1
+	r46 = convert.f32.u64 r45
+	r47 = add.f32 r43, r46
+	checkindex r7, r50, site 5
+	r48 = elemaddr r49, r7, 4
+	store.f32 r48, r47
+	r51 = convert.f32.f64 r15
+	r52 = convert.i64.f32 r51
+	r53 = convert.i64.f64 r15
+	r54 = add.i64 r52, r53
+	r55 = div.f64 r15, 4.0
+	r56 = convert.i32.f64 r55
+	r57 = convert.i64.i32 r56
+	r58 = add.i64 r54, r57
+	r59 = convert.u16.f64 r15
+	r60 = convert.i64.u16 r59
+	r61 = add.i64 r58, r60
+	r62 = div.f64 r15, 10000.0
+	r63 = convert.i8.f64 r62
+	r64 = convert.i64.i8 r63
+	r65 = add.i64 r61, r64
+	checkindex r7, r5, site 6
+	r66 = elemaddr r4, r7, 8
+	store.i64 r66, r65
+	r67 = add.i64 r7, 1
+	r68 = lt.i64 r67, r3
+	branch r68, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Floats(x []f64, y []f64, out []f64)
+site 0 index kernels.go:127:12
+site 1 index kernels.go:127:18
+
+task Floats_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base x
+	r10 = len x
+	r13 = base y
+	r14 = len y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = mul.f64 r11, r15
+	r17 = div.f64 r11, r15
+	r18 = sub.f64 r16, r17
+	r19 = add.f64 r11, r15
+	r20 = add.f64 r18, r19
+	r21 = lt.f64 r11, r15
+	branch r21, b5, b12
+b5: # if.then
+	r22 = add.f64 r20, 1.0
+	r23 = move.f64 r22
+	jump b6
+b6: # if.done
+	r24 = ne.f64 r11, r15
+	branch r24, b7, b11
+b7: # if.then
+	r28 = mul.f64 r23, 0.5
+	r25 = move.f64 r28
+	jump b8
+b8: # if.done
+	r29 = abs.f64 r11
+	r30 = sqrt.f64 r29
+	r31 = floor.f64 r15
+	r32 = add.f64 r30, r31
+	r33 = ceil.f64 r11
+	r34 = add.f64 r32, r33
+	r35 = neg.f64 r15
+	r36 = trunc.f64 r35
+	r37 = add.f64 r34, r36
+	r38 = add.f64 r25, r37
+	r39 = min.f64 r11, r15
+	r41 = max.f64 r11, r15
+	r40 = max.f64 r41, 0.25
+	r42 = mul.f64 r40, 2.0
+	r43 = add.f64 r39, r42
+	r44 = add.f64 r38, r43
+	r45 = min.f64 r11, r15
+	r46 = mul.f64 r45, 0.0
+	r47 = add.f64 r44, r46
+	r48 = elemaddr r4, r7, 8
+	store.f64 r48, r47
+	r49 = add.i64 r7, 1
+	r50 = lt.i64 r49, r3
+	branch r50, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 4→8
+	r25 = move.f64 r23
+	jump b8
+b12: # if.else
+	r26 = eq.f64 r11, r15
+	branch r26, b13, b14
+b13: # if.then
+	r27 = sub.f64 r20, 1.0
+	r23 = move.f64 r27
+	jump b6
+b14: # edge 5→4
+	r23 = move.f64 r20
+	jump b6
+
+kernel Floats32(x []f32, y []f32, out []f32)
+site 0 index kernels.go:149:12
+site 1 index kernels.go:149:18
+
+task Floats32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base x
+	r10 = len x
+	r13 = base y
+	r14 = len y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b8
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 4
+	r11 = load.f32 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 4
+	r15 = load.f32 r12
+	r16 = mul.f32 r11, r15
+	r17 = div.f32 r11, r15
+	r18 = sub.f32 r16, r17
+	r19 = add.f32 r11, r15
+	r20 = add.f32 r18, r19
+	r21 = ge.f32 r11, r15
+	branch r21, b5, b9
+b5: # if.then
+	r23 = sub.f32 r20, r11
+	r22 = move.f32 r23
+	jump b6
+b6: # if.done
+	r24 = mul.f32 r11, r11
+	r27 = sqrt.f32 r24
+	r30 = floor.f32 r15
+	r31 = add.f32 r27, r30
+	r32 = add.f32 r22, r31
+	r33 = neg.f32 r11
+	r36 = abs.f32 r33
+	r39 = ceil.f32 r11
+	r40 = add.f32 r36, r39
+	r43 = trunc.f32 r15
+	r44 = add.f32 r40, r43
+	r45 = add.f32 r32, r44
+	r46 = min.f32 r11, r15
+	r47 = add.f32 r45, r46
+	r48 = max.f32 r15, r11
+	r49 = sub.f32 r47, r48
+	r50 = elemaddr r4, r7, 4
+	store.f32 r50, r49
+	r51 = add.i64 r7, 1
+	r52 = lt.i64 r51, r3
+	branch r52, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+b9: # edge 1→4
+	r22 = move.f32 r20
+	jump b6
+
+kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
+site 0 index kernels.go:165:16
+site 1 index kernels.go:165:22
+site 2 index kernels.go:165:5
+site 3 index kernels.go:166:16
+site 4 index kernels.go:166:22
+site 5 index kernels.go:166:5
+
+task MinMaxZeros_0 parallel count=(len lo)
+b0: # entry
+	r4 = base lo
+	r5 = len lo
+	r3 = move.i64 r5
+	r9 = base x
+	r10 = len x
+	r13 = base y
+	r14 = len y
+	r24 = base hi
+	r25 = len hi
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = min.f64 r11, r15
+	checkindex r7, r5, site 2
+	r17 = elemaddr r4, r7, 8
+	store.f64 r17, r16
+	r18 = elemaddr r9, r7, 8
+	r19 = load.f64 r18
+	r20 = elemaddr r13, r7, 8
+	r21 = load.f64 r20
+	r22 = max.f64 r19, r21
+	checkindex r7, r25, site 5
+	r23 = elemaddr r24, r7, 8
+	store.f64 r23, r22
+	r26 = add.i64 r7, 1
+	r27 = lt.i64 r26, r3
+	branch r27, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Control(a []i32, out []i32, limit i32)
+site 0 index kernels.go:176:9
+
+task Control_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r10 = len a
+	r33 = param.i32 limit
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b17
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	r12 = lt.i32 r11, 0
+	branch r12, b5, b42
+b5: # cond.true
+	r19 = gt.i32 r11, -100
+	branch r19, b6, b42
+b6: # switch.body
+	r16 = neg.i32 r11
+	r13 = move.i32 r16
+	jump b7
+b7: # switch.done
+	r14 = move.i32 0
+	r15 = move.i32 0
+	jump b8
+b8: # for.loop
+	r21 = lt.i32 r15, 40
+	branch r21, b9, b41
+b9: # for.body
+	r23 = lt.i64 0, 10
+	branch r23, b10, b40
+b10: # edge 11→14
+	r24 = move.i32 r14
+	r25 = move.i64 0
+	jump b11
+b11: # rangeint.body
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b22
+b12: # edge 14→13
+	r22 = move.i32 r24
+	jump b13
+b13: # for.done
+	r57 = shr.i32.u32 r13, 31
+	r58 = and.i32 r57, 3
+	r59 = add.i32 r13, r58
+	r60 = shr.i32.u32 r59, 2
+	r61 = mul.i32 r60, 4
+	r62 = sub.i32 r13, r61
+	r28 = move.i32 r62
+	r29 = eq.i32 r28, 0
+	branch r29, b14, b18
+b14: # switch.body
+	r46 = add.i32 r22, 100
+	r41 = move.i32 r46
+	jump b15
+b15: # switch.done
+	r42 = add.i32 r13, r41
+	r43 = elemaddr r4, r7, 4
+	store.i32 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b17: # exit
+	return
+b18: # switch.next
+	r48 = eq.i32 r28, 1
+	branch r48, b14, b19
+b19: # switch.next
+	r49 = eq.i32 r28, 2
+	branch r49, b20, b21
+b20: # switch.body
+	r47 = sub.i32 r22, 100
+	r41 = move.i32 r47
+	jump b15
+b21: # edge 21→17
+	r41 = move.i32 r22
+	jump b15
+b22: # if.done
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b25
+b23: # edge 15→12
+	r26 = move.i32 r24
+	jump b24
+b24: # for.post
+	r27 = add.i32 r15, 1
+	r14 = move.i32 r26
+	r15 = move.i32 r27
+	jump b8
+b25: # if.done
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b26, b39
+b26: # edge 16→14
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b27
+b27: # rangeint.body (unrolled 1)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b28
+b28: # if.done (unrolled 1)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b29
+b29: # if.done (unrolled 1)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b30, b39
+b30: # edge 16→14 (unrolled 1)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b31
+b31: # rangeint.body (unrolled 2)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b32
+b32: # if.done (unrolled 2)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b33
+b33: # if.done (unrolled 2)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b34, b39
+b34: # edge 16→14 (unrolled 2)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b35
+b35: # rangeint.body (unrolled 3)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b36
+b36: # if.done (unrolled 3)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b37
+b37: # if.done (unrolled 3)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b38, b39
+b38: # edge 16→14 (unrolled 3)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b11
+b39: # edge 16→12
+	r26 = move.i32 r38
+	jump b24
+b40: # edge 11→12
+	r26 = move.i32 r14
+	jump b24
+b41: # edge 10→13
+	r22 = move.i32 r14
+	jump b13
+b42: # switch.next
+	r18 = ge.i32 r11, 0
+	branch r18, b43, b44
+b43: # switch.body
+	r50 = mulhi.i32 r11, -1431655765
+	r51 = add.i32 r50, r11
+	r52 = convert.u32.i32 r51
+	r53 = shr.u32.u32 r52, 31
+	r54 = shr.i32.u32 r51, 1
+	r55 = convert.i32.u32 r53
+	r56 = add.i32 r54, r55
+	r17 = move.i32 r56
+	r13 = move.i32 r17
+	jump b7
+b44: # cond.false
+	r20 = lt.i32 r11, -1000
+	branch r20, b43, b45
+b45: # switch.next
+	r13 = move.i32 7
+	jump b7
+
+kernel Phases(a []i32, b []i32, n i64)
+site 0 index kernels.go:213:3
+site 1 index kernels.go:215:4
+site 2 index kernels.go:217:10
+site 3 index kernels.go:217:17
+site 4 index kernels.go:217:3
+site 5 index kernels.go:219:12
+site 6 index kernels.go:224:13
+
+task Phases_0 serial
+b0: # entry
+	r1 = base a
+	r2 = len a
+	jump b1
+b1: # entry
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 4
+	store.i32 r0, 5
+	return
+
+task Phases_1 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = convert.i32.i64 r7
+	checkindex r7, r5, site 1
+	r9 = elemaddr r4, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, r8
+	r12 = elemaddr r4, r7, 4
+	store.i32 r12, r11
+	r13 = add.i64 r7, 1
+	r14 = lt.i64 r13, r3
+	branch r14, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task Phases_2 serial
+b0: # entry
+	r1 = base a
+	r2 = len a
+	r10 = base b
+	r11 = len b
+	jump b1
+b1: # rangeint.done
+	checkindex 0, r2, site 2
+	r0 = elemaddr r1, 0, 4
+	r3 = load.i32 r0
+	r4 = move.i64 r2
+	r5 = sub.i64 r4, 1
+	checkindex r5, r2, site 3
+	r6 = elemaddr r1, r5, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r3, r7
+	checkindex 0, r11, site 4
+	r9 = elemaddr r10, 0, 4
+	store.i32 r9, r8
+	return
+
+task Phases_3 parallel count=(sub.i64 (len b) 1)
+b0: # entry
+	r3 = base b
+	r4 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r5 = move.i64 r4
+	r6 = lt.i64 r2, r5
+	branch r6, b3, b7
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r5 = move.i64 r4
+	r8 = lt.i64 r7, r5
+	branch r8, b5, b7
+b5: # for.body
+	checkindex 0, r4, site 5
+	r9 = elemaddr r3, 0, 4
+	r10 = load.i32 r9
+	r11 = elemaddr r3, r7, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, r10
+	r14 = elemaddr r3, r7, 4
+	store.i32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Phases_4 serial
+b0: # entry
+	r1 = param.i64 n
+	r4 = base a
+	r5 = len a
+	jump b1
+b1: # for.done
+	r0 = gt.i64 r1, 3
+	branch r0, b2, b11
+b2: # if.then
+	r2 = move.i64 1
+	jump b3
+b3: # for.loop
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b4, b11
+b4: # for.body
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b5
+b5: # for.loop (unrolled 1)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b6, b11
+b6: # for.body (unrolled 1)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b7
+b7: # for.loop (unrolled 2)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b8, b11
+b8: # for.body (unrolled 2)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b9
+b9: # for.loop (unrolled 3)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b10, b11
+b10: # for.body (unrolled 3)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b3
+b11: # if.done
+	return
+
+kernel Spin(out []i64, iters i64)
+
+task Spin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+kernel Helpers(a []i32, f []f64, sums []f64, q []i64, r []i64)
+site 0 divide helpers.go:37:11
+site 1 divide helpers.go:37:18
+site 2 index kernels.go:249:4
+site 3 index kernels.go:249:10
+site 4 sliceacap kernels.go:251:27
+site 5 sliceb kernels.go:251:27
+site 6 index kernels.go:251:8
+
+task Helpers_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r35 = base q
+	r36 = len q
+	r39 = base r
+	r40 = len r
+	r43 = base f
+	r44 = len f
+	r60 = base sums
+	r61 = len sums
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b31
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r11 = const.i32 -50
+	r12 = const.i32 50
+	jump b5
+b5: # Clamp.entry
+	r13 = max.i32 r9, r11
+	r14 = min.i32 r13, r12
+	r10 = move.i32 r14
+	jump b6
+b6: # Clamp.return
+	r15 = elemaddr r4, r7, 4
+	r16 = load.i32 r15
+	jump b7
+b7: # add.entry
+	r19 = add.i32 r16, r16
+	r18 = move.i32 r19
+	jump b8
+b8: # add.return
+	r17 = move.i32 r18
+	jump b9
+b9: # twice.return
+	r20 = add.i32 r10, r17
+	r21 = elemaddr r4, r7, 4
+	store.i32 r21, r20
+	r22 = elemaddr r4, r7, 4
+	r23 = load.i32 r22
+	r24 = convert.i64.i32 r23
+	r25 = mul.i64 r24, 1000
+	r64 = mulhi.i64 r7, -7905747460161236406
+	r65 = add.i64 r64, r7
+	r66 = convert.u64.i64 r65
+	r67 = shr.u64.u32 r66, 63
+	r68 = shr.i64.u32 r65, 2
+	r69 = convert.i64.u64 r67
+	r70 = add.i64 r68, r69
+	r71 = mul.i64 r70, 7
+	r72 = sub.i64 r7, r71
+	r26 = move.i64 r72
+	r27 = move.i64 r26
+	jump b10
+b10: # DivMod.entry
+	r30 = eq.i64 r27, 0
+	branch r30, b11, b32
+b11: # DivMod.if.then
+	r28 = move.i64 0
+	r29 = move.i64 0
+	jump b12
+b12: # DivMod.return
+	r33 = move.i64 r28
+	checkindex r7, r36, site 2
+	r34 = elemaddr r35, r7, 8
+	store.i64 r34, r33
+	r37 = move.i64 r29
+	checkindex r7, r40, site 3
+	r38 = elemaddr r39, r7, 8
+	store.i64 r38, r37
+	r41 = add.i64 r7, 3
+	r42 = move.i64 r44
+	r45 = le.i64 r41, r42
+	branch r45, b13, b29
+b13: # if.then
+	r46 = add.i64 r7, 3
+	checkslice r46, r44, site 4
+	checkslice r7, r46, site 5
+	r47 = elemaddr r43, r7, 8
+	r48 = sub.i64 r46, r7
+	jump b14
+b14: # Sum.entry
+	r51 = move.i64 r48
+	r52 = move.f64 0.0
+	r53 = move.i64 -1
+	jump b15
+b15: # unroll setup
+	r73 = max.i64 r51, -9223372036854775804
+	r74 = sub.i64 r73, 4
+	jump b16
+b16: # unroll guard
+	r75 = lt.i64 r53, r74
+	branch r75, b17, b25
+b17: # Sum.rangeindex.loop (unrolled 0)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b18
+b18: # Sum.rangeindex.body (unrolled 0)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b19
+b19: # Sum.rangeindex.loop (unrolled 1)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b20
+b20: # Sum.rangeindex.body (unrolled 1)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b21
+b21: # Sum.rangeindex.loop (unrolled 2)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b22
+b22: # Sum.rangeindex.body (unrolled 2)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b23
+b23: # Sum.rangeindex.loop (unrolled 3)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b24
+b24: # Sum.rangeindex.body (unrolled 3)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b16
+b25: # Sum.rangeindex.loop
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	branch r55, b26, b27
+b26: # Sum.rangeindex.body
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b25
+b27: # Sum.rangeindex.done
+	r50 = move.f64 r52
+	jump b28
+b28: # Sum.return
+	checkindex r7, r61, site 6
+	r59 = elemaddr r60, r7, 8
+	store.f64 r59, r50
+	jump b29
+b29: # if.done
+	r62 = add.i64 r7, 1
+	r63 = lt.i64 r62, r3
+	branch r63, b30, b31
+b30: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b31: # exit
+	return
+b32: # DivMod.if.done
+	checkdiv.i64 r27, site 0
+	r31 = div.i64 r25, r27
+	r32 = rem.i64 r25, r27
+	r28 = move.i64 r31
+	r29 = move.i64 r32
+	jump b12
+
+kernel Ranges(a []i32, b []f32, n i64, flag bool)
+site 0 index unsigned kernels.go:272:4
+site 1 index kernels.go:275:4
+site 2 index kernels.go:279:5
+
+task Ranges_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r13 = mul.i32 r12, 2
+	r14 = elemaddr r4, r9, 4
+	store.i32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Ranges_1 parallel count=(len b)
+b0: # entry
+	r4 = base b
+	r5 = len b
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = add.f32 r12, 1.0
+	r14 = elemaddr r4, r9, 4
+	store.f32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Ranges_2 parallel count=(sub.i64 (convert.i64.u32 (convert.u32.i64 (len a))) (convert.i64.u32 0))
+b0: # entry
+	r5 = base a
+	r6 = len a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = convert.u64.i64 r0
+	r2 = threadcount
+	r3 = convert.u64.i64 r2
+	r4 = add.u64 r1, 0
+	jump b2
+b2: # head
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b3, b22
+b3: # index
+	r11 = convert.u32.u64 r4
+	jump b4
+b4: # for.loop
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b5, b22
+b5: # for.body
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	checkindex r15, r6, site 0
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	checkindex r19, r6, site 0
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b6
+b6: # latch
+	r4 = add.u64 r4, r3
+	jump b7
+b7: # head (unrolled 1)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b8, b22
+b8: # index (unrolled 1)
+	r11 = convert.u32.u64 r4
+	jump b9
+b9: # for.loop (unrolled 1)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b10, b22
+b10: # for.body (unrolled 1)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	checkindex r15, r6, site 0
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	checkindex r19, r6, site 0
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b11
+b11: # latch (unrolled 1)
+	r4 = add.u64 r4, r3
+	jump b12
+b12: # head (unrolled 2)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b13, b22
+b13: # index (unrolled 2)
+	r11 = convert.u32.u64 r4
+	jump b14
+b14: # for.loop (unrolled 2)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b15, b22
+b15: # for.body (unrolled 2)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	checkindex r15, r6, site 0
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	checkindex r19, r6, site 0
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b16
+b16: # latch (unrolled 2)
+	r4 = add.u64 r4, r3
+	jump b17
+b17: # head (unrolled 3)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b18, b22
+b18: # index (unrolled 3)
+	r11 = convert.u32.u64 r4
+	jump b19
+b19: # for.loop (unrolled 3)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b20, b22
+b20: # for.body (unrolled 3)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	checkindex r15, r6, site 0
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	checkindex r19, r6, site 0
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b21
+b21: # latch (unrolled 3)
+	r4 = add.u64 r4, r3
+	jump b2
+b22: # exit
+	return
+
+task Ranges_3 parallel count=(div.i64 (min.i64 (param n) (len b)) 2)
+b0: # entry
+	r5 = param.i64 n
+	r7 = base b
+	r8 = len b
+	r6 = move.i64 r8
+	r4 = min.i64 r5, r6
+	r17 = shr.i64.u32 r4, 63
+	r18 = and.i64 r17, 1
+	r19 = add.i64 r4, r18
+	r20 = shr.i64.u32 r19, 1
+	r3 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b6
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r10, r8, site 1
+	r11 = elemaddr r7, r10, 4
+	r12 = load.f32 r11
+	r13 = mul.f32 r12, 3.0
+	r14 = elemaddr r7, r10, 4
+	store.f32 r14, r13
+	r15 = add.i64 r10, 1
+	r16 = lt.i64 r15, r3
+	branch r16, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task Ranges_4 parallel count=(sub.i64 (sub.i64 (len a) 1) 2)
+b0: # entry
+	r3 = base a
+	r4 = len a
+	r10 = param.bool flag
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 2
+	jump b2
+b2: # head
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r7 = lt.i64 r2, r6
+	branch r7, b3, b8
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r9 = lt.i64 r8, r6
+	branch r9, b5, b8
+b5: # for.body
+	branch r10, b6, b7
+b6: # if.then
+	checkindex r8, r4, site 2
+	r11 = elemaddr r3, r8, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, 1000
+	r14 = elemaddr r3, r8, 4
+	store.i32 r14, r13
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Narrow(a []u8, b []i16, c []i8)
+site 0 index kernels.go:289:11
+site 1 index kernels.go:289:4
+site 2 index kernels.go:290:11
+site 3 index kernels.go:290:16
+site 4 index kernels.go:290:4
+site 5 index kernels.go:291:12
+site 6 index kernels.go:291:4
+site 7 index kernels.go:292:17
+site 8 index kernels.go:292:4
+
+task Narrow_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r14 = base b
+	r15 = len b
+	r23 = base c
+	r24 = len c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r5, site 0
+	r8 = elemaddr r4, r7, 1
+	r9 = load.u8 r8
+	r10 = mul.u8 r9, 3
+	r11 = add.u8 r10, 250
+	r12 = elemaddr r4, r7, 1
+	store.u8 r12, r11
+	checkindex r7, r15, site 2
+	r13 = elemaddr r14, r7, 2
+	r16 = load.i16 r13
+	r17 = elemaddr r14, r7, 2
+	r18 = load.i16 r17
+	r19 = mul.i16 r16, r18
+	r20 = add.i16 r19, 30000
+	r21 = elemaddr r14, r7, 2
+	store.i16 r21, r20
+	checkindex r7, r24, site 5
+	r22 = elemaddr r23, r7, 1
+	r25 = load.i8 r22
+	r26 = neg.i8 r25
+	r27 = mul.i8 r26, 2
+	r28 = elemaddr r23, r7, 1
+	store.i8 r28, r27
+	r29 = elemaddr r4, r7, 1
+	r30 = load.u8 r29
+	r31 = convert.i8.u8 r30
+	r32 = elemaddr r23, r7, 1
+	r33 = load.i8 r32
+	r34 = add.i8 r33, r31
+	r35 = elemaddr r23, r7, 1
+	store.i8 r35, r34
+	r36 = add.i64 r7, 1
+	r37 = lt.i64 r36, r3
+	branch r37, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Empty(a []i32, n i64)
+site 0 index kernels.go:302:5
+
+task Empty_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r8 = base a
+	r9 = len a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b8
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = lt.i64 r5, 0
+	branch r6, b5, b6
+b5: # if.then
+	checkindex 0, r9, site 0
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b6
+b6: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Counted(out []i64, lo []i64, hi []i64, small []i8, u []u32)
+site 0 index kernels.go:315:14
+site 1 index kernels.go:315:25
+site 2 index kernels.go:318:24
+site 3 index kernels.go:321:17
+site 4 index kernels.go:324:17
+site 5 index kernels.go:327:13
+site 6 index kernels.go:327:23
+site 7 index kernels.go:330:28
+
+task Counted_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base lo
+	r10 = len lo
+	r15 = base hi
+	r16 = len hi
+	r35 = base small
+	r36 = len small
+	r54 = base u
+	r55 = len u
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b77
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = move.i64 0
+	r13 = move.i64 r11
+	jump b5
+b5: # for.loop
+	checkindex r7, r16, site 1
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b6, b13
+b6: # for.body
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b7
+b7: # for.loop (unrolled 1)
+	checkindex r7, r16, site 1
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b8, b13
+b8: # for.body (unrolled 1)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b9
+b9: # for.loop (unrolled 2)
+	checkindex r7, r16, site 1
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b10, b13
+b10: # for.body (unrolled 2)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b11
+b11: # for.loop (unrolled 3)
+	checkindex r7, r16, site 1
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b12, b13
+b12: # for.body (unrolled 3)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b5
+b13: # for.done
+	checkindex r7, r16, site 2
+	r21 = elemaddr r15, r7, 8
+	r22 = load.i64 r21
+	r23 = and.i64 r22, 15
+	r24 = move.i64 r23
+	r25 = gt.i64 r24, 0
+	branch r25, b14, b88
+b14: # edge 5→6
+	r26 = move.i64 r12
+	r27 = move.i64 0
+	jump b15
+b15: # unroll setup
+	r104 = max.i64 r24, -9223372036854775804
+	r105 = sub.i64 r104, 4
+	jump b16
+b16: # unroll guard
+	r106 = lt.i64 r27, r105
+	branch r106, b17, b25
+b17: # rangeint.body (unrolled 0)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b18
+b18: # edge 6→6 (unrolled 0)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b19
+b19: # rangeint.body (unrolled 1)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b20
+b20: # edge 6→6 (unrolled 1)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b21
+b21: # rangeint.body (unrolled 2)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b22
+b22: # edge 6→6 (unrolled 2)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b23
+b23: # rangeint.body (unrolled 3)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b24
+b24: # edge 6→6 (unrolled 3)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b16
+b25: # rangeint.body
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	branch r33, b26, b27
+b26: # edge 6→6
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b25
+b27: # edge 6→7
+	r28 = move.i64 r31
+	jump b28
+b28: # rangeint.done
+	checkindex r7, r36, site 3
+	r34 = elemaddr r35, r7, 1
+	r37 = load.i8 r34
+	r38 = move.i64 r28
+	r39 = move.i8 r37
+	jump b29
+b29: # unroll setup
+	r107 = max.i64 127, -9223372036854775805
+	r108 = sub.i64 r107, 3
+	jump b30
+b30: # unroll guard
+	r109 = convert.i64.i8 r39
+	r110 = lt.i64 r109, r108
+	branch r110, b31, b39
+b31: # for.loop (unrolled 0)
+	r40 = lt.i8 r39, 127
+	jump b32
+b32: # for.body (unrolled 0)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b33
+b33: # for.loop (unrolled 1)
+	r40 = lt.i8 r39, 127
+	jump b34
+b34: # for.body (unrolled 1)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b35
+b35: # for.loop (unrolled 2)
+	r40 = lt.i8 r39, 127
+	jump b36
+b36: # for.body (unrolled 2)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b37
+b37: # for.loop (unrolled 3)
+	r40 = lt.i8 r39, 127
+	jump b38
+b38: # for.body (unrolled 3)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b30
+b39: # for.loop
+	r40 = lt.i8 r39, 127
+	branch r40, b40, b41
+b40: # for.body
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b39
+b41: # for.done
+	checkindex r7, r36, site 4
+	r44 = elemaddr r35, r7, 1
+	r45 = load.i8 r44
+	r46 = move.i64 r38
+	r47 = move.i8 r45
+	jump b42
+b42: # for.loop
+	r48 = gt.i8 r47, -128
+	branch r48, b43, b50
+b43: # for.body
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b44
+b44: # for.loop (unrolled 1)
+	r48 = gt.i8 r47, -128
+	branch r48, b45, b50
+b45: # for.body (unrolled 1)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b46
+b46: # for.loop (unrolled 2)
+	r48 = gt.i8 r47, -128
+	branch r48, b47, b50
+b47: # for.body (unrolled 2)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b48
+b48: # for.loop (unrolled 3)
+	r48 = gt.i8 r47, -128
+	branch r48, b49, b50
+b49: # for.body (unrolled 3)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b42
+b50: # for.done
+	checkindex r7, r55, site 5
+	r53 = elemaddr r54, r7, 4
+	r56 = load.u32 r53
+	r57 = move.i64 r46
+	r58 = move.u32 r56
+	jump b51
+b51: # for.loop
+	checkindex r7, r55, site 6
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b52, b63
+b52: # cond.true
+	r68 = gt.u32 r58, 3
+	branch r68, b53, b63
+b53: # for.body
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b54
+b54: # for.loop (unrolled 1)
+	checkindex r7, r55, site 6
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b55, b63
+b55: # cond.true (unrolled 1)
+	r68 = gt.u32 r58, 3
+	branch r68, b56, b63
+b56: # for.body (unrolled 1)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b57
+b57: # for.loop (unrolled 2)
+	checkindex r7, r55, site 6
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b58, b63
+b58: # cond.true (unrolled 2)
+	r68 = gt.u32 r58, 3
+	branch r68, b59, b63
+b59: # for.body (unrolled 2)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b60
+b60: # for.loop (unrolled 3)
+	checkindex r7, r55, site 6
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b61, b63
+b61: # cond.true (unrolled 3)
+	r68 = gt.u32 r58, 3
+	branch r68, b62, b63
+b62: # for.body (unrolled 3)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b51
+b63: # for.done
+	r66 = move.i64 r57
+	r67 = move.u32 0
+	jump b64
+b64: # for.loop
+	checkindex r7, r55, site 7
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b65, b72
+b65: # for.body
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b66
+b66: # for.loop (unrolled 1)
+	checkindex r7, r55, site 7
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b67, b72
+b67: # for.body (unrolled 1)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b68
+b68: # for.loop (unrolled 2)
+	checkindex r7, r55, site 7
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b69, b72
+b69: # for.body (unrolled 2)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b70
+b70: # for.loop (unrolled 3)
+	checkindex r7, r55, site 7
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b71, b72
+b71: # for.body (unrolled 3)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b64
+b72: # for.done
+	r77 = move.i64 r66
+	r78 = move.i64 0
+	jump b73
+b73: # for.loop
+	r79 = lt.i64 r78, 20
+	branch r79, b74, b75
+b74: # for.body
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b78
+b75: # for.done
+	r83 = elemaddr r4, r7, 8
+	store.i64 r83, r77
+	r84 = add.i64 r7, 1
+	r85 = lt.i64 r84, r3
+	branch r85, b76, b77
+b76: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b77: # exit
+	return
+b78: # if.done
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b79
+b79: # for.loop (unrolled 1)
+	r79 = lt.i64 r78, 20
+	branch r79, b80, b75
+b80: # for.body (unrolled 1)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b81
+b81: # if.done (unrolled 1)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b82
+b82: # for.loop (unrolled 2)
+	r79 = lt.i64 r78, 20
+	branch r79, b83, b75
+b83: # for.body (unrolled 2)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b84
+b84: # if.done (unrolled 2)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b85
+b85: # for.loop (unrolled 3)
+	r79 = lt.i64 r78, 20
+	branch r79, b86, b75
+b86: # for.body (unrolled 3)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b87
+b87: # if.done (unrolled 3)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b73
+b88: # edge 5→7
+	r28 = move.i64 r12
+	jump b28
+
+kernel Fill(a []f32, v f32)
+
+task Fill_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r12 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	store.f32 r11, r12
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel AddOne(dst []f32, src []f32)
+site 0 index kernels.go:357:15
+
+task AddOne_0 parallel count=(len dst)
+b0: # entry
+	r4 = base dst
+	r5 = len dst
+	r3 = move.i64 r5
+	r12 = base src
+	r13 = len src
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	checkindex r9, r13, site 0
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = add.f32 r14, 1.0
+	r16 = elemaddr r4, r9, 4
+	store.f32 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Accumulate(a []f32, v f32)
+
+task Accumulate_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r14 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = add.f32 r12, r14
+	r15 = elemaddr r4, r9, 4
+	store.f32 r15, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel SlowFill(a []f32, v f32, iters i64)
+
+task SlowFill_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r13 = param.i64 iters
+	r23 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b24
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b24
+b5: # rangeindex.body
+	r11 = move.i64 r9
+	r12 = gt.i64 r13, 0
+	branch r12, b6, b23
+b6: # edge 2→4
+	r14 = move.i64 r11
+	r15 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b8
+b8: # unroll guard
+	r37 = lt.i64 r15, r36
+	branch r37, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b8
+b17: # rangeint.body
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	branch r21, b18, b19
+b18: # edge 4→4
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b17
+b19: # edge 4→5
+	r16 = move.i64 r19
+	jump b20
+b20: # rangeint.done
+	r22 = elemaddr r4, r9, 4
+	store.f32 r22, r23
+	r24 = lt.i64 r16, 0
+	branch r24, b21, b22
+b21: # if.then
+	r25 = elemaddr r4, r9, 4
+	store.f32 r25, 0.0
+	jump b22
+b22: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b23: # edge 2→5
+	r16 = move.i64 r11
+	jump b20
+b24: # exit
+	return
+
+kernel Scalars(out []i64, a i8, b u16, flag bool, c i16, d u8, e i32, f f32, g u32, h f64, k u64)
+
+task Scalars_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = param.i8 a
+	r15 = param.u16 b
+	r18 = param.i16 c
+	r22 = param.u8 d
+	r25 = param.i32 e
+	r28 = param.f32 f
+	r32 = param.u32 g
+	r36 = param.f64 h
+	r39 = param.u64 k
+	r42 = param.bool flag
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b10
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b10
+b5: # rangeindex.body
+	r11 = convert.i64.i8 r12
+	r13 = mul.i64 r11, 3
+	r14 = convert.i64.u16 r15
+	r16 = add.i64 r13, r14
+	r17 = convert.i64.i16 r18
+	r19 = mul.i64 r17, 5
+	r20 = sub.i64 r16, r19
+	r21 = convert.i64.u8 r22
+	r23 = add.i64 r20, r21
+	r24 = convert.i64.i32 r25
+	r26 = add.i64 r23, r24
+	r27 = mul.f32 r28, 4.0
+	r29 = convert.i64.f32 r27
+	r30 = add.i64 r26, r29
+	r31 = shr.u32.u64 r32, 3
+	r33 = convert.i64.u32 r31
+	r34 = add.i64 r30, r33
+	r35 = convert.i64.f64 r36
+	r37 = add.i64 r34, r35
+	r48 = mulhi.u64 r39, 442721857769029239
+	r49 = sub.u64 r39, r48
+	r50 = shr.u64.u32 r49, 1
+	r51 = add.u64 r50, r48
+	r52 = shr.u64.u32 r51, 9
+	r53 = mul.u64 r52, 1000
+	r54 = sub.u64 r39, r53
+	r38 = move.u64 r54
+	r40 = convert.i64.u64 r38
+	r41 = add.i64 r37, r40
+	branch r42, b6, b9
+b6: # if.then
+	r44 = neg.i64 r41
+	r43 = move.i64 r44
+	jump b7
+b7: # if.done
+	r45 = move.i64 r9
+	r46 = add.i64 r43, r45
+	r47 = elemaddr r4, r9, 8
+	store.i64 r47, r46
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # edge 2→5
+	r43 = move.i64 r41
+	jump b7
+b10: # exit
+	return
+
+kernel TwoBlocks(a []f32, b []f32)
+groups [2]
+disjoint a b
+
+task TwoBlocks_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = convert.f32.i64 r12
+	r18 = mul.f32 r17, 0.5
+	r19 = elemaddr r14, r12, 4
+	store.f32 r19, r18
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task TwoBlocks_1 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = convert.f32.i64 r12
+	r18 = add.f32 r17, 1.0
+	r19 = elemaddr r14, r12, 4
+	store.f32 r19, r18
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel OrderedInBlock(a []f32, b []f32)
+groups [2]
+disjoint a b
+
+task OrderedInBlock_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	store.f32 r17, 1.0
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task OrderedInBlock_1 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	r18 = load.f32 r17
+	r19 = add.f32 r18, 1.0
+	r20 = elemaddr r14, r12, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task OrderedInBlock_2 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	store.f32 r17, 3.0
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel ComputeAB(a []f32, b []f32, n i64, scale f32)
+groups [2]
+disjoint a b
+site 0 index parallel.go:47:5
+site 1 index parallel.go:52:5
+
+task ComputeAB_0 parallel count=(param n) block=1 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base a
+	r11 = len a
+	r17 = param.f32 scale
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b8
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	r8 = move.i64 r11
+	jump b5
+b5: # computeA.entry
+	r22 = mulhi.i64 r6, -9002011107970261188
+	r23 = add.i64 r22, r6
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 9
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 1000
+	r30 = sub.i64 r6, r29
+	r13 = move.i64 r30
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, 0.5
+	r12 = move.f32 r15
+	jump b6
+b6: # computeA.return
+	r16 = move.f32 r17
+	r18 = mul.f32 r12, r16
+	checkindex r6, r8, site 0
+	r19 = elemaddr r7, r6, 4
+	store.f32 r19, r18
+	r20 = add.i64 r6, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+task ComputeAB_1 parallel count=(param n) block=2 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base b
+	r11 = len b
+	r19 = param.f32 scale
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b8
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	r8 = move.i64 r11
+	jump b5
+b5: # computeB.entry
+	r24 = mulhi.i64 r6, -6291360591419602545
+	r25 = add.i64 r24, r6
+	r26 = convert.u64.i64 r25
+	r27 = shr.u64.u32 r26, 63
+	r28 = shr.i64.u32 r25, 9
+	r29 = convert.i64.u64 r27
+	r30 = add.i64 r28, r29
+	r31 = mul.i64 r30, 777
+	r32 = sub.i64 r6, r31
+	r13 = move.i64 r32
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, r14
+	r16 = div.f32 r15, 3.0
+	r17 = add.f32 r16, 1.0
+	r12 = move.f32 r17
+	jump b6
+b6: # computeB.return
+	r18 = move.f32 r19
+	r20 = mul.f32 r12, r18
+	checkindex r6, r8, site 1
+	r21 = elemaddr r7, r6, 4
+	store.f32 r21, r20
+	r22 = add.i64 r6, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Combine(a []f32, b []f32, c []f32)
+site 0 index parallel.go:69:11
+site 1 index parallel.go:69:18
+
+task Combine_0 parallel count=(len c)
+b0: # entry
+	r4 = base c
+	r5 = len c
+	r3 = move.i64 r5
+	r12 = base a
+	r13 = len a
+	r16 = base b
+	r17 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	checkindex r9, r13, site 0
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	checkindex r9, r17, site 1
+	r15 = elemaddr r16, r9, 4
+	r18 = load.f32 r15
+	r19 = add.f32 r14, r18
+	r20 = elemaddr r4, r9, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel EightBlocks(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
+groups [8]
+disjoint a0 a1
+disjoint a0 a2
+disjoint a0 a3
+disjoint a0 a4
+disjoint a0 a5
+disjoint a0 a6
+disjoint a0 a7
+disjoint a1 a2
+disjoint a1 a3
+disjoint a1 a4
+disjoint a1 a5
+disjoint a1 a6
+disjoint a1 a7
+disjoint a2 a3
+disjoint a2 a4
+disjoint a2 a5
+disjoint a2 a6
+disjoint a2 a7
+disjoint a3 a4
+disjoint a3 a5
+disjoint a3 a6
+disjoint a3 a7
+disjoint a4 a5
+disjoint a4 a6
+disjoint a4 a7
+disjoint a5 a6
+disjoint a5 a7
+disjoint a6 a7
+
+task EightBlocks_0 serial block=1 group=1
+b0: # entry
+	r3 = base a0
+	r4 = len a0
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 0
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_1 serial block=2 group=1
+b0: # entry
+	r3 = base a1
+	r4 = len a1
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 1
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_2 serial block=3 group=1
+b0: # entry
+	r3 = base a2
+	r4 = len a2
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 2
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_3 serial block=4 group=1
+b0: # entry
+	r3 = base a3
+	r4 = len a3
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 3
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_4 serial block=5 group=1
+b0: # entry
+	r3 = base a4
+	r4 = len a4
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 4
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_5 serial block=6 group=1
+b0: # entry
+	r3 = base a5
+	r4 = len a5
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 5
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_6 serial block=7 group=1
+b0: # entry
+	r3 = base a6
+	r4 = len a6
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 6
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_7 serial block=8 group=1
+b0: # entry
+	r3 = base a7
+	r4 = len a7
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 7
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+kernel MixedTop(a []i32, b []i32, c []i32, n i64)
+groups [2 2]
+disjoint a b
+disjoint a c
+disjoint b c
+site 0 index parallel.go:101:3
+site 1 index parallel.go:104:23
+site 2 index parallel.go:104:5
+site 3 index parallel.go:108:4
+site 4 index parallel.go:113:10
+site 5 index parallel.go:113:17
+site 6 index parallel.go:113:3
+site 7 index parallel.go:116:13
+site 8 index parallel.go:125:11
+site 9 index parallel.go:125:18
+
+task MixedTop_0 serial
+b0: # entry
+	r3 = base c
+	r4 = len c
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	checkindex 0, r1, site 0
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, 1
+	return
+
+task MixedTop_1 parallel count=(min.i64 (param n) (len a)) block=1 group=1
+b0: # entry
+	r5 = param.i64 n
+	r4 = move.i64 r5
+	r10 = base a
+	r11 = len a
+	r8 = move.i64 r11
+	r6 = move.i64 r8
+	r3 = min.i64 r4, r6
+	r21 = base c
+	r22 = len c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r12 = lt.i64 r2, r3
+	branch r12, b3, b6
+b3: # index
+	r13 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r14 = move.ptr r10
+	r15 = move.i64 r11
+	r17 = convert.i32.i64 r13
+	r18 = move.ptr r21
+	r19 = move.i64 r22
+	checkindex 0, r19, site 1
+	r23 = elemaddr r18, 0, 4
+	r24 = load.i32 r23
+	r25 = add.i32 r17, r24
+	checkindex r13, r15, site 2
+	r26 = elemaddr r14, r13, 4
+	store.i32 r26, r25
+	r27 = add.i64 r13, 1
+	r28 = lt.i64 r27, r3
+	branch r28, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task MixedTop_2 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	r4 = len b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	checkindex 0, r1, site 3
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, 7
+	return
+
+task MixedTop_3 parallel count=(sub.i64 (len b) 1) block=2 group=1
+b0: # entry
+	r6 = base b
+	r7 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = elemaddr r12, r10, 4
+	store.i32 r15, 2
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_4 serial
+b0: # entry
+	r3 = base c
+	r4 = len c
+	r8 = base a
+	r9 = len a
+	r15 = base b
+	r16 = len b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.ptr r8
+	r6 = move.i64 r9
+	checkindex 0, r6, site 4
+	r10 = elemaddr r5, 0, 4
+	r11 = load.i32 r10
+	r12 = move.ptr r15
+	r13 = move.i64 r16
+	checkindex 0, r13, site 5
+	r17 = elemaddr r12, 0, 4
+	r18 = load.i32 r17
+	r19 = add.i32 r11, r18
+	checkindex 0, r1, site 6
+	r20 = elemaddr r0, 0, 4
+	store.i32 r20, r19
+	return
+
+task MixedTop_5 parallel count=(sub.i64 (len b) 1) block=3 group=2
+b0: # entry
+	r6 = base b
+	r7 = len b
+	r18 = base c
+	r19 = len c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r16 = move.i64 r19
+	checkindex 0, r16, site 7
+	r20 = elemaddr r15, 0, 4
+	r21 = load.i32 r20
+	r22 = elemaddr r12, r10, 4
+	r23 = load.i32 r22
+	r24 = add.i32 r23, r21
+	r25 = elemaddr r12, r10, 4
+	store.i32 r25, r24
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_6 parallel count=(len a) block=4 group=2
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	r18 = load.i32 r17
+	r19 = mul.i32 r18, 3
+	r20 = elemaddr r14, r12, 4
+	store.i32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_7 parallel count=(sub.i64 (len c) 1)
+b0: # entry
+	r6 = base c
+	r7 = len c
+	r18 = base a
+	r19 = len a
+	r25 = base b
+	r26 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r16 = move.i64 r19
+	checkindex r10, r16, site 8
+	r20 = elemaddr r15, r10, 4
+	r21 = load.i32 r20
+	r22 = move.ptr r25
+	r23 = move.i64 r26
+	checkindex r10, r23, site 9
+	r27 = elemaddr r22, r10, 4
+	r28 = load.i32 r27
+	r29 = sub.i32 r21, r28
+	r30 = elemaddr r12, r10, 4
+	store.i32 r30, r29
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Sum(x []f32, out []f32)
+reductions 1
+site 0 index reduce.go:17:5
+
+task Sum_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f32 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.f32 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r31
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r31
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r31
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r24, 1
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.f32 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = mul.i64 r23, 1
+	r46 = add.i64 r45, 0
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.f32 r47
+	jump b43
+b43: # reduction warps
+	r48 = mul.i64 r24, r25
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.f32 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r53
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r53
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r53
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b44, b56
+b56: # reduction shuffled
+	r57 = eq.i64 r23, 0
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = mul.i64 r58, 1
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.f32 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f32 -0.0
+	jump b43
+
+task Sum_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f32 -0.0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.f32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f32 r5, 0.0
+	r47 = elemaddr r0, 0, 8
+	store.f32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f32 -0.0
+	jump b28
+
+task Sum_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.f32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 4
+	store.f32 r0, r5
+	return
+
+kernel IntStats(x []i32, out []i64)
+reductions 10
+site 0 index reduce.go:44:5
+site 1 index reduce.go:44:13
+site 2 index reduce.go:44:21
+site 3 index reduce.go:44:29
+site 4 index reduce.go:45:5
+site 5 index reduce.go:45:13
+site 6 index reduce.go:45:21
+site 7 index reduce.go:45:29
+site 8 index reduce.go:46:5
+site 9 index reduce.go:46:13
+
+task IntStats_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 2560 align 8
+b0: # entry
+	r14 = base x
+	r15 = len x
+	r13 = move.i64 r15
+	r180 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = move.i64 0
+	r2 = move.i16 0
+	r3 = move.u32 1
+	r4 = move.u16 65535
+	r5 = move.u16 0
+	r6 = move.u16 0
+	r7 = move.u8 255
+	r8 = move.i32 2147483647
+	r9 = move.i32 -2147483648
+	r10 = threadindex
+	r11 = threadcount
+	r12 = add.i64 r10, -1
+	jump b2
+b2: # unrolled head
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, r13
+	branch r17, b3, b39
+b3: # unrolled test
+	r18 = convert.u64.i64 r13
+	r19 = convert.u64.i64 r16
+	r20 = sub.u64 r18, r19
+	r21 = convert.u64.i64 r11
+	r22 = mul.u64 r21, 3
+	r23 = gt.u64 r20, r22
+	branch r23, b4, b32
+b4: # unrolled 0
+	r24 = move.i64 r12
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b7, b31
+b7: # if.then (unrolled 0)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b8
+b8: # if.done (unrolled 0)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b9
+b9: # unrolled step 0
+	r12 = add.i64 r12, r11
+	jump b10
+b10: # unrolled 1
+	r24 = move.i64 r12
+	jump b11
+b11: # rangeindex.loop (unrolled 1)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b12
+b12: # rangeindex.body (unrolled 1)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b13, b30
+b13: # if.then (unrolled 1)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b14
+b14: # if.done (unrolled 1)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b15
+b15: # unrolled step 1
+	r12 = add.i64 r12, r11
+	jump b16
+b16: # unrolled 2
+	r24 = move.i64 r12
+	jump b17
+b17: # rangeindex.loop (unrolled 2)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b18
+b18: # rangeindex.body (unrolled 2)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b19, b29
+b19: # if.then (unrolled 2)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b20
+b20: # if.done (unrolled 2)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b21
+b21: # unrolled step 2
+	r12 = add.i64 r12, r11
+	jump b22
+b22: # unrolled 3
+	r24 = move.i64 r12
+	jump b23
+b23: # rangeindex.loop (unrolled 3)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b24
+b24: # rangeindex.body (unrolled 3)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b25, b28
+b25: # if.then (unrolled 3)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b26
+b26: # if.done (unrolled 3)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b27
+b27: # unrolled step 3
+	r12 = add.i64 r12, r11
+	jump b2
+b28: # edge 2→5
+	r34 = move.i64 r1
+	jump b26
+b29: # edge 2→5
+	r34 = move.i64 r1
+	jump b20
+b30: # edge 2→5
+	r34 = move.i64 r1
+	jump b14
+b31: # edge 2→5
+	r34 = move.i64 r1
+	jump b8
+b32: # index
+	r24 = move.i64 r12
+	jump b33
+b33: # rangeindex.loop
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	branch r26, b34, b39
+b34: # rangeindex.body
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b35, b75
+b35: # if.then
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b36
+b36: # if.done
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b37
+b37: # latch
+	r12 = add.i64 r12, r11
+	jump b38
+b38: # head
+	r50 = add.i64 r12, 1
+	r51 = lt.i64 r50, r13
+	branch r51, b32, b39
+b39: # exit
+	r52 = lane
+	r53 = warpindex
+	r54 = warpsize
+	r55 = mul.i64 r53, r54
+	r56 = blocksize
+	r57 = sub.i64 r56, r55
+	r58 = min.i64 r57, r54
+	r59 = shr.i64.i64 r54, 1
+	jump b40
+b40: # reduction shuffle
+	r60 = shuffledown.i64 r0, r59
+	r61 = shuffledown.i64 r1, r59
+	r62 = shuffledown.i16 r2, r59
+	r63 = shuffledown.u32 r3, r59
+	r64 = shuffledown.u16 r4, r59
+	r65 = shuffledown.u16 r5, r59
+	r66 = shuffledown.u16 r6, r59
+	r67 = shuffledown.u8 r7, r59
+	r68 = shuffledown.i32 r8, r59
+	r69 = shuffledown.i32 r9, r59
+	r70 = add.i64 r52, r59
+	r71 = lt.i64 r70, r58
+	branch r71, b41, b42
+b41: # reduction combine
+	r0 = add.i64 r0, r60
+	r1 = add.i64 r1, r61
+	r2 = add.i16 r2, r62
+	r3 = mul.u32 r3, r63
+	r4 = and.u16 r4, r64
+	r5 = or.u16 r5, r65
+	r6 = xor.u16 r6, r66
+	r7 = and.u8 r7, r67
+	r8 = min.i32 r8, r68
+	r9 = max.i32 r9, r69
+	jump b42
+b42: # reduction next
+	r59 = shr.i64.i64 r59, 1
+	r72 = ne.i64 r59, 0
+	branch r72, b43, b52
+b43: # reduction shuffle (unrolled 1)
+	r60 = shuffledown.i64 r0, r59
+	r61 = shuffledown.i64 r1, r59
+	r62 = shuffledown.i16 r2, r59
+	r63 = shuffledown.u32 r3, r59
+	r64 = shuffledown.u16 r4, r59
+	r65 = shuffledown.u16 r5, r59
+	r66 = shuffledown.u16 r6, r59
+	r67 = shuffledown.u8 r7, r59
+	r68 = shuffledown.i32 r8, r59
+	r69 = shuffledown.i32 r9, r59
+	r70 = add.i64 r52, r59
+	r71 = lt.i64 r70, r58
+	branch r71, b44, b45
+b44: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r60
+	r1 = add.i64 r1, r61
+	r2 = add.i16 r2, r62
+	r3 = mul.u32 r3, r63
+	r4 = and.u16 r4, r64
+	r5 = or.u16 r5, r65
+	r6 = xor.u16 r6, r66
+	r7 = and.u8 r7, r67
+	r8 = min.i32 r8, r68
+	r9 = max.i32 r9, r69
+	jump b45
+b45: # reduction next (unrolled 1)
+	r59 = shr.i64.i64 r59, 1
+	r72 = ne.i64 r59, 0
+	branch r72, b46, b52
+b46: # reduction shuffle (unrolled 2)
+	r60 = shuffledown.i64 r0, r59
+	r61 = shuffledown.i64 r1, r59
+	r62 = shuffledown.i16 r2, r59
+	r63 = shuffledown.u32 r3, r59
+	r64 = shuffledown.u16 r4, r59
+	r65 = shuffledown.u16 r5, r59
+	r66 = shuffledown.u16 r6, r59
+	r67 = shuffledown.u8 r7, r59
+	r68 = shuffledown.i32 r8, r59
+	r69 = shuffledown.i32 r9, r59
+	r70 = add.i64 r52, r59
+	r71 = lt.i64 r70, r58
+	branch r71, b47, b48
+b47: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r60
+	r1 = add.i64 r1, r61
+	r2 = add.i16 r2, r62
+	r3 = mul.u32 r3, r63
+	r4 = and.u16 r4, r64
+	r5 = or.u16 r5, r65
+	r6 = xor.u16 r6, r66
+	r7 = and.u8 r7, r67
+	r8 = min.i32 r8, r68
+	r9 = max.i32 r9, r69
+	jump b48
+b48: # reduction next (unrolled 2)
+	r59 = shr.i64.i64 r59, 1
+	r72 = ne.i64 r59, 0
+	branch r72, b49, b52
+b49: # reduction shuffle (unrolled 3)
+	r60 = shuffledown.i64 r0, r59
+	r61 = shuffledown.i64 r1, r59
+	r62 = shuffledown.i16 r2, r59
+	r63 = shuffledown.u32 r3, r59
+	r64 = shuffledown.u16 r4, r59
+	r65 = shuffledown.u16 r5, r59
+	r66 = shuffledown.u16 r6, r59
+	r67 = shuffledown.u8 r7, r59
+	r68 = shuffledown.i32 r8, r59
+	r69 = shuffledown.i32 r9, r59
+	r70 = add.i64 r52, r59
+	r71 = lt.i64 r70, r58
+	branch r71, b50, b51
+b50: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r60
+	r1 = add.i64 r1, r61
+	r2 = add.i16 r2, r62
+	r3 = mul.u32 r3, r63
+	r4 = and.u16 r4, r64
+	r5 = or.u16 r5, r65
+	r6 = xor.u16 r6, r66
+	r7 = and.u8 r7, r67
+	r8 = min.i32 r8, r68
+	r9 = max.i32 r9, r69
+	jump b51
+b51: # reduction next (unrolled 3)
+	r59 = shr.i64.i64 r59, 1
+	r72 = ne.i64 r59, 0
+	branch r72, b40, b52
+b52: # reduction shuffled
+	r73 = eq.i64 r52, 0
+	branch r73, b53, b54
+b53: # reduction warp result
+	r74 = addr reduce0
+	r75 = mul.i64 r53, 10
+	r76 = add.i64 r75, 0
+	r77 = elemaddr r74, r76, 8
+	store.shared.i64 r77, r0
+	r78 = addr reduce0
+	r79 = mul.i64 r53, 10
+	r80 = add.i64 r79, 1
+	r81 = elemaddr r78, r80, 8
+	store.shared.i64 r81, r1
+	r82 = addr reduce0
+	r83 = mul.i64 r53, 10
+	r84 = add.i64 r83, 2
+	r85 = elemaddr r82, r84, 8
+	store.shared.i16 r85, r2
+	r86 = addr reduce0
+	r87 = mul.i64 r53, 10
+	r88 = add.i64 r87, 3
+	r89 = elemaddr r86, r88, 8
+	store.shared.u32 r89, r3
+	r90 = addr reduce0
+	r91 = mul.i64 r53, 10
+	r92 = add.i64 r91, 4
+	r93 = elemaddr r90, r92, 8
+	store.shared.u16 r93, r4
+	r94 = addr reduce0
+	r95 = mul.i64 r53, 10
+	r96 = add.i64 r95, 5
+	r97 = elemaddr r94, r96, 8
+	store.shared.u16 r97, r5
+	r98 = addr reduce0
+	r99 = mul.i64 r53, 10
+	r100 = add.i64 r99, 6
+	r101 = elemaddr r98, r100, 8
+	store.shared.u16 r101, r6
+	r102 = addr reduce0
+	r103 = mul.i64 r53, 10
+	r104 = add.i64 r103, 7
+	r105 = elemaddr r102, r104, 8
+	store.shared.u8 r105, r7
+	r106 = addr reduce0
+	r107 = mul.i64 r53, 10
+	r108 = add.i64 r107, 8
+	r109 = elemaddr r106, r108, 8
+	store.shared.i32 r109, r8
+	r110 = addr reduce0
+	r111 = mul.i64 r53, 10
+	r112 = add.i64 r111, 9
+	r113 = elemaddr r110, r112, 8
+	store.shared.i32 r113, r9
+	jump b54
+b54: # reduction barrier
+	barrier
+	r114 = eq.i64 r53, 0
+	branch r114, b55, b73
+b55: # reduction first warp
+	r115 = mul.i64 r52, r54
+	r116 = blocksize
+	r117 = lt.i64 r115, r116
+	branch r117, b56, b74
+b56: # reduction take
+	r118 = addr reduce0
+	r119 = mul.i64 r52, 10
+	r120 = add.i64 r119, 0
+	r121 = elemaddr r118, r120, 8
+	r0 = load.shared.i64 r121
+	r122 = addr reduce0
+	r123 = mul.i64 r52, 10
+	r124 = add.i64 r123, 1
+	r125 = elemaddr r122, r124, 8
+	r1 = load.shared.i64 r125
+	r126 = addr reduce0
+	r127 = mul.i64 r52, 10
+	r128 = add.i64 r127, 2
+	r129 = elemaddr r126, r128, 8
+	r2 = load.shared.i16 r129
+	r130 = addr reduce0
+	r131 = mul.i64 r52, 10
+	r132 = add.i64 r131, 3
+	r133 = elemaddr r130, r132, 8
+	r3 = load.shared.u32 r133
+	r134 = addr reduce0
+	r135 = mul.i64 r52, 10
+	r136 = add.i64 r135, 4
+	r137 = elemaddr r134, r136, 8
+	r4 = load.shared.u16 r137
+	r138 = addr reduce0
+	r139 = mul.i64 r52, 10
+	r140 = add.i64 r139, 5
+	r141 = elemaddr r138, r140, 8
+	r5 = load.shared.u16 r141
+	r142 = addr reduce0
+	r143 = mul.i64 r52, 10
+	r144 = add.i64 r143, 6
+	r145 = elemaddr r142, r144, 8
+	r6 = load.shared.u16 r145
+	r146 = addr reduce0
+	r147 = mul.i64 r52, 10
+	r148 = add.i64 r147, 7
+	r149 = elemaddr r146, r148, 8
+	r7 = load.shared.u8 r149
+	r150 = addr reduce0
+	r151 = mul.i64 r52, 10
+	r152 = add.i64 r151, 8
+	r153 = elemaddr r150, r152, 8
+	r8 = load.shared.i32 r153
+	r154 = addr reduce0
+	r155 = mul.i64 r52, 10
+	r156 = add.i64 r155, 9
+	r157 = elemaddr r154, r156, 8
+	r9 = load.shared.i32 r157
+	jump b57
+b57: # reduction warps
+	r158 = mul.i64 r53, r54
+	r159 = blocksize
+	r160 = sub.i64 r159, r158
+	r161 = min.i64 r160, r54
+	r162 = shr.i64.i64 r54, 1
+	jump b58
+b58: # reduction shuffle
+	r163 = shuffledown.i64 r0, r162
+	r164 = shuffledown.i64 r1, r162
+	r165 = shuffledown.i16 r2, r162
+	r166 = shuffledown.u32 r3, r162
+	r167 = shuffledown.u16 r4, r162
+	r168 = shuffledown.u16 r5, r162
+	r169 = shuffledown.u16 r6, r162
+	r170 = shuffledown.u8 r7, r162
+	r171 = shuffledown.i32 r8, r162
+	r172 = shuffledown.i32 r9, r162
+	r173 = add.i64 r52, r162
+	r174 = lt.i64 r173, r161
+	branch r174, b59, b60
+b59: # reduction combine
+	r0 = add.i64 r0, r163
+	r1 = add.i64 r1, r164
+	r2 = add.i16 r2, r165
+	r3 = mul.u32 r3, r166
+	r4 = and.u16 r4, r167
+	r5 = or.u16 r5, r168
+	r6 = xor.u16 r6, r169
+	r7 = and.u8 r7, r170
+	r8 = min.i32 r8, r171
+	r9 = max.i32 r9, r172
+	jump b60
+b60: # reduction next
+	r162 = shr.i64.i64 r162, 1
+	r175 = ne.i64 r162, 0
+	branch r175, b61, b70
+b61: # reduction shuffle (unrolled 1)
+	r163 = shuffledown.i64 r0, r162
+	r164 = shuffledown.i64 r1, r162
+	r165 = shuffledown.i16 r2, r162
+	r166 = shuffledown.u32 r3, r162
+	r167 = shuffledown.u16 r4, r162
+	r168 = shuffledown.u16 r5, r162
+	r169 = shuffledown.u16 r6, r162
+	r170 = shuffledown.u8 r7, r162
+	r171 = shuffledown.i32 r8, r162
+	r172 = shuffledown.i32 r9, r162
+	r173 = add.i64 r52, r162
+	r174 = lt.i64 r173, r161
+	branch r174, b62, b63
+b62: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r163
+	r1 = add.i64 r1, r164
+	r2 = add.i16 r2, r165
+	r3 = mul.u32 r3, r166
+	r4 = and.u16 r4, r167
+	r5 = or.u16 r5, r168
+	r6 = xor.u16 r6, r169
+	r7 = and.u8 r7, r170
+	r8 = min.i32 r8, r171
+	r9 = max.i32 r9, r172
+	jump b63
+b63: # reduction next (unrolled 1)
+	r162 = shr.i64.i64 r162, 1
+	r175 = ne.i64 r162, 0
+	branch r175, b64, b70
+b64: # reduction shuffle (unrolled 2)
+	r163 = shuffledown.i64 r0, r162
+	r164 = shuffledown.i64 r1, r162
+	r165 = shuffledown.i16 r2, r162
+	r166 = shuffledown.u32 r3, r162
+	r167 = shuffledown.u16 r4, r162
+	r168 = shuffledown.u16 r5, r162
+	r169 = shuffledown.u16 r6, r162
+	r170 = shuffledown.u8 r7, r162
+	r171 = shuffledown.i32 r8, r162
+	r172 = shuffledown.i32 r9, r162
+	r173 = add.i64 r52, r162
+	r174 = lt.i64 r173, r161
+	branch r174, b65, b66
+b65: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r163
+	r1 = add.i64 r1, r164
+	r2 = add.i16 r2, r165
+	r3 = mul.u32 r3, r166
+	r4 = and.u16 r4, r167
+	r5 = or.u16 r5, r168
+	r6 = xor.u16 r6, r169
+	r7 = and.u8 r7, r170
+	r8 = min.i32 r8, r171
+	r9 = max.i32 r9, r172
+	jump b66
+b66: # reduction next (unrolled 2)
+	r162 = shr.i64.i64 r162, 1
+	r175 = ne.i64 r162, 0
+	branch r175, b67, b70
+b67: # reduction shuffle (unrolled 3)
+	r163 = shuffledown.i64 r0, r162
+	r164 = shuffledown.i64 r1, r162
+	r165 = shuffledown.i16 r2, r162
+	r166 = shuffledown.u32 r3, r162
+	r167 = shuffledown.u16 r4, r162
+	r168 = shuffledown.u16 r5, r162
+	r169 = shuffledown.u16 r6, r162
+	r170 = shuffledown.u8 r7, r162
+	r171 = shuffledown.i32 r8, r162
+	r172 = shuffledown.i32 r9, r162
+	r173 = add.i64 r52, r162
+	r174 = lt.i64 r173, r161
+	branch r174, b68, b69
+b68: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r163
+	r1 = add.i64 r1, r164
+	r2 = add.i16 r2, r165
+	r3 = mul.u32 r3, r166
+	r4 = and.u16 r4, r167
+	r5 = or.u16 r5, r168
+	r6 = xor.u16 r6, r169
+	r7 = and.u8 r7, r170
+	r8 = min.i32 r8, r171
+	r9 = max.i32 r9, r172
+	jump b69
+b69: # reduction next (unrolled 3)
+	r162 = shr.i64.i64 r162, 1
+	r175 = ne.i64 r162, 0
+	branch r175, b58, b70
+b70: # reduction shuffled
+	r176 = eq.i64 r52, 0
+	branch r176, b71, b73
+b71: # reduction block result
+	r177 = blockindex
+	r178 = mul.i64 r177, 10
+	r179 = add.i64 r178, 20
+	r181 = elemaddr r180, r179, 8
+	store.i64 r181, r0
+	r182 = mul.i64 r177, 10
+	r183 = add.i64 r182, 21
+	r184 = elemaddr r180, r183, 8
+	store.i64 r184, r1
+	r185 = mul.i64 r177, 10
+	r186 = add.i64 r185, 22
+	r187 = elemaddr r180, r186, 8
+	store.i16 r187, r2
+	r188 = mul.i64 r177, 10
+	r189 = add.i64 r188, 23
+	r190 = elemaddr r180, r189, 8
+	store.u32 r190, r3
+	r191 = mul.i64 r177, 10
+	r192 = add.i64 r191, 24
+	r193 = elemaddr r180, r192, 8
+	store.u16 r193, r4
+	r194 = mul.i64 r177, 10
+	r195 = add.i64 r194, 25
+	r196 = elemaddr r180, r195, 8
+	store.u16 r196, r5
+	r197 = mul.i64 r177, 10
+	r198 = add.i64 r197, 26
+	r199 = elemaddr r180, r198, 8
+	store.u16 r199, r6
+	r200 = mul.i64 r177, 10
+	r201 = add.i64 r200, 27
+	r202 = elemaddr r180, r201, 8
+	store.u8 r202, r7
+	r203 = mul.i64 r177, 10
+	r204 = add.i64 r203, 28
+	r205 = elemaddr r180, r204, 8
+	store.i32 r205, r8
+	r206 = mul.i64 r177, 10
+	r207 = add.i64 r206, 29
+	r208 = elemaddr r180, r207, 8
+	store.i32 r208, r9
+	r209 = eq.i64 r177, 0
+	branch r209, b72, b73
+b72: # reduction count
+	r210 = blockcount
+	r211 = elemaddr r180, 1, 8
+	store.i64 r211, r210
+	r212 = elemaddr r180, 3, 8
+	store.i64 r212, r210
+	r213 = elemaddr r180, 5, 8
+	store.i64 r213, r210
+	r214 = elemaddr r180, 7, 8
+	store.i64 r214, r210
+	r215 = elemaddr r180, 9, 8
+	store.i64 r215, r210
+	r216 = elemaddr r180, 11, 8
+	store.i64 r216, r210
+	r217 = elemaddr r180, 13, 8
+	store.i64 r217, r210
+	r218 = elemaddr r180, 15, 8
+	store.i64 r218, r210
+	r219 = elemaddr r180, 17, 8
+	store.i64 r219, r210
+	r220 = elemaddr r180, 19, 8
+	store.i64 r220, r210
+	jump b73
+b73: # reduction done
+	return
+b74: # reduction none
+	r0 = move.i64 0
+	r1 = move.i64 0
+	r2 = move.i16 0
+	r3 = move.u32 1
+	r4 = move.u16 65535
+	r5 = move.u16 0
+	r6 = move.u16 0
+	r7 = move.u8 255
+	r8 = move.i32 2147483647
+	r9 = move.i32 -2147483648
+	jump b57
+b75: # edge 2→5
+	r34 = move.i64 r1
+	jump b36
+
+task IntStats_1 parallel count=1
+var reduce0 shared 2560 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i64 0
+	r6 = move.i64 0
+	r7 = move.i16 0
+	r8 = move.u32 1
+	r9 = move.u16 65535
+	r10 = move.u16 0
+	r11 = move.u16 0
+	r12 = move.u8 255
+	r13 = move.i32 2147483647
+	r14 = move.i32 -2147483648
+	jump b2
+b2: # combine head
+	r15 = lt.i64 r3, r2
+	branch r15, b3, b10
+b3: # combine
+	r16 = mul.i64 r3, 10
+	r17 = add.i64 r16, 20
+	r18 = elemaddr r0, r17, 8
+	r19 = load.i64 r18
+	r5 = add.i64 r5, r19
+	r20 = mul.i64 r3, 10
+	r21 = add.i64 r20, 21
+	r22 = elemaddr r0, r21, 8
+	r23 = load.i64 r22
+	r6 = add.i64 r6, r23
+	r24 = mul.i64 r3, 10
+	r25 = add.i64 r24, 22
+	r26 = elemaddr r0, r25, 8
+	r27 = load.i16 r26
+	r7 = add.i16 r7, r27
+	r28 = mul.i64 r3, 10
+	r29 = add.i64 r28, 23
+	r30 = elemaddr r0, r29, 8
+	r31 = load.u32 r30
+	r8 = mul.u32 r8, r31
+	r32 = mul.i64 r3, 10
+	r33 = add.i64 r32, 24
+	r34 = elemaddr r0, r33, 8
+	r35 = load.u16 r34
+	r9 = and.u16 r9, r35
+	r36 = mul.i64 r3, 10
+	r37 = add.i64 r36, 25
+	r38 = elemaddr r0, r37, 8
+	r39 = load.u16 r38
+	r10 = or.u16 r10, r39
+	r40 = mul.i64 r3, 10
+	r41 = add.i64 r40, 26
+	r42 = elemaddr r0, r41, 8
+	r43 = load.u16 r42
+	r11 = xor.u16 r11, r43
+	r44 = mul.i64 r3, 10
+	r45 = add.i64 r44, 27
+	r46 = elemaddr r0, r45, 8
+	r47 = load.u8 r46
+	r12 = and.u8 r12, r47
+	r48 = mul.i64 r3, 10
+	r49 = add.i64 r48, 28
+	r50 = elemaddr r0, r49, 8
+	r51 = load.i32 r50
+	r13 = min.i32 r13, r51
+	r52 = mul.i64 r3, 10
+	r53 = add.i64 r52, 29
+	r54 = elemaddr r0, r53, 8
+	r55 = load.i32 r54
+	r14 = max.i32 r14, r55
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r15 = lt.i64 r3, r2
+	branch r15, b5, b10
+b5: # combine (unrolled 1)
+	r16 = mul.i64 r3, 10
+	r17 = add.i64 r16, 20
+	r18 = elemaddr r0, r17, 8
+	r19 = load.i64 r18
+	r5 = add.i64 r5, r19
+	r20 = mul.i64 r3, 10
+	r21 = add.i64 r20, 21
+	r22 = elemaddr r0, r21, 8
+	r23 = load.i64 r22
+	r6 = add.i64 r6, r23
+	r24 = mul.i64 r3, 10
+	r25 = add.i64 r24, 22
+	r26 = elemaddr r0, r25, 8
+	r27 = load.i16 r26
+	r7 = add.i16 r7, r27
+	r28 = mul.i64 r3, 10
+	r29 = add.i64 r28, 23
+	r30 = elemaddr r0, r29, 8
+	r31 = load.u32 r30
+	r8 = mul.u32 r8, r31
+	r32 = mul.i64 r3, 10
+	r33 = add.i64 r32, 24
+	r34 = elemaddr r0, r33, 8
+	r35 = load.u16 r34
+	r9 = and.u16 r9, r35
+	r36 = mul.i64 r3, 10
+	r37 = add.i64 r36, 25
+	r38 = elemaddr r0, r37, 8
+	r39 = load.u16 r38
+	r10 = or.u16 r10, r39
+	r40 = mul.i64 r3, 10
+	r41 = add.i64 r40, 26
+	r42 = elemaddr r0, r41, 8
+	r43 = load.u16 r42
+	r11 = xor.u16 r11, r43
+	r44 = mul.i64 r3, 10
+	r45 = add.i64 r44, 27
+	r46 = elemaddr r0, r45, 8
+	r47 = load.u8 r46
+	r12 = and.u8 r12, r47
+	r48 = mul.i64 r3, 10
+	r49 = add.i64 r48, 28
+	r50 = elemaddr r0, r49, 8
+	r51 = load.i32 r50
+	r13 = min.i32 r13, r51
+	r52 = mul.i64 r3, 10
+	r53 = add.i64 r52, 29
+	r54 = elemaddr r0, r53, 8
+	r55 = load.i32 r54
+	r14 = max.i32 r14, r55
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r15 = lt.i64 r3, r2
+	branch r15, b7, b10
+b7: # combine (unrolled 2)
+	r16 = mul.i64 r3, 10
+	r17 = add.i64 r16, 20
+	r18 = elemaddr r0, r17, 8
+	r19 = load.i64 r18
+	r5 = add.i64 r5, r19
+	r20 = mul.i64 r3, 10
+	r21 = add.i64 r20, 21
+	r22 = elemaddr r0, r21, 8
+	r23 = load.i64 r22
+	r6 = add.i64 r6, r23
+	r24 = mul.i64 r3, 10
+	r25 = add.i64 r24, 22
+	r26 = elemaddr r0, r25, 8
+	r27 = load.i16 r26
+	r7 = add.i16 r7, r27
+	r28 = mul.i64 r3, 10
+	r29 = add.i64 r28, 23
+	r30 = elemaddr r0, r29, 8
+	r31 = load.u32 r30
+	r8 = mul.u32 r8, r31
+	r32 = mul.i64 r3, 10
+	r33 = add.i64 r32, 24
+	r34 = elemaddr r0, r33, 8
+	r35 = load.u16 r34
+	r9 = and.u16 r9, r35
+	r36 = mul.i64 r3, 10
+	r37 = add.i64 r36, 25
+	r38 = elemaddr r0, r37, 8
+	r39 = load.u16 r38
+	r10 = or.u16 r10, r39
+	r40 = mul.i64 r3, 10
+	r41 = add.i64 r40, 26
+	r42 = elemaddr r0, r41, 8
+	r43 = load.u16 r42
+	r11 = xor.u16 r11, r43
+	r44 = mul.i64 r3, 10
+	r45 = add.i64 r44, 27
+	r46 = elemaddr r0, r45, 8
+	r47 = load.u8 r46
+	r12 = and.u8 r12, r47
+	r48 = mul.i64 r3, 10
+	r49 = add.i64 r48, 28
+	r50 = elemaddr r0, r49, 8
+	r51 = load.i32 r50
+	r13 = min.i32 r13, r51
+	r52 = mul.i64 r3, 10
+	r53 = add.i64 r52, 29
+	r54 = elemaddr r0, r53, 8
+	r55 = load.i32 r54
+	r14 = max.i32 r14, r55
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r15 = lt.i64 r3, r2
+	branch r15, b9, b10
+b9: # combine (unrolled 3)
+	r16 = mul.i64 r3, 10
+	r17 = add.i64 r16, 20
+	r18 = elemaddr r0, r17, 8
+	r19 = load.i64 r18
+	r5 = add.i64 r5, r19
+	r20 = mul.i64 r3, 10
+	r21 = add.i64 r20, 21
+	r22 = elemaddr r0, r21, 8
+	r23 = load.i64 r22
+	r6 = add.i64 r6, r23
+	r24 = mul.i64 r3, 10
+	r25 = add.i64 r24, 22
+	r26 = elemaddr r0, r25, 8
+	r27 = load.i16 r26
+	r7 = add.i16 r7, r27
+	r28 = mul.i64 r3, 10
+	r29 = add.i64 r28, 23
+	r30 = elemaddr r0, r29, 8
+	r31 = load.u32 r30
+	r8 = mul.u32 r8, r31
+	r32 = mul.i64 r3, 10
+	r33 = add.i64 r32, 24
+	r34 = elemaddr r0, r33, 8
+	r35 = load.u16 r34
+	r9 = and.u16 r9, r35
+	r36 = mul.i64 r3, 10
+	r37 = add.i64 r36, 25
+	r38 = elemaddr r0, r37, 8
+	r39 = load.u16 r38
+	r10 = or.u16 r10, r39
+	r40 = mul.i64 r3, 10
+	r41 = add.i64 r40, 26
+	r42 = elemaddr r0, r41, 8
+	r43 = load.u16 r42
+	r11 = xor.u16 r11, r43
+	r44 = mul.i64 r3, 10
+	r45 = add.i64 r44, 27
+	r46 = elemaddr r0, r45, 8
+	r47 = load.u8 r46
+	r12 = and.u8 r12, r47
+	r48 = mul.i64 r3, 10
+	r49 = add.i64 r48, 28
+	r50 = elemaddr r0, r49, 8
+	r51 = load.i32 r50
+	r13 = min.i32 r13, r51
+	r52 = mul.i64 r3, 10
+	r53 = add.i64 r52, 29
+	r54 = elemaddr r0, r53, 8
+	r55 = load.i32 r54
+	r14 = max.i32 r14, r55
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r56 = lane
+	r57 = warpindex
+	r58 = warpsize
+	r59 = mul.i64 r57, r58
+	r60 = blocksize
+	r61 = sub.i64 r60, r59
+	r62 = min.i64 r61, r58
+	r63 = shr.i64.i64 r58, 1
+	jump b11
+b11: # reduction shuffle
+	r64 = shuffledown.i64 r5, r63
+	r65 = shuffledown.i64 r6, r63
+	r66 = shuffledown.i16 r7, r63
+	r67 = shuffledown.u32 r8, r63
+	r68 = shuffledown.u16 r9, r63
+	r69 = shuffledown.u16 r10, r63
+	r70 = shuffledown.u16 r11, r63
+	r71 = shuffledown.u8 r12, r63
+	r72 = shuffledown.i32 r13, r63
+	r73 = shuffledown.i32 r14, r63
+	r74 = add.i64 r56, r63
+	r75 = lt.i64 r74, r62
+	branch r75, b12, b13
+b12: # reduction combine
+	r5 = add.i64 r5, r64
+	r6 = add.i64 r6, r65
+	r7 = add.i16 r7, r66
+	r8 = mul.u32 r8, r67
+	r9 = and.u16 r9, r68
+	r10 = or.u16 r10, r69
+	r11 = xor.u16 r11, r70
+	r12 = and.u8 r12, r71
+	r13 = min.i32 r13, r72
+	r14 = max.i32 r14, r73
+	jump b13
+b13: # reduction next
+	r63 = shr.i64.i64 r63, 1
+	r76 = ne.i64 r63, 0
+	branch r76, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r64 = shuffledown.i64 r5, r63
+	r65 = shuffledown.i64 r6, r63
+	r66 = shuffledown.i16 r7, r63
+	r67 = shuffledown.u32 r8, r63
+	r68 = shuffledown.u16 r9, r63
+	r69 = shuffledown.u16 r10, r63
+	r70 = shuffledown.u16 r11, r63
+	r71 = shuffledown.u8 r12, r63
+	r72 = shuffledown.i32 r13, r63
+	r73 = shuffledown.i32 r14, r63
+	r74 = add.i64 r56, r63
+	r75 = lt.i64 r74, r62
+	branch r75, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r64
+	r6 = add.i64 r6, r65
+	r7 = add.i16 r7, r66
+	r8 = mul.u32 r8, r67
+	r9 = and.u16 r9, r68
+	r10 = or.u16 r10, r69
+	r11 = xor.u16 r11, r70
+	r12 = and.u8 r12, r71
+	r13 = min.i32 r13, r72
+	r14 = max.i32 r14, r73
+	jump b16
+b16: # reduction next (unrolled 1)
+	r63 = shr.i64.i64 r63, 1
+	r76 = ne.i64 r63, 0
+	branch r76, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r64 = shuffledown.i64 r5, r63
+	r65 = shuffledown.i64 r6, r63
+	r66 = shuffledown.i16 r7, r63
+	r67 = shuffledown.u32 r8, r63
+	r68 = shuffledown.u16 r9, r63
+	r69 = shuffledown.u16 r10, r63
+	r70 = shuffledown.u16 r11, r63
+	r71 = shuffledown.u8 r12, r63
+	r72 = shuffledown.i32 r13, r63
+	r73 = shuffledown.i32 r14, r63
+	r74 = add.i64 r56, r63
+	r75 = lt.i64 r74, r62
+	branch r75, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r64
+	r6 = add.i64 r6, r65
+	r7 = add.i16 r7, r66
+	r8 = mul.u32 r8, r67
+	r9 = and.u16 r9, r68
+	r10 = or.u16 r10, r69
+	r11 = xor.u16 r11, r70
+	r12 = and.u8 r12, r71
+	r13 = min.i32 r13, r72
+	r14 = max.i32 r14, r73
+	jump b19
+b19: # reduction next (unrolled 2)
+	r63 = shr.i64.i64 r63, 1
+	r76 = ne.i64 r63, 0
+	branch r76, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r64 = shuffledown.i64 r5, r63
+	r65 = shuffledown.i64 r6, r63
+	r66 = shuffledown.i16 r7, r63
+	r67 = shuffledown.u32 r8, r63
+	r68 = shuffledown.u16 r9, r63
+	r69 = shuffledown.u16 r10, r63
+	r70 = shuffledown.u16 r11, r63
+	r71 = shuffledown.u8 r12, r63
+	r72 = shuffledown.i32 r13, r63
+	r73 = shuffledown.i32 r14, r63
+	r74 = add.i64 r56, r63
+	r75 = lt.i64 r74, r62
+	branch r75, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r64
+	r6 = add.i64 r6, r65
+	r7 = add.i16 r7, r66
+	r8 = mul.u32 r8, r67
+	r9 = and.u16 r9, r68
+	r10 = or.u16 r10, r69
+	r11 = xor.u16 r11, r70
+	r12 = and.u8 r12, r71
+	r13 = min.i32 r13, r72
+	r14 = max.i32 r14, r73
+	jump b22
+b22: # reduction next (unrolled 3)
+	r63 = shr.i64.i64 r63, 1
+	r76 = ne.i64 r63, 0
+	branch r76, b11, b23
+b23: # reduction shuffled
+	r77 = eq.i64 r56, 0
+	branch r77, b24, b25
+b24: # reduction warp result
+	r78 = addr reduce0
+	r79 = mul.i64 r57, 10
+	r80 = add.i64 r79, 0
+	r81 = elemaddr r78, r80, 8
+	store.shared.i64 r81, r5
+	r82 = addr reduce0
+	r83 = mul.i64 r57, 10
+	r84 = add.i64 r83, 1
+	r85 = elemaddr r82, r84, 8
+	store.shared.i64 r85, r6
+	r86 = addr reduce0
+	r87 = mul.i64 r57, 10
+	r88 = add.i64 r87, 2
+	r89 = elemaddr r86, r88, 8
+	store.shared.i16 r89, r7
+	r90 = addr reduce0
+	r91 = mul.i64 r57, 10
+	r92 = add.i64 r91, 3
+	r93 = elemaddr r90, r92, 8
+	store.shared.u32 r93, r8
+	r94 = addr reduce0
+	r95 = mul.i64 r57, 10
+	r96 = add.i64 r95, 4
+	r97 = elemaddr r94, r96, 8
+	store.shared.u16 r97, r9
+	r98 = addr reduce0
+	r99 = mul.i64 r57, 10
+	r100 = add.i64 r99, 5
+	r101 = elemaddr r98, r100, 8
+	store.shared.u16 r101, r10
+	r102 = addr reduce0
+	r103 = mul.i64 r57, 10
+	r104 = add.i64 r103, 6
+	r105 = elemaddr r102, r104, 8
+	store.shared.u16 r105, r11
+	r106 = addr reduce0
+	r107 = mul.i64 r57, 10
+	r108 = add.i64 r107, 7
+	r109 = elemaddr r106, r108, 8
+	store.shared.u8 r109, r12
+	r110 = addr reduce0
+	r111 = mul.i64 r57, 10
+	r112 = add.i64 r111, 8
+	r113 = elemaddr r110, r112, 8
+	store.shared.i32 r113, r13
+	r114 = addr reduce0
+	r115 = mul.i64 r57, 10
+	r116 = add.i64 r115, 9
+	r117 = elemaddr r114, r116, 8
+	store.shared.i32 r117, r14
+	jump b25
+b25: # reduction barrier
+	barrier
+	r118 = eq.i64 r57, 0
+	branch r118, b26, b43
+b26: # reduction first warp
+	r119 = mul.i64 r56, r58
+	r120 = blocksize
+	r121 = lt.i64 r119, r120
+	branch r121, b27, b44
+b27: # reduction take
+	r122 = addr reduce0
+	r123 = mul.i64 r56, 10
+	r124 = add.i64 r123, 0
+	r125 = elemaddr r122, r124, 8
+	r5 = load.shared.i64 r125
+	r126 = addr reduce0
+	r127 = mul.i64 r56, 10
+	r128 = add.i64 r127, 1
+	r129 = elemaddr r126, r128, 8
+	r6 = load.shared.i64 r129
+	r130 = addr reduce0
+	r131 = mul.i64 r56, 10
+	r132 = add.i64 r131, 2
+	r133 = elemaddr r130, r132, 8
+	r7 = load.shared.i16 r133
+	r134 = addr reduce0
+	r135 = mul.i64 r56, 10
+	r136 = add.i64 r135, 3
+	r137 = elemaddr r134, r136, 8
+	r8 = load.shared.u32 r137
+	r138 = addr reduce0
+	r139 = mul.i64 r56, 10
+	r140 = add.i64 r139, 4
+	r141 = elemaddr r138, r140, 8
+	r9 = load.shared.u16 r141
+	r142 = addr reduce0
+	r143 = mul.i64 r56, 10
+	r144 = add.i64 r143, 5
+	r145 = elemaddr r142, r144, 8
+	r10 = load.shared.u16 r145
+	r146 = addr reduce0
+	r147 = mul.i64 r56, 10
+	r148 = add.i64 r147, 6
+	r149 = elemaddr r146, r148, 8
+	r11 = load.shared.u16 r149
+	r150 = addr reduce0
+	r151 = mul.i64 r56, 10
+	r152 = add.i64 r151, 7
+	r153 = elemaddr r150, r152, 8
+	r12 = load.shared.u8 r153
+	r154 = addr reduce0
+	r155 = mul.i64 r56, 10
+	r156 = add.i64 r155, 8
+	r157 = elemaddr r154, r156, 8
+	r13 = load.shared.i32 r157
+	r158 = addr reduce0
+	r159 = mul.i64 r56, 10
+	r160 = add.i64 r159, 9
+	r161 = elemaddr r158, r160, 8
+	r14 = load.shared.i32 r161
+	jump b28
+b28: # reduction warps
+	r162 = mul.i64 r57, r58
+	r163 = blocksize
+	r164 = sub.i64 r163, r162
+	r165 = min.i64 r164, r58
+	r166 = shr.i64.i64 r58, 1
+	jump b29
+b29: # reduction shuffle
+	r167 = shuffledown.i64 r5, r166
+	r168 = shuffledown.i64 r6, r166
+	r169 = shuffledown.i16 r7, r166
+	r170 = shuffledown.u32 r8, r166
+	r171 = shuffledown.u16 r9, r166
+	r172 = shuffledown.u16 r10, r166
+	r173 = shuffledown.u16 r11, r166
+	r174 = shuffledown.u8 r12, r166
+	r175 = shuffledown.i32 r13, r166
+	r176 = shuffledown.i32 r14, r166
+	r177 = add.i64 r56, r166
+	r178 = lt.i64 r177, r165
+	branch r178, b30, b31
+b30: # reduction combine
+	r5 = add.i64 r5, r167
+	r6 = add.i64 r6, r168
+	r7 = add.i16 r7, r169
+	r8 = mul.u32 r8, r170
+	r9 = and.u16 r9, r171
+	r10 = or.u16 r10, r172
+	r11 = xor.u16 r11, r173
+	r12 = and.u8 r12, r174
+	r13 = min.i32 r13, r175
+	r14 = max.i32 r14, r176
+	jump b31
+b31: # reduction next
+	r166 = shr.i64.i64 r166, 1
+	r179 = ne.i64 r166, 0
+	branch r179, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r167 = shuffledown.i64 r5, r166
+	r168 = shuffledown.i64 r6, r166
+	r169 = shuffledown.i16 r7, r166
+	r170 = shuffledown.u32 r8, r166
+	r171 = shuffledown.u16 r9, r166
+	r172 = shuffledown.u16 r10, r166
+	r173 = shuffledown.u16 r11, r166
+	r174 = shuffledown.u8 r12, r166
+	r175 = shuffledown.i32 r13, r166
+	r176 = shuffledown.i32 r14, r166
+	r177 = add.i64 r56, r166
+	r178 = lt.i64 r177, r165
+	branch r178, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r167
+	r6 = add.i64 r6, r168
+	r7 = add.i16 r7, r169
+	r8 = mul.u32 r8, r170
+	r9 = and.u16 r9, r171
+	r10 = or.u16 r10, r172
+	r11 = xor.u16 r11, r173
+	r12 = and.u8 r12, r174
+	r13 = min.i32 r13, r175
+	r14 = max.i32 r14, r176
+	jump b34
+b34: # reduction next (unrolled 1)
+	r166 = shr.i64.i64 r166, 1
+	r179 = ne.i64 r166, 0
+	branch r179, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r167 = shuffledown.i64 r5, r166
+	r168 = shuffledown.i64 r6, r166
+	r169 = shuffledown.i16 r7, r166
+	r170 = shuffledown.u32 r8, r166
+	r171 = shuffledown.u16 r9, r166
+	r172 = shuffledown.u16 r10, r166
+	r173 = shuffledown.u16 r11, r166
+	r174 = shuffledown.u8 r12, r166
+	r175 = shuffledown.i32 r13, r166
+	r176 = shuffledown.i32 r14, r166
+	r177 = add.i64 r56, r166
+	r178 = lt.i64 r177, r165
+	branch r178, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r167
+	r6 = add.i64 r6, r168
+	r7 = add.i16 r7, r169
+	r8 = mul.u32 r8, r170
+	r9 = and.u16 r9, r171
+	r10 = or.u16 r10, r172
+	r11 = xor.u16 r11, r173
+	r12 = and.u8 r12, r174
+	r13 = min.i32 r13, r175
+	r14 = max.i32 r14, r176
+	jump b37
+b37: # reduction next (unrolled 2)
+	r166 = shr.i64.i64 r166, 1
+	r179 = ne.i64 r166, 0
+	branch r179, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r167 = shuffledown.i64 r5, r166
+	r168 = shuffledown.i64 r6, r166
+	r169 = shuffledown.i16 r7, r166
+	r170 = shuffledown.u32 r8, r166
+	r171 = shuffledown.u16 r9, r166
+	r172 = shuffledown.u16 r10, r166
+	r173 = shuffledown.u16 r11, r166
+	r174 = shuffledown.u8 r12, r166
+	r175 = shuffledown.i32 r13, r166
+	r176 = shuffledown.i32 r14, r166
+	r177 = add.i64 r56, r166
+	r178 = lt.i64 r177, r165
+	branch r178, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r167
+	r6 = add.i64 r6, r168
+	r7 = add.i16 r7, r169
+	r8 = mul.u32 r8, r170
+	r9 = and.u16 r9, r171
+	r10 = or.u16 r10, r172
+	r11 = xor.u16 r11, r173
+	r12 = and.u8 r12, r174
+	r13 = min.i32 r13, r175
+	r14 = max.i32 r14, r176
+	jump b40
+b40: # reduction next (unrolled 3)
+	r166 = shr.i64.i64 r166, 1
+	r179 = ne.i64 r166, 0
+	branch r179, b29, b41
+b41: # reduction shuffled
+	r180 = eq.i64 r56, 0
+	branch r180, b42, b43
+b42: # reduction block result
+	r181 = add.i64 r5, 0
+	r182 = elemaddr r0, 0, 8
+	store.i64 r182, r181
+	r183 = add.i64 r6, 0
+	r184 = elemaddr r0, 2, 8
+	store.i64 r184, r183
+	r185 = add.i16 r7, 100
+	r186 = elemaddr r0, 4, 8
+	store.i16 r186, r185
+	r187 = mul.u32 r8, 1
+	r188 = elemaddr r0, 6, 8
+	store.u32 r188, r187
+	r189 = and.u16 r9, 65535
+	r190 = elemaddr r0, 8, 8
+	store.u16 r190, r189
+	r191 = or.u16 r10, 0
+	r192 = elemaddr r0, 10, 8
+	store.u16 r192, r191
+	r193 = xor.u16 r11, 0
+	r194 = elemaddr r0, 12, 8
+	store.u16 r194, r193
+	r195 = and.u8 r12, 255
+	r196 = elemaddr r0, 14, 8
+	store.u8 r196, r195
+	r197 = min.i32 r13, 2147483647
+	r198 = elemaddr r0, 16, 8
+	store.i32 r198, r197
+	r199 = max.i32 r14, -2147483648
+	r200 = elemaddr r0, 18, 8
+	store.i32 r200, r199
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i64 0
+	r6 = move.i64 0
+	r7 = move.i16 0
+	r8 = move.u32 1
+	r9 = move.u16 65535
+	r10 = move.u16 0
+	r11 = move.u16 0
+	r12 = move.u8 255
+	r13 = move.i32 2147483647
+	r14 = move.i32 -2147483648
+	jump b28
+
+task IntStats_2 serial
+b0: # entry
+	r1 = scratch
+	r2 = elemaddr r1, 6, 8
+	r3 = load.u32 r2
+	r5 = elemaddr r1, 8, 8
+	r6 = load.u16 r5
+	r8 = base out
+	r9 = len out
+	r10 = elemaddr r1, 0, 8
+	r11 = load.i64 r10
+	r13 = elemaddr r1, 2, 8
+	r14 = load.i64 r13
+	r18 = elemaddr r1, 10, 8
+	r19 = load.u16 r18
+	r21 = elemaddr r1, 12, 8
+	r22 = load.u16 r21
+	r24 = elemaddr r1, 16, 8
+	r25 = load.i32 r24
+	r27 = elemaddr r1, 18, 8
+	r28 = load.i32 r27
+	r34 = elemaddr r1, 4, 8
+	r35 = load.i16 r34
+	r37 = elemaddr r1, 14, 8
+	r38 = load.u8 r37
+	jump b1
+b1: # rangeindex.done
+	r0 = convert.i64.u32 r3
+	r4 = convert.i64.u16 r6
+	checkindex 0, r9, site 0
+	r7 = elemaddr r8, 0, 8
+	store.i64 r7, r11
+	checkindex 1, r9, site 1
+	r12 = elemaddr r8, 1, 8
+	store.i64 r12, r14
+	checkindex 2, r9, site 2
+	r15 = elemaddr r8, 2, 8
+	store.i64 r15, r0
+	checkindex 3, r9, site 3
+	r16 = elemaddr r8, 3, 8
+	store.i64 r16, r4
+	r17 = convert.i64.u16 r19
+	r20 = convert.i64.u16 r22
+	r23 = convert.i64.i32 r25
+	r26 = convert.i64.i32 r28
+	checkindex 4, r9, site 4
+	r29 = elemaddr r8, 4, 8
+	store.i64 r29, r17
+	checkindex 5, r9, site 5
+	r30 = elemaddr r8, 5, 8
+	store.i64 r30, r20
+	checkindex 6, r9, site 6
+	r31 = elemaddr r8, 6, 8
+	store.i64 r31, r23
+	checkindex 7, r9, site 7
+	r32 = elemaddr r8, 7, 8
+	store.i64 r32, r26
+	r33 = convert.i64.i16 r35
+	r36 = convert.i64.u8 r38
+	checkindex 8, r9, site 8
+	r39 = elemaddr r8, 8, 8
+	store.i64 r39, r33
+	checkindex 9, r9, site 9
+	r40 = elemaddr r8, 9, 8
+	store.i64 r40, r36
+	return
+
+kernel Center(x []f64, centered []f64)
+reductions 1
+site 0 index reduce.go:60:11
+
+task Center_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f64 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.f64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.f64 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r31 = shuffledown.f64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r31
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r31 = shuffledown.f64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r31
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r31 = shuffledown.f64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r31
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r24, 1
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.f64 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = mul.i64 r23, 1
+	r46 = add.i64 r45, 0
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.f64 r47
+	jump b43
+b43: # reduction warps
+	r48 = mul.i64 r24, r25
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.f64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.f64 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r53 = shuffledown.f64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r53
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r53 = shuffledown.f64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r53
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r53 = shuffledown.f64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r53
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b44, b56
+b56: # reduction shuffled
+	r57 = eq.i64 r23, 0
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = mul.i64 r58, 1
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.f64 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f64 -0.0
+	jump b43
+
+task Center_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f64 -0.0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f64 r9
+	r5 = add.f64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f64 r9
+	r5 = add.f64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f64 r9
+	r5 = add.f64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f64 r9
+	r5 = add.f64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f64 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.f64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.f64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.f64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.f64 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f64 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f64 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.f64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.f64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.f64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f64 r5, 0.0
+	r47 = elemaddr r0, 0, 8
+	store.f64 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f64 -0.0
+	jump b28
+
+task Center_2 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r15 = scratch
+	r16 = elemaddr r15, 0, 8
+	r17 = load.f64 r16
+	r19 = move.i64 r5
+	r18 = convert.f64.i64 r19
+	r14 = div.f64 r17, r18
+	r21 = base centered
+	r22 = len centered
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	r13 = sub.f64 r12, r14
+	checkindex r9, r22, site 0
+	r20 = elemaddr r21, r9, 8
+	store.f64 r20, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel FloatRange(x []f64, out []f64, n i64)
+reductions 2
+site 0 index reduce.go:71:17
+site 1 index reduce.go:72:17
+site 2 index reduce.go:74:5
+site 3 index reduce.go:74:13
+
+task FloatRange_0 parallel count=(max.i64 (param n) 1)
+var reduce0 shared 512 align 8
+b0: # entry
+	r5 = param.i64 n
+	r15 = base x
+	r16 = len x
+	r73 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f64 +Inf
+	r1 = move.f64 -Inf
+	r2 = threadindex
+	r3 = threadcount
+	r4 = add.i64 r2, 0
+	jump b2
+b2: # unrolled head
+	r6 = lt.i64 r4, r5
+	branch r6, b3, b21
+b3: # unrolled test
+	r7 = convert.u64.i64 r5
+	r8 = convert.u64.i64 r4
+	r9 = sub.u64 r7, r8
+	r10 = convert.u64.i64 r3
+	r11 = mul.u64 r10, 3
+	r12 = gt.u64 r9, r11
+	branch r12, b4, b16
+b4: # unrolled 0
+	r13 = move.i64 r4
+	jump b5
+b5: # rangeint.body (unrolled 0)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b6
+b6: # unrolled step 0
+	r4 = add.i64 r4, r3
+	jump b7
+b7: # unrolled 1
+	r13 = move.i64 r4
+	jump b8
+b8: # rangeint.body (unrolled 1)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b9
+b9: # unrolled step 1
+	r4 = add.i64 r4, r3
+	jump b10
+b10: # unrolled 2
+	r13 = move.i64 r4
+	jump b11
+b11: # rangeint.body (unrolled 2)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b12
+b12: # unrolled step 2
+	r4 = add.i64 r4, r3
+	jump b13
+b13: # unrolled 3
+	r13 = move.i64 r4
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b15
+b15: # unrolled step 3
+	r4 = add.i64 r4, r3
+	jump b2
+b16: # index
+	r13 = move.i64 r4
+	jump b17
+b17: # rangeint.body
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b18, b57
+b18: # edge 1→1
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b19
+b19: # latch
+	r4 = add.i64 r4, r3
+	jump b20
+b20: # head
+	r24 = lt.i64 r4, r5
+	branch r24, b16, b21
+b21: # exit
+	r25 = lane
+	r26 = warpindex
+	r27 = warpsize
+	r28 = mul.i64 r26, r27
+	r29 = blocksize
+	r30 = sub.i64 r29, r28
+	r31 = min.i64 r30, r27
+	r32 = shr.i64.i64 r27, 1
+	jump b22
+b22: # reduction shuffle
+	r33 = shuffledown.f64 r0, r32
+	r34 = shuffledown.f64 r1, r32
+	r35 = add.i64 r25, r32
+	r36 = lt.i64 r35, r31
+	branch r36, b23, b24
+b23: # reduction combine
+	r0 = min.f64 r0, r33
+	r1 = max.f64 r1, r34
+	jump b24
+b24: # reduction next
+	r32 = shr.i64.i64 r32, 1
+	r37 = ne.i64 r32, 0
+	branch r37, b25, b34
+b25: # reduction shuffle (unrolled 1)
+	r33 = shuffledown.f64 r0, r32
+	r34 = shuffledown.f64 r1, r32
+	r35 = add.i64 r25, r32
+	r36 = lt.i64 r35, r31
+	branch r36, b26, b27
+b26: # reduction combine (unrolled 1)
+	r0 = min.f64 r0, r33
+	r1 = max.f64 r1, r34
+	jump b27
+b27: # reduction next (unrolled 1)
+	r32 = shr.i64.i64 r32, 1
+	r37 = ne.i64 r32, 0
+	branch r37, b28, b34
+b28: # reduction shuffle (unrolled 2)
+	r33 = shuffledown.f64 r0, r32
+	r34 = shuffledown.f64 r1, r32
+	r35 = add.i64 r25, r32
+	r36 = lt.i64 r35, r31
+	branch r36, b29, b30
+b29: # reduction combine (unrolled 2)
+	r0 = min.f64 r0, r33
+	r1 = max.f64 r1, r34
+	jump b30
+b30: # reduction next (unrolled 2)
+	r32 = shr.i64.i64 r32, 1
+	r37 = ne.i64 r32, 0
+	branch r37, b31, b34
+b31: # reduction shuffle (unrolled 3)
+	r33 = shuffledown.f64 r0, r32
+	r34 = shuffledown.f64 r1, r32
+	r35 = add.i64 r25, r32
+	r36 = lt.i64 r35, r31
+	branch r36, b32, b33
+b32: # reduction combine (unrolled 3)
+	r0 = min.f64 r0, r33
+	r1 = max.f64 r1, r34
+	jump b33
+b33: # reduction next (unrolled 3)
+	r32 = shr.i64.i64 r32, 1
+	r37 = ne.i64 r32, 0
+	branch r37, b22, b34
+b34: # reduction shuffled
+	r38 = eq.i64 r25, 0
+	branch r38, b35, b36
+b35: # reduction warp result
+	r39 = addr reduce0
+	r40 = mul.i64 r26, 2
+	r41 = add.i64 r40, 0
+	r42 = elemaddr r39, r41, 8
+	store.shared.f64 r42, r0
+	r43 = addr reduce0
+	r44 = mul.i64 r26, 2
+	r45 = add.i64 r44, 1
+	r46 = elemaddr r43, r45, 8
+	store.shared.f64 r46, r1
+	jump b36
+b36: # reduction barrier
+	barrier
+	r47 = eq.i64 r26, 0
+	branch r47, b37, b55
+b37: # reduction first warp
+	r48 = mul.i64 r25, r27
+	r49 = blocksize
+	r50 = lt.i64 r48, r49
+	branch r50, b38, b56
+b38: # reduction take
+	r51 = addr reduce0
+	r52 = mul.i64 r25, 2
+	r53 = add.i64 r52, 0
+	r54 = elemaddr r51, r53, 8
+	r0 = load.shared.f64 r54
+	r55 = addr reduce0
+	r56 = mul.i64 r25, 2
+	r57 = add.i64 r56, 1
+	r58 = elemaddr r55, r57, 8
+	r1 = load.shared.f64 r58
+	jump b39
+b39: # reduction warps
+	r59 = mul.i64 r26, r27
+	r60 = blocksize
+	r61 = sub.i64 r60, r59
+	r62 = min.i64 r61, r27
+	r63 = shr.i64.i64 r27, 1
+	jump b40
+b40: # reduction shuffle
+	r64 = shuffledown.f64 r0, r63
+	r65 = shuffledown.f64 r1, r63
+	r66 = add.i64 r25, r63
+	r67 = lt.i64 r66, r62
+	branch r67, b41, b42
+b41: # reduction combine
+	r0 = min.f64 r0, r64
+	r1 = max.f64 r1, r65
+	jump b42
+b42: # reduction next
+	r63 = shr.i64.i64 r63, 1
+	r68 = ne.i64 r63, 0
+	branch r68, b43, b52
+b43: # reduction shuffle (unrolled 1)
+	r64 = shuffledown.f64 r0, r63
+	r65 = shuffledown.f64 r1, r63
+	r66 = add.i64 r25, r63
+	r67 = lt.i64 r66, r62
+	branch r67, b44, b45
+b44: # reduction combine (unrolled 1)
+	r0 = min.f64 r0, r64
+	r1 = max.f64 r1, r65
+	jump b45
+b45: # reduction next (unrolled 1)
+	r63 = shr.i64.i64 r63, 1
+	r68 = ne.i64 r63, 0
+	branch r68, b46, b52
+b46: # reduction shuffle (unrolled 2)
+	r64 = shuffledown.f64 r0, r63
+	r65 = shuffledown.f64 r1, r63
+	r66 = add.i64 r25, r63
+	r67 = lt.i64 r66, r62
+	branch r67, b47, b48
+b47: # reduction combine (unrolled 2)
+	r0 = min.f64 r0, r64
+	r1 = max.f64 r1, r65
+	jump b48
+b48: # reduction next (unrolled 2)
+	r63 = shr.i64.i64 r63, 1
+	r68 = ne.i64 r63, 0
+	branch r68, b49, b52
+b49: # reduction shuffle (unrolled 3)
+	r64 = shuffledown.f64 r0, r63
+	r65 = shuffledown.f64 r1, r63
+	r66 = add.i64 r25, r63
+	r67 = lt.i64 r66, r62
+	branch r67, b50, b51
+b50: # reduction combine (unrolled 3)
+	r0 = min.f64 r0, r64
+	r1 = max.f64 r1, r65
+	jump b51
+b51: # reduction next (unrolled 3)
+	r63 = shr.i64.i64 r63, 1
+	r68 = ne.i64 r63, 0
+	branch r68, b40, b52
+b52: # reduction shuffled
+	r69 = eq.i64 r25, 0
+	branch r69, b53, b55
+b53: # reduction block result
+	r70 = blockindex
+	r71 = mul.i64 r70, 2
+	r72 = add.i64 r71, 4
+	r74 = elemaddr r73, r72, 8
+	store.f64 r74, r0
+	r75 = mul.i64 r70, 2
+	r76 = add.i64 r75, 5
+	r77 = elemaddr r73, r76, 8
+	store.f64 r77, r1
+	r78 = eq.i64 r70, 0
+	branch r78, b54, b55
+b54: # reduction count
+	r79 = blockcount
+	r80 = elemaddr r73, 1, 8
+	store.i64 r80, r79
+	r81 = elemaddr r73, 3, 8
+	store.i64 r81, r79
+	jump b55
+b55: # reduction done
+	return
+b56: # reduction none
+	r0 = move.f64 +Inf
+	r1 = move.f64 -Inf
+	jump b39
+b57: # edge 1→2
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b21
+
+task FloatRange_1 parallel count=1
+var reduce0 shared 512 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f64 +Inf
+	r6 = move.f64 -Inf
+	jump b2
+b2: # combine head
+	r7 = lt.i64 r3, r2
+	branch r7, b3, b10
+b3: # combine
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = min.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r7 = lt.i64 r3, r2
+	branch r7, b5, b10
+b5: # combine (unrolled 1)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = min.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r7 = lt.i64 r3, r2
+	branch r7, b7, b10
+b7: # combine (unrolled 2)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = min.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r7 = lt.i64 r3, r2
+	branch r7, b9, b10
+b9: # combine (unrolled 3)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = min.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r16 = lane
+	r17 = warpindex
+	r18 = warpsize
+	r19 = mul.i64 r17, r18
+	r20 = blocksize
+	r21 = sub.i64 r20, r19
+	r22 = min.i64 r21, r18
+	r23 = shr.i64.i64 r18, 1
+	jump b11
+b11: # reduction shuffle
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b12, b13
+b12: # reduction combine
+	r5 = min.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b13
+b13: # reduction next
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = min.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b16
+b16: # reduction next (unrolled 1)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = min.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b19
+b19: # reduction next (unrolled 2)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = min.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b22
+b22: # reduction next (unrolled 3)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b11, b23
+b23: # reduction shuffled
+	r29 = eq.i64 r16, 0
+	branch r29, b24, b25
+b24: # reduction warp result
+	r30 = addr reduce0
+	r31 = mul.i64 r17, 2
+	r32 = add.i64 r31, 0
+	r33 = elemaddr r30, r32, 8
+	store.shared.f64 r33, r5
+	r34 = addr reduce0
+	r35 = mul.i64 r17, 2
+	r36 = add.i64 r35, 1
+	r37 = elemaddr r34, r36, 8
+	store.shared.f64 r37, r6
+	jump b25
+b25: # reduction barrier
+	barrier
+	r38 = eq.i64 r17, 0
+	branch r38, b26, b43
+b26: # reduction first warp
+	r39 = mul.i64 r16, r18
+	r40 = blocksize
+	r41 = lt.i64 r39, r40
+	branch r41, b27, b44
+b27: # reduction take
+	r42 = addr reduce0
+	r43 = mul.i64 r16, 2
+	r44 = add.i64 r43, 0
+	r45 = elemaddr r42, r44, 8
+	r5 = load.shared.f64 r45
+	r46 = addr reduce0
+	r47 = mul.i64 r16, 2
+	r48 = add.i64 r47, 1
+	r49 = elemaddr r46, r48, 8
+	r6 = load.shared.f64 r49
+	jump b28
+b28: # reduction warps
+	r50 = mul.i64 r17, r18
+	r51 = blocksize
+	r52 = sub.i64 r51, r50
+	r53 = min.i64 r52, r18
+	r54 = shr.i64.i64 r18, 1
+	jump b29
+b29: # reduction shuffle
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b30, b31
+b30: # reduction combine
+	r5 = min.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b31
+b31: # reduction next
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = min.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b34
+b34: # reduction next (unrolled 1)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = min.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b37
+b37: # reduction next (unrolled 2)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = min.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b40
+b40: # reduction next (unrolled 3)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b29, b41
+b41: # reduction shuffled
+	r60 = eq.i64 r16, 0
+	branch r60, b42, b43
+b42: # reduction block result
+	r61 = min.f64 r5, 1.7976931348623157e+308
+	r62 = elemaddr r0, 0, 8
+	store.f64 r62, r61
+	r63 = max.f64 r6, -1.7976931348623157e+308
+	r64 = elemaddr r0, 2, 8
+	store.f64 r64, r63
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f64 +Inf
+	r6 = move.f64 -Inf
+	jump b28
+
+task FloatRange_2 serial
+b0: # entry
+	r1 = scratch
+	r8 = base out
+	r9 = len out
+	jump b1
+b1: # rangeint.done
+	r2 = elemaddr r1, 0, 8
+	r3 = load.f64 r2
+	r0 = move.f64 r3
+	r5 = elemaddr r1, 2, 8
+	r6 = load.f64 r5
+	r4 = move.f64 r6
+	checkindex 0, r9, site 2
+	r7 = elemaddr r8, 0, 8
+	store.f64 r7, r0
+	checkindex 1, r9, site 3
+	r10 = elemaddr r8, 1, 8
+	store.f64 r10, r4
+	return
+
+kernel ChunkSums(x []i64, partial []i64, out []i64, chunk i64, start i64)
+reductions 1
+site 0 index reduce.go:86:10
+site 1 index reduce.go:94:5
+
+task ChunkSums_0 parallel count=(len partial)
+b0: # entry
+	r4 = base partial
+	r5 = len partial
+	r3 = move.i64 r5
+	r12 = param.i64 chunk
+	r18 = base x
+	r19 = len x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b16
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b16
+b5: # rangeindex.body
+	r11 = mul.i64 r9, r12
+	r13 = move.i64 0
+	r14 = move.i64 r11
+	jump b6
+b6: # for.loop
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b7, b14
+b7: # for.body
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b8
+b8: # for.loop (unrolled 1)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b9, b14
+b9: # for.body (unrolled 1)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b10
+b10: # for.loop (unrolled 2)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b11, b14
+b11: # for.body (unrolled 2)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b12
+b12: # for.loop (unrolled 3)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b13, b14
+b13: # for.body (unrolled 3)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b6
+b14: # for.done
+	r26 = elemaddr r4, r9, 8
+	store.i64 r26, r13
+	jump b15
+b15: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b16: # exit
+	return
+
+task ChunkSums_1 parallel count=(max.i64 (len partial) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base partial
+	r6 = len partial
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.i64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.i64 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r31 = shuffledown.i64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r31
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r31 = shuffledown.i64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r31
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r31 = shuffledown.i64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r31
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r24, 1
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.i64 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = mul.i64 r23, 1
+	r46 = add.i64 r45, 0
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.i64 r47
+	jump b43
+b43: # reduction warps
+	r48 = mul.i64 r24, r25
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.i64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.i64 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r53 = shuffledown.i64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r53
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r53 = shuffledown.i64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r53
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r53 = shuffledown.i64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r53
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b44, b56
+b56: # reduction shuffled
+	r57 = eq.i64 r23, 0
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = mul.i64 r58, 1
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.i64 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i64 0
+	jump b43
+
+task ChunkSums_2 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = param.i64 start
+	r1 = scratch
+	jump b1
+b1: # setup
+	r2 = elemaddr r1, 1, 8
+	r3 = load.i64 r2
+	r4 = blockthread
+	r5 = blocksize
+	r6 = move.i64 0
+	jump b2
+b2: # combine head
+	r7 = lt.i64 r4, r3
+	branch r7, b3, b10
+b3: # combine
+	r8 = mul.i64 r4, 1
+	r9 = add.i64 r8, 2
+	r10 = elemaddr r1, r9, 8
+	r11 = load.i64 r10
+	r6 = add.i64 r6, r11
+	r4 = add.i64 r4, r5
+	jump b4
+b4: # combine head (unrolled 1)
+	r7 = lt.i64 r4, r3
+	branch r7, b5, b10
+b5: # combine (unrolled 1)
+	r8 = mul.i64 r4, 1
+	r9 = add.i64 r8, 2
+	r10 = elemaddr r1, r9, 8
+	r11 = load.i64 r10
+	r6 = add.i64 r6, r11
+	r4 = add.i64 r4, r5
+	jump b6
+b6: # combine head (unrolled 2)
+	r7 = lt.i64 r4, r3
+	branch r7, b7, b10
+b7: # combine (unrolled 2)
+	r8 = mul.i64 r4, 1
+	r9 = add.i64 r8, 2
+	r10 = elemaddr r1, r9, 8
+	r11 = load.i64 r10
+	r6 = add.i64 r6, r11
+	r4 = add.i64 r4, r5
+	jump b8
+b8: # combine head (unrolled 3)
+	r7 = lt.i64 r4, r3
+	branch r7, b9, b10
+b9: # combine (unrolled 3)
+	r8 = mul.i64 r4, 1
+	r9 = add.i64 r8, 2
+	r10 = elemaddr r1, r9, 8
+	r11 = load.i64 r10
+	r6 = add.i64 r6, r11
+	r4 = add.i64 r4, r5
+	jump b2
+b10: # combine done
+	r12 = lane
+	r13 = warpindex
+	r14 = warpsize
+	r15 = mul.i64 r13, r14
+	r16 = blocksize
+	r17 = sub.i64 r16, r15
+	r18 = min.i64 r17, r14
+	r19 = shr.i64.i64 r14, 1
+	jump b11
+b11: # reduction shuffle
+	r20 = shuffledown.i64 r6, r19
+	r21 = add.i64 r12, r19
+	r22 = lt.i64 r21, r18
+	branch r22, b12, b13
+b12: # reduction combine
+	r6 = add.i64 r6, r20
+	jump b13
+b13: # reduction next
+	r19 = shr.i64.i64 r19, 1
+	r23 = ne.i64 r19, 0
+	branch r23, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r20 = shuffledown.i64 r6, r19
+	r21 = add.i64 r12, r19
+	r22 = lt.i64 r21, r18
+	branch r22, b15, b16
+b15: # reduction combine (unrolled 1)
+	r6 = add.i64 r6, r20
+	jump b16
+b16: # reduction next (unrolled 1)
+	r19 = shr.i64.i64 r19, 1
+	r23 = ne.i64 r19, 0
+	branch r23, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r20 = shuffledown.i64 r6, r19
+	r21 = add.i64 r12, r19
+	r22 = lt.i64 r21, r18
+	branch r22, b18, b19
+b18: # reduction combine (unrolled 2)
+	r6 = add.i64 r6, r20
+	jump b19
+b19: # reduction next (unrolled 2)
+	r19 = shr.i64.i64 r19, 1
+	r23 = ne.i64 r19, 0
+	branch r23, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r20 = shuffledown.i64 r6, r19
+	r21 = add.i64 r12, r19
+	r22 = lt.i64 r21, r18
+	branch r22, b21, b22
+b21: # reduction combine (unrolled 3)
+	r6 = add.i64 r6, r20
+	jump b22
+b22: # reduction next (unrolled 3)
+	r19 = shr.i64.i64 r19, 1
+	r23 = ne.i64 r19, 0
+	branch r23, b11, b23
+b23: # reduction shuffled
+	r24 = eq.i64 r12, 0
+	branch r24, b24, b25
+b24: # reduction warp result
+	r25 = addr reduce0
+	r26 = mul.i64 r13, 1
+	r27 = add.i64 r26, 0
+	r28 = elemaddr r25, r27, 8
+	store.shared.i64 r28, r6
+	jump b25
+b25: # reduction barrier
+	barrier
+	r29 = eq.i64 r13, 0
+	branch r29, b26, b43
+b26: # reduction first warp
+	r30 = mul.i64 r12, r14
+	r31 = blocksize
+	r32 = lt.i64 r30, r31
+	branch r32, b27, b44
+b27: # reduction take
+	r33 = addr reduce0
+	r34 = mul.i64 r12, 1
+	r35 = add.i64 r34, 0
+	r36 = elemaddr r33, r35, 8
+	r6 = load.shared.i64 r36
+	jump b28
+b28: # reduction warps
+	r37 = mul.i64 r13, r14
+	r38 = blocksize
+	r39 = sub.i64 r38, r37
+	r40 = min.i64 r39, r14
+	r41 = shr.i64.i64 r14, 1
+	jump b29
+b29: # reduction shuffle
+	r42 = shuffledown.i64 r6, r41
+	r43 = add.i64 r12, r41
+	r44 = lt.i64 r43, r40
+	branch r44, b30, b31
+b30: # reduction combine
+	r6 = add.i64 r6, r42
+	jump b31
+b31: # reduction next
+	r41 = shr.i64.i64 r41, 1
+	r45 = ne.i64 r41, 0
+	branch r45, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r42 = shuffledown.i64 r6, r41
+	r43 = add.i64 r12, r41
+	r44 = lt.i64 r43, r40
+	branch r44, b33, b34
+b33: # reduction combine (unrolled 1)
+	r6 = add.i64 r6, r42
+	jump b34
+b34: # reduction next (unrolled 1)
+	r41 = shr.i64.i64 r41, 1
+	r45 = ne.i64 r41, 0
+	branch r45, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r42 = shuffledown.i64 r6, r41
+	r43 = add.i64 r12, r41
+	r44 = lt.i64 r43, r40
+	branch r44, b36, b37
+b36: # reduction combine (unrolled 2)
+	r6 = add.i64 r6, r42
+	jump b37
+b37: # reduction next (unrolled 2)
+	r41 = shr.i64.i64 r41, 1
+	r45 = ne.i64 r41, 0
+	branch r45, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r42 = shuffledown.i64 r6, r41
+	r43 = add.i64 r12, r41
+	r44 = lt.i64 r43, r40
+	branch r44, b39, b40
+b39: # reduction combine (unrolled 3)
+	r6 = add.i64 r6, r42
+	jump b40
+b40: # reduction next (unrolled 3)
+	r41 = shr.i64.i64 r41, 1
+	r45 = ne.i64 r41, 0
+	branch r45, b29, b41
+b41: # reduction shuffled
+	r46 = eq.i64 r12, 0
+	branch r46, b42, b43
+b42: # reduction block result
+	r47 = add.i64 r0, r6
+	r48 = elemaddr r1, 0, 8
+	store.i64 r48, r47
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r6 = move.i64 0
+	jump b28
+
+task ChunkSums_3 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.i64 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 1
+	r0 = elemaddr r1, 0, 8
+	store.i64 r0, r5
+	return
+
+kernel BlockSums(a []i32, b []i32, outA []i32, outB []i32)
+groups [2]
+disjoint a outB
+disjoint b outA
+disjoint outA outB
+reductions 2
+site 0 index reduce.go:107:7
+site 1 divide reduce.go:112:19
+site 2 index reduce.go:115:8
+
+task BlockSums_0 parallel count=(max.i64 (len a) 1) block=1 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r8 = base a
+	r9 = len a
+	r6 = move.i64 r9
+	r4 = move.i64 r6
+	r67 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i32 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r10 = add.i64 r3, 1
+	r11 = lt.i64 r10, r4
+	branch r11, b3, b25
+b3: # unrolled test
+	r12 = convert.u64.i64 r4
+	r13 = convert.u64.i64 r10
+	r14 = sub.u64 r12, r13
+	r15 = convert.u64.i64 r2
+	r16 = mul.u64 r15, 3
+	r17 = gt.u64 r14, r16
+	branch r17, b4, b20
+b4: # unrolled 0
+	r18 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r18 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r18 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r18 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r18 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	branch r20, b22, b25
+b22: # rangeindex.body
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r27 = add.i64 r3, 1
+	r28 = lt.i64 r27, r4
+	branch r28, b20, b25
+b25: # exit
+	r29 = lane
+	r30 = warpindex
+	r31 = warpsize
+	r32 = mul.i64 r30, r31
+	r33 = blocksize
+	r34 = sub.i64 r33, r32
+	r35 = min.i64 r34, r31
+	r36 = shr.i64.i64 r31, 1
+	jump b26
+b26: # reduction shuffle
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b27, b28
+b27: # reduction combine
+	r0 = add.i32 r0, r37
+	jump b28
+b28: # reduction next
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r37
+	jump b31
+b31: # reduction next (unrolled 1)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r37
+	jump b34
+b34: # reduction next (unrolled 2)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r37
+	jump b37
+b37: # reduction next (unrolled 3)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b26, b38
+b38: # reduction shuffled
+	r41 = eq.i64 r29, 0
+	branch r41, b39, b40
+b39: # reduction warp result
+	r42 = addr reduce0
+	r43 = mul.i64 r30, 1
+	r44 = add.i64 r43, 0
+	r45 = elemaddr r42, r44, 8
+	store.shared.i32 r45, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r46 = eq.i64 r30, 0
+	branch r46, b41, b59
+b41: # reduction first warp
+	r47 = mul.i64 r29, r31
+	r48 = blocksize
+	r49 = lt.i64 r47, r48
+	branch r49, b42, b60
+b42: # reduction take
+	r50 = addr reduce0
+	r51 = mul.i64 r29, 1
+	r52 = add.i64 r51, 0
+	r53 = elemaddr r50, r52, 8
+	r0 = load.shared.i32 r53
+	jump b43
+b43: # reduction warps
+	r54 = mul.i64 r30, r31
+	r55 = blocksize
+	r56 = sub.i64 r55, r54
+	r57 = min.i64 r56, r31
+	r58 = shr.i64.i64 r31, 1
+	jump b44
+b44: # reduction shuffle
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b45, b46
+b45: # reduction combine
+	r0 = add.i32 r0, r59
+	jump b46
+b46: # reduction next
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r59
+	jump b49
+b49: # reduction next (unrolled 1)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r59
+	jump b52
+b52: # reduction next (unrolled 2)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r59
+	jump b55
+b55: # reduction next (unrolled 3)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b44, b56
+b56: # reduction shuffled
+	r63 = eq.i64 r29, 0
+	branch r63, b57, b59
+b57: # reduction block result
+	r64 = blockindex
+	r65 = mul.i64 r64, 2
+	r66 = add.i64 r65, 4
+	r68 = elemaddr r67, r66, 8
+	store.i32 r68, r0
+	r69 = eq.i64 r64, 0
+	branch r69, b58, b59
+b58: # reduction count
+	r70 = blockcount
+	r71 = elemaddr r67, 1, 8
+	store.i64 r71, r70
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i32 0
+	jump b43
+
+task BlockSums_1 parallel count=1 block=1 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i32 0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.i32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.i32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.i32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.i32 r5, 0
+	r47 = elemaddr r0, 0, 8
+	store.i32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i32 0
+	jump b28
+
+task BlockSums_2 serial block=1 group=1
+b0: # entry
+	r3 = base outA
+	r4 = len outA
+	r6 = scratch
+	r7 = elemaddr r6, 0, 8
+	r8 = load.i32 r7
+	jump b1
+b1: # rangeindex.done
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	checkindex 0, r1, site 0
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, r8
+	return
+
+task BlockSums_3 parallel count=(max.i64 (len b) 1) block=2 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r8 = base b
+	r9 = len b
+	r6 = move.i64 r9
+	r4 = move.i64 r6
+	r30 = len outB
+	r75 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i32 -2147483648
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r10 = add.i64 r3, 1
+	r11 = lt.i64 r10, r4
+	branch r11, b3, b25
+b3: # unrolled test
+	r12 = convert.u64.i64 r4
+	r13 = convert.u64.i64 r10
+	r14 = sub.u64 r12, r13
+	r15 = convert.u64.i64 r2
+	r16 = mul.u64 r15, 3
+	r17 = gt.u64 r14, r16
+	branch r17, b4, b20
+b4: # unrolled 0
+	r18 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r18 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r18 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r18 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r18 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	branch r20, b22, b25
+b22: # rangeindex.body
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r35 = add.i64 r3, 1
+	r36 = lt.i64 r35, r4
+	branch r36, b20, b25
+b25: # exit
+	r37 = lane
+	r38 = warpindex
+	r39 = warpsize
+	r40 = mul.i64 r38, r39
+	r41 = blocksize
+	r42 = sub.i64 r41, r40
+	r43 = min.i64 r42, r39
+	r44 = shr.i64.i64 r39, 1
+	jump b26
+b26: # reduction shuffle
+	r45 = shuffledown.i32 r0, r44
+	r46 = add.i64 r37, r44
+	r47 = lt.i64 r46, r43
+	branch r47, b27, b28
+b27: # reduction combine
+	r0 = max.i32 r0, r45
+	jump b28
+b28: # reduction next
+	r44 = shr.i64.i64 r44, 1
+	r48 = ne.i64 r44, 0
+	branch r48, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r45 = shuffledown.i32 r0, r44
+	r46 = add.i64 r37, r44
+	r47 = lt.i64 r46, r43
+	branch r47, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = max.i32 r0, r45
+	jump b31
+b31: # reduction next (unrolled 1)
+	r44 = shr.i64.i64 r44, 1
+	r48 = ne.i64 r44, 0
+	branch r48, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r45 = shuffledown.i32 r0, r44
+	r46 = add.i64 r37, r44
+	r47 = lt.i64 r46, r43
+	branch r47, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = max.i32 r0, r45
+	jump b34
+b34: # reduction next (unrolled 2)
+	r44 = shr.i64.i64 r44, 1
+	r48 = ne.i64 r44, 0
+	branch r48, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r45 = shuffledown.i32 r0, r44
+	r46 = add.i64 r37, r44
+	r47 = lt.i64 r46, r43
+	branch r47, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = max.i32 r0, r45
+	jump b37
+b37: # reduction next (unrolled 3)
+	r44 = shr.i64.i64 r44, 1
+	r48 = ne.i64 r44, 0
+	branch r48, b26, b38
+b38: # reduction shuffled
+	r49 = eq.i64 r37, 0
+	branch r49, b39, b40
+b39: # reduction warp result
+	r50 = addr reduce0
+	r51 = mul.i64 r38, 1
+	r52 = add.i64 r51, 0
+	r53 = elemaddr r50, r52, 8
+	store.shared.i32 r53, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r54 = eq.i64 r38, 0
+	branch r54, b41, b59
+b41: # reduction first warp
+	r55 = mul.i64 r37, r39
+	r56 = blocksize
+	r57 = lt.i64 r55, r56
+	branch r57, b42, b60
+b42: # reduction take
+	r58 = addr reduce0
+	r59 = mul.i64 r37, 1
+	r60 = add.i64 r59, 0
+	r61 = elemaddr r58, r60, 8
+	r0 = load.shared.i32 r61
+	jump b43
+b43: # reduction warps
+	r62 = mul.i64 r38, r39
+	r63 = blocksize
+	r64 = sub.i64 r63, r62
+	r65 = min.i64 r64, r39
+	r66 = shr.i64.i64 r39, 1
+	jump b44
+b44: # reduction shuffle
+	r67 = shuffledown.i32 r0, r66
+	r68 = add.i64 r37, r66
+	r69 = lt.i64 r68, r65
+	branch r69, b45, b46
+b45: # reduction combine
+	r0 = max.i32 r0, r67
+	jump b46
+b46: # reduction next
+	r66 = shr.i64.i64 r66, 1
+	r70 = ne.i64 r66, 0
+	branch r70, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r67 = shuffledown.i32 r0, r66
+	r68 = add.i64 r37, r66
+	r69 = lt.i64 r68, r65
+	branch r69, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = max.i32 r0, r67
+	jump b49
+b49: # reduction next (unrolled 1)
+	r66 = shr.i64.i64 r66, 1
+	r70 = ne.i64 r66, 0
+	branch r70, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r67 = shuffledown.i32 r0, r66
+	r68 = add.i64 r37, r66
+	r69 = lt.i64 r68, r65
+	branch r69, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = max.i32 r0, r67
+	jump b52
+b52: # reduction next (unrolled 2)
+	r66 = shr.i64.i64 r66, 1
+	r70 = ne.i64 r66, 0
+	branch r70, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r67 = shuffledown.i32 r0, r66
+	r68 = add.i64 r37, r66
+	r69 = lt.i64 r68, r65
+	branch r69, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = max.i32 r0, r67
+	jump b55
+b55: # reduction next (unrolled 3)
+	r66 = shr.i64.i64 r66, 1
+	r70 = ne.i64 r66, 0
+	branch r70, b44, b56
+b56: # reduction shuffled
+	r71 = eq.i64 r37, 0
+	branch r71, b57, b59
+b57: # reduction block result
+	r72 = blockindex
+	r73 = mul.i64 r72, 2
+	r74 = add.i64 r73, 5
+	r76 = elemaddr r75, r74, 8
+	store.i32 r76, r0
+	r77 = eq.i64 r72, 0
+	branch r77, b58, b59
+b58: # reduction count
+	r78 = blockcount
+	r79 = elemaddr r75, 3, 8
+	store.i64 r79, r78
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i32 -2147483648
+	jump b43
+
+task BlockSums_4 parallel count=1 block=2 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 3, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i32 -2147483648
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = max.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = max.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = max.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = max.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = max.i32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = max.i32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = max.i32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = max.i32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.i32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = max.i32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = max.i32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = max.i32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = max.i32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = max.i32 r5, -2147483648
+	r47 = elemaddr r0, 2, 8
+	store.i32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i32 -2147483648
+	jump b28
+
+task BlockSums_5 parallel block=2 group=1
+b0: # entry
+	r4 = scratch
+	r5 = elemaddr r4, 2, 8
+	r6 = load.i32 r5
+	r3 = max.i32 r6, 0
+	r13 = base outB
+	r14 = len outB
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r7 = convert.i64.i32 r3
+	r8 = lt.i64 r2, r7
+	branch r8, b3, b6
+b3: # index
+	r9 = convert.i32.i64 r2
+	jump b4
+b4: # rangeint.body
+	r10 = move.ptr r13
+	r11 = move.i64 r14
+	r16 = convert.i64.i32 r9
+	checkindex r16, r11, site 2
+	r15 = elemaddr r10, r16, 4
+	store.i32 r15, r6
+	r17 = add.i32 r9, 1
+	r18 = lt.i32 r17, r3
+	branch r18, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Dot(x []f32, y []f32, out []f32)
+reductions 1
+site 0 index reduce.go:127:18
+site 1 index reduce.go:129:5
+
+task Dot_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r21 = base y
+	r22 = len y
+	r66 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f32 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r26 = add.i64 r3, 1
+	r27 = lt.i64 r26, r4
+	branch r27, b20, b25
+b25: # exit
+	r28 = lane
+	r29 = warpindex
+	r30 = warpsize
+	r31 = mul.i64 r29, r30
+	r32 = blocksize
+	r33 = sub.i64 r32, r31
+	r34 = min.i64 r33, r30
+	r35 = shr.i64.i64 r30, 1
+	jump b26
+b26: # reduction shuffle
+	r36 = shuffledown.f32 r0, r35
+	r37 = add.i64 r28, r35
+	r38 = lt.i64 r37, r34
+	branch r38, b27, b28
+b27: # reduction combine
+	r0 = add.f32 r0, r36
+	jump b28
+b28: # reduction next
+	r35 = shr.i64.i64 r35, 1
+	r39 = ne.i64 r35, 0
+	branch r39, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r36 = shuffledown.f32 r0, r35
+	r37 = add.i64 r28, r35
+	r38 = lt.i64 r37, r34
+	branch r38, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r36
+	jump b31
+b31: # reduction next (unrolled 1)
+	r35 = shr.i64.i64 r35, 1
+	r39 = ne.i64 r35, 0
+	branch r39, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r36 = shuffledown.f32 r0, r35
+	r37 = add.i64 r28, r35
+	r38 = lt.i64 r37, r34
+	branch r38, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r36
+	jump b34
+b34: # reduction next (unrolled 2)
+	r35 = shr.i64.i64 r35, 1
+	r39 = ne.i64 r35, 0
+	branch r39, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r36 = shuffledown.f32 r0, r35
+	r37 = add.i64 r28, r35
+	r38 = lt.i64 r37, r34
+	branch r38, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r36
+	jump b37
+b37: # reduction next (unrolled 3)
+	r35 = shr.i64.i64 r35, 1
+	r39 = ne.i64 r35, 0
+	branch r39, b26, b38
+b38: # reduction shuffled
+	r40 = eq.i64 r28, 0
+	branch r40, b39, b40
+b39: # reduction warp result
+	r41 = addr reduce0
+	r42 = mul.i64 r29, 1
+	r43 = add.i64 r42, 0
+	r44 = elemaddr r41, r43, 8
+	store.shared.f32 r44, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r45 = eq.i64 r29, 0
+	branch r45, b41, b59
+b41: # reduction first warp
+	r46 = mul.i64 r28, r30
+	r47 = blocksize
+	r48 = lt.i64 r46, r47
+	branch r48, b42, b60
+b42: # reduction take
+	r49 = addr reduce0
+	r50 = mul.i64 r28, 1
+	r51 = add.i64 r50, 0
+	r52 = elemaddr r49, r51, 8
+	r0 = load.shared.f32 r52
+	jump b43
+b43: # reduction warps
+	r53 = mul.i64 r29, r30
+	r54 = blocksize
+	r55 = sub.i64 r54, r53
+	r56 = min.i64 r55, r30
+	r57 = shr.i64.i64 r30, 1
+	jump b44
+b44: # reduction shuffle
+	r58 = shuffledown.f32 r0, r57
+	r59 = add.i64 r28, r57
+	r60 = lt.i64 r59, r56
+	branch r60, b45, b46
+b45: # reduction combine
+	r0 = add.f32 r0, r58
+	jump b46
+b46: # reduction next
+	r57 = shr.i64.i64 r57, 1
+	r61 = ne.i64 r57, 0
+	branch r61, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r58 = shuffledown.f32 r0, r57
+	r59 = add.i64 r28, r57
+	r60 = lt.i64 r59, r56
+	branch r60, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r58
+	jump b49
+b49: # reduction next (unrolled 1)
+	r57 = shr.i64.i64 r57, 1
+	r61 = ne.i64 r57, 0
+	branch r61, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r58 = shuffledown.f32 r0, r57
+	r59 = add.i64 r28, r57
+	r60 = lt.i64 r59, r56
+	branch r60, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r58
+	jump b52
+b52: # reduction next (unrolled 2)
+	r57 = shr.i64.i64 r57, 1
+	r61 = ne.i64 r57, 0
+	branch r61, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r58 = shuffledown.f32 r0, r57
+	r59 = add.i64 r28, r57
+	r60 = lt.i64 r59, r56
+	branch r60, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r58
+	jump b55
+b55: # reduction next (unrolled 3)
+	r57 = shr.i64.i64 r57, 1
+	r61 = ne.i64 r57, 0
+	branch r61, b44, b56
+b56: # reduction shuffled
+	r62 = eq.i64 r28, 0
+	branch r62, b57, b59
+b57: # reduction block result
+	r63 = blockindex
+	r64 = mul.i64 r63, 1
+	r65 = add.i64 r64, 2
+	r67 = elemaddr r66, r65, 8
+	store.f32 r67, r0
+	r68 = eq.i64 r63, 0
+	branch r68, b58, b59
+b58: # reduction count
+	r69 = blockcount
+	r70 = elemaddr r66, 1, 8
+	store.i64 r70, r69
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f32 -0.0
+	jump b43
+
+task Dot_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f32 -0.0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.f32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f32 r5, 0.5
+	r47 = elemaddr r0, 0, 8
+	store.f32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f32 -0.0
+	jump b28
+
+task Dot_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.f32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 1
+	r0 = elemaddr r1, 0, 4
+	store.f32 r0, r5
+	return
 `
