@@ -55,6 +55,9 @@ var reductionCases = []reductionCase{
 		chunk := 1 + r.IntN(5)
 		return []any{randomValues[int64](r, n), make([]int64, (n+chunk-1)/chunk), make([]int64, 1), chunk, r.Int64()}
 	}},
+	{name: "ScaleSum", fn: kernels.ScaleSum, args: func(r *rand.Rand, n int) []any {
+		return []any{randomValues[int32](r, n), make([]int32, n), make([]int32, 1)}
+	}},
 	{name: "BlockSums", fn: kernels.BlockSums, args: func(r *rand.Rand, n int) []any {
 		return []any{randomValues[int32](r, n), randomValues[int32](r, n), make([]int32, 1), make([]int32, 16)}
 	}},

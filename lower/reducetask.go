@@ -14,8 +14,8 @@ import (
 // maxWarps is the most warps a block holds: 1024 threads in warps of 32.
 const maxWarps = 32
 
-// carriedMoves returns the moves of pl's reductions along an edge from to
-// that the task redirects: on a back edge the variable takes the value it
+// carriedMoves returns the moves of pl's reductions along an edge
+// from→to that the task redirects: on a back edge the variable takes the value it
 // has for the next iteration, on an exit the value it leaves the loop with.
 func (f *frame) carriedMoves(pl *parLoop) func(from, to *ssa.BasicBlock) ([]ir.Reg, []ir.Arg) {
 	return func(from, to *ssa.BasicBlock) ([]ir.Reg, []ir.Arg) {

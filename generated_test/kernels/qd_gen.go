@@ -1113,6 +1113,30 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Dot_2",
 			Parallel: false,
 		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:139:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:140:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:142:5",
+		}},
+		Name:            "ScaleSum",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "ScaleSum_0",
+			Parallel: true,
+		}, {
+			Entry:    "ScaleSum_1",
+			Parallel: true,
+		}, {
+			Entry:    "ScaleSum_2",
+			Parallel: false,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -2300,6 +2324,26 @@ func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 		}, x, y, out)
 	}
 	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ScaleSum launches kernel ScaleSum (reduce.go:136) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ScaleSum(x *rt.Buffer[int32], y *rt.Buffer[int32], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ScaleSum", x, y, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -18791,6 +18835,645 @@ $Lfault:
 	st.volatile.global.u32 [%rdt3+4], %rt2;
 	exit;
 }
+
+.visible .entry ScaleSum_0(
+	.param .u64 ScaleSum_0_param_0,
+	.param .s64 ScaleSum_0_param_1,
+	.param .u64 ScaleSum_0_param_2,
+	.param .s64 ScaleSum_0_param_3,
+	.param .u64 ScaleSum_0_param_4,
+	.param .s64 ScaleSum_0_param_5,
+	.param .u64 ScaleSum_0_param_6,
+	.param .u64 ScaleSum_0_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<70>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<60>;
+	.reg .b32 %rt<25>;
+	.reg .b64 %rd<72>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd5, [ScaleSum_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [ScaleSum_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd22, [ScaleSum_0_param_2];
+	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [ScaleSum_0_param_3];
+	ld.param.u64 %rd67, [ScaleSum_0_param_6];
+	cvta.to.global.u64 %rd67, %rd67;
+$L_1:
+	mov.b32 %r0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt0, %rd16, %rd23;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt1, %rd16, %rd23;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt2, %rd16, %rd23;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt3, %rd16, %rd23;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt4, %rd16, %rd23;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd27, %rd3, 1;
+	setp.lt.s64 %p28, %rd27, %rd4;
+	@%p28 bra $L_20;
+$L_25:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd29, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd30, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd31, %rt8;
+	mul.lo.s64 %rd32, %rd30, %rd31;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd33, %rt9;
+	sub.s64 %rd34, %rd33, %rd32;
+	min.s64 %rd35, %rd34, %rd31;
+	shr.s64 %rd36, %rd31, 1;
+$L_26:
+	cvt.u32.u64 %rt10, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt10, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_28;
+$L_27:
+	add.s32 %r0, %r0, %r37;
+$L_28:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt11, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt11, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_31;
+$L_30:
+	add.s32 %r0, %r0, %r37;
+$L_31:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt12, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt12, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_34;
+$L_33:
+	add.s32 %r0, %r0, %r37;
+$L_34:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt13, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt13, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_37;
+$L_36:
+	add.s32 %r0, %r0, %r37;
+$L_37:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@%p40 bra $L_26;
+$L_38:
+	setp.eq.s64 %p41, %rd29, 0;
+	@!%p41 bra $L_40;
+$L_39:
+	mov.u64 %rd42, qvar_reduce0;
+	mul.lo.s64 %rd43, %rd30, 1;
+	add.s64 %rd44, %rd43, 0;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	st.shared.s32 [%rd45], %r0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p46, %rd30, 0;
+	@!%p46 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd47, %rd29, %rd31;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd48, %rt14;
+	setp.lt.s64 %p49, %rd47, %rd48;
+	@!%p49 bra $L_60;
+$L_42:
+	mov.u64 %rd50, qvar_reduce0;
+	mul.lo.s64 %rd51, %rd29, 1;
+	add.s64 %rd52, %rd51, 0;
+	mad.lo.s64 %rd53, %rd52, 8, %rd50;
+	ld.shared.s32 %r0, [%rd53];
+$L_43:
+	mul.lo.s64 %rd54, %rd30, %rd31;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd55, %rt15;
+	sub.s64 %rd56, %rd55, %rd54;
+	min.s64 %rd57, %rd56, %rd31;
+	shr.s64 %rd58, %rd31, 1;
+$L_44:
+	cvt.u32.u64 %rt16, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt16, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_46;
+$L_45:
+	add.s32 %r0, %r0, %r59;
+$L_46:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt17, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt17, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_49;
+$L_48:
+	add.s32 %r0, %r0, %r59;
+$L_49:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt18, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt18, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_52;
+$L_51:
+	add.s32 %r0, %r0, %r59;
+$L_52:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt19, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt19, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_55;
+$L_54:
+	add.s32 %r0, %r0, %r59;
+$L_55:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@%p62 bra $L_44;
+$L_56:
+	setp.eq.s64 %p63, %rd29, 0;
+	@!%p63 bra $L_59;
+$L_57:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd64, %rt20;
+	mul.lo.s64 %rd65, %rd64, 1;
+	add.s64 %rd66, %rd65, 2;
+	mad.lo.s64 %rd68, %rd66, 8, %rd67;
+	st.global.s32 [%rd68], %r0;
+	setp.eq.s64 %p69, %rd64, 0;
+	@!%p69 bra $L_59;
+$L_58:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd70, %rt21;
+	add.s64 %rd71, %rd67, 8;
+	st.global.s64 [%rd71], %rd70;
+$L_59:
+	ret;
+$L_60:
+	mov.b32 %r0, 0;
+	bra.uni $L_43;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ScaleSum_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
+	add.u32 %rt23, %rt22, 1;
+	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
+	setp.ne.u32 %pt5, %rt24, %rt22;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 3342336;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt23;
+	exit;
+}
+
+.visible .entry ScaleSum_1(
+	.param .u64 ScaleSum_1_param_0,
+	.param .s64 ScaleSum_1_param_1,
+	.param .u64 ScaleSum_1_param_2,
+	.param .s64 ScaleSum_1_param_3,
+	.param .u64 ScaleSum_1_param_4,
+	.param .s64 ScaleSum_1_param_5,
+	.param .u64 ScaleSum_1_param_6,
+	.param .u64 ScaleSum_1_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %r<47>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+
+$L_0:
+	ld.param.u64 %rd0, [ScaleSum_1_param_6];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b32 %r5, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.s32 %r5, %r5, %r19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.s32 %r5, %r5, %r19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.s32 %r5, %r5, %r19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.s32 %r5, %r5, %r19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s32 [%rd27], %r5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s32 %r5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.s32 %r5, %r5, %r41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.s32 %r5, %r5, %r41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.s32 %r5, %r5, %r41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.s32 %r5, %r5, %r41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.s32 %r46, %r5, 0;
+	add.s64 %rd47, %rd0, 0;
+	st.global.s32 [%rd47], %r46;
+$L_43:
+	ret;
+$L_44:
+	mov.b32 %r5, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry ScaleSum_2(
+	.param .u64 ScaleSum_2_param_0,
+	.param .s64 ScaleSum_2_param_1,
+	.param .u64 ScaleSum_2_param_2,
+	.param .s64 ScaleSum_2_param_3,
+	.param .u64 ScaleSum_2_param_4,
+	.param .s64 ScaleSum_2_param_5,
+	.param .u64 ScaleSum_2_param_6,
+	.param .u64 ScaleSum_2_param_7
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %r<6>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [ScaleSum_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [ScaleSum_2_param_5];
+	ld.param.u64 %rd3, [ScaleSum_2_param_6];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.s32 %r5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.s32 [%rd0], %r5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ScaleSum_2_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3342338;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
 `
 
 // qdIR is the IR of this package's kernels.
@@ -30382,5 +31065,537 @@ b1: # rangeindex.done
 	checkindex 0, r2, site 1
 	r0 = elemaddr r1, 0, 4
 	store.f32 r0, r5
+	return
+
+kernel ScaleSum(x []i32, y []i32, out []i32)
+reductions 1
+site 0 index reduce.go:139:4
+site 1 index reduce.go:140:9
+site 2 index reduce.go:142:5
+
+task ScaleSum_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r22 = base y
+	r23 = len y
+	r67 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i32 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r27 = add.i64 r3, 1
+	r28 = lt.i64 r27, r4
+	branch r28, b20, b25
+b25: # exit
+	r29 = lane
+	r30 = warpindex
+	r31 = warpsize
+	r32 = mul.i64 r30, r31
+	r33 = blocksize
+	r34 = sub.i64 r33, r32
+	r35 = min.i64 r34, r31
+	r36 = shr.i64.i64 r31, 1
+	jump b26
+b26: # reduction shuffle
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b27, b28
+b27: # reduction combine
+	r0 = add.i32 r0, r37
+	jump b28
+b28: # reduction next
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r37
+	jump b31
+b31: # reduction next (unrolled 1)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r37
+	jump b34
+b34: # reduction next (unrolled 2)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r37
+	jump b37
+b37: # reduction next (unrolled 3)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b26, b38
+b38: # reduction shuffled
+	r41 = eq.i64 r29, 0
+	branch r41, b39, b40
+b39: # reduction warp result
+	r42 = addr reduce0
+	r43 = mul.i64 r30, 1
+	r44 = add.i64 r43, 0
+	r45 = elemaddr r42, r44, 8
+	store.shared.i32 r45, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r46 = eq.i64 r30, 0
+	branch r46, b41, b59
+b41: # reduction first warp
+	r47 = mul.i64 r29, r31
+	r48 = blocksize
+	r49 = lt.i64 r47, r48
+	branch r49, b42, b60
+b42: # reduction take
+	r50 = addr reduce0
+	r51 = mul.i64 r29, 1
+	r52 = add.i64 r51, 0
+	r53 = elemaddr r50, r52, 8
+	r0 = load.shared.i32 r53
+	jump b43
+b43: # reduction warps
+	r54 = mul.i64 r30, r31
+	r55 = blocksize
+	r56 = sub.i64 r55, r54
+	r57 = min.i64 r56, r31
+	r58 = shr.i64.i64 r31, 1
+	jump b44
+b44: # reduction shuffle
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b45, b46
+b45: # reduction combine
+	r0 = add.i32 r0, r59
+	jump b46
+b46: # reduction next
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r59
+	jump b49
+b49: # reduction next (unrolled 1)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r59
+	jump b52
+b52: # reduction next (unrolled 2)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r59
+	jump b55
+b55: # reduction next (unrolled 3)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b44, b56
+b56: # reduction shuffled
+	r63 = eq.i64 r29, 0
+	branch r63, b57, b59
+b57: # reduction block result
+	r64 = blockindex
+	r65 = mul.i64 r64, 1
+	r66 = add.i64 r65, 2
+	r68 = elemaddr r67, r66, 8
+	store.i32 r68, r0
+	r69 = eq.i64 r64, 0
+	branch r69, b58, b59
+b58: # reduction count
+	r70 = blockcount
+	r71 = elemaddr r67, 1, 8
+	store.i64 r71, r70
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i32 0
+	jump b43
+
+task ScaleSum_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i32 0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.i32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.i32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.i32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.i32 r5, 0
+	r47 = elemaddr r0, 0, 8
+	store.i32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i32 0
+	jump b28
+
+task ScaleSum_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.i32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 2
+	r0 = elemaddr r1, 0, 4
+	store.i32 r0, r5
 	return
 `

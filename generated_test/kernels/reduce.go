@@ -128,3 +128,16 @@ func Dot(x, y, out []float32) {
 	}
 	out[0] = sum
 }
+
+// ScaleSum writes 2x into y and sums y as it goes: a reduction in a loop
+// that also stores, with the loop run four iterations at a time.
+//
+//qd:kernel
+func ScaleSum(x, y []int32, out []int32) {
+	var s int32
+	for i := range x {
+		y[i] = 2 * x[i]
+		s += y[i]
+	}
+	out[0] = s
+}
