@@ -153,6 +153,7 @@ func TestFaultsGPU(t *testing.T) {
 			stubArgs, read, free, err := upload(dev, c.args())
 			must(t, err)
 			defer free()
+			must(t, dev.Synchronize()) // the uploads are done before another stream reads them
 			must(t, callStub(ks, c.name, stubArgs, o.launch...))
 			checkFault(t, c, o.observe(read), true)
 			if err := dev.SynchronizeAll(); err != nil {
