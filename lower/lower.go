@@ -6,7 +6,10 @@
 // parallel task whose iterations are shared by the threads of a grid. The
 // code between such loops becomes serial tasks that run on one thread. Tasks
 // run in program order on one stream, so each sees what the earlier ones
-// wrote. Calls to helper functions are inlined; phis become moves.
+// wrote. Calls to helper functions are inlined; phis become moves. A
+// variable a parallel loop combines over its iterations, a reduction
+// (reduce.go), adds a task that combines the blocks' results; indices,
+// slice expressions and divisions get Go's run-time checks (fault.go).
 //
 // Everything the lowering cannot translate is reported as a Diagnostic with
 // the position of the offending construct; the analyzer reports the same
