@@ -39,7 +39,7 @@ var cases = []kernelCase{
 	{name: "Empty", fn: kernels.Empty},
 	{name: "Counted", fn: kernels.Counted, args: countedArgs},
 	{name: "Rounds", fn: kernels.Rounds},
-	{name: "Window", fn: kernels.Window, args: func(r *rand.Rand, n int) []any {
+	{name: "ClampedWindow", fn: kernels.ClampedWindow, args: func(r *rand.Rand, n int) []any {
 		w := 1 + r.IntN(n)
 		ladder := make([]float32, n)
 		for i := range ladder {

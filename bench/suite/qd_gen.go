@@ -9,84 +9,263 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:17:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:17:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:42",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:50",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:58",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:21:15",
+		}},
 		Name: "Stencil2D",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Stencil2D_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:31:15",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:31:21",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:31:24",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:31:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:15",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:45",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:55",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:69",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:34:85",
+		}},
 		Name: "Stencil3D",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Stencil3D_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:46:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:46:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:49:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:49:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:4",
+		}},
 		Name: "Matmul",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Matmul_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:60:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:60:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:66:18",
+		}},
 		Name: "Blur",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Blur_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:78:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:81:11",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:82:4",
+		}},
 		Name: "DigitSum",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "DigitSum_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:94:12",
+		}},
 		Name: "Options",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Options_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:110:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:110:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:110:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:113:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:113:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:113:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:121:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:121:19",
+		}},
 		Name: "NBody",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "NBody_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:130:29",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:131:29",
+		}},
 		Name: "Mandelbrot64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Mandelbrot64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:151:29",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:152:29",
+		}},
 		Name: "Mandelbrot32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Mandelbrot32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:172:13",
+		}},
 		Name: "Xorshift",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Xorshift_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultSliceAcap,
+			Pos:  "kernels.go:188:11",
+		}, {
+			Kind: rt.FaultSliceB,
+			Pos:  "kernels.go:188:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:190:21",
+		}},
 		Name: "MatVec",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MatVec_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:201:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:201:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:201:4",
+		}},
 		Name: "Daxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Daxpy_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:210:12",
+		}},
 		Name: "Hash",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Hash_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:227:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:227:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:228:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:228:6",
+		}},
 		Name: "Transpose",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Transpose_0",
@@ -128,7 +307,7 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil2D", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
@@ -154,7 +333,7 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil3D", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [56]byte
+	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
@@ -181,7 +360,7 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "Matmul", qdOpts, c, a, b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [56]byte
+	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, c)
 	rt.PutBuffer(qdArgs[:], 16, a)
 	rt.PutBuffer(qdArgs[:], 32, b)
@@ -207,7 +386,7 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 	if qdErr := rt.CheckBuffers(qdk.dev, "Blur", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
@@ -233,7 +412,7 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 	if qdErr := rt.CheckBuffers(qdk.dev, "DigitSum", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(base))
@@ -258,7 +437,7 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 	if qdErr := rt.CheckBuffers(qdk.dev, "Options", qdOpts, out, spot); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [36]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, spot)
 	rt.PutFloat32(qdArgs[:], 32, float32(strike))
@@ -283,7 +462,7 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "NBody", qdOpts, ax, ay, az, px, py, pz); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [96]byte
+	var qdArgs [104]byte
 	rt.PutBuffer(qdArgs[:], 0, ax)
 	rt.PutBuffer(qdArgs[:], 16, ay)
 	rt.PutBuffer(qdArgs[:], 32, az)
@@ -311,7 +490,7 @@ func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter
 	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot64", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [36]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, counts)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	rt.PutUint64(qdArgs[:], 24, uint64(h))
@@ -337,7 +516,7 @@ func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter
 	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot32", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [36]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, counts)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	rt.PutUint64(qdArgs[:], 24, uint64(h))
@@ -363,7 +542,7 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Xorshift", qdOpts, out, seeds); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, seeds)
 	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
@@ -388,7 +567,7 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MatVec", qdOpts, y, a, x); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [56]byte
+	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, y)
 	rt.PutBuffer(qdArgs[:], 16, a)
 	rt.PutBuffer(qdArgs[:], 32, x)
@@ -414,7 +593,7 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 	if qdErr := rt.CheckBuffers(qdk.dev, "Daxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutFloat64(qdArgs[:], 0, float64(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
@@ -439,7 +618,7 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 	if qdErr := rt.CheckBuffers(qdk.dev, "Hash", qdOpts, out, keys); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, keys)
 	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
@@ -464,7 +643,7 @@ func (qdk *Kernels) Transpose(out *rt.Buffer[float64], in *rt.Buffer[float64], w
 	if qdErr := rt.CheckBuffers(qdk.dev, "Transpose", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
@@ -492,21 +671,24 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Stencil2D_0(
 	.param .u64 Stencil2D_0_param_0,
 	.param .s64 Stencil2D_0_param_1,
 	.param .u64 Stencil2D_0_param_2,
 	.param .s64 Stencil2D_0_param_3,
 	.param .s64 Stencil2D_0_param_4,
-	.param .s64 Stencil2D_0_param_5
+	.param .s64 Stencil2D_0_param_5,
+	.param .u64 Stencil2D_0_param_6
 )
 {
 	.reg .pred %p<53>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<9>;
 	.reg .b32 %r<58>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<59>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f32 %f<39>;
 
 $L_0:
@@ -517,6 +699,7 @@ $L_0:
 	ld.param.s64 %rd9, [Stencil2D_0_param_4];
 	ld.param.u64 %rd13, [Stencil2D_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Stencil2D_0_param_3];
 	ld.param.s64 %rd41, [Stencil2D_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -537,6 +720,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
 	mov.b64 %rd48, %rd7;
 	mov.b64 %rd49, %rd9;
 	or.b64 %rd50, %rd48, %rd49;
@@ -566,21 +751,31 @@ $L_9:
 	setp.lt.s64 %p42, %rd10, %rd40;
 	@!%p42 bra $L_12;
 $L_10:
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
 	sub.s64 %rd17, %rd7, 1;
+	setp.ge.u64 %pt2, %rd17, %rd14;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd18, %rd17, 4, %rd13;
 	ld.global.f32 %f19, [%rd18];
 	add.s64 %rd20, %rd7, 1;
+	setp.ge.u64 %pt3, %rd20, %rd14;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd21, %rd20, 4, %rd13;
 	ld.global.f32 %f22, [%rd21];
 	add.rn.f32 %f23, %f19, %f22;
 	sub.s64 %rd24, %rd7, %rd9;
+	setp.ge.u64 %pt4, %rd24, %rd14;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd25, %rd24, 4, %rd13;
 	ld.global.f32 %f26, [%rd25];
 	add.rn.f32 %f27, %f23, %f26;
 	add.s64 %rd28, %rd7, %rd9;
+	setp.ge.u64 %pt5, %rd28, %rd14;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd29, %rd28, 4, %rd13;
 	ld.global.f32 %f30, [%rd29];
 	add.rn.f32 %f31, %f27, %f30;
@@ -592,21 +787,73 @@ $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
+	setp.ge.u64 %pt6, %rd7, %rd14;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd37, %rd7, 4, %rd13;
 	ld.global.f32 %f38, [%rd37];
 	mad.lo.s64 %rd39, %rd7, 4, %rd4;
 	st.global.f32 [%rd39], %f38;
 	bra.uni $L_11;
 $L_13:
-	setp.eq.s64 %pt0, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
+	setp.eq.s64 %pt7, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
 	div.s64 %rd46, %rd7, %rd9;
-	selp.b64 %rd46, %rdt1, %rd46, %pt0;
+	selp.b64 %rd46, %rdt3, %rd46, %pt7;
 	mul.lo.s64 %rd58, %rd46, %rd9;
 	sub.s64 %rd47, %rd7, %rd58;
 	bra.uni $L_6;
 $L_14:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd17;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd24;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd28;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Stencil2D_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt4+8], 0;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Stencil3D_0(
@@ -616,15 +863,16 @@ $L_14:
 	.param .s64 Stencil3D_0_param_3,
 	.param .s64 Stencil3D_0_param_4,
 	.param .s64 Stencil3D_0_param_5,
-	.param .s64 Stencil3D_0_param_6
+	.param .s64 Stencil3D_0_param_6,
+	.param .u64 Stencil3D_0_param_7
 )
 {
 	.reg .pred %p<91>;
-	.reg .pred %pt<3>;
+	.reg .pred %pt<14>;
 	.reg .b32 %r<94>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<90>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 	.reg .f32 %f<46>;
 	.reg .f32 %ft<1>;
 
@@ -637,6 +885,7 @@ $L_0:
 	ld.param.s64 %rd12, [Stencil3D_0_param_5];
 	ld.param.u64 %rd19, [Stencil3D_0_param_2];
 	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Stencil3D_0_param_3];
 	ld.param.s64 %rd51, [Stencil3D_0_param_6];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -660,6 +909,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
 	mov.b64 %rd61, %rd7;
 	mov.b64 %rd62, %rd9;
 	or.b64 %rd63, %rd61, %rd62;
@@ -677,6 +928,8 @@ $L_5:
 $L_6:
 	mov.b64 %rd8, %rd60;
 	mov.b64 %rd10, %rd59;
+	setp.eq.s64 %pt1, %rd12, 0;
+	@%pt1 bra $Lfault_1;
 	mov.b64 %rd74, %rd10;
 	mov.b64 %rd75, %rd12;
 	or.b64 %rd76, %rd74, %rd75;
@@ -693,6 +946,8 @@ $L_7:
 	cvt.u64.u32 %rd73, %r82;
 $L_8:
 	mov.b64 %rd11, %rd73;
+	setp.eq.s64 %pt2, %rd13, 0;
+	@%pt2 bra $Lfault_2;
 	mov.b64 %rd86, %rd7;
 	mov.b64 %rd87, %rd13;
 	or.b64 %rd88, %rd86, %rd87;
@@ -725,28 +980,42 @@ $L_15:
 	@!%p52 bra $L_18;
 $L_16:
 	sub.s64 %rd17, %rd7, 1;
+	setp.ge.u64 %pt3, %rd17, %rd20;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd18, %rd17, 4, %rd19;
 	ld.global.f32 %f21, [%rd18];
 	add.s64 %rd22, %rd7, 1;
+	setp.ge.u64 %pt4, %rd22, %rd20;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd23, %rd22, 4, %rd19;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
 	sub.s64 %rd26, %rd7, %rd9;
+	setp.ge.u64 %pt5, %rd26, %rd20;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd27, %rd26, 4, %rd19;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
 	add.s64 %rd30, %rd7, %rd9;
+	setp.ge.u64 %pt6, %rd30, %rd20;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd31, %rd30, 4, %rd19;
 	ld.global.f32 %f32, [%rd31];
 	add.rn.f32 %f33, %f29, %f32;
 	sub.s64 %rd34, %rd7, %rd16;
+	setp.ge.u64 %pt7, %rd34, %rd20;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd35, %rd34, 4, %rd19;
 	ld.global.f32 %f36, [%rd35];
 	add.rn.f32 %f37, %f33, %f36;
 	add.s64 %rd38, %rd7, %rd16;
+	setp.ge.u64 %pt8, %rd38, %rd20;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd39, %rd38, 4, %rd19;
 	ld.global.f32 %f40, [%rd39];
 	add.rn.f32 %f41, %f37, %f40;
+	setp.ge.u64 %pt9, %rd7, %rd20;
+	@%pt9 bra $Lfault_9;
 	mad.lo.s64 %rd42, %rd7, 4, %rd19;
 	ld.global.f32 %f43, [%rd42];
 	mul.rn.f32 %f44, %f43, 0f40C00000;
@@ -762,29 +1031,94 @@ $L_18:
 	st.global.f32 [%rd49], %ft0;
 	bra.uni $L_17;
 $L_19:
-	setp.eq.s64 %pt0, %rd13, -1;
-	neg.s64 %rdt1, %rd7;
+	setp.eq.s64 %pt10, %rd13, -1;
+	neg.s64 %rdt3, %rd7;
 	div.s64 %rd85, %rd7, %rd13;
-	selp.b64 %rd85, %rdt1, %rd85, %pt0;
+	selp.b64 %rd85, %rdt3, %rd85, %pt10;
 	bra.uni $L_10;
 $L_20:
-	setp.eq.s64 %pt1, %rd12, -1;
-	neg.s64 %rdt2, %rd10;
+	setp.eq.s64 %pt11, %rd12, -1;
+	neg.s64 %rdt4, %rd10;
 	div.s64 %rd72, %rd10, %rd12;
-	selp.b64 %rd72, %rdt2, %rd72, %pt1;
+	selp.b64 %rd72, %rdt4, %rd72, %pt11;
 	mul.lo.s64 %rd84, %rd72, %rd12;
 	sub.s64 %rd73, %rd10, %rd84;
 	bra.uni $L_8;
 $L_21:
-	setp.eq.s64 %pt2, %rd9, -1;
-	neg.s64 %rdt3, %rd7;
+	setp.eq.s64 %pt12, %rd9, -1;
+	neg.s64 %rdt5, %rd7;
 	div.s64 %rd59, %rd7, %rd9;
-	selp.b64 %rd59, %rdt3, %rd59, %pt2;
+	selp.b64 %rd59, %rdt5, %rd59, %pt12;
 	mul.lo.s64 %rd71, %rd59, %rd9;
 	sub.s64 %rd60, %rd7, %rd71;
 	bra.uni $L_6;
 $L_22:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd17;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd26;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd30;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd34;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [Stencil3D_0_param_7];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt6];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt13, %rt8, %rt6;
+	@%pt13 exit;
+	st.global.u32 [%rdt6+8], 65536;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt7;
+	exit;
 }
 
 .visible .entry Matmul_0(
@@ -794,15 +1128,16 @@ $L_22:
 	.param .s64 Matmul_0_param_3,
 	.param .u64 Matmul_0_param_4,
 	.param .s64 Matmul_0_param_5,
-	.param .s64 Matmul_0_param_6
+	.param .s64 Matmul_0_param_6,
+	.param .u64 Matmul_0_param_7
 )
 {
 	.reg .pred %p<55>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<14>;
 	.reg .b32 %r<51>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<54>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f32 %f<26>;
 
 $L_0:
@@ -810,10 +1145,13 @@ $L_0:
 	mul.lo.s64 %rd3, %rd4, %rd4;
 	ld.param.u64 %rd15, [Matmul_0_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Matmul_0_param_3];
 	ld.param.u64 %rd21, [Matmul_0_param_4];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Matmul_0_param_5];
 	ld.param.u64 %rd28, [Matmul_0_param_0];
 	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd29, [Matmul_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -831,6 +1169,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
 	mov.b64 %rd41, %rd6;
 	mov.b64 %rd42, %rd4;
 	or.b64 %rd43, %rd41, %rd42;
@@ -866,8 +1206,15 @@ $L_8:
 $L_9:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_10:
+	add.s64 %rd13, %rd12, %rd10;
+	setp.ge.u64 %pt1, %rd13, %rd16;
+	@%pt1 bra $Lfault_1;
 	mov.b64 %rd14, %rd33;
 	ld.global.f32 %f17, [%rd14];
+	mul.lo.s64 %rd18, %rd10, %rd4;
+	add.s64 %rd19, %rd18, %rd8;
+	setp.ge.u64 %pt2, %rd19, %rd22;
+	@%pt2 bra $Lfault_2;
 	mov.b64 %rd20, %rd36;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
@@ -880,8 +1227,15 @@ $L_10:
 $L_11:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_12:
+	add.s64 %rd13, %rd12, %rd10;
+	setp.ge.u64 %pt3, %rd13, %rd16;
+	@%pt3 bra $Lfault_3;
 	mov.b64 %rd14, %rd33;
 	ld.global.f32 %f17, [%rd14];
+	mul.lo.s64 %rd18, %rd10, %rd4;
+	add.s64 %rd19, %rd18, %rd8;
+	setp.ge.u64 %pt4, %rd19, %rd22;
+	@%pt4 bra $Lfault_4;
 	mov.b64 %rd20, %rd36;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
@@ -894,8 +1248,15 @@ $L_12:
 $L_13:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_14:
+	add.s64 %rd13, %rd12, %rd10;
+	setp.ge.u64 %pt5, %rd13, %rd16;
+	@%pt5 bra $Lfault_5;
 	mov.b64 %rd14, %rd33;
 	ld.global.f32 %f17, [%rd14];
+	mul.lo.s64 %rd18, %rd10, %rd4;
+	add.s64 %rd19, %rd18, %rd8;
+	setp.ge.u64 %pt6, %rd19, %rd22;
+	@%pt6 bra $Lfault_6;
 	mov.b64 %rd20, %rd36;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
@@ -908,8 +1269,15 @@ $L_14:
 $L_15:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_16:
+	add.s64 %rd13, %rd12, %rd10;
+	setp.ge.u64 %pt7, %rd13, %rd16;
+	@%pt7 bra $Lfault_7;
 	mov.b64 %rd14, %rd33;
 	ld.global.f32 %f17, [%rd14];
+	mul.lo.s64 %rd18, %rd10, %rd4;
+	add.s64 %rd19, %rd18, %rd8;
+	setp.ge.u64 %pt8, %rd19, %rd22;
+	@%pt8 bra $Lfault_8;
 	mov.b64 %rd20, %rd36;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
@@ -924,8 +1292,15 @@ $L_17:
 	setp.lt.s64 %p11, %rd10, %rd4;
 	@!%p11 bra $L_19;
 $L_18:
+	add.s64 %rd13, %rd12, %rd10;
+	setp.ge.u64 %pt9, %rd13, %rd16;
+	@%pt9 bra $Lfault_9;
 	mov.b64 %rd14, %rd33;
 	ld.global.f32 %f17, [%rd14];
+	mul.lo.s64 %rd18, %rd10, %rd4;
+	add.s64 %rd19, %rd18, %rd8;
+	setp.ge.u64 %pt10, %rd19, %rd22;
+	@%pt10 bra $Lfault_10;
 	mov.b64 %rd20, %rd36;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
@@ -937,21 +1312,98 @@ $L_18:
 	mad.lo.s64 %rd36, %rd38, 4, %rd36;
 	bra.uni $L_17;
 $L_19:
+	setp.ge.u64 %pt11, %rd6, %rd29;
+	@%pt11 bra $Lfault_11;
 	mad.lo.s64 %rd27, %rd6, 4, %rd28;
 	st.global.f32 [%rd27], %f9;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	setp.eq.s64 %pt0, %rd4, -1;
-	neg.s64 %rdt1, %rd6;
+	setp.eq.s64 %pt12, %rd4, -1;
+	neg.s64 %rdt3, %rd6;
 	div.s64 %rd39, %rd6, %rd4;
-	selp.b64 %rd39, %rdt1, %rd39, %pt0;
+	selp.b64 %rd39, %rdt3, %rd39, %pt12;
 	mul.lo.s64 %rd51, %rd39, %rd4;
 	sub.s64 %rd40, %rd6, %rd51;
 	bra.uni $L_6;
 $L_22:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd29;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Matmul_0_param_7];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt13, %rt8, %rt6;
+	@%pt13 exit;
+	st.global.u32 [%rdt4+8], 131072;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Blur_0(
@@ -960,15 +1412,16 @@ $L_22:
 	.param .u64 Blur_0_param_2,
 	.param .s64 Blur_0_param_3,
 	.param .s64 Blur_0_param_4,
-	.param .s64 Blur_0_param_5
+	.param .s64 Blur_0_param_5,
+	.param .u64 Blur_0_param_6
 )
 {
 	.reg .pred %p<220>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<12>;
 	.reg .b32 %r<225>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<226>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd4, [Blur_0_param_0];
@@ -979,6 +1432,7 @@ $L_0:
 	ld.param.s64 %rd17, [Blur_0_param_5];
 	ld.param.u64 %rd34, [Blur_0_param_2];
 	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd35, [Blur_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1002,6 +1456,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
 	mov.b64 %rd215, %rd7;
 	mov.b64 %rd216, %rd9;
 	or.b64 %rd217, %rd215, %rd216;
@@ -1031,6 +1487,8 @@ $L_8:
 	min.s64 %rd30, %rd28, %rd29;
 	mul.lo.s64 %rd31, %rd18, %rd9;
 	add.s64 %rd32, %rd31, %rd30;
+	setp.ge.u64 %pt1, %rd32, %rd35;
+	@%pt1 bra $Lfault_1;
 	add.s64 %rd33, %rd34, %rd32;
 	ld.global.u8 %r36, [%rd33];
 	cvt.u64.u32 %rd37, %r36;
@@ -1042,6 +1500,8 @@ $L_9:
 	min.s64 %rd52, %rd50, %rd51;
 	mov.b64 %rd53, %rd31;
 	add.s64 %rd54, %rd53, %rd52;
+	setp.ge.u64 %pt2, %rd54, %rd35;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd55, %rd34, %rd54;
 	ld.global.u8 %r56, [%rd55];
 	cvt.u64.u32 %rd57, %r56;
@@ -1053,6 +1513,8 @@ $L_10:
 	min.s64 %rd64, %rd62, %rd63;
 	mov.b64 %rd65, %rd31;
 	add.s64 %rd66, %rd65, %rd64;
+	setp.ge.u64 %pt3, %rd66, %rd35;
+	@%pt3 bra $Lfault_3;
 	add.s64 %rd67, %rd34, %rd66;
 	ld.global.u8 %r68, [%rd67];
 	cvt.u64.u32 %rd69, %r68;
@@ -1069,6 +1531,8 @@ $L_13:
 	mov.b64 %rd93, %rd30;
 	mul.lo.s64 %rd94, %rd88, %rd9;
 	add.s64 %rd95, %rd94, %rd93;
+	setp.ge.u64 %pt4, %rd95, %rd35;
+	@%pt4 bra $Lfault_4;
 	add.s64 %rd96, %rd34, %rd95;
 	ld.global.u8 %r97, [%rd96];
 	cvt.u64.u32 %rd98, %r97;
@@ -1078,6 +1542,8 @@ $L_14:
 	mov.b64 %rd106, %rd52;
 	mov.b64 %rd107, %rd94;
 	add.s64 %rd108, %rd107, %rd106;
+	setp.ge.u64 %pt5, %rd108, %rd35;
+	@%pt5 bra $Lfault_5;
 	add.s64 %rd109, %rd34, %rd108;
 	ld.global.u8 %r110, [%rd109];
 	cvt.u64.u32 %rd111, %r110;
@@ -1087,6 +1553,8 @@ $L_15:
 	mov.b64 %rd118, %rd64;
 	mov.b64 %rd119, %rd94;
 	add.s64 %rd120, %rd119, %rd118;
+	setp.ge.u64 %pt6, %rd120, %rd35;
+	@%pt6 bra $Lfault_6;
 	add.s64 %rd121, %rd34, %rd120;
 	ld.global.u8 %r122, [%rd121];
 	cvt.u64.u32 %rd123, %r122;
@@ -1103,6 +1571,8 @@ $L_18:
 	mov.b64 %rd136, %rd30;
 	mul.lo.s64 %rd137, %rd131, %rd9;
 	add.s64 %rd138, %rd137, %rd136;
+	setp.ge.u64 %pt7, %rd138, %rd35;
+	@%pt7 bra $Lfault_7;
 	add.s64 %rd139, %rd34, %rd138;
 	ld.global.u8 %r140, [%rd139];
 	cvt.u64.u32 %rd141, %r140;
@@ -1112,6 +1582,8 @@ $L_19:
 	mov.b64 %rd149, %rd52;
 	mov.b64 %rd150, %rd137;
 	add.s64 %rd151, %rd150, %rd149;
+	setp.ge.u64 %pt8, %rd151, %rd35;
+	@%pt8 bra $Lfault_8;
 	add.s64 %rd152, %rd34, %rd151;
 	ld.global.u8 %r153, [%rd152];
 	cvt.u64.u32 %rd154, %r153;
@@ -1121,6 +1593,8 @@ $L_20:
 	mov.b64 %rd161, %rd64;
 	mov.b64 %rd162, %rd137;
 	add.s64 %rd163, %rd162, %rd161;
+	setp.ge.u64 %pt9, %rd163, %rd35;
+	@%pt9 bra $Lfault_9;
 	add.s64 %rd164, %rd34, %rd163;
 	ld.global.u8 %r165, [%rd164];
 	cvt.u64.u32 %rd166, %r165;
@@ -1145,15 +1619,80 @@ $L_23:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_24:
-	setp.eq.s64 %pt0, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
+	setp.eq.s64 %pt10, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
 	div.s64 %rd213, %rd7, %rd9;
-	selp.b64 %rd213, %rdt1, %rd213, %pt0;
+	selp.b64 %rd213, %rdt3, %rd213, %pt10;
 	mul.lo.s64 %rd225, %rd213, %rd9;
 	sub.s64 %rd214, %rd7, %rd225;
 	bra.uni $L_6;
 $L_25:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd32;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd54;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd95;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd108;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd120;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd138;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd151;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd163;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Blur_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt11, %rt8, %rt6;
+	@%pt11 exit;
+	st.global.u32 [%rdt4+8], 196608;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry DigitSum_0(
@@ -1161,15 +1700,16 @@ $L_25:
 	.param .s64 DigitSum_0_param_1,
 	.param .u64 DigitSum_0_param_2,
 	.param .s64 DigitSum_0_param_3,
-	.param .s64 DigitSum_0_param_4
+	.param .s64 DigitSum_0_param_4,
+	.param .u64 DigitSum_0_param_5
 )
 {
 	.reg .pred %p<74>;
-	.reg .pred %pt<4>;
+	.reg .pred %pt<10>;
 	.reg .b32 %r<79>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<80>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rdt<8>;
 
 $L_0:
 	ld.param.u64 %rd4, [DigitSum_0_param_0];
@@ -1178,6 +1718,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [DigitSum_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [DigitSum_0_param_3];
 	ld.param.s64 %rd15, [DigitSum_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -1196,6 +1737,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, %rd11;
@@ -1204,6 +1747,8 @@ $L_5:
 	setp.gt.s64 %p21, %rd12, 0;
 	@!%p21 bra $L_22;
 $L_6:
+	setp.eq.s64 %pt1, %rd15, 0;
+	@%pt1 bra $Lfault_1;
 	mov.b64 %rd24, %rd12;
 	mov.b64 %rd25, %rd15;
 	or.b64 %rd26, %rd24, %rd25;
@@ -1228,6 +1773,8 @@ $L_9:
 	setp.gt.s64 %p38, %rd12, 0;
 	@!%p38 bra $L_22;
 $L_10:
+	setp.eq.s64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
 	mov.b64 %rd39, %rd12;
 	mov.b64 %rd40, %rd15;
 	or.b64 %rd41, %rd39, %rd40;
@@ -1252,6 +1799,8 @@ $L_13:
 	setp.gt.s64 %p53, %rd12, 0;
 	@!%p53 bra $L_22;
 $L_14:
+	setp.eq.s64 %pt3, %rd15, 0;
+	@%pt3 bra $Lfault_3;
 	mov.b64 %rd54, %rd12;
 	mov.b64 %rd55, %rd15;
 	or.b64 %rd56, %rd54, %rd55;
@@ -1276,6 +1825,8 @@ $L_17:
 	setp.gt.s64 %p68, %rd12, 0;
 	@!%p68 bra $L_22;
 $L_18:
+	setp.eq.s64 %pt4, %rd15, 0;
+	@%pt4 bra $Lfault_4;
 	mov.b64 %rd69, %rd12;
 	mov.b64 %rd70, %rd15;
 	or.b64 %rd71, %rd69, %rd70;
@@ -1298,10 +1849,10 @@ $L_20:
 	mov.b64 %rd13, %rd66;
 	bra.uni $L_5;
 $L_21:
-	setp.eq.s64 %pt0, %rd15, -1;
-	neg.s64 %rdt1, %rd12;
+	setp.eq.s64 %pt5, %rd15, -1;
+	neg.s64 %rdt3, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
-	selp.b64 %rd22, %rdt1, %rd22, %pt0;
+	selp.b64 %rd22, %rdt3, %rd22, %pt5;
 	mul.lo.s64 %rd79, %rd22, %rd15;
 	sub.s64 %rd23, %rd12, %rd79;
 	bra.uni $L_20;
@@ -1312,31 +1863,71 @@ $L_23:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_24:
-	setp.eq.s64 %pt1, %rd15, -1;
-	neg.s64 %rdt2, %rd12;
+	setp.eq.s64 %pt6, %rd15, -1;
+	neg.s64 %rdt4, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
-	selp.b64 %rd22, %rdt2, %rd22, %pt1;
+	selp.b64 %rd22, %rdt4, %rd22, %pt6;
 	mul.lo.s64 %rd64, %rd22, %rd15;
 	sub.s64 %rd23, %rd12, %rd64;
 	bra.uni $L_16;
 $L_25:
-	setp.eq.s64 %pt2, %rd15, -1;
-	neg.s64 %rdt3, %rd12;
+	setp.eq.s64 %pt7, %rd15, -1;
+	neg.s64 %rdt5, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
-	selp.b64 %rd22, %rdt3, %rd22, %pt2;
+	selp.b64 %rd22, %rdt5, %rd22, %pt7;
 	mul.lo.s64 %rd49, %rd22, %rd15;
 	sub.s64 %rd23, %rd12, %rd49;
 	bra.uni $L_12;
 $L_26:
-	setp.eq.s64 %pt3, %rd15, -1;
-	neg.s64 %rdt4, %rd12;
+	setp.eq.s64 %pt8, %rd15, -1;
+	neg.s64 %rdt6, %rd12;
 	div.s64 %rd22, %rd12, %rd15;
-	selp.b64 %rd22, %rdt4, %rd22, %pt3;
+	selp.b64 %rd22, %rdt6, %rd22, %pt8;
 	mul.lo.s64 %rd34, %rd22, %rd15;
 	sub.s64 %rd23, %rd12, %rd34;
 	bra.uni $L_8;
 $L_27:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt7, [DigitSum_0_param_5];
+	cvta.to.global.u64 %rdt7, %rdt7;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt7];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
+	st.global.u32 [%rdt7+8], 262144;
+	st.global.u32 [%rdt7+12], %rt5;
+	st.global.u64 [%rdt7+16], %rdt1;
+	st.global.u64 [%rdt7+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt7+4], %rt7;
+	exit;
 }
 
 .visible .entry Options_0(
@@ -1344,14 +1935,15 @@ $L_27:
 	.param .s64 Options_0_param_1,
 	.param .u64 Options_0_param_2,
 	.param .s64 Options_0_param_3,
-	.param .f32 Options_0_param_4
+	.param .f32 Options_0_param_4,
+	.param .u64 Options_0_param_5
 )
 {
 	.reg .pred %p<102>;
-	.reg .pred %pt<8>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<10>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<111>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<110>;
 
 $L_0:
@@ -1361,6 +1953,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Options_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Options_0_param_3];
 	ld.param.f32 %f21, [Options_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -1379,63 +1972,65 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.f32 %f11, [%rd8];
 	mov.f32 %f12, 0f00000000;
 $L_5:
 	mul.rn.f32 %f19, %f11, 0f3F400000;
 	sub.rn.f32 %f20, %f19, %f21;
-	setp.gtu.f32 %pt0, %f20, 0f00000000;
-	selp.f32 %f22, %f20, 0f00000000, %pt0;
+	setp.gtu.f32 %pt1, %f20, 0f00000000;
+	selp.f32 %f22, %f20, 0f00000000, %pt1;
 	add.rn.f32 %f23, 0f00000000, %f22;
 	mov.f32 %f12, %f23;
 $L_6:
 	mul.rn.f32 %f36, %f11, 0f3F500000;
 	sub.rn.f32 %f37, %f36, %f21;
-	setp.gtu.f32 %pt1, %f37, 0f00000000;
-	selp.f32 %f38, %f37, 0f00000000, %pt1;
+	setp.gtu.f32 %pt2, %f37, 0f00000000;
+	selp.f32 %f38, %f37, 0f00000000, %pt2;
 	add.rn.f32 %f39, %f12, %f38;
 	mov.f32 %f12, %f39;
 $L_7:
 	mul.rn.f32 %f46, %f11, 0f3F600000;
 	sub.rn.f32 %f47, %f46, %f21;
-	setp.gtu.f32 %pt2, %f47, 0f00000000;
-	selp.f32 %f48, %f47, 0f00000000, %pt2;
+	setp.gtu.f32 %pt3, %f47, 0f00000000;
+	selp.f32 %f48, %f47, 0f00000000, %pt3;
 	add.rn.f32 %f49, %f12, %f48;
 	mov.f32 %f12, %f49;
 $L_8:
 	mul.rn.f32 %f56, %f11, 0f3F700000;
 	sub.rn.f32 %f57, %f56, %f21;
-	setp.gtu.f32 %pt3, %f57, 0f00000000;
-	selp.f32 %f58, %f57, 0f00000000, %pt3;
+	setp.gtu.f32 %pt4, %f57, 0f00000000;
+	selp.f32 %f58, %f57, 0f00000000, %pt4;
 	add.rn.f32 %f59, %f12, %f58;
 	mov.f32 %f12, %f59;
 $L_9:
 	mul.rn.f32 %f66, %f11, 0f3F800000;
 	sub.rn.f32 %f67, %f66, %f21;
-	setp.gtu.f32 %pt4, %f67, 0f00000000;
-	selp.f32 %f68, %f67, 0f00000000, %pt4;
+	setp.gtu.f32 %pt5, %f67, 0f00000000;
+	selp.f32 %f68, %f67, 0f00000000, %pt5;
 	add.rn.f32 %f69, %f12, %f68;
 	mov.f32 %f12, %f69;
 $L_10:
 	mul.rn.f32 %f76, %f11, 0f3F880000;
 	sub.rn.f32 %f77, %f76, %f21;
-	setp.gtu.f32 %pt5, %f77, 0f00000000;
-	selp.f32 %f78, %f77, 0f00000000, %pt5;
+	setp.gtu.f32 %pt6, %f77, 0f00000000;
+	selp.f32 %f78, %f77, 0f00000000, %pt6;
 	add.rn.f32 %f79, %f12, %f78;
 	mov.f32 %f12, %f79;
 $L_11:
 	mul.rn.f32 %f86, %f11, 0f3F900000;
 	sub.rn.f32 %f87, %f86, %f21;
-	setp.gtu.f32 %pt6, %f87, 0f00000000;
-	selp.f32 %f88, %f87, 0f00000000, %pt6;
+	setp.gtu.f32 %pt7, %f87, 0f00000000;
+	selp.f32 %f88, %f87, 0f00000000, %pt7;
 	add.rn.f32 %f89, %f12, %f88;
 	mov.f32 %f12, %f89;
 $L_12:
 	mul.rn.f32 %f96, %f11, 0f3F980000;
 	sub.rn.f32 %f97, %f96, %f21;
-	setp.gtu.f32 %pt7, %f97, 0f00000000;
-	selp.f32 %f98, %f97, 0f00000000, %pt7;
+	setp.gtu.f32 %pt8, %f97, 0f00000000;
+	selp.f32 %f98, %f97, 0f00000000, %pt8;
 	add.rn.f32 %f99, %f12, %f98;
 	mov.f32 %f12, %f99;
 $L_13:
@@ -1449,6 +2044,26 @@ $L_14:
 	bra.uni $L_2;
 $L_15:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Options_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
+	st.global.u32 [%rdt3+8], 327680;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry NBody_0(
@@ -1463,13 +2078,15 @@ $L_15:
 	.param .u64 NBody_0_param_8,
 	.param .s64 NBody_0_param_9,
 	.param .u64 NBody_0_param_10,
-	.param .s64 NBody_0_param_11
+	.param .s64 NBody_0_param_11,
+	.param .u64 NBody_0_param_12
 )
 {
 	.reg .pred %p<73>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<21>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<72>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<56>;
 	.reg .f64 %fd<46>;
 
@@ -1483,12 +2100,16 @@ $L_0:
 	ld.param.u64 %rd10, [NBody_0_param_7];
 	ld.param.u64 %rd13, [NBody_0_param_8];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [NBody_0_param_9];
 	ld.param.u64 %rd17, [NBody_0_param_10];
 	cvta.to.global.u64 %rd17, %rd17;
+	ld.param.u64 %rd18, [NBody_0_param_11];
 	ld.param.u64 %rd60, [NBody_0_param_2];
 	cvta.to.global.u64 %rd60, %rd60;
+	ld.param.u64 %rd61, [NBody_0_param_3];
 	ld.param.u64 %rd63, [NBody_0_param_4];
 	cvta.to.global.u64 %rd63, %rd63;
+	ld.param.u64 %rd64, [NBody_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1508,10 +2129,16 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.f32 %f11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
+	setp.ge.u64 %pt2, %rd7, %rd18;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd16, %rd7, 4, %rd17;
 	ld.global.f32 %f19, [%rd16];
 	@!%p21 bra $L_21;
@@ -1530,12 +2157,18 @@ $L_7:
 	setp.lt.s64 %p72, %rd25, %rd71;
 	@!%p72 bra $L_16;
 $L_8:
+	setp.ge.u64 %pt3, %rd25, %rd10;
+	@%pt3 bra $Lfault_3;
 	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
+	setp.ge.u64 %pt4, %rd25, %rd14;
+	@%pt4 bra $Lfault_4;
 	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
+	setp.ge.u64 %pt5, %rd25, %rd18;
+	@%pt5 bra $Lfault_5;
 	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
@@ -1566,12 +2199,18 @@ $L_9:
 	add.s64 %rd68, %rd68, 4;
 	add.s64 %rd69, %rd69, 4;
 $L_10:
+	setp.ge.u64 %pt6, %rd25, %rd10;
+	@%pt6 bra $Lfault_6;
 	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
+	setp.ge.u64 %pt7, %rd25, %rd14;
+	@%pt7 bra $Lfault_7;
 	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
+	setp.ge.u64 %pt8, %rd25, %rd18;
+	@%pt8 bra $Lfault_8;
 	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
@@ -1602,12 +2241,18 @@ $L_11:
 	add.s64 %rd68, %rd68, 4;
 	add.s64 %rd69, %rd69, 4;
 $L_12:
+	setp.ge.u64 %pt9, %rd25, %rd10;
+	@%pt9 bra $Lfault_9;
 	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
+	setp.ge.u64 %pt10, %rd25, %rd14;
+	@%pt10 bra $Lfault_10;
 	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
+	setp.ge.u64 %pt11, %rd25, %rd18;
+	@%pt11 bra $Lfault_11;
 	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
@@ -1638,12 +2283,18 @@ $L_13:
 	add.s64 %rd68, %rd68, 4;
 	add.s64 %rd69, %rd69, 4;
 $L_14:
+	setp.ge.u64 %pt12, %rd25, %rd10;
+	@%pt12 bra $Lfault_12;
 	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
+	setp.ge.u64 %pt13, %rd25, %rd14;
+	@%pt13 bra $Lfault_13;
 	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
+	setp.ge.u64 %pt14, %rd25, %rd18;
+	@%pt14 bra $Lfault_14;
 	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
@@ -1675,12 +2326,18 @@ $L_15:
 	add.s64 %rd69, %rd69, 4;
 	bra.uni $L_7;
 $L_16:
+	setp.ge.u64 %pt15, %rd25, %rd10;
+	@%pt15 bra $Lfault_15;
 	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
+	setp.ge.u64 %pt16, %rd25, %rd14;
+	@%pt16 bra $Lfault_16;
 	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
+	setp.ge.u64 %pt17, %rd25, %rd18;
+	@%pt17 bra $Lfault_17;
 	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
@@ -1719,8 +2376,12 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd58, %rd7, 4, %rd4;
 	st.global.f32 [%rd58], %f26;
+	setp.ge.u64 %pt18, %rd7, %rd61;
+	@%pt18 bra $Lfault_18;
 	mad.lo.s64 %rd59, %rd7, 4, %rd60;
 	st.global.f32 [%rd59], %f27;
+	setp.ge.u64 %pt19, %rd7, %rd64;
+	@%pt19 bra $Lfault_19;
 	mad.lo.s64 %rd62, %rd7, 4, %rd63;
 	st.global.f32 [%rd62], %f28;
 $L_20:
@@ -1733,6 +2394,121 @@ $L_21:
 	bra.uni $L_19;
 $L_22:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd61;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd64;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [NBody_0_param_12];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt20, %rt8, %rt6;
+	@%pt20 exit;
+	st.global.u32 [%rdt3+8], 393216;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Mandelbrot64_0(
@@ -1740,15 +2516,16 @@ $L_22:
 	.param .s64 Mandelbrot64_0_param_1,
 	.param .s64 Mandelbrot64_0_param_2,
 	.param .s64 Mandelbrot64_0_param_3,
-	.param .s32 Mandelbrot64_0_param_4
+	.param .s32 Mandelbrot64_0_param_4,
+	.param .u64 Mandelbrot64_0_param_5
 )
 {
 	.reg .pred %p<56>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<55>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<53>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<39>;
 
 $L_0:
@@ -1778,6 +2555,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
 	mov.b64 %rd42, %rd7;
 	mov.b64 %rd43, %rd9;
 	or.b64 %rd44, %rd42, %rd43;
@@ -1912,15 +2691,35 @@ $L_25:
 	mov.b32 %r24, %r39;
 	bra.uni $L_23;
 $L_26:
-	setp.eq.s64 %pt0, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
+	setp.eq.s64 %pt1, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
 	div.s64 %rd40, %rd7, %rd9;
-	selp.b64 %rd40, %rdt1, %rd40, %pt0;
+	selp.b64 %rd40, %rdt3, %rd40, %pt1;
 	mul.lo.s64 %rd52, %rd40, %rd9;
 	sub.s64 %rd41, %rd7, %rd52;
 	bra.uni $L_6;
 $L_27:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Mandelbrot64_0_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 458752;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Mandelbrot32_0(
@@ -1928,15 +2727,16 @@ $L_27:
 	.param .s64 Mandelbrot32_0_param_1,
 	.param .s64 Mandelbrot32_0_param_2,
 	.param .s64 Mandelbrot32_0_param_3,
-	.param .s32 Mandelbrot32_0_param_4
+	.param .s32 Mandelbrot32_0_param_4,
+	.param .u64 Mandelbrot32_0_param_5
 )
 {
 	.reg .pred %p<56>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<55>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<53>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f32 %f<39>;
 
 $L_0:
@@ -1966,6 +2766,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
 	mov.b64 %rd42, %rd7;
 	mov.b64 %rd43, %rd9;
 	or.b64 %rd44, %rd42, %rd43;
@@ -2100,15 +2902,35 @@ $L_25:
 	mov.b32 %r24, %r39;
 	bra.uni $L_23;
 $L_26:
-	setp.eq.s64 %pt0, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
+	setp.eq.s64 %pt1, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
 	div.s64 %rd40, %rd7, %rd9;
-	selp.b64 %rd40, %rdt1, %rd40, %pt0;
+	selp.b64 %rd40, %rdt3, %rd40, %pt1;
 	mul.lo.s64 %rd52, %rd40, %rd9;
 	sub.s64 %rd41, %rd7, %rd52;
 	bra.uni $L_6;
 $L_27:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Mandelbrot32_0_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 524288;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Xorshift_0(
@@ -2116,14 +2938,16 @@ $L_27:
 	.param .s64 Xorshift_0_param_1,
 	.param .u64 Xorshift_0_param_2,
 	.param .s64 Xorshift_0_param_3,
-	.param .s64 Xorshift_0_param_4
+	.param .s64 Xorshift_0_param_4,
+	.param .u64 Xorshift_0_param_5
 )
 {
 	.reg .pred %p<30>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<23>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<29>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Xorshift_0_param_0];
@@ -2132,6 +2956,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Xorshift_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Xorshift_0_param_3];
 	ld.param.s64 %rd16, [Xorshift_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -2150,6 +2975,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.u32 %r11, [%rd8];
 	or.b32 %r12, %r11, 1;
@@ -2232,6 +3059,26 @@ $L_18:
 	bra.uni $L_2;
 $L_19:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Xorshift_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 589824;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry MatVec_0(
@@ -2241,13 +3088,15 @@ $L_19:
 	.param .s64 MatVec_0_param_3,
 	.param .u64 MatVec_0_param_4,
 	.param .s64 MatVec_0_param_5,
-	.param .s64 MatVec_0_param_6
+	.param .s64 MatVec_0_param_6,
+	.param .u64 MatVec_0_param_7
 )
 {
 	.reg .pred %p<39>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<8>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<38>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<30>;
 
 $L_0:
@@ -2258,8 +3107,10 @@ $L_0:
 	ld.param.s64 %rd9, [MatVec_0_param_6];
 	ld.param.u64 %rd15, [MatVec_0_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [MatVec_0_param_3];
 	ld.param.u64 %rd25, [MatVec_0_param_4];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [MatVec_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2280,6 +3131,10 @@ $L_4:
 	mul.lo.s64 %rd8, %rd7, %rd9;
 	mov.b64 %rd10, %rd8;
 	add.s64 %rd11, %rd10, %rd9;
+	setp.gt.u64 %pt0, %rd11, %rd16;
+	@%pt0 bra $Lfault_0;
+	setp.gt.u64 %pt1, %rd8, %rd11;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd8, 4, %rd15;
 	sub.s64 %rd13, %rd11, %rd8;
 	mov.b64 %rd17, %rd13;
@@ -2299,6 +3154,8 @@ $L_7:
 $L_8:
 	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
+	setp.ge.u64 %pt2, %rd20, %rd26;
+	@%pt2 bra $Lfault_2;
 	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
@@ -2313,6 +3170,8 @@ $L_9:
 $L_10:
 	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
+	setp.ge.u64 %pt3, %rd20, %rd26;
+	@%pt3 bra $Lfault_3;
 	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
@@ -2327,6 +3186,8 @@ $L_11:
 $L_12:
 	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
+	setp.ge.u64 %pt4, %rd20, %rd26;
+	@%pt4 bra $Lfault_4;
 	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
@@ -2341,6 +3202,8 @@ $L_13:
 $L_14:
 	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
+	setp.ge.u64 %pt5, %rd20, %rd26;
+	@%pt5 bra $Lfault_5;
 	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
@@ -2357,6 +3220,8 @@ $L_15:
 $L_16:
 	mov.b64 %rd22, %rd34;
 	ld.global.f32 %f23, [%rd22];
+	setp.ge.u64 %pt6, %rd20, %rd26;
+	@%pt6 bra $Lfault_6;
 	mov.b64 %rd24, %rd35;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
@@ -2374,6 +3239,56 @@ $L_18:
 	bra.uni $L_2;
 $L_19:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd8;
+	mov.b64 %rdt2, %rd11;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MatVec_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt3+8], 655360;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Daxpy_0(
@@ -2381,13 +3296,15 @@ $L_19:
 	.param .u64 Daxpy_0_param_1,
 	.param .s64 Daxpy_0_param_2,
 	.param .u64 Daxpy_0_param_3,
-	.param .s64 Daxpy_0_param_4
+	.param .s64 Daxpy_0_param_4,
+	.param .u64 Daxpy_0_param_5
 )
 {
 	.reg .pred %p<20>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<19>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<17>;
 
 $L_0:
@@ -2397,6 +3314,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Daxpy_0_param_1];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Daxpy_0_param_2];
 	ld.param.f64 %fd13, [Daxpy_0_param_0];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -2415,9 +3333,13 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
 	mul.rn.f64 %fd12, %fd13, %fd11;
+	setp.ge.u64 %pt1, %rd7, %rd5;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd14, %rd7, 8, %rd4;
 	ld.global.f64 %fd15, [%rd14];
 	add.rn.f64 %fd16, %fd12, %fd15;
@@ -2428,6 +3350,31 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Daxpy_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 720896;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Hash_0(
@@ -2435,13 +3382,15 @@ $L_6:
 	.param .s64 Hash_0_param_1,
 	.param .u64 Hash_0_param_2,
 	.param .s64 Hash_0_param_3,
-	.param .s64 Hash_0_param_4
+	.param .s64 Hash_0_param_4,
+	.param .u64 Hash_0_param_5
 )
 {
 	.reg .pred %p<32>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<31>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Hash_0_param_0];
@@ -2450,6 +3399,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Hash_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Hash_0_param_3];
 	ld.param.s64 %rd15, [Hash_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -2468,6 +3418,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
 	mov.b64 %rd12, %rd11;
@@ -2564,6 +3516,26 @@ $L_18:
 	bra.uni $L_2;
 $L_19:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Hash_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 786432;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Transpose_0(
@@ -2572,15 +3544,16 @@ $L_19:
 	.param .u64 Transpose_0_param_2,
 	.param .s64 Transpose_0_param_3,
 	.param .s64 Transpose_0_param_4,
-	.param .s64 Transpose_0_param_5
+	.param .s64 Transpose_0_param_5,
+	.param .u64 Transpose_0_param_6
 )
 {
 	.reg .pred %p<28>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<33>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<34>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<18>;
 
 $L_0:
@@ -2592,6 +3565,7 @@ $L_0:
 	ld.param.s64 %rd12, [Transpose_0_param_4];
 	ld.param.u64 %rd15, [Transpose_0_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Transpose_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2609,6 +3583,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
 	mov.b64 %rd23, %rd7;
 	mov.b64 %rd24, %rd9;
 	or.b64 %rd25, %rd23, %rd24;
@@ -2628,28 +3604,70 @@ $L_6:
 	mov.b64 %rd10, %rd22;
 	mul.lo.s64 %rd11, %rd10, %rd12;
 	add.s64 %rd13, %rd11, %rd8;
+	setp.ge.u64 %pt1, %rd13, %rd16;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd14, %rd13, 8, %rd15;
 	ld.global.f64 %fd17, [%rd14];
+	setp.ge.u64 %pt2, %rd7, %rd5;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
 	st.global.f64 [%rd18], %fd17;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_8:
-	setp.eq.s64 %pt0, %rd9, -1;
-	neg.s64 %rdt1, %rd7;
+	setp.eq.s64 %pt3, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
 	div.s64 %rd21, %rd7, %rd9;
-	selp.b64 %rd21, %rdt1, %rd21, %pt0;
+	selp.b64 %rd21, %rdt3, %rd21, %pt3;
 	mul.lo.s64 %rd33, %rd21, %rd9;
 	sub.s64 %rd22, %rd7, %rd33;
 	bra.uni $L_6;
 $L_9:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Transpose_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt4+8], 851968;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 `
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Stencil2D(out []f32, in []f32, w i64, h i64)
+site 0 divide kernels.go:17:12
+site 1 divide kernels.go:17:17
+site 2 index kernels.go:19:19
+site 3 index kernels.go:19:34
+site 4 index kernels.go:19:42
+site 5 index kernels.go:19:50
+site 6 index kernels.go:19:58
+site 7 index kernels.go:21:15
 
 task Stencil2D_0 parallel count=(len out)
 b0: # entry
@@ -2658,6 +3676,7 @@ b0: # entry
 	r3 = move.i64 r5
 	r9 = param.i64 w
 	r13 = base in
+	r14 = len in
 	r41 = param.i64 h
 	jump b1
 b1: # setup
@@ -2674,6 +3693,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkdiv.i64 r9, site 0
 	r48 = convert.u64.i64 r7
 	r49 = convert.u64.i64 r9
 	r50 = or.u64 r48, r49
@@ -2704,21 +3724,26 @@ b9: # cond.true
 	r42 = lt.i64 r10, r40
 	branch r42, b10, b12
 b10: # if.then
+	checkindex r7, r14, site 2
 	r12 = elemaddr r13, r7, 4
 	r15 = load.f32 r12
 	r16 = mul.f32 r15, 0.5
 	r17 = sub.i64 r7, 1
+	checkindex r17, r14, site 3
 	r18 = elemaddr r13, r17, 4
 	r19 = load.f32 r18
 	r20 = add.i64 r7, 1
+	checkindex r20, r14, site 4
 	r21 = elemaddr r13, r20, 4
 	r22 = load.f32 r21
 	r23 = add.f32 r19, r22
 	r24 = sub.i64 r7, r9
+	checkindex r24, r14, site 5
 	r25 = elemaddr r13, r24, 4
 	r26 = load.f32 r25
 	r27 = add.f32 r23, r26
 	r28 = add.i64 r7, r9
+	checkindex r28, r14, site 6
 	r29 = elemaddr r13, r28, 4
 	r30 = load.f32 r29
 	r31 = add.f32 r27, r30
@@ -2731,6 +3756,7 @@ b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b12: # if.else
+	checkindex r7, r14, site 7
 	r37 = elemaddr r13, r7, 4
 	r38 = load.f32 r37
 	r39 = elemaddr r4, r7, 4
@@ -2745,6 +3771,17 @@ b14: # exit
 	return
 
 kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
+site 0 divide kernels.go:31:15
+site 1 divide kernels.go:31:21
+site 2 divide kernels.go:31:24
+site 3 divide kernels.go:31:29
+site 4 index kernels.go:34:15
+site 5 index kernels.go:34:25
+site 6 index kernels.go:34:35
+site 7 index kernels.go:34:45
+site 8 index kernels.go:34:55
+site 9 index kernels.go:34:69
+site 10 index kernels.go:34:85
 
 task Stencil3D_0 parallel count=(len out)
 b0: # entry
@@ -2754,6 +3791,7 @@ b0: # entry
 	r9 = param.i64 w
 	r12 = param.i64 h
 	r19 = base in
+	r20 = len in
 	r51 = param.i64 d
 	jump b1
 b1: # setup
@@ -2773,6 +3811,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkdiv.i64 r9, site 0
 	r61 = convert.u64.i64 r7
 	r62 = convert.u64.i64 r9
 	r63 = or.u64 r61, r62
@@ -2791,6 +3830,7 @@ b5: # divide in 32 bits
 b6: # rangeint.body
 	r8 = move.i64 r60
 	r10 = move.i64 r59
+	checkdiv.i64 r12, site 2
 	r74 = convert.u64.i64 r10
 	r75 = convert.u64.i64 r12
 	r76 = or.u64 r74, r75
@@ -2808,6 +3848,7 @@ b7: # divide in 32 bits
 	jump b8
 b8: # rangeint.body
 	r11 = move.i64 r73
+	checkdiv.i64 r13, site 3
 	r86 = convert.u64.i64 r7
 	r87 = convert.u64.i64 r13
 	r88 = or.u64 r86, r87
@@ -2841,28 +3882,35 @@ b15: # cond.true
 	branch r52, b16, b18
 b16: # if.then
 	r17 = sub.i64 r7, 1
+	checkindex r17, r20, site 4
 	r18 = elemaddr r19, r17, 4
 	r21 = load.f32 r18
 	r22 = add.i64 r7, 1
+	checkindex r22, r20, site 5
 	r23 = elemaddr r19, r22, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
 	r26 = sub.i64 r7, r9
+	checkindex r26, r20, site 6
 	r27 = elemaddr r19, r26, 4
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
 	r30 = add.i64 r7, r9
+	checkindex r30, r20, site 7
 	r31 = elemaddr r19, r30, 4
 	r32 = load.f32 r31
 	r33 = add.f32 r29, r32
 	r34 = sub.i64 r7, r16
+	checkindex r34, r20, site 8
 	r35 = elemaddr r19, r34, 4
 	r36 = load.f32 r35
 	r37 = add.f32 r33, r36
 	r38 = add.i64 r7, r16
+	checkindex r38, r20, site 9
 	r39 = elemaddr r19, r38, 4
 	r40 = load.f32 r39
 	r41 = add.f32 r37, r40
+	checkindex r7, r20, site 10
 	r42 = elemaddr r19, r7, 4
 	r43 = load.f32 r42
 	r44 = mul.f32 r43, 6.0
@@ -2894,14 +3942,22 @@ b22: # exit
 	return
 
 kernel Matmul(c []f32, a []f32, b []f32, n i64)
+site 0 divide kernels.go:46:12
+site 1 divide kernels.go:46:17
+site 2 index kernels.go:49:12
+site 3 index kernels.go:49:23
+site 4 index kernels.go:51:4
 
 task Matmul_0 parallel count=(mul.i64 (param n) (param n))
 b0: # entry
 	r4 = param.i64 n
 	r3 = mul.i64 r4, r4
 	r15 = base a
+	r16 = len a
 	r21 = base b
+	r22 = len b
 	r28 = base c
+	r29 = len c
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -2915,6 +3971,7 @@ b3: # index
 	r6 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkdiv.i64 r4, site 0
 	r41 = convert.u64.i64 r6
 	r42 = convert.u64.i64 r4
 	r43 = or.u64 r41, r42
@@ -2954,8 +4011,13 @@ b9: # for.loop (unrolled 0)
 	r11 = lt.i64 r10, r4
 	jump b10
 b10: # for.body (unrolled 0)
+	r13 = add.i64 r12, r10
+	checkindex r13, r16, site 2
 	r14 = move.ptr r33
 	r17 = load.f32 r14
+	r18 = mul.i64 r10, r4
+	r19 = add.i64 r18, r8
+	checkindex r19, r22, site 3
 	r20 = move.ptr r36
 	r23 = load.f32 r20
 	r24 = mul.f32 r17, r23
@@ -2970,8 +4032,13 @@ b11: # for.loop (unrolled 1)
 	r11 = lt.i64 r10, r4
 	jump b12
 b12: # for.body (unrolled 1)
+	r13 = add.i64 r12, r10
+	checkindex r13, r16, site 2
 	r14 = move.ptr r33
 	r17 = load.f32 r14
+	r18 = mul.i64 r10, r4
+	r19 = add.i64 r18, r8
+	checkindex r19, r22, site 3
 	r20 = move.ptr r36
 	r23 = load.f32 r20
 	r24 = mul.f32 r17, r23
@@ -2986,8 +4053,13 @@ b13: # for.loop (unrolled 2)
 	r11 = lt.i64 r10, r4
 	jump b14
 b14: # for.body (unrolled 2)
+	r13 = add.i64 r12, r10
+	checkindex r13, r16, site 2
 	r14 = move.ptr r33
 	r17 = load.f32 r14
+	r18 = mul.i64 r10, r4
+	r19 = add.i64 r18, r8
+	checkindex r19, r22, site 3
 	r20 = move.ptr r36
 	r23 = load.f32 r20
 	r24 = mul.f32 r17, r23
@@ -3002,8 +4074,13 @@ b15: # for.loop (unrolled 3)
 	r11 = lt.i64 r10, r4
 	jump b16
 b16: # for.body (unrolled 3)
+	r13 = add.i64 r12, r10
+	checkindex r13, r16, site 2
 	r14 = move.ptr r33
 	r17 = load.f32 r14
+	r18 = mul.i64 r10, r4
+	r19 = add.i64 r18, r8
+	checkindex r19, r22, site 3
 	r20 = move.ptr r36
 	r23 = load.f32 r20
 	r24 = mul.f32 r17, r23
@@ -3018,8 +4095,13 @@ b17: # for.loop
 	r11 = lt.i64 r10, r4
 	branch r11, b18, b19
 b18: # for.body
+	r13 = add.i64 r12, r10
+	checkindex r13, r16, site 2
 	r14 = move.ptr r33
 	r17 = load.f32 r14
+	r18 = mul.i64 r10, r4
+	r19 = add.i64 r18, r8
+	checkindex r19, r22, site 3
 	r20 = move.ptr r36
 	r23 = load.f32 r20
 	r24 = mul.f32 r17, r23
@@ -3031,6 +4113,7 @@ b18: # for.body
 	r36 = elemaddr r36, r38, 4
 	jump b17
 b19: # for.done
+	checkindex r6, r29, site 4
 	r27 = elemaddr r28, r6, 4
 	store.f32 r27, r9
 	jump b20
@@ -3046,6 +4129,9 @@ b22: # exit
 	return
 
 kernel Blur(out []u8, in []u8, w i64, h i64)
+site 0 divide kernels.go:60:12
+site 1 divide kernels.go:60:17
+site 2 index kernels.go:66:18
 
 task Blur_0 parallel count=(len out)
 b0: # entry
@@ -3055,6 +4141,7 @@ b0: # entry
 	r9 = param.i64 w
 	r17 = param.i64 h
 	r34 = base in
+	r35 = len in
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -3074,6 +4161,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkdiv.i64 r9, site 0
 	r215 = convert.u64.i64 r7
 	r216 = convert.u64.i64 r9
 	r217 = or.u64 r215, r216
@@ -3106,6 +4194,7 @@ b8: # for.body
 	r30 = min.i64 r28, r29
 	r31 = mul.i64 r18, r9
 	r32 = add.i64 r31, r30
+	checkindex r32, r35, site 2
 	r33 = elemaddr r34, r32, 1
 	r36 = load.u8 r33
 	r37 = convert.i64.u8 r36
@@ -3118,6 +4207,7 @@ b9: # for.body (unrolled 1)
 	r52 = min.i64 r50, r51
 	r53 = move.i64 r31
 	r54 = add.i64 r53, r52
+	checkindex r54, r35, site 2
 	r55 = elemaddr r34, r54, 1
 	r56 = load.u8 r55
 	r57 = convert.i64.u8 r56
@@ -3130,6 +4220,7 @@ b10: # for.body (unrolled 2)
 	r64 = min.i64 r62, r63
 	r65 = move.i64 r31
 	r66 = add.i64 r65, r64
+	checkindex r66, r35, site 2
 	r67 = elemaddr r34, r66, 1
 	r68 = load.u8 r67
 	r69 = convert.i64.u8 r68
@@ -3149,6 +4240,7 @@ b13: # for.body (unrolled 1)
 	r93 = move.i64 r30
 	r94 = mul.i64 r88, r9
 	r95 = add.i64 r94, r93
+	checkindex r95, r35, site 2
 	r96 = elemaddr r34, r95, 1
 	r97 = load.u8 r96
 	r98 = convert.i64.u8 r97
@@ -3159,6 +4251,7 @@ b14: # for.body (unrolled 1) (unrolled 1)
 	r106 = move.i64 r52
 	r107 = move.i64 r94
 	r108 = add.i64 r107, r106
+	checkindex r108, r35, site 2
 	r109 = elemaddr r34, r108, 1
 	r110 = load.u8 r109
 	r111 = convert.i64.u8 r110
@@ -3169,6 +4262,7 @@ b15: # for.body (unrolled 2) (unrolled 1)
 	r118 = move.i64 r64
 	r119 = move.i64 r94
 	r120 = add.i64 r119, r118
+	checkindex r120, r35, site 2
 	r121 = elemaddr r34, r120, 1
 	r122 = load.u8 r121
 	r123 = convert.i64.u8 r122
@@ -3188,6 +4282,7 @@ b18: # for.body (unrolled 2)
 	r136 = move.i64 r30
 	r137 = mul.i64 r131, r9
 	r138 = add.i64 r137, r136
+	checkindex r138, r35, site 2
 	r139 = elemaddr r34, r138, 1
 	r140 = load.u8 r139
 	r141 = convert.i64.u8 r140
@@ -3198,6 +4293,7 @@ b19: # for.body (unrolled 1) (unrolled 2)
 	r149 = move.i64 r52
 	r150 = move.i64 r137
 	r151 = add.i64 r150, r149
+	checkindex r151, r35, site 2
 	r152 = elemaddr r34, r151, 1
 	r153 = load.u8 r152
 	r154 = convert.i64.u8 r153
@@ -3208,6 +4304,7 @@ b20: # for.body (unrolled 2) (unrolled 2)
 	r161 = move.i64 r64
 	r162 = move.i64 r137
 	r163 = add.i64 r162, r161
+	checkindex r163, r35, site 2
 	r164 = elemaddr r34, r163, 1
 	r165 = load.u8 r164
 	r166 = convert.i64.u8 r165
@@ -3242,6 +4339,9 @@ b25: # exit
 	return
 
 kernel DigitSum(out []i64, in []i64, base i64)
+site 0 index kernels.go:78:10
+site 1 divide kernels.go:81:11
+site 2 divide kernels.go:82:4
 
 task DigitSum_0 parallel count=(len out)
 b0: # entry
@@ -3249,6 +4349,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base in
+	r10 = len in
 	r15 = param.i64 base
 	jump b1
 b1: # setup
@@ -3263,6 +4364,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
 	r12 = move.i64 r11
@@ -3272,6 +4374,7 @@ b5: # for.loop
 	r21 = gt.i64 r12, 0
 	branch r21, b6, b22
 b6: # for.body
+	checkdiv.i64 r15, site 1
 	r24 = convert.u64.i64 r12
 	r25 = convert.u64.i64 r15
 	r26 = or.u64 r24, r25
@@ -3298,6 +4401,7 @@ b9: # for.loop (unrolled 1)
 	r38 = gt.i64 r12, 0
 	branch r38, b10, b22
 b10: # for.body (unrolled 1)
+	checkdiv.i64 r15, site 1
 	r39 = convert.u64.i64 r12
 	r40 = convert.u64.i64 r15
 	r41 = or.u64 r39, r40
@@ -3324,6 +4428,7 @@ b13: # for.loop (unrolled 2)
 	r53 = gt.i64 r12, 0
 	branch r53, b14, b22
 b14: # for.body (unrolled 2)
+	checkdiv.i64 r15, site 1
 	r54 = convert.u64.i64 r12
 	r55 = convert.u64.i64 r15
 	r56 = or.u64 r54, r55
@@ -3350,6 +4455,7 @@ b17: # for.loop (unrolled 3)
 	r68 = gt.i64 r12, 0
 	branch r68, b18, b22
 b18: # for.body (unrolled 3)
+	checkdiv.i64 r15, site 1
 	r69 = convert.u64.i64 r12
 	r70 = convert.u64.i64 r15
 	r71 = or.u64 r69, r70
@@ -3403,6 +4509,7 @@ b27: # exit
 	return
 
 kernel Options(out []f32, spot []f32, strike f32)
+site 0 index kernels.go:94:12
 
 task Options_0 parallel count=(len out)
 b0: # entry
@@ -3410,6 +4517,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base spot
+	r10 = len spot
 	r21 = param.f32 strike
 	jump b1
 b1: # setup
@@ -3424,6 +4532,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.f32 r8
 	r12 = move.f32 0.0
@@ -3498,6 +4607,14 @@ b15: # exit
 	return
 
 kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32)
+site 0 index kernels.go:110:19
+site 1 index kernels.go:110:26
+site 2 index kernels.go:110:33
+site 3 index kernels.go:113:20
+site 4 index kernels.go:113:30
+site 5 index kernels.go:113:40
+site 6 index kernels.go:121:12
+site 7 index kernels.go:121:19
 
 task NBody_0 parallel count=(len ax)
 b0: # entry
@@ -3507,9 +4624,13 @@ b0: # entry
 	r9 = base px
 	r10 = len px
 	r13 = base py
+	r14 = len py
 	r17 = base pz
+	r18 = len pz
 	r60 = base ay
+	r61 = len ay
 	r63 = base az
+	r64 = len az
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -3525,10 +4646,13 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.f32 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.f32 r12
+	checkindex r7, r18, site 2
 	r16 = elemaddr r17, r7, 4
 	r19 = load.f32 r16
 	branch r21, b5, b21
@@ -3549,12 +4673,15 @@ b7: # unroll guard
 	r72 = lt.i64 r25, r71
 	branch r72, b8, b16
 b8: # rangeint.body (unrolled 0)
+	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
+	checkindex r25, r14, site 4
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
+	checkindex r25, r18, site 5
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -3587,12 +4714,15 @@ b9: # edge 3→3 (unrolled 0)
 	r69 = elemaddr r69, 1, 4
 	jump b10
 b10: # rangeint.body (unrolled 1)
+	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
+	checkindex r25, r14, site 4
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
+	checkindex r25, r18, site 5
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -3625,12 +4755,15 @@ b11: # edge 3→3 (unrolled 1)
 	r69 = elemaddr r69, 1, 4
 	jump b12
 b12: # rangeint.body (unrolled 2)
+	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
+	checkindex r25, r14, site 4
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
+	checkindex r25, r18, site 5
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -3663,12 +4796,15 @@ b13: # edge 3→3 (unrolled 2)
 	r69 = elemaddr r69, 1, 4
 	jump b14
 b14: # rangeint.body (unrolled 3)
+	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
+	checkindex r25, r14, site 4
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
+	checkindex r25, r18, site 5
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -3701,12 +4837,15 @@ b15: # edge 3→3 (unrolled 3)
 	r69 = elemaddr r69, 1, 4
 	jump b7
 b16: # rangeint.body
+	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
+	checkindex r25, r14, site 4
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
+	checkindex r25, r18, site 5
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -3746,8 +4885,10 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r58 = elemaddr r4, r7, 4
 	store.f32 r58, r26
+	checkindex r7, r61, site 6
 	r59 = elemaddr r60, r7, 4
 	store.f32 r59, r27
+	checkindex r7, r64, site 7
 	r62 = elemaddr r63, r7, 4
 	store.f32 r62, r28
 	jump b20
@@ -3763,6 +4904,8 @@ b22: # exit
 	return
 
 kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32)
+site 0 divide kernels.go:130:29
+site 1 divide kernels.go:131:29
 
 task Mandelbrot64_0 parallel count=(len counts)
 b0: # entry
@@ -3787,6 +4930,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkdiv.i64 r9, site 0
 	r42 = convert.u64.i64 r7
 	r43 = convert.u64.i64 r9
 	r44 = or.u64 r42, r43
@@ -3940,6 +5084,8 @@ b27: # exit
 	return
 
 kernel Mandelbrot32(counts []i32, w i64, h i64, maxIter i32)
+site 0 divide kernels.go:151:29
+site 1 divide kernels.go:152:29
 
 task Mandelbrot32_0 parallel count=(len counts)
 b0: # entry
@@ -3964,6 +5110,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkdiv.i64 r9, site 0
 	r42 = convert.u64.i64 r7
 	r43 = convert.u64.i64 r9
 	r44 = or.u64 r42, r43
@@ -4117,6 +5264,7 @@ b27: # exit
 	return
 
 kernel Xorshift(out []u32, seeds []u32, rounds i64)
+site 0 index kernels.go:172:13
 
 task Xorshift_0 parallel count=(len out)
 b0: # entry
@@ -4124,6 +5272,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base seeds
+	r10 = len seeds
 	r16 = param.i64 rounds
 	jump b1
 b1: # setup
@@ -4138,6 +5287,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.u32 r8
 	r12 = or.u32 r11, 1
@@ -4232,6 +5382,9 @@ b19: # exit
 	return
 
 kernel MatVec(y []f32, a []f32, x []f32, n i64)
+site 0 sliceacap kernels.go:188:11
+site 1 sliceb kernels.go:188:11
+site 2 index kernels.go:190:21
 
 task MatVec_0 parallel count=(len y)
 b0: # entry
@@ -4240,7 +5393,9 @@ b0: # entry
 	r3 = move.i64 r5
 	r9 = param.i64 n
 	r15 = base a
+	r16 = len a
 	r25 = base x
+	r26 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -4257,6 +5412,8 @@ b4: # rangeint.body
 	r8 = mul.i64 r7, r9
 	r10 = move.i64 r8
 	r11 = add.i64 r10, r9
+	checkslice r11, r16, site 0
+	checkslice r8, r11, site 1
 	r12 = elemaddr r15, r8, 4
 	r13 = sub.i64 r11, r8
 	r17 = move.i64 r13
@@ -4279,6 +5436,7 @@ b7: # rangeindex.loop (unrolled 0)
 b8: # rangeindex.body (unrolled 0)
 	r22 = move.ptr r34
 	r23 = load.f32 r22
+	checkindex r20, r26, site 2
 	r24 = move.ptr r35
 	r27 = load.f32 r24
 	r28 = mul.f32 r23, r27
@@ -4295,6 +5453,7 @@ b9: # rangeindex.loop (unrolled 1)
 b10: # rangeindex.body (unrolled 1)
 	r22 = move.ptr r34
 	r23 = load.f32 r22
+	checkindex r20, r26, site 2
 	r24 = move.ptr r35
 	r27 = load.f32 r24
 	r28 = mul.f32 r23, r27
@@ -4311,6 +5470,7 @@ b11: # rangeindex.loop (unrolled 2)
 b12: # rangeindex.body (unrolled 2)
 	r22 = move.ptr r34
 	r23 = load.f32 r22
+	checkindex r20, r26, site 2
 	r24 = move.ptr r35
 	r27 = load.f32 r24
 	r28 = mul.f32 r23, r27
@@ -4327,6 +5487,7 @@ b13: # rangeindex.loop (unrolled 3)
 b14: # rangeindex.body (unrolled 3)
 	r22 = move.ptr r34
 	r23 = load.f32 r22
+	checkindex r20, r26, site 2
 	r24 = move.ptr r35
 	r27 = load.f32 r24
 	r28 = mul.f32 r23, r27
@@ -4343,6 +5504,7 @@ b15: # rangeindex.loop
 b16: # rangeindex.body
 	r22 = move.ptr r34
 	r23 = load.f32 r22
+	checkindex r20, r26, site 2
 	r24 = move.ptr r35
 	r27 = load.f32 r24
 	r28 = mul.f32 r23, r27
@@ -4363,6 +5525,9 @@ b19: # exit
 	return
 
 kernel Daxpy(a f64, x []f64, y []f64)
+site 0 index kernels.go:201:13
+site 1 index kernels.go:201:20
+site 2 index kernels.go:201:4
 
 task Daxpy_0 parallel count=(len y)
 b0: # entry
@@ -4370,6 +5535,7 @@ b0: # entry
 	r5 = len y
 	r3 = move.i64 r5
 	r9 = base x
+	r10 = len x
 	r13 = param.f64 a
 	jump b1
 b1: # setup
@@ -4384,9 +5550,11 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.f64 r8
 	r12 = mul.f64 r13, r11
+	checkindex r7, r5, site 1
 	r14 = elemaddr r4, r7, 8
 	r15 = load.f64 r14
 	r16 = add.f64 r12, r15
@@ -4400,6 +5568,7 @@ b6: # exit
 	return
 
 kernel Hash(out []u64, keys []u64, rounds i64)
+site 0 index kernels.go:210:12
 
 task Hash_0 parallel count=(len out)
 b0: # entry
@@ -4407,6 +5576,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base keys
+	r10 = len keys
 	r15 = param.i64 rounds
 	jump b1
 b1: # setup
@@ -4421,6 +5591,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.u64 r8
 	r12 = move.u64 r11
@@ -4529,6 +5700,10 @@ b19: # exit
 	return
 
 kernel Transpose(out []f64, in []f64, w i64, h i64)
+site 0 divide kernels.go:227:12
+site 1 divide kernels.go:227:17
+site 2 index kernels.go:228:14
+site 3 index kernels.go:228:6
 
 task Transpose_0 parallel count=(len out)
 b0: # entry
@@ -4538,6 +5713,7 @@ b0: # entry
 	r9 = param.i64 h
 	r12 = param.i64 w
 	r15 = base in
+	r16 = len in
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -4551,6 +5727,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkdiv.i64 r9, site 0
 	r23 = convert.u64.i64 r7
 	r24 = convert.u64.i64 r9
 	r25 = or.u64 r23, r24
@@ -4571,8 +5748,10 @@ b6: # rangeint.body
 	r10 = move.i64 r22
 	r11 = mul.i64 r10, r12
 	r13 = add.i64 r11, r8
+	checkindex r13, r16, site 2
 	r14 = elemaddr r15, r13, 8
 	r17 = load.f64 r14
+	checkindex r7, r5, site 3
 	r18 = elemaddr r4, r7, 8
 	store.f64 r18, r17
 	jump b7

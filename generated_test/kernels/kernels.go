@@ -415,12 +415,12 @@ func Scalars(out []int64, a int8, b uint16, flag bool, c int16, d uint8, e int32
 	}
 }
 
-// Window sums a 3×3 window of bytes with clamping, its loops written as
+// ClampedWindow sums a 3×3 window of bytes with clamping, its loops written as
 // range 3, and a constant ladder of eight scenarios with range 8: the
 // loops are unrolled fully, whatever their form.
 //
 //qd:kernel
-func Window(out []int32, in []uint8, ladder []float32, w, h int) {
+func ClampedWindow(out []int32, in []uint8, ladder []float32, w, h int) {
 	for p := range out {
 		x, y := p%w, p/w
 		sum := 0

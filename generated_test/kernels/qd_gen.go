@@ -9,144 +9,597 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:14:25",
+			Unsigned: true,
+		}},
 		Name: "Histogram",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Histogram_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:24:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:25:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:26:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:27:26",
+		}},
 		Name: "Slots",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Slots_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:36:14",
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:37:23",
+			Unsigned: true,
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:38:23",
+			Unsigned: true,
+		}},
 		Name: "FloatSums",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "FloatSums_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:48:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:49:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:51:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:52:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:53:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:54:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:55:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:56:21",
+		}},
 		Name: "Extremes",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Extremes_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:67:27",
+			Unsigned: true,
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:68:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:69:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:69:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:70:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:70:53",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:73:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:74:48",
+		}},
 		Name: "Bits",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Bits_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:10:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:11:6",
+		}},
+		Name: "Gather",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Gather_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:20:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:20:18",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "faults.go:20:15",
+		}},
+		Name: "Ratio",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Ratio_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultSliceAcap,
+			Pos:  "faults.go:29:8",
+		}, {
+			Kind: rt.FaultSliceB,
+			Pos:  "faults.go:29:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:31:6",
+		}},
+		Name: "Window",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Window_0",
+			Parallel: false,
+		}, {
+			Entry:    "Window_1",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:39:5",
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "faults.go:40:5",
+			Unsigned: true,
+		}},
+		Name: "Unsigned",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Unsigned_0",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:16:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:16:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:16:4",
+		}},
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:23:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:23:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:23:6",
+		}},
 		Name: "MixInt8",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt8_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:6",
+		}},
 		Name: "MixInt16",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt16_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:37:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:37:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:37:6",
+		}},
 		Name: "MixInt32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:44:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:44:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:44:6",
+		}},
 		Name: "MixInt64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:6",
+		}},
 		Name: "MixInt",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:58:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:58:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:58:6",
+		}},
 		Name: "MixUint8",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint8_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:65:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:65:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:65:6",
+		}},
 		Name: "MixUint16",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint16_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:72:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:72:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:72:6",
+		}},
 		Name: "MixUint32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:79:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:79:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:79:6",
+		}},
 		Name: "MixUint64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:86:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:86:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:86:6",
+		}},
 		Name: "MixUint",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:95:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:96:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:102:6",
+		}},
 		Name: "Shifts",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Shifts_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:111:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:112:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:113:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:114:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:115:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:116:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:117:6",
+		}},
 		Name: "Conversions",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Conversions_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:127:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:127:18",
+		}},
 		Name: "Floats",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Floats_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:149:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:149:18",
+		}},
 		Name: "Floats32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Floats32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:165:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:165:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:165:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:166:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:166:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:166:5",
+		}},
 		Name: "MinMaxZeros",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MinMaxZeros_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:179:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:179:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:179:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:179:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:180:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:180:58",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:180:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:180:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:181:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:181:47",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:181:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:181:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:182:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:182:41",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:182:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:182:16",
+		}},
 		Name: "MinMaxConstants",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MinMaxConstants_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:192:9",
+		}},
 		Name: "Control",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Control_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:229:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:231:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:233:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:233:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:233:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:235:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:240:13",
+		}},
 		Name: "Phases",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Phases_0",
@@ -171,12 +624,45 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:37:11",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:37:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:265:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:265:10",
+		}, {
+			Kind: rt.FaultSliceAcap,
+			Pos:  "kernels.go:267:27",
+		}, {
+			Kind: rt.FaultSliceB,
+			Pos:  "kernels.go:267:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:267:8",
+		}},
 		Name: "Helpers",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Helpers_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "kernels.go:288:4",
+			Unsigned: true,
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:291:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:295:5",
+		}},
 		Name: "Ranges",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Ranges_0",
@@ -195,18 +681,75 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:305:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:305:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:306:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:306:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:306:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:307:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:307:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:308:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:308:4",
+		}},
 		Name: "Narrow",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Narrow_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:318:5",
+		}},
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Empty_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:331:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:331:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:334:24",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:337:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:340:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:343:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:343:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:346:28",
+		}},
 		Name: "Counted",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Counted_0",
@@ -219,6 +762,10 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:373:15",
+		}},
 		Name: "AddOne",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "AddOne_0",
@@ -243,12 +790,29 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
-		Name: "Window",
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:425:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:425:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:431:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:436:24",
+		}},
+		Name: "ClampedWindow",
 		Tasks: []rt.TaskSpec{{
-			Entry:    "Window_0",
+			Entry:    "ClampedWindow_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:447:10",
+		}},
 		Name: "Rounds",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Rounds_0",
@@ -288,6 +852,13 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:47:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:52:5",
+		}},
 		Groups: []int{2},
 		Name:   "ComputeAB",
 		Tasks: []rt.TaskSpec{{
@@ -302,6 +873,13 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:69:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:69:18",
+		}},
 		Name: "Combine",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Combine_0",
@@ -352,6 +930,37 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: false,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:101:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:104:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:104:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:108:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:113:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:113:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:113:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:116:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:125:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:125:18",
+		}},
 		Groups: []int{2, 2},
 		Name:   "MixedTop",
 		Tasks: []rt.TaskSpec{{
@@ -389,6 +998,229 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "MixedTop_7",
 			Parallel: true,
 		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:17:5",
+		}},
+		Name:            "Sum",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Sum_0",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_1",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:21",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:21",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:46:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:46:13",
+		}},
+		Name:            "IntStats",
+		ScratchFixed:    160,
+		ScratchPerBlock: 80,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "IntStats_0",
+			Parallel: true,
+		}, {
+			Entry:    "IntStats_1",
+			Parallel: true,
+		}, {
+			Entry:    "IntStats_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:60:11",
+		}},
+		Name:            "Center",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Center_0",
+			Parallel: true,
+		}, {
+			Entry:    "Center_1",
+			Parallel: true,
+		}, {
+			Entry:    "Center_2",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:71:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:72:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:74:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:74:13",
+		}},
+		Name:            "FloatRange",
+		ScratchFixed:    32,
+		ScratchPerBlock: 16,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "FloatRange_0",
+			Parallel: true,
+		}, {
+			Entry:    "FloatRange_1",
+			Parallel: true,
+		}, {
+			Entry:    "FloatRange_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:86:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:94:5",
+		}},
+		Name:            "ChunkSums",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "ChunkSums_0",
+			Parallel: true,
+		}, {
+			Entry:    "ChunkSums_1",
+			Parallel: true,
+		}, {
+			Entry:    "ChunkSums_2",
+			Parallel: true,
+		}, {
+			Entry:    "ChunkSums_3",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:107:7",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "reduce.go:112:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:115:8",
+		}},
+		Groups:          []int{2},
+		Name:            "BlockSums",
+		ScratchFixed:    32,
+		ScratchPerBlock: 16,
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "BlockSums_0",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    1,
+			Entry:    "BlockSums_1",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    1,
+			Entry:    "BlockSums_2",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "BlockSums_3",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "BlockSums_4",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "BlockSums_5",
+			Group:    1,
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:127:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:129:5",
+		}},
+		Name:            "Dot",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Dot_0",
+			Parallel: true,
+		}, {
+			Entry:    "Dot_1",
+			Parallel: true,
+		}, {
+			Entry:    "Dot_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:139:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:140:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:142:5",
+		}},
+		Name:            "ScaleSum",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "ScaleSum_0",
+			Parallel: true,
+		}, {
+			Entry:    "ScaleSum_1",
+			Parallel: true,
+		}, {
+			Entry:    "ScaleSum_2",
+			Parallel: false,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -425,7 +1257,7 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", qdOpts, data, bins); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, data)
 	rt.PutBuffer(qdArgs[:], 16, bins)
 	qdCounts := [1]int64{int64(data.Len())}
@@ -449,7 +1281,7 @@ func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], tota
 	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", qdOpts, order, count, total, signed); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, order)
 	rt.PutBuffer(qdArgs[:], 16, count)
 	rt.PutBuffer(qdArgs[:], 32, total)
@@ -475,7 +1307,7 @@ func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], s
 	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", qdOpts, x, bucket, sums32, sums64); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, bucket)
 	rt.PutBuffer(qdArgs[:], 32, sums32)
@@ -501,7 +1333,7 @@ func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", qdOpts, x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [128]byte
+	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, lo)
 	rt.PutBuffer(qdArgs[:], 32, hi)
@@ -531,7 +1363,7 @@ func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mas
 	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", qdOpts, data, present, mask, prev, old, seen, top); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [112]byte
+	var qdArgs [120]byte
 	rt.PutBuffer(qdArgs[:], 0, data)
 	rt.PutBuffer(qdArgs[:], 16, present)
 	rt.PutBuffer(qdArgs[:], 32, mask)
@@ -553,6 +1385,106 @@ func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mas
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Gather launches kernel Gather (faults.go:8) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], idx *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Gather", qdOpts, out, table, idx); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, table)
+	rt.PutBuffer(qdArgs[:], 32, idx)
+	qdCounts := [1]int64{int64(idx.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+			}, out, table, idx)
+		}
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		}, out, table, idx)
+	}
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Ratio launches kernel Ratio (faults.go:18) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Ratio(q *rt.Buffer[int64], a *rt.Buffer[int64], b *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Ratio", qdOpts, q, a, b); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, q)
+	rt.PutBuffer(qdArgs[:], 16, a)
+	rt.PutBuffer(qdArgs[:], 32, b)
+	qdCounts := [1]int64{int64(q.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Ratio(q.CPUSlice(), a.CPUSlice(), b.CPUSlice())
+			}, q, a, b)
+		}
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ratio(q.CPUSlice(), a.CPUSlice(), b.CPUSlice())
+		}, q, a, b)
+	}
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Window launches kernel Window (faults.go:28) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Window(out *rt.Buffer[int32], a *rt.Buffer[int32], lo int, hi int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Window", qdOpts, out, a); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, a)
+	rt.PutUint64(qdArgs[:], 32, uint64(lo))
+	rt.PutUint64(qdArgs[:], 40, uint64(hi))
+	qdCounts := [2]int64{1, rt.UnknownCount}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Window(out.CPUSlice(), a.CPUSlice(), lo, hi)
+			}, out, a)
+		}
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Window(out.CPUSlice(), a.CPUSlice(), lo, hi)
+		}, out, a)
+	}
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Unsigned launches kernel Unsigned (faults.go:38) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Unsigned(out *rt.Buffer[uint8], at uint, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Unsigned", qdOpts, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint64(qdArgs[:], 16, uint64(at))
+	qdCounts := [1]int64{1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Unsigned(out.CPUSlice(), at)
+			}, out)
+		}
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Unsigned(out.CPUSlice(), at)
+		}, out)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -560,22 +1492,22 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Saxpy(a, x.CPUSlice(), y.CPUSlice())
 			}, x, y)
 		}
-		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
 	}
-	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -585,22 +1517,22 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -610,22 +1542,22 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -635,22 +1567,22 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -660,22 +1592,22 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -685,22 +1617,22 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -710,22 +1642,22 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -735,22 +1667,22 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -760,22 +1692,22 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -785,22 +1717,22 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -810,22 +1742,22 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
@@ -835,22 +1767,22 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", qdOpts, x, c, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, c)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 			}, x, c, out)
 		}
-		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		}, x, c, out)
 	}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -860,7 +1792,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", qdOpts, i64, f64, u8, i16, u32, f32, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [112]byte
+	var qdArgs [120]byte
 	rt.PutBuffer(qdArgs[:], 0, i64)
 	rt.PutBuffer(qdArgs[:], 16, f64)
 	rt.PutBuffer(qdArgs[:], 32, u8)
@@ -871,15 +1803,15 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 			}, i64, f64, u8, i16, u32, f32, out)
 		}
-		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		}, i64, f64, u8, i16, u32, f32, out)
 	}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -889,22 +1821,22 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -914,22 +1846,22 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -939,7 +1871,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", qdOpts, x, y, lo, hi); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, lo)
@@ -947,15 +1879,15 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	qdCounts := [1]int64{int64(lo.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 			}, x, y, lo, hi)
 		}
-		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		}, x, y, lo, hi)
 	}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxConstants launches kernel MinMaxConstants (kernels.go:175) after the work already launched on
@@ -965,7 +1897,7 @@ func (qdk *Kernels) MinMaxConstants(x *rt.Buffer[float64], hi *rt.Buffer[float64
 	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxConstants", qdOpts, x, hi, lo, hiNeg, loNeg, hiC, loC, y, hi32, lo32); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [160]byte
+	var qdArgs [168]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, hi)
 	rt.PutBuffer(qdArgs[:], 32, lo)
@@ -979,15 +1911,15 @@ func (qdk *Kernels) MinMaxConstants(x *rt.Buffer[float64], hi *rt.Buffer[float64
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MinMaxConstants(x.CPUSlice(), hi.CPUSlice(), lo.CPUSlice(), hiNeg.CPUSlice(), loNeg.CPUSlice(), hiC.CPUSlice(), loC.CPUSlice(), y.CPUSlice(), hi32.CPUSlice(), lo32.CPUSlice())
 			}, x, hi, lo, hiNeg, loNeg, hiC, loC, y, hi32, lo32)
 		}
-		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxConstants(x.CPUSlice(), hi.CPUSlice(), lo.CPUSlice(), hiNeg.CPUSlice(), loNeg.CPUSlice(), hiC.CPUSlice(), loC.CPUSlice(), y.CPUSlice(), hi32.CPUSlice(), lo32.CPUSlice())
 		}, x, hi, lo, hiNeg, loNeg, hiC, loC, y, hi32, lo32)
 	}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:190) after the work already launched on
@@ -997,22 +1929,22 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	if qdErr := rt.CheckBuffers(qdk.dev, "Control", qdOpts, a, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [36]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Control(a.CPUSlice(), out.CPUSlice(), limit)
 			}, a, out)
 		}
-		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		}, a, out)
 	}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:228) after the work already launched on
@@ -1022,22 +1954,22 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Phases(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
 	}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:248) after the work already launched on
@@ -1053,15 +1985,15 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Spin(out.CPUSlice(), iters)
 			}, out)
 		}
-		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
 	}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:262) after the work already launched on
@@ -1071,7 +2003,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", qdOpts, a, f, sums, q, r); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, f)
 	rt.PutBuffer(qdArgs[:], 32, sums)
@@ -1080,15 +2012,15 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 			}, a, f, sums, q, r)
 		}
-		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		}, a, f, sums, q, r)
 	}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:280) after the work already launched on
@@ -1098,7 +2030,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [41]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -1106,15 +2038,15 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		}, a, b)
 	}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:303) after the work already launched on
@@ -1124,22 +2056,22 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:315) after the work already launched on
@@ -1149,21 +2081,21 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [24]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Empty(a.CPUSlice(), n)
 			}, a)
 		}
-		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
 	}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:328) after the work already launched on
@@ -1173,7 +2105,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", qdOpts, out, lo, hi, small, u); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, lo)
 	rt.PutBuffer(qdArgs[:], 32, hi)
@@ -1182,15 +2114,15 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 			}, out, lo, hi, small, u)
 		}
-		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		}, out, lo, hi, small, u)
 	}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:362) after the work already launched on
@@ -1206,15 +2138,15 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Fill(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:371) after the work already launched on
@@ -1224,21 +2156,21 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", qdOpts, dst, src); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 				AddOne(dst.CPUSlice(), src.CPUSlice())
 			}, dst, src)
 		}
-		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		}, dst, src)
 	}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:380) after the work already launched on
@@ -1254,15 +2186,15 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Accumulate(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:391) after the work already launched on
@@ -1279,15 +2211,15 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 				SlowFill(a.CPUSlice(), v, iters)
 			}, a)
 		}
-		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		}, a)
 	}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:408) after the work already launched on
@@ -1312,25 +2244,25 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 			}, out)
 		}
-		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		}, out)
 	}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Window launches kernel Window (kernels.go:423) after the work already launched on
+// ClampedWindow launches kernel ClampedWindow (kernels.go:423) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) Window(out *rt.Buffer[int32], in *rt.Buffer[uint8], ladder *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Window", qdOpts, out, in, ladder); qdErr != nil {
+func (qdk *Kernels) ClampedWindow(out *rt.Buffer[int32], in *rt.Buffer[uint8], ladder *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ClampedWindow", qdOpts, out, in, ladder); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutBuffer(qdArgs[:], 32, ladder)
@@ -1339,15 +2271,15 @@ func (qdk *Kernels) Window(out *rt.Buffer[int32], in *rt.Buffer[uint8], ladder *
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
-				Window(out.CPUSlice(), in.CPUSlice(), ladder.CPUSlice(), w, h)
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ClampedWindow(out.CPUSlice(), in.CPUSlice(), ladder.CPUSlice(), w, h)
 			}, out, in, ladder)
 		}
-		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
-			Window(out.CPUSlice(), in.CPUSlice(), ladder.CPUSlice(), w, h)
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ClampedWindow(out.CPUSlice(), in.CPUSlice(), ladder.CPUSlice(), w, h)
 		}, out, in, ladder)
 	}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rounds launches kernel Rounds (kernels.go:445) after the work already launched on
@@ -1357,21 +2289,21 @@ func (qdk *Kernels) Rounds(out *rt.Buffer[uint64], in *rt.Buffer[uint64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Rounds", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Rounds(out.CPUSlice(), in.CPUSlice())
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rounds(out.CPUSlice(), in.CPUSlice())
 		}, out, in)
 	}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -1390,15 +2322,15 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TwoBlocks(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1417,15 +2349,15 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 				OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1438,7 +2370,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [44]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -1446,15 +2378,15 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
 	}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1464,22 +2396,22 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1586,15 +2518,15 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 				EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 			}, a0, a1, a2, a3, a4, a5, a6, a7)
 		}
-		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1613,7 +2545,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("MixedTop", "b", b, "c", c); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [56]byte
+	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -1621,15 +2553,224 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Sum launches kernel Sum (reduce.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Sum", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Sum(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Sum(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// IntStats launches kernel IntStats (reduce.go:24) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "IntStats", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+				IntStats(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			IntStats(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Center launches kernel Center (reduce.go:53) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Center", qdOpts, x, centered); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, centered)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Center(x.CPUSlice(), centered.CPUSlice())
+			}, x, centered)
+		}
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Center(x.CPUSlice(), centered.CPUSlice())
+		}, x, centered)
+	}
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FloatRange launches kernel FloatRange (reduce.go:68) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatRange", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+				FloatRange(x.CPUSlice(), out.CPUSlice(), n)
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
+		}, x, out)
+	}
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ChunkSums launches kernel ChunkSums (reduce.go:82) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], out *rt.Buffer[int64], chunk int, start int64, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ChunkSums", qdOpts, x, partial, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, partial)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	rt.PutUint64(qdArgs[:], 48, uint64(chunk))
+	rt.PutUint64(qdArgs[:], 56, uint64(start))
+	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
+			}, x, partial, out)
+		}
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
+		}, x, partial, out)
+	}
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// BlockSums launches kernel BlockSums (reduce.go:101) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt.Buffer[int32], outB *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "BlockSums", qdOpts, a, b, outA, outB); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockSums", "a", a, "outB", outB); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockSums", "b", b, "outA", outA); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockSums", "outA", outA, "outB", outB); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, outA)
+	rt.PutBuffer(qdArgs[:], 48, outB)
+	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+				BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
+			}, a, b, outA, outB)
+		}
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
+		}, a, b, outA, outB)
+	}
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Dot launches kernel Dot (reduce.go:124) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Dot", qdOpts, x, y, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ScaleSum launches kernel ScaleSum (reduce.go:136) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ScaleSum(x *rt.Buffer[int32], y *rt.Buffer[int32], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ScaleSum", qdOpts, x, y, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
+		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -1641,18 +2782,22 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Histogram_0(
 	.param .u64 Histogram_0_param_0,
 	.param .s64 Histogram_0_param_1,
 	.param .u64 Histogram_0_param_2,
-	.param .s64 Histogram_0_param_3
+	.param .s64 Histogram_0_param_3,
+	.param .u64 Histogram_0_param_4
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<19>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Histogram_0_param_0];
@@ -1661,6 +2806,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [Histogram_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Histogram_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1684,14 +2830,36 @@ $L_5:
 	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt5, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt5;
+	mov.b32 %rt6, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt6;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Histogram_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
 }
 
 .visible .entry Slots_0(
@@ -1702,14 +2870,16 @@ $L_7:
 	.param .u64 Slots_0_param_4,
 	.param .s64 Slots_0_param_5,
 	.param .u64 Slots_0_param_6,
-	.param .s64 Slots_0_param_7
+	.param .s64 Slots_0_param_7,
+	.param .u64 Slots_0_param_8
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<18>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<33>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [Slots_0_param_0];
@@ -1718,10 +2888,13 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Slots_0_param_2];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Slots_0_param_3];
 	ld.param.u64 %rd21, [Slots_0_param_4];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Slots_0_param_5];
 	ld.param.u64 %rd27, [Slots_0_param_6];
 	cvta.to.global.u64 %rd27, %rd27;
+	ld.param.u64 %rd28, [Slots_0_param_7];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1745,16 +2918,27 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mov.b32 %rt5, 1;
-	atom.global.add.s32 %r15, [%rd11], %rt5;
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b32 %rt6, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt6;
 	add.s32 %r14, %r15, 1;
 	sub.s32 %r16, %r14, 1;
 	cvt.u32.u64 %r17, %rd9;
 	cvt.s64.s32 %rd19, %r16;
+	setp.ge.u64 %pt1, %rd19, %rd5;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd19, 4, %rd4;
 	st.global.s32 [%rd18], %r17;
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt2, %rdt4, %rd22;
+	@%pt2 bra $Lfault_2;
 	mov.b64 %rd23, %rd9;
 	atom.global.add.u64 %rd25, [%rd20], %rd23;
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt3, %rdt5, %rd28;
+	@%pt3 bra $Lfault_3;
 	mov.b64 %rd29, %rd9;
 	neg.s64 %rd30, %rd29;
 	atom.global.add.u64 %rd32, [%rd26], %rd30;
@@ -1763,6 +2947,41 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd19;
+	mov.b64 %rdt3, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd22;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd28;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [Slots_0_param_8];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt6];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt4, %rt9, %rt7;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 65536;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt2;
+	st.global.u64 [%rdt6+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt8;
+	exit;
 }
 
 .visible .entry FloatSums_0(
@@ -1773,14 +2992,16 @@ $L_7:
 	.param .u64 FloatSums_0_param_4,
 	.param .s64 FloatSums_0_param_5,
 	.param .u64 FloatSums_0_param_6,
-	.param .s64 FloatSums_0_param_7
+	.param .s64 FloatSums_0_param_7,
+	.param .u64 FloatSums_0_param_8
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<18>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<28>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<24>;
 	.reg .f64 %fd<31>;
 
@@ -1791,10 +3012,13 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [FloatSums_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [FloatSums_0_param_3];
 	ld.param.u64 %rd19, [FloatSums_0_param_4];
 	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [FloatSums_0_param_5];
 	ld.param.u64 %rd25, [FloatSums_0_param_6];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [FloatSums_0_param_7];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1817,14 +3041,20 @@ $L_4:
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
+	setp.ge.u64 %pt0, %rd9, %rd15;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd13, %rd14, %rd9;
 	ld.global.u8 %r16, [%rd13];
 	rem.u32 %r17, %r16, 4;
 	and.b32 %r17, %r17, 255;
 	cvt.u64.u32 %rd21, %r17;
+	setp.ge.u64 %pt1, %rd21, %rd20;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd21, 4, %rd19;
 	atom.global.add.f32 %f23, [%rd18], %f12;
 	mov.b64 %rd27, %rd21;
+	setp.ge.u64 %pt2, %rd27, %rd26;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd24, %rd27, 8, %rd25;
 	cvt.f64.f32 %fd28, %f12;
 	atom.global.add.f64 %fd30, [%rd24], %fd28;
@@ -1833,6 +3063,36 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd27;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [FloatSums_0_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Extremes_0(
@@ -1851,15 +3111,16 @@ $L_7:
 	.param .u64 Extremes_0_param_12,
 	.param .s64 Extremes_0_param_13,
 	.param .u64 Extremes_0_param_14,
-	.param .s64 Extremes_0_param_15
+	.param .s64 Extremes_0_param_15,
+	.param .u64 Extremes_0_param_16
 )
 {
 	.reg .pred %p<11>;
-	.reg .pred %pt<21>;
+	.reg .pred %pt<30>;
 	.reg .b32 %r<51>;
-	.reg .b32 %rt<24>;
+	.reg .b32 %rt<28>;
 	.reg .b64 %rd<99>;
-	.reg .b64 %rdt<10>;
+	.reg .b64 %rdt<17>;
 	.reg .f32 %f<57>;
 	.reg .f32 %ft<3>;
 	.reg .f64 %fd<21>;
@@ -1872,18 +3133,25 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [Extremes_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Extremes_0_param_3];
 	ld.param.u64 %rd18, [Extremes_0_param_4];
 	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [Extremes_0_param_5];
 	ld.param.u64 %rd26, [Extremes_0_param_6];
 	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd27, [Extremes_0_param_7];
 	ld.param.u64 %rd30, [Extremes_0_param_8];
 	cvta.to.global.u64 %rd30, %rd30;
+	ld.param.u64 %rd31, [Extremes_0_param_9];
 	ld.param.u64 %rd35, [Extremes_0_param_10];
 	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Extremes_0_param_11];
 	ld.param.u64 %rd41, [Extremes_0_param_12];
 	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd42, [Extremes_0_param_13];
 	ld.param.u64 %rd53, [Extremes_0_param_14];
 	cvta.to.global.u64 %rd53, %rd53;
+	ld.param.u64 %rd54, [Extremes_0_param_15];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1910,43 +3178,49 @@ $L_4:
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd4;
 	ld.global.f64 %fd12, [%rd11];
-	ld.global.b64 %rdt1, [%rd13];
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd15;
+	@%pt0 bra $Lfault_0;
+	ld.global.b64 %rdt4, [%rd13];
 $A_0:
-	mov.b64 %fd16, %rdt1;
-	setp.lt.f64 %pt2, %fd16, %fd12;
-	selp.f64 %fdt1, %fd16, %fd12, %pt2;
-	setp.eq.f64 %pt3, %fd16, %fd12;
+	mov.b64 %fd16, %rdt4;
+	setp.lt.f64 %pt3, %fd16, %fd12;
+	selp.f64 %fdt1, %fd16, %fd12, %pt3;
+	setp.eq.f64 %pt4, %fd16, %fd12;
 	or.b64 %fdt2, %fd16, %fd12;
-	selp.f64 %fdt1, %fdt2, %fdt1, %pt3;
-	setp.nan.f64 %pt4, %fd16, %fd12;
+	selp.f64 %fdt1, %fdt2, %fdt1, %pt4;
+	setp.nan.f64 %pt5, %fd16, %fd12;
 	add.rn.f64 %fdt2, %fd16, %fd12;
-	selp.f64 %fdt0, %fdt2, %fdt1, %pt4;
-	mov.b64 %rdt3, %fdt0;
-	setp.eq.b64 %pt0, %rdt3, %rdt1;
-	@%pt0 bra $A_1;
-	atom.global.cas.b64 %rdt2, [%rd13], %rdt1, %rdt3;
-	setp.ne.b64 %pt1, %rdt2, %rdt1;
-	mov.b64 %rdt1, %rdt2;
-	@%pt1 bra $A_0;
-$A_1:
-	ld.global.b64 %rdt4, [%rd17];
-$A_2:
-	mov.b64 %fd20, %rdt4;
-	setp.gt.f64 %pt7, %fd20, %fd12;
-	selp.f64 %fdt4, %fd20, %fd12, %pt7;
-	setp.eq.f64 %pt8, %fd20, %fd12;
-	and.b64 %fdt5, %fd20, %fd12;
-	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
-	setp.nan.f64 %pt9, %fd20, %fd12;
-	add.rn.f64 %fdt5, %fd20, %fd12;
-	selp.f64 %fdt3, %fdt5, %fdt4, %pt9;
-	mov.b64 %rdt6, %fdt3;
-	setp.eq.b64 %pt5, %rdt6, %rdt4;
-	@%pt5 bra $A_3;
-	atom.global.cas.b64 %rdt5, [%rd17], %rdt4, %rdt6;
-	setp.ne.b64 %pt6, %rdt5, %rdt4;
+	selp.f64 %fdt0, %fdt2, %fdt1, %pt5;
+	mov.b64 %rdt6, %fdt0;
+	setp.eq.b64 %pt1, %rdt6, %rdt4;
+	@%pt1 bra $A_1;
+	atom.global.cas.b64 %rdt5, [%rd13], %rdt4, %rdt6;
+	setp.ne.b64 %pt2, %rdt5, %rdt4;
 	mov.b64 %rdt4, %rdt5;
-	@%pt6 bra $A_2;
+	@%pt2 bra $A_0;
+$A_1:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt6, %rdt7, %rd19;
+	@%pt6 bra $Lfault_1;
+	ld.global.b64 %rdt8, [%rd17];
+$A_2:
+	mov.b64 %fd20, %rdt8;
+	setp.gt.f64 %pt9, %fd20, %fd12;
+	selp.f64 %fdt4, %fd20, %fd12, %pt9;
+	setp.eq.f64 %pt10, %fd20, %fd12;
+	and.b64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt10;
+	setp.nan.f64 %pt11, %fd20, %fd12;
+	add.rn.f64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt3, %fdt5, %fdt4, %pt11;
+	mov.b64 %rdt10, %fdt3;
+	setp.eq.b64 %pt7, %rdt10, %rdt8;
+	@%pt7 bra $A_3;
+	atom.global.cas.b64 %rdt9, [%rd17], %rdt8, %rdt10;
+	setp.ne.b64 %pt8, %rdt9, %rdt8;
+	mov.b64 %rdt8, %rdt9;
+	@%pt8 bra $A_2;
 $A_3:
 	mul.lo.s64 %rd21, %rd9, 7919;
 	mul.hi.s64 %rd57, %rd21, -9002011107970261188;
@@ -1961,7 +3235,13 @@ $A_3:
 	mov.b64 %rd22, %rd65;
 	mov.b64 %rd23, %rd22;
 	sub.s64 %rd24, %rd23, 500;
+	mov.b64 %rdt11, 0;
+	setp.ge.u64 %pt12, %rdt11, %rd27;
+	@%pt12 bra $Lfault_2;
 	atom.global.min.s64 %rd28, [%rd25], %rd24;
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt13, %rdt12, %rd31;
+	@%pt13 bra $Lfault_3;
 	atom.global.max.s64 %rd32, [%rd29], %rd24;
 	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
 	add.s64 %rd67, %rd66, %rd9;
@@ -1973,24 +3253,26 @@ $A_3:
 	mul.lo.s64 %rd73, %rd72, 3;
 	sub.s64 %rd74, %rd9, %rd73;
 	mov.b64 %rd33, %rd74;
+	setp.ge.u64 %pt14, %rd33, %rd36;
+	@%pt14 bra $Lfault_4;
 	add.s64 %rd34, %rd35, %rd33;
-	mov.b32 %rt5, 1;
-	and.b64 %rdt7, %rd34, -4;
-	cvt.u32.u64 %rt6, %rd34;
-	and.b32 %rt6, %rt6, 3;
-	shl.b32 %rt6, %rt6, 3;
-	ld.global.b32 %rt7, [%rdt7];
+	mov.b32 %rt6, 1;
+	and.b64 %rdt13, %rd34, -4;
+	cvt.u32.u64 %rt7, %rd34;
+	and.b32 %rt7, %rt7, 3;
+	shl.b32 %rt7, %rt7, 3;
+	ld.global.b32 %rt8, [%rdt13];
 $A_4:
-	bfe.s32 %r38, %rt7, %rt6, 8;
-	add.s32 %rt10, %r38, %rt5;
-	bfe.s32 %rt10, %rt10, 0, 8;
-	bfi.b32 %rt9, %rt10, %rt7, %rt6, 8;
-	setp.eq.b32 %pt10, %rt9, %rt7;
-	@%pt10 bra $A_5;
-	atom.global.cas.b32 %rt8, [%rdt7], %rt7, %rt9;
-	setp.ne.b32 %pt11, %rt8, %rt7;
-	mov.b32 %rt7, %rt8;
-	@%pt11 bra $A_4;
+	bfe.s32 %r38, %rt8, %rt7, 8;
+	add.s32 %rt11, %r38, %rt6;
+	bfe.s32 %rt11, %rt11, 0, 8;
+	bfi.b32 %rt10, %rt11, %rt8, %rt7, 8;
+	setp.eq.b32 %pt15, %rt10, %rt8;
+	@%pt15 bra $A_5;
+	atom.global.cas.b32 %rt9, [%rdt13], %rt8, %rt10;
+	setp.ne.b32 %pt16, %rt9, %rt8;
+	mov.b32 %rt8, %rt9;
+	@%pt16 bra $A_4;
 $A_5:
 	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
 	add.s64 %rd76, %rd75, %rd9;
@@ -2002,47 +3284,51 @@ $A_5:
 	mul.lo.s64 %rd82, %rd81, 5;
 	sub.s64 %rd83, %rd9, %rd82;
 	mov.b64 %rd39, %rd83;
+	setp.ge.u64 %pt17, %rd39, %rd42;
+	@%pt17 bra $Lfault_5;
 	mad.lo.s64 %rd40, %rd39, 2, %rd41;
 	cvt.u32.u64 %r43, %rd9;
 	and.b32 %r43, %r43, 65535;
-	and.b64 %rdt8, %rd40, -4;
-	cvt.u32.u64 %rt11, %rd40;
-	and.b32 %rt11, %rt11, 3;
-	shl.b32 %rt11, %rt11, 3;
-	ld.global.b32 %rt12, [%rdt8];
+	and.b64 %rdt14, %rd40, -4;
+	cvt.u32.u64 %rt12, %rd40;
+	and.b32 %rt12, %rt12, 3;
+	shl.b32 %rt12, %rt12, 3;
+	ld.global.b32 %rt13, [%rdt14];
 $A_6:
-	bfe.u32 %r44, %rt12, %rt11, 16;
-	max.u32 %rt15, %r44, %r43;
-	bfi.b32 %rt14, %rt15, %rt12, %rt11, 16;
-	setp.eq.b32 %pt12, %rt14, %rt12;
-	@%pt12 bra $A_7;
-	atom.global.cas.b32 %rt13, [%rdt8], %rt12, %rt14;
-	setp.ne.b32 %pt13, %rt13, %rt12;
-	mov.b32 %rt12, %rt13;
-	@%pt13 bra $A_6;
+	bfe.u32 %r44, %rt13, %rt12, 16;
+	max.u32 %rt16, %r44, %r43;
+	bfi.b32 %rt15, %rt16, %rt13, %rt12, 16;
+	setp.eq.b32 %pt18, %rt15, %rt13;
+	@%pt18 bra $A_7;
+	atom.global.cas.b32 %rt14, [%rdt14], %rt13, %rt15;
+	setp.ne.b32 %pt19, %rt14, %rt13;
+	mov.b32 %rt13, %rt14;
+	@%pt19 bra $A_6;
 $A_7:
 	mov.b64 %rd92, %rd74;
 	mov.b64 %rd45, %rd92;
 	add.s64 %rd46, %rd45, 5;
+	setp.ge.u64 %pt20, %rd46, %rd42;
+	@%pt20 bra $Lfault_6;
 	mad.lo.s64 %rd47, %rd46, 2, %rd41;
 	add.s64 %rd48, %rd9, 1;
 	cvt.u32.u64 %r49, %rd48;
 	and.b32 %r49, %r49, 65535;
-	and.b64 %rdt9, %rd47, -4;
-	cvt.u32.u64 %rt16, %rd47;
-	and.b32 %rt16, %rt16, 3;
-	shl.b32 %rt16, %rt16, 3;
-	ld.global.b32 %rt17, [%rdt9];
+	and.b64 %rdt15, %rd47, -4;
+	cvt.u32.u64 %rt17, %rd47;
+	and.b32 %rt17, %rt17, 3;
+	shl.b32 %rt17, %rt17, 3;
+	ld.global.b32 %rt18, [%rdt15];
 $A_8:
-	bfe.u32 %r50, %rt17, %rt16, 16;
-	min.u32 %rt20, %r50, %r49;
-	bfi.b32 %rt19, %rt20, %rt17, %rt16, 16;
-	setp.eq.b32 %pt14, %rt19, %rt17;
-	@%pt14 bra $A_9;
-	atom.global.cas.b32 %rt18, [%rdt9], %rt17, %rt19;
-	setp.ne.b32 %pt15, %rt18, %rt17;
-	mov.b32 %rt17, %rt18;
-	@%pt15 bra $A_8;
+	bfe.u32 %r50, %rt18, %rt17, 16;
+	min.u32 %rt21, %r50, %r49;
+	bfi.b32 %rt20, %rt21, %rt18, %rt17, 16;
+	setp.eq.b32 %pt21, %rt20, %rt18;
+	@%pt21 bra $A_9;
+	atom.global.cas.b32 %rt19, [%rdt15], %rt18, %rt20;
+	setp.ne.b32 %pt22, %rt19, %rt18;
+	mov.b32 %rt18, %rt19;
+	@%pt22 bra $A_8;
 $A_9:
 	shr.s64 %rd93, %rd9, 63;
 	and.b64 %rd94, %rd93, 1;
@@ -2051,32 +3337,89 @@ $A_9:
 	mul.lo.s64 %rd97, %rd96, 2;
 	sub.s64 %rd98, %rd9, %rd97;
 	mov.b64 %rd51, %rd98;
+	setp.ge.u64 %pt23, %rd51, %rd54;
+	@%pt23 bra $Lfault_7;
 	mad.lo.s64 %rd52, %rd51, 4, %rd53;
 	cvt.rn.f32.f64 %f55, %fd12;
-	ld.global.b32 %rt21, [%rd52];
+	ld.global.b32 %rt22, [%rd52];
 $A_10:
-	mov.b32 %f56, %rt21;
-	setp.gt.f32 %pt18, %f56, %f55;
-	selp.f32 %ft1, %f56, %f55, %pt18;
-	setp.eq.f32 %pt19, %f56, %f55;
+	mov.b32 %f56, %rt22;
+	setp.gt.f32 %pt26, %f56, %f55;
+	selp.f32 %ft1, %f56, %f55, %pt26;
+	setp.eq.f32 %pt27, %f56, %f55;
 	and.b32 %ft2, %f56, %f55;
-	selp.f32 %ft1, %ft2, %ft1, %pt19;
-	setp.nan.f32 %pt20, %f56, %f55;
+	selp.f32 %ft1, %ft2, %ft1, %pt27;
+	setp.nan.f32 %pt28, %f56, %f55;
 	add.rn.f32 %ft2, %f56, %f55;
-	selp.f32 %ft0, %ft2, %ft1, %pt20;
-	mov.b32 %rt23, %ft0;
-	setp.eq.b32 %pt16, %rt23, %rt21;
-	@%pt16 bra $A_11;
-	atom.global.cas.b32 %rt22, [%rd52], %rt21, %rt23;
-	setp.ne.b32 %pt17, %rt22, %rt21;
-	mov.b32 %rt21, %rt22;
-	@%pt17 bra $A_10;
+	selp.f32 %ft0, %ft2, %ft1, %pt28;
+	mov.b32 %rt24, %ft0;
+	setp.eq.b32 %pt24, %rt24, %rt22;
+	@%pt24 bra $A_11;
+	atom.global.cas.b32 %rt23, [%rd52], %rt22, %rt24;
+	setp.ne.b32 %pt25, %rt23, %rt22;
+	mov.b32 %rt22, %rt23;
+	@%pt25 bra $A_10;
 $A_11:
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd19;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd27;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd31;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt2, %rd33;
+	mov.b64 %rdt3, %rd36;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt2, %rd39;
+	mov.b64 %rdt3, %rd42;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt2, %rd46;
+	mov.b64 %rdt3, %rd42;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt2, %rd51;
+	mov.b64 %rdt3, %rd54;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt16, [Extremes_0_param_16];
+	cvta.to.global.u64 %rdt16, %rdt16;
+	ld.relaxed.sys.global.u32 %rt25, [%rdt16];
+	add.u32 %rt26, %rt25, 1;
+	atom.global.cas.b32 %rt27, [qd_fault_claim], %rt25, %rt26;
+	setp.ne.u32 %pt29, %rt27, %rt25;
+	@%pt29 exit;
+	st.global.u32 [%rdt16+8], 196608;
+	st.global.u32 [%rdt16+12], %rt5;
+	st.global.u64 [%rdt16+16], %rdt2;
+	st.global.u64 [%rdt16+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt16+4], %rt26;
+	exit;
 }
 
 .visible .entry Bits_0(
@@ -2093,14 +3436,16 @@ $L_7:
 	.param .u64 Bits_0_param_10,
 	.param .s64 Bits_0_param_11,
 	.param .u64 Bits_0_param_12,
-	.param .s64 Bits_0_param_13
+	.param .s64 Bits_0_param_13,
+	.param .u64 Bits_0_param_14
 )
 {
 	.reg .pred %p<74>;
+	.reg .pred %pt<14>;
 	.reg .b32 %r<75>;
-	.reg .b32 %rt<7>;
+	.reg .b32 %rt<11>;
 	.reg .b64 %rd<63>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<14>;
 
 $L_0:
 	ld.param.u64 %rd4, [Bits_0_param_0];
@@ -2109,16 +3454,22 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd15, [Bits_0_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Bits_0_param_3];
 	ld.param.u64 %rd22, [Bits_0_param_4];
 	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [Bits_0_param_5];
 	ld.param.u64 %rd29, [Bits_0_param_6];
 	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Bits_0_param_7];
 	ld.param.u64 %rd34, [Bits_0_param_8];
 	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd35, [Bits_0_param_9];
 	ld.param.u64 %rd37, [Bits_0_param_10];
 	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [Bits_0_param_11];
 	ld.param.u64 %rd47, [Bits_0_param_12];
 	cvta.to.global.u64 %rd47, %rd47;
+	ld.param.u64 %rd48, [Bits_0_param_13];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2147,23 +3498,34 @@ $L_5:
 	div.u32 %r13, %r12, 32;
 	and.b32 %r13, %r13, 255;
 	cvt.u64.u32 %rd17, %r13;
+	setp.ge.u64 %pt0, %rd17, %rd16;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd14, %rd17, 4, %rd15;
 	rem.u32 %r18, %r12, 32;
 	and.b32 %r18, %r18, 255;
-	mov.b32 %rt5, 1;
-	shl.b32 %r19, %rt5, %r18;
+	mov.b32 %rt6, 1;
+	shl.b32 %r19, %rt6, %r18;
 	atom.global.or.b32 %r20, [%rd14], %r19;
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt1, %rdt3, %rd23;
+	@%pt1 bra $Lfault_1;
 	rem.u32 %r24, %r12, 64;
 	and.b32 %r24, %r24, 255;
-	mov.b64 %rdt1, 1;
-	shl.b64 %rd25, %rdt1, %r24;
+	mov.b64 %rdt4, 1;
+	shl.b64 %rd25, %rdt4, %r24;
 	not.b64 %rd26, %rd25;
 	atom.global.and.b64 %rd27, [%rd21], %rd26;
+	setp.ge.u64 %pt2, %rd9, %rd30;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd28, %rd9, 8, %rd29;
 	cvt.u64.u32 %rd31, %r12;
 	atom.global.exch.b64 %rd32, [%rd28], %rd31;
+	setp.ge.u64 %pt3, %rd9, %rd35;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd33, %rd9, 8, %rd34;
 	st.global.s64 [%rd33], %rd32;
+	setp.ge.u64 %pt4, %rd9, %rd38;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd36, %rd9, 4, %rd37;
 	mov.b64 %rd39, %rd36;
 	ld.relaxed.gpu.global.s32 %r40, [%rd39];
@@ -2183,6 +3545,9 @@ $L_5:
 	cvt.u32.u64 %r44, %rd43;
 	mul.lo.s32 %r45, %r42, %r44;
 $L_6:
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt5, %rdt5, %rd48;
+	@%pt5 bra $Lfault_5;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
 	@!%p50 bra $L_8;
@@ -2190,36 +3555,551 @@ $L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_8:
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt6, %rdt6, %rd48;
+	@%pt6 bra $Lfault_6;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
 	@%p52 bra $L_7;
 $L_9:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt7, %rdt7, %rd48;
+	@%pt7 bra $Lfault_7;
 	ld.relaxed.gpu.global.s32 %r63, [%rd46];
 	setp.le.s32 %p64, %r45, %r63;
 	@%p64 bra $L_7;
 $L_10:
+	mov.b64 %rdt8, 0;
+	setp.ge.u64 %pt8, %rdt8, %rd48;
+	@%pt8 bra $Lfault_8;
 	atom.global.cas.b32 %r66, [%rd51], %r63, %r45;
 	setp.eq.s32 %p65, %r66, %r63;
 	@%p65 bra $L_7;
 $L_11:
+	mov.b64 %rdt9, 0;
+	setp.ge.u64 %pt9, %rdt9, %rd48;
+	@%pt9 bra $Lfault_9;
 	ld.relaxed.gpu.global.s32 %r67, [%rd46];
 	setp.le.s32 %p68, %r45, %r67;
 	@%p68 bra $L_7;
 $L_12:
+	mov.b64 %rdt10, 0;
+	setp.ge.u64 %pt10, %rdt10, %rd48;
+	@%pt10 bra $Lfault_10;
 	atom.global.cas.b32 %r70, [%rd51], %r67, %r45;
 	setp.eq.s32 %p69, %r70, %r67;
 	@%p69 bra $L_7;
 $L_13:
+	mov.b64 %rdt11, 0;
+	setp.ge.u64 %pt11, %rdt11, %rd48;
+	@%pt11 bra $Lfault_11;
 	ld.relaxed.gpu.global.s32 %r71, [%rd46];
 	setp.le.s32 %p72, %r45, %r71;
 	@%p72 bra $L_7;
 $L_14:
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt12, %rdt12, %rd48;
+	@%pt12 bra $Lfault_12;
 	atom.global.cas.b32 %r74, [%rd51], %r71, %r45;
 	setp.eq.s32 %p73, %r74, %r71;
 	@%p73 bra $L_7;
 	bra.uni $L_6;
 $L_15:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd17;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd38;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt13, [Bits_0_param_14];
+	cvta.to.global.u64 %rdt13, %rdt13;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt13];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt13, %rt10, %rt8;
+	@%pt13 exit;
+	st.global.u32 [%rdt13+8], 262144;
+	st.global.u32 [%rdt13+12], %rt5;
+	st.global.u64 [%rdt13+16], %rdt1;
+	st.global.u64 [%rdt13+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt13+4], %rt9;
+	exit;
+}
+
+.visible .entry Gather_0(
+	.param .u64 Gather_0_param_0,
+	.param .s64 Gather_0_param_1,
+	.param .u64 Gather_0_param_2,
+	.param .s64 Gather_0_param_3,
+	.param .u64 Gather_0_param_4,
+	.param .s64 Gather_0_param_5,
+	.param .u64 Gather_0_param_6
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<13>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<18>;
+
+$L_0:
+	ld.param.u64 %rd4, [Gather_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Gather_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Gather_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Gather_0_param_3];
+	ld.param.u64 %rd19, [Gather_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Gather_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.f32 %f17, [%rd13];
+	setp.ge.u64 %pt1, %rd9, %rd20;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	st.global.f32 [%rd18], %f17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Gather_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 327680;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Ratio_0(
+	.param .u64 Ratio_0_param_0,
+	.param .s64 Ratio_0_param_1,
+	.param .u64 Ratio_0_param_2,
+	.param .s64 Ratio_0_param_3,
+	.param .u64 Ratio_0_param_4,
+	.param .s64 Ratio_0_param_5,
+	.param .u64 Ratio_0_param_6
+)
+{
+	.reg .pred %p<27>;
+	.reg .pred %pt<5>;
+	.reg .b32 %r<30>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<26>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	ld.param.u64 %rd4, [Ratio_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Ratio_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Ratio_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Ratio_0_param_3];
+	ld.param.u64 %rd16, [Ratio_0_param_4];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Ratio_0_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.s64 %rd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd15, %rd9, 8, %rd16;
+	ld.global.s64 %rd18, [%rd15];
+	setp.eq.s64 %pt2, %rd18, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd22, %rd14;
+	mov.b64 %rd23, %rd18;
+	or.b64 %rd24, %rd22, %rd23;
+	shr.u64 %rd25, %rd24, 32;
+	setp.eq.u64 %p26, %rd25, 0;
+	@!%p26 bra $L_9;
+$L_6:
+	cvt.u32.u64 %r27, %rd14;
+	cvt.u32.u64 %r28, %rd18;
+	div.u32 %r29, %r27, %r28;
+	cvt.u64.u32 %rd21, %r29;
+$L_7:
+	mov.b64 %rd19, %rd21;
+	mad.lo.s64 %rd20, %rd9, 8, %rd4;
+	st.global.s64 [%rd20], %rd19;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_9:
+	setp.eq.s64 %pt3, %rd18, -1;
+	neg.s64 %rdt3, %rd14;
+	div.s64 %rd21, %rd14, %rd18;
+	selp.b64 %rd21, %rdt3, %rd21, %pt3;
+	bra.uni $L_7;
+$L_10:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Ratio_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt4+8], 393216;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
+}
+
+.visible .entry Window_0(
+	.param .u64 Window_0_param_0,
+	.param .s64 Window_0_param_1,
+	.param .u64 Window_0_param_2,
+	.param .s64 Window_0_param_3,
+	.param .s64 Window_0_param_4,
+	.param .s64 Window_0_param_5,
+	.param .u64 Window_0_param_6
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<8>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.u64 %rd4, [Window_0_param_3];
+	ld.param.s64 %rd5, [Window_0_param_4];
+	ld.param.s64 %rd6, [Window_0_param_5];
+$L_1:
+	setp.gt.u64 %pt0, %rd6, %rd4;
+	@%pt0 bra $Lfault_0;
+	setp.gt.u64 %pt1, %rd5, %rd6;
+	@%pt1 bra $Lfault_1;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, %rd6;
+	mov.b64 %rdt1, %rd4;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd5;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Window_0_param_6];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt2, %rt3, %rt1;
+	@%pt2 exit;
+	st.global.u32 [%rdt2+8], 458752;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry Window_1(
+	.param .u64 Window_1_param_0,
+	.param .s64 Window_1_param_1,
+	.param .u64 Window_1_param_2,
+	.param .s64 Window_1_param_3,
+	.param .s64 Window_1_param_4,
+	.param .s64 Window_1_param_5,
+	.param .u64 Window_1_param_6
+)
+{
+	.reg .pred %p<16>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd7, [Window_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Window_1_param_3];
+	ld.param.s64 %rd9, [Window_1_param_4];
+	ld.param.s64 %rd10, [Window_1_param_5];
+	setp.gt.u64 %pt0, %rd10, %rd8;
+	@%pt0 bra $Lfault_0;
+	setp.gt.u64 %pt1, %rd9, %rd10;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd4, %rd9, 4, %rd7;
+	sub.s64 %rd5, %rd10, %rd9;
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd19, [Window_1_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Window_1_param_1];
+$L_1:
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd0, %rt1, %rt2;
+	cvt.u64.u32 %rdt2, %rt3;
+	add.s64 %rd0, %rd0, %rdt2;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd1, %rt4, %rt5;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd11, %rd2, 1;
+	setp.lt.s64 %p12, %rd11, %rd3;
+	@!%p12 bra $L_7;
+$L_3:
+	mov.b64 %rd13, %rd2;
+$L_4:
+	add.s64 %rd14, %rd13, 1;
+$L_5:
+	mad.lo.s64 %rd16, %rd14, 4, %rd4;
+	ld.global.s32 %r17, [%rd16];
+	setp.ge.u64 %pt2, %rd14, %rd20;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd18, %rd14, 4, %rd19;
+	st.global.s32 [%rd18], %r17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, %rd10;
+	mov.b64 %rdt1, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd9;
+	mov.b64 %rdt1, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd14;
+	mov.b64 %rdt1, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Window_1_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 458753;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt0;
+	st.global.u64 [%rdt3+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Unsigned_0(
+	.param .u64 Unsigned_0_param_0,
+	.param .s64 Unsigned_0_param_1,
+	.param .u64 Unsigned_0_param_2,
+	.param .u64 Unsigned_0_param_3
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [Unsigned_0_param_0];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Unsigned_0_param_1];
+	ld.param.u64 %rd4, [Unsigned_0_param_2];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	mov.b32 %rt1, 1;
+	st.global.u8 [%rd0], %rt1;
+	mov.b64 %rd5, %rd4;
+	setp.ge.u64 %pt1, %rd5, %rd2;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd3, %rd1, %rd5;
+	mov.b32 %rt2, 2;
+	st.global.u8 [%rd3], %rt2;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Unsigned_0_param_3];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt3, [%rdt3];
+	add.u32 %rt4, %rt3, 1;
+	atom.global.cas.b32 %rt5, [qd_fault_claim], %rt3, %rt4;
+	setp.ne.u32 %pt2, %rt5, %rt3;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 524288;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt4;
+	exit;
 }
 
 .visible .entry Saxpy_0(
@@ -2227,13 +4107,15 @@ $L_15:
 	.param .u64 Saxpy_0_param_1,
 	.param .s64 Saxpy_0_param_2,
 	.param .u64 Saxpy_0_param_3,
-	.param .s64 Saxpy_0_param_4
+	.param .s64 Saxpy_0_param_4,
+	.param .u64 Saxpy_0_param_5
 )
 {
 	.reg .pred %p<22>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
 $L_0:
@@ -2264,9 +4146,13 @@ $L_2:
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd11, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd12, %rd11, 4, %rd5;
 	ld.global.f32 %f13, [%rd12];
 	mul.rn.f32 %f14, %f15, %f13;
+	setp.ge.u64 %pt1, %rd11, %rd9;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd16, %rd11, 4, %rd8;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
@@ -2277,6 +4163,31 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Saxpy_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 589824;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry MixInt8_0(
@@ -2285,15 +4196,16 @@ $L_6:
 	.param .u64 MixInt8_0_param_2,
 	.param .s64 MixInt8_0_param_3,
 	.param .u64 MixInt8_0_param_4,
-	.param .s64 MixInt8_0_param_5
+	.param .s64 MixInt8_0_param_5,
+	.param .u64 MixInt8_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<10>;
+	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt8_0_param_4];
@@ -2302,8 +4214,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt8_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt8_0_param_1];
 	ld.param.u64 %rd13, [MixInt8_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt8_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2321,8 +4235,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd8, %rd9, %rd7;
 	ld.global.s8 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	add.s64 %rd12, %rd13, %rd7;
 	ld.global.s8 %r15, [%rd12];
 $L_5:
@@ -2332,8 +4250,8 @@ $L_5:
 	bfe.s32 %r18, %r18, 0, 8;
 	sub.s32 %r19, %r18, %r15;
 	bfe.s32 %r19, %r19, 0, 8;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
@@ -2342,16 +4260,18 @@ $L_5:
 	setp.ne.s32 %p25, %r15, 0;
 	@!%p25 bra $L_10;
 $L_6:
-	setp.eq.s32 %pt0, %r15, -1;
-	neg.s32 %rt6, %r11;
+	setp.eq.s32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s32 %pt3, %r15, -1;
+	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt6, %r27, %pt0;
+	selp.b32 %r27, %rt7, %r27, %pt3;
 	bfe.s32 %r27, %r27, 0, 8;
 	add.s32 %r28, %r24, %r27;
 	bfe.s32 %r28, %r28, 0, 8;
-	setp.eq.s32 %pt1, %r15, -1;
+	setp.eq.s32 %pt4, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt1;
+	selp.b32 %r29, 0, %r29, %pt4;
 	bfe.s32 %r29, %r29, 0, 8;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
@@ -2382,20 +4302,20 @@ $L_7:
 	bfe.s32 %r42, %r42, 0, 8;
 	cvt.s64.s32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b32 %r45, %r11, %rt8;
 	bfe.s32 %r45, %r45, 0, 8;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.s32 %r46, %r11, %rt8;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.s32 %r46, %r11, %rt9;
 	bfe.s32 %r46, %r46, 0, 8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	mov.b64 %rd49, %rd43;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt3;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt10, %rdt5;
+	shl.b32 %r50, %r11, %rt10;
 	bfe.s32 %r50, %r50, 0, 8;
 	add.s32 %r51, %r48, %r50;
 	bfe.s32 %r51, %r51, 0, 8;
@@ -2415,6 +4335,8 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 8;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	add.s64 %rd59, %rd4, %rd7;
 	st.global.s8 [%rd59], %r16;
 $L_9:
@@ -2425,6 +4347,41 @@ $L_10:
 	bra.uni $L_7;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixInt8_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt6, %rt13, %rt11;
+	@%pt6 exit;
+	st.global.u32 [%rdt6+8], 655360;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt12;
+	exit;
 }
 
 .visible .entry MixInt16_0(
@@ -2433,15 +4390,16 @@ $L_11:
 	.param .u64 MixInt16_0_param_2,
 	.param .s64 MixInt16_0_param_3,
 	.param .u64 MixInt16_0_param_4,
-	.param .s64 MixInt16_0_param_5
+	.param .s64 MixInt16_0_param_5,
+	.param .u64 MixInt16_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<10>;
+	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt16_0_param_4];
@@ -2450,8 +4408,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt16_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt16_0_param_1];
 	ld.param.u64 %rd13, [MixInt16_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt16_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2469,8 +4429,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 2, %rd9;
 	ld.global.s16 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 2, %rd13;
 	ld.global.s16 %r15, [%rd12];
 $L_5:
@@ -2480,8 +4444,8 @@ $L_5:
 	bfe.s32 %r18, %r18, 0, 16;
 	sub.s32 %r19, %r18, %r15;
 	bfe.s32 %r19, %r19, 0, 16;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
@@ -2490,16 +4454,18 @@ $L_5:
 	setp.ne.s32 %p25, %r15, 0;
 	@!%p25 bra $L_10;
 $L_6:
-	setp.eq.s32 %pt0, %r15, -1;
-	neg.s32 %rt6, %r11;
+	setp.eq.s32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s32 %pt3, %r15, -1;
+	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt6, %r27, %pt0;
+	selp.b32 %r27, %rt7, %r27, %pt3;
 	bfe.s32 %r27, %r27, 0, 16;
 	add.s32 %r28, %r24, %r27;
 	bfe.s32 %r28, %r28, 0, 16;
-	setp.eq.s32 %pt1, %r15, -1;
+	setp.eq.s32 %pt4, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt1;
+	selp.b32 %r29, 0, %r29, %pt4;
 	bfe.s32 %r29, %r29, 0, 16;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
@@ -2530,20 +4496,20 @@ $L_7:
 	bfe.s32 %r42, %r42, 0, 16;
 	cvt.s64.s32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b32 %r45, %r11, %rt8;
 	bfe.s32 %r45, %r45, 0, 16;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.s32 %r46, %r11, %rt8;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.s32 %r46, %r11, %rt9;
 	bfe.s32 %r46, %r46, 0, 16;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	mov.b64 %rd49, %rd43;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt3;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt10, %rdt5;
+	shl.b32 %r50, %r11, %rt10;
 	bfe.s32 %r50, %r50, 0, 16;
 	add.s32 %r51, %r48, %r50;
 	bfe.s32 %r51, %r51, 0, 16;
@@ -2563,6 +4529,8 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 16;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.s16 [%rd59], %r16;
 $L_9:
@@ -2573,6 +4541,41 @@ $L_10:
 	bra.uni $L_7;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixInt16_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt6, %rt13, %rt11;
+	@%pt6 exit;
+	st.global.u32 [%rdt6+8], 720896;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt12;
+	exit;
 }
 
 .visible .entry MixInt32_0(
@@ -2581,15 +4584,16 @@ $L_11:
 	.param .u64 MixInt32_0_param_2,
 	.param .s64 MixInt32_0_param_3,
 	.param .u64 MixInt32_0_param_4,
-	.param .s64 MixInt32_0_param_5
+	.param .s64 MixInt32_0_param_5,
+	.param .u64 MixInt32_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<107>;
-	.reg .b32 %rt<10>;
+	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt32_0_param_4];
@@ -2598,8 +4602,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt32_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt32_0_param_1];
 	ld.param.u64 %rd13, [MixInt32_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt32_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2617,16 +4623,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.s32 %r15, [%rd12];
 $L_5:
 	mul.lo.s32 %r17, %r11, %r15;
 	add.s32 %r18, %r17, %r11;
 	sub.s32 %r19, %r18, %r15;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
@@ -2634,10 +4644,12 @@ $L_5:
 	setp.ne.s32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s32 %pt0, %r15, -1;
-	neg.s32 %rt6, %r11;
+	setp.eq.s32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s32 %pt3, %r15, -1;
+	neg.s32 %rt7, %r11;
 	div.s32 %r104, %r11, %r15;
-	selp.b32 %r104, %rt6, %r104, %pt0;
+	selp.b32 %r104, %rt7, %r104, %pt3;
 	mul.lo.s32 %r106, %r104, %r15;
 	sub.s32 %r105, %r11, %r106;
 $L_7:
@@ -2703,18 +4715,18 @@ $L_8:
 	add.s32 %r42, %r26, %r41;
 	cvt.s64.s32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b32 %r45, %r11, %rt7;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.s32 %r46, %r11, %rt8;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b32 %r45, %r11, %rt8;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.s32 %r46, %r11, %rt9;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	mov.b64 %rd49, %rd43;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt3;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt10, %rdt5;
+	shl.b32 %r50, %r11, %rt10;
 	add.s32 %r51, %r48, %r50;
 	mov.b32 %r52, %r15;
 	and.b32 %r52, %r52, 255;
@@ -2726,6 +4738,8 @@ $L_8:
 	add.s32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_9:
+	setp.ge.u64 %pt4, %rd7, %rd5;
+	@%pt4 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.s32 [%rd59], %r16;
 $L_10:
@@ -2736,6 +4750,41 @@ $L_11:
 	bra.uni $L_8;
 $L_12:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixInt32_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
+	st.global.u32 [%rdt6+8], 786432;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt12;
+	exit;
 }
 
 .visible .entry MixInt64_0(
@@ -2744,15 +4793,16 @@ $L_12:
 	.param .u64 MixInt64_0_param_2,
 	.param .s64 MixInt64_0_param_3,
 	.param .u64 MixInt64_0_param_4,
-	.param .s64 MixInt64_0_param_5
+	.param .s64 MixInt64_0_param_5,
+	.param .u64 MixInt64_0_param_6
 )
 {
 	.reg .pred %p<111>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<116>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<117>;
-	.reg .b64 %rdt<6>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt64_0_param_4];
@@ -2761,8 +4811,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt64_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt64_0_param_1];
 	ld.param.u64 %rd13, [MixInt64_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt64_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2780,16 +4832,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
 $L_5:
 	mul.lo.s64 %rd17, %rd11, %rd15;
 	add.s64 %rd18, %rd17, %rd11;
 	sub.s64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.s64 %rd23, %rd22, 1;
@@ -2797,6 +4853,8 @@ $L_5:
 	setp.ne.s64 %p25, %rd15, 0;
 	@!%p25 bra $L_13;
 $L_6:
+	setp.eq.s64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
 	mov.b64 %rd106, %rd11;
 	mov.b64 %rd107, %rd15;
 	or.b64 %rd108, %rd106, %rd107;
@@ -2874,18 +4932,18 @@ $L_9:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt2, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt2;
-	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.s64 %rd46, %rd11, %rt6;
+	min.u64 %rdt4, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt4;
+	shl.b64 %rd45, %rd11, %rt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt5;
+	shr.s64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd43;
-	min.u64 %rdt4, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt4;
-	shl.b64 %rd50, %rd11, %rt7;
+	min.u64 %rdt6, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt6;
+	shl.b64 %rd50, %rd11, %rt8;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
 	and.b32 %r52, %r52, 255;
@@ -2897,16 +4955,18 @@ $L_9:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_10:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
-	setp.eq.s64 %pt0, %rd15, -1;
-	neg.s64 %rdt5, %rd11;
+	setp.eq.s64 %pt4, %rd15, -1;
+	neg.s64 %rdt7, %rd11;
 	div.s64 %rd104, %rd11, %rd15;
-	selp.b64 %rd104, %rdt5, %rd104, %pt0;
+	selp.b64 %rd104, %rdt7, %rd104, %pt4;
 	mul.lo.s64 %rd116, %rd104, %rd15;
 	sub.s64 %rd105, %rd11, %rd116;
 	bra.uni $L_8;
@@ -2915,6 +4975,41 @@ $L_13:
 	bra.uni $L_9;
 $L_14:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [MixInt64_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt5, %rt11, %rt9;
+	@%pt5 exit;
+	st.global.u32 [%rdt8+8], 851968;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt10;
+	exit;
 }
 
 .visible .entry MixInt_0(
@@ -2923,15 +5018,16 @@ $L_14:
 	.param .u64 MixInt_0_param_2,
 	.param .s64 MixInt_0_param_3,
 	.param .u64 MixInt_0_param_4,
-	.param .s64 MixInt_0_param_5
+	.param .s64 MixInt_0_param_5,
+	.param .u64 MixInt_0_param_6
 )
 {
 	.reg .pred %p<111>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<116>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<117>;
-	.reg .b64 %rdt<6>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt_0_param_4];
@@ -2940,8 +5036,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt_0_param_1];
 	ld.param.u64 %rd13, [MixInt_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2959,16 +5057,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
 $L_5:
 	mul.lo.s64 %rd17, %rd11, %rd15;
 	add.s64 %rd18, %rd17, %rd11;
 	sub.s64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.s64 %rd23, %rd22, 1;
@@ -2976,6 +5078,8 @@ $L_5:
 	setp.ne.s64 %p25, %rd15, 0;
 	@!%p25 bra $L_13;
 $L_6:
+	setp.eq.s64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
 	mov.b64 %rd106, %rd11;
 	mov.b64 %rd107, %rd15;
 	or.b64 %rd108, %rd106, %rd107;
@@ -3053,18 +5157,18 @@ $L_9:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt2, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt2;
-	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.s64 %rd46, %rd11, %rt6;
+	min.u64 %rdt4, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt4;
+	shl.b64 %rd45, %rd11, %rt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt5;
+	shr.s64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd43;
-	min.u64 %rdt4, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt4;
-	shl.b64 %rd50, %rd11, %rt7;
+	min.u64 %rdt6, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt6;
+	shl.b64 %rd50, %rd11, %rt8;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
 	and.b32 %r52, %r52, 255;
@@ -3076,16 +5180,18 @@ $L_9:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_10:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
-	setp.eq.s64 %pt0, %rd15, -1;
-	neg.s64 %rdt5, %rd11;
+	setp.eq.s64 %pt4, %rd15, -1;
+	neg.s64 %rdt7, %rd11;
 	div.s64 %rd104, %rd11, %rd15;
-	selp.b64 %rd104, %rdt5, %rd104, %pt0;
+	selp.b64 %rd104, %rdt7, %rd104, %pt4;
 	mul.lo.s64 %rd116, %rd104, %rd15;
 	sub.s64 %rd105, %rd11, %rd116;
 	bra.uni $L_8;
@@ -3094,6 +5200,41 @@ $L_13:
 	bra.uni $L_9;
 $L_14:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [MixInt_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt5, %rt11, %rt9;
+	@%pt5 exit;
+	st.global.u32 [%rdt8+8], 917504;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt10;
+	exit;
 }
 
 .visible .entry MixUint8_0(
@@ -3102,14 +5243,16 @@ $L_14:
 	.param .u64 MixUint8_0_param_2,
 	.param .s64 MixUint8_0_param_3,
 	.param .u64 MixUint8_0_param_4,
-	.param .s64 MixUint8_0_param_5
+	.param .s64 MixUint8_0_param_5,
+	.param .u64 MixUint8_0_param_6
 )
 {
 	.reg .pred %p<61>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<58>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<60>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint8_0_param_4];
@@ -3118,8 +5261,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint8_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint8_0_param_1];
 	ld.param.u64 %rd13, [MixUint8_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint8_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3137,8 +5282,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd8, %rd9, %rd7;
 	ld.global.u8 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	add.s64 %rd12, %rd13, %rd7;
 	ld.global.u8 %r15, [%rd12];
 $L_5:
@@ -3148,8 +5297,8 @@ $L_5:
 	and.b32 %r18, %r18, 255;
 	sub.u32 %r19, %r18, %r15;
 	and.b32 %r19, %r19, 255;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
@@ -3158,6 +5307,8 @@ $L_5:
 	setp.ne.u32 %p25, %r15, 0;
 	@!%p25 bra $L_10;
 $L_6:
+	setp.eq.u32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 255;
 	add.u32 %r28, %r24, %r27;
@@ -3193,20 +5344,20 @@ $L_7:
 	and.b32 %r42, %r42, 255;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt6, %rdt1;
-	shl.b32 %r45, %r11, %rt6;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r45, %r11, %rt7;
 	and.b32 %r45, %r45, 255;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt2;
-	shr.u32 %r46, %r11, %rt7;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r46, %r11, %rt8;
 	and.b32 %r46, %r46, 255;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	mov.b64 %rd49, %rd43;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt8, %rdt3;
-	shl.b32 %r50, %r11, %rt8;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r50, %r11, %rt9;
 	and.b32 %r50, %r50, 255;
 	add.u32 %r51, %r48, %r50;
 	and.b32 %r51, %r51, 255;
@@ -3224,6 +5375,8 @@ $L_7:
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	add.s64 %rd58, %rd4, %rd7;
 	st.global.u8 [%rd58], %r16;
 $L_9:
@@ -3234,6 +5387,41 @@ $L_10:
 	bra.uni $L_7;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixUint8_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 983040;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt11;
+	exit;
 }
 
 .visible .entry MixUint16_0(
@@ -3242,14 +5430,16 @@ $L_11:
 	.param .u64 MixUint16_0_param_2,
 	.param .s64 MixUint16_0_param_3,
 	.param .u64 MixUint16_0_param_4,
-	.param .s64 MixUint16_0_param_5
+	.param .s64 MixUint16_0_param_5,
+	.param .u64 MixUint16_0_param_6
 )
 {
 	.reg .pred %p<62>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint16_0_param_4];
@@ -3258,8 +5448,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint16_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint16_0_param_1];
 	ld.param.u64 %rd13, [MixUint16_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint16_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3277,8 +5469,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 2, %rd9;
 	ld.global.u16 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 2, %rd13;
 	ld.global.u16 %r15, [%rd12];
 $L_5:
@@ -3288,8 +5484,8 @@ $L_5:
 	and.b32 %r18, %r18, 65535;
 	sub.u32 %r19, %r18, %r15;
 	and.b32 %r19, %r19, 65535;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
@@ -3298,6 +5494,8 @@ $L_5:
 	setp.ne.u32 %p25, %r15, 0;
 	@!%p25 bra $L_10;
 $L_6:
+	setp.eq.u32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 65535;
 	add.u32 %r28, %r24, %r27;
@@ -3333,20 +5531,20 @@ $L_7:
 	and.b32 %r42, %r42, 65535;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt6, %rdt1;
-	shl.b32 %r45, %r11, %rt6;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r45, %r11, %rt7;
 	and.b32 %r45, %r45, 65535;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt2;
-	shr.u32 %r46, %r11, %rt7;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r46, %r11, %rt8;
 	and.b32 %r46, %r46, 65535;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	mov.b64 %rd49, %rd43;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt8, %rdt3;
-	shl.b32 %r50, %r11, %rt8;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r50, %r11, %rt9;
 	and.b32 %r50, %r50, 65535;
 	add.u32 %r51, %r48, %r50;
 	and.b32 %r51, %r51, 65535;
@@ -3366,6 +5564,8 @@ $L_7:
 	and.b32 %r58, %r58, 65535;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.u16 [%rd59], %r16;
 $L_9:
@@ -3376,6 +5576,41 @@ $L_10:
 	bra.uni $L_7;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixUint16_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 1048576;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt11;
+	exit;
 }
 
 .visible .entry MixUint32_0(
@@ -3384,14 +5619,16 @@ $L_11:
 	.param .u64 MixUint32_0_param_2,
 	.param .s64 MixUint32_0_param_3,
 	.param .u64 MixUint32_0_param_4,
-	.param .s64 MixUint32_0_param_5
+	.param .s64 MixUint32_0_param_5,
+	.param .u64 MixUint32_0_param_6
 )
 {
 	.reg .pred %p<62>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<93>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint32_0_param_4];
@@ -3400,8 +5637,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint32_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint32_0_param_1];
 	ld.param.u64 %rd13, [MixUint32_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint32_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3419,16 +5658,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.u32 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.u32 %r15, [%rd12];
 $L_5:
 	mul.lo.u32 %r17, %r11, %r15;
 	add.u32 %r18, %r17, %r11;
 	sub.u32 %r19, %r18, %r15;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
@@ -3436,6 +5679,8 @@ $L_5:
 	setp.ne.u32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u32 %r90, %r11, %r15;
 	mul.lo.u32 %r92, %r90, %r15;
 	sub.u32 %r91, %r11, %r92;
@@ -3488,18 +5733,18 @@ $L_8:
 	add.u32 %r42, %r26, %r41;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt6, %rdt1;
-	shl.b32 %r45, %r11, %rt6;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt2;
-	shr.u32 %r46, %r11, %rt7;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r46, %r11, %rt8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	mov.b64 %rd49, %rd43;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt8, %rdt3;
-	shl.b32 %r50, %r11, %rt8;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r50, %r11, %rt9;
 	add.u32 %r51, %r48, %r50;
 	mov.b32 %r52, %r15;
 	and.b32 %r52, %r52, 255;
@@ -3511,6 +5756,8 @@ $L_8:
 	add.u32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_9:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.u32 [%rd59], %r16;
 $L_10:
@@ -3521,6 +5768,41 @@ $L_11:
 	bra.uni $L_8;
 $L_12:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixUint32_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 1114112;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt11;
+	exit;
 }
 
 .visible .entry MixUint64_0(
@@ -3529,14 +5811,16 @@ $L_12:
 	.param .u64 MixUint64_0_param_2,
 	.param .s64 MixUint64_0_param_3,
 	.param .u64 MixUint64_0_param_4,
-	.param .s64 MixUint64_0_param_5
+	.param .s64 MixUint64_0_param_5,
+	.param .u64 MixUint64_0_param_6
 )
 {
 	.reg .pred %p<95>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<100>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<101>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rdt<8>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint64_0_param_4];
@@ -3545,8 +5829,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint64_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint64_0_param_1];
 	ld.param.u64 %rd13, [MixUint64_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint64_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3564,16 +5850,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.u64 %rd15, [%rd12];
 $L_5:
 	mul.lo.u64 %rd17, %rd11, %rd15;
 	add.u64 %rd18, %rd17, %rd11;
 	sub.u64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.u64 %rd23, %rd22, 1;
@@ -3581,6 +5871,8 @@ $L_5:
 	setp.ne.u64 %p25, %rd15, 0;
 	@!%p25 bra $L_13;
 $L_6:
+	setp.eq.u64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
 	or.b64 %rd92, %rd11, %rd15;
 	shr.u64 %rd93, %rd92, 32;
 	setp.eq.u64 %p94, %rd93, 0;
@@ -3642,18 +5934,18 @@ $L_9:
 	add.u64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt2, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt2;
-	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.u64 %rd46, %rd11, %rt6;
+	min.u64 %rdt4, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt4;
+	shl.b64 %rd45, %rd11, %rt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt5;
+	shr.u64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd15;
-	min.u64 %rdt4, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt4;
-	shl.b64 %rd50, %rd11, %rt7;
+	min.u64 %rdt6, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt6;
+	shl.b64 %rd50, %rd11, %rt8;
 	add.u64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
 	and.b32 %r52, %r52, 255;
@@ -3665,6 +5957,8 @@ $L_9:
 	add.u64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_10:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.u64 [%rd59], %rd16;
 $L_11:
@@ -3680,6 +5974,41 @@ $L_13:
 	bra.uni $L_9;
 $L_14:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt7, [MixUint64_0_param_6];
+	cvta.to.global.u64 %rdt7, %rdt7;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
+	st.global.u32 [%rdt7+8], 1179648;
+	st.global.u32 [%rdt7+12], %rt5;
+	st.global.u64 [%rdt7+16], %rdt1;
+	st.global.u64 [%rdt7+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt7+4], %rt10;
+	exit;
 }
 
 .visible .entry MixUint_0(
@@ -3688,14 +6017,16 @@ $L_14:
 	.param .u64 MixUint_0_param_2,
 	.param .s64 MixUint_0_param_3,
 	.param .u64 MixUint_0_param_4,
-	.param .s64 MixUint_0_param_5
+	.param .s64 MixUint_0_param_5,
+	.param .u64 MixUint_0_param_6
 )
 {
 	.reg .pred %p<93>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<98>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<99>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rdt<8>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint_0_param_4];
@@ -3704,8 +6035,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint_0_param_1];
 	ld.param.u64 %rd13, [MixUint_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3723,16 +6056,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.u64 %rd15, [%rd12];
 $L_5:
 	mul.lo.u64 %rd17, %rd11, %rd15;
 	add.u64 %rd18, %rd17, %rd11;
 	sub.u64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.u64 %rd23, %rd22, 1;
@@ -3740,6 +6077,8 @@ $L_5:
 	setp.ne.u64 %p25, %rd15, 0;
 	@!%p25 bra $L_13;
 $L_6:
+	setp.eq.u64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
 	or.b64 %rd90, %rd11, %rd15;
 	shr.u64 %rd91, %rd90, 32;
 	setp.eq.u64 %p92, %rd91, 0;
@@ -3800,17 +6139,17 @@ $L_9:
 	add.u64 %rd41, %rd39, %rd40;
 	add.u64 %rd42, %rd26, %rd41;
 	and.b64 %rd43, %rd15, 15;
-	min.u64 %rdt2, %rd43, 64;
-	cvt.u32.u64 %rt5, %rdt2;
-	shl.b64 %rd44, %rd11, %rt5;
-	min.u64 %rdt3, %rd43, 64;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.u64 %rd45, %rd11, %rt6;
+	min.u64 %rdt4, %rd43, 64;
+	cvt.u32.u64 %rt6, %rdt4;
+	shl.b64 %rd44, %rd11, %rt6;
+	min.u64 %rdt5, %rd43, 64;
+	cvt.u32.u64 %rt7, %rdt5;
+	shr.u64 %rd45, %rd11, %rt7;
 	or.b64 %rd46, %rd44, %rd45;
 	xor.b64 %rd47, %rd42, %rd46;
-	min.u64 %rdt4, %rd15, 64;
-	cvt.u32.u64 %rt7, %rdt4;
-	shl.b64 %rd48, %rd11, %rt7;
+	min.u64 %rdt6, %rd15, 64;
+	cvt.u32.u64 %rt8, %rdt6;
+	shl.b64 %rd48, %rd11, %rt8;
 	add.u64 %rd49, %rd47, %rd48;
 	cvt.u32.u64 %r50, %rd15;
 	and.b32 %r50, %r50, 255;
@@ -3822,6 +6161,8 @@ $L_9:
 	add.u64 %rd56, %rd52, %rd55;
 	mov.b64 %rd16, %rd56;
 $L_10:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd57, %rd7, 8, %rd4;
 	st.global.u64 [%rd57], %rd16;
 $L_11:
@@ -3837,6 +6178,41 @@ $L_13:
 	bra.uni $L_9;
 $L_14:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt7, [MixUint_0_param_6];
+	cvta.to.global.u64 %rdt7, %rdt7;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
+	st.global.u32 [%rdt7+8], 1245184;
+	st.global.u32 [%rdt7+12], %rt5;
+	st.global.u64 [%rdt7+16], %rdt1;
+	st.global.u64 [%rdt7+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt7+4], %rt10;
+	exit;
 }
 
 .visible .entry Shifts_0(
@@ -3845,14 +6221,16 @@ $L_14:
 	.param .u64 Shifts_0_param_2,
 	.param .s64 Shifts_0_param_3,
 	.param .u64 Shifts_0_param_4,
-	.param .s64 Shifts_0_param_5
+	.param .s64 Shifts_0_param_5,
+	.param .u64 Shifts_0_param_6
 )
 {
 	.reg .pred %p<46>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<41>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<45>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd4, [Shifts_0_param_4];
@@ -3861,8 +6239,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Shifts_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Shifts_0_param_3];
 	ld.param.u64 %rd13, [Shifts_0_param_0];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Shifts_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3880,8 +6260,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd8, %rd9, %rd7;
 	ld.global.u8 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
 	shl.b64 %rd16, %rd15, %r11;
@@ -3903,9 +6287,9 @@ $L_4:
 	cvt.u32.u64 %r29, %rd15;
 	bfe.s32 %r29, %r29, 0, 8;
 	cvt.u64.u32 %rd30, %r11;
-	min.u64 %rdt1, %rd30, 32;
-	cvt.u32.u64 %rt5, %rdt1;
-	shr.s32 %r31, %r29, %rt5;
+	min.u64 %rdt3, %rd30, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shr.s32 %r31, %r29, %rt6;
 	bfe.s32 %r31, %r31, 0, 8;
 	cvt.s64.s32 %rd32, %r31;
 	xor.b64 %rd33, %rd28, %rd32;
@@ -3918,6 +6302,8 @@ $L_4:
 	and.b32 %r40, %r11, 7;
 	shl.b64 %rd41, %rd39, %r40;
 	xor.b64 %rd42, %rd37, %rd41;
+	setp.ge.u64 %pt2, %rd7, %rd5;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd43, %rd7, 8, %rd4;
 	st.global.s64 [%rd43], %rd42;
 $L_5:
@@ -3925,6 +6311,36 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Shifts_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt3, %rt9, %rt7;
+	@%pt3 exit;
+	st.global.u32 [%rdt4+8], 1310720;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt8;
+	exit;
 }
 
 .visible .entry Conversions_0(
@@ -3941,14 +6357,16 @@ $L_6:
 	.param .u64 Conversions_0_param_10,
 	.param .s64 Conversions_0_param_11,
 	.param .u64 Conversions_0_param_12,
-	.param .s64 Conversions_0_param_13
+	.param .s64 Conversions_0_param_13,
+	.param .u64 Conversions_0_param_14
 )
 {
 	.reg .pred %p<69>;
+	.reg .pred %pt<8>;
 	.reg .b32 %r<64>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<68>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<52>;
 	.reg .f64 %fd<63>;
 
@@ -3959,16 +6377,22 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Conversions_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Conversions_0_param_1];
 	ld.param.u64 %rd13, [Conversions_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Conversions_0_param_3];
 	ld.param.u64 %rd22, [Conversions_0_param_4];
 	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [Conversions_0_param_5];
 	ld.param.u64 %rd29, [Conversions_0_param_6];
 	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Conversions_0_param_7];
 	ld.param.u64 %rd36, [Conversions_0_param_8];
 	cvta.to.global.u64 %rd36, %rd36;
+	ld.param.u64 %rd37, [Conversions_0_param_9];
 	ld.param.u64 %rd49, [Conversions_0_param_10];
 	cvta.to.global.u64 %rd49, %rd49;
+	ld.param.u64 %rd50, [Conversions_0_param_11];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3986,8 +6410,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
 	cvt.u32.u64 %r16, %rd11;
@@ -4000,6 +6428,8 @@ $L_4:
 	and.b32 %r19, %r19, 255;
 	add.u32 %r20, %r16, %r19;
 	and.b32 %r20, %r20, 255;
+	setp.ge.u64 %pt2, %rd7, %rd23;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd21, %rd22, %rd7;
 	st.global.u8 [%rd21], %r20;
 	mov.b32 %r24, %r17;
@@ -4008,6 +6438,8 @@ $L_4:
 	bfe.s32 %r26, %r26, 0, 16;
 	sub.s32 %r27, %r24, %r26;
 	bfe.s32 %r27, %r27, 0, 16;
+	setp.ge.u64 %pt3, %rd7, %rd30;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd28, %rd7, 2, %rd29;
 	st.global.s16 [%rd28], %r27;
 	cvt.u32.u64 %r31, %rd11;
@@ -4015,6 +6447,8 @@ $L_4:
 	bfe.s32 %r32, %r32, 0, 8;
 	mov.b32 %r33, %r32;
 	xor.b32 %r34, %r31, %r33;
+	setp.ge.u64 %pt4, %rd7, %rd37;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd35, %rd7, 4, %rd36;
 	st.global.u32 [%rd35], %r34;
 	cvt.rn.f32.f64 %f38, %fd15;
@@ -4027,6 +6461,8 @@ $L_4:
 	shr.u64 %rd45, %rd44, 1;
 	cvt.rn.f32.u64 %f46, %rd45;
 	add.rn.f32 %f47, %f43, %f46;
+	setp.ge.u64 %pt5, %rd7, %rd50;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd48, %rd7, 4, %rd49;
 	st.global.f32 [%rd48], %f47;
 	mov.f32 %f51, %f38;
@@ -4046,6 +6482,8 @@ $L_4:
 	bfe.s32 %r63, %r63, 0, 8;
 	cvt.s64.s32 %rd64, %r63;
 	add.s64 %rd65, %rd61, %rd64;
+	setp.ge.u64 %pt6, %rd7, %rd5;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd66, %rd7, 8, %rd4;
 	st.global.s64 [%rd66], %rd65;
 $L_5:
@@ -4053,6 +6491,56 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd37;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd50;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Conversions_0_param_14];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt3+8], 1376256;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Floats_0(
@@ -4061,14 +6549,15 @@ $L_6:
 	.param .u64 Floats_0_param_2,
 	.param .s64 Floats_0_param_3,
 	.param .u64 Floats_0_param_4,
-	.param .s64 Floats_0_param_5
+	.param .s64 Floats_0_param_5,
+	.param .u64 Floats_0_param_6
 )
 {
 	.reg .pred %p<51>;
-	.reg .pred %pt<7>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<10>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<50>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<48>;
 	.reg .f64 %fdt<4>;
 
@@ -4079,8 +6568,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Floats_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Floats_0_param_1];
 	ld.param.u64 %rd13, [Floats_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Floats_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4098,8 +6589,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
 	mul.rn.f64 %fd16, %fd11, %fd15;
@@ -4129,24 +6624,24 @@ $L_8:
 	cvt.rzi.f64.f64 %fd36, %fd35;
 	add.rn.f64 %fd37, %fd34, %fd36;
 	add.rn.f64 %fd38, %fd25, %fd37;
-	setp.lt.f64 %pt0, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt0;
-	setp.eq.f64 %pt1, %fd11, %fd15;
+	setp.lt.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fd11, %fd15, %pt2;
+	setp.eq.f64 %pt3, %fd11, %fd15;
 	or.b64 %fdt1, %fd11, %fd15;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
-	setp.nan.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
+	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd39, %fdt1, %fdt0, %pt2;
-	setp.gt.f64 %pt3, %fd11, %fd15;
-	selp.f64 %fdt2, %fd11, %fd15, %pt3;
-	setp.eq.f64 %pt4, %fd11, %fd15;
+	selp.f64 %fd39, %fdt1, %fdt0, %pt4;
+	setp.gt.f64 %pt5, %fd11, %fd15;
+	selp.f64 %fdt2, %fd11, %fd15, %pt5;
+	setp.eq.f64 %pt6, %fd11, %fd15;
 	and.b64 %fdt3, %fd11, %fd15;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
-	setp.nan.f64 %pt5, %fd11, %fd15;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
+	setp.nan.f64 %pt7, %fd11, %fd15;
 	add.rn.f64 %fdt3, %fd11, %fd15;
-	selp.f64 %fd41, %fdt3, %fdt2, %pt5;
-	setp.gtu.f64 %pt6, %fd41, 0d3FD0000000000000;
-	selp.f64 %fd40, %fd41, 0d3FD0000000000000, %pt6;
+	selp.f64 %fd41, %fdt3, %fdt2, %pt7;
+	setp.gtu.f64 %pt8, %fd41, 0d3FD0000000000000;
+	selp.f64 %fd40, %fd41, 0d3FD0000000000000, %pt8;
 	mul.rn.f64 %fd42, %fd40, 0d4000000000000000;
 	add.rn.f64 %fd43, %fd39, %fd42;
 	add.rn.f64 %fd44, %fd38, %fd43;
@@ -4173,6 +6668,31 @@ $L_13:
 	bra.uni $L_6;
 $L_14:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Floats_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
+	st.global.u32 [%rdt3+8], 1441792;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Floats32_0(
@@ -4181,14 +6701,15 @@ $L_14:
 	.param .u64 Floats32_0_param_2,
 	.param .s64 Floats32_0_param_3,
 	.param .u64 Floats32_0_param_4,
-	.param .s64 Floats32_0_param_5
+	.param .s64 Floats32_0_param_5,
+	.param .u64 Floats32_0_param_6
 )
 {
 	.reg .pred %p<53>;
-	.reg .pred %pt<6>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<9>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<52>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<50>;
 	.reg .f32 %ft<4>;
 	.reg .f64 %fd<43>;
@@ -4200,8 +6721,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Floats32_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Floats32_0_param_1];
 	ld.param.u64 %rd13, [Floats32_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Floats32_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4219,8 +6742,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.f32 %f11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f11, %f15;
@@ -4246,23 +6773,23 @@ $L_6:
 	cvt.rzi.f32.f32 %f43, %f15;
 	add.rn.f32 %f44, %f40, %f43;
 	add.rn.f32 %f45, %f32, %f44;
-	setp.lt.f32 %pt0, %f11, %f15;
-	selp.f32 %ft0, %f11, %f15, %pt0;
-	setp.eq.f32 %pt1, %f11, %f15;
+	setp.lt.f32 %pt2, %f11, %f15;
+	selp.f32 %ft0, %f11, %f15, %pt2;
+	setp.eq.f32 %pt3, %f11, %f15;
 	or.b32 %ft1, %f11, %f15;
-	selp.f32 %ft0, %ft1, %ft0, %pt1;
-	setp.nan.f32 %pt2, %f11, %f15;
+	selp.f32 %ft0, %ft1, %ft0, %pt3;
+	setp.nan.f32 %pt4, %f11, %f15;
 	add.rn.f32 %ft1, %f11, %f15;
-	selp.f32 %f46, %ft1, %ft0, %pt2;
+	selp.f32 %f46, %ft1, %ft0, %pt4;
 	add.rn.f32 %f47, %f45, %f46;
-	setp.gt.f32 %pt3, %f15, %f11;
-	selp.f32 %ft2, %f15, %f11, %pt3;
-	setp.eq.f32 %pt4, %f15, %f11;
+	setp.gt.f32 %pt5, %f15, %f11;
+	selp.f32 %ft2, %f15, %f11, %pt5;
+	setp.eq.f32 %pt6, %f15, %f11;
 	and.b32 %ft3, %f15, %f11;
-	selp.f32 %ft2, %ft3, %ft2, %pt4;
-	setp.nan.f32 %pt5, %f15, %f11;
+	selp.f32 %ft2, %ft3, %ft2, %pt6;
+	setp.nan.f32 %pt7, %f15, %f11;
 	add.rn.f32 %ft3, %f15, %f11;
-	selp.f32 %f48, %ft3, %ft2, %pt5;
+	selp.f32 %f48, %ft3, %ft2, %pt7;
 	sub.rn.f32 %f49, %f47, %f48;
 	mad.lo.s64 %rd50, %rd7, 4, %rd4;
 	st.global.f32 [%rd50], %f49;
@@ -4274,6 +6801,31 @@ $L_8:
 	bra.uni $L_6;
 $L_9:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Floats32_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt3+8], 1507328;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry MinMaxZeros_0(
@@ -4284,14 +6836,15 @@ $L_9:
 	.param .u64 MinMaxZeros_0_param_4,
 	.param .s64 MinMaxZeros_0_param_5,
 	.param .u64 MinMaxZeros_0_param_6,
-	.param .s64 MinMaxZeros_0_param_7
+	.param .s64 MinMaxZeros_0_param_7,
+	.param .u64 MinMaxZeros_0_param_8
 )
 {
 	.reg .pred %p<28>;
-	.reg .pred %pt<6>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<11>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<23>;
 	.reg .f64 %fdt<4>;
 
@@ -4302,10 +6855,13 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MinMaxZeros_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MinMaxZeros_0_param_1];
 	ld.param.u64 %rd13, [MinMaxZeros_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MinMaxZeros_0_param_3];
 	ld.param.u64 %rd24, [MinMaxZeros_0_param_6];
 	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [MinMaxZeros_0_param_7];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4323,32 +6879,40 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
-	setp.lt.f64 %pt0, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt0;
-	setp.eq.f64 %pt1, %fd11, %fd15;
+	setp.lt.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fd11, %fd15, %pt2;
+	setp.eq.f64 %pt3, %fd11, %fd15;
 	or.b64 %fdt1, %fd11, %fd15;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
-	setp.nan.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
+	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd16, %fdt1, %fdt0, %pt2;
+	selp.f64 %fd16, %fdt1, %fdt0, %pt4;
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_2;
 	mad.lo.s64 %rd17, %rd7, 8, %rd4;
 	st.global.f64 [%rd17], %fd16;
 	mov.b64 %rd18, %rd8;
 	ld.global.f64 %fd19, [%rd18];
 	mov.b64 %rd20, %rd12;
 	ld.global.f64 %fd21, [%rd20];
-	setp.gt.f64 %pt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fd19, %fd21, %pt3;
-	setp.eq.f64 %pt4, %fd19, %fd21;
+	setp.gt.f64 %pt6, %fd19, %fd21;
+	selp.f64 %fdt2, %fd19, %fd21, %pt6;
+	setp.eq.f64 %pt7, %fd19, %fd21;
 	and.b64 %fdt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
-	setp.nan.f64 %pt5, %fd19, %fd21;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt7;
+	setp.nan.f64 %pt8, %fd19, %fd21;
 	add.rn.f64 %fdt3, %fd19, %fd21;
-	selp.f64 %fd22, %fdt3, %fdt2, %pt5;
+	selp.f64 %fd22, %fdt3, %fdt2, %pt8;
+	setp.ge.u64 %pt9, %rd7, %rd25;
+	@%pt9 bra $Lfault_3;
 	mad.lo.s64 %rd23, %rd7, 8, %rd24;
 	st.global.f64 [%rd23], %fd22;
 $L_5:
@@ -4356,6 +6920,41 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MinMaxZeros_0_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
+	st.global.u32 [%rdt3+8], 1572864;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry MinMaxConstants_0(
@@ -4378,14 +6977,15 @@ $L_6:
 	.param .u64 MinMaxConstants_0_param_16,
 	.param .s64 MinMaxConstants_0_param_17,
 	.param .u64 MinMaxConstants_0_param_18,
-	.param .s64 MinMaxConstants_0_param_19
+	.param .s64 MinMaxConstants_0_param_19,
+	.param .u64 MinMaxConstants_0_param_20
 )
 {
 	.reg .pred %p<61>;
-	.reg .pred %pt<8>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<19>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<60>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<53>;
 	.reg .f64 %fd<39>;
 
@@ -4396,22 +6996,31 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd16, [MinMaxConstants_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [MinMaxConstants_0_param_3];
 	ld.param.u64 %rd19, [MinMaxConstants_0_param_4];
 	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [MinMaxConstants_0_param_5];
 	ld.param.u64 %rd28, [MinMaxConstants_0_param_6];
 	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd29, [MinMaxConstants_0_param_7];
 	ld.param.u64 %rd31, [MinMaxConstants_0_param_8];
 	cvta.to.global.u64 %rd31, %rd31;
+	ld.param.u64 %rd32, [MinMaxConstants_0_param_9];
 	ld.param.u64 %rd40, [MinMaxConstants_0_param_10];
 	cvta.to.global.u64 %rd40, %rd40;
+	ld.param.u64 %rd41, [MinMaxConstants_0_param_11];
 	ld.param.u64 %rd43, [MinMaxConstants_0_param_12];
 	cvta.to.global.u64 %rd43, %rd43;
+	ld.param.u64 %rd44, [MinMaxConstants_0_param_13];
 	ld.param.u64 %rd46, [MinMaxConstants_0_param_14];
 	cvta.to.global.u64 %rd46, %rd46;
+	ld.param.u64 %rd47, [MinMaxConstants_0_param_15];
 	ld.param.u64 %rd54, [MinMaxConstants_0_param_16];
 	cvta.to.global.u64 %rd54, %rd54;
+	ld.param.u64 %rd55, [MinMaxConstants_0_param_17];
 	ld.param.u64 %rd57, [MinMaxConstants_0_param_18];
 	cvta.to.global.u64 %rd57, %rd57;
+	ld.param.u64 %rd58, [MinMaxConstants_0_param_19];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4429,48 +7038,68 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd9, %rd7, 8, %rd4;
 	ld.global.f64 %fd10, [%rd9];
-	setp.gtu.f64 %pt0, %fd10, 0d0000000000000000;
-	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt0;
+	setp.gtu.f64 %pt1, %fd10, 0d0000000000000000;
+	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt1;
 	mov.f64 %fd13, %fd10;
-	setp.leu.f64 %pt1, %fd13, 0d0000000000000000;
-	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt1;
+	setp.leu.f64 %pt2, %fd13, 0d0000000000000000;
+	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt2;
+	setp.ge.u64 %pt3, %rd7, %rd17;
+	@%pt3 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd7, 8, %rd16;
 	st.global.f64 [%rd15], %fd11;
+	setp.ge.u64 %pt4, %rd7, %rd20;
+	@%pt4 bra $Lfault_2;
 	mad.lo.s64 %rd18, %rd7, 8, %rd19;
 	st.global.f64 [%rd18], %fd14;
 	mov.b64 %rd21, %rd9;
 	ld.global.f64 %fd22, [%rd21];
-	setp.geu.f64 %pt2, %fd22, 0d8000000000000000;
-	selp.f64 %fd23, %fd22, 0d8000000000000000, %pt2;
+	setp.geu.f64 %pt5, %fd22, 0d8000000000000000;
+	selp.f64 %fd23, %fd22, 0d8000000000000000, %pt5;
 	mov.f64 %fd25, %fd22;
-	setp.ltu.f64 %pt3, %fd25, 0d8000000000000000;
-	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt3;
+	setp.ltu.f64 %pt6, %fd25, 0d8000000000000000;
+	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt6;
+	setp.ge.u64 %pt7, %rd7, %rd29;
+	@%pt7 bra $Lfault_3;
 	mad.lo.s64 %rd27, %rd7, 8, %rd28;
 	st.global.f64 [%rd27], %fd23;
+	setp.ge.u64 %pt8, %rd7, %rd32;
+	@%pt8 bra $Lfault_4;
 	mad.lo.s64 %rd30, %rd7, 8, %rd31;
 	st.global.f64 [%rd30], %fd26;
 	mov.b64 %rd33, %rd9;
 	ld.global.f64 %fd34, [%rd33];
-	setp.gtu.f64 %pt4, %fd34, 0d3FF8000000000000;
-	selp.f64 %fd35, %fd34, 0d3FF8000000000000, %pt4;
+	setp.gtu.f64 %pt9, %fd34, 0d3FF8000000000000;
+	selp.f64 %fd35, %fd34, 0d3FF8000000000000, %pt9;
 	mov.f64 %fd37, %fd34;
-	setp.ltu.f64 %pt5, %fd37, 0dC004000000000000;
-	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt5;
+	setp.ltu.f64 %pt10, %fd37, 0dC004000000000000;
+	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt10;
+	setp.ge.u64 %pt11, %rd7, %rd41;
+	@%pt11 bra $Lfault_5;
 	mad.lo.s64 %rd39, %rd7, 8, %rd40;
 	st.global.f64 [%rd39], %fd35;
+	setp.ge.u64 %pt12, %rd7, %rd44;
+	@%pt12 bra $Lfault_6;
 	mad.lo.s64 %rd42, %rd7, 8, %rd43;
 	st.global.f64 [%rd42], %fd38;
+	setp.ge.u64 %pt13, %rd7, %rd47;
+	@%pt13 bra $Lfault_7;
 	mad.lo.s64 %rd45, %rd7, 4, %rd46;
 	ld.global.f32 %f48, [%rd45];
-	setp.gtu.f32 %pt6, %f48, 0f00000000;
-	selp.f32 %f49, %f48, 0f00000000, %pt6;
+	setp.gtu.f32 %pt14, %f48, 0f00000000;
+	selp.f32 %f49, %f48, 0f00000000, %pt14;
 	mov.f32 %f51, %f48;
-	setp.ltu.f32 %pt7, %f51, 0f3E800000;
-	selp.f32 %f52, %f51, 0f3E800000, %pt7;
+	setp.ltu.f32 %pt15, %f51, 0f3E800000;
+	selp.f32 %f52, %f51, 0f3E800000, %pt15;
+	setp.ge.u64 %pt16, %rd7, %rd55;
+	@%pt16 bra $Lfault_8;
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	st.global.f32 [%rd53], %f49;
+	setp.ge.u64 %pt17, %rd7, %rd58;
+	@%pt17 bra $Lfault_9;
 	mad.lo.s64 %rd56, %rd7, 4, %rd57;
 	st.global.f32 [%rd56], %f52;
 $L_5:
@@ -4478,6 +7107,71 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd29;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd32;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd47;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 14;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 15;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd58;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MinMaxConstants_0_param_20];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt18, %rt8, %rt6;
+	@%pt18 exit;
+	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Control_0(
@@ -4485,14 +7179,16 @@ $L_6:
 	.param .s64 Control_0_param_1,
 	.param .u64 Control_0_param_2,
 	.param .s64 Control_0_param_3,
-	.param .s32 Control_0_param_4
+	.param .s32 Control_0_param_4,
+	.param .u64 Control_0_param_5
 )
 {
 	.reg .pred %p<117>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<126>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<116>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Control_0_param_2];
@@ -4501,6 +7197,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Control_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Control_0_param_1];
 	ld.param.s32 %r33, [Control_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -4519,6 +7216,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
@@ -4721,6 +7420,26 @@ $L_42:
 	bra.uni $L_7;
 $L_43:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Control_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1703936;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Phases_0(
@@ -4728,21 +7447,48 @@ $L_43:
 	.param .s64 Phases_0_param_1,
 	.param .u64 Phases_0_param_2,
 	.param .s64 Phases_0_param_3,
-	.param .s64 Phases_0_param_4
+	.param .s64 Phases_0_param_4,
+	.param .u64 Phases_0_param_5
 )
 {
 	.reg .pred %p<5>;
-	.reg .b32 %rt<1>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<4>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd1, [Phases_0_param_0];
 	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Phases_0_param_1];
 $L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd0, %rd1, 0;
-	mov.b32 %rt0, 5;
-	st.global.s32 [%rd0], %rt0;
+	mov.b32 %rt1, 5;
+	st.global.s32 [%rd0], %rt1;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Phases_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt2, [%rdt3];
+	add.u32 %rt3, %rt2, 1;
+	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
+	setp.ne.u32 %pt1, %rt4, %rt2;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1769472;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt3;
+	exit;
 }
 
 .visible .entry Phases_1(
@@ -4750,14 +7496,16 @@ $L_1:
 	.param .s64 Phases_1_param_1,
 	.param .u64 Phases_1_param_2,
 	.param .s64 Phases_1_param_3,
-	.param .s64 Phases_1_param_4
+	.param .s64 Phases_1_param_4,
+	.param .u64 Phases_1_param_5
 )
 {
 	.reg .pred %p<15>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<12>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<14>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Phases_1_param_0];
@@ -4782,6 +7530,8 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	cvt.u32.u64 %r8, %rd7;
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd9, %rd7, 4, %rd4;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, %r8;
@@ -4792,6 +7542,26 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Phases_1_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1769473;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Phases_2(
@@ -4799,11 +7569,15 @@ $L_6:
 	.param .s64 Phases_2_param_1,
 	.param .u64 Phases_2_param_2,
 	.param .s64 Phases_2_param_3,
-	.param .s64 Phases_2_param_4
+	.param .s64 Phases_2_param_4,
+	.param .u64 Phases_2_param_5
 )
 {
+	.reg .pred %pt<4>;
 	.reg .b32 %r<9>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<12>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd1, [Phases_2_param_0];
@@ -4811,17 +7585,56 @@ $L_0:
 	ld.param.u64 %rd2, [Phases_2_param_1];
 	ld.param.u64 %rd10, [Phases_2_param_2];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [Phases_2_param_3];
 $L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd0, %rd1, 0;
 	ld.global.s32 %r3, [%rd0];
 	mov.b64 %rd4, %rd2;
 	sub.s64 %rd5, %rd4, 1;
+	setp.ge.u64 %pt1, %rd5, %rd2;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd6, %rd5, 4, %rd1;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r3, %r7;
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt2, %rdt3, %rd11;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd9, %rd10, 0;
 	st.global.s32 [%rd9], %r8;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd11;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Phases_2_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt4];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt3, %rt3, %rt1;
+	@%pt3 exit;
+	st.global.u32 [%rdt4+8], 1769474;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt2;
+	exit;
 }
 
 .visible .entry Phases_3(
@@ -4829,14 +7642,16 @@ $L_1:
 	.param .s64 Phases_3_param_1,
 	.param .u64 Phases_3_param_2,
 	.param .s64 Phases_3_param_3,
-	.param .s64 Phases_3_param_4
+	.param .s64 Phases_3_param_4,
+	.param .u64 Phases_3_param_5
 )
 {
 	.reg .pred %p<9>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<16>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd3, [Phases_3_param_2];
@@ -4865,6 +7680,9 @@ $L_4:
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_7;
 $L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd4;
+	@%pt0 bra $Lfault_0;
 	ld.global.s32 %r10, [%rd9];
 	mad.lo.s64 %rd11, %rd7, 4, %rd3;
 	ld.global.s32 %r12, [%rd11];
@@ -4876,6 +7694,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd4;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Phases_3_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 1769475;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Phases_4(
@@ -4883,12 +7721,16 @@ $L_7:
 	.param .s64 Phases_4_param_1,
 	.param .u64 Phases_4_param_2,
 	.param .s64 Phases_4_param_3,
-	.param .s64 Phases_4_param_4
+	.param .s64 Phases_4_param_4,
+	.param .u64 Phases_4_param_5
 )
 {
 	.reg .pred %p<22>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<13>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<3>;
 
 $L_0:
 	ld.param.s64 %rd1, [Phases_4_param_4];
@@ -4913,6 +7755,9 @@ $L_4:
 $L_5:
 	setp.lt.s64 %p6, %rd2, %rd3;
 $L_6:
+	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
 	mov.b64 %rd10, %rd17;
@@ -4928,6 +7773,9 @@ $L_6:
 $L_7:
 	setp.lt.s64 %p6, %rd2, %rd3;
 $L_8:
+	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt1, %rd7, %rd5;
+	@%pt1 bra $Lfault_1;
 	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
 	mov.b64 %rd10, %rd17;
@@ -4943,6 +7791,9 @@ $L_8:
 $L_9:
 	setp.lt.s64 %p6, %rd2, %rd3;
 $L_10:
+	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt2, %rd7, %rd5;
+	@%pt2 bra $Lfault_2;
 	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
 	mov.b64 %rd10, %rd17;
@@ -4958,6 +7809,9 @@ $L_10:
 $L_11:
 	setp.lt.s64 %p6, %rd2, %rd3;
 $L_12:
+	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
 	mov.b64 %rd10, %rd17;
@@ -4975,6 +7829,9 @@ $L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_15;
 $L_14:
+	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt4, %rd7, %rd5;
+	@%pt4 bra $Lfault_4;
 	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
 	mov.b64 %rd10, %rd17;
@@ -4990,6 +7847,46 @@ $L_14:
 	bra.uni $L_13;
 $L_15:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Phases_4_param_5];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt5, %rt3, %rt1;
+	@%pt5 exit;
+	st.global.u32 [%rdt2+8], 1769476;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
 }
 
 .visible .entry Spin_0(
@@ -5156,15 +8053,16 @@ $L_22:
 	.param .u64 Helpers_0_param_6,
 	.param .s64 Helpers_0_param_7,
 	.param .u64 Helpers_0_param_8,
-	.param .s64 Helpers_0_param_9
+	.param .s64 Helpers_0_param_9,
+	.param .u64 Helpers_0_param_10
 )
 {
 	.reg .pred %p<91>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<8>;
 	.reg .b32 %r<87>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<90>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<59>;
 
 $L_0:
@@ -5174,13 +8072,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd35, [Helpers_0_param_6];
 	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Helpers_0_param_7];
 	ld.param.u64 %rd39, [Helpers_0_param_8];
 	cvta.to.global.u64 %rd39, %rd39;
+	ld.param.u64 %rd40, [Helpers_0_param_9];
 	ld.param.u64 %rd43, [Helpers_0_param_2];
 	cvta.to.global.u64 %rd43, %rd43;
 	ld.param.u64 %rd44, [Helpers_0_param_3];
 	ld.param.u64 %rd60, [Helpers_0_param_4];
 	cvta.to.global.u64 %rd60, %rd60;
+	ld.param.u64 %rd61, [Helpers_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5240,9 +8141,13 @@ $L_11:
 	mov.b64 %rd29, 0;
 $L_12:
 	mov.b64 %rd33, %rd28;
+	setp.ge.u64 %pt0, %rd7, %rd36;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd34, %rd7, 8, %rd35;
 	st.global.s64 [%rd34], %rd33;
 	mov.b64 %rd37, %rd29;
+	setp.ge.u64 %pt1, %rd7, %rd40;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd38, %rd7, 8, %rd39;
 	st.global.s64 [%rd38], %rd37;
 	add.s64 %rd41, %rd7, 3;
@@ -5250,6 +8155,10 @@ $L_12:
 	@!%p45 bra $L_29;
 $L_13:
 	mov.b64 %rd46, %rd41;
+	setp.gt.u64 %pt2, %rd46, %rd44;
+	@%pt2 bra $Lfault_2;
+	setp.gt.u64 %pt3, %rd7, %rd46;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd47, %rd7, 8, %rd43;
 	sub.s64 %rd48, %rd46, %rd7;
 $L_14:
@@ -5319,12 +8228,16 @@ $L_26:
 $L_27:
 	mov.f64 %fd50, %fd52;
 $L_28:
+	setp.ge.u64 %pt4, %rd7, %rd61;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
 $L_29:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_30:
+	setp.eq.s64 %pt5, %rd27, 0;
+	@%pt5 bra $Lfault_5;
 	mov.b64 %rd77, %rd25;
 	mov.b64 %rd78, %rd27;
 	or.b64 %rd79, %rd77, %rd78;
@@ -5346,15 +8259,60 @@ $L_32:
 	mov.b64 %rd29, %rd32;
 	bra.uni $L_12;
 $L_33:
-	setp.eq.s64 %pt0, %rd27, -1;
-	neg.s64 %rdt1, %rd25;
+	setp.eq.s64 %pt6, %rd27, -1;
+	neg.s64 %rdt3, %rd25;
 	div.s64 %rd75, %rd25, %rd27;
-	selp.b64 %rd75, %rdt1, %rd75, %pt0;
+	selp.b64 %rd75, %rdt3, %rd75, %pt6;
 	mul.lo.s64 %rd87, %rd75, %rd27;
 	sub.s64 %rd76, %rd25, %rd87;
 	bra.uni $L_32;
 $L_34:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd40;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd46;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd46;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd61;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Helpers_0_param_10];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt4+8], 1900544;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Ranges_0(
@@ -5363,7 +8321,8 @@ $L_34:
 	.param .u64 Ranges_0_param_2,
 	.param .s64 Ranges_0_param_3,
 	.param .s64 Ranges_0_param_4,
-	.param .u8 Ranges_0_param_5
+	.param .u8 Ranges_0_param_5,
+	.param .u64 Ranges_0_param_6
 )
 {
 	.reg .pred %p<11>;
@@ -5415,7 +8374,8 @@ $L_7:
 	.param .u64 Ranges_1_param_2,
 	.param .s64 Ranges_1_param_3,
 	.param .s64 Ranges_1_param_4,
-	.param .u8 Ranges_1_param_5
+	.param .u8 Ranges_1_param_5,
+	.param .u64 Ranges_1_param_6
 )
 {
 	.reg .pred %p<11>;
@@ -5467,14 +8427,16 @@ $L_7:
 	.param .u64 Ranges_2_param_2,
 	.param .s64 Ranges_2_param_3,
 	.param .s64 Ranges_2_param_4,
-	.param .u8 Ranges_2_param_5
+	.param .u8 Ranges_2_param_5,
+	.param .u64 Ranges_2_param_6
 )
 {
-	.reg .pred %p<45>;
-	.reg .b32 %r<50>;
-	.reg .b32 %rt<5>;
-	.reg .b64 %rd<51>;
-	.reg .b64 %rdt<1>;
+	.reg .pred %p<47>;
+	.reg .pred %pt<9>;
+	.reg .b32 %r<52>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<54>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd5, [Ranges_2_param_0];
@@ -5509,9 +8471,14 @@ $L_4:
 $L_5:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
+	setp.ge.u64 %pt0, %rd15, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd14, %rd15, 4, %rd5;
 	ld.global.s32 %r16, [%rd14];
 	sub.s32 %r17, %r16, %r13;
+	mov.b64 %rd19, %rd15;
+	setp.ge.u64 %pt1, %rd19, %rd6;
+	@%pt1 bra $Lfault_1;
 	mov.b64 %rd18, %rd14;
 	st.global.s32 [%rd18], %r17;
 $L_6:
@@ -5532,9 +8499,14 @@ $L_9:
 $L_10:
 	mov.b32 %r25, %r23;
 	cvt.u64.u32 %rd27, %r23;
+	setp.ge.u64 %pt2, %rd27, %rd6;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd26, %rd27, 4, %rd5;
 	ld.global.s32 %r28, [%rd26];
 	sub.s32 %r29, %r28, %r25;
+	mov.b64 %rd31, %rd27;
+	setp.ge.u64 %pt3, %rd31, %rd6;
+	@%pt3 bra $Lfault_3;
 	mov.b64 %rd30, %rd26;
 	st.global.s32 [%rd30], %r29;
 $L_11:
@@ -5542,52 +8514,117 @@ $L_11:
 $L_12:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd31, %r8;
-	setp.lt.u64 %p32, %rd4, %rd31;
-	@!%p32 bra $L_22;
+	cvt.u64.u32 %rd32, %r8;
+	setp.lt.u64 %p33, %rd4, %rd32;
+	@!%p33 bra $L_22;
 $L_13:
-	cvt.u32.u64 %r33, %rd4;
+	cvt.u32.u64 %r34, %rd4;
 $L_14:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p34, %r33, %r8;
-	@!%p34 bra $L_22;
+	setp.lt.u32 %p35, %r34, %r8;
+	@!%p35 bra $L_22;
 $L_15:
-	mov.b32 %r35, %r33;
-	cvt.u64.u32 %rd37, %r33;
-	mad.lo.s64 %rd36, %rd37, 4, %rd5;
-	ld.global.s32 %r38, [%rd36];
-	sub.s32 %r39, %r38, %r35;
-	mov.b64 %rd40, %rd36;
-	st.global.s32 [%rd40], %r39;
+	mov.b32 %r36, %r34;
+	cvt.u64.u32 %rd38, %r34;
+	setp.ge.u64 %pt4, %rd38, %rd6;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd37, %rd38, 4, %rd5;
+	ld.global.s32 %r39, [%rd37];
+	sub.s32 %r40, %r39, %r36;
+	mov.b64 %rd42, %rd38;
+	setp.ge.u64 %pt5, %rd42, %rd6;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd41, %rd37;
+	st.global.s32 [%rd41], %r40;
 $L_16:
 	add.u64 %rd4, %rd4, %rd3;
 $L_17:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd41, %r8;
-	setp.lt.u64 %p42, %rd4, %rd41;
-	@!%p42 bra $L_22;
+	cvt.u64.u32 %rd43, %r8;
+	setp.lt.u64 %p44, %rd4, %rd43;
+	@!%p44 bra $L_22;
 $L_18:
-	cvt.u32.u64 %r43, %rd4;
+	cvt.u32.u64 %r45, %rd4;
 $L_19:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p44, %r43, %r8;
-	@!%p44 bra $L_22;
+	setp.lt.u32 %p46, %r45, %r8;
+	@!%p46 bra $L_22;
 $L_20:
-	mov.b32 %r45, %r43;
-	cvt.u64.u32 %rd47, %r43;
-	mad.lo.s64 %rd46, %rd47, 4, %rd5;
-	ld.global.s32 %r48, [%rd46];
-	sub.s32 %r49, %r48, %r45;
-	mov.b64 %rd50, %rd46;
-	st.global.s32 [%rd50], %r49;
+	mov.b32 %r47, %r45;
+	cvt.u64.u32 %rd49, %r45;
+	setp.ge.u64 %pt6, %rd49, %rd6;
+	@%pt6 bra $Lfault_6;
+	mad.lo.s64 %rd48, %rd49, 4, %rd5;
+	ld.global.s32 %r50, [%rd48];
+	sub.s32 %r51, %r50, %r47;
+	mov.b64 %rd53, %rd49;
+	setp.ge.u64 %pt7, %rd53, %rd6;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd52, %rd48;
+	st.global.s32 [%rd52], %r51;
 $L_21:
 	add.u64 %rd4, %rd4, %rd3;
 	bra.uni $L_2;
 $L_22:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd27;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd31;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd49;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd53;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ranges_2_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt3+8], 1966082;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Ranges_3(
@@ -5596,13 +8633,15 @@ $L_22:
 	.param .u64 Ranges_3_param_2,
 	.param .s64 Ranges_3_param_3,
 	.param .s64 Ranges_3_param_4,
-	.param .u8 Ranges_3_param_5
+	.param .u8 Ranges_3_param_5,
+	.param .u64 Ranges_3_param_6
 )
 {
 	.reg .pred %p<17>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<14>;
 
 $L_0:
@@ -5634,6 +8673,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd10, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd10, 4, %rd7;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, 0f40400000;
@@ -5644,6 +8685,26 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd10;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ranges_3_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1966083;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Ranges_4(
@@ -5652,14 +8713,16 @@ $L_6:
 	.param .u64 Ranges_4_param_2,
 	.param .s64 Ranges_4_param_3,
 	.param .s64 Ranges_4_param_4,
-	.param .u8 Ranges_4_param_5
+	.param .u8 Ranges_4_param_5,
+	.param .u64 Ranges_4_param_6
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<16>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd3, [Ranges_4_param_0];
@@ -5693,6 +8756,8 @@ $L_4:
 $L_5:
 	@!%p10 bra $L_7;
 $L_6:
+	setp.ge.u64 %pt0, %rd8, %rd4;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd8, 4, %rd3;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, 1000;
@@ -5703,6 +8768,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, %rd8;
+	mov.b64 %rdt2, %rd4;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ranges_4_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1966084;
+	st.global.u32 [%rdt3+12], %rt6;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
 }
 
 .visible .entry Narrow_0(
@@ -5711,14 +8796,16 @@ $L_8:
 	.param .u64 Narrow_0_param_2,
 	.param .s64 Narrow_0_param_3,
 	.param .u64 Narrow_0_param_4,
-	.param .s64 Narrow_0_param_5
+	.param .s64 Narrow_0_param_5,
+	.param .u64 Narrow_0_param_6
 )
 {
 	.reg .pred %p<38>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<35>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<37>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Narrow_0_param_0];
@@ -5727,8 +8814,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [Narrow_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Narrow_0_param_3];
 	ld.param.u64 %rd23, [Narrow_0_param_4];
 	cvta.to.global.u64 %rd23, %rd23;
+	ld.param.u64 %rd24, [Narrow_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5746,6 +8835,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd8, %rd4, %rd7;
 	ld.global.u8 %r9, [%rd8];
 	mul.lo.u32 %r10, %r9, 3;
@@ -5754,6 +8845,8 @@ $L_4:
 	and.b32 %r11, %r11, 255;
 	mov.b64 %rd12, %rd8;
 	st.global.u8 [%rd12], %r11;
+	setp.ge.u64 %pt1, %rd7, %rd15;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd13, %rd7, 2, %rd14;
 	ld.global.s16 %r16, [%rd13];
 	mov.b32 %r18, %r16;
@@ -5763,6 +8856,8 @@ $L_4:
 	bfe.s32 %r20, %r20, 0, 16;
 	mov.b64 %rd21, %rd13;
 	st.global.s16 [%rd21], %r20;
+	setp.ge.u64 %pt2, %rd7, %rd24;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd22, %rd23, %rd7;
 	ld.global.s8 %r25, [%rd22];
 	neg.s32 %r26, %r25;
@@ -5786,23 +8881,56 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd24;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Narrow_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 2031616;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Empty_0(
 	.param .u64 Empty_0_param_0,
 	.param .s64 Empty_0_param_1,
-	.param .s64 Empty_0_param_2
+	.param .s64 Empty_0_param_2,
+	.param .u64 Empty_0_param_3
 )
 {
 	.reg .pred %p<12>;
-	.reg .b32 %rt<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<11>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.s64 %rd3, [Empty_0_param_2];
 	ld.param.u64 %rd8, [Empty_0_param_0];
 	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Empty_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5824,13 +8952,36 @@ $L_4:
 	setp.lt.s64 %p6, %rd5, 0;
 	@!%p6 bra $L_6;
 $L_5:
-	mov.b32 %rt5, 1;
-	st.global.s32 [%rd7], %rt5;
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd9;
+	@%pt0 bra $Lfault_0;
+	mov.b32 %rt6, 1;
+	st.global.s32 [%rd7], %rt6;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Empty_0_param_3];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 2097152;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt8;
+	exit;
 }
 
 .visible .entry Counted_0(
@@ -5843,14 +8994,16 @@ $L_7:
 	.param .u64 Counted_0_param_6,
 	.param .s64 Counted_0_param_7,
 	.param .u64 Counted_0_param_8,
-	.param .s64 Counted_0_param_9
+	.param .s64 Counted_0_param_9,
+	.param .u64 Counted_0_param_10
 )
 {
 	.reg .pred %p<235>;
+	.reg .pred %pt<18>;
 	.reg .b32 %r<201>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<246>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Counted_0_param_0];
@@ -5859,12 +9012,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Counted_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Counted_0_param_3];
 	ld.param.u64 %rd15, [Counted_0_param_4];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Counted_0_param_5];
 	ld.param.u64 %rd35, [Counted_0_param_6];
 	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Counted_0_param_7];
 	ld.param.u64 %rd54, [Counted_0_param_8];
 	cvta.to.global.u64 %rd54, %rd54;
+	ld.param.u64 %rd55, [Counted_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5882,12 +9039,16 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, 0;
 	mov.b64 %rd13, %rd11;
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 $L_5:
+	setp.ge.u64 %pt1, %rd7, %rd16;
+	@%pt1 bra $Lfault_1;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
 	@!%p18 bra $L_13;
@@ -5897,6 +9058,8 @@ $L_6:
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
 $L_7:
+	setp.ge.u64 %pt2, %rd7, %rd16;
+	@%pt2 bra $Lfault_2;
 	ld.global.s64 %rd104, [%rd14];
 	setp.lt.s64 %p105, %rd13, %rd104;
 	@!%p105 bra $L_13;
@@ -5906,6 +9069,8 @@ $L_8:
 	mov.b64 %rd12, %rd106;
 	mov.b64 %rd13, %rd107;
 $L_9:
+	setp.ge.u64 %pt3, %rd7, %rd16;
+	@%pt3 bra $Lfault_3;
 	ld.global.s64 %rd108, [%rd14];
 	setp.lt.s64 %p109, %rd13, %rd108;
 	@!%p109 bra $L_13;
@@ -5915,6 +9080,8 @@ $L_10:
 	mov.b64 %rd12, %rd110;
 	mov.b64 %rd13, %rd111;
 $L_11:
+	setp.ge.u64 %pt4, %rd7, %rd16;
+	@%pt4 bra $Lfault_4;
 	ld.global.s64 %rd112, [%rd14];
 	setp.lt.s64 %p113, %rd13, %rd112;
 	@!%p113 bra $L_13;
@@ -5925,6 +9092,8 @@ $L_12:
 	mov.b64 %rd13, %rd115;
 	bra.uni $L_5;
 $L_13:
+	setp.ge.u64 %pt5, %rd7, %rd16;
+	@%pt5 bra $Lfault_5;
 	mov.b64 %rd21, %rd14;
 	ld.global.s64 %rd22, [%rd21];
 	and.b64 %rd23, %rd22, 15;
@@ -5991,6 +9160,8 @@ $L_26:
 $L_27:
 	mov.b64 %rd28, %rd31;
 $L_28:
+	setp.ge.u64 %pt6, %rd7, %rd36;
+	@%pt6 bra $Lfault_6;
 	add.s64 %rd34, %rd35, %rd7;
 	ld.global.s8 %r37, [%rd34];
 	mov.b64 %rd38, %rd28;
@@ -6051,6 +9222,8 @@ $L_40:
 	mov.b32 %r39, %r43;
 	bra.uni $L_39;
 $L_41:
+	setp.ge.u64 %pt7, %rd7, %rd36;
+	@%pt7 bra $Lfault_7;
 	mov.b64 %rd44, %rd34;
 	ld.global.s8 %r45, [%rd44];
 	mov.b64 %rd46, %rd38;
@@ -6101,12 +9274,16 @@ $L_49:
 	mov.b32 %r47, %r137;
 	bra.uni $L_42;
 $L_50:
+	setp.ge.u64 %pt8, %rd7, %rd55;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
 	mov.b64 %rd59, %rd53;
 $L_51:
+	setp.ge.u64 %pt9, %rd7, %rd55;
+	@%pt9 bra $Lfault_9;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
 	setp.lt.u32 %p62, %r58, %r61;
@@ -6121,6 +9298,8 @@ $L_53:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_54:
+	setp.ge.u64 %pt10, %rd7, %rd55;
+	@%pt10 bra $Lfault_10;
 	ld.global.u32 %r138, [%rd59];
 	add.u32 %r139, %r138, 7;
 	setp.lt.u32 %p140, %r58, %r139;
@@ -6135,6 +9314,8 @@ $L_56:
 	mov.b64 %rd57, %rd142;
 	mov.b32 %r58, %r143;
 $L_57:
+	setp.ge.u64 %pt11, %rd7, %rd55;
+	@%pt11 bra $Lfault_11;
 	ld.global.u32 %r145, [%rd59];
 	add.u32 %r146, %r145, 7;
 	setp.lt.u32 %p147, %r58, %r146;
@@ -6149,6 +9330,8 @@ $L_59:
 	mov.b64 %rd57, %rd149;
 	mov.b32 %r58, %r150;
 $L_60:
+	setp.ge.u64 %pt12, %rd7, %rd55;
+	@%pt12 bra $Lfault_12;
 	ld.global.u32 %r152, [%rd59];
 	add.u32 %r153, %r152, 7;
 	setp.lt.u32 %p154, %r58, %r153;
@@ -6168,6 +9351,8 @@ $L_63:
 	mov.b32 %r67, 0;
 	mov.b64 %rd69, %rd53;
 $L_64:
+	setp.ge.u64 %pt13, %rd7, %rd55;
+	@%pt13 bra $Lfault_13;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
 	sub.u32 %r89, %r70, %r88;
@@ -6187,6 +9372,8 @@ $L_65:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_66:
+	setp.ge.u64 %pt14, %rd7, %rd55;
+	@%pt14 bra $Lfault_14;
 	ld.global.u32 %r159, [%rd69];
 	mul.hi.u32 %r166, %r159, 991146300;
 	sub.u32 %r167, %r159, %r166;
@@ -6206,6 +9393,8 @@ $L_67:
 	mov.b64 %rd66, %rd164;
 	mov.b32 %r67, %r165;
 $L_68:
+	setp.ge.u64 %pt15, %rd7, %rd55;
+	@%pt15 bra $Lfault_15;
 	ld.global.u32 %r173, [%rd69];
 	mul.hi.u32 %r180, %r173, 991146300;
 	sub.u32 %r181, %r173, %r180;
@@ -6225,6 +9414,8 @@ $L_69:
 	mov.b64 %rd66, %rd178;
 	mov.b32 %r67, %r179;
 $L_70:
+	setp.ge.u64 %pt16, %rd7, %rd55;
+	@%pt16 bra $Lfault_16;
 	ld.global.u32 %r187, [%rd69];
 	mul.hi.u32 %r194, %r187, 991146300;
 	sub.u32 %r195, %r187, %r194;
@@ -6347,6 +9538,106 @@ $L_87:
 	bra.uni $L_28;
 $L_88:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Counted_0_param_10];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt17, %rt8, %rt6;
+	@%pt17 exit;
+	st.global.u32 [%rdt3+8], 2162688;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Fill_0(
@@ -6400,13 +9691,15 @@ $L_7:
 	.param .u64 AddOne_0_param_0,
 	.param .s64 AddOne_0_param_1,
 	.param .u64 AddOne_0_param_2,
-	.param .s64 AddOne_0_param_3
+	.param .s64 AddOne_0_param_3,
+	.param .u64 AddOne_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<16>;
 
 $L_0:
@@ -6416,6 +9709,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [AddOne_0_param_2];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [AddOne_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6436,6 +9730,8 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
 	add.rn.f32 %f15, %f14, 0f3F800000;
@@ -6446,6 +9742,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [AddOne_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2293760;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Accumulate_0(
@@ -6772,36 +10088,39 @@ $L_10:
 	ret;
 }
 
-.visible .entry Window_0(
-	.param .u64 Window_0_param_0,
-	.param .s64 Window_0_param_1,
-	.param .u64 Window_0_param_2,
-	.param .s64 Window_0_param_3,
-	.param .u64 Window_0_param_4,
-	.param .s64 Window_0_param_5,
-	.param .s64 Window_0_param_6,
-	.param .s64 Window_0_param_7
+.visible .entry ClampedWindow_0(
+	.param .u64 ClampedWindow_0_param_0,
+	.param .s64 ClampedWindow_0_param_1,
+	.param .u64 ClampedWindow_0_param_2,
+	.param .s64 ClampedWindow_0_param_3,
+	.param .u64 ClampedWindow_0_param_4,
+	.param .s64 ClampedWindow_0_param_5,
+	.param .s64 ClampedWindow_0_param_6,
+	.param .s64 ClampedWindow_0_param_7,
+	.param .u64 ClampedWindow_0_param_8
 )
 {
 	.reg .pred %p<339>;
-	.reg .pred %pt<9>;
+	.reg .pred %pt<28>;
 	.reg .b32 %r<344>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<345>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f32 %f<198>;
 
 $L_0:
-	ld.param.u64 %rd4, [Window_0_param_0];
+	ld.param.u64 %rd4, [ClampedWindow_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
-	ld.param.u64 %rd5, [Window_0_param_1];
+	ld.param.u64 %rd5, [ClampedWindow_0_param_1];
 	mov.b64 %rd3, %rd5;
-	ld.param.s64 %rd12, [Window_0_param_6];
-	ld.param.s64 %rd22, [Window_0_param_7];
-	ld.param.u64 %rd40, [Window_0_param_2];
+	ld.param.s64 %rd12, [ClampedWindow_0_param_6];
+	ld.param.s64 %rd22, [ClampedWindow_0_param_7];
+	ld.param.u64 %rd40, [ClampedWindow_0_param_2];
 	cvta.to.global.u64 %rd40, %rd40;
-	ld.param.u64 %rd50, [Window_0_param_4];
+	ld.param.u64 %rd41, [ClampedWindow_0_param_3];
+	ld.param.u64 %rd50, [ClampedWindow_0_param_4];
 	cvta.to.global.u64 %rd50, %rd50;
+	ld.param.u64 %rd51, [ClampedWindow_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6828,6 +10147,8 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
+	setp.eq.s64 %pt0, %rd12, 0;
+	@%pt0 bra $Lfault_0;
 	mov.b64 %rd334, %rd9;
 	mov.b64 %rd335, %rd12;
 	or.b64 %rd336, %rd334, %rd335;
@@ -6861,6 +10182,8 @@ $L_11:
 	min.s64 %rd36, %rd34, %rd35;
 	mul.lo.s64 %rd37, %rd23, %rd12;
 	add.s64 %rd38, %rd37, %rd36;
+	setp.ge.u64 %pt1, %rd38, %rd41;
+	@%pt1 bra $Lfault_1;
 	add.s64 %rd39, %rd40, %rd38;
 	ld.global.u8 %r42, [%rd39];
 	cvt.u64.u32 %rd43, %r42;
@@ -6874,6 +10197,8 @@ $L_13:
 	min.s64 %rd80, %rd78, %rd79;
 	mov.b64 %rd81, %rd37;
 	add.s64 %rd82, %rd81, %rd80;
+	setp.ge.u64 %pt2, %rd82, %rd41;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd83, %rd40, %rd82;
 	ld.global.u8 %r84, [%rd83];
 	cvt.u64.u32 %rd85, %r84;
@@ -6887,6 +10212,8 @@ $L_15:
 	min.s64 %rd92, %rd90, %rd91;
 	mov.b64 %rd93, %rd37;
 	add.s64 %rd94, %rd93, %rd92;
+	setp.ge.u64 %pt3, %rd94, %rd41;
+	@%pt3 bra $Lfault_3;
 	add.s64 %rd95, %rd40, %rd94;
 	ld.global.u8 %r96, [%rd95];
 	cvt.u64.u32 %rd97, %r96;
@@ -6906,6 +10233,8 @@ $L_20:
 	mov.b64 %rd210, %rd36;
 	mul.lo.s64 %rd211, %rd204, %rd12;
 	add.s64 %rd212, %rd211, %rd210;
+	setp.ge.u64 %pt4, %rd212, %rd41;
+	@%pt4 bra $Lfault_4;
 	add.s64 %rd213, %rd40, %rd212;
 	ld.global.u8 %r214, [%rd213];
 	cvt.u64.u32 %rd215, %r214;
@@ -6916,6 +10245,8 @@ $L_22:
 	mov.b64 %rd224, %rd80;
 	mov.b64 %rd225, %rd211;
 	add.s64 %rd226, %rd225, %rd224;
+	setp.ge.u64 %pt5, %rd226, %rd41;
+	@%pt5 bra $Lfault_5;
 	add.s64 %rd227, %rd40, %rd226;
 	ld.global.u8 %r228, [%rd227];
 	cvt.u64.u32 %rd229, %r228;
@@ -6926,6 +10257,8 @@ $L_24:
 	mov.b64 %rd236, %rd92;
 	mov.b64 %rd237, %rd211;
 	add.s64 %rd238, %rd237, %rd236;
+	setp.ge.u64 %pt6, %rd238, %rd41;
+	@%pt6 bra $Lfault_6;
 	add.s64 %rd239, %rd40, %rd238;
 	ld.global.u8 %r240, [%rd239];
 	cvt.u64.u32 %rd241, %r240;
@@ -6945,6 +10278,8 @@ $L_29:
 	mov.b64 %rd254, %rd36;
 	mul.lo.s64 %rd255, %rd248, %rd12;
 	add.s64 %rd256, %rd255, %rd254;
+	setp.ge.u64 %pt7, %rd256, %rd41;
+	@%pt7 bra $Lfault_7;
 	add.s64 %rd257, %rd40, %rd256;
 	ld.global.u8 %r258, [%rd257];
 	cvt.u64.u32 %rd259, %r258;
@@ -6955,6 +10290,8 @@ $L_31:
 	mov.b64 %rd268, %rd80;
 	mov.b64 %rd269, %rd255;
 	add.s64 %rd270, %rd269, %rd268;
+	setp.ge.u64 %pt8, %rd270, %rd41;
+	@%pt8 bra $Lfault_8;
 	add.s64 %rd271, %rd40, %rd270;
 	ld.global.u8 %r272, [%rd271];
 	cvt.u64.u32 %rd273, %r272;
@@ -6965,6 +10302,8 @@ $L_33:
 	mov.b64 %rd280, %rd92;
 	mov.b64 %rd281, %rd255;
 	add.s64 %rd282, %rd281, %rd280;
+	setp.ge.u64 %pt9, %rd282, %rd41;
+	@%pt9 bra $Lfault_9;
 	add.s64 %rd283, %rd40, %rd282;
 	ld.global.u8 %r284, [%rd283];
 	cvt.u64.u32 %rd285, %r284;
@@ -6976,82 +10315,98 @@ $L_35:
 $L_36:
 	mov.f32 %f29, 0f00000000;
 $L_37:
+	setp.ge.u64 %pt10, %rd9, %rd51;
+	@%pt10 bra $Lfault_10;
 	mad.lo.s64 %rd49, %rd9, 4, %rd50;
 	ld.global.f32 %f52, [%rd49];
 	mul.rn.f32 %f57, %f52, 0f3F400000;
 	sub.rn.f32 %f58, %f57, 0f3F800000;
-	setp.gtu.f32 %pt0, %f58, 0f00000000;
-	selp.f32 %f59, %f58, 0f00000000, %pt0;
+	setp.gtu.f32 %pt11, %f58, 0f00000000;
+	selp.f32 %f59, %f58, 0f00000000, %pt11;
 	add.rn.f32 %f60, 0f00000000, %f59;
 $L_38:
 	mov.f32 %f29, %f60;
 $L_39:
+	setp.ge.u64 %pt12, %rd9, %rd51;
+	@%pt12 bra $Lfault_11;
 	mov.b64 %rd112, %rd49;
 	ld.global.f32 %f113, [%rd112];
 	mul.rn.f32 %f118, %f113, 0f3F500000;
 	sub.rn.f32 %f119, %f118, 0f3F800000;
-	setp.gtu.f32 %pt1, %f119, 0f00000000;
-	selp.f32 %f120, %f119, 0f00000000, %pt1;
+	setp.gtu.f32 %pt13, %f119, 0f00000000;
+	selp.f32 %f120, %f119, 0f00000000, %pt13;
 	add.rn.f32 %f60, %f29, %f120;
 $L_40:
 	mov.f32 %f29, %f60;
 $L_41:
+	setp.ge.u64 %pt14, %rd9, %rd51;
+	@%pt14 bra $Lfault_12;
 	mov.b64 %rd123, %rd49;
 	ld.global.f32 %f124, [%rd123];
 	mul.rn.f32 %f129, %f124, 0f3F600000;
 	sub.rn.f32 %f130, %f129, 0f3F800000;
-	setp.gtu.f32 %pt2, %f130, 0f00000000;
-	selp.f32 %f131, %f130, 0f00000000, %pt2;
+	setp.gtu.f32 %pt15, %f130, 0f00000000;
+	selp.f32 %f131, %f130, 0f00000000, %pt15;
 	add.rn.f32 %f60, %f29, %f131;
 $L_42:
 	mov.f32 %f29, %f60;
 $L_43:
+	setp.ge.u64 %pt16, %rd9, %rd51;
+	@%pt16 bra $Lfault_13;
 	mov.b64 %rd134, %rd49;
 	ld.global.f32 %f135, [%rd134];
 	mul.rn.f32 %f140, %f135, 0f3F700000;
 	sub.rn.f32 %f141, %f140, 0f3F800000;
-	setp.gtu.f32 %pt3, %f141, 0f00000000;
-	selp.f32 %f142, %f141, 0f00000000, %pt3;
+	setp.gtu.f32 %pt17, %f141, 0f00000000;
+	selp.f32 %f142, %f141, 0f00000000, %pt17;
 	add.rn.f32 %f60, %f29, %f142;
 $L_44:
 	mov.f32 %f29, %f60;
 $L_45:
+	setp.ge.u64 %pt18, %rd9, %rd51;
+	@%pt18 bra $Lfault_14;
 	mov.b64 %rd145, %rd49;
 	ld.global.f32 %f146, [%rd145];
 	mul.rn.f32 %f151, %f146, 0f3F800000;
 	sub.rn.f32 %f152, %f151, 0f3F800000;
-	setp.gtu.f32 %pt4, %f152, 0f00000000;
-	selp.f32 %f153, %f152, 0f00000000, %pt4;
+	setp.gtu.f32 %pt19, %f152, 0f00000000;
+	selp.f32 %f153, %f152, 0f00000000, %pt19;
 	add.rn.f32 %f60, %f29, %f153;
 $L_46:
 	mov.f32 %f29, %f60;
 $L_47:
+	setp.ge.u64 %pt20, %rd9, %rd51;
+	@%pt20 bra $Lfault_15;
 	mov.b64 %rd156, %rd49;
 	ld.global.f32 %f157, [%rd156];
 	mul.rn.f32 %f162, %f157, 0f3F880000;
 	sub.rn.f32 %f163, %f162, 0f3F800000;
-	setp.gtu.f32 %pt5, %f163, 0f00000000;
-	selp.f32 %f164, %f163, 0f00000000, %pt5;
+	setp.gtu.f32 %pt21, %f163, 0f00000000;
+	selp.f32 %f164, %f163, 0f00000000, %pt21;
 	add.rn.f32 %f60, %f29, %f164;
 $L_48:
 	mov.f32 %f29, %f60;
 $L_49:
+	setp.ge.u64 %pt22, %rd9, %rd51;
+	@%pt22 bra $Lfault_16;
 	mov.b64 %rd167, %rd49;
 	ld.global.f32 %f168, [%rd167];
 	mul.rn.f32 %f173, %f168, 0f3F900000;
 	sub.rn.f32 %f174, %f173, 0f3F800000;
-	setp.gtu.f32 %pt6, %f174, 0f00000000;
-	selp.f32 %f175, %f174, 0f00000000, %pt6;
+	setp.gtu.f32 %pt23, %f174, 0f00000000;
+	selp.f32 %f175, %f174, 0f00000000, %pt23;
 	add.rn.f32 %f60, %f29, %f175;
 $L_50:
 	mov.f32 %f29, %f60;
 $L_51:
+	setp.ge.u64 %pt24, %rd9, %rd51;
+	@%pt24 bra $Lfault_17;
 	mov.b64 %rd178, %rd49;
 	ld.global.f32 %f179, [%rd178];
 	mul.rn.f32 %f184, %f179, 0f3F980000;
 	sub.rn.f32 %f185, %f184, 0f3F800000;
-	setp.gtu.f32 %pt7, %f185, 0f00000000;
-	selp.f32 %f186, %f185, 0f00000000, %pt7;
+	setp.gtu.f32 %pt25, %f185, 0f00000000;
+	selp.f32 %f186, %f185, 0f00000000, %pt25;
 	add.rn.f32 %f60, %f29, %f186;
 $L_52:
 	mov.f32 %f31, %f60;
@@ -7074,29 +10429,136 @@ $L_54:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_55:
-	setp.eq.s64 %pt8, %rd12, -1;
-	neg.s64 %rdt1, %rd9;
+	setp.eq.s64 %pt26, %rd12, -1;
+	neg.s64 %rdt3, %rd9;
 	div.s64 %rd332, %rd9, %rd12;
-	selp.b64 %rd332, %rdt1, %rd332, %pt8;
+	selp.b64 %rd332, %rdt3, %rd332, %pt26;
 	mul.lo.s64 %rd344, %rd332, %rd12;
 	sub.s64 %rd333, %rd9, %rd344;
 	bra.uni $L_7;
 $L_56:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd82;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd94;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd212;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd226;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd238;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd256;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd270;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd282;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd51;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd51;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd51;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd51;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd51;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd51;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd51;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd51;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [ClampedWindow_0_param_8];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt27, %rt8, %rt6;
+	@%pt27 exit;
+	st.global.u32 [%rdt4+8], 2555904;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Rounds_0(
 	.param .u64 Rounds_0_param_0,
 	.param .s64 Rounds_0_param_1,
 	.param .u64 Rounds_0_param_2,
-	.param .s64 Rounds_0_param_3
+	.param .s64 Rounds_0_param_3,
+	.param .u64 Rounds_0_param_4
 )
 {
 	.reg .pred %p<28>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<27>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<23>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Rounds_0_param_0];
@@ -7105,6 +10567,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Rounds_0_param_2];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Rounds_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -7125,6 +10588,8 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.u64 %rd14, [%rd11];
 	mov.b64 %rd15, %rd14;
@@ -7197,6 +10662,26 @@ $L_19:
 	bra.uni $L_2;
 $L_20:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Rounds_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2621440;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry TwoBlocks_0(
@@ -7459,13 +10944,15 @@ $L_7:
 	.param .u64 ComputeAB_0_param_2,
 	.param .s64 ComputeAB_0_param_3,
 	.param .s64 ComputeAB_0_param_4,
-	.param .f32 ComputeAB_0_param_5
+	.param .f32 ComputeAB_0_param_5,
+	.param .u64 ComputeAB_0_param_6
 )
 {
 	.reg .pred %p<22>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<31>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
 $L_0:
@@ -7473,6 +10960,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_0_param_0];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_0_param_1];
 	ld.param.f32 %f17, [ComputeAB_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -7486,6 +10974,7 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 	mov.f32 %f16, %f17;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
@@ -7508,6 +10997,8 @@ $L_4:
 	mov.f32 %f12, %f15;
 $L_5:
 	mul.rn.f32 %f18, %f12, %f16;
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd19, %rd6, 4, %rd7;
 	st.global.f32 [%rd19], %f18;
 $L_6:
@@ -7515,6 +11006,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2818048;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry ComputeAB_1(
@@ -7523,13 +11034,15 @@ $L_7:
 	.param .u64 ComputeAB_1_param_2,
 	.param .s64 ComputeAB_1_param_3,
 	.param .s64 ComputeAB_1_param_4,
-	.param .f32 ComputeAB_1_param_5
+	.param .f32 ComputeAB_1_param_5,
+	.param .u64 ComputeAB_1_param_6
 )
 {
 	.reg .pred %p<24>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<33>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<21>;
 
 $L_0:
@@ -7537,6 +11050,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_1_param_2];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_1_param_3];
 	ld.param.f32 %f19, [ComputeAB_1_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -7550,6 +11064,7 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 	mov.f32 %f18, %f19;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
@@ -7574,6 +11089,8 @@ $L_4:
 	mov.f32 %f12, %f17;
 $L_5:
 	mul.rn.f32 %f20, %f12, %f18;
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd21, %rd6, 4, %rd7;
 	st.global.f32 [%rd21], %f20;
 $L_6:
@@ -7581,6 +11098,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_1_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2818049;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Combine_0(
@@ -7589,13 +11126,15 @@ $L_7:
 	.param .u64 Combine_0_param_2,
 	.param .s64 Combine_0_param_3,
 	.param .u64 Combine_0_param_4,
-	.param .s64 Combine_0_param_5
+	.param .s64 Combine_0_param_5,
+	.param .u64 Combine_0_param_6
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
 $L_0:
@@ -7605,8 +11144,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Combine_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Combine_0_param_1];
 	ld.param.u64 %rd16, [Combine_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Combine_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -7627,8 +11168,12 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 4, %rd16;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
@@ -7639,6 +11184,31 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Combine_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2883584;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry EightBlocks_0(
@@ -8928,21 +12498,49 @@ $L_21:
 	.param .s64 MixedTop_0_param_3,
 	.param .u64 MixedTop_0_param_4,
 	.param .s64 MixedTop_0_param_5,
-	.param .s64 MixedTop_0_param_6
+	.param .s64 MixedTop_0_param_6,
+	.param .u64 MixedTop_0_param_7
 )
 {
-	.reg .b32 %rt<1>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd3, [MixedTop_0_param_4];
 	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [MixedTop_0_param_5];
 $L_1:
 	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd1;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd5, %rd0, 0;
-	mov.b32 %rt0, 1;
-	st.global.s32 [%rd5], %rt0;
+	mov.b32 %rt1, 1;
+	st.global.s32 [%rd5], %rt1;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MixedTop_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt2, [%rdt3];
+	add.u32 %rt3, %rt2, 1;
+	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
+	setp.ne.u32 %pt1, %rt4, %rt2;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3014656;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt3;
+	exit;
 }
 
 .visible .entry MixedTop_1(
@@ -8952,14 +12550,16 @@ $L_1:
 	.param .s64 MixedTop_1_param_3,
 	.param .u64 MixedTop_1_param_4,
 	.param .s64 MixedTop_1_param_5,
-	.param .s64 MixedTop_1_param_6
+	.param .s64 MixedTop_1_param_6,
+	.param .u64 MixedTop_1_param_7
 )
 {
 	.reg .pred %p<29>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<26>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<28>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.s64 %rd5, [MixedTop_1_param_6];
@@ -8972,6 +12572,7 @@ $L_0:
 	min.s64 %rd3, %rd4, %rd6;
 	ld.param.u64 %rd21, [MixedTop_1_param_4];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [MixedTop_1_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -8984,7 +12585,9 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd14, %rd10;
+	mov.b64 %rd15, %rd11;
 	mov.b64 %rd18, %rd21;
+	mov.b64 %rd19, %rd22;
 	add.s64 %rd23, %rd18, 0;
 $L_2:
 	setp.lt.s64 %p12, %rd2, %rd3;
@@ -8993,8 +12596,13 @@ $L_3:
 	mov.b64 %rd13, %rd2;
 $L_4:
 	cvt.u32.u64 %r17, %rd13;
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd19;
+	@%pt0 bra $Lfault_0;
 	ld.global.s32 %r24, [%rd23];
 	add.s32 %r25, %r17, %r24;
+	setp.ge.u64 %pt1, %rd13, %rd15;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd26, %rd13, 4, %rd14;
 	st.global.s32 [%rd26], %r25;
 $L_5:
@@ -9002,6 +12610,31 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd19;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, %rd13;
+	mov.b64 %rdt3, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [MixedTop_1_param_7];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 3014657;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry MixedTop_2(
@@ -9011,21 +12644,49 @@ $L_6:
 	.param .s64 MixedTop_2_param_3,
 	.param .u64 MixedTop_2_param_4,
 	.param .s64 MixedTop_2_param_5,
-	.param .s64 MixedTop_2_param_6
+	.param .s64 MixedTop_2_param_6,
+	.param .u64 MixedTop_2_param_7
 )
 {
-	.reg .b32 %rt<1>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd3, [MixedTop_2_param_2];
 	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [MixedTop_2_param_3];
 $L_1:
 	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd1;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd5, %rd0, 0;
-	mov.b32 %rt0, 7;
-	st.global.s32 [%rd5], %rt0;
+	mov.b32 %rt1, 7;
+	st.global.s32 [%rd5], %rt1;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MixedTop_2_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt2, [%rdt3];
+	add.u32 %rt3, %rt2, 1;
+	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
+	setp.ne.u32 %pt1, %rt4, %rt2;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3014658;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt3;
+	exit;
 }
 
 .visible .entry MixedTop_3(
@@ -9035,7 +12696,8 @@ $L_1:
 	.param .s64 MixedTop_3_param_3,
 	.param .u64 MixedTop_3_param_4,
 	.param .s64 MixedTop_3_param_5,
-	.param .s64 MixedTop_3_param_6
+	.param .s64 MixedTop_3_param_6,
+	.param .u64 MixedTop_3_param_7
 )
 {
 	.reg .pred %p<12>;
@@ -9089,31 +12751,80 @@ $L_7:
 	.param .s64 MixedTop_4_param_3,
 	.param .u64 MixedTop_4_param_4,
 	.param .s64 MixedTop_4_param_5,
-	.param .s64 MixedTop_4_param_6
+	.param .s64 MixedTop_4_param_6,
+	.param .u64 MixedTop_4_param_7
 )
 {
+	.reg .pred %pt<4>;
 	.reg .b32 %r<20>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd3, [MixedTop_4_param_4];
 	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [MixedTop_4_param_5];
 	ld.param.u64 %rd8, [MixedTop_4_param_0];
 	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [MixedTop_4_param_1];
 	ld.param.u64 %rd15, [MixedTop_4_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [MixedTop_4_param_3];
 $L_1:
 	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd8;
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd6;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd10, %rd5, 0;
 	ld.global.s32 %r11, [%rd10];
 	mov.b64 %rd12, %rd15;
+	mov.b64 %rd13, %rd16;
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt1, %rdt3, %rd13;
+	@%pt1 bra $Lfault_1;
 	add.s64 %rd17, %rd12, 0;
 	ld.global.s32 %r18, [%rd17];
 	add.s32 %r19, %r11, %r18;
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt2, %rdt4, %rd1;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd20, %rd0, 0;
 	st.global.s32 [%rd20], %r19;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 5;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [MixedTop_4_param_7];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt5];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt3, %rt3, %rt1;
+	@%pt3 exit;
+	st.global.u32 [%rdt5+8], 3014660;
+	st.global.u32 [%rdt5+12], %rt0;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt2;
+	exit;
 }
 
 .visible .entry MixedTop_5(
@@ -9123,14 +12834,16 @@ $L_1:
 	.param .s64 MixedTop_5_param_3,
 	.param .u64 MixedTop_5_param_4,
 	.param .s64 MixedTop_5_param_5,
-	.param .s64 MixedTop_5_param_6
+	.param .s64 MixedTop_5_param_6,
+	.param .u64 MixedTop_5_param_7
 )
 {
 	.reg .pred %p<12>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<25>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd6, [MixedTop_5_param_2];
@@ -9138,6 +12851,7 @@ $L_0:
 	ld.param.u64 %rd7, [MixedTop_5_param_3];
 	ld.param.u64 %rd18, [MixedTop_5_param_4];
 	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [MixedTop_5_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -9151,6 +12865,7 @@ $L_1:
 	add.s64 %rd2, %rd0, 1;
 	mov.b64 %rd12, %rd6;
 	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
 	add.s64 %rd20, %rd15, 0;
 $L_2:
 	mov.b64 %rd4, %rd7;
@@ -9165,6 +12880,9 @@ $L_4:
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_7;
 $L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd16;
+	@%pt0 bra $Lfault_0;
 	ld.global.s32 %r21, [%rd20];
 	mad.lo.s64 %rd22, %rd10, 4, %rd12;
 	ld.global.s32 %r23, [%rd22];
@@ -9176,6 +12894,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd16;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [MixedTop_5_param_7];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 3014661;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry MixedTop_6(
@@ -9185,7 +12923,8 @@ $L_7:
 	.param .s64 MixedTop_6_param_3,
 	.param .u64 MixedTop_6_param_4,
 	.param .s64 MixedTop_6_param_5,
-	.param .s64 MixedTop_6_param_6
+	.param .s64 MixedTop_6_param_6,
+	.param .u64 MixedTop_6_param_7
 )
 {
 	.reg .pred %p<14>;
@@ -9240,14 +12979,16 @@ $L_7:
 	.param .s64 MixedTop_7_param_3,
 	.param .u64 MixedTop_7_param_4,
 	.param .s64 MixedTop_7_param_5,
-	.param .s64 MixedTop_7_param_6
+	.param .s64 MixedTop_7_param_6,
+	.param .u64 MixedTop_7_param_7
 )
 {
 	.reg .pred %p<12>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<30>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<32>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd6, [MixedTop_7_param_4];
@@ -9255,8 +12996,10 @@ $L_0:
 	ld.param.u64 %rd7, [MixedTop_7_param_5];
 	ld.param.u64 %rd18, [MixedTop_7_param_0];
 	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [MixedTop_7_param_1];
 	ld.param.u64 %rd25, [MixedTop_7_param_2];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [MixedTop_7_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -9270,7 +13013,9 @@ $L_1:
 	add.s64 %rd2, %rd0, 1;
 	mov.b64 %rd12, %rd6;
 	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
 	mov.b64 %rd22, %rd25;
+	mov.b64 %rd23, %rd26;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -9284,8 +13029,12 @@ $L_4:
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd10, %rd16;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd20, %rd10, 4, %rd15;
 	ld.global.s32 %r21, [%rd20];
+	setp.ge.u64 %pt1, %rd10, %rd23;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd27, %rd10, 4, %rd22;
 	ld.global.s32 %r28, [%rd27];
 	sub.s32 %r29, %r21, %r28;
@@ -9296,11 +13045,7679 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd10;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd10;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MixedTop_7_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3014663;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Sum_0(
+	.param .u64 Sum_0_param_0,
+	.param .s64 Sum_0_param_1,
+	.param .u64 Sum_0_param_2,
+	.param .s64 Sum_0_param_3,
+	.param .u64 Sum_0_param_4,
+	.param .u64 Sum_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<90>;
+	.reg .b32 %rt<21>;
+	.reg .b64 %rd<88>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<87>;
+
+$L_0:
+	ld.param.u64 %rd5, [Sum_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Sum_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd61, [Sum_0_param_4];
+	cvta.to.global.u64 %rd61, %rd61;
+$L_1:
+	mov.f32 %f0, 0f80000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd23, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd24, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt9, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.rn.f32 %f0, %f0, %f31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt10, %rd30;
+	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
+$L_30:
+	add.rn.f32 %f0, %f0, %f66;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt11, %rd30;
+	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
+$L_33:
+	add.rn.f32 %f0, %f0, %f70;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt12, %rd30;
+	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
+$L_36:
+	add.rn.f32 %f0, %f0, %f74;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f32 [%rd39], %f0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd42, %rt13;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.f32 %f0, [%rd47];
+$L_43:
+	mov.b64 %rd48, %rd26;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd49, %rt14;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt15, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt15, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.rn.f32 %f0, %f0, %f53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt16, %rd52;
+	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
+$L_48:
+	add.rn.f32 %f0, %f0, %f78;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt17, %rd52;
+	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
+$L_51:
+	add.rn.f32 %f0, %f0, %f82;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt18, %rd52;
+	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
+$L_54:
+	add.rn.f32 %f0, %f0, %f86;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
+$L_56:
+	mov.pred %p57, %p35;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt19;
+	mov.b64 %rd59, %rd58;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.f32 [%rd62], %f0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt20;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	ret;
+$L_60:
+	mov.f32 %f0, 0f80000000;
+	bra.uni $L_43;
+}
+
+.visible .entry Sum_1(
+	.param .u64 Sum_1_param_0,
+	.param .s64 Sum_1_param_1,
+	.param .u64 Sum_1_param_2,
+	.param .s64 Sum_1_param_3,
+	.param .u64 Sum_1_param_4,
+	.param .u64 Sum_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<85>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<83>;
+	.reg .f32 %f<82>;
+
+$L_0:
+	ld.param.u64 %rd0, [Sum_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f32 %f5, 0f80000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mov.b64 %rd9, %rd50;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_4:
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
+$L_5:
+	mov.b64 %rd53, %rd50;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f5, %f5, %f54;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_6:
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
+$L_7:
+	mov.b64 %rd56, %rd50;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f5, %f5, %f57;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_8:
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
+$L_9:
+	mov.b64 %rd59, %rd50;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f5, %f5, %f60;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f32 %f5, %f5, %f19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
+$L_15:
+	add.rn.f32 %f5, %f5, %f61;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
+$L_18:
+	add.rn.f32 %f5, %f5, %f65;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
+$L_21:
+	add.rn.f32 %f5, %f5, %f69;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f32 [%rd27], %f5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f32 %f5, [%rd35];
+$L_28:
+	mov.b64 %rd36, %rd14;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f32 %f5, %f5, %f41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
+$L_33:
+	add.rn.f32 %f5, %f5, %f73;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
+$L_36:
+	add.rn.f32 %f5, %f5, %f77;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
+$L_39:
+	add.rn.f32 %f5, %f5, %f81;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
+$L_41:
+	mov.pred %p45, %p23;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f32 %f46, %f5, 0f00000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f32 [%rd47], %f46;
+$L_43:
+	ret;
+$L_44:
+	mov.f32 %f5, 0f80000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Sum_2(
+	.param .u64 Sum_2_param_0,
+	.param .s64 Sum_2_param_1,
+	.param .u64 Sum_2_param_2,
+	.param .s64 Sum_2_param_3,
+	.param .u64 Sum_2_param_4,
+	.param .u64 Sum_2_param_5
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [Sum_2_param_2];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Sum_2_param_3];
+	ld.param.u64 %rd3, [Sum_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.f32 %f5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.f32 [%rd0], %f5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Sum_2_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3080194;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry IntStats_0(
+	.param .u64 IntStats_0_param_0,
+	.param .s64 IntStats_0_param_1,
+	.param .u64 IntStats_0_param_2,
+	.param .s64 IntStats_0_param_3,
+	.param .u64 IntStats_0_param_4,
+	.param .u64 IntStats_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[2560];
+	.reg .pred %p<299>;
+	.reg .b32 %r<296>;
+	.reg .b32 %rt<130>;
+	.reg .b64 %rd<297>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd14, [IntStats_0_param_0];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [IntStats_0_param_1];
+	mov.b64 %rd13, %rd15;
+	ld.param.u64 %rd180, [IntStats_0_param_4];
+	cvta.to.global.u64 %rd180, %rd180;
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.b64 %rd1, 0;
+	mov.b32 %r2, 0;
+	mov.b32 %r3, 1;
+	mov.b32 %r4, 65535;
+	mov.b32 %r5, 0;
+	mov.b32 %r6, 0;
+	mov.b32 %r7, 255;
+	mov.b32 %r8, 2147483647;
+	mov.b32 %r9, -2147483648;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd10, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd10, %rd10, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd11, %rt3, %rt4;
+	add.s64 %rd12, %rd10, -1;
+	mov.b64 %rd18, %rd13;
+	mov.b64 %rd21, %rd11;
+	mul.lo.u64 %rd22, %rd21, 3;
+$L_2:
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, %rd13;
+	@!%p17 bra $L_39;
+$L_3:
+	mov.b64 %rd19, %rd16;
+	sub.u64 %rd20, %rd18, %rd19;
+	setp.gt.u64 %p23, %rd20, %rd22;
+	@!%p23 bra $L_32;
+$L_4:
+	mov.b64 %rd24, %rd12;
+$L_5:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_6:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_31;
+$L_7:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_8:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt5, %r46;
+	and.b32 %r47, %r7, %rt5;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_9:
+	add.s64 %rd12, %rd12, %rd11;
+$L_10:
+	mov.b64 %rd24, %rd12;
+$L_11:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_12:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_30;
+$L_13:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_14:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt6, %r46;
+	and.b32 %r47, %r7, %rt6;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_15:
+	add.s64 %rd12, %rd12, %rd11;
+$L_16:
+	mov.b64 %rd24, %rd12;
+$L_17:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_18:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_29;
+$L_19:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_20:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt7, %r46;
+	and.b32 %r47, %r7, %rt7;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_21:
+	add.s64 %rd12, %rd12, %rd11;
+$L_22:
+	mov.b64 %rd24, %rd12;
+$L_23:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_24:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_28;
+$L_25:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_26:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt8, %r46;
+	and.b32 %r47, %r7, %rt8;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_27:
+	add.s64 %rd12, %rd12, %rd11;
+	bra.uni $L_2;
+$L_28:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_26;
+$L_29:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_20;
+$L_30:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_14;
+$L_31:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_8;
+$L_32:
+	mov.b64 %rd24, %rd12;
+$L_33:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+	@!%p26 bra $L_39;
+$L_34:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_75;
+$L_35:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_36:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt9, %r46;
+	and.b32 %r47, %r7, %rt9;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_37:
+	add.s64 %rd12, %rd12, %rd11;
+$L_38:
+	add.s64 %rd50, %rd12, 1;
+	setp.lt.s64 %p51, %rd50, %rd13;
+	@%p51 bra $L_32;
+$L_39:
+	mov.u32 %rt10, %laneid;
+	cvt.u64.u32 %rd52, %rt10;
+	mov.u32 %rt11, %tid.x;
+	div.u32 %rt11, %rt11, WARP_SZ;
+	cvt.u64.u32 %rd53, %rt11;
+	mov.u32 %rt12, WARP_SZ;
+	cvt.u64.u32 %rd54, %rt12;
+	mul.lo.s64 %rd55, %rd53, %rd54;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd56, %rt13;
+	sub.s64 %rd57, %rd56, %rd55;
+	min.s64 %rd58, %rd57, %rd54;
+	shr.s64 %rd59, %rd54, 1;
+$L_40:
+	cvt.u32.u64 %rt14, %rd59;
+	mov.b64 {%rt15, %rt16}, %rd0;
+	shfl.sync.down.b32 %rt15, %rt15, %rt14, 31, -1;
+	shfl.sync.down.b32 %rt16, %rt16, %rt14, 31, -1;
+	mov.b64 %rd60, {%rt15, %rt16};
+	cvt.u32.u64 %rt17, %rd59;
+	mov.b64 {%rt18, %rt19}, %rd1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt17, 31, -1;
+	shfl.sync.down.b32 %rt19, %rt19, %rt17, 31, -1;
+	mov.b64 %rd61, {%rt18, %rt19};
+	cvt.u32.u64 %rt20, %rd59;
+	shfl.sync.down.b32 %r62, %r2, %rt20, 31, -1;
+	cvt.u32.u64 %rt21, %rd59;
+	shfl.sync.down.b32 %r63, %r3, %rt21, 31, -1;
+	cvt.u32.u64 %rt22, %rd59;
+	shfl.sync.down.b32 %r64, %r4, %rt22, 31, -1;
+	cvt.u32.u64 %rt23, %rd59;
+	shfl.sync.down.b32 %r65, %r5, %rt23, 31, -1;
+	cvt.u32.u64 %rt24, %rd59;
+	shfl.sync.down.b32 %r66, %r6, %rt24, 31, -1;
+	cvt.u32.u64 %rt25, %rd59;
+	shfl.sync.down.b32 %r67, %r7, %rt25, 31, -1;
+	cvt.u32.u64 %rt26, %rd59;
+	shfl.sync.down.b32 %r68, %r8, %rt26, 31, -1;
+	cvt.u32.u64 %rt27, %rd59;
+	shfl.sync.down.b32 %r69, %r9, %rt27, 31, -1;
+	add.s64 %rd70, %rd52, %rd59;
+	setp.lt.s64 %p71, %rd70, %rd58;
+	@!%p71 bra $L_42;
+$L_41:
+	add.s64 %rd0, %rd0, %rd60;
+	add.s64 %rd1, %rd1, %rd61;
+	add.s32 %r2, %r2, %r62;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r63;
+	and.b32 %r4, %r4, %r64;
+	or.b32 %r5, %r5, %r65;
+	xor.b32 %r6, %r6, %r66;
+	and.b32 %r7, %r7, %r67;
+	min.s32 %r8, %r8, %r68;
+	max.s32 %r9, %r9, %r69;
+$L_42:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p72, %rd59, 0;
+	@!%p72 bra $L_52;
+$L_43:
+	cvt.u32.u64 %rt28, %rd59;
+	mov.b64 {%rt29, %rt30}, %rd0;
+	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
+	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
+	mov.b64 %rd221, {%rt29, %rt30};
+	cvt.u32.u64 %rt31, %rd59;
+	mov.b64 {%rt32, %rt33}, %rd1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
+	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
+	mov.b64 %rd222, {%rt32, %rt33};
+	cvt.u32.u64 %rt34, %rd59;
+	shfl.sync.down.b32 %r223, %r2, %rt34, 31, -1;
+	cvt.u32.u64 %rt35, %rd59;
+	shfl.sync.down.b32 %r224, %r3, %rt35, 31, -1;
+	cvt.u32.u64 %rt36, %rd59;
+	shfl.sync.down.b32 %r225, %r4, %rt36, 31, -1;
+	cvt.u32.u64 %rt37, %rd59;
+	shfl.sync.down.b32 %r226, %r5, %rt37, 31, -1;
+	cvt.u32.u64 %rt38, %rd59;
+	shfl.sync.down.b32 %r227, %r6, %rt38, 31, -1;
+	cvt.u32.u64 %rt39, %rd59;
+	shfl.sync.down.b32 %r228, %r7, %rt39, 31, -1;
+	cvt.u32.u64 %rt40, %rd59;
+	shfl.sync.down.b32 %r229, %r8, %rt40, 31, -1;
+	cvt.u32.u64 %rt41, %rd59;
+	shfl.sync.down.b32 %r230, %r9, %rt41, 31, -1;
+	add.s64 %rd231, %rd52, %rd59;
+	setp.lt.s64 %p232, %rd231, %rd58;
+	@!%p232 bra $L_45;
+$L_44:
+	add.s64 %rd0, %rd0, %rd221;
+	add.s64 %rd1, %rd1, %rd222;
+	add.s32 %r2, %r2, %r223;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r224;
+	and.b32 %r4, %r4, %r225;
+	or.b32 %r5, %r5, %r226;
+	xor.b32 %r6, %r6, %r227;
+	and.b32 %r7, %r7, %r228;
+	min.s32 %r8, %r8, %r229;
+	max.s32 %r9, %r9, %r230;
+$L_45:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p233, %rd59, 0;
+	@!%p233 bra $L_52;
+$L_46:
+	cvt.u32.u64 %rt42, %rd59;
+	mov.b64 {%rt43, %rt44}, %rd0;
+	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
+	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
+	mov.b64 %rd234, {%rt43, %rt44};
+	cvt.u32.u64 %rt45, %rd59;
+	mov.b64 {%rt46, %rt47}, %rd1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
+	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
+	mov.b64 %rd235, {%rt46, %rt47};
+	cvt.u32.u64 %rt48, %rd59;
+	shfl.sync.down.b32 %r236, %r2, %rt48, 31, -1;
+	cvt.u32.u64 %rt49, %rd59;
+	shfl.sync.down.b32 %r237, %r3, %rt49, 31, -1;
+	cvt.u32.u64 %rt50, %rd59;
+	shfl.sync.down.b32 %r238, %r4, %rt50, 31, -1;
+	cvt.u32.u64 %rt51, %rd59;
+	shfl.sync.down.b32 %r239, %r5, %rt51, 31, -1;
+	cvt.u32.u64 %rt52, %rd59;
+	shfl.sync.down.b32 %r240, %r6, %rt52, 31, -1;
+	cvt.u32.u64 %rt53, %rd59;
+	shfl.sync.down.b32 %r241, %r7, %rt53, 31, -1;
+	cvt.u32.u64 %rt54, %rd59;
+	shfl.sync.down.b32 %r242, %r8, %rt54, 31, -1;
+	cvt.u32.u64 %rt55, %rd59;
+	shfl.sync.down.b32 %r243, %r9, %rt55, 31, -1;
+	add.s64 %rd244, %rd52, %rd59;
+	setp.lt.s64 %p245, %rd244, %rd58;
+	@!%p245 bra $L_48;
+$L_47:
+	add.s64 %rd0, %rd0, %rd234;
+	add.s64 %rd1, %rd1, %rd235;
+	add.s32 %r2, %r2, %r236;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r237;
+	and.b32 %r4, %r4, %r238;
+	or.b32 %r5, %r5, %r239;
+	xor.b32 %r6, %r6, %r240;
+	and.b32 %r7, %r7, %r241;
+	min.s32 %r8, %r8, %r242;
+	max.s32 %r9, %r9, %r243;
+$L_48:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p246, %rd59, 0;
+	@!%p246 bra $L_52;
+$L_49:
+	cvt.u32.u64 %rt56, %rd59;
+	mov.b64 {%rt57, %rt58}, %rd0;
+	shfl.sync.down.b32 %rt57, %rt57, %rt56, 31, -1;
+	shfl.sync.down.b32 %rt58, %rt58, %rt56, 31, -1;
+	mov.b64 %rd247, {%rt57, %rt58};
+	cvt.u32.u64 %rt59, %rd59;
+	mov.b64 {%rt60, %rt61}, %rd1;
+	shfl.sync.down.b32 %rt60, %rt60, %rt59, 31, -1;
+	shfl.sync.down.b32 %rt61, %rt61, %rt59, 31, -1;
+	mov.b64 %rd248, {%rt60, %rt61};
+	cvt.u32.u64 %rt62, %rd59;
+	shfl.sync.down.b32 %r249, %r2, %rt62, 31, -1;
+	cvt.u32.u64 %rt63, %rd59;
+	shfl.sync.down.b32 %r250, %r3, %rt63, 31, -1;
+	cvt.u32.u64 %rt64, %rd59;
+	shfl.sync.down.b32 %r251, %r4, %rt64, 31, -1;
+	cvt.u32.u64 %rt65, %rd59;
+	shfl.sync.down.b32 %r252, %r5, %rt65, 31, -1;
+	cvt.u32.u64 %rt66, %rd59;
+	shfl.sync.down.b32 %r253, %r6, %rt66, 31, -1;
+	cvt.u32.u64 %rt67, %rd59;
+	shfl.sync.down.b32 %r254, %r7, %rt67, 31, -1;
+	cvt.u32.u64 %rt68, %rd59;
+	shfl.sync.down.b32 %r255, %r8, %rt68, 31, -1;
+	cvt.u32.u64 %rt69, %rd59;
+	shfl.sync.down.b32 %r256, %r9, %rt69, 31, -1;
+	add.s64 %rd257, %rd52, %rd59;
+	setp.lt.s64 %p258, %rd257, %rd58;
+	@!%p258 bra $L_51;
+$L_50:
+	add.s64 %rd0, %rd0, %rd247;
+	add.s64 %rd1, %rd1, %rd248;
+	add.s32 %r2, %r2, %r249;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r250;
+	and.b32 %r4, %r4, %r251;
+	or.b32 %r5, %r5, %r252;
+	xor.b32 %r6, %r6, %r253;
+	and.b32 %r7, %r7, %r254;
+	min.s32 %r8, %r8, %r255;
+	max.s32 %r9, %r9, %r256;
+$L_51:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p259, %rd59, 0;
+	@%p259 bra $L_40;
+$L_52:
+	setp.eq.s64 %p73, %rd52, 0;
+	@!%p73 bra $L_54;
+$L_53:
+	mov.u64 %rd74, qvar_reduce0;
+	mul.lo.s64 %rd75, %rd53, 10;
+	mov.b64 %rd76, %rd75;
+	mad.lo.s64 %rd77, %rd76, 8, %rd74;
+	st.shared.s64 [%rd77], %rd0;
+	mov.u64 %rd78, qvar_reduce0;
+	mov.b64 %rd79, %rd75;
+	add.s64 %rd80, %rd79, 1;
+	mad.lo.s64 %rd81, %rd80, 8, %rd78;
+	st.shared.s64 [%rd81], %rd1;
+	mov.u64 %rd82, qvar_reduce0;
+	mov.b64 %rd83, %rd75;
+	add.s64 %rd84, %rd83, 2;
+	mad.lo.s64 %rd85, %rd84, 8, %rd82;
+	st.shared.s16 [%rd85], %r2;
+	mov.u64 %rd86, qvar_reduce0;
+	mov.b64 %rd87, %rd75;
+	add.s64 %rd88, %rd87, 3;
+	mad.lo.s64 %rd89, %rd88, 8, %rd86;
+	st.shared.u32 [%rd89], %r3;
+	mov.u64 %rd90, qvar_reduce0;
+	mov.b64 %rd91, %rd75;
+	add.s64 %rd92, %rd91, 4;
+	mad.lo.s64 %rd93, %rd92, 8, %rd90;
+	st.shared.u16 [%rd93], %r4;
+	mov.u64 %rd94, qvar_reduce0;
+	mov.b64 %rd95, %rd75;
+	add.s64 %rd96, %rd95, 5;
+	mad.lo.s64 %rd97, %rd96, 8, %rd94;
+	st.shared.u16 [%rd97], %r5;
+	mov.u64 %rd98, qvar_reduce0;
+	mov.b64 %rd99, %rd75;
+	add.s64 %rd100, %rd99, 6;
+	mad.lo.s64 %rd101, %rd100, 8, %rd98;
+	st.shared.u16 [%rd101], %r6;
+	mov.u64 %rd102, qvar_reduce0;
+	mov.b64 %rd103, %rd75;
+	add.s64 %rd104, %rd103, 7;
+	mad.lo.s64 %rd105, %rd104, 8, %rd102;
+	st.shared.u8 [%rd105], %r7;
+	mov.u64 %rd106, qvar_reduce0;
+	mov.b64 %rd107, %rd75;
+	add.s64 %rd108, %rd107, 8;
+	mad.lo.s64 %rd109, %rd108, 8, %rd106;
+	st.shared.s32 [%rd109], %r8;
+	mov.u64 %rd110, qvar_reduce0;
+	mov.b64 %rd111, %rd75;
+	add.s64 %rd112, %rd111, 9;
+	mad.lo.s64 %rd113, %rd112, 8, %rd110;
+	st.shared.s32 [%rd113], %r9;
+$L_54:
+	bar.sync 0;
+	setp.eq.s64 %p114, %rd53, 0;
+	@!%p114 bra $L_73;
+$L_55:
+	mul.lo.s64 %rd115, %rd52, %rd54;
+	mov.u32 %rt70, %ntid.x;
+	cvt.u64.u32 %rd116, %rt70;
+	setp.lt.s64 %p117, %rd115, %rd116;
+	@!%p117 bra $L_74;
+$L_56:
+	mov.u64 %rd118, qvar_reduce0;
+	mul.lo.s64 %rd119, %rd52, 10;
+	mov.b64 %rd120, %rd119;
+	mad.lo.s64 %rd121, %rd120, 8, %rd118;
+	ld.shared.s64 %rd0, [%rd121];
+	mov.u64 %rd122, qvar_reduce0;
+	mov.b64 %rd123, %rd119;
+	add.s64 %rd124, %rd123, 1;
+	mad.lo.s64 %rd125, %rd124, 8, %rd122;
+	ld.shared.s64 %rd1, [%rd125];
+	mov.u64 %rd126, qvar_reduce0;
+	mov.b64 %rd127, %rd119;
+	add.s64 %rd128, %rd127, 2;
+	mad.lo.s64 %rd129, %rd128, 8, %rd126;
+	ld.shared.s16 %r2, [%rd129];
+	mov.u64 %rd130, qvar_reduce0;
+	mov.b64 %rd131, %rd119;
+	add.s64 %rd132, %rd131, 3;
+	mad.lo.s64 %rd133, %rd132, 8, %rd130;
+	ld.shared.u32 %r3, [%rd133];
+	mov.u64 %rd134, qvar_reduce0;
+	mov.b64 %rd135, %rd119;
+	add.s64 %rd136, %rd135, 4;
+	mad.lo.s64 %rd137, %rd136, 8, %rd134;
+	ld.shared.u16 %r4, [%rd137];
+	mov.u64 %rd138, qvar_reduce0;
+	mov.b64 %rd139, %rd119;
+	add.s64 %rd140, %rd139, 5;
+	mad.lo.s64 %rd141, %rd140, 8, %rd138;
+	ld.shared.u16 %r5, [%rd141];
+	mov.u64 %rd142, qvar_reduce0;
+	mov.b64 %rd143, %rd119;
+	add.s64 %rd144, %rd143, 6;
+	mad.lo.s64 %rd145, %rd144, 8, %rd142;
+	ld.shared.u16 %r6, [%rd145];
+	mov.u64 %rd146, qvar_reduce0;
+	mov.b64 %rd147, %rd119;
+	add.s64 %rd148, %rd147, 7;
+	mad.lo.s64 %rd149, %rd148, 8, %rd146;
+	ld.shared.u8 %r7, [%rd149];
+	mov.u64 %rd150, qvar_reduce0;
+	mov.b64 %rd151, %rd119;
+	add.s64 %rd152, %rd151, 8;
+	mad.lo.s64 %rd153, %rd152, 8, %rd150;
+	ld.shared.s32 %r8, [%rd153];
+	mov.u64 %rd154, qvar_reduce0;
+	mov.b64 %rd155, %rd119;
+	add.s64 %rd156, %rd155, 9;
+	mad.lo.s64 %rd157, %rd156, 8, %rd154;
+	ld.shared.s32 %r9, [%rd157];
+$L_57:
+	mov.b64 %rd158, %rd55;
+	mov.u32 %rt71, %ntid.x;
+	cvt.u64.u32 %rd159, %rt71;
+	sub.s64 %rd160, %rd159, %rd158;
+	min.s64 %rd161, %rd160, %rd54;
+	shr.s64 %rd162, %rd54, 1;
+$L_58:
+	cvt.u32.u64 %rt72, %rd162;
+	mov.b64 {%rt73, %rt74}, %rd0;
+	shfl.sync.down.b32 %rt73, %rt73, %rt72, 31, -1;
+	shfl.sync.down.b32 %rt74, %rt74, %rt72, 31, -1;
+	mov.b64 %rd163, {%rt73, %rt74};
+	cvt.u32.u64 %rt75, %rd162;
+	mov.b64 {%rt76, %rt77}, %rd1;
+	shfl.sync.down.b32 %rt76, %rt76, %rt75, 31, -1;
+	shfl.sync.down.b32 %rt77, %rt77, %rt75, 31, -1;
+	mov.b64 %rd164, {%rt76, %rt77};
+	cvt.u32.u64 %rt78, %rd162;
+	shfl.sync.down.b32 %r165, %r2, %rt78, 31, -1;
+	cvt.u32.u64 %rt79, %rd162;
+	shfl.sync.down.b32 %r166, %r3, %rt79, 31, -1;
+	cvt.u32.u64 %rt80, %rd162;
+	shfl.sync.down.b32 %r167, %r4, %rt80, 31, -1;
+	cvt.u32.u64 %rt81, %rd162;
+	shfl.sync.down.b32 %r168, %r5, %rt81, 31, -1;
+	cvt.u32.u64 %rt82, %rd162;
+	shfl.sync.down.b32 %r169, %r6, %rt82, 31, -1;
+	cvt.u32.u64 %rt83, %rd162;
+	shfl.sync.down.b32 %r170, %r7, %rt83, 31, -1;
+	cvt.u32.u64 %rt84, %rd162;
+	shfl.sync.down.b32 %r171, %r8, %rt84, 31, -1;
+	cvt.u32.u64 %rt85, %rd162;
+	shfl.sync.down.b32 %r172, %r9, %rt85, 31, -1;
+	add.s64 %rd173, %rd52, %rd162;
+	setp.lt.s64 %p174, %rd173, %rd161;
+	@!%p174 bra $L_60;
+$L_59:
+	add.s64 %rd0, %rd0, %rd163;
+	add.s64 %rd1, %rd1, %rd164;
+	add.s32 %r2, %r2, %r165;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r166;
+	and.b32 %r4, %r4, %r167;
+	or.b32 %r5, %r5, %r168;
+	xor.b32 %r6, %r6, %r169;
+	and.b32 %r7, %r7, %r170;
+	min.s32 %r8, %r8, %r171;
+	max.s32 %r9, %r9, %r172;
+$L_60:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p175, %rd162, 0;
+	@!%p175 bra $L_70;
+$L_61:
+	cvt.u32.u64 %rt86, %rd162;
+	mov.b64 {%rt87, %rt88}, %rd0;
+	shfl.sync.down.b32 %rt87, %rt87, %rt86, 31, -1;
+	shfl.sync.down.b32 %rt88, %rt88, %rt86, 31, -1;
+	mov.b64 %rd260, {%rt87, %rt88};
+	cvt.u32.u64 %rt89, %rd162;
+	mov.b64 {%rt90, %rt91}, %rd1;
+	shfl.sync.down.b32 %rt90, %rt90, %rt89, 31, -1;
+	shfl.sync.down.b32 %rt91, %rt91, %rt89, 31, -1;
+	mov.b64 %rd261, {%rt90, %rt91};
+	cvt.u32.u64 %rt92, %rd162;
+	shfl.sync.down.b32 %r262, %r2, %rt92, 31, -1;
+	cvt.u32.u64 %rt93, %rd162;
+	shfl.sync.down.b32 %r263, %r3, %rt93, 31, -1;
+	cvt.u32.u64 %rt94, %rd162;
+	shfl.sync.down.b32 %r264, %r4, %rt94, 31, -1;
+	cvt.u32.u64 %rt95, %rd162;
+	shfl.sync.down.b32 %r265, %r5, %rt95, 31, -1;
+	cvt.u32.u64 %rt96, %rd162;
+	shfl.sync.down.b32 %r266, %r6, %rt96, 31, -1;
+	cvt.u32.u64 %rt97, %rd162;
+	shfl.sync.down.b32 %r267, %r7, %rt97, 31, -1;
+	cvt.u32.u64 %rt98, %rd162;
+	shfl.sync.down.b32 %r268, %r8, %rt98, 31, -1;
+	cvt.u32.u64 %rt99, %rd162;
+	shfl.sync.down.b32 %r269, %r9, %rt99, 31, -1;
+	add.s64 %rd270, %rd52, %rd162;
+	setp.lt.s64 %p271, %rd270, %rd161;
+	@!%p271 bra $L_63;
+$L_62:
+	add.s64 %rd0, %rd0, %rd260;
+	add.s64 %rd1, %rd1, %rd261;
+	add.s32 %r2, %r2, %r262;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r263;
+	and.b32 %r4, %r4, %r264;
+	or.b32 %r5, %r5, %r265;
+	xor.b32 %r6, %r6, %r266;
+	and.b32 %r7, %r7, %r267;
+	min.s32 %r8, %r8, %r268;
+	max.s32 %r9, %r9, %r269;
+$L_63:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p272, %rd162, 0;
+	@!%p272 bra $L_70;
+$L_64:
+	cvt.u32.u64 %rt100, %rd162;
+	mov.b64 {%rt101, %rt102}, %rd0;
+	shfl.sync.down.b32 %rt101, %rt101, %rt100, 31, -1;
+	shfl.sync.down.b32 %rt102, %rt102, %rt100, 31, -1;
+	mov.b64 %rd273, {%rt101, %rt102};
+	cvt.u32.u64 %rt103, %rd162;
+	mov.b64 {%rt104, %rt105}, %rd1;
+	shfl.sync.down.b32 %rt104, %rt104, %rt103, 31, -1;
+	shfl.sync.down.b32 %rt105, %rt105, %rt103, 31, -1;
+	mov.b64 %rd274, {%rt104, %rt105};
+	cvt.u32.u64 %rt106, %rd162;
+	shfl.sync.down.b32 %r275, %r2, %rt106, 31, -1;
+	cvt.u32.u64 %rt107, %rd162;
+	shfl.sync.down.b32 %r276, %r3, %rt107, 31, -1;
+	cvt.u32.u64 %rt108, %rd162;
+	shfl.sync.down.b32 %r277, %r4, %rt108, 31, -1;
+	cvt.u32.u64 %rt109, %rd162;
+	shfl.sync.down.b32 %r278, %r5, %rt109, 31, -1;
+	cvt.u32.u64 %rt110, %rd162;
+	shfl.sync.down.b32 %r279, %r6, %rt110, 31, -1;
+	cvt.u32.u64 %rt111, %rd162;
+	shfl.sync.down.b32 %r280, %r7, %rt111, 31, -1;
+	cvt.u32.u64 %rt112, %rd162;
+	shfl.sync.down.b32 %r281, %r8, %rt112, 31, -1;
+	cvt.u32.u64 %rt113, %rd162;
+	shfl.sync.down.b32 %r282, %r9, %rt113, 31, -1;
+	add.s64 %rd283, %rd52, %rd162;
+	setp.lt.s64 %p284, %rd283, %rd161;
+	@!%p284 bra $L_66;
+$L_65:
+	add.s64 %rd0, %rd0, %rd273;
+	add.s64 %rd1, %rd1, %rd274;
+	add.s32 %r2, %r2, %r275;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r276;
+	and.b32 %r4, %r4, %r277;
+	or.b32 %r5, %r5, %r278;
+	xor.b32 %r6, %r6, %r279;
+	and.b32 %r7, %r7, %r280;
+	min.s32 %r8, %r8, %r281;
+	max.s32 %r9, %r9, %r282;
+$L_66:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p285, %rd162, 0;
+	@!%p285 bra $L_70;
+$L_67:
+	cvt.u32.u64 %rt114, %rd162;
+	mov.b64 {%rt115, %rt116}, %rd0;
+	shfl.sync.down.b32 %rt115, %rt115, %rt114, 31, -1;
+	shfl.sync.down.b32 %rt116, %rt116, %rt114, 31, -1;
+	mov.b64 %rd286, {%rt115, %rt116};
+	cvt.u32.u64 %rt117, %rd162;
+	mov.b64 {%rt118, %rt119}, %rd1;
+	shfl.sync.down.b32 %rt118, %rt118, %rt117, 31, -1;
+	shfl.sync.down.b32 %rt119, %rt119, %rt117, 31, -1;
+	mov.b64 %rd287, {%rt118, %rt119};
+	cvt.u32.u64 %rt120, %rd162;
+	shfl.sync.down.b32 %r288, %r2, %rt120, 31, -1;
+	cvt.u32.u64 %rt121, %rd162;
+	shfl.sync.down.b32 %r289, %r3, %rt121, 31, -1;
+	cvt.u32.u64 %rt122, %rd162;
+	shfl.sync.down.b32 %r290, %r4, %rt122, 31, -1;
+	cvt.u32.u64 %rt123, %rd162;
+	shfl.sync.down.b32 %r291, %r5, %rt123, 31, -1;
+	cvt.u32.u64 %rt124, %rd162;
+	shfl.sync.down.b32 %r292, %r6, %rt124, 31, -1;
+	cvt.u32.u64 %rt125, %rd162;
+	shfl.sync.down.b32 %r293, %r7, %rt125, 31, -1;
+	cvt.u32.u64 %rt126, %rd162;
+	shfl.sync.down.b32 %r294, %r8, %rt126, 31, -1;
+	cvt.u32.u64 %rt127, %rd162;
+	shfl.sync.down.b32 %r295, %r9, %rt127, 31, -1;
+	add.s64 %rd296, %rd52, %rd162;
+	setp.lt.s64 %p297, %rd296, %rd161;
+	@!%p297 bra $L_69;
+$L_68:
+	add.s64 %rd0, %rd0, %rd286;
+	add.s64 %rd1, %rd1, %rd287;
+	add.s32 %r2, %r2, %r288;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r289;
+	and.b32 %r4, %r4, %r290;
+	or.b32 %r5, %r5, %r291;
+	xor.b32 %r6, %r6, %r292;
+	and.b32 %r7, %r7, %r293;
+	min.s32 %r8, %r8, %r294;
+	max.s32 %r9, %r9, %r295;
+$L_69:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p298, %rd162, 0;
+	@%p298 bra $L_58;
+$L_70:
+	mov.pred %p176, %p73;
+	@!%p176 bra $L_73;
+$L_71:
+	mov.u32 %rt128, %ctaid.x;
+	cvt.u64.u32 %rd177, %rt128;
+	mul.lo.s64 %rd178, %rd177, 10;
+	add.s64 %rd179, %rd178, 20;
+	mad.lo.s64 %rd181, %rd179, 8, %rd180;
+	st.global.s64 [%rd181], %rd0;
+	mov.b64 %rd182, %rd178;
+	add.s64 %rd183, %rd182, 21;
+	mad.lo.s64 %rd184, %rd183, 8, %rd180;
+	st.global.s64 [%rd184], %rd1;
+	mov.b64 %rd185, %rd178;
+	add.s64 %rd186, %rd185, 22;
+	mad.lo.s64 %rd187, %rd186, 8, %rd180;
+	st.global.s16 [%rd187], %r2;
+	mov.b64 %rd188, %rd178;
+	add.s64 %rd189, %rd188, 23;
+	mad.lo.s64 %rd190, %rd189, 8, %rd180;
+	st.global.u32 [%rd190], %r3;
+	mov.b64 %rd191, %rd178;
+	add.s64 %rd192, %rd191, 24;
+	mad.lo.s64 %rd193, %rd192, 8, %rd180;
+	st.global.u16 [%rd193], %r4;
+	mov.b64 %rd194, %rd178;
+	add.s64 %rd195, %rd194, 25;
+	mad.lo.s64 %rd196, %rd195, 8, %rd180;
+	st.global.u16 [%rd196], %r5;
+	mov.b64 %rd197, %rd178;
+	add.s64 %rd198, %rd197, 26;
+	mad.lo.s64 %rd199, %rd198, 8, %rd180;
+	st.global.u16 [%rd199], %r6;
+	mov.b64 %rd200, %rd178;
+	add.s64 %rd201, %rd200, 27;
+	mad.lo.s64 %rd202, %rd201, 8, %rd180;
+	st.global.u8 [%rd202], %r7;
+	mov.b64 %rd203, %rd178;
+	add.s64 %rd204, %rd203, 28;
+	mad.lo.s64 %rd205, %rd204, 8, %rd180;
+	st.global.s32 [%rd205], %r8;
+	mov.b64 %rd206, %rd178;
+	add.s64 %rd207, %rd206, 29;
+	mad.lo.s64 %rd208, %rd207, 8, %rd180;
+	st.global.s32 [%rd208], %r9;
+	setp.eq.s64 %p209, %rd177, 0;
+	@!%p209 bra $L_73;
+$L_72:
+	mov.u32 %rt129, %nctaid.x;
+	cvt.u64.u32 %rd210, %rt129;
+	add.s64 %rd211, %rd180, 8;
+	st.global.s64 [%rd211], %rd210;
+	add.s64 %rd212, %rd180, 24;
+	st.global.s64 [%rd212], %rd210;
+	add.s64 %rd213, %rd180, 40;
+	st.global.s64 [%rd213], %rd210;
+	add.s64 %rd214, %rd180, 56;
+	st.global.s64 [%rd214], %rd210;
+	add.s64 %rd215, %rd180, 72;
+	st.global.s64 [%rd215], %rd210;
+	add.s64 %rd216, %rd180, 88;
+	st.global.s64 [%rd216], %rd210;
+	add.s64 %rd217, %rd180, 104;
+	st.global.s64 [%rd217], %rd210;
+	add.s64 %rd218, %rd180, 120;
+	st.global.s64 [%rd218], %rd210;
+	add.s64 %rd219, %rd180, 136;
+	st.global.s64 [%rd219], %rd210;
+	add.s64 %rd220, %rd180, 152;
+	st.global.s64 [%rd220], %rd210;
+$L_73:
+	ret;
+$L_74:
+	mov.b64 %rd0, 0;
+	mov.b64 %rd1, 0;
+	mov.b32 %r2, 0;
+	mov.b32 %r3, 1;
+	mov.b32 %r4, 65535;
+	mov.b32 %r5, 0;
+	mov.b32 %r6, 0;
+	mov.b32 %r7, 255;
+	mov.b32 %r8, 2147483647;
+	mov.b32 %r9, -2147483648;
+	bra.uni $L_57;
+$L_75:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_36;
+}
+
+.visible .entry IntStats_1(
+	.param .u64 IntStats_1_param_0,
+	.param .s64 IntStats_1_param_1,
+	.param .u64 IntStats_1_param_2,
+	.param .s64 IntStats_1_param_3,
+	.param .u64 IntStats_1_param_4,
+	.param .u64 IntStats_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[2560];
+	.reg .pred %p<392>;
+	.reg .b32 %r<389>;
+	.reg .b32 %rt<120>;
+	.reg .b64 %rd<390>;
+
+$L_0:
+	ld.param.u64 %rd0, [IntStats_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b64 %rd5, 0;
+	mov.b64 %rd6, 0;
+	mov.b32 %r7, 0;
+	mov.b32 %r8, 1;
+	mov.b32 %r9, 65535;
+	mov.b32 %r10, 0;
+	mov.b32 %r11, 0;
+	mov.b32 %r12, 255;
+	mov.b32 %r13, 2147483647;
+	mov.b32 %r14, -2147483648;
+	mul.lo.s64 %rd201, %rd3, 10;
+	add.s64 %rd202, %rd201, 20;
+	mad.lo.s64 %rd203, %rd202, 8, %rd0;
+	mul.lo.s64 %rd204, %rd4, 10;
+	mov.b64 %rd205, %rd204;
+	mul.lo.s64 %rd206, %rd3, 10;
+	add.s64 %rd207, %rd206, 21;
+	mad.lo.s64 %rd208, %rd207, 8, %rd0;
+	mul.lo.s64 %rd209, %rd4, 10;
+	mov.b64 %rd210, %rd209;
+	mul.lo.s64 %rd211, %rd3, 10;
+	add.s64 %rd212, %rd211, 22;
+	mad.lo.s64 %rd213, %rd212, 8, %rd0;
+	mul.lo.s64 %rd214, %rd4, 10;
+	mov.b64 %rd215, %rd214;
+	mul.lo.s64 %rd216, %rd3, 10;
+	add.s64 %rd217, %rd216, 23;
+	mad.lo.s64 %rd218, %rd217, 8, %rd0;
+	mul.lo.s64 %rd219, %rd4, 10;
+	mov.b64 %rd220, %rd219;
+	mul.lo.s64 %rd221, %rd3, 10;
+	add.s64 %rd222, %rd221, 24;
+	mad.lo.s64 %rd223, %rd222, 8, %rd0;
+	mul.lo.s64 %rd224, %rd4, 10;
+	mov.b64 %rd225, %rd224;
+	mul.lo.s64 %rd226, %rd3, 10;
+	add.s64 %rd227, %rd226, 25;
+	mad.lo.s64 %rd228, %rd227, 8, %rd0;
+	mul.lo.s64 %rd229, %rd4, 10;
+	mov.b64 %rd230, %rd229;
+	mul.lo.s64 %rd231, %rd3, 10;
+	add.s64 %rd232, %rd231, 26;
+	mad.lo.s64 %rd233, %rd232, 8, %rd0;
+	mul.lo.s64 %rd234, %rd4, 10;
+	mov.b64 %rd235, %rd234;
+	mul.lo.s64 %rd236, %rd3, 10;
+	add.s64 %rd237, %rd236, 27;
+	mad.lo.s64 %rd238, %rd237, 8, %rd0;
+	mul.lo.s64 %rd239, %rd4, 10;
+	mov.b64 %rd240, %rd239;
+	mul.lo.s64 %rd241, %rd3, 10;
+	add.s64 %rd242, %rd241, 28;
+	mad.lo.s64 %rd243, %rd242, 8, %rd0;
+	mul.lo.s64 %rd244, %rd4, 10;
+	mov.b64 %rd245, %rd244;
+	mul.lo.s64 %rd246, %rd3, 10;
+	add.s64 %rd247, %rd246, 29;
+	mad.lo.s64 %rd248, %rd247, 8, %rd0;
+	mul.lo.s64 %rd249, %rd4, 10;
+	mov.b64 %rd250, %rd249;
+$L_2:
+	setp.lt.s64 %p15, %rd3, %rd2;
+	@!%p15 bra $L_10;
+$L_3:
+	mov.b64 %rd18, %rd203;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd5, %rd5, %rd19;
+	mov.b64 %rd22, %rd208;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd6, %rd6, %rd23;
+	mov.b64 %rd26, %rd213;
+	ld.global.s16 %r27, [%rd26];
+	add.s32 %r7, %r7, %r27;
+	bfe.s32 %r7, %r7, 0, 16;
+	mov.b64 %rd30, %rd218;
+	ld.global.u32 %r31, [%rd30];
+	mul.lo.u32 %r8, %r8, %r31;
+	mov.b64 %rd34, %rd223;
+	ld.global.u16 %r35, [%rd34];
+	and.b32 %r9, %r9, %r35;
+	mov.b64 %rd38, %rd228;
+	ld.global.u16 %r39, [%rd38];
+	or.b32 %r10, %r10, %r39;
+	mov.b64 %rd42, %rd233;
+	ld.global.u16 %r43, [%rd42];
+	xor.b32 %r11, %r11, %r43;
+	mov.b64 %rd46, %rd238;
+	ld.global.u8 %r47, [%rd46];
+	and.b32 %r12, %r12, %r47;
+	mov.b64 %rd50, %rd243;
+	ld.global.s32 %r51, [%rd50];
+	min.s32 %r13, %r13, %r51;
+	mov.b64 %rd54, %rd248;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r14, %r14, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd203, %rd205, 8, %rd203;
+	mad.lo.s64 %rd208, %rd210, 8, %rd208;
+	mad.lo.s64 %rd213, %rd215, 8, %rd213;
+	mad.lo.s64 %rd218, %rd220, 8, %rd218;
+	mad.lo.s64 %rd223, %rd225, 8, %rd223;
+	mad.lo.s64 %rd228, %rd230, 8, %rd228;
+	mad.lo.s64 %rd233, %rd235, 8, %rd233;
+	mad.lo.s64 %rd238, %rd240, 8, %rd238;
+	mad.lo.s64 %rd243, %rd245, 8, %rd243;
+	mad.lo.s64 %rd248, %rd250, 8, %rd248;
+$L_4:
+	setp.lt.s64 %p251, %rd3, %rd2;
+	@!%p251 bra $L_10;
+$L_5:
+	mov.b64 %rd252, %rd203;
+	ld.global.s64 %rd253, [%rd252];
+	add.s64 %rd5, %rd5, %rd253;
+	mov.b64 %rd254, %rd208;
+	ld.global.s64 %rd255, [%rd254];
+	add.s64 %rd6, %rd6, %rd255;
+	mov.b64 %rd256, %rd213;
+	ld.global.s16 %r257, [%rd256];
+	add.s32 %r7, %r7, %r257;
+	bfe.s32 %r7, %r7, 0, 16;
+	mov.b64 %rd258, %rd218;
+	ld.global.u32 %r259, [%rd258];
+	mul.lo.u32 %r8, %r8, %r259;
+	mov.b64 %rd260, %rd223;
+	ld.global.u16 %r261, [%rd260];
+	and.b32 %r9, %r9, %r261;
+	mov.b64 %rd262, %rd228;
+	ld.global.u16 %r263, [%rd262];
+	or.b32 %r10, %r10, %r263;
+	mov.b64 %rd264, %rd233;
+	ld.global.u16 %r265, [%rd264];
+	xor.b32 %r11, %r11, %r265;
+	mov.b64 %rd266, %rd238;
+	ld.global.u8 %r267, [%rd266];
+	and.b32 %r12, %r12, %r267;
+	mov.b64 %rd268, %rd243;
+	ld.global.s32 %r269, [%rd268];
+	min.s32 %r13, %r13, %r269;
+	mov.b64 %rd270, %rd248;
+	ld.global.s32 %r271, [%rd270];
+	max.s32 %r14, %r14, %r271;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd203, %rd205, 8, %rd203;
+	mad.lo.s64 %rd208, %rd210, 8, %rd208;
+	mad.lo.s64 %rd213, %rd215, 8, %rd213;
+	mad.lo.s64 %rd218, %rd220, 8, %rd218;
+	mad.lo.s64 %rd223, %rd225, 8, %rd223;
+	mad.lo.s64 %rd228, %rd230, 8, %rd228;
+	mad.lo.s64 %rd233, %rd235, 8, %rd233;
+	mad.lo.s64 %rd238, %rd240, 8, %rd238;
+	mad.lo.s64 %rd243, %rd245, 8, %rd243;
+	mad.lo.s64 %rd248, %rd250, 8, %rd248;
+$L_6:
+	setp.lt.s64 %p272, %rd3, %rd2;
+	@!%p272 bra $L_10;
+$L_7:
+	mov.b64 %rd273, %rd203;
+	ld.global.s64 %rd274, [%rd273];
+	add.s64 %rd5, %rd5, %rd274;
+	mov.b64 %rd275, %rd208;
+	ld.global.s64 %rd276, [%rd275];
+	add.s64 %rd6, %rd6, %rd276;
+	mov.b64 %rd277, %rd213;
+	ld.global.s16 %r278, [%rd277];
+	add.s32 %r7, %r7, %r278;
+	bfe.s32 %r7, %r7, 0, 16;
+	mov.b64 %rd279, %rd218;
+	ld.global.u32 %r280, [%rd279];
+	mul.lo.u32 %r8, %r8, %r280;
+	mov.b64 %rd281, %rd223;
+	ld.global.u16 %r282, [%rd281];
+	and.b32 %r9, %r9, %r282;
+	mov.b64 %rd283, %rd228;
+	ld.global.u16 %r284, [%rd283];
+	or.b32 %r10, %r10, %r284;
+	mov.b64 %rd285, %rd233;
+	ld.global.u16 %r286, [%rd285];
+	xor.b32 %r11, %r11, %r286;
+	mov.b64 %rd287, %rd238;
+	ld.global.u8 %r288, [%rd287];
+	and.b32 %r12, %r12, %r288;
+	mov.b64 %rd289, %rd243;
+	ld.global.s32 %r290, [%rd289];
+	min.s32 %r13, %r13, %r290;
+	mov.b64 %rd291, %rd248;
+	ld.global.s32 %r292, [%rd291];
+	max.s32 %r14, %r14, %r292;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd203, %rd205, 8, %rd203;
+	mad.lo.s64 %rd208, %rd210, 8, %rd208;
+	mad.lo.s64 %rd213, %rd215, 8, %rd213;
+	mad.lo.s64 %rd218, %rd220, 8, %rd218;
+	mad.lo.s64 %rd223, %rd225, 8, %rd223;
+	mad.lo.s64 %rd228, %rd230, 8, %rd228;
+	mad.lo.s64 %rd233, %rd235, 8, %rd233;
+	mad.lo.s64 %rd238, %rd240, 8, %rd238;
+	mad.lo.s64 %rd243, %rd245, 8, %rd243;
+	mad.lo.s64 %rd248, %rd250, 8, %rd248;
+$L_8:
+	setp.lt.s64 %p293, %rd3, %rd2;
+	@!%p293 bra $L_10;
+$L_9:
+	mov.b64 %rd294, %rd203;
+	ld.global.s64 %rd295, [%rd294];
+	add.s64 %rd5, %rd5, %rd295;
+	mov.b64 %rd296, %rd208;
+	ld.global.s64 %rd297, [%rd296];
+	add.s64 %rd6, %rd6, %rd297;
+	mov.b64 %rd298, %rd213;
+	ld.global.s16 %r299, [%rd298];
+	add.s32 %r7, %r7, %r299;
+	bfe.s32 %r7, %r7, 0, 16;
+	mov.b64 %rd300, %rd218;
+	ld.global.u32 %r301, [%rd300];
+	mul.lo.u32 %r8, %r8, %r301;
+	mov.b64 %rd302, %rd223;
+	ld.global.u16 %r303, [%rd302];
+	and.b32 %r9, %r9, %r303;
+	mov.b64 %rd304, %rd228;
+	ld.global.u16 %r305, [%rd304];
+	or.b32 %r10, %r10, %r305;
+	mov.b64 %rd306, %rd233;
+	ld.global.u16 %r307, [%rd306];
+	xor.b32 %r11, %r11, %r307;
+	mov.b64 %rd308, %rd238;
+	ld.global.u8 %r309, [%rd308];
+	and.b32 %r12, %r12, %r309;
+	mov.b64 %rd310, %rd243;
+	ld.global.s32 %r311, [%rd310];
+	min.s32 %r13, %r13, %r311;
+	mov.b64 %rd312, %rd248;
+	ld.global.s32 %r313, [%rd312];
+	max.s32 %r14, %r14, %r313;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd203, %rd205, 8, %rd203;
+	mad.lo.s64 %rd208, %rd210, 8, %rd208;
+	mad.lo.s64 %rd213, %rd215, 8, %rd213;
+	mad.lo.s64 %rd218, %rd220, 8, %rd218;
+	mad.lo.s64 %rd223, %rd225, 8, %rd223;
+	mad.lo.s64 %rd228, %rd230, 8, %rd228;
+	mad.lo.s64 %rd233, %rd235, 8, %rd233;
+	mad.lo.s64 %rd238, %rd240, 8, %rd238;
+	mad.lo.s64 %rd243, %rd245, 8, %rd243;
+	mad.lo.s64 %rd248, %rd250, 8, %rd248;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd56, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd57, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd58, %rt4;
+	mul.lo.s64 %rd59, %rd57, %rd58;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd60, %rt5;
+	sub.s64 %rd61, %rd60, %rd59;
+	min.s64 %rd62, %rd61, %rd58;
+	shr.s64 %rd63, %rd58, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd63;
+	mov.b64 {%rt7, %rt8}, %rd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd64, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd63;
+	mov.b64 {%rt10, %rt11}, %rd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd65, {%rt10, %rt11};
+	cvt.u32.u64 %rt12, %rd63;
+	shfl.sync.down.b32 %r66, %r7, %rt12, 31, -1;
+	cvt.u32.u64 %rt13, %rd63;
+	shfl.sync.down.b32 %r67, %r8, %rt13, 31, -1;
+	cvt.u32.u64 %rt14, %rd63;
+	shfl.sync.down.b32 %r68, %r9, %rt14, 31, -1;
+	cvt.u32.u64 %rt15, %rd63;
+	shfl.sync.down.b32 %r69, %r10, %rt15, 31, -1;
+	cvt.u32.u64 %rt16, %rd63;
+	shfl.sync.down.b32 %r70, %r11, %rt16, 31, -1;
+	cvt.u32.u64 %rt17, %rd63;
+	shfl.sync.down.b32 %r71, %r12, %rt17, 31, -1;
+	cvt.u32.u64 %rt18, %rd63;
+	shfl.sync.down.b32 %r72, %r13, %rt18, 31, -1;
+	cvt.u32.u64 %rt19, %rd63;
+	shfl.sync.down.b32 %r73, %r14, %rt19, 31, -1;
+	add.s64 %rd74, %rd56, %rd63;
+	setp.lt.s64 %p75, %rd74, %rd62;
+	@!%p75 bra $L_13;
+$L_12:
+	add.s64 %rd5, %rd5, %rd64;
+	add.s64 %rd6, %rd6, %rd65;
+	add.s32 %r7, %r7, %r66;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r67;
+	and.b32 %r9, %r9, %r68;
+	or.b32 %r10, %r10, %r69;
+	xor.b32 %r11, %r11, %r70;
+	and.b32 %r12, %r12, %r71;
+	min.s32 %r13, %r13, %r72;
+	max.s32 %r14, %r14, %r73;
+$L_13:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p76, %rd63, 0;
+	@!%p76 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt20, %rd63;
+	mov.b64 {%rt21, %rt22}, %rd5;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd314, {%rt21, %rt22};
+	cvt.u32.u64 %rt23, %rd63;
+	mov.b64 {%rt24, %rt25}, %rd6;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd315, {%rt24, %rt25};
+	cvt.u32.u64 %rt26, %rd63;
+	shfl.sync.down.b32 %r316, %r7, %rt26, 31, -1;
+	cvt.u32.u64 %rt27, %rd63;
+	shfl.sync.down.b32 %r317, %r8, %rt27, 31, -1;
+	cvt.u32.u64 %rt28, %rd63;
+	shfl.sync.down.b32 %r318, %r9, %rt28, 31, -1;
+	cvt.u32.u64 %rt29, %rd63;
+	shfl.sync.down.b32 %r319, %r10, %rt29, 31, -1;
+	cvt.u32.u64 %rt30, %rd63;
+	shfl.sync.down.b32 %r320, %r11, %rt30, 31, -1;
+	cvt.u32.u64 %rt31, %rd63;
+	shfl.sync.down.b32 %r321, %r12, %rt31, 31, -1;
+	cvt.u32.u64 %rt32, %rd63;
+	shfl.sync.down.b32 %r322, %r13, %rt32, 31, -1;
+	cvt.u32.u64 %rt33, %rd63;
+	shfl.sync.down.b32 %r323, %r14, %rt33, 31, -1;
+	add.s64 %rd324, %rd56, %rd63;
+	setp.lt.s64 %p325, %rd324, %rd62;
+	@!%p325 bra $L_16;
+$L_15:
+	add.s64 %rd5, %rd5, %rd314;
+	add.s64 %rd6, %rd6, %rd315;
+	add.s32 %r7, %r7, %r316;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r317;
+	and.b32 %r9, %r9, %r318;
+	or.b32 %r10, %r10, %r319;
+	xor.b32 %r11, %r11, %r320;
+	and.b32 %r12, %r12, %r321;
+	min.s32 %r13, %r13, %r322;
+	max.s32 %r14, %r14, %r323;
+$L_16:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p326, %rd63, 0;
+	@!%p326 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt34, %rd63;
+	mov.b64 {%rt35, %rt36}, %rd5;
+	shfl.sync.down.b32 %rt35, %rt35, %rt34, 31, -1;
+	shfl.sync.down.b32 %rt36, %rt36, %rt34, 31, -1;
+	mov.b64 %rd327, {%rt35, %rt36};
+	cvt.u32.u64 %rt37, %rd63;
+	mov.b64 {%rt38, %rt39}, %rd6;
+	shfl.sync.down.b32 %rt38, %rt38, %rt37, 31, -1;
+	shfl.sync.down.b32 %rt39, %rt39, %rt37, 31, -1;
+	mov.b64 %rd328, {%rt38, %rt39};
+	cvt.u32.u64 %rt40, %rd63;
+	shfl.sync.down.b32 %r329, %r7, %rt40, 31, -1;
+	cvt.u32.u64 %rt41, %rd63;
+	shfl.sync.down.b32 %r330, %r8, %rt41, 31, -1;
+	cvt.u32.u64 %rt42, %rd63;
+	shfl.sync.down.b32 %r331, %r9, %rt42, 31, -1;
+	cvt.u32.u64 %rt43, %rd63;
+	shfl.sync.down.b32 %r332, %r10, %rt43, 31, -1;
+	cvt.u32.u64 %rt44, %rd63;
+	shfl.sync.down.b32 %r333, %r11, %rt44, 31, -1;
+	cvt.u32.u64 %rt45, %rd63;
+	shfl.sync.down.b32 %r334, %r12, %rt45, 31, -1;
+	cvt.u32.u64 %rt46, %rd63;
+	shfl.sync.down.b32 %r335, %r13, %rt46, 31, -1;
+	cvt.u32.u64 %rt47, %rd63;
+	shfl.sync.down.b32 %r336, %r14, %rt47, 31, -1;
+	add.s64 %rd337, %rd56, %rd63;
+	setp.lt.s64 %p338, %rd337, %rd62;
+	@!%p338 bra $L_19;
+$L_18:
+	add.s64 %rd5, %rd5, %rd327;
+	add.s64 %rd6, %rd6, %rd328;
+	add.s32 %r7, %r7, %r329;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r330;
+	and.b32 %r9, %r9, %r331;
+	or.b32 %r10, %r10, %r332;
+	xor.b32 %r11, %r11, %r333;
+	and.b32 %r12, %r12, %r334;
+	min.s32 %r13, %r13, %r335;
+	max.s32 %r14, %r14, %r336;
+$L_19:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p339, %rd63, 0;
+	@!%p339 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt48, %rd63;
+	mov.b64 {%rt49, %rt50}, %rd5;
+	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
+	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
+	mov.b64 %rd340, {%rt49, %rt50};
+	cvt.u32.u64 %rt51, %rd63;
+	mov.b64 {%rt52, %rt53}, %rd6;
+	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
+	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
+	mov.b64 %rd341, {%rt52, %rt53};
+	cvt.u32.u64 %rt54, %rd63;
+	shfl.sync.down.b32 %r342, %r7, %rt54, 31, -1;
+	cvt.u32.u64 %rt55, %rd63;
+	shfl.sync.down.b32 %r343, %r8, %rt55, 31, -1;
+	cvt.u32.u64 %rt56, %rd63;
+	shfl.sync.down.b32 %r344, %r9, %rt56, 31, -1;
+	cvt.u32.u64 %rt57, %rd63;
+	shfl.sync.down.b32 %r345, %r10, %rt57, 31, -1;
+	cvt.u32.u64 %rt58, %rd63;
+	shfl.sync.down.b32 %r346, %r11, %rt58, 31, -1;
+	cvt.u32.u64 %rt59, %rd63;
+	shfl.sync.down.b32 %r347, %r12, %rt59, 31, -1;
+	cvt.u32.u64 %rt60, %rd63;
+	shfl.sync.down.b32 %r348, %r13, %rt60, 31, -1;
+	cvt.u32.u64 %rt61, %rd63;
+	shfl.sync.down.b32 %r349, %r14, %rt61, 31, -1;
+	add.s64 %rd350, %rd56, %rd63;
+	setp.lt.s64 %p351, %rd350, %rd62;
+	@!%p351 bra $L_22;
+$L_21:
+	add.s64 %rd5, %rd5, %rd340;
+	add.s64 %rd6, %rd6, %rd341;
+	add.s32 %r7, %r7, %r342;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r343;
+	and.b32 %r9, %r9, %r344;
+	or.b32 %r10, %r10, %r345;
+	xor.b32 %r11, %r11, %r346;
+	and.b32 %r12, %r12, %r347;
+	min.s32 %r13, %r13, %r348;
+	max.s32 %r14, %r14, %r349;
+$L_22:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p352, %rd63, 0;
+	@%p352 bra $L_11;
+$L_23:
+	setp.eq.s64 %p77, %rd56, 0;
+	@!%p77 bra $L_25;
+$L_24:
+	mov.u64 %rd78, qvar_reduce0;
+	mul.lo.s64 %rd79, %rd57, 10;
+	mov.b64 %rd80, %rd79;
+	mad.lo.s64 %rd81, %rd80, 8, %rd78;
+	st.shared.s64 [%rd81], %rd5;
+	mov.u64 %rd82, qvar_reduce0;
+	mov.b64 %rd83, %rd79;
+	add.s64 %rd84, %rd83, 1;
+	mad.lo.s64 %rd85, %rd84, 8, %rd82;
+	st.shared.s64 [%rd85], %rd6;
+	mov.u64 %rd86, qvar_reduce0;
+	mov.b64 %rd87, %rd79;
+	add.s64 %rd88, %rd87, 2;
+	mad.lo.s64 %rd89, %rd88, 8, %rd86;
+	st.shared.s16 [%rd89], %r7;
+	mov.u64 %rd90, qvar_reduce0;
+	mov.b64 %rd91, %rd79;
+	add.s64 %rd92, %rd91, 3;
+	mad.lo.s64 %rd93, %rd92, 8, %rd90;
+	st.shared.u32 [%rd93], %r8;
+	mov.u64 %rd94, qvar_reduce0;
+	mov.b64 %rd95, %rd79;
+	add.s64 %rd96, %rd95, 4;
+	mad.lo.s64 %rd97, %rd96, 8, %rd94;
+	st.shared.u16 [%rd97], %r9;
+	mov.u64 %rd98, qvar_reduce0;
+	mov.b64 %rd99, %rd79;
+	add.s64 %rd100, %rd99, 5;
+	mad.lo.s64 %rd101, %rd100, 8, %rd98;
+	st.shared.u16 [%rd101], %r10;
+	mov.u64 %rd102, qvar_reduce0;
+	mov.b64 %rd103, %rd79;
+	add.s64 %rd104, %rd103, 6;
+	mad.lo.s64 %rd105, %rd104, 8, %rd102;
+	st.shared.u16 [%rd105], %r11;
+	mov.u64 %rd106, qvar_reduce0;
+	mov.b64 %rd107, %rd79;
+	add.s64 %rd108, %rd107, 7;
+	mad.lo.s64 %rd109, %rd108, 8, %rd106;
+	st.shared.u8 [%rd109], %r12;
+	mov.u64 %rd110, qvar_reduce0;
+	mov.b64 %rd111, %rd79;
+	add.s64 %rd112, %rd111, 8;
+	mad.lo.s64 %rd113, %rd112, 8, %rd110;
+	st.shared.s32 [%rd113], %r13;
+	mov.u64 %rd114, qvar_reduce0;
+	mov.b64 %rd115, %rd79;
+	add.s64 %rd116, %rd115, 9;
+	mad.lo.s64 %rd117, %rd116, 8, %rd114;
+	st.shared.s32 [%rd117], %r14;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p118, %rd57, 0;
+	@!%p118 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd119, %rd56, %rd58;
+	mov.u32 %rt62, %ntid.x;
+	cvt.u64.u32 %rd120, %rt62;
+	setp.lt.s64 %p121, %rd119, %rd120;
+	@!%p121 bra $L_44;
+$L_27:
+	mov.u64 %rd122, qvar_reduce0;
+	mul.lo.s64 %rd123, %rd56, 10;
+	mov.b64 %rd124, %rd123;
+	mad.lo.s64 %rd125, %rd124, 8, %rd122;
+	ld.shared.s64 %rd5, [%rd125];
+	mov.u64 %rd126, qvar_reduce0;
+	mov.b64 %rd127, %rd123;
+	add.s64 %rd128, %rd127, 1;
+	mad.lo.s64 %rd129, %rd128, 8, %rd126;
+	ld.shared.s64 %rd6, [%rd129];
+	mov.u64 %rd130, qvar_reduce0;
+	mov.b64 %rd131, %rd123;
+	add.s64 %rd132, %rd131, 2;
+	mad.lo.s64 %rd133, %rd132, 8, %rd130;
+	ld.shared.s16 %r7, [%rd133];
+	mov.u64 %rd134, qvar_reduce0;
+	mov.b64 %rd135, %rd123;
+	add.s64 %rd136, %rd135, 3;
+	mad.lo.s64 %rd137, %rd136, 8, %rd134;
+	ld.shared.u32 %r8, [%rd137];
+	mov.u64 %rd138, qvar_reduce0;
+	mov.b64 %rd139, %rd123;
+	add.s64 %rd140, %rd139, 4;
+	mad.lo.s64 %rd141, %rd140, 8, %rd138;
+	ld.shared.u16 %r9, [%rd141];
+	mov.u64 %rd142, qvar_reduce0;
+	mov.b64 %rd143, %rd123;
+	add.s64 %rd144, %rd143, 5;
+	mad.lo.s64 %rd145, %rd144, 8, %rd142;
+	ld.shared.u16 %r10, [%rd145];
+	mov.u64 %rd146, qvar_reduce0;
+	mov.b64 %rd147, %rd123;
+	add.s64 %rd148, %rd147, 6;
+	mad.lo.s64 %rd149, %rd148, 8, %rd146;
+	ld.shared.u16 %r11, [%rd149];
+	mov.u64 %rd150, qvar_reduce0;
+	mov.b64 %rd151, %rd123;
+	add.s64 %rd152, %rd151, 7;
+	mad.lo.s64 %rd153, %rd152, 8, %rd150;
+	ld.shared.u8 %r12, [%rd153];
+	mov.u64 %rd154, qvar_reduce0;
+	mov.b64 %rd155, %rd123;
+	add.s64 %rd156, %rd155, 8;
+	mad.lo.s64 %rd157, %rd156, 8, %rd154;
+	ld.shared.s32 %r13, [%rd157];
+	mov.u64 %rd158, qvar_reduce0;
+	mov.b64 %rd159, %rd123;
+	add.s64 %rd160, %rd159, 9;
+	mad.lo.s64 %rd161, %rd160, 8, %rd158;
+	ld.shared.s32 %r14, [%rd161];
+$L_28:
+	mov.b64 %rd162, %rd59;
+	mov.u32 %rt63, %ntid.x;
+	cvt.u64.u32 %rd163, %rt63;
+	sub.s64 %rd164, %rd163, %rd162;
+	min.s64 %rd165, %rd164, %rd58;
+	shr.s64 %rd166, %rd58, 1;
+$L_29:
+	cvt.u32.u64 %rt64, %rd166;
+	mov.b64 {%rt65, %rt66}, %rd5;
+	shfl.sync.down.b32 %rt65, %rt65, %rt64, 31, -1;
+	shfl.sync.down.b32 %rt66, %rt66, %rt64, 31, -1;
+	mov.b64 %rd167, {%rt65, %rt66};
+	cvt.u32.u64 %rt67, %rd166;
+	mov.b64 {%rt68, %rt69}, %rd6;
+	shfl.sync.down.b32 %rt68, %rt68, %rt67, 31, -1;
+	shfl.sync.down.b32 %rt69, %rt69, %rt67, 31, -1;
+	mov.b64 %rd168, {%rt68, %rt69};
+	cvt.u32.u64 %rt70, %rd166;
+	shfl.sync.down.b32 %r169, %r7, %rt70, 31, -1;
+	cvt.u32.u64 %rt71, %rd166;
+	shfl.sync.down.b32 %r170, %r8, %rt71, 31, -1;
+	cvt.u32.u64 %rt72, %rd166;
+	shfl.sync.down.b32 %r171, %r9, %rt72, 31, -1;
+	cvt.u32.u64 %rt73, %rd166;
+	shfl.sync.down.b32 %r172, %r10, %rt73, 31, -1;
+	cvt.u32.u64 %rt74, %rd166;
+	shfl.sync.down.b32 %r173, %r11, %rt74, 31, -1;
+	cvt.u32.u64 %rt75, %rd166;
+	shfl.sync.down.b32 %r174, %r12, %rt75, 31, -1;
+	cvt.u32.u64 %rt76, %rd166;
+	shfl.sync.down.b32 %r175, %r13, %rt76, 31, -1;
+	cvt.u32.u64 %rt77, %rd166;
+	shfl.sync.down.b32 %r176, %r14, %rt77, 31, -1;
+	add.s64 %rd177, %rd56, %rd166;
+	setp.lt.s64 %p178, %rd177, %rd165;
+	@!%p178 bra $L_31;
+$L_30:
+	add.s64 %rd5, %rd5, %rd167;
+	add.s64 %rd6, %rd6, %rd168;
+	add.s32 %r7, %r7, %r169;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r170;
+	and.b32 %r9, %r9, %r171;
+	or.b32 %r10, %r10, %r172;
+	xor.b32 %r11, %r11, %r173;
+	and.b32 %r12, %r12, %r174;
+	min.s32 %r13, %r13, %r175;
+	max.s32 %r14, %r14, %r176;
+$L_31:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p179, %rd166, 0;
+	@!%p179 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt78, %rd166;
+	mov.b64 {%rt79, %rt80}, %rd5;
+	shfl.sync.down.b32 %rt79, %rt79, %rt78, 31, -1;
+	shfl.sync.down.b32 %rt80, %rt80, %rt78, 31, -1;
+	mov.b64 %rd353, {%rt79, %rt80};
+	cvt.u32.u64 %rt81, %rd166;
+	mov.b64 {%rt82, %rt83}, %rd6;
+	shfl.sync.down.b32 %rt82, %rt82, %rt81, 31, -1;
+	shfl.sync.down.b32 %rt83, %rt83, %rt81, 31, -1;
+	mov.b64 %rd354, {%rt82, %rt83};
+	cvt.u32.u64 %rt84, %rd166;
+	shfl.sync.down.b32 %r355, %r7, %rt84, 31, -1;
+	cvt.u32.u64 %rt85, %rd166;
+	shfl.sync.down.b32 %r356, %r8, %rt85, 31, -1;
+	cvt.u32.u64 %rt86, %rd166;
+	shfl.sync.down.b32 %r357, %r9, %rt86, 31, -1;
+	cvt.u32.u64 %rt87, %rd166;
+	shfl.sync.down.b32 %r358, %r10, %rt87, 31, -1;
+	cvt.u32.u64 %rt88, %rd166;
+	shfl.sync.down.b32 %r359, %r11, %rt88, 31, -1;
+	cvt.u32.u64 %rt89, %rd166;
+	shfl.sync.down.b32 %r360, %r12, %rt89, 31, -1;
+	cvt.u32.u64 %rt90, %rd166;
+	shfl.sync.down.b32 %r361, %r13, %rt90, 31, -1;
+	cvt.u32.u64 %rt91, %rd166;
+	shfl.sync.down.b32 %r362, %r14, %rt91, 31, -1;
+	add.s64 %rd363, %rd56, %rd166;
+	setp.lt.s64 %p364, %rd363, %rd165;
+	@!%p364 bra $L_34;
+$L_33:
+	add.s64 %rd5, %rd5, %rd353;
+	add.s64 %rd6, %rd6, %rd354;
+	add.s32 %r7, %r7, %r355;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r356;
+	and.b32 %r9, %r9, %r357;
+	or.b32 %r10, %r10, %r358;
+	xor.b32 %r11, %r11, %r359;
+	and.b32 %r12, %r12, %r360;
+	min.s32 %r13, %r13, %r361;
+	max.s32 %r14, %r14, %r362;
+$L_34:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p365, %rd166, 0;
+	@!%p365 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt92, %rd166;
+	mov.b64 {%rt93, %rt94}, %rd5;
+	shfl.sync.down.b32 %rt93, %rt93, %rt92, 31, -1;
+	shfl.sync.down.b32 %rt94, %rt94, %rt92, 31, -1;
+	mov.b64 %rd366, {%rt93, %rt94};
+	cvt.u32.u64 %rt95, %rd166;
+	mov.b64 {%rt96, %rt97}, %rd6;
+	shfl.sync.down.b32 %rt96, %rt96, %rt95, 31, -1;
+	shfl.sync.down.b32 %rt97, %rt97, %rt95, 31, -1;
+	mov.b64 %rd367, {%rt96, %rt97};
+	cvt.u32.u64 %rt98, %rd166;
+	shfl.sync.down.b32 %r368, %r7, %rt98, 31, -1;
+	cvt.u32.u64 %rt99, %rd166;
+	shfl.sync.down.b32 %r369, %r8, %rt99, 31, -1;
+	cvt.u32.u64 %rt100, %rd166;
+	shfl.sync.down.b32 %r370, %r9, %rt100, 31, -1;
+	cvt.u32.u64 %rt101, %rd166;
+	shfl.sync.down.b32 %r371, %r10, %rt101, 31, -1;
+	cvt.u32.u64 %rt102, %rd166;
+	shfl.sync.down.b32 %r372, %r11, %rt102, 31, -1;
+	cvt.u32.u64 %rt103, %rd166;
+	shfl.sync.down.b32 %r373, %r12, %rt103, 31, -1;
+	cvt.u32.u64 %rt104, %rd166;
+	shfl.sync.down.b32 %r374, %r13, %rt104, 31, -1;
+	cvt.u32.u64 %rt105, %rd166;
+	shfl.sync.down.b32 %r375, %r14, %rt105, 31, -1;
+	add.s64 %rd376, %rd56, %rd166;
+	setp.lt.s64 %p377, %rd376, %rd165;
+	@!%p377 bra $L_37;
+$L_36:
+	add.s64 %rd5, %rd5, %rd366;
+	add.s64 %rd6, %rd6, %rd367;
+	add.s32 %r7, %r7, %r368;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r369;
+	and.b32 %r9, %r9, %r370;
+	or.b32 %r10, %r10, %r371;
+	xor.b32 %r11, %r11, %r372;
+	and.b32 %r12, %r12, %r373;
+	min.s32 %r13, %r13, %r374;
+	max.s32 %r14, %r14, %r375;
+$L_37:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p378, %rd166, 0;
+	@!%p378 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt106, %rd166;
+	mov.b64 {%rt107, %rt108}, %rd5;
+	shfl.sync.down.b32 %rt107, %rt107, %rt106, 31, -1;
+	shfl.sync.down.b32 %rt108, %rt108, %rt106, 31, -1;
+	mov.b64 %rd379, {%rt107, %rt108};
+	cvt.u32.u64 %rt109, %rd166;
+	mov.b64 {%rt110, %rt111}, %rd6;
+	shfl.sync.down.b32 %rt110, %rt110, %rt109, 31, -1;
+	shfl.sync.down.b32 %rt111, %rt111, %rt109, 31, -1;
+	mov.b64 %rd380, {%rt110, %rt111};
+	cvt.u32.u64 %rt112, %rd166;
+	shfl.sync.down.b32 %r381, %r7, %rt112, 31, -1;
+	cvt.u32.u64 %rt113, %rd166;
+	shfl.sync.down.b32 %r382, %r8, %rt113, 31, -1;
+	cvt.u32.u64 %rt114, %rd166;
+	shfl.sync.down.b32 %r383, %r9, %rt114, 31, -1;
+	cvt.u32.u64 %rt115, %rd166;
+	shfl.sync.down.b32 %r384, %r10, %rt115, 31, -1;
+	cvt.u32.u64 %rt116, %rd166;
+	shfl.sync.down.b32 %r385, %r11, %rt116, 31, -1;
+	cvt.u32.u64 %rt117, %rd166;
+	shfl.sync.down.b32 %r386, %r12, %rt117, 31, -1;
+	cvt.u32.u64 %rt118, %rd166;
+	shfl.sync.down.b32 %r387, %r13, %rt118, 31, -1;
+	cvt.u32.u64 %rt119, %rd166;
+	shfl.sync.down.b32 %r388, %r14, %rt119, 31, -1;
+	add.s64 %rd389, %rd56, %rd166;
+	setp.lt.s64 %p390, %rd389, %rd165;
+	@!%p390 bra $L_40;
+$L_39:
+	add.s64 %rd5, %rd5, %rd379;
+	add.s64 %rd6, %rd6, %rd380;
+	add.s32 %r7, %r7, %r381;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r382;
+	and.b32 %r9, %r9, %r383;
+	or.b32 %r10, %r10, %r384;
+	xor.b32 %r11, %r11, %r385;
+	and.b32 %r12, %r12, %r386;
+	min.s32 %r13, %r13, %r387;
+	max.s32 %r14, %r14, %r388;
+$L_40:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p391, %rd166, 0;
+	@%p391 bra $L_29;
+$L_41:
+	mov.pred %p180, %p77;
+	@!%p180 bra $L_43;
+$L_42:
+	mov.b64 %rd181, %rd5;
+	add.s64 %rd182, %rd0, 0;
+	st.global.s64 [%rd182], %rd181;
+	mov.b64 %rd183, %rd6;
+	add.s64 %rd184, %rd0, 16;
+	st.global.s64 [%rd184], %rd183;
+	add.s32 %r185, %r7, 100;
+	bfe.s32 %r185, %r185, 0, 16;
+	add.s64 %rd186, %rd0, 32;
+	st.global.s16 [%rd186], %r185;
+	mov.b32 %r187, %r8;
+	add.s64 %rd188, %rd0, 48;
+	st.global.u32 [%rd188], %r187;
+	mov.b32 %r189, %r9;
+	add.s64 %rd190, %rd0, 64;
+	st.global.u16 [%rd190], %r189;
+	mov.b32 %r191, %r10;
+	add.s64 %rd192, %rd0, 80;
+	st.global.u16 [%rd192], %r191;
+	mov.b32 %r193, %r11;
+	add.s64 %rd194, %rd0, 96;
+	st.global.u16 [%rd194], %r193;
+	mov.b32 %r195, %r12;
+	add.s64 %rd196, %rd0, 112;
+	st.global.u8 [%rd196], %r195;
+	min.s32 %r197, %r13, 2147483647;
+	add.s64 %rd198, %rd0, 128;
+	st.global.s32 [%rd198], %r197;
+	max.s32 %r199, %r14, -2147483648;
+	add.s64 %rd200, %rd0, 144;
+	st.global.s32 [%rd200], %r199;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd5, 0;
+	mov.b64 %rd6, 0;
+	mov.b32 %r7, 0;
+	mov.b32 %r8, 1;
+	mov.b32 %r9, 65535;
+	mov.b32 %r10, 0;
+	mov.b32 %r11, 0;
+	mov.b32 %r12, 255;
+	mov.b32 %r13, 2147483647;
+	mov.b32 %r14, -2147483648;
+	bra.uni $L_28;
+}
+
+.visible .entry IntStats_2(
+	.param .u64 IntStats_2_param_0,
+	.param .s64 IntStats_2_param_1,
+	.param .u64 IntStats_2_param_2,
+	.param .s64 IntStats_2_param_3,
+	.param .u64 IntStats_2_param_4,
+	.param .u64 IntStats_2_param_5
+)
+{
+	.reg .pred %pt<11>;
+	.reg .b32 %r<39>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<41>;
+	.reg .b64 %rdt<13>;
+
+$L_0:
+	ld.param.u64 %rd1, [IntStats_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	add.s64 %rd2, %rd1, 48;
+	ld.global.u32 %r3, [%rd2];
+	add.s64 %rd5, %rd1, 64;
+	ld.global.u16 %r6, [%rd5];
+	ld.param.u64 %rd8, [IntStats_2_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [IntStats_2_param_3];
+	add.s64 %rd10, %rd1, 0;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd13, %rd1, 16;
+	ld.global.s64 %rd14, [%rd13];
+	add.s64 %rd18, %rd1, 80;
+	ld.global.u16 %r19, [%rd18];
+	add.s64 %rd21, %rd1, 96;
+	ld.global.u16 %r22, [%rd21];
+	add.s64 %rd24, %rd1, 128;
+	ld.global.s32 %r25, [%rd24];
+	add.s64 %rd27, %rd1, 144;
+	ld.global.s32 %r28, [%rd27];
+	add.s64 %rd34, %rd1, 32;
+	ld.global.s16 %r35, [%rd34];
+	add.s64 %rd37, %rd1, 112;
+	ld.global.u8 %r38, [%rd37];
+$L_1:
+	cvt.u64.u32 %rd0, %r3;
+	cvt.u64.u32 %rd4, %r6;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd9;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd7, %rd8, 0;
+	st.global.s64 [%rd7], %rd11;
+	mov.b64 %rdt3, 1;
+	setp.ge.u64 %pt1, %rdt3, %rd9;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd12, %rd8, 8;
+	st.global.s64 [%rd12], %rd14;
+	mov.b64 %rdt4, 2;
+	setp.ge.u64 %pt2, %rdt4, %rd9;
+	@%pt2 bra $Lfault_2;
+	add.s64 %rd15, %rd8, 16;
+	st.global.s64 [%rd15], %rd0;
+	mov.b64 %rdt5, 3;
+	setp.ge.u64 %pt3, %rdt5, %rd9;
+	@%pt3 bra $Lfault_3;
+	add.s64 %rd16, %rd8, 24;
+	st.global.s64 [%rd16], %rd4;
+	cvt.u64.u32 %rd17, %r19;
+	cvt.u64.u32 %rd20, %r22;
+	cvt.s64.s32 %rd23, %r25;
+	cvt.s64.s32 %rd26, %r28;
+	mov.b64 %rdt6, 4;
+	setp.ge.u64 %pt4, %rdt6, %rd9;
+	@%pt4 bra $Lfault_4;
+	add.s64 %rd29, %rd8, 32;
+	st.global.s64 [%rd29], %rd17;
+	mov.b64 %rdt7, 5;
+	setp.ge.u64 %pt5, %rdt7, %rd9;
+	@%pt5 bra $Lfault_5;
+	add.s64 %rd30, %rd8, 40;
+	st.global.s64 [%rd30], %rd20;
+	mov.b64 %rdt8, 6;
+	setp.ge.u64 %pt6, %rdt8, %rd9;
+	@%pt6 bra $Lfault_6;
+	add.s64 %rd31, %rd8, 48;
+	st.global.s64 [%rd31], %rd23;
+	mov.b64 %rdt9, 7;
+	setp.ge.u64 %pt7, %rdt9, %rd9;
+	@%pt7 bra $Lfault_7;
+	add.s64 %rd32, %rd8, 56;
+	st.global.s64 [%rd32], %rd26;
+	cvt.s64.s32 %rd33, %r35;
+	cvt.u64.u32 %rd36, %r38;
+	mov.b64 %rdt10, 8;
+	setp.ge.u64 %pt8, %rdt10, %rd9;
+	@%pt8 bra $Lfault_8;
+	add.s64 %rd39, %rd8, 64;
+	st.global.s64 [%rd39], %rd33;
+	mov.b64 %rdt11, 9;
+	setp.ge.u64 %pt9, %rdt11, %rd9;
+	@%pt9 bra $Lfault_9;
+	add.s64 %rd40, %rd8, 72;
+	st.global.s64 [%rd40], %rd36;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 2;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 3;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt1, 4;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt0, 5;
+	mov.b64 %rdt1, 5;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt1, 6;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt0, 7;
+	mov.b64 %rdt1, 7;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt0, 8;
+	mov.b64 %rdt1, 8;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt0, 9;
+	mov.b64 %rdt1, 9;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt12, [IntStats_2_param_5];
+	cvta.to.global.u64 %rdt12, %rdt12;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt12];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt10, %rt3, %rt1;
+	@%pt10 exit;
+	st.global.u32 [%rdt12+8], 3145730;
+	st.global.u32 [%rdt12+12], %rt0;
+	st.global.u64 [%rdt12+16], %rdt1;
+	st.global.u64 [%rdt12+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt12+4], %rt2;
+	exit;
+}
+
+.visible .entry Center_0(
+	.param .u64 Center_0_param_0,
+	.param .s64 Center_0_param_1,
+	.param .u64 Center_0_param_2,
+	.param .s64 Center_0_param_3,
+	.param .u64 Center_0_param_4,
+	.param .u64 Center_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<90>;
+	.reg .b32 %rt<37>;
+	.reg .b64 %rd<88>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<87>;
+
+$L_0:
+	ld.param.u64 %rd5, [Center_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Center_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd61, [Center_0_param_4];
+	cvta.to.global.u64 %rd61, %rd61;
+$L_1:
+	mov.f64 %fd0, 0d8000000000000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd23, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd24, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
+	mov.b64 {%rt10, %rt11}, %fd0;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd31, {%rt10, %rt11};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.rn.f64 %fd0, %fd0, %fd31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt12, %rd30;
+	mov.b64 {%rt13, %rt14}, %fd0;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd66, {%rt13, %rt14};
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
+$L_30:
+	add.rn.f64 %fd0, %fd0, %fd66;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt15, %rd30;
+	mov.b64 {%rt16, %rt17}, %fd0;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd70, {%rt16, %rt17};
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
+$L_33:
+	add.rn.f64 %fd0, %fd0, %fd70;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt18, %rd30;
+	mov.b64 {%rt19, %rt20}, %fd0;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %fd74, {%rt19, %rt20};
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
+$L_36:
+	add.rn.f64 %fd0, %fd0, %fd74;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f64 [%rd39], %fd0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt21, %ntid.x;
+	cvt.u64.u32 %rd42, %rt21;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.f64 %fd0, [%rd47];
+$L_43:
+	mov.b64 %rd48, %rd26;
+	mov.u32 %rt22, %ntid.x;
+	cvt.u64.u32 %rd49, %rt22;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt23, %rd52;
+	mov.b64 {%rt24, %rt25}, %fd0;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %fd53, {%rt24, %rt25};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.rn.f64 %fd0, %fd0, %fd53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt26, %rd52;
+	mov.b64 {%rt27, %rt28}, %fd0;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %fd78, {%rt27, %rt28};
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
+$L_48:
+	add.rn.f64 %fd0, %fd0, %fd78;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt29, %rd52;
+	mov.b64 {%rt30, %rt31}, %fd0;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %fd82, {%rt30, %rt31};
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
+$L_51:
+	add.rn.f64 %fd0, %fd0, %fd82;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt32, %rd52;
+	mov.b64 {%rt33, %rt34}, %fd0;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %fd86, {%rt33, %rt34};
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
+$L_54:
+	add.rn.f64 %fd0, %fd0, %fd86;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
+$L_56:
+	mov.pred %p57, %p35;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt35, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt35;
+	mov.b64 %rd59, %rd58;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.f64 [%rd62], %fd0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt36, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt36;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	ret;
+$L_60:
+	mov.f64 %fd0, 0d8000000000000000;
+	bra.uni $L_43;
+}
+
+.visible .entry Center_1(
+	.param .u64 Center_1_param_0,
+	.param .s64 Center_1_param_1,
+	.param .u64 Center_1_param_2,
+	.param .s64 Center_1_param_3,
+	.param .u64 Center_1_param_4,
+	.param .u64 Center_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<85>;
+	.reg .b32 %rt<32>;
+	.reg .b64 %rd<83>;
+	.reg .f64 %fd<82>;
+
+$L_0:
+	ld.param.u64 %rd0, [Center_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f64 %fd5, 0d8000000000000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mov.b64 %rd9, %rd50;
+	ld.global.f64 %fd10, [%rd9];
+	add.rn.f64 %fd5, %fd5, %fd10;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_4:
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
+$L_5:
+	mov.b64 %rd53, %rd50;
+	ld.global.f64 %fd54, [%rd53];
+	add.rn.f64 %fd5, %fd5, %fd54;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_6:
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
+$L_7:
+	mov.b64 %rd56, %rd50;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd5, %fd5, %fd57;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_8:
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
+$L_9:
+	mov.b64 %rd59, %rd50;
+	ld.global.f64 %fd60, [%rd59];
+	add.rn.f64 %fd5, %fd5, %fd60;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	mov.b64 {%rt7, %rt8}, %fd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %fd19, {%rt7, %rt8};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f64 %fd5, %fd5, %fd19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt9, %rd18;
+	mov.b64 {%rt10, %rt11}, %fd5;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd61, {%rt10, %rt11};
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
+$L_15:
+	add.rn.f64 %fd5, %fd5, %fd61;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt12, %rd18;
+	mov.b64 {%rt13, %rt14}, %fd5;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd65, {%rt13, %rt14};
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
+$L_18:
+	add.rn.f64 %fd5, %fd5, %fd65;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt15, %rd18;
+	mov.b64 {%rt16, %rt17}, %fd5;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd69, {%rt16, %rt17};
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
+$L_21:
+	add.rn.f64 %fd5, %fd5, %fd69;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f64 [%rd27], %fd5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt18, %ntid.x;
+	cvt.u64.u32 %rd30, %rt18;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f64 %fd5, [%rd35];
+$L_28:
+	mov.b64 %rd36, %rd14;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd37, %rt19;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt20, %rd40;
+	mov.b64 {%rt21, %rt22}, %fd5;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %fd41, {%rt21, %rt22};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f64 %fd5, %fd5, %fd41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt23, %rd40;
+	mov.b64 {%rt24, %rt25}, %fd5;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %fd73, {%rt24, %rt25};
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
+$L_33:
+	add.rn.f64 %fd5, %fd5, %fd73;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt26, %rd40;
+	mov.b64 {%rt27, %rt28}, %fd5;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %fd77, {%rt27, %rt28};
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
+$L_36:
+	add.rn.f64 %fd5, %fd5, %fd77;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt29, %rd40;
+	mov.b64 {%rt30, %rt31}, %fd5;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %fd81, {%rt30, %rt31};
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
+$L_39:
+	add.rn.f64 %fd5, %fd5, %fd81;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
+$L_41:
+	mov.pred %p45, %p23;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f64 %fd46, %fd5, 0d0000000000000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f64 [%rd47], %fd46;
+$L_43:
+	ret;
+$L_44:
+	mov.f64 %fd5, 0d8000000000000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Center_2(
+	.param .u64 Center_2_param_0,
+	.param .s64 Center_2_param_1,
+	.param .u64 Center_2_param_2,
+	.param .s64 Center_2_param_3,
+	.param .u64 Center_2_param_4,
+	.param .u64 Center_2_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<23>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<19>;
+
+$L_0:
+	ld.param.u64 %rd4, [Center_2_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Center_2_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [Center_2_param_4];
+	cvta.to.global.u64 %rd15, %rd15;
+	add.s64 %rd16, %rd15, 0;
+	ld.global.f64 %fd17, [%rd16];
+	mov.b64 %rd19, %rd5;
+	cvt.rn.f64.s64 %fd18, %rd19;
+	div.rn.f64 %fd14, %fd17, %fd18;
+	ld.param.u64 %rd21, [Center_2_param_2];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Center_2_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	sub.rn.f64 %fd13, %fd12, %fd14;
+	setp.ge.u64 %pt0, %rd9, %rd22;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd20, %rd9, 8, %rd21;
+	st.global.f64 [%rd20], %fd13;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Center_2_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3211266;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry FloatRange_0(
+	.param .u64 FloatRange_0_param_0,
+	.param .s64 FloatRange_0_param_1,
+	.param .u64 FloatRange_0_param_2,
+	.param .s64 FloatRange_0_param_3,
+	.param .s64 FloatRange_0_param_4,
+	.param .u64 FloatRange_0_param_5,
+	.param .u64 FloatRange_0_param_6
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.reg .pred %p<112>;
+	.reg .pred %pt<84>;
+	.reg .b32 %rt<65>;
+	.reg .b64 %rd<110>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<109>;
+	.reg .f64 %fdt<52>;
+
+$L_0:
+	ld.param.s64 %rd5, [FloatRange_0_param_4];
+	ld.param.u64 %rd15, [FloatRange_0_param_0];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [FloatRange_0_param_1];
+	ld.param.u64 %rd73, [FloatRange_0_param_5];
+	cvta.to.global.u64 %rd73, %rd73;
+$L_1:
+	mov.f64 %fd0, 0d7FF0000000000000;
+	mov.f64 %fd1, 0dFFF0000000000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd2, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd2, %rd2, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd3, %rt3, %rt4;
+	mov.b64 %rd4, %rd2;
+	mov.b64 %rd7, %rd5;
+	mov.b64 %rd10, %rd3;
+	mul.lo.u64 %rd11, %rd10, 3;
+$L_2:
+	setp.lt.s64 %p6, %rd4, %rd5;
+	@!%p6 bra $L_21;
+$L_3:
+	mov.b64 %rd8, %rd4;
+	sub.u64 %rd9, %rd7, %rd8;
+	setp.gt.u64 %p12, %rd9, %rd11;
+	@!%p12 bra $L_16;
+$L_4:
+	mov.b64 %rd13, %rd4;
+$L_5:
+	setp.ge.u64 %pt0, %rd13, %rd16;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt1, %fd0, %fd17;
+	selp.f64 %fdt0, %fd0, %fd17, %pt1;
+	setp.eq.f64 %pt2, %fd0, %fd17;
+	or.b64 %fdt1, %fd0, %fd17;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt2;
+	setp.nan.f64 %pt3, %fd0, %fd17;
+	add.rn.f64 %fdt1, %fd0, %fd17;
+	selp.f64 %fd18, %fdt1, %fdt0, %pt3;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt4, %fd1, %fd20;
+	selp.f64 %fdt2, %fd1, %fd20, %pt4;
+	setp.eq.f64 %pt5, %fd1, %fd20;
+	and.b64 %fdt3, %fd1, %fd20;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt5;
+	setp.nan.f64 %pt6, %fd1, %fd20;
+	add.rn.f64 %fdt3, %fd1, %fd20;
+	selp.f64 %fd21, %fdt3, %fdt2, %pt6;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_6:
+	add.s64 %rd4, %rd4, %rd3;
+$L_7:
+	mov.b64 %rd13, %rd4;
+$L_8:
+	setp.ge.u64 %pt7, %rd13, %rd16;
+	@%pt7 bra $Lfault_1;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt8, %fd0, %fd17;
+	selp.f64 %fdt4, %fd0, %fd17, %pt8;
+	setp.eq.f64 %pt9, %fd0, %fd17;
+	or.b64 %fdt5, %fd0, %fd17;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt9;
+	setp.nan.f64 %pt10, %fd0, %fd17;
+	add.rn.f64 %fdt5, %fd0, %fd17;
+	selp.f64 %fd18, %fdt5, %fdt4, %pt10;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt11, %fd1, %fd20;
+	selp.f64 %fdt6, %fd1, %fd20, %pt11;
+	setp.eq.f64 %pt12, %fd1, %fd20;
+	and.b64 %fdt7, %fd1, %fd20;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt12;
+	setp.nan.f64 %pt13, %fd1, %fd20;
+	add.rn.f64 %fdt7, %fd1, %fd20;
+	selp.f64 %fd21, %fdt7, %fdt6, %pt13;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_9:
+	add.s64 %rd4, %rd4, %rd3;
+$L_10:
+	mov.b64 %rd13, %rd4;
+$L_11:
+	setp.ge.u64 %pt14, %rd13, %rd16;
+	@%pt14 bra $Lfault_2;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt15, %fd0, %fd17;
+	selp.f64 %fdt8, %fd0, %fd17, %pt15;
+	setp.eq.f64 %pt16, %fd0, %fd17;
+	or.b64 %fdt9, %fd0, %fd17;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt16;
+	setp.nan.f64 %pt17, %fd0, %fd17;
+	add.rn.f64 %fdt9, %fd0, %fd17;
+	selp.f64 %fd18, %fdt9, %fdt8, %pt17;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt18, %fd1, %fd20;
+	selp.f64 %fdt10, %fd1, %fd20, %pt18;
+	setp.eq.f64 %pt19, %fd1, %fd20;
+	and.b64 %fdt11, %fd1, %fd20;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt19;
+	setp.nan.f64 %pt20, %fd1, %fd20;
+	add.rn.f64 %fdt11, %fd1, %fd20;
+	selp.f64 %fd21, %fdt11, %fdt10, %pt20;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_12:
+	add.s64 %rd4, %rd4, %rd3;
+$L_13:
+	mov.b64 %rd13, %rd4;
+$L_14:
+	setp.ge.u64 %pt21, %rd13, %rd16;
+	@%pt21 bra $Lfault_3;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt22, %fd0, %fd17;
+	selp.f64 %fdt12, %fd0, %fd17, %pt22;
+	setp.eq.f64 %pt23, %fd0, %fd17;
+	or.b64 %fdt13, %fd0, %fd17;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt23;
+	setp.nan.f64 %pt24, %fd0, %fd17;
+	add.rn.f64 %fdt13, %fd0, %fd17;
+	selp.f64 %fd18, %fdt13, %fdt12, %pt24;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt25, %fd1, %fd20;
+	selp.f64 %fdt14, %fd1, %fd20, %pt25;
+	setp.eq.f64 %pt26, %fd1, %fd20;
+	and.b64 %fdt15, %fd1, %fd20;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt26;
+	setp.nan.f64 %pt27, %fd1, %fd20;
+	add.rn.f64 %fdt15, %fd1, %fd20;
+	selp.f64 %fd21, %fdt15, %fdt14, %pt27;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_15:
+	add.s64 %rd4, %rd4, %rd3;
+	bra.uni $L_2;
+$L_16:
+	mov.b64 %rd13, %rd4;
+$L_17:
+	setp.ge.u64 %pt28, %rd13, %rd16;
+	@%pt28 bra $Lfault_4;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt29, %fd0, %fd17;
+	selp.f64 %fdt16, %fd0, %fd17, %pt29;
+	setp.eq.f64 %pt30, %fd0, %fd17;
+	or.b64 %fdt17, %fd0, %fd17;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt30;
+	setp.nan.f64 %pt31, %fd0, %fd17;
+	add.rn.f64 %fdt17, %fd0, %fd17;
+	selp.f64 %fd18, %fdt17, %fdt16, %pt31;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt32, %fd1, %fd20;
+	selp.f64 %fdt18, %fd1, %fd20, %pt32;
+	setp.eq.f64 %pt33, %fd1, %fd20;
+	and.b64 %fdt19, %fd1, %fd20;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt33;
+	setp.nan.f64 %pt34, %fd1, %fd20;
+	add.rn.f64 %fdt19, %fd1, %fd20;
+	selp.f64 %fd21, %fdt19, %fdt18, %pt34;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_57;
+$L_18:
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_19:
+	add.s64 %rd4, %rd4, %rd3;
+$L_20:
+	setp.lt.s64 %p24, %rd4, %rd5;
+	@%p24 bra $L_16;
+$L_21:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd25, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd26, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd27, %rt8;
+	mul.lo.s64 %rd28, %rd26, %rd27;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd29, %rt9;
+	sub.s64 %rd30, %rd29, %rd28;
+	min.s64 %rd31, %rd30, %rd27;
+	shr.s64 %rd32, %rd27, 1;
+$L_22:
+	cvt.u32.u64 %rt10, %rd32;
+	mov.b64 {%rt11, %rt12}, %fd0;
+	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
+	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
+	mov.b64 %fd33, {%rt11, %rt12};
+	cvt.u32.u64 %rt13, %rd32;
+	mov.b64 {%rt14, %rt15}, %fd1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
+	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
+	mov.b64 %fd34, {%rt14, %rt15};
+	add.s64 %rd35, %rd25, %rd32;
+	setp.lt.s64 %p36, %rd35, %rd31;
+	@!%p36 bra $L_24;
+$L_23:
+	setp.lt.f64 %pt35, %fd0, %fd33;
+	selp.f64 %fdt20, %fd0, %fd33, %pt35;
+	setp.eq.f64 %pt36, %fd0, %fd33;
+	or.b64 %fdt21, %fd0, %fd33;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt36;
+	setp.nan.f64 %pt37, %fd0, %fd33;
+	add.rn.f64 %fdt21, %fd0, %fd33;
+	selp.f64 %fd0, %fdt21, %fdt20, %pt37;
+	setp.gt.f64 %pt38, %fd1, %fd34;
+	selp.f64 %fdt22, %fd1, %fd34, %pt38;
+	setp.eq.f64 %pt39, %fd1, %fd34;
+	and.b64 %fdt23, %fd1, %fd34;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt39;
+	setp.nan.f64 %pt40, %fd1, %fd34;
+	add.rn.f64 %fdt23, %fd1, %fd34;
+	selp.f64 %fd1, %fdt23, %fdt22, %pt40;
+$L_24:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p37, %rd32, 0;
+	@!%p37 bra $L_34;
+$L_25:
+	cvt.u32.u64 %rt16, %rd32;
+	mov.b64 {%rt17, %rt18}, %fd0;
+	shfl.sync.down.b32 %rt17, %rt17, %rt16, 31, -1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt16, 31, -1;
+	mov.b64 %fd82, {%rt17, %rt18};
+	cvt.u32.u64 %rt19, %rd32;
+	mov.b64 {%rt20, %rt21}, %fd1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt19, 31, -1;
+	shfl.sync.down.b32 %rt21, %rt21, %rt19, 31, -1;
+	mov.b64 %fd83, {%rt20, %rt21};
+	add.s64 %rd84, %rd25, %rd32;
+	setp.lt.s64 %p85, %rd84, %rd31;
+	@!%p85 bra $L_27;
+$L_26:
+	setp.lt.f64 %pt41, %fd0, %fd82;
+	selp.f64 %fdt24, %fd0, %fd82, %pt41;
+	setp.eq.f64 %pt42, %fd0, %fd82;
+	or.b64 %fdt25, %fd0, %fd82;
+	selp.f64 %fdt24, %fdt25, %fdt24, %pt42;
+	setp.nan.f64 %pt43, %fd0, %fd82;
+	add.rn.f64 %fdt25, %fd0, %fd82;
+	selp.f64 %fd0, %fdt25, %fdt24, %pt43;
+	setp.gt.f64 %pt44, %fd1, %fd83;
+	selp.f64 %fdt26, %fd1, %fd83, %pt44;
+	setp.eq.f64 %pt45, %fd1, %fd83;
+	and.b64 %fdt27, %fd1, %fd83;
+	selp.f64 %fdt26, %fdt27, %fdt26, %pt45;
+	setp.nan.f64 %pt46, %fd1, %fd83;
+	add.rn.f64 %fdt27, %fd1, %fd83;
+	selp.f64 %fd1, %fdt27, %fdt26, %pt46;
+$L_27:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p86, %rd32, 0;
+	@!%p86 bra $L_34;
+$L_28:
+	cvt.u32.u64 %rt22, %rd32;
+	mov.b64 {%rt23, %rt24}, %fd0;
+	shfl.sync.down.b32 %rt23, %rt23, %rt22, 31, -1;
+	shfl.sync.down.b32 %rt24, %rt24, %rt22, 31, -1;
+	mov.b64 %fd87, {%rt23, %rt24};
+	cvt.u32.u64 %rt25, %rd32;
+	mov.b64 {%rt26, %rt27}, %fd1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt25, 31, -1;
+	shfl.sync.down.b32 %rt27, %rt27, %rt25, 31, -1;
+	mov.b64 %fd88, {%rt26, %rt27};
+	add.s64 %rd89, %rd25, %rd32;
+	setp.lt.s64 %p90, %rd89, %rd31;
+	@!%p90 bra $L_30;
+$L_29:
+	setp.lt.f64 %pt47, %fd0, %fd87;
+	selp.f64 %fdt28, %fd0, %fd87, %pt47;
+	setp.eq.f64 %pt48, %fd0, %fd87;
+	or.b64 %fdt29, %fd0, %fd87;
+	selp.f64 %fdt28, %fdt29, %fdt28, %pt48;
+	setp.nan.f64 %pt49, %fd0, %fd87;
+	add.rn.f64 %fdt29, %fd0, %fd87;
+	selp.f64 %fd0, %fdt29, %fdt28, %pt49;
+	setp.gt.f64 %pt50, %fd1, %fd88;
+	selp.f64 %fdt30, %fd1, %fd88, %pt50;
+	setp.eq.f64 %pt51, %fd1, %fd88;
+	and.b64 %fdt31, %fd1, %fd88;
+	selp.f64 %fdt30, %fdt31, %fdt30, %pt51;
+	setp.nan.f64 %pt52, %fd1, %fd88;
+	add.rn.f64 %fdt31, %fd1, %fd88;
+	selp.f64 %fd1, %fdt31, %fdt30, %pt52;
+$L_30:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p91, %rd32, 0;
+	@!%p91 bra $L_34;
+$L_31:
+	cvt.u32.u64 %rt28, %rd32;
+	mov.b64 {%rt29, %rt30}, %fd0;
+	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
+	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
+	mov.b64 %fd92, {%rt29, %rt30};
+	cvt.u32.u64 %rt31, %rd32;
+	mov.b64 {%rt32, %rt33}, %fd1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
+	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
+	mov.b64 %fd93, {%rt32, %rt33};
+	add.s64 %rd94, %rd25, %rd32;
+	setp.lt.s64 %p95, %rd94, %rd31;
+	@!%p95 bra $L_33;
+$L_32:
+	setp.lt.f64 %pt53, %fd0, %fd92;
+	selp.f64 %fdt32, %fd0, %fd92, %pt53;
+	setp.eq.f64 %pt54, %fd0, %fd92;
+	or.b64 %fdt33, %fd0, %fd92;
+	selp.f64 %fdt32, %fdt33, %fdt32, %pt54;
+	setp.nan.f64 %pt55, %fd0, %fd92;
+	add.rn.f64 %fdt33, %fd0, %fd92;
+	selp.f64 %fd0, %fdt33, %fdt32, %pt55;
+	setp.gt.f64 %pt56, %fd1, %fd93;
+	selp.f64 %fdt34, %fd1, %fd93, %pt56;
+	setp.eq.f64 %pt57, %fd1, %fd93;
+	and.b64 %fdt35, %fd1, %fd93;
+	selp.f64 %fdt34, %fdt35, %fdt34, %pt57;
+	setp.nan.f64 %pt58, %fd1, %fd93;
+	add.rn.f64 %fdt35, %fd1, %fd93;
+	selp.f64 %fd1, %fdt35, %fdt34, %pt58;
+$L_33:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p96, %rd32, 0;
+	@%p96 bra $L_22;
+$L_34:
+	setp.eq.s64 %p38, %rd25, 0;
+	@!%p38 bra $L_36;
+$L_35:
+	mov.u64 %rd39, qvar_reduce0;
+	mul.lo.s64 %rd40, %rd26, 2;
+	mov.b64 %rd41, %rd40;
+	mad.lo.s64 %rd42, %rd41, 8, %rd39;
+	st.shared.f64 [%rd42], %fd0;
+	mov.u64 %rd43, qvar_reduce0;
+	mov.b64 %rd44, %rd40;
+	add.s64 %rd45, %rd44, 1;
+	mad.lo.s64 %rd46, %rd45, 8, %rd43;
+	st.shared.f64 [%rd46], %fd1;
+$L_36:
+	bar.sync 0;
+	setp.eq.s64 %p47, %rd26, 0;
+	@!%p47 bra $L_55;
+$L_37:
+	mul.lo.s64 %rd48, %rd25, %rd27;
+	mov.u32 %rt34, %ntid.x;
+	cvt.u64.u32 %rd49, %rt34;
+	setp.lt.s64 %p50, %rd48, %rd49;
+	@!%p50 bra $L_56;
+$L_38:
+	mov.u64 %rd51, qvar_reduce0;
+	mul.lo.s64 %rd52, %rd25, 2;
+	mov.b64 %rd53, %rd52;
+	mad.lo.s64 %rd54, %rd53, 8, %rd51;
+	ld.shared.f64 %fd0, [%rd54];
+	mov.u64 %rd55, qvar_reduce0;
+	mov.b64 %rd56, %rd52;
+	add.s64 %rd57, %rd56, 1;
+	mad.lo.s64 %rd58, %rd57, 8, %rd55;
+	ld.shared.f64 %fd1, [%rd58];
+$L_39:
+	mov.b64 %rd59, %rd28;
+	mov.u32 %rt35, %ntid.x;
+	cvt.u64.u32 %rd60, %rt35;
+	sub.s64 %rd61, %rd60, %rd59;
+	min.s64 %rd62, %rd61, %rd27;
+	shr.s64 %rd63, %rd27, 1;
+$L_40:
+	cvt.u32.u64 %rt36, %rd63;
+	mov.b64 {%rt37, %rt38}, %fd0;
+	shfl.sync.down.b32 %rt37, %rt37, %rt36, 31, -1;
+	shfl.sync.down.b32 %rt38, %rt38, %rt36, 31, -1;
+	mov.b64 %fd64, {%rt37, %rt38};
+	cvt.u32.u64 %rt39, %rd63;
+	mov.b64 {%rt40, %rt41}, %fd1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt39, 31, -1;
+	shfl.sync.down.b32 %rt41, %rt41, %rt39, 31, -1;
+	mov.b64 %fd65, {%rt40, %rt41};
+	add.s64 %rd66, %rd25, %rd63;
+	setp.lt.s64 %p67, %rd66, %rd62;
+	@!%p67 bra $L_42;
+$L_41:
+	setp.lt.f64 %pt59, %fd0, %fd64;
+	selp.f64 %fdt36, %fd0, %fd64, %pt59;
+	setp.eq.f64 %pt60, %fd0, %fd64;
+	or.b64 %fdt37, %fd0, %fd64;
+	selp.f64 %fdt36, %fdt37, %fdt36, %pt60;
+	setp.nan.f64 %pt61, %fd0, %fd64;
+	add.rn.f64 %fdt37, %fd0, %fd64;
+	selp.f64 %fd0, %fdt37, %fdt36, %pt61;
+	setp.gt.f64 %pt62, %fd1, %fd65;
+	selp.f64 %fdt38, %fd1, %fd65, %pt62;
+	setp.eq.f64 %pt63, %fd1, %fd65;
+	and.b64 %fdt39, %fd1, %fd65;
+	selp.f64 %fdt38, %fdt39, %fdt38, %pt63;
+	setp.nan.f64 %pt64, %fd1, %fd65;
+	add.rn.f64 %fdt39, %fd1, %fd65;
+	selp.f64 %fd1, %fdt39, %fdt38, %pt64;
+$L_42:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_52;
+$L_43:
+	cvt.u32.u64 %rt42, %rd63;
+	mov.b64 {%rt43, %rt44}, %fd0;
+	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
+	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
+	mov.b64 %fd97, {%rt43, %rt44};
+	cvt.u32.u64 %rt45, %rd63;
+	mov.b64 {%rt46, %rt47}, %fd1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
+	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
+	mov.b64 %fd98, {%rt46, %rt47};
+	add.s64 %rd99, %rd25, %rd63;
+	setp.lt.s64 %p100, %rd99, %rd62;
+	@!%p100 bra $L_45;
+$L_44:
+	setp.lt.f64 %pt65, %fd0, %fd97;
+	selp.f64 %fdt40, %fd0, %fd97, %pt65;
+	setp.eq.f64 %pt66, %fd0, %fd97;
+	or.b64 %fdt41, %fd0, %fd97;
+	selp.f64 %fdt40, %fdt41, %fdt40, %pt66;
+	setp.nan.f64 %pt67, %fd0, %fd97;
+	add.rn.f64 %fdt41, %fd0, %fd97;
+	selp.f64 %fd0, %fdt41, %fdt40, %pt67;
+	setp.gt.f64 %pt68, %fd1, %fd98;
+	selp.f64 %fdt42, %fd1, %fd98, %pt68;
+	setp.eq.f64 %pt69, %fd1, %fd98;
+	and.b64 %fdt43, %fd1, %fd98;
+	selp.f64 %fdt42, %fdt43, %fdt42, %pt69;
+	setp.nan.f64 %pt70, %fd1, %fd98;
+	add.rn.f64 %fdt43, %fd1, %fd98;
+	selp.f64 %fd1, %fdt43, %fdt42, %pt70;
+$L_45:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p101, %rd63, 0;
+	@!%p101 bra $L_52;
+$L_46:
+	cvt.u32.u64 %rt48, %rd63;
+	mov.b64 {%rt49, %rt50}, %fd0;
+	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
+	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
+	mov.b64 %fd102, {%rt49, %rt50};
+	cvt.u32.u64 %rt51, %rd63;
+	mov.b64 {%rt52, %rt53}, %fd1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
+	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
+	mov.b64 %fd103, {%rt52, %rt53};
+	add.s64 %rd104, %rd25, %rd63;
+	setp.lt.s64 %p105, %rd104, %rd62;
+	@!%p105 bra $L_48;
+$L_47:
+	setp.lt.f64 %pt71, %fd0, %fd102;
+	selp.f64 %fdt44, %fd0, %fd102, %pt71;
+	setp.eq.f64 %pt72, %fd0, %fd102;
+	or.b64 %fdt45, %fd0, %fd102;
+	selp.f64 %fdt44, %fdt45, %fdt44, %pt72;
+	setp.nan.f64 %pt73, %fd0, %fd102;
+	add.rn.f64 %fdt45, %fd0, %fd102;
+	selp.f64 %fd0, %fdt45, %fdt44, %pt73;
+	setp.gt.f64 %pt74, %fd1, %fd103;
+	selp.f64 %fdt46, %fd1, %fd103, %pt74;
+	setp.eq.f64 %pt75, %fd1, %fd103;
+	and.b64 %fdt47, %fd1, %fd103;
+	selp.f64 %fdt46, %fdt47, %fdt46, %pt75;
+	setp.nan.f64 %pt76, %fd1, %fd103;
+	add.rn.f64 %fdt47, %fd1, %fd103;
+	selp.f64 %fd1, %fdt47, %fdt46, %pt76;
+$L_48:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p106, %rd63, 0;
+	@!%p106 bra $L_52;
+$L_49:
+	cvt.u32.u64 %rt54, %rd63;
+	mov.b64 {%rt55, %rt56}, %fd0;
+	shfl.sync.down.b32 %rt55, %rt55, %rt54, 31, -1;
+	shfl.sync.down.b32 %rt56, %rt56, %rt54, 31, -1;
+	mov.b64 %fd107, {%rt55, %rt56};
+	cvt.u32.u64 %rt57, %rd63;
+	mov.b64 {%rt58, %rt59}, %fd1;
+	shfl.sync.down.b32 %rt58, %rt58, %rt57, 31, -1;
+	shfl.sync.down.b32 %rt59, %rt59, %rt57, 31, -1;
+	mov.b64 %fd108, {%rt58, %rt59};
+	add.s64 %rd109, %rd25, %rd63;
+	setp.lt.s64 %p110, %rd109, %rd62;
+	@!%p110 bra $L_51;
+$L_50:
+	setp.lt.f64 %pt77, %fd0, %fd107;
+	selp.f64 %fdt48, %fd0, %fd107, %pt77;
+	setp.eq.f64 %pt78, %fd0, %fd107;
+	or.b64 %fdt49, %fd0, %fd107;
+	selp.f64 %fdt48, %fdt49, %fdt48, %pt78;
+	setp.nan.f64 %pt79, %fd0, %fd107;
+	add.rn.f64 %fdt49, %fd0, %fd107;
+	selp.f64 %fd0, %fdt49, %fdt48, %pt79;
+	setp.gt.f64 %pt80, %fd1, %fd108;
+	selp.f64 %fdt50, %fd1, %fd108, %pt80;
+	setp.eq.f64 %pt81, %fd1, %fd108;
+	and.b64 %fdt51, %fd1, %fd108;
+	selp.f64 %fdt50, %fdt51, %fdt50, %pt81;
+	setp.nan.f64 %pt82, %fd1, %fd108;
+	add.rn.f64 %fdt51, %fd1, %fd108;
+	selp.f64 %fd1, %fdt51, %fdt50, %pt82;
+$L_51:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p111, %rd63, 0;
+	@%p111 bra $L_40;
+$L_52:
+	mov.pred %p69, %p38;
+	@!%p69 bra $L_55;
+$L_53:
+	mov.u32 %rt60, %ctaid.x;
+	cvt.u64.u32 %rd70, %rt60;
+	mul.lo.s64 %rd71, %rd70, 2;
+	add.s64 %rd72, %rd71, 4;
+	mad.lo.s64 %rd74, %rd72, 8, %rd73;
+	st.global.f64 [%rd74], %fd0;
+	mov.b64 %rd75, %rd71;
+	add.s64 %rd76, %rd75, 5;
+	mad.lo.s64 %rd77, %rd76, 8, %rd73;
+	st.global.f64 [%rd77], %fd1;
+	setp.eq.s64 %p78, %rd70, 0;
+	@!%p78 bra $L_55;
+$L_54:
+	mov.u32 %rt61, %nctaid.x;
+	cvt.u64.u32 %rd79, %rt61;
+	add.s64 %rd80, %rd73, 8;
+	st.global.s64 [%rd80], %rd79;
+	add.s64 %rd81, %rd73, 24;
+	st.global.s64 [%rd81], %rd79;
+$L_55:
+	ret;
+$L_56:
+	mov.f64 %fd0, 0d7FF0000000000000;
+	mov.f64 %fd1, 0dFFF0000000000000;
+	bra.uni $L_39;
+$L_57:
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+	bra.uni $L_21;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [FloatRange_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt62, [%rdt3];
+	add.u32 %rt63, %rt62, 1;
+	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
+	setp.ne.u32 %pt83, %rt64, %rt62;
+	@%pt83 exit;
+	st.global.u32 [%rdt3+8], 3276800;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt63;
+	exit;
+}
+
+.visible .entry FloatRange_1(
+	.param .u64 FloatRange_1_param_0,
+	.param .s64 FloatRange_1_param_1,
+	.param .u64 FloatRange_1_param_2,
+	.param .s64 FloatRange_1_param_3,
+	.param .s64 FloatRange_1_param_4,
+	.param .u64 FloatRange_1_param_5,
+	.param .u64 FloatRange_1_param_6
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.reg .pred %p<120>;
+	.reg .pred %pt<74>;
+	.reg .b32 %rt<56>;
+	.reg .b64 %rd<118>;
+	.reg .f64 %fd<117>;
+	.reg .f64 %fdt<48>;
+
+$L_0:
+	ld.param.u64 %rd0, [FloatRange_1_param_5];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f64 %fd5, 0d7FF0000000000000;
+	mov.f64 %fd6, 0dFFF0000000000000;
+	mul.lo.s64 %rd65, %rd3, 2;
+	add.s64 %rd66, %rd65, 4;
+	mad.lo.s64 %rd67, %rd66, 8, %rd0;
+	mul.lo.s64 %rd68, %rd4, 2;
+	mov.b64 %rd69, %rd68;
+	mul.lo.s64 %rd70, %rd3, 2;
+	add.s64 %rd71, %rd70, 5;
+	mad.lo.s64 %rd72, %rd71, 8, %rd0;
+	mul.lo.s64 %rd73, %rd4, 2;
+	mov.b64 %rd74, %rd73;
+$L_2:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_3:
+	mov.b64 %rd10, %rd67;
+	ld.global.f64 %fd11, [%rd10];
+	setp.lt.f64 %pt0, %fd5, %fd11;
+	selp.f64 %fdt0, %fd5, %fd11, %pt0;
+	setp.eq.f64 %pt1, %fd5, %fd11;
+	or.b64 %fdt1, %fd5, %fd11;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
+	setp.nan.f64 %pt2, %fd5, %fd11;
+	add.rn.f64 %fdt1, %fd5, %fd11;
+	selp.f64 %fd5, %fdt1, %fdt0, %pt2;
+	mov.b64 %rd14, %rd72;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt3, %fd6, %fd15;
+	selp.f64 %fdt2, %fd6, %fd15, %pt3;
+	setp.eq.f64 %pt4, %fd6, %fd15;
+	and.b64 %fdt3, %fd6, %fd15;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
+	setp.nan.f64 %pt5, %fd6, %fd15;
+	add.rn.f64 %fdt3, %fd6, %fd15;
+	selp.f64 %fd6, %fdt3, %fdt2, %pt5;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd67, %rd69, 8, %rd67;
+	mad.lo.s64 %rd72, %rd74, 8, %rd72;
+$L_4:
+	setp.lt.s64 %p75, %rd3, %rd2;
+	@!%p75 bra $L_10;
+$L_5:
+	mov.b64 %rd76, %rd67;
+	ld.global.f64 %fd77, [%rd76];
+	setp.lt.f64 %pt6, %fd5, %fd77;
+	selp.f64 %fdt4, %fd5, %fd77, %pt6;
+	setp.eq.f64 %pt7, %fd5, %fd77;
+	or.b64 %fdt5, %fd5, %fd77;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt7;
+	setp.nan.f64 %pt8, %fd5, %fd77;
+	add.rn.f64 %fdt5, %fd5, %fd77;
+	selp.f64 %fd5, %fdt5, %fdt4, %pt8;
+	mov.b64 %rd78, %rd72;
+	ld.global.f64 %fd79, [%rd78];
+	setp.gt.f64 %pt9, %fd6, %fd79;
+	selp.f64 %fdt6, %fd6, %fd79, %pt9;
+	setp.eq.f64 %pt10, %fd6, %fd79;
+	and.b64 %fdt7, %fd6, %fd79;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt10;
+	setp.nan.f64 %pt11, %fd6, %fd79;
+	add.rn.f64 %fdt7, %fd6, %fd79;
+	selp.f64 %fd6, %fdt7, %fdt6, %pt11;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd67, %rd69, 8, %rd67;
+	mad.lo.s64 %rd72, %rd74, 8, %rd72;
+$L_6:
+	setp.lt.s64 %p80, %rd3, %rd2;
+	@!%p80 bra $L_10;
+$L_7:
+	mov.b64 %rd81, %rd67;
+	ld.global.f64 %fd82, [%rd81];
+	setp.lt.f64 %pt12, %fd5, %fd82;
+	selp.f64 %fdt8, %fd5, %fd82, %pt12;
+	setp.eq.f64 %pt13, %fd5, %fd82;
+	or.b64 %fdt9, %fd5, %fd82;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt13;
+	setp.nan.f64 %pt14, %fd5, %fd82;
+	add.rn.f64 %fdt9, %fd5, %fd82;
+	selp.f64 %fd5, %fdt9, %fdt8, %pt14;
+	mov.b64 %rd83, %rd72;
+	ld.global.f64 %fd84, [%rd83];
+	setp.gt.f64 %pt15, %fd6, %fd84;
+	selp.f64 %fdt10, %fd6, %fd84, %pt15;
+	setp.eq.f64 %pt16, %fd6, %fd84;
+	and.b64 %fdt11, %fd6, %fd84;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt16;
+	setp.nan.f64 %pt17, %fd6, %fd84;
+	add.rn.f64 %fdt11, %fd6, %fd84;
+	selp.f64 %fd6, %fdt11, %fdt10, %pt17;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd67, %rd69, 8, %rd67;
+	mad.lo.s64 %rd72, %rd74, 8, %rd72;
+$L_8:
+	setp.lt.s64 %p85, %rd3, %rd2;
+	@!%p85 bra $L_10;
+$L_9:
+	mov.b64 %rd86, %rd67;
+	ld.global.f64 %fd87, [%rd86];
+	setp.lt.f64 %pt18, %fd5, %fd87;
+	selp.f64 %fdt12, %fd5, %fd87, %pt18;
+	setp.eq.f64 %pt19, %fd5, %fd87;
+	or.b64 %fdt13, %fd5, %fd87;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt19;
+	setp.nan.f64 %pt20, %fd5, %fd87;
+	add.rn.f64 %fdt13, %fd5, %fd87;
+	selp.f64 %fd5, %fdt13, %fdt12, %pt20;
+	mov.b64 %rd88, %rd72;
+	ld.global.f64 %fd89, [%rd88];
+	setp.gt.f64 %pt21, %fd6, %fd89;
+	selp.f64 %fdt14, %fd6, %fd89, %pt21;
+	setp.eq.f64 %pt22, %fd6, %fd89;
+	and.b64 %fdt15, %fd6, %fd89;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt22;
+	setp.nan.f64 %pt23, %fd6, %fd89;
+	add.rn.f64 %fdt15, %fd6, %fd89;
+	selp.f64 %fd6, %fdt15, %fdt14, %pt23;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd67, %rd69, 8, %rd67;
+	mad.lo.s64 %rd72, %rd74, 8, %rd72;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd16, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd17, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd18, %rt4;
+	mul.lo.s64 %rd19, %rd17, %rd18;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd20, %rt5;
+	sub.s64 %rd21, %rd20, %rd19;
+	min.s64 %rd22, %rd21, %rd18;
+	shr.s64 %rd23, %rd18, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd23;
+	mov.b64 {%rt7, %rt8}, %fd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %fd24, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd23;
+	mov.b64 {%rt10, %rt11}, %fd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd25, {%rt10, %rt11};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_13;
+$L_12:
+	setp.lt.f64 %pt24, %fd5, %fd24;
+	selp.f64 %fdt16, %fd5, %fd24, %pt24;
+	setp.eq.f64 %pt25, %fd5, %fd24;
+	or.b64 %fdt17, %fd5, %fd24;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt25;
+	setp.nan.f64 %pt26, %fd5, %fd24;
+	add.rn.f64 %fdt17, %fd5, %fd24;
+	selp.f64 %fd5, %fdt17, %fdt16, %pt26;
+	setp.gt.f64 %pt27, %fd6, %fd25;
+	selp.f64 %fdt18, %fd6, %fd25, %pt27;
+	setp.eq.f64 %pt28, %fd6, %fd25;
+	and.b64 %fdt19, %fd6, %fd25;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt28;
+	setp.nan.f64 %pt29, %fd6, %fd25;
+	add.rn.f64 %fdt19, %fd6, %fd25;
+	selp.f64 %fd6, %fdt19, %fdt18, %pt29;
+$L_13:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt12, %rd23;
+	mov.b64 {%rt13, %rt14}, %fd5;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd90, {%rt13, %rt14};
+	cvt.u32.u64 %rt15, %rd23;
+	mov.b64 {%rt16, %rt17}, %fd6;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd91, {%rt16, %rt17};
+	add.s64 %rd92, %rd16, %rd23;
+	setp.lt.s64 %p93, %rd92, %rd22;
+	@!%p93 bra $L_16;
+$L_15:
+	setp.lt.f64 %pt30, %fd5, %fd90;
+	selp.f64 %fdt20, %fd5, %fd90, %pt30;
+	setp.eq.f64 %pt31, %fd5, %fd90;
+	or.b64 %fdt21, %fd5, %fd90;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt31;
+	setp.nan.f64 %pt32, %fd5, %fd90;
+	add.rn.f64 %fdt21, %fd5, %fd90;
+	selp.f64 %fd5, %fdt21, %fdt20, %pt32;
+	setp.gt.f64 %pt33, %fd6, %fd91;
+	selp.f64 %fdt22, %fd6, %fd91, %pt33;
+	setp.eq.f64 %pt34, %fd6, %fd91;
+	and.b64 %fdt23, %fd6, %fd91;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt34;
+	setp.nan.f64 %pt35, %fd6, %fd91;
+	add.rn.f64 %fdt23, %fd6, %fd91;
+	selp.f64 %fd6, %fdt23, %fdt22, %pt35;
+$L_16:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p94, %rd23, 0;
+	@!%p94 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt18, %rd23;
+	mov.b64 {%rt19, %rt20}, %fd5;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %fd95, {%rt19, %rt20};
+	cvt.u32.u64 %rt21, %rd23;
+	mov.b64 {%rt22, %rt23}, %fd6;
+	shfl.sync.down.b32 %rt22, %rt22, %rt21, 31, -1;
+	shfl.sync.down.b32 %rt23, %rt23, %rt21, 31, -1;
+	mov.b64 %fd96, {%rt22, %rt23};
+	add.s64 %rd97, %rd16, %rd23;
+	setp.lt.s64 %p98, %rd97, %rd22;
+	@!%p98 bra $L_19;
+$L_18:
+	setp.lt.f64 %pt36, %fd5, %fd95;
+	selp.f64 %fdt24, %fd5, %fd95, %pt36;
+	setp.eq.f64 %pt37, %fd5, %fd95;
+	or.b64 %fdt25, %fd5, %fd95;
+	selp.f64 %fdt24, %fdt25, %fdt24, %pt37;
+	setp.nan.f64 %pt38, %fd5, %fd95;
+	add.rn.f64 %fdt25, %fd5, %fd95;
+	selp.f64 %fd5, %fdt25, %fdt24, %pt38;
+	setp.gt.f64 %pt39, %fd6, %fd96;
+	selp.f64 %fdt26, %fd6, %fd96, %pt39;
+	setp.eq.f64 %pt40, %fd6, %fd96;
+	and.b64 %fdt27, %fd6, %fd96;
+	selp.f64 %fdt26, %fdt27, %fdt26, %pt40;
+	setp.nan.f64 %pt41, %fd6, %fd96;
+	add.rn.f64 %fdt27, %fd6, %fd96;
+	selp.f64 %fd6, %fdt27, %fdt26, %pt41;
+$L_19:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p99, %rd23, 0;
+	@!%p99 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt24, %rd23;
+	mov.b64 {%rt25, %rt26}, %fd5;
+	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
+	mov.b64 %fd100, {%rt25, %rt26};
+	cvt.u32.u64 %rt27, %rd23;
+	mov.b64 {%rt28, %rt29}, %fd6;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %fd101, {%rt28, %rt29};
+	add.s64 %rd102, %rd16, %rd23;
+	setp.lt.s64 %p103, %rd102, %rd22;
+	@!%p103 bra $L_22;
+$L_21:
+	setp.lt.f64 %pt42, %fd5, %fd100;
+	selp.f64 %fdt28, %fd5, %fd100, %pt42;
+	setp.eq.f64 %pt43, %fd5, %fd100;
+	or.b64 %fdt29, %fd5, %fd100;
+	selp.f64 %fdt28, %fdt29, %fdt28, %pt43;
+	setp.nan.f64 %pt44, %fd5, %fd100;
+	add.rn.f64 %fdt29, %fd5, %fd100;
+	selp.f64 %fd5, %fdt29, %fdt28, %pt44;
+	setp.gt.f64 %pt45, %fd6, %fd101;
+	selp.f64 %fdt30, %fd6, %fd101, %pt45;
+	setp.eq.f64 %pt46, %fd6, %fd101;
+	and.b64 %fdt31, %fd6, %fd101;
+	selp.f64 %fdt30, %fdt31, %fdt30, %pt46;
+	setp.nan.f64 %pt47, %fd6, %fd101;
+	add.rn.f64 %fdt31, %fd6, %fd101;
+	selp.f64 %fd6, %fdt31, %fdt30, %pt47;
+$L_22:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p104, %rd23, 0;
+	@%p104 bra $L_11;
+$L_23:
+	setp.eq.s64 %p29, %rd16, 0;
+	@!%p29 bra $L_25;
+$L_24:
+	mov.u64 %rd30, qvar_reduce0;
+	mul.lo.s64 %rd31, %rd17, 2;
+	mov.b64 %rd32, %rd31;
+	mad.lo.s64 %rd33, %rd32, 8, %rd30;
+	st.shared.f64 [%rd33], %fd5;
+	mov.u64 %rd34, qvar_reduce0;
+	mov.b64 %rd35, %rd31;
+	add.s64 %rd36, %rd35, 1;
+	mad.lo.s64 %rd37, %rd36, 8, %rd34;
+	st.shared.f64 [%rd37], %fd6;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p38, %rd17, 0;
+	@!%p38 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd39, %rd16, %rd18;
+	mov.u32 %rt30, %ntid.x;
+	cvt.u64.u32 %rd40, %rt30;
+	setp.lt.s64 %p41, %rd39, %rd40;
+	@!%p41 bra $L_44;
+$L_27:
+	mov.u64 %rd42, qvar_reduce0;
+	mul.lo.s64 %rd43, %rd16, 2;
+	mov.b64 %rd44, %rd43;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	ld.shared.f64 %fd5, [%rd45];
+	mov.u64 %rd46, qvar_reduce0;
+	mov.b64 %rd47, %rd43;
+	add.s64 %rd48, %rd47, 1;
+	mad.lo.s64 %rd49, %rd48, 8, %rd46;
+	ld.shared.f64 %fd6, [%rd49];
+$L_28:
+	mov.b64 %rd50, %rd19;
+	mov.u32 %rt31, %ntid.x;
+	cvt.u64.u32 %rd51, %rt31;
+	sub.s64 %rd52, %rd51, %rd50;
+	min.s64 %rd53, %rd52, %rd18;
+	shr.s64 %rd54, %rd18, 1;
+$L_29:
+	cvt.u32.u64 %rt32, %rd54;
+	mov.b64 {%rt33, %rt34}, %fd5;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %fd55, {%rt33, %rt34};
+	cvt.u32.u64 %rt35, %rd54;
+	mov.b64 {%rt36, %rt37}, %fd6;
+	shfl.sync.down.b32 %rt36, %rt36, %rt35, 31, -1;
+	shfl.sync.down.b32 %rt37, %rt37, %rt35, 31, -1;
+	mov.b64 %fd56, {%rt36, %rt37};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_31;
+$L_30:
+	setp.lt.f64 %pt48, %fd5, %fd55;
+	selp.f64 %fdt32, %fd5, %fd55, %pt48;
+	setp.eq.f64 %pt49, %fd5, %fd55;
+	or.b64 %fdt33, %fd5, %fd55;
+	selp.f64 %fdt32, %fdt33, %fdt32, %pt49;
+	setp.nan.f64 %pt50, %fd5, %fd55;
+	add.rn.f64 %fdt33, %fd5, %fd55;
+	selp.f64 %fd5, %fdt33, %fdt32, %pt50;
+	setp.gt.f64 %pt51, %fd6, %fd56;
+	selp.f64 %fdt34, %fd6, %fd56, %pt51;
+	setp.eq.f64 %pt52, %fd6, %fd56;
+	and.b64 %fdt35, %fd6, %fd56;
+	selp.f64 %fdt34, %fdt35, %fdt34, %pt52;
+	setp.nan.f64 %pt53, %fd6, %fd56;
+	add.rn.f64 %fdt35, %fd6, %fd56;
+	selp.f64 %fd6, %fdt35, %fdt34, %pt53;
+$L_31:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt38, %rd54;
+	mov.b64 {%rt39, %rt40}, %fd5;
+	shfl.sync.down.b32 %rt39, %rt39, %rt38, 31, -1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt38, 31, -1;
+	mov.b64 %fd105, {%rt39, %rt40};
+	cvt.u32.u64 %rt41, %rd54;
+	mov.b64 {%rt42, %rt43}, %fd6;
+	shfl.sync.down.b32 %rt42, %rt42, %rt41, 31, -1;
+	shfl.sync.down.b32 %rt43, %rt43, %rt41, 31, -1;
+	mov.b64 %fd106, {%rt42, %rt43};
+	add.s64 %rd107, %rd16, %rd54;
+	setp.lt.s64 %p108, %rd107, %rd53;
+	@!%p108 bra $L_34;
+$L_33:
+	setp.lt.f64 %pt54, %fd5, %fd105;
+	selp.f64 %fdt36, %fd5, %fd105, %pt54;
+	setp.eq.f64 %pt55, %fd5, %fd105;
+	or.b64 %fdt37, %fd5, %fd105;
+	selp.f64 %fdt36, %fdt37, %fdt36, %pt55;
+	setp.nan.f64 %pt56, %fd5, %fd105;
+	add.rn.f64 %fdt37, %fd5, %fd105;
+	selp.f64 %fd5, %fdt37, %fdt36, %pt56;
+	setp.gt.f64 %pt57, %fd6, %fd106;
+	selp.f64 %fdt38, %fd6, %fd106, %pt57;
+	setp.eq.f64 %pt58, %fd6, %fd106;
+	and.b64 %fdt39, %fd6, %fd106;
+	selp.f64 %fdt38, %fdt39, %fdt38, %pt58;
+	setp.nan.f64 %pt59, %fd6, %fd106;
+	add.rn.f64 %fdt39, %fd6, %fd106;
+	selp.f64 %fd6, %fdt39, %fdt38, %pt59;
+$L_34:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p109, %rd54, 0;
+	@!%p109 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt44, %rd54;
+	mov.b64 {%rt45, %rt46}, %fd5;
+	shfl.sync.down.b32 %rt45, %rt45, %rt44, 31, -1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt44, 31, -1;
+	mov.b64 %fd110, {%rt45, %rt46};
+	cvt.u32.u64 %rt47, %rd54;
+	mov.b64 {%rt48, %rt49}, %fd6;
+	shfl.sync.down.b32 %rt48, %rt48, %rt47, 31, -1;
+	shfl.sync.down.b32 %rt49, %rt49, %rt47, 31, -1;
+	mov.b64 %fd111, {%rt48, %rt49};
+	add.s64 %rd112, %rd16, %rd54;
+	setp.lt.s64 %p113, %rd112, %rd53;
+	@!%p113 bra $L_37;
+$L_36:
+	setp.lt.f64 %pt60, %fd5, %fd110;
+	selp.f64 %fdt40, %fd5, %fd110, %pt60;
+	setp.eq.f64 %pt61, %fd5, %fd110;
+	or.b64 %fdt41, %fd5, %fd110;
+	selp.f64 %fdt40, %fdt41, %fdt40, %pt61;
+	setp.nan.f64 %pt62, %fd5, %fd110;
+	add.rn.f64 %fdt41, %fd5, %fd110;
+	selp.f64 %fd5, %fdt41, %fdt40, %pt62;
+	setp.gt.f64 %pt63, %fd6, %fd111;
+	selp.f64 %fdt42, %fd6, %fd111, %pt63;
+	setp.eq.f64 %pt64, %fd6, %fd111;
+	and.b64 %fdt43, %fd6, %fd111;
+	selp.f64 %fdt42, %fdt43, %fdt42, %pt64;
+	setp.nan.f64 %pt65, %fd6, %fd111;
+	add.rn.f64 %fdt43, %fd6, %fd111;
+	selp.f64 %fd6, %fdt43, %fdt42, %pt65;
+$L_37:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p114, %rd54, 0;
+	@!%p114 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt50, %rd54;
+	mov.b64 {%rt51, %rt52}, %fd5;
+	shfl.sync.down.b32 %rt51, %rt51, %rt50, 31, -1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt50, 31, -1;
+	mov.b64 %fd115, {%rt51, %rt52};
+	cvt.u32.u64 %rt53, %rd54;
+	mov.b64 {%rt54, %rt55}, %fd6;
+	shfl.sync.down.b32 %rt54, %rt54, %rt53, 31, -1;
+	shfl.sync.down.b32 %rt55, %rt55, %rt53, 31, -1;
+	mov.b64 %fd116, {%rt54, %rt55};
+	add.s64 %rd117, %rd16, %rd54;
+	setp.lt.s64 %p118, %rd117, %rd53;
+	@!%p118 bra $L_40;
+$L_39:
+	setp.lt.f64 %pt66, %fd5, %fd115;
+	selp.f64 %fdt44, %fd5, %fd115, %pt66;
+	setp.eq.f64 %pt67, %fd5, %fd115;
+	or.b64 %fdt45, %fd5, %fd115;
+	selp.f64 %fdt44, %fdt45, %fdt44, %pt67;
+	setp.nan.f64 %pt68, %fd5, %fd115;
+	add.rn.f64 %fdt45, %fd5, %fd115;
+	selp.f64 %fd5, %fdt45, %fdt44, %pt68;
+	setp.gt.f64 %pt69, %fd6, %fd116;
+	selp.f64 %fdt46, %fd6, %fd116, %pt69;
+	setp.eq.f64 %pt70, %fd6, %fd116;
+	and.b64 %fdt47, %fd6, %fd116;
+	selp.f64 %fdt46, %fdt47, %fdt46, %pt70;
+	setp.nan.f64 %pt71, %fd6, %fd116;
+	add.rn.f64 %fdt47, %fd6, %fd116;
+	selp.f64 %fd6, %fdt47, %fdt46, %pt71;
+$L_40:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p119, %rd54, 0;
+	@%p119 bra $L_29;
+$L_41:
+	mov.pred %p60, %p29;
+	@!%p60 bra $L_43;
+$L_42:
+	setp.ltu.f64 %pt72, %fd5, 0d7FEFFFFFFFFFFFFF;
+	selp.f64 %fd61, %fd5, 0d7FEFFFFFFFFFFFFF, %pt72;
+	add.s64 %rd62, %rd0, 0;
+	st.global.f64 [%rd62], %fd61;
+	setp.gtu.f64 %pt73, %fd6, 0dFFEFFFFFFFFFFFFF;
+	selp.f64 %fd63, %fd6, 0dFFEFFFFFFFFFFFFF, %pt73;
+	add.s64 %rd64, %rd0, 16;
+	st.global.f64 [%rd64], %fd63;
+$L_43:
+	ret;
+$L_44:
+	mov.f64 %fd5, 0d7FF0000000000000;
+	mov.f64 %fd6, 0dFFF0000000000000;
+	bra.uni $L_28;
+}
+
+.visible .entry FloatRange_2(
+	.param .u64 FloatRange_2_param_0,
+	.param .s64 FloatRange_2_param_1,
+	.param .u64 FloatRange_2_param_2,
+	.param .s64 FloatRange_2_param_3,
+	.param .s64 FloatRange_2_param_4,
+	.param .u64 FloatRange_2_param_5,
+	.param .u64 FloatRange_2_param_6
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<11>;
+	.reg .b64 %rdt<5>;
+	.reg .f64 %fd<7>;
+
+$L_0:
+	ld.param.u64 %rd1, [FloatRange_2_param_5];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd8, [FloatRange_2_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [FloatRange_2_param_3];
+$L_1:
+	add.s64 %rd2, %rd1, 0;
+	ld.global.f64 %fd3, [%rd2];
+	mov.f64 %fd0, %fd3;
+	add.s64 %rd5, %rd1, 16;
+	ld.global.f64 %fd6, [%rd5];
+	mov.f64 %fd4, %fd6;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd9;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd7, %rd8, 0;
+	st.global.f64 [%rd7], %fd0;
+	mov.b64 %rdt3, 1;
+	setp.ge.u64 %pt1, %rdt3, %rd9;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd10, %rd8, 8;
+	st.global.f64 [%rd10], %fd4;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [FloatRange_2_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt4];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt2, %rt3, %rt1;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 3276802;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt2;
+	exit;
+}
+
+.visible .entry ChunkSums_0(
+	.param .u64 ChunkSums_0_param_0,
+	.param .s64 ChunkSums_0_param_1,
+	.param .u64 ChunkSums_0_param_2,
+	.param .s64 ChunkSums_0_param_3,
+	.param .u64 ChunkSums_0_param_4,
+	.param .s64 ChunkSums_0_param_5,
+	.param .s64 ChunkSums_0_param_6,
+	.param .s64 ChunkSums_0_param_7,
+	.param .u64 ChunkSums_0_param_8,
+	.param .u64 ChunkSums_0_param_9
+)
+{
+	.reg .pred %p<31>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<30>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [ChunkSums_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [ChunkSums_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd12, [ChunkSums_0_param_6];
+	ld.param.u64 %rd18, [ChunkSums_0_param_0];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [ChunkSums_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd17, %rd19;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_20;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
+	mul.lo.s64 %rd11, %rd9, %rd12;
+	mov.b64 %rd13, 0;
+	mov.b64 %rd14, %rd11;
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	min.s64 %rd20, %rd16, %rd17;
+	mad.lo.s64 %rd27, %rd14, 8, %rd18;
+$L_6:
+	max.s64 %rd28, %rd20, -9223372036854775805;
+	sub.s64 %rd29, %rd28, 3;
+$L_7:
+	setp.lt.s64 %p30, %rd14, %rd29;
+	@!%p30 bra $L_16;
+$L_8:
+	setp.lt.s64 %p21, %rd14, %rd20;
+$L_9:
+	setp.ge.u64 %pt0, %rd14, %rd19;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd22, %rd27;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+	add.s64 %rd27, %rd27, 8;
+$L_10:
+	setp.lt.s64 %p21, %rd14, %rd20;
+$L_11:
+	setp.ge.u64 %pt1, %rd14, %rd19;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd22, %rd27;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+	add.s64 %rd27, %rd27, 8;
+$L_12:
+	setp.lt.s64 %p21, %rd14, %rd20;
+$L_13:
+	setp.ge.u64 %pt2, %rd14, %rd19;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd22, %rd27;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+	add.s64 %rd27, %rd27, 8;
+$L_14:
+	setp.lt.s64 %p21, %rd14, %rd20;
+$L_15:
+	setp.ge.u64 %pt3, %rd14, %rd19;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd22, %rd27;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+	add.s64 %rd27, %rd27, 8;
+	bra.uni $L_7;
+$L_16:
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_18;
+$L_17:
+	setp.ge.u64 %pt4, %rd14, %rd19;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd22, %rd27;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+	add.s64 %rd27, %rd27, 8;
+	bra.uni $L_16;
+$L_18:
+	mad.lo.s64 %rd26, %rd9, 8, %rd4;
+	st.global.s64 [%rd26], %rd13;
+$L_19:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_20:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ChunkSums_0_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 3342336;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry ChunkSums_1(
+	.param .u64 ChunkSums_1_param_0,
+	.param .s64 ChunkSums_1_param_1,
+	.param .u64 ChunkSums_1_param_2,
+	.param .s64 ChunkSums_1_param_3,
+	.param .u64 ChunkSums_1_param_4,
+	.param .s64 ChunkSums_1_param_5,
+	.param .s64 ChunkSums_1_param_6,
+	.param .s64 ChunkSums_1_param_7,
+	.param .u64 ChunkSums_1_param_8,
+	.param .u64 ChunkSums_1_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<90>;
+	.reg .b32 %rt<37>;
+	.reg .b64 %rd<88>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd5, [ChunkSums_1_param_2];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [ChunkSums_1_param_3];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd61, [ChunkSums_1_param_8];
+	cvta.to.global.u64 %rd61, %rd61;
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd23, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd24, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
+	mov.b64 {%rt10, %rt11}, %rd0;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd31, {%rt10, %rt11};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.s64 %rd0, %rd0, %rd31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt12, %rd30;
+	mov.b64 {%rt13, %rt14}, %rd0;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %rd66, {%rt13, %rt14};
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
+$L_30:
+	add.s64 %rd0, %rd0, %rd66;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt15, %rd30;
+	mov.b64 {%rt16, %rt17}, %rd0;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %rd70, {%rt16, %rt17};
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
+$L_33:
+	add.s64 %rd0, %rd0, %rd70;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt18, %rd30;
+	mov.b64 {%rt19, %rt20}, %rd0;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %rd74, {%rt19, %rt20};
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
+$L_36:
+	add.s64 %rd0, %rd0, %rd74;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.s64 [%rd39], %rd0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt21, %ntid.x;
+	cvt.u64.u32 %rd42, %rt21;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.s64 %rd0, [%rd47];
+$L_43:
+	mov.b64 %rd48, %rd26;
+	mov.u32 %rt22, %ntid.x;
+	cvt.u64.u32 %rd49, %rt22;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt23, %rd52;
+	mov.b64 {%rt24, %rt25}, %rd0;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd53, {%rt24, %rt25};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.s64 %rd0, %rd0, %rd53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt26, %rd52;
+	mov.b64 {%rt27, %rt28}, %rd0;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd78, {%rt27, %rt28};
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
+$L_48:
+	add.s64 %rd0, %rd0, %rd78;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt29, %rd52;
+	mov.b64 {%rt30, %rt31}, %rd0;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %rd82, {%rt30, %rt31};
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
+$L_51:
+	add.s64 %rd0, %rd0, %rd82;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt32, %rd52;
+	mov.b64 {%rt33, %rt34}, %rd0;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %rd86, {%rt33, %rt34};
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
+$L_54:
+	add.s64 %rd0, %rd0, %rd86;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
+$L_56:
+	mov.pred %p57, %p35;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt35, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt35;
+	mov.b64 %rd59, %rd58;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.s64 [%rd62], %rd0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt36, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt36;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	ret;
+$L_60:
+	mov.b64 %rd0, 0;
+	bra.uni $L_43;
+}
+
+.visible .entry ChunkSums_2(
+	.param .u64 ChunkSums_2_param_0,
+	.param .s64 ChunkSums_2_param_1,
+	.param .u64 ChunkSums_2_param_2,
+	.param .s64 ChunkSums_2_param_3,
+	.param .u64 ChunkSums_2_param_4,
+	.param .s64 ChunkSums_2_param_5,
+	.param .s64 ChunkSums_2_param_6,
+	.param .s64 ChunkSums_2_param_7,
+	.param .u64 ChunkSums_2_param_8,
+	.param .u64 ChunkSums_2_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<86>;
+	.reg .b32 %rt<32>;
+	.reg .b64 %rd<84>;
+
+$L_0:
+	ld.param.s64 %rd0, [ChunkSums_2_param_7];
+	ld.param.u64 %rd1, [ChunkSums_2_param_8];
+	cvta.to.global.u64 %rd1, %rd1;
+$L_1:
+	add.s64 %rd2, %rd1, 8;
+	ld.global.s64 %rd3, [%rd2];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd4, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd5, %rt1;
+	mov.b64 %rd6, 0;
+	mov.b64 %rd49, %rd4;
+	add.s64 %rd50, %rd49, 2;
+	mad.lo.s64 %rd51, %rd50, 8, %rd1;
+	mov.b64 %rd52, %rd5;
+$L_2:
+	setp.lt.s64 %p7, %rd4, %rd3;
+	@!%p7 bra $L_10;
+$L_3:
+	mov.b64 %rd10, %rd51;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd6, %rd6, %rd11;
+	add.s64 %rd4, %rd4, %rd5;
+	mad.lo.s64 %rd51, %rd52, 8, %rd51;
+$L_4:
+	setp.lt.s64 %p53, %rd4, %rd3;
+	@!%p53 bra $L_10;
+$L_5:
+	mov.b64 %rd54, %rd51;
+	ld.global.s64 %rd55, [%rd54];
+	add.s64 %rd6, %rd6, %rd55;
+	add.s64 %rd4, %rd4, %rd5;
+	mad.lo.s64 %rd51, %rd52, 8, %rd51;
+$L_6:
+	setp.lt.s64 %p56, %rd4, %rd3;
+	@!%p56 bra $L_10;
+$L_7:
+	mov.b64 %rd57, %rd51;
+	ld.global.s64 %rd58, [%rd57];
+	add.s64 %rd6, %rd6, %rd58;
+	add.s64 %rd4, %rd4, %rd5;
+	mad.lo.s64 %rd51, %rd52, 8, %rd51;
+$L_8:
+	setp.lt.s64 %p59, %rd4, %rd3;
+	@!%p59 bra $L_10;
+$L_9:
+	mov.b64 %rd60, %rd51;
+	ld.global.s64 %rd61, [%rd60];
+	add.s64 %rd6, %rd6, %rd61;
+	add.s64 %rd4, %rd4, %rd5;
+	mad.lo.s64 %rd51, %rd52, 8, %rd51;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd12, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd14, %rt4;
+	mul.lo.s64 %rd15, %rd13, %rd14;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd16, %rt5;
+	sub.s64 %rd17, %rd16, %rd15;
+	min.s64 %rd18, %rd17, %rd14;
+	shr.s64 %rd19, %rd14, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd19;
+	mov.b64 {%rt7, %rt8}, %rd6;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd20, {%rt7, %rt8};
+	add.s64 %rd21, %rd12, %rd19;
+	setp.lt.s64 %p22, %rd21, %rd18;
+	@!%p22 bra $L_13;
+$L_12:
+	add.s64 %rd6, %rd6, %rd20;
+$L_13:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p23, %rd19, 0;
+	@!%p23 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt9, %rd19;
+	mov.b64 {%rt10, %rt11}, %rd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd62, {%rt10, %rt11};
+	add.s64 %rd63, %rd12, %rd19;
+	setp.lt.s64 %p64, %rd63, %rd18;
+	@!%p64 bra $L_16;
+$L_15:
+	add.s64 %rd6, %rd6, %rd62;
+$L_16:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p65, %rd19, 0;
+	@!%p65 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt12, %rd19;
+	mov.b64 {%rt13, %rt14}, %rd6;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %rd66, {%rt13, %rt14};
+	add.s64 %rd67, %rd12, %rd19;
+	setp.lt.s64 %p68, %rd67, %rd18;
+	@!%p68 bra $L_19;
+$L_18:
+	add.s64 %rd6, %rd6, %rd66;
+$L_19:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p69, %rd19, 0;
+	@!%p69 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt15, %rd19;
+	mov.b64 {%rt16, %rt17}, %rd6;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %rd70, {%rt16, %rt17};
+	add.s64 %rd71, %rd12, %rd19;
+	setp.lt.s64 %p72, %rd71, %rd18;
+	@!%p72 bra $L_22;
+$L_21:
+	add.s64 %rd6, %rd6, %rd70;
+$L_22:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p73, %rd19, 0;
+	@%p73 bra $L_11;
+$L_23:
+	setp.eq.s64 %p24, %rd12, 0;
+	@!%p24 bra $L_25;
+$L_24:
+	mov.u64 %rd25, qvar_reduce0;
+	mov.b64 %rd26, %rd13;
+	mov.b64 %rd27, %rd26;
+	mad.lo.s64 %rd28, %rd27, 8, %rd25;
+	st.shared.s64 [%rd28], %rd6;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p29, %rd13, 0;
+	@!%p29 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd30, %rd12, %rd14;
+	mov.u32 %rt18, %ntid.x;
+	cvt.u64.u32 %rd31, %rt18;
+	setp.lt.s64 %p32, %rd30, %rd31;
+	@!%p32 bra $L_44;
+$L_27:
+	mov.u64 %rd33, qvar_reduce0;
+	mov.b64 %rd34, %rd12;
+	mov.b64 %rd35, %rd34;
+	mad.lo.s64 %rd36, %rd35, 8, %rd33;
+	ld.shared.s64 %rd6, [%rd36];
+$L_28:
+	mov.b64 %rd37, %rd15;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd38, %rt19;
+	sub.s64 %rd39, %rd38, %rd37;
+	min.s64 %rd40, %rd39, %rd14;
+	shr.s64 %rd41, %rd14, 1;
+$L_29:
+	cvt.u32.u64 %rt20, %rd41;
+	mov.b64 {%rt21, %rt22}, %rd6;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd42, {%rt21, %rt22};
+	add.s64 %rd43, %rd12, %rd41;
+	setp.lt.s64 %p44, %rd43, %rd40;
+	@!%p44 bra $L_31;
+$L_30:
+	add.s64 %rd6, %rd6, %rd42;
+$L_31:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p45, %rd41, 0;
+	@!%p45 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt23, %rd41;
+	mov.b64 {%rt24, %rt25}, %rd6;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd74, {%rt24, %rt25};
+	add.s64 %rd75, %rd12, %rd41;
+	setp.lt.s64 %p76, %rd75, %rd40;
+	@!%p76 bra $L_34;
+$L_33:
+	add.s64 %rd6, %rd6, %rd74;
+$L_34:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p77, %rd41, 0;
+	@!%p77 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt26, %rd41;
+	mov.b64 {%rt27, %rt28}, %rd6;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd78, {%rt27, %rt28};
+	add.s64 %rd79, %rd12, %rd41;
+	setp.lt.s64 %p80, %rd79, %rd40;
+	@!%p80 bra $L_37;
+$L_36:
+	add.s64 %rd6, %rd6, %rd78;
+$L_37:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p81, %rd41, 0;
+	@!%p81 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt29, %rd41;
+	mov.b64 {%rt30, %rt31}, %rd6;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %rd82, {%rt30, %rt31};
+	add.s64 %rd83, %rd12, %rd41;
+	setp.lt.s64 %p84, %rd83, %rd40;
+	@!%p84 bra $L_40;
+$L_39:
+	add.s64 %rd6, %rd6, %rd82;
+$L_40:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p85, %rd41, 0;
+	@%p85 bra $L_29;
+$L_41:
+	mov.pred %p46, %p24;
+	@!%p46 bra $L_43;
+$L_42:
+	add.s64 %rd47, %rd0, %rd6;
+	add.s64 %rd48, %rd1, 0;
+	st.global.s64 [%rd48], %rd47;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd6, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry ChunkSums_3(
+	.param .u64 ChunkSums_3_param_0,
+	.param .s64 ChunkSums_3_param_1,
+	.param .u64 ChunkSums_3_param_2,
+	.param .s64 ChunkSums_3_param_3,
+	.param .u64 ChunkSums_3_param_4,
+	.param .s64 ChunkSums_3_param_5,
+	.param .s64 ChunkSums_3_param_6,
+	.param .s64 ChunkSums_3_param_7,
+	.param .u64 ChunkSums_3_param_8,
+	.param .u64 ChunkSums_3_param_9
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [ChunkSums_3_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [ChunkSums_3_param_5];
+	ld.param.u64 %rd3, [ChunkSums_3_param_8];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.s64 %rd5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.s64 [%rd0], %rd5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ChunkSums_3_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3342339;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry BlockSums_0(
+	.param .u64 BlockSums_0_param_0,
+	.param .s64 BlockSums_0_param_1,
+	.param .u64 BlockSums_0_param_2,
+	.param .s64 BlockSums_0_param_3,
+	.param .u64 BlockSums_0_param_4,
+	.param .s64 BlockSums_0_param_5,
+	.param .u64 BlockSums_0_param_6,
+	.param .s64 BlockSums_0_param_7,
+	.param .u64 BlockSums_0_param_8,
+	.param .u64 BlockSums_0_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<96>;
+	.reg .b32 %r<93>;
+	.reg .b32 %rt<21>;
+	.reg .b64 %rd<94>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd8, [BlockSums_0_param_0];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [BlockSums_0_param_1];
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd67, [BlockSums_0_param_8];
+	cvta.to.global.u64 %rd67, %rd67;
+$L_1:
+	mov.b32 %r0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd12, %rd4;
+	mov.b64 %rd15, %rd2;
+	mul.lo.u64 %rd16, %rd15, 3;
+$L_2:
+	add.s64 %rd10, %rd3, 1;
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_25;
+$L_3:
+	mov.b64 %rd13, %rd10;
+	sub.u64 %rd14, %rd12, %rd13;
+	setp.gt.u64 %p17, %rd14, %rd16;
+	@!%p17 bra $L_20;
+$L_4:
+	mov.b64 %rd18, %rd3;
+$L_5:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_6:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd18, %rd3;
+$L_9:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_10:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd18, %rd3;
+$L_13:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_14:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd18, %rd3;
+$L_17:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_18:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd18, %rd3;
+$L_21:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+	@!%p20 bra $L_25;
+$L_22:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd27, %rd3, 1;
+	setp.lt.s64 %p28, %rd27, %rd4;
+	@%p28 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd29, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd30, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd31, %rt7;
+	mul.lo.s64 %rd32, %rd30, %rd31;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd33, %rt8;
+	sub.s64 %rd34, %rd33, %rd32;
+	min.s64 %rd35, %rd34, %rd31;
+	shr.s64 %rd36, %rd31, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt9, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_28;
+$L_27:
+	add.s32 %r0, %r0, %r37;
+$L_28:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt10, %rd36;
+	shfl.sync.down.b32 %r72, %r0, %rt10, 31, -1;
+	add.s64 %rd73, %rd29, %rd36;
+	setp.lt.s64 %p74, %rd73, %rd35;
+	@!%p74 bra $L_31;
+$L_30:
+	add.s32 %r0, %r0, %r72;
+$L_31:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p75, %rd36, 0;
+	@!%p75 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt11, %rd36;
+	shfl.sync.down.b32 %r76, %r0, %rt11, 31, -1;
+	add.s64 %rd77, %rd29, %rd36;
+	setp.lt.s64 %p78, %rd77, %rd35;
+	@!%p78 bra $L_34;
+$L_33:
+	add.s32 %r0, %r0, %r76;
+$L_34:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p79, %rd36, 0;
+	@!%p79 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt12, %rd36;
+	shfl.sync.down.b32 %r80, %r0, %rt12, 31, -1;
+	add.s64 %rd81, %rd29, %rd36;
+	setp.lt.s64 %p82, %rd81, %rd35;
+	@!%p82 bra $L_37;
+$L_36:
+	add.s32 %r0, %r0, %r80;
+$L_37:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p83, %rd36, 0;
+	@%p83 bra $L_26;
+$L_38:
+	setp.eq.s64 %p41, %rd29, 0;
+	@!%p41 bra $L_40;
+$L_39:
+	mov.u64 %rd42, qvar_reduce0;
+	mov.b64 %rd43, %rd30;
+	mov.b64 %rd44, %rd43;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	st.shared.s32 [%rd45], %r0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p46, %rd30, 0;
+	@!%p46 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd47, %rd29, %rd31;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd48, %rt13;
+	setp.lt.s64 %p49, %rd47, %rd48;
+	@!%p49 bra $L_60;
+$L_42:
+	mov.u64 %rd50, qvar_reduce0;
+	mov.b64 %rd51, %rd29;
+	mov.b64 %rd52, %rd51;
+	mad.lo.s64 %rd53, %rd52, 8, %rd50;
+	ld.shared.s32 %r0, [%rd53];
+$L_43:
+	mov.b64 %rd54, %rd32;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd55, %rt14;
+	sub.s64 %rd56, %rd55, %rd54;
+	min.s64 %rd57, %rd56, %rd31;
+	shr.s64 %rd58, %rd31, 1;
+$L_44:
+	cvt.u32.u64 %rt15, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt15, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_46;
+$L_45:
+	add.s32 %r0, %r0, %r59;
+$L_46:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt16, %rd58;
+	shfl.sync.down.b32 %r84, %r0, %rt16, 31, -1;
+	add.s64 %rd85, %rd29, %rd58;
+	setp.lt.s64 %p86, %rd85, %rd57;
+	@!%p86 bra $L_49;
+$L_48:
+	add.s32 %r0, %r0, %r84;
+$L_49:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p87, %rd58, 0;
+	@!%p87 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt17, %rd58;
+	shfl.sync.down.b32 %r88, %r0, %rt17, 31, -1;
+	add.s64 %rd89, %rd29, %rd58;
+	setp.lt.s64 %p90, %rd89, %rd57;
+	@!%p90 bra $L_52;
+$L_51:
+	add.s32 %r0, %r0, %r88;
+$L_52:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p91, %rd58, 0;
+	@!%p91 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt18, %rd58;
+	shfl.sync.down.b32 %r92, %r0, %rt18, 31, -1;
+	add.s64 %rd93, %rd29, %rd58;
+	setp.lt.s64 %p94, %rd93, %rd57;
+	@!%p94 bra $L_55;
+$L_54:
+	add.s32 %r0, %r0, %r92;
+$L_55:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p95, %rd58, 0;
+	@%p95 bra $L_44;
+$L_56:
+	mov.pred %p63, %p41;
+	@!%p63 bra $L_59;
+$L_57:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd64, %rt19;
+	mul.lo.s64 %rd65, %rd64, 2;
+	add.s64 %rd66, %rd65, 4;
+	mad.lo.s64 %rd68, %rd66, 8, %rd67;
+	st.global.s32 [%rd68], %r0;
+	setp.eq.s64 %p69, %rd64, 0;
+	@!%p69 bra $L_59;
+$L_58:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd70, %rt20;
+	add.s64 %rd71, %rd67, 8;
+	st.global.s64 [%rd71], %rd70;
+$L_59:
+	ret;
+$L_60:
+	mov.b32 %r0, 0;
+	bra.uni $L_43;
+}
+
+.visible .entry BlockSums_1(
+	.param .u64 BlockSums_1_param_0,
+	.param .s64 BlockSums_1_param_1,
+	.param .u64 BlockSums_1_param_2,
+	.param .s64 BlockSums_1_param_3,
+	.param .u64 BlockSums_1_param_4,
+	.param .s64 BlockSums_1_param_5,
+	.param .u64 BlockSums_1_param_6,
+	.param .s64 BlockSums_1_param_7,
+	.param .u64 BlockSums_1_param_8,
+	.param .u64 BlockSums_1_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<86>;
+	.reg .b32 %r<83>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<84>;
+
+$L_0:
+	ld.param.u64 %rd0, [BlockSums_1_param_8];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b32 %r5, 0;
+	mul.lo.s64 %rd48, %rd3, 2;
+	add.s64 %rd49, %rd48, 4;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mul.lo.s64 %rd51, %rd4, 2;
+	mov.b64 %rd52, %rd51;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mov.b64 %rd9, %rd50;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+$L_4:
+	setp.lt.s64 %p53, %rd3, %rd2;
+	@!%p53 bra $L_10;
+$L_5:
+	mov.b64 %rd54, %rd50;
+	ld.global.s32 %r55, [%rd54];
+	add.s32 %r5, %r5, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+$L_6:
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
+$L_7:
+	mov.b64 %rd57, %rd50;
+	ld.global.s32 %r58, [%rd57];
+	add.s32 %r5, %r5, %r58;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+$L_8:
+	setp.lt.s64 %p59, %rd3, %rd2;
+	@!%p59 bra $L_10;
+$L_9:
+	mov.b64 %rd60, %rd50;
+	ld.global.s32 %r61, [%rd60];
+	add.s32 %r5, %r5, %r61;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.s32 %r5, %r5, %r19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %r62, %r5, %rt7, 31, -1;
+	add.s64 %rd63, %rd11, %rd18;
+	setp.lt.s64 %p64, %rd63, %rd17;
+	@!%p64 bra $L_16;
+$L_15:
+	add.s32 %r5, %r5, %r62;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p65, %rd18, 0;
+	@!%p65 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %r66, %r5, %rt8, 31, -1;
+	add.s64 %rd67, %rd11, %rd18;
+	setp.lt.s64 %p68, %rd67, %rd17;
+	@!%p68 bra $L_19;
+$L_18:
+	add.s32 %r5, %r5, %r66;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p69, %rd18, 0;
+	@!%p69 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %r70, %r5, %rt9, 31, -1;
+	add.s64 %rd71, %rd11, %rd18;
+	setp.lt.s64 %p72, %rd71, %rd17;
+	@!%p72 bra $L_22;
+$L_21:
+	add.s32 %r5, %r5, %r70;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p73, %rd18, 0;
+	@%p73 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s32 [%rd27], %r5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s32 %r5, [%rd35];
+$L_28:
+	mov.b64 %rd36, %rd14;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.s32 %r5, %r5, %r41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %r74, %r5, %rt13, 31, -1;
+	add.s64 %rd75, %rd11, %rd40;
+	setp.lt.s64 %p76, %rd75, %rd39;
+	@!%p76 bra $L_34;
+$L_33:
+	add.s32 %r5, %r5, %r74;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p77, %rd40, 0;
+	@!%p77 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %r78, %r5, %rt14, 31, -1;
+	add.s64 %rd79, %rd11, %rd40;
+	setp.lt.s64 %p80, %rd79, %rd39;
+	@!%p80 bra $L_37;
+$L_36:
+	add.s32 %r5, %r5, %r78;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p81, %rd40, 0;
+	@!%p81 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %r82, %r5, %rt15, 31, -1;
+	add.s64 %rd83, %rd11, %rd40;
+	setp.lt.s64 %p84, %rd83, %rd39;
+	@!%p84 bra $L_40;
+$L_39:
+	add.s32 %r5, %r5, %r82;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p85, %rd40, 0;
+	@%p85 bra $L_29;
+$L_41:
+	mov.pred %p45, %p23;
+	@!%p45 bra $L_43;
+$L_42:
+	mov.b32 %r46, %r5;
+	add.s64 %rd47, %rd0, 0;
+	st.global.s32 [%rd47], %r46;
+$L_43:
+	ret;
+$L_44:
+	mov.b32 %r5, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry BlockSums_2(
+	.param .u64 BlockSums_2_param_0,
+	.param .s64 BlockSums_2_param_1,
+	.param .u64 BlockSums_2_param_2,
+	.param .s64 BlockSums_2_param_3,
+	.param .u64 BlockSums_2_param_4,
+	.param .s64 BlockSums_2_param_5,
+	.param .u64 BlockSums_2_param_6,
+	.param .s64 BlockSums_2_param_7,
+	.param .u64 BlockSums_2_param_8,
+	.param .u64 BlockSums_2_param_9
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %r<9>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<8>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd3, [BlockSums_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [BlockSums_2_param_5];
+	ld.param.u64 %rd6, [BlockSums_2_param_8];
+	cvta.to.global.u64 %rd6, %rd6;
+	add.s64 %rd7, %rd6, 0;
+	ld.global.s32 %r8, [%rd7];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd1;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd5, %rd0, 0;
+	st.global.s32 [%rd5], %r8;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [BlockSums_2_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3407874;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry BlockSums_3(
+	.param .u64 BlockSums_3_param_0,
+	.param .s64 BlockSums_3_param_1,
+	.param .u64 BlockSums_3_param_2,
+	.param .s64 BlockSums_3_param_3,
+	.param .u64 BlockSums_3_param_4,
+	.param .s64 BlockSums_3_param_5,
+	.param .u64 BlockSums_3_param_6,
+	.param .s64 BlockSums_3_param_7,
+	.param .u64 BlockSums_3_param_8,
+	.param .u64 BlockSums_3_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<119>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<116>;
+	.reg .b32 %rt<30>;
+	.reg .b64 %rd<117>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd8, [BlockSums_3_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [BlockSums_3_param_3];
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd30, [BlockSums_3_param_7];
+	ld.param.u64 %rd75, [BlockSums_3_param_8];
+	cvta.to.global.u64 %rd75, %rd75;
+$L_1:
+	mov.b32 %r0, -2147483648;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd12, %rd4;
+	mov.b64 %rd15, %rd2;
+	mul.lo.u64 %rd16, %rd15, 3;
+$L_2:
+	add.s64 %rd10, %rd3, 1;
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_30;
+$L_3:
+	mov.b64 %rd13, %rd10;
+	sub.u64 %rd14, %rd12, %rd13;
+	setp.gt.u64 %p17, %rd14, %rd16;
+	@!%p17 bra $L_24;
+$L_4:
+	mov.b64 %rd18, %rd3;
+$L_5:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_6:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt0, %r32, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s32 %pt1, %r32, -1;
+	neg.s32 %rt6, %r25;
+	div.s32 %r92, %r25, %r32;
+	selp.b32 %r92, %rt6, %r92, %pt1;
+	mul.lo.s32 %r94, %r92, %r32;
+	sub.s32 %r93, %r25, %r94;
+$L_7:
+	mov.b32 %r33, %r93;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_8:
+	add.s64 %rd3, %rd3, %rd2;
+$L_9:
+	mov.b64 %rd18, %rd3;
+$L_10:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_11:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt2, %r32, 0;
+	@%pt2 bra $Lfault_1;
+	setp.eq.s32 %pt3, %r32, -1;
+	neg.s32 %rt7, %r25;
+	div.s32 %r89, %r25, %r32;
+	selp.b32 %r89, %rt7, %r89, %pt3;
+	mul.lo.s32 %r91, %r89, %r32;
+	sub.s32 %r90, %r25, %r91;
+$L_12:
+	mov.b32 %r33, %r90;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_13:
+	add.s64 %rd3, %rd3, %rd2;
+$L_14:
+	mov.b64 %rd18, %rd3;
+$L_15:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_16:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt4, %r32, 0;
+	@%pt4 bra $Lfault_2;
+	setp.eq.s32 %pt5, %r32, -1;
+	neg.s32 %rt8, %r25;
+	div.s32 %r86, %r25, %r32;
+	selp.b32 %r86, %rt8, %r86, %pt5;
+	mul.lo.s32 %r88, %r86, %r32;
+	sub.s32 %r87, %r25, %r88;
+$L_17:
+	mov.b32 %r33, %r87;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_18:
+	add.s64 %rd3, %rd3, %rd2;
+$L_19:
+	mov.b64 %rd18, %rd3;
+$L_20:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_21:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt6, %r32, 0;
+	@%pt6 bra $Lfault_3;
+	setp.eq.s32 %pt7, %r32, -1;
+	neg.s32 %rt9, %r25;
+	div.s32 %r83, %r25, %r32;
+	selp.b32 %r83, %rt9, %r83, %pt7;
+	mul.lo.s32 %r85, %r83, %r32;
+	sub.s32 %r84, %r25, %r85;
+$L_22:
+	mov.b32 %r33, %r84;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_24:
+	mov.b64 %rd18, %rd3;
+$L_25:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+	@!%p20 bra $L_30;
+$L_26:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt8, %r32, 0;
+	@%pt8 bra $Lfault_4;
+	setp.eq.s32 %pt9, %r32, -1;
+	neg.s32 %rt10, %r25;
+	div.s32 %r80, %r25, %r32;
+	selp.b32 %r80, %rt10, %r80, %pt9;
+	mul.lo.s32 %r82, %r80, %r32;
+	sub.s32 %r81, %r25, %r82;
+$L_27:
+	mov.b32 %r33, %r81;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_28:
+	add.s64 %rd3, %rd3, %rd2;
+$L_29:
+	add.s64 %rd35, %rd3, 1;
+	setp.lt.s64 %p36, %rd35, %rd4;
+	@%p36 bra $L_24;
+$L_30:
+	mov.u32 %rt11, %laneid;
+	cvt.u64.u32 %rd37, %rt11;
+	mov.u32 %rt12, %tid.x;
+	div.u32 %rt12, %rt12, WARP_SZ;
+	cvt.u64.u32 %rd38, %rt12;
+	mov.u32 %rt13, WARP_SZ;
+	cvt.u64.u32 %rd39, %rt13;
+	mul.lo.s64 %rd40, %rd38, %rd39;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd41, %rt14;
+	sub.s64 %rd42, %rd41, %rd40;
+	min.s64 %rd43, %rd42, %rd39;
+	shr.s64 %rd44, %rd39, 1;
+$L_31:
+	cvt.u32.u64 %rt15, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt15, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_33;
+$L_32:
+	max.s32 %r0, %r0, %r45;
+$L_33:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@!%p48 bra $L_43;
+$L_34:
+	cvt.u32.u64 %rt16, %rd44;
+	shfl.sync.down.b32 %r95, %r0, %rt16, 31, -1;
+	add.s64 %rd96, %rd37, %rd44;
+	setp.lt.s64 %p97, %rd96, %rd43;
+	@!%p97 bra $L_36;
+$L_35:
+	max.s32 %r0, %r0, %r95;
+$L_36:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p98, %rd44, 0;
+	@!%p98 bra $L_43;
+$L_37:
+	cvt.u32.u64 %rt17, %rd44;
+	shfl.sync.down.b32 %r99, %r0, %rt17, 31, -1;
+	add.s64 %rd100, %rd37, %rd44;
+	setp.lt.s64 %p101, %rd100, %rd43;
+	@!%p101 bra $L_39;
+$L_38:
+	max.s32 %r0, %r0, %r99;
+$L_39:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p102, %rd44, 0;
+	@!%p102 bra $L_43;
+$L_40:
+	cvt.u32.u64 %rt18, %rd44;
+	shfl.sync.down.b32 %r103, %r0, %rt18, 31, -1;
+	add.s64 %rd104, %rd37, %rd44;
+	setp.lt.s64 %p105, %rd104, %rd43;
+	@!%p105 bra $L_42;
+$L_41:
+	max.s32 %r0, %r0, %r103;
+$L_42:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p106, %rd44, 0;
+	@%p106 bra $L_31;
+$L_43:
+	setp.eq.s64 %p49, %rd37, 0;
+	@!%p49 bra $L_45;
+$L_44:
+	mov.u64 %rd50, qvar_reduce0;
+	mov.b64 %rd51, %rd38;
+	mov.b64 %rd52, %rd51;
+	mad.lo.s64 %rd53, %rd52, 8, %rd50;
+	st.shared.s32 [%rd53], %r0;
+$L_45:
+	bar.sync 0;
+	setp.eq.s64 %p54, %rd38, 0;
+	@!%p54 bra $L_64;
+$L_46:
+	mul.lo.s64 %rd55, %rd37, %rd39;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd56, %rt19;
+	setp.lt.s64 %p57, %rd55, %rd56;
+	@!%p57 bra $L_65;
+$L_47:
+	mov.u64 %rd58, qvar_reduce0;
+	mov.b64 %rd59, %rd37;
+	mov.b64 %rd60, %rd59;
+	mad.lo.s64 %rd61, %rd60, 8, %rd58;
+	ld.shared.s32 %r0, [%rd61];
+$L_48:
+	mov.b64 %rd62, %rd40;
+	mov.u32 %rt20, %ntid.x;
+	cvt.u64.u32 %rd63, %rt20;
+	sub.s64 %rd64, %rd63, %rd62;
+	min.s64 %rd65, %rd64, %rd39;
+	shr.s64 %rd66, %rd39, 1;
+$L_49:
+	cvt.u32.u64 %rt21, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt21, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_51;
+$L_50:
+	max.s32 %r0, %r0, %r67;
+$L_51:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@!%p70 bra $L_61;
+$L_52:
+	cvt.u32.u64 %rt22, %rd66;
+	shfl.sync.down.b32 %r107, %r0, %rt22, 31, -1;
+	add.s64 %rd108, %rd37, %rd66;
+	setp.lt.s64 %p109, %rd108, %rd65;
+	@!%p109 bra $L_54;
+$L_53:
+	max.s32 %r0, %r0, %r107;
+$L_54:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p110, %rd66, 0;
+	@!%p110 bra $L_61;
+$L_55:
+	cvt.u32.u64 %rt23, %rd66;
+	shfl.sync.down.b32 %r111, %r0, %rt23, 31, -1;
+	add.s64 %rd112, %rd37, %rd66;
+	setp.lt.s64 %p113, %rd112, %rd65;
+	@!%p113 bra $L_57;
+$L_56:
+	max.s32 %r0, %r0, %r111;
+$L_57:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p114, %rd66, 0;
+	@!%p114 bra $L_61;
+$L_58:
+	cvt.u32.u64 %rt24, %rd66;
+	shfl.sync.down.b32 %r115, %r0, %rt24, 31, -1;
+	add.s64 %rd116, %rd37, %rd66;
+	setp.lt.s64 %p117, %rd116, %rd65;
+	@!%p117 bra $L_60;
+$L_59:
+	max.s32 %r0, %r0, %r115;
+$L_60:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p118, %rd66, 0;
+	@%p118 bra $L_49;
+$L_61:
+	mov.pred %p71, %p49;
+	@!%p71 bra $L_64;
+$L_62:
+	mov.u32 %rt25, %ctaid.x;
+	cvt.u64.u32 %rd72, %rt25;
+	mul.lo.s64 %rd73, %rd72, 2;
+	add.s64 %rd74, %rd73, 5;
+	mad.lo.s64 %rd76, %rd74, 8, %rd75;
+	st.global.s32 [%rd76], %r0;
+	setp.eq.s64 %p77, %rd72, 0;
+	@!%p77 bra $L_64;
+$L_63:
+	mov.u32 %rt26, %nctaid.x;
+	cvt.u64.u32 %rd78, %rt26;
+	add.s64 %rd79, %rd75, 24;
+	st.global.s64 [%rd79], %rd78;
+$L_64:
+	ret;
+$L_65:
+	mov.b32 %r0, -2147483648;
+	bra.uni $L_48;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [BlockSums_3_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt27, [%rdt3];
+	add.u32 %rt28, %rt27, 1;
+	atom.global.cas.b32 %rt29, [qd_fault_claim], %rt27, %rt28;
+	setp.ne.u32 %pt10, %rt29, %rt27;
+	@%pt10 exit;
+	st.global.u32 [%rdt3+8], 3407875;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt28;
+	exit;
+}
+
+.visible .entry BlockSums_4(
+	.param .u64 BlockSums_4_param_0,
+	.param .s64 BlockSums_4_param_1,
+	.param .u64 BlockSums_4_param_2,
+	.param .s64 BlockSums_4_param_3,
+	.param .u64 BlockSums_4_param_4,
+	.param .s64 BlockSums_4_param_5,
+	.param .u64 BlockSums_4_param_6,
+	.param .s64 BlockSums_4_param_7,
+	.param .u64 BlockSums_4_param_8,
+	.param .u64 BlockSums_4_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<86>;
+	.reg .b32 %r<83>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<84>;
+
+$L_0:
+	ld.param.u64 %rd0, [BlockSums_4_param_8];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 24;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b32 %r5, -2147483648;
+	mul.lo.s64 %rd48, %rd3, 2;
+	add.s64 %rd49, %rd48, 5;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mul.lo.s64 %rd51, %rd4, 2;
+	mov.b64 %rd52, %rd51;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mov.b64 %rd9, %rd50;
+	ld.global.s32 %r10, [%rd9];
+	max.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+$L_4:
+	setp.lt.s64 %p53, %rd3, %rd2;
+	@!%p53 bra $L_10;
+$L_5:
+	mov.b64 %rd54, %rd50;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r5, %r5, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+$L_6:
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
+$L_7:
+	mov.b64 %rd57, %rd50;
+	ld.global.s32 %r58, [%rd57];
+	max.s32 %r5, %r5, %r58;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+$L_8:
+	setp.lt.s64 %p59, %rd3, %rd2;
+	@!%p59 bra $L_10;
+$L_9:
+	mov.b64 %rd60, %rd50;
+	ld.global.s32 %r61, [%rd60];
+	max.s32 %r5, %r5, %r61;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	max.s32 %r5, %r5, %r19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %r62, %r5, %rt7, 31, -1;
+	add.s64 %rd63, %rd11, %rd18;
+	setp.lt.s64 %p64, %rd63, %rd17;
+	@!%p64 bra $L_16;
+$L_15:
+	max.s32 %r5, %r5, %r62;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p65, %rd18, 0;
+	@!%p65 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %r66, %r5, %rt8, 31, -1;
+	add.s64 %rd67, %rd11, %rd18;
+	setp.lt.s64 %p68, %rd67, %rd17;
+	@!%p68 bra $L_19;
+$L_18:
+	max.s32 %r5, %r5, %r66;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p69, %rd18, 0;
+	@!%p69 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %r70, %r5, %rt9, 31, -1;
+	add.s64 %rd71, %rd11, %rd18;
+	setp.lt.s64 %p72, %rd71, %rd17;
+	@!%p72 bra $L_22;
+$L_21:
+	max.s32 %r5, %r5, %r70;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p73, %rd18, 0;
+	@%p73 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s32 [%rd27], %r5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s32 %r5, [%rd35];
+$L_28:
+	mov.b64 %rd36, %rd14;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	max.s32 %r5, %r5, %r41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %r74, %r5, %rt13, 31, -1;
+	add.s64 %rd75, %rd11, %rd40;
+	setp.lt.s64 %p76, %rd75, %rd39;
+	@!%p76 bra $L_34;
+$L_33:
+	max.s32 %r5, %r5, %r74;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p77, %rd40, 0;
+	@!%p77 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %r78, %r5, %rt14, 31, -1;
+	add.s64 %rd79, %rd11, %rd40;
+	setp.lt.s64 %p80, %rd79, %rd39;
+	@!%p80 bra $L_37;
+$L_36:
+	max.s32 %r5, %r5, %r78;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p81, %rd40, 0;
+	@!%p81 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %r82, %r5, %rt15, 31, -1;
+	add.s64 %rd83, %rd11, %rd40;
+	setp.lt.s64 %p84, %rd83, %rd39;
+	@!%p84 bra $L_40;
+$L_39:
+	max.s32 %r5, %r5, %r82;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p85, %rd40, 0;
+	@%p85 bra $L_29;
+$L_41:
+	mov.pred %p45, %p23;
+	@!%p45 bra $L_43;
+$L_42:
+	max.s32 %r46, %r5, -2147483648;
+	add.s64 %rd47, %rd0, 16;
+	st.global.s32 [%rd47], %r46;
+$L_43:
+	ret;
+$L_44:
+	mov.b32 %r5, -2147483648;
+	bra.uni $L_28;
+}
+
+.visible .entry BlockSums_5(
+	.param .u64 BlockSums_5_param_0,
+	.param .s64 BlockSums_5_param_1,
+	.param .u64 BlockSums_5_param_2,
+	.param .s64 BlockSums_5_param_3,
+	.param .u64 BlockSums_5_param_4,
+	.param .s64 BlockSums_5_param_5,
+	.param .u64 BlockSums_5_param_6,
+	.param .s64 BlockSums_5_param_7,
+	.param .u64 BlockSums_5_param_8,
+	.param .u64 BlockSums_5_param_9
+)
+{
+	.reg .pred %p<19>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [BlockSums_5_param_8];
+	cvta.to.global.u64 %rd4, %rd4;
+	add.s64 %rd5, %rd4, 16;
+	ld.global.s32 %r6, [%rd5];
+	max.s32 %r3, %r6, 0;
+	ld.param.u64 %rd13, [BlockSums_5_param_6];
+	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [BlockSums_5_param_7];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	cvt.s64.s32 %rd7, %r3;
+	mov.b64 %rd10, %rd13;
+	mov.b64 %rd11, %rd14;
+$L_2:
+	setp.lt.s64 %p8, %rd2, %rd7;
+	@!%p8 bra $L_6;
+$L_3:
+	cvt.u32.u64 %r9, %rd2;
+$L_4:
+	cvt.s64.s32 %rd16, %r9;
+	setp.ge.u64 %pt0, %rd16, %rd11;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd15, %rd16, 4, %rd10;
+	st.global.s32 [%rd15], %r6;
+	add.s32 %r17, %r9, 1;
+	setp.lt.s32 %p18, %r17, %r3;
+	@!%p18 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd11;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [BlockSums_5_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3407877;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Dot_0(
+	.param .u64 Dot_0_param_0,
+	.param .s64 Dot_0_param_1,
+	.param .u64 Dot_0_param_2,
+	.param .s64 Dot_0_param_3,
+	.param .u64 Dot_0_param_4,
+	.param .s64 Dot_0_param_5,
+	.param .u64 Dot_0_param_6,
+	.param .u64 Dot_0_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<95>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<25>;
+	.reg .b64 %rd<93>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<92>;
+
+$L_0:
+	ld.param.u64 %rd5, [Dot_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Dot_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd21, [Dot_0_param_2];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Dot_0_param_3];
+	ld.param.u64 %rd66, [Dot_0_param_6];
+	cvta.to.global.u64 %rd66, %rd66;
+$L_1:
+	mov.f32 %f0, 0f80000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt0, %rd16, %rd22;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt1, %rd16, %rd22;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt2, %rd16, %rd22;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt3, %rd16, %rd22;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt4, %rd16, %rd22;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd26, %rd3, 1;
+	setp.lt.s64 %p27, %rd26, %rd4;
+	@%p27 bra $L_20;
+$L_25:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd28, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd29, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd30, %rt8;
+	mul.lo.s64 %rd31, %rd29, %rd30;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd32, %rt9;
+	sub.s64 %rd33, %rd32, %rd31;
+	min.s64 %rd34, %rd33, %rd30;
+	shr.s64 %rd35, %rd30, 1;
+$L_26:
+	cvt.u32.u64 %rt10, %rd35;
+	shfl.sync.down.b32 %f36, %f0, %rt10, 31, -1;
+	add.s64 %rd37, %rd28, %rd35;
+	setp.lt.s64 %p38, %rd37, %rd34;
+	@!%p38 bra $L_28;
+$L_27:
+	add.rn.f32 %f0, %f0, %f36;
+$L_28:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p39, %rd35, 0;
+	@!%p39 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt11, %rd35;
+	shfl.sync.down.b32 %f71, %f0, %rt11, 31, -1;
+	add.s64 %rd72, %rd28, %rd35;
+	setp.lt.s64 %p73, %rd72, %rd34;
+	@!%p73 bra $L_31;
+$L_30:
+	add.rn.f32 %f0, %f0, %f71;
+$L_31:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p74, %rd35, 0;
+	@!%p74 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt12, %rd35;
+	shfl.sync.down.b32 %f75, %f0, %rt12, 31, -1;
+	add.s64 %rd76, %rd28, %rd35;
+	setp.lt.s64 %p77, %rd76, %rd34;
+	@!%p77 bra $L_34;
+$L_33:
+	add.rn.f32 %f0, %f0, %f75;
+$L_34:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p78, %rd35, 0;
+	@!%p78 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt13, %rd35;
+	shfl.sync.down.b32 %f79, %f0, %rt13, 31, -1;
+	add.s64 %rd80, %rd28, %rd35;
+	setp.lt.s64 %p81, %rd80, %rd34;
+	@!%p81 bra $L_37;
+$L_36:
+	add.rn.f32 %f0, %f0, %f79;
+$L_37:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p82, %rd35, 0;
+	@%p82 bra $L_26;
+$L_38:
+	setp.eq.s64 %p40, %rd28, 0;
+	@!%p40 bra $L_40;
+$L_39:
+	mov.u64 %rd41, qvar_reduce0;
+	mov.b64 %rd42, %rd29;
+	mov.b64 %rd43, %rd42;
+	mad.lo.s64 %rd44, %rd43, 8, %rd41;
+	st.shared.f32 [%rd44], %f0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p45, %rd29, 0;
+	@!%p45 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd46, %rd28, %rd30;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd47, %rt14;
+	setp.lt.s64 %p48, %rd46, %rd47;
+	@!%p48 bra $L_60;
+$L_42:
+	mov.u64 %rd49, qvar_reduce0;
+	mov.b64 %rd50, %rd28;
+	mov.b64 %rd51, %rd50;
+	mad.lo.s64 %rd52, %rd51, 8, %rd49;
+	ld.shared.f32 %f0, [%rd52];
+$L_43:
+	mov.b64 %rd53, %rd31;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd54, %rt15;
+	sub.s64 %rd55, %rd54, %rd53;
+	min.s64 %rd56, %rd55, %rd30;
+	shr.s64 %rd57, %rd30, 1;
+$L_44:
+	cvt.u32.u64 %rt16, %rd57;
+	shfl.sync.down.b32 %f58, %f0, %rt16, 31, -1;
+	add.s64 %rd59, %rd28, %rd57;
+	setp.lt.s64 %p60, %rd59, %rd56;
+	@!%p60 bra $L_46;
+$L_45:
+	add.rn.f32 %f0, %f0, %f58;
+$L_46:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p61, %rd57, 0;
+	@!%p61 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt17, %rd57;
+	shfl.sync.down.b32 %f83, %f0, %rt17, 31, -1;
+	add.s64 %rd84, %rd28, %rd57;
+	setp.lt.s64 %p85, %rd84, %rd56;
+	@!%p85 bra $L_49;
+$L_48:
+	add.rn.f32 %f0, %f0, %f83;
+$L_49:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p86, %rd57, 0;
+	@!%p86 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt18, %rd57;
+	shfl.sync.down.b32 %f87, %f0, %rt18, 31, -1;
+	add.s64 %rd88, %rd28, %rd57;
+	setp.lt.s64 %p89, %rd88, %rd56;
+	@!%p89 bra $L_52;
+$L_51:
+	add.rn.f32 %f0, %f0, %f87;
+$L_52:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p90, %rd57, 0;
+	@!%p90 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt19, %rd57;
+	shfl.sync.down.b32 %f91, %f0, %rt19, 31, -1;
+	add.s64 %rd92, %rd28, %rd57;
+	setp.lt.s64 %p93, %rd92, %rd56;
+	@!%p93 bra $L_55;
+$L_54:
+	add.rn.f32 %f0, %f0, %f91;
+$L_55:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p94, %rd57, 0;
+	@%p94 bra $L_44;
+$L_56:
+	mov.pred %p62, %p40;
+	@!%p62 bra $L_59;
+$L_57:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd63, %rt20;
+	mov.b64 %rd64, %rd63;
+	add.s64 %rd65, %rd64, 2;
+	mad.lo.s64 %rd67, %rd65, 8, %rd66;
+	st.global.f32 [%rd67], %f0;
+	setp.eq.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_59;
+$L_58:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd69, %rt21;
+	add.s64 %rd70, %rd66, 8;
+	st.global.s64 [%rd70], %rd69;
+$L_59:
+	ret;
+$L_60:
+	mov.f32 %f0, 0f80000000;
+	bra.uni $L_43;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Dot_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
+	add.u32 %rt23, %rt22, 1;
+	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
+	setp.ne.u32 %pt5, %rt24, %rt22;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 3473408;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt23;
+	exit;
+}
+
+.visible .entry Dot_1(
+	.param .u64 Dot_1_param_0,
+	.param .s64 Dot_1_param_1,
+	.param .u64 Dot_1_param_2,
+	.param .s64 Dot_1_param_3,
+	.param .u64 Dot_1_param_4,
+	.param .s64 Dot_1_param_5,
+	.param .u64 Dot_1_param_6,
+	.param .u64 Dot_1_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<85>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<83>;
+	.reg .f32 %f<82>;
+
+$L_0:
+	ld.param.u64 %rd0, [Dot_1_param_6];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f32 %f5, 0f80000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mov.b64 %rd9, %rd50;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_4:
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
+$L_5:
+	mov.b64 %rd53, %rd50;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f5, %f5, %f54;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_6:
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
+$L_7:
+	mov.b64 %rd56, %rd50;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f5, %f5, %f57;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_8:
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
+$L_9:
+	mov.b64 %rd59, %rd50;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f5, %f5, %f60;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f32 %f5, %f5, %f19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
+$L_15:
+	add.rn.f32 %f5, %f5, %f61;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
+$L_18:
+	add.rn.f32 %f5, %f5, %f65;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
+$L_21:
+	add.rn.f32 %f5, %f5, %f69;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f32 [%rd27], %f5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f32 %f5, [%rd35];
+$L_28:
+	mov.b64 %rd36, %rd14;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f32 %f5, %f5, %f41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
+$L_33:
+	add.rn.f32 %f5, %f5, %f73;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
+$L_36:
+	add.rn.f32 %f5, %f5, %f77;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
+$L_39:
+	add.rn.f32 %f5, %f5, %f81;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
+$L_41:
+	mov.pred %p45, %p23;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f32 %f46, %f5, 0f3F000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f32 [%rd47], %f46;
+$L_43:
+	ret;
+$L_44:
+	mov.f32 %f5, 0f80000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Dot_2(
+	.param .u64 Dot_2_param_0,
+	.param .s64 Dot_2_param_1,
+	.param .u64 Dot_2_param_2,
+	.param .s64 Dot_2_param_3,
+	.param .u64 Dot_2_param_4,
+	.param .s64 Dot_2_param_5,
+	.param .u64 Dot_2_param_6,
+	.param .u64 Dot_2_param_7
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [Dot_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Dot_2_param_5];
+	ld.param.u64 %rd3, [Dot_2_param_6];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.f32 %f5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.f32 [%rd0], %f5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Dot_2_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3473410;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry ScaleSum_0(
+	.param .u64 ScaleSum_0_param_0,
+	.param .s64 ScaleSum_0_param_1,
+	.param .u64 ScaleSum_0_param_2,
+	.param .s64 ScaleSum_0_param_3,
+	.param .u64 ScaleSum_0_param_4,
+	.param .s64 ScaleSum_0_param_5,
+	.param .u64 ScaleSum_0_param_6,
+	.param .u64 ScaleSum_0_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<96>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<93>;
+	.reg .b32 %rt<25>;
+	.reg .b64 %rd<94>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd5, [ScaleSum_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [ScaleSum_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd22, [ScaleSum_0_param_2];
+	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [ScaleSum_0_param_3];
+	ld.param.u64 %rd67, [ScaleSum_0_param_6];
+	cvta.to.global.u64 %rd67, %rd67;
+$L_1:
+	mov.b32 %r0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt0, %rd16, %rd23;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt1, %rd16, %rd23;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt2, %rd16, %rd23;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt3, %rd16, %rd23;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt4, %rd16, %rd23;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd27, %rd3, 1;
+	setp.lt.s64 %p28, %rd27, %rd4;
+	@%p28 bra $L_20;
+$L_25:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd29, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd30, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd31, %rt8;
+	mul.lo.s64 %rd32, %rd30, %rd31;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd33, %rt9;
+	sub.s64 %rd34, %rd33, %rd32;
+	min.s64 %rd35, %rd34, %rd31;
+	shr.s64 %rd36, %rd31, 1;
+$L_26:
+	cvt.u32.u64 %rt10, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt10, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_28;
+$L_27:
+	add.s32 %r0, %r0, %r37;
+$L_28:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt11, %rd36;
+	shfl.sync.down.b32 %r72, %r0, %rt11, 31, -1;
+	add.s64 %rd73, %rd29, %rd36;
+	setp.lt.s64 %p74, %rd73, %rd35;
+	@!%p74 bra $L_31;
+$L_30:
+	add.s32 %r0, %r0, %r72;
+$L_31:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p75, %rd36, 0;
+	@!%p75 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt12, %rd36;
+	shfl.sync.down.b32 %r76, %r0, %rt12, 31, -1;
+	add.s64 %rd77, %rd29, %rd36;
+	setp.lt.s64 %p78, %rd77, %rd35;
+	@!%p78 bra $L_34;
+$L_33:
+	add.s32 %r0, %r0, %r76;
+$L_34:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p79, %rd36, 0;
+	@!%p79 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt13, %rd36;
+	shfl.sync.down.b32 %r80, %r0, %rt13, 31, -1;
+	add.s64 %rd81, %rd29, %rd36;
+	setp.lt.s64 %p82, %rd81, %rd35;
+	@!%p82 bra $L_37;
+$L_36:
+	add.s32 %r0, %r0, %r80;
+$L_37:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p83, %rd36, 0;
+	@%p83 bra $L_26;
+$L_38:
+	setp.eq.s64 %p41, %rd29, 0;
+	@!%p41 bra $L_40;
+$L_39:
+	mov.u64 %rd42, qvar_reduce0;
+	mov.b64 %rd43, %rd30;
+	mov.b64 %rd44, %rd43;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	st.shared.s32 [%rd45], %r0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p46, %rd30, 0;
+	@!%p46 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd47, %rd29, %rd31;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd48, %rt14;
+	setp.lt.s64 %p49, %rd47, %rd48;
+	@!%p49 bra $L_60;
+$L_42:
+	mov.u64 %rd50, qvar_reduce0;
+	mov.b64 %rd51, %rd29;
+	mov.b64 %rd52, %rd51;
+	mad.lo.s64 %rd53, %rd52, 8, %rd50;
+	ld.shared.s32 %r0, [%rd53];
+$L_43:
+	mov.b64 %rd54, %rd32;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd55, %rt15;
+	sub.s64 %rd56, %rd55, %rd54;
+	min.s64 %rd57, %rd56, %rd31;
+	shr.s64 %rd58, %rd31, 1;
+$L_44:
+	cvt.u32.u64 %rt16, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt16, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_46;
+$L_45:
+	add.s32 %r0, %r0, %r59;
+$L_46:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt17, %rd58;
+	shfl.sync.down.b32 %r84, %r0, %rt17, 31, -1;
+	add.s64 %rd85, %rd29, %rd58;
+	setp.lt.s64 %p86, %rd85, %rd57;
+	@!%p86 bra $L_49;
+$L_48:
+	add.s32 %r0, %r0, %r84;
+$L_49:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p87, %rd58, 0;
+	@!%p87 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt18, %rd58;
+	shfl.sync.down.b32 %r88, %r0, %rt18, 31, -1;
+	add.s64 %rd89, %rd29, %rd58;
+	setp.lt.s64 %p90, %rd89, %rd57;
+	@!%p90 bra $L_52;
+$L_51:
+	add.s32 %r0, %r0, %r88;
+$L_52:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p91, %rd58, 0;
+	@!%p91 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt19, %rd58;
+	shfl.sync.down.b32 %r92, %r0, %rt19, 31, -1;
+	add.s64 %rd93, %rd29, %rd58;
+	setp.lt.s64 %p94, %rd93, %rd57;
+	@!%p94 bra $L_55;
+$L_54:
+	add.s32 %r0, %r0, %r92;
+$L_55:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p95, %rd58, 0;
+	@%p95 bra $L_44;
+$L_56:
+	mov.pred %p63, %p41;
+	@!%p63 bra $L_59;
+$L_57:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd64, %rt20;
+	mov.b64 %rd65, %rd64;
+	add.s64 %rd66, %rd65, 2;
+	mad.lo.s64 %rd68, %rd66, 8, %rd67;
+	st.global.s32 [%rd68], %r0;
+	setp.eq.s64 %p69, %rd64, 0;
+	@!%p69 bra $L_59;
+$L_58:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd70, %rt21;
+	add.s64 %rd71, %rd67, 8;
+	st.global.s64 [%rd71], %rd70;
+$L_59:
+	ret;
+$L_60:
+	mov.b32 %r0, 0;
+	bra.uni $L_43;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ScaleSum_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
+	add.u32 %rt23, %rt22, 1;
+	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
+	setp.ne.u32 %pt5, %rt24, %rt22;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 3538944;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt23;
+	exit;
+}
+
+.visible .entry ScaleSum_1(
+	.param .u64 ScaleSum_1_param_0,
+	.param .s64 ScaleSum_1_param_1,
+	.param .u64 ScaleSum_1_param_2,
+	.param .s64 ScaleSum_1_param_3,
+	.param .u64 ScaleSum_1_param_4,
+	.param .s64 ScaleSum_1_param_5,
+	.param .u64 ScaleSum_1_param_6,
+	.param .u64 ScaleSum_1_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<85>;
+	.reg .b32 %r<82>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<83>;
+
+$L_0:
+	ld.param.u64 %rd0, [ScaleSum_1_param_6];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b32 %r5, 0;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mov.b64 %rd9, %rd50;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_4:
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
+$L_5:
+	mov.b64 %rd53, %rd50;
+	ld.global.s32 %r54, [%rd53];
+	add.s32 %r5, %r5, %r54;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_6:
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
+$L_7:
+	mov.b64 %rd56, %rd50;
+	ld.global.s32 %r57, [%rd56];
+	add.s32 %r5, %r5, %r57;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+$L_8:
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
+$L_9:
+	mov.b64 %rd59, %rd50;
+	ld.global.s32 %r60, [%rd59];
+	add.s32 %r5, %r5, %r60;
+	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.s32 %r5, %r5, %r19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %r61, %r5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
+$L_15:
+	add.s32 %r5, %r5, %r61;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %r65, %r5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
+$L_18:
+	add.s32 %r5, %r5, %r65;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %r69, %r5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
+$L_21:
+	add.s32 %r5, %r5, %r69;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s32 [%rd27], %r5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s32 %r5, [%rd35];
+$L_28:
+	mov.b64 %rd36, %rd14;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.s32 %r5, %r5, %r41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %r73, %r5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
+$L_33:
+	add.s32 %r5, %r5, %r73;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %r77, %r5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
+$L_36:
+	add.s32 %r5, %r5, %r77;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %r81, %r5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
+$L_39:
+	add.s32 %r5, %r5, %r81;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
+$L_41:
+	mov.pred %p45, %p23;
+	@!%p45 bra $L_43;
+$L_42:
+	mov.b32 %r46, %r5;
+	add.s64 %rd47, %rd0, 0;
+	st.global.s32 [%rd47], %r46;
+$L_43:
+	ret;
+$L_44:
+	mov.b32 %r5, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry ScaleSum_2(
+	.param .u64 ScaleSum_2_param_0,
+	.param .s64 ScaleSum_2_param_1,
+	.param .u64 ScaleSum_2_param_2,
+	.param .s64 ScaleSum_2_param_3,
+	.param .u64 ScaleSum_2_param_4,
+	.param .s64 ScaleSum_2_param_5,
+	.param .u64 ScaleSum_2_param_6,
+	.param .u64 ScaleSum_2_param_7
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %r<6>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [ScaleSum_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [ScaleSum_2_param_5];
+	ld.param.u64 %rd3, [ScaleSum_2_param_6];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.s32 %r5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.s32 [%rd0], %r5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ScaleSum_2_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3538946;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
 }
 `
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Histogram(data []u8, bins []u32)
+site 0 index unsigned atomics.go:14:25
 
 task Histogram_0 parallel count=(len data)
 b0: # entry
@@ -9308,6 +20725,7 @@ b0: # entry
 	r5 = len data
 	r3 = move.i64 r5
 	r14 = base bins
+	r15 = len bins
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9328,6 +20746,7 @@ b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
+	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
 	jump b6
@@ -9338,6 +20757,10 @@ b7: # exit
 	return
 
 kernel Slots(order []i32, count []i32, total []u64, signed []i64)
+site 0 index atomics.go:24:33
+site 1 index atomics.go:25:8
+site 2 index atomics.go:26:26
+site 3 index atomics.go:27:26
 
 task Slots_0 parallel count=(len order)
 b0: # entry
@@ -9345,8 +20768,11 @@ b0: # entry
 	r5 = len order
 	r3 = move.i64 r5
 	r12 = base count
+	r13 = len count
 	r21 = base total
+	r22 = len total
 	r27 = base signed
+	r28 = len signed
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9367,15 +20793,19 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
+	checkindex 0, r13, site 0
 	r15 = atomadd.i32 r11, 1
 	r14 = add.i32 r15, 1
 	r16 = sub.i32 r14, 1
 	r17 = convert.i32.i64 r9
 	r19 = convert.i64.i32 r16
+	checkindex r19, r5, site 1
 	r18 = elemaddr r4, r19, 4
 	store.i32 r18, r17
+	checkindex 0, r22, site 2
 	r23 = convert.u64.i64 r9
 	r25 = atomadd.u64 r20, r23
+	checkindex 0, r28, site 3
 	r29 = move.i64 r9
 	r30 = neg.i64 r29
 	r32 = atomadd.i64 r26, r30
@@ -9387,6 +20817,9 @@ b7: # exit
 	return
 
 kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
+site 0 index atomics.go:36:14
+site 1 index unsigned atomics.go:37:23
+site 2 index unsigned atomics.go:38:23
 
 task FloatSums_0 parallel count=(len x)
 b0: # entry
@@ -9394,8 +20827,11 @@ b0: # entry
 	r5 = len x
 	r3 = move.i64 r5
 	r14 = base bucket
+	r15 = len bucket
 	r19 = base sums32
+	r20 = len sums32
 	r25 = base sums64
+	r26 = len sums64
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9415,13 +20851,16 @@ b4: # rangeindex.loop
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
+	checkindex r9, r15, site 0
 	r13 = elemaddr r14, r9, 1
 	r16 = load.u8 r13
 	r17 = rem.u8 r16, 4
 	r21 = convert.i64.u8 r17
+	checkindex r21, r20, site 1
 	r18 = elemaddr r19, r21, 4
 	r23 = atomadd.f32 r18, r12
 	r27 = move.i64 r21
+	checkindex r27, r26, site 2
 	r24 = elemaddr r25, r27, 8
 	r28 = convert.f64.f32 r12
 	r30 = atomadd.f64 r24, r28
@@ -9433,6 +20872,14 @@ b7: # exit
 	return
 
 kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
+site 0 index atomics.go:48:19
+site 1 index atomics.go:49:19
+site 2 index atomics.go:51:20
+site 3 index atomics.go:52:20
+site 4 index atomics.go:53:22
+site 5 index atomics.go:54:23
+site 6 index atomics.go:55:23
+site 7 index atomics.go:56:21
 
 task Extremes_0 parallel count=(len x)
 b0: # entry
@@ -9440,12 +20887,19 @@ b0: # entry
 	r5 = len x
 	r3 = move.i64 r5
 	r14 = base lo
+	r15 = len lo
 	r18 = base hi
+	r19 = len hi
 	r26 = base ilo
+	r27 = len ilo
 	r30 = base ihi
+	r31 = len ihi
 	r35 = base small
+	r36 = len small
 	r41 = base narrow
+	r42 = len narrow
 	r53 = base fmax
+	r54 = len fmax
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9469,7 +20923,9 @@ b4: # rangeindex.loop
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 8
 	r12 = load.f64 r11
+	checkindex 0, r15, site 0
 	r16 = atommin.f64 r13, r12
+	checkindex 0, r19, site 1
 	r20 = atommax.f64 r17, r12
 	r21 = mul.i64 r9, 7919
 	r57 = mulhi.i64 r21, -9002011107970261188
@@ -9484,7 +20940,9 @@ b5: # rangeindex.body
 	r22 = move.i64 r65
 	r23 = move.i64 r22
 	r24 = sub.i64 r23, 500
+	checkindex 0, r27, site 2
 	r28 = atommin.i64 r25, r24
+	checkindex 0, r31, site 3
 	r32 = atommax.i64 r29, r24
 	r66 = mulhi.i64 r9, -6148914691236517205
 	r67 = add.i64 r66, r9
@@ -9496,6 +20954,7 @@ b5: # rangeindex.body
 	r73 = mul.i64 r72, 3
 	r74 = sub.i64 r9, r73
 	r33 = move.i64 r74
+	checkindex r33, r36, site 4
 	r34 = elemaddr r35, r33, 1
 	r38 = atomadd.i8 r34, 1
 	r75 = mulhi.i64 r9, -3689348814741910323
@@ -9508,12 +20967,14 @@ b5: # rangeindex.body
 	r82 = mul.i64 r81, 5
 	r83 = sub.i64 r9, r82
 	r39 = move.i64 r83
+	checkindex r39, r42, site 5
 	r40 = elemaddr r41, r39, 2
 	r43 = convert.u16.i64 r9
 	r44 = atommax.u16 r40, r43
 	r92 = move.i64 r74
 	r45 = move.i64 r92
 	r46 = add.i64 r45, 5
+	checkindex r46, r42, site 6
 	r47 = elemaddr r41, r46, 2
 	r48 = add.i64 r9, 1
 	r49 = convert.u16.i64 r48
@@ -9525,6 +20986,7 @@ b5: # rangeindex.body
 	r97 = mul.i64 r96, 2
 	r98 = sub.i64 r9, r97
 	r51 = move.i64 r98
+	checkindex r51, r54, site 7
 	r52 = elemaddr r53, r51, 4
 	r55 = convert.f32.f64 r12
 	r56 = atommax.f32 r52, r55
@@ -9536,6 +20998,14 @@ b7: # exit
 	return
 
 kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32)
+site 0 index unsigned atomics.go:67:27
+site 1 index atomics.go:68:25
+site 2 index atomics.go:69:34
+site 3 index atomics.go:69:6
+site 4 index atomics.go:70:26
+site 5 index atomics.go:70:53
+site 6 index atomics.go:73:30
+site 7 index atomics.go:74:48
 
 task Bits_0 parallel count=(len data)
 b0: # entry
@@ -9543,11 +21013,17 @@ b0: # entry
 	r5 = len data
 	r3 = move.i64 r5
 	r15 = base present
+	r16 = len present
 	r22 = base mask
+	r23 = len mask
 	r29 = base prev
+	r30 = len prev
 	r34 = base old
+	r35 = len old
 	r37 = base seen
+	r38 = len seen
 	r47 = base top
+	r48 = len top
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9572,19 +21048,24 @@ b5: # rangeindex.body
 	r12 = load.u8 r11
 	r13 = div.u8 r12, 32
 	r17 = convert.i64.u8 r13
+	checkindex r17, r16, site 0
 	r14 = elemaddr r15, r17, 4
 	r18 = rem.u8 r12, 32
 	r19 = shl.u32.u8 1, r18
 	r20 = atomor.u32 r14, r19
+	checkindex 0, r23, site 1
 	r24 = rem.u8 r12, 64
 	r25 = shl.u64.u8 1, r24
 	r26 = not.u64 r25
 	r27 = atomand.u64 r21, r26
+	checkindex r9, r30, site 2
 	r28 = elemaddr r29, r9, 8
 	r31 = convert.i64.u8 r12
 	r32 = atomswap.i64 r28, r31
+	checkindex r9, r35, site 3
 	r33 = elemaddr r34, r9, 8
 	store.i64 r33, r32
+	checkindex r9, r38, site 4
 	r36 = elemaddr r37, r9, 4
 	r39 = move.ptr r36
 	r40 = atomload.i32 r39
@@ -9605,6 +21086,7 @@ b5: # rangeindex.body
 	r45 = mul.i32 r42, r44
 	jump b6
 b6: # for.body
+	checkindex 0, r48, site 6
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
 	branch r50, b7, b8
@@ -9612,37 +21094,235 @@ b7: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b8: # cond.false
+	checkindex 0, r48, site 7
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
 	branch r52, b7, b9
 b9: # for.body (unrolled 1)
+	checkindex 0, r48, site 6
 	r63 = atomload.i32 r46
 	r64 = le.i32 r45, r63
 	branch r64, b7, b10
 b10: # cond.false (unrolled 1)
+	checkindex 0, r48, site 7
 	r66 = atomcas.i32 r51, r63, r45
 	r65 = eq.i32 r66, r63
 	branch r65, b7, b11
 b11: # for.body (unrolled 2)
+	checkindex 0, r48, site 6
 	r67 = atomload.i32 r46
 	r68 = le.i32 r45, r67
 	branch r68, b7, b12
 b12: # cond.false (unrolled 2)
+	checkindex 0, r48, site 7
 	r70 = atomcas.i32 r51, r67, r45
 	r69 = eq.i32 r70, r67
 	branch r69, b7, b13
 b13: # for.body (unrolled 3)
+	checkindex 0, r48, site 6
 	r71 = atomload.i32 r46
 	r72 = le.i32 r45, r71
 	branch r72, b7, b14
 b14: # cond.false (unrolled 3)
+	checkindex 0, r48, site 7
 	r74 = atomcas.i32 r51, r71, r45
 	r73 = eq.i32 r74, r71
 	branch r73, b7, b6
 b15: # exit
 	return
 
+kernel Gather(out []f32, table []f32, idx []i32)
+site 0 index faults.go:10:13
+site 1 index faults.go:11:6
+
+task Gather_0 parallel count=(len idx)
+b0: # entry
+	r4 = base idx
+	r5 = len idx
+	r3 = move.i64 r5
+	r14 = base table
+	r15 = len table
+	r19 = base out
+	r20 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b5
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 4
+	r17 = load.f32 r13
+	checkindex r9, r20, site 1
+	r18 = elemaddr r19, r9, 4
+	store.f32 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Ratio(q []i64, a []i64, b []i64)
+site 0 index faults.go:20:11
+site 1 index faults.go:20:18
+site 2 divide faults.go:20:15
+
+task Ratio_0 parallel count=(len q)
+b0: # entry
+	r4 = base q
+	r5 = len q
+	r3 = move.i64 r5
+	r12 = base a
+	r13 = len a
+	r16 = base b
+	r17 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b10
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b5
+b5: # rangeindex.body
+	checkindex r9, r13, site 0
+	r11 = elemaddr r12, r9, 8
+	r14 = load.i64 r11
+	checkindex r9, r17, site 1
+	r15 = elemaddr r16, r9, 8
+	r18 = load.i64 r15
+	checkdiv.i64 r18, site 2
+	r22 = convert.u64.i64 r14
+	r23 = convert.u64.i64 r18
+	r24 = or.u64 r22, r23
+	r25 = shr.u64.u32 r24, 32
+	r26 = eq.u64 r25, 0
+	branch r26, b6, b9
+b6: # divide in 32 bits
+	r27 = convert.u32.i64 r14
+	r28 = convert.u32.i64 r18
+	r29 = div.u32 r27, r28
+	r21 = convert.i64.u32 r29
+	jump b7
+b7: # rangeindex.body
+	r19 = move.i64 r21
+	r20 = elemaddr r4, r9, 8
+	store.i64 r20, r19
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # divide in 64 bits
+	r21 = div.i64 r14, r18
+	jump b7
+b10: # exit
+	return
+
+kernel Window(out []i32, a []i32, lo i64, hi i64)
+site 0 sliceacap faults.go:29:8
+site 1 sliceb faults.go:29:8
+site 2 index faults.go:31:6
+
+task Window_0 serial
+b0: # entry
+	r4 = len a
+	r5 = param.i64 lo
+	r6 = param.i64 hi
+	jump b1
+b1: # entry
+	checkslice r6, r4, site 0
+	checkslice r5, r6, site 1
+	return
+
+task Window_1 parallel
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r9 = param.i64 lo
+	r10 = param.i64 hi
+	checkslice r10, r8, site 0
+	checkslice r9, r10, site 1
+	r4 = elemaddr r7, r9, 4
+	r5 = sub.i64 r10, r9
+	r3 = move.i64 r5
+	r19 = base out
+	r20 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r11 = add.i64 r2, 1
+	r12 = lt.i64 r11, r3
+	branch r12, b3, b7
+b3: # index
+	r13 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r14 = add.i64 r13, 1
+	jump b5
+b5: # rangeindex.body
+	r16 = elemaddr r4, r14, 4
+	r17 = load.i32 r16
+	checkindex r14, r20, site 2
+	r18 = elemaddr r19, r14, 4
+	store.i32 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Unsigned(out []u8, at u64)
+site 0 index faults.go:39:5
+site 1 index unsigned faults.go:40:5
+
+task Unsigned_0 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r4 = param.u64 at
+	jump b1
+b1: # entry
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 1
+	store.u8 r0, 1
+	r5 = convert.i64.u64 r4
+	checkindex r5, r2, site 1
+	r3 = elemaddr r1, r5, 1
+	store.u8 r3, 2
+	return
+
 kernel Saxpy(a f32, x []f32, y []f32)
+site 0 index kernels.go:16:13
+site 1 index kernels.go:16:20
+site 2 index kernels.go:16:4
 
 task Saxpy_0 parallel count=(min.i64 (len x) (len y))
 b0: # entry
@@ -9667,9 +21347,11 @@ b3: # index
 	r11 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r11, r6, site 0
 	r12 = elemaddr r5, r11, 4
 	r13 = load.f32 r12
 	r14 = mul.f32 r15, r13
+	checkindex r11, r9, site 1
 	r16 = elemaddr r8, r11, 4
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
@@ -9683,6 +21365,11 @@ b6: # exit
 	return
 
 kernel MixInt8(a []i8, b []i8, out []i8)
+site 0 index kernels.go:23:25
+site 1 index kernels.go:23:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:23:6
 
 task MixInt8_0 parallel count=(len out)
 b0: # entry
@@ -9690,7 +21377,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9704,8 +21393,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 1
 	r11 = load.i8 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 1
 	r15 = load.i8 r12
 	jump b5
@@ -9721,6 +21412,7 @@ b5: # Mix[int8].entry
 	r25 = ne.i8 r15, 0
 	branch r25, b6, b10
 b6: # Mix[int8].if.then
+	checkdiv.i8 r15, site 2
 	r27 = div.i8 r11, r15
 	r28 = add.i8 r24, r27
 	r29 = rem.i8 r11, r15
@@ -9759,6 +21451,7 @@ b7: # Mix[int8].if.done
 	r16 = move.i8 r58
 	jump b8
 b8: # Mix[int8].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 1
 	store.i8 r59, r16
 	jump b9
@@ -9772,6 +21465,11 @@ b11: # exit
 	return
 
 kernel MixInt16(a []i16, b []i16, out []i16)
+site 0 index kernels.go:30:25
+site 1 index kernels.go:30:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:30:6
 
 task MixInt16_0 parallel count=(len out)
 b0: # entry
@@ -9779,7 +21477,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9793,8 +21493,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 2
 	r11 = load.i16 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 2
 	r15 = load.i16 r12
 	jump b5
@@ -9810,6 +21512,7 @@ b5: # Mix[int16].entry
 	r25 = ne.i16 r15, 0
 	branch r25, b6, b10
 b6: # Mix[int16].if.then
+	checkdiv.i16 r15, site 2
 	r27 = div.i16 r11, r15
 	r28 = add.i16 r24, r27
 	r29 = rem.i16 r11, r15
@@ -9848,6 +21551,7 @@ b7: # Mix[int16].if.done
 	r16 = move.i16 r58
 	jump b8
 b8: # Mix[int16].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.i16 r59, r16
 	jump b9
@@ -9861,6 +21565,11 @@ b11: # exit
 	return
 
 kernel MixInt32(a []i32, b []i32, out []i32)
+site 0 index kernels.go:37:25
+site 1 index kernels.go:37:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:37:6
 
 task MixInt32_0 parallel count=(len out)
 b0: # entry
@@ -9868,7 +21577,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9882,8 +21593,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.i32 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.i32 r12
 	jump b5
@@ -9899,6 +21612,7 @@ b5: # Mix[int32].entry
 	r25 = ne.i32 r15, 0
 	branch r25, b6, b11
 b6: # Mix[int32].if.then
+	checkdiv.i32 r15, site 2
 	r104 = div.i32 r11, r15
 	r106 = mul.i32 r104, r15
 	r105 = sub.i32 r11, r106
@@ -9984,6 +21698,7 @@ b8: # Mix[int32].if.done
 	r16 = move.i32 r58
 	jump b9
 b9: # Mix[int32].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.i32 r59, r16
 	jump b10
@@ -9997,6 +21712,11 @@ b12: # exit
 	return
 
 kernel MixInt64(a []i64, b []i64, out []i64)
+site 0 index kernels.go:44:25
+site 1 index kernels.go:44:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:44:6
 
 task MixInt64_0 parallel count=(len out)
 b0: # entry
@@ -10004,7 +21724,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10018,8 +21740,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.i64 r12
 	jump b5
@@ -10035,6 +21759,7 @@ b5: # Mix[int64].entry
 	r25 = ne.i64 r15, 0
 	branch r25, b6, b13
 b6: # Mix[int64].if.then
+	checkdiv.i64 r15, site 2
 	r106 = convert.u64.i64 r11
 	r107 = convert.u64.i64 r15
 	r108 = or.u64 r106, r107
@@ -10131,6 +21856,7 @@ b9: # Mix[int64].if.done
 	r16 = move.i64 r58
 	jump b10
 b10: # Mix[int64].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	jump b11
@@ -10149,6 +21875,11 @@ b14: # exit
 	return
 
 kernel MixInt(a []i64, b []i64, out []i64)
+site 0 index kernels.go:51:25
+site 1 index kernels.go:51:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:51:6
 
 task MixInt_0 parallel count=(len out)
 b0: # entry
@@ -10156,7 +21887,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10170,8 +21903,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.i64 r12
 	jump b5
@@ -10187,6 +21922,7 @@ b5: # Mix[int].entry
 	r25 = ne.i64 r15, 0
 	branch r25, b6, b13
 b6: # Mix[int].if.then
+	checkdiv.i64 r15, site 2
 	r106 = convert.u64.i64 r11
 	r107 = convert.u64.i64 r15
 	r108 = or.u64 r106, r107
@@ -10283,6 +22019,7 @@ b9: # Mix[int].if.done
 	r16 = move.i64 r58
 	jump b10
 b10: # Mix[int].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	jump b11
@@ -10301,6 +22038,11 @@ b14: # exit
 	return
 
 kernel MixUint8(a []u8, b []u8, out []u8)
+site 0 index kernels.go:58:25
+site 1 index kernels.go:58:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:58:6
 
 task MixUint8_0 parallel count=(len out)
 b0: # entry
@@ -10308,7 +22050,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10322,8 +22066,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 1
 	r11 = load.u8 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 1
 	r15 = load.u8 r12
 	jump b5
@@ -10339,6 +22085,7 @@ b5: # Mix[uint8].entry
 	r25 = ne.u8 r15, 0
 	branch r25, b6, b10
 b6: # Mix[uint8].if.then
+	checkdiv.u8 r15, site 2
 	r27 = div.u8 r11, r15
 	r28 = add.u8 r24, r27
 	r29 = rem.u8 r11, r15
@@ -10376,6 +22123,7 @@ b7: # Mix[uint8].if.done
 	r16 = move.u8 r57
 	jump b8
 b8: # Mix[uint8].return
+	checkindex r7, r5, site 4
 	r58 = elemaddr r4, r7, 1
 	store.u8 r58, r16
 	jump b9
@@ -10389,6 +22137,11 @@ b11: # exit
 	return
 
 kernel MixUint16(a []u16, b []u16, out []u16)
+site 0 index kernels.go:65:25
+site 1 index kernels.go:65:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:65:6
 
 task MixUint16_0 parallel count=(len out)
 b0: # entry
@@ -10396,7 +22149,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10410,8 +22165,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 2
 	r11 = load.u16 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 2
 	r15 = load.u16 r12
 	jump b5
@@ -10427,6 +22184,7 @@ b5: # Mix[uint16].entry
 	r25 = ne.u16 r15, 0
 	branch r25, b6, b10
 b6: # Mix[uint16].if.then
+	checkdiv.u16 r15, site 2
 	r27 = div.u16 r11, r15
 	r28 = add.u16 r24, r27
 	r29 = rem.u16 r11, r15
@@ -10465,6 +22223,7 @@ b7: # Mix[uint16].if.done
 	r16 = move.u16 r58
 	jump b8
 b8: # Mix[uint16].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.u16 r59, r16
 	jump b9
@@ -10478,6 +22237,11 @@ b11: # exit
 	return
 
 kernel MixUint32(a []u32, b []u32, out []u32)
+site 0 index kernels.go:72:25
+site 1 index kernels.go:72:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:72:6
 
 task MixUint32_0 parallel count=(len out)
 b0: # entry
@@ -10485,7 +22249,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10499,8 +22265,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.u32 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.u32 r12
 	jump b5
@@ -10516,6 +22284,7 @@ b5: # Mix[uint32].entry
 	r25 = ne.u32 r15, 0
 	branch r25, b6, b11
 b6: # Mix[uint32].if.then
+	checkdiv.u32 r15, site 2
 	r90 = div.u32 r11, r15
 	r92 = mul.u32 r90, r15
 	r91 = sub.u32 r11, r92
@@ -10587,6 +22356,7 @@ b8: # Mix[uint32].if.done
 	r16 = move.u32 r58
 	jump b9
 b9: # Mix[uint32].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.u32 r59, r16
 	jump b10
@@ -10600,6 +22370,11 @@ b12: # exit
 	return
 
 kernel MixUint64(a []u64, b []u64, out []u64)
+site 0 index kernels.go:79:25
+site 1 index kernels.go:79:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:79:6
 
 task MixUint64_0 parallel count=(len out)
 b0: # entry
@@ -10607,7 +22382,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10621,8 +22398,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.u64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.u64 r12
 	jump b5
@@ -10638,6 +22417,7 @@ b5: # Mix[uint64].entry
 	r25 = ne.u64 r15, 0
 	branch r25, b6, b13
 b6: # Mix[uint64].if.then
+	checkdiv.u64 r15, site 2
 	r92 = or.u64 r11, r15
 	r93 = shr.u64.u32 r92, 32
 	r94 = eq.u64 r93, 0
@@ -10718,6 +22498,7 @@ b9: # Mix[uint64].if.done
 	r16 = move.u64 r58
 	jump b10
 b10: # Mix[uint64].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.u64 r59, r16
 	jump b11
@@ -10736,6 +22517,11 @@ b14: # exit
 	return
 
 kernel MixUint(a []u64, b []u64, out []u64)
+site 0 index kernels.go:86:25
+site 1 index kernels.go:86:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:86:6
 
 task MixUint_0 parallel count=(len out)
 b0: # entry
@@ -10743,7 +22529,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10757,8 +22545,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.u64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.u64 r12
 	jump b5
@@ -10774,6 +22564,7 @@ b5: # Mix[uint].entry
 	r25 = ne.u64 r15, 0
 	branch r25, b6, b13
 b6: # Mix[uint].if.then
+	checkdiv.u64 r15, site 2
 	r90 = or.u64 r11, r15
 	r91 = shr.u64.u32 r90, 32
 	r92 = eq.u64 r91, 0
@@ -10852,6 +22643,7 @@ b9: # Mix[uint].if.done
 	r16 = move.u64 r56
 	jump b10
 b10: # Mix[uint].return
+	checkindex r7, r5, site 4
 	r57 = elemaddr r4, r7, 8
 	store.u64 r57, r16
 	jump b11
@@ -10870,6 +22662,9 @@ b14: # exit
 	return
 
 kernel Shifts(x []i64, c []u8, out []i64)
+site 0 index kernels.go:95:9
+site 1 index kernels.go:96:9
+site 2 index kernels.go:102:6
 
 task Shifts_0 parallel count=(len out)
 b0: # entry
@@ -10877,7 +22672,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base c
+	r10 = len c
 	r13 = base x
+	r14 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10891,8 +22688,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 1
 	r11 = load.u8 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.i64 r12
 	r16 = shl.i64.u8 r15, r11
@@ -10922,6 +22721,7 @@ b4: # rangeint.body
 	r40 = and.u8 r11, 7
 	r41 = shl.i64.u8 r39, r40
 	r42 = xor.i64 r37, r41
+	checkindex r7, r5, site 2
 	r43 = elemaddr r4, r7, 8
 	store.i64 r43, r42
 	jump b5
@@ -10932,6 +22732,13 @@ b6: # exit
 	return
 
 kernel Conversions(i64 []i64, f64 []f64, u8 []u8, i16 []i16, u32 []u32, f32 []f32, out []i64)
+site 0 index kernels.go:111:11
+site 1 index kernels.go:112:11
+site 2 index kernels.go:113:5
+site 3 index kernels.go:114:6
+site 4 index kernels.go:115:6
+site 5 index kernels.go:116:6
+site 6 index kernels.go:117:6
 
 task Conversions_0 parallel count=(len out)
 b0: # entry
@@ -10939,11 +22746,17 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base i64
+	r10 = len i64
 	r13 = base f64
+	r14 = len f64
 	r22 = base u8
+	r23 = len u8
 	r29 = base i16
+	r30 = len i16
 	r36 = base u32
+	r37 = len u32
 	r49 = base f32
+	r50 = len f32
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10957,8 +22770,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = convert.u8.i64 r11
@@ -10966,18 +22781,21 @@ b4: # rangeint.body
 	r18 = shr.i16.u64 r17, 3
 	r19 = convert.u8.i16 r18
 	r20 = add.u8 r16, r19
+	checkindex r7, r23, site 2
 	r21 = elemaddr r22, r7, 1
 	store.u8 r21, r20
 	r24 = move.i16 r17
 	r25 = move.u8 r16
 	r26 = convert.i16.u8 r25
 	r27 = sub.i16 r24, r26
+	checkindex r7, r30, site 3
 	r28 = elemaddr r29, r7, 2
 	store.i16 r28, r27
 	r31 = convert.u32.i64 r11
 	r32 = convert.i8.i64 r11
 	r33 = convert.u32.i8 r32
 	r34 = xor.u32 r31, r33
+	checkindex r7, r37, site 4
 	r35 = elemaddr r36, r7, 4
 	store.u32 r35, r34
 	r38 = convert.f32.f64 r15
@@ -10990,6 +22808,7 @@ b4: # rangeint.body
 	r45 = shr.u64.u64 r44, 1
 	r46 = convert.f32.u64 r45
 	r47 = add.f32 r43, r46
+	checkindex r7, r50, site 5
 	r48 = elemaddr r49, r7, 4
 	store.f32 r48, r47
 	r51 = move.f32 r38
@@ -11007,6 +22826,7 @@ b4: # rangeint.body
 	r63 = convert.i8.f64 r62
 	r64 = convert.i64.i8 r63
 	r65 = add.i64 r61, r64
+	checkindex r7, r5, site 6
 	r66 = elemaddr r4, r7, 8
 	store.i64 r66, r65
 	jump b5
@@ -11017,6 +22837,8 @@ b6: # exit
 	return
 
 kernel Floats(x []f64, y []f64, out []f64)
+site 0 index kernels.go:127:12
+site 1 index kernels.go:127:18
 
 task Floats_0 parallel count=(len out)
 b0: # entry
@@ -11024,7 +22846,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base x
+	r10 = len x
 	r13 = base y
+	r14 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -11038,8 +22862,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.f64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = mul.f64 r11, r15
@@ -11103,6 +22929,8 @@ b14: # exit
 	return
 
 kernel Floats32(x []f32, y []f32, out []f32)
+site 0 index kernels.go:149:12
+site 1 index kernels.go:149:18
 
 task Floats32_0 parallel count=(len out)
 b0: # entry
@@ -11110,7 +22938,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base x
+	r10 = len x
 	r13 = base y
+	r14 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -11124,8 +22954,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.f32 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.f32 r12
 	r16 = mul.f32 r11, r15
@@ -11169,6 +23001,12 @@ b9: # exit
 	return
 
 kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
+site 0 index kernels.go:165:16
+site 1 index kernels.go:165:22
+site 2 index kernels.go:165:5
+site 3 index kernels.go:166:16
+site 4 index kernels.go:166:22
+site 5 index kernels.go:166:5
 
 task MinMaxZeros_0 parallel count=(len lo)
 b0: # entry
@@ -11176,8 +23014,11 @@ b0: # entry
 	r5 = len lo
 	r3 = move.i64 r5
 	r9 = base x
+	r10 = len x
 	r13 = base y
+	r14 = len y
 	r24 = base hi
+	r25 = len hi
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -11191,11 +23032,14 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.f64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = min.f64 r11, r15
+	checkindex r7, r5, site 2
 	r17 = elemaddr r4, r7, 8
 	store.f64 r17, r16
 	r18 = move.ptr r8
@@ -11203,6 +23047,7 @@ b4: # rangeint.body
 	r20 = move.ptr r12
 	r21 = load.f64 r20
 	r22 = max.f64 r19, r21
+	checkindex r7, r25, site 5
 	r23 = elemaddr r24, r7, 8
 	store.f64 r23, r22
 	jump b5
@@ -11213,6 +23058,22 @@ b6: # exit
 	return
 
 kernel MinMaxConstants(x []f64, hi []f64, lo []f64, hiNeg []f64, loNeg []f64, hiC []f64, loC []f64, y []f32, hi32 []f32, lo32 []f32)
+site 0 index kernels.go:179:23
+site 1 index kernels.go:179:37
+site 2 index kernels.go:179:5
+site 3 index kernels.go:179:12
+site 4 index kernels.go:180:29
+site 5 index kernels.go:180:58
+site 6 index kernels.go:180:8
+site 7 index kernels.go:180:18
+site 8 index kernels.go:181:25
+site 9 index kernels.go:181:47
+site 10 index kernels.go:181:6
+site 11 index kernels.go:181:14
+site 12 index kernels.go:182:27
+site 13 index kernels.go:182:41
+site 14 index kernels.go:182:7
+site 15 index kernels.go:182:16
 
 task MinMaxConstants_0 parallel count=(len x)
 b0: # entry
@@ -11220,14 +23081,23 @@ b0: # entry
 	r5 = len x
 	r3 = move.i64 r5
 	r16 = base hi
+	r17 = len hi
 	r19 = base lo
+	r20 = len lo
 	r28 = base hiNeg
+	r29 = len hiNeg
 	r31 = base loNeg
+	r32 = len loNeg
 	r40 = base hiC
+	r41 = len hiC
 	r43 = base loC
+	r44 = len loC
 	r46 = base y
+	r47 = len y
 	r54 = base hi32
+	r55 = len hi32
 	r57 = base lo32
+	r58 = len lo32
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -11241,13 +23111,16 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r5, site 0
 	r9 = elemaddr r4, r7, 8
 	r10 = load.f64 r9
 	r11 = max.f64 r10, 0.0
 	r13 = move.f64 r10
 	r14 = min.f64 r13, 0.0
+	checkindex r7, r17, site 2
 	r15 = elemaddr r16, r7, 8
 	store.f64 r15, r11
+	checkindex r7, r20, site 3
 	r18 = elemaddr r19, r7, 8
 	store.f64 r18, r14
 	r21 = move.ptr r9
@@ -11255,8 +23128,10 @@ b4: # rangeint.body
 	r23 = max.f64 r22, -0.0
 	r25 = move.f64 r22
 	r26 = min.f64 -0.0, r25
+	checkindex r7, r29, site 6
 	r27 = elemaddr r28, r7, 8
 	store.f64 r27, r23
+	checkindex r7, r32, site 7
 	r30 = elemaddr r31, r7, 8
 	store.f64 r30, r26
 	r33 = move.ptr r9
@@ -11264,17 +23139,22 @@ b4: # rangeint.body
 	r35 = max.f64 r34, 1.5
 	r37 = move.f64 r34
 	r38 = min.f64 r37, -2.5
+	checkindex r7, r41, site 10
 	r39 = elemaddr r40, r7, 8
 	store.f64 r39, r35
+	checkindex r7, r44, site 11
 	r42 = elemaddr r43, r7, 8
 	store.f64 r42, r38
+	checkindex r7, r47, site 12
 	r45 = elemaddr r46, r7, 4
 	r48 = load.f32 r45
 	r49 = max.f32 r48, 0.0
 	r51 = move.f32 r48
 	r52 = min.f32 r51, 0.25
+	checkindex r7, r55, site 14
 	r53 = elemaddr r54, r7, 4
 	store.f32 r53, r49
+	checkindex r7, r58, site 15
 	r56 = elemaddr r57, r7, 4
 	store.f32 r56, r52
 	jump b5
@@ -11285,6 +23165,7 @@ b6: # exit
 	return
 
 kernel Control(a []i32, out []i32, limit i32)
+site 0 index kernels.go:192:9
 
 task Control_0 parallel count=(len out)
 b0: # entry
@@ -11292,6 +23173,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r33 = param.i32 limit
 	jump b1
 b1: # setup
@@ -11306,6 +23188,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.i32 r8
 	r12 = lt.i32 r11, 0
@@ -11520,12 +23403,21 @@ b43: # exit
 	return
 
 kernel Phases(a []i32, b []i32, n i64)
+site 0 index kernels.go:229:3
+site 1 index kernels.go:231:4
+site 2 index kernels.go:233:10
+site 3 index kernels.go:233:17
+site 4 index kernels.go:233:3
+site 5 index kernels.go:235:12
+site 6 index kernels.go:240:13
 
 task Phases_0 serial
 b0: # entry
 	r1 = base a
+	r2 = len a
 	jump b1
 b1: # entry
+	checkindex 0, r2, site 0
 	r0 = elemaddr r1, 0, 4
 	store.i32 r0, 5
 	return
@@ -11549,6 +23441,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r8 = convert.i32.i64 r7
+	checkindex r7, r5, site 1
 	r9 = elemaddr r4, r7, 4
 	r10 = load.i32 r9
 	r11 = add.i32 r10, r8
@@ -11566,15 +23459,19 @@ b0: # entry
 	r1 = base a
 	r2 = len a
 	r10 = base b
+	r11 = len b
 	jump b1
 b1: # rangeint.done
+	checkindex 0, r2, site 2
 	r0 = elemaddr r1, 0, 4
 	r3 = load.i32 r0
 	r4 = move.i64 r2
 	r5 = sub.i64 r4, 1
+	checkindex r5, r2, site 3
 	r6 = elemaddr r1, r5, 4
 	r7 = load.i32 r6
 	r8 = add.i32 r3, r7
+	checkindex 0, r11, site 4
 	r9 = elemaddr r10, 0, 4
 	store.i32 r9, r8
 	return
@@ -11602,6 +23499,7 @@ b4: # for.loop
 	r8 = lt.i64 r7, r5
 	branch r8, b5, b7
 b5: # for.body
+	checkindex 0, r4, site 5
 	r10 = load.i32 r9
 	r11 = elemaddr r3, r7, 4
 	r12 = load.i32 r11
@@ -11642,6 +23540,8 @@ b5: # for.loop (unrolled 0)
 	r6 = lt.i64 r2, r3
 	jump b6
 b6: # for.body (unrolled 0)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
 	r8 = move.ptr r16
 	r9 = load.i32 r8
 	r10 = move.ptr r17
@@ -11659,6 +23559,8 @@ b7: # for.loop (unrolled 1)
 	r6 = lt.i64 r2, r3
 	jump b8
 b8: # for.body (unrolled 1)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
 	r8 = move.ptr r16
 	r9 = load.i32 r8
 	r10 = move.ptr r17
@@ -11676,6 +23578,8 @@ b9: # for.loop (unrolled 2)
 	r6 = lt.i64 r2, r3
 	jump b10
 b10: # for.body (unrolled 2)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
 	r8 = move.ptr r16
 	r9 = load.i32 r8
 	r10 = move.ptr r17
@@ -11693,6 +23597,8 @@ b11: # for.loop (unrolled 3)
 	r6 = lt.i64 r2, r3
 	jump b12
 b12: # for.body (unrolled 3)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
 	r8 = move.ptr r16
 	r9 = load.i32 r8
 	r10 = move.ptr r17
@@ -11710,6 +23616,8 @@ b13: # for.loop
 	r6 = lt.i64 r2, r3
 	branch r6, b14, b15
 b14: # for.body
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
 	r8 = move.ptr r16
 	r9 = load.i32 r8
 	r10 = move.ptr r17
@@ -11878,6 +23786,13 @@ b22: # exit
 	return
 
 kernel Helpers(a []i32, f []f64, sums []f64, q []i64, r []i64)
+site 0 divide helpers.go:37:11
+site 1 divide helpers.go:37:18
+site 2 index kernels.go:265:4
+site 3 index kernels.go:265:10
+site 4 sliceacap kernels.go:267:27
+site 5 sliceb kernels.go:267:27
+site 6 index kernels.go:267:8
 
 task Helpers_0 parallel count=(len a)
 b0: # entry
@@ -11885,10 +23800,13 @@ b0: # entry
 	r5 = len a
 	r3 = move.i64 r5
 	r35 = base q
+	r36 = len q
 	r39 = base r
+	r40 = len r
 	r43 = base f
 	r44 = len f
 	r60 = base sums
+	r61 = len sums
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -11951,9 +23869,11 @@ b11: # DivMod.if.then
 	jump b12
 b12: # DivMod.return
 	r33 = move.i64 r28
+	checkindex r7, r36, site 2
 	r34 = elemaddr r35, r7, 8
 	store.i64 r34, r33
 	r37 = move.i64 r29
+	checkindex r7, r40, site 3
 	r38 = elemaddr r39, r7, 8
 	store.i64 r38, r37
 	r41 = add.i64 r7, 3
@@ -11961,6 +23881,8 @@ b12: # DivMod.return
 	branch r45, b13, b29
 b13: # if.then
 	r46 = move.i64 r41
+	checkslice r46, r44, site 4
+	checkslice r7, r46, site 5
 	r47 = elemaddr r43, r7, 8
 	r48 = sub.i64 r46, r7
 	jump b14
@@ -12041,6 +23963,7 @@ b27: # Sum.rangeindex.done
 	r50 = move.f64 r52
 	jump b28
 b28: # Sum.return
+	checkindex r7, r61, site 6
 	r59 = elemaddr r60, r7, 8
 	store.f64 r59, r50
 	jump b29
@@ -12048,6 +23971,7 @@ b29: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b30: # DivMod.if.done
+	checkdiv.i64 r27, site 0
 	r77 = convert.u64.i64 r25
 	r78 = convert.u64.i64 r27
 	r79 = or.u64 r77, r78
@@ -12078,6 +24002,9 @@ b34: # exit
 	return
 
 kernel Ranges(a []i32, b []f32, n i64, flag bool)
+site 0 index unsigned kernels.go:288:4
+site 1 index kernels.go:291:4
+site 2 index kernels.go:295:5
 
 task Ranges_0 parallel count=(len a)
 b0: # entry
@@ -12176,9 +24103,12 @@ b4: # for.loop
 b5: # for.body
 	r13 = convert.i32.u32 r11
 	r15 = convert.i64.u32 r11
+	checkindex r15, r6, site 0
 	r14 = elemaddr r5, r15, 4
 	r16 = load.i32 r14
 	r17 = sub.i32 r16, r13
+	r19 = move.i64 r15
+	checkindex r19, r6, site 0
 	r18 = move.ptr r14
 	store.i32 r18, r17
 	jump b6
@@ -12202,9 +24132,12 @@ b9: # for.loop (unrolled 1)
 b10: # for.body (unrolled 1)
 	r25 = convert.i32.u32 r23
 	r27 = convert.i64.u32 r23
+	checkindex r27, r6, site 0
 	r26 = elemaddr r5, r27, 4
 	r28 = load.i32 r26
 	r29 = sub.i32 r28, r25
+	r31 = move.i64 r27
+	checkindex r31, r6, site 0
 	r30 = move.ptr r26
 	store.i32 r30, r29
 	jump b11
@@ -12214,25 +24147,28 @@ b11: # latch (unrolled 1)
 b12: # head (unrolled 2)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r31 = convert.u64.u32 r8
-	r32 = lt.u64 r4, r31
-	branch r32, b13, b22
+	r32 = convert.u64.u32 r8
+	r33 = lt.u64 r4, r32
+	branch r33, b13, b22
 b13: # index (unrolled 2)
-	r33 = convert.u32.u64 r4
+	r34 = convert.u32.u64 r4
 	jump b14
 b14: # for.loop (unrolled 2)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r34 = lt.u32 r33, r8
-	branch r34, b15, b22
+	r35 = lt.u32 r34, r8
+	branch r35, b15, b22
 b15: # for.body (unrolled 2)
-	r35 = convert.i32.u32 r33
-	r37 = convert.i64.u32 r33
-	r36 = elemaddr r5, r37, 4
-	r38 = load.i32 r36
-	r39 = sub.i32 r38, r35
-	r40 = move.ptr r36
-	store.i32 r40, r39
+	r36 = convert.i32.u32 r34
+	r38 = convert.i64.u32 r34
+	checkindex r38, r6, site 0
+	r37 = elemaddr r5, r38, 4
+	r39 = load.i32 r37
+	r40 = sub.i32 r39, r36
+	r42 = move.i64 r38
+	checkindex r42, r6, site 0
+	r41 = move.ptr r37
+	store.i32 r41, r40
 	jump b16
 b16: # latch (unrolled 2)
 	r4 = add.u64 r4, r3
@@ -12240,25 +24176,28 @@ b16: # latch (unrolled 2)
 b17: # head (unrolled 3)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r41 = convert.u64.u32 r8
-	r42 = lt.u64 r4, r41
-	branch r42, b18, b22
+	r43 = convert.u64.u32 r8
+	r44 = lt.u64 r4, r43
+	branch r44, b18, b22
 b18: # index (unrolled 3)
-	r43 = convert.u32.u64 r4
+	r45 = convert.u32.u64 r4
 	jump b19
 b19: # for.loop (unrolled 3)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r44 = lt.u32 r43, r8
-	branch r44, b20, b22
+	r46 = lt.u32 r45, r8
+	branch r46, b20, b22
 b20: # for.body (unrolled 3)
-	r45 = convert.i32.u32 r43
-	r47 = convert.i64.u32 r43
-	r46 = elemaddr r5, r47, 4
-	r48 = load.i32 r46
-	r49 = sub.i32 r48, r45
-	r50 = move.ptr r46
-	store.i32 r50, r49
+	r47 = convert.i32.u32 r45
+	r49 = convert.i64.u32 r45
+	checkindex r49, r6, site 0
+	r48 = elemaddr r5, r49, 4
+	r50 = load.i32 r48
+	r51 = sub.i32 r50, r47
+	r53 = move.i64 r49
+	checkindex r53, r6, site 0
+	r52 = move.ptr r48
+	store.i32 r52, r51
 	jump b21
 b21: # latch (unrolled 3)
 	r4 = add.u64 r4, r3
@@ -12291,6 +24230,7 @@ b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r10, r8, site 1
 	r11 = elemaddr r7, r10, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, 3.0
@@ -12330,6 +24270,7 @@ b4: # for.loop
 b5: # for.body
 	branch r10, b6, b7
 b6: # if.then
+	checkindex r8, r4, site 2
 	r11 = elemaddr r3, r8, 4
 	r12 = load.i32 r11
 	r13 = add.i32 r12, 1000
@@ -12343,6 +24284,15 @@ b8: # exit
 	return
 
 kernel Narrow(a []u8, b []i16, c []i8)
+site 0 index kernels.go:305:11
+site 1 index kernels.go:305:4
+site 2 index kernels.go:306:11
+site 3 index kernels.go:306:16
+site 4 index kernels.go:306:4
+site 5 index kernels.go:307:12
+site 6 index kernels.go:307:4
+site 7 index kernels.go:308:17
+site 8 index kernels.go:308:4
 
 task Narrow_0 parallel count=(len a)
 b0: # entry
@@ -12350,7 +24300,9 @@ b0: # entry
 	r5 = len a
 	r3 = move.i64 r5
 	r14 = base b
+	r15 = len b
 	r23 = base c
+	r24 = len c
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -12364,12 +24316,14 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r5, site 0
 	r8 = elemaddr r4, r7, 1
 	r9 = load.u8 r8
 	r10 = mul.u8 r9, 3
 	r11 = add.u8 r10, 250
 	r12 = move.ptr r8
 	store.u8 r12, r11
+	checkindex r7, r15, site 2
 	r13 = elemaddr r14, r7, 2
 	r16 = load.i16 r13
 	r18 = move.i16 r16
@@ -12377,6 +24331,7 @@ b4: # rangeint.body
 	r20 = add.i16 r19, 30000
 	r21 = move.ptr r13
 	store.i16 r21, r20
+	checkindex r7, r24, site 5
 	r22 = elemaddr r23, r7, 1
 	r25 = load.i8 r22
 	r26 = neg.i8 r25
@@ -12399,11 +24354,13 @@ b6: # exit
 	return
 
 kernel Empty(a []i32, n i64)
+site 0 index kernels.go:318:5
 
 task Empty_0 parallel count=(param n)
 b0: # entry
 	r3 = param.i64 n
 	r8 = base a
+	r9 = len a
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -12421,6 +24378,7 @@ b4: # rangeint.body
 	r6 = lt.i64 r5, 0
 	branch r6, b5, b6
 b5: # if.then
+	checkindex 0, r9, site 0
 	store.i32 r7, 1
 	jump b6
 b6: # latch
@@ -12430,6 +24388,14 @@ b7: # exit
 	return
 
 kernel Counted(out []i64, lo []i64, hi []i64, small []i8, u []u32)
+site 0 index kernels.go:331:14
+site 1 index kernels.go:331:25
+site 2 index kernels.go:334:24
+site 3 index kernels.go:337:17
+site 4 index kernels.go:340:17
+site 5 index kernels.go:343:13
+site 6 index kernels.go:343:23
+site 7 index kernels.go:346:28
 
 task Counted_0 parallel count=(len out)
 b0: # entry
@@ -12437,9 +24403,13 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base lo
+	r10 = len lo
 	r15 = base hi
+	r16 = len hi
 	r35 = base small
+	r36 = len small
 	r54 = base u
+	r55 = len u
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -12453,6 +24423,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
 	r12 = move.i64 0
@@ -12460,6 +24431,7 @@ b4: # rangeint.body
 	r14 = elemaddr r15, r7, 8
 	jump b5
 b5: # for.loop
+	checkindex r7, r16, site 1
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
 	branch r18, b6, b13
@@ -12470,6 +24442,7 @@ b6: # for.body
 	r13 = move.i64 r20
 	jump b7
 b7: # for.loop (unrolled 1)
+	checkindex r7, r16, site 1
 	r104 = load.i64 r14
 	r105 = lt.i64 r13, r104
 	branch r105, b8, b13
@@ -12480,6 +24453,7 @@ b8: # for.body (unrolled 1)
 	r13 = move.i64 r107
 	jump b9
 b9: # for.loop (unrolled 2)
+	checkindex r7, r16, site 1
 	r108 = load.i64 r14
 	r109 = lt.i64 r13, r108
 	branch r109, b10, b13
@@ -12490,6 +24464,7 @@ b10: # for.body (unrolled 2)
 	r13 = move.i64 r111
 	jump b11
 b11: # for.loop (unrolled 3)
+	checkindex r7, r16, site 1
 	r112 = load.i64 r14
 	r113 = lt.i64 r13, r112
 	branch r113, b12, b13
@@ -12500,6 +24475,7 @@ b12: # for.body (unrolled 3)
 	r13 = move.i64 r115
 	jump b5
 b13: # for.done
+	checkindex r7, r16, site 2
 	r21 = move.ptr r14
 	r22 = load.i64 r21
 	r23 = and.i64 r22, 15
@@ -12576,6 +24552,7 @@ b27: # edge 6→7
 	r28 = move.i64 r31
 	jump b28
 b28: # rangeint.done
+	checkindex r7, r36, site 3
 	r34 = elemaddr r35, r7, 1
 	r37 = load.i8 r34
 	r38 = move.i64 r28
@@ -12640,6 +24617,7 @@ b40: # for.body
 	r39 = move.i8 r43
 	jump b39
 b41: # for.done
+	checkindex r7, r36, site 4
 	r44 = move.ptr r34
 	r45 = load.i8 r44
 	r46 = move.i64 r38
@@ -12690,6 +24668,7 @@ b49: # for.body (unrolled 3)
 	r47 = move.i8 r137
 	jump b42
 b50: # for.done
+	checkindex r7, r55, site 5
 	r53 = elemaddr r54, r7, 4
 	r56 = load.u32 r53
 	r57 = move.i64 r46
@@ -12697,6 +24676,7 @@ b50: # for.done
 	r59 = move.ptr r53
 	jump b51
 b51: # for.loop
+	checkindex r7, r55, site 6
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
 	r62 = lt.u32 r58, r61
@@ -12712,6 +24692,7 @@ b53: # for.body
 	r58 = move.u32 r65
 	jump b54
 b54: # for.loop (unrolled 1)
+	checkindex r7, r55, site 6
 	r138 = load.u32 r59
 	r139 = add.u32 r138, 7
 	r140 = lt.u32 r58, r139
@@ -12727,6 +24708,7 @@ b56: # for.body (unrolled 1)
 	r58 = move.u32 r143
 	jump b57
 b57: # for.loop (unrolled 2)
+	checkindex r7, r55, site 6
 	r145 = load.u32 r59
 	r146 = add.u32 r145, 7
 	r147 = lt.u32 r58, r146
@@ -12742,6 +24724,7 @@ b59: # for.body (unrolled 2)
 	r58 = move.u32 r150
 	jump b60
 b60: # for.loop (unrolled 3)
+	checkindex r7, r55, site 6
 	r152 = load.u32 r59
 	r153 = add.u32 r152, 7
 	r154 = lt.u32 r58, r153
@@ -12762,6 +24745,7 @@ b63: # for.done
 	r69 = move.ptr r53
 	jump b64
 b64: # for.loop
+	checkindex r7, r55, site 7
 	r70 = load.u32 r69
 	r88 = mulhi.u32 r70, 991146300
 	r89 = sub.u32 r70, r88
@@ -12782,6 +24766,7 @@ b65: # for.body
 	r67 = move.u32 r76
 	jump b66
 b66: # for.loop (unrolled 1)
+	checkindex r7, r55, site 7
 	r159 = load.u32 r69
 	r166 = mulhi.u32 r159, 991146300
 	r167 = sub.u32 r159, r166
@@ -12802,6 +24787,7 @@ b67: # for.body (unrolled 1)
 	r67 = move.u32 r165
 	jump b68
 b68: # for.loop (unrolled 2)
+	checkindex r7, r55, site 7
 	r173 = load.u32 r69
 	r180 = mulhi.u32 r173, 991146300
 	r181 = sub.u32 r173, r180
@@ -12822,6 +24808,7 @@ b69: # for.body (unrolled 2)
 	r67 = move.u32 r179
 	jump b70
 b70: # for.loop (unrolled 3)
+	checkindex r7, r55, site 7
 	r187 = load.u32 r69
 	r194 = mulhi.u32 r187, 991146300
 	r195 = sub.u32 r187, r194
@@ -12985,6 +24972,7 @@ b7: # exit
 	return
 
 kernel AddOne(dst []f32, src []f32)
+site 0 index kernels.go:373:15
 
 task AddOne_0 parallel count=(len dst)
 b0: # entry
@@ -12992,6 +24980,7 @@ b0: # entry
 	r5 = len dst
 	r3 = move.i64 r5
 	r12 = base src
+	r13 = len src
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -13009,6 +24998,7 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r15 = add.f32 r14, 1.0
@@ -13302,9 +25292,13 @@ b9: # edge 2→5
 b10: # exit
 	return
 
-kernel Window(out []i32, in []u8, ladder []f32, w i64, h i64)
+kernel ClampedWindow(out []i32, in []u8, ladder []f32, w i64, h i64)
+site 0 divide kernels.go:425:12
+site 1 divide kernels.go:425:17
+site 2 index kernels.go:431:18
+site 3 index kernels.go:436:24
 
-task Window_0 parallel count=(len out)
+task ClampedWindow_0 parallel count=(len out)
 b0: # entry
 	r4 = base out
 	r5 = len out
@@ -13312,7 +25306,9 @@ b0: # entry
 	r12 = param.i64 w
 	r22 = param.i64 h
 	r40 = base in
+	r41 = len in
 	r50 = base ladder
+	r51 = len ladder
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -13336,6 +25332,7 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
+	checkdiv.i64 r12, site 0
 	r334 = convert.u64.i64 r9
 	r335 = convert.u64.i64 r12
 	r336 = or.u64 r334, r335
@@ -13374,6 +25371,7 @@ b11: # rangeint.body
 	r36 = min.i64 r34, r35
 	r37 = mul.i64 r23, r12
 	r38 = add.i64 r37, r36
+	checkindex r38, r41, site 2
 	r39 = elemaddr r40, r38, 1
 	r42 = load.u8 r39
 	r43 = convert.i64.u8 r42
@@ -13389,6 +25387,7 @@ b13: # rangeint.body (unrolled 1)
 	r80 = min.i64 r78, r79
 	r81 = move.i64 r37
 	r82 = add.i64 r81, r80
+	checkindex r82, r41, site 2
 	r83 = elemaddr r40, r82, 1
 	r84 = load.u8 r83
 	r85 = convert.i64.u8 r84
@@ -13404,6 +25403,7 @@ b15: # rangeint.body (unrolled 2)
 	r92 = min.i64 r90, r91
 	r93 = move.i64 r37
 	r94 = add.i64 r93, r92
+	checkindex r94, r41, site 2
 	r95 = elemaddr r40, r94, 1
 	r96 = load.u8 r95
 	r97 = convert.i64.u8 r96
@@ -13428,6 +25428,7 @@ b20: # rangeint.body (unrolled 1)
 	r210 = move.i64 r36
 	r211 = mul.i64 r204, r12
 	r212 = add.i64 r211, r210
+	checkindex r212, r41, site 2
 	r213 = elemaddr r40, r212, 1
 	r214 = load.u8 r213
 	r215 = convert.i64.u8 r214
@@ -13440,6 +25441,7 @@ b22: # rangeint.body (unrolled 1) (unrolled 1)
 	r224 = move.i64 r80
 	r225 = move.i64 r211
 	r226 = add.i64 r225, r224
+	checkindex r226, r41, site 2
 	r227 = elemaddr r40, r226, 1
 	r228 = load.u8 r227
 	r229 = convert.i64.u8 r228
@@ -13452,6 +25454,7 @@ b24: # rangeint.body (unrolled 2) (unrolled 1)
 	r236 = move.i64 r92
 	r237 = move.i64 r211
 	r238 = add.i64 r237, r236
+	checkindex r238, r41, site 2
 	r239 = elemaddr r40, r238, 1
 	r240 = load.u8 r239
 	r241 = convert.i64.u8 r240
@@ -13476,6 +25479,7 @@ b29: # rangeint.body (unrolled 2)
 	r254 = move.i64 r36
 	r255 = mul.i64 r248, r12
 	r256 = add.i64 r255, r254
+	checkindex r256, r41, site 2
 	r257 = elemaddr r40, r256, 1
 	r258 = load.u8 r257
 	r259 = convert.i64.u8 r258
@@ -13488,6 +25492,7 @@ b31: # rangeint.body (unrolled 1) (unrolled 2)
 	r268 = move.i64 r80
 	r269 = move.i64 r255
 	r270 = add.i64 r269, r268
+	checkindex r270, r41, site 2
 	r271 = elemaddr r40, r270, 1
 	r272 = load.u8 r271
 	r273 = convert.i64.u8 r272
@@ -13500,6 +25505,7 @@ b33: # rangeint.body (unrolled 2) (unrolled 2)
 	r280 = move.i64 r92
 	r281 = move.i64 r255
 	r282 = add.i64 r281, r280
+	checkindex r282, r41, site 2
 	r283 = elemaddr r40, r282, 1
 	r284 = load.u8 r283
 	r285 = convert.i64.u8 r284
@@ -13515,6 +25521,7 @@ b36: # edge 5→8
 	r29 = move.f32 0.0
 	jump b37
 b37: # rangeint.body
+	checkindex r9, r51, site 3
 	r49 = elemaddr r50, r9, 4
 	r52 = load.f32 r49
 	r57 = mul.f32 r52, 0.75
@@ -13526,6 +25533,7 @@ b38: # edge 8→8
 	r29 = move.f32 r60
 	jump b39
 b39: # rangeint.body (unrolled 1)
+	checkindex r9, r51, site 3
 	r112 = move.ptr r49
 	r113 = load.f32 r112
 	r118 = mul.f32 r113, 0.8125
@@ -13537,6 +25545,7 @@ b40: # edge 8→8 (unrolled 1)
 	r29 = move.f32 r60
 	jump b41
 b41: # rangeint.body (unrolled 2)
+	checkindex r9, r51, site 3
 	r123 = move.ptr r49
 	r124 = load.f32 r123
 	r129 = mul.f32 r124, 0.875
@@ -13548,6 +25557,7 @@ b42: # edge 8→8 (unrolled 2)
 	r29 = move.f32 r60
 	jump b43
 b43: # rangeint.body (unrolled 3)
+	checkindex r9, r51, site 3
 	r134 = move.ptr r49
 	r135 = load.f32 r134
 	r140 = mul.f32 r135, 0.9375
@@ -13559,6 +25569,7 @@ b44: # edge 8→8 (unrolled 3)
 	r29 = move.f32 r60
 	jump b45
 b45: # rangeint.body (unrolled 4)
+	checkindex r9, r51, site 3
 	r145 = move.ptr r49
 	r146 = load.f32 r145
 	r151 = mul.f32 r146, 1.0
@@ -13570,6 +25581,7 @@ b46: # edge 8→8 (unrolled 4)
 	r29 = move.f32 r60
 	jump b47
 b47: # rangeint.body (unrolled 5)
+	checkindex r9, r51, site 3
 	r156 = move.ptr r49
 	r157 = load.f32 r156
 	r162 = mul.f32 r157, 1.0625
@@ -13581,6 +25593,7 @@ b48: # edge 8→8 (unrolled 5)
 	r29 = move.f32 r60
 	jump b49
 b49: # rangeint.body (unrolled 6)
+	checkindex r9, r51, site 3
 	r167 = move.ptr r49
 	r168 = load.f32 r167
 	r173 = mul.f32 r168, 1.125
@@ -13592,6 +25605,7 @@ b50: # edge 8→8 (unrolled 6)
 	r29 = move.f32 r60
 	jump b51
 b51: # rangeint.body (unrolled 7)
+	checkindex r9, r51, site 3
 	r178 = move.ptr r49
 	r179 = load.f32 r178
 	r184 = mul.f32 r179, 1.1875
@@ -13630,6 +25644,7 @@ b56: # exit
 	return
 
 kernel Rounds(out []u64, in []u64)
+site 0 index kernels.go:447:10
 
 task Rounds_0 parallel count=(len out)
 b0: # entry
@@ -13637,6 +25652,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base in
+	r13 = len in
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -13654,6 +25670,7 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.u64 r11
 	r15 = move.u64 r14
@@ -13920,12 +25937,15 @@ b7: # exit
 kernel ComputeAB(a []f32, b []f32, n i64, scale f32)
 groups [2]
 disjoint a b
+site 0 index parallel.go:47:5
+site 1 index parallel.go:52:5
 
 task ComputeAB_0 parallel count=(param n) block=1 group=1
 b0: # entry
 	r4 = param.i64 n
 	r3 = move.i64 r4
 	r10 = base a
+	r11 = len a
 	r17 = param.f32 scale
 	jump b1
 b1: # setup
@@ -13933,6 +25953,7 @@ b1: # setup
 	r1 = threadcount
 	r2 = move.i64 r0
 	r7 = move.ptr r10
+	r8 = move.i64 r11
 	r16 = move.f32 r17
 	jump b2
 b2: # head
@@ -13958,6 +25979,7 @@ b4: # computeA.entry
 	jump b5
 b5: # computeA.return
 	r18 = mul.f32 r12, r16
+	checkindex r6, r8, site 0
 	r19 = elemaddr r7, r6, 4
 	store.f32 r19, r18
 	jump b6
@@ -13972,6 +25994,7 @@ b0: # entry
 	r4 = param.i64 n
 	r3 = move.i64 r4
 	r10 = base b
+	r11 = len b
 	r19 = param.f32 scale
 	jump b1
 b1: # setup
@@ -13979,6 +26002,7 @@ b1: # setup
 	r1 = threadcount
 	r2 = move.i64 r0
 	r7 = move.ptr r10
+	r8 = move.i64 r11
 	r18 = move.f32 r19
 	jump b2
 b2: # head
@@ -14006,6 +26030,7 @@ b4: # computeB.entry
 	jump b5
 b5: # computeB.return
 	r20 = mul.f32 r12, r18
+	checkindex r6, r8, site 1
 	r21 = elemaddr r7, r6, 4
 	store.f32 r21, r20
 	jump b6
@@ -14016,6 +26041,8 @@ b7: # exit
 	return
 
 kernel Combine(a []f32, b []f32, c []f32)
+site 0 index parallel.go:69:11
+site 1 index parallel.go:69:18
 
 task Combine_0 parallel count=(len c)
 b0: # entry
@@ -14023,7 +26050,9 @@ b0: # entry
 	r5 = len c
 	r3 = move.i64 r5
 	r12 = base a
+	r13 = len a
 	r16 = base b
+	r17 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -14041,8 +26070,10 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
@@ -15283,13 +27314,26 @@ groups [2 2]
 disjoint a b
 disjoint a c
 disjoint b c
+site 0 index parallel.go:101:3
+site 1 index parallel.go:104:23
+site 2 index parallel.go:104:5
+site 3 index parallel.go:108:4
+site 4 index parallel.go:113:10
+site 5 index parallel.go:113:17
+site 6 index parallel.go:113:3
+site 7 index parallel.go:116:13
+site 8 index parallel.go:125:11
+site 9 index parallel.go:125:18
 
 task MixedTop_0 serial
 b0: # entry
 	r3 = base c
+	r4 = len c
 	jump b1
 b1: # entry
 	r0 = move.ptr r3
+	r1 = move.i64 r4
+	checkindex 0, r1, site 0
 	r5 = elemaddr r0, 0, 4
 	store.i32 r5, 1
 	return
@@ -15304,13 +27348,16 @@ b0: # entry
 	r6 = move.i64 r8
 	r3 = min.i64 r4, r6
 	r21 = base c
+	r22 = len c
 	jump b1
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
 	r14 = move.ptr r10
+	r15 = move.i64 r11
 	r18 = move.ptr r21
+	r19 = move.i64 r22
 	r23 = elemaddr r18, 0, 4
 	jump b2
 b2: # head
@@ -15321,8 +27368,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r17 = convert.i32.i64 r13
+	checkindex 0, r19, site 1
 	r24 = load.i32 r23
 	r25 = add.i32 r17, r24
+	checkindex r13, r15, site 2
 	r26 = elemaddr r14, r13, 4
 	store.i32 r26, r25
 	jump b5
@@ -15335,9 +27384,12 @@ b6: # exit
 task MixedTop_2 serial block=2 group=1
 b0: # entry
 	r3 = base b
+	r4 = len b
 	jump b1
 b1: # entry
 	r0 = move.ptr r3
+	r1 = move.i64 r4
+	checkindex 0, r1, site 3
 	r5 = elemaddr r0, 0, 4
 	store.i32 r5, 7
 	return
@@ -15379,18 +27431,27 @@ b7: # exit
 task MixedTop_4 serial
 b0: # entry
 	r3 = base c
+	r4 = len c
 	r8 = base a
+	r9 = len a
 	r15 = base b
+	r16 = len b
 	jump b1
 b1: # entry
 	r0 = move.ptr r3
+	r1 = move.i64 r4
 	r5 = move.ptr r8
+	r6 = move.i64 r9
+	checkindex 0, r6, site 4
 	r10 = elemaddr r5, 0, 4
 	r11 = load.i32 r10
 	r12 = move.ptr r15
+	r13 = move.i64 r16
+	checkindex 0, r13, site 5
 	r17 = elemaddr r12, 0, 4
 	r18 = load.i32 r17
 	r19 = add.i32 r11, r18
+	checkindex 0, r1, site 6
 	r20 = elemaddr r0, 0, 4
 	store.i32 r20, r19
 	return
@@ -15400,6 +27461,7 @@ b0: # entry
 	r6 = base b
 	r7 = len b
 	r18 = base c
+	r19 = len c
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15407,6 +27469,7 @@ b1: # setup
 	r2 = add.i64 r0, 1
 	r12 = move.ptr r6
 	r15 = move.ptr r18
+	r16 = move.i64 r19
 	r20 = elemaddr r15, 0, 4
 	jump b2
 b2: # head
@@ -15423,6 +27486,7 @@ b4: # for.loop
 	r11 = lt.i64 r10, r8
 	branch r11, b5, b7
 b5: # for.body
+	checkindex 0, r16, site 7
 	r21 = load.i32 r20
 	r22 = elemaddr r12, r10, 4
 	r23 = load.i32 r22
@@ -15477,7 +27541,9 @@ b0: # entry
 	r6 = base c
 	r7 = len c
 	r18 = base a
+	r19 = len a
 	r25 = base b
+	r26 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15485,7 +27551,9 @@ b1: # setup
 	r2 = add.i64 r0, 1
 	r12 = move.ptr r6
 	r15 = move.ptr r18
+	r16 = move.i64 r19
 	r22 = move.ptr r25
+	r23 = move.i64 r26
 	jump b2
 b2: # head
 	r4 = move.i64 r7
@@ -15501,8 +27569,10 @@ b4: # for.loop
 	r11 = lt.i64 r10, r8
 	branch r11, b5, b7
 b5: # for.body
+	checkindex r10, r16, site 8
 	r20 = elemaddr r15, r10, 4
 	r21 = load.i32 r20
+	checkindex r10, r23, site 9
 	r27 = elemaddr r22, r10, 4
 	r28 = load.i32 r27
 	r29 = sub.i32 r21, r28
@@ -15513,5 +27583,5916 @@ b6: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b7: # exit
+	return
+
+kernel Sum(x []f32, out []f32)
+reductions 1
+site 0 index reduce.go:17:5
+
+task Sum_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f32 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.f32 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r66 = shuffledown.f32 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r66
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r70 = shuffledown.f32 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r70
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r74 = shuffledown.f32 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r74
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
+	r39 = elemaddr r36, r38, 8
+	store.shared.f32 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.f32 r47
+	jump b43
+b43: # reduction warps
+	r48 = move.i64 r26
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.f32 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r78 = shuffledown.f32 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r78
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r82 = shuffledown.f32 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r82
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r86 = shuffledown.f32 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r86
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
+b56: # reduction shuffled
+	r57 = move.bool r35
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = move.i64 r58
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.f32 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f32 -0.0
+	jump b43
+
+task Sum_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f32 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r9 = move.ptr r50
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b4
+b4: # combine head (unrolled 1)
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
+b5: # combine (unrolled 1)
+	r53 = move.ptr r50
+	r54 = load.f32 r53
+	r5 = add.f32 r5, r54
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b6
+b6: # combine head (unrolled 2)
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
+b7: # combine (unrolled 2)
+	r56 = move.ptr r50
+	r57 = load.f32 r56
+	r5 = add.f32 r5, r57
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b8
+b8: # combine head (unrolled 3)
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
+b9: # combine (unrolled 3)
+	r59 = move.ptr r50
+	r60 = load.f32 r59
+	r5 = add.f32 r5, r60
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r61 = shuffledown.f32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r61
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r65 = shuffledown.f32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r65
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r69 = shuffledown.f32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r69
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
+	r27 = elemaddr r24, r26, 8
+	store.shared.f32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f32 r35
+	jump b28
+b28: # reduction warps
+	r36 = move.i64 r14
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r73 = shuffledown.f32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r73
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r77 = shuffledown.f32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r77
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r81 = shuffledown.f32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r81
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
+b41: # reduction shuffled
+	r45 = move.bool r23
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f32 r5, 0.0
+	r47 = elemaddr r0, 0, 8
+	store.f32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f32 -0.0
+	jump b28
+
+task Sum_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.f32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 4
+	store.f32 r0, r5
+	return
+
+kernel IntStats(x []i32, out []i64)
+reductions 10
+site 0 index reduce.go:44:5
+site 1 index reduce.go:44:13
+site 2 index reduce.go:44:21
+site 3 index reduce.go:44:29
+site 4 index reduce.go:45:5
+site 5 index reduce.go:45:13
+site 6 index reduce.go:45:21
+site 7 index reduce.go:45:29
+site 8 index reduce.go:46:5
+site 9 index reduce.go:46:13
+
+task IntStats_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 2560 align 8
+b0: # entry
+	r14 = base x
+	r15 = len x
+	r13 = move.i64 r15
+	r180 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = move.i64 0
+	r2 = move.i16 0
+	r3 = move.u32 1
+	r4 = move.u16 65535
+	r5 = move.u16 0
+	r6 = move.u16 0
+	r7 = move.u8 255
+	r8 = move.i32 2147483647
+	r9 = move.i32 -2147483648
+	r10 = threadindex
+	r11 = threadcount
+	r12 = add.i64 r10, -1
+	r18 = convert.u64.i64 r13
+	r21 = convert.u64.i64 r11
+	r22 = mul.u64 r21, 3
+	jump b2
+b2: # unrolled head
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, r13
+	branch r17, b3, b39
+b3: # unrolled test
+	r19 = convert.u64.i64 r16
+	r20 = sub.u64 r18, r19
+	r23 = gt.u64 r20, r22
+	branch r23, b4, b32
+b4: # unrolled 0
+	r24 = move.i64 r12
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b7, b31
+b7: # if.then (unrolled 0)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b8
+b8: # if.done (unrolled 0)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b9
+b9: # unrolled step 0
+	r12 = add.i64 r12, r11
+	jump b10
+b10: # unrolled 1
+	r24 = move.i64 r12
+	jump b11
+b11: # rangeindex.loop (unrolled 1)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b12
+b12: # rangeindex.body (unrolled 1)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b13, b30
+b13: # if.then (unrolled 1)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b14
+b14: # if.done (unrolled 1)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b15
+b15: # unrolled step 1
+	r12 = add.i64 r12, r11
+	jump b16
+b16: # unrolled 2
+	r24 = move.i64 r12
+	jump b17
+b17: # rangeindex.loop (unrolled 2)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b18
+b18: # rangeindex.body (unrolled 2)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b19, b29
+b19: # if.then (unrolled 2)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b20
+b20: # if.done (unrolled 2)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b21
+b21: # unrolled step 2
+	r12 = add.i64 r12, r11
+	jump b22
+b22: # unrolled 3
+	r24 = move.i64 r12
+	jump b23
+b23: # rangeindex.loop (unrolled 3)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b24
+b24: # rangeindex.body (unrolled 3)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b25, b28
+b25: # if.then (unrolled 3)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b26
+b26: # if.done (unrolled 3)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b27
+b27: # unrolled step 3
+	r12 = add.i64 r12, r11
+	jump b2
+b28: # edge 2→5
+	r34 = move.i64 r1
+	jump b26
+b29: # edge 2→5
+	r34 = move.i64 r1
+	jump b20
+b30: # edge 2→5
+	r34 = move.i64 r1
+	jump b14
+b31: # edge 2→5
+	r34 = move.i64 r1
+	jump b8
+b32: # index
+	r24 = move.i64 r12
+	jump b33
+b33: # rangeindex.loop
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	branch r26, b34, b39
+b34: # rangeindex.body
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b35, b75
+b35: # if.then
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b36
+b36: # if.done
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b37
+b37: # latch
+	r12 = add.i64 r12, r11
+	jump b38
+b38: # head
+	r50 = add.i64 r12, 1
+	r51 = lt.i64 r50, r13
+	branch r51, b32, b39
+b39: # exit
+	r52 = lane
+	r53 = warpindex
+	r54 = warpsize
+	r55 = mul.i64 r53, r54
+	r56 = blocksize
+	r57 = sub.i64 r56, r55
+	r58 = min.i64 r57, r54
+	r59 = shr.i64.i64 r54, 1
+	jump b40
+b40: # reduction shuffle
+	r60 = shuffledown.i64 r0, r59
+	r61 = shuffledown.i64 r1, r59
+	r62 = shuffledown.i16 r2, r59
+	r63 = shuffledown.u32 r3, r59
+	r64 = shuffledown.u16 r4, r59
+	r65 = shuffledown.u16 r5, r59
+	r66 = shuffledown.u16 r6, r59
+	r67 = shuffledown.u8 r7, r59
+	r68 = shuffledown.i32 r8, r59
+	r69 = shuffledown.i32 r9, r59
+	r70 = add.i64 r52, r59
+	r71 = lt.i64 r70, r58
+	branch r71, b41, b42
+b41: # reduction combine
+	r0 = add.i64 r0, r60
+	r1 = add.i64 r1, r61
+	r2 = add.i16 r2, r62
+	r3 = mul.u32 r3, r63
+	r4 = and.u16 r4, r64
+	r5 = or.u16 r5, r65
+	r6 = xor.u16 r6, r66
+	r7 = and.u8 r7, r67
+	r8 = min.i32 r8, r68
+	r9 = max.i32 r9, r69
+	jump b42
+b42: # reduction next
+	r59 = shr.i64.i64 r59, 1
+	r72 = ne.i64 r59, 0
+	branch r72, b43, b52
+b43: # reduction shuffle (unrolled 1)
+	r221 = shuffledown.i64 r0, r59
+	r222 = shuffledown.i64 r1, r59
+	r223 = shuffledown.i16 r2, r59
+	r224 = shuffledown.u32 r3, r59
+	r225 = shuffledown.u16 r4, r59
+	r226 = shuffledown.u16 r5, r59
+	r227 = shuffledown.u16 r6, r59
+	r228 = shuffledown.u8 r7, r59
+	r229 = shuffledown.i32 r8, r59
+	r230 = shuffledown.i32 r9, r59
+	r231 = add.i64 r52, r59
+	r232 = lt.i64 r231, r58
+	branch r232, b44, b45
+b44: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r221
+	r1 = add.i64 r1, r222
+	r2 = add.i16 r2, r223
+	r3 = mul.u32 r3, r224
+	r4 = and.u16 r4, r225
+	r5 = or.u16 r5, r226
+	r6 = xor.u16 r6, r227
+	r7 = and.u8 r7, r228
+	r8 = min.i32 r8, r229
+	r9 = max.i32 r9, r230
+	jump b45
+b45: # reduction next (unrolled 1)
+	r59 = shr.i64.i64 r59, 1
+	r233 = ne.i64 r59, 0
+	branch r233, b46, b52
+b46: # reduction shuffle (unrolled 2)
+	r234 = shuffledown.i64 r0, r59
+	r235 = shuffledown.i64 r1, r59
+	r236 = shuffledown.i16 r2, r59
+	r237 = shuffledown.u32 r3, r59
+	r238 = shuffledown.u16 r4, r59
+	r239 = shuffledown.u16 r5, r59
+	r240 = shuffledown.u16 r6, r59
+	r241 = shuffledown.u8 r7, r59
+	r242 = shuffledown.i32 r8, r59
+	r243 = shuffledown.i32 r9, r59
+	r244 = add.i64 r52, r59
+	r245 = lt.i64 r244, r58
+	branch r245, b47, b48
+b47: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r234
+	r1 = add.i64 r1, r235
+	r2 = add.i16 r2, r236
+	r3 = mul.u32 r3, r237
+	r4 = and.u16 r4, r238
+	r5 = or.u16 r5, r239
+	r6 = xor.u16 r6, r240
+	r7 = and.u8 r7, r241
+	r8 = min.i32 r8, r242
+	r9 = max.i32 r9, r243
+	jump b48
+b48: # reduction next (unrolled 2)
+	r59 = shr.i64.i64 r59, 1
+	r246 = ne.i64 r59, 0
+	branch r246, b49, b52
+b49: # reduction shuffle (unrolled 3)
+	r247 = shuffledown.i64 r0, r59
+	r248 = shuffledown.i64 r1, r59
+	r249 = shuffledown.i16 r2, r59
+	r250 = shuffledown.u32 r3, r59
+	r251 = shuffledown.u16 r4, r59
+	r252 = shuffledown.u16 r5, r59
+	r253 = shuffledown.u16 r6, r59
+	r254 = shuffledown.u8 r7, r59
+	r255 = shuffledown.i32 r8, r59
+	r256 = shuffledown.i32 r9, r59
+	r257 = add.i64 r52, r59
+	r258 = lt.i64 r257, r58
+	branch r258, b50, b51
+b50: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r247
+	r1 = add.i64 r1, r248
+	r2 = add.i16 r2, r249
+	r3 = mul.u32 r3, r250
+	r4 = and.u16 r4, r251
+	r5 = or.u16 r5, r252
+	r6 = xor.u16 r6, r253
+	r7 = and.u8 r7, r254
+	r8 = min.i32 r8, r255
+	r9 = max.i32 r9, r256
+	jump b51
+b51: # reduction next (unrolled 3)
+	r59 = shr.i64.i64 r59, 1
+	r259 = ne.i64 r59, 0
+	branch r259, b40, b52
+b52: # reduction shuffled
+	r73 = eq.i64 r52, 0
+	branch r73, b53, b54
+b53: # reduction warp result
+	r74 = addr reduce0
+	r75 = mul.i64 r53, 10
+	r76 = move.i64 r75
+	r77 = elemaddr r74, r76, 8
+	store.shared.i64 r77, r0
+	r78 = addr reduce0
+	r79 = move.i64 r75
+	r80 = add.i64 r79, 1
+	r81 = elemaddr r78, r80, 8
+	store.shared.i64 r81, r1
+	r82 = addr reduce0
+	r83 = move.i64 r75
+	r84 = add.i64 r83, 2
+	r85 = elemaddr r82, r84, 8
+	store.shared.i16 r85, r2
+	r86 = addr reduce0
+	r87 = move.i64 r75
+	r88 = add.i64 r87, 3
+	r89 = elemaddr r86, r88, 8
+	store.shared.u32 r89, r3
+	r90 = addr reduce0
+	r91 = move.i64 r75
+	r92 = add.i64 r91, 4
+	r93 = elemaddr r90, r92, 8
+	store.shared.u16 r93, r4
+	r94 = addr reduce0
+	r95 = move.i64 r75
+	r96 = add.i64 r95, 5
+	r97 = elemaddr r94, r96, 8
+	store.shared.u16 r97, r5
+	r98 = addr reduce0
+	r99 = move.i64 r75
+	r100 = add.i64 r99, 6
+	r101 = elemaddr r98, r100, 8
+	store.shared.u16 r101, r6
+	r102 = addr reduce0
+	r103 = move.i64 r75
+	r104 = add.i64 r103, 7
+	r105 = elemaddr r102, r104, 8
+	store.shared.u8 r105, r7
+	r106 = addr reduce0
+	r107 = move.i64 r75
+	r108 = add.i64 r107, 8
+	r109 = elemaddr r106, r108, 8
+	store.shared.i32 r109, r8
+	r110 = addr reduce0
+	r111 = move.i64 r75
+	r112 = add.i64 r111, 9
+	r113 = elemaddr r110, r112, 8
+	store.shared.i32 r113, r9
+	jump b54
+b54: # reduction barrier
+	barrier
+	r114 = eq.i64 r53, 0
+	branch r114, b55, b73
+b55: # reduction first warp
+	r115 = mul.i64 r52, r54
+	r116 = blocksize
+	r117 = lt.i64 r115, r116
+	branch r117, b56, b74
+b56: # reduction take
+	r118 = addr reduce0
+	r119 = mul.i64 r52, 10
+	r120 = move.i64 r119
+	r121 = elemaddr r118, r120, 8
+	r0 = load.shared.i64 r121
+	r122 = addr reduce0
+	r123 = move.i64 r119
+	r124 = add.i64 r123, 1
+	r125 = elemaddr r122, r124, 8
+	r1 = load.shared.i64 r125
+	r126 = addr reduce0
+	r127 = move.i64 r119
+	r128 = add.i64 r127, 2
+	r129 = elemaddr r126, r128, 8
+	r2 = load.shared.i16 r129
+	r130 = addr reduce0
+	r131 = move.i64 r119
+	r132 = add.i64 r131, 3
+	r133 = elemaddr r130, r132, 8
+	r3 = load.shared.u32 r133
+	r134 = addr reduce0
+	r135 = move.i64 r119
+	r136 = add.i64 r135, 4
+	r137 = elemaddr r134, r136, 8
+	r4 = load.shared.u16 r137
+	r138 = addr reduce0
+	r139 = move.i64 r119
+	r140 = add.i64 r139, 5
+	r141 = elemaddr r138, r140, 8
+	r5 = load.shared.u16 r141
+	r142 = addr reduce0
+	r143 = move.i64 r119
+	r144 = add.i64 r143, 6
+	r145 = elemaddr r142, r144, 8
+	r6 = load.shared.u16 r145
+	r146 = addr reduce0
+	r147 = move.i64 r119
+	r148 = add.i64 r147, 7
+	r149 = elemaddr r146, r148, 8
+	r7 = load.shared.u8 r149
+	r150 = addr reduce0
+	r151 = move.i64 r119
+	r152 = add.i64 r151, 8
+	r153 = elemaddr r150, r152, 8
+	r8 = load.shared.i32 r153
+	r154 = addr reduce0
+	r155 = move.i64 r119
+	r156 = add.i64 r155, 9
+	r157 = elemaddr r154, r156, 8
+	r9 = load.shared.i32 r157
+	jump b57
+b57: # reduction warps
+	r158 = move.i64 r55
+	r159 = blocksize
+	r160 = sub.i64 r159, r158
+	r161 = min.i64 r160, r54
+	r162 = shr.i64.i64 r54, 1
+	jump b58
+b58: # reduction shuffle
+	r163 = shuffledown.i64 r0, r162
+	r164 = shuffledown.i64 r1, r162
+	r165 = shuffledown.i16 r2, r162
+	r166 = shuffledown.u32 r3, r162
+	r167 = shuffledown.u16 r4, r162
+	r168 = shuffledown.u16 r5, r162
+	r169 = shuffledown.u16 r6, r162
+	r170 = shuffledown.u8 r7, r162
+	r171 = shuffledown.i32 r8, r162
+	r172 = shuffledown.i32 r9, r162
+	r173 = add.i64 r52, r162
+	r174 = lt.i64 r173, r161
+	branch r174, b59, b60
+b59: # reduction combine
+	r0 = add.i64 r0, r163
+	r1 = add.i64 r1, r164
+	r2 = add.i16 r2, r165
+	r3 = mul.u32 r3, r166
+	r4 = and.u16 r4, r167
+	r5 = or.u16 r5, r168
+	r6 = xor.u16 r6, r169
+	r7 = and.u8 r7, r170
+	r8 = min.i32 r8, r171
+	r9 = max.i32 r9, r172
+	jump b60
+b60: # reduction next
+	r162 = shr.i64.i64 r162, 1
+	r175 = ne.i64 r162, 0
+	branch r175, b61, b70
+b61: # reduction shuffle (unrolled 1)
+	r260 = shuffledown.i64 r0, r162
+	r261 = shuffledown.i64 r1, r162
+	r262 = shuffledown.i16 r2, r162
+	r263 = shuffledown.u32 r3, r162
+	r264 = shuffledown.u16 r4, r162
+	r265 = shuffledown.u16 r5, r162
+	r266 = shuffledown.u16 r6, r162
+	r267 = shuffledown.u8 r7, r162
+	r268 = shuffledown.i32 r8, r162
+	r269 = shuffledown.i32 r9, r162
+	r270 = add.i64 r52, r162
+	r271 = lt.i64 r270, r161
+	branch r271, b62, b63
+b62: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r260
+	r1 = add.i64 r1, r261
+	r2 = add.i16 r2, r262
+	r3 = mul.u32 r3, r263
+	r4 = and.u16 r4, r264
+	r5 = or.u16 r5, r265
+	r6 = xor.u16 r6, r266
+	r7 = and.u8 r7, r267
+	r8 = min.i32 r8, r268
+	r9 = max.i32 r9, r269
+	jump b63
+b63: # reduction next (unrolled 1)
+	r162 = shr.i64.i64 r162, 1
+	r272 = ne.i64 r162, 0
+	branch r272, b64, b70
+b64: # reduction shuffle (unrolled 2)
+	r273 = shuffledown.i64 r0, r162
+	r274 = shuffledown.i64 r1, r162
+	r275 = shuffledown.i16 r2, r162
+	r276 = shuffledown.u32 r3, r162
+	r277 = shuffledown.u16 r4, r162
+	r278 = shuffledown.u16 r5, r162
+	r279 = shuffledown.u16 r6, r162
+	r280 = shuffledown.u8 r7, r162
+	r281 = shuffledown.i32 r8, r162
+	r282 = shuffledown.i32 r9, r162
+	r283 = add.i64 r52, r162
+	r284 = lt.i64 r283, r161
+	branch r284, b65, b66
+b65: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r273
+	r1 = add.i64 r1, r274
+	r2 = add.i16 r2, r275
+	r3 = mul.u32 r3, r276
+	r4 = and.u16 r4, r277
+	r5 = or.u16 r5, r278
+	r6 = xor.u16 r6, r279
+	r7 = and.u8 r7, r280
+	r8 = min.i32 r8, r281
+	r9 = max.i32 r9, r282
+	jump b66
+b66: # reduction next (unrolled 2)
+	r162 = shr.i64.i64 r162, 1
+	r285 = ne.i64 r162, 0
+	branch r285, b67, b70
+b67: # reduction shuffle (unrolled 3)
+	r286 = shuffledown.i64 r0, r162
+	r287 = shuffledown.i64 r1, r162
+	r288 = shuffledown.i16 r2, r162
+	r289 = shuffledown.u32 r3, r162
+	r290 = shuffledown.u16 r4, r162
+	r291 = shuffledown.u16 r5, r162
+	r292 = shuffledown.u16 r6, r162
+	r293 = shuffledown.u8 r7, r162
+	r294 = shuffledown.i32 r8, r162
+	r295 = shuffledown.i32 r9, r162
+	r296 = add.i64 r52, r162
+	r297 = lt.i64 r296, r161
+	branch r297, b68, b69
+b68: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r286
+	r1 = add.i64 r1, r287
+	r2 = add.i16 r2, r288
+	r3 = mul.u32 r3, r289
+	r4 = and.u16 r4, r290
+	r5 = or.u16 r5, r291
+	r6 = xor.u16 r6, r292
+	r7 = and.u8 r7, r293
+	r8 = min.i32 r8, r294
+	r9 = max.i32 r9, r295
+	jump b69
+b69: # reduction next (unrolled 3)
+	r162 = shr.i64.i64 r162, 1
+	r298 = ne.i64 r162, 0
+	branch r298, b58, b70
+b70: # reduction shuffled
+	r176 = move.bool r73
+	branch r176, b71, b73
+b71: # reduction block result
+	r177 = blockindex
+	r178 = mul.i64 r177, 10
+	r179 = add.i64 r178, 20
+	r181 = elemaddr r180, r179, 8
+	store.i64 r181, r0
+	r182 = move.i64 r178
+	r183 = add.i64 r182, 21
+	r184 = elemaddr r180, r183, 8
+	store.i64 r184, r1
+	r185 = move.i64 r178
+	r186 = add.i64 r185, 22
+	r187 = elemaddr r180, r186, 8
+	store.i16 r187, r2
+	r188 = move.i64 r178
+	r189 = add.i64 r188, 23
+	r190 = elemaddr r180, r189, 8
+	store.u32 r190, r3
+	r191 = move.i64 r178
+	r192 = add.i64 r191, 24
+	r193 = elemaddr r180, r192, 8
+	store.u16 r193, r4
+	r194 = move.i64 r178
+	r195 = add.i64 r194, 25
+	r196 = elemaddr r180, r195, 8
+	store.u16 r196, r5
+	r197 = move.i64 r178
+	r198 = add.i64 r197, 26
+	r199 = elemaddr r180, r198, 8
+	store.u16 r199, r6
+	r200 = move.i64 r178
+	r201 = add.i64 r200, 27
+	r202 = elemaddr r180, r201, 8
+	store.u8 r202, r7
+	r203 = move.i64 r178
+	r204 = add.i64 r203, 28
+	r205 = elemaddr r180, r204, 8
+	store.i32 r205, r8
+	r206 = move.i64 r178
+	r207 = add.i64 r206, 29
+	r208 = elemaddr r180, r207, 8
+	store.i32 r208, r9
+	r209 = eq.i64 r177, 0
+	branch r209, b72, b73
+b72: # reduction count
+	r210 = blockcount
+	r211 = elemaddr r180, 1, 8
+	store.i64 r211, r210
+	r212 = elemaddr r180, 3, 8
+	store.i64 r212, r210
+	r213 = elemaddr r180, 5, 8
+	store.i64 r213, r210
+	r214 = elemaddr r180, 7, 8
+	store.i64 r214, r210
+	r215 = elemaddr r180, 9, 8
+	store.i64 r215, r210
+	r216 = elemaddr r180, 11, 8
+	store.i64 r216, r210
+	r217 = elemaddr r180, 13, 8
+	store.i64 r217, r210
+	r218 = elemaddr r180, 15, 8
+	store.i64 r218, r210
+	r219 = elemaddr r180, 17, 8
+	store.i64 r219, r210
+	r220 = elemaddr r180, 19, 8
+	store.i64 r220, r210
+	jump b73
+b73: # reduction done
+	return
+b74: # reduction none
+	r0 = move.i64 0
+	r1 = move.i64 0
+	r2 = move.i16 0
+	r3 = move.u32 1
+	r4 = move.u16 65535
+	r5 = move.u16 0
+	r6 = move.u16 0
+	r7 = move.u8 255
+	r8 = move.i32 2147483647
+	r9 = move.i32 -2147483648
+	jump b57
+b75: # edge 2→5
+	r34 = move.i64 r1
+	jump b36
+
+task IntStats_1 parallel count=1
+var reduce0 shared 2560 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i64 0
+	r6 = move.i64 0
+	r7 = move.i16 0
+	r8 = move.u32 1
+	r9 = move.u16 65535
+	r10 = move.u16 0
+	r11 = move.u16 0
+	r12 = move.u8 255
+	r13 = move.i32 2147483647
+	r14 = move.i32 -2147483648
+	r201 = mul.i64 r3, 10
+	r202 = add.i64 r201, 20
+	r203 = elemaddr r0, r202, 8
+	r204 = mul.i64 r4, 10
+	r205 = move.i64 r204
+	r206 = mul.i64 r3, 10
+	r207 = add.i64 r206, 21
+	r208 = elemaddr r0, r207, 8
+	r209 = mul.i64 r4, 10
+	r210 = move.i64 r209
+	r211 = mul.i64 r3, 10
+	r212 = add.i64 r211, 22
+	r213 = elemaddr r0, r212, 8
+	r214 = mul.i64 r4, 10
+	r215 = move.i64 r214
+	r216 = mul.i64 r3, 10
+	r217 = add.i64 r216, 23
+	r218 = elemaddr r0, r217, 8
+	r219 = mul.i64 r4, 10
+	r220 = move.i64 r219
+	r221 = mul.i64 r3, 10
+	r222 = add.i64 r221, 24
+	r223 = elemaddr r0, r222, 8
+	r224 = mul.i64 r4, 10
+	r225 = move.i64 r224
+	r226 = mul.i64 r3, 10
+	r227 = add.i64 r226, 25
+	r228 = elemaddr r0, r227, 8
+	r229 = mul.i64 r4, 10
+	r230 = move.i64 r229
+	r231 = mul.i64 r3, 10
+	r232 = add.i64 r231, 26
+	r233 = elemaddr r0, r232, 8
+	r234 = mul.i64 r4, 10
+	r235 = move.i64 r234
+	r236 = mul.i64 r3, 10
+	r237 = add.i64 r236, 27
+	r238 = elemaddr r0, r237, 8
+	r239 = mul.i64 r4, 10
+	r240 = move.i64 r239
+	r241 = mul.i64 r3, 10
+	r242 = add.i64 r241, 28
+	r243 = elemaddr r0, r242, 8
+	r244 = mul.i64 r4, 10
+	r245 = move.i64 r244
+	r246 = mul.i64 r3, 10
+	r247 = add.i64 r246, 29
+	r248 = elemaddr r0, r247, 8
+	r249 = mul.i64 r4, 10
+	r250 = move.i64 r249
+	jump b2
+b2: # combine head
+	r15 = lt.i64 r3, r2
+	branch r15, b3, b10
+b3: # combine
+	r18 = move.ptr r203
+	r19 = load.i64 r18
+	r5 = add.i64 r5, r19
+	r22 = move.ptr r208
+	r23 = load.i64 r22
+	r6 = add.i64 r6, r23
+	r26 = move.ptr r213
+	r27 = load.i16 r26
+	r7 = add.i16 r7, r27
+	r30 = move.ptr r218
+	r31 = load.u32 r30
+	r8 = mul.u32 r8, r31
+	r34 = move.ptr r223
+	r35 = load.u16 r34
+	r9 = and.u16 r9, r35
+	r38 = move.ptr r228
+	r39 = load.u16 r38
+	r10 = or.u16 r10, r39
+	r42 = move.ptr r233
+	r43 = load.u16 r42
+	r11 = xor.u16 r11, r43
+	r46 = move.ptr r238
+	r47 = load.u8 r46
+	r12 = and.u8 r12, r47
+	r50 = move.ptr r243
+	r51 = load.i32 r50
+	r13 = min.i32 r13, r51
+	r54 = move.ptr r248
+	r55 = load.i32 r54
+	r14 = max.i32 r14, r55
+	r3 = add.i64 r3, r4
+	r203 = elemaddr r203, r205, 8
+	r208 = elemaddr r208, r210, 8
+	r213 = elemaddr r213, r215, 8
+	r218 = elemaddr r218, r220, 8
+	r223 = elemaddr r223, r225, 8
+	r228 = elemaddr r228, r230, 8
+	r233 = elemaddr r233, r235, 8
+	r238 = elemaddr r238, r240, 8
+	r243 = elemaddr r243, r245, 8
+	r248 = elemaddr r248, r250, 8
+	jump b4
+b4: # combine head (unrolled 1)
+	r251 = lt.i64 r3, r2
+	branch r251, b5, b10
+b5: # combine (unrolled 1)
+	r252 = move.ptr r203
+	r253 = load.i64 r252
+	r5 = add.i64 r5, r253
+	r254 = move.ptr r208
+	r255 = load.i64 r254
+	r6 = add.i64 r6, r255
+	r256 = move.ptr r213
+	r257 = load.i16 r256
+	r7 = add.i16 r7, r257
+	r258 = move.ptr r218
+	r259 = load.u32 r258
+	r8 = mul.u32 r8, r259
+	r260 = move.ptr r223
+	r261 = load.u16 r260
+	r9 = and.u16 r9, r261
+	r262 = move.ptr r228
+	r263 = load.u16 r262
+	r10 = or.u16 r10, r263
+	r264 = move.ptr r233
+	r265 = load.u16 r264
+	r11 = xor.u16 r11, r265
+	r266 = move.ptr r238
+	r267 = load.u8 r266
+	r12 = and.u8 r12, r267
+	r268 = move.ptr r243
+	r269 = load.i32 r268
+	r13 = min.i32 r13, r269
+	r270 = move.ptr r248
+	r271 = load.i32 r270
+	r14 = max.i32 r14, r271
+	r3 = add.i64 r3, r4
+	r203 = elemaddr r203, r205, 8
+	r208 = elemaddr r208, r210, 8
+	r213 = elemaddr r213, r215, 8
+	r218 = elemaddr r218, r220, 8
+	r223 = elemaddr r223, r225, 8
+	r228 = elemaddr r228, r230, 8
+	r233 = elemaddr r233, r235, 8
+	r238 = elemaddr r238, r240, 8
+	r243 = elemaddr r243, r245, 8
+	r248 = elemaddr r248, r250, 8
+	jump b6
+b6: # combine head (unrolled 2)
+	r272 = lt.i64 r3, r2
+	branch r272, b7, b10
+b7: # combine (unrolled 2)
+	r273 = move.ptr r203
+	r274 = load.i64 r273
+	r5 = add.i64 r5, r274
+	r275 = move.ptr r208
+	r276 = load.i64 r275
+	r6 = add.i64 r6, r276
+	r277 = move.ptr r213
+	r278 = load.i16 r277
+	r7 = add.i16 r7, r278
+	r279 = move.ptr r218
+	r280 = load.u32 r279
+	r8 = mul.u32 r8, r280
+	r281 = move.ptr r223
+	r282 = load.u16 r281
+	r9 = and.u16 r9, r282
+	r283 = move.ptr r228
+	r284 = load.u16 r283
+	r10 = or.u16 r10, r284
+	r285 = move.ptr r233
+	r286 = load.u16 r285
+	r11 = xor.u16 r11, r286
+	r287 = move.ptr r238
+	r288 = load.u8 r287
+	r12 = and.u8 r12, r288
+	r289 = move.ptr r243
+	r290 = load.i32 r289
+	r13 = min.i32 r13, r290
+	r291 = move.ptr r248
+	r292 = load.i32 r291
+	r14 = max.i32 r14, r292
+	r3 = add.i64 r3, r4
+	r203 = elemaddr r203, r205, 8
+	r208 = elemaddr r208, r210, 8
+	r213 = elemaddr r213, r215, 8
+	r218 = elemaddr r218, r220, 8
+	r223 = elemaddr r223, r225, 8
+	r228 = elemaddr r228, r230, 8
+	r233 = elemaddr r233, r235, 8
+	r238 = elemaddr r238, r240, 8
+	r243 = elemaddr r243, r245, 8
+	r248 = elemaddr r248, r250, 8
+	jump b8
+b8: # combine head (unrolled 3)
+	r293 = lt.i64 r3, r2
+	branch r293, b9, b10
+b9: # combine (unrolled 3)
+	r294 = move.ptr r203
+	r295 = load.i64 r294
+	r5 = add.i64 r5, r295
+	r296 = move.ptr r208
+	r297 = load.i64 r296
+	r6 = add.i64 r6, r297
+	r298 = move.ptr r213
+	r299 = load.i16 r298
+	r7 = add.i16 r7, r299
+	r300 = move.ptr r218
+	r301 = load.u32 r300
+	r8 = mul.u32 r8, r301
+	r302 = move.ptr r223
+	r303 = load.u16 r302
+	r9 = and.u16 r9, r303
+	r304 = move.ptr r228
+	r305 = load.u16 r304
+	r10 = or.u16 r10, r305
+	r306 = move.ptr r233
+	r307 = load.u16 r306
+	r11 = xor.u16 r11, r307
+	r308 = move.ptr r238
+	r309 = load.u8 r308
+	r12 = and.u8 r12, r309
+	r310 = move.ptr r243
+	r311 = load.i32 r310
+	r13 = min.i32 r13, r311
+	r312 = move.ptr r248
+	r313 = load.i32 r312
+	r14 = max.i32 r14, r313
+	r3 = add.i64 r3, r4
+	r203 = elemaddr r203, r205, 8
+	r208 = elemaddr r208, r210, 8
+	r213 = elemaddr r213, r215, 8
+	r218 = elemaddr r218, r220, 8
+	r223 = elemaddr r223, r225, 8
+	r228 = elemaddr r228, r230, 8
+	r233 = elemaddr r233, r235, 8
+	r238 = elemaddr r238, r240, 8
+	r243 = elemaddr r243, r245, 8
+	r248 = elemaddr r248, r250, 8
+	jump b2
+b10: # combine done
+	r56 = lane
+	r57 = warpindex
+	r58 = warpsize
+	r59 = mul.i64 r57, r58
+	r60 = blocksize
+	r61 = sub.i64 r60, r59
+	r62 = min.i64 r61, r58
+	r63 = shr.i64.i64 r58, 1
+	jump b11
+b11: # reduction shuffle
+	r64 = shuffledown.i64 r5, r63
+	r65 = shuffledown.i64 r6, r63
+	r66 = shuffledown.i16 r7, r63
+	r67 = shuffledown.u32 r8, r63
+	r68 = shuffledown.u16 r9, r63
+	r69 = shuffledown.u16 r10, r63
+	r70 = shuffledown.u16 r11, r63
+	r71 = shuffledown.u8 r12, r63
+	r72 = shuffledown.i32 r13, r63
+	r73 = shuffledown.i32 r14, r63
+	r74 = add.i64 r56, r63
+	r75 = lt.i64 r74, r62
+	branch r75, b12, b13
+b12: # reduction combine
+	r5 = add.i64 r5, r64
+	r6 = add.i64 r6, r65
+	r7 = add.i16 r7, r66
+	r8 = mul.u32 r8, r67
+	r9 = and.u16 r9, r68
+	r10 = or.u16 r10, r69
+	r11 = xor.u16 r11, r70
+	r12 = and.u8 r12, r71
+	r13 = min.i32 r13, r72
+	r14 = max.i32 r14, r73
+	jump b13
+b13: # reduction next
+	r63 = shr.i64.i64 r63, 1
+	r76 = ne.i64 r63, 0
+	branch r76, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r314 = shuffledown.i64 r5, r63
+	r315 = shuffledown.i64 r6, r63
+	r316 = shuffledown.i16 r7, r63
+	r317 = shuffledown.u32 r8, r63
+	r318 = shuffledown.u16 r9, r63
+	r319 = shuffledown.u16 r10, r63
+	r320 = shuffledown.u16 r11, r63
+	r321 = shuffledown.u8 r12, r63
+	r322 = shuffledown.i32 r13, r63
+	r323 = shuffledown.i32 r14, r63
+	r324 = add.i64 r56, r63
+	r325 = lt.i64 r324, r62
+	branch r325, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r314
+	r6 = add.i64 r6, r315
+	r7 = add.i16 r7, r316
+	r8 = mul.u32 r8, r317
+	r9 = and.u16 r9, r318
+	r10 = or.u16 r10, r319
+	r11 = xor.u16 r11, r320
+	r12 = and.u8 r12, r321
+	r13 = min.i32 r13, r322
+	r14 = max.i32 r14, r323
+	jump b16
+b16: # reduction next (unrolled 1)
+	r63 = shr.i64.i64 r63, 1
+	r326 = ne.i64 r63, 0
+	branch r326, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r327 = shuffledown.i64 r5, r63
+	r328 = shuffledown.i64 r6, r63
+	r329 = shuffledown.i16 r7, r63
+	r330 = shuffledown.u32 r8, r63
+	r331 = shuffledown.u16 r9, r63
+	r332 = shuffledown.u16 r10, r63
+	r333 = shuffledown.u16 r11, r63
+	r334 = shuffledown.u8 r12, r63
+	r335 = shuffledown.i32 r13, r63
+	r336 = shuffledown.i32 r14, r63
+	r337 = add.i64 r56, r63
+	r338 = lt.i64 r337, r62
+	branch r338, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r327
+	r6 = add.i64 r6, r328
+	r7 = add.i16 r7, r329
+	r8 = mul.u32 r8, r330
+	r9 = and.u16 r9, r331
+	r10 = or.u16 r10, r332
+	r11 = xor.u16 r11, r333
+	r12 = and.u8 r12, r334
+	r13 = min.i32 r13, r335
+	r14 = max.i32 r14, r336
+	jump b19
+b19: # reduction next (unrolled 2)
+	r63 = shr.i64.i64 r63, 1
+	r339 = ne.i64 r63, 0
+	branch r339, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r340 = shuffledown.i64 r5, r63
+	r341 = shuffledown.i64 r6, r63
+	r342 = shuffledown.i16 r7, r63
+	r343 = shuffledown.u32 r8, r63
+	r344 = shuffledown.u16 r9, r63
+	r345 = shuffledown.u16 r10, r63
+	r346 = shuffledown.u16 r11, r63
+	r347 = shuffledown.u8 r12, r63
+	r348 = shuffledown.i32 r13, r63
+	r349 = shuffledown.i32 r14, r63
+	r350 = add.i64 r56, r63
+	r351 = lt.i64 r350, r62
+	branch r351, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r340
+	r6 = add.i64 r6, r341
+	r7 = add.i16 r7, r342
+	r8 = mul.u32 r8, r343
+	r9 = and.u16 r9, r344
+	r10 = or.u16 r10, r345
+	r11 = xor.u16 r11, r346
+	r12 = and.u8 r12, r347
+	r13 = min.i32 r13, r348
+	r14 = max.i32 r14, r349
+	jump b22
+b22: # reduction next (unrolled 3)
+	r63 = shr.i64.i64 r63, 1
+	r352 = ne.i64 r63, 0
+	branch r352, b11, b23
+b23: # reduction shuffled
+	r77 = eq.i64 r56, 0
+	branch r77, b24, b25
+b24: # reduction warp result
+	r78 = addr reduce0
+	r79 = mul.i64 r57, 10
+	r80 = move.i64 r79
+	r81 = elemaddr r78, r80, 8
+	store.shared.i64 r81, r5
+	r82 = addr reduce0
+	r83 = move.i64 r79
+	r84 = add.i64 r83, 1
+	r85 = elemaddr r82, r84, 8
+	store.shared.i64 r85, r6
+	r86 = addr reduce0
+	r87 = move.i64 r79
+	r88 = add.i64 r87, 2
+	r89 = elemaddr r86, r88, 8
+	store.shared.i16 r89, r7
+	r90 = addr reduce0
+	r91 = move.i64 r79
+	r92 = add.i64 r91, 3
+	r93 = elemaddr r90, r92, 8
+	store.shared.u32 r93, r8
+	r94 = addr reduce0
+	r95 = move.i64 r79
+	r96 = add.i64 r95, 4
+	r97 = elemaddr r94, r96, 8
+	store.shared.u16 r97, r9
+	r98 = addr reduce0
+	r99 = move.i64 r79
+	r100 = add.i64 r99, 5
+	r101 = elemaddr r98, r100, 8
+	store.shared.u16 r101, r10
+	r102 = addr reduce0
+	r103 = move.i64 r79
+	r104 = add.i64 r103, 6
+	r105 = elemaddr r102, r104, 8
+	store.shared.u16 r105, r11
+	r106 = addr reduce0
+	r107 = move.i64 r79
+	r108 = add.i64 r107, 7
+	r109 = elemaddr r106, r108, 8
+	store.shared.u8 r109, r12
+	r110 = addr reduce0
+	r111 = move.i64 r79
+	r112 = add.i64 r111, 8
+	r113 = elemaddr r110, r112, 8
+	store.shared.i32 r113, r13
+	r114 = addr reduce0
+	r115 = move.i64 r79
+	r116 = add.i64 r115, 9
+	r117 = elemaddr r114, r116, 8
+	store.shared.i32 r117, r14
+	jump b25
+b25: # reduction barrier
+	barrier
+	r118 = eq.i64 r57, 0
+	branch r118, b26, b43
+b26: # reduction first warp
+	r119 = mul.i64 r56, r58
+	r120 = blocksize
+	r121 = lt.i64 r119, r120
+	branch r121, b27, b44
+b27: # reduction take
+	r122 = addr reduce0
+	r123 = mul.i64 r56, 10
+	r124 = move.i64 r123
+	r125 = elemaddr r122, r124, 8
+	r5 = load.shared.i64 r125
+	r126 = addr reduce0
+	r127 = move.i64 r123
+	r128 = add.i64 r127, 1
+	r129 = elemaddr r126, r128, 8
+	r6 = load.shared.i64 r129
+	r130 = addr reduce0
+	r131 = move.i64 r123
+	r132 = add.i64 r131, 2
+	r133 = elemaddr r130, r132, 8
+	r7 = load.shared.i16 r133
+	r134 = addr reduce0
+	r135 = move.i64 r123
+	r136 = add.i64 r135, 3
+	r137 = elemaddr r134, r136, 8
+	r8 = load.shared.u32 r137
+	r138 = addr reduce0
+	r139 = move.i64 r123
+	r140 = add.i64 r139, 4
+	r141 = elemaddr r138, r140, 8
+	r9 = load.shared.u16 r141
+	r142 = addr reduce0
+	r143 = move.i64 r123
+	r144 = add.i64 r143, 5
+	r145 = elemaddr r142, r144, 8
+	r10 = load.shared.u16 r145
+	r146 = addr reduce0
+	r147 = move.i64 r123
+	r148 = add.i64 r147, 6
+	r149 = elemaddr r146, r148, 8
+	r11 = load.shared.u16 r149
+	r150 = addr reduce0
+	r151 = move.i64 r123
+	r152 = add.i64 r151, 7
+	r153 = elemaddr r150, r152, 8
+	r12 = load.shared.u8 r153
+	r154 = addr reduce0
+	r155 = move.i64 r123
+	r156 = add.i64 r155, 8
+	r157 = elemaddr r154, r156, 8
+	r13 = load.shared.i32 r157
+	r158 = addr reduce0
+	r159 = move.i64 r123
+	r160 = add.i64 r159, 9
+	r161 = elemaddr r158, r160, 8
+	r14 = load.shared.i32 r161
+	jump b28
+b28: # reduction warps
+	r162 = move.i64 r59
+	r163 = blocksize
+	r164 = sub.i64 r163, r162
+	r165 = min.i64 r164, r58
+	r166 = shr.i64.i64 r58, 1
+	jump b29
+b29: # reduction shuffle
+	r167 = shuffledown.i64 r5, r166
+	r168 = shuffledown.i64 r6, r166
+	r169 = shuffledown.i16 r7, r166
+	r170 = shuffledown.u32 r8, r166
+	r171 = shuffledown.u16 r9, r166
+	r172 = shuffledown.u16 r10, r166
+	r173 = shuffledown.u16 r11, r166
+	r174 = shuffledown.u8 r12, r166
+	r175 = shuffledown.i32 r13, r166
+	r176 = shuffledown.i32 r14, r166
+	r177 = add.i64 r56, r166
+	r178 = lt.i64 r177, r165
+	branch r178, b30, b31
+b30: # reduction combine
+	r5 = add.i64 r5, r167
+	r6 = add.i64 r6, r168
+	r7 = add.i16 r7, r169
+	r8 = mul.u32 r8, r170
+	r9 = and.u16 r9, r171
+	r10 = or.u16 r10, r172
+	r11 = xor.u16 r11, r173
+	r12 = and.u8 r12, r174
+	r13 = min.i32 r13, r175
+	r14 = max.i32 r14, r176
+	jump b31
+b31: # reduction next
+	r166 = shr.i64.i64 r166, 1
+	r179 = ne.i64 r166, 0
+	branch r179, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r353 = shuffledown.i64 r5, r166
+	r354 = shuffledown.i64 r6, r166
+	r355 = shuffledown.i16 r7, r166
+	r356 = shuffledown.u32 r8, r166
+	r357 = shuffledown.u16 r9, r166
+	r358 = shuffledown.u16 r10, r166
+	r359 = shuffledown.u16 r11, r166
+	r360 = shuffledown.u8 r12, r166
+	r361 = shuffledown.i32 r13, r166
+	r362 = shuffledown.i32 r14, r166
+	r363 = add.i64 r56, r166
+	r364 = lt.i64 r363, r165
+	branch r364, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r353
+	r6 = add.i64 r6, r354
+	r7 = add.i16 r7, r355
+	r8 = mul.u32 r8, r356
+	r9 = and.u16 r9, r357
+	r10 = or.u16 r10, r358
+	r11 = xor.u16 r11, r359
+	r12 = and.u8 r12, r360
+	r13 = min.i32 r13, r361
+	r14 = max.i32 r14, r362
+	jump b34
+b34: # reduction next (unrolled 1)
+	r166 = shr.i64.i64 r166, 1
+	r365 = ne.i64 r166, 0
+	branch r365, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r366 = shuffledown.i64 r5, r166
+	r367 = shuffledown.i64 r6, r166
+	r368 = shuffledown.i16 r7, r166
+	r369 = shuffledown.u32 r8, r166
+	r370 = shuffledown.u16 r9, r166
+	r371 = shuffledown.u16 r10, r166
+	r372 = shuffledown.u16 r11, r166
+	r373 = shuffledown.u8 r12, r166
+	r374 = shuffledown.i32 r13, r166
+	r375 = shuffledown.i32 r14, r166
+	r376 = add.i64 r56, r166
+	r377 = lt.i64 r376, r165
+	branch r377, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r366
+	r6 = add.i64 r6, r367
+	r7 = add.i16 r7, r368
+	r8 = mul.u32 r8, r369
+	r9 = and.u16 r9, r370
+	r10 = or.u16 r10, r371
+	r11 = xor.u16 r11, r372
+	r12 = and.u8 r12, r373
+	r13 = min.i32 r13, r374
+	r14 = max.i32 r14, r375
+	jump b37
+b37: # reduction next (unrolled 2)
+	r166 = shr.i64.i64 r166, 1
+	r378 = ne.i64 r166, 0
+	branch r378, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r379 = shuffledown.i64 r5, r166
+	r380 = shuffledown.i64 r6, r166
+	r381 = shuffledown.i16 r7, r166
+	r382 = shuffledown.u32 r8, r166
+	r383 = shuffledown.u16 r9, r166
+	r384 = shuffledown.u16 r10, r166
+	r385 = shuffledown.u16 r11, r166
+	r386 = shuffledown.u8 r12, r166
+	r387 = shuffledown.i32 r13, r166
+	r388 = shuffledown.i32 r14, r166
+	r389 = add.i64 r56, r166
+	r390 = lt.i64 r389, r165
+	branch r390, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r379
+	r6 = add.i64 r6, r380
+	r7 = add.i16 r7, r381
+	r8 = mul.u32 r8, r382
+	r9 = and.u16 r9, r383
+	r10 = or.u16 r10, r384
+	r11 = xor.u16 r11, r385
+	r12 = and.u8 r12, r386
+	r13 = min.i32 r13, r387
+	r14 = max.i32 r14, r388
+	jump b40
+b40: # reduction next (unrolled 3)
+	r166 = shr.i64.i64 r166, 1
+	r391 = ne.i64 r166, 0
+	branch r391, b29, b41
+b41: # reduction shuffled
+	r180 = move.bool r77
+	branch r180, b42, b43
+b42: # reduction block result
+	r181 = move.i64 r5
+	r182 = elemaddr r0, 0, 8
+	store.i64 r182, r181
+	r183 = move.i64 r6
+	r184 = elemaddr r0, 2, 8
+	store.i64 r184, r183
+	r185 = add.i16 r7, 100
+	r186 = elemaddr r0, 4, 8
+	store.i16 r186, r185
+	r187 = move.u32 r8
+	r188 = elemaddr r0, 6, 8
+	store.u32 r188, r187
+	r189 = move.u16 r9
+	r190 = elemaddr r0, 8, 8
+	store.u16 r190, r189
+	r191 = move.u16 r10
+	r192 = elemaddr r0, 10, 8
+	store.u16 r192, r191
+	r193 = move.u16 r11
+	r194 = elemaddr r0, 12, 8
+	store.u16 r194, r193
+	r195 = move.u8 r12
+	r196 = elemaddr r0, 14, 8
+	store.u8 r196, r195
+	r197 = min.i32 r13, 2147483647
+	r198 = elemaddr r0, 16, 8
+	store.i32 r198, r197
+	r199 = max.i32 r14, -2147483648
+	r200 = elemaddr r0, 18, 8
+	store.i32 r200, r199
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i64 0
+	r6 = move.i64 0
+	r7 = move.i16 0
+	r8 = move.u32 1
+	r9 = move.u16 65535
+	r10 = move.u16 0
+	r11 = move.u16 0
+	r12 = move.u8 255
+	r13 = move.i32 2147483647
+	r14 = move.i32 -2147483648
+	jump b28
+
+task IntStats_2 serial
+b0: # entry
+	r1 = scratch
+	r2 = elemaddr r1, 6, 8
+	r3 = load.u32 r2
+	r5 = elemaddr r1, 8, 8
+	r6 = load.u16 r5
+	r8 = base out
+	r9 = len out
+	r10 = elemaddr r1, 0, 8
+	r11 = load.i64 r10
+	r13 = elemaddr r1, 2, 8
+	r14 = load.i64 r13
+	r18 = elemaddr r1, 10, 8
+	r19 = load.u16 r18
+	r21 = elemaddr r1, 12, 8
+	r22 = load.u16 r21
+	r24 = elemaddr r1, 16, 8
+	r25 = load.i32 r24
+	r27 = elemaddr r1, 18, 8
+	r28 = load.i32 r27
+	r34 = elemaddr r1, 4, 8
+	r35 = load.i16 r34
+	r37 = elemaddr r1, 14, 8
+	r38 = load.u8 r37
+	jump b1
+b1: # rangeindex.done
+	r0 = convert.i64.u32 r3
+	r4 = convert.i64.u16 r6
+	checkindex 0, r9, site 0
+	r7 = elemaddr r8, 0, 8
+	store.i64 r7, r11
+	checkindex 1, r9, site 1
+	r12 = elemaddr r8, 1, 8
+	store.i64 r12, r14
+	checkindex 2, r9, site 2
+	r15 = elemaddr r8, 2, 8
+	store.i64 r15, r0
+	checkindex 3, r9, site 3
+	r16 = elemaddr r8, 3, 8
+	store.i64 r16, r4
+	r17 = convert.i64.u16 r19
+	r20 = convert.i64.u16 r22
+	r23 = convert.i64.i32 r25
+	r26 = convert.i64.i32 r28
+	checkindex 4, r9, site 4
+	r29 = elemaddr r8, 4, 8
+	store.i64 r29, r17
+	checkindex 5, r9, site 5
+	r30 = elemaddr r8, 5, 8
+	store.i64 r30, r20
+	checkindex 6, r9, site 6
+	r31 = elemaddr r8, 6, 8
+	store.i64 r31, r23
+	checkindex 7, r9, site 7
+	r32 = elemaddr r8, 7, 8
+	store.i64 r32, r26
+	r33 = convert.i64.i16 r35
+	r36 = convert.i64.u8 r38
+	checkindex 8, r9, site 8
+	r39 = elemaddr r8, 8, 8
+	store.i64 r39, r33
+	checkindex 9, r9, site 9
+	r40 = elemaddr r8, 9, 8
+	store.i64 r40, r36
+	return
+
+kernel Center(x []f64, centered []f64)
+reductions 1
+site 0 index reduce.go:60:11
+
+task Center_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f64 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.f64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.f64 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r66 = shuffledown.f64 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r66
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r70 = shuffledown.f64 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r70
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r74 = shuffledown.f64 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r74
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
+	r39 = elemaddr r36, r38, 8
+	store.shared.f64 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.f64 r47
+	jump b43
+b43: # reduction warps
+	r48 = move.i64 r26
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.f64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.f64 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r78 = shuffledown.f64 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r78
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r82 = shuffledown.f64 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r82
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r86 = shuffledown.f64 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r86
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
+b56: # reduction shuffled
+	r57 = move.bool r35
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = move.i64 r58
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.f64 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f64 -0.0
+	jump b43
+
+task Center_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f64 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r9 = move.ptr r50
+	r10 = load.f64 r9
+	r5 = add.f64 r5, r10
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b4
+b4: # combine head (unrolled 1)
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
+b5: # combine (unrolled 1)
+	r53 = move.ptr r50
+	r54 = load.f64 r53
+	r5 = add.f64 r5, r54
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b6
+b6: # combine head (unrolled 2)
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
+b7: # combine (unrolled 2)
+	r56 = move.ptr r50
+	r57 = load.f64 r56
+	r5 = add.f64 r5, r57
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b8
+b8: # combine head (unrolled 3)
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
+b9: # combine (unrolled 3)
+	r59 = move.ptr r50
+	r60 = load.f64 r59
+	r5 = add.f64 r5, r60
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f64 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r61 = shuffledown.f64 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r61
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r65 = shuffledown.f64 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r65
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r69 = shuffledown.f64 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r69
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
+	r27 = elemaddr r24, r26, 8
+	store.shared.f64 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f64 r35
+	jump b28
+b28: # reduction warps
+	r36 = move.i64 r14
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f64 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r73 = shuffledown.f64 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r73
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r77 = shuffledown.f64 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r77
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r81 = shuffledown.f64 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r81
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
+b41: # reduction shuffled
+	r45 = move.bool r23
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f64 r5, 0.0
+	r47 = elemaddr r0, 0, 8
+	store.f64 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f64 -0.0
+	jump b28
+
+task Center_2 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r15 = scratch
+	r16 = elemaddr r15, 0, 8
+	r17 = load.f64 r16
+	r19 = move.i64 r5
+	r18 = convert.f64.i64 r19
+	r14 = div.f64 r17, r18
+	r21 = base centered
+	r22 = len centered
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b5
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	r13 = sub.f64 r12, r14
+	checkindex r9, r22, site 0
+	r20 = elemaddr r21, r9, 8
+	store.f64 r20, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel FloatRange(x []f64, out []f64, n i64)
+reductions 2
+site 0 index reduce.go:71:17
+site 1 index reduce.go:72:17
+site 2 index reduce.go:74:5
+site 3 index reduce.go:74:13
+
+task FloatRange_0 parallel count=(max.i64 (param n) 1)
+var reduce0 shared 512 align 8
+b0: # entry
+	r5 = param.i64 n
+	r15 = base x
+	r16 = len x
+	r73 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f64 +Inf
+	r1 = move.f64 -Inf
+	r2 = threadindex
+	r3 = threadcount
+	r4 = move.i64 r2
+	r7 = convert.u64.i64 r5
+	r10 = convert.u64.i64 r3
+	r11 = mul.u64 r10, 3
+	jump b2
+b2: # unrolled head
+	r6 = lt.i64 r4, r5
+	branch r6, b3, b21
+b3: # unrolled test
+	r8 = convert.u64.i64 r4
+	r9 = sub.u64 r7, r8
+	r12 = gt.u64 r9, r11
+	branch r12, b4, b16
+b4: # unrolled 0
+	r13 = move.i64 r4
+	jump b5
+b5: # rangeint.body (unrolled 0)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b6
+b6: # unrolled step 0
+	r4 = add.i64 r4, r3
+	jump b7
+b7: # unrolled 1
+	r13 = move.i64 r4
+	jump b8
+b8: # rangeint.body (unrolled 1)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b9
+b9: # unrolled step 1
+	r4 = add.i64 r4, r3
+	jump b10
+b10: # unrolled 2
+	r13 = move.i64 r4
+	jump b11
+b11: # rangeint.body (unrolled 2)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b12
+b12: # unrolled step 2
+	r4 = add.i64 r4, r3
+	jump b13
+b13: # unrolled 3
+	r13 = move.i64 r4
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b15
+b15: # unrolled step 3
+	r4 = add.i64 r4, r3
+	jump b2
+b16: # index
+	r13 = move.i64 r4
+	jump b17
+b17: # rangeint.body
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b18, b57
+b18: # edge 1→1
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b19
+b19: # latch
+	r4 = add.i64 r4, r3
+	jump b20
+b20: # head
+	r24 = lt.i64 r4, r5
+	branch r24, b16, b21
+b21: # exit
+	r25 = lane
+	r26 = warpindex
+	r27 = warpsize
+	r28 = mul.i64 r26, r27
+	r29 = blocksize
+	r30 = sub.i64 r29, r28
+	r31 = min.i64 r30, r27
+	r32 = shr.i64.i64 r27, 1
+	jump b22
+b22: # reduction shuffle
+	r33 = shuffledown.f64 r0, r32
+	r34 = shuffledown.f64 r1, r32
+	r35 = add.i64 r25, r32
+	r36 = lt.i64 r35, r31
+	branch r36, b23, b24
+b23: # reduction combine
+	r0 = min.f64 r0, r33
+	r1 = max.f64 r1, r34
+	jump b24
+b24: # reduction next
+	r32 = shr.i64.i64 r32, 1
+	r37 = ne.i64 r32, 0
+	branch r37, b25, b34
+b25: # reduction shuffle (unrolled 1)
+	r82 = shuffledown.f64 r0, r32
+	r83 = shuffledown.f64 r1, r32
+	r84 = add.i64 r25, r32
+	r85 = lt.i64 r84, r31
+	branch r85, b26, b27
+b26: # reduction combine (unrolled 1)
+	r0 = min.f64 r0, r82
+	r1 = max.f64 r1, r83
+	jump b27
+b27: # reduction next (unrolled 1)
+	r32 = shr.i64.i64 r32, 1
+	r86 = ne.i64 r32, 0
+	branch r86, b28, b34
+b28: # reduction shuffle (unrolled 2)
+	r87 = shuffledown.f64 r0, r32
+	r88 = shuffledown.f64 r1, r32
+	r89 = add.i64 r25, r32
+	r90 = lt.i64 r89, r31
+	branch r90, b29, b30
+b29: # reduction combine (unrolled 2)
+	r0 = min.f64 r0, r87
+	r1 = max.f64 r1, r88
+	jump b30
+b30: # reduction next (unrolled 2)
+	r32 = shr.i64.i64 r32, 1
+	r91 = ne.i64 r32, 0
+	branch r91, b31, b34
+b31: # reduction shuffle (unrolled 3)
+	r92 = shuffledown.f64 r0, r32
+	r93 = shuffledown.f64 r1, r32
+	r94 = add.i64 r25, r32
+	r95 = lt.i64 r94, r31
+	branch r95, b32, b33
+b32: # reduction combine (unrolled 3)
+	r0 = min.f64 r0, r92
+	r1 = max.f64 r1, r93
+	jump b33
+b33: # reduction next (unrolled 3)
+	r32 = shr.i64.i64 r32, 1
+	r96 = ne.i64 r32, 0
+	branch r96, b22, b34
+b34: # reduction shuffled
+	r38 = eq.i64 r25, 0
+	branch r38, b35, b36
+b35: # reduction warp result
+	r39 = addr reduce0
+	r40 = mul.i64 r26, 2
+	r41 = move.i64 r40
+	r42 = elemaddr r39, r41, 8
+	store.shared.f64 r42, r0
+	r43 = addr reduce0
+	r44 = move.i64 r40
+	r45 = add.i64 r44, 1
+	r46 = elemaddr r43, r45, 8
+	store.shared.f64 r46, r1
+	jump b36
+b36: # reduction barrier
+	barrier
+	r47 = eq.i64 r26, 0
+	branch r47, b37, b55
+b37: # reduction first warp
+	r48 = mul.i64 r25, r27
+	r49 = blocksize
+	r50 = lt.i64 r48, r49
+	branch r50, b38, b56
+b38: # reduction take
+	r51 = addr reduce0
+	r52 = mul.i64 r25, 2
+	r53 = move.i64 r52
+	r54 = elemaddr r51, r53, 8
+	r0 = load.shared.f64 r54
+	r55 = addr reduce0
+	r56 = move.i64 r52
+	r57 = add.i64 r56, 1
+	r58 = elemaddr r55, r57, 8
+	r1 = load.shared.f64 r58
+	jump b39
+b39: # reduction warps
+	r59 = move.i64 r28
+	r60 = blocksize
+	r61 = sub.i64 r60, r59
+	r62 = min.i64 r61, r27
+	r63 = shr.i64.i64 r27, 1
+	jump b40
+b40: # reduction shuffle
+	r64 = shuffledown.f64 r0, r63
+	r65 = shuffledown.f64 r1, r63
+	r66 = add.i64 r25, r63
+	r67 = lt.i64 r66, r62
+	branch r67, b41, b42
+b41: # reduction combine
+	r0 = min.f64 r0, r64
+	r1 = max.f64 r1, r65
+	jump b42
+b42: # reduction next
+	r63 = shr.i64.i64 r63, 1
+	r68 = ne.i64 r63, 0
+	branch r68, b43, b52
+b43: # reduction shuffle (unrolled 1)
+	r97 = shuffledown.f64 r0, r63
+	r98 = shuffledown.f64 r1, r63
+	r99 = add.i64 r25, r63
+	r100 = lt.i64 r99, r62
+	branch r100, b44, b45
+b44: # reduction combine (unrolled 1)
+	r0 = min.f64 r0, r97
+	r1 = max.f64 r1, r98
+	jump b45
+b45: # reduction next (unrolled 1)
+	r63 = shr.i64.i64 r63, 1
+	r101 = ne.i64 r63, 0
+	branch r101, b46, b52
+b46: # reduction shuffle (unrolled 2)
+	r102 = shuffledown.f64 r0, r63
+	r103 = shuffledown.f64 r1, r63
+	r104 = add.i64 r25, r63
+	r105 = lt.i64 r104, r62
+	branch r105, b47, b48
+b47: # reduction combine (unrolled 2)
+	r0 = min.f64 r0, r102
+	r1 = max.f64 r1, r103
+	jump b48
+b48: # reduction next (unrolled 2)
+	r63 = shr.i64.i64 r63, 1
+	r106 = ne.i64 r63, 0
+	branch r106, b49, b52
+b49: # reduction shuffle (unrolled 3)
+	r107 = shuffledown.f64 r0, r63
+	r108 = shuffledown.f64 r1, r63
+	r109 = add.i64 r25, r63
+	r110 = lt.i64 r109, r62
+	branch r110, b50, b51
+b50: # reduction combine (unrolled 3)
+	r0 = min.f64 r0, r107
+	r1 = max.f64 r1, r108
+	jump b51
+b51: # reduction next (unrolled 3)
+	r63 = shr.i64.i64 r63, 1
+	r111 = ne.i64 r63, 0
+	branch r111, b40, b52
+b52: # reduction shuffled
+	r69 = move.bool r38
+	branch r69, b53, b55
+b53: # reduction block result
+	r70 = blockindex
+	r71 = mul.i64 r70, 2
+	r72 = add.i64 r71, 4
+	r74 = elemaddr r73, r72, 8
+	store.f64 r74, r0
+	r75 = move.i64 r71
+	r76 = add.i64 r75, 5
+	r77 = elemaddr r73, r76, 8
+	store.f64 r77, r1
+	r78 = eq.i64 r70, 0
+	branch r78, b54, b55
+b54: # reduction count
+	r79 = blockcount
+	r80 = elemaddr r73, 1, 8
+	store.i64 r80, r79
+	r81 = elemaddr r73, 3, 8
+	store.i64 r81, r79
+	jump b55
+b55: # reduction done
+	return
+b56: # reduction none
+	r0 = move.f64 +Inf
+	r1 = move.f64 -Inf
+	jump b39
+b57: # edge 1→2
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b21
+
+task FloatRange_1 parallel count=1
+var reduce0 shared 512 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f64 +Inf
+	r6 = move.f64 -Inf
+	r65 = mul.i64 r3, 2
+	r66 = add.i64 r65, 4
+	r67 = elemaddr r0, r66, 8
+	r68 = mul.i64 r4, 2
+	r69 = move.i64 r68
+	r70 = mul.i64 r3, 2
+	r71 = add.i64 r70, 5
+	r72 = elemaddr r0, r71, 8
+	r73 = mul.i64 r4, 2
+	r74 = move.i64 r73
+	jump b2
+b2: # combine head
+	r7 = lt.i64 r3, r2
+	branch r7, b3, b10
+b3: # combine
+	r10 = move.ptr r67
+	r11 = load.f64 r10
+	r5 = min.f64 r5, r11
+	r14 = move.ptr r72
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	r67 = elemaddr r67, r69, 8
+	r72 = elemaddr r72, r74, 8
+	jump b4
+b4: # combine head (unrolled 1)
+	r75 = lt.i64 r3, r2
+	branch r75, b5, b10
+b5: # combine (unrolled 1)
+	r76 = move.ptr r67
+	r77 = load.f64 r76
+	r5 = min.f64 r5, r77
+	r78 = move.ptr r72
+	r79 = load.f64 r78
+	r6 = max.f64 r6, r79
+	r3 = add.i64 r3, r4
+	r67 = elemaddr r67, r69, 8
+	r72 = elemaddr r72, r74, 8
+	jump b6
+b6: # combine head (unrolled 2)
+	r80 = lt.i64 r3, r2
+	branch r80, b7, b10
+b7: # combine (unrolled 2)
+	r81 = move.ptr r67
+	r82 = load.f64 r81
+	r5 = min.f64 r5, r82
+	r83 = move.ptr r72
+	r84 = load.f64 r83
+	r6 = max.f64 r6, r84
+	r3 = add.i64 r3, r4
+	r67 = elemaddr r67, r69, 8
+	r72 = elemaddr r72, r74, 8
+	jump b8
+b8: # combine head (unrolled 3)
+	r85 = lt.i64 r3, r2
+	branch r85, b9, b10
+b9: # combine (unrolled 3)
+	r86 = move.ptr r67
+	r87 = load.f64 r86
+	r5 = min.f64 r5, r87
+	r88 = move.ptr r72
+	r89 = load.f64 r88
+	r6 = max.f64 r6, r89
+	r3 = add.i64 r3, r4
+	r67 = elemaddr r67, r69, 8
+	r72 = elemaddr r72, r74, 8
+	jump b2
+b10: # combine done
+	r16 = lane
+	r17 = warpindex
+	r18 = warpsize
+	r19 = mul.i64 r17, r18
+	r20 = blocksize
+	r21 = sub.i64 r20, r19
+	r22 = min.i64 r21, r18
+	r23 = shr.i64.i64 r18, 1
+	jump b11
+b11: # reduction shuffle
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b12, b13
+b12: # reduction combine
+	r5 = min.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b13
+b13: # reduction next
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r90 = shuffledown.f64 r5, r23
+	r91 = shuffledown.f64 r6, r23
+	r92 = add.i64 r16, r23
+	r93 = lt.i64 r92, r22
+	branch r93, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = min.f64 r5, r90
+	r6 = max.f64 r6, r91
+	jump b16
+b16: # reduction next (unrolled 1)
+	r23 = shr.i64.i64 r23, 1
+	r94 = ne.i64 r23, 0
+	branch r94, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r95 = shuffledown.f64 r5, r23
+	r96 = shuffledown.f64 r6, r23
+	r97 = add.i64 r16, r23
+	r98 = lt.i64 r97, r22
+	branch r98, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = min.f64 r5, r95
+	r6 = max.f64 r6, r96
+	jump b19
+b19: # reduction next (unrolled 2)
+	r23 = shr.i64.i64 r23, 1
+	r99 = ne.i64 r23, 0
+	branch r99, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r100 = shuffledown.f64 r5, r23
+	r101 = shuffledown.f64 r6, r23
+	r102 = add.i64 r16, r23
+	r103 = lt.i64 r102, r22
+	branch r103, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = min.f64 r5, r100
+	r6 = max.f64 r6, r101
+	jump b22
+b22: # reduction next (unrolled 3)
+	r23 = shr.i64.i64 r23, 1
+	r104 = ne.i64 r23, 0
+	branch r104, b11, b23
+b23: # reduction shuffled
+	r29 = eq.i64 r16, 0
+	branch r29, b24, b25
+b24: # reduction warp result
+	r30 = addr reduce0
+	r31 = mul.i64 r17, 2
+	r32 = move.i64 r31
+	r33 = elemaddr r30, r32, 8
+	store.shared.f64 r33, r5
+	r34 = addr reduce0
+	r35 = move.i64 r31
+	r36 = add.i64 r35, 1
+	r37 = elemaddr r34, r36, 8
+	store.shared.f64 r37, r6
+	jump b25
+b25: # reduction barrier
+	barrier
+	r38 = eq.i64 r17, 0
+	branch r38, b26, b43
+b26: # reduction first warp
+	r39 = mul.i64 r16, r18
+	r40 = blocksize
+	r41 = lt.i64 r39, r40
+	branch r41, b27, b44
+b27: # reduction take
+	r42 = addr reduce0
+	r43 = mul.i64 r16, 2
+	r44 = move.i64 r43
+	r45 = elemaddr r42, r44, 8
+	r5 = load.shared.f64 r45
+	r46 = addr reduce0
+	r47 = move.i64 r43
+	r48 = add.i64 r47, 1
+	r49 = elemaddr r46, r48, 8
+	r6 = load.shared.f64 r49
+	jump b28
+b28: # reduction warps
+	r50 = move.i64 r19
+	r51 = blocksize
+	r52 = sub.i64 r51, r50
+	r53 = min.i64 r52, r18
+	r54 = shr.i64.i64 r18, 1
+	jump b29
+b29: # reduction shuffle
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b30, b31
+b30: # reduction combine
+	r5 = min.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b31
+b31: # reduction next
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r105 = shuffledown.f64 r5, r54
+	r106 = shuffledown.f64 r6, r54
+	r107 = add.i64 r16, r54
+	r108 = lt.i64 r107, r53
+	branch r108, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = min.f64 r5, r105
+	r6 = max.f64 r6, r106
+	jump b34
+b34: # reduction next (unrolled 1)
+	r54 = shr.i64.i64 r54, 1
+	r109 = ne.i64 r54, 0
+	branch r109, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r110 = shuffledown.f64 r5, r54
+	r111 = shuffledown.f64 r6, r54
+	r112 = add.i64 r16, r54
+	r113 = lt.i64 r112, r53
+	branch r113, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = min.f64 r5, r110
+	r6 = max.f64 r6, r111
+	jump b37
+b37: # reduction next (unrolled 2)
+	r54 = shr.i64.i64 r54, 1
+	r114 = ne.i64 r54, 0
+	branch r114, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r115 = shuffledown.f64 r5, r54
+	r116 = shuffledown.f64 r6, r54
+	r117 = add.i64 r16, r54
+	r118 = lt.i64 r117, r53
+	branch r118, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = min.f64 r5, r115
+	r6 = max.f64 r6, r116
+	jump b40
+b40: # reduction next (unrolled 3)
+	r54 = shr.i64.i64 r54, 1
+	r119 = ne.i64 r54, 0
+	branch r119, b29, b41
+b41: # reduction shuffled
+	r60 = move.bool r29
+	branch r60, b42, b43
+b42: # reduction block result
+	r61 = min.f64 r5, 1.7976931348623157e+308
+	r62 = elemaddr r0, 0, 8
+	store.f64 r62, r61
+	r63 = max.f64 r6, -1.7976931348623157e+308
+	r64 = elemaddr r0, 2, 8
+	store.f64 r64, r63
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f64 +Inf
+	r6 = move.f64 -Inf
+	jump b28
+
+task FloatRange_2 serial
+b0: # entry
+	r1 = scratch
+	r8 = base out
+	r9 = len out
+	jump b1
+b1: # rangeint.done
+	r2 = elemaddr r1, 0, 8
+	r3 = load.f64 r2
+	r0 = move.f64 r3
+	r5 = elemaddr r1, 2, 8
+	r6 = load.f64 r5
+	r4 = move.f64 r6
+	checkindex 0, r9, site 2
+	r7 = elemaddr r8, 0, 8
+	store.f64 r7, r0
+	checkindex 1, r9, site 3
+	r10 = elemaddr r8, 1, 8
+	store.f64 r10, r4
+	return
+
+kernel ChunkSums(x []i64, partial []i64, out []i64, chunk i64, start i64)
+reductions 1
+site 0 index reduce.go:86:10
+site 1 index reduce.go:94:5
+
+task ChunkSums_0 parallel count=(len partial)
+b0: # entry
+	r4 = base partial
+	r5 = len partial
+	r3 = move.i64 r5
+	r12 = param.i64 chunk
+	r18 = base x
+	r19 = len x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r17 = move.i64 r19
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b20
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b5
+b5: # rangeindex.body
+	r11 = mul.i64 r9, r12
+	r13 = move.i64 0
+	r14 = move.i64 r11
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r20 = min.i64 r16, r17
+	r27 = elemaddr r18, r14, 8
+	jump b6
+b6: # unroll setup
+	r28 = max.i64 r20, -9223372036854775805
+	r29 = sub.i64 r28, 3
+	jump b7
+b7: # unroll guard
+	r30 = lt.i64 r14, r29
+	branch r30, b8, b16
+b8: # for.loop (unrolled 0)
+	r21 = lt.i64 r14, r20
+	jump b9
+b9: # for.body (unrolled 0)
+	checkindex r14, r19, site 0
+	r22 = move.ptr r27
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	r27 = elemaddr r27, 1, 8
+	jump b10
+b10: # for.loop (unrolled 1)
+	r21 = lt.i64 r14, r20
+	jump b11
+b11: # for.body (unrolled 1)
+	checkindex r14, r19, site 0
+	r22 = move.ptr r27
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	r27 = elemaddr r27, 1, 8
+	jump b12
+b12: # for.loop (unrolled 2)
+	r21 = lt.i64 r14, r20
+	jump b13
+b13: # for.body (unrolled 2)
+	checkindex r14, r19, site 0
+	r22 = move.ptr r27
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	r27 = elemaddr r27, 1, 8
+	jump b14
+b14: # for.loop (unrolled 3)
+	r21 = lt.i64 r14, r20
+	jump b15
+b15: # for.body (unrolled 3)
+	checkindex r14, r19, site 0
+	r22 = move.ptr r27
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	r27 = elemaddr r27, 1, 8
+	jump b7
+b16: # for.loop
+	r21 = lt.i64 r14, r20
+	branch r21, b17, b18
+b17: # for.body
+	checkindex r14, r19, site 0
+	r22 = move.ptr r27
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	r27 = elemaddr r27, 1, 8
+	jump b16
+b18: # for.done
+	r26 = elemaddr r4, r9, 8
+	store.i64 r26, r13
+	jump b19
+b19: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b20: # exit
+	return
+
+task ChunkSums_1 parallel count=(max.i64 (len partial) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base partial
+	r6 = len partial
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.i64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.i64 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r66 = shuffledown.i64 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r66
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r70 = shuffledown.i64 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r70
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r74 = shuffledown.i64 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r74
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
+	r39 = elemaddr r36, r38, 8
+	store.shared.i64 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.i64 r47
+	jump b43
+b43: # reduction warps
+	r48 = move.i64 r26
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.i64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.i64 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r78 = shuffledown.i64 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r78
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r82 = shuffledown.i64 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r82
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r86 = shuffledown.i64 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r86
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
+b56: # reduction shuffled
+	r57 = move.bool r35
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = move.i64 r58
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.i64 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i64 0
+	jump b43
+
+task ChunkSums_2 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = param.i64 start
+	r1 = scratch
+	jump b1
+b1: # setup
+	r2 = elemaddr r1, 1, 8
+	r3 = load.i64 r2
+	r4 = blockthread
+	r5 = blocksize
+	r6 = move.i64 0
+	r49 = move.i64 r4
+	r50 = add.i64 r49, 2
+	r51 = elemaddr r1, r50, 8
+	r52 = move.i64 r5
+	jump b2
+b2: # combine head
+	r7 = lt.i64 r4, r3
+	branch r7, b3, b10
+b3: # combine
+	r10 = move.ptr r51
+	r11 = load.i64 r10
+	r6 = add.i64 r6, r11
+	r4 = add.i64 r4, r5
+	r51 = elemaddr r51, r52, 8
+	jump b4
+b4: # combine head (unrolled 1)
+	r53 = lt.i64 r4, r3
+	branch r53, b5, b10
+b5: # combine (unrolled 1)
+	r54 = move.ptr r51
+	r55 = load.i64 r54
+	r6 = add.i64 r6, r55
+	r4 = add.i64 r4, r5
+	r51 = elemaddr r51, r52, 8
+	jump b6
+b6: # combine head (unrolled 2)
+	r56 = lt.i64 r4, r3
+	branch r56, b7, b10
+b7: # combine (unrolled 2)
+	r57 = move.ptr r51
+	r58 = load.i64 r57
+	r6 = add.i64 r6, r58
+	r4 = add.i64 r4, r5
+	r51 = elemaddr r51, r52, 8
+	jump b8
+b8: # combine head (unrolled 3)
+	r59 = lt.i64 r4, r3
+	branch r59, b9, b10
+b9: # combine (unrolled 3)
+	r60 = move.ptr r51
+	r61 = load.i64 r60
+	r6 = add.i64 r6, r61
+	r4 = add.i64 r4, r5
+	r51 = elemaddr r51, r52, 8
+	jump b2
+b10: # combine done
+	r12 = lane
+	r13 = warpindex
+	r14 = warpsize
+	r15 = mul.i64 r13, r14
+	r16 = blocksize
+	r17 = sub.i64 r16, r15
+	r18 = min.i64 r17, r14
+	r19 = shr.i64.i64 r14, 1
+	jump b11
+b11: # reduction shuffle
+	r20 = shuffledown.i64 r6, r19
+	r21 = add.i64 r12, r19
+	r22 = lt.i64 r21, r18
+	branch r22, b12, b13
+b12: # reduction combine
+	r6 = add.i64 r6, r20
+	jump b13
+b13: # reduction next
+	r19 = shr.i64.i64 r19, 1
+	r23 = ne.i64 r19, 0
+	branch r23, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r62 = shuffledown.i64 r6, r19
+	r63 = add.i64 r12, r19
+	r64 = lt.i64 r63, r18
+	branch r64, b15, b16
+b15: # reduction combine (unrolled 1)
+	r6 = add.i64 r6, r62
+	jump b16
+b16: # reduction next (unrolled 1)
+	r19 = shr.i64.i64 r19, 1
+	r65 = ne.i64 r19, 0
+	branch r65, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r66 = shuffledown.i64 r6, r19
+	r67 = add.i64 r12, r19
+	r68 = lt.i64 r67, r18
+	branch r68, b18, b19
+b18: # reduction combine (unrolled 2)
+	r6 = add.i64 r6, r66
+	jump b19
+b19: # reduction next (unrolled 2)
+	r19 = shr.i64.i64 r19, 1
+	r69 = ne.i64 r19, 0
+	branch r69, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r70 = shuffledown.i64 r6, r19
+	r71 = add.i64 r12, r19
+	r72 = lt.i64 r71, r18
+	branch r72, b21, b22
+b21: # reduction combine (unrolled 3)
+	r6 = add.i64 r6, r70
+	jump b22
+b22: # reduction next (unrolled 3)
+	r19 = shr.i64.i64 r19, 1
+	r73 = ne.i64 r19, 0
+	branch r73, b11, b23
+b23: # reduction shuffled
+	r24 = eq.i64 r12, 0
+	branch r24, b24, b25
+b24: # reduction warp result
+	r25 = addr reduce0
+	r26 = move.i64 r13
+	r27 = move.i64 r26
+	r28 = elemaddr r25, r27, 8
+	store.shared.i64 r28, r6
+	jump b25
+b25: # reduction barrier
+	barrier
+	r29 = eq.i64 r13, 0
+	branch r29, b26, b43
+b26: # reduction first warp
+	r30 = mul.i64 r12, r14
+	r31 = blocksize
+	r32 = lt.i64 r30, r31
+	branch r32, b27, b44
+b27: # reduction take
+	r33 = addr reduce0
+	r34 = move.i64 r12
+	r35 = move.i64 r34
+	r36 = elemaddr r33, r35, 8
+	r6 = load.shared.i64 r36
+	jump b28
+b28: # reduction warps
+	r37 = move.i64 r15
+	r38 = blocksize
+	r39 = sub.i64 r38, r37
+	r40 = min.i64 r39, r14
+	r41 = shr.i64.i64 r14, 1
+	jump b29
+b29: # reduction shuffle
+	r42 = shuffledown.i64 r6, r41
+	r43 = add.i64 r12, r41
+	r44 = lt.i64 r43, r40
+	branch r44, b30, b31
+b30: # reduction combine
+	r6 = add.i64 r6, r42
+	jump b31
+b31: # reduction next
+	r41 = shr.i64.i64 r41, 1
+	r45 = ne.i64 r41, 0
+	branch r45, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r74 = shuffledown.i64 r6, r41
+	r75 = add.i64 r12, r41
+	r76 = lt.i64 r75, r40
+	branch r76, b33, b34
+b33: # reduction combine (unrolled 1)
+	r6 = add.i64 r6, r74
+	jump b34
+b34: # reduction next (unrolled 1)
+	r41 = shr.i64.i64 r41, 1
+	r77 = ne.i64 r41, 0
+	branch r77, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r78 = shuffledown.i64 r6, r41
+	r79 = add.i64 r12, r41
+	r80 = lt.i64 r79, r40
+	branch r80, b36, b37
+b36: # reduction combine (unrolled 2)
+	r6 = add.i64 r6, r78
+	jump b37
+b37: # reduction next (unrolled 2)
+	r41 = shr.i64.i64 r41, 1
+	r81 = ne.i64 r41, 0
+	branch r81, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r82 = shuffledown.i64 r6, r41
+	r83 = add.i64 r12, r41
+	r84 = lt.i64 r83, r40
+	branch r84, b39, b40
+b39: # reduction combine (unrolled 3)
+	r6 = add.i64 r6, r82
+	jump b40
+b40: # reduction next (unrolled 3)
+	r41 = shr.i64.i64 r41, 1
+	r85 = ne.i64 r41, 0
+	branch r85, b29, b41
+b41: # reduction shuffled
+	r46 = move.bool r24
+	branch r46, b42, b43
+b42: # reduction block result
+	r47 = add.i64 r0, r6
+	r48 = elemaddr r1, 0, 8
+	store.i64 r48, r47
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r6 = move.i64 0
+	jump b28
+
+task ChunkSums_3 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.i64 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 1
+	r0 = elemaddr r1, 0, 8
+	store.i64 r0, r5
+	return
+
+kernel BlockSums(a []i32, b []i32, outA []i32, outB []i32)
+groups [2]
+disjoint a outB
+disjoint b outA
+disjoint outA outB
+reductions 2
+site 0 index reduce.go:107:7
+site 1 divide reduce.go:112:19
+site 2 index reduce.go:115:8
+
+task BlockSums_0 parallel count=(max.i64 (len a) 1) block=1 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r8 = base a
+	r9 = len a
+	r6 = move.i64 r9
+	r4 = move.i64 r6
+	r67 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i32 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	r12 = convert.u64.i64 r4
+	r15 = convert.u64.i64 r2
+	r16 = mul.u64 r15, 3
+	jump b2
+b2: # unrolled head
+	r10 = add.i64 r3, 1
+	r11 = lt.i64 r10, r4
+	branch r11, b3, b25
+b3: # unrolled test
+	r13 = convert.u64.i64 r10
+	r14 = sub.u64 r12, r13
+	r17 = gt.u64 r14, r16
+	branch r17, b4, b20
+b4: # unrolled 0
+	r18 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r18 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r18 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r18 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r18 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	branch r20, b22, b25
+b22: # rangeindex.body
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r27 = add.i64 r3, 1
+	r28 = lt.i64 r27, r4
+	branch r28, b20, b25
+b25: # exit
+	r29 = lane
+	r30 = warpindex
+	r31 = warpsize
+	r32 = mul.i64 r30, r31
+	r33 = blocksize
+	r34 = sub.i64 r33, r32
+	r35 = min.i64 r34, r31
+	r36 = shr.i64.i64 r31, 1
+	jump b26
+b26: # reduction shuffle
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b27, b28
+b27: # reduction combine
+	r0 = add.i32 r0, r37
+	jump b28
+b28: # reduction next
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r72 = shuffledown.i32 r0, r36
+	r73 = add.i64 r29, r36
+	r74 = lt.i64 r73, r35
+	branch r74, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r72
+	jump b31
+b31: # reduction next (unrolled 1)
+	r36 = shr.i64.i64 r36, 1
+	r75 = ne.i64 r36, 0
+	branch r75, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r76 = shuffledown.i32 r0, r36
+	r77 = add.i64 r29, r36
+	r78 = lt.i64 r77, r35
+	branch r78, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r76
+	jump b34
+b34: # reduction next (unrolled 2)
+	r36 = shr.i64.i64 r36, 1
+	r79 = ne.i64 r36, 0
+	branch r79, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r80 = shuffledown.i32 r0, r36
+	r81 = add.i64 r29, r36
+	r82 = lt.i64 r81, r35
+	branch r82, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r80
+	jump b37
+b37: # reduction next (unrolled 3)
+	r36 = shr.i64.i64 r36, 1
+	r83 = ne.i64 r36, 0
+	branch r83, b26, b38
+b38: # reduction shuffled
+	r41 = eq.i64 r29, 0
+	branch r41, b39, b40
+b39: # reduction warp result
+	r42 = addr reduce0
+	r43 = move.i64 r30
+	r44 = move.i64 r43
+	r45 = elemaddr r42, r44, 8
+	store.shared.i32 r45, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r46 = eq.i64 r30, 0
+	branch r46, b41, b59
+b41: # reduction first warp
+	r47 = mul.i64 r29, r31
+	r48 = blocksize
+	r49 = lt.i64 r47, r48
+	branch r49, b42, b60
+b42: # reduction take
+	r50 = addr reduce0
+	r51 = move.i64 r29
+	r52 = move.i64 r51
+	r53 = elemaddr r50, r52, 8
+	r0 = load.shared.i32 r53
+	jump b43
+b43: # reduction warps
+	r54 = move.i64 r32
+	r55 = blocksize
+	r56 = sub.i64 r55, r54
+	r57 = min.i64 r56, r31
+	r58 = shr.i64.i64 r31, 1
+	jump b44
+b44: # reduction shuffle
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b45, b46
+b45: # reduction combine
+	r0 = add.i32 r0, r59
+	jump b46
+b46: # reduction next
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r84 = shuffledown.i32 r0, r58
+	r85 = add.i64 r29, r58
+	r86 = lt.i64 r85, r57
+	branch r86, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r84
+	jump b49
+b49: # reduction next (unrolled 1)
+	r58 = shr.i64.i64 r58, 1
+	r87 = ne.i64 r58, 0
+	branch r87, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r88 = shuffledown.i32 r0, r58
+	r89 = add.i64 r29, r58
+	r90 = lt.i64 r89, r57
+	branch r90, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r88
+	jump b52
+b52: # reduction next (unrolled 2)
+	r58 = shr.i64.i64 r58, 1
+	r91 = ne.i64 r58, 0
+	branch r91, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r92 = shuffledown.i32 r0, r58
+	r93 = add.i64 r29, r58
+	r94 = lt.i64 r93, r57
+	branch r94, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r92
+	jump b55
+b55: # reduction next (unrolled 3)
+	r58 = shr.i64.i64 r58, 1
+	r95 = ne.i64 r58, 0
+	branch r95, b44, b56
+b56: # reduction shuffled
+	r63 = move.bool r41
+	branch r63, b57, b59
+b57: # reduction block result
+	r64 = blockindex
+	r65 = mul.i64 r64, 2
+	r66 = add.i64 r65, 4
+	r68 = elemaddr r67, r66, 8
+	store.i32 r68, r0
+	r69 = eq.i64 r64, 0
+	branch r69, b58, b59
+b58: # reduction count
+	r70 = blockcount
+	r71 = elemaddr r67, 1, 8
+	store.i64 r71, r70
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i32 0
+	jump b43
+
+task BlockSums_1 parallel count=1 block=1 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i32 0
+	r48 = mul.i64 r3, 2
+	r49 = add.i64 r48, 4
+	r50 = elemaddr r0, r49, 8
+	r51 = mul.i64 r4, 2
+	r52 = move.i64 r51
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r9 = move.ptr r50
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
+	jump b4
+b4: # combine head (unrolled 1)
+	r53 = lt.i64 r3, r2
+	branch r53, b5, b10
+b5: # combine (unrolled 1)
+	r54 = move.ptr r50
+	r55 = load.i32 r54
+	r5 = add.i32 r5, r55
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
+	jump b6
+b6: # combine head (unrolled 2)
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
+b7: # combine (unrolled 2)
+	r57 = move.ptr r50
+	r58 = load.i32 r57
+	r5 = add.i32 r5, r58
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
+	jump b8
+b8: # combine head (unrolled 3)
+	r59 = lt.i64 r3, r2
+	branch r59, b9, b10
+b9: # combine (unrolled 3)
+	r60 = move.ptr r50
+	r61 = load.i32 r60
+	r5 = add.i32 r5, r61
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.i32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r62 = shuffledown.i32 r5, r18
+	r63 = add.i64 r11, r18
+	r64 = lt.i64 r63, r17
+	branch r64, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r62
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r65 = ne.i64 r18, 0
+	branch r65, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r66 = shuffledown.i32 r5, r18
+	r67 = add.i64 r11, r18
+	r68 = lt.i64 r67, r17
+	branch r68, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r66
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r69 = ne.i64 r18, 0
+	branch r69, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r70 = shuffledown.i32 r5, r18
+	r71 = add.i64 r11, r18
+	r72 = lt.i64 r71, r17
+	branch r72, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r70
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r73 = ne.i64 r18, 0
+	branch r73, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
+	r27 = elemaddr r24, r26, 8
+	store.shared.i32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i32 r35
+	jump b28
+b28: # reduction warps
+	r36 = move.i64 r14
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.i32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r74 = shuffledown.i32 r5, r40
+	r75 = add.i64 r11, r40
+	r76 = lt.i64 r75, r39
+	branch r76, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r74
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r77 = ne.i64 r40, 0
+	branch r77, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r78 = shuffledown.i32 r5, r40
+	r79 = add.i64 r11, r40
+	r80 = lt.i64 r79, r39
+	branch r80, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r78
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r81 = ne.i64 r40, 0
+	branch r81, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r82 = shuffledown.i32 r5, r40
+	r83 = add.i64 r11, r40
+	r84 = lt.i64 r83, r39
+	branch r84, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r82
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r85 = ne.i64 r40, 0
+	branch r85, b29, b41
+b41: # reduction shuffled
+	r45 = move.bool r23
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = move.i32 r5
+	r47 = elemaddr r0, 0, 8
+	store.i32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i32 0
+	jump b28
+
+task BlockSums_2 serial block=1 group=1
+b0: # entry
+	r3 = base outA
+	r4 = len outA
+	r6 = scratch
+	r7 = elemaddr r6, 0, 8
+	r8 = load.i32 r7
+	jump b1
+b1: # rangeindex.done
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	checkindex 0, r1, site 0
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, r8
+	return
+
+task BlockSums_3 parallel count=(max.i64 (len b) 1) block=2 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r8 = base b
+	r9 = len b
+	r6 = move.i64 r9
+	r4 = move.i64 r6
+	r30 = len outB
+	r75 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i32 -2147483648
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	r12 = convert.u64.i64 r4
+	r15 = convert.u64.i64 r2
+	r16 = mul.u64 r15, 3
+	jump b2
+b2: # unrolled head
+	r10 = add.i64 r3, 1
+	r11 = lt.i64 r10, r4
+	branch r11, b3, b30
+b3: # unrolled test
+	r13 = convert.u64.i64 r10
+	r14 = sub.u64 r12, r13
+	r17 = gt.u64 r14, r16
+	branch r17, b4, b24
+b4: # unrolled 0
+	r18 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r92 = div.i32 r25, r32
+	r94 = mul.i32 r92, r32
+	r93 = sub.i32 r25, r94
+	jump b7
+b7: # rangeindex.body (unrolled 0)
+	r33 = move.i32 r93
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b8
+b8: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b9
+b9: # unrolled 1
+	r18 = move.i64 r3
+	jump b10
+b10: # rangeindex.loop (unrolled 1)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b11
+b11: # rangeindex.body (unrolled 1)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r89 = div.i32 r25, r32
+	r91 = mul.i32 r89, r32
+	r90 = sub.i32 r25, r91
+	jump b12
+b12: # rangeindex.body (unrolled 1)
+	r33 = move.i32 r90
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b13
+b13: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b14
+b14: # unrolled 2
+	r18 = move.i64 r3
+	jump b15
+b15: # rangeindex.loop (unrolled 2)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b16
+b16: # rangeindex.body (unrolled 2)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r86 = div.i32 r25, r32
+	r88 = mul.i32 r86, r32
+	r87 = sub.i32 r25, r88
+	jump b17
+b17: # rangeindex.body (unrolled 2)
+	r33 = move.i32 r87
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b18
+b18: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b19
+b19: # unrolled 3
+	r18 = move.i64 r3
+	jump b20
+b20: # rangeindex.loop (unrolled 3)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b21
+b21: # rangeindex.body (unrolled 3)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r83 = div.i32 r25, r32
+	r85 = mul.i32 r83, r32
+	r84 = sub.i32 r25, r85
+	jump b22
+b22: # rangeindex.body (unrolled 3)
+	r33 = move.i32 r84
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b23
+b23: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b24: # index
+	r18 = move.i64 r3
+	jump b25
+b25: # rangeindex.loop
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	branch r20, b26, b30
+b26: # rangeindex.body
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r80 = div.i32 r25, r32
+	r82 = mul.i32 r80, r32
+	r81 = sub.i32 r25, r82
+	jump b27
+b27: # rangeindex.body
+	r33 = move.i32 r81
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b28
+b28: # latch
+	r3 = add.i64 r3, r2
+	jump b29
+b29: # head
+	r35 = add.i64 r3, 1
+	r36 = lt.i64 r35, r4
+	branch r36, b24, b30
+b30: # exit
+	r37 = lane
+	r38 = warpindex
+	r39 = warpsize
+	r40 = mul.i64 r38, r39
+	r41 = blocksize
+	r42 = sub.i64 r41, r40
+	r43 = min.i64 r42, r39
+	r44 = shr.i64.i64 r39, 1
+	jump b31
+b31: # reduction shuffle
+	r45 = shuffledown.i32 r0, r44
+	r46 = add.i64 r37, r44
+	r47 = lt.i64 r46, r43
+	branch r47, b32, b33
+b32: # reduction combine
+	r0 = max.i32 r0, r45
+	jump b33
+b33: # reduction next
+	r44 = shr.i64.i64 r44, 1
+	r48 = ne.i64 r44, 0
+	branch r48, b34, b43
+b34: # reduction shuffle (unrolled 1)
+	r95 = shuffledown.i32 r0, r44
+	r96 = add.i64 r37, r44
+	r97 = lt.i64 r96, r43
+	branch r97, b35, b36
+b35: # reduction combine (unrolled 1)
+	r0 = max.i32 r0, r95
+	jump b36
+b36: # reduction next (unrolled 1)
+	r44 = shr.i64.i64 r44, 1
+	r98 = ne.i64 r44, 0
+	branch r98, b37, b43
+b37: # reduction shuffle (unrolled 2)
+	r99 = shuffledown.i32 r0, r44
+	r100 = add.i64 r37, r44
+	r101 = lt.i64 r100, r43
+	branch r101, b38, b39
+b38: # reduction combine (unrolled 2)
+	r0 = max.i32 r0, r99
+	jump b39
+b39: # reduction next (unrolled 2)
+	r44 = shr.i64.i64 r44, 1
+	r102 = ne.i64 r44, 0
+	branch r102, b40, b43
+b40: # reduction shuffle (unrolled 3)
+	r103 = shuffledown.i32 r0, r44
+	r104 = add.i64 r37, r44
+	r105 = lt.i64 r104, r43
+	branch r105, b41, b42
+b41: # reduction combine (unrolled 3)
+	r0 = max.i32 r0, r103
+	jump b42
+b42: # reduction next (unrolled 3)
+	r44 = shr.i64.i64 r44, 1
+	r106 = ne.i64 r44, 0
+	branch r106, b31, b43
+b43: # reduction shuffled
+	r49 = eq.i64 r37, 0
+	branch r49, b44, b45
+b44: # reduction warp result
+	r50 = addr reduce0
+	r51 = move.i64 r38
+	r52 = move.i64 r51
+	r53 = elemaddr r50, r52, 8
+	store.shared.i32 r53, r0
+	jump b45
+b45: # reduction barrier
+	barrier
+	r54 = eq.i64 r38, 0
+	branch r54, b46, b64
+b46: # reduction first warp
+	r55 = mul.i64 r37, r39
+	r56 = blocksize
+	r57 = lt.i64 r55, r56
+	branch r57, b47, b65
+b47: # reduction take
+	r58 = addr reduce0
+	r59 = move.i64 r37
+	r60 = move.i64 r59
+	r61 = elemaddr r58, r60, 8
+	r0 = load.shared.i32 r61
+	jump b48
+b48: # reduction warps
+	r62 = move.i64 r40
+	r63 = blocksize
+	r64 = sub.i64 r63, r62
+	r65 = min.i64 r64, r39
+	r66 = shr.i64.i64 r39, 1
+	jump b49
+b49: # reduction shuffle
+	r67 = shuffledown.i32 r0, r66
+	r68 = add.i64 r37, r66
+	r69 = lt.i64 r68, r65
+	branch r69, b50, b51
+b50: # reduction combine
+	r0 = max.i32 r0, r67
+	jump b51
+b51: # reduction next
+	r66 = shr.i64.i64 r66, 1
+	r70 = ne.i64 r66, 0
+	branch r70, b52, b61
+b52: # reduction shuffle (unrolled 1)
+	r107 = shuffledown.i32 r0, r66
+	r108 = add.i64 r37, r66
+	r109 = lt.i64 r108, r65
+	branch r109, b53, b54
+b53: # reduction combine (unrolled 1)
+	r0 = max.i32 r0, r107
+	jump b54
+b54: # reduction next (unrolled 1)
+	r66 = shr.i64.i64 r66, 1
+	r110 = ne.i64 r66, 0
+	branch r110, b55, b61
+b55: # reduction shuffle (unrolled 2)
+	r111 = shuffledown.i32 r0, r66
+	r112 = add.i64 r37, r66
+	r113 = lt.i64 r112, r65
+	branch r113, b56, b57
+b56: # reduction combine (unrolled 2)
+	r0 = max.i32 r0, r111
+	jump b57
+b57: # reduction next (unrolled 2)
+	r66 = shr.i64.i64 r66, 1
+	r114 = ne.i64 r66, 0
+	branch r114, b58, b61
+b58: # reduction shuffle (unrolled 3)
+	r115 = shuffledown.i32 r0, r66
+	r116 = add.i64 r37, r66
+	r117 = lt.i64 r116, r65
+	branch r117, b59, b60
+b59: # reduction combine (unrolled 3)
+	r0 = max.i32 r0, r115
+	jump b60
+b60: # reduction next (unrolled 3)
+	r66 = shr.i64.i64 r66, 1
+	r118 = ne.i64 r66, 0
+	branch r118, b49, b61
+b61: # reduction shuffled
+	r71 = move.bool r49
+	branch r71, b62, b64
+b62: # reduction block result
+	r72 = blockindex
+	r73 = mul.i64 r72, 2
+	r74 = add.i64 r73, 5
+	r76 = elemaddr r75, r74, 8
+	store.i32 r76, r0
+	r77 = eq.i64 r72, 0
+	branch r77, b63, b64
+b63: # reduction count
+	r78 = blockcount
+	r79 = elemaddr r75, 3, 8
+	store.i64 r79, r78
+	jump b64
+b64: # reduction done
+	return
+b65: # reduction none
+	r0 = move.i32 -2147483648
+	jump b48
+
+task BlockSums_4 parallel count=1 block=2 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 3, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i32 -2147483648
+	r48 = mul.i64 r3, 2
+	r49 = add.i64 r48, 5
+	r50 = elemaddr r0, r49, 8
+	r51 = mul.i64 r4, 2
+	r52 = move.i64 r51
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r9 = move.ptr r50
+	r10 = load.i32 r9
+	r5 = max.i32 r5, r10
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
+	jump b4
+b4: # combine head (unrolled 1)
+	r53 = lt.i64 r3, r2
+	branch r53, b5, b10
+b5: # combine (unrolled 1)
+	r54 = move.ptr r50
+	r55 = load.i32 r54
+	r5 = max.i32 r5, r55
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
+	jump b6
+b6: # combine head (unrolled 2)
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
+b7: # combine (unrolled 2)
+	r57 = move.ptr r50
+	r58 = load.i32 r57
+	r5 = max.i32 r5, r58
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
+	jump b8
+b8: # combine head (unrolled 3)
+	r59 = lt.i64 r3, r2
+	branch r59, b9, b10
+b9: # combine (unrolled 3)
+	r60 = move.ptr r50
+	r61 = load.i32 r60
+	r5 = max.i32 r5, r61
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = max.i32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r62 = shuffledown.i32 r5, r18
+	r63 = add.i64 r11, r18
+	r64 = lt.i64 r63, r17
+	branch r64, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = max.i32 r5, r62
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r65 = ne.i64 r18, 0
+	branch r65, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r66 = shuffledown.i32 r5, r18
+	r67 = add.i64 r11, r18
+	r68 = lt.i64 r67, r17
+	branch r68, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = max.i32 r5, r66
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r69 = ne.i64 r18, 0
+	branch r69, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r70 = shuffledown.i32 r5, r18
+	r71 = add.i64 r11, r18
+	r72 = lt.i64 r71, r17
+	branch r72, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = max.i32 r5, r70
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r73 = ne.i64 r18, 0
+	branch r73, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
+	r27 = elemaddr r24, r26, 8
+	store.shared.i32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i32 r35
+	jump b28
+b28: # reduction warps
+	r36 = move.i64 r14
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = max.i32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r74 = shuffledown.i32 r5, r40
+	r75 = add.i64 r11, r40
+	r76 = lt.i64 r75, r39
+	branch r76, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = max.i32 r5, r74
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r77 = ne.i64 r40, 0
+	branch r77, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r78 = shuffledown.i32 r5, r40
+	r79 = add.i64 r11, r40
+	r80 = lt.i64 r79, r39
+	branch r80, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = max.i32 r5, r78
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r81 = ne.i64 r40, 0
+	branch r81, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r82 = shuffledown.i32 r5, r40
+	r83 = add.i64 r11, r40
+	r84 = lt.i64 r83, r39
+	branch r84, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = max.i32 r5, r82
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r85 = ne.i64 r40, 0
+	branch r85, b29, b41
+b41: # reduction shuffled
+	r45 = move.bool r23
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = max.i32 r5, -2147483648
+	r47 = elemaddr r0, 2, 8
+	store.i32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i32 -2147483648
+	jump b28
+
+task BlockSums_5 parallel block=2 group=1
+b0: # entry
+	r4 = scratch
+	r5 = elemaddr r4, 2, 8
+	r6 = load.i32 r5
+	r3 = max.i32 r6, 0
+	r13 = base outB
+	r14 = len outB
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r7 = convert.i64.i32 r3
+	r10 = move.ptr r13
+	r11 = move.i64 r14
+	jump b2
+b2: # head
+	r8 = lt.i64 r2, r7
+	branch r8, b3, b6
+b3: # index
+	r9 = convert.i32.i64 r2
+	jump b4
+b4: # rangeint.body
+	r16 = convert.i64.i32 r9
+	checkindex r16, r11, site 2
+	r15 = elemaddr r10, r16, 4
+	store.i32 r15, r6
+	r17 = add.i32 r9, 1
+	r18 = lt.i32 r17, r3
+	branch r18, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Dot(x []f32, y []f32, out []f32)
+reductions 1
+site 0 index reduce.go:127:18
+site 1 index reduce.go:129:5
+
+task Dot_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r21 = base y
+	r22 = len y
+	r66 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f32 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r26 = add.i64 r3, 1
+	r27 = lt.i64 r26, r4
+	branch r27, b20, b25
+b25: # exit
+	r28 = lane
+	r29 = warpindex
+	r30 = warpsize
+	r31 = mul.i64 r29, r30
+	r32 = blocksize
+	r33 = sub.i64 r32, r31
+	r34 = min.i64 r33, r30
+	r35 = shr.i64.i64 r30, 1
+	jump b26
+b26: # reduction shuffle
+	r36 = shuffledown.f32 r0, r35
+	r37 = add.i64 r28, r35
+	r38 = lt.i64 r37, r34
+	branch r38, b27, b28
+b27: # reduction combine
+	r0 = add.f32 r0, r36
+	jump b28
+b28: # reduction next
+	r35 = shr.i64.i64 r35, 1
+	r39 = ne.i64 r35, 0
+	branch r39, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r71 = shuffledown.f32 r0, r35
+	r72 = add.i64 r28, r35
+	r73 = lt.i64 r72, r34
+	branch r73, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r71
+	jump b31
+b31: # reduction next (unrolled 1)
+	r35 = shr.i64.i64 r35, 1
+	r74 = ne.i64 r35, 0
+	branch r74, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r75 = shuffledown.f32 r0, r35
+	r76 = add.i64 r28, r35
+	r77 = lt.i64 r76, r34
+	branch r77, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r75
+	jump b34
+b34: # reduction next (unrolled 2)
+	r35 = shr.i64.i64 r35, 1
+	r78 = ne.i64 r35, 0
+	branch r78, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r79 = shuffledown.f32 r0, r35
+	r80 = add.i64 r28, r35
+	r81 = lt.i64 r80, r34
+	branch r81, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r79
+	jump b37
+b37: # reduction next (unrolled 3)
+	r35 = shr.i64.i64 r35, 1
+	r82 = ne.i64 r35, 0
+	branch r82, b26, b38
+b38: # reduction shuffled
+	r40 = eq.i64 r28, 0
+	branch r40, b39, b40
+b39: # reduction warp result
+	r41 = addr reduce0
+	r42 = move.i64 r29
+	r43 = move.i64 r42
+	r44 = elemaddr r41, r43, 8
+	store.shared.f32 r44, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r45 = eq.i64 r29, 0
+	branch r45, b41, b59
+b41: # reduction first warp
+	r46 = mul.i64 r28, r30
+	r47 = blocksize
+	r48 = lt.i64 r46, r47
+	branch r48, b42, b60
+b42: # reduction take
+	r49 = addr reduce0
+	r50 = move.i64 r28
+	r51 = move.i64 r50
+	r52 = elemaddr r49, r51, 8
+	r0 = load.shared.f32 r52
+	jump b43
+b43: # reduction warps
+	r53 = move.i64 r31
+	r54 = blocksize
+	r55 = sub.i64 r54, r53
+	r56 = min.i64 r55, r30
+	r57 = shr.i64.i64 r30, 1
+	jump b44
+b44: # reduction shuffle
+	r58 = shuffledown.f32 r0, r57
+	r59 = add.i64 r28, r57
+	r60 = lt.i64 r59, r56
+	branch r60, b45, b46
+b45: # reduction combine
+	r0 = add.f32 r0, r58
+	jump b46
+b46: # reduction next
+	r57 = shr.i64.i64 r57, 1
+	r61 = ne.i64 r57, 0
+	branch r61, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r83 = shuffledown.f32 r0, r57
+	r84 = add.i64 r28, r57
+	r85 = lt.i64 r84, r56
+	branch r85, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r83
+	jump b49
+b49: # reduction next (unrolled 1)
+	r57 = shr.i64.i64 r57, 1
+	r86 = ne.i64 r57, 0
+	branch r86, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r87 = shuffledown.f32 r0, r57
+	r88 = add.i64 r28, r57
+	r89 = lt.i64 r88, r56
+	branch r89, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r87
+	jump b52
+b52: # reduction next (unrolled 2)
+	r57 = shr.i64.i64 r57, 1
+	r90 = ne.i64 r57, 0
+	branch r90, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r91 = shuffledown.f32 r0, r57
+	r92 = add.i64 r28, r57
+	r93 = lt.i64 r92, r56
+	branch r93, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r91
+	jump b55
+b55: # reduction next (unrolled 3)
+	r57 = shr.i64.i64 r57, 1
+	r94 = ne.i64 r57, 0
+	branch r94, b44, b56
+b56: # reduction shuffled
+	r62 = move.bool r40
+	branch r62, b57, b59
+b57: # reduction block result
+	r63 = blockindex
+	r64 = move.i64 r63
+	r65 = add.i64 r64, 2
+	r67 = elemaddr r66, r65, 8
+	store.f32 r67, r0
+	r68 = eq.i64 r63, 0
+	branch r68, b58, b59
+b58: # reduction count
+	r69 = blockcount
+	r70 = elemaddr r66, 1, 8
+	store.i64 r70, r69
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f32 -0.0
+	jump b43
+
+task Dot_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f32 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r9 = move.ptr r50
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b4
+b4: # combine head (unrolled 1)
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
+b5: # combine (unrolled 1)
+	r53 = move.ptr r50
+	r54 = load.f32 r53
+	r5 = add.f32 r5, r54
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b6
+b6: # combine head (unrolled 2)
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
+b7: # combine (unrolled 2)
+	r56 = move.ptr r50
+	r57 = load.f32 r56
+	r5 = add.f32 r5, r57
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b8
+b8: # combine head (unrolled 3)
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
+b9: # combine (unrolled 3)
+	r59 = move.ptr r50
+	r60 = load.f32 r59
+	r5 = add.f32 r5, r60
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r61 = shuffledown.f32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r61
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r65 = shuffledown.f32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r65
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r69 = shuffledown.f32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r69
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
+	r27 = elemaddr r24, r26, 8
+	store.shared.f32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f32 r35
+	jump b28
+b28: # reduction warps
+	r36 = move.i64 r14
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r73 = shuffledown.f32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r73
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r77 = shuffledown.f32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r77
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r81 = shuffledown.f32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r81
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
+b41: # reduction shuffled
+	r45 = move.bool r23
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f32 r5, 0.5
+	r47 = elemaddr r0, 0, 8
+	store.f32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f32 -0.0
+	jump b28
+
+task Dot_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.f32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 1
+	r0 = elemaddr r1, 0, 4
+	store.f32 r0, r5
+	return
+
+kernel ScaleSum(x []i32, y []i32, out []i32)
+reductions 1
+site 0 index reduce.go:139:4
+site 1 index reduce.go:140:9
+site 2 index reduce.go:142:5
+
+task ScaleSum_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r22 = base y
+	r23 = len y
+	r67 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i32 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r27 = add.i64 r3, 1
+	r28 = lt.i64 r27, r4
+	branch r28, b20, b25
+b25: # exit
+	r29 = lane
+	r30 = warpindex
+	r31 = warpsize
+	r32 = mul.i64 r30, r31
+	r33 = blocksize
+	r34 = sub.i64 r33, r32
+	r35 = min.i64 r34, r31
+	r36 = shr.i64.i64 r31, 1
+	jump b26
+b26: # reduction shuffle
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b27, b28
+b27: # reduction combine
+	r0 = add.i32 r0, r37
+	jump b28
+b28: # reduction next
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r72 = shuffledown.i32 r0, r36
+	r73 = add.i64 r29, r36
+	r74 = lt.i64 r73, r35
+	branch r74, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r72
+	jump b31
+b31: # reduction next (unrolled 1)
+	r36 = shr.i64.i64 r36, 1
+	r75 = ne.i64 r36, 0
+	branch r75, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r76 = shuffledown.i32 r0, r36
+	r77 = add.i64 r29, r36
+	r78 = lt.i64 r77, r35
+	branch r78, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r76
+	jump b34
+b34: # reduction next (unrolled 2)
+	r36 = shr.i64.i64 r36, 1
+	r79 = ne.i64 r36, 0
+	branch r79, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r80 = shuffledown.i32 r0, r36
+	r81 = add.i64 r29, r36
+	r82 = lt.i64 r81, r35
+	branch r82, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r80
+	jump b37
+b37: # reduction next (unrolled 3)
+	r36 = shr.i64.i64 r36, 1
+	r83 = ne.i64 r36, 0
+	branch r83, b26, b38
+b38: # reduction shuffled
+	r41 = eq.i64 r29, 0
+	branch r41, b39, b40
+b39: # reduction warp result
+	r42 = addr reduce0
+	r43 = move.i64 r30
+	r44 = move.i64 r43
+	r45 = elemaddr r42, r44, 8
+	store.shared.i32 r45, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r46 = eq.i64 r30, 0
+	branch r46, b41, b59
+b41: # reduction first warp
+	r47 = mul.i64 r29, r31
+	r48 = blocksize
+	r49 = lt.i64 r47, r48
+	branch r49, b42, b60
+b42: # reduction take
+	r50 = addr reduce0
+	r51 = move.i64 r29
+	r52 = move.i64 r51
+	r53 = elemaddr r50, r52, 8
+	r0 = load.shared.i32 r53
+	jump b43
+b43: # reduction warps
+	r54 = move.i64 r32
+	r55 = blocksize
+	r56 = sub.i64 r55, r54
+	r57 = min.i64 r56, r31
+	r58 = shr.i64.i64 r31, 1
+	jump b44
+b44: # reduction shuffle
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b45, b46
+b45: # reduction combine
+	r0 = add.i32 r0, r59
+	jump b46
+b46: # reduction next
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r84 = shuffledown.i32 r0, r58
+	r85 = add.i64 r29, r58
+	r86 = lt.i64 r85, r57
+	branch r86, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r84
+	jump b49
+b49: # reduction next (unrolled 1)
+	r58 = shr.i64.i64 r58, 1
+	r87 = ne.i64 r58, 0
+	branch r87, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r88 = shuffledown.i32 r0, r58
+	r89 = add.i64 r29, r58
+	r90 = lt.i64 r89, r57
+	branch r90, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r88
+	jump b52
+b52: # reduction next (unrolled 2)
+	r58 = shr.i64.i64 r58, 1
+	r91 = ne.i64 r58, 0
+	branch r91, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r92 = shuffledown.i32 r0, r58
+	r93 = add.i64 r29, r58
+	r94 = lt.i64 r93, r57
+	branch r94, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r92
+	jump b55
+b55: # reduction next (unrolled 3)
+	r58 = shr.i64.i64 r58, 1
+	r95 = ne.i64 r58, 0
+	branch r95, b44, b56
+b56: # reduction shuffled
+	r63 = move.bool r41
+	branch r63, b57, b59
+b57: # reduction block result
+	r64 = blockindex
+	r65 = move.i64 r64
+	r66 = add.i64 r65, 2
+	r68 = elemaddr r67, r66, 8
+	store.i32 r68, r0
+	r69 = eq.i64 r64, 0
+	branch r69, b58, b59
+b58: # reduction count
+	r70 = blockcount
+	r71 = elemaddr r67, 1, 8
+	store.i64 r71, r70
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i32 0
+	jump b43
+
+task ScaleSum_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i32 0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r9 = move.ptr r50
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b4
+b4: # combine head (unrolled 1)
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
+b5: # combine (unrolled 1)
+	r53 = move.ptr r50
+	r54 = load.i32 r53
+	r5 = add.i32 r5, r54
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b6
+b6: # combine head (unrolled 2)
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
+b7: # combine (unrolled 2)
+	r56 = move.ptr r50
+	r57 = load.i32 r56
+	r5 = add.i32 r5, r57
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b8
+b8: # combine head (unrolled 3)
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
+b9: # combine (unrolled 3)
+	r59 = move.ptr r50
+	r60 = load.i32 r59
+	r5 = add.i32 r5, r60
+	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.i32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r61 = shuffledown.i32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r61
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r65 = shuffledown.i32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r65
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r69 = shuffledown.i32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r69
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
+	r27 = elemaddr r24, r26, 8
+	store.shared.i32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i32 r35
+	jump b28
+b28: # reduction warps
+	r36 = move.i64 r14
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.i32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r73 = shuffledown.i32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r73
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r77 = shuffledown.i32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r77
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r81 = shuffledown.i32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r81
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
+b41: # reduction shuffled
+	r45 = move.bool r23
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = move.i32 r5
+	r47 = elemaddr r0, 0, 8
+	store.i32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i32 0
+	jump b28
+
+task ScaleSum_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.i32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 2
+	r0 = elemaddr r1, 0, 4
+	store.i32 r0, r5
 	return
 `
