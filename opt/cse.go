@@ -26,28 +26,13 @@ func EliminateCommonSubexpressions(t *ir.Task) {
 		reg ir.Reg
 	}
 	seen := map[string][]available{}
-	// A move of a register assigned once names the same value: keys use
-	// the register it copies.
-	source := func(a ir.Arg) ir.Arg {
-		for range 16 {
-			if a.Imm || !single[a.Reg] {
-				return a
-			}
-			d := defs[a.Reg][0]
-			x := t.Blocks[d.block].Instrs[d.at]
-			if x.Op != ir.OpMove || !x.Args[0].Imm && !single[x.Args[0].Reg] {
-				return a
-			}
-			a = x.Args[0]
-		}
-		return a
-	}
+	source := copySource(t, defs, single)
 	for _, bi := range reversePostorder(t) {
 		b := t.Blocks[bi]
 		writes := 0 // the memory writes so far in b, which end what loads can share
 		for i := range b.Instrs {
 			x := &b.Instrs[i]
-			if info := x.Op.Info(); info.Memory.Writes() || info.SideEffects {
+			if info := x.Op.Info(); info.Memory.Writes() || info.SideEffects && !info.Checks {
 				writes++
 			}
 			key, ok := expressionKey(x, single, source)
@@ -120,4 +105,24 @@ func loadKey(x *ir.Instr, single []bool, source func(ir.Arg) ir.Arg, b, writes i
 		return "", false
 	}
 	return fmt.Sprint("load", x.Type, x.Space, source(x.Args[0]), b, writes), true
+}
+
+// copySource returns, for an operand, the operand it is a copy of: a move
+// of a register assigned once names the same value, so keys use the
+// register (or immediate) it copies.
+func copySource(t *ir.Task, defs [][]site, single []bool) func(ir.Arg) ir.Arg {
+	return func(a ir.Arg) ir.Arg {
+		for range 16 {
+			if a.Imm || !single[a.Reg] {
+				return a
+			}
+			d := defs[a.Reg][0]
+			x := t.Blocks[d.block].Instrs[d.at]
+			if x.Op != ir.OpMove || !x.Args[0].Imm && !single[x.Args[0].Reg] {
+				return a
+			}
+			a = x.Args[0]
+		}
+		return a
+	}
 }

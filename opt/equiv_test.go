@@ -2,6 +2,7 @@ package opt
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -69,8 +70,17 @@ func checkEquivalent(t *testing.T, path string, p Pipeline) {
 		for draw := 0; draw < 300; draw++ {
 			args := randomValues(before[k], r)
 			want, err := runKernel(before[k], args, 1+draw%3)
+			var fault *ir.Fault
+			if errors.As(err, &fault) {
+				// A check fails: it must fail after the pass too.
+				if _, err := runKernel(after[k], args, 1+draw%3); !errors.As(err, &fault) {
+					t.Fatalf("kernel %s, draw %d: a check fails before the pass, not after it (%v)", before[k].Name, draw, err)
+				}
+				compared++
+				continue
+			}
 			if err != nil {
-				continue // an index out of range, a division by zero, too long a loop
+				continue // an access out of range, a division by zero, too long a loop
 			}
 			got, err := runKernel(after[k], args, 1+draw%3)
 			if err != nil {

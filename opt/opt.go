@@ -40,6 +40,7 @@ var Default = Pipeline{
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "gridstride", Task: DropGridStrideTests},
+	{Name: "provenchecks", Task: RemoveProvenChecks},
 	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},
 	{Name: "strength", Task: ReduceStrength},

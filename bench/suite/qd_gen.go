@@ -3301,7 +3301,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<20>;
-	.reg .pred %pt<3>;
+	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<19>;
 	.reg .b64 %rdt<4>;
@@ -3338,8 +3338,6 @@ $L_4:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
 	mul.rn.f64 %fd12, %fd13, %fd11;
-	setp.ge.u64 %pt1, %rd7, %rd5;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd14, %rd7, 8, %rd4;
 	ld.global.f64 %fd15, [%rd14];
 	add.rn.f64 %fd16, %fd12, %fd15;
@@ -3355,19 +3353,14 @@ $Lfault_0:
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Daxpy_0_param_5];
 	cvta.to.global.u64 %rdt3, %rdt3;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
 	st.global.u32 [%rdt3+8], 720896;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -3549,7 +3542,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<28>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<33>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<34>;
@@ -3608,18 +3601,16 @@ $L_6:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd14, %rd13, 8, %rd15;
 	ld.global.f64 %fd17, [%rd14];
-	setp.ge.u64 %pt2, %rd7, %rd5;
-	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
 	st.global.f64 [%rd18], %fd17;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_8:
-	setp.eq.s64 %pt3, %rd9, -1;
+	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt3, %rd7;
 	div.s64 %rd21, %rd7, %rd9;
-	selp.b64 %rd21, %rdt3, %rd21, %pt3;
+	selp.b64 %rd21, %rdt3, %rd21, %pt2;
 	mul.lo.s64 %rd33, %rd21, %rd9;
 	sub.s64 %rd22, %rd7, %rd33;
 	bra.uni $L_6;
@@ -3635,19 +3626,14 @@ $Lfault_1:
 	mov.b64 %rdt1, %rd13;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt4, [Transpose_0_param_6];
 	cvta.to.global.u64 %rdt4, %rdt4;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt4, %rt8, %rt6;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
 	st.global.u32 [%rdt4+8], 851968;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
@@ -5554,7 +5540,6 @@ b4: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.f64 r8
 	r12 = mul.f64 r13, r11
-	checkindex r7, r5, site 1
 	r14 = elemaddr r4, r7, 8
 	r15 = load.f64 r14
 	r16 = add.f64 r12, r15
@@ -5751,7 +5736,6 @@ b6: # rangeint.body
 	checkindex r13, r16, site 2
 	r14 = elemaddr r15, r13, 8
 	r17 = load.f64 r14
-	checkindex r7, r5, site 3
 	r18 = elemaddr r4, r7, 8
 	store.f64 r18, r17
 	jump b7

@@ -3441,11 +3441,11 @@ $Lfault:
 )
 {
 	.reg .pred %p<74>;
-	.reg .pred %pt<14>;
+	.reg .pred %pt<10>;
 	.reg .b32 %r<75>;
 	.reg .b32 %rt<11>;
 	.reg .b64 %rd<63>;
-	.reg .b64 %rdt<14>;
+	.reg .b64 %rdt<10>;
 
 $L_0:
 	ld.param.u64 %rd4, [Bits_0_param_0];
@@ -3555,51 +3555,39 @@ $L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_8:
-	mov.b64 %rdt6, 0;
-	setp.ge.u64 %pt6, %rdt6, %rd48;
-	@%pt6 bra $Lfault_6;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
 	@%p52 bra $L_7;
 $L_9:
-	mov.b64 %rdt7, 0;
-	setp.ge.u64 %pt7, %rdt7, %rd48;
-	@%pt7 bra $Lfault_7;
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt6, %rdt6, %rd48;
+	@%pt6 bra $Lfault_6;
 	ld.relaxed.gpu.global.s32 %r63, [%rd46];
 	setp.le.s32 %p64, %r45, %r63;
 	@%p64 bra $L_7;
 $L_10:
-	mov.b64 %rdt8, 0;
-	setp.ge.u64 %pt8, %rdt8, %rd48;
-	@%pt8 bra $Lfault_8;
 	atom.global.cas.b32 %r66, [%rd51], %r63, %r45;
 	setp.eq.s32 %p65, %r66, %r63;
 	@%p65 bra $L_7;
 $L_11:
-	mov.b64 %rdt9, 0;
-	setp.ge.u64 %pt9, %rdt9, %rd48;
-	@%pt9 bra $Lfault_9;
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt7, %rdt7, %rd48;
+	@%pt7 bra $Lfault_7;
 	ld.relaxed.gpu.global.s32 %r67, [%rd46];
 	setp.le.s32 %p68, %r45, %r67;
 	@%p68 bra $L_7;
 $L_12:
-	mov.b64 %rdt10, 0;
-	setp.ge.u64 %pt10, %rdt10, %rd48;
-	@%pt10 bra $Lfault_10;
 	atom.global.cas.b32 %r70, [%rd51], %r67, %r45;
 	setp.eq.s32 %p69, %r70, %r67;
 	@%p69 bra $L_7;
 $L_13:
-	mov.b64 %rdt11, 0;
-	setp.ge.u64 %pt11, %rdt11, %rd48;
-	@%pt11 bra $Lfault_11;
+	mov.b64 %rdt8, 0;
+	setp.ge.u64 %pt8, %rdt8, %rd48;
+	@%pt8 bra $Lfault_8;
 	ld.relaxed.gpu.global.s32 %r71, [%rd46];
 	setp.le.s32 %p72, %r45, %r71;
 	@%p72 bra $L_7;
 $L_14:
-	mov.b64 %rdt12, 0;
-	setp.ge.u64 %pt12, %rdt12, %rd48;
-	@%pt12 bra $Lfault_12;
 	atom.global.cas.b32 %r74, [%rd51], %r71, %r45;
 	setp.eq.s32 %p73, %r74, %r71;
 	@%p73 bra $L_7;
@@ -3637,7 +3625,7 @@ $Lfault_5:
 	mov.b64 %rdt2, %rd48;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 7;
+	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd48;
 	bra.uni $Lfault;
@@ -3647,44 +3635,24 @@ $Lfault_7:
 	mov.b64 %rdt2, %rd48;
 	bra.uni $Lfault;
 $Lfault_8:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
-	bra.uni $Lfault;
-$Lfault_9:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
-	bra.uni $Lfault;
-$Lfault_11:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
-	bra.uni $Lfault;
-$Lfault_12:
-	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd48;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt13, [Bits_0_param_14];
-	cvta.to.global.u64 %rdt13, %rdt13;
-	ld.relaxed.sys.global.u32 %rt8, [%rdt13];
+	ld.param.u64 %rdt9, [Bits_0_param_14];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt9];
 	add.u32 %rt9, %rt8, 1;
 	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
-	setp.ne.u32 %pt13, %rt10, %rt8;
-	@%pt13 exit;
-	st.global.u32 [%rdt13+8], 262144;
-	st.global.u32 [%rdt13+12], %rt5;
-	st.global.u64 [%rdt13+16], %rdt1;
-	st.global.u64 [%rdt13+24], %rdt2;
+	setp.ne.u32 %pt9, %rt10, %rt8;
+	@%pt9 exit;
+	st.global.u32 [%rdt9+8], 262144;
+	st.global.u32 [%rdt9+12], %rt5;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt13+4], %rt9;
+	st.volatile.global.u32 [%rdt9+4], %rt9;
 	exit;
 }
 
@@ -4201,7 +4169,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
@@ -4335,8 +4303,6 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 8;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
 	add.s64 %rd59, %rd4, %rd7;
 	st.global.s8 [%rd59], %r16;
 $L_9:
@@ -4362,19 +4328,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixInt8_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
 	add.u32 %rt12, %rt11, 1;
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
 	st.global.u32 [%rdt6+8], 655360;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -4395,7 +4356,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
@@ -4529,8 +4490,6 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 16;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.s16 [%rd59], %r16;
 $L_9:
@@ -4556,19 +4515,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixInt16_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
 	add.u32 %rt12, %rt11, 1;
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
 	st.global.u32 [%rdt6+8], 720896;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -4589,7 +4543,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<6>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<107>;
 	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
@@ -4738,8 +4692,6 @@ $L_8:
 	add.s32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_9:
-	setp.ge.u64 %pt4, %rd7, %rd5;
-	@%pt4 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.s32 [%rd59], %r16;
 $L_10:
@@ -4765,19 +4717,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixInt32_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
 	add.u32 %rt12, %rt11, 1;
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt5, %rt13, %rt11;
-	@%pt5 exit;
+	setp.ne.u32 %pt4, %rt13, %rt11;
+	@%pt4 exit;
 	st.global.u32 [%rdt6+8], 786432;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -4798,7 +4745,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<111>;
-	.reg .pred %pt<6>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<116>;
 	.reg .b32 %rt<12>;
 	.reg .b64 %rd<117>;
@@ -4955,18 +4902,16 @@ $L_9:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_10:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
-	setp.eq.s64 %pt4, %rd15, -1;
+	setp.eq.s64 %pt3, %rd15, -1;
 	neg.s64 %rdt7, %rd11;
 	div.s64 %rd104, %rd11, %rd15;
-	selp.b64 %rd104, %rdt7, %rd104, %pt4;
+	selp.b64 %rd104, %rdt7, %rd104, %pt3;
 	mul.lo.s64 %rd116, %rd104, %rd15;
 	sub.s64 %rd105, %rd11, %rd116;
 	bra.uni $L_8;
@@ -4990,19 +4935,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt8, [MixInt64_0_param_6];
 	cvta.to.global.u64 %rdt8, %rdt8;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt5, %rt11, %rt9;
-	@%pt5 exit;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
 	st.global.u32 [%rdt8+8], 851968;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
@@ -5023,7 +4963,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<111>;
-	.reg .pred %pt<6>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<116>;
 	.reg .b32 %rt<12>;
 	.reg .b64 %rd<117>;
@@ -5180,18 +5120,16 @@ $L_9:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_10:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
-	setp.eq.s64 %pt4, %rd15, -1;
+	setp.eq.s64 %pt3, %rd15, -1;
 	neg.s64 %rdt7, %rd11;
 	div.s64 %rd104, %rd11, %rd15;
-	selp.b64 %rd104, %rdt7, %rd104, %pt4;
+	selp.b64 %rd104, %rdt7, %rd104, %pt3;
 	mul.lo.s64 %rd116, %rd104, %rd15;
 	sub.s64 %rd105, %rd11, %rd116;
 	bra.uni $L_8;
@@ -5215,19 +5153,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt8, [MixInt_0_param_6];
 	cvta.to.global.u64 %rdt8, %rdt8;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt5, %rt11, %rt9;
-	@%pt5 exit;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
 	st.global.u32 [%rdt8+8], 917504;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
@@ -5248,7 +5181,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<61>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<58>;
 	.reg .b32 %rt<13>;
 	.reg .b64 %rd<60>;
@@ -5375,8 +5308,6 @@ $L_7:
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
 $L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	add.s64 %rd58, %rd4, %rd7;
 	st.global.u8 [%rd58], %r16;
 $L_9:
@@ -5402,19 +5333,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixUint8_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
 	add.u32 %rt11, %rt10, 1;
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt12, %rt10;
+	@%pt3 exit;
 	st.global.u32 [%rdt6+8], 983040;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -5435,7 +5361,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
@@ -5564,8 +5490,6 @@ $L_7:
 	and.b32 %r58, %r58, 65535;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.u16 [%rd59], %r16;
 $L_9:
@@ -5591,19 +5515,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixUint16_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
 	add.u32 %rt11, %rt10, 1;
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt12, %rt10;
+	@%pt3 exit;
 	st.global.u32 [%rdt6+8], 1048576;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -5624,7 +5543,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<93>;
 	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
@@ -5756,8 +5675,6 @@ $L_8:
 	add.u32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_9:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.u32 [%rd59], %r16;
 $L_10:
@@ -5783,19 +5700,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixUint32_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
 	add.u32 %rt11, %rt10, 1;
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt12, %rt10;
+	@%pt3 exit;
 	st.global.u32 [%rdt6+8], 1114112;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -5816,7 +5728,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<95>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<100>;
 	.reg .b32 %rt<12>;
 	.reg .b64 %rd<101>;
@@ -5957,8 +5869,6 @@ $L_9:
 	add.u64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_10:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.u64 [%rd59], %rd16;
 $L_11:
@@ -5989,19 +5899,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt7, [MixUint64_0_param_6];
 	cvta.to.global.u64 %rdt7, %rdt7;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt4, %rt11, %rt9;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt11, %rt9;
+	@%pt3 exit;
 	st.global.u32 [%rdt7+8], 1179648;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
@@ -6022,7 +5927,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<93>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<98>;
 	.reg .b32 %rt<12>;
 	.reg .b64 %rd<99>;
@@ -6161,8 +6066,6 @@ $L_9:
 	add.u64 %rd56, %rd52, %rd55;
 	mov.b64 %rd16, %rd56;
 $L_10:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd57, %rd7, 8, %rd4;
 	st.global.u64 [%rd57], %rd16;
 $L_11:
@@ -6193,19 +6096,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt7, [MixUint_0_param_6];
 	cvta.to.global.u64 %rdt7, %rdt7;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt4, %rt11, %rt9;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt11, %rt9;
+	@%pt3 exit;
 	st.global.u32 [%rdt7+8], 1245184;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
@@ -6226,7 +6124,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<46>;
-	.reg .pred %pt<4>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<41>;
 	.reg .b32 %rt<10>;
 	.reg .b64 %rd<45>;
@@ -6302,8 +6200,6 @@ $L_4:
 	and.b32 %r40, %r11, 7;
 	shl.b64 %rd41, %rd39, %r40;
 	xor.b64 %rd42, %rd37, %rd41;
-	setp.ge.u64 %pt2, %rd7, %rd5;
-	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd43, %rd7, 8, %rd4;
 	st.global.s64 [%rd43], %rd42;
 $L_5:
@@ -6321,19 +6217,14 @@ $Lfault_1:
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt4, [Shifts_0_param_6];
 	cvta.to.global.u64 %rdt4, %rdt4;
 	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
 	add.u32 %rt8, %rt7, 1;
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt3, %rt9, %rt7;
-	@%pt3 exit;
+	setp.ne.u32 %pt2, %rt9, %rt7;
+	@%pt2 exit;
 	st.global.u32 [%rdt4+8], 1310720;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
@@ -6362,7 +6253,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<69>;
-	.reg .pred %pt<8>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<64>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<68>;
@@ -6482,8 +6373,6 @@ $L_4:
 	bfe.s32 %r63, %r63, 0, 8;
 	cvt.s64.s32 %rd64, %r63;
 	add.s64 %rd65, %rd61, %rd64;
-	setp.ge.u64 %pt6, %rd7, %rd5;
-	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd66, %rd7, 8, %rd4;
 	st.global.s64 [%rd66], %rd65;
 $L_5:
@@ -6521,19 +6410,14 @@ $Lfault_5:
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd50;
 	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Conversions_0_param_14];
 	cvta.to.global.u64 %rdt3, %rdt3;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt7, %rt8, %rt6;
-	@%pt7 exit;
+	setp.ne.u32 %pt6, %rt8, %rt6;
+	@%pt6 exit;
 	st.global.u32 [%rdt3+8], 1376256;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -6841,7 +6725,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<28>;
-	.reg .pred %pt<11>;
+	.reg .pred %pt<10>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
 	.reg .b64 %rdt<4>;
@@ -6895,24 +6779,22 @@ $L_4:
 	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
 	selp.f64 %fd16, %fdt1, %fdt0, %pt4;
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_2;
 	mad.lo.s64 %rd17, %rd7, 8, %rd4;
 	st.global.f64 [%rd17], %fd16;
 	mov.b64 %rd18, %rd8;
 	ld.global.f64 %fd19, [%rd18];
 	mov.b64 %rd20, %rd12;
 	ld.global.f64 %fd21, [%rd20];
-	setp.gt.f64 %pt6, %fd19, %fd21;
-	selp.f64 %fdt2, %fd19, %fd21, %pt6;
-	setp.eq.f64 %pt7, %fd19, %fd21;
+	setp.gt.f64 %pt5, %fd19, %fd21;
+	selp.f64 %fdt2, %fd19, %fd21, %pt5;
+	setp.eq.f64 %pt6, %fd19, %fd21;
 	and.b64 %fdt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt7;
-	setp.nan.f64 %pt8, %fd19, %fd21;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
+	setp.nan.f64 %pt7, %fd19, %fd21;
 	add.rn.f64 %fdt3, %fd19, %fd21;
-	selp.f64 %fd22, %fdt3, %fdt2, %pt8;
-	setp.ge.u64 %pt9, %rd7, %rd25;
-	@%pt9 bra $Lfault_3;
+	selp.f64 %fd22, %fdt3, %fdt2, %pt7;
+	setp.ge.u64 %pt8, %rd7, %rd25;
+	@%pt8 bra $Lfault_2;
 	mad.lo.s64 %rd23, %rd7, 8, %rd24;
 	st.global.f64 [%rd23], %fd22;
 $L_5:
@@ -6931,11 +6813,6 @@ $Lfault_1:
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault_3:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd25;
@@ -6946,8 +6823,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
 	st.global.u32 [%rdt3+8], 1572864;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -6982,7 +6859,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<61>;
-	.reg .pred %pt<19>;
+	.reg .pred %pt<18>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<60>;
 	.reg .b64 %rdt<4>;
@@ -7038,68 +6915,66 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd5;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd9, %rd7, 8, %rd4;
 	ld.global.f64 %fd10, [%rd9];
-	setp.gtu.f64 %pt1, %fd10, 0d0000000000000000;
-	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt1;
+	setp.gtu.f64 %pt0, %fd10, 0d0000000000000000;
+	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt0;
 	mov.f64 %fd13, %fd10;
-	setp.leu.f64 %pt2, %fd13, 0d0000000000000000;
-	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt2;
-	setp.ge.u64 %pt3, %rd7, %rd17;
-	@%pt3 bra $Lfault_1;
+	setp.leu.f64 %pt1, %fd13, 0d0000000000000000;
+	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt1;
+	setp.ge.u64 %pt2, %rd7, %rd17;
+	@%pt2 bra $Lfault_0;
 	mad.lo.s64 %rd15, %rd7, 8, %rd16;
 	st.global.f64 [%rd15], %fd11;
-	setp.ge.u64 %pt4, %rd7, %rd20;
-	@%pt4 bra $Lfault_2;
+	setp.ge.u64 %pt3, %rd7, %rd20;
+	@%pt3 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd7, 8, %rd19;
 	st.global.f64 [%rd18], %fd14;
 	mov.b64 %rd21, %rd9;
 	ld.global.f64 %fd22, [%rd21];
-	setp.geu.f64 %pt5, %fd22, 0d8000000000000000;
-	selp.f64 %fd23, %fd22, 0d8000000000000000, %pt5;
+	setp.geu.f64 %pt4, %fd22, 0d8000000000000000;
+	selp.f64 %fd23, %fd22, 0d8000000000000000, %pt4;
 	mov.f64 %fd25, %fd22;
-	setp.ltu.f64 %pt6, %fd25, 0d8000000000000000;
-	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt6;
-	setp.ge.u64 %pt7, %rd7, %rd29;
-	@%pt7 bra $Lfault_3;
+	setp.ltu.f64 %pt5, %fd25, 0d8000000000000000;
+	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt5;
+	setp.ge.u64 %pt6, %rd7, %rd29;
+	@%pt6 bra $Lfault_2;
 	mad.lo.s64 %rd27, %rd7, 8, %rd28;
 	st.global.f64 [%rd27], %fd23;
-	setp.ge.u64 %pt8, %rd7, %rd32;
-	@%pt8 bra $Lfault_4;
+	setp.ge.u64 %pt7, %rd7, %rd32;
+	@%pt7 bra $Lfault_3;
 	mad.lo.s64 %rd30, %rd7, 8, %rd31;
 	st.global.f64 [%rd30], %fd26;
 	mov.b64 %rd33, %rd9;
 	ld.global.f64 %fd34, [%rd33];
-	setp.gtu.f64 %pt9, %fd34, 0d3FF8000000000000;
-	selp.f64 %fd35, %fd34, 0d3FF8000000000000, %pt9;
+	setp.gtu.f64 %pt8, %fd34, 0d3FF8000000000000;
+	selp.f64 %fd35, %fd34, 0d3FF8000000000000, %pt8;
 	mov.f64 %fd37, %fd34;
-	setp.ltu.f64 %pt10, %fd37, 0dC004000000000000;
-	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt10;
-	setp.ge.u64 %pt11, %rd7, %rd41;
-	@%pt11 bra $Lfault_5;
+	setp.ltu.f64 %pt9, %fd37, 0dC004000000000000;
+	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt9;
+	setp.ge.u64 %pt10, %rd7, %rd41;
+	@%pt10 bra $Lfault_4;
 	mad.lo.s64 %rd39, %rd7, 8, %rd40;
 	st.global.f64 [%rd39], %fd35;
-	setp.ge.u64 %pt12, %rd7, %rd44;
-	@%pt12 bra $Lfault_6;
+	setp.ge.u64 %pt11, %rd7, %rd44;
+	@%pt11 bra $Lfault_5;
 	mad.lo.s64 %rd42, %rd7, 8, %rd43;
 	st.global.f64 [%rd42], %fd38;
-	setp.ge.u64 %pt13, %rd7, %rd47;
-	@%pt13 bra $Lfault_7;
+	setp.ge.u64 %pt12, %rd7, %rd47;
+	@%pt12 bra $Lfault_6;
 	mad.lo.s64 %rd45, %rd7, 4, %rd46;
 	ld.global.f32 %f48, [%rd45];
-	setp.gtu.f32 %pt14, %f48, 0f00000000;
-	selp.f32 %f49, %f48, 0f00000000, %pt14;
+	setp.gtu.f32 %pt13, %f48, 0f00000000;
+	selp.f32 %f49, %f48, 0f00000000, %pt13;
 	mov.f32 %f51, %f48;
-	setp.ltu.f32 %pt15, %f51, 0f3E800000;
-	selp.f32 %f52, %f51, 0f3E800000, %pt15;
-	setp.ge.u64 %pt16, %rd7, %rd55;
-	@%pt16 bra $Lfault_8;
+	setp.ltu.f32 %pt14, %f51, 0f3E800000;
+	selp.f32 %f52, %f51, 0f3E800000, %pt14;
+	setp.ge.u64 %pt15, %rd7, %rd55;
+	@%pt15 bra $Lfault_7;
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	st.global.f32 [%rd53], %f49;
-	setp.ge.u64 %pt17, %rd7, %rd58;
-	@%pt17 bra $Lfault_9;
+	setp.ge.u64 %pt16, %rd7, %rd58;
+	@%pt16 bra $Lfault_8;
 	mad.lo.s64 %rd56, %rd7, 4, %rd57;
 	st.global.f32 [%rd56], %f52;
 $L_5:
@@ -7108,51 +6983,46 @@ $L_5:
 $L_6:
 	ret;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault_1:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
-$Lfault_2:
+$Lfault_1:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
-$Lfault_3:
+$Lfault_2:
 	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd29;
 	bra.uni $Lfault;
-$Lfault_4:
+$Lfault_3:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd32;
 	bra.uni $Lfault;
-$Lfault_5:
+$Lfault_4:
 	mov.u32 %rt5, 10;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd41;
 	bra.uni $Lfault;
-$Lfault_6:
+$Lfault_5:
 	mov.u32 %rt5, 11;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
-$Lfault_7:
+$Lfault_6:
 	mov.u32 %rt5, 12;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd47;
 	bra.uni $Lfault;
-$Lfault_8:
+$Lfault_7:
 	mov.u32 %rt5, 14;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd55;
 	bra.uni $Lfault;
-$Lfault_9:
+$Lfault_8:
 	mov.u32 %rt5, 15;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd58;
@@ -7163,8 +7033,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt18, %rt8, %rt6;
-	@%pt18 exit;
+	setp.ne.u32 %pt17, %rt8, %rt6;
+	@%pt17 exit;
 	st.global.u32 [%rdt3+8], 1638400;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -7501,11 +7371,10 @@ $Lfault:
 )
 {
 	.reg .pred %p<15>;
-	.reg .pred %pt<2>;
 	.reg .b32 %r<12>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<14>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
 	ld.param.u64 %rd4, [Phases_1_param_0];
@@ -7530,8 +7399,6 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	cvt.u32.u64 %r8, %rd7;
-	setp.ge.u64 %pt0, %rd7, %rd5;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd9, %rd7, 4, %rd4;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, %r8;
@@ -7542,26 +7409,6 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Phases_1_param_5];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1769473;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry Phases_2(
@@ -8801,7 +8648,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<38>;
-	.reg .pred %pt<4>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<35>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<37>;
@@ -8835,8 +8682,6 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd5;
-	@%pt0 bra $Lfault_0;
 	add.s64 %rd8, %rd4, %rd7;
 	ld.global.u8 %r9, [%rd8];
 	mul.lo.u32 %r10, %r9, 3;
@@ -8845,8 +8690,8 @@ $L_4:
 	and.b32 %r11, %r11, 255;
 	mov.b64 %rd12, %rd8;
 	st.global.u8 [%rd12], %r11;
-	setp.ge.u64 %pt1, %rd7, %rd15;
-	@%pt1 bra $Lfault_1;
+	setp.ge.u64 %pt0, %rd7, %rd15;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd7, 2, %rd14;
 	ld.global.s16 %r16, [%rd13];
 	mov.b32 %r18, %r16;
@@ -8856,8 +8701,8 @@ $L_4:
 	bfe.s32 %r20, %r20, 0, 16;
 	mov.b64 %rd21, %rd13;
 	st.global.s16 [%rd21], %r20;
-	setp.ge.u64 %pt2, %rd7, %rd24;
-	@%pt2 bra $Lfault_2;
+	setp.ge.u64 %pt1, %rd7, %rd24;
+	@%pt1 bra $Lfault_1;
 	add.s64 %rd22, %rd23, %rd7;
 	ld.global.s8 %r25, [%rd22];
 	neg.s32 %r26, %r25;
@@ -8882,16 +8727,11 @@ $L_5:
 $L_6:
 	ret;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault_1:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
-$Lfault_2:
+$Lfault_1:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd24;
@@ -8902,8 +8742,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
 	st.global.u32 [%rdt3+8], 2031616;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -8999,7 +8839,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<235>;
-	.reg .pred %pt<18>;
+	.reg .pred %pt<8>;
 	.reg .b32 %r<201>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<246>;
@@ -9092,8 +8932,6 @@ $L_12:
 	mov.b64 %rd13, %rd115;
 	bra.uni $L_5;
 $L_13:
-	setp.ge.u64 %pt5, %rd7, %rd16;
-	@%pt5 bra $Lfault_5;
 	mov.b64 %rd21, %rd14;
 	ld.global.s64 %rd22, [%rd21];
 	and.b64 %rd23, %rd22, 15;
@@ -9160,8 +8998,8 @@ $L_26:
 $L_27:
 	mov.b64 %rd28, %rd31;
 $L_28:
-	setp.ge.u64 %pt6, %rd7, %rd36;
-	@%pt6 bra $Lfault_6;
+	setp.ge.u64 %pt5, %rd7, %rd36;
+	@%pt5 bra $Lfault_5;
 	add.s64 %rd34, %rd35, %rd7;
 	ld.global.s8 %r37, [%rd34];
 	mov.b64 %rd38, %rd28;
@@ -9222,8 +9060,6 @@ $L_40:
 	mov.b32 %r39, %r43;
 	bra.uni $L_39;
 $L_41:
-	setp.ge.u64 %pt7, %rd7, %rd36;
-	@%pt7 bra $Lfault_7;
 	mov.b64 %rd44, %rd34;
 	ld.global.s8 %r45, [%rd44];
 	mov.b64 %rd46, %rd38;
@@ -9274,16 +9110,14 @@ $L_49:
 	mov.b32 %r47, %r137;
 	bra.uni $L_42;
 $L_50:
-	setp.ge.u64 %pt8, %rd7, %rd55;
-	@%pt8 bra $Lfault_8;
+	setp.ge.u64 %pt6, %rd7, %rd55;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
 	mov.b64 %rd59, %rd53;
 $L_51:
-	setp.ge.u64 %pt9, %rd7, %rd55;
-	@%pt9 bra $Lfault_9;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
 	setp.lt.u32 %p62, %r58, %r61;
@@ -9298,8 +9132,6 @@ $L_53:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_54:
-	setp.ge.u64 %pt10, %rd7, %rd55;
-	@%pt10 bra $Lfault_10;
 	ld.global.u32 %r138, [%rd59];
 	add.u32 %r139, %r138, 7;
 	setp.lt.u32 %p140, %r58, %r139;
@@ -9314,8 +9146,6 @@ $L_56:
 	mov.b64 %rd57, %rd142;
 	mov.b32 %r58, %r143;
 $L_57:
-	setp.ge.u64 %pt11, %rd7, %rd55;
-	@%pt11 bra $Lfault_11;
 	ld.global.u32 %r145, [%rd59];
 	add.u32 %r146, %r145, 7;
 	setp.lt.u32 %p147, %r58, %r146;
@@ -9330,8 +9160,6 @@ $L_59:
 	mov.b64 %rd57, %rd149;
 	mov.b32 %r58, %r150;
 $L_60:
-	setp.ge.u64 %pt12, %rd7, %rd55;
-	@%pt12 bra $Lfault_12;
 	ld.global.u32 %r152, [%rd59];
 	add.u32 %r153, %r152, 7;
 	setp.lt.u32 %p154, %r58, %r153;
@@ -9351,8 +9179,6 @@ $L_63:
 	mov.b32 %r67, 0;
 	mov.b64 %rd69, %rd53;
 $L_64:
-	setp.ge.u64 %pt13, %rd7, %rd55;
-	@%pt13 bra $Lfault_13;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
 	sub.u32 %r89, %r70, %r88;
@@ -9372,8 +9198,6 @@ $L_65:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_66:
-	setp.ge.u64 %pt14, %rd7, %rd55;
-	@%pt14 bra $Lfault_14;
 	ld.global.u32 %r159, [%rd69];
 	mul.hi.u32 %r166, %r159, 991146300;
 	sub.u32 %r167, %r159, %r166;
@@ -9393,8 +9217,6 @@ $L_67:
 	mov.b64 %rd66, %rd164;
 	mov.b32 %r67, %r165;
 $L_68:
-	setp.ge.u64 %pt15, %rd7, %rd55;
-	@%pt15 bra $Lfault_15;
 	ld.global.u32 %r173, [%rd69];
 	mul.hi.u32 %r180, %r173, 991146300;
 	sub.u32 %r181, %r173, %r180;
@@ -9414,8 +9236,6 @@ $L_69:
 	mov.b64 %rd66, %rd178;
 	mov.b32 %r67, %r179;
 $L_70:
-	setp.ge.u64 %pt16, %rd7, %rd55;
-	@%pt16 bra $Lfault_16;
 	ld.global.u32 %r187, [%rd69];
 	mul.hi.u32 %r194, %r187, 991146300;
 	sub.u32 %r195, %r187, %r194;
@@ -9564,62 +9384,12 @@ $Lfault_4:
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_6:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd36;
 	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd36;
-	bra.uni $Lfault;
-$Lfault_8:
+$Lfault_6:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_11:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_12:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_13:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_14:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd55;
 	bra.uni $Lfault;
@@ -9629,8 +9399,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt17, %rt8, %rt6;
-	@%pt17 exit;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
 	st.global.u32 [%rdt3+8], 2162688;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -10101,7 +9871,7 @@ $L_10:
 )
 {
 	.reg .pred %p<339>;
-	.reg .pred %pt<28>;
+	.reg .pred %pt<21>;
 	.reg .b32 %r<344>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<345>;
@@ -10327,86 +10097,72 @@ $L_37:
 $L_38:
 	mov.f32 %f29, %f60;
 $L_39:
-	setp.ge.u64 %pt12, %rd9, %rd51;
-	@%pt12 bra $Lfault_11;
 	mov.b64 %rd112, %rd49;
 	ld.global.f32 %f113, [%rd112];
 	mul.rn.f32 %f118, %f113, 0f3F500000;
 	sub.rn.f32 %f119, %f118, 0f3F800000;
-	setp.gtu.f32 %pt13, %f119, 0f00000000;
-	selp.f32 %f120, %f119, 0f00000000, %pt13;
+	setp.gtu.f32 %pt12, %f119, 0f00000000;
+	selp.f32 %f120, %f119, 0f00000000, %pt12;
 	add.rn.f32 %f60, %f29, %f120;
 $L_40:
 	mov.f32 %f29, %f60;
 $L_41:
-	setp.ge.u64 %pt14, %rd9, %rd51;
-	@%pt14 bra $Lfault_12;
 	mov.b64 %rd123, %rd49;
 	ld.global.f32 %f124, [%rd123];
 	mul.rn.f32 %f129, %f124, 0f3F600000;
 	sub.rn.f32 %f130, %f129, 0f3F800000;
-	setp.gtu.f32 %pt15, %f130, 0f00000000;
-	selp.f32 %f131, %f130, 0f00000000, %pt15;
+	setp.gtu.f32 %pt13, %f130, 0f00000000;
+	selp.f32 %f131, %f130, 0f00000000, %pt13;
 	add.rn.f32 %f60, %f29, %f131;
 $L_42:
 	mov.f32 %f29, %f60;
 $L_43:
-	setp.ge.u64 %pt16, %rd9, %rd51;
-	@%pt16 bra $Lfault_13;
 	mov.b64 %rd134, %rd49;
 	ld.global.f32 %f135, [%rd134];
 	mul.rn.f32 %f140, %f135, 0f3F700000;
 	sub.rn.f32 %f141, %f140, 0f3F800000;
-	setp.gtu.f32 %pt17, %f141, 0f00000000;
-	selp.f32 %f142, %f141, 0f00000000, %pt17;
+	setp.gtu.f32 %pt14, %f141, 0f00000000;
+	selp.f32 %f142, %f141, 0f00000000, %pt14;
 	add.rn.f32 %f60, %f29, %f142;
 $L_44:
 	mov.f32 %f29, %f60;
 $L_45:
-	setp.ge.u64 %pt18, %rd9, %rd51;
-	@%pt18 bra $Lfault_14;
 	mov.b64 %rd145, %rd49;
 	ld.global.f32 %f146, [%rd145];
 	mul.rn.f32 %f151, %f146, 0f3F800000;
 	sub.rn.f32 %f152, %f151, 0f3F800000;
-	setp.gtu.f32 %pt19, %f152, 0f00000000;
-	selp.f32 %f153, %f152, 0f00000000, %pt19;
+	setp.gtu.f32 %pt15, %f152, 0f00000000;
+	selp.f32 %f153, %f152, 0f00000000, %pt15;
 	add.rn.f32 %f60, %f29, %f153;
 $L_46:
 	mov.f32 %f29, %f60;
 $L_47:
-	setp.ge.u64 %pt20, %rd9, %rd51;
-	@%pt20 bra $Lfault_15;
 	mov.b64 %rd156, %rd49;
 	ld.global.f32 %f157, [%rd156];
 	mul.rn.f32 %f162, %f157, 0f3F880000;
 	sub.rn.f32 %f163, %f162, 0f3F800000;
-	setp.gtu.f32 %pt21, %f163, 0f00000000;
-	selp.f32 %f164, %f163, 0f00000000, %pt21;
+	setp.gtu.f32 %pt16, %f163, 0f00000000;
+	selp.f32 %f164, %f163, 0f00000000, %pt16;
 	add.rn.f32 %f60, %f29, %f164;
 $L_48:
 	mov.f32 %f29, %f60;
 $L_49:
-	setp.ge.u64 %pt22, %rd9, %rd51;
-	@%pt22 bra $Lfault_16;
 	mov.b64 %rd167, %rd49;
 	ld.global.f32 %f168, [%rd167];
 	mul.rn.f32 %f173, %f168, 0f3F900000;
 	sub.rn.f32 %f174, %f173, 0f3F800000;
-	setp.gtu.f32 %pt23, %f174, 0f00000000;
-	selp.f32 %f175, %f174, 0f00000000, %pt23;
+	setp.gtu.f32 %pt17, %f174, 0f00000000;
+	selp.f32 %f175, %f174, 0f00000000, %pt17;
 	add.rn.f32 %f60, %f29, %f175;
 $L_50:
 	mov.f32 %f29, %f60;
 $L_51:
-	setp.ge.u64 %pt24, %rd9, %rd51;
-	@%pt24 bra $Lfault_17;
 	mov.b64 %rd178, %rd49;
 	ld.global.f32 %f179, [%rd178];
 	mul.rn.f32 %f184, %f179, 0f3F980000;
 	sub.rn.f32 %f185, %f184, 0f3F800000;
-	setp.gtu.f32 %pt25, %f185, 0f00000000;
-	selp.f32 %f186, %f185, 0f00000000, %pt25;
+	setp.gtu.f32 %pt18, %f185, 0f00000000;
+	selp.f32 %f186, %f185, 0f00000000, %pt18;
 	add.rn.f32 %f60, %f29, %f186;
 $L_52:
 	mov.f32 %f31, %f60;
@@ -10429,10 +10185,10 @@ $L_54:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_55:
-	setp.eq.s64 %pt26, %rd12, -1;
+	setp.eq.s64 %pt19, %rd12, -1;
 	neg.s64 %rdt3, %rd9;
 	div.s64 %rd332, %rd9, %rd12;
-	selp.b64 %rd332, %rdt3, %rd332, %pt26;
+	selp.b64 %rd332, %rdt3, %rd332, %pt19;
 	mul.lo.s64 %rd344, %rd332, %rd12;
 	sub.s64 %rd333, %rd9, %rd344;
 	bra.uni $L_7;
@@ -10493,49 +10249,14 @@ $Lfault_10:
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd51;
 	bra.uni $Lfault;
-$Lfault_11:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd51;
-	bra.uni $Lfault;
-$Lfault_12:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd51;
-	bra.uni $Lfault;
-$Lfault_13:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd51;
-	bra.uni $Lfault;
-$Lfault_14:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd51;
-	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd51;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd51;
-	bra.uni $Lfault;
-$Lfault_17:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd51;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt4, [ClampedWindow_0_param_8];
 	cvta.to.global.u64 %rdt4, %rdt4;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt27, %rt8, %rt6;
-	@%pt27 exit;
+	setp.ne.u32 %pt20, %rt8, %rt6;
+	@%pt20 exit;
 	st.global.u32 [%rdt4+8], 2555904;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
@@ -21094,7 +20815,6 @@ b7: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b8: # cond.false
-	checkindex 0, r48, site 7
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
 	branch r52, b7, b9
@@ -21104,7 +20824,6 @@ b9: # for.body (unrolled 1)
 	r64 = le.i32 r45, r63
 	branch r64, b7, b10
 b10: # cond.false (unrolled 1)
-	checkindex 0, r48, site 7
 	r66 = atomcas.i32 r51, r63, r45
 	r65 = eq.i32 r66, r63
 	branch r65, b7, b11
@@ -21114,7 +20833,6 @@ b11: # for.body (unrolled 2)
 	r68 = le.i32 r45, r67
 	branch r68, b7, b12
 b12: # cond.false (unrolled 2)
-	checkindex 0, r48, site 7
 	r70 = atomcas.i32 r51, r67, r45
 	r69 = eq.i32 r70, r67
 	branch r69, b7, b13
@@ -21124,7 +20842,6 @@ b13: # for.body (unrolled 3)
 	r72 = le.i32 r45, r71
 	branch r72, b7, b14
 b14: # cond.false (unrolled 3)
-	checkindex 0, r48, site 7
 	r74 = atomcas.i32 r51, r71, r45
 	r73 = eq.i32 r74, r71
 	branch r73, b7, b6
@@ -21451,7 +21168,6 @@ b7: # Mix[int8].if.done
 	r16 = move.i8 r58
 	jump b8
 b8: # Mix[int8].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 1
 	store.i8 r59, r16
 	jump b9
@@ -21551,7 +21267,6 @@ b7: # Mix[int16].if.done
 	r16 = move.i16 r58
 	jump b8
 b8: # Mix[int16].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.i16 r59, r16
 	jump b9
@@ -21698,7 +21413,6 @@ b8: # Mix[int32].if.done
 	r16 = move.i32 r58
 	jump b9
 b9: # Mix[int32].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.i32 r59, r16
 	jump b10
@@ -21856,7 +21570,6 @@ b9: # Mix[int64].if.done
 	r16 = move.i64 r58
 	jump b10
 b10: # Mix[int64].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	jump b11
@@ -22019,7 +21732,6 @@ b9: # Mix[int].if.done
 	r16 = move.i64 r58
 	jump b10
 b10: # Mix[int].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	jump b11
@@ -22123,7 +21835,6 @@ b7: # Mix[uint8].if.done
 	r16 = move.u8 r57
 	jump b8
 b8: # Mix[uint8].return
-	checkindex r7, r5, site 4
 	r58 = elemaddr r4, r7, 1
 	store.u8 r58, r16
 	jump b9
@@ -22223,7 +21934,6 @@ b7: # Mix[uint16].if.done
 	r16 = move.u16 r58
 	jump b8
 b8: # Mix[uint16].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.u16 r59, r16
 	jump b9
@@ -22356,7 +22066,6 @@ b8: # Mix[uint32].if.done
 	r16 = move.u32 r58
 	jump b9
 b9: # Mix[uint32].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.u32 r59, r16
 	jump b10
@@ -22498,7 +22207,6 @@ b9: # Mix[uint64].if.done
 	r16 = move.u64 r58
 	jump b10
 b10: # Mix[uint64].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.u64 r59, r16
 	jump b11
@@ -22643,7 +22351,6 @@ b9: # Mix[uint].if.done
 	r16 = move.u64 r56
 	jump b10
 b10: # Mix[uint].return
-	checkindex r7, r5, site 4
 	r57 = elemaddr r4, r7, 8
 	store.u64 r57, r16
 	jump b11
@@ -22721,7 +22428,6 @@ b4: # rangeint.body
 	r40 = and.u8 r11, 7
 	r41 = shl.i64.u8 r39, r40
 	r42 = xor.i64 r37, r41
-	checkindex r7, r5, site 2
 	r43 = elemaddr r4, r7, 8
 	store.i64 r43, r42
 	jump b5
@@ -22826,7 +22532,6 @@ b4: # rangeint.body
 	r63 = convert.i8.f64 r62
 	r64 = convert.i64.i8 r63
 	r65 = add.i64 r61, r64
-	checkindex r7, r5, site 6
 	r66 = elemaddr r4, r7, 8
 	store.i64 r66, r65
 	jump b5
@@ -23039,7 +22744,6 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = min.f64 r11, r15
-	checkindex r7, r5, site 2
 	r17 = elemaddr r4, r7, 8
 	store.f64 r17, r16
 	r18 = move.ptr r8
@@ -23111,7 +22815,6 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	checkindex r7, r5, site 0
 	r9 = elemaddr r4, r7, 8
 	r10 = load.f64 r9
 	r11 = max.f64 r10, 0.0
@@ -23441,7 +23144,6 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r8 = convert.i32.i64 r7
-	checkindex r7, r5, site 1
 	r9 = elemaddr r4, r7, 4
 	r10 = load.i32 r9
 	r11 = add.i32 r10, r8
@@ -24316,7 +24018,6 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	checkindex r7, r5, site 0
 	r8 = elemaddr r4, r7, 1
 	r9 = load.u8 r8
 	r10 = mul.u8 r9, 3
@@ -24475,7 +24176,6 @@ b12: # for.body (unrolled 3)
 	r13 = move.i64 r115
 	jump b5
 b13: # for.done
-	checkindex r7, r16, site 2
 	r21 = move.ptr r14
 	r22 = load.i64 r21
 	r23 = and.i64 r22, 15
@@ -24617,7 +24317,6 @@ b40: # for.body
 	r39 = move.i8 r43
 	jump b39
 b41: # for.done
-	checkindex r7, r36, site 4
 	r44 = move.ptr r34
 	r45 = load.i8 r44
 	r46 = move.i64 r38
@@ -24676,7 +24375,6 @@ b50: # for.done
 	r59 = move.ptr r53
 	jump b51
 b51: # for.loop
-	checkindex r7, r55, site 6
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
 	r62 = lt.u32 r58, r61
@@ -24692,7 +24390,6 @@ b53: # for.body
 	r58 = move.u32 r65
 	jump b54
 b54: # for.loop (unrolled 1)
-	checkindex r7, r55, site 6
 	r138 = load.u32 r59
 	r139 = add.u32 r138, 7
 	r140 = lt.u32 r58, r139
@@ -24708,7 +24405,6 @@ b56: # for.body (unrolled 1)
 	r58 = move.u32 r143
 	jump b57
 b57: # for.loop (unrolled 2)
-	checkindex r7, r55, site 6
 	r145 = load.u32 r59
 	r146 = add.u32 r145, 7
 	r147 = lt.u32 r58, r146
@@ -24724,7 +24420,6 @@ b59: # for.body (unrolled 2)
 	r58 = move.u32 r150
 	jump b60
 b60: # for.loop (unrolled 3)
-	checkindex r7, r55, site 6
 	r152 = load.u32 r59
 	r153 = add.u32 r152, 7
 	r154 = lt.u32 r58, r153
@@ -24745,7 +24440,6 @@ b63: # for.done
 	r69 = move.ptr r53
 	jump b64
 b64: # for.loop
-	checkindex r7, r55, site 7
 	r70 = load.u32 r69
 	r88 = mulhi.u32 r70, 991146300
 	r89 = sub.u32 r70, r88
@@ -24766,7 +24460,6 @@ b65: # for.body
 	r67 = move.u32 r76
 	jump b66
 b66: # for.loop (unrolled 1)
-	checkindex r7, r55, site 7
 	r159 = load.u32 r69
 	r166 = mulhi.u32 r159, 991146300
 	r167 = sub.u32 r159, r166
@@ -24787,7 +24480,6 @@ b67: # for.body (unrolled 1)
 	r67 = move.u32 r165
 	jump b68
 b68: # for.loop (unrolled 2)
-	checkindex r7, r55, site 7
 	r173 = load.u32 r69
 	r180 = mulhi.u32 r173, 991146300
 	r181 = sub.u32 r173, r180
@@ -24808,7 +24500,6 @@ b69: # for.body (unrolled 2)
 	r67 = move.u32 r179
 	jump b70
 b70: # for.loop (unrolled 3)
-	checkindex r7, r55, site 7
 	r187 = load.u32 r69
 	r194 = mulhi.u32 r187, 991146300
 	r195 = sub.u32 r187, r194
@@ -25533,7 +25224,6 @@ b38: # edge 8→8
 	r29 = move.f32 r60
 	jump b39
 b39: # rangeint.body (unrolled 1)
-	checkindex r9, r51, site 3
 	r112 = move.ptr r49
 	r113 = load.f32 r112
 	r118 = mul.f32 r113, 0.8125
@@ -25545,7 +25235,6 @@ b40: # edge 8→8 (unrolled 1)
 	r29 = move.f32 r60
 	jump b41
 b41: # rangeint.body (unrolled 2)
-	checkindex r9, r51, site 3
 	r123 = move.ptr r49
 	r124 = load.f32 r123
 	r129 = mul.f32 r124, 0.875
@@ -25557,7 +25246,6 @@ b42: # edge 8→8 (unrolled 2)
 	r29 = move.f32 r60
 	jump b43
 b43: # rangeint.body (unrolled 3)
-	checkindex r9, r51, site 3
 	r134 = move.ptr r49
 	r135 = load.f32 r134
 	r140 = mul.f32 r135, 0.9375
@@ -25569,7 +25257,6 @@ b44: # edge 8→8 (unrolled 3)
 	r29 = move.f32 r60
 	jump b45
 b45: # rangeint.body (unrolled 4)
-	checkindex r9, r51, site 3
 	r145 = move.ptr r49
 	r146 = load.f32 r145
 	r151 = mul.f32 r146, 1.0
@@ -25581,7 +25268,6 @@ b46: # edge 8→8 (unrolled 4)
 	r29 = move.f32 r60
 	jump b47
 b47: # rangeint.body (unrolled 5)
-	checkindex r9, r51, site 3
 	r156 = move.ptr r49
 	r157 = load.f32 r156
 	r162 = mul.f32 r157, 1.0625
@@ -25593,7 +25279,6 @@ b48: # edge 8→8 (unrolled 5)
 	r29 = move.f32 r60
 	jump b49
 b49: # rangeint.body (unrolled 6)
-	checkindex r9, r51, site 3
 	r167 = move.ptr r49
 	r168 = load.f32 r167
 	r173 = mul.f32 r168, 1.125
@@ -25605,7 +25290,6 @@ b50: # edge 8→8 (unrolled 6)
 	r29 = move.f32 r60
 	jump b51
 b51: # rangeint.body (unrolled 7)
-	checkindex r9, r51, site 3
 	r178 = move.ptr r49
 	r179 = load.f32 r178
 	r184 = mul.f32 r179, 1.1875
