@@ -827,7 +827,7 @@ const qdPTX = `//
 	.reg .pred %pt<3>;
 	.reg .b32 %r<13>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<27>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<18>;
 
@@ -853,6 +853,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd23, %rd2;
+	mad.lo.s64 %rd24, %rd23, 4, %rd4;
+	mul.lo.s64 %rd25, %rd1, 4;
+	mad.lo.s64 %rd26, %rd23, 4, %rd19;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -862,7 +866,8 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mov.b64 %rd21, %rd24;
+	add.s64 %rd11, %rd21, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
@@ -871,10 +876,13 @@ $L_5:
 	ld.global.f32 %f17, [%rd13];
 	setp.ge.u64 %pt1, %rd9, %rd20;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	mov.b64 %rd22, %rd26;
+	add.s64 %rd18, %rd22, 4;
 	st.global.f32 [%rd18], %f17;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd24, %rd24, %rd25;
+	add.s64 %rd26, %rd26, %rd25;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -917,7 +925,7 @@ $Lfault:
 	.reg .pred %p<11>;
 	.reg .b32 %r<13>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<27>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<18>;
 
@@ -941,26 +949,30 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd23, %rd2;
+	mad.lo.s64 %rd24, %rd23, 4, %rd4;
+	mul.lo.s64 %rd25, %rd1, 4;
+	mad.lo.s64 %rd26, %rd23, 4, %rd19;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	@!%p7 bra $L_5;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mov.b64 %rd21, %rd24;
+	add.s64 %rd11, %rd21, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	mov.b64 %rd22, %rd26;
+	add.s64 %rd18, %rd22, 4;
 	st.global.f32 [%rd18], %f17;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd24, %rd24, %rd25;
+	add.s64 %rd26, %rd26, %rd25;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -976,7 +988,7 @@ $L_7:
 	.reg .pred %p<11>;
 	.reg .pred %pt<7>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<47>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<31>;
 
@@ -999,6 +1011,12 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd3, %rd2, %rd0;
+	mul.lo.s64 %rd36, %rd2, -4;
+	mul.lo.s64 %rd41, %rd2, 4;
+	mov.b64 %rd43, %rd3;
+	mad.lo.s64 %rd44, %rd43, 4, %rd4;
+	mul.lo.s64 %rd45, %rd1, 4;
+	mad.lo.s64 %rd46, %rd43, 4, %rd32;
 $L_2:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
@@ -1015,29 +1033,35 @@ $L_5:
 	sub.s64 %rd12, %rd9, %rd2;
 	setp.ge.u64 %pt0, %rd12, %rd5;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	mov.b64 %rd35, %rd44;
+	add.s64 %rd37, %rd35, %rd36;
+	mov.b64 %rd13, %rd37;
 	ld.global.f32 %f14, [%rd13];
 	sub.s64 %rd15, %rd9, 1;
 	setp.ge.u64 %pt1, %rd15, %rd5;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	mov.b64 %rd38, %rd35;
+	add.s64 %rd16, %rd38, -4;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
 	setp.ge.u64 %pt2, %rd9, %rd5;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	mov.b64 %rd19, %rd35;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f18, %f20;
 	add.s64 %rd22, %rd9, 1;
 	setp.ge.u64 %pt3, %rd22, %rd5;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	mov.b64 %rd39, %rd35;
+	add.s64 %rd23, %rd39, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
 	add.s64 %rd26, %rd9, %rd2;
 	setp.ge.u64 %pt4, %rd26, %rd5;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	mov.b64 %rd40, %rd35;
+	add.s64 %rd42, %rd40, %rd41;
+	mov.b64 %rd27, %rd42;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
@@ -1045,10 +1069,12 @@ $L_5:
 $L_6:
 	setp.ge.u64 %pt5, %rd9, %rd33;
 	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	mov.b64 %rd31, %rd46;
 	st.global.f32 [%rd31], %f11;
 $L_7:
 	add.s64 %rd3, %rd3, %rd1;
+	add.s64 %rd44, %rd44, %rd45;
+	add.s64 %rd46, %rd46, %rd45;
 	bra.uni $L_2;
 $L_8:
 	ret;
@@ -1109,7 +1135,7 @@ $Lfault:
 {
 	.reg .pred %p<11>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<47>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<31>;
 
@@ -1131,6 +1157,12 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd3, %rd2, %rd0;
+	mul.lo.s64 %rd36, %rd2, -4;
+	mul.lo.s64 %rd41, %rd2, 4;
+	mov.b64 %rd43, %rd3;
+	mad.lo.s64 %rd44, %rd43, 4, %rd4;
+	mul.lo.s64 %rd45, %rd1, 4;
+	mad.lo.s64 %rd46, %rd43, 4, %rd32;
 $L_2:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
@@ -1144,31 +1176,35 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd7;
 	@!%p10 bra $L_8;
 $L_5:
-	sub.s64 %rd12, %rd9, %rd2;
-	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	mov.b64 %rd35, %rd44;
+	add.s64 %rd37, %rd35, %rd36;
+	mov.b64 %rd13, %rd37;
 	ld.global.f32 %f14, [%rd13];
-	sub.s64 %rd15, %rd9, 1;
-	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	mov.b64 %rd38, %rd35;
+	add.s64 %rd16, %rd38, -4;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
-	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	mov.b64 %rd19, %rd35;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f18, %f20;
-	add.s64 %rd22, %rd9, 1;
-	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	mov.b64 %rd39, %rd35;
+	add.s64 %rd23, %rd39, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
-	add.s64 %rd26, %rd9, %rd2;
-	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	mov.b64 %rd40, %rd35;
+	add.s64 %rd42, %rd40, %rd41;
+	mov.b64 %rd27, %rd42;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
 	mov.f32 %f11, %f30;
 $L_6:
-	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	mov.b64 %rd31, %rd46;
 	st.global.f32 [%rd31], %f11;
 $L_7:
 	add.s64 %rd3, %rd3, %rd1;
+	add.s64 %rd44, %rd44, %rd45;
+	add.s64 %rd46, %rd46, %rd45;
 	bra.uni $L_2;
 $L_8:
 	ret;
@@ -1185,7 +1221,7 @@ $L_8:
 {
 	.reg .pred %p<20>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<17>;
 
@@ -1207,24 +1243,28 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd20, %rd2;
+	mad.lo.s64 %rd21, %rd20, 4, %rd7;
+	mul.lo.s64 %rd22, %rd1, 4;
+	mad.lo.s64 %rd23, %rd20, 4, %rd13;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_6;
+	@!%p4 bra $L_5;
 $L_3:
-	mov.b64 %rd5, %rd2;
-$L_4:
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	mov.b64 %rd6, %rd21;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	mov.b64 %rd12, %rd23;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-$L_5:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd21, %rd21, %rd22;
+	add.s64 %rd23, %rd23, %rd22;
 	bra.uni $L_2;
-$L_6:
+$L_5:
 	ret;
 }
 
@@ -1312,7 +1352,7 @@ $Lfault:
 	.reg .pred %p<20>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
@@ -1336,6 +1376,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd20, %rd2;
+	mad.lo.s64 %rd21, %rd20, 4, %rd7;
+	mul.lo.s64 %rd22, %rd1, 4;
+	mad.lo.s64 %rd23, %rd20, 4, %rd13;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1344,18 +1388,20 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd5, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	mov.b64 %rd6, %rd21;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
 	setp.ge.u64 %pt1, %rd5, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	mov.b64 %rd12, %rd23;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd21, %rd21, %rd22;
+	add.s64 %rd23, %rd23, %rd22;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -3917,7 +3963,7 @@ $L_14:
 {
 	.reg .pred %p<11>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<21>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<15>;
 
@@ -3938,24 +3984,25 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd18, %rd2;
+	mad.lo.s64 %rd19, %rd18, 4, %rd4;
+	mul.lo.s64 %rd20, %rd1, 4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	@!%p7 bra $L_5;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mov.b64 %rd16, %rd19;
+	add.s64 %rd11, %rd16, 4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
 	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd19, %rd19, %rd20;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -3972,7 +4019,7 @@ $L_7:
 	.reg .pred %p<11>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<29>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
@@ -3998,6 +4045,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd24, %rd2;
+	mad.lo.s64 %rd25, %rd24, 4, %rd12;
+	mul.lo.s64 %rd26, %rd1, 4;
+	mad.lo.s64 %rd27, %rd24, 4, %rd16;
+	mad.lo.s64 %rd28, %rd24, 4, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -4009,17 +4061,23 @@ $L_4:
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	mov.b64 %rd21, %rd25;
+	add.s64 %rd11, %rd21, 4;
 	ld.global.f32 %f14, [%rd11];
 	setp.ge.u64 %pt1, %rd9, %rd17;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	mov.b64 %rd22, %rd27;
+	add.s64 %rd15, %rd22, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	mov.b64 %rd23, %rd28;
+	add.s64 %rd20, %rd23, 4;
 	st.global.f32 [%rd20], %f19;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd25, %rd25, %rd26;
+	add.s64 %rd27, %rd27, %rd26;
+	add.s64 %rd28, %rd28, %rd26;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -4062,7 +4120,7 @@ $Lfault:
 	.reg .pred %pt<2>;
 	.reg .b32 %r<19>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<17>;
+	.reg .b64 %rd<23>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -4084,16 +4142,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd20, %rd2;
+	add.s64 %rd21, %rd4, %rd20;
+	mov.b64 %rd22, %rd1;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	@!%p7 bra $L_5;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	add.s64 %rd11, %rd4, %rd9;
+	mov.b64 %rd19, %rd21;
+	add.s64 %rd11, %rd19, 1;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
@@ -4101,10 +4159,11 @@ $L_5:
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	mov.b32 %rt6, 1;
 	atom.global.add.u32 %r18, [%rd13], %rt6;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd21, %rd21, %rd22;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -4138,11 +4197,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<90>;
+	.reg .pred %p<91>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<88>;
+	.reg .b64 %rd<89>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<87>;
+	.reg .f32 %f<88>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
@@ -4269,40 +4328,40 @@ $L_28:
 	@!%p34 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd30;
-	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
-	add.s64 %rd67, %rd23, %rd30;
-	setp.lt.s64 %p68, %rd67, %rd29;
-	@!%p68 bra $L_31;
+	shfl.sync.down.b32 %f67, %f0, %rt10, 31, -1;
+	add.s64 %rd68, %rd23, %rd30;
+	setp.lt.s64 %p69, %rd68, %rd29;
+	@!%p69 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f66;
+	add.rn.f32 %f0, %f0, %f67;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p69, %rd30, 0;
-	@!%p69 bra $L_38;
+	setp.ne.s64 %p70, %rd30, 0;
+	@!%p70 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd30;
-	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
-	add.s64 %rd71, %rd23, %rd30;
-	setp.lt.s64 %p72, %rd71, %rd29;
-	@!%p72 bra $L_34;
+	shfl.sync.down.b32 %f71, %f0, %rt11, 31, -1;
+	add.s64 %rd72, %rd23, %rd30;
+	setp.lt.s64 %p73, %rd72, %rd29;
+	@!%p73 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f70;
+	add.rn.f32 %f0, %f0, %f71;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p73, %rd30, 0;
-	@!%p73 bra $L_38;
+	setp.ne.s64 %p74, %rd30, 0;
+	@!%p74 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd30;
-	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
-	add.s64 %rd75, %rd23, %rd30;
-	setp.lt.s64 %p76, %rd75, %rd29;
-	@!%p76 bra $L_37;
+	shfl.sync.down.b32 %f75, %f0, %rt12, 31, -1;
+	add.s64 %rd76, %rd23, %rd30;
+	setp.lt.s64 %p77, %rd76, %rd29;
+	@!%p77 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f74;
+	add.rn.f32 %f0, %f0, %f75;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p77, %rd30, 0;
-	@%p77 bra $L_26;
+	setp.ne.s64 %p78, %rd30, 0;
+	@%p78 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
@@ -4349,49 +4408,48 @@ $L_46:
 	@!%p56 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd52;
-	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
-	add.s64 %rd79, %rd23, %rd52;
-	setp.lt.s64 %p80, %rd79, %rd51;
-	@!%p80 bra $L_49;
+	shfl.sync.down.b32 %f79, %f0, %rt16, 31, -1;
+	add.s64 %rd80, %rd23, %rd52;
+	setp.lt.s64 %p81, %rd80, %rd51;
+	@!%p81 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f78;
+	add.rn.f32 %f0, %f0, %f79;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p81, %rd52, 0;
-	@!%p81 bra $L_56;
+	setp.ne.s64 %p82, %rd52, 0;
+	@!%p82 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd52;
-	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
-	add.s64 %rd83, %rd23, %rd52;
-	setp.lt.s64 %p84, %rd83, %rd51;
-	@!%p84 bra $L_52;
+	shfl.sync.down.b32 %f83, %f0, %rt17, 31, -1;
+	add.s64 %rd84, %rd23, %rd52;
+	setp.lt.s64 %p85, %rd84, %rd51;
+	@!%p85 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f82;
+	add.rn.f32 %f0, %f0, %f83;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p85, %rd52, 0;
-	@!%p85 bra $L_56;
+	setp.ne.s64 %p86, %rd52, 0;
+	@!%p86 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd52;
-	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
-	add.s64 %rd87, %rd23, %rd52;
-	setp.lt.s64 %p88, %rd87, %rd51;
-	@!%p88 bra $L_55;
+	shfl.sync.down.b32 %f87, %f0, %rt18, 31, -1;
+	add.s64 %rd88, %rd23, %rd52;
+	setp.lt.s64 %p89, %rd88, %rd51;
+	@!%p89 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f86;
+	add.rn.f32 %f0, %f0, %f87;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p89, %rd52, 0;
-	@%p89 bra $L_44;
+	setp.ne.s64 %p90, %rd52, 0;
+	@%p90 bra $L_44;
 $L_56:
 	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
-	mov.b64 %rd59, %rd58;
-	add.s64 %rd60, %rd59, 2;
-	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	mad.lo.s64 %rd66, %rd58, 8, %rd61;
+	add.s64 %rd62, %rd66, 16;
 	st.global.f32 [%rd62], %f0;
 	setp.eq.s64 %p63, %rd58, 0;
 	@!%p63 bra $L_59;
@@ -4417,10 +4475,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<85>;
+	.reg .pred %p<88>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<83>;
-	.reg .f32 %f<82>;
+	.reg .b64 %rd<86>;
+	.reg .f32 %f<85>;
 
 $L_0:
 	ld.param.u64 %rd0, [Sum_1_param_4];
@@ -4433,46 +4491,49 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
-	mov.b64 %rd48, %rd3;
-	add.s64 %rd49, %rd48, 2;
+	mov.b64 %rd49, %rd3;
 	mad.lo.s64 %rd50, %rd49, 8, %rd0;
-	mov.b64 %rd51, %rd4;
+	mul.lo.s64 %rd51, %rd4, 8;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mov.b64 %rd9, %rd50;
+	mov.b64 %rd48, %rd50;
+	add.s64 %rd9, %rd48, 16;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_4:
 	setp.lt.s64 %p52, %rd3, %rd2;
 	@!%p52 bra $L_10;
 $L_5:
-	mov.b64 %rd53, %rd50;
+	mov.b64 %rd55, %rd50;
+	add.s64 %rd53, %rd55, 16;
 	ld.global.f32 %f54, [%rd53];
 	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_6:
-	setp.lt.s64 %p55, %rd3, %rd2;
-	@!%p55 bra $L_10;
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
 $L_7:
-	mov.b64 %rd56, %rd50;
-	ld.global.f32 %f57, [%rd56];
-	add.rn.f32 %f5, %f5, %f57;
-	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
-$L_8:
-	setp.lt.s64 %p58, %rd3, %rd2;
-	@!%p58 bra $L_10;
-$L_9:
 	mov.b64 %rd59, %rd50;
-	ld.global.f32 %f60, [%rd59];
-	add.rn.f32 %f5, %f5, %f60;
+	add.s64 %rd57, %rd59, 16;
+	ld.global.f32 %f58, [%rd57];
+	add.rn.f32 %f5, %f5, %f58;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
+$L_8:
+	setp.lt.s64 %p60, %rd3, %rd2;
+	@!%p60 bra $L_10;
+$L_9:
+	mov.b64 %rd63, %rd50;
+	add.s64 %rd61, %rd63, 16;
+	ld.global.f32 %f62, [%rd61];
+	add.rn.f32 %f5, %f5, %f62;
+	add.s64 %rd3, %rd3, %rd4;
+	add.s64 %rd50, %rd50, %rd51;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -4502,40 +4563,40 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
-	add.s64 %rd62, %rd11, %rd18;
-	setp.lt.s64 %p63, %rd62, %rd17;
-	@!%p63 bra $L_16;
+	shfl.sync.down.b32 %f64, %f5, %rt7, 31, -1;
+	add.s64 %rd65, %rd11, %rd18;
+	setp.lt.s64 %p66, %rd65, %rd17;
+	@!%p66 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f61;
+	add.rn.f32 %f5, %f5, %f64;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p64, %rd18, 0;
-	@!%p64 bra $L_23;
+	setp.ne.s64 %p67, %rd18, 0;
+	@!%p67 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
-	add.s64 %rd66, %rd11, %rd18;
-	setp.lt.s64 %p67, %rd66, %rd17;
-	@!%p67 bra $L_19;
+	shfl.sync.down.b32 %f68, %f5, %rt8, 31, -1;
+	add.s64 %rd69, %rd11, %rd18;
+	setp.lt.s64 %p70, %rd69, %rd17;
+	@!%p70 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f65;
+	add.rn.f32 %f5, %f5, %f68;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p68, %rd18, 0;
-	@!%p68 bra $L_23;
+	setp.ne.s64 %p71, %rd18, 0;
+	@!%p71 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
-	add.s64 %rd70, %rd11, %rd18;
-	setp.lt.s64 %p71, %rd70, %rd17;
-	@!%p71 bra $L_22;
+	shfl.sync.down.b32 %f72, %f5, %rt9, 31, -1;
+	add.s64 %rd73, %rd11, %rd18;
+	setp.lt.s64 %p74, %rd73, %rd17;
+	@!%p74 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f69;
+	add.rn.f32 %f5, %f5, %f72;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p72, %rd18, 0;
-	@%p72 bra $L_11;
+	setp.ne.s64 %p75, %rd18, 0;
+	@%p75 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
@@ -4582,40 +4643,40 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
-	add.s64 %rd74, %rd11, %rd40;
-	setp.lt.s64 %p75, %rd74, %rd39;
-	@!%p75 bra $L_34;
+	shfl.sync.down.b32 %f76, %f5, %rt13, 31, -1;
+	add.s64 %rd77, %rd11, %rd40;
+	setp.lt.s64 %p78, %rd77, %rd39;
+	@!%p78 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f73;
+	add.rn.f32 %f5, %f5, %f76;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p76, %rd40, 0;
-	@!%p76 bra $L_41;
+	setp.ne.s64 %p79, %rd40, 0;
+	@!%p79 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
-	add.s64 %rd78, %rd11, %rd40;
-	setp.lt.s64 %p79, %rd78, %rd39;
-	@!%p79 bra $L_37;
+	shfl.sync.down.b32 %f80, %f5, %rt14, 31, -1;
+	add.s64 %rd81, %rd11, %rd40;
+	setp.lt.s64 %p82, %rd81, %rd39;
+	@!%p82 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f77;
+	add.rn.f32 %f5, %f5, %f80;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p80, %rd40, 0;
-	@!%p80 bra $L_41;
+	setp.ne.s64 %p83, %rd40, 0;
+	@!%p83 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
-	add.s64 %rd82, %rd11, %rd40;
-	setp.lt.s64 %p83, %rd82, %rd39;
-	@!%p83 bra $L_40;
+	shfl.sync.down.b32 %f84, %f5, %rt15, 31, -1;
+	add.s64 %rd85, %rd11, %rd40;
+	setp.lt.s64 %p86, %rd85, %rd39;
+	@!%p86 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f81;
+	add.rn.f32 %f5, %f5, %f84;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p84, %rd40, 0;
-	@%p84 bra $L_29;
+	setp.ne.s64 %p87, %rd40, 0;
+	@%p87 bra $L_29;
 $L_41:
 	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
@@ -4702,6 +4763,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r23 = move.i64 r2
+	r24 = elemaddr r4, r23, 4
+	r25 = mul.i64 r1, 4
+	r26 = elemaddr r19, r23, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -4714,18 +4779,22 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	r21 = move.ptr r24
+	r11 = elemaddr r21, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
 	checkindex r9, r20, site 1
-	r18 = elemaddr r19, r9, 4
+	r22 = move.ptr r26
+	r18 = elemaddr r22, 1, 4
 	store.f32 r18, r17
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r24 = elemaddr r24, r25, 1
+	r26 = elemaddr r26, r25, 1
 	jump b2
 b7: # exit
 	return
@@ -4744,30 +4813,32 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r23 = move.i64 r2
+	r24 = elemaddr r4, r23, 4
+	r25 = mul.i64 r1, 4
+	r26 = elemaddr r19, r23, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	branch r7, b3, b5
+b3: # rangeindex.body
+	r21 = move.ptr r24
+	r11 = elemaddr r21, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
-	r18 = elemaddr r19, r9, 4
+	r22 = move.ptr r26
+	r18 = elemaddr r22, 1, 4
 	store.f32 r18, r17
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r24 = elemaddr r24, r25, 1
+	r26 = elemaddr r26, r25, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 kernel Stencil(out []f32, in []f32, w i64)
@@ -4790,6 +4861,12 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r3 = add.i64 r2, r0
+	r36 = mul.i64 r2, -4
+	r41 = mul.i64 r2, 4
+	r43 = move.i64 r3
+	r44 = elemaddr r4, r43, 4
+	r45 = mul.i64 r1, 4
+	r46 = elemaddr r32, r43, 4
 	jump b2
 b2: # head
 	r6 = move.i64 r5
@@ -4807,25 +4884,31 @@ b4: # for.loop
 b5: # average5.entry
 	r12 = sub.i64 r9, r2
 	checkindex r12, r5, site 0
-	r13 = elemaddr r4, r12, 4
+	r35 = move.ptr r44
+	r37 = elemaddr r35, r36, 1
+	r13 = move.ptr r37
 	r14 = load.f32 r13
 	r15 = sub.i64 r9, 1
 	checkindex r15, r5, site 1
-	r16 = elemaddr r4, r15, 4
+	r38 = move.ptr r35
+	r16 = elemaddr r38, -1, 4
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
 	checkindex r9, r5, site 2
-	r19 = elemaddr r4, r9, 4
+	r19 = move.ptr r35
 	r20 = load.f32 r19
 	r21 = add.f32 r18, r20
 	r22 = add.i64 r9, 1
 	checkindex r22, r5, site 3
-	r23 = elemaddr r4, r22, 4
+	r39 = move.ptr r35
+	r23 = elemaddr r39, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
 	r26 = add.i64 r9, r2
 	checkindex r26, r5, site 4
-	r27 = elemaddr r4, r26, 4
+	r40 = move.ptr r35
+	r42 = elemaddr r40, r41, 1
+	r27 = move.ptr r42
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
@@ -4833,11 +4916,13 @@ b5: # average5.entry
 	jump b6
 b6: # average5.return
 	checkindex r9, r33, site 5
-	r31 = elemaddr r32, r9, 4
+	r31 = move.ptr r46
 	store.f32 r31, r11
 	jump b7
 b7: # latch
 	r3 = add.i64 r3, r1
+	r44 = elemaddr r44, r45, 1
+	r46 = elemaddr r46, r45, 1
 	jump b2
 b8: # exit
 	return
@@ -4855,6 +4940,12 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r3 = add.i64 r2, r0
+	r36 = mul.i64 r2, -4
+	r41 = mul.i64 r2, 4
+	r43 = move.i64 r3
+	r44 = elemaddr r4, r43, 4
+	r45 = mul.i64 r1, 4
+	r46 = elemaddr r32, r43, 4
 	jump b2
 b2: # head
 	r6 = move.i64 r5
@@ -4870,33 +4961,37 @@ b4: # for.loop
 	r10 = lt.i64 r9, r7
 	branch r10, b5, b8
 b5: # average5.entry
-	r12 = sub.i64 r9, r2
-	r13 = elemaddr r4, r12, 4
+	r35 = move.ptr r44
+	r37 = elemaddr r35, r36, 1
+	r13 = move.ptr r37
 	r14 = load.f32 r13
-	r15 = sub.i64 r9, 1
-	r16 = elemaddr r4, r15, 4
+	r38 = move.ptr r35
+	r16 = elemaddr r38, -1, 4
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
-	r19 = elemaddr r4, r9, 4
+	r19 = move.ptr r35
 	r20 = load.f32 r19
 	r21 = add.f32 r18, r20
-	r22 = add.i64 r9, 1
-	r23 = elemaddr r4, r22, 4
+	r39 = move.ptr r35
+	r23 = elemaddr r39, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
-	r26 = add.i64 r9, r2
-	r27 = elemaddr r4, r26, 4
+	r40 = move.ptr r35
+	r42 = elemaddr r40, r41, 1
+	r27 = move.ptr r42
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
 	r11 = move.f32 r30
 	jump b6
 b6: # average5.return
-	r31 = elemaddr r32, r9, 4
+	r31 = move.ptr r46
 	store.f32 r31, r11
 	jump b7
 b7: # latch
 	r3 = add.i64 r3, r1
+	r44 = elemaddr r44, r45, 1
+	r46 = elemaddr r46, r45, 1
 	jump b2
 b8: # exit
 	return
@@ -4914,27 +5009,30 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = move.i64 r2
+	r21 = elemaddr r7, r20, 4
+	r22 = mul.i64 r1, 4
+	r23 = elemaddr r13, r20, 4
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b6
-b3: # index
-	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	r6 = elemaddr r7, r5, 4
+	branch r4, b3, b5
+b3: # rangeint.body
+	r6 = move.ptr r21
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
-	r12 = elemaddr r13, r5, 4
+	r12 = move.ptr r23
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
 	store.f32 r17, r16
-	jump b5
-b5: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r21 = elemaddr r21, r22, 1
+	r23 = elemaddr r23, r22, 1
 	jump b2
-b6: # exit
+b5: # exit
 	return
 
 kernel Empty(a []i32, n i64)
@@ -4989,6 +5087,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = move.i64 r2
+	r21 = elemaddr r7, r20, 4
+	r22 = mul.i64 r1, 4
+	r23 = elemaddr r13, r20, 4
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -4998,11 +5100,11 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r5, r8, site 0
-	r6 = elemaddr r7, r5, 4
+	r6 = move.ptr r21
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
 	checkindex r5, r14, site 1
-	r12 = elemaddr r13, r5, 4
+	r12 = move.ptr r23
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
@@ -5010,6 +5112,8 @@ b4: # rangeint.body
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r21 = elemaddr r21, r22, 1
+	r23 = elemaddr r23, r22, 1
 	jump b2
 b6: # exit
 	return
@@ -7475,28 +7579,27 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r18 = move.i64 r2
+	r19 = elemaddr r4, r18, 4
+	r20 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	branch r7, b3, b5
+b3: # rangeindex.body
+	r16 = move.ptr r19
+	r11 = elemaddr r16, 1, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
 	r15 = move.ptr r11
 	store.f32 r15, r13
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r19 = elemaddr r19, r20, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 kernel Add(x []f32, y []f32, out []f32)
@@ -7517,6 +7620,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r24 = move.i64 r2
+	r25 = elemaddr r12, r24, 4
+	r26 = mul.i64 r1, 4
+	r27 = elemaddr r16, r24, 4
+	r28 = elemaddr r4, r24, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -7530,17 +7638,23 @@ b4: # rangeindex.loop
 	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
+	r21 = move.ptr r25
+	r11 = elemaddr r21, 1, 4
 	r14 = load.f32 r11
 	checkindex r9, r17, site 1
-	r15 = elemaddr r16, r9, 4
+	r22 = move.ptr r27
+	r15 = elemaddr r22, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r20 = elemaddr r4, r9, 4
+	r23 = move.ptr r28
+	r20 = elemaddr r23, 1, 4
 	store.f32 r20, r19
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r25 = elemaddr r25, r26, 1
+	r27 = elemaddr r27, r26, 1
+	r28 = elemaddr r28, r26, 1
 	jump b2
 b7: # exit
 	return
@@ -7560,29 +7674,28 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r20 = move.i64 r2
+	r21 = elemaddr r4, r20, 1
+	r22 = move.i64 r1
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 1
+	branch r7, b3, b5
+b3: # rangeindex.body
+	r19 = move.ptr r21
+	r11 = elemaddr r19, 1, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r21 = elemaddr r21, r22, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 kernel Sum(x []f32, out []f32)
@@ -7722,41 +7835,41 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r66 = shuffledown.f32 r0, r30
-	r67 = add.i64 r23, r30
-	r68 = lt.i64 r67, r29
-	branch r68, b30, b31
+	r67 = shuffledown.f32 r0, r30
+	r68 = add.i64 r23, r30
+	r69 = lt.i64 r68, r29
+	branch r69, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r66
+	r0 = add.f32 r0, r67
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r69 = ne.i64 r30, 0
-	branch r69, b32, b38
+	r70 = ne.i64 r30, 0
+	branch r70, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r70 = shuffledown.f32 r0, r30
-	r71 = add.i64 r23, r30
-	r72 = lt.i64 r71, r29
-	branch r72, b33, b34
+	r71 = shuffledown.f32 r0, r30
+	r72 = add.i64 r23, r30
+	r73 = lt.i64 r72, r29
+	branch r73, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r70
+	r0 = add.f32 r0, r71
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r73 = ne.i64 r30, 0
-	branch r73, b35, b38
+	r74 = ne.i64 r30, 0
+	branch r74, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r74 = shuffledown.f32 r0, r30
-	r75 = add.i64 r23, r30
-	r76 = lt.i64 r75, r29
-	branch r76, b36, b37
+	r75 = shuffledown.f32 r0, r30
+	r76 = add.i64 r23, r30
+	r77 = lt.i64 r76, r29
+	branch r77, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r74
+	r0 = add.f32 r0, r75
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r77 = ne.i64 r30, 0
-	branch r77, b26, b38
+	r78 = ne.i64 r30, 0
+	branch r78, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
@@ -7803,49 +7916,48 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r78 = shuffledown.f32 r0, r52
-	r79 = add.i64 r23, r52
-	r80 = lt.i64 r79, r51
-	branch r80, b48, b49
+	r79 = shuffledown.f32 r0, r52
+	r80 = add.i64 r23, r52
+	r81 = lt.i64 r80, r51
+	branch r81, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r78
+	r0 = add.f32 r0, r79
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r81 = ne.i64 r52, 0
-	branch r81, b50, b56
+	r82 = ne.i64 r52, 0
+	branch r82, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r82 = shuffledown.f32 r0, r52
-	r83 = add.i64 r23, r52
-	r84 = lt.i64 r83, r51
-	branch r84, b51, b52
+	r83 = shuffledown.f32 r0, r52
+	r84 = add.i64 r23, r52
+	r85 = lt.i64 r84, r51
+	branch r85, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r82
+	r0 = add.f32 r0, r83
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r85 = ne.i64 r52, 0
-	branch r85, b53, b56
+	r86 = ne.i64 r52, 0
+	branch r86, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r86 = shuffledown.f32 r0, r52
-	r87 = add.i64 r23, r52
-	r88 = lt.i64 r87, r51
-	branch r88, b54, b55
+	r87 = shuffledown.f32 r0, r52
+	r88 = add.i64 r23, r52
+	r89 = lt.i64 r88, r51
+	branch r89, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r86
+	r0 = add.f32 r0, r87
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r89 = ne.i64 r52, 0
-	branch r89, b44, b56
+	r90 = ne.i64 r52, 0
+	branch r90, b44, b56
 b56: # reduction shuffled
 	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = move.i64 r58
-	r60 = add.i64 r59, 2
-	r62 = elemaddr r61, r60, 8
+	r66 = elemaddr r61, r58, 8
+	r62 = elemaddr r66, 2, 8
 	store.f32 r62, r0
 	r63 = eq.i64 r58, 0
 	branch r63, b58, b59
@@ -7871,50 +7983,53 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
-	r48 = move.i64 r3
-	r49 = add.i64 r48, 2
+	r49 = move.i64 r3
 	r50 = elemaddr r0, r49, 8
-	r51 = move.i64 r4
+	r51 = mul.i64 r4, 8
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r9 = move.ptr r50
+	r48 = move.ptr r50
+	r9 = elemaddr r48, 2, 8
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b4
 b4: # combine head (unrolled 1)
 	r52 = lt.i64 r3, r2
 	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r53 = move.ptr r50
+	r55 = move.ptr r50
+	r53 = elemaddr r55, 2, 8
 	r54 = load.f32 r53
 	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r55 = lt.i64 r3, r2
-	branch r55, b7, b10
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
 b7: # combine (unrolled 2)
-	r56 = move.ptr r50
-	r57 = load.f32 r56
-	r5 = add.f32 r5, r57
+	r59 = move.ptr r50
+	r57 = elemaddr r59, 2, 8
+	r58 = load.f32 r57
+	r5 = add.f32 r5, r58
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r58 = lt.i64 r3, r2
-	branch r58, b9, b10
+	r60 = lt.i64 r3, r2
+	branch r60, b9, b10
 b9: # combine (unrolled 3)
-	r59 = move.ptr r50
-	r60 = load.f32 r59
-	r5 = add.f32 r5, r60
+	r63 = move.ptr r50
+	r61 = elemaddr r63, 2, 8
+	r62 = load.f32 r61
+	r5 = add.f32 r5, r62
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -7939,41 +8054,41 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r61 = shuffledown.f32 r5, r18
-	r62 = add.i64 r11, r18
-	r63 = lt.i64 r62, r17
-	branch r63, b15, b16
+	r64 = shuffledown.f32 r5, r18
+	r65 = add.i64 r11, r18
+	r66 = lt.i64 r65, r17
+	branch r66, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r61
+	r5 = add.f32 r5, r64
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r64 = ne.i64 r18, 0
-	branch r64, b17, b23
+	r67 = ne.i64 r18, 0
+	branch r67, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r65 = shuffledown.f32 r5, r18
-	r66 = add.i64 r11, r18
-	r67 = lt.i64 r66, r17
-	branch r67, b18, b19
+	r68 = shuffledown.f32 r5, r18
+	r69 = add.i64 r11, r18
+	r70 = lt.i64 r69, r17
+	branch r70, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r65
+	r5 = add.f32 r5, r68
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r68 = ne.i64 r18, 0
-	branch r68, b20, b23
+	r71 = ne.i64 r18, 0
+	branch r71, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r69 = shuffledown.f32 r5, r18
-	r70 = add.i64 r11, r18
-	r71 = lt.i64 r70, r17
-	branch r71, b21, b22
+	r72 = shuffledown.f32 r5, r18
+	r73 = add.i64 r11, r18
+	r74 = lt.i64 r73, r17
+	branch r74, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r69
+	r5 = add.f32 r5, r72
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r72 = ne.i64 r18, 0
-	branch r72, b11, b23
+	r75 = ne.i64 r18, 0
+	branch r75, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
@@ -8020,41 +8135,41 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r73 = shuffledown.f32 r5, r40
-	r74 = add.i64 r11, r40
-	r75 = lt.i64 r74, r39
-	branch r75, b33, b34
+	r76 = shuffledown.f32 r5, r40
+	r77 = add.i64 r11, r40
+	r78 = lt.i64 r77, r39
+	branch r78, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r73
+	r5 = add.f32 r5, r76
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r76 = ne.i64 r40, 0
-	branch r76, b35, b41
+	r79 = ne.i64 r40, 0
+	branch r79, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r77 = shuffledown.f32 r5, r40
-	r78 = add.i64 r11, r40
-	r79 = lt.i64 r78, r39
-	branch r79, b36, b37
+	r80 = shuffledown.f32 r5, r40
+	r81 = add.i64 r11, r40
+	r82 = lt.i64 r81, r39
+	branch r82, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r77
+	r5 = add.f32 r5, r80
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r80 = ne.i64 r40, 0
-	branch r80, b38, b41
+	r83 = ne.i64 r40, 0
+	branch r83, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r81 = shuffledown.f32 r5, r40
-	r82 = add.i64 r11, r40
-	r83 = lt.i64 r82, r39
-	branch r83, b39, b40
+	r84 = shuffledown.f32 r5, r40
+	r85 = add.i64 r11, r40
+	r86 = lt.i64 r85, r39
+	branch r86, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r81
+	r5 = add.f32 r5, r84
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r84 = ne.i64 r40, 0
-	branch r84, b29, b41
+	r87 = ne.i64 r40, 0
+	branch r87, b29, b41
 b41: # reduction shuffled
 	r45 = move.bool r23
 	branch r45, b42, b43

@@ -683,11 +683,11 @@ const qdPTX = `//
 	.param .u64 Stencil2D_0_param_6
 )
 {
-	.reg .pred %p<53>;
+	.reg .pred %p<65>;
 	.reg .pred %pt<9>;
-	.reg .b32 %r<58>;
+	.reg .b32 %r<70>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<59>;
+	.reg .b64 %rd<71>;
 	.reg .b64 %rdt<5>;
 	.reg .f32 %f<39>;
 
@@ -714,6 +714,12 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 	sub.s64 %rd44, %rd9, 1;
 	sub.s64 %rd40, %rd41, 1;
+	mul.lo.s64 %rd49, %rd9, -4;
+	mul.lo.s64 %rd52, %rd9, 4;
+	mov.b64 %rd54, %rd2;
+	mad.lo.s64 %rd55, %rd54, 4, %rd13;
+	mul.lo.s64 %rd56, %rd1, 4;
+	mad.lo.s64 %rd57, %rd54, 4, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_14;
@@ -722,23 +728,23 @@ $L_3:
 $L_4:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd48, %rd7;
-	mov.b64 %rd49, %rd9;
-	or.b64 %rd50, %rd48, %rd49;
-	shr.u64 %rd51, %rd50, 32;
-	setp.eq.u64 %p52, %rd51, 0;
-	@!%p52 bra $L_13;
+	mov.b64 %rd60, %rd7;
+	mov.b64 %rd61, %rd9;
+	or.b64 %rd62, %rd60, %rd61;
+	shr.u64 %rd63, %rd62, 32;
+	setp.eq.u64 %p64, %rd63, 0;
+	@!%p64 bra $L_13;
 $L_5:
-	cvt.u32.u64 %r53, %rd7;
-	cvt.u32.u64 %r54, %rd9;
-	div.u32 %r55, %r53, %r54;
-	mul.lo.u32 %r57, %r55, %r54;
-	sub.u32 %r56, %r53, %r57;
-	cvt.u64.u32 %rd46, %r55;
-	cvt.u64.u32 %rd47, %r56;
+	cvt.u32.u64 %r65, %rd7;
+	cvt.u32.u64 %r66, %rd9;
+	div.u32 %r67, %r65, %r66;
+	mul.lo.u32 %r69, %r67, %r66;
+	sub.u32 %r68, %r65, %r69;
+	cvt.u64.u32 %rd58, %r67;
+	cvt.u64.u32 %rd59, %r68;
 $L_6:
-	mov.b64 %rd8, %rd47;
-	mov.b64 %rd10, %rd46;
+	mov.b64 %rd8, %rd59;
+	mov.b64 %rd10, %rd58;
 	setp.gt.s64 %p11, %rd8, 0;
 	@!%p11 bra $L_12;
 $L_7:
@@ -753,54 +759,62 @@ $L_9:
 $L_10:
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd13;
+	mov.b64 %rd12, %rd55;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
 	sub.s64 %rd17, %rd7, 1;
 	setp.ge.u64 %pt2, %rd17, %rd14;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd18, %rd17, 4, %rd13;
+	mov.b64 %rd46, %rd12;
+	add.s64 %rd18, %rd46, -4;
 	ld.global.f32 %f19, [%rd18];
 	add.s64 %rd20, %rd7, 1;
 	setp.ge.u64 %pt3, %rd20, %rd14;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd21, %rd20, 4, %rd13;
+	mov.b64 %rd47, %rd12;
+	add.s64 %rd21, %rd47, 4;
 	ld.global.f32 %f22, [%rd21];
 	add.rn.f32 %f23, %f19, %f22;
 	sub.s64 %rd24, %rd7, %rd9;
 	setp.ge.u64 %pt4, %rd24, %rd14;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd25, %rd24, 4, %rd13;
+	mov.b64 %rd48, %rd12;
+	add.s64 %rd50, %rd48, %rd49;
+	mov.b64 %rd25, %rd50;
 	ld.global.f32 %f26, [%rd25];
 	add.rn.f32 %f27, %f23, %f26;
 	add.s64 %rd28, %rd7, %rd9;
 	setp.ge.u64 %pt5, %rd28, %rd14;
 	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd29, %rd28, 4, %rd13;
+	mov.b64 %rd51, %rd12;
+	add.s64 %rd53, %rd51, %rd52;
+	mov.b64 %rd29, %rd53;
 	ld.global.f32 %f30, [%rd29];
 	add.rn.f32 %f31, %f27, %f30;
 	mul.rn.f32 %f32, %f31, 0f3E000000;
 	add.rn.f32 %f33, %f16, %f32;
-	mad.lo.s64 %rd34, %rd7, 4, %rd4;
+	mov.b64 %rd34, %rd57;
 	st.global.f32 [%rd34], %f33;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd55, %rd55, %rd56;
+	add.s64 %rd57, %rd57, %rd56;
 	bra.uni $L_2;
 $L_12:
 	setp.ge.u64 %pt6, %rd7, %rd14;
 	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd37, %rd7, 4, %rd13;
+	mov.b64 %rd37, %rd55;
 	ld.global.f32 %f38, [%rd37];
-	mad.lo.s64 %rd39, %rd7, 4, %rd4;
+	mov.b64 %rd39, %rd57;
 	st.global.f32 [%rd39], %f38;
 	bra.uni $L_11;
 $L_13:
 	setp.eq.s64 %pt7, %rd9, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd46, %rd7, %rd9;
-	selp.b64 %rd46, %rdt3, %rd46, %pt7;
-	mul.lo.s64 %rd58, %rd46, %rd9;
-	sub.s64 %rd47, %rd7, %rd58;
+	div.s64 %rd58, %rd7, %rd9;
+	selp.b64 %rd58, %rdt3, %rd58, %pt7;
+	mul.lo.s64 %rd70, %rd58, %rd9;
+	sub.s64 %rd59, %rd7, %rd70;
 	bra.uni $L_6;
 $L_14:
 	ret;
@@ -867,11 +881,11 @@ $Lfault:
 	.param .u64 Stencil3D_0_param_7
 )
 {
-	.reg .pred %p<91>;
+	.reg .pred %p<109>;
 	.reg .pred %pt<14>;
-	.reg .b32 %r<94>;
+	.reg .b32 %r<112>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<90>;
+	.reg .b64 %rd<108>;
 	.reg .b64 %rdt<7>;
 	.reg .f32 %f<46>;
 	.reg .f32 %ft<1>;
@@ -903,6 +917,14 @@ $L_1:
 	sub.s64 %rd54, %rd12, 1;
 	sub.s64 %rd50, %rd51, 1;
 	mov.b64 %rd16, %rd13;
+	mul.lo.s64 %rd62, %rd9, -4;
+	mul.lo.s64 %rd65, %rd9, 4;
+	mul.lo.s64 %rd68, %rd16, -4;
+	mul.lo.s64 %rd71, %rd16, 4;
+	mov.b64 %rd73, %rd2;
+	mad.lo.s64 %rd74, %rd73, 4, %rd19;
+	mul.lo.s64 %rd75, %rd1, 4;
+	mad.lo.s64 %rd76, %rd73, 4, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_22;
@@ -911,56 +933,56 @@ $L_3:
 $L_4:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd61, %rd7;
-	mov.b64 %rd62, %rd9;
-	or.b64 %rd63, %rd61, %rd62;
-	shr.u64 %rd64, %rd63, 32;
-	setp.eq.u64 %p65, %rd64, 0;
-	@!%p65 bra $L_21;
+	mov.b64 %rd79, %rd7;
+	mov.b64 %rd80, %rd9;
+	or.b64 %rd81, %rd79, %rd80;
+	shr.u64 %rd82, %rd81, 32;
+	setp.eq.u64 %p83, %rd82, 0;
+	@!%p83 bra $L_21;
 $L_5:
-	cvt.u32.u64 %r66, %rd7;
-	cvt.u32.u64 %r67, %rd9;
-	div.u32 %r68, %r66, %r67;
-	mul.lo.u32 %r70, %r68, %r67;
-	sub.u32 %r69, %r66, %r70;
-	cvt.u64.u32 %rd59, %r68;
-	cvt.u64.u32 %rd60, %r69;
+	cvt.u32.u64 %r84, %rd7;
+	cvt.u32.u64 %r85, %rd9;
+	div.u32 %r86, %r84, %r85;
+	mul.lo.u32 %r88, %r86, %r85;
+	sub.u32 %r87, %r84, %r88;
+	cvt.u64.u32 %rd77, %r86;
+	cvt.u64.u32 %rd78, %r87;
 $L_6:
-	mov.b64 %rd8, %rd60;
-	mov.b64 %rd10, %rd59;
+	mov.b64 %rd8, %rd78;
+	mov.b64 %rd10, %rd77;
 	setp.eq.s64 %pt1, %rd12, 0;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd74, %rd10;
-	mov.b64 %rd75, %rd12;
-	or.b64 %rd76, %rd74, %rd75;
-	shr.u64 %rd77, %rd76, 32;
-	setp.eq.u64 %p78, %rd77, 0;
-	@!%p78 bra $L_20;
+	mov.b64 %rd92, %rd10;
+	mov.b64 %rd93, %rd12;
+	or.b64 %rd94, %rd92, %rd93;
+	shr.u64 %rd95, %rd94, 32;
+	setp.eq.u64 %p96, %rd95, 0;
+	@!%p96 bra $L_20;
 $L_7:
-	cvt.u32.u64 %r79, %rd10;
-	cvt.u32.u64 %r80, %rd12;
-	div.u32 %r81, %r79, %r80;
-	mul.lo.u32 %r83, %r81, %r80;
-	sub.u32 %r82, %r79, %r83;
-	cvt.u64.u32 %rd72, %r81;
-	cvt.u64.u32 %rd73, %r82;
+	cvt.u32.u64 %r97, %rd10;
+	cvt.u32.u64 %r98, %rd12;
+	div.u32 %r99, %r97, %r98;
+	mul.lo.u32 %r101, %r99, %r98;
+	sub.u32 %r100, %r97, %r101;
+	cvt.u64.u32 %rd90, %r99;
+	cvt.u64.u32 %rd91, %r100;
 $L_8:
-	mov.b64 %rd11, %rd73;
+	mov.b64 %rd11, %rd91;
 	setp.eq.s64 %pt2, %rd13, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd86, %rd7;
-	mov.b64 %rd87, %rd13;
-	or.b64 %rd88, %rd86, %rd87;
-	shr.u64 %rd89, %rd88, 32;
-	setp.eq.u64 %p90, %rd89, 0;
-	@!%p90 bra $L_19;
+	mov.b64 %rd104, %rd7;
+	mov.b64 %rd105, %rd13;
+	or.b64 %rd106, %rd104, %rd105;
+	shr.u64 %rd107, %rd106, 32;
+	setp.eq.u64 %p108, %rd107, 0;
+	@!%p108 bra $L_19;
 $L_9:
-	cvt.u32.u64 %r91, %rd7;
-	cvt.u32.u64 %r92, %rd13;
-	div.u32 %r93, %r91, %r92;
-	cvt.u64.u32 %rd85, %r93;
+	cvt.u32.u64 %r109, %rd7;
+	cvt.u32.u64 %r110, %rd13;
+	div.u32 %r111, %r109, %r110;
+	cvt.u64.u32 %rd103, %r111;
 $L_10:
-	mov.b64 %rd14, %rd85;
+	mov.b64 %rd14, %rd103;
 	setp.gt.s64 %p15, %rd8, 0;
 	@!%p15 bra $L_18;
 $L_11:
@@ -982,75 +1004,87 @@ $L_16:
 	sub.s64 %rd17, %rd7, 1;
 	setp.ge.u64 %pt3, %rd17, %rd20;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd18, %rd17, 4, %rd19;
+	mov.b64 %rd59, %rd74;
+	add.s64 %rd18, %rd59, -4;
 	ld.global.f32 %f21, [%rd18];
 	add.s64 %rd22, %rd7, 1;
 	setp.ge.u64 %pt4, %rd22, %rd20;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd23, %rd22, 4, %rd19;
+	mov.b64 %rd60, %rd59;
+	add.s64 %rd23, %rd60, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
 	sub.s64 %rd26, %rd7, %rd9;
 	setp.ge.u64 %pt5, %rd26, %rd20;
 	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd27, %rd26, 4, %rd19;
+	mov.b64 %rd61, %rd59;
+	add.s64 %rd63, %rd61, %rd62;
+	mov.b64 %rd27, %rd63;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
 	add.s64 %rd30, %rd7, %rd9;
 	setp.ge.u64 %pt6, %rd30, %rd20;
 	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd31, %rd30, 4, %rd19;
+	mov.b64 %rd64, %rd59;
+	add.s64 %rd66, %rd64, %rd65;
+	mov.b64 %rd31, %rd66;
 	ld.global.f32 %f32, [%rd31];
 	add.rn.f32 %f33, %f29, %f32;
 	sub.s64 %rd34, %rd7, %rd16;
 	setp.ge.u64 %pt7, %rd34, %rd20;
 	@%pt7 bra $Lfault_7;
-	mad.lo.s64 %rd35, %rd34, 4, %rd19;
+	mov.b64 %rd67, %rd59;
+	add.s64 %rd69, %rd67, %rd68;
+	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	add.rn.f32 %f37, %f33, %f36;
 	add.s64 %rd38, %rd7, %rd16;
 	setp.ge.u64 %pt8, %rd38, %rd20;
 	@%pt8 bra $Lfault_8;
-	mad.lo.s64 %rd39, %rd38, 4, %rd19;
+	mov.b64 %rd70, %rd59;
+	add.s64 %rd72, %rd70, %rd71;
+	mov.b64 %rd39, %rd72;
 	ld.global.f32 %f40, [%rd39];
 	add.rn.f32 %f41, %f37, %f40;
 	setp.ge.u64 %pt9, %rd7, %rd20;
 	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd42, %rd7, 4, %rd19;
+	mov.b64 %rd42, %rd59;
 	ld.global.f32 %f43, [%rd42];
 	mul.rn.f32 %f44, %f43, 0f40C00000;
 	sub.rn.f32 %f45, %f41, %f44;
-	mad.lo.s64 %rd46, %rd7, 4, %rd4;
+	mov.b64 %rd46, %rd76;
 	st.global.f32 [%rd46], %f45;
 $L_17:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd74, %rd74, %rd75;
+	add.s64 %rd76, %rd76, %rd75;
 	bra.uni $L_2;
 $L_18:
-	mad.lo.s64 %rd49, %rd7, 4, %rd4;
+	mov.b64 %rd49, %rd76;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd49], %ft0;
 	bra.uni $L_17;
 $L_19:
 	setp.eq.s64 %pt10, %rd13, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd85, %rd7, %rd13;
-	selp.b64 %rd85, %rdt3, %rd85, %pt10;
+	div.s64 %rd103, %rd7, %rd13;
+	selp.b64 %rd103, %rdt3, %rd103, %pt10;
 	bra.uni $L_10;
 $L_20:
 	setp.eq.s64 %pt11, %rd12, -1;
 	neg.s64 %rdt4, %rd10;
-	div.s64 %rd72, %rd10, %rd12;
-	selp.b64 %rd72, %rdt4, %rd72, %pt11;
-	mul.lo.s64 %rd84, %rd72, %rd12;
-	sub.s64 %rd73, %rd10, %rd84;
+	div.s64 %rd90, %rd10, %rd12;
+	selp.b64 %rd90, %rdt4, %rd90, %pt11;
+	mul.lo.s64 %rd102, %rd90, %rd12;
+	sub.s64 %rd91, %rd10, %rd102;
 	bra.uni $L_8;
 $L_21:
 	setp.eq.s64 %pt12, %rd9, -1;
 	neg.s64 %rdt5, %rd7;
-	div.s64 %rd59, %rd7, %rd9;
-	selp.b64 %rd59, %rdt5, %rd59, %pt12;
-	mul.lo.s64 %rd71, %rd59, %rd9;
-	sub.s64 %rd60, %rd7, %rd71;
+	div.s64 %rd77, %rd7, %rd9;
+	selp.b64 %rd77, %rdt5, %rd77, %pt12;
+	mul.lo.s64 %rd89, %rd77, %rd9;
+	sub.s64 %rd78, %rd7, %rd89;
 	bra.uni $L_6;
 $L_22:
 	ret;
@@ -1132,11 +1166,11 @@ $Lfault:
 	.param .u64 Matmul_0_param_7
 )
 {
-	.reg .pred %p<55>;
+	.reg .pred %p<56>;
 	.reg .pred %pt<14>;
-	.reg .b32 %r<51>;
+	.reg .b32 %r<52>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<54>;
+	.reg .b64 %rd<55>;
 	.reg .b64 %rdt<5>;
 	.reg .f32 %f<26>;
 
@@ -1171,23 +1205,23 @@ $L_3:
 $L_4:
 	setp.eq.s64 %pt0, %rd4, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd41, %rd6;
-	mov.b64 %rd42, %rd4;
-	or.b64 %rd43, %rd41, %rd42;
-	shr.u64 %rd44, %rd43, 32;
-	setp.eq.u64 %p45, %rd44, 0;
-	@!%p45 bra $L_21;
+	mov.b64 %rd42, %rd6;
+	mov.b64 %rd43, %rd4;
+	or.b64 %rd44, %rd42, %rd43;
+	shr.u64 %rd45, %rd44, 32;
+	setp.eq.u64 %p46, %rd45, 0;
+	@!%p46 bra $L_21;
 $L_5:
-	cvt.u32.u64 %r46, %rd6;
-	cvt.u32.u64 %r47, %rd4;
-	div.u32 %r48, %r46, %r47;
-	mul.lo.u32 %r50, %r48, %r47;
-	sub.u32 %r49, %r46, %r50;
-	cvt.u64.u32 %rd39, %r48;
+	cvt.u32.u64 %r47, %rd6;
+	cvt.u32.u64 %r48, %rd4;
+	div.u32 %r49, %r47, %r48;
+	mul.lo.u32 %r51, %r49, %r48;
+	sub.u32 %r50, %r47, %r51;
 	cvt.u64.u32 %rd40, %r49;
+	cvt.u64.u32 %rd41, %r50;
 $L_6:
-	mov.b64 %rd7, %rd39;
-	mov.b64 %rd8, %rd40;
+	mov.b64 %rd7, %rd40;
+	mov.b64 %rd8, %rd41;
 	mov.f32 %f9, 0f00000000;
 	mov.b64 %rd10, 0;
 	mul.lo.s64 %rd12, %rd7, %rd4;
@@ -1197,12 +1231,13 @@ $L_6:
 	mad.lo.s64 %rd36, %rd35, 4, %rd21;
 	mov.b64 %rd37, %rd4;
 	mov.b64 %rd38, %rd37;
+	mul.lo.s64 %rd39, %rd38, 4;
 $L_7:
-	max.s64 %rd52, %rd4, -9223372036854775805;
-	sub.s64 %rd53, %rd52, 3;
+	max.s64 %rd53, %rd4, -9223372036854775805;
+	sub.s64 %rd54, %rd53, 3;
 $L_8:
-	setp.lt.s64 %p54, %rd10, %rd53;
-	@!%p54 bra $L_17;
+	setp.lt.s64 %p55, %rd10, %rd54;
+	@!%p55 bra $L_17;
 $L_9:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_10:
@@ -1223,7 +1258,7 @@ $L_10:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 $L_11:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_12:
@@ -1244,7 +1279,7 @@ $L_12:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 $L_13:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_14:
@@ -1265,7 +1300,7 @@ $L_14:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 $L_15:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_16:
@@ -1286,7 +1321,7 @@ $L_16:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 	bra.uni $L_8;
 $L_17:
 	setp.lt.s64 %p11, %rd10, %rd4;
@@ -1309,7 +1344,7 @@ $L_18:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 	bra.uni $L_17;
 $L_19:
 	setp.ge.u64 %pt11, %rd6, %rd29;
@@ -1322,10 +1357,10 @@ $L_20:
 $L_21:
 	setp.eq.s64 %pt12, %rd4, -1;
 	neg.s64 %rdt3, %rd6;
-	div.s64 %rd39, %rd6, %rd4;
-	selp.b64 %rd39, %rdt3, %rd39, %pt12;
-	mul.lo.s64 %rd51, %rd39, %rd4;
-	sub.s64 %rd40, %rd6, %rd51;
+	div.s64 %rd40, %rd6, %rd4;
+	selp.b64 %rd40, %rdt3, %rd40, %pt12;
+	mul.lo.s64 %rd52, %rd40, %rd4;
+	sub.s64 %rd41, %rd6, %rd52;
 	bra.uni $L_6;
 $L_22:
 	ret;
@@ -1416,11 +1451,11 @@ $Lfault:
 	.param .u64 Blur_0_param_6
 )
 {
-	.reg .pred %p<220>;
+	.reg .pred %p<223>;
 	.reg .pred %pt<12>;
-	.reg .b32 %r<225>;
+	.reg .b32 %r<228>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<226>;
+	.reg .b64 %rd<229>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -1450,6 +1485,9 @@ $L_1:
 	mov.b64 %rd63, %rd29;
 	mov.b64 %rd87, %rd16;
 	mov.b64 %rd130, %rd16;
+	mov.b64 %rd213, %rd2;
+	add.s64 %rd214, %rd4, %rd213;
+	mov.b64 %rd215, %rd1;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_25;
@@ -1458,23 +1496,23 @@ $L_3:
 $L_4:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd215, %rd7;
-	mov.b64 %rd216, %rd9;
-	or.b64 %rd217, %rd215, %rd216;
-	shr.u64 %rd218, %rd217, 32;
-	setp.eq.u64 %p219, %rd218, 0;
-	@!%p219 bra $L_24;
+	mov.b64 %rd218, %rd7;
+	mov.b64 %rd219, %rd9;
+	or.b64 %rd220, %rd218, %rd219;
+	shr.u64 %rd221, %rd220, 32;
+	setp.eq.u64 %p222, %rd221, 0;
+	@!%p222 bra $L_24;
 $L_5:
-	cvt.u32.u64 %r220, %rd7;
-	cvt.u32.u64 %r221, %rd9;
-	div.u32 %r222, %r220, %r221;
-	mul.lo.u32 %r224, %r222, %r221;
-	sub.u32 %r223, %r220, %r224;
-	cvt.u64.u32 %rd213, %r222;
-	cvt.u64.u32 %rd214, %r223;
+	cvt.u32.u64 %r223, %rd7;
+	cvt.u32.u64 %r224, %rd9;
+	div.u32 %r225, %r223, %r224;
+	mul.lo.u32 %r227, %r225, %r224;
+	sub.u32 %r226, %r223, %r227;
+	cvt.u64.u32 %rd216, %r225;
+	cvt.u64.u32 %rd217, %r226;
 $L_6:
-	mov.b64 %rd8, %rd214;
-	mov.b64 %rd10, %rd213;
+	mov.b64 %rd8, %rd217;
+	mov.b64 %rd10, %rd216;
 	mov.b64 %rd11, 0;
 $L_7:
 	add.s64 %rd14, %rd10, -1;
@@ -1613,18 +1651,19 @@ $L_22:
 	mov.b64 %rd21, %rd47;
 	cvt.u32.u64 %r22, %rd21;
 	and.b32 %r22, %r22, 255;
-	add.s64 %rd23, %rd4, %rd7;
+	mov.b64 %rd23, %rd214;
 	st.global.u8 [%rd23], %r22;
 $L_23:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd214, %rd214, %rd215;
 	bra.uni $L_2;
 $L_24:
 	setp.eq.s64 %pt10, %rd9, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd213, %rd7, %rd9;
-	selp.b64 %rd213, %rdt3, %rd213, %pt10;
-	mul.lo.s64 %rd225, %rd213, %rd9;
-	sub.s64 %rd214, %rd7, %rd225;
+	div.s64 %rd216, %rd7, %rd9;
+	selp.b64 %rd216, %rdt3, %rd216, %pt10;
+	mul.lo.s64 %rd228, %rd216, %rd9;
+	sub.s64 %rd217, %rd7, %rd228;
 	bra.uni $L_6;
 $L_25:
 	ret;
@@ -1942,7 +1981,7 @@ $Lfault:
 	.reg .pred %p<102>;
 	.reg .pred %pt<10>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<111>;
+	.reg .b64 %rd<115>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<110>;
 
@@ -1966,6 +2005,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd111, %rd2;
+	mad.lo.s64 %rd112, %rd111, 4, %rd9;
+	mul.lo.s64 %rd113, %rd1, 4;
+	mad.lo.s64 %rd114, %rd111, 4, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_15;
@@ -1974,7 +2017,7 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	mov.b64 %rd8, %rd112;
 	ld.global.f32 %f11, [%rd8];
 	mov.f32 %f12, 0f00000000;
 $L_5:
@@ -2037,10 +2080,12 @@ $L_13:
 	mul.rn.f32 %f25, %f12, 0f3E000000;
 	mul.rn.f32 %f26, %f25, 0f3F733333;
 	div.rn.f32 %f27, %f26, 0f40400000;
-	mad.lo.s64 %rd28, %rd7, 4, %rd4;
+	mov.b64 %rd28, %rd114;
 	st.global.f32 [%rd28], %f27;
 $L_14:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd112, %rd112, %rd113;
+	add.s64 %rd114, %rd114, %rd113;
 	bra.uni $L_2;
 $L_15:
 	ret;
@@ -3303,7 +3348,7 @@ $Lfault:
 	.reg .pred %p<20>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<17>;
 
@@ -3327,6 +3372,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd20, %rd2;
+	mad.lo.s64 %rd21, %rd20, 8, %rd9;
+	mul.lo.s64 %rd22, %rd1, 8;
+	mad.lo.s64 %rd23, %rd20, 8, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -3335,16 +3384,18 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	mov.b64 %rd8, %rd21;
 	ld.global.f64 %fd11, [%rd8];
 	mul.rn.f64 %fd12, %fd13, %fd11;
-	mad.lo.s64 %rd14, %rd7, 8, %rd4;
+	mov.b64 %rd14, %rd23;
 	ld.global.f64 %fd15, [%rd14];
 	add.rn.f64 %fd16, %fd12, %fd15;
 	mov.b64 %rd17, %rd14;
 	st.global.f64 [%rd17], %fd16;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd21, %rd21, %rd22;
+	add.s64 %rd23, %rd23, %rd22;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -3541,11 +3592,11 @@ $Lfault:
 	.param .u64 Transpose_0_param_6
 )
 {
-	.reg .pred %p<28>;
+	.reg .pred %p<31>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<33>;
+	.reg .b32 %r<36>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<34>;
+	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<18>;
 
@@ -3570,6 +3621,9 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd21, %rd2;
+	mad.lo.s64 %rd22, %rd21, 8, %rd4;
+	mul.lo.s64 %rd23, %rd1, 8;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_9;
@@ -3578,41 +3632,42 @@ $L_3:
 $L_4:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd23, %rd7;
-	mov.b64 %rd24, %rd9;
-	or.b64 %rd25, %rd23, %rd24;
-	shr.u64 %rd26, %rd25, 32;
-	setp.eq.u64 %p27, %rd26, 0;
-	@!%p27 bra $L_8;
+	mov.b64 %rd26, %rd7;
+	mov.b64 %rd27, %rd9;
+	or.b64 %rd28, %rd26, %rd27;
+	shr.u64 %rd29, %rd28, 32;
+	setp.eq.u64 %p30, %rd29, 0;
+	@!%p30 bra $L_8;
 $L_5:
-	cvt.u32.u64 %r28, %rd7;
-	cvt.u32.u64 %r29, %rd9;
-	div.u32 %r30, %r28, %r29;
-	mul.lo.u32 %r32, %r30, %r29;
-	sub.u32 %r31, %r28, %r32;
-	cvt.u64.u32 %rd21, %r30;
-	cvt.u64.u32 %rd22, %r31;
+	cvt.u32.u64 %r31, %rd7;
+	cvt.u32.u64 %r32, %rd9;
+	div.u32 %r33, %r31, %r32;
+	mul.lo.u32 %r35, %r33, %r32;
+	sub.u32 %r34, %r31, %r35;
+	cvt.u64.u32 %rd24, %r33;
+	cvt.u64.u32 %rd25, %r34;
 $L_6:
-	mov.b64 %rd8, %rd21;
-	mov.b64 %rd10, %rd22;
+	mov.b64 %rd8, %rd24;
+	mov.b64 %rd10, %rd25;
 	mul.lo.s64 %rd11, %rd10, %rd12;
 	add.s64 %rd13, %rd11, %rd8;
 	setp.ge.u64 %pt1, %rd13, %rd16;
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd14, %rd13, 8, %rd15;
 	ld.global.f64 %fd17, [%rd14];
-	mad.lo.s64 %rd18, %rd7, 8, %rd4;
+	mov.b64 %rd18, %rd22;
 	st.global.f64 [%rd18], %fd17;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd22, %rd22, %rd23;
 	bra.uni $L_2;
 $L_8:
 	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd21, %rd7, %rd9;
-	selp.b64 %rd21, %rdt3, %rd21, %pt2;
-	mul.lo.s64 %rd33, %rd21, %rd9;
-	sub.s64 %rd22, %rd7, %rd33;
+	div.s64 %rd24, %rd7, %rd9;
+	selp.b64 %rd24, %rdt3, %rd24, %pt2;
+	mul.lo.s64 %rd36, %rd24, %rd9;
+	sub.s64 %rd25, %rd7, %rd36;
 	bra.uni $L_6;
 $L_9:
 	ret;
@@ -3671,6 +3726,12 @@ b1: # setup
 	r2 = move.i64 r0
 	r44 = sub.i64 r9, 1
 	r40 = sub.i64 r41, 1
+	r49 = mul.i64 r9, -4
+	r52 = mul.i64 r9, 4
+	r54 = move.i64 r2
+	r55 = elemaddr r13, r54, 4
+	r56 = mul.i64 r1, 4
+	r57 = elemaddr r4, r54, 4
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -3680,24 +3741,24 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r48 = convert.u64.i64 r7
-	r49 = convert.u64.i64 r9
-	r50 = or.u64 r48, r49
-	r51 = shr.u64.u32 r50, 32
-	r52 = eq.u64 r51, 0
-	branch r52, b5, b13
+	r60 = convert.u64.i64 r7
+	r61 = convert.u64.i64 r9
+	r62 = or.u64 r60, r61
+	r63 = shr.u64.u32 r62, 32
+	r64 = eq.u64 r63, 0
+	branch r64, b5, b13
 b5: # divide in 32 bits
-	r53 = convert.u32.i64 r7
-	r54 = convert.u32.i64 r9
-	r55 = div.u32 r53, r54
-	r57 = mul.u32 r55, r54
-	r56 = sub.u32 r53, r57
-	r46 = convert.i64.u32 r55
-	r47 = convert.i64.u32 r56
+	r65 = convert.u32.i64 r7
+	r66 = convert.u32.i64 r9
+	r67 = div.u32 r65, r66
+	r69 = mul.u32 r67, r66
+	r68 = sub.u32 r65, r69
+	r58 = convert.i64.u32 r67
+	r59 = convert.i64.u32 r68
 	jump b6
 b6: # rangeint.body
-	r8 = move.i64 r47
-	r10 = move.i64 r46
+	r8 = move.i64 r59
+	r10 = move.i64 r58
 	r11 = gt.i64 r8, 0
 	branch r11, b7, b12
 b7: # cond.true
@@ -3711,47 +3772,55 @@ b9: # cond.true
 	branch r42, b10, b12
 b10: # if.then
 	checkindex r7, r14, site 2
-	r12 = elemaddr r13, r7, 4
+	r12 = move.ptr r55
 	r15 = load.f32 r12
 	r16 = mul.f32 r15, 0.5
 	r17 = sub.i64 r7, 1
 	checkindex r17, r14, site 3
-	r18 = elemaddr r13, r17, 4
+	r46 = move.ptr r12
+	r18 = elemaddr r46, -1, 4
 	r19 = load.f32 r18
 	r20 = add.i64 r7, 1
 	checkindex r20, r14, site 4
-	r21 = elemaddr r13, r20, 4
+	r47 = move.ptr r12
+	r21 = elemaddr r47, 1, 4
 	r22 = load.f32 r21
 	r23 = add.f32 r19, r22
 	r24 = sub.i64 r7, r9
 	checkindex r24, r14, site 5
-	r25 = elemaddr r13, r24, 4
+	r48 = move.ptr r12
+	r50 = elemaddr r48, r49, 1
+	r25 = move.ptr r50
 	r26 = load.f32 r25
 	r27 = add.f32 r23, r26
 	r28 = add.i64 r7, r9
 	checkindex r28, r14, site 6
-	r29 = elemaddr r13, r28, 4
+	r51 = move.ptr r12
+	r53 = elemaddr r51, r52, 1
+	r29 = move.ptr r53
 	r30 = load.f32 r29
 	r31 = add.f32 r27, r30
 	r32 = mul.f32 r31, 0.125
 	r33 = add.f32 r16, r32
-	r34 = elemaddr r4, r7, 4
+	r34 = move.ptr r57
 	store.f32 r34, r33
 	jump b11
 b11: # latch
 	r2 = add.i64 r2, r1
+	r55 = elemaddr r55, r56, 1
+	r57 = elemaddr r57, r56, 1
 	jump b2
 b12: # if.else
 	checkindex r7, r14, site 7
-	r37 = elemaddr r13, r7, 4
+	r37 = move.ptr r55
 	r38 = load.f32 r37
-	r39 = elemaddr r4, r7, 4
+	r39 = move.ptr r57
 	store.f32 r39, r38
 	jump b11
 b13: # divide in 64 bits
-	r46 = div.i64 r7, r9
-	r58 = mul.i64 r46, r9
-	r47 = sub.i64 r7, r58
+	r58 = div.i64 r7, r9
+	r70 = mul.i64 r58, r9
+	r59 = sub.i64 r7, r70
 	jump b6
 b14: # exit
 	return
@@ -3789,6 +3858,14 @@ b1: # setup
 	r54 = sub.i64 r12, 1
 	r50 = sub.i64 r51, 1
 	r16 = move.i64 r13
+	r62 = mul.i64 r9, -4
+	r65 = mul.i64 r9, 4
+	r68 = mul.i64 r16, -4
+	r71 = mul.i64 r16, 4
+	r73 = move.i64 r2
+	r74 = elemaddr r19, r73, 4
+	r75 = mul.i64 r1, 4
+	r76 = elemaddr r4, r73, 4
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -3798,57 +3875,57 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r61 = convert.u64.i64 r7
-	r62 = convert.u64.i64 r9
-	r63 = or.u64 r61, r62
-	r64 = shr.u64.u32 r63, 32
-	r65 = eq.u64 r64, 0
-	branch r65, b5, b21
+	r79 = convert.u64.i64 r7
+	r80 = convert.u64.i64 r9
+	r81 = or.u64 r79, r80
+	r82 = shr.u64.u32 r81, 32
+	r83 = eq.u64 r82, 0
+	branch r83, b5, b21
 b5: # divide in 32 bits
-	r66 = convert.u32.i64 r7
-	r67 = convert.u32.i64 r9
-	r68 = div.u32 r66, r67
-	r70 = mul.u32 r68, r67
-	r69 = sub.u32 r66, r70
-	r59 = convert.i64.u32 r68
-	r60 = convert.i64.u32 r69
+	r84 = convert.u32.i64 r7
+	r85 = convert.u32.i64 r9
+	r86 = div.u32 r84, r85
+	r88 = mul.u32 r86, r85
+	r87 = sub.u32 r84, r88
+	r77 = convert.i64.u32 r86
+	r78 = convert.i64.u32 r87
 	jump b6
 b6: # rangeint.body
-	r8 = move.i64 r60
-	r10 = move.i64 r59
+	r8 = move.i64 r78
+	r10 = move.i64 r77
 	checkdiv.i64 r12, site 2
-	r74 = convert.u64.i64 r10
-	r75 = convert.u64.i64 r12
-	r76 = or.u64 r74, r75
-	r77 = shr.u64.u32 r76, 32
-	r78 = eq.u64 r77, 0
-	branch r78, b7, b20
+	r92 = convert.u64.i64 r10
+	r93 = convert.u64.i64 r12
+	r94 = or.u64 r92, r93
+	r95 = shr.u64.u32 r94, 32
+	r96 = eq.u64 r95, 0
+	branch r96, b7, b20
 b7: # divide in 32 bits
-	r79 = convert.u32.i64 r10
-	r80 = convert.u32.i64 r12
-	r81 = div.u32 r79, r80
-	r83 = mul.u32 r81, r80
-	r82 = sub.u32 r79, r83
-	r72 = convert.i64.u32 r81
-	r73 = convert.i64.u32 r82
+	r97 = convert.u32.i64 r10
+	r98 = convert.u32.i64 r12
+	r99 = div.u32 r97, r98
+	r101 = mul.u32 r99, r98
+	r100 = sub.u32 r97, r101
+	r90 = convert.i64.u32 r99
+	r91 = convert.i64.u32 r100
 	jump b8
 b8: # rangeint.body
-	r11 = move.i64 r73
+	r11 = move.i64 r91
 	checkdiv.i64 r13, site 3
-	r86 = convert.u64.i64 r7
-	r87 = convert.u64.i64 r13
-	r88 = or.u64 r86, r87
-	r89 = shr.u64.u32 r88, 32
-	r90 = eq.u64 r89, 0
-	branch r90, b9, b19
+	r104 = convert.u64.i64 r7
+	r105 = convert.u64.i64 r13
+	r106 = or.u64 r104, r105
+	r107 = shr.u64.u32 r106, 32
+	r108 = eq.u64 r107, 0
+	branch r108, b9, b19
 b9: # divide in 32 bits
-	r91 = convert.u32.i64 r7
-	r92 = convert.u32.i64 r13
-	r93 = div.u32 r91, r92
-	r85 = convert.i64.u32 r93
+	r109 = convert.u32.i64 r7
+	r110 = convert.u32.i64 r13
+	r111 = div.u32 r109, r110
+	r103 = convert.i64.u32 r111
 	jump b10
 b10: # rangeint.body
-	r14 = move.i64 r85
+	r14 = move.i64 r103
 	r15 = gt.i64 r8, 0
 	branch r15, b11, b18
 b11: # cond.true
@@ -3869,60 +3946,72 @@ b15: # cond.true
 b16: # if.then
 	r17 = sub.i64 r7, 1
 	checkindex r17, r20, site 4
-	r18 = elemaddr r19, r17, 4
+	r59 = move.ptr r74
+	r18 = elemaddr r59, -1, 4
 	r21 = load.f32 r18
 	r22 = add.i64 r7, 1
 	checkindex r22, r20, site 5
-	r23 = elemaddr r19, r22, 4
+	r60 = move.ptr r59
+	r23 = elemaddr r60, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
 	r26 = sub.i64 r7, r9
 	checkindex r26, r20, site 6
-	r27 = elemaddr r19, r26, 4
+	r61 = move.ptr r59
+	r63 = elemaddr r61, r62, 1
+	r27 = move.ptr r63
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
 	r30 = add.i64 r7, r9
 	checkindex r30, r20, site 7
-	r31 = elemaddr r19, r30, 4
+	r64 = move.ptr r59
+	r66 = elemaddr r64, r65, 1
+	r31 = move.ptr r66
 	r32 = load.f32 r31
 	r33 = add.f32 r29, r32
 	r34 = sub.i64 r7, r16
 	checkindex r34, r20, site 8
-	r35 = elemaddr r19, r34, 4
+	r67 = move.ptr r59
+	r69 = elemaddr r67, r68, 1
+	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = add.f32 r33, r36
 	r38 = add.i64 r7, r16
 	checkindex r38, r20, site 9
-	r39 = elemaddr r19, r38, 4
+	r70 = move.ptr r59
+	r72 = elemaddr r70, r71, 1
+	r39 = move.ptr r72
 	r40 = load.f32 r39
 	r41 = add.f32 r37, r40
 	checkindex r7, r20, site 10
-	r42 = elemaddr r19, r7, 4
+	r42 = move.ptr r59
 	r43 = load.f32 r42
 	r44 = mul.f32 r43, 6.0
 	r45 = sub.f32 r41, r44
-	r46 = elemaddr r4, r7, 4
+	r46 = move.ptr r76
 	store.f32 r46, r45
 	jump b17
 b17: # latch
 	r2 = add.i64 r2, r1
+	r74 = elemaddr r74, r75, 1
+	r76 = elemaddr r76, r75, 1
 	jump b2
 b18: # if.else
-	r49 = elemaddr r4, r7, 4
+	r49 = move.ptr r76
 	store.f32 r49, 0.0
 	jump b17
 b19: # divide in 64 bits
-	r85 = div.i64 r7, r13
+	r103 = div.i64 r7, r13
 	jump b10
 b20: # divide in 64 bits
-	r72 = div.i64 r10, r12
-	r84 = mul.i64 r72, r12
-	r73 = sub.i64 r10, r84
+	r90 = div.i64 r10, r12
+	r102 = mul.i64 r90, r12
+	r91 = sub.i64 r10, r102
 	jump b8
 b21: # divide in 64 bits
-	r59 = div.i64 r7, r9
-	r71 = mul.i64 r59, r9
-	r60 = sub.i64 r7, r71
+	r77 = div.i64 r7, r9
+	r89 = mul.i64 r77, r9
+	r78 = sub.i64 r7, r89
 	jump b6
 b22: # exit
 	return
@@ -3958,24 +4047,24 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r4, site 0
-	r41 = convert.u64.i64 r6
-	r42 = convert.u64.i64 r4
-	r43 = or.u64 r41, r42
-	r44 = shr.u64.u32 r43, 32
-	r45 = eq.u64 r44, 0
-	branch r45, b5, b21
+	r42 = convert.u64.i64 r6
+	r43 = convert.u64.i64 r4
+	r44 = or.u64 r42, r43
+	r45 = shr.u64.u32 r44, 32
+	r46 = eq.u64 r45, 0
+	branch r46, b5, b21
 b5: # divide in 32 bits
-	r46 = convert.u32.i64 r6
-	r47 = convert.u32.i64 r4
-	r48 = div.u32 r46, r47
-	r50 = mul.u32 r48, r47
-	r49 = sub.u32 r46, r50
-	r39 = convert.i64.u32 r48
+	r47 = convert.u32.i64 r6
+	r48 = convert.u32.i64 r4
+	r49 = div.u32 r47, r48
+	r51 = mul.u32 r49, r48
+	r50 = sub.u32 r47, r51
 	r40 = convert.i64.u32 r49
+	r41 = convert.i64.u32 r50
 	jump b6
 b6: # rangeint.body
-	r7 = move.i64 r39
-	r8 = move.i64 r40
+	r7 = move.i64 r40
+	r8 = move.i64 r41
 	r9 = move.f32 0.0
 	r10 = move.i64 0
 	r12 = mul.i64 r7, r4
@@ -3985,14 +4074,15 @@ b6: # rangeint.body
 	r36 = elemaddr r21, r35, 4
 	r37 = move.i64 r4
 	r38 = move.i64 r37
+	r39 = mul.i64 r38, 4
 	jump b7
 b7: # unroll setup
-	r52 = max.i64 r4, -9223372036854775805
-	r53 = sub.i64 r52, 3
+	r53 = max.i64 r4, -9223372036854775805
+	r54 = sub.i64 r53, 3
 	jump b8
 b8: # unroll guard
-	r54 = lt.i64 r10, r53
-	branch r54, b9, b17
+	r55 = lt.i64 r10, r54
+	branch r55, b9, b17
 b9: # for.loop (unrolled 0)
 	r11 = lt.i64 r10, r4
 	jump b10
@@ -4012,7 +4102,7 @@ b10: # for.body (unrolled 0)
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b11
 b11: # for.loop (unrolled 1)
 	r11 = lt.i64 r10, r4
@@ -4033,7 +4123,7 @@ b12: # for.body (unrolled 1)
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b13
 b13: # for.loop (unrolled 2)
 	r11 = lt.i64 r10, r4
@@ -4054,7 +4144,7 @@ b14: # for.body (unrolled 2)
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b15
 b15: # for.loop (unrolled 3)
 	r11 = lt.i64 r10, r4
@@ -4075,7 +4165,7 @@ b16: # for.body (unrolled 3)
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b8
 b17: # for.loop
 	r11 = lt.i64 r10, r4
@@ -4096,7 +4186,7 @@ b18: # for.body
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b17
 b19: # for.done
 	checkindex r6, r29, site 4
@@ -4107,9 +4197,9 @@ b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b21: # divide in 64 bits
-	r39 = div.i64 r6, r4
-	r51 = mul.i64 r39, r4
-	r40 = sub.i64 r6, r51
+	r40 = div.i64 r6, r4
+	r52 = mul.i64 r40, r4
+	r41 = sub.i64 r6, r52
 	jump b6
 b22: # exit
 	return
@@ -4139,6 +4229,9 @@ b1: # setup
 	r63 = move.i64 r29
 	r87 = move.i64 r16
 	r130 = move.i64 r16
+	r213 = move.i64 r2
+	r214 = elemaddr r4, r213, 1
+	r215 = move.i64 r1
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -4148,24 +4241,24 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r215 = convert.u64.i64 r7
-	r216 = convert.u64.i64 r9
-	r217 = or.u64 r215, r216
-	r218 = shr.u64.u32 r217, 32
-	r219 = eq.u64 r218, 0
-	branch r219, b5, b24
+	r218 = convert.u64.i64 r7
+	r219 = convert.u64.i64 r9
+	r220 = or.u64 r218, r219
+	r221 = shr.u64.u32 r220, 32
+	r222 = eq.u64 r221, 0
+	branch r222, b5, b24
 b5: # divide in 32 bits
-	r220 = convert.u32.i64 r7
-	r221 = convert.u32.i64 r9
-	r222 = div.u32 r220, r221
-	r224 = mul.u32 r222, r221
-	r223 = sub.u32 r220, r224
-	r213 = convert.i64.u32 r222
-	r214 = convert.i64.u32 r223
+	r223 = convert.u32.i64 r7
+	r224 = convert.u32.i64 r9
+	r225 = div.u32 r223, r224
+	r227 = mul.u32 r225, r224
+	r226 = sub.u32 r223, r227
+	r216 = convert.i64.u32 r225
+	r217 = convert.i64.u32 r226
 	jump b6
 b6: # rangeint.body
-	r8 = move.i64 r214
-	r10 = move.i64 r213
+	r8 = move.i64 r217
+	r10 = move.i64 r216
 	r11 = move.i64 0
 	jump b7
 b7: # for.body
@@ -4310,16 +4403,17 @@ b22: # for.done
 	r47 = add.i64 r45, r46
 	r21 = move.i64 r47
 	r22 = convert.u8.i64 r21
-	r23 = elemaddr r4, r7, 1
+	r23 = move.ptr r214
 	store.u8 r23, r22
 	jump b23
 b23: # latch
 	r2 = add.i64 r2, r1
+	r214 = elemaddr r214, r215, 1
 	jump b2
 b24: # divide in 64 bits
-	r213 = div.i64 r7, r9
-	r225 = mul.i64 r213, r9
-	r214 = sub.i64 r7, r225
+	r216 = div.i64 r7, r9
+	r228 = mul.i64 r216, r9
+	r217 = sub.i64 r7, r228
 	jump b6
 b25: # exit
 	return
@@ -4510,6 +4604,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r111 = move.i64 r2
+	r112 = elemaddr r9, r111, 4
+	r113 = mul.i64 r1, 4
+	r114 = elemaddr r4, r111, 4
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -4519,7 +4617,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 4
+	r8 = move.ptr r112
 	r11 = load.f32 r8
 	r12 = move.f32 0.0
 	jump b5
@@ -4583,11 +4681,13 @@ b13: # for.done
 	r25 = mul.f32 r12, 0.125
 	r26 = mul.f32 r25, 0.95
 	r27 = div.f32 r26, 3.0
-	r28 = elemaddr r4, r7, 4
+	r28 = move.ptr r114
 	store.f32 r28, r27
 	jump b14
 b14: # latch
 	r2 = add.i64 r2, r1
+	r112 = elemaddr r112, r113, 1
+	r114 = elemaddr r114, r113, 1
 	jump b2
 b15: # exit
 	return
@@ -5528,6 +5628,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = move.i64 r2
+	r21 = elemaddr r9, r20, 8
+	r22 = mul.i64 r1, 8
+	r23 = elemaddr r4, r20, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -5537,10 +5641,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 8
+	r8 = move.ptr r21
 	r11 = load.f64 r8
 	r12 = mul.f64 r13, r11
-	r14 = elemaddr r4, r7, 8
+	r14 = move.ptr r23
 	r15 = load.f64 r14
 	r16 = add.f64 r12, r15
 	r17 = move.ptr r14
@@ -5548,6 +5652,8 @@ b4: # rangeint.body
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r21 = elemaddr r21, r22, 1
+	r23 = elemaddr r23, r22, 1
 	jump b2
 b6: # exit
 	return
@@ -5704,6 +5810,9 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r21 = move.i64 r2
+	r22 = elemaddr r4, r21, 8
+	r23 = mul.i64 r1, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -5713,39 +5822,40 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r23 = convert.u64.i64 r7
-	r24 = convert.u64.i64 r9
-	r25 = or.u64 r23, r24
-	r26 = shr.u64.u32 r25, 32
-	r27 = eq.u64 r26, 0
-	branch r27, b5, b8
+	r26 = convert.u64.i64 r7
+	r27 = convert.u64.i64 r9
+	r28 = or.u64 r26, r27
+	r29 = shr.u64.u32 r28, 32
+	r30 = eq.u64 r29, 0
+	branch r30, b5, b8
 b5: # divide in 32 bits
-	r28 = convert.u32.i64 r7
-	r29 = convert.u32.i64 r9
-	r30 = div.u32 r28, r29
-	r32 = mul.u32 r30, r29
-	r31 = sub.u32 r28, r32
-	r21 = convert.i64.u32 r30
-	r22 = convert.i64.u32 r31
+	r31 = convert.u32.i64 r7
+	r32 = convert.u32.i64 r9
+	r33 = div.u32 r31, r32
+	r35 = mul.u32 r33, r32
+	r34 = sub.u32 r31, r35
+	r24 = convert.i64.u32 r33
+	r25 = convert.i64.u32 r34
 	jump b6
 b6: # rangeint.body
-	r8 = move.i64 r21
-	r10 = move.i64 r22
+	r8 = move.i64 r24
+	r10 = move.i64 r25
 	r11 = mul.i64 r10, r12
 	r13 = add.i64 r11, r8
 	checkindex r13, r16, site 2
 	r14 = elemaddr r15, r13, 8
 	r17 = load.f64 r14
-	r18 = elemaddr r4, r7, 8
+	r18 = move.ptr r22
 	store.f64 r18, r17
 	jump b7
 b7: # latch
 	r2 = add.i64 r2, r1
+	r22 = elemaddr r22, r23, 1
 	jump b2
 b8: # divide in 64 bits
-	r21 = div.i64 r7, r9
-	r33 = mul.i64 r21, r9
-	r22 = sub.i64 r7, r33
+	r24 = div.i64 r7, r9
+	r36 = mul.i64 r24, r9
+	r25 = sub.i64 r7, r36
 	jump b6
 b9: # exit
 	return

@@ -770,7 +770,7 @@ $Lfault:
 	.reg .pred %p<20>;
 	.reg .pred %pt<4>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<25>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<15>;
 
@@ -796,6 +796,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd20, %rd2;
+	mad.lo.s64 %rd21, %rd20, 4, %rd7;
+	mul.lo.s64 %rd22, %rd1, 4;
+	mad.lo.s64 %rd23, %rd20, 4, %rd11;
+	mad.lo.s64 %rd24, %rd20, 4, %rd16;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -804,19 +809,22 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd5, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	mov.b64 %rd6, %rd21;
 	ld.global.f32 %f9, [%rd6];
 	setp.ge.u64 %pt1, %rd5, %rd12;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd10, %rd5, 4, %rd11;
+	mov.b64 %rd10, %rd23;
 	ld.global.f32 %f13, [%rd10];
 	add.rn.f32 %f14, %f9, %f13;
 	setp.ge.u64 %pt2, %rd5, %rd17;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd15, %rd5, 4, %rd16;
+	mov.b64 %rd15, %rd24;
 	st.global.f32 [%rd15], %f14;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd21, %rd21, %rd22;
+	add.s64 %rd23, %rd23, %rd22;
+	add.s64 %rd24, %rd24, %rd22;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -1343,6 +1351,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = move.i64 r2
+	r21 = elemaddr r7, r20, 4
+	r22 = mul.i64 r1, 4
+	r23 = elemaddr r11, r20, 4
+	r24 = elemaddr r16, r20, 4
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -1352,18 +1365,21 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r5, r8, site 0
-	r6 = elemaddr r7, r5, 4
+	r6 = move.ptr r21
 	r9 = load.f32 r6
 	checkindex r5, r12, site 1
-	r10 = elemaddr r11, r5, 4
+	r10 = move.ptr r23
 	r13 = load.f32 r10
 	r14 = add.f32 r9, r13
 	checkindex r5, r17, site 2
-	r15 = elemaddr r16, r5, 4
+	r15 = move.ptr r24
 	store.f32 r15, r14
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r21 = elemaddr r21, r22, 1
+	r23 = elemaddr r23, r22, 1
+	r24 = elemaddr r24, r22, 1
 	jump b2
 b6: # exit
 	return

@@ -92,10 +92,10 @@ const qdPTX = `//
 	.param .u64 Transform_0_param_5
 )
 {
-	.reg .pred %p<34>;
+	.reg .pred %p<36>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<33>;
+	.reg .b64 %rd<35>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<26>;
 	.reg .f64 %fd<22>;
@@ -130,18 +130,19 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mad.lo.s64 %rd31, %rd8, 4, %rd4;
+	add.s64 %rd11, %rd31, 4;
 	ld.global.f32 %f12, [%rd11];
 	@!%p13 bra $L_22;
 $L_6:
 	mov.f32 %f15, %f12;
 	mov.b64 %rd16, 0;
 $L_7:
-	max.s64 %rd31, %rd14, -9223372036854775804;
-	sub.s64 %rd32, %rd31, 4;
+	max.s64 %rd33, %rd14, -9223372036854775804;
+	sub.s64 %rd34, %rd33, 4;
 $L_8:
-	setp.lt.s64 %p33, %rd16, %rd32;
-	@!%p33 bra $L_17;
+	setp.lt.s64 %p35, %rd16, %rd34;
+	@!%p35 bra $L_17;
 $L_9:
 	mul.rn.f32 %f18, %f15, %f15;
 	add.rn.f32 %f19, %f18, 0f3F800000;
@@ -210,7 +211,8 @@ $L_19:
 $L_20:
 	setp.ge.u64 %pt0, %rd9, %rd30;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd28, %rd9, 4, %rd29;
+	mad.lo.s64 %rd32, %rd8, 4, %rd29;
+	add.s64 %rd28, %rd32, 4;
 	st.global.f32 [%rd28], %f17;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
@@ -273,7 +275,8 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	r31 = elemaddr r4, r8, 4
+	r11 = elemaddr r31, 1, 4
 	r12 = load.f32 r11
 	branch r13, b6, b22
 b6: # edge 2→4
@@ -281,12 +284,12 @@ b6: # edge 2→4
 	r16 = move.i64 0
 	jump b7
 b7: # unroll setup
-	r31 = max.i64 r14, -9223372036854775804
-	r32 = sub.i64 r31, 4
+	r33 = max.i64 r14, -9223372036854775804
+	r34 = sub.i64 r33, 4
 	jump b8
 b8: # unroll guard
-	r33 = lt.i64 r16, r32
-	branch r33, b9, b17
+	r35 = lt.i64 r16, r34
+	branch r35, b9, b17
 b9: # rangeint.body (unrolled 0)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
@@ -362,7 +365,8 @@ b19: # edge 4→5
 	jump b20
 b20: # rangeint.done
 	checkindex r9, r30, site 0
-	r28 = elemaddr r29, r9, 4
+	r32 = elemaddr r29, r8, 4
+	r28 = elemaddr r32, 1, 4
 	store.f32 r28, r17
 	jump b21
 b21: # latch

@@ -103,7 +103,7 @@ const qdPTX = `//
 	.reg .pred %p<20>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
@@ -127,6 +127,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd20, %rd2;
+	mad.lo.s64 %rd21, %rd20, 4, %rd7;
+	mul.lo.s64 %rd22, %rd1, 4;
+	mad.lo.s64 %rd23, %rd20, 4, %rd13;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -135,18 +139,20 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd5, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	mov.b64 %rd6, %rd21;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
 	setp.ge.u64 %pt1, %rd5, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	mov.b64 %rd12, %rd23;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd21, %rd21, %rd22;
+	add.s64 %rd23, %rd23, %rd22;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -197,6 +203,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = move.i64 r2
+	r21 = elemaddr r7, r20, 4
+	r22 = mul.i64 r1, 4
+	r23 = elemaddr r13, r20, 4
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -206,11 +216,11 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r5, r8, site 0
-	r6 = elemaddr r7, r5, 4
+	r6 = move.ptr r21
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
 	checkindex r5, r14, site 1
-	r12 = elemaddr r13, r5, 4
+	r12 = move.ptr r23
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
@@ -218,6 +228,8 @@ b4: # rangeint.body
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r21 = elemaddr r21, r22, 1
+	r23 = elemaddr r23, r22, 1
 	jump b2
 b6: # exit
 	return

@@ -164,7 +164,7 @@ const qdPTX = `//
 	.reg .pred %p<11>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<29>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
@@ -190,6 +190,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd24, %rd2;
+	mad.lo.s64 %rd25, %rd24, 4, %rd12;
+	mul.lo.s64 %rd26, %rd1, 4;
+	mad.lo.s64 %rd27, %rd24, 4, %rd16;
+	mad.lo.s64 %rd28, %rd24, 4, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -201,17 +206,23 @@ $L_4:
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	mov.b64 %rd21, %rd25;
+	add.s64 %rd11, %rd21, 4;
 	ld.global.f32 %f14, [%rd11];
 	setp.ge.u64 %pt1, %rd9, %rd17;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	mov.b64 %rd22, %rd27;
+	add.s64 %rd15, %rd22, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	mov.b64 %rd23, %rd28;
+	add.s64 %rd20, %rd23, 4;
 	st.global.f32 [%rd20], %f19;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd25, %rd25, %rd26;
+	add.s64 %rd27, %rd27, %rd26;
+	add.s64 %rd28, %rd28, %rd26;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -249,9 +260,9 @@ $Lfault:
 	.param .s64 Produce_0_param_3
 )
 {
-	.reg .pred %p<38>;
+	.reg .pred %p<40>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<37>;
+	.reg .b64 %rd<39>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<24>;
 	.reg .f32 %ft<1>;
@@ -290,11 +301,11 @@ $L_6:
 	mov.b64 %rd14, %rd11;
 	mov.b64 %rd15, 0;
 $L_7:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd37, %rd13, -9223372036854775804;
+	sub.s64 %rd38, %rd37, 4;
 $L_8:
-	setp.lt.s64 %p37, %rd15, %rd36;
-	@!%p37 bra $L_17;
+	setp.lt.s64 %p39, %rd15, %rd38;
+	@!%p39 bra $L_17;
 $L_9:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
@@ -391,7 +402,8 @@ $L_18:
 $L_19:
 	mov.b64 %rd16, %rd19;
 $L_20:
-	mad.lo.s64 %rd22, %rd9, 4, %rd4;
+	mad.lo.s64 %rd35, %rd8, 4, %rd4;
+	add.s64 %rd22, %rd35, 4;
 	st.global.f32 [%rd22], %f23;
 	setp.lt.s64 %p24, %rd16, 0;
 	@!%p24 bra $L_22;
@@ -420,7 +432,7 @@ $L_24:
 	.reg .pred %p<11>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<22>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<15>;
 
@@ -443,6 +455,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd18, %rd2;
+	mad.lo.s64 %rd19, %rd18, 4, %rd12;
+	mul.lo.s64 %rd20, %rd1, 4;
+	mad.lo.s64 %rd21, %rd18, 4, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -454,12 +470,16 @@ $L_4:
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	mov.b64 %rd16, %rd19;
+	add.s64 %rd11, %rd16, 4;
 	ld.global.f32 %f14, [%rd11];
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd17, %rd21;
+	add.s64 %rd15, %rd17, 4;
 	st.global.f32 [%rd15], %f14;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd19, %rd19, %rd20;
+	add.s64 %rd21, %rd21, %rd20;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -505,6 +525,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r24 = move.i64 r2
+	r25 = elemaddr r12, r24, 4
+	r26 = mul.i64 r1, 4
+	r27 = elemaddr r16, r24, 4
+	r28 = elemaddr r4, r24, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -518,17 +543,23 @@ b4: # rangeindex.loop
 	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
+	r21 = move.ptr r25
+	r11 = elemaddr r21, 1, 4
 	r14 = load.f32 r11
 	checkindex r9, r17, site 1
-	r15 = elemaddr r16, r9, 4
+	r22 = move.ptr r27
+	r15 = elemaddr r22, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r20 = elemaddr r4, r9, 4
+	r23 = move.ptr r28
+	r20 = elemaddr r23, 1, 4
 	store.f32 r20, r19
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r25 = elemaddr r25, r26, 1
+	r27 = elemaddr r27, r26, 1
+	r28 = elemaddr r28, r26, 1
 	jump b2
 b7: # exit
 	return
@@ -567,12 +598,12 @@ b6: # edge 2→4
 	r15 = move.i64 0
 	jump b7
 b7: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r37 = max.i64 r13, -9223372036854775804
+	r38 = sub.i64 r37, 4
 	jump b8
 b8: # unroll guard
-	r37 = lt.i64 r15, r36
-	branch r37, b9, b17
+	r39 = lt.i64 r15, r38
+	branch r39, b9, b17
 b9: # rangeint.body (unrolled 0)
 	r17 = mul.i64 r14, 1664525
 	r18 = add.i64 r17, 1013904223
@@ -677,7 +708,8 @@ b19: # edge 4→5
 	r16 = move.i64 r19
 	jump b20
 b20: # rangeint.done
-	r22 = elemaddr r4, r9, 4
+	r35 = elemaddr r4, r8, 4
+	r22 = elemaddr r35, 1, 4
 	store.f32 r22, r23
 	r24 = lt.i64 r16, 0
 	branch r24, b21, b22
@@ -709,6 +741,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r18 = move.i64 r2
+	r19 = elemaddr r12, r18, 4
+	r20 = mul.i64 r1, 4
+	r21 = elemaddr r4, r18, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -722,13 +758,17 @@ b4: # rangeindex.loop
 	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
+	r16 = move.ptr r19
+	r11 = elemaddr r16, 1, 4
 	r14 = load.f32 r11
-	r15 = elemaddr r4, r9, 4
+	r17 = move.ptr r21
+	r15 = elemaddr r17, 1, 4
 	store.f32 r15, r14
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r19 = elemaddr r19, r20, 1
+	r21 = elemaddr r21, r20, 1
 	jump b2
 b7: # exit
 	return

@@ -2796,7 +2796,7 @@ const qdPTX = `//
 	.reg .pred %pt<2>;
 	.reg .b32 %r<19>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<17>;
+	.reg .b64 %rd<23>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -2818,16 +2818,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd20, %rd2;
+	add.s64 %rd21, %rd4, %rd20;
+	mov.b64 %rd22, %rd1;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	@!%p7 bra $L_5;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	add.s64 %rd11, %rd4, %rd9;
+	mov.b64 %rd19, %rd21;
+	add.s64 %rd11, %rd19, 1;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
@@ -2835,10 +2835,11 @@ $L_5:
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	mov.b32 %rt6, 1;
 	atom.global.add.u32 %r18, [%rd13], %rt6;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd21, %rd21, %rd22;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -3000,7 +3001,7 @@ $Lfault:
 	.reg .pred %pt<4>;
 	.reg .b32 %r<18>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<28>;
+	.reg .b64 %rd<38>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<24>;
 	.reg .f64 %fd<31>;
@@ -3030,6 +3031,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd33, %rd2;
+	mad.lo.s64 %rd34, %rd33, 4, %rd4;
+	mul.lo.s64 %rd35, %rd1, 4;
+	add.s64 %rd36, %rd14, %rd33;
+	mov.b64 %rd37, %rd1;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -3039,11 +3045,13 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mov.b64 %rd31, %rd34;
+	add.s64 %rd11, %rd31, 4;
 	ld.global.f32 %f12, [%rd11];
 	setp.ge.u64 %pt0, %rd9, %rd15;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd13, %rd14, %rd9;
+	mov.b64 %rd32, %rd36;
+	add.s64 %rd13, %rd32, 1;
 	ld.global.u8 %r16, [%rd13];
 	rem.u32 %r17, %r16, 4;
 	and.b32 %r17, %r17, 255;
@@ -3060,6 +3068,8 @@ $L_5:
 	atom.global.add.f64 %fd30, [%rd24], %fd28;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd34, %rd34, %rd35;
+	add.s64 %rd36, %rd36, %rd37;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -3119,7 +3129,7 @@ $Lfault:
 	.reg .pred %pt<30>;
 	.reg .b32 %r<51>;
 	.reg .b32 %rt<28>;
-	.reg .b64 %rd<99>;
+	.reg .b64 %rd<104>;
 	.reg .b64 %rdt<17>;
 	.reg .f32 %f<57>;
 	.reg .f32 %ft<3>;
@@ -3167,6 +3177,9 @@ $L_1:
 	add.s64 %rd17, %rd18, 0;
 	add.s64 %rd25, %rd26, 0;
 	add.s64 %rd29, %rd30, 0;
+	mov.b64 %rd101, %rd2;
+	mad.lo.s64 %rd102, %rd101, 8, %rd4;
+	mul.lo.s64 %rd103, %rd1, 8;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -3176,7 +3189,8 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	mov.b64 %rd99, %rd102;
+	add.s64 %rd11, %rd99, 8;
 	ld.global.f64 %fd12, [%rd11];
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd15;
@@ -3310,7 +3324,8 @@ $A_7:
 	add.s64 %rd46, %rd45, 5;
 	setp.ge.u64 %pt20, %rd46, %rd42;
 	@%pt20 bra $Lfault_6;
-	mad.lo.s64 %rd47, %rd46, 2, %rd41;
+	mad.lo.s64 %rd100, %rd92, 2, %rd41;
+	add.s64 %rd47, %rd100, 10;
 	add.s64 %rd48, %rd9, 1;
 	cvt.u32.u64 %r49, %rd48;
 	and.b32 %r49, %r49, 65535;
@@ -3362,6 +3377,7 @@ $A_10:
 $A_11:
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd102, %rd102, %rd103;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -3440,11 +3456,11 @@ $Lfault:
 	.param .u64 Bits_0_param_14
 )
 {
-	.reg .pred %p<74>;
+	.reg .pred %p<79>;
 	.reg .pred %pt<10>;
-	.reg .b32 %r<75>;
+	.reg .b32 %r<80>;
 	.reg .b32 %rt<11>;
-	.reg .b64 %rd<63>;
+	.reg .b64 %rd<68>;
 	.reg .b64 %rdt<10>;
 
 $L_0:
@@ -3493,7 +3509,8 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	add.s64 %rd11, %rd4, %rd9;
+	add.s64 %rd63, %rd4, %rd8;
+	add.s64 %rd11, %rd63, 1;
 	ld.global.u8 %r12, [%rd11];
 	div.u32 %r13, %r12, 32;
 	and.b32 %r13, %r13, 255;
@@ -3517,16 +3534,19 @@ $L_5:
 	atom.global.and.b64 %rd27, [%rd21], %rd26;
 	setp.ge.u64 %pt2, %rd9, %rd30;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd28, %rd9, 8, %rd29;
+	mad.lo.s64 %rd64, %rd8, 8, %rd29;
+	add.s64 %rd28, %rd64, 8;
 	cvt.u64.u32 %rd31, %r12;
 	atom.global.exch.b64 %rd32, [%rd28], %rd31;
 	setp.ge.u64 %pt3, %rd9, %rd35;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd33, %rd9, 8, %rd34;
+	mad.lo.s64 %rd65, %rd8, 8, %rd34;
+	add.s64 %rd33, %rd65, 8;
 	st.global.s64 [%rd33], %rd32;
 	setp.ge.u64 %pt4, %rd9, %rd38;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd36, %rd9, 4, %rd37;
+	mad.lo.s64 %rd66, %rd8, 4, %rd37;
+	add.s64 %rd36, %rd66, 4;
 	mov.b64 %rd39, %rd36;
 	ld.relaxed.gpu.global.s32 %r40, [%rd39];
 	add.s32 %r41, %r40, 1;
@@ -3562,35 +3582,35 @@ $L_9:
 	mov.b64 %rdt6, 0;
 	setp.ge.u64 %pt6, %rdt6, %rd48;
 	@%pt6 bra $Lfault_6;
-	ld.relaxed.gpu.global.s32 %r63, [%rd46];
-	setp.le.s32 %p64, %r45, %r63;
-	@%p64 bra $L_7;
+	ld.relaxed.gpu.global.s32 %r68, [%rd46];
+	setp.le.s32 %p69, %r45, %r68;
+	@%p69 bra $L_7;
 $L_10:
-	atom.global.cas.b32 %r66, [%rd51], %r63, %r45;
-	setp.eq.s32 %p65, %r66, %r63;
-	@%p65 bra $L_7;
+	atom.global.cas.b32 %r71, [%rd51], %r68, %r45;
+	setp.eq.s32 %p70, %r71, %r68;
+	@%p70 bra $L_7;
 $L_11:
 	mov.b64 %rdt7, 0;
 	setp.ge.u64 %pt7, %rdt7, %rd48;
 	@%pt7 bra $Lfault_7;
-	ld.relaxed.gpu.global.s32 %r67, [%rd46];
-	setp.le.s32 %p68, %r45, %r67;
-	@%p68 bra $L_7;
+	ld.relaxed.gpu.global.s32 %r72, [%rd46];
+	setp.le.s32 %p73, %r45, %r72;
+	@%p73 bra $L_7;
 $L_12:
-	atom.global.cas.b32 %r70, [%rd51], %r67, %r45;
-	setp.eq.s32 %p69, %r70, %r67;
-	@%p69 bra $L_7;
+	atom.global.cas.b32 %r75, [%rd51], %r72, %r45;
+	setp.eq.s32 %p74, %r75, %r72;
+	@%p74 bra $L_7;
 $L_13:
 	mov.b64 %rdt8, 0;
 	setp.ge.u64 %pt8, %rdt8, %rd48;
 	@%pt8 bra $Lfault_8;
-	ld.relaxed.gpu.global.s32 %r71, [%rd46];
-	setp.le.s32 %p72, %r45, %r71;
-	@%p72 bra $L_7;
+	ld.relaxed.gpu.global.s32 %r76, [%rd46];
+	setp.le.s32 %p77, %r45, %r76;
+	@%p77 bra $L_7;
 $L_14:
-	atom.global.cas.b32 %r74, [%rd51], %r71, %r45;
-	setp.eq.s32 %p73, %r74, %r71;
-	@%p73 bra $L_7;
+	atom.global.cas.b32 %r79, [%rd51], %r76, %r45;
+	setp.eq.s32 %p78, %r79, %r76;
+	@%p78 bra $L_7;
 	bra.uni $L_6;
 $L_15:
 	ret;
@@ -3670,7 +3690,7 @@ $Lfault:
 	.reg .pred %pt<3>;
 	.reg .b32 %r<13>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<27>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<18>;
 
@@ -3696,6 +3716,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd23, %rd2;
+	mad.lo.s64 %rd24, %rd23, 4, %rd4;
+	mul.lo.s64 %rd25, %rd1, 4;
+	mad.lo.s64 %rd26, %rd23, 4, %rd19;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -3705,7 +3729,8 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mov.b64 %rd21, %rd24;
+	add.s64 %rd11, %rd21, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
@@ -3714,10 +3739,13 @@ $L_5:
 	ld.global.f32 %f17, [%rd13];
 	setp.ge.u64 %pt1, %rd9, %rd20;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	mov.b64 %rd22, %rd26;
+	add.s64 %rd18, %rd22, 4;
 	st.global.f32 [%rd18], %f17;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd24, %rd24, %rd25;
+	add.s64 %rd26, %rd26, %rd25;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -3758,11 +3786,11 @@ $Lfault:
 	.param .u64 Ratio_0_param_6
 )
 {
-	.reg .pred %p<27>;
+	.reg .pred %p<35>;
 	.reg .pred %pt<5>;
-	.reg .b32 %r<30>;
+	.reg .b32 %r<38>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<26>;
+	.reg .b64 %rd<34>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -3787,6 +3815,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd24, %rd2;
+	mad.lo.s64 %rd25, %rd24, 8, %rd12;
+	mul.lo.s64 %rd26, %rd1, 8;
+	mad.lo.s64 %rd27, %rd24, 8, %rd16;
+	mad.lo.s64 %rd28, %rd24, 8, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -3798,37 +3831,43 @@ $L_4:
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	mov.b64 %rd21, %rd25;
+	add.s64 %rd11, %rd21, 8;
 	ld.global.s64 %rd14, [%rd11];
 	setp.ge.u64 %pt1, %rd9, %rd17;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd15, %rd9, 8, %rd16;
+	mov.b64 %rd22, %rd27;
+	add.s64 %rd15, %rd22, 8;
 	ld.global.s64 %rd18, [%rd15];
 	setp.eq.s64 %pt2, %rd18, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd22, %rd14;
-	mov.b64 %rd23, %rd18;
-	or.b64 %rd24, %rd22, %rd23;
-	shr.u64 %rd25, %rd24, 32;
-	setp.eq.u64 %p26, %rd25, 0;
-	@!%p26 bra $L_9;
+	mov.b64 %rd30, %rd14;
+	mov.b64 %rd31, %rd18;
+	or.b64 %rd32, %rd30, %rd31;
+	shr.u64 %rd33, %rd32, 32;
+	setp.eq.u64 %p34, %rd33, 0;
+	@!%p34 bra $L_9;
 $L_6:
-	cvt.u32.u64 %r27, %rd14;
-	cvt.u32.u64 %r28, %rd18;
-	div.u32 %r29, %r27, %r28;
-	cvt.u64.u32 %rd21, %r29;
+	cvt.u32.u64 %r35, %rd14;
+	cvt.u32.u64 %r36, %rd18;
+	div.u32 %r37, %r35, %r36;
+	cvt.u64.u32 %rd29, %r37;
 $L_7:
-	mov.b64 %rd19, %rd21;
-	mad.lo.s64 %rd20, %rd9, 8, %rd4;
+	mov.b64 %rd19, %rd29;
+	mov.b64 %rd23, %rd28;
+	add.s64 %rd20, %rd23, 8;
 	st.global.s64 [%rd20], %rd19;
 $L_8:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd25, %rd25, %rd26;
+	add.s64 %rd27, %rd27, %rd26;
+	add.s64 %rd28, %rd28, %rd26;
 	bra.uni $L_2;
 $L_9:
 	setp.eq.s64 %pt3, %rd18, -1;
 	neg.s64 %rdt3, %rd14;
-	div.s64 %rd21, %rd14, %rd18;
-	selp.b64 %rd21, %rdt3, %rd21, %pt3;
+	div.s64 %rd29, %rd14, %rd18;
+	selp.b64 %rd29, %rdt3, %rd29, %pt3;
 	bra.uni $L_7;
 $L_10:
 	ret;
@@ -3930,7 +3969,7 @@ $Lfault:
 	.reg .pred %pt<4>;
 	.reg .b32 %r<18>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<27>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -3960,6 +3999,10 @@ $L_1:
 	mov.u32 %rt5, %ntid.x;
 	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd23, %rd2;
+	mad.lo.s64 %rd24, %rd23, 4, %rd4;
+	mul.lo.s64 %rd25, %rd1, 4;
+	mad.lo.s64 %rd26, %rd23, 4, %rd19;
 $L_2:
 	add.s64 %rd11, %rd2, 1;
 	setp.lt.s64 %p12, %rd11, %rd3;
@@ -3969,14 +4012,18 @@ $L_3:
 $L_4:
 	add.s64 %rd14, %rd13, 1;
 $L_5:
-	mad.lo.s64 %rd16, %rd14, 4, %rd4;
+	mov.b64 %rd21, %rd24;
+	add.s64 %rd16, %rd21, 4;
 	ld.global.s32 %r17, [%rd16];
 	setp.ge.u64 %pt2, %rd14, %rd20;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd18, %rd14, 4, %rd19;
+	mov.b64 %rd22, %rd26;
+	add.s64 %rd18, %rd22, 4;
 	st.global.s32 [%rd18], %r17;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd24, %rd24, %rd25;
+	add.s64 %rd26, %rd26, %rd25;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -4082,7 +4129,7 @@ $Lfault:
 	.reg .pred %p<22>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<26>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
@@ -4108,6 +4155,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd22, %rd2;
+	mad.lo.s64 %rd23, %rd22, 4, %rd5;
+	mul.lo.s64 %rd24, %rd1, 4;
+	mad.lo.s64 %rd25, %rd22, 4, %rd8;
 $L_2:
 	setp.lt.s64 %p10, %rd2, %rd3;
 	@!%p10 bra $L_6;
@@ -4116,18 +4167,20 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd11, %rd6;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd12, %rd11, 4, %rd5;
+	mov.b64 %rd12, %rd23;
 	ld.global.f32 %f13, [%rd12];
 	mul.rn.f32 %f14, %f15, %f13;
 	setp.ge.u64 %pt1, %rd11, %rd9;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd16, %rd11, 4, %rd8;
+	mov.b64 %rd16, %rd25;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
 	mov.b64 %rd19, %rd16;
 	st.global.f32 [%rd19], %f18;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd23, %rd23, %rd24;
+	add.s64 %rd25, %rd25, %rd24;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -4172,7 +4225,7 @@ $Lfault:
 	.reg .pred %pt<6>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<14>;
-	.reg .b64 %rd<61>;
+	.reg .b64 %rd<67>;
 	.reg .b64 %rdt<7>;
 
 $L_0:
@@ -4197,6 +4250,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd62, %rd2;
+	add.s64 %rd63, %rd9, %rd62;
+	mov.b64 %rd64, %rd1;
+	add.s64 %rd65, %rd13, %rd62;
+	add.s64 %rd66, %rd4, %rd62;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_11;
@@ -4205,11 +4263,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd8, %rd9, %rd7;
+	mov.b64 %rd8, %rd63;
 	ld.global.s8 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	add.s64 %rd12, %rd13, %rd7;
+	mov.b64 %rd12, %rd65;
 	ld.global.s8 %r15, [%rd12];
 $L_5:
 	mul.lo.s32 %r17, %r11, %r15;
@@ -4303,10 +4361,13 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 8;
 	mov.b32 %r16, %r58;
 $L_8:
-	add.s64 %rd59, %rd4, %rd7;
+	mov.b64 %rd59, %rd66;
 	st.global.s8 [%rd59], %r16;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd63, %rd63, %rd64;
+	add.s64 %rd65, %rd65, %rd64;
+	add.s64 %rd66, %rd66, %rd64;
 	bra.uni $L_2;
 $L_10:
 	mov.b32 %r26, %r24;
@@ -4359,7 +4420,7 @@ $Lfault:
 	.reg .pred %pt<6>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<14>;
-	.reg .b64 %rd<61>;
+	.reg .b64 %rd<67>;
 	.reg .b64 %rdt<7>;
 
 $L_0:
@@ -4384,6 +4445,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd62, %rd2;
+	mad.lo.s64 %rd63, %rd62, 2, %rd9;
+	mul.lo.s64 %rd64, %rd1, 2;
+	mad.lo.s64 %rd65, %rd62, 2, %rd13;
+	mad.lo.s64 %rd66, %rd62, 2, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_11;
@@ -4392,11 +4458,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 2, %rd9;
+	mov.b64 %rd8, %rd63;
 	ld.global.s16 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 2, %rd13;
+	mov.b64 %rd12, %rd65;
 	ld.global.s16 %r15, [%rd12];
 $L_5:
 	mul.lo.s32 %r17, %r11, %r15;
@@ -4490,10 +4556,13 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 16;
 	mov.b32 %r16, %r58;
 $L_8:
-	mad.lo.s64 %rd59, %rd7, 2, %rd4;
+	mov.b64 %rd59, %rd66;
 	st.global.s16 [%rd59], %r16;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd63, %rd63, %rd64;
+	add.s64 %rd65, %rd65, %rd64;
+	add.s64 %rd66, %rd66, %rd64;
 	bra.uni $L_2;
 $L_10:
 	mov.b32 %r26, %r24;
@@ -4544,9 +4613,9 @@ $Lfault:
 {
 	.reg .pred %p<62>;
 	.reg .pred %pt<5>;
-	.reg .b32 %r<107>;
+	.reg .b32 %r<112>;
 	.reg .b32 %rt<14>;
-	.reg .b64 %rd<61>;
+	.reg .b64 %rd<109>;
 	.reg .b64 %rdt<7>;
 
 $L_0:
@@ -4571,6 +4640,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 4, %rd9;
+	mul.lo.s64 %rd106, %rd1, 4;
+	mad.lo.s64 %rd107, %rd104, 4, %rd13;
+	mad.lo.s64 %rd108, %rd104, 4, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_12;
@@ -4579,11 +4653,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	mov.b64 %rd8, %rd105;
 	ld.global.s32 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd13;
+	mov.b64 %rd12, %rd107;
 	ld.global.s32 %r15, [%rd12];
 $L_5:
 	mul.lo.s32 %r17, %r11, %r15;
@@ -4602,14 +4676,14 @@ $L_6:
 	@%pt2 bra $Lfault_2;
 	setp.eq.s32 %pt3, %r15, -1;
 	neg.s32 %rt7, %r11;
-	div.s32 %r104, %r11, %r15;
-	selp.b32 %r104, %rt7, %r104, %pt3;
-	mul.lo.s32 %r106, %r104, %r15;
-	sub.s32 %r105, %r11, %r106;
+	div.s32 %r109, %r11, %r15;
+	selp.b32 %r109, %rt7, %r109, %pt3;
+	mul.lo.s32 %r111, %r109, %r15;
+	sub.s32 %r110, %r11, %r111;
 $L_7:
-	mov.b32 %r27, %r104;
+	mov.b32 %r27, %r109;
 	add.s32 %r28, %r24, %r27;
-	mov.b32 %r29, %r105;
+	mov.b32 %r29, %r110;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
 $L_8:
@@ -4692,10 +4766,13 @@ $L_8:
 	add.s32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_9:
-	mad.lo.s64 %rd59, %rd7, 4, %rd4;
+	mov.b64 %rd59, %rd108;
 	st.global.s32 [%rd59], %r16;
 $L_10:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd107, %rd107, %rd106;
+	add.s64 %rd108, %rd108, %rd106;
 	bra.uni $L_2;
 $L_11:
 	mov.b32 %r26, %r24;
@@ -4744,11 +4821,11 @@ $Lfault:
 	.param .u64 MixInt64_0_param_6
 )
 {
-	.reg .pred %p<111>;
+	.reg .pred %p<116>;
 	.reg .pred %pt<5>;
-	.reg .b32 %r<116>;
+	.reg .b32 %r<121>;
 	.reg .b32 %rt<12>;
-	.reg .b64 %rd<117>;
+	.reg .b64 %rd<122>;
 	.reg .b64 %rdt<9>;
 
 $L_0:
@@ -4773,6 +4850,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 8, %rd9;
+	mul.lo.s64 %rd106, %rd1, 8;
+	mad.lo.s64 %rd107, %rd104, 8, %rd13;
+	mad.lo.s64 %rd108, %rd104, 8, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_14;
@@ -4781,11 +4863,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	mov.b64 %rd8, %rd105;
 	ld.global.s64 %rd11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	mov.b64 %rd12, %rd107;
 	ld.global.s64 %rd15, [%rd12];
 $L_5:
 	mul.lo.s64 %rd17, %rd11, %rd15;
@@ -4802,24 +4884,24 @@ $L_5:
 $L_6:
 	setp.eq.s64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd106, %rd11;
-	mov.b64 %rd107, %rd15;
-	or.b64 %rd108, %rd106, %rd107;
-	shr.u64 %rd109, %rd108, 32;
-	setp.eq.u64 %p110, %rd109, 0;
-	@!%p110 bra $L_12;
+	mov.b64 %rd111, %rd11;
+	mov.b64 %rd112, %rd15;
+	or.b64 %rd113, %rd111, %rd112;
+	shr.u64 %rd114, %rd113, 32;
+	setp.eq.u64 %p115, %rd114, 0;
+	@!%p115 bra $L_12;
 $L_7:
-	cvt.u32.u64 %r111, %rd11;
-	cvt.u32.u64 %r112, %rd15;
-	div.u32 %r113, %r111, %r112;
-	mul.lo.u32 %r115, %r113, %r112;
-	sub.u32 %r114, %r111, %r115;
-	cvt.u64.u32 %rd104, %r113;
-	cvt.u64.u32 %rd105, %r114;
+	cvt.u32.u64 %r116, %rd11;
+	cvt.u32.u64 %r117, %rd15;
+	div.u32 %r118, %r116, %r117;
+	mul.lo.u32 %r120, %r118, %r117;
+	sub.u32 %r119, %r116, %r120;
+	cvt.u64.u32 %rd109, %r118;
+	cvt.u64.u32 %rd110, %r119;
 $L_8:
-	mov.b64 %rd27, %rd104;
+	mov.b64 %rd27, %rd109;
 	add.s64 %rd28, %rd24, %rd27;
-	mov.b64 %rd29, %rd105;
+	mov.b64 %rd29, %rd110;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_9:
@@ -4902,18 +4984,21 @@ $L_9:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_10:
-	mad.lo.s64 %rd59, %rd7, 8, %rd4;
+	mov.b64 %rd59, %rd108;
 	st.global.s64 [%rd59], %rd16;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd107, %rd107, %rd106;
+	add.s64 %rd108, %rd108, %rd106;
 	bra.uni $L_2;
 $L_12:
 	setp.eq.s64 %pt3, %rd15, -1;
 	neg.s64 %rdt7, %rd11;
-	div.s64 %rd104, %rd11, %rd15;
-	selp.b64 %rd104, %rdt7, %rd104, %pt3;
-	mul.lo.s64 %rd116, %rd104, %rd15;
-	sub.s64 %rd105, %rd11, %rd116;
+	div.s64 %rd109, %rd11, %rd15;
+	selp.b64 %rd109, %rdt7, %rd109, %pt3;
+	mul.lo.s64 %rd121, %rd109, %rd15;
+	sub.s64 %rd110, %rd11, %rd121;
 	bra.uni $L_8;
 $L_13:
 	mov.b64 %rd26, %rd24;
@@ -4962,11 +5047,11 @@ $Lfault:
 	.param .u64 MixInt_0_param_6
 )
 {
-	.reg .pred %p<111>;
+	.reg .pred %p<116>;
 	.reg .pred %pt<5>;
-	.reg .b32 %r<116>;
+	.reg .b32 %r<121>;
 	.reg .b32 %rt<12>;
-	.reg .b64 %rd<117>;
+	.reg .b64 %rd<122>;
 	.reg .b64 %rdt<9>;
 
 $L_0:
@@ -4991,6 +5076,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 8, %rd9;
+	mul.lo.s64 %rd106, %rd1, 8;
+	mad.lo.s64 %rd107, %rd104, 8, %rd13;
+	mad.lo.s64 %rd108, %rd104, 8, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_14;
@@ -4999,11 +5089,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	mov.b64 %rd8, %rd105;
 	ld.global.s64 %rd11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	mov.b64 %rd12, %rd107;
 	ld.global.s64 %rd15, [%rd12];
 $L_5:
 	mul.lo.s64 %rd17, %rd11, %rd15;
@@ -5020,24 +5110,24 @@ $L_5:
 $L_6:
 	setp.eq.s64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd106, %rd11;
-	mov.b64 %rd107, %rd15;
-	or.b64 %rd108, %rd106, %rd107;
-	shr.u64 %rd109, %rd108, 32;
-	setp.eq.u64 %p110, %rd109, 0;
-	@!%p110 bra $L_12;
+	mov.b64 %rd111, %rd11;
+	mov.b64 %rd112, %rd15;
+	or.b64 %rd113, %rd111, %rd112;
+	shr.u64 %rd114, %rd113, 32;
+	setp.eq.u64 %p115, %rd114, 0;
+	@!%p115 bra $L_12;
 $L_7:
-	cvt.u32.u64 %r111, %rd11;
-	cvt.u32.u64 %r112, %rd15;
-	div.u32 %r113, %r111, %r112;
-	mul.lo.u32 %r115, %r113, %r112;
-	sub.u32 %r114, %r111, %r115;
-	cvt.u64.u32 %rd104, %r113;
-	cvt.u64.u32 %rd105, %r114;
+	cvt.u32.u64 %r116, %rd11;
+	cvt.u32.u64 %r117, %rd15;
+	div.u32 %r118, %r116, %r117;
+	mul.lo.u32 %r120, %r118, %r117;
+	sub.u32 %r119, %r116, %r120;
+	cvt.u64.u32 %rd109, %r118;
+	cvt.u64.u32 %rd110, %r119;
 $L_8:
-	mov.b64 %rd27, %rd104;
+	mov.b64 %rd27, %rd109;
 	add.s64 %rd28, %rd24, %rd27;
-	mov.b64 %rd29, %rd105;
+	mov.b64 %rd29, %rd110;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_9:
@@ -5120,18 +5210,21 @@ $L_9:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_10:
-	mad.lo.s64 %rd59, %rd7, 8, %rd4;
+	mov.b64 %rd59, %rd108;
 	st.global.s64 [%rd59], %rd16;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd107, %rd107, %rd106;
+	add.s64 %rd108, %rd108, %rd106;
 	bra.uni $L_2;
 $L_12:
 	setp.eq.s64 %pt3, %rd15, -1;
 	neg.s64 %rdt7, %rd11;
-	div.s64 %rd104, %rd11, %rd15;
-	selp.b64 %rd104, %rdt7, %rd104, %pt3;
-	mul.lo.s64 %rd116, %rd104, %rd15;
-	sub.s64 %rd105, %rd11, %rd116;
+	div.s64 %rd109, %rd11, %rd15;
+	selp.b64 %rd109, %rdt7, %rd109, %pt3;
+	mul.lo.s64 %rd121, %rd109, %rd15;
+	sub.s64 %rd110, %rd11, %rd121;
 	bra.uni $L_8;
 $L_13:
 	mov.b64 %rd26, %rd24;
@@ -5184,7 +5277,7 @@ $Lfault:
 	.reg .pred %pt<4>;
 	.reg .b32 %r<58>;
 	.reg .b32 %rt<13>;
-	.reg .b64 %rd<60>;
+	.reg .b64 %rd<66>;
 	.reg .b64 %rdt<7>;
 
 $L_0:
@@ -5209,6 +5302,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd61, %rd2;
+	add.s64 %rd62, %rd9, %rd61;
+	mov.b64 %rd63, %rd1;
+	add.s64 %rd64, %rd13, %rd61;
+	add.s64 %rd65, %rd4, %rd61;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_11;
@@ -5217,11 +5315,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd8, %rd9, %rd7;
+	mov.b64 %rd8, %rd62;
 	ld.global.u8 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	add.s64 %rd12, %rd13, %rd7;
+	mov.b64 %rd12, %rd64;
 	ld.global.u8 %r15, [%rd12];
 $L_5:
 	mul.lo.u32 %r17, %r11, %r15;
@@ -5308,10 +5406,13 @@ $L_7:
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
 $L_8:
-	add.s64 %rd58, %rd4, %rd7;
+	mov.b64 %rd58, %rd65;
 	st.global.u8 [%rd58], %r16;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd62, %rd62, %rd63;
+	add.s64 %rd64, %rd64, %rd63;
+	add.s64 %rd65, %rd65, %rd63;
 	bra.uni $L_2;
 $L_10:
 	mov.b32 %r26, %r24;
@@ -5364,7 +5465,7 @@ $Lfault:
 	.reg .pred %pt<4>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<13>;
-	.reg .b64 %rd<61>;
+	.reg .b64 %rd<67>;
 	.reg .b64 %rdt<7>;
 
 $L_0:
@@ -5389,6 +5490,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd62, %rd2;
+	mad.lo.s64 %rd63, %rd62, 2, %rd9;
+	mul.lo.s64 %rd64, %rd1, 2;
+	mad.lo.s64 %rd65, %rd62, 2, %rd13;
+	mad.lo.s64 %rd66, %rd62, 2, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_11;
@@ -5397,11 +5503,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 2, %rd9;
+	mov.b64 %rd8, %rd63;
 	ld.global.u16 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 2, %rd13;
+	mov.b64 %rd12, %rd65;
 	ld.global.u16 %r15, [%rd12];
 $L_5:
 	mul.lo.u32 %r17, %r11, %r15;
@@ -5490,10 +5596,13 @@ $L_7:
 	and.b32 %r58, %r58, 65535;
 	mov.b32 %r16, %r58;
 $L_8:
-	mad.lo.s64 %rd59, %rd7, 2, %rd4;
+	mov.b64 %rd59, %rd66;
 	st.global.u16 [%rd59], %r16;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd63, %rd63, %rd64;
+	add.s64 %rd65, %rd65, %rd64;
+	add.s64 %rd66, %rd66, %rd64;
 	bra.uni $L_2;
 $L_10:
 	mov.b32 %r26, %r24;
@@ -5544,9 +5653,9 @@ $Lfault:
 {
 	.reg .pred %p<62>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<93>;
+	.reg .b32 %r<98>;
 	.reg .b32 %rt<13>;
-	.reg .b64 %rd<61>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<7>;
 
 $L_0:
@@ -5571,6 +5680,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd90, %rd2;
+	mad.lo.s64 %rd91, %rd90, 4, %rd9;
+	mul.lo.s64 %rd92, %rd1, 4;
+	mad.lo.s64 %rd93, %rd90, 4, %rd13;
+	mad.lo.s64 %rd94, %rd90, 4, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_12;
@@ -5579,11 +5693,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	mov.b64 %rd8, %rd91;
 	ld.global.u32 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd13;
+	mov.b64 %rd12, %rd93;
 	ld.global.u32 %r15, [%rd12];
 $L_5:
 	mul.lo.u32 %r17, %r11, %r15;
@@ -5600,13 +5714,13 @@ $L_5:
 $L_6:
 	setp.eq.u32 %pt2, %r15, 0;
 	@%pt2 bra $Lfault_2;
-	div.u32 %r90, %r11, %r15;
-	mul.lo.u32 %r92, %r90, %r15;
-	sub.u32 %r91, %r11, %r92;
+	div.u32 %r95, %r11, %r15;
+	mul.lo.u32 %r97, %r95, %r15;
+	sub.u32 %r96, %r11, %r97;
 $L_7:
-	mov.b32 %r27, %r90;
+	mov.b32 %r27, %r95;
 	add.u32 %r28, %r24, %r27;
-	mov.b32 %r29, %r91;
+	mov.b32 %r29, %r96;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
 $L_8:
@@ -5675,10 +5789,13 @@ $L_8:
 	add.u32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_9:
-	mad.lo.s64 %rd59, %rd7, 4, %rd4;
+	mov.b64 %rd59, %rd94;
 	st.global.u32 [%rd59], %r16;
 $L_10:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd91, %rd91, %rd92;
+	add.s64 %rd93, %rd93, %rd92;
+	add.s64 %rd94, %rd94, %rd92;
 	bra.uni $L_2;
 $L_11:
 	mov.b32 %r26, %r24;
@@ -5727,11 +5844,11 @@ $Lfault:
 	.param .u64 MixUint64_0_param_6
 )
 {
-	.reg .pred %p<95>;
+	.reg .pred %p<100>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<100>;
+	.reg .b32 %r<105>;
 	.reg .b32 %rt<12>;
-	.reg .b64 %rd<101>;
+	.reg .b64 %rd<106>;
 	.reg .b64 %rdt<8>;
 
 $L_0:
@@ -5756,6 +5873,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd90, %rd2;
+	mad.lo.s64 %rd91, %rd90, 8, %rd9;
+	mul.lo.s64 %rd92, %rd1, 8;
+	mad.lo.s64 %rd93, %rd90, 8, %rd13;
+	mad.lo.s64 %rd94, %rd90, 8, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_14;
@@ -5764,11 +5886,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	mov.b64 %rd8, %rd91;
 	ld.global.u64 %rd11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	mov.b64 %rd12, %rd93;
 	ld.global.u64 %rd15, [%rd12];
 $L_5:
 	mul.lo.u64 %rd17, %rd11, %rd15;
@@ -5785,22 +5907,22 @@ $L_5:
 $L_6:
 	setp.eq.u64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_2;
-	or.b64 %rd92, %rd11, %rd15;
-	shr.u64 %rd93, %rd92, 32;
-	setp.eq.u64 %p94, %rd93, 0;
-	@!%p94 bra $L_12;
+	or.b64 %rd97, %rd11, %rd15;
+	shr.u64 %rd98, %rd97, 32;
+	setp.eq.u64 %p99, %rd98, 0;
+	@!%p99 bra $L_12;
 $L_7:
-	cvt.u32.u64 %r95, %rd11;
-	cvt.u32.u64 %r96, %rd15;
-	div.u32 %r97, %r95, %r96;
-	mul.lo.u32 %r99, %r97, %r96;
-	sub.u32 %r98, %r95, %r99;
-	cvt.u64.u32 %rd90, %r97;
-	cvt.u64.u32 %rd91, %r98;
+	cvt.u32.u64 %r100, %rd11;
+	cvt.u32.u64 %r101, %rd15;
+	div.u32 %r102, %r100, %r101;
+	mul.lo.u32 %r104, %r102, %r101;
+	sub.u32 %r103, %r100, %r104;
+	cvt.u64.u32 %rd95, %r102;
+	cvt.u64.u32 %rd96, %r103;
 $L_8:
-	mov.b64 %rd27, %rd90;
+	mov.b64 %rd27, %rd95;
 	add.u64 %rd28, %rd24, %rd27;
-	mov.b64 %rd29, %rd91;
+	mov.b64 %rd29, %rd96;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_9:
@@ -5869,15 +5991,18 @@ $L_9:
 	add.u64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_10:
-	mad.lo.s64 %rd59, %rd7, 8, %rd4;
+	mov.b64 %rd59, %rd94;
 	st.global.u64 [%rd59], %rd16;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd91, %rd91, %rd92;
+	add.s64 %rd93, %rd93, %rd92;
+	add.s64 %rd94, %rd94, %rd92;
 	bra.uni $L_2;
 $L_12:
-	div.u64 %rd90, %rd11, %rd15;
-	mul.lo.u64 %rd100, %rd90, %rd15;
-	sub.u64 %rd91, %rd11, %rd100;
+	div.u64 %rd95, %rd11, %rd15;
+	mul.lo.u64 %rd105, %rd95, %rd15;
+	sub.u64 %rd96, %rd11, %rd105;
 	bra.uni $L_8;
 $L_13:
 	mov.b64 %rd26, %rd24;
@@ -5926,11 +6051,11 @@ $Lfault:
 	.param .u64 MixUint_0_param_6
 )
 {
-	.reg .pred %p<93>;
+	.reg .pred %p<98>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<98>;
+	.reg .b32 %r<103>;
 	.reg .b32 %rt<12>;
-	.reg .b64 %rd<99>;
+	.reg .b64 %rd<104>;
 	.reg .b64 %rdt<8>;
 
 $L_0:
@@ -5955,6 +6080,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd88, %rd2;
+	mad.lo.s64 %rd89, %rd88, 8, %rd9;
+	mul.lo.s64 %rd90, %rd1, 8;
+	mad.lo.s64 %rd91, %rd88, 8, %rd13;
+	mad.lo.s64 %rd92, %rd88, 8, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_14;
@@ -5963,11 +6093,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	mov.b64 %rd8, %rd89;
 	ld.global.u64 %rd11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	mov.b64 %rd12, %rd91;
 	ld.global.u64 %rd15, [%rd12];
 $L_5:
 	mul.lo.u64 %rd17, %rd11, %rd15;
@@ -5984,22 +6114,22 @@ $L_5:
 $L_6:
 	setp.eq.u64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_2;
-	or.b64 %rd90, %rd11, %rd15;
-	shr.u64 %rd91, %rd90, 32;
-	setp.eq.u64 %p92, %rd91, 0;
-	@!%p92 bra $L_12;
+	or.b64 %rd95, %rd11, %rd15;
+	shr.u64 %rd96, %rd95, 32;
+	setp.eq.u64 %p97, %rd96, 0;
+	@!%p97 bra $L_12;
 $L_7:
-	cvt.u32.u64 %r93, %rd11;
-	cvt.u32.u64 %r94, %rd15;
-	div.u32 %r95, %r93, %r94;
-	mul.lo.u32 %r97, %r95, %r94;
-	sub.u32 %r96, %r93, %r97;
-	cvt.u64.u32 %rd88, %r95;
-	cvt.u64.u32 %rd89, %r96;
+	cvt.u32.u64 %r98, %rd11;
+	cvt.u32.u64 %r99, %rd15;
+	div.u32 %r100, %r98, %r99;
+	mul.lo.u32 %r102, %r100, %r99;
+	sub.u32 %r101, %r98, %r102;
+	cvt.u64.u32 %rd93, %r100;
+	cvt.u64.u32 %rd94, %r101;
 $L_8:
-	mov.b64 %rd27, %rd88;
+	mov.b64 %rd27, %rd93;
 	add.u64 %rd28, %rd24, %rd27;
-	mov.b64 %rd29, %rd89;
+	mov.b64 %rd29, %rd94;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_9:
@@ -6066,15 +6196,18 @@ $L_9:
 	add.u64 %rd56, %rd52, %rd55;
 	mov.b64 %rd16, %rd56;
 $L_10:
-	mad.lo.s64 %rd57, %rd7, 8, %rd4;
+	mov.b64 %rd57, %rd92;
 	st.global.u64 [%rd57], %rd16;
 $L_11:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd89, %rd89, %rd90;
+	add.s64 %rd91, %rd91, %rd90;
+	add.s64 %rd92, %rd92, %rd90;
 	bra.uni $L_2;
 $L_12:
-	div.u64 %rd88, %rd11, %rd15;
-	mul.lo.u64 %rd98, %rd88, %rd15;
-	sub.u64 %rd89, %rd11, %rd98;
+	div.u64 %rd93, %rd11, %rd15;
+	mul.lo.u64 %rd103, %rd93, %rd15;
+	sub.u64 %rd94, %rd11, %rd103;
 	bra.uni $L_8;
 $L_13:
 	mov.b64 %rd26, %rd24;
@@ -6127,7 +6260,7 @@ $Lfault:
 	.reg .pred %pt<3>;
 	.reg .b32 %r<41>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<45>;
+	.reg .b64 %rd<52>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -6152,6 +6285,12 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd46, %rd2;
+	add.s64 %rd47, %rd9, %rd46;
+	mov.b64 %rd48, %rd1;
+	mad.lo.s64 %rd49, %rd46, 8, %rd13;
+	mul.lo.s64 %rd50, %rd1, 8;
+	mad.lo.s64 %rd51, %rd46, 8, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -6160,11 +6299,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd8, %rd9, %rd7;
+	mov.b64 %rd8, %rd47;
 	ld.global.u8 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	mov.b64 %rd12, %rd49;
 	ld.global.s64 %rd15, [%rd12];
 	shl.b64 %rd16, %rd15, %r11;
 	shr.s64 %rd17, %rd15, %r11;
@@ -6200,10 +6339,13 @@ $L_4:
 	and.b32 %r40, %r11, 7;
 	shl.b64 %rd41, %rd39, %r40;
 	xor.b64 %rd42, %rd37, %rd41;
-	mad.lo.s64 %rd43, %rd7, 8, %rd4;
+	mov.b64 %rd43, %rd51;
 	st.global.s64 [%rd43], %rd42;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd47, %rd47, %rd48;
+	add.s64 %rd49, %rd49, %rd50;
+	add.s64 %rd51, %rd51, %rd50;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -6256,7 +6398,7 @@ $Lfault:
 	.reg .pred %pt<7>;
 	.reg .b32 %r<64>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<68>;
+	.reg .b64 %rd<81>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<52>;
 	.reg .f64 %fd<63>;
@@ -6295,6 +6437,18 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd69, %rd2;
+	mad.lo.s64 %rd70, %rd69, 8, %rd9;
+	mul.lo.s64 %rd71, %rd1, 8;
+	mad.lo.s64 %rd72, %rd69, 8, %rd13;
+	add.s64 %rd73, %rd22, %rd69;
+	mov.b64 %rd74, %rd1;
+	mad.lo.s64 %rd75, %rd69, 2, %rd29;
+	mul.lo.s64 %rd76, %rd1, 2;
+	mad.lo.s64 %rd77, %rd69, 4, %rd36;
+	mul.lo.s64 %rd78, %rd1, 4;
+	mad.lo.s64 %rd79, %rd69, 4, %rd49;
+	mad.lo.s64 %rd80, %rd69, 8, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -6303,11 +6457,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	mov.b64 %rd8, %rd70;
 	ld.global.s64 %rd11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	mov.b64 %rd12, %rd72;
 	ld.global.f64 %fd15, [%rd12];
 	cvt.u32.u64 %r16, %rd11;
 	and.b32 %r16, %r16, 255;
@@ -6321,7 +6475,7 @@ $L_4:
 	and.b32 %r20, %r20, 255;
 	setp.ge.u64 %pt2, %rd7, %rd23;
 	@%pt2 bra $Lfault_2;
-	add.s64 %rd21, %rd22, %rd7;
+	mov.b64 %rd21, %rd73;
 	st.global.u8 [%rd21], %r20;
 	mov.b32 %r24, %r17;
 	mov.b32 %r25, %r16;
@@ -6331,7 +6485,7 @@ $L_4:
 	bfe.s32 %r27, %r27, 0, 16;
 	setp.ge.u64 %pt3, %rd7, %rd30;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd28, %rd7, 2, %rd29;
+	mov.b64 %rd28, %rd75;
 	st.global.s16 [%rd28], %r27;
 	cvt.u32.u64 %r31, %rd11;
 	cvt.u32.u64 %r32, %rd11;
@@ -6340,7 +6494,7 @@ $L_4:
 	xor.b32 %r34, %r31, %r33;
 	setp.ge.u64 %pt4, %rd7, %rd37;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd35, %rd7, 4, %rd36;
+	mov.b64 %rd35, %rd77;
 	st.global.u32 [%rd35], %r34;
 	cvt.rn.f32.f64 %f38, %fd15;
 	cvt.rn.f32.s64 %f39, %rd11;
@@ -6354,7 +6508,7 @@ $L_4:
 	add.rn.f32 %f47, %f43, %f46;
 	setp.ge.u64 %pt5, %rd7, %rd50;
 	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd48, %rd7, 4, %rd49;
+	mov.b64 %rd48, %rd79;
 	st.global.f32 [%rd48], %f47;
 	mov.f32 %f51, %f38;
 	cvt.rzi.s64.f32 %rd52, %f51;
@@ -6373,10 +6527,17 @@ $L_4:
 	bfe.s32 %r63, %r63, 0, 8;
 	cvt.s64.s32 %rd64, %r63;
 	add.s64 %rd65, %rd61, %rd64;
-	mad.lo.s64 %rd66, %rd7, 8, %rd4;
+	mov.b64 %rd66, %rd80;
 	st.global.s64 [%rd66], %rd65;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd70, %rd70, %rd71;
+	add.s64 %rd72, %rd72, %rd71;
+	add.s64 %rd73, %rd73, %rd74;
+	add.s64 %rd75, %rd75, %rd76;
+	add.s64 %rd77, %rd77, %rd78;
+	add.s64 %rd79, %rd79, %rd78;
+	add.s64 %rd80, %rd80, %rd71;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -6440,7 +6601,7 @@ $Lfault:
 	.reg .pred %p<51>;
 	.reg .pred %pt<10>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<50>;
+	.reg .b64 %rd<56>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<48>;
 	.reg .f64 %fdt<4>;
@@ -6467,6 +6628,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd51, %rd2;
+	mad.lo.s64 %rd52, %rd51, 8, %rd9;
+	mul.lo.s64 %rd53, %rd1, 8;
+	mad.lo.s64 %rd54, %rd51, 8, %rd13;
+	mad.lo.s64 %rd55, %rd51, 8, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_14;
@@ -6475,11 +6641,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	mov.b64 %rd8, %rd52;
 	ld.global.f64 %fd11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	mov.b64 %rd12, %rd54;
 	ld.global.f64 %fd15, [%rd12];
 	mul.rn.f64 %fd16, %fd11, %fd15;
 	div.rn.f64 %fd17, %fd11, %fd15;
@@ -6532,10 +6698,13 @@ $L_8:
 	mov.f64 %fd45, %fd39;
 	mul.rn.f64 %fd46, %fd45, 0d0000000000000000;
 	add.rn.f64 %fd47, %fd44, %fd46;
-	mad.lo.s64 %rd48, %rd7, 8, %rd4;
+	mov.b64 %rd48, %rd55;
 	st.global.f64 [%rd48], %fd47;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd52, %rd52, %rd53;
+	add.s64 %rd54, %rd54, %rd53;
+	add.s64 %rd55, %rd55, %rd53;
 	bra.uni $L_2;
 $L_10:
 	mov.f64 %fd25, %fd23;
@@ -6592,7 +6761,7 @@ $Lfault:
 	.reg .pred %p<53>;
 	.reg .pred %pt<9>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<52>;
+	.reg .b64 %rd<58>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<50>;
 	.reg .f32 %ft<4>;
@@ -6620,6 +6789,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd53, %rd2;
+	mad.lo.s64 %rd54, %rd53, 4, %rd9;
+	mul.lo.s64 %rd55, %rd1, 4;
+	mad.lo.s64 %rd56, %rd53, 4, %rd13;
+	mad.lo.s64 %rd57, %rd53, 4, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_9;
@@ -6628,11 +6802,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	mov.b64 %rd8, %rd54;
 	ld.global.f32 %f11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd13;
+	mov.b64 %rd12, %rd56;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f11, %f15;
 	div.rn.f32 %f17, %f11, %f15;
@@ -6675,10 +6849,13 @@ $L_6:
 	add.rn.f32 %ft3, %f15, %f11;
 	selp.f32 %f48, %ft3, %ft2, %pt7;
 	sub.rn.f32 %f49, %f47, %f48;
-	mad.lo.s64 %rd50, %rd7, 4, %rd4;
+	mov.b64 %rd50, %rd57;
 	st.global.f32 [%rd50], %f49;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd54, %rd54, %rd55;
+	add.s64 %rd56, %rd56, %rd55;
+	add.s64 %rd57, %rd57, %rd55;
 	bra.uni $L_2;
 $L_8:
 	mov.f32 %f22, %f20;
@@ -6727,7 +6904,7 @@ $Lfault:
 	.reg .pred %p<28>;
 	.reg .pred %pt<10>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<34>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<23>;
 	.reg .f64 %fdt<4>;
@@ -6757,6 +6934,12 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd28, %rd2;
+	mad.lo.s64 %rd29, %rd28, 8, %rd9;
+	mul.lo.s64 %rd30, %rd1, 8;
+	mad.lo.s64 %rd31, %rd28, 8, %rd13;
+	mad.lo.s64 %rd32, %rd28, 8, %rd4;
+	mad.lo.s64 %rd33, %rd28, 8, %rd24;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -6765,11 +6948,11 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	mov.b64 %rd8, %rd29;
 	ld.global.f64 %fd11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	mov.b64 %rd12, %rd31;
 	ld.global.f64 %fd15, [%rd12];
 	setp.lt.f64 %pt2, %fd11, %fd15;
 	selp.f64 %fdt0, %fd11, %fd15, %pt2;
@@ -6779,7 +6962,7 @@ $L_4:
 	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
 	selp.f64 %fd16, %fdt1, %fdt0, %pt4;
-	mad.lo.s64 %rd17, %rd7, 8, %rd4;
+	mov.b64 %rd17, %rd32;
 	st.global.f64 [%rd17], %fd16;
 	mov.b64 %rd18, %rd8;
 	ld.global.f64 %fd19, [%rd18];
@@ -6795,10 +6978,14 @@ $L_4:
 	selp.f64 %fd22, %fdt3, %fdt2, %pt7;
 	setp.ge.u64 %pt8, %rd7, %rd25;
 	@%pt8 bra $Lfault_2;
-	mad.lo.s64 %rd23, %rd7, 8, %rd24;
+	mov.b64 %rd23, %rd33;
 	st.global.f64 [%rd23], %fd22;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd29, %rd29, %rd30;
+	add.s64 %rd31, %rd31, %rd30;
+	add.s64 %rd32, %rd32, %rd30;
+	add.s64 %rd33, %rd33, %rd30;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -6861,7 +7048,7 @@ $Lfault:
 	.reg .pred %p<61>;
 	.reg .pred %pt<18>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<60>;
+	.reg .b64 %rd<74>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<53>;
 	.reg .f64 %fd<39>;
@@ -6909,13 +7096,26 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd61, %rd2;
+	mad.lo.s64 %rd62, %rd61, 8, %rd4;
+	mul.lo.s64 %rd63, %rd1, 8;
+	mad.lo.s64 %rd64, %rd61, 8, %rd16;
+	mad.lo.s64 %rd65, %rd61, 8, %rd19;
+	mad.lo.s64 %rd66, %rd61, 8, %rd28;
+	mad.lo.s64 %rd67, %rd61, 8, %rd31;
+	mad.lo.s64 %rd68, %rd61, 8, %rd40;
+	mad.lo.s64 %rd69, %rd61, 8, %rd43;
+	mad.lo.s64 %rd70, %rd61, 4, %rd46;
+	mul.lo.s64 %rd71, %rd1, 4;
+	mad.lo.s64 %rd72, %rd61, 4, %rd54;
+	mad.lo.s64 %rd73, %rd61, 4, %rd57;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	mad.lo.s64 %rd9, %rd7, 8, %rd4;
+	mov.b64 %rd9, %rd62;
 	ld.global.f64 %fd10, [%rd9];
 	setp.gtu.f64 %pt0, %fd10, 0d0000000000000000;
 	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt0;
@@ -6924,11 +7124,11 @@ $L_4:
 	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt1;
 	setp.ge.u64 %pt2, %rd7, %rd17;
 	@%pt2 bra $Lfault_0;
-	mad.lo.s64 %rd15, %rd7, 8, %rd16;
+	mov.b64 %rd15, %rd64;
 	st.global.f64 [%rd15], %fd11;
 	setp.ge.u64 %pt3, %rd7, %rd20;
 	@%pt3 bra $Lfault_1;
-	mad.lo.s64 %rd18, %rd7, 8, %rd19;
+	mov.b64 %rd18, %rd65;
 	st.global.f64 [%rd18], %fd14;
 	mov.b64 %rd21, %rd9;
 	ld.global.f64 %fd22, [%rd21];
@@ -6939,11 +7139,11 @@ $L_4:
 	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt5;
 	setp.ge.u64 %pt6, %rd7, %rd29;
 	@%pt6 bra $Lfault_2;
-	mad.lo.s64 %rd27, %rd7, 8, %rd28;
+	mov.b64 %rd27, %rd66;
 	st.global.f64 [%rd27], %fd23;
 	setp.ge.u64 %pt7, %rd7, %rd32;
 	@%pt7 bra $Lfault_3;
-	mad.lo.s64 %rd30, %rd7, 8, %rd31;
+	mov.b64 %rd30, %rd67;
 	st.global.f64 [%rd30], %fd26;
 	mov.b64 %rd33, %rd9;
 	ld.global.f64 %fd34, [%rd33];
@@ -6954,15 +7154,15 @@ $L_4:
 	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt9;
 	setp.ge.u64 %pt10, %rd7, %rd41;
 	@%pt10 bra $Lfault_4;
-	mad.lo.s64 %rd39, %rd7, 8, %rd40;
+	mov.b64 %rd39, %rd68;
 	st.global.f64 [%rd39], %fd35;
 	setp.ge.u64 %pt11, %rd7, %rd44;
 	@%pt11 bra $Lfault_5;
-	mad.lo.s64 %rd42, %rd7, 8, %rd43;
+	mov.b64 %rd42, %rd69;
 	st.global.f64 [%rd42], %fd38;
 	setp.ge.u64 %pt12, %rd7, %rd47;
 	@%pt12 bra $Lfault_6;
-	mad.lo.s64 %rd45, %rd7, 4, %rd46;
+	mov.b64 %rd45, %rd70;
 	ld.global.f32 %f48, [%rd45];
 	setp.gtu.f32 %pt13, %f48, 0f00000000;
 	selp.f32 %f49, %f48, 0f00000000, %pt13;
@@ -6971,14 +7171,24 @@ $L_4:
 	selp.f32 %f52, %f51, 0f3E800000, %pt14;
 	setp.ge.u64 %pt15, %rd7, %rd55;
 	@%pt15 bra $Lfault_7;
-	mad.lo.s64 %rd53, %rd7, 4, %rd54;
+	mov.b64 %rd53, %rd72;
 	st.global.f32 [%rd53], %f49;
 	setp.ge.u64 %pt16, %rd7, %rd58;
 	@%pt16 bra $Lfault_8;
-	mad.lo.s64 %rd56, %rd7, 4, %rd57;
+	mov.b64 %rd56, %rd73;
 	st.global.f32 [%rd56], %f52;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd62, %rd62, %rd63;
+	add.s64 %rd64, %rd64, %rd63;
+	add.s64 %rd65, %rd65, %rd63;
+	add.s64 %rd66, %rd66, %rd63;
+	add.s64 %rd67, %rd67, %rd63;
+	add.s64 %rd68, %rd68, %rd63;
+	add.s64 %rd69, %rd69, %rd63;
+	add.s64 %rd70, %rd70, %rd71;
+	add.s64 %rd72, %rd72, %rd71;
+	add.s64 %rd73, %rd73, %rd71;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -7373,7 +7583,7 @@ $Lfault:
 	.reg .pred %p<15>;
 	.reg .b32 %r<12>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<14>;
+	.reg .b64 %rd<18>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -7392,6 +7602,9 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd15, %rd2;
+	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	mul.lo.s64 %rd17, %rd1, 4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -7399,13 +7612,14 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	cvt.u32.u64 %r8, %rd7;
-	mad.lo.s64 %rd9, %rd7, 4, %rd4;
+	mov.b64 %rd9, %rd16;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, %r8;
 	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd16, %rd16, %rd17;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -7423,7 +7637,7 @@ $L_6:
 	.reg .pred %pt<4>;
 	.reg .b32 %r<9>;
 	.reg .b32 %rt<4>;
-	.reg .b64 %rd<12>;
+	.reg .b64 %rd<13>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -7443,7 +7657,8 @@ $L_1:
 	sub.s64 %rd5, %rd4, 1;
 	setp.ge.u64 %pt1, %rd5, %rd2;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd6, %rd5, 4, %rd1;
+	mad.lo.s64 %rd12, %rd2, 4, %rd1;
+	add.s64 %rd6, %rd12, -4;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r3, %r7;
 	mov.b64 %rdt3, 0;
@@ -7497,7 +7712,7 @@ $Lfault:
 	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<19>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -7516,6 +7731,9 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
 	add.s64 %rd9, %rd3, 0;
+	mov.b64 %rd16, %rd2;
+	mad.lo.s64 %rd17, %rd16, 4, %rd3;
+	mul.lo.s64 %rd18, %rd1, 4;
 $L_2:
 	mov.b64 %rd5, %rd4;
 	setp.lt.s64 %p6, %rd2, %rd5;
@@ -7531,13 +7749,14 @@ $L_5:
 	setp.ge.u64 %pt0, %rdt1, %rd4;
 	@%pt0 bra $Lfault_0;
 	ld.global.s32 %r10, [%rd9];
-	mad.lo.s64 %rd11, %rd7, 4, %rd3;
+	mov.b64 %rd11, %rd17;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, %r10;
 	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd17, %rd17, %rd18;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -7572,11 +7791,11 @@ $Lfault:
 	.param .u64 Phases_4_param_5
 )
 {
-	.reg .pred %p<22>;
+	.reg .pred %p<21>;
 	.reg .pred %pt<6>;
 	.reg .b32 %r<13>;
 	.reg .b32 %rt<4>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<20>;
 	.reg .b64 %rdt<3>;
 
 $L_0:
@@ -7592,13 +7811,12 @@ $L_2:
 	mov.b64 %rd3, %rd5;
 	add.s64 %rd16, %rd4, 0;
 	add.s64 %rd17, %rd4, 4;
-	add.s64 %rd18, %rd4, 4;
 $L_3:
-	max.s64 %rd19, %rd3, -9223372036854775805;
-	sub.s64 %rd20, %rd19, 3;
+	max.s64 %rd18, %rd3, -9223372036854775805;
+	sub.s64 %rd19, %rd18, 3;
 $L_4:
-	setp.lt.s64 %p21, %rd2, %rd20;
-	@!%p21 bra $L_13;
+	setp.lt.s64 %p20, %rd2, %rd19;
+	@!%p20 bra $L_13;
 $L_5:
 	setp.lt.s64 %p6, %rd2, %rd3;
 $L_6:
@@ -7610,13 +7828,12 @@ $L_6:
 	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd13, %rd17;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
 	add.s64 %rd16, %rd16, 4;
 	add.s64 %rd17, %rd17, 4;
-	add.s64 %rd18, %rd18, 4;
 $L_7:
 	setp.lt.s64 %p6, %rd2, %rd3;
 $L_8:
@@ -7628,13 +7845,12 @@ $L_8:
 	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd13, %rd17;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
 	add.s64 %rd16, %rd16, 4;
 	add.s64 %rd17, %rd17, 4;
-	add.s64 %rd18, %rd18, 4;
 $L_9:
 	setp.lt.s64 %p6, %rd2, %rd3;
 $L_10:
@@ -7646,13 +7862,12 @@ $L_10:
 	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd13, %rd17;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
 	add.s64 %rd16, %rd16, 4;
 	add.s64 %rd17, %rd17, 4;
-	add.s64 %rd18, %rd18, 4;
 $L_11:
 	setp.lt.s64 %p6, %rd2, %rd3;
 $L_12:
@@ -7664,13 +7879,12 @@ $L_12:
 	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd13, %rd17;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
 	add.s64 %rd16, %rd16, 4;
 	add.s64 %rd17, %rd17, 4;
-	add.s64 %rd18, %rd18, 4;
 	bra.uni $L_4;
 $L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
@@ -7684,13 +7898,12 @@ $L_14:
 	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd13, %rd17;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
 	add.s64 %rd16, %rd16, 4;
 	add.s64 %rd17, %rd17, 4;
-	add.s64 %rd18, %rd18, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -8175,7 +8388,7 @@ $Lfault:
 	.reg .pred %p<11>;
 	.reg .b32 %r<14>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<20>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -8194,24 +8407,25 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd17, %rd2;
+	mad.lo.s64 %rd18, %rd17, 4, %rd4;
+	mul.lo.s64 %rd19, %rd1, 4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	@!%p7 bra $L_5;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd18;
+	add.s64 %rd11, %rd15, 4;
 	ld.global.s32 %r12, [%rd11];
 	mul.lo.s32 %r13, %r12, 2;
 	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd18, %rd18, %rd19;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -8227,7 +8441,7 @@ $L_7:
 {
 	.reg .pred %p<11>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<20>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<14>;
 
@@ -8247,24 +8461,25 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd17, %rd2;
+	mad.lo.s64 %rd18, %rd17, 4, %rd4;
+	mul.lo.s64 %rd19, %rd1, 4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	@!%p7 bra $L_5;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd18;
+	add.s64 %rd11, %rd15, 4;
 	ld.global.f32 %f12, [%rd11];
 	add.rn.f32 %f13, %f12, 0f3F800000;
 	mov.b64 %rd14, %rd11;
 	st.global.f32 [%rd14], %f13;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd18, %rd18, %rd19;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -8487,7 +8702,7 @@ $Lfault:
 	.reg .pred %p<17>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<14>;
 
@@ -8514,6 +8729,9 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd21, %rd2;
+	mad.lo.s64 %rd22, %rd21, 4, %rd7;
+	mul.lo.s64 %rd23, %rd1, 4;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_6;
@@ -8522,13 +8740,14 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd10, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd10, 4, %rd7;
+	mov.b64 %rd11, %rd22;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, 0f40400000;
 	mov.b64 %rd14, %rd11;
 	st.global.f32 [%rd14], %f13;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd22, %rd22, %rd23;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -8568,7 +8787,7 @@ $Lfault:
 	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<19>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8588,6 +8807,9 @@ $L_1:
 	mov.u32 %rt5, %ntid.x;
 	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, 2;
+	mov.b64 %rd16, %rd2;
+	mad.lo.s64 %rd17, %rd16, 4, %rd3;
+	mul.lo.s64 %rd18, %rd1, 4;
 $L_2:
 	mov.b64 %rd5, %rd4;
 	sub.s64 %rd6, %rd5, 1;
@@ -8605,13 +8827,14 @@ $L_5:
 $L_6:
 	setp.ge.u64 %pt0, %rd8, %rd4;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd8, 4, %rd3;
+	mov.b64 %rd11, %rd17;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, 1000;
 	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd17, %rd17, %rd18;
 	bra.uni $L_2;
 $L_8:
 	ret;
@@ -8651,7 +8874,7 @@ $Lfault:
 	.reg .pred %pt<3>;
 	.reg .b32 %r<35>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<37>;
+	.reg .b64 %rd<44>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8676,13 +8899,19 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd38, %rd2;
+	add.s64 %rd39, %rd4, %rd38;
+	mov.b64 %rd40, %rd1;
+	mad.lo.s64 %rd41, %rd38, 2, %rd14;
+	mul.lo.s64 %rd42, %rd1, 2;
+	add.s64 %rd43, %rd23, %rd38;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	add.s64 %rd8, %rd4, %rd7;
+	mov.b64 %rd8, %rd39;
 	ld.global.u8 %r9, [%rd8];
 	mul.lo.u32 %r10, %r9, 3;
 	and.b32 %r10, %r10, 255;
@@ -8692,7 +8921,7 @@ $L_4:
 	st.global.u8 [%rd12], %r11;
 	setp.ge.u64 %pt0, %rd7, %rd15;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd13, %rd7, 2, %rd14;
+	mov.b64 %rd13, %rd41;
 	ld.global.s16 %r16, [%rd13];
 	mov.b32 %r18, %r16;
 	mul.lo.s32 %r19, %r16, %r18;
@@ -8703,7 +8932,7 @@ $L_4:
 	st.global.s16 [%rd21], %r20;
 	setp.ge.u64 %pt1, %rd7, %rd24;
 	@%pt1 bra $Lfault_1;
-	add.s64 %rd22, %rd23, %rd7;
+	mov.b64 %rd22, %rd43;
 	ld.global.s8 %r25, [%rd22];
 	neg.s32 %r26, %r25;
 	bfe.s32 %r26, %r26, 0, 8;
@@ -8723,6 +8952,9 @@ $L_4:
 	st.global.s8 [%rd35], %r34;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd39, %rd39, %rd40;
+	add.s64 %rd41, %rd41, %rd42;
+	add.s64 %rd43, %rd43, %rd40;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -9418,7 +9650,7 @@ $Lfault:
 {
 	.reg .pred %p<11>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<12>;
+	.reg .b64 %rd<17>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<13>;
 
@@ -9439,21 +9671,22 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd2;
+	mad.lo.s64 %rd15, %rd14, 4, %rd4;
+	mul.lo.s64 %rd16, %rd1, 4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	@!%p7 bra $L_5;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mov.b64 %rd13, %rd15;
+	add.s64 %rd11, %rd13, 4;
 	st.global.f32 [%rd11], %f12;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd15, %rd15, %rd16;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -9468,7 +9701,7 @@ $L_7:
 	.reg .pred %p<11>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<17>;
+	.reg .b64 %rd<23>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<16>;
 
@@ -9491,6 +9724,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd19, %rd2;
+	mad.lo.s64 %rd20, %rd19, 4, %rd12;
+	mul.lo.s64 %rd21, %rd1, 4;
+	mad.lo.s64 %rd22, %rd19, 4, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -9502,13 +9739,17 @@ $L_4:
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	mov.b64 %rd17, %rd20;
+	add.s64 %rd11, %rd17, 4;
 	ld.global.f32 %f14, [%rd11];
 	add.rn.f32 %f15, %f14, 0f3F800000;
-	mad.lo.s64 %rd16, %rd9, 4, %rd4;
+	mov.b64 %rd18, %rd22;
+	add.s64 %rd16, %rd18, 4;
 	st.global.f32 [%rd16], %f15;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd20, %rd20, %rd21;
+	add.s64 %rd22, %rd22, %rd21;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -9542,7 +9783,7 @@ $Lfault:
 {
 	.reg .pred %p<11>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<21>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<15>;
 
@@ -9563,24 +9804,25 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd18, %rd2;
+	mad.lo.s64 %rd19, %rd18, 4, %rd4;
+	mul.lo.s64 %rd20, %rd1, 4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	@!%p7 bra $L_5;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mov.b64 %rd16, %rd19;
+	add.s64 %rd11, %rd16, 4;
 	ld.global.f32 %f12, [%rd11];
 	add.rn.f32 %f13, %f12, %f14;
 	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd19, %rd19, %rd20;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -9591,9 +9833,9 @@ $L_7:
 	.param .s64 SlowFill_0_param_3
 )
 {
-	.reg .pred %p<38>;
+	.reg .pred %p<40>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<37>;
+	.reg .b64 %rd<39>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<24>;
 	.reg .f32 %ft<1>;
@@ -9632,11 +9874,11 @@ $L_6:
 	mov.b64 %rd14, %rd11;
 	mov.b64 %rd15, 0;
 $L_7:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd37, %rd13, -9223372036854775804;
+	sub.s64 %rd38, %rd37, 4;
 $L_8:
-	setp.lt.s64 %p37, %rd15, %rd36;
-	@!%p37 bra $L_17;
+	setp.lt.s64 %p39, %rd15, %rd38;
+	@!%p39 bra $L_17;
 $L_9:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
@@ -9733,7 +9975,8 @@ $L_18:
 $L_19:
 	mov.b64 %rd16, %rd19;
 $L_20:
-	mad.lo.s64 %rd22, %rd9, 4, %rd4;
+	mad.lo.s64 %rd35, %rd8, 4, %rd4;
+	add.s64 %rd22, %rd35, 4;
 	st.global.f32 [%rd22], %f23;
 	setp.lt.s64 %p24, %rd16, 0;
 	@!%p24 bra $L_22;
@@ -9769,7 +10012,7 @@ $L_24:
 	.reg .pred %p<43>;
 	.reg .b32 %r<33>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<55>;
+	.reg .b64 %rd<59>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<29>;
 	.reg .f64 %fd<37>;
@@ -9831,6 +10074,9 @@ $L_1:
 	mov.b64 %rd40, %rd38;
 	add.s64 %rd41, %rd37, %rd40;
 	neg.s64 %rd44, %rd41;
+	mov.b64 %rd56, %rd2;
+	mad.lo.s64 %rd57, %rd56, 8, %rd4;
+	mul.lo.s64 %rd58, %rd1, 8;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -9846,10 +10092,12 @@ $L_6:
 $L_7:
 	mov.b64 %rd45, %rd9;
 	add.s64 %rd46, %rd43, %rd45;
-	mad.lo.s64 %rd47, %rd9, 8, %rd4;
+	mov.b64 %rd55, %rd57;
+	add.s64 %rd47, %rd55, 8;
 	st.global.s64 [%rd47], %rd46;
 $L_8:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd57, %rd57, %rd58;
 	bra.uni $L_2;
 $L_9:
 	mov.b64 %rd43, %rd41;
@@ -9870,11 +10118,11 @@ $L_10:
 	.param .u64 ClampedWindow_0_param_8
 )
 {
-	.reg .pred %p<339>;
+	.reg .pred %p<352>;
 	.reg .pred %pt<21>;
-	.reg .b32 %r<344>;
+	.reg .b32 %r<357>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<345>;
+	.reg .b64 %rd<358>;
 	.reg .b64 %rdt<5>;
 	.reg .f32 %f<198>;
 
@@ -9908,6 +10156,10 @@ $L_1:
 	mov.b64 %rd91, %rd35;
 	mov.b64 %rd203, %rd21;
 	mov.b64 %rd247, %rd21;
+	mov.b64 %rd341, %rd2;
+	mad.lo.s64 %rd342, %rd341, 4, %rd50;
+	mul.lo.s64 %rd343, %rd1, 4;
+	mad.lo.s64 %rd344, %rd341, 4, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -9919,23 +10171,23 @@ $L_4:
 $L_5:
 	setp.eq.s64 %pt0, %rd12, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd334, %rd9;
-	mov.b64 %rd335, %rd12;
-	or.b64 %rd336, %rd334, %rd335;
-	shr.u64 %rd337, %rd336, 32;
-	setp.eq.u64 %p338, %rd337, 0;
-	@!%p338 bra $L_55;
+	mov.b64 %rd347, %rd9;
+	mov.b64 %rd348, %rd12;
+	or.b64 %rd349, %rd347, %rd348;
+	shr.u64 %rd350, %rd349, 32;
+	setp.eq.u64 %p351, %rd350, 0;
+	@!%p351 bra $L_55;
 $L_6:
-	cvt.u32.u64 %r339, %rd9;
-	cvt.u32.u64 %r340, %rd12;
-	div.u32 %r341, %r339, %r340;
-	mul.lo.u32 %r343, %r341, %r340;
-	sub.u32 %r342, %r339, %r343;
-	cvt.u64.u32 %rd332, %r341;
-	cvt.u64.u32 %rd333, %r342;
+	cvt.u32.u64 %r352, %rd9;
+	cvt.u32.u64 %r353, %rd12;
+	div.u32 %r354, %r352, %r353;
+	mul.lo.u32 %r356, %r354, %r353;
+	sub.u32 %r355, %r352, %r356;
+	cvt.u64.u32 %rd345, %r354;
+	cvt.u64.u32 %rd346, %r355;
 $L_7:
-	mov.b64 %rd11, %rd333;
-	mov.b64 %rd13, %rd332;
+	mov.b64 %rd11, %rd346;
+	mov.b64 %rd13, %rd345;
 $L_8:
 	mov.b64 %rd15, 0;
 $L_9:
@@ -10087,7 +10339,8 @@ $L_36:
 $L_37:
 	setp.ge.u64 %pt10, %rd9, %rd51;
 	@%pt10 bra $Lfault_10;
-	mad.lo.s64 %rd49, %rd9, 4, %rd50;
+	mov.b64 %rd332, %rd342;
+	add.s64 %rd49, %rd332, 4;
 	ld.global.f32 %f52, [%rd49];
 	mul.rn.f32 %f57, %f52, 0f3F400000;
 	sub.rn.f32 %f58, %f57, 0f3F800000;
@@ -10179,18 +10432,21 @@ $L_53:
 	mul.rn.f32 %f65, %f31, 0f40800000;
 	cvt.rzi.s32.f32 %r66, %f65;
 	add.s32 %r67, %r64, %r66;
-	mad.lo.s64 %rd68, %rd9, 4, %rd4;
+	mov.b64 %rd340, %rd344;
+	add.s64 %rd68, %rd340, 4;
 	st.global.s32 [%rd68], %r67;
 $L_54:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd342, %rd342, %rd343;
+	add.s64 %rd344, %rd344, %rd343;
 	bra.uni $L_2;
 $L_55:
 	setp.eq.s64 %pt19, %rd12, -1;
 	neg.s64 %rdt3, %rd9;
-	div.s64 %rd332, %rd9, %rd12;
-	selp.b64 %rd332, %rdt3, %rd332, %pt19;
-	mul.lo.s64 %rd344, %rd332, %rd12;
-	sub.s64 %rd333, %rd9, %rd344;
+	div.s64 %rd345, %rd9, %rd12;
+	selp.b64 %rd345, %rdt3, %rd345, %pt19;
+	mul.lo.s64 %rd357, %rd345, %rd12;
+	sub.s64 %rd346, %rd9, %rd357;
 	bra.uni $L_7;
 $L_56:
 	ret;
@@ -10274,11 +10530,11 @@ $Lfault:
 	.param .u64 Rounds_0_param_4
 )
 {
-	.reg .pred %p<28>;
+	.reg .pred %p<30>;
 	.reg .pred %pt<2>;
-	.reg .b32 %r<27>;
+	.reg .b32 %r<29>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<23>;
+	.reg .b64 %rd<25>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -10311,72 +10567,74 @@ $L_4:
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	mad.lo.s64 %rd23, %rd8, 8, %rd12;
+	add.s64 %rd11, %rd23, 8;
 	ld.global.u64 %rd14, [%rd11];
 	mov.b64 %rd15, %rd14;
 	mov.b64 %rd16, 0;
-	mov.b32 %r23, 0;
+	mov.b32 %r25, 0;
 $L_6:
-	max.s32 %r25, 100, -2147483645;
-	sub.s32 %r26, %r25, 3;
+	max.s32 %r27, 100, -2147483645;
+	sub.s32 %r28, %r27, 3;
 $L_7:
-	setp.lt.s32 %p27, %r23, %r26;
-	@!%p27 bra $L_16;
+	setp.lt.s32 %p29, %r25, %r28;
+	@!%p29 bra $L_16;
 $L_8:
-	setp.lt.s32 %p17, %r23, 100;
+	setp.lt.s32 %p17, %r25, 100;
 $L_9:
 	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
 	mov.b64 %rd19, %rd16;
 	add.u64 %rd20, %rd18, %rd19;
 	mov.b64 %rd15, %rd20;
-	add.s32 %r24, %r23, 1;
-	mov.b32 %r23, %r24;
-	cvt.s64.s32 %rd16, %r23;
+	add.s32 %r26, %r25, 1;
+	mov.b32 %r25, %r26;
+	cvt.s64.s32 %rd16, %r25;
 $L_10:
-	setp.lt.s32 %p17, %r23, 100;
+	setp.lt.s32 %p17, %r25, 100;
 $L_11:
 	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
 	mov.b64 %rd19, %rd16;
 	add.u64 %rd20, %rd18, %rd19;
 	mov.b64 %rd15, %rd20;
-	add.s32 %r24, %r23, 1;
-	mov.b32 %r23, %r24;
-	cvt.s64.s32 %rd16, %r23;
+	add.s32 %r26, %r25, 1;
+	mov.b32 %r25, %r26;
+	cvt.s64.s32 %rd16, %r25;
 $L_12:
-	setp.lt.s32 %p17, %r23, 100;
+	setp.lt.s32 %p17, %r25, 100;
 $L_13:
 	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
 	mov.b64 %rd19, %rd16;
 	add.u64 %rd20, %rd18, %rd19;
 	mov.b64 %rd15, %rd20;
-	add.s32 %r24, %r23, 1;
-	mov.b32 %r23, %r24;
-	cvt.s64.s32 %rd16, %r23;
+	add.s32 %r26, %r25, 1;
+	mov.b32 %r25, %r26;
+	cvt.s64.s32 %rd16, %r25;
 $L_14:
-	setp.lt.s32 %p17, %r23, 100;
+	setp.lt.s32 %p17, %r25, 100;
 $L_15:
 	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
 	mov.b64 %rd19, %rd16;
 	add.u64 %rd20, %rd18, %rd19;
 	mov.b64 %rd15, %rd20;
-	add.s32 %r24, %r23, 1;
-	mov.b32 %r23, %r24;
-	cvt.s64.s32 %rd16, %r23;
+	add.s32 %r26, %r25, 1;
+	mov.b32 %r25, %r26;
+	cvt.s64.s32 %rd16, %r25;
 	bra.uni $L_7;
 $L_16:
-	setp.lt.s32 %p17, %r23, 100;
+	setp.lt.s32 %p17, %r25, 100;
 	@!%p17 bra $L_18;
 $L_17:
 	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
 	mov.b64 %rd19, %rd16;
 	add.u64 %rd20, %rd18, %rd19;
 	mov.b64 %rd15, %rd20;
-	add.s32 %r24, %r23, 1;
-	mov.b32 %r23, %r24;
-	cvt.s64.s32 %rd16, %r23;
+	add.s32 %r26, %r25, 1;
+	mov.b32 %r25, %r26;
+	cvt.s64.s32 %rd16, %r25;
 	bra.uni $L_16;
 $L_18:
-	mad.lo.s64 %rd22, %rd9, 8, %rd4;
+	mad.lo.s64 %rd24, %rd8, 8, %rd4;
+	add.s64 %rd22, %rd24, 8;
 	st.global.u64 [%rd22], %rd15;
 $L_19:
 	add.s64 %rd2, %rd2, %rd1;
@@ -10414,7 +10672,7 @@ $Lfault:
 {
 	.reg .pred %p<14>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<19>;
 
@@ -10436,6 +10694,9 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 	mov.b64 %rd14, %rd7;
+	mov.b64 %rd21, %rd2;
+	mad.lo.s64 %rd22, %rd21, 4, %rd14;
+	mul.lo.s64 %rd23, %rd1, 4;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -10447,10 +10708,12 @@ $L_4:
 $L_5:
 	cvt.rn.f32.s64 %f17, %rd12;
 	mul.rn.f32 %f18, %f17, 0f3F000000;
-	mad.lo.s64 %rd19, %rd12, 4, %rd14;
+	mov.b64 %rd20, %rd22;
+	add.s64 %rd19, %rd20, 4;
 	st.global.f32 [%rd19], %f18;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd22, %rd22, %rd23;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -10465,7 +10728,7 @@ $L_7:
 {
 	.reg .pred %p<14>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<19>;
 
@@ -10487,6 +10750,9 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 	mov.b64 %rd14, %rd7;
+	mov.b64 %rd21, %rd2;
+	mad.lo.s64 %rd22, %rd21, 4, %rd14;
+	mul.lo.s64 %rd23, %rd1, 4;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -10498,10 +10764,12 @@ $L_4:
 $L_5:
 	cvt.rn.f32.s64 %f17, %rd12;
 	add.rn.f32 %f18, %f17, 0f3F800000;
-	mad.lo.s64 %rd19, %rd12, 4, %rd14;
+	mov.b64 %rd20, %rd22;
+	add.s64 %rd19, %rd20, 4;
 	st.global.f32 [%rd19], %f18;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd22, %rd22, %rd23;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -10516,7 +10784,7 @@ $L_7:
 {
 	.reg .pred %p<14>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<18>;
+	.reg .b64 %rd<22>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %ft<1>;
 
@@ -10538,22 +10806,23 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 	mov.b64 %rd14, %rd7;
+	mov.b64 %rd19, %rd2;
+	mad.lo.s64 %rd20, %rd19, 4, %rd14;
+	mul.lo.s64 %rd21, %rd1, 4;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
+	@!%p10 bra $L_5;
 $L_3:
-	mov.b64 %rd11, %rd2;
-$L_4:
-	add.s64 %rd12, %rd11, 1;
-$L_5:
-	mad.lo.s64 %rd17, %rd12, 4, %rd14;
+	mov.b64 %rd18, %rd20;
+	add.s64 %rd17, %rd18, 4;
 	mov.f32 %ft0, 0f3F800000;
 	st.global.f32 [%rd17], %ft0;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd20, %rd20, %rd21;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -10566,7 +10835,7 @@ $L_7:
 {
 	.reg .pred %p<14>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<26>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<20>;
 
@@ -10588,24 +10857,25 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 	mov.b64 %rd14, %rd7;
+	mov.b64 %rd23, %rd2;
+	mad.lo.s64 %rd24, %rd23, 4, %rd14;
+	mul.lo.s64 %rd25, %rd1, 4;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
+	@!%p10 bra $L_5;
 $L_3:
-	mov.b64 %rd11, %rd2;
-$L_4:
-	add.s64 %rd12, %rd11, 1;
-$L_5:
-	mad.lo.s64 %rd17, %rd12, 4, %rd14;
+	mov.b64 %rd21, %rd24;
+	add.s64 %rd17, %rd21, 4;
 	ld.global.f32 %f18, [%rd17];
 	add.rn.f32 %f19, %f18, 0f3F800000;
 	mov.b64 %rd20, %rd17;
 	st.global.f32 [%rd20], %f19;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd24, %rd24, %rd25;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -10618,7 +10888,7 @@ $L_7:
 {
 	.reg .pred %p<14>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<18>;
+	.reg .b64 %rd<22>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %ft<1>;
 
@@ -10640,22 +10910,23 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 	mov.b64 %rd14, %rd7;
+	mov.b64 %rd19, %rd2;
+	mad.lo.s64 %rd20, %rd19, 4, %rd14;
+	mul.lo.s64 %rd21, %rd1, 4;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
+	@!%p10 bra $L_5;
 $L_3:
-	mov.b64 %rd11, %rd2;
-$L_4:
-	add.s64 %rd12, %rd11, 1;
-$L_5:
-	mad.lo.s64 %rd17, %rd12, 4, %rd14;
+	mov.b64 %rd18, %rd20;
+	add.s64 %rd17, %rd18, 4;
 	mov.f32 %ft0, 0f40400000;
 	st.global.f32 [%rd17], %ft0;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd20, %rd20, %rd21;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -10672,7 +10943,7 @@ $L_7:
 	.reg .pred %p<22>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<31>;
+	.reg .b64 %rd<34>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
@@ -10697,6 +10968,9 @@ $L_1:
 	mov.b64 %rd7, %rd10;
 	mov.b64 %rd8, %rd11;
 	mov.f32 %f16, %f17;
+	mov.b64 %rd31, %rd2;
+	mad.lo.s64 %rd32, %rd31, 4, %rd7;
+	mul.lo.s64 %rd33, %rd1, 4;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
 	@!%p5 bra $L_7;
@@ -10720,10 +10994,11 @@ $L_5:
 	mul.rn.f32 %f18, %f12, %f16;
 	setp.ge.u64 %pt0, %rd6, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd19, %rd6, 4, %rd7;
+	mov.b64 %rd19, %rd32;
 	st.global.f32 [%rd19], %f18;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd32, %rd32, %rd33;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -10762,7 +11037,7 @@ $Lfault:
 	.reg .pred %p<24>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<33>;
+	.reg .b64 %rd<36>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<21>;
 
@@ -10787,6 +11062,9 @@ $L_1:
 	mov.b64 %rd7, %rd10;
 	mov.b64 %rd8, %rd11;
 	mov.f32 %f18, %f19;
+	mov.b64 %rd33, %rd2;
+	mad.lo.s64 %rd34, %rd33, 4, %rd7;
+	mul.lo.s64 %rd35, %rd1, 4;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
 	@!%p5 bra $L_7;
@@ -10812,10 +11090,11 @@ $L_5:
 	mul.rn.f32 %f20, %f12, %f18;
 	setp.ge.u64 %pt0, %rd6, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd21, %rd6, 4, %rd7;
+	mov.b64 %rd21, %rd34;
 	st.global.f32 [%rd21], %f20;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd34, %rd34, %rd35;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -10854,7 +11133,7 @@ $Lfault:
 	.reg .pred %p<11>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<29>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
@@ -10880,6 +11159,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd24, %rd2;
+	mad.lo.s64 %rd25, %rd24, 4, %rd12;
+	mul.lo.s64 %rd26, %rd1, 4;
+	mad.lo.s64 %rd27, %rd24, 4, %rd16;
+	mad.lo.s64 %rd28, %rd24, 4, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -10891,17 +11175,23 @@ $L_4:
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	mov.b64 %rd21, %rd25;
+	add.s64 %rd11, %rd21, 4;
 	ld.global.f32 %f14, [%rd11];
 	setp.ge.u64 %pt1, %rd9, %rd17;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	mov.b64 %rd22, %rd27;
+	add.s64 %rd15, %rd22, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	mov.b64 %rd23, %rd28;
+	add.s64 %rd20, %rd23, 4;
 	st.global.f32 [%rd20], %f19;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd25, %rd25, %rd26;
+	add.s64 %rd27, %rd27, %rd26;
+	add.s64 %rd28, %rd28, %rd26;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -12279,7 +12569,7 @@ $Lfault:
 	.reg .pred %pt<3>;
 	.reg .b32 %r<26>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<28>;
+	.reg .b64 %rd<32>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -12310,6 +12600,9 @@ $L_1:
 	mov.b64 %rd18, %rd21;
 	mov.b64 %rd19, %rd22;
 	add.s64 %rd23, %rd18, 0;
+	mov.b64 %rd29, %rd2;
+	mad.lo.s64 %rd30, %rd29, 4, %rd14;
+	mul.lo.s64 %rd31, %rd1, 4;
 $L_2:
 	setp.lt.s64 %p12, %rd2, %rd3;
 	@!%p12 bra $L_6;
@@ -12324,10 +12617,11 @@ $L_4:
 	add.s32 %r25, %r17, %r24;
 	setp.ge.u64 %pt1, %rd13, %rd15;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd26, %rd13, 4, %rd14;
+	mov.b64 %rd26, %rd30;
 	st.global.s32 [%rd26], %r25;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd30, %rd30, %rd31;
 	bra.uni $L_2;
 $L_6:
 	ret;
@@ -12423,7 +12717,7 @@ $Lfault:
 {
 	.reg .pred %p<12>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<17>;
+	.reg .b64 %rd<20>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -12442,6 +12736,9 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
 	mov.b64 %rd12, %rd6;
+	mov.b64 %rd17, %rd2;
+	mad.lo.s64 %rd18, %rd17, 4, %rd12;
+	mul.lo.s64 %rd19, %rd1, 4;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -12455,11 +12752,12 @@ $L_4:
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_7;
 $L_5:
-	mad.lo.s64 %rd15, %rd10, 4, %rd12;
+	mov.b64 %rd15, %rd18;
 	mov.b32 %rt5, 2;
 	st.global.s32 [%rd15], %rt5;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd18, %rd18, %rd19;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -12563,7 +12861,7 @@ $Lfault:
 	.reg .pred %pt<2>;
 	.reg .b32 %r<25>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<30>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -12588,6 +12886,9 @@ $L_1:
 	mov.b64 %rd15, %rd18;
 	mov.b64 %rd16, %rd19;
 	add.s64 %rd20, %rd15, 0;
+	mov.b64 %rd27, %rd2;
+	mad.lo.s64 %rd28, %rd27, 4, %rd12;
+	mul.lo.s64 %rd29, %rd1, 4;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -12605,13 +12906,14 @@ $L_5:
 	setp.ge.u64 %pt0, %rdt1, %rd16;
 	@%pt0 bra $Lfault_0;
 	ld.global.s32 %r21, [%rd20];
-	mad.lo.s64 %rd22, %rd10, 4, %rd12;
+	mov.b64 %rd22, %rd28;
 	ld.global.s32 %r23, [%rd22];
 	add.s32 %r24, %r23, %r21;
 	mov.b64 %rd25, %rd22;
 	st.global.s32 [%rd25], %r24;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd28, %rd28, %rd29;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -12651,7 +12953,7 @@ $Lfault:
 	.reg .pred %p<14>;
 	.reg .b32 %r<20>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<26>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -12672,24 +12974,25 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 	mov.b64 %rd14, %rd7;
+	mov.b64 %rd23, %rd2;
+	mad.lo.s64 %rd24, %rd23, 4, %rd14;
+	mul.lo.s64 %rd25, %rd1, 4;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
+	@!%p10 bra $L_5;
 $L_3:
-	mov.b64 %rd11, %rd2;
-$L_4:
-	add.s64 %rd12, %rd11, 1;
-$L_5:
-	mad.lo.s64 %rd17, %rd12, 4, %rd14;
+	mov.b64 %rd21, %rd24;
+	add.s64 %rd17, %rd21, 4;
 	ld.global.s32 %r18, [%rd17];
 	mul.lo.s32 %r19, %r18, 3;
 	mov.b64 %rd20, %rd17;
 	st.global.s32 [%rd20], %r19;
-$L_6:
+$L_4:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd24, %rd24, %rd25;
 	bra.uni $L_2;
-$L_7:
+$L_5:
 	ret;
 }
 
@@ -12708,7 +13011,7 @@ $L_7:
 	.reg .pred %pt<3>;
 	.reg .b32 %r<30>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<32>;
+	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -12737,6 +13040,11 @@ $L_1:
 	mov.b64 %rd16, %rd19;
 	mov.b64 %rd22, %rd25;
 	mov.b64 %rd23, %rd26;
+	mov.b64 %rd32, %rd2;
+	mad.lo.s64 %rd33, %rd32, 4, %rd15;
+	mul.lo.s64 %rd34, %rd1, 4;
+	mad.lo.s64 %rd35, %rd32, 4, %rd22;
+	mad.lo.s64 %rd36, %rd32, 4, %rd12;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -12752,17 +13060,20 @@ $L_4:
 $L_5:
 	setp.ge.u64 %pt0, %rd10, %rd16;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd20, %rd10, 4, %rd15;
+	mov.b64 %rd20, %rd33;
 	ld.global.s32 %r21, [%rd20];
 	setp.ge.u64 %pt1, %rd10, %rd23;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd27, %rd10, 4, %rd22;
+	mov.b64 %rd27, %rd35;
 	ld.global.s32 %r28, [%rd27];
 	sub.s32 %r29, %r21, %r28;
-	mad.lo.s64 %rd30, %rd10, 4, %rd12;
+	mov.b64 %rd30, %rd36;
 	st.global.s32 [%rd30], %r29;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd33, %rd33, %rd34;
+	add.s64 %rd35, %rd35, %rd34;
+	add.s64 %rd36, %rd36, %rd34;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -12803,11 +13114,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<90>;
+	.reg .pred %p<91>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<88>;
+	.reg .b64 %rd<89>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<87>;
+	.reg .f32 %f<88>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
@@ -12934,40 +13245,40 @@ $L_28:
 	@!%p34 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd30;
-	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
-	add.s64 %rd67, %rd23, %rd30;
-	setp.lt.s64 %p68, %rd67, %rd29;
-	@!%p68 bra $L_31;
+	shfl.sync.down.b32 %f67, %f0, %rt10, 31, -1;
+	add.s64 %rd68, %rd23, %rd30;
+	setp.lt.s64 %p69, %rd68, %rd29;
+	@!%p69 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f66;
+	add.rn.f32 %f0, %f0, %f67;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p69, %rd30, 0;
-	@!%p69 bra $L_38;
+	setp.ne.s64 %p70, %rd30, 0;
+	@!%p70 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd30;
-	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
-	add.s64 %rd71, %rd23, %rd30;
-	setp.lt.s64 %p72, %rd71, %rd29;
-	@!%p72 bra $L_34;
+	shfl.sync.down.b32 %f71, %f0, %rt11, 31, -1;
+	add.s64 %rd72, %rd23, %rd30;
+	setp.lt.s64 %p73, %rd72, %rd29;
+	@!%p73 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f70;
+	add.rn.f32 %f0, %f0, %f71;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p73, %rd30, 0;
-	@!%p73 bra $L_38;
+	setp.ne.s64 %p74, %rd30, 0;
+	@!%p74 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd30;
-	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
-	add.s64 %rd75, %rd23, %rd30;
-	setp.lt.s64 %p76, %rd75, %rd29;
-	@!%p76 bra $L_37;
+	shfl.sync.down.b32 %f75, %f0, %rt12, 31, -1;
+	add.s64 %rd76, %rd23, %rd30;
+	setp.lt.s64 %p77, %rd76, %rd29;
+	@!%p77 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f74;
+	add.rn.f32 %f0, %f0, %f75;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p77, %rd30, 0;
-	@%p77 bra $L_26;
+	setp.ne.s64 %p78, %rd30, 0;
+	@%p78 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
@@ -13014,49 +13325,48 @@ $L_46:
 	@!%p56 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd52;
-	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
-	add.s64 %rd79, %rd23, %rd52;
-	setp.lt.s64 %p80, %rd79, %rd51;
-	@!%p80 bra $L_49;
+	shfl.sync.down.b32 %f79, %f0, %rt16, 31, -1;
+	add.s64 %rd80, %rd23, %rd52;
+	setp.lt.s64 %p81, %rd80, %rd51;
+	@!%p81 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f78;
+	add.rn.f32 %f0, %f0, %f79;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p81, %rd52, 0;
-	@!%p81 bra $L_56;
+	setp.ne.s64 %p82, %rd52, 0;
+	@!%p82 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd52;
-	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
-	add.s64 %rd83, %rd23, %rd52;
-	setp.lt.s64 %p84, %rd83, %rd51;
-	@!%p84 bra $L_52;
+	shfl.sync.down.b32 %f83, %f0, %rt17, 31, -1;
+	add.s64 %rd84, %rd23, %rd52;
+	setp.lt.s64 %p85, %rd84, %rd51;
+	@!%p85 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f82;
+	add.rn.f32 %f0, %f0, %f83;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p85, %rd52, 0;
-	@!%p85 bra $L_56;
+	setp.ne.s64 %p86, %rd52, 0;
+	@!%p86 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd52;
-	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
-	add.s64 %rd87, %rd23, %rd52;
-	setp.lt.s64 %p88, %rd87, %rd51;
-	@!%p88 bra $L_55;
+	shfl.sync.down.b32 %f87, %f0, %rt18, 31, -1;
+	add.s64 %rd88, %rd23, %rd52;
+	setp.lt.s64 %p89, %rd88, %rd51;
+	@!%p89 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f86;
+	add.rn.f32 %f0, %f0, %f87;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p89, %rd52, 0;
-	@%p89 bra $L_44;
+	setp.ne.s64 %p90, %rd52, 0;
+	@%p90 bra $L_44;
 $L_56:
 	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
-	mov.b64 %rd59, %rd58;
-	add.s64 %rd60, %rd59, 2;
-	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	mad.lo.s64 %rd66, %rd58, 8, %rd61;
+	add.s64 %rd62, %rd66, 16;
 	st.global.f32 [%rd62], %f0;
 	setp.eq.s64 %p63, %rd58, 0;
 	@!%p63 bra $L_59;
@@ -13082,10 +13392,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<85>;
+	.reg .pred %p<88>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<83>;
-	.reg .f32 %f<82>;
+	.reg .b64 %rd<86>;
+	.reg .f32 %f<85>;
 
 $L_0:
 	ld.param.u64 %rd0, [Sum_1_param_4];
@@ -13098,46 +13408,49 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
-	mov.b64 %rd48, %rd3;
-	add.s64 %rd49, %rd48, 2;
+	mov.b64 %rd49, %rd3;
 	mad.lo.s64 %rd50, %rd49, 8, %rd0;
-	mov.b64 %rd51, %rd4;
+	mul.lo.s64 %rd51, %rd4, 8;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mov.b64 %rd9, %rd50;
+	mov.b64 %rd48, %rd50;
+	add.s64 %rd9, %rd48, 16;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_4:
 	setp.lt.s64 %p52, %rd3, %rd2;
 	@!%p52 bra $L_10;
 $L_5:
-	mov.b64 %rd53, %rd50;
+	mov.b64 %rd55, %rd50;
+	add.s64 %rd53, %rd55, 16;
 	ld.global.f32 %f54, [%rd53];
 	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_6:
-	setp.lt.s64 %p55, %rd3, %rd2;
-	@!%p55 bra $L_10;
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
 $L_7:
-	mov.b64 %rd56, %rd50;
-	ld.global.f32 %f57, [%rd56];
-	add.rn.f32 %f5, %f5, %f57;
-	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
-$L_8:
-	setp.lt.s64 %p58, %rd3, %rd2;
-	@!%p58 bra $L_10;
-$L_9:
 	mov.b64 %rd59, %rd50;
-	ld.global.f32 %f60, [%rd59];
-	add.rn.f32 %f5, %f5, %f60;
+	add.s64 %rd57, %rd59, 16;
+	ld.global.f32 %f58, [%rd57];
+	add.rn.f32 %f5, %f5, %f58;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
+$L_8:
+	setp.lt.s64 %p60, %rd3, %rd2;
+	@!%p60 bra $L_10;
+$L_9:
+	mov.b64 %rd63, %rd50;
+	add.s64 %rd61, %rd63, 16;
+	ld.global.f32 %f62, [%rd61];
+	add.rn.f32 %f5, %f5, %f62;
+	add.s64 %rd3, %rd3, %rd4;
+	add.s64 %rd50, %rd50, %rd51;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -13167,40 +13480,40 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
-	add.s64 %rd62, %rd11, %rd18;
-	setp.lt.s64 %p63, %rd62, %rd17;
-	@!%p63 bra $L_16;
+	shfl.sync.down.b32 %f64, %f5, %rt7, 31, -1;
+	add.s64 %rd65, %rd11, %rd18;
+	setp.lt.s64 %p66, %rd65, %rd17;
+	@!%p66 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f61;
+	add.rn.f32 %f5, %f5, %f64;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p64, %rd18, 0;
-	@!%p64 bra $L_23;
+	setp.ne.s64 %p67, %rd18, 0;
+	@!%p67 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
-	add.s64 %rd66, %rd11, %rd18;
-	setp.lt.s64 %p67, %rd66, %rd17;
-	@!%p67 bra $L_19;
+	shfl.sync.down.b32 %f68, %f5, %rt8, 31, -1;
+	add.s64 %rd69, %rd11, %rd18;
+	setp.lt.s64 %p70, %rd69, %rd17;
+	@!%p70 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f65;
+	add.rn.f32 %f5, %f5, %f68;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p68, %rd18, 0;
-	@!%p68 bra $L_23;
+	setp.ne.s64 %p71, %rd18, 0;
+	@!%p71 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
-	add.s64 %rd70, %rd11, %rd18;
-	setp.lt.s64 %p71, %rd70, %rd17;
-	@!%p71 bra $L_22;
+	shfl.sync.down.b32 %f72, %f5, %rt9, 31, -1;
+	add.s64 %rd73, %rd11, %rd18;
+	setp.lt.s64 %p74, %rd73, %rd17;
+	@!%p74 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f69;
+	add.rn.f32 %f5, %f5, %f72;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p72, %rd18, 0;
-	@%p72 bra $L_11;
+	setp.ne.s64 %p75, %rd18, 0;
+	@%p75 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
@@ -13247,40 +13560,40 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
-	add.s64 %rd74, %rd11, %rd40;
-	setp.lt.s64 %p75, %rd74, %rd39;
-	@!%p75 bra $L_34;
+	shfl.sync.down.b32 %f76, %f5, %rt13, 31, -1;
+	add.s64 %rd77, %rd11, %rd40;
+	setp.lt.s64 %p78, %rd77, %rd39;
+	@!%p78 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f73;
+	add.rn.f32 %f5, %f5, %f76;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p76, %rd40, 0;
-	@!%p76 bra $L_41;
+	setp.ne.s64 %p79, %rd40, 0;
+	@!%p79 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
-	add.s64 %rd78, %rd11, %rd40;
-	setp.lt.s64 %p79, %rd78, %rd39;
-	@!%p79 bra $L_37;
+	shfl.sync.down.b32 %f80, %f5, %rt14, 31, -1;
+	add.s64 %rd81, %rd11, %rd40;
+	setp.lt.s64 %p82, %rd81, %rd39;
+	@!%p82 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f77;
+	add.rn.f32 %f5, %f5, %f80;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p80, %rd40, 0;
-	@!%p80 bra $L_41;
+	setp.ne.s64 %p83, %rd40, 0;
+	@!%p83 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
-	add.s64 %rd82, %rd11, %rd40;
-	setp.lt.s64 %p83, %rd82, %rd39;
-	@!%p83 bra $L_40;
+	shfl.sync.down.b32 %f84, %f5, %rt15, 31, -1;
+	add.s64 %rd85, %rd11, %rd40;
+	setp.lt.s64 %p86, %rd85, %rd39;
+	@!%p86 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f81;
+	add.rn.f32 %f5, %f5, %f84;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p84, %rd40, 0;
-	@%p84 bra $L_29;
+	setp.ne.s64 %p87, %rd40, 0;
+	@%p87 bra $L_29;
 $L_41:
 	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
@@ -13357,10 +13670,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[2560];
-	.reg .pred %p<299>;
-	.reg .b32 %r<296>;
+	.reg .pred %p<327>;
+	.reg .b32 %r<324>;
 	.reg .b32 %rt<130>;
-	.reg .b64 %rd<297>;
+	.reg .b64 %rd<325>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -13746,139 +14059,139 @@ $L_43:
 	mov.b64 {%rt29, %rt30}, %rd0;
 	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
 	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
-	mov.b64 %rd221, {%rt29, %rt30};
+	mov.b64 %rd249, {%rt29, %rt30};
 	cvt.u32.u64 %rt31, %rd59;
 	mov.b64 {%rt32, %rt33}, %rd1;
 	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
 	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
-	mov.b64 %rd222, {%rt32, %rt33};
+	mov.b64 %rd250, {%rt32, %rt33};
 	cvt.u32.u64 %rt34, %rd59;
-	shfl.sync.down.b32 %r223, %r2, %rt34, 31, -1;
+	shfl.sync.down.b32 %r251, %r2, %rt34, 31, -1;
 	cvt.u32.u64 %rt35, %rd59;
-	shfl.sync.down.b32 %r224, %r3, %rt35, 31, -1;
+	shfl.sync.down.b32 %r252, %r3, %rt35, 31, -1;
 	cvt.u32.u64 %rt36, %rd59;
-	shfl.sync.down.b32 %r225, %r4, %rt36, 31, -1;
+	shfl.sync.down.b32 %r253, %r4, %rt36, 31, -1;
 	cvt.u32.u64 %rt37, %rd59;
-	shfl.sync.down.b32 %r226, %r5, %rt37, 31, -1;
+	shfl.sync.down.b32 %r254, %r5, %rt37, 31, -1;
 	cvt.u32.u64 %rt38, %rd59;
-	shfl.sync.down.b32 %r227, %r6, %rt38, 31, -1;
+	shfl.sync.down.b32 %r255, %r6, %rt38, 31, -1;
 	cvt.u32.u64 %rt39, %rd59;
-	shfl.sync.down.b32 %r228, %r7, %rt39, 31, -1;
+	shfl.sync.down.b32 %r256, %r7, %rt39, 31, -1;
 	cvt.u32.u64 %rt40, %rd59;
-	shfl.sync.down.b32 %r229, %r8, %rt40, 31, -1;
+	shfl.sync.down.b32 %r257, %r8, %rt40, 31, -1;
 	cvt.u32.u64 %rt41, %rd59;
-	shfl.sync.down.b32 %r230, %r9, %rt41, 31, -1;
-	add.s64 %rd231, %rd52, %rd59;
-	setp.lt.s64 %p232, %rd231, %rd58;
-	@!%p232 bra $L_45;
+	shfl.sync.down.b32 %r258, %r9, %rt41, 31, -1;
+	add.s64 %rd259, %rd52, %rd59;
+	setp.lt.s64 %p260, %rd259, %rd58;
+	@!%p260 bra $L_45;
 $L_44:
-	add.s64 %rd0, %rd0, %rd221;
-	add.s64 %rd1, %rd1, %rd222;
-	add.s32 %r2, %r2, %r223;
+	add.s64 %rd0, %rd0, %rd249;
+	add.s64 %rd1, %rd1, %rd250;
+	add.s32 %r2, %r2, %r251;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r224;
-	and.b32 %r4, %r4, %r225;
-	or.b32 %r5, %r5, %r226;
-	xor.b32 %r6, %r6, %r227;
-	and.b32 %r7, %r7, %r228;
-	min.s32 %r8, %r8, %r229;
-	max.s32 %r9, %r9, %r230;
+	mul.lo.u32 %r3, %r3, %r252;
+	and.b32 %r4, %r4, %r253;
+	or.b32 %r5, %r5, %r254;
+	xor.b32 %r6, %r6, %r255;
+	and.b32 %r7, %r7, %r256;
+	min.s32 %r8, %r8, %r257;
+	max.s32 %r9, %r9, %r258;
 $L_45:
 	shr.s64 %rd59, %rd59, 1;
-	setp.ne.s64 %p233, %rd59, 0;
-	@!%p233 bra $L_52;
+	setp.ne.s64 %p261, %rd59, 0;
+	@!%p261 bra $L_52;
 $L_46:
 	cvt.u32.u64 %rt42, %rd59;
 	mov.b64 {%rt43, %rt44}, %rd0;
 	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
 	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
-	mov.b64 %rd234, {%rt43, %rt44};
+	mov.b64 %rd262, {%rt43, %rt44};
 	cvt.u32.u64 %rt45, %rd59;
 	mov.b64 {%rt46, %rt47}, %rd1;
 	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
 	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
-	mov.b64 %rd235, {%rt46, %rt47};
+	mov.b64 %rd263, {%rt46, %rt47};
 	cvt.u32.u64 %rt48, %rd59;
-	shfl.sync.down.b32 %r236, %r2, %rt48, 31, -1;
+	shfl.sync.down.b32 %r264, %r2, %rt48, 31, -1;
 	cvt.u32.u64 %rt49, %rd59;
-	shfl.sync.down.b32 %r237, %r3, %rt49, 31, -1;
+	shfl.sync.down.b32 %r265, %r3, %rt49, 31, -1;
 	cvt.u32.u64 %rt50, %rd59;
-	shfl.sync.down.b32 %r238, %r4, %rt50, 31, -1;
+	shfl.sync.down.b32 %r266, %r4, %rt50, 31, -1;
 	cvt.u32.u64 %rt51, %rd59;
-	shfl.sync.down.b32 %r239, %r5, %rt51, 31, -1;
+	shfl.sync.down.b32 %r267, %r5, %rt51, 31, -1;
 	cvt.u32.u64 %rt52, %rd59;
-	shfl.sync.down.b32 %r240, %r6, %rt52, 31, -1;
+	shfl.sync.down.b32 %r268, %r6, %rt52, 31, -1;
 	cvt.u32.u64 %rt53, %rd59;
-	shfl.sync.down.b32 %r241, %r7, %rt53, 31, -1;
+	shfl.sync.down.b32 %r269, %r7, %rt53, 31, -1;
 	cvt.u32.u64 %rt54, %rd59;
-	shfl.sync.down.b32 %r242, %r8, %rt54, 31, -1;
+	shfl.sync.down.b32 %r270, %r8, %rt54, 31, -1;
 	cvt.u32.u64 %rt55, %rd59;
-	shfl.sync.down.b32 %r243, %r9, %rt55, 31, -1;
-	add.s64 %rd244, %rd52, %rd59;
-	setp.lt.s64 %p245, %rd244, %rd58;
-	@!%p245 bra $L_48;
+	shfl.sync.down.b32 %r271, %r9, %rt55, 31, -1;
+	add.s64 %rd272, %rd52, %rd59;
+	setp.lt.s64 %p273, %rd272, %rd58;
+	@!%p273 bra $L_48;
 $L_47:
-	add.s64 %rd0, %rd0, %rd234;
-	add.s64 %rd1, %rd1, %rd235;
-	add.s32 %r2, %r2, %r236;
+	add.s64 %rd0, %rd0, %rd262;
+	add.s64 %rd1, %rd1, %rd263;
+	add.s32 %r2, %r2, %r264;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r237;
-	and.b32 %r4, %r4, %r238;
-	or.b32 %r5, %r5, %r239;
-	xor.b32 %r6, %r6, %r240;
-	and.b32 %r7, %r7, %r241;
-	min.s32 %r8, %r8, %r242;
-	max.s32 %r9, %r9, %r243;
+	mul.lo.u32 %r3, %r3, %r265;
+	and.b32 %r4, %r4, %r266;
+	or.b32 %r5, %r5, %r267;
+	xor.b32 %r6, %r6, %r268;
+	and.b32 %r7, %r7, %r269;
+	min.s32 %r8, %r8, %r270;
+	max.s32 %r9, %r9, %r271;
 $L_48:
 	shr.s64 %rd59, %rd59, 1;
-	setp.ne.s64 %p246, %rd59, 0;
-	@!%p246 bra $L_52;
+	setp.ne.s64 %p274, %rd59, 0;
+	@!%p274 bra $L_52;
 $L_49:
 	cvt.u32.u64 %rt56, %rd59;
 	mov.b64 {%rt57, %rt58}, %rd0;
 	shfl.sync.down.b32 %rt57, %rt57, %rt56, 31, -1;
 	shfl.sync.down.b32 %rt58, %rt58, %rt56, 31, -1;
-	mov.b64 %rd247, {%rt57, %rt58};
+	mov.b64 %rd275, {%rt57, %rt58};
 	cvt.u32.u64 %rt59, %rd59;
 	mov.b64 {%rt60, %rt61}, %rd1;
 	shfl.sync.down.b32 %rt60, %rt60, %rt59, 31, -1;
 	shfl.sync.down.b32 %rt61, %rt61, %rt59, 31, -1;
-	mov.b64 %rd248, {%rt60, %rt61};
+	mov.b64 %rd276, {%rt60, %rt61};
 	cvt.u32.u64 %rt62, %rd59;
-	shfl.sync.down.b32 %r249, %r2, %rt62, 31, -1;
+	shfl.sync.down.b32 %r277, %r2, %rt62, 31, -1;
 	cvt.u32.u64 %rt63, %rd59;
-	shfl.sync.down.b32 %r250, %r3, %rt63, 31, -1;
+	shfl.sync.down.b32 %r278, %r3, %rt63, 31, -1;
 	cvt.u32.u64 %rt64, %rd59;
-	shfl.sync.down.b32 %r251, %r4, %rt64, 31, -1;
+	shfl.sync.down.b32 %r279, %r4, %rt64, 31, -1;
 	cvt.u32.u64 %rt65, %rd59;
-	shfl.sync.down.b32 %r252, %r5, %rt65, 31, -1;
+	shfl.sync.down.b32 %r280, %r5, %rt65, 31, -1;
 	cvt.u32.u64 %rt66, %rd59;
-	shfl.sync.down.b32 %r253, %r6, %rt66, 31, -1;
+	shfl.sync.down.b32 %r281, %r6, %rt66, 31, -1;
 	cvt.u32.u64 %rt67, %rd59;
-	shfl.sync.down.b32 %r254, %r7, %rt67, 31, -1;
+	shfl.sync.down.b32 %r282, %r7, %rt67, 31, -1;
 	cvt.u32.u64 %rt68, %rd59;
-	shfl.sync.down.b32 %r255, %r8, %rt68, 31, -1;
+	shfl.sync.down.b32 %r283, %r8, %rt68, 31, -1;
 	cvt.u32.u64 %rt69, %rd59;
-	shfl.sync.down.b32 %r256, %r9, %rt69, 31, -1;
-	add.s64 %rd257, %rd52, %rd59;
-	setp.lt.s64 %p258, %rd257, %rd58;
-	@!%p258 bra $L_51;
+	shfl.sync.down.b32 %r284, %r9, %rt69, 31, -1;
+	add.s64 %rd285, %rd52, %rd59;
+	setp.lt.s64 %p286, %rd285, %rd58;
+	@!%p286 bra $L_51;
 $L_50:
-	add.s64 %rd0, %rd0, %rd247;
-	add.s64 %rd1, %rd1, %rd248;
-	add.s32 %r2, %r2, %r249;
+	add.s64 %rd0, %rd0, %rd275;
+	add.s64 %rd1, %rd1, %rd276;
+	add.s32 %r2, %r2, %r277;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r250;
-	and.b32 %r4, %r4, %r251;
-	or.b32 %r5, %r5, %r252;
-	xor.b32 %r6, %r6, %r253;
-	and.b32 %r7, %r7, %r254;
-	min.s32 %r8, %r8, %r255;
-	max.s32 %r9, %r9, %r256;
+	mul.lo.u32 %r3, %r3, %r278;
+	and.b32 %r4, %r4, %r279;
+	or.b32 %r5, %r5, %r280;
+	xor.b32 %r6, %r6, %r281;
+	and.b32 %r7, %r7, %r282;
+	min.s32 %r8, %r8, %r283;
+	max.s32 %r9, %r9, %r284;
 $L_51:
 	shr.s64 %rd59, %rd59, 1;
-	setp.ne.s64 %p259, %rd59, 0;
-	@%p259 bra $L_40;
+	setp.ne.s64 %p287, %rd59, 0;
+	@%p287 bra $L_40;
 $L_52:
 	setp.eq.s64 %p73, %rd52, 0;
 	@!%p73 bra $L_54;
@@ -13890,48 +14203,48 @@ $L_53:
 	st.shared.s64 [%rd77], %rd0;
 	mov.u64 %rd78, qvar_reduce0;
 	mov.b64 %rd79, %rd75;
-	add.s64 %rd80, %rd79, 1;
-	mad.lo.s64 %rd81, %rd80, 8, %rd78;
+	mad.lo.s64 %rd221, %rd79, 8, %rd78;
+	add.s64 %rd81, %rd221, 8;
 	st.shared.s64 [%rd81], %rd1;
 	mov.u64 %rd82, qvar_reduce0;
 	mov.b64 %rd83, %rd75;
-	add.s64 %rd84, %rd83, 2;
-	mad.lo.s64 %rd85, %rd84, 8, %rd82;
+	mad.lo.s64 %rd222, %rd83, 8, %rd82;
+	add.s64 %rd85, %rd222, 16;
 	st.shared.s16 [%rd85], %r2;
 	mov.u64 %rd86, qvar_reduce0;
 	mov.b64 %rd87, %rd75;
-	add.s64 %rd88, %rd87, 3;
-	mad.lo.s64 %rd89, %rd88, 8, %rd86;
+	mad.lo.s64 %rd223, %rd87, 8, %rd86;
+	add.s64 %rd89, %rd223, 24;
 	st.shared.u32 [%rd89], %r3;
 	mov.u64 %rd90, qvar_reduce0;
 	mov.b64 %rd91, %rd75;
-	add.s64 %rd92, %rd91, 4;
-	mad.lo.s64 %rd93, %rd92, 8, %rd90;
+	mad.lo.s64 %rd224, %rd91, 8, %rd90;
+	add.s64 %rd93, %rd224, 32;
 	st.shared.u16 [%rd93], %r4;
 	mov.u64 %rd94, qvar_reduce0;
 	mov.b64 %rd95, %rd75;
-	add.s64 %rd96, %rd95, 5;
-	mad.lo.s64 %rd97, %rd96, 8, %rd94;
+	mad.lo.s64 %rd225, %rd95, 8, %rd94;
+	add.s64 %rd97, %rd225, 40;
 	st.shared.u16 [%rd97], %r5;
 	mov.u64 %rd98, qvar_reduce0;
 	mov.b64 %rd99, %rd75;
-	add.s64 %rd100, %rd99, 6;
-	mad.lo.s64 %rd101, %rd100, 8, %rd98;
+	mad.lo.s64 %rd226, %rd99, 8, %rd98;
+	add.s64 %rd101, %rd226, 48;
 	st.shared.u16 [%rd101], %r6;
 	mov.u64 %rd102, qvar_reduce0;
 	mov.b64 %rd103, %rd75;
-	add.s64 %rd104, %rd103, 7;
-	mad.lo.s64 %rd105, %rd104, 8, %rd102;
+	mad.lo.s64 %rd227, %rd103, 8, %rd102;
+	add.s64 %rd105, %rd227, 56;
 	st.shared.u8 [%rd105], %r7;
 	mov.u64 %rd106, qvar_reduce0;
 	mov.b64 %rd107, %rd75;
-	add.s64 %rd108, %rd107, 8;
-	mad.lo.s64 %rd109, %rd108, 8, %rd106;
+	mad.lo.s64 %rd228, %rd107, 8, %rd106;
+	add.s64 %rd109, %rd228, 64;
 	st.shared.s32 [%rd109], %r8;
 	mov.u64 %rd110, qvar_reduce0;
 	mov.b64 %rd111, %rd75;
-	add.s64 %rd112, %rd111, 9;
-	mad.lo.s64 %rd113, %rd112, 8, %rd110;
+	mad.lo.s64 %rd229, %rd111, 8, %rd110;
+	add.s64 %rd113, %rd229, 72;
 	st.shared.s32 [%rd113], %r9;
 $L_54:
 	bar.sync 0;
@@ -13951,48 +14264,48 @@ $L_56:
 	ld.shared.s64 %rd0, [%rd121];
 	mov.u64 %rd122, qvar_reduce0;
 	mov.b64 %rd123, %rd119;
-	add.s64 %rd124, %rd123, 1;
-	mad.lo.s64 %rd125, %rd124, 8, %rd122;
+	mad.lo.s64 %rd230, %rd123, 8, %rd122;
+	add.s64 %rd125, %rd230, 8;
 	ld.shared.s64 %rd1, [%rd125];
 	mov.u64 %rd126, qvar_reduce0;
 	mov.b64 %rd127, %rd119;
-	add.s64 %rd128, %rd127, 2;
-	mad.lo.s64 %rd129, %rd128, 8, %rd126;
+	mad.lo.s64 %rd231, %rd127, 8, %rd126;
+	add.s64 %rd129, %rd231, 16;
 	ld.shared.s16 %r2, [%rd129];
 	mov.u64 %rd130, qvar_reduce0;
 	mov.b64 %rd131, %rd119;
-	add.s64 %rd132, %rd131, 3;
-	mad.lo.s64 %rd133, %rd132, 8, %rd130;
+	mad.lo.s64 %rd232, %rd131, 8, %rd130;
+	add.s64 %rd133, %rd232, 24;
 	ld.shared.u32 %r3, [%rd133];
 	mov.u64 %rd134, qvar_reduce0;
 	mov.b64 %rd135, %rd119;
-	add.s64 %rd136, %rd135, 4;
-	mad.lo.s64 %rd137, %rd136, 8, %rd134;
+	mad.lo.s64 %rd233, %rd135, 8, %rd134;
+	add.s64 %rd137, %rd233, 32;
 	ld.shared.u16 %r4, [%rd137];
 	mov.u64 %rd138, qvar_reduce0;
 	mov.b64 %rd139, %rd119;
-	add.s64 %rd140, %rd139, 5;
-	mad.lo.s64 %rd141, %rd140, 8, %rd138;
+	mad.lo.s64 %rd234, %rd139, 8, %rd138;
+	add.s64 %rd141, %rd234, 40;
 	ld.shared.u16 %r5, [%rd141];
 	mov.u64 %rd142, qvar_reduce0;
 	mov.b64 %rd143, %rd119;
-	add.s64 %rd144, %rd143, 6;
-	mad.lo.s64 %rd145, %rd144, 8, %rd142;
+	mad.lo.s64 %rd235, %rd143, 8, %rd142;
+	add.s64 %rd145, %rd235, 48;
 	ld.shared.u16 %r6, [%rd145];
 	mov.u64 %rd146, qvar_reduce0;
 	mov.b64 %rd147, %rd119;
-	add.s64 %rd148, %rd147, 7;
-	mad.lo.s64 %rd149, %rd148, 8, %rd146;
+	mad.lo.s64 %rd236, %rd147, 8, %rd146;
+	add.s64 %rd149, %rd236, 56;
 	ld.shared.u8 %r7, [%rd149];
 	mov.u64 %rd150, qvar_reduce0;
 	mov.b64 %rd151, %rd119;
-	add.s64 %rd152, %rd151, 8;
-	mad.lo.s64 %rd153, %rd152, 8, %rd150;
+	mad.lo.s64 %rd237, %rd151, 8, %rd150;
+	add.s64 %rd153, %rd237, 64;
 	ld.shared.s32 %r8, [%rd153];
 	mov.u64 %rd154, qvar_reduce0;
 	mov.b64 %rd155, %rd119;
-	add.s64 %rd156, %rd155, 9;
-	mad.lo.s64 %rd157, %rd156, 8, %rd154;
+	mad.lo.s64 %rd238, %rd155, 8, %rd154;
+	add.s64 %rd157, %rd238, 72;
 	ld.shared.s32 %r9, [%rd157];
 $L_57:
 	mov.b64 %rd158, %rd55;
@@ -14052,139 +14365,139 @@ $L_61:
 	mov.b64 {%rt87, %rt88}, %rd0;
 	shfl.sync.down.b32 %rt87, %rt87, %rt86, 31, -1;
 	shfl.sync.down.b32 %rt88, %rt88, %rt86, 31, -1;
-	mov.b64 %rd260, {%rt87, %rt88};
+	mov.b64 %rd288, {%rt87, %rt88};
 	cvt.u32.u64 %rt89, %rd162;
 	mov.b64 {%rt90, %rt91}, %rd1;
 	shfl.sync.down.b32 %rt90, %rt90, %rt89, 31, -1;
 	shfl.sync.down.b32 %rt91, %rt91, %rt89, 31, -1;
-	mov.b64 %rd261, {%rt90, %rt91};
+	mov.b64 %rd289, {%rt90, %rt91};
 	cvt.u32.u64 %rt92, %rd162;
-	shfl.sync.down.b32 %r262, %r2, %rt92, 31, -1;
+	shfl.sync.down.b32 %r290, %r2, %rt92, 31, -1;
 	cvt.u32.u64 %rt93, %rd162;
-	shfl.sync.down.b32 %r263, %r3, %rt93, 31, -1;
+	shfl.sync.down.b32 %r291, %r3, %rt93, 31, -1;
 	cvt.u32.u64 %rt94, %rd162;
-	shfl.sync.down.b32 %r264, %r4, %rt94, 31, -1;
+	shfl.sync.down.b32 %r292, %r4, %rt94, 31, -1;
 	cvt.u32.u64 %rt95, %rd162;
-	shfl.sync.down.b32 %r265, %r5, %rt95, 31, -1;
+	shfl.sync.down.b32 %r293, %r5, %rt95, 31, -1;
 	cvt.u32.u64 %rt96, %rd162;
-	shfl.sync.down.b32 %r266, %r6, %rt96, 31, -1;
+	shfl.sync.down.b32 %r294, %r6, %rt96, 31, -1;
 	cvt.u32.u64 %rt97, %rd162;
-	shfl.sync.down.b32 %r267, %r7, %rt97, 31, -1;
+	shfl.sync.down.b32 %r295, %r7, %rt97, 31, -1;
 	cvt.u32.u64 %rt98, %rd162;
-	shfl.sync.down.b32 %r268, %r8, %rt98, 31, -1;
+	shfl.sync.down.b32 %r296, %r8, %rt98, 31, -1;
 	cvt.u32.u64 %rt99, %rd162;
-	shfl.sync.down.b32 %r269, %r9, %rt99, 31, -1;
-	add.s64 %rd270, %rd52, %rd162;
-	setp.lt.s64 %p271, %rd270, %rd161;
-	@!%p271 bra $L_63;
+	shfl.sync.down.b32 %r297, %r9, %rt99, 31, -1;
+	add.s64 %rd298, %rd52, %rd162;
+	setp.lt.s64 %p299, %rd298, %rd161;
+	@!%p299 bra $L_63;
 $L_62:
-	add.s64 %rd0, %rd0, %rd260;
-	add.s64 %rd1, %rd1, %rd261;
-	add.s32 %r2, %r2, %r262;
+	add.s64 %rd0, %rd0, %rd288;
+	add.s64 %rd1, %rd1, %rd289;
+	add.s32 %r2, %r2, %r290;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r263;
-	and.b32 %r4, %r4, %r264;
-	or.b32 %r5, %r5, %r265;
-	xor.b32 %r6, %r6, %r266;
-	and.b32 %r7, %r7, %r267;
-	min.s32 %r8, %r8, %r268;
-	max.s32 %r9, %r9, %r269;
+	mul.lo.u32 %r3, %r3, %r291;
+	and.b32 %r4, %r4, %r292;
+	or.b32 %r5, %r5, %r293;
+	xor.b32 %r6, %r6, %r294;
+	and.b32 %r7, %r7, %r295;
+	min.s32 %r8, %r8, %r296;
+	max.s32 %r9, %r9, %r297;
 $L_63:
 	shr.s64 %rd162, %rd162, 1;
-	setp.ne.s64 %p272, %rd162, 0;
-	@!%p272 bra $L_70;
+	setp.ne.s64 %p300, %rd162, 0;
+	@!%p300 bra $L_70;
 $L_64:
 	cvt.u32.u64 %rt100, %rd162;
 	mov.b64 {%rt101, %rt102}, %rd0;
 	shfl.sync.down.b32 %rt101, %rt101, %rt100, 31, -1;
 	shfl.sync.down.b32 %rt102, %rt102, %rt100, 31, -1;
-	mov.b64 %rd273, {%rt101, %rt102};
+	mov.b64 %rd301, {%rt101, %rt102};
 	cvt.u32.u64 %rt103, %rd162;
 	mov.b64 {%rt104, %rt105}, %rd1;
 	shfl.sync.down.b32 %rt104, %rt104, %rt103, 31, -1;
 	shfl.sync.down.b32 %rt105, %rt105, %rt103, 31, -1;
-	mov.b64 %rd274, {%rt104, %rt105};
+	mov.b64 %rd302, {%rt104, %rt105};
 	cvt.u32.u64 %rt106, %rd162;
-	shfl.sync.down.b32 %r275, %r2, %rt106, 31, -1;
+	shfl.sync.down.b32 %r303, %r2, %rt106, 31, -1;
 	cvt.u32.u64 %rt107, %rd162;
-	shfl.sync.down.b32 %r276, %r3, %rt107, 31, -1;
+	shfl.sync.down.b32 %r304, %r3, %rt107, 31, -1;
 	cvt.u32.u64 %rt108, %rd162;
-	shfl.sync.down.b32 %r277, %r4, %rt108, 31, -1;
+	shfl.sync.down.b32 %r305, %r4, %rt108, 31, -1;
 	cvt.u32.u64 %rt109, %rd162;
-	shfl.sync.down.b32 %r278, %r5, %rt109, 31, -1;
+	shfl.sync.down.b32 %r306, %r5, %rt109, 31, -1;
 	cvt.u32.u64 %rt110, %rd162;
-	shfl.sync.down.b32 %r279, %r6, %rt110, 31, -1;
+	shfl.sync.down.b32 %r307, %r6, %rt110, 31, -1;
 	cvt.u32.u64 %rt111, %rd162;
-	shfl.sync.down.b32 %r280, %r7, %rt111, 31, -1;
+	shfl.sync.down.b32 %r308, %r7, %rt111, 31, -1;
 	cvt.u32.u64 %rt112, %rd162;
-	shfl.sync.down.b32 %r281, %r8, %rt112, 31, -1;
+	shfl.sync.down.b32 %r309, %r8, %rt112, 31, -1;
 	cvt.u32.u64 %rt113, %rd162;
-	shfl.sync.down.b32 %r282, %r9, %rt113, 31, -1;
-	add.s64 %rd283, %rd52, %rd162;
-	setp.lt.s64 %p284, %rd283, %rd161;
-	@!%p284 bra $L_66;
+	shfl.sync.down.b32 %r310, %r9, %rt113, 31, -1;
+	add.s64 %rd311, %rd52, %rd162;
+	setp.lt.s64 %p312, %rd311, %rd161;
+	@!%p312 bra $L_66;
 $L_65:
-	add.s64 %rd0, %rd0, %rd273;
-	add.s64 %rd1, %rd1, %rd274;
-	add.s32 %r2, %r2, %r275;
+	add.s64 %rd0, %rd0, %rd301;
+	add.s64 %rd1, %rd1, %rd302;
+	add.s32 %r2, %r2, %r303;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r276;
-	and.b32 %r4, %r4, %r277;
-	or.b32 %r5, %r5, %r278;
-	xor.b32 %r6, %r6, %r279;
-	and.b32 %r7, %r7, %r280;
-	min.s32 %r8, %r8, %r281;
-	max.s32 %r9, %r9, %r282;
+	mul.lo.u32 %r3, %r3, %r304;
+	and.b32 %r4, %r4, %r305;
+	or.b32 %r5, %r5, %r306;
+	xor.b32 %r6, %r6, %r307;
+	and.b32 %r7, %r7, %r308;
+	min.s32 %r8, %r8, %r309;
+	max.s32 %r9, %r9, %r310;
 $L_66:
 	shr.s64 %rd162, %rd162, 1;
-	setp.ne.s64 %p285, %rd162, 0;
-	@!%p285 bra $L_70;
+	setp.ne.s64 %p313, %rd162, 0;
+	@!%p313 bra $L_70;
 $L_67:
 	cvt.u32.u64 %rt114, %rd162;
 	mov.b64 {%rt115, %rt116}, %rd0;
 	shfl.sync.down.b32 %rt115, %rt115, %rt114, 31, -1;
 	shfl.sync.down.b32 %rt116, %rt116, %rt114, 31, -1;
-	mov.b64 %rd286, {%rt115, %rt116};
+	mov.b64 %rd314, {%rt115, %rt116};
 	cvt.u32.u64 %rt117, %rd162;
 	mov.b64 {%rt118, %rt119}, %rd1;
 	shfl.sync.down.b32 %rt118, %rt118, %rt117, 31, -1;
 	shfl.sync.down.b32 %rt119, %rt119, %rt117, 31, -1;
-	mov.b64 %rd287, {%rt118, %rt119};
+	mov.b64 %rd315, {%rt118, %rt119};
 	cvt.u32.u64 %rt120, %rd162;
-	shfl.sync.down.b32 %r288, %r2, %rt120, 31, -1;
+	shfl.sync.down.b32 %r316, %r2, %rt120, 31, -1;
 	cvt.u32.u64 %rt121, %rd162;
-	shfl.sync.down.b32 %r289, %r3, %rt121, 31, -1;
+	shfl.sync.down.b32 %r317, %r3, %rt121, 31, -1;
 	cvt.u32.u64 %rt122, %rd162;
-	shfl.sync.down.b32 %r290, %r4, %rt122, 31, -1;
+	shfl.sync.down.b32 %r318, %r4, %rt122, 31, -1;
 	cvt.u32.u64 %rt123, %rd162;
-	shfl.sync.down.b32 %r291, %r5, %rt123, 31, -1;
+	shfl.sync.down.b32 %r319, %r5, %rt123, 31, -1;
 	cvt.u32.u64 %rt124, %rd162;
-	shfl.sync.down.b32 %r292, %r6, %rt124, 31, -1;
+	shfl.sync.down.b32 %r320, %r6, %rt124, 31, -1;
 	cvt.u32.u64 %rt125, %rd162;
-	shfl.sync.down.b32 %r293, %r7, %rt125, 31, -1;
+	shfl.sync.down.b32 %r321, %r7, %rt125, 31, -1;
 	cvt.u32.u64 %rt126, %rd162;
-	shfl.sync.down.b32 %r294, %r8, %rt126, 31, -1;
+	shfl.sync.down.b32 %r322, %r8, %rt126, 31, -1;
 	cvt.u32.u64 %rt127, %rd162;
-	shfl.sync.down.b32 %r295, %r9, %rt127, 31, -1;
-	add.s64 %rd296, %rd52, %rd162;
-	setp.lt.s64 %p297, %rd296, %rd161;
-	@!%p297 bra $L_69;
+	shfl.sync.down.b32 %r323, %r9, %rt127, 31, -1;
+	add.s64 %rd324, %rd52, %rd162;
+	setp.lt.s64 %p325, %rd324, %rd161;
+	@!%p325 bra $L_69;
 $L_68:
-	add.s64 %rd0, %rd0, %rd286;
-	add.s64 %rd1, %rd1, %rd287;
-	add.s32 %r2, %r2, %r288;
+	add.s64 %rd0, %rd0, %rd314;
+	add.s64 %rd1, %rd1, %rd315;
+	add.s32 %r2, %r2, %r316;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r289;
-	and.b32 %r4, %r4, %r290;
-	or.b32 %r5, %r5, %r291;
-	xor.b32 %r6, %r6, %r292;
-	and.b32 %r7, %r7, %r293;
-	min.s32 %r8, %r8, %r294;
-	max.s32 %r9, %r9, %r295;
+	mul.lo.u32 %r3, %r3, %r317;
+	and.b32 %r4, %r4, %r318;
+	or.b32 %r5, %r5, %r319;
+	xor.b32 %r6, %r6, %r320;
+	and.b32 %r7, %r7, %r321;
+	min.s32 %r8, %r8, %r322;
+	max.s32 %r9, %r9, %r323;
 $L_69:
 	shr.s64 %rd162, %rd162, 1;
-	setp.ne.s64 %p298, %rd162, 0;
-	@%p298 bra $L_58;
+	setp.ne.s64 %p326, %rd162, 0;
+	@%p326 bra $L_58;
 $L_70:
 	mov.pred %p176, %p73;
 	@!%p176 bra $L_73;
@@ -14192,44 +14505,35 @@ $L_71:
 	mov.u32 %rt128, %ctaid.x;
 	cvt.u64.u32 %rd177, %rt128;
 	mul.lo.s64 %rd178, %rd177, 10;
-	add.s64 %rd179, %rd178, 20;
-	mad.lo.s64 %rd181, %rd179, 8, %rd180;
+	mad.lo.s64 %rd239, %rd178, 8, %rd180;
+	add.s64 %rd181, %rd239, 160;
 	st.global.s64 [%rd181], %rd0;
-	mov.b64 %rd182, %rd178;
-	add.s64 %rd183, %rd182, 21;
-	mad.lo.s64 %rd184, %rd183, 8, %rd180;
+	mov.b64 %rd240, %rd239;
+	add.s64 %rd184, %rd240, 168;
 	st.global.s64 [%rd184], %rd1;
-	mov.b64 %rd185, %rd178;
-	add.s64 %rd186, %rd185, 22;
-	mad.lo.s64 %rd187, %rd186, 8, %rd180;
+	mov.b64 %rd241, %rd239;
+	add.s64 %rd187, %rd241, 176;
 	st.global.s16 [%rd187], %r2;
-	mov.b64 %rd188, %rd178;
-	add.s64 %rd189, %rd188, 23;
-	mad.lo.s64 %rd190, %rd189, 8, %rd180;
+	mov.b64 %rd242, %rd239;
+	add.s64 %rd190, %rd242, 184;
 	st.global.u32 [%rd190], %r3;
-	mov.b64 %rd191, %rd178;
-	add.s64 %rd192, %rd191, 24;
-	mad.lo.s64 %rd193, %rd192, 8, %rd180;
+	mov.b64 %rd243, %rd239;
+	add.s64 %rd193, %rd243, 192;
 	st.global.u16 [%rd193], %r4;
-	mov.b64 %rd194, %rd178;
-	add.s64 %rd195, %rd194, 25;
-	mad.lo.s64 %rd196, %rd195, 8, %rd180;
+	mov.b64 %rd244, %rd239;
+	add.s64 %rd196, %rd244, 200;
 	st.global.u16 [%rd196], %r5;
-	mov.b64 %rd197, %rd178;
-	add.s64 %rd198, %rd197, 26;
-	mad.lo.s64 %rd199, %rd198, 8, %rd180;
+	mov.b64 %rd245, %rd239;
+	add.s64 %rd199, %rd245, 208;
 	st.global.u16 [%rd199], %r6;
-	mov.b64 %rd200, %rd178;
-	add.s64 %rd201, %rd200, 27;
-	mad.lo.s64 %rd202, %rd201, 8, %rd180;
+	mov.b64 %rd246, %rd239;
+	add.s64 %rd202, %rd246, 216;
 	st.global.u8 [%rd202], %r7;
-	mov.b64 %rd203, %rd178;
-	add.s64 %rd204, %rd203, 28;
-	mad.lo.s64 %rd205, %rd204, 8, %rd180;
+	mov.b64 %rd247, %rd239;
+	add.s64 %rd205, %rd247, 224;
 	st.global.s32 [%rd205], %r8;
-	mov.b64 %rd206, %rd178;
-	add.s64 %rd207, %rd206, 29;
-	mad.lo.s64 %rd208, %rd207, 8, %rd180;
+	mov.b64 %rd248, %rd239;
+	add.s64 %rd208, %rd248, 232;
 	st.global.s32 [%rd208], %r9;
 	setp.eq.s64 %p209, %rd177, 0;
 	@!%p209 bra $L_73;
@@ -14285,10 +14589,10 @@ $L_75:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[2560];
-	.reg .pred %p<392>;
-	.reg .b32 %r<389>;
+	.reg .pred %p<440>;
+	.reg .b32 %r<437>;
 	.reg .b32 %rt<120>;
-	.reg .b64 %rd<390>;
+	.reg .b64 %rd<438>;
 
 $L_0:
 	ld.param.u64 %rd0, [IntStats_1_param_4];
@@ -14310,240 +14614,270 @@ $L_1:
 	mov.b32 %r12, 255;
 	mov.b32 %r13, 2147483647;
 	mov.b32 %r14, -2147483648;
-	mul.lo.s64 %rd201, %rd3, 10;
-	add.s64 %rd202, %rd201, 20;
-	mad.lo.s64 %rd203, %rd202, 8, %rd0;
-	mul.lo.s64 %rd204, %rd4, 10;
-	mov.b64 %rd205, %rd204;
-	mul.lo.s64 %rd206, %rd3, 10;
-	add.s64 %rd207, %rd206, 21;
-	mad.lo.s64 %rd208, %rd207, 8, %rd0;
-	mul.lo.s64 %rd209, %rd4, 10;
-	mov.b64 %rd210, %rd209;
-	mul.lo.s64 %rd211, %rd3, 10;
-	add.s64 %rd212, %rd211, 22;
-	mad.lo.s64 %rd213, %rd212, 8, %rd0;
-	mul.lo.s64 %rd214, %rd4, 10;
-	mov.b64 %rd215, %rd214;
-	mul.lo.s64 %rd216, %rd3, 10;
-	add.s64 %rd217, %rd216, 23;
-	mad.lo.s64 %rd218, %rd217, 8, %rd0;
-	mul.lo.s64 %rd219, %rd4, 10;
-	mov.b64 %rd220, %rd219;
-	mul.lo.s64 %rd221, %rd3, 10;
-	add.s64 %rd222, %rd221, 24;
-	mad.lo.s64 %rd223, %rd222, 8, %rd0;
-	mul.lo.s64 %rd224, %rd4, 10;
-	mov.b64 %rd225, %rd224;
-	mul.lo.s64 %rd226, %rd3, 10;
-	add.s64 %rd227, %rd226, 25;
-	mad.lo.s64 %rd228, %rd227, 8, %rd0;
-	mul.lo.s64 %rd229, %rd4, 10;
-	mov.b64 %rd230, %rd229;
-	mul.lo.s64 %rd231, %rd3, 10;
-	add.s64 %rd232, %rd231, 26;
-	mad.lo.s64 %rd233, %rd232, 8, %rd0;
-	mul.lo.s64 %rd234, %rd4, 10;
-	mov.b64 %rd235, %rd234;
-	mul.lo.s64 %rd236, %rd3, 10;
-	add.s64 %rd237, %rd236, 27;
+	mul.lo.s64 %rd229, %rd3, 10;
+	mad.lo.s64 %rd230, %rd229, 8, %rd0;
+	mul.lo.s64 %rd231, %rd4, 10;
+	mul.lo.s64 %rd232, %rd231, 8;
+	mul.lo.s64 %rd233, %rd3, 10;
+	mad.lo.s64 %rd234, %rd233, 8, %rd0;
+	mul.lo.s64 %rd235, %rd4, 10;
+	mul.lo.s64 %rd236, %rd235, 8;
+	mul.lo.s64 %rd237, %rd3, 10;
 	mad.lo.s64 %rd238, %rd237, 8, %rd0;
 	mul.lo.s64 %rd239, %rd4, 10;
-	mov.b64 %rd240, %rd239;
+	mul.lo.s64 %rd240, %rd239, 8;
 	mul.lo.s64 %rd241, %rd3, 10;
-	add.s64 %rd242, %rd241, 28;
-	mad.lo.s64 %rd243, %rd242, 8, %rd0;
-	mul.lo.s64 %rd244, %rd4, 10;
-	mov.b64 %rd245, %rd244;
-	mul.lo.s64 %rd246, %rd3, 10;
-	add.s64 %rd247, %rd246, 29;
-	mad.lo.s64 %rd248, %rd247, 8, %rd0;
-	mul.lo.s64 %rd249, %rd4, 10;
-	mov.b64 %rd250, %rd249;
+	mad.lo.s64 %rd242, %rd241, 8, %rd0;
+	mul.lo.s64 %rd243, %rd4, 10;
+	mul.lo.s64 %rd244, %rd243, 8;
+	mul.lo.s64 %rd245, %rd3, 10;
+	mad.lo.s64 %rd246, %rd245, 8, %rd0;
+	mul.lo.s64 %rd247, %rd4, 10;
+	mul.lo.s64 %rd248, %rd247, 8;
+	mul.lo.s64 %rd249, %rd3, 10;
+	mad.lo.s64 %rd250, %rd249, 8, %rd0;
+	mul.lo.s64 %rd251, %rd4, 10;
+	mul.lo.s64 %rd252, %rd251, 8;
+	mul.lo.s64 %rd253, %rd3, 10;
+	mad.lo.s64 %rd254, %rd253, 8, %rd0;
+	mul.lo.s64 %rd255, %rd4, 10;
+	mul.lo.s64 %rd256, %rd255, 8;
+	mul.lo.s64 %rd257, %rd3, 10;
+	mad.lo.s64 %rd258, %rd257, 8, %rd0;
+	mul.lo.s64 %rd259, %rd4, 10;
+	mul.lo.s64 %rd260, %rd259, 8;
+	mul.lo.s64 %rd261, %rd3, 10;
+	mad.lo.s64 %rd262, %rd261, 8, %rd0;
+	mul.lo.s64 %rd263, %rd4, 10;
+	mul.lo.s64 %rd264, %rd263, 8;
+	mul.lo.s64 %rd265, %rd3, 10;
+	mad.lo.s64 %rd266, %rd265, 8, %rd0;
+	mul.lo.s64 %rd267, %rd4, 10;
+	mul.lo.s64 %rd268, %rd267, 8;
 $L_2:
 	setp.lt.s64 %p15, %rd3, %rd2;
 	@!%p15 bra $L_10;
 $L_3:
-	mov.b64 %rd18, %rd203;
+	mov.b64 %rd201, %rd230;
+	add.s64 %rd18, %rd201, 160;
 	ld.global.s64 %rd19, [%rd18];
 	add.s64 %rd5, %rd5, %rd19;
-	mov.b64 %rd22, %rd208;
+	mov.b64 %rd202, %rd234;
+	add.s64 %rd22, %rd202, 168;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd6, %rd6, %rd23;
-	mov.b64 %rd26, %rd213;
+	mov.b64 %rd203, %rd238;
+	add.s64 %rd26, %rd203, 176;
 	ld.global.s16 %r27, [%rd26];
 	add.s32 %r7, %r7, %r27;
 	bfe.s32 %r7, %r7, 0, 16;
-	mov.b64 %rd30, %rd218;
+	mov.b64 %rd204, %rd242;
+	add.s64 %rd30, %rd204, 184;
 	ld.global.u32 %r31, [%rd30];
 	mul.lo.u32 %r8, %r8, %r31;
-	mov.b64 %rd34, %rd223;
+	mov.b64 %rd205, %rd246;
+	add.s64 %rd34, %rd205, 192;
 	ld.global.u16 %r35, [%rd34];
 	and.b32 %r9, %r9, %r35;
-	mov.b64 %rd38, %rd228;
+	mov.b64 %rd206, %rd250;
+	add.s64 %rd38, %rd206, 200;
 	ld.global.u16 %r39, [%rd38];
 	or.b32 %r10, %r10, %r39;
-	mov.b64 %rd42, %rd233;
+	mov.b64 %rd207, %rd254;
+	add.s64 %rd42, %rd207, 208;
 	ld.global.u16 %r43, [%rd42];
 	xor.b32 %r11, %r11, %r43;
-	mov.b64 %rd46, %rd238;
+	mov.b64 %rd208, %rd258;
+	add.s64 %rd46, %rd208, 216;
 	ld.global.u8 %r47, [%rd46];
 	and.b32 %r12, %r12, %r47;
-	mov.b64 %rd50, %rd243;
+	mov.b64 %rd209, %rd262;
+	add.s64 %rd50, %rd209, 224;
 	ld.global.s32 %r51, [%rd50];
 	min.s32 %r13, %r13, %r51;
-	mov.b64 %rd54, %rd248;
+	mov.b64 %rd210, %rd266;
+	add.s64 %rd54, %rd210, 232;
 	ld.global.s32 %r55, [%rd54];
 	max.s32 %r14, %r14, %r55;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd203, %rd205, 8, %rd203;
-	mad.lo.s64 %rd208, %rd210, 8, %rd208;
-	mad.lo.s64 %rd213, %rd215, 8, %rd213;
-	mad.lo.s64 %rd218, %rd220, 8, %rd218;
-	mad.lo.s64 %rd223, %rd225, 8, %rd223;
-	mad.lo.s64 %rd228, %rd230, 8, %rd228;
-	mad.lo.s64 %rd233, %rd235, 8, %rd233;
-	mad.lo.s64 %rd238, %rd240, 8, %rd238;
-	mad.lo.s64 %rd243, %rd245, 8, %rd243;
-	mad.lo.s64 %rd248, %rd250, 8, %rd248;
+	add.s64 %rd230, %rd230, %rd232;
+	add.s64 %rd234, %rd234, %rd236;
+	add.s64 %rd238, %rd238, %rd240;
+	add.s64 %rd242, %rd242, %rd244;
+	add.s64 %rd246, %rd246, %rd248;
+	add.s64 %rd250, %rd250, %rd252;
+	add.s64 %rd254, %rd254, %rd256;
+	add.s64 %rd258, %rd258, %rd260;
+	add.s64 %rd262, %rd262, %rd264;
+	add.s64 %rd266, %rd266, %rd268;
 $L_4:
-	setp.lt.s64 %p251, %rd3, %rd2;
-	@!%p251 bra $L_10;
+	setp.lt.s64 %p269, %rd3, %rd2;
+	@!%p269 bra $L_10;
 $L_5:
-	mov.b64 %rd252, %rd203;
-	ld.global.s64 %rd253, [%rd252];
-	add.s64 %rd5, %rd5, %rd253;
-	mov.b64 %rd254, %rd208;
-	ld.global.s64 %rd255, [%rd254];
-	add.s64 %rd6, %rd6, %rd255;
-	mov.b64 %rd256, %rd213;
-	ld.global.s16 %r257, [%rd256];
-	add.s32 %r7, %r7, %r257;
+	mov.b64 %rd290, %rd230;
+	add.s64 %rd270, %rd290, 160;
+	ld.global.s64 %rd271, [%rd270];
+	add.s64 %rd5, %rd5, %rd271;
+	mov.b64 %rd291, %rd234;
+	add.s64 %rd272, %rd291, 168;
+	ld.global.s64 %rd273, [%rd272];
+	add.s64 %rd6, %rd6, %rd273;
+	mov.b64 %rd292, %rd238;
+	add.s64 %rd274, %rd292, 176;
+	ld.global.s16 %r275, [%rd274];
+	add.s32 %r7, %r7, %r275;
 	bfe.s32 %r7, %r7, 0, 16;
-	mov.b64 %rd258, %rd218;
-	ld.global.u32 %r259, [%rd258];
-	mul.lo.u32 %r8, %r8, %r259;
-	mov.b64 %rd260, %rd223;
-	ld.global.u16 %r261, [%rd260];
-	and.b32 %r9, %r9, %r261;
-	mov.b64 %rd262, %rd228;
-	ld.global.u16 %r263, [%rd262];
-	or.b32 %r10, %r10, %r263;
-	mov.b64 %rd264, %rd233;
-	ld.global.u16 %r265, [%rd264];
-	xor.b32 %r11, %r11, %r265;
-	mov.b64 %rd266, %rd238;
-	ld.global.u8 %r267, [%rd266];
-	and.b32 %r12, %r12, %r267;
-	mov.b64 %rd268, %rd243;
-	ld.global.s32 %r269, [%rd268];
-	min.s32 %r13, %r13, %r269;
-	mov.b64 %rd270, %rd248;
-	ld.global.s32 %r271, [%rd270];
-	max.s32 %r14, %r14, %r271;
+	mov.b64 %rd293, %rd242;
+	add.s64 %rd276, %rd293, 184;
+	ld.global.u32 %r277, [%rd276];
+	mul.lo.u32 %r8, %r8, %r277;
+	mov.b64 %rd294, %rd246;
+	add.s64 %rd278, %rd294, 192;
+	ld.global.u16 %r279, [%rd278];
+	and.b32 %r9, %r9, %r279;
+	mov.b64 %rd295, %rd250;
+	add.s64 %rd280, %rd295, 200;
+	ld.global.u16 %r281, [%rd280];
+	or.b32 %r10, %r10, %r281;
+	mov.b64 %rd296, %rd254;
+	add.s64 %rd282, %rd296, 208;
+	ld.global.u16 %r283, [%rd282];
+	xor.b32 %r11, %r11, %r283;
+	mov.b64 %rd297, %rd258;
+	add.s64 %rd284, %rd297, 216;
+	ld.global.u8 %r285, [%rd284];
+	and.b32 %r12, %r12, %r285;
+	mov.b64 %rd298, %rd262;
+	add.s64 %rd286, %rd298, 224;
+	ld.global.s32 %r287, [%rd286];
+	min.s32 %r13, %r13, %r287;
+	mov.b64 %rd299, %rd266;
+	add.s64 %rd288, %rd299, 232;
+	ld.global.s32 %r289, [%rd288];
+	max.s32 %r14, %r14, %r289;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd203, %rd205, 8, %rd203;
-	mad.lo.s64 %rd208, %rd210, 8, %rd208;
-	mad.lo.s64 %rd213, %rd215, 8, %rd213;
-	mad.lo.s64 %rd218, %rd220, 8, %rd218;
-	mad.lo.s64 %rd223, %rd225, 8, %rd223;
-	mad.lo.s64 %rd228, %rd230, 8, %rd228;
-	mad.lo.s64 %rd233, %rd235, 8, %rd233;
-	mad.lo.s64 %rd238, %rd240, 8, %rd238;
-	mad.lo.s64 %rd243, %rd245, 8, %rd243;
-	mad.lo.s64 %rd248, %rd250, 8, %rd248;
+	add.s64 %rd230, %rd230, %rd232;
+	add.s64 %rd234, %rd234, %rd236;
+	add.s64 %rd238, %rd238, %rd240;
+	add.s64 %rd242, %rd242, %rd244;
+	add.s64 %rd246, %rd246, %rd248;
+	add.s64 %rd250, %rd250, %rd252;
+	add.s64 %rd254, %rd254, %rd256;
+	add.s64 %rd258, %rd258, %rd260;
+	add.s64 %rd262, %rd262, %rd264;
+	add.s64 %rd266, %rd266, %rd268;
 $L_6:
-	setp.lt.s64 %p272, %rd3, %rd2;
-	@!%p272 bra $L_10;
+	setp.lt.s64 %p300, %rd3, %rd2;
+	@!%p300 bra $L_10;
 $L_7:
-	mov.b64 %rd273, %rd203;
-	ld.global.s64 %rd274, [%rd273];
-	add.s64 %rd5, %rd5, %rd274;
-	mov.b64 %rd275, %rd208;
-	ld.global.s64 %rd276, [%rd275];
-	add.s64 %rd6, %rd6, %rd276;
-	mov.b64 %rd277, %rd213;
-	ld.global.s16 %r278, [%rd277];
-	add.s32 %r7, %r7, %r278;
+	mov.b64 %rd321, %rd230;
+	add.s64 %rd301, %rd321, 160;
+	ld.global.s64 %rd302, [%rd301];
+	add.s64 %rd5, %rd5, %rd302;
+	mov.b64 %rd322, %rd234;
+	add.s64 %rd303, %rd322, 168;
+	ld.global.s64 %rd304, [%rd303];
+	add.s64 %rd6, %rd6, %rd304;
+	mov.b64 %rd323, %rd238;
+	add.s64 %rd305, %rd323, 176;
+	ld.global.s16 %r306, [%rd305];
+	add.s32 %r7, %r7, %r306;
 	bfe.s32 %r7, %r7, 0, 16;
-	mov.b64 %rd279, %rd218;
-	ld.global.u32 %r280, [%rd279];
-	mul.lo.u32 %r8, %r8, %r280;
-	mov.b64 %rd281, %rd223;
-	ld.global.u16 %r282, [%rd281];
-	and.b32 %r9, %r9, %r282;
-	mov.b64 %rd283, %rd228;
-	ld.global.u16 %r284, [%rd283];
-	or.b32 %r10, %r10, %r284;
-	mov.b64 %rd285, %rd233;
-	ld.global.u16 %r286, [%rd285];
-	xor.b32 %r11, %r11, %r286;
-	mov.b64 %rd287, %rd238;
-	ld.global.u8 %r288, [%rd287];
-	and.b32 %r12, %r12, %r288;
-	mov.b64 %rd289, %rd243;
-	ld.global.s32 %r290, [%rd289];
-	min.s32 %r13, %r13, %r290;
-	mov.b64 %rd291, %rd248;
-	ld.global.s32 %r292, [%rd291];
-	max.s32 %r14, %r14, %r292;
+	mov.b64 %rd324, %rd242;
+	add.s64 %rd307, %rd324, 184;
+	ld.global.u32 %r308, [%rd307];
+	mul.lo.u32 %r8, %r8, %r308;
+	mov.b64 %rd325, %rd246;
+	add.s64 %rd309, %rd325, 192;
+	ld.global.u16 %r310, [%rd309];
+	and.b32 %r9, %r9, %r310;
+	mov.b64 %rd326, %rd250;
+	add.s64 %rd311, %rd326, 200;
+	ld.global.u16 %r312, [%rd311];
+	or.b32 %r10, %r10, %r312;
+	mov.b64 %rd327, %rd254;
+	add.s64 %rd313, %rd327, 208;
+	ld.global.u16 %r314, [%rd313];
+	xor.b32 %r11, %r11, %r314;
+	mov.b64 %rd328, %rd258;
+	add.s64 %rd315, %rd328, 216;
+	ld.global.u8 %r316, [%rd315];
+	and.b32 %r12, %r12, %r316;
+	mov.b64 %rd329, %rd262;
+	add.s64 %rd317, %rd329, 224;
+	ld.global.s32 %r318, [%rd317];
+	min.s32 %r13, %r13, %r318;
+	mov.b64 %rd330, %rd266;
+	add.s64 %rd319, %rd330, 232;
+	ld.global.s32 %r320, [%rd319];
+	max.s32 %r14, %r14, %r320;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd203, %rd205, 8, %rd203;
-	mad.lo.s64 %rd208, %rd210, 8, %rd208;
-	mad.lo.s64 %rd213, %rd215, 8, %rd213;
-	mad.lo.s64 %rd218, %rd220, 8, %rd218;
-	mad.lo.s64 %rd223, %rd225, 8, %rd223;
-	mad.lo.s64 %rd228, %rd230, 8, %rd228;
-	mad.lo.s64 %rd233, %rd235, 8, %rd233;
-	mad.lo.s64 %rd238, %rd240, 8, %rd238;
-	mad.lo.s64 %rd243, %rd245, 8, %rd243;
-	mad.lo.s64 %rd248, %rd250, 8, %rd248;
+	add.s64 %rd230, %rd230, %rd232;
+	add.s64 %rd234, %rd234, %rd236;
+	add.s64 %rd238, %rd238, %rd240;
+	add.s64 %rd242, %rd242, %rd244;
+	add.s64 %rd246, %rd246, %rd248;
+	add.s64 %rd250, %rd250, %rd252;
+	add.s64 %rd254, %rd254, %rd256;
+	add.s64 %rd258, %rd258, %rd260;
+	add.s64 %rd262, %rd262, %rd264;
+	add.s64 %rd266, %rd266, %rd268;
 $L_8:
-	setp.lt.s64 %p293, %rd3, %rd2;
-	@!%p293 bra $L_10;
+	setp.lt.s64 %p331, %rd3, %rd2;
+	@!%p331 bra $L_10;
 $L_9:
-	mov.b64 %rd294, %rd203;
-	ld.global.s64 %rd295, [%rd294];
-	add.s64 %rd5, %rd5, %rd295;
-	mov.b64 %rd296, %rd208;
-	ld.global.s64 %rd297, [%rd296];
-	add.s64 %rd6, %rd6, %rd297;
-	mov.b64 %rd298, %rd213;
-	ld.global.s16 %r299, [%rd298];
-	add.s32 %r7, %r7, %r299;
+	mov.b64 %rd352, %rd230;
+	add.s64 %rd332, %rd352, 160;
+	ld.global.s64 %rd333, [%rd332];
+	add.s64 %rd5, %rd5, %rd333;
+	mov.b64 %rd353, %rd234;
+	add.s64 %rd334, %rd353, 168;
+	ld.global.s64 %rd335, [%rd334];
+	add.s64 %rd6, %rd6, %rd335;
+	mov.b64 %rd354, %rd238;
+	add.s64 %rd336, %rd354, 176;
+	ld.global.s16 %r337, [%rd336];
+	add.s32 %r7, %r7, %r337;
 	bfe.s32 %r7, %r7, 0, 16;
-	mov.b64 %rd300, %rd218;
-	ld.global.u32 %r301, [%rd300];
-	mul.lo.u32 %r8, %r8, %r301;
-	mov.b64 %rd302, %rd223;
-	ld.global.u16 %r303, [%rd302];
-	and.b32 %r9, %r9, %r303;
-	mov.b64 %rd304, %rd228;
-	ld.global.u16 %r305, [%rd304];
-	or.b32 %r10, %r10, %r305;
-	mov.b64 %rd306, %rd233;
-	ld.global.u16 %r307, [%rd306];
-	xor.b32 %r11, %r11, %r307;
-	mov.b64 %rd308, %rd238;
-	ld.global.u8 %r309, [%rd308];
-	and.b32 %r12, %r12, %r309;
-	mov.b64 %rd310, %rd243;
-	ld.global.s32 %r311, [%rd310];
-	min.s32 %r13, %r13, %r311;
-	mov.b64 %rd312, %rd248;
-	ld.global.s32 %r313, [%rd312];
-	max.s32 %r14, %r14, %r313;
+	mov.b64 %rd355, %rd242;
+	add.s64 %rd338, %rd355, 184;
+	ld.global.u32 %r339, [%rd338];
+	mul.lo.u32 %r8, %r8, %r339;
+	mov.b64 %rd356, %rd246;
+	add.s64 %rd340, %rd356, 192;
+	ld.global.u16 %r341, [%rd340];
+	and.b32 %r9, %r9, %r341;
+	mov.b64 %rd357, %rd250;
+	add.s64 %rd342, %rd357, 200;
+	ld.global.u16 %r343, [%rd342];
+	or.b32 %r10, %r10, %r343;
+	mov.b64 %rd358, %rd254;
+	add.s64 %rd344, %rd358, 208;
+	ld.global.u16 %r345, [%rd344];
+	xor.b32 %r11, %r11, %r345;
+	mov.b64 %rd359, %rd258;
+	add.s64 %rd346, %rd359, 216;
+	ld.global.u8 %r347, [%rd346];
+	and.b32 %r12, %r12, %r347;
+	mov.b64 %rd360, %rd262;
+	add.s64 %rd348, %rd360, 224;
+	ld.global.s32 %r349, [%rd348];
+	min.s32 %r13, %r13, %r349;
+	mov.b64 %rd361, %rd266;
+	add.s64 %rd350, %rd361, 232;
+	ld.global.s32 %r351, [%rd350];
+	max.s32 %r14, %r14, %r351;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd203, %rd205, 8, %rd203;
-	mad.lo.s64 %rd208, %rd210, 8, %rd208;
-	mad.lo.s64 %rd213, %rd215, 8, %rd213;
-	mad.lo.s64 %rd218, %rd220, 8, %rd218;
-	mad.lo.s64 %rd223, %rd225, 8, %rd223;
-	mad.lo.s64 %rd228, %rd230, 8, %rd228;
-	mad.lo.s64 %rd233, %rd235, 8, %rd233;
-	mad.lo.s64 %rd238, %rd240, 8, %rd238;
-	mad.lo.s64 %rd243, %rd245, 8, %rd243;
-	mad.lo.s64 %rd248, %rd250, 8, %rd248;
+	add.s64 %rd230, %rd230, %rd232;
+	add.s64 %rd234, %rd234, %rd236;
+	add.s64 %rd238, %rd238, %rd240;
+	add.s64 %rd242, %rd242, %rd244;
+	add.s64 %rd246, %rd246, %rd248;
+	add.s64 %rd250, %rd250, %rd252;
+	add.s64 %rd254, %rd254, %rd256;
+	add.s64 %rd258, %rd258, %rd260;
+	add.s64 %rd262, %rd262, %rd264;
+	add.s64 %rd266, %rd266, %rd268;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -14610,139 +14944,139 @@ $L_14:
 	mov.b64 {%rt21, %rt22}, %rd5;
 	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
 	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
-	mov.b64 %rd314, {%rt21, %rt22};
+	mov.b64 %rd362, {%rt21, %rt22};
 	cvt.u32.u64 %rt23, %rd63;
 	mov.b64 {%rt24, %rt25}, %rd6;
 	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
 	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
-	mov.b64 %rd315, {%rt24, %rt25};
+	mov.b64 %rd363, {%rt24, %rt25};
 	cvt.u32.u64 %rt26, %rd63;
-	shfl.sync.down.b32 %r316, %r7, %rt26, 31, -1;
+	shfl.sync.down.b32 %r364, %r7, %rt26, 31, -1;
 	cvt.u32.u64 %rt27, %rd63;
-	shfl.sync.down.b32 %r317, %r8, %rt27, 31, -1;
+	shfl.sync.down.b32 %r365, %r8, %rt27, 31, -1;
 	cvt.u32.u64 %rt28, %rd63;
-	shfl.sync.down.b32 %r318, %r9, %rt28, 31, -1;
+	shfl.sync.down.b32 %r366, %r9, %rt28, 31, -1;
 	cvt.u32.u64 %rt29, %rd63;
-	shfl.sync.down.b32 %r319, %r10, %rt29, 31, -1;
+	shfl.sync.down.b32 %r367, %r10, %rt29, 31, -1;
 	cvt.u32.u64 %rt30, %rd63;
-	shfl.sync.down.b32 %r320, %r11, %rt30, 31, -1;
+	shfl.sync.down.b32 %r368, %r11, %rt30, 31, -1;
 	cvt.u32.u64 %rt31, %rd63;
-	shfl.sync.down.b32 %r321, %r12, %rt31, 31, -1;
+	shfl.sync.down.b32 %r369, %r12, %rt31, 31, -1;
 	cvt.u32.u64 %rt32, %rd63;
-	shfl.sync.down.b32 %r322, %r13, %rt32, 31, -1;
+	shfl.sync.down.b32 %r370, %r13, %rt32, 31, -1;
 	cvt.u32.u64 %rt33, %rd63;
-	shfl.sync.down.b32 %r323, %r14, %rt33, 31, -1;
-	add.s64 %rd324, %rd56, %rd63;
-	setp.lt.s64 %p325, %rd324, %rd62;
-	@!%p325 bra $L_16;
+	shfl.sync.down.b32 %r371, %r14, %rt33, 31, -1;
+	add.s64 %rd372, %rd56, %rd63;
+	setp.lt.s64 %p373, %rd372, %rd62;
+	@!%p373 bra $L_16;
 $L_15:
-	add.s64 %rd5, %rd5, %rd314;
-	add.s64 %rd6, %rd6, %rd315;
-	add.s32 %r7, %r7, %r316;
+	add.s64 %rd5, %rd5, %rd362;
+	add.s64 %rd6, %rd6, %rd363;
+	add.s32 %r7, %r7, %r364;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r317;
-	and.b32 %r9, %r9, %r318;
-	or.b32 %r10, %r10, %r319;
-	xor.b32 %r11, %r11, %r320;
-	and.b32 %r12, %r12, %r321;
-	min.s32 %r13, %r13, %r322;
-	max.s32 %r14, %r14, %r323;
+	mul.lo.u32 %r8, %r8, %r365;
+	and.b32 %r9, %r9, %r366;
+	or.b32 %r10, %r10, %r367;
+	xor.b32 %r11, %r11, %r368;
+	and.b32 %r12, %r12, %r369;
+	min.s32 %r13, %r13, %r370;
+	max.s32 %r14, %r14, %r371;
 $L_16:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p326, %rd63, 0;
-	@!%p326 bra $L_23;
+	setp.ne.s64 %p374, %rd63, 0;
+	@!%p374 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt34, %rd63;
 	mov.b64 {%rt35, %rt36}, %rd5;
 	shfl.sync.down.b32 %rt35, %rt35, %rt34, 31, -1;
 	shfl.sync.down.b32 %rt36, %rt36, %rt34, 31, -1;
-	mov.b64 %rd327, {%rt35, %rt36};
+	mov.b64 %rd375, {%rt35, %rt36};
 	cvt.u32.u64 %rt37, %rd63;
 	mov.b64 {%rt38, %rt39}, %rd6;
 	shfl.sync.down.b32 %rt38, %rt38, %rt37, 31, -1;
 	shfl.sync.down.b32 %rt39, %rt39, %rt37, 31, -1;
-	mov.b64 %rd328, {%rt38, %rt39};
+	mov.b64 %rd376, {%rt38, %rt39};
 	cvt.u32.u64 %rt40, %rd63;
-	shfl.sync.down.b32 %r329, %r7, %rt40, 31, -1;
+	shfl.sync.down.b32 %r377, %r7, %rt40, 31, -1;
 	cvt.u32.u64 %rt41, %rd63;
-	shfl.sync.down.b32 %r330, %r8, %rt41, 31, -1;
+	shfl.sync.down.b32 %r378, %r8, %rt41, 31, -1;
 	cvt.u32.u64 %rt42, %rd63;
-	shfl.sync.down.b32 %r331, %r9, %rt42, 31, -1;
+	shfl.sync.down.b32 %r379, %r9, %rt42, 31, -1;
 	cvt.u32.u64 %rt43, %rd63;
-	shfl.sync.down.b32 %r332, %r10, %rt43, 31, -1;
+	shfl.sync.down.b32 %r380, %r10, %rt43, 31, -1;
 	cvt.u32.u64 %rt44, %rd63;
-	shfl.sync.down.b32 %r333, %r11, %rt44, 31, -1;
+	shfl.sync.down.b32 %r381, %r11, %rt44, 31, -1;
 	cvt.u32.u64 %rt45, %rd63;
-	shfl.sync.down.b32 %r334, %r12, %rt45, 31, -1;
+	shfl.sync.down.b32 %r382, %r12, %rt45, 31, -1;
 	cvt.u32.u64 %rt46, %rd63;
-	shfl.sync.down.b32 %r335, %r13, %rt46, 31, -1;
+	shfl.sync.down.b32 %r383, %r13, %rt46, 31, -1;
 	cvt.u32.u64 %rt47, %rd63;
-	shfl.sync.down.b32 %r336, %r14, %rt47, 31, -1;
-	add.s64 %rd337, %rd56, %rd63;
-	setp.lt.s64 %p338, %rd337, %rd62;
-	@!%p338 bra $L_19;
+	shfl.sync.down.b32 %r384, %r14, %rt47, 31, -1;
+	add.s64 %rd385, %rd56, %rd63;
+	setp.lt.s64 %p386, %rd385, %rd62;
+	@!%p386 bra $L_19;
 $L_18:
-	add.s64 %rd5, %rd5, %rd327;
-	add.s64 %rd6, %rd6, %rd328;
-	add.s32 %r7, %r7, %r329;
+	add.s64 %rd5, %rd5, %rd375;
+	add.s64 %rd6, %rd6, %rd376;
+	add.s32 %r7, %r7, %r377;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r330;
-	and.b32 %r9, %r9, %r331;
-	or.b32 %r10, %r10, %r332;
-	xor.b32 %r11, %r11, %r333;
-	and.b32 %r12, %r12, %r334;
-	min.s32 %r13, %r13, %r335;
-	max.s32 %r14, %r14, %r336;
+	mul.lo.u32 %r8, %r8, %r378;
+	and.b32 %r9, %r9, %r379;
+	or.b32 %r10, %r10, %r380;
+	xor.b32 %r11, %r11, %r381;
+	and.b32 %r12, %r12, %r382;
+	min.s32 %r13, %r13, %r383;
+	max.s32 %r14, %r14, %r384;
 $L_19:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p339, %rd63, 0;
-	@!%p339 bra $L_23;
+	setp.ne.s64 %p387, %rd63, 0;
+	@!%p387 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt48, %rd63;
 	mov.b64 {%rt49, %rt50}, %rd5;
 	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
 	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
-	mov.b64 %rd340, {%rt49, %rt50};
+	mov.b64 %rd388, {%rt49, %rt50};
 	cvt.u32.u64 %rt51, %rd63;
 	mov.b64 {%rt52, %rt53}, %rd6;
 	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
 	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
-	mov.b64 %rd341, {%rt52, %rt53};
+	mov.b64 %rd389, {%rt52, %rt53};
 	cvt.u32.u64 %rt54, %rd63;
-	shfl.sync.down.b32 %r342, %r7, %rt54, 31, -1;
+	shfl.sync.down.b32 %r390, %r7, %rt54, 31, -1;
 	cvt.u32.u64 %rt55, %rd63;
-	shfl.sync.down.b32 %r343, %r8, %rt55, 31, -1;
+	shfl.sync.down.b32 %r391, %r8, %rt55, 31, -1;
 	cvt.u32.u64 %rt56, %rd63;
-	shfl.sync.down.b32 %r344, %r9, %rt56, 31, -1;
+	shfl.sync.down.b32 %r392, %r9, %rt56, 31, -1;
 	cvt.u32.u64 %rt57, %rd63;
-	shfl.sync.down.b32 %r345, %r10, %rt57, 31, -1;
+	shfl.sync.down.b32 %r393, %r10, %rt57, 31, -1;
 	cvt.u32.u64 %rt58, %rd63;
-	shfl.sync.down.b32 %r346, %r11, %rt58, 31, -1;
+	shfl.sync.down.b32 %r394, %r11, %rt58, 31, -1;
 	cvt.u32.u64 %rt59, %rd63;
-	shfl.sync.down.b32 %r347, %r12, %rt59, 31, -1;
+	shfl.sync.down.b32 %r395, %r12, %rt59, 31, -1;
 	cvt.u32.u64 %rt60, %rd63;
-	shfl.sync.down.b32 %r348, %r13, %rt60, 31, -1;
+	shfl.sync.down.b32 %r396, %r13, %rt60, 31, -1;
 	cvt.u32.u64 %rt61, %rd63;
-	shfl.sync.down.b32 %r349, %r14, %rt61, 31, -1;
-	add.s64 %rd350, %rd56, %rd63;
-	setp.lt.s64 %p351, %rd350, %rd62;
-	@!%p351 bra $L_22;
+	shfl.sync.down.b32 %r397, %r14, %rt61, 31, -1;
+	add.s64 %rd398, %rd56, %rd63;
+	setp.lt.s64 %p399, %rd398, %rd62;
+	@!%p399 bra $L_22;
 $L_21:
-	add.s64 %rd5, %rd5, %rd340;
-	add.s64 %rd6, %rd6, %rd341;
-	add.s32 %r7, %r7, %r342;
+	add.s64 %rd5, %rd5, %rd388;
+	add.s64 %rd6, %rd6, %rd389;
+	add.s32 %r7, %r7, %r390;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r343;
-	and.b32 %r9, %r9, %r344;
-	or.b32 %r10, %r10, %r345;
-	xor.b32 %r11, %r11, %r346;
-	and.b32 %r12, %r12, %r347;
-	min.s32 %r13, %r13, %r348;
-	max.s32 %r14, %r14, %r349;
+	mul.lo.u32 %r8, %r8, %r391;
+	and.b32 %r9, %r9, %r392;
+	or.b32 %r10, %r10, %r393;
+	xor.b32 %r11, %r11, %r394;
+	and.b32 %r12, %r12, %r395;
+	min.s32 %r13, %r13, %r396;
+	max.s32 %r14, %r14, %r397;
 $L_22:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p352, %rd63, 0;
-	@%p352 bra $L_11;
+	setp.ne.s64 %p400, %rd63, 0;
+	@%p400 bra $L_11;
 $L_23:
 	setp.eq.s64 %p77, %rd56, 0;
 	@!%p77 bra $L_25;
@@ -14754,48 +15088,48 @@ $L_24:
 	st.shared.s64 [%rd81], %rd5;
 	mov.u64 %rd82, qvar_reduce0;
 	mov.b64 %rd83, %rd79;
-	add.s64 %rd84, %rd83, 1;
-	mad.lo.s64 %rd85, %rd84, 8, %rd82;
+	mad.lo.s64 %rd211, %rd83, 8, %rd82;
+	add.s64 %rd85, %rd211, 8;
 	st.shared.s64 [%rd85], %rd6;
 	mov.u64 %rd86, qvar_reduce0;
 	mov.b64 %rd87, %rd79;
-	add.s64 %rd88, %rd87, 2;
-	mad.lo.s64 %rd89, %rd88, 8, %rd86;
+	mad.lo.s64 %rd212, %rd87, 8, %rd86;
+	add.s64 %rd89, %rd212, 16;
 	st.shared.s16 [%rd89], %r7;
 	mov.u64 %rd90, qvar_reduce0;
 	mov.b64 %rd91, %rd79;
-	add.s64 %rd92, %rd91, 3;
-	mad.lo.s64 %rd93, %rd92, 8, %rd90;
+	mad.lo.s64 %rd213, %rd91, 8, %rd90;
+	add.s64 %rd93, %rd213, 24;
 	st.shared.u32 [%rd93], %r8;
 	mov.u64 %rd94, qvar_reduce0;
 	mov.b64 %rd95, %rd79;
-	add.s64 %rd96, %rd95, 4;
-	mad.lo.s64 %rd97, %rd96, 8, %rd94;
+	mad.lo.s64 %rd214, %rd95, 8, %rd94;
+	add.s64 %rd97, %rd214, 32;
 	st.shared.u16 [%rd97], %r9;
 	mov.u64 %rd98, qvar_reduce0;
 	mov.b64 %rd99, %rd79;
-	add.s64 %rd100, %rd99, 5;
-	mad.lo.s64 %rd101, %rd100, 8, %rd98;
+	mad.lo.s64 %rd215, %rd99, 8, %rd98;
+	add.s64 %rd101, %rd215, 40;
 	st.shared.u16 [%rd101], %r10;
 	mov.u64 %rd102, qvar_reduce0;
 	mov.b64 %rd103, %rd79;
-	add.s64 %rd104, %rd103, 6;
-	mad.lo.s64 %rd105, %rd104, 8, %rd102;
+	mad.lo.s64 %rd216, %rd103, 8, %rd102;
+	add.s64 %rd105, %rd216, 48;
 	st.shared.u16 [%rd105], %r11;
 	mov.u64 %rd106, qvar_reduce0;
 	mov.b64 %rd107, %rd79;
-	add.s64 %rd108, %rd107, 7;
-	mad.lo.s64 %rd109, %rd108, 8, %rd106;
+	mad.lo.s64 %rd217, %rd107, 8, %rd106;
+	add.s64 %rd109, %rd217, 56;
 	st.shared.u8 [%rd109], %r12;
 	mov.u64 %rd110, qvar_reduce0;
 	mov.b64 %rd111, %rd79;
-	add.s64 %rd112, %rd111, 8;
-	mad.lo.s64 %rd113, %rd112, 8, %rd110;
+	mad.lo.s64 %rd218, %rd111, 8, %rd110;
+	add.s64 %rd113, %rd218, 64;
 	st.shared.s32 [%rd113], %r13;
 	mov.u64 %rd114, qvar_reduce0;
 	mov.b64 %rd115, %rd79;
-	add.s64 %rd116, %rd115, 9;
-	mad.lo.s64 %rd117, %rd116, 8, %rd114;
+	mad.lo.s64 %rd219, %rd115, 8, %rd114;
+	add.s64 %rd117, %rd219, 72;
 	st.shared.s32 [%rd117], %r14;
 $L_25:
 	bar.sync 0;
@@ -14815,48 +15149,48 @@ $L_27:
 	ld.shared.s64 %rd5, [%rd125];
 	mov.u64 %rd126, qvar_reduce0;
 	mov.b64 %rd127, %rd123;
-	add.s64 %rd128, %rd127, 1;
-	mad.lo.s64 %rd129, %rd128, 8, %rd126;
+	mad.lo.s64 %rd220, %rd127, 8, %rd126;
+	add.s64 %rd129, %rd220, 8;
 	ld.shared.s64 %rd6, [%rd129];
 	mov.u64 %rd130, qvar_reduce0;
 	mov.b64 %rd131, %rd123;
-	add.s64 %rd132, %rd131, 2;
-	mad.lo.s64 %rd133, %rd132, 8, %rd130;
+	mad.lo.s64 %rd221, %rd131, 8, %rd130;
+	add.s64 %rd133, %rd221, 16;
 	ld.shared.s16 %r7, [%rd133];
 	mov.u64 %rd134, qvar_reduce0;
 	mov.b64 %rd135, %rd123;
-	add.s64 %rd136, %rd135, 3;
-	mad.lo.s64 %rd137, %rd136, 8, %rd134;
+	mad.lo.s64 %rd222, %rd135, 8, %rd134;
+	add.s64 %rd137, %rd222, 24;
 	ld.shared.u32 %r8, [%rd137];
 	mov.u64 %rd138, qvar_reduce0;
 	mov.b64 %rd139, %rd123;
-	add.s64 %rd140, %rd139, 4;
-	mad.lo.s64 %rd141, %rd140, 8, %rd138;
+	mad.lo.s64 %rd223, %rd139, 8, %rd138;
+	add.s64 %rd141, %rd223, 32;
 	ld.shared.u16 %r9, [%rd141];
 	mov.u64 %rd142, qvar_reduce0;
 	mov.b64 %rd143, %rd123;
-	add.s64 %rd144, %rd143, 5;
-	mad.lo.s64 %rd145, %rd144, 8, %rd142;
+	mad.lo.s64 %rd224, %rd143, 8, %rd142;
+	add.s64 %rd145, %rd224, 40;
 	ld.shared.u16 %r10, [%rd145];
 	mov.u64 %rd146, qvar_reduce0;
 	mov.b64 %rd147, %rd123;
-	add.s64 %rd148, %rd147, 6;
-	mad.lo.s64 %rd149, %rd148, 8, %rd146;
+	mad.lo.s64 %rd225, %rd147, 8, %rd146;
+	add.s64 %rd149, %rd225, 48;
 	ld.shared.u16 %r11, [%rd149];
 	mov.u64 %rd150, qvar_reduce0;
 	mov.b64 %rd151, %rd123;
-	add.s64 %rd152, %rd151, 7;
-	mad.lo.s64 %rd153, %rd152, 8, %rd150;
+	mad.lo.s64 %rd226, %rd151, 8, %rd150;
+	add.s64 %rd153, %rd226, 56;
 	ld.shared.u8 %r12, [%rd153];
 	mov.u64 %rd154, qvar_reduce0;
 	mov.b64 %rd155, %rd123;
-	add.s64 %rd156, %rd155, 8;
-	mad.lo.s64 %rd157, %rd156, 8, %rd154;
+	mad.lo.s64 %rd227, %rd155, 8, %rd154;
+	add.s64 %rd157, %rd227, 64;
 	ld.shared.s32 %r13, [%rd157];
 	mov.u64 %rd158, qvar_reduce0;
 	mov.b64 %rd159, %rd123;
-	add.s64 %rd160, %rd159, 9;
-	mad.lo.s64 %rd161, %rd160, 8, %rd158;
+	mad.lo.s64 %rd228, %rd159, 8, %rd158;
+	add.s64 %rd161, %rd228, 72;
 	ld.shared.s32 %r14, [%rd161];
 $L_28:
 	mov.b64 %rd162, %rd59;
@@ -14916,139 +15250,139 @@ $L_32:
 	mov.b64 {%rt79, %rt80}, %rd5;
 	shfl.sync.down.b32 %rt79, %rt79, %rt78, 31, -1;
 	shfl.sync.down.b32 %rt80, %rt80, %rt78, 31, -1;
-	mov.b64 %rd353, {%rt79, %rt80};
+	mov.b64 %rd401, {%rt79, %rt80};
 	cvt.u32.u64 %rt81, %rd166;
 	mov.b64 {%rt82, %rt83}, %rd6;
 	shfl.sync.down.b32 %rt82, %rt82, %rt81, 31, -1;
 	shfl.sync.down.b32 %rt83, %rt83, %rt81, 31, -1;
-	mov.b64 %rd354, {%rt82, %rt83};
+	mov.b64 %rd402, {%rt82, %rt83};
 	cvt.u32.u64 %rt84, %rd166;
-	shfl.sync.down.b32 %r355, %r7, %rt84, 31, -1;
+	shfl.sync.down.b32 %r403, %r7, %rt84, 31, -1;
 	cvt.u32.u64 %rt85, %rd166;
-	shfl.sync.down.b32 %r356, %r8, %rt85, 31, -1;
+	shfl.sync.down.b32 %r404, %r8, %rt85, 31, -1;
 	cvt.u32.u64 %rt86, %rd166;
-	shfl.sync.down.b32 %r357, %r9, %rt86, 31, -1;
+	shfl.sync.down.b32 %r405, %r9, %rt86, 31, -1;
 	cvt.u32.u64 %rt87, %rd166;
-	shfl.sync.down.b32 %r358, %r10, %rt87, 31, -1;
+	shfl.sync.down.b32 %r406, %r10, %rt87, 31, -1;
 	cvt.u32.u64 %rt88, %rd166;
-	shfl.sync.down.b32 %r359, %r11, %rt88, 31, -1;
+	shfl.sync.down.b32 %r407, %r11, %rt88, 31, -1;
 	cvt.u32.u64 %rt89, %rd166;
-	shfl.sync.down.b32 %r360, %r12, %rt89, 31, -1;
+	shfl.sync.down.b32 %r408, %r12, %rt89, 31, -1;
 	cvt.u32.u64 %rt90, %rd166;
-	shfl.sync.down.b32 %r361, %r13, %rt90, 31, -1;
+	shfl.sync.down.b32 %r409, %r13, %rt90, 31, -1;
 	cvt.u32.u64 %rt91, %rd166;
-	shfl.sync.down.b32 %r362, %r14, %rt91, 31, -1;
-	add.s64 %rd363, %rd56, %rd166;
-	setp.lt.s64 %p364, %rd363, %rd165;
-	@!%p364 bra $L_34;
+	shfl.sync.down.b32 %r410, %r14, %rt91, 31, -1;
+	add.s64 %rd411, %rd56, %rd166;
+	setp.lt.s64 %p412, %rd411, %rd165;
+	@!%p412 bra $L_34;
 $L_33:
-	add.s64 %rd5, %rd5, %rd353;
-	add.s64 %rd6, %rd6, %rd354;
-	add.s32 %r7, %r7, %r355;
+	add.s64 %rd5, %rd5, %rd401;
+	add.s64 %rd6, %rd6, %rd402;
+	add.s32 %r7, %r7, %r403;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r356;
-	and.b32 %r9, %r9, %r357;
-	or.b32 %r10, %r10, %r358;
-	xor.b32 %r11, %r11, %r359;
-	and.b32 %r12, %r12, %r360;
-	min.s32 %r13, %r13, %r361;
-	max.s32 %r14, %r14, %r362;
+	mul.lo.u32 %r8, %r8, %r404;
+	and.b32 %r9, %r9, %r405;
+	or.b32 %r10, %r10, %r406;
+	xor.b32 %r11, %r11, %r407;
+	and.b32 %r12, %r12, %r408;
+	min.s32 %r13, %r13, %r409;
+	max.s32 %r14, %r14, %r410;
 $L_34:
 	shr.s64 %rd166, %rd166, 1;
-	setp.ne.s64 %p365, %rd166, 0;
-	@!%p365 bra $L_41;
+	setp.ne.s64 %p413, %rd166, 0;
+	@!%p413 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt92, %rd166;
 	mov.b64 {%rt93, %rt94}, %rd5;
 	shfl.sync.down.b32 %rt93, %rt93, %rt92, 31, -1;
 	shfl.sync.down.b32 %rt94, %rt94, %rt92, 31, -1;
-	mov.b64 %rd366, {%rt93, %rt94};
+	mov.b64 %rd414, {%rt93, %rt94};
 	cvt.u32.u64 %rt95, %rd166;
 	mov.b64 {%rt96, %rt97}, %rd6;
 	shfl.sync.down.b32 %rt96, %rt96, %rt95, 31, -1;
 	shfl.sync.down.b32 %rt97, %rt97, %rt95, 31, -1;
-	mov.b64 %rd367, {%rt96, %rt97};
+	mov.b64 %rd415, {%rt96, %rt97};
 	cvt.u32.u64 %rt98, %rd166;
-	shfl.sync.down.b32 %r368, %r7, %rt98, 31, -1;
+	shfl.sync.down.b32 %r416, %r7, %rt98, 31, -1;
 	cvt.u32.u64 %rt99, %rd166;
-	shfl.sync.down.b32 %r369, %r8, %rt99, 31, -1;
+	shfl.sync.down.b32 %r417, %r8, %rt99, 31, -1;
 	cvt.u32.u64 %rt100, %rd166;
-	shfl.sync.down.b32 %r370, %r9, %rt100, 31, -1;
+	shfl.sync.down.b32 %r418, %r9, %rt100, 31, -1;
 	cvt.u32.u64 %rt101, %rd166;
-	shfl.sync.down.b32 %r371, %r10, %rt101, 31, -1;
+	shfl.sync.down.b32 %r419, %r10, %rt101, 31, -1;
 	cvt.u32.u64 %rt102, %rd166;
-	shfl.sync.down.b32 %r372, %r11, %rt102, 31, -1;
+	shfl.sync.down.b32 %r420, %r11, %rt102, 31, -1;
 	cvt.u32.u64 %rt103, %rd166;
-	shfl.sync.down.b32 %r373, %r12, %rt103, 31, -1;
+	shfl.sync.down.b32 %r421, %r12, %rt103, 31, -1;
 	cvt.u32.u64 %rt104, %rd166;
-	shfl.sync.down.b32 %r374, %r13, %rt104, 31, -1;
+	shfl.sync.down.b32 %r422, %r13, %rt104, 31, -1;
 	cvt.u32.u64 %rt105, %rd166;
-	shfl.sync.down.b32 %r375, %r14, %rt105, 31, -1;
-	add.s64 %rd376, %rd56, %rd166;
-	setp.lt.s64 %p377, %rd376, %rd165;
-	@!%p377 bra $L_37;
+	shfl.sync.down.b32 %r423, %r14, %rt105, 31, -1;
+	add.s64 %rd424, %rd56, %rd166;
+	setp.lt.s64 %p425, %rd424, %rd165;
+	@!%p425 bra $L_37;
 $L_36:
-	add.s64 %rd5, %rd5, %rd366;
-	add.s64 %rd6, %rd6, %rd367;
-	add.s32 %r7, %r7, %r368;
+	add.s64 %rd5, %rd5, %rd414;
+	add.s64 %rd6, %rd6, %rd415;
+	add.s32 %r7, %r7, %r416;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r369;
-	and.b32 %r9, %r9, %r370;
-	or.b32 %r10, %r10, %r371;
-	xor.b32 %r11, %r11, %r372;
-	and.b32 %r12, %r12, %r373;
-	min.s32 %r13, %r13, %r374;
-	max.s32 %r14, %r14, %r375;
+	mul.lo.u32 %r8, %r8, %r417;
+	and.b32 %r9, %r9, %r418;
+	or.b32 %r10, %r10, %r419;
+	xor.b32 %r11, %r11, %r420;
+	and.b32 %r12, %r12, %r421;
+	min.s32 %r13, %r13, %r422;
+	max.s32 %r14, %r14, %r423;
 $L_37:
 	shr.s64 %rd166, %rd166, 1;
-	setp.ne.s64 %p378, %rd166, 0;
-	@!%p378 bra $L_41;
+	setp.ne.s64 %p426, %rd166, 0;
+	@!%p426 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt106, %rd166;
 	mov.b64 {%rt107, %rt108}, %rd5;
 	shfl.sync.down.b32 %rt107, %rt107, %rt106, 31, -1;
 	shfl.sync.down.b32 %rt108, %rt108, %rt106, 31, -1;
-	mov.b64 %rd379, {%rt107, %rt108};
+	mov.b64 %rd427, {%rt107, %rt108};
 	cvt.u32.u64 %rt109, %rd166;
 	mov.b64 {%rt110, %rt111}, %rd6;
 	shfl.sync.down.b32 %rt110, %rt110, %rt109, 31, -1;
 	shfl.sync.down.b32 %rt111, %rt111, %rt109, 31, -1;
-	mov.b64 %rd380, {%rt110, %rt111};
+	mov.b64 %rd428, {%rt110, %rt111};
 	cvt.u32.u64 %rt112, %rd166;
-	shfl.sync.down.b32 %r381, %r7, %rt112, 31, -1;
+	shfl.sync.down.b32 %r429, %r7, %rt112, 31, -1;
 	cvt.u32.u64 %rt113, %rd166;
-	shfl.sync.down.b32 %r382, %r8, %rt113, 31, -1;
+	shfl.sync.down.b32 %r430, %r8, %rt113, 31, -1;
 	cvt.u32.u64 %rt114, %rd166;
-	shfl.sync.down.b32 %r383, %r9, %rt114, 31, -1;
+	shfl.sync.down.b32 %r431, %r9, %rt114, 31, -1;
 	cvt.u32.u64 %rt115, %rd166;
-	shfl.sync.down.b32 %r384, %r10, %rt115, 31, -1;
+	shfl.sync.down.b32 %r432, %r10, %rt115, 31, -1;
 	cvt.u32.u64 %rt116, %rd166;
-	shfl.sync.down.b32 %r385, %r11, %rt116, 31, -1;
+	shfl.sync.down.b32 %r433, %r11, %rt116, 31, -1;
 	cvt.u32.u64 %rt117, %rd166;
-	shfl.sync.down.b32 %r386, %r12, %rt117, 31, -1;
+	shfl.sync.down.b32 %r434, %r12, %rt117, 31, -1;
 	cvt.u32.u64 %rt118, %rd166;
-	shfl.sync.down.b32 %r387, %r13, %rt118, 31, -1;
+	shfl.sync.down.b32 %r435, %r13, %rt118, 31, -1;
 	cvt.u32.u64 %rt119, %rd166;
-	shfl.sync.down.b32 %r388, %r14, %rt119, 31, -1;
-	add.s64 %rd389, %rd56, %rd166;
-	setp.lt.s64 %p390, %rd389, %rd165;
-	@!%p390 bra $L_40;
+	shfl.sync.down.b32 %r436, %r14, %rt119, 31, -1;
+	add.s64 %rd437, %rd56, %rd166;
+	setp.lt.s64 %p438, %rd437, %rd165;
+	@!%p438 bra $L_40;
 $L_39:
-	add.s64 %rd5, %rd5, %rd379;
-	add.s64 %rd6, %rd6, %rd380;
-	add.s32 %r7, %r7, %r381;
+	add.s64 %rd5, %rd5, %rd427;
+	add.s64 %rd6, %rd6, %rd428;
+	add.s32 %r7, %r7, %r429;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r382;
-	and.b32 %r9, %r9, %r383;
-	or.b32 %r10, %r10, %r384;
-	xor.b32 %r11, %r11, %r385;
-	and.b32 %r12, %r12, %r386;
-	min.s32 %r13, %r13, %r387;
-	max.s32 %r14, %r14, %r388;
+	mul.lo.u32 %r8, %r8, %r430;
+	and.b32 %r9, %r9, %r431;
+	or.b32 %r10, %r10, %r432;
+	xor.b32 %r11, %r11, %r433;
+	and.b32 %r12, %r12, %r434;
+	min.s32 %r13, %r13, %r435;
+	max.s32 %r14, %r14, %r436;
 $L_40:
 	shr.s64 %rd166, %rd166, 1;
-	setp.ne.s64 %p391, %rd166, 0;
-	@%p391 bra $L_29;
+	setp.ne.s64 %p439, %rd166, 0;
+	@%p439 bra $L_29;
 $L_41:
 	mov.pred %p180, %p77;
 	@!%p180 bra $L_43;
@@ -15278,11 +15612,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<90>;
+	.reg .pred %p<91>;
 	.reg .b32 %rt<37>;
-	.reg .b64 %rd<88>;
+	.reg .b64 %rd<89>;
 	.reg .b64 %rdt<1>;
-	.reg .f64 %fd<87>;
+	.reg .f64 %fd<88>;
 
 $L_0:
 	ld.param.u64 %rd5, [Center_0_param_0];
@@ -15415,46 +15749,46 @@ $L_29:
 	mov.b64 {%rt13, %rt14}, %fd0;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %fd66, {%rt13, %rt14};
-	add.s64 %rd67, %rd23, %rd30;
-	setp.lt.s64 %p68, %rd67, %rd29;
-	@!%p68 bra $L_31;
+	mov.b64 %fd67, {%rt13, %rt14};
+	add.s64 %rd68, %rd23, %rd30;
+	setp.lt.s64 %p69, %rd68, %rd29;
+	@!%p69 bra $L_31;
 $L_30:
-	add.rn.f64 %fd0, %fd0, %fd66;
+	add.rn.f64 %fd0, %fd0, %fd67;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p69, %rd30, 0;
-	@!%p69 bra $L_38;
+	setp.ne.s64 %p70, %rd30, 0;
+	@!%p70 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt15, %rd30;
 	mov.b64 {%rt16, %rt17}, %fd0;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %fd70, {%rt16, %rt17};
-	add.s64 %rd71, %rd23, %rd30;
-	setp.lt.s64 %p72, %rd71, %rd29;
-	@!%p72 bra $L_34;
+	mov.b64 %fd71, {%rt16, %rt17};
+	add.s64 %rd72, %rd23, %rd30;
+	setp.lt.s64 %p73, %rd72, %rd29;
+	@!%p73 bra $L_34;
 $L_33:
-	add.rn.f64 %fd0, %fd0, %fd70;
+	add.rn.f64 %fd0, %fd0, %fd71;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p73, %rd30, 0;
-	@!%p73 bra $L_38;
+	setp.ne.s64 %p74, %rd30, 0;
+	@!%p74 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt18, %rd30;
 	mov.b64 {%rt19, %rt20}, %fd0;
 	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
-	mov.b64 %fd74, {%rt19, %rt20};
-	add.s64 %rd75, %rd23, %rd30;
-	setp.lt.s64 %p76, %rd75, %rd29;
-	@!%p76 bra $L_37;
+	mov.b64 %fd75, {%rt19, %rt20};
+	add.s64 %rd76, %rd23, %rd30;
+	setp.lt.s64 %p77, %rd76, %rd29;
+	@!%p77 bra $L_37;
 $L_36:
-	add.rn.f64 %fd0, %fd0, %fd74;
+	add.rn.f64 %fd0, %fd0, %fd75;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p77, %rd30, 0;
-	@%p77 bra $L_26;
+	setp.ne.s64 %p78, %rd30, 0;
+	@%p78 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
@@ -15507,55 +15841,54 @@ $L_47:
 	mov.b64 {%rt27, %rt28}, %fd0;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %fd78, {%rt27, %rt28};
-	add.s64 %rd79, %rd23, %rd52;
-	setp.lt.s64 %p80, %rd79, %rd51;
-	@!%p80 bra $L_49;
+	mov.b64 %fd79, {%rt27, %rt28};
+	add.s64 %rd80, %rd23, %rd52;
+	setp.lt.s64 %p81, %rd80, %rd51;
+	@!%p81 bra $L_49;
 $L_48:
-	add.rn.f64 %fd0, %fd0, %fd78;
+	add.rn.f64 %fd0, %fd0, %fd79;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p81, %rd52, 0;
-	@!%p81 bra $L_56;
+	setp.ne.s64 %p82, %rd52, 0;
+	@!%p82 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt29, %rd52;
 	mov.b64 {%rt30, %rt31}, %fd0;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %fd82, {%rt30, %rt31};
-	add.s64 %rd83, %rd23, %rd52;
-	setp.lt.s64 %p84, %rd83, %rd51;
-	@!%p84 bra $L_52;
+	mov.b64 %fd83, {%rt30, %rt31};
+	add.s64 %rd84, %rd23, %rd52;
+	setp.lt.s64 %p85, %rd84, %rd51;
+	@!%p85 bra $L_52;
 $L_51:
-	add.rn.f64 %fd0, %fd0, %fd82;
+	add.rn.f64 %fd0, %fd0, %fd83;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p85, %rd52, 0;
-	@!%p85 bra $L_56;
+	setp.ne.s64 %p86, %rd52, 0;
+	@!%p86 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt32, %rd52;
 	mov.b64 {%rt33, %rt34}, %fd0;
 	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
 	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
-	mov.b64 %fd86, {%rt33, %rt34};
-	add.s64 %rd87, %rd23, %rd52;
-	setp.lt.s64 %p88, %rd87, %rd51;
-	@!%p88 bra $L_55;
+	mov.b64 %fd87, {%rt33, %rt34};
+	add.s64 %rd88, %rd23, %rd52;
+	setp.lt.s64 %p89, %rd88, %rd51;
+	@!%p89 bra $L_55;
 $L_54:
-	add.rn.f64 %fd0, %fd0, %fd86;
+	add.rn.f64 %fd0, %fd0, %fd87;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p89, %rd52, 0;
-	@%p89 bra $L_44;
+	setp.ne.s64 %p90, %rd52, 0;
+	@%p90 bra $L_44;
 $L_56:
 	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt35, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt35;
-	mov.b64 %rd59, %rd58;
-	add.s64 %rd60, %rd59, 2;
-	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	mad.lo.s64 %rd66, %rd58, 8, %rd61;
+	add.s64 %rd62, %rd66, 16;
 	st.global.f64 [%rd62], %fd0;
 	setp.eq.s64 %p63, %rd58, 0;
 	@!%p63 bra $L_59;
@@ -15581,10 +15914,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<85>;
+	.reg .pred %p<88>;
 	.reg .b32 %rt<32>;
-	.reg .b64 %rd<83>;
-	.reg .f64 %fd<82>;
+	.reg .b64 %rd<86>;
+	.reg .f64 %fd<85>;
 
 $L_0:
 	ld.param.u64 %rd0, [Center_1_param_4];
@@ -15597,46 +15930,49 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f64 %fd5, 0d8000000000000000;
-	mov.b64 %rd48, %rd3;
-	add.s64 %rd49, %rd48, 2;
+	mov.b64 %rd49, %rd3;
 	mad.lo.s64 %rd50, %rd49, 8, %rd0;
-	mov.b64 %rd51, %rd4;
+	mul.lo.s64 %rd51, %rd4, 8;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mov.b64 %rd9, %rd50;
+	mov.b64 %rd48, %rd50;
+	add.s64 %rd9, %rd48, 16;
 	ld.global.f64 %fd10, [%rd9];
 	add.rn.f64 %fd5, %fd5, %fd10;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_4:
 	setp.lt.s64 %p52, %rd3, %rd2;
 	@!%p52 bra $L_10;
 $L_5:
-	mov.b64 %rd53, %rd50;
+	mov.b64 %rd55, %rd50;
+	add.s64 %rd53, %rd55, 16;
 	ld.global.f64 %fd54, [%rd53];
 	add.rn.f64 %fd5, %fd5, %fd54;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_6:
-	setp.lt.s64 %p55, %rd3, %rd2;
-	@!%p55 bra $L_10;
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
 $L_7:
-	mov.b64 %rd56, %rd50;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd5, %fd5, %fd57;
-	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
-$L_8:
-	setp.lt.s64 %p58, %rd3, %rd2;
-	@!%p58 bra $L_10;
-$L_9:
 	mov.b64 %rd59, %rd50;
-	ld.global.f64 %fd60, [%rd59];
-	add.rn.f64 %fd5, %fd5, %fd60;
+	add.s64 %rd57, %rd59, 16;
+	ld.global.f64 %fd58, [%rd57];
+	add.rn.f64 %fd5, %fd5, %fd58;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
+$L_8:
+	setp.lt.s64 %p60, %rd3, %rd2;
+	@!%p60 bra $L_10;
+$L_9:
+	mov.b64 %rd63, %rd50;
+	add.s64 %rd61, %rd63, 16;
+	ld.global.f64 %fd62, [%rd61];
+	add.rn.f64 %fd5, %fd5, %fd62;
+	add.s64 %rd3, %rd3, %rd4;
+	add.s64 %rd50, %rd50, %rd51;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -15672,46 +16008,46 @@ $L_14:
 	mov.b64 {%rt10, %rt11}, %fd5;
 	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
 	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
-	mov.b64 %fd61, {%rt10, %rt11};
-	add.s64 %rd62, %rd11, %rd18;
-	setp.lt.s64 %p63, %rd62, %rd17;
-	@!%p63 bra $L_16;
+	mov.b64 %fd64, {%rt10, %rt11};
+	add.s64 %rd65, %rd11, %rd18;
+	setp.lt.s64 %p66, %rd65, %rd17;
+	@!%p66 bra $L_16;
 $L_15:
-	add.rn.f64 %fd5, %fd5, %fd61;
+	add.rn.f64 %fd5, %fd5, %fd64;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p64, %rd18, 0;
-	@!%p64 bra $L_23;
+	setp.ne.s64 %p67, %rd18, 0;
+	@!%p67 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt12, %rd18;
 	mov.b64 {%rt13, %rt14}, %fd5;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %fd65, {%rt13, %rt14};
-	add.s64 %rd66, %rd11, %rd18;
-	setp.lt.s64 %p67, %rd66, %rd17;
-	@!%p67 bra $L_19;
+	mov.b64 %fd68, {%rt13, %rt14};
+	add.s64 %rd69, %rd11, %rd18;
+	setp.lt.s64 %p70, %rd69, %rd17;
+	@!%p70 bra $L_19;
 $L_18:
-	add.rn.f64 %fd5, %fd5, %fd65;
+	add.rn.f64 %fd5, %fd5, %fd68;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p68, %rd18, 0;
-	@!%p68 bra $L_23;
+	setp.ne.s64 %p71, %rd18, 0;
+	@!%p71 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt15, %rd18;
 	mov.b64 {%rt16, %rt17}, %fd5;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %fd69, {%rt16, %rt17};
-	add.s64 %rd70, %rd11, %rd18;
-	setp.lt.s64 %p71, %rd70, %rd17;
-	@!%p71 bra $L_22;
+	mov.b64 %fd72, {%rt16, %rt17};
+	add.s64 %rd73, %rd11, %rd18;
+	setp.lt.s64 %p74, %rd73, %rd17;
+	@!%p74 bra $L_22;
 $L_21:
-	add.rn.f64 %fd5, %fd5, %fd69;
+	add.rn.f64 %fd5, %fd5, %fd72;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p72, %rd18, 0;
-	@%p72 bra $L_11;
+	setp.ne.s64 %p75, %rd18, 0;
+	@%p75 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
@@ -15764,46 +16100,46 @@ $L_32:
 	mov.b64 {%rt24, %rt25}, %fd5;
 	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
 	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
-	mov.b64 %fd73, {%rt24, %rt25};
-	add.s64 %rd74, %rd11, %rd40;
-	setp.lt.s64 %p75, %rd74, %rd39;
-	@!%p75 bra $L_34;
+	mov.b64 %fd76, {%rt24, %rt25};
+	add.s64 %rd77, %rd11, %rd40;
+	setp.lt.s64 %p78, %rd77, %rd39;
+	@!%p78 bra $L_34;
 $L_33:
-	add.rn.f64 %fd5, %fd5, %fd73;
+	add.rn.f64 %fd5, %fd5, %fd76;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p76, %rd40, 0;
-	@!%p76 bra $L_41;
+	setp.ne.s64 %p79, %rd40, 0;
+	@!%p79 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt26, %rd40;
 	mov.b64 {%rt27, %rt28}, %fd5;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %fd77, {%rt27, %rt28};
-	add.s64 %rd78, %rd11, %rd40;
-	setp.lt.s64 %p79, %rd78, %rd39;
-	@!%p79 bra $L_37;
+	mov.b64 %fd80, {%rt27, %rt28};
+	add.s64 %rd81, %rd11, %rd40;
+	setp.lt.s64 %p82, %rd81, %rd39;
+	@!%p82 bra $L_37;
 $L_36:
-	add.rn.f64 %fd5, %fd5, %fd77;
+	add.rn.f64 %fd5, %fd5, %fd80;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p80, %rd40, 0;
-	@!%p80 bra $L_41;
+	setp.ne.s64 %p83, %rd40, 0;
+	@!%p83 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt29, %rd40;
 	mov.b64 {%rt30, %rt31}, %fd5;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %fd81, {%rt30, %rt31};
-	add.s64 %rd82, %rd11, %rd40;
-	setp.lt.s64 %p83, %rd82, %rd39;
-	@!%p83 bra $L_40;
+	mov.b64 %fd84, {%rt30, %rt31};
+	add.s64 %rd85, %rd11, %rd40;
+	setp.lt.s64 %p86, %rd85, %rd39;
+	@!%p86 bra $L_40;
 $L_39:
-	add.rn.f64 %fd5, %fd5, %fd81;
+	add.rn.f64 %fd5, %fd5, %fd84;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p84, %rd40, 0;
-	@%p84 bra $L_29;
+	setp.ne.s64 %p87, %rd40, 0;
+	@%p87 bra $L_29;
 $L_41:
 	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
@@ -15830,7 +16166,7 @@ $L_44:
 	.reg .pred %p<11>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<23>;
+	.reg .b64 %rd<29>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<19>;
 
@@ -15860,6 +16196,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd25, %rd2;
+	mad.lo.s64 %rd26, %rd25, 8, %rd4;
+	mul.lo.s64 %rd27, %rd1, 8;
+	mad.lo.s64 %rd28, %rd25, 8, %rd21;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -15869,15 +16209,19 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	mov.b64 %rd23, %rd26;
+	add.s64 %rd11, %rd23, 8;
 	ld.global.f64 %fd12, [%rd11];
 	sub.rn.f64 %fd13, %fd12, %fd14;
 	setp.ge.u64 %pt0, %rd9, %rd22;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd20, %rd9, 8, %rd21;
+	mov.b64 %rd24, %rd28;
+	add.s64 %rd20, %rd24, 8;
 	st.global.f64 [%rd20], %fd13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd26, %rd26, %rd27;
+	add.s64 %rd28, %rd28, %rd27;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -15914,12 +16258,12 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[512];
-	.reg .pred %p<112>;
+	.reg .pred %p<116>;
 	.reg .pred %pt<84>;
 	.reg .b32 %rt<65>;
-	.reg .b64 %rd<110>;
+	.reg .b64 %rd<114>;
 	.reg .b64 %rdt<4>;
-	.reg .f64 %fd<109>;
+	.reg .f64 %fd<113>;
 	.reg .f64 %fdt<52>;
 
 $L_0:
@@ -16168,106 +16512,106 @@ $L_25:
 	mov.b64 {%rt17, %rt18}, %fd0;
 	shfl.sync.down.b32 %rt17, %rt17, %rt16, 31, -1;
 	shfl.sync.down.b32 %rt18, %rt18, %rt16, 31, -1;
-	mov.b64 %fd82, {%rt17, %rt18};
+	mov.b64 %fd86, {%rt17, %rt18};
 	cvt.u32.u64 %rt19, %rd32;
 	mov.b64 {%rt20, %rt21}, %fd1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt19, 31, -1;
 	shfl.sync.down.b32 %rt21, %rt21, %rt19, 31, -1;
-	mov.b64 %fd83, {%rt20, %rt21};
-	add.s64 %rd84, %rd25, %rd32;
-	setp.lt.s64 %p85, %rd84, %rd31;
-	@!%p85 bra $L_27;
+	mov.b64 %fd87, {%rt20, %rt21};
+	add.s64 %rd88, %rd25, %rd32;
+	setp.lt.s64 %p89, %rd88, %rd31;
+	@!%p89 bra $L_27;
 $L_26:
-	setp.lt.f64 %pt41, %fd0, %fd82;
-	selp.f64 %fdt24, %fd0, %fd82, %pt41;
-	setp.eq.f64 %pt42, %fd0, %fd82;
-	or.b64 %fdt25, %fd0, %fd82;
+	setp.lt.f64 %pt41, %fd0, %fd86;
+	selp.f64 %fdt24, %fd0, %fd86, %pt41;
+	setp.eq.f64 %pt42, %fd0, %fd86;
+	or.b64 %fdt25, %fd0, %fd86;
 	selp.f64 %fdt24, %fdt25, %fdt24, %pt42;
-	setp.nan.f64 %pt43, %fd0, %fd82;
-	add.rn.f64 %fdt25, %fd0, %fd82;
+	setp.nan.f64 %pt43, %fd0, %fd86;
+	add.rn.f64 %fdt25, %fd0, %fd86;
 	selp.f64 %fd0, %fdt25, %fdt24, %pt43;
-	setp.gt.f64 %pt44, %fd1, %fd83;
-	selp.f64 %fdt26, %fd1, %fd83, %pt44;
-	setp.eq.f64 %pt45, %fd1, %fd83;
-	and.b64 %fdt27, %fd1, %fd83;
+	setp.gt.f64 %pt44, %fd1, %fd87;
+	selp.f64 %fdt26, %fd1, %fd87, %pt44;
+	setp.eq.f64 %pt45, %fd1, %fd87;
+	and.b64 %fdt27, %fd1, %fd87;
 	selp.f64 %fdt26, %fdt27, %fdt26, %pt45;
-	setp.nan.f64 %pt46, %fd1, %fd83;
-	add.rn.f64 %fdt27, %fd1, %fd83;
+	setp.nan.f64 %pt46, %fd1, %fd87;
+	add.rn.f64 %fdt27, %fd1, %fd87;
 	selp.f64 %fd1, %fdt27, %fdt26, %pt46;
 $L_27:
 	shr.s64 %rd32, %rd32, 1;
-	setp.ne.s64 %p86, %rd32, 0;
-	@!%p86 bra $L_34;
+	setp.ne.s64 %p90, %rd32, 0;
+	@!%p90 bra $L_34;
 $L_28:
 	cvt.u32.u64 %rt22, %rd32;
 	mov.b64 {%rt23, %rt24}, %fd0;
 	shfl.sync.down.b32 %rt23, %rt23, %rt22, 31, -1;
 	shfl.sync.down.b32 %rt24, %rt24, %rt22, 31, -1;
-	mov.b64 %fd87, {%rt23, %rt24};
+	mov.b64 %fd91, {%rt23, %rt24};
 	cvt.u32.u64 %rt25, %rd32;
 	mov.b64 {%rt26, %rt27}, %fd1;
 	shfl.sync.down.b32 %rt26, %rt26, %rt25, 31, -1;
 	shfl.sync.down.b32 %rt27, %rt27, %rt25, 31, -1;
-	mov.b64 %fd88, {%rt26, %rt27};
-	add.s64 %rd89, %rd25, %rd32;
-	setp.lt.s64 %p90, %rd89, %rd31;
-	@!%p90 bra $L_30;
+	mov.b64 %fd92, {%rt26, %rt27};
+	add.s64 %rd93, %rd25, %rd32;
+	setp.lt.s64 %p94, %rd93, %rd31;
+	@!%p94 bra $L_30;
 $L_29:
-	setp.lt.f64 %pt47, %fd0, %fd87;
-	selp.f64 %fdt28, %fd0, %fd87, %pt47;
-	setp.eq.f64 %pt48, %fd0, %fd87;
-	or.b64 %fdt29, %fd0, %fd87;
+	setp.lt.f64 %pt47, %fd0, %fd91;
+	selp.f64 %fdt28, %fd0, %fd91, %pt47;
+	setp.eq.f64 %pt48, %fd0, %fd91;
+	or.b64 %fdt29, %fd0, %fd91;
 	selp.f64 %fdt28, %fdt29, %fdt28, %pt48;
-	setp.nan.f64 %pt49, %fd0, %fd87;
-	add.rn.f64 %fdt29, %fd0, %fd87;
+	setp.nan.f64 %pt49, %fd0, %fd91;
+	add.rn.f64 %fdt29, %fd0, %fd91;
 	selp.f64 %fd0, %fdt29, %fdt28, %pt49;
-	setp.gt.f64 %pt50, %fd1, %fd88;
-	selp.f64 %fdt30, %fd1, %fd88, %pt50;
-	setp.eq.f64 %pt51, %fd1, %fd88;
-	and.b64 %fdt31, %fd1, %fd88;
+	setp.gt.f64 %pt50, %fd1, %fd92;
+	selp.f64 %fdt30, %fd1, %fd92, %pt50;
+	setp.eq.f64 %pt51, %fd1, %fd92;
+	and.b64 %fdt31, %fd1, %fd92;
 	selp.f64 %fdt30, %fdt31, %fdt30, %pt51;
-	setp.nan.f64 %pt52, %fd1, %fd88;
-	add.rn.f64 %fdt31, %fd1, %fd88;
+	setp.nan.f64 %pt52, %fd1, %fd92;
+	add.rn.f64 %fdt31, %fd1, %fd92;
 	selp.f64 %fd1, %fdt31, %fdt30, %pt52;
 $L_30:
 	shr.s64 %rd32, %rd32, 1;
-	setp.ne.s64 %p91, %rd32, 0;
-	@!%p91 bra $L_34;
+	setp.ne.s64 %p95, %rd32, 0;
+	@!%p95 bra $L_34;
 $L_31:
 	cvt.u32.u64 %rt28, %rd32;
 	mov.b64 {%rt29, %rt30}, %fd0;
 	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
 	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
-	mov.b64 %fd92, {%rt29, %rt30};
+	mov.b64 %fd96, {%rt29, %rt30};
 	cvt.u32.u64 %rt31, %rd32;
 	mov.b64 {%rt32, %rt33}, %fd1;
 	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
 	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
-	mov.b64 %fd93, {%rt32, %rt33};
-	add.s64 %rd94, %rd25, %rd32;
-	setp.lt.s64 %p95, %rd94, %rd31;
-	@!%p95 bra $L_33;
+	mov.b64 %fd97, {%rt32, %rt33};
+	add.s64 %rd98, %rd25, %rd32;
+	setp.lt.s64 %p99, %rd98, %rd31;
+	@!%p99 bra $L_33;
 $L_32:
-	setp.lt.f64 %pt53, %fd0, %fd92;
-	selp.f64 %fdt32, %fd0, %fd92, %pt53;
-	setp.eq.f64 %pt54, %fd0, %fd92;
-	or.b64 %fdt33, %fd0, %fd92;
+	setp.lt.f64 %pt53, %fd0, %fd96;
+	selp.f64 %fdt32, %fd0, %fd96, %pt53;
+	setp.eq.f64 %pt54, %fd0, %fd96;
+	or.b64 %fdt33, %fd0, %fd96;
 	selp.f64 %fdt32, %fdt33, %fdt32, %pt54;
-	setp.nan.f64 %pt55, %fd0, %fd92;
-	add.rn.f64 %fdt33, %fd0, %fd92;
+	setp.nan.f64 %pt55, %fd0, %fd96;
+	add.rn.f64 %fdt33, %fd0, %fd96;
 	selp.f64 %fd0, %fdt33, %fdt32, %pt55;
-	setp.gt.f64 %pt56, %fd1, %fd93;
-	selp.f64 %fdt34, %fd1, %fd93, %pt56;
-	setp.eq.f64 %pt57, %fd1, %fd93;
-	and.b64 %fdt35, %fd1, %fd93;
+	setp.gt.f64 %pt56, %fd1, %fd97;
+	selp.f64 %fdt34, %fd1, %fd97, %pt56;
+	setp.eq.f64 %pt57, %fd1, %fd97;
+	and.b64 %fdt35, %fd1, %fd97;
 	selp.f64 %fdt34, %fdt35, %fdt34, %pt57;
-	setp.nan.f64 %pt58, %fd1, %fd93;
-	add.rn.f64 %fdt35, %fd1, %fd93;
+	setp.nan.f64 %pt58, %fd1, %fd97;
+	add.rn.f64 %fdt35, %fd1, %fd97;
 	selp.f64 %fd1, %fdt35, %fdt34, %pt58;
 $L_33:
 	shr.s64 %rd32, %rd32, 1;
-	setp.ne.s64 %p96, %rd32, 0;
-	@%p96 bra $L_22;
+	setp.ne.s64 %p100, %rd32, 0;
+	@%p100 bra $L_22;
 $L_34:
 	setp.eq.s64 %p38, %rd25, 0;
 	@!%p38 bra $L_36;
@@ -16279,8 +16623,8 @@ $L_35:
 	st.shared.f64 [%rd42], %fd0;
 	mov.u64 %rd43, qvar_reduce0;
 	mov.b64 %rd44, %rd40;
-	add.s64 %rd45, %rd44, 1;
-	mad.lo.s64 %rd46, %rd45, 8, %rd43;
+	mad.lo.s64 %rd82, %rd44, 8, %rd43;
+	add.s64 %rd46, %rd82, 8;
 	st.shared.f64 [%rd46], %fd1;
 $L_36:
 	bar.sync 0;
@@ -16300,8 +16644,8 @@ $L_38:
 	ld.shared.f64 %fd0, [%rd54];
 	mov.u64 %rd55, qvar_reduce0;
 	mov.b64 %rd56, %rd52;
-	add.s64 %rd57, %rd56, 1;
-	mad.lo.s64 %rd58, %rd57, 8, %rd55;
+	mad.lo.s64 %rd83, %rd56, 8, %rd55;
+	add.s64 %rd58, %rd83, 8;
 	ld.shared.f64 %fd1, [%rd58];
 $L_39:
 	mov.b64 %rd59, %rd28;
@@ -16350,106 +16694,106 @@ $L_43:
 	mov.b64 {%rt43, %rt44}, %fd0;
 	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
 	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
-	mov.b64 %fd97, {%rt43, %rt44};
+	mov.b64 %fd101, {%rt43, %rt44};
 	cvt.u32.u64 %rt45, %rd63;
 	mov.b64 {%rt46, %rt47}, %fd1;
 	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
 	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
-	mov.b64 %fd98, {%rt46, %rt47};
-	add.s64 %rd99, %rd25, %rd63;
-	setp.lt.s64 %p100, %rd99, %rd62;
-	@!%p100 bra $L_45;
+	mov.b64 %fd102, {%rt46, %rt47};
+	add.s64 %rd103, %rd25, %rd63;
+	setp.lt.s64 %p104, %rd103, %rd62;
+	@!%p104 bra $L_45;
 $L_44:
-	setp.lt.f64 %pt65, %fd0, %fd97;
-	selp.f64 %fdt40, %fd0, %fd97, %pt65;
-	setp.eq.f64 %pt66, %fd0, %fd97;
-	or.b64 %fdt41, %fd0, %fd97;
+	setp.lt.f64 %pt65, %fd0, %fd101;
+	selp.f64 %fdt40, %fd0, %fd101, %pt65;
+	setp.eq.f64 %pt66, %fd0, %fd101;
+	or.b64 %fdt41, %fd0, %fd101;
 	selp.f64 %fdt40, %fdt41, %fdt40, %pt66;
-	setp.nan.f64 %pt67, %fd0, %fd97;
-	add.rn.f64 %fdt41, %fd0, %fd97;
+	setp.nan.f64 %pt67, %fd0, %fd101;
+	add.rn.f64 %fdt41, %fd0, %fd101;
 	selp.f64 %fd0, %fdt41, %fdt40, %pt67;
-	setp.gt.f64 %pt68, %fd1, %fd98;
-	selp.f64 %fdt42, %fd1, %fd98, %pt68;
-	setp.eq.f64 %pt69, %fd1, %fd98;
-	and.b64 %fdt43, %fd1, %fd98;
+	setp.gt.f64 %pt68, %fd1, %fd102;
+	selp.f64 %fdt42, %fd1, %fd102, %pt68;
+	setp.eq.f64 %pt69, %fd1, %fd102;
+	and.b64 %fdt43, %fd1, %fd102;
 	selp.f64 %fdt42, %fdt43, %fdt42, %pt69;
-	setp.nan.f64 %pt70, %fd1, %fd98;
-	add.rn.f64 %fdt43, %fd1, %fd98;
+	setp.nan.f64 %pt70, %fd1, %fd102;
+	add.rn.f64 %fdt43, %fd1, %fd102;
 	selp.f64 %fd1, %fdt43, %fdt42, %pt70;
 $L_45:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p101, %rd63, 0;
-	@!%p101 bra $L_52;
+	setp.ne.s64 %p105, %rd63, 0;
+	@!%p105 bra $L_52;
 $L_46:
 	cvt.u32.u64 %rt48, %rd63;
 	mov.b64 {%rt49, %rt50}, %fd0;
 	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
 	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
-	mov.b64 %fd102, {%rt49, %rt50};
+	mov.b64 %fd106, {%rt49, %rt50};
 	cvt.u32.u64 %rt51, %rd63;
 	mov.b64 {%rt52, %rt53}, %fd1;
 	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
 	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
-	mov.b64 %fd103, {%rt52, %rt53};
-	add.s64 %rd104, %rd25, %rd63;
-	setp.lt.s64 %p105, %rd104, %rd62;
-	@!%p105 bra $L_48;
+	mov.b64 %fd107, {%rt52, %rt53};
+	add.s64 %rd108, %rd25, %rd63;
+	setp.lt.s64 %p109, %rd108, %rd62;
+	@!%p109 bra $L_48;
 $L_47:
-	setp.lt.f64 %pt71, %fd0, %fd102;
-	selp.f64 %fdt44, %fd0, %fd102, %pt71;
-	setp.eq.f64 %pt72, %fd0, %fd102;
-	or.b64 %fdt45, %fd0, %fd102;
+	setp.lt.f64 %pt71, %fd0, %fd106;
+	selp.f64 %fdt44, %fd0, %fd106, %pt71;
+	setp.eq.f64 %pt72, %fd0, %fd106;
+	or.b64 %fdt45, %fd0, %fd106;
 	selp.f64 %fdt44, %fdt45, %fdt44, %pt72;
-	setp.nan.f64 %pt73, %fd0, %fd102;
-	add.rn.f64 %fdt45, %fd0, %fd102;
+	setp.nan.f64 %pt73, %fd0, %fd106;
+	add.rn.f64 %fdt45, %fd0, %fd106;
 	selp.f64 %fd0, %fdt45, %fdt44, %pt73;
-	setp.gt.f64 %pt74, %fd1, %fd103;
-	selp.f64 %fdt46, %fd1, %fd103, %pt74;
-	setp.eq.f64 %pt75, %fd1, %fd103;
-	and.b64 %fdt47, %fd1, %fd103;
+	setp.gt.f64 %pt74, %fd1, %fd107;
+	selp.f64 %fdt46, %fd1, %fd107, %pt74;
+	setp.eq.f64 %pt75, %fd1, %fd107;
+	and.b64 %fdt47, %fd1, %fd107;
 	selp.f64 %fdt46, %fdt47, %fdt46, %pt75;
-	setp.nan.f64 %pt76, %fd1, %fd103;
-	add.rn.f64 %fdt47, %fd1, %fd103;
+	setp.nan.f64 %pt76, %fd1, %fd107;
+	add.rn.f64 %fdt47, %fd1, %fd107;
 	selp.f64 %fd1, %fdt47, %fdt46, %pt76;
 $L_48:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p106, %rd63, 0;
-	@!%p106 bra $L_52;
+	setp.ne.s64 %p110, %rd63, 0;
+	@!%p110 bra $L_52;
 $L_49:
 	cvt.u32.u64 %rt54, %rd63;
 	mov.b64 {%rt55, %rt56}, %fd0;
 	shfl.sync.down.b32 %rt55, %rt55, %rt54, 31, -1;
 	shfl.sync.down.b32 %rt56, %rt56, %rt54, 31, -1;
-	mov.b64 %fd107, {%rt55, %rt56};
+	mov.b64 %fd111, {%rt55, %rt56};
 	cvt.u32.u64 %rt57, %rd63;
 	mov.b64 {%rt58, %rt59}, %fd1;
 	shfl.sync.down.b32 %rt58, %rt58, %rt57, 31, -1;
 	shfl.sync.down.b32 %rt59, %rt59, %rt57, 31, -1;
-	mov.b64 %fd108, {%rt58, %rt59};
-	add.s64 %rd109, %rd25, %rd63;
-	setp.lt.s64 %p110, %rd109, %rd62;
-	@!%p110 bra $L_51;
+	mov.b64 %fd112, {%rt58, %rt59};
+	add.s64 %rd113, %rd25, %rd63;
+	setp.lt.s64 %p114, %rd113, %rd62;
+	@!%p114 bra $L_51;
 $L_50:
-	setp.lt.f64 %pt77, %fd0, %fd107;
-	selp.f64 %fdt48, %fd0, %fd107, %pt77;
-	setp.eq.f64 %pt78, %fd0, %fd107;
-	or.b64 %fdt49, %fd0, %fd107;
+	setp.lt.f64 %pt77, %fd0, %fd111;
+	selp.f64 %fdt48, %fd0, %fd111, %pt77;
+	setp.eq.f64 %pt78, %fd0, %fd111;
+	or.b64 %fdt49, %fd0, %fd111;
 	selp.f64 %fdt48, %fdt49, %fdt48, %pt78;
-	setp.nan.f64 %pt79, %fd0, %fd107;
-	add.rn.f64 %fdt49, %fd0, %fd107;
+	setp.nan.f64 %pt79, %fd0, %fd111;
+	add.rn.f64 %fdt49, %fd0, %fd111;
 	selp.f64 %fd0, %fdt49, %fdt48, %pt79;
-	setp.gt.f64 %pt80, %fd1, %fd108;
-	selp.f64 %fdt50, %fd1, %fd108, %pt80;
-	setp.eq.f64 %pt81, %fd1, %fd108;
-	and.b64 %fdt51, %fd1, %fd108;
+	setp.gt.f64 %pt80, %fd1, %fd112;
+	selp.f64 %fdt50, %fd1, %fd112, %pt80;
+	setp.eq.f64 %pt81, %fd1, %fd112;
+	and.b64 %fdt51, %fd1, %fd112;
 	selp.f64 %fdt50, %fdt51, %fdt50, %pt81;
-	setp.nan.f64 %pt82, %fd1, %fd108;
-	add.rn.f64 %fdt51, %fd1, %fd108;
+	setp.nan.f64 %pt82, %fd1, %fd112;
+	add.rn.f64 %fdt51, %fd1, %fd112;
 	selp.f64 %fd1, %fdt51, %fdt50, %pt82;
 $L_51:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p111, %rd63, 0;
-	@%p111 bra $L_40;
+	setp.ne.s64 %p115, %rd63, 0;
+	@%p115 bra $L_40;
 $L_52:
 	mov.pred %p69, %p38;
 	@!%p69 bra $L_55;
@@ -16457,12 +16801,11 @@ $L_53:
 	mov.u32 %rt60, %ctaid.x;
 	cvt.u64.u32 %rd70, %rt60;
 	mul.lo.s64 %rd71, %rd70, 2;
-	add.s64 %rd72, %rd71, 4;
-	mad.lo.s64 %rd74, %rd72, 8, %rd73;
+	mad.lo.s64 %rd84, %rd71, 8, %rd73;
+	add.s64 %rd74, %rd84, 32;
 	st.global.f64 [%rd74], %fd0;
-	mov.b64 %rd75, %rd71;
-	add.s64 %rd76, %rd75, 5;
-	mad.lo.s64 %rd77, %rd76, 8, %rd73;
+	mov.b64 %rd85, %rd84;
+	add.s64 %rd77, %rd85, 40;
 	st.global.f64 [%rd77], %fd1;
 	setp.eq.s64 %p78, %rd70, 0;
 	@!%p78 bra $L_55;
@@ -16536,11 +16879,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[512];
-	.reg .pred %p<120>;
+	.reg .pred %p<128>;
 	.reg .pred %pt<74>;
 	.reg .b32 %rt<56>;
-	.reg .b64 %rd<118>;
-	.reg .f64 %fd<117>;
+	.reg .b64 %rd<126>;
+	.reg .f64 %fd<125>;
 	.reg .f64 %fdt<48>;
 
 $L_0:
@@ -16555,21 +16898,20 @@ $L_1:
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f64 %fd5, 0d7FF0000000000000;
 	mov.f64 %fd6, 0dFFF0000000000000;
-	mul.lo.s64 %rd65, %rd3, 2;
-	add.s64 %rd66, %rd65, 4;
-	mad.lo.s64 %rd67, %rd66, 8, %rd0;
-	mul.lo.s64 %rd68, %rd4, 2;
-	mov.b64 %rd69, %rd68;
-	mul.lo.s64 %rd70, %rd3, 2;
-	add.s64 %rd71, %rd70, 5;
-	mad.lo.s64 %rd72, %rd71, 8, %rd0;
-	mul.lo.s64 %rd73, %rd4, 2;
-	mov.b64 %rd74, %rd73;
+	mul.lo.s64 %rd69, %rd3, 2;
+	mad.lo.s64 %rd70, %rd69, 8, %rd0;
+	mul.lo.s64 %rd71, %rd4, 2;
+	mul.lo.s64 %rd72, %rd71, 8;
+	mul.lo.s64 %rd73, %rd3, 2;
+	mad.lo.s64 %rd74, %rd73, 8, %rd0;
+	mul.lo.s64 %rd75, %rd4, 2;
+	mul.lo.s64 %rd76, %rd75, 8;
 $L_2:
 	setp.lt.s64 %p7, %rd3, %rd2;
 	@!%p7 bra $L_10;
 $L_3:
-	mov.b64 %rd10, %rd67;
+	mov.b64 %rd65, %rd70;
+	add.s64 %rd10, %rd65, 32;
 	ld.global.f64 %fd11, [%rd10];
 	setp.lt.f64 %pt0, %fd5, %fd11;
 	selp.f64 %fdt0, %fd5, %fd11, %pt0;
@@ -16579,7 +16921,8 @@ $L_3:
 	setp.nan.f64 %pt2, %fd5, %fd11;
 	add.rn.f64 %fdt1, %fd5, %fd11;
 	selp.f64 %fd5, %fdt1, %fdt0, %pt2;
-	mov.b64 %rd14, %rd72;
+	mov.b64 %rd66, %rd74;
+	add.s64 %rd14, %rd66, 40;
 	ld.global.f64 %fd15, [%rd14];
 	setp.gt.f64 %pt3, %fd6, %fd15;
 	selp.f64 %fdt2, %fd6, %fd15, %pt3;
@@ -16590,89 +16933,95 @@ $L_3:
 	add.rn.f64 %fdt3, %fd6, %fd15;
 	selp.f64 %fd6, %fdt3, %fdt2, %pt5;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd67, %rd69, 8, %rd67;
-	mad.lo.s64 %rd72, %rd74, 8, %rd72;
+	add.s64 %rd70, %rd70, %rd72;
+	add.s64 %rd74, %rd74, %rd76;
 $L_4:
-	setp.lt.s64 %p75, %rd3, %rd2;
-	@!%p75 bra $L_10;
+	setp.lt.s64 %p77, %rd3, %rd2;
+	@!%p77 bra $L_10;
 $L_5:
-	mov.b64 %rd76, %rd67;
-	ld.global.f64 %fd77, [%rd76];
-	setp.lt.f64 %pt6, %fd5, %fd77;
-	selp.f64 %fdt4, %fd5, %fd77, %pt6;
-	setp.eq.f64 %pt7, %fd5, %fd77;
-	or.b64 %fdt5, %fd5, %fd77;
-	selp.f64 %fdt4, %fdt5, %fdt4, %pt7;
-	setp.nan.f64 %pt8, %fd5, %fd77;
-	add.rn.f64 %fdt5, %fd5, %fd77;
-	selp.f64 %fd5, %fdt5, %fdt4, %pt8;
-	mov.b64 %rd78, %rd72;
+	mov.b64 %rd82, %rd70;
+	add.s64 %rd78, %rd82, 32;
 	ld.global.f64 %fd79, [%rd78];
-	setp.gt.f64 %pt9, %fd6, %fd79;
-	selp.f64 %fdt6, %fd6, %fd79, %pt9;
-	setp.eq.f64 %pt10, %fd6, %fd79;
-	and.b64 %fdt7, %fd6, %fd79;
+	setp.lt.f64 %pt6, %fd5, %fd79;
+	selp.f64 %fdt4, %fd5, %fd79, %pt6;
+	setp.eq.f64 %pt7, %fd5, %fd79;
+	or.b64 %fdt5, %fd5, %fd79;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt7;
+	setp.nan.f64 %pt8, %fd5, %fd79;
+	add.rn.f64 %fdt5, %fd5, %fd79;
+	selp.f64 %fd5, %fdt5, %fdt4, %pt8;
+	mov.b64 %rd83, %rd74;
+	add.s64 %rd80, %rd83, 40;
+	ld.global.f64 %fd81, [%rd80];
+	setp.gt.f64 %pt9, %fd6, %fd81;
+	selp.f64 %fdt6, %fd6, %fd81, %pt9;
+	setp.eq.f64 %pt10, %fd6, %fd81;
+	and.b64 %fdt7, %fd6, %fd81;
 	selp.f64 %fdt6, %fdt7, %fdt6, %pt10;
-	setp.nan.f64 %pt11, %fd6, %fd79;
-	add.rn.f64 %fdt7, %fd6, %fd79;
+	setp.nan.f64 %pt11, %fd6, %fd81;
+	add.rn.f64 %fdt7, %fd6, %fd81;
 	selp.f64 %fd6, %fdt7, %fdt6, %pt11;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd67, %rd69, 8, %rd67;
-	mad.lo.s64 %rd72, %rd74, 8, %rd72;
+	add.s64 %rd70, %rd70, %rd72;
+	add.s64 %rd74, %rd74, %rd76;
 $L_6:
-	setp.lt.s64 %p80, %rd3, %rd2;
-	@!%p80 bra $L_10;
+	setp.lt.s64 %p84, %rd3, %rd2;
+	@!%p84 bra $L_10;
 $L_7:
-	mov.b64 %rd81, %rd67;
-	ld.global.f64 %fd82, [%rd81];
-	setp.lt.f64 %pt12, %fd5, %fd82;
-	selp.f64 %fdt8, %fd5, %fd82, %pt12;
-	setp.eq.f64 %pt13, %fd5, %fd82;
-	or.b64 %fdt9, %fd5, %fd82;
+	mov.b64 %rd89, %rd70;
+	add.s64 %rd85, %rd89, 32;
+	ld.global.f64 %fd86, [%rd85];
+	setp.lt.f64 %pt12, %fd5, %fd86;
+	selp.f64 %fdt8, %fd5, %fd86, %pt12;
+	setp.eq.f64 %pt13, %fd5, %fd86;
+	or.b64 %fdt9, %fd5, %fd86;
 	selp.f64 %fdt8, %fdt9, %fdt8, %pt13;
-	setp.nan.f64 %pt14, %fd5, %fd82;
-	add.rn.f64 %fdt9, %fd5, %fd82;
+	setp.nan.f64 %pt14, %fd5, %fd86;
+	add.rn.f64 %fdt9, %fd5, %fd86;
 	selp.f64 %fd5, %fdt9, %fdt8, %pt14;
-	mov.b64 %rd83, %rd72;
-	ld.global.f64 %fd84, [%rd83];
-	setp.gt.f64 %pt15, %fd6, %fd84;
-	selp.f64 %fdt10, %fd6, %fd84, %pt15;
-	setp.eq.f64 %pt16, %fd6, %fd84;
-	and.b64 %fdt11, %fd6, %fd84;
+	mov.b64 %rd90, %rd74;
+	add.s64 %rd87, %rd90, 40;
+	ld.global.f64 %fd88, [%rd87];
+	setp.gt.f64 %pt15, %fd6, %fd88;
+	selp.f64 %fdt10, %fd6, %fd88, %pt15;
+	setp.eq.f64 %pt16, %fd6, %fd88;
+	and.b64 %fdt11, %fd6, %fd88;
 	selp.f64 %fdt10, %fdt11, %fdt10, %pt16;
-	setp.nan.f64 %pt17, %fd6, %fd84;
-	add.rn.f64 %fdt11, %fd6, %fd84;
+	setp.nan.f64 %pt17, %fd6, %fd88;
+	add.rn.f64 %fdt11, %fd6, %fd88;
 	selp.f64 %fd6, %fdt11, %fdt10, %pt17;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd67, %rd69, 8, %rd67;
-	mad.lo.s64 %rd72, %rd74, 8, %rd72;
+	add.s64 %rd70, %rd70, %rd72;
+	add.s64 %rd74, %rd74, %rd76;
 $L_8:
-	setp.lt.s64 %p85, %rd3, %rd2;
-	@!%p85 bra $L_10;
+	setp.lt.s64 %p91, %rd3, %rd2;
+	@!%p91 bra $L_10;
 $L_9:
-	mov.b64 %rd86, %rd67;
-	ld.global.f64 %fd87, [%rd86];
-	setp.lt.f64 %pt18, %fd5, %fd87;
-	selp.f64 %fdt12, %fd5, %fd87, %pt18;
-	setp.eq.f64 %pt19, %fd5, %fd87;
-	or.b64 %fdt13, %fd5, %fd87;
+	mov.b64 %rd96, %rd70;
+	add.s64 %rd92, %rd96, 32;
+	ld.global.f64 %fd93, [%rd92];
+	setp.lt.f64 %pt18, %fd5, %fd93;
+	selp.f64 %fdt12, %fd5, %fd93, %pt18;
+	setp.eq.f64 %pt19, %fd5, %fd93;
+	or.b64 %fdt13, %fd5, %fd93;
 	selp.f64 %fdt12, %fdt13, %fdt12, %pt19;
-	setp.nan.f64 %pt20, %fd5, %fd87;
-	add.rn.f64 %fdt13, %fd5, %fd87;
+	setp.nan.f64 %pt20, %fd5, %fd93;
+	add.rn.f64 %fdt13, %fd5, %fd93;
 	selp.f64 %fd5, %fdt13, %fdt12, %pt20;
-	mov.b64 %rd88, %rd72;
-	ld.global.f64 %fd89, [%rd88];
-	setp.gt.f64 %pt21, %fd6, %fd89;
-	selp.f64 %fdt14, %fd6, %fd89, %pt21;
-	setp.eq.f64 %pt22, %fd6, %fd89;
-	and.b64 %fdt15, %fd6, %fd89;
+	mov.b64 %rd97, %rd74;
+	add.s64 %rd94, %rd97, 40;
+	ld.global.f64 %fd95, [%rd94];
+	setp.gt.f64 %pt21, %fd6, %fd95;
+	selp.f64 %fdt14, %fd6, %fd95, %pt21;
+	setp.eq.f64 %pt22, %fd6, %fd95;
+	and.b64 %fdt15, %fd6, %fd95;
 	selp.f64 %fdt14, %fdt15, %fdt14, %pt22;
-	setp.nan.f64 %pt23, %fd6, %fd89;
-	add.rn.f64 %fdt15, %fd6, %fd89;
+	setp.nan.f64 %pt23, %fd6, %fd95;
+	add.rn.f64 %fdt15, %fd6, %fd95;
 	selp.f64 %fd6, %fdt15, %fdt14, %pt23;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd67, %rd69, 8, %rd67;
-	mad.lo.s64 %rd72, %rd74, 8, %rd72;
+	add.s64 %rd70, %rd70, %rd72;
+	add.s64 %rd74, %rd74, %rd76;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -16728,106 +17077,106 @@ $L_14:
 	mov.b64 {%rt13, %rt14}, %fd5;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %fd90, {%rt13, %rt14};
+	mov.b64 %fd98, {%rt13, %rt14};
 	cvt.u32.u64 %rt15, %rd23;
 	mov.b64 {%rt16, %rt17}, %fd6;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %fd91, {%rt16, %rt17};
-	add.s64 %rd92, %rd16, %rd23;
-	setp.lt.s64 %p93, %rd92, %rd22;
-	@!%p93 bra $L_16;
+	mov.b64 %fd99, {%rt16, %rt17};
+	add.s64 %rd100, %rd16, %rd23;
+	setp.lt.s64 %p101, %rd100, %rd22;
+	@!%p101 bra $L_16;
 $L_15:
-	setp.lt.f64 %pt30, %fd5, %fd90;
-	selp.f64 %fdt20, %fd5, %fd90, %pt30;
-	setp.eq.f64 %pt31, %fd5, %fd90;
-	or.b64 %fdt21, %fd5, %fd90;
+	setp.lt.f64 %pt30, %fd5, %fd98;
+	selp.f64 %fdt20, %fd5, %fd98, %pt30;
+	setp.eq.f64 %pt31, %fd5, %fd98;
+	or.b64 %fdt21, %fd5, %fd98;
 	selp.f64 %fdt20, %fdt21, %fdt20, %pt31;
-	setp.nan.f64 %pt32, %fd5, %fd90;
-	add.rn.f64 %fdt21, %fd5, %fd90;
+	setp.nan.f64 %pt32, %fd5, %fd98;
+	add.rn.f64 %fdt21, %fd5, %fd98;
 	selp.f64 %fd5, %fdt21, %fdt20, %pt32;
-	setp.gt.f64 %pt33, %fd6, %fd91;
-	selp.f64 %fdt22, %fd6, %fd91, %pt33;
-	setp.eq.f64 %pt34, %fd6, %fd91;
-	and.b64 %fdt23, %fd6, %fd91;
+	setp.gt.f64 %pt33, %fd6, %fd99;
+	selp.f64 %fdt22, %fd6, %fd99, %pt33;
+	setp.eq.f64 %pt34, %fd6, %fd99;
+	and.b64 %fdt23, %fd6, %fd99;
 	selp.f64 %fdt22, %fdt23, %fdt22, %pt34;
-	setp.nan.f64 %pt35, %fd6, %fd91;
-	add.rn.f64 %fdt23, %fd6, %fd91;
+	setp.nan.f64 %pt35, %fd6, %fd99;
+	add.rn.f64 %fdt23, %fd6, %fd99;
 	selp.f64 %fd6, %fdt23, %fdt22, %pt35;
 $L_16:
 	shr.s64 %rd23, %rd23, 1;
-	setp.ne.s64 %p94, %rd23, 0;
-	@!%p94 bra $L_23;
+	setp.ne.s64 %p102, %rd23, 0;
+	@!%p102 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt18, %rd23;
 	mov.b64 {%rt19, %rt20}, %fd5;
 	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
-	mov.b64 %fd95, {%rt19, %rt20};
+	mov.b64 %fd103, {%rt19, %rt20};
 	cvt.u32.u64 %rt21, %rd23;
 	mov.b64 {%rt22, %rt23}, %fd6;
 	shfl.sync.down.b32 %rt22, %rt22, %rt21, 31, -1;
 	shfl.sync.down.b32 %rt23, %rt23, %rt21, 31, -1;
-	mov.b64 %fd96, {%rt22, %rt23};
-	add.s64 %rd97, %rd16, %rd23;
-	setp.lt.s64 %p98, %rd97, %rd22;
-	@!%p98 bra $L_19;
+	mov.b64 %fd104, {%rt22, %rt23};
+	add.s64 %rd105, %rd16, %rd23;
+	setp.lt.s64 %p106, %rd105, %rd22;
+	@!%p106 bra $L_19;
 $L_18:
-	setp.lt.f64 %pt36, %fd5, %fd95;
-	selp.f64 %fdt24, %fd5, %fd95, %pt36;
-	setp.eq.f64 %pt37, %fd5, %fd95;
-	or.b64 %fdt25, %fd5, %fd95;
+	setp.lt.f64 %pt36, %fd5, %fd103;
+	selp.f64 %fdt24, %fd5, %fd103, %pt36;
+	setp.eq.f64 %pt37, %fd5, %fd103;
+	or.b64 %fdt25, %fd5, %fd103;
 	selp.f64 %fdt24, %fdt25, %fdt24, %pt37;
-	setp.nan.f64 %pt38, %fd5, %fd95;
-	add.rn.f64 %fdt25, %fd5, %fd95;
+	setp.nan.f64 %pt38, %fd5, %fd103;
+	add.rn.f64 %fdt25, %fd5, %fd103;
 	selp.f64 %fd5, %fdt25, %fdt24, %pt38;
-	setp.gt.f64 %pt39, %fd6, %fd96;
-	selp.f64 %fdt26, %fd6, %fd96, %pt39;
-	setp.eq.f64 %pt40, %fd6, %fd96;
-	and.b64 %fdt27, %fd6, %fd96;
+	setp.gt.f64 %pt39, %fd6, %fd104;
+	selp.f64 %fdt26, %fd6, %fd104, %pt39;
+	setp.eq.f64 %pt40, %fd6, %fd104;
+	and.b64 %fdt27, %fd6, %fd104;
 	selp.f64 %fdt26, %fdt27, %fdt26, %pt40;
-	setp.nan.f64 %pt41, %fd6, %fd96;
-	add.rn.f64 %fdt27, %fd6, %fd96;
+	setp.nan.f64 %pt41, %fd6, %fd104;
+	add.rn.f64 %fdt27, %fd6, %fd104;
 	selp.f64 %fd6, %fdt27, %fdt26, %pt41;
 $L_19:
 	shr.s64 %rd23, %rd23, 1;
-	setp.ne.s64 %p99, %rd23, 0;
-	@!%p99 bra $L_23;
+	setp.ne.s64 %p107, %rd23, 0;
+	@!%p107 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt24, %rd23;
 	mov.b64 {%rt25, %rt26}, %fd5;
 	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
 	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
-	mov.b64 %fd100, {%rt25, %rt26};
+	mov.b64 %fd108, {%rt25, %rt26};
 	cvt.u32.u64 %rt27, %rd23;
 	mov.b64 {%rt28, %rt29}, %fd6;
 	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
 	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
-	mov.b64 %fd101, {%rt28, %rt29};
-	add.s64 %rd102, %rd16, %rd23;
-	setp.lt.s64 %p103, %rd102, %rd22;
-	@!%p103 bra $L_22;
+	mov.b64 %fd109, {%rt28, %rt29};
+	add.s64 %rd110, %rd16, %rd23;
+	setp.lt.s64 %p111, %rd110, %rd22;
+	@!%p111 bra $L_22;
 $L_21:
-	setp.lt.f64 %pt42, %fd5, %fd100;
-	selp.f64 %fdt28, %fd5, %fd100, %pt42;
-	setp.eq.f64 %pt43, %fd5, %fd100;
-	or.b64 %fdt29, %fd5, %fd100;
+	setp.lt.f64 %pt42, %fd5, %fd108;
+	selp.f64 %fdt28, %fd5, %fd108, %pt42;
+	setp.eq.f64 %pt43, %fd5, %fd108;
+	or.b64 %fdt29, %fd5, %fd108;
 	selp.f64 %fdt28, %fdt29, %fdt28, %pt43;
-	setp.nan.f64 %pt44, %fd5, %fd100;
-	add.rn.f64 %fdt29, %fd5, %fd100;
+	setp.nan.f64 %pt44, %fd5, %fd108;
+	add.rn.f64 %fdt29, %fd5, %fd108;
 	selp.f64 %fd5, %fdt29, %fdt28, %pt44;
-	setp.gt.f64 %pt45, %fd6, %fd101;
-	selp.f64 %fdt30, %fd6, %fd101, %pt45;
-	setp.eq.f64 %pt46, %fd6, %fd101;
-	and.b64 %fdt31, %fd6, %fd101;
+	setp.gt.f64 %pt45, %fd6, %fd109;
+	selp.f64 %fdt30, %fd6, %fd109, %pt45;
+	setp.eq.f64 %pt46, %fd6, %fd109;
+	and.b64 %fdt31, %fd6, %fd109;
 	selp.f64 %fdt30, %fdt31, %fdt30, %pt46;
-	setp.nan.f64 %pt47, %fd6, %fd101;
-	add.rn.f64 %fdt31, %fd6, %fd101;
+	setp.nan.f64 %pt47, %fd6, %fd109;
+	add.rn.f64 %fdt31, %fd6, %fd109;
 	selp.f64 %fd6, %fdt31, %fdt30, %pt47;
 $L_22:
 	shr.s64 %rd23, %rd23, 1;
-	setp.ne.s64 %p104, %rd23, 0;
-	@%p104 bra $L_11;
+	setp.ne.s64 %p112, %rd23, 0;
+	@%p112 bra $L_11;
 $L_23:
 	setp.eq.s64 %p29, %rd16, 0;
 	@!%p29 bra $L_25;
@@ -16839,8 +17188,8 @@ $L_24:
 	st.shared.f64 [%rd33], %fd5;
 	mov.u64 %rd34, qvar_reduce0;
 	mov.b64 %rd35, %rd31;
-	add.s64 %rd36, %rd35, 1;
-	mad.lo.s64 %rd37, %rd36, 8, %rd34;
+	mad.lo.s64 %rd67, %rd35, 8, %rd34;
+	add.s64 %rd37, %rd67, 8;
 	st.shared.f64 [%rd37], %fd6;
 $L_25:
 	bar.sync 0;
@@ -16860,8 +17209,8 @@ $L_27:
 	ld.shared.f64 %fd5, [%rd45];
 	mov.u64 %rd46, qvar_reduce0;
 	mov.b64 %rd47, %rd43;
-	add.s64 %rd48, %rd47, 1;
-	mad.lo.s64 %rd49, %rd48, 8, %rd46;
+	mad.lo.s64 %rd68, %rd47, 8, %rd46;
+	add.s64 %rd49, %rd68, 8;
 	ld.shared.f64 %fd6, [%rd49];
 $L_28:
 	mov.b64 %rd50, %rd19;
@@ -16910,106 +17259,106 @@ $L_32:
 	mov.b64 {%rt39, %rt40}, %fd5;
 	shfl.sync.down.b32 %rt39, %rt39, %rt38, 31, -1;
 	shfl.sync.down.b32 %rt40, %rt40, %rt38, 31, -1;
-	mov.b64 %fd105, {%rt39, %rt40};
+	mov.b64 %fd113, {%rt39, %rt40};
 	cvt.u32.u64 %rt41, %rd54;
 	mov.b64 {%rt42, %rt43}, %fd6;
 	shfl.sync.down.b32 %rt42, %rt42, %rt41, 31, -1;
 	shfl.sync.down.b32 %rt43, %rt43, %rt41, 31, -1;
-	mov.b64 %fd106, {%rt42, %rt43};
-	add.s64 %rd107, %rd16, %rd54;
-	setp.lt.s64 %p108, %rd107, %rd53;
-	@!%p108 bra $L_34;
+	mov.b64 %fd114, {%rt42, %rt43};
+	add.s64 %rd115, %rd16, %rd54;
+	setp.lt.s64 %p116, %rd115, %rd53;
+	@!%p116 bra $L_34;
 $L_33:
-	setp.lt.f64 %pt54, %fd5, %fd105;
-	selp.f64 %fdt36, %fd5, %fd105, %pt54;
-	setp.eq.f64 %pt55, %fd5, %fd105;
-	or.b64 %fdt37, %fd5, %fd105;
+	setp.lt.f64 %pt54, %fd5, %fd113;
+	selp.f64 %fdt36, %fd5, %fd113, %pt54;
+	setp.eq.f64 %pt55, %fd5, %fd113;
+	or.b64 %fdt37, %fd5, %fd113;
 	selp.f64 %fdt36, %fdt37, %fdt36, %pt55;
-	setp.nan.f64 %pt56, %fd5, %fd105;
-	add.rn.f64 %fdt37, %fd5, %fd105;
+	setp.nan.f64 %pt56, %fd5, %fd113;
+	add.rn.f64 %fdt37, %fd5, %fd113;
 	selp.f64 %fd5, %fdt37, %fdt36, %pt56;
-	setp.gt.f64 %pt57, %fd6, %fd106;
-	selp.f64 %fdt38, %fd6, %fd106, %pt57;
-	setp.eq.f64 %pt58, %fd6, %fd106;
-	and.b64 %fdt39, %fd6, %fd106;
+	setp.gt.f64 %pt57, %fd6, %fd114;
+	selp.f64 %fdt38, %fd6, %fd114, %pt57;
+	setp.eq.f64 %pt58, %fd6, %fd114;
+	and.b64 %fdt39, %fd6, %fd114;
 	selp.f64 %fdt38, %fdt39, %fdt38, %pt58;
-	setp.nan.f64 %pt59, %fd6, %fd106;
-	add.rn.f64 %fdt39, %fd6, %fd106;
+	setp.nan.f64 %pt59, %fd6, %fd114;
+	add.rn.f64 %fdt39, %fd6, %fd114;
 	selp.f64 %fd6, %fdt39, %fdt38, %pt59;
 $L_34:
 	shr.s64 %rd54, %rd54, 1;
-	setp.ne.s64 %p109, %rd54, 0;
-	@!%p109 bra $L_41;
+	setp.ne.s64 %p117, %rd54, 0;
+	@!%p117 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt44, %rd54;
 	mov.b64 {%rt45, %rt46}, %fd5;
 	shfl.sync.down.b32 %rt45, %rt45, %rt44, 31, -1;
 	shfl.sync.down.b32 %rt46, %rt46, %rt44, 31, -1;
-	mov.b64 %fd110, {%rt45, %rt46};
+	mov.b64 %fd118, {%rt45, %rt46};
 	cvt.u32.u64 %rt47, %rd54;
 	mov.b64 {%rt48, %rt49}, %fd6;
 	shfl.sync.down.b32 %rt48, %rt48, %rt47, 31, -1;
 	shfl.sync.down.b32 %rt49, %rt49, %rt47, 31, -1;
-	mov.b64 %fd111, {%rt48, %rt49};
-	add.s64 %rd112, %rd16, %rd54;
-	setp.lt.s64 %p113, %rd112, %rd53;
-	@!%p113 bra $L_37;
+	mov.b64 %fd119, {%rt48, %rt49};
+	add.s64 %rd120, %rd16, %rd54;
+	setp.lt.s64 %p121, %rd120, %rd53;
+	@!%p121 bra $L_37;
 $L_36:
-	setp.lt.f64 %pt60, %fd5, %fd110;
-	selp.f64 %fdt40, %fd5, %fd110, %pt60;
-	setp.eq.f64 %pt61, %fd5, %fd110;
-	or.b64 %fdt41, %fd5, %fd110;
+	setp.lt.f64 %pt60, %fd5, %fd118;
+	selp.f64 %fdt40, %fd5, %fd118, %pt60;
+	setp.eq.f64 %pt61, %fd5, %fd118;
+	or.b64 %fdt41, %fd5, %fd118;
 	selp.f64 %fdt40, %fdt41, %fdt40, %pt61;
-	setp.nan.f64 %pt62, %fd5, %fd110;
-	add.rn.f64 %fdt41, %fd5, %fd110;
+	setp.nan.f64 %pt62, %fd5, %fd118;
+	add.rn.f64 %fdt41, %fd5, %fd118;
 	selp.f64 %fd5, %fdt41, %fdt40, %pt62;
-	setp.gt.f64 %pt63, %fd6, %fd111;
-	selp.f64 %fdt42, %fd6, %fd111, %pt63;
-	setp.eq.f64 %pt64, %fd6, %fd111;
-	and.b64 %fdt43, %fd6, %fd111;
+	setp.gt.f64 %pt63, %fd6, %fd119;
+	selp.f64 %fdt42, %fd6, %fd119, %pt63;
+	setp.eq.f64 %pt64, %fd6, %fd119;
+	and.b64 %fdt43, %fd6, %fd119;
 	selp.f64 %fdt42, %fdt43, %fdt42, %pt64;
-	setp.nan.f64 %pt65, %fd6, %fd111;
-	add.rn.f64 %fdt43, %fd6, %fd111;
+	setp.nan.f64 %pt65, %fd6, %fd119;
+	add.rn.f64 %fdt43, %fd6, %fd119;
 	selp.f64 %fd6, %fdt43, %fdt42, %pt65;
 $L_37:
 	shr.s64 %rd54, %rd54, 1;
-	setp.ne.s64 %p114, %rd54, 0;
-	@!%p114 bra $L_41;
+	setp.ne.s64 %p122, %rd54, 0;
+	@!%p122 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt50, %rd54;
 	mov.b64 {%rt51, %rt52}, %fd5;
 	shfl.sync.down.b32 %rt51, %rt51, %rt50, 31, -1;
 	shfl.sync.down.b32 %rt52, %rt52, %rt50, 31, -1;
-	mov.b64 %fd115, {%rt51, %rt52};
+	mov.b64 %fd123, {%rt51, %rt52};
 	cvt.u32.u64 %rt53, %rd54;
 	mov.b64 {%rt54, %rt55}, %fd6;
 	shfl.sync.down.b32 %rt54, %rt54, %rt53, 31, -1;
 	shfl.sync.down.b32 %rt55, %rt55, %rt53, 31, -1;
-	mov.b64 %fd116, {%rt54, %rt55};
-	add.s64 %rd117, %rd16, %rd54;
-	setp.lt.s64 %p118, %rd117, %rd53;
-	@!%p118 bra $L_40;
+	mov.b64 %fd124, {%rt54, %rt55};
+	add.s64 %rd125, %rd16, %rd54;
+	setp.lt.s64 %p126, %rd125, %rd53;
+	@!%p126 bra $L_40;
 $L_39:
-	setp.lt.f64 %pt66, %fd5, %fd115;
-	selp.f64 %fdt44, %fd5, %fd115, %pt66;
-	setp.eq.f64 %pt67, %fd5, %fd115;
-	or.b64 %fdt45, %fd5, %fd115;
+	setp.lt.f64 %pt66, %fd5, %fd123;
+	selp.f64 %fdt44, %fd5, %fd123, %pt66;
+	setp.eq.f64 %pt67, %fd5, %fd123;
+	or.b64 %fdt45, %fd5, %fd123;
 	selp.f64 %fdt44, %fdt45, %fdt44, %pt67;
-	setp.nan.f64 %pt68, %fd5, %fd115;
-	add.rn.f64 %fdt45, %fd5, %fd115;
+	setp.nan.f64 %pt68, %fd5, %fd123;
+	add.rn.f64 %fdt45, %fd5, %fd123;
 	selp.f64 %fd5, %fdt45, %fdt44, %pt68;
-	setp.gt.f64 %pt69, %fd6, %fd116;
-	selp.f64 %fdt46, %fd6, %fd116, %pt69;
-	setp.eq.f64 %pt70, %fd6, %fd116;
-	and.b64 %fdt47, %fd6, %fd116;
+	setp.gt.f64 %pt69, %fd6, %fd124;
+	selp.f64 %fdt46, %fd6, %fd124, %pt69;
+	setp.eq.f64 %pt70, %fd6, %fd124;
+	and.b64 %fdt47, %fd6, %fd124;
 	selp.f64 %fdt46, %fdt47, %fdt46, %pt70;
-	setp.nan.f64 %pt71, %fd6, %fd116;
-	add.rn.f64 %fdt47, %fd6, %fd116;
+	setp.nan.f64 %pt71, %fd6, %fd124;
+	add.rn.f64 %fdt47, %fd6, %fd124;
 	selp.f64 %fd6, %fdt47, %fdt46, %pt71;
 $L_40:
 	shr.s64 %rd54, %rd54, 1;
-	setp.ne.s64 %p119, %rd54, 0;
-	@%p119 bra $L_29;
+	setp.ne.s64 %p127, %rd54, 0;
+	@%p127 bra $L_29;
 $L_41:
 	mov.pred %p60, %p29;
 	@!%p60 bra $L_43;
@@ -17110,10 +17459,10 @@ $Lfault:
 	.param .u64 ChunkSums_0_param_9
 )
 {
-	.reg .pred %p<31>;
+	.reg .pred %p<32>;
 	.reg .pred %pt<6>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<30>;
+	.reg .b64 %rd<31>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -17152,61 +17501,61 @@ $L_5:
 	add.s64 %rd15, %rd9, 1;
 	mul.lo.s64 %rd16, %rd15, %rd12;
 	min.s64 %rd20, %rd16, %rd17;
-	mad.lo.s64 %rd27, %rd14, 8, %rd18;
+	mad.lo.s64 %rd28, %rd14, 8, %rd18;
 $L_6:
-	max.s64 %rd28, %rd20, -9223372036854775805;
-	sub.s64 %rd29, %rd28, 3;
+	max.s64 %rd29, %rd20, -9223372036854775805;
+	sub.s64 %rd30, %rd29, 3;
 $L_7:
-	setp.lt.s64 %p30, %rd14, %rd29;
-	@!%p30 bra $L_16;
+	setp.lt.s64 %p31, %rd14, %rd30;
+	@!%p31 bra $L_16;
 $L_8:
 	setp.lt.s64 %p21, %rd14, %rd20;
 $L_9:
 	setp.ge.u64 %pt0, %rd14, %rd19;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd22, %rd27;
+	mov.b64 %rd22, %rd28;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd24, %rd13, %rd23;
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-	add.s64 %rd27, %rd27, 8;
+	add.s64 %rd28, %rd28, 8;
 $L_10:
 	setp.lt.s64 %p21, %rd14, %rd20;
 $L_11:
 	setp.ge.u64 %pt1, %rd14, %rd19;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd22, %rd27;
+	mov.b64 %rd22, %rd28;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd24, %rd13, %rd23;
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-	add.s64 %rd27, %rd27, 8;
+	add.s64 %rd28, %rd28, 8;
 $L_12:
 	setp.lt.s64 %p21, %rd14, %rd20;
 $L_13:
 	setp.ge.u64 %pt2, %rd14, %rd19;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd22, %rd27;
+	mov.b64 %rd22, %rd28;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd24, %rd13, %rd23;
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-	add.s64 %rd27, %rd27, 8;
+	add.s64 %rd28, %rd28, 8;
 $L_14:
 	setp.lt.s64 %p21, %rd14, %rd20;
 $L_15:
 	setp.ge.u64 %pt3, %rd14, %rd19;
 	@%pt3 bra $Lfault_3;
-	mov.b64 %rd22, %rd27;
+	mov.b64 %rd22, %rd28;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd24, %rd13, %rd23;
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-	add.s64 %rd27, %rd27, 8;
+	add.s64 %rd28, %rd28, 8;
 	bra.uni $L_7;
 $L_16:
 	setp.lt.s64 %p21, %rd14, %rd20;
@@ -17214,16 +17563,17 @@ $L_16:
 $L_17:
 	setp.ge.u64 %pt4, %rd14, %rd19;
 	@%pt4 bra $Lfault_4;
-	mov.b64 %rd22, %rd27;
+	mov.b64 %rd22, %rd28;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd24, %rd13, %rd23;
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-	add.s64 %rd27, %rd27, 8;
+	add.s64 %rd28, %rd28, 8;
 	bra.uni $L_16;
 $L_18:
-	mad.lo.s64 %rd26, %rd9, 8, %rd4;
+	mad.lo.s64 %rd27, %rd8, 8, %rd4;
+	add.s64 %rd26, %rd27, 8;
 	st.global.s64 [%rd26], %rd13;
 $L_19:
 	add.s64 %rd2, %rd2, %rd1;
@@ -17286,9 +17636,9 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<90>;
+	.reg .pred %p<91>;
 	.reg .b32 %rt<37>;
-	.reg .b64 %rd<88>;
+	.reg .b64 %rd<89>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -17422,46 +17772,46 @@ $L_29:
 	mov.b64 {%rt13, %rt14}, %rd0;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %rd66, {%rt13, %rt14};
-	add.s64 %rd67, %rd23, %rd30;
-	setp.lt.s64 %p68, %rd67, %rd29;
-	@!%p68 bra $L_31;
+	mov.b64 %rd67, {%rt13, %rt14};
+	add.s64 %rd68, %rd23, %rd30;
+	setp.lt.s64 %p69, %rd68, %rd29;
+	@!%p69 bra $L_31;
 $L_30:
-	add.s64 %rd0, %rd0, %rd66;
+	add.s64 %rd0, %rd0, %rd67;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p69, %rd30, 0;
-	@!%p69 bra $L_38;
+	setp.ne.s64 %p70, %rd30, 0;
+	@!%p70 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt15, %rd30;
 	mov.b64 {%rt16, %rt17}, %rd0;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %rd70, {%rt16, %rt17};
-	add.s64 %rd71, %rd23, %rd30;
-	setp.lt.s64 %p72, %rd71, %rd29;
-	@!%p72 bra $L_34;
+	mov.b64 %rd71, {%rt16, %rt17};
+	add.s64 %rd72, %rd23, %rd30;
+	setp.lt.s64 %p73, %rd72, %rd29;
+	@!%p73 bra $L_34;
 $L_33:
-	add.s64 %rd0, %rd0, %rd70;
+	add.s64 %rd0, %rd0, %rd71;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p73, %rd30, 0;
-	@!%p73 bra $L_38;
+	setp.ne.s64 %p74, %rd30, 0;
+	@!%p74 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt18, %rd30;
 	mov.b64 {%rt19, %rt20}, %rd0;
 	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
-	mov.b64 %rd74, {%rt19, %rt20};
-	add.s64 %rd75, %rd23, %rd30;
-	setp.lt.s64 %p76, %rd75, %rd29;
-	@!%p76 bra $L_37;
+	mov.b64 %rd75, {%rt19, %rt20};
+	add.s64 %rd76, %rd23, %rd30;
+	setp.lt.s64 %p77, %rd76, %rd29;
+	@!%p77 bra $L_37;
 $L_36:
-	add.s64 %rd0, %rd0, %rd74;
+	add.s64 %rd0, %rd0, %rd75;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p77, %rd30, 0;
-	@%p77 bra $L_26;
+	setp.ne.s64 %p78, %rd30, 0;
+	@%p78 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
@@ -17514,55 +17864,54 @@ $L_47:
 	mov.b64 {%rt27, %rt28}, %rd0;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %rd78, {%rt27, %rt28};
-	add.s64 %rd79, %rd23, %rd52;
-	setp.lt.s64 %p80, %rd79, %rd51;
-	@!%p80 bra $L_49;
+	mov.b64 %rd79, {%rt27, %rt28};
+	add.s64 %rd80, %rd23, %rd52;
+	setp.lt.s64 %p81, %rd80, %rd51;
+	@!%p81 bra $L_49;
 $L_48:
-	add.s64 %rd0, %rd0, %rd78;
+	add.s64 %rd0, %rd0, %rd79;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p81, %rd52, 0;
-	@!%p81 bra $L_56;
+	setp.ne.s64 %p82, %rd52, 0;
+	@!%p82 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt29, %rd52;
 	mov.b64 {%rt30, %rt31}, %rd0;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %rd82, {%rt30, %rt31};
-	add.s64 %rd83, %rd23, %rd52;
-	setp.lt.s64 %p84, %rd83, %rd51;
-	@!%p84 bra $L_52;
+	mov.b64 %rd83, {%rt30, %rt31};
+	add.s64 %rd84, %rd23, %rd52;
+	setp.lt.s64 %p85, %rd84, %rd51;
+	@!%p85 bra $L_52;
 $L_51:
-	add.s64 %rd0, %rd0, %rd82;
+	add.s64 %rd0, %rd0, %rd83;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p85, %rd52, 0;
-	@!%p85 bra $L_56;
+	setp.ne.s64 %p86, %rd52, 0;
+	@!%p86 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt32, %rd52;
 	mov.b64 {%rt33, %rt34}, %rd0;
 	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
 	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
-	mov.b64 %rd86, {%rt33, %rt34};
-	add.s64 %rd87, %rd23, %rd52;
-	setp.lt.s64 %p88, %rd87, %rd51;
-	@!%p88 bra $L_55;
+	mov.b64 %rd87, {%rt33, %rt34};
+	add.s64 %rd88, %rd23, %rd52;
+	setp.lt.s64 %p89, %rd88, %rd51;
+	@!%p89 bra $L_55;
 $L_54:
-	add.s64 %rd0, %rd0, %rd86;
+	add.s64 %rd0, %rd0, %rd87;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p89, %rd52, 0;
-	@%p89 bra $L_44;
+	setp.ne.s64 %p90, %rd52, 0;
+	@%p90 bra $L_44;
 $L_56:
 	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt35, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt35;
-	mov.b64 %rd59, %rd58;
-	add.s64 %rd60, %rd59, 2;
-	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	mad.lo.s64 %rd66, %rd58, 8, %rd61;
+	add.s64 %rd62, %rd66, 16;
 	st.global.s64 [%rd62], %rd0;
 	setp.eq.s64 %p63, %rd58, 0;
 	@!%p63 bra $L_59;
@@ -17592,9 +17941,9 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<86>;
+	.reg .pred %p<89>;
 	.reg .b32 %rt<32>;
-	.reg .b64 %rd<84>;
+	.reg .b64 %rd<87>;
 
 $L_0:
 	ld.param.s64 %rd0, [ChunkSums_2_param_7];
@@ -17608,46 +17957,49 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd5, %rt1;
 	mov.b64 %rd6, 0;
-	mov.b64 %rd49, %rd4;
-	add.s64 %rd50, %rd49, 2;
+	mov.b64 %rd50, %rd4;
 	mad.lo.s64 %rd51, %rd50, 8, %rd1;
-	mov.b64 %rd52, %rd5;
+	mul.lo.s64 %rd52, %rd5, 8;
 $L_2:
 	setp.lt.s64 %p7, %rd4, %rd3;
 	@!%p7 bra $L_10;
 $L_3:
-	mov.b64 %rd10, %rd51;
+	mov.b64 %rd49, %rd51;
+	add.s64 %rd10, %rd49, 16;
 	ld.global.s64 %rd11, [%rd10];
 	add.s64 %rd6, %rd6, %rd11;
 	add.s64 %rd4, %rd4, %rd5;
-	mad.lo.s64 %rd51, %rd52, 8, %rd51;
+	add.s64 %rd51, %rd51, %rd52;
 $L_4:
 	setp.lt.s64 %p53, %rd4, %rd3;
 	@!%p53 bra $L_10;
 $L_5:
-	mov.b64 %rd54, %rd51;
+	mov.b64 %rd56, %rd51;
+	add.s64 %rd54, %rd56, 16;
 	ld.global.s64 %rd55, [%rd54];
 	add.s64 %rd6, %rd6, %rd55;
 	add.s64 %rd4, %rd4, %rd5;
-	mad.lo.s64 %rd51, %rd52, 8, %rd51;
+	add.s64 %rd51, %rd51, %rd52;
 $L_6:
-	setp.lt.s64 %p56, %rd4, %rd3;
-	@!%p56 bra $L_10;
+	setp.lt.s64 %p57, %rd4, %rd3;
+	@!%p57 bra $L_10;
 $L_7:
-	mov.b64 %rd57, %rd51;
-	ld.global.s64 %rd58, [%rd57];
-	add.s64 %rd6, %rd6, %rd58;
-	add.s64 %rd4, %rd4, %rd5;
-	mad.lo.s64 %rd51, %rd52, 8, %rd51;
-$L_8:
-	setp.lt.s64 %p59, %rd4, %rd3;
-	@!%p59 bra $L_10;
-$L_9:
 	mov.b64 %rd60, %rd51;
-	ld.global.s64 %rd61, [%rd60];
-	add.s64 %rd6, %rd6, %rd61;
+	add.s64 %rd58, %rd60, 16;
+	ld.global.s64 %rd59, [%rd58];
+	add.s64 %rd6, %rd6, %rd59;
 	add.s64 %rd4, %rd4, %rd5;
-	mad.lo.s64 %rd51, %rd52, 8, %rd51;
+	add.s64 %rd51, %rd51, %rd52;
+$L_8:
+	setp.lt.s64 %p61, %rd4, %rd3;
+	@!%p61 bra $L_10;
+$L_9:
+	mov.b64 %rd64, %rd51;
+	add.s64 %rd62, %rd64, 16;
+	ld.global.s64 %rd63, [%rd62];
+	add.s64 %rd6, %rd6, %rd63;
+	add.s64 %rd4, %rd4, %rd5;
+	add.s64 %rd51, %rd51, %rd52;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -17683,46 +18035,46 @@ $L_14:
 	mov.b64 {%rt10, %rt11}, %rd6;
 	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
 	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
-	mov.b64 %rd62, {%rt10, %rt11};
-	add.s64 %rd63, %rd12, %rd19;
-	setp.lt.s64 %p64, %rd63, %rd18;
-	@!%p64 bra $L_16;
+	mov.b64 %rd65, {%rt10, %rt11};
+	add.s64 %rd66, %rd12, %rd19;
+	setp.lt.s64 %p67, %rd66, %rd18;
+	@!%p67 bra $L_16;
 $L_15:
-	add.s64 %rd6, %rd6, %rd62;
+	add.s64 %rd6, %rd6, %rd65;
 $L_16:
 	shr.s64 %rd19, %rd19, 1;
-	setp.ne.s64 %p65, %rd19, 0;
-	@!%p65 bra $L_23;
+	setp.ne.s64 %p68, %rd19, 0;
+	@!%p68 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt12, %rd19;
 	mov.b64 {%rt13, %rt14}, %rd6;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %rd66, {%rt13, %rt14};
-	add.s64 %rd67, %rd12, %rd19;
-	setp.lt.s64 %p68, %rd67, %rd18;
-	@!%p68 bra $L_19;
+	mov.b64 %rd69, {%rt13, %rt14};
+	add.s64 %rd70, %rd12, %rd19;
+	setp.lt.s64 %p71, %rd70, %rd18;
+	@!%p71 bra $L_19;
 $L_18:
-	add.s64 %rd6, %rd6, %rd66;
+	add.s64 %rd6, %rd6, %rd69;
 $L_19:
 	shr.s64 %rd19, %rd19, 1;
-	setp.ne.s64 %p69, %rd19, 0;
-	@!%p69 bra $L_23;
+	setp.ne.s64 %p72, %rd19, 0;
+	@!%p72 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt15, %rd19;
 	mov.b64 {%rt16, %rt17}, %rd6;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %rd70, {%rt16, %rt17};
-	add.s64 %rd71, %rd12, %rd19;
-	setp.lt.s64 %p72, %rd71, %rd18;
-	@!%p72 bra $L_22;
+	mov.b64 %rd73, {%rt16, %rt17};
+	add.s64 %rd74, %rd12, %rd19;
+	setp.lt.s64 %p75, %rd74, %rd18;
+	@!%p75 bra $L_22;
 $L_21:
-	add.s64 %rd6, %rd6, %rd70;
+	add.s64 %rd6, %rd6, %rd73;
 $L_22:
 	shr.s64 %rd19, %rd19, 1;
-	setp.ne.s64 %p73, %rd19, 0;
-	@%p73 bra $L_11;
+	setp.ne.s64 %p76, %rd19, 0;
+	@%p76 bra $L_11;
 $L_23:
 	setp.eq.s64 %p24, %rd12, 0;
 	@!%p24 bra $L_25;
@@ -17775,46 +18127,46 @@ $L_32:
 	mov.b64 {%rt24, %rt25}, %rd6;
 	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
 	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
-	mov.b64 %rd74, {%rt24, %rt25};
-	add.s64 %rd75, %rd12, %rd41;
-	setp.lt.s64 %p76, %rd75, %rd40;
-	@!%p76 bra $L_34;
+	mov.b64 %rd77, {%rt24, %rt25};
+	add.s64 %rd78, %rd12, %rd41;
+	setp.lt.s64 %p79, %rd78, %rd40;
+	@!%p79 bra $L_34;
 $L_33:
-	add.s64 %rd6, %rd6, %rd74;
+	add.s64 %rd6, %rd6, %rd77;
 $L_34:
 	shr.s64 %rd41, %rd41, 1;
-	setp.ne.s64 %p77, %rd41, 0;
-	@!%p77 bra $L_41;
+	setp.ne.s64 %p80, %rd41, 0;
+	@!%p80 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt26, %rd41;
 	mov.b64 {%rt27, %rt28}, %rd6;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %rd78, {%rt27, %rt28};
-	add.s64 %rd79, %rd12, %rd41;
-	setp.lt.s64 %p80, %rd79, %rd40;
-	@!%p80 bra $L_37;
+	mov.b64 %rd81, {%rt27, %rt28};
+	add.s64 %rd82, %rd12, %rd41;
+	setp.lt.s64 %p83, %rd82, %rd40;
+	@!%p83 bra $L_37;
 $L_36:
-	add.s64 %rd6, %rd6, %rd78;
+	add.s64 %rd6, %rd6, %rd81;
 $L_37:
 	shr.s64 %rd41, %rd41, 1;
-	setp.ne.s64 %p81, %rd41, 0;
-	@!%p81 bra $L_41;
+	setp.ne.s64 %p84, %rd41, 0;
+	@!%p84 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt29, %rd41;
 	mov.b64 {%rt30, %rt31}, %rd6;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %rd82, {%rt30, %rt31};
-	add.s64 %rd83, %rd12, %rd41;
-	setp.lt.s64 %p84, %rd83, %rd40;
-	@!%p84 bra $L_40;
+	mov.b64 %rd85, {%rt30, %rt31};
+	add.s64 %rd86, %rd12, %rd41;
+	setp.lt.s64 %p87, %rd86, %rd40;
+	@!%p87 bra $L_40;
 $L_39:
-	add.s64 %rd6, %rd6, %rd82;
+	add.s64 %rd6, %rd6, %rd85;
 $L_40:
 	shr.s64 %rd41, %rd41, 1;
-	setp.ne.s64 %p85, %rd41, 0;
-	@%p85 bra $L_29;
+	setp.ne.s64 %p88, %rd41, 0;
+	@%p88 bra $L_29;
 $L_41:
 	mov.pred %p46, %p24;
 	@!%p46 bra $L_43;
@@ -17898,10 +18250,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<96>;
-	.reg .b32 %r<93>;
+	.reg .pred %p<97>;
+	.reg .b32 %r<94>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<94>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -18035,40 +18387,40 @@ $L_28:
 	@!%p40 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd36;
-	shfl.sync.down.b32 %r72, %r0, %rt10, 31, -1;
-	add.s64 %rd73, %rd29, %rd36;
-	setp.lt.s64 %p74, %rd73, %rd35;
-	@!%p74 bra $L_31;
+	shfl.sync.down.b32 %r73, %r0, %rt10, 31, -1;
+	add.s64 %rd74, %rd29, %rd36;
+	setp.lt.s64 %p75, %rd74, %rd35;
+	@!%p75 bra $L_31;
 $L_30:
-	add.s32 %r0, %r0, %r72;
+	add.s32 %r0, %r0, %r73;
 $L_31:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p75, %rd36, 0;
-	@!%p75 bra $L_38;
+	setp.ne.s64 %p76, %rd36, 0;
+	@!%p76 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd36;
-	shfl.sync.down.b32 %r76, %r0, %rt11, 31, -1;
-	add.s64 %rd77, %rd29, %rd36;
-	setp.lt.s64 %p78, %rd77, %rd35;
-	@!%p78 bra $L_34;
+	shfl.sync.down.b32 %r77, %r0, %rt11, 31, -1;
+	add.s64 %rd78, %rd29, %rd36;
+	setp.lt.s64 %p79, %rd78, %rd35;
+	@!%p79 bra $L_34;
 $L_33:
-	add.s32 %r0, %r0, %r76;
+	add.s32 %r0, %r0, %r77;
 $L_34:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p79, %rd36, 0;
-	@!%p79 bra $L_38;
+	setp.ne.s64 %p80, %rd36, 0;
+	@!%p80 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd36;
-	shfl.sync.down.b32 %r80, %r0, %rt12, 31, -1;
-	add.s64 %rd81, %rd29, %rd36;
-	setp.lt.s64 %p82, %rd81, %rd35;
-	@!%p82 bra $L_37;
+	shfl.sync.down.b32 %r81, %r0, %rt12, 31, -1;
+	add.s64 %rd82, %rd29, %rd36;
+	setp.lt.s64 %p83, %rd82, %rd35;
+	@!%p83 bra $L_37;
 $L_36:
-	add.s32 %r0, %r0, %r80;
+	add.s32 %r0, %r0, %r81;
 $L_37:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p83, %rd36, 0;
-	@%p83 bra $L_26;
+	setp.ne.s64 %p84, %rd36, 0;
+	@%p84 bra $L_26;
 $L_38:
 	setp.eq.s64 %p41, %rd29, 0;
 	@!%p41 bra $L_40;
@@ -18115,40 +18467,40 @@ $L_46:
 	@!%p62 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd58;
-	shfl.sync.down.b32 %r84, %r0, %rt16, 31, -1;
-	add.s64 %rd85, %rd29, %rd58;
-	setp.lt.s64 %p86, %rd85, %rd57;
-	@!%p86 bra $L_49;
+	shfl.sync.down.b32 %r85, %r0, %rt16, 31, -1;
+	add.s64 %rd86, %rd29, %rd58;
+	setp.lt.s64 %p87, %rd86, %rd57;
+	@!%p87 bra $L_49;
 $L_48:
-	add.s32 %r0, %r0, %r84;
+	add.s32 %r0, %r0, %r85;
 $L_49:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p87, %rd58, 0;
-	@!%p87 bra $L_56;
+	setp.ne.s64 %p88, %rd58, 0;
+	@!%p88 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd58;
-	shfl.sync.down.b32 %r88, %r0, %rt17, 31, -1;
-	add.s64 %rd89, %rd29, %rd58;
-	setp.lt.s64 %p90, %rd89, %rd57;
-	@!%p90 bra $L_52;
+	shfl.sync.down.b32 %r89, %r0, %rt17, 31, -1;
+	add.s64 %rd90, %rd29, %rd58;
+	setp.lt.s64 %p91, %rd90, %rd57;
+	@!%p91 bra $L_52;
 $L_51:
-	add.s32 %r0, %r0, %r88;
+	add.s32 %r0, %r0, %r89;
 $L_52:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p91, %rd58, 0;
-	@!%p91 bra $L_56;
+	setp.ne.s64 %p92, %rd58, 0;
+	@!%p92 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd58;
-	shfl.sync.down.b32 %r92, %r0, %rt18, 31, -1;
-	add.s64 %rd93, %rd29, %rd58;
-	setp.lt.s64 %p94, %rd93, %rd57;
-	@!%p94 bra $L_55;
+	shfl.sync.down.b32 %r93, %r0, %rt18, 31, -1;
+	add.s64 %rd94, %rd29, %rd58;
+	setp.lt.s64 %p95, %rd94, %rd57;
+	@!%p95 bra $L_55;
 $L_54:
-	add.s32 %r0, %r0, %r92;
+	add.s32 %r0, %r0, %r93;
 $L_55:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p95, %rd58, 0;
-	@%p95 bra $L_44;
+	setp.ne.s64 %p96, %rd58, 0;
+	@%p96 bra $L_44;
 $L_56:
 	mov.pred %p63, %p41;
 	@!%p63 bra $L_59;
@@ -18156,8 +18508,8 @@ $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd64, %rt19;
 	mul.lo.s64 %rd65, %rd64, 2;
-	add.s64 %rd66, %rd65, 4;
-	mad.lo.s64 %rd68, %rd66, 8, %rd67;
+	mad.lo.s64 %rd72, %rd65, 8, %rd67;
+	add.s64 %rd68, %rd72, 32;
 	st.global.s32 [%rd68], %r0;
 	setp.eq.s64 %p69, %rd64, 0;
 	@!%p69 bra $L_59;
@@ -18187,10 +18539,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<86>;
-	.reg .b32 %r<83>;
+	.reg .pred %p<89>;
+	.reg .b32 %r<86>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<84>;
+	.reg .b64 %rd<87>;
 
 $L_0:
 	ld.param.u64 %rd0, [BlockSums_1_param_8];
@@ -18203,47 +18555,50 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.b32 %r5, 0;
-	mul.lo.s64 %rd48, %rd3, 2;
-	add.s64 %rd49, %rd48, 4;
+	mul.lo.s64 %rd49, %rd3, 2;
 	mad.lo.s64 %rd50, %rd49, 8, %rd0;
 	mul.lo.s64 %rd51, %rd4, 2;
-	mov.b64 %rd52, %rd51;
+	mul.lo.s64 %rd52, %rd51, 8;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mov.b64 %rd9, %rd50;
+	mov.b64 %rd48, %rd50;
+	add.s64 %rd9, %rd48, 32;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r5, %r5, %r10;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd52;
 $L_4:
 	setp.lt.s64 %p53, %rd3, %rd2;
 	@!%p53 bra $L_10;
 $L_5:
-	mov.b64 %rd54, %rd50;
+	mov.b64 %rd56, %rd50;
+	add.s64 %rd54, %rd56, 32;
 	ld.global.s32 %r55, [%rd54];
 	add.s32 %r5, %r5, %r55;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd52;
 $L_6:
-	setp.lt.s64 %p56, %rd3, %rd2;
-	@!%p56 bra $L_10;
+	setp.lt.s64 %p57, %rd3, %rd2;
+	@!%p57 bra $L_10;
 $L_7:
-	mov.b64 %rd57, %rd50;
-	ld.global.s32 %r58, [%rd57];
-	add.s32 %r5, %r5, %r58;
-	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd52, 8, %rd50;
-$L_8:
-	setp.lt.s64 %p59, %rd3, %rd2;
-	@!%p59 bra $L_10;
-$L_9:
 	mov.b64 %rd60, %rd50;
-	ld.global.s32 %r61, [%rd60];
-	add.s32 %r5, %r5, %r61;
+	add.s64 %rd58, %rd60, 32;
+	ld.global.s32 %r59, [%rd58];
+	add.s32 %r5, %r5, %r59;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd52;
+$L_8:
+	setp.lt.s64 %p61, %rd3, %rd2;
+	@!%p61 bra $L_10;
+$L_9:
+	mov.b64 %rd64, %rd50;
+	add.s64 %rd62, %rd64, 32;
+	ld.global.s32 %r63, [%rd62];
+	add.s32 %r5, %r5, %r63;
+	add.s64 %rd3, %rd3, %rd4;
+	add.s64 %rd50, %rd50, %rd52;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -18273,40 +18628,40 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %r62, %r5, %rt7, 31, -1;
-	add.s64 %rd63, %rd11, %rd18;
-	setp.lt.s64 %p64, %rd63, %rd17;
-	@!%p64 bra $L_16;
+	shfl.sync.down.b32 %r65, %r5, %rt7, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_16;
 $L_15:
-	add.s32 %r5, %r5, %r62;
+	add.s32 %r5, %r5, %r65;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p65, %rd18, 0;
-	@!%p65 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %r66, %r5, %rt8, 31, -1;
-	add.s64 %rd67, %rd11, %rd18;
-	setp.lt.s64 %p68, %rd67, %rd17;
-	@!%p68 bra $L_19;
+	shfl.sync.down.b32 %r69, %r5, %rt8, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_19;
 $L_18:
-	add.s32 %r5, %r5, %r66;
+	add.s32 %r5, %r5, %r69;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p69, %rd18, 0;
-	@!%p69 bra $L_23;
+	setp.ne.s64 %p72, %rd18, 0;
+	@!%p72 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %r70, %r5, %rt9, 31, -1;
-	add.s64 %rd71, %rd11, %rd18;
-	setp.lt.s64 %p72, %rd71, %rd17;
-	@!%p72 bra $L_22;
+	shfl.sync.down.b32 %r73, %r5, %rt9, 31, -1;
+	add.s64 %rd74, %rd11, %rd18;
+	setp.lt.s64 %p75, %rd74, %rd17;
+	@!%p75 bra $L_22;
 $L_21:
-	add.s32 %r5, %r5, %r70;
+	add.s32 %r5, %r5, %r73;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p73, %rd18, 0;
-	@%p73 bra $L_11;
+	setp.ne.s64 %p76, %rd18, 0;
+	@%p76 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
@@ -18353,40 +18708,40 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %r74, %r5, %rt13, 31, -1;
-	add.s64 %rd75, %rd11, %rd40;
-	setp.lt.s64 %p76, %rd75, %rd39;
-	@!%p76 bra $L_34;
+	shfl.sync.down.b32 %r77, %r5, %rt13, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_34;
 $L_33:
-	add.s32 %r5, %r5, %r74;
+	add.s32 %r5, %r5, %r77;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p77, %rd40, 0;
-	@!%p77 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %r78, %r5, %rt14, 31, -1;
-	add.s64 %rd79, %rd11, %rd40;
-	setp.lt.s64 %p80, %rd79, %rd39;
-	@!%p80 bra $L_37;
+	shfl.sync.down.b32 %r81, %r5, %rt14, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_37;
 $L_36:
-	add.s32 %r5, %r5, %r78;
+	add.s32 %r5, %r5, %r81;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p81, %rd40, 0;
-	@!%p81 bra $L_41;
+	setp.ne.s64 %p84, %rd40, 0;
+	@!%p84 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %r82, %r5, %rt15, 31, -1;
-	add.s64 %rd83, %rd11, %rd40;
-	setp.lt.s64 %p84, %rd83, %rd39;
-	@!%p84 bra $L_40;
+	shfl.sync.down.b32 %r85, %r5, %rt15, 31, -1;
+	add.s64 %rd86, %rd11, %rd40;
+	setp.lt.s64 %p87, %rd86, %rd39;
+	@!%p87 bra $L_40;
 $L_39:
-	add.s32 %r5, %r5, %r82;
+	add.s32 %r5, %r5, %r85;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p85, %rd40, 0;
-	@%p85 bra $L_29;
+	setp.ne.s64 %p88, %rd40, 0;
+	@%p88 bra $L_29;
 $L_41:
 	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
@@ -18473,11 +18828,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<119>;
+	.reg .pred %p<120>;
 	.reg .pred %pt<11>;
-	.reg .b32 %r<116>;
+	.reg .b32 %r<117>;
 	.reg .b32 %rt<30>;
-	.reg .b64 %rd<117>;
+	.reg .b64 %rd<118>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -18529,12 +18884,12 @@ $L_6:
 	@%pt0 bra $Lfault_0;
 	setp.eq.s32 %pt1, %r32, -1;
 	neg.s32 %rt6, %r25;
-	div.s32 %r92, %r25, %r32;
-	selp.b32 %r92, %rt6, %r92, %pt1;
-	mul.lo.s32 %r94, %r92, %r32;
-	sub.s32 %r93, %r25, %r94;
+	div.s32 %r93, %r25, %r32;
+	selp.b32 %r93, %rt6, %r93, %pt1;
+	mul.lo.s32 %r95, %r93, %r32;
+	sub.s32 %r94, %r25, %r95;
 $L_7:
-	mov.b32 %r33, %r93;
+	mov.b32 %r33, %r94;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
 $L_8:
@@ -18555,12 +18910,12 @@ $L_11:
 	@%pt2 bra $Lfault_1;
 	setp.eq.s32 %pt3, %r32, -1;
 	neg.s32 %rt7, %r25;
-	div.s32 %r89, %r25, %r32;
-	selp.b32 %r89, %rt7, %r89, %pt3;
-	mul.lo.s32 %r91, %r89, %r32;
-	sub.s32 %r90, %r25, %r91;
+	div.s32 %r90, %r25, %r32;
+	selp.b32 %r90, %rt7, %r90, %pt3;
+	mul.lo.s32 %r92, %r90, %r32;
+	sub.s32 %r91, %r25, %r92;
 $L_12:
-	mov.b32 %r33, %r90;
+	mov.b32 %r33, %r91;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
 $L_13:
@@ -18581,12 +18936,12 @@ $L_16:
 	@%pt4 bra $Lfault_2;
 	setp.eq.s32 %pt5, %r32, -1;
 	neg.s32 %rt8, %r25;
-	div.s32 %r86, %r25, %r32;
-	selp.b32 %r86, %rt8, %r86, %pt5;
-	mul.lo.s32 %r88, %r86, %r32;
-	sub.s32 %r87, %r25, %r88;
+	div.s32 %r87, %r25, %r32;
+	selp.b32 %r87, %rt8, %r87, %pt5;
+	mul.lo.s32 %r89, %r87, %r32;
+	sub.s32 %r88, %r25, %r89;
 $L_17:
-	mov.b32 %r33, %r87;
+	mov.b32 %r33, %r88;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
 $L_18:
@@ -18607,12 +18962,12 @@ $L_21:
 	@%pt6 bra $Lfault_3;
 	setp.eq.s32 %pt7, %r32, -1;
 	neg.s32 %rt9, %r25;
-	div.s32 %r83, %r25, %r32;
-	selp.b32 %r83, %rt9, %r83, %pt7;
-	mul.lo.s32 %r85, %r83, %r32;
-	sub.s32 %r84, %r25, %r85;
+	div.s32 %r84, %r25, %r32;
+	selp.b32 %r84, %rt9, %r84, %pt7;
+	mul.lo.s32 %r86, %r84, %r32;
+	sub.s32 %r85, %r25, %r86;
 $L_22:
-	mov.b32 %r33, %r84;
+	mov.b32 %r33, %r85;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
 $L_23:
@@ -18635,12 +18990,12 @@ $L_26:
 	@%pt8 bra $Lfault_4;
 	setp.eq.s32 %pt9, %r32, -1;
 	neg.s32 %rt10, %r25;
-	div.s32 %r80, %r25, %r32;
-	selp.b32 %r80, %rt10, %r80, %pt9;
-	mul.lo.s32 %r82, %r80, %r32;
-	sub.s32 %r81, %r25, %r82;
+	div.s32 %r81, %r25, %r32;
+	selp.b32 %r81, %rt10, %r81, %pt9;
+	mul.lo.s32 %r83, %r81, %r32;
+	sub.s32 %r82, %r25, %r83;
 $L_27:
-	mov.b32 %r33, %r81;
+	mov.b32 %r33, %r82;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
 $L_28:
@@ -18677,40 +19032,40 @@ $L_33:
 	@!%p48 bra $L_43;
 $L_34:
 	cvt.u32.u64 %rt16, %rd44;
-	shfl.sync.down.b32 %r95, %r0, %rt16, 31, -1;
-	add.s64 %rd96, %rd37, %rd44;
-	setp.lt.s64 %p97, %rd96, %rd43;
-	@!%p97 bra $L_36;
+	shfl.sync.down.b32 %r96, %r0, %rt16, 31, -1;
+	add.s64 %rd97, %rd37, %rd44;
+	setp.lt.s64 %p98, %rd97, %rd43;
+	@!%p98 bra $L_36;
 $L_35:
-	max.s32 %r0, %r0, %r95;
+	max.s32 %r0, %r0, %r96;
 $L_36:
 	shr.s64 %rd44, %rd44, 1;
-	setp.ne.s64 %p98, %rd44, 0;
-	@!%p98 bra $L_43;
+	setp.ne.s64 %p99, %rd44, 0;
+	@!%p99 bra $L_43;
 $L_37:
 	cvt.u32.u64 %rt17, %rd44;
-	shfl.sync.down.b32 %r99, %r0, %rt17, 31, -1;
-	add.s64 %rd100, %rd37, %rd44;
-	setp.lt.s64 %p101, %rd100, %rd43;
-	@!%p101 bra $L_39;
+	shfl.sync.down.b32 %r100, %r0, %rt17, 31, -1;
+	add.s64 %rd101, %rd37, %rd44;
+	setp.lt.s64 %p102, %rd101, %rd43;
+	@!%p102 bra $L_39;
 $L_38:
-	max.s32 %r0, %r0, %r99;
+	max.s32 %r0, %r0, %r100;
 $L_39:
 	shr.s64 %rd44, %rd44, 1;
-	setp.ne.s64 %p102, %rd44, 0;
-	@!%p102 bra $L_43;
+	setp.ne.s64 %p103, %rd44, 0;
+	@!%p103 bra $L_43;
 $L_40:
 	cvt.u32.u64 %rt18, %rd44;
-	shfl.sync.down.b32 %r103, %r0, %rt18, 31, -1;
-	add.s64 %rd104, %rd37, %rd44;
-	setp.lt.s64 %p105, %rd104, %rd43;
-	@!%p105 bra $L_42;
+	shfl.sync.down.b32 %r104, %r0, %rt18, 31, -1;
+	add.s64 %rd105, %rd37, %rd44;
+	setp.lt.s64 %p106, %rd105, %rd43;
+	@!%p106 bra $L_42;
 $L_41:
-	max.s32 %r0, %r0, %r103;
+	max.s32 %r0, %r0, %r104;
 $L_42:
 	shr.s64 %rd44, %rd44, 1;
-	setp.ne.s64 %p106, %rd44, 0;
-	@%p106 bra $L_31;
+	setp.ne.s64 %p107, %rd44, 0;
+	@%p107 bra $L_31;
 $L_43:
 	setp.eq.s64 %p49, %rd37, 0;
 	@!%p49 bra $L_45;
@@ -18757,40 +19112,40 @@ $L_51:
 	@!%p70 bra $L_61;
 $L_52:
 	cvt.u32.u64 %rt22, %rd66;
-	shfl.sync.down.b32 %r107, %r0, %rt22, 31, -1;
-	add.s64 %rd108, %rd37, %rd66;
-	setp.lt.s64 %p109, %rd108, %rd65;
-	@!%p109 bra $L_54;
+	shfl.sync.down.b32 %r108, %r0, %rt22, 31, -1;
+	add.s64 %rd109, %rd37, %rd66;
+	setp.lt.s64 %p110, %rd109, %rd65;
+	@!%p110 bra $L_54;
 $L_53:
-	max.s32 %r0, %r0, %r107;
+	max.s32 %r0, %r0, %r108;
 $L_54:
 	shr.s64 %rd66, %rd66, 1;
-	setp.ne.s64 %p110, %rd66, 0;
-	@!%p110 bra $L_61;
+	setp.ne.s64 %p111, %rd66, 0;
+	@!%p111 bra $L_61;
 $L_55:
 	cvt.u32.u64 %rt23, %rd66;
-	shfl.sync.down.b32 %r111, %r0, %rt23, 31, -1;
-	add.s64 %rd112, %rd37, %rd66;
-	setp.lt.s64 %p113, %rd112, %rd65;
-	@!%p113 bra $L_57;
+	shfl.sync.down.b32 %r112, %r0, %rt23, 31, -1;
+	add.s64 %rd113, %rd37, %rd66;
+	setp.lt.s64 %p114, %rd113, %rd65;
+	@!%p114 bra $L_57;
 $L_56:
-	max.s32 %r0, %r0, %r111;
+	max.s32 %r0, %r0, %r112;
 $L_57:
 	shr.s64 %rd66, %rd66, 1;
-	setp.ne.s64 %p114, %rd66, 0;
-	@!%p114 bra $L_61;
+	setp.ne.s64 %p115, %rd66, 0;
+	@!%p115 bra $L_61;
 $L_58:
 	cvt.u32.u64 %rt24, %rd66;
-	shfl.sync.down.b32 %r115, %r0, %rt24, 31, -1;
-	add.s64 %rd116, %rd37, %rd66;
-	setp.lt.s64 %p117, %rd116, %rd65;
-	@!%p117 bra $L_60;
+	shfl.sync.down.b32 %r116, %r0, %rt24, 31, -1;
+	add.s64 %rd117, %rd37, %rd66;
+	setp.lt.s64 %p118, %rd117, %rd65;
+	@!%p118 bra $L_60;
 $L_59:
-	max.s32 %r0, %r0, %r115;
+	max.s32 %r0, %r0, %r116;
 $L_60:
 	shr.s64 %rd66, %rd66, 1;
-	setp.ne.s64 %p118, %rd66, 0;
-	@%p118 bra $L_49;
+	setp.ne.s64 %p119, %rd66, 0;
+	@%p119 bra $L_49;
 $L_61:
 	mov.pred %p71, %p49;
 	@!%p71 bra $L_64;
@@ -18798,8 +19153,8 @@ $L_62:
 	mov.u32 %rt25, %ctaid.x;
 	cvt.u64.u32 %rd72, %rt25;
 	mul.lo.s64 %rd73, %rd72, 2;
-	add.s64 %rd74, %rd73, 5;
-	mad.lo.s64 %rd76, %rd74, 8, %rd75;
+	mad.lo.s64 %rd80, %rd73, 8, %rd75;
+	add.s64 %rd76, %rd80, 40;
 	st.global.s32 [%rd76], %r0;
 	setp.eq.s64 %p77, %rd72, 0;
 	@!%p77 bra $L_64;
@@ -18869,10 +19224,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<86>;
-	.reg .b32 %r<83>;
+	.reg .pred %p<89>;
+	.reg .b32 %r<86>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<84>;
+	.reg .b64 %rd<87>;
 
 $L_0:
 	ld.param.u64 %rd0, [BlockSums_4_param_8];
@@ -18885,47 +19240,50 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.b32 %r5, -2147483648;
-	mul.lo.s64 %rd48, %rd3, 2;
-	add.s64 %rd49, %rd48, 5;
+	mul.lo.s64 %rd49, %rd3, 2;
 	mad.lo.s64 %rd50, %rd49, 8, %rd0;
 	mul.lo.s64 %rd51, %rd4, 2;
-	mov.b64 %rd52, %rd51;
+	mul.lo.s64 %rd52, %rd51, 8;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mov.b64 %rd9, %rd50;
+	mov.b64 %rd48, %rd50;
+	add.s64 %rd9, %rd48, 40;
 	ld.global.s32 %r10, [%rd9];
 	max.s32 %r5, %r5, %r10;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd52;
 $L_4:
 	setp.lt.s64 %p53, %rd3, %rd2;
 	@!%p53 bra $L_10;
 $L_5:
-	mov.b64 %rd54, %rd50;
+	mov.b64 %rd56, %rd50;
+	add.s64 %rd54, %rd56, 40;
 	ld.global.s32 %r55, [%rd54];
 	max.s32 %r5, %r5, %r55;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd52;
 $L_6:
-	setp.lt.s64 %p56, %rd3, %rd2;
-	@!%p56 bra $L_10;
+	setp.lt.s64 %p57, %rd3, %rd2;
+	@!%p57 bra $L_10;
 $L_7:
-	mov.b64 %rd57, %rd50;
-	ld.global.s32 %r58, [%rd57];
-	max.s32 %r5, %r5, %r58;
-	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd52, 8, %rd50;
-$L_8:
-	setp.lt.s64 %p59, %rd3, %rd2;
-	@!%p59 bra $L_10;
-$L_9:
 	mov.b64 %rd60, %rd50;
-	ld.global.s32 %r61, [%rd60];
-	max.s32 %r5, %r5, %r61;
+	add.s64 %rd58, %rd60, 40;
+	ld.global.s32 %r59, [%rd58];
+	max.s32 %r5, %r5, %r59;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd52, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd52;
+$L_8:
+	setp.lt.s64 %p61, %rd3, %rd2;
+	@!%p61 bra $L_10;
+$L_9:
+	mov.b64 %rd64, %rd50;
+	add.s64 %rd62, %rd64, 40;
+	ld.global.s32 %r63, [%rd62];
+	max.s32 %r5, %r5, %r63;
+	add.s64 %rd3, %rd3, %rd4;
+	add.s64 %rd50, %rd50, %rd52;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -18955,40 +19313,40 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %r62, %r5, %rt7, 31, -1;
-	add.s64 %rd63, %rd11, %rd18;
-	setp.lt.s64 %p64, %rd63, %rd17;
-	@!%p64 bra $L_16;
+	shfl.sync.down.b32 %r65, %r5, %rt7, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_16;
 $L_15:
-	max.s32 %r5, %r5, %r62;
+	max.s32 %r5, %r5, %r65;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p65, %rd18, 0;
-	@!%p65 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %r66, %r5, %rt8, 31, -1;
-	add.s64 %rd67, %rd11, %rd18;
-	setp.lt.s64 %p68, %rd67, %rd17;
-	@!%p68 bra $L_19;
+	shfl.sync.down.b32 %r69, %r5, %rt8, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_19;
 $L_18:
-	max.s32 %r5, %r5, %r66;
+	max.s32 %r5, %r5, %r69;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p69, %rd18, 0;
-	@!%p69 bra $L_23;
+	setp.ne.s64 %p72, %rd18, 0;
+	@!%p72 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %r70, %r5, %rt9, 31, -1;
-	add.s64 %rd71, %rd11, %rd18;
-	setp.lt.s64 %p72, %rd71, %rd17;
-	@!%p72 bra $L_22;
+	shfl.sync.down.b32 %r73, %r5, %rt9, 31, -1;
+	add.s64 %rd74, %rd11, %rd18;
+	setp.lt.s64 %p75, %rd74, %rd17;
+	@!%p75 bra $L_22;
 $L_21:
-	max.s32 %r5, %r5, %r70;
+	max.s32 %r5, %r5, %r73;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p73, %rd18, 0;
-	@%p73 bra $L_11;
+	setp.ne.s64 %p76, %rd18, 0;
+	@%p76 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
@@ -19035,40 +19393,40 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %r74, %r5, %rt13, 31, -1;
-	add.s64 %rd75, %rd11, %rd40;
-	setp.lt.s64 %p76, %rd75, %rd39;
-	@!%p76 bra $L_34;
+	shfl.sync.down.b32 %r77, %r5, %rt13, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_34;
 $L_33:
-	max.s32 %r5, %r5, %r74;
+	max.s32 %r5, %r5, %r77;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p77, %rd40, 0;
-	@!%p77 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %r78, %r5, %rt14, 31, -1;
-	add.s64 %rd79, %rd11, %rd40;
-	setp.lt.s64 %p80, %rd79, %rd39;
-	@!%p80 bra $L_37;
+	shfl.sync.down.b32 %r81, %r5, %rt14, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_37;
 $L_36:
-	max.s32 %r5, %r5, %r78;
+	max.s32 %r5, %r5, %r81;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p81, %rd40, 0;
-	@!%p81 bra $L_41;
+	setp.ne.s64 %p84, %rd40, 0;
+	@!%p84 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %r82, %r5, %rt15, 31, -1;
-	add.s64 %rd83, %rd11, %rd40;
-	setp.lt.s64 %p84, %rd83, %rd39;
-	@!%p84 bra $L_40;
+	shfl.sync.down.b32 %r85, %r5, %rt15, 31, -1;
+	add.s64 %rd86, %rd11, %rd40;
+	setp.lt.s64 %p87, %rd86, %rd39;
+	@!%p87 bra $L_40;
 $L_39:
-	max.s32 %r5, %r5, %r82;
+	max.s32 %r5, %r5, %r85;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p85, %rd40, 0;
-	@%p85 bra $L_29;
+	setp.ne.s64 %p88, %rd40, 0;
+	@%p88 bra $L_29;
 $L_41:
 	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
@@ -19179,12 +19537,12 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<95>;
+	.reg .pred %p<96>;
 	.reg .pred %pt<6>;
 	.reg .b32 %rt<25>;
-	.reg .b64 %rd<93>;
+	.reg .b64 %rd<94>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<92>;
+	.reg .f32 %f<93>;
 
 $L_0:
 	ld.param.u64 %rd5, [Dot_0_param_0];
@@ -19339,40 +19697,40 @@ $L_28:
 	@!%p39 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt11, %rd35;
-	shfl.sync.down.b32 %f71, %f0, %rt11, 31, -1;
-	add.s64 %rd72, %rd28, %rd35;
-	setp.lt.s64 %p73, %rd72, %rd34;
-	@!%p73 bra $L_31;
+	shfl.sync.down.b32 %f72, %f0, %rt11, 31, -1;
+	add.s64 %rd73, %rd28, %rd35;
+	setp.lt.s64 %p74, %rd73, %rd34;
+	@!%p74 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f71;
+	add.rn.f32 %f0, %f0, %f72;
 $L_31:
 	shr.s64 %rd35, %rd35, 1;
-	setp.ne.s64 %p74, %rd35, 0;
-	@!%p74 bra $L_38;
+	setp.ne.s64 %p75, %rd35, 0;
+	@!%p75 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt12, %rd35;
-	shfl.sync.down.b32 %f75, %f0, %rt12, 31, -1;
-	add.s64 %rd76, %rd28, %rd35;
-	setp.lt.s64 %p77, %rd76, %rd34;
-	@!%p77 bra $L_34;
+	shfl.sync.down.b32 %f76, %f0, %rt12, 31, -1;
+	add.s64 %rd77, %rd28, %rd35;
+	setp.lt.s64 %p78, %rd77, %rd34;
+	@!%p78 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f75;
+	add.rn.f32 %f0, %f0, %f76;
 $L_34:
 	shr.s64 %rd35, %rd35, 1;
-	setp.ne.s64 %p78, %rd35, 0;
-	@!%p78 bra $L_38;
+	setp.ne.s64 %p79, %rd35, 0;
+	@!%p79 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt13, %rd35;
-	shfl.sync.down.b32 %f79, %f0, %rt13, 31, -1;
-	add.s64 %rd80, %rd28, %rd35;
-	setp.lt.s64 %p81, %rd80, %rd34;
-	@!%p81 bra $L_37;
+	shfl.sync.down.b32 %f80, %f0, %rt13, 31, -1;
+	add.s64 %rd81, %rd28, %rd35;
+	setp.lt.s64 %p82, %rd81, %rd34;
+	@!%p82 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f79;
+	add.rn.f32 %f0, %f0, %f80;
 $L_37:
 	shr.s64 %rd35, %rd35, 1;
-	setp.ne.s64 %p82, %rd35, 0;
-	@%p82 bra $L_26;
+	setp.ne.s64 %p83, %rd35, 0;
+	@%p83 bra $L_26;
 $L_38:
 	setp.eq.s64 %p40, %rd28, 0;
 	@!%p40 bra $L_40;
@@ -19419,49 +19777,48 @@ $L_46:
 	@!%p61 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt17, %rd57;
-	shfl.sync.down.b32 %f83, %f0, %rt17, 31, -1;
-	add.s64 %rd84, %rd28, %rd57;
-	setp.lt.s64 %p85, %rd84, %rd56;
-	@!%p85 bra $L_49;
+	shfl.sync.down.b32 %f84, %f0, %rt17, 31, -1;
+	add.s64 %rd85, %rd28, %rd57;
+	setp.lt.s64 %p86, %rd85, %rd56;
+	@!%p86 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f83;
+	add.rn.f32 %f0, %f0, %f84;
 $L_49:
 	shr.s64 %rd57, %rd57, 1;
-	setp.ne.s64 %p86, %rd57, 0;
-	@!%p86 bra $L_56;
+	setp.ne.s64 %p87, %rd57, 0;
+	@!%p87 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt18, %rd57;
-	shfl.sync.down.b32 %f87, %f0, %rt18, 31, -1;
-	add.s64 %rd88, %rd28, %rd57;
-	setp.lt.s64 %p89, %rd88, %rd56;
-	@!%p89 bra $L_52;
+	shfl.sync.down.b32 %f88, %f0, %rt18, 31, -1;
+	add.s64 %rd89, %rd28, %rd57;
+	setp.lt.s64 %p90, %rd89, %rd56;
+	@!%p90 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f87;
+	add.rn.f32 %f0, %f0, %f88;
 $L_52:
 	shr.s64 %rd57, %rd57, 1;
-	setp.ne.s64 %p90, %rd57, 0;
-	@!%p90 bra $L_56;
+	setp.ne.s64 %p91, %rd57, 0;
+	@!%p91 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt19, %rd57;
-	shfl.sync.down.b32 %f91, %f0, %rt19, 31, -1;
-	add.s64 %rd92, %rd28, %rd57;
-	setp.lt.s64 %p93, %rd92, %rd56;
-	@!%p93 bra $L_55;
+	shfl.sync.down.b32 %f92, %f0, %rt19, 31, -1;
+	add.s64 %rd93, %rd28, %rd57;
+	setp.lt.s64 %p94, %rd93, %rd56;
+	@!%p94 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f91;
+	add.rn.f32 %f0, %f0, %f92;
 $L_55:
 	shr.s64 %rd57, %rd57, 1;
-	setp.ne.s64 %p94, %rd57, 0;
-	@%p94 bra $L_44;
+	setp.ne.s64 %p95, %rd57, 0;
+	@%p95 bra $L_44;
 $L_56:
 	mov.pred %p62, %p40;
 	@!%p62 bra $L_59;
 $L_57:
 	mov.u32 %rt20, %ctaid.x;
 	cvt.u64.u32 %rd63, %rt20;
-	mov.b64 %rd64, %rd63;
-	add.s64 %rd65, %rd64, 2;
-	mad.lo.s64 %rd67, %rd65, 8, %rd66;
+	mad.lo.s64 %rd71, %rd63, 8, %rd66;
+	add.s64 %rd67, %rd71, 16;
 	st.global.f32 [%rd67], %f0;
 	setp.eq.s64 %p68, %rd63, 0;
 	@!%p68 bra $L_59;
@@ -19529,10 +19886,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<85>;
+	.reg .pred %p<88>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<83>;
-	.reg .f32 %f<82>;
+	.reg .b64 %rd<86>;
+	.reg .f32 %f<85>;
 
 $L_0:
 	ld.param.u64 %rd0, [Dot_1_param_6];
@@ -19545,46 +19902,49 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
-	mov.b64 %rd48, %rd3;
-	add.s64 %rd49, %rd48, 2;
+	mov.b64 %rd49, %rd3;
 	mad.lo.s64 %rd50, %rd49, 8, %rd0;
-	mov.b64 %rd51, %rd4;
+	mul.lo.s64 %rd51, %rd4, 8;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mov.b64 %rd9, %rd50;
+	mov.b64 %rd48, %rd50;
+	add.s64 %rd9, %rd48, 16;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_4:
 	setp.lt.s64 %p52, %rd3, %rd2;
 	@!%p52 bra $L_10;
 $L_5:
-	mov.b64 %rd53, %rd50;
+	mov.b64 %rd55, %rd50;
+	add.s64 %rd53, %rd55, 16;
 	ld.global.f32 %f54, [%rd53];
 	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_6:
-	setp.lt.s64 %p55, %rd3, %rd2;
-	@!%p55 bra $L_10;
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
 $L_7:
-	mov.b64 %rd56, %rd50;
-	ld.global.f32 %f57, [%rd56];
-	add.rn.f32 %f5, %f5, %f57;
-	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
-$L_8:
-	setp.lt.s64 %p58, %rd3, %rd2;
-	@!%p58 bra $L_10;
-$L_9:
 	mov.b64 %rd59, %rd50;
-	ld.global.f32 %f60, [%rd59];
-	add.rn.f32 %f5, %f5, %f60;
+	add.s64 %rd57, %rd59, 16;
+	ld.global.f32 %f58, [%rd57];
+	add.rn.f32 %f5, %f5, %f58;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
+$L_8:
+	setp.lt.s64 %p60, %rd3, %rd2;
+	@!%p60 bra $L_10;
+$L_9:
+	mov.b64 %rd63, %rd50;
+	add.s64 %rd61, %rd63, 16;
+	ld.global.f32 %f62, [%rd61];
+	add.rn.f32 %f5, %f5, %f62;
+	add.s64 %rd3, %rd3, %rd4;
+	add.s64 %rd50, %rd50, %rd51;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -19614,40 +19974,40 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
-	add.s64 %rd62, %rd11, %rd18;
-	setp.lt.s64 %p63, %rd62, %rd17;
-	@!%p63 bra $L_16;
+	shfl.sync.down.b32 %f64, %f5, %rt7, 31, -1;
+	add.s64 %rd65, %rd11, %rd18;
+	setp.lt.s64 %p66, %rd65, %rd17;
+	@!%p66 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f61;
+	add.rn.f32 %f5, %f5, %f64;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p64, %rd18, 0;
-	@!%p64 bra $L_23;
+	setp.ne.s64 %p67, %rd18, 0;
+	@!%p67 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
-	add.s64 %rd66, %rd11, %rd18;
-	setp.lt.s64 %p67, %rd66, %rd17;
-	@!%p67 bra $L_19;
+	shfl.sync.down.b32 %f68, %f5, %rt8, 31, -1;
+	add.s64 %rd69, %rd11, %rd18;
+	setp.lt.s64 %p70, %rd69, %rd17;
+	@!%p70 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f65;
+	add.rn.f32 %f5, %f5, %f68;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p68, %rd18, 0;
-	@!%p68 bra $L_23;
+	setp.ne.s64 %p71, %rd18, 0;
+	@!%p71 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
-	add.s64 %rd70, %rd11, %rd18;
-	setp.lt.s64 %p71, %rd70, %rd17;
-	@!%p71 bra $L_22;
+	shfl.sync.down.b32 %f72, %f5, %rt9, 31, -1;
+	add.s64 %rd73, %rd11, %rd18;
+	setp.lt.s64 %p74, %rd73, %rd17;
+	@!%p74 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f69;
+	add.rn.f32 %f5, %f5, %f72;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p72, %rd18, 0;
-	@%p72 bra $L_11;
+	setp.ne.s64 %p75, %rd18, 0;
+	@%p75 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
@@ -19694,40 +20054,40 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
-	add.s64 %rd74, %rd11, %rd40;
-	setp.lt.s64 %p75, %rd74, %rd39;
-	@!%p75 bra $L_34;
+	shfl.sync.down.b32 %f76, %f5, %rt13, 31, -1;
+	add.s64 %rd77, %rd11, %rd40;
+	setp.lt.s64 %p78, %rd77, %rd39;
+	@!%p78 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f73;
+	add.rn.f32 %f5, %f5, %f76;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p76, %rd40, 0;
-	@!%p76 bra $L_41;
+	setp.ne.s64 %p79, %rd40, 0;
+	@!%p79 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
-	add.s64 %rd78, %rd11, %rd40;
-	setp.lt.s64 %p79, %rd78, %rd39;
-	@!%p79 bra $L_37;
+	shfl.sync.down.b32 %f80, %f5, %rt14, 31, -1;
+	add.s64 %rd81, %rd11, %rd40;
+	setp.lt.s64 %p82, %rd81, %rd39;
+	@!%p82 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f77;
+	add.rn.f32 %f5, %f5, %f80;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p80, %rd40, 0;
-	@!%p80 bra $L_41;
+	setp.ne.s64 %p83, %rd40, 0;
+	@!%p83 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
-	add.s64 %rd82, %rd11, %rd40;
-	setp.lt.s64 %p83, %rd82, %rd39;
-	@!%p83 bra $L_40;
+	shfl.sync.down.b32 %f84, %f5, %rt15, 31, -1;
+	add.s64 %rd85, %rd11, %rd40;
+	setp.lt.s64 %p86, %rd85, %rd39;
+	@!%p86 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f81;
+	add.rn.f32 %f5, %f5, %f84;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p84, %rd40, 0;
-	@%p84 bra $L_29;
+	setp.ne.s64 %p87, %rd40, 0;
+	@%p87 bra $L_29;
 $L_41:
 	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
@@ -19808,11 +20168,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<96>;
+	.reg .pred %p<97>;
 	.reg .pred %pt<6>;
-	.reg .b32 %r<93>;
+	.reg .b32 %r<94>;
 	.reg .b32 %rt<25>;
-	.reg .b64 %rd<94>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -19978,40 +20338,40 @@ $L_28:
 	@!%p40 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt11, %rd36;
-	shfl.sync.down.b32 %r72, %r0, %rt11, 31, -1;
-	add.s64 %rd73, %rd29, %rd36;
-	setp.lt.s64 %p74, %rd73, %rd35;
-	@!%p74 bra $L_31;
+	shfl.sync.down.b32 %r73, %r0, %rt11, 31, -1;
+	add.s64 %rd74, %rd29, %rd36;
+	setp.lt.s64 %p75, %rd74, %rd35;
+	@!%p75 bra $L_31;
 $L_30:
-	add.s32 %r0, %r0, %r72;
+	add.s32 %r0, %r0, %r73;
 $L_31:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p75, %rd36, 0;
-	@!%p75 bra $L_38;
+	setp.ne.s64 %p76, %rd36, 0;
+	@!%p76 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt12, %rd36;
-	shfl.sync.down.b32 %r76, %r0, %rt12, 31, -1;
-	add.s64 %rd77, %rd29, %rd36;
-	setp.lt.s64 %p78, %rd77, %rd35;
-	@!%p78 bra $L_34;
+	shfl.sync.down.b32 %r77, %r0, %rt12, 31, -1;
+	add.s64 %rd78, %rd29, %rd36;
+	setp.lt.s64 %p79, %rd78, %rd35;
+	@!%p79 bra $L_34;
 $L_33:
-	add.s32 %r0, %r0, %r76;
+	add.s32 %r0, %r0, %r77;
 $L_34:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p79, %rd36, 0;
-	@!%p79 bra $L_38;
+	setp.ne.s64 %p80, %rd36, 0;
+	@!%p80 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt13, %rd36;
-	shfl.sync.down.b32 %r80, %r0, %rt13, 31, -1;
-	add.s64 %rd81, %rd29, %rd36;
-	setp.lt.s64 %p82, %rd81, %rd35;
-	@!%p82 bra $L_37;
+	shfl.sync.down.b32 %r81, %r0, %rt13, 31, -1;
+	add.s64 %rd82, %rd29, %rd36;
+	setp.lt.s64 %p83, %rd82, %rd35;
+	@!%p83 bra $L_37;
 $L_36:
-	add.s32 %r0, %r0, %r80;
+	add.s32 %r0, %r0, %r81;
 $L_37:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p83, %rd36, 0;
-	@%p83 bra $L_26;
+	setp.ne.s64 %p84, %rd36, 0;
+	@%p84 bra $L_26;
 $L_38:
 	setp.eq.s64 %p41, %rd29, 0;
 	@!%p41 bra $L_40;
@@ -20058,49 +20418,48 @@ $L_46:
 	@!%p62 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt17, %rd58;
-	shfl.sync.down.b32 %r84, %r0, %rt17, 31, -1;
-	add.s64 %rd85, %rd29, %rd58;
-	setp.lt.s64 %p86, %rd85, %rd57;
-	@!%p86 bra $L_49;
+	shfl.sync.down.b32 %r85, %r0, %rt17, 31, -1;
+	add.s64 %rd86, %rd29, %rd58;
+	setp.lt.s64 %p87, %rd86, %rd57;
+	@!%p87 bra $L_49;
 $L_48:
-	add.s32 %r0, %r0, %r84;
+	add.s32 %r0, %r0, %r85;
 $L_49:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p87, %rd58, 0;
-	@!%p87 bra $L_56;
+	setp.ne.s64 %p88, %rd58, 0;
+	@!%p88 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt18, %rd58;
-	shfl.sync.down.b32 %r88, %r0, %rt18, 31, -1;
-	add.s64 %rd89, %rd29, %rd58;
-	setp.lt.s64 %p90, %rd89, %rd57;
-	@!%p90 bra $L_52;
+	shfl.sync.down.b32 %r89, %r0, %rt18, 31, -1;
+	add.s64 %rd90, %rd29, %rd58;
+	setp.lt.s64 %p91, %rd90, %rd57;
+	@!%p91 bra $L_52;
 $L_51:
-	add.s32 %r0, %r0, %r88;
+	add.s32 %r0, %r0, %r89;
 $L_52:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p91, %rd58, 0;
-	@!%p91 bra $L_56;
+	setp.ne.s64 %p92, %rd58, 0;
+	@!%p92 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt19, %rd58;
-	shfl.sync.down.b32 %r92, %r0, %rt19, 31, -1;
-	add.s64 %rd93, %rd29, %rd58;
-	setp.lt.s64 %p94, %rd93, %rd57;
-	@!%p94 bra $L_55;
+	shfl.sync.down.b32 %r93, %r0, %rt19, 31, -1;
+	add.s64 %rd94, %rd29, %rd58;
+	setp.lt.s64 %p95, %rd94, %rd57;
+	@!%p95 bra $L_55;
 $L_54:
-	add.s32 %r0, %r0, %r92;
+	add.s32 %r0, %r0, %r93;
 $L_55:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p95, %rd58, 0;
-	@%p95 bra $L_44;
+	setp.ne.s64 %p96, %rd58, 0;
+	@%p96 bra $L_44;
 $L_56:
 	mov.pred %p63, %p41;
 	@!%p63 bra $L_59;
 $L_57:
 	mov.u32 %rt20, %ctaid.x;
 	cvt.u64.u32 %rd64, %rt20;
-	mov.b64 %rd65, %rd64;
-	add.s64 %rd66, %rd65, 2;
-	mad.lo.s64 %rd68, %rd66, 8, %rd67;
+	mad.lo.s64 %rd72, %rd64, 8, %rd67;
+	add.s64 %rd68, %rd72, 16;
 	st.global.s32 [%rd68], %r0;
 	setp.eq.s64 %p69, %rd64, 0;
 	@!%p69 bra $L_59;
@@ -20168,10 +20527,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<85>;
-	.reg .b32 %r<82>;
+	.reg .pred %p<88>;
+	.reg .b32 %r<85>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<83>;
+	.reg .b64 %rd<86>;
 
 $L_0:
 	ld.param.u64 %rd0, [ScaleSum_1_param_6];
@@ -20184,46 +20543,49 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.b32 %r5, 0;
-	mov.b64 %rd48, %rd3;
-	add.s64 %rd49, %rd48, 2;
+	mov.b64 %rd49, %rd3;
 	mad.lo.s64 %rd50, %rd49, 8, %rd0;
-	mov.b64 %rd51, %rd4;
+	mul.lo.s64 %rd51, %rd4, 8;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mov.b64 %rd9, %rd50;
+	mov.b64 %rd48, %rd50;
+	add.s64 %rd9, %rd48, 16;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r5, %r5, %r10;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_4:
 	setp.lt.s64 %p52, %rd3, %rd2;
 	@!%p52 bra $L_10;
 $L_5:
-	mov.b64 %rd53, %rd50;
+	mov.b64 %rd55, %rd50;
+	add.s64 %rd53, %rd55, 16;
 	ld.global.s32 %r54, [%rd53];
 	add.s32 %r5, %r5, %r54;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_6:
-	setp.lt.s64 %p55, %rd3, %rd2;
-	@!%p55 bra $L_10;
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
 $L_7:
-	mov.b64 %rd56, %rd50;
-	ld.global.s32 %r57, [%rd56];
-	add.s32 %r5, %r5, %r57;
-	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
-$L_8:
-	setp.lt.s64 %p58, %rd3, %rd2;
-	@!%p58 bra $L_10;
-$L_9:
 	mov.b64 %rd59, %rd50;
-	ld.global.s32 %r60, [%rd59];
-	add.s32 %r5, %r5, %r60;
+	add.s64 %rd57, %rd59, 16;
+	ld.global.s32 %r58, [%rd57];
+	add.s32 %r5, %r5, %r58;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
+$L_8:
+	setp.lt.s64 %p60, %rd3, %rd2;
+	@!%p60 bra $L_10;
+$L_9:
+	mov.b64 %rd63, %rd50;
+	add.s64 %rd61, %rd63, 16;
+	ld.global.s32 %r62, [%rd61];
+	add.s32 %r5, %r5, %r62;
+	add.s64 %rd3, %rd3, %rd4;
+	add.s64 %rd50, %rd50, %rd51;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -20253,40 +20615,40 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %r61, %r5, %rt7, 31, -1;
-	add.s64 %rd62, %rd11, %rd18;
-	setp.lt.s64 %p63, %rd62, %rd17;
-	@!%p63 bra $L_16;
+	shfl.sync.down.b32 %r64, %r5, %rt7, 31, -1;
+	add.s64 %rd65, %rd11, %rd18;
+	setp.lt.s64 %p66, %rd65, %rd17;
+	@!%p66 bra $L_16;
 $L_15:
-	add.s32 %r5, %r5, %r61;
+	add.s32 %r5, %r5, %r64;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p64, %rd18, 0;
-	@!%p64 bra $L_23;
+	setp.ne.s64 %p67, %rd18, 0;
+	@!%p67 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %r65, %r5, %rt8, 31, -1;
-	add.s64 %rd66, %rd11, %rd18;
-	setp.lt.s64 %p67, %rd66, %rd17;
-	@!%p67 bra $L_19;
+	shfl.sync.down.b32 %r68, %r5, %rt8, 31, -1;
+	add.s64 %rd69, %rd11, %rd18;
+	setp.lt.s64 %p70, %rd69, %rd17;
+	@!%p70 bra $L_19;
 $L_18:
-	add.s32 %r5, %r5, %r65;
+	add.s32 %r5, %r5, %r68;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p68, %rd18, 0;
-	@!%p68 bra $L_23;
+	setp.ne.s64 %p71, %rd18, 0;
+	@!%p71 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %r69, %r5, %rt9, 31, -1;
-	add.s64 %rd70, %rd11, %rd18;
-	setp.lt.s64 %p71, %rd70, %rd17;
-	@!%p71 bra $L_22;
+	shfl.sync.down.b32 %r72, %r5, %rt9, 31, -1;
+	add.s64 %rd73, %rd11, %rd18;
+	setp.lt.s64 %p74, %rd73, %rd17;
+	@!%p74 bra $L_22;
 $L_21:
-	add.s32 %r5, %r5, %r69;
+	add.s32 %r5, %r5, %r72;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p72, %rd18, 0;
-	@%p72 bra $L_11;
+	setp.ne.s64 %p75, %rd18, 0;
+	@%p75 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
@@ -20333,40 +20695,40 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %r73, %r5, %rt13, 31, -1;
-	add.s64 %rd74, %rd11, %rd40;
-	setp.lt.s64 %p75, %rd74, %rd39;
-	@!%p75 bra $L_34;
+	shfl.sync.down.b32 %r76, %r5, %rt13, 31, -1;
+	add.s64 %rd77, %rd11, %rd40;
+	setp.lt.s64 %p78, %rd77, %rd39;
+	@!%p78 bra $L_34;
 $L_33:
-	add.s32 %r5, %r5, %r73;
+	add.s32 %r5, %r5, %r76;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p76, %rd40, 0;
-	@!%p76 bra $L_41;
+	setp.ne.s64 %p79, %rd40, 0;
+	@!%p79 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %r77, %r5, %rt14, 31, -1;
-	add.s64 %rd78, %rd11, %rd40;
-	setp.lt.s64 %p79, %rd78, %rd39;
-	@!%p79 bra $L_37;
+	shfl.sync.down.b32 %r80, %r5, %rt14, 31, -1;
+	add.s64 %rd81, %rd11, %rd40;
+	setp.lt.s64 %p82, %rd81, %rd39;
+	@!%p82 bra $L_37;
 $L_36:
-	add.s32 %r5, %r5, %r77;
+	add.s32 %r5, %r5, %r80;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p80, %rd40, 0;
-	@!%p80 bra $L_41;
+	setp.ne.s64 %p83, %rd40, 0;
+	@!%p83 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %r81, %r5, %rt15, 31, -1;
-	add.s64 %rd82, %rd11, %rd40;
-	setp.lt.s64 %p83, %rd82, %rd39;
-	@!%p83 bra $L_40;
+	shfl.sync.down.b32 %r84, %r5, %rt15, 31, -1;
+	add.s64 %rd85, %rd11, %rd40;
+	setp.lt.s64 %p86, %rd85, %rd39;
+	@!%p86 bra $L_40;
 $L_39:
-	add.s32 %r5, %r5, %r81;
+	add.s32 %r5, %r5, %r84;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p84, %rd40, 0;
-	@%p84 bra $L_29;
+	setp.ne.s64 %p87, %rd40, 0;
+	@%p87 bra $L_29;
 $L_41:
 	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
@@ -20452,29 +20814,28 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r20 = move.i64 r2
+	r21 = elemaddr r4, r20, 1
+	r22 = move.i64 r1
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 1
+	branch r7, b3, b5
+b3: # rangeindex.body
+	r19 = move.ptr r21
+	r11 = elemaddr r19, 1, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r21 = elemaddr r21, r22, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 kernel Slots(order []i32, count []i32, total []u64, signed []i64)
@@ -20558,6 +20919,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r33 = move.i64 r2
+	r34 = elemaddr r4, r33, 4
+	r35 = mul.i64 r1, 4
+	r36 = elemaddr r14, r33, 1
+	r37 = move.i64 r1
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -20570,10 +20936,12 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	r31 = move.ptr r34
+	r11 = elemaddr r31, 1, 4
 	r12 = load.f32 r11
 	checkindex r9, r15, site 0
-	r13 = elemaddr r14, r9, 1
+	r32 = move.ptr r36
+	r13 = elemaddr r32, 1, 1
 	r16 = load.u8 r13
 	r17 = rem.u8 r16, 4
 	r21 = convert.i64.u8 r17
@@ -20588,6 +20956,8 @@ b5: # rangeindex.body
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r34 = elemaddr r34, r35, 1
+	r36 = elemaddr r36, r37, 1
 	jump b2
 b7: # exit
 	return
@@ -20630,6 +21000,9 @@ b1: # setup
 	r17 = elemaddr r18, 0, 8
 	r25 = elemaddr r26, 0, 8
 	r29 = elemaddr r30, 0, 8
+	r101 = move.i64 r2
+	r102 = elemaddr r4, r101, 8
+	r103 = mul.i64 r1, 8
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -20642,7 +21015,8 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 8
+	r99 = move.ptr r102
+	r11 = elemaddr r99, 1, 8
 	r12 = load.f64 r11
 	checkindex 0, r15, site 0
 	r16 = atommin.f64 r13, r12
@@ -20696,7 +21070,8 @@ b5: # rangeindex.body
 	r45 = move.i64 r92
 	r46 = add.i64 r45, 5
 	checkindex r46, r42, site 6
-	r47 = elemaddr r41, r46, 2
+	r100 = elemaddr r41, r92, 2
+	r47 = elemaddr r100, 5, 2
 	r48 = add.i64 r9, 1
 	r49 = convert.u16.i64 r48
 	r50 = atommin.u16 r47, r49
@@ -20714,6 +21089,7 @@ b5: # rangeindex.body
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r102 = elemaddr r102, r103, 1
 	jump b2
 b7: # exit
 	return
@@ -20765,7 +21141,8 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 1
+	r63 = elemaddr r4, r8, 1
+	r11 = elemaddr r63, 1, 1
 	r12 = load.u8 r11
 	r13 = div.u8 r12, 32
 	r17 = convert.i64.u8 r13
@@ -20780,14 +21157,17 @@ b5: # rangeindex.body
 	r26 = not.u64 r25
 	r27 = atomand.u64 r21, r26
 	checkindex r9, r30, site 2
-	r28 = elemaddr r29, r9, 8
+	r64 = elemaddr r29, r8, 8
+	r28 = elemaddr r64, 1, 8
 	r31 = convert.i64.u8 r12
 	r32 = atomswap.i64 r28, r31
 	checkindex r9, r35, site 3
-	r33 = elemaddr r34, r9, 8
+	r65 = elemaddr r34, r8, 8
+	r33 = elemaddr r65, 1, 8
 	store.i64 r33, r32
 	checkindex r9, r38, site 4
-	r36 = elemaddr r37, r9, 4
+	r66 = elemaddr r37, r8, 4
+	r36 = elemaddr r66, 1, 4
 	r39 = move.ptr r36
 	r40 = atomload.i32 r39
 	r41 = add.i32 r40, 1
@@ -20820,31 +21200,31 @@ b8: # cond.false
 	branch r52, b7, b9
 b9: # for.body (unrolled 1)
 	checkindex 0, r48, site 6
-	r63 = atomload.i32 r46
-	r64 = le.i32 r45, r63
-	branch r64, b7, b10
+	r68 = atomload.i32 r46
+	r69 = le.i32 r45, r68
+	branch r69, b7, b10
 b10: # cond.false (unrolled 1)
-	r66 = atomcas.i32 r51, r63, r45
-	r65 = eq.i32 r66, r63
-	branch r65, b7, b11
+	r71 = atomcas.i32 r51, r68, r45
+	r70 = eq.i32 r71, r68
+	branch r70, b7, b11
 b11: # for.body (unrolled 2)
 	checkindex 0, r48, site 6
-	r67 = atomload.i32 r46
-	r68 = le.i32 r45, r67
-	branch r68, b7, b12
+	r72 = atomload.i32 r46
+	r73 = le.i32 r45, r72
+	branch r73, b7, b12
 b12: # cond.false (unrolled 2)
-	r70 = atomcas.i32 r51, r67, r45
-	r69 = eq.i32 r70, r67
-	branch r69, b7, b13
+	r75 = atomcas.i32 r51, r72, r45
+	r74 = eq.i32 r75, r72
+	branch r74, b7, b13
 b13: # for.body (unrolled 3)
 	checkindex 0, r48, site 6
-	r71 = atomload.i32 r46
-	r72 = le.i32 r45, r71
-	branch r72, b7, b14
+	r76 = atomload.i32 r46
+	r77 = le.i32 r45, r76
+	branch r77, b7, b14
 b14: # cond.false (unrolled 3)
-	r74 = atomcas.i32 r51, r71, r45
-	r73 = eq.i32 r74, r71
-	branch r73, b7, b6
+	r79 = atomcas.i32 r51, r76, r45
+	r78 = eq.i32 r79, r76
+	branch r78, b7, b6
 b15: # exit
 	return
 
@@ -20866,6 +21246,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r23 = move.i64 r2
+	r24 = elemaddr r4, r23, 4
+	r25 = mul.i64 r1, 4
+	r26 = elemaddr r19, r23, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -20878,18 +21262,22 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	r21 = move.ptr r24
+	r11 = elemaddr r21, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
 	checkindex r9, r20, site 1
-	r18 = elemaddr r19, r9, 4
+	r22 = move.ptr r26
+	r18 = elemaddr r22, 1, 4
 	store.f32 r18, r17
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r24 = elemaddr r24, r25, 1
+	r26 = elemaddr r26, r25, 1
 	jump b2
 b7: # exit
 	return
@@ -20913,6 +21301,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r24 = move.i64 r2
+	r25 = elemaddr r12, r24, 8
+	r26 = mul.i64 r1, 8
+	r27 = elemaddr r16, r24, 8
+	r28 = elemaddr r4, r24, 8
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -20926,34 +21319,40 @@ b4: # rangeindex.loop
 	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 8
+	r21 = move.ptr r25
+	r11 = elemaddr r21, 1, 8
 	r14 = load.i64 r11
 	checkindex r9, r17, site 1
-	r15 = elemaddr r16, r9, 8
+	r22 = move.ptr r27
+	r15 = elemaddr r22, 1, 8
 	r18 = load.i64 r15
 	checkdiv.i64 r18, site 2
-	r22 = convert.u64.i64 r14
-	r23 = convert.u64.i64 r18
-	r24 = or.u64 r22, r23
-	r25 = shr.u64.u32 r24, 32
-	r26 = eq.u64 r25, 0
-	branch r26, b6, b9
+	r30 = convert.u64.i64 r14
+	r31 = convert.u64.i64 r18
+	r32 = or.u64 r30, r31
+	r33 = shr.u64.u32 r32, 32
+	r34 = eq.u64 r33, 0
+	branch r34, b6, b9
 b6: # divide in 32 bits
-	r27 = convert.u32.i64 r14
-	r28 = convert.u32.i64 r18
-	r29 = div.u32 r27, r28
-	r21 = convert.i64.u32 r29
+	r35 = convert.u32.i64 r14
+	r36 = convert.u32.i64 r18
+	r37 = div.u32 r35, r36
+	r29 = convert.i64.u32 r37
 	jump b7
 b7: # rangeindex.body
-	r19 = move.i64 r21
-	r20 = elemaddr r4, r9, 8
+	r19 = move.i64 r29
+	r23 = move.ptr r28
+	r20 = elemaddr r23, 1, 8
 	store.i64 r20, r19
 	jump b8
 b8: # latch
 	r2 = add.i64 r2, r1
+	r25 = elemaddr r25, r26, 1
+	r27 = elemaddr r27, r26, 1
+	r28 = elemaddr r28, r26, 1
 	jump b2
 b9: # divide in 64 bits
-	r21 = div.i64 r14, r18
+	r29 = div.i64 r14, r18
 	jump b7
 b10: # exit
 	return
@@ -20992,6 +21391,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r23 = move.i64 r2
+	r24 = elemaddr r4, r23, 4
+	r25 = mul.i64 r1, 4
+	r26 = elemaddr r19, r23, 4
 	jump b2
 b2: # head
 	r11 = add.i64 r2, 1
@@ -21004,14 +21407,18 @@ b4: # rangeindex.loop
 	r14 = add.i64 r13, 1
 	jump b5
 b5: # rangeindex.body
-	r16 = elemaddr r4, r14, 4
+	r21 = move.ptr r24
+	r16 = elemaddr r21, 1, 4
 	r17 = load.i32 r16
 	checkindex r14, r20, site 2
-	r18 = elemaddr r19, r14, 4
+	r22 = move.ptr r26
+	r18 = elemaddr r22, 1, 4
 	store.i32 r18, r17
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r24 = elemaddr r24, r25, 1
+	r26 = elemaddr r26, r25, 1
 	jump b2
 b7: # exit
 	return
@@ -21056,6 +21463,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r22 = move.i64 r2
+	r23 = elemaddr r5, r22, 4
+	r24 = mul.i64 r1, 4
+	r25 = elemaddr r8, r22, 4
 	jump b2
 b2: # head
 	r10 = lt.i64 r2, r3
@@ -21065,11 +21476,11 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r11, r6, site 0
-	r12 = elemaddr r5, r11, 4
+	r12 = move.ptr r23
 	r13 = load.f32 r12
 	r14 = mul.f32 r15, r13
 	checkindex r11, r9, site 1
-	r16 = elemaddr r8, r11, 4
+	r16 = move.ptr r25
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
 	r19 = move.ptr r16
@@ -21077,6 +21488,8 @@ b4: # rangeint.body
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r23 = elemaddr r23, r24, 1
+	r25 = elemaddr r25, r24, 1
 	jump b2
 b6: # exit
 	return
@@ -21102,6 +21515,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r62 = move.i64 r2
+	r63 = elemaddr r9, r62, 1
+	r64 = move.i64 r1
+	r65 = elemaddr r13, r62, 1
+	r66 = elemaddr r4, r62, 1
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21111,10 +21529,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 1
+	r8 = move.ptr r63
 	r11 = load.i8 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 1
+	r12 = move.ptr r65
 	r15 = load.i8 r12
 	jump b5
 b5: # Mix[int8].entry
@@ -21168,11 +21586,14 @@ b7: # Mix[int8].if.done
 	r16 = move.i8 r58
 	jump b8
 b8: # Mix[int8].return
-	r59 = elemaddr r4, r7, 1
+	r59 = move.ptr r66
 	store.i8 r59, r16
 	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
+	r63 = elemaddr r63, r64, 1
+	r65 = elemaddr r65, r64, 1
+	r66 = elemaddr r66, r64, 1
 	jump b2
 b10: # edge 0→2
 	r26 = move.i8 r24
@@ -21201,6 +21622,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r62 = move.i64 r2
+	r63 = elemaddr r9, r62, 2
+	r64 = mul.i64 r1, 2
+	r65 = elemaddr r13, r62, 2
+	r66 = elemaddr r4, r62, 2
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21210,10 +21636,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 2
+	r8 = move.ptr r63
 	r11 = load.i16 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 2
+	r12 = move.ptr r65
 	r15 = load.i16 r12
 	jump b5
 b5: # Mix[int16].entry
@@ -21267,11 +21693,14 @@ b7: # Mix[int16].if.done
 	r16 = move.i16 r58
 	jump b8
 b8: # Mix[int16].return
-	r59 = elemaddr r4, r7, 2
+	r59 = move.ptr r66
 	store.i16 r59, r16
 	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
+	r63 = elemaddr r63, r64, 1
+	r65 = elemaddr r65, r64, 1
+	r66 = elemaddr r66, r64, 1
 	jump b2
 b10: # edge 0→2
 	r26 = move.i16 r24
@@ -21300,6 +21729,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r104 = move.i64 r2
+	r105 = elemaddr r9, r104, 4
+	r106 = mul.i64 r1, 4
+	r107 = elemaddr r13, r104, 4
+	r108 = elemaddr r4, r104, 4
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21309,10 +21743,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 4
+	r8 = move.ptr r105
 	r11 = load.i32 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 4
+	r12 = move.ptr r107
 	r15 = load.i32 r12
 	jump b5
 b5: # Mix[int32].entry
@@ -21328,14 +21762,14 @@ b5: # Mix[int32].entry
 	branch r25, b6, b11
 b6: # Mix[int32].if.then
 	checkdiv.i32 r15, site 2
-	r104 = div.i32 r11, r15
-	r106 = mul.i32 r104, r15
-	r105 = sub.i32 r11, r106
+	r109 = div.i32 r11, r15
+	r111 = mul.i32 r109, r15
+	r110 = sub.i32 r11, r111
 	jump b7
 b7: # Mix[int32].if.then
-	r27 = move.i32 r104
+	r27 = move.i32 r109
 	r28 = add.i32 r24, r27
-	r29 = move.i32 r105
+	r29 = move.i32 r110
 	r30 = xor.i32 r28, r29
 	r26 = move.i32 r30
 	jump b8
@@ -21413,11 +21847,14 @@ b8: # Mix[int32].if.done
 	r16 = move.i32 r58
 	jump b9
 b9: # Mix[int32].return
-	r59 = elemaddr r4, r7, 4
+	r59 = move.ptr r108
 	store.i32 r59, r16
 	jump b10
 b10: # latch
 	r2 = add.i64 r2, r1
+	r105 = elemaddr r105, r106, 1
+	r107 = elemaddr r107, r106, 1
+	r108 = elemaddr r108, r106, 1
 	jump b2
 b11: # edge 0→2
 	r26 = move.i32 r24
@@ -21446,6 +21883,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r104 = move.i64 r2
+	r105 = elemaddr r9, r104, 8
+	r106 = mul.i64 r1, 8
+	r107 = elemaddr r13, r104, 8
+	r108 = elemaddr r4, r104, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21455,10 +21897,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 8
+	r8 = move.ptr r105
 	r11 = load.i64 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 8
+	r12 = move.ptr r107
 	r15 = load.i64 r12
 	jump b5
 b5: # Mix[int64].entry
@@ -21474,25 +21916,25 @@ b5: # Mix[int64].entry
 	branch r25, b6, b13
 b6: # Mix[int64].if.then
 	checkdiv.i64 r15, site 2
-	r106 = convert.u64.i64 r11
-	r107 = convert.u64.i64 r15
-	r108 = or.u64 r106, r107
-	r109 = shr.u64.u32 r108, 32
-	r110 = eq.u64 r109, 0
-	branch r110, b7, b12
+	r111 = convert.u64.i64 r11
+	r112 = convert.u64.i64 r15
+	r113 = or.u64 r111, r112
+	r114 = shr.u64.u32 r113, 32
+	r115 = eq.u64 r114, 0
+	branch r115, b7, b12
 b7: # divide in 32 bits
-	r111 = convert.u32.i64 r11
-	r112 = convert.u32.i64 r15
-	r113 = div.u32 r111, r112
-	r115 = mul.u32 r113, r112
-	r114 = sub.u32 r111, r115
-	r104 = convert.i64.u32 r113
-	r105 = convert.i64.u32 r114
+	r116 = convert.u32.i64 r11
+	r117 = convert.u32.i64 r15
+	r118 = div.u32 r116, r117
+	r120 = mul.u32 r118, r117
+	r119 = sub.u32 r116, r120
+	r109 = convert.i64.u32 r118
+	r110 = convert.i64.u32 r119
 	jump b8
 b8: # Mix[int64].if.then
-	r27 = move.i64 r104
+	r27 = move.i64 r109
 	r28 = add.i64 r24, r27
-	r29 = move.i64 r105
+	r29 = move.i64 r110
 	r30 = xor.i64 r28, r29
 	r26 = move.i64 r30
 	jump b9
@@ -21570,16 +22012,19 @@ b9: # Mix[int64].if.done
 	r16 = move.i64 r58
 	jump b10
 b10: # Mix[int64].return
-	r59 = elemaddr r4, r7, 8
+	r59 = move.ptr r108
 	store.i64 r59, r16
 	jump b11
 b11: # latch
 	r2 = add.i64 r2, r1
+	r105 = elemaddr r105, r106, 1
+	r107 = elemaddr r107, r106, 1
+	r108 = elemaddr r108, r106, 1
 	jump b2
 b12: # divide in 64 bits
-	r104 = div.i64 r11, r15
-	r116 = mul.i64 r104, r15
-	r105 = sub.i64 r11, r116
+	r109 = div.i64 r11, r15
+	r121 = mul.i64 r109, r15
+	r110 = sub.i64 r11, r121
 	jump b8
 b13: # edge 0→2
 	r26 = move.i64 r24
@@ -21608,6 +22053,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r104 = move.i64 r2
+	r105 = elemaddr r9, r104, 8
+	r106 = mul.i64 r1, 8
+	r107 = elemaddr r13, r104, 8
+	r108 = elemaddr r4, r104, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21617,10 +22067,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 8
+	r8 = move.ptr r105
 	r11 = load.i64 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 8
+	r12 = move.ptr r107
 	r15 = load.i64 r12
 	jump b5
 b5: # Mix[int].entry
@@ -21636,25 +22086,25 @@ b5: # Mix[int].entry
 	branch r25, b6, b13
 b6: # Mix[int].if.then
 	checkdiv.i64 r15, site 2
-	r106 = convert.u64.i64 r11
-	r107 = convert.u64.i64 r15
-	r108 = or.u64 r106, r107
-	r109 = shr.u64.u32 r108, 32
-	r110 = eq.u64 r109, 0
-	branch r110, b7, b12
+	r111 = convert.u64.i64 r11
+	r112 = convert.u64.i64 r15
+	r113 = or.u64 r111, r112
+	r114 = shr.u64.u32 r113, 32
+	r115 = eq.u64 r114, 0
+	branch r115, b7, b12
 b7: # divide in 32 bits
-	r111 = convert.u32.i64 r11
-	r112 = convert.u32.i64 r15
-	r113 = div.u32 r111, r112
-	r115 = mul.u32 r113, r112
-	r114 = sub.u32 r111, r115
-	r104 = convert.i64.u32 r113
-	r105 = convert.i64.u32 r114
+	r116 = convert.u32.i64 r11
+	r117 = convert.u32.i64 r15
+	r118 = div.u32 r116, r117
+	r120 = mul.u32 r118, r117
+	r119 = sub.u32 r116, r120
+	r109 = convert.i64.u32 r118
+	r110 = convert.i64.u32 r119
 	jump b8
 b8: # Mix[int].if.then
-	r27 = move.i64 r104
+	r27 = move.i64 r109
 	r28 = add.i64 r24, r27
-	r29 = move.i64 r105
+	r29 = move.i64 r110
 	r30 = xor.i64 r28, r29
 	r26 = move.i64 r30
 	jump b9
@@ -21732,16 +22182,19 @@ b9: # Mix[int].if.done
 	r16 = move.i64 r58
 	jump b10
 b10: # Mix[int].return
-	r59 = elemaddr r4, r7, 8
+	r59 = move.ptr r108
 	store.i64 r59, r16
 	jump b11
 b11: # latch
 	r2 = add.i64 r2, r1
+	r105 = elemaddr r105, r106, 1
+	r107 = elemaddr r107, r106, 1
+	r108 = elemaddr r108, r106, 1
 	jump b2
 b12: # divide in 64 bits
-	r104 = div.i64 r11, r15
-	r116 = mul.i64 r104, r15
-	r105 = sub.i64 r11, r116
+	r109 = div.i64 r11, r15
+	r121 = mul.i64 r109, r15
+	r110 = sub.i64 r11, r121
 	jump b8
 b13: # edge 0→2
 	r26 = move.i64 r24
@@ -21770,6 +22223,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r61 = move.i64 r2
+	r62 = elemaddr r9, r61, 1
+	r63 = move.i64 r1
+	r64 = elemaddr r13, r61, 1
+	r65 = elemaddr r4, r61, 1
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21779,10 +22237,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 1
+	r8 = move.ptr r62
 	r11 = load.u8 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 1
+	r12 = move.ptr r64
 	r15 = load.u8 r12
 	jump b5
 b5: # Mix[uint8].entry
@@ -21835,11 +22293,14 @@ b7: # Mix[uint8].if.done
 	r16 = move.u8 r57
 	jump b8
 b8: # Mix[uint8].return
-	r58 = elemaddr r4, r7, 1
+	r58 = move.ptr r65
 	store.u8 r58, r16
 	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
+	r62 = elemaddr r62, r63, 1
+	r64 = elemaddr r64, r63, 1
+	r65 = elemaddr r65, r63, 1
 	jump b2
 b10: # edge 0→2
 	r26 = move.u8 r24
@@ -21868,6 +22329,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r62 = move.i64 r2
+	r63 = elemaddr r9, r62, 2
+	r64 = mul.i64 r1, 2
+	r65 = elemaddr r13, r62, 2
+	r66 = elemaddr r4, r62, 2
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21877,10 +22343,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 2
+	r8 = move.ptr r63
 	r11 = load.u16 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 2
+	r12 = move.ptr r65
 	r15 = load.u16 r12
 	jump b5
 b5: # Mix[uint16].entry
@@ -21934,11 +22400,14 @@ b7: # Mix[uint16].if.done
 	r16 = move.u16 r58
 	jump b8
 b8: # Mix[uint16].return
-	r59 = elemaddr r4, r7, 2
+	r59 = move.ptr r66
 	store.u16 r59, r16
 	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
+	r63 = elemaddr r63, r64, 1
+	r65 = elemaddr r65, r64, 1
+	r66 = elemaddr r66, r64, 1
 	jump b2
 b10: # edge 0→2
 	r26 = move.u16 r24
@@ -21967,6 +22436,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r90 = move.i64 r2
+	r91 = elemaddr r9, r90, 4
+	r92 = mul.i64 r1, 4
+	r93 = elemaddr r13, r90, 4
+	r94 = elemaddr r4, r90, 4
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21976,10 +22450,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 4
+	r8 = move.ptr r91
 	r11 = load.u32 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 4
+	r12 = move.ptr r93
 	r15 = load.u32 r12
 	jump b5
 b5: # Mix[uint32].entry
@@ -21995,14 +22469,14 @@ b5: # Mix[uint32].entry
 	branch r25, b6, b11
 b6: # Mix[uint32].if.then
 	checkdiv.u32 r15, site 2
-	r90 = div.u32 r11, r15
-	r92 = mul.u32 r90, r15
-	r91 = sub.u32 r11, r92
+	r95 = div.u32 r11, r15
+	r97 = mul.u32 r95, r15
+	r96 = sub.u32 r11, r97
 	jump b7
 b7: # Mix[uint32].if.then
-	r27 = move.u32 r90
+	r27 = move.u32 r95
 	r28 = add.u32 r24, r27
-	r29 = move.u32 r91
+	r29 = move.u32 r96
 	r30 = xor.u32 r28, r29
 	r26 = move.u32 r30
 	jump b8
@@ -22066,11 +22540,14 @@ b8: # Mix[uint32].if.done
 	r16 = move.u32 r58
 	jump b9
 b9: # Mix[uint32].return
-	r59 = elemaddr r4, r7, 4
+	r59 = move.ptr r94
 	store.u32 r59, r16
 	jump b10
 b10: # latch
 	r2 = add.i64 r2, r1
+	r91 = elemaddr r91, r92, 1
+	r93 = elemaddr r93, r92, 1
+	r94 = elemaddr r94, r92, 1
 	jump b2
 b11: # edge 0→2
 	r26 = move.u32 r24
@@ -22099,6 +22576,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r90 = move.i64 r2
+	r91 = elemaddr r9, r90, 8
+	r92 = mul.i64 r1, 8
+	r93 = elemaddr r13, r90, 8
+	r94 = elemaddr r4, r90, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22108,10 +22590,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 8
+	r8 = move.ptr r91
 	r11 = load.u64 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 8
+	r12 = move.ptr r93
 	r15 = load.u64 r12
 	jump b5
 b5: # Mix[uint64].entry
@@ -22127,23 +22609,23 @@ b5: # Mix[uint64].entry
 	branch r25, b6, b13
 b6: # Mix[uint64].if.then
 	checkdiv.u64 r15, site 2
-	r92 = or.u64 r11, r15
-	r93 = shr.u64.u32 r92, 32
-	r94 = eq.u64 r93, 0
-	branch r94, b7, b12
+	r97 = or.u64 r11, r15
+	r98 = shr.u64.u32 r97, 32
+	r99 = eq.u64 r98, 0
+	branch r99, b7, b12
 b7: # divide in 32 bits
-	r95 = convert.u32.u64 r11
-	r96 = convert.u32.u64 r15
-	r97 = div.u32 r95, r96
-	r99 = mul.u32 r97, r96
-	r98 = sub.u32 r95, r99
-	r90 = convert.u64.u32 r97
-	r91 = convert.u64.u32 r98
+	r100 = convert.u32.u64 r11
+	r101 = convert.u32.u64 r15
+	r102 = div.u32 r100, r101
+	r104 = mul.u32 r102, r101
+	r103 = sub.u32 r100, r104
+	r95 = convert.u64.u32 r102
+	r96 = convert.u64.u32 r103
 	jump b8
 b8: # Mix[uint64].if.then
-	r27 = move.u64 r90
+	r27 = move.u64 r95
 	r28 = add.u64 r24, r27
-	r29 = move.u64 r91
+	r29 = move.u64 r96
 	r30 = xor.u64 r28, r29
 	r26 = move.u64 r30
 	jump b9
@@ -22207,16 +22689,19 @@ b9: # Mix[uint64].if.done
 	r16 = move.u64 r58
 	jump b10
 b10: # Mix[uint64].return
-	r59 = elemaddr r4, r7, 8
+	r59 = move.ptr r94
 	store.u64 r59, r16
 	jump b11
 b11: # latch
 	r2 = add.i64 r2, r1
+	r91 = elemaddr r91, r92, 1
+	r93 = elemaddr r93, r92, 1
+	r94 = elemaddr r94, r92, 1
 	jump b2
 b12: # divide in 64 bits
-	r90 = div.u64 r11, r15
-	r100 = mul.u64 r90, r15
-	r91 = sub.u64 r11, r100
+	r95 = div.u64 r11, r15
+	r105 = mul.u64 r95, r15
+	r96 = sub.u64 r11, r105
 	jump b8
 b13: # edge 0→2
 	r26 = move.u64 r24
@@ -22245,6 +22730,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r88 = move.i64 r2
+	r89 = elemaddr r9, r88, 8
+	r90 = mul.i64 r1, 8
+	r91 = elemaddr r13, r88, 8
+	r92 = elemaddr r4, r88, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22254,10 +22744,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 8
+	r8 = move.ptr r89
 	r11 = load.u64 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 8
+	r12 = move.ptr r91
 	r15 = load.u64 r12
 	jump b5
 b5: # Mix[uint].entry
@@ -22273,23 +22763,23 @@ b5: # Mix[uint].entry
 	branch r25, b6, b13
 b6: # Mix[uint].if.then
 	checkdiv.u64 r15, site 2
-	r90 = or.u64 r11, r15
-	r91 = shr.u64.u32 r90, 32
-	r92 = eq.u64 r91, 0
-	branch r92, b7, b12
+	r95 = or.u64 r11, r15
+	r96 = shr.u64.u32 r95, 32
+	r97 = eq.u64 r96, 0
+	branch r97, b7, b12
 b7: # divide in 32 bits
-	r93 = convert.u32.u64 r11
-	r94 = convert.u32.u64 r15
-	r95 = div.u32 r93, r94
-	r97 = mul.u32 r95, r94
-	r96 = sub.u32 r93, r97
-	r88 = convert.u64.u32 r95
-	r89 = convert.u64.u32 r96
+	r98 = convert.u32.u64 r11
+	r99 = convert.u32.u64 r15
+	r100 = div.u32 r98, r99
+	r102 = mul.u32 r100, r99
+	r101 = sub.u32 r98, r102
+	r93 = convert.u64.u32 r100
+	r94 = convert.u64.u32 r101
 	jump b8
 b8: # Mix[uint].if.then
-	r27 = move.u64 r88
+	r27 = move.u64 r93
 	r28 = add.u64 r24, r27
-	r29 = move.u64 r89
+	r29 = move.u64 r94
 	r30 = xor.u64 r28, r29
 	r26 = move.u64 r30
 	jump b9
@@ -22351,16 +22841,19 @@ b9: # Mix[uint].if.done
 	r16 = move.u64 r56
 	jump b10
 b10: # Mix[uint].return
-	r57 = elemaddr r4, r7, 8
+	r57 = move.ptr r92
 	store.u64 r57, r16
 	jump b11
 b11: # latch
 	r2 = add.i64 r2, r1
+	r89 = elemaddr r89, r90, 1
+	r91 = elemaddr r91, r90, 1
+	r92 = elemaddr r92, r90, 1
 	jump b2
 b12: # divide in 64 bits
-	r88 = div.u64 r11, r15
-	r98 = mul.u64 r88, r15
-	r89 = sub.u64 r11, r98
+	r93 = div.u64 r11, r15
+	r103 = mul.u64 r93, r15
+	r94 = sub.u64 r11, r103
 	jump b8
 b13: # edge 0→2
 	r26 = move.u64 r24
@@ -22387,6 +22880,12 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r46 = move.i64 r2
+	r47 = elemaddr r9, r46, 1
+	r48 = move.i64 r1
+	r49 = elemaddr r13, r46, 8
+	r50 = mul.i64 r1, 8
+	r51 = elemaddr r4, r46, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22396,10 +22895,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 1
+	r8 = move.ptr r47
 	r11 = load.u8 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 8
+	r12 = move.ptr r49
 	r15 = load.i64 r12
 	r16 = shl.i64.u8 r15, r11
 	r17 = shr.i64.u8 r15, r11
@@ -22428,11 +22927,14 @@ b4: # rangeint.body
 	r40 = and.u8 r11, 7
 	r41 = shl.i64.u8 r39, r40
 	r42 = xor.i64 r37, r41
-	r43 = elemaddr r4, r7, 8
+	r43 = move.ptr r51
 	store.i64 r43, r42
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r47 = elemaddr r47, r48, 1
+	r49 = elemaddr r49, r50, 1
+	r51 = elemaddr r51, r50, 1
 	jump b2
 b6: # exit
 	return
@@ -22468,6 +22970,18 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r69 = move.i64 r2
+	r70 = elemaddr r9, r69, 8
+	r71 = mul.i64 r1, 8
+	r72 = elemaddr r13, r69, 8
+	r73 = elemaddr r22, r69, 1
+	r74 = move.i64 r1
+	r75 = elemaddr r29, r69, 2
+	r76 = mul.i64 r1, 2
+	r77 = elemaddr r36, r69, 4
+	r78 = mul.i64 r1, 4
+	r79 = elemaddr r49, r69, 4
+	r80 = elemaddr r4, r69, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22477,10 +22991,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 8
+	r8 = move.ptr r70
 	r11 = load.i64 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 8
+	r12 = move.ptr r72
 	r15 = load.f64 r12
 	r16 = convert.u8.i64 r11
 	r17 = convert.i16.i64 r11
@@ -22488,21 +23002,21 @@ b4: # rangeint.body
 	r19 = convert.u8.i16 r18
 	r20 = add.u8 r16, r19
 	checkindex r7, r23, site 2
-	r21 = elemaddr r22, r7, 1
+	r21 = move.ptr r73
 	store.u8 r21, r20
 	r24 = move.i16 r17
 	r25 = move.u8 r16
 	r26 = convert.i16.u8 r25
 	r27 = sub.i16 r24, r26
 	checkindex r7, r30, site 3
-	r28 = elemaddr r29, r7, 2
+	r28 = move.ptr r75
 	store.i16 r28, r27
 	r31 = convert.u32.i64 r11
 	r32 = convert.i8.i64 r11
 	r33 = convert.u32.i8 r32
 	r34 = xor.u32 r31, r33
 	checkindex r7, r37, site 4
-	r35 = elemaddr r36, r7, 4
+	r35 = move.ptr r77
 	store.u32 r35, r34
 	r38 = convert.f32.f64 r15
 	r39 = convert.f32.i64 r11
@@ -22515,7 +23029,7 @@ b4: # rangeint.body
 	r46 = convert.f32.u64 r45
 	r47 = add.f32 r43, r46
 	checkindex r7, r50, site 5
-	r48 = elemaddr r49, r7, 4
+	r48 = move.ptr r79
 	store.f32 r48, r47
 	r51 = move.f32 r38
 	r52 = convert.i64.f32 r51
@@ -22532,11 +23046,18 @@ b4: # rangeint.body
 	r63 = convert.i8.f64 r62
 	r64 = convert.i64.i8 r63
 	r65 = add.i64 r61, r64
-	r66 = elemaddr r4, r7, 8
+	r66 = move.ptr r80
 	store.i64 r66, r65
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r70 = elemaddr r70, r71, 1
+	r72 = elemaddr r72, r71, 1
+	r73 = elemaddr r73, r74, 1
+	r75 = elemaddr r75, r76, 1
+	r77 = elemaddr r77, r78, 1
+	r79 = elemaddr r79, r78, 1
+	r80 = elemaddr r80, r71, 1
 	jump b2
 b6: # exit
 	return
@@ -22559,6 +23080,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r51 = move.i64 r2
+	r52 = elemaddr r9, r51, 8
+	r53 = mul.i64 r1, 8
+	r54 = elemaddr r13, r51, 8
+	r55 = elemaddr r4, r51, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22568,10 +23094,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 8
+	r8 = move.ptr r52
 	r11 = load.f64 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 8
+	r12 = move.ptr r54
 	r15 = load.f64 r12
 	r16 = mul.f64 r11, r15
 	r17 = div.f64 r11, r15
@@ -22611,11 +23137,14 @@ b8: # if.done
 	r45 = move.f64 r39
 	r46 = mul.f64 r45, 0.0
 	r47 = add.f64 r44, r46
-	r48 = elemaddr r4, r7, 8
+	r48 = move.ptr r55
 	store.f64 r48, r47
 	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
+	r52 = elemaddr r52, r53, 1
+	r54 = elemaddr r54, r53, 1
+	r55 = elemaddr r55, r53, 1
 	jump b2
 b10: # edge 4→8
 	r25 = move.f64 r23
@@ -22651,6 +23180,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r53 = move.i64 r2
+	r54 = elemaddr r9, r53, 4
+	r55 = mul.i64 r1, 4
+	r56 = elemaddr r13, r53, 4
+	r57 = elemaddr r4, r53, 4
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22660,10 +23194,10 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 4
+	r8 = move.ptr r54
 	r11 = load.f32 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 4
+	r12 = move.ptr r56
 	r15 = load.f32 r12
 	r16 = mul.f32 r11, r15
 	r17 = div.f32 r11, r15
@@ -22693,11 +23227,14 @@ b6: # if.done
 	r47 = add.f32 r45, r46
 	r48 = max.f32 r15, r11
 	r49 = sub.f32 r47, r48
-	r50 = elemaddr r4, r7, 4
+	r50 = move.ptr r57
 	store.f32 r50, r49
 	jump b7
 b7: # latch
 	r2 = add.i64 r2, r1
+	r54 = elemaddr r54, r55, 1
+	r56 = elemaddr r56, r55, 1
+	r57 = elemaddr r57, r55, 1
 	jump b2
 b8: # edge 1→4
 	r22 = move.f32 r20
@@ -22729,6 +23266,12 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r28 = move.i64 r2
+	r29 = elemaddr r9, r28, 8
+	r30 = mul.i64 r1, 8
+	r31 = elemaddr r13, r28, 8
+	r32 = elemaddr r4, r28, 8
+	r33 = elemaddr r24, r28, 8
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22738,13 +23281,13 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 8
+	r8 = move.ptr r29
 	r11 = load.f64 r8
 	checkindex r7, r14, site 1
-	r12 = elemaddr r13, r7, 8
+	r12 = move.ptr r31
 	r15 = load.f64 r12
 	r16 = min.f64 r11, r15
-	r17 = elemaddr r4, r7, 8
+	r17 = move.ptr r32
 	store.f64 r17, r16
 	r18 = move.ptr r8
 	r19 = load.f64 r18
@@ -22752,11 +23295,15 @@ b4: # rangeint.body
 	r21 = load.f64 r20
 	r22 = max.f64 r19, r21
 	checkindex r7, r25, site 5
-	r23 = elemaddr r24, r7, 8
+	r23 = move.ptr r33
 	store.f64 r23, r22
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r29 = elemaddr r29, r30, 1
+	r31 = elemaddr r31, r30, 1
+	r32 = elemaddr r32, r30, 1
+	r33 = elemaddr r33, r30, 1
 	jump b2
 b6: # exit
 	return
@@ -22807,6 +23354,19 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r61 = move.i64 r2
+	r62 = elemaddr r4, r61, 8
+	r63 = mul.i64 r1, 8
+	r64 = elemaddr r16, r61, 8
+	r65 = elemaddr r19, r61, 8
+	r66 = elemaddr r28, r61, 8
+	r67 = elemaddr r31, r61, 8
+	r68 = elemaddr r40, r61, 8
+	r69 = elemaddr r43, r61, 8
+	r70 = elemaddr r46, r61, 4
+	r71 = mul.i64 r1, 4
+	r72 = elemaddr r54, r61, 4
+	r73 = elemaddr r57, r61, 4
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22815,16 +23375,16 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	r9 = elemaddr r4, r7, 8
+	r9 = move.ptr r62
 	r10 = load.f64 r9
 	r11 = max.f64 r10, 0.0
 	r13 = move.f64 r10
 	r14 = min.f64 r13, 0.0
 	checkindex r7, r17, site 2
-	r15 = elemaddr r16, r7, 8
+	r15 = move.ptr r64
 	store.f64 r15, r11
 	checkindex r7, r20, site 3
-	r18 = elemaddr r19, r7, 8
+	r18 = move.ptr r65
 	store.f64 r18, r14
 	r21 = move.ptr r9
 	r22 = load.f64 r21
@@ -22832,10 +23392,10 @@ b4: # rangeint.body
 	r25 = move.f64 r22
 	r26 = min.f64 -0.0, r25
 	checkindex r7, r29, site 6
-	r27 = elemaddr r28, r7, 8
+	r27 = move.ptr r66
 	store.f64 r27, r23
 	checkindex r7, r32, site 7
-	r30 = elemaddr r31, r7, 8
+	r30 = move.ptr r67
 	store.f64 r30, r26
 	r33 = move.ptr r9
 	r34 = load.f64 r33
@@ -22843,26 +23403,36 @@ b4: # rangeint.body
 	r37 = move.f64 r34
 	r38 = min.f64 r37, -2.5
 	checkindex r7, r41, site 10
-	r39 = elemaddr r40, r7, 8
+	r39 = move.ptr r68
 	store.f64 r39, r35
 	checkindex r7, r44, site 11
-	r42 = elemaddr r43, r7, 8
+	r42 = move.ptr r69
 	store.f64 r42, r38
 	checkindex r7, r47, site 12
-	r45 = elemaddr r46, r7, 4
+	r45 = move.ptr r70
 	r48 = load.f32 r45
 	r49 = max.f32 r48, 0.0
 	r51 = move.f32 r48
 	r52 = min.f32 r51, 0.25
 	checkindex r7, r55, site 14
-	r53 = elemaddr r54, r7, 4
+	r53 = move.ptr r72
 	store.f32 r53, r49
 	checkindex r7, r58, site 15
-	r56 = elemaddr r57, r7, 4
+	r56 = move.ptr r73
 	store.f32 r56, r52
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r62 = elemaddr r62, r63, 1
+	r64 = elemaddr r64, r63, 1
+	r65 = elemaddr r65, r63, 1
+	r66 = elemaddr r66, r63, 1
+	r67 = elemaddr r67, r63, 1
+	r68 = elemaddr r68, r63, 1
+	r69 = elemaddr r69, r63, 1
+	r70 = elemaddr r70, r71, 1
+	r72 = elemaddr r72, r71, 1
+	r73 = elemaddr r73, r71, 1
 	jump b2
 b6: # exit
 	return
@@ -23135,6 +23705,9 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r15 = move.i64 r2
+	r16 = elemaddr r4, r15, 4
+	r17 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -23144,7 +23717,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r8 = convert.i32.i64 r7
-	r9 = elemaddr r4, r7, 4
+	r9 = move.ptr r16
 	r10 = load.i32 r9
 	r11 = add.i32 r10, r8
 	r12 = move.ptr r9
@@ -23152,6 +23725,7 @@ b4: # rangeint.body
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r16 = elemaddr r16, r17, 1
 	jump b2
 b6: # exit
 	return
@@ -23170,7 +23744,8 @@ b1: # rangeint.done
 	r4 = move.i64 r2
 	r5 = sub.i64 r4, 1
 	checkindex r5, r2, site 3
-	r6 = elemaddr r1, r5, 4
+	r12 = elemaddr r1, r2, 4
+	r6 = elemaddr r12, -1, 4
 	r7 = load.i32 r6
 	r8 = add.i32 r3, r7
 	checkindex 0, r11, site 4
@@ -23188,6 +23763,9 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 1
 	r9 = elemaddr r3, 0, 4
+	r16 = move.i64 r2
+	r17 = elemaddr r3, r16, 4
+	r18 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r5 = move.i64 r4
@@ -23203,7 +23781,7 @@ b4: # for.loop
 b5: # for.body
 	checkindex 0, r4, site 5
 	r10 = load.i32 r9
-	r11 = elemaddr r3, r7, 4
+	r11 = move.ptr r17
 	r12 = load.i32 r11
 	r13 = add.i32 r12, r10
 	r14 = move.ptr r11
@@ -23211,6 +23789,7 @@ b5: # for.body
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r17 = elemaddr r17, r18, 1
 	jump b2
 b7: # exit
 	return
@@ -23229,15 +23808,14 @@ b2: # if.then
 	r3 = move.i64 r5
 	r16 = elemaddr r4, 0, 4
 	r17 = elemaddr r4, 1, 4
-	r18 = elemaddr r4, 1, 4
 	jump b3
 b3: # unroll setup
-	r19 = max.i64 r3, -9223372036854775805
-	r20 = sub.i64 r19, 3
+	r18 = max.i64 r3, -9223372036854775805
+	r19 = sub.i64 r18, 3
 	jump b4
 b4: # unroll guard
-	r21 = lt.i64 r2, r20
-	branch r21, b5, b13
+	r20 = lt.i64 r2, r19
+	branch r20, b5, b13
 b5: # for.loop (unrolled 0)
 	r6 = lt.i64 r2, r3
 	jump b6
@@ -23249,13 +23827,12 @@ b6: # for.body (unrolled 0)
 	r10 = move.ptr r17
 	r11 = load.i32 r10
 	r12 = add.i32 r11, r9
-	r13 = move.ptr r18
+	r13 = move.ptr r17
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
 	r16 = elemaddr r16, 1, 4
 	r17 = elemaddr r17, 1, 4
-	r18 = elemaddr r18, 1, 4
 	jump b7
 b7: # for.loop (unrolled 1)
 	r6 = lt.i64 r2, r3
@@ -23268,13 +23845,12 @@ b8: # for.body (unrolled 1)
 	r10 = move.ptr r17
 	r11 = load.i32 r10
 	r12 = add.i32 r11, r9
-	r13 = move.ptr r18
+	r13 = move.ptr r17
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
 	r16 = elemaddr r16, 1, 4
 	r17 = elemaddr r17, 1, 4
-	r18 = elemaddr r18, 1, 4
 	jump b9
 b9: # for.loop (unrolled 2)
 	r6 = lt.i64 r2, r3
@@ -23287,13 +23863,12 @@ b10: # for.body (unrolled 2)
 	r10 = move.ptr r17
 	r11 = load.i32 r10
 	r12 = add.i32 r11, r9
-	r13 = move.ptr r18
+	r13 = move.ptr r17
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
 	r16 = elemaddr r16, 1, 4
 	r17 = elemaddr r17, 1, 4
-	r18 = elemaddr r18, 1, 4
 	jump b11
 b11: # for.loop (unrolled 3)
 	r6 = lt.i64 r2, r3
@@ -23306,13 +23881,12 @@ b12: # for.body (unrolled 3)
 	r10 = move.ptr r17
 	r11 = load.i32 r10
 	r12 = add.i32 r11, r9
-	r13 = move.ptr r18
+	r13 = move.ptr r17
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
 	r16 = elemaddr r16, 1, 4
 	r17 = elemaddr r17, 1, 4
-	r18 = elemaddr r18, 1, 4
 	jump b4
 b13: # for.loop
 	r6 = lt.i64 r2, r3
@@ -23325,13 +23899,12 @@ b14: # for.body
 	r10 = move.ptr r17
 	r11 = load.i32 r10
 	r12 = add.i32 r11, r9
-	r13 = move.ptr r18
+	r13 = move.ptr r17
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
 	r16 = elemaddr r16, 1, 4
 	r17 = elemaddr r17, 1, 4
-	r18 = elemaddr r18, 1, 4
 	jump b13
 b15: # if.done
 	return
@@ -23718,28 +24291,27 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r17 = move.i64 r2
+	r18 = elemaddr r4, r17, 4
+	r19 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	branch r7, b3, b5
+b3: # rangeindex.body
+	r15 = move.ptr r18
+	r11 = elemaddr r15, 1, 4
 	r12 = load.i32 r11
 	r13 = mul.i32 r12, 2
 	r14 = move.ptr r11
 	store.i32 r14, r13
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r18 = elemaddr r18, r19, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 task Ranges_1 parallel count=(len b)
@@ -23752,28 +24324,27 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r17 = move.i64 r2
+	r18 = elemaddr r4, r17, 4
+	r19 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	branch r7, b3, b5
+b3: # rangeindex.body
+	r15 = move.ptr r18
+	r11 = elemaddr r15, 1, 4
 	r12 = load.f32 r11
 	r13 = add.f32 r12, 1.0
 	r14 = move.ptr r11
 	store.f32 r14, r13
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r18 = elemaddr r18, r19, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 task Ranges_2 parallel count=(sub.i64 (convert.i64.u32 (convert.u32.i64 (len a))) (convert.i64.u32 0))
@@ -23924,6 +24495,9 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r21 = move.i64 r2
+	r22 = elemaddr r7, r21, 4
+	r23 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
@@ -23933,7 +24507,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkindex r10, r8, site 1
-	r11 = elemaddr r7, r10, 4
+	r11 = move.ptr r22
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, 3.0
 	r14 = move.ptr r11
@@ -23941,6 +24515,7 @@ b4: # rangeint.body
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r22 = elemaddr r22, r23, 1
 	jump b2
 b6: # exit
 	return
@@ -23955,6 +24530,9 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, 2
+	r16 = move.i64 r2
+	r17 = elemaddr r3, r16, 4
+	r18 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r5 = move.i64 r4
@@ -23973,7 +24551,7 @@ b5: # for.body
 	branch r10, b6, b7
 b6: # if.then
 	checkindex r8, r4, site 2
-	r11 = elemaddr r3, r8, 4
+	r11 = move.ptr r17
 	r12 = load.i32 r11
 	r13 = add.i32 r12, 1000
 	r14 = move.ptr r11
@@ -23981,6 +24559,7 @@ b6: # if.then
 	jump b7
 b7: # latch
 	r2 = add.i64 r2, r1
+	r17 = elemaddr r17, r18, 1
 	jump b2
 b8: # exit
 	return
@@ -24010,6 +24589,12 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r38 = move.i64 r2
+	r39 = elemaddr r4, r38, 1
+	r40 = move.i64 r1
+	r41 = elemaddr r14, r38, 2
+	r42 = mul.i64 r1, 2
+	r43 = elemaddr r23, r38, 1
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -24018,14 +24603,14 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	r8 = elemaddr r4, r7, 1
+	r8 = move.ptr r39
 	r9 = load.u8 r8
 	r10 = mul.u8 r9, 3
 	r11 = add.u8 r10, 250
 	r12 = move.ptr r8
 	store.u8 r12, r11
 	checkindex r7, r15, site 2
-	r13 = elemaddr r14, r7, 2
+	r13 = move.ptr r41
 	r16 = load.i16 r13
 	r18 = move.i16 r16
 	r19 = mul.i16 r16, r18
@@ -24033,7 +24618,7 @@ b4: # rangeint.body
 	r21 = move.ptr r13
 	store.i16 r21, r20
 	checkindex r7, r24, site 5
-	r22 = elemaddr r23, r7, 1
+	r22 = move.ptr r43
 	r25 = load.i8 r22
 	r26 = neg.i8 r25
 	r27 = mul.i8 r26, 2
@@ -24050,6 +24635,9 @@ b4: # rangeint.body
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r39 = elemaddr r39, r40, 1
+	r41 = elemaddr r41, r42, 1
+	r43 = elemaddr r43, r40, 1
 	jump b2
 b6: # exit
 	return
@@ -24641,25 +25229,24 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r14 = move.i64 r2
+	r15 = elemaddr r4, r14, 4
+	r16 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	branch r7, b3, b5
+b3: # rangeindex.body
+	r13 = move.ptr r15
+	r11 = elemaddr r13, 1, 4
 	store.f32 r11, r12
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r15 = elemaddr r15, r16, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 kernel AddOne(dst []f32, src []f32)
@@ -24677,6 +25264,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r19 = move.i64 r2
+	r20 = elemaddr r12, r19, 4
+	r21 = mul.i64 r1, 4
+	r22 = elemaddr r4, r19, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -24690,14 +25281,18 @@ b4: # rangeindex.loop
 	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
+	r17 = move.ptr r20
+	r11 = elemaddr r17, 1, 4
 	r14 = load.f32 r11
 	r15 = add.f32 r14, 1.0
-	r16 = elemaddr r4, r9, 4
+	r18 = move.ptr r22
+	r16 = elemaddr r18, 1, 4
 	store.f32 r16, r15
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r20 = elemaddr r20, r21, 1
+	r22 = elemaddr r22, r21, 1
 	jump b2
 b7: # exit
 	return
@@ -24715,28 +25310,27 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r18 = move.i64 r2
+	r19 = elemaddr r4, r18, 4
+	r20 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	branch r7, b3, b5
+b3: # rangeindex.body
+	r16 = move.ptr r19
+	r11 = elemaddr r16, 1, 4
 	r12 = load.f32 r11
 	r13 = add.f32 r12, r14
 	r15 = move.ptr r11
 	store.f32 r15, r13
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r19 = elemaddr r19, r20, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 kernel SlowFill(a []f32, v f32, iters i64)
@@ -24773,12 +25367,12 @@ b6: # edge 2→4
 	r15 = move.i64 0
 	jump b7
 b7: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r37 = max.i64 r13, -9223372036854775804
+	r38 = sub.i64 r37, 4
 	jump b8
 b8: # unroll guard
-	r37 = lt.i64 r15, r36
-	branch r37, b9, b17
+	r39 = lt.i64 r15, r38
+	branch r39, b9, b17
 b9: # rangeint.body (unrolled 0)
 	r17 = mul.i64 r14, 1664525
 	r18 = add.i64 r17, 1013904223
@@ -24883,7 +25477,8 @@ b19: # edge 4→5
 	r16 = move.i64 r19
 	jump b20
 b20: # rangeint.done
-	r22 = elemaddr r4, r9, 4
+	r35 = elemaddr r4, r8, 4
+	r22 = elemaddr r35, 1, 4
 	store.f32 r22, r23
 	r24 = lt.i64 r16, 0
 	branch r24, b21, b22
@@ -24952,6 +25547,9 @@ b1: # setup
 	r40 = convert.i64.u64 r38
 	r41 = add.i64 r37, r40
 	r44 = neg.i64 r41
+	r56 = move.i64 r2
+	r57 = elemaddr r4, r56, 8
+	r58 = mul.i64 r1, 8
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -24971,11 +25569,13 @@ b6: # if.then
 b7: # if.done
 	r45 = move.i64 r9
 	r46 = add.i64 r43, r45
-	r47 = elemaddr r4, r9, 8
+	r55 = move.ptr r57
+	r47 = elemaddr r55, 1, 8
 	store.i64 r47, r46
 	jump b8
 b8: # latch
 	r2 = add.i64 r2, r1
+	r57 = elemaddr r57, r58, 1
 	jump b2
 b9: # edge 2→5
 	r43 = move.i64 r41
@@ -25011,6 +25611,10 @@ b1: # setup
 	r91 = move.i64 r35
 	r203 = move.i64 r21
 	r247 = move.i64 r21
+	r341 = move.i64 r2
+	r342 = elemaddr r50, r341, 4
+	r343 = mul.i64 r1, 4
+	r344 = elemaddr r4, r341, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -25024,24 +25628,24 @@ b4: # rangeindex.loop
 	jump b5
 b5: # rangeindex.body
 	checkdiv.i64 r12, site 0
-	r334 = convert.u64.i64 r9
-	r335 = convert.u64.i64 r12
-	r336 = or.u64 r334, r335
-	r337 = shr.u64.u32 r336, 32
-	r338 = eq.u64 r337, 0
-	branch r338, b6, b55
+	r347 = convert.u64.i64 r9
+	r348 = convert.u64.i64 r12
+	r349 = or.u64 r347, r348
+	r350 = shr.u64.u32 r349, 32
+	r351 = eq.u64 r350, 0
+	branch r351, b6, b55
 b6: # divide in 32 bits
-	r339 = convert.u32.i64 r9
-	r340 = convert.u32.i64 r12
-	r341 = div.u32 r339, r340
-	r343 = mul.u32 r341, r340
-	r342 = sub.u32 r339, r343
-	r332 = convert.i64.u32 r341
-	r333 = convert.i64.u32 r342
+	r352 = convert.u32.i64 r9
+	r353 = convert.u32.i64 r12
+	r354 = div.u32 r352, r353
+	r356 = mul.u32 r354, r353
+	r355 = sub.u32 r352, r356
+	r345 = convert.i64.u32 r354
+	r346 = convert.i64.u32 r355
 	jump b7
 b7: # rangeindex.body
-	r11 = move.i64 r333
-	r13 = move.i64 r332
+	r11 = move.i64 r346
+	r13 = move.i64 r345
 	jump b8
 b8: # edge 2→4
 	r15 = move.i64 0
@@ -25213,7 +25817,8 @@ b36: # edge 5→8
 	jump b37
 b37: # rangeint.body
 	checkindex r9, r51, site 3
-	r49 = elemaddr r50, r9, 4
+	r332 = move.ptr r342
+	r49 = elemaddr r332, 1, 4
 	r52 = load.f32 r49
 	r57 = mul.f32 r52, 0.75
 	r58 = sub.f32 r57, 1.0
@@ -25313,16 +25918,19 @@ b53: # rangeint.done
 	r65 = mul.f32 r31, 4.0
 	r66 = convert.i32.f32 r65
 	r67 = add.i32 r64, r66
-	r68 = elemaddr r4, r9, 4
+	r340 = move.ptr r344
+	r68 = elemaddr r340, 1, 4
 	store.i32 r68, r67
 	jump b54
 b54: # latch
 	r2 = add.i64 r2, r1
+	r342 = elemaddr r342, r343, 1
+	r344 = elemaddr r344, r343, 1
 	jump b2
 b55: # divide in 64 bits
-	r332 = div.i64 r9, r12
-	r344 = mul.i64 r332, r12
-	r333 = sub.i64 r9, r344
+	r345 = div.i64 r9, r12
+	r357 = mul.i64 r345, r12
+	r346 = sub.i64 r9, r357
 	jump b7
 b56: # exit
 	return
@@ -25355,81 +25963,83 @@ b4: # rangeindex.loop
 	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 8
+	r23 = elemaddr r12, r8, 8
+	r11 = elemaddr r23, 1, 8
 	r14 = load.u64 r11
 	r15 = move.u64 r14
 	r16 = move.i64 0
-	r23 = move.i32 0
+	r25 = move.i32 0
 	jump b6
 b6: # unroll setup
-	r25 = max.i32 100, -2147483645
-	r26 = sub.i32 r25, 3
+	r27 = max.i32 100, -2147483645
+	r28 = sub.i32 r27, 3
 	jump b7
 b7: # unroll guard
-	r27 = lt.i32 r23, r26
-	branch r27, b8, b16
+	r29 = lt.i32 r25, r28
+	branch r29, b8, b16
 b8: # for.loop (unrolled 0)
-	r17 = lt.i32 r23, 100
+	r17 = lt.i32 r25, 100
 	jump b9
 b9: # for.body (unrolled 0)
 	r18 = mul.u64 r15, 6364136223846793005
 	r19 = convert.u64.i64 r16
 	r20 = add.u64 r18, r19
 	r15 = move.u64 r20
-	r24 = add.i32 r23, 1
-	r23 = move.i32 r24
-	r16 = convert.i64.i32 r23
+	r26 = add.i32 r25, 1
+	r25 = move.i32 r26
+	r16 = convert.i64.i32 r25
 	jump b10
 b10: # for.loop (unrolled 1)
-	r17 = lt.i32 r23, 100
+	r17 = lt.i32 r25, 100
 	jump b11
 b11: # for.body (unrolled 1)
 	r18 = mul.u64 r15, 6364136223846793005
 	r19 = convert.u64.i64 r16
 	r20 = add.u64 r18, r19
 	r15 = move.u64 r20
-	r24 = add.i32 r23, 1
-	r23 = move.i32 r24
-	r16 = convert.i64.i32 r23
+	r26 = add.i32 r25, 1
+	r25 = move.i32 r26
+	r16 = convert.i64.i32 r25
 	jump b12
 b12: # for.loop (unrolled 2)
-	r17 = lt.i32 r23, 100
+	r17 = lt.i32 r25, 100
 	jump b13
 b13: # for.body (unrolled 2)
 	r18 = mul.u64 r15, 6364136223846793005
 	r19 = convert.u64.i64 r16
 	r20 = add.u64 r18, r19
 	r15 = move.u64 r20
-	r24 = add.i32 r23, 1
-	r23 = move.i32 r24
-	r16 = convert.i64.i32 r23
+	r26 = add.i32 r25, 1
+	r25 = move.i32 r26
+	r16 = convert.i64.i32 r25
 	jump b14
 b14: # for.loop (unrolled 3)
-	r17 = lt.i32 r23, 100
+	r17 = lt.i32 r25, 100
 	jump b15
 b15: # for.body (unrolled 3)
 	r18 = mul.u64 r15, 6364136223846793005
 	r19 = convert.u64.i64 r16
 	r20 = add.u64 r18, r19
 	r15 = move.u64 r20
-	r24 = add.i32 r23, 1
-	r23 = move.i32 r24
-	r16 = convert.i64.i32 r23
+	r26 = add.i32 r25, 1
+	r25 = move.i32 r26
+	r16 = convert.i64.i32 r25
 	jump b7
 b16: # for.loop
-	r17 = lt.i32 r23, 100
+	r17 = lt.i32 r25, 100
 	branch r17, b17, b18
 b17: # for.body
 	r18 = mul.u64 r15, 6364136223846793005
 	r19 = convert.u64.i64 r16
 	r20 = add.u64 r18, r19
 	r15 = move.u64 r20
-	r24 = add.i32 r23, 1
-	r23 = move.i32 r24
-	r16 = convert.i64.i32 r23
+	r26 = add.i32 r25, 1
+	r25 = move.i32 r26
+	r16 = convert.i64.i32 r25
 	jump b16
 b18: # for.done
-	r22 = elemaddr r4, r9, 8
+	r24 = elemaddr r4, r8, 8
+	r22 = elemaddr r24, 1, 8
 	store.u64 r22, r15
 	jump b19
 b19: # latch
@@ -25454,6 +26064,9 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	r14 = move.ptr r7
+	r21 = move.i64 r2
+	r22 = elemaddr r14, r21, 4
+	r23 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
@@ -25468,11 +26081,13 @@ b4: # rangeindex.loop
 b5: # rangeindex.body
 	r17 = convert.f32.i64 r12
 	r18 = mul.f32 r17, 0.5
-	r19 = elemaddr r14, r12, 4
+	r20 = move.ptr r22
+	r19 = elemaddr r20, 1, 4
 	store.f32 r19, r18
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r22 = elemaddr r22, r23, 1
 	jump b2
 b7: # exit
 	return
@@ -25489,6 +26104,9 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	r14 = move.ptr r7
+	r21 = move.i64 r2
+	r22 = elemaddr r14, r21, 4
+	r23 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
@@ -25503,11 +26121,13 @@ b4: # rangeindex.loop
 b5: # rangeindex.body
 	r17 = convert.f32.i64 r12
 	r18 = add.f32 r17, 1.0
-	r19 = elemaddr r14, r12, 4
+	r20 = move.ptr r22
+	r19 = elemaddr r20, 1, 4
 	store.f32 r19, r18
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r22 = elemaddr r22, r23, 1
 	jump b2
 b7: # exit
 	return
@@ -25528,25 +26148,24 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	r14 = move.ptr r7
+	r19 = move.i64 r2
+	r20 = elemaddr r14, r19, 4
+	r21 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b7
-b3: # index
-	r11 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r12 = add.i64 r11, 1
-	jump b5
-b5: # rangeindex.body
-	r17 = elemaddr r14, r12, 4
+	branch r10, b3, b5
+b3: # rangeindex.body
+	r18 = move.ptr r20
+	r17 = elemaddr r18, 1, 4
 	store.f32 r17, 1.0
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r20 = elemaddr r20, r21, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 task OrderedInBlock_1 parallel count=(len a) block=1 group=1
@@ -25561,28 +26180,27 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	r14 = move.ptr r7
+	r23 = move.i64 r2
+	r24 = elemaddr r14, r23, 4
+	r25 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b7
-b3: # index
-	r11 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r12 = add.i64 r11, 1
-	jump b5
-b5: # rangeindex.body
-	r17 = elemaddr r14, r12, 4
+	branch r10, b3, b5
+b3: # rangeindex.body
+	r21 = move.ptr r24
+	r17 = elemaddr r21, 1, 4
 	r18 = load.f32 r17
 	r19 = add.f32 r18, 1.0
 	r20 = move.ptr r17
 	store.f32 r20, r19
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r24 = elemaddr r24, r25, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 task OrderedInBlock_2 parallel count=(len b) block=2 group=1
@@ -25597,25 +26215,24 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	r14 = move.ptr r7
+	r19 = move.i64 r2
+	r20 = elemaddr r14, r19, 4
+	r21 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b7
-b3: # index
-	r11 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r12 = add.i64 r11, 1
-	jump b5
-b5: # rangeindex.body
-	r17 = elemaddr r14, r12, 4
+	branch r10, b3, b5
+b3: # rangeindex.body
+	r18 = move.ptr r20
+	r17 = elemaddr r18, 1, 4
 	store.f32 r17, 3.0
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r20 = elemaddr r20, r21, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 kernel ComputeAB(a []f32, b []f32, n i64, scale f32)
@@ -25639,6 +26256,9 @@ b1: # setup
 	r7 = move.ptr r10
 	r8 = move.i64 r11
 	r16 = move.f32 r17
+	r31 = move.i64 r2
+	r32 = elemaddr r7, r31, 4
+	r33 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r5 = lt.i64 r2, r3
@@ -25664,11 +26284,12 @@ b4: # computeA.entry
 b5: # computeA.return
 	r18 = mul.f32 r12, r16
 	checkindex r6, r8, site 0
-	r19 = elemaddr r7, r6, 4
+	r19 = move.ptr r32
 	store.f32 r19, r18
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r32 = elemaddr r32, r33, 1
 	jump b2
 b7: # exit
 	return
@@ -25688,6 +26309,9 @@ b1: # setup
 	r7 = move.ptr r10
 	r8 = move.i64 r11
 	r18 = move.f32 r19
+	r33 = move.i64 r2
+	r34 = elemaddr r7, r33, 4
+	r35 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r5 = lt.i64 r2, r3
@@ -25715,11 +26339,12 @@ b4: # computeB.entry
 b5: # computeB.return
 	r20 = mul.f32 r12, r18
 	checkindex r6, r8, site 1
-	r21 = elemaddr r7, r6, 4
+	r21 = move.ptr r34
 	store.f32 r21, r20
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r34 = elemaddr r34, r35, 1
 	jump b2
 b7: # exit
 	return
@@ -25742,6 +26367,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r24 = move.i64 r2
+	r25 = elemaddr r12, r24, 4
+	r26 = mul.i64 r1, 4
+	r27 = elemaddr r16, r24, 4
+	r28 = elemaddr r4, r24, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -25755,17 +26385,23 @@ b4: # rangeindex.loop
 	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
+	r21 = move.ptr r25
+	r11 = elemaddr r21, 1, 4
 	r14 = load.f32 r11
 	checkindex r9, r17, site 1
-	r15 = elemaddr r16, r9, 4
+	r22 = move.ptr r27
+	r15 = elemaddr r22, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r20 = elemaddr r4, r9, 4
+	r23 = move.ptr r28
+	r20 = elemaddr r23, 1, 4
 	store.f32 r20, r19
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r25 = elemaddr r25, r26, 1
+	r27 = elemaddr r27, r26, 1
+	r28 = elemaddr r28, r26, 1
 	jump b2
 b7: # exit
 	return
@@ -27043,6 +27679,9 @@ b1: # setup
 	r18 = move.ptr r21
 	r19 = move.i64 r22
 	r23 = elemaddr r18, 0, 4
+	r29 = move.i64 r2
+	r30 = elemaddr r14, r29, 4
+	r31 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r12 = lt.i64 r2, r3
@@ -27056,11 +27695,12 @@ b4: # rangeint.body
 	r24 = load.i32 r23
 	r25 = add.i32 r17, r24
 	checkindex r13, r15, site 2
-	r26 = elemaddr r14, r13, 4
+	r26 = move.ptr r30
 	store.i32 r26, r25
 	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
+	r30 = elemaddr r30, r31, 1
 	jump b2
 b6: # exit
 	return
@@ -27088,6 +27728,9 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 1
 	r12 = move.ptr r6
+	r17 = move.i64 r2
+	r18 = elemaddr r12, r17, 4
+	r19 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r4 = move.i64 r7
@@ -27103,11 +27746,12 @@ b4: # for.loop
 	r11 = lt.i64 r10, r8
 	branch r11, b5, b7
 b5: # for.body
-	r15 = elemaddr r12, r10, 4
+	r15 = move.ptr r18
 	store.i32 r15, 2
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r18 = elemaddr r18, r19, 1
 	jump b2
 b7: # exit
 	return
@@ -27155,6 +27799,9 @@ b1: # setup
 	r15 = move.ptr r18
 	r16 = move.i64 r19
 	r20 = elemaddr r15, 0, 4
+	r27 = move.i64 r2
+	r28 = elemaddr r12, r27, 4
+	r29 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r4 = move.i64 r7
@@ -27172,7 +27819,7 @@ b4: # for.loop
 b5: # for.body
 	checkindex 0, r16, site 7
 	r21 = load.i32 r20
-	r22 = elemaddr r12, r10, 4
+	r22 = move.ptr r28
 	r23 = load.i32 r22
 	r24 = add.i32 r23, r21
 	r25 = move.ptr r22
@@ -27180,6 +27827,7 @@ b5: # for.body
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r28 = elemaddr r28, r29, 1
 	jump b2
 b7: # exit
 	return
@@ -27196,28 +27844,27 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	r14 = move.ptr r7
+	r23 = move.i64 r2
+	r24 = elemaddr r14, r23, 4
+	r25 = mul.i64 r1, 4
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b7
-b3: # index
-	r11 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r12 = add.i64 r11, 1
-	jump b5
-b5: # rangeindex.body
-	r17 = elemaddr r14, r12, 4
+	branch r10, b3, b5
+b3: # rangeindex.body
+	r21 = move.ptr r24
+	r17 = elemaddr r21, 1, 4
 	r18 = load.i32 r17
 	r19 = mul.i32 r18, 3
 	r20 = move.ptr r17
 	store.i32 r20, r19
-	jump b6
-b6: # latch
+	jump b4
+b4: # latch
 	r2 = add.i64 r2, r1
+	r24 = elemaddr r24, r25, 1
 	jump b2
-b7: # exit
+b5: # exit
 	return
 
 task MixedTop_7 parallel count=(sub.i64 (len c) 1)
@@ -27238,6 +27885,11 @@ b1: # setup
 	r16 = move.i64 r19
 	r22 = move.ptr r25
 	r23 = move.i64 r26
+	r32 = move.i64 r2
+	r33 = elemaddr r15, r32, 4
+	r34 = mul.i64 r1, 4
+	r35 = elemaddr r22, r32, 4
+	r36 = elemaddr r12, r32, 4
 	jump b2
 b2: # head
 	r4 = move.i64 r7
@@ -27254,17 +27906,20 @@ b4: # for.loop
 	branch r11, b5, b7
 b5: # for.body
 	checkindex r10, r16, site 8
-	r20 = elemaddr r15, r10, 4
+	r20 = move.ptr r33
 	r21 = load.i32 r20
 	checkindex r10, r23, site 9
-	r27 = elemaddr r22, r10, 4
+	r27 = move.ptr r35
 	r28 = load.i32 r27
 	r29 = sub.i32 r21, r28
-	r30 = elemaddr r12, r10, 4
+	r30 = move.ptr r36
 	store.i32 r30, r29
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r33 = elemaddr r33, r34, 1
+	r35 = elemaddr r35, r34, 1
+	r36 = elemaddr r36, r34, 1
 	jump b2
 b7: # exit
 	return
@@ -27406,41 +28061,41 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r66 = shuffledown.f32 r0, r30
-	r67 = add.i64 r23, r30
-	r68 = lt.i64 r67, r29
-	branch r68, b30, b31
+	r67 = shuffledown.f32 r0, r30
+	r68 = add.i64 r23, r30
+	r69 = lt.i64 r68, r29
+	branch r69, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r66
+	r0 = add.f32 r0, r67
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r69 = ne.i64 r30, 0
-	branch r69, b32, b38
+	r70 = ne.i64 r30, 0
+	branch r70, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r70 = shuffledown.f32 r0, r30
-	r71 = add.i64 r23, r30
-	r72 = lt.i64 r71, r29
-	branch r72, b33, b34
+	r71 = shuffledown.f32 r0, r30
+	r72 = add.i64 r23, r30
+	r73 = lt.i64 r72, r29
+	branch r73, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r70
+	r0 = add.f32 r0, r71
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r73 = ne.i64 r30, 0
-	branch r73, b35, b38
+	r74 = ne.i64 r30, 0
+	branch r74, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r74 = shuffledown.f32 r0, r30
-	r75 = add.i64 r23, r30
-	r76 = lt.i64 r75, r29
-	branch r76, b36, b37
+	r75 = shuffledown.f32 r0, r30
+	r76 = add.i64 r23, r30
+	r77 = lt.i64 r76, r29
+	branch r77, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r74
+	r0 = add.f32 r0, r75
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r77 = ne.i64 r30, 0
-	branch r77, b26, b38
+	r78 = ne.i64 r30, 0
+	branch r78, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
@@ -27487,49 +28142,48 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r78 = shuffledown.f32 r0, r52
-	r79 = add.i64 r23, r52
-	r80 = lt.i64 r79, r51
-	branch r80, b48, b49
+	r79 = shuffledown.f32 r0, r52
+	r80 = add.i64 r23, r52
+	r81 = lt.i64 r80, r51
+	branch r81, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r78
+	r0 = add.f32 r0, r79
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r81 = ne.i64 r52, 0
-	branch r81, b50, b56
+	r82 = ne.i64 r52, 0
+	branch r82, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r82 = shuffledown.f32 r0, r52
-	r83 = add.i64 r23, r52
-	r84 = lt.i64 r83, r51
-	branch r84, b51, b52
+	r83 = shuffledown.f32 r0, r52
+	r84 = add.i64 r23, r52
+	r85 = lt.i64 r84, r51
+	branch r85, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r82
+	r0 = add.f32 r0, r83
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r85 = ne.i64 r52, 0
-	branch r85, b53, b56
+	r86 = ne.i64 r52, 0
+	branch r86, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r86 = shuffledown.f32 r0, r52
-	r87 = add.i64 r23, r52
-	r88 = lt.i64 r87, r51
-	branch r88, b54, b55
+	r87 = shuffledown.f32 r0, r52
+	r88 = add.i64 r23, r52
+	r89 = lt.i64 r88, r51
+	branch r89, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r86
+	r0 = add.f32 r0, r87
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r89 = ne.i64 r52, 0
-	branch r89, b44, b56
+	r90 = ne.i64 r52, 0
+	branch r90, b44, b56
 b56: # reduction shuffled
 	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = move.i64 r58
-	r60 = add.i64 r59, 2
-	r62 = elemaddr r61, r60, 8
+	r66 = elemaddr r61, r58, 8
+	r62 = elemaddr r66, 2, 8
 	store.f32 r62, r0
 	r63 = eq.i64 r58, 0
 	branch r63, b58, b59
@@ -27555,50 +28209,53 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
-	r48 = move.i64 r3
-	r49 = add.i64 r48, 2
+	r49 = move.i64 r3
 	r50 = elemaddr r0, r49, 8
-	r51 = move.i64 r4
+	r51 = mul.i64 r4, 8
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r9 = move.ptr r50
+	r48 = move.ptr r50
+	r9 = elemaddr r48, 2, 8
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b4
 b4: # combine head (unrolled 1)
 	r52 = lt.i64 r3, r2
 	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r53 = move.ptr r50
+	r55 = move.ptr r50
+	r53 = elemaddr r55, 2, 8
 	r54 = load.f32 r53
 	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r55 = lt.i64 r3, r2
-	branch r55, b7, b10
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
 b7: # combine (unrolled 2)
-	r56 = move.ptr r50
-	r57 = load.f32 r56
-	r5 = add.f32 r5, r57
+	r59 = move.ptr r50
+	r57 = elemaddr r59, 2, 8
+	r58 = load.f32 r57
+	r5 = add.f32 r5, r58
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r58 = lt.i64 r3, r2
-	branch r58, b9, b10
+	r60 = lt.i64 r3, r2
+	branch r60, b9, b10
 b9: # combine (unrolled 3)
-	r59 = move.ptr r50
-	r60 = load.f32 r59
-	r5 = add.f32 r5, r60
+	r63 = move.ptr r50
+	r61 = elemaddr r63, 2, 8
+	r62 = load.f32 r61
+	r5 = add.f32 r5, r62
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -27623,41 +28280,41 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r61 = shuffledown.f32 r5, r18
-	r62 = add.i64 r11, r18
-	r63 = lt.i64 r62, r17
-	branch r63, b15, b16
+	r64 = shuffledown.f32 r5, r18
+	r65 = add.i64 r11, r18
+	r66 = lt.i64 r65, r17
+	branch r66, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r61
+	r5 = add.f32 r5, r64
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r64 = ne.i64 r18, 0
-	branch r64, b17, b23
+	r67 = ne.i64 r18, 0
+	branch r67, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r65 = shuffledown.f32 r5, r18
-	r66 = add.i64 r11, r18
-	r67 = lt.i64 r66, r17
-	branch r67, b18, b19
+	r68 = shuffledown.f32 r5, r18
+	r69 = add.i64 r11, r18
+	r70 = lt.i64 r69, r17
+	branch r70, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r65
+	r5 = add.f32 r5, r68
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r68 = ne.i64 r18, 0
-	branch r68, b20, b23
+	r71 = ne.i64 r18, 0
+	branch r71, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r69 = shuffledown.f32 r5, r18
-	r70 = add.i64 r11, r18
-	r71 = lt.i64 r70, r17
-	branch r71, b21, b22
+	r72 = shuffledown.f32 r5, r18
+	r73 = add.i64 r11, r18
+	r74 = lt.i64 r73, r17
+	branch r74, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r69
+	r5 = add.f32 r5, r72
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r72 = ne.i64 r18, 0
-	branch r72, b11, b23
+	r75 = ne.i64 r18, 0
+	branch r75, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
@@ -27704,41 +28361,41 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r73 = shuffledown.f32 r5, r40
-	r74 = add.i64 r11, r40
-	r75 = lt.i64 r74, r39
-	branch r75, b33, b34
+	r76 = shuffledown.f32 r5, r40
+	r77 = add.i64 r11, r40
+	r78 = lt.i64 r77, r39
+	branch r78, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r73
+	r5 = add.f32 r5, r76
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r76 = ne.i64 r40, 0
-	branch r76, b35, b41
+	r79 = ne.i64 r40, 0
+	branch r79, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r77 = shuffledown.f32 r5, r40
-	r78 = add.i64 r11, r40
-	r79 = lt.i64 r78, r39
-	branch r79, b36, b37
+	r80 = shuffledown.f32 r5, r40
+	r81 = add.i64 r11, r40
+	r82 = lt.i64 r81, r39
+	branch r82, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r77
+	r5 = add.f32 r5, r80
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r80 = ne.i64 r40, 0
-	branch r80, b38, b41
+	r83 = ne.i64 r40, 0
+	branch r83, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r81 = shuffledown.f32 r5, r40
-	r82 = add.i64 r11, r40
-	r83 = lt.i64 r82, r39
-	branch r83, b39, b40
+	r84 = shuffledown.f32 r5, r40
+	r85 = add.i64 r11, r40
+	r86 = lt.i64 r85, r39
+	branch r86, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r81
+	r5 = add.f32 r5, r84
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r84 = ne.i64 r40, 0
-	branch r84, b29, b41
+	r87 = ne.i64 r40, 0
+	branch r87, b29, b41
 b41: # reduction shuffled
 	r45 = move.bool r23
 	branch r45, b42, b43
@@ -28117,95 +28774,95 @@ b42: # reduction next
 	r72 = ne.i64 r59, 0
 	branch r72, b43, b52
 b43: # reduction shuffle (unrolled 1)
-	r221 = shuffledown.i64 r0, r59
-	r222 = shuffledown.i64 r1, r59
-	r223 = shuffledown.i16 r2, r59
-	r224 = shuffledown.u32 r3, r59
-	r225 = shuffledown.u16 r4, r59
-	r226 = shuffledown.u16 r5, r59
-	r227 = shuffledown.u16 r6, r59
-	r228 = shuffledown.u8 r7, r59
-	r229 = shuffledown.i32 r8, r59
-	r230 = shuffledown.i32 r9, r59
-	r231 = add.i64 r52, r59
-	r232 = lt.i64 r231, r58
-	branch r232, b44, b45
+	r249 = shuffledown.i64 r0, r59
+	r250 = shuffledown.i64 r1, r59
+	r251 = shuffledown.i16 r2, r59
+	r252 = shuffledown.u32 r3, r59
+	r253 = shuffledown.u16 r4, r59
+	r254 = shuffledown.u16 r5, r59
+	r255 = shuffledown.u16 r6, r59
+	r256 = shuffledown.u8 r7, r59
+	r257 = shuffledown.i32 r8, r59
+	r258 = shuffledown.i32 r9, r59
+	r259 = add.i64 r52, r59
+	r260 = lt.i64 r259, r58
+	branch r260, b44, b45
 b44: # reduction combine (unrolled 1)
-	r0 = add.i64 r0, r221
-	r1 = add.i64 r1, r222
-	r2 = add.i16 r2, r223
-	r3 = mul.u32 r3, r224
-	r4 = and.u16 r4, r225
-	r5 = or.u16 r5, r226
-	r6 = xor.u16 r6, r227
-	r7 = and.u8 r7, r228
-	r8 = min.i32 r8, r229
-	r9 = max.i32 r9, r230
+	r0 = add.i64 r0, r249
+	r1 = add.i64 r1, r250
+	r2 = add.i16 r2, r251
+	r3 = mul.u32 r3, r252
+	r4 = and.u16 r4, r253
+	r5 = or.u16 r5, r254
+	r6 = xor.u16 r6, r255
+	r7 = and.u8 r7, r256
+	r8 = min.i32 r8, r257
+	r9 = max.i32 r9, r258
 	jump b45
 b45: # reduction next (unrolled 1)
 	r59 = shr.i64.i64 r59, 1
-	r233 = ne.i64 r59, 0
-	branch r233, b46, b52
+	r261 = ne.i64 r59, 0
+	branch r261, b46, b52
 b46: # reduction shuffle (unrolled 2)
-	r234 = shuffledown.i64 r0, r59
-	r235 = shuffledown.i64 r1, r59
-	r236 = shuffledown.i16 r2, r59
-	r237 = shuffledown.u32 r3, r59
-	r238 = shuffledown.u16 r4, r59
-	r239 = shuffledown.u16 r5, r59
-	r240 = shuffledown.u16 r6, r59
-	r241 = shuffledown.u8 r7, r59
-	r242 = shuffledown.i32 r8, r59
-	r243 = shuffledown.i32 r9, r59
-	r244 = add.i64 r52, r59
-	r245 = lt.i64 r244, r58
-	branch r245, b47, b48
+	r262 = shuffledown.i64 r0, r59
+	r263 = shuffledown.i64 r1, r59
+	r264 = shuffledown.i16 r2, r59
+	r265 = shuffledown.u32 r3, r59
+	r266 = shuffledown.u16 r4, r59
+	r267 = shuffledown.u16 r5, r59
+	r268 = shuffledown.u16 r6, r59
+	r269 = shuffledown.u8 r7, r59
+	r270 = shuffledown.i32 r8, r59
+	r271 = shuffledown.i32 r9, r59
+	r272 = add.i64 r52, r59
+	r273 = lt.i64 r272, r58
+	branch r273, b47, b48
 b47: # reduction combine (unrolled 2)
-	r0 = add.i64 r0, r234
-	r1 = add.i64 r1, r235
-	r2 = add.i16 r2, r236
-	r3 = mul.u32 r3, r237
-	r4 = and.u16 r4, r238
-	r5 = or.u16 r5, r239
-	r6 = xor.u16 r6, r240
-	r7 = and.u8 r7, r241
-	r8 = min.i32 r8, r242
-	r9 = max.i32 r9, r243
+	r0 = add.i64 r0, r262
+	r1 = add.i64 r1, r263
+	r2 = add.i16 r2, r264
+	r3 = mul.u32 r3, r265
+	r4 = and.u16 r4, r266
+	r5 = or.u16 r5, r267
+	r6 = xor.u16 r6, r268
+	r7 = and.u8 r7, r269
+	r8 = min.i32 r8, r270
+	r9 = max.i32 r9, r271
 	jump b48
 b48: # reduction next (unrolled 2)
 	r59 = shr.i64.i64 r59, 1
-	r246 = ne.i64 r59, 0
-	branch r246, b49, b52
+	r274 = ne.i64 r59, 0
+	branch r274, b49, b52
 b49: # reduction shuffle (unrolled 3)
-	r247 = shuffledown.i64 r0, r59
-	r248 = shuffledown.i64 r1, r59
-	r249 = shuffledown.i16 r2, r59
-	r250 = shuffledown.u32 r3, r59
-	r251 = shuffledown.u16 r4, r59
-	r252 = shuffledown.u16 r5, r59
-	r253 = shuffledown.u16 r6, r59
-	r254 = shuffledown.u8 r7, r59
-	r255 = shuffledown.i32 r8, r59
-	r256 = shuffledown.i32 r9, r59
-	r257 = add.i64 r52, r59
-	r258 = lt.i64 r257, r58
-	branch r258, b50, b51
+	r275 = shuffledown.i64 r0, r59
+	r276 = shuffledown.i64 r1, r59
+	r277 = shuffledown.i16 r2, r59
+	r278 = shuffledown.u32 r3, r59
+	r279 = shuffledown.u16 r4, r59
+	r280 = shuffledown.u16 r5, r59
+	r281 = shuffledown.u16 r6, r59
+	r282 = shuffledown.u8 r7, r59
+	r283 = shuffledown.i32 r8, r59
+	r284 = shuffledown.i32 r9, r59
+	r285 = add.i64 r52, r59
+	r286 = lt.i64 r285, r58
+	branch r286, b50, b51
 b50: # reduction combine (unrolled 3)
-	r0 = add.i64 r0, r247
-	r1 = add.i64 r1, r248
-	r2 = add.i16 r2, r249
-	r3 = mul.u32 r3, r250
-	r4 = and.u16 r4, r251
-	r5 = or.u16 r5, r252
-	r6 = xor.u16 r6, r253
-	r7 = and.u8 r7, r254
-	r8 = min.i32 r8, r255
-	r9 = max.i32 r9, r256
+	r0 = add.i64 r0, r275
+	r1 = add.i64 r1, r276
+	r2 = add.i16 r2, r277
+	r3 = mul.u32 r3, r278
+	r4 = and.u16 r4, r279
+	r5 = or.u16 r5, r280
+	r6 = xor.u16 r6, r281
+	r7 = and.u8 r7, r282
+	r8 = min.i32 r8, r283
+	r9 = max.i32 r9, r284
 	jump b51
 b51: # reduction next (unrolled 3)
 	r59 = shr.i64.i64 r59, 1
-	r259 = ne.i64 r59, 0
-	branch r259, b40, b52
+	r287 = ne.i64 r59, 0
+	branch r287, b40, b52
 b52: # reduction shuffled
 	r73 = eq.i64 r52, 0
 	branch r73, b53, b54
@@ -28217,48 +28874,48 @@ b53: # reduction warp result
 	store.shared.i64 r77, r0
 	r78 = addr reduce0
 	r79 = move.i64 r75
-	r80 = add.i64 r79, 1
-	r81 = elemaddr r78, r80, 8
+	r221 = elemaddr r78, r79, 8
+	r81 = elemaddr r221, 1, 8
 	store.shared.i64 r81, r1
 	r82 = addr reduce0
 	r83 = move.i64 r75
-	r84 = add.i64 r83, 2
-	r85 = elemaddr r82, r84, 8
+	r222 = elemaddr r82, r83, 8
+	r85 = elemaddr r222, 2, 8
 	store.shared.i16 r85, r2
 	r86 = addr reduce0
 	r87 = move.i64 r75
-	r88 = add.i64 r87, 3
-	r89 = elemaddr r86, r88, 8
+	r223 = elemaddr r86, r87, 8
+	r89 = elemaddr r223, 3, 8
 	store.shared.u32 r89, r3
 	r90 = addr reduce0
 	r91 = move.i64 r75
-	r92 = add.i64 r91, 4
-	r93 = elemaddr r90, r92, 8
+	r224 = elemaddr r90, r91, 8
+	r93 = elemaddr r224, 4, 8
 	store.shared.u16 r93, r4
 	r94 = addr reduce0
 	r95 = move.i64 r75
-	r96 = add.i64 r95, 5
-	r97 = elemaddr r94, r96, 8
+	r225 = elemaddr r94, r95, 8
+	r97 = elemaddr r225, 5, 8
 	store.shared.u16 r97, r5
 	r98 = addr reduce0
 	r99 = move.i64 r75
-	r100 = add.i64 r99, 6
-	r101 = elemaddr r98, r100, 8
+	r226 = elemaddr r98, r99, 8
+	r101 = elemaddr r226, 6, 8
 	store.shared.u16 r101, r6
 	r102 = addr reduce0
 	r103 = move.i64 r75
-	r104 = add.i64 r103, 7
-	r105 = elemaddr r102, r104, 8
+	r227 = elemaddr r102, r103, 8
+	r105 = elemaddr r227, 7, 8
 	store.shared.u8 r105, r7
 	r106 = addr reduce0
 	r107 = move.i64 r75
-	r108 = add.i64 r107, 8
-	r109 = elemaddr r106, r108, 8
+	r228 = elemaddr r106, r107, 8
+	r109 = elemaddr r228, 8, 8
 	store.shared.i32 r109, r8
 	r110 = addr reduce0
 	r111 = move.i64 r75
-	r112 = add.i64 r111, 9
-	r113 = elemaddr r110, r112, 8
+	r229 = elemaddr r110, r111, 8
+	r113 = elemaddr r229, 9, 8
 	store.shared.i32 r113, r9
 	jump b54
 b54: # reduction barrier
@@ -28278,48 +28935,48 @@ b56: # reduction take
 	r0 = load.shared.i64 r121
 	r122 = addr reduce0
 	r123 = move.i64 r119
-	r124 = add.i64 r123, 1
-	r125 = elemaddr r122, r124, 8
+	r230 = elemaddr r122, r123, 8
+	r125 = elemaddr r230, 1, 8
 	r1 = load.shared.i64 r125
 	r126 = addr reduce0
 	r127 = move.i64 r119
-	r128 = add.i64 r127, 2
-	r129 = elemaddr r126, r128, 8
+	r231 = elemaddr r126, r127, 8
+	r129 = elemaddr r231, 2, 8
 	r2 = load.shared.i16 r129
 	r130 = addr reduce0
 	r131 = move.i64 r119
-	r132 = add.i64 r131, 3
-	r133 = elemaddr r130, r132, 8
+	r232 = elemaddr r130, r131, 8
+	r133 = elemaddr r232, 3, 8
 	r3 = load.shared.u32 r133
 	r134 = addr reduce0
 	r135 = move.i64 r119
-	r136 = add.i64 r135, 4
-	r137 = elemaddr r134, r136, 8
+	r233 = elemaddr r134, r135, 8
+	r137 = elemaddr r233, 4, 8
 	r4 = load.shared.u16 r137
 	r138 = addr reduce0
 	r139 = move.i64 r119
-	r140 = add.i64 r139, 5
-	r141 = elemaddr r138, r140, 8
+	r234 = elemaddr r138, r139, 8
+	r141 = elemaddr r234, 5, 8
 	r5 = load.shared.u16 r141
 	r142 = addr reduce0
 	r143 = move.i64 r119
-	r144 = add.i64 r143, 6
-	r145 = elemaddr r142, r144, 8
+	r235 = elemaddr r142, r143, 8
+	r145 = elemaddr r235, 6, 8
 	r6 = load.shared.u16 r145
 	r146 = addr reduce0
 	r147 = move.i64 r119
-	r148 = add.i64 r147, 7
-	r149 = elemaddr r146, r148, 8
+	r236 = elemaddr r146, r147, 8
+	r149 = elemaddr r236, 7, 8
 	r7 = load.shared.u8 r149
 	r150 = addr reduce0
 	r151 = move.i64 r119
-	r152 = add.i64 r151, 8
-	r153 = elemaddr r150, r152, 8
+	r237 = elemaddr r150, r151, 8
+	r153 = elemaddr r237, 8, 8
 	r8 = load.shared.i32 r153
 	r154 = addr reduce0
 	r155 = move.i64 r119
-	r156 = add.i64 r155, 9
-	r157 = elemaddr r154, r156, 8
+	r238 = elemaddr r154, r155, 8
+	r157 = elemaddr r238, 9, 8
 	r9 = load.shared.i32 r157
 	jump b57
 b57: # reduction warps
@@ -28360,139 +29017,130 @@ b60: # reduction next
 	r175 = ne.i64 r162, 0
 	branch r175, b61, b70
 b61: # reduction shuffle (unrolled 1)
-	r260 = shuffledown.i64 r0, r162
-	r261 = shuffledown.i64 r1, r162
-	r262 = shuffledown.i16 r2, r162
-	r263 = shuffledown.u32 r3, r162
-	r264 = shuffledown.u16 r4, r162
-	r265 = shuffledown.u16 r5, r162
-	r266 = shuffledown.u16 r6, r162
-	r267 = shuffledown.u8 r7, r162
-	r268 = shuffledown.i32 r8, r162
-	r269 = shuffledown.i32 r9, r162
-	r270 = add.i64 r52, r162
-	r271 = lt.i64 r270, r161
-	branch r271, b62, b63
+	r288 = shuffledown.i64 r0, r162
+	r289 = shuffledown.i64 r1, r162
+	r290 = shuffledown.i16 r2, r162
+	r291 = shuffledown.u32 r3, r162
+	r292 = shuffledown.u16 r4, r162
+	r293 = shuffledown.u16 r5, r162
+	r294 = shuffledown.u16 r6, r162
+	r295 = shuffledown.u8 r7, r162
+	r296 = shuffledown.i32 r8, r162
+	r297 = shuffledown.i32 r9, r162
+	r298 = add.i64 r52, r162
+	r299 = lt.i64 r298, r161
+	branch r299, b62, b63
 b62: # reduction combine (unrolled 1)
-	r0 = add.i64 r0, r260
-	r1 = add.i64 r1, r261
-	r2 = add.i16 r2, r262
-	r3 = mul.u32 r3, r263
-	r4 = and.u16 r4, r264
-	r5 = or.u16 r5, r265
-	r6 = xor.u16 r6, r266
-	r7 = and.u8 r7, r267
-	r8 = min.i32 r8, r268
-	r9 = max.i32 r9, r269
+	r0 = add.i64 r0, r288
+	r1 = add.i64 r1, r289
+	r2 = add.i16 r2, r290
+	r3 = mul.u32 r3, r291
+	r4 = and.u16 r4, r292
+	r5 = or.u16 r5, r293
+	r6 = xor.u16 r6, r294
+	r7 = and.u8 r7, r295
+	r8 = min.i32 r8, r296
+	r9 = max.i32 r9, r297
 	jump b63
 b63: # reduction next (unrolled 1)
 	r162 = shr.i64.i64 r162, 1
-	r272 = ne.i64 r162, 0
-	branch r272, b64, b70
+	r300 = ne.i64 r162, 0
+	branch r300, b64, b70
 b64: # reduction shuffle (unrolled 2)
-	r273 = shuffledown.i64 r0, r162
-	r274 = shuffledown.i64 r1, r162
-	r275 = shuffledown.i16 r2, r162
-	r276 = shuffledown.u32 r3, r162
-	r277 = shuffledown.u16 r4, r162
-	r278 = shuffledown.u16 r5, r162
-	r279 = shuffledown.u16 r6, r162
-	r280 = shuffledown.u8 r7, r162
-	r281 = shuffledown.i32 r8, r162
-	r282 = shuffledown.i32 r9, r162
-	r283 = add.i64 r52, r162
-	r284 = lt.i64 r283, r161
-	branch r284, b65, b66
+	r301 = shuffledown.i64 r0, r162
+	r302 = shuffledown.i64 r1, r162
+	r303 = shuffledown.i16 r2, r162
+	r304 = shuffledown.u32 r3, r162
+	r305 = shuffledown.u16 r4, r162
+	r306 = shuffledown.u16 r5, r162
+	r307 = shuffledown.u16 r6, r162
+	r308 = shuffledown.u8 r7, r162
+	r309 = shuffledown.i32 r8, r162
+	r310 = shuffledown.i32 r9, r162
+	r311 = add.i64 r52, r162
+	r312 = lt.i64 r311, r161
+	branch r312, b65, b66
 b65: # reduction combine (unrolled 2)
-	r0 = add.i64 r0, r273
-	r1 = add.i64 r1, r274
-	r2 = add.i16 r2, r275
-	r3 = mul.u32 r3, r276
-	r4 = and.u16 r4, r277
-	r5 = or.u16 r5, r278
-	r6 = xor.u16 r6, r279
-	r7 = and.u8 r7, r280
-	r8 = min.i32 r8, r281
-	r9 = max.i32 r9, r282
+	r0 = add.i64 r0, r301
+	r1 = add.i64 r1, r302
+	r2 = add.i16 r2, r303
+	r3 = mul.u32 r3, r304
+	r4 = and.u16 r4, r305
+	r5 = or.u16 r5, r306
+	r6 = xor.u16 r6, r307
+	r7 = and.u8 r7, r308
+	r8 = min.i32 r8, r309
+	r9 = max.i32 r9, r310
 	jump b66
 b66: # reduction next (unrolled 2)
 	r162 = shr.i64.i64 r162, 1
-	r285 = ne.i64 r162, 0
-	branch r285, b67, b70
+	r313 = ne.i64 r162, 0
+	branch r313, b67, b70
 b67: # reduction shuffle (unrolled 3)
-	r286 = shuffledown.i64 r0, r162
-	r287 = shuffledown.i64 r1, r162
-	r288 = shuffledown.i16 r2, r162
-	r289 = shuffledown.u32 r3, r162
-	r290 = shuffledown.u16 r4, r162
-	r291 = shuffledown.u16 r5, r162
-	r292 = shuffledown.u16 r6, r162
-	r293 = shuffledown.u8 r7, r162
-	r294 = shuffledown.i32 r8, r162
-	r295 = shuffledown.i32 r9, r162
-	r296 = add.i64 r52, r162
-	r297 = lt.i64 r296, r161
-	branch r297, b68, b69
+	r314 = shuffledown.i64 r0, r162
+	r315 = shuffledown.i64 r1, r162
+	r316 = shuffledown.i16 r2, r162
+	r317 = shuffledown.u32 r3, r162
+	r318 = shuffledown.u16 r4, r162
+	r319 = shuffledown.u16 r5, r162
+	r320 = shuffledown.u16 r6, r162
+	r321 = shuffledown.u8 r7, r162
+	r322 = shuffledown.i32 r8, r162
+	r323 = shuffledown.i32 r9, r162
+	r324 = add.i64 r52, r162
+	r325 = lt.i64 r324, r161
+	branch r325, b68, b69
 b68: # reduction combine (unrolled 3)
-	r0 = add.i64 r0, r286
-	r1 = add.i64 r1, r287
-	r2 = add.i16 r2, r288
-	r3 = mul.u32 r3, r289
-	r4 = and.u16 r4, r290
-	r5 = or.u16 r5, r291
-	r6 = xor.u16 r6, r292
-	r7 = and.u8 r7, r293
-	r8 = min.i32 r8, r294
-	r9 = max.i32 r9, r295
+	r0 = add.i64 r0, r314
+	r1 = add.i64 r1, r315
+	r2 = add.i16 r2, r316
+	r3 = mul.u32 r3, r317
+	r4 = and.u16 r4, r318
+	r5 = or.u16 r5, r319
+	r6 = xor.u16 r6, r320
+	r7 = and.u8 r7, r321
+	r8 = min.i32 r8, r322
+	r9 = max.i32 r9, r323
 	jump b69
 b69: # reduction next (unrolled 3)
 	r162 = shr.i64.i64 r162, 1
-	r298 = ne.i64 r162, 0
-	branch r298, b58, b70
+	r326 = ne.i64 r162, 0
+	branch r326, b58, b70
 b70: # reduction shuffled
 	r176 = move.bool r73
 	branch r176, b71, b73
 b71: # reduction block result
 	r177 = blockindex
 	r178 = mul.i64 r177, 10
-	r179 = add.i64 r178, 20
-	r181 = elemaddr r180, r179, 8
+	r239 = elemaddr r180, r178, 8
+	r181 = elemaddr r239, 20, 8
 	store.i64 r181, r0
-	r182 = move.i64 r178
-	r183 = add.i64 r182, 21
-	r184 = elemaddr r180, r183, 8
+	r240 = move.ptr r239
+	r184 = elemaddr r240, 21, 8
 	store.i64 r184, r1
-	r185 = move.i64 r178
-	r186 = add.i64 r185, 22
-	r187 = elemaddr r180, r186, 8
+	r241 = move.ptr r239
+	r187 = elemaddr r241, 22, 8
 	store.i16 r187, r2
-	r188 = move.i64 r178
-	r189 = add.i64 r188, 23
-	r190 = elemaddr r180, r189, 8
+	r242 = move.ptr r239
+	r190 = elemaddr r242, 23, 8
 	store.u32 r190, r3
-	r191 = move.i64 r178
-	r192 = add.i64 r191, 24
-	r193 = elemaddr r180, r192, 8
+	r243 = move.ptr r239
+	r193 = elemaddr r243, 24, 8
 	store.u16 r193, r4
-	r194 = move.i64 r178
-	r195 = add.i64 r194, 25
-	r196 = elemaddr r180, r195, 8
+	r244 = move.ptr r239
+	r196 = elemaddr r244, 25, 8
 	store.u16 r196, r5
-	r197 = move.i64 r178
-	r198 = add.i64 r197, 26
-	r199 = elemaddr r180, r198, 8
+	r245 = move.ptr r239
+	r199 = elemaddr r245, 26, 8
 	store.u16 r199, r6
-	r200 = move.i64 r178
-	r201 = add.i64 r200, 27
-	r202 = elemaddr r180, r201, 8
+	r246 = move.ptr r239
+	r202 = elemaddr r246, 27, 8
 	store.u8 r202, r7
-	r203 = move.i64 r178
-	r204 = add.i64 r203, 28
-	r205 = elemaddr r180, r204, 8
+	r247 = move.ptr r239
+	r205 = elemaddr r247, 28, 8
 	store.i32 r205, r8
-	r206 = move.i64 r178
-	r207 = add.i64 r206, 29
-	r208 = elemaddr r180, r207, 8
+	r248 = move.ptr r239
+	r208 = elemaddr r248, 29, 8
 	store.i32 r208, r9
 	r209 = eq.i64 r177, 0
 	branch r209, b72, b73
@@ -28557,240 +29205,270 @@ b1: # setup
 	r12 = move.u8 255
 	r13 = move.i32 2147483647
 	r14 = move.i32 -2147483648
-	r201 = mul.i64 r3, 10
-	r202 = add.i64 r201, 20
-	r203 = elemaddr r0, r202, 8
-	r204 = mul.i64 r4, 10
-	r205 = move.i64 r204
-	r206 = mul.i64 r3, 10
-	r207 = add.i64 r206, 21
-	r208 = elemaddr r0, r207, 8
-	r209 = mul.i64 r4, 10
-	r210 = move.i64 r209
-	r211 = mul.i64 r3, 10
-	r212 = add.i64 r211, 22
-	r213 = elemaddr r0, r212, 8
-	r214 = mul.i64 r4, 10
-	r215 = move.i64 r214
-	r216 = mul.i64 r3, 10
-	r217 = add.i64 r216, 23
-	r218 = elemaddr r0, r217, 8
-	r219 = mul.i64 r4, 10
-	r220 = move.i64 r219
-	r221 = mul.i64 r3, 10
-	r222 = add.i64 r221, 24
-	r223 = elemaddr r0, r222, 8
-	r224 = mul.i64 r4, 10
-	r225 = move.i64 r224
-	r226 = mul.i64 r3, 10
-	r227 = add.i64 r226, 25
-	r228 = elemaddr r0, r227, 8
-	r229 = mul.i64 r4, 10
-	r230 = move.i64 r229
-	r231 = mul.i64 r3, 10
-	r232 = add.i64 r231, 26
-	r233 = elemaddr r0, r232, 8
-	r234 = mul.i64 r4, 10
-	r235 = move.i64 r234
-	r236 = mul.i64 r3, 10
-	r237 = add.i64 r236, 27
+	r229 = mul.i64 r3, 10
+	r230 = elemaddr r0, r229, 8
+	r231 = mul.i64 r4, 10
+	r232 = mul.i64 r231, 8
+	r233 = mul.i64 r3, 10
+	r234 = elemaddr r0, r233, 8
+	r235 = mul.i64 r4, 10
+	r236 = mul.i64 r235, 8
+	r237 = mul.i64 r3, 10
 	r238 = elemaddr r0, r237, 8
 	r239 = mul.i64 r4, 10
-	r240 = move.i64 r239
+	r240 = mul.i64 r239, 8
 	r241 = mul.i64 r3, 10
-	r242 = add.i64 r241, 28
-	r243 = elemaddr r0, r242, 8
-	r244 = mul.i64 r4, 10
-	r245 = move.i64 r244
-	r246 = mul.i64 r3, 10
-	r247 = add.i64 r246, 29
-	r248 = elemaddr r0, r247, 8
-	r249 = mul.i64 r4, 10
-	r250 = move.i64 r249
+	r242 = elemaddr r0, r241, 8
+	r243 = mul.i64 r4, 10
+	r244 = mul.i64 r243, 8
+	r245 = mul.i64 r3, 10
+	r246 = elemaddr r0, r245, 8
+	r247 = mul.i64 r4, 10
+	r248 = mul.i64 r247, 8
+	r249 = mul.i64 r3, 10
+	r250 = elemaddr r0, r249, 8
+	r251 = mul.i64 r4, 10
+	r252 = mul.i64 r251, 8
+	r253 = mul.i64 r3, 10
+	r254 = elemaddr r0, r253, 8
+	r255 = mul.i64 r4, 10
+	r256 = mul.i64 r255, 8
+	r257 = mul.i64 r3, 10
+	r258 = elemaddr r0, r257, 8
+	r259 = mul.i64 r4, 10
+	r260 = mul.i64 r259, 8
+	r261 = mul.i64 r3, 10
+	r262 = elemaddr r0, r261, 8
+	r263 = mul.i64 r4, 10
+	r264 = mul.i64 r263, 8
+	r265 = mul.i64 r3, 10
+	r266 = elemaddr r0, r265, 8
+	r267 = mul.i64 r4, 10
+	r268 = mul.i64 r267, 8
 	jump b2
 b2: # combine head
 	r15 = lt.i64 r3, r2
 	branch r15, b3, b10
 b3: # combine
-	r18 = move.ptr r203
+	r201 = move.ptr r230
+	r18 = elemaddr r201, 20, 8
 	r19 = load.i64 r18
 	r5 = add.i64 r5, r19
-	r22 = move.ptr r208
+	r202 = move.ptr r234
+	r22 = elemaddr r202, 21, 8
 	r23 = load.i64 r22
 	r6 = add.i64 r6, r23
-	r26 = move.ptr r213
+	r203 = move.ptr r238
+	r26 = elemaddr r203, 22, 8
 	r27 = load.i16 r26
 	r7 = add.i16 r7, r27
-	r30 = move.ptr r218
+	r204 = move.ptr r242
+	r30 = elemaddr r204, 23, 8
 	r31 = load.u32 r30
 	r8 = mul.u32 r8, r31
-	r34 = move.ptr r223
+	r205 = move.ptr r246
+	r34 = elemaddr r205, 24, 8
 	r35 = load.u16 r34
 	r9 = and.u16 r9, r35
-	r38 = move.ptr r228
+	r206 = move.ptr r250
+	r38 = elemaddr r206, 25, 8
 	r39 = load.u16 r38
 	r10 = or.u16 r10, r39
-	r42 = move.ptr r233
+	r207 = move.ptr r254
+	r42 = elemaddr r207, 26, 8
 	r43 = load.u16 r42
 	r11 = xor.u16 r11, r43
-	r46 = move.ptr r238
+	r208 = move.ptr r258
+	r46 = elemaddr r208, 27, 8
 	r47 = load.u8 r46
 	r12 = and.u8 r12, r47
-	r50 = move.ptr r243
+	r209 = move.ptr r262
+	r50 = elemaddr r209, 28, 8
 	r51 = load.i32 r50
 	r13 = min.i32 r13, r51
-	r54 = move.ptr r248
+	r210 = move.ptr r266
+	r54 = elemaddr r210, 29, 8
 	r55 = load.i32 r54
 	r14 = max.i32 r14, r55
 	r3 = add.i64 r3, r4
-	r203 = elemaddr r203, r205, 8
-	r208 = elemaddr r208, r210, 8
-	r213 = elemaddr r213, r215, 8
-	r218 = elemaddr r218, r220, 8
-	r223 = elemaddr r223, r225, 8
-	r228 = elemaddr r228, r230, 8
-	r233 = elemaddr r233, r235, 8
-	r238 = elemaddr r238, r240, 8
-	r243 = elemaddr r243, r245, 8
-	r248 = elemaddr r248, r250, 8
+	r230 = elemaddr r230, r232, 1
+	r234 = elemaddr r234, r236, 1
+	r238 = elemaddr r238, r240, 1
+	r242 = elemaddr r242, r244, 1
+	r246 = elemaddr r246, r248, 1
+	r250 = elemaddr r250, r252, 1
+	r254 = elemaddr r254, r256, 1
+	r258 = elemaddr r258, r260, 1
+	r262 = elemaddr r262, r264, 1
+	r266 = elemaddr r266, r268, 1
 	jump b4
 b4: # combine head (unrolled 1)
-	r251 = lt.i64 r3, r2
-	branch r251, b5, b10
+	r269 = lt.i64 r3, r2
+	branch r269, b5, b10
 b5: # combine (unrolled 1)
-	r252 = move.ptr r203
-	r253 = load.i64 r252
-	r5 = add.i64 r5, r253
-	r254 = move.ptr r208
-	r255 = load.i64 r254
-	r6 = add.i64 r6, r255
-	r256 = move.ptr r213
-	r257 = load.i16 r256
-	r7 = add.i16 r7, r257
-	r258 = move.ptr r218
-	r259 = load.u32 r258
-	r8 = mul.u32 r8, r259
-	r260 = move.ptr r223
-	r261 = load.u16 r260
-	r9 = and.u16 r9, r261
-	r262 = move.ptr r228
-	r263 = load.u16 r262
-	r10 = or.u16 r10, r263
-	r264 = move.ptr r233
-	r265 = load.u16 r264
-	r11 = xor.u16 r11, r265
-	r266 = move.ptr r238
-	r267 = load.u8 r266
-	r12 = and.u8 r12, r267
-	r268 = move.ptr r243
-	r269 = load.i32 r268
-	r13 = min.i32 r13, r269
-	r270 = move.ptr r248
-	r271 = load.i32 r270
-	r14 = max.i32 r14, r271
+	r290 = move.ptr r230
+	r270 = elemaddr r290, 20, 8
+	r271 = load.i64 r270
+	r5 = add.i64 r5, r271
+	r291 = move.ptr r234
+	r272 = elemaddr r291, 21, 8
+	r273 = load.i64 r272
+	r6 = add.i64 r6, r273
+	r292 = move.ptr r238
+	r274 = elemaddr r292, 22, 8
+	r275 = load.i16 r274
+	r7 = add.i16 r7, r275
+	r293 = move.ptr r242
+	r276 = elemaddr r293, 23, 8
+	r277 = load.u32 r276
+	r8 = mul.u32 r8, r277
+	r294 = move.ptr r246
+	r278 = elemaddr r294, 24, 8
+	r279 = load.u16 r278
+	r9 = and.u16 r9, r279
+	r295 = move.ptr r250
+	r280 = elemaddr r295, 25, 8
+	r281 = load.u16 r280
+	r10 = or.u16 r10, r281
+	r296 = move.ptr r254
+	r282 = elemaddr r296, 26, 8
+	r283 = load.u16 r282
+	r11 = xor.u16 r11, r283
+	r297 = move.ptr r258
+	r284 = elemaddr r297, 27, 8
+	r285 = load.u8 r284
+	r12 = and.u8 r12, r285
+	r298 = move.ptr r262
+	r286 = elemaddr r298, 28, 8
+	r287 = load.i32 r286
+	r13 = min.i32 r13, r287
+	r299 = move.ptr r266
+	r288 = elemaddr r299, 29, 8
+	r289 = load.i32 r288
+	r14 = max.i32 r14, r289
 	r3 = add.i64 r3, r4
-	r203 = elemaddr r203, r205, 8
-	r208 = elemaddr r208, r210, 8
-	r213 = elemaddr r213, r215, 8
-	r218 = elemaddr r218, r220, 8
-	r223 = elemaddr r223, r225, 8
-	r228 = elemaddr r228, r230, 8
-	r233 = elemaddr r233, r235, 8
-	r238 = elemaddr r238, r240, 8
-	r243 = elemaddr r243, r245, 8
-	r248 = elemaddr r248, r250, 8
+	r230 = elemaddr r230, r232, 1
+	r234 = elemaddr r234, r236, 1
+	r238 = elemaddr r238, r240, 1
+	r242 = elemaddr r242, r244, 1
+	r246 = elemaddr r246, r248, 1
+	r250 = elemaddr r250, r252, 1
+	r254 = elemaddr r254, r256, 1
+	r258 = elemaddr r258, r260, 1
+	r262 = elemaddr r262, r264, 1
+	r266 = elemaddr r266, r268, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r272 = lt.i64 r3, r2
-	branch r272, b7, b10
+	r300 = lt.i64 r3, r2
+	branch r300, b7, b10
 b7: # combine (unrolled 2)
-	r273 = move.ptr r203
-	r274 = load.i64 r273
-	r5 = add.i64 r5, r274
-	r275 = move.ptr r208
-	r276 = load.i64 r275
-	r6 = add.i64 r6, r276
-	r277 = move.ptr r213
-	r278 = load.i16 r277
-	r7 = add.i16 r7, r278
-	r279 = move.ptr r218
-	r280 = load.u32 r279
-	r8 = mul.u32 r8, r280
-	r281 = move.ptr r223
-	r282 = load.u16 r281
-	r9 = and.u16 r9, r282
-	r283 = move.ptr r228
-	r284 = load.u16 r283
-	r10 = or.u16 r10, r284
-	r285 = move.ptr r233
-	r286 = load.u16 r285
-	r11 = xor.u16 r11, r286
-	r287 = move.ptr r238
-	r288 = load.u8 r287
-	r12 = and.u8 r12, r288
-	r289 = move.ptr r243
-	r290 = load.i32 r289
-	r13 = min.i32 r13, r290
-	r291 = move.ptr r248
-	r292 = load.i32 r291
-	r14 = max.i32 r14, r292
+	r321 = move.ptr r230
+	r301 = elemaddr r321, 20, 8
+	r302 = load.i64 r301
+	r5 = add.i64 r5, r302
+	r322 = move.ptr r234
+	r303 = elemaddr r322, 21, 8
+	r304 = load.i64 r303
+	r6 = add.i64 r6, r304
+	r323 = move.ptr r238
+	r305 = elemaddr r323, 22, 8
+	r306 = load.i16 r305
+	r7 = add.i16 r7, r306
+	r324 = move.ptr r242
+	r307 = elemaddr r324, 23, 8
+	r308 = load.u32 r307
+	r8 = mul.u32 r8, r308
+	r325 = move.ptr r246
+	r309 = elemaddr r325, 24, 8
+	r310 = load.u16 r309
+	r9 = and.u16 r9, r310
+	r326 = move.ptr r250
+	r311 = elemaddr r326, 25, 8
+	r312 = load.u16 r311
+	r10 = or.u16 r10, r312
+	r327 = move.ptr r254
+	r313 = elemaddr r327, 26, 8
+	r314 = load.u16 r313
+	r11 = xor.u16 r11, r314
+	r328 = move.ptr r258
+	r315 = elemaddr r328, 27, 8
+	r316 = load.u8 r315
+	r12 = and.u8 r12, r316
+	r329 = move.ptr r262
+	r317 = elemaddr r329, 28, 8
+	r318 = load.i32 r317
+	r13 = min.i32 r13, r318
+	r330 = move.ptr r266
+	r319 = elemaddr r330, 29, 8
+	r320 = load.i32 r319
+	r14 = max.i32 r14, r320
 	r3 = add.i64 r3, r4
-	r203 = elemaddr r203, r205, 8
-	r208 = elemaddr r208, r210, 8
-	r213 = elemaddr r213, r215, 8
-	r218 = elemaddr r218, r220, 8
-	r223 = elemaddr r223, r225, 8
-	r228 = elemaddr r228, r230, 8
-	r233 = elemaddr r233, r235, 8
-	r238 = elemaddr r238, r240, 8
-	r243 = elemaddr r243, r245, 8
-	r248 = elemaddr r248, r250, 8
+	r230 = elemaddr r230, r232, 1
+	r234 = elemaddr r234, r236, 1
+	r238 = elemaddr r238, r240, 1
+	r242 = elemaddr r242, r244, 1
+	r246 = elemaddr r246, r248, 1
+	r250 = elemaddr r250, r252, 1
+	r254 = elemaddr r254, r256, 1
+	r258 = elemaddr r258, r260, 1
+	r262 = elemaddr r262, r264, 1
+	r266 = elemaddr r266, r268, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r293 = lt.i64 r3, r2
-	branch r293, b9, b10
+	r331 = lt.i64 r3, r2
+	branch r331, b9, b10
 b9: # combine (unrolled 3)
-	r294 = move.ptr r203
-	r295 = load.i64 r294
-	r5 = add.i64 r5, r295
-	r296 = move.ptr r208
-	r297 = load.i64 r296
-	r6 = add.i64 r6, r297
-	r298 = move.ptr r213
-	r299 = load.i16 r298
-	r7 = add.i16 r7, r299
-	r300 = move.ptr r218
-	r301 = load.u32 r300
-	r8 = mul.u32 r8, r301
-	r302 = move.ptr r223
-	r303 = load.u16 r302
-	r9 = and.u16 r9, r303
-	r304 = move.ptr r228
-	r305 = load.u16 r304
-	r10 = or.u16 r10, r305
-	r306 = move.ptr r233
-	r307 = load.u16 r306
-	r11 = xor.u16 r11, r307
-	r308 = move.ptr r238
-	r309 = load.u8 r308
-	r12 = and.u8 r12, r309
-	r310 = move.ptr r243
-	r311 = load.i32 r310
-	r13 = min.i32 r13, r311
-	r312 = move.ptr r248
-	r313 = load.i32 r312
-	r14 = max.i32 r14, r313
+	r352 = move.ptr r230
+	r332 = elemaddr r352, 20, 8
+	r333 = load.i64 r332
+	r5 = add.i64 r5, r333
+	r353 = move.ptr r234
+	r334 = elemaddr r353, 21, 8
+	r335 = load.i64 r334
+	r6 = add.i64 r6, r335
+	r354 = move.ptr r238
+	r336 = elemaddr r354, 22, 8
+	r337 = load.i16 r336
+	r7 = add.i16 r7, r337
+	r355 = move.ptr r242
+	r338 = elemaddr r355, 23, 8
+	r339 = load.u32 r338
+	r8 = mul.u32 r8, r339
+	r356 = move.ptr r246
+	r340 = elemaddr r356, 24, 8
+	r341 = load.u16 r340
+	r9 = and.u16 r9, r341
+	r357 = move.ptr r250
+	r342 = elemaddr r357, 25, 8
+	r343 = load.u16 r342
+	r10 = or.u16 r10, r343
+	r358 = move.ptr r254
+	r344 = elemaddr r358, 26, 8
+	r345 = load.u16 r344
+	r11 = xor.u16 r11, r345
+	r359 = move.ptr r258
+	r346 = elemaddr r359, 27, 8
+	r347 = load.u8 r346
+	r12 = and.u8 r12, r347
+	r360 = move.ptr r262
+	r348 = elemaddr r360, 28, 8
+	r349 = load.i32 r348
+	r13 = min.i32 r13, r349
+	r361 = move.ptr r266
+	r350 = elemaddr r361, 29, 8
+	r351 = load.i32 r350
+	r14 = max.i32 r14, r351
 	r3 = add.i64 r3, r4
-	r203 = elemaddr r203, r205, 8
-	r208 = elemaddr r208, r210, 8
-	r213 = elemaddr r213, r215, 8
-	r218 = elemaddr r218, r220, 8
-	r223 = elemaddr r223, r225, 8
-	r228 = elemaddr r228, r230, 8
-	r233 = elemaddr r233, r235, 8
-	r238 = elemaddr r238, r240, 8
-	r243 = elemaddr r243, r245, 8
-	r248 = elemaddr r248, r250, 8
+	r230 = elemaddr r230, r232, 1
+	r234 = elemaddr r234, r236, 1
+	r238 = elemaddr r238, r240, 1
+	r242 = elemaddr r242, r244, 1
+	r246 = elemaddr r246, r248, 1
+	r250 = elemaddr r250, r252, 1
+	r254 = elemaddr r254, r256, 1
+	r258 = elemaddr r258, r260, 1
+	r262 = elemaddr r262, r264, 1
+	r266 = elemaddr r266, r268, 1
 	jump b2
 b10: # combine done
 	r56 = lane
@@ -28833,95 +29511,95 @@ b13: # reduction next
 	r76 = ne.i64 r63, 0
 	branch r76, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r314 = shuffledown.i64 r5, r63
-	r315 = shuffledown.i64 r6, r63
-	r316 = shuffledown.i16 r7, r63
-	r317 = shuffledown.u32 r8, r63
-	r318 = shuffledown.u16 r9, r63
-	r319 = shuffledown.u16 r10, r63
-	r320 = shuffledown.u16 r11, r63
-	r321 = shuffledown.u8 r12, r63
-	r322 = shuffledown.i32 r13, r63
-	r323 = shuffledown.i32 r14, r63
-	r324 = add.i64 r56, r63
-	r325 = lt.i64 r324, r62
-	branch r325, b15, b16
+	r362 = shuffledown.i64 r5, r63
+	r363 = shuffledown.i64 r6, r63
+	r364 = shuffledown.i16 r7, r63
+	r365 = shuffledown.u32 r8, r63
+	r366 = shuffledown.u16 r9, r63
+	r367 = shuffledown.u16 r10, r63
+	r368 = shuffledown.u16 r11, r63
+	r369 = shuffledown.u8 r12, r63
+	r370 = shuffledown.i32 r13, r63
+	r371 = shuffledown.i32 r14, r63
+	r372 = add.i64 r56, r63
+	r373 = lt.i64 r372, r62
+	branch r373, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.i64 r5, r314
-	r6 = add.i64 r6, r315
-	r7 = add.i16 r7, r316
-	r8 = mul.u32 r8, r317
-	r9 = and.u16 r9, r318
-	r10 = or.u16 r10, r319
-	r11 = xor.u16 r11, r320
-	r12 = and.u8 r12, r321
-	r13 = min.i32 r13, r322
-	r14 = max.i32 r14, r323
+	r5 = add.i64 r5, r362
+	r6 = add.i64 r6, r363
+	r7 = add.i16 r7, r364
+	r8 = mul.u32 r8, r365
+	r9 = and.u16 r9, r366
+	r10 = or.u16 r10, r367
+	r11 = xor.u16 r11, r368
+	r12 = and.u8 r12, r369
+	r13 = min.i32 r13, r370
+	r14 = max.i32 r14, r371
 	jump b16
 b16: # reduction next (unrolled 1)
 	r63 = shr.i64.i64 r63, 1
-	r326 = ne.i64 r63, 0
-	branch r326, b17, b23
+	r374 = ne.i64 r63, 0
+	branch r374, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r327 = shuffledown.i64 r5, r63
-	r328 = shuffledown.i64 r6, r63
-	r329 = shuffledown.i16 r7, r63
-	r330 = shuffledown.u32 r8, r63
-	r331 = shuffledown.u16 r9, r63
-	r332 = shuffledown.u16 r10, r63
-	r333 = shuffledown.u16 r11, r63
-	r334 = shuffledown.u8 r12, r63
-	r335 = shuffledown.i32 r13, r63
-	r336 = shuffledown.i32 r14, r63
-	r337 = add.i64 r56, r63
-	r338 = lt.i64 r337, r62
-	branch r338, b18, b19
+	r375 = shuffledown.i64 r5, r63
+	r376 = shuffledown.i64 r6, r63
+	r377 = shuffledown.i16 r7, r63
+	r378 = shuffledown.u32 r8, r63
+	r379 = shuffledown.u16 r9, r63
+	r380 = shuffledown.u16 r10, r63
+	r381 = shuffledown.u16 r11, r63
+	r382 = shuffledown.u8 r12, r63
+	r383 = shuffledown.i32 r13, r63
+	r384 = shuffledown.i32 r14, r63
+	r385 = add.i64 r56, r63
+	r386 = lt.i64 r385, r62
+	branch r386, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.i64 r5, r327
-	r6 = add.i64 r6, r328
-	r7 = add.i16 r7, r329
-	r8 = mul.u32 r8, r330
-	r9 = and.u16 r9, r331
-	r10 = or.u16 r10, r332
-	r11 = xor.u16 r11, r333
-	r12 = and.u8 r12, r334
-	r13 = min.i32 r13, r335
-	r14 = max.i32 r14, r336
+	r5 = add.i64 r5, r375
+	r6 = add.i64 r6, r376
+	r7 = add.i16 r7, r377
+	r8 = mul.u32 r8, r378
+	r9 = and.u16 r9, r379
+	r10 = or.u16 r10, r380
+	r11 = xor.u16 r11, r381
+	r12 = and.u8 r12, r382
+	r13 = min.i32 r13, r383
+	r14 = max.i32 r14, r384
 	jump b19
 b19: # reduction next (unrolled 2)
 	r63 = shr.i64.i64 r63, 1
-	r339 = ne.i64 r63, 0
-	branch r339, b20, b23
+	r387 = ne.i64 r63, 0
+	branch r387, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r340 = shuffledown.i64 r5, r63
-	r341 = shuffledown.i64 r6, r63
-	r342 = shuffledown.i16 r7, r63
-	r343 = shuffledown.u32 r8, r63
-	r344 = shuffledown.u16 r9, r63
-	r345 = shuffledown.u16 r10, r63
-	r346 = shuffledown.u16 r11, r63
-	r347 = shuffledown.u8 r12, r63
-	r348 = shuffledown.i32 r13, r63
-	r349 = shuffledown.i32 r14, r63
-	r350 = add.i64 r56, r63
-	r351 = lt.i64 r350, r62
-	branch r351, b21, b22
+	r388 = shuffledown.i64 r5, r63
+	r389 = shuffledown.i64 r6, r63
+	r390 = shuffledown.i16 r7, r63
+	r391 = shuffledown.u32 r8, r63
+	r392 = shuffledown.u16 r9, r63
+	r393 = shuffledown.u16 r10, r63
+	r394 = shuffledown.u16 r11, r63
+	r395 = shuffledown.u8 r12, r63
+	r396 = shuffledown.i32 r13, r63
+	r397 = shuffledown.i32 r14, r63
+	r398 = add.i64 r56, r63
+	r399 = lt.i64 r398, r62
+	branch r399, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.i64 r5, r340
-	r6 = add.i64 r6, r341
-	r7 = add.i16 r7, r342
-	r8 = mul.u32 r8, r343
-	r9 = and.u16 r9, r344
-	r10 = or.u16 r10, r345
-	r11 = xor.u16 r11, r346
-	r12 = and.u8 r12, r347
-	r13 = min.i32 r13, r348
-	r14 = max.i32 r14, r349
+	r5 = add.i64 r5, r388
+	r6 = add.i64 r6, r389
+	r7 = add.i16 r7, r390
+	r8 = mul.u32 r8, r391
+	r9 = and.u16 r9, r392
+	r10 = or.u16 r10, r393
+	r11 = xor.u16 r11, r394
+	r12 = and.u8 r12, r395
+	r13 = min.i32 r13, r396
+	r14 = max.i32 r14, r397
 	jump b22
 b22: # reduction next (unrolled 3)
 	r63 = shr.i64.i64 r63, 1
-	r352 = ne.i64 r63, 0
-	branch r352, b11, b23
+	r400 = ne.i64 r63, 0
+	branch r400, b11, b23
 b23: # reduction shuffled
 	r77 = eq.i64 r56, 0
 	branch r77, b24, b25
@@ -28933,48 +29611,48 @@ b24: # reduction warp result
 	store.shared.i64 r81, r5
 	r82 = addr reduce0
 	r83 = move.i64 r79
-	r84 = add.i64 r83, 1
-	r85 = elemaddr r82, r84, 8
+	r211 = elemaddr r82, r83, 8
+	r85 = elemaddr r211, 1, 8
 	store.shared.i64 r85, r6
 	r86 = addr reduce0
 	r87 = move.i64 r79
-	r88 = add.i64 r87, 2
-	r89 = elemaddr r86, r88, 8
+	r212 = elemaddr r86, r87, 8
+	r89 = elemaddr r212, 2, 8
 	store.shared.i16 r89, r7
 	r90 = addr reduce0
 	r91 = move.i64 r79
-	r92 = add.i64 r91, 3
-	r93 = elemaddr r90, r92, 8
+	r213 = elemaddr r90, r91, 8
+	r93 = elemaddr r213, 3, 8
 	store.shared.u32 r93, r8
 	r94 = addr reduce0
 	r95 = move.i64 r79
-	r96 = add.i64 r95, 4
-	r97 = elemaddr r94, r96, 8
+	r214 = elemaddr r94, r95, 8
+	r97 = elemaddr r214, 4, 8
 	store.shared.u16 r97, r9
 	r98 = addr reduce0
 	r99 = move.i64 r79
-	r100 = add.i64 r99, 5
-	r101 = elemaddr r98, r100, 8
+	r215 = elemaddr r98, r99, 8
+	r101 = elemaddr r215, 5, 8
 	store.shared.u16 r101, r10
 	r102 = addr reduce0
 	r103 = move.i64 r79
-	r104 = add.i64 r103, 6
-	r105 = elemaddr r102, r104, 8
+	r216 = elemaddr r102, r103, 8
+	r105 = elemaddr r216, 6, 8
 	store.shared.u16 r105, r11
 	r106 = addr reduce0
 	r107 = move.i64 r79
-	r108 = add.i64 r107, 7
-	r109 = elemaddr r106, r108, 8
+	r217 = elemaddr r106, r107, 8
+	r109 = elemaddr r217, 7, 8
 	store.shared.u8 r109, r12
 	r110 = addr reduce0
 	r111 = move.i64 r79
-	r112 = add.i64 r111, 8
-	r113 = elemaddr r110, r112, 8
+	r218 = elemaddr r110, r111, 8
+	r113 = elemaddr r218, 8, 8
 	store.shared.i32 r113, r13
 	r114 = addr reduce0
 	r115 = move.i64 r79
-	r116 = add.i64 r115, 9
-	r117 = elemaddr r114, r116, 8
+	r219 = elemaddr r114, r115, 8
+	r117 = elemaddr r219, 9, 8
 	store.shared.i32 r117, r14
 	jump b25
 b25: # reduction barrier
@@ -28994,48 +29672,48 @@ b27: # reduction take
 	r5 = load.shared.i64 r125
 	r126 = addr reduce0
 	r127 = move.i64 r123
-	r128 = add.i64 r127, 1
-	r129 = elemaddr r126, r128, 8
+	r220 = elemaddr r126, r127, 8
+	r129 = elemaddr r220, 1, 8
 	r6 = load.shared.i64 r129
 	r130 = addr reduce0
 	r131 = move.i64 r123
-	r132 = add.i64 r131, 2
-	r133 = elemaddr r130, r132, 8
+	r221 = elemaddr r130, r131, 8
+	r133 = elemaddr r221, 2, 8
 	r7 = load.shared.i16 r133
 	r134 = addr reduce0
 	r135 = move.i64 r123
-	r136 = add.i64 r135, 3
-	r137 = elemaddr r134, r136, 8
+	r222 = elemaddr r134, r135, 8
+	r137 = elemaddr r222, 3, 8
 	r8 = load.shared.u32 r137
 	r138 = addr reduce0
 	r139 = move.i64 r123
-	r140 = add.i64 r139, 4
-	r141 = elemaddr r138, r140, 8
+	r223 = elemaddr r138, r139, 8
+	r141 = elemaddr r223, 4, 8
 	r9 = load.shared.u16 r141
 	r142 = addr reduce0
 	r143 = move.i64 r123
-	r144 = add.i64 r143, 5
-	r145 = elemaddr r142, r144, 8
+	r224 = elemaddr r142, r143, 8
+	r145 = elemaddr r224, 5, 8
 	r10 = load.shared.u16 r145
 	r146 = addr reduce0
 	r147 = move.i64 r123
-	r148 = add.i64 r147, 6
-	r149 = elemaddr r146, r148, 8
+	r225 = elemaddr r146, r147, 8
+	r149 = elemaddr r225, 6, 8
 	r11 = load.shared.u16 r149
 	r150 = addr reduce0
 	r151 = move.i64 r123
-	r152 = add.i64 r151, 7
-	r153 = elemaddr r150, r152, 8
+	r226 = elemaddr r150, r151, 8
+	r153 = elemaddr r226, 7, 8
 	r12 = load.shared.u8 r153
 	r154 = addr reduce0
 	r155 = move.i64 r123
-	r156 = add.i64 r155, 8
-	r157 = elemaddr r154, r156, 8
+	r227 = elemaddr r154, r155, 8
+	r157 = elemaddr r227, 8, 8
 	r13 = load.shared.i32 r157
 	r158 = addr reduce0
 	r159 = move.i64 r123
-	r160 = add.i64 r159, 9
-	r161 = elemaddr r158, r160, 8
+	r228 = elemaddr r158, r159, 8
+	r161 = elemaddr r228, 9, 8
 	r14 = load.shared.i32 r161
 	jump b28
 b28: # reduction warps
@@ -29076,95 +29754,95 @@ b31: # reduction next
 	r179 = ne.i64 r166, 0
 	branch r179, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r353 = shuffledown.i64 r5, r166
-	r354 = shuffledown.i64 r6, r166
-	r355 = shuffledown.i16 r7, r166
-	r356 = shuffledown.u32 r8, r166
-	r357 = shuffledown.u16 r9, r166
-	r358 = shuffledown.u16 r10, r166
-	r359 = shuffledown.u16 r11, r166
-	r360 = shuffledown.u8 r12, r166
-	r361 = shuffledown.i32 r13, r166
-	r362 = shuffledown.i32 r14, r166
-	r363 = add.i64 r56, r166
-	r364 = lt.i64 r363, r165
-	branch r364, b33, b34
+	r401 = shuffledown.i64 r5, r166
+	r402 = shuffledown.i64 r6, r166
+	r403 = shuffledown.i16 r7, r166
+	r404 = shuffledown.u32 r8, r166
+	r405 = shuffledown.u16 r9, r166
+	r406 = shuffledown.u16 r10, r166
+	r407 = shuffledown.u16 r11, r166
+	r408 = shuffledown.u8 r12, r166
+	r409 = shuffledown.i32 r13, r166
+	r410 = shuffledown.i32 r14, r166
+	r411 = add.i64 r56, r166
+	r412 = lt.i64 r411, r165
+	branch r412, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.i64 r5, r353
-	r6 = add.i64 r6, r354
-	r7 = add.i16 r7, r355
-	r8 = mul.u32 r8, r356
-	r9 = and.u16 r9, r357
-	r10 = or.u16 r10, r358
-	r11 = xor.u16 r11, r359
-	r12 = and.u8 r12, r360
-	r13 = min.i32 r13, r361
-	r14 = max.i32 r14, r362
+	r5 = add.i64 r5, r401
+	r6 = add.i64 r6, r402
+	r7 = add.i16 r7, r403
+	r8 = mul.u32 r8, r404
+	r9 = and.u16 r9, r405
+	r10 = or.u16 r10, r406
+	r11 = xor.u16 r11, r407
+	r12 = and.u8 r12, r408
+	r13 = min.i32 r13, r409
+	r14 = max.i32 r14, r410
 	jump b34
 b34: # reduction next (unrolled 1)
 	r166 = shr.i64.i64 r166, 1
-	r365 = ne.i64 r166, 0
-	branch r365, b35, b41
+	r413 = ne.i64 r166, 0
+	branch r413, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r366 = shuffledown.i64 r5, r166
-	r367 = shuffledown.i64 r6, r166
-	r368 = shuffledown.i16 r7, r166
-	r369 = shuffledown.u32 r8, r166
-	r370 = shuffledown.u16 r9, r166
-	r371 = shuffledown.u16 r10, r166
-	r372 = shuffledown.u16 r11, r166
-	r373 = shuffledown.u8 r12, r166
-	r374 = shuffledown.i32 r13, r166
-	r375 = shuffledown.i32 r14, r166
-	r376 = add.i64 r56, r166
-	r377 = lt.i64 r376, r165
-	branch r377, b36, b37
+	r414 = shuffledown.i64 r5, r166
+	r415 = shuffledown.i64 r6, r166
+	r416 = shuffledown.i16 r7, r166
+	r417 = shuffledown.u32 r8, r166
+	r418 = shuffledown.u16 r9, r166
+	r419 = shuffledown.u16 r10, r166
+	r420 = shuffledown.u16 r11, r166
+	r421 = shuffledown.u8 r12, r166
+	r422 = shuffledown.i32 r13, r166
+	r423 = shuffledown.i32 r14, r166
+	r424 = add.i64 r56, r166
+	r425 = lt.i64 r424, r165
+	branch r425, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.i64 r5, r366
-	r6 = add.i64 r6, r367
-	r7 = add.i16 r7, r368
-	r8 = mul.u32 r8, r369
-	r9 = and.u16 r9, r370
-	r10 = or.u16 r10, r371
-	r11 = xor.u16 r11, r372
-	r12 = and.u8 r12, r373
-	r13 = min.i32 r13, r374
-	r14 = max.i32 r14, r375
+	r5 = add.i64 r5, r414
+	r6 = add.i64 r6, r415
+	r7 = add.i16 r7, r416
+	r8 = mul.u32 r8, r417
+	r9 = and.u16 r9, r418
+	r10 = or.u16 r10, r419
+	r11 = xor.u16 r11, r420
+	r12 = and.u8 r12, r421
+	r13 = min.i32 r13, r422
+	r14 = max.i32 r14, r423
 	jump b37
 b37: # reduction next (unrolled 2)
 	r166 = shr.i64.i64 r166, 1
-	r378 = ne.i64 r166, 0
-	branch r378, b38, b41
+	r426 = ne.i64 r166, 0
+	branch r426, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r379 = shuffledown.i64 r5, r166
-	r380 = shuffledown.i64 r6, r166
-	r381 = shuffledown.i16 r7, r166
-	r382 = shuffledown.u32 r8, r166
-	r383 = shuffledown.u16 r9, r166
-	r384 = shuffledown.u16 r10, r166
-	r385 = shuffledown.u16 r11, r166
-	r386 = shuffledown.u8 r12, r166
-	r387 = shuffledown.i32 r13, r166
-	r388 = shuffledown.i32 r14, r166
-	r389 = add.i64 r56, r166
-	r390 = lt.i64 r389, r165
-	branch r390, b39, b40
+	r427 = shuffledown.i64 r5, r166
+	r428 = shuffledown.i64 r6, r166
+	r429 = shuffledown.i16 r7, r166
+	r430 = shuffledown.u32 r8, r166
+	r431 = shuffledown.u16 r9, r166
+	r432 = shuffledown.u16 r10, r166
+	r433 = shuffledown.u16 r11, r166
+	r434 = shuffledown.u8 r12, r166
+	r435 = shuffledown.i32 r13, r166
+	r436 = shuffledown.i32 r14, r166
+	r437 = add.i64 r56, r166
+	r438 = lt.i64 r437, r165
+	branch r438, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.i64 r5, r379
-	r6 = add.i64 r6, r380
-	r7 = add.i16 r7, r381
-	r8 = mul.u32 r8, r382
-	r9 = and.u16 r9, r383
-	r10 = or.u16 r10, r384
-	r11 = xor.u16 r11, r385
-	r12 = and.u8 r12, r386
-	r13 = min.i32 r13, r387
-	r14 = max.i32 r14, r388
+	r5 = add.i64 r5, r427
+	r6 = add.i64 r6, r428
+	r7 = add.i16 r7, r429
+	r8 = mul.u32 r8, r430
+	r9 = and.u16 r9, r431
+	r10 = or.u16 r10, r432
+	r11 = xor.u16 r11, r433
+	r12 = and.u8 r12, r434
+	r13 = min.i32 r13, r435
+	r14 = max.i32 r14, r436
 	jump b40
 b40: # reduction next (unrolled 3)
 	r166 = shr.i64.i64 r166, 1
-	r391 = ne.i64 r166, 0
-	branch r391, b29, b41
+	r439 = ne.i64 r166, 0
+	branch r439, b29, b41
 b41: # reduction shuffled
 	r180 = move.bool r77
 	branch r180, b42, b43
@@ -29419,41 +30097,41 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r66 = shuffledown.f64 r0, r30
-	r67 = add.i64 r23, r30
-	r68 = lt.i64 r67, r29
-	branch r68, b30, b31
+	r67 = shuffledown.f64 r0, r30
+	r68 = add.i64 r23, r30
+	r69 = lt.i64 r68, r29
+	branch r69, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f64 r0, r66
+	r0 = add.f64 r0, r67
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r69 = ne.i64 r30, 0
-	branch r69, b32, b38
+	r70 = ne.i64 r30, 0
+	branch r70, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r70 = shuffledown.f64 r0, r30
-	r71 = add.i64 r23, r30
-	r72 = lt.i64 r71, r29
-	branch r72, b33, b34
+	r71 = shuffledown.f64 r0, r30
+	r72 = add.i64 r23, r30
+	r73 = lt.i64 r72, r29
+	branch r73, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f64 r0, r70
+	r0 = add.f64 r0, r71
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r73 = ne.i64 r30, 0
-	branch r73, b35, b38
+	r74 = ne.i64 r30, 0
+	branch r74, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r74 = shuffledown.f64 r0, r30
-	r75 = add.i64 r23, r30
-	r76 = lt.i64 r75, r29
-	branch r76, b36, b37
+	r75 = shuffledown.f64 r0, r30
+	r76 = add.i64 r23, r30
+	r77 = lt.i64 r76, r29
+	branch r77, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f64 r0, r74
+	r0 = add.f64 r0, r75
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r77 = ne.i64 r30, 0
-	branch r77, b26, b38
+	r78 = ne.i64 r30, 0
+	branch r78, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
@@ -29500,49 +30178,48 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r78 = shuffledown.f64 r0, r52
-	r79 = add.i64 r23, r52
-	r80 = lt.i64 r79, r51
-	branch r80, b48, b49
+	r79 = shuffledown.f64 r0, r52
+	r80 = add.i64 r23, r52
+	r81 = lt.i64 r80, r51
+	branch r81, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f64 r0, r78
+	r0 = add.f64 r0, r79
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r81 = ne.i64 r52, 0
-	branch r81, b50, b56
+	r82 = ne.i64 r52, 0
+	branch r82, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r82 = shuffledown.f64 r0, r52
-	r83 = add.i64 r23, r52
-	r84 = lt.i64 r83, r51
-	branch r84, b51, b52
+	r83 = shuffledown.f64 r0, r52
+	r84 = add.i64 r23, r52
+	r85 = lt.i64 r84, r51
+	branch r85, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f64 r0, r82
+	r0 = add.f64 r0, r83
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r85 = ne.i64 r52, 0
-	branch r85, b53, b56
+	r86 = ne.i64 r52, 0
+	branch r86, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r86 = shuffledown.f64 r0, r52
-	r87 = add.i64 r23, r52
-	r88 = lt.i64 r87, r51
-	branch r88, b54, b55
+	r87 = shuffledown.f64 r0, r52
+	r88 = add.i64 r23, r52
+	r89 = lt.i64 r88, r51
+	branch r89, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f64 r0, r86
+	r0 = add.f64 r0, r87
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r89 = ne.i64 r52, 0
-	branch r89, b44, b56
+	r90 = ne.i64 r52, 0
+	branch r90, b44, b56
 b56: # reduction shuffled
 	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = move.i64 r58
-	r60 = add.i64 r59, 2
-	r62 = elemaddr r61, r60, 8
+	r66 = elemaddr r61, r58, 8
+	r62 = elemaddr r66, 2, 8
 	store.f64 r62, r0
 	r63 = eq.i64 r58, 0
 	branch r63, b58, b59
@@ -29568,50 +30245,53 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f64 -0.0
-	r48 = move.i64 r3
-	r49 = add.i64 r48, 2
+	r49 = move.i64 r3
 	r50 = elemaddr r0, r49, 8
-	r51 = move.i64 r4
+	r51 = mul.i64 r4, 8
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r9 = move.ptr r50
+	r48 = move.ptr r50
+	r9 = elemaddr r48, 2, 8
 	r10 = load.f64 r9
 	r5 = add.f64 r5, r10
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b4
 b4: # combine head (unrolled 1)
 	r52 = lt.i64 r3, r2
 	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r53 = move.ptr r50
+	r55 = move.ptr r50
+	r53 = elemaddr r55, 2, 8
 	r54 = load.f64 r53
 	r5 = add.f64 r5, r54
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r55 = lt.i64 r3, r2
-	branch r55, b7, b10
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
 b7: # combine (unrolled 2)
-	r56 = move.ptr r50
-	r57 = load.f64 r56
-	r5 = add.f64 r5, r57
+	r59 = move.ptr r50
+	r57 = elemaddr r59, 2, 8
+	r58 = load.f64 r57
+	r5 = add.f64 r5, r58
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r58 = lt.i64 r3, r2
-	branch r58, b9, b10
+	r60 = lt.i64 r3, r2
+	branch r60, b9, b10
 b9: # combine (unrolled 3)
-	r59 = move.ptr r50
-	r60 = load.f64 r59
-	r5 = add.f64 r5, r60
+	r63 = move.ptr r50
+	r61 = elemaddr r63, 2, 8
+	r62 = load.f64 r61
+	r5 = add.f64 r5, r62
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -29636,41 +30316,41 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r61 = shuffledown.f64 r5, r18
-	r62 = add.i64 r11, r18
-	r63 = lt.i64 r62, r17
-	branch r63, b15, b16
+	r64 = shuffledown.f64 r5, r18
+	r65 = add.i64 r11, r18
+	r66 = lt.i64 r65, r17
+	branch r66, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f64 r5, r61
+	r5 = add.f64 r5, r64
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r64 = ne.i64 r18, 0
-	branch r64, b17, b23
+	r67 = ne.i64 r18, 0
+	branch r67, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r65 = shuffledown.f64 r5, r18
-	r66 = add.i64 r11, r18
-	r67 = lt.i64 r66, r17
-	branch r67, b18, b19
+	r68 = shuffledown.f64 r5, r18
+	r69 = add.i64 r11, r18
+	r70 = lt.i64 r69, r17
+	branch r70, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f64 r5, r65
+	r5 = add.f64 r5, r68
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r68 = ne.i64 r18, 0
-	branch r68, b20, b23
+	r71 = ne.i64 r18, 0
+	branch r71, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r69 = shuffledown.f64 r5, r18
-	r70 = add.i64 r11, r18
-	r71 = lt.i64 r70, r17
-	branch r71, b21, b22
+	r72 = shuffledown.f64 r5, r18
+	r73 = add.i64 r11, r18
+	r74 = lt.i64 r73, r17
+	branch r74, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f64 r5, r69
+	r5 = add.f64 r5, r72
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r72 = ne.i64 r18, 0
-	branch r72, b11, b23
+	r75 = ne.i64 r18, 0
+	branch r75, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
@@ -29717,41 +30397,41 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r73 = shuffledown.f64 r5, r40
-	r74 = add.i64 r11, r40
-	r75 = lt.i64 r74, r39
-	branch r75, b33, b34
+	r76 = shuffledown.f64 r5, r40
+	r77 = add.i64 r11, r40
+	r78 = lt.i64 r77, r39
+	branch r78, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f64 r5, r73
+	r5 = add.f64 r5, r76
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r76 = ne.i64 r40, 0
-	branch r76, b35, b41
+	r79 = ne.i64 r40, 0
+	branch r79, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r77 = shuffledown.f64 r5, r40
-	r78 = add.i64 r11, r40
-	r79 = lt.i64 r78, r39
-	branch r79, b36, b37
+	r80 = shuffledown.f64 r5, r40
+	r81 = add.i64 r11, r40
+	r82 = lt.i64 r81, r39
+	branch r82, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f64 r5, r77
+	r5 = add.f64 r5, r80
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r80 = ne.i64 r40, 0
-	branch r80, b38, b41
+	r83 = ne.i64 r40, 0
+	branch r83, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r81 = shuffledown.f64 r5, r40
-	r82 = add.i64 r11, r40
-	r83 = lt.i64 r82, r39
-	branch r83, b39, b40
+	r84 = shuffledown.f64 r5, r40
+	r85 = add.i64 r11, r40
+	r86 = lt.i64 r85, r39
+	branch r86, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f64 r5, r81
+	r5 = add.f64 r5, r84
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r84 = ne.i64 r40, 0
-	branch r84, b29, b41
+	r87 = ne.i64 r40, 0
+	branch r87, b29, b41
 b41: # reduction shuffled
 	r45 = move.bool r23
 	branch r45, b42, b43
@@ -29784,6 +30464,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r25 = move.i64 r2
+	r26 = elemaddr r4, r25, 8
+	r27 = mul.i64 r1, 8
+	r28 = elemaddr r21, r25, 8
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -29796,15 +30480,19 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 8
+	r23 = move.ptr r26
+	r11 = elemaddr r23, 1, 8
 	r12 = load.f64 r11
 	r13 = sub.f64 r12, r14
 	checkindex r9, r22, site 0
-	r20 = elemaddr r21, r9, 8
+	r24 = move.ptr r28
+	r20 = elemaddr r24, 1, 8
 	store.f64 r20, r13
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r26 = elemaddr r26, r27, 1
+	r28 = elemaddr r28, r27, 1
 	jump b2
 b7: # exit
 	return
@@ -29967,47 +30655,47 @@ b24: # reduction next
 	r37 = ne.i64 r32, 0
 	branch r37, b25, b34
 b25: # reduction shuffle (unrolled 1)
-	r82 = shuffledown.f64 r0, r32
-	r83 = shuffledown.f64 r1, r32
-	r84 = add.i64 r25, r32
-	r85 = lt.i64 r84, r31
-	branch r85, b26, b27
+	r86 = shuffledown.f64 r0, r32
+	r87 = shuffledown.f64 r1, r32
+	r88 = add.i64 r25, r32
+	r89 = lt.i64 r88, r31
+	branch r89, b26, b27
 b26: # reduction combine (unrolled 1)
-	r0 = min.f64 r0, r82
-	r1 = max.f64 r1, r83
+	r0 = min.f64 r0, r86
+	r1 = max.f64 r1, r87
 	jump b27
 b27: # reduction next (unrolled 1)
 	r32 = shr.i64.i64 r32, 1
-	r86 = ne.i64 r32, 0
-	branch r86, b28, b34
+	r90 = ne.i64 r32, 0
+	branch r90, b28, b34
 b28: # reduction shuffle (unrolled 2)
-	r87 = shuffledown.f64 r0, r32
-	r88 = shuffledown.f64 r1, r32
-	r89 = add.i64 r25, r32
-	r90 = lt.i64 r89, r31
-	branch r90, b29, b30
+	r91 = shuffledown.f64 r0, r32
+	r92 = shuffledown.f64 r1, r32
+	r93 = add.i64 r25, r32
+	r94 = lt.i64 r93, r31
+	branch r94, b29, b30
 b29: # reduction combine (unrolled 2)
-	r0 = min.f64 r0, r87
-	r1 = max.f64 r1, r88
+	r0 = min.f64 r0, r91
+	r1 = max.f64 r1, r92
 	jump b30
 b30: # reduction next (unrolled 2)
 	r32 = shr.i64.i64 r32, 1
-	r91 = ne.i64 r32, 0
-	branch r91, b31, b34
+	r95 = ne.i64 r32, 0
+	branch r95, b31, b34
 b31: # reduction shuffle (unrolled 3)
-	r92 = shuffledown.f64 r0, r32
-	r93 = shuffledown.f64 r1, r32
-	r94 = add.i64 r25, r32
-	r95 = lt.i64 r94, r31
-	branch r95, b32, b33
+	r96 = shuffledown.f64 r0, r32
+	r97 = shuffledown.f64 r1, r32
+	r98 = add.i64 r25, r32
+	r99 = lt.i64 r98, r31
+	branch r99, b32, b33
 b32: # reduction combine (unrolled 3)
-	r0 = min.f64 r0, r92
-	r1 = max.f64 r1, r93
+	r0 = min.f64 r0, r96
+	r1 = max.f64 r1, r97
 	jump b33
 b33: # reduction next (unrolled 3)
 	r32 = shr.i64.i64 r32, 1
-	r96 = ne.i64 r32, 0
-	branch r96, b22, b34
+	r100 = ne.i64 r32, 0
+	branch r100, b22, b34
 b34: # reduction shuffled
 	r38 = eq.i64 r25, 0
 	branch r38, b35, b36
@@ -30019,8 +30707,8 @@ b35: # reduction warp result
 	store.shared.f64 r42, r0
 	r43 = addr reduce0
 	r44 = move.i64 r40
-	r45 = add.i64 r44, 1
-	r46 = elemaddr r43, r45, 8
+	r82 = elemaddr r43, r44, 8
+	r46 = elemaddr r82, 1, 8
 	store.shared.f64 r46, r1
 	jump b36
 b36: # reduction barrier
@@ -30040,8 +30728,8 @@ b38: # reduction take
 	r0 = load.shared.f64 r54
 	r55 = addr reduce0
 	r56 = move.i64 r52
-	r57 = add.i64 r56, 1
-	r58 = elemaddr r55, r57, 8
+	r83 = elemaddr r55, r56, 8
+	r58 = elemaddr r83, 1, 8
 	r1 = load.shared.f64 r58
 	jump b39
 b39: # reduction warps
@@ -30066,59 +30754,58 @@ b42: # reduction next
 	r68 = ne.i64 r63, 0
 	branch r68, b43, b52
 b43: # reduction shuffle (unrolled 1)
-	r97 = shuffledown.f64 r0, r63
-	r98 = shuffledown.f64 r1, r63
-	r99 = add.i64 r25, r63
-	r100 = lt.i64 r99, r62
-	branch r100, b44, b45
+	r101 = shuffledown.f64 r0, r63
+	r102 = shuffledown.f64 r1, r63
+	r103 = add.i64 r25, r63
+	r104 = lt.i64 r103, r62
+	branch r104, b44, b45
 b44: # reduction combine (unrolled 1)
-	r0 = min.f64 r0, r97
-	r1 = max.f64 r1, r98
+	r0 = min.f64 r0, r101
+	r1 = max.f64 r1, r102
 	jump b45
 b45: # reduction next (unrolled 1)
 	r63 = shr.i64.i64 r63, 1
-	r101 = ne.i64 r63, 0
-	branch r101, b46, b52
+	r105 = ne.i64 r63, 0
+	branch r105, b46, b52
 b46: # reduction shuffle (unrolled 2)
-	r102 = shuffledown.f64 r0, r63
-	r103 = shuffledown.f64 r1, r63
-	r104 = add.i64 r25, r63
-	r105 = lt.i64 r104, r62
-	branch r105, b47, b48
+	r106 = shuffledown.f64 r0, r63
+	r107 = shuffledown.f64 r1, r63
+	r108 = add.i64 r25, r63
+	r109 = lt.i64 r108, r62
+	branch r109, b47, b48
 b47: # reduction combine (unrolled 2)
-	r0 = min.f64 r0, r102
-	r1 = max.f64 r1, r103
+	r0 = min.f64 r0, r106
+	r1 = max.f64 r1, r107
 	jump b48
 b48: # reduction next (unrolled 2)
 	r63 = shr.i64.i64 r63, 1
-	r106 = ne.i64 r63, 0
-	branch r106, b49, b52
+	r110 = ne.i64 r63, 0
+	branch r110, b49, b52
 b49: # reduction shuffle (unrolled 3)
-	r107 = shuffledown.f64 r0, r63
-	r108 = shuffledown.f64 r1, r63
-	r109 = add.i64 r25, r63
-	r110 = lt.i64 r109, r62
-	branch r110, b50, b51
+	r111 = shuffledown.f64 r0, r63
+	r112 = shuffledown.f64 r1, r63
+	r113 = add.i64 r25, r63
+	r114 = lt.i64 r113, r62
+	branch r114, b50, b51
 b50: # reduction combine (unrolled 3)
-	r0 = min.f64 r0, r107
-	r1 = max.f64 r1, r108
+	r0 = min.f64 r0, r111
+	r1 = max.f64 r1, r112
 	jump b51
 b51: # reduction next (unrolled 3)
 	r63 = shr.i64.i64 r63, 1
-	r111 = ne.i64 r63, 0
-	branch r111, b40, b52
+	r115 = ne.i64 r63, 0
+	branch r115, b40, b52
 b52: # reduction shuffled
 	r69 = move.bool r38
 	branch r69, b53, b55
 b53: # reduction block result
 	r70 = blockindex
 	r71 = mul.i64 r70, 2
-	r72 = add.i64 r71, 4
-	r74 = elemaddr r73, r72, 8
+	r84 = elemaddr r73, r71, 8
+	r74 = elemaddr r84, 4, 8
 	store.f64 r74, r0
-	r75 = move.i64 r71
-	r76 = add.i64 r75, 5
-	r77 = elemaddr r73, r76, 8
+	r85 = move.ptr r84
+	r77 = elemaddr r85, 5, 8
 	store.f64 r77, r1
 	r78 = eq.i64 r70, 0
 	branch r78, b54, b55
@@ -30152,72 +30839,78 @@ b1: # setup
 	r4 = blocksize
 	r5 = move.f64 +Inf
 	r6 = move.f64 -Inf
-	r65 = mul.i64 r3, 2
-	r66 = add.i64 r65, 4
-	r67 = elemaddr r0, r66, 8
-	r68 = mul.i64 r4, 2
-	r69 = move.i64 r68
-	r70 = mul.i64 r3, 2
-	r71 = add.i64 r70, 5
-	r72 = elemaddr r0, r71, 8
-	r73 = mul.i64 r4, 2
-	r74 = move.i64 r73
+	r69 = mul.i64 r3, 2
+	r70 = elemaddr r0, r69, 8
+	r71 = mul.i64 r4, 2
+	r72 = mul.i64 r71, 8
+	r73 = mul.i64 r3, 2
+	r74 = elemaddr r0, r73, 8
+	r75 = mul.i64 r4, 2
+	r76 = mul.i64 r75, 8
 	jump b2
 b2: # combine head
 	r7 = lt.i64 r3, r2
 	branch r7, b3, b10
 b3: # combine
-	r10 = move.ptr r67
+	r65 = move.ptr r70
+	r10 = elemaddr r65, 4, 8
 	r11 = load.f64 r10
 	r5 = min.f64 r5, r11
-	r14 = move.ptr r72
+	r66 = move.ptr r74
+	r14 = elemaddr r66, 5, 8
 	r15 = load.f64 r14
 	r6 = max.f64 r6, r15
 	r3 = add.i64 r3, r4
-	r67 = elemaddr r67, r69, 8
-	r72 = elemaddr r72, r74, 8
+	r70 = elemaddr r70, r72, 1
+	r74 = elemaddr r74, r76, 1
 	jump b4
 b4: # combine head (unrolled 1)
-	r75 = lt.i64 r3, r2
-	branch r75, b5, b10
+	r77 = lt.i64 r3, r2
+	branch r77, b5, b10
 b5: # combine (unrolled 1)
-	r76 = move.ptr r67
-	r77 = load.f64 r76
-	r5 = min.f64 r5, r77
-	r78 = move.ptr r72
+	r82 = move.ptr r70
+	r78 = elemaddr r82, 4, 8
 	r79 = load.f64 r78
-	r6 = max.f64 r6, r79
+	r5 = min.f64 r5, r79
+	r83 = move.ptr r74
+	r80 = elemaddr r83, 5, 8
+	r81 = load.f64 r80
+	r6 = max.f64 r6, r81
 	r3 = add.i64 r3, r4
-	r67 = elemaddr r67, r69, 8
-	r72 = elemaddr r72, r74, 8
+	r70 = elemaddr r70, r72, 1
+	r74 = elemaddr r74, r76, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r80 = lt.i64 r3, r2
-	branch r80, b7, b10
+	r84 = lt.i64 r3, r2
+	branch r84, b7, b10
 b7: # combine (unrolled 2)
-	r81 = move.ptr r67
-	r82 = load.f64 r81
-	r5 = min.f64 r5, r82
-	r83 = move.ptr r72
-	r84 = load.f64 r83
-	r6 = max.f64 r6, r84
+	r89 = move.ptr r70
+	r85 = elemaddr r89, 4, 8
+	r86 = load.f64 r85
+	r5 = min.f64 r5, r86
+	r90 = move.ptr r74
+	r87 = elemaddr r90, 5, 8
+	r88 = load.f64 r87
+	r6 = max.f64 r6, r88
 	r3 = add.i64 r3, r4
-	r67 = elemaddr r67, r69, 8
-	r72 = elemaddr r72, r74, 8
+	r70 = elemaddr r70, r72, 1
+	r74 = elemaddr r74, r76, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r85 = lt.i64 r3, r2
-	branch r85, b9, b10
+	r91 = lt.i64 r3, r2
+	branch r91, b9, b10
 b9: # combine (unrolled 3)
-	r86 = move.ptr r67
-	r87 = load.f64 r86
-	r5 = min.f64 r5, r87
-	r88 = move.ptr r72
-	r89 = load.f64 r88
-	r6 = max.f64 r6, r89
+	r96 = move.ptr r70
+	r92 = elemaddr r96, 4, 8
+	r93 = load.f64 r92
+	r5 = min.f64 r5, r93
+	r97 = move.ptr r74
+	r94 = elemaddr r97, 5, 8
+	r95 = load.f64 r94
+	r6 = max.f64 r6, r95
 	r3 = add.i64 r3, r4
-	r67 = elemaddr r67, r69, 8
-	r72 = elemaddr r72, r74, 8
+	r70 = elemaddr r70, r72, 1
+	r74 = elemaddr r74, r76, 1
 	jump b2
 b10: # combine done
 	r16 = lane
@@ -30244,47 +30937,47 @@ b13: # reduction next
 	r28 = ne.i64 r23, 0
 	branch r28, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r90 = shuffledown.f64 r5, r23
-	r91 = shuffledown.f64 r6, r23
-	r92 = add.i64 r16, r23
-	r93 = lt.i64 r92, r22
-	branch r93, b15, b16
+	r98 = shuffledown.f64 r5, r23
+	r99 = shuffledown.f64 r6, r23
+	r100 = add.i64 r16, r23
+	r101 = lt.i64 r100, r22
+	branch r101, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = min.f64 r5, r90
-	r6 = max.f64 r6, r91
+	r5 = min.f64 r5, r98
+	r6 = max.f64 r6, r99
 	jump b16
 b16: # reduction next (unrolled 1)
 	r23 = shr.i64.i64 r23, 1
-	r94 = ne.i64 r23, 0
-	branch r94, b17, b23
+	r102 = ne.i64 r23, 0
+	branch r102, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r95 = shuffledown.f64 r5, r23
-	r96 = shuffledown.f64 r6, r23
-	r97 = add.i64 r16, r23
-	r98 = lt.i64 r97, r22
-	branch r98, b18, b19
+	r103 = shuffledown.f64 r5, r23
+	r104 = shuffledown.f64 r6, r23
+	r105 = add.i64 r16, r23
+	r106 = lt.i64 r105, r22
+	branch r106, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = min.f64 r5, r95
-	r6 = max.f64 r6, r96
+	r5 = min.f64 r5, r103
+	r6 = max.f64 r6, r104
 	jump b19
 b19: # reduction next (unrolled 2)
 	r23 = shr.i64.i64 r23, 1
-	r99 = ne.i64 r23, 0
-	branch r99, b20, b23
+	r107 = ne.i64 r23, 0
+	branch r107, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r100 = shuffledown.f64 r5, r23
-	r101 = shuffledown.f64 r6, r23
-	r102 = add.i64 r16, r23
-	r103 = lt.i64 r102, r22
-	branch r103, b21, b22
+	r108 = shuffledown.f64 r5, r23
+	r109 = shuffledown.f64 r6, r23
+	r110 = add.i64 r16, r23
+	r111 = lt.i64 r110, r22
+	branch r111, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = min.f64 r5, r100
-	r6 = max.f64 r6, r101
+	r5 = min.f64 r5, r108
+	r6 = max.f64 r6, r109
 	jump b22
 b22: # reduction next (unrolled 3)
 	r23 = shr.i64.i64 r23, 1
-	r104 = ne.i64 r23, 0
-	branch r104, b11, b23
+	r112 = ne.i64 r23, 0
+	branch r112, b11, b23
 b23: # reduction shuffled
 	r29 = eq.i64 r16, 0
 	branch r29, b24, b25
@@ -30296,8 +30989,8 @@ b24: # reduction warp result
 	store.shared.f64 r33, r5
 	r34 = addr reduce0
 	r35 = move.i64 r31
-	r36 = add.i64 r35, 1
-	r37 = elemaddr r34, r36, 8
+	r67 = elemaddr r34, r35, 8
+	r37 = elemaddr r67, 1, 8
 	store.shared.f64 r37, r6
 	jump b25
 b25: # reduction barrier
@@ -30317,8 +31010,8 @@ b27: # reduction take
 	r5 = load.shared.f64 r45
 	r46 = addr reduce0
 	r47 = move.i64 r43
-	r48 = add.i64 r47, 1
-	r49 = elemaddr r46, r48, 8
+	r68 = elemaddr r46, r47, 8
+	r49 = elemaddr r68, 1, 8
 	r6 = load.shared.f64 r49
 	jump b28
 b28: # reduction warps
@@ -30343,47 +31036,47 @@ b31: # reduction next
 	r59 = ne.i64 r54, 0
 	branch r59, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r105 = shuffledown.f64 r5, r54
-	r106 = shuffledown.f64 r6, r54
-	r107 = add.i64 r16, r54
-	r108 = lt.i64 r107, r53
-	branch r108, b33, b34
+	r113 = shuffledown.f64 r5, r54
+	r114 = shuffledown.f64 r6, r54
+	r115 = add.i64 r16, r54
+	r116 = lt.i64 r115, r53
+	branch r116, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = min.f64 r5, r105
-	r6 = max.f64 r6, r106
+	r5 = min.f64 r5, r113
+	r6 = max.f64 r6, r114
 	jump b34
 b34: # reduction next (unrolled 1)
 	r54 = shr.i64.i64 r54, 1
-	r109 = ne.i64 r54, 0
-	branch r109, b35, b41
+	r117 = ne.i64 r54, 0
+	branch r117, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r110 = shuffledown.f64 r5, r54
-	r111 = shuffledown.f64 r6, r54
-	r112 = add.i64 r16, r54
-	r113 = lt.i64 r112, r53
-	branch r113, b36, b37
+	r118 = shuffledown.f64 r5, r54
+	r119 = shuffledown.f64 r6, r54
+	r120 = add.i64 r16, r54
+	r121 = lt.i64 r120, r53
+	branch r121, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = min.f64 r5, r110
-	r6 = max.f64 r6, r111
+	r5 = min.f64 r5, r118
+	r6 = max.f64 r6, r119
 	jump b37
 b37: # reduction next (unrolled 2)
 	r54 = shr.i64.i64 r54, 1
-	r114 = ne.i64 r54, 0
-	branch r114, b38, b41
+	r122 = ne.i64 r54, 0
+	branch r122, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r115 = shuffledown.f64 r5, r54
-	r116 = shuffledown.f64 r6, r54
-	r117 = add.i64 r16, r54
-	r118 = lt.i64 r117, r53
-	branch r118, b39, b40
+	r123 = shuffledown.f64 r5, r54
+	r124 = shuffledown.f64 r6, r54
+	r125 = add.i64 r16, r54
+	r126 = lt.i64 r125, r53
+	branch r126, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = min.f64 r5, r115
-	r6 = max.f64 r6, r116
+	r5 = min.f64 r5, r123
+	r6 = max.f64 r6, r124
 	jump b40
 b40: # reduction next (unrolled 3)
 	r54 = shr.i64.i64 r54, 1
-	r119 = ne.i64 r54, 0
-	branch r119, b29, b41
+	r127 = ne.i64 r54, 0
+	branch r127, b29, b41
 b41: # reduction shuffled
 	r60 = move.bool r29
 	branch r60, b42, b43
@@ -30460,82 +31153,83 @@ b5: # rangeindex.body
 	r15 = add.i64 r9, 1
 	r16 = mul.i64 r15, r12
 	r20 = min.i64 r16, r17
-	r27 = elemaddr r18, r14, 8
+	r28 = elemaddr r18, r14, 8
 	jump b6
 b6: # unroll setup
-	r28 = max.i64 r20, -9223372036854775805
-	r29 = sub.i64 r28, 3
+	r29 = max.i64 r20, -9223372036854775805
+	r30 = sub.i64 r29, 3
 	jump b7
 b7: # unroll guard
-	r30 = lt.i64 r14, r29
-	branch r30, b8, b16
+	r31 = lt.i64 r14, r30
+	branch r31, b8, b16
 b8: # for.loop (unrolled 0)
 	r21 = lt.i64 r14, r20
 	jump b9
 b9: # for.body (unrolled 0)
 	checkindex r14, r19, site 0
-	r22 = move.ptr r27
+	r22 = move.ptr r28
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	r27 = elemaddr r27, 1, 8
+	r28 = elemaddr r28, 1, 8
 	jump b10
 b10: # for.loop (unrolled 1)
 	r21 = lt.i64 r14, r20
 	jump b11
 b11: # for.body (unrolled 1)
 	checkindex r14, r19, site 0
-	r22 = move.ptr r27
+	r22 = move.ptr r28
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	r27 = elemaddr r27, 1, 8
+	r28 = elemaddr r28, 1, 8
 	jump b12
 b12: # for.loop (unrolled 2)
 	r21 = lt.i64 r14, r20
 	jump b13
 b13: # for.body (unrolled 2)
 	checkindex r14, r19, site 0
-	r22 = move.ptr r27
+	r22 = move.ptr r28
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	r27 = elemaddr r27, 1, 8
+	r28 = elemaddr r28, 1, 8
 	jump b14
 b14: # for.loop (unrolled 3)
 	r21 = lt.i64 r14, r20
 	jump b15
 b15: # for.body (unrolled 3)
 	checkindex r14, r19, site 0
-	r22 = move.ptr r27
+	r22 = move.ptr r28
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	r27 = elemaddr r27, 1, 8
+	r28 = elemaddr r28, 1, 8
 	jump b7
 b16: # for.loop
 	r21 = lt.i64 r14, r20
 	branch r21, b17, b18
 b17: # for.body
 	checkindex r14, r19, site 0
-	r22 = move.ptr r27
+	r22 = move.ptr r28
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	r27 = elemaddr r27, 1, 8
+	r28 = elemaddr r28, 1, 8
 	jump b16
 b18: # for.done
-	r26 = elemaddr r4, r9, 8
+	r27 = elemaddr r4, r8, 8
+	r26 = elemaddr r27, 1, 8
 	store.i64 r26, r13
 	jump b19
 b19: # latch
@@ -30677,41 +31371,41 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r66 = shuffledown.i64 r0, r30
-	r67 = add.i64 r23, r30
-	r68 = lt.i64 r67, r29
-	branch r68, b30, b31
+	r67 = shuffledown.i64 r0, r30
+	r68 = add.i64 r23, r30
+	r69 = lt.i64 r68, r29
+	branch r69, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.i64 r0, r66
+	r0 = add.i64 r0, r67
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r69 = ne.i64 r30, 0
-	branch r69, b32, b38
+	r70 = ne.i64 r30, 0
+	branch r70, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r70 = shuffledown.i64 r0, r30
-	r71 = add.i64 r23, r30
-	r72 = lt.i64 r71, r29
-	branch r72, b33, b34
+	r71 = shuffledown.i64 r0, r30
+	r72 = add.i64 r23, r30
+	r73 = lt.i64 r72, r29
+	branch r73, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.i64 r0, r70
+	r0 = add.i64 r0, r71
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r73 = ne.i64 r30, 0
-	branch r73, b35, b38
+	r74 = ne.i64 r30, 0
+	branch r74, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r74 = shuffledown.i64 r0, r30
-	r75 = add.i64 r23, r30
-	r76 = lt.i64 r75, r29
-	branch r76, b36, b37
+	r75 = shuffledown.i64 r0, r30
+	r76 = add.i64 r23, r30
+	r77 = lt.i64 r76, r29
+	branch r77, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.i64 r0, r74
+	r0 = add.i64 r0, r75
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r77 = ne.i64 r30, 0
-	branch r77, b26, b38
+	r78 = ne.i64 r30, 0
+	branch r78, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
@@ -30758,49 +31452,48 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r78 = shuffledown.i64 r0, r52
-	r79 = add.i64 r23, r52
-	r80 = lt.i64 r79, r51
-	branch r80, b48, b49
+	r79 = shuffledown.i64 r0, r52
+	r80 = add.i64 r23, r52
+	r81 = lt.i64 r80, r51
+	branch r81, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.i64 r0, r78
+	r0 = add.i64 r0, r79
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r81 = ne.i64 r52, 0
-	branch r81, b50, b56
+	r82 = ne.i64 r52, 0
+	branch r82, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r82 = shuffledown.i64 r0, r52
-	r83 = add.i64 r23, r52
-	r84 = lt.i64 r83, r51
-	branch r84, b51, b52
+	r83 = shuffledown.i64 r0, r52
+	r84 = add.i64 r23, r52
+	r85 = lt.i64 r84, r51
+	branch r85, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.i64 r0, r82
+	r0 = add.i64 r0, r83
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r85 = ne.i64 r52, 0
-	branch r85, b53, b56
+	r86 = ne.i64 r52, 0
+	branch r86, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r86 = shuffledown.i64 r0, r52
-	r87 = add.i64 r23, r52
-	r88 = lt.i64 r87, r51
-	branch r88, b54, b55
+	r87 = shuffledown.i64 r0, r52
+	r88 = add.i64 r23, r52
+	r89 = lt.i64 r88, r51
+	branch r89, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.i64 r0, r86
+	r0 = add.i64 r0, r87
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r89 = ne.i64 r52, 0
-	branch r89, b44, b56
+	r90 = ne.i64 r52, 0
+	branch r90, b44, b56
 b56: # reduction shuffled
 	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = move.i64 r58
-	r60 = add.i64 r59, 2
-	r62 = elemaddr r61, r60, 8
+	r66 = elemaddr r61, r58, 8
+	r62 = elemaddr r66, 2, 8
 	store.i64 r62, r0
 	r63 = eq.i64 r58, 0
 	branch r63, b58, b59
@@ -30827,50 +31520,53 @@ b1: # setup
 	r4 = blockthread
 	r5 = blocksize
 	r6 = move.i64 0
-	r49 = move.i64 r4
-	r50 = add.i64 r49, 2
+	r50 = move.i64 r4
 	r51 = elemaddr r1, r50, 8
-	r52 = move.i64 r5
+	r52 = mul.i64 r5, 8
 	jump b2
 b2: # combine head
 	r7 = lt.i64 r4, r3
 	branch r7, b3, b10
 b3: # combine
-	r10 = move.ptr r51
+	r49 = move.ptr r51
+	r10 = elemaddr r49, 2, 8
 	r11 = load.i64 r10
 	r6 = add.i64 r6, r11
 	r4 = add.i64 r4, r5
-	r51 = elemaddr r51, r52, 8
+	r51 = elemaddr r51, r52, 1
 	jump b4
 b4: # combine head (unrolled 1)
 	r53 = lt.i64 r4, r3
 	branch r53, b5, b10
 b5: # combine (unrolled 1)
-	r54 = move.ptr r51
+	r56 = move.ptr r51
+	r54 = elemaddr r56, 2, 8
 	r55 = load.i64 r54
 	r6 = add.i64 r6, r55
 	r4 = add.i64 r4, r5
-	r51 = elemaddr r51, r52, 8
+	r51 = elemaddr r51, r52, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r56 = lt.i64 r4, r3
-	branch r56, b7, b10
+	r57 = lt.i64 r4, r3
+	branch r57, b7, b10
 b7: # combine (unrolled 2)
-	r57 = move.ptr r51
-	r58 = load.i64 r57
-	r6 = add.i64 r6, r58
+	r60 = move.ptr r51
+	r58 = elemaddr r60, 2, 8
+	r59 = load.i64 r58
+	r6 = add.i64 r6, r59
 	r4 = add.i64 r4, r5
-	r51 = elemaddr r51, r52, 8
+	r51 = elemaddr r51, r52, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r59 = lt.i64 r4, r3
-	branch r59, b9, b10
+	r61 = lt.i64 r4, r3
+	branch r61, b9, b10
 b9: # combine (unrolled 3)
-	r60 = move.ptr r51
-	r61 = load.i64 r60
-	r6 = add.i64 r6, r61
+	r64 = move.ptr r51
+	r62 = elemaddr r64, 2, 8
+	r63 = load.i64 r62
+	r6 = add.i64 r6, r63
 	r4 = add.i64 r4, r5
-	r51 = elemaddr r51, r52, 8
+	r51 = elemaddr r51, r52, 1
 	jump b2
 b10: # combine done
 	r12 = lane
@@ -30895,41 +31591,41 @@ b13: # reduction next
 	r23 = ne.i64 r19, 0
 	branch r23, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r62 = shuffledown.i64 r6, r19
-	r63 = add.i64 r12, r19
-	r64 = lt.i64 r63, r18
-	branch r64, b15, b16
+	r65 = shuffledown.i64 r6, r19
+	r66 = add.i64 r12, r19
+	r67 = lt.i64 r66, r18
+	branch r67, b15, b16
 b15: # reduction combine (unrolled 1)
-	r6 = add.i64 r6, r62
+	r6 = add.i64 r6, r65
 	jump b16
 b16: # reduction next (unrolled 1)
 	r19 = shr.i64.i64 r19, 1
-	r65 = ne.i64 r19, 0
-	branch r65, b17, b23
+	r68 = ne.i64 r19, 0
+	branch r68, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r66 = shuffledown.i64 r6, r19
-	r67 = add.i64 r12, r19
-	r68 = lt.i64 r67, r18
-	branch r68, b18, b19
+	r69 = shuffledown.i64 r6, r19
+	r70 = add.i64 r12, r19
+	r71 = lt.i64 r70, r18
+	branch r71, b18, b19
 b18: # reduction combine (unrolled 2)
-	r6 = add.i64 r6, r66
+	r6 = add.i64 r6, r69
 	jump b19
 b19: # reduction next (unrolled 2)
 	r19 = shr.i64.i64 r19, 1
-	r69 = ne.i64 r19, 0
-	branch r69, b20, b23
+	r72 = ne.i64 r19, 0
+	branch r72, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r70 = shuffledown.i64 r6, r19
-	r71 = add.i64 r12, r19
-	r72 = lt.i64 r71, r18
-	branch r72, b21, b22
+	r73 = shuffledown.i64 r6, r19
+	r74 = add.i64 r12, r19
+	r75 = lt.i64 r74, r18
+	branch r75, b21, b22
 b21: # reduction combine (unrolled 3)
-	r6 = add.i64 r6, r70
+	r6 = add.i64 r6, r73
 	jump b22
 b22: # reduction next (unrolled 3)
 	r19 = shr.i64.i64 r19, 1
-	r73 = ne.i64 r19, 0
-	branch r73, b11, b23
+	r76 = ne.i64 r19, 0
+	branch r76, b11, b23
 b23: # reduction shuffled
 	r24 = eq.i64 r12, 0
 	branch r24, b24, b25
@@ -30976,41 +31672,41 @@ b31: # reduction next
 	r45 = ne.i64 r41, 0
 	branch r45, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r74 = shuffledown.i64 r6, r41
-	r75 = add.i64 r12, r41
-	r76 = lt.i64 r75, r40
-	branch r76, b33, b34
+	r77 = shuffledown.i64 r6, r41
+	r78 = add.i64 r12, r41
+	r79 = lt.i64 r78, r40
+	branch r79, b33, b34
 b33: # reduction combine (unrolled 1)
-	r6 = add.i64 r6, r74
+	r6 = add.i64 r6, r77
 	jump b34
 b34: # reduction next (unrolled 1)
 	r41 = shr.i64.i64 r41, 1
-	r77 = ne.i64 r41, 0
-	branch r77, b35, b41
+	r80 = ne.i64 r41, 0
+	branch r80, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r78 = shuffledown.i64 r6, r41
-	r79 = add.i64 r12, r41
-	r80 = lt.i64 r79, r40
-	branch r80, b36, b37
+	r81 = shuffledown.i64 r6, r41
+	r82 = add.i64 r12, r41
+	r83 = lt.i64 r82, r40
+	branch r83, b36, b37
 b36: # reduction combine (unrolled 2)
-	r6 = add.i64 r6, r78
+	r6 = add.i64 r6, r81
 	jump b37
 b37: # reduction next (unrolled 2)
 	r41 = shr.i64.i64 r41, 1
-	r81 = ne.i64 r41, 0
-	branch r81, b38, b41
+	r84 = ne.i64 r41, 0
+	branch r84, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r82 = shuffledown.i64 r6, r41
-	r83 = add.i64 r12, r41
-	r84 = lt.i64 r83, r40
-	branch r84, b39, b40
+	r85 = shuffledown.i64 r6, r41
+	r86 = add.i64 r12, r41
+	r87 = lt.i64 r86, r40
+	branch r87, b39, b40
 b39: # reduction combine (unrolled 3)
-	r6 = add.i64 r6, r82
+	r6 = add.i64 r6, r85
 	jump b40
 b40: # reduction next (unrolled 3)
 	r41 = shr.i64.i64 r41, 1
-	r85 = ne.i64 r41, 0
-	branch r85, b29, b41
+	r88 = ne.i64 r41, 0
+	branch r88, b29, b41
 b41: # reduction shuffled
 	r46 = move.bool r24
 	branch r46, b42, b43
@@ -31188,41 +31884,41 @@ b28: # reduction next
 	r40 = ne.i64 r36, 0
 	branch r40, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r72 = shuffledown.i32 r0, r36
-	r73 = add.i64 r29, r36
-	r74 = lt.i64 r73, r35
-	branch r74, b30, b31
+	r73 = shuffledown.i32 r0, r36
+	r74 = add.i64 r29, r36
+	r75 = lt.i64 r74, r35
+	branch r75, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.i32 r0, r72
+	r0 = add.i32 r0, r73
 	jump b31
 b31: # reduction next (unrolled 1)
 	r36 = shr.i64.i64 r36, 1
-	r75 = ne.i64 r36, 0
-	branch r75, b32, b38
+	r76 = ne.i64 r36, 0
+	branch r76, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r76 = shuffledown.i32 r0, r36
-	r77 = add.i64 r29, r36
-	r78 = lt.i64 r77, r35
-	branch r78, b33, b34
+	r77 = shuffledown.i32 r0, r36
+	r78 = add.i64 r29, r36
+	r79 = lt.i64 r78, r35
+	branch r79, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.i32 r0, r76
+	r0 = add.i32 r0, r77
 	jump b34
 b34: # reduction next (unrolled 2)
 	r36 = shr.i64.i64 r36, 1
-	r79 = ne.i64 r36, 0
-	branch r79, b35, b38
+	r80 = ne.i64 r36, 0
+	branch r80, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r80 = shuffledown.i32 r0, r36
-	r81 = add.i64 r29, r36
-	r82 = lt.i64 r81, r35
-	branch r82, b36, b37
+	r81 = shuffledown.i32 r0, r36
+	r82 = add.i64 r29, r36
+	r83 = lt.i64 r82, r35
+	branch r83, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.i32 r0, r80
+	r0 = add.i32 r0, r81
 	jump b37
 b37: # reduction next (unrolled 3)
 	r36 = shr.i64.i64 r36, 1
-	r83 = ne.i64 r36, 0
-	branch r83, b26, b38
+	r84 = ne.i64 r36, 0
+	branch r84, b26, b38
 b38: # reduction shuffled
 	r41 = eq.i64 r29, 0
 	branch r41, b39, b40
@@ -31269,49 +31965,49 @@ b46: # reduction next
 	r62 = ne.i64 r58, 0
 	branch r62, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r84 = shuffledown.i32 r0, r58
-	r85 = add.i64 r29, r58
-	r86 = lt.i64 r85, r57
-	branch r86, b48, b49
+	r85 = shuffledown.i32 r0, r58
+	r86 = add.i64 r29, r58
+	r87 = lt.i64 r86, r57
+	branch r87, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.i32 r0, r84
+	r0 = add.i32 r0, r85
 	jump b49
 b49: # reduction next (unrolled 1)
 	r58 = shr.i64.i64 r58, 1
-	r87 = ne.i64 r58, 0
-	branch r87, b50, b56
+	r88 = ne.i64 r58, 0
+	branch r88, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r88 = shuffledown.i32 r0, r58
-	r89 = add.i64 r29, r58
-	r90 = lt.i64 r89, r57
-	branch r90, b51, b52
+	r89 = shuffledown.i32 r0, r58
+	r90 = add.i64 r29, r58
+	r91 = lt.i64 r90, r57
+	branch r91, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.i32 r0, r88
+	r0 = add.i32 r0, r89
 	jump b52
 b52: # reduction next (unrolled 2)
 	r58 = shr.i64.i64 r58, 1
-	r91 = ne.i64 r58, 0
-	branch r91, b53, b56
+	r92 = ne.i64 r58, 0
+	branch r92, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r92 = shuffledown.i32 r0, r58
-	r93 = add.i64 r29, r58
-	r94 = lt.i64 r93, r57
-	branch r94, b54, b55
+	r93 = shuffledown.i32 r0, r58
+	r94 = add.i64 r29, r58
+	r95 = lt.i64 r94, r57
+	branch r95, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.i32 r0, r92
+	r0 = add.i32 r0, r93
 	jump b55
 b55: # reduction next (unrolled 3)
 	r58 = shr.i64.i64 r58, 1
-	r95 = ne.i64 r58, 0
-	branch r95, b44, b56
+	r96 = ne.i64 r58, 0
+	branch r96, b44, b56
 b56: # reduction shuffled
 	r63 = move.bool r41
 	branch r63, b57, b59
 b57: # reduction block result
 	r64 = blockindex
 	r65 = mul.i64 r64, 2
-	r66 = add.i64 r65, 4
-	r68 = elemaddr r67, r66, 8
+	r72 = elemaddr r67, r65, 8
+	r68 = elemaddr r72, 4, 8
 	store.i32 r68, r0
 	r69 = eq.i64 r64, 0
 	branch r69, b58, b59
@@ -31337,51 +32033,54 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.i32 0
-	r48 = mul.i64 r3, 2
-	r49 = add.i64 r48, 4
+	r49 = mul.i64 r3, 2
 	r50 = elemaddr r0, r49, 8
 	r51 = mul.i64 r4, 2
-	r52 = move.i64 r51
+	r52 = mul.i64 r51, 8
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r9 = move.ptr r50
+	r48 = move.ptr r50
+	r9 = elemaddr r48, 4, 8
 	r10 = load.i32 r9
 	r5 = add.i32 r5, r10
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r52, 8
+	r50 = elemaddr r50, r52, 1
 	jump b4
 b4: # combine head (unrolled 1)
 	r53 = lt.i64 r3, r2
 	branch r53, b5, b10
 b5: # combine (unrolled 1)
-	r54 = move.ptr r50
+	r56 = move.ptr r50
+	r54 = elemaddr r56, 4, 8
 	r55 = load.i32 r54
 	r5 = add.i32 r5, r55
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r52, 8
+	r50 = elemaddr r50, r52, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r56 = lt.i64 r3, r2
-	branch r56, b7, b10
+	r57 = lt.i64 r3, r2
+	branch r57, b7, b10
 b7: # combine (unrolled 2)
-	r57 = move.ptr r50
-	r58 = load.i32 r57
-	r5 = add.i32 r5, r58
+	r60 = move.ptr r50
+	r58 = elemaddr r60, 4, 8
+	r59 = load.i32 r58
+	r5 = add.i32 r5, r59
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r52, 8
+	r50 = elemaddr r50, r52, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r59 = lt.i64 r3, r2
-	branch r59, b9, b10
+	r61 = lt.i64 r3, r2
+	branch r61, b9, b10
 b9: # combine (unrolled 3)
-	r60 = move.ptr r50
-	r61 = load.i32 r60
-	r5 = add.i32 r5, r61
+	r64 = move.ptr r50
+	r62 = elemaddr r64, 4, 8
+	r63 = load.i32 r62
+	r5 = add.i32 r5, r63
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r52, 8
+	r50 = elemaddr r50, r52, 1
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -31406,41 +32105,41 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r62 = shuffledown.i32 r5, r18
-	r63 = add.i64 r11, r18
-	r64 = lt.i64 r63, r17
-	branch r64, b15, b16
+	r65 = shuffledown.i32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.i32 r5, r62
+	r5 = add.i32 r5, r65
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r65 = ne.i64 r18, 0
-	branch r65, b17, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r66 = shuffledown.i32 r5, r18
-	r67 = add.i64 r11, r18
-	r68 = lt.i64 r67, r17
-	branch r68, b18, b19
+	r69 = shuffledown.i32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.i32 r5, r66
+	r5 = add.i32 r5, r69
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r69 = ne.i64 r18, 0
-	branch r69, b20, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r70 = shuffledown.i32 r5, r18
-	r71 = add.i64 r11, r18
-	r72 = lt.i64 r71, r17
-	branch r72, b21, b22
+	r73 = shuffledown.i32 r5, r18
+	r74 = add.i64 r11, r18
+	r75 = lt.i64 r74, r17
+	branch r75, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.i32 r5, r70
+	r5 = add.i32 r5, r73
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r73 = ne.i64 r18, 0
-	branch r73, b11, b23
+	r76 = ne.i64 r18, 0
+	branch r76, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
@@ -31487,41 +32186,41 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r74 = shuffledown.i32 r5, r40
-	r75 = add.i64 r11, r40
-	r76 = lt.i64 r75, r39
-	branch r76, b33, b34
+	r77 = shuffledown.i32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.i32 r5, r74
+	r5 = add.i32 r5, r77
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r77 = ne.i64 r40, 0
-	branch r77, b35, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r78 = shuffledown.i32 r5, r40
-	r79 = add.i64 r11, r40
-	r80 = lt.i64 r79, r39
-	branch r80, b36, b37
+	r81 = shuffledown.i32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.i32 r5, r78
+	r5 = add.i32 r5, r81
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r81 = ne.i64 r40, 0
-	branch r81, b38, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r82 = shuffledown.i32 r5, r40
-	r83 = add.i64 r11, r40
-	r84 = lt.i64 r83, r39
-	branch r84, b39, b40
+	r85 = shuffledown.i32 r5, r40
+	r86 = add.i64 r11, r40
+	r87 = lt.i64 r86, r39
+	branch r87, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.i32 r5, r82
+	r5 = add.i32 r5, r85
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r85 = ne.i64 r40, 0
-	branch r85, b29, b41
+	r88 = ne.i64 r40, 0
+	branch r88, b29, b41
 b41: # reduction shuffled
 	r45 = move.bool r23
 	branch r45, b42, b43
@@ -31595,12 +32294,12 @@ b6: # rangeindex.body (unrolled 0)
 	r31 = move.i64 r27
 	r32 = convert.i32.i64 r31
 	checkdiv.i32 r32, site 1
-	r92 = div.i32 r25, r32
-	r94 = mul.i32 r92, r32
-	r93 = sub.i32 r25, r94
+	r93 = div.i32 r25, r32
+	r95 = mul.i32 r93, r32
+	r94 = sub.i32 r25, r95
 	jump b7
 b7: # rangeindex.body (unrolled 0)
-	r33 = move.i32 r93
+	r33 = move.i32 r94
 	r34 = max.i32 r0, r33
 	r0 = move.i32 r34
 	jump b8
@@ -31622,12 +32321,12 @@ b11: # rangeindex.body (unrolled 1)
 	r31 = move.i64 r27
 	r32 = convert.i32.i64 r31
 	checkdiv.i32 r32, site 1
-	r89 = div.i32 r25, r32
-	r91 = mul.i32 r89, r32
-	r90 = sub.i32 r25, r91
+	r90 = div.i32 r25, r32
+	r92 = mul.i32 r90, r32
+	r91 = sub.i32 r25, r92
 	jump b12
 b12: # rangeindex.body (unrolled 1)
-	r33 = move.i32 r90
+	r33 = move.i32 r91
 	r34 = max.i32 r0, r33
 	r0 = move.i32 r34
 	jump b13
@@ -31649,12 +32348,12 @@ b16: # rangeindex.body (unrolled 2)
 	r31 = move.i64 r27
 	r32 = convert.i32.i64 r31
 	checkdiv.i32 r32, site 1
-	r86 = div.i32 r25, r32
-	r88 = mul.i32 r86, r32
-	r87 = sub.i32 r25, r88
+	r87 = div.i32 r25, r32
+	r89 = mul.i32 r87, r32
+	r88 = sub.i32 r25, r89
 	jump b17
 b17: # rangeindex.body (unrolled 2)
-	r33 = move.i32 r87
+	r33 = move.i32 r88
 	r34 = max.i32 r0, r33
 	r0 = move.i32 r34
 	jump b18
@@ -31676,12 +32375,12 @@ b21: # rangeindex.body (unrolled 3)
 	r31 = move.i64 r27
 	r32 = convert.i32.i64 r31
 	checkdiv.i32 r32, site 1
-	r83 = div.i32 r25, r32
-	r85 = mul.i32 r83, r32
-	r84 = sub.i32 r25, r85
+	r84 = div.i32 r25, r32
+	r86 = mul.i32 r84, r32
+	r85 = sub.i32 r25, r86
 	jump b22
 b22: # rangeindex.body (unrolled 3)
-	r33 = move.i32 r84
+	r33 = move.i32 r85
 	r34 = max.i32 r0, r33
 	r0 = move.i32 r34
 	jump b23
@@ -31703,12 +32402,12 @@ b26: # rangeindex.body
 	r31 = move.i64 r27
 	r32 = convert.i32.i64 r31
 	checkdiv.i32 r32, site 1
-	r80 = div.i32 r25, r32
-	r82 = mul.i32 r80, r32
-	r81 = sub.i32 r25, r82
+	r81 = div.i32 r25, r32
+	r83 = mul.i32 r81, r32
+	r82 = sub.i32 r25, r83
 	jump b27
 b27: # rangeindex.body
-	r33 = move.i32 r81
+	r33 = move.i32 r82
 	r34 = max.i32 r0, r33
 	r0 = move.i32 r34
 	jump b28
@@ -31742,41 +32441,41 @@ b33: # reduction next
 	r48 = ne.i64 r44, 0
 	branch r48, b34, b43
 b34: # reduction shuffle (unrolled 1)
-	r95 = shuffledown.i32 r0, r44
-	r96 = add.i64 r37, r44
-	r97 = lt.i64 r96, r43
-	branch r97, b35, b36
+	r96 = shuffledown.i32 r0, r44
+	r97 = add.i64 r37, r44
+	r98 = lt.i64 r97, r43
+	branch r98, b35, b36
 b35: # reduction combine (unrolled 1)
-	r0 = max.i32 r0, r95
+	r0 = max.i32 r0, r96
 	jump b36
 b36: # reduction next (unrolled 1)
 	r44 = shr.i64.i64 r44, 1
-	r98 = ne.i64 r44, 0
-	branch r98, b37, b43
+	r99 = ne.i64 r44, 0
+	branch r99, b37, b43
 b37: # reduction shuffle (unrolled 2)
-	r99 = shuffledown.i32 r0, r44
-	r100 = add.i64 r37, r44
-	r101 = lt.i64 r100, r43
-	branch r101, b38, b39
+	r100 = shuffledown.i32 r0, r44
+	r101 = add.i64 r37, r44
+	r102 = lt.i64 r101, r43
+	branch r102, b38, b39
 b38: # reduction combine (unrolled 2)
-	r0 = max.i32 r0, r99
+	r0 = max.i32 r0, r100
 	jump b39
 b39: # reduction next (unrolled 2)
 	r44 = shr.i64.i64 r44, 1
-	r102 = ne.i64 r44, 0
-	branch r102, b40, b43
+	r103 = ne.i64 r44, 0
+	branch r103, b40, b43
 b40: # reduction shuffle (unrolled 3)
-	r103 = shuffledown.i32 r0, r44
-	r104 = add.i64 r37, r44
-	r105 = lt.i64 r104, r43
-	branch r105, b41, b42
+	r104 = shuffledown.i32 r0, r44
+	r105 = add.i64 r37, r44
+	r106 = lt.i64 r105, r43
+	branch r106, b41, b42
 b41: # reduction combine (unrolled 3)
-	r0 = max.i32 r0, r103
+	r0 = max.i32 r0, r104
 	jump b42
 b42: # reduction next (unrolled 3)
 	r44 = shr.i64.i64 r44, 1
-	r106 = ne.i64 r44, 0
-	branch r106, b31, b43
+	r107 = ne.i64 r44, 0
+	branch r107, b31, b43
 b43: # reduction shuffled
 	r49 = eq.i64 r37, 0
 	branch r49, b44, b45
@@ -31823,49 +32522,49 @@ b51: # reduction next
 	r70 = ne.i64 r66, 0
 	branch r70, b52, b61
 b52: # reduction shuffle (unrolled 1)
-	r107 = shuffledown.i32 r0, r66
-	r108 = add.i64 r37, r66
-	r109 = lt.i64 r108, r65
-	branch r109, b53, b54
+	r108 = shuffledown.i32 r0, r66
+	r109 = add.i64 r37, r66
+	r110 = lt.i64 r109, r65
+	branch r110, b53, b54
 b53: # reduction combine (unrolled 1)
-	r0 = max.i32 r0, r107
+	r0 = max.i32 r0, r108
 	jump b54
 b54: # reduction next (unrolled 1)
 	r66 = shr.i64.i64 r66, 1
-	r110 = ne.i64 r66, 0
-	branch r110, b55, b61
+	r111 = ne.i64 r66, 0
+	branch r111, b55, b61
 b55: # reduction shuffle (unrolled 2)
-	r111 = shuffledown.i32 r0, r66
-	r112 = add.i64 r37, r66
-	r113 = lt.i64 r112, r65
-	branch r113, b56, b57
+	r112 = shuffledown.i32 r0, r66
+	r113 = add.i64 r37, r66
+	r114 = lt.i64 r113, r65
+	branch r114, b56, b57
 b56: # reduction combine (unrolled 2)
-	r0 = max.i32 r0, r111
+	r0 = max.i32 r0, r112
 	jump b57
 b57: # reduction next (unrolled 2)
 	r66 = shr.i64.i64 r66, 1
-	r114 = ne.i64 r66, 0
-	branch r114, b58, b61
+	r115 = ne.i64 r66, 0
+	branch r115, b58, b61
 b58: # reduction shuffle (unrolled 3)
-	r115 = shuffledown.i32 r0, r66
-	r116 = add.i64 r37, r66
-	r117 = lt.i64 r116, r65
-	branch r117, b59, b60
+	r116 = shuffledown.i32 r0, r66
+	r117 = add.i64 r37, r66
+	r118 = lt.i64 r117, r65
+	branch r118, b59, b60
 b59: # reduction combine (unrolled 3)
-	r0 = max.i32 r0, r115
+	r0 = max.i32 r0, r116
 	jump b60
 b60: # reduction next (unrolled 3)
 	r66 = shr.i64.i64 r66, 1
-	r118 = ne.i64 r66, 0
-	branch r118, b49, b61
+	r119 = ne.i64 r66, 0
+	branch r119, b49, b61
 b61: # reduction shuffled
 	r71 = move.bool r49
 	branch r71, b62, b64
 b62: # reduction block result
 	r72 = blockindex
 	r73 = mul.i64 r72, 2
-	r74 = add.i64 r73, 5
-	r76 = elemaddr r75, r74, 8
+	r80 = elemaddr r75, r73, 8
+	r76 = elemaddr r80, 5, 8
 	store.i32 r76, r0
 	r77 = eq.i64 r72, 0
 	branch r77, b63, b64
@@ -31891,51 +32590,54 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.i32 -2147483648
-	r48 = mul.i64 r3, 2
-	r49 = add.i64 r48, 5
+	r49 = mul.i64 r3, 2
 	r50 = elemaddr r0, r49, 8
 	r51 = mul.i64 r4, 2
-	r52 = move.i64 r51
+	r52 = mul.i64 r51, 8
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r9 = move.ptr r50
+	r48 = move.ptr r50
+	r9 = elemaddr r48, 5, 8
 	r10 = load.i32 r9
 	r5 = max.i32 r5, r10
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r52, 8
+	r50 = elemaddr r50, r52, 1
 	jump b4
 b4: # combine head (unrolled 1)
 	r53 = lt.i64 r3, r2
 	branch r53, b5, b10
 b5: # combine (unrolled 1)
-	r54 = move.ptr r50
+	r56 = move.ptr r50
+	r54 = elemaddr r56, 5, 8
 	r55 = load.i32 r54
 	r5 = max.i32 r5, r55
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r52, 8
+	r50 = elemaddr r50, r52, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r56 = lt.i64 r3, r2
-	branch r56, b7, b10
+	r57 = lt.i64 r3, r2
+	branch r57, b7, b10
 b7: # combine (unrolled 2)
-	r57 = move.ptr r50
-	r58 = load.i32 r57
-	r5 = max.i32 r5, r58
+	r60 = move.ptr r50
+	r58 = elemaddr r60, 5, 8
+	r59 = load.i32 r58
+	r5 = max.i32 r5, r59
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r52, 8
+	r50 = elemaddr r50, r52, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r59 = lt.i64 r3, r2
-	branch r59, b9, b10
+	r61 = lt.i64 r3, r2
+	branch r61, b9, b10
 b9: # combine (unrolled 3)
-	r60 = move.ptr r50
-	r61 = load.i32 r60
-	r5 = max.i32 r5, r61
+	r64 = move.ptr r50
+	r62 = elemaddr r64, 5, 8
+	r63 = load.i32 r62
+	r5 = max.i32 r5, r63
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r52, 8
+	r50 = elemaddr r50, r52, 1
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -31960,41 +32662,41 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r62 = shuffledown.i32 r5, r18
-	r63 = add.i64 r11, r18
-	r64 = lt.i64 r63, r17
-	branch r64, b15, b16
+	r65 = shuffledown.i32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = max.i32 r5, r62
+	r5 = max.i32 r5, r65
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r65 = ne.i64 r18, 0
-	branch r65, b17, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r66 = shuffledown.i32 r5, r18
-	r67 = add.i64 r11, r18
-	r68 = lt.i64 r67, r17
-	branch r68, b18, b19
+	r69 = shuffledown.i32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = max.i32 r5, r66
+	r5 = max.i32 r5, r69
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r69 = ne.i64 r18, 0
-	branch r69, b20, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r70 = shuffledown.i32 r5, r18
-	r71 = add.i64 r11, r18
-	r72 = lt.i64 r71, r17
-	branch r72, b21, b22
+	r73 = shuffledown.i32 r5, r18
+	r74 = add.i64 r11, r18
+	r75 = lt.i64 r74, r17
+	branch r75, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = max.i32 r5, r70
+	r5 = max.i32 r5, r73
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r73 = ne.i64 r18, 0
-	branch r73, b11, b23
+	r76 = ne.i64 r18, 0
+	branch r76, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
@@ -32041,41 +32743,41 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r74 = shuffledown.i32 r5, r40
-	r75 = add.i64 r11, r40
-	r76 = lt.i64 r75, r39
-	branch r76, b33, b34
+	r77 = shuffledown.i32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = max.i32 r5, r74
+	r5 = max.i32 r5, r77
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r77 = ne.i64 r40, 0
-	branch r77, b35, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r78 = shuffledown.i32 r5, r40
-	r79 = add.i64 r11, r40
-	r80 = lt.i64 r79, r39
-	branch r80, b36, b37
+	r81 = shuffledown.i32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = max.i32 r5, r78
+	r5 = max.i32 r5, r81
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r81 = ne.i64 r40, 0
-	branch r81, b38, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r82 = shuffledown.i32 r5, r40
-	r83 = add.i64 r11, r40
-	r84 = lt.i64 r83, r39
-	branch r84, b39, b40
+	r85 = shuffledown.i32 r5, r40
+	r86 = add.i64 r11, r40
+	r87 = lt.i64 r86, r39
+	branch r87, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = max.i32 r5, r82
+	r5 = max.i32 r5, r85
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r85 = ne.i64 r40, 0
-	branch r85, b29, b41
+	r88 = ne.i64 r40, 0
+	branch r88, b29, b41
 b41: # reduction shuffled
 	r45 = move.bool r23
 	branch r45, b42, b43
@@ -32287,41 +32989,41 @@ b28: # reduction next
 	r39 = ne.i64 r35, 0
 	branch r39, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r71 = shuffledown.f32 r0, r35
-	r72 = add.i64 r28, r35
-	r73 = lt.i64 r72, r34
-	branch r73, b30, b31
+	r72 = shuffledown.f32 r0, r35
+	r73 = add.i64 r28, r35
+	r74 = lt.i64 r73, r34
+	branch r74, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r71
+	r0 = add.f32 r0, r72
 	jump b31
 b31: # reduction next (unrolled 1)
 	r35 = shr.i64.i64 r35, 1
-	r74 = ne.i64 r35, 0
-	branch r74, b32, b38
+	r75 = ne.i64 r35, 0
+	branch r75, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r75 = shuffledown.f32 r0, r35
-	r76 = add.i64 r28, r35
-	r77 = lt.i64 r76, r34
-	branch r77, b33, b34
+	r76 = shuffledown.f32 r0, r35
+	r77 = add.i64 r28, r35
+	r78 = lt.i64 r77, r34
+	branch r78, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r75
+	r0 = add.f32 r0, r76
 	jump b34
 b34: # reduction next (unrolled 2)
 	r35 = shr.i64.i64 r35, 1
-	r78 = ne.i64 r35, 0
-	branch r78, b35, b38
+	r79 = ne.i64 r35, 0
+	branch r79, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r79 = shuffledown.f32 r0, r35
-	r80 = add.i64 r28, r35
-	r81 = lt.i64 r80, r34
-	branch r81, b36, b37
+	r80 = shuffledown.f32 r0, r35
+	r81 = add.i64 r28, r35
+	r82 = lt.i64 r81, r34
+	branch r82, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r79
+	r0 = add.f32 r0, r80
 	jump b37
 b37: # reduction next (unrolled 3)
 	r35 = shr.i64.i64 r35, 1
-	r82 = ne.i64 r35, 0
-	branch r82, b26, b38
+	r83 = ne.i64 r35, 0
+	branch r83, b26, b38
 b38: # reduction shuffled
 	r40 = eq.i64 r28, 0
 	branch r40, b39, b40
@@ -32368,49 +33070,48 @@ b46: # reduction next
 	r61 = ne.i64 r57, 0
 	branch r61, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r83 = shuffledown.f32 r0, r57
-	r84 = add.i64 r28, r57
-	r85 = lt.i64 r84, r56
-	branch r85, b48, b49
+	r84 = shuffledown.f32 r0, r57
+	r85 = add.i64 r28, r57
+	r86 = lt.i64 r85, r56
+	branch r86, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r83
+	r0 = add.f32 r0, r84
 	jump b49
 b49: # reduction next (unrolled 1)
 	r57 = shr.i64.i64 r57, 1
-	r86 = ne.i64 r57, 0
-	branch r86, b50, b56
+	r87 = ne.i64 r57, 0
+	branch r87, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r87 = shuffledown.f32 r0, r57
-	r88 = add.i64 r28, r57
-	r89 = lt.i64 r88, r56
-	branch r89, b51, b52
+	r88 = shuffledown.f32 r0, r57
+	r89 = add.i64 r28, r57
+	r90 = lt.i64 r89, r56
+	branch r90, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r87
+	r0 = add.f32 r0, r88
 	jump b52
 b52: # reduction next (unrolled 2)
 	r57 = shr.i64.i64 r57, 1
-	r90 = ne.i64 r57, 0
-	branch r90, b53, b56
+	r91 = ne.i64 r57, 0
+	branch r91, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r91 = shuffledown.f32 r0, r57
-	r92 = add.i64 r28, r57
-	r93 = lt.i64 r92, r56
-	branch r93, b54, b55
+	r92 = shuffledown.f32 r0, r57
+	r93 = add.i64 r28, r57
+	r94 = lt.i64 r93, r56
+	branch r94, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r91
+	r0 = add.f32 r0, r92
 	jump b55
 b55: # reduction next (unrolled 3)
 	r57 = shr.i64.i64 r57, 1
-	r94 = ne.i64 r57, 0
-	branch r94, b44, b56
+	r95 = ne.i64 r57, 0
+	branch r95, b44, b56
 b56: # reduction shuffled
 	r62 = move.bool r40
 	branch r62, b57, b59
 b57: # reduction block result
 	r63 = blockindex
-	r64 = move.i64 r63
-	r65 = add.i64 r64, 2
-	r67 = elemaddr r66, r65, 8
+	r71 = elemaddr r66, r63, 8
+	r67 = elemaddr r71, 2, 8
 	store.f32 r67, r0
 	r68 = eq.i64 r63, 0
 	branch r68, b58, b59
@@ -32436,50 +33137,53 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
-	r48 = move.i64 r3
-	r49 = add.i64 r48, 2
+	r49 = move.i64 r3
 	r50 = elemaddr r0, r49, 8
-	r51 = move.i64 r4
+	r51 = mul.i64 r4, 8
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r9 = move.ptr r50
+	r48 = move.ptr r50
+	r9 = elemaddr r48, 2, 8
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b4
 b4: # combine head (unrolled 1)
 	r52 = lt.i64 r3, r2
 	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r53 = move.ptr r50
+	r55 = move.ptr r50
+	r53 = elemaddr r55, 2, 8
 	r54 = load.f32 r53
 	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r55 = lt.i64 r3, r2
-	branch r55, b7, b10
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
 b7: # combine (unrolled 2)
-	r56 = move.ptr r50
-	r57 = load.f32 r56
-	r5 = add.f32 r5, r57
+	r59 = move.ptr r50
+	r57 = elemaddr r59, 2, 8
+	r58 = load.f32 r57
+	r5 = add.f32 r5, r58
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r58 = lt.i64 r3, r2
-	branch r58, b9, b10
+	r60 = lt.i64 r3, r2
+	branch r60, b9, b10
 b9: # combine (unrolled 3)
-	r59 = move.ptr r50
-	r60 = load.f32 r59
-	r5 = add.f32 r5, r60
+	r63 = move.ptr r50
+	r61 = elemaddr r63, 2, 8
+	r62 = load.f32 r61
+	r5 = add.f32 r5, r62
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -32504,41 +33208,41 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r61 = shuffledown.f32 r5, r18
-	r62 = add.i64 r11, r18
-	r63 = lt.i64 r62, r17
-	branch r63, b15, b16
+	r64 = shuffledown.f32 r5, r18
+	r65 = add.i64 r11, r18
+	r66 = lt.i64 r65, r17
+	branch r66, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r61
+	r5 = add.f32 r5, r64
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r64 = ne.i64 r18, 0
-	branch r64, b17, b23
+	r67 = ne.i64 r18, 0
+	branch r67, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r65 = shuffledown.f32 r5, r18
-	r66 = add.i64 r11, r18
-	r67 = lt.i64 r66, r17
-	branch r67, b18, b19
+	r68 = shuffledown.f32 r5, r18
+	r69 = add.i64 r11, r18
+	r70 = lt.i64 r69, r17
+	branch r70, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r65
+	r5 = add.f32 r5, r68
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r68 = ne.i64 r18, 0
-	branch r68, b20, b23
+	r71 = ne.i64 r18, 0
+	branch r71, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r69 = shuffledown.f32 r5, r18
-	r70 = add.i64 r11, r18
-	r71 = lt.i64 r70, r17
-	branch r71, b21, b22
+	r72 = shuffledown.f32 r5, r18
+	r73 = add.i64 r11, r18
+	r74 = lt.i64 r73, r17
+	branch r74, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r69
+	r5 = add.f32 r5, r72
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r72 = ne.i64 r18, 0
-	branch r72, b11, b23
+	r75 = ne.i64 r18, 0
+	branch r75, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
@@ -32585,41 +33289,41 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r73 = shuffledown.f32 r5, r40
-	r74 = add.i64 r11, r40
-	r75 = lt.i64 r74, r39
-	branch r75, b33, b34
+	r76 = shuffledown.f32 r5, r40
+	r77 = add.i64 r11, r40
+	r78 = lt.i64 r77, r39
+	branch r78, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r73
+	r5 = add.f32 r5, r76
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r76 = ne.i64 r40, 0
-	branch r76, b35, b41
+	r79 = ne.i64 r40, 0
+	branch r79, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r77 = shuffledown.f32 r5, r40
-	r78 = add.i64 r11, r40
-	r79 = lt.i64 r78, r39
-	branch r79, b36, b37
+	r80 = shuffledown.f32 r5, r40
+	r81 = add.i64 r11, r40
+	r82 = lt.i64 r81, r39
+	branch r82, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r77
+	r5 = add.f32 r5, r80
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r80 = ne.i64 r40, 0
-	branch r80, b38, b41
+	r83 = ne.i64 r40, 0
+	branch r83, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r81 = shuffledown.f32 r5, r40
-	r82 = add.i64 r11, r40
-	r83 = lt.i64 r82, r39
-	branch r83, b39, b40
+	r84 = shuffledown.f32 r5, r40
+	r85 = add.i64 r11, r40
+	r86 = lt.i64 r85, r39
+	branch r86, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r81
+	r5 = add.f32 r5, r84
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r84 = ne.i64 r40, 0
-	branch r84, b29, b41
+	r87 = ne.i64 r40, 0
+	branch r87, b29, b41
 b41: # reduction shuffled
 	r45 = move.bool r23
 	branch r45, b42, b43
@@ -32819,41 +33523,41 @@ b28: # reduction next
 	r40 = ne.i64 r36, 0
 	branch r40, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r72 = shuffledown.i32 r0, r36
-	r73 = add.i64 r29, r36
-	r74 = lt.i64 r73, r35
-	branch r74, b30, b31
+	r73 = shuffledown.i32 r0, r36
+	r74 = add.i64 r29, r36
+	r75 = lt.i64 r74, r35
+	branch r75, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.i32 r0, r72
+	r0 = add.i32 r0, r73
 	jump b31
 b31: # reduction next (unrolled 1)
 	r36 = shr.i64.i64 r36, 1
-	r75 = ne.i64 r36, 0
-	branch r75, b32, b38
+	r76 = ne.i64 r36, 0
+	branch r76, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r76 = shuffledown.i32 r0, r36
-	r77 = add.i64 r29, r36
-	r78 = lt.i64 r77, r35
-	branch r78, b33, b34
+	r77 = shuffledown.i32 r0, r36
+	r78 = add.i64 r29, r36
+	r79 = lt.i64 r78, r35
+	branch r79, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.i32 r0, r76
+	r0 = add.i32 r0, r77
 	jump b34
 b34: # reduction next (unrolled 2)
 	r36 = shr.i64.i64 r36, 1
-	r79 = ne.i64 r36, 0
-	branch r79, b35, b38
+	r80 = ne.i64 r36, 0
+	branch r80, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r80 = shuffledown.i32 r0, r36
-	r81 = add.i64 r29, r36
-	r82 = lt.i64 r81, r35
-	branch r82, b36, b37
+	r81 = shuffledown.i32 r0, r36
+	r82 = add.i64 r29, r36
+	r83 = lt.i64 r82, r35
+	branch r83, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.i32 r0, r80
+	r0 = add.i32 r0, r81
 	jump b37
 b37: # reduction next (unrolled 3)
 	r36 = shr.i64.i64 r36, 1
-	r83 = ne.i64 r36, 0
-	branch r83, b26, b38
+	r84 = ne.i64 r36, 0
+	branch r84, b26, b38
 b38: # reduction shuffled
 	r41 = eq.i64 r29, 0
 	branch r41, b39, b40
@@ -32900,49 +33604,48 @@ b46: # reduction next
 	r62 = ne.i64 r58, 0
 	branch r62, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r84 = shuffledown.i32 r0, r58
-	r85 = add.i64 r29, r58
-	r86 = lt.i64 r85, r57
-	branch r86, b48, b49
+	r85 = shuffledown.i32 r0, r58
+	r86 = add.i64 r29, r58
+	r87 = lt.i64 r86, r57
+	branch r87, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.i32 r0, r84
+	r0 = add.i32 r0, r85
 	jump b49
 b49: # reduction next (unrolled 1)
 	r58 = shr.i64.i64 r58, 1
-	r87 = ne.i64 r58, 0
-	branch r87, b50, b56
+	r88 = ne.i64 r58, 0
+	branch r88, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r88 = shuffledown.i32 r0, r58
-	r89 = add.i64 r29, r58
-	r90 = lt.i64 r89, r57
-	branch r90, b51, b52
+	r89 = shuffledown.i32 r0, r58
+	r90 = add.i64 r29, r58
+	r91 = lt.i64 r90, r57
+	branch r91, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.i32 r0, r88
+	r0 = add.i32 r0, r89
 	jump b52
 b52: # reduction next (unrolled 2)
 	r58 = shr.i64.i64 r58, 1
-	r91 = ne.i64 r58, 0
-	branch r91, b53, b56
+	r92 = ne.i64 r58, 0
+	branch r92, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r92 = shuffledown.i32 r0, r58
-	r93 = add.i64 r29, r58
-	r94 = lt.i64 r93, r57
-	branch r94, b54, b55
+	r93 = shuffledown.i32 r0, r58
+	r94 = add.i64 r29, r58
+	r95 = lt.i64 r94, r57
+	branch r95, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.i32 r0, r92
+	r0 = add.i32 r0, r93
 	jump b55
 b55: # reduction next (unrolled 3)
 	r58 = shr.i64.i64 r58, 1
-	r95 = ne.i64 r58, 0
-	branch r95, b44, b56
+	r96 = ne.i64 r58, 0
+	branch r96, b44, b56
 b56: # reduction shuffled
 	r63 = move.bool r41
 	branch r63, b57, b59
 b57: # reduction block result
 	r64 = blockindex
-	r65 = move.i64 r64
-	r66 = add.i64 r65, 2
-	r68 = elemaddr r67, r66, 8
+	r72 = elemaddr r67, r64, 8
+	r68 = elemaddr r72, 2, 8
 	store.i32 r68, r0
 	r69 = eq.i64 r64, 0
 	branch r69, b58, b59
@@ -32968,50 +33671,53 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.i32 0
-	r48 = move.i64 r3
-	r49 = add.i64 r48, 2
+	r49 = move.i64 r3
 	r50 = elemaddr r0, r49, 8
-	r51 = move.i64 r4
+	r51 = mul.i64 r4, 8
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r9 = move.ptr r50
+	r48 = move.ptr r50
+	r9 = elemaddr r48, 2, 8
 	r10 = load.i32 r9
 	r5 = add.i32 r5, r10
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b4
 b4: # combine head (unrolled 1)
 	r52 = lt.i64 r3, r2
 	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r53 = move.ptr r50
+	r55 = move.ptr r50
+	r53 = elemaddr r55, 2, 8
 	r54 = load.i32 r53
 	r5 = add.i32 r5, r54
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r55 = lt.i64 r3, r2
-	branch r55, b7, b10
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
 b7: # combine (unrolled 2)
-	r56 = move.ptr r50
-	r57 = load.i32 r56
-	r5 = add.i32 r5, r57
+	r59 = move.ptr r50
+	r57 = elemaddr r59, 2, 8
+	r58 = load.i32 r57
+	r5 = add.i32 r5, r58
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r58 = lt.i64 r3, r2
-	branch r58, b9, b10
+	r60 = lt.i64 r3, r2
+	branch r60, b9, b10
 b9: # combine (unrolled 3)
-	r59 = move.ptr r50
-	r60 = load.i32 r59
-	r5 = add.i32 r5, r60
+	r63 = move.ptr r50
+	r61 = elemaddr r63, 2, 8
+	r62 = load.i32 r61
+	r5 = add.i32 r5, r62
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -33036,41 +33742,41 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r61 = shuffledown.i32 r5, r18
-	r62 = add.i64 r11, r18
-	r63 = lt.i64 r62, r17
-	branch r63, b15, b16
+	r64 = shuffledown.i32 r5, r18
+	r65 = add.i64 r11, r18
+	r66 = lt.i64 r65, r17
+	branch r66, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.i32 r5, r61
+	r5 = add.i32 r5, r64
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r64 = ne.i64 r18, 0
-	branch r64, b17, b23
+	r67 = ne.i64 r18, 0
+	branch r67, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r65 = shuffledown.i32 r5, r18
-	r66 = add.i64 r11, r18
-	r67 = lt.i64 r66, r17
-	branch r67, b18, b19
+	r68 = shuffledown.i32 r5, r18
+	r69 = add.i64 r11, r18
+	r70 = lt.i64 r69, r17
+	branch r70, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.i32 r5, r65
+	r5 = add.i32 r5, r68
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r68 = ne.i64 r18, 0
-	branch r68, b20, b23
+	r71 = ne.i64 r18, 0
+	branch r71, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r69 = shuffledown.i32 r5, r18
-	r70 = add.i64 r11, r18
-	r71 = lt.i64 r70, r17
-	branch r71, b21, b22
+	r72 = shuffledown.i32 r5, r18
+	r73 = add.i64 r11, r18
+	r74 = lt.i64 r73, r17
+	branch r74, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.i32 r5, r69
+	r5 = add.i32 r5, r72
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r72 = ne.i64 r18, 0
-	branch r72, b11, b23
+	r75 = ne.i64 r18, 0
+	branch r75, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
@@ -33117,41 +33823,41 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r73 = shuffledown.i32 r5, r40
-	r74 = add.i64 r11, r40
-	r75 = lt.i64 r74, r39
-	branch r75, b33, b34
+	r76 = shuffledown.i32 r5, r40
+	r77 = add.i64 r11, r40
+	r78 = lt.i64 r77, r39
+	branch r78, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.i32 r5, r73
+	r5 = add.i32 r5, r76
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r76 = ne.i64 r40, 0
-	branch r76, b35, b41
+	r79 = ne.i64 r40, 0
+	branch r79, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r77 = shuffledown.i32 r5, r40
-	r78 = add.i64 r11, r40
-	r79 = lt.i64 r78, r39
-	branch r79, b36, b37
+	r80 = shuffledown.i32 r5, r40
+	r81 = add.i64 r11, r40
+	r82 = lt.i64 r81, r39
+	branch r82, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.i32 r5, r77
+	r5 = add.i32 r5, r80
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r80 = ne.i64 r40, 0
-	branch r80, b38, b41
+	r83 = ne.i64 r40, 0
+	branch r83, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r81 = shuffledown.i32 r5, r40
-	r82 = add.i64 r11, r40
-	r83 = lt.i64 r82, r39
-	branch r83, b39, b40
+	r84 = shuffledown.i32 r5, r40
+	r85 = add.i64 r11, r40
+	r86 = lt.i64 r85, r39
+	branch r86, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.i32 r5, r81
+	r5 = add.i32 r5, r84
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r84 = ne.i64 r40, 0
-	branch r84, b29, b41
+	r87 = ne.i64 r40, 0
+	branch r87, b29, b41
 b41: # reduction shuffled
 	r45 = move.bool r23
 	branch r45, b42, b43
