@@ -41,6 +41,7 @@ var Default = Pipeline{
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "gridstride", Task: DropGridStrideTests},
 	{Name: "provenchecks", Task: RemoveProvenChecks},
+	{Name: "gridunroll", Task: UnrollGridStride},
 	{Name: "offsets", Task: SplitAddressOffsets},
 	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},

@@ -823,13 +823,13 @@ const qdPTX = `//
 	.param .u64 Gather_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
-	.reg .b32 %r<13>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<72>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<120>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<18>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [Gather_0_param_4];
@@ -853,45 +853,200 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd23, %rd2;
-	mad.lo.s64 %rd24, %rd23, 4, %rd4;
-	mul.lo.s64 %rd25, %rd1, 4;
-	mad.lo.s64 %rd26, %rd23, 4, %rd19;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd83, %rd77;
+	mov.b64 %rd86, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd103, %rd77;
+	mov.b64 %rd110, %rd77;
+	mov.b64 %rd116, %rd2;
+	mad.lo.s64 %rd117, %rd116, 4, %rd4;
+	mul.lo.s64 %rd118, %rd77, 4;
+	mad.lo.s64 %rd119, %rd116, 4, %rd19;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_27;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_21;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	mov.b64 %rd80, %rd117;
+	add.s64 %rd35, %rd80, 4;
+	ld.global.s32 %r36, [%rd35];
+	cvt.s64.s32 %rd38, %r36;
+	setp.ge.u64 %pt0, %rd38, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd37, %rd38, 4, %rd14;
+	ld.global.f32 %f39, [%rd37];
+	setp.ge.u64 %pt1, %rd33, %rd20;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd81, %rd119;
+	add.s64 %rd40, %rd81, 4;
+	st.global.f32 [%rd40], %f39;
+$L_8:
+	add.s64 %rd52, %rd29, %rd1;
+$L_9:
+	mov.b64 %rd43, %rd52;
+$L_10:
+	add.s64 %rd44, %rd43, 1;
+$L_11:
+	mov.b64 %rd82, %rd80;
+	add.s64 %rd84, %rd82, %rd83;
+	add.s64 %rd46, %rd84, 4;
+	ld.global.s32 %r47, [%rd46];
+	cvt.s64.s32 %rd49, %r47;
+	setp.ge.u64 %pt2, %rd49, %rd15;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd48, %rd49, 4, %rd14;
+	ld.global.f32 %f50, [%rd48];
+	setp.ge.u64 %pt3, %rd44, %rd20;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd85, %rd81;
+	add.s64 %rd87, %rd85, %rd86;
+	add.s64 %rd51, %rd87, 4;
+	st.global.f32 [%rd51], %f50;
+$L_12:
+	add.s64 %rd64, %rd52, %rd1;
+$L_13:
+	mov.b64 %rd55, %rd64;
+$L_14:
+	add.s64 %rd56, %rd55, 1;
+$L_15:
+	mov.b64 %rd90, %rd84;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd58, %rd92, 4;
+	ld.global.s32 %r59, [%rd58];
+	cvt.s64.s32 %rd61, %r59;
+	setp.ge.u64 %pt4, %rd61, %rd15;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd60, %rd61, 4, %rd14;
+	ld.global.f32 %f62, [%rd60];
+	setp.ge.u64 %pt5, %rd56, %rd20;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd95, %rd87;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd63, %rd97, 4;
+	st.global.f32 [%rd63], %f62;
+$L_16:
+	add.s64 %rd76, %rd64, %rd1;
+$L_17:
+	mov.b64 %rd67, %rd76;
+$L_18:
+	add.s64 %rd68, %rd67, 1;
+$L_19:
+	mov.b64 %rd102, %rd92;
+	add.s64 %rd104, %rd102, %rd103;
+	add.s64 %rd70, %rd104, 4;
+	ld.global.s32 %r71, [%rd70];
+	cvt.s64.s32 %rd73, %r71;
+	setp.ge.u64 %pt6, %rd73, %rd15;
+	@%pt6 bra $Lfault_6;
+	mad.lo.s64 %rd72, %rd73, 4, %rd14;
+	ld.global.f32 %f74, [%rd72];
+	setp.ge.u64 %pt7, %rd68, %rd20;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd109, %rd97;
+	add.s64 %rd111, %rd109, %rd110;
+	add.s64 %rd75, %rd111, 4;
+	st.global.f32 [%rd75], %f74;
+$L_20:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd117, %rd117, %rd118;
+	add.s64 %rd119, %rd119, %rd118;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd112, %rd2;
+	mad.lo.s64 %rd113, %rd112, 4, %rd4;
+	mul.lo.s64 %rd114, %rd1, 4;
+	mad.lo.s64 %rd115, %rd112, 4, %rd19;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mov.b64 %rd21, %rd24;
-	add.s64 %rd11, %rd21, 4;
+$L_25:
+	mov.b64 %rd78, %rd113;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
-	setp.ge.u64 %pt0, %rd16, %rd15;
-	@%pt0 bra $Lfault_0;
+	setp.ge.u64 %pt8, %rd16, %rd15;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	setp.ge.u64 %pt1, %rd9, %rd20;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd22, %rd26;
-	add.s64 %rd18, %rd22, 4;
+	setp.ge.u64 %pt9, %rd9, %rd20;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd79, %rd115;
+	add.s64 %rd18, %rd79, 4;
 	st.global.f32 [%rd18], %f17;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd24, %rd24, %rd25;
-	add.s64 %rd26, %rd26, %rd25;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd113, %rd113, %rd114;
+	add.s64 %rd115, %rd115, %rd114;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd49;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd61;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd73;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd20;
@@ -902,8 +1057,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -922,12 +1077,12 @@ $Lfault:
 	.param .s64 GatherUnchecked_0_param_5
 )
 {
-	.reg .pred %p<11>;
-	.reg .b32 %r<13>;
+	.reg .pred %p<70>;
+	.reg .b32 %r<72>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<120>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<18>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [GatherUnchecked_0_param_4];
@@ -949,30 +1104,105 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd23, %rd2;
-	mad.lo.s64 %rd24, %rd23, 4, %rd4;
-	mul.lo.s64 %rd25, %rd1, 4;
-	mad.lo.s64 %rd26, %rd23, 4, %rd19;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd83, %rd77;
+	mov.b64 %rd86, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd103, %rd77;
+	mov.b64 %rd110, %rd77;
+	mov.b64 %rd116, %rd2;
+	mad.lo.s64 %rd117, %rd116, 4, %rd4;
+	mul.lo.s64 %rd118, %rd77, 4;
+	mad.lo.s64 %rd119, %rd116, 4, %rd19;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_13;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_9;
+$L_4:
+	mov.b64 %rd80, %rd117;
+	add.s64 %rd35, %rd80, 4;
+	ld.global.s32 %r36, [%rd35];
+	cvt.s64.s32 %rd38, %r36;
+	mad.lo.s64 %rd37, %rd38, 4, %rd14;
+	ld.global.f32 %f39, [%rd37];
+	mov.b64 %rd81, %rd119;
+	add.s64 %rd40, %rd81, 4;
+	st.global.f32 [%rd40], %f39;
+$L_5:
+	mov.b64 %rd82, %rd80;
+	add.s64 %rd84, %rd82, %rd83;
+	add.s64 %rd46, %rd84, 4;
+	ld.global.s32 %r47, [%rd46];
+	cvt.s64.s32 %rd49, %r47;
+	mad.lo.s64 %rd48, %rd49, 4, %rd14;
+	ld.global.f32 %f50, [%rd48];
+	mov.b64 %rd85, %rd81;
+	add.s64 %rd87, %rd85, %rd86;
+	add.s64 %rd51, %rd87, 4;
+	st.global.f32 [%rd51], %f50;
+$L_6:
+	mov.b64 %rd90, %rd84;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd58, %rd92, 4;
+	ld.global.s32 %r59, [%rd58];
+	cvt.s64.s32 %rd61, %r59;
+	mad.lo.s64 %rd60, %rd61, 4, %rd14;
+	ld.global.f32 %f62, [%rd60];
+	mov.b64 %rd95, %rd87;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd63, %rd97, 4;
+	st.global.f32 [%rd63], %f62;
+$L_7:
+	mov.b64 %rd102, %rd92;
+	add.s64 %rd104, %rd102, %rd103;
+	add.s64 %rd70, %rd104, 4;
+	ld.global.s32 %r71, [%rd70];
+	cvt.s64.s32 %rd73, %r71;
+	mad.lo.s64 %rd72, %rd73, 4, %rd14;
+	ld.global.f32 %f74, [%rd72];
+	mov.b64 %rd109, %rd97;
+	add.s64 %rd111, %rd109, %rd110;
+	add.s64 %rd75, %rd111, 4;
+	st.global.f32 [%rd75], %f74;
+$L_8:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd117, %rd117, %rd118;
+	add.s64 %rd119, %rd119, %rd118;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd112, %rd2;
+	mad.lo.s64 %rd113, %rd112, 4, %rd4;
+	mul.lo.s64 %rd114, %rd1, 4;
+	mad.lo.s64 %rd115, %rd112, 4, %rd19;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_5;
-$L_3:
-	mov.b64 %rd21, %rd24;
-	add.s64 %rd11, %rd21, 4;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd78, %rd113;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	mov.b64 %rd22, %rd26;
-	add.s64 %rd18, %rd22, 4;
+	mov.b64 %rd79, %rd115;
+	add.s64 %rd18, %rd79, 4;
 	st.global.f32 [%rd18], %f17;
-$L_4:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd24, %rd24, %rd25;
-	add.s64 %rd26, %rd26, %rd25;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd113, %rd113, %rd114;
+	add.s64 %rd115, %rd115, %rd114;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -1219,11 +1449,11 @@ $L_8:
 	.param .s64 SaxpyUnchecked_0_param_5
 )
 {
-	.reg .pred %p<20>;
+	.reg .pred %p<74>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<24>;
+	.reg .b64 %rd<130>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<17>;
+	.reg .f32 %f<71>;
 
 $L_0:
 	ld.param.s64 %rd3, [SaxpyUnchecked_0_param_5];
@@ -1243,28 +1473,108 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd20, %rd2;
-	mad.lo.s64 %rd21, %rd20, 4, %rd7;
-	mul.lo.s64 %rd22, %rd1, 4;
-	mad.lo.s64 %rd23, %rd20, 4, %rd13;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd75, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd20;
+	mov.b64 %rd77, %rd75;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd88, %rd75;
+	mov.b64 %rd93, %rd75;
+	mov.b64 %rd105, %rd75;
+	mov.b64 %rd112, %rd75;
+	mov.b64 %rd125, %rd2;
+	mov.b64 %rd126, %rd125;
+	mad.lo.s64 %rd127, %rd126, 4, %rd7;
+	mul.lo.s64 %rd128, %rd75, 4;
+	mad.lo.s64 %rd129, %rd126, 4, %rd13;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_5;
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_13;
 $L_3:
-	mov.b64 %rd6, %rd21;
+	mov.b64 %rd25, %rd2;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_9;
+$L_4:
+	mov.b64 %rd30, %rd127;
+	ld.global.f32 %f31, [%rd30];
+	mul.rn.f32 %f32, %f11, %f31;
+	mov.b64 %rd33, %rd129;
+	ld.global.f32 %f34, [%rd33];
+	add.rn.f32 %f35, %f32, %f34;
+	mov.b64 %rd36, %rd33;
+	st.global.f32 [%rd36], %f35;
+$L_5:
+	mov.b64 %rd76, %rd30;
+	add.s64 %rd78, %rd76, %rd77;
+	mov.b64 %rd41, %rd78;
+	ld.global.f32 %f42, [%rd41];
+	mul.rn.f32 %f43, %f11, %f42;
+	mov.b64 %rd79, %rd33;
+	add.s64 %rd81, %rd79, %rd80;
+	mov.b64 %rd44, %rd81;
+	ld.global.f32 %f45, [%rd44];
+	add.rn.f32 %f46, %f43, %f45;
+	mov.b64 %rd84, %rd81;
+	mov.b64 %rd47, %rd84;
+	st.global.f32 [%rd47], %f46;
+$L_6:
+	mov.b64 %rd87, %rd78;
+	add.s64 %rd89, %rd87, %rd88;
+	mov.b64 %rd53, %rd89;
+	ld.global.f32 %f54, [%rd53];
+	mul.rn.f32 %f55, %f11, %f54;
+	mov.b64 %rd92, %rd81;
+	add.s64 %rd94, %rd92, %rd93;
+	mov.b64 %rd56, %rd94;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f58, %f55, %f57;
+	mov.b64 %rd99, %rd94;
+	mov.b64 %rd59, %rd99;
+	st.global.f32 [%rd59], %f58;
+$L_7:
+	mov.b64 %rd104, %rd89;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd65, %rd106;
+	ld.global.f32 %f66, [%rd65];
+	mul.rn.f32 %f67, %f11, %f66;
+	mov.b64 %rd111, %rd94;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd68, %rd113;
+	ld.global.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd120, %rd113;
+	mov.b64 %rd71, %rd120;
+	st.global.f32 [%rd71], %f70;
+$L_8:
+	add.s64 %rd2, %rd2, %rd75;
+	add.s64 %rd127, %rd127, %rd128;
+	add.s64 %rd129, %rd129, %rd128;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd121, %rd2;
+	mad.lo.s64 %rd122, %rd121, 4, %rd7;
+	mul.lo.s64 %rd123, %rd1, 4;
+	mad.lo.s64 %rd124, %rd121, 4, %rd13;
+$L_10:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_13;
+$L_11:
+	mov.b64 %rd6, %rd122;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	mov.b64 %rd12, %rd23;
+	mov.b64 %rd12, %rd124;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-$L_4:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd21, %rd21, %rd22;
-	add.s64 %rd23, %rd23, %rd22;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd122, %rd122, %rd123;
+	add.s64 %rd124, %rd124, %rd123;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -1275,11 +1585,11 @@ $L_5:
 	.param .u64 Empty_0_param_3
 )
 {
-	.reg .pred %p<12>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<11>;
-	.reg .b64 %rdt<5>;
+	.reg .pred %p<46>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<14>;
+	.reg .b64 %rd<48>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.s64 %rd3, [Empty_0_param_2];
@@ -1297,45 +1607,137 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	add.s64 %rd7, %rd8, 0;
+	mul.lo.s64 %rd12, %rd1, 3;
+	mul.lo.s64 %rd47, %rd1, 4;
+	mov.b64 %rd16, %rd3;
+	mov.b64 %rd18, %rd12;
+	add.s64 %rd23, %rd8, 0;
+	add.s64 %rd29, %rd8, 0;
+	add.s64 %rd36, %rd8, 0;
+	add.s64 %rd43, %rd8, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_7;
+	setp.lt.s64 %p13, %rd2, %rd3;
+	@!%p13 bra $L_27;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd17, %rd2;
+	sub.u64 %rd14, %rd16, %rd17;
+	setp.gt.u64 %p15, %rd14, %rd18;
+	@!%p15 bra $L_21;
 $L_4:
-	setp.lt.s64 %p6, %rd5, 0;
-	@!%p6 bra $L_6;
+	mov.b64 %rd19, %rd2;
 $L_5:
+	mov.b64 %rd21, %rd19;
+$L_6:
+	setp.lt.s64 %p22, %rd21, 0;
+	@!%p22 bra $L_8;
+$L_7:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
 	mov.b32 %rt6, 1;
-	st.global.s32 [%rd7], %rt6;
-$L_6:
-	add.s64 %rd2, %rd2, %rd1;
+	st.global.s32 [%rd23], %rt6;
+$L_8:
+	add.s64 %rd32, %rd19, %rd1;
+$L_9:
+	mov.b64 %rd27, %rd32;
+$L_10:
+	setp.lt.s64 %p28, %rd27, 0;
+	@!%p28 bra $L_12;
+$L_11:
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt1, %rdt4, %rd9;
+	@%pt1 bra $Lfault_1;
+	mov.b32 %rt7, 1;
+	st.global.s32 [%rd29], %rt7;
+$L_12:
+	add.s64 %rd39, %rd32, %rd1;
+$L_13:
+	mov.b64 %rd34, %rd39;
+$L_14:
+	setp.lt.s64 %p35, %rd34, 0;
+	@!%p35 bra $L_16;
+$L_15:
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt2, %rdt5, %rd9;
+	@%pt2 bra $Lfault_2;
+	mov.b32 %rt8, 1;
+	st.global.s32 [%rd36], %rt8;
+$L_16:
+	add.s64 %rd46, %rd39, %rd1;
+$L_17:
+	mov.b64 %rd41, %rd46;
+$L_18:
+	setp.lt.s64 %p42, %rd41, 0;
+	@!%p42 bra $L_20;
+$L_19:
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt3, %rdt6, %rd9;
+	@%pt3 bra $Lfault_3;
+	mov.b32 %rt9, 1;
+	st.global.s32 [%rd43], %rt9;
+$L_20:
+	add.s64 %rd2, %rd2, %rd47;
 	bra.uni $L_2;
-$L_7:
+$L_21:
+	add.s64 %rd7, %rd8, 0;
+$L_22:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_27;
+$L_23:
+	mov.b64 %rd5, %rd2;
+$L_24:
+	setp.lt.s64 %p6, %rd5, 0;
+	@!%p6 bra $L_26;
+$L_25:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt4, %rdt7, %rd9;
+	@%pt4 bra $Lfault_4;
+	mov.b32 %rt10, 1;
+	st.global.s32 [%rd7], %rt10;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd9;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Empty_0_param_3];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
-	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 327680;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt2;
-	st.global.u64 [%rdt4+24], %rdt3;
+	ld.param.u64 %rdt8, [Empty_0_param_3];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt8];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
+	st.global.u32 [%rdt8+8], 327680;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt2;
+	st.global.u64 [%rdt8+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt8;
+	st.volatile.global.u32 [%rdt8+4], %rt12;
 	exit;
 }
 
@@ -1349,12 +1751,12 @@ $Lfault:
 	.param .u64 Saxpy_0_param_6
 )
 {
-	.reg .pred %p<20>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<74>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<24>;
+	.reg .b64 %rd<130>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<17>;
+	.reg .f32 %f<71>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
@@ -1376,41 +1778,193 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd20, %rd2;
-	mad.lo.s64 %rd21, %rd20, 4, %rd7;
-	mul.lo.s64 %rd22, %rd1, 4;
-	mad.lo.s64 %rd23, %rd20, 4, %rd13;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd75, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd20;
+	mov.b64 %rd77, %rd75;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd88, %rd75;
+	mov.b64 %rd93, %rd75;
+	mov.b64 %rd105, %rd75;
+	mov.b64 %rd112, %rd75;
+	mov.b64 %rd125, %rd2;
+	mov.b64 %rd126, %rd125;
+	mad.lo.s64 %rd127, %rd126, 4, %rd7;
+	mul.lo.s64 %rd128, %rd75, 4;
+	mad.lo.s64 %rd129, %rd126, 4, %rd13;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_6;
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_22;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd25, %rd2;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_17;
 $L_4:
-	setp.ge.u64 %pt0, %rd5, %rd8;
+	mov.b64 %rd27, %rd2;
+$L_5:
+	mov.b64 %rd29, %rd27;
+$L_6:
+	setp.ge.u64 %pt0, %rd29, %rd8;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd6, %rd21;
+	mov.b64 %rd30, %rd127;
+	ld.global.f32 %f31, [%rd30];
+	mul.rn.f32 %f32, %f11, %f31;
+	setp.ge.u64 %pt1, %rd29, %rd14;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd33, %rd129;
+	ld.global.f32 %f34, [%rd33];
+	add.rn.f32 %f35, %f32, %f34;
+	mov.b64 %rd36, %rd33;
+	st.global.f32 [%rd36], %f35;
+$L_7:
+	add.s64 %rd50, %rd27, %rd1;
+$L_8:
+	mov.b64 %rd40, %rd50;
+$L_9:
+	setp.ge.u64 %pt2, %rd40, %rd8;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd76, %rd30;
+	add.s64 %rd78, %rd76, %rd77;
+	mov.b64 %rd41, %rd78;
+	ld.global.f32 %f42, [%rd41];
+	mul.rn.f32 %f43, %f11, %f42;
+	setp.ge.u64 %pt3, %rd40, %rd14;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd79, %rd33;
+	add.s64 %rd81, %rd79, %rd80;
+	mov.b64 %rd44, %rd81;
+	ld.global.f32 %f45, [%rd44];
+	add.rn.f32 %f46, %f43, %f45;
+	mov.b64 %rd84, %rd81;
+	mov.b64 %rd47, %rd84;
+	st.global.f32 [%rd47], %f46;
+$L_10:
+	add.s64 %rd62, %rd50, %rd1;
+$L_11:
+	mov.b64 %rd52, %rd62;
+$L_12:
+	setp.ge.u64 %pt4, %rd52, %rd8;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd87, %rd78;
+	add.s64 %rd89, %rd87, %rd88;
+	mov.b64 %rd53, %rd89;
+	ld.global.f32 %f54, [%rd53];
+	mul.rn.f32 %f55, %f11, %f54;
+	setp.ge.u64 %pt5, %rd52, %rd14;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd92, %rd81;
+	add.s64 %rd94, %rd92, %rd93;
+	mov.b64 %rd56, %rd94;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f58, %f55, %f57;
+	mov.b64 %rd99, %rd94;
+	mov.b64 %rd59, %rd99;
+	st.global.f32 [%rd59], %f58;
+$L_13:
+	add.s64 %rd74, %rd62, %rd1;
+$L_14:
+	mov.b64 %rd64, %rd74;
+$L_15:
+	setp.ge.u64 %pt6, %rd64, %rd8;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd104, %rd89;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd65, %rd106;
+	ld.global.f32 %f66, [%rd65];
+	mul.rn.f32 %f67, %f11, %f66;
+	setp.ge.u64 %pt7, %rd64, %rd14;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd111, %rd94;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd68, %rd113;
+	ld.global.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd120, %rd113;
+	mov.b64 %rd71, %rd120;
+	st.global.f32 [%rd71], %f70;
+$L_16:
+	add.s64 %rd2, %rd2, %rd75;
+	add.s64 %rd127, %rd127, %rd128;
+	add.s64 %rd129, %rd129, %rd128;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd121, %rd2;
+	mad.lo.s64 %rd122, %rd121, 4, %rd7;
+	mul.lo.s64 %rd123, %rd1, 4;
+	mad.lo.s64 %rd124, %rd121, 4, %rd13;
+$L_18:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_22;
+$L_19:
+	mov.b64 %rd5, %rd2;
+$L_20:
+	setp.ge.u64 %pt8, %rd5, %rd8;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd6, %rd122;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	setp.ge.u64 %pt1, %rd5, %rd14;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd12, %rd23;
+	setp.ge.u64 %pt9, %rd5, %rd14;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd12, %rd124;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd21, %rd21, %rd22;
-	add.s64 %rd23, %rd23, %rd22;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd122, %rd122, %rd123;
+	add.s64 %rd124, %rd124, %rd123;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd40;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd40;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd52;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd52;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd64;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd64;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd5;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd5;
 	mov.b64 %rdt2, %rd14;
@@ -1421,8 +1975,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 393216;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -3961,11 +4515,11 @@ $L_14:
 	.param .f32 Scale_0_param_2
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<59>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<105>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<15>;
+	.reg .f32 %f<62>;
 
 $L_0:
 	ld.param.u64 %rd4, [Scale_0_param_0];
@@ -3984,25 +4538,80 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd18, %rd2;
-	mad.lo.s64 %rd19, %rd18, 4, %rd4;
-	mul.lo.s64 %rd20, %rd1, 4;
+	mul.lo.s64 %rd16, %rd1, 3;
+	mul.lo.s64 %rd64, %rd1, 4;
+	mov.b64 %rd21, %rd3;
+	mov.b64 %rd23, %rd16;
+	mov.b64 %rd70, %rd64;
+	mov.b64 %rd78, %rd64;
+	mov.b64 %rd90, %rd64;
+	mov.b64 %rd102, %rd2;
+	mad.lo.s64 %rd103, %rd102, 4, %rd4;
+	mul.lo.s64 %rd104, %rd64, 4;
 $L_2:
+	add.s64 %rd17, %rd2, 1;
+	setp.lt.s64 %p18, %rd17, %rd3;
+	@!%p18 bra $L_13;
+$L_3:
+	mov.b64 %rd22, %rd17;
+	sub.u64 %rd19, %rd21, %rd22;
+	setp.gt.u64 %p20, %rd19, %rd23;
+	@!%p20 bra $L_9;
+$L_4:
+	mov.b64 %rd67, %rd103;
+	add.s64 %rd30, %rd67, 4;
+	ld.global.f32 %f31, [%rd30];
+	mul.rn.f32 %f32, %f31, %f14;
+	mov.b64 %rd33, %rd30;
+	st.global.f32 [%rd33], %f32;
+$L_5:
+	mov.b64 %rd69, %rd67;
+	add.s64 %rd71, %rd69, %rd70;
+	add.s64 %rd39, %rd71, 4;
+	ld.global.f32 %f40, [%rd39];
+	mul.rn.f32 %f41, %f40, %f14;
+	mov.b64 %rd42, %rd39;
+	st.global.f32 [%rd42], %f41;
+$L_6:
+	mov.b64 %rd77, %rd71;
+	add.s64 %rd79, %rd77, %rd78;
+	add.s64 %rd49, %rd79, 4;
+	ld.global.f32 %f50, [%rd49];
+	mul.rn.f32 %f51, %f50, %f14;
+	mov.b64 %rd52, %rd49;
+	st.global.f32 [%rd52], %f51;
+$L_7:
+	mov.b64 %rd89, %rd79;
+	add.s64 %rd91, %rd89, %rd90;
+	add.s64 %rd59, %rd91, 4;
+	ld.global.f32 %f60, [%rd59];
+	mul.rn.f32 %f61, %f60, %f14;
+	mov.b64 %rd62, %rd59;
+	st.global.f32 [%rd62], %f61;
+$L_8:
+	add.s64 %rd2, %rd2, %rd64;
+	add.s64 %rd103, %rd103, %rd104;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd99, %rd2;
+	mad.lo.s64 %rd100, %rd99, 4, %rd4;
+	mul.lo.s64 %rd101, %rd1, 4;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_5;
-$L_3:
-	mov.b64 %rd16, %rd19;
-	add.s64 %rd11, %rd16, 4;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd65, %rd100;
+	add.s64 %rd11, %rd65, 4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
 	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
-$L_4:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd19, %rd19, %rd20;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd100, %rd100, %rd101;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -4016,12 +4625,12 @@ $L_5:
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<29>;
+	.reg .b64 %rd<139>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<20>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [Add_0_param_4];
@@ -4045,48 +4654,215 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd24, %rd2;
-	mad.lo.s64 %rd25, %rd24, 4, %rd12;
-	mul.lo.s64 %rd26, %rd1, 4;
-	mad.lo.s64 %rd27, %rd24, 4, %rd16;
-	mad.lo.s64 %rd28, %rd24, 4, %rd4;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd85, %rd77;
+	mov.b64 %rd88, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd101, %rd77;
+	mov.b64 %rd106, %rd77;
+	mov.b64 %rd113, %rd77;
+	mov.b64 %rd120, %rd77;
+	mov.b64 %rd127, %rd77;
+	mov.b64 %rd134, %rd2;
+	mad.lo.s64 %rd135, %rd134, 4, %rd12;
+	mul.lo.s64 %rd136, %rd77, 4;
+	mad.lo.s64 %rd137, %rd134, 4, %rd16;
+	mad.lo.s64 %rd138, %rd134, 4, %rd4;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_27;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_21;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	setp.ge.u64 %pt0, %rd33, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd81, %rd135;
+	add.s64 %rd35, %rd81, 4;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt1, %rd33, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd82, %rd137;
+	add.s64 %rd37, %rd82, 4;
+	ld.global.f32 %f38, [%rd37];
+	add.rn.f32 %f39, %f36, %f38;
+	mov.b64 %rd83, %rd138;
+	add.s64 %rd40, %rd83, 4;
+	st.global.f32 [%rd40], %f39;
+$L_8:
+	add.s64 %rd52, %rd29, %rd1;
+$L_9:
+	mov.b64 %rd43, %rd52;
+$L_10:
+	add.s64 %rd44, %rd43, 1;
+$L_11:
+	setp.ge.u64 %pt2, %rd44, %rd13;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd84, %rd81;
+	add.s64 %rd86, %rd84, %rd85;
+	add.s64 %rd46, %rd86, 4;
+	ld.global.f32 %f47, [%rd46];
+	setp.ge.u64 %pt3, %rd44, %rd17;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd87, %rd82;
+	add.s64 %rd89, %rd87, %rd88;
+	add.s64 %rd48, %rd89, 4;
+	ld.global.f32 %f49, [%rd48];
+	add.rn.f32 %f50, %f47, %f49;
+	mov.b64 %rd90, %rd83;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd51, %rd92, 4;
+	st.global.f32 [%rd51], %f50;
+$L_12:
+	add.s64 %rd64, %rd52, %rd1;
+$L_13:
+	mov.b64 %rd55, %rd64;
+$L_14:
+	add.s64 %rd56, %rd55, 1;
+$L_15:
+	setp.ge.u64 %pt4, %rd56, %rd13;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd95, %rd86;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd58, %rd97, 4;
+	ld.global.f32 %f59, [%rd58];
+	setp.ge.u64 %pt5, %rd56, %rd17;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd100, %rd89;
+	add.s64 %rd102, %rd100, %rd101;
+	add.s64 %rd60, %rd102, 4;
+	ld.global.f32 %f61, [%rd60];
+	add.rn.f32 %f62, %f59, %f61;
+	mov.b64 %rd105, %rd92;
+	add.s64 %rd107, %rd105, %rd106;
+	add.s64 %rd63, %rd107, 4;
+	st.global.f32 [%rd63], %f62;
+$L_16:
+	add.s64 %rd76, %rd64, %rd1;
+$L_17:
+	mov.b64 %rd67, %rd76;
+$L_18:
+	add.s64 %rd68, %rd67, 1;
+$L_19:
+	setp.ge.u64 %pt6, %rd68, %rd13;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd112, %rd97;
+	add.s64 %rd114, %rd112, %rd113;
+	add.s64 %rd70, %rd114, 4;
+	ld.global.f32 %f71, [%rd70];
+	setp.ge.u64 %pt7, %rd68, %rd17;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd119, %rd102;
+	add.s64 %rd121, %rd119, %rd120;
+	add.s64 %rd72, %rd121, 4;
+	ld.global.f32 %f73, [%rd72];
+	add.rn.f32 %f74, %f71, %f73;
+	mov.b64 %rd126, %rd107;
+	add.s64 %rd128, %rd126, %rd127;
+	add.s64 %rd75, %rd128, 4;
+	st.global.f32 [%rd75], %f74;
+$L_20:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd135, %rd135, %rd136;
+	add.s64 %rd137, %rd137, %rd136;
+	add.s64 %rd138, %rd138, %rd136;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd129, %rd2;
+	mad.lo.s64 %rd130, %rd129, 4, %rd12;
+	mul.lo.s64 %rd131, %rd1, 4;
+	mad.lo.s64 %rd132, %rd129, 4, %rd16;
+	mad.lo.s64 %rd133, %rd129, 4, %rd4;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd21, %rd25;
-	add.s64 %rd11, %rd21, 4;
+$L_25:
+	setp.ge.u64 %pt8, %rd9, %rd13;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd78, %rd130;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.f32 %f14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd22, %rd27;
-	add.s64 %rd15, %rd22, 4;
+	setp.ge.u64 %pt9, %rd9, %rd17;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd79, %rd132;
+	add.s64 %rd15, %rd79, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mov.b64 %rd23, %rd28;
-	add.s64 %rd20, %rd23, 4;
+	mov.b64 %rd80, %rd133;
+	add.s64 %rd20, %rd80, 4;
 	st.global.f32 [%rd20], %f19;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd25, %rd25, %rd26;
-	add.s64 %rd27, %rd27, %rd26;
-	add.s64 %rd28, %rd28, %rd26;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd130, %rd130, %rd131;
+	add.s64 %rd132, %rd132, %rd131;
+	add.s64 %rd133, %rd133, %rd131;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd17;
@@ -4097,8 +4873,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 917504;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -4116,11 +4892,11 @@ $Lfault:
 	.param .u64 Histogram_0_param_4
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<19>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<23>;
+	.reg .pred %p<65>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<70>;
+	.reg .b32 %rt<14>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -4142,30 +4918,117 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd20, %rd2;
-	add.s64 %rd21, %rd4, %rd20;
-	mov.b64 %rd22, %rd1;
+	mul.lo.s64 %rd19, %rd1, 3;
+	mul.lo.s64 %rd71, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd19;
+	mov.b64 %rd75, %rd1;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd87, %rd75;
+	mov.b64 %rd92, %rd2;
+	add.s64 %rd93, %rd4, %rd92;
+	mov.b64 %rd94, %rd71;
 $L_2:
+	add.s64 %rd20, %rd2, 1;
+	setp.lt.s64 %p21, %rd20, %rd3;
+	@!%p21 bra $L_13;
+$L_3:
+	mov.b64 %rd25, %rd20;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_9;
+$L_4:
+	mov.b64 %rd73, %rd93;
+	add.s64 %rd33, %rd73, 1;
+	ld.global.u8 %r34, [%rd33];
+	cvt.u64.u32 %rd36, %r34;
+	setp.ge.u64 %pt0, %rd36, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd35, %rd36, 4, %rd14;
+	mov.b32 %rt6, 1;
+	atom.global.add.u32 %r37, [%rd35], %rt6;
+$L_5:
+	mov.b64 %rd74, %rd73;
+	add.s64 %rd76, %rd74, %rd75;
+	add.s64 %rd43, %rd76, 1;
+	ld.global.u8 %r44, [%rd43];
+	cvt.u64.u32 %rd46, %r44;
+	setp.ge.u64 %pt1, %rd46, %rd15;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd45, %rd46, 4, %rd14;
+	mov.b32 %rt7, 1;
+	atom.global.add.u32 %r47, [%rd45], %rt7;
+$L_6:
+	mov.b64 %rd79, %rd76;
+	add.s64 %rd81, %rd79, %rd80;
+	add.s64 %rd54, %rd81, 1;
+	ld.global.u8 %r55, [%rd54];
+	cvt.u64.u32 %rd57, %r55;
+	setp.ge.u64 %pt2, %rd57, %rd15;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd56, %rd57, 4, %rd14;
+	mov.b32 %rt8, 1;
+	atom.global.add.u32 %r58, [%rd56], %rt8;
+$L_7:
+	mov.b64 %rd86, %rd81;
+	add.s64 %rd88, %rd86, %rd87;
+	add.s64 %rd65, %rd88, 1;
+	ld.global.u8 %r66, [%rd65];
+	cvt.u64.u32 %rd68, %r66;
+	setp.ge.u64 %pt3, %rd68, %rd15;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd67, %rd68, 4, %rd14;
+	mov.b32 %rt9, 1;
+	atom.global.add.u32 %r69, [%rd67], %rt9;
+$L_8:
+	add.s64 %rd2, %rd2, %rd71;
+	add.s64 %rd93, %rd93, %rd94;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd89, %rd2;
+	add.s64 %rd90, %rd4, %rd89;
+	mov.b64 %rd91, %rd1;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_5;
-$L_3:
-	mov.b64 %rd19, %rd21;
-	add.s64 %rd11, %rd19, 1;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd72, %rd90;
+	add.s64 %rd11, %rd72, 1;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
-	setp.ge.u64 %pt0, %rd16, %rd15;
-	@%pt0 bra $Lfault_0;
+	setp.ge.u64 %pt4, %rd16, %rd15;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt6, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt6;
-$L_4:
+	mov.b32 %rt10, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt10;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd21, %rd21, %rd22;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd90, %rd90, %rd91;
+	bra.uni $L_10;
+$L_13:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd36;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd46;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd57;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
@@ -4173,17 +5036,17 @@ $Lfault_0:
 $Lfault:
 	ld.param.u64 %rdt3, [Histogram_0_param_4];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
-	@%pt1 exit;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt3];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 983040;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt8;
+	st.volatile.global.u32 [%rdt3+4], %rt12;
 	exit;
 }
 
@@ -4763,40 +5626,164 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r23 = move.i64 r2
-	r24 = elemaddr r4, r23, 4
-	r25 = mul.i64 r1, 4
-	r26 = elemaddr r19, r23, 4
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r83 = move.i64 r77
+	r86 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r103 = move.i64 r77
+	r110 = move.i64 r77
+	r116 = move.i64 r2
+	r117 = elemaddr r4, r116, 4
+	r118 = mul.i64 r77, 4
+	r119 = elemaddr r19, r116, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b27
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b21
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r80 = move.ptr r117
+	r35 = elemaddr r80, 1, 4
+	r36 = load.i32 r35
+	r38 = convert.i64.i32 r36
+	checkindex r38, r15, site 0
+	r37 = elemaddr r14, r38, 4
+	r39 = load.f32 r37
+	checkindex r33, r20, site 1
+	r81 = move.ptr r119
+	r40 = elemaddr r81, 1, 4
+	store.f32 r40, r39
+	jump b8
+b8: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r43 = move.i64 r52
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r44 = add.i64 r43, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r82 = move.ptr r80
+	r84 = elemaddr r82, r83, 1
+	r46 = elemaddr r84, 1, 4
+	r47 = load.i32 r46
+	r49 = convert.i64.i32 r47
+	checkindex r49, r15, site 0
+	r48 = elemaddr r14, r49, 4
+	r50 = load.f32 r48
+	checkindex r44, r20, site 1
+	r85 = move.ptr r81
+	r87 = elemaddr r85, r86, 1
+	r51 = elemaddr r87, 1, 4
+	store.f32 r51, r50
+	jump b12
+b12: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r55 = move.i64 r64
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r56 = add.i64 r55, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r90 = move.ptr r84
+	r92 = elemaddr r90, r91, 1
+	r58 = elemaddr r92, 1, 4
+	r59 = load.i32 r58
+	r61 = convert.i64.i32 r59
+	checkindex r61, r15, site 0
+	r60 = elemaddr r14, r61, 4
+	r62 = load.f32 r60
+	checkindex r56, r20, site 1
+	r95 = move.ptr r87
+	r97 = elemaddr r95, r96, 1
+	r63 = elemaddr r97, 1, 4
+	store.f32 r63, r62
+	jump b16
+b16: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r67 = move.i64 r76
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r68 = add.i64 r67, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r102 = move.ptr r92
+	r104 = elemaddr r102, r103, 1
+	r70 = elemaddr r104, 1, 4
+	r71 = load.i32 r70
+	r73 = convert.i64.i32 r71
+	checkindex r73, r15, site 0
+	r72 = elemaddr r14, r73, 4
+	r74 = load.f32 r72
+	checkindex r68, r20, site 1
+	r109 = move.ptr r97
+	r111 = elemaddr r109, r110, 1
+	r75 = elemaddr r111, 1, 4
+	store.f32 r75, r74
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r117 = elemaddr r117, r118, 1
+	r119 = elemaddr r119, r118, 1
+	jump b2
+b21: # preheader
+	r112 = move.i64 r2
+	r113 = elemaddr r4, r112, 4
+	r114 = mul.i64 r1, 4
+	r115 = elemaddr r19, r112, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r21 = move.ptr r24
-	r11 = elemaddr r21, 1, 4
+	jump b25
+b25: # rangeindex.body
+	r78 = move.ptr r113
+	r11 = elemaddr r78, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
 	checkindex r9, r20, site 1
-	r22 = move.ptr r26
-	r18 = elemaddr r22, 1, 4
+	r79 = move.ptr r115
+	r18 = elemaddr r79, 1, 4
 	store.f32 r18, r17
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r24 = elemaddr r24, r25, 1
-	r26 = elemaddr r26, r25, 1
-	jump b2
-b7: # exit
+	r113 = elemaddr r113, r114, 1
+	r115 = elemaddr r115, r114, 1
+	jump b22
+b27: # exit
 	return
 
 kernel GatherUnchecked(out []f32, table []f32, idx []i32)
@@ -4813,32 +5800,112 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r23 = move.i64 r2
-	r24 = elemaddr r4, r23, 4
-	r25 = mul.i64 r1, 4
-	r26 = elemaddr r19, r23, 4
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r83 = move.i64 r77
+	r86 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r103 = move.i64 r77
+	r110 = move.i64 r77
+	r116 = move.i64 r2
+	r117 = elemaddr r4, r116, 4
+	r118 = mul.i64 r77, 4
+	r119 = elemaddr r19, r116, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b13
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r80 = move.ptr r117
+	r35 = elemaddr r80, 1, 4
+	r36 = load.i32 r35
+	r38 = convert.i64.i32 r36
+	r37 = elemaddr r14, r38, 4
+	r39 = load.f32 r37
+	r81 = move.ptr r119
+	r40 = elemaddr r81, 1, 4
+	store.f32 r40, r39
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r82 = move.ptr r80
+	r84 = elemaddr r82, r83, 1
+	r46 = elemaddr r84, 1, 4
+	r47 = load.i32 r46
+	r49 = convert.i64.i32 r47
+	r48 = elemaddr r14, r49, 4
+	r50 = load.f32 r48
+	r85 = move.ptr r81
+	r87 = elemaddr r85, r86, 1
+	r51 = elemaddr r87, 1, 4
+	store.f32 r51, r50
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r90 = move.ptr r84
+	r92 = elemaddr r90, r91, 1
+	r58 = elemaddr r92, 1, 4
+	r59 = load.i32 r58
+	r61 = convert.i64.i32 r59
+	r60 = elemaddr r14, r61, 4
+	r62 = load.f32 r60
+	r95 = move.ptr r87
+	r97 = elemaddr r95, r96, 1
+	r63 = elemaddr r97, 1, 4
+	store.f32 r63, r62
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r102 = move.ptr r92
+	r104 = elemaddr r102, r103, 1
+	r70 = elemaddr r104, 1, 4
+	r71 = load.i32 r70
+	r73 = convert.i64.i32 r71
+	r72 = elemaddr r14, r73, 4
+	r74 = load.f32 r72
+	r109 = move.ptr r97
+	r111 = elemaddr r109, r110, 1
+	r75 = elemaddr r111, 1, 4
+	store.f32 r75, r74
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r117 = elemaddr r117, r118, 1
+	r119 = elemaddr r119, r118, 1
+	jump b2
+b9: # preheader
+	r112 = move.i64 r2
+	r113 = elemaddr r4, r112, 4
+	r114 = mul.i64 r1, 4
+	r115 = elemaddr r19, r112, 4
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b5
-b3: # rangeindex.body
-	r21 = move.ptr r24
-	r11 = elemaddr r21, 1, 4
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r78 = move.ptr r113
+	r11 = elemaddr r78, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
-	r22 = move.ptr r26
-	r18 = elemaddr r22, 1, 4
+	r79 = move.ptr r115
+	r18 = elemaddr r79, 1, 4
 	store.f32 r18, r17
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r24 = elemaddr r24, r25, 1
-	r26 = elemaddr r26, r25, 1
-	jump b2
-b5: # exit
+	r113 = elemaddr r113, r114, 1
+	r115 = elemaddr r115, r114, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Stencil(out []f32, in []f32, w i64)
@@ -5009,30 +6076,115 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r20 = move.i64 r2
-	r21 = elemaddr r7, r20, 4
-	r22 = mul.i64 r1, 4
-	r23 = elemaddr r13, r20, 4
+	r20 = mul.i64 r1, 3
+	r75 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r20
+	r77 = move.i64 r75
+	r80 = move.i64 r75
+	r88 = move.i64 r75
+	r93 = move.i64 r75
+	r105 = move.i64 r75
+	r112 = move.i64 r75
+	r125 = move.i64 r2
+	r126 = move.i64 r125
+	r127 = elemaddr r7, r126, 4
+	r128 = mul.i64 r75, 4
+	r129 = elemaddr r13, r126, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r21 = lt.i64 r2, r3
+	branch r21, b3, b13
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r2
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b9
+b4: # rangeint.body (grid unrolled 0)
+	r30 = move.ptr r127
+	r31 = load.f32 r30
+	r32 = mul.f32 r11, r31
+	r33 = move.ptr r129
+	r34 = load.f32 r33
+	r35 = add.f32 r32, r34
+	r36 = move.ptr r33
+	store.f32 r36, r35
+	jump b5
+b5: # rangeint.body (grid unrolled 1)
+	r76 = move.ptr r30
+	r78 = elemaddr r76, r77, 1
+	r41 = move.ptr r78
+	r42 = load.f32 r41
+	r43 = mul.f32 r11, r42
+	r79 = move.ptr r33
+	r81 = elemaddr r79, r80, 1
+	r44 = move.ptr r81
+	r45 = load.f32 r44
+	r46 = add.f32 r43, r45
+	r84 = move.ptr r81
+	r47 = move.ptr r84
+	store.f32 r47, r46
+	jump b6
+b6: # rangeint.body (grid unrolled 2)
+	r87 = move.ptr r78
+	r89 = elemaddr r87, r88, 1
+	r53 = move.ptr r89
+	r54 = load.f32 r53
+	r55 = mul.f32 r11, r54
+	r92 = move.ptr r81
+	r94 = elemaddr r92, r93, 1
+	r56 = move.ptr r94
+	r57 = load.f32 r56
+	r58 = add.f32 r55, r57
+	r99 = move.ptr r94
+	r59 = move.ptr r99
+	store.f32 r59, r58
+	jump b7
+b7: # rangeint.body (grid unrolled 3)
+	r104 = move.ptr r89
+	r106 = elemaddr r104, r105, 1
+	r65 = move.ptr r106
+	r66 = load.f32 r65
+	r67 = mul.f32 r11, r66
+	r111 = move.ptr r94
+	r113 = elemaddr r111, r112, 1
+	r68 = move.ptr r113
+	r69 = load.f32 r68
+	r70 = add.f32 r67, r69
+	r120 = move.ptr r113
+	r71 = move.ptr r120
+	store.f32 r71, r70
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r75
+	r127 = elemaddr r127, r128, 1
+	r129 = elemaddr r129, r128, 1
+	jump b2
+b9: # preheader
+	r121 = move.i64 r2
+	r122 = elemaddr r7, r121, 4
+	r123 = mul.i64 r1, 4
+	r124 = elemaddr r13, r121, 4
+	jump b10
+b10: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b5
-b3: # rangeint.body
-	r6 = move.ptr r21
+	branch r4, b11, b13
+b11: # rangeint.body
+	r6 = move.ptr r122
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
-	r12 = move.ptr r23
+	r12 = move.ptr r124
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
 	store.f32 r17, r16
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r21 = elemaddr r21, r22, 1
-	r23 = elemaddr r23, r22, 1
-	jump b2
-b5: # exit
+	r122 = elemaddr r122, r123, 1
+	r124 = elemaddr r124, r123, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Empty(a []i32, n i64)
@@ -5048,25 +6200,98 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r7 = elemaddr r8, 0, 4
+	r12 = mul.i64 r1, 3
+	r47 = mul.i64 r1, 4
+	r16 = convert.u64.i64 r3
+	r18 = convert.u64.i64 r12
+	r23 = elemaddr r8, 0, 4
+	r29 = elemaddr r8, 0, 4
+	r36 = elemaddr r8, 0, 4
+	r43 = elemaddr r8, 0, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r13 = lt.i64 r2, r3
+	branch r13, b3, b27
+b3: # grid unrolled room
+	r17 = convert.u64.i64 r2
+	r14 = sub.u64 r16, r17
+	r15 = gt.u64 r14, r18
+	branch r15, b4, b21
+b4: # grid unrolled 0
+	r19 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r21 = move.i64 r19
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	r22 = lt.i64 r21, 0
+	branch r22, b7, b8
+b7: # if.then (grid unrolled 0)
+	checkindex 0, r9, site 0
+	store.i32 r23, 1
+	jump b8
+b8: # grid unrolled 1
+	r32 = add.i64 r19, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r27 = move.i64 r32
+	jump b10
+b10: # rangeint.body (grid unrolled 1)
+	r28 = lt.i64 r27, 0
+	branch r28, b11, b12
+b11: # if.then (grid unrolled 1)
+	checkindex 0, r9, site 0
+	store.i32 r29, 1
+	jump b12
+b12: # grid unrolled 2
+	r39 = add.i64 r32, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r34 = move.i64 r39
+	jump b14
+b14: # rangeint.body (grid unrolled 2)
+	r35 = lt.i64 r34, 0
+	branch r35, b15, b16
+b15: # if.then (grid unrolled 2)
+	checkindex 0, r9, site 0
+	store.i32 r36, 1
+	jump b16
+b16: # grid unrolled 3
+	r46 = add.i64 r39, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r41 = move.i64 r46
+	jump b18
+b18: # rangeint.body (grid unrolled 3)
+	r42 = lt.i64 r41, 0
+	branch r42, b19, b20
+b19: # if.then (grid unrolled 3)
+	checkindex 0, r9, site 0
+	store.i32 r43, 1
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r47
+	jump b2
+b21: # preheader
+	r7 = elemaddr r8, 0, 4
+	jump b22
+b22: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b7
-b3: # index
+	branch r4, b23, b27
+b23: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b24
+b24: # rangeint.body
 	r6 = lt.i64 r5, 0
-	branch r6, b5, b6
-b5: # if.then
+	branch r6, b25, b26
+b25: # if.then
 	checkindex 0, r9, site 0
 	store.i32 r7, 1
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	jump b22
+b27: # exit
 	return
 
 kernel Saxpy(a f32, x []f32, y []f32, n i64)
@@ -5087,35 +6312,152 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r20 = move.i64 r2
-	r21 = elemaddr r7, r20, 4
-	r22 = mul.i64 r1, 4
-	r23 = elemaddr r13, r20, 4
+	r20 = mul.i64 r1, 3
+	r75 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r20
+	r77 = move.i64 r75
+	r80 = move.i64 r75
+	r88 = move.i64 r75
+	r93 = move.i64 r75
+	r105 = move.i64 r75
+	r112 = move.i64 r75
+	r125 = move.i64 r2
+	r126 = move.i64 r125
+	r127 = elemaddr r7, r126, 4
+	r128 = mul.i64 r75, 4
+	r129 = elemaddr r13, r126, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r21 = lt.i64 r2, r3
+	branch r21, b3, b22
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r2
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b17
+b4: # grid unrolled 0
+	r27 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r29 = move.i64 r27
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r29, r8, site 0
+	r30 = move.ptr r127
+	r31 = load.f32 r30
+	r32 = mul.f32 r11, r31
+	checkindex r29, r14, site 1
+	r33 = move.ptr r129
+	r34 = load.f32 r33
+	r35 = add.f32 r32, r34
+	r36 = move.ptr r33
+	store.f32 r36, r35
+	jump b7
+b7: # grid unrolled 1
+	r50 = add.i64 r27, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r40 = move.i64 r50
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	checkindex r40, r8, site 0
+	r76 = move.ptr r30
+	r78 = elemaddr r76, r77, 1
+	r41 = move.ptr r78
+	r42 = load.f32 r41
+	r43 = mul.f32 r11, r42
+	checkindex r40, r14, site 1
+	r79 = move.ptr r33
+	r81 = elemaddr r79, r80, 1
+	r44 = move.ptr r81
+	r45 = load.f32 r44
+	r46 = add.f32 r43, r45
+	r84 = move.ptr r81
+	r47 = move.ptr r84
+	store.f32 r47, r46
+	jump b10
+b10: # grid unrolled 2
+	r62 = add.i64 r50, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r52 = move.i64 r62
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	checkindex r52, r8, site 0
+	r87 = move.ptr r78
+	r89 = elemaddr r87, r88, 1
+	r53 = move.ptr r89
+	r54 = load.f32 r53
+	r55 = mul.f32 r11, r54
+	checkindex r52, r14, site 1
+	r92 = move.ptr r81
+	r94 = elemaddr r92, r93, 1
+	r56 = move.ptr r94
+	r57 = load.f32 r56
+	r58 = add.f32 r55, r57
+	r99 = move.ptr r94
+	r59 = move.ptr r99
+	store.f32 r59, r58
+	jump b13
+b13: # grid unrolled 3
+	r74 = add.i64 r62, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r64 = move.i64 r74
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	checkindex r64, r8, site 0
+	r104 = move.ptr r89
+	r106 = elemaddr r104, r105, 1
+	r65 = move.ptr r106
+	r66 = load.f32 r65
+	r67 = mul.f32 r11, r66
+	checkindex r64, r14, site 1
+	r111 = move.ptr r94
+	r113 = elemaddr r111, r112, 1
+	r68 = move.ptr r113
+	r69 = load.f32 r68
+	r70 = add.f32 r67, r69
+	r120 = move.ptr r113
+	r71 = move.ptr r120
+	store.f32 r71, r70
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r75
+	r127 = elemaddr r127, r128, 1
+	r129 = elemaddr r129, r128, 1
+	jump b2
+b17: # preheader
+	r121 = move.i64 r2
+	r122 = elemaddr r7, r121, 4
+	r123 = mul.i64 r1, 4
+	r124 = elemaddr r13, r121, 4
+	jump b18
+b18: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b6
-b3: # index
+	branch r4, b19, b22
+b19: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	checkindex r5, r8, site 0
-	r6 = move.ptr r21
+	r6 = move.ptr r122
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
 	checkindex r5, r14, site 1
-	r12 = move.ptr r23
+	r12 = move.ptr r124
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
 	store.f32 r17, r16
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	r21 = elemaddr r21, r22, 1
-	r23 = elemaddr r23, r22, 1
-	jump b2
-b6: # exit
+	r122 = elemaddr r122, r123, 1
+	r124 = elemaddr r124, r123, 1
+	jump b18
+b22: # exit
 	return
 
 kernel Spin(out []i64, iters i64)
@@ -7579,27 +8921,87 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r18 = move.i64 r2
-	r19 = elemaddr r4, r18, 4
-	r20 = mul.i64 r1, 4
+	r16 = mul.i64 r1, 3
+	r64 = mul.i64 r1, 4
+	r21 = convert.u64.i64 r3
+	r23 = convert.u64.i64 r16
+	r70 = move.i64 r64
+	r78 = move.i64 r64
+	r90 = move.i64 r64
+	r102 = move.i64 r2
+	r103 = elemaddr r4, r102, 4
+	r104 = mul.i64 r64, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r17 = add.i64 r2, 1
+	r18 = lt.i64 r17, r3
+	branch r18, b3, b13
+b3: # grid unrolled room
+	r22 = convert.u64.i64 r17
+	r19 = sub.u64 r21, r22
+	r20 = gt.u64 r19, r23
+	branch r20, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r67 = move.ptr r103
+	r30 = elemaddr r67, 1, 4
+	r31 = load.f32 r30
+	r32 = mul.f32 r31, r14
+	r33 = move.ptr r30
+	store.f32 r33, r32
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r69 = move.ptr r67
+	r71 = elemaddr r69, r70, 1
+	r39 = elemaddr r71, 1, 4
+	r40 = load.f32 r39
+	r41 = mul.f32 r40, r14
+	r42 = move.ptr r39
+	store.f32 r42, r41
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r77 = move.ptr r71
+	r79 = elemaddr r77, r78, 1
+	r49 = elemaddr r79, 1, 4
+	r50 = load.f32 r49
+	r51 = mul.f32 r50, r14
+	r52 = move.ptr r49
+	store.f32 r52, r51
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r89 = move.ptr r79
+	r91 = elemaddr r89, r90, 1
+	r59 = elemaddr r91, 1, 4
+	r60 = load.f32 r59
+	r61 = mul.f32 r60, r14
+	r62 = move.ptr r59
+	store.f32 r62, r61
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r64
+	r103 = elemaddr r103, r104, 1
+	jump b2
+b9: # preheader
+	r99 = move.i64 r2
+	r100 = elemaddr r4, r99, 4
+	r101 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b5
-b3: # rangeindex.body
-	r16 = move.ptr r19
-	r11 = elemaddr r16, 1, 4
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r65 = move.ptr r100
+	r11 = elemaddr r65, 1, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
 	r15 = move.ptr r11
 	store.f32 r15, r13
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r19 = elemaddr r19, r20, 1
-	jump b2
-b5: # exit
+	r100 = elemaddr r100, r101, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Add(x []f32, y []f32, out []f32)
@@ -7620,43 +9022,179 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r24 = move.i64 r2
-	r25 = elemaddr r12, r24, 4
-	r26 = mul.i64 r1, 4
-	r27 = elemaddr r16, r24, 4
-	r28 = elemaddr r4, r24, 4
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r85 = move.i64 r77
+	r88 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r101 = move.i64 r77
+	r106 = move.i64 r77
+	r113 = move.i64 r77
+	r120 = move.i64 r77
+	r127 = move.i64 r77
+	r134 = move.i64 r2
+	r135 = elemaddr r12, r134, 4
+	r136 = mul.i64 r77, 4
+	r137 = elemaddr r16, r134, 4
+	r138 = elemaddr r4, r134, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b27
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b21
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex r33, r13, site 0
+	r81 = move.ptr r135
+	r35 = elemaddr r81, 1, 4
+	r36 = load.f32 r35
+	checkindex r33, r17, site 1
+	r82 = move.ptr r137
+	r37 = elemaddr r82, 1, 4
+	r38 = load.f32 r37
+	r39 = add.f32 r36, r38
+	r83 = move.ptr r138
+	r40 = elemaddr r83, 1, 4
+	store.f32 r40, r39
+	jump b8
+b8: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r43 = move.i64 r52
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r44 = add.i64 r43, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	checkindex r44, r13, site 0
+	r84 = move.ptr r81
+	r86 = elemaddr r84, r85, 1
+	r46 = elemaddr r86, 1, 4
+	r47 = load.f32 r46
+	checkindex r44, r17, site 1
+	r87 = move.ptr r82
+	r89 = elemaddr r87, r88, 1
+	r48 = elemaddr r89, 1, 4
+	r49 = load.f32 r48
+	r50 = add.f32 r47, r49
+	r90 = move.ptr r83
+	r92 = elemaddr r90, r91, 1
+	r51 = elemaddr r92, 1, 4
+	store.f32 r51, r50
+	jump b12
+b12: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r55 = move.i64 r64
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r56 = add.i64 r55, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	checkindex r56, r13, site 0
+	r95 = move.ptr r86
+	r97 = elemaddr r95, r96, 1
+	r58 = elemaddr r97, 1, 4
+	r59 = load.f32 r58
+	checkindex r56, r17, site 1
+	r100 = move.ptr r89
+	r102 = elemaddr r100, r101, 1
+	r60 = elemaddr r102, 1, 4
+	r61 = load.f32 r60
+	r62 = add.f32 r59, r61
+	r105 = move.ptr r92
+	r107 = elemaddr r105, r106, 1
+	r63 = elemaddr r107, 1, 4
+	store.f32 r63, r62
+	jump b16
+b16: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r67 = move.i64 r76
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r68 = add.i64 r67, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	checkindex r68, r13, site 0
+	r112 = move.ptr r97
+	r114 = elemaddr r112, r113, 1
+	r70 = elemaddr r114, 1, 4
+	r71 = load.f32 r70
+	checkindex r68, r17, site 1
+	r119 = move.ptr r102
+	r121 = elemaddr r119, r120, 1
+	r72 = elemaddr r121, 1, 4
+	r73 = load.f32 r72
+	r74 = add.f32 r71, r73
+	r126 = move.ptr r107
+	r128 = elemaddr r126, r127, 1
+	r75 = elemaddr r128, 1, 4
+	store.f32 r75, r74
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r135 = elemaddr r135, r136, 1
+	r137 = elemaddr r137, r136, 1
+	r138 = elemaddr r138, r136, 1
+	jump b2
+b21: # preheader
+	r129 = move.i64 r2
+	r130 = elemaddr r12, r129, 4
+	r131 = mul.i64 r1, 4
+	r132 = elemaddr r16, r129, 4
+	r133 = elemaddr r4, r129, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	checkindex r9, r13, site 0
-	r21 = move.ptr r25
-	r11 = elemaddr r21, 1, 4
+	r78 = move.ptr r130
+	r11 = elemaddr r78, 1, 4
 	r14 = load.f32 r11
 	checkindex r9, r17, site 1
-	r22 = move.ptr r27
-	r15 = elemaddr r22, 1, 4
+	r79 = move.ptr r132
+	r15 = elemaddr r79, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r23 = move.ptr r28
-	r20 = elemaddr r23, 1, 4
+	r80 = move.ptr r133
+	r20 = elemaddr r80, 1, 4
 	store.f32 r20, r19
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r25 = elemaddr r25, r26, 1
-	r27 = elemaddr r27, r26, 1
-	r28 = elemaddr r28, r26, 1
-	jump b2
-b7: # exit
+	r130 = elemaddr r130, r131, 1
+	r132 = elemaddr r132, r131, 1
+	r133 = elemaddr r133, r131, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Histogram(data []u8, bins []u32)
@@ -7674,28 +9212,92 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r20 = move.i64 r2
-	r21 = elemaddr r4, r20, 1
-	r22 = move.i64 r1
+	r19 = mul.i64 r1, 3
+	r71 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r19
+	r75 = move.i64 r1
+	r80 = move.i64 r75
+	r87 = move.i64 r75
+	r92 = move.i64 r2
+	r93 = elemaddr r4, r92, 1
+	r94 = move.i64 r71
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r20 = add.i64 r2, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b3, b13
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r20
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r73 = move.ptr r93
+	r33 = elemaddr r73, 1, 1
+	r34 = load.u8 r33
+	r36 = convert.i64.u8 r34
+	checkindex r36, r15, site 0
+	r35 = elemaddr r14, r36, 4
+	r37 = atomadd.u32 r35, 1
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r74 = move.ptr r73
+	r76 = elemaddr r74, r75, 1
+	r43 = elemaddr r76, 1, 1
+	r44 = load.u8 r43
+	r46 = convert.i64.u8 r44
+	checkindex r46, r15, site 0
+	r45 = elemaddr r14, r46, 4
+	r47 = atomadd.u32 r45, 1
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r79 = move.ptr r76
+	r81 = elemaddr r79, r80, 1
+	r54 = elemaddr r81, 1, 1
+	r55 = load.u8 r54
+	r57 = convert.i64.u8 r55
+	checkindex r57, r15, site 0
+	r56 = elemaddr r14, r57, 4
+	r58 = atomadd.u32 r56, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r86 = move.ptr r81
+	r88 = elemaddr r86, r87, 1
+	r65 = elemaddr r88, 1, 1
+	r66 = load.u8 r65
+	r68 = convert.i64.u8 r66
+	checkindex r68, r15, site 0
+	r67 = elemaddr r14, r68, 4
+	r69 = atomadd.u32 r67, 1
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r71
+	r93 = elemaddr r93, r94, 1
+	jump b2
+b9: # preheader
+	r89 = move.i64 r2
+	r90 = elemaddr r4, r89, 1
+	r91 = move.i64 r1
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b5
-b3: # rangeindex.body
-	r19 = move.ptr r21
-	r11 = elemaddr r19, 1, 1
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r72 = move.ptr r90
+	r11 = elemaddr r72, 1, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r21 = elemaddr r21, r22, 1
-	jump b2
-b5: # exit
+	r90 = elemaddr r90, r91, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Sum(x []f32, out []f32)

@@ -161,12 +161,12 @@ const qdPTX = `//
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<29>;
+	.reg .b64 %rd<139>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<20>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [Add_0_param_4];
@@ -190,48 +190,215 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd24, %rd2;
-	mad.lo.s64 %rd25, %rd24, 4, %rd12;
-	mul.lo.s64 %rd26, %rd1, 4;
-	mad.lo.s64 %rd27, %rd24, 4, %rd16;
-	mad.lo.s64 %rd28, %rd24, 4, %rd4;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd85, %rd77;
+	mov.b64 %rd88, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd101, %rd77;
+	mov.b64 %rd106, %rd77;
+	mov.b64 %rd113, %rd77;
+	mov.b64 %rd120, %rd77;
+	mov.b64 %rd127, %rd77;
+	mov.b64 %rd134, %rd2;
+	mad.lo.s64 %rd135, %rd134, 4, %rd12;
+	mul.lo.s64 %rd136, %rd77, 4;
+	mad.lo.s64 %rd137, %rd134, 4, %rd16;
+	mad.lo.s64 %rd138, %rd134, 4, %rd4;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_27;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_21;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	setp.ge.u64 %pt0, %rd33, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd81, %rd135;
+	add.s64 %rd35, %rd81, 4;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt1, %rd33, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd82, %rd137;
+	add.s64 %rd37, %rd82, 4;
+	ld.global.f32 %f38, [%rd37];
+	add.rn.f32 %f39, %f36, %f38;
+	mov.b64 %rd83, %rd138;
+	add.s64 %rd40, %rd83, 4;
+	st.global.f32 [%rd40], %f39;
+$L_8:
+	add.s64 %rd52, %rd29, %rd1;
+$L_9:
+	mov.b64 %rd43, %rd52;
+$L_10:
+	add.s64 %rd44, %rd43, 1;
+$L_11:
+	setp.ge.u64 %pt2, %rd44, %rd13;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd84, %rd81;
+	add.s64 %rd86, %rd84, %rd85;
+	add.s64 %rd46, %rd86, 4;
+	ld.global.f32 %f47, [%rd46];
+	setp.ge.u64 %pt3, %rd44, %rd17;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd87, %rd82;
+	add.s64 %rd89, %rd87, %rd88;
+	add.s64 %rd48, %rd89, 4;
+	ld.global.f32 %f49, [%rd48];
+	add.rn.f32 %f50, %f47, %f49;
+	mov.b64 %rd90, %rd83;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd51, %rd92, 4;
+	st.global.f32 [%rd51], %f50;
+$L_12:
+	add.s64 %rd64, %rd52, %rd1;
+$L_13:
+	mov.b64 %rd55, %rd64;
+$L_14:
+	add.s64 %rd56, %rd55, 1;
+$L_15:
+	setp.ge.u64 %pt4, %rd56, %rd13;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd95, %rd86;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd58, %rd97, 4;
+	ld.global.f32 %f59, [%rd58];
+	setp.ge.u64 %pt5, %rd56, %rd17;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd100, %rd89;
+	add.s64 %rd102, %rd100, %rd101;
+	add.s64 %rd60, %rd102, 4;
+	ld.global.f32 %f61, [%rd60];
+	add.rn.f32 %f62, %f59, %f61;
+	mov.b64 %rd105, %rd92;
+	add.s64 %rd107, %rd105, %rd106;
+	add.s64 %rd63, %rd107, 4;
+	st.global.f32 [%rd63], %f62;
+$L_16:
+	add.s64 %rd76, %rd64, %rd1;
+$L_17:
+	mov.b64 %rd67, %rd76;
+$L_18:
+	add.s64 %rd68, %rd67, 1;
+$L_19:
+	setp.ge.u64 %pt6, %rd68, %rd13;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd112, %rd97;
+	add.s64 %rd114, %rd112, %rd113;
+	add.s64 %rd70, %rd114, 4;
+	ld.global.f32 %f71, [%rd70];
+	setp.ge.u64 %pt7, %rd68, %rd17;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd119, %rd102;
+	add.s64 %rd121, %rd119, %rd120;
+	add.s64 %rd72, %rd121, 4;
+	ld.global.f32 %f73, [%rd72];
+	add.rn.f32 %f74, %f71, %f73;
+	mov.b64 %rd126, %rd107;
+	add.s64 %rd128, %rd126, %rd127;
+	add.s64 %rd75, %rd128, 4;
+	st.global.f32 [%rd75], %f74;
+$L_20:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd135, %rd135, %rd136;
+	add.s64 %rd137, %rd137, %rd136;
+	add.s64 %rd138, %rd138, %rd136;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd129, %rd2;
+	mad.lo.s64 %rd130, %rd129, 4, %rd12;
+	mul.lo.s64 %rd131, %rd1, 4;
+	mad.lo.s64 %rd132, %rd129, 4, %rd16;
+	mad.lo.s64 %rd133, %rd129, 4, %rd4;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd21, %rd25;
-	add.s64 %rd11, %rd21, 4;
+$L_25:
+	setp.ge.u64 %pt8, %rd9, %rd13;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd78, %rd130;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.f32 %f14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd22, %rd27;
-	add.s64 %rd15, %rd22, 4;
+	setp.ge.u64 %pt9, %rd9, %rd17;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd79, %rd132;
+	add.s64 %rd15, %rd79, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mov.b64 %rd23, %rd28;
-	add.s64 %rd20, %rd23, 4;
+	mov.b64 %rd80, %rd133;
+	add.s64 %rd20, %rd80, 4;
 	st.global.f32 [%rd20], %f19;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd25, %rd25, %rd26;
-	add.s64 %rd27, %rd27, %rd26;
-	add.s64 %rd28, %rd28, %rd26;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd130, %rd130, %rd131;
+	add.s64 %rd132, %rd132, %rd131;
+	add.s64 %rd133, %rd133, %rd131;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd17;
@@ -242,8 +409,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -429,12 +596,12 @@ $L_24:
 	.param .u64 Consume_0_param_4
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<56>;
+	.reg .pred %pt<6>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<22>;
+	.reg .b64 %rd<103>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<15>;
+	.reg .f32 %f<58>;
 
 $L_0:
 	ld.param.u64 %rd4, [Consume_0_param_2];
@@ -455,35 +622,150 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd18, %rd2;
-	mad.lo.s64 %rd19, %rd18, 4, %rd12;
-	mul.lo.s64 %rd20, %rd1, 4;
-	mad.lo.s64 %rd21, %rd18, 4, %rd4;
+	mul.lo.s64 %rd16, %rd1, 3;
+	mul.lo.s64 %rd60, %rd1, 4;
+	mov.b64 %rd21, %rd3;
+	mov.b64 %rd23, %rd16;
+	mov.b64 %rd66, %rd60;
+	mov.b64 %rd69, %rd60;
+	mov.b64 %rd74, %rd60;
+	mov.b64 %rd79, %rd60;
+	mov.b64 %rd86, %rd60;
+	mov.b64 %rd93, %rd60;
+	mov.b64 %rd99, %rd2;
+	mad.lo.s64 %rd100, %rd99, 4, %rd12;
+	mul.lo.s64 %rd101, %rd60, 4;
+	mad.lo.s64 %rd102, %rd99, 4, %rd4;
 $L_2:
+	add.s64 %rd17, %rd2, 1;
+	setp.lt.s64 %p18, %rd17, %rd3;
+	@!%p18 bra $L_27;
+$L_3:
+	mov.b64 %rd22, %rd17;
+	sub.u64 %rd19, %rd21, %rd22;
+	setp.gt.u64 %p20, %rd19, %rd23;
+	@!%p20 bra $L_21;
+$L_4:
+	mov.b64 %rd24, %rd2;
+$L_5:
+	mov.b64 %rd27, %rd24;
+$L_6:
+	add.s64 %rd28, %rd27, 1;
+$L_7:
+	setp.ge.u64 %pt0, %rd28, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd63, %rd100;
+	add.s64 %rd30, %rd63, 4;
+	ld.global.f32 %f31, [%rd30];
+	mov.b64 %rd64, %rd102;
+	add.s64 %rd32, %rd64, 4;
+	st.global.f32 [%rd32], %f31;
+$L_8:
+	add.s64 %rd41, %rd24, %rd1;
+$L_9:
+	mov.b64 %rd35, %rd41;
+$L_10:
+	add.s64 %rd36, %rd35, 1;
+$L_11:
+	setp.ge.u64 %pt1, %rd36, %rd13;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd65, %rd63;
+	add.s64 %rd67, %rd65, %rd66;
+	add.s64 %rd38, %rd67, 4;
+	ld.global.f32 %f39, [%rd38];
+	mov.b64 %rd68, %rd64;
+	add.s64 %rd70, %rd68, %rd69;
+	add.s64 %rd40, %rd70, 4;
+	st.global.f32 [%rd40], %f39;
+$L_12:
+	add.s64 %rd50, %rd41, %rd1;
+$L_13:
+	mov.b64 %rd44, %rd50;
+$L_14:
+	add.s64 %rd45, %rd44, 1;
+$L_15:
+	setp.ge.u64 %pt2, %rd45, %rd13;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd73, %rd67;
+	add.s64 %rd75, %rd73, %rd74;
+	add.s64 %rd47, %rd75, 4;
+	ld.global.f32 %f48, [%rd47];
+	mov.b64 %rd78, %rd70;
+	add.s64 %rd80, %rd78, %rd79;
+	add.s64 %rd49, %rd80, 4;
+	st.global.f32 [%rd49], %f48;
+$L_16:
+	add.s64 %rd59, %rd50, %rd1;
+$L_17:
+	mov.b64 %rd53, %rd59;
+$L_18:
+	add.s64 %rd54, %rd53, 1;
+$L_19:
+	setp.ge.u64 %pt3, %rd54, %rd13;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd85, %rd75;
+	add.s64 %rd87, %rd85, %rd86;
+	add.s64 %rd56, %rd87, 4;
+	ld.global.f32 %f57, [%rd56];
+	mov.b64 %rd92, %rd80;
+	add.s64 %rd94, %rd92, %rd93;
+	add.s64 %rd58, %rd94, 4;
+	st.global.f32 [%rd58], %f57;
+$L_20:
+	add.s64 %rd2, %rd2, %rd60;
+	add.s64 %rd100, %rd100, %rd101;
+	add.s64 %rd102, %rd102, %rd101;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd95, %rd2;
+	mad.lo.s64 %rd96, %rd95, 4, %rd12;
+	mul.lo.s64 %rd97, %rd1, 4;
+	mad.lo.s64 %rd98, %rd95, 4, %rd4;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd16, %rd19;
-	add.s64 %rd11, %rd16, 4;
+$L_25:
+	setp.ge.u64 %pt4, %rd9, %rd13;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd61, %rd96;
+	add.s64 %rd11, %rd61, 4;
 	ld.global.f32 %f14, [%rd11];
-	mov.b64 %rd17, %rd21;
-	add.s64 %rd15, %rd17, 4;
+	mov.b64 %rd62, %rd98;
+	add.s64 %rd15, %rd62, 4;
 	st.global.f32 [%rd15], %f14;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd19, %rd19, %rd20;
-	add.s64 %rd21, %rd21, %rd20;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd96, %rd96, %rd97;
+	add.s64 %rd98, %rd98, %rd97;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd28;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd36;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd45;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd54;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd13;
@@ -494,8 +776,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 131072;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -525,43 +807,179 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r24 = move.i64 r2
-	r25 = elemaddr r12, r24, 4
-	r26 = mul.i64 r1, 4
-	r27 = elemaddr r16, r24, 4
-	r28 = elemaddr r4, r24, 4
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r85 = move.i64 r77
+	r88 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r101 = move.i64 r77
+	r106 = move.i64 r77
+	r113 = move.i64 r77
+	r120 = move.i64 r77
+	r127 = move.i64 r77
+	r134 = move.i64 r2
+	r135 = elemaddr r12, r134, 4
+	r136 = mul.i64 r77, 4
+	r137 = elemaddr r16, r134, 4
+	r138 = elemaddr r4, r134, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b27
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b21
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex r33, r13, site 0
+	r81 = move.ptr r135
+	r35 = elemaddr r81, 1, 4
+	r36 = load.f32 r35
+	checkindex r33, r17, site 1
+	r82 = move.ptr r137
+	r37 = elemaddr r82, 1, 4
+	r38 = load.f32 r37
+	r39 = add.f32 r36, r38
+	r83 = move.ptr r138
+	r40 = elemaddr r83, 1, 4
+	store.f32 r40, r39
+	jump b8
+b8: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r43 = move.i64 r52
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r44 = add.i64 r43, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	checkindex r44, r13, site 0
+	r84 = move.ptr r81
+	r86 = elemaddr r84, r85, 1
+	r46 = elemaddr r86, 1, 4
+	r47 = load.f32 r46
+	checkindex r44, r17, site 1
+	r87 = move.ptr r82
+	r89 = elemaddr r87, r88, 1
+	r48 = elemaddr r89, 1, 4
+	r49 = load.f32 r48
+	r50 = add.f32 r47, r49
+	r90 = move.ptr r83
+	r92 = elemaddr r90, r91, 1
+	r51 = elemaddr r92, 1, 4
+	store.f32 r51, r50
+	jump b12
+b12: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r55 = move.i64 r64
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r56 = add.i64 r55, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	checkindex r56, r13, site 0
+	r95 = move.ptr r86
+	r97 = elemaddr r95, r96, 1
+	r58 = elemaddr r97, 1, 4
+	r59 = load.f32 r58
+	checkindex r56, r17, site 1
+	r100 = move.ptr r89
+	r102 = elemaddr r100, r101, 1
+	r60 = elemaddr r102, 1, 4
+	r61 = load.f32 r60
+	r62 = add.f32 r59, r61
+	r105 = move.ptr r92
+	r107 = elemaddr r105, r106, 1
+	r63 = elemaddr r107, 1, 4
+	store.f32 r63, r62
+	jump b16
+b16: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r67 = move.i64 r76
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r68 = add.i64 r67, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	checkindex r68, r13, site 0
+	r112 = move.ptr r97
+	r114 = elemaddr r112, r113, 1
+	r70 = elemaddr r114, 1, 4
+	r71 = load.f32 r70
+	checkindex r68, r17, site 1
+	r119 = move.ptr r102
+	r121 = elemaddr r119, r120, 1
+	r72 = elemaddr r121, 1, 4
+	r73 = load.f32 r72
+	r74 = add.f32 r71, r73
+	r126 = move.ptr r107
+	r128 = elemaddr r126, r127, 1
+	r75 = elemaddr r128, 1, 4
+	store.f32 r75, r74
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r135 = elemaddr r135, r136, 1
+	r137 = elemaddr r137, r136, 1
+	r138 = elemaddr r138, r136, 1
+	jump b2
+b21: # preheader
+	r129 = move.i64 r2
+	r130 = elemaddr r12, r129, 4
+	r131 = mul.i64 r1, 4
+	r132 = elemaddr r16, r129, 4
+	r133 = elemaddr r4, r129, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	checkindex r9, r13, site 0
-	r21 = move.ptr r25
-	r11 = elemaddr r21, 1, 4
+	r78 = move.ptr r130
+	r11 = elemaddr r78, 1, 4
 	r14 = load.f32 r11
 	checkindex r9, r17, site 1
-	r22 = move.ptr r27
-	r15 = elemaddr r22, 1, 4
+	r79 = move.ptr r132
+	r15 = elemaddr r79, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r23 = move.ptr r28
-	r20 = elemaddr r23, 1, 4
+	r80 = move.ptr r133
+	r20 = elemaddr r80, 1, 4
 	store.f32 r20, r19
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r25 = elemaddr r25, r26, 1
-	r27 = elemaddr r27, r26, 1
-	r28 = elemaddr r28, r26, 1
-	jump b2
-b7: # exit
+	r130 = elemaddr r130, r131, 1
+	r132 = elemaddr r132, r131, 1
+	r133 = elemaddr r133, r131, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Produce(a []f32, v f32, delay i64)
@@ -741,35 +1159,143 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r18 = move.i64 r2
-	r19 = elemaddr r12, r18, 4
-	r20 = mul.i64 r1, 4
-	r21 = elemaddr r4, r18, 4
+	r16 = mul.i64 r1, 3
+	r60 = mul.i64 r1, 4
+	r21 = convert.u64.i64 r3
+	r23 = convert.u64.i64 r16
+	r66 = move.i64 r60
+	r69 = move.i64 r60
+	r74 = move.i64 r60
+	r79 = move.i64 r60
+	r86 = move.i64 r60
+	r93 = move.i64 r60
+	r99 = move.i64 r2
+	r100 = elemaddr r12, r99, 4
+	r101 = mul.i64 r60, 4
+	r102 = elemaddr r4, r99, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r17 = add.i64 r2, 1
+	r18 = lt.i64 r17, r3
+	branch r18, b3, b27
+b3: # grid unrolled room
+	r22 = convert.u64.i64 r17
+	r19 = sub.u64 r21, r22
+	r20 = gt.u64 r19, r23
+	branch r20, b4, b21
+b4: # grid unrolled 0
+	r24 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r27 = move.i64 r24
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r28 = add.i64 r27, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex r28, r13, site 0
+	r63 = move.ptr r100
+	r30 = elemaddr r63, 1, 4
+	r31 = load.f32 r30
+	r64 = move.ptr r102
+	r32 = elemaddr r64, 1, 4
+	store.f32 r32, r31
+	jump b8
+b8: # grid unrolled 1
+	r41 = add.i64 r24, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r35 = move.i64 r41
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r36 = add.i64 r35, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	checkindex r36, r13, site 0
+	r65 = move.ptr r63
+	r67 = elemaddr r65, r66, 1
+	r38 = elemaddr r67, 1, 4
+	r39 = load.f32 r38
+	r68 = move.ptr r64
+	r70 = elemaddr r68, r69, 1
+	r40 = elemaddr r70, 1, 4
+	store.f32 r40, r39
+	jump b12
+b12: # grid unrolled 2
+	r50 = add.i64 r41, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r44 = move.i64 r50
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r45 = add.i64 r44, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	checkindex r45, r13, site 0
+	r73 = move.ptr r67
+	r75 = elemaddr r73, r74, 1
+	r47 = elemaddr r75, 1, 4
+	r48 = load.f32 r47
+	r78 = move.ptr r70
+	r80 = elemaddr r78, r79, 1
+	r49 = elemaddr r80, 1, 4
+	store.f32 r49, r48
+	jump b16
+b16: # grid unrolled 3
+	r59 = add.i64 r50, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r53 = move.i64 r59
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r54 = add.i64 r53, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	checkindex r54, r13, site 0
+	r85 = move.ptr r75
+	r87 = elemaddr r85, r86, 1
+	r56 = elemaddr r87, 1, 4
+	r57 = load.f32 r56
+	r92 = move.ptr r80
+	r94 = elemaddr r92, r93, 1
+	r58 = elemaddr r94, 1, 4
+	store.f32 r58, r57
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r60
+	r100 = elemaddr r100, r101, 1
+	r102 = elemaddr r102, r101, 1
+	jump b2
+b21: # preheader
+	r95 = move.i64 r2
+	r96 = elemaddr r12, r95, 4
+	r97 = mul.i64 r1, 4
+	r98 = elemaddr r4, r95, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	checkindex r9, r13, site 0
-	r16 = move.ptr r19
-	r11 = elemaddr r16, 1, 4
+	r61 = move.ptr r96
+	r11 = elemaddr r61, 1, 4
 	r14 = load.f32 r11
-	r17 = move.ptr r21
-	r15 = elemaddr r17, 1, 4
+	r62 = move.ptr r98
+	r15 = elemaddr r62, 1, 4
 	store.f32 r15, r14
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r19 = elemaddr r19, r20, 1
-	r21 = elemaddr r21, r20, 1
-	jump b2
-b7: # exit
+	r96 = elemaddr r96, r97, 1
+	r98 = elemaddr r98, r97, 1
+	jump b22
+b27: # exit
 	return
 `

@@ -2792,11 +2792,11 @@ const qdPTX = `//
 	.param .u64 Histogram_0_param_4
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<19>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<23>;
+	.reg .pred %p<65>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<70>;
+	.reg .b32 %rt<14>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -2818,30 +2818,117 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd20, %rd2;
-	add.s64 %rd21, %rd4, %rd20;
-	mov.b64 %rd22, %rd1;
+	mul.lo.s64 %rd19, %rd1, 3;
+	mul.lo.s64 %rd71, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd19;
+	mov.b64 %rd75, %rd1;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd87, %rd75;
+	mov.b64 %rd92, %rd2;
+	add.s64 %rd93, %rd4, %rd92;
+	mov.b64 %rd94, %rd71;
 $L_2:
+	add.s64 %rd20, %rd2, 1;
+	setp.lt.s64 %p21, %rd20, %rd3;
+	@!%p21 bra $L_13;
+$L_3:
+	mov.b64 %rd25, %rd20;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_9;
+$L_4:
+	mov.b64 %rd73, %rd93;
+	add.s64 %rd33, %rd73, 1;
+	ld.global.u8 %r34, [%rd33];
+	cvt.u64.u32 %rd36, %r34;
+	setp.ge.u64 %pt0, %rd36, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd35, %rd36, 4, %rd14;
+	mov.b32 %rt6, 1;
+	atom.global.add.u32 %r37, [%rd35], %rt6;
+$L_5:
+	mov.b64 %rd74, %rd73;
+	add.s64 %rd76, %rd74, %rd75;
+	add.s64 %rd43, %rd76, 1;
+	ld.global.u8 %r44, [%rd43];
+	cvt.u64.u32 %rd46, %r44;
+	setp.ge.u64 %pt1, %rd46, %rd15;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd45, %rd46, 4, %rd14;
+	mov.b32 %rt7, 1;
+	atom.global.add.u32 %r47, [%rd45], %rt7;
+$L_6:
+	mov.b64 %rd79, %rd76;
+	add.s64 %rd81, %rd79, %rd80;
+	add.s64 %rd54, %rd81, 1;
+	ld.global.u8 %r55, [%rd54];
+	cvt.u64.u32 %rd57, %r55;
+	setp.ge.u64 %pt2, %rd57, %rd15;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd56, %rd57, 4, %rd14;
+	mov.b32 %rt8, 1;
+	atom.global.add.u32 %r58, [%rd56], %rt8;
+$L_7:
+	mov.b64 %rd86, %rd81;
+	add.s64 %rd88, %rd86, %rd87;
+	add.s64 %rd65, %rd88, 1;
+	ld.global.u8 %r66, [%rd65];
+	cvt.u64.u32 %rd68, %r66;
+	setp.ge.u64 %pt3, %rd68, %rd15;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd67, %rd68, 4, %rd14;
+	mov.b32 %rt9, 1;
+	atom.global.add.u32 %r69, [%rd67], %rt9;
+$L_8:
+	add.s64 %rd2, %rd2, %rd71;
+	add.s64 %rd93, %rd93, %rd94;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd89, %rd2;
+	add.s64 %rd90, %rd4, %rd89;
+	mov.b64 %rd91, %rd1;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_5;
-$L_3:
-	mov.b64 %rd19, %rd21;
-	add.s64 %rd11, %rd19, 1;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd72, %rd90;
+	add.s64 %rd11, %rd72, 1;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
-	setp.ge.u64 %pt0, %rd16, %rd15;
-	@%pt0 bra $Lfault_0;
+	setp.ge.u64 %pt4, %rd16, %rd15;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt6, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt6;
-$L_4:
+	mov.b32 %rt10, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt10;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd21, %rd21, %rd22;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd90, %rd90, %rd91;
+	bra.uni $L_10;
+$L_13:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd36;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd46;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd57;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
@@ -2849,17 +2936,17 @@ $Lfault_0:
 $Lfault:
 	ld.param.u64 %rdt3, [Histogram_0_param_4];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
-	@%pt1 exit;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt3];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt8;
+	st.volatile.global.u32 [%rdt3+4], %rt12;
 	exit;
 }
 
@@ -2875,12 +2962,12 @@ $Lfault:
 	.param .u64 Slots_0_param_8
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<5>;
-	.reg .b32 %r<18>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<33>;
-	.reg .b64 %rdt<7>;
+	.reg .pred %p<106>;
+	.reg .pred %pt<21>;
+	.reg .b32 %r<111>;
+	.reg .b32 %rt<14>;
+	.reg .b64 %rd<122>;
+	.reg .b64 %rdt<19>;
 
 $L_0:
 	ld.param.u64 %rd4, [Slots_0_param_0];
@@ -2907,46 +2994,199 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	add.s64 %rd11, %rd12, 0;
-	add.s64 %rd20, %rd21, 0;
-	add.s64 %rd26, %rd27, 0;
+	mul.lo.s64 %rd33, %rd1, 3;
+	mul.lo.s64 %rd121, %rd1, 4;
+	mov.b64 %rd38, %rd3;
+	mov.b64 %rd40, %rd33;
+	add.s64 %rd47, %rd12, 0;
+	add.s64 %rd54, %rd21, 0;
+	add.s64 %rd57, %rd27, 0;
+	mov.b64 %rd66, %rd47;
+	mov.b64 %rd73, %rd54;
+	mov.b64 %rd76, %rd57;
+	mov.b64 %rd86, %rd47;
+	mov.b64 %rd93, %rd54;
+	mov.b64 %rd96, %rd57;
+	mov.b64 %rd106, %rd47;
+	mov.b64 %rd113, %rd54;
+	mov.b64 %rd116, %rd57;
 $L_2:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	add.s64 %rd34, %rd2, 1;
+	setp.lt.s64 %p35, %rd34, %rd3;
+	@!%p35 bra $L_27;
 $L_3:
-	mov.b64 %rd8, %rd2;
+	mov.b64 %rd39, %rd34;
+	sub.u64 %rd36, %rd38, %rd39;
+	setp.gt.u64 %p37, %rd36, %rd40;
+	@!%p37 bra $L_21;
 $L_4:
-	add.s64 %rd9, %rd8, 1;
+	mov.b64 %rd41, %rd2;
 $L_5:
+	mov.b64 %rd44, %rd41;
+$L_6:
+	add.s64 %rd45, %rd44, 1;
+$L_7:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd13;
 	@%pt0 bra $Lfault_0;
 	mov.b32 %rt6, 1;
-	atom.global.add.s32 %r15, [%rd11], %rt6;
+	atom.global.add.s32 %r49, [%rd47], %rt6;
+	add.s32 %r48, %r49, 1;
+	sub.s32 %r50, %r48, 1;
+	cvt.u32.u64 %r51, %rd45;
+	cvt.s64.s32 %rd53, %r50;
+	setp.ge.u64 %pt1, %rd53, %rd5;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd52, %rd53, 4, %rd4;
+	st.global.s32 [%rd52], %r51;
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt2, %rdt4, %rd22;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd55, %rd45;
+	atom.global.add.u64 %rd56, [%rd54], %rd55;
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt3, %rdt5, %rd28;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd58, %rd45;
+	neg.s64 %rd59, %rd58;
+	atom.global.add.u64 %rd60, [%rd57], %rd59;
+$L_8:
+	add.s64 %rd80, %rd41, %rd1;
+$L_9:
+	mov.b64 %rd63, %rd80;
+$L_10:
+	add.s64 %rd64, %rd63, 1;
+$L_11:
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt4, %rdt6, %rd13;
+	@%pt4 bra $Lfault_4;
+	mov.b32 %rt7, 1;
+	atom.global.add.s32 %r68, [%rd66], %rt7;
+	add.s32 %r67, %r68, 1;
+	sub.s32 %r69, %r67, 1;
+	cvt.u32.u64 %r70, %rd64;
+	cvt.s64.s32 %rd72, %r69;
+	setp.ge.u64 %pt5, %rd72, %rd5;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd71, %rd72, 4, %rd4;
+	st.global.s32 [%rd71], %r70;
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt6, %rdt7, %rd22;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd74, %rd64;
+	atom.global.add.u64 %rd75, [%rd73], %rd74;
+	mov.b64 %rdt8, 0;
+	setp.ge.u64 %pt7, %rdt8, %rd28;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd77, %rd64;
+	neg.s64 %rd78, %rd77;
+	atom.global.add.u64 %rd79, [%rd76], %rd78;
+$L_12:
+	add.s64 %rd100, %rd80, %rd1;
+$L_13:
+	mov.b64 %rd83, %rd100;
+$L_14:
+	add.s64 %rd84, %rd83, 1;
+$L_15:
+	mov.b64 %rdt9, 0;
+	setp.ge.u64 %pt8, %rdt9, %rd13;
+	@%pt8 bra $Lfault_8;
+	mov.b32 %rt8, 1;
+	atom.global.add.s32 %r88, [%rd86], %rt8;
+	add.s32 %r87, %r88, 1;
+	sub.s32 %r89, %r87, 1;
+	cvt.u32.u64 %r90, %rd84;
+	cvt.s64.s32 %rd92, %r89;
+	setp.ge.u64 %pt9, %rd92, %rd5;
+	@%pt9 bra $Lfault_9;
+	mad.lo.s64 %rd91, %rd92, 4, %rd4;
+	st.global.s32 [%rd91], %r90;
+	mov.b64 %rdt10, 0;
+	setp.ge.u64 %pt10, %rdt10, %rd22;
+	@%pt10 bra $Lfault_10;
+	mov.b64 %rd94, %rd84;
+	atom.global.add.u64 %rd95, [%rd93], %rd94;
+	mov.b64 %rdt11, 0;
+	setp.ge.u64 %pt11, %rdt11, %rd28;
+	@%pt11 bra $Lfault_11;
+	mov.b64 %rd97, %rd84;
+	neg.s64 %rd98, %rd97;
+	atom.global.add.u64 %rd99, [%rd96], %rd98;
+$L_16:
+	add.s64 %rd120, %rd100, %rd1;
+$L_17:
+	mov.b64 %rd103, %rd120;
+$L_18:
+	add.s64 %rd104, %rd103, 1;
+$L_19:
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt12, %rdt12, %rd13;
+	@%pt12 bra $Lfault_12;
+	mov.b32 %rt9, 1;
+	atom.global.add.s32 %r108, [%rd106], %rt9;
+	add.s32 %r107, %r108, 1;
+	sub.s32 %r109, %r107, 1;
+	cvt.u32.u64 %r110, %rd104;
+	cvt.s64.s32 %rd112, %r109;
+	setp.ge.u64 %pt13, %rd112, %rd5;
+	@%pt13 bra $Lfault_13;
+	mad.lo.s64 %rd111, %rd112, 4, %rd4;
+	st.global.s32 [%rd111], %r110;
+	mov.b64 %rdt13, 0;
+	setp.ge.u64 %pt14, %rdt13, %rd22;
+	@%pt14 bra $Lfault_14;
+	mov.b64 %rd114, %rd104;
+	atom.global.add.u64 %rd115, [%rd113], %rd114;
+	mov.b64 %rdt14, 0;
+	setp.ge.u64 %pt15, %rdt14, %rd28;
+	@%pt15 bra $Lfault_15;
+	mov.b64 %rd117, %rd104;
+	neg.s64 %rd118, %rd117;
+	atom.global.add.u64 %rd119, [%rd116], %rd118;
+$L_20:
+	add.s64 %rd2, %rd2, %rd121;
+	bra.uni $L_2;
+$L_21:
+	add.s64 %rd11, %rd12, 0;
+	add.s64 %rd20, %rd21, 0;
+	add.s64 %rd26, %rd27, 0;
+$L_22:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_27;
+$L_23:
+	mov.b64 %rd8, %rd2;
+$L_24:
+	add.s64 %rd9, %rd8, 1;
+$L_25:
+	mov.b64 %rdt15, 0;
+	setp.ge.u64 %pt16, %rdt15, %rd13;
+	@%pt16 bra $Lfault_16;
+	mov.b32 %rt10, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt10;
 	add.s32 %r14, %r15, 1;
 	sub.s32 %r16, %r14, 1;
 	cvt.u32.u64 %r17, %rd9;
 	cvt.s64.s32 %rd19, %r16;
-	setp.ge.u64 %pt1, %rd19, %rd5;
-	@%pt1 bra $Lfault_1;
+	setp.ge.u64 %pt17, %rd19, %rd5;
+	@%pt17 bra $Lfault_17;
 	mad.lo.s64 %rd18, %rd19, 4, %rd4;
 	st.global.s32 [%rd18], %r17;
-	mov.b64 %rdt4, 0;
-	setp.ge.u64 %pt2, %rdt4, %rd22;
-	@%pt2 bra $Lfault_2;
+	mov.b64 %rdt16, 0;
+	setp.ge.u64 %pt18, %rdt16, %rd22;
+	@%pt18 bra $Lfault_18;
 	mov.b64 %rd23, %rd9;
 	atom.global.add.u64 %rd25, [%rd20], %rd23;
-	mov.b64 %rdt5, 0;
-	setp.ge.u64 %pt3, %rdt5, %rd28;
-	@%pt3 bra $Lfault_3;
+	mov.b64 %rdt17, 0;
+	setp.ge.u64 %pt19, %rdt17, %rd28;
+	@%pt19 bra $Lfault_19;
 	mov.b64 %rd29, %rd9;
 	neg.s64 %rd30, %rd29;
 	atom.global.add.u64 %rd32, [%rd26], %rd30;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -2955,7 +3195,7 @@ $Lfault_0:
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt2, %rd19;
+	mov.b64 %rdt2, %rd53;
 	mov.b64 %rdt3, %rd5;
 	bra.uni $Lfault;
 $Lfault_2:
@@ -2968,20 +3208,100 @@ $Lfault_3:
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd28;
 	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd13;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd72;
+	mov.b64 %rdt3, %rd5;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd22;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd28;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd13;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd92;
+	mov.b64 %rdt3, %rd5;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd22;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd28;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd13;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd112;
+	mov.b64 %rdt3, %rd5;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd22;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd28;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd13;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd19;
+	mov.b64 %rdt3, %rd5;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd22;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd28;
+	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [Slots_0_param_8];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt6];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt4, %rt9, %rt7;
-	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 65536;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt2;
-	st.global.u64 [%rdt6+24], %rdt3;
+	ld.param.u64 %rdt18, [Slots_0_param_8];
+	cvta.to.global.u64 %rdt18, %rdt18;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt18];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt20, %rt13, %rt11;
+	@%pt20 exit;
+	st.global.u32 [%rdt18+8], 65536;
+	st.global.u32 [%rdt18+12], %rt5;
+	st.global.u64 [%rdt18+16], %rdt2;
+	st.global.u64 [%rdt18+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt8;
+	st.volatile.global.u32 [%rdt18+4], %rt12;
 	exit;
 }
 
@@ -2997,14 +3317,14 @@ $Lfault:
 	.param .u64 FloatSums_0_param_8
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<4>;
-	.reg .b32 %r<18>;
+	.reg .pred %p<98>;
+	.reg .pred %pt<16>;
+	.reg .b32 %r<103>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<38>;
+	.reg .b64 %rd<156>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<24>;
-	.reg .f64 %fd<31>;
+	.reg .f32 %f<106>;
+	.reg .f64 %fd<110>;
 
 $L_0:
 	ld.param.u64 %rd4, [FloatSums_0_param_0];
@@ -3031,59 +3351,267 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd33, %rd2;
-	mad.lo.s64 %rd34, %rd33, 4, %rd4;
-	mul.lo.s64 %rd35, %rd1, 4;
-	add.s64 %rd36, %rd14, %rd33;
-	mov.b64 %rd37, %rd1;
+	mul.lo.s64 %rd31, %rd1, 3;
+	mul.lo.s64 %rd111, %rd1, 4;
+	mov.b64 %rd36, %rd3;
+	mov.b64 %rd38, %rd31;
+	mov.b64 %rd117, %rd111;
+	mov.b64 %rd120, %rd1;
+	mov.b64 %rd125, %rd111;
+	mov.b64 %rd130, %rd120;
+	mov.b64 %rd137, %rd111;
+	mov.b64 %rd144, %rd120;
+	mov.b64 %rd151, %rd2;
+	mad.lo.s64 %rd152, %rd151, 4, %rd4;
+	mul.lo.s64 %rd153, %rd111, 4;
+	add.s64 %rd154, %rd14, %rd151;
+	mov.b64 %rd155, %rd111;
 $L_2:
+	add.s64 %rd32, %rd2, 1;
+	setp.lt.s64 %p33, %rd32, %rd3;
+	@!%p33 bra $L_27;
+$L_3:
+	mov.b64 %rd37, %rd32;
+	sub.u64 %rd34, %rd36, %rd37;
+	setp.gt.u64 %p35, %rd34, %rd38;
+	@!%p35 bra $L_21;
+$L_4:
+	mov.b64 %rd39, %rd2;
+$L_5:
+	mov.b64 %rd42, %rd39;
+$L_6:
+	add.s64 %rd43, %rd42, 1;
+$L_7:
+	mov.b64 %rd114, %rd152;
+	add.s64 %rd45, %rd114, 4;
+	ld.global.f32 %f46, [%rd45];
+	setp.ge.u64 %pt0, %rd43, %rd15;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd115, %rd154;
+	add.s64 %rd47, %rd115, 1;
+	ld.global.u8 %r48, [%rd47];
+	rem.u32 %r49, %r48, 4;
+	and.b32 %r49, %r49, 255;
+	cvt.u64.u32 %rd51, %r49;
+	setp.ge.u64 %pt1, %rd51, %rd20;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd50, %rd51, 4, %rd19;
+	atom.global.add.f32 %f52, [%rd50], %f46;
+	mov.b64 %rd54, %rd51;
+	setp.ge.u64 %pt2, %rd54, %rd26;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd53, %rd54, 8, %rd25;
+	cvt.f64.f32 %fd55, %f46;
+	atom.global.add.f64 %fd56, [%rd53], %fd55;
+$L_8:
+	add.s64 %rd74, %rd39, %rd1;
+$L_9:
+	mov.b64 %rd59, %rd74;
+$L_10:
+	add.s64 %rd60, %rd59, 1;
+$L_11:
+	mov.b64 %rd116, %rd114;
+	add.s64 %rd118, %rd116, %rd117;
+	add.s64 %rd62, %rd118, 4;
+	ld.global.f32 %f63, [%rd62];
+	setp.ge.u64 %pt3, %rd60, %rd15;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd119, %rd115;
+	add.s64 %rd121, %rd119, %rd120;
+	add.s64 %rd64, %rd121, 1;
+	ld.global.u8 %r65, [%rd64];
+	rem.u32 %r66, %r65, 4;
+	and.b32 %r66, %r66, 255;
+	cvt.u64.u32 %rd68, %r66;
+	setp.ge.u64 %pt4, %rd68, %rd20;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd67, %rd68, 4, %rd19;
+	atom.global.add.f32 %f69, [%rd67], %f63;
+	mov.b64 %rd71, %rd68;
+	setp.ge.u64 %pt5, %rd71, %rd26;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd70, %rd71, 8, %rd25;
+	cvt.f64.f32 %fd72, %f63;
+	atom.global.add.f64 %fd73, [%rd70], %fd72;
+$L_12:
+	add.s64 %rd92, %rd74, %rd1;
+$L_13:
+	mov.b64 %rd77, %rd92;
+$L_14:
+	add.s64 %rd78, %rd77, 1;
+$L_15:
+	mov.b64 %rd124, %rd118;
+	add.s64 %rd126, %rd124, %rd125;
+	add.s64 %rd80, %rd126, 4;
+	ld.global.f32 %f81, [%rd80];
+	setp.ge.u64 %pt6, %rd78, %rd15;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd129, %rd121;
+	add.s64 %rd131, %rd129, %rd130;
+	add.s64 %rd82, %rd131, 1;
+	ld.global.u8 %r83, [%rd82];
+	rem.u32 %r84, %r83, 4;
+	and.b32 %r84, %r84, 255;
+	cvt.u64.u32 %rd86, %r84;
+	setp.ge.u64 %pt7, %rd86, %rd20;
+	@%pt7 bra $Lfault_7;
+	mad.lo.s64 %rd85, %rd86, 4, %rd19;
+	atom.global.add.f32 %f87, [%rd85], %f81;
+	mov.b64 %rd89, %rd86;
+	setp.ge.u64 %pt8, %rd89, %rd26;
+	@%pt8 bra $Lfault_8;
+	mad.lo.s64 %rd88, %rd89, 8, %rd25;
+	cvt.f64.f32 %fd90, %f81;
+	atom.global.add.f64 %fd91, [%rd88], %fd90;
+$L_16:
+	add.s64 %rd110, %rd92, %rd1;
+$L_17:
+	mov.b64 %rd95, %rd110;
+$L_18:
+	add.s64 %rd96, %rd95, 1;
+$L_19:
+	mov.b64 %rd136, %rd126;
+	add.s64 %rd138, %rd136, %rd137;
+	add.s64 %rd98, %rd138, 4;
+	ld.global.f32 %f99, [%rd98];
+	setp.ge.u64 %pt9, %rd96, %rd15;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd143, %rd131;
+	add.s64 %rd145, %rd143, %rd144;
+	add.s64 %rd100, %rd145, 1;
+	ld.global.u8 %r101, [%rd100];
+	rem.u32 %r102, %r101, 4;
+	and.b32 %r102, %r102, 255;
+	cvt.u64.u32 %rd104, %r102;
+	setp.ge.u64 %pt10, %rd104, %rd20;
+	@%pt10 bra $Lfault_10;
+	mad.lo.s64 %rd103, %rd104, 4, %rd19;
+	atom.global.add.f32 %f105, [%rd103], %f99;
+	mov.b64 %rd107, %rd104;
+	setp.ge.u64 %pt11, %rd107, %rd26;
+	@%pt11 bra $Lfault_11;
+	mad.lo.s64 %rd106, %rd107, 8, %rd25;
+	cvt.f64.f32 %fd108, %f99;
+	atom.global.add.f64 %fd109, [%rd106], %fd108;
+$L_20:
+	add.s64 %rd2, %rd2, %rd111;
+	add.s64 %rd152, %rd152, %rd153;
+	add.s64 %rd154, %rd154, %rd155;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd146, %rd2;
+	mad.lo.s64 %rd147, %rd146, 4, %rd4;
+	mul.lo.s64 %rd148, %rd1, 4;
+	add.s64 %rd149, %rd14, %rd146;
+	mov.b64 %rd150, %rd1;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mov.b64 %rd31, %rd34;
-	add.s64 %rd11, %rd31, 4;
+$L_25:
+	mov.b64 %rd112, %rd147;
+	add.s64 %rd11, %rd112, 4;
 	ld.global.f32 %f12, [%rd11];
-	setp.ge.u64 %pt0, %rd9, %rd15;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd32, %rd36;
-	add.s64 %rd13, %rd32, 1;
+	setp.ge.u64 %pt12, %rd9, %rd15;
+	@%pt12 bra $Lfault_12;
+	mov.b64 %rd113, %rd149;
+	add.s64 %rd13, %rd113, 1;
 	ld.global.u8 %r16, [%rd13];
 	rem.u32 %r17, %r16, 4;
 	and.b32 %r17, %r17, 255;
 	cvt.u64.u32 %rd21, %r17;
-	setp.ge.u64 %pt1, %rd21, %rd20;
-	@%pt1 bra $Lfault_1;
+	setp.ge.u64 %pt13, %rd21, %rd20;
+	@%pt13 bra $Lfault_13;
 	mad.lo.s64 %rd18, %rd21, 4, %rd19;
 	atom.global.add.f32 %f23, [%rd18], %f12;
 	mov.b64 %rd27, %rd21;
-	setp.ge.u64 %pt2, %rd27, %rd26;
-	@%pt2 bra $Lfault_2;
+	setp.ge.u64 %pt14, %rd27, %rd26;
+	@%pt14 bra $Lfault_14;
 	mad.lo.s64 %rd24, %rd27, 8, %rd25;
 	cvt.f64.f32 %fd28, %f12;
 	atom.global.add.f64 %fd30, [%rd24], %fd28;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd34, %rd34, %rd35;
-	add.s64 %rd36, %rd36, %rd37;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd147, %rd147, %rd148;
+	add.s64 %rd149, %rd149, %rd150;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd43;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt1, %rd51;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd54;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd60;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd78;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd86;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd89;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd96;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd104;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd107;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_14:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd27;
 	mov.b64 %rdt2, %rd26;
@@ -3094,8 +3622,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
+	setp.ne.u32 %pt15, %rt8, %rt6;
+	@%pt15 exit;
 	st.global.u32 [%rdt3+8], 131072;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -3686,13 +4214,13 @@ $Lfault:
 	.param .u64 Gather_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
-	.reg .b32 %r<13>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<72>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<120>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<18>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [Gather_0_param_4];
@@ -3716,45 +4244,200 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd23, %rd2;
-	mad.lo.s64 %rd24, %rd23, 4, %rd4;
-	mul.lo.s64 %rd25, %rd1, 4;
-	mad.lo.s64 %rd26, %rd23, 4, %rd19;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd83, %rd77;
+	mov.b64 %rd86, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd103, %rd77;
+	mov.b64 %rd110, %rd77;
+	mov.b64 %rd116, %rd2;
+	mad.lo.s64 %rd117, %rd116, 4, %rd4;
+	mul.lo.s64 %rd118, %rd77, 4;
+	mad.lo.s64 %rd119, %rd116, 4, %rd19;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_27;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_21;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	mov.b64 %rd80, %rd117;
+	add.s64 %rd35, %rd80, 4;
+	ld.global.s32 %r36, [%rd35];
+	cvt.s64.s32 %rd38, %r36;
+	setp.ge.u64 %pt0, %rd38, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd37, %rd38, 4, %rd14;
+	ld.global.f32 %f39, [%rd37];
+	setp.ge.u64 %pt1, %rd33, %rd20;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd81, %rd119;
+	add.s64 %rd40, %rd81, 4;
+	st.global.f32 [%rd40], %f39;
+$L_8:
+	add.s64 %rd52, %rd29, %rd1;
+$L_9:
+	mov.b64 %rd43, %rd52;
+$L_10:
+	add.s64 %rd44, %rd43, 1;
+$L_11:
+	mov.b64 %rd82, %rd80;
+	add.s64 %rd84, %rd82, %rd83;
+	add.s64 %rd46, %rd84, 4;
+	ld.global.s32 %r47, [%rd46];
+	cvt.s64.s32 %rd49, %r47;
+	setp.ge.u64 %pt2, %rd49, %rd15;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd48, %rd49, 4, %rd14;
+	ld.global.f32 %f50, [%rd48];
+	setp.ge.u64 %pt3, %rd44, %rd20;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd85, %rd81;
+	add.s64 %rd87, %rd85, %rd86;
+	add.s64 %rd51, %rd87, 4;
+	st.global.f32 [%rd51], %f50;
+$L_12:
+	add.s64 %rd64, %rd52, %rd1;
+$L_13:
+	mov.b64 %rd55, %rd64;
+$L_14:
+	add.s64 %rd56, %rd55, 1;
+$L_15:
+	mov.b64 %rd90, %rd84;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd58, %rd92, 4;
+	ld.global.s32 %r59, [%rd58];
+	cvt.s64.s32 %rd61, %r59;
+	setp.ge.u64 %pt4, %rd61, %rd15;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd60, %rd61, 4, %rd14;
+	ld.global.f32 %f62, [%rd60];
+	setp.ge.u64 %pt5, %rd56, %rd20;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd95, %rd87;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd63, %rd97, 4;
+	st.global.f32 [%rd63], %f62;
+$L_16:
+	add.s64 %rd76, %rd64, %rd1;
+$L_17:
+	mov.b64 %rd67, %rd76;
+$L_18:
+	add.s64 %rd68, %rd67, 1;
+$L_19:
+	mov.b64 %rd102, %rd92;
+	add.s64 %rd104, %rd102, %rd103;
+	add.s64 %rd70, %rd104, 4;
+	ld.global.s32 %r71, [%rd70];
+	cvt.s64.s32 %rd73, %r71;
+	setp.ge.u64 %pt6, %rd73, %rd15;
+	@%pt6 bra $Lfault_6;
+	mad.lo.s64 %rd72, %rd73, 4, %rd14;
+	ld.global.f32 %f74, [%rd72];
+	setp.ge.u64 %pt7, %rd68, %rd20;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd109, %rd97;
+	add.s64 %rd111, %rd109, %rd110;
+	add.s64 %rd75, %rd111, 4;
+	st.global.f32 [%rd75], %f74;
+$L_20:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd117, %rd117, %rd118;
+	add.s64 %rd119, %rd119, %rd118;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd112, %rd2;
+	mad.lo.s64 %rd113, %rd112, 4, %rd4;
+	mul.lo.s64 %rd114, %rd1, 4;
+	mad.lo.s64 %rd115, %rd112, 4, %rd19;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mov.b64 %rd21, %rd24;
-	add.s64 %rd11, %rd21, 4;
+$L_25:
+	mov.b64 %rd78, %rd113;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
-	setp.ge.u64 %pt0, %rd16, %rd15;
-	@%pt0 bra $Lfault_0;
+	setp.ge.u64 %pt8, %rd16, %rd15;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	setp.ge.u64 %pt1, %rd9, %rd20;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd22, %rd26;
-	add.s64 %rd18, %rd22, 4;
+	setp.ge.u64 %pt9, %rd9, %rd20;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd79, %rd115;
+	add.s64 %rd18, %rd79, 4;
 	st.global.f32 [%rd18], %f17;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd24, %rd24, %rd25;
-	add.s64 %rd26, %rd26, %rd25;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd113, %rd113, %rd114;
+	add.s64 %rd115, %rd115, %rd114;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd49;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd61;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd73;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd20;
@@ -3765,8 +4448,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 327680;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -3786,12 +4469,12 @@ $Lfault:
 	.param .u64 Ratio_0_param_6
 )
 {
-	.reg .pred %p<35>;
-	.reg .pred %pt<5>;
-	.reg .b32 %r<38>;
+	.reg .pred %p<181>;
+	.reg .pred %pt<21>;
+	.reg .b32 %r<184>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<34>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rd<180>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.u64 %rd4, [Ratio_0_param_0];
@@ -3815,70 +4498,277 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd24, %rd2;
-	mad.lo.s64 %rd25, %rd24, 8, %rd12;
-	mul.lo.s64 %rd26, %rd1, 8;
-	mad.lo.s64 %rd27, %rd24, 8, %rd16;
-	mad.lo.s64 %rd28, %rd24, 8, %rd4;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mul.lo.s64 %rd85, %rd1, 8;
+	mov.b64 %rd88, %rd85;
+	mov.b64 %rd91, %rd85;
+	mov.b64 %rd96, %rd85;
+	mov.b64 %rd101, %rd85;
+	mov.b64 %rd106, %rd85;
+	mov.b64 %rd113, %rd85;
+	mov.b64 %rd120, %rd85;
+	mov.b64 %rd127, %rd85;
+	mov.b64 %rd134, %rd2;
+	mad.lo.s64 %rd135, %rd134, 8, %rd12;
+	mul.lo.s64 %rd136, %rd77, 8;
+	mad.lo.s64 %rd137, %rd134, 8, %rd16;
+	mad.lo.s64 %rd138, %rd134, 8, %rd4;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_42;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_33;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	setp.ge.u64 %pt0, %rd33, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd81, %rd135;
+	add.s64 %rd35, %rd81, 8;
+	ld.global.s64 %rd36, [%rd35];
+	setp.ge.u64 %pt1, %rd33, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd82, %rd137;
+	add.s64 %rd37, %rd82, 8;
+	ld.global.s64 %rd38, [%rd37];
+	setp.eq.s64 %pt2, %rd38, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd176, %rd36;
+	mov.b64 %rd177, %rd38;
+	or.b64 %rd178, %rd176, %rd177;
+	shr.u64 %rd179, %rd178, 32;
+	setp.eq.u64 %p180, %rd179, 0;
+	@!%p180 bra $L_32;
+$L_8:
+	cvt.u32.u64 %r181, %rd36;
+	cvt.u32.u64 %r182, %rd38;
+	div.u32 %r183, %r181, %r182;
+	cvt.u64.u32 %rd175, %r183;
+$L_9:
+	mov.b64 %rd39, %rd175;
+	mov.b64 %rd83, %rd138;
+	add.s64 %rd40, %rd83, 8;
+	st.global.s64 [%rd40], %rd39;
+$L_10:
+	add.s64 %rd52, %rd29, %rd1;
+$L_11:
+	mov.b64 %rd43, %rd52;
+$L_12:
+	add.s64 %rd44, %rd43, 1;
+$L_13:
+	setp.ge.u64 %pt3, %rd44, %rd13;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd84, %rd81;
+	add.s64 %rd86, %rd84, %rd85;
+	add.s64 %rd46, %rd86, 8;
+	ld.global.s64 %rd47, [%rd46];
+	setp.ge.u64 %pt4, %rd44, %rd17;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd87, %rd82;
+	add.s64 %rd89, %rd87, %rd88;
+	add.s64 %rd48, %rd89, 8;
+	ld.global.s64 %rd49, [%rd48];
+	setp.eq.s64 %pt5, %rd49, 0;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd167, %rd47;
+	mov.b64 %rd168, %rd49;
+	or.b64 %rd169, %rd167, %rd168;
+	shr.u64 %rd170, %rd169, 32;
+	setp.eq.u64 %p171, %rd170, 0;
+	@!%p171 bra $L_31;
+$L_14:
+	cvt.u32.u64 %r172, %rd47;
+	cvt.u32.u64 %r173, %rd49;
+	div.u32 %r174, %r172, %r173;
+	cvt.u64.u32 %rd166, %r174;
+$L_15:
+	mov.b64 %rd50, %rd166;
+	mov.b64 %rd90, %rd83;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd51, %rd92, 8;
+	st.global.s64 [%rd51], %rd50;
+$L_16:
+	add.s64 %rd64, %rd52, %rd1;
+$L_17:
+	mov.b64 %rd55, %rd64;
+$L_18:
+	add.s64 %rd56, %rd55, 1;
+$L_19:
+	setp.ge.u64 %pt6, %rd56, %rd13;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd95, %rd86;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd58, %rd97, 8;
+	ld.global.s64 %rd59, [%rd58];
+	setp.ge.u64 %pt7, %rd56, %rd17;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd100, %rd89;
+	add.s64 %rd102, %rd100, %rd101;
+	add.s64 %rd60, %rd102, 8;
+	ld.global.s64 %rd61, [%rd60];
+	setp.eq.s64 %pt8, %rd61, 0;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd158, %rd59;
+	mov.b64 %rd159, %rd61;
+	or.b64 %rd160, %rd158, %rd159;
+	shr.u64 %rd161, %rd160, 32;
+	setp.eq.u64 %p162, %rd161, 0;
+	@!%p162 bra $L_30;
+$L_20:
+	cvt.u32.u64 %r163, %rd59;
+	cvt.u32.u64 %r164, %rd61;
+	div.u32 %r165, %r163, %r164;
+	cvt.u64.u32 %rd157, %r165;
+$L_21:
+	mov.b64 %rd62, %rd157;
+	mov.b64 %rd105, %rd92;
+	add.s64 %rd107, %rd105, %rd106;
+	add.s64 %rd63, %rd107, 8;
+	st.global.s64 [%rd63], %rd62;
+$L_22:
+	add.s64 %rd76, %rd64, %rd1;
+$L_23:
+	mov.b64 %rd67, %rd76;
+$L_24:
+	add.s64 %rd68, %rd67, 1;
+$L_25:
+	setp.ge.u64 %pt9, %rd68, %rd13;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd112, %rd97;
+	add.s64 %rd114, %rd112, %rd113;
+	add.s64 %rd70, %rd114, 8;
+	ld.global.s64 %rd71, [%rd70];
+	setp.ge.u64 %pt10, %rd68, %rd17;
+	@%pt10 bra $Lfault_10;
+	mov.b64 %rd119, %rd102;
+	add.s64 %rd121, %rd119, %rd120;
+	add.s64 %rd72, %rd121, 8;
+	ld.global.s64 %rd73, [%rd72];
+	setp.eq.s64 %pt11, %rd73, 0;
+	@%pt11 bra $Lfault_11;
+	mov.b64 %rd149, %rd71;
+	mov.b64 %rd150, %rd73;
+	or.b64 %rd151, %rd149, %rd150;
+	shr.u64 %rd152, %rd151, 32;
+	setp.eq.u64 %p153, %rd152, 0;
+	@!%p153 bra $L_29;
+$L_26:
+	cvt.u32.u64 %r154, %rd71;
+	cvt.u32.u64 %r155, %rd73;
+	div.u32 %r156, %r154, %r155;
+	cvt.u64.u32 %rd148, %r156;
+$L_27:
+	mov.b64 %rd74, %rd148;
+	mov.b64 %rd126, %rd107;
+	add.s64 %rd128, %rd126, %rd127;
+	add.s64 %rd75, %rd128, 8;
+	st.global.s64 [%rd75], %rd74;
+$L_28:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd135, %rd135, %rd136;
+	add.s64 %rd137, %rd137, %rd136;
+	add.s64 %rd138, %rd138, %rd136;
+	bra.uni $L_2;
+$L_29:
+	setp.eq.s64 %pt12, %rd73, -1;
+	neg.s64 %rdt3, %rd71;
+	div.s64 %rd148, %rd71, %rd73;
+	selp.b64 %rd148, %rdt3, %rd148, %pt12;
+	bra.uni $L_27;
+$L_30:
+	setp.eq.s64 %pt13, %rd61, -1;
+	neg.s64 %rdt4, %rd59;
+	div.s64 %rd157, %rd59, %rd61;
+	selp.b64 %rd157, %rdt4, %rd157, %pt13;
+	bra.uni $L_21;
+$L_31:
+	setp.eq.s64 %pt14, %rd49, -1;
+	neg.s64 %rdt5, %rd47;
+	div.s64 %rd166, %rd47, %rd49;
+	selp.b64 %rd166, %rdt5, %rd166, %pt14;
+	bra.uni $L_15;
+$L_32:
+	setp.eq.s64 %pt15, %rd38, -1;
+	neg.s64 %rdt6, %rd36;
+	div.s64 %rd175, %rd36, %rd38;
+	selp.b64 %rd175, %rdt6, %rd175, %pt15;
+	bra.uni $L_9;
+$L_33:
+	mov.b64 %rd129, %rd2;
+	mad.lo.s64 %rd130, %rd129, 8, %rd12;
+	mul.lo.s64 %rd131, %rd1, 8;
+	mad.lo.s64 %rd132, %rd129, 8, %rd16;
+	mad.lo.s64 %rd133, %rd129, 8, %rd4;
+$L_34:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_10;
-$L_3:
+	@!%p7 bra $L_42;
+$L_35:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_36:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd21, %rd25;
-	add.s64 %rd11, %rd21, 8;
+$L_37:
+	setp.ge.u64 %pt16, %rd9, %rd13;
+	@%pt16 bra $Lfault_12;
+	mov.b64 %rd78, %rd130;
+	add.s64 %rd11, %rd78, 8;
 	ld.global.s64 %rd14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd22, %rd27;
-	add.s64 %rd15, %rd22, 8;
+	setp.ge.u64 %pt17, %rd9, %rd17;
+	@%pt17 bra $Lfault_13;
+	mov.b64 %rd79, %rd132;
+	add.s64 %rd15, %rd79, 8;
 	ld.global.s64 %rd18, [%rd15];
-	setp.eq.s64 %pt2, %rd18, 0;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd30, %rd14;
-	mov.b64 %rd31, %rd18;
-	or.b64 %rd32, %rd30, %rd31;
-	shr.u64 %rd33, %rd32, 32;
-	setp.eq.u64 %p34, %rd33, 0;
-	@!%p34 bra $L_9;
-$L_6:
-	cvt.u32.u64 %r35, %rd14;
-	cvt.u32.u64 %r36, %rd18;
-	div.u32 %r37, %r35, %r36;
-	cvt.u64.u32 %rd29, %r37;
-$L_7:
-	mov.b64 %rd19, %rd29;
-	mov.b64 %rd23, %rd28;
-	add.s64 %rd20, %rd23, 8;
+	setp.eq.s64 %pt18, %rd18, 0;
+	@%pt18 bra $Lfault_14;
+	mov.b64 %rd140, %rd14;
+	mov.b64 %rd141, %rd18;
+	or.b64 %rd142, %rd140, %rd141;
+	shr.u64 %rd143, %rd142, 32;
+	setp.eq.u64 %p144, %rd143, 0;
+	@!%p144 bra $L_41;
+$L_38:
+	cvt.u32.u64 %r145, %rd14;
+	cvt.u32.u64 %r146, %rd18;
+	div.u32 %r147, %r145, %r146;
+	cvt.u64.u32 %rd139, %r147;
+$L_39:
+	mov.b64 %rd19, %rd139;
+	mov.b64 %rd80, %rd133;
+	add.s64 %rd20, %rd80, 8;
 	st.global.s64 [%rd20], %rd19;
-$L_8:
+$L_40:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd25, %rd25, %rd26;
-	add.s64 %rd27, %rd27, %rd26;
-	add.s64 %rd28, %rd28, %rd26;
-	bra.uni $L_2;
-$L_9:
-	setp.eq.s64 %pt3, %rd18, -1;
-	neg.s64 %rdt3, %rd14;
-	div.s64 %rd29, %rd14, %rd18;
-	selp.b64 %rd29, %rdt3, %rd29, %pt3;
-	bra.uni $L_7;
-$L_10:
+	add.s64 %rd130, %rd130, %rd131;
+	add.s64 %rd132, %rd132, %rd131;
+	add.s64 %rd133, %rd133, %rd131;
+	bra.uni $L_34;
+$L_41:
+	setp.eq.s64 %pt19, %rd18, -1;
+	neg.s64 %rdt7, %rd14;
+	div.s64 %rd139, %rd14, %rd18;
+	selp.b64 %rd139, %rdt7, %rd139, %pt19;
+	bra.uni $L_39;
+$L_42:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
 $Lfault_2:
@@ -3886,20 +4776,80 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Ratio_0_param_6];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt8, [Ratio_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt4, %rt8, %rt6;
-	@%pt4 exit;
-	st.global.u32 [%rdt4+8], 393216;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt20, %rt8, %rt6;
+	@%pt20 exit;
+	st.global.u32 [%rdt8+8], 393216;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt8+4], %rt7;
 	exit;
 }
 
@@ -3965,11 +4915,11 @@ $Lfault:
 	.param .u64 Window_1_param_6
 )
 {
-	.reg .pred %p<16>;
-	.reg .pred %pt<4>;
-	.reg .b32 %r<18>;
+	.reg .pred %p<61>;
+	.reg .pred %pt<8>;
+	.reg .b32 %r<63>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<108>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -3999,33 +4949,128 @@ $L_1:
 	mov.u32 %rt5, %ntid.x;
 	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd23, %rd2;
-	mad.lo.s64 %rd24, %rd23, 4, %rd4;
-	mul.lo.s64 %rd25, %rd1, 4;
-	mad.lo.s64 %rd26, %rd23, 4, %rd19;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd65, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd71, %rd65;
+	mov.b64 %rd74, %rd65;
+	mov.b64 %rd79, %rd65;
+	mov.b64 %rd84, %rd65;
+	mov.b64 %rd91, %rd65;
+	mov.b64 %rd98, %rd65;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 4, %rd4;
+	mul.lo.s64 %rd106, %rd65, 4;
+	mad.lo.s64 %rd107, %rd104, 4, %rd19;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_27;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_21;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	mov.b64 %rd68, %rd105;
+	add.s64 %rd35, %rd68, 4;
+	ld.global.s32 %r36, [%rd35];
+	setp.ge.u64 %pt2, %rd33, %rd20;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd69, %rd107;
+	add.s64 %rd37, %rd69, 4;
+	st.global.s32 [%rd37], %r36;
+$L_8:
+	add.s64 %rd46, %rd29, %rd1;
+$L_9:
+	mov.b64 %rd40, %rd46;
+$L_10:
+	add.s64 %rd41, %rd40, 1;
+$L_11:
+	mov.b64 %rd70, %rd68;
+	add.s64 %rd72, %rd70, %rd71;
+	add.s64 %rd43, %rd72, 4;
+	ld.global.s32 %r44, [%rd43];
+	setp.ge.u64 %pt3, %rd41, %rd20;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd73, %rd69;
+	add.s64 %rd75, %rd73, %rd74;
+	add.s64 %rd45, %rd75, 4;
+	st.global.s32 [%rd45], %r44;
+$L_12:
+	add.s64 %rd55, %rd46, %rd1;
+$L_13:
+	mov.b64 %rd49, %rd55;
+$L_14:
+	add.s64 %rd50, %rd49, 1;
+$L_15:
+	mov.b64 %rd78, %rd72;
+	add.s64 %rd80, %rd78, %rd79;
+	add.s64 %rd52, %rd80, 4;
+	ld.global.s32 %r53, [%rd52];
+	setp.ge.u64 %pt4, %rd50, %rd20;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd83, %rd75;
+	add.s64 %rd85, %rd83, %rd84;
+	add.s64 %rd54, %rd85, 4;
+	st.global.s32 [%rd54], %r53;
+$L_16:
+	add.s64 %rd64, %rd55, %rd1;
+$L_17:
+	mov.b64 %rd58, %rd64;
+$L_18:
+	add.s64 %rd59, %rd58, 1;
+$L_19:
+	mov.b64 %rd90, %rd80;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd61, %rd92, 4;
+	ld.global.s32 %r62, [%rd61];
+	setp.ge.u64 %pt5, %rd59, %rd20;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd97, %rd85;
+	add.s64 %rd99, %rd97, %rd98;
+	add.s64 %rd63, %rd99, 4;
+	st.global.s32 [%rd63], %r62;
+$L_20:
+	add.s64 %rd2, %rd2, %rd65;
+	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd107, %rd107, %rd106;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd100, %rd2;
+	mad.lo.s64 %rd101, %rd100, 4, %rd4;
+	mul.lo.s64 %rd102, %rd1, 4;
+	mad.lo.s64 %rd103, %rd100, 4, %rd19;
+$L_22:
 	add.s64 %rd11, %rd2, 1;
 	setp.lt.s64 %p12, %rd11, %rd3;
-	@!%p12 bra $L_7;
-$L_3:
+	@!%p12 bra $L_27;
+$L_23:
 	mov.b64 %rd13, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd14, %rd13, 1;
-$L_5:
-	mov.b64 %rd21, %rd24;
-	add.s64 %rd16, %rd21, 4;
+$L_25:
+	mov.b64 %rd66, %rd101;
+	add.s64 %rd16, %rd66, 4;
 	ld.global.s32 %r17, [%rd16];
-	setp.ge.u64 %pt2, %rd14, %rd20;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd22, %rd26;
-	add.s64 %rd18, %rd22, 4;
+	setp.ge.u64 %pt6, %rd14, %rd20;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd67, %rd103;
+	add.s64 %rd18, %rd67, 4;
 	st.global.s32 [%rd18], %r17;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd24, %rd24, %rd25;
-	add.s64 %rd26, %rd26, %rd25;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd101, %rd101, %rd102;
+	add.s64 %rd103, %rd103, %rd102;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
 	mov.u32 %rt0, 0;
@@ -4039,6 +5084,26 @@ $Lfault_1:
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd33;
+	mov.b64 %rdt1, %rd20;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd41;
+	mov.b64 %rdt1, %rd20;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd50;
+	mov.b64 %rdt1, %rd20;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd59;
+	mov.b64 %rdt1, %rd20;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt0, 2;
 	mov.b64 %rdt0, %rd14;
 	mov.b64 %rdt1, %rd20;
 	bra.uni $Lfault;
@@ -4048,8 +5113,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
 	st.global.u32 [%rdt3+8], 458753;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt0;
@@ -4126,12 +5191,12 @@ $Lfault:
 	.param .u64 Saxpy_0_param_5
 )
 {
-	.reg .pred %p<22>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<76>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<26>;
+	.reg .b64 %rd<132>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<19>;
+	.reg .f32 %f<73>;
 
 $L_0:
 	ld.param.u64 %rd5, [Saxpy_0_param_1];
@@ -4155,41 +5220,193 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd22, %rd2;
-	mad.lo.s64 %rd23, %rd22, 4, %rd5;
-	mul.lo.s64 %rd24, %rd1, 4;
-	mad.lo.s64 %rd25, %rd22, 4, %rd8;
+	mul.lo.s64 %rd22, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd22;
+	mov.b64 %rd79, %rd77;
+	mov.b64 %rd82, %rd77;
+	mov.b64 %rd90, %rd77;
+	mov.b64 %rd95, %rd77;
+	mov.b64 %rd107, %rd77;
+	mov.b64 %rd114, %rd77;
+	mov.b64 %rd127, %rd2;
+	mov.b64 %rd128, %rd127;
+	mad.lo.s64 %rd129, %rd128, 4, %rd5;
+	mul.lo.s64 %rd130, %rd77, 4;
+	mad.lo.s64 %rd131, %rd128, 4, %rd8;
 $L_2:
-	setp.lt.s64 %p10, %rd2, %rd3;
-	@!%p10 bra $L_6;
+	setp.lt.s64 %p23, %rd2, %rd3;
+	@!%p23 bra $L_22;
 $L_3:
-	mov.b64 %rd11, %rd2;
+	mov.b64 %rd27, %rd2;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_17;
 $L_4:
-	setp.ge.u64 %pt0, %rd11, %rd6;
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd31, %rd29;
+$L_6:
+	setp.ge.u64 %pt0, %rd31, %rd6;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd12, %rd23;
+	mov.b64 %rd32, %rd129;
+	ld.global.f32 %f33, [%rd32];
+	mul.rn.f32 %f34, %f15, %f33;
+	setp.ge.u64 %pt1, %rd31, %rd9;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd35, %rd131;
+	ld.global.f32 %f36, [%rd35];
+	add.rn.f32 %f37, %f34, %f36;
+	mov.b64 %rd38, %rd35;
+	st.global.f32 [%rd38], %f37;
+$L_7:
+	add.s64 %rd52, %rd29, %rd1;
+$L_8:
+	mov.b64 %rd42, %rd52;
+$L_9:
+	setp.ge.u64 %pt2, %rd42, %rd6;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd78, %rd32;
+	add.s64 %rd80, %rd78, %rd79;
+	mov.b64 %rd43, %rd80;
+	ld.global.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f15, %f44;
+	setp.ge.u64 %pt3, %rd42, %rd9;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd81, %rd35;
+	add.s64 %rd83, %rd81, %rd82;
+	mov.b64 %rd46, %rd83;
+	ld.global.f32 %f47, [%rd46];
+	add.rn.f32 %f48, %f45, %f47;
+	mov.b64 %rd86, %rd83;
+	mov.b64 %rd49, %rd86;
+	st.global.f32 [%rd49], %f48;
+$L_10:
+	add.s64 %rd64, %rd52, %rd1;
+$L_11:
+	mov.b64 %rd54, %rd64;
+$L_12:
+	setp.ge.u64 %pt4, %rd54, %rd6;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd89, %rd80;
+	add.s64 %rd91, %rd89, %rd90;
+	mov.b64 %rd55, %rd91;
+	ld.global.f32 %f56, [%rd55];
+	mul.rn.f32 %f57, %f15, %f56;
+	setp.ge.u64 %pt5, %rd54, %rd9;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd94, %rd83;
+	add.s64 %rd96, %rd94, %rd95;
+	mov.b64 %rd58, %rd96;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f57, %f59;
+	mov.b64 %rd101, %rd96;
+	mov.b64 %rd61, %rd101;
+	st.global.f32 [%rd61], %f60;
+$L_13:
+	add.s64 %rd76, %rd64, %rd1;
+$L_14:
+	mov.b64 %rd66, %rd76;
+$L_15:
+	setp.ge.u64 %pt6, %rd66, %rd6;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd106, %rd91;
+	add.s64 %rd108, %rd106, %rd107;
+	mov.b64 %rd67, %rd108;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f15, %f68;
+	setp.ge.u64 %pt7, %rd66, %rd9;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd113, %rd96;
+	add.s64 %rd115, %rd113, %rd114;
+	mov.b64 %rd70, %rd115;
+	ld.global.f32 %f71, [%rd70];
+	add.rn.f32 %f72, %f69, %f71;
+	mov.b64 %rd122, %rd115;
+	mov.b64 %rd73, %rd122;
+	st.global.f32 [%rd73], %f72;
+$L_16:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd129, %rd129, %rd130;
+	add.s64 %rd131, %rd131, %rd130;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd123, %rd2;
+	mad.lo.s64 %rd124, %rd123, 4, %rd5;
+	mul.lo.s64 %rd125, %rd1, 4;
+	mad.lo.s64 %rd126, %rd123, 4, %rd8;
+$L_18:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_22;
+$L_19:
+	mov.b64 %rd11, %rd2;
+$L_20:
+	setp.ge.u64 %pt8, %rd11, %rd6;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd12, %rd124;
 	ld.global.f32 %f13, [%rd12];
 	mul.rn.f32 %f14, %f15, %f13;
-	setp.ge.u64 %pt1, %rd11, %rd9;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd16, %rd25;
+	setp.ge.u64 %pt9, %rd11, %rd9;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd16, %rd126;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
 	mov.b64 %rd19, %rd16;
 	st.global.f32 [%rd19], %f18;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd23, %rd23, %rd24;
-	add.s64 %rd25, %rd25, %rd24;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd124, %rd124, %rd125;
+	add.s64 %rd126, %rd126, %rd125;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd31;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd31;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd54;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd54;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd11;
 	mov.b64 %rdt2, %rd6;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd11;
 	mov.b64 %rdt2, %rd9;
@@ -4200,8 +5417,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 589824;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -5273,12 +6490,12 @@ $Lfault:
 	.param .u64 MixUint8_0_param_6
 )
 {
-	.reg .pred %p<61>;
-	.reg .pred %pt<4>;
-	.reg .b32 %r<58>;
-	.reg .b32 %rt<13>;
-	.reg .b64 %rd<66>;
-	.reg .b64 %rdt<7>;
+	.reg .pred %p<271>;
+	.reg .pred %pt<16>;
+	.reg .b32 %r<268>;
+	.reg .b32 %rt<29>;
+	.reg .b64 %rd<329>;
+	.reg .b64 %rdt<19>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint8_0_param_4];
@@ -5302,44 +6519,508 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd61, %rd2;
-	add.s64 %rd62, %rd9, %rd61;
-	mov.b64 %rd63, %rd1;
-	add.s64 %rd64, %rd13, %rd61;
-	add.s64 %rd65, %rd4, %rd61;
+	mul.lo.s64 %rd61, %rd1, 3;
+	mul.lo.s64 %rd272, %rd1, 4;
+	mov.b64 %rd65, %rd3;
+	mov.b64 %rd67, %rd61;
+	mov.b64 %rd274, %rd1;
+	mov.b64 %rd277, %rd274;
+	mov.b64 %rd280, %rd274;
+	mov.b64 %rd285, %rd274;
+	mov.b64 %rd290, %rd274;
+	mov.b64 %rd295, %rd274;
+	mov.b64 %rd302, %rd274;
+	mov.b64 %rd309, %rd274;
+	mov.b64 %rd316, %rd274;
+	mov.b64 %rd323, %rd2;
+	mov.b64 %rd324, %rd323;
+	add.s64 %rd325, %rd9, %rd324;
+	mov.b64 %rd326, %rd272;
+	add.s64 %rd327, %rd13, %rd324;
+	add.s64 %rd328, %rd4, %rd324;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	setp.lt.s64 %p62, %rd2, %rd3;
+	@!%p62 bra $L_47;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd66, %rd2;
+	sub.u64 %rd63, %rd65, %rd66;
+	setp.gt.u64 %p64, %rd63, %rd67;
+	@!%p64 bra $L_37;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd8, %rd62;
-	ld.global.u8 %r11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd12, %rd64;
-	ld.global.u8 %r15, [%rd12];
+	mov.b64 %rd68, %rd2;
 $L_5:
+	mov.b64 %rd70, %rd68;
+$L_6:
+	setp.ge.u64 %pt0, %rd70, %rd10;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd71, %rd325;
+	ld.global.u8 %r72, [%rd71];
+	setp.ge.u64 %pt1, %rd70, %rd14;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd73, %rd327;
+	ld.global.u8 %r74, [%rd73];
+$L_7:
+	mul.lo.u32 %r76, %r72, %r74;
+	and.b32 %r76, %r76, 255;
+	add.u32 %r77, %r76, %r72;
+	and.b32 %r77, %r77, 255;
+	sub.u32 %r78, %r77, %r74;
+	and.b32 %r78, %r78, 255;
+	not.b32 %rt6, %r74;
+	and.b32 %r79, %r72, %rt6;
+	xor.b32 %r80, %r78, %r79;
+	and.b32 %r81, %r72, %r74;
+	shr.u32 %r82, %r81, 1;
+	and.b32 %r82, %r82, 255;
+	or.b32 %r83, %r80, %r82;
+	setp.ne.u32 %p84, %r74, 0;
+	@!%p84 bra $L_36;
+$L_8:
+	setp.eq.u32 %pt2, %r74, 0;
+	@%pt2 bra $Lfault_2;
+	div.u32 %r85, %r72, %r74;
+	and.b32 %r85, %r85, 255;
+	add.u32 %r86, %r83, %r85;
+	and.b32 %r86, %r86, 255;
+	rem.u32 %r87, %r72, %r74;
+	and.b32 %r87, %r87, 255;
+	xor.b32 %r88, %r86, %r87;
+	mov.b32 %r26, %r88;
+$L_9:
+	div.u32 %r89, %r72, 7;
+	and.b32 %r89, %r89, 255;
+	rem.u32 %r90, %r72, 5;
+	and.b32 %r90, %r90, 255;
+	add.u32 %r91, %r89, %r90;
+	and.b32 %r91, %r91, 255;
+	div.u32 %r92, %r72, 100;
+	and.b32 %r92, %r92, 255;
+	add.u32 %r93, %r91, %r92;
+	and.b32 %r93, %r93, 255;
+	rem.u32 %r94, %r72, 16;
+	and.b32 %r94, %r94, 255;
+	add.u32 %r95, %r93, %r94;
+	and.b32 %r95, %r95, 255;
+	div.u32 %r96, %r72, 2;
+	and.b32 %r96, %r96, 255;
+	add.u32 %r97, %r95, %r96;
+	and.b32 %r97, %r97, 255;
+	rem.u32 %r98, %r72, 127;
+	and.b32 %r98, %r98, 255;
+	add.u32 %r99, %r97, %r98;
+	and.b32 %r99, %r99, 255;
+	add.u32 %r100, %r26, %r99;
+	and.b32 %r100, %r100, 255;
+	cvt.u64.u32 %rd101, %r74;
+	and.b64 %rd102, %rd101, 15;
+	min.u64 %rdt3, %rd102, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r103, %r72, %rt7;
+	and.b32 %r103, %r103, 255;
+	min.u64 %rdt4, %rd102, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r104, %r72, %rt8;
+	and.b32 %r104, %r104, 255;
+	or.b32 %r105, %r103, %r104;
+	xor.b32 %r106, %r100, %r105;
+	mov.b64 %rd107, %rd101;
+	min.u64 %rdt5, %rd107, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r108, %r72, %rt9;
+	and.b32 %r108, %r108, 255;
+	add.u32 %r109, %r106, %r108;
+	and.b32 %r109, %r109, 255;
+	shr.u32 %r110, %r72, %r74;
+	and.b32 %r110, %r110, 255;
+	sub.u32 %r111, %r109, %r110;
+	and.b32 %r111, %r111, 255;
+	not.b32 %r112, %r72;
+	and.b32 %r112, %r112, 255;
+	neg.s32 %r113, %r74;
+	and.b32 %r113, %r113, 255;
+	add.u32 %r114, %r112, %r113;
+	and.b32 %r114, %r114, 255;
+	add.u32 %r115, %r111, %r114;
+	and.b32 %r115, %r115, 255;
+	mov.b32 %r75, %r115;
+$L_10:
+	mov.b64 %rd116, %rd328;
+	st.global.u8 [%rd116], %r75;
+$L_11:
+	add.s64 %rd169, %rd68, %rd1;
+$L_12:
+	mov.b64 %rd120, %rd169;
+$L_13:
+	setp.ge.u64 %pt3, %rd120, %rd10;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd273, %rd71;
+	add.s64 %rd275, %rd273, %rd274;
+	mov.b64 %rd121, %rd275;
+	ld.global.u8 %r122, [%rd121];
+	setp.ge.u64 %pt4, %rd120, %rd14;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd276, %rd73;
+	add.s64 %rd278, %rd276, %rd277;
+	mov.b64 %rd123, %rd278;
+	ld.global.u8 %r124, [%rd123];
+$L_14:
+	mul.lo.u32 %r126, %r122, %r124;
+	and.b32 %r126, %r126, 255;
+	add.u32 %r127, %r126, %r122;
+	and.b32 %r127, %r127, 255;
+	sub.u32 %r128, %r127, %r124;
+	and.b32 %r128, %r128, 255;
+	not.b32 %rt10, %r124;
+	and.b32 %r129, %r122, %rt10;
+	xor.b32 %r130, %r128, %r129;
+	and.b32 %r131, %r122, %r124;
+	shr.u32 %r132, %r131, 1;
+	and.b32 %r132, %r132, 255;
+	or.b32 %r133, %r130, %r132;
+	setp.ne.u32 %p134, %r124, 0;
+	@!%p134 bra $L_35;
+$L_15:
+	setp.eq.u32 %pt5, %r124, 0;
+	@%pt5 bra $Lfault_5;
+	div.u32 %r135, %r122, %r124;
+	and.b32 %r135, %r135, 255;
+	add.u32 %r136, %r133, %r135;
+	and.b32 %r136, %r136, 255;
+	rem.u32 %r137, %r122, %r124;
+	and.b32 %r137, %r137, 255;
+	xor.b32 %r138, %r136, %r137;
+	mov.b32 %r26, %r138;
+$L_16:
+	div.u32 %r139, %r122, 7;
+	and.b32 %r139, %r139, 255;
+	rem.u32 %r140, %r122, 5;
+	and.b32 %r140, %r140, 255;
+	add.u32 %r141, %r139, %r140;
+	and.b32 %r141, %r141, 255;
+	div.u32 %r142, %r122, 100;
+	and.b32 %r142, %r142, 255;
+	add.u32 %r143, %r141, %r142;
+	and.b32 %r143, %r143, 255;
+	rem.u32 %r144, %r122, 16;
+	and.b32 %r144, %r144, 255;
+	add.u32 %r145, %r143, %r144;
+	and.b32 %r145, %r145, 255;
+	div.u32 %r146, %r122, 2;
+	and.b32 %r146, %r146, 255;
+	add.u32 %r147, %r145, %r146;
+	and.b32 %r147, %r147, 255;
+	rem.u32 %r148, %r122, 127;
+	and.b32 %r148, %r148, 255;
+	add.u32 %r149, %r147, %r148;
+	and.b32 %r149, %r149, 255;
+	add.u32 %r150, %r26, %r149;
+	and.b32 %r150, %r150, 255;
+	cvt.u64.u32 %rd151, %r124;
+	and.b64 %rd152, %rd151, 15;
+	min.u64 %rdt6, %rd152, 32;
+	cvt.u32.u64 %rt11, %rdt6;
+	shl.b32 %r153, %r122, %rt11;
+	and.b32 %r153, %r153, 255;
+	min.u64 %rdt7, %rd152, 32;
+	cvt.u32.u64 %rt12, %rdt7;
+	shr.u32 %r154, %r122, %rt12;
+	and.b32 %r154, %r154, 255;
+	or.b32 %r155, %r153, %r154;
+	xor.b32 %r156, %r150, %r155;
+	mov.b64 %rd157, %rd151;
+	min.u64 %rdt8, %rd157, 32;
+	cvt.u32.u64 %rt13, %rdt8;
+	shl.b32 %r158, %r122, %rt13;
+	and.b32 %r158, %r158, 255;
+	add.u32 %r159, %r156, %r158;
+	and.b32 %r159, %r159, 255;
+	shr.u32 %r160, %r122, %r124;
+	and.b32 %r160, %r160, 255;
+	sub.u32 %r161, %r159, %r160;
+	and.b32 %r161, %r161, 255;
+	not.b32 %r162, %r122;
+	and.b32 %r162, %r162, 255;
+	neg.s32 %r163, %r124;
+	and.b32 %r163, %r163, 255;
+	add.u32 %r164, %r162, %r163;
+	and.b32 %r164, %r164, 255;
+	add.u32 %r165, %r161, %r164;
+	and.b32 %r165, %r165, 255;
+	mov.b32 %r125, %r165;
+$L_17:
+	mov.b64 %rd279, %rd116;
+	add.s64 %rd281, %rd279, %rd280;
+	mov.b64 %rd166, %rd281;
+	st.global.u8 [%rd166], %r125;
+$L_18:
+	add.s64 %rd220, %rd169, %rd1;
+$L_19:
+	mov.b64 %rd171, %rd220;
+$L_20:
+	setp.ge.u64 %pt6, %rd171, %rd10;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd284, %rd275;
+	add.s64 %rd286, %rd284, %rd285;
+	mov.b64 %rd172, %rd286;
+	ld.global.u8 %r173, [%rd172];
+	setp.ge.u64 %pt7, %rd171, %rd14;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd289, %rd278;
+	add.s64 %rd291, %rd289, %rd290;
+	mov.b64 %rd174, %rd291;
+	ld.global.u8 %r175, [%rd174];
+$L_21:
+	mul.lo.u32 %r177, %r173, %r175;
+	and.b32 %r177, %r177, 255;
+	add.u32 %r178, %r177, %r173;
+	and.b32 %r178, %r178, 255;
+	sub.u32 %r179, %r178, %r175;
+	and.b32 %r179, %r179, 255;
+	not.b32 %rt14, %r175;
+	and.b32 %r180, %r173, %rt14;
+	xor.b32 %r181, %r179, %r180;
+	and.b32 %r182, %r173, %r175;
+	shr.u32 %r183, %r182, 1;
+	and.b32 %r183, %r183, 255;
+	or.b32 %r184, %r181, %r183;
+	setp.ne.u32 %p185, %r175, 0;
+	@!%p185 bra $L_34;
+$L_22:
+	setp.eq.u32 %pt8, %r175, 0;
+	@%pt8 bra $Lfault_8;
+	div.u32 %r186, %r173, %r175;
+	and.b32 %r186, %r186, 255;
+	add.u32 %r187, %r184, %r186;
+	and.b32 %r187, %r187, 255;
+	rem.u32 %r188, %r173, %r175;
+	and.b32 %r188, %r188, 255;
+	xor.b32 %r189, %r187, %r188;
+	mov.b32 %r26, %r189;
+$L_23:
+	div.u32 %r190, %r173, 7;
+	and.b32 %r190, %r190, 255;
+	rem.u32 %r191, %r173, 5;
+	and.b32 %r191, %r191, 255;
+	add.u32 %r192, %r190, %r191;
+	and.b32 %r192, %r192, 255;
+	div.u32 %r193, %r173, 100;
+	and.b32 %r193, %r193, 255;
+	add.u32 %r194, %r192, %r193;
+	and.b32 %r194, %r194, 255;
+	rem.u32 %r195, %r173, 16;
+	and.b32 %r195, %r195, 255;
+	add.u32 %r196, %r194, %r195;
+	and.b32 %r196, %r196, 255;
+	div.u32 %r197, %r173, 2;
+	and.b32 %r197, %r197, 255;
+	add.u32 %r198, %r196, %r197;
+	and.b32 %r198, %r198, 255;
+	rem.u32 %r199, %r173, 127;
+	and.b32 %r199, %r199, 255;
+	add.u32 %r200, %r198, %r199;
+	and.b32 %r200, %r200, 255;
+	add.u32 %r201, %r26, %r200;
+	and.b32 %r201, %r201, 255;
+	cvt.u64.u32 %rd202, %r175;
+	and.b64 %rd203, %rd202, 15;
+	min.u64 %rdt9, %rd203, 32;
+	cvt.u32.u64 %rt15, %rdt9;
+	shl.b32 %r204, %r173, %rt15;
+	and.b32 %r204, %r204, 255;
+	min.u64 %rdt10, %rd203, 32;
+	cvt.u32.u64 %rt16, %rdt10;
+	shr.u32 %r205, %r173, %rt16;
+	and.b32 %r205, %r205, 255;
+	or.b32 %r206, %r204, %r205;
+	xor.b32 %r207, %r201, %r206;
+	mov.b64 %rd208, %rd202;
+	min.u64 %rdt11, %rd208, 32;
+	cvt.u32.u64 %rt17, %rdt11;
+	shl.b32 %r209, %r173, %rt17;
+	and.b32 %r209, %r209, 255;
+	add.u32 %r210, %r207, %r209;
+	and.b32 %r210, %r210, 255;
+	shr.u32 %r211, %r173, %r175;
+	and.b32 %r211, %r211, 255;
+	sub.u32 %r212, %r210, %r211;
+	and.b32 %r212, %r212, 255;
+	not.b32 %r213, %r173;
+	and.b32 %r213, %r213, 255;
+	neg.s32 %r214, %r175;
+	and.b32 %r214, %r214, 255;
+	add.u32 %r215, %r213, %r214;
+	and.b32 %r215, %r215, 255;
+	add.u32 %r216, %r212, %r215;
+	and.b32 %r216, %r216, 255;
+	mov.b32 %r176, %r216;
+$L_24:
+	mov.b64 %rd294, %rd281;
+	add.s64 %rd296, %rd294, %rd295;
+	mov.b64 %rd217, %rd296;
+	st.global.u8 [%rd217], %r176;
+$L_25:
+	add.s64 %rd271, %rd220, %rd1;
+$L_26:
+	mov.b64 %rd222, %rd271;
+$L_27:
+	setp.ge.u64 %pt9, %rd222, %rd10;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd301, %rd286;
+	add.s64 %rd303, %rd301, %rd302;
+	mov.b64 %rd223, %rd303;
+	ld.global.u8 %r224, [%rd223];
+	setp.ge.u64 %pt10, %rd222, %rd14;
+	@%pt10 bra $Lfault_10;
+	mov.b64 %rd308, %rd291;
+	add.s64 %rd310, %rd308, %rd309;
+	mov.b64 %rd225, %rd310;
+	ld.global.u8 %r226, [%rd225];
+$L_28:
+	mul.lo.u32 %r228, %r224, %r226;
+	and.b32 %r228, %r228, 255;
+	add.u32 %r229, %r228, %r224;
+	and.b32 %r229, %r229, 255;
+	sub.u32 %r230, %r229, %r226;
+	and.b32 %r230, %r230, 255;
+	not.b32 %rt18, %r226;
+	and.b32 %r231, %r224, %rt18;
+	xor.b32 %r232, %r230, %r231;
+	and.b32 %r233, %r224, %r226;
+	shr.u32 %r234, %r233, 1;
+	and.b32 %r234, %r234, 255;
+	or.b32 %r235, %r232, %r234;
+	setp.ne.u32 %p236, %r226, 0;
+	@!%p236 bra $L_33;
+$L_29:
+	setp.eq.u32 %pt11, %r226, 0;
+	@%pt11 bra $Lfault_11;
+	div.u32 %r237, %r224, %r226;
+	and.b32 %r237, %r237, 255;
+	add.u32 %r238, %r235, %r237;
+	and.b32 %r238, %r238, 255;
+	rem.u32 %r239, %r224, %r226;
+	and.b32 %r239, %r239, 255;
+	xor.b32 %r240, %r238, %r239;
+	mov.b32 %r26, %r240;
+$L_30:
+	div.u32 %r241, %r224, 7;
+	and.b32 %r241, %r241, 255;
+	rem.u32 %r242, %r224, 5;
+	and.b32 %r242, %r242, 255;
+	add.u32 %r243, %r241, %r242;
+	and.b32 %r243, %r243, 255;
+	div.u32 %r244, %r224, 100;
+	and.b32 %r244, %r244, 255;
+	add.u32 %r245, %r243, %r244;
+	and.b32 %r245, %r245, 255;
+	rem.u32 %r246, %r224, 16;
+	and.b32 %r246, %r246, 255;
+	add.u32 %r247, %r245, %r246;
+	and.b32 %r247, %r247, 255;
+	div.u32 %r248, %r224, 2;
+	and.b32 %r248, %r248, 255;
+	add.u32 %r249, %r247, %r248;
+	and.b32 %r249, %r249, 255;
+	rem.u32 %r250, %r224, 127;
+	and.b32 %r250, %r250, 255;
+	add.u32 %r251, %r249, %r250;
+	and.b32 %r251, %r251, 255;
+	add.u32 %r252, %r26, %r251;
+	and.b32 %r252, %r252, 255;
+	cvt.u64.u32 %rd253, %r226;
+	and.b64 %rd254, %rd253, 15;
+	min.u64 %rdt12, %rd254, 32;
+	cvt.u32.u64 %rt19, %rdt12;
+	shl.b32 %r255, %r224, %rt19;
+	and.b32 %r255, %r255, 255;
+	min.u64 %rdt13, %rd254, 32;
+	cvt.u32.u64 %rt20, %rdt13;
+	shr.u32 %r256, %r224, %rt20;
+	and.b32 %r256, %r256, 255;
+	or.b32 %r257, %r255, %r256;
+	xor.b32 %r258, %r252, %r257;
+	mov.b64 %rd259, %rd253;
+	min.u64 %rdt14, %rd259, 32;
+	cvt.u32.u64 %rt21, %rdt14;
+	shl.b32 %r260, %r224, %rt21;
+	and.b32 %r260, %r260, 255;
+	add.u32 %r261, %r258, %r260;
+	and.b32 %r261, %r261, 255;
+	shr.u32 %r262, %r224, %r226;
+	and.b32 %r262, %r262, 255;
+	sub.u32 %r263, %r261, %r262;
+	and.b32 %r263, %r263, 255;
+	not.b32 %r264, %r224;
+	and.b32 %r264, %r264, 255;
+	neg.s32 %r265, %r226;
+	and.b32 %r265, %r265, 255;
+	add.u32 %r266, %r264, %r265;
+	and.b32 %r266, %r266, 255;
+	add.u32 %r267, %r263, %r266;
+	and.b32 %r267, %r267, 255;
+	mov.b32 %r227, %r267;
+$L_31:
+	mov.b64 %rd315, %rd296;
+	add.s64 %rd317, %rd315, %rd316;
+	mov.b64 %rd268, %rd317;
+	st.global.u8 [%rd268], %r227;
+$L_32:
+	add.s64 %rd2, %rd2, %rd272;
+	add.s64 %rd325, %rd325, %rd326;
+	add.s64 %rd327, %rd327, %rd326;
+	add.s64 %rd328, %rd328, %rd326;
+	bra.uni $L_2;
+$L_33:
+	mov.b32 %r26, %r235;
+	bra.uni $L_30;
+$L_34:
+	mov.b32 %r26, %r184;
+	bra.uni $L_23;
+$L_35:
+	mov.b32 %r26, %r133;
+	bra.uni $L_16;
+$L_36:
+	mov.b32 %r26, %r83;
+	bra.uni $L_9;
+$L_37:
+	mov.b64 %rd318, %rd2;
+	add.s64 %rd319, %rd9, %rd318;
+	mov.b64 %rd320, %rd1;
+	add.s64 %rd321, %rd13, %rd318;
+	add.s64 %rd322, %rd4, %rd318;
+$L_38:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_47;
+$L_39:
+	mov.b64 %rd7, %rd2;
+$L_40:
+	setp.ge.u64 %pt12, %rd7, %rd10;
+	@%pt12 bra $Lfault_12;
+	mov.b64 %rd8, %rd319;
+	ld.global.u8 %r11, [%rd8];
+	setp.ge.u64 %pt13, %rd7, %rd14;
+	@%pt13 bra $Lfault_13;
+	mov.b64 %rd12, %rd321;
+	ld.global.u8 %r15, [%rd12];
+$L_41:
 	mul.lo.u32 %r17, %r11, %r15;
 	and.b32 %r17, %r17, 255;
 	add.u32 %r18, %r17, %r11;
 	and.b32 %r18, %r18, 255;
 	sub.u32 %r19, %r18, %r15;
 	and.b32 %r19, %r19, 255;
-	not.b32 %rt6, %r15;
-	and.b32 %r20, %r11, %rt6;
+	not.b32 %rt22, %r15;
+	and.b32 %r20, %r11, %rt22;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
 	and.b32 %r23, %r23, 255;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_10;
-$L_6:
-	setp.eq.u32 %pt2, %r15, 0;
-	@%pt2 bra $Lfault_2;
+	@!%p25 bra $L_46;
+$L_42:
+	setp.eq.u32 %pt14, %r15, 0;
+	@%pt14 bra $Lfault_14;
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 255;
 	add.u32 %r28, %r24, %r27;
@@ -5348,7 +7029,7 @@ $L_6:
 	and.b32 %r29, %r29, 255;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_43:
 	div.u32 %r31, %r11, 7;
 	and.b32 %r31, %r31, 255;
 	rem.u32 %r32, %r11, 5;
@@ -5375,20 +7056,20 @@ $L_7:
 	and.b32 %r42, %r42, 255;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt3, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt3;
-	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt15, %rd44, 32;
+	cvt.u32.u64 %rt23, %rdt15;
+	shl.b32 %r45, %r11, %rt23;
 	and.b32 %r45, %r45, 255;
-	min.u64 %rdt4, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt4;
-	shr.u32 %r46, %r11, %rt8;
+	min.u64 %rdt16, %rd44, 32;
+	cvt.u32.u64 %rt24, %rdt16;
+	shr.u32 %r46, %r11, %rt24;
 	and.b32 %r46, %r46, 255;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	mov.b64 %rd49, %rd43;
-	min.u64 %rdt5, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt5;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt17, %rd49, 32;
+	cvt.u32.u64 %rt25, %rdt17;
+	shl.b32 %r50, %r11, %rt25;
 	and.b32 %r50, %r50, 255;
 	add.u32 %r51, %r48, %r50;
 	and.b32 %r51, %r51, 255;
@@ -5405,28 +7086,28 @@ $L_7:
 	add.u32 %r57, %r53, %r56;
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
-$L_8:
-	mov.b64 %rd58, %rd65;
+$L_44:
+	mov.b64 %rd58, %rd322;
 	st.global.u8 [%rd58], %r16;
-$L_9:
+$L_45:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd62, %rd62, %rd63;
-	add.s64 %rd64, %rd64, %rd63;
-	add.s64 %rd65, %rd65, %rd63;
-	bra.uni $L_2;
-$L_10:
+	add.s64 %rd319, %rd319, %rd320;
+	add.s64 %rd321, %rd321, %rd320;
+	add.s64 %rd322, %rd322, %rd320;
+	bra.uni $L_38;
+$L_46:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
-$L_11:
+	bra.uni $L_43;
+$L_47:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_2:
@@ -5434,20 +7115,80 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd120;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd120;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd171;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd171;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd222;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd222;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [MixUint8_0_param_6];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
-	add.u32 %rt11, %rt10, 1;
-	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt3, %rt12, %rt10;
-	@%pt3 exit;
-	st.global.u32 [%rdt6+8], 983040;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt1;
-	st.global.u64 [%rdt6+24], %rdt2;
+	ld.param.u64 %rdt18, [MixUint8_0_param_6];
+	cvta.to.global.u64 %rdt18, %rdt18;
+	ld.relaxed.sys.global.u32 %rt26, [%rdt18];
+	add.u32 %rt27, %rt26, 1;
+	atom.global.cas.b32 %rt28, [qd_fault_claim], %rt26, %rt27;
+	setp.ne.u32 %pt15, %rt28, %rt26;
+	@%pt15 exit;
+	st.global.u32 [%rdt18+8], 983040;
+	st.global.u32 [%rdt18+12], %rt5;
+	st.global.u64 [%rdt18+16], %rdt1;
+	st.global.u64 [%rdt18+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt11;
+	st.volatile.global.u32 [%rdt18+4], %rt27;
 	exit;
 }
 
@@ -6256,12 +7997,12 @@ $Lfault:
 	.param .u64 Shifts_0_param_6
 )
 {
-	.reg .pred %p<46>;
-	.reg .pred %pt<3>;
-	.reg .b32 %r<41>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<52>;
-	.reg .b64 %rdt<5>;
+	.reg .pred %p<200>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<195>;
+	.reg .b32 %rt<14>;
+	.reg .b64 %rd<260>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.u64 %rd4, [Shifts_0_param_4];
@@ -6285,25 +8026,274 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd46, %rd2;
-	add.s64 %rd47, %rd9, %rd46;
-	mov.b64 %rd48, %rd1;
-	mad.lo.s64 %rd49, %rd46, 8, %rd13;
-	mul.lo.s64 %rd50, %rd1, 8;
-	mad.lo.s64 %rd51, %rd46, 8, %rd4;
+	mul.lo.s64 %rd46, %rd1, 3;
+	mul.lo.s64 %rd201, %rd1, 4;
+	mov.b64 %rd50, %rd3;
+	mov.b64 %rd52, %rd46;
+	mov.b64 %rd203, %rd1;
+	mul.lo.s64 %rd206, %rd1, 8;
+	mov.b64 %rd209, %rd206;
+	mov.b64 %rd214, %rd203;
+	mov.b64 %rd219, %rd206;
+	mov.b64 %rd224, %rd206;
+	mov.b64 %rd231, %rd203;
+	mov.b64 %rd238, %rd206;
+	mov.b64 %rd245, %rd206;
+	mov.b64 %rd253, %rd2;
+	mov.b64 %rd254, %rd253;
+	add.s64 %rd255, %rd9, %rd254;
+	mov.b64 %rd256, %rd201;
+	mad.lo.s64 %rd257, %rd254, 8, %rd13;
+	mul.lo.s64 %rd258, %rd201, 8;
+	mad.lo.s64 %rd259, %rd254, 8, %rd4;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	setp.lt.s64 %p47, %rd2, %rd3;
+	@!%p47 bra $L_22;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd51, %rd2;
+	sub.u64 %rd48, %rd50, %rd51;
+	setp.gt.u64 %p49, %rd48, %rd52;
+	@!%p49 bra $L_17;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
+	mov.b64 %rd53, %rd2;
+$L_5:
+	mov.b64 %rd55, %rd53;
+$L_6:
+	setp.ge.u64 %pt0, %rd55, %rd10;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd8, %rd47;
-	ld.global.u8 %r11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
+	mov.b64 %rd56, %rd255;
+	ld.global.u8 %r57, [%rd56];
+	setp.ge.u64 %pt1, %rd55, %rd14;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd12, %rd49;
+	mov.b64 %rd58, %rd257;
+	ld.global.s64 %rd59, [%rd58];
+	shl.b64 %rd60, %rd59, %r57;
+	shr.s64 %rd61, %rd59, %r57;
+	xor.b64 %rd62, %rd60, %rd61;
+	cvt.u32.u64 %r63, %rd59;
+	mov.b32 %r64, %r57;
+	and.b32 %r64, %r64, 65535;
+	shl.b32 %r65, %r63, %r64;
+	cvt.s64.s32 %rd66, %r65;
+	cvt.u32.u64 %r67, %rd59;
+	and.b32 %r67, %r67, 65535;
+	mov.b32 %r68, %r57;
+	shr.u32 %r69, %r67, %r68;
+	and.b32 %r69, %r69, 65535;
+	cvt.u64.u32 %rd70, %r69;
+	add.s64 %rd71, %rd66, %rd70;
+	xor.b64 %rd72, %rd62, %rd71;
+	cvt.u32.u64 %r73, %rd59;
+	bfe.s32 %r73, %r73, 0, 8;
+	cvt.u64.u32 %rd74, %r57;
+	min.u64 %rdt3, %rd74, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shr.s32 %r75, %r73, %rt6;
+	bfe.s32 %r75, %r75, 0, 8;
+	cvt.s64.s32 %rd76, %r75;
+	xor.b64 %rd77, %rd72, %rd76;
+	cvt.u32.u64 %r78, %rd59;
+	shl.b32 %r79, %r78, %r57;
+	cvt.u64.u32 %rd80, %r79;
+	xor.b64 %rd81, %rd77, %rd80;
+	and.b32 %r82, %r57, 63;
+	shr.s64 %rd83, %rd59, %r82;
+	and.b32 %r84, %r57, 7;
+	shl.b64 %rd85, %rd83, %r84;
+	xor.b64 %rd86, %rd81, %rd85;
+	mov.b64 %rd87, %rd259;
+	st.global.s64 [%rd87], %rd86;
+$L_7:
+	add.s64 %rd126, %rd53, %rd1;
+$L_8:
+	mov.b64 %rd91, %rd126;
+$L_9:
+	setp.ge.u64 %pt2, %rd91, %rd10;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd202, %rd56;
+	add.s64 %rd204, %rd202, %rd203;
+	mov.b64 %rd92, %rd204;
+	ld.global.u8 %r93, [%rd92];
+	setp.ge.u64 %pt3, %rd91, %rd14;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd205, %rd58;
+	add.s64 %rd207, %rd205, %rd206;
+	mov.b64 %rd94, %rd207;
+	ld.global.s64 %rd95, [%rd94];
+	shl.b64 %rd96, %rd95, %r93;
+	shr.s64 %rd97, %rd95, %r93;
+	xor.b64 %rd98, %rd96, %rd97;
+	cvt.u32.u64 %r99, %rd95;
+	mov.b32 %r100, %r93;
+	and.b32 %r100, %r100, 65535;
+	shl.b32 %r101, %r99, %r100;
+	cvt.s64.s32 %rd102, %r101;
+	cvt.u32.u64 %r103, %rd95;
+	and.b32 %r103, %r103, 65535;
+	mov.b32 %r104, %r93;
+	shr.u32 %r105, %r103, %r104;
+	and.b32 %r105, %r105, 65535;
+	cvt.u64.u32 %rd106, %r105;
+	add.s64 %rd107, %rd102, %rd106;
+	xor.b64 %rd108, %rd98, %rd107;
+	cvt.u32.u64 %r109, %rd95;
+	bfe.s32 %r109, %r109, 0, 8;
+	cvt.u64.u32 %rd110, %r93;
+	min.u64 %rdt4, %rd110, 32;
+	cvt.u32.u64 %rt7, %rdt4;
+	shr.s32 %r111, %r109, %rt7;
+	bfe.s32 %r111, %r111, 0, 8;
+	cvt.s64.s32 %rd112, %r111;
+	xor.b64 %rd113, %rd108, %rd112;
+	cvt.u32.u64 %r114, %rd95;
+	shl.b32 %r115, %r114, %r93;
+	cvt.u64.u32 %rd116, %r115;
+	xor.b64 %rd117, %rd113, %rd116;
+	and.b32 %r118, %r93, 63;
+	shr.s64 %rd119, %rd95, %r118;
+	and.b32 %r120, %r93, 7;
+	shl.b64 %rd121, %rd119, %r120;
+	xor.b64 %rd122, %rd117, %rd121;
+	mov.b64 %rd208, %rd87;
+	add.s64 %rd210, %rd208, %rd209;
+	mov.b64 %rd123, %rd210;
+	st.global.s64 [%rd123], %rd122;
+$L_10:
+	add.s64 %rd163, %rd126, %rd1;
+$L_11:
+	mov.b64 %rd128, %rd163;
+$L_12:
+	setp.ge.u64 %pt4, %rd128, %rd10;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd213, %rd204;
+	add.s64 %rd215, %rd213, %rd214;
+	mov.b64 %rd129, %rd215;
+	ld.global.u8 %r130, [%rd129];
+	setp.ge.u64 %pt5, %rd128, %rd14;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd218, %rd207;
+	add.s64 %rd220, %rd218, %rd219;
+	mov.b64 %rd131, %rd220;
+	ld.global.s64 %rd132, [%rd131];
+	shl.b64 %rd133, %rd132, %r130;
+	shr.s64 %rd134, %rd132, %r130;
+	xor.b64 %rd135, %rd133, %rd134;
+	cvt.u32.u64 %r136, %rd132;
+	mov.b32 %r137, %r130;
+	and.b32 %r137, %r137, 65535;
+	shl.b32 %r138, %r136, %r137;
+	cvt.s64.s32 %rd139, %r138;
+	cvt.u32.u64 %r140, %rd132;
+	and.b32 %r140, %r140, 65535;
+	mov.b32 %r141, %r130;
+	shr.u32 %r142, %r140, %r141;
+	and.b32 %r142, %r142, 65535;
+	cvt.u64.u32 %rd143, %r142;
+	add.s64 %rd144, %rd139, %rd143;
+	xor.b64 %rd145, %rd135, %rd144;
+	cvt.u32.u64 %r146, %rd132;
+	bfe.s32 %r146, %r146, 0, 8;
+	cvt.u64.u32 %rd147, %r130;
+	min.u64 %rdt5, %rd147, 32;
+	cvt.u32.u64 %rt8, %rdt5;
+	shr.s32 %r148, %r146, %rt8;
+	bfe.s32 %r148, %r148, 0, 8;
+	cvt.s64.s32 %rd149, %r148;
+	xor.b64 %rd150, %rd145, %rd149;
+	cvt.u32.u64 %r151, %rd132;
+	shl.b32 %r152, %r151, %r130;
+	cvt.u64.u32 %rd153, %r152;
+	xor.b64 %rd154, %rd150, %rd153;
+	and.b32 %r155, %r130, 63;
+	shr.s64 %rd156, %rd132, %r155;
+	and.b32 %r157, %r130, 7;
+	shl.b64 %rd158, %rd156, %r157;
+	xor.b64 %rd159, %rd154, %rd158;
+	mov.b64 %rd223, %rd210;
+	add.s64 %rd225, %rd223, %rd224;
+	mov.b64 %rd160, %rd225;
+	st.global.s64 [%rd160], %rd159;
+$L_13:
+	add.s64 %rd200, %rd163, %rd1;
+$L_14:
+	mov.b64 %rd165, %rd200;
+$L_15:
+	setp.ge.u64 %pt6, %rd165, %rd10;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd230, %rd215;
+	add.s64 %rd232, %rd230, %rd231;
+	mov.b64 %rd166, %rd232;
+	ld.global.u8 %r167, [%rd166];
+	setp.ge.u64 %pt7, %rd165, %rd14;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd237, %rd220;
+	add.s64 %rd239, %rd237, %rd238;
+	mov.b64 %rd168, %rd239;
+	ld.global.s64 %rd169, [%rd168];
+	shl.b64 %rd170, %rd169, %r167;
+	shr.s64 %rd171, %rd169, %r167;
+	xor.b64 %rd172, %rd170, %rd171;
+	cvt.u32.u64 %r173, %rd169;
+	mov.b32 %r174, %r167;
+	and.b32 %r174, %r174, 65535;
+	shl.b32 %r175, %r173, %r174;
+	cvt.s64.s32 %rd176, %r175;
+	cvt.u32.u64 %r177, %rd169;
+	and.b32 %r177, %r177, 65535;
+	mov.b32 %r178, %r167;
+	shr.u32 %r179, %r177, %r178;
+	and.b32 %r179, %r179, 65535;
+	cvt.u64.u32 %rd180, %r179;
+	add.s64 %rd181, %rd176, %rd180;
+	xor.b64 %rd182, %rd172, %rd181;
+	cvt.u32.u64 %r183, %rd169;
+	bfe.s32 %r183, %r183, 0, 8;
+	cvt.u64.u32 %rd184, %r167;
+	min.u64 %rdt6, %rd184, 32;
+	cvt.u32.u64 %rt9, %rdt6;
+	shr.s32 %r185, %r183, %rt9;
+	bfe.s32 %r185, %r185, 0, 8;
+	cvt.s64.s32 %rd186, %r185;
+	xor.b64 %rd187, %rd182, %rd186;
+	cvt.u32.u64 %r188, %rd169;
+	shl.b32 %r189, %r188, %r167;
+	cvt.u64.u32 %rd190, %r189;
+	xor.b64 %rd191, %rd187, %rd190;
+	and.b32 %r192, %r167, 63;
+	shr.s64 %rd193, %rd169, %r192;
+	and.b32 %r194, %r167, 7;
+	shl.b64 %rd195, %rd193, %r194;
+	xor.b64 %rd196, %rd191, %rd195;
+	mov.b64 %rd244, %rd225;
+	add.s64 %rd246, %rd244, %rd245;
+	mov.b64 %rd197, %rd246;
+	st.global.s64 [%rd197], %rd196;
+$L_16:
+	add.s64 %rd2, %rd2, %rd201;
+	add.s64 %rd255, %rd255, %rd256;
+	add.s64 %rd257, %rd257, %rd258;
+	add.s64 %rd259, %rd259, %rd258;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd247, %rd2;
+	add.s64 %rd248, %rd9, %rd247;
+	mov.b64 %rd249, %rd1;
+	mad.lo.s64 %rd250, %rd247, 8, %rd13;
+	mul.lo.s64 %rd251, %rd1, 8;
+	mad.lo.s64 %rd252, %rd247, 8, %rd4;
+$L_18:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_22;
+$L_19:
+	mov.b64 %rd7, %rd2;
+$L_20:
+	setp.ge.u64 %pt8, %rd7, %rd10;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd8, %rd248;
+	ld.global.u8 %r11, [%rd8];
+	setp.ge.u64 %pt9, %rd7, %rd14;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd12, %rd250;
 	ld.global.s64 %rd15, [%rd12];
 	shl.b64 %rd16, %rd15, %r11;
 	shr.s64 %rd17, %rd15, %r11;
@@ -6324,9 +8314,9 @@ $L_4:
 	cvt.u32.u64 %r29, %rd15;
 	bfe.s32 %r29, %r29, 0, 8;
 	cvt.u64.u32 %rd30, %r11;
-	min.u64 %rdt3, %rd30, 32;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.s32 %r31, %r29, %rt6;
+	min.u64 %rdt7, %rd30, 32;
+	cvt.u32.u64 %rt10, %rdt7;
+	shr.s32 %r31, %r29, %rt10;
 	bfe.s32 %r31, %r31, 0, 8;
 	cvt.s64.s32 %rd32, %r31;
 	xor.b64 %rd33, %rd28, %rd32;
@@ -6339,40 +8329,80 @@ $L_4:
 	and.b32 %r40, %r11, 7;
 	shl.b64 %rd41, %rd39, %r40;
 	xor.b64 %rd42, %rd37, %rd41;
-	mov.b64 %rd43, %rd51;
+	mov.b64 %rd43, %rd252;
 	st.global.s64 [%rd43], %rd42;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd47, %rd47, %rd48;
-	add.s64 %rd49, %rd49, %rd50;
-	add.s64 %rd51, %rd51, %rd50;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd248, %rd248, %rd249;
+	add.s64 %rd250, %rd250, %rd251;
+	add.s64 %rd252, %rd252, %rd251;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd55;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd55;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd91;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd91;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd128;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd128;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd165;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd165;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Shifts_0_param_6];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt2, %rt9, %rt7;
-	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 1310720;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	ld.param.u64 %rdt8, [Shifts_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt8];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt10, %rt13, %rt11;
+	@%pt10 exit;
+	st.global.u32 [%rdt8+8], 1310720;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt8;
+	st.volatile.global.u32 [%rdt8+4], %rt12;
 	exit;
 }
 
@@ -6598,13 +8628,13 @@ $Lfault:
 	.param .u64 Floats_0_param_6
 )
 {
-	.reg .pred %p<51>;
-	.reg .pred %pt<10>;
+	.reg .pred %p<217>;
+	.reg .pred %pt<46>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<56>;
+	.reg .b64 %rd<275>;
 	.reg .b64 %rdt<4>;
-	.reg .f64 %fd<48>;
-	.reg .f64 %fdt<4>;
+	.reg .f64 %fd<214>;
+	.reg .f64 %fdt<20>;
 
 $L_0:
 	ld.param.u64 %rd4, [Floats_0_param_4];
@@ -6628,24 +8658,392 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd51, %rd2;
-	mad.lo.s64 %rd52, %rd51, 8, %rd9;
-	mul.lo.s64 %rd53, %rd1, 8;
-	mad.lo.s64 %rd54, %rd51, 8, %rd13;
-	mad.lo.s64 %rd55, %rd51, 8, %rd4;
+	mul.lo.s64 %rd51, %rd1, 3;
+	mul.lo.s64 %rd218, %rd1, 4;
+	mov.b64 %rd55, %rd3;
+	mov.b64 %rd57, %rd51;
+	mul.lo.s64 %rd220, %rd1, 8;
+	mov.b64 %rd223, %rd220;
+	mov.b64 %rd226, %rd220;
+	mov.b64 %rd231, %rd220;
+	mov.b64 %rd236, %rd220;
+	mov.b64 %rd241, %rd220;
+	mov.b64 %rd248, %rd220;
+	mov.b64 %rd255, %rd220;
+	mov.b64 %rd262, %rd220;
+	mov.b64 %rd269, %rd2;
+	mov.b64 %rd270, %rd269;
+	mad.lo.s64 %rd271, %rd270, 8, %rd9;
+	mul.lo.s64 %rd272, %rd218, 8;
+	mad.lo.s64 %rd273, %rd270, 8, %rd13;
+	mad.lo.s64 %rd274, %rd270, 8, %rd4;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_14;
+	setp.lt.s64 %p52, %rd2, %rd3;
+	@!%p52 bra $L_62;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd56, %rd2;
+	sub.u64 %rd53, %rd55, %rd56;
+	setp.gt.u64 %p54, %rd53, %rd57;
+	@!%p54 bra $L_49;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
+	mov.b64 %rd58, %rd2;
+$L_5:
+	mov.b64 %rd60, %rd58;
+$L_6:
+	setp.ge.u64 %pt0, %rd60, %rd10;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd8, %rd52;
-	ld.global.f64 %fd11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
+	mov.b64 %rd61, %rd271;
+	ld.global.f64 %fd62, [%rd61];
+	setp.ge.u64 %pt1, %rd60, %rd14;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd12, %rd54;
+	mov.b64 %rd63, %rd273;
+	ld.global.f64 %fd64, [%rd63];
+	mul.rn.f64 %fd65, %fd62, %fd64;
+	div.rn.f64 %fd66, %fd62, %fd64;
+	sub.rn.f64 %fd67, %fd65, %fd66;
+	add.rn.f64 %fd68, %fd62, %fd64;
+	add.rn.f64 %fd69, %fd67, %fd68;
+	setp.lt.f64 %p70, %fd62, %fd64;
+	@!%p70 bra $L_46;
+$L_7:
+	add.rn.f64 %fd71, %fd69, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd71;
+$L_8:
+	setp.neu.f64 %p72, %fd62, %fd64;
+	@!%p72 bra $L_45;
+$L_9:
+	mul.rn.f64 %fd75, %fd23, 0d3FE0000000000000;
+	mov.f64 %fd25, %fd75;
+$L_10:
+	and.b64 %fd76, %fd62, 9223372036854775807;
+	sqrt.rn.f64 %fd77, %fd76;
+	cvt.rmi.f64.f64 %fd78, %fd64;
+	add.rn.f64 %fd79, %fd77, %fd78;
+	cvt.rpi.f64.f64 %fd80, %fd62;
+	add.rn.f64 %fd81, %fd79, %fd80;
+	neg.f64 %fd82, %fd64;
+	cvt.rzi.f64.f64 %fd83, %fd82;
+	add.rn.f64 %fd84, %fd81, %fd83;
+	add.rn.f64 %fd85, %fd25, %fd84;
+	setp.lt.f64 %pt2, %fd62, %fd64;
+	selp.f64 %fdt0, %fd62, %fd64, %pt2;
+	setp.eq.f64 %pt3, %fd62, %fd64;
+	or.b64 %fdt1, %fd62, %fd64;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
+	setp.nan.f64 %pt4, %fd62, %fd64;
+	add.rn.f64 %fdt1, %fd62, %fd64;
+	selp.f64 %fd86, %fdt1, %fdt0, %pt4;
+	setp.gt.f64 %pt5, %fd62, %fd64;
+	selp.f64 %fdt2, %fd62, %fd64, %pt5;
+	setp.eq.f64 %pt6, %fd62, %fd64;
+	and.b64 %fdt3, %fd62, %fd64;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
+	setp.nan.f64 %pt7, %fd62, %fd64;
+	add.rn.f64 %fdt3, %fd62, %fd64;
+	selp.f64 %fd88, %fdt3, %fdt2, %pt7;
+	setp.gtu.f64 %pt8, %fd88, 0d3FD0000000000000;
+	selp.f64 %fd87, %fd88, 0d3FD0000000000000, %pt8;
+	mul.rn.f64 %fd89, %fd87, 0d4000000000000000;
+	add.rn.f64 %fd90, %fd86, %fd89;
+	add.rn.f64 %fd91, %fd85, %fd90;
+	mov.f64 %fd92, %fd86;
+	mul.rn.f64 %fd93, %fd92, 0d0000000000000000;
+	add.rn.f64 %fd94, %fd91, %fd93;
+	mov.b64 %rd95, %rd274;
+	st.global.f64 [%rd95], %fd94;
+$L_11:
+	add.s64 %rd137, %rd58, %rd1;
+$L_12:
+	mov.b64 %rd99, %rd137;
+$L_13:
+	setp.ge.u64 %pt9, %rd99, %rd10;
+	@%pt9 bra $Lfault_2;
+	mov.b64 %rd219, %rd61;
+	add.s64 %rd221, %rd219, %rd220;
+	mov.b64 %rd100, %rd221;
+	ld.global.f64 %fd101, [%rd100];
+	setp.ge.u64 %pt10, %rd99, %rd14;
+	@%pt10 bra $Lfault_3;
+	mov.b64 %rd222, %rd63;
+	add.s64 %rd224, %rd222, %rd223;
+	mov.b64 %rd102, %rd224;
+	ld.global.f64 %fd103, [%rd102];
+	mul.rn.f64 %fd104, %fd101, %fd103;
+	div.rn.f64 %fd105, %fd101, %fd103;
+	sub.rn.f64 %fd106, %fd104, %fd105;
+	add.rn.f64 %fd107, %fd101, %fd103;
+	add.rn.f64 %fd108, %fd106, %fd107;
+	setp.lt.f64 %p109, %fd101, %fd103;
+	@!%p109 bra $L_42;
+$L_14:
+	add.rn.f64 %fd110, %fd108, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd110;
+$L_15:
+	setp.neu.f64 %p111, %fd101, %fd103;
+	@!%p111 bra $L_41;
+$L_16:
+	mul.rn.f64 %fd114, %fd23, 0d3FE0000000000000;
+	mov.f64 %fd25, %fd114;
+$L_17:
+	and.b64 %fd115, %fd101, 9223372036854775807;
+	sqrt.rn.f64 %fd116, %fd115;
+	cvt.rmi.f64.f64 %fd117, %fd103;
+	add.rn.f64 %fd118, %fd116, %fd117;
+	cvt.rpi.f64.f64 %fd119, %fd101;
+	add.rn.f64 %fd120, %fd118, %fd119;
+	neg.f64 %fd121, %fd103;
+	cvt.rzi.f64.f64 %fd122, %fd121;
+	add.rn.f64 %fd123, %fd120, %fd122;
+	add.rn.f64 %fd124, %fd25, %fd123;
+	setp.lt.f64 %pt11, %fd101, %fd103;
+	selp.f64 %fdt4, %fd101, %fd103, %pt11;
+	setp.eq.f64 %pt12, %fd101, %fd103;
+	or.b64 %fdt5, %fd101, %fd103;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt12;
+	setp.nan.f64 %pt13, %fd101, %fd103;
+	add.rn.f64 %fdt5, %fd101, %fd103;
+	selp.f64 %fd125, %fdt5, %fdt4, %pt13;
+	setp.gt.f64 %pt14, %fd101, %fd103;
+	selp.f64 %fdt6, %fd101, %fd103, %pt14;
+	setp.eq.f64 %pt15, %fd101, %fd103;
+	and.b64 %fdt7, %fd101, %fd103;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt15;
+	setp.nan.f64 %pt16, %fd101, %fd103;
+	add.rn.f64 %fdt7, %fd101, %fd103;
+	selp.f64 %fd127, %fdt7, %fdt6, %pt16;
+	setp.gtu.f64 %pt17, %fd127, 0d3FD0000000000000;
+	selp.f64 %fd126, %fd127, 0d3FD0000000000000, %pt17;
+	mul.rn.f64 %fd128, %fd126, 0d4000000000000000;
+	add.rn.f64 %fd129, %fd125, %fd128;
+	add.rn.f64 %fd130, %fd124, %fd129;
+	mov.f64 %fd131, %fd125;
+	mul.rn.f64 %fd132, %fd131, 0d0000000000000000;
+	add.rn.f64 %fd133, %fd130, %fd132;
+	mov.b64 %rd225, %rd95;
+	add.s64 %rd227, %rd225, %rd226;
+	mov.b64 %rd134, %rd227;
+	st.global.f64 [%rd134], %fd133;
+$L_18:
+	add.s64 %rd177, %rd137, %rd1;
+$L_19:
+	mov.b64 %rd139, %rd177;
+$L_20:
+	setp.ge.u64 %pt18, %rd139, %rd10;
+	@%pt18 bra $Lfault_4;
+	mov.b64 %rd230, %rd221;
+	add.s64 %rd232, %rd230, %rd231;
+	mov.b64 %rd140, %rd232;
+	ld.global.f64 %fd141, [%rd140];
+	setp.ge.u64 %pt19, %rd139, %rd14;
+	@%pt19 bra $Lfault_5;
+	mov.b64 %rd235, %rd224;
+	add.s64 %rd237, %rd235, %rd236;
+	mov.b64 %rd142, %rd237;
+	ld.global.f64 %fd143, [%rd142];
+	mul.rn.f64 %fd144, %fd141, %fd143;
+	div.rn.f64 %fd145, %fd141, %fd143;
+	sub.rn.f64 %fd146, %fd144, %fd145;
+	add.rn.f64 %fd147, %fd141, %fd143;
+	add.rn.f64 %fd148, %fd146, %fd147;
+	setp.lt.f64 %p149, %fd141, %fd143;
+	@!%p149 bra $L_38;
+$L_21:
+	add.rn.f64 %fd150, %fd148, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd150;
+$L_22:
+	setp.neu.f64 %p151, %fd141, %fd143;
+	@!%p151 bra $L_37;
+$L_23:
+	mul.rn.f64 %fd154, %fd23, 0d3FE0000000000000;
+	mov.f64 %fd25, %fd154;
+$L_24:
+	and.b64 %fd155, %fd141, 9223372036854775807;
+	sqrt.rn.f64 %fd156, %fd155;
+	cvt.rmi.f64.f64 %fd157, %fd143;
+	add.rn.f64 %fd158, %fd156, %fd157;
+	cvt.rpi.f64.f64 %fd159, %fd141;
+	add.rn.f64 %fd160, %fd158, %fd159;
+	neg.f64 %fd161, %fd143;
+	cvt.rzi.f64.f64 %fd162, %fd161;
+	add.rn.f64 %fd163, %fd160, %fd162;
+	add.rn.f64 %fd164, %fd25, %fd163;
+	setp.lt.f64 %pt20, %fd141, %fd143;
+	selp.f64 %fdt8, %fd141, %fd143, %pt20;
+	setp.eq.f64 %pt21, %fd141, %fd143;
+	or.b64 %fdt9, %fd141, %fd143;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt21;
+	setp.nan.f64 %pt22, %fd141, %fd143;
+	add.rn.f64 %fdt9, %fd141, %fd143;
+	selp.f64 %fd165, %fdt9, %fdt8, %pt22;
+	setp.gt.f64 %pt23, %fd141, %fd143;
+	selp.f64 %fdt10, %fd141, %fd143, %pt23;
+	setp.eq.f64 %pt24, %fd141, %fd143;
+	and.b64 %fdt11, %fd141, %fd143;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt24;
+	setp.nan.f64 %pt25, %fd141, %fd143;
+	add.rn.f64 %fdt11, %fd141, %fd143;
+	selp.f64 %fd167, %fdt11, %fdt10, %pt25;
+	setp.gtu.f64 %pt26, %fd167, 0d3FD0000000000000;
+	selp.f64 %fd166, %fd167, 0d3FD0000000000000, %pt26;
+	mul.rn.f64 %fd168, %fd166, 0d4000000000000000;
+	add.rn.f64 %fd169, %fd165, %fd168;
+	add.rn.f64 %fd170, %fd164, %fd169;
+	mov.f64 %fd171, %fd165;
+	mul.rn.f64 %fd172, %fd171, 0d0000000000000000;
+	add.rn.f64 %fd173, %fd170, %fd172;
+	mov.b64 %rd240, %rd227;
+	add.s64 %rd242, %rd240, %rd241;
+	mov.b64 %rd174, %rd242;
+	st.global.f64 [%rd174], %fd173;
+$L_25:
+	add.s64 %rd217, %rd177, %rd1;
+$L_26:
+	mov.b64 %rd179, %rd217;
+$L_27:
+	setp.ge.u64 %pt27, %rd179, %rd10;
+	@%pt27 bra $Lfault_6;
+	mov.b64 %rd247, %rd232;
+	add.s64 %rd249, %rd247, %rd248;
+	mov.b64 %rd180, %rd249;
+	ld.global.f64 %fd181, [%rd180];
+	setp.ge.u64 %pt28, %rd179, %rd14;
+	@%pt28 bra $Lfault_7;
+	mov.b64 %rd254, %rd237;
+	add.s64 %rd256, %rd254, %rd255;
+	mov.b64 %rd182, %rd256;
+	ld.global.f64 %fd183, [%rd182];
+	mul.rn.f64 %fd184, %fd181, %fd183;
+	div.rn.f64 %fd185, %fd181, %fd183;
+	sub.rn.f64 %fd186, %fd184, %fd185;
+	add.rn.f64 %fd187, %fd181, %fd183;
+	add.rn.f64 %fd188, %fd186, %fd187;
+	setp.lt.f64 %p189, %fd181, %fd183;
+	@!%p189 bra $L_34;
+$L_28:
+	add.rn.f64 %fd190, %fd188, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd190;
+$L_29:
+	setp.neu.f64 %p191, %fd181, %fd183;
+	@!%p191 bra $L_33;
+$L_30:
+	mul.rn.f64 %fd194, %fd23, 0d3FE0000000000000;
+	mov.f64 %fd25, %fd194;
+$L_31:
+	and.b64 %fd195, %fd181, 9223372036854775807;
+	sqrt.rn.f64 %fd196, %fd195;
+	cvt.rmi.f64.f64 %fd197, %fd183;
+	add.rn.f64 %fd198, %fd196, %fd197;
+	cvt.rpi.f64.f64 %fd199, %fd181;
+	add.rn.f64 %fd200, %fd198, %fd199;
+	neg.f64 %fd201, %fd183;
+	cvt.rzi.f64.f64 %fd202, %fd201;
+	add.rn.f64 %fd203, %fd200, %fd202;
+	add.rn.f64 %fd204, %fd25, %fd203;
+	setp.lt.f64 %pt29, %fd181, %fd183;
+	selp.f64 %fdt12, %fd181, %fd183, %pt29;
+	setp.eq.f64 %pt30, %fd181, %fd183;
+	or.b64 %fdt13, %fd181, %fd183;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt30;
+	setp.nan.f64 %pt31, %fd181, %fd183;
+	add.rn.f64 %fdt13, %fd181, %fd183;
+	selp.f64 %fd205, %fdt13, %fdt12, %pt31;
+	setp.gt.f64 %pt32, %fd181, %fd183;
+	selp.f64 %fdt14, %fd181, %fd183, %pt32;
+	setp.eq.f64 %pt33, %fd181, %fd183;
+	and.b64 %fdt15, %fd181, %fd183;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt33;
+	setp.nan.f64 %pt34, %fd181, %fd183;
+	add.rn.f64 %fdt15, %fd181, %fd183;
+	selp.f64 %fd207, %fdt15, %fdt14, %pt34;
+	setp.gtu.f64 %pt35, %fd207, 0d3FD0000000000000;
+	selp.f64 %fd206, %fd207, 0d3FD0000000000000, %pt35;
+	mul.rn.f64 %fd208, %fd206, 0d4000000000000000;
+	add.rn.f64 %fd209, %fd205, %fd208;
+	add.rn.f64 %fd210, %fd204, %fd209;
+	mov.f64 %fd211, %fd205;
+	mul.rn.f64 %fd212, %fd211, 0d0000000000000000;
+	add.rn.f64 %fd213, %fd210, %fd212;
+	mov.b64 %rd261, %rd242;
+	add.s64 %rd263, %rd261, %rd262;
+	mov.b64 %rd214, %rd263;
+	st.global.f64 [%rd214], %fd213;
+$L_32:
+	add.s64 %rd2, %rd2, %rd218;
+	add.s64 %rd271, %rd271, %rd272;
+	add.s64 %rd273, %rd273, %rd272;
+	add.s64 %rd274, %rd274, %rd272;
+	bra.uni $L_2;
+$L_33:
+	mov.f64 %fd25, %fd23;
+	bra.uni $L_31;
+$L_34:
+	setp.eq.f64 %p192, %fd181, %fd183;
+	@!%p192 bra $L_36;
+$L_35:
+	sub.rn.f64 %fd193, %fd188, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd193;
+	bra.uni $L_29;
+$L_36:
+	mov.f64 %fd23, %fd188;
+	bra.uni $L_29;
+$L_37:
+	mov.f64 %fd25, %fd23;
+	bra.uni $L_24;
+$L_38:
+	setp.eq.f64 %p152, %fd141, %fd143;
+	@!%p152 bra $L_40;
+$L_39:
+	sub.rn.f64 %fd153, %fd148, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd153;
+	bra.uni $L_22;
+$L_40:
+	mov.f64 %fd23, %fd148;
+	bra.uni $L_22;
+$L_41:
+	mov.f64 %fd25, %fd23;
+	bra.uni $L_17;
+$L_42:
+	setp.eq.f64 %p112, %fd101, %fd103;
+	@!%p112 bra $L_44;
+$L_43:
+	sub.rn.f64 %fd113, %fd108, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd113;
+	bra.uni $L_15;
+$L_44:
+	mov.f64 %fd23, %fd108;
+	bra.uni $L_15;
+$L_45:
+	mov.f64 %fd25, %fd23;
+	bra.uni $L_10;
+$L_46:
+	setp.eq.f64 %p73, %fd62, %fd64;
+	@!%p73 bra $L_48;
+$L_47:
+	sub.rn.f64 %fd74, %fd69, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd74;
+	bra.uni $L_8;
+$L_48:
+	mov.f64 %fd23, %fd69;
+	bra.uni $L_8;
+$L_49:
+	mov.b64 %rd264, %rd2;
+	mad.lo.s64 %rd265, %rd264, 8, %rd9;
+	mul.lo.s64 %rd266, %rd1, 8;
+	mad.lo.s64 %rd267, %rd264, 8, %rd13;
+	mad.lo.s64 %rd268, %rd264, 8, %rd4;
+$L_50:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_62;
+$L_51:
+	mov.b64 %rd7, %rd2;
+$L_52:
+	setp.ge.u64 %pt36, %rd7, %rd10;
+	@%pt36 bra $Lfault_8;
+	mov.b64 %rd8, %rd265;
+	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt37, %rd7, %rd14;
+	@%pt37 bra $Lfault_9;
+	mov.b64 %rd12, %rd267;
 	ld.global.f64 %fd15, [%rd12];
 	mul.rn.f64 %fd16, %fd11, %fd15;
 	div.rn.f64 %fd17, %fd11, %fd15;
@@ -6653,17 +9051,17 @@ $L_4:
 	add.rn.f64 %fd19, %fd11, %fd15;
 	add.rn.f64 %fd20, %fd18, %fd19;
 	setp.lt.f64 %p21, %fd11, %fd15;
-	@!%p21 bra $L_11;
-$L_5:
+	@!%p21 bra $L_59;
+$L_53:
 	add.rn.f64 %fd22, %fd20, 0d3FF0000000000000;
 	mov.f64 %fd23, %fd22;
-$L_6:
+$L_54:
 	setp.neu.f64 %p24, %fd11, %fd15;
-	@!%p24 bra $L_10;
-$L_7:
+	@!%p24 bra $L_58;
+$L_55:
 	mul.rn.f64 %fd28, %fd23, 0d3FE0000000000000;
 	mov.f64 %fd25, %fd28;
-$L_8:
+$L_56:
 	and.b64 %fd29, %fd11, 9223372036854775807;
 	sqrt.rn.f64 %fd30, %fd29;
 	cvt.rmi.f64.f64 %fd31, %fd15;
@@ -6674,59 +9072,99 @@ $L_8:
 	cvt.rzi.f64.f64 %fd36, %fd35;
 	add.rn.f64 %fd37, %fd34, %fd36;
 	add.rn.f64 %fd38, %fd25, %fd37;
-	setp.lt.f64 %pt2, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt2;
-	setp.eq.f64 %pt3, %fd11, %fd15;
-	or.b64 %fdt1, %fd11, %fd15;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
-	setp.nan.f64 %pt4, %fd11, %fd15;
-	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd39, %fdt1, %fdt0, %pt4;
-	setp.gt.f64 %pt5, %fd11, %fd15;
-	selp.f64 %fdt2, %fd11, %fd15, %pt5;
-	setp.eq.f64 %pt6, %fd11, %fd15;
-	and.b64 %fdt3, %fd11, %fd15;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
-	setp.nan.f64 %pt7, %fd11, %fd15;
-	add.rn.f64 %fdt3, %fd11, %fd15;
-	selp.f64 %fd41, %fdt3, %fdt2, %pt7;
-	setp.gtu.f64 %pt8, %fd41, 0d3FD0000000000000;
-	selp.f64 %fd40, %fd41, 0d3FD0000000000000, %pt8;
+	setp.lt.f64 %pt38, %fd11, %fd15;
+	selp.f64 %fdt16, %fd11, %fd15, %pt38;
+	setp.eq.f64 %pt39, %fd11, %fd15;
+	or.b64 %fdt17, %fd11, %fd15;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt39;
+	setp.nan.f64 %pt40, %fd11, %fd15;
+	add.rn.f64 %fdt17, %fd11, %fd15;
+	selp.f64 %fd39, %fdt17, %fdt16, %pt40;
+	setp.gt.f64 %pt41, %fd11, %fd15;
+	selp.f64 %fdt18, %fd11, %fd15, %pt41;
+	setp.eq.f64 %pt42, %fd11, %fd15;
+	and.b64 %fdt19, %fd11, %fd15;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt42;
+	setp.nan.f64 %pt43, %fd11, %fd15;
+	add.rn.f64 %fdt19, %fd11, %fd15;
+	selp.f64 %fd41, %fdt19, %fdt18, %pt43;
+	setp.gtu.f64 %pt44, %fd41, 0d3FD0000000000000;
+	selp.f64 %fd40, %fd41, 0d3FD0000000000000, %pt44;
 	mul.rn.f64 %fd42, %fd40, 0d4000000000000000;
 	add.rn.f64 %fd43, %fd39, %fd42;
 	add.rn.f64 %fd44, %fd38, %fd43;
 	mov.f64 %fd45, %fd39;
 	mul.rn.f64 %fd46, %fd45, 0d0000000000000000;
 	add.rn.f64 %fd47, %fd44, %fd46;
-	mov.b64 %rd48, %rd55;
+	mov.b64 %rd48, %rd268;
 	st.global.f64 [%rd48], %fd47;
-$L_9:
+$L_57:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd52, %rd52, %rd53;
-	add.s64 %rd54, %rd54, %rd53;
-	add.s64 %rd55, %rd55, %rd53;
-	bra.uni $L_2;
-$L_10:
+	add.s64 %rd265, %rd265, %rd266;
+	add.s64 %rd267, %rd267, %rd266;
+	add.s64 %rd268, %rd268, %rd266;
+	bra.uni $L_50;
+$L_58:
 	mov.f64 %fd25, %fd23;
-	bra.uni $L_8;
-$L_11:
+	bra.uni $L_56;
+$L_59:
 	setp.eq.f64 %p26, %fd11, %fd15;
-	@!%p26 bra $L_13;
-$L_12:
+	@!%p26 bra $L_61;
+$L_60:
 	sub.rn.f64 %fd27, %fd20, 0d3FF0000000000000;
 	mov.f64 %fd23, %fd27;
-	bra.uni $L_6;
-$L_13:
+	bra.uni $L_54;
+$L_61:
 	mov.f64 %fd23, %fd20;
-	bra.uni $L_6;
-$L_14:
+	bra.uni $L_54;
+$L_62:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd60;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd60;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd99;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd99;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd139;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd139;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd179;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd179;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd14;
@@ -6737,8 +9175,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt9, %rt8, %rt6;
-	@%pt9 exit;
+	setp.ne.u32 %pt45, %rt8, %rt6;
+	@%pt45 exit;
 	st.global.u32 [%rdt3+8], 1441792;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -6758,13 +9196,13 @@ $Lfault:
 	.param .u64 Floats32_0_param_6
 )
 {
-	.reg .pred %p<53>;
-	.reg .pred %pt<9>;
+	.reg .pred %p<191>;
+	.reg .pred %pt<41>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<58>;
+	.reg .b64 %rd<249>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<50>;
-	.reg .f32 %ft<4>;
+	.reg .f32 %f<188>;
+	.reg .f32 %ft<20>;
 	.reg .f64 %fd<43>;
 
 $L_0:
@@ -6789,24 +9227,312 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd53, %rd2;
-	mad.lo.s64 %rd54, %rd53, 4, %rd9;
-	mul.lo.s64 %rd55, %rd1, 4;
-	mad.lo.s64 %rd56, %rd53, 4, %rd13;
-	mad.lo.s64 %rd57, %rd53, 4, %rd4;
+	mul.lo.s64 %rd53, %rd1, 3;
+	mul.lo.s64 %rd192, %rd1, 4;
+	mov.b64 %rd57, %rd3;
+	mov.b64 %rd59, %rd53;
+	mov.b64 %rd194, %rd192;
+	mov.b64 %rd197, %rd192;
+	mov.b64 %rd200, %rd192;
+	mov.b64 %rd205, %rd192;
+	mov.b64 %rd210, %rd192;
+	mov.b64 %rd215, %rd192;
+	mov.b64 %rd222, %rd192;
+	mov.b64 %rd229, %rd192;
+	mov.b64 %rd236, %rd192;
+	mov.b64 %rd243, %rd2;
+	mov.b64 %rd244, %rd243;
+	mad.lo.s64 %rd245, %rd244, 4, %rd9;
+	mul.lo.s64 %rd246, %rd192, 4;
+	mad.lo.s64 %rd247, %rd244, 4, %rd13;
+	mad.lo.s64 %rd248, %rd244, 4, %rd4;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_9;
+	setp.lt.s64 %p54, %rd2, %rd3;
+	@!%p54 bra $L_37;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd58, %rd2;
+	sub.u64 %rd55, %rd57, %rd58;
+	setp.gt.u64 %p56, %rd55, %rd59;
+	@!%p56 bra $L_29;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
+	mov.b64 %rd60, %rd2;
+$L_5:
+	mov.b64 %rd62, %rd60;
+$L_6:
+	setp.ge.u64 %pt0, %rd62, %rd10;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd8, %rd54;
-	ld.global.f32 %f11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
+	mov.b64 %rd63, %rd245;
+	ld.global.f32 %f64, [%rd63];
+	setp.ge.u64 %pt1, %rd62, %rd14;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd12, %rd56;
+	mov.b64 %rd65, %rd247;
+	ld.global.f32 %f66, [%rd65];
+	mul.rn.f32 %f67, %f64, %f66;
+	div.rn.f32 %f68, %f64, %f66;
+	sub.rn.f32 %f69, %f67, %f68;
+	add.rn.f32 %f70, %f64, %f66;
+	add.rn.f32 %f71, %f69, %f70;
+	setp.ge.f32 %p72, %f64, %f66;
+	@!%p72 bra $L_28;
+$L_7:
+	sub.rn.f32 %f73, %f71, %f64;
+	mov.f32 %f22, %f73;
+$L_8:
+	mul.rn.f32 %f74, %f64, %f64;
+	sqrt.rn.f32 %f75, %f74;
+	cvt.rmi.f32.f32 %f76, %f66;
+	add.rn.f32 %f77, %f75, %f76;
+	add.rn.f32 %f78, %f22, %f77;
+	neg.f32 %f79, %f64;
+	and.b32 %f80, %f79, 2147483647;
+	cvt.rpi.f32.f32 %f81, %f64;
+	add.rn.f32 %f82, %f80, %f81;
+	cvt.rzi.f32.f32 %f83, %f66;
+	add.rn.f32 %f84, %f82, %f83;
+	add.rn.f32 %f85, %f78, %f84;
+	setp.lt.f32 %pt2, %f64, %f66;
+	selp.f32 %ft0, %f64, %f66, %pt2;
+	setp.eq.f32 %pt3, %f64, %f66;
+	or.b32 %ft1, %f64, %f66;
+	selp.f32 %ft0, %ft1, %ft0, %pt3;
+	setp.nan.f32 %pt4, %f64, %f66;
+	add.rn.f32 %ft1, %f64, %f66;
+	selp.f32 %f86, %ft1, %ft0, %pt4;
+	add.rn.f32 %f87, %f85, %f86;
+	setp.gt.f32 %pt5, %f66, %f64;
+	selp.f32 %ft2, %f66, %f64, %pt5;
+	setp.eq.f32 %pt6, %f66, %f64;
+	and.b32 %ft3, %f66, %f64;
+	selp.f32 %ft2, %ft3, %ft2, %pt6;
+	setp.nan.f32 %pt7, %f66, %f64;
+	add.rn.f32 %ft3, %f66, %f64;
+	selp.f32 %f88, %ft3, %ft2, %pt7;
+	sub.rn.f32 %f89, %f87, %f88;
+	mov.b64 %rd90, %rd248;
+	st.global.f32 [%rd90], %f89;
+$L_9:
+	add.s64 %rd125, %rd60, %rd1;
+$L_10:
+	mov.b64 %rd94, %rd125;
+$L_11:
+	setp.ge.u64 %pt8, %rd94, %rd10;
+	@%pt8 bra $Lfault_2;
+	mov.b64 %rd193, %rd63;
+	add.s64 %rd195, %rd193, %rd194;
+	mov.b64 %rd95, %rd195;
+	ld.global.f32 %f96, [%rd95];
+	setp.ge.u64 %pt9, %rd94, %rd14;
+	@%pt9 bra $Lfault_3;
+	mov.b64 %rd196, %rd65;
+	add.s64 %rd198, %rd196, %rd197;
+	mov.b64 %rd97, %rd198;
+	ld.global.f32 %f98, [%rd97];
+	mul.rn.f32 %f99, %f96, %f98;
+	div.rn.f32 %f100, %f96, %f98;
+	sub.rn.f32 %f101, %f99, %f100;
+	add.rn.f32 %f102, %f96, %f98;
+	add.rn.f32 %f103, %f101, %f102;
+	setp.ge.f32 %p104, %f96, %f98;
+	@!%p104 bra $L_27;
+$L_12:
+	sub.rn.f32 %f105, %f103, %f96;
+	mov.f32 %f22, %f105;
+$L_13:
+	mul.rn.f32 %f106, %f96, %f96;
+	sqrt.rn.f32 %f107, %f106;
+	cvt.rmi.f32.f32 %f108, %f98;
+	add.rn.f32 %f109, %f107, %f108;
+	add.rn.f32 %f110, %f22, %f109;
+	neg.f32 %f111, %f96;
+	and.b32 %f112, %f111, 2147483647;
+	cvt.rpi.f32.f32 %f113, %f96;
+	add.rn.f32 %f114, %f112, %f113;
+	cvt.rzi.f32.f32 %f115, %f98;
+	add.rn.f32 %f116, %f114, %f115;
+	add.rn.f32 %f117, %f110, %f116;
+	setp.lt.f32 %pt10, %f96, %f98;
+	selp.f32 %ft4, %f96, %f98, %pt10;
+	setp.eq.f32 %pt11, %f96, %f98;
+	or.b32 %ft5, %f96, %f98;
+	selp.f32 %ft4, %ft5, %ft4, %pt11;
+	setp.nan.f32 %pt12, %f96, %f98;
+	add.rn.f32 %ft5, %f96, %f98;
+	selp.f32 %f118, %ft5, %ft4, %pt12;
+	add.rn.f32 %f119, %f117, %f118;
+	setp.gt.f32 %pt13, %f98, %f96;
+	selp.f32 %ft6, %f98, %f96, %pt13;
+	setp.eq.f32 %pt14, %f98, %f96;
+	and.b32 %ft7, %f98, %f96;
+	selp.f32 %ft6, %ft7, %ft6, %pt14;
+	setp.nan.f32 %pt15, %f98, %f96;
+	add.rn.f32 %ft7, %f98, %f96;
+	selp.f32 %f120, %ft7, %ft6, %pt15;
+	sub.rn.f32 %f121, %f119, %f120;
+	mov.b64 %rd199, %rd90;
+	add.s64 %rd201, %rd199, %rd200;
+	mov.b64 %rd122, %rd201;
+	st.global.f32 [%rd122], %f121;
+$L_14:
+	add.s64 %rd158, %rd125, %rd1;
+$L_15:
+	mov.b64 %rd127, %rd158;
+$L_16:
+	setp.ge.u64 %pt16, %rd127, %rd10;
+	@%pt16 bra $Lfault_4;
+	mov.b64 %rd204, %rd195;
+	add.s64 %rd206, %rd204, %rd205;
+	mov.b64 %rd128, %rd206;
+	ld.global.f32 %f129, [%rd128];
+	setp.ge.u64 %pt17, %rd127, %rd14;
+	@%pt17 bra $Lfault_5;
+	mov.b64 %rd209, %rd198;
+	add.s64 %rd211, %rd209, %rd210;
+	mov.b64 %rd130, %rd211;
+	ld.global.f32 %f131, [%rd130];
+	mul.rn.f32 %f132, %f129, %f131;
+	div.rn.f32 %f133, %f129, %f131;
+	sub.rn.f32 %f134, %f132, %f133;
+	add.rn.f32 %f135, %f129, %f131;
+	add.rn.f32 %f136, %f134, %f135;
+	setp.ge.f32 %p137, %f129, %f131;
+	@!%p137 bra $L_26;
+$L_17:
+	sub.rn.f32 %f138, %f136, %f129;
+	mov.f32 %f22, %f138;
+$L_18:
+	mul.rn.f32 %f139, %f129, %f129;
+	sqrt.rn.f32 %f140, %f139;
+	cvt.rmi.f32.f32 %f141, %f131;
+	add.rn.f32 %f142, %f140, %f141;
+	add.rn.f32 %f143, %f22, %f142;
+	neg.f32 %f144, %f129;
+	and.b32 %f145, %f144, 2147483647;
+	cvt.rpi.f32.f32 %f146, %f129;
+	add.rn.f32 %f147, %f145, %f146;
+	cvt.rzi.f32.f32 %f148, %f131;
+	add.rn.f32 %f149, %f147, %f148;
+	add.rn.f32 %f150, %f143, %f149;
+	setp.lt.f32 %pt18, %f129, %f131;
+	selp.f32 %ft8, %f129, %f131, %pt18;
+	setp.eq.f32 %pt19, %f129, %f131;
+	or.b32 %ft9, %f129, %f131;
+	selp.f32 %ft8, %ft9, %ft8, %pt19;
+	setp.nan.f32 %pt20, %f129, %f131;
+	add.rn.f32 %ft9, %f129, %f131;
+	selp.f32 %f151, %ft9, %ft8, %pt20;
+	add.rn.f32 %f152, %f150, %f151;
+	setp.gt.f32 %pt21, %f131, %f129;
+	selp.f32 %ft10, %f131, %f129, %pt21;
+	setp.eq.f32 %pt22, %f131, %f129;
+	and.b32 %ft11, %f131, %f129;
+	selp.f32 %ft10, %ft11, %ft10, %pt22;
+	setp.nan.f32 %pt23, %f131, %f129;
+	add.rn.f32 %ft11, %f131, %f129;
+	selp.f32 %f153, %ft11, %ft10, %pt23;
+	sub.rn.f32 %f154, %f152, %f153;
+	mov.b64 %rd214, %rd201;
+	add.s64 %rd216, %rd214, %rd215;
+	mov.b64 %rd155, %rd216;
+	st.global.f32 [%rd155], %f154;
+$L_19:
+	add.s64 %rd191, %rd158, %rd1;
+$L_20:
+	mov.b64 %rd160, %rd191;
+$L_21:
+	setp.ge.u64 %pt24, %rd160, %rd10;
+	@%pt24 bra $Lfault_6;
+	mov.b64 %rd221, %rd206;
+	add.s64 %rd223, %rd221, %rd222;
+	mov.b64 %rd161, %rd223;
+	ld.global.f32 %f162, [%rd161];
+	setp.ge.u64 %pt25, %rd160, %rd14;
+	@%pt25 bra $Lfault_7;
+	mov.b64 %rd228, %rd211;
+	add.s64 %rd230, %rd228, %rd229;
+	mov.b64 %rd163, %rd230;
+	ld.global.f32 %f164, [%rd163];
+	mul.rn.f32 %f165, %f162, %f164;
+	div.rn.f32 %f166, %f162, %f164;
+	sub.rn.f32 %f167, %f165, %f166;
+	add.rn.f32 %f168, %f162, %f164;
+	add.rn.f32 %f169, %f167, %f168;
+	setp.ge.f32 %p170, %f162, %f164;
+	@!%p170 bra $L_25;
+$L_22:
+	sub.rn.f32 %f171, %f169, %f162;
+	mov.f32 %f22, %f171;
+$L_23:
+	mul.rn.f32 %f172, %f162, %f162;
+	sqrt.rn.f32 %f173, %f172;
+	cvt.rmi.f32.f32 %f174, %f164;
+	add.rn.f32 %f175, %f173, %f174;
+	add.rn.f32 %f176, %f22, %f175;
+	neg.f32 %f177, %f162;
+	and.b32 %f178, %f177, 2147483647;
+	cvt.rpi.f32.f32 %f179, %f162;
+	add.rn.f32 %f180, %f178, %f179;
+	cvt.rzi.f32.f32 %f181, %f164;
+	add.rn.f32 %f182, %f180, %f181;
+	add.rn.f32 %f183, %f176, %f182;
+	setp.lt.f32 %pt26, %f162, %f164;
+	selp.f32 %ft12, %f162, %f164, %pt26;
+	setp.eq.f32 %pt27, %f162, %f164;
+	or.b32 %ft13, %f162, %f164;
+	selp.f32 %ft12, %ft13, %ft12, %pt27;
+	setp.nan.f32 %pt28, %f162, %f164;
+	add.rn.f32 %ft13, %f162, %f164;
+	selp.f32 %f184, %ft13, %ft12, %pt28;
+	add.rn.f32 %f185, %f183, %f184;
+	setp.gt.f32 %pt29, %f164, %f162;
+	selp.f32 %ft14, %f164, %f162, %pt29;
+	setp.eq.f32 %pt30, %f164, %f162;
+	and.b32 %ft15, %f164, %f162;
+	selp.f32 %ft14, %ft15, %ft14, %pt30;
+	setp.nan.f32 %pt31, %f164, %f162;
+	add.rn.f32 %ft15, %f164, %f162;
+	selp.f32 %f186, %ft15, %ft14, %pt31;
+	sub.rn.f32 %f187, %f185, %f186;
+	mov.b64 %rd235, %rd216;
+	add.s64 %rd237, %rd235, %rd236;
+	mov.b64 %rd188, %rd237;
+	st.global.f32 [%rd188], %f187;
+$L_24:
+	add.s64 %rd2, %rd2, %rd192;
+	add.s64 %rd245, %rd245, %rd246;
+	add.s64 %rd247, %rd247, %rd246;
+	add.s64 %rd248, %rd248, %rd246;
+	bra.uni $L_2;
+$L_25:
+	mov.f32 %f22, %f169;
+	bra.uni $L_23;
+$L_26:
+	mov.f32 %f22, %f136;
+	bra.uni $L_18;
+$L_27:
+	mov.f32 %f22, %f103;
+	bra.uni $L_13;
+$L_28:
+	mov.f32 %f22, %f71;
+	bra.uni $L_8;
+$L_29:
+	mov.b64 %rd238, %rd2;
+	mad.lo.s64 %rd239, %rd238, 4, %rd9;
+	mul.lo.s64 %rd240, %rd1, 4;
+	mad.lo.s64 %rd241, %rd238, 4, %rd13;
+	mad.lo.s64 %rd242, %rd238, 4, %rd4;
+$L_30:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_37;
+$L_31:
+	mov.b64 %rd7, %rd2;
+$L_32:
+	setp.ge.u64 %pt32, %rd7, %rd10;
+	@%pt32 bra $Lfault_8;
+	mov.b64 %rd8, %rd239;
+	ld.global.f32 %f11, [%rd8];
+	setp.ge.u64 %pt33, %rd7, %rd14;
+	@%pt33 bra $Lfault_9;
+	mov.b64 %rd12, %rd241;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f11, %f15;
 	div.rn.f32 %f17, %f11, %f15;
@@ -6814,11 +9540,11 @@ $L_4:
 	add.rn.f32 %f19, %f11, %f15;
 	add.rn.f32 %f20, %f18, %f19;
 	setp.ge.f32 %p21, %f11, %f15;
-	@!%p21 bra $L_8;
-$L_5:
+	@!%p21 bra $L_36;
+$L_33:
 	sub.rn.f32 %f23, %f20, %f11;
 	mov.f32 %f22, %f23;
-$L_6:
+$L_34:
 	mul.rn.f32 %f24, %f11, %f11;
 	sqrt.rn.f32 %f27, %f24;
 	cvt.rmi.f32.f32 %f30, %f15;
@@ -6831,43 +9557,83 @@ $L_6:
 	cvt.rzi.f32.f32 %f43, %f15;
 	add.rn.f32 %f44, %f40, %f43;
 	add.rn.f32 %f45, %f32, %f44;
-	setp.lt.f32 %pt2, %f11, %f15;
-	selp.f32 %ft0, %f11, %f15, %pt2;
-	setp.eq.f32 %pt3, %f11, %f15;
-	or.b32 %ft1, %f11, %f15;
-	selp.f32 %ft0, %ft1, %ft0, %pt3;
-	setp.nan.f32 %pt4, %f11, %f15;
-	add.rn.f32 %ft1, %f11, %f15;
-	selp.f32 %f46, %ft1, %ft0, %pt4;
+	setp.lt.f32 %pt34, %f11, %f15;
+	selp.f32 %ft16, %f11, %f15, %pt34;
+	setp.eq.f32 %pt35, %f11, %f15;
+	or.b32 %ft17, %f11, %f15;
+	selp.f32 %ft16, %ft17, %ft16, %pt35;
+	setp.nan.f32 %pt36, %f11, %f15;
+	add.rn.f32 %ft17, %f11, %f15;
+	selp.f32 %f46, %ft17, %ft16, %pt36;
 	add.rn.f32 %f47, %f45, %f46;
-	setp.gt.f32 %pt5, %f15, %f11;
-	selp.f32 %ft2, %f15, %f11, %pt5;
-	setp.eq.f32 %pt6, %f15, %f11;
-	and.b32 %ft3, %f15, %f11;
-	selp.f32 %ft2, %ft3, %ft2, %pt6;
-	setp.nan.f32 %pt7, %f15, %f11;
-	add.rn.f32 %ft3, %f15, %f11;
-	selp.f32 %f48, %ft3, %ft2, %pt7;
+	setp.gt.f32 %pt37, %f15, %f11;
+	selp.f32 %ft18, %f15, %f11, %pt37;
+	setp.eq.f32 %pt38, %f15, %f11;
+	and.b32 %ft19, %f15, %f11;
+	selp.f32 %ft18, %ft19, %ft18, %pt38;
+	setp.nan.f32 %pt39, %f15, %f11;
+	add.rn.f32 %ft19, %f15, %f11;
+	selp.f32 %f48, %ft19, %ft18, %pt39;
 	sub.rn.f32 %f49, %f47, %f48;
-	mov.b64 %rd50, %rd57;
+	mov.b64 %rd50, %rd242;
 	st.global.f32 [%rd50], %f49;
-$L_7:
+$L_35:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd54, %rd54, %rd55;
-	add.s64 %rd56, %rd56, %rd55;
-	add.s64 %rd57, %rd57, %rd55;
-	bra.uni $L_2;
-$L_8:
+	add.s64 %rd239, %rd239, %rd240;
+	add.s64 %rd241, %rd241, %rd240;
+	add.s64 %rd242, %rd242, %rd240;
+	bra.uni $L_30;
+$L_36:
 	mov.f32 %f22, %f20;
-	bra.uni $L_6;
-$L_9:
+	bra.uni $L_34;
+$L_37:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd62;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd62;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd94;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd94;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd127;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd127;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd160;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd160;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd14;
@@ -6878,8 +9644,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt8, %rt8, %rt6;
-	@%pt8 exit;
+	setp.ne.u32 %pt40, %rt8, %rt6;
+	@%pt40 exit;
 	st.global.u32 [%rdt3+8], 1507328;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -6901,13 +9667,13 @@ $Lfault:
 	.param .u64 MinMaxZeros_0_param_8
 )
 {
-	.reg .pred %p<28>;
-	.reg .pred %pt<10>;
+	.reg .pred %p<102>;
+	.reg .pred %pt<46>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<34>;
+	.reg .b64 %rd<207>;
 	.reg .b64 %rdt<4>;
-	.reg .f64 %fd<23>;
-	.reg .f64 %fdt<4>;
+	.reg .f64 %fd<99>;
+	.reg .f64 %fdt<20>;
 
 $L_0:
 	ld.param.u64 %rd4, [MinMaxZeros_0_param_4];
@@ -6934,72 +9700,357 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd28, %rd2;
-	mad.lo.s64 %rd29, %rd28, 8, %rd9;
-	mul.lo.s64 %rd30, %rd1, 8;
-	mad.lo.s64 %rd31, %rd28, 8, %rd13;
-	mad.lo.s64 %rd32, %rd28, 8, %rd4;
-	mad.lo.s64 %rd33, %rd28, 8, %rd24;
+	mul.lo.s64 %rd28, %rd1, 3;
+	mul.lo.s64 %rd103, %rd1, 4;
+	mov.b64 %rd32, %rd3;
+	mov.b64 %rd34, %rd28;
+	mul.lo.s64 %rd105, %rd1, 8;
+	mov.b64 %rd108, %rd105;
+	mov.b64 %rd111, %rd105;
+	mov.b64 %rd120, %rd105;
+	mov.b64 %rd125, %rd105;
+	mov.b64 %rd130, %rd105;
+	mov.b64 %rd135, %rd105;
+	mov.b64 %rd150, %rd105;
+	mov.b64 %rd157, %rd105;
+	mov.b64 %rd164, %rd105;
+	mov.b64 %rd171, %rd105;
+	mov.b64 %rd192, %rd105;
+	mov.b64 %rd200, %rd2;
+	mov.b64 %rd201, %rd200;
+	mad.lo.s64 %rd202, %rd201, 8, %rd9;
+	mul.lo.s64 %rd203, %rd103, 8;
+	mad.lo.s64 %rd204, %rd201, 8, %rd13;
+	mad.lo.s64 %rd205, %rd201, 8, %rd4;
+	mad.lo.s64 %rd206, %rd201, 8, %rd24;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	setp.lt.s64 %p29, %rd2, %rd3;
+	@!%p29 bra $L_22;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd33, %rd2;
+	sub.u64 %rd30, %rd32, %rd33;
+	setp.gt.u64 %p31, %rd30, %rd34;
+	@!%p31 bra $L_17;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
+	mov.b64 %rd35, %rd2;
+$L_5:
+	mov.b64 %rd37, %rd35;
+$L_6:
+	setp.ge.u64 %pt0, %rd37, %rd10;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd8, %rd29;
-	ld.global.f64 %fd11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
+	mov.b64 %rd38, %rd202;
+	ld.global.f64 %fd39, [%rd38];
+	setp.ge.u64 %pt1, %rd37, %rd14;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd12, %rd31;
-	ld.global.f64 %fd15, [%rd12];
-	setp.lt.f64 %pt2, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt2;
-	setp.eq.f64 %pt3, %fd11, %fd15;
-	or.b64 %fdt1, %fd11, %fd15;
+	mov.b64 %rd40, %rd204;
+	ld.global.f64 %fd41, [%rd40];
+	setp.lt.f64 %pt2, %fd39, %fd41;
+	selp.f64 %fdt0, %fd39, %fd41, %pt2;
+	setp.eq.f64 %pt3, %fd39, %fd41;
+	or.b64 %fdt1, %fd39, %fd41;
 	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
-	setp.nan.f64 %pt4, %fd11, %fd15;
-	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd16, %fdt1, %fdt0, %pt4;
-	mov.b64 %rd17, %rd32;
+	setp.nan.f64 %pt4, %fd39, %fd41;
+	add.rn.f64 %fdt1, %fd39, %fd41;
+	selp.f64 %fd42, %fdt1, %fdt0, %pt4;
+	mov.b64 %rd43, %rd205;
+	st.global.f64 [%rd43], %fd42;
+	mov.b64 %rd44, %rd38;
+	ld.global.f64 %fd45, [%rd44];
+	mov.b64 %rd46, %rd40;
+	ld.global.f64 %fd47, [%rd46];
+	setp.gt.f64 %pt5, %fd45, %fd47;
+	selp.f64 %fdt2, %fd45, %fd47, %pt5;
+	setp.eq.f64 %pt6, %fd45, %fd47;
+	and.b64 %fdt3, %fd45, %fd47;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
+	setp.nan.f64 %pt7, %fd45, %fd47;
+	add.rn.f64 %fdt3, %fd45, %fd47;
+	selp.f64 %fd48, %fdt3, %fdt2, %pt7;
+	setp.ge.u64 %pt8, %rd37, %rd25;
+	@%pt8 bra $Lfault_2;
+	mov.b64 %rd49, %rd206;
+	st.global.f64 [%rd49], %fd48;
+$L_7:
+	add.s64 %rd68, %rd35, %rd1;
+$L_8:
+	mov.b64 %rd53, %rd68;
+$L_9:
+	setp.ge.u64 %pt9, %rd53, %rd10;
+	@%pt9 bra $Lfault_3;
+	mov.b64 %rd104, %rd38;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd54, %rd106;
+	ld.global.f64 %fd55, [%rd54];
+	setp.ge.u64 %pt10, %rd53, %rd14;
+	@%pt10 bra $Lfault_4;
+	mov.b64 %rd107, %rd40;
+	add.s64 %rd109, %rd107, %rd108;
+	mov.b64 %rd56, %rd109;
+	ld.global.f64 %fd57, [%rd56];
+	setp.lt.f64 %pt11, %fd55, %fd57;
+	selp.f64 %fdt4, %fd55, %fd57, %pt11;
+	setp.eq.f64 %pt12, %fd55, %fd57;
+	or.b64 %fdt5, %fd55, %fd57;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt12;
+	setp.nan.f64 %pt13, %fd55, %fd57;
+	add.rn.f64 %fdt5, %fd55, %fd57;
+	selp.f64 %fd58, %fdt5, %fdt4, %pt13;
+	mov.b64 %rd110, %rd43;
+	add.s64 %rd112, %rd110, %rd111;
+	mov.b64 %rd59, %rd112;
+	st.global.f64 [%rd59], %fd58;
+	mov.b64 %rd115, %rd106;
+	mov.b64 %rd60, %rd115;
+	ld.global.f64 %fd61, [%rd60];
+	mov.b64 %rd118, %rd109;
+	mov.b64 %rd62, %rd118;
+	ld.global.f64 %fd63, [%rd62];
+	setp.gt.f64 %pt14, %fd61, %fd63;
+	selp.f64 %fdt6, %fd61, %fd63, %pt14;
+	setp.eq.f64 %pt15, %fd61, %fd63;
+	and.b64 %fdt7, %fd61, %fd63;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt15;
+	setp.nan.f64 %pt16, %fd61, %fd63;
+	add.rn.f64 %fdt7, %fd61, %fd63;
+	selp.f64 %fd64, %fdt7, %fdt6, %pt16;
+	setp.ge.u64 %pt17, %rd53, %rd25;
+	@%pt17 bra $Lfault_5;
+	mov.b64 %rd119, %rd49;
+	add.s64 %rd121, %rd119, %rd120;
+	mov.b64 %rd65, %rd121;
+	st.global.f64 [%rd65], %fd64;
+$L_10:
+	add.s64 %rd85, %rd68, %rd1;
+$L_11:
+	mov.b64 %rd70, %rd85;
+$L_12:
+	setp.ge.u64 %pt18, %rd70, %rd10;
+	@%pt18 bra $Lfault_6;
+	mov.b64 %rd124, %rd106;
+	add.s64 %rd126, %rd124, %rd125;
+	mov.b64 %rd71, %rd126;
+	ld.global.f64 %fd72, [%rd71];
+	setp.ge.u64 %pt19, %rd70, %rd14;
+	@%pt19 bra $Lfault_7;
+	mov.b64 %rd129, %rd109;
+	add.s64 %rd131, %rd129, %rd130;
+	mov.b64 %rd73, %rd131;
+	ld.global.f64 %fd74, [%rd73];
+	setp.lt.f64 %pt20, %fd72, %fd74;
+	selp.f64 %fdt8, %fd72, %fd74, %pt20;
+	setp.eq.f64 %pt21, %fd72, %fd74;
+	or.b64 %fdt9, %fd72, %fd74;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt21;
+	setp.nan.f64 %pt22, %fd72, %fd74;
+	add.rn.f64 %fdt9, %fd72, %fd74;
+	selp.f64 %fd75, %fdt9, %fdt8, %pt22;
+	mov.b64 %rd134, %rd112;
+	add.s64 %rd136, %rd134, %rd135;
+	mov.b64 %rd76, %rd136;
+	st.global.f64 [%rd76], %fd75;
+	mov.b64 %rd141, %rd126;
+	mov.b64 %rd77, %rd141;
+	ld.global.f64 %fd78, [%rd77];
+	mov.b64 %rd146, %rd131;
+	mov.b64 %rd79, %rd146;
+	ld.global.f64 %fd80, [%rd79];
+	setp.gt.f64 %pt23, %fd78, %fd80;
+	selp.f64 %fdt10, %fd78, %fd80, %pt23;
+	setp.eq.f64 %pt24, %fd78, %fd80;
+	and.b64 %fdt11, %fd78, %fd80;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt24;
+	setp.nan.f64 %pt25, %fd78, %fd80;
+	add.rn.f64 %fdt11, %fd78, %fd80;
+	selp.f64 %fd81, %fdt11, %fdt10, %pt25;
+	setp.ge.u64 %pt26, %rd70, %rd25;
+	@%pt26 bra $Lfault_8;
+	mov.b64 %rd149, %rd121;
+	add.s64 %rd151, %rd149, %rd150;
+	mov.b64 %rd82, %rd151;
+	st.global.f64 [%rd82], %fd81;
+$L_13:
+	add.s64 %rd102, %rd85, %rd1;
+$L_14:
+	mov.b64 %rd87, %rd102;
+$L_15:
+	setp.ge.u64 %pt27, %rd87, %rd10;
+	@%pt27 bra $Lfault_9;
+	mov.b64 %rd156, %rd126;
+	add.s64 %rd158, %rd156, %rd157;
+	mov.b64 %rd88, %rd158;
+	ld.global.f64 %fd89, [%rd88];
+	setp.ge.u64 %pt28, %rd87, %rd14;
+	@%pt28 bra $Lfault_10;
+	mov.b64 %rd163, %rd131;
+	add.s64 %rd165, %rd163, %rd164;
+	mov.b64 %rd90, %rd165;
+	ld.global.f64 %fd91, [%rd90];
+	setp.lt.f64 %pt29, %fd89, %fd91;
+	selp.f64 %fdt12, %fd89, %fd91, %pt29;
+	setp.eq.f64 %pt30, %fd89, %fd91;
+	or.b64 %fdt13, %fd89, %fd91;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt30;
+	setp.nan.f64 %pt31, %fd89, %fd91;
+	add.rn.f64 %fdt13, %fd89, %fd91;
+	selp.f64 %fd92, %fdt13, %fdt12, %pt31;
+	mov.b64 %rd170, %rd136;
+	add.s64 %rd172, %rd170, %rd171;
+	mov.b64 %rd93, %rd172;
+	st.global.f64 [%rd93], %fd92;
+	mov.b64 %rd179, %rd158;
+	mov.b64 %rd94, %rd179;
+	ld.global.f64 %fd95, [%rd94];
+	mov.b64 %rd186, %rd165;
+	mov.b64 %rd96, %rd186;
+	ld.global.f64 %fd97, [%rd96];
+	setp.gt.f64 %pt32, %fd95, %fd97;
+	selp.f64 %fdt14, %fd95, %fd97, %pt32;
+	setp.eq.f64 %pt33, %fd95, %fd97;
+	and.b64 %fdt15, %fd95, %fd97;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt33;
+	setp.nan.f64 %pt34, %fd95, %fd97;
+	add.rn.f64 %fdt15, %fd95, %fd97;
+	selp.f64 %fd98, %fdt15, %fdt14, %pt34;
+	setp.ge.u64 %pt35, %rd87, %rd25;
+	@%pt35 bra $Lfault_11;
+	mov.b64 %rd191, %rd151;
+	add.s64 %rd193, %rd191, %rd192;
+	mov.b64 %rd99, %rd193;
+	st.global.f64 [%rd99], %fd98;
+$L_16:
+	add.s64 %rd2, %rd2, %rd103;
+	add.s64 %rd202, %rd202, %rd203;
+	add.s64 %rd204, %rd204, %rd203;
+	add.s64 %rd205, %rd205, %rd203;
+	add.s64 %rd206, %rd206, %rd203;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd194, %rd2;
+	mad.lo.s64 %rd195, %rd194, 8, %rd9;
+	mul.lo.s64 %rd196, %rd1, 8;
+	mad.lo.s64 %rd197, %rd194, 8, %rd13;
+	mad.lo.s64 %rd198, %rd194, 8, %rd4;
+	mad.lo.s64 %rd199, %rd194, 8, %rd24;
+$L_18:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_22;
+$L_19:
+	mov.b64 %rd7, %rd2;
+$L_20:
+	setp.ge.u64 %pt36, %rd7, %rd10;
+	@%pt36 bra $Lfault_12;
+	mov.b64 %rd8, %rd195;
+	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt37, %rd7, %rd14;
+	@%pt37 bra $Lfault_13;
+	mov.b64 %rd12, %rd197;
+	ld.global.f64 %fd15, [%rd12];
+	setp.lt.f64 %pt38, %fd11, %fd15;
+	selp.f64 %fdt16, %fd11, %fd15, %pt38;
+	setp.eq.f64 %pt39, %fd11, %fd15;
+	or.b64 %fdt17, %fd11, %fd15;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt39;
+	setp.nan.f64 %pt40, %fd11, %fd15;
+	add.rn.f64 %fdt17, %fd11, %fd15;
+	selp.f64 %fd16, %fdt17, %fdt16, %pt40;
+	mov.b64 %rd17, %rd198;
 	st.global.f64 [%rd17], %fd16;
 	mov.b64 %rd18, %rd8;
 	ld.global.f64 %fd19, [%rd18];
 	mov.b64 %rd20, %rd12;
 	ld.global.f64 %fd21, [%rd20];
-	setp.gt.f64 %pt5, %fd19, %fd21;
-	selp.f64 %fdt2, %fd19, %fd21, %pt5;
-	setp.eq.f64 %pt6, %fd19, %fd21;
-	and.b64 %fdt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
-	setp.nan.f64 %pt7, %fd19, %fd21;
-	add.rn.f64 %fdt3, %fd19, %fd21;
-	selp.f64 %fd22, %fdt3, %fdt2, %pt7;
-	setp.ge.u64 %pt8, %rd7, %rd25;
-	@%pt8 bra $Lfault_2;
-	mov.b64 %rd23, %rd33;
+	setp.gt.f64 %pt41, %fd19, %fd21;
+	selp.f64 %fdt18, %fd19, %fd21, %pt41;
+	setp.eq.f64 %pt42, %fd19, %fd21;
+	and.b64 %fdt19, %fd19, %fd21;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt42;
+	setp.nan.f64 %pt43, %fd19, %fd21;
+	add.rn.f64 %fdt19, %fd19, %fd21;
+	selp.f64 %fd22, %fdt19, %fdt18, %pt43;
+	setp.ge.u64 %pt44, %rd7, %rd25;
+	@%pt44 bra $Lfault_14;
+	mov.b64 %rd23, %rd199;
 	st.global.f64 [%rd23], %fd22;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd29, %rd29, %rd30;
-	add.s64 %rd31, %rd31, %rd30;
-	add.s64 %rd32, %rd32, %rd30;
-	add.s64 %rd33, %rd33, %rd30;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd195, %rd195, %rd196;
+	add.s64 %rd197, %rd197, %rd196;
+	add.s64 %rd198, %rd198, %rd196;
+	add.s64 %rd199, %rd199, %rd196;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd37;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd37;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_2:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd37;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd53;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd53;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd53;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd87;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd87;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd87;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_14:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd25;
@@ -7010,8 +10061,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt9, %rt8, %rt6;
-	@%pt9 exit;
+	setp.ne.u32 %pt45, %rt8, %rt6;
+	@%pt45 exit;
 	st.global.u32 [%rdt3+8], 1572864;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -7045,13 +10096,13 @@ $Lfault:
 	.param .u64 MinMaxConstants_0_param_20
 )
 {
-	.reg .pred %p<61>;
-	.reg .pred %pt<18>;
+	.reg .pred %p<215>;
+	.reg .pred %pt<86>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<74>;
+	.reg .b64 %rd<484>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<53>;
-	.reg .f64 %fd<39>;
+	.reg .f32 %f<211>;
+	.reg .f64 %fd<203>;
 
 $L_0:
 	ld.param.u64 %rd4, [MinMaxConstants_0_param_0];
@@ -7096,143 +10147,727 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd61, %rd2;
-	mad.lo.s64 %rd62, %rd61, 8, %rd4;
-	mul.lo.s64 %rd63, %rd1, 8;
-	mad.lo.s64 %rd64, %rd61, 8, %rd16;
-	mad.lo.s64 %rd65, %rd61, 8, %rd19;
-	mad.lo.s64 %rd66, %rd61, 8, %rd28;
-	mad.lo.s64 %rd67, %rd61, 8, %rd31;
-	mad.lo.s64 %rd68, %rd61, 8, %rd40;
-	mad.lo.s64 %rd69, %rd61, 8, %rd43;
-	mad.lo.s64 %rd70, %rd61, 4, %rd46;
-	mul.lo.s64 %rd71, %rd1, 4;
-	mad.lo.s64 %rd72, %rd61, 4, %rd54;
-	mad.lo.s64 %rd73, %rd61, 4, %rd57;
+	mul.lo.s64 %rd61, %rd1, 3;
+	mul.lo.s64 %rd216, %rd1, 4;
+	mov.b64 %rd65, %rd3;
+	mov.b64 %rd67, %rd61;
+	mul.lo.s64 %rd218, %rd1, 8;
+	mov.b64 %rd224, %rd218;
+	mov.b64 %rd227, %rd218;
+	mov.b64 %rd236, %rd218;
+	mov.b64 %rd239, %rd218;
+	mov.b64 %rd248, %rd218;
+	mov.b64 %rd251, %rd218;
+	mov.b64 %rd254, %rd216;
+	mov.b64 %rd260, %rd216;
+	mov.b64 %rd263, %rd216;
+	mov.b64 %rd268, %rd218;
+	mov.b64 %rd278, %rd218;
+	mov.b64 %rd283, %rd218;
+	mov.b64 %rd298, %rd218;
+	mov.b64 %rd303, %rd218;
+	mov.b64 %rd318, %rd218;
+	mov.b64 %rd323, %rd218;
+	mov.b64 %rd328, %rd216;
+	mov.b64 %rd338, %rd216;
+	mov.b64 %rd343, %rd216;
+	mov.b64 %rd350, %rd218;
+	mov.b64 %rd364, %rd218;
+	mov.b64 %rd371, %rd218;
+	mov.b64 %rd392, %rd218;
+	mov.b64 %rd399, %rd218;
+	mov.b64 %rd420, %rd218;
+	mov.b64 %rd427, %rd218;
+	mov.b64 %rd434, %rd216;
+	mov.b64 %rd448, %rd216;
+	mov.b64 %rd455, %rd216;
+	mov.b64 %rd470, %rd2;
+	mov.b64 %rd471, %rd470;
+	mad.lo.s64 %rd472, %rd471, 8, %rd4;
+	mul.lo.s64 %rd473, %rd216, 8;
+	mad.lo.s64 %rd474, %rd471, 8, %rd16;
+	mad.lo.s64 %rd475, %rd471, 8, %rd19;
+	mad.lo.s64 %rd476, %rd471, 8, %rd28;
+	mad.lo.s64 %rd477, %rd471, 8, %rd31;
+	mad.lo.s64 %rd478, %rd471, 8, %rd40;
+	mad.lo.s64 %rd479, %rd471, 8, %rd43;
+	mad.lo.s64 %rd480, %rd471, 4, %rd46;
+	mul.lo.s64 %rd481, %rd216, 4;
+	mad.lo.s64 %rd482, %rd471, 4, %rd54;
+	mad.lo.s64 %rd483, %rd471, 4, %rd57;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	setp.lt.s64 %p62, %rd2, %rd3;
+	@!%p62 bra $L_22;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd66, %rd2;
+	sub.u64 %rd63, %rd65, %rd66;
+	setp.gt.u64 %p64, %rd63, %rd67;
+	@!%p64 bra $L_17;
 $L_4:
-	mov.b64 %rd9, %rd62;
-	ld.global.f64 %fd10, [%rd9];
-	setp.gtu.f64 %pt0, %fd10, 0d0000000000000000;
-	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt0;
-	mov.f64 %fd13, %fd10;
-	setp.leu.f64 %pt1, %fd13, 0d0000000000000000;
-	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt1;
-	setp.ge.u64 %pt2, %rd7, %rd17;
+	mov.b64 %rd68, %rd2;
+$L_5:
+	mov.b64 %rd70, %rd68;
+$L_6:
+	mov.b64 %rd71, %rd472;
+	ld.global.f64 %fd72, [%rd71];
+	setp.gtu.f64 %pt0, %fd72, 0d0000000000000000;
+	selp.f64 %fd73, %fd72, 0d0000000000000000, %pt0;
+	mov.f64 %fd75, %fd72;
+	setp.leu.f64 %pt1, %fd75, 0d0000000000000000;
+	selp.f64 %fd76, %fd75, 0d0000000000000000, %pt1;
+	setp.ge.u64 %pt2, %rd70, %rd17;
 	@%pt2 bra $Lfault_0;
-	mov.b64 %rd15, %rd64;
-	st.global.f64 [%rd15], %fd11;
-	setp.ge.u64 %pt3, %rd7, %rd20;
+	mov.b64 %rd77, %rd474;
+	st.global.f64 [%rd77], %fd73;
+	setp.ge.u64 %pt3, %rd70, %rd20;
 	@%pt3 bra $Lfault_1;
-	mov.b64 %rd18, %rd65;
+	mov.b64 %rd78, %rd475;
+	st.global.f64 [%rd78], %fd76;
+	mov.b64 %rd79, %rd71;
+	ld.global.f64 %fd80, [%rd79];
+	setp.geu.f64 %pt4, %fd80, 0d8000000000000000;
+	selp.f64 %fd81, %fd80, 0d8000000000000000, %pt4;
+	mov.f64 %fd83, %fd80;
+	setp.ltu.f64 %pt5, %fd83, 0d8000000000000000;
+	selp.f64 %fd84, %fd83, 0d8000000000000000, %pt5;
+	setp.ge.u64 %pt6, %rd70, %rd29;
+	@%pt6 bra $Lfault_2;
+	mov.b64 %rd85, %rd476;
+	st.global.f64 [%rd85], %fd81;
+	setp.ge.u64 %pt7, %rd70, %rd32;
+	@%pt7 bra $Lfault_3;
+	mov.b64 %rd86, %rd477;
+	st.global.f64 [%rd86], %fd84;
+	mov.b64 %rd87, %rd71;
+	ld.global.f64 %fd88, [%rd87];
+	setp.gtu.f64 %pt8, %fd88, 0d3FF8000000000000;
+	selp.f64 %fd89, %fd88, 0d3FF8000000000000, %pt8;
+	mov.f64 %fd91, %fd88;
+	setp.ltu.f64 %pt9, %fd91, 0dC004000000000000;
+	selp.f64 %fd92, %fd91, 0dC004000000000000, %pt9;
+	setp.ge.u64 %pt10, %rd70, %rd41;
+	@%pt10 bra $Lfault_4;
+	mov.b64 %rd93, %rd478;
+	st.global.f64 [%rd93], %fd89;
+	setp.ge.u64 %pt11, %rd70, %rd44;
+	@%pt11 bra $Lfault_5;
+	mov.b64 %rd94, %rd479;
+	st.global.f64 [%rd94], %fd92;
+	setp.ge.u64 %pt12, %rd70, %rd47;
+	@%pt12 bra $Lfault_6;
+	mov.b64 %rd95, %rd480;
+	ld.global.f32 %f96, [%rd95];
+	setp.gtu.f32 %pt13, %f96, 0f00000000;
+	selp.f32 %f97, %f96, 0f00000000, %pt13;
+	mov.f32 %f99, %f96;
+	setp.ltu.f32 %pt14, %f99, 0f3E800000;
+	selp.f32 %f100, %f99, 0f3E800000, %pt14;
+	setp.ge.u64 %pt15, %rd70, %rd55;
+	@%pt15 bra $Lfault_7;
+	mov.b64 %rd101, %rd482;
+	st.global.f32 [%rd101], %f97;
+	setp.ge.u64 %pt16, %rd70, %rd58;
+	@%pt16 bra $Lfault_8;
+	mov.b64 %rd102, %rd483;
+	st.global.f32 [%rd102], %f100;
+$L_7:
+	add.s64 %rd141, %rd68, %rd1;
+$L_8:
+	mov.b64 %rd106, %rd141;
+$L_9:
+	mov.b64 %rd217, %rd71;
+	add.s64 %rd219, %rd217, %rd218;
+	mov.b64 %rd107, %rd219;
+	ld.global.f64 %fd108, [%rd107];
+	setp.gtu.f64 %pt17, %fd108, 0d0000000000000000;
+	selp.f64 %fd109, %fd108, 0d0000000000000000, %pt17;
+	mov.f64 %fd111, %fd108;
+	setp.leu.f64 %pt18, %fd111, 0d0000000000000000;
+	selp.f64 %fd112, %fd111, 0d0000000000000000, %pt18;
+	setp.ge.u64 %pt19, %rd106, %rd17;
+	@%pt19 bra $Lfault_9;
+	mov.b64 %rd223, %rd77;
+	add.s64 %rd225, %rd223, %rd224;
+	mov.b64 %rd113, %rd225;
+	st.global.f64 [%rd113], %fd109;
+	setp.ge.u64 %pt20, %rd106, %rd20;
+	@%pt20 bra $Lfault_10;
+	mov.b64 %rd226, %rd78;
+	add.s64 %rd228, %rd226, %rd227;
+	mov.b64 %rd114, %rd228;
+	st.global.f64 [%rd114], %fd112;
+	mov.b64 %rd231, %rd219;
+	mov.b64 %rd115, %rd231;
+	ld.global.f64 %fd116, [%rd115];
+	setp.geu.f64 %pt21, %fd116, 0d8000000000000000;
+	selp.f64 %fd117, %fd116, 0d8000000000000000, %pt21;
+	mov.f64 %fd119, %fd116;
+	setp.ltu.f64 %pt22, %fd119, 0d8000000000000000;
+	selp.f64 %fd120, %fd119, 0d8000000000000000, %pt22;
+	setp.ge.u64 %pt23, %rd106, %rd29;
+	@%pt23 bra $Lfault_11;
+	mov.b64 %rd235, %rd85;
+	add.s64 %rd237, %rd235, %rd236;
+	mov.b64 %rd121, %rd237;
+	st.global.f64 [%rd121], %fd117;
+	setp.ge.u64 %pt24, %rd106, %rd32;
+	@%pt24 bra $Lfault_12;
+	mov.b64 %rd238, %rd86;
+	add.s64 %rd240, %rd238, %rd239;
+	mov.b64 %rd122, %rd240;
+	st.global.f64 [%rd122], %fd120;
+	mov.b64 %rd243, %rd219;
+	mov.b64 %rd123, %rd243;
+	ld.global.f64 %fd124, [%rd123];
+	setp.gtu.f64 %pt25, %fd124, 0d3FF8000000000000;
+	selp.f64 %fd125, %fd124, 0d3FF8000000000000, %pt25;
+	mov.f64 %fd127, %fd124;
+	setp.ltu.f64 %pt26, %fd127, 0dC004000000000000;
+	selp.f64 %fd128, %fd127, 0dC004000000000000, %pt26;
+	setp.ge.u64 %pt27, %rd106, %rd41;
+	@%pt27 bra $Lfault_13;
+	mov.b64 %rd247, %rd93;
+	add.s64 %rd249, %rd247, %rd248;
+	mov.b64 %rd129, %rd249;
+	st.global.f64 [%rd129], %fd125;
+	setp.ge.u64 %pt28, %rd106, %rd44;
+	@%pt28 bra $Lfault_14;
+	mov.b64 %rd250, %rd94;
+	add.s64 %rd252, %rd250, %rd251;
+	mov.b64 %rd130, %rd252;
+	st.global.f64 [%rd130], %fd128;
+	setp.ge.u64 %pt29, %rd106, %rd47;
+	@%pt29 bra $Lfault_15;
+	mov.b64 %rd253, %rd95;
+	add.s64 %rd255, %rd253, %rd254;
+	mov.b64 %rd131, %rd255;
+	ld.global.f32 %f132, [%rd131];
+	setp.gtu.f32 %pt30, %f132, 0f00000000;
+	selp.f32 %f133, %f132, 0f00000000, %pt30;
+	mov.f32 %f135, %f132;
+	setp.ltu.f32 %pt31, %f135, 0f3E800000;
+	selp.f32 %f136, %f135, 0f3E800000, %pt31;
+	setp.ge.u64 %pt32, %rd106, %rd55;
+	@%pt32 bra $Lfault_16;
+	mov.b64 %rd259, %rd101;
+	add.s64 %rd261, %rd259, %rd260;
+	mov.b64 %rd137, %rd261;
+	st.global.f32 [%rd137], %f133;
+	setp.ge.u64 %pt33, %rd106, %rd58;
+	@%pt33 bra $Lfault_17;
+	mov.b64 %rd262, %rd102;
+	add.s64 %rd264, %rd262, %rd263;
+	mov.b64 %rd138, %rd264;
+	st.global.f32 [%rd138], %f136;
+$L_10:
+	add.s64 %rd178, %rd141, %rd1;
+$L_11:
+	mov.b64 %rd143, %rd178;
+$L_12:
+	mov.b64 %rd267, %rd219;
+	add.s64 %rd269, %rd267, %rd268;
+	mov.b64 %rd144, %rd269;
+	ld.global.f64 %fd145, [%rd144];
+	setp.gtu.f64 %pt34, %fd145, 0d0000000000000000;
+	selp.f64 %fd146, %fd145, 0d0000000000000000, %pt34;
+	mov.f64 %fd148, %fd145;
+	setp.leu.f64 %pt35, %fd148, 0d0000000000000000;
+	selp.f64 %fd149, %fd148, 0d0000000000000000, %pt35;
+	setp.ge.u64 %pt36, %rd143, %rd17;
+	@%pt36 bra $Lfault_18;
+	mov.b64 %rd277, %rd225;
+	add.s64 %rd279, %rd277, %rd278;
+	mov.b64 %rd150, %rd279;
+	st.global.f64 [%rd150], %fd146;
+	setp.ge.u64 %pt37, %rd143, %rd20;
+	@%pt37 bra $Lfault_19;
+	mov.b64 %rd282, %rd228;
+	add.s64 %rd284, %rd282, %rd283;
+	mov.b64 %rd151, %rd284;
+	st.global.f64 [%rd151], %fd149;
+	mov.b64 %rd289, %rd269;
+	mov.b64 %rd152, %rd289;
+	ld.global.f64 %fd153, [%rd152];
+	setp.geu.f64 %pt38, %fd153, 0d8000000000000000;
+	selp.f64 %fd154, %fd153, 0d8000000000000000, %pt38;
+	mov.f64 %fd156, %fd153;
+	setp.ltu.f64 %pt39, %fd156, 0d8000000000000000;
+	selp.f64 %fd157, %fd156, 0d8000000000000000, %pt39;
+	setp.ge.u64 %pt40, %rd143, %rd29;
+	@%pt40 bra $Lfault_20;
+	mov.b64 %rd297, %rd237;
+	add.s64 %rd299, %rd297, %rd298;
+	mov.b64 %rd158, %rd299;
+	st.global.f64 [%rd158], %fd154;
+	setp.ge.u64 %pt41, %rd143, %rd32;
+	@%pt41 bra $Lfault_21;
+	mov.b64 %rd302, %rd240;
+	add.s64 %rd304, %rd302, %rd303;
+	mov.b64 %rd159, %rd304;
+	st.global.f64 [%rd159], %fd157;
+	mov.b64 %rd309, %rd269;
+	mov.b64 %rd160, %rd309;
+	ld.global.f64 %fd161, [%rd160];
+	setp.gtu.f64 %pt42, %fd161, 0d3FF8000000000000;
+	selp.f64 %fd162, %fd161, 0d3FF8000000000000, %pt42;
+	mov.f64 %fd164, %fd161;
+	setp.ltu.f64 %pt43, %fd164, 0dC004000000000000;
+	selp.f64 %fd165, %fd164, 0dC004000000000000, %pt43;
+	setp.ge.u64 %pt44, %rd143, %rd41;
+	@%pt44 bra $Lfault_22;
+	mov.b64 %rd317, %rd249;
+	add.s64 %rd319, %rd317, %rd318;
+	mov.b64 %rd166, %rd319;
+	st.global.f64 [%rd166], %fd162;
+	setp.ge.u64 %pt45, %rd143, %rd44;
+	@%pt45 bra $Lfault_23;
+	mov.b64 %rd322, %rd252;
+	add.s64 %rd324, %rd322, %rd323;
+	mov.b64 %rd167, %rd324;
+	st.global.f64 [%rd167], %fd165;
+	setp.ge.u64 %pt46, %rd143, %rd47;
+	@%pt46 bra $Lfault_24;
+	mov.b64 %rd327, %rd255;
+	add.s64 %rd329, %rd327, %rd328;
+	mov.b64 %rd168, %rd329;
+	ld.global.f32 %f169, [%rd168];
+	setp.gtu.f32 %pt47, %f169, 0f00000000;
+	selp.f32 %f170, %f169, 0f00000000, %pt47;
+	mov.f32 %f172, %f169;
+	setp.ltu.f32 %pt48, %f172, 0f3E800000;
+	selp.f32 %f173, %f172, 0f3E800000, %pt48;
+	setp.ge.u64 %pt49, %rd143, %rd55;
+	@%pt49 bra $Lfault_25;
+	mov.b64 %rd337, %rd261;
+	add.s64 %rd339, %rd337, %rd338;
+	mov.b64 %rd174, %rd339;
+	st.global.f32 [%rd174], %f170;
+	setp.ge.u64 %pt50, %rd143, %rd58;
+	@%pt50 bra $Lfault_26;
+	mov.b64 %rd342, %rd264;
+	add.s64 %rd344, %rd342, %rd343;
+	mov.b64 %rd175, %rd344;
+	st.global.f32 [%rd175], %f173;
+$L_13:
+	add.s64 %rd215, %rd178, %rd1;
+$L_14:
+	mov.b64 %rd180, %rd215;
+$L_15:
+	mov.b64 %rd349, %rd269;
+	add.s64 %rd351, %rd349, %rd350;
+	mov.b64 %rd181, %rd351;
+	ld.global.f64 %fd182, [%rd181];
+	setp.gtu.f64 %pt51, %fd182, 0d0000000000000000;
+	selp.f64 %fd183, %fd182, 0d0000000000000000, %pt51;
+	mov.f64 %fd185, %fd182;
+	setp.leu.f64 %pt52, %fd185, 0d0000000000000000;
+	selp.f64 %fd186, %fd185, 0d0000000000000000, %pt52;
+	setp.ge.u64 %pt53, %rd180, %rd17;
+	@%pt53 bra $Lfault_27;
+	mov.b64 %rd363, %rd279;
+	add.s64 %rd365, %rd363, %rd364;
+	mov.b64 %rd187, %rd365;
+	st.global.f64 [%rd187], %fd183;
+	setp.ge.u64 %pt54, %rd180, %rd20;
+	@%pt54 bra $Lfault_28;
+	mov.b64 %rd370, %rd284;
+	add.s64 %rd372, %rd370, %rd371;
+	mov.b64 %rd188, %rd372;
+	st.global.f64 [%rd188], %fd186;
+	mov.b64 %rd379, %rd351;
+	mov.b64 %rd189, %rd379;
+	ld.global.f64 %fd190, [%rd189];
+	setp.geu.f64 %pt55, %fd190, 0d8000000000000000;
+	selp.f64 %fd191, %fd190, 0d8000000000000000, %pt55;
+	mov.f64 %fd193, %fd190;
+	setp.ltu.f64 %pt56, %fd193, 0d8000000000000000;
+	selp.f64 %fd194, %fd193, 0d8000000000000000, %pt56;
+	setp.ge.u64 %pt57, %rd180, %rd29;
+	@%pt57 bra $Lfault_29;
+	mov.b64 %rd391, %rd299;
+	add.s64 %rd393, %rd391, %rd392;
+	mov.b64 %rd195, %rd393;
+	st.global.f64 [%rd195], %fd191;
+	setp.ge.u64 %pt58, %rd180, %rd32;
+	@%pt58 bra $Lfault_30;
+	mov.b64 %rd398, %rd304;
+	add.s64 %rd400, %rd398, %rd399;
+	mov.b64 %rd196, %rd400;
+	st.global.f64 [%rd196], %fd194;
+	mov.b64 %rd407, %rd351;
+	mov.b64 %rd197, %rd407;
+	ld.global.f64 %fd198, [%rd197];
+	setp.gtu.f64 %pt59, %fd198, 0d3FF8000000000000;
+	selp.f64 %fd199, %fd198, 0d3FF8000000000000, %pt59;
+	mov.f64 %fd201, %fd198;
+	setp.ltu.f64 %pt60, %fd201, 0dC004000000000000;
+	selp.f64 %fd202, %fd201, 0dC004000000000000, %pt60;
+	setp.ge.u64 %pt61, %rd180, %rd41;
+	@%pt61 bra $Lfault_31;
+	mov.b64 %rd419, %rd319;
+	add.s64 %rd421, %rd419, %rd420;
+	mov.b64 %rd203, %rd421;
+	st.global.f64 [%rd203], %fd199;
+	setp.ge.u64 %pt62, %rd180, %rd44;
+	@%pt62 bra $Lfault_32;
+	mov.b64 %rd426, %rd324;
+	add.s64 %rd428, %rd426, %rd427;
+	mov.b64 %rd204, %rd428;
+	st.global.f64 [%rd204], %fd202;
+	setp.ge.u64 %pt63, %rd180, %rd47;
+	@%pt63 bra $Lfault_33;
+	mov.b64 %rd433, %rd329;
+	add.s64 %rd435, %rd433, %rd434;
+	mov.b64 %rd205, %rd435;
+	ld.global.f32 %f206, [%rd205];
+	setp.gtu.f32 %pt64, %f206, 0f00000000;
+	selp.f32 %f207, %f206, 0f00000000, %pt64;
+	mov.f32 %f209, %f206;
+	setp.ltu.f32 %pt65, %f209, 0f3E800000;
+	selp.f32 %f210, %f209, 0f3E800000, %pt65;
+	setp.ge.u64 %pt66, %rd180, %rd55;
+	@%pt66 bra $Lfault_34;
+	mov.b64 %rd447, %rd339;
+	add.s64 %rd449, %rd447, %rd448;
+	mov.b64 %rd211, %rd449;
+	st.global.f32 [%rd211], %f207;
+	setp.ge.u64 %pt67, %rd180, %rd58;
+	@%pt67 bra $Lfault_35;
+	mov.b64 %rd454, %rd344;
+	add.s64 %rd456, %rd454, %rd455;
+	mov.b64 %rd212, %rd456;
+	st.global.f32 [%rd212], %f210;
+$L_16:
+	add.s64 %rd2, %rd2, %rd216;
+	add.s64 %rd472, %rd472, %rd473;
+	add.s64 %rd474, %rd474, %rd473;
+	add.s64 %rd475, %rd475, %rd473;
+	add.s64 %rd476, %rd476, %rd473;
+	add.s64 %rd477, %rd477, %rd473;
+	add.s64 %rd478, %rd478, %rd473;
+	add.s64 %rd479, %rd479, %rd473;
+	add.s64 %rd480, %rd480, %rd481;
+	add.s64 %rd482, %rd482, %rd481;
+	add.s64 %rd483, %rd483, %rd481;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd457, %rd2;
+	mad.lo.s64 %rd458, %rd457, 8, %rd4;
+	mul.lo.s64 %rd459, %rd1, 8;
+	mad.lo.s64 %rd460, %rd457, 8, %rd16;
+	mad.lo.s64 %rd461, %rd457, 8, %rd19;
+	mad.lo.s64 %rd462, %rd457, 8, %rd28;
+	mad.lo.s64 %rd463, %rd457, 8, %rd31;
+	mad.lo.s64 %rd464, %rd457, 8, %rd40;
+	mad.lo.s64 %rd465, %rd457, 8, %rd43;
+	mad.lo.s64 %rd466, %rd457, 4, %rd46;
+	mul.lo.s64 %rd467, %rd1, 4;
+	mad.lo.s64 %rd468, %rd457, 4, %rd54;
+	mad.lo.s64 %rd469, %rd457, 4, %rd57;
+$L_18:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_22;
+$L_19:
+	mov.b64 %rd7, %rd2;
+$L_20:
+	mov.b64 %rd9, %rd458;
+	ld.global.f64 %fd10, [%rd9];
+	setp.gtu.f64 %pt68, %fd10, 0d0000000000000000;
+	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt68;
+	mov.f64 %fd13, %fd10;
+	setp.leu.f64 %pt69, %fd13, 0d0000000000000000;
+	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt69;
+	setp.ge.u64 %pt70, %rd7, %rd17;
+	@%pt70 bra $Lfault_36;
+	mov.b64 %rd15, %rd460;
+	st.global.f64 [%rd15], %fd11;
+	setp.ge.u64 %pt71, %rd7, %rd20;
+	@%pt71 bra $Lfault_37;
+	mov.b64 %rd18, %rd461;
 	st.global.f64 [%rd18], %fd14;
 	mov.b64 %rd21, %rd9;
 	ld.global.f64 %fd22, [%rd21];
-	setp.geu.f64 %pt4, %fd22, 0d8000000000000000;
-	selp.f64 %fd23, %fd22, 0d8000000000000000, %pt4;
+	setp.geu.f64 %pt72, %fd22, 0d8000000000000000;
+	selp.f64 %fd23, %fd22, 0d8000000000000000, %pt72;
 	mov.f64 %fd25, %fd22;
-	setp.ltu.f64 %pt5, %fd25, 0d8000000000000000;
-	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt5;
-	setp.ge.u64 %pt6, %rd7, %rd29;
-	@%pt6 bra $Lfault_2;
-	mov.b64 %rd27, %rd66;
+	setp.ltu.f64 %pt73, %fd25, 0d8000000000000000;
+	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt73;
+	setp.ge.u64 %pt74, %rd7, %rd29;
+	@%pt74 bra $Lfault_38;
+	mov.b64 %rd27, %rd462;
 	st.global.f64 [%rd27], %fd23;
-	setp.ge.u64 %pt7, %rd7, %rd32;
-	@%pt7 bra $Lfault_3;
-	mov.b64 %rd30, %rd67;
+	setp.ge.u64 %pt75, %rd7, %rd32;
+	@%pt75 bra $Lfault_39;
+	mov.b64 %rd30, %rd463;
 	st.global.f64 [%rd30], %fd26;
 	mov.b64 %rd33, %rd9;
 	ld.global.f64 %fd34, [%rd33];
-	setp.gtu.f64 %pt8, %fd34, 0d3FF8000000000000;
-	selp.f64 %fd35, %fd34, 0d3FF8000000000000, %pt8;
+	setp.gtu.f64 %pt76, %fd34, 0d3FF8000000000000;
+	selp.f64 %fd35, %fd34, 0d3FF8000000000000, %pt76;
 	mov.f64 %fd37, %fd34;
-	setp.ltu.f64 %pt9, %fd37, 0dC004000000000000;
-	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt9;
-	setp.ge.u64 %pt10, %rd7, %rd41;
-	@%pt10 bra $Lfault_4;
-	mov.b64 %rd39, %rd68;
+	setp.ltu.f64 %pt77, %fd37, 0dC004000000000000;
+	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt77;
+	setp.ge.u64 %pt78, %rd7, %rd41;
+	@%pt78 bra $Lfault_40;
+	mov.b64 %rd39, %rd464;
 	st.global.f64 [%rd39], %fd35;
-	setp.ge.u64 %pt11, %rd7, %rd44;
-	@%pt11 bra $Lfault_5;
-	mov.b64 %rd42, %rd69;
+	setp.ge.u64 %pt79, %rd7, %rd44;
+	@%pt79 bra $Lfault_41;
+	mov.b64 %rd42, %rd465;
 	st.global.f64 [%rd42], %fd38;
-	setp.ge.u64 %pt12, %rd7, %rd47;
-	@%pt12 bra $Lfault_6;
-	mov.b64 %rd45, %rd70;
+	setp.ge.u64 %pt80, %rd7, %rd47;
+	@%pt80 bra $Lfault_42;
+	mov.b64 %rd45, %rd466;
 	ld.global.f32 %f48, [%rd45];
-	setp.gtu.f32 %pt13, %f48, 0f00000000;
-	selp.f32 %f49, %f48, 0f00000000, %pt13;
+	setp.gtu.f32 %pt81, %f48, 0f00000000;
+	selp.f32 %f49, %f48, 0f00000000, %pt81;
 	mov.f32 %f51, %f48;
-	setp.ltu.f32 %pt14, %f51, 0f3E800000;
-	selp.f32 %f52, %f51, 0f3E800000, %pt14;
-	setp.ge.u64 %pt15, %rd7, %rd55;
-	@%pt15 bra $Lfault_7;
-	mov.b64 %rd53, %rd72;
+	setp.ltu.f32 %pt82, %f51, 0f3E800000;
+	selp.f32 %f52, %f51, 0f3E800000, %pt82;
+	setp.ge.u64 %pt83, %rd7, %rd55;
+	@%pt83 bra $Lfault_43;
+	mov.b64 %rd53, %rd468;
 	st.global.f32 [%rd53], %f49;
-	setp.ge.u64 %pt16, %rd7, %rd58;
-	@%pt16 bra $Lfault_8;
-	mov.b64 %rd56, %rd73;
+	setp.ge.u64 %pt84, %rd7, %rd58;
+	@%pt84 bra $Lfault_44;
+	mov.b64 %rd56, %rd469;
 	st.global.f32 [%rd56], %f52;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd62, %rd62, %rd63;
-	add.s64 %rd64, %rd64, %rd63;
-	add.s64 %rd65, %rd65, %rd63;
-	add.s64 %rd66, %rd66, %rd63;
-	add.s64 %rd67, %rd67, %rd63;
-	add.s64 %rd68, %rd68, %rd63;
-	add.s64 %rd69, %rd69, %rd63;
-	add.s64 %rd70, %rd70, %rd71;
-	add.s64 %rd72, %rd72, %rd71;
-	add.s64 %rd73, %rd73, %rd71;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd458, %rd458, %rd459;
+	add.s64 %rd460, %rd460, %rd459;
+	add.s64 %rd461, %rd461, %rd459;
+	add.s64 %rd462, %rd462, %rd459;
+	add.s64 %rd463, %rd463, %rd459;
+	add.s64 %rd464, %rd464, %rd459;
+	add.s64 %rd465, %rd465, %rd459;
+	add.s64 %rd466, %rd466, %rd467;
+	add.s64 %rd468, %rd468, %rd467;
+	add.s64 %rd469, %rd469, %rd467;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd29;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd32;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 10;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd41;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 11;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 12;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd47;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 14;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd55;
 	bra.uni $Lfault;
 $Lfault_8:
+	mov.u32 %rt5, 15;
+	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt2, %rd58;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd29;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd32;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd47;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 14;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 15;
+	mov.b64 %rdt1, %rd106;
+	mov.b64 %rdt2, %rd58;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_20:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd29;
+	bra.uni $Lfault;
+$Lfault_21:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd32;
+	bra.uni $Lfault;
+$Lfault_22:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_23:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_24:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd47;
+	bra.uni $Lfault;
+$Lfault_25:
+	mov.u32 %rt5, 14;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_26:
+	mov.u32 %rt5, 15;
+	mov.b64 %rdt1, %rd143;
+	mov.b64 %rdt2, %rd58;
+	bra.uni $Lfault;
+$Lfault_27:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd180;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_28:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd180;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_29:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd180;
+	mov.b64 %rdt2, %rd29;
+	bra.uni $Lfault;
+$Lfault_30:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd180;
+	mov.b64 %rdt2, %rd32;
+	bra.uni $Lfault;
+$Lfault_31:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd180;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_32:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd180;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_33:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd180;
+	mov.b64 %rdt2, %rd47;
+	bra.uni $Lfault;
+$Lfault_34:
+	mov.u32 %rt5, 14;
+	mov.b64 %rdt1, %rd180;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_35:
+	mov.u32 %rt5, 15;
+	mov.b64 %rdt1, %rd180;
+	mov.b64 %rdt2, %rd58;
+	bra.uni $Lfault;
+$Lfault_36:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_37:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_38:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd29;
+	bra.uni $Lfault;
+$Lfault_39:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd32;
+	bra.uni $Lfault;
+$Lfault_40:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_41:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_42:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd47;
+	bra.uni $Lfault;
+$Lfault_43:
+	mov.u32 %rt5, 14;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_44:
 	mov.u32 %rt5, 15;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd58;
@@ -7243,8 +10878,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt17, %rt8, %rt6;
-	@%pt17 exit;
+	setp.ne.u32 %pt85, %rt8, %rt6;
+	@%pt85 exit;
 	st.global.u32 [%rdt3+8], 1638400;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -7580,10 +11215,10 @@ $Lfault:
 	.param .u64 Phases_1_param_5
 )
 {
-	.reg .pred %p<15>;
-	.reg .b32 %r<12>;
+	.reg .pred %p<61>;
+	.reg .b32 %r<58>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<18>;
+	.reg .b64 %rd<100>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -7602,26 +11237,103 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd15, %rd2;
-	mad.lo.s64 %rd16, %rd15, 4, %rd4;
-	mul.lo.s64 %rd17, %rd1, 4;
+	mul.lo.s64 %rd15, %rd1, 3;
+	mul.lo.s64 %rd62, %rd1, 4;
+	mov.b64 %rd19, %rd3;
+	mov.b64 %rd21, %rd15;
+	mov.b64 %rd64, %rd62;
+	mov.b64 %rd72, %rd62;
+	mov.b64 %rd84, %rd62;
+	mov.b64 %rd96, %rd2;
+	mov.b64 %rd97, %rd96;
+	mad.lo.s64 %rd98, %rd97, 4, %rd4;
+	mul.lo.s64 %rd99, %rd62, 4;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	setp.lt.s64 %p16, %rd2, %rd3;
+	@!%p16 bra $L_22;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd20, %rd2;
+	sub.u64 %rd17, %rd19, %rd20;
+	setp.gt.u64 %p18, %rd17, %rd21;
+	@!%p18 bra $L_17;
 $L_4:
+	mov.b64 %rd22, %rd2;
+$L_5:
+	mov.b64 %rd24, %rd22;
+$L_6:
+	cvt.u32.u64 %r25, %rd24;
+	mov.b64 %rd26, %rd98;
+	ld.global.s32 %r27, [%rd26];
+	add.s32 %r28, %r27, %r25;
+	mov.b64 %rd29, %rd26;
+	st.global.s32 [%rd29], %r28;
+$L_7:
+	add.s64 %rd41, %rd22, %rd1;
+$L_8:
+	mov.b64 %rd33, %rd41;
+$L_9:
+	cvt.u32.u64 %r34, %rd33;
+	mov.b64 %rd63, %rd26;
+	add.s64 %rd65, %rd63, %rd64;
+	mov.b64 %rd35, %rd65;
+	ld.global.s32 %r36, [%rd35];
+	add.s32 %r37, %r36, %r34;
+	mov.b64 %rd68, %rd65;
+	mov.b64 %rd38, %rd68;
+	st.global.s32 [%rd38], %r37;
+$L_10:
+	add.s64 %rd51, %rd41, %rd1;
+$L_11:
+	mov.b64 %rd43, %rd51;
+$L_12:
+	cvt.u32.u64 %r44, %rd43;
+	mov.b64 %rd71, %rd65;
+	add.s64 %rd73, %rd71, %rd72;
+	mov.b64 %rd45, %rd73;
+	ld.global.s32 %r46, [%rd45];
+	add.s32 %r47, %r46, %r44;
+	mov.b64 %rd78, %rd73;
+	mov.b64 %rd48, %rd78;
+	st.global.s32 [%rd48], %r47;
+$L_13:
+	add.s64 %rd61, %rd51, %rd1;
+$L_14:
+	mov.b64 %rd53, %rd61;
+$L_15:
+	cvt.u32.u64 %r54, %rd53;
+	mov.b64 %rd83, %rd73;
+	add.s64 %rd85, %rd83, %rd84;
+	mov.b64 %rd55, %rd85;
+	ld.global.s32 %r56, [%rd55];
+	add.s32 %r57, %r56, %r54;
+	mov.b64 %rd92, %rd85;
+	mov.b64 %rd58, %rd92;
+	st.global.s32 [%rd58], %r57;
+$L_16:
+	add.s64 %rd2, %rd2, %rd62;
+	add.s64 %rd98, %rd98, %rd99;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd93, %rd2;
+	mad.lo.s64 %rd94, %rd93, 4, %rd4;
+	mul.lo.s64 %rd95, %rd1, 4;
+$L_18:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_22;
+$L_19:
+	mov.b64 %rd7, %rd2;
+$L_20:
 	cvt.u32.u64 %r8, %rd7;
-	mov.b64 %rd9, %rd16;
+	mov.b64 %rd9, %rd94;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, %r8;
 	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd16, %rd16, %rd17;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd94, %rd94, %rd95;
+	bra.uni $L_18;
+$L_22:
 	ret;
 }
 
@@ -8385,10 +12097,10 @@ $Lfault:
 	.param .u64 Ranges_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .b32 %r<14>;
+	.reg .pred %p<58>;
+	.reg .b32 %r<61>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<104>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -8407,25 +12119,80 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd17, %rd2;
-	mad.lo.s64 %rd18, %rd17, 4, %rd4;
-	mul.lo.s64 %rd19, %rd1, 4;
+	mul.lo.s64 %rd15, %rd1, 3;
+	mul.lo.s64 %rd63, %rd1, 4;
+	mov.b64 %rd20, %rd3;
+	mov.b64 %rd22, %rd15;
+	mov.b64 %rd69, %rd63;
+	mov.b64 %rd77, %rd63;
+	mov.b64 %rd89, %rd63;
+	mov.b64 %rd101, %rd2;
+	mad.lo.s64 %rd102, %rd101, 4, %rd4;
+	mul.lo.s64 %rd103, %rd63, 4;
 $L_2:
+	add.s64 %rd16, %rd2, 1;
+	setp.lt.s64 %p17, %rd16, %rd3;
+	@!%p17 bra $L_13;
+$L_3:
+	mov.b64 %rd21, %rd16;
+	sub.u64 %rd18, %rd20, %rd21;
+	setp.gt.u64 %p19, %rd18, %rd22;
+	@!%p19 bra $L_9;
+$L_4:
+	mov.b64 %rd66, %rd102;
+	add.s64 %rd29, %rd66, 4;
+	ld.global.s32 %r30, [%rd29];
+	mul.lo.s32 %r31, %r30, 2;
+	mov.b64 %rd32, %rd29;
+	st.global.s32 [%rd32], %r31;
+$L_5:
+	mov.b64 %rd68, %rd66;
+	add.s64 %rd70, %rd68, %rd69;
+	add.s64 %rd38, %rd70, 4;
+	ld.global.s32 %r39, [%rd38];
+	mul.lo.s32 %r40, %r39, 2;
+	mov.b64 %rd41, %rd38;
+	st.global.s32 [%rd41], %r40;
+$L_6:
+	mov.b64 %rd76, %rd70;
+	add.s64 %rd78, %rd76, %rd77;
+	add.s64 %rd48, %rd78, 4;
+	ld.global.s32 %r49, [%rd48];
+	mul.lo.s32 %r50, %r49, 2;
+	mov.b64 %rd51, %rd48;
+	st.global.s32 [%rd51], %r50;
+$L_7:
+	mov.b64 %rd88, %rd78;
+	add.s64 %rd90, %rd88, %rd89;
+	add.s64 %rd58, %rd90, 4;
+	ld.global.s32 %r59, [%rd58];
+	mul.lo.s32 %r60, %r59, 2;
+	mov.b64 %rd61, %rd58;
+	st.global.s32 [%rd61], %r60;
+$L_8:
+	add.s64 %rd2, %rd2, %rd63;
+	add.s64 %rd102, %rd102, %rd103;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd98, %rd2;
+	mad.lo.s64 %rd99, %rd98, 4, %rd4;
+	mul.lo.s64 %rd100, %rd1, 4;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_5;
-$L_3:
-	mov.b64 %rd15, %rd18;
-	add.s64 %rd11, %rd15, 4;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd64, %rd99;
+	add.s64 %rd11, %rd64, 4;
 	ld.global.s32 %r12, [%rd11];
 	mul.lo.s32 %r13, %r12, 2;
 	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
-$L_4:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd18, %rd18, %rd19;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd99, %rd99, %rd100;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -8439,11 +12206,11 @@ $L_5:
 	.param .u64 Ranges_1_param_6
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<58>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<104>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<14>;
+	.reg .f32 %f<61>;
 
 $L_0:
 	ld.param.u64 %rd4, [Ranges_1_param_2];
@@ -8461,25 +12228,80 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd17, %rd2;
-	mad.lo.s64 %rd18, %rd17, 4, %rd4;
-	mul.lo.s64 %rd19, %rd1, 4;
+	mul.lo.s64 %rd15, %rd1, 3;
+	mul.lo.s64 %rd63, %rd1, 4;
+	mov.b64 %rd20, %rd3;
+	mov.b64 %rd22, %rd15;
+	mov.b64 %rd69, %rd63;
+	mov.b64 %rd77, %rd63;
+	mov.b64 %rd89, %rd63;
+	mov.b64 %rd101, %rd2;
+	mad.lo.s64 %rd102, %rd101, 4, %rd4;
+	mul.lo.s64 %rd103, %rd63, 4;
 $L_2:
+	add.s64 %rd16, %rd2, 1;
+	setp.lt.s64 %p17, %rd16, %rd3;
+	@!%p17 bra $L_13;
+$L_3:
+	mov.b64 %rd21, %rd16;
+	sub.u64 %rd18, %rd20, %rd21;
+	setp.gt.u64 %p19, %rd18, %rd22;
+	@!%p19 bra $L_9;
+$L_4:
+	mov.b64 %rd66, %rd102;
+	add.s64 %rd29, %rd66, 4;
+	ld.global.f32 %f30, [%rd29];
+	add.rn.f32 %f31, %f30, 0f3F800000;
+	mov.b64 %rd32, %rd29;
+	st.global.f32 [%rd32], %f31;
+$L_5:
+	mov.b64 %rd68, %rd66;
+	add.s64 %rd70, %rd68, %rd69;
+	add.s64 %rd38, %rd70, 4;
+	ld.global.f32 %f39, [%rd38];
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	mov.b64 %rd41, %rd38;
+	st.global.f32 [%rd41], %f40;
+$L_6:
+	mov.b64 %rd76, %rd70;
+	add.s64 %rd78, %rd76, %rd77;
+	add.s64 %rd48, %rd78, 4;
+	ld.global.f32 %f49, [%rd48];
+	add.rn.f32 %f50, %f49, 0f3F800000;
+	mov.b64 %rd51, %rd48;
+	st.global.f32 [%rd51], %f50;
+$L_7:
+	mov.b64 %rd88, %rd78;
+	add.s64 %rd90, %rd88, %rd89;
+	add.s64 %rd58, %rd90, 4;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f59, 0f3F800000;
+	mov.b64 %rd61, %rd58;
+	st.global.f32 [%rd61], %f60;
+$L_8:
+	add.s64 %rd2, %rd2, %rd63;
+	add.s64 %rd102, %rd102, %rd103;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd98, %rd2;
+	mad.lo.s64 %rd99, %rd98, 4, %rd4;
+	mul.lo.s64 %rd100, %rd1, 4;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_5;
-$L_3:
-	mov.b64 %rd15, %rd18;
-	add.s64 %rd11, %rd15, 4;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd64, %rd99;
+	add.s64 %rd11, %rd64, 4;
 	ld.global.f32 %f12, [%rd11];
 	add.rn.f32 %f13, %f12, 0f3F800000;
 	mov.b64 %rd14, %rd11;
 	st.global.f32 [%rd14], %f13;
-$L_4:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd18, %rd18, %rd19;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd99, %rd99, %rd100;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -8493,11 +12315,11 @@ $L_5:
 	.param .u64 Ranges_2_param_6
 )
 {
-	.reg .pred %p<47>;
-	.reg .pred %pt<9>;
-	.reg .b32 %r<52>;
+	.reg .pred %p<13>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<21>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<54>;
+	.reg .b64 %rd<20>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8522,14 +12344,14 @@ $L_2:
 	cvt.u32.u64 %r8, %rd7;
 	cvt.u64.u32 %rd9, %r8;
 	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
+	@!%p10 bra $L_7;
 $L_3:
 	cvt.u32.u64 %r11, %rd4;
 $L_4:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_7;
 $L_5:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
@@ -8545,92 +12367,8 @@ $L_5:
 	st.global.s32 [%rd18], %r17;
 $L_6:
 	add.u64 %rd4, %rd4, %rd3;
-$L_7:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd21, %r8;
-	setp.lt.u64 %p22, %rd4, %rd21;
-	@!%p22 bra $L_22;
-$L_8:
-	cvt.u32.u64 %r23, %rd4;
-$L_9:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p24, %r23, %r8;
-	@!%p24 bra $L_22;
-$L_10:
-	mov.b32 %r25, %r23;
-	cvt.u64.u32 %rd27, %r23;
-	setp.ge.u64 %pt2, %rd27, %rd6;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd26, %rd27, 4, %rd5;
-	ld.global.s32 %r28, [%rd26];
-	sub.s32 %r29, %r28, %r25;
-	mov.b64 %rd31, %rd27;
-	setp.ge.u64 %pt3, %rd31, %rd6;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd30, %rd26;
-	st.global.s32 [%rd30], %r29;
-$L_11:
-	add.u64 %rd4, %rd4, %rd3;
-$L_12:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd32, %r8;
-	setp.lt.u64 %p33, %rd4, %rd32;
-	@!%p33 bra $L_22;
-$L_13:
-	cvt.u32.u64 %r34, %rd4;
-$L_14:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p35, %r34, %r8;
-	@!%p35 bra $L_22;
-$L_15:
-	mov.b32 %r36, %r34;
-	cvt.u64.u32 %rd38, %r34;
-	setp.ge.u64 %pt4, %rd38, %rd6;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd37, %rd38, 4, %rd5;
-	ld.global.s32 %r39, [%rd37];
-	sub.s32 %r40, %r39, %r36;
-	mov.b64 %rd42, %rd38;
-	setp.ge.u64 %pt5, %rd42, %rd6;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd41, %rd37;
-	st.global.s32 [%rd41], %r40;
-$L_16:
-	add.u64 %rd4, %rd4, %rd3;
-$L_17:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd43, %r8;
-	setp.lt.u64 %p44, %rd4, %rd43;
-	@!%p44 bra $L_22;
-$L_18:
-	cvt.u32.u64 %r45, %rd4;
-$L_19:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p46, %r45, %r8;
-	@!%p46 bra $L_22;
-$L_20:
-	mov.b32 %r47, %r45;
-	cvt.u64.u32 %rd49, %r45;
-	setp.ge.u64 %pt6, %rd49, %rd6;
-	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd48, %rd49, 4, %rd5;
-	ld.global.s32 %r50, [%rd48];
-	sub.s32 %r51, %r50, %r47;
-	mov.b64 %rd53, %rd49;
-	setp.ge.u64 %pt7, %rd53, %rd6;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd52, %rd48;
-	st.global.s32 [%rd52], %r51;
-$L_21:
-	add.u64 %rd4, %rd4, %rd3;
 	bra.uni $L_2;
-$L_22:
+$L_7:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -8642,44 +12380,14 @@ $Lfault_1:
 	mov.b64 %rdt1, %rd19;
 	mov.b64 %rdt2, %rd6;
 	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd27;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd49;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd53;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Ranges_2_param_6];
 	cvta.to.global.u64 %rdt3, %rdt3;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt8, %rt8, %rt6;
-	@%pt8 exit;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
 	st.global.u32 [%rdt3+8], 1966082;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -8699,12 +12407,12 @@ $Lfault:
 	.param .u64 Ranges_3_param_6
 )
 {
-	.reg .pred %p<17>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<63>;
+	.reg .pred %pt<6>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<24>;
+	.reg .b64 %rd<102>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<14>;
+	.reg .f32 %f<60>;
 
 $L_0:
 	ld.param.s64 %rd5, [Ranges_3_param_4];
@@ -8729,29 +12437,130 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd21, %rd2;
-	mad.lo.s64 %rd22, %rd21, 4, %rd7;
-	mul.lo.s64 %rd23, %rd1, 4;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd64, %rd1, 4;
+	mov.b64 %rd25, %rd3;
+	mov.b64 %rd27, %rd21;
+	mov.b64 %rd66, %rd64;
+	mov.b64 %rd74, %rd64;
+	mov.b64 %rd86, %rd64;
+	mov.b64 %rd98, %rd2;
+	mov.b64 %rd99, %rd98;
+	mad.lo.s64 %rd100, %rd99, 4, %rd7;
+	mul.lo.s64 %rd101, %rd64, 4;
 $L_2:
-	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_6;
+	setp.lt.s64 %p22, %rd2, %rd3;
+	@!%p22 bra $L_22;
 $L_3:
-	mov.b64 %rd10, %rd2;
+	mov.b64 %rd26, %rd2;
+	sub.u64 %rd23, %rd25, %rd26;
+	setp.gt.u64 %p24, %rd23, %rd27;
+	@!%p24 bra $L_17;
 $L_4:
-	setp.ge.u64 %pt0, %rd10, %rd8;
+	mov.b64 %rd28, %rd2;
+$L_5:
+	mov.b64 %rd30, %rd28;
+$L_6:
+	setp.ge.u64 %pt0, %rd30, %rd8;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd11, %rd22;
+	mov.b64 %rd31, %rd100;
+	ld.global.f32 %f32, [%rd31];
+	mul.rn.f32 %f33, %f32, 0f40400000;
+	mov.b64 %rd34, %rd31;
+	st.global.f32 [%rd34], %f33;
+$L_7:
+	add.s64 %rd45, %rd28, %rd1;
+$L_8:
+	mov.b64 %rd38, %rd45;
+$L_9:
+	setp.ge.u64 %pt1, %rd38, %rd8;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd65, %rd31;
+	add.s64 %rd67, %rd65, %rd66;
+	mov.b64 %rd39, %rd67;
+	ld.global.f32 %f40, [%rd39];
+	mul.rn.f32 %f41, %f40, 0f40400000;
+	mov.b64 %rd70, %rd67;
+	mov.b64 %rd42, %rd70;
+	st.global.f32 [%rd42], %f41;
+$L_10:
+	add.s64 %rd54, %rd45, %rd1;
+$L_11:
+	mov.b64 %rd47, %rd54;
+$L_12:
+	setp.ge.u64 %pt2, %rd47, %rd8;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd73, %rd67;
+	add.s64 %rd75, %rd73, %rd74;
+	mov.b64 %rd48, %rd75;
+	ld.global.f32 %f49, [%rd48];
+	mul.rn.f32 %f50, %f49, 0f40400000;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd51, %rd80;
+	st.global.f32 [%rd51], %f50;
+$L_13:
+	add.s64 %rd63, %rd54, %rd1;
+$L_14:
+	mov.b64 %rd56, %rd63;
+$L_15:
+	setp.ge.u64 %pt3, %rd56, %rd8;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd85, %rd75;
+	add.s64 %rd87, %rd85, %rd86;
+	mov.b64 %rd57, %rd87;
+	ld.global.f32 %f58, [%rd57];
+	mul.rn.f32 %f59, %f58, 0f40400000;
+	mov.b64 %rd94, %rd87;
+	mov.b64 %rd60, %rd94;
+	st.global.f32 [%rd60], %f59;
+$L_16:
+	add.s64 %rd2, %rd2, %rd64;
+	add.s64 %rd100, %rd100, %rd101;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd95, %rd2;
+	mad.lo.s64 %rd96, %rd95, 4, %rd7;
+	mul.lo.s64 %rd97, %rd1, 4;
+$L_18:
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
+$L_19:
+	mov.b64 %rd10, %rd2;
+$L_20:
+	setp.ge.u64 %pt4, %rd10, %rd8;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd11, %rd96;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, 0f40400000;
 	mov.b64 %rd14, %rd11;
 	st.global.f32 [%rd14], %f13;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd22, %rd22, %rd23;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd96, %rd96, %rd97;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd30;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd47;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd10;
 	mov.b64 %rdt2, %rd8;
@@ -8762,8 +12571,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 1966083;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -8870,11 +12679,11 @@ $Lfault:
 	.param .u64 Narrow_0_param_6
 )
 {
-	.reg .pred %p<38>;
-	.reg .pred %pt<3>;
-	.reg .b32 %r<35>;
+	.reg .pred %p<160>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<157>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<44>;
+	.reg .b64 %rd<325>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8899,19 +12708,266 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd38, %rd2;
-	add.s64 %rd39, %rd4, %rd38;
-	mov.b64 %rd40, %rd1;
-	mad.lo.s64 %rd41, %rd38, 2, %rd14;
-	mul.lo.s64 %rd42, %rd1, 2;
-	add.s64 %rd43, %rd23, %rd38;
+	mul.lo.s64 %rd38, %rd1, 3;
+	mul.lo.s64 %rd161, %rd1, 4;
+	mov.b64 %rd42, %rd3;
+	mov.b64 %rd44, %rd38;
+	mov.b64 %rd163, %rd1;
+	mul.lo.s64 %rd169, %rd1, 2;
+	mov.b64 %rd178, %rd163;
+	mov.b64 %rd195, %rd163;
+	mov.b64 %rd205, %rd169;
+	mov.b64 %rd220, %rd163;
+	mov.b64 %rd247, %rd163;
+	mov.b64 %rd261, %rd169;
+	mov.b64 %rd282, %rd163;
+	mov.b64 %rd318, %rd2;
+	mov.b64 %rd319, %rd318;
+	add.s64 %rd320, %rd4, %rd319;
+	mov.b64 %rd321, %rd161;
+	mad.lo.s64 %rd322, %rd319, 2, %rd14;
+	mul.lo.s64 %rd323, %rd161, 2;
+	add.s64 %rd324, %rd23, %rd319;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	setp.lt.s64 %p39, %rd2, %rd3;
+	@!%p39 bra $L_22;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd43, %rd2;
+	sub.u64 %rd40, %rd42, %rd43;
+	setp.gt.u64 %p41, %rd40, %rd44;
+	@!%p41 bra $L_17;
 $L_4:
-	mov.b64 %rd8, %rd39;
+	mov.b64 %rd45, %rd2;
+$L_5:
+	mov.b64 %rd47, %rd45;
+$L_6:
+	mov.b64 %rd48, %rd320;
+	ld.global.u8 %r49, [%rd48];
+	mul.lo.u32 %r50, %r49, 3;
+	and.b32 %r50, %r50, 255;
+	add.u32 %r51, %r50, 250;
+	and.b32 %r51, %r51, 255;
+	mov.b64 %rd52, %rd48;
+	st.global.u8 [%rd52], %r51;
+	setp.ge.u64 %pt0, %rd47, %rd15;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd53, %rd322;
+	ld.global.s16 %r54, [%rd53];
+	mov.b32 %r56, %r54;
+	mul.lo.s32 %r57, %r54, %r56;
+	bfe.s32 %r57, %r57, 0, 16;
+	add.s32 %r58, %r57, 30000;
+	bfe.s32 %r58, %r58, 0, 16;
+	mov.b64 %rd59, %rd53;
+	st.global.s16 [%rd59], %r58;
+	setp.ge.u64 %pt1, %rd47, %rd24;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd60, %rd324;
+	ld.global.s8 %r61, [%rd60];
+	neg.s32 %r62, %r61;
+	bfe.s32 %r62, %r62, 0, 8;
+	mul.lo.s32 %r63, %r62, 2;
+	bfe.s32 %r63, %r63, 0, 8;
+	mov.b64 %rd64, %rd60;
+	st.global.s8 [%rd64], %r63;
+	mov.b64 %rd65, %rd48;
+	ld.global.u8 %r66, [%rd65];
+	mov.b32 %r67, %r66;
+	bfe.s32 %r67, %r67, 0, 8;
+	mov.b64 %rd68, %rd60;
+	ld.global.s8 %r69, [%rd68];
+	add.s32 %r70, %r69, %r67;
+	bfe.s32 %r70, %r70, 0, 8;
+	mov.b64 %rd71, %rd60;
+	st.global.s8 [%rd71], %r70;
+$L_7:
+	add.s64 %rd102, %rd45, %rd1;
+$L_8:
+	mov.b64 %rd75, %rd102;
+$L_9:
+	mov.b64 %rd162, %rd48;
+	add.s64 %rd164, %rd162, %rd163;
+	mov.b64 %rd76, %rd164;
+	ld.global.u8 %r77, [%rd76];
+	mul.lo.u32 %r78, %r77, 3;
+	and.b32 %r78, %r78, 255;
+	add.u32 %r79, %r78, 250;
+	and.b32 %r79, %r79, 255;
+	mov.b64 %rd167, %rd164;
+	mov.b64 %rd80, %rd167;
+	st.global.u8 [%rd80], %r79;
+	setp.ge.u64 %pt2, %rd75, %rd15;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd168, %rd53;
+	add.s64 %rd170, %rd168, %rd169;
+	mov.b64 %rd81, %rd170;
+	ld.global.s16 %r82, [%rd81];
+	mov.b32 %r84, %r82;
+	mul.lo.s32 %r85, %r82, %r84;
+	bfe.s32 %r85, %r85, 0, 16;
+	add.s32 %r86, %r85, 30000;
+	bfe.s32 %r86, %r86, 0, 16;
+	mov.b64 %rd176, %rd170;
+	mov.b64 %rd87, %rd176;
+	st.global.s16 [%rd87], %r86;
+	setp.ge.u64 %pt3, %rd75, %rd24;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd177, %rd60;
+	add.s64 %rd179, %rd177, %rd178;
+	mov.b64 %rd88, %rd179;
+	ld.global.s8 %r89, [%rd88];
+	neg.s32 %r90, %r89;
+	bfe.s32 %r90, %r90, 0, 8;
+	mul.lo.s32 %r91, %r90, 2;
+	bfe.s32 %r91, %r91, 0, 8;
+	mov.b64 %rd182, %rd179;
+	mov.b64 %rd92, %rd182;
+	st.global.s8 [%rd92], %r91;
+	mov.b64 %rd185, %rd164;
+	mov.b64 %rd93, %rd185;
+	ld.global.u8 %r94, [%rd93];
+	mov.b32 %r95, %r94;
+	bfe.s32 %r95, %r95, 0, 8;
+	mov.b64 %rd188, %rd179;
+	mov.b64 %rd96, %rd188;
+	ld.global.s8 %r97, [%rd96];
+	add.s32 %r98, %r97, %r95;
+	bfe.s32 %r98, %r98, 0, 8;
+	mov.b64 %rd191, %rd179;
+	mov.b64 %rd99, %rd191;
+	st.global.s8 [%rd99], %r98;
+$L_10:
+	add.s64 %rd131, %rd102, %rd1;
+$L_11:
+	mov.b64 %rd104, %rd131;
+$L_12:
+	mov.b64 %rd194, %rd164;
+	add.s64 %rd196, %rd194, %rd195;
+	mov.b64 %rd105, %rd196;
+	ld.global.u8 %r106, [%rd105];
+	mul.lo.u32 %r107, %r106, 3;
+	and.b32 %r107, %r107, 255;
+	add.u32 %r108, %r107, 250;
+	and.b32 %r108, %r108, 255;
+	mov.b64 %rd201, %rd196;
+	mov.b64 %rd109, %rd201;
+	st.global.u8 [%rd109], %r108;
+	setp.ge.u64 %pt4, %rd104, %rd15;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd204, %rd170;
+	add.s64 %rd206, %rd204, %rd205;
+	mov.b64 %rd110, %rd206;
+	ld.global.s16 %r111, [%rd110];
+	mov.b32 %r113, %r111;
+	mul.lo.s32 %r114, %r111, %r113;
+	bfe.s32 %r114, %r114, 0, 16;
+	add.s32 %r115, %r114, 30000;
+	bfe.s32 %r115, %r115, 0, 16;
+	mov.b64 %rd216, %rd206;
+	mov.b64 %rd116, %rd216;
+	st.global.s16 [%rd116], %r115;
+	setp.ge.u64 %pt5, %rd104, %rd24;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd219, %rd179;
+	add.s64 %rd221, %rd219, %rd220;
+	mov.b64 %rd117, %rd221;
+	ld.global.s8 %r118, [%rd117];
+	neg.s32 %r119, %r118;
+	bfe.s32 %r119, %r119, 0, 8;
+	mul.lo.s32 %r120, %r119, 2;
+	bfe.s32 %r120, %r120, 0, 8;
+	mov.b64 %rd226, %rd221;
+	mov.b64 %rd121, %rd226;
+	st.global.s8 [%rd121], %r120;
+	mov.b64 %rd231, %rd196;
+	mov.b64 %rd122, %rd231;
+	ld.global.u8 %r123, [%rd122];
+	mov.b32 %r124, %r123;
+	bfe.s32 %r124, %r124, 0, 8;
+	mov.b64 %rd236, %rd221;
+	mov.b64 %rd125, %rd236;
+	ld.global.s8 %r126, [%rd125];
+	add.s32 %r127, %r126, %r124;
+	bfe.s32 %r127, %r127, 0, 8;
+	mov.b64 %rd241, %rd221;
+	mov.b64 %rd128, %rd241;
+	st.global.s8 [%rd128], %r127;
+$L_13:
+	add.s64 %rd160, %rd131, %rd1;
+$L_14:
+	mov.b64 %rd133, %rd160;
+$L_15:
+	mov.b64 %rd246, %rd196;
+	add.s64 %rd248, %rd246, %rd247;
+	mov.b64 %rd134, %rd248;
+	ld.global.u8 %r135, [%rd134];
+	mul.lo.u32 %r136, %r135, 3;
+	and.b32 %r136, %r136, 255;
+	add.u32 %r137, %r136, 250;
+	and.b32 %r137, %r137, 255;
+	mov.b64 %rd255, %rd248;
+	mov.b64 %rd138, %rd255;
+	st.global.u8 [%rd138], %r137;
+	setp.ge.u64 %pt6, %rd133, %rd15;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd260, %rd206;
+	add.s64 %rd262, %rd260, %rd261;
+	mov.b64 %rd139, %rd262;
+	ld.global.s16 %r140, [%rd139];
+	mov.b32 %r142, %r140;
+	mul.lo.s32 %r143, %r140, %r142;
+	bfe.s32 %r143, %r143, 0, 16;
+	add.s32 %r144, %r143, 30000;
+	bfe.s32 %r144, %r144, 0, 16;
+	mov.b64 %rd276, %rd262;
+	mov.b64 %rd145, %rd276;
+	st.global.s16 [%rd145], %r144;
+	setp.ge.u64 %pt7, %rd133, %rd24;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd281, %rd221;
+	add.s64 %rd283, %rd281, %rd282;
+	mov.b64 %rd146, %rd283;
+	ld.global.s8 %r147, [%rd146];
+	neg.s32 %r148, %r147;
+	bfe.s32 %r148, %r148, 0, 8;
+	mul.lo.s32 %r149, %r148, 2;
+	bfe.s32 %r149, %r149, 0, 8;
+	mov.b64 %rd290, %rd283;
+	mov.b64 %rd150, %rd290;
+	st.global.s8 [%rd150], %r149;
+	mov.b64 %rd297, %rd248;
+	mov.b64 %rd151, %rd297;
+	ld.global.u8 %r152, [%rd151];
+	mov.b32 %r153, %r152;
+	bfe.s32 %r153, %r153, 0, 8;
+	mov.b64 %rd304, %rd283;
+	mov.b64 %rd154, %rd304;
+	ld.global.s8 %r155, [%rd154];
+	add.s32 %r156, %r155, %r153;
+	bfe.s32 %r156, %r156, 0, 8;
+	mov.b64 %rd311, %rd283;
+	mov.b64 %rd157, %rd311;
+	st.global.s8 [%rd157], %r156;
+$L_16:
+	add.s64 %rd2, %rd2, %rd161;
+	add.s64 %rd320, %rd320, %rd321;
+	add.s64 %rd322, %rd322, %rd323;
+	add.s64 %rd324, %rd324, %rd321;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd312, %rd2;
+	add.s64 %rd313, %rd4, %rd312;
+	mov.b64 %rd314, %rd1;
+	mad.lo.s64 %rd315, %rd312, 2, %rd14;
+	mul.lo.s64 %rd316, %rd1, 2;
+	add.s64 %rd317, %rd23, %rd312;
+$L_18:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_22;
+$L_19:
+	mov.b64 %rd7, %rd2;
+$L_20:
+	mov.b64 %rd8, %rd313;
 	ld.global.u8 %r9, [%rd8];
 	mul.lo.u32 %r10, %r9, 3;
 	and.b32 %r10, %r10, 255;
@@ -8919,9 +12975,9 @@ $L_4:
 	and.b32 %r11, %r11, 255;
 	mov.b64 %rd12, %rd8;
 	st.global.u8 [%rd12], %r11;
-	setp.ge.u64 %pt0, %rd7, %rd15;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd13, %rd41;
+	setp.ge.u64 %pt8, %rd7, %rd15;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd13, %rd315;
 	ld.global.s16 %r16, [%rd13];
 	mov.b32 %r18, %r16;
 	mul.lo.s32 %r19, %r16, %r18;
@@ -8930,9 +12986,9 @@ $L_4:
 	bfe.s32 %r20, %r20, 0, 16;
 	mov.b64 %rd21, %rd13;
 	st.global.s16 [%rd21], %r20;
-	setp.ge.u64 %pt1, %rd7, %rd24;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd22, %rd43;
+	setp.ge.u64 %pt9, %rd7, %rd24;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd22, %rd317;
 	ld.global.s8 %r25, [%rd22];
 	neg.s32 %r26, %r25;
 	bfe.s32 %r26, %r26, 0, 8;
@@ -8950,20 +13006,60 @@ $L_4:
 	bfe.s32 %r34, %r34, 0, 8;
 	mov.b64 %rd35, %rd22;
 	st.global.s8 [%rd35], %r34;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd39, %rd39, %rd40;
-	add.s64 %rd41, %rd41, %rd42;
-	add.s64 %rd43, %rd43, %rd40;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd313, %rd313, %rd314;
+	add.s64 %rd315, %rd315, %rd316;
+	add.s64 %rd317, %rd317, %rd314;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd47;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd47;
+	mov.b64 %rdt2, %rd24;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd75;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd75;
+	mov.b64 %rdt2, %rd24;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd104;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd104;
+	mov.b64 %rdt2, %rd24;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd133;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd133;
+	mov.b64 %rdt2, %rd24;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd24;
@@ -8974,8 +13070,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 2031616;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -8992,11 +13088,11 @@ $Lfault:
 	.param .u64 Empty_0_param_3
 )
 {
-	.reg .pred %p<12>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<11>;
-	.reg .b64 %rdt<5>;
+	.reg .pred %p<46>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<14>;
+	.reg .b64 %rd<48>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.s64 %rd3, [Empty_0_param_2];
@@ -9014,45 +13110,137 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	add.s64 %rd7, %rd8, 0;
+	mul.lo.s64 %rd12, %rd1, 3;
+	mul.lo.s64 %rd47, %rd1, 4;
+	mov.b64 %rd16, %rd3;
+	mov.b64 %rd18, %rd12;
+	add.s64 %rd23, %rd8, 0;
+	add.s64 %rd29, %rd8, 0;
+	add.s64 %rd36, %rd8, 0;
+	add.s64 %rd43, %rd8, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_7;
+	setp.lt.s64 %p13, %rd2, %rd3;
+	@!%p13 bra $L_27;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd17, %rd2;
+	sub.u64 %rd14, %rd16, %rd17;
+	setp.gt.u64 %p15, %rd14, %rd18;
+	@!%p15 bra $L_21;
 $L_4:
-	setp.lt.s64 %p6, %rd5, 0;
-	@!%p6 bra $L_6;
+	mov.b64 %rd19, %rd2;
 $L_5:
+	mov.b64 %rd21, %rd19;
+$L_6:
+	setp.lt.s64 %p22, %rd21, 0;
+	@!%p22 bra $L_8;
+$L_7:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
 	mov.b32 %rt6, 1;
-	st.global.s32 [%rd7], %rt6;
-$L_6:
-	add.s64 %rd2, %rd2, %rd1;
+	st.global.s32 [%rd23], %rt6;
+$L_8:
+	add.s64 %rd32, %rd19, %rd1;
+$L_9:
+	mov.b64 %rd27, %rd32;
+$L_10:
+	setp.lt.s64 %p28, %rd27, 0;
+	@!%p28 bra $L_12;
+$L_11:
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt1, %rdt4, %rd9;
+	@%pt1 bra $Lfault_1;
+	mov.b32 %rt7, 1;
+	st.global.s32 [%rd29], %rt7;
+$L_12:
+	add.s64 %rd39, %rd32, %rd1;
+$L_13:
+	mov.b64 %rd34, %rd39;
+$L_14:
+	setp.lt.s64 %p35, %rd34, 0;
+	@!%p35 bra $L_16;
+$L_15:
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt2, %rdt5, %rd9;
+	@%pt2 bra $Lfault_2;
+	mov.b32 %rt8, 1;
+	st.global.s32 [%rd36], %rt8;
+$L_16:
+	add.s64 %rd46, %rd39, %rd1;
+$L_17:
+	mov.b64 %rd41, %rd46;
+$L_18:
+	setp.lt.s64 %p42, %rd41, 0;
+	@!%p42 bra $L_20;
+$L_19:
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt3, %rdt6, %rd9;
+	@%pt3 bra $Lfault_3;
+	mov.b32 %rt9, 1;
+	st.global.s32 [%rd43], %rt9;
+$L_20:
+	add.s64 %rd2, %rd2, %rd47;
 	bra.uni $L_2;
-$L_7:
+$L_21:
+	add.s64 %rd7, %rd8, 0;
+$L_22:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_27;
+$L_23:
+	mov.b64 %rd5, %rd2;
+$L_24:
+	setp.lt.s64 %p6, %rd5, 0;
+	@!%p6 bra $L_26;
+$L_25:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt4, %rdt7, %rd9;
+	@%pt4 bra $Lfault_4;
+	mov.b32 %rt10, 1;
+	st.global.s32 [%rd7], %rt10;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd9;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Empty_0_param_3];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
-	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 2097152;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt2;
-	st.global.u64 [%rdt4+24], %rdt3;
+	ld.param.u64 %rdt8, [Empty_0_param_3];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt8];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
+	st.global.u32 [%rdt8+8], 2097152;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt2;
+	st.global.u64 [%rdt8+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt8;
+	st.volatile.global.u32 [%rdt8+4], %rt12;
 	exit;
 }
 
@@ -9648,9 +13836,9 @@ $Lfault:
 	.param .f32 Fill_0_param_2
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<47>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<17>;
+	.reg .b64 %rd<73>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<13>;
 
@@ -9671,22 +13859,65 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd14, %rd2;
-	mad.lo.s64 %rd15, %rd14, 4, %rd4;
-	mul.lo.s64 %rd16, %rd1, 4;
+	mul.lo.s64 %rd13, %rd1, 3;
+	mul.lo.s64 %rd49, %rd1, 4;
+	mov.b64 %rd18, %rd3;
+	mov.b64 %rd20, %rd13;
+	mov.b64 %rd53, %rd49;
+	mov.b64 %rd58, %rd49;
+	mov.b64 %rd65, %rd49;
+	mov.b64 %rd70, %rd2;
+	mad.lo.s64 %rd71, %rd70, 4, %rd4;
+	mul.lo.s64 %rd72, %rd49, 4;
 $L_2:
+	add.s64 %rd14, %rd2, 1;
+	setp.lt.s64 %p15, %rd14, %rd3;
+	@!%p15 bra $L_13;
+$L_3:
+	mov.b64 %rd19, %rd14;
+	sub.u64 %rd16, %rd18, %rd19;
+	setp.gt.u64 %p17, %rd16, %rd20;
+	@!%p17 bra $L_9;
+$L_4:
+	mov.b64 %rd51, %rd71;
+	add.s64 %rd27, %rd51, 4;
+	st.global.f32 [%rd27], %f12;
+$L_5:
+	mov.b64 %rd52, %rd51;
+	add.s64 %rd54, %rd52, %rd53;
+	add.s64 %rd33, %rd54, 4;
+	st.global.f32 [%rd33], %f12;
+$L_6:
+	mov.b64 %rd57, %rd54;
+	add.s64 %rd59, %rd57, %rd58;
+	add.s64 %rd40, %rd59, 4;
+	st.global.f32 [%rd40], %f12;
+$L_7:
+	mov.b64 %rd64, %rd59;
+	add.s64 %rd66, %rd64, %rd65;
+	add.s64 %rd47, %rd66, 4;
+	st.global.f32 [%rd47], %f12;
+$L_8:
+	add.s64 %rd2, %rd2, %rd49;
+	add.s64 %rd71, %rd71, %rd72;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd67, %rd2;
+	mad.lo.s64 %rd68, %rd67, 4, %rd4;
+	mul.lo.s64 %rd69, %rd1, 4;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_5;
-$L_3:
-	mov.b64 %rd13, %rd15;
-	add.s64 %rd11, %rd13, 4;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd50, %rd68;
+	add.s64 %rd11, %rd50, 4;
 	st.global.f32 [%rd11], %f12;
-$L_4:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd15, %rd15, %rd16;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd68, %rd68, %rd69;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -9698,12 +13929,12 @@ $L_5:
 	.param .u64 AddOne_0_param_4
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<60>;
+	.reg .pred %pt<6>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<23>;
+	.reg .b64 %rd<108>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<16>;
+	.reg .f32 %f<63>;
 
 $L_0:
 	ld.param.u64 %rd4, [AddOne_0_param_0];
@@ -9724,36 +13955,155 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd19, %rd2;
-	mad.lo.s64 %rd20, %rd19, 4, %rd12;
-	mul.lo.s64 %rd21, %rd1, 4;
-	mad.lo.s64 %rd22, %rd19, 4, %rd4;
+	mul.lo.s64 %rd17, %rd1, 3;
+	mul.lo.s64 %rd65, %rd1, 4;
+	mov.b64 %rd22, %rd3;
+	mov.b64 %rd24, %rd17;
+	mov.b64 %rd71, %rd65;
+	mov.b64 %rd74, %rd65;
+	mov.b64 %rd79, %rd65;
+	mov.b64 %rd84, %rd65;
+	mov.b64 %rd91, %rd65;
+	mov.b64 %rd98, %rd65;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 4, %rd12;
+	mul.lo.s64 %rd106, %rd65, 4;
+	mad.lo.s64 %rd107, %rd104, 4, %rd4;
 $L_2:
+	add.s64 %rd18, %rd2, 1;
+	setp.lt.s64 %p19, %rd18, %rd3;
+	@!%p19 bra $L_27;
+$L_3:
+	mov.b64 %rd23, %rd18;
+	sub.u64 %rd20, %rd22, %rd23;
+	setp.gt.u64 %p21, %rd20, %rd24;
+	@!%p21 bra $L_21;
+$L_4:
+	mov.b64 %rd25, %rd2;
+$L_5:
+	mov.b64 %rd28, %rd25;
+$L_6:
+	add.s64 %rd29, %rd28, 1;
+$L_7:
+	setp.ge.u64 %pt0, %rd29, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd68, %rd105;
+	add.s64 %rd31, %rd68, 4;
+	ld.global.f32 %f32, [%rd31];
+	add.rn.f32 %f33, %f32, 0f3F800000;
+	mov.b64 %rd69, %rd107;
+	add.s64 %rd34, %rd69, 4;
+	st.global.f32 [%rd34], %f33;
+$L_8:
+	add.s64 %rd44, %rd25, %rd1;
+$L_9:
+	mov.b64 %rd37, %rd44;
+$L_10:
+	add.s64 %rd38, %rd37, 1;
+$L_11:
+	setp.ge.u64 %pt1, %rd38, %rd13;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd70, %rd68;
+	add.s64 %rd72, %rd70, %rd71;
+	add.s64 %rd40, %rd72, 4;
+	ld.global.f32 %f41, [%rd40];
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	mov.b64 %rd73, %rd69;
+	add.s64 %rd75, %rd73, %rd74;
+	add.s64 %rd43, %rd75, 4;
+	st.global.f32 [%rd43], %f42;
+$L_12:
+	add.s64 %rd54, %rd44, %rd1;
+$L_13:
+	mov.b64 %rd47, %rd54;
+$L_14:
+	add.s64 %rd48, %rd47, 1;
+$L_15:
+	setp.ge.u64 %pt2, %rd48, %rd13;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd78, %rd72;
+	add.s64 %rd80, %rd78, %rd79;
+	add.s64 %rd50, %rd80, 4;
+	ld.global.f32 %f51, [%rd50];
+	add.rn.f32 %f52, %f51, 0f3F800000;
+	mov.b64 %rd83, %rd75;
+	add.s64 %rd85, %rd83, %rd84;
+	add.s64 %rd53, %rd85, 4;
+	st.global.f32 [%rd53], %f52;
+$L_16:
+	add.s64 %rd64, %rd54, %rd1;
+$L_17:
+	mov.b64 %rd57, %rd64;
+$L_18:
+	add.s64 %rd58, %rd57, 1;
+$L_19:
+	setp.ge.u64 %pt3, %rd58, %rd13;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd90, %rd80;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd60, %rd92, 4;
+	ld.global.f32 %f61, [%rd60];
+	add.rn.f32 %f62, %f61, 0f3F800000;
+	mov.b64 %rd97, %rd85;
+	add.s64 %rd99, %rd97, %rd98;
+	add.s64 %rd63, %rd99, 4;
+	st.global.f32 [%rd63], %f62;
+$L_20:
+	add.s64 %rd2, %rd2, %rd65;
+	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd107, %rd107, %rd106;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd100, %rd2;
+	mad.lo.s64 %rd101, %rd100, 4, %rd12;
+	mul.lo.s64 %rd102, %rd1, 4;
+	mad.lo.s64 %rd103, %rd100, 4, %rd4;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd17, %rd20;
-	add.s64 %rd11, %rd17, 4;
+$L_25:
+	setp.ge.u64 %pt4, %rd9, %rd13;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd66, %rd101;
+	add.s64 %rd11, %rd66, 4;
 	ld.global.f32 %f14, [%rd11];
 	add.rn.f32 %f15, %f14, 0f3F800000;
-	mov.b64 %rd18, %rd22;
-	add.s64 %rd16, %rd18, 4;
+	mov.b64 %rd67, %rd103;
+	add.s64 %rd16, %rd67, 4;
 	st.global.f32 [%rd16], %f15;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd20, %rd20, %rd21;
-	add.s64 %rd22, %rd22, %rd21;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd101, %rd101, %rd102;
+	add.s64 %rd103, %rd103, %rd102;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd48;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd58;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd13;
@@ -9764,8 +14114,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 2293760;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -9781,11 +14131,11 @@ $Lfault:
 	.param .f32 Accumulate_0_param_2
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<59>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<105>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<15>;
+	.reg .f32 %f<62>;
 
 $L_0:
 	ld.param.u64 %rd4, [Accumulate_0_param_0];
@@ -9804,25 +14154,80 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd18, %rd2;
-	mad.lo.s64 %rd19, %rd18, 4, %rd4;
-	mul.lo.s64 %rd20, %rd1, 4;
+	mul.lo.s64 %rd16, %rd1, 3;
+	mul.lo.s64 %rd64, %rd1, 4;
+	mov.b64 %rd21, %rd3;
+	mov.b64 %rd23, %rd16;
+	mov.b64 %rd70, %rd64;
+	mov.b64 %rd78, %rd64;
+	mov.b64 %rd90, %rd64;
+	mov.b64 %rd102, %rd2;
+	mad.lo.s64 %rd103, %rd102, 4, %rd4;
+	mul.lo.s64 %rd104, %rd64, 4;
 $L_2:
+	add.s64 %rd17, %rd2, 1;
+	setp.lt.s64 %p18, %rd17, %rd3;
+	@!%p18 bra $L_13;
+$L_3:
+	mov.b64 %rd22, %rd17;
+	sub.u64 %rd19, %rd21, %rd22;
+	setp.gt.u64 %p20, %rd19, %rd23;
+	@!%p20 bra $L_9;
+$L_4:
+	mov.b64 %rd67, %rd103;
+	add.s64 %rd30, %rd67, 4;
+	ld.global.f32 %f31, [%rd30];
+	add.rn.f32 %f32, %f31, %f14;
+	mov.b64 %rd33, %rd30;
+	st.global.f32 [%rd33], %f32;
+$L_5:
+	mov.b64 %rd69, %rd67;
+	add.s64 %rd71, %rd69, %rd70;
+	add.s64 %rd39, %rd71, 4;
+	ld.global.f32 %f40, [%rd39];
+	add.rn.f32 %f41, %f40, %f14;
+	mov.b64 %rd42, %rd39;
+	st.global.f32 [%rd42], %f41;
+$L_6:
+	mov.b64 %rd77, %rd71;
+	add.s64 %rd79, %rd77, %rd78;
+	add.s64 %rd49, %rd79, 4;
+	ld.global.f32 %f50, [%rd49];
+	add.rn.f32 %f51, %f50, %f14;
+	mov.b64 %rd52, %rd49;
+	st.global.f32 [%rd52], %f51;
+$L_7:
+	mov.b64 %rd89, %rd79;
+	add.s64 %rd91, %rd89, %rd90;
+	add.s64 %rd59, %rd91, 4;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f61, %f60, %f14;
+	mov.b64 %rd62, %rd59;
+	st.global.f32 [%rd62], %f61;
+$L_8:
+	add.s64 %rd2, %rd2, %rd64;
+	add.s64 %rd103, %rd103, %rd104;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd99, %rd2;
+	mad.lo.s64 %rd100, %rd99, 4, %rd4;
+	mul.lo.s64 %rd101, %rd1, 4;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_5;
-$L_3:
-	mov.b64 %rd16, %rd19;
-	add.s64 %rd11, %rd16, 4;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd65, %rd100;
+	add.s64 %rd11, %rd65, 4;
 	ld.global.f32 %f12, [%rd11];
 	add.rn.f32 %f13, %f12, %f14;
 	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
-$L_4:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd19, %rd19, %rd20;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd100, %rd100, %rd101;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -10009,12 +14414,12 @@ $L_24:
 	.param .u64 Scalars_0_param_11
 )
 {
-	.reg .pred %p<43>;
-	.reg .b32 %r<33>;
+	.reg .pred %p<185>;
+	.reg .b32 %r<200>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<59>;
+	.reg .b64 %rd<243>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<29>;
+	.reg .f32 %f<197>;
 	.reg .f64 %fd<37>;
 
 $L_0:
@@ -10044,6 +14449,145 @@ $L_1:
 	mov.u32 %rt5, %ntid.x;
 	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd55, %rd1, 3;
+	mul.lo.s64 %rd219, %rd1, 4;
+	mov.b64 %rd60, %rd3;
+	mov.b64 %rd62, %rd55;
+	cvt.s64.s32 %rd69, %r12;
+	mul.lo.s64 %rd70, %rd69, 3;
+	cvt.u64.u32 %rd71, %r15;
+	add.s64 %rd72, %rd70, %rd71;
+	cvt.s64.s32 %rd73, %r18;
+	mul.lo.s64 %rd74, %rd73, 5;
+	sub.s64 %rd75, %rd72, %rd74;
+	cvt.u64.u32 %rd76, %r22;
+	add.s64 %rd77, %rd75, %rd76;
+	cvt.s64.s32 %rd78, %r25;
+	add.s64 %rd79, %rd77, %rd78;
+	mul.rn.f32 %f80, %f28, 0f40800000;
+	cvt.rzi.s64.f32 %rd81, %f80;
+	add.s64 %rd82, %rd79, %rd81;
+	shr.u32 %r83, %r32, 3;
+	cvt.u64.u32 %rd84, %r83;
+	add.s64 %rd85, %rd82, %rd84;
+	cvt.rzi.s64.f64 %rd86, %fd36;
+	add.s64 %rd87, %rd85, %rd86;
+	mul.hi.u64 %rd95, %rd39, 442721857769029239;
+	sub.u64 %rd96, %rd39, %rd95;
+	shr.u64 %rd97, %rd96, 1;
+	add.u64 %rd98, %rd97, %rd95;
+	shr.u64 %rd99, %rd98, 9;
+	mul.lo.u64 %rd100, %rd99, 1000;
+	sub.u64 %rd101, %rd39, %rd100;
+	mov.b64 %rd88, %rd101;
+	mov.b64 %rd89, %rd88;
+	add.s64 %rd90, %rd87, %rd89;
+	neg.s64 %rd91, %rd90;
+	mov.b64 %rd128, %rd90;
+	neg.s64 %rd129, %rd128;
+	mul.lo.s64 %rd223, %rd1, 8;
+	mov.b64 %rd167, %rd90;
+	neg.s64 %rd168, %rd167;
+	mov.b64 %rd228, %rd223;
+	mov.b64 %rd206, %rd90;
+	neg.s64 %rd207, %rd206;
+	mov.b64 %rd235, %rd223;
+	mov.b64 %rd240, %rd2;
+	mad.lo.s64 %rd241, %rd240, 8, %rd4;
+	mul.lo.s64 %rd242, %rd219, 8;
+$L_2:
+	add.s64 %rd56, %rd2, 1;
+	setp.lt.s64 %p57, %rd56, %rd3;
+	@!%p57 bra $L_42;
+$L_3:
+	mov.b64 %rd61, %rd56;
+	sub.u64 %rd58, %rd60, %rd61;
+	setp.gt.u64 %p59, %rd58, %rd62;
+	@!%p59 bra $L_33;
+$L_4:
+	mov.b64 %rd63, %rd2;
+$L_5:
+	mov.b64 %rd66, %rd63;
+$L_6:
+	add.s64 %rd67, %rd66, 1;
+$L_7:
+	@!%p42 bra $L_32;
+$L_8:
+	mov.b64 %rd43, %rd91;
+$L_9:
+	mov.b64 %rd92, %rd67;
+	add.s64 %rd93, %rd43, %rd92;
+	mov.b64 %rd221, %rd241;
+	add.s64 %rd94, %rd221, 8;
+	st.global.s64 [%rd94], %rd93;
+$L_10:
+	add.s64 %rd140, %rd63, %rd1;
+$L_11:
+	mov.b64 %rd104, %rd140;
+$L_12:
+	add.s64 %rd105, %rd104, 1;
+$L_13:
+	@!%p42 bra $L_31;
+$L_14:
+	mov.b64 %rd43, %rd129;
+$L_15:
+	mov.b64 %rd130, %rd105;
+	add.s64 %rd131, %rd43, %rd130;
+	mov.b64 %rd222, %rd221;
+	add.s64 %rd224, %rd222, %rd223;
+	add.s64 %rd132, %rd224, 8;
+	st.global.s64 [%rd132], %rd131;
+$L_16:
+	add.s64 %rd179, %rd140, %rd1;
+$L_17:
+	mov.b64 %rd143, %rd179;
+$L_18:
+	add.s64 %rd144, %rd143, 1;
+$L_19:
+	@!%p42 bra $L_30;
+$L_20:
+	mov.b64 %rd43, %rd168;
+$L_21:
+	mov.b64 %rd169, %rd144;
+	add.s64 %rd170, %rd43, %rd169;
+	mov.b64 %rd227, %rd224;
+	add.s64 %rd229, %rd227, %rd228;
+	add.s64 %rd171, %rd229, 8;
+	st.global.s64 [%rd171], %rd170;
+$L_22:
+	add.s64 %rd218, %rd179, %rd1;
+$L_23:
+	mov.b64 %rd182, %rd218;
+$L_24:
+	add.s64 %rd183, %rd182, 1;
+$L_25:
+	@!%p42 bra $L_29;
+$L_26:
+	mov.b64 %rd43, %rd207;
+$L_27:
+	mov.b64 %rd208, %rd183;
+	add.s64 %rd209, %rd43, %rd208;
+	mov.b64 %rd234, %rd229;
+	add.s64 %rd236, %rd234, %rd235;
+	add.s64 %rd210, %rd236, 8;
+	st.global.s64 [%rd210], %rd209;
+$L_28:
+	add.s64 %rd2, %rd2, %rd219;
+	add.s64 %rd241, %rd241, %rd242;
+	bra.uni $L_2;
+$L_29:
+	mov.b64 %rd43, %rd206;
+	bra.uni $L_27;
+$L_30:
+	mov.b64 %rd43, %rd167;
+	bra.uni $L_21;
+$L_31:
+	mov.b64 %rd43, %rd128;
+	bra.uni $L_15;
+$L_32:
+	mov.b64 %rd43, %rd90;
+	bra.uni $L_9;
+$L_33:
 	cvt.s64.s32 %rd11, %r12;
 	mul.lo.s64 %rd13, %rd11, 3;
 	cvt.u64.u32 %rd14, %r15;
@@ -10074,35 +14618,35 @@ $L_1:
 	mov.b64 %rd40, %rd38;
 	add.s64 %rd41, %rd37, %rd40;
 	neg.s64 %rd44, %rd41;
-	mov.b64 %rd56, %rd2;
-	mad.lo.s64 %rd57, %rd56, 8, %rd4;
-	mul.lo.s64 %rd58, %rd1, 8;
-$L_2:
+	mov.b64 %rd237, %rd2;
+	mad.lo.s64 %rd238, %rd237, 8, %rd4;
+	mul.lo.s64 %rd239, %rd1, 8;
+$L_34:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_10;
-$L_3:
+	@!%p7 bra $L_42;
+$L_35:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_36:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	@!%p42 bra $L_9;
-$L_6:
+$L_37:
+	@!%p42 bra $L_41;
+$L_38:
 	mov.b64 %rd43, %rd44;
-$L_7:
+$L_39:
 	mov.b64 %rd45, %rd9;
 	add.s64 %rd46, %rd43, %rd45;
-	mov.b64 %rd55, %rd57;
-	add.s64 %rd47, %rd55, 8;
+	mov.b64 %rd220, %rd238;
+	add.s64 %rd47, %rd220, 8;
 	st.global.s64 [%rd47], %rd46;
-$L_8:
+$L_40:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd57, %rd57, %rd58;
-	bra.uni $L_2;
-$L_9:
+	add.s64 %rd238, %rd238, %rd239;
+	bra.uni $L_34;
+$L_41:
 	mov.b64 %rd43, %rd41;
-	bra.uni $L_7;
-$L_10:
+	bra.uni $L_39;
+$L_42:
 	ret;
 }
 
@@ -10670,11 +15214,11 @@ $Lfault:
 	.param .s64 TwoBlocks_0_param_3
 )
 {
-	.reg .pred %p<14>;
+	.reg .pred %p<63>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<24>;
+	.reg .b64 %rd<92>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<19>;
+	.reg .f32 %f<66>;
 
 $L_0:
 	ld.param.u64 %rd7, [TwoBlocks_0_param_0];
@@ -10693,29 +15237,105 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd14, %rd7;
-	mov.b64 %rd21, %rd2;
-	mad.lo.s64 %rd22, %rd21, 4, %rd14;
-	mul.lo.s64 %rd23, %rd1, 4;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd68, %rd1, 4;
+	mov.b64 %rd25, %rd3;
+	mov.b64 %rd27, %rd20;
+	mov.b64 %rd34, %rd7;
+	mov.b64 %rd72, %rd68;
+	mov.b64 %rd77, %rd68;
+	mov.b64 %rd84, %rd68;
+	mov.b64 %rd89, %rd2;
+	mad.lo.s64 %rd90, %rd89, 4, %rd34;
+	mul.lo.s64 %rd91, %rd68, 4;
 $L_2:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_27;
+$L_3:
+	mov.b64 %rd26, %rd21;
+	sub.u64 %rd23, %rd25, %rd26;
+	setp.gt.u64 %p24, %rd23, %rd27;
+	@!%p24 bra $L_21;
+$L_4:
+	mov.b64 %rd28, %rd2;
+$L_5:
+	mov.b64 %rd31, %rd28;
+$L_6:
+	add.s64 %rd32, %rd31, 1;
+$L_7:
+	cvt.rn.f32.s64 %f35, %rd32;
+	mul.rn.f32 %f36, %f35, 0f3F000000;
+	mov.b64 %rd70, %rd90;
+	add.s64 %rd37, %rd70, 4;
+	st.global.f32 [%rd37], %f36;
+$L_8:
+	add.s64 %rd47, %rd28, %rd1;
+$L_9:
+	mov.b64 %rd40, %rd47;
+$L_10:
+	add.s64 %rd41, %rd40, 1;
+$L_11:
+	cvt.rn.f32.s64 %f44, %rd41;
+	mul.rn.f32 %f45, %f44, 0f3F000000;
+	mov.b64 %rd71, %rd70;
+	add.s64 %rd73, %rd71, %rd72;
+	add.s64 %rd46, %rd73, 4;
+	st.global.f32 [%rd46], %f45;
+$L_12:
+	add.s64 %rd57, %rd47, %rd1;
+$L_13:
+	mov.b64 %rd50, %rd57;
+$L_14:
+	add.s64 %rd51, %rd50, 1;
+$L_15:
+	cvt.rn.f32.s64 %f54, %rd51;
+	mul.rn.f32 %f55, %f54, 0f3F000000;
+	mov.b64 %rd76, %rd73;
+	add.s64 %rd78, %rd76, %rd77;
+	add.s64 %rd56, %rd78, 4;
+	st.global.f32 [%rd56], %f55;
+$L_16:
+	add.s64 %rd67, %rd57, %rd1;
+$L_17:
+	mov.b64 %rd60, %rd67;
+$L_18:
+	add.s64 %rd61, %rd60, 1;
+$L_19:
+	cvt.rn.f32.s64 %f64, %rd61;
+	mul.rn.f32 %f65, %f64, 0f3F000000;
+	mov.b64 %rd83, %rd78;
+	add.s64 %rd85, %rd83, %rd84;
+	add.s64 %rd66, %rd85, 4;
+	st.global.f32 [%rd66], %f65;
+$L_20:
+	add.s64 %rd2, %rd2, %rd68;
+	add.s64 %rd90, %rd90, %rd91;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd14, %rd7;
+	mov.b64 %rd86, %rd2;
+	mad.lo.s64 %rd87, %rd86, 4, %rd14;
+	mul.lo.s64 %rd88, %rd1, 4;
+$L_22:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_3:
+	@!%p10 bra $L_27;
+$L_23:
 	mov.b64 %rd11, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd12, %rd11, 1;
-$L_5:
+$L_25:
 	cvt.rn.f32.s64 %f17, %rd12;
 	mul.rn.f32 %f18, %f17, 0f3F000000;
-	mov.b64 %rd20, %rd22;
-	add.s64 %rd19, %rd20, 4;
+	mov.b64 %rd69, %rd87;
+	add.s64 %rd19, %rd69, 4;
 	st.global.f32 [%rd19], %f18;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd22, %rd22, %rd23;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd87, %rd87, %rd88;
+	bra.uni $L_22;
+$L_27:
 	ret;
 }
 
@@ -10726,11 +15346,11 @@ $L_7:
 	.param .s64 TwoBlocks_1_param_3
 )
 {
-	.reg .pred %p<14>;
+	.reg .pred %p<63>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<24>;
+	.reg .b64 %rd<92>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<19>;
+	.reg .f32 %f<66>;
 
 $L_0:
 	ld.param.u64 %rd7, [TwoBlocks_1_param_2];
@@ -10749,29 +15369,105 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd14, %rd7;
-	mov.b64 %rd21, %rd2;
-	mad.lo.s64 %rd22, %rd21, 4, %rd14;
-	mul.lo.s64 %rd23, %rd1, 4;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd68, %rd1, 4;
+	mov.b64 %rd25, %rd3;
+	mov.b64 %rd27, %rd20;
+	mov.b64 %rd34, %rd7;
+	mov.b64 %rd72, %rd68;
+	mov.b64 %rd77, %rd68;
+	mov.b64 %rd84, %rd68;
+	mov.b64 %rd89, %rd2;
+	mad.lo.s64 %rd90, %rd89, 4, %rd34;
+	mul.lo.s64 %rd91, %rd68, 4;
 $L_2:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_27;
+$L_3:
+	mov.b64 %rd26, %rd21;
+	sub.u64 %rd23, %rd25, %rd26;
+	setp.gt.u64 %p24, %rd23, %rd27;
+	@!%p24 bra $L_21;
+$L_4:
+	mov.b64 %rd28, %rd2;
+$L_5:
+	mov.b64 %rd31, %rd28;
+$L_6:
+	add.s64 %rd32, %rd31, 1;
+$L_7:
+	cvt.rn.f32.s64 %f35, %rd32;
+	add.rn.f32 %f36, %f35, 0f3F800000;
+	mov.b64 %rd70, %rd90;
+	add.s64 %rd37, %rd70, 4;
+	st.global.f32 [%rd37], %f36;
+$L_8:
+	add.s64 %rd47, %rd28, %rd1;
+$L_9:
+	mov.b64 %rd40, %rd47;
+$L_10:
+	add.s64 %rd41, %rd40, 1;
+$L_11:
+	cvt.rn.f32.s64 %f44, %rd41;
+	add.rn.f32 %f45, %f44, 0f3F800000;
+	mov.b64 %rd71, %rd70;
+	add.s64 %rd73, %rd71, %rd72;
+	add.s64 %rd46, %rd73, 4;
+	st.global.f32 [%rd46], %f45;
+$L_12:
+	add.s64 %rd57, %rd47, %rd1;
+$L_13:
+	mov.b64 %rd50, %rd57;
+$L_14:
+	add.s64 %rd51, %rd50, 1;
+$L_15:
+	cvt.rn.f32.s64 %f54, %rd51;
+	add.rn.f32 %f55, %f54, 0f3F800000;
+	mov.b64 %rd76, %rd73;
+	add.s64 %rd78, %rd76, %rd77;
+	add.s64 %rd56, %rd78, 4;
+	st.global.f32 [%rd56], %f55;
+$L_16:
+	add.s64 %rd67, %rd57, %rd1;
+$L_17:
+	mov.b64 %rd60, %rd67;
+$L_18:
+	add.s64 %rd61, %rd60, 1;
+$L_19:
+	cvt.rn.f32.s64 %f64, %rd61;
+	add.rn.f32 %f65, %f64, 0f3F800000;
+	mov.b64 %rd83, %rd78;
+	add.s64 %rd85, %rd83, %rd84;
+	add.s64 %rd66, %rd85, 4;
+	st.global.f32 [%rd66], %f65;
+$L_20:
+	add.s64 %rd2, %rd2, %rd68;
+	add.s64 %rd90, %rd90, %rd91;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd14, %rd7;
+	mov.b64 %rd86, %rd2;
+	mad.lo.s64 %rd87, %rd86, 4, %rd14;
+	mul.lo.s64 %rd88, %rd1, 4;
+$L_22:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_3:
+	@!%p10 bra $L_27;
+$L_23:
 	mov.b64 %rd11, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd12, %rd11, 1;
-$L_5:
+$L_25:
 	cvt.rn.f32.s64 %f17, %rd12;
 	add.rn.f32 %f18, %f17, 0f3F800000;
-	mov.b64 %rd20, %rd22;
-	add.s64 %rd19, %rd20, 4;
+	mov.b64 %rd69, %rd87;
+	add.s64 %rd19, %rd69, 4;
 	st.global.f32 [%rd19], %f18;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd22, %rd22, %rd23;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd87, %rd87, %rd88;
+	bra.uni $L_22;
+$L_27:
 	ret;
 }
 
@@ -10782,11 +15478,11 @@ $L_7:
 	.param .s64 OrderedInBlock_0_param_3
 )
 {
-	.reg .pred %p<14>;
+	.reg .pred %p<55>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<22>;
+	.reg .b64 %rd<82>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %ft<1>;
+	.reg .f32 %ft<5>;
 
 $L_0:
 	ld.param.u64 %rd7, [OrderedInBlock_0_param_0];
@@ -10805,24 +15501,72 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd14, %rd7;
-	mov.b64 %rd19, %rd2;
-	mad.lo.s64 %rd20, %rd19, 4, %rd14;
-	mul.lo.s64 %rd21, %rd1, 4;
+	mul.lo.s64 %rd18, %rd1, 3;
+	mul.lo.s64 %rd58, %rd1, 4;
+	mov.b64 %rd23, %rd3;
+	mov.b64 %rd25, %rd18;
+	mov.b64 %rd32, %rd7;
+	mov.b64 %rd62, %rd58;
+	mov.b64 %rd67, %rd58;
+	mov.b64 %rd74, %rd58;
+	mov.b64 %rd79, %rd2;
+	mad.lo.s64 %rd80, %rd79, 4, %rd32;
+	mul.lo.s64 %rd81, %rd58, 4;
 $L_2:
+	add.s64 %rd19, %rd2, 1;
+	setp.lt.s64 %p20, %rd19, %rd3;
+	@!%p20 bra $L_13;
+$L_3:
+	mov.b64 %rd24, %rd19;
+	sub.u64 %rd21, %rd23, %rd24;
+	setp.gt.u64 %p22, %rd21, %rd25;
+	@!%p22 bra $L_9;
+$L_4:
+	mov.b64 %rd60, %rd80;
+	add.s64 %rd33, %rd60, 4;
+	mov.f32 %ft0, 0f3F800000;
+	st.global.f32 [%rd33], %ft0;
+$L_5:
+	mov.b64 %rd61, %rd60;
+	add.s64 %rd63, %rd61, %rd62;
+	add.s64 %rd40, %rd63, 4;
+	mov.f32 %ft1, 0f3F800000;
+	st.global.f32 [%rd40], %ft1;
+$L_6:
+	mov.b64 %rd66, %rd63;
+	add.s64 %rd68, %rd66, %rd67;
+	add.s64 %rd48, %rd68, 4;
+	mov.f32 %ft2, 0f3F800000;
+	st.global.f32 [%rd48], %ft2;
+$L_7:
+	mov.b64 %rd73, %rd68;
+	add.s64 %rd75, %rd73, %rd74;
+	add.s64 %rd56, %rd75, 4;
+	mov.f32 %ft3, 0f3F800000;
+	st.global.f32 [%rd56], %ft3;
+$L_8:
+	add.s64 %rd2, %rd2, %rd58;
+	add.s64 %rd80, %rd80, %rd81;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd14, %rd7;
+	mov.b64 %rd76, %rd2;
+	mad.lo.s64 %rd77, %rd76, 4, %rd14;
+	mul.lo.s64 %rd78, %rd1, 4;
+$L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_5;
-$L_3:
-	mov.b64 %rd18, %rd20;
-	add.s64 %rd17, %rd18, 4;
-	mov.f32 %ft0, 0f3F800000;
-	st.global.f32 [%rd17], %ft0;
-$L_4:
+	@!%p10 bra $L_13;
+$L_11:
+	mov.b64 %rd59, %rd77;
+	add.s64 %rd17, %rd59, 4;
+	mov.f32 %ft4, 0f3F800000;
+	st.global.f32 [%rd17], %ft4;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd20, %rd20, %rd21;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd77, %rd77, %rd78;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -10833,11 +15577,11 @@ $L_5:
 	.param .s64 OrderedInBlock_1_param_3
 )
 {
-	.reg .pred %p<14>;
+	.reg .pred %p<67>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<26>;
+	.reg .b64 %rd<114>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<20>;
+	.reg .f32 %f<71>;
 
 $L_0:
 	ld.param.u64 %rd7, [OrderedInBlock_1_param_0];
@@ -10856,26 +15600,82 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd14, %rd7;
-	mov.b64 %rd23, %rd2;
-	mad.lo.s64 %rd24, %rd23, 4, %rd14;
-	mul.lo.s64 %rd25, %rd1, 4;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd73, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd35, %rd7;
+	mov.b64 %rd79, %rd73;
+	mov.b64 %rd87, %rd73;
+	mov.b64 %rd99, %rd73;
+	mov.b64 %rd111, %rd2;
+	mad.lo.s64 %rd112, %rd111, 4, %rd35;
+	mul.lo.s64 %rd113, %rd73, 4;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_13;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_9;
+$L_4:
+	mov.b64 %rd76, %rd112;
+	add.s64 %rd36, %rd76, 4;
+	ld.global.f32 %f37, [%rd36];
+	add.rn.f32 %f38, %f37, 0f3F800000;
+	mov.b64 %rd39, %rd36;
+	st.global.f32 [%rd39], %f38;
+$L_5:
+	mov.b64 %rd78, %rd76;
+	add.s64 %rd80, %rd78, %rd79;
+	add.s64 %rd46, %rd80, 4;
+	ld.global.f32 %f47, [%rd46];
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	mov.b64 %rd49, %rd46;
+	st.global.f32 [%rd49], %f48;
+$L_6:
+	mov.b64 %rd86, %rd80;
+	add.s64 %rd88, %rd86, %rd87;
+	add.s64 %rd57, %rd88, 4;
+	ld.global.f32 %f58, [%rd57];
+	add.rn.f32 %f59, %f58, 0f3F800000;
+	mov.b64 %rd60, %rd57;
+	st.global.f32 [%rd60], %f59;
+$L_7:
+	mov.b64 %rd98, %rd88;
+	add.s64 %rd100, %rd98, %rd99;
+	add.s64 %rd68, %rd100, 4;
+	ld.global.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f69, 0f3F800000;
+	mov.b64 %rd71, %rd68;
+	st.global.f32 [%rd71], %f70;
+$L_8:
+	add.s64 %rd2, %rd2, %rd73;
+	add.s64 %rd112, %rd112, %rd113;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd14, %rd7;
+	mov.b64 %rd108, %rd2;
+	mad.lo.s64 %rd109, %rd108, 4, %rd14;
+	mul.lo.s64 %rd110, %rd1, 4;
+$L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_5;
-$L_3:
-	mov.b64 %rd21, %rd24;
-	add.s64 %rd17, %rd21, 4;
+	@!%p10 bra $L_13;
+$L_11:
+	mov.b64 %rd74, %rd109;
+	add.s64 %rd17, %rd74, 4;
 	ld.global.f32 %f18, [%rd17];
 	add.rn.f32 %f19, %f18, 0f3F800000;
 	mov.b64 %rd20, %rd17;
 	st.global.f32 [%rd20], %f19;
-$L_4:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd24, %rd24, %rd25;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd109, %rd109, %rd110;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -10886,11 +15686,11 @@ $L_5:
 	.param .s64 OrderedInBlock_2_param_3
 )
 {
-	.reg .pred %p<14>;
+	.reg .pred %p<55>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<22>;
+	.reg .b64 %rd<82>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %ft<1>;
+	.reg .f32 %ft<5>;
 
 $L_0:
 	ld.param.u64 %rd7, [OrderedInBlock_2_param_2];
@@ -10909,24 +15709,72 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd14, %rd7;
-	mov.b64 %rd19, %rd2;
-	mad.lo.s64 %rd20, %rd19, 4, %rd14;
-	mul.lo.s64 %rd21, %rd1, 4;
+	mul.lo.s64 %rd18, %rd1, 3;
+	mul.lo.s64 %rd58, %rd1, 4;
+	mov.b64 %rd23, %rd3;
+	mov.b64 %rd25, %rd18;
+	mov.b64 %rd32, %rd7;
+	mov.b64 %rd62, %rd58;
+	mov.b64 %rd67, %rd58;
+	mov.b64 %rd74, %rd58;
+	mov.b64 %rd79, %rd2;
+	mad.lo.s64 %rd80, %rd79, 4, %rd32;
+	mul.lo.s64 %rd81, %rd58, 4;
 $L_2:
+	add.s64 %rd19, %rd2, 1;
+	setp.lt.s64 %p20, %rd19, %rd3;
+	@!%p20 bra $L_13;
+$L_3:
+	mov.b64 %rd24, %rd19;
+	sub.u64 %rd21, %rd23, %rd24;
+	setp.gt.u64 %p22, %rd21, %rd25;
+	@!%p22 bra $L_9;
+$L_4:
+	mov.b64 %rd60, %rd80;
+	add.s64 %rd33, %rd60, 4;
+	mov.f32 %ft0, 0f40400000;
+	st.global.f32 [%rd33], %ft0;
+$L_5:
+	mov.b64 %rd61, %rd60;
+	add.s64 %rd63, %rd61, %rd62;
+	add.s64 %rd40, %rd63, 4;
+	mov.f32 %ft1, 0f40400000;
+	st.global.f32 [%rd40], %ft1;
+$L_6:
+	mov.b64 %rd66, %rd63;
+	add.s64 %rd68, %rd66, %rd67;
+	add.s64 %rd48, %rd68, 4;
+	mov.f32 %ft2, 0f40400000;
+	st.global.f32 [%rd48], %ft2;
+$L_7:
+	mov.b64 %rd73, %rd68;
+	add.s64 %rd75, %rd73, %rd74;
+	add.s64 %rd56, %rd75, 4;
+	mov.f32 %ft3, 0f40400000;
+	st.global.f32 [%rd56], %ft3;
+$L_8:
+	add.s64 %rd2, %rd2, %rd58;
+	add.s64 %rd80, %rd80, %rd81;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd14, %rd7;
+	mov.b64 %rd76, %rd2;
+	mad.lo.s64 %rd77, %rd76, 4, %rd14;
+	mul.lo.s64 %rd78, %rd1, 4;
+$L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_5;
-$L_3:
-	mov.b64 %rd18, %rd20;
-	add.s64 %rd17, %rd18, 4;
-	mov.f32 %ft0, 0f40400000;
-	st.global.f32 [%rd17], %ft0;
-$L_4:
+	@!%p10 bra $L_13;
+$L_11:
+	mov.b64 %rd59, %rd77;
+	add.s64 %rd17, %rd59, 4;
+	mov.f32 %ft4, 0f40400000;
+	st.global.f32 [%rd17], %ft4;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd20, %rd20, %rd21;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd77, %rd77, %rd78;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -10940,12 +15788,12 @@ $L_5:
 	.param .u64 ComputeAB_0_param_6
 )
 {
-	.reg .pred %p<22>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<120>;
+	.reg .pred %pt<6>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<34>;
+	.reg .b64 %rd<153>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<19>;
+	.reg .f32 %f<117>;
 
 $L_0:
 	ld.param.s64 %rd4, [ComputeAB_0_param_4];
@@ -10965,18 +15813,153 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd31, %rd1, 3;
+	mul.lo.s64 %rd130, %rd1, 4;
+	mov.b64 %rd35, %rd3;
+	mov.b64 %rd37, %rd31;
+	mov.b64 %rd41, %rd10;
+	mov.b64 %rd42, %rd11;
+	mov.f32 %f47, %f17;
+	mov.b64 %rd64, %rd11;
+	mov.f32 %f69, %f17;
+	mov.b64 %rd132, %rd130;
+	mov.b64 %rd87, %rd11;
+	mov.f32 %f92, %f17;
+	mov.b64 %rd137, %rd130;
+	mov.b64 %rd110, %rd11;
+	mov.f32 %f115, %f17;
+	mov.b64 %rd144, %rd130;
+	mov.b64 %rd149, %rd2;
+	mov.b64 %rd150, %rd149;
+	mad.lo.s64 %rd151, %rd150, 4, %rd41;
+	mul.lo.s64 %rd152, %rd130, 4;
+$L_2:
+	setp.lt.s64 %p32, %rd2, %rd3;
+	@!%p32 bra $L_27;
+$L_3:
+	mov.b64 %rd36, %rd2;
+	sub.u64 %rd33, %rd35, %rd36;
+	setp.gt.u64 %p34, %rd33, %rd37;
+	@!%p34 bra $L_21;
+$L_4:
+	mov.b64 %rd38, %rd2;
+$L_5:
+	mov.b64 %rd40, %rd38;
+$L_6:
+	mul.hi.s64 %rd52, %rd40, -9002011107970261188;
+	add.s64 %rd53, %rd52, %rd40;
+	mov.b64 %rd54, %rd53;
+	shr.u64 %rd55, %rd54, 63;
+	shr.s64 %rd56, %rd53, 9;
+	mov.b64 %rd57, %rd55;
+	add.s64 %rd58, %rd56, %rd57;
+	mul.lo.s64 %rd59, %rd58, 1000;
+	sub.s64 %rd60, %rd40, %rd59;
+	mov.b64 %rd44, %rd60;
+	cvt.rn.f32.s64 %f45, %rd44;
+	mul.rn.f32 %f46, %f45, 0f3F000000;
+	mov.f32 %f43, %f46;
+$L_7:
+	mul.rn.f32 %f48, %f43, %f47;
+	setp.ge.u64 %pt0, %rd40, %rd42;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd49, %rd151;
+	st.global.f32 [%rd49], %f48;
+$L_8:
+	add.s64 %rd83, %rd38, %rd1;
+$L_9:
+	mov.b64 %rd62, %rd83;
+$L_10:
+	mul.hi.s64 %rd74, %rd62, -9002011107970261188;
+	add.s64 %rd75, %rd74, %rd62;
+	mov.b64 %rd76, %rd75;
+	shr.u64 %rd77, %rd76, 63;
+	shr.s64 %rd78, %rd75, 9;
+	mov.b64 %rd79, %rd77;
+	add.s64 %rd80, %rd78, %rd79;
+	mul.lo.s64 %rd81, %rd80, 1000;
+	sub.s64 %rd82, %rd62, %rd81;
+	mov.b64 %rd66, %rd82;
+	cvt.rn.f32.s64 %f67, %rd66;
+	mul.rn.f32 %f68, %f67, 0f3F000000;
+	mov.f32 %f65, %f68;
+$L_11:
+	mul.rn.f32 %f70, %f65, %f69;
+	setp.ge.u64 %pt1, %rd62, %rd64;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd131, %rd49;
+	add.s64 %rd133, %rd131, %rd132;
+	mov.b64 %rd71, %rd133;
+	st.global.f32 [%rd71], %f70;
+$L_12:
+	add.s64 %rd106, %rd83, %rd1;
+$L_13:
+	mov.b64 %rd85, %rd106;
+$L_14:
+	mul.hi.s64 %rd97, %rd85, -9002011107970261188;
+	add.s64 %rd98, %rd97, %rd85;
+	mov.b64 %rd99, %rd98;
+	shr.u64 %rd100, %rd99, 63;
+	shr.s64 %rd101, %rd98, 9;
+	mov.b64 %rd102, %rd100;
+	add.s64 %rd103, %rd101, %rd102;
+	mul.lo.s64 %rd104, %rd103, 1000;
+	sub.s64 %rd105, %rd85, %rd104;
+	mov.b64 %rd89, %rd105;
+	cvt.rn.f32.s64 %f90, %rd89;
+	mul.rn.f32 %f91, %f90, 0f3F000000;
+	mov.f32 %f88, %f91;
+$L_15:
+	mul.rn.f32 %f93, %f88, %f92;
+	setp.ge.u64 %pt2, %rd85, %rd87;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd136, %rd133;
+	add.s64 %rd138, %rd136, %rd137;
+	mov.b64 %rd94, %rd138;
+	st.global.f32 [%rd94], %f93;
+$L_16:
+	add.s64 %rd129, %rd106, %rd1;
+$L_17:
+	mov.b64 %rd108, %rd129;
+$L_18:
+	mul.hi.s64 %rd120, %rd108, -9002011107970261188;
+	add.s64 %rd121, %rd120, %rd108;
+	mov.b64 %rd122, %rd121;
+	shr.u64 %rd123, %rd122, 63;
+	shr.s64 %rd124, %rd121, 9;
+	mov.b64 %rd125, %rd123;
+	add.s64 %rd126, %rd124, %rd125;
+	mul.lo.s64 %rd127, %rd126, 1000;
+	sub.s64 %rd128, %rd108, %rd127;
+	mov.b64 %rd112, %rd128;
+	cvt.rn.f32.s64 %f113, %rd112;
+	mul.rn.f32 %f114, %f113, 0f3F000000;
+	mov.f32 %f111, %f114;
+$L_19:
+	mul.rn.f32 %f116, %f111, %f115;
+	setp.ge.u64 %pt3, %rd108, %rd110;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd143, %rd138;
+	add.s64 %rd145, %rd143, %rd144;
+	mov.b64 %rd117, %rd145;
+	st.global.f32 [%rd117], %f116;
+$L_20:
+	add.s64 %rd2, %rd2, %rd130;
+	add.s64 %rd151, %rd151, %rd152;
+	bra.uni $L_2;
+$L_21:
 	mov.b64 %rd7, %rd10;
 	mov.b64 %rd8, %rd11;
 	mov.f32 %f16, %f17;
-	mov.b64 %rd31, %rd2;
-	mad.lo.s64 %rd32, %rd31, 4, %rd7;
-	mul.lo.s64 %rd33, %rd1, 4;
-$L_2:
+	mov.b64 %rd146, %rd2;
+	mad.lo.s64 %rd147, %rd146, 4, %rd7;
+	mul.lo.s64 %rd148, %rd1, 4;
+$L_22:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_7;
-$L_3:
+	@!%p5 bra $L_27;
+$L_23:
 	mov.b64 %rd6, %rd2;
-$L_4:
+$L_24:
 	mul.hi.s64 %rd22, %rd6, -9002011107970261188;
 	add.s64 %rd23, %rd22, %rd6;
 	mov.b64 %rd24, %rd23;
@@ -10990,19 +15973,39 @@ $L_4:
 	cvt.rn.f32.s64 %f14, %rd13;
 	mul.rn.f32 %f15, %f14, 0f3F000000;
 	mov.f32 %f12, %f15;
-$L_5:
+$L_25:
 	mul.rn.f32 %f18, %f12, %f16;
-	setp.ge.u64 %pt0, %rd6, %rd8;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd19, %rd32;
+	setp.ge.u64 %pt4, %rd6, %rd8;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd19, %rd147;
 	st.global.f32 [%rd19], %f18;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd32, %rd32, %rd33;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd147, %rd147, %rd148;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd40;
+	mov.b64 %rdt2, %rd42;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd62;
+	mov.b64 %rdt2, %rd64;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd85;
+	mov.b64 %rdt2, %rd87;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd108;
+	mov.b64 %rdt2, %rd110;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd6;
 	mov.b64 %rdt2, %rd8;
@@ -11013,8 +16016,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 2818048;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -11034,12 +16037,12 @@ $Lfault:
 	.param .u64 ComputeAB_1_param_6
 )
 {
-	.reg .pred %p<24>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<130>;
+	.reg .pred %pt<6>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<36>;
+	.reg .b64 %rd<163>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<21>;
+	.reg .f32 %f<127>;
 
 $L_0:
 	ld.param.s64 %rd4, [ComputeAB_1_param_4];
@@ -11059,18 +16062,161 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd33, %rd1, 3;
+	mul.lo.s64 %rd140, %rd1, 4;
+	mov.b64 %rd37, %rd3;
+	mov.b64 %rd39, %rd33;
+	mov.b64 %rd43, %rd10;
+	mov.b64 %rd44, %rd11;
+	mov.f32 %f51, %f19;
+	mov.b64 %rd68, %rd11;
+	mov.f32 %f75, %f19;
+	mov.b64 %rd142, %rd140;
+	mov.b64 %rd93, %rd11;
+	mov.f32 %f100, %f19;
+	mov.b64 %rd147, %rd140;
+	mov.b64 %rd118, %rd11;
+	mov.f32 %f125, %f19;
+	mov.b64 %rd154, %rd140;
+	mov.b64 %rd159, %rd2;
+	mov.b64 %rd160, %rd159;
+	mad.lo.s64 %rd161, %rd160, 4, %rd43;
+	mul.lo.s64 %rd162, %rd140, 4;
+$L_2:
+	setp.lt.s64 %p34, %rd2, %rd3;
+	@!%p34 bra $L_27;
+$L_3:
+	mov.b64 %rd38, %rd2;
+	sub.u64 %rd35, %rd37, %rd38;
+	setp.gt.u64 %p36, %rd35, %rd39;
+	@!%p36 bra $L_21;
+$L_4:
+	mov.b64 %rd40, %rd2;
+$L_5:
+	mov.b64 %rd42, %rd40;
+$L_6:
+	mul.hi.s64 %rd56, %rd42, -6291360591419602545;
+	add.s64 %rd57, %rd56, %rd42;
+	mov.b64 %rd58, %rd57;
+	shr.u64 %rd59, %rd58, 63;
+	shr.s64 %rd60, %rd57, 9;
+	mov.b64 %rd61, %rd59;
+	add.s64 %rd62, %rd60, %rd61;
+	mul.lo.s64 %rd63, %rd62, 777;
+	sub.s64 %rd64, %rd42, %rd63;
+	mov.b64 %rd46, %rd64;
+	cvt.rn.f32.s64 %f47, %rd46;
+	mul.rn.f32 %f48, %f47, %f47;
+	div.rn.f32 %f49, %f48, 0f40400000;
+	add.rn.f32 %f50, %f49, 0f3F800000;
+	mov.f32 %f45, %f50;
+$L_7:
+	mul.rn.f32 %f52, %f45, %f51;
+	setp.ge.u64 %pt0, %rd42, %rd44;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd53, %rd161;
+	st.global.f32 [%rd53], %f52;
+$L_8:
+	add.s64 %rd89, %rd40, %rd1;
+$L_9:
+	mov.b64 %rd66, %rd89;
+$L_10:
+	mul.hi.s64 %rd80, %rd66, -6291360591419602545;
+	add.s64 %rd81, %rd80, %rd66;
+	mov.b64 %rd82, %rd81;
+	shr.u64 %rd83, %rd82, 63;
+	shr.s64 %rd84, %rd81, 9;
+	mov.b64 %rd85, %rd83;
+	add.s64 %rd86, %rd84, %rd85;
+	mul.lo.s64 %rd87, %rd86, 777;
+	sub.s64 %rd88, %rd66, %rd87;
+	mov.b64 %rd70, %rd88;
+	cvt.rn.f32.s64 %f71, %rd70;
+	mul.rn.f32 %f72, %f71, %f71;
+	div.rn.f32 %f73, %f72, 0f40400000;
+	add.rn.f32 %f74, %f73, 0f3F800000;
+	mov.f32 %f69, %f74;
+$L_11:
+	mul.rn.f32 %f76, %f69, %f75;
+	setp.ge.u64 %pt1, %rd66, %rd68;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd141, %rd53;
+	add.s64 %rd143, %rd141, %rd142;
+	mov.b64 %rd77, %rd143;
+	st.global.f32 [%rd77], %f76;
+$L_12:
+	add.s64 %rd114, %rd89, %rd1;
+$L_13:
+	mov.b64 %rd91, %rd114;
+$L_14:
+	mul.hi.s64 %rd105, %rd91, -6291360591419602545;
+	add.s64 %rd106, %rd105, %rd91;
+	mov.b64 %rd107, %rd106;
+	shr.u64 %rd108, %rd107, 63;
+	shr.s64 %rd109, %rd106, 9;
+	mov.b64 %rd110, %rd108;
+	add.s64 %rd111, %rd109, %rd110;
+	mul.lo.s64 %rd112, %rd111, 777;
+	sub.s64 %rd113, %rd91, %rd112;
+	mov.b64 %rd95, %rd113;
+	cvt.rn.f32.s64 %f96, %rd95;
+	mul.rn.f32 %f97, %f96, %f96;
+	div.rn.f32 %f98, %f97, 0f40400000;
+	add.rn.f32 %f99, %f98, 0f3F800000;
+	mov.f32 %f94, %f99;
+$L_15:
+	mul.rn.f32 %f101, %f94, %f100;
+	setp.ge.u64 %pt2, %rd91, %rd93;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd146, %rd143;
+	add.s64 %rd148, %rd146, %rd147;
+	mov.b64 %rd102, %rd148;
+	st.global.f32 [%rd102], %f101;
+$L_16:
+	add.s64 %rd139, %rd114, %rd1;
+$L_17:
+	mov.b64 %rd116, %rd139;
+$L_18:
+	mul.hi.s64 %rd130, %rd116, -6291360591419602545;
+	add.s64 %rd131, %rd130, %rd116;
+	mov.b64 %rd132, %rd131;
+	shr.u64 %rd133, %rd132, 63;
+	shr.s64 %rd134, %rd131, 9;
+	mov.b64 %rd135, %rd133;
+	add.s64 %rd136, %rd134, %rd135;
+	mul.lo.s64 %rd137, %rd136, 777;
+	sub.s64 %rd138, %rd116, %rd137;
+	mov.b64 %rd120, %rd138;
+	cvt.rn.f32.s64 %f121, %rd120;
+	mul.rn.f32 %f122, %f121, %f121;
+	div.rn.f32 %f123, %f122, 0f40400000;
+	add.rn.f32 %f124, %f123, 0f3F800000;
+	mov.f32 %f119, %f124;
+$L_19:
+	mul.rn.f32 %f126, %f119, %f125;
+	setp.ge.u64 %pt3, %rd116, %rd118;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd153, %rd148;
+	add.s64 %rd155, %rd153, %rd154;
+	mov.b64 %rd127, %rd155;
+	st.global.f32 [%rd127], %f126;
+$L_20:
+	add.s64 %rd2, %rd2, %rd140;
+	add.s64 %rd161, %rd161, %rd162;
+	bra.uni $L_2;
+$L_21:
 	mov.b64 %rd7, %rd10;
 	mov.b64 %rd8, %rd11;
 	mov.f32 %f18, %f19;
-	mov.b64 %rd33, %rd2;
-	mad.lo.s64 %rd34, %rd33, 4, %rd7;
-	mul.lo.s64 %rd35, %rd1, 4;
-$L_2:
+	mov.b64 %rd156, %rd2;
+	mad.lo.s64 %rd157, %rd156, 4, %rd7;
+	mul.lo.s64 %rd158, %rd1, 4;
+$L_22:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_7;
-$L_3:
+	@!%p5 bra $L_27;
+$L_23:
 	mov.b64 %rd6, %rd2;
-$L_4:
+$L_24:
 	mul.hi.s64 %rd24, %rd6, -6291360591419602545;
 	add.s64 %rd25, %rd24, %rd6;
 	mov.b64 %rd26, %rd25;
@@ -11086,19 +16232,39 @@ $L_4:
 	div.rn.f32 %f16, %f15, 0f40400000;
 	add.rn.f32 %f17, %f16, 0f3F800000;
 	mov.f32 %f12, %f17;
-$L_5:
+$L_25:
 	mul.rn.f32 %f20, %f12, %f18;
-	setp.ge.u64 %pt0, %rd6, %rd8;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd21, %rd34;
+	setp.ge.u64 %pt4, %rd6, %rd8;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd21, %rd157;
 	st.global.f32 [%rd21], %f20;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd34, %rd34, %rd35;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd157, %rd157, %rd158;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt2, %rd68;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd91;
+	mov.b64 %rdt2, %rd93;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd116;
+	mov.b64 %rdt2, %rd118;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd6;
 	mov.b64 %rdt2, %rd8;
@@ -11109,8 +16275,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 2818049;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -11130,12 +16296,12 @@ $Lfault:
 	.param .u64 Combine_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<29>;
+	.reg .b64 %rd<139>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<20>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [Combine_0_param_4];
@@ -11159,48 +16325,215 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd24, %rd2;
-	mad.lo.s64 %rd25, %rd24, 4, %rd12;
-	mul.lo.s64 %rd26, %rd1, 4;
-	mad.lo.s64 %rd27, %rd24, 4, %rd16;
-	mad.lo.s64 %rd28, %rd24, 4, %rd4;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd85, %rd77;
+	mov.b64 %rd88, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd101, %rd77;
+	mov.b64 %rd106, %rd77;
+	mov.b64 %rd113, %rd77;
+	mov.b64 %rd120, %rd77;
+	mov.b64 %rd127, %rd77;
+	mov.b64 %rd134, %rd2;
+	mad.lo.s64 %rd135, %rd134, 4, %rd12;
+	mul.lo.s64 %rd136, %rd77, 4;
+	mad.lo.s64 %rd137, %rd134, 4, %rd16;
+	mad.lo.s64 %rd138, %rd134, 4, %rd4;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_27;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_21;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	setp.ge.u64 %pt0, %rd33, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd81, %rd135;
+	add.s64 %rd35, %rd81, 4;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt1, %rd33, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd82, %rd137;
+	add.s64 %rd37, %rd82, 4;
+	ld.global.f32 %f38, [%rd37];
+	add.rn.f32 %f39, %f36, %f38;
+	mov.b64 %rd83, %rd138;
+	add.s64 %rd40, %rd83, 4;
+	st.global.f32 [%rd40], %f39;
+$L_8:
+	add.s64 %rd52, %rd29, %rd1;
+$L_9:
+	mov.b64 %rd43, %rd52;
+$L_10:
+	add.s64 %rd44, %rd43, 1;
+$L_11:
+	setp.ge.u64 %pt2, %rd44, %rd13;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd84, %rd81;
+	add.s64 %rd86, %rd84, %rd85;
+	add.s64 %rd46, %rd86, 4;
+	ld.global.f32 %f47, [%rd46];
+	setp.ge.u64 %pt3, %rd44, %rd17;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd87, %rd82;
+	add.s64 %rd89, %rd87, %rd88;
+	add.s64 %rd48, %rd89, 4;
+	ld.global.f32 %f49, [%rd48];
+	add.rn.f32 %f50, %f47, %f49;
+	mov.b64 %rd90, %rd83;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd51, %rd92, 4;
+	st.global.f32 [%rd51], %f50;
+$L_12:
+	add.s64 %rd64, %rd52, %rd1;
+$L_13:
+	mov.b64 %rd55, %rd64;
+$L_14:
+	add.s64 %rd56, %rd55, 1;
+$L_15:
+	setp.ge.u64 %pt4, %rd56, %rd13;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd95, %rd86;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd58, %rd97, 4;
+	ld.global.f32 %f59, [%rd58];
+	setp.ge.u64 %pt5, %rd56, %rd17;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd100, %rd89;
+	add.s64 %rd102, %rd100, %rd101;
+	add.s64 %rd60, %rd102, 4;
+	ld.global.f32 %f61, [%rd60];
+	add.rn.f32 %f62, %f59, %f61;
+	mov.b64 %rd105, %rd92;
+	add.s64 %rd107, %rd105, %rd106;
+	add.s64 %rd63, %rd107, 4;
+	st.global.f32 [%rd63], %f62;
+$L_16:
+	add.s64 %rd76, %rd64, %rd1;
+$L_17:
+	mov.b64 %rd67, %rd76;
+$L_18:
+	add.s64 %rd68, %rd67, 1;
+$L_19:
+	setp.ge.u64 %pt6, %rd68, %rd13;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd112, %rd97;
+	add.s64 %rd114, %rd112, %rd113;
+	add.s64 %rd70, %rd114, 4;
+	ld.global.f32 %f71, [%rd70];
+	setp.ge.u64 %pt7, %rd68, %rd17;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd119, %rd102;
+	add.s64 %rd121, %rd119, %rd120;
+	add.s64 %rd72, %rd121, 4;
+	ld.global.f32 %f73, [%rd72];
+	add.rn.f32 %f74, %f71, %f73;
+	mov.b64 %rd126, %rd107;
+	add.s64 %rd128, %rd126, %rd127;
+	add.s64 %rd75, %rd128, 4;
+	st.global.f32 [%rd75], %f74;
+$L_20:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd135, %rd135, %rd136;
+	add.s64 %rd137, %rd137, %rd136;
+	add.s64 %rd138, %rd138, %rd136;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd129, %rd2;
+	mad.lo.s64 %rd130, %rd129, 4, %rd12;
+	mul.lo.s64 %rd131, %rd1, 4;
+	mad.lo.s64 %rd132, %rd129, 4, %rd16;
+	mad.lo.s64 %rd133, %rd129, 4, %rd4;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd21, %rd25;
-	add.s64 %rd11, %rd21, 4;
+$L_25:
+	setp.ge.u64 %pt8, %rd9, %rd13;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd78, %rd130;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.f32 %f14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd22, %rd27;
-	add.s64 %rd15, %rd22, 4;
+	setp.ge.u64 %pt9, %rd9, %rd17;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd79, %rd132;
+	add.s64 %rd15, %rd79, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mov.b64 %rd23, %rd28;
-	add.s64 %rd20, %rd23, 4;
+	mov.b64 %rd80, %rd133;
+	add.s64 %rd20, %rd80, 4;
 	st.global.f32 [%rd20], %f19;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd25, %rd25, %rd26;
-	add.s64 %rd27, %rd27, %rd26;
-	add.s64 %rd28, %rd28, %rd26;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd130, %rd130, %rd131;
+	add.s64 %rd132, %rd132, %rd131;
+	add.s64 %rd133, %rd133, %rd131;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd17;
@@ -11211,8 +16544,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 2883584;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -12565,12 +17898,12 @@ $Lfault:
 	.param .u64 MixedTop_1_param_7
 )
 {
-	.reg .pred %p<29>;
-	.reg .pred %pt<3>;
-	.reg .b32 %r<26>;
+	.reg .pred %p<91>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<88>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<32>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rd<115>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.s64 %rd5, [MixedTop_1_param_6];
@@ -12595,60 +17928,204 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd29, %rd1, 3;
+	mul.lo.s64 %rd92, %rd1, 4;
+	mov.b64 %rd33, %rd3;
+	mov.b64 %rd35, %rd29;
+	mov.b64 %rd39, %rd10;
+	mov.b64 %rd40, %rd11;
+	mov.b64 %rd42, %rd21;
+	mov.b64 %rd43, %rd22;
+	add.s64 %rd44, %rd42, 0;
+	mov.b64 %rd53, %rd11;
+	mov.b64 %rd56, %rd22;
+	mov.b64 %rd57, %rd44;
+	mov.b64 %rd94, %rd92;
+	mov.b64 %rd67, %rd11;
+	mov.b64 %rd70, %rd22;
+	mov.b64 %rd71, %rd44;
+	mov.b64 %rd99, %rd92;
+	mov.b64 %rd81, %rd11;
+	mov.b64 %rd84, %rd22;
+	mov.b64 %rd85, %rd44;
+	mov.b64 %rd106, %rd92;
+	mov.b64 %rd111, %rd2;
+	mov.b64 %rd112, %rd111;
+	mad.lo.s64 %rd113, %rd112, 4, %rd39;
+	mul.lo.s64 %rd114, %rd92, 4;
+$L_2:
+	setp.lt.s64 %p30, %rd2, %rd3;
+	@!%p30 bra $L_22;
+$L_3:
+	mov.b64 %rd34, %rd2;
+	sub.u64 %rd31, %rd33, %rd34;
+	setp.gt.u64 %p32, %rd31, %rd35;
+	@!%p32 bra $L_17;
+$L_4:
+	mov.b64 %rd36, %rd2;
+$L_5:
+	mov.b64 %rd38, %rd36;
+$L_6:
+	cvt.u32.u64 %r41, %rd38;
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd43;
+	@%pt0 bra $Lfault_0;
+	ld.global.s32 %r45, [%rd44];
+	add.s32 %r46, %r41, %r45;
+	setp.ge.u64 %pt1, %rd38, %rd40;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd47, %rd113;
+	st.global.s32 [%rd47], %r46;
+$L_7:
+	add.s64 %rd63, %rd36, %rd1;
+$L_8:
+	mov.b64 %rd51, %rd63;
+$L_9:
+	cvt.u32.u64 %r54, %rd51;
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt2, %rdt4, %rd56;
+	@%pt2 bra $Lfault_2;
+	ld.global.s32 %r58, [%rd57];
+	add.s32 %r59, %r54, %r58;
+	setp.ge.u64 %pt3, %rd51, %rd53;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd93, %rd47;
+	add.s64 %rd95, %rd93, %rd94;
+	mov.b64 %rd60, %rd95;
+	st.global.s32 [%rd60], %r59;
+$L_10:
+	add.s64 %rd77, %rd63, %rd1;
+$L_11:
+	mov.b64 %rd65, %rd77;
+$L_12:
+	cvt.u32.u64 %r68, %rd65;
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt4, %rdt5, %rd70;
+	@%pt4 bra $Lfault_4;
+	ld.global.s32 %r72, [%rd71];
+	add.s32 %r73, %r68, %r72;
+	setp.ge.u64 %pt5, %rd65, %rd67;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd98, %rd95;
+	add.s64 %rd100, %rd98, %rd99;
+	mov.b64 %rd74, %rd100;
+	st.global.s32 [%rd74], %r73;
+$L_13:
+	add.s64 %rd91, %rd77, %rd1;
+$L_14:
+	mov.b64 %rd79, %rd91;
+$L_15:
+	cvt.u32.u64 %r82, %rd79;
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt6, %rdt6, %rd84;
+	@%pt6 bra $Lfault_6;
+	ld.global.s32 %r86, [%rd85];
+	add.s32 %r87, %r82, %r86;
+	setp.ge.u64 %pt7, %rd79, %rd81;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd105, %rd100;
+	add.s64 %rd107, %rd105, %rd106;
+	mov.b64 %rd88, %rd107;
+	st.global.s32 [%rd88], %r87;
+$L_16:
+	add.s64 %rd2, %rd2, %rd92;
+	add.s64 %rd113, %rd113, %rd114;
+	bra.uni $L_2;
+$L_17:
 	mov.b64 %rd14, %rd10;
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd18, %rd21;
 	mov.b64 %rd19, %rd22;
 	add.s64 %rd23, %rd18, 0;
-	mov.b64 %rd29, %rd2;
-	mad.lo.s64 %rd30, %rd29, 4, %rd14;
-	mul.lo.s64 %rd31, %rd1, 4;
-$L_2:
+	mov.b64 %rd108, %rd2;
+	mad.lo.s64 %rd109, %rd108, 4, %rd14;
+	mul.lo.s64 %rd110, %rd1, 4;
+$L_18:
 	setp.lt.s64 %p12, %rd2, %rd3;
-	@!%p12 bra $L_6;
-$L_3:
+	@!%p12 bra $L_22;
+$L_19:
 	mov.b64 %rd13, %rd2;
-$L_4:
+$L_20:
 	cvt.u32.u64 %r17, %rd13;
-	mov.b64 %rdt1, 0;
-	setp.ge.u64 %pt0, %rdt1, %rd19;
-	@%pt0 bra $Lfault_0;
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt8, %rdt7, %rd19;
+	@%pt8 bra $Lfault_8;
 	ld.global.s32 %r24, [%rd23];
 	add.s32 %r25, %r17, %r24;
-	setp.ge.u64 %pt1, %rd13, %rd15;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd26, %rd30;
+	setp.ge.u64 %pt9, %rd13, %rd15;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd26, %rd109;
 	st.global.s32 [%rd26], %r25;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd30, %rd30, %rd31;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd109, %rd109, %rd110;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd19;
+	mov.b64 %rdt3, %rd43;
 	bra.uni $Lfault;
 $Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, %rd38;
+	mov.b64 %rdt3, %rd40;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd56;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, %rd51;
+	mov.b64 %rdt3, %rd53;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd70;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, %rd65;
+	mov.b64 %rdt3, %rd67;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd84;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, %rd79;
+	mov.b64 %rdt3, %rd81;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd19;
+	bra.uni $Lfault;
+$Lfault_9:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt2, %rd13;
 	mov.b64 %rdt3, %rd15;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [MixedTop_1_param_7];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt8, [MixedTop_1_param_7];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 3014657;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt2;
-	st.global.u64 [%rdt4+24], %rdt3;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
+	st.global.u32 [%rdt8+8], 3014657;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt2;
+	st.global.u64 [%rdt8+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt8+4], %rt7;
 	exit;
 }
 
@@ -12950,10 +18427,10 @@ $Lfault:
 	.param .u64 MixedTop_6_param_7
 )
 {
-	.reg .pred %p<14>;
-	.reg .b32 %r<20>;
+	.reg .pred %p<67>;
+	.reg .b32 %r<71>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<26>;
+	.reg .b64 %rd<114>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -12973,26 +18450,82 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd14, %rd7;
-	mov.b64 %rd23, %rd2;
-	mad.lo.s64 %rd24, %rd23, 4, %rd14;
-	mul.lo.s64 %rd25, %rd1, 4;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd73, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd35, %rd7;
+	mov.b64 %rd79, %rd73;
+	mov.b64 %rd87, %rd73;
+	mov.b64 %rd99, %rd73;
+	mov.b64 %rd111, %rd2;
+	mad.lo.s64 %rd112, %rd111, 4, %rd35;
+	mul.lo.s64 %rd113, %rd73, 4;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_13;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_9;
+$L_4:
+	mov.b64 %rd76, %rd112;
+	add.s64 %rd36, %rd76, 4;
+	ld.global.s32 %r37, [%rd36];
+	mul.lo.s32 %r38, %r37, 3;
+	mov.b64 %rd39, %rd36;
+	st.global.s32 [%rd39], %r38;
+$L_5:
+	mov.b64 %rd78, %rd76;
+	add.s64 %rd80, %rd78, %rd79;
+	add.s64 %rd46, %rd80, 4;
+	ld.global.s32 %r47, [%rd46];
+	mul.lo.s32 %r48, %r47, 3;
+	mov.b64 %rd49, %rd46;
+	st.global.s32 [%rd49], %r48;
+$L_6:
+	mov.b64 %rd86, %rd80;
+	add.s64 %rd88, %rd86, %rd87;
+	add.s64 %rd57, %rd88, 4;
+	ld.global.s32 %r58, [%rd57];
+	mul.lo.s32 %r59, %r58, 3;
+	mov.b64 %rd60, %rd57;
+	st.global.s32 [%rd60], %r59;
+$L_7:
+	mov.b64 %rd98, %rd88;
+	add.s64 %rd100, %rd98, %rd99;
+	add.s64 %rd68, %rd100, 4;
+	ld.global.s32 %r69, [%rd68];
+	mul.lo.s32 %r70, %r69, 3;
+	mov.b64 %rd71, %rd68;
+	st.global.s32 [%rd71], %r70;
+$L_8:
+	add.s64 %rd2, %rd2, %rd73;
+	add.s64 %rd112, %rd112, %rd113;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd14, %rd7;
+	mov.b64 %rd108, %rd2;
+	mad.lo.s64 %rd109, %rd108, 4, %rd14;
+	mul.lo.s64 %rd110, %rd1, 4;
+$L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_5;
-$L_3:
-	mov.b64 %rd21, %rd24;
-	add.s64 %rd17, %rd21, 4;
+	@!%p10 bra $L_13;
+$L_11:
+	mov.b64 %rd74, %rd109;
+	add.s64 %rd17, %rd74, 4;
 	ld.global.s32 %r18, [%rd17];
 	mul.lo.s32 %r19, %r18, 3;
 	mov.b64 %rd20, %rd17;
 	st.global.s32 [%rd20], %r19;
-$L_4:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd24, %rd24, %rd25;
-	bra.uni $L_2;
-$L_5:
+	add.s64 %rd109, %rd109, %rd110;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -20814,28 +26347,92 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r20 = move.i64 r2
-	r21 = elemaddr r4, r20, 1
-	r22 = move.i64 r1
+	r19 = mul.i64 r1, 3
+	r71 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r19
+	r75 = move.i64 r1
+	r80 = move.i64 r75
+	r87 = move.i64 r75
+	r92 = move.i64 r2
+	r93 = elemaddr r4, r92, 1
+	r94 = move.i64 r71
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r20 = add.i64 r2, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b3, b13
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r20
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r73 = move.ptr r93
+	r33 = elemaddr r73, 1, 1
+	r34 = load.u8 r33
+	r36 = convert.i64.u8 r34
+	checkindex r36, r15, site 0
+	r35 = elemaddr r14, r36, 4
+	r37 = atomadd.u32 r35, 1
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r74 = move.ptr r73
+	r76 = elemaddr r74, r75, 1
+	r43 = elemaddr r76, 1, 1
+	r44 = load.u8 r43
+	r46 = convert.i64.u8 r44
+	checkindex r46, r15, site 0
+	r45 = elemaddr r14, r46, 4
+	r47 = atomadd.u32 r45, 1
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r79 = move.ptr r76
+	r81 = elemaddr r79, r80, 1
+	r54 = elemaddr r81, 1, 1
+	r55 = load.u8 r54
+	r57 = convert.i64.u8 r55
+	checkindex r57, r15, site 0
+	r56 = elemaddr r14, r57, 4
+	r58 = atomadd.u32 r56, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r86 = move.ptr r81
+	r88 = elemaddr r86, r87, 1
+	r65 = elemaddr r88, 1, 1
+	r66 = load.u8 r65
+	r68 = convert.i64.u8 r66
+	checkindex r68, r15, site 0
+	r67 = elemaddr r14, r68, 4
+	r69 = atomadd.u32 r67, 1
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r71
+	r93 = elemaddr r93, r94, 1
+	jump b2
+b9: # preheader
+	r89 = move.i64 r2
+	r90 = elemaddr r4, r89, 1
+	r91 = move.i64 r1
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b5
-b3: # rangeindex.body
-	r19 = move.ptr r21
-	r11 = elemaddr r19, 1, 1
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r72 = move.ptr r90
+	r11 = elemaddr r72, 1, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r21 = elemaddr r21, r22, 1
-	jump b2
-b5: # exit
+	r90 = elemaddr r90, r91, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Slots(order []i32, count []i32, total []u64, signed []i64)
@@ -20860,21 +26457,159 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r33 = mul.i64 r1, 3
+	r121 = mul.i64 r1, 4
+	r38 = convert.u64.i64 r3
+	r40 = convert.u64.i64 r33
+	r47 = elemaddr r12, 0, 4
+	r54 = elemaddr r21, 0, 8
+	r57 = elemaddr r27, 0, 8
+	r66 = move.ptr r47
+	r73 = move.ptr r54
+	r76 = move.ptr r57
+	r86 = move.ptr r47
+	r93 = move.ptr r54
+	r96 = move.ptr r57
+	r106 = move.ptr r47
+	r113 = move.ptr r54
+	r116 = move.ptr r57
+	jump b2
+b2: # grid unrolled guard
+	r34 = add.i64 r2, 1
+	r35 = lt.i64 r34, r3
+	branch r35, b3, b27
+b3: # grid unrolled room
+	r39 = convert.u64.i64 r34
+	r36 = sub.u64 r38, r39
+	r37 = gt.u64 r36, r40
+	branch r37, b4, b21
+b4: # grid unrolled 0
+	r41 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r44 = move.i64 r41
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r45 = add.i64 r44, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex 0, r13, site 0
+	r49 = atomadd.i32 r47, 1
+	r48 = add.i32 r49, 1
+	r50 = sub.i32 r48, 1
+	r51 = convert.i32.i64 r45
+	r53 = convert.i64.i32 r50
+	checkindex r53, r5, site 1
+	r52 = elemaddr r4, r53, 4
+	store.i32 r52, r51
+	checkindex 0, r22, site 2
+	r55 = convert.u64.i64 r45
+	r56 = atomadd.u64 r54, r55
+	checkindex 0, r28, site 3
+	r58 = move.i64 r45
+	r59 = neg.i64 r58
+	r60 = atomadd.i64 r57, r59
+	jump b8
+b8: # grid unrolled 1
+	r80 = add.i64 r41, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r63 = move.i64 r80
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r64 = add.i64 r63, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	checkindex 0, r13, site 0
+	r68 = atomadd.i32 r66, 1
+	r67 = add.i32 r68, 1
+	r69 = sub.i32 r67, 1
+	r70 = convert.i32.i64 r64
+	r72 = convert.i64.i32 r69
+	checkindex r72, r5, site 1
+	r71 = elemaddr r4, r72, 4
+	store.i32 r71, r70
+	checkindex 0, r22, site 2
+	r74 = convert.u64.i64 r64
+	r75 = atomadd.u64 r73, r74
+	checkindex 0, r28, site 3
+	r77 = move.i64 r64
+	r78 = neg.i64 r77
+	r79 = atomadd.i64 r76, r78
+	jump b12
+b12: # grid unrolled 2
+	r100 = add.i64 r80, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r83 = move.i64 r100
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r84 = add.i64 r83, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	checkindex 0, r13, site 0
+	r88 = atomadd.i32 r86, 1
+	r87 = add.i32 r88, 1
+	r89 = sub.i32 r87, 1
+	r90 = convert.i32.i64 r84
+	r92 = convert.i64.i32 r89
+	checkindex r92, r5, site 1
+	r91 = elemaddr r4, r92, 4
+	store.i32 r91, r90
+	checkindex 0, r22, site 2
+	r94 = convert.u64.i64 r84
+	r95 = atomadd.u64 r93, r94
+	checkindex 0, r28, site 3
+	r97 = move.i64 r84
+	r98 = neg.i64 r97
+	r99 = atomadd.i64 r96, r98
+	jump b16
+b16: # grid unrolled 3
+	r120 = add.i64 r100, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r103 = move.i64 r120
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r104 = add.i64 r103, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	checkindex 0, r13, site 0
+	r108 = atomadd.i32 r106, 1
+	r107 = add.i32 r108, 1
+	r109 = sub.i32 r107, 1
+	r110 = convert.i32.i64 r104
+	r112 = convert.i64.i32 r109
+	checkindex r112, r5, site 1
+	r111 = elemaddr r4, r112, 4
+	store.i32 r111, r110
+	checkindex 0, r22, site 2
+	r114 = convert.u64.i64 r104
+	r115 = atomadd.u64 r113, r114
+	checkindex 0, r28, site 3
+	r117 = move.i64 r104
+	r118 = neg.i64 r117
+	r119 = atomadd.i64 r116, r118
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r121
+	jump b2
+b21: # preheader
 	r11 = elemaddr r12, 0, 4
 	r20 = elemaddr r21, 0, 8
 	r26 = elemaddr r27, 0, 8
-	jump b2
-b2: # head
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	checkindex 0, r13, site 0
 	r15 = atomadd.i32 r11, 1
 	r14 = add.i32 r15, 1
@@ -20891,11 +26626,11 @@ b5: # rangeindex.body
 	r29 = move.i64 r9
 	r30 = neg.i64 r29
 	r32 = atomadd.i64 r26, r30
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	jump b22
+b27: # exit
 	return
 
 kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
@@ -20919,29 +26654,178 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r33 = move.i64 r2
-	r34 = elemaddr r4, r33, 4
-	r35 = mul.i64 r1, 4
-	r36 = elemaddr r14, r33, 1
-	r37 = move.i64 r1
+	r31 = mul.i64 r1, 3
+	r111 = mul.i64 r1, 4
+	r36 = convert.u64.i64 r3
+	r38 = convert.u64.i64 r31
+	r117 = move.i64 r111
+	r120 = move.i64 r1
+	r125 = move.i64 r111
+	r130 = move.i64 r120
+	r137 = move.i64 r111
+	r144 = move.i64 r120
+	r151 = move.i64 r2
+	r152 = elemaddr r4, r151, 4
+	r153 = mul.i64 r111, 4
+	r154 = elemaddr r14, r151, 1
+	r155 = move.i64 r111
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r32 = add.i64 r2, 1
+	r33 = lt.i64 r32, r3
+	branch r33, b3, b27
+b3: # grid unrolled room
+	r37 = convert.u64.i64 r32
+	r34 = sub.u64 r36, r37
+	r35 = gt.u64 r34, r38
+	branch r35, b4, b21
+b4: # grid unrolled 0
+	r39 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r42 = move.i64 r39
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r43 = add.i64 r42, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r114 = move.ptr r152
+	r45 = elemaddr r114, 1, 4
+	r46 = load.f32 r45
+	checkindex r43, r15, site 0
+	r115 = move.ptr r154
+	r47 = elemaddr r115, 1, 1
+	r48 = load.u8 r47
+	r49 = rem.u8 r48, 4
+	r51 = convert.i64.u8 r49
+	checkindex r51, r20, site 1
+	r50 = elemaddr r19, r51, 4
+	r52 = atomadd.f32 r50, r46
+	r54 = move.i64 r51
+	checkindex r54, r26, site 2
+	r53 = elemaddr r25, r54, 8
+	r55 = convert.f64.f32 r46
+	r56 = atomadd.f64 r53, r55
+	jump b8
+b8: # grid unrolled 1
+	r74 = add.i64 r39, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r59 = move.i64 r74
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r60 = add.i64 r59, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r116 = move.ptr r114
+	r118 = elemaddr r116, r117, 1
+	r62 = elemaddr r118, 1, 4
+	r63 = load.f32 r62
+	checkindex r60, r15, site 0
+	r119 = move.ptr r115
+	r121 = elemaddr r119, r120, 1
+	r64 = elemaddr r121, 1, 1
+	r65 = load.u8 r64
+	r66 = rem.u8 r65, 4
+	r68 = convert.i64.u8 r66
+	checkindex r68, r20, site 1
+	r67 = elemaddr r19, r68, 4
+	r69 = atomadd.f32 r67, r63
+	r71 = move.i64 r68
+	checkindex r71, r26, site 2
+	r70 = elemaddr r25, r71, 8
+	r72 = convert.f64.f32 r63
+	r73 = atomadd.f64 r70, r72
+	jump b12
+b12: # grid unrolled 2
+	r92 = add.i64 r74, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r77 = move.i64 r92
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r78 = add.i64 r77, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r124 = move.ptr r118
+	r126 = elemaddr r124, r125, 1
+	r80 = elemaddr r126, 1, 4
+	r81 = load.f32 r80
+	checkindex r78, r15, site 0
+	r129 = move.ptr r121
+	r131 = elemaddr r129, r130, 1
+	r82 = elemaddr r131, 1, 1
+	r83 = load.u8 r82
+	r84 = rem.u8 r83, 4
+	r86 = convert.i64.u8 r84
+	checkindex r86, r20, site 1
+	r85 = elemaddr r19, r86, 4
+	r87 = atomadd.f32 r85, r81
+	r89 = move.i64 r86
+	checkindex r89, r26, site 2
+	r88 = elemaddr r25, r89, 8
+	r90 = convert.f64.f32 r81
+	r91 = atomadd.f64 r88, r90
+	jump b16
+b16: # grid unrolled 3
+	r110 = add.i64 r92, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r95 = move.i64 r110
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r96 = add.i64 r95, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r136 = move.ptr r126
+	r138 = elemaddr r136, r137, 1
+	r98 = elemaddr r138, 1, 4
+	r99 = load.f32 r98
+	checkindex r96, r15, site 0
+	r143 = move.ptr r131
+	r145 = elemaddr r143, r144, 1
+	r100 = elemaddr r145, 1, 1
+	r101 = load.u8 r100
+	r102 = rem.u8 r101, 4
+	r104 = convert.i64.u8 r102
+	checkindex r104, r20, site 1
+	r103 = elemaddr r19, r104, 4
+	r105 = atomadd.f32 r103, r99
+	r107 = move.i64 r104
+	checkindex r107, r26, site 2
+	r106 = elemaddr r25, r107, 8
+	r108 = convert.f64.f32 r99
+	r109 = atomadd.f64 r106, r108
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r111
+	r152 = elemaddr r152, r153, 1
+	r154 = elemaddr r154, r155, 1
+	jump b2
+b21: # preheader
+	r146 = move.i64 r2
+	r147 = elemaddr r4, r146, 4
+	r148 = mul.i64 r1, 4
+	r149 = elemaddr r14, r146, 1
+	r150 = move.i64 r1
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r31 = move.ptr r34
-	r11 = elemaddr r31, 1, 4
+	jump b25
+b25: # rangeindex.body
+	r112 = move.ptr r147
+	r11 = elemaddr r112, 1, 4
 	r12 = load.f32 r11
 	checkindex r9, r15, site 0
-	r32 = move.ptr r36
-	r13 = elemaddr r32, 1, 1
+	r113 = move.ptr r149
+	r13 = elemaddr r113, 1, 1
 	r16 = load.u8 r13
 	r17 = rem.u8 r16, 4
 	r21 = convert.i64.u8 r17
@@ -20953,13 +26837,13 @@ b5: # rangeindex.body
 	r24 = elemaddr r25, r27, 8
 	r28 = convert.f64.f32 r12
 	r30 = atomadd.f64 r24, r28
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r34 = elemaddr r34, r35, 1
-	r36 = elemaddr r36, r37, 1
-	jump b2
-b7: # exit
+	r147 = elemaddr r147, r148, 1
+	r149 = elemaddr r149, r150, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
@@ -21246,40 +27130,164 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r23 = move.i64 r2
-	r24 = elemaddr r4, r23, 4
-	r25 = mul.i64 r1, 4
-	r26 = elemaddr r19, r23, 4
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r83 = move.i64 r77
+	r86 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r103 = move.i64 r77
+	r110 = move.i64 r77
+	r116 = move.i64 r2
+	r117 = elemaddr r4, r116, 4
+	r118 = mul.i64 r77, 4
+	r119 = elemaddr r19, r116, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b27
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b21
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r80 = move.ptr r117
+	r35 = elemaddr r80, 1, 4
+	r36 = load.i32 r35
+	r38 = convert.i64.i32 r36
+	checkindex r38, r15, site 0
+	r37 = elemaddr r14, r38, 4
+	r39 = load.f32 r37
+	checkindex r33, r20, site 1
+	r81 = move.ptr r119
+	r40 = elemaddr r81, 1, 4
+	store.f32 r40, r39
+	jump b8
+b8: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r43 = move.i64 r52
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r44 = add.i64 r43, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r82 = move.ptr r80
+	r84 = elemaddr r82, r83, 1
+	r46 = elemaddr r84, 1, 4
+	r47 = load.i32 r46
+	r49 = convert.i64.i32 r47
+	checkindex r49, r15, site 0
+	r48 = elemaddr r14, r49, 4
+	r50 = load.f32 r48
+	checkindex r44, r20, site 1
+	r85 = move.ptr r81
+	r87 = elemaddr r85, r86, 1
+	r51 = elemaddr r87, 1, 4
+	store.f32 r51, r50
+	jump b12
+b12: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r55 = move.i64 r64
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r56 = add.i64 r55, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r90 = move.ptr r84
+	r92 = elemaddr r90, r91, 1
+	r58 = elemaddr r92, 1, 4
+	r59 = load.i32 r58
+	r61 = convert.i64.i32 r59
+	checkindex r61, r15, site 0
+	r60 = elemaddr r14, r61, 4
+	r62 = load.f32 r60
+	checkindex r56, r20, site 1
+	r95 = move.ptr r87
+	r97 = elemaddr r95, r96, 1
+	r63 = elemaddr r97, 1, 4
+	store.f32 r63, r62
+	jump b16
+b16: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r67 = move.i64 r76
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r68 = add.i64 r67, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r102 = move.ptr r92
+	r104 = elemaddr r102, r103, 1
+	r70 = elemaddr r104, 1, 4
+	r71 = load.i32 r70
+	r73 = convert.i64.i32 r71
+	checkindex r73, r15, site 0
+	r72 = elemaddr r14, r73, 4
+	r74 = load.f32 r72
+	checkindex r68, r20, site 1
+	r109 = move.ptr r97
+	r111 = elemaddr r109, r110, 1
+	r75 = elemaddr r111, 1, 4
+	store.f32 r75, r74
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r117 = elemaddr r117, r118, 1
+	r119 = elemaddr r119, r118, 1
+	jump b2
+b21: # preheader
+	r112 = move.i64 r2
+	r113 = elemaddr r4, r112, 4
+	r114 = mul.i64 r1, 4
+	r115 = elemaddr r19, r112, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r21 = move.ptr r24
-	r11 = elemaddr r21, 1, 4
+	jump b25
+b25: # rangeindex.body
+	r78 = move.ptr r113
+	r11 = elemaddr r78, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
 	checkindex r9, r20, site 1
-	r22 = move.ptr r26
-	r18 = elemaddr r22, 1, 4
+	r79 = move.ptr r115
+	r18 = elemaddr r79, 1, 4
 	store.f32 r18, r17
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r24 = elemaddr r24, r25, 1
-	r26 = elemaddr r26, r25, 1
-	jump b2
-b7: # exit
+	r113 = elemaddr r113, r114, 1
+	r115 = elemaddr r115, r114, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Ratio(q []i64, a []i64, b []i64)
@@ -21301,60 +27309,264 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r24 = move.i64 r2
-	r25 = elemaddr r12, r24, 8
-	r26 = mul.i64 r1, 8
-	r27 = elemaddr r16, r24, 8
-	r28 = elemaddr r4, r24, 8
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r85 = mul.i64 r1, 8
+	r88 = move.i64 r85
+	r91 = move.i64 r85
+	r96 = move.i64 r85
+	r101 = move.i64 r85
+	r106 = move.i64 r85
+	r113 = move.i64 r85
+	r120 = move.i64 r85
+	r127 = move.i64 r85
+	r134 = move.i64 r2
+	r135 = elemaddr r12, r134, 8
+	r136 = mul.i64 r77, 8
+	r137 = elemaddr r16, r134, 8
+	r138 = elemaddr r4, r134, 8
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b42
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b33
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex r33, r13, site 0
+	r81 = move.ptr r135
+	r35 = elemaddr r81, 1, 8
+	r36 = load.i64 r35
+	checkindex r33, r17, site 1
+	r82 = move.ptr r137
+	r37 = elemaddr r82, 1, 8
+	r38 = load.i64 r37
+	checkdiv.i64 r38, site 2
+	r176 = convert.u64.i64 r36
+	r177 = convert.u64.i64 r38
+	r178 = or.u64 r176, r177
+	r179 = shr.u64.u32 r178, 32
+	r180 = eq.u64 r179, 0
+	branch r180, b8, b32
+b8: # divide in 32 bits
+	r181 = convert.u32.i64 r36
+	r182 = convert.u32.i64 r38
+	r183 = div.u32 r181, r182
+	r175 = convert.i64.u32 r183
+	jump b9
+b9: # rangeindex.body (grid unrolled 0)
+	r39 = move.i64 r175
+	r83 = move.ptr r138
+	r40 = elemaddr r83, 1, 8
+	store.i64 r40, r39
+	jump b10
+b10: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b11
+b11: # index (grid unrolled 1)
+	r43 = move.i64 r52
+	jump b12
+b12: # rangeindex.loop (grid unrolled 1)
+	r44 = add.i64 r43, 1
+	jump b13
+b13: # rangeindex.body (grid unrolled 1)
+	checkindex r44, r13, site 0
+	r84 = move.ptr r81
+	r86 = elemaddr r84, r85, 1
+	r46 = elemaddr r86, 1, 8
+	r47 = load.i64 r46
+	checkindex r44, r17, site 1
+	r87 = move.ptr r82
+	r89 = elemaddr r87, r88, 1
+	r48 = elemaddr r89, 1, 8
+	r49 = load.i64 r48
+	checkdiv.i64 r49, site 2
+	r167 = convert.u64.i64 r47
+	r168 = convert.u64.i64 r49
+	r169 = or.u64 r167, r168
+	r170 = shr.u64.u32 r169, 32
+	r171 = eq.u64 r170, 0
+	branch r171, b14, b31
+b14: # divide in 32 bits
+	r172 = convert.u32.i64 r47
+	r173 = convert.u32.i64 r49
+	r174 = div.u32 r172, r173
+	r166 = convert.i64.u32 r174
+	jump b15
+b15: # rangeindex.body (grid unrolled 1)
+	r50 = move.i64 r166
+	r90 = move.ptr r83
+	r92 = elemaddr r90, r91, 1
+	r51 = elemaddr r92, 1, 8
+	store.i64 r51, r50
+	jump b16
+b16: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b17
+b17: # index (grid unrolled 2)
+	r55 = move.i64 r64
+	jump b18
+b18: # rangeindex.loop (grid unrolled 2)
+	r56 = add.i64 r55, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 2)
+	checkindex r56, r13, site 0
+	r95 = move.ptr r86
+	r97 = elemaddr r95, r96, 1
+	r58 = elemaddr r97, 1, 8
+	r59 = load.i64 r58
+	checkindex r56, r17, site 1
+	r100 = move.ptr r89
+	r102 = elemaddr r100, r101, 1
+	r60 = elemaddr r102, 1, 8
+	r61 = load.i64 r60
+	checkdiv.i64 r61, site 2
+	r158 = convert.u64.i64 r59
+	r159 = convert.u64.i64 r61
+	r160 = or.u64 r158, r159
+	r161 = shr.u64.u32 r160, 32
+	r162 = eq.u64 r161, 0
+	branch r162, b20, b30
+b20: # divide in 32 bits
+	r163 = convert.u32.i64 r59
+	r164 = convert.u32.i64 r61
+	r165 = div.u32 r163, r164
+	r157 = convert.i64.u32 r165
+	jump b21
+b21: # rangeindex.body (grid unrolled 2)
+	r62 = move.i64 r157
+	r105 = move.ptr r92
+	r107 = elemaddr r105, r106, 1
+	r63 = elemaddr r107, 1, 8
+	store.i64 r63, r62
+	jump b22
+b22: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b23
+b23: # index (grid unrolled 3)
+	r67 = move.i64 r76
+	jump b24
+b24: # rangeindex.loop (grid unrolled 3)
+	r68 = add.i64 r67, 1
+	jump b25
+b25: # rangeindex.body (grid unrolled 3)
+	checkindex r68, r13, site 0
+	r112 = move.ptr r97
+	r114 = elemaddr r112, r113, 1
+	r70 = elemaddr r114, 1, 8
+	r71 = load.i64 r70
+	checkindex r68, r17, site 1
+	r119 = move.ptr r102
+	r121 = elemaddr r119, r120, 1
+	r72 = elemaddr r121, 1, 8
+	r73 = load.i64 r72
+	checkdiv.i64 r73, site 2
+	r149 = convert.u64.i64 r71
+	r150 = convert.u64.i64 r73
+	r151 = or.u64 r149, r150
+	r152 = shr.u64.u32 r151, 32
+	r153 = eq.u64 r152, 0
+	branch r153, b26, b29
+b26: # divide in 32 bits
+	r154 = convert.u32.i64 r71
+	r155 = convert.u32.i64 r73
+	r156 = div.u32 r154, r155
+	r148 = convert.i64.u32 r156
+	jump b27
+b27: # rangeindex.body (grid unrolled 3)
+	r74 = move.i64 r148
+	r126 = move.ptr r107
+	r128 = elemaddr r126, r127, 1
+	r75 = elemaddr r128, 1, 8
+	store.i64 r75, r74
+	jump b28
+b28: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r135 = elemaddr r135, r136, 1
+	r137 = elemaddr r137, r136, 1
+	r138 = elemaddr r138, r136, 1
+	jump b2
+b29: # divide in 64 bits
+	r148 = div.i64 r71, r73
+	jump b27
+b30: # divide in 64 bits
+	r157 = div.i64 r59, r61
+	jump b21
+b31: # divide in 64 bits
+	r166 = div.i64 r47, r49
+	jump b15
+b32: # divide in 64 bits
+	r175 = div.i64 r36, r38
+	jump b9
+b33: # preheader
+	r129 = move.i64 r2
+	r130 = elemaddr r12, r129, 8
+	r131 = mul.i64 r1, 8
+	r132 = elemaddr r16, r129, 8
+	r133 = elemaddr r4, r129, 8
+	jump b34
+b34: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b10
-b3: # index
+	branch r7, b35, b42
+b35: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b36
+b36: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b37
+b37: # rangeindex.body
 	checkindex r9, r13, site 0
-	r21 = move.ptr r25
-	r11 = elemaddr r21, 1, 8
+	r78 = move.ptr r130
+	r11 = elemaddr r78, 1, 8
 	r14 = load.i64 r11
 	checkindex r9, r17, site 1
-	r22 = move.ptr r27
-	r15 = elemaddr r22, 1, 8
+	r79 = move.ptr r132
+	r15 = elemaddr r79, 1, 8
 	r18 = load.i64 r15
 	checkdiv.i64 r18, site 2
-	r30 = convert.u64.i64 r14
-	r31 = convert.u64.i64 r18
-	r32 = or.u64 r30, r31
-	r33 = shr.u64.u32 r32, 32
-	r34 = eq.u64 r33, 0
-	branch r34, b6, b9
-b6: # divide in 32 bits
-	r35 = convert.u32.i64 r14
-	r36 = convert.u32.i64 r18
-	r37 = div.u32 r35, r36
-	r29 = convert.i64.u32 r37
-	jump b7
-b7: # rangeindex.body
-	r19 = move.i64 r29
-	r23 = move.ptr r28
-	r20 = elemaddr r23, 1, 8
+	r140 = convert.u64.i64 r14
+	r141 = convert.u64.i64 r18
+	r142 = or.u64 r140, r141
+	r143 = shr.u64.u32 r142, 32
+	r144 = eq.u64 r143, 0
+	branch r144, b38, b41
+b38: # divide in 32 bits
+	r145 = convert.u32.i64 r14
+	r146 = convert.u32.i64 r18
+	r147 = div.u32 r145, r146
+	r139 = convert.i64.u32 r147
+	jump b39
+b39: # rangeindex.body
+	r19 = move.i64 r139
+	r80 = move.ptr r133
+	r20 = elemaddr r80, 1, 8
 	store.i64 r20, r19
-	jump b8
-b8: # latch
+	jump b40
+b40: # latch
 	r2 = add.i64 r2, r1
-	r25 = elemaddr r25, r26, 1
-	r27 = elemaddr r27, r26, 1
-	r28 = elemaddr r28, r26, 1
-	jump b2
-b9: # divide in 64 bits
-	r29 = div.i64 r14, r18
-	jump b7
-b10: # exit
+	r130 = elemaddr r130, r131, 1
+	r132 = elemaddr r132, r131, 1
+	r133 = elemaddr r133, r131, 1
+	jump b34
+b41: # divide in 64 bits
+	r139 = div.i64 r14, r18
+	jump b39
+b42: # exit
 	return
 
 kernel Window(out []i32, a []i32, lo i64, hi i64)
@@ -21391,36 +27603,144 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r23 = move.i64 r2
-	r24 = elemaddr r4, r23, 4
-	r25 = mul.i64 r1, 4
-	r26 = elemaddr r19, r23, 4
+	r21 = mul.i64 r1, 3
+	r65 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r71 = move.i64 r65
+	r74 = move.i64 r65
+	r79 = move.i64 r65
+	r84 = move.i64 r65
+	r91 = move.i64 r65
+	r98 = move.i64 r65
+	r104 = move.i64 r2
+	r105 = elemaddr r4, r104, 4
+	r106 = mul.i64 r65, 4
+	r107 = elemaddr r19, r104, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b27
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b21
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r68 = move.ptr r105
+	r35 = elemaddr r68, 1, 4
+	r36 = load.i32 r35
+	checkindex r33, r20, site 2
+	r69 = move.ptr r107
+	r37 = elemaddr r69, 1, 4
+	store.i32 r37, r36
+	jump b8
+b8: # grid unrolled 1
+	r46 = add.i64 r29, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r40 = move.i64 r46
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r41 = add.i64 r40, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r70 = move.ptr r68
+	r72 = elemaddr r70, r71, 1
+	r43 = elemaddr r72, 1, 4
+	r44 = load.i32 r43
+	checkindex r41, r20, site 2
+	r73 = move.ptr r69
+	r75 = elemaddr r73, r74, 1
+	r45 = elemaddr r75, 1, 4
+	store.i32 r45, r44
+	jump b12
+b12: # grid unrolled 2
+	r55 = add.i64 r46, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r49 = move.i64 r55
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r50 = add.i64 r49, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r78 = move.ptr r72
+	r80 = elemaddr r78, r79, 1
+	r52 = elemaddr r80, 1, 4
+	r53 = load.i32 r52
+	checkindex r50, r20, site 2
+	r83 = move.ptr r75
+	r85 = elemaddr r83, r84, 1
+	r54 = elemaddr r85, 1, 4
+	store.i32 r54, r53
+	jump b16
+b16: # grid unrolled 3
+	r64 = add.i64 r55, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r58 = move.i64 r64
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r59 = add.i64 r58, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r90 = move.ptr r80
+	r92 = elemaddr r90, r91, 1
+	r61 = elemaddr r92, 1, 4
+	r62 = load.i32 r61
+	checkindex r59, r20, site 2
+	r97 = move.ptr r85
+	r99 = elemaddr r97, r98, 1
+	r63 = elemaddr r99, 1, 4
+	store.i32 r63, r62
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r65
+	r105 = elemaddr r105, r106, 1
+	r107 = elemaddr r107, r106, 1
+	jump b2
+b21: # preheader
+	r100 = move.i64 r2
+	r101 = elemaddr r4, r100, 4
+	r102 = mul.i64 r1, 4
+	r103 = elemaddr r19, r100, 4
+	jump b22
+b22: # head
 	r11 = add.i64 r2, 1
 	r12 = lt.i64 r11, r3
-	branch r12, b3, b7
-b3: # index
+	branch r12, b23, b27
+b23: # index
 	r13 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r14 = add.i64 r13, 1
-	jump b5
-b5: # rangeindex.body
-	r21 = move.ptr r24
-	r16 = elemaddr r21, 1, 4
+	jump b25
+b25: # rangeindex.body
+	r66 = move.ptr r101
+	r16 = elemaddr r66, 1, 4
 	r17 = load.i32 r16
 	checkindex r14, r20, site 2
-	r22 = move.ptr r26
-	r18 = elemaddr r22, 1, 4
+	r67 = move.ptr r103
+	r18 = elemaddr r67, 1, 4
 	store.i32 r18, r17
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r24 = elemaddr r24, r25, 1
-	r26 = elemaddr r26, r25, 1
-	jump b2
-b7: # exit
+	r101 = elemaddr r101, r102, 1
+	r103 = elemaddr r103, r102, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Unsigned(out []u8, at u64)
@@ -21463,35 +27783,152 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r22 = move.i64 r2
-	r23 = elemaddr r5, r22, 4
-	r24 = mul.i64 r1, 4
-	r25 = elemaddr r8, r22, 4
+	r22 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r22
+	r79 = move.i64 r77
+	r82 = move.i64 r77
+	r90 = move.i64 r77
+	r95 = move.i64 r77
+	r107 = move.i64 r77
+	r114 = move.i64 r77
+	r127 = move.i64 r2
+	r128 = move.i64 r127
+	r129 = elemaddr r5, r128, 4
+	r130 = mul.i64 r77, 4
+	r131 = elemaddr r8, r128, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r23 = lt.i64 r2, r3
+	branch r23, b3, b22
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r2
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b17
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r31 = move.i64 r29
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r31, r6, site 0
+	r32 = move.ptr r129
+	r33 = load.f32 r32
+	r34 = mul.f32 r15, r33
+	checkindex r31, r9, site 1
+	r35 = move.ptr r131
+	r36 = load.f32 r35
+	r37 = add.f32 r34, r36
+	r38 = move.ptr r35
+	store.f32 r38, r37
+	jump b7
+b7: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r42 = move.i64 r52
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	checkindex r42, r6, site 0
+	r78 = move.ptr r32
+	r80 = elemaddr r78, r79, 1
+	r43 = move.ptr r80
+	r44 = load.f32 r43
+	r45 = mul.f32 r15, r44
+	checkindex r42, r9, site 1
+	r81 = move.ptr r35
+	r83 = elemaddr r81, r82, 1
+	r46 = move.ptr r83
+	r47 = load.f32 r46
+	r48 = add.f32 r45, r47
+	r86 = move.ptr r83
+	r49 = move.ptr r86
+	store.f32 r49, r48
+	jump b10
+b10: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r54 = move.i64 r64
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	checkindex r54, r6, site 0
+	r89 = move.ptr r80
+	r91 = elemaddr r89, r90, 1
+	r55 = move.ptr r91
+	r56 = load.f32 r55
+	r57 = mul.f32 r15, r56
+	checkindex r54, r9, site 1
+	r94 = move.ptr r83
+	r96 = elemaddr r94, r95, 1
+	r58 = move.ptr r96
+	r59 = load.f32 r58
+	r60 = add.f32 r57, r59
+	r101 = move.ptr r96
+	r61 = move.ptr r101
+	store.f32 r61, r60
+	jump b13
+b13: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r66 = move.i64 r76
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	checkindex r66, r6, site 0
+	r106 = move.ptr r91
+	r108 = elemaddr r106, r107, 1
+	r67 = move.ptr r108
+	r68 = load.f32 r67
+	r69 = mul.f32 r15, r68
+	checkindex r66, r9, site 1
+	r113 = move.ptr r96
+	r115 = elemaddr r113, r114, 1
+	r70 = move.ptr r115
+	r71 = load.f32 r70
+	r72 = add.f32 r69, r71
+	r122 = move.ptr r115
+	r73 = move.ptr r122
+	store.f32 r73, r72
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r129 = elemaddr r129, r130, 1
+	r131 = elemaddr r131, r130, 1
+	jump b2
+b17: # preheader
+	r123 = move.i64 r2
+	r124 = elemaddr r5, r123, 4
+	r125 = mul.i64 r1, 4
+	r126 = elemaddr r8, r123, 4
+	jump b18
+b18: # head
 	r10 = lt.i64 r2, r3
-	branch r10, b3, b6
-b3: # index
+	branch r10, b19, b22
+b19: # index
 	r11 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	checkindex r11, r6, site 0
-	r12 = move.ptr r23
+	r12 = move.ptr r124
 	r13 = load.f32 r12
 	r14 = mul.f32 r15, r13
 	checkindex r11, r9, site 1
-	r16 = move.ptr r25
+	r16 = move.ptr r126
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
 	r19 = move.ptr r16
 	store.f32 r19, r18
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	r23 = elemaddr r23, r24, 1
-	r25 = elemaddr r25, r24, 1
-	jump b2
-b6: # exit
+	r124 = elemaddr r124, r125, 1
+	r126 = elemaddr r126, r125, 1
+	jump b18
+b22: # exit
 	return
 
 kernel MixInt8(a []i8, b []i8, out []i8)
@@ -22223,27 +28660,360 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r61 = move.i64 r2
-	r62 = elemaddr r9, r61, 1
-	r63 = move.i64 r1
-	r64 = elemaddr r13, r61, 1
-	r65 = elemaddr r4, r61, 1
+	r61 = mul.i64 r1, 3
+	r272 = mul.i64 r1, 4
+	r65 = convert.u64.i64 r3
+	r67 = convert.u64.i64 r61
+	r274 = move.i64 r1
+	r277 = move.i64 r274
+	r280 = move.i64 r274
+	r285 = move.i64 r274
+	r290 = move.i64 r274
+	r295 = move.i64 r274
+	r302 = move.i64 r274
+	r309 = move.i64 r274
+	r316 = move.i64 r274
+	r323 = move.i64 r2
+	r324 = move.i64 r323
+	r325 = elemaddr r9, r324, 1
+	r326 = move.i64 r272
+	r327 = elemaddr r13, r324, 1
+	r328 = elemaddr r4, r324, 1
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r62 = lt.i64 r2, r3
+	branch r62, b3, b47
+b3: # grid unrolled room
+	r66 = convert.u64.i64 r2
+	r63 = sub.u64 r65, r66
+	r64 = gt.u64 r63, r67
+	branch r64, b4, b37
+b4: # grid unrolled 0
+	r68 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r70 = move.i64 r68
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r70, r10, site 0
+	r71 = move.ptr r325
+	r72 = load.u8 r71
+	checkindex r70, r14, site 1
+	r73 = move.ptr r327
+	r74 = load.u8 r73
+	jump b7
+b7: # Mix[uint8].entry (grid unrolled 0)
+	r76 = mul.u8 r72, r74
+	r77 = add.u8 r76, r72
+	r78 = sub.u8 r77, r74
+	r79 = andnot.u8 r72, r74
+	r80 = xor.u8 r78, r79
+	r81 = and.u8 r72, r74
+	r82 = shr.u8.u64 r81, 1
+	r83 = or.u8 r80, r82
+	r84 = ne.u8 r74, 0
+	branch r84, b8, b36
+b8: # Mix[uint8].if.then (grid unrolled 0)
+	checkdiv.u8 r74, site 2
+	r85 = div.u8 r72, r74
+	r86 = add.u8 r83, r85
+	r87 = rem.u8 r72, r74
+	r88 = xor.u8 r86, r87
+	r26 = move.u8 r88
+	jump b9
+b9: # Mix[uint8].if.done (grid unrolled 0)
+	r89 = div.u8 r72, 7
+	r90 = rem.u8 r72, 5
+	r91 = add.u8 r89, r90
+	r92 = div.u8 r72, 100
+	r93 = add.u8 r91, r92
+	r94 = rem.u8 r72, 16
+	r95 = add.u8 r93, r94
+	r96 = div.u8 r72, 2
+	r97 = add.u8 r95, r96
+	r98 = rem.u8 r72, 127
+	r99 = add.u8 r97, r98
+	r100 = add.u8 r26, r99
+	r101 = convert.u64.u8 r74
+	r102 = and.u64 r101, 15
+	r103 = shl.u8.u64 r72, r102
+	r104 = shr.u8.u64 r72, r102
+	r105 = or.u8 r103, r104
+	r106 = xor.u8 r100, r105
+	r107 = move.u64 r101
+	r108 = shl.u8.u64 r72, r107
+	r109 = add.u8 r106, r108
+	r110 = shr.u8.u8 r72, r74
+	r111 = sub.u8 r109, r110
+	r112 = not.u8 r72
+	r113 = neg.u8 r74
+	r114 = add.u8 r112, r113
+	r115 = add.u8 r111, r114
+	r75 = move.u8 r115
+	jump b10
+b10: # Mix[uint8].return (grid unrolled 0)
+	r116 = move.ptr r328
+	store.u8 r116, r75
+	jump b11
+b11: # grid unrolled 1
+	r169 = add.i64 r68, r1
+	jump b12
+b12: # index (grid unrolled 1)
+	r120 = move.i64 r169
+	jump b13
+b13: # rangeint.body (grid unrolled 1)
+	checkindex r120, r10, site 0
+	r273 = move.ptr r71
+	r275 = elemaddr r273, r274, 1
+	r121 = move.ptr r275
+	r122 = load.u8 r121
+	checkindex r120, r14, site 1
+	r276 = move.ptr r73
+	r278 = elemaddr r276, r277, 1
+	r123 = move.ptr r278
+	r124 = load.u8 r123
+	jump b14
+b14: # Mix[uint8].entry (grid unrolled 1)
+	r126 = mul.u8 r122, r124
+	r127 = add.u8 r126, r122
+	r128 = sub.u8 r127, r124
+	r129 = andnot.u8 r122, r124
+	r130 = xor.u8 r128, r129
+	r131 = and.u8 r122, r124
+	r132 = shr.u8.u64 r131, 1
+	r133 = or.u8 r130, r132
+	r134 = ne.u8 r124, 0
+	branch r134, b15, b35
+b15: # Mix[uint8].if.then (grid unrolled 1)
+	checkdiv.u8 r124, site 2
+	r135 = div.u8 r122, r124
+	r136 = add.u8 r133, r135
+	r137 = rem.u8 r122, r124
+	r138 = xor.u8 r136, r137
+	r26 = move.u8 r138
+	jump b16
+b16: # Mix[uint8].if.done (grid unrolled 1)
+	r139 = div.u8 r122, 7
+	r140 = rem.u8 r122, 5
+	r141 = add.u8 r139, r140
+	r142 = div.u8 r122, 100
+	r143 = add.u8 r141, r142
+	r144 = rem.u8 r122, 16
+	r145 = add.u8 r143, r144
+	r146 = div.u8 r122, 2
+	r147 = add.u8 r145, r146
+	r148 = rem.u8 r122, 127
+	r149 = add.u8 r147, r148
+	r150 = add.u8 r26, r149
+	r151 = convert.u64.u8 r124
+	r152 = and.u64 r151, 15
+	r153 = shl.u8.u64 r122, r152
+	r154 = shr.u8.u64 r122, r152
+	r155 = or.u8 r153, r154
+	r156 = xor.u8 r150, r155
+	r157 = move.u64 r151
+	r158 = shl.u8.u64 r122, r157
+	r159 = add.u8 r156, r158
+	r160 = shr.u8.u8 r122, r124
+	r161 = sub.u8 r159, r160
+	r162 = not.u8 r122
+	r163 = neg.u8 r124
+	r164 = add.u8 r162, r163
+	r165 = add.u8 r161, r164
+	r125 = move.u8 r165
+	jump b17
+b17: # Mix[uint8].return (grid unrolled 1)
+	r279 = move.ptr r116
+	r281 = elemaddr r279, r280, 1
+	r166 = move.ptr r281
+	store.u8 r166, r125
+	jump b18
+b18: # grid unrolled 2
+	r220 = add.i64 r169, r1
+	jump b19
+b19: # index (grid unrolled 2)
+	r171 = move.i64 r220
+	jump b20
+b20: # rangeint.body (grid unrolled 2)
+	checkindex r171, r10, site 0
+	r284 = move.ptr r275
+	r286 = elemaddr r284, r285, 1
+	r172 = move.ptr r286
+	r173 = load.u8 r172
+	checkindex r171, r14, site 1
+	r289 = move.ptr r278
+	r291 = elemaddr r289, r290, 1
+	r174 = move.ptr r291
+	r175 = load.u8 r174
+	jump b21
+b21: # Mix[uint8].entry (grid unrolled 2)
+	r177 = mul.u8 r173, r175
+	r178 = add.u8 r177, r173
+	r179 = sub.u8 r178, r175
+	r180 = andnot.u8 r173, r175
+	r181 = xor.u8 r179, r180
+	r182 = and.u8 r173, r175
+	r183 = shr.u8.u64 r182, 1
+	r184 = or.u8 r181, r183
+	r185 = ne.u8 r175, 0
+	branch r185, b22, b34
+b22: # Mix[uint8].if.then (grid unrolled 2)
+	checkdiv.u8 r175, site 2
+	r186 = div.u8 r173, r175
+	r187 = add.u8 r184, r186
+	r188 = rem.u8 r173, r175
+	r189 = xor.u8 r187, r188
+	r26 = move.u8 r189
+	jump b23
+b23: # Mix[uint8].if.done (grid unrolled 2)
+	r190 = div.u8 r173, 7
+	r191 = rem.u8 r173, 5
+	r192 = add.u8 r190, r191
+	r193 = div.u8 r173, 100
+	r194 = add.u8 r192, r193
+	r195 = rem.u8 r173, 16
+	r196 = add.u8 r194, r195
+	r197 = div.u8 r173, 2
+	r198 = add.u8 r196, r197
+	r199 = rem.u8 r173, 127
+	r200 = add.u8 r198, r199
+	r201 = add.u8 r26, r200
+	r202 = convert.u64.u8 r175
+	r203 = and.u64 r202, 15
+	r204 = shl.u8.u64 r173, r203
+	r205 = shr.u8.u64 r173, r203
+	r206 = or.u8 r204, r205
+	r207 = xor.u8 r201, r206
+	r208 = move.u64 r202
+	r209 = shl.u8.u64 r173, r208
+	r210 = add.u8 r207, r209
+	r211 = shr.u8.u8 r173, r175
+	r212 = sub.u8 r210, r211
+	r213 = not.u8 r173
+	r214 = neg.u8 r175
+	r215 = add.u8 r213, r214
+	r216 = add.u8 r212, r215
+	r176 = move.u8 r216
+	jump b24
+b24: # Mix[uint8].return (grid unrolled 2)
+	r294 = move.ptr r281
+	r296 = elemaddr r294, r295, 1
+	r217 = move.ptr r296
+	store.u8 r217, r176
+	jump b25
+b25: # grid unrolled 3
+	r271 = add.i64 r220, r1
+	jump b26
+b26: # index (grid unrolled 3)
+	r222 = move.i64 r271
+	jump b27
+b27: # rangeint.body (grid unrolled 3)
+	checkindex r222, r10, site 0
+	r301 = move.ptr r286
+	r303 = elemaddr r301, r302, 1
+	r223 = move.ptr r303
+	r224 = load.u8 r223
+	checkindex r222, r14, site 1
+	r308 = move.ptr r291
+	r310 = elemaddr r308, r309, 1
+	r225 = move.ptr r310
+	r226 = load.u8 r225
+	jump b28
+b28: # Mix[uint8].entry (grid unrolled 3)
+	r228 = mul.u8 r224, r226
+	r229 = add.u8 r228, r224
+	r230 = sub.u8 r229, r226
+	r231 = andnot.u8 r224, r226
+	r232 = xor.u8 r230, r231
+	r233 = and.u8 r224, r226
+	r234 = shr.u8.u64 r233, 1
+	r235 = or.u8 r232, r234
+	r236 = ne.u8 r226, 0
+	branch r236, b29, b33
+b29: # Mix[uint8].if.then (grid unrolled 3)
+	checkdiv.u8 r226, site 2
+	r237 = div.u8 r224, r226
+	r238 = add.u8 r235, r237
+	r239 = rem.u8 r224, r226
+	r240 = xor.u8 r238, r239
+	r26 = move.u8 r240
+	jump b30
+b30: # Mix[uint8].if.done (grid unrolled 3)
+	r241 = div.u8 r224, 7
+	r242 = rem.u8 r224, 5
+	r243 = add.u8 r241, r242
+	r244 = div.u8 r224, 100
+	r245 = add.u8 r243, r244
+	r246 = rem.u8 r224, 16
+	r247 = add.u8 r245, r246
+	r248 = div.u8 r224, 2
+	r249 = add.u8 r247, r248
+	r250 = rem.u8 r224, 127
+	r251 = add.u8 r249, r250
+	r252 = add.u8 r26, r251
+	r253 = convert.u64.u8 r226
+	r254 = and.u64 r253, 15
+	r255 = shl.u8.u64 r224, r254
+	r256 = shr.u8.u64 r224, r254
+	r257 = or.u8 r255, r256
+	r258 = xor.u8 r252, r257
+	r259 = move.u64 r253
+	r260 = shl.u8.u64 r224, r259
+	r261 = add.u8 r258, r260
+	r262 = shr.u8.u8 r224, r226
+	r263 = sub.u8 r261, r262
+	r264 = not.u8 r224
+	r265 = neg.u8 r226
+	r266 = add.u8 r264, r265
+	r267 = add.u8 r263, r266
+	r227 = move.u8 r267
+	jump b31
+b31: # Mix[uint8].return (grid unrolled 3)
+	r315 = move.ptr r296
+	r317 = elemaddr r315, r316, 1
+	r268 = move.ptr r317
+	store.u8 r268, r227
+	jump b32
+b32: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r272
+	r325 = elemaddr r325, r326, 1
+	r327 = elemaddr r327, r326, 1
+	r328 = elemaddr r328, r326, 1
+	jump b2
+b33: # edge 0→2 (grid unrolled 3)
+	r26 = move.u8 r235
+	jump b30
+b34: # edge 0→2 (grid unrolled 2)
+	r26 = move.u8 r184
+	jump b23
+b35: # edge 0→2 (grid unrolled 1)
+	r26 = move.u8 r133
+	jump b16
+b36: # edge 0→2 (grid unrolled 0)
+	r26 = move.u8 r83
+	jump b9
+b37: # preheader
+	r318 = move.i64 r2
+	r319 = elemaddr r9, r318, 1
+	r320 = move.i64 r1
+	r321 = elemaddr r13, r318, 1
+	r322 = elemaddr r4, r318, 1
+	jump b38
+b38: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b11
-b3: # index
+	branch r6, b39, b47
+b39: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b40
+b40: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = move.ptr r62
+	r8 = move.ptr r319
 	r11 = load.u8 r8
 	checkindex r7, r14, site 1
-	r12 = move.ptr r64
+	r12 = move.ptr r321
 	r15 = load.u8 r12
-	jump b5
-b5: # Mix[uint8].entry
+	jump b41
+b41: # Mix[uint8].entry
 	r17 = mul.u8 r11, r15
 	r18 = add.u8 r17, r11
 	r19 = sub.u8 r18, r15
@@ -22253,16 +29023,16 @@ b5: # Mix[uint8].entry
 	r23 = shr.u8.u64 r22, 1
 	r24 = or.u8 r21, r23
 	r25 = ne.u8 r15, 0
-	branch r25, b6, b10
-b6: # Mix[uint8].if.then
+	branch r25, b42, b46
+b42: # Mix[uint8].if.then
 	checkdiv.u8 r15, site 2
 	r27 = div.u8 r11, r15
 	r28 = add.u8 r24, r27
 	r29 = rem.u8 r11, r15
 	r30 = xor.u8 r28, r29
 	r26 = move.u8 r30
-	jump b7
-b7: # Mix[uint8].if.done
+	jump b43
+b43: # Mix[uint8].if.done
 	r31 = div.u8 r11, 7
 	r32 = rem.u8 r11, 5
 	r33 = add.u8 r31, r32
@@ -22291,21 +29061,21 @@ b7: # Mix[uint8].if.done
 	r56 = add.u8 r54, r55
 	r57 = add.u8 r53, r56
 	r16 = move.u8 r57
-	jump b8
-b8: # Mix[uint8].return
-	r58 = move.ptr r65
+	jump b44
+b44: # Mix[uint8].return
+	r58 = move.ptr r322
 	store.u8 r58, r16
-	jump b9
-b9: # latch
+	jump b45
+b45: # latch
 	r2 = add.i64 r2, r1
-	r62 = elemaddr r62, r63, 1
-	r64 = elemaddr r64, r63, 1
-	r65 = elemaddr r65, r63, 1
-	jump b2
-b10: # edge 0→2
+	r319 = elemaddr r319, r320, 1
+	r321 = elemaddr r321, r320, 1
+	r322 = elemaddr r322, r320, 1
+	jump b38
+b46: # edge 0→2
 	r26 = move.u8 r24
-	jump b7
-b11: # exit
+	jump b43
+b47: # exit
 	return
 
 kernel MixUint16(a []u16, b []u16, out []u16)
@@ -22880,25 +29650,251 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r46 = move.i64 r2
-	r47 = elemaddr r9, r46, 1
-	r48 = move.i64 r1
-	r49 = elemaddr r13, r46, 8
-	r50 = mul.i64 r1, 8
-	r51 = elemaddr r4, r46, 8
+	r46 = mul.i64 r1, 3
+	r201 = mul.i64 r1, 4
+	r50 = convert.u64.i64 r3
+	r52 = convert.u64.i64 r46
+	r203 = move.i64 r1
+	r206 = mul.i64 r1, 8
+	r209 = move.i64 r206
+	r214 = move.i64 r203
+	r219 = move.i64 r206
+	r224 = move.i64 r206
+	r231 = move.i64 r203
+	r238 = move.i64 r206
+	r245 = move.i64 r206
+	r253 = move.i64 r2
+	r254 = move.i64 r253
+	r255 = elemaddr r9, r254, 1
+	r256 = move.i64 r201
+	r257 = elemaddr r13, r254, 8
+	r258 = mul.i64 r201, 8
+	r259 = elemaddr r4, r254, 8
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r47 = lt.i64 r2, r3
+	branch r47, b3, b22
+b3: # grid unrolled room
+	r51 = convert.u64.i64 r2
+	r48 = sub.u64 r50, r51
+	r49 = gt.u64 r48, r52
+	branch r49, b4, b17
+b4: # grid unrolled 0
+	r53 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r55 = move.i64 r53
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r55, r10, site 0
+	r56 = move.ptr r255
+	r57 = load.u8 r56
+	checkindex r55, r14, site 1
+	r58 = move.ptr r257
+	r59 = load.i64 r58
+	r60 = shl.i64.u8 r59, r57
+	r61 = shr.i64.u8 r59, r57
+	r62 = xor.i64 r60, r61
+	r63 = convert.i32.i64 r59
+	r64 = convert.u16.u8 r57
+	r65 = shl.i32.u16 r63, r64
+	r66 = convert.i64.i32 r65
+	r67 = convert.u16.i64 r59
+	r68 = convert.u32.u8 r57
+	r69 = shr.u16.u32 r67, r68
+	r70 = convert.i64.u16 r69
+	r71 = add.i64 r66, r70
+	r72 = xor.i64 r62, r71
+	r73 = convert.i8.i64 r59
+	r74 = convert.u64.u8 r57
+	r75 = shr.i8.u64 r73, r74
+	r76 = convert.i64.i8 r75
+	r77 = xor.i64 r72, r76
+	r78 = convert.u32.i64 r59
+	r79 = shl.u32.u8 r78, r57
+	r80 = convert.i64.u32 r79
+	r81 = xor.i64 r77, r80
+	r82 = and.u8 r57, 63
+	r83 = shr.i64.u8 r59, r82
+	r84 = and.u8 r57, 7
+	r85 = shl.i64.u8 r83, r84
+	r86 = xor.i64 r81, r85
+	r87 = move.ptr r259
+	store.i64 r87, r86
+	jump b7
+b7: # grid unrolled 1
+	r126 = add.i64 r53, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r91 = move.i64 r126
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	checkindex r91, r10, site 0
+	r202 = move.ptr r56
+	r204 = elemaddr r202, r203, 1
+	r92 = move.ptr r204
+	r93 = load.u8 r92
+	checkindex r91, r14, site 1
+	r205 = move.ptr r58
+	r207 = elemaddr r205, r206, 1
+	r94 = move.ptr r207
+	r95 = load.i64 r94
+	r96 = shl.i64.u8 r95, r93
+	r97 = shr.i64.u8 r95, r93
+	r98 = xor.i64 r96, r97
+	r99 = convert.i32.i64 r95
+	r100 = convert.u16.u8 r93
+	r101 = shl.i32.u16 r99, r100
+	r102 = convert.i64.i32 r101
+	r103 = convert.u16.i64 r95
+	r104 = convert.u32.u8 r93
+	r105 = shr.u16.u32 r103, r104
+	r106 = convert.i64.u16 r105
+	r107 = add.i64 r102, r106
+	r108 = xor.i64 r98, r107
+	r109 = convert.i8.i64 r95
+	r110 = convert.u64.u8 r93
+	r111 = shr.i8.u64 r109, r110
+	r112 = convert.i64.i8 r111
+	r113 = xor.i64 r108, r112
+	r114 = convert.u32.i64 r95
+	r115 = shl.u32.u8 r114, r93
+	r116 = convert.i64.u32 r115
+	r117 = xor.i64 r113, r116
+	r118 = and.u8 r93, 63
+	r119 = shr.i64.u8 r95, r118
+	r120 = and.u8 r93, 7
+	r121 = shl.i64.u8 r119, r120
+	r122 = xor.i64 r117, r121
+	r208 = move.ptr r87
+	r210 = elemaddr r208, r209, 1
+	r123 = move.ptr r210
+	store.i64 r123, r122
+	jump b10
+b10: # grid unrolled 2
+	r163 = add.i64 r126, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r128 = move.i64 r163
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	checkindex r128, r10, site 0
+	r213 = move.ptr r204
+	r215 = elemaddr r213, r214, 1
+	r129 = move.ptr r215
+	r130 = load.u8 r129
+	checkindex r128, r14, site 1
+	r218 = move.ptr r207
+	r220 = elemaddr r218, r219, 1
+	r131 = move.ptr r220
+	r132 = load.i64 r131
+	r133 = shl.i64.u8 r132, r130
+	r134 = shr.i64.u8 r132, r130
+	r135 = xor.i64 r133, r134
+	r136 = convert.i32.i64 r132
+	r137 = convert.u16.u8 r130
+	r138 = shl.i32.u16 r136, r137
+	r139 = convert.i64.i32 r138
+	r140 = convert.u16.i64 r132
+	r141 = convert.u32.u8 r130
+	r142 = shr.u16.u32 r140, r141
+	r143 = convert.i64.u16 r142
+	r144 = add.i64 r139, r143
+	r145 = xor.i64 r135, r144
+	r146 = convert.i8.i64 r132
+	r147 = convert.u64.u8 r130
+	r148 = shr.i8.u64 r146, r147
+	r149 = convert.i64.i8 r148
+	r150 = xor.i64 r145, r149
+	r151 = convert.u32.i64 r132
+	r152 = shl.u32.u8 r151, r130
+	r153 = convert.i64.u32 r152
+	r154 = xor.i64 r150, r153
+	r155 = and.u8 r130, 63
+	r156 = shr.i64.u8 r132, r155
+	r157 = and.u8 r130, 7
+	r158 = shl.i64.u8 r156, r157
+	r159 = xor.i64 r154, r158
+	r223 = move.ptr r210
+	r225 = elemaddr r223, r224, 1
+	r160 = move.ptr r225
+	store.i64 r160, r159
+	jump b13
+b13: # grid unrolled 3
+	r200 = add.i64 r163, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r165 = move.i64 r200
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	checkindex r165, r10, site 0
+	r230 = move.ptr r215
+	r232 = elemaddr r230, r231, 1
+	r166 = move.ptr r232
+	r167 = load.u8 r166
+	checkindex r165, r14, site 1
+	r237 = move.ptr r220
+	r239 = elemaddr r237, r238, 1
+	r168 = move.ptr r239
+	r169 = load.i64 r168
+	r170 = shl.i64.u8 r169, r167
+	r171 = shr.i64.u8 r169, r167
+	r172 = xor.i64 r170, r171
+	r173 = convert.i32.i64 r169
+	r174 = convert.u16.u8 r167
+	r175 = shl.i32.u16 r173, r174
+	r176 = convert.i64.i32 r175
+	r177 = convert.u16.i64 r169
+	r178 = convert.u32.u8 r167
+	r179 = shr.u16.u32 r177, r178
+	r180 = convert.i64.u16 r179
+	r181 = add.i64 r176, r180
+	r182 = xor.i64 r172, r181
+	r183 = convert.i8.i64 r169
+	r184 = convert.u64.u8 r167
+	r185 = shr.i8.u64 r183, r184
+	r186 = convert.i64.i8 r185
+	r187 = xor.i64 r182, r186
+	r188 = convert.u32.i64 r169
+	r189 = shl.u32.u8 r188, r167
+	r190 = convert.i64.u32 r189
+	r191 = xor.i64 r187, r190
+	r192 = and.u8 r167, 63
+	r193 = shr.i64.u8 r169, r192
+	r194 = and.u8 r167, 7
+	r195 = shl.i64.u8 r193, r194
+	r196 = xor.i64 r191, r195
+	r244 = move.ptr r225
+	r246 = elemaddr r244, r245, 1
+	r197 = move.ptr r246
+	store.i64 r197, r196
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r201
+	r255 = elemaddr r255, r256, 1
+	r257 = elemaddr r257, r258, 1
+	r259 = elemaddr r259, r258, 1
+	jump b2
+b17: # preheader
+	r247 = move.i64 r2
+	r248 = elemaddr r9, r247, 1
+	r249 = move.i64 r1
+	r250 = elemaddr r13, r247, 8
+	r251 = mul.i64 r1, 8
+	r252 = elemaddr r4, r247, 8
+	jump b18
+b18: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b19, b22
+b19: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = move.ptr r47
+	r8 = move.ptr r248
 	r11 = load.u8 r8
 	checkindex r7, r14, site 1
-	r12 = move.ptr r49
+	r12 = move.ptr r250
 	r15 = load.i64 r12
 	r16 = shl.i64.u8 r15, r11
 	r17 = shr.i64.u8 r15, r11
@@ -22927,16 +29923,16 @@ b4: # rangeint.body
 	r40 = and.u8 r11, 7
 	r41 = shl.i64.u8 r39, r40
 	r42 = xor.i64 r37, r41
-	r43 = move.ptr r51
+	r43 = move.ptr r252
 	store.i64 r43, r42
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	r47 = elemaddr r47, r48, 1
-	r49 = elemaddr r49, r50, 1
-	r51 = elemaddr r51, r50, 1
-	jump b2
-b6: # exit
+	r248 = elemaddr r248, r249, 1
+	r250 = elemaddr r250, r251, 1
+	r252 = elemaddr r252, r251, 1
+	jump b18
+b22: # exit
 	return
 
 kernel Conversions(i64 []i64, f64 []f64, u8 []u8, i16 []i16, u32 []u32, f32 []f32, out []i64)
@@ -23080,24 +30076,345 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r51 = move.i64 r2
-	r52 = elemaddr r9, r51, 8
-	r53 = mul.i64 r1, 8
-	r54 = elemaddr r13, r51, 8
-	r55 = elemaddr r4, r51, 8
+	r51 = mul.i64 r1, 3
+	r218 = mul.i64 r1, 4
+	r55 = convert.u64.i64 r3
+	r57 = convert.u64.i64 r51
+	r220 = mul.i64 r1, 8
+	r223 = move.i64 r220
+	r226 = move.i64 r220
+	r231 = move.i64 r220
+	r236 = move.i64 r220
+	r241 = move.i64 r220
+	r248 = move.i64 r220
+	r255 = move.i64 r220
+	r262 = move.i64 r220
+	r269 = move.i64 r2
+	r270 = move.i64 r269
+	r271 = elemaddr r9, r270, 8
+	r272 = mul.i64 r218, 8
+	r273 = elemaddr r13, r270, 8
+	r274 = elemaddr r4, r270, 8
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r52 = lt.i64 r2, r3
+	branch r52, b3, b62
+b3: # grid unrolled room
+	r56 = convert.u64.i64 r2
+	r53 = sub.u64 r55, r56
+	r54 = gt.u64 r53, r57
+	branch r54, b4, b49
+b4: # grid unrolled 0
+	r58 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r60 = move.i64 r58
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r60, r10, site 0
+	r61 = move.ptr r271
+	r62 = load.f64 r61
+	checkindex r60, r14, site 1
+	r63 = move.ptr r273
+	r64 = load.f64 r63
+	r65 = mul.f64 r62, r64
+	r66 = div.f64 r62, r64
+	r67 = sub.f64 r65, r66
+	r68 = add.f64 r62, r64
+	r69 = add.f64 r67, r68
+	r70 = lt.f64 r62, r64
+	branch r70, b7, b46
+b7: # if.then (grid unrolled 0)
+	r71 = add.f64 r69, 1.0
+	r23 = move.f64 r71
+	jump b8
+b8: # if.done (grid unrolled 0)
+	r72 = ne.f64 r62, r64
+	branch r72, b9, b45
+b9: # if.then (grid unrolled 0)
+	r75 = mul.f64 r23, 0.5
+	r25 = move.f64 r75
+	jump b10
+b10: # if.done (grid unrolled 0)
+	r76 = abs.f64 r62
+	r77 = sqrt.f64 r76
+	r78 = floor.f64 r64
+	r79 = add.f64 r77, r78
+	r80 = ceil.f64 r62
+	r81 = add.f64 r79, r80
+	r82 = neg.f64 r64
+	r83 = trunc.f64 r82
+	r84 = add.f64 r81, r83
+	r85 = add.f64 r25, r84
+	r86 = min.f64 r62, r64
+	r88 = max.f64 r62, r64
+	r87 = max.f64 r88, 0.25
+	r89 = mul.f64 r87, 2.0
+	r90 = add.f64 r86, r89
+	r91 = add.f64 r85, r90
+	r92 = move.f64 r86
+	r93 = mul.f64 r92, 0.0
+	r94 = add.f64 r91, r93
+	r95 = move.ptr r274
+	store.f64 r95, r94
+	jump b11
+b11: # grid unrolled 1
+	r137 = add.i64 r58, r1
+	jump b12
+b12: # index (grid unrolled 1)
+	r99 = move.i64 r137
+	jump b13
+b13: # rangeint.body (grid unrolled 1)
+	checkindex r99, r10, site 0
+	r219 = move.ptr r61
+	r221 = elemaddr r219, r220, 1
+	r100 = move.ptr r221
+	r101 = load.f64 r100
+	checkindex r99, r14, site 1
+	r222 = move.ptr r63
+	r224 = elemaddr r222, r223, 1
+	r102 = move.ptr r224
+	r103 = load.f64 r102
+	r104 = mul.f64 r101, r103
+	r105 = div.f64 r101, r103
+	r106 = sub.f64 r104, r105
+	r107 = add.f64 r101, r103
+	r108 = add.f64 r106, r107
+	r109 = lt.f64 r101, r103
+	branch r109, b14, b42
+b14: # if.then (grid unrolled 1)
+	r110 = add.f64 r108, 1.0
+	r23 = move.f64 r110
+	jump b15
+b15: # if.done (grid unrolled 1)
+	r111 = ne.f64 r101, r103
+	branch r111, b16, b41
+b16: # if.then (grid unrolled 1)
+	r114 = mul.f64 r23, 0.5
+	r25 = move.f64 r114
+	jump b17
+b17: # if.done (grid unrolled 1)
+	r115 = abs.f64 r101
+	r116 = sqrt.f64 r115
+	r117 = floor.f64 r103
+	r118 = add.f64 r116, r117
+	r119 = ceil.f64 r101
+	r120 = add.f64 r118, r119
+	r121 = neg.f64 r103
+	r122 = trunc.f64 r121
+	r123 = add.f64 r120, r122
+	r124 = add.f64 r25, r123
+	r125 = min.f64 r101, r103
+	r127 = max.f64 r101, r103
+	r126 = max.f64 r127, 0.25
+	r128 = mul.f64 r126, 2.0
+	r129 = add.f64 r125, r128
+	r130 = add.f64 r124, r129
+	r131 = move.f64 r125
+	r132 = mul.f64 r131, 0.0
+	r133 = add.f64 r130, r132
+	r225 = move.ptr r95
+	r227 = elemaddr r225, r226, 1
+	r134 = move.ptr r227
+	store.f64 r134, r133
+	jump b18
+b18: # grid unrolled 2
+	r177 = add.i64 r137, r1
+	jump b19
+b19: # index (grid unrolled 2)
+	r139 = move.i64 r177
+	jump b20
+b20: # rangeint.body (grid unrolled 2)
+	checkindex r139, r10, site 0
+	r230 = move.ptr r221
+	r232 = elemaddr r230, r231, 1
+	r140 = move.ptr r232
+	r141 = load.f64 r140
+	checkindex r139, r14, site 1
+	r235 = move.ptr r224
+	r237 = elemaddr r235, r236, 1
+	r142 = move.ptr r237
+	r143 = load.f64 r142
+	r144 = mul.f64 r141, r143
+	r145 = div.f64 r141, r143
+	r146 = sub.f64 r144, r145
+	r147 = add.f64 r141, r143
+	r148 = add.f64 r146, r147
+	r149 = lt.f64 r141, r143
+	branch r149, b21, b38
+b21: # if.then (grid unrolled 2)
+	r150 = add.f64 r148, 1.0
+	r23 = move.f64 r150
+	jump b22
+b22: # if.done (grid unrolled 2)
+	r151 = ne.f64 r141, r143
+	branch r151, b23, b37
+b23: # if.then (grid unrolled 2)
+	r154 = mul.f64 r23, 0.5
+	r25 = move.f64 r154
+	jump b24
+b24: # if.done (grid unrolled 2)
+	r155 = abs.f64 r141
+	r156 = sqrt.f64 r155
+	r157 = floor.f64 r143
+	r158 = add.f64 r156, r157
+	r159 = ceil.f64 r141
+	r160 = add.f64 r158, r159
+	r161 = neg.f64 r143
+	r162 = trunc.f64 r161
+	r163 = add.f64 r160, r162
+	r164 = add.f64 r25, r163
+	r165 = min.f64 r141, r143
+	r167 = max.f64 r141, r143
+	r166 = max.f64 r167, 0.25
+	r168 = mul.f64 r166, 2.0
+	r169 = add.f64 r165, r168
+	r170 = add.f64 r164, r169
+	r171 = move.f64 r165
+	r172 = mul.f64 r171, 0.0
+	r173 = add.f64 r170, r172
+	r240 = move.ptr r227
+	r242 = elemaddr r240, r241, 1
+	r174 = move.ptr r242
+	store.f64 r174, r173
+	jump b25
+b25: # grid unrolled 3
+	r217 = add.i64 r177, r1
+	jump b26
+b26: # index (grid unrolled 3)
+	r179 = move.i64 r217
+	jump b27
+b27: # rangeint.body (grid unrolled 3)
+	checkindex r179, r10, site 0
+	r247 = move.ptr r232
+	r249 = elemaddr r247, r248, 1
+	r180 = move.ptr r249
+	r181 = load.f64 r180
+	checkindex r179, r14, site 1
+	r254 = move.ptr r237
+	r256 = elemaddr r254, r255, 1
+	r182 = move.ptr r256
+	r183 = load.f64 r182
+	r184 = mul.f64 r181, r183
+	r185 = div.f64 r181, r183
+	r186 = sub.f64 r184, r185
+	r187 = add.f64 r181, r183
+	r188 = add.f64 r186, r187
+	r189 = lt.f64 r181, r183
+	branch r189, b28, b34
+b28: # if.then (grid unrolled 3)
+	r190 = add.f64 r188, 1.0
+	r23 = move.f64 r190
+	jump b29
+b29: # if.done (grid unrolled 3)
+	r191 = ne.f64 r181, r183
+	branch r191, b30, b33
+b30: # if.then (grid unrolled 3)
+	r194 = mul.f64 r23, 0.5
+	r25 = move.f64 r194
+	jump b31
+b31: # if.done (grid unrolled 3)
+	r195 = abs.f64 r181
+	r196 = sqrt.f64 r195
+	r197 = floor.f64 r183
+	r198 = add.f64 r196, r197
+	r199 = ceil.f64 r181
+	r200 = add.f64 r198, r199
+	r201 = neg.f64 r183
+	r202 = trunc.f64 r201
+	r203 = add.f64 r200, r202
+	r204 = add.f64 r25, r203
+	r205 = min.f64 r181, r183
+	r207 = max.f64 r181, r183
+	r206 = max.f64 r207, 0.25
+	r208 = mul.f64 r206, 2.0
+	r209 = add.f64 r205, r208
+	r210 = add.f64 r204, r209
+	r211 = move.f64 r205
+	r212 = mul.f64 r211, 0.0
+	r213 = add.f64 r210, r212
+	r261 = move.ptr r242
+	r263 = elemaddr r261, r262, 1
+	r214 = move.ptr r263
+	store.f64 r214, r213
+	jump b32
+b32: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r218
+	r271 = elemaddr r271, r272, 1
+	r273 = elemaddr r273, r272, 1
+	r274 = elemaddr r274, r272, 1
+	jump b2
+b33: # edge 4→8 (grid unrolled 3)
+	r25 = move.f64 r23
+	jump b31
+b34: # if.else (grid unrolled 3)
+	r192 = eq.f64 r181, r183
+	branch r192, b35, b36
+b35: # if.then (grid unrolled 3)
+	r193 = sub.f64 r188, 1.0
+	r23 = move.f64 r193
+	jump b29
+b36: # edge 5→4 (grid unrolled 3)
+	r23 = move.f64 r188
+	jump b29
+b37: # edge 4→8 (grid unrolled 2)
+	r25 = move.f64 r23
+	jump b24
+b38: # if.else (grid unrolled 2)
+	r152 = eq.f64 r141, r143
+	branch r152, b39, b40
+b39: # if.then (grid unrolled 2)
+	r153 = sub.f64 r148, 1.0
+	r23 = move.f64 r153
+	jump b22
+b40: # edge 5→4 (grid unrolled 2)
+	r23 = move.f64 r148
+	jump b22
+b41: # edge 4→8 (grid unrolled 1)
+	r25 = move.f64 r23
+	jump b17
+b42: # if.else (grid unrolled 1)
+	r112 = eq.f64 r101, r103
+	branch r112, b43, b44
+b43: # if.then (grid unrolled 1)
+	r113 = sub.f64 r108, 1.0
+	r23 = move.f64 r113
+	jump b15
+b44: # edge 5→4 (grid unrolled 1)
+	r23 = move.f64 r108
+	jump b15
+b45: # edge 4→8 (grid unrolled 0)
+	r25 = move.f64 r23
+	jump b10
+b46: # if.else (grid unrolled 0)
+	r73 = eq.f64 r62, r64
+	branch r73, b47, b48
+b47: # if.then (grid unrolled 0)
+	r74 = sub.f64 r69, 1.0
+	r23 = move.f64 r74
+	jump b8
+b48: # edge 5→4 (grid unrolled 0)
+	r23 = move.f64 r69
+	jump b8
+b49: # preheader
+	r264 = move.i64 r2
+	r265 = elemaddr r9, r264, 8
+	r266 = mul.i64 r1, 8
+	r267 = elemaddr r13, r264, 8
+	r268 = elemaddr r4, r264, 8
+	jump b50
+b50: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b14
-b3: # index
+	branch r6, b51, b62
+b51: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b52
+b52: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = move.ptr r52
+	r8 = move.ptr r265
 	r11 = load.f64 r8
 	checkindex r7, r14, site 1
-	r12 = move.ptr r54
+	r12 = move.ptr r267
 	r15 = load.f64 r12
 	r16 = mul.f64 r11, r15
 	r17 = div.f64 r11, r15
@@ -23105,19 +30422,19 @@ b4: # rangeint.body
 	r19 = add.f64 r11, r15
 	r20 = add.f64 r18, r19
 	r21 = lt.f64 r11, r15
-	branch r21, b5, b11
-b5: # if.then
+	branch r21, b53, b59
+b53: # if.then
 	r22 = add.f64 r20, 1.0
 	r23 = move.f64 r22
-	jump b6
-b6: # if.done
+	jump b54
+b54: # if.done
 	r24 = ne.f64 r11, r15
-	branch r24, b7, b10
-b7: # if.then
+	branch r24, b55, b58
+b55: # if.then
 	r28 = mul.f64 r23, 0.5
 	r25 = move.f64 r28
-	jump b8
-b8: # if.done
+	jump b56
+b56: # if.done
 	r29 = abs.f64 r11
 	r30 = sqrt.f64 r29
 	r31 = floor.f64 r15
@@ -23137,29 +30454,29 @@ b8: # if.done
 	r45 = move.f64 r39
 	r46 = mul.f64 r45, 0.0
 	r47 = add.f64 r44, r46
-	r48 = move.ptr r55
+	r48 = move.ptr r268
 	store.f64 r48, r47
-	jump b9
-b9: # latch
+	jump b57
+b57: # latch
 	r2 = add.i64 r2, r1
-	r52 = elemaddr r52, r53, 1
-	r54 = elemaddr r54, r53, 1
-	r55 = elemaddr r55, r53, 1
-	jump b2
-b10: # edge 4→8
+	r265 = elemaddr r265, r266, 1
+	r267 = elemaddr r267, r266, 1
+	r268 = elemaddr r268, r266, 1
+	jump b50
+b58: # edge 4→8
 	r25 = move.f64 r23
-	jump b8
-b11: # if.else
+	jump b56
+b59: # if.else
 	r26 = eq.f64 r11, r15
-	branch r26, b12, b13
-b12: # if.then
+	branch r26, b60, b61
+b60: # if.then
 	r27 = sub.f64 r20, 1.0
 	r23 = move.f64 r27
-	jump b6
-b13: # edge 5→4
+	jump b54
+b61: # edge 5→4
 	r23 = move.f64 r20
-	jump b6
-b14: # exit
+	jump b54
+b62: # exit
 	return
 
 kernel Floats32(x []f32, y []f32, out []f32)
@@ -23180,24 +30497,265 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r53 = move.i64 r2
-	r54 = elemaddr r9, r53, 4
-	r55 = mul.i64 r1, 4
-	r56 = elemaddr r13, r53, 4
-	r57 = elemaddr r4, r53, 4
+	r53 = mul.i64 r1, 3
+	r192 = mul.i64 r1, 4
+	r57 = convert.u64.i64 r3
+	r59 = convert.u64.i64 r53
+	r194 = move.i64 r192
+	r197 = move.i64 r192
+	r200 = move.i64 r192
+	r205 = move.i64 r192
+	r210 = move.i64 r192
+	r215 = move.i64 r192
+	r222 = move.i64 r192
+	r229 = move.i64 r192
+	r236 = move.i64 r192
+	r243 = move.i64 r2
+	r244 = move.i64 r243
+	r245 = elemaddr r9, r244, 4
+	r246 = mul.i64 r192, 4
+	r247 = elemaddr r13, r244, 4
+	r248 = elemaddr r4, r244, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r54 = lt.i64 r2, r3
+	branch r54, b3, b37
+b3: # grid unrolled room
+	r58 = convert.u64.i64 r2
+	r55 = sub.u64 r57, r58
+	r56 = gt.u64 r55, r59
+	branch r56, b4, b29
+b4: # grid unrolled 0
+	r60 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r62 = move.i64 r60
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r62, r10, site 0
+	r63 = move.ptr r245
+	r64 = load.f32 r63
+	checkindex r62, r14, site 1
+	r65 = move.ptr r247
+	r66 = load.f32 r65
+	r67 = mul.f32 r64, r66
+	r68 = div.f32 r64, r66
+	r69 = sub.f32 r67, r68
+	r70 = add.f32 r64, r66
+	r71 = add.f32 r69, r70
+	r72 = ge.f32 r64, r66
+	branch r72, b7, b28
+b7: # if.then (grid unrolled 0)
+	r73 = sub.f32 r71, r64
+	r22 = move.f32 r73
+	jump b8
+b8: # if.done (grid unrolled 0)
+	r74 = mul.f32 r64, r64
+	r75 = sqrt.f32 r74
+	r76 = floor.f32 r66
+	r77 = add.f32 r75, r76
+	r78 = add.f32 r22, r77
+	r79 = neg.f32 r64
+	r80 = abs.f32 r79
+	r81 = ceil.f32 r64
+	r82 = add.f32 r80, r81
+	r83 = trunc.f32 r66
+	r84 = add.f32 r82, r83
+	r85 = add.f32 r78, r84
+	r86 = min.f32 r64, r66
+	r87 = add.f32 r85, r86
+	r88 = max.f32 r66, r64
+	r89 = sub.f32 r87, r88
+	r90 = move.ptr r248
+	store.f32 r90, r89
+	jump b9
+b9: # grid unrolled 1
+	r125 = add.i64 r60, r1
+	jump b10
+b10: # index (grid unrolled 1)
+	r94 = move.i64 r125
+	jump b11
+b11: # rangeint.body (grid unrolled 1)
+	checkindex r94, r10, site 0
+	r193 = move.ptr r63
+	r195 = elemaddr r193, r194, 1
+	r95 = move.ptr r195
+	r96 = load.f32 r95
+	checkindex r94, r14, site 1
+	r196 = move.ptr r65
+	r198 = elemaddr r196, r197, 1
+	r97 = move.ptr r198
+	r98 = load.f32 r97
+	r99 = mul.f32 r96, r98
+	r100 = div.f32 r96, r98
+	r101 = sub.f32 r99, r100
+	r102 = add.f32 r96, r98
+	r103 = add.f32 r101, r102
+	r104 = ge.f32 r96, r98
+	branch r104, b12, b27
+b12: # if.then (grid unrolled 1)
+	r105 = sub.f32 r103, r96
+	r22 = move.f32 r105
+	jump b13
+b13: # if.done (grid unrolled 1)
+	r106 = mul.f32 r96, r96
+	r107 = sqrt.f32 r106
+	r108 = floor.f32 r98
+	r109 = add.f32 r107, r108
+	r110 = add.f32 r22, r109
+	r111 = neg.f32 r96
+	r112 = abs.f32 r111
+	r113 = ceil.f32 r96
+	r114 = add.f32 r112, r113
+	r115 = trunc.f32 r98
+	r116 = add.f32 r114, r115
+	r117 = add.f32 r110, r116
+	r118 = min.f32 r96, r98
+	r119 = add.f32 r117, r118
+	r120 = max.f32 r98, r96
+	r121 = sub.f32 r119, r120
+	r199 = move.ptr r90
+	r201 = elemaddr r199, r200, 1
+	r122 = move.ptr r201
+	store.f32 r122, r121
+	jump b14
+b14: # grid unrolled 2
+	r158 = add.i64 r125, r1
+	jump b15
+b15: # index (grid unrolled 2)
+	r127 = move.i64 r158
+	jump b16
+b16: # rangeint.body (grid unrolled 2)
+	checkindex r127, r10, site 0
+	r204 = move.ptr r195
+	r206 = elemaddr r204, r205, 1
+	r128 = move.ptr r206
+	r129 = load.f32 r128
+	checkindex r127, r14, site 1
+	r209 = move.ptr r198
+	r211 = elemaddr r209, r210, 1
+	r130 = move.ptr r211
+	r131 = load.f32 r130
+	r132 = mul.f32 r129, r131
+	r133 = div.f32 r129, r131
+	r134 = sub.f32 r132, r133
+	r135 = add.f32 r129, r131
+	r136 = add.f32 r134, r135
+	r137 = ge.f32 r129, r131
+	branch r137, b17, b26
+b17: # if.then (grid unrolled 2)
+	r138 = sub.f32 r136, r129
+	r22 = move.f32 r138
+	jump b18
+b18: # if.done (grid unrolled 2)
+	r139 = mul.f32 r129, r129
+	r140 = sqrt.f32 r139
+	r141 = floor.f32 r131
+	r142 = add.f32 r140, r141
+	r143 = add.f32 r22, r142
+	r144 = neg.f32 r129
+	r145 = abs.f32 r144
+	r146 = ceil.f32 r129
+	r147 = add.f32 r145, r146
+	r148 = trunc.f32 r131
+	r149 = add.f32 r147, r148
+	r150 = add.f32 r143, r149
+	r151 = min.f32 r129, r131
+	r152 = add.f32 r150, r151
+	r153 = max.f32 r131, r129
+	r154 = sub.f32 r152, r153
+	r214 = move.ptr r201
+	r216 = elemaddr r214, r215, 1
+	r155 = move.ptr r216
+	store.f32 r155, r154
+	jump b19
+b19: # grid unrolled 3
+	r191 = add.i64 r158, r1
+	jump b20
+b20: # index (grid unrolled 3)
+	r160 = move.i64 r191
+	jump b21
+b21: # rangeint.body (grid unrolled 3)
+	checkindex r160, r10, site 0
+	r221 = move.ptr r206
+	r223 = elemaddr r221, r222, 1
+	r161 = move.ptr r223
+	r162 = load.f32 r161
+	checkindex r160, r14, site 1
+	r228 = move.ptr r211
+	r230 = elemaddr r228, r229, 1
+	r163 = move.ptr r230
+	r164 = load.f32 r163
+	r165 = mul.f32 r162, r164
+	r166 = div.f32 r162, r164
+	r167 = sub.f32 r165, r166
+	r168 = add.f32 r162, r164
+	r169 = add.f32 r167, r168
+	r170 = ge.f32 r162, r164
+	branch r170, b22, b25
+b22: # if.then (grid unrolled 3)
+	r171 = sub.f32 r169, r162
+	r22 = move.f32 r171
+	jump b23
+b23: # if.done (grid unrolled 3)
+	r172 = mul.f32 r162, r162
+	r173 = sqrt.f32 r172
+	r174 = floor.f32 r164
+	r175 = add.f32 r173, r174
+	r176 = add.f32 r22, r175
+	r177 = neg.f32 r162
+	r178 = abs.f32 r177
+	r179 = ceil.f32 r162
+	r180 = add.f32 r178, r179
+	r181 = trunc.f32 r164
+	r182 = add.f32 r180, r181
+	r183 = add.f32 r176, r182
+	r184 = min.f32 r162, r164
+	r185 = add.f32 r183, r184
+	r186 = max.f32 r164, r162
+	r187 = sub.f32 r185, r186
+	r235 = move.ptr r216
+	r237 = elemaddr r235, r236, 1
+	r188 = move.ptr r237
+	store.f32 r188, r187
+	jump b24
+b24: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r192
+	r245 = elemaddr r245, r246, 1
+	r247 = elemaddr r247, r246, 1
+	r248 = elemaddr r248, r246, 1
+	jump b2
+b25: # edge 1→4 (grid unrolled 3)
+	r22 = move.f32 r169
+	jump b23
+b26: # edge 1→4 (grid unrolled 2)
+	r22 = move.f32 r136
+	jump b18
+b27: # edge 1→4 (grid unrolled 1)
+	r22 = move.f32 r103
+	jump b13
+b28: # edge 1→4 (grid unrolled 0)
+	r22 = move.f32 r71
+	jump b8
+b29: # preheader
+	r238 = move.i64 r2
+	r239 = elemaddr r9, r238, 4
+	r240 = mul.i64 r1, 4
+	r241 = elemaddr r13, r238, 4
+	r242 = elemaddr r4, r238, 4
+	jump b30
+b30: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b9
-b3: # index
+	branch r6, b31, b37
+b31: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b32
+b32: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = move.ptr r54
+	r8 = move.ptr r239
 	r11 = load.f32 r8
 	checkindex r7, r14, site 1
-	r12 = move.ptr r56
+	r12 = move.ptr r241
 	r15 = load.f32 r12
 	r16 = mul.f32 r11, r15
 	r17 = div.f32 r11, r15
@@ -23205,12 +30763,12 @@ b4: # rangeint.body
 	r19 = add.f32 r11, r15
 	r20 = add.f32 r18, r19
 	r21 = ge.f32 r11, r15
-	branch r21, b5, b8
-b5: # if.then
+	branch r21, b33, b36
+b33: # if.then
 	r23 = sub.f32 r20, r11
 	r22 = move.f32 r23
-	jump b6
-b6: # if.done
+	jump b34
+b34: # if.done
 	r24 = mul.f32 r11, r11
 	r27 = sqrt.f32 r24
 	r30 = floor.f32 r15
@@ -23227,19 +30785,19 @@ b6: # if.done
 	r47 = add.f32 r45, r46
 	r48 = max.f32 r15, r11
 	r49 = sub.f32 r47, r48
-	r50 = move.ptr r57
+	r50 = move.ptr r242
 	store.f32 r50, r49
-	jump b7
-b7: # latch
+	jump b35
+b35: # latch
 	r2 = add.i64 r2, r1
-	r54 = elemaddr r54, r55, 1
-	r56 = elemaddr r56, r55, 1
-	r57 = elemaddr r57, r55, 1
-	jump b2
-b8: # edge 1→4
+	r239 = elemaddr r239, r240, 1
+	r241 = elemaddr r241, r240, 1
+	r242 = elemaddr r242, r240, 1
+	jump b30
+b36: # edge 1→4
 	r22 = move.f32 r20
-	jump b6
-b9: # exit
+	jump b34
+b37: # exit
 	return
 
 kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
@@ -23266,28 +30824,198 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r28 = move.i64 r2
-	r29 = elemaddr r9, r28, 8
-	r30 = mul.i64 r1, 8
-	r31 = elemaddr r13, r28, 8
-	r32 = elemaddr r4, r28, 8
-	r33 = elemaddr r24, r28, 8
+	r28 = mul.i64 r1, 3
+	r103 = mul.i64 r1, 4
+	r32 = convert.u64.i64 r3
+	r34 = convert.u64.i64 r28
+	r105 = mul.i64 r1, 8
+	r108 = move.i64 r105
+	r111 = move.i64 r105
+	r120 = move.i64 r105
+	r125 = move.i64 r105
+	r130 = move.i64 r105
+	r135 = move.i64 r105
+	r150 = move.i64 r105
+	r157 = move.i64 r105
+	r164 = move.i64 r105
+	r171 = move.i64 r105
+	r192 = move.i64 r105
+	r200 = move.i64 r2
+	r201 = move.i64 r200
+	r202 = elemaddr r9, r201, 8
+	r203 = mul.i64 r103, 8
+	r204 = elemaddr r13, r201, 8
+	r205 = elemaddr r4, r201, 8
+	r206 = elemaddr r24, r201, 8
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r29 = lt.i64 r2, r3
+	branch r29, b3, b22
+b3: # grid unrolled room
+	r33 = convert.u64.i64 r2
+	r30 = sub.u64 r32, r33
+	r31 = gt.u64 r30, r34
+	branch r31, b4, b17
+b4: # grid unrolled 0
+	r35 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r37 = move.i64 r35
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r37, r10, site 0
+	r38 = move.ptr r202
+	r39 = load.f64 r38
+	checkindex r37, r14, site 1
+	r40 = move.ptr r204
+	r41 = load.f64 r40
+	r42 = min.f64 r39, r41
+	r43 = move.ptr r205
+	store.f64 r43, r42
+	r44 = move.ptr r38
+	r45 = load.f64 r44
+	r46 = move.ptr r40
+	r47 = load.f64 r46
+	r48 = max.f64 r45, r47
+	checkindex r37, r25, site 5
+	r49 = move.ptr r206
+	store.f64 r49, r48
+	jump b7
+b7: # grid unrolled 1
+	r68 = add.i64 r35, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r53 = move.i64 r68
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	checkindex r53, r10, site 0
+	r104 = move.ptr r38
+	r106 = elemaddr r104, r105, 1
+	r54 = move.ptr r106
+	r55 = load.f64 r54
+	checkindex r53, r14, site 1
+	r107 = move.ptr r40
+	r109 = elemaddr r107, r108, 1
+	r56 = move.ptr r109
+	r57 = load.f64 r56
+	r58 = min.f64 r55, r57
+	r110 = move.ptr r43
+	r112 = elemaddr r110, r111, 1
+	r59 = move.ptr r112
+	store.f64 r59, r58
+	r115 = move.ptr r106
+	r60 = move.ptr r115
+	r61 = load.f64 r60
+	r118 = move.ptr r109
+	r62 = move.ptr r118
+	r63 = load.f64 r62
+	r64 = max.f64 r61, r63
+	checkindex r53, r25, site 5
+	r119 = move.ptr r49
+	r121 = elemaddr r119, r120, 1
+	r65 = move.ptr r121
+	store.f64 r65, r64
+	jump b10
+b10: # grid unrolled 2
+	r85 = add.i64 r68, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r70 = move.i64 r85
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	checkindex r70, r10, site 0
+	r124 = move.ptr r106
+	r126 = elemaddr r124, r125, 1
+	r71 = move.ptr r126
+	r72 = load.f64 r71
+	checkindex r70, r14, site 1
+	r129 = move.ptr r109
+	r131 = elemaddr r129, r130, 1
+	r73 = move.ptr r131
+	r74 = load.f64 r73
+	r75 = min.f64 r72, r74
+	r134 = move.ptr r112
+	r136 = elemaddr r134, r135, 1
+	r76 = move.ptr r136
+	store.f64 r76, r75
+	r141 = move.ptr r126
+	r77 = move.ptr r141
+	r78 = load.f64 r77
+	r146 = move.ptr r131
+	r79 = move.ptr r146
+	r80 = load.f64 r79
+	r81 = max.f64 r78, r80
+	checkindex r70, r25, site 5
+	r149 = move.ptr r121
+	r151 = elemaddr r149, r150, 1
+	r82 = move.ptr r151
+	store.f64 r82, r81
+	jump b13
+b13: # grid unrolled 3
+	r102 = add.i64 r85, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r87 = move.i64 r102
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	checkindex r87, r10, site 0
+	r156 = move.ptr r126
+	r158 = elemaddr r156, r157, 1
+	r88 = move.ptr r158
+	r89 = load.f64 r88
+	checkindex r87, r14, site 1
+	r163 = move.ptr r131
+	r165 = elemaddr r163, r164, 1
+	r90 = move.ptr r165
+	r91 = load.f64 r90
+	r92 = min.f64 r89, r91
+	r170 = move.ptr r136
+	r172 = elemaddr r170, r171, 1
+	r93 = move.ptr r172
+	store.f64 r93, r92
+	r179 = move.ptr r158
+	r94 = move.ptr r179
+	r95 = load.f64 r94
+	r186 = move.ptr r165
+	r96 = move.ptr r186
+	r97 = load.f64 r96
+	r98 = max.f64 r95, r97
+	checkindex r87, r25, site 5
+	r191 = move.ptr r151
+	r193 = elemaddr r191, r192, 1
+	r99 = move.ptr r193
+	store.f64 r99, r98
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r103
+	r202 = elemaddr r202, r203, 1
+	r204 = elemaddr r204, r203, 1
+	r205 = elemaddr r205, r203, 1
+	r206 = elemaddr r206, r203, 1
+	jump b2
+b17: # preheader
+	r194 = move.i64 r2
+	r195 = elemaddr r9, r194, 8
+	r196 = mul.i64 r1, 8
+	r197 = elemaddr r13, r194, 8
+	r198 = elemaddr r4, r194, 8
+	r199 = elemaddr r24, r194, 8
+	jump b18
+b18: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b19, b22
+b19: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = move.ptr r29
+	r8 = move.ptr r195
 	r11 = load.f64 r8
 	checkindex r7, r14, site 1
-	r12 = move.ptr r31
+	r12 = move.ptr r197
 	r15 = load.f64 r12
 	r16 = min.f64 r11, r15
-	r17 = move.ptr r32
+	r17 = move.ptr r198
 	store.f64 r17, r16
 	r18 = move.ptr r8
 	r19 = load.f64 r18
@@ -23295,17 +31023,17 @@ b4: # rangeint.body
 	r21 = load.f64 r20
 	r22 = max.f64 r19, r21
 	checkindex r7, r25, site 5
-	r23 = move.ptr r33
+	r23 = move.ptr r199
 	store.f64 r23, r22
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	r29 = elemaddr r29, r30, 1
-	r31 = elemaddr r31, r30, 1
-	r32 = elemaddr r32, r30, 1
-	r33 = elemaddr r33, r30, 1
-	jump b2
-b6: # exit
+	r195 = elemaddr r195, r196, 1
+	r197 = elemaddr r197, r196, 1
+	r198 = elemaddr r198, r196, 1
+	r199 = elemaddr r199, r196, 1
+	jump b18
+b22: # exit
 	return
 
 kernel MinMaxConstants(x []f64, hi []f64, lo []f64, hiNeg []f64, loNeg []f64, hiC []f64, loC []f64, y []f32, hi32 []f32, lo32 []f32)
@@ -23354,37 +31082,386 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r61 = move.i64 r2
-	r62 = elemaddr r4, r61, 8
-	r63 = mul.i64 r1, 8
-	r64 = elemaddr r16, r61, 8
-	r65 = elemaddr r19, r61, 8
-	r66 = elemaddr r28, r61, 8
-	r67 = elemaddr r31, r61, 8
-	r68 = elemaddr r40, r61, 8
-	r69 = elemaddr r43, r61, 8
-	r70 = elemaddr r46, r61, 4
-	r71 = mul.i64 r1, 4
-	r72 = elemaddr r54, r61, 4
-	r73 = elemaddr r57, r61, 4
+	r61 = mul.i64 r1, 3
+	r216 = mul.i64 r1, 4
+	r65 = convert.u64.i64 r3
+	r67 = convert.u64.i64 r61
+	r218 = mul.i64 r1, 8
+	r224 = move.i64 r218
+	r227 = move.i64 r218
+	r236 = move.i64 r218
+	r239 = move.i64 r218
+	r248 = move.i64 r218
+	r251 = move.i64 r218
+	r254 = move.i64 r216
+	r260 = move.i64 r216
+	r263 = move.i64 r216
+	r268 = move.i64 r218
+	r278 = move.i64 r218
+	r283 = move.i64 r218
+	r298 = move.i64 r218
+	r303 = move.i64 r218
+	r318 = move.i64 r218
+	r323 = move.i64 r218
+	r328 = move.i64 r216
+	r338 = move.i64 r216
+	r343 = move.i64 r216
+	r350 = move.i64 r218
+	r364 = move.i64 r218
+	r371 = move.i64 r218
+	r392 = move.i64 r218
+	r399 = move.i64 r218
+	r420 = move.i64 r218
+	r427 = move.i64 r218
+	r434 = move.i64 r216
+	r448 = move.i64 r216
+	r455 = move.i64 r216
+	r470 = move.i64 r2
+	r471 = move.i64 r470
+	r472 = elemaddr r4, r471, 8
+	r473 = mul.i64 r216, 8
+	r474 = elemaddr r16, r471, 8
+	r475 = elemaddr r19, r471, 8
+	r476 = elemaddr r28, r471, 8
+	r477 = elemaddr r31, r471, 8
+	r478 = elemaddr r40, r471, 8
+	r479 = elemaddr r43, r471, 8
+	r480 = elemaddr r46, r471, 4
+	r481 = mul.i64 r216, 4
+	r482 = elemaddr r54, r471, 4
+	r483 = elemaddr r57, r471, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r62 = lt.i64 r2, r3
+	branch r62, b3, b22
+b3: # grid unrolled room
+	r66 = convert.u64.i64 r2
+	r63 = sub.u64 r65, r66
+	r64 = gt.u64 r63, r67
+	branch r64, b4, b17
+b4: # grid unrolled 0
+	r68 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r70 = move.i64 r68
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	r71 = move.ptr r472
+	r72 = load.f64 r71
+	r73 = max.f64 r72, 0.0
+	r75 = move.f64 r72
+	r76 = min.f64 r75, 0.0
+	checkindex r70, r17, site 2
+	r77 = move.ptr r474
+	store.f64 r77, r73
+	checkindex r70, r20, site 3
+	r78 = move.ptr r475
+	store.f64 r78, r76
+	r79 = move.ptr r71
+	r80 = load.f64 r79
+	r81 = max.f64 r80, -0.0
+	r83 = move.f64 r80
+	r84 = min.f64 -0.0, r83
+	checkindex r70, r29, site 6
+	r85 = move.ptr r476
+	store.f64 r85, r81
+	checkindex r70, r32, site 7
+	r86 = move.ptr r477
+	store.f64 r86, r84
+	r87 = move.ptr r71
+	r88 = load.f64 r87
+	r89 = max.f64 r88, 1.5
+	r91 = move.f64 r88
+	r92 = min.f64 r91, -2.5
+	checkindex r70, r41, site 10
+	r93 = move.ptr r478
+	store.f64 r93, r89
+	checkindex r70, r44, site 11
+	r94 = move.ptr r479
+	store.f64 r94, r92
+	checkindex r70, r47, site 12
+	r95 = move.ptr r480
+	r96 = load.f32 r95
+	r97 = max.f32 r96, 0.0
+	r99 = move.f32 r96
+	r100 = min.f32 r99, 0.25
+	checkindex r70, r55, site 14
+	r101 = move.ptr r482
+	store.f32 r101, r97
+	checkindex r70, r58, site 15
+	r102 = move.ptr r483
+	store.f32 r102, r100
+	jump b7
+b7: # grid unrolled 1
+	r141 = add.i64 r68, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r106 = move.i64 r141
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	r217 = move.ptr r71
+	r219 = elemaddr r217, r218, 1
+	r107 = move.ptr r219
+	r108 = load.f64 r107
+	r109 = max.f64 r108, 0.0
+	r111 = move.f64 r108
+	r112 = min.f64 r111, 0.0
+	checkindex r106, r17, site 2
+	r223 = move.ptr r77
+	r225 = elemaddr r223, r224, 1
+	r113 = move.ptr r225
+	store.f64 r113, r109
+	checkindex r106, r20, site 3
+	r226 = move.ptr r78
+	r228 = elemaddr r226, r227, 1
+	r114 = move.ptr r228
+	store.f64 r114, r112
+	r231 = move.ptr r219
+	r115 = move.ptr r231
+	r116 = load.f64 r115
+	r117 = max.f64 r116, -0.0
+	r119 = move.f64 r116
+	r120 = min.f64 -0.0, r119
+	checkindex r106, r29, site 6
+	r235 = move.ptr r85
+	r237 = elemaddr r235, r236, 1
+	r121 = move.ptr r237
+	store.f64 r121, r117
+	checkindex r106, r32, site 7
+	r238 = move.ptr r86
+	r240 = elemaddr r238, r239, 1
+	r122 = move.ptr r240
+	store.f64 r122, r120
+	r243 = move.ptr r219
+	r123 = move.ptr r243
+	r124 = load.f64 r123
+	r125 = max.f64 r124, 1.5
+	r127 = move.f64 r124
+	r128 = min.f64 r127, -2.5
+	checkindex r106, r41, site 10
+	r247 = move.ptr r93
+	r249 = elemaddr r247, r248, 1
+	r129 = move.ptr r249
+	store.f64 r129, r125
+	checkindex r106, r44, site 11
+	r250 = move.ptr r94
+	r252 = elemaddr r250, r251, 1
+	r130 = move.ptr r252
+	store.f64 r130, r128
+	checkindex r106, r47, site 12
+	r253 = move.ptr r95
+	r255 = elemaddr r253, r254, 1
+	r131 = move.ptr r255
+	r132 = load.f32 r131
+	r133 = max.f32 r132, 0.0
+	r135 = move.f32 r132
+	r136 = min.f32 r135, 0.25
+	checkindex r106, r55, site 14
+	r259 = move.ptr r101
+	r261 = elemaddr r259, r260, 1
+	r137 = move.ptr r261
+	store.f32 r137, r133
+	checkindex r106, r58, site 15
+	r262 = move.ptr r102
+	r264 = elemaddr r262, r263, 1
+	r138 = move.ptr r264
+	store.f32 r138, r136
+	jump b10
+b10: # grid unrolled 2
+	r178 = add.i64 r141, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r143 = move.i64 r178
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	r267 = move.ptr r219
+	r269 = elemaddr r267, r268, 1
+	r144 = move.ptr r269
+	r145 = load.f64 r144
+	r146 = max.f64 r145, 0.0
+	r148 = move.f64 r145
+	r149 = min.f64 r148, 0.0
+	checkindex r143, r17, site 2
+	r277 = move.ptr r225
+	r279 = elemaddr r277, r278, 1
+	r150 = move.ptr r279
+	store.f64 r150, r146
+	checkindex r143, r20, site 3
+	r282 = move.ptr r228
+	r284 = elemaddr r282, r283, 1
+	r151 = move.ptr r284
+	store.f64 r151, r149
+	r289 = move.ptr r269
+	r152 = move.ptr r289
+	r153 = load.f64 r152
+	r154 = max.f64 r153, -0.0
+	r156 = move.f64 r153
+	r157 = min.f64 -0.0, r156
+	checkindex r143, r29, site 6
+	r297 = move.ptr r237
+	r299 = elemaddr r297, r298, 1
+	r158 = move.ptr r299
+	store.f64 r158, r154
+	checkindex r143, r32, site 7
+	r302 = move.ptr r240
+	r304 = elemaddr r302, r303, 1
+	r159 = move.ptr r304
+	store.f64 r159, r157
+	r309 = move.ptr r269
+	r160 = move.ptr r309
+	r161 = load.f64 r160
+	r162 = max.f64 r161, 1.5
+	r164 = move.f64 r161
+	r165 = min.f64 r164, -2.5
+	checkindex r143, r41, site 10
+	r317 = move.ptr r249
+	r319 = elemaddr r317, r318, 1
+	r166 = move.ptr r319
+	store.f64 r166, r162
+	checkindex r143, r44, site 11
+	r322 = move.ptr r252
+	r324 = elemaddr r322, r323, 1
+	r167 = move.ptr r324
+	store.f64 r167, r165
+	checkindex r143, r47, site 12
+	r327 = move.ptr r255
+	r329 = elemaddr r327, r328, 1
+	r168 = move.ptr r329
+	r169 = load.f32 r168
+	r170 = max.f32 r169, 0.0
+	r172 = move.f32 r169
+	r173 = min.f32 r172, 0.25
+	checkindex r143, r55, site 14
+	r337 = move.ptr r261
+	r339 = elemaddr r337, r338, 1
+	r174 = move.ptr r339
+	store.f32 r174, r170
+	checkindex r143, r58, site 15
+	r342 = move.ptr r264
+	r344 = elemaddr r342, r343, 1
+	r175 = move.ptr r344
+	store.f32 r175, r173
+	jump b13
+b13: # grid unrolled 3
+	r215 = add.i64 r178, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r180 = move.i64 r215
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	r349 = move.ptr r269
+	r351 = elemaddr r349, r350, 1
+	r181 = move.ptr r351
+	r182 = load.f64 r181
+	r183 = max.f64 r182, 0.0
+	r185 = move.f64 r182
+	r186 = min.f64 r185, 0.0
+	checkindex r180, r17, site 2
+	r363 = move.ptr r279
+	r365 = elemaddr r363, r364, 1
+	r187 = move.ptr r365
+	store.f64 r187, r183
+	checkindex r180, r20, site 3
+	r370 = move.ptr r284
+	r372 = elemaddr r370, r371, 1
+	r188 = move.ptr r372
+	store.f64 r188, r186
+	r379 = move.ptr r351
+	r189 = move.ptr r379
+	r190 = load.f64 r189
+	r191 = max.f64 r190, -0.0
+	r193 = move.f64 r190
+	r194 = min.f64 -0.0, r193
+	checkindex r180, r29, site 6
+	r391 = move.ptr r299
+	r393 = elemaddr r391, r392, 1
+	r195 = move.ptr r393
+	store.f64 r195, r191
+	checkindex r180, r32, site 7
+	r398 = move.ptr r304
+	r400 = elemaddr r398, r399, 1
+	r196 = move.ptr r400
+	store.f64 r196, r194
+	r407 = move.ptr r351
+	r197 = move.ptr r407
+	r198 = load.f64 r197
+	r199 = max.f64 r198, 1.5
+	r201 = move.f64 r198
+	r202 = min.f64 r201, -2.5
+	checkindex r180, r41, site 10
+	r419 = move.ptr r319
+	r421 = elemaddr r419, r420, 1
+	r203 = move.ptr r421
+	store.f64 r203, r199
+	checkindex r180, r44, site 11
+	r426 = move.ptr r324
+	r428 = elemaddr r426, r427, 1
+	r204 = move.ptr r428
+	store.f64 r204, r202
+	checkindex r180, r47, site 12
+	r433 = move.ptr r329
+	r435 = elemaddr r433, r434, 1
+	r205 = move.ptr r435
+	r206 = load.f32 r205
+	r207 = max.f32 r206, 0.0
+	r209 = move.f32 r206
+	r210 = min.f32 r209, 0.25
+	checkindex r180, r55, site 14
+	r447 = move.ptr r339
+	r449 = elemaddr r447, r448, 1
+	r211 = move.ptr r449
+	store.f32 r211, r207
+	checkindex r180, r58, site 15
+	r454 = move.ptr r344
+	r456 = elemaddr r454, r455, 1
+	r212 = move.ptr r456
+	store.f32 r212, r210
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r216
+	r472 = elemaddr r472, r473, 1
+	r474 = elemaddr r474, r473, 1
+	r475 = elemaddr r475, r473, 1
+	r476 = elemaddr r476, r473, 1
+	r477 = elemaddr r477, r473, 1
+	r478 = elemaddr r478, r473, 1
+	r479 = elemaddr r479, r473, 1
+	r480 = elemaddr r480, r481, 1
+	r482 = elemaddr r482, r481, 1
+	r483 = elemaddr r483, r481, 1
+	jump b2
+b17: # preheader
+	r457 = move.i64 r2
+	r458 = elemaddr r4, r457, 8
+	r459 = mul.i64 r1, 8
+	r460 = elemaddr r16, r457, 8
+	r461 = elemaddr r19, r457, 8
+	r462 = elemaddr r28, r457, 8
+	r463 = elemaddr r31, r457, 8
+	r464 = elemaddr r40, r457, 8
+	r465 = elemaddr r43, r457, 8
+	r466 = elemaddr r46, r457, 4
+	r467 = mul.i64 r1, 4
+	r468 = elemaddr r54, r457, 4
+	r469 = elemaddr r57, r457, 4
+	jump b18
+b18: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b19, b22
+b19: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	r9 = move.ptr r62
+	jump b20
+b20: # rangeint.body
+	r9 = move.ptr r458
 	r10 = load.f64 r9
 	r11 = max.f64 r10, 0.0
 	r13 = move.f64 r10
 	r14 = min.f64 r13, 0.0
 	checkindex r7, r17, site 2
-	r15 = move.ptr r64
+	r15 = move.ptr r460
 	store.f64 r15, r11
 	checkindex r7, r20, site 3
-	r18 = move.ptr r65
+	r18 = move.ptr r461
 	store.f64 r18, r14
 	r21 = move.ptr r9
 	r22 = load.f64 r21
@@ -23392,10 +31469,10 @@ b4: # rangeint.body
 	r25 = move.f64 r22
 	r26 = min.f64 -0.0, r25
 	checkindex r7, r29, site 6
-	r27 = move.ptr r66
+	r27 = move.ptr r462
 	store.f64 r27, r23
 	checkindex r7, r32, site 7
-	r30 = move.ptr r67
+	r30 = move.ptr r463
 	store.f64 r30, r26
 	r33 = move.ptr r9
 	r34 = load.f64 r33
@@ -23403,38 +31480,38 @@ b4: # rangeint.body
 	r37 = move.f64 r34
 	r38 = min.f64 r37, -2.5
 	checkindex r7, r41, site 10
-	r39 = move.ptr r68
+	r39 = move.ptr r464
 	store.f64 r39, r35
 	checkindex r7, r44, site 11
-	r42 = move.ptr r69
+	r42 = move.ptr r465
 	store.f64 r42, r38
 	checkindex r7, r47, site 12
-	r45 = move.ptr r70
+	r45 = move.ptr r466
 	r48 = load.f32 r45
 	r49 = max.f32 r48, 0.0
 	r51 = move.f32 r48
 	r52 = min.f32 r51, 0.25
 	checkindex r7, r55, site 14
-	r53 = move.ptr r72
+	r53 = move.ptr r468
 	store.f32 r53, r49
 	checkindex r7, r58, site 15
-	r56 = move.ptr r73
+	r56 = move.ptr r469
 	store.f32 r56, r52
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	r62 = elemaddr r62, r63, 1
-	r64 = elemaddr r64, r63, 1
-	r65 = elemaddr r65, r63, 1
-	r66 = elemaddr r66, r63, 1
-	r67 = elemaddr r67, r63, 1
-	r68 = elemaddr r68, r63, 1
-	r69 = elemaddr r69, r63, 1
-	r70 = elemaddr r70, r71, 1
-	r72 = elemaddr r72, r71, 1
-	r73 = elemaddr r73, r71, 1
-	jump b2
-b6: # exit
+	r458 = elemaddr r458, r459, 1
+	r460 = elemaddr r460, r459, 1
+	r461 = elemaddr r461, r459, 1
+	r462 = elemaddr r462, r459, 1
+	r463 = elemaddr r463, r459, 1
+	r464 = elemaddr r464, r459, 1
+	r465 = elemaddr r465, r459, 1
+	r466 = elemaddr r466, r467, 1
+	r468 = elemaddr r468, r467, 1
+	r469 = elemaddr r469, r467, 1
+	jump b18
+b22: # exit
 	return
 
 kernel Control(a []i32, out []i32, limit i32)
@@ -23705,29 +31782,119 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r15 = move.i64 r2
-	r16 = elemaddr r4, r15, 4
-	r17 = mul.i64 r1, 4
+	r15 = mul.i64 r1, 3
+	r62 = mul.i64 r1, 4
+	r19 = convert.u64.i64 r3
+	r21 = convert.u64.i64 r15
+	r64 = move.i64 r62
+	r72 = move.i64 r62
+	r84 = move.i64 r62
+	r96 = move.i64 r2
+	r97 = move.i64 r96
+	r98 = elemaddr r4, r97, 4
+	r99 = mul.i64 r62, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r16 = lt.i64 r2, r3
+	branch r16, b3, b22
+b3: # grid unrolled room
+	r20 = convert.u64.i64 r2
+	r17 = sub.u64 r19, r20
+	r18 = gt.u64 r17, r21
+	branch r18, b4, b17
+b4: # grid unrolled 0
+	r22 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r24 = move.i64 r22
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	r25 = convert.i32.i64 r24
+	r26 = move.ptr r98
+	r27 = load.i32 r26
+	r28 = add.i32 r27, r25
+	r29 = move.ptr r26
+	store.i32 r29, r28
+	jump b7
+b7: # grid unrolled 1
+	r41 = add.i64 r22, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r33 = move.i64 r41
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	r34 = convert.i32.i64 r33
+	r63 = move.ptr r26
+	r65 = elemaddr r63, r64, 1
+	r35 = move.ptr r65
+	r36 = load.i32 r35
+	r37 = add.i32 r36, r34
+	r68 = move.ptr r65
+	r38 = move.ptr r68
+	store.i32 r38, r37
+	jump b10
+b10: # grid unrolled 2
+	r51 = add.i64 r41, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r43 = move.i64 r51
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	r44 = convert.i32.i64 r43
+	r71 = move.ptr r65
+	r73 = elemaddr r71, r72, 1
+	r45 = move.ptr r73
+	r46 = load.i32 r45
+	r47 = add.i32 r46, r44
+	r78 = move.ptr r73
+	r48 = move.ptr r78
+	store.i32 r48, r47
+	jump b13
+b13: # grid unrolled 3
+	r61 = add.i64 r51, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r53 = move.i64 r61
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	r54 = convert.i32.i64 r53
+	r83 = move.ptr r73
+	r85 = elemaddr r83, r84, 1
+	r55 = move.ptr r85
+	r56 = load.i32 r55
+	r57 = add.i32 r56, r54
+	r92 = move.ptr r85
+	r58 = move.ptr r92
+	store.i32 r58, r57
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r62
+	r98 = elemaddr r98, r99, 1
+	jump b2
+b17: # preheader
+	r93 = move.i64 r2
+	r94 = elemaddr r4, r93, 4
+	r95 = mul.i64 r1, 4
+	jump b18
+b18: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b19, b22
+b19: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	r8 = convert.i32.i64 r7
-	r9 = move.ptr r16
+	r9 = move.ptr r94
 	r10 = load.i32 r9
 	r11 = add.i32 r10, r8
 	r12 = move.ptr r9
 	store.i32 r12, r11
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	r16 = elemaddr r16, r17, 1
-	jump b2
-b6: # exit
+	r94 = elemaddr r94, r95, 1
+	jump b18
+b22: # exit
 	return
 
 task Phases_2 serial
@@ -24291,27 +32458,87 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r17 = move.i64 r2
-	r18 = elemaddr r4, r17, 4
-	r19 = mul.i64 r1, 4
+	r15 = mul.i64 r1, 3
+	r63 = mul.i64 r1, 4
+	r20 = convert.u64.i64 r3
+	r22 = convert.u64.i64 r15
+	r69 = move.i64 r63
+	r77 = move.i64 r63
+	r89 = move.i64 r63
+	r101 = move.i64 r2
+	r102 = elemaddr r4, r101, 4
+	r103 = mul.i64 r63, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r16 = add.i64 r2, 1
+	r17 = lt.i64 r16, r3
+	branch r17, b3, b13
+b3: # grid unrolled room
+	r21 = convert.u64.i64 r16
+	r18 = sub.u64 r20, r21
+	r19 = gt.u64 r18, r22
+	branch r19, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r66 = move.ptr r102
+	r29 = elemaddr r66, 1, 4
+	r30 = load.i32 r29
+	r31 = mul.i32 r30, 2
+	r32 = move.ptr r29
+	store.i32 r32, r31
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r68 = move.ptr r66
+	r70 = elemaddr r68, r69, 1
+	r38 = elemaddr r70, 1, 4
+	r39 = load.i32 r38
+	r40 = mul.i32 r39, 2
+	r41 = move.ptr r38
+	store.i32 r41, r40
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r76 = move.ptr r70
+	r78 = elemaddr r76, r77, 1
+	r48 = elemaddr r78, 1, 4
+	r49 = load.i32 r48
+	r50 = mul.i32 r49, 2
+	r51 = move.ptr r48
+	store.i32 r51, r50
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r88 = move.ptr r78
+	r90 = elemaddr r88, r89, 1
+	r58 = elemaddr r90, 1, 4
+	r59 = load.i32 r58
+	r60 = mul.i32 r59, 2
+	r61 = move.ptr r58
+	store.i32 r61, r60
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r63
+	r102 = elemaddr r102, r103, 1
+	jump b2
+b9: # preheader
+	r98 = move.i64 r2
+	r99 = elemaddr r4, r98, 4
+	r100 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b5
-b3: # rangeindex.body
-	r15 = move.ptr r18
-	r11 = elemaddr r15, 1, 4
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r64 = move.ptr r99
+	r11 = elemaddr r64, 1, 4
 	r12 = load.i32 r11
 	r13 = mul.i32 r12, 2
 	r14 = move.ptr r11
 	store.i32 r14, r13
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r18 = elemaddr r18, r19, 1
-	jump b2
-b5: # exit
+	r99 = elemaddr r99, r100, 1
+	jump b10
+b13: # exit
 	return
 
 task Ranges_1 parallel count=(len b)
@@ -24324,27 +32551,87 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r17 = move.i64 r2
-	r18 = elemaddr r4, r17, 4
-	r19 = mul.i64 r1, 4
+	r15 = mul.i64 r1, 3
+	r63 = mul.i64 r1, 4
+	r20 = convert.u64.i64 r3
+	r22 = convert.u64.i64 r15
+	r69 = move.i64 r63
+	r77 = move.i64 r63
+	r89 = move.i64 r63
+	r101 = move.i64 r2
+	r102 = elemaddr r4, r101, 4
+	r103 = mul.i64 r63, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r16 = add.i64 r2, 1
+	r17 = lt.i64 r16, r3
+	branch r17, b3, b13
+b3: # grid unrolled room
+	r21 = convert.u64.i64 r16
+	r18 = sub.u64 r20, r21
+	r19 = gt.u64 r18, r22
+	branch r19, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r66 = move.ptr r102
+	r29 = elemaddr r66, 1, 4
+	r30 = load.f32 r29
+	r31 = add.f32 r30, 1.0
+	r32 = move.ptr r29
+	store.f32 r32, r31
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r68 = move.ptr r66
+	r70 = elemaddr r68, r69, 1
+	r38 = elemaddr r70, 1, 4
+	r39 = load.f32 r38
+	r40 = add.f32 r39, 1.0
+	r41 = move.ptr r38
+	store.f32 r41, r40
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r76 = move.ptr r70
+	r78 = elemaddr r76, r77, 1
+	r48 = elemaddr r78, 1, 4
+	r49 = load.f32 r48
+	r50 = add.f32 r49, 1.0
+	r51 = move.ptr r48
+	store.f32 r51, r50
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r88 = move.ptr r78
+	r90 = elemaddr r88, r89, 1
+	r58 = elemaddr r90, 1, 4
+	r59 = load.f32 r58
+	r60 = add.f32 r59, 1.0
+	r61 = move.ptr r58
+	store.f32 r61, r60
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r63
+	r102 = elemaddr r102, r103, 1
+	jump b2
+b9: # preheader
+	r98 = move.i64 r2
+	r99 = elemaddr r4, r98, 4
+	r100 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b5
-b3: # rangeindex.body
-	r15 = move.ptr r18
-	r11 = elemaddr r15, 1, 4
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r64 = move.ptr r99
+	r11 = elemaddr r64, 1, 4
 	r12 = load.f32 r11
 	r13 = add.f32 r12, 1.0
 	r14 = move.ptr r11
 	store.f32 r14, r13
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r18 = elemaddr r18, r19, 1
-	jump b2
-b5: # exit
+	r99 = elemaddr r99, r100, 1
+	jump b10
+b13: # exit
 	return
 
 task Ranges_2 parallel count=(sub.i64 (convert.i64.u32 (convert.u32.i64 (len a))) (convert.i64.u32 0))
@@ -24364,7 +32651,7 @@ b2: # head
 	r8 = convert.u32.i64 r7
 	r9 = convert.u64.u32 r8
 	r10 = lt.u64 r4, r9
-	branch r10, b3, b22
+	branch r10, b3, b7
 b3: # index
 	r11 = convert.u32.u64 r4
 	jump b4
@@ -24372,7 +32659,7 @@ b4: # for.loop
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
 	r12 = lt.u32 r11, r8
-	branch r12, b5, b22
+	branch r12, b5, b7
 b5: # for.body
 	r13 = convert.i32.u32 r11
 	r15 = convert.i64.u32 r11
@@ -24387,95 +32674,8 @@ b5: # for.body
 	jump b6
 b6: # latch
 	r4 = add.u64 r4, r3
-	jump b7
-b7: # head (unrolled 1)
-	r7 = move.i64 r6
-	r8 = convert.u32.i64 r7
-	r21 = convert.u64.u32 r8
-	r22 = lt.u64 r4, r21
-	branch r22, b8, b22
-b8: # index (unrolled 1)
-	r23 = convert.u32.u64 r4
-	jump b9
-b9: # for.loop (unrolled 1)
-	r7 = move.i64 r6
-	r8 = convert.u32.i64 r7
-	r24 = lt.u32 r23, r8
-	branch r24, b10, b22
-b10: # for.body (unrolled 1)
-	r25 = convert.i32.u32 r23
-	r27 = convert.i64.u32 r23
-	checkindex r27, r6, site 0
-	r26 = elemaddr r5, r27, 4
-	r28 = load.i32 r26
-	r29 = sub.i32 r28, r25
-	r31 = move.i64 r27
-	checkindex r31, r6, site 0
-	r30 = move.ptr r26
-	store.i32 r30, r29
-	jump b11
-b11: # latch (unrolled 1)
-	r4 = add.u64 r4, r3
-	jump b12
-b12: # head (unrolled 2)
-	r7 = move.i64 r6
-	r8 = convert.u32.i64 r7
-	r32 = convert.u64.u32 r8
-	r33 = lt.u64 r4, r32
-	branch r33, b13, b22
-b13: # index (unrolled 2)
-	r34 = convert.u32.u64 r4
-	jump b14
-b14: # for.loop (unrolled 2)
-	r7 = move.i64 r6
-	r8 = convert.u32.i64 r7
-	r35 = lt.u32 r34, r8
-	branch r35, b15, b22
-b15: # for.body (unrolled 2)
-	r36 = convert.i32.u32 r34
-	r38 = convert.i64.u32 r34
-	checkindex r38, r6, site 0
-	r37 = elemaddr r5, r38, 4
-	r39 = load.i32 r37
-	r40 = sub.i32 r39, r36
-	r42 = move.i64 r38
-	checkindex r42, r6, site 0
-	r41 = move.ptr r37
-	store.i32 r41, r40
-	jump b16
-b16: # latch (unrolled 2)
-	r4 = add.u64 r4, r3
-	jump b17
-b17: # head (unrolled 3)
-	r7 = move.i64 r6
-	r8 = convert.u32.i64 r7
-	r43 = convert.u64.u32 r8
-	r44 = lt.u64 r4, r43
-	branch r44, b18, b22
-b18: # index (unrolled 3)
-	r45 = convert.u32.u64 r4
-	jump b19
-b19: # for.loop (unrolled 3)
-	r7 = move.i64 r6
-	r8 = convert.u32.i64 r7
-	r46 = lt.u32 r45, r8
-	branch r46, b20, b22
-b20: # for.body (unrolled 3)
-	r47 = convert.i32.u32 r45
-	r49 = convert.i64.u32 r45
-	checkindex r49, r6, site 0
-	r48 = elemaddr r5, r49, 4
-	r50 = load.i32 r48
-	r51 = sub.i32 r50, r47
-	r53 = move.i64 r49
-	checkindex r53, r6, site 0
-	r52 = move.ptr r48
-	store.i32 r52, r51
-	jump b21
-b21: # latch (unrolled 3)
-	r4 = add.u64 r4, r3
 	jump b2
-b22: # exit
+b7: # exit
 	return
 
 task Ranges_3 parallel count=(div.i64 (min.i64 (param n) (len b)) 2)
@@ -24495,29 +32695,119 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r21 = move.i64 r2
-	r22 = elemaddr r7, r21, 4
-	r23 = mul.i64 r1, 4
+	r21 = mul.i64 r1, 3
+	r64 = mul.i64 r1, 4
+	r25 = convert.u64.i64 r3
+	r27 = convert.u64.i64 r21
+	r66 = move.i64 r64
+	r74 = move.i64 r64
+	r86 = move.i64 r64
+	r98 = move.i64 r2
+	r99 = move.i64 r98
+	r100 = elemaddr r7, r99, 4
+	r101 = mul.i64 r64, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = lt.i64 r2, r3
+	branch r22, b3, b22
+b3: # grid unrolled room
+	r26 = convert.u64.i64 r2
+	r23 = sub.u64 r25, r26
+	r24 = gt.u64 r23, r27
+	branch r24, b4, b17
+b4: # grid unrolled 0
+	r28 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r30 = move.i64 r28
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r30, r8, site 1
+	r31 = move.ptr r100
+	r32 = load.f32 r31
+	r33 = mul.f32 r32, 3.0
+	r34 = move.ptr r31
+	store.f32 r34, r33
+	jump b7
+b7: # grid unrolled 1
+	r45 = add.i64 r28, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r38 = move.i64 r45
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	checkindex r38, r8, site 1
+	r65 = move.ptr r31
+	r67 = elemaddr r65, r66, 1
+	r39 = move.ptr r67
+	r40 = load.f32 r39
+	r41 = mul.f32 r40, 3.0
+	r70 = move.ptr r67
+	r42 = move.ptr r70
+	store.f32 r42, r41
+	jump b10
+b10: # grid unrolled 2
+	r54 = add.i64 r45, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r47 = move.i64 r54
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	checkindex r47, r8, site 1
+	r73 = move.ptr r67
+	r75 = elemaddr r73, r74, 1
+	r48 = move.ptr r75
+	r49 = load.f32 r48
+	r50 = mul.f32 r49, 3.0
+	r80 = move.ptr r75
+	r51 = move.ptr r80
+	store.f32 r51, r50
+	jump b13
+b13: # grid unrolled 3
+	r63 = add.i64 r54, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r56 = move.i64 r63
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	checkindex r56, r8, site 1
+	r85 = move.ptr r75
+	r87 = elemaddr r85, r86, 1
+	r57 = move.ptr r87
+	r58 = load.f32 r57
+	r59 = mul.f32 r58, 3.0
+	r94 = move.ptr r87
+	r60 = move.ptr r94
+	store.f32 r60, r59
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r64
+	r100 = elemaddr r100, r101, 1
+	jump b2
+b17: # preheader
+	r95 = move.i64 r2
+	r96 = elemaddr r7, r95, 4
+	r97 = mul.i64 r1, 4
+	jump b18
+b18: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b6
-b3: # index
+	branch r9, b19, b22
+b19: # index
 	r10 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	checkindex r10, r8, site 1
-	r11 = move.ptr r22
+	r11 = move.ptr r96
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, 3.0
 	r14 = move.ptr r11
 	store.f32 r14, r13
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	r22 = elemaddr r22, r23, 1
-	jump b2
-b6: # exit
+	r96 = elemaddr r96, r97, 1
+	jump b18
+b22: # exit
 	return
 
 task Ranges_4 parallel count=(sub.i64 (sub.i64 (len a) 1) 2)
@@ -24589,28 +32879,248 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r38 = move.i64 r2
-	r39 = elemaddr r4, r38, 1
-	r40 = move.i64 r1
-	r41 = elemaddr r14, r38, 2
-	r42 = mul.i64 r1, 2
-	r43 = elemaddr r23, r38, 1
+	r38 = mul.i64 r1, 3
+	r161 = mul.i64 r1, 4
+	r42 = convert.u64.i64 r3
+	r44 = convert.u64.i64 r38
+	r163 = move.i64 r1
+	r169 = mul.i64 r1, 2
+	r178 = move.i64 r163
+	r195 = move.i64 r163
+	r205 = move.i64 r169
+	r220 = move.i64 r163
+	r247 = move.i64 r163
+	r261 = move.i64 r169
+	r282 = move.i64 r163
+	r318 = move.i64 r2
+	r319 = move.i64 r318
+	r320 = elemaddr r4, r319, 1
+	r321 = move.i64 r161
+	r322 = elemaddr r14, r319, 2
+	r323 = mul.i64 r161, 2
+	r324 = elemaddr r23, r319, 1
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r39 = lt.i64 r2, r3
+	branch r39, b3, b22
+b3: # grid unrolled room
+	r43 = convert.u64.i64 r2
+	r40 = sub.u64 r42, r43
+	r41 = gt.u64 r40, r44
+	branch r41, b4, b17
+b4: # grid unrolled 0
+	r45 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r47 = move.i64 r45
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	r48 = move.ptr r320
+	r49 = load.u8 r48
+	r50 = mul.u8 r49, 3
+	r51 = add.u8 r50, 250
+	r52 = move.ptr r48
+	store.u8 r52, r51
+	checkindex r47, r15, site 2
+	r53 = move.ptr r322
+	r54 = load.i16 r53
+	r56 = move.i16 r54
+	r57 = mul.i16 r54, r56
+	r58 = add.i16 r57, 30000
+	r59 = move.ptr r53
+	store.i16 r59, r58
+	checkindex r47, r24, site 5
+	r60 = move.ptr r324
+	r61 = load.i8 r60
+	r62 = neg.i8 r61
+	r63 = mul.i8 r62, 2
+	r64 = move.ptr r60
+	store.i8 r64, r63
+	r65 = move.ptr r48
+	r66 = load.u8 r65
+	r67 = convert.i8.u8 r66
+	r68 = move.ptr r60
+	r69 = load.i8 r68
+	r70 = add.i8 r69, r67
+	r71 = move.ptr r60
+	store.i8 r71, r70
+	jump b7
+b7: # grid unrolled 1
+	r102 = add.i64 r45, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r75 = move.i64 r102
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	r162 = move.ptr r48
+	r164 = elemaddr r162, r163, 1
+	r76 = move.ptr r164
+	r77 = load.u8 r76
+	r78 = mul.u8 r77, 3
+	r79 = add.u8 r78, 250
+	r167 = move.ptr r164
+	r80 = move.ptr r167
+	store.u8 r80, r79
+	checkindex r75, r15, site 2
+	r168 = move.ptr r53
+	r170 = elemaddr r168, r169, 1
+	r81 = move.ptr r170
+	r82 = load.i16 r81
+	r84 = move.i16 r82
+	r85 = mul.i16 r82, r84
+	r86 = add.i16 r85, 30000
+	r176 = move.ptr r170
+	r87 = move.ptr r176
+	store.i16 r87, r86
+	checkindex r75, r24, site 5
+	r177 = move.ptr r60
+	r179 = elemaddr r177, r178, 1
+	r88 = move.ptr r179
+	r89 = load.i8 r88
+	r90 = neg.i8 r89
+	r91 = mul.i8 r90, 2
+	r182 = move.ptr r179
+	r92 = move.ptr r182
+	store.i8 r92, r91
+	r185 = move.ptr r164
+	r93 = move.ptr r185
+	r94 = load.u8 r93
+	r95 = convert.i8.u8 r94
+	r188 = move.ptr r179
+	r96 = move.ptr r188
+	r97 = load.i8 r96
+	r98 = add.i8 r97, r95
+	r191 = move.ptr r179
+	r99 = move.ptr r191
+	store.i8 r99, r98
+	jump b10
+b10: # grid unrolled 2
+	r131 = add.i64 r102, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r104 = move.i64 r131
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	r194 = move.ptr r164
+	r196 = elemaddr r194, r195, 1
+	r105 = move.ptr r196
+	r106 = load.u8 r105
+	r107 = mul.u8 r106, 3
+	r108 = add.u8 r107, 250
+	r201 = move.ptr r196
+	r109 = move.ptr r201
+	store.u8 r109, r108
+	checkindex r104, r15, site 2
+	r204 = move.ptr r170
+	r206 = elemaddr r204, r205, 1
+	r110 = move.ptr r206
+	r111 = load.i16 r110
+	r113 = move.i16 r111
+	r114 = mul.i16 r111, r113
+	r115 = add.i16 r114, 30000
+	r216 = move.ptr r206
+	r116 = move.ptr r216
+	store.i16 r116, r115
+	checkindex r104, r24, site 5
+	r219 = move.ptr r179
+	r221 = elemaddr r219, r220, 1
+	r117 = move.ptr r221
+	r118 = load.i8 r117
+	r119 = neg.i8 r118
+	r120 = mul.i8 r119, 2
+	r226 = move.ptr r221
+	r121 = move.ptr r226
+	store.i8 r121, r120
+	r231 = move.ptr r196
+	r122 = move.ptr r231
+	r123 = load.u8 r122
+	r124 = convert.i8.u8 r123
+	r236 = move.ptr r221
+	r125 = move.ptr r236
+	r126 = load.i8 r125
+	r127 = add.i8 r126, r124
+	r241 = move.ptr r221
+	r128 = move.ptr r241
+	store.i8 r128, r127
+	jump b13
+b13: # grid unrolled 3
+	r160 = add.i64 r131, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r133 = move.i64 r160
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	r246 = move.ptr r196
+	r248 = elemaddr r246, r247, 1
+	r134 = move.ptr r248
+	r135 = load.u8 r134
+	r136 = mul.u8 r135, 3
+	r137 = add.u8 r136, 250
+	r255 = move.ptr r248
+	r138 = move.ptr r255
+	store.u8 r138, r137
+	checkindex r133, r15, site 2
+	r260 = move.ptr r206
+	r262 = elemaddr r260, r261, 1
+	r139 = move.ptr r262
+	r140 = load.i16 r139
+	r142 = move.i16 r140
+	r143 = mul.i16 r140, r142
+	r144 = add.i16 r143, 30000
+	r276 = move.ptr r262
+	r145 = move.ptr r276
+	store.i16 r145, r144
+	checkindex r133, r24, site 5
+	r281 = move.ptr r221
+	r283 = elemaddr r281, r282, 1
+	r146 = move.ptr r283
+	r147 = load.i8 r146
+	r148 = neg.i8 r147
+	r149 = mul.i8 r148, 2
+	r290 = move.ptr r283
+	r150 = move.ptr r290
+	store.i8 r150, r149
+	r297 = move.ptr r248
+	r151 = move.ptr r297
+	r152 = load.u8 r151
+	r153 = convert.i8.u8 r152
+	r304 = move.ptr r283
+	r154 = move.ptr r304
+	r155 = load.i8 r154
+	r156 = add.i8 r155, r153
+	r311 = move.ptr r283
+	r157 = move.ptr r311
+	store.i8 r157, r156
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r161
+	r320 = elemaddr r320, r321, 1
+	r322 = elemaddr r322, r323, 1
+	r324 = elemaddr r324, r321, 1
+	jump b2
+b17: # preheader
+	r312 = move.i64 r2
+	r313 = elemaddr r4, r312, 1
+	r314 = move.i64 r1
+	r315 = elemaddr r14, r312, 2
+	r316 = mul.i64 r1, 2
+	r317 = elemaddr r23, r312, 1
+	jump b18
+b18: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b19, b22
+b19: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	r8 = move.ptr r39
+	jump b20
+b20: # rangeint.body
+	r8 = move.ptr r313
 	r9 = load.u8 r8
 	r10 = mul.u8 r9, 3
 	r11 = add.u8 r10, 250
 	r12 = move.ptr r8
 	store.u8 r12, r11
 	checkindex r7, r15, site 2
-	r13 = move.ptr r41
+	r13 = move.ptr r315
 	r16 = load.i16 r13
 	r18 = move.i16 r16
 	r19 = mul.i16 r16, r18
@@ -24618,7 +33128,7 @@ b4: # rangeint.body
 	r21 = move.ptr r13
 	store.i16 r21, r20
 	checkindex r7, r24, site 5
-	r22 = move.ptr r43
+	r22 = move.ptr r317
 	r25 = load.i8 r22
 	r26 = neg.i8 r25
 	r27 = mul.i8 r26, 2
@@ -24632,14 +33142,14 @@ b4: # rangeint.body
 	r34 = add.i8 r33, r31
 	r35 = move.ptr r22
 	store.i8 r35, r34
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	r39 = elemaddr r39, r40, 1
-	r41 = elemaddr r41, r42, 1
-	r43 = elemaddr r43, r40, 1
-	jump b2
-b6: # exit
+	r313 = elemaddr r313, r314, 1
+	r315 = elemaddr r315, r316, 1
+	r317 = elemaddr r317, r314, 1
+	jump b18
+b22: # exit
 	return
 
 kernel Empty(a []i32, n i64)
@@ -24655,25 +33165,98 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r7 = elemaddr r8, 0, 4
+	r12 = mul.i64 r1, 3
+	r47 = mul.i64 r1, 4
+	r16 = convert.u64.i64 r3
+	r18 = convert.u64.i64 r12
+	r23 = elemaddr r8, 0, 4
+	r29 = elemaddr r8, 0, 4
+	r36 = elemaddr r8, 0, 4
+	r43 = elemaddr r8, 0, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r13 = lt.i64 r2, r3
+	branch r13, b3, b27
+b3: # grid unrolled room
+	r17 = convert.u64.i64 r2
+	r14 = sub.u64 r16, r17
+	r15 = gt.u64 r14, r18
+	branch r15, b4, b21
+b4: # grid unrolled 0
+	r19 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r21 = move.i64 r19
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	r22 = lt.i64 r21, 0
+	branch r22, b7, b8
+b7: # if.then (grid unrolled 0)
+	checkindex 0, r9, site 0
+	store.i32 r23, 1
+	jump b8
+b8: # grid unrolled 1
+	r32 = add.i64 r19, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r27 = move.i64 r32
+	jump b10
+b10: # rangeint.body (grid unrolled 1)
+	r28 = lt.i64 r27, 0
+	branch r28, b11, b12
+b11: # if.then (grid unrolled 1)
+	checkindex 0, r9, site 0
+	store.i32 r29, 1
+	jump b12
+b12: # grid unrolled 2
+	r39 = add.i64 r32, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r34 = move.i64 r39
+	jump b14
+b14: # rangeint.body (grid unrolled 2)
+	r35 = lt.i64 r34, 0
+	branch r35, b15, b16
+b15: # if.then (grid unrolled 2)
+	checkindex 0, r9, site 0
+	store.i32 r36, 1
+	jump b16
+b16: # grid unrolled 3
+	r46 = add.i64 r39, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r41 = move.i64 r46
+	jump b18
+b18: # rangeint.body (grid unrolled 3)
+	r42 = lt.i64 r41, 0
+	branch r42, b19, b20
+b19: # if.then (grid unrolled 3)
+	checkindex 0, r9, site 0
+	store.i32 r43, 1
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r47
+	jump b2
+b21: # preheader
+	r7 = elemaddr r8, 0, 4
+	jump b22
+b22: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b7
-b3: # index
+	branch r4, b23, b27
+b23: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b24
+b24: # rangeint.body
 	r6 = lt.i64 r5, 0
-	branch r6, b5, b6
-b5: # if.then
+	branch r6, b25, b26
+b25: # if.then
 	checkindex 0, r9, site 0
 	store.i32 r7, 1
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	jump b22
+b27: # exit
 	return
 
 kernel Counted(out []i64, lo []i64, hi []i64, small []i8, u []u32)
@@ -25229,24 +33812,72 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r14 = move.i64 r2
-	r15 = elemaddr r4, r14, 4
-	r16 = mul.i64 r1, 4
+	r13 = mul.i64 r1, 3
+	r49 = mul.i64 r1, 4
+	r18 = convert.u64.i64 r3
+	r20 = convert.u64.i64 r13
+	r53 = move.i64 r49
+	r58 = move.i64 r49
+	r65 = move.i64 r49
+	r70 = move.i64 r2
+	r71 = elemaddr r4, r70, 4
+	r72 = mul.i64 r49, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r14 = add.i64 r2, 1
+	r15 = lt.i64 r14, r3
+	branch r15, b3, b13
+b3: # grid unrolled room
+	r19 = convert.u64.i64 r14
+	r16 = sub.u64 r18, r19
+	r17 = gt.u64 r16, r20
+	branch r17, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r51 = move.ptr r71
+	r27 = elemaddr r51, 1, 4
+	store.f32 r27, r12
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r52 = move.ptr r51
+	r54 = elemaddr r52, r53, 1
+	r33 = elemaddr r54, 1, 4
+	store.f32 r33, r12
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r57 = move.ptr r54
+	r59 = elemaddr r57, r58, 1
+	r40 = elemaddr r59, 1, 4
+	store.f32 r40, r12
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r64 = move.ptr r59
+	r66 = elemaddr r64, r65, 1
+	r47 = elemaddr r66, 1, 4
+	store.f32 r47, r12
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r49
+	r71 = elemaddr r71, r72, 1
+	jump b2
+b9: # preheader
+	r67 = move.i64 r2
+	r68 = elemaddr r4, r67, 4
+	r69 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b5
-b3: # rangeindex.body
-	r13 = move.ptr r15
-	r11 = elemaddr r13, 1, 4
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r50 = move.ptr r68
+	r11 = elemaddr r50, 1, 4
 	store.f32 r11, r12
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r15 = elemaddr r15, r16, 1
-	jump b2
-b5: # exit
+	r68 = elemaddr r68, r69, 1
+	jump b10
+b13: # exit
 	return
 
 kernel AddOne(dst []f32, src []f32)
@@ -25264,37 +33895,149 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r19 = move.i64 r2
-	r20 = elemaddr r12, r19, 4
-	r21 = mul.i64 r1, 4
-	r22 = elemaddr r4, r19, 4
+	r17 = mul.i64 r1, 3
+	r65 = mul.i64 r1, 4
+	r22 = convert.u64.i64 r3
+	r24 = convert.u64.i64 r17
+	r71 = move.i64 r65
+	r74 = move.i64 r65
+	r79 = move.i64 r65
+	r84 = move.i64 r65
+	r91 = move.i64 r65
+	r98 = move.i64 r65
+	r104 = move.i64 r2
+	r105 = elemaddr r12, r104, 4
+	r106 = mul.i64 r65, 4
+	r107 = elemaddr r4, r104, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r18 = add.i64 r2, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b3, b27
+b3: # grid unrolled room
+	r23 = convert.u64.i64 r18
+	r20 = sub.u64 r22, r23
+	r21 = gt.u64 r20, r24
+	branch r21, b4, b21
+b4: # grid unrolled 0
+	r25 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r28 = move.i64 r25
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r29 = add.i64 r28, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex r29, r13, site 0
+	r68 = move.ptr r105
+	r31 = elemaddr r68, 1, 4
+	r32 = load.f32 r31
+	r33 = add.f32 r32, 1.0
+	r69 = move.ptr r107
+	r34 = elemaddr r69, 1, 4
+	store.f32 r34, r33
+	jump b8
+b8: # grid unrolled 1
+	r44 = add.i64 r25, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r37 = move.i64 r44
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r38 = add.i64 r37, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	checkindex r38, r13, site 0
+	r70 = move.ptr r68
+	r72 = elemaddr r70, r71, 1
+	r40 = elemaddr r72, 1, 4
+	r41 = load.f32 r40
+	r42 = add.f32 r41, 1.0
+	r73 = move.ptr r69
+	r75 = elemaddr r73, r74, 1
+	r43 = elemaddr r75, 1, 4
+	store.f32 r43, r42
+	jump b12
+b12: # grid unrolled 2
+	r54 = add.i64 r44, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r47 = move.i64 r54
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r48 = add.i64 r47, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	checkindex r48, r13, site 0
+	r78 = move.ptr r72
+	r80 = elemaddr r78, r79, 1
+	r50 = elemaddr r80, 1, 4
+	r51 = load.f32 r50
+	r52 = add.f32 r51, 1.0
+	r83 = move.ptr r75
+	r85 = elemaddr r83, r84, 1
+	r53 = elemaddr r85, 1, 4
+	store.f32 r53, r52
+	jump b16
+b16: # grid unrolled 3
+	r64 = add.i64 r54, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r57 = move.i64 r64
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r58 = add.i64 r57, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	checkindex r58, r13, site 0
+	r90 = move.ptr r80
+	r92 = elemaddr r90, r91, 1
+	r60 = elemaddr r92, 1, 4
+	r61 = load.f32 r60
+	r62 = add.f32 r61, 1.0
+	r97 = move.ptr r85
+	r99 = elemaddr r97, r98, 1
+	r63 = elemaddr r99, 1, 4
+	store.f32 r63, r62
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r65
+	r105 = elemaddr r105, r106, 1
+	r107 = elemaddr r107, r106, 1
+	jump b2
+b21: # preheader
+	r100 = move.i64 r2
+	r101 = elemaddr r12, r100, 4
+	r102 = mul.i64 r1, 4
+	r103 = elemaddr r4, r100, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	checkindex r9, r13, site 0
-	r17 = move.ptr r20
-	r11 = elemaddr r17, 1, 4
+	r66 = move.ptr r101
+	r11 = elemaddr r66, 1, 4
 	r14 = load.f32 r11
 	r15 = add.f32 r14, 1.0
-	r18 = move.ptr r22
-	r16 = elemaddr r18, 1, 4
+	r67 = move.ptr r103
+	r16 = elemaddr r67, 1, 4
 	store.f32 r16, r15
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r20 = elemaddr r20, r21, 1
-	r22 = elemaddr r22, r21, 1
-	jump b2
-b7: # exit
+	r101 = elemaddr r101, r102, 1
+	r103 = elemaddr r103, r102, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Accumulate(a []f32, v f32)
@@ -25310,27 +34053,87 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r18 = move.i64 r2
-	r19 = elemaddr r4, r18, 4
-	r20 = mul.i64 r1, 4
+	r16 = mul.i64 r1, 3
+	r64 = mul.i64 r1, 4
+	r21 = convert.u64.i64 r3
+	r23 = convert.u64.i64 r16
+	r70 = move.i64 r64
+	r78 = move.i64 r64
+	r90 = move.i64 r64
+	r102 = move.i64 r2
+	r103 = elemaddr r4, r102, 4
+	r104 = mul.i64 r64, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r17 = add.i64 r2, 1
+	r18 = lt.i64 r17, r3
+	branch r18, b3, b13
+b3: # grid unrolled room
+	r22 = convert.u64.i64 r17
+	r19 = sub.u64 r21, r22
+	r20 = gt.u64 r19, r23
+	branch r20, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r67 = move.ptr r103
+	r30 = elemaddr r67, 1, 4
+	r31 = load.f32 r30
+	r32 = add.f32 r31, r14
+	r33 = move.ptr r30
+	store.f32 r33, r32
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r69 = move.ptr r67
+	r71 = elemaddr r69, r70, 1
+	r39 = elemaddr r71, 1, 4
+	r40 = load.f32 r39
+	r41 = add.f32 r40, r14
+	r42 = move.ptr r39
+	store.f32 r42, r41
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r77 = move.ptr r71
+	r79 = elemaddr r77, r78, 1
+	r49 = elemaddr r79, 1, 4
+	r50 = load.f32 r49
+	r51 = add.f32 r50, r14
+	r52 = move.ptr r49
+	store.f32 r52, r51
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r89 = move.ptr r79
+	r91 = elemaddr r89, r90, 1
+	r59 = elemaddr r91, 1, 4
+	r60 = load.f32 r59
+	r61 = add.f32 r60, r14
+	r62 = move.ptr r59
+	store.f32 r62, r61
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r64
+	r103 = elemaddr r103, r104, 1
+	jump b2
+b9: # preheader
+	r99 = move.i64 r2
+	r100 = elemaddr r4, r99, 4
+	r101 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b5
-b3: # rangeindex.body
-	r16 = move.ptr r19
-	r11 = elemaddr r16, 1, 4
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r65 = move.ptr r100
+	r11 = elemaddr r65, 1, 4
 	r12 = load.f32 r11
 	r13 = add.f32 r12, r14
 	r15 = move.ptr r11
 	store.f32 r15, r13
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r19 = elemaddr r19, r20, 1
-	jump b2
-b5: # exit
+	r100 = elemaddr r100, r101, 1
+	jump b10
+b13: # exit
 	return
 
 kernel SlowFill(a []f32, v f32, iters i64)
@@ -25517,6 +34320,166 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r55 = mul.i64 r1, 3
+	r219 = mul.i64 r1, 4
+	r60 = convert.u64.i64 r3
+	r62 = convert.u64.i64 r55
+	r69 = convert.i64.i8 r12
+	r70 = mul.i64 r69, 3
+	r71 = convert.i64.u16 r15
+	r72 = add.i64 r70, r71
+	r73 = convert.i64.i16 r18
+	r74 = mul.i64 r73, 5
+	r75 = sub.i64 r72, r74
+	r76 = convert.i64.u8 r22
+	r77 = add.i64 r75, r76
+	r78 = convert.i64.i32 r25
+	r79 = add.i64 r77, r78
+	r80 = mul.f32 r28, 4.0
+	r81 = convert.i64.f32 r80
+	r82 = add.i64 r79, r81
+	r83 = shr.u32.u64 r32, 3
+	r84 = convert.i64.u32 r83
+	r85 = add.i64 r82, r84
+	r86 = convert.i64.f64 r36
+	r87 = add.i64 r85, r86
+	r95 = mulhi.u64 r39, 442721857769029239
+	r96 = sub.u64 r39, r95
+	r97 = shr.u64.u32 r96, 1
+	r98 = add.u64 r97, r95
+	r99 = shr.u64.u32 r98, 9
+	r100 = mul.u64 r99, 1000
+	r101 = sub.u64 r39, r100
+	r88 = move.u64 r101
+	r89 = convert.i64.u64 r88
+	r90 = add.i64 r87, r89
+	r91 = neg.i64 r90
+	r128 = move.i64 r90
+	r129 = neg.i64 r128
+	r223 = mul.i64 r1, 8
+	r167 = move.i64 r90
+	r168 = neg.i64 r167
+	r228 = move.i64 r223
+	r206 = move.i64 r90
+	r207 = neg.i64 r206
+	r235 = move.i64 r223
+	r240 = move.i64 r2
+	r241 = elemaddr r4, r240, 8
+	r242 = mul.i64 r219, 8
+	jump b2
+b2: # grid unrolled guard
+	r56 = add.i64 r2, 1
+	r57 = lt.i64 r56, r3
+	branch r57, b3, b42
+b3: # grid unrolled room
+	r61 = convert.u64.i64 r56
+	r58 = sub.u64 r60, r61
+	r59 = gt.u64 r58, r62
+	branch r59, b4, b33
+b4: # grid unrolled 0
+	r63 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r66 = move.i64 r63
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r67 = add.i64 r66, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	branch r42, b8, b32
+b8: # if.then (grid unrolled 0)
+	r43 = move.i64 r91
+	jump b9
+b9: # if.done (grid unrolled 0)
+	r92 = move.i64 r67
+	r93 = add.i64 r43, r92
+	r221 = move.ptr r241
+	r94 = elemaddr r221, 1, 8
+	store.i64 r94, r93
+	jump b10
+b10: # grid unrolled 1
+	r140 = add.i64 r63, r1
+	jump b11
+b11: # index (grid unrolled 1)
+	r104 = move.i64 r140
+	jump b12
+b12: # rangeindex.loop (grid unrolled 1)
+	r105 = add.i64 r104, 1
+	jump b13
+b13: # rangeindex.body (grid unrolled 1)
+	branch r42, b14, b31
+b14: # if.then (grid unrolled 1)
+	r43 = move.i64 r129
+	jump b15
+b15: # if.done (grid unrolled 1)
+	r130 = move.i64 r105
+	r131 = add.i64 r43, r130
+	r222 = move.ptr r221
+	r224 = elemaddr r222, r223, 1
+	r132 = elemaddr r224, 1, 8
+	store.i64 r132, r131
+	jump b16
+b16: # grid unrolled 2
+	r179 = add.i64 r140, r1
+	jump b17
+b17: # index (grid unrolled 2)
+	r143 = move.i64 r179
+	jump b18
+b18: # rangeindex.loop (grid unrolled 2)
+	r144 = add.i64 r143, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 2)
+	branch r42, b20, b30
+b20: # if.then (grid unrolled 2)
+	r43 = move.i64 r168
+	jump b21
+b21: # if.done (grid unrolled 2)
+	r169 = move.i64 r144
+	r170 = add.i64 r43, r169
+	r227 = move.ptr r224
+	r229 = elemaddr r227, r228, 1
+	r171 = elemaddr r229, 1, 8
+	store.i64 r171, r170
+	jump b22
+b22: # grid unrolled 3
+	r218 = add.i64 r179, r1
+	jump b23
+b23: # index (grid unrolled 3)
+	r182 = move.i64 r218
+	jump b24
+b24: # rangeindex.loop (grid unrolled 3)
+	r183 = add.i64 r182, 1
+	jump b25
+b25: # rangeindex.body (grid unrolled 3)
+	branch r42, b26, b29
+b26: # if.then (grid unrolled 3)
+	r43 = move.i64 r207
+	jump b27
+b27: # if.done (grid unrolled 3)
+	r208 = move.i64 r183
+	r209 = add.i64 r43, r208
+	r234 = move.ptr r229
+	r236 = elemaddr r234, r235, 1
+	r210 = elemaddr r236, 1, 8
+	store.i64 r210, r209
+	jump b28
+b28: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r219
+	r241 = elemaddr r241, r242, 1
+	jump b2
+b29: # edge 2→5 (grid unrolled 3)
+	r43 = move.i64 r206
+	jump b27
+b30: # edge 2→5 (grid unrolled 2)
+	r43 = move.i64 r167
+	jump b21
+b31: # edge 2→5 (grid unrolled 1)
+	r43 = move.i64 r128
+	jump b15
+b32: # edge 2→5 (grid unrolled 0)
+	r43 = move.i64 r90
+	jump b9
+b33: # preheader
 	r11 = convert.i64.i8 r12
 	r13 = mul.i64 r11, 3
 	r14 = convert.i64.u16 r15
@@ -25547,40 +34510,40 @@ b1: # setup
 	r40 = convert.i64.u64 r38
 	r41 = add.i64 r37, r40
 	r44 = neg.i64 r41
-	r56 = move.i64 r2
-	r57 = elemaddr r4, r56, 8
-	r58 = mul.i64 r1, 8
-	jump b2
-b2: # head
+	r237 = move.i64 r2
+	r238 = elemaddr r4, r237, 8
+	r239 = mul.i64 r1, 8
+	jump b34
+b34: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b10
-b3: # index
+	branch r7, b35, b42
+b35: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b36
+b36: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	branch r42, b6, b9
-b6: # if.then
+	jump b37
+b37: # rangeindex.body
+	branch r42, b38, b41
+b38: # if.then
 	r43 = move.i64 r44
-	jump b7
-b7: # if.done
+	jump b39
+b39: # if.done
 	r45 = move.i64 r9
 	r46 = add.i64 r43, r45
-	r55 = move.ptr r57
-	r47 = elemaddr r55, 1, 8
+	r220 = move.ptr r238
+	r47 = elemaddr r220, 1, 8
 	store.i64 r47, r46
-	jump b8
-b8: # latch
+	jump b40
+b40: # latch
 	r2 = add.i64 r2, r1
-	r57 = elemaddr r57, r58, 1
-	jump b2
-b9: # edge 2→5
+	r238 = elemaddr r238, r239, 1
+	jump b34
+b41: # edge 2→5
 	r43 = move.i64 r41
-	jump b7
-b10: # exit
+	jump b39
+b42: # exit
 	return
 
 kernel ClampedWindow(out []i32, in []u8, ladder []f32, w i64, h i64)
@@ -26063,33 +35026,126 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r14 = move.ptr r7
-	r21 = move.i64 r2
-	r22 = elemaddr r14, r21, 4
-	r23 = mul.i64 r1, 4
+	r20 = mul.i64 r1, 3
+	r68 = mul.i64 r1, 4
+	r25 = convert.u64.i64 r3
+	r27 = convert.u64.i64 r20
+	r34 = move.ptr r7
+	r72 = move.i64 r68
+	r77 = move.i64 r68
+	r84 = move.i64 r68
+	r89 = move.i64 r2
+	r90 = elemaddr r34, r89, 4
+	r91 = mul.i64 r68, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r21 = add.i64 r2, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b3, b27
+b3: # grid unrolled room
+	r26 = convert.u64.i64 r21
+	r23 = sub.u64 r25, r26
+	r24 = gt.u64 r23, r27
+	branch r24, b4, b21
+b4: # grid unrolled 0
+	r28 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r31 = move.i64 r28
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r32 = add.i64 r31, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r35 = convert.f32.i64 r32
+	r36 = mul.f32 r35, 0.5
+	r70 = move.ptr r90
+	r37 = elemaddr r70, 1, 4
+	store.f32 r37, r36
+	jump b8
+b8: # grid unrolled 1
+	r47 = add.i64 r28, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r40 = move.i64 r47
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r41 = add.i64 r40, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r44 = convert.f32.i64 r41
+	r45 = mul.f32 r44, 0.5
+	r71 = move.ptr r70
+	r73 = elemaddr r71, r72, 1
+	r46 = elemaddr r73, 1, 4
+	store.f32 r46, r45
+	jump b12
+b12: # grid unrolled 2
+	r57 = add.i64 r47, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r50 = move.i64 r57
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r51 = add.i64 r50, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r54 = convert.f32.i64 r51
+	r55 = mul.f32 r54, 0.5
+	r76 = move.ptr r73
+	r78 = elemaddr r76, r77, 1
+	r56 = elemaddr r78, 1, 4
+	store.f32 r56, r55
+	jump b16
+b16: # grid unrolled 3
+	r67 = add.i64 r57, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r60 = move.i64 r67
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r61 = add.i64 r60, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r64 = convert.f32.i64 r61
+	r65 = mul.f32 r64, 0.5
+	r83 = move.ptr r78
+	r85 = elemaddr r83, r84, 1
+	r66 = elemaddr r85, 1, 4
+	store.f32 r66, r65
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r68
+	r90 = elemaddr r90, r91, 1
+	jump b2
+b21: # preheader
+	r14 = move.ptr r7
+	r86 = move.i64 r2
+	r87 = elemaddr r14, r86, 4
+	r88 = mul.i64 r1, 4
+	jump b22
+b22: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b7
-b3: # index
+	branch r10, b23, b27
+b23: # index
 	r11 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	r17 = convert.f32.i64 r12
 	r18 = mul.f32 r17, 0.5
-	r20 = move.ptr r22
-	r19 = elemaddr r20, 1, 4
+	r69 = move.ptr r87
+	r19 = elemaddr r69, 1, 4
 	store.f32 r19, r18
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r22 = elemaddr r22, r23, 1
-	jump b2
-b7: # exit
+	r87 = elemaddr r87, r88, 1
+	jump b22
+b27: # exit
 	return
 
 task TwoBlocks_1 parallel count=(len b) block=2 group=1
@@ -26103,33 +35159,126 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r14 = move.ptr r7
-	r21 = move.i64 r2
-	r22 = elemaddr r14, r21, 4
-	r23 = mul.i64 r1, 4
+	r20 = mul.i64 r1, 3
+	r68 = mul.i64 r1, 4
+	r25 = convert.u64.i64 r3
+	r27 = convert.u64.i64 r20
+	r34 = move.ptr r7
+	r72 = move.i64 r68
+	r77 = move.i64 r68
+	r84 = move.i64 r68
+	r89 = move.i64 r2
+	r90 = elemaddr r34, r89, 4
+	r91 = mul.i64 r68, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r21 = add.i64 r2, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b3, b27
+b3: # grid unrolled room
+	r26 = convert.u64.i64 r21
+	r23 = sub.u64 r25, r26
+	r24 = gt.u64 r23, r27
+	branch r24, b4, b21
+b4: # grid unrolled 0
+	r28 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r31 = move.i64 r28
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r32 = add.i64 r31, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r35 = convert.f32.i64 r32
+	r36 = add.f32 r35, 1.0
+	r70 = move.ptr r90
+	r37 = elemaddr r70, 1, 4
+	store.f32 r37, r36
+	jump b8
+b8: # grid unrolled 1
+	r47 = add.i64 r28, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r40 = move.i64 r47
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r41 = add.i64 r40, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r44 = convert.f32.i64 r41
+	r45 = add.f32 r44, 1.0
+	r71 = move.ptr r70
+	r73 = elemaddr r71, r72, 1
+	r46 = elemaddr r73, 1, 4
+	store.f32 r46, r45
+	jump b12
+b12: # grid unrolled 2
+	r57 = add.i64 r47, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r50 = move.i64 r57
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r51 = add.i64 r50, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r54 = convert.f32.i64 r51
+	r55 = add.f32 r54, 1.0
+	r76 = move.ptr r73
+	r78 = elemaddr r76, r77, 1
+	r56 = elemaddr r78, 1, 4
+	store.f32 r56, r55
+	jump b16
+b16: # grid unrolled 3
+	r67 = add.i64 r57, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r60 = move.i64 r67
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r61 = add.i64 r60, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r64 = convert.f32.i64 r61
+	r65 = add.f32 r64, 1.0
+	r83 = move.ptr r78
+	r85 = elemaddr r83, r84, 1
+	r66 = elemaddr r85, 1, 4
+	store.f32 r66, r65
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r68
+	r90 = elemaddr r90, r91, 1
+	jump b2
+b21: # preheader
+	r14 = move.ptr r7
+	r86 = move.i64 r2
+	r87 = elemaddr r14, r86, 4
+	r88 = mul.i64 r1, 4
+	jump b22
+b22: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b7
-b3: # index
+	branch r10, b23, b27
+b23: # index
 	r11 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	r17 = convert.f32.i64 r12
 	r18 = add.f32 r17, 1.0
-	r20 = move.ptr r22
-	r19 = elemaddr r20, 1, 4
+	r69 = move.ptr r87
+	r19 = elemaddr r69, 1, 4
 	store.f32 r19, r18
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r22 = elemaddr r22, r23, 1
-	jump b2
-b7: # exit
+	r87 = elemaddr r87, r88, 1
+	jump b22
+b27: # exit
 	return
 
 kernel OrderedInBlock(a []f32, b []f32)
@@ -26147,25 +35296,74 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r14 = move.ptr r7
-	r19 = move.i64 r2
-	r20 = elemaddr r14, r19, 4
-	r21 = mul.i64 r1, 4
+	r18 = mul.i64 r1, 3
+	r58 = mul.i64 r1, 4
+	r23 = convert.u64.i64 r3
+	r25 = convert.u64.i64 r18
+	r32 = move.ptr r7
+	r62 = move.i64 r58
+	r67 = move.i64 r58
+	r74 = move.i64 r58
+	r79 = move.i64 r2
+	r80 = elemaddr r32, r79, 4
+	r81 = mul.i64 r58, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r19 = add.i64 r2, 1
+	r20 = lt.i64 r19, r3
+	branch r20, b3, b13
+b3: # grid unrolled room
+	r24 = convert.u64.i64 r19
+	r21 = sub.u64 r23, r24
+	r22 = gt.u64 r21, r25
+	branch r22, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r60 = move.ptr r80
+	r33 = elemaddr r60, 1, 4
+	store.f32 r33, 1.0
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r61 = move.ptr r60
+	r63 = elemaddr r61, r62, 1
+	r40 = elemaddr r63, 1, 4
+	store.f32 r40, 1.0
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r66 = move.ptr r63
+	r68 = elemaddr r66, r67, 1
+	r48 = elemaddr r68, 1, 4
+	store.f32 r48, 1.0
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r73 = move.ptr r68
+	r75 = elemaddr r73, r74, 1
+	r56 = elemaddr r75, 1, 4
+	store.f32 r56, 1.0
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r58
+	r80 = elemaddr r80, r81, 1
+	jump b2
+b9: # preheader
+	r14 = move.ptr r7
+	r76 = move.i64 r2
+	r77 = elemaddr r14, r76, 4
+	r78 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b5
-b3: # rangeindex.body
-	r18 = move.ptr r20
-	r17 = elemaddr r18, 1, 4
+	branch r10, b11, b13
+b11: # rangeindex.body
+	r59 = move.ptr r77
+	r17 = elemaddr r59, 1, 4
 	store.f32 r17, 1.0
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r20 = elemaddr r20, r21, 1
-	jump b2
-b5: # exit
+	r77 = elemaddr r77, r78, 1
+	jump b10
+b13: # exit
 	return
 
 task OrderedInBlock_1 parallel count=(len a) block=1 group=1
@@ -26179,28 +35377,89 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r14 = move.ptr r7
-	r23 = move.i64 r2
-	r24 = elemaddr r14, r23, 4
-	r25 = mul.i64 r1, 4
+	r21 = mul.i64 r1, 3
+	r73 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r35 = move.ptr r7
+	r79 = move.i64 r73
+	r87 = move.i64 r73
+	r99 = move.i64 r73
+	r111 = move.i64 r2
+	r112 = elemaddr r35, r111, 4
+	r113 = mul.i64 r73, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b13
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r76 = move.ptr r112
+	r36 = elemaddr r76, 1, 4
+	r37 = load.f32 r36
+	r38 = add.f32 r37, 1.0
+	r39 = move.ptr r36
+	store.f32 r39, r38
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r78 = move.ptr r76
+	r80 = elemaddr r78, r79, 1
+	r46 = elemaddr r80, 1, 4
+	r47 = load.f32 r46
+	r48 = add.f32 r47, 1.0
+	r49 = move.ptr r46
+	store.f32 r49, r48
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r86 = move.ptr r80
+	r88 = elemaddr r86, r87, 1
+	r57 = elemaddr r88, 1, 4
+	r58 = load.f32 r57
+	r59 = add.f32 r58, 1.0
+	r60 = move.ptr r57
+	store.f32 r60, r59
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r98 = move.ptr r88
+	r100 = elemaddr r98, r99, 1
+	r68 = elemaddr r100, 1, 4
+	r69 = load.f32 r68
+	r70 = add.f32 r69, 1.0
+	r71 = move.ptr r68
+	store.f32 r71, r70
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r73
+	r112 = elemaddr r112, r113, 1
+	jump b2
+b9: # preheader
+	r14 = move.ptr r7
+	r108 = move.i64 r2
+	r109 = elemaddr r14, r108, 4
+	r110 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b5
-b3: # rangeindex.body
-	r21 = move.ptr r24
-	r17 = elemaddr r21, 1, 4
+	branch r10, b11, b13
+b11: # rangeindex.body
+	r74 = move.ptr r109
+	r17 = elemaddr r74, 1, 4
 	r18 = load.f32 r17
 	r19 = add.f32 r18, 1.0
 	r20 = move.ptr r17
 	store.f32 r20, r19
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r24 = elemaddr r24, r25, 1
-	jump b2
-b5: # exit
+	r109 = elemaddr r109, r110, 1
+	jump b10
+b13: # exit
 	return
 
 task OrderedInBlock_2 parallel count=(len b) block=2 group=1
@@ -26214,25 +35473,74 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r14 = move.ptr r7
-	r19 = move.i64 r2
-	r20 = elemaddr r14, r19, 4
-	r21 = mul.i64 r1, 4
+	r18 = mul.i64 r1, 3
+	r58 = mul.i64 r1, 4
+	r23 = convert.u64.i64 r3
+	r25 = convert.u64.i64 r18
+	r32 = move.ptr r7
+	r62 = move.i64 r58
+	r67 = move.i64 r58
+	r74 = move.i64 r58
+	r79 = move.i64 r2
+	r80 = elemaddr r32, r79, 4
+	r81 = mul.i64 r58, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r19 = add.i64 r2, 1
+	r20 = lt.i64 r19, r3
+	branch r20, b3, b13
+b3: # grid unrolled room
+	r24 = convert.u64.i64 r19
+	r21 = sub.u64 r23, r24
+	r22 = gt.u64 r21, r25
+	branch r22, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r60 = move.ptr r80
+	r33 = elemaddr r60, 1, 4
+	store.f32 r33, 3.0
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r61 = move.ptr r60
+	r63 = elemaddr r61, r62, 1
+	r40 = elemaddr r63, 1, 4
+	store.f32 r40, 3.0
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r66 = move.ptr r63
+	r68 = elemaddr r66, r67, 1
+	r48 = elemaddr r68, 1, 4
+	store.f32 r48, 3.0
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r73 = move.ptr r68
+	r75 = elemaddr r73, r74, 1
+	r56 = elemaddr r75, 1, 4
+	store.f32 r56, 3.0
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r58
+	r80 = elemaddr r80, r81, 1
+	jump b2
+b9: # preheader
+	r14 = move.ptr r7
+	r76 = move.i64 r2
+	r77 = elemaddr r14, r76, 4
+	r78 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b5
-b3: # rangeindex.body
-	r18 = move.ptr r20
-	r17 = elemaddr r18, 1, 4
+	branch r10, b11, b13
+b11: # rangeindex.body
+	r59 = move.ptr r77
+	r17 = elemaddr r59, 1, 4
 	store.f32 r17, 3.0
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r20 = elemaddr r20, r21, 1
-	jump b2
-b5: # exit
+	r77 = elemaddr r77, r78, 1
+	jump b10
+b13: # exit
 	return
 
 kernel ComputeAB(a []f32, b []f32, n i64, scale f32)
@@ -26253,20 +35561,168 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r31 = mul.i64 r1, 3
+	r130 = mul.i64 r1, 4
+	r35 = convert.u64.i64 r3
+	r37 = convert.u64.i64 r31
+	r41 = move.ptr r10
+	r42 = move.i64 r11
+	r47 = move.f32 r17
+	r64 = move.i64 r11
+	r69 = move.f32 r17
+	r132 = move.i64 r130
+	r87 = move.i64 r11
+	r92 = move.f32 r17
+	r137 = move.i64 r130
+	r110 = move.i64 r11
+	r115 = move.f32 r17
+	r144 = move.i64 r130
+	r149 = move.i64 r2
+	r150 = move.i64 r149
+	r151 = elemaddr r41, r150, 4
+	r152 = mul.i64 r130, 4
+	jump b2
+b2: # grid unrolled guard
+	r32 = lt.i64 r2, r3
+	branch r32, b3, b27
+b3: # grid unrolled room
+	r36 = convert.u64.i64 r2
+	r33 = sub.u64 r35, r36
+	r34 = gt.u64 r33, r37
+	branch r34, b4, b21
+b4: # grid unrolled 0
+	r38 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r40 = move.i64 r38
+	jump b6
+b6: # computeA.entry (grid unrolled 0)
+	r52 = mulhi.i64 r40, -9002011107970261188
+	r53 = add.i64 r52, r40
+	r54 = convert.u64.i64 r53
+	r55 = shr.u64.u32 r54, 63
+	r56 = shr.i64.u32 r53, 9
+	r57 = convert.i64.u64 r55
+	r58 = add.i64 r56, r57
+	r59 = mul.i64 r58, 1000
+	r60 = sub.i64 r40, r59
+	r44 = move.i64 r60
+	r45 = convert.f32.i64 r44
+	r46 = mul.f32 r45, 0.5
+	r43 = move.f32 r46
+	jump b7
+b7: # computeA.return (grid unrolled 0)
+	r48 = mul.f32 r43, r47
+	checkindex r40, r42, site 0
+	r49 = move.ptr r151
+	store.f32 r49, r48
+	jump b8
+b8: # grid unrolled 1
+	r83 = add.i64 r38, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r62 = move.i64 r83
+	jump b10
+b10: # computeA.entry (grid unrolled 1)
+	r74 = mulhi.i64 r62, -9002011107970261188
+	r75 = add.i64 r74, r62
+	r76 = convert.u64.i64 r75
+	r77 = shr.u64.u32 r76, 63
+	r78 = shr.i64.u32 r75, 9
+	r79 = convert.i64.u64 r77
+	r80 = add.i64 r78, r79
+	r81 = mul.i64 r80, 1000
+	r82 = sub.i64 r62, r81
+	r66 = move.i64 r82
+	r67 = convert.f32.i64 r66
+	r68 = mul.f32 r67, 0.5
+	r65 = move.f32 r68
+	jump b11
+b11: # computeA.return (grid unrolled 1)
+	r70 = mul.f32 r65, r69
+	checkindex r62, r64, site 0
+	r131 = move.ptr r49
+	r133 = elemaddr r131, r132, 1
+	r71 = move.ptr r133
+	store.f32 r71, r70
+	jump b12
+b12: # grid unrolled 2
+	r106 = add.i64 r83, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r85 = move.i64 r106
+	jump b14
+b14: # computeA.entry (grid unrolled 2)
+	r97 = mulhi.i64 r85, -9002011107970261188
+	r98 = add.i64 r97, r85
+	r99 = convert.u64.i64 r98
+	r100 = shr.u64.u32 r99, 63
+	r101 = shr.i64.u32 r98, 9
+	r102 = convert.i64.u64 r100
+	r103 = add.i64 r101, r102
+	r104 = mul.i64 r103, 1000
+	r105 = sub.i64 r85, r104
+	r89 = move.i64 r105
+	r90 = convert.f32.i64 r89
+	r91 = mul.f32 r90, 0.5
+	r88 = move.f32 r91
+	jump b15
+b15: # computeA.return (grid unrolled 2)
+	r93 = mul.f32 r88, r92
+	checkindex r85, r87, site 0
+	r136 = move.ptr r133
+	r138 = elemaddr r136, r137, 1
+	r94 = move.ptr r138
+	store.f32 r94, r93
+	jump b16
+b16: # grid unrolled 3
+	r129 = add.i64 r106, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r108 = move.i64 r129
+	jump b18
+b18: # computeA.entry (grid unrolled 3)
+	r120 = mulhi.i64 r108, -9002011107970261188
+	r121 = add.i64 r120, r108
+	r122 = convert.u64.i64 r121
+	r123 = shr.u64.u32 r122, 63
+	r124 = shr.i64.u32 r121, 9
+	r125 = convert.i64.u64 r123
+	r126 = add.i64 r124, r125
+	r127 = mul.i64 r126, 1000
+	r128 = sub.i64 r108, r127
+	r112 = move.i64 r128
+	r113 = convert.f32.i64 r112
+	r114 = mul.f32 r113, 0.5
+	r111 = move.f32 r114
+	jump b19
+b19: # computeA.return (grid unrolled 3)
+	r116 = mul.f32 r111, r115
+	checkindex r108, r110, site 0
+	r143 = move.ptr r138
+	r145 = elemaddr r143, r144, 1
+	r117 = move.ptr r145
+	store.f32 r117, r116
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r130
+	r151 = elemaddr r151, r152, 1
+	jump b2
+b21: # preheader
 	r7 = move.ptr r10
 	r8 = move.i64 r11
 	r16 = move.f32 r17
-	r31 = move.i64 r2
-	r32 = elemaddr r7, r31, 4
-	r33 = mul.i64 r1, 4
-	jump b2
-b2: # head
+	r146 = move.i64 r2
+	r147 = elemaddr r7, r146, 4
+	r148 = mul.i64 r1, 4
+	jump b22
+b22: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b7
-b3: # index
+	branch r5, b23, b27
+b23: # index
 	r6 = move.i64 r2
-	jump b4
-b4: # computeA.entry
+	jump b24
+b24: # computeA.entry
 	r22 = mulhi.i64 r6, -9002011107970261188
 	r23 = add.i64 r22, r6
 	r24 = convert.u64.i64 r23
@@ -26280,18 +35736,18 @@ b4: # computeA.entry
 	r14 = convert.f32.i64 r13
 	r15 = mul.f32 r14, 0.5
 	r12 = move.f32 r15
-	jump b5
-b5: # computeA.return
+	jump b25
+b25: # computeA.return
 	r18 = mul.f32 r12, r16
 	checkindex r6, r8, site 0
-	r19 = move.ptr r32
+	r19 = move.ptr r147
 	store.f32 r19, r18
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r32 = elemaddr r32, r33, 1
-	jump b2
-b7: # exit
+	r147 = elemaddr r147, r148, 1
+	jump b22
+b27: # exit
 	return
 
 task ComputeAB_1 parallel count=(param n) block=2 group=1
@@ -26306,20 +35762,176 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r33 = mul.i64 r1, 3
+	r140 = mul.i64 r1, 4
+	r37 = convert.u64.i64 r3
+	r39 = convert.u64.i64 r33
+	r43 = move.ptr r10
+	r44 = move.i64 r11
+	r51 = move.f32 r19
+	r68 = move.i64 r11
+	r75 = move.f32 r19
+	r142 = move.i64 r140
+	r93 = move.i64 r11
+	r100 = move.f32 r19
+	r147 = move.i64 r140
+	r118 = move.i64 r11
+	r125 = move.f32 r19
+	r154 = move.i64 r140
+	r159 = move.i64 r2
+	r160 = move.i64 r159
+	r161 = elemaddr r43, r160, 4
+	r162 = mul.i64 r140, 4
+	jump b2
+b2: # grid unrolled guard
+	r34 = lt.i64 r2, r3
+	branch r34, b3, b27
+b3: # grid unrolled room
+	r38 = convert.u64.i64 r2
+	r35 = sub.u64 r37, r38
+	r36 = gt.u64 r35, r39
+	branch r36, b4, b21
+b4: # grid unrolled 0
+	r40 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r42 = move.i64 r40
+	jump b6
+b6: # computeB.entry (grid unrolled 0)
+	r56 = mulhi.i64 r42, -6291360591419602545
+	r57 = add.i64 r56, r42
+	r58 = convert.u64.i64 r57
+	r59 = shr.u64.u32 r58, 63
+	r60 = shr.i64.u32 r57, 9
+	r61 = convert.i64.u64 r59
+	r62 = add.i64 r60, r61
+	r63 = mul.i64 r62, 777
+	r64 = sub.i64 r42, r63
+	r46 = move.i64 r64
+	r47 = convert.f32.i64 r46
+	r48 = mul.f32 r47, r47
+	r49 = div.f32 r48, 3.0
+	r50 = add.f32 r49, 1.0
+	r45 = move.f32 r50
+	jump b7
+b7: # computeB.return (grid unrolled 0)
+	r52 = mul.f32 r45, r51
+	checkindex r42, r44, site 1
+	r53 = move.ptr r161
+	store.f32 r53, r52
+	jump b8
+b8: # grid unrolled 1
+	r89 = add.i64 r40, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r66 = move.i64 r89
+	jump b10
+b10: # computeB.entry (grid unrolled 1)
+	r80 = mulhi.i64 r66, -6291360591419602545
+	r81 = add.i64 r80, r66
+	r82 = convert.u64.i64 r81
+	r83 = shr.u64.u32 r82, 63
+	r84 = shr.i64.u32 r81, 9
+	r85 = convert.i64.u64 r83
+	r86 = add.i64 r84, r85
+	r87 = mul.i64 r86, 777
+	r88 = sub.i64 r66, r87
+	r70 = move.i64 r88
+	r71 = convert.f32.i64 r70
+	r72 = mul.f32 r71, r71
+	r73 = div.f32 r72, 3.0
+	r74 = add.f32 r73, 1.0
+	r69 = move.f32 r74
+	jump b11
+b11: # computeB.return (grid unrolled 1)
+	r76 = mul.f32 r69, r75
+	checkindex r66, r68, site 1
+	r141 = move.ptr r53
+	r143 = elemaddr r141, r142, 1
+	r77 = move.ptr r143
+	store.f32 r77, r76
+	jump b12
+b12: # grid unrolled 2
+	r114 = add.i64 r89, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r91 = move.i64 r114
+	jump b14
+b14: # computeB.entry (grid unrolled 2)
+	r105 = mulhi.i64 r91, -6291360591419602545
+	r106 = add.i64 r105, r91
+	r107 = convert.u64.i64 r106
+	r108 = shr.u64.u32 r107, 63
+	r109 = shr.i64.u32 r106, 9
+	r110 = convert.i64.u64 r108
+	r111 = add.i64 r109, r110
+	r112 = mul.i64 r111, 777
+	r113 = sub.i64 r91, r112
+	r95 = move.i64 r113
+	r96 = convert.f32.i64 r95
+	r97 = mul.f32 r96, r96
+	r98 = div.f32 r97, 3.0
+	r99 = add.f32 r98, 1.0
+	r94 = move.f32 r99
+	jump b15
+b15: # computeB.return (grid unrolled 2)
+	r101 = mul.f32 r94, r100
+	checkindex r91, r93, site 1
+	r146 = move.ptr r143
+	r148 = elemaddr r146, r147, 1
+	r102 = move.ptr r148
+	store.f32 r102, r101
+	jump b16
+b16: # grid unrolled 3
+	r139 = add.i64 r114, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r116 = move.i64 r139
+	jump b18
+b18: # computeB.entry (grid unrolled 3)
+	r130 = mulhi.i64 r116, -6291360591419602545
+	r131 = add.i64 r130, r116
+	r132 = convert.u64.i64 r131
+	r133 = shr.u64.u32 r132, 63
+	r134 = shr.i64.u32 r131, 9
+	r135 = convert.i64.u64 r133
+	r136 = add.i64 r134, r135
+	r137 = mul.i64 r136, 777
+	r138 = sub.i64 r116, r137
+	r120 = move.i64 r138
+	r121 = convert.f32.i64 r120
+	r122 = mul.f32 r121, r121
+	r123 = div.f32 r122, 3.0
+	r124 = add.f32 r123, 1.0
+	r119 = move.f32 r124
+	jump b19
+b19: # computeB.return (grid unrolled 3)
+	r126 = mul.f32 r119, r125
+	checkindex r116, r118, site 1
+	r153 = move.ptr r148
+	r155 = elemaddr r153, r154, 1
+	r127 = move.ptr r155
+	store.f32 r127, r126
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r140
+	r161 = elemaddr r161, r162, 1
+	jump b2
+b21: # preheader
 	r7 = move.ptr r10
 	r8 = move.i64 r11
 	r18 = move.f32 r19
-	r33 = move.i64 r2
-	r34 = elemaddr r7, r33, 4
-	r35 = mul.i64 r1, 4
-	jump b2
-b2: # head
+	r156 = move.i64 r2
+	r157 = elemaddr r7, r156, 4
+	r158 = mul.i64 r1, 4
+	jump b22
+b22: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b7
-b3: # index
+	branch r5, b23, b27
+b23: # index
 	r6 = move.i64 r2
-	jump b4
-b4: # computeB.entry
+	jump b24
+b24: # computeB.entry
 	r24 = mulhi.i64 r6, -6291360591419602545
 	r25 = add.i64 r24, r6
 	r26 = convert.u64.i64 r25
@@ -26335,18 +35947,18 @@ b4: # computeB.entry
 	r16 = div.f32 r15, 3.0
 	r17 = add.f32 r16, 1.0
 	r12 = move.f32 r17
-	jump b5
-b5: # computeB.return
+	jump b25
+b25: # computeB.return
 	r20 = mul.f32 r12, r18
 	checkindex r6, r8, site 1
-	r21 = move.ptr r34
+	r21 = move.ptr r157
 	store.f32 r21, r20
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r34 = elemaddr r34, r35, 1
-	jump b2
-b7: # exit
+	r157 = elemaddr r157, r158, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Combine(a []f32, b []f32, c []f32)
@@ -26367,43 +35979,179 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r24 = move.i64 r2
-	r25 = elemaddr r12, r24, 4
-	r26 = mul.i64 r1, 4
-	r27 = elemaddr r16, r24, 4
-	r28 = elemaddr r4, r24, 4
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r85 = move.i64 r77
+	r88 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r101 = move.i64 r77
+	r106 = move.i64 r77
+	r113 = move.i64 r77
+	r120 = move.i64 r77
+	r127 = move.i64 r77
+	r134 = move.i64 r2
+	r135 = elemaddr r12, r134, 4
+	r136 = mul.i64 r77, 4
+	r137 = elemaddr r16, r134, 4
+	r138 = elemaddr r4, r134, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b27
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b21
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex r33, r13, site 0
+	r81 = move.ptr r135
+	r35 = elemaddr r81, 1, 4
+	r36 = load.f32 r35
+	checkindex r33, r17, site 1
+	r82 = move.ptr r137
+	r37 = elemaddr r82, 1, 4
+	r38 = load.f32 r37
+	r39 = add.f32 r36, r38
+	r83 = move.ptr r138
+	r40 = elemaddr r83, 1, 4
+	store.f32 r40, r39
+	jump b8
+b8: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r43 = move.i64 r52
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r44 = add.i64 r43, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	checkindex r44, r13, site 0
+	r84 = move.ptr r81
+	r86 = elemaddr r84, r85, 1
+	r46 = elemaddr r86, 1, 4
+	r47 = load.f32 r46
+	checkindex r44, r17, site 1
+	r87 = move.ptr r82
+	r89 = elemaddr r87, r88, 1
+	r48 = elemaddr r89, 1, 4
+	r49 = load.f32 r48
+	r50 = add.f32 r47, r49
+	r90 = move.ptr r83
+	r92 = elemaddr r90, r91, 1
+	r51 = elemaddr r92, 1, 4
+	store.f32 r51, r50
+	jump b12
+b12: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r55 = move.i64 r64
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r56 = add.i64 r55, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	checkindex r56, r13, site 0
+	r95 = move.ptr r86
+	r97 = elemaddr r95, r96, 1
+	r58 = elemaddr r97, 1, 4
+	r59 = load.f32 r58
+	checkindex r56, r17, site 1
+	r100 = move.ptr r89
+	r102 = elemaddr r100, r101, 1
+	r60 = elemaddr r102, 1, 4
+	r61 = load.f32 r60
+	r62 = add.f32 r59, r61
+	r105 = move.ptr r92
+	r107 = elemaddr r105, r106, 1
+	r63 = elemaddr r107, 1, 4
+	store.f32 r63, r62
+	jump b16
+b16: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r67 = move.i64 r76
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r68 = add.i64 r67, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	checkindex r68, r13, site 0
+	r112 = move.ptr r97
+	r114 = elemaddr r112, r113, 1
+	r70 = elemaddr r114, 1, 4
+	r71 = load.f32 r70
+	checkindex r68, r17, site 1
+	r119 = move.ptr r102
+	r121 = elemaddr r119, r120, 1
+	r72 = elemaddr r121, 1, 4
+	r73 = load.f32 r72
+	r74 = add.f32 r71, r73
+	r126 = move.ptr r107
+	r128 = elemaddr r126, r127, 1
+	r75 = elemaddr r128, 1, 4
+	store.f32 r75, r74
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r135 = elemaddr r135, r136, 1
+	r137 = elemaddr r137, r136, 1
+	r138 = elemaddr r138, r136, 1
+	jump b2
+b21: # preheader
+	r129 = move.i64 r2
+	r130 = elemaddr r12, r129, 4
+	r131 = mul.i64 r1, 4
+	r132 = elemaddr r16, r129, 4
+	r133 = elemaddr r4, r129, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	checkindex r9, r13, site 0
-	r21 = move.ptr r25
-	r11 = elemaddr r21, 1, 4
+	r78 = move.ptr r130
+	r11 = elemaddr r78, 1, 4
 	r14 = load.f32 r11
 	checkindex r9, r17, site 1
-	r22 = move.ptr r27
-	r15 = elemaddr r22, 1, 4
+	r79 = move.ptr r132
+	r15 = elemaddr r79, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r23 = move.ptr r28
-	r20 = elemaddr r23, 1, 4
+	r80 = move.ptr r133
+	r20 = elemaddr r80, 1, 4
 	store.f32 r20, r19
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	r25 = elemaddr r25, r26, 1
-	r27 = elemaddr r27, r26, 1
-	r28 = elemaddr r28, r26, 1
-	jump b2
-b7: # exit
+	r130 = elemaddr r130, r131, 1
+	r132 = elemaddr r132, r131, 1
+	r133 = elemaddr r133, r131, 1
+	jump b22
+b27: # exit
 	return
 
 kernel EightBlocks(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
@@ -27674,35 +37422,140 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r29 = mul.i64 r1, 3
+	r92 = mul.i64 r1, 4
+	r33 = convert.u64.i64 r3
+	r35 = convert.u64.i64 r29
+	r39 = move.ptr r10
+	r40 = move.i64 r11
+	r42 = move.ptr r21
+	r43 = move.i64 r22
+	r44 = elemaddr r42, 0, 4
+	r53 = move.i64 r11
+	r56 = move.i64 r22
+	r57 = move.ptr r44
+	r94 = move.i64 r92
+	r67 = move.i64 r11
+	r70 = move.i64 r22
+	r71 = move.ptr r44
+	r99 = move.i64 r92
+	r81 = move.i64 r11
+	r84 = move.i64 r22
+	r85 = move.ptr r44
+	r106 = move.i64 r92
+	r111 = move.i64 r2
+	r112 = move.i64 r111
+	r113 = elemaddr r39, r112, 4
+	r114 = mul.i64 r92, 4
+	jump b2
+b2: # grid unrolled guard
+	r30 = lt.i64 r2, r3
+	branch r30, b3, b22
+b3: # grid unrolled room
+	r34 = convert.u64.i64 r2
+	r31 = sub.u64 r33, r34
+	r32 = gt.u64 r31, r35
+	branch r32, b4, b17
+b4: # grid unrolled 0
+	r36 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r38 = move.i64 r36
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	r41 = convert.i32.i64 r38
+	checkindex 0, r43, site 1
+	r45 = load.i32 r44
+	r46 = add.i32 r41, r45
+	checkindex r38, r40, site 2
+	r47 = move.ptr r113
+	store.i32 r47, r46
+	jump b7
+b7: # grid unrolled 1
+	r63 = add.i64 r36, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r51 = move.i64 r63
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	r54 = convert.i32.i64 r51
+	checkindex 0, r56, site 1
+	r58 = load.i32 r57
+	r59 = add.i32 r54, r58
+	checkindex r51, r53, site 2
+	r93 = move.ptr r47
+	r95 = elemaddr r93, r94, 1
+	r60 = move.ptr r95
+	store.i32 r60, r59
+	jump b10
+b10: # grid unrolled 2
+	r77 = add.i64 r63, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r65 = move.i64 r77
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	r68 = convert.i32.i64 r65
+	checkindex 0, r70, site 1
+	r72 = load.i32 r71
+	r73 = add.i32 r68, r72
+	checkindex r65, r67, site 2
+	r98 = move.ptr r95
+	r100 = elemaddr r98, r99, 1
+	r74 = move.ptr r100
+	store.i32 r74, r73
+	jump b13
+b13: # grid unrolled 3
+	r91 = add.i64 r77, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r79 = move.i64 r91
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	r82 = convert.i32.i64 r79
+	checkindex 0, r84, site 1
+	r86 = load.i32 r85
+	r87 = add.i32 r82, r86
+	checkindex r79, r81, site 2
+	r105 = move.ptr r100
+	r107 = elemaddr r105, r106, 1
+	r88 = move.ptr r107
+	store.i32 r88, r87
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r92
+	r113 = elemaddr r113, r114, 1
+	jump b2
+b17: # preheader
 	r14 = move.ptr r10
 	r15 = move.i64 r11
 	r18 = move.ptr r21
 	r19 = move.i64 r22
 	r23 = elemaddr r18, 0, 4
-	r29 = move.i64 r2
-	r30 = elemaddr r14, r29, 4
-	r31 = mul.i64 r1, 4
-	jump b2
-b2: # head
+	r108 = move.i64 r2
+	r109 = elemaddr r14, r108, 4
+	r110 = mul.i64 r1, 4
+	jump b18
+b18: # head
 	r12 = lt.i64 r2, r3
-	branch r12, b3, b6
-b3: # index
+	branch r12, b19, b22
+b19: # index
 	r13 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	r17 = convert.i32.i64 r13
 	checkindex 0, r19, site 1
 	r24 = load.i32 r23
 	r25 = add.i32 r17, r24
 	checkindex r13, r15, site 2
-	r26 = move.ptr r30
+	r26 = move.ptr r109
 	store.i32 r26, r25
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	r30 = elemaddr r30, r31, 1
-	jump b2
-b6: # exit
+	r109 = elemaddr r109, r110, 1
+	jump b18
+b22: # exit
 	return
 
 task MixedTop_2 serial block=2 group=1
@@ -27843,28 +37696,89 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r14 = move.ptr r7
-	r23 = move.i64 r2
-	r24 = elemaddr r14, r23, 4
-	r25 = mul.i64 r1, 4
+	r21 = mul.i64 r1, 3
+	r73 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r35 = move.ptr r7
+	r79 = move.i64 r73
+	r87 = move.i64 r73
+	r99 = move.i64 r73
+	r111 = move.i64 r2
+	r112 = elemaddr r35, r111, 4
+	r113 = mul.i64 r73, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b13
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r76 = move.ptr r112
+	r36 = elemaddr r76, 1, 4
+	r37 = load.i32 r36
+	r38 = mul.i32 r37, 3
+	r39 = move.ptr r36
+	store.i32 r39, r38
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r78 = move.ptr r76
+	r80 = elemaddr r78, r79, 1
+	r46 = elemaddr r80, 1, 4
+	r47 = load.i32 r46
+	r48 = mul.i32 r47, 3
+	r49 = move.ptr r46
+	store.i32 r49, r48
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r86 = move.ptr r80
+	r88 = elemaddr r86, r87, 1
+	r57 = elemaddr r88, 1, 4
+	r58 = load.i32 r57
+	r59 = mul.i32 r58, 3
+	r60 = move.ptr r57
+	store.i32 r60, r59
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r98 = move.ptr r88
+	r100 = elemaddr r98, r99, 1
+	r68 = elemaddr r100, 1, 4
+	r69 = load.i32 r68
+	r70 = mul.i32 r69, 3
+	r71 = move.ptr r68
+	store.i32 r71, r70
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r73
+	r112 = elemaddr r112, r113, 1
+	jump b2
+b9: # preheader
+	r14 = move.ptr r7
+	r108 = move.i64 r2
+	r109 = elemaddr r14, r108, 4
+	r110 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b3, b5
-b3: # rangeindex.body
-	r21 = move.ptr r24
-	r17 = elemaddr r21, 1, 4
+	branch r10, b11, b13
+b11: # rangeindex.body
+	r74 = move.ptr r109
+	r17 = elemaddr r74, 1, 4
 	r18 = load.i32 r17
 	r19 = mul.i32 r18, 3
 	r20 = move.ptr r17
 	store.i32 r20, r19
-	jump b4
-b4: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	r24 = elemaddr r24, r25, 1
-	jump b2
-b5: # exit
+	r109 = elemaddr r109, r110, 1
+	jump b10
+b13: # exit
 	return
 
 task MixedTop_7 parallel count=(sub.i64 (len c) 1)
