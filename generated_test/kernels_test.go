@@ -51,6 +51,8 @@ var cases = []kernelCase{
 	{name: "MixedTop", fn: kernels.MixedTop},
 }
 
+func init() { cases = append(cases, convertCases...) }
+
 // eightArgs keeps the spin loops of EightBlocks short.
 func eightArgs(r *rand.Rand, n int) []any {
 	args := make([]any, 9)
@@ -108,6 +110,11 @@ func drawArgs(c kernelCase, r *rand.Rand, n int) []any {
 // runAll runs every case on dev through its stub and compares the buffers
 // with the Go function's slices.
 func runAll(t *testing.T, dev *rt.Device, opts ...rt.LaunchOption) {
+	runKernelCases(t, dev, cases, opts...)
+}
+
+// runKernelCases runs the given cases on dev.
+func runKernelCases(t *testing.T, dev *rt.Device, cases []kernelCase, opts ...rt.LaunchOption) {
 	ks, err := kernels.Load(dev)
 	if err != nil {
 		t.Fatal(err)

@@ -254,11 +254,14 @@ func movType(t ir.Type) string {
 }
 
 // normalize re-extends a narrow integer after an operation that may have
-// changed the bits above its width.
+// changed the bits above its width. Signed values are extended with cvt,
+// never bfe: ptxas (CUDA 11.8 and 13) and the driver's JIT compile an
+// unsigned int-to-float conversion of a bfe-extended value as a signed
+// narrow one, wrong for negative values (RATIONALE.md).
 func (e *entry) normalize(d string, t ir.Type) {
 	switch t {
 	case ir.Int8, ir.Int16:
-		e.emit("bfe.s32 %s, %s, 0, %d", d, d, t.Bits())
+		e.emit("cvt.s32.%s %s, %s", memType(t), d, d)
 	case ir.Uint8, ir.Uint16:
 		e.emit("and.b32 %s, %s, %d", d, d, 1<<t.Bits()-1)
 	}

@@ -193,8 +193,9 @@ func TestCodegen(t *testing.T) {
 		{entry: "Floats_0", must: []string{`div\.rn\.f64`, `sqrt\.rn\.f64`, `cvt\.rmi\.f64\.f64`}, never: []string{`\.approx`, `\.ftz`}},
 		// float32(math.Sqrt(float64(x))) stays in float32.
 		{entry: "Floats32_0", must: []string{`sqrt\.rn\.f32`}, never: []string{`sqrt\.rn\.f64`}},
-		// Narrow integers are re-extended after arithmetic.
-		{entry: "Narrow_0", must: []string{`bfe\.s32 %r\d+, %r\d+, 0, 8`, `and\.b32 %r\d+, %r\d+, 255`}},
+		// Narrow integers are re-extended after arithmetic, signed ones by
+		// cvt (TestNoBitFieldExtract says why).
+		{entry: "Narrow_0", must: []string{`cvt\.s32\.s8 %r\d+, %r\d+`, `cvt\.s32\.s16 %r\d+, %r\d+`, `and\.b32 %r\d+, %r\d+, 255`}, never: []string{`\bbfe\.`}},
 		// A 64-bit shift count is clamped before the shift.
 		{entry: "Shifts_0", must: []string{`min\.u64`}},
 	} {
@@ -208,6 +209,26 @@ func TestCodegen(t *testing.T) {
 			if regexp.MustCompile(re).MatchString(body) {
 				t.Errorf("%s: has %s", c.entry, re)
 			}
+		}
+	}
+}
+
+// TestNoBitFieldExtract checks that no emitted module uses bfe. ptxas
+// (CUDA 11.8 and 13.0) and the driver's JIT compile an unsigned
+// int-to-float conversion (cvt.rn.f32.u32, cvt.rn.f64.u32) of a value
+// sign-extended by bfe.s32 as a conversion of the signed narrow value,
+// which is wrong for negative values; cvt.s32.s8 and cvt.s32.s16 are
+// compiled correctly. TestConversionsGPU runs the patterns on a GPU.
+func TestNoBitFieldExtract(t *testing.T) {
+	modules := load(t)
+	modules["ops"] = append(irtest.OpKernels(false), irtest.OpKernels(true)...)
+	for name, ks := range fromIR(t) {
+		modules["fromir_"+name] = ks
+	}
+	bfe := regexp.MustCompile(`(?m)^.*\bbfe\..*$`)
+	for name, ks := range modules {
+		if m := bfe.FindString(ptx.Module(ks)); m != "" {
+			t.Errorf("%s: %s", name, strings.TrimSpace(m))
 		}
 	}
 }
