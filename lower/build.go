@@ -94,13 +94,17 @@ type frame struct {
 	callPos token.Pos
 }
 
+// newFrame makes a frame for fn that owns the blocks of fn that owns
+// accepts. Callers decide by block index, which other functions' blocks
+// share: a block of another function (a value of the kernel used in a
+// qd.StreamParallel block) is never owned.
 func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) bool) *frame {
 	return &frame{
 		tb:    tb,
 		fn:    fn,
 		vals:  make(map[ssa.Value][]ir.Reg),
 		start: make(map[*ssa.BasicBlock]*ir.Block),
-		owns:  owns,
+		owns:  func(b *ssa.BasicBlock) bool { return b.Parent() == fn && owns(b) },
 	}
 }
 

@@ -395,6 +395,30 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "MixedTop_7",
 			Parallel: true,
 		}},
+	}, {
+		Groups: []int{2},
+		Name:   "BlockValues",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "BlockValues_0",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    1,
+			Entry:    "BlockValues_1",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "BlockValues_2",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "BlockValues_3",
+			Group:    1,
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -1443,6 +1467,29 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// BlockValues launches kernel BlockValues (parallel.go:134) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) BlockValues(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "BlockValues", a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockValues", "a", a, "b", b); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(44, qdOpts, func() {
+			BlockValues(a.CPUSlice(), b.CPUSlice(), n)
+		})
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	qdCounts := [4]int64{(int64(a.Len()) / int64(2)), 1, 1, (int64(b.Len()) - int64(1))}
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -33871,6 +33918,229 @@ $L_5:
 	sub.s32 %r29, %r21, %r28;
 	mad.lo.s64 %rd30, %rd10, 4, %rd12;
 	st.global.s32 [%rd30], %r29;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry BlockValues_0(
+	.param .u64 BlockValues_0_param_0,
+	.param .s64 BlockValues_0_param_1,
+	.param .u64 BlockValues_0_param_2,
+	.param .s64 BlockValues_0_param_3,
+	.param .s64 BlockValues_0_param_4
+)
+{
+	.reg .pred %p<29>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<33>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<25>;
+
+$L_0:
+	ld.param.u64 %rd9, [BlockValues_0_param_0];
+	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [BlockValues_0_param_1];
+	mov.b64 %rd7, %rd10;
+	mov.b64 %rd5, %rd7;
+	shr.s64 %rd29, %rd5, 63;
+	and.b64 %rd30, %rd29, 1;
+	add.s64 %rd31, %rd5, %rd30;
+	shr.s64 %rd32, %rd31, 1;
+	mov.b64 %rd4, %rd32;
+	mov.b64 %rd3, %rd4;
+	mov.b64 %rd22, %rd10;
+	mov.b64 %rd20, %rd22;
+	cvt.rn.f32.s64 %f19, %rd20;
+	mul.rn.f32 %f18, %f19, 0f3F000000;
+	ld.param.s64 %rd25, [BlockValues_0_param_4];
+	cvt.rn.f32.s64 %f24, %rd25;
+	add.rn.f32 %f17, %f18, %f24;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p11, %rd2, %rd3;
+	@!%p11 bra $L_6;
+$L_3:
+	mov.b64 %rd12, %rd2;
+$L_4:
+	mov.b64 %rd13, %rd9;
+	mov.f32 %f16, %f17;
+	mad.lo.s64 %rd26, %rd12, 4, %rd13;
+	st.global.f32 [%rd26], %f16;
+	add.s64 %rd27, %rd12, 1;
+	setp.lt.s64 %p28, %rd27, %rd3;
+	@!%p28 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+}
+
+.visible .entry BlockValues_1(
+	.param .u64 BlockValues_1_param_0,
+	.param .s64 BlockValues_1_param_1,
+	.param .u64 BlockValues_1_param_2,
+	.param .s64 BlockValues_1_param_3,
+	.param .s64 BlockValues_1_param_4
+)
+{
+	.reg .b32 %r<23>;
+	.reg .b64 %rd<36>;
+	.reg .f32 %f<26>;
+
+$L_0:
+	ld.param.u64 %rd3, [BlockValues_1_param_0];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [BlockValues_1_param_1];
+	mov.b64 %rd16, %rd4;
+	mov.b64 %rd14, %rd16;
+	cvt.rn.f32.s64 %f13, %rd14;
+	mul.rn.f32 %f12, %f13, 0f3F000000;
+	ld.param.s64 %rd19, [BlockValues_1_param_4];
+	cvt.rn.f32.s64 %f18, %rd19;
+	add.rn.f32 %f11, %f12, %f18;
+	mul.hi.s64 %rd27, %rd19, -7905747460161236406;
+	add.s64 %rd28, %rd27, %rd19;
+	mov.b64 %rd29, %rd28;
+	shr.u64 %rd30, %rd29, 63;
+	shr.s64 %rd31, %rd28, 2;
+	mov.b64 %rd32, %rd30;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.lo.s64 %rd34, %rd33, 7;
+	sub.s64 %rd35, %rd19, %rd34;
+	mov.b64 %rd23, %rd35;
+	cvt.u32.u64 %r22, %rd23;
+	sub.s32 %r21, %r22, 3;
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd6, %rd4;
+	mov.b64 %rd8, %rd6;
+	sub.s64 %rd9, %rd8, 1;
+	mov.f32 %f10, %f11;
+	mov.b32 %r20, %r21;
+	cvt.rn.f32.s32 %f24, %r20;
+	add.rn.f32 %f25, %f10, %f24;
+	mad.lo.s64 %rd26, %rd9, 4, %rd0;
+	st.global.f32 [%rd26], %f25;
+	ret;
+}
+
+.visible .entry BlockValues_2(
+	.param .u64 BlockValues_2_param_0,
+	.param .s64 BlockValues_2_param_1,
+	.param .u64 BlockValues_2_param_2,
+	.param .s64 BlockValues_2_param_3,
+	.param .s64 BlockValues_2_param_4
+)
+{
+	.reg .b64 %rd<19>;
+	.reg .f32 %f<18>;
+
+$L_0:
+	ld.param.u64 %rd3, [BlockValues_2_param_2];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd14, [BlockValues_2_param_1];
+	mov.b64 %rd11, %rd14;
+	mov.b64 %rd9, %rd11;
+	cvt.rn.f32.s64 %f8, %rd9;
+	mul.rn.f32 %f7, %f8, 0f3F000000;
+	ld.param.s64 %rd16, [BlockValues_2_param_4];
+	cvt.rn.f32.s64 %f15, %rd16;
+	add.rn.f32 %f6, %f7, %f15;
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.f32 %f5, %f6;
+	mul.rn.f32 %f17, %f5, 0f40000000;
+	add.s64 %rd18, %rd0, 0;
+	st.global.f32 [%rd18], %f17;
+	ret;
+}
+
+.visible .entry BlockValues_3(
+	.param .u64 BlockValues_3_param_0,
+	.param .s64 BlockValues_3_param_1,
+	.param .u64 BlockValues_3_param_2,
+	.param .s64 BlockValues_3_param_3,
+	.param .s64 BlockValues_3_param_4
+)
+{
+	.reg .pred %p<12>;
+	.reg .b32 %r<22>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<46>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<35>;
+
+$L_0:
+	ld.param.u64 %rd6, [BlockValues_3_param_2];
+	cvta.to.global.u64 %rd6, %rd6;
+	ld.param.u64 %rd7, [BlockValues_3_param_3];
+	ld.param.s64 %rd20, [BlockValues_3_param_4];
+	mul.hi.s64 %rd37, %rd20, -7905747460161236406;
+	add.s64 %rd38, %rd37, %rd20;
+	mov.b64 %rd39, %rd38;
+	shr.u64 %rd40, %rd39, 63;
+	shr.s64 %rd41, %rd38, 2;
+	mov.b64 %rd42, %rd40;
+	add.s64 %rd43, %rd41, %rd42;
+	mul.lo.s64 %rd44, %rd43, 7;
+	sub.s64 %rd45, %rd20, %rd44;
+	mov.b64 %rd19, %rd45;
+	cvt.u32.u64 %r18, %rd19;
+	sub.s32 %r17, %r18, 3;
+	ld.param.u64 %rd32, [BlockValues_3_param_1];
+	mov.b64 %rd29, %rd32;
+	mov.b64 %rd27, %rd29;
+	cvt.rn.f32.s64 %f26, %rd27;
+	mul.rn.f32 %f25, %f26, 0f3F000000;
+	cvt.rn.f32.s64 %f33, %rd20;
+	add.rn.f32 %f24, %f25, %f33;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 1;
+$L_2:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p9, %rd2, %rd8;
+	@!%p9 bra $L_7;
+$L_3:
+	mov.b64 %rd10, %rd2;
+$L_4:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_7;
+$L_5:
+	mov.b64 %rd12, %rd6;
+	cvt.u32.u64 %r15, %rd10;
+	mov.b32 %r16, %r17;
+	mul.lo.s32 %r21, %r15, %r16;
+	cvt.rn.f32.s32 %f22, %r21;
+	mov.f32 %f23, %f24;
+	add.rn.f32 %f34, %f22, %f23;
+	mad.lo.s64 %rd35, %rd10, 4, %rd12;
+	st.global.f32 [%rd35], %f34;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
