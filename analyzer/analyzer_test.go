@@ -24,3 +24,9 @@ func TestBad(t *testing.T) {
 func TestStreamParallel(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "sp")
 }
+
+// TestEndless checks that loops that can never end are reported, and loops
+// with a way out are not.
+func TestEndless(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "endless")
+}

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"go/constant"
 	"go/token"
 	"go/types"
 
@@ -382,11 +383,34 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		}
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.cont.Index}}
 	case *ssa.Panic:
-		f.errorf(last.Pos(), "panic is not supported in kernels: a kernel cannot stop; write an error flag into a slice instead")
+		if !afterNoReturn(last) {
+			f.errorf(last.Pos(), "panic is not supported in kernels: a kernel cannot stop; write an error flag into a slice instead")
+		}
 		tb.cur.Term = ir.Term{Kind: ir.Return}
 	default:
 		f.errorf(last.Pos(), "internal error: unexpected terminator %T", last)
 	}
+}
+
+// afterNoReturn reports whether p is the panic go/ssa puts after a call of
+// a function it knows never returns, which is unreachable: the callee is
+// what gets reported (a loop that never ends, a panic of its own).
+func afterNoReturn(p *ssa.Panic) bool {
+	mi, ok := p.X.(*ssa.MakeInterface)
+	if !ok {
+		return false
+	}
+	c, ok := mi.X.(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.String || constant.StringVal(c.Value) != "noreturn" {
+		return false
+	}
+	instrs := p.Block().Instrs
+	for i := len(instrs) - 2; i >= 0; i-- {
+		if call, ok := instrs[i].(*ssa.Call); ok {
+			return call.Pos() == p.Pos()
+		}
+	}
+	return false
 }
 
 // edge returns the IR block that the edge b→s leads to, placing the moves

@@ -147,6 +147,9 @@ func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos 
 	if callee.Blocks == nil {
 		return // allowed by Config.External in CheckOnly mode
 	}
+	if tb.l.checkEndless(callee) {
+		return
+	}
 	g := tb.newFrame(callee, func(*ssa.BasicBlock) bool { return true })
 	g.parent = f
 	g.callPos = pos

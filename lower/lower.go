@@ -102,6 +102,9 @@ type lowerer struct {
 	// failed holds the values reported as unsupported; what uses them is
 	// not reported again.
 	failed map[ssa.Value]bool
+	// endless says of each function checked for loops that never end
+	// whether it has one.
+	endless map[*ssa.Function]bool
 }
 
 type diagKey struct {
