@@ -55,10 +55,31 @@ func (ip *Interp) Run(k *Kernel, args *Values) error {
 
 // RunThread executes task t as the thread tid of a grid of count threads.
 func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) error {
-	regs := make([]uint64, len(t.Regs))
 	limit := ip.StepLimit
 	if limit == 0 {
 		limit = 1 << 32
+	}
+	th := &thread{ip: ip, k: k, args: args, tid: tid, count: count, steps: limit}
+	_, err := th.run(t, nil)
+	return err
+}
+
+// thread is one thread's run of a task and the functions it calls.
+type thread struct {
+	ip         *Interp
+	k          *Kernel
+	args       *Values
+	tid, count int64
+	steps      int64 // left before the step limit
+}
+
+// run executes t, a task or a function, with the arguments in, and
+// returns a function's results.
+func (th *thread) run(t *Task, in []uint64) ([]uint64, error) {
+	k, args, tid, count := th.k, th.args, th.tid, th.count
+	regs := make([]uint64, len(t.Regs))
+	for i, r := range t.Params {
+		regs[r] = in[i]
 	}
 	val := func(a Arg) uint64 {
 		if a.Imm {
@@ -68,15 +89,17 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 	}
 	var ops [2]uint64
 	b := t.Blocks[0]
-	for steps := int64(0); ; {
+	for {
 		for i := range b.Instrs {
 			in := &b.Instrs[i]
-			if steps++; steps > limit {
-				return ErrStepLimit
+			if th.steps--; th.steps < 0 {
+				return nil, ErrStepLimit
 			}
 			var r uint64
 			var err error
 			switch in.Op {
+			case OpCall:
+				err = th.call(in, regs, val)
 			case OpParam:
 				r = in.Type.Normalize(args.Scalar[in.Aux])
 			case OpParamBase:
@@ -88,9 +111,9 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 			case OpThreadCount:
 				r = uint64(count)
 			case OpLoad:
-				r, err = ip.Mem.Load(val(in.Args[0]), in.Type)
+				r, err = th.ip.Mem.Load(val(in.Args[0]), in.Type)
 			case OpStore:
-				err = ip.Mem.Store(val(in.Args[0]), in.Type, in.Type.Normalize(val(in.Args[1])))
+				err = th.ip.Mem.Store(val(in.Args[0]), in.Type, in.Type.Normalize(val(in.Args[1])))
 			default:
 				vs := ops[:len(in.Args)]
 				for j, a := range in.Args {
@@ -99,7 +122,7 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 				r, err = evalPure(in, vs)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", k.FormatInstr(t, in), err)
+				return nil, fmt.Errorf("%s: %w", k.FormatInstr(t, in), err)
 			}
 			if in.Dst != NoReg {
 				regs[in.Dst] = r
@@ -107,7 +130,11 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 		}
 		switch b.Term.Kind {
 		case Return:
-			return nil
+			out := make([]uint64, len(t.Results))
+			for i, r := range t.Results {
+				out[i] = regs[r]
+			}
+			return out, nil
 		case Jump:
 			b = t.Blocks[b.Term.Succs[0]]
 		case Branch:
@@ -118,6 +145,24 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 			}
 		}
 	}
+}
+
+// call runs the callee of in with its operands and puts the results into
+// its result registers.
+func (th *thread) call(in *Instr, regs []uint64, val func(Arg) uint64) error {
+	f := th.k.Callee(in)
+	vals := make([]uint64, len(in.Args))
+	for i, a := range in.Args {
+		vals[i] = val(a)
+	}
+	out, err := th.run(f, vals)
+	if err != nil {
+		return fmt.Errorf("in %s: %w", f.Name, err)
+	}
+	for i, r := range in.Results {
+		regs[r] = out[i]
+	}
+	return nil
 }
 
 // Heap is a Memory made of separately allocated regions, so that any access

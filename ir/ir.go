@@ -14,6 +14,19 @@
 // golden files of that text test the lowering, each pass and the emitters.
 // The facts about each op (its types, operands, memory effect and more) are
 // rows of one table, in ops.go.
+//
+// Device functions. Helpers are inlined while they are small; a helper
+// whose inlined code would grow past a budget becomes a function of the
+// kernel, one of Kernel.Funcs, which tasks and other functions call with
+// OpCall. A function is a Task of kind Function: the same registers and
+// blocks, never launched. On entry its registers Params hold the
+// arguments; when it returns, its registers Results hold the results. A
+// call copies its operands into the callee's Params, runs the callee with
+// registers of its own, and copies the callee's Results into the call's
+// Results registers: "r5, r6 = call K$divmod(r1, r2)". Functions are
+// listed before their callers and never recurse, so each emitter writes
+// them in order (PTX .func with .param arguments) and may inline them if
+// it likes. A call's effects on memory are those of its callee.
 package ir
 
 import "go/token"
@@ -112,6 +125,11 @@ const (
 	// OpStore writes device memory; it has no result: "store.f32 r1, r2".
 	OpStore
 
+	// OpCall calls the function Kernel.Funcs[Aux] with the operands as its
+	// arguments and writes its results into the registers Results:
+	// "r3, r4 = call K$divmod(r1, 7)".
+	OpCall
+
 	numOps
 )
 
@@ -136,8 +154,23 @@ type Instr struct {
 	From Type // the source type of a conversion, the count type of a shift
 	Dst  Reg  // NoReg when the instruction has no result
 	Args []Arg
-	Aux  int64 // parameter index, element size
+	Aux  int64 // parameter index, element size, function index
 	Pos  token.Pos
+	// Results are the registers a call writes, one per result of its
+	// callee; Dst is NoReg. Other ops have none.
+	Results []Reg
+}
+
+// Defs lists the registers the instruction writes: its Dst, or a call's
+// Results.
+func (in *Instr) Defs() []Reg {
+	if in.Op == OpCall {
+		return in.Results
+	}
+	if in.Dst == NoReg {
+		return nil
+	}
+	return []Reg{in.Dst}
 }
 
 // TermKind is the kind of a block terminator.
@@ -188,11 +221,17 @@ const (
 	// Parallel tasks run on a grid of threads that share the iterations of
 	// one top-level loop, each thread striding by ThreadCount.
 	Parallel
+	// Function tasks are device functions that other tasks call (OpCall);
+	// they are never launched. They are the kernel's Funcs.
+	Function
 )
 
 func (k TaskKind) String() string {
-	if k == Parallel {
+	switch k {
+	case Parallel:
 		return "parallel"
+	case Function:
+		return "func"
 	}
 	return "serial"
 }
@@ -213,6 +252,9 @@ type Task struct {
 	Pos         token.Pos // the loop or first statement the task comes from
 	Regs        []Type    // the type of each register
 	Blocks      []*Block  // Blocks[0] is the entry
+	// A function's registers that hold its arguments on entry and its
+	// results when it returns.
+	Params, Results []Reg
 }
 
 // NewReg adds a register of type t.
@@ -248,4 +290,13 @@ type Kernel struct {
 	// Groups holds the number of qd.StreamParallel blocks of each group,
 	// in order, counting blocks whose tasks were all removed.
 	Groups []int
+	// Funcs are the device functions the tasks call, each listed after
+	// the functions it calls.
+	Funcs []*Task
+}
+
+// Bodies returns the kernel's functions and tasks, everything with code:
+// what a pass over every body of code visits.
+func (k *Kernel) Bodies() []*Task {
+	return append(k.Funcs[:len(k.Funcs):len(k.Funcs)], k.Tasks...)
 }

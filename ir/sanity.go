@@ -1,12 +1,29 @@
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Check verifies the invariants of every task of k: block numbering,
 // register numbers and types, operand counts and types, parameter references
 // and terminators. Passes call it so a broken pass is caught where it breaks.
 func (k *Kernel) Check() error {
+	for i, f := range k.Funcs {
+		if f.Kind != Function {
+			return fmt.Errorf("function %s: kind %s", f.Name, f.Kind)
+		}
+		if err := k.checkCallees(f, i); err != nil {
+			return fmt.Errorf("function %s: %w", f.Name, err)
+		}
+		if err := k.CheckTask(f); err != nil {
+			return fmt.Errorf("function %s: %w", f.Name, err)
+		}
+	}
 	for _, t := range k.Tasks {
+		if t.Kind == Function {
+			return fmt.Errorf("task %s: a function among the tasks", t.Name)
+		}
 		if err := k.CheckTask(t); err != nil {
 			return fmt.Errorf("task %s: %w", t.Name, err)
 		}
@@ -14,18 +31,43 @@ func (k *Kernel) Check() error {
 	return nil
 }
 
-// CheckTask verifies the invariants of one task of k.
+// checkCallees checks that function number i calls only functions listed
+// before it, so that functions never recurse.
+func (k *Kernel) checkCallees(f *Task, i int) error {
+	for _, b := range f.Blocks {
+		for j := range b.Instrs {
+			if in := &b.Instrs[j]; in.Op == OpCall && in.Aux >= int64(i) {
+				return fmt.Errorf("b%d: %q calls a function not listed before it", b.Index, k.FormatInstr(f, in))
+			}
+		}
+	}
+	return nil
+}
+
+// CheckTask verifies the invariants of one task or function of k.
 func (k *Kernel) CheckTask(t *Task) error {
 	if len(t.Blocks) == 0 {
 		return fmt.Errorf("no blocks")
 	}
 	defined := make([]bool, len(t.Regs))
+	define := func(r Reg) {
+		if r >= 0 && int(r) < len(defined) {
+			defined[r] = true
+		}
+	}
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
-			if d := b.Instrs[i].Dst; d >= 0 && int(d) < len(defined) {
-				defined[d] = true
+			define(b.Instrs[i].Dst)
+			for _, r := range b.Instrs[i].Results {
+				define(r) // checked as results of a call, or reported if not
 			}
 		}
+	}
+	if err := checkSignature(t, defined); err != nil {
+		return err
+	}
+	for _, r := range t.Params {
+		define(r)
 	}
 	for bi, b := range t.Blocks {
 		if b.Index != bi {
@@ -70,7 +112,10 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 	if in.Op == OpConst && (len(in.Args) != 1 || !in.Args[0].Imm) {
 		return fmt.Errorf("const needs one immediate")
 	}
-	types := in.ArgTypes()
+	if err := k.checkCall(t, in); err != nil {
+		return err
+	}
+	types := k.ArgTypes(in)
 	if len(in.Args) != len(types) {
 		return fmt.Errorf("%d operands, want %d", len(in.Args), len(types))
 	}
@@ -96,6 +141,58 @@ func (k *Kernel) checkAux(in *Instr, kind AuxKind) error {
 	case ElemSize:
 		if in.Aux <= 0 {
 			return fmt.Errorf("element size %d", in.Aux)
+		}
+	case FuncIndex:
+		if k.Callee(in) == nil {
+			return fmt.Errorf("no function %d", in.Aux)
+		}
+	}
+	return nil
+}
+
+// checkSignature checks a function's parameter and result registers, and
+// that only functions have them.
+func checkSignature(t *Task, defined []bool) error {
+	if t.Kind != Function {
+		if len(t.Params) > 0 || len(t.Results) > 0 {
+			return fmt.Errorf("a %s task with parameters or results", t.Kind)
+		}
+		return nil
+	}
+	for _, regs := range [][]Reg{t.Params, t.Results} {
+		for _, r := range regs {
+			if r < 0 || int(r) >= len(t.Regs) || t.Regs[r] == Invalid {
+				return fmt.Errorf("parameter or result register r%d out of range", r)
+			}
+		}
+	}
+	for _, r := range t.Results {
+		if !defined[r] && !slices.Contains(t.Params, r) {
+			return fmt.Errorf("result register r%d is never defined", r)
+		}
+	}
+	return nil
+}
+
+// checkCall checks a call's result registers against its callee's
+// results; other ops must have none.
+func (k *Kernel) checkCall(t *Task, in *Instr) error {
+	if in.Op != OpCall {
+		if len(in.Results) > 0 {
+			return fmt.Errorf("results on an op other than call")
+		}
+		return nil
+	}
+	want := k.Callee(in).ResultTypes()
+	if len(in.Results) != len(want) {
+		return fmt.Errorf("%d results, want %d", len(in.Results), len(want))
+	}
+	for i, r := range in.Results {
+		if r < 0 || int(r) >= len(t.Regs) {
+			return fmt.Errorf("result register r%d out of range", r)
+		}
+		if t.Regs[r] != want[i] {
+			return fmt.Errorf("result %d: r%d has type %s, want %s", i, r, t.Regs[r], want[i])
 		}
 	}
 	return nil

@@ -105,8 +105,8 @@ func countedLoop(t *ir.Task, lp *irLoop, dom []ir.BlockSet) (counted, bool) {
 	}{}
 	for _, b := range lp.blocks {
 		for j, in := range t.Blocks[b].Instrs {
-			if in.Dst != ir.NoReg {
-				defs[in.Dst] = append(defs[in.Dst], struct{ block, at int }{b, j})
+			for _, d := range in.Defs() {
+				defs[d] = append(defs[d], struct{ block, at int }{b, j})
 			}
 		}
 	}
