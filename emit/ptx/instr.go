@@ -21,7 +21,7 @@ func (e *entry) instr(in *ir.Instr) {
 	if in.Dst != ir.NoReg {
 		d = e.reg(in.Dst)
 	}
-	a := func(i int) string { return e.arg(in.Args[i], in.ArgTypes()[i]) }
+	a := func(i int) string { return e.arg(in.Args[i], e.k.ArgTypes(in)[i]) }
 	switch in.Op {
 	case ir.OpConst, ir.OpMove:
 		e.emit("mov.%s %s, %s", movType(t), d, a(0))
@@ -111,6 +111,8 @@ func (e *entry) instr(in *ir.Instr) {
 		e.emit("ld.global.%s %s, [%s]", memType(t), d, e.regArg(in.Args[0], ir.Ptr))
 	case ir.OpStore:
 		e.emit("st.global.%s [%s], %s", memType(t), e.regArg(in.Args[0], ir.Ptr), e.regArg(in.Args[1], t))
+	case ir.OpCall:
+		e.call(in)
 	default:
 		panic(fmt.Sprintf("ptx: unexpected op %s", in.Op))
 	}

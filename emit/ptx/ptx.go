@@ -32,7 +32,7 @@ func Module(kernels []*ir.Kernel) string {
 	fmt.Fprintf(&b, ".version %s\n.target %s\n.address_size 64\n", Version, Target)
 	for _, k := range kernels {
 		slots, _ := k.ArgSlots()
-		for _, t := range k.Tasks {
+		for _, t := range k.Bodies() {
 			b.WriteString("\n")
 			e := &entry{k: k, t: t, slots: slots}
 			e.write(&b)
@@ -70,7 +70,8 @@ func classOf(t ir.Type) class {
 	return b32
 }
 
-// entry writes one task as a PTX entry point.
+// entry writes one task as a PTX entry point, or one function as a
+// .func (call.go).
 type entry struct {
 	k      *ir.Kernel
 	t      *ir.Task
@@ -78,6 +79,7 @@ type entry struct {
 	body   strings.Builder
 	temps  [numClasses]int
 	maxReg [numClasses]int
+	calls  int // calls written so far, to name their parameters
 }
 
 func (e *entry) paramName(slot int) string {
@@ -85,14 +87,19 @@ func (e *entry) paramName(slot int) string {
 }
 
 func (e *entry) write(b *strings.Builder) {
-	fmt.Fprintf(b, ".visible .entry %s(", e.t.Name)
-	for i, s := range e.slots {
-		if i > 0 {
-			b.WriteString(",")
+	if e.t.Kind == ir.Function {
+		e.funcHeader(b)
+	} else {
+		fmt.Fprintf(b, ".visible .entry %s(", e.t.Name)
+		for i, s := range e.slots {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(b, "\n\t.param .%s %s", paramType(s.Type), e.paramName(i))
 		}
-		fmt.Fprintf(b, "\n\t.param .%s %s", paramType(s.Type), e.paramName(i))
+		b.WriteString("\n)\n")
 	}
-	b.WriteString("\n)\n{\n")
+	b.WriteString("{\n")
 	for i := range e.maxReg {
 		e.maxReg[i] = -1
 	}
@@ -100,6 +107,7 @@ func (e *entry) write(b *strings.Builder) {
 		c := classOf(t)
 		e.maxReg[c] = max(e.maxReg[c], r)
 	}
+	e.loadParams()
 	for bi, blk := range e.t.Blocks {
 		fmt.Fprintf(&e.body, "$L_%d:\n", bi)
 		for i := range blk.Instrs {
@@ -270,6 +278,7 @@ func (e *entry) normalize(d string, t ir.Type) {
 func (e *entry) term(bi int, t *ir.Term) {
 	switch t.Kind {
 	case ir.Return:
+		e.storeResults()
 		e.emit("ret")
 	case ir.Jump:
 		if t.Succs[0] != bi+1 {
