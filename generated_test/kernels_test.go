@@ -50,6 +50,9 @@ var cases = []kernelCase{
 	{name: "EightBlocks", fn: kernels.EightBlocks, args: eightArgs},
 	{name: "MixedTop", fn: kernels.MixedTop},
 	{name: "BlockValues", fn: kernels.BlockValues},
+	{name: "Chain", fn: kernels.Chain},
+	{name: "MultiResults", fn: kernels.MultiResults},
+	{name: "BlocksCall", fn: kernels.BlocksCall},
 }
 
 func init() { cases = append(cases, convertCases...) }

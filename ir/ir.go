@@ -29,7 +29,13 @@
 // it likes. A call's effects on memory are those of its callee.
 package ir
 
-import "go/token"
+import (
+	"fmt"
+	"go/token"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Reg names a virtual register of a Task. Its type is Task.Regs[reg].
 type Reg int32
@@ -299,4 +305,21 @@ type Kernel struct {
 // what a pass over every body of code visits.
 func (k *Kernel) Bodies() []*Task {
 	return append(k.Funcs[:len(k.Funcs):len(k.Funcs)], k.Tasks...)
+}
+
+// Symbol returns name as a symbol of device code: ASCII letters, digits
+// and _ are kept, and every other character becomes $ followed by its code
+// point in six hex digits. Go names have no $, so distinct names give
+// distinct symbols, which every assembler accepts.
+func Symbol(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'):
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "$%06x", r)
+		}
+	}
+	return b.String()
 }

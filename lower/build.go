@@ -93,6 +93,21 @@ type frame struct {
 	results []ir.Reg
 	cont    *ir.Block
 	callPos token.Pos
+
+	// Device functions (funcs.go): the frame of the body of a function,
+	// whose results go to results before it returns, and the frame of the
+	// call that made the function be built.
+	isFunc bool
+	caller *frame
+}
+
+// up is the frame that called f's function: the one it is inlined into,
+// or the caller of the device function whose body it is.
+func (f *frame) up() *frame {
+	if f.parent != nil {
+		return f.parent
+	}
+	return f.caller
 }
 
 // newFrame makes a frame for fn that owns the blocks of fn that owns
@@ -362,7 +377,7 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		e := f.edge(b, b.Succs[1], false)
 		from.Term = ir.Term{Kind: ir.Branch, Cond: cond, Succs: [2]int{t.Index, e.Index}}
 	case *ssa.Return:
-		if f.parent == nil {
+		if f.parent == nil && !f.isFunc {
 			tb.cur.Term = ir.Term{Kind: ir.Return}
 			return
 		}
@@ -380,6 +395,10 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		}
 		if len(srcs) == len(f.results) {
 			tb.parallelMove(f.results, srcs)
+		}
+		if f.isFunc {
+			tb.cur.Term = ir.Term{Kind: ir.Return}
+			return
 		}
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.cont.Index}}
 	case *ssa.Panic:

@@ -49,7 +49,7 @@ func (f *frame) callMessage(v *ssa.Call) string {
 			return fmt.Sprintf("qd.%s cannot be called in a kernel", callee.Name())
 		}
 		switch {
-		case f.parent != nil:
+		case f.parent != nil || f.isFunc:
 			return "qd.StreamParallel can only be called at the top level of a //qd:kernel function, not in a function a kernel calls"
 		case f.fn != f.tb.l.fn:
 			return "qd.StreamParallel blocks cannot be nested: put the inner block's work in the outer block, or make it a block of its own"
@@ -80,7 +80,11 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 	for _, a := range common.Args {
 		args = append(args, f.regs(a))
 	}
-	f.inline(callee, args, dst, v.Pos())
+	if f.tb.l.inlines(callee) {
+		f.inline(callee, args, dst, v.Pos())
+	} else {
+		f.callFunction(callee, args, dst, v.Pos())
+	}
 }
 
 // callable reports why fn cannot be called from a kernel.
@@ -138,16 +142,7 @@ var goroot = filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separa
 // inline lowers a call of callee by copying its body into the task.
 func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos token.Pos) {
 	tb := f.tb
-	for g := f; g != nil; g = g.parent {
-		if g.fn == callee {
-			f.errorf(pos, "recursive call of %s: kernels cannot recurse; use a loop", callee.Name())
-			return
-		}
-	}
-	if callee.Blocks == nil {
-		return // allowed by Config.External in CheckOnly mode
-	}
-	if tb.l.checkEndless(callee) {
+	if !f.callableHere(callee, pos) {
 		return
 	}
 	g := tb.newFrame(callee, func(*ssa.BasicBlock) bool { return true })
@@ -172,6 +167,21 @@ func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos 
 		g.lowerBlock(b)
 	}
 	tb.cur = g.cont
+}
+
+// callableHere reports whether callee can be lowered where f calls it at
+// pos: it has a body, does not recurse and has no loop that never ends.
+func (f *frame) callableHere(callee *ssa.Function, pos token.Pos) bool {
+	for g := f; g != nil; g = g.up() {
+		if g.fn == callee {
+			f.errorf(pos, "recursive call of %s: kernels cannot recurse; use a loop", callee.Name())
+			return false
+		}
+	}
+	if callee.Blocks == nil {
+		return false // allowed by Config.External in CheckOnly mode
+	}
+	return !f.tb.l.checkEndless(callee)
 }
 
 // builtinMessage explains why a builtin cannot be called in a kernel, or

@@ -6,7 +6,9 @@
 // parallel task whose iterations are shared by the threads of a grid. The
 // code between such loops becomes serial tasks that run on one thread. Tasks
 // run in program order on one stream, so each sees what the earlier ones
-// wrote. Calls to helper functions are inlined; phis become moves.
+// wrote. Calls to helper functions are inlined, or become calls of device
+// functions when inlining would copy too much code (funcs.go); phis become
+// moves.
 //
 // Everything the lowering cannot translate is reported as a Diagnostic with
 // the position of the offending construct; the analyzer reports the same
@@ -105,6 +107,13 @@ type lowerer struct {
 	// endless says of each function checked for loops that never end
 	// whether it has one.
 	endless map[*ssa.Function]bool
+	// Device functions (funcs.go): the size of each helper inlined, the
+	// calls of each function, the index of each function in the kernel's
+	// Funcs (-1 while it is being lowered), and the names taken.
+	sizes     map[*ssa.Function]int
+	sites     map[*ssa.Function]int
+	funcIndex map[*ssa.Function]int
+	funcNames map[string]bool
 }
 
 type diagKey struct {

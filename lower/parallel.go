@@ -288,10 +288,29 @@ func (l *lowerer) raceDiagnostic(b1, b2, p int, w1, w2 bool) {
 }
 
 // paramAccess returns which slice parameters a task reads and writes,
-// following addresses from each parameter's base through the task.
+// following addresses from each parameter's base through the task and
+// the functions it calls.
 func paramAccess(k *ir.Kernel, t *ir.Task) (reads, writes []bool) {
+	var funcs []access
+	for _, f := range k.Funcs {
+		funcs = append(funcs, bodyAccess(k, f, funcs))
+	}
+	a := bodyAccess(k, t, funcs)
+	return a.reads, a.writes
+}
+
+// access says which origins of addresses a body reads and writes through:
+// the kernel's parameters for a task, its own parameters for a function.
+type access struct{ reads, writes []bool }
+
+// bodyAccess finds the accesses of a task or function; funcs holds those
+// of the functions listed before it, which it may call.
+func bodyAccess(k *ir.Kernel, t *ir.Task, funcs []access) access {
 	n := len(k.Params)
-	from := make([][]bool, len(t.Regs)) // the parameters each address derives from
+	if t.Kind == ir.Function {
+		n = len(t.Params)
+	}
+	from := make([][]bool, len(t.Regs)) // the origins each address derives from
 	mark := func(r ir.Reg, p int) bool {
 		if from[r] == nil {
 			from[r] = make([]bool, n)
@@ -300,18 +319,36 @@ func paramAccess(k *ir.Kernel, t *ir.Task) (reads, writes []bool) {
 		from[r][p] = true
 		return changed
 	}
+	flow := func(dst ir.Reg, src ir.Arg) bool {
+		changed := false
+		if !src.Imm && from[src.Reg] != nil {
+			for p, ok := range from[src.Reg] {
+				if ok {
+					changed = mark(dst, p) || changed
+				}
+			}
+		}
+		return changed
+	}
+	for i, r := range t.Params {
+		mark(r, i)
+	}
 	for changed := true; changed; {
 		changed = false
 		for _, b := range t.Blocks {
 			for _, in := range b.Instrs {
 				switch {
-				case in.Op == ir.OpParamBase:
+				case in.Op == ir.OpParamBase && t.Kind != ir.Function:
 					changed = mark(in.Dst, int(in.Aux)) || changed
 				case in.Op == ir.OpElemAddr || in.Op == ir.OpMove && t.Regs[in.Dst] == ir.Ptr:
-					if a := in.Args[0]; !a.Imm && from[a.Reg] != nil {
-						for p, ok := range from[a.Reg] {
-							if ok {
-								changed = mark(in.Dst, p) || changed
+					changed = flow(in.Dst, in.Args[0]) || changed
+				case in.Op == ir.OpCall:
+					// An address a function returns may derive from any
+					// address passed to it.
+					for _, r := range in.Results {
+						for _, a := range in.Args {
+							if t.Regs[r] == ir.Ptr {
+								changed = flow(r, a) || changed
 							}
 						}
 					}
@@ -319,24 +356,40 @@ func paramAccess(k *ir.Kernel, t *ir.Task) (reads, writes []bool) {
 			}
 		}
 	}
-	reads, writes = make([]bool, n), make([]bool, n)
+	a := access{make([]bool, n), make([]bool, n)}
+	touch := func(arg ir.Arg, mem ir.MemoryEffect) {
+		if arg.Imm || from[arg.Reg] == nil {
+			return
+		}
+		for p, ok := range from[arg.Reg] {
+			a.reads[p] = a.reads[p] || ok && mem.Reads()
+			a.writes[p] = a.writes[p] || ok && mem.Writes()
+		}
+	}
 	for _, b := range t.Blocks {
 		for _, in := range b.Instrs {
-			// The op table says which ops touch memory, so that an op added
-			// later (an atomic, which reads and writes) is not missed here.
-			mem := in.Op.Info().Memory
-			if mem == ir.MemNone {
+			if in.Op == ir.OpCall {
+				callee := funcs[in.Aux]
+				for i, arg := range in.Args {
+					var mem ir.MemoryEffect
+					if callee.reads[i] {
+						mem |= ir.MemRead
+					}
+					if callee.writes[i] {
+						mem |= ir.MemWrite
+					}
+					touch(arg, mem)
+				}
 				continue
 			}
-			if a := in.Args[0]; !a.Imm && from[a.Reg] != nil {
-				for p, ok := range from[a.Reg] {
-					reads[p] = reads[p] || ok && mem.Reads()
-					writes[p] = writes[p] || ok && mem.Writes()
-				}
+			// The op table says which ops touch memory, so that an op added
+			// later (an atomic, which reads and writes) is not missed here.
+			if mem := in.Op.Info().Memory; mem != ir.MemNone {
+				touch(in.Args[0], mem)
 			}
 		}
 	}
-	return reads, writes
+	return a
 }
 
 // cellMessage explains a captured variable that cannot be seen through.

@@ -198,6 +198,9 @@ func TestCodegen(t *testing.T) {
 		{entry: "Narrow_0", must: []string{`cvt\.s32\.s8 %r\d+, %r\d+`, `cvt\.s32\.s16 %r\d+, %r\d+`, `and\.b32 %r\d+, %r\d+, 255`}, never: []string{`\bbfe\.`}},
 		// A 64-bit shift count is clamped before the shift.
 		{entry: "Shifts_0", must: []string{`min\.u64`}},
+		// Helpers too large to inline everywhere are called.
+		{entry: "Chain_0", must: []string{`call \(call\d+_ret\), Chain\$chain\d+, \(call\d+_arg0\)`}},
+		{entry: "MultiResults_0", must: []string{`call \(call\d+_ret\), MultiResults\$mixAll,`}},
 	} {
 		body := entry(t, module, c.entry)
 		for _, re := range c.must {

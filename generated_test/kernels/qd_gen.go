@@ -9,6 +9,32 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
 	Kernels: []rt.KernelSpec{{
+		Name: "Chain",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Chain_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "MultiResults",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "MultiResults_0",
+			Parallel: true,
+		}},
+	}, {
+		Groups: []int{2},
+		Name:   "BlocksCall",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "BlocksCall_0",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "BlocksCall_1",
+			Group:    1,
+			Parallel: false,
+		}},
+	}, {
 		Name: "ConvertInt8",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "ConvertInt8_0",
@@ -448,6 +474,79 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Chain launches kernel Chain (calls.go:30) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Chain(a *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Chain", a); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdOpts, func() {
+			Chain(a.CPUSlice())
+		})
+	}
+	var qdArgs [16]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	qdCounts := [1]int64{int64(a.Len())}
+	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// MultiResults launches kernel MultiResults (calls.go:53) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MultiResults(x *rt.Buffer[int64], y *rt.Buffer[int64], f *rt.Buffer[float32], flags *rt.Buffer[bool8], small *rt.Buffer[int8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MultiResults", x, y, f, flags, small); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdOpts, func() {
+			MultiResults(x.CPUSlice(), y.CPUSlice(), f.CPUSlice(), flags.CPUSlice(), small.CPUSlice())
+		})
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, f)
+	rt.PutBuffer(qdArgs[:], 48, flags)
+	rt.PutBuffer(qdArgs[:], 64, small)
+	qdCounts := [1]int64{int64(x.Len())}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// BlocksCall launches kernel BlocksCall (calls.go:86) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) BlocksCall(a *rt.Buffer[int64], b *rt.Buffer[int64], c *rt.Buffer[int64], d *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "BlocksCall", a, b, c, d); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlocksCall", "a", a, "c", c); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlocksCall", "a", a, "d", d); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlocksCall", "b", b, "c", c); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlocksCall", "b", b, "d", d); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdOpts, func() {
+			BlocksCall(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
+		})
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, c)
+	rt.PutBuffer(qdArgs[:], 48, d)
+	qdCounts := [2]int64{1, 1}
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // ConvertInt8 launches kernel ConvertInt8 (convert.go:21) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -456,74 +555,8 @@ func (qdk *Kernels) ConvertInt8(x *rt.Buffer[int8], y *rt.Buffer[int8], ints *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			ConvertInt8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
-	var qdArgs [80]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutBuffer(qdArgs[:], 16, y)
-	rt.PutBuffer(qdArgs[:], 32, ints)
-	rt.PutBuffer(qdArgs[:], 48, floats)
-	rt.PutBuffer(qdArgs[:], 64, flags)
-	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// ConvertInt16 launches kernel ConvertInt16 (convert.go:28) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) ConvertInt16(x *rt.Buffer[int16], y *rt.Buffer[int16], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt16", x, y, ints, floats, flags); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			ConvertInt16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
-	var qdArgs [80]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutBuffer(qdArgs[:], 16, y)
-	rt.PutBuffer(qdArgs[:], 32, ints)
-	rt.PutBuffer(qdArgs[:], 48, floats)
-	rt.PutBuffer(qdArgs[:], 64, flags)
-	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// ConvertInt32 launches kernel ConvertInt32 (convert.go:35) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) ConvertInt32(x *rt.Buffer[int32], y *rt.Buffer[int32], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt32", x, y, ints, floats, flags); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			ConvertInt32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
-	var qdArgs [80]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutBuffer(qdArgs[:], 16, y)
-	rt.PutBuffer(qdArgs[:], 32, ints)
-	rt.PutBuffer(qdArgs[:], 48, floats)
-	rt.PutBuffer(qdArgs[:], 64, flags)
-	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// ConvertInt64 launches kernel ConvertInt64 (convert.go:42) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) ConvertInt64(x *rt.Buffer[int64], y *rt.Buffer[int64], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt64", x, y, ints, floats, flags); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(3, qdOpts, func() {
-			ConvertInt64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+			ConvertInt8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		})
 	}
 	var qdArgs [80]byte
@@ -536,16 +569,16 @@ func (qdk *Kernels) ConvertInt64(x *rt.Buffer[int64], y *rt.Buffer[int64], ints 
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertUint8 launches kernel ConvertUint8 (convert.go:49) after the work already launched on
+// ConvertInt16 launches kernel ConvertInt16 (convert.go:28) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) ConvertUint8(x *rt.Buffer[uint8], y *rt.Buffer[uint8], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint8", x, y, ints, floats, flags); qdErr != nil {
+func (qdk *Kernels) ConvertInt16(x *rt.Buffer[int16], y *rt.Buffer[int16], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt16", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(4, qdOpts, func() {
-			ConvertUint8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+			ConvertInt16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		})
 	}
 	var qdArgs [80]byte
@@ -558,16 +591,16 @@ func (qdk *Kernels) ConvertUint8(x *rt.Buffer[uint8], y *rt.Buffer[uint8], ints 
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertUint16 launches kernel ConvertUint16 (convert.go:56) after the work already launched on
+// ConvertInt32 launches kernel ConvertInt32 (convert.go:35) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) ConvertUint16(x *rt.Buffer[uint16], y *rt.Buffer[uint16], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint16", x, y, ints, floats, flags); qdErr != nil {
+func (qdk *Kernels) ConvertInt32(x *rt.Buffer[int32], y *rt.Buffer[int32], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt32", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(5, qdOpts, func() {
-			ConvertUint16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+			ConvertInt32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		})
 	}
 	var qdArgs [80]byte
@@ -580,16 +613,16 @@ func (qdk *Kernels) ConvertUint16(x *rt.Buffer[uint16], y *rt.Buffer[uint16], in
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertUint32 launches kernel ConvertUint32 (convert.go:63) after the work already launched on
+// ConvertInt64 launches kernel ConvertInt64 (convert.go:42) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) ConvertUint32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint32", x, y, ints, floats, flags); qdErr != nil {
+func (qdk *Kernels) ConvertInt64(x *rt.Buffer[int64], y *rt.Buffer[int64], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt64", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(6, qdOpts, func() {
-			ConvertUint32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+			ConvertInt64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		})
 	}
 	var qdArgs [80]byte
@@ -602,16 +635,16 @@ func (qdk *Kernels) ConvertUint32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], in
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertUint64 launches kernel ConvertUint64 (convert.go:70) after the work already launched on
+// ConvertUint8 launches kernel ConvertUint8 (convert.go:49) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) ConvertUint64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint64", x, y, ints, floats, flags); qdErr != nil {
+func (qdk *Kernels) ConvertUint8(x *rt.Buffer[uint8], y *rt.Buffer[uint8], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint8", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(7, qdOpts, func() {
-			ConvertUint64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+			ConvertUint8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		})
 	}
 	var qdArgs [80]byte
@@ -624,6 +657,72 @@ func (qdk *Kernels) ConvertUint64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], in
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// ConvertUint16 launches kernel ConvertUint16 (convert.go:56) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ConvertUint16(x *rt.Buffer[uint16], y *rt.Buffer[uint16], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint16", x, y, ints, floats, flags); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdOpts, func() {
+			ConvertUint16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		})
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, ints)
+	rt.PutBuffer(qdArgs[:], 48, floats)
+	rt.PutBuffer(qdArgs[:], 64, flags)
+	qdCounts := [1]int64{int64(x.Len())}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ConvertUint32 launches kernel ConvertUint32 (convert.go:63) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ConvertUint32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint32", x, y, ints, floats, flags); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdOpts, func() {
+			ConvertUint32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		})
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, ints)
+	rt.PutBuffer(qdArgs[:], 48, floats)
+	rt.PutBuffer(qdArgs[:], 64, flags)
+	qdCounts := [1]int64{int64(x.Len())}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ConvertUint64 launches kernel ConvertUint64 (convert.go:70) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ConvertUint64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint64", x, y, ints, floats, flags); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdOpts, func() {
+			ConvertUint64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		})
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, ints)
+	rt.PutBuffer(qdArgs[:], 48, floats)
+	rt.PutBuffer(qdArgs[:], 64, flags)
+	qdCounts := [1]int64{int64(x.Len())}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // ConvertParams launches kernel ConvertParams (convert.go:80) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -632,7 +731,7 @@ func (qdk *Kernels) ConvertParams(ints *rt.Buffer[int64], floats *rt.Buffer[floa
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
+		return qdk.mod.RunCPU(11, qdOpts, func() {
 			ConvertParams(ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice(), a, b, c, d)
 		})
 	}
@@ -645,7 +744,7 @@ func (qdk *Kernels) ConvertParams(ints *rt.Buffer[int64], floats *rt.Buffer[floa
 	rt.PutUint8(qdArgs[:], 52, uint8(c))
 	rt.PutUint16(qdArgs[:], 54, uint16(d))
 	qdCounts := [1]int64{(int64(flags.Len()) / int64(40))}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
@@ -656,7 +755,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
+		return qdk.mod.RunCPU(12, qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		})
 	}
@@ -665,7 +764,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -676,68 +775,8 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
-	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, out)
-	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.Buffer[int16], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
-	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, out)
-	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
-			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
-	var qdArgs [48]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutBuffer(qdArgs[:], 16, b)
-	rt.PutBuffer(qdArgs[:], 32, out)
-	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(13, qdOpts, func() {
-			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [48]byte
@@ -748,16 +787,16 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
+// MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.Buffer[int16], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(14, qdOpts, func() {
-			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [48]byte
@@ -768,16 +807,16 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
+// MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(15, qdOpts, func() {
-			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [48]byte
@@ -788,16 +827,16 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
+// MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *rt.Buffer[uint16], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(16, qdOpts, func() {
-			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [48]byte
@@ -808,16 +847,16 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
+// MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(17, qdOpts, func() {
-			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [48]byte
@@ -828,16 +867,16 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
+// MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(18, qdOpts, func() {
-			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [48]byte
@@ -848,16 +887,16 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
+// MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buffer[uint], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
+func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *rt.Buffer[uint16], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(19, qdOpts, func() {
-			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		})
 	}
 	var qdArgs [48]byte
@@ -868,6 +907,66 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(20, qdOpts, func() {
+			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(21, qdOpts, func() {
+			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buffer[uint], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(22, qdOpts, func() {
+			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -876,7 +975,7 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(20, qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -885,7 +984,7 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	rt.PutBuffer(qdArgs[:], 16, c)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -896,7 +995,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(21, qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -909,7 +1008,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 80, f32)
 	rt.PutBuffer(qdArgs[:], 96, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -920,7 +1019,7 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(22, qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -929,7 +1028,7 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -940,7 +1039,7 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(23, qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -949,7 +1048,7 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -960,7 +1059,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(24, qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		})
 	}
@@ -970,7 +1069,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	rt.PutBuffer(qdArgs[:], 32, lo)
 	rt.PutBuffer(qdArgs[:], 48, hi)
 	qdCounts := [1]int64{int64(lo.Len())}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:174) after the work already launched on
@@ -981,7 +1080,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(25, qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		})
 	}
@@ -990,7 +1089,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
@@ -1001,7 +1100,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(26, qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
@@ -1010,7 +1109,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
@@ -1021,7 +1120,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(27, qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		})
 	}
@@ -1029,7 +1128,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
@@ -1040,7 +1139,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		})
 	}
@@ -1051,7 +1150,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 48, q)
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
@@ -1062,7 +1161,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		})
 	}
@@ -1072,7 +1171,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
@@ -1083,7 +1182,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -1092,7 +1191,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
@@ -1103,7 +1202,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		})
 	}
@@ -1111,7 +1210,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
@@ -1122,7 +1221,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		})
 	}
@@ -1133,7 +1232,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 48, small)
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
@@ -1144,7 +1243,7 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		})
 	}
@@ -1152,7 +1251,7 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
@@ -1163,7 +1262,7 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		})
 	}
@@ -1171,7 +1270,7 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
@@ -1182,7 +1281,7 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(35, qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		})
 	}
@@ -1190,7 +1289,7 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
@@ -1201,7 +1300,7 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(36, qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		})
 	}
@@ -1210,7 +1309,7 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
@@ -1221,7 +1320,7 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(37, qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		})
 	}
@@ -1238,7 +1337,7 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutFloat64(qdArgs[:], 40, float64(h))
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -1252,7 +1351,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(38, qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -1260,7 +1359,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1274,7 +1373,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(39, qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -1282,7 +1381,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1296,7 +1395,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(40, qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		})
 	}
@@ -1306,7 +1405,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1317,7 +1416,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(41, qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -1326,7 +1425,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1421,7 +1520,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(42, qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		})
 	}
@@ -1436,7 +1535,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1456,7 +1555,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(43, qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}
@@ -1466,7 +1565,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockValues launches kernel BlockValues (parallel.go:134) after the work already launched on
@@ -1480,7 +1579,7 @@ func (qdk *Kernels) BlockValues(a *rt.Buffer[float32], b *rt.Buffer[float32], n 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(44, qdOpts, func() {
+		return qdk.mod.RunCPU(47, qdOpts, func() {
 			BlockValues(a.CPUSlice(), b.CPUSlice(), n)
 		})
 	}
@@ -1489,7 +1588,7 @@ func (qdk *Kernels) BlockValues(a *rt.Buffer[float32], b *rt.Buffer[float32], n 
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [4]int64{(int64(a.Len()) / int64(2)), 1, 1, (int64(b.Len()) - int64(1))}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -1500,6 +1599,2092 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+
+.func (.param .align 8 .b8 Chain$chain5_ret[8]) Chain$chain5(
+	.param .b64 Chain$chain5_param_0
+)
+{
+	.reg .b64 %rd<159>;
+
+	ld.param.b64 %rd0, [Chain$chain5_param_0];
+$L_0:
+$L_1:
+	mul.lo.s64 %rd7, %rd0, 3;
+	add.s64 %rd8, %rd7, 1;
+	mov.b64 %rd6, %rd8;
+$L_2:
+	mul.lo.s64 %rd10, %rd6, 3;
+	add.s64 %rd11, %rd10, 1;
+	mov.b64 %rd9, %rd11;
+$L_3:
+	xor.b64 %rd12, %rd9, 1;
+	mov.b64 %rd5, %rd12;
+$L_4:
+	mul.lo.s64 %rd15, %rd5, 3;
+	add.s64 %rd16, %rd15, 1;
+	mov.b64 %rd14, %rd16;
+$L_5:
+	mul.lo.s64 %rd18, %rd14, 3;
+	add.s64 %rd19, %rd18, 1;
+	mov.b64 %rd17, %rd19;
+$L_6:
+	xor.b64 %rd20, %rd17, 1;
+	mov.b64 %rd13, %rd20;
+$L_7:
+	xor.b64 %rd21, %rd13, 2;
+	mov.b64 %rd4, %rd21;
+$L_8:
+	mul.lo.s64 %rd25, %rd4, 3;
+	add.s64 %rd26, %rd25, 1;
+	mov.b64 %rd24, %rd26;
+$L_9:
+	mul.lo.s64 %rd28, %rd24, 3;
+	add.s64 %rd29, %rd28, 1;
+	mov.b64 %rd27, %rd29;
+$L_10:
+	xor.b64 %rd30, %rd27, 1;
+	mov.b64 %rd23, %rd30;
+$L_11:
+	mul.lo.s64 %rd33, %rd23, 3;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd32, %rd34;
+$L_12:
+	mul.lo.s64 %rd36, %rd32, 3;
+	add.s64 %rd37, %rd36, 1;
+	mov.b64 %rd35, %rd37;
+$L_13:
+	xor.b64 %rd38, %rd35, 1;
+	mov.b64 %rd31, %rd38;
+$L_14:
+	xor.b64 %rd39, %rd31, 2;
+	mov.b64 %rd22, %rd39;
+$L_15:
+	xor.b64 %rd40, %rd22, 3;
+	mov.b64 %rd3, %rd40;
+$L_16:
+	mul.lo.s64 %rd45, %rd3, 3;
+	add.s64 %rd46, %rd45, 1;
+	mov.b64 %rd44, %rd46;
+$L_17:
+	mul.lo.s64 %rd48, %rd44, 3;
+	add.s64 %rd49, %rd48, 1;
+	mov.b64 %rd47, %rd49;
+$L_18:
+	xor.b64 %rd50, %rd47, 1;
+	mov.b64 %rd43, %rd50;
+$L_19:
+	mul.lo.s64 %rd53, %rd43, 3;
+	add.s64 %rd54, %rd53, 1;
+	mov.b64 %rd52, %rd54;
+$L_20:
+	mul.lo.s64 %rd56, %rd52, 3;
+	add.s64 %rd57, %rd56, 1;
+	mov.b64 %rd55, %rd57;
+$L_21:
+	xor.b64 %rd58, %rd55, 1;
+	mov.b64 %rd51, %rd58;
+$L_22:
+	xor.b64 %rd59, %rd51, 2;
+	mov.b64 %rd42, %rd59;
+$L_23:
+	mul.lo.s64 %rd63, %rd42, 3;
+	add.s64 %rd64, %rd63, 1;
+	mov.b64 %rd62, %rd64;
+$L_24:
+	mul.lo.s64 %rd66, %rd62, 3;
+	add.s64 %rd67, %rd66, 1;
+	mov.b64 %rd65, %rd67;
+$L_25:
+	xor.b64 %rd68, %rd65, 1;
+	mov.b64 %rd61, %rd68;
+$L_26:
+	mul.lo.s64 %rd71, %rd61, 3;
+	add.s64 %rd72, %rd71, 1;
+	mov.b64 %rd70, %rd72;
+$L_27:
+	mul.lo.s64 %rd74, %rd70, 3;
+	add.s64 %rd75, %rd74, 1;
+	mov.b64 %rd73, %rd75;
+$L_28:
+	xor.b64 %rd76, %rd73, 1;
+	mov.b64 %rd69, %rd76;
+$L_29:
+	xor.b64 %rd77, %rd69, 2;
+	mov.b64 %rd60, %rd77;
+$L_30:
+	xor.b64 %rd78, %rd60, 3;
+	mov.b64 %rd41, %rd78;
+$L_31:
+	xor.b64 %rd79, %rd41, 4;
+	mov.b64 %rd2, %rd79;
+$L_32:
+	mul.lo.s64 %rd85, %rd2, 3;
+	add.s64 %rd86, %rd85, 1;
+	mov.b64 %rd84, %rd86;
+$L_33:
+	mul.lo.s64 %rd88, %rd84, 3;
+	add.s64 %rd89, %rd88, 1;
+	mov.b64 %rd87, %rd89;
+$L_34:
+	xor.b64 %rd90, %rd87, 1;
+	mov.b64 %rd83, %rd90;
+$L_35:
+	mul.lo.s64 %rd93, %rd83, 3;
+	add.s64 %rd94, %rd93, 1;
+	mov.b64 %rd92, %rd94;
+$L_36:
+	mul.lo.s64 %rd96, %rd92, 3;
+	add.s64 %rd97, %rd96, 1;
+	mov.b64 %rd95, %rd97;
+$L_37:
+	xor.b64 %rd98, %rd95, 1;
+	mov.b64 %rd91, %rd98;
+$L_38:
+	xor.b64 %rd99, %rd91, 2;
+	mov.b64 %rd82, %rd99;
+$L_39:
+	mul.lo.s64 %rd103, %rd82, 3;
+	add.s64 %rd104, %rd103, 1;
+	mov.b64 %rd102, %rd104;
+$L_40:
+	mul.lo.s64 %rd106, %rd102, 3;
+	add.s64 %rd107, %rd106, 1;
+	mov.b64 %rd105, %rd107;
+$L_41:
+	xor.b64 %rd108, %rd105, 1;
+	mov.b64 %rd101, %rd108;
+$L_42:
+	mul.lo.s64 %rd111, %rd101, 3;
+	add.s64 %rd112, %rd111, 1;
+	mov.b64 %rd110, %rd112;
+$L_43:
+	mul.lo.s64 %rd114, %rd110, 3;
+	add.s64 %rd115, %rd114, 1;
+	mov.b64 %rd113, %rd115;
+$L_44:
+	xor.b64 %rd116, %rd113, 1;
+	mov.b64 %rd109, %rd116;
+$L_45:
+	xor.b64 %rd117, %rd109, 2;
+	mov.b64 %rd100, %rd117;
+$L_46:
+	xor.b64 %rd118, %rd100, 3;
+	mov.b64 %rd81, %rd118;
+$L_47:
+	mul.lo.s64 %rd123, %rd81, 3;
+	add.s64 %rd124, %rd123, 1;
+	mov.b64 %rd122, %rd124;
+$L_48:
+	mul.lo.s64 %rd126, %rd122, 3;
+	add.s64 %rd127, %rd126, 1;
+	mov.b64 %rd125, %rd127;
+$L_49:
+	xor.b64 %rd128, %rd125, 1;
+	mov.b64 %rd121, %rd128;
+$L_50:
+	mul.lo.s64 %rd131, %rd121, 3;
+	add.s64 %rd132, %rd131, 1;
+	mov.b64 %rd130, %rd132;
+$L_51:
+	mul.lo.s64 %rd134, %rd130, 3;
+	add.s64 %rd135, %rd134, 1;
+	mov.b64 %rd133, %rd135;
+$L_52:
+	xor.b64 %rd136, %rd133, 1;
+	mov.b64 %rd129, %rd136;
+$L_53:
+	xor.b64 %rd137, %rd129, 2;
+	mov.b64 %rd120, %rd137;
+$L_54:
+	mul.lo.s64 %rd141, %rd120, 3;
+	add.s64 %rd142, %rd141, 1;
+	mov.b64 %rd140, %rd142;
+$L_55:
+	mul.lo.s64 %rd144, %rd140, 3;
+	add.s64 %rd145, %rd144, 1;
+	mov.b64 %rd143, %rd145;
+$L_56:
+	xor.b64 %rd146, %rd143, 1;
+	mov.b64 %rd139, %rd146;
+$L_57:
+	mul.lo.s64 %rd149, %rd139, 3;
+	add.s64 %rd150, %rd149, 1;
+	mov.b64 %rd148, %rd150;
+$L_58:
+	mul.lo.s64 %rd152, %rd148, 3;
+	add.s64 %rd153, %rd152, 1;
+	mov.b64 %rd151, %rd153;
+$L_59:
+	xor.b64 %rd154, %rd151, 1;
+	mov.b64 %rd147, %rd154;
+$L_60:
+	xor.b64 %rd155, %rd147, 2;
+	mov.b64 %rd138, %rd155;
+$L_61:
+	xor.b64 %rd156, %rd138, 3;
+	mov.b64 %rd119, %rd156;
+$L_62:
+	xor.b64 %rd157, %rd119, 4;
+	mov.b64 %rd80, %rd157;
+$L_63:
+	xor.b64 %rd158, %rd80, 5;
+	mov.b64 %rd1, %rd158;
+	st.param.b64 [Chain$chain5_ret+0], %rd1;
+	ret;
+}
+
+.func (.param .align 8 .b8 Chain$chain10_ret[8]) Chain$chain10(
+	.param .b64 Chain$chain10_param_0
+)
+{
+	.reg .b64 %rd<95>;
+
+	ld.param.b64 %rd0, [Chain$chain10_param_0];
+$L_0:
+$L_1:
+	{
+	.param .b64 call0_arg0;
+	st.param.b64 [call0_arg0], %rd0;
+	.param .align 8 .b8 call0_ret[8];
+	call (call0_ret), Chain$chain5, (call0_arg0);
+	ld.param.b64 %rd6, [call0_ret+0];
+	}
+	{
+	.param .b64 call1_arg0;
+	st.param.b64 [call1_arg0], %rd6;
+	.param .align 8 .b8 call1_ret[8];
+	call (call1_ret), Chain$chain5, (call1_arg0);
+	ld.param.b64 %rd7, [call1_ret+0];
+	}
+	xor.b64 %rd8, %rd7, 6;
+	mov.b64 %rd5, %rd8;
+$L_2:
+	{
+	.param .b64 call2_arg0;
+	st.param.b64 [call2_arg0], %rd5;
+	.param .align 8 .b8 call2_ret[8];
+	call (call2_ret), Chain$chain5, (call2_arg0);
+	ld.param.b64 %rd10, [call2_ret+0];
+	}
+	{
+	.param .b64 call3_arg0;
+	st.param.b64 [call3_arg0], %rd10;
+	.param .align 8 .b8 call3_ret[8];
+	call (call3_ret), Chain$chain5, (call3_arg0);
+	ld.param.b64 %rd11, [call3_ret+0];
+	}
+	xor.b64 %rd12, %rd11, 6;
+	mov.b64 %rd9, %rd12;
+$L_3:
+	xor.b64 %rd13, %rd9, 7;
+	mov.b64 %rd4, %rd13;
+$L_4:
+	{
+	.param .b64 call4_arg0;
+	st.param.b64 [call4_arg0], %rd4;
+	.param .align 8 .b8 call4_ret[8];
+	call (call4_ret), Chain$chain5, (call4_arg0);
+	ld.param.b64 %rd16, [call4_ret+0];
+	}
+	{
+	.param .b64 call5_arg0;
+	st.param.b64 [call5_arg0], %rd16;
+	.param .align 8 .b8 call5_ret[8];
+	call (call5_ret), Chain$chain5, (call5_arg0);
+	ld.param.b64 %rd17, [call5_ret+0];
+	}
+	xor.b64 %rd18, %rd17, 6;
+	mov.b64 %rd15, %rd18;
+$L_5:
+	{
+	.param .b64 call6_arg0;
+	st.param.b64 [call6_arg0], %rd15;
+	.param .align 8 .b8 call6_ret[8];
+	call (call6_ret), Chain$chain5, (call6_arg0);
+	ld.param.b64 %rd20, [call6_ret+0];
+	}
+	{
+	.param .b64 call7_arg0;
+	st.param.b64 [call7_arg0], %rd20;
+	.param .align 8 .b8 call7_ret[8];
+	call (call7_ret), Chain$chain5, (call7_arg0);
+	ld.param.b64 %rd21, [call7_ret+0];
+	}
+	xor.b64 %rd22, %rd21, 6;
+	mov.b64 %rd19, %rd22;
+$L_6:
+	xor.b64 %rd23, %rd19, 7;
+	mov.b64 %rd14, %rd23;
+$L_7:
+	xor.b64 %rd24, %rd14, 8;
+	mov.b64 %rd3, %rd24;
+$L_8:
+	{
+	.param .b64 call8_arg0;
+	st.param.b64 [call8_arg0], %rd3;
+	.param .align 8 .b8 call8_ret[8];
+	call (call8_ret), Chain$chain5, (call8_arg0);
+	ld.param.b64 %rd28, [call8_ret+0];
+	}
+	{
+	.param .b64 call9_arg0;
+	st.param.b64 [call9_arg0], %rd28;
+	.param .align 8 .b8 call9_ret[8];
+	call (call9_ret), Chain$chain5, (call9_arg0);
+	ld.param.b64 %rd29, [call9_ret+0];
+	}
+	xor.b64 %rd30, %rd29, 6;
+	mov.b64 %rd27, %rd30;
+$L_9:
+	{
+	.param .b64 call10_arg0;
+	st.param.b64 [call10_arg0], %rd27;
+	.param .align 8 .b8 call10_ret[8];
+	call (call10_ret), Chain$chain5, (call10_arg0);
+	ld.param.b64 %rd32, [call10_ret+0];
+	}
+	{
+	.param .b64 call11_arg0;
+	st.param.b64 [call11_arg0], %rd32;
+	.param .align 8 .b8 call11_ret[8];
+	call (call11_ret), Chain$chain5, (call11_arg0);
+	ld.param.b64 %rd33, [call11_ret+0];
+	}
+	xor.b64 %rd34, %rd33, 6;
+	mov.b64 %rd31, %rd34;
+$L_10:
+	xor.b64 %rd35, %rd31, 7;
+	mov.b64 %rd26, %rd35;
+$L_11:
+	{
+	.param .b64 call12_arg0;
+	st.param.b64 [call12_arg0], %rd26;
+	.param .align 8 .b8 call12_ret[8];
+	call (call12_ret), Chain$chain5, (call12_arg0);
+	ld.param.b64 %rd38, [call12_ret+0];
+	}
+	{
+	.param .b64 call13_arg0;
+	st.param.b64 [call13_arg0], %rd38;
+	.param .align 8 .b8 call13_ret[8];
+	call (call13_ret), Chain$chain5, (call13_arg0);
+	ld.param.b64 %rd39, [call13_ret+0];
+	}
+	xor.b64 %rd40, %rd39, 6;
+	mov.b64 %rd37, %rd40;
+$L_12:
+	{
+	.param .b64 call14_arg0;
+	st.param.b64 [call14_arg0], %rd37;
+	.param .align 8 .b8 call14_ret[8];
+	call (call14_ret), Chain$chain5, (call14_arg0);
+	ld.param.b64 %rd42, [call14_ret+0];
+	}
+	{
+	.param .b64 call15_arg0;
+	st.param.b64 [call15_arg0], %rd42;
+	.param .align 8 .b8 call15_ret[8];
+	call (call15_ret), Chain$chain5, (call15_arg0);
+	ld.param.b64 %rd43, [call15_ret+0];
+	}
+	xor.b64 %rd44, %rd43, 6;
+	mov.b64 %rd41, %rd44;
+$L_13:
+	xor.b64 %rd45, %rd41, 7;
+	mov.b64 %rd36, %rd45;
+$L_14:
+	xor.b64 %rd46, %rd36, 8;
+	mov.b64 %rd25, %rd46;
+$L_15:
+	xor.b64 %rd47, %rd25, 9;
+	mov.b64 %rd2, %rd47;
+$L_16:
+	{
+	.param .b64 call16_arg0;
+	st.param.b64 [call16_arg0], %rd2;
+	.param .align 8 .b8 call16_ret[8];
+	call (call16_ret), Chain$chain5, (call16_arg0);
+	ld.param.b64 %rd52, [call16_ret+0];
+	}
+	{
+	.param .b64 call17_arg0;
+	st.param.b64 [call17_arg0], %rd52;
+	.param .align 8 .b8 call17_ret[8];
+	call (call17_ret), Chain$chain5, (call17_arg0);
+	ld.param.b64 %rd53, [call17_ret+0];
+	}
+	xor.b64 %rd54, %rd53, 6;
+	mov.b64 %rd51, %rd54;
+$L_17:
+	{
+	.param .b64 call18_arg0;
+	st.param.b64 [call18_arg0], %rd51;
+	.param .align 8 .b8 call18_ret[8];
+	call (call18_ret), Chain$chain5, (call18_arg0);
+	ld.param.b64 %rd56, [call18_ret+0];
+	}
+	{
+	.param .b64 call19_arg0;
+	st.param.b64 [call19_arg0], %rd56;
+	.param .align 8 .b8 call19_ret[8];
+	call (call19_ret), Chain$chain5, (call19_arg0);
+	ld.param.b64 %rd57, [call19_ret+0];
+	}
+	xor.b64 %rd58, %rd57, 6;
+	mov.b64 %rd55, %rd58;
+$L_18:
+	xor.b64 %rd59, %rd55, 7;
+	mov.b64 %rd50, %rd59;
+$L_19:
+	{
+	.param .b64 call20_arg0;
+	st.param.b64 [call20_arg0], %rd50;
+	.param .align 8 .b8 call20_ret[8];
+	call (call20_ret), Chain$chain5, (call20_arg0);
+	ld.param.b64 %rd62, [call20_ret+0];
+	}
+	{
+	.param .b64 call21_arg0;
+	st.param.b64 [call21_arg0], %rd62;
+	.param .align 8 .b8 call21_ret[8];
+	call (call21_ret), Chain$chain5, (call21_arg0);
+	ld.param.b64 %rd63, [call21_ret+0];
+	}
+	xor.b64 %rd64, %rd63, 6;
+	mov.b64 %rd61, %rd64;
+$L_20:
+	{
+	.param .b64 call22_arg0;
+	st.param.b64 [call22_arg0], %rd61;
+	.param .align 8 .b8 call22_ret[8];
+	call (call22_ret), Chain$chain5, (call22_arg0);
+	ld.param.b64 %rd66, [call22_ret+0];
+	}
+	{
+	.param .b64 call23_arg0;
+	st.param.b64 [call23_arg0], %rd66;
+	.param .align 8 .b8 call23_ret[8];
+	call (call23_ret), Chain$chain5, (call23_arg0);
+	ld.param.b64 %rd67, [call23_ret+0];
+	}
+	xor.b64 %rd68, %rd67, 6;
+	mov.b64 %rd65, %rd68;
+$L_21:
+	xor.b64 %rd69, %rd65, 7;
+	mov.b64 %rd60, %rd69;
+$L_22:
+	xor.b64 %rd70, %rd60, 8;
+	mov.b64 %rd49, %rd70;
+$L_23:
+	{
+	.param .b64 call24_arg0;
+	st.param.b64 [call24_arg0], %rd49;
+	.param .align 8 .b8 call24_ret[8];
+	call (call24_ret), Chain$chain5, (call24_arg0);
+	ld.param.b64 %rd74, [call24_ret+0];
+	}
+	{
+	.param .b64 call25_arg0;
+	st.param.b64 [call25_arg0], %rd74;
+	.param .align 8 .b8 call25_ret[8];
+	call (call25_ret), Chain$chain5, (call25_arg0);
+	ld.param.b64 %rd75, [call25_ret+0];
+	}
+	xor.b64 %rd76, %rd75, 6;
+	mov.b64 %rd73, %rd76;
+$L_24:
+	{
+	.param .b64 call26_arg0;
+	st.param.b64 [call26_arg0], %rd73;
+	.param .align 8 .b8 call26_ret[8];
+	call (call26_ret), Chain$chain5, (call26_arg0);
+	ld.param.b64 %rd78, [call26_ret+0];
+	}
+	{
+	.param .b64 call27_arg0;
+	st.param.b64 [call27_arg0], %rd78;
+	.param .align 8 .b8 call27_ret[8];
+	call (call27_ret), Chain$chain5, (call27_arg0);
+	ld.param.b64 %rd79, [call27_ret+0];
+	}
+	xor.b64 %rd80, %rd79, 6;
+	mov.b64 %rd77, %rd80;
+$L_25:
+	xor.b64 %rd81, %rd77, 7;
+	mov.b64 %rd72, %rd81;
+$L_26:
+	{
+	.param .b64 call28_arg0;
+	st.param.b64 [call28_arg0], %rd72;
+	.param .align 8 .b8 call28_ret[8];
+	call (call28_ret), Chain$chain5, (call28_arg0);
+	ld.param.b64 %rd84, [call28_ret+0];
+	}
+	{
+	.param .b64 call29_arg0;
+	st.param.b64 [call29_arg0], %rd84;
+	.param .align 8 .b8 call29_ret[8];
+	call (call29_ret), Chain$chain5, (call29_arg0);
+	ld.param.b64 %rd85, [call29_ret+0];
+	}
+	xor.b64 %rd86, %rd85, 6;
+	mov.b64 %rd83, %rd86;
+$L_27:
+	{
+	.param .b64 call30_arg0;
+	st.param.b64 [call30_arg0], %rd83;
+	.param .align 8 .b8 call30_ret[8];
+	call (call30_ret), Chain$chain5, (call30_arg0);
+	ld.param.b64 %rd88, [call30_ret+0];
+	}
+	{
+	.param .b64 call31_arg0;
+	st.param.b64 [call31_arg0], %rd88;
+	.param .align 8 .b8 call31_ret[8];
+	call (call31_ret), Chain$chain5, (call31_arg0);
+	ld.param.b64 %rd89, [call31_ret+0];
+	}
+	xor.b64 %rd90, %rd89, 6;
+	mov.b64 %rd87, %rd90;
+$L_28:
+	xor.b64 %rd91, %rd87, 7;
+	mov.b64 %rd82, %rd91;
+$L_29:
+	xor.b64 %rd92, %rd82, 8;
+	mov.b64 %rd71, %rd92;
+$L_30:
+	xor.b64 %rd93, %rd71, 9;
+	mov.b64 %rd48, %rd93;
+$L_31:
+	xor.b64 %rd94, %rd48, 10;
+	mov.b64 %rd1, %rd94;
+	st.param.b64 [Chain$chain10_ret+0], %rd1;
+	ret;
+}
+
+.visible .entry Chain_0(
+	.param .u64 Chain_0_param_0,
+	.param .s64 Chain_0_param_1
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<27>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Chain_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Chain_0_param_1];
+	mov.b64 %rd3, %rd5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_11;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_11;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.s64 %rd12, [%rd11];
+$L_6:
+	{
+	.param .b64 call0_arg0;
+	st.param.b64 [call0_arg0], %rd12;
+	.param .align 8 .b8 call0_ret[8];
+	call (call0_ret), Chain$chain10, (call0_arg0);
+	ld.param.b64 %rd15, [call0_ret+0];
+	}
+	{
+	.param .b64 call1_arg0;
+	st.param.b64 [call1_arg0], %rd15;
+	.param .align 8 .b8 call1_ret[8];
+	call (call1_ret), Chain$chain10, (call1_arg0);
+	ld.param.b64 %rd16, [call1_ret+0];
+	}
+	xor.b64 %rd17, %rd16, 11;
+	mov.b64 %rd14, %rd17;
+$L_7:
+	{
+	.param .b64 call2_arg0;
+	st.param.b64 [call2_arg0], %rd14;
+	.param .align 8 .b8 call2_ret[8];
+	call (call2_ret), Chain$chain10, (call2_arg0);
+	ld.param.b64 %rd19, [call2_ret+0];
+	}
+	{
+	.param .b64 call3_arg0;
+	st.param.b64 [call3_arg0], %rd19;
+	.param .align 8 .b8 call3_ret[8];
+	call (call3_ret), Chain$chain10, (call3_arg0);
+	ld.param.b64 %rd20, [call3_ret+0];
+	}
+	xor.b64 %rd21, %rd20, 11;
+	mov.b64 %rd18, %rd21;
+$L_8:
+	xor.b64 %rd22, %rd18, 12;
+	mov.b64 %rd13, %rd22;
+$L_9:
+	mov.b64 %rd23, %rd9;
+	{
+	.param .b64 call4_arg0;
+	st.param.b64 [call4_arg0], %rd23;
+	.param .align 8 .b8 call4_ret[8];
+	call (call4_ret), Chain$chain5, (call4_arg0);
+	ld.param.b64 %rd24, [call4_ret+0];
+	}
+	add.s64 %rd25, %rd13, %rd24;
+	mad.lo.s64 %rd26, %rd9, 8, %rd4;
+	st.global.s64 [%rd26], %rd25;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_11:
+	ret;
+}
+
+.func (.param .align 8 .b8 MultiResults$mixAll_ret[20]) MultiResults$mixAll(
+	.param .b64 MultiResults$mixAll_param_0,
+	.param .b64 MultiResults$mixAll_param_1,
+	.param .b32 MultiResults$mixAll_param_2
+)
+{
+	.reg .pred %p<242>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<285>;
+	.reg .b32 %rt<22>;
+	.reg .b64 %rd<355>;
+	.reg .b64 %rdt<18>;
+	.reg .f32 %f<241>;
+
+	ld.param.b64 %rd0, [MultiResults$mixAll_param_0];
+	ld.param.b64 %rd1, [MultiResults$mixAll_param_1];
+	ld.param.b32 %rt0, [MultiResults$mixAll_param_2];
+	setp.ne.u32 %p2, %rt0, 0;
+$L_0:
+$L_1:
+	cvt.u32.u64 %r7, %rd0;
+	cvt.s32.s8 %r7, %r7;
+	cvt.u32.u64 %r8, %rd1;
+	cvt.s32.s8 %r8, %r8;
+$L_2:
+	mul.lo.s32 %r10, %r7, %r8;
+	cvt.s32.s8 %r10, %r10;
+	add.s32 %r11, %r10, %r7;
+	cvt.s32.s8 %r11, %r11;
+	sub.s32 %r12, %r11, %r8;
+	cvt.s32.s8 %r12, %r12;
+	not.b32 %rt1, %r8;
+	and.b32 %r13, %r7, %rt1;
+	xor.b32 %r14, %r12, %r13;
+	and.b32 %r15, %r7, %r8;
+	shr.s32 %r16, %r15, 1;
+	cvt.s32.s8 %r16, %r16;
+	or.b32 %r17, %r14, %r16;
+	setp.ne.s32 %p18, %r8, 0;
+	@!%p18 bra $L_29;
+$L_3:
+	setp.eq.s32 %pt0, %r8, -1;
+	neg.s32 %rt2, %r7;
+	div.s32 %r20, %r7, %r8;
+	selp.b32 %r20, %rt2, %r20, %pt0;
+	cvt.s32.s8 %r20, %r20;
+	add.s32 %r21, %r17, %r20;
+	cvt.s32.s8 %r21, %r21;
+	setp.eq.s32 %pt1, %r8, -1;
+	rem.s32 %r22, %r7, %r8;
+	selp.b32 %r22, 0, %r22, %pt1;
+	cvt.s32.s8 %r22, %r22;
+	xor.b32 %r23, %r21, %r22;
+	mov.b32 %r19, %r23;
+$L_4:
+	div.s32 %r24, %r7, 7;
+	cvt.s32.s8 %r24, %r24;
+	rem.s32 %r25, %r7, 5;
+	cvt.s32.s8 %r25, %r25;
+	add.s32 %r26, %r24, %r25;
+	cvt.s32.s8 %r26, %r26;
+	div.s32 %r27, %r7, 100;
+	cvt.s32.s8 %r27, %r27;
+	add.s32 %r28, %r26, %r27;
+	cvt.s32.s8 %r28, %r28;
+	rem.s32 %r29, %r7, 16;
+	cvt.s32.s8 %r29, %r29;
+	add.s32 %r30, %r28, %r29;
+	cvt.s32.s8 %r30, %r30;
+	div.s32 %r31, %r7, 2;
+	cvt.s32.s8 %r31, %r31;
+	add.s32 %r32, %r30, %r31;
+	cvt.s32.s8 %r32, %r32;
+	rem.s32 %r33, %r7, 127;
+	cvt.s32.s8 %r33, %r33;
+	add.s32 %r34, %r32, %r33;
+	cvt.s32.s8 %r34, %r34;
+	add.s32 %r35, %r19, %r34;
+	cvt.s32.s8 %r35, %r35;
+	cvt.s64.s32 %rd36, %r8;
+	and.b64 %rd37, %rd36, 15;
+	min.u64 %rdt0, %rd37, 32;
+	cvt.u32.u64 %rt3, %rdt0;
+	shl.b32 %r38, %r7, %rt3;
+	cvt.s32.s8 %r38, %r38;
+	min.u64 %rdt1, %rd37, 32;
+	cvt.u32.u64 %rt4, %rdt1;
+	shr.s32 %r39, %r7, %rt4;
+	cvt.s32.s8 %r39, %r39;
+	or.b32 %r40, %r38, %r39;
+	xor.b32 %r41, %r35, %r40;
+	cvt.s64.s32 %rd42, %r8;
+	min.u64 %rdt2, %rd42, 32;
+	cvt.u32.u64 %rt5, %rdt2;
+	shl.b32 %r43, %r7, %rt5;
+	cvt.s32.s8 %r43, %r43;
+	add.s32 %r44, %r41, %r43;
+	cvt.s32.s8 %r44, %r44;
+	mov.b32 %r45, %r8;
+	and.b32 %r45, %r45, 255;
+	shr.s32 %r46, %r7, %r45;
+	cvt.s32.s8 %r46, %r46;
+	sub.s32 %r47, %r44, %r46;
+	cvt.s32.s8 %r47, %r47;
+	not.b32 %r48, %r7;
+	cvt.s32.s8 %r48, %r48;
+	neg.s32 %r49, %r8;
+	cvt.s32.s8 %r49, %r49;
+	add.s32 %r50, %r48, %r49;
+	cvt.s32.s8 %r50, %r50;
+	add.s32 %r51, %r47, %r50;
+	cvt.s32.s8 %r51, %r51;
+	mov.b32 %r9, %r51;
+$L_5:
+	cvt.s64.s32 %rd52, %r9;
+	cvt.u32.u64 %r53, %rd0;
+	and.b32 %r53, %r53, 65535;
+	cvt.u32.u64 %r54, %rd1;
+	and.b32 %r54, %r54, 65535;
+$L_6:
+	mul.lo.u32 %r56, %r53, %r54;
+	and.b32 %r56, %r56, 65535;
+	add.u32 %r57, %r56, %r53;
+	and.b32 %r57, %r57, 65535;
+	sub.u32 %r58, %r57, %r54;
+	and.b32 %r58, %r58, 65535;
+	not.b32 %rt6, %r54;
+	and.b32 %r59, %r53, %rt6;
+	xor.b32 %r60, %r58, %r59;
+	and.b32 %r61, %r53, %r54;
+	shr.u32 %r62, %r61, 1;
+	and.b32 %r62, %r62, 65535;
+	or.b32 %r63, %r60, %r62;
+	setp.ne.u32 %p64, %r54, 0;
+	@!%p64 bra $L_28;
+$L_7:
+	div.u32 %r66, %r53, %r54;
+	and.b32 %r66, %r66, 65535;
+	add.u32 %r67, %r63, %r66;
+	and.b32 %r67, %r67, 65535;
+	rem.u32 %r68, %r53, %r54;
+	and.b32 %r68, %r68, 65535;
+	xor.b32 %r69, %r67, %r68;
+	mov.b32 %r65, %r69;
+$L_8:
+	div.u32 %r70, %r53, 7;
+	and.b32 %r70, %r70, 65535;
+	rem.u32 %r71, %r53, 5;
+	and.b32 %r71, %r71, 65535;
+	add.u32 %r72, %r70, %r71;
+	and.b32 %r72, %r72, 65535;
+	div.u32 %r73, %r53, 100;
+	and.b32 %r73, %r73, 65535;
+	add.u32 %r74, %r72, %r73;
+	and.b32 %r74, %r74, 65535;
+	rem.u32 %r75, %r53, 16;
+	and.b32 %r75, %r75, 65535;
+	add.u32 %r76, %r74, %r75;
+	and.b32 %r76, %r76, 65535;
+	div.u32 %r77, %r53, 2;
+	and.b32 %r77, %r77, 65535;
+	add.u32 %r78, %r76, %r77;
+	and.b32 %r78, %r78, 65535;
+	rem.u32 %r79, %r53, 127;
+	and.b32 %r79, %r79, 65535;
+	add.u32 %r80, %r78, %r79;
+	and.b32 %r80, %r80, 65535;
+	add.u32 %r81, %r65, %r80;
+	and.b32 %r81, %r81, 65535;
+	cvt.u64.u32 %rd82, %r54;
+	and.b64 %rd83, %rd82, 15;
+	min.u64 %rdt3, %rd83, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r84, %r53, %rt7;
+	and.b32 %r84, %r84, 65535;
+	min.u64 %rdt4, %rd83, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r85, %r53, %rt8;
+	and.b32 %r85, %r85, 65535;
+	or.b32 %r86, %r84, %r85;
+	xor.b32 %r87, %r81, %r86;
+	cvt.u64.u32 %rd88, %r54;
+	min.u64 %rdt5, %rd88, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r89, %r53, %rt9;
+	and.b32 %r89, %r89, 65535;
+	add.u32 %r90, %r87, %r89;
+	and.b32 %r90, %r90, 65535;
+	mov.b32 %r91, %r54;
+	and.b32 %r91, %r91, 255;
+	shr.u32 %r92, %r53, %r91;
+	and.b32 %r92, %r92, 65535;
+	sub.u32 %r93, %r90, %r92;
+	and.b32 %r93, %r93, 65535;
+	not.b32 %r94, %r53;
+	and.b32 %r94, %r94, 65535;
+	neg.s32 %r95, %r54;
+	and.b32 %r95, %r95, 65535;
+	add.u32 %r96, %r94, %r95;
+	and.b32 %r96, %r96, 65535;
+	add.u32 %r97, %r93, %r96;
+	and.b32 %r97, %r97, 65535;
+	mov.b32 %r55, %r97;
+$L_9:
+	cvt.u64.u32 %rd98, %r55;
+	cvt.u32.u64 %r99, %rd0;
+	cvt.u32.u64 %r100, %rd1;
+$L_10:
+	mul.lo.s32 %r102, %r99, %r100;
+	add.s32 %r103, %r102, %r99;
+	sub.s32 %r104, %r103, %r100;
+	not.b32 %rt10, %r100;
+	and.b32 %r105, %r99, %rt10;
+	xor.b32 %r106, %r104, %r105;
+	and.b32 %r107, %r99, %r100;
+	shr.s32 %r108, %r107, 1;
+	or.b32 %r109, %r106, %r108;
+	setp.ne.s32 %p110, %r100, 0;
+	@!%p110 bra $L_27;
+$L_11:
+	setp.eq.s32 %pt2, %r100, -1;
+	neg.s32 %rt11, %r99;
+	div.s32 %r112, %r99, %r100;
+	selp.b32 %r112, %rt11, %r112, %pt2;
+	add.s32 %r113, %r109, %r112;
+	setp.eq.s32 %pt3, %r100, -1;
+	rem.s32 %r114, %r99, %r100;
+	selp.b32 %r114, 0, %r114, %pt3;
+	xor.b32 %r115, %r113, %r114;
+	mov.b32 %r111, %r115;
+$L_12:
+	mul.hi.s32 %r243, %r99, -1840700269;
+	add.s32 %r244, %r243, %r99;
+	mov.b32 %r245, %r244;
+	shr.u32 %r246, %r245, 31;
+	shr.s32 %r247, %r244, 2;
+	mov.b32 %r248, %r246;
+	add.s32 %r249, %r247, %r248;
+	mov.b32 %r116, %r249;
+	mul.hi.s32 %r250, %r99, -858993459;
+	add.s32 %r251, %r250, %r99;
+	mov.b32 %r252, %r251;
+	shr.u32 %r253, %r252, 31;
+	shr.s32 %r254, %r251, 2;
+	mov.b32 %r255, %r253;
+	add.s32 %r256, %r254, %r255;
+	mul.lo.s32 %r257, %r256, 5;
+	sub.s32 %r258, %r99, %r257;
+	mov.b32 %r117, %r258;
+	add.s32 %r118, %r116, %r117;
+	mul.hi.s32 %r259, %r99, -1546188226;
+	add.s32 %r260, %r259, %r99;
+	mov.b32 %r261, %r260;
+	shr.u32 %r262, %r261, 31;
+	shr.s32 %r263, %r260, 6;
+	mov.b32 %r264, %r262;
+	add.s32 %r265, %r263, %r264;
+	mov.b32 %r119, %r265;
+	add.s32 %r120, %r118, %r119;
+	shr.s32 %r266, %r99, 31;
+	and.b32 %r267, %r266, 15;
+	add.s32 %r268, %r99, %r267;
+	shr.s32 %r269, %r268, 4;
+	mul.lo.s32 %r270, %r269, 16;
+	sub.s32 %r271, %r99, %r270;
+	mov.b32 %r121, %r271;
+	add.s32 %r122, %r120, %r121;
+	shr.s32 %r272, %r99, 31;
+	and.b32 %r273, %r272, 1;
+	add.s32 %r274, %r99, %r273;
+	shr.s32 %r275, %r274, 1;
+	mov.b32 %r123, %r275;
+	add.s32 %r124, %r122, %r123;
+	mul.hi.s32 %r276, %r99, -2130574327;
+	add.s32 %r277, %r276, %r99;
+	mov.b32 %r278, %r277;
+	shr.u32 %r279, %r278, 31;
+	shr.s32 %r280, %r277, 6;
+	mov.b32 %r281, %r279;
+	add.s32 %r282, %r280, %r281;
+	mul.lo.s32 %r283, %r282, 127;
+	sub.s32 %r284, %r99, %r283;
+	mov.b32 %r125, %r284;
+	add.s32 %r126, %r124, %r125;
+	add.s32 %r127, %r111, %r126;
+	cvt.s64.s32 %rd128, %r100;
+	and.b64 %rd129, %rd128, 15;
+	min.u64 %rdt6, %rd129, 32;
+	cvt.u32.u64 %rt12, %rdt6;
+	shl.b32 %r130, %r99, %rt12;
+	min.u64 %rdt7, %rd129, 32;
+	cvt.u32.u64 %rt13, %rdt7;
+	shr.s32 %r131, %r99, %rt13;
+	or.b32 %r132, %r130, %r131;
+	xor.b32 %r133, %r127, %r132;
+	cvt.s64.s32 %rd134, %r100;
+	min.u64 %rdt8, %rd134, 32;
+	cvt.u32.u64 %rt14, %rdt8;
+	shl.b32 %r135, %r99, %rt14;
+	add.s32 %r136, %r133, %r135;
+	mov.b32 %r137, %r100;
+	and.b32 %r137, %r137, 255;
+	shr.s32 %r138, %r99, %r137;
+	sub.s32 %r139, %r136, %r138;
+	not.b32 %r140, %r99;
+	neg.s32 %r141, %r100;
+	add.s32 %r142, %r140, %r141;
+	add.s32 %r143, %r139, %r142;
+	mov.b32 %r101, %r143;
+$L_13:
+	cvt.s64.s32 %rd144, %r101;
+$L_14:
+	mul.lo.s64 %rd146, %rd0, %rd1;
+	add.s64 %rd147, %rd146, %rd0;
+	sub.s64 %rd148, %rd147, %rd1;
+	not.b64 %rdt9, %rd1;
+	and.b64 %rd149, %rd0, %rdt9;
+	xor.b64 %rd150, %rd148, %rd149;
+	and.b64 %rd151, %rd0, %rd1;
+	shr.s64 %rd152, %rd151, 1;
+	or.b64 %rd153, %rd150, %rd152;
+	setp.ne.s64 %p154, %rd1, 0;
+	@!%p154 bra $L_26;
+$L_15:
+	setp.eq.s64 %pt4, %rd1, -1;
+	neg.s64 %rdt10, %rd0;
+	div.s64 %rd156, %rd0, %rd1;
+	selp.b64 %rd156, %rdt10, %rd156, %pt4;
+	add.s64 %rd157, %rd153, %rd156;
+	setp.eq.s64 %pt5, %rd1, -1;
+	rem.s64 %rd158, %rd0, %rd1;
+	selp.b64 %rd158, 0, %rd158, %pt5;
+	xor.b64 %rd159, %rd157, %rd158;
+	mov.b64 %rd155, %rd159;
+$L_16:
+	mul.hi.s64 %rd285, %rd0, -7905747460161236406;
+	add.s64 %rd286, %rd285, %rd0;
+	mov.b64 %rd287, %rd286;
+	shr.u64 %rd288, %rd287, 63;
+	shr.s64 %rd289, %rd286, 2;
+	mov.b64 %rd290, %rd288;
+	add.s64 %rd291, %rd289, %rd290;
+	mov.b64 %rd160, %rd291;
+	mul.hi.s64 %rd292, %rd0, -3689348814741910323;
+	add.s64 %rd293, %rd292, %rd0;
+	mov.b64 %rd294, %rd293;
+	shr.u64 %rd295, %rd294, 63;
+	shr.s64 %rd296, %rd293, 2;
+	mov.b64 %rd297, %rd295;
+	add.s64 %rd298, %rd296, %rd297;
+	mul.lo.s64 %rd299, %rd298, 5;
+	sub.s64 %rd300, %rd0, %rd299;
+	mov.b64 %rd161, %rd300;
+	add.s64 %rd162, %rd160, %rd161;
+	mul.hi.s64 %rd301, %rd0, -6640827866535438581;
+	add.s64 %rd302, %rd301, %rd0;
+	mov.b64 %rd303, %rd302;
+	shr.u64 %rd304, %rd303, 63;
+	shr.s64 %rd305, %rd302, 6;
+	mov.b64 %rd306, %rd304;
+	add.s64 %rd307, %rd305, %rd306;
+	mov.b64 %rd163, %rd307;
+	add.s64 %rd164, %rd162, %rd163;
+	shr.s64 %rd308, %rd0, 63;
+	and.b64 %rd309, %rd308, 15;
+	add.s64 %rd310, %rd0, %rd309;
+	shr.s64 %rd311, %rd310, 4;
+	mul.lo.s64 %rd312, %rd311, 16;
+	sub.s64 %rd313, %rd0, %rd312;
+	mov.b64 %rd165, %rd313;
+	add.s64 %rd166, %rd164, %rd165;
+	shr.s64 %rd314, %rd0, 63;
+	and.b64 %rd315, %rd314, 1;
+	add.s64 %rd316, %rd0, %rd315;
+	shr.s64 %rd317, %rd316, 1;
+	mov.b64 %rd167, %rd317;
+	add.s64 %rd168, %rd166, %rd167;
+	mul.hi.s64 %rd318, %rd0, -9150747060186627966;
+	add.s64 %rd319, %rd318, %rd0;
+	mov.b64 %rd320, %rd319;
+	shr.u64 %rd321, %rd320, 63;
+	shr.s64 %rd322, %rd319, 6;
+	mov.b64 %rd323, %rd321;
+	add.s64 %rd324, %rd322, %rd323;
+	mul.lo.s64 %rd325, %rd324, 127;
+	sub.s64 %rd326, %rd0, %rd325;
+	mov.b64 %rd169, %rd326;
+	add.s64 %rd170, %rd168, %rd169;
+	add.s64 %rd171, %rd155, %rd170;
+	mov.b64 %rd172, %rd1;
+	and.b64 %rd173, %rd172, 15;
+	min.u64 %rdt11, %rd173, 64;
+	cvt.u32.u64 %rt15, %rdt11;
+	shl.b64 %rd174, %rd0, %rt15;
+	min.u64 %rdt12, %rd173, 64;
+	cvt.u32.u64 %rt16, %rdt12;
+	shr.s64 %rd175, %rd0, %rt16;
+	or.b64 %rd176, %rd174, %rd175;
+	xor.b64 %rd177, %rd171, %rd176;
+	mov.b64 %rd178, %rd1;
+	min.u64 %rdt13, %rd178, 64;
+	cvt.u32.u64 %rt17, %rdt13;
+	shl.b64 %rd179, %rd0, %rt17;
+	add.s64 %rd180, %rd177, %rd179;
+	cvt.u32.u64 %r181, %rd1;
+	and.b32 %r181, %r181, 255;
+	shr.s64 %rd182, %rd0, %r181;
+	sub.s64 %rd183, %rd180, %rd182;
+	not.b64 %rd184, %rd0;
+	neg.s64 %rd185, %rd1;
+	add.s64 %rd186, %rd184, %rd185;
+	add.s64 %rd187, %rd183, %rd186;
+	mov.b64 %rd145, %rd187;
+$L_17:
+	@!%p2 bra $L_25;
+$L_18:
+	mov.b64 %rd189, %rd0;
+	mov.b64 %rd190, %rd1;
+$L_19:
+	mul.lo.u64 %rd192, %rd189, %rd190;
+	add.u64 %rd193, %rd192, %rd189;
+	sub.u64 %rd194, %rd193, %rd190;
+	not.b64 %rdt14, %rd190;
+	and.b64 %rd195, %rd189, %rdt14;
+	xor.b64 %rd196, %rd194, %rd195;
+	and.b64 %rd197, %rd189, %rd190;
+	shr.u64 %rd198, %rd197, 1;
+	or.b64 %rd199, %rd196, %rd198;
+	setp.ne.u64 %p200, %rd190, 0;
+	@!%p200 bra $L_24;
+$L_20:
+	div.u64 %rd202, %rd189, %rd190;
+	add.u64 %rd203, %rd199, %rd202;
+	rem.u64 %rd204, %rd189, %rd190;
+	xor.b64 %rd205, %rd203, %rd204;
+	mov.b64 %rd201, %rd205;
+$L_21:
+	mul.hi.u64 %rd327, %rd189, 2635249153387078803;
+	sub.u64 %rd328, %rd189, %rd327;
+	shr.u64 %rd329, %rd328, 1;
+	add.u64 %rd330, %rd329, %rd327;
+	shr.u64 %rd331, %rd330, 2;
+	mov.b64 %rd206, %rd331;
+	mul.hi.u64 %rd332, %rd189, 11068046444225730970U;
+	sub.u64 %rd333, %rd189, %rd332;
+	shr.u64 %rd334, %rd333, 1;
+	add.u64 %rd335, %rd334, %rd332;
+	shr.u64 %rd336, %rd335, 2;
+	mul.lo.u64 %rd337, %rd336, 5;
+	sub.u64 %rd338, %rd189, %rd337;
+	mov.b64 %rd207, %rd338;
+	add.u64 %rd208, %rd206, %rd207;
+	mul.hi.u64 %rd339, %rd189, 5165088340638674453;
+	sub.u64 %rd340, %rd189, %rd339;
+	shr.u64 %rd341, %rd340, 1;
+	add.u64 %rd342, %rd341, %rd339;
+	shr.u64 %rd343, %rd342, 6;
+	mov.b64 %rd209, %rd343;
+	add.u64 %rd210, %rd208, %rd209;
+	shr.u64 %rd344, %rd189, 4;
+	mul.lo.u64 %rd345, %rd344, 16;
+	sub.u64 %rd346, %rd189, %rd345;
+	mov.b64 %rd211, %rd346;
+	add.u64 %rd212, %rd210, %rd211;
+	shr.u64 %rd347, %rd189, 1;
+	mov.b64 %rd213, %rd347;
+	add.u64 %rd214, %rd212, %rd213;
+	mul.hi.u64 %rd348, %rd189, 145249953336295683;
+	sub.u64 %rd349, %rd189, %rd348;
+	shr.u64 %rd350, %rd349, 1;
+	add.u64 %rd351, %rd350, %rd348;
+	shr.u64 %rd352, %rd351, 6;
+	mul.lo.u64 %rd353, %rd352, 127;
+	sub.u64 %rd354, %rd189, %rd353;
+	mov.b64 %rd215, %rd354;
+	add.u64 %rd216, %rd214, %rd215;
+	add.u64 %rd217, %rd201, %rd216;
+	mov.b64 %rd218, %rd190;
+	and.b64 %rd219, %rd218, 15;
+	min.u64 %rdt15, %rd219, 64;
+	cvt.u32.u64 %rt18, %rdt15;
+	shl.b64 %rd220, %rd189, %rt18;
+	min.u64 %rdt16, %rd219, 64;
+	cvt.u32.u64 %rt19, %rdt16;
+	shr.u64 %rd221, %rd189, %rt19;
+	or.b64 %rd222, %rd220, %rd221;
+	xor.b64 %rd223, %rd217, %rd222;
+	mov.b64 %rd224, %rd190;
+	min.u64 %rdt17, %rd224, 64;
+	cvt.u32.u64 %rt20, %rdt17;
+	shl.b64 %rd225, %rd189, %rt20;
+	add.u64 %rd226, %rd223, %rd225;
+	cvt.u32.u64 %r227, %rd190;
+	and.b32 %r227, %r227, 255;
+	shr.u64 %rd228, %rd189, %r227;
+	sub.u64 %rd229, %rd226, %rd228;
+	not.b64 %rd230, %rd189;
+	neg.s64 %rd231, %rd190;
+	add.u64 %rd232, %rd230, %rd231;
+	add.u64 %rd233, %rd229, %rd232;
+	mov.b64 %rd191, %rd233;
+$L_22:
+	mov.b64 %rd234, %rd191;
+	xor.b64 %rd235, %rd145, %rd234;
+	mov.b64 %rd188, %rd235;
+$L_23:
+	xor.b64 %rd236, %rd52, %rd98;
+	xor.b64 %rd237, %rd236, %rd144;
+	xor.b64 %rd238, %rd237, %rd188;
+	cvt.rn.f32.s64 %f239, %rd144;
+	mul.rn.f32 %f240, %f239, 0f3F000000;
+	setp.lt.s64 %p241, %rd52, %rd98;
+	cvt.u32.u64 %r242, %rd188;
+	cvt.s32.s8 %r242, %r242;
+	mov.b64 %rd3, %rd238;
+	mov.f32 %f4, %f240;
+	mov.pred %p5, %p241;
+	mov.b32 %r6, %r242;
+	st.param.b64 [MultiResults$mixAll_ret+0], %rd3;
+	st.param.f32 [MultiResults$mixAll_ret+8], %f4;
+	selp.u32 %rt21, 1, 0, %p5;
+	st.param.b32 [MultiResults$mixAll_ret+12], %rt21;
+	st.param.b32 [MultiResults$mixAll_ret+16], %r6;
+	ret;
+$L_24:
+	mov.b64 %rd201, %rd199;
+	bra.uni $L_21;
+$L_25:
+	mov.b64 %rd188, %rd145;
+	bra.uni $L_23;
+$L_26:
+	mov.b64 %rd155, %rd153;
+	bra.uni $L_16;
+$L_27:
+	mov.b32 %r111, %r109;
+	bra.uni $L_12;
+$L_28:
+	mov.b32 %r65, %r63;
+	bra.uni $L_8;
+$L_29:
+	mov.b32 %r19, %r17;
+	bra.uni $L_4;
+}
+
+.visible .entry MultiResults_0(
+	.param .u64 MultiResults_0_param_0,
+	.param .s64 MultiResults_0_param_1,
+	.param .u64 MultiResults_0_param_2,
+	.param .s64 MultiResults_0_param_3,
+	.param .u64 MultiResults_0_param_4,
+	.param .s64 MultiResults_0_param_5,
+	.param .u64 MultiResults_0_param_6,
+	.param .s64 MultiResults_0_param_7,
+	.param .u64 MultiResults_0_param_8,
+	.param .s64 MultiResults_0_param_9
+)
+{
+	.reg .pred %p<50>;
+	.reg .b32 %r<46>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<60>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<42>;
+
+$L_0:
+	ld.param.u64 %rd4, [MultiResults_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [MultiResults_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [MultiResults_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd43, [MultiResults_0_param_4];
+	cvta.to.global.u64 %rd43, %rd43;
+	ld.param.u64 %rd47, [MultiResults_0_param_8];
+	cvta.to.global.u64 %rd47, %rd47;
+	ld.param.u64 %rd51, [MultiResults_0_param_6];
+	cvta.to.global.u64 %rd51, %rd51;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_9;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_9;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.s64 %rd12, [%rd11];
+	mad.lo.s64 %rd13, %rd9, 8, %rd14;
+	ld.global.s64 %rd16, [%rd13];
+	shr.s64 %rd54, %rd9, 63;
+	and.b64 %rd55, %rd54, 1;
+	add.s64 %rd56, %rd9, %rd55;
+	shr.s64 %rd57, %rd56, 1;
+	mul.lo.s64 %rd58, %rd57, 2;
+	sub.s64 %rd59, %rd9, %rd58;
+	mov.b64 %rd17, %rd59;
+	setp.eq.s64 %p18, %rd17, 0;
+	{
+	.param .b64 call0_arg0;
+	st.param.b64 [call0_arg0], %rd12;
+	.param .b64 call0_arg1;
+	st.param.b64 [call0_arg1], %rd16;
+	.param .b32 call0_arg2;
+	selp.u32 %rt5, 1, 0, %p18;
+	st.param.b32 [call0_arg2], %rt5;
+	.param .align 8 .b8 call0_ret[20];
+	call (call0_ret), MultiResults$mixAll, (call0_arg0, call0_arg1, call0_arg2);
+	ld.param.b64 %rd19, [call0_ret+0];
+	ld.param.f32 %f20, [call0_ret+8];
+	ld.param.b32 %rt6, [call0_ret+12];
+	setp.ne.u32 %p21, %rt6, 0;
+	ld.param.b32 %r22, [call0_ret+16];
+	}
+	mov.b64 %rd23, %rd19;
+	mov.f32 %f24, %f20;
+	mov.pred %p25, %p21;
+	mov.b32 %r26, %r22;
+	mad.lo.s64 %rd27, %rd9, 8, %rd14;
+	ld.global.s64 %rd28, [%rd27];
+	mad.lo.s64 %rd29, %rd9, 8, %rd4;
+	ld.global.s64 %rd30, [%rd29];
+	{
+	.param .b64 call1_arg0;
+	st.param.b64 [call1_arg0], %rd28;
+	.param .b64 call1_arg1;
+	st.param.b64 [call1_arg1], %rd30;
+	.param .b32 call1_arg2;
+	selp.u32 %rt7, 1, 0, %p25;
+	st.param.b32 [call1_arg2], %rt7;
+	.param .align 8 .b8 call1_ret[20];
+	call (call1_ret), MultiResults$mixAll, (call1_arg0, call1_arg1, call1_arg2);
+	ld.param.b64 %rd31, [call1_ret+0];
+	ld.param.f32 %f32, [call1_ret+8];
+	ld.param.b32 %rt8, [call1_ret+12];
+	setp.ne.u32 %p33, %rt8, 0;
+	ld.param.b32 %r34, [call1_ret+16];
+	}
+	mov.b64 %rd35, %rd31;
+	mov.f32 %f36, %f32;
+	mov.pred %p37, %p33;
+	mov.b32 %r38, %r34;
+	sub.s64 %rd39, %rd23, %rd35;
+	mad.lo.s64 %rd40, %rd9, 8, %rd4;
+	st.global.s64 [%rd40], %rd39;
+	add.rn.f32 %f41, %f24, %f36;
+	mad.lo.s64 %rd42, %rd9, 4, %rd43;
+	st.global.f32 [%rd42], %f41;
+	xor.b32 %r45, %r26, %r38;
+	mad.lo.s64 %rd46, %rd9, 1, %rd47;
+	st.global.s8 [%rd46], %r45;
+	xor.pred %p49, %p25, %p37;
+	@!%p49 bra $L_8;
+$L_6:
+	mad.lo.s64 %rd50, %rd9, 1, %rd51;
+	mov.b32 %rt9, 1;
+	st.global.u8 [%rd50], %rt9;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_8:
+	mad.lo.s64 %rd53, %rd9, 1, %rd51;
+	mov.b32 %rt10, 0;
+	st.global.u8 [%rd53], %rt10;
+	bra.uni $L_7;
+$L_9:
+	ret;
+}
+
+.func (.param .align 8 .b8 BlocksCall$scatter_ret[24]) BlocksCall$scatter(
+	.param .b64 BlocksCall$scatter_param_0,
+	.param .b64 BlocksCall$scatter_param_1,
+	.param .b64 BlocksCall$scatter_param_2,
+	.param .b64 BlocksCall$scatter_param_3,
+	.param .b64 BlocksCall$scatter_param_4,
+	.param .b64 BlocksCall$scatter_param_5,
+	.param .b64 BlocksCall$scatter_param_6
+)
+{
+	.reg .pred %p<261>;
+	.reg .pred %pt<8>;
+	.reg .b32 %r<316>;
+	.reg .b32 %rt<20>;
+	.reg .b64 %rd<386>;
+	.reg .b64 %rdt<18>;
+	.reg .f32 %f<260>;
+
+	ld.param.b64 %rd0, [BlocksCall$scatter_param_0];
+	ld.param.b64 %rd1, [BlocksCall$scatter_param_1];
+	ld.param.b64 %rd2, [BlocksCall$scatter_param_2];
+	ld.param.b64 %rd3, [BlocksCall$scatter_param_3];
+	ld.param.b64 %rd4, [BlocksCall$scatter_param_4];
+	ld.param.b64 %rd5, [BlocksCall$scatter_param_5];
+	ld.param.b64 %rd6, [BlocksCall$scatter_param_6];
+$L_0:
+$L_1:
+	mov.b64 %rd10, %rd4;
+	mov.b64 %rd11, -1;
+$L_2:
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd10;
+	@!%p13 bra $L_34;
+$L_3:
+	mad.lo.s64 %rd14, %rd12, 8, %rd3;
+	ld.global.s64 %rd15, [%rd14];
+	mov.b64 %rd16, %rd6;
+	mov.pred %p21, 1;
+$L_4:
+	cvt.u32.u64 %r22, %rd15;
+	cvt.s32.s8 %r22, %r22;
+	cvt.u32.u64 %r23, %rd16;
+	cvt.s32.s8 %r23, %r23;
+$L_5:
+	mul.lo.s32 %r25, %r22, %r23;
+	cvt.s32.s8 %r25, %r25;
+	add.s32 %r26, %r25, %r22;
+	cvt.s32.s8 %r26, %r26;
+	sub.s32 %r27, %r26, %r23;
+	cvt.s32.s8 %r27, %r27;
+	not.b32 %rt0, %r23;
+	and.b32 %r28, %r22, %rt0;
+	xor.b32 %r29, %r27, %r28;
+	and.b32 %r30, %r22, %r23;
+	shr.s32 %r31, %r30, 1;
+	cvt.s32.s8 %r31, %r31;
+	or.b32 %r32, %r29, %r31;
+	setp.ne.s32 %p33, %r23, 0;
+	@!%p33 bra $L_33;
+$L_6:
+	setp.eq.s32 %pt0, %r23, -1;
+	neg.s32 %rt1, %r22;
+	div.s32 %r35, %r22, %r23;
+	selp.b32 %r35, %rt1, %r35, %pt0;
+	cvt.s32.s8 %r35, %r35;
+	add.s32 %r36, %r32, %r35;
+	cvt.s32.s8 %r36, %r36;
+	setp.eq.s32 %pt1, %r23, -1;
+	rem.s32 %r37, %r22, %r23;
+	selp.b32 %r37, 0, %r37, %pt1;
+	cvt.s32.s8 %r37, %r37;
+	xor.b32 %r38, %r36, %r37;
+	mov.b32 %r34, %r38;
+$L_7:
+	div.s32 %r39, %r22, 7;
+	cvt.s32.s8 %r39, %r39;
+	rem.s32 %r40, %r22, 5;
+	cvt.s32.s8 %r40, %r40;
+	add.s32 %r41, %r39, %r40;
+	cvt.s32.s8 %r41, %r41;
+	div.s32 %r42, %r22, 100;
+	cvt.s32.s8 %r42, %r42;
+	add.s32 %r43, %r41, %r42;
+	cvt.s32.s8 %r43, %r43;
+	rem.s32 %r44, %r22, 16;
+	cvt.s32.s8 %r44, %r44;
+	add.s32 %r45, %r43, %r44;
+	cvt.s32.s8 %r45, %r45;
+	div.s32 %r46, %r22, 2;
+	cvt.s32.s8 %r46, %r46;
+	add.s32 %r47, %r45, %r46;
+	cvt.s32.s8 %r47, %r47;
+	rem.s32 %r48, %r22, 127;
+	cvt.s32.s8 %r48, %r48;
+	add.s32 %r49, %r47, %r48;
+	cvt.s32.s8 %r49, %r49;
+	add.s32 %r50, %r34, %r49;
+	cvt.s32.s8 %r50, %r50;
+	cvt.s64.s32 %rd51, %r23;
+	and.b64 %rd52, %rd51, 15;
+	min.u64 %rdt0, %rd52, 32;
+	cvt.u32.u64 %rt2, %rdt0;
+	shl.b32 %r53, %r22, %rt2;
+	cvt.s32.s8 %r53, %r53;
+	min.u64 %rdt1, %rd52, 32;
+	cvt.u32.u64 %rt3, %rdt1;
+	shr.s32 %r54, %r22, %rt3;
+	cvt.s32.s8 %r54, %r54;
+	or.b32 %r55, %r53, %r54;
+	xor.b32 %r56, %r50, %r55;
+	cvt.s64.s32 %rd57, %r23;
+	min.u64 %rdt2, %rd57, 32;
+	cvt.u32.u64 %rt4, %rdt2;
+	shl.b32 %r58, %r22, %rt4;
+	cvt.s32.s8 %r58, %r58;
+	add.s32 %r59, %r56, %r58;
+	cvt.s32.s8 %r59, %r59;
+	mov.b32 %r60, %r23;
+	and.b32 %r60, %r60, 255;
+	shr.s32 %r61, %r22, %r60;
+	cvt.s32.s8 %r61, %r61;
+	sub.s32 %r62, %r59, %r61;
+	cvt.s32.s8 %r62, %r62;
+	not.b32 %r63, %r22;
+	cvt.s32.s8 %r63, %r63;
+	neg.s32 %r64, %r23;
+	cvt.s32.s8 %r64, %r64;
+	add.s32 %r65, %r63, %r64;
+	cvt.s32.s8 %r65, %r65;
+	add.s32 %r66, %r62, %r65;
+	cvt.s32.s8 %r66, %r66;
+	mov.b32 %r24, %r66;
+$L_8:
+	cvt.s64.s32 %rd67, %r24;
+	cvt.u32.u64 %r68, %rd15;
+	and.b32 %r68, %r68, 65535;
+	cvt.u32.u64 %r69, %rd16;
+	and.b32 %r69, %r69, 65535;
+$L_9:
+	mul.lo.u32 %r71, %r68, %r69;
+	and.b32 %r71, %r71, 65535;
+	add.u32 %r72, %r71, %r68;
+	and.b32 %r72, %r72, 65535;
+	sub.u32 %r73, %r72, %r69;
+	and.b32 %r73, %r73, 65535;
+	not.b32 %rt5, %r69;
+	and.b32 %r74, %r68, %rt5;
+	xor.b32 %r75, %r73, %r74;
+	and.b32 %r76, %r68, %r69;
+	shr.u32 %r77, %r76, 1;
+	and.b32 %r77, %r77, 65535;
+	or.b32 %r78, %r75, %r77;
+	setp.ne.u32 %p79, %r69, 0;
+	@!%p79 bra $L_32;
+$L_10:
+	div.u32 %r81, %r68, %r69;
+	and.b32 %r81, %r81, 65535;
+	add.u32 %r82, %r78, %r81;
+	and.b32 %r82, %r82, 65535;
+	rem.u32 %r83, %r68, %r69;
+	and.b32 %r83, %r83, 65535;
+	xor.b32 %r84, %r82, %r83;
+	mov.b32 %r80, %r84;
+$L_11:
+	div.u32 %r85, %r68, 7;
+	and.b32 %r85, %r85, 65535;
+	rem.u32 %r86, %r68, 5;
+	and.b32 %r86, %r86, 65535;
+	add.u32 %r87, %r85, %r86;
+	and.b32 %r87, %r87, 65535;
+	div.u32 %r88, %r68, 100;
+	and.b32 %r88, %r88, 65535;
+	add.u32 %r89, %r87, %r88;
+	and.b32 %r89, %r89, 65535;
+	rem.u32 %r90, %r68, 16;
+	and.b32 %r90, %r90, 65535;
+	add.u32 %r91, %r89, %r90;
+	and.b32 %r91, %r91, 65535;
+	div.u32 %r92, %r68, 2;
+	and.b32 %r92, %r92, 65535;
+	add.u32 %r93, %r91, %r92;
+	and.b32 %r93, %r93, 65535;
+	rem.u32 %r94, %r68, 127;
+	and.b32 %r94, %r94, 65535;
+	add.u32 %r95, %r93, %r94;
+	and.b32 %r95, %r95, 65535;
+	add.u32 %r96, %r80, %r95;
+	and.b32 %r96, %r96, 65535;
+	cvt.u64.u32 %rd97, %r69;
+	and.b64 %rd98, %rd97, 15;
+	min.u64 %rdt3, %rd98, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shl.b32 %r99, %r68, %rt6;
+	and.b32 %r99, %r99, 65535;
+	min.u64 %rdt4, %rd98, 32;
+	cvt.u32.u64 %rt7, %rdt4;
+	shr.u32 %r100, %r68, %rt7;
+	and.b32 %r100, %r100, 65535;
+	or.b32 %r101, %r99, %r100;
+	xor.b32 %r102, %r96, %r101;
+	cvt.u64.u32 %rd103, %r69;
+	min.u64 %rdt5, %rd103, 32;
+	cvt.u32.u64 %rt8, %rdt5;
+	shl.b32 %r104, %r68, %rt8;
+	and.b32 %r104, %r104, 65535;
+	add.u32 %r105, %r102, %r104;
+	and.b32 %r105, %r105, 65535;
+	mov.b32 %r106, %r69;
+	and.b32 %r106, %r106, 255;
+	shr.u32 %r107, %r68, %r106;
+	and.b32 %r107, %r107, 65535;
+	sub.u32 %r108, %r105, %r107;
+	and.b32 %r108, %r108, 65535;
+	not.b32 %r109, %r68;
+	and.b32 %r109, %r109, 65535;
+	neg.s32 %r110, %r69;
+	and.b32 %r110, %r110, 65535;
+	add.u32 %r111, %r109, %r110;
+	and.b32 %r111, %r111, 65535;
+	add.u32 %r112, %r108, %r111;
+	and.b32 %r112, %r112, 65535;
+	mov.b32 %r70, %r112;
+$L_12:
+	cvt.u64.u32 %rd113, %r70;
+	cvt.u32.u64 %r114, %rd15;
+	cvt.u32.u64 %r115, %rd16;
+$L_13:
+	mul.lo.s32 %r117, %r114, %r115;
+	add.s32 %r118, %r117, %r114;
+	sub.s32 %r119, %r118, %r115;
+	not.b32 %rt9, %r115;
+	and.b32 %r120, %r114, %rt9;
+	xor.b32 %r121, %r119, %r120;
+	and.b32 %r122, %r114, %r115;
+	shr.s32 %r123, %r122, 1;
+	or.b32 %r124, %r121, %r123;
+	setp.ne.s32 %p125, %r115, 0;
+	@!%p125 bra $L_31;
+$L_14:
+	setp.eq.s32 %pt2, %r115, -1;
+	neg.s32 %rt10, %r114;
+	div.s32 %r127, %r114, %r115;
+	selp.b32 %r127, %rt10, %r127, %pt2;
+	add.s32 %r128, %r124, %r127;
+	setp.eq.s32 %pt3, %r115, -1;
+	rem.s32 %r129, %r114, %r115;
+	selp.b32 %r129, 0, %r129, %pt3;
+	xor.b32 %r130, %r128, %r129;
+	mov.b32 %r126, %r130;
+$L_15:
+	mul.hi.s32 %r274, %r114, -1840700269;
+	add.s32 %r275, %r274, %r114;
+	mov.b32 %r276, %r275;
+	shr.u32 %r277, %r276, 31;
+	shr.s32 %r278, %r275, 2;
+	mov.b32 %r279, %r277;
+	add.s32 %r280, %r278, %r279;
+	mov.b32 %r131, %r280;
+	mul.hi.s32 %r281, %r114, -858993459;
+	add.s32 %r282, %r281, %r114;
+	mov.b32 %r283, %r282;
+	shr.u32 %r284, %r283, 31;
+	shr.s32 %r285, %r282, 2;
+	mov.b32 %r286, %r284;
+	add.s32 %r287, %r285, %r286;
+	mul.lo.s32 %r288, %r287, 5;
+	sub.s32 %r289, %r114, %r288;
+	mov.b32 %r132, %r289;
+	add.s32 %r133, %r131, %r132;
+	mul.hi.s32 %r290, %r114, -1546188226;
+	add.s32 %r291, %r290, %r114;
+	mov.b32 %r292, %r291;
+	shr.u32 %r293, %r292, 31;
+	shr.s32 %r294, %r291, 6;
+	mov.b32 %r295, %r293;
+	add.s32 %r296, %r294, %r295;
+	mov.b32 %r134, %r296;
+	add.s32 %r135, %r133, %r134;
+	shr.s32 %r297, %r114, 31;
+	and.b32 %r298, %r297, 15;
+	add.s32 %r299, %r114, %r298;
+	shr.s32 %r300, %r299, 4;
+	mul.lo.s32 %r301, %r300, 16;
+	sub.s32 %r302, %r114, %r301;
+	mov.b32 %r136, %r302;
+	add.s32 %r137, %r135, %r136;
+	shr.s32 %r303, %r114, 31;
+	and.b32 %r304, %r303, 1;
+	add.s32 %r305, %r114, %r304;
+	shr.s32 %r306, %r305, 1;
+	mov.b32 %r138, %r306;
+	add.s32 %r139, %r137, %r138;
+	mul.hi.s32 %r307, %r114, -2130574327;
+	add.s32 %r308, %r307, %r114;
+	mov.b32 %r309, %r308;
+	shr.u32 %r310, %r309, 31;
+	shr.s32 %r311, %r308, 6;
+	mov.b32 %r312, %r310;
+	add.s32 %r313, %r311, %r312;
+	mul.lo.s32 %r314, %r313, 127;
+	sub.s32 %r315, %r114, %r314;
+	mov.b32 %r140, %r315;
+	add.s32 %r141, %r139, %r140;
+	add.s32 %r142, %r126, %r141;
+	cvt.s64.s32 %rd143, %r115;
+	and.b64 %rd144, %rd143, 15;
+	min.u64 %rdt6, %rd144, 32;
+	cvt.u32.u64 %rt11, %rdt6;
+	shl.b32 %r145, %r114, %rt11;
+	min.u64 %rdt7, %rd144, 32;
+	cvt.u32.u64 %rt12, %rdt7;
+	shr.s32 %r146, %r114, %rt12;
+	or.b32 %r147, %r145, %r146;
+	xor.b32 %r148, %r142, %r147;
+	cvt.s64.s32 %rd149, %r115;
+	min.u64 %rdt8, %rd149, 32;
+	cvt.u32.u64 %rt13, %rdt8;
+	shl.b32 %r150, %r114, %rt13;
+	add.s32 %r151, %r148, %r150;
+	mov.b32 %r152, %r115;
+	and.b32 %r152, %r152, 255;
+	shr.s32 %r153, %r114, %r152;
+	sub.s32 %r154, %r151, %r153;
+	not.b32 %r155, %r114;
+	neg.s32 %r156, %r115;
+	add.s32 %r157, %r155, %r156;
+	add.s32 %r158, %r154, %r157;
+	mov.b32 %r116, %r158;
+$L_16:
+	cvt.s64.s32 %rd159, %r116;
+$L_17:
+	mul.lo.s64 %rd161, %rd15, %rd16;
+	add.s64 %rd162, %rd161, %rd15;
+	sub.s64 %rd163, %rd162, %rd16;
+	not.b64 %rdt9, %rd16;
+	and.b64 %rd164, %rd15, %rdt9;
+	xor.b64 %rd165, %rd163, %rd164;
+	and.b64 %rd166, %rd15, %rd16;
+	shr.s64 %rd167, %rd166, 1;
+	or.b64 %rd168, %rd165, %rd167;
+	setp.ne.s64 %p169, %rd16, 0;
+	@!%p169 bra $L_30;
+$L_18:
+	setp.eq.s64 %pt4, %rd16, -1;
+	neg.s64 %rdt10, %rd15;
+	div.s64 %rd171, %rd15, %rd16;
+	selp.b64 %rd171, %rdt10, %rd171, %pt4;
+	add.s64 %rd172, %rd168, %rd171;
+	setp.eq.s64 %pt5, %rd16, -1;
+	rem.s64 %rd173, %rd15, %rd16;
+	selp.b64 %rd173, 0, %rd173, %pt5;
+	xor.b64 %rd174, %rd172, %rd173;
+	mov.b64 %rd170, %rd174;
+$L_19:
+	mul.hi.s64 %rd316, %rd15, -7905747460161236406;
+	add.s64 %rd317, %rd316, %rd15;
+	mov.b64 %rd318, %rd317;
+	shr.u64 %rd319, %rd318, 63;
+	shr.s64 %rd320, %rd317, 2;
+	mov.b64 %rd321, %rd319;
+	add.s64 %rd322, %rd320, %rd321;
+	mov.b64 %rd175, %rd322;
+	mul.hi.s64 %rd323, %rd15, -3689348814741910323;
+	add.s64 %rd324, %rd323, %rd15;
+	mov.b64 %rd325, %rd324;
+	shr.u64 %rd326, %rd325, 63;
+	shr.s64 %rd327, %rd324, 2;
+	mov.b64 %rd328, %rd326;
+	add.s64 %rd329, %rd327, %rd328;
+	mul.lo.s64 %rd330, %rd329, 5;
+	sub.s64 %rd331, %rd15, %rd330;
+	mov.b64 %rd176, %rd331;
+	add.s64 %rd177, %rd175, %rd176;
+	mul.hi.s64 %rd332, %rd15, -6640827866535438581;
+	add.s64 %rd333, %rd332, %rd15;
+	mov.b64 %rd334, %rd333;
+	shr.u64 %rd335, %rd334, 63;
+	shr.s64 %rd336, %rd333, 6;
+	mov.b64 %rd337, %rd335;
+	add.s64 %rd338, %rd336, %rd337;
+	mov.b64 %rd178, %rd338;
+	add.s64 %rd179, %rd177, %rd178;
+	shr.s64 %rd339, %rd15, 63;
+	and.b64 %rd340, %rd339, 15;
+	add.s64 %rd341, %rd15, %rd340;
+	shr.s64 %rd342, %rd341, 4;
+	mul.lo.s64 %rd343, %rd342, 16;
+	sub.s64 %rd344, %rd15, %rd343;
+	mov.b64 %rd180, %rd344;
+	add.s64 %rd181, %rd179, %rd180;
+	shr.s64 %rd345, %rd15, 63;
+	and.b64 %rd346, %rd345, 1;
+	add.s64 %rd347, %rd15, %rd346;
+	shr.s64 %rd348, %rd347, 1;
+	mov.b64 %rd182, %rd348;
+	add.s64 %rd183, %rd181, %rd182;
+	mul.hi.s64 %rd349, %rd15, -9150747060186627966;
+	add.s64 %rd350, %rd349, %rd15;
+	mov.b64 %rd351, %rd350;
+	shr.u64 %rd352, %rd351, 63;
+	shr.s64 %rd353, %rd350, 6;
+	mov.b64 %rd354, %rd352;
+	add.s64 %rd355, %rd353, %rd354;
+	mul.lo.s64 %rd356, %rd355, 127;
+	sub.s64 %rd357, %rd15, %rd356;
+	mov.b64 %rd184, %rd357;
+	add.s64 %rd185, %rd183, %rd184;
+	add.s64 %rd186, %rd170, %rd185;
+	mov.b64 %rd187, %rd16;
+	and.b64 %rd188, %rd187, 15;
+	min.u64 %rdt11, %rd188, 64;
+	cvt.u32.u64 %rt14, %rdt11;
+	shl.b64 %rd189, %rd15, %rt14;
+	min.u64 %rdt12, %rd188, 64;
+	cvt.u32.u64 %rt15, %rdt12;
+	shr.s64 %rd190, %rd15, %rt15;
+	or.b64 %rd191, %rd189, %rd190;
+	xor.b64 %rd192, %rd186, %rd191;
+	mov.b64 %rd193, %rd16;
+	min.u64 %rdt13, %rd193, 64;
+	cvt.u32.u64 %rt16, %rdt13;
+	shl.b64 %rd194, %rd15, %rt16;
+	add.s64 %rd195, %rd192, %rd194;
+	cvt.u32.u64 %r196, %rd16;
+	and.b32 %r196, %r196, 255;
+	shr.s64 %rd197, %rd15, %r196;
+	sub.s64 %rd198, %rd195, %rd197;
+	not.b64 %rd199, %rd15;
+	neg.s64 %rd200, %rd16;
+	add.s64 %rd201, %rd199, %rd200;
+	add.s64 %rd202, %rd198, %rd201;
+	mov.b64 %rd160, %rd202;
+$L_20:
+	@!%p21 bra $L_29;
+$L_21:
+	mov.b64 %rd204, %rd15;
+	mov.b64 %rd205, %rd16;
+$L_22:
+	mul.lo.u64 %rd207, %rd204, %rd205;
+	add.u64 %rd208, %rd207, %rd204;
+	sub.u64 %rd209, %rd208, %rd205;
+	not.b64 %rdt14, %rd205;
+	and.b64 %rd210, %rd204, %rdt14;
+	xor.b64 %rd211, %rd209, %rd210;
+	and.b64 %rd212, %rd204, %rd205;
+	shr.u64 %rd213, %rd212, 1;
+	or.b64 %rd214, %rd211, %rd213;
+	setp.ne.u64 %p215, %rd205, 0;
+	@!%p215 bra $L_28;
+$L_23:
+	div.u64 %rd217, %rd204, %rd205;
+	add.u64 %rd218, %rd214, %rd217;
+	rem.u64 %rd219, %rd204, %rd205;
+	xor.b64 %rd220, %rd218, %rd219;
+	mov.b64 %rd216, %rd220;
+$L_24:
+	mul.hi.u64 %rd358, %rd204, 2635249153387078803;
+	sub.u64 %rd359, %rd204, %rd358;
+	shr.u64 %rd360, %rd359, 1;
+	add.u64 %rd361, %rd360, %rd358;
+	shr.u64 %rd362, %rd361, 2;
+	mov.b64 %rd221, %rd362;
+	mul.hi.u64 %rd363, %rd204, 11068046444225730970U;
+	sub.u64 %rd364, %rd204, %rd363;
+	shr.u64 %rd365, %rd364, 1;
+	add.u64 %rd366, %rd365, %rd363;
+	shr.u64 %rd367, %rd366, 2;
+	mul.lo.u64 %rd368, %rd367, 5;
+	sub.u64 %rd369, %rd204, %rd368;
+	mov.b64 %rd222, %rd369;
+	add.u64 %rd223, %rd221, %rd222;
+	mul.hi.u64 %rd370, %rd204, 5165088340638674453;
+	sub.u64 %rd371, %rd204, %rd370;
+	shr.u64 %rd372, %rd371, 1;
+	add.u64 %rd373, %rd372, %rd370;
+	shr.u64 %rd374, %rd373, 6;
+	mov.b64 %rd224, %rd374;
+	add.u64 %rd225, %rd223, %rd224;
+	shr.u64 %rd375, %rd204, 4;
+	mul.lo.u64 %rd376, %rd375, 16;
+	sub.u64 %rd377, %rd204, %rd376;
+	mov.b64 %rd226, %rd377;
+	add.u64 %rd227, %rd225, %rd226;
+	shr.u64 %rd378, %rd204, 1;
+	mov.b64 %rd228, %rd378;
+	add.u64 %rd229, %rd227, %rd228;
+	mul.hi.u64 %rd379, %rd204, 145249953336295683;
+	sub.u64 %rd380, %rd204, %rd379;
+	shr.u64 %rd381, %rd380, 1;
+	add.u64 %rd382, %rd381, %rd379;
+	shr.u64 %rd383, %rd382, 6;
+	mul.lo.u64 %rd384, %rd383, 127;
+	sub.u64 %rd385, %rd204, %rd384;
+	mov.b64 %rd230, %rd385;
+	add.u64 %rd231, %rd229, %rd230;
+	add.u64 %rd232, %rd216, %rd231;
+	mov.b64 %rd233, %rd205;
+	and.b64 %rd234, %rd233, 15;
+	min.u64 %rdt15, %rd234, 64;
+	cvt.u32.u64 %rt17, %rdt15;
+	shl.b64 %rd235, %rd204, %rt17;
+	min.u64 %rdt16, %rd234, 64;
+	cvt.u32.u64 %rt18, %rdt16;
+	shr.u64 %rd236, %rd204, %rt18;
+	or.b64 %rd237, %rd235, %rd236;
+	xor.b64 %rd238, %rd232, %rd237;
+	mov.b64 %rd239, %rd205;
+	min.u64 %rdt17, %rd239, 64;
+	cvt.u32.u64 %rt19, %rdt17;
+	shl.b64 %rd240, %rd204, %rt19;
+	add.u64 %rd241, %rd238, %rd240;
+	cvt.u32.u64 %r242, %rd205;
+	and.b32 %r242, %r242, 255;
+	shr.u64 %rd243, %rd204, %r242;
+	sub.u64 %rd244, %rd241, %rd243;
+	not.b64 %rd245, %rd204;
+	neg.s64 %rd246, %rd205;
+	add.u64 %rd247, %rd245, %rd246;
+	add.u64 %rd248, %rd244, %rd247;
+	mov.b64 %rd206, %rd248;
+$L_25:
+	mov.b64 %rd249, %rd206;
+	xor.b64 %rd250, %rd160, %rd249;
+	mov.b64 %rd203, %rd250;
+$L_26:
+	xor.b64 %rd251, %rd67, %rd113;
+	xor.b64 %rd252, %rd251, %rd159;
+	xor.b64 %rd253, %rd252, %rd203;
+	mov.b64 %rd17, %rd253;
+$L_27:
+	mov.b64 %rd258, %rd17;
+	add.s64 %rd262, %rd12, %rd6;
+	mov.b64 %rd263, %rd1;
+	setp.eq.s64 %pt6, %rd263, -1;
+	rem.s64 %rd264, %rd262, %rd263;
+	selp.b64 %rd264, 0, %rd264, %pt6;
+	mad.lo.s64 %rd265, %rd264, 8, %rd0;
+	ld.global.s64 %rd266, [%rd265];
+	add.s64 %rd267, %rd266, %rd258;
+	mad.lo.s64 %rd268, %rd264, 8, %rd0;
+	st.global.s64 [%rd268], %rd267;
+	mov.b64 %rd11, %rd12;
+	bra.uni $L_2;
+$L_28:
+	mov.b64 %rd216, %rd214;
+	bra.uni $L_24;
+$L_29:
+	mov.b64 %rd203, %rd160;
+	bra.uni $L_26;
+$L_30:
+	mov.b64 %rd170, %rd168;
+	bra.uni $L_19;
+$L_31:
+	mov.b32 %r126, %r124;
+	bra.uni $L_15;
+$L_32:
+	mov.b32 %r80, %r78;
+	bra.uni $L_11;
+$L_33:
+	mov.b32 %r34, %r32;
+	bra.uni $L_7;
+$L_34:
+	mov.b64 %rd269, %rd1;
+	setp.eq.s64 %pt7, %rd269, -1;
+	rem.s64 %rd270, %rd6, %rd269;
+	selp.b64 %rd270, 0, %rd270, %pt7;
+	mad.lo.s64 %rd271, %rd270, 8, %rd0;
+	sub.s64 %rd272, %rd1, %rd270;
+	sub.s64 %rd273, %rd2, %rd270;
+	mov.b64 %rd7, %rd271;
+	mov.b64 %rd8, %rd272;
+	mov.b64 %rd9, %rd273;
+	st.param.b64 [BlocksCall$scatter_ret+0], %rd7;
+	st.param.b64 [BlocksCall$scatter_ret+8], %rd8;
+	st.param.b64 [BlocksCall$scatter_ret+16], %rd9;
+	ret;
+}
+
+.visible .entry BlocksCall_0(
+	.param .u64 BlocksCall_0_param_0,
+	.param .s64 BlocksCall_0_param_1,
+	.param .u64 BlocksCall_0_param_2,
+	.param .s64 BlocksCall_0_param_3,
+	.param .u64 BlocksCall_0_param_4,
+	.param .s64 BlocksCall_0_param_5,
+	.param .u64 BlocksCall_0_param_6,
+	.param .s64 BlocksCall_0_param_7
+)
+{
+	.reg .b64 %rd<27>;
+
+$L_0:
+	ld.param.u64 %rd3, [BlocksCall_0_param_0];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [BlocksCall_0_param_1];
+	ld.param.u64 %rd8, [BlocksCall_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [BlocksCall_0_param_3];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd2, %rd4;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rd7, %rd9;
+	mov.b64 %rd13, 3;
+	{
+	.param .b64 call0_arg0;
+	st.param.b64 [call0_arg0], %rd0;
+	.param .b64 call0_arg1;
+	st.param.b64 [call0_arg1], %rd1;
+	.param .b64 call0_arg2;
+	st.param.b64 [call0_arg2], %rd2;
+	.param .b64 call0_arg3;
+	st.param.b64 [call0_arg3], %rd5;
+	.param .b64 call0_arg4;
+	st.param.b64 [call0_arg4], %rd6;
+	.param .b64 call0_arg5;
+	st.param.b64 [call0_arg5], %rd7;
+	.param .b64 call0_arg6;
+	st.param.b64 [call0_arg6], %rd13;
+	.param .align 8 .b8 call0_ret[24];
+	call (call0_ret), BlocksCall$scatter, (call0_arg0, call0_arg1, call0_arg2, call0_arg3, call0_arg4, call0_arg5, call0_arg6);
+	ld.param.b64 %rd10, [call0_ret+0];
+	ld.param.b64 %rd11, [call0_ret+8];
+	ld.param.b64 %rd12, [call0_ret+16];
+	}
+	mov.b64 %rd14, %rd3;
+	mov.b64 %rd15, %rd4;
+	mov.b64 %rd16, %rd4;
+	mov.b64 %rd17, %rd8;
+	mov.b64 %rd18, %rd9;
+	mov.b64 %rd19, %rd9;
+	mov.b64 %rd23, 5;
+	{
+	.param .b64 call1_arg0;
+	st.param.b64 [call1_arg0], %rd14;
+	.param .b64 call1_arg1;
+	st.param.b64 [call1_arg1], %rd15;
+	.param .b64 call1_arg2;
+	st.param.b64 [call1_arg2], %rd16;
+	.param .b64 call1_arg3;
+	st.param.b64 [call1_arg3], %rd17;
+	.param .b64 call1_arg4;
+	st.param.b64 [call1_arg4], %rd18;
+	.param .b64 call1_arg5;
+	st.param.b64 [call1_arg5], %rd19;
+	.param .b64 call1_arg6;
+	st.param.b64 [call1_arg6], %rd23;
+	.param .align 8 .b8 call1_ret[24];
+	call (call1_ret), BlocksCall$scatter, (call1_arg0, call1_arg1, call1_arg2, call1_arg3, call1_arg4, call1_arg5, call1_arg6);
+	ld.param.b64 %rd20, [call1_ret+0];
+	ld.param.b64 %rd21, [call1_ret+8];
+	ld.param.b64 %rd22, [call1_ret+16];
+	}
+	add.s64 %rd24, %rd20, 0;
+	ld.global.s64 %rd25, [%rd24];
+	add.s64 %rd26, %rd10, 0;
+	st.global.s64 [%rd26], %rd25;
+	ret;
+}
+
+.visible .entry BlocksCall_1(
+	.param .u64 BlocksCall_1_param_0,
+	.param .s64 BlocksCall_1_param_1,
+	.param .u64 BlocksCall_1_param_2,
+	.param .s64 BlocksCall_1_param_3,
+	.param .u64 BlocksCall_1_param_4,
+	.param .s64 BlocksCall_1_param_5,
+	.param .u64 BlocksCall_1_param_6,
+	.param .s64 BlocksCall_1_param_7
+)
+{
+	.reg .b64 %rd<28>;
+
+$L_0:
+	ld.param.u64 %rd3, [BlocksCall_1_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [BlocksCall_1_param_5];
+	ld.param.u64 %rd8, [BlocksCall_1_param_6];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [BlocksCall_1_param_7];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rd2, %rd4;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rd7, %rd9;
+	mov.b64 %rd13, 1;
+	{
+	.param .b64 call0_arg0;
+	st.param.b64 [call0_arg0], %rd0;
+	.param .b64 call0_arg1;
+	st.param.b64 [call0_arg1], %rd1;
+	.param .b64 call0_arg2;
+	st.param.b64 [call0_arg2], %rd2;
+	.param .b64 call0_arg3;
+	st.param.b64 [call0_arg3], %rd5;
+	.param .b64 call0_arg4;
+	st.param.b64 [call0_arg4], %rd6;
+	.param .b64 call0_arg5;
+	st.param.b64 [call0_arg5], %rd7;
+	.param .b64 call0_arg6;
+	st.param.b64 [call0_arg6], %rd13;
+	.param .align 8 .b8 call0_ret[24];
+	call (call0_ret), BlocksCall$scatter, (call0_arg0, call0_arg1, call0_arg2, call0_arg3, call0_arg4, call0_arg5, call0_arg6);
+	ld.param.b64 %rd10, [call0_ret+0];
+	ld.param.b64 %rd11, [call0_ret+8];
+	ld.param.b64 %rd12, [call0_ret+16];
+	}
+	add.s64 %rd14, %rd10, 0;
+	ld.global.s64 %rd15, [%rd14];
+	add.s64 %rd16, %rd15, 1;
+	add.s64 %rd17, %rd10, 0;
+	st.global.s64 [%rd17], %rd16;
+	mov.b64 %rd18, %rd3;
+	mov.b64 %rd19, %rd4;
+	mov.b64 %rd20, %rd4;
+	mov.b64 %rd21, %rd8;
+	mov.b64 %rd22, %rd9;
+	mov.b64 %rd23, %rd9;
+	mov.b64 %rd27, 2;
+	{
+	.param .b64 call1_arg0;
+	st.param.b64 [call1_arg0], %rd18;
+	.param .b64 call1_arg1;
+	st.param.b64 [call1_arg1], %rd19;
+	.param .b64 call1_arg2;
+	st.param.b64 [call1_arg2], %rd20;
+	.param .b64 call1_arg3;
+	st.param.b64 [call1_arg3], %rd21;
+	.param .b64 call1_arg4;
+	st.param.b64 [call1_arg4], %rd22;
+	.param .b64 call1_arg5;
+	st.param.b64 [call1_arg5], %rd23;
+	.param .b64 call1_arg6;
+	st.param.b64 [call1_arg6], %rd27;
+	.param .align 8 .b8 call1_ret[24];
+	call (call1_ret), BlocksCall$scatter, (call1_arg0, call1_arg1, call1_arg2, call1_arg3, call1_arg4, call1_arg5, call1_arg6);
+	ld.param.b64 %rd24, [call1_ret+0];
+	ld.param.b64 %rd25, [call1_ret+8];
+	ld.param.b64 %rd26, [call1_ret+16];
+	}
+	ret;
+}
 
 .visible .entry ConvertInt8_0(
 	.param .u64 ConvertInt8_0_param_0,
