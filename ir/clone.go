@@ -9,6 +9,10 @@ func (k *Kernel) Clone() *Kernel {
 	c.Params = slices.Clone(k.Params)
 	c.Conflicts = slices.Clone(k.Conflicts)
 	c.Groups = slices.Clone(k.Groups)
+	c.Data = slices.Clone(k.Data)
+	for i := range c.Data {
+		c.Data[i].Bytes = slices.Clone(c.Data[i].Bytes)
+	}
 	c.Tasks = slices.Clone(k.Tasks)
 	for i, t := range c.Tasks {
 		c.Tasks[i] = t.clone()
@@ -26,6 +30,7 @@ func (t *Task) clone() *Task {
 	c.Regs = slices.Clone(t.Regs)
 	c.Params = slices.Clone(t.Params)
 	c.Results = slices.Clone(t.Results)
+	c.Vars = slices.Clone(t.Vars)
 	c.Blocks = slices.Clone(t.Blocks)
 	for i, b := range c.Blocks {
 		cb := *b

@@ -15,6 +15,12 @@
 // The facts about each op (its types, operands, memory effect and more) are
 // rows of one table, in ops.go.
 //
+// Memory has three spaces (memory.go): global memory holds the slices a
+// kernel is passed and its constant tables (Kernel.Data, "dataaddr");
+// a task declares shared memory, one copy per block of threads, and local
+// memory, one copy per thread, as variables (Task.Vars, "addr"). An address
+// stays in the space it came from, and loads and stores name that space.
+//
 // Device functions. Helpers are inlined while they are small; a helper
 // whose inlined code would grow past a budget becomes a function of the
 // kernel, one of Kernel.Funcs, which tasks and other functions call with
@@ -136,6 +142,16 @@ const (
 	// "r3, r4 = call K$divmod(r1, 7)".
 	OpCall
 
+	// OpAddr is the address of the task's variable number Aux (Task.Vars),
+	// in the variable's space: "r1 = addr acc".
+	OpAddr
+	// OpDataAddr is the address of the kernel's constant table number Aux
+	// (Kernel.Data), in global memory: "r1 = dataaddr gauss5".
+	OpDataAddr
+	// OpBarrier waits until every thread of the thread's block has reached
+	// it, and makes their earlier writes to shared memory visible: "barrier".
+	OpBarrier
+
 	numOps
 )
 
@@ -160,8 +176,12 @@ type Instr struct {
 	From Type // the source type of a conversion, the count type of a shift
 	Dst  Reg  // NoReg when the instruction has no result
 	Args []Arg
-	Aux  int64 // parameter index, element size, function index
-	Pos  token.Pos
+	Aux  int64 // parameter index, element size, variable, table or function index
+	// Space is the memory the address operand of a load, store or atomic
+	// points into; it is printed after the op name unless it is Global:
+	// "r2 = load.shared.f32 r1".
+	Space Space
+	Pos   token.Pos
 	// Results are the registers a call writes, one per result of its
 	// callee; Dst is NoReg. Other ops have none.
 	Results []Reg
@@ -257,6 +277,7 @@ type Task struct {
 	Group       int
 	Pos         token.Pos // the loop or first statement the task comes from
 	Regs        []Type    // the type of each register
+	Vars        []Var     // the task's local and shared memory
 	Blocks      []*Block  // Blocks[0] is the entry
 	// A function's registers that hold its arguments on entry and its
 	// results when it returns.
@@ -296,6 +317,8 @@ type Kernel struct {
 	// Groups holds the number of qd.StreamParallel blocks of each group,
 	// in order, counting blocks whose tasks were all removed.
 	Groups []int
+	// Data holds the constant tables the kernel's tasks read.
+	Data []Data
 	// Funcs are the device functions the tasks call, each listed after
 	// the functions it calls.
 	Funcs []*Task

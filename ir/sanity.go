@@ -9,6 +9,9 @@ import (
 // register numbers and types, operand counts and types, parameter references
 // and terminators. Passes call it so a broken pass is caught where it breaks.
 func (k *Kernel) Check() error {
+	if err := k.checkData(); err != nil {
+		return err
+	}
 	for i, f := range k.Funcs {
 		if f.Kind != Function {
 			return fmt.Errorf("function %s: kind %s", f.Name, f.Kind)
@@ -48,6 +51,9 @@ func (k *Kernel) checkCallees(f *Task, i int) error {
 func (k *Kernel) CheckTask(t *Task) error {
 	if len(t.Blocks) == 0 {
 		return fmt.Errorf("no blocks")
+	}
+	if err := k.checkMemory(t); err != nil {
+		return err
 	}
 	defined := make([]bool, len(t.Regs))
 	define := func(r Reg) {
@@ -105,8 +111,10 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 		return fmt.Errorf("%s from type %s", in.Op, in.From)
 	case info.Parallel && t.Kind != Parallel:
 		return fmt.Errorf("%s in a serial task", in.Op)
+	case in.Space >= numSpaces || in.Space != Global && !info.Spaces:
+		return fmt.Errorf("%s in %s memory", in.Op, in.Space)
 	}
-	if err := k.checkAux(in, info.Aux); err != nil {
+	if err := k.checkAux(t, in, info.Aux); err != nil {
 		return err
 	}
 	if in.Op == OpConst && (len(in.Args) != 1 || !in.Args[0].Imm) {
@@ -128,7 +136,7 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 }
 
 // checkAux checks what the instruction's Aux holds.
-func (k *Kernel) checkAux(in *Instr, kind AuxKind) error {
+func (k *Kernel) checkAux(t *Task, in *Instr, kind AuxKind) error {
 	switch kind {
 	case ScalarParam, SliceParam:
 		if in.Aux < 0 || int(in.Aux) >= len(k.Params) {
@@ -145,6 +153,14 @@ func (k *Kernel) checkAux(in *Instr, kind AuxKind) error {
 	case FuncIndex:
 		if k.Callee(in) == nil {
 			return fmt.Errorf("no function %d", in.Aux)
+		}
+	case VarIndex:
+		if in.Aux < 0 || int(in.Aux) >= len(t.Vars) {
+			return fmt.Errorf("no variable %d", in.Aux)
+		}
+	case DataIndex:
+		if in.Aux < 0 || int(in.Aux) >= len(k.Data) {
+			return fmt.Errorf("no table %d", in.Aux)
 		}
 	}
 	return nil

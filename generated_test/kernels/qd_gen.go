@@ -547,7 +547,7 @@ func (qdk *Kernels) BlocksCall(a *rt.Buffer[int64], b *rt.Buffer[int64], c *rt.B
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertInt8 launches kernel ConvertInt8 (convert.go:21) after the work already launched on
+// ConvertInt8 launches kernel ConvertInt8 (convert.go:24) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ConvertInt8(x *rt.Buffer[int8], y *rt.Buffer[int8], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
@@ -569,7 +569,7 @@ func (qdk *Kernels) ConvertInt8(x *rt.Buffer[int8], y *rt.Buffer[int8], ints *rt
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertInt16 launches kernel ConvertInt16 (convert.go:28) after the work already launched on
+// ConvertInt16 launches kernel ConvertInt16 (convert.go:31) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ConvertInt16(x *rt.Buffer[int16], y *rt.Buffer[int16], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
@@ -591,7 +591,7 @@ func (qdk *Kernels) ConvertInt16(x *rt.Buffer[int16], y *rt.Buffer[int16], ints 
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertInt32 launches kernel ConvertInt32 (convert.go:35) after the work already launched on
+// ConvertInt32 launches kernel ConvertInt32 (convert.go:38) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ConvertInt32(x *rt.Buffer[int32], y *rt.Buffer[int32], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
@@ -613,7 +613,7 @@ func (qdk *Kernels) ConvertInt32(x *rt.Buffer[int32], y *rt.Buffer[int32], ints 
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertInt64 launches kernel ConvertInt64 (convert.go:42) after the work already launched on
+// ConvertInt64 launches kernel ConvertInt64 (convert.go:45) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ConvertInt64(x *rt.Buffer[int64], y *rt.Buffer[int64], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
@@ -635,7 +635,7 @@ func (qdk *Kernels) ConvertInt64(x *rt.Buffer[int64], y *rt.Buffer[int64], ints 
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertUint8 launches kernel ConvertUint8 (convert.go:49) after the work already launched on
+// ConvertUint8 launches kernel ConvertUint8 (convert.go:52) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ConvertUint8(x *rt.Buffer[uint8], y *rt.Buffer[uint8], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
@@ -657,7 +657,7 @@ func (qdk *Kernels) ConvertUint8(x *rt.Buffer[uint8], y *rt.Buffer[uint8], ints 
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertUint16 launches kernel ConvertUint16 (convert.go:56) after the work already launched on
+// ConvertUint16 launches kernel ConvertUint16 (convert.go:59) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ConvertUint16(x *rt.Buffer[uint16], y *rt.Buffer[uint16], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
@@ -679,7 +679,7 @@ func (qdk *Kernels) ConvertUint16(x *rt.Buffer[uint16], y *rt.Buffer[uint16], in
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertUint32 launches kernel ConvertUint32 (convert.go:63) after the work already launched on
+// ConvertUint32 launches kernel ConvertUint32 (convert.go:66) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ConvertUint32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
@@ -701,7 +701,7 @@ func (qdk *Kernels) ConvertUint32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], in
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertUint64 launches kernel ConvertUint64 (convert.go:70) after the work already launched on
+// ConvertUint64 launches kernel ConvertUint64 (convert.go:73) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ConvertUint64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
@@ -723,27 +723,25 @@ func (qdk *Kernels) ConvertUint64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], in
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// ConvertParams launches kernel ConvertParams (convert.go:80) after the work already launched on
+// ConvertParams launches kernel ConvertParams (convert.go:83) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) ConvertParams(ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], a int8, b int16, c uint8, d uint16, qdOpts ...rt.LaunchOption) error {
+func (qdk *Kernels) ConvertParams(ints *rt.Buffer[int64], floats *rt.Buffer[float64], flags *rt.Buffer[uint8], a int8, b int16, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertParams", ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
 		return qdk.mod.RunCPU(11, qdOpts, func() {
-			ConvertParams(ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice(), a, b, c, d)
+			ConvertParams(ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice(), a, b)
 		})
 	}
-	var qdArgs [56]byte
+	var qdArgs [52]byte
 	rt.PutBuffer(qdArgs[:], 0, ints)
 	rt.PutBuffer(qdArgs[:], 16, floats)
 	rt.PutBuffer(qdArgs[:], 32, flags)
 	rt.PutUint8(qdArgs[:], 48, uint8(a))
 	rt.PutUint16(qdArgs[:], 50, uint16(b))
-	rt.PutUint8(qdArgs[:], 52, uint8(c))
-	rt.PutUint16(qdArgs[:], 54, uint16(d))
-	qdCounts := [1]int64{(int64(flags.Len()) / int64(40))}
+	qdCounts := [1]int64{(int64(flags.Len()) / int64(18))}
 	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -3699,13 +3697,13 @@ $L_1:
 	.param .s64 ConvertInt8_0_param_9
 )
 {
-	.reg .pred %p<1022>;
-	.reg .b32 %r<1026>;
-	.reg .b32 %rt<165>;
-	.reg .b64 %rd<1027>;
-	.reg .b64 %rdt<81>;
-	.reg .f32 %f<1021>;
-	.reg .f64 %fd<1013>;
+	.reg .pred %p<617>;
+	.reg .b32 %r<621>;
+	.reg .b32 %rt<95>;
+	.reg .b64 %rd<622>;
+	.reg .b64 %rdt<46>;
+	.reg .f32 %f<300>;
+	.reg .f64 %fd<616>;
 
 $L_0:
 	ld.param.u64 %rd4, [ConvertInt8_0_param_0];
@@ -3734,13 +3732,13 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_368;
+	@!%p7 bra $L_224;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_368;
+	@!%p10 bra $L_224;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 1, %rd4;
 	ld.global.s8 %r12, [%rd11];
@@ -3807,2052 +3805,1139 @@ $L_6:
 	cvt.u64.u32 %rd65, %r64;
 	mad.lo.s64 %rd66, %rd62, 8, %rd18;
 	st.global.s64 [%rd66], %rd65;
-	mul.lo.s64 %rd67, %rd9, 90;
+	mul.lo.s64 %rd67, %rd9, 9;
 $L_7:
-	cvt.rn.f64.s32 %fd68, %r17;
-	mad.lo.s64 %rd69, %rd67, 8, %rd20;
-	st.global.f64 [%rd69], %fd68;
-	add.s64 %rd70, %rd67, 1;
-	cvt.rn.f32.s32 %f71, %r17;
-	cvt.f64.f32 %fd72, %f71;
-	mad.lo.s64 %rd73, %rd70, 8, %rd20;
-	st.global.f64 [%rd73], %fd72;
-	add.s64 %rd74, %rd67, 2;
-	mov.b32 %r75, %r17;
-	cvt.rn.f64.u32 %fd76, %r75;
-	mad.lo.s64 %rd77, %rd74, 8, %rd20;
-	st.global.f64 [%rd77], %fd76;
-	add.s64 %rd78, %rd67, 3;
-	mov.b32 %r79, %r17;
-	cvt.rn.f32.u32 %f80, %r79;
-	cvt.f64.f32 %fd81, %f80;
-	mad.lo.s64 %rd82, %rd78, 8, %rd20;
-	st.global.f64 [%rd82], %fd81;
-	add.s64 %rd83, %rd67, 4;
-	mov.b32 %r84, %r17;
-	cvt.rn.f64.s32 %fd85, %r84;
-	mad.lo.s64 %rd86, %rd83, 8, %rd20;
-	st.global.f64 [%rd86], %fd85;
-	add.s64 %rd87, %rd67, 5;
-	mov.b32 %r88, %r17;
-	cvt.rn.f32.s32 %f89, %r88;
-	cvt.f64.f32 %fd90, %f89;
-	mad.lo.s64 %rd91, %rd87, 8, %rd20;
-	st.global.f64 [%rd91], %fd90;
-	add.s64 %rd92, %rd67, 6;
-	cvt.s64.s32 %rd93, %r17;
-	cvt.rn.f64.u64 %fd94, %rd93;
-	mad.lo.s64 %rd95, %rd92, 8, %rd20;
-	st.global.f64 [%rd95], %fd94;
-	add.s64 %rd96, %rd67, 7;
-	cvt.s64.s32 %rd97, %r17;
-	cvt.rn.f32.u64 %f98, %rd97;
-	cvt.f64.f32 %fd99, %f98;
-	mad.lo.s64 %rd100, %rd96, 8, %rd20;
-	st.global.f64 [%rd100], %fd99;
-	add.s64 %rd101, %rd67, 8;
-	mov.b32 %r102, %r17;
-	and.b32 %r102, %r102, 65535;
-	cvt.rn.f64.u32 %fd103, %r102;
-	mov.b32 %r104, %r17;
-	and.b32 %r104, %r104, 255;
-	cvt.rn.f64.u32 %fd105, %r104;
-	add.rn.f64 %fd106, %fd103, %fd105;
-	mad.lo.s64 %rd107, %rd101, 8, %rd20;
-	st.global.f64 [%rd107], %fd106;
+	cvt.rn.f64.s32 %fd69, %r17;
+	cvt.rn.f32.s32 %f70, %r17;
+	cvt.f64.f32 %fd71, %f70;
+	mul.rn.f64 %fd72, %fd71, 0d4008000000000000;
+	add.rn.f64 %fd73, %fd69, %fd72;
+	mov.b32 %r74, %r17;
+	cvt.rn.f64.u32 %fd75, %r74;
+	mul.rn.f64 %fd76, %fd75, 0d4014000000000000;
+	add.rn.f64 %fd77, %fd73, %fd76;
+	mov.b32 %r78, %r17;
+	cvt.rn.f32.u32 %f79, %r78;
+	cvt.f64.f32 %fd80, %f79;
+	mul.rn.f64 %fd81, %fd80, 0d401C000000000000;
+	add.rn.f64 %fd82, %fd77, %fd81;
+	cvt.s64.s32 %rd83, %r17;
+	cvt.rn.f64.u64 %fd84, %rd83;
+	mul.rn.f64 %fd85, %fd84, 0d4026000000000000;
+	add.rn.f64 %fd86, %fd82, %fd85;
+	mov.b32 %r87, %r17;
+	and.b32 %r87, %r87, 65535;
+	cvt.rn.f32.u32 %f88, %r87;
+	cvt.f64.f32 %fd89, %f88;
+	mul.rn.f64 %fd90, %fd89, 0d402A000000000000;
+	add.rn.f64 %fd91, %fd86, %fd90;
+	mov.f64 %fd68, %fd91;
 $L_8:
-	add.s64 %rd108, %rd67, 9;
+	mad.lo.s64 %rd92, %rd67, 8, %rd20;
+	st.global.f64 [%rd92], %fd68;
+	add.s64 %rd93, %rd67, 1;
 $L_9:
-	cvt.rn.f64.s32 %fd109, %r17;
-	mad.lo.s64 %rd110, %rd108, 8, %rd20;
-	st.global.f64 [%rd110], %fd109;
-	add.s64 %rd111, %rd108, 1;
-	cvt.rn.f32.s32 %f112, %r17;
-	cvt.f64.f32 %fd113, %f112;
-	mad.lo.s64 %rd114, %rd111, 8, %rd20;
-	st.global.f64 [%rd114], %fd113;
-	add.s64 %rd115, %rd108, 2;
-	mov.b32 %r116, %r17;
-	cvt.rn.f64.u32 %fd117, %r116;
-	mad.lo.s64 %rd118, %rd115, 8, %rd20;
-	st.global.f64 [%rd118], %fd117;
-	add.s64 %rd119, %rd108, 3;
-	mov.b32 %r120, %r17;
-	cvt.rn.f32.u32 %f121, %r120;
-	cvt.f64.f32 %fd122, %f121;
-	mad.lo.s64 %rd123, %rd119, 8, %rd20;
-	st.global.f64 [%rd123], %fd122;
-	add.s64 %rd124, %rd108, 4;
-	mov.b32 %r125, %r17;
-	cvt.rn.f64.s32 %fd126, %r125;
-	mad.lo.s64 %rd127, %rd124, 8, %rd20;
-	st.global.f64 [%rd127], %fd126;
-	add.s64 %rd128, %rd108, 5;
-	mov.b32 %r129, %r17;
-	cvt.rn.f32.s32 %f130, %r129;
-	cvt.f64.f32 %fd131, %f130;
-	mad.lo.s64 %rd132, %rd128, 8, %rd20;
-	st.global.f64 [%rd132], %fd131;
-	add.s64 %rd133, %rd108, 6;
-	cvt.s64.s32 %rd134, %r17;
-	cvt.rn.f64.u64 %fd135, %rd134;
-	mad.lo.s64 %rd136, %rd133, 8, %rd20;
-	st.global.f64 [%rd136], %fd135;
-	add.s64 %rd137, %rd108, 7;
-	cvt.s64.s32 %rd138, %r17;
-	cvt.rn.f32.u64 %f139, %rd138;
-	cvt.f64.f32 %fd140, %f139;
-	mad.lo.s64 %rd141, %rd137, 8, %rd20;
-	st.global.f64 [%rd141], %fd140;
-	add.s64 %rd142, %rd108, 8;
-	mov.b32 %r143, %r17;
-	and.b32 %r143, %r143, 65535;
-	cvt.rn.f64.u32 %fd144, %r143;
-	mov.b32 %r145, %r17;
-	and.b32 %r145, %r145, 255;
-	cvt.rn.f64.u32 %fd146, %r145;
-	add.rn.f64 %fd147, %fd144, %fd146;
-	mad.lo.s64 %rd148, %rd142, 8, %rd20;
-	st.global.f64 [%rd148], %fd147;
+	cvt.rn.f64.s32 %fd95, %r17;
+	cvt.rn.f32.s32 %f96, %r17;
+	cvt.f64.f32 %fd97, %f96;
+	mul.rn.f64 %fd98, %fd97, 0d4008000000000000;
+	add.rn.f64 %fd99, %fd95, %fd98;
+	mov.b32 %r100, %r17;
+	cvt.rn.f64.u32 %fd101, %r100;
+	mul.rn.f64 %fd102, %fd101, 0d4014000000000000;
+	add.rn.f64 %fd103, %fd99, %fd102;
+	mov.b32 %r104, %r17;
+	cvt.rn.f32.u32 %f105, %r104;
+	cvt.f64.f32 %fd106, %f105;
+	mul.rn.f64 %fd107, %fd106, 0d401C000000000000;
+	add.rn.f64 %fd108, %fd103, %fd107;
+	cvt.s64.s32 %rd109, %r17;
+	cvt.rn.f64.u64 %fd110, %rd109;
+	mul.rn.f64 %fd111, %fd110, 0d4026000000000000;
+	add.rn.f64 %fd112, %fd108, %fd111;
+	mov.b32 %r113, %r17;
+	and.b32 %r113, %r113, 65535;
+	cvt.rn.f32.u32 %f114, %r113;
+	cvt.f64.f32 %fd115, %f114;
+	mul.rn.f64 %fd116, %fd115, 0d402A000000000000;
+	add.rn.f64 %fd117, %fd112, %fd116;
+	mov.f64 %fd94, %fd117;
 $L_10:
-	mov.b32 %r149, %r17;
-	cvt.s32.s16 %r149, %r149;
-	add.s64 %rd150, %rd67, 18;
+	mad.lo.s64 %rd118, %rd93, 8, %rd20;
+	st.global.f64 [%rd118], %fd94;
+	add.s64 %rd119, %rd67, 2;
+	mov.b32 %r120, %r17;
+	cvt.s32.s16 %r120, %r120;
 $L_11:
-	cvt.rn.f64.s32 %fd151, %r149;
-	mad.lo.s64 %rd152, %rd150, 8, %rd20;
-	st.global.f64 [%rd152], %fd151;
-	add.s64 %rd153, %rd150, 1;
-	cvt.rn.f32.s32 %f154, %r149;
-	cvt.f64.f32 %fd155, %f154;
-	mad.lo.s64 %rd156, %rd153, 8, %rd20;
-	st.global.f64 [%rd156], %fd155;
-	add.s64 %rd157, %rd150, 2;
-	mov.b32 %r158, %r149;
-	cvt.rn.f64.u32 %fd159, %r158;
-	mad.lo.s64 %rd160, %rd157, 8, %rd20;
-	st.global.f64 [%rd160], %fd159;
-	add.s64 %rd161, %rd150, 3;
-	mov.b32 %r162, %r149;
-	cvt.rn.f32.u32 %f163, %r162;
-	cvt.f64.f32 %fd164, %f163;
-	mad.lo.s64 %rd165, %rd161, 8, %rd20;
-	st.global.f64 [%rd165], %fd164;
-	add.s64 %rd166, %rd150, 4;
-	mov.b32 %r167, %r149;
-	cvt.rn.f64.s32 %fd168, %r167;
-	mad.lo.s64 %rd169, %rd166, 8, %rd20;
-	st.global.f64 [%rd169], %fd168;
-	add.s64 %rd170, %rd150, 5;
-	mov.b32 %r171, %r149;
-	cvt.rn.f32.s32 %f172, %r171;
-	cvt.f64.f32 %fd173, %f172;
-	mad.lo.s64 %rd174, %rd170, 8, %rd20;
-	st.global.f64 [%rd174], %fd173;
-	add.s64 %rd175, %rd150, 6;
-	cvt.s64.s32 %rd176, %r149;
-	cvt.rn.f64.u64 %fd177, %rd176;
-	mad.lo.s64 %rd178, %rd175, 8, %rd20;
-	st.global.f64 [%rd178], %fd177;
-	add.s64 %rd179, %rd150, 7;
-	cvt.s64.s32 %rd180, %r149;
-	cvt.rn.f32.u64 %f181, %rd180;
-	cvt.f64.f32 %fd182, %f181;
-	mad.lo.s64 %rd183, %rd179, 8, %rd20;
-	st.global.f64 [%rd183], %fd182;
-	add.s64 %rd184, %rd150, 8;
-	mov.b32 %r185, %r149;
-	and.b32 %r185, %r185, 65535;
-	cvt.rn.f64.u32 %fd186, %r185;
-	mov.b32 %r187, %r149;
-	and.b32 %r187, %r187, 255;
-	cvt.rn.f64.u32 %fd188, %r187;
-	add.rn.f64 %fd189, %fd186, %fd188;
-	mad.lo.s64 %rd190, %rd184, 8, %rd20;
-	st.global.f64 [%rd190], %fd189;
+	cvt.rn.f64.s32 %fd122, %r120;
+	cvt.rn.f32.s32 %f123, %r120;
+	cvt.f64.f32 %fd124, %f123;
+	mul.rn.f64 %fd125, %fd124, 0d4008000000000000;
+	add.rn.f64 %fd126, %fd122, %fd125;
+	mov.b32 %r127, %r120;
+	cvt.rn.f64.u32 %fd128, %r127;
+	mul.rn.f64 %fd129, %fd128, 0d4014000000000000;
+	add.rn.f64 %fd130, %fd126, %fd129;
+	mov.b32 %r131, %r120;
+	cvt.rn.f32.u32 %f132, %r131;
+	cvt.f64.f32 %fd133, %f132;
+	mul.rn.f64 %fd134, %fd133, 0d401C000000000000;
+	add.rn.f64 %fd135, %fd130, %fd134;
+	cvt.s64.s32 %rd136, %r120;
+	cvt.rn.f64.u64 %fd137, %rd136;
+	mul.rn.f64 %fd138, %fd137, 0d4026000000000000;
+	add.rn.f64 %fd139, %fd135, %fd138;
+	mov.b32 %r140, %r120;
+	and.b32 %r140, %r140, 65535;
+	cvt.rn.f32.u32 %f141, %r140;
+	cvt.f64.f32 %fd142, %f141;
+	mul.rn.f64 %fd143, %fd142, 0d402A000000000000;
+	add.rn.f64 %fd144, %fd139, %fd143;
+	mov.f64 %fd121, %fd144;
 $L_12:
-	mov.b32 %r191, %r17;
-	add.s64 %rd192, %rd67, 27;
+	mad.lo.s64 %rd145, %rd119, 8, %rd20;
+	st.global.f64 [%rd145], %fd121;
+	add.s64 %rd146, %rd67, 3;
+	mov.b32 %r147, %r17;
 $L_13:
-	cvt.rn.f64.s32 %fd193, %r191;
-	mad.lo.s64 %rd194, %rd192, 8, %rd20;
-	st.global.f64 [%rd194], %fd193;
-	add.s64 %rd195, %rd192, 1;
-	cvt.rn.f32.s32 %f196, %r191;
-	cvt.f64.f32 %fd197, %f196;
-	mad.lo.s64 %rd198, %rd195, 8, %rd20;
-	st.global.f64 [%rd198], %fd197;
-	add.s64 %rd199, %rd192, 2;
-	mov.b32 %r200, %r191;
-	cvt.rn.f64.u32 %fd201, %r200;
-	mad.lo.s64 %rd202, %rd199, 8, %rd20;
-	st.global.f64 [%rd202], %fd201;
-	add.s64 %rd203, %rd192, 3;
-	mov.b32 %r204, %r191;
-	cvt.rn.f32.u32 %f205, %r204;
-	cvt.f64.f32 %fd206, %f205;
-	mad.lo.s64 %rd207, %rd203, 8, %rd20;
-	st.global.f64 [%rd207], %fd206;
-	add.s64 %rd208, %rd192, 4;
-	cvt.rn.f64.s32 %fd209, %r191;
-	mad.lo.s64 %rd210, %rd208, 8, %rd20;
-	st.global.f64 [%rd210], %fd209;
-	add.s64 %rd211, %rd192, 5;
-	cvt.rn.f32.s32 %f212, %r191;
-	cvt.f64.f32 %fd213, %f212;
-	mad.lo.s64 %rd214, %rd211, 8, %rd20;
-	st.global.f64 [%rd214], %fd213;
-	add.s64 %rd215, %rd192, 6;
-	cvt.s64.s32 %rd216, %r191;
-	cvt.rn.f64.u64 %fd217, %rd216;
-	mad.lo.s64 %rd218, %rd215, 8, %rd20;
-	st.global.f64 [%rd218], %fd217;
-	add.s64 %rd219, %rd192, 7;
-	cvt.s64.s32 %rd220, %r191;
-	cvt.rn.f32.u64 %f221, %rd220;
-	cvt.f64.f32 %fd222, %f221;
-	mad.lo.s64 %rd223, %rd219, 8, %rd20;
-	st.global.f64 [%rd223], %fd222;
-	add.s64 %rd224, %rd192, 8;
-	mov.b32 %r225, %r191;
-	and.b32 %r225, %r225, 65535;
-	cvt.rn.f64.u32 %fd226, %r225;
-	mov.b32 %r227, %r191;
-	and.b32 %r227, %r227, 255;
-	cvt.rn.f64.u32 %fd228, %r227;
-	add.rn.f64 %fd229, %fd226, %fd228;
-	mad.lo.s64 %rd230, %rd224, 8, %rd20;
-	st.global.f64 [%rd230], %fd229;
+	cvt.rn.f64.s32 %fd149, %r147;
+	cvt.rn.f32.s32 %f150, %r147;
+	cvt.f64.f32 %fd151, %f150;
+	mul.rn.f64 %fd152, %fd151, 0d4008000000000000;
+	add.rn.f64 %fd153, %fd149, %fd152;
+	mov.b32 %r154, %r147;
+	cvt.rn.f64.u32 %fd155, %r154;
+	mul.rn.f64 %fd156, %fd155, 0d4014000000000000;
+	add.rn.f64 %fd157, %fd153, %fd156;
+	mov.b32 %r158, %r147;
+	cvt.rn.f32.u32 %f159, %r158;
+	cvt.f64.f32 %fd160, %f159;
+	mul.rn.f64 %fd161, %fd160, 0d401C000000000000;
+	add.rn.f64 %fd162, %fd157, %fd161;
+	cvt.s64.s32 %rd163, %r147;
+	cvt.rn.f64.u64 %fd164, %rd163;
+	mul.rn.f64 %fd165, %fd164, 0d4026000000000000;
+	add.rn.f64 %fd166, %fd162, %fd165;
+	mov.b32 %r167, %r147;
+	and.b32 %r167, %r167, 65535;
+	cvt.rn.f32.u32 %f168, %r167;
+	cvt.f64.f32 %fd169, %f168;
+	mul.rn.f64 %fd170, %fd169, 0d402A000000000000;
+	add.rn.f64 %fd171, %fd166, %fd170;
+	mov.f64 %fd148, %fd171;
 $L_14:
-	cvt.s64.s32 %rd231, %r17;
-	add.s64 %rd232, %rd67, 36;
+	mad.lo.s64 %rd172, %rd146, 8, %rd20;
+	st.global.f64 [%rd172], %fd148;
+	add.s64 %rd173, %rd67, 4;
+	cvt.s64.s32 %rd174, %r17;
 $L_15:
-	cvt.rn.f64.s64 %fd233, %rd231;
-	mad.lo.s64 %rd234, %rd232, 8, %rd20;
-	st.global.f64 [%rd234], %fd233;
-	add.s64 %rd235, %rd232, 1;
-	cvt.rn.f32.s64 %f236, %rd231;
-	cvt.f64.f32 %fd237, %f236;
-	mad.lo.s64 %rd238, %rd235, 8, %rd20;
-	st.global.f64 [%rd238], %fd237;
-	add.s64 %rd239, %rd232, 2;
-	cvt.u32.u64 %r240, %rd231;
-	cvt.rn.f64.u32 %fd241, %r240;
-	mad.lo.s64 %rd242, %rd239, 8, %rd20;
-	st.global.f64 [%rd242], %fd241;
-	add.s64 %rd243, %rd232, 3;
-	cvt.u32.u64 %r244, %rd231;
-	cvt.rn.f32.u32 %f245, %r244;
-	cvt.f64.f32 %fd246, %f245;
-	mad.lo.s64 %rd247, %rd243, 8, %rd20;
-	st.global.f64 [%rd247], %fd246;
-	add.s64 %rd248, %rd232, 4;
-	cvt.u32.u64 %r249, %rd231;
-	cvt.rn.f64.s32 %fd250, %r249;
-	mad.lo.s64 %rd251, %rd248, 8, %rd20;
-	st.global.f64 [%rd251], %fd250;
-	add.s64 %rd252, %rd232, 5;
-	cvt.u32.u64 %r253, %rd231;
-	cvt.rn.f32.s32 %f254, %r253;
-	cvt.f64.f32 %fd255, %f254;
-	mad.lo.s64 %rd256, %rd252, 8, %rd20;
-	st.global.f64 [%rd256], %fd255;
-	add.s64 %rd257, %rd232, 6;
-	mov.b64 %rd258, %rd231;
-	cvt.rn.f64.u64 %fd259, %rd258;
-	mad.lo.s64 %rd260, %rd257, 8, %rd20;
-	st.global.f64 [%rd260], %fd259;
-	add.s64 %rd261, %rd232, 7;
-	mov.b64 %rd262, %rd231;
-	cvt.rn.f32.u64 %f263, %rd262;
-	cvt.f64.f32 %fd264, %f263;
-	mad.lo.s64 %rd265, %rd261, 8, %rd20;
-	st.global.f64 [%rd265], %fd264;
-	add.s64 %rd266, %rd232, 8;
-	cvt.u32.u64 %r267, %rd231;
-	and.b32 %r267, %r267, 65535;
-	cvt.rn.f64.u32 %fd268, %r267;
-	cvt.u32.u64 %r269, %rd231;
-	and.b32 %r269, %r269, 255;
-	cvt.rn.f64.u32 %fd270, %r269;
-	add.rn.f64 %fd271, %fd268, %fd270;
-	mad.lo.s64 %rd272, %rd266, 8, %rd20;
-	st.global.f64 [%rd272], %fd271;
+	cvt.rn.f64.s64 %fd176, %rd174;
+	cvt.rn.f32.s64 %f177, %rd174;
+	cvt.f64.f32 %fd178, %f177;
+	mul.rn.f64 %fd179, %fd178, 0d4008000000000000;
+	add.rn.f64 %fd180, %fd176, %fd179;
+	cvt.u32.u64 %r181, %rd174;
+	cvt.rn.f64.u32 %fd182, %r181;
+	mul.rn.f64 %fd183, %fd182, 0d4014000000000000;
+	add.rn.f64 %fd184, %fd180, %fd183;
+	cvt.u32.u64 %r185, %rd174;
+	cvt.rn.f32.u32 %f186, %r185;
+	cvt.f64.f32 %fd187, %f186;
+	mul.rn.f64 %fd188, %fd187, 0d401C000000000000;
+	add.rn.f64 %fd189, %fd184, %fd188;
+	mov.b64 %rd190, %rd174;
+	cvt.rn.f64.u64 %fd191, %rd190;
+	mul.rn.f64 %fd192, %fd191, 0d4026000000000000;
+	add.rn.f64 %fd193, %fd189, %fd192;
+	cvt.u32.u64 %r194, %rd174;
+	and.b32 %r194, %r194, 65535;
+	cvt.rn.f32.u32 %f195, %r194;
+	cvt.f64.f32 %fd196, %f195;
+	mul.rn.f64 %fd197, %fd196, 0d402A000000000000;
+	add.rn.f64 %fd198, %fd193, %fd197;
+	mov.f64 %fd175, %fd198;
 $L_16:
-	mov.b32 %r273, %r17;
-	and.b32 %r273, %r273, 255;
-	add.s64 %rd274, %rd67, 45;
+	mad.lo.s64 %rd199, %rd173, 8, %rd20;
+	st.global.f64 [%rd199], %fd175;
+	add.s64 %rd200, %rd67, 5;
+	mov.b32 %r201, %r17;
+	and.b32 %r201, %r201, 255;
 $L_17:
-	cvt.rn.f64.u32 %fd275, %r273;
-	mad.lo.s64 %rd276, %rd274, 8, %rd20;
-	st.global.f64 [%rd276], %fd275;
-	add.s64 %rd277, %rd274, 1;
-	cvt.rn.f32.u32 %f278, %r273;
-	cvt.f64.f32 %fd279, %f278;
-	mad.lo.s64 %rd280, %rd277, 8, %rd20;
-	st.global.f64 [%rd280], %fd279;
-	add.s64 %rd281, %rd274, 2;
-	mov.b32 %r282, %r273;
-	cvt.rn.f64.u32 %fd283, %r282;
-	mad.lo.s64 %rd284, %rd281, 8, %rd20;
-	st.global.f64 [%rd284], %fd283;
-	add.s64 %rd285, %rd274, 3;
-	mov.b32 %r286, %r273;
-	cvt.rn.f32.u32 %f287, %r286;
-	cvt.f64.f32 %fd288, %f287;
-	mad.lo.s64 %rd289, %rd285, 8, %rd20;
-	st.global.f64 [%rd289], %fd288;
-	add.s64 %rd290, %rd274, 4;
-	mov.b32 %r291, %r273;
-	cvt.rn.f64.s32 %fd292, %r291;
-	mad.lo.s64 %rd293, %rd290, 8, %rd20;
-	st.global.f64 [%rd293], %fd292;
-	add.s64 %rd294, %rd274, 5;
-	mov.b32 %r295, %r273;
-	cvt.rn.f32.s32 %f296, %r295;
-	cvt.f64.f32 %fd297, %f296;
-	mad.lo.s64 %rd298, %rd294, 8, %rd20;
-	st.global.f64 [%rd298], %fd297;
-	add.s64 %rd299, %rd274, 6;
-	cvt.u64.u32 %rd300, %r273;
-	cvt.rn.f64.u64 %fd301, %rd300;
-	mad.lo.s64 %rd302, %rd299, 8, %rd20;
-	st.global.f64 [%rd302], %fd301;
-	add.s64 %rd303, %rd274, 7;
-	cvt.u64.u32 %rd304, %r273;
-	cvt.rn.f32.u64 %f305, %rd304;
-	cvt.f64.f32 %fd306, %f305;
-	mad.lo.s64 %rd307, %rd303, 8, %rd20;
-	st.global.f64 [%rd307], %fd306;
-	add.s64 %rd308, %rd274, 8;
-	mov.b32 %r309, %r273;
-	and.b32 %r309, %r309, 65535;
-	cvt.rn.f64.u32 %fd310, %r309;
-	cvt.rn.f64.u32 %fd311, %r273;
-	add.rn.f64 %fd312, %fd310, %fd311;
-	mad.lo.s64 %rd313, %rd308, 8, %rd20;
-	st.global.f64 [%rd313], %fd312;
+	cvt.rn.f64.u32 %fd203, %r201;
+	cvt.rn.f32.u32 %f204, %r201;
+	cvt.f64.f32 %fd205, %f204;
+	mul.rn.f64 %fd206, %fd205, 0d4008000000000000;
+	add.rn.f64 %fd207, %fd203, %fd206;
+	mov.b32 %r208, %r201;
+	cvt.rn.f64.u32 %fd209, %r208;
+	mul.rn.f64 %fd210, %fd209, 0d4014000000000000;
+	add.rn.f64 %fd211, %fd207, %fd210;
+	mov.b32 %r212, %r201;
+	cvt.rn.f32.u32 %f213, %r212;
+	cvt.f64.f32 %fd214, %f213;
+	mul.rn.f64 %fd215, %fd214, 0d401C000000000000;
+	add.rn.f64 %fd216, %fd211, %fd215;
+	cvt.u64.u32 %rd217, %r201;
+	cvt.rn.f64.u64 %fd218, %rd217;
+	mul.rn.f64 %fd219, %fd218, 0d4026000000000000;
+	add.rn.f64 %fd220, %fd216, %fd219;
+	mov.b32 %r221, %r201;
+	and.b32 %r221, %r221, 65535;
+	cvt.rn.f32.u32 %f222, %r221;
+	cvt.f64.f32 %fd223, %f222;
+	mul.rn.f64 %fd224, %fd223, 0d402A000000000000;
+	add.rn.f64 %fd225, %fd220, %fd224;
+	mov.f64 %fd202, %fd225;
 $L_18:
-	mov.b32 %r314, %r17;
-	and.b32 %r314, %r314, 65535;
-	add.s64 %rd315, %rd67, 54;
+	mad.lo.s64 %rd226, %rd200, 8, %rd20;
+	st.global.f64 [%rd226], %fd202;
+	add.s64 %rd227, %rd67, 6;
+	mov.b32 %r228, %r17;
+	and.b32 %r228, %r228, 65535;
 $L_19:
-	cvt.rn.f64.u32 %fd316, %r314;
-	mad.lo.s64 %rd317, %rd315, 8, %rd20;
-	st.global.f64 [%rd317], %fd316;
-	add.s64 %rd318, %rd315, 1;
-	cvt.rn.f32.u32 %f319, %r314;
-	cvt.f64.f32 %fd320, %f319;
-	mad.lo.s64 %rd321, %rd318, 8, %rd20;
-	st.global.f64 [%rd321], %fd320;
-	add.s64 %rd322, %rd315, 2;
-	mov.b32 %r323, %r314;
-	cvt.rn.f64.u32 %fd324, %r323;
-	mad.lo.s64 %rd325, %rd322, 8, %rd20;
-	st.global.f64 [%rd325], %fd324;
-	add.s64 %rd326, %rd315, 3;
-	mov.b32 %r327, %r314;
-	cvt.rn.f32.u32 %f328, %r327;
-	cvt.f64.f32 %fd329, %f328;
-	mad.lo.s64 %rd330, %rd326, 8, %rd20;
-	st.global.f64 [%rd330], %fd329;
-	add.s64 %rd331, %rd315, 4;
-	mov.b32 %r332, %r314;
-	cvt.rn.f64.s32 %fd333, %r332;
-	mad.lo.s64 %rd334, %rd331, 8, %rd20;
-	st.global.f64 [%rd334], %fd333;
-	add.s64 %rd335, %rd315, 5;
-	mov.b32 %r336, %r314;
-	cvt.rn.f32.s32 %f337, %r336;
-	cvt.f64.f32 %fd338, %f337;
-	mad.lo.s64 %rd339, %rd335, 8, %rd20;
-	st.global.f64 [%rd339], %fd338;
-	add.s64 %rd340, %rd315, 6;
-	cvt.u64.u32 %rd341, %r314;
-	cvt.rn.f64.u64 %fd342, %rd341;
-	mad.lo.s64 %rd343, %rd340, 8, %rd20;
-	st.global.f64 [%rd343], %fd342;
-	add.s64 %rd344, %rd315, 7;
-	cvt.u64.u32 %rd345, %r314;
-	cvt.rn.f32.u64 %f346, %rd345;
-	cvt.f64.f32 %fd347, %f346;
-	mad.lo.s64 %rd348, %rd344, 8, %rd20;
-	st.global.f64 [%rd348], %fd347;
-	add.s64 %rd349, %rd315, 8;
-	cvt.rn.f64.u32 %fd350, %r314;
-	mov.b32 %r351, %r314;
-	and.b32 %r351, %r351, 255;
-	cvt.rn.f64.u32 %fd352, %r351;
-	add.rn.f64 %fd353, %fd350, %fd352;
-	mad.lo.s64 %rd354, %rd349, 8, %rd20;
-	st.global.f64 [%rd354], %fd353;
+	cvt.rn.f64.u32 %fd230, %r228;
+	cvt.rn.f32.u32 %f231, %r228;
+	cvt.f64.f32 %fd232, %f231;
+	mul.rn.f64 %fd233, %fd232, 0d4008000000000000;
+	add.rn.f64 %fd234, %fd230, %fd233;
+	mov.b32 %r235, %r228;
+	cvt.rn.f64.u32 %fd236, %r235;
+	mul.rn.f64 %fd237, %fd236, 0d4014000000000000;
+	add.rn.f64 %fd238, %fd234, %fd237;
+	mov.b32 %r239, %r228;
+	cvt.rn.f32.u32 %f240, %r239;
+	cvt.f64.f32 %fd241, %f240;
+	mul.rn.f64 %fd242, %fd241, 0d401C000000000000;
+	add.rn.f64 %fd243, %fd238, %fd242;
+	cvt.u64.u32 %rd244, %r228;
+	cvt.rn.f64.u64 %fd245, %rd244;
+	mul.rn.f64 %fd246, %fd245, 0d4026000000000000;
+	add.rn.f64 %fd247, %fd243, %fd246;
+	cvt.rn.f32.u32 %f248, %r228;
+	cvt.f64.f32 %fd249, %f248;
+	mul.rn.f64 %fd250, %fd249, 0d402A000000000000;
+	add.rn.f64 %fd251, %fd247, %fd250;
+	mov.f64 %fd229, %fd251;
 $L_20:
-	mov.b32 %r355, %r17;
-	add.s64 %rd356, %rd67, 63;
+	mad.lo.s64 %rd252, %rd227, 8, %rd20;
+	st.global.f64 [%rd252], %fd229;
+	add.s64 %rd253, %rd67, 7;
+	mov.b32 %r254, %r17;
 $L_21:
-	cvt.rn.f64.u32 %fd357, %r355;
-	mad.lo.s64 %rd358, %rd356, 8, %rd20;
-	st.global.f64 [%rd358], %fd357;
-	add.s64 %rd359, %rd356, 1;
-	cvt.rn.f32.u32 %f360, %r355;
-	cvt.f64.f32 %fd361, %f360;
-	mad.lo.s64 %rd362, %rd359, 8, %rd20;
-	st.global.f64 [%rd362], %fd361;
-	add.s64 %rd363, %rd356, 2;
-	cvt.rn.f64.u32 %fd364, %r355;
-	mad.lo.s64 %rd365, %rd363, 8, %rd20;
-	st.global.f64 [%rd365], %fd364;
-	add.s64 %rd366, %rd356, 3;
-	cvt.rn.f32.u32 %f367, %r355;
-	cvt.f64.f32 %fd368, %f367;
-	mad.lo.s64 %rd369, %rd366, 8, %rd20;
-	st.global.f64 [%rd369], %fd368;
-	add.s64 %rd370, %rd356, 4;
-	mov.b32 %r371, %r355;
-	cvt.rn.f64.s32 %fd372, %r371;
-	mad.lo.s64 %rd373, %rd370, 8, %rd20;
-	st.global.f64 [%rd373], %fd372;
-	add.s64 %rd374, %rd356, 5;
-	mov.b32 %r375, %r355;
-	cvt.rn.f32.s32 %f376, %r375;
-	cvt.f64.f32 %fd377, %f376;
-	mad.lo.s64 %rd378, %rd374, 8, %rd20;
-	st.global.f64 [%rd378], %fd377;
-	add.s64 %rd379, %rd356, 6;
-	cvt.u64.u32 %rd380, %r355;
-	cvt.rn.f64.u64 %fd381, %rd380;
-	mad.lo.s64 %rd382, %rd379, 8, %rd20;
-	st.global.f64 [%rd382], %fd381;
-	add.s64 %rd383, %rd356, 7;
-	cvt.u64.u32 %rd384, %r355;
-	cvt.rn.f32.u64 %f385, %rd384;
-	cvt.f64.f32 %fd386, %f385;
-	mad.lo.s64 %rd387, %rd383, 8, %rd20;
-	st.global.f64 [%rd387], %fd386;
-	add.s64 %rd388, %rd356, 8;
-	mov.b32 %r389, %r355;
-	and.b32 %r389, %r389, 65535;
-	cvt.rn.f64.u32 %fd390, %r389;
-	mov.b32 %r391, %r355;
-	and.b32 %r391, %r391, 255;
-	cvt.rn.f64.u32 %fd392, %r391;
-	add.rn.f64 %fd393, %fd390, %fd392;
-	mad.lo.s64 %rd394, %rd388, 8, %rd20;
-	st.global.f64 [%rd394], %fd393;
+	cvt.rn.f64.u32 %fd256, %r254;
+	cvt.rn.f32.u32 %f257, %r254;
+	cvt.f64.f32 %fd258, %f257;
+	mul.rn.f64 %fd259, %fd258, 0d4008000000000000;
+	add.rn.f64 %fd260, %fd256, %fd259;
+	cvt.rn.f64.u32 %fd261, %r254;
+	mul.rn.f64 %fd262, %fd261, 0d4014000000000000;
+	add.rn.f64 %fd263, %fd260, %fd262;
+	cvt.rn.f32.u32 %f264, %r254;
+	cvt.f64.f32 %fd265, %f264;
+	mul.rn.f64 %fd266, %fd265, 0d401C000000000000;
+	add.rn.f64 %fd267, %fd263, %fd266;
+	cvt.u64.u32 %rd268, %r254;
+	cvt.rn.f64.u64 %fd269, %rd268;
+	mul.rn.f64 %fd270, %fd269, 0d4026000000000000;
+	add.rn.f64 %fd271, %fd267, %fd270;
+	mov.b32 %r272, %r254;
+	and.b32 %r272, %r272, 65535;
+	cvt.rn.f32.u32 %f273, %r272;
+	cvt.f64.f32 %fd274, %f273;
+	mul.rn.f64 %fd275, %fd274, 0d402A000000000000;
+	add.rn.f64 %fd276, %fd271, %fd275;
+	mov.f64 %fd255, %fd276;
 $L_22:
-	cvt.s64.s32 %rd395, %r17;
-	add.s64 %rd396, %rd67, 72;
+	mad.lo.s64 %rd277, %rd253, 8, %rd20;
+	st.global.f64 [%rd277], %fd255;
+	add.s64 %rd278, %rd67, 8;
+	cvt.s64.s32 %rd279, %r17;
 $L_23:
-	cvt.rn.f64.u64 %fd397, %rd395;
-	mad.lo.s64 %rd398, %rd396, 8, %rd20;
-	st.global.f64 [%rd398], %fd397;
-	add.s64 %rd399, %rd396, 1;
-	cvt.rn.f32.u64 %f400, %rd395;
-	cvt.f64.f32 %fd401, %f400;
-	mad.lo.s64 %rd402, %rd399, 8, %rd20;
-	st.global.f64 [%rd402], %fd401;
-	add.s64 %rd403, %rd396, 2;
-	cvt.u32.u64 %r404, %rd395;
-	cvt.rn.f64.u32 %fd405, %r404;
-	mad.lo.s64 %rd406, %rd403, 8, %rd20;
-	st.global.f64 [%rd406], %fd405;
-	add.s64 %rd407, %rd396, 3;
-	cvt.u32.u64 %r408, %rd395;
-	cvt.rn.f32.u32 %f409, %r408;
-	cvt.f64.f32 %fd410, %f409;
-	mad.lo.s64 %rd411, %rd407, 8, %rd20;
-	st.global.f64 [%rd411], %fd410;
-	add.s64 %rd412, %rd396, 4;
-	cvt.u32.u64 %r413, %rd395;
-	cvt.rn.f64.s32 %fd414, %r413;
-	mad.lo.s64 %rd415, %rd412, 8, %rd20;
-	st.global.f64 [%rd415], %fd414;
-	add.s64 %rd416, %rd396, 5;
-	cvt.u32.u64 %r417, %rd395;
-	cvt.rn.f32.s32 %f418, %r417;
-	cvt.f64.f32 %fd419, %f418;
-	mad.lo.s64 %rd420, %rd416, 8, %rd20;
-	st.global.f64 [%rd420], %fd419;
-	add.s64 %rd421, %rd396, 6;
-	cvt.rn.f64.u64 %fd422, %rd395;
-	mad.lo.s64 %rd423, %rd421, 8, %rd20;
-	st.global.f64 [%rd423], %fd422;
-	add.s64 %rd424, %rd396, 7;
-	cvt.rn.f32.u64 %f425, %rd395;
-	cvt.f64.f32 %fd426, %f425;
-	mad.lo.s64 %rd427, %rd424, 8, %rd20;
-	st.global.f64 [%rd427], %fd426;
-	add.s64 %rd428, %rd396, 8;
-	cvt.u32.u64 %r429, %rd395;
-	and.b32 %r429, %r429, 65535;
-	cvt.rn.f64.u32 %fd430, %r429;
-	cvt.u32.u64 %r431, %rd395;
-	and.b32 %r431, %r431, 255;
-	cvt.rn.f64.u32 %fd432, %r431;
-	add.rn.f64 %fd433, %fd430, %fd432;
-	mad.lo.s64 %rd434, %rd428, 8, %rd20;
-	st.global.f64 [%rd434], %fd433;
+	cvt.rn.f64.u64 %fd281, %rd279;
+	cvt.rn.f32.u64 %f282, %rd279;
+	cvt.f64.f32 %fd283, %f282;
+	mul.rn.f64 %fd284, %fd283, 0d4008000000000000;
+	add.rn.f64 %fd285, %fd281, %fd284;
+	cvt.u32.u64 %r286, %rd279;
+	cvt.rn.f64.u32 %fd287, %r286;
+	mul.rn.f64 %fd288, %fd287, 0d4014000000000000;
+	add.rn.f64 %fd289, %fd285, %fd288;
+	cvt.u32.u64 %r290, %rd279;
+	cvt.rn.f32.u32 %f291, %r290;
+	cvt.f64.f32 %fd292, %f291;
+	mul.rn.f64 %fd293, %fd292, 0d401C000000000000;
+	add.rn.f64 %fd294, %fd289, %fd293;
+	cvt.rn.f64.u64 %fd295, %rd279;
+	mul.rn.f64 %fd296, %fd295, 0d4026000000000000;
+	add.rn.f64 %fd297, %fd294, %fd296;
+	cvt.u32.u64 %r298, %rd279;
+	and.b32 %r298, %r298, 65535;
+	cvt.rn.f32.u32 %f299, %r298;
+	cvt.f64.f32 %fd300, %f299;
+	mul.rn.f64 %fd301, %fd300, 0d402A000000000000;
+	add.rn.f64 %fd302, %fd297, %fd301;
+	mov.f64 %fd280, %fd302;
 $L_24:
-	cvt.s64.s32 %rd435, %r17;
-	add.s64 %rd436, %rd435, 0;
-	add.s64 %rd437, %rd67, 81;
+	mad.lo.s64 %rd303, %rd278, 8, %rd20;
+	st.global.f64 [%rd303], %fd280;
+	mul.lo.s64 %rd304, %rd9, 9;
 $L_25:
-	cvt.rn.f64.s64 %fd438, %rd436;
-	mad.lo.s64 %rd439, %rd437, 8, %rd20;
-	st.global.f64 [%rd439], %fd438;
-	add.s64 %rd440, %rd437, 1;
-	cvt.rn.f32.s64 %f441, %rd436;
-	cvt.f64.f32 %fd442, %f441;
-	mad.lo.s64 %rd443, %rd440, 8, %rd20;
-	st.global.f64 [%rd443], %fd442;
-	add.s64 %rd444, %rd437, 2;
-	cvt.u32.u64 %r445, %rd436;
-	cvt.rn.f64.u32 %fd446, %r445;
-	mad.lo.s64 %rd447, %rd444, 8, %rd20;
-	st.global.f64 [%rd447], %fd446;
-	add.s64 %rd448, %rd437, 3;
-	cvt.u32.u64 %r449, %rd436;
-	cvt.rn.f32.u32 %f450, %r449;
-	cvt.f64.f32 %fd451, %f450;
-	mad.lo.s64 %rd452, %rd448, 8, %rd20;
-	st.global.f64 [%rd452], %fd451;
-	add.s64 %rd453, %rd437, 4;
-	cvt.u32.u64 %r454, %rd436;
-	cvt.rn.f64.s32 %fd455, %r454;
-	mad.lo.s64 %rd456, %rd453, 8, %rd20;
-	st.global.f64 [%rd456], %fd455;
-	add.s64 %rd457, %rd437, 5;
-	cvt.u32.u64 %r458, %rd436;
-	cvt.rn.f32.s32 %f459, %r458;
-	cvt.f64.f32 %fd460, %f459;
-	mad.lo.s64 %rd461, %rd457, 8, %rd20;
-	st.global.f64 [%rd461], %fd460;
-	add.s64 %rd462, %rd437, 6;
-	mov.b64 %rd463, %rd436;
-	cvt.rn.f64.u64 %fd464, %rd463;
-	mad.lo.s64 %rd465, %rd462, 8, %rd20;
-	st.global.f64 [%rd465], %fd464;
-	add.s64 %rd466, %rd437, 7;
-	mov.b64 %rd467, %rd436;
-	cvt.rn.f32.u64 %f468, %rd467;
-	cvt.f64.f32 %fd469, %f468;
-	mad.lo.s64 %rd470, %rd466, 8, %rd20;
-	st.global.f64 [%rd470], %fd469;
-	add.s64 %rd471, %rd437, 8;
-	cvt.u32.u64 %r472, %rd436;
-	and.b32 %r472, %r472, 65535;
-	cvt.rn.f64.u32 %fd473, %r472;
-	cvt.u32.u64 %r474, %rd436;
-	and.b32 %r474, %r474, 255;
-	cvt.rn.f64.u32 %fd475, %r474;
-	add.rn.f64 %fd476, %fd473, %fd475;
-	mad.lo.s64 %rd477, %rd471, 8, %rd20;
-	st.global.f64 [%rd477], %fd476;
+	mov.b32 %r306, %r17;
+	setp.lt.u32 %p307, %r306, 2147483648;
+	mov.b64 %rd309, 0;
 $L_26:
-	mul.lo.s64 %rd478, %rd9, 10;
+	@!%p307 bra $L_223;
 $L_27:
-	mov.b32 %r480, %r17;
-	setp.lt.u32 %p481, %r480, 2147483648;
-	mov.b64 %rd483, 0;
-$L_28:
-	@!%p481 bra $L_367;
-$L_29:
-	min.u64 %rdt1, %rd483, 32;
+	min.u64 %rdt1, %rd309, 32;
 	cvt.u32.u64 %rt5, %rdt1;
 	mov.b32 %rt6, 1;
-	shl.b32 %r484, %rt6, %rt5;
-	and.b32 %r484, %r484, 255;
-	mov.b32 %r482, %r484;
+	shl.b32 %r310, %rt6, %rt5;
+	and.b32 %r310, %r310, 255;
+	mov.b32 %r308, %r310;
+$L_28:
+	mov.b32 %r311, %r17;
+	setp.lt.s32 %p312, %r311, 0;
+	mov.b64 %rd314, 1;
+$L_29:
+	@!%p312 bra $L_222;
 $L_30:
-	mov.b32 %r485, %r17;
-	setp.lt.s32 %p486, %r485, 0;
-	mov.b64 %rd488, 1;
-$L_31:
-	@!%p486 bra $L_366;
-$L_32:
-	min.u64 %rdt2, %rd488, 32;
+	min.u64 %rdt2, %rd314, 32;
 	cvt.u32.u64 %rt7, %rdt2;
 	mov.b32 %rt8, 1;
-	shl.b32 %r489, %rt8, %rt7;
-	and.b32 %r489, %r489, 255;
-	mov.b32 %r487, %r489;
+	shl.b32 %r315, %rt8, %rt7;
+	and.b32 %r315, %r315, 255;
+	mov.b32 %r313, %r315;
+$L_31:
+	or.b32 %r316, %r308, %r313;
+	cvt.s64.s32 %rd317, %r17;
+	setp.gt.u64 %p318, %rd317, 9223372036854775808U;
+	mov.b64 %rd320, 2;
+$L_32:
+	@!%p318 bra $L_221;
 $L_33:
-	or.b32 %r490, %r482, %r487;
-	cvt.s64.s32 %rd491, %r17;
-	setp.gt.u64 %p492, %rd491, 9223372036854775808U;
-	mov.b64 %rd494, 2;
-$L_34:
-	@!%p492 bra $L_365;
-$L_35:
-	min.u64 %rdt3, %rd494, 32;
+	min.u64 %rdt3, %rd320, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	mov.b32 %rt10, 1;
-	shl.b32 %r495, %rt10, %rt9;
-	and.b32 %r495, %r495, 255;
-	mov.b32 %r493, %r495;
+	shl.b32 %r321, %rt10, %rt9;
+	and.b32 %r321, %r321, 255;
+	mov.b32 %r319, %r321;
+$L_34:
+	or.b32 %r322, %r316, %r319;
+	mov.b32 %r323, %r17;
+	and.b32 %r323, %r323, 65535;
+	setp.ge.u32 %p324, %r323, 32768;
+	mov.b64 %rd326, 3;
+$L_35:
+	@!%p324 bra $L_220;
 $L_36:
-	or.b32 %r496, %r490, %r493;
-	mov.b32 %r497, %r17;
-	and.b32 %r497, %r497, 65535;
-	setp.ge.u32 %p498, %r497, 32768;
-	mov.b64 %rd500, 3;
-$L_37:
-	@!%p498 bra $L_364;
-$L_38:
-	min.u64 %rdt4, %rd500, 32;
+	min.u64 %rdt4, %rd326, 32;
 	cvt.u32.u64 %rt11, %rdt4;
 	mov.b32 %rt12, 1;
-	shl.b32 %r501, %rt12, %rt11;
-	and.b32 %r501, %r501, 255;
-	mov.b32 %r499, %r501;
+	shl.b32 %r327, %rt12, %rt11;
+	and.b32 %r327, %r327, 255;
+	mov.b32 %r325, %r327;
+$L_37:
+	or.b32 %r328, %r322, %r325;
+	mov.b32 %r329, %r17;
+	cvt.rn.f64.u32 %fd330, %r329;
+	mov.b32 %r331, %r17;
+	cvt.rn.f64.s32 %fd332, %r331;
+	setp.eq.f64 %p333, %fd330, %fd332;
+	mov.b64 %rd335, 4;
+$L_38:
+	@!%p333 bra $L_219;
 $L_39:
-	or.b32 %r502, %r496, %r499;
-	mov.b32 %r503, %r17;
-	and.b32 %r503, %r503, 255;
-	setp.gt.u32 %p504, %r503, 128;
-	mov.b64 %rd506, 4;
-$L_40:
-	@!%p504 bra $L_363;
-$L_41:
-	min.u64 %rdt5, %rd506, 32;
+	min.u64 %rdt5, %rd335, 32;
 	cvt.u32.u64 %rt13, %rdt5;
 	mov.b32 %rt14, 1;
-	shl.b32 %r507, %rt14, %rt13;
-	and.b32 %r507, %r507, 255;
-	mov.b32 %r505, %r507;
+	shl.b32 %r336, %rt14, %rt13;
+	and.b32 %r336, %r336, 255;
+	mov.b32 %r334, %r336;
+$L_40:
+	or.b32 %r337, %r328, %r334;
+	mov.b32 %r305, %r337;
+$L_41:
+	mad.lo.s64 %rd338, %rd304, 1, %rd22;
+	st.global.u8 [%rd338], %r305;
+	add.s64 %rd339, %rd304, 1;
 $L_42:
-	or.b32 %r508, %r502, %r505;
-	setp.lt.s32 %p509, %r17, 1;
-	mov.b64 %rd511, 5;
+	mov.b32 %r341, %r17;
+	setp.lt.u32 %p342, %r341, 2147483648;
+	mov.b64 %rd344, 0;
 $L_43:
-	@!%p509 bra $L_362;
+	@!%p342 bra $L_218;
 $L_44:
-	min.u64 %rdt6, %rd511, 32;
+	min.u64 %rdt6, %rd344, 32;
 	cvt.u32.u64 %rt15, %rdt6;
 	mov.b32 %rt16, 1;
-	shl.b32 %r512, %rt16, %rt15;
-	and.b32 %r512, %r512, 255;
-	mov.b32 %r510, %r512;
+	shl.b32 %r345, %rt16, %rt15;
+	and.b32 %r345, %r345, 255;
+	mov.b32 %r343, %r345;
 $L_45:
-	or.b32 %r513, %r508, %r510;
-	mov.b32 %r514, %r17;
-	cvt.rn.f64.u32 %fd515, %r514;
-	mov.b32 %r516, %r17;
-	cvt.rn.f64.s32 %fd517, %r516;
-	setp.eq.f64 %p518, %fd515, %fd517;
-	mov.b64 %rd520, 6;
+	mov.b32 %r346, %r17;
+	setp.lt.s32 %p347, %r346, 0;
+	mov.b64 %rd349, 1;
 $L_46:
-	@!%p518 bra $L_361;
+	@!%p347 bra $L_217;
 $L_47:
-	min.u64 %rdt7, %rd520, 32;
+	min.u64 %rdt7, %rd349, 32;
 	cvt.u32.u64 %rt17, %rdt7;
 	mov.b32 %rt18, 1;
-	shl.b32 %r521, %rt18, %rt17;
-	and.b32 %r521, %r521, 255;
-	mov.b32 %r519, %r521;
+	shl.b32 %r350, %rt18, %rt17;
+	and.b32 %r350, %r350, 255;
+	mov.b32 %r348, %r350;
 $L_48:
-	or.b32 %r522, %r513, %r519;
-	mov.b32 %r523, %r17;
-	and.b32 %r523, %r523, 65535;
-	cvt.rn.f32.u32 %f524, %r523;
-	mov.b32 %r525, %r17;
-	cvt.s32.s16 %r525, %r525;
-	cvt.rn.f32.s32 %f526, %r525;
-	setp.gt.f32 %p527, %f524, %f526;
-	mov.b64 %rd529, 7;
+	or.b32 %r351, %r343, %r348;
+	cvt.s64.s32 %rd352, %r17;
+	setp.gt.u64 %p353, %rd352, 9223372036854775808U;
+	mov.b64 %rd355, 2;
 $L_49:
-	@!%p527 bra $L_360;
+	@!%p353 bra $L_216;
 $L_50:
-	min.u64 %rdt8, %rd529, 32;
+	min.u64 %rdt8, %rd355, 32;
 	cvt.u32.u64 %rt19, %rdt8;
 	mov.b32 %rt20, 1;
-	shl.b32 %r530, %rt20, %rt19;
-	and.b32 %r530, %r530, 255;
-	mov.b32 %r528, %r530;
+	shl.b32 %r356, %rt20, %rt19;
+	and.b32 %r356, %r356, 255;
+	mov.b32 %r354, %r356;
 $L_51:
-	or.b32 %r531, %r522, %r528;
-	mov.b32 %r479, %r531;
+	or.b32 %r357, %r351, %r354;
+	mov.b32 %r358, %r17;
+	and.b32 %r358, %r358, 65535;
+	setp.ge.u32 %p359, %r358, 32768;
+	mov.b64 %rd361, 3;
 $L_52:
-	mad.lo.s64 %rd532, %rd478, 1, %rd22;
-	st.global.u8 [%rd532], %r479;
-	add.s64 %rd533, %rd478, 1;
+	@!%p359 bra $L_215;
 $L_53:
-	mov.b32 %r535, %r17;
-	setp.lt.u32 %p536, %r535, 2147483648;
-	mov.b64 %rd538, 0;
-$L_54:
-	@!%p536 bra $L_359;
-$L_55:
-	min.u64 %rdt9, %rd538, 32;
+	min.u64 %rdt9, %rd361, 32;
 	cvt.u32.u64 %rt21, %rdt9;
 	mov.b32 %rt22, 1;
-	shl.b32 %r539, %rt22, %rt21;
-	and.b32 %r539, %r539, 255;
-	mov.b32 %r537, %r539;
+	shl.b32 %r362, %rt22, %rt21;
+	and.b32 %r362, %r362, 255;
+	mov.b32 %r360, %r362;
+$L_54:
+	or.b32 %r363, %r357, %r360;
+	mov.b32 %r364, %r17;
+	cvt.rn.f64.u32 %fd365, %r364;
+	mov.b32 %r366, %r17;
+	cvt.rn.f64.s32 %fd367, %r366;
+	setp.eq.f64 %p368, %fd365, %fd367;
+	mov.b64 %rd370, 4;
+$L_55:
+	@!%p368 bra $L_214;
 $L_56:
-	mov.b32 %r540, %r17;
-	setp.lt.s32 %p541, %r540, 0;
-	mov.b64 %rd543, 1;
-$L_57:
-	@!%p541 bra $L_358;
-$L_58:
-	min.u64 %rdt10, %rd543, 32;
+	min.u64 %rdt10, %rd370, 32;
 	cvt.u32.u64 %rt23, %rdt10;
 	mov.b32 %rt24, 1;
-	shl.b32 %r544, %rt24, %rt23;
-	and.b32 %r544, %r544, 255;
-	mov.b32 %r542, %r544;
+	shl.b32 %r371, %rt24, %rt23;
+	and.b32 %r371, %r371, 255;
+	mov.b32 %r369, %r371;
+$L_57:
+	or.b32 %r372, %r363, %r369;
+	mov.b32 %r340, %r372;
+$L_58:
+	mad.lo.s64 %rd373, %rd339, 1, %rd22;
+	st.global.u8 [%rd373], %r340;
+	add.s64 %rd374, %rd304, 2;
+	mov.b32 %r375, %r17;
+	cvt.s32.s16 %r375, %r375;
 $L_59:
-	or.b32 %r545, %r537, %r542;
-	cvt.s64.s32 %rd546, %r17;
-	setp.gt.u64 %p547, %rd546, 9223372036854775808U;
-	mov.b64 %rd549, 2;
+	mov.b32 %r377, %r375;
+	setp.lt.u32 %p378, %r377, 2147483648;
+	mov.b64 %rd380, 0;
 $L_60:
-	@!%p547 bra $L_357;
+	@!%p378 bra $L_213;
 $L_61:
-	min.u64 %rdt11, %rd549, 32;
+	min.u64 %rdt11, %rd380, 32;
 	cvt.u32.u64 %rt25, %rdt11;
 	mov.b32 %rt26, 1;
-	shl.b32 %r550, %rt26, %rt25;
-	and.b32 %r550, %r550, 255;
-	mov.b32 %r548, %r550;
+	shl.b32 %r381, %rt26, %rt25;
+	and.b32 %r381, %r381, 255;
+	mov.b32 %r379, %r381;
 $L_62:
-	or.b32 %r551, %r545, %r548;
-	mov.b32 %r552, %r17;
-	and.b32 %r552, %r552, 65535;
-	setp.ge.u32 %p553, %r552, 32768;
-	mov.b64 %rd555, 3;
+	mov.b32 %r382, %r375;
+	setp.lt.s32 %p383, %r382, 0;
+	mov.b64 %rd385, 1;
 $L_63:
-	@!%p553 bra $L_356;
+	@!%p383 bra $L_212;
 $L_64:
-	min.u64 %rdt12, %rd555, 32;
+	min.u64 %rdt12, %rd385, 32;
 	cvt.u32.u64 %rt27, %rdt12;
 	mov.b32 %rt28, 1;
-	shl.b32 %r556, %rt28, %rt27;
-	and.b32 %r556, %r556, 255;
-	mov.b32 %r554, %r556;
+	shl.b32 %r386, %rt28, %rt27;
+	and.b32 %r386, %r386, 255;
+	mov.b32 %r384, %r386;
 $L_65:
-	or.b32 %r557, %r551, %r554;
-	mov.b32 %r558, %r17;
-	and.b32 %r558, %r558, 255;
-	setp.gt.u32 %p559, %r558, 128;
-	mov.b64 %rd561, 4;
+	or.b32 %r387, %r379, %r384;
+	cvt.s64.s32 %rd388, %r375;
+	setp.gt.u64 %p389, %rd388, 9223372036854775808U;
+	mov.b64 %rd391, 2;
 $L_66:
-	@!%p559 bra $L_355;
+	@!%p389 bra $L_211;
 $L_67:
-	min.u64 %rdt13, %rd561, 32;
+	min.u64 %rdt13, %rd391, 32;
 	cvt.u32.u64 %rt29, %rdt13;
 	mov.b32 %rt30, 1;
-	shl.b32 %r562, %rt30, %rt29;
-	and.b32 %r562, %r562, 255;
-	mov.b32 %r560, %r562;
+	shl.b32 %r392, %rt30, %rt29;
+	and.b32 %r392, %r392, 255;
+	mov.b32 %r390, %r392;
 $L_68:
-	or.b32 %r563, %r557, %r560;
-	setp.lt.s32 %p564, %r17, 1;
-	mov.b64 %rd566, 5;
+	or.b32 %r393, %r387, %r390;
+	mov.b32 %r394, %r375;
+	and.b32 %r394, %r394, 65535;
+	setp.ge.u32 %p395, %r394, 32768;
+	mov.b64 %rd397, 3;
 $L_69:
-	@!%p564 bra $L_354;
+	@!%p395 bra $L_210;
 $L_70:
-	min.u64 %rdt14, %rd566, 32;
+	min.u64 %rdt14, %rd397, 32;
 	cvt.u32.u64 %rt31, %rdt14;
 	mov.b32 %rt32, 1;
-	shl.b32 %r567, %rt32, %rt31;
-	and.b32 %r567, %r567, 255;
-	mov.b32 %r565, %r567;
+	shl.b32 %r398, %rt32, %rt31;
+	and.b32 %r398, %r398, 255;
+	mov.b32 %r396, %r398;
 $L_71:
-	or.b32 %r568, %r563, %r565;
-	mov.b32 %r569, %r17;
-	cvt.rn.f64.u32 %fd570, %r569;
-	mov.b32 %r571, %r17;
-	cvt.rn.f64.s32 %fd572, %r571;
-	setp.eq.f64 %p573, %fd570, %fd572;
-	mov.b64 %rd575, 6;
+	or.b32 %r399, %r393, %r396;
+	mov.b32 %r400, %r375;
+	cvt.rn.f64.u32 %fd401, %r400;
+	mov.b32 %r402, %r375;
+	cvt.rn.f64.s32 %fd403, %r402;
+	setp.eq.f64 %p404, %fd401, %fd403;
+	mov.b64 %rd406, 4;
 $L_72:
-	@!%p573 bra $L_353;
+	@!%p404 bra $L_209;
 $L_73:
-	min.u64 %rdt15, %rd575, 32;
+	min.u64 %rdt15, %rd406, 32;
 	cvt.u32.u64 %rt33, %rdt15;
 	mov.b32 %rt34, 1;
-	shl.b32 %r576, %rt34, %rt33;
-	and.b32 %r576, %r576, 255;
-	mov.b32 %r574, %r576;
+	shl.b32 %r407, %rt34, %rt33;
+	and.b32 %r407, %r407, 255;
+	mov.b32 %r405, %r407;
 $L_74:
-	or.b32 %r577, %r568, %r574;
-	mov.b32 %r578, %r17;
-	and.b32 %r578, %r578, 65535;
-	cvt.rn.f32.u32 %f579, %r578;
-	mov.b32 %r580, %r17;
-	cvt.s32.s16 %r580, %r580;
-	cvt.rn.f32.s32 %f581, %r580;
-	setp.gt.f32 %p582, %f579, %f581;
-	mov.b64 %rd584, 7;
+	or.b32 %r408, %r399, %r405;
+	mov.b32 %r376, %r408;
 $L_75:
-	@!%p582 bra $L_352;
+	mad.lo.s64 %rd409, %rd374, 1, %rd22;
+	st.global.u8 [%rd409], %r376;
+	add.s64 %rd410, %rd304, 3;
+	mov.b32 %r411, %r17;
 $L_76:
-	min.u64 %rdt16, %rd584, 32;
+	mov.b32 %r413, %r411;
+	setp.lt.u32 %p414, %r413, 2147483648;
+	mov.b64 %rd416, 0;
+$L_77:
+	@!%p414 bra $L_208;
+$L_78:
+	min.u64 %rdt16, %rd416, 32;
 	cvt.u32.u64 %rt35, %rdt16;
 	mov.b32 %rt36, 1;
-	shl.b32 %r585, %rt36, %rt35;
-	and.b32 %r585, %r585, 255;
-	mov.b32 %r583, %r585;
-$L_77:
-	or.b32 %r586, %r577, %r583;
-	mov.b32 %r534, %r586;
-$L_78:
-	mad.lo.s64 %rd587, %rd533, 1, %rd22;
-	st.global.u8 [%rd587], %r534;
-	add.s64 %rd588, %rd478, 2;
-	mov.b32 %r589, %r17;
-	cvt.s32.s16 %r589, %r589;
+	shl.b32 %r417, %rt36, %rt35;
+	and.b32 %r417, %r417, 255;
+	mov.b32 %r415, %r417;
 $L_79:
-	mov.b32 %r591, %r589;
-	setp.lt.u32 %p592, %r591, 2147483648;
-	mov.b64 %rd594, 0;
+	setp.lt.s32 %p418, %r411, 0;
+	mov.b64 %rd420, 1;
 $L_80:
-	@!%p592 bra $L_351;
+	@!%p418 bra $L_207;
 $L_81:
-	min.u64 %rdt17, %rd594, 32;
+	min.u64 %rdt17, %rd420, 32;
 	cvt.u32.u64 %rt37, %rdt17;
 	mov.b32 %rt38, 1;
-	shl.b32 %r595, %rt38, %rt37;
-	and.b32 %r595, %r595, 255;
-	mov.b32 %r593, %r595;
+	shl.b32 %r421, %rt38, %rt37;
+	and.b32 %r421, %r421, 255;
+	mov.b32 %r419, %r421;
 $L_82:
-	mov.b32 %r596, %r589;
-	setp.lt.s32 %p597, %r596, 0;
-	mov.b64 %rd599, 1;
+	or.b32 %r422, %r415, %r419;
+	cvt.s64.s32 %rd423, %r411;
+	setp.gt.u64 %p424, %rd423, 9223372036854775808U;
+	mov.b64 %rd426, 2;
 $L_83:
-	@!%p597 bra $L_350;
+	@!%p424 bra $L_206;
 $L_84:
-	min.u64 %rdt18, %rd599, 32;
+	min.u64 %rdt18, %rd426, 32;
 	cvt.u32.u64 %rt39, %rdt18;
 	mov.b32 %rt40, 1;
-	shl.b32 %r600, %rt40, %rt39;
-	and.b32 %r600, %r600, 255;
-	mov.b32 %r598, %r600;
+	shl.b32 %r427, %rt40, %rt39;
+	and.b32 %r427, %r427, 255;
+	mov.b32 %r425, %r427;
 $L_85:
-	or.b32 %r601, %r593, %r598;
-	cvt.s64.s32 %rd602, %r589;
-	setp.gt.u64 %p603, %rd602, 9223372036854775808U;
-	mov.b64 %rd605, 2;
+	or.b32 %r428, %r422, %r425;
+	mov.b32 %r429, %r411;
+	and.b32 %r429, %r429, 65535;
+	setp.ge.u32 %p430, %r429, 32768;
+	mov.b64 %rd432, 3;
 $L_86:
-	@!%p603 bra $L_349;
+	@!%p430 bra $L_205;
 $L_87:
-	min.u64 %rdt19, %rd605, 32;
+	min.u64 %rdt19, %rd432, 32;
 	cvt.u32.u64 %rt41, %rdt19;
 	mov.b32 %rt42, 1;
-	shl.b32 %r606, %rt42, %rt41;
-	and.b32 %r606, %r606, 255;
-	mov.b32 %r604, %r606;
+	shl.b32 %r433, %rt42, %rt41;
+	and.b32 %r433, %r433, 255;
+	mov.b32 %r431, %r433;
 $L_88:
-	or.b32 %r607, %r601, %r604;
-	mov.b32 %r608, %r589;
-	and.b32 %r608, %r608, 65535;
-	setp.ge.u32 %p609, %r608, 32768;
-	mov.b64 %rd611, 3;
+	or.b32 %r434, %r428, %r431;
+	mov.b32 %r435, %r411;
+	cvt.rn.f64.u32 %fd436, %r435;
+	cvt.rn.f64.s32 %fd437, %r411;
+	setp.eq.f64 %p438, %fd436, %fd437;
+	mov.b64 %rd440, 4;
 $L_89:
-	@!%p609 bra $L_348;
+	@!%p438 bra $L_204;
 $L_90:
-	min.u64 %rdt20, %rd611, 32;
+	min.u64 %rdt20, %rd440, 32;
 	cvt.u32.u64 %rt43, %rdt20;
 	mov.b32 %rt44, 1;
-	shl.b32 %r612, %rt44, %rt43;
-	and.b32 %r612, %r612, 255;
-	mov.b32 %r610, %r612;
+	shl.b32 %r441, %rt44, %rt43;
+	and.b32 %r441, %r441, 255;
+	mov.b32 %r439, %r441;
 $L_91:
-	or.b32 %r613, %r607, %r610;
-	mov.b32 %r614, %r589;
-	and.b32 %r614, %r614, 255;
-	setp.gt.u32 %p615, %r614, 128;
-	mov.b64 %rd617, 4;
+	or.b32 %r442, %r434, %r439;
+	mov.b32 %r412, %r442;
 $L_92:
-	@!%p615 bra $L_347;
+	mad.lo.s64 %rd443, %rd410, 1, %rd22;
+	st.global.u8 [%rd443], %r412;
+	add.s64 %rd444, %rd304, 4;
+	mov.b32 %r445, %r17;
+	and.b32 %r445, %r445, 255;
 $L_93:
-	min.u64 %rdt21, %rd617, 32;
+	mov.b32 %r447, %r445;
+	setp.lt.u32 %p448, %r447, 2147483648;
+	mov.b64 %rd450, 0;
+$L_94:
+	@!%p448 bra $L_203;
+$L_95:
+	min.u64 %rdt21, %rd450, 32;
 	cvt.u32.u64 %rt45, %rdt21;
 	mov.b32 %rt46, 1;
-	shl.b32 %r618, %rt46, %rt45;
-	and.b32 %r618, %r618, 255;
-	mov.b32 %r616, %r618;
-$L_94:
-	or.b32 %r619, %r613, %r616;
-	setp.lt.s32 %p620, %r589, 1;
-	mov.b64 %rd622, 5;
-$L_95:
-	@!%p620 bra $L_346;
+	shl.b32 %r451, %rt46, %rt45;
+	and.b32 %r451, %r451, 255;
+	mov.b32 %r449, %r451;
 $L_96:
-	min.u64 %rdt22, %rd622, 32;
+	mov.b32 %r452, %r445;
+	setp.lt.s32 %p453, %r452, 0;
+	mov.b64 %rd455, 1;
+$L_97:
+	@!%p453 bra $L_202;
+$L_98:
+	min.u64 %rdt22, %rd455, 32;
 	cvt.u32.u64 %rt47, %rdt22;
 	mov.b32 %rt48, 1;
-	shl.b32 %r623, %rt48, %rt47;
-	and.b32 %r623, %r623, 255;
-	mov.b32 %r621, %r623;
-$L_97:
-	or.b32 %r624, %r619, %r621;
-	mov.b32 %r625, %r589;
-	cvt.rn.f64.u32 %fd626, %r625;
-	mov.b32 %r627, %r589;
-	cvt.rn.f64.s32 %fd628, %r627;
-	setp.eq.f64 %p629, %fd626, %fd628;
-	mov.b64 %rd631, 6;
-$L_98:
-	@!%p629 bra $L_345;
+	shl.b32 %r456, %rt48, %rt47;
+	and.b32 %r456, %r456, 255;
+	mov.b32 %r454, %r456;
 $L_99:
-	min.u64 %rdt23, %rd631, 32;
+	or.b32 %r457, %r449, %r454;
+	cvt.u64.u32 %rd458, %r445;
+	setp.gt.u64 %p459, %rd458, 9223372036854775808U;
+	mov.b64 %rd461, 2;
+$L_100:
+	@!%p459 bra $L_201;
+$L_101:
+	min.u64 %rdt23, %rd461, 32;
 	cvt.u32.u64 %rt49, %rdt23;
 	mov.b32 %rt50, 1;
-	shl.b32 %r632, %rt50, %rt49;
-	and.b32 %r632, %r632, 255;
-	mov.b32 %r630, %r632;
-$L_100:
-	or.b32 %r633, %r624, %r630;
-	mov.b32 %r634, %r589;
-	and.b32 %r634, %r634, 65535;
-	cvt.rn.f32.u32 %f635, %r634;
-	cvt.rn.f32.s32 %f636, %r589;
-	setp.gt.f32 %p637, %f635, %f636;
-	mov.b64 %rd639, 7;
-$L_101:
-	@!%p637 bra $L_344;
+	shl.b32 %r462, %rt50, %rt49;
+	and.b32 %r462, %r462, 255;
+	mov.b32 %r460, %r462;
 $L_102:
-	min.u64 %rdt24, %rd639, 32;
+	or.b32 %r463, %r457, %r460;
+	mov.b32 %r464, %r445;
+	and.b32 %r464, %r464, 65535;
+	setp.ge.u32 %p465, %r464, 32768;
+	mov.b64 %rd467, 3;
+$L_103:
+	@!%p465 bra $L_200;
+$L_104:
+	min.u64 %rdt24, %rd467, 32;
 	cvt.u32.u64 %rt51, %rdt24;
 	mov.b32 %rt52, 1;
-	shl.b32 %r640, %rt52, %rt51;
-	and.b32 %r640, %r640, 255;
-	mov.b32 %r638, %r640;
-$L_103:
-	or.b32 %r641, %r633, %r638;
-	mov.b32 %r590, %r641;
-$L_104:
-	mad.lo.s64 %rd642, %rd588, 1, %rd22;
-	st.global.u8 [%rd642], %r590;
-	add.s64 %rd643, %rd478, 3;
-	mov.b32 %r644, %r17;
+	shl.b32 %r468, %rt52, %rt51;
+	and.b32 %r468, %r468, 255;
+	mov.b32 %r466, %r468;
 $L_105:
-	mov.b32 %r646, %r644;
-	setp.lt.u32 %p647, %r646, 2147483648;
-	mov.b64 %rd649, 0;
+	or.b32 %r469, %r463, %r466;
+	mov.b32 %r470, %r445;
+	cvt.rn.f64.u32 %fd471, %r470;
+	mov.b32 %r472, %r445;
+	cvt.rn.f64.s32 %fd473, %r472;
+	setp.eq.f64 %p474, %fd471, %fd473;
+	mov.b64 %rd476, 4;
 $L_106:
-	@!%p647 bra $L_343;
+	@!%p474 bra $L_199;
 $L_107:
-	min.u64 %rdt25, %rd649, 32;
+	min.u64 %rdt25, %rd476, 32;
 	cvt.u32.u64 %rt53, %rdt25;
 	mov.b32 %rt54, 1;
-	shl.b32 %r650, %rt54, %rt53;
-	and.b32 %r650, %r650, 255;
-	mov.b32 %r648, %r650;
+	shl.b32 %r477, %rt54, %rt53;
+	and.b32 %r477, %r477, 255;
+	mov.b32 %r475, %r477;
 $L_108:
-	setp.lt.s32 %p651, %r644, 0;
-	mov.b64 %rd653, 1;
+	or.b32 %r478, %r469, %r475;
+	mov.b32 %r446, %r478;
 $L_109:
-	@!%p651 bra $L_342;
+	mad.lo.s64 %rd479, %rd444, 1, %rd22;
+	st.global.u8 [%rd479], %r446;
+	add.s64 %rd480, %rd304, 5;
+	mov.b32 %r481, %r17;
+	and.b32 %r481, %r481, 65535;
 $L_110:
-	min.u64 %rdt26, %rd653, 32;
+	mov.b32 %r483, %r481;
+	setp.lt.u32 %p484, %r483, 2147483648;
+	mov.b64 %rd486, 0;
+$L_111:
+	@!%p484 bra $L_198;
+$L_112:
+	min.u64 %rdt26, %rd486, 32;
 	cvt.u32.u64 %rt55, %rdt26;
 	mov.b32 %rt56, 1;
-	shl.b32 %r654, %rt56, %rt55;
-	and.b32 %r654, %r654, 255;
-	mov.b32 %r652, %r654;
-$L_111:
-	or.b32 %r655, %r648, %r652;
-	cvt.s64.s32 %rd656, %r644;
-	setp.gt.u64 %p657, %rd656, 9223372036854775808U;
-	mov.b64 %rd659, 2;
-$L_112:
-	@!%p657 bra $L_341;
+	shl.b32 %r487, %rt56, %rt55;
+	and.b32 %r487, %r487, 255;
+	mov.b32 %r485, %r487;
 $L_113:
-	min.u64 %rdt27, %rd659, 32;
+	mov.b32 %r488, %r481;
+	setp.lt.s32 %p489, %r488, 0;
+	mov.b64 %rd491, 1;
+$L_114:
+	@!%p489 bra $L_197;
+$L_115:
+	min.u64 %rdt27, %rd491, 32;
 	cvt.u32.u64 %rt57, %rdt27;
 	mov.b32 %rt58, 1;
-	shl.b32 %r660, %rt58, %rt57;
-	and.b32 %r660, %r660, 255;
-	mov.b32 %r658, %r660;
-$L_114:
-	or.b32 %r661, %r655, %r658;
-	mov.b32 %r662, %r644;
-	and.b32 %r662, %r662, 65535;
-	setp.ge.u32 %p663, %r662, 32768;
-	mov.b64 %rd665, 3;
-$L_115:
-	@!%p663 bra $L_340;
+	shl.b32 %r492, %rt58, %rt57;
+	and.b32 %r492, %r492, 255;
+	mov.b32 %r490, %r492;
 $L_116:
-	min.u64 %rdt28, %rd665, 32;
+	or.b32 %r493, %r485, %r490;
+	cvt.u64.u32 %rd494, %r481;
+	setp.gt.u64 %p495, %rd494, 9223372036854775808U;
+	mov.b64 %rd497, 2;
+$L_117:
+	@!%p495 bra $L_196;
+$L_118:
+	min.u64 %rdt28, %rd497, 32;
 	cvt.u32.u64 %rt59, %rdt28;
 	mov.b32 %rt60, 1;
-	shl.b32 %r666, %rt60, %rt59;
-	and.b32 %r666, %r666, 255;
-	mov.b32 %r664, %r666;
-$L_117:
-	or.b32 %r667, %r661, %r664;
-	mov.b32 %r668, %r644;
-	and.b32 %r668, %r668, 255;
-	setp.gt.u32 %p669, %r668, 128;
-	mov.b64 %rd671, 4;
-$L_118:
-	@!%p669 bra $L_339;
+	shl.b32 %r498, %rt60, %rt59;
+	and.b32 %r498, %r498, 255;
+	mov.b32 %r496, %r498;
 $L_119:
-	min.u64 %rdt29, %rd671, 32;
+	or.b32 %r499, %r493, %r496;
+	setp.ge.u32 %p500, %r481, 32768;
+	mov.b64 %rd502, 3;
+$L_120:
+	@!%p500 bra $L_195;
+$L_121:
+	min.u64 %rdt29, %rd502, 32;
 	cvt.u32.u64 %rt61, %rdt29;
 	mov.b32 %rt62, 1;
-	shl.b32 %r672, %rt62, %rt61;
-	and.b32 %r672, %r672, 255;
-	mov.b32 %r670, %r672;
-$L_120:
-	or.b32 %r673, %r667, %r670;
-	setp.lt.s32 %p674, %r644, 1;
-	mov.b64 %rd676, 5;
-$L_121:
-	@!%p674 bra $L_338;
+	shl.b32 %r503, %rt62, %rt61;
+	and.b32 %r503, %r503, 255;
+	mov.b32 %r501, %r503;
 $L_122:
-	min.u64 %rdt30, %rd676, 32;
+	or.b32 %r504, %r499, %r501;
+	mov.b32 %r505, %r481;
+	cvt.rn.f64.u32 %fd506, %r505;
+	mov.b32 %r507, %r481;
+	cvt.rn.f64.s32 %fd508, %r507;
+	setp.eq.f64 %p509, %fd506, %fd508;
+	mov.b64 %rd511, 4;
+$L_123:
+	@!%p509 bra $L_194;
+$L_124:
+	min.u64 %rdt30, %rd511, 32;
 	cvt.u32.u64 %rt63, %rdt30;
 	mov.b32 %rt64, 1;
-	shl.b32 %r677, %rt64, %rt63;
-	and.b32 %r677, %r677, 255;
-	mov.b32 %r675, %r677;
-$L_123:
-	or.b32 %r678, %r673, %r675;
-	mov.b32 %r679, %r644;
-	cvt.rn.f64.u32 %fd680, %r679;
-	cvt.rn.f64.s32 %fd681, %r644;
-	setp.eq.f64 %p682, %fd680, %fd681;
-	mov.b64 %rd684, 6;
-$L_124:
-	@!%p682 bra $L_337;
+	shl.b32 %r512, %rt64, %rt63;
+	and.b32 %r512, %r512, 255;
+	mov.b32 %r510, %r512;
 $L_125:
-	min.u64 %rdt31, %rd684, 32;
+	or.b32 %r513, %r504, %r510;
+	mov.b32 %r482, %r513;
+$L_126:
+	mad.lo.s64 %rd514, %rd480, 1, %rd22;
+	st.global.u8 [%rd514], %r482;
+	add.s64 %rd515, %rd304, 6;
+	mov.b32 %r516, %r17;
+$L_127:
+	setp.lt.u32 %p518, %r516, 2147483648;
+	mov.b64 %rd520, 0;
+$L_128:
+	@!%p518 bra $L_193;
+$L_129:
+	min.u64 %rdt31, %rd520, 32;
 	cvt.u32.u64 %rt65, %rdt31;
 	mov.b32 %rt66, 1;
-	shl.b32 %r685, %rt66, %rt65;
-	and.b32 %r685, %r685, 255;
-	mov.b32 %r683, %r685;
-$L_126:
-	or.b32 %r686, %r678, %r683;
-	mov.b32 %r687, %r644;
-	and.b32 %r687, %r687, 65535;
-	cvt.rn.f32.u32 %f688, %r687;
-	mov.b32 %r689, %r644;
-	cvt.s32.s16 %r689, %r689;
-	cvt.rn.f32.s32 %f690, %r689;
-	setp.gt.f32 %p691, %f688, %f690;
-	mov.b64 %rd693, 7;
-$L_127:
-	@!%p691 bra $L_336;
-$L_128:
-	min.u64 %rdt32, %rd693, 32;
+	shl.b32 %r521, %rt66, %rt65;
+	and.b32 %r521, %r521, 255;
+	mov.b32 %r519, %r521;
+$L_130:
+	mov.b32 %r522, %r516;
+	setp.lt.s32 %p523, %r522, 0;
+	mov.b64 %rd525, 1;
+$L_131:
+	@!%p523 bra $L_192;
+$L_132:
+	min.u64 %rdt32, %rd525, 32;
 	cvt.u32.u64 %rt67, %rdt32;
 	mov.b32 %rt68, 1;
-	shl.b32 %r694, %rt68, %rt67;
-	and.b32 %r694, %r694, 255;
-	mov.b32 %r692, %r694;
-$L_129:
-	or.b32 %r695, %r686, %r692;
-	mov.b32 %r645, %r695;
-$L_130:
-	mad.lo.s64 %rd696, %rd643, 1, %rd22;
-	st.global.u8 [%rd696], %r645;
-	add.s64 %rd697, %rd478, 4;
-	mov.b32 %r698, %r17;
-	and.b32 %r698, %r698, 255;
-$L_131:
-	mov.b32 %r700, %r698;
-	setp.lt.u32 %p701, %r700, 2147483648;
-	mov.b64 %rd703, 0;
-$L_132:
-	@!%p701 bra $L_335;
+	shl.b32 %r526, %rt68, %rt67;
+	and.b32 %r526, %r526, 255;
+	mov.b32 %r524, %r526;
 $L_133:
-	min.u64 %rdt33, %rd703, 32;
+	or.b32 %r527, %r519, %r524;
+	cvt.u64.u32 %rd528, %r516;
+	setp.gt.u64 %p529, %rd528, 9223372036854775808U;
+	mov.b64 %rd531, 2;
+$L_134:
+	@!%p529 bra $L_191;
+$L_135:
+	min.u64 %rdt33, %rd531, 32;
 	cvt.u32.u64 %rt69, %rdt33;
 	mov.b32 %rt70, 1;
-	shl.b32 %r704, %rt70, %rt69;
-	and.b32 %r704, %r704, 255;
-	mov.b32 %r702, %r704;
-$L_134:
-	mov.b32 %r705, %r698;
-	setp.lt.s32 %p706, %r705, 0;
-	mov.b64 %rd708, 1;
-$L_135:
-	@!%p706 bra $L_334;
+	shl.b32 %r532, %rt70, %rt69;
+	and.b32 %r532, %r532, 255;
+	mov.b32 %r530, %r532;
 $L_136:
-	min.u64 %rdt34, %rd708, 32;
+	or.b32 %r533, %r527, %r530;
+	mov.b32 %r534, %r516;
+	and.b32 %r534, %r534, 65535;
+	setp.ge.u32 %p535, %r534, 32768;
+	mov.b64 %rd537, 3;
+$L_137:
+	@!%p535 bra $L_190;
+$L_138:
+	min.u64 %rdt34, %rd537, 32;
 	cvt.u32.u64 %rt71, %rdt34;
 	mov.b32 %rt72, 1;
-	shl.b32 %r709, %rt72, %rt71;
-	and.b32 %r709, %r709, 255;
-	mov.b32 %r707, %r709;
-$L_137:
-	or.b32 %r710, %r702, %r707;
-	cvt.u64.u32 %rd711, %r698;
-	setp.gt.u64 %p712, %rd711, 9223372036854775808U;
-	mov.b64 %rd714, 2;
-$L_138:
-	@!%p712 bra $L_333;
+	shl.b32 %r538, %rt72, %rt71;
+	and.b32 %r538, %r538, 255;
+	mov.b32 %r536, %r538;
 $L_139:
-	min.u64 %rdt35, %rd714, 32;
+	or.b32 %r539, %r533, %r536;
+	cvt.rn.f64.u32 %fd540, %r516;
+	mov.b32 %r541, %r516;
+	cvt.rn.f64.s32 %fd542, %r541;
+	setp.eq.f64 %p543, %fd540, %fd542;
+	mov.b64 %rd545, 4;
+$L_140:
+	@!%p543 bra $L_189;
+$L_141:
+	min.u64 %rdt35, %rd545, 32;
 	cvt.u32.u64 %rt73, %rdt35;
 	mov.b32 %rt74, 1;
-	shl.b32 %r715, %rt74, %rt73;
-	and.b32 %r715, %r715, 255;
-	mov.b32 %r713, %r715;
-$L_140:
-	or.b32 %r716, %r710, %r713;
-	mov.b32 %r717, %r698;
-	and.b32 %r717, %r717, 65535;
-	setp.ge.u32 %p718, %r717, 32768;
-	mov.b64 %rd720, 3;
-$L_141:
-	@!%p718 bra $L_332;
+	shl.b32 %r546, %rt74, %rt73;
+	and.b32 %r546, %r546, 255;
+	mov.b32 %r544, %r546;
 $L_142:
-	min.u64 %rdt36, %rd720, 32;
+	or.b32 %r547, %r539, %r544;
+	mov.b32 %r517, %r547;
+$L_143:
+	mad.lo.s64 %rd548, %rd515, 1, %rd22;
+	st.global.u8 [%rd548], %r517;
+	add.s64 %rd549, %rd304, 7;
+	add.s32 %r550, %r17, 1;
+	cvt.s32.s8 %r550, %r550;
+$L_144:
+	mov.b32 %r552, %r550;
+	setp.lt.u32 %p553, %r552, 2147483648;
+	mov.b64 %rd555, 0;
+$L_145:
+	@!%p553 bra $L_188;
+$L_146:
+	min.u64 %rdt36, %rd555, 32;
 	cvt.u32.u64 %rt75, %rdt36;
 	mov.b32 %rt76, 1;
-	shl.b32 %r721, %rt76, %rt75;
-	and.b32 %r721, %r721, 255;
-	mov.b32 %r719, %r721;
-$L_143:
-	or.b32 %r722, %r716, %r719;
-	setp.gt.u32 %p723, %r698, 128;
-	mov.b64 %rd725, 4;
-$L_144:
-	@!%p723 bra $L_331;
-$L_145:
-	min.u64 %rdt37, %rd725, 32;
+	shl.b32 %r556, %rt76, %rt75;
+	and.b32 %r556, %r556, 255;
+	mov.b32 %r554, %r556;
+$L_147:
+	mov.b32 %r557, %r550;
+	setp.lt.s32 %p558, %r557, 0;
+	mov.b64 %rd560, 1;
+$L_148:
+	@!%p558 bra $L_187;
+$L_149:
+	min.u64 %rdt37, %rd560, 32;
 	cvt.u32.u64 %rt77, %rdt37;
 	mov.b32 %rt78, 1;
-	shl.b32 %r726, %rt78, %rt77;
-	and.b32 %r726, %r726, 255;
-	mov.b32 %r724, %r726;
-$L_146:
-	or.b32 %r727, %r722, %r724;
-	setp.lt.u32 %p728, %r698, 1;
-	mov.b64 %rd730, 5;
-$L_147:
-	@!%p728 bra $L_330;
-$L_148:
-	min.u64 %rdt38, %rd730, 32;
+	shl.b32 %r561, %rt78, %rt77;
+	and.b32 %r561, %r561, 255;
+	mov.b32 %r559, %r561;
+$L_150:
+	or.b32 %r562, %r554, %r559;
+	cvt.s64.s32 %rd563, %r550;
+	setp.gt.u64 %p564, %rd563, 9223372036854775808U;
+	mov.b64 %rd566, 2;
+$L_151:
+	@!%p564 bra $L_186;
+$L_152:
+	min.u64 %rdt38, %rd566, 32;
 	cvt.u32.u64 %rt79, %rdt38;
 	mov.b32 %rt80, 1;
-	shl.b32 %r731, %rt80, %rt79;
-	and.b32 %r731, %r731, 255;
-	mov.b32 %r729, %r731;
-$L_149:
-	or.b32 %r732, %r727, %r729;
-	mov.b32 %r733, %r698;
-	cvt.rn.f64.u32 %fd734, %r733;
-	mov.b32 %r735, %r698;
-	cvt.rn.f64.s32 %fd736, %r735;
-	setp.eq.f64 %p737, %fd734, %fd736;
-	mov.b64 %rd739, 6;
-$L_150:
-	@!%p737 bra $L_329;
-$L_151:
-	min.u64 %rdt39, %rd739, 32;
+	shl.b32 %r567, %rt80, %rt79;
+	and.b32 %r567, %r567, 255;
+	mov.b32 %r565, %r567;
+$L_153:
+	or.b32 %r568, %r562, %r565;
+	mov.b32 %r569, %r550;
+	and.b32 %r569, %r569, 65535;
+	setp.ge.u32 %p570, %r569, 32768;
+	mov.b64 %rd572, 3;
+$L_154:
+	@!%p570 bra $L_185;
+$L_155:
+	min.u64 %rdt39, %rd572, 32;
 	cvt.u32.u64 %rt81, %rdt39;
 	mov.b32 %rt82, 1;
-	shl.b32 %r740, %rt82, %rt81;
-	and.b32 %r740, %r740, 255;
-	mov.b32 %r738, %r740;
-$L_152:
-	or.b32 %r741, %r732, %r738;
-	mov.b32 %r742, %r698;
-	and.b32 %r742, %r742, 65535;
-	cvt.rn.f32.u32 %f743, %r742;
-	mov.b32 %r744, %r698;
-	cvt.s32.s16 %r744, %r744;
-	cvt.rn.f32.s32 %f745, %r744;
-	setp.gt.f32 %p746, %f743, %f745;
-	mov.b64 %rd748, 7;
-$L_153:
-	@!%p746 bra $L_328;
-$L_154:
-	min.u64 %rdt40, %rd748, 32;
+	shl.b32 %r573, %rt82, %rt81;
+	and.b32 %r573, %r573, 255;
+	mov.b32 %r571, %r573;
+$L_156:
+	or.b32 %r574, %r568, %r571;
+	mov.b32 %r575, %r550;
+	cvt.rn.f64.u32 %fd576, %r575;
+	mov.b32 %r577, %r550;
+	cvt.rn.f64.s32 %fd578, %r577;
+	setp.eq.f64 %p579, %fd576, %fd578;
+	mov.b64 %rd581, 4;
+$L_157:
+	@!%p579 bra $L_184;
+$L_158:
+	min.u64 %rdt40, %rd581, 32;
 	cvt.u32.u64 %rt83, %rdt40;
 	mov.b32 %rt84, 1;
-	shl.b32 %r749, %rt84, %rt83;
-	and.b32 %r749, %r749, 255;
-	mov.b32 %r747, %r749;
-$L_155:
-	or.b32 %r750, %r741, %r747;
-	mov.b32 %r699, %r750;
-$L_156:
-	mad.lo.s64 %rd751, %rd697, 1, %rd22;
-	st.global.u8 [%rd751], %r699;
-	add.s64 %rd752, %rd478, 5;
-	mov.b32 %r753, %r17;
-	and.b32 %r753, %r753, 65535;
-$L_157:
-	mov.b32 %r755, %r753;
-	setp.lt.u32 %p756, %r755, 2147483648;
-	mov.b64 %rd758, 0;
-$L_158:
-	@!%p756 bra $L_327;
+	shl.b32 %r582, %rt84, %rt83;
+	and.b32 %r582, %r582, 255;
+	mov.b32 %r580, %r582;
 $L_159:
-	min.u64 %rdt41, %rd758, 32;
+	or.b32 %r583, %r574, %r580;
+	mov.b32 %r551, %r583;
+$L_160:
+	mad.lo.s64 %rd584, %rd549, 1, %rd22;
+	st.global.u8 [%rd584], %r551;
+	add.s64 %rd585, %rd304, 8;
+	mov.b32 %r586, %r17;
+	cvt.s32.s16 %r586, %r586;
+	sub.s32 %r587, %r586, 1;
+	cvt.s32.s16 %r587, %r587;
+$L_161:
+	mov.b32 %r589, %r587;
+	setp.lt.u32 %p590, %r589, 2147483648;
+	mov.b64 %rd592, 0;
+$L_162:
+	@!%p590 bra $L_183;
+$L_163:
+	min.u64 %rdt41, %rd592, 32;
 	cvt.u32.u64 %rt85, %rdt41;
 	mov.b32 %rt86, 1;
-	shl.b32 %r759, %rt86, %rt85;
-	and.b32 %r759, %r759, 255;
-	mov.b32 %r757, %r759;
-$L_160:
-	mov.b32 %r760, %r753;
-	setp.lt.s32 %p761, %r760, 0;
-	mov.b64 %rd763, 1;
-$L_161:
-	@!%p761 bra $L_326;
-$L_162:
-	min.u64 %rdt42, %rd763, 32;
+	shl.b32 %r593, %rt86, %rt85;
+	and.b32 %r593, %r593, 255;
+	mov.b32 %r591, %r593;
+$L_164:
+	mov.b32 %r594, %r587;
+	setp.lt.s32 %p595, %r594, 0;
+	mov.b64 %rd597, 1;
+$L_165:
+	@!%p595 bra $L_182;
+$L_166:
+	min.u64 %rdt42, %rd597, 32;
 	cvt.u32.u64 %rt87, %rdt42;
 	mov.b32 %rt88, 1;
-	shl.b32 %r764, %rt88, %rt87;
-	and.b32 %r764, %r764, 255;
-	mov.b32 %r762, %r764;
-$L_163:
-	or.b32 %r765, %r757, %r762;
-	cvt.u64.u32 %rd766, %r753;
-	setp.gt.u64 %p767, %rd766, 9223372036854775808U;
-	mov.b64 %rd769, 2;
-$L_164:
-	@!%p767 bra $L_325;
-$L_165:
-	min.u64 %rdt43, %rd769, 32;
+	shl.b32 %r598, %rt88, %rt87;
+	and.b32 %r598, %r598, 255;
+	mov.b32 %r596, %r598;
+$L_167:
+	or.b32 %r599, %r591, %r596;
+	cvt.s64.s32 %rd600, %r587;
+	setp.gt.u64 %p601, %rd600, 9223372036854775808U;
+	mov.b64 %rd603, 2;
+$L_168:
+	@!%p601 bra $L_181;
+$L_169:
+	min.u64 %rdt43, %rd603, 32;
 	cvt.u32.u64 %rt89, %rdt43;
 	mov.b32 %rt90, 1;
-	shl.b32 %r770, %rt90, %rt89;
-	and.b32 %r770, %r770, 255;
-	mov.b32 %r768, %r770;
-$L_166:
-	or.b32 %r771, %r765, %r768;
-	setp.ge.u32 %p772, %r753, 32768;
-	mov.b64 %rd774, 3;
-$L_167:
-	@!%p772 bra $L_324;
-$L_168:
-	min.u64 %rdt44, %rd774, 32;
+	shl.b32 %r604, %rt90, %rt89;
+	and.b32 %r604, %r604, 255;
+	mov.b32 %r602, %r604;
+$L_170:
+	or.b32 %r605, %r599, %r602;
+	mov.b32 %r606, %r587;
+	and.b32 %r606, %r606, 65535;
+	setp.ge.u32 %p607, %r606, 32768;
+	mov.b64 %rd609, 3;
+$L_171:
+	@!%p607 bra $L_180;
+$L_172:
+	min.u64 %rdt44, %rd609, 32;
 	cvt.u32.u64 %rt91, %rdt44;
 	mov.b32 %rt92, 1;
-	shl.b32 %r775, %rt92, %rt91;
-	and.b32 %r775, %r775, 255;
-	mov.b32 %r773, %r775;
-$L_169:
-	or.b32 %r776, %r771, %r773;
-	mov.b32 %r777, %r753;
-	and.b32 %r777, %r777, 255;
-	setp.gt.u32 %p778, %r777, 128;
-	mov.b64 %rd780, 4;
-$L_170:
-	@!%p778 bra $L_323;
-$L_171:
-	min.u64 %rdt45, %rd780, 32;
+	shl.b32 %r610, %rt92, %rt91;
+	and.b32 %r610, %r610, 255;
+	mov.b32 %r608, %r610;
+$L_173:
+	or.b32 %r611, %r605, %r608;
+	mov.b32 %r612, %r587;
+	cvt.rn.f64.u32 %fd613, %r612;
+	mov.b32 %r614, %r587;
+	cvt.rn.f64.s32 %fd615, %r614;
+	setp.eq.f64 %p616, %fd613, %fd615;
+	mov.b64 %rd618, 4;
+$L_174:
+	@!%p616 bra $L_179;
+$L_175:
+	min.u64 %rdt45, %rd618, 32;
 	cvt.u32.u64 %rt93, %rdt45;
 	mov.b32 %rt94, 1;
-	shl.b32 %r781, %rt94, %rt93;
-	and.b32 %r781, %r781, 255;
-	mov.b32 %r779, %r781;
-$L_172:
-	or.b32 %r782, %r776, %r779;
-	setp.lt.u32 %p783, %r753, 1;
-	mov.b64 %rd785, 5;
-$L_173:
-	@!%p783 bra $L_322;
-$L_174:
-	min.u64 %rdt46, %rd785, 32;
-	cvt.u32.u64 %rt95, %rdt46;
-	mov.b32 %rt96, 1;
-	shl.b32 %r786, %rt96, %rt95;
-	and.b32 %r786, %r786, 255;
-	mov.b32 %r784, %r786;
-$L_175:
-	or.b32 %r787, %r782, %r784;
-	mov.b32 %r788, %r753;
-	cvt.rn.f64.u32 %fd789, %r788;
-	mov.b32 %r790, %r753;
-	cvt.rn.f64.s32 %fd791, %r790;
-	setp.eq.f64 %p792, %fd789, %fd791;
-	mov.b64 %rd794, 6;
+	shl.b32 %r619, %rt94, %rt93;
+	and.b32 %r619, %r619, 255;
+	mov.b32 %r617, %r619;
 $L_176:
-	@!%p792 bra $L_321;
+	or.b32 %r620, %r611, %r617;
+	mov.b32 %r588, %r620;
 $L_177:
-	min.u64 %rdt47, %rd794, 32;
-	cvt.u32.u64 %rt97, %rdt47;
-	mov.b32 %rt98, 1;
-	shl.b32 %r795, %rt98, %rt97;
-	and.b32 %r795, %r795, 255;
-	mov.b32 %r793, %r795;
+	mad.lo.s64 %rd621, %rd585, 1, %rd22;
+	st.global.u8 [%rd621], %r588;
 $L_178:
-	or.b32 %r796, %r787, %r793;
-	cvt.rn.f32.u32 %f797, %r753;
-	mov.b32 %r798, %r753;
-	cvt.s32.s16 %r798, %r798;
-	cvt.rn.f32.s32 %f799, %r798;
-	setp.gt.f32 %p800, %f797, %f799;
-	mov.b64 %rd802, 7;
-$L_179:
-	@!%p800 bra $L_320;
-$L_180:
-	min.u64 %rdt48, %rd802, 32;
-	cvt.u32.u64 %rt99, %rdt48;
-	mov.b32 %rt100, 1;
-	shl.b32 %r803, %rt100, %rt99;
-	and.b32 %r803, %r803, 255;
-	mov.b32 %r801, %r803;
-$L_181:
-	or.b32 %r804, %r796, %r801;
-	mov.b32 %r754, %r804;
-$L_182:
-	mad.lo.s64 %rd805, %rd752, 1, %rd22;
-	st.global.u8 [%rd805], %r754;
-	add.s64 %rd806, %rd478, 6;
-	mov.b32 %r807, %r17;
-$L_183:
-	setp.lt.u32 %p809, %r807, 2147483648;
-	mov.b64 %rd811, 0;
-$L_184:
-	@!%p809 bra $L_319;
-$L_185:
-	min.u64 %rdt49, %rd811, 32;
-	cvt.u32.u64 %rt101, %rdt49;
-	mov.b32 %rt102, 1;
-	shl.b32 %r812, %rt102, %rt101;
-	and.b32 %r812, %r812, 255;
-	mov.b32 %r810, %r812;
-$L_186:
-	mov.b32 %r813, %r807;
-	setp.lt.s32 %p814, %r813, 0;
-	mov.b64 %rd816, 1;
-$L_187:
-	@!%p814 bra $L_318;
-$L_188:
-	min.u64 %rdt50, %rd816, 32;
-	cvt.u32.u64 %rt103, %rdt50;
-	mov.b32 %rt104, 1;
-	shl.b32 %r817, %rt104, %rt103;
-	and.b32 %r817, %r817, 255;
-	mov.b32 %r815, %r817;
-$L_189:
-	or.b32 %r818, %r810, %r815;
-	cvt.u64.u32 %rd819, %r807;
-	setp.gt.u64 %p820, %rd819, 9223372036854775808U;
-	mov.b64 %rd822, 2;
-$L_190:
-	@!%p820 bra $L_317;
-$L_191:
-	min.u64 %rdt51, %rd822, 32;
-	cvt.u32.u64 %rt105, %rdt51;
-	mov.b32 %rt106, 1;
-	shl.b32 %r823, %rt106, %rt105;
-	and.b32 %r823, %r823, 255;
-	mov.b32 %r821, %r823;
-$L_192:
-	or.b32 %r824, %r818, %r821;
-	mov.b32 %r825, %r807;
-	and.b32 %r825, %r825, 65535;
-	setp.ge.u32 %p826, %r825, 32768;
-	mov.b64 %rd828, 3;
-$L_193:
-	@!%p826 bra $L_316;
-$L_194:
-	min.u64 %rdt52, %rd828, 32;
-	cvt.u32.u64 %rt107, %rdt52;
-	mov.b32 %rt108, 1;
-	shl.b32 %r829, %rt108, %rt107;
-	and.b32 %r829, %r829, 255;
-	mov.b32 %r827, %r829;
-$L_195:
-	or.b32 %r830, %r824, %r827;
-	mov.b32 %r831, %r807;
-	and.b32 %r831, %r831, 255;
-	setp.gt.u32 %p832, %r831, 128;
-	mov.b64 %rd834, 4;
-$L_196:
-	@!%p832 bra $L_315;
-$L_197:
-	min.u64 %rdt53, %rd834, 32;
-	cvt.u32.u64 %rt109, %rdt53;
-	mov.b32 %rt110, 1;
-	shl.b32 %r835, %rt110, %rt109;
-	and.b32 %r835, %r835, 255;
-	mov.b32 %r833, %r835;
-$L_198:
-	or.b32 %r836, %r830, %r833;
-	setp.lt.u32 %p837, %r807, 1;
-	mov.b64 %rd839, 5;
-$L_199:
-	@!%p837 bra $L_314;
-$L_200:
-	min.u64 %rdt54, %rd839, 32;
-	cvt.u32.u64 %rt111, %rdt54;
-	mov.b32 %rt112, 1;
-	shl.b32 %r840, %rt112, %rt111;
-	and.b32 %r840, %r840, 255;
-	mov.b32 %r838, %r840;
-$L_201:
-	or.b32 %r841, %r836, %r838;
-	cvt.rn.f64.u32 %fd842, %r807;
-	mov.b32 %r843, %r807;
-	cvt.rn.f64.s32 %fd844, %r843;
-	setp.eq.f64 %p845, %fd842, %fd844;
-	mov.b64 %rd847, 6;
-$L_202:
-	@!%p845 bra $L_313;
-$L_203:
-	min.u64 %rdt55, %rd847, 32;
-	cvt.u32.u64 %rt113, %rdt55;
-	mov.b32 %rt114, 1;
-	shl.b32 %r848, %rt114, %rt113;
-	and.b32 %r848, %r848, 255;
-	mov.b32 %r846, %r848;
-$L_204:
-	or.b32 %r849, %r841, %r846;
-	mov.b32 %r850, %r807;
-	and.b32 %r850, %r850, 65535;
-	cvt.rn.f32.u32 %f851, %r850;
-	mov.b32 %r852, %r807;
-	cvt.s32.s16 %r852, %r852;
-	cvt.rn.f32.s32 %f853, %r852;
-	setp.gt.f32 %p854, %f851, %f853;
-	mov.b64 %rd856, 7;
-$L_205:
-	@!%p854 bra $L_312;
-$L_206:
-	min.u64 %rdt56, %rd856, 32;
-	cvt.u32.u64 %rt115, %rdt56;
-	mov.b32 %rt116, 1;
-	shl.b32 %r857, %rt116, %rt115;
-	and.b32 %r857, %r857, 255;
-	mov.b32 %r855, %r857;
-$L_207:
-	or.b32 %r858, %r849, %r855;
-	mov.b32 %r808, %r858;
-$L_208:
-	mad.lo.s64 %rd859, %rd806, 1, %rd22;
-	st.global.u8 [%rd859], %r808;
-	add.s64 %rd860, %rd478, 7;
-	cvt.s64.s32 %rd861, %r17;
-$L_209:
-	cvt.u32.u64 %r863, %rd861;
-	setp.lt.u32 %p864, %r863, 2147483648;
-	mov.b64 %rd866, 0;
-$L_210:
-	@!%p864 bra $L_311;
-$L_211:
-	min.u64 %rdt57, %rd866, 32;
-	cvt.u32.u64 %rt117, %rdt57;
-	mov.b32 %rt118, 1;
-	shl.b32 %r867, %rt118, %rt117;
-	and.b32 %r867, %r867, 255;
-	mov.b32 %r865, %r867;
-$L_212:
-	cvt.u32.u64 %r868, %rd861;
-	setp.lt.s32 %p869, %r868, 0;
-	mov.b64 %rd871, 1;
-$L_213:
-	@!%p869 bra $L_310;
-$L_214:
-	min.u64 %rdt58, %rd871, 32;
-	cvt.u32.u64 %rt119, %rdt58;
-	mov.b32 %rt120, 1;
-	shl.b32 %r872, %rt120, %rt119;
-	and.b32 %r872, %r872, 255;
-	mov.b32 %r870, %r872;
-$L_215:
-	or.b32 %r873, %r865, %r870;
-	setp.gt.u64 %p874, %rd861, 9223372036854775808U;
-	mov.b64 %rd876, 2;
-$L_216:
-	@!%p874 bra $L_309;
-$L_217:
-	min.u64 %rdt59, %rd876, 32;
-	cvt.u32.u64 %rt121, %rdt59;
-	mov.b32 %rt122, 1;
-	shl.b32 %r877, %rt122, %rt121;
-	and.b32 %r877, %r877, 255;
-	mov.b32 %r875, %r877;
-$L_218:
-	or.b32 %r878, %r873, %r875;
-	cvt.u32.u64 %r879, %rd861;
-	and.b32 %r879, %r879, 65535;
-	setp.ge.u32 %p880, %r879, 32768;
-	mov.b64 %rd882, 3;
-$L_219:
-	@!%p880 bra $L_308;
-$L_220:
-	min.u64 %rdt60, %rd882, 32;
-	cvt.u32.u64 %rt123, %rdt60;
-	mov.b32 %rt124, 1;
-	shl.b32 %r883, %rt124, %rt123;
-	and.b32 %r883, %r883, 255;
-	mov.b32 %r881, %r883;
-$L_221:
-	or.b32 %r884, %r878, %r881;
-	cvt.u32.u64 %r885, %rd861;
-	and.b32 %r885, %r885, 255;
-	setp.gt.u32 %p886, %r885, 128;
-	mov.b64 %rd888, 4;
-$L_222:
-	@!%p886 bra $L_307;
-$L_223:
-	min.u64 %rdt61, %rd888, 32;
-	cvt.u32.u64 %rt125, %rdt61;
-	mov.b32 %rt126, 1;
-	shl.b32 %r889, %rt126, %rt125;
-	and.b32 %r889, %r889, 255;
-	mov.b32 %r887, %r889;
-$L_224:
-	or.b32 %r890, %r884, %r887;
-	setp.lt.u64 %p891, %rd861, 1;
-	mov.b64 %rd893, 5;
-$L_225:
-	@!%p891 bra $L_306;
-$L_226:
-	min.u64 %rdt62, %rd893, 32;
-	cvt.u32.u64 %rt127, %rdt62;
-	mov.b32 %rt128, 1;
-	shl.b32 %r894, %rt128, %rt127;
-	and.b32 %r894, %r894, 255;
-	mov.b32 %r892, %r894;
-$L_227:
-	or.b32 %r895, %r890, %r892;
-	cvt.u32.u64 %r896, %rd861;
-	cvt.rn.f64.u32 %fd897, %r896;
-	cvt.u32.u64 %r898, %rd861;
-	cvt.rn.f64.s32 %fd899, %r898;
-	setp.eq.f64 %p900, %fd897, %fd899;
-	mov.b64 %rd902, 6;
-$L_228:
-	@!%p900 bra $L_305;
-$L_229:
-	min.u64 %rdt63, %rd902, 32;
-	cvt.u32.u64 %rt129, %rdt63;
-	mov.b32 %rt130, 1;
-	shl.b32 %r903, %rt130, %rt129;
-	and.b32 %r903, %r903, 255;
-	mov.b32 %r901, %r903;
-$L_230:
-	or.b32 %r904, %r895, %r901;
-	cvt.u32.u64 %r905, %rd861;
-	and.b32 %r905, %r905, 65535;
-	cvt.rn.f32.u32 %f906, %r905;
-	cvt.u32.u64 %r907, %rd861;
-	cvt.s32.s16 %r907, %r907;
-	cvt.rn.f32.s32 %f908, %r907;
-	setp.gt.f32 %p909, %f906, %f908;
-	mov.b64 %rd911, 7;
-$L_231:
-	@!%p909 bra $L_304;
-$L_232:
-	min.u64 %rdt64, %rd911, 32;
-	cvt.u32.u64 %rt131, %rdt64;
-	mov.b32 %rt132, 1;
-	shl.b32 %r912, %rt132, %rt131;
-	and.b32 %r912, %r912, 255;
-	mov.b32 %r910, %r912;
-$L_233:
-	or.b32 %r913, %r904, %r910;
-	mov.b32 %r862, %r913;
-$L_234:
-	mad.lo.s64 %rd914, %rd860, 1, %rd22;
-	st.global.u8 [%rd914], %r862;
-	add.s64 %rd915, %rd478, 8;
-	add.s32 %r916, %r17, 1;
-	cvt.s32.s8 %r916, %r916;
-$L_235:
-	mov.b32 %r918, %r916;
-	setp.lt.u32 %p919, %r918, 2147483648;
-	mov.b64 %rd921, 0;
-$L_236:
-	@!%p919 bra $L_303;
-$L_237:
-	min.u64 %rdt65, %rd921, 32;
-	cvt.u32.u64 %rt133, %rdt65;
-	mov.b32 %rt134, 1;
-	shl.b32 %r922, %rt134, %rt133;
-	and.b32 %r922, %r922, 255;
-	mov.b32 %r920, %r922;
-$L_238:
-	mov.b32 %r923, %r916;
-	setp.lt.s32 %p924, %r923, 0;
-	mov.b64 %rd926, 1;
-$L_239:
-	@!%p924 bra $L_302;
-$L_240:
-	min.u64 %rdt66, %rd926, 32;
-	cvt.u32.u64 %rt135, %rdt66;
-	mov.b32 %rt136, 1;
-	shl.b32 %r927, %rt136, %rt135;
-	and.b32 %r927, %r927, 255;
-	mov.b32 %r925, %r927;
-$L_241:
-	or.b32 %r928, %r920, %r925;
-	cvt.s64.s32 %rd929, %r916;
-	setp.gt.u64 %p930, %rd929, 9223372036854775808U;
-	mov.b64 %rd932, 2;
-$L_242:
-	@!%p930 bra $L_301;
-$L_243:
-	min.u64 %rdt67, %rd932, 32;
-	cvt.u32.u64 %rt137, %rdt67;
-	mov.b32 %rt138, 1;
-	shl.b32 %r933, %rt138, %rt137;
-	and.b32 %r933, %r933, 255;
-	mov.b32 %r931, %r933;
-$L_244:
-	or.b32 %r934, %r928, %r931;
-	mov.b32 %r935, %r916;
-	and.b32 %r935, %r935, 65535;
-	setp.ge.u32 %p936, %r935, 32768;
-	mov.b64 %rd938, 3;
-$L_245:
-	@!%p936 bra $L_300;
-$L_246:
-	min.u64 %rdt68, %rd938, 32;
-	cvt.u32.u64 %rt139, %rdt68;
-	mov.b32 %rt140, 1;
-	shl.b32 %r939, %rt140, %rt139;
-	and.b32 %r939, %r939, 255;
-	mov.b32 %r937, %r939;
-$L_247:
-	or.b32 %r940, %r934, %r937;
-	mov.b32 %r941, %r916;
-	and.b32 %r941, %r941, 255;
-	setp.gt.u32 %p942, %r941, 128;
-	mov.b64 %rd944, 4;
-$L_248:
-	@!%p942 bra $L_299;
-$L_249:
-	min.u64 %rdt69, %rd944, 32;
-	cvt.u32.u64 %rt141, %rdt69;
-	mov.b32 %rt142, 1;
-	shl.b32 %r945, %rt142, %rt141;
-	and.b32 %r945, %r945, 255;
-	mov.b32 %r943, %r945;
-$L_250:
-	or.b32 %r946, %r940, %r943;
-	setp.lt.s32 %p947, %r916, 1;
-	mov.b64 %rd949, 5;
-$L_251:
-	@!%p947 bra $L_298;
-$L_252:
-	min.u64 %rdt70, %rd949, 32;
-	cvt.u32.u64 %rt143, %rdt70;
-	mov.b32 %rt144, 1;
-	shl.b32 %r950, %rt144, %rt143;
-	and.b32 %r950, %r950, 255;
-	mov.b32 %r948, %r950;
-$L_253:
-	or.b32 %r951, %r946, %r948;
-	mov.b32 %r952, %r916;
-	cvt.rn.f64.u32 %fd953, %r952;
-	mov.b32 %r954, %r916;
-	cvt.rn.f64.s32 %fd955, %r954;
-	setp.eq.f64 %p956, %fd953, %fd955;
-	mov.b64 %rd958, 6;
-$L_254:
-	@!%p956 bra $L_297;
-$L_255:
-	min.u64 %rdt71, %rd958, 32;
-	cvt.u32.u64 %rt145, %rdt71;
-	mov.b32 %rt146, 1;
-	shl.b32 %r959, %rt146, %rt145;
-	and.b32 %r959, %r959, 255;
-	mov.b32 %r957, %r959;
-$L_256:
-	or.b32 %r960, %r951, %r957;
-	mov.b32 %r961, %r916;
-	and.b32 %r961, %r961, 65535;
-	cvt.rn.f32.u32 %f962, %r961;
-	mov.b32 %r963, %r916;
-	cvt.s32.s16 %r963, %r963;
-	cvt.rn.f32.s32 %f964, %r963;
-	setp.gt.f32 %p965, %f962, %f964;
-	mov.b64 %rd967, 7;
-$L_257:
-	@!%p965 bra $L_296;
-$L_258:
-	min.u64 %rdt72, %rd967, 32;
-	cvt.u32.u64 %rt147, %rdt72;
-	mov.b32 %rt148, 1;
-	shl.b32 %r968, %rt148, %rt147;
-	and.b32 %r968, %r968, 255;
-	mov.b32 %r966, %r968;
-$L_259:
-	or.b32 %r969, %r960, %r966;
-	mov.b32 %r917, %r969;
-$L_260:
-	mad.lo.s64 %rd970, %rd915, 1, %rd22;
-	st.global.u8 [%rd970], %r917;
-	add.s64 %rd971, %rd478, 9;
-	mov.b32 %r972, %r17;
-	cvt.s32.s16 %r972, %r972;
-	sub.s32 %r973, %r972, 1;
-	cvt.s32.s16 %r973, %r973;
-$L_261:
-	mov.b32 %r975, %r973;
-	setp.lt.u32 %p976, %r975, 2147483648;
-	mov.b64 %rd978, 0;
-$L_262:
-	@!%p976 bra $L_295;
-$L_263:
-	min.u64 %rdt73, %rd978, 32;
-	cvt.u32.u64 %rt149, %rdt73;
-	mov.b32 %rt150, 1;
-	shl.b32 %r979, %rt150, %rt149;
-	and.b32 %r979, %r979, 255;
-	mov.b32 %r977, %r979;
-$L_264:
-	mov.b32 %r980, %r973;
-	setp.lt.s32 %p981, %r980, 0;
-	mov.b64 %rd983, 1;
-$L_265:
-	@!%p981 bra $L_294;
-$L_266:
-	min.u64 %rdt74, %rd983, 32;
-	cvt.u32.u64 %rt151, %rdt74;
-	mov.b32 %rt152, 1;
-	shl.b32 %r984, %rt152, %rt151;
-	and.b32 %r984, %r984, 255;
-	mov.b32 %r982, %r984;
-$L_267:
-	or.b32 %r985, %r977, %r982;
-	cvt.s64.s32 %rd986, %r973;
-	setp.gt.u64 %p987, %rd986, 9223372036854775808U;
-	mov.b64 %rd989, 2;
-$L_268:
-	@!%p987 bra $L_293;
-$L_269:
-	min.u64 %rdt75, %rd989, 32;
-	cvt.u32.u64 %rt153, %rdt75;
-	mov.b32 %rt154, 1;
-	shl.b32 %r990, %rt154, %rt153;
-	and.b32 %r990, %r990, 255;
-	mov.b32 %r988, %r990;
-$L_270:
-	or.b32 %r991, %r985, %r988;
-	mov.b32 %r992, %r973;
-	and.b32 %r992, %r992, 65535;
-	setp.ge.u32 %p993, %r992, 32768;
-	mov.b64 %rd995, 3;
-$L_271:
-	@!%p993 bra $L_292;
-$L_272:
-	min.u64 %rdt76, %rd995, 32;
-	cvt.u32.u64 %rt155, %rdt76;
-	mov.b32 %rt156, 1;
-	shl.b32 %r996, %rt156, %rt155;
-	and.b32 %r996, %r996, 255;
-	mov.b32 %r994, %r996;
-$L_273:
-	or.b32 %r997, %r991, %r994;
-	mov.b32 %r998, %r973;
-	and.b32 %r998, %r998, 255;
-	setp.gt.u32 %p999, %r998, 128;
-	mov.b64 %rd1001, 4;
-$L_274:
-	@!%p999 bra $L_291;
-$L_275:
-	min.u64 %rdt77, %rd1001, 32;
-	cvt.u32.u64 %rt157, %rdt77;
-	mov.b32 %rt158, 1;
-	shl.b32 %r1002, %rt158, %rt157;
-	and.b32 %r1002, %r1002, 255;
-	mov.b32 %r1000, %r1002;
-$L_276:
-	or.b32 %r1003, %r997, %r1000;
-	setp.lt.s32 %p1004, %r973, 1;
-	mov.b64 %rd1006, 5;
-$L_277:
-	@!%p1004 bra $L_290;
-$L_278:
-	min.u64 %rdt78, %rd1006, 32;
-	cvt.u32.u64 %rt159, %rdt78;
-	mov.b32 %rt160, 1;
-	shl.b32 %r1007, %rt160, %rt159;
-	and.b32 %r1007, %r1007, 255;
-	mov.b32 %r1005, %r1007;
-$L_279:
-	or.b32 %r1008, %r1003, %r1005;
-	mov.b32 %r1009, %r973;
-	cvt.rn.f64.u32 %fd1010, %r1009;
-	mov.b32 %r1011, %r973;
-	cvt.rn.f64.s32 %fd1012, %r1011;
-	setp.eq.f64 %p1013, %fd1010, %fd1012;
-	mov.b64 %rd1015, 6;
-$L_280:
-	@!%p1013 bra $L_289;
-$L_281:
-	min.u64 %rdt79, %rd1015, 32;
-	cvt.u32.u64 %rt161, %rdt79;
-	mov.b32 %rt162, 1;
-	shl.b32 %r1016, %rt162, %rt161;
-	and.b32 %r1016, %r1016, 255;
-	mov.b32 %r1014, %r1016;
-$L_282:
-	or.b32 %r1017, %r1008, %r1014;
-	mov.b32 %r1018, %r973;
-	and.b32 %r1018, %r1018, 65535;
-	cvt.rn.f32.u32 %f1019, %r1018;
-	cvt.rn.f32.s32 %f1020, %r973;
-	setp.gt.f32 %p1021, %f1019, %f1020;
-	mov.b64 %rd1023, 7;
-$L_283:
-	@!%p1021 bra $L_288;
-$L_284:
-	min.u64 %rdt80, %rd1023, 32;
-	cvt.u32.u64 %rt163, %rdt80;
-	mov.b32 %rt164, 1;
-	shl.b32 %r1024, %rt164, %rt163;
-	and.b32 %r1024, %r1024, 255;
-	mov.b32 %r1022, %r1024;
-$L_285:
-	or.b32 %r1025, %r1017, %r1022;
-	mov.b32 %r974, %r1025;
-$L_286:
-	mad.lo.s64 %rd1026, %rd971, 1, %rd22;
-	st.global.u8 [%rd1026], %r974;
-$L_287:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_288:
-	mov.b32 %r1022, 0;
-	bra.uni $L_285;
-$L_289:
-	mov.b32 %r1014, 0;
-	bra.uni $L_282;
-$L_290:
-	mov.b32 %r1005, 0;
-	bra.uni $L_279;
-$L_291:
-	mov.b32 %r1000, 0;
-	bra.uni $L_276;
-$L_292:
-	mov.b32 %r994, 0;
-	bra.uni $L_273;
-$L_293:
-	mov.b32 %r988, 0;
-	bra.uni $L_270;
-$L_294:
-	mov.b32 %r982, 0;
-	bra.uni $L_267;
-$L_295:
-	mov.b32 %r977, 0;
-	bra.uni $L_264;
-$L_296:
-	mov.b32 %r966, 0;
-	bra.uni $L_259;
-$L_297:
-	mov.b32 %r957, 0;
-	bra.uni $L_256;
-$L_298:
-	mov.b32 %r948, 0;
-	bra.uni $L_253;
-$L_299:
-	mov.b32 %r943, 0;
-	bra.uni $L_250;
-$L_300:
-	mov.b32 %r937, 0;
-	bra.uni $L_247;
-$L_301:
-	mov.b32 %r931, 0;
-	bra.uni $L_244;
-$L_302:
-	mov.b32 %r925, 0;
-	bra.uni $L_241;
-$L_303:
-	mov.b32 %r920, 0;
-	bra.uni $L_238;
-$L_304:
-	mov.b32 %r910, 0;
-	bra.uni $L_233;
-$L_305:
-	mov.b32 %r901, 0;
-	bra.uni $L_230;
-$L_306:
-	mov.b32 %r892, 0;
-	bra.uni $L_227;
-$L_307:
-	mov.b32 %r887, 0;
-	bra.uni $L_224;
-$L_308:
-	mov.b32 %r881, 0;
-	bra.uni $L_221;
-$L_309:
-	mov.b32 %r875, 0;
-	bra.uni $L_218;
-$L_310:
-	mov.b32 %r870, 0;
-	bra.uni $L_215;
-$L_311:
-	mov.b32 %r865, 0;
-	bra.uni $L_212;
-$L_312:
-	mov.b32 %r855, 0;
-	bra.uni $L_207;
-$L_313:
-	mov.b32 %r846, 0;
-	bra.uni $L_204;
-$L_314:
-	mov.b32 %r838, 0;
-	bra.uni $L_201;
-$L_315:
-	mov.b32 %r833, 0;
-	bra.uni $L_198;
-$L_316:
-	mov.b32 %r827, 0;
-	bra.uni $L_195;
-$L_317:
-	mov.b32 %r821, 0;
-	bra.uni $L_192;
-$L_318:
-	mov.b32 %r815, 0;
-	bra.uni $L_189;
-$L_319:
-	mov.b32 %r810, 0;
-	bra.uni $L_186;
-$L_320:
-	mov.b32 %r801, 0;
-	bra.uni $L_181;
-$L_321:
-	mov.b32 %r793, 0;
-	bra.uni $L_178;
-$L_322:
-	mov.b32 %r784, 0;
-	bra.uni $L_175;
-$L_323:
-	mov.b32 %r779, 0;
-	bra.uni $L_172;
-$L_324:
-	mov.b32 %r773, 0;
-	bra.uni $L_169;
-$L_325:
-	mov.b32 %r768, 0;
-	bra.uni $L_166;
-$L_326:
-	mov.b32 %r762, 0;
-	bra.uni $L_163;
-$L_327:
-	mov.b32 %r757, 0;
-	bra.uni $L_160;
-$L_328:
-	mov.b32 %r747, 0;
-	bra.uni $L_155;
-$L_329:
-	mov.b32 %r738, 0;
-	bra.uni $L_152;
-$L_330:
-	mov.b32 %r729, 0;
-	bra.uni $L_149;
-$L_331:
-	mov.b32 %r724, 0;
-	bra.uni $L_146;
-$L_332:
-	mov.b32 %r719, 0;
-	bra.uni $L_143;
-$L_333:
-	mov.b32 %r713, 0;
-	bra.uni $L_140;
-$L_334:
-	mov.b32 %r707, 0;
-	bra.uni $L_137;
-$L_335:
-	mov.b32 %r702, 0;
-	bra.uni $L_134;
-$L_336:
-	mov.b32 %r692, 0;
-	bra.uni $L_129;
-$L_337:
-	mov.b32 %r683, 0;
-	bra.uni $L_126;
-$L_338:
-	mov.b32 %r675, 0;
-	bra.uni $L_123;
-$L_339:
-	mov.b32 %r670, 0;
-	bra.uni $L_120;
-$L_340:
-	mov.b32 %r664, 0;
-	bra.uni $L_117;
-$L_341:
-	mov.b32 %r658, 0;
-	bra.uni $L_114;
-$L_342:
-	mov.b32 %r652, 0;
-	bra.uni $L_111;
-$L_343:
-	mov.b32 %r648, 0;
-	bra.uni $L_108;
-$L_344:
-	mov.b32 %r638, 0;
-	bra.uni $L_103;
-$L_345:
-	mov.b32 %r630, 0;
-	bra.uni $L_100;
-$L_346:
-	mov.b32 %r621, 0;
-	bra.uni $L_97;
-$L_347:
-	mov.b32 %r616, 0;
-	bra.uni $L_94;
-$L_348:
-	mov.b32 %r610, 0;
-	bra.uni $L_91;
-$L_349:
-	mov.b32 %r604, 0;
-	bra.uni $L_88;
-$L_350:
-	mov.b32 %r598, 0;
-	bra.uni $L_85;
-$L_351:
-	mov.b32 %r593, 0;
-	bra.uni $L_82;
-$L_352:
-	mov.b32 %r583, 0;
-	bra.uni $L_77;
-$L_353:
-	mov.b32 %r574, 0;
-	bra.uni $L_74;
-$L_354:
+$L_179:
+	mov.b32 %r617, 0;
+	bra.uni $L_176;
+$L_180:
+	mov.b32 %r608, 0;
+	bra.uni $L_173;
+$L_181:
+	mov.b32 %r602, 0;
+	bra.uni $L_170;
+$L_182:
+	mov.b32 %r596, 0;
+	bra.uni $L_167;
+$L_183:
+	mov.b32 %r591, 0;
+	bra.uni $L_164;
+$L_184:
+	mov.b32 %r580, 0;
+	bra.uni $L_159;
+$L_185:
+	mov.b32 %r571, 0;
+	bra.uni $L_156;
+$L_186:
 	mov.b32 %r565, 0;
-	bra.uni $L_71;
-$L_355:
-	mov.b32 %r560, 0;
-	bra.uni $L_68;
-$L_356:
+	bra.uni $L_153;
+$L_187:
+	mov.b32 %r559, 0;
+	bra.uni $L_150;
+$L_188:
 	mov.b32 %r554, 0;
-	bra.uni $L_65;
-$L_357:
-	mov.b32 %r548, 0;
-	bra.uni $L_62;
-$L_358:
-	mov.b32 %r542, 0;
-	bra.uni $L_59;
-$L_359:
-	mov.b32 %r537, 0;
-	bra.uni $L_56;
-$L_360:
-	mov.b32 %r528, 0;
-	bra.uni $L_51;
-$L_361:
+	bra.uni $L_147;
+$L_189:
+	mov.b32 %r544, 0;
+	bra.uni $L_142;
+$L_190:
+	mov.b32 %r536, 0;
+	bra.uni $L_139;
+$L_191:
+	mov.b32 %r530, 0;
+	bra.uni $L_136;
+$L_192:
+	mov.b32 %r524, 0;
+	bra.uni $L_133;
+$L_193:
 	mov.b32 %r519, 0;
-	bra.uni $L_48;
-$L_362:
+	bra.uni $L_130;
+$L_194:
 	mov.b32 %r510, 0;
+	bra.uni $L_125;
+$L_195:
+	mov.b32 %r501, 0;
+	bra.uni $L_122;
+$L_196:
+	mov.b32 %r496, 0;
+	bra.uni $L_119;
+$L_197:
+	mov.b32 %r490, 0;
+	bra.uni $L_116;
+$L_198:
+	mov.b32 %r485, 0;
+	bra.uni $L_113;
+$L_199:
+	mov.b32 %r475, 0;
+	bra.uni $L_108;
+$L_200:
+	mov.b32 %r466, 0;
+	bra.uni $L_105;
+$L_201:
+	mov.b32 %r460, 0;
+	bra.uni $L_102;
+$L_202:
+	mov.b32 %r454, 0;
+	bra.uni $L_99;
+$L_203:
+	mov.b32 %r449, 0;
+	bra.uni $L_96;
+$L_204:
+	mov.b32 %r439, 0;
+	bra.uni $L_91;
+$L_205:
+	mov.b32 %r431, 0;
+	bra.uni $L_88;
+$L_206:
+	mov.b32 %r425, 0;
+	bra.uni $L_85;
+$L_207:
+	mov.b32 %r419, 0;
+	bra.uni $L_82;
+$L_208:
+	mov.b32 %r415, 0;
+	bra.uni $L_79;
+$L_209:
+	mov.b32 %r405, 0;
+	bra.uni $L_74;
+$L_210:
+	mov.b32 %r396, 0;
+	bra.uni $L_71;
+$L_211:
+	mov.b32 %r390, 0;
+	bra.uni $L_68;
+$L_212:
+	mov.b32 %r384, 0;
+	bra.uni $L_65;
+$L_213:
+	mov.b32 %r379, 0;
+	bra.uni $L_62;
+$L_214:
+	mov.b32 %r369, 0;
+	bra.uni $L_57;
+$L_215:
+	mov.b32 %r360, 0;
+	bra.uni $L_54;
+$L_216:
+	mov.b32 %r354, 0;
+	bra.uni $L_51;
+$L_217:
+	mov.b32 %r348, 0;
+	bra.uni $L_48;
+$L_218:
+	mov.b32 %r343, 0;
 	bra.uni $L_45;
-$L_363:
-	mov.b32 %r505, 0;
-	bra.uni $L_42;
-$L_364:
-	mov.b32 %r499, 0;
-	bra.uni $L_39;
-$L_365:
-	mov.b32 %r493, 0;
-	bra.uni $L_36;
-$L_366:
-	mov.b32 %r487, 0;
-	bra.uni $L_33;
-$L_367:
-	mov.b32 %r482, 0;
-	bra.uni $L_30;
-$L_368:
+$L_219:
+	mov.b32 %r334, 0;
+	bra.uni $L_40;
+$L_220:
+	mov.b32 %r325, 0;
+	bra.uni $L_37;
+$L_221:
+	mov.b32 %r319, 0;
+	bra.uni $L_34;
+$L_222:
+	mov.b32 %r313, 0;
+	bra.uni $L_31;
+$L_223:
+	mov.b32 %r308, 0;
+	bra.uni $L_28;
+$L_224:
 	ret;
 }
 
@@ -5869,13 +4954,13 @@ $L_368:
 	.param .s64 ConvertInt16_0_param_9
 )
 {
-	.reg .pred %p<1021>;
-	.reg .b32 %r<1025>;
-	.reg .b32 %rt<165>;
-	.reg .b64 %rd<1026>;
-	.reg .b64 %rdt<81>;
-	.reg .f32 %f<1020>;
-	.reg .f64 %fd<1012>;
+	.reg .pred %p<617>;
+	.reg .b32 %r<621>;
+	.reg .b32 %rt<95>;
+	.reg .b64 %rd<622>;
+	.reg .b64 %rdt<46>;
+	.reg .f32 %f<300>;
+	.reg .f64 %fd<616>;
 
 $L_0:
 	ld.param.u64 %rd4, [ConvertInt16_0_param_0];
@@ -5904,13 +4989,13 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_368;
+	@!%p7 bra $L_224;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_368;
+	@!%p10 bra $L_224;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 2, %rd4;
 	ld.global.s16 %r12, [%rd11];
@@ -5977,2050 +5062,1139 @@ $L_6:
 	cvt.u64.u32 %rd65, %r64;
 	mad.lo.s64 %rd66, %rd61, 8, %rd18;
 	st.global.s64 [%rd66], %rd65;
-	mul.lo.s64 %rd67, %rd9, 90;
+	mul.lo.s64 %rd67, %rd9, 9;
 $L_7:
-	cvt.rn.f64.s32 %fd68, %r17;
-	mad.lo.s64 %rd69, %rd67, 8, %rd20;
-	st.global.f64 [%rd69], %fd68;
-	add.s64 %rd70, %rd67, 1;
-	cvt.rn.f32.s32 %f71, %r17;
-	cvt.f64.f32 %fd72, %f71;
-	mad.lo.s64 %rd73, %rd70, 8, %rd20;
-	st.global.f64 [%rd73], %fd72;
-	add.s64 %rd74, %rd67, 2;
-	mov.b32 %r75, %r17;
-	cvt.rn.f64.u32 %fd76, %r75;
-	mad.lo.s64 %rd77, %rd74, 8, %rd20;
-	st.global.f64 [%rd77], %fd76;
-	add.s64 %rd78, %rd67, 3;
-	mov.b32 %r79, %r17;
-	cvt.rn.f32.u32 %f80, %r79;
-	cvt.f64.f32 %fd81, %f80;
-	mad.lo.s64 %rd82, %rd78, 8, %rd20;
-	st.global.f64 [%rd82], %fd81;
-	add.s64 %rd83, %rd67, 4;
-	mov.b32 %r84, %r17;
-	cvt.rn.f64.s32 %fd85, %r84;
-	mad.lo.s64 %rd86, %rd83, 8, %rd20;
-	st.global.f64 [%rd86], %fd85;
-	add.s64 %rd87, %rd67, 5;
-	mov.b32 %r88, %r17;
-	cvt.rn.f32.s32 %f89, %r88;
-	cvt.f64.f32 %fd90, %f89;
-	mad.lo.s64 %rd91, %rd87, 8, %rd20;
-	st.global.f64 [%rd91], %fd90;
-	add.s64 %rd92, %rd67, 6;
-	cvt.s64.s32 %rd93, %r17;
-	cvt.rn.f64.u64 %fd94, %rd93;
-	mad.lo.s64 %rd95, %rd92, 8, %rd20;
-	st.global.f64 [%rd95], %fd94;
-	add.s64 %rd96, %rd67, 7;
-	cvt.s64.s32 %rd97, %r17;
-	cvt.rn.f32.u64 %f98, %rd97;
-	cvt.f64.f32 %fd99, %f98;
-	mad.lo.s64 %rd100, %rd96, 8, %rd20;
-	st.global.f64 [%rd100], %fd99;
-	add.s64 %rd101, %rd67, 8;
-	mov.b32 %r102, %r17;
-	and.b32 %r102, %r102, 65535;
-	cvt.rn.f64.u32 %fd103, %r102;
-	mov.b32 %r104, %r17;
-	and.b32 %r104, %r104, 255;
-	cvt.rn.f64.u32 %fd105, %r104;
-	add.rn.f64 %fd106, %fd103, %fd105;
-	mad.lo.s64 %rd107, %rd101, 8, %rd20;
-	st.global.f64 [%rd107], %fd106;
+	cvt.rn.f64.s32 %fd69, %r17;
+	cvt.rn.f32.s32 %f70, %r17;
+	cvt.f64.f32 %fd71, %f70;
+	mul.rn.f64 %fd72, %fd71, 0d4008000000000000;
+	add.rn.f64 %fd73, %fd69, %fd72;
+	mov.b32 %r74, %r17;
+	cvt.rn.f64.u32 %fd75, %r74;
+	mul.rn.f64 %fd76, %fd75, 0d4014000000000000;
+	add.rn.f64 %fd77, %fd73, %fd76;
+	mov.b32 %r78, %r17;
+	cvt.rn.f32.u32 %f79, %r78;
+	cvt.f64.f32 %fd80, %f79;
+	mul.rn.f64 %fd81, %fd80, 0d401C000000000000;
+	add.rn.f64 %fd82, %fd77, %fd81;
+	cvt.s64.s32 %rd83, %r17;
+	cvt.rn.f64.u64 %fd84, %rd83;
+	mul.rn.f64 %fd85, %fd84, 0d4026000000000000;
+	add.rn.f64 %fd86, %fd82, %fd85;
+	mov.b32 %r87, %r17;
+	and.b32 %r87, %r87, 65535;
+	cvt.rn.f32.u32 %f88, %r87;
+	cvt.f64.f32 %fd89, %f88;
+	mul.rn.f64 %fd90, %fd89, 0d402A000000000000;
+	add.rn.f64 %fd91, %fd86, %fd90;
+	mov.f64 %fd68, %fd91;
 $L_8:
-	mov.b32 %r108, %r17;
-	cvt.s32.s8 %r108, %r108;
-	add.s64 %rd109, %rd67, 9;
+	mad.lo.s64 %rd92, %rd67, 8, %rd20;
+	st.global.f64 [%rd92], %fd68;
+	add.s64 %rd93, %rd67, 1;
+	mov.b32 %r94, %r17;
+	cvt.s32.s8 %r94, %r94;
 $L_9:
-	cvt.rn.f64.s32 %fd110, %r108;
-	mad.lo.s64 %rd111, %rd109, 8, %rd20;
-	st.global.f64 [%rd111], %fd110;
-	add.s64 %rd112, %rd109, 1;
-	cvt.rn.f32.s32 %f113, %r108;
-	cvt.f64.f32 %fd114, %f113;
-	mad.lo.s64 %rd115, %rd112, 8, %rd20;
-	st.global.f64 [%rd115], %fd114;
-	add.s64 %rd116, %rd109, 2;
-	mov.b32 %r117, %r108;
-	cvt.rn.f64.u32 %fd118, %r117;
-	mad.lo.s64 %rd119, %rd116, 8, %rd20;
-	st.global.f64 [%rd119], %fd118;
-	add.s64 %rd120, %rd109, 3;
-	mov.b32 %r121, %r108;
-	cvt.rn.f32.u32 %f122, %r121;
-	cvt.f64.f32 %fd123, %f122;
-	mad.lo.s64 %rd124, %rd120, 8, %rd20;
-	st.global.f64 [%rd124], %fd123;
-	add.s64 %rd125, %rd109, 4;
-	mov.b32 %r126, %r108;
-	cvt.rn.f64.s32 %fd127, %r126;
-	mad.lo.s64 %rd128, %rd125, 8, %rd20;
-	st.global.f64 [%rd128], %fd127;
-	add.s64 %rd129, %rd109, 5;
-	mov.b32 %r130, %r108;
-	cvt.rn.f32.s32 %f131, %r130;
-	cvt.f64.f32 %fd132, %f131;
-	mad.lo.s64 %rd133, %rd129, 8, %rd20;
-	st.global.f64 [%rd133], %fd132;
-	add.s64 %rd134, %rd109, 6;
-	cvt.s64.s32 %rd135, %r108;
-	cvt.rn.f64.u64 %fd136, %rd135;
-	mad.lo.s64 %rd137, %rd134, 8, %rd20;
-	st.global.f64 [%rd137], %fd136;
-	add.s64 %rd138, %rd109, 7;
-	cvt.s64.s32 %rd139, %r108;
-	cvt.rn.f32.u64 %f140, %rd139;
-	cvt.f64.f32 %fd141, %f140;
-	mad.lo.s64 %rd142, %rd138, 8, %rd20;
-	st.global.f64 [%rd142], %fd141;
-	add.s64 %rd143, %rd109, 8;
-	mov.b32 %r144, %r108;
-	and.b32 %r144, %r144, 65535;
-	cvt.rn.f64.u32 %fd145, %r144;
-	mov.b32 %r146, %r108;
-	and.b32 %r146, %r146, 255;
-	cvt.rn.f64.u32 %fd147, %r146;
-	add.rn.f64 %fd148, %fd145, %fd147;
-	mad.lo.s64 %rd149, %rd143, 8, %rd20;
-	st.global.f64 [%rd149], %fd148;
+	cvt.rn.f64.s32 %fd96, %r94;
+	cvt.rn.f32.s32 %f97, %r94;
+	cvt.f64.f32 %fd98, %f97;
+	mul.rn.f64 %fd99, %fd98, 0d4008000000000000;
+	add.rn.f64 %fd100, %fd96, %fd99;
+	mov.b32 %r101, %r94;
+	cvt.rn.f64.u32 %fd102, %r101;
+	mul.rn.f64 %fd103, %fd102, 0d4014000000000000;
+	add.rn.f64 %fd104, %fd100, %fd103;
+	mov.b32 %r105, %r94;
+	cvt.rn.f32.u32 %f106, %r105;
+	cvt.f64.f32 %fd107, %f106;
+	mul.rn.f64 %fd108, %fd107, 0d401C000000000000;
+	add.rn.f64 %fd109, %fd104, %fd108;
+	cvt.s64.s32 %rd110, %r94;
+	cvt.rn.f64.u64 %fd111, %rd110;
+	mul.rn.f64 %fd112, %fd111, 0d4026000000000000;
+	add.rn.f64 %fd113, %fd109, %fd112;
+	mov.b32 %r114, %r94;
+	and.b32 %r114, %r114, 65535;
+	cvt.rn.f32.u32 %f115, %r114;
+	cvt.f64.f32 %fd116, %f115;
+	mul.rn.f64 %fd117, %fd116, 0d402A000000000000;
+	add.rn.f64 %fd118, %fd113, %fd117;
+	mov.f64 %fd95, %fd118;
 $L_10:
-	add.s64 %rd150, %rd67, 18;
+	mad.lo.s64 %rd119, %rd93, 8, %rd20;
+	st.global.f64 [%rd119], %fd95;
+	add.s64 %rd120, %rd67, 2;
 $L_11:
-	cvt.rn.f64.s32 %fd151, %r17;
-	mad.lo.s64 %rd152, %rd150, 8, %rd20;
-	st.global.f64 [%rd152], %fd151;
-	add.s64 %rd153, %rd150, 1;
-	cvt.rn.f32.s32 %f154, %r17;
-	cvt.f64.f32 %fd155, %f154;
-	mad.lo.s64 %rd156, %rd153, 8, %rd20;
-	st.global.f64 [%rd156], %fd155;
-	add.s64 %rd157, %rd150, 2;
-	mov.b32 %r158, %r17;
-	cvt.rn.f64.u32 %fd159, %r158;
-	mad.lo.s64 %rd160, %rd157, 8, %rd20;
-	st.global.f64 [%rd160], %fd159;
-	add.s64 %rd161, %rd150, 3;
-	mov.b32 %r162, %r17;
-	cvt.rn.f32.u32 %f163, %r162;
-	cvt.f64.f32 %fd164, %f163;
-	mad.lo.s64 %rd165, %rd161, 8, %rd20;
-	st.global.f64 [%rd165], %fd164;
-	add.s64 %rd166, %rd150, 4;
-	mov.b32 %r167, %r17;
-	cvt.rn.f64.s32 %fd168, %r167;
-	mad.lo.s64 %rd169, %rd166, 8, %rd20;
-	st.global.f64 [%rd169], %fd168;
-	add.s64 %rd170, %rd150, 5;
-	mov.b32 %r171, %r17;
-	cvt.rn.f32.s32 %f172, %r171;
-	cvt.f64.f32 %fd173, %f172;
-	mad.lo.s64 %rd174, %rd170, 8, %rd20;
-	st.global.f64 [%rd174], %fd173;
-	add.s64 %rd175, %rd150, 6;
-	cvt.s64.s32 %rd176, %r17;
-	cvt.rn.f64.u64 %fd177, %rd176;
-	mad.lo.s64 %rd178, %rd175, 8, %rd20;
-	st.global.f64 [%rd178], %fd177;
-	add.s64 %rd179, %rd150, 7;
-	cvt.s64.s32 %rd180, %r17;
-	cvt.rn.f32.u64 %f181, %rd180;
-	cvt.f64.f32 %fd182, %f181;
-	mad.lo.s64 %rd183, %rd179, 8, %rd20;
-	st.global.f64 [%rd183], %fd182;
-	add.s64 %rd184, %rd150, 8;
-	mov.b32 %r185, %r17;
-	and.b32 %r185, %r185, 65535;
-	cvt.rn.f64.u32 %fd186, %r185;
-	mov.b32 %r187, %r17;
-	and.b32 %r187, %r187, 255;
-	cvt.rn.f64.u32 %fd188, %r187;
-	add.rn.f64 %fd189, %fd186, %fd188;
-	mad.lo.s64 %rd190, %rd184, 8, %rd20;
-	st.global.f64 [%rd190], %fd189;
+	cvt.rn.f64.s32 %fd122, %r17;
+	cvt.rn.f32.s32 %f123, %r17;
+	cvt.f64.f32 %fd124, %f123;
+	mul.rn.f64 %fd125, %fd124, 0d4008000000000000;
+	add.rn.f64 %fd126, %fd122, %fd125;
+	mov.b32 %r127, %r17;
+	cvt.rn.f64.u32 %fd128, %r127;
+	mul.rn.f64 %fd129, %fd128, 0d4014000000000000;
+	add.rn.f64 %fd130, %fd126, %fd129;
+	mov.b32 %r131, %r17;
+	cvt.rn.f32.u32 %f132, %r131;
+	cvt.f64.f32 %fd133, %f132;
+	mul.rn.f64 %fd134, %fd133, 0d401C000000000000;
+	add.rn.f64 %fd135, %fd130, %fd134;
+	cvt.s64.s32 %rd136, %r17;
+	cvt.rn.f64.u64 %fd137, %rd136;
+	mul.rn.f64 %fd138, %fd137, 0d4026000000000000;
+	add.rn.f64 %fd139, %fd135, %fd138;
+	mov.b32 %r140, %r17;
+	and.b32 %r140, %r140, 65535;
+	cvt.rn.f32.u32 %f141, %r140;
+	cvt.f64.f32 %fd142, %f141;
+	mul.rn.f64 %fd143, %fd142, 0d402A000000000000;
+	add.rn.f64 %fd144, %fd139, %fd143;
+	mov.f64 %fd121, %fd144;
 $L_12:
-	mov.b32 %r191, %r17;
-	add.s64 %rd192, %rd67, 27;
+	mad.lo.s64 %rd145, %rd120, 8, %rd20;
+	st.global.f64 [%rd145], %fd121;
+	add.s64 %rd146, %rd67, 3;
+	mov.b32 %r147, %r17;
 $L_13:
-	cvt.rn.f64.s32 %fd193, %r191;
-	mad.lo.s64 %rd194, %rd192, 8, %rd20;
-	st.global.f64 [%rd194], %fd193;
-	add.s64 %rd195, %rd192, 1;
-	cvt.rn.f32.s32 %f196, %r191;
-	cvt.f64.f32 %fd197, %f196;
-	mad.lo.s64 %rd198, %rd195, 8, %rd20;
-	st.global.f64 [%rd198], %fd197;
-	add.s64 %rd199, %rd192, 2;
-	mov.b32 %r200, %r191;
-	cvt.rn.f64.u32 %fd201, %r200;
-	mad.lo.s64 %rd202, %rd199, 8, %rd20;
-	st.global.f64 [%rd202], %fd201;
-	add.s64 %rd203, %rd192, 3;
-	mov.b32 %r204, %r191;
-	cvt.rn.f32.u32 %f205, %r204;
-	cvt.f64.f32 %fd206, %f205;
-	mad.lo.s64 %rd207, %rd203, 8, %rd20;
-	st.global.f64 [%rd207], %fd206;
-	add.s64 %rd208, %rd192, 4;
-	cvt.rn.f64.s32 %fd209, %r191;
-	mad.lo.s64 %rd210, %rd208, 8, %rd20;
-	st.global.f64 [%rd210], %fd209;
-	add.s64 %rd211, %rd192, 5;
-	cvt.rn.f32.s32 %f212, %r191;
-	cvt.f64.f32 %fd213, %f212;
-	mad.lo.s64 %rd214, %rd211, 8, %rd20;
-	st.global.f64 [%rd214], %fd213;
-	add.s64 %rd215, %rd192, 6;
-	cvt.s64.s32 %rd216, %r191;
-	cvt.rn.f64.u64 %fd217, %rd216;
-	mad.lo.s64 %rd218, %rd215, 8, %rd20;
-	st.global.f64 [%rd218], %fd217;
-	add.s64 %rd219, %rd192, 7;
-	cvt.s64.s32 %rd220, %r191;
-	cvt.rn.f32.u64 %f221, %rd220;
-	cvt.f64.f32 %fd222, %f221;
-	mad.lo.s64 %rd223, %rd219, 8, %rd20;
-	st.global.f64 [%rd223], %fd222;
-	add.s64 %rd224, %rd192, 8;
-	mov.b32 %r225, %r191;
-	and.b32 %r225, %r225, 65535;
-	cvt.rn.f64.u32 %fd226, %r225;
-	mov.b32 %r227, %r191;
-	and.b32 %r227, %r227, 255;
-	cvt.rn.f64.u32 %fd228, %r227;
-	add.rn.f64 %fd229, %fd226, %fd228;
-	mad.lo.s64 %rd230, %rd224, 8, %rd20;
-	st.global.f64 [%rd230], %fd229;
+	cvt.rn.f64.s32 %fd149, %r147;
+	cvt.rn.f32.s32 %f150, %r147;
+	cvt.f64.f32 %fd151, %f150;
+	mul.rn.f64 %fd152, %fd151, 0d4008000000000000;
+	add.rn.f64 %fd153, %fd149, %fd152;
+	mov.b32 %r154, %r147;
+	cvt.rn.f64.u32 %fd155, %r154;
+	mul.rn.f64 %fd156, %fd155, 0d4014000000000000;
+	add.rn.f64 %fd157, %fd153, %fd156;
+	mov.b32 %r158, %r147;
+	cvt.rn.f32.u32 %f159, %r158;
+	cvt.f64.f32 %fd160, %f159;
+	mul.rn.f64 %fd161, %fd160, 0d401C000000000000;
+	add.rn.f64 %fd162, %fd157, %fd161;
+	cvt.s64.s32 %rd163, %r147;
+	cvt.rn.f64.u64 %fd164, %rd163;
+	mul.rn.f64 %fd165, %fd164, 0d4026000000000000;
+	add.rn.f64 %fd166, %fd162, %fd165;
+	mov.b32 %r167, %r147;
+	and.b32 %r167, %r167, 65535;
+	cvt.rn.f32.u32 %f168, %r167;
+	cvt.f64.f32 %fd169, %f168;
+	mul.rn.f64 %fd170, %fd169, 0d402A000000000000;
+	add.rn.f64 %fd171, %fd166, %fd170;
+	mov.f64 %fd148, %fd171;
 $L_14:
-	cvt.s64.s32 %rd231, %r17;
-	add.s64 %rd232, %rd67, 36;
+	mad.lo.s64 %rd172, %rd146, 8, %rd20;
+	st.global.f64 [%rd172], %fd148;
+	add.s64 %rd173, %rd67, 4;
+	cvt.s64.s32 %rd174, %r17;
 $L_15:
-	cvt.rn.f64.s64 %fd233, %rd231;
-	mad.lo.s64 %rd234, %rd232, 8, %rd20;
-	st.global.f64 [%rd234], %fd233;
-	add.s64 %rd235, %rd232, 1;
-	cvt.rn.f32.s64 %f236, %rd231;
-	cvt.f64.f32 %fd237, %f236;
-	mad.lo.s64 %rd238, %rd235, 8, %rd20;
-	st.global.f64 [%rd238], %fd237;
-	add.s64 %rd239, %rd232, 2;
-	cvt.u32.u64 %r240, %rd231;
-	cvt.rn.f64.u32 %fd241, %r240;
-	mad.lo.s64 %rd242, %rd239, 8, %rd20;
-	st.global.f64 [%rd242], %fd241;
-	add.s64 %rd243, %rd232, 3;
-	cvt.u32.u64 %r244, %rd231;
-	cvt.rn.f32.u32 %f245, %r244;
-	cvt.f64.f32 %fd246, %f245;
-	mad.lo.s64 %rd247, %rd243, 8, %rd20;
-	st.global.f64 [%rd247], %fd246;
-	add.s64 %rd248, %rd232, 4;
-	cvt.u32.u64 %r249, %rd231;
-	cvt.rn.f64.s32 %fd250, %r249;
-	mad.lo.s64 %rd251, %rd248, 8, %rd20;
-	st.global.f64 [%rd251], %fd250;
-	add.s64 %rd252, %rd232, 5;
-	cvt.u32.u64 %r253, %rd231;
-	cvt.rn.f32.s32 %f254, %r253;
-	cvt.f64.f32 %fd255, %f254;
-	mad.lo.s64 %rd256, %rd252, 8, %rd20;
-	st.global.f64 [%rd256], %fd255;
-	add.s64 %rd257, %rd232, 6;
-	mov.b64 %rd258, %rd231;
-	cvt.rn.f64.u64 %fd259, %rd258;
-	mad.lo.s64 %rd260, %rd257, 8, %rd20;
-	st.global.f64 [%rd260], %fd259;
-	add.s64 %rd261, %rd232, 7;
-	mov.b64 %rd262, %rd231;
-	cvt.rn.f32.u64 %f263, %rd262;
-	cvt.f64.f32 %fd264, %f263;
-	mad.lo.s64 %rd265, %rd261, 8, %rd20;
-	st.global.f64 [%rd265], %fd264;
-	add.s64 %rd266, %rd232, 8;
-	cvt.u32.u64 %r267, %rd231;
-	and.b32 %r267, %r267, 65535;
-	cvt.rn.f64.u32 %fd268, %r267;
-	cvt.u32.u64 %r269, %rd231;
-	and.b32 %r269, %r269, 255;
-	cvt.rn.f64.u32 %fd270, %r269;
-	add.rn.f64 %fd271, %fd268, %fd270;
-	mad.lo.s64 %rd272, %rd266, 8, %rd20;
-	st.global.f64 [%rd272], %fd271;
+	cvt.rn.f64.s64 %fd176, %rd174;
+	cvt.rn.f32.s64 %f177, %rd174;
+	cvt.f64.f32 %fd178, %f177;
+	mul.rn.f64 %fd179, %fd178, 0d4008000000000000;
+	add.rn.f64 %fd180, %fd176, %fd179;
+	cvt.u32.u64 %r181, %rd174;
+	cvt.rn.f64.u32 %fd182, %r181;
+	mul.rn.f64 %fd183, %fd182, 0d4014000000000000;
+	add.rn.f64 %fd184, %fd180, %fd183;
+	cvt.u32.u64 %r185, %rd174;
+	cvt.rn.f32.u32 %f186, %r185;
+	cvt.f64.f32 %fd187, %f186;
+	mul.rn.f64 %fd188, %fd187, 0d401C000000000000;
+	add.rn.f64 %fd189, %fd184, %fd188;
+	mov.b64 %rd190, %rd174;
+	cvt.rn.f64.u64 %fd191, %rd190;
+	mul.rn.f64 %fd192, %fd191, 0d4026000000000000;
+	add.rn.f64 %fd193, %fd189, %fd192;
+	cvt.u32.u64 %r194, %rd174;
+	and.b32 %r194, %r194, 65535;
+	cvt.rn.f32.u32 %f195, %r194;
+	cvt.f64.f32 %fd196, %f195;
+	mul.rn.f64 %fd197, %fd196, 0d402A000000000000;
+	add.rn.f64 %fd198, %fd193, %fd197;
+	mov.f64 %fd175, %fd198;
 $L_16:
-	mov.b32 %r273, %r17;
-	and.b32 %r273, %r273, 255;
-	add.s64 %rd274, %rd67, 45;
+	mad.lo.s64 %rd199, %rd173, 8, %rd20;
+	st.global.f64 [%rd199], %fd175;
+	add.s64 %rd200, %rd67, 5;
+	mov.b32 %r201, %r17;
+	and.b32 %r201, %r201, 255;
 $L_17:
-	cvt.rn.f64.u32 %fd275, %r273;
-	mad.lo.s64 %rd276, %rd274, 8, %rd20;
-	st.global.f64 [%rd276], %fd275;
-	add.s64 %rd277, %rd274, 1;
-	cvt.rn.f32.u32 %f278, %r273;
-	cvt.f64.f32 %fd279, %f278;
-	mad.lo.s64 %rd280, %rd277, 8, %rd20;
-	st.global.f64 [%rd280], %fd279;
-	add.s64 %rd281, %rd274, 2;
-	mov.b32 %r282, %r273;
-	cvt.rn.f64.u32 %fd283, %r282;
-	mad.lo.s64 %rd284, %rd281, 8, %rd20;
-	st.global.f64 [%rd284], %fd283;
-	add.s64 %rd285, %rd274, 3;
-	mov.b32 %r286, %r273;
-	cvt.rn.f32.u32 %f287, %r286;
-	cvt.f64.f32 %fd288, %f287;
-	mad.lo.s64 %rd289, %rd285, 8, %rd20;
-	st.global.f64 [%rd289], %fd288;
-	add.s64 %rd290, %rd274, 4;
-	mov.b32 %r291, %r273;
-	cvt.rn.f64.s32 %fd292, %r291;
-	mad.lo.s64 %rd293, %rd290, 8, %rd20;
-	st.global.f64 [%rd293], %fd292;
-	add.s64 %rd294, %rd274, 5;
-	mov.b32 %r295, %r273;
-	cvt.rn.f32.s32 %f296, %r295;
-	cvt.f64.f32 %fd297, %f296;
-	mad.lo.s64 %rd298, %rd294, 8, %rd20;
-	st.global.f64 [%rd298], %fd297;
-	add.s64 %rd299, %rd274, 6;
-	cvt.u64.u32 %rd300, %r273;
-	cvt.rn.f64.u64 %fd301, %rd300;
-	mad.lo.s64 %rd302, %rd299, 8, %rd20;
-	st.global.f64 [%rd302], %fd301;
-	add.s64 %rd303, %rd274, 7;
-	cvt.u64.u32 %rd304, %r273;
-	cvt.rn.f32.u64 %f305, %rd304;
-	cvt.f64.f32 %fd306, %f305;
-	mad.lo.s64 %rd307, %rd303, 8, %rd20;
-	st.global.f64 [%rd307], %fd306;
-	add.s64 %rd308, %rd274, 8;
-	mov.b32 %r309, %r273;
-	and.b32 %r309, %r309, 65535;
-	cvt.rn.f64.u32 %fd310, %r309;
-	cvt.rn.f64.u32 %fd311, %r273;
-	add.rn.f64 %fd312, %fd310, %fd311;
-	mad.lo.s64 %rd313, %rd308, 8, %rd20;
-	st.global.f64 [%rd313], %fd312;
+	cvt.rn.f64.u32 %fd203, %r201;
+	cvt.rn.f32.u32 %f204, %r201;
+	cvt.f64.f32 %fd205, %f204;
+	mul.rn.f64 %fd206, %fd205, 0d4008000000000000;
+	add.rn.f64 %fd207, %fd203, %fd206;
+	mov.b32 %r208, %r201;
+	cvt.rn.f64.u32 %fd209, %r208;
+	mul.rn.f64 %fd210, %fd209, 0d4014000000000000;
+	add.rn.f64 %fd211, %fd207, %fd210;
+	mov.b32 %r212, %r201;
+	cvt.rn.f32.u32 %f213, %r212;
+	cvt.f64.f32 %fd214, %f213;
+	mul.rn.f64 %fd215, %fd214, 0d401C000000000000;
+	add.rn.f64 %fd216, %fd211, %fd215;
+	cvt.u64.u32 %rd217, %r201;
+	cvt.rn.f64.u64 %fd218, %rd217;
+	mul.rn.f64 %fd219, %fd218, 0d4026000000000000;
+	add.rn.f64 %fd220, %fd216, %fd219;
+	mov.b32 %r221, %r201;
+	and.b32 %r221, %r221, 65535;
+	cvt.rn.f32.u32 %f222, %r221;
+	cvt.f64.f32 %fd223, %f222;
+	mul.rn.f64 %fd224, %fd223, 0d402A000000000000;
+	add.rn.f64 %fd225, %fd220, %fd224;
+	mov.f64 %fd202, %fd225;
 $L_18:
-	mov.b32 %r314, %r17;
-	and.b32 %r314, %r314, 65535;
-	add.s64 %rd315, %rd67, 54;
+	mad.lo.s64 %rd226, %rd200, 8, %rd20;
+	st.global.f64 [%rd226], %fd202;
+	add.s64 %rd227, %rd67, 6;
+	mov.b32 %r228, %r17;
+	and.b32 %r228, %r228, 65535;
 $L_19:
-	cvt.rn.f64.u32 %fd316, %r314;
-	mad.lo.s64 %rd317, %rd315, 8, %rd20;
-	st.global.f64 [%rd317], %fd316;
-	add.s64 %rd318, %rd315, 1;
-	cvt.rn.f32.u32 %f319, %r314;
-	cvt.f64.f32 %fd320, %f319;
-	mad.lo.s64 %rd321, %rd318, 8, %rd20;
-	st.global.f64 [%rd321], %fd320;
-	add.s64 %rd322, %rd315, 2;
-	mov.b32 %r323, %r314;
-	cvt.rn.f64.u32 %fd324, %r323;
-	mad.lo.s64 %rd325, %rd322, 8, %rd20;
-	st.global.f64 [%rd325], %fd324;
-	add.s64 %rd326, %rd315, 3;
-	mov.b32 %r327, %r314;
-	cvt.rn.f32.u32 %f328, %r327;
-	cvt.f64.f32 %fd329, %f328;
-	mad.lo.s64 %rd330, %rd326, 8, %rd20;
-	st.global.f64 [%rd330], %fd329;
-	add.s64 %rd331, %rd315, 4;
-	mov.b32 %r332, %r314;
-	cvt.rn.f64.s32 %fd333, %r332;
-	mad.lo.s64 %rd334, %rd331, 8, %rd20;
-	st.global.f64 [%rd334], %fd333;
-	add.s64 %rd335, %rd315, 5;
-	mov.b32 %r336, %r314;
-	cvt.rn.f32.s32 %f337, %r336;
-	cvt.f64.f32 %fd338, %f337;
-	mad.lo.s64 %rd339, %rd335, 8, %rd20;
-	st.global.f64 [%rd339], %fd338;
-	add.s64 %rd340, %rd315, 6;
-	cvt.u64.u32 %rd341, %r314;
-	cvt.rn.f64.u64 %fd342, %rd341;
-	mad.lo.s64 %rd343, %rd340, 8, %rd20;
-	st.global.f64 [%rd343], %fd342;
-	add.s64 %rd344, %rd315, 7;
-	cvt.u64.u32 %rd345, %r314;
-	cvt.rn.f32.u64 %f346, %rd345;
-	cvt.f64.f32 %fd347, %f346;
-	mad.lo.s64 %rd348, %rd344, 8, %rd20;
-	st.global.f64 [%rd348], %fd347;
-	add.s64 %rd349, %rd315, 8;
-	cvt.rn.f64.u32 %fd350, %r314;
-	mov.b32 %r351, %r314;
-	and.b32 %r351, %r351, 255;
-	cvt.rn.f64.u32 %fd352, %r351;
-	add.rn.f64 %fd353, %fd350, %fd352;
-	mad.lo.s64 %rd354, %rd349, 8, %rd20;
-	st.global.f64 [%rd354], %fd353;
+	cvt.rn.f64.u32 %fd230, %r228;
+	cvt.rn.f32.u32 %f231, %r228;
+	cvt.f64.f32 %fd232, %f231;
+	mul.rn.f64 %fd233, %fd232, 0d4008000000000000;
+	add.rn.f64 %fd234, %fd230, %fd233;
+	mov.b32 %r235, %r228;
+	cvt.rn.f64.u32 %fd236, %r235;
+	mul.rn.f64 %fd237, %fd236, 0d4014000000000000;
+	add.rn.f64 %fd238, %fd234, %fd237;
+	mov.b32 %r239, %r228;
+	cvt.rn.f32.u32 %f240, %r239;
+	cvt.f64.f32 %fd241, %f240;
+	mul.rn.f64 %fd242, %fd241, 0d401C000000000000;
+	add.rn.f64 %fd243, %fd238, %fd242;
+	cvt.u64.u32 %rd244, %r228;
+	cvt.rn.f64.u64 %fd245, %rd244;
+	mul.rn.f64 %fd246, %fd245, 0d4026000000000000;
+	add.rn.f64 %fd247, %fd243, %fd246;
+	cvt.rn.f32.u32 %f248, %r228;
+	cvt.f64.f32 %fd249, %f248;
+	mul.rn.f64 %fd250, %fd249, 0d402A000000000000;
+	add.rn.f64 %fd251, %fd247, %fd250;
+	mov.f64 %fd229, %fd251;
 $L_20:
-	mov.b32 %r355, %r17;
-	add.s64 %rd356, %rd67, 63;
+	mad.lo.s64 %rd252, %rd227, 8, %rd20;
+	st.global.f64 [%rd252], %fd229;
+	add.s64 %rd253, %rd67, 7;
+	mov.b32 %r254, %r17;
 $L_21:
-	cvt.rn.f64.u32 %fd357, %r355;
-	mad.lo.s64 %rd358, %rd356, 8, %rd20;
-	st.global.f64 [%rd358], %fd357;
-	add.s64 %rd359, %rd356, 1;
-	cvt.rn.f32.u32 %f360, %r355;
-	cvt.f64.f32 %fd361, %f360;
-	mad.lo.s64 %rd362, %rd359, 8, %rd20;
-	st.global.f64 [%rd362], %fd361;
-	add.s64 %rd363, %rd356, 2;
-	cvt.rn.f64.u32 %fd364, %r355;
-	mad.lo.s64 %rd365, %rd363, 8, %rd20;
-	st.global.f64 [%rd365], %fd364;
-	add.s64 %rd366, %rd356, 3;
-	cvt.rn.f32.u32 %f367, %r355;
-	cvt.f64.f32 %fd368, %f367;
-	mad.lo.s64 %rd369, %rd366, 8, %rd20;
-	st.global.f64 [%rd369], %fd368;
-	add.s64 %rd370, %rd356, 4;
-	mov.b32 %r371, %r355;
-	cvt.rn.f64.s32 %fd372, %r371;
-	mad.lo.s64 %rd373, %rd370, 8, %rd20;
-	st.global.f64 [%rd373], %fd372;
-	add.s64 %rd374, %rd356, 5;
-	mov.b32 %r375, %r355;
-	cvt.rn.f32.s32 %f376, %r375;
-	cvt.f64.f32 %fd377, %f376;
-	mad.lo.s64 %rd378, %rd374, 8, %rd20;
-	st.global.f64 [%rd378], %fd377;
-	add.s64 %rd379, %rd356, 6;
-	cvt.u64.u32 %rd380, %r355;
-	cvt.rn.f64.u64 %fd381, %rd380;
-	mad.lo.s64 %rd382, %rd379, 8, %rd20;
-	st.global.f64 [%rd382], %fd381;
-	add.s64 %rd383, %rd356, 7;
-	cvt.u64.u32 %rd384, %r355;
-	cvt.rn.f32.u64 %f385, %rd384;
-	cvt.f64.f32 %fd386, %f385;
-	mad.lo.s64 %rd387, %rd383, 8, %rd20;
-	st.global.f64 [%rd387], %fd386;
-	add.s64 %rd388, %rd356, 8;
-	mov.b32 %r389, %r355;
-	and.b32 %r389, %r389, 65535;
-	cvt.rn.f64.u32 %fd390, %r389;
-	mov.b32 %r391, %r355;
-	and.b32 %r391, %r391, 255;
-	cvt.rn.f64.u32 %fd392, %r391;
-	add.rn.f64 %fd393, %fd390, %fd392;
-	mad.lo.s64 %rd394, %rd388, 8, %rd20;
-	st.global.f64 [%rd394], %fd393;
+	cvt.rn.f64.u32 %fd256, %r254;
+	cvt.rn.f32.u32 %f257, %r254;
+	cvt.f64.f32 %fd258, %f257;
+	mul.rn.f64 %fd259, %fd258, 0d4008000000000000;
+	add.rn.f64 %fd260, %fd256, %fd259;
+	cvt.rn.f64.u32 %fd261, %r254;
+	mul.rn.f64 %fd262, %fd261, 0d4014000000000000;
+	add.rn.f64 %fd263, %fd260, %fd262;
+	cvt.rn.f32.u32 %f264, %r254;
+	cvt.f64.f32 %fd265, %f264;
+	mul.rn.f64 %fd266, %fd265, 0d401C000000000000;
+	add.rn.f64 %fd267, %fd263, %fd266;
+	cvt.u64.u32 %rd268, %r254;
+	cvt.rn.f64.u64 %fd269, %rd268;
+	mul.rn.f64 %fd270, %fd269, 0d4026000000000000;
+	add.rn.f64 %fd271, %fd267, %fd270;
+	mov.b32 %r272, %r254;
+	and.b32 %r272, %r272, 65535;
+	cvt.rn.f32.u32 %f273, %r272;
+	cvt.f64.f32 %fd274, %f273;
+	mul.rn.f64 %fd275, %fd274, 0d402A000000000000;
+	add.rn.f64 %fd276, %fd271, %fd275;
+	mov.f64 %fd255, %fd276;
 $L_22:
-	cvt.s64.s32 %rd395, %r17;
-	add.s64 %rd396, %rd67, 72;
+	mad.lo.s64 %rd277, %rd253, 8, %rd20;
+	st.global.f64 [%rd277], %fd255;
+	add.s64 %rd278, %rd67, 8;
+	cvt.s64.s32 %rd279, %r17;
 $L_23:
-	cvt.rn.f64.u64 %fd397, %rd395;
-	mad.lo.s64 %rd398, %rd396, 8, %rd20;
-	st.global.f64 [%rd398], %fd397;
-	add.s64 %rd399, %rd396, 1;
-	cvt.rn.f32.u64 %f400, %rd395;
-	cvt.f64.f32 %fd401, %f400;
-	mad.lo.s64 %rd402, %rd399, 8, %rd20;
-	st.global.f64 [%rd402], %fd401;
-	add.s64 %rd403, %rd396, 2;
-	cvt.u32.u64 %r404, %rd395;
-	cvt.rn.f64.u32 %fd405, %r404;
-	mad.lo.s64 %rd406, %rd403, 8, %rd20;
-	st.global.f64 [%rd406], %fd405;
-	add.s64 %rd407, %rd396, 3;
-	cvt.u32.u64 %r408, %rd395;
-	cvt.rn.f32.u32 %f409, %r408;
-	cvt.f64.f32 %fd410, %f409;
-	mad.lo.s64 %rd411, %rd407, 8, %rd20;
-	st.global.f64 [%rd411], %fd410;
-	add.s64 %rd412, %rd396, 4;
-	cvt.u32.u64 %r413, %rd395;
-	cvt.rn.f64.s32 %fd414, %r413;
-	mad.lo.s64 %rd415, %rd412, 8, %rd20;
-	st.global.f64 [%rd415], %fd414;
-	add.s64 %rd416, %rd396, 5;
-	cvt.u32.u64 %r417, %rd395;
-	cvt.rn.f32.s32 %f418, %r417;
-	cvt.f64.f32 %fd419, %f418;
-	mad.lo.s64 %rd420, %rd416, 8, %rd20;
-	st.global.f64 [%rd420], %fd419;
-	add.s64 %rd421, %rd396, 6;
-	cvt.rn.f64.u64 %fd422, %rd395;
-	mad.lo.s64 %rd423, %rd421, 8, %rd20;
-	st.global.f64 [%rd423], %fd422;
-	add.s64 %rd424, %rd396, 7;
-	cvt.rn.f32.u64 %f425, %rd395;
-	cvt.f64.f32 %fd426, %f425;
-	mad.lo.s64 %rd427, %rd424, 8, %rd20;
-	st.global.f64 [%rd427], %fd426;
-	add.s64 %rd428, %rd396, 8;
-	cvt.u32.u64 %r429, %rd395;
-	and.b32 %r429, %r429, 65535;
-	cvt.rn.f64.u32 %fd430, %r429;
-	cvt.u32.u64 %r431, %rd395;
-	and.b32 %r431, %r431, 255;
-	cvt.rn.f64.u32 %fd432, %r431;
-	add.rn.f64 %fd433, %fd430, %fd432;
-	mad.lo.s64 %rd434, %rd428, 8, %rd20;
-	st.global.f64 [%rd434], %fd433;
+	cvt.rn.f64.u64 %fd281, %rd279;
+	cvt.rn.f32.u64 %f282, %rd279;
+	cvt.f64.f32 %fd283, %f282;
+	mul.rn.f64 %fd284, %fd283, 0d4008000000000000;
+	add.rn.f64 %fd285, %fd281, %fd284;
+	cvt.u32.u64 %r286, %rd279;
+	cvt.rn.f64.u32 %fd287, %r286;
+	mul.rn.f64 %fd288, %fd287, 0d4014000000000000;
+	add.rn.f64 %fd289, %fd285, %fd288;
+	cvt.u32.u64 %r290, %rd279;
+	cvt.rn.f32.u32 %f291, %r290;
+	cvt.f64.f32 %fd292, %f291;
+	mul.rn.f64 %fd293, %fd292, 0d401C000000000000;
+	add.rn.f64 %fd294, %fd289, %fd293;
+	cvt.rn.f64.u64 %fd295, %rd279;
+	mul.rn.f64 %fd296, %fd295, 0d4026000000000000;
+	add.rn.f64 %fd297, %fd294, %fd296;
+	cvt.u32.u64 %r298, %rd279;
+	and.b32 %r298, %r298, 65535;
+	cvt.rn.f32.u32 %f299, %r298;
+	cvt.f64.f32 %fd300, %f299;
+	mul.rn.f64 %fd301, %fd300, 0d402A000000000000;
+	add.rn.f64 %fd302, %fd297, %fd301;
+	mov.f64 %fd280, %fd302;
 $L_24:
-	cvt.s64.s32 %rd435, %r17;
-	add.s64 %rd436, %rd435, 0;
-	add.s64 %rd437, %rd67, 81;
+	mad.lo.s64 %rd303, %rd278, 8, %rd20;
+	st.global.f64 [%rd303], %fd280;
+	mul.lo.s64 %rd304, %rd9, 9;
 $L_25:
-	cvt.rn.f64.s64 %fd438, %rd436;
-	mad.lo.s64 %rd439, %rd437, 8, %rd20;
-	st.global.f64 [%rd439], %fd438;
-	add.s64 %rd440, %rd437, 1;
-	cvt.rn.f32.s64 %f441, %rd436;
-	cvt.f64.f32 %fd442, %f441;
-	mad.lo.s64 %rd443, %rd440, 8, %rd20;
-	st.global.f64 [%rd443], %fd442;
-	add.s64 %rd444, %rd437, 2;
-	cvt.u32.u64 %r445, %rd436;
-	cvt.rn.f64.u32 %fd446, %r445;
-	mad.lo.s64 %rd447, %rd444, 8, %rd20;
-	st.global.f64 [%rd447], %fd446;
-	add.s64 %rd448, %rd437, 3;
-	cvt.u32.u64 %r449, %rd436;
-	cvt.rn.f32.u32 %f450, %r449;
-	cvt.f64.f32 %fd451, %f450;
-	mad.lo.s64 %rd452, %rd448, 8, %rd20;
-	st.global.f64 [%rd452], %fd451;
-	add.s64 %rd453, %rd437, 4;
-	cvt.u32.u64 %r454, %rd436;
-	cvt.rn.f64.s32 %fd455, %r454;
-	mad.lo.s64 %rd456, %rd453, 8, %rd20;
-	st.global.f64 [%rd456], %fd455;
-	add.s64 %rd457, %rd437, 5;
-	cvt.u32.u64 %r458, %rd436;
-	cvt.rn.f32.s32 %f459, %r458;
-	cvt.f64.f32 %fd460, %f459;
-	mad.lo.s64 %rd461, %rd457, 8, %rd20;
-	st.global.f64 [%rd461], %fd460;
-	add.s64 %rd462, %rd437, 6;
-	mov.b64 %rd463, %rd436;
-	cvt.rn.f64.u64 %fd464, %rd463;
-	mad.lo.s64 %rd465, %rd462, 8, %rd20;
-	st.global.f64 [%rd465], %fd464;
-	add.s64 %rd466, %rd437, 7;
-	mov.b64 %rd467, %rd436;
-	cvt.rn.f32.u64 %f468, %rd467;
-	cvt.f64.f32 %fd469, %f468;
-	mad.lo.s64 %rd470, %rd466, 8, %rd20;
-	st.global.f64 [%rd470], %fd469;
-	add.s64 %rd471, %rd437, 8;
-	cvt.u32.u64 %r472, %rd436;
-	and.b32 %r472, %r472, 65535;
-	cvt.rn.f64.u32 %fd473, %r472;
-	cvt.u32.u64 %r474, %rd436;
-	and.b32 %r474, %r474, 255;
-	cvt.rn.f64.u32 %fd475, %r474;
-	add.rn.f64 %fd476, %fd473, %fd475;
-	mad.lo.s64 %rd477, %rd471, 8, %rd20;
-	st.global.f64 [%rd477], %fd476;
+	mov.b32 %r306, %r17;
+	setp.lt.u32 %p307, %r306, 2147483648;
+	mov.b64 %rd309, 0;
 $L_26:
-	mul.lo.s64 %rd478, %rd9, 10;
+	@!%p307 bra $L_223;
 $L_27:
-	mov.b32 %r480, %r17;
-	setp.lt.u32 %p481, %r480, 2147483648;
-	mov.b64 %rd483, 0;
-$L_28:
-	@!%p481 bra $L_367;
-$L_29:
-	min.u64 %rdt1, %rd483, 32;
+	min.u64 %rdt1, %rd309, 32;
 	cvt.u32.u64 %rt5, %rdt1;
 	mov.b32 %rt6, 1;
-	shl.b32 %r484, %rt6, %rt5;
-	and.b32 %r484, %r484, 255;
-	mov.b32 %r482, %r484;
+	shl.b32 %r310, %rt6, %rt5;
+	and.b32 %r310, %r310, 255;
+	mov.b32 %r308, %r310;
+$L_28:
+	mov.b32 %r311, %r17;
+	setp.lt.s32 %p312, %r311, 0;
+	mov.b64 %rd314, 1;
+$L_29:
+	@!%p312 bra $L_222;
 $L_30:
-	mov.b32 %r485, %r17;
-	setp.lt.s32 %p486, %r485, 0;
-	mov.b64 %rd488, 1;
-$L_31:
-	@!%p486 bra $L_366;
-$L_32:
-	min.u64 %rdt2, %rd488, 32;
+	min.u64 %rdt2, %rd314, 32;
 	cvt.u32.u64 %rt7, %rdt2;
 	mov.b32 %rt8, 1;
-	shl.b32 %r489, %rt8, %rt7;
-	and.b32 %r489, %r489, 255;
-	mov.b32 %r487, %r489;
+	shl.b32 %r315, %rt8, %rt7;
+	and.b32 %r315, %r315, 255;
+	mov.b32 %r313, %r315;
+$L_31:
+	or.b32 %r316, %r308, %r313;
+	cvt.s64.s32 %rd317, %r17;
+	setp.gt.u64 %p318, %rd317, 9223372036854775808U;
+	mov.b64 %rd320, 2;
+$L_32:
+	@!%p318 bra $L_221;
 $L_33:
-	or.b32 %r490, %r482, %r487;
-	cvt.s64.s32 %rd491, %r17;
-	setp.gt.u64 %p492, %rd491, 9223372036854775808U;
-	mov.b64 %rd494, 2;
-$L_34:
-	@!%p492 bra $L_365;
-$L_35:
-	min.u64 %rdt3, %rd494, 32;
+	min.u64 %rdt3, %rd320, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	mov.b32 %rt10, 1;
-	shl.b32 %r495, %rt10, %rt9;
-	and.b32 %r495, %r495, 255;
-	mov.b32 %r493, %r495;
+	shl.b32 %r321, %rt10, %rt9;
+	and.b32 %r321, %r321, 255;
+	mov.b32 %r319, %r321;
+$L_34:
+	or.b32 %r322, %r316, %r319;
+	mov.b32 %r323, %r17;
+	and.b32 %r323, %r323, 65535;
+	setp.ge.u32 %p324, %r323, 32768;
+	mov.b64 %rd326, 3;
+$L_35:
+	@!%p324 bra $L_220;
 $L_36:
-	or.b32 %r496, %r490, %r493;
-	mov.b32 %r497, %r17;
-	and.b32 %r497, %r497, 65535;
-	setp.ge.u32 %p498, %r497, 32768;
-	mov.b64 %rd500, 3;
-$L_37:
-	@!%p498 bra $L_364;
-$L_38:
-	min.u64 %rdt4, %rd500, 32;
+	min.u64 %rdt4, %rd326, 32;
 	cvt.u32.u64 %rt11, %rdt4;
 	mov.b32 %rt12, 1;
-	shl.b32 %r501, %rt12, %rt11;
-	and.b32 %r501, %r501, 255;
-	mov.b32 %r499, %r501;
+	shl.b32 %r327, %rt12, %rt11;
+	and.b32 %r327, %r327, 255;
+	mov.b32 %r325, %r327;
+$L_37:
+	or.b32 %r328, %r322, %r325;
+	mov.b32 %r329, %r17;
+	cvt.rn.f64.u32 %fd330, %r329;
+	mov.b32 %r331, %r17;
+	cvt.rn.f64.s32 %fd332, %r331;
+	setp.eq.f64 %p333, %fd330, %fd332;
+	mov.b64 %rd335, 4;
+$L_38:
+	@!%p333 bra $L_219;
 $L_39:
-	or.b32 %r502, %r496, %r499;
-	mov.b32 %r503, %r17;
-	and.b32 %r503, %r503, 255;
-	setp.gt.u32 %p504, %r503, 128;
-	mov.b64 %rd506, 4;
-$L_40:
-	@!%p504 bra $L_363;
-$L_41:
-	min.u64 %rdt5, %rd506, 32;
+	min.u64 %rdt5, %rd335, 32;
 	cvt.u32.u64 %rt13, %rdt5;
 	mov.b32 %rt14, 1;
-	shl.b32 %r507, %rt14, %rt13;
-	and.b32 %r507, %r507, 255;
-	mov.b32 %r505, %r507;
+	shl.b32 %r336, %rt14, %rt13;
+	and.b32 %r336, %r336, 255;
+	mov.b32 %r334, %r336;
+$L_40:
+	or.b32 %r337, %r328, %r334;
+	mov.b32 %r305, %r337;
+$L_41:
+	mad.lo.s64 %rd338, %rd304, 1, %rd22;
+	st.global.u8 [%rd338], %r305;
+	add.s64 %rd339, %rd304, 1;
+	mov.b32 %r340, %r17;
+	cvt.s32.s8 %r340, %r340;
 $L_42:
-	or.b32 %r508, %r502, %r505;
-	setp.lt.s32 %p509, %r17, 1;
-	mov.b64 %rd511, 5;
+	mov.b32 %r342, %r340;
+	setp.lt.u32 %p343, %r342, 2147483648;
+	mov.b64 %rd345, 0;
 $L_43:
-	@!%p509 bra $L_362;
+	@!%p343 bra $L_218;
 $L_44:
-	min.u64 %rdt6, %rd511, 32;
+	min.u64 %rdt6, %rd345, 32;
 	cvt.u32.u64 %rt15, %rdt6;
 	mov.b32 %rt16, 1;
-	shl.b32 %r512, %rt16, %rt15;
-	and.b32 %r512, %r512, 255;
-	mov.b32 %r510, %r512;
+	shl.b32 %r346, %rt16, %rt15;
+	and.b32 %r346, %r346, 255;
+	mov.b32 %r344, %r346;
 $L_45:
-	or.b32 %r513, %r508, %r510;
-	mov.b32 %r514, %r17;
-	cvt.rn.f64.u32 %fd515, %r514;
-	mov.b32 %r516, %r17;
-	cvt.rn.f64.s32 %fd517, %r516;
-	setp.eq.f64 %p518, %fd515, %fd517;
-	mov.b64 %rd520, 6;
+	mov.b32 %r347, %r340;
+	setp.lt.s32 %p348, %r347, 0;
+	mov.b64 %rd350, 1;
 $L_46:
-	@!%p518 bra $L_361;
+	@!%p348 bra $L_217;
 $L_47:
-	min.u64 %rdt7, %rd520, 32;
+	min.u64 %rdt7, %rd350, 32;
 	cvt.u32.u64 %rt17, %rdt7;
 	mov.b32 %rt18, 1;
-	shl.b32 %r521, %rt18, %rt17;
-	and.b32 %r521, %r521, 255;
-	mov.b32 %r519, %r521;
+	shl.b32 %r351, %rt18, %rt17;
+	and.b32 %r351, %r351, 255;
+	mov.b32 %r349, %r351;
 $L_48:
-	or.b32 %r522, %r513, %r519;
-	mov.b32 %r523, %r17;
-	and.b32 %r523, %r523, 65535;
-	cvt.rn.f32.u32 %f524, %r523;
-	cvt.rn.f32.s32 %f525, %r17;
-	setp.gt.f32 %p526, %f524, %f525;
-	mov.b64 %rd528, 7;
+	or.b32 %r352, %r344, %r349;
+	cvt.s64.s32 %rd353, %r340;
+	setp.gt.u64 %p354, %rd353, 9223372036854775808U;
+	mov.b64 %rd356, 2;
 $L_49:
-	@!%p526 bra $L_360;
+	@!%p354 bra $L_216;
 $L_50:
-	min.u64 %rdt8, %rd528, 32;
+	min.u64 %rdt8, %rd356, 32;
 	cvt.u32.u64 %rt19, %rdt8;
 	mov.b32 %rt20, 1;
-	shl.b32 %r529, %rt20, %rt19;
-	and.b32 %r529, %r529, 255;
-	mov.b32 %r527, %r529;
+	shl.b32 %r357, %rt20, %rt19;
+	and.b32 %r357, %r357, 255;
+	mov.b32 %r355, %r357;
 $L_51:
-	or.b32 %r530, %r522, %r527;
-	mov.b32 %r479, %r530;
+	or.b32 %r358, %r352, %r355;
+	mov.b32 %r359, %r340;
+	and.b32 %r359, %r359, 65535;
+	setp.ge.u32 %p360, %r359, 32768;
+	mov.b64 %rd362, 3;
 $L_52:
-	mad.lo.s64 %rd531, %rd478, 1, %rd22;
-	st.global.u8 [%rd531], %r479;
-	add.s64 %rd532, %rd478, 1;
-	mov.b32 %r533, %r17;
-	cvt.s32.s8 %r533, %r533;
+	@!%p360 bra $L_215;
 $L_53:
-	mov.b32 %r535, %r533;
-	setp.lt.u32 %p536, %r535, 2147483648;
-	mov.b64 %rd538, 0;
-$L_54:
-	@!%p536 bra $L_359;
-$L_55:
-	min.u64 %rdt9, %rd538, 32;
+	min.u64 %rdt9, %rd362, 32;
 	cvt.u32.u64 %rt21, %rdt9;
 	mov.b32 %rt22, 1;
-	shl.b32 %r539, %rt22, %rt21;
-	and.b32 %r539, %r539, 255;
-	mov.b32 %r537, %r539;
+	shl.b32 %r363, %rt22, %rt21;
+	and.b32 %r363, %r363, 255;
+	mov.b32 %r361, %r363;
+$L_54:
+	or.b32 %r364, %r358, %r361;
+	mov.b32 %r365, %r340;
+	cvt.rn.f64.u32 %fd366, %r365;
+	mov.b32 %r367, %r340;
+	cvt.rn.f64.s32 %fd368, %r367;
+	setp.eq.f64 %p369, %fd366, %fd368;
+	mov.b64 %rd371, 4;
+$L_55:
+	@!%p369 bra $L_214;
 $L_56:
-	mov.b32 %r540, %r533;
-	setp.lt.s32 %p541, %r540, 0;
-	mov.b64 %rd543, 1;
-$L_57:
-	@!%p541 bra $L_358;
-$L_58:
-	min.u64 %rdt10, %rd543, 32;
+	min.u64 %rdt10, %rd371, 32;
 	cvt.u32.u64 %rt23, %rdt10;
 	mov.b32 %rt24, 1;
-	shl.b32 %r544, %rt24, %rt23;
-	and.b32 %r544, %r544, 255;
-	mov.b32 %r542, %r544;
+	shl.b32 %r372, %rt24, %rt23;
+	and.b32 %r372, %r372, 255;
+	mov.b32 %r370, %r372;
+$L_57:
+	or.b32 %r373, %r364, %r370;
+	mov.b32 %r341, %r373;
+$L_58:
+	mad.lo.s64 %rd374, %rd339, 1, %rd22;
+	st.global.u8 [%rd374], %r341;
+	add.s64 %rd375, %rd304, 2;
 $L_59:
-	or.b32 %r545, %r537, %r542;
-	cvt.s64.s32 %rd546, %r533;
-	setp.gt.u64 %p547, %rd546, 9223372036854775808U;
-	mov.b64 %rd549, 2;
+	mov.b32 %r377, %r17;
+	setp.lt.u32 %p378, %r377, 2147483648;
+	mov.b64 %rd380, 0;
 $L_60:
-	@!%p547 bra $L_357;
+	@!%p378 bra $L_213;
 $L_61:
-	min.u64 %rdt11, %rd549, 32;
+	min.u64 %rdt11, %rd380, 32;
 	cvt.u32.u64 %rt25, %rdt11;
 	mov.b32 %rt26, 1;
-	shl.b32 %r550, %rt26, %rt25;
-	and.b32 %r550, %r550, 255;
-	mov.b32 %r548, %r550;
+	shl.b32 %r381, %rt26, %rt25;
+	and.b32 %r381, %r381, 255;
+	mov.b32 %r379, %r381;
 $L_62:
-	or.b32 %r551, %r545, %r548;
-	mov.b32 %r552, %r533;
-	and.b32 %r552, %r552, 65535;
-	setp.ge.u32 %p553, %r552, 32768;
-	mov.b64 %rd555, 3;
+	mov.b32 %r382, %r17;
+	setp.lt.s32 %p383, %r382, 0;
+	mov.b64 %rd385, 1;
 $L_63:
-	@!%p553 bra $L_356;
+	@!%p383 bra $L_212;
 $L_64:
-	min.u64 %rdt12, %rd555, 32;
+	min.u64 %rdt12, %rd385, 32;
 	cvt.u32.u64 %rt27, %rdt12;
 	mov.b32 %rt28, 1;
-	shl.b32 %r556, %rt28, %rt27;
-	and.b32 %r556, %r556, 255;
-	mov.b32 %r554, %r556;
+	shl.b32 %r386, %rt28, %rt27;
+	and.b32 %r386, %r386, 255;
+	mov.b32 %r384, %r386;
 $L_65:
-	or.b32 %r557, %r551, %r554;
-	mov.b32 %r558, %r533;
-	and.b32 %r558, %r558, 255;
-	setp.gt.u32 %p559, %r558, 128;
-	mov.b64 %rd561, 4;
+	or.b32 %r387, %r379, %r384;
+	cvt.s64.s32 %rd388, %r17;
+	setp.gt.u64 %p389, %rd388, 9223372036854775808U;
+	mov.b64 %rd391, 2;
 $L_66:
-	@!%p559 bra $L_355;
+	@!%p389 bra $L_211;
 $L_67:
-	min.u64 %rdt13, %rd561, 32;
+	min.u64 %rdt13, %rd391, 32;
 	cvt.u32.u64 %rt29, %rdt13;
 	mov.b32 %rt30, 1;
-	shl.b32 %r562, %rt30, %rt29;
-	and.b32 %r562, %r562, 255;
-	mov.b32 %r560, %r562;
+	shl.b32 %r392, %rt30, %rt29;
+	and.b32 %r392, %r392, 255;
+	mov.b32 %r390, %r392;
 $L_68:
-	or.b32 %r563, %r557, %r560;
-	setp.lt.s32 %p564, %r533, 1;
-	mov.b64 %rd566, 5;
+	or.b32 %r393, %r387, %r390;
+	mov.b32 %r394, %r17;
+	and.b32 %r394, %r394, 65535;
+	setp.ge.u32 %p395, %r394, 32768;
+	mov.b64 %rd397, 3;
 $L_69:
-	@!%p564 bra $L_354;
+	@!%p395 bra $L_210;
 $L_70:
-	min.u64 %rdt14, %rd566, 32;
+	min.u64 %rdt14, %rd397, 32;
 	cvt.u32.u64 %rt31, %rdt14;
 	mov.b32 %rt32, 1;
-	shl.b32 %r567, %rt32, %rt31;
-	and.b32 %r567, %r567, 255;
-	mov.b32 %r565, %r567;
+	shl.b32 %r398, %rt32, %rt31;
+	and.b32 %r398, %r398, 255;
+	mov.b32 %r396, %r398;
 $L_71:
-	or.b32 %r568, %r563, %r565;
-	mov.b32 %r569, %r533;
-	cvt.rn.f64.u32 %fd570, %r569;
-	mov.b32 %r571, %r533;
-	cvt.rn.f64.s32 %fd572, %r571;
-	setp.eq.f64 %p573, %fd570, %fd572;
-	mov.b64 %rd575, 6;
+	or.b32 %r399, %r393, %r396;
+	mov.b32 %r400, %r17;
+	cvt.rn.f64.u32 %fd401, %r400;
+	mov.b32 %r402, %r17;
+	cvt.rn.f64.s32 %fd403, %r402;
+	setp.eq.f64 %p404, %fd401, %fd403;
+	mov.b64 %rd406, 4;
 $L_72:
-	@!%p573 bra $L_353;
+	@!%p404 bra $L_209;
 $L_73:
-	min.u64 %rdt15, %rd575, 32;
+	min.u64 %rdt15, %rd406, 32;
 	cvt.u32.u64 %rt33, %rdt15;
 	mov.b32 %rt34, 1;
-	shl.b32 %r576, %rt34, %rt33;
-	and.b32 %r576, %r576, 255;
-	mov.b32 %r574, %r576;
+	shl.b32 %r407, %rt34, %rt33;
+	and.b32 %r407, %r407, 255;
+	mov.b32 %r405, %r407;
 $L_74:
-	or.b32 %r577, %r568, %r574;
-	mov.b32 %r578, %r533;
-	and.b32 %r578, %r578, 65535;
-	cvt.rn.f32.u32 %f579, %r578;
-	mov.b32 %r580, %r533;
-	cvt.s32.s16 %r580, %r580;
-	cvt.rn.f32.s32 %f581, %r580;
-	setp.gt.f32 %p582, %f579, %f581;
-	mov.b64 %rd584, 7;
+	or.b32 %r408, %r399, %r405;
+	mov.b32 %r376, %r408;
 $L_75:
-	@!%p582 bra $L_352;
+	mad.lo.s64 %rd409, %rd375, 1, %rd22;
+	st.global.u8 [%rd409], %r376;
+	add.s64 %rd410, %rd304, 3;
+	mov.b32 %r411, %r17;
 $L_76:
-	min.u64 %rdt16, %rd584, 32;
+	mov.b32 %r413, %r411;
+	setp.lt.u32 %p414, %r413, 2147483648;
+	mov.b64 %rd416, 0;
+$L_77:
+	@!%p414 bra $L_208;
+$L_78:
+	min.u64 %rdt16, %rd416, 32;
 	cvt.u32.u64 %rt35, %rdt16;
 	mov.b32 %rt36, 1;
-	shl.b32 %r585, %rt36, %rt35;
-	and.b32 %r585, %r585, 255;
-	mov.b32 %r583, %r585;
-$L_77:
-	or.b32 %r586, %r577, %r583;
-	mov.b32 %r534, %r586;
-$L_78:
-	mad.lo.s64 %rd587, %rd532, 1, %rd22;
-	st.global.u8 [%rd587], %r534;
-	add.s64 %rd588, %rd478, 2;
+	shl.b32 %r417, %rt36, %rt35;
+	and.b32 %r417, %r417, 255;
+	mov.b32 %r415, %r417;
 $L_79:
-	mov.b32 %r590, %r17;
-	setp.lt.u32 %p591, %r590, 2147483648;
-	mov.b64 %rd593, 0;
+	setp.lt.s32 %p418, %r411, 0;
+	mov.b64 %rd420, 1;
 $L_80:
-	@!%p591 bra $L_351;
+	@!%p418 bra $L_207;
 $L_81:
-	min.u64 %rdt17, %rd593, 32;
+	min.u64 %rdt17, %rd420, 32;
 	cvt.u32.u64 %rt37, %rdt17;
 	mov.b32 %rt38, 1;
-	shl.b32 %r594, %rt38, %rt37;
-	and.b32 %r594, %r594, 255;
-	mov.b32 %r592, %r594;
+	shl.b32 %r421, %rt38, %rt37;
+	and.b32 %r421, %r421, 255;
+	mov.b32 %r419, %r421;
 $L_82:
-	mov.b32 %r595, %r17;
-	setp.lt.s32 %p596, %r595, 0;
-	mov.b64 %rd598, 1;
+	or.b32 %r422, %r415, %r419;
+	cvt.s64.s32 %rd423, %r411;
+	setp.gt.u64 %p424, %rd423, 9223372036854775808U;
+	mov.b64 %rd426, 2;
 $L_83:
-	@!%p596 bra $L_350;
+	@!%p424 bra $L_206;
 $L_84:
-	min.u64 %rdt18, %rd598, 32;
+	min.u64 %rdt18, %rd426, 32;
 	cvt.u32.u64 %rt39, %rdt18;
 	mov.b32 %rt40, 1;
-	shl.b32 %r599, %rt40, %rt39;
-	and.b32 %r599, %r599, 255;
-	mov.b32 %r597, %r599;
+	shl.b32 %r427, %rt40, %rt39;
+	and.b32 %r427, %r427, 255;
+	mov.b32 %r425, %r427;
 $L_85:
-	or.b32 %r600, %r592, %r597;
-	cvt.s64.s32 %rd601, %r17;
-	setp.gt.u64 %p602, %rd601, 9223372036854775808U;
-	mov.b64 %rd604, 2;
+	or.b32 %r428, %r422, %r425;
+	mov.b32 %r429, %r411;
+	and.b32 %r429, %r429, 65535;
+	setp.ge.u32 %p430, %r429, 32768;
+	mov.b64 %rd432, 3;
 $L_86:
-	@!%p602 bra $L_349;
+	@!%p430 bra $L_205;
 $L_87:
-	min.u64 %rdt19, %rd604, 32;
+	min.u64 %rdt19, %rd432, 32;
 	cvt.u32.u64 %rt41, %rdt19;
 	mov.b32 %rt42, 1;
-	shl.b32 %r605, %rt42, %rt41;
-	and.b32 %r605, %r605, 255;
-	mov.b32 %r603, %r605;
+	shl.b32 %r433, %rt42, %rt41;
+	and.b32 %r433, %r433, 255;
+	mov.b32 %r431, %r433;
 $L_88:
-	or.b32 %r606, %r600, %r603;
-	mov.b32 %r607, %r17;
-	and.b32 %r607, %r607, 65535;
-	setp.ge.u32 %p608, %r607, 32768;
-	mov.b64 %rd610, 3;
+	or.b32 %r434, %r428, %r431;
+	mov.b32 %r435, %r411;
+	cvt.rn.f64.u32 %fd436, %r435;
+	cvt.rn.f64.s32 %fd437, %r411;
+	setp.eq.f64 %p438, %fd436, %fd437;
+	mov.b64 %rd440, 4;
 $L_89:
-	@!%p608 bra $L_348;
+	@!%p438 bra $L_204;
 $L_90:
-	min.u64 %rdt20, %rd610, 32;
+	min.u64 %rdt20, %rd440, 32;
 	cvt.u32.u64 %rt43, %rdt20;
 	mov.b32 %rt44, 1;
-	shl.b32 %r611, %rt44, %rt43;
-	and.b32 %r611, %r611, 255;
-	mov.b32 %r609, %r611;
+	shl.b32 %r441, %rt44, %rt43;
+	and.b32 %r441, %r441, 255;
+	mov.b32 %r439, %r441;
 $L_91:
-	or.b32 %r612, %r606, %r609;
-	mov.b32 %r613, %r17;
-	and.b32 %r613, %r613, 255;
-	setp.gt.u32 %p614, %r613, 128;
-	mov.b64 %rd616, 4;
+	or.b32 %r442, %r434, %r439;
+	mov.b32 %r412, %r442;
 $L_92:
-	@!%p614 bra $L_347;
+	mad.lo.s64 %rd443, %rd410, 1, %rd22;
+	st.global.u8 [%rd443], %r412;
+	add.s64 %rd444, %rd304, 4;
+	mov.b32 %r445, %r17;
+	and.b32 %r445, %r445, 255;
 $L_93:
-	min.u64 %rdt21, %rd616, 32;
+	mov.b32 %r447, %r445;
+	setp.lt.u32 %p448, %r447, 2147483648;
+	mov.b64 %rd450, 0;
+$L_94:
+	@!%p448 bra $L_203;
+$L_95:
+	min.u64 %rdt21, %rd450, 32;
 	cvt.u32.u64 %rt45, %rdt21;
 	mov.b32 %rt46, 1;
-	shl.b32 %r617, %rt46, %rt45;
-	and.b32 %r617, %r617, 255;
-	mov.b32 %r615, %r617;
-$L_94:
-	or.b32 %r618, %r612, %r615;
-	setp.lt.s32 %p619, %r17, 1;
-	mov.b64 %rd621, 5;
-$L_95:
-	@!%p619 bra $L_346;
+	shl.b32 %r451, %rt46, %rt45;
+	and.b32 %r451, %r451, 255;
+	mov.b32 %r449, %r451;
 $L_96:
-	min.u64 %rdt22, %rd621, 32;
+	mov.b32 %r452, %r445;
+	setp.lt.s32 %p453, %r452, 0;
+	mov.b64 %rd455, 1;
+$L_97:
+	@!%p453 bra $L_202;
+$L_98:
+	min.u64 %rdt22, %rd455, 32;
 	cvt.u32.u64 %rt47, %rdt22;
 	mov.b32 %rt48, 1;
-	shl.b32 %r622, %rt48, %rt47;
-	and.b32 %r622, %r622, 255;
-	mov.b32 %r620, %r622;
-$L_97:
-	or.b32 %r623, %r618, %r620;
-	mov.b32 %r624, %r17;
-	cvt.rn.f64.u32 %fd625, %r624;
-	mov.b32 %r626, %r17;
-	cvt.rn.f64.s32 %fd627, %r626;
-	setp.eq.f64 %p628, %fd625, %fd627;
-	mov.b64 %rd630, 6;
-$L_98:
-	@!%p628 bra $L_345;
+	shl.b32 %r456, %rt48, %rt47;
+	and.b32 %r456, %r456, 255;
+	mov.b32 %r454, %r456;
 $L_99:
-	min.u64 %rdt23, %rd630, 32;
+	or.b32 %r457, %r449, %r454;
+	cvt.u64.u32 %rd458, %r445;
+	setp.gt.u64 %p459, %rd458, 9223372036854775808U;
+	mov.b64 %rd461, 2;
+$L_100:
+	@!%p459 bra $L_201;
+$L_101:
+	min.u64 %rdt23, %rd461, 32;
 	cvt.u32.u64 %rt49, %rdt23;
 	mov.b32 %rt50, 1;
-	shl.b32 %r631, %rt50, %rt49;
-	and.b32 %r631, %r631, 255;
-	mov.b32 %r629, %r631;
-$L_100:
-	or.b32 %r632, %r623, %r629;
-	mov.b32 %r633, %r17;
-	and.b32 %r633, %r633, 65535;
-	cvt.rn.f32.u32 %f634, %r633;
-	cvt.rn.f32.s32 %f635, %r17;
-	setp.gt.f32 %p636, %f634, %f635;
-	mov.b64 %rd638, 7;
-$L_101:
-	@!%p636 bra $L_344;
+	shl.b32 %r462, %rt50, %rt49;
+	and.b32 %r462, %r462, 255;
+	mov.b32 %r460, %r462;
 $L_102:
-	min.u64 %rdt24, %rd638, 32;
+	or.b32 %r463, %r457, %r460;
+	mov.b32 %r464, %r445;
+	and.b32 %r464, %r464, 65535;
+	setp.ge.u32 %p465, %r464, 32768;
+	mov.b64 %rd467, 3;
+$L_103:
+	@!%p465 bra $L_200;
+$L_104:
+	min.u64 %rdt24, %rd467, 32;
 	cvt.u32.u64 %rt51, %rdt24;
 	mov.b32 %rt52, 1;
-	shl.b32 %r639, %rt52, %rt51;
-	and.b32 %r639, %r639, 255;
-	mov.b32 %r637, %r639;
-$L_103:
-	or.b32 %r640, %r632, %r637;
-	mov.b32 %r589, %r640;
-$L_104:
-	mad.lo.s64 %rd641, %rd588, 1, %rd22;
-	st.global.u8 [%rd641], %r589;
-	add.s64 %rd642, %rd478, 3;
-	mov.b32 %r643, %r17;
+	shl.b32 %r468, %rt52, %rt51;
+	and.b32 %r468, %r468, 255;
+	mov.b32 %r466, %r468;
 $L_105:
-	mov.b32 %r645, %r643;
-	setp.lt.u32 %p646, %r645, 2147483648;
-	mov.b64 %rd648, 0;
+	or.b32 %r469, %r463, %r466;
+	mov.b32 %r470, %r445;
+	cvt.rn.f64.u32 %fd471, %r470;
+	mov.b32 %r472, %r445;
+	cvt.rn.f64.s32 %fd473, %r472;
+	setp.eq.f64 %p474, %fd471, %fd473;
+	mov.b64 %rd476, 4;
 $L_106:
-	@!%p646 bra $L_343;
+	@!%p474 bra $L_199;
 $L_107:
-	min.u64 %rdt25, %rd648, 32;
+	min.u64 %rdt25, %rd476, 32;
 	cvt.u32.u64 %rt53, %rdt25;
 	mov.b32 %rt54, 1;
-	shl.b32 %r649, %rt54, %rt53;
-	and.b32 %r649, %r649, 255;
-	mov.b32 %r647, %r649;
+	shl.b32 %r477, %rt54, %rt53;
+	and.b32 %r477, %r477, 255;
+	mov.b32 %r475, %r477;
 $L_108:
-	setp.lt.s32 %p650, %r643, 0;
-	mov.b64 %rd652, 1;
+	or.b32 %r478, %r469, %r475;
+	mov.b32 %r446, %r478;
 $L_109:
-	@!%p650 bra $L_342;
+	mad.lo.s64 %rd479, %rd444, 1, %rd22;
+	st.global.u8 [%rd479], %r446;
+	add.s64 %rd480, %rd304, 5;
+	mov.b32 %r481, %r17;
+	and.b32 %r481, %r481, 65535;
 $L_110:
-	min.u64 %rdt26, %rd652, 32;
+	mov.b32 %r483, %r481;
+	setp.lt.u32 %p484, %r483, 2147483648;
+	mov.b64 %rd486, 0;
+$L_111:
+	@!%p484 bra $L_198;
+$L_112:
+	min.u64 %rdt26, %rd486, 32;
 	cvt.u32.u64 %rt55, %rdt26;
 	mov.b32 %rt56, 1;
-	shl.b32 %r653, %rt56, %rt55;
-	and.b32 %r653, %r653, 255;
-	mov.b32 %r651, %r653;
-$L_111:
-	or.b32 %r654, %r647, %r651;
-	cvt.s64.s32 %rd655, %r643;
-	setp.gt.u64 %p656, %rd655, 9223372036854775808U;
-	mov.b64 %rd658, 2;
-$L_112:
-	@!%p656 bra $L_341;
+	shl.b32 %r487, %rt56, %rt55;
+	and.b32 %r487, %r487, 255;
+	mov.b32 %r485, %r487;
 $L_113:
-	min.u64 %rdt27, %rd658, 32;
+	mov.b32 %r488, %r481;
+	setp.lt.s32 %p489, %r488, 0;
+	mov.b64 %rd491, 1;
+$L_114:
+	@!%p489 bra $L_197;
+$L_115:
+	min.u64 %rdt27, %rd491, 32;
 	cvt.u32.u64 %rt57, %rdt27;
 	mov.b32 %rt58, 1;
-	shl.b32 %r659, %rt58, %rt57;
-	and.b32 %r659, %r659, 255;
-	mov.b32 %r657, %r659;
-$L_114:
-	or.b32 %r660, %r654, %r657;
-	mov.b32 %r661, %r643;
-	and.b32 %r661, %r661, 65535;
-	setp.ge.u32 %p662, %r661, 32768;
-	mov.b64 %rd664, 3;
-$L_115:
-	@!%p662 bra $L_340;
+	shl.b32 %r492, %rt58, %rt57;
+	and.b32 %r492, %r492, 255;
+	mov.b32 %r490, %r492;
 $L_116:
-	min.u64 %rdt28, %rd664, 32;
+	or.b32 %r493, %r485, %r490;
+	cvt.u64.u32 %rd494, %r481;
+	setp.gt.u64 %p495, %rd494, 9223372036854775808U;
+	mov.b64 %rd497, 2;
+$L_117:
+	@!%p495 bra $L_196;
+$L_118:
+	min.u64 %rdt28, %rd497, 32;
 	cvt.u32.u64 %rt59, %rdt28;
 	mov.b32 %rt60, 1;
-	shl.b32 %r665, %rt60, %rt59;
-	and.b32 %r665, %r665, 255;
-	mov.b32 %r663, %r665;
-$L_117:
-	or.b32 %r666, %r660, %r663;
-	mov.b32 %r667, %r643;
-	and.b32 %r667, %r667, 255;
-	setp.gt.u32 %p668, %r667, 128;
-	mov.b64 %rd670, 4;
-$L_118:
-	@!%p668 bra $L_339;
+	shl.b32 %r498, %rt60, %rt59;
+	and.b32 %r498, %r498, 255;
+	mov.b32 %r496, %r498;
 $L_119:
-	min.u64 %rdt29, %rd670, 32;
+	or.b32 %r499, %r493, %r496;
+	setp.ge.u32 %p500, %r481, 32768;
+	mov.b64 %rd502, 3;
+$L_120:
+	@!%p500 bra $L_195;
+$L_121:
+	min.u64 %rdt29, %rd502, 32;
 	cvt.u32.u64 %rt61, %rdt29;
 	mov.b32 %rt62, 1;
-	shl.b32 %r671, %rt62, %rt61;
-	and.b32 %r671, %r671, 255;
-	mov.b32 %r669, %r671;
-$L_120:
-	or.b32 %r672, %r666, %r669;
-	setp.lt.s32 %p673, %r643, 1;
-	mov.b64 %rd675, 5;
-$L_121:
-	@!%p673 bra $L_338;
+	shl.b32 %r503, %rt62, %rt61;
+	and.b32 %r503, %r503, 255;
+	mov.b32 %r501, %r503;
 $L_122:
-	min.u64 %rdt30, %rd675, 32;
+	or.b32 %r504, %r499, %r501;
+	mov.b32 %r505, %r481;
+	cvt.rn.f64.u32 %fd506, %r505;
+	mov.b32 %r507, %r481;
+	cvt.rn.f64.s32 %fd508, %r507;
+	setp.eq.f64 %p509, %fd506, %fd508;
+	mov.b64 %rd511, 4;
+$L_123:
+	@!%p509 bra $L_194;
+$L_124:
+	min.u64 %rdt30, %rd511, 32;
 	cvt.u32.u64 %rt63, %rdt30;
 	mov.b32 %rt64, 1;
-	shl.b32 %r676, %rt64, %rt63;
-	and.b32 %r676, %r676, 255;
-	mov.b32 %r674, %r676;
-$L_123:
-	or.b32 %r677, %r672, %r674;
-	mov.b32 %r678, %r643;
-	cvt.rn.f64.u32 %fd679, %r678;
-	cvt.rn.f64.s32 %fd680, %r643;
-	setp.eq.f64 %p681, %fd679, %fd680;
-	mov.b64 %rd683, 6;
-$L_124:
-	@!%p681 bra $L_337;
+	shl.b32 %r512, %rt64, %rt63;
+	and.b32 %r512, %r512, 255;
+	mov.b32 %r510, %r512;
 $L_125:
-	min.u64 %rdt31, %rd683, 32;
+	or.b32 %r513, %r504, %r510;
+	mov.b32 %r482, %r513;
+$L_126:
+	mad.lo.s64 %rd514, %rd480, 1, %rd22;
+	st.global.u8 [%rd514], %r482;
+	add.s64 %rd515, %rd304, 6;
+	mov.b32 %r516, %r17;
+$L_127:
+	setp.lt.u32 %p518, %r516, 2147483648;
+	mov.b64 %rd520, 0;
+$L_128:
+	@!%p518 bra $L_193;
+$L_129:
+	min.u64 %rdt31, %rd520, 32;
 	cvt.u32.u64 %rt65, %rdt31;
 	mov.b32 %rt66, 1;
-	shl.b32 %r684, %rt66, %rt65;
-	and.b32 %r684, %r684, 255;
-	mov.b32 %r682, %r684;
-$L_126:
-	or.b32 %r685, %r677, %r682;
-	mov.b32 %r686, %r643;
-	and.b32 %r686, %r686, 65535;
-	cvt.rn.f32.u32 %f687, %r686;
-	mov.b32 %r688, %r643;
-	cvt.s32.s16 %r688, %r688;
-	cvt.rn.f32.s32 %f689, %r688;
-	setp.gt.f32 %p690, %f687, %f689;
-	mov.b64 %rd692, 7;
-$L_127:
-	@!%p690 bra $L_336;
-$L_128:
-	min.u64 %rdt32, %rd692, 32;
+	shl.b32 %r521, %rt66, %rt65;
+	and.b32 %r521, %r521, 255;
+	mov.b32 %r519, %r521;
+$L_130:
+	mov.b32 %r522, %r516;
+	setp.lt.s32 %p523, %r522, 0;
+	mov.b64 %rd525, 1;
+$L_131:
+	@!%p523 bra $L_192;
+$L_132:
+	min.u64 %rdt32, %rd525, 32;
 	cvt.u32.u64 %rt67, %rdt32;
 	mov.b32 %rt68, 1;
-	shl.b32 %r693, %rt68, %rt67;
-	and.b32 %r693, %r693, 255;
-	mov.b32 %r691, %r693;
-$L_129:
-	or.b32 %r694, %r685, %r691;
-	mov.b32 %r644, %r694;
-$L_130:
-	mad.lo.s64 %rd695, %rd642, 1, %rd22;
-	st.global.u8 [%rd695], %r644;
-	add.s64 %rd696, %rd478, 4;
-	mov.b32 %r697, %r17;
-	and.b32 %r697, %r697, 255;
-$L_131:
-	mov.b32 %r699, %r697;
-	setp.lt.u32 %p700, %r699, 2147483648;
-	mov.b64 %rd702, 0;
-$L_132:
-	@!%p700 bra $L_335;
+	shl.b32 %r526, %rt68, %rt67;
+	and.b32 %r526, %r526, 255;
+	mov.b32 %r524, %r526;
 $L_133:
-	min.u64 %rdt33, %rd702, 32;
+	or.b32 %r527, %r519, %r524;
+	cvt.u64.u32 %rd528, %r516;
+	setp.gt.u64 %p529, %rd528, 9223372036854775808U;
+	mov.b64 %rd531, 2;
+$L_134:
+	@!%p529 bra $L_191;
+$L_135:
+	min.u64 %rdt33, %rd531, 32;
 	cvt.u32.u64 %rt69, %rdt33;
 	mov.b32 %rt70, 1;
-	shl.b32 %r703, %rt70, %rt69;
-	and.b32 %r703, %r703, 255;
-	mov.b32 %r701, %r703;
-$L_134:
-	mov.b32 %r704, %r697;
-	setp.lt.s32 %p705, %r704, 0;
-	mov.b64 %rd707, 1;
-$L_135:
-	@!%p705 bra $L_334;
+	shl.b32 %r532, %rt70, %rt69;
+	and.b32 %r532, %r532, 255;
+	mov.b32 %r530, %r532;
 $L_136:
-	min.u64 %rdt34, %rd707, 32;
+	or.b32 %r533, %r527, %r530;
+	mov.b32 %r534, %r516;
+	and.b32 %r534, %r534, 65535;
+	setp.ge.u32 %p535, %r534, 32768;
+	mov.b64 %rd537, 3;
+$L_137:
+	@!%p535 bra $L_190;
+$L_138:
+	min.u64 %rdt34, %rd537, 32;
 	cvt.u32.u64 %rt71, %rdt34;
 	mov.b32 %rt72, 1;
-	shl.b32 %r708, %rt72, %rt71;
-	and.b32 %r708, %r708, 255;
-	mov.b32 %r706, %r708;
-$L_137:
-	or.b32 %r709, %r701, %r706;
-	cvt.u64.u32 %rd710, %r697;
-	setp.gt.u64 %p711, %rd710, 9223372036854775808U;
-	mov.b64 %rd713, 2;
-$L_138:
-	@!%p711 bra $L_333;
+	shl.b32 %r538, %rt72, %rt71;
+	and.b32 %r538, %r538, 255;
+	mov.b32 %r536, %r538;
 $L_139:
-	min.u64 %rdt35, %rd713, 32;
+	or.b32 %r539, %r533, %r536;
+	cvt.rn.f64.u32 %fd540, %r516;
+	mov.b32 %r541, %r516;
+	cvt.rn.f64.s32 %fd542, %r541;
+	setp.eq.f64 %p543, %fd540, %fd542;
+	mov.b64 %rd545, 4;
+$L_140:
+	@!%p543 bra $L_189;
+$L_141:
+	min.u64 %rdt35, %rd545, 32;
 	cvt.u32.u64 %rt73, %rdt35;
 	mov.b32 %rt74, 1;
-	shl.b32 %r714, %rt74, %rt73;
-	and.b32 %r714, %r714, 255;
-	mov.b32 %r712, %r714;
-$L_140:
-	or.b32 %r715, %r709, %r712;
-	mov.b32 %r716, %r697;
-	and.b32 %r716, %r716, 65535;
-	setp.ge.u32 %p717, %r716, 32768;
-	mov.b64 %rd719, 3;
-$L_141:
-	@!%p717 bra $L_332;
+	shl.b32 %r546, %rt74, %rt73;
+	and.b32 %r546, %r546, 255;
+	mov.b32 %r544, %r546;
 $L_142:
-	min.u64 %rdt36, %rd719, 32;
+	or.b32 %r547, %r539, %r544;
+	mov.b32 %r517, %r547;
+$L_143:
+	mad.lo.s64 %rd548, %rd515, 1, %rd22;
+	st.global.u8 [%rd548], %r517;
+	add.s64 %rd549, %rd304, 7;
+	mov.b32 %r550, %r17;
+	cvt.s32.s8 %r550, %r550;
+	add.s32 %r551, %r550, 1;
+	cvt.s32.s8 %r551, %r551;
+$L_144:
+	mov.b32 %r553, %r551;
+	setp.lt.u32 %p554, %r553, 2147483648;
+	mov.b64 %rd556, 0;
+$L_145:
+	@!%p554 bra $L_188;
+$L_146:
+	min.u64 %rdt36, %rd556, 32;
 	cvt.u32.u64 %rt75, %rdt36;
 	mov.b32 %rt76, 1;
-	shl.b32 %r720, %rt76, %rt75;
-	and.b32 %r720, %r720, 255;
-	mov.b32 %r718, %r720;
-$L_143:
-	or.b32 %r721, %r715, %r718;
-	setp.gt.u32 %p722, %r697, 128;
-	mov.b64 %rd724, 4;
-$L_144:
-	@!%p722 bra $L_331;
-$L_145:
-	min.u64 %rdt37, %rd724, 32;
+	shl.b32 %r557, %rt76, %rt75;
+	and.b32 %r557, %r557, 255;
+	mov.b32 %r555, %r557;
+$L_147:
+	mov.b32 %r558, %r551;
+	setp.lt.s32 %p559, %r558, 0;
+	mov.b64 %rd561, 1;
+$L_148:
+	@!%p559 bra $L_187;
+$L_149:
+	min.u64 %rdt37, %rd561, 32;
 	cvt.u32.u64 %rt77, %rdt37;
 	mov.b32 %rt78, 1;
-	shl.b32 %r725, %rt78, %rt77;
-	and.b32 %r725, %r725, 255;
-	mov.b32 %r723, %r725;
-$L_146:
-	or.b32 %r726, %r721, %r723;
-	setp.lt.u32 %p727, %r697, 1;
-	mov.b64 %rd729, 5;
-$L_147:
-	@!%p727 bra $L_330;
-$L_148:
-	min.u64 %rdt38, %rd729, 32;
+	shl.b32 %r562, %rt78, %rt77;
+	and.b32 %r562, %r562, 255;
+	mov.b32 %r560, %r562;
+$L_150:
+	or.b32 %r563, %r555, %r560;
+	cvt.s64.s32 %rd564, %r551;
+	setp.gt.u64 %p565, %rd564, 9223372036854775808U;
+	mov.b64 %rd567, 2;
+$L_151:
+	@!%p565 bra $L_186;
+$L_152:
+	min.u64 %rdt38, %rd567, 32;
 	cvt.u32.u64 %rt79, %rdt38;
 	mov.b32 %rt80, 1;
-	shl.b32 %r730, %rt80, %rt79;
-	and.b32 %r730, %r730, 255;
-	mov.b32 %r728, %r730;
-$L_149:
-	or.b32 %r731, %r726, %r728;
-	mov.b32 %r732, %r697;
-	cvt.rn.f64.u32 %fd733, %r732;
-	mov.b32 %r734, %r697;
-	cvt.rn.f64.s32 %fd735, %r734;
-	setp.eq.f64 %p736, %fd733, %fd735;
-	mov.b64 %rd738, 6;
-$L_150:
-	@!%p736 bra $L_329;
-$L_151:
-	min.u64 %rdt39, %rd738, 32;
+	shl.b32 %r568, %rt80, %rt79;
+	and.b32 %r568, %r568, 255;
+	mov.b32 %r566, %r568;
+$L_153:
+	or.b32 %r569, %r563, %r566;
+	mov.b32 %r570, %r551;
+	and.b32 %r570, %r570, 65535;
+	setp.ge.u32 %p571, %r570, 32768;
+	mov.b64 %rd573, 3;
+$L_154:
+	@!%p571 bra $L_185;
+$L_155:
+	min.u64 %rdt39, %rd573, 32;
 	cvt.u32.u64 %rt81, %rdt39;
 	mov.b32 %rt82, 1;
-	shl.b32 %r739, %rt82, %rt81;
-	and.b32 %r739, %r739, 255;
-	mov.b32 %r737, %r739;
-$L_152:
-	or.b32 %r740, %r731, %r737;
-	mov.b32 %r741, %r697;
-	and.b32 %r741, %r741, 65535;
-	cvt.rn.f32.u32 %f742, %r741;
-	mov.b32 %r743, %r697;
-	cvt.s32.s16 %r743, %r743;
-	cvt.rn.f32.s32 %f744, %r743;
-	setp.gt.f32 %p745, %f742, %f744;
-	mov.b64 %rd747, 7;
-$L_153:
-	@!%p745 bra $L_328;
-$L_154:
-	min.u64 %rdt40, %rd747, 32;
+	shl.b32 %r574, %rt82, %rt81;
+	and.b32 %r574, %r574, 255;
+	mov.b32 %r572, %r574;
+$L_156:
+	or.b32 %r575, %r569, %r572;
+	mov.b32 %r576, %r551;
+	cvt.rn.f64.u32 %fd577, %r576;
+	mov.b32 %r578, %r551;
+	cvt.rn.f64.s32 %fd579, %r578;
+	setp.eq.f64 %p580, %fd577, %fd579;
+	mov.b64 %rd582, 4;
+$L_157:
+	@!%p580 bra $L_184;
+$L_158:
+	min.u64 %rdt40, %rd582, 32;
 	cvt.u32.u64 %rt83, %rdt40;
 	mov.b32 %rt84, 1;
-	shl.b32 %r748, %rt84, %rt83;
-	and.b32 %r748, %r748, 255;
-	mov.b32 %r746, %r748;
-$L_155:
-	or.b32 %r749, %r740, %r746;
-	mov.b32 %r698, %r749;
-$L_156:
-	mad.lo.s64 %rd750, %rd696, 1, %rd22;
-	st.global.u8 [%rd750], %r698;
-	add.s64 %rd751, %rd478, 5;
-	mov.b32 %r752, %r17;
-	and.b32 %r752, %r752, 65535;
-$L_157:
-	mov.b32 %r754, %r752;
-	setp.lt.u32 %p755, %r754, 2147483648;
-	mov.b64 %rd757, 0;
-$L_158:
-	@!%p755 bra $L_327;
+	shl.b32 %r583, %rt84, %rt83;
+	and.b32 %r583, %r583, 255;
+	mov.b32 %r581, %r583;
 $L_159:
-	min.u64 %rdt41, %rd757, 32;
+	or.b32 %r584, %r575, %r581;
+	mov.b32 %r552, %r584;
+$L_160:
+	mad.lo.s64 %rd585, %rd549, 1, %rd22;
+	st.global.u8 [%rd585], %r552;
+	add.s64 %rd586, %rd304, 8;
+	sub.s32 %r587, %r17, 1;
+	cvt.s32.s16 %r587, %r587;
+$L_161:
+	mov.b32 %r589, %r587;
+	setp.lt.u32 %p590, %r589, 2147483648;
+	mov.b64 %rd592, 0;
+$L_162:
+	@!%p590 bra $L_183;
+$L_163:
+	min.u64 %rdt41, %rd592, 32;
 	cvt.u32.u64 %rt85, %rdt41;
 	mov.b32 %rt86, 1;
-	shl.b32 %r758, %rt86, %rt85;
-	and.b32 %r758, %r758, 255;
-	mov.b32 %r756, %r758;
-$L_160:
-	mov.b32 %r759, %r752;
-	setp.lt.s32 %p760, %r759, 0;
-	mov.b64 %rd762, 1;
-$L_161:
-	@!%p760 bra $L_326;
-$L_162:
-	min.u64 %rdt42, %rd762, 32;
+	shl.b32 %r593, %rt86, %rt85;
+	and.b32 %r593, %r593, 255;
+	mov.b32 %r591, %r593;
+$L_164:
+	mov.b32 %r594, %r587;
+	setp.lt.s32 %p595, %r594, 0;
+	mov.b64 %rd597, 1;
+$L_165:
+	@!%p595 bra $L_182;
+$L_166:
+	min.u64 %rdt42, %rd597, 32;
 	cvt.u32.u64 %rt87, %rdt42;
 	mov.b32 %rt88, 1;
-	shl.b32 %r763, %rt88, %rt87;
-	and.b32 %r763, %r763, 255;
-	mov.b32 %r761, %r763;
-$L_163:
-	or.b32 %r764, %r756, %r761;
-	cvt.u64.u32 %rd765, %r752;
-	setp.gt.u64 %p766, %rd765, 9223372036854775808U;
-	mov.b64 %rd768, 2;
-$L_164:
-	@!%p766 bra $L_325;
-$L_165:
-	min.u64 %rdt43, %rd768, 32;
+	shl.b32 %r598, %rt88, %rt87;
+	and.b32 %r598, %r598, 255;
+	mov.b32 %r596, %r598;
+$L_167:
+	or.b32 %r599, %r591, %r596;
+	cvt.s64.s32 %rd600, %r587;
+	setp.gt.u64 %p601, %rd600, 9223372036854775808U;
+	mov.b64 %rd603, 2;
+$L_168:
+	@!%p601 bra $L_181;
+$L_169:
+	min.u64 %rdt43, %rd603, 32;
 	cvt.u32.u64 %rt89, %rdt43;
 	mov.b32 %rt90, 1;
-	shl.b32 %r769, %rt90, %rt89;
-	and.b32 %r769, %r769, 255;
-	mov.b32 %r767, %r769;
-$L_166:
-	or.b32 %r770, %r764, %r767;
-	setp.ge.u32 %p771, %r752, 32768;
-	mov.b64 %rd773, 3;
-$L_167:
-	@!%p771 bra $L_324;
-$L_168:
-	min.u64 %rdt44, %rd773, 32;
+	shl.b32 %r604, %rt90, %rt89;
+	and.b32 %r604, %r604, 255;
+	mov.b32 %r602, %r604;
+$L_170:
+	or.b32 %r605, %r599, %r602;
+	mov.b32 %r606, %r587;
+	and.b32 %r606, %r606, 65535;
+	setp.ge.u32 %p607, %r606, 32768;
+	mov.b64 %rd609, 3;
+$L_171:
+	@!%p607 bra $L_180;
+$L_172:
+	min.u64 %rdt44, %rd609, 32;
 	cvt.u32.u64 %rt91, %rdt44;
 	mov.b32 %rt92, 1;
-	shl.b32 %r774, %rt92, %rt91;
-	and.b32 %r774, %r774, 255;
-	mov.b32 %r772, %r774;
-$L_169:
-	or.b32 %r775, %r770, %r772;
-	mov.b32 %r776, %r752;
-	and.b32 %r776, %r776, 255;
-	setp.gt.u32 %p777, %r776, 128;
-	mov.b64 %rd779, 4;
-$L_170:
-	@!%p777 bra $L_323;
-$L_171:
-	min.u64 %rdt45, %rd779, 32;
+	shl.b32 %r610, %rt92, %rt91;
+	and.b32 %r610, %r610, 255;
+	mov.b32 %r608, %r610;
+$L_173:
+	or.b32 %r611, %r605, %r608;
+	mov.b32 %r612, %r587;
+	cvt.rn.f64.u32 %fd613, %r612;
+	mov.b32 %r614, %r587;
+	cvt.rn.f64.s32 %fd615, %r614;
+	setp.eq.f64 %p616, %fd613, %fd615;
+	mov.b64 %rd618, 4;
+$L_174:
+	@!%p616 bra $L_179;
+$L_175:
+	min.u64 %rdt45, %rd618, 32;
 	cvt.u32.u64 %rt93, %rdt45;
 	mov.b32 %rt94, 1;
-	shl.b32 %r780, %rt94, %rt93;
-	and.b32 %r780, %r780, 255;
-	mov.b32 %r778, %r780;
-$L_172:
-	or.b32 %r781, %r775, %r778;
-	setp.lt.u32 %p782, %r752, 1;
-	mov.b64 %rd784, 5;
-$L_173:
-	@!%p782 bra $L_322;
-$L_174:
-	min.u64 %rdt46, %rd784, 32;
-	cvt.u32.u64 %rt95, %rdt46;
-	mov.b32 %rt96, 1;
-	shl.b32 %r785, %rt96, %rt95;
-	and.b32 %r785, %r785, 255;
-	mov.b32 %r783, %r785;
-$L_175:
-	or.b32 %r786, %r781, %r783;
-	mov.b32 %r787, %r752;
-	cvt.rn.f64.u32 %fd788, %r787;
-	mov.b32 %r789, %r752;
-	cvt.rn.f64.s32 %fd790, %r789;
-	setp.eq.f64 %p791, %fd788, %fd790;
-	mov.b64 %rd793, 6;
+	shl.b32 %r619, %rt94, %rt93;
+	and.b32 %r619, %r619, 255;
+	mov.b32 %r617, %r619;
 $L_176:
-	@!%p791 bra $L_321;
+	or.b32 %r620, %r611, %r617;
+	mov.b32 %r588, %r620;
 $L_177:
-	min.u64 %rdt47, %rd793, 32;
-	cvt.u32.u64 %rt97, %rdt47;
-	mov.b32 %rt98, 1;
-	shl.b32 %r794, %rt98, %rt97;
-	and.b32 %r794, %r794, 255;
-	mov.b32 %r792, %r794;
+	mad.lo.s64 %rd621, %rd586, 1, %rd22;
+	st.global.u8 [%rd621], %r588;
 $L_178:
-	or.b32 %r795, %r786, %r792;
-	cvt.rn.f32.u32 %f796, %r752;
-	mov.b32 %r797, %r752;
-	cvt.s32.s16 %r797, %r797;
-	cvt.rn.f32.s32 %f798, %r797;
-	setp.gt.f32 %p799, %f796, %f798;
-	mov.b64 %rd801, 7;
-$L_179:
-	@!%p799 bra $L_320;
-$L_180:
-	min.u64 %rdt48, %rd801, 32;
-	cvt.u32.u64 %rt99, %rdt48;
-	mov.b32 %rt100, 1;
-	shl.b32 %r802, %rt100, %rt99;
-	and.b32 %r802, %r802, 255;
-	mov.b32 %r800, %r802;
-$L_181:
-	or.b32 %r803, %r795, %r800;
-	mov.b32 %r753, %r803;
-$L_182:
-	mad.lo.s64 %rd804, %rd751, 1, %rd22;
-	st.global.u8 [%rd804], %r753;
-	add.s64 %rd805, %rd478, 6;
-	mov.b32 %r806, %r17;
-$L_183:
-	setp.lt.u32 %p808, %r806, 2147483648;
-	mov.b64 %rd810, 0;
-$L_184:
-	@!%p808 bra $L_319;
-$L_185:
-	min.u64 %rdt49, %rd810, 32;
-	cvt.u32.u64 %rt101, %rdt49;
-	mov.b32 %rt102, 1;
-	shl.b32 %r811, %rt102, %rt101;
-	and.b32 %r811, %r811, 255;
-	mov.b32 %r809, %r811;
-$L_186:
-	mov.b32 %r812, %r806;
-	setp.lt.s32 %p813, %r812, 0;
-	mov.b64 %rd815, 1;
-$L_187:
-	@!%p813 bra $L_318;
-$L_188:
-	min.u64 %rdt50, %rd815, 32;
-	cvt.u32.u64 %rt103, %rdt50;
-	mov.b32 %rt104, 1;
-	shl.b32 %r816, %rt104, %rt103;
-	and.b32 %r816, %r816, 255;
-	mov.b32 %r814, %r816;
-$L_189:
-	or.b32 %r817, %r809, %r814;
-	cvt.u64.u32 %rd818, %r806;
-	setp.gt.u64 %p819, %rd818, 9223372036854775808U;
-	mov.b64 %rd821, 2;
-$L_190:
-	@!%p819 bra $L_317;
-$L_191:
-	min.u64 %rdt51, %rd821, 32;
-	cvt.u32.u64 %rt105, %rdt51;
-	mov.b32 %rt106, 1;
-	shl.b32 %r822, %rt106, %rt105;
-	and.b32 %r822, %r822, 255;
-	mov.b32 %r820, %r822;
-$L_192:
-	or.b32 %r823, %r817, %r820;
-	mov.b32 %r824, %r806;
-	and.b32 %r824, %r824, 65535;
-	setp.ge.u32 %p825, %r824, 32768;
-	mov.b64 %rd827, 3;
-$L_193:
-	@!%p825 bra $L_316;
-$L_194:
-	min.u64 %rdt52, %rd827, 32;
-	cvt.u32.u64 %rt107, %rdt52;
-	mov.b32 %rt108, 1;
-	shl.b32 %r828, %rt108, %rt107;
-	and.b32 %r828, %r828, 255;
-	mov.b32 %r826, %r828;
-$L_195:
-	or.b32 %r829, %r823, %r826;
-	mov.b32 %r830, %r806;
-	and.b32 %r830, %r830, 255;
-	setp.gt.u32 %p831, %r830, 128;
-	mov.b64 %rd833, 4;
-$L_196:
-	@!%p831 bra $L_315;
-$L_197:
-	min.u64 %rdt53, %rd833, 32;
-	cvt.u32.u64 %rt109, %rdt53;
-	mov.b32 %rt110, 1;
-	shl.b32 %r834, %rt110, %rt109;
-	and.b32 %r834, %r834, 255;
-	mov.b32 %r832, %r834;
-$L_198:
-	or.b32 %r835, %r829, %r832;
-	setp.lt.u32 %p836, %r806, 1;
-	mov.b64 %rd838, 5;
-$L_199:
-	@!%p836 bra $L_314;
-$L_200:
-	min.u64 %rdt54, %rd838, 32;
-	cvt.u32.u64 %rt111, %rdt54;
-	mov.b32 %rt112, 1;
-	shl.b32 %r839, %rt112, %rt111;
-	and.b32 %r839, %r839, 255;
-	mov.b32 %r837, %r839;
-$L_201:
-	or.b32 %r840, %r835, %r837;
-	cvt.rn.f64.u32 %fd841, %r806;
-	mov.b32 %r842, %r806;
-	cvt.rn.f64.s32 %fd843, %r842;
-	setp.eq.f64 %p844, %fd841, %fd843;
-	mov.b64 %rd846, 6;
-$L_202:
-	@!%p844 bra $L_313;
-$L_203:
-	min.u64 %rdt55, %rd846, 32;
-	cvt.u32.u64 %rt113, %rdt55;
-	mov.b32 %rt114, 1;
-	shl.b32 %r847, %rt114, %rt113;
-	and.b32 %r847, %r847, 255;
-	mov.b32 %r845, %r847;
-$L_204:
-	or.b32 %r848, %r840, %r845;
-	mov.b32 %r849, %r806;
-	and.b32 %r849, %r849, 65535;
-	cvt.rn.f32.u32 %f850, %r849;
-	mov.b32 %r851, %r806;
-	cvt.s32.s16 %r851, %r851;
-	cvt.rn.f32.s32 %f852, %r851;
-	setp.gt.f32 %p853, %f850, %f852;
-	mov.b64 %rd855, 7;
-$L_205:
-	@!%p853 bra $L_312;
-$L_206:
-	min.u64 %rdt56, %rd855, 32;
-	cvt.u32.u64 %rt115, %rdt56;
-	mov.b32 %rt116, 1;
-	shl.b32 %r856, %rt116, %rt115;
-	and.b32 %r856, %r856, 255;
-	mov.b32 %r854, %r856;
-$L_207:
-	or.b32 %r857, %r848, %r854;
-	mov.b32 %r807, %r857;
-$L_208:
-	mad.lo.s64 %rd858, %rd805, 1, %rd22;
-	st.global.u8 [%rd858], %r807;
-	add.s64 %rd859, %rd478, 7;
-	cvt.s64.s32 %rd860, %r17;
-$L_209:
-	cvt.u32.u64 %r862, %rd860;
-	setp.lt.u32 %p863, %r862, 2147483648;
-	mov.b64 %rd865, 0;
-$L_210:
-	@!%p863 bra $L_311;
-$L_211:
-	min.u64 %rdt57, %rd865, 32;
-	cvt.u32.u64 %rt117, %rdt57;
-	mov.b32 %rt118, 1;
-	shl.b32 %r866, %rt118, %rt117;
-	and.b32 %r866, %r866, 255;
-	mov.b32 %r864, %r866;
-$L_212:
-	cvt.u32.u64 %r867, %rd860;
-	setp.lt.s32 %p868, %r867, 0;
-	mov.b64 %rd870, 1;
-$L_213:
-	@!%p868 bra $L_310;
-$L_214:
-	min.u64 %rdt58, %rd870, 32;
-	cvt.u32.u64 %rt119, %rdt58;
-	mov.b32 %rt120, 1;
-	shl.b32 %r871, %rt120, %rt119;
-	and.b32 %r871, %r871, 255;
-	mov.b32 %r869, %r871;
-$L_215:
-	or.b32 %r872, %r864, %r869;
-	setp.gt.u64 %p873, %rd860, 9223372036854775808U;
-	mov.b64 %rd875, 2;
-$L_216:
-	@!%p873 bra $L_309;
-$L_217:
-	min.u64 %rdt59, %rd875, 32;
-	cvt.u32.u64 %rt121, %rdt59;
-	mov.b32 %rt122, 1;
-	shl.b32 %r876, %rt122, %rt121;
-	and.b32 %r876, %r876, 255;
-	mov.b32 %r874, %r876;
-$L_218:
-	or.b32 %r877, %r872, %r874;
-	cvt.u32.u64 %r878, %rd860;
-	and.b32 %r878, %r878, 65535;
-	setp.ge.u32 %p879, %r878, 32768;
-	mov.b64 %rd881, 3;
-$L_219:
-	@!%p879 bra $L_308;
-$L_220:
-	min.u64 %rdt60, %rd881, 32;
-	cvt.u32.u64 %rt123, %rdt60;
-	mov.b32 %rt124, 1;
-	shl.b32 %r882, %rt124, %rt123;
-	and.b32 %r882, %r882, 255;
-	mov.b32 %r880, %r882;
-$L_221:
-	or.b32 %r883, %r877, %r880;
-	cvt.u32.u64 %r884, %rd860;
-	and.b32 %r884, %r884, 255;
-	setp.gt.u32 %p885, %r884, 128;
-	mov.b64 %rd887, 4;
-$L_222:
-	@!%p885 bra $L_307;
-$L_223:
-	min.u64 %rdt61, %rd887, 32;
-	cvt.u32.u64 %rt125, %rdt61;
-	mov.b32 %rt126, 1;
-	shl.b32 %r888, %rt126, %rt125;
-	and.b32 %r888, %r888, 255;
-	mov.b32 %r886, %r888;
-$L_224:
-	or.b32 %r889, %r883, %r886;
-	setp.lt.u64 %p890, %rd860, 1;
-	mov.b64 %rd892, 5;
-$L_225:
-	@!%p890 bra $L_306;
-$L_226:
-	min.u64 %rdt62, %rd892, 32;
-	cvt.u32.u64 %rt127, %rdt62;
-	mov.b32 %rt128, 1;
-	shl.b32 %r893, %rt128, %rt127;
-	and.b32 %r893, %r893, 255;
-	mov.b32 %r891, %r893;
-$L_227:
-	or.b32 %r894, %r889, %r891;
-	cvt.u32.u64 %r895, %rd860;
-	cvt.rn.f64.u32 %fd896, %r895;
-	cvt.u32.u64 %r897, %rd860;
-	cvt.rn.f64.s32 %fd898, %r897;
-	setp.eq.f64 %p899, %fd896, %fd898;
-	mov.b64 %rd901, 6;
-$L_228:
-	@!%p899 bra $L_305;
-$L_229:
-	min.u64 %rdt63, %rd901, 32;
-	cvt.u32.u64 %rt129, %rdt63;
-	mov.b32 %rt130, 1;
-	shl.b32 %r902, %rt130, %rt129;
-	and.b32 %r902, %r902, 255;
-	mov.b32 %r900, %r902;
-$L_230:
-	or.b32 %r903, %r894, %r900;
-	cvt.u32.u64 %r904, %rd860;
-	and.b32 %r904, %r904, 65535;
-	cvt.rn.f32.u32 %f905, %r904;
-	cvt.u32.u64 %r906, %rd860;
-	cvt.s32.s16 %r906, %r906;
-	cvt.rn.f32.s32 %f907, %r906;
-	setp.gt.f32 %p908, %f905, %f907;
-	mov.b64 %rd910, 7;
-$L_231:
-	@!%p908 bra $L_304;
-$L_232:
-	min.u64 %rdt64, %rd910, 32;
-	cvt.u32.u64 %rt131, %rdt64;
-	mov.b32 %rt132, 1;
-	shl.b32 %r911, %rt132, %rt131;
-	and.b32 %r911, %r911, 255;
-	mov.b32 %r909, %r911;
-$L_233:
-	or.b32 %r912, %r903, %r909;
-	mov.b32 %r861, %r912;
-$L_234:
-	mad.lo.s64 %rd913, %rd859, 1, %rd22;
-	st.global.u8 [%rd913], %r861;
-	add.s64 %rd914, %rd478, 8;
-	mov.b32 %r915, %r17;
-	cvt.s32.s8 %r915, %r915;
-	add.s32 %r916, %r915, 1;
-	cvt.s32.s8 %r916, %r916;
-$L_235:
-	mov.b32 %r918, %r916;
-	setp.lt.u32 %p919, %r918, 2147483648;
-	mov.b64 %rd921, 0;
-$L_236:
-	@!%p919 bra $L_303;
-$L_237:
-	min.u64 %rdt65, %rd921, 32;
-	cvt.u32.u64 %rt133, %rdt65;
-	mov.b32 %rt134, 1;
-	shl.b32 %r922, %rt134, %rt133;
-	and.b32 %r922, %r922, 255;
-	mov.b32 %r920, %r922;
-$L_238:
-	mov.b32 %r923, %r916;
-	setp.lt.s32 %p924, %r923, 0;
-	mov.b64 %rd926, 1;
-$L_239:
-	@!%p924 bra $L_302;
-$L_240:
-	min.u64 %rdt66, %rd926, 32;
-	cvt.u32.u64 %rt135, %rdt66;
-	mov.b32 %rt136, 1;
-	shl.b32 %r927, %rt136, %rt135;
-	and.b32 %r927, %r927, 255;
-	mov.b32 %r925, %r927;
-$L_241:
-	or.b32 %r928, %r920, %r925;
-	cvt.s64.s32 %rd929, %r916;
-	setp.gt.u64 %p930, %rd929, 9223372036854775808U;
-	mov.b64 %rd932, 2;
-$L_242:
-	@!%p930 bra $L_301;
-$L_243:
-	min.u64 %rdt67, %rd932, 32;
-	cvt.u32.u64 %rt137, %rdt67;
-	mov.b32 %rt138, 1;
-	shl.b32 %r933, %rt138, %rt137;
-	and.b32 %r933, %r933, 255;
-	mov.b32 %r931, %r933;
-$L_244:
-	or.b32 %r934, %r928, %r931;
-	mov.b32 %r935, %r916;
-	and.b32 %r935, %r935, 65535;
-	setp.ge.u32 %p936, %r935, 32768;
-	mov.b64 %rd938, 3;
-$L_245:
-	@!%p936 bra $L_300;
-$L_246:
-	min.u64 %rdt68, %rd938, 32;
-	cvt.u32.u64 %rt139, %rdt68;
-	mov.b32 %rt140, 1;
-	shl.b32 %r939, %rt140, %rt139;
-	and.b32 %r939, %r939, 255;
-	mov.b32 %r937, %r939;
-$L_247:
-	or.b32 %r940, %r934, %r937;
-	mov.b32 %r941, %r916;
-	and.b32 %r941, %r941, 255;
-	setp.gt.u32 %p942, %r941, 128;
-	mov.b64 %rd944, 4;
-$L_248:
-	@!%p942 bra $L_299;
-$L_249:
-	min.u64 %rdt69, %rd944, 32;
-	cvt.u32.u64 %rt141, %rdt69;
-	mov.b32 %rt142, 1;
-	shl.b32 %r945, %rt142, %rt141;
-	and.b32 %r945, %r945, 255;
-	mov.b32 %r943, %r945;
-$L_250:
-	or.b32 %r946, %r940, %r943;
-	setp.lt.s32 %p947, %r916, 1;
-	mov.b64 %rd949, 5;
-$L_251:
-	@!%p947 bra $L_298;
-$L_252:
-	min.u64 %rdt70, %rd949, 32;
-	cvt.u32.u64 %rt143, %rdt70;
-	mov.b32 %rt144, 1;
-	shl.b32 %r950, %rt144, %rt143;
-	and.b32 %r950, %r950, 255;
-	mov.b32 %r948, %r950;
-$L_253:
-	or.b32 %r951, %r946, %r948;
-	mov.b32 %r952, %r916;
-	cvt.rn.f64.u32 %fd953, %r952;
-	mov.b32 %r954, %r916;
-	cvt.rn.f64.s32 %fd955, %r954;
-	setp.eq.f64 %p956, %fd953, %fd955;
-	mov.b64 %rd958, 6;
-$L_254:
-	@!%p956 bra $L_297;
-$L_255:
-	min.u64 %rdt71, %rd958, 32;
-	cvt.u32.u64 %rt145, %rdt71;
-	mov.b32 %rt146, 1;
-	shl.b32 %r959, %rt146, %rt145;
-	and.b32 %r959, %r959, 255;
-	mov.b32 %r957, %r959;
-$L_256:
-	or.b32 %r960, %r951, %r957;
-	mov.b32 %r961, %r916;
-	and.b32 %r961, %r961, 65535;
-	cvt.rn.f32.u32 %f962, %r961;
-	mov.b32 %r963, %r916;
-	cvt.s32.s16 %r963, %r963;
-	cvt.rn.f32.s32 %f964, %r963;
-	setp.gt.f32 %p965, %f962, %f964;
-	mov.b64 %rd967, 7;
-$L_257:
-	@!%p965 bra $L_296;
-$L_258:
-	min.u64 %rdt72, %rd967, 32;
-	cvt.u32.u64 %rt147, %rdt72;
-	mov.b32 %rt148, 1;
-	shl.b32 %r968, %rt148, %rt147;
-	and.b32 %r968, %r968, 255;
-	mov.b32 %r966, %r968;
-$L_259:
-	or.b32 %r969, %r960, %r966;
-	mov.b32 %r917, %r969;
-$L_260:
-	mad.lo.s64 %rd970, %rd914, 1, %rd22;
-	st.global.u8 [%rd970], %r917;
-	add.s64 %rd971, %rd478, 9;
-	sub.s32 %r972, %r17, 1;
-	cvt.s32.s16 %r972, %r972;
-$L_261:
-	mov.b32 %r974, %r972;
-	setp.lt.u32 %p975, %r974, 2147483648;
-	mov.b64 %rd977, 0;
-$L_262:
-	@!%p975 bra $L_295;
-$L_263:
-	min.u64 %rdt73, %rd977, 32;
-	cvt.u32.u64 %rt149, %rdt73;
-	mov.b32 %rt150, 1;
-	shl.b32 %r978, %rt150, %rt149;
-	and.b32 %r978, %r978, 255;
-	mov.b32 %r976, %r978;
-$L_264:
-	mov.b32 %r979, %r972;
-	setp.lt.s32 %p980, %r979, 0;
-	mov.b64 %rd982, 1;
-$L_265:
-	@!%p980 bra $L_294;
-$L_266:
-	min.u64 %rdt74, %rd982, 32;
-	cvt.u32.u64 %rt151, %rdt74;
-	mov.b32 %rt152, 1;
-	shl.b32 %r983, %rt152, %rt151;
-	and.b32 %r983, %r983, 255;
-	mov.b32 %r981, %r983;
-$L_267:
-	or.b32 %r984, %r976, %r981;
-	cvt.s64.s32 %rd985, %r972;
-	setp.gt.u64 %p986, %rd985, 9223372036854775808U;
-	mov.b64 %rd988, 2;
-$L_268:
-	@!%p986 bra $L_293;
-$L_269:
-	min.u64 %rdt75, %rd988, 32;
-	cvt.u32.u64 %rt153, %rdt75;
-	mov.b32 %rt154, 1;
-	shl.b32 %r989, %rt154, %rt153;
-	and.b32 %r989, %r989, 255;
-	mov.b32 %r987, %r989;
-$L_270:
-	or.b32 %r990, %r984, %r987;
-	mov.b32 %r991, %r972;
-	and.b32 %r991, %r991, 65535;
-	setp.ge.u32 %p992, %r991, 32768;
-	mov.b64 %rd994, 3;
-$L_271:
-	@!%p992 bra $L_292;
-$L_272:
-	min.u64 %rdt76, %rd994, 32;
-	cvt.u32.u64 %rt155, %rdt76;
-	mov.b32 %rt156, 1;
-	shl.b32 %r995, %rt156, %rt155;
-	and.b32 %r995, %r995, 255;
-	mov.b32 %r993, %r995;
-$L_273:
-	or.b32 %r996, %r990, %r993;
-	mov.b32 %r997, %r972;
-	and.b32 %r997, %r997, 255;
-	setp.gt.u32 %p998, %r997, 128;
-	mov.b64 %rd1000, 4;
-$L_274:
-	@!%p998 bra $L_291;
-$L_275:
-	min.u64 %rdt77, %rd1000, 32;
-	cvt.u32.u64 %rt157, %rdt77;
-	mov.b32 %rt158, 1;
-	shl.b32 %r1001, %rt158, %rt157;
-	and.b32 %r1001, %r1001, 255;
-	mov.b32 %r999, %r1001;
-$L_276:
-	or.b32 %r1002, %r996, %r999;
-	setp.lt.s32 %p1003, %r972, 1;
-	mov.b64 %rd1005, 5;
-$L_277:
-	@!%p1003 bra $L_290;
-$L_278:
-	min.u64 %rdt78, %rd1005, 32;
-	cvt.u32.u64 %rt159, %rdt78;
-	mov.b32 %rt160, 1;
-	shl.b32 %r1006, %rt160, %rt159;
-	and.b32 %r1006, %r1006, 255;
-	mov.b32 %r1004, %r1006;
-$L_279:
-	or.b32 %r1007, %r1002, %r1004;
-	mov.b32 %r1008, %r972;
-	cvt.rn.f64.u32 %fd1009, %r1008;
-	mov.b32 %r1010, %r972;
-	cvt.rn.f64.s32 %fd1011, %r1010;
-	setp.eq.f64 %p1012, %fd1009, %fd1011;
-	mov.b64 %rd1014, 6;
-$L_280:
-	@!%p1012 bra $L_289;
-$L_281:
-	min.u64 %rdt79, %rd1014, 32;
-	cvt.u32.u64 %rt161, %rdt79;
-	mov.b32 %rt162, 1;
-	shl.b32 %r1015, %rt162, %rt161;
-	and.b32 %r1015, %r1015, 255;
-	mov.b32 %r1013, %r1015;
-$L_282:
-	or.b32 %r1016, %r1007, %r1013;
-	mov.b32 %r1017, %r972;
-	and.b32 %r1017, %r1017, 65535;
-	cvt.rn.f32.u32 %f1018, %r1017;
-	cvt.rn.f32.s32 %f1019, %r972;
-	setp.gt.f32 %p1020, %f1018, %f1019;
-	mov.b64 %rd1022, 7;
-$L_283:
-	@!%p1020 bra $L_288;
-$L_284:
-	min.u64 %rdt80, %rd1022, 32;
-	cvt.u32.u64 %rt163, %rdt80;
-	mov.b32 %rt164, 1;
-	shl.b32 %r1023, %rt164, %rt163;
-	and.b32 %r1023, %r1023, 255;
-	mov.b32 %r1021, %r1023;
-$L_285:
-	or.b32 %r1024, %r1016, %r1021;
-	mov.b32 %r973, %r1024;
-$L_286:
-	mad.lo.s64 %rd1025, %rd971, 1, %rd22;
-	st.global.u8 [%rd1025], %r973;
-$L_287:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_288:
-	mov.b32 %r1021, 0;
-	bra.uni $L_285;
-$L_289:
-	mov.b32 %r1013, 0;
-	bra.uni $L_282;
-$L_290:
-	mov.b32 %r1004, 0;
-	bra.uni $L_279;
-$L_291:
-	mov.b32 %r999, 0;
-	bra.uni $L_276;
-$L_292:
-	mov.b32 %r993, 0;
-	bra.uni $L_273;
-$L_293:
-	mov.b32 %r987, 0;
-	bra.uni $L_270;
-$L_294:
-	mov.b32 %r981, 0;
-	bra.uni $L_267;
-$L_295:
-	mov.b32 %r976, 0;
-	bra.uni $L_264;
-$L_296:
-	mov.b32 %r966, 0;
-	bra.uni $L_259;
-$L_297:
-	mov.b32 %r957, 0;
-	bra.uni $L_256;
-$L_298:
-	mov.b32 %r948, 0;
-	bra.uni $L_253;
-$L_299:
-	mov.b32 %r943, 0;
-	bra.uni $L_250;
-$L_300:
-	mov.b32 %r937, 0;
-	bra.uni $L_247;
-$L_301:
-	mov.b32 %r931, 0;
-	bra.uni $L_244;
-$L_302:
-	mov.b32 %r925, 0;
-	bra.uni $L_241;
-$L_303:
-	mov.b32 %r920, 0;
-	bra.uni $L_238;
-$L_304:
-	mov.b32 %r909, 0;
-	bra.uni $L_233;
-$L_305:
-	mov.b32 %r900, 0;
-	bra.uni $L_230;
-$L_306:
-	mov.b32 %r891, 0;
-	bra.uni $L_227;
-$L_307:
-	mov.b32 %r886, 0;
-	bra.uni $L_224;
-$L_308:
-	mov.b32 %r880, 0;
-	bra.uni $L_221;
-$L_309:
-	mov.b32 %r874, 0;
-	bra.uni $L_218;
-$L_310:
-	mov.b32 %r869, 0;
-	bra.uni $L_215;
-$L_311:
-	mov.b32 %r864, 0;
-	bra.uni $L_212;
-$L_312:
-	mov.b32 %r854, 0;
-	bra.uni $L_207;
-$L_313:
-	mov.b32 %r845, 0;
-	bra.uni $L_204;
-$L_314:
-	mov.b32 %r837, 0;
-	bra.uni $L_201;
-$L_315:
-	mov.b32 %r832, 0;
-	bra.uni $L_198;
-$L_316:
-	mov.b32 %r826, 0;
-	bra.uni $L_195;
-$L_317:
-	mov.b32 %r820, 0;
-	bra.uni $L_192;
-$L_318:
-	mov.b32 %r814, 0;
-	bra.uni $L_189;
-$L_319:
-	mov.b32 %r809, 0;
-	bra.uni $L_186;
-$L_320:
-	mov.b32 %r800, 0;
-	bra.uni $L_181;
-$L_321:
-	mov.b32 %r792, 0;
-	bra.uni $L_178;
-$L_322:
-	mov.b32 %r783, 0;
-	bra.uni $L_175;
-$L_323:
-	mov.b32 %r778, 0;
-	bra.uni $L_172;
-$L_324:
-	mov.b32 %r772, 0;
-	bra.uni $L_169;
-$L_325:
-	mov.b32 %r767, 0;
-	bra.uni $L_166;
-$L_326:
-	mov.b32 %r761, 0;
-	bra.uni $L_163;
-$L_327:
-	mov.b32 %r756, 0;
-	bra.uni $L_160;
-$L_328:
-	mov.b32 %r746, 0;
-	bra.uni $L_155;
-$L_329:
-	mov.b32 %r737, 0;
-	bra.uni $L_152;
-$L_330:
-	mov.b32 %r728, 0;
-	bra.uni $L_149;
-$L_331:
-	mov.b32 %r723, 0;
-	bra.uni $L_146;
-$L_332:
-	mov.b32 %r718, 0;
-	bra.uni $L_143;
-$L_333:
-	mov.b32 %r712, 0;
-	bra.uni $L_140;
-$L_334:
-	mov.b32 %r706, 0;
-	bra.uni $L_137;
-$L_335:
-	mov.b32 %r701, 0;
-	bra.uni $L_134;
-$L_336:
-	mov.b32 %r691, 0;
-	bra.uni $L_129;
-$L_337:
-	mov.b32 %r682, 0;
-	bra.uni $L_126;
-$L_338:
-	mov.b32 %r674, 0;
-	bra.uni $L_123;
-$L_339:
-	mov.b32 %r669, 0;
-	bra.uni $L_120;
-$L_340:
-	mov.b32 %r663, 0;
-	bra.uni $L_117;
-$L_341:
-	mov.b32 %r657, 0;
-	bra.uni $L_114;
-$L_342:
-	mov.b32 %r651, 0;
-	bra.uni $L_111;
-$L_343:
-	mov.b32 %r647, 0;
-	bra.uni $L_108;
-$L_344:
-	mov.b32 %r637, 0;
-	bra.uni $L_103;
-$L_345:
-	mov.b32 %r629, 0;
-	bra.uni $L_100;
-$L_346:
-	mov.b32 %r620, 0;
-	bra.uni $L_97;
-$L_347:
-	mov.b32 %r615, 0;
-	bra.uni $L_94;
-$L_348:
-	mov.b32 %r609, 0;
-	bra.uni $L_91;
-$L_349:
-	mov.b32 %r603, 0;
-	bra.uni $L_88;
-$L_350:
-	mov.b32 %r597, 0;
-	bra.uni $L_85;
-$L_351:
-	mov.b32 %r592, 0;
-	bra.uni $L_82;
-$L_352:
-	mov.b32 %r583, 0;
-	bra.uni $L_77;
-$L_353:
-	mov.b32 %r574, 0;
-	bra.uni $L_74;
-$L_354:
-	mov.b32 %r565, 0;
-	bra.uni $L_71;
-$L_355:
+$L_179:
+	mov.b32 %r617, 0;
+	bra.uni $L_176;
+$L_180:
+	mov.b32 %r608, 0;
+	bra.uni $L_173;
+$L_181:
+	mov.b32 %r602, 0;
+	bra.uni $L_170;
+$L_182:
+	mov.b32 %r596, 0;
+	bra.uni $L_167;
+$L_183:
+	mov.b32 %r591, 0;
+	bra.uni $L_164;
+$L_184:
+	mov.b32 %r581, 0;
+	bra.uni $L_159;
+$L_185:
+	mov.b32 %r572, 0;
+	bra.uni $L_156;
+$L_186:
+	mov.b32 %r566, 0;
+	bra.uni $L_153;
+$L_187:
 	mov.b32 %r560, 0;
-	bra.uni $L_68;
-$L_356:
-	mov.b32 %r554, 0;
-	bra.uni $L_65;
-$L_357:
-	mov.b32 %r548, 0;
-	bra.uni $L_62;
-$L_358:
-	mov.b32 %r542, 0;
-	bra.uni $L_59;
-$L_359:
-	mov.b32 %r537, 0;
-	bra.uni $L_56;
-$L_360:
-	mov.b32 %r527, 0;
-	bra.uni $L_51;
-$L_361:
+	bra.uni $L_150;
+$L_188:
+	mov.b32 %r555, 0;
+	bra.uni $L_147;
+$L_189:
+	mov.b32 %r544, 0;
+	bra.uni $L_142;
+$L_190:
+	mov.b32 %r536, 0;
+	bra.uni $L_139;
+$L_191:
+	mov.b32 %r530, 0;
+	bra.uni $L_136;
+$L_192:
+	mov.b32 %r524, 0;
+	bra.uni $L_133;
+$L_193:
 	mov.b32 %r519, 0;
-	bra.uni $L_48;
-$L_362:
+	bra.uni $L_130;
+$L_194:
 	mov.b32 %r510, 0;
+	bra.uni $L_125;
+$L_195:
+	mov.b32 %r501, 0;
+	bra.uni $L_122;
+$L_196:
+	mov.b32 %r496, 0;
+	bra.uni $L_119;
+$L_197:
+	mov.b32 %r490, 0;
+	bra.uni $L_116;
+$L_198:
+	mov.b32 %r485, 0;
+	bra.uni $L_113;
+$L_199:
+	mov.b32 %r475, 0;
+	bra.uni $L_108;
+$L_200:
+	mov.b32 %r466, 0;
+	bra.uni $L_105;
+$L_201:
+	mov.b32 %r460, 0;
+	bra.uni $L_102;
+$L_202:
+	mov.b32 %r454, 0;
+	bra.uni $L_99;
+$L_203:
+	mov.b32 %r449, 0;
+	bra.uni $L_96;
+$L_204:
+	mov.b32 %r439, 0;
+	bra.uni $L_91;
+$L_205:
+	mov.b32 %r431, 0;
+	bra.uni $L_88;
+$L_206:
+	mov.b32 %r425, 0;
+	bra.uni $L_85;
+$L_207:
+	mov.b32 %r419, 0;
+	bra.uni $L_82;
+$L_208:
+	mov.b32 %r415, 0;
+	bra.uni $L_79;
+$L_209:
+	mov.b32 %r405, 0;
+	bra.uni $L_74;
+$L_210:
+	mov.b32 %r396, 0;
+	bra.uni $L_71;
+$L_211:
+	mov.b32 %r390, 0;
+	bra.uni $L_68;
+$L_212:
+	mov.b32 %r384, 0;
+	bra.uni $L_65;
+$L_213:
+	mov.b32 %r379, 0;
+	bra.uni $L_62;
+$L_214:
+	mov.b32 %r370, 0;
+	bra.uni $L_57;
+$L_215:
+	mov.b32 %r361, 0;
+	bra.uni $L_54;
+$L_216:
+	mov.b32 %r355, 0;
+	bra.uni $L_51;
+$L_217:
+	mov.b32 %r349, 0;
+	bra.uni $L_48;
+$L_218:
+	mov.b32 %r344, 0;
 	bra.uni $L_45;
-$L_363:
-	mov.b32 %r505, 0;
-	bra.uni $L_42;
-$L_364:
-	mov.b32 %r499, 0;
-	bra.uni $L_39;
-$L_365:
-	mov.b32 %r493, 0;
-	bra.uni $L_36;
-$L_366:
-	mov.b32 %r487, 0;
-	bra.uni $L_33;
-$L_367:
-	mov.b32 %r482, 0;
-	bra.uni $L_30;
-$L_368:
+$L_219:
+	mov.b32 %r334, 0;
+	bra.uni $L_40;
+$L_220:
+	mov.b32 %r325, 0;
+	bra.uni $L_37;
+$L_221:
+	mov.b32 %r319, 0;
+	bra.uni $L_34;
+$L_222:
+	mov.b32 %r313, 0;
+	bra.uni $L_31;
+$L_223:
+	mov.b32 %r308, 0;
+	bra.uni $L_28;
+$L_224:
 	ret;
 }
 
@@ -8037,13 +6211,13 @@ $L_368:
 	.param .s64 ConvertInt32_0_param_9
 )
 {
-	.reg .pred %p<1020>;
-	.reg .b32 %r<1024>;
-	.reg .b32 %rt<165>;
-	.reg .b64 %rd<1025>;
-	.reg .b64 %rdt<81>;
-	.reg .f32 %f<1019>;
-	.reg .f64 %fd<1011>;
+	.reg .pred %p<617>;
+	.reg .b32 %r<621>;
+	.reg .b32 %rt<95>;
+	.reg .b64 %rd<622>;
+	.reg .b64 %rdt<46>;
+	.reg .f32 %f<301>;
+	.reg .f64 %fd<616>;
 
 $L_0:
 	ld.param.u64 %rd4, [ConvertInt32_0_param_0];
@@ -8072,13 +6246,13 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_368;
+	@!%p7 bra $L_224;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_368;
+	@!%p10 bra $L_224;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -8147,2052 +6321,1141 @@ $L_6:
 	cvt.u64.u32 %rd66, %r65;
 	mad.lo.s64 %rd67, %rd62, 8, %rd18;
 	st.global.s64 [%rd67], %rd66;
-	mul.lo.s64 %rd68, %rd9, 90;
+	mul.lo.s64 %rd68, %rd9, 9;
 $L_7:
-	cvt.rn.f64.s32 %fd69, %r17;
-	mad.lo.s64 %rd70, %rd68, 8, %rd20;
-	st.global.f64 [%rd70], %fd69;
-	add.s64 %rd71, %rd68, 1;
-	cvt.rn.f32.s32 %f72, %r17;
-	cvt.f64.f32 %fd73, %f72;
-	mad.lo.s64 %rd74, %rd71, 8, %rd20;
-	st.global.f64 [%rd74], %fd73;
-	add.s64 %rd75, %rd68, 2;
-	mov.b32 %r76, %r17;
-	cvt.rn.f64.u32 %fd77, %r76;
-	mad.lo.s64 %rd78, %rd75, 8, %rd20;
-	st.global.f64 [%rd78], %fd77;
-	add.s64 %rd79, %rd68, 3;
-	mov.b32 %r80, %r17;
-	cvt.rn.f32.u32 %f81, %r80;
-	cvt.f64.f32 %fd82, %f81;
-	mad.lo.s64 %rd83, %rd79, 8, %rd20;
-	st.global.f64 [%rd83], %fd82;
-	add.s64 %rd84, %rd68, 4;
-	cvt.rn.f64.s32 %fd85, %r17;
-	mad.lo.s64 %rd86, %rd84, 8, %rd20;
-	st.global.f64 [%rd86], %fd85;
-	add.s64 %rd87, %rd68, 5;
-	cvt.rn.f32.s32 %f88, %r17;
-	cvt.f64.f32 %fd89, %f88;
-	mad.lo.s64 %rd90, %rd87, 8, %rd20;
-	st.global.f64 [%rd90], %fd89;
-	add.s64 %rd91, %rd68, 6;
-	cvt.s64.s32 %rd92, %r17;
-	cvt.rn.f64.u64 %fd93, %rd92;
-	mad.lo.s64 %rd94, %rd91, 8, %rd20;
-	st.global.f64 [%rd94], %fd93;
-	add.s64 %rd95, %rd68, 7;
-	cvt.s64.s32 %rd96, %r17;
-	cvt.rn.f32.u64 %f97, %rd96;
-	cvt.f64.f32 %fd98, %f97;
-	mad.lo.s64 %rd99, %rd95, 8, %rd20;
-	st.global.f64 [%rd99], %fd98;
-	add.s64 %rd100, %rd68, 8;
-	mov.b32 %r101, %r17;
-	and.b32 %r101, %r101, 65535;
-	cvt.rn.f64.u32 %fd102, %r101;
-	mov.b32 %r103, %r17;
-	and.b32 %r103, %r103, 255;
-	cvt.rn.f64.u32 %fd104, %r103;
-	add.rn.f64 %fd105, %fd102, %fd104;
-	mad.lo.s64 %rd106, %rd100, 8, %rd20;
-	st.global.f64 [%rd106], %fd105;
+	cvt.rn.f64.s32 %fd70, %r17;
+	cvt.rn.f32.s32 %f71, %r17;
+	cvt.f64.f32 %fd72, %f71;
+	mul.rn.f64 %fd73, %fd72, 0d4008000000000000;
+	add.rn.f64 %fd74, %fd70, %fd73;
+	mov.b32 %r75, %r17;
+	cvt.rn.f64.u32 %fd76, %r75;
+	mul.rn.f64 %fd77, %fd76, 0d4014000000000000;
+	add.rn.f64 %fd78, %fd74, %fd77;
+	mov.b32 %r79, %r17;
+	cvt.rn.f32.u32 %f80, %r79;
+	cvt.f64.f32 %fd81, %f80;
+	mul.rn.f64 %fd82, %fd81, 0d401C000000000000;
+	add.rn.f64 %fd83, %fd78, %fd82;
+	cvt.s64.s32 %rd84, %r17;
+	cvt.rn.f64.u64 %fd85, %rd84;
+	mul.rn.f64 %fd86, %fd85, 0d4026000000000000;
+	add.rn.f64 %fd87, %fd83, %fd86;
+	mov.b32 %r88, %r17;
+	and.b32 %r88, %r88, 65535;
+	cvt.rn.f32.u32 %f89, %r88;
+	cvt.f64.f32 %fd90, %f89;
+	mul.rn.f64 %fd91, %fd90, 0d402A000000000000;
+	add.rn.f64 %fd92, %fd87, %fd91;
+	mov.f64 %fd69, %fd92;
 $L_8:
-	mov.b32 %r107, %r17;
-	cvt.s32.s8 %r107, %r107;
-	add.s64 %rd108, %rd68, 9;
+	mad.lo.s64 %rd93, %rd68, 8, %rd20;
+	st.global.f64 [%rd93], %fd69;
+	add.s64 %rd94, %rd68, 1;
+	mov.b32 %r95, %r17;
+	cvt.s32.s8 %r95, %r95;
 $L_9:
-	cvt.rn.f64.s32 %fd109, %r107;
-	mad.lo.s64 %rd110, %rd108, 8, %rd20;
-	st.global.f64 [%rd110], %fd109;
-	add.s64 %rd111, %rd108, 1;
-	cvt.rn.f32.s32 %f112, %r107;
-	cvt.f64.f32 %fd113, %f112;
-	mad.lo.s64 %rd114, %rd111, 8, %rd20;
-	st.global.f64 [%rd114], %fd113;
-	add.s64 %rd115, %rd108, 2;
-	mov.b32 %r116, %r107;
-	cvt.rn.f64.u32 %fd117, %r116;
-	mad.lo.s64 %rd118, %rd115, 8, %rd20;
-	st.global.f64 [%rd118], %fd117;
-	add.s64 %rd119, %rd108, 3;
-	mov.b32 %r120, %r107;
-	cvt.rn.f32.u32 %f121, %r120;
-	cvt.f64.f32 %fd122, %f121;
-	mad.lo.s64 %rd123, %rd119, 8, %rd20;
-	st.global.f64 [%rd123], %fd122;
-	add.s64 %rd124, %rd108, 4;
-	mov.b32 %r125, %r107;
-	cvt.rn.f64.s32 %fd126, %r125;
-	mad.lo.s64 %rd127, %rd124, 8, %rd20;
-	st.global.f64 [%rd127], %fd126;
-	add.s64 %rd128, %rd108, 5;
-	mov.b32 %r129, %r107;
-	cvt.rn.f32.s32 %f130, %r129;
-	cvt.f64.f32 %fd131, %f130;
-	mad.lo.s64 %rd132, %rd128, 8, %rd20;
-	st.global.f64 [%rd132], %fd131;
-	add.s64 %rd133, %rd108, 6;
-	cvt.s64.s32 %rd134, %r107;
-	cvt.rn.f64.u64 %fd135, %rd134;
-	mad.lo.s64 %rd136, %rd133, 8, %rd20;
-	st.global.f64 [%rd136], %fd135;
-	add.s64 %rd137, %rd108, 7;
-	cvt.s64.s32 %rd138, %r107;
-	cvt.rn.f32.u64 %f139, %rd138;
-	cvt.f64.f32 %fd140, %f139;
-	mad.lo.s64 %rd141, %rd137, 8, %rd20;
-	st.global.f64 [%rd141], %fd140;
-	add.s64 %rd142, %rd108, 8;
-	mov.b32 %r143, %r107;
-	and.b32 %r143, %r143, 65535;
-	cvt.rn.f64.u32 %fd144, %r143;
-	mov.b32 %r145, %r107;
-	and.b32 %r145, %r145, 255;
-	cvt.rn.f64.u32 %fd146, %r145;
-	add.rn.f64 %fd147, %fd144, %fd146;
-	mad.lo.s64 %rd148, %rd142, 8, %rd20;
-	st.global.f64 [%rd148], %fd147;
+	cvt.rn.f64.s32 %fd97, %r95;
+	cvt.rn.f32.s32 %f98, %r95;
+	cvt.f64.f32 %fd99, %f98;
+	mul.rn.f64 %fd100, %fd99, 0d4008000000000000;
+	add.rn.f64 %fd101, %fd97, %fd100;
+	mov.b32 %r102, %r95;
+	cvt.rn.f64.u32 %fd103, %r102;
+	mul.rn.f64 %fd104, %fd103, 0d4014000000000000;
+	add.rn.f64 %fd105, %fd101, %fd104;
+	mov.b32 %r106, %r95;
+	cvt.rn.f32.u32 %f107, %r106;
+	cvt.f64.f32 %fd108, %f107;
+	mul.rn.f64 %fd109, %fd108, 0d401C000000000000;
+	add.rn.f64 %fd110, %fd105, %fd109;
+	cvt.s64.s32 %rd111, %r95;
+	cvt.rn.f64.u64 %fd112, %rd111;
+	mul.rn.f64 %fd113, %fd112, 0d4026000000000000;
+	add.rn.f64 %fd114, %fd110, %fd113;
+	mov.b32 %r115, %r95;
+	and.b32 %r115, %r115, 65535;
+	cvt.rn.f32.u32 %f116, %r115;
+	cvt.f64.f32 %fd117, %f116;
+	mul.rn.f64 %fd118, %fd117, 0d402A000000000000;
+	add.rn.f64 %fd119, %fd114, %fd118;
+	mov.f64 %fd96, %fd119;
 $L_10:
-	mov.b32 %r149, %r17;
-	cvt.s32.s16 %r149, %r149;
-	add.s64 %rd150, %rd68, 18;
+	mad.lo.s64 %rd120, %rd94, 8, %rd20;
+	st.global.f64 [%rd120], %fd96;
+	add.s64 %rd121, %rd68, 2;
+	mov.b32 %r122, %r17;
+	cvt.s32.s16 %r122, %r122;
 $L_11:
-	cvt.rn.f64.s32 %fd151, %r149;
-	mad.lo.s64 %rd152, %rd150, 8, %rd20;
-	st.global.f64 [%rd152], %fd151;
-	add.s64 %rd153, %rd150, 1;
-	cvt.rn.f32.s32 %f154, %r149;
-	cvt.f64.f32 %fd155, %f154;
-	mad.lo.s64 %rd156, %rd153, 8, %rd20;
-	st.global.f64 [%rd156], %fd155;
-	add.s64 %rd157, %rd150, 2;
-	mov.b32 %r158, %r149;
-	cvt.rn.f64.u32 %fd159, %r158;
-	mad.lo.s64 %rd160, %rd157, 8, %rd20;
-	st.global.f64 [%rd160], %fd159;
-	add.s64 %rd161, %rd150, 3;
-	mov.b32 %r162, %r149;
-	cvt.rn.f32.u32 %f163, %r162;
-	cvt.f64.f32 %fd164, %f163;
-	mad.lo.s64 %rd165, %rd161, 8, %rd20;
-	st.global.f64 [%rd165], %fd164;
-	add.s64 %rd166, %rd150, 4;
-	mov.b32 %r167, %r149;
-	cvt.rn.f64.s32 %fd168, %r167;
-	mad.lo.s64 %rd169, %rd166, 8, %rd20;
-	st.global.f64 [%rd169], %fd168;
-	add.s64 %rd170, %rd150, 5;
-	mov.b32 %r171, %r149;
-	cvt.rn.f32.s32 %f172, %r171;
-	cvt.f64.f32 %fd173, %f172;
-	mad.lo.s64 %rd174, %rd170, 8, %rd20;
-	st.global.f64 [%rd174], %fd173;
-	add.s64 %rd175, %rd150, 6;
-	cvt.s64.s32 %rd176, %r149;
-	cvt.rn.f64.u64 %fd177, %rd176;
-	mad.lo.s64 %rd178, %rd175, 8, %rd20;
-	st.global.f64 [%rd178], %fd177;
-	add.s64 %rd179, %rd150, 7;
-	cvt.s64.s32 %rd180, %r149;
-	cvt.rn.f32.u64 %f181, %rd180;
-	cvt.f64.f32 %fd182, %f181;
-	mad.lo.s64 %rd183, %rd179, 8, %rd20;
-	st.global.f64 [%rd183], %fd182;
-	add.s64 %rd184, %rd150, 8;
-	mov.b32 %r185, %r149;
-	and.b32 %r185, %r185, 65535;
-	cvt.rn.f64.u32 %fd186, %r185;
-	mov.b32 %r187, %r149;
-	and.b32 %r187, %r187, 255;
-	cvt.rn.f64.u32 %fd188, %r187;
-	add.rn.f64 %fd189, %fd186, %fd188;
-	mad.lo.s64 %rd190, %rd184, 8, %rd20;
-	st.global.f64 [%rd190], %fd189;
+	cvt.rn.f64.s32 %fd124, %r122;
+	cvt.rn.f32.s32 %f125, %r122;
+	cvt.f64.f32 %fd126, %f125;
+	mul.rn.f64 %fd127, %fd126, 0d4008000000000000;
+	add.rn.f64 %fd128, %fd124, %fd127;
+	mov.b32 %r129, %r122;
+	cvt.rn.f64.u32 %fd130, %r129;
+	mul.rn.f64 %fd131, %fd130, 0d4014000000000000;
+	add.rn.f64 %fd132, %fd128, %fd131;
+	mov.b32 %r133, %r122;
+	cvt.rn.f32.u32 %f134, %r133;
+	cvt.f64.f32 %fd135, %f134;
+	mul.rn.f64 %fd136, %fd135, 0d401C000000000000;
+	add.rn.f64 %fd137, %fd132, %fd136;
+	cvt.s64.s32 %rd138, %r122;
+	cvt.rn.f64.u64 %fd139, %rd138;
+	mul.rn.f64 %fd140, %fd139, 0d4026000000000000;
+	add.rn.f64 %fd141, %fd137, %fd140;
+	mov.b32 %r142, %r122;
+	and.b32 %r142, %r142, 65535;
+	cvt.rn.f32.u32 %f143, %r142;
+	cvt.f64.f32 %fd144, %f143;
+	mul.rn.f64 %fd145, %fd144, 0d402A000000000000;
+	add.rn.f64 %fd146, %fd141, %fd145;
+	mov.f64 %fd123, %fd146;
 $L_12:
-	add.s64 %rd191, %rd68, 27;
+	mad.lo.s64 %rd147, %rd121, 8, %rd20;
+	st.global.f64 [%rd147], %fd123;
+	add.s64 %rd148, %rd68, 3;
 $L_13:
-	cvt.rn.f64.s32 %fd192, %r17;
-	mad.lo.s64 %rd193, %rd191, 8, %rd20;
-	st.global.f64 [%rd193], %fd192;
-	add.s64 %rd194, %rd191, 1;
-	cvt.rn.f32.s32 %f195, %r17;
-	cvt.f64.f32 %fd196, %f195;
-	mad.lo.s64 %rd197, %rd194, 8, %rd20;
-	st.global.f64 [%rd197], %fd196;
-	add.s64 %rd198, %rd191, 2;
-	mov.b32 %r199, %r17;
-	cvt.rn.f64.u32 %fd200, %r199;
-	mad.lo.s64 %rd201, %rd198, 8, %rd20;
-	st.global.f64 [%rd201], %fd200;
-	add.s64 %rd202, %rd191, 3;
-	mov.b32 %r203, %r17;
-	cvt.rn.f32.u32 %f204, %r203;
-	cvt.f64.f32 %fd205, %f204;
-	mad.lo.s64 %rd206, %rd202, 8, %rd20;
-	st.global.f64 [%rd206], %fd205;
-	add.s64 %rd207, %rd191, 4;
-	cvt.rn.f64.s32 %fd208, %r17;
-	mad.lo.s64 %rd209, %rd207, 8, %rd20;
-	st.global.f64 [%rd209], %fd208;
-	add.s64 %rd210, %rd191, 5;
-	cvt.rn.f32.s32 %f211, %r17;
-	cvt.f64.f32 %fd212, %f211;
-	mad.lo.s64 %rd213, %rd210, 8, %rd20;
-	st.global.f64 [%rd213], %fd212;
-	add.s64 %rd214, %rd191, 6;
-	cvt.s64.s32 %rd215, %r17;
-	cvt.rn.f64.u64 %fd216, %rd215;
-	mad.lo.s64 %rd217, %rd214, 8, %rd20;
-	st.global.f64 [%rd217], %fd216;
-	add.s64 %rd218, %rd191, 7;
-	cvt.s64.s32 %rd219, %r17;
-	cvt.rn.f32.u64 %f220, %rd219;
-	cvt.f64.f32 %fd221, %f220;
-	mad.lo.s64 %rd222, %rd218, 8, %rd20;
-	st.global.f64 [%rd222], %fd221;
-	add.s64 %rd223, %rd191, 8;
-	mov.b32 %r224, %r17;
-	and.b32 %r224, %r224, 65535;
-	cvt.rn.f64.u32 %fd225, %r224;
-	mov.b32 %r226, %r17;
-	and.b32 %r226, %r226, 255;
-	cvt.rn.f64.u32 %fd227, %r226;
-	add.rn.f64 %fd228, %fd225, %fd227;
-	mad.lo.s64 %rd229, %rd223, 8, %rd20;
-	st.global.f64 [%rd229], %fd228;
+	cvt.rn.f64.s32 %fd150, %r17;
+	cvt.rn.f32.s32 %f151, %r17;
+	cvt.f64.f32 %fd152, %f151;
+	mul.rn.f64 %fd153, %fd152, 0d4008000000000000;
+	add.rn.f64 %fd154, %fd150, %fd153;
+	mov.b32 %r155, %r17;
+	cvt.rn.f64.u32 %fd156, %r155;
+	mul.rn.f64 %fd157, %fd156, 0d4014000000000000;
+	add.rn.f64 %fd158, %fd154, %fd157;
+	mov.b32 %r159, %r17;
+	cvt.rn.f32.u32 %f160, %r159;
+	cvt.f64.f32 %fd161, %f160;
+	mul.rn.f64 %fd162, %fd161, 0d401C000000000000;
+	add.rn.f64 %fd163, %fd158, %fd162;
+	cvt.s64.s32 %rd164, %r17;
+	cvt.rn.f64.u64 %fd165, %rd164;
+	mul.rn.f64 %fd166, %fd165, 0d4026000000000000;
+	add.rn.f64 %fd167, %fd163, %fd166;
+	mov.b32 %r168, %r17;
+	and.b32 %r168, %r168, 65535;
+	cvt.rn.f32.u32 %f169, %r168;
+	cvt.f64.f32 %fd170, %f169;
+	mul.rn.f64 %fd171, %fd170, 0d402A000000000000;
+	add.rn.f64 %fd172, %fd167, %fd171;
+	mov.f64 %fd149, %fd172;
 $L_14:
-	cvt.s64.s32 %rd230, %r17;
-	add.s64 %rd231, %rd68, 36;
+	mad.lo.s64 %rd173, %rd148, 8, %rd20;
+	st.global.f64 [%rd173], %fd149;
+	add.s64 %rd174, %rd68, 4;
+	cvt.s64.s32 %rd175, %r17;
 $L_15:
-	cvt.rn.f64.s64 %fd232, %rd230;
-	mad.lo.s64 %rd233, %rd231, 8, %rd20;
-	st.global.f64 [%rd233], %fd232;
-	add.s64 %rd234, %rd231, 1;
-	cvt.rn.f32.s64 %f235, %rd230;
-	cvt.f64.f32 %fd236, %f235;
-	mad.lo.s64 %rd237, %rd234, 8, %rd20;
-	st.global.f64 [%rd237], %fd236;
-	add.s64 %rd238, %rd231, 2;
-	cvt.u32.u64 %r239, %rd230;
-	cvt.rn.f64.u32 %fd240, %r239;
-	mad.lo.s64 %rd241, %rd238, 8, %rd20;
-	st.global.f64 [%rd241], %fd240;
-	add.s64 %rd242, %rd231, 3;
-	cvt.u32.u64 %r243, %rd230;
-	cvt.rn.f32.u32 %f244, %r243;
-	cvt.f64.f32 %fd245, %f244;
-	mad.lo.s64 %rd246, %rd242, 8, %rd20;
-	st.global.f64 [%rd246], %fd245;
-	add.s64 %rd247, %rd231, 4;
-	cvt.u32.u64 %r248, %rd230;
-	cvt.rn.f64.s32 %fd249, %r248;
-	mad.lo.s64 %rd250, %rd247, 8, %rd20;
-	st.global.f64 [%rd250], %fd249;
-	add.s64 %rd251, %rd231, 5;
-	cvt.u32.u64 %r252, %rd230;
-	cvt.rn.f32.s32 %f253, %r252;
-	cvt.f64.f32 %fd254, %f253;
-	mad.lo.s64 %rd255, %rd251, 8, %rd20;
-	st.global.f64 [%rd255], %fd254;
-	add.s64 %rd256, %rd231, 6;
-	mov.b64 %rd257, %rd230;
-	cvt.rn.f64.u64 %fd258, %rd257;
-	mad.lo.s64 %rd259, %rd256, 8, %rd20;
-	st.global.f64 [%rd259], %fd258;
-	add.s64 %rd260, %rd231, 7;
-	mov.b64 %rd261, %rd230;
-	cvt.rn.f32.u64 %f262, %rd261;
-	cvt.f64.f32 %fd263, %f262;
-	mad.lo.s64 %rd264, %rd260, 8, %rd20;
-	st.global.f64 [%rd264], %fd263;
-	add.s64 %rd265, %rd231, 8;
-	cvt.u32.u64 %r266, %rd230;
-	and.b32 %r266, %r266, 65535;
-	cvt.rn.f64.u32 %fd267, %r266;
-	cvt.u32.u64 %r268, %rd230;
-	and.b32 %r268, %r268, 255;
-	cvt.rn.f64.u32 %fd269, %r268;
-	add.rn.f64 %fd270, %fd267, %fd269;
-	mad.lo.s64 %rd271, %rd265, 8, %rd20;
-	st.global.f64 [%rd271], %fd270;
+	cvt.rn.f64.s64 %fd177, %rd175;
+	cvt.rn.f32.s64 %f178, %rd175;
+	cvt.f64.f32 %fd179, %f178;
+	mul.rn.f64 %fd180, %fd179, 0d4008000000000000;
+	add.rn.f64 %fd181, %fd177, %fd180;
+	cvt.u32.u64 %r182, %rd175;
+	cvt.rn.f64.u32 %fd183, %r182;
+	mul.rn.f64 %fd184, %fd183, 0d4014000000000000;
+	add.rn.f64 %fd185, %fd181, %fd184;
+	cvt.u32.u64 %r186, %rd175;
+	cvt.rn.f32.u32 %f187, %r186;
+	cvt.f64.f32 %fd188, %f187;
+	mul.rn.f64 %fd189, %fd188, 0d401C000000000000;
+	add.rn.f64 %fd190, %fd185, %fd189;
+	mov.b64 %rd191, %rd175;
+	cvt.rn.f64.u64 %fd192, %rd191;
+	mul.rn.f64 %fd193, %fd192, 0d4026000000000000;
+	add.rn.f64 %fd194, %fd190, %fd193;
+	cvt.u32.u64 %r195, %rd175;
+	and.b32 %r195, %r195, 65535;
+	cvt.rn.f32.u32 %f196, %r195;
+	cvt.f64.f32 %fd197, %f196;
+	mul.rn.f64 %fd198, %fd197, 0d402A000000000000;
+	add.rn.f64 %fd199, %fd194, %fd198;
+	mov.f64 %fd176, %fd199;
 $L_16:
-	mov.b32 %r272, %r17;
-	and.b32 %r272, %r272, 255;
-	add.s64 %rd273, %rd68, 45;
+	mad.lo.s64 %rd200, %rd174, 8, %rd20;
+	st.global.f64 [%rd200], %fd176;
+	add.s64 %rd201, %rd68, 5;
+	mov.b32 %r202, %r17;
+	and.b32 %r202, %r202, 255;
 $L_17:
-	cvt.rn.f64.u32 %fd274, %r272;
-	mad.lo.s64 %rd275, %rd273, 8, %rd20;
-	st.global.f64 [%rd275], %fd274;
-	add.s64 %rd276, %rd273, 1;
-	cvt.rn.f32.u32 %f277, %r272;
-	cvt.f64.f32 %fd278, %f277;
-	mad.lo.s64 %rd279, %rd276, 8, %rd20;
-	st.global.f64 [%rd279], %fd278;
-	add.s64 %rd280, %rd273, 2;
-	mov.b32 %r281, %r272;
-	cvt.rn.f64.u32 %fd282, %r281;
-	mad.lo.s64 %rd283, %rd280, 8, %rd20;
-	st.global.f64 [%rd283], %fd282;
-	add.s64 %rd284, %rd273, 3;
-	mov.b32 %r285, %r272;
-	cvt.rn.f32.u32 %f286, %r285;
-	cvt.f64.f32 %fd287, %f286;
-	mad.lo.s64 %rd288, %rd284, 8, %rd20;
-	st.global.f64 [%rd288], %fd287;
-	add.s64 %rd289, %rd273, 4;
-	mov.b32 %r290, %r272;
-	cvt.rn.f64.s32 %fd291, %r290;
-	mad.lo.s64 %rd292, %rd289, 8, %rd20;
-	st.global.f64 [%rd292], %fd291;
-	add.s64 %rd293, %rd273, 5;
-	mov.b32 %r294, %r272;
-	cvt.rn.f32.s32 %f295, %r294;
-	cvt.f64.f32 %fd296, %f295;
-	mad.lo.s64 %rd297, %rd293, 8, %rd20;
-	st.global.f64 [%rd297], %fd296;
-	add.s64 %rd298, %rd273, 6;
-	cvt.u64.u32 %rd299, %r272;
-	cvt.rn.f64.u64 %fd300, %rd299;
-	mad.lo.s64 %rd301, %rd298, 8, %rd20;
-	st.global.f64 [%rd301], %fd300;
-	add.s64 %rd302, %rd273, 7;
-	cvt.u64.u32 %rd303, %r272;
-	cvt.rn.f32.u64 %f304, %rd303;
-	cvt.f64.f32 %fd305, %f304;
-	mad.lo.s64 %rd306, %rd302, 8, %rd20;
-	st.global.f64 [%rd306], %fd305;
-	add.s64 %rd307, %rd273, 8;
-	mov.b32 %r308, %r272;
-	and.b32 %r308, %r308, 65535;
-	cvt.rn.f64.u32 %fd309, %r308;
-	cvt.rn.f64.u32 %fd310, %r272;
-	add.rn.f64 %fd311, %fd309, %fd310;
-	mad.lo.s64 %rd312, %rd307, 8, %rd20;
-	st.global.f64 [%rd312], %fd311;
+	cvt.rn.f64.u32 %fd204, %r202;
+	cvt.rn.f32.u32 %f205, %r202;
+	cvt.f64.f32 %fd206, %f205;
+	mul.rn.f64 %fd207, %fd206, 0d4008000000000000;
+	add.rn.f64 %fd208, %fd204, %fd207;
+	mov.b32 %r209, %r202;
+	cvt.rn.f64.u32 %fd210, %r209;
+	mul.rn.f64 %fd211, %fd210, 0d4014000000000000;
+	add.rn.f64 %fd212, %fd208, %fd211;
+	mov.b32 %r213, %r202;
+	cvt.rn.f32.u32 %f214, %r213;
+	cvt.f64.f32 %fd215, %f214;
+	mul.rn.f64 %fd216, %fd215, 0d401C000000000000;
+	add.rn.f64 %fd217, %fd212, %fd216;
+	cvt.u64.u32 %rd218, %r202;
+	cvt.rn.f64.u64 %fd219, %rd218;
+	mul.rn.f64 %fd220, %fd219, 0d4026000000000000;
+	add.rn.f64 %fd221, %fd217, %fd220;
+	mov.b32 %r222, %r202;
+	and.b32 %r222, %r222, 65535;
+	cvt.rn.f32.u32 %f223, %r222;
+	cvt.f64.f32 %fd224, %f223;
+	mul.rn.f64 %fd225, %fd224, 0d402A000000000000;
+	add.rn.f64 %fd226, %fd221, %fd225;
+	mov.f64 %fd203, %fd226;
 $L_18:
-	mov.b32 %r313, %r17;
-	and.b32 %r313, %r313, 65535;
-	add.s64 %rd314, %rd68, 54;
+	mad.lo.s64 %rd227, %rd201, 8, %rd20;
+	st.global.f64 [%rd227], %fd203;
+	add.s64 %rd228, %rd68, 6;
+	mov.b32 %r229, %r17;
+	and.b32 %r229, %r229, 65535;
 $L_19:
-	cvt.rn.f64.u32 %fd315, %r313;
-	mad.lo.s64 %rd316, %rd314, 8, %rd20;
-	st.global.f64 [%rd316], %fd315;
-	add.s64 %rd317, %rd314, 1;
-	cvt.rn.f32.u32 %f318, %r313;
-	cvt.f64.f32 %fd319, %f318;
-	mad.lo.s64 %rd320, %rd317, 8, %rd20;
-	st.global.f64 [%rd320], %fd319;
-	add.s64 %rd321, %rd314, 2;
-	mov.b32 %r322, %r313;
-	cvt.rn.f64.u32 %fd323, %r322;
-	mad.lo.s64 %rd324, %rd321, 8, %rd20;
-	st.global.f64 [%rd324], %fd323;
-	add.s64 %rd325, %rd314, 3;
-	mov.b32 %r326, %r313;
-	cvt.rn.f32.u32 %f327, %r326;
-	cvt.f64.f32 %fd328, %f327;
-	mad.lo.s64 %rd329, %rd325, 8, %rd20;
-	st.global.f64 [%rd329], %fd328;
-	add.s64 %rd330, %rd314, 4;
-	mov.b32 %r331, %r313;
-	cvt.rn.f64.s32 %fd332, %r331;
-	mad.lo.s64 %rd333, %rd330, 8, %rd20;
-	st.global.f64 [%rd333], %fd332;
-	add.s64 %rd334, %rd314, 5;
-	mov.b32 %r335, %r313;
-	cvt.rn.f32.s32 %f336, %r335;
-	cvt.f64.f32 %fd337, %f336;
-	mad.lo.s64 %rd338, %rd334, 8, %rd20;
-	st.global.f64 [%rd338], %fd337;
-	add.s64 %rd339, %rd314, 6;
-	cvt.u64.u32 %rd340, %r313;
-	cvt.rn.f64.u64 %fd341, %rd340;
-	mad.lo.s64 %rd342, %rd339, 8, %rd20;
-	st.global.f64 [%rd342], %fd341;
-	add.s64 %rd343, %rd314, 7;
-	cvt.u64.u32 %rd344, %r313;
-	cvt.rn.f32.u64 %f345, %rd344;
-	cvt.f64.f32 %fd346, %f345;
-	mad.lo.s64 %rd347, %rd343, 8, %rd20;
-	st.global.f64 [%rd347], %fd346;
-	add.s64 %rd348, %rd314, 8;
-	cvt.rn.f64.u32 %fd349, %r313;
-	mov.b32 %r350, %r313;
-	and.b32 %r350, %r350, 255;
-	cvt.rn.f64.u32 %fd351, %r350;
-	add.rn.f64 %fd352, %fd349, %fd351;
-	mad.lo.s64 %rd353, %rd348, 8, %rd20;
-	st.global.f64 [%rd353], %fd352;
+	cvt.rn.f64.u32 %fd231, %r229;
+	cvt.rn.f32.u32 %f232, %r229;
+	cvt.f64.f32 %fd233, %f232;
+	mul.rn.f64 %fd234, %fd233, 0d4008000000000000;
+	add.rn.f64 %fd235, %fd231, %fd234;
+	mov.b32 %r236, %r229;
+	cvt.rn.f64.u32 %fd237, %r236;
+	mul.rn.f64 %fd238, %fd237, 0d4014000000000000;
+	add.rn.f64 %fd239, %fd235, %fd238;
+	mov.b32 %r240, %r229;
+	cvt.rn.f32.u32 %f241, %r240;
+	cvt.f64.f32 %fd242, %f241;
+	mul.rn.f64 %fd243, %fd242, 0d401C000000000000;
+	add.rn.f64 %fd244, %fd239, %fd243;
+	cvt.u64.u32 %rd245, %r229;
+	cvt.rn.f64.u64 %fd246, %rd245;
+	mul.rn.f64 %fd247, %fd246, 0d4026000000000000;
+	add.rn.f64 %fd248, %fd244, %fd247;
+	cvt.rn.f32.u32 %f249, %r229;
+	cvt.f64.f32 %fd250, %f249;
+	mul.rn.f64 %fd251, %fd250, 0d402A000000000000;
+	add.rn.f64 %fd252, %fd248, %fd251;
+	mov.f64 %fd230, %fd252;
 $L_20:
-	mov.b32 %r354, %r17;
-	add.s64 %rd355, %rd68, 63;
+	mad.lo.s64 %rd253, %rd228, 8, %rd20;
+	st.global.f64 [%rd253], %fd230;
+	add.s64 %rd254, %rd68, 7;
+	mov.b32 %r255, %r17;
 $L_21:
-	cvt.rn.f64.u32 %fd356, %r354;
-	mad.lo.s64 %rd357, %rd355, 8, %rd20;
-	st.global.f64 [%rd357], %fd356;
-	add.s64 %rd358, %rd355, 1;
-	cvt.rn.f32.u32 %f359, %r354;
-	cvt.f64.f32 %fd360, %f359;
-	mad.lo.s64 %rd361, %rd358, 8, %rd20;
-	st.global.f64 [%rd361], %fd360;
-	add.s64 %rd362, %rd355, 2;
-	cvt.rn.f64.u32 %fd363, %r354;
-	mad.lo.s64 %rd364, %rd362, 8, %rd20;
-	st.global.f64 [%rd364], %fd363;
-	add.s64 %rd365, %rd355, 3;
-	cvt.rn.f32.u32 %f366, %r354;
-	cvt.f64.f32 %fd367, %f366;
-	mad.lo.s64 %rd368, %rd365, 8, %rd20;
-	st.global.f64 [%rd368], %fd367;
-	add.s64 %rd369, %rd355, 4;
-	mov.b32 %r370, %r354;
-	cvt.rn.f64.s32 %fd371, %r370;
-	mad.lo.s64 %rd372, %rd369, 8, %rd20;
-	st.global.f64 [%rd372], %fd371;
-	add.s64 %rd373, %rd355, 5;
-	mov.b32 %r374, %r354;
-	cvt.rn.f32.s32 %f375, %r374;
-	cvt.f64.f32 %fd376, %f375;
-	mad.lo.s64 %rd377, %rd373, 8, %rd20;
-	st.global.f64 [%rd377], %fd376;
-	add.s64 %rd378, %rd355, 6;
-	cvt.u64.u32 %rd379, %r354;
-	cvt.rn.f64.u64 %fd380, %rd379;
-	mad.lo.s64 %rd381, %rd378, 8, %rd20;
-	st.global.f64 [%rd381], %fd380;
-	add.s64 %rd382, %rd355, 7;
-	cvt.u64.u32 %rd383, %r354;
-	cvt.rn.f32.u64 %f384, %rd383;
-	cvt.f64.f32 %fd385, %f384;
-	mad.lo.s64 %rd386, %rd382, 8, %rd20;
-	st.global.f64 [%rd386], %fd385;
-	add.s64 %rd387, %rd355, 8;
-	mov.b32 %r388, %r354;
-	and.b32 %r388, %r388, 65535;
-	cvt.rn.f64.u32 %fd389, %r388;
-	mov.b32 %r390, %r354;
-	and.b32 %r390, %r390, 255;
-	cvt.rn.f64.u32 %fd391, %r390;
-	add.rn.f64 %fd392, %fd389, %fd391;
-	mad.lo.s64 %rd393, %rd387, 8, %rd20;
-	st.global.f64 [%rd393], %fd392;
+	cvt.rn.f64.u32 %fd257, %r255;
+	cvt.rn.f32.u32 %f258, %r255;
+	cvt.f64.f32 %fd259, %f258;
+	mul.rn.f64 %fd260, %fd259, 0d4008000000000000;
+	add.rn.f64 %fd261, %fd257, %fd260;
+	cvt.rn.f64.u32 %fd262, %r255;
+	mul.rn.f64 %fd263, %fd262, 0d4014000000000000;
+	add.rn.f64 %fd264, %fd261, %fd263;
+	cvt.rn.f32.u32 %f265, %r255;
+	cvt.f64.f32 %fd266, %f265;
+	mul.rn.f64 %fd267, %fd266, 0d401C000000000000;
+	add.rn.f64 %fd268, %fd264, %fd267;
+	cvt.u64.u32 %rd269, %r255;
+	cvt.rn.f64.u64 %fd270, %rd269;
+	mul.rn.f64 %fd271, %fd270, 0d4026000000000000;
+	add.rn.f64 %fd272, %fd268, %fd271;
+	mov.b32 %r273, %r255;
+	and.b32 %r273, %r273, 65535;
+	cvt.rn.f32.u32 %f274, %r273;
+	cvt.f64.f32 %fd275, %f274;
+	mul.rn.f64 %fd276, %fd275, 0d402A000000000000;
+	add.rn.f64 %fd277, %fd272, %fd276;
+	mov.f64 %fd256, %fd277;
 $L_22:
-	cvt.s64.s32 %rd394, %r17;
-	add.s64 %rd395, %rd68, 72;
+	mad.lo.s64 %rd278, %rd254, 8, %rd20;
+	st.global.f64 [%rd278], %fd256;
+	add.s64 %rd279, %rd68, 8;
+	cvt.s64.s32 %rd280, %r17;
 $L_23:
-	cvt.rn.f64.u64 %fd396, %rd394;
-	mad.lo.s64 %rd397, %rd395, 8, %rd20;
-	st.global.f64 [%rd397], %fd396;
-	add.s64 %rd398, %rd395, 1;
-	cvt.rn.f32.u64 %f399, %rd394;
-	cvt.f64.f32 %fd400, %f399;
-	mad.lo.s64 %rd401, %rd398, 8, %rd20;
-	st.global.f64 [%rd401], %fd400;
-	add.s64 %rd402, %rd395, 2;
-	cvt.u32.u64 %r403, %rd394;
-	cvt.rn.f64.u32 %fd404, %r403;
-	mad.lo.s64 %rd405, %rd402, 8, %rd20;
-	st.global.f64 [%rd405], %fd404;
-	add.s64 %rd406, %rd395, 3;
-	cvt.u32.u64 %r407, %rd394;
-	cvt.rn.f32.u32 %f408, %r407;
-	cvt.f64.f32 %fd409, %f408;
-	mad.lo.s64 %rd410, %rd406, 8, %rd20;
-	st.global.f64 [%rd410], %fd409;
-	add.s64 %rd411, %rd395, 4;
-	cvt.u32.u64 %r412, %rd394;
-	cvt.rn.f64.s32 %fd413, %r412;
-	mad.lo.s64 %rd414, %rd411, 8, %rd20;
-	st.global.f64 [%rd414], %fd413;
-	add.s64 %rd415, %rd395, 5;
-	cvt.u32.u64 %r416, %rd394;
-	cvt.rn.f32.s32 %f417, %r416;
-	cvt.f64.f32 %fd418, %f417;
-	mad.lo.s64 %rd419, %rd415, 8, %rd20;
-	st.global.f64 [%rd419], %fd418;
-	add.s64 %rd420, %rd395, 6;
-	cvt.rn.f64.u64 %fd421, %rd394;
-	mad.lo.s64 %rd422, %rd420, 8, %rd20;
-	st.global.f64 [%rd422], %fd421;
-	add.s64 %rd423, %rd395, 7;
-	cvt.rn.f32.u64 %f424, %rd394;
-	cvt.f64.f32 %fd425, %f424;
-	mad.lo.s64 %rd426, %rd423, 8, %rd20;
-	st.global.f64 [%rd426], %fd425;
-	add.s64 %rd427, %rd395, 8;
-	cvt.u32.u64 %r428, %rd394;
-	and.b32 %r428, %r428, 65535;
-	cvt.rn.f64.u32 %fd429, %r428;
-	cvt.u32.u64 %r430, %rd394;
-	and.b32 %r430, %r430, 255;
-	cvt.rn.f64.u32 %fd431, %r430;
-	add.rn.f64 %fd432, %fd429, %fd431;
-	mad.lo.s64 %rd433, %rd427, 8, %rd20;
-	st.global.f64 [%rd433], %fd432;
+	cvt.rn.f64.u64 %fd282, %rd280;
+	cvt.rn.f32.u64 %f283, %rd280;
+	cvt.f64.f32 %fd284, %f283;
+	mul.rn.f64 %fd285, %fd284, 0d4008000000000000;
+	add.rn.f64 %fd286, %fd282, %fd285;
+	cvt.u32.u64 %r287, %rd280;
+	cvt.rn.f64.u32 %fd288, %r287;
+	mul.rn.f64 %fd289, %fd288, 0d4014000000000000;
+	add.rn.f64 %fd290, %fd286, %fd289;
+	cvt.u32.u64 %r291, %rd280;
+	cvt.rn.f32.u32 %f292, %r291;
+	cvt.f64.f32 %fd293, %f292;
+	mul.rn.f64 %fd294, %fd293, 0d401C000000000000;
+	add.rn.f64 %fd295, %fd290, %fd294;
+	cvt.rn.f64.u64 %fd296, %rd280;
+	mul.rn.f64 %fd297, %fd296, 0d4026000000000000;
+	add.rn.f64 %fd298, %fd295, %fd297;
+	cvt.u32.u64 %r299, %rd280;
+	and.b32 %r299, %r299, 65535;
+	cvt.rn.f32.u32 %f300, %r299;
+	cvt.f64.f32 %fd301, %f300;
+	mul.rn.f64 %fd302, %fd301, 0d402A000000000000;
+	add.rn.f64 %fd303, %fd298, %fd302;
+	mov.f64 %fd281, %fd303;
 $L_24:
-	cvt.s64.s32 %rd434, %r17;
-	add.s64 %rd435, %rd434, 0;
-	add.s64 %rd436, %rd68, 81;
+	mad.lo.s64 %rd304, %rd279, 8, %rd20;
+	st.global.f64 [%rd304], %fd281;
+	mul.lo.s64 %rd305, %rd9, 9;
 $L_25:
-	cvt.rn.f64.s64 %fd437, %rd435;
-	mad.lo.s64 %rd438, %rd436, 8, %rd20;
-	st.global.f64 [%rd438], %fd437;
-	add.s64 %rd439, %rd436, 1;
-	cvt.rn.f32.s64 %f440, %rd435;
-	cvt.f64.f32 %fd441, %f440;
-	mad.lo.s64 %rd442, %rd439, 8, %rd20;
-	st.global.f64 [%rd442], %fd441;
-	add.s64 %rd443, %rd436, 2;
-	cvt.u32.u64 %r444, %rd435;
-	cvt.rn.f64.u32 %fd445, %r444;
-	mad.lo.s64 %rd446, %rd443, 8, %rd20;
-	st.global.f64 [%rd446], %fd445;
-	add.s64 %rd447, %rd436, 3;
-	cvt.u32.u64 %r448, %rd435;
-	cvt.rn.f32.u32 %f449, %r448;
-	cvt.f64.f32 %fd450, %f449;
-	mad.lo.s64 %rd451, %rd447, 8, %rd20;
-	st.global.f64 [%rd451], %fd450;
-	add.s64 %rd452, %rd436, 4;
-	cvt.u32.u64 %r453, %rd435;
-	cvt.rn.f64.s32 %fd454, %r453;
-	mad.lo.s64 %rd455, %rd452, 8, %rd20;
-	st.global.f64 [%rd455], %fd454;
-	add.s64 %rd456, %rd436, 5;
-	cvt.u32.u64 %r457, %rd435;
-	cvt.rn.f32.s32 %f458, %r457;
-	cvt.f64.f32 %fd459, %f458;
-	mad.lo.s64 %rd460, %rd456, 8, %rd20;
-	st.global.f64 [%rd460], %fd459;
-	add.s64 %rd461, %rd436, 6;
-	mov.b64 %rd462, %rd435;
-	cvt.rn.f64.u64 %fd463, %rd462;
-	mad.lo.s64 %rd464, %rd461, 8, %rd20;
-	st.global.f64 [%rd464], %fd463;
-	add.s64 %rd465, %rd436, 7;
-	mov.b64 %rd466, %rd435;
-	cvt.rn.f32.u64 %f467, %rd466;
-	cvt.f64.f32 %fd468, %f467;
-	mad.lo.s64 %rd469, %rd465, 8, %rd20;
-	st.global.f64 [%rd469], %fd468;
-	add.s64 %rd470, %rd436, 8;
-	cvt.u32.u64 %r471, %rd435;
-	and.b32 %r471, %r471, 65535;
-	cvt.rn.f64.u32 %fd472, %r471;
-	cvt.u32.u64 %r473, %rd435;
-	and.b32 %r473, %r473, 255;
-	cvt.rn.f64.u32 %fd474, %r473;
-	add.rn.f64 %fd475, %fd472, %fd474;
-	mad.lo.s64 %rd476, %rd470, 8, %rd20;
-	st.global.f64 [%rd476], %fd475;
+	mov.b32 %r307, %r17;
+	setp.lt.u32 %p308, %r307, 2147483648;
+	mov.b64 %rd310, 0;
 $L_26:
-	mul.lo.s64 %rd477, %rd9, 10;
+	@!%p308 bra $L_223;
 $L_27:
-	mov.b32 %r479, %r17;
-	setp.lt.u32 %p480, %r479, 2147483648;
-	mov.b64 %rd482, 0;
-$L_28:
-	@!%p480 bra $L_367;
-$L_29:
-	min.u64 %rdt1, %rd482, 32;
+	min.u64 %rdt1, %rd310, 32;
 	cvt.u32.u64 %rt5, %rdt1;
 	mov.b32 %rt6, 1;
-	shl.b32 %r483, %rt6, %rt5;
-	and.b32 %r483, %r483, 255;
-	mov.b32 %r481, %r483;
+	shl.b32 %r311, %rt6, %rt5;
+	and.b32 %r311, %r311, 255;
+	mov.b32 %r309, %r311;
+$L_28:
+	setp.lt.s32 %p312, %r17, 0;
+	mov.b64 %rd314, 1;
+$L_29:
+	@!%p312 bra $L_222;
 $L_30:
-	setp.lt.s32 %p484, %r17, 0;
-	mov.b64 %rd486, 1;
-$L_31:
-	@!%p484 bra $L_366;
-$L_32:
-	min.u64 %rdt2, %rd486, 32;
+	min.u64 %rdt2, %rd314, 32;
 	cvt.u32.u64 %rt7, %rdt2;
 	mov.b32 %rt8, 1;
-	shl.b32 %r487, %rt8, %rt7;
-	and.b32 %r487, %r487, 255;
-	mov.b32 %r485, %r487;
+	shl.b32 %r315, %rt8, %rt7;
+	and.b32 %r315, %r315, 255;
+	mov.b32 %r313, %r315;
+$L_31:
+	or.b32 %r316, %r309, %r313;
+	cvt.s64.s32 %rd317, %r17;
+	setp.gt.u64 %p318, %rd317, 9223372036854775808U;
+	mov.b64 %rd320, 2;
+$L_32:
+	@!%p318 bra $L_221;
 $L_33:
-	or.b32 %r488, %r481, %r485;
-	cvt.s64.s32 %rd489, %r17;
-	setp.gt.u64 %p490, %rd489, 9223372036854775808U;
-	mov.b64 %rd492, 2;
-$L_34:
-	@!%p490 bra $L_365;
-$L_35:
-	min.u64 %rdt3, %rd492, 32;
+	min.u64 %rdt3, %rd320, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	mov.b32 %rt10, 1;
-	shl.b32 %r493, %rt10, %rt9;
-	and.b32 %r493, %r493, 255;
-	mov.b32 %r491, %r493;
+	shl.b32 %r321, %rt10, %rt9;
+	and.b32 %r321, %r321, 255;
+	mov.b32 %r319, %r321;
+$L_34:
+	or.b32 %r322, %r316, %r319;
+	mov.b32 %r323, %r17;
+	and.b32 %r323, %r323, 65535;
+	setp.ge.u32 %p324, %r323, 32768;
+	mov.b64 %rd326, 3;
+$L_35:
+	@!%p324 bra $L_220;
 $L_36:
-	or.b32 %r494, %r488, %r491;
-	mov.b32 %r495, %r17;
-	and.b32 %r495, %r495, 65535;
-	setp.ge.u32 %p496, %r495, 32768;
-	mov.b64 %rd498, 3;
-$L_37:
-	@!%p496 bra $L_364;
-$L_38:
-	min.u64 %rdt4, %rd498, 32;
+	min.u64 %rdt4, %rd326, 32;
 	cvt.u32.u64 %rt11, %rdt4;
 	mov.b32 %rt12, 1;
-	shl.b32 %r499, %rt12, %rt11;
-	and.b32 %r499, %r499, 255;
-	mov.b32 %r497, %r499;
+	shl.b32 %r327, %rt12, %rt11;
+	and.b32 %r327, %r327, 255;
+	mov.b32 %r325, %r327;
+$L_37:
+	or.b32 %r328, %r322, %r325;
+	mov.b32 %r329, %r17;
+	cvt.rn.f64.u32 %fd330, %r329;
+	cvt.rn.f64.s32 %fd331, %r17;
+	setp.eq.f64 %p332, %fd330, %fd331;
+	mov.b64 %rd334, 4;
+$L_38:
+	@!%p332 bra $L_219;
 $L_39:
-	or.b32 %r500, %r494, %r497;
-	mov.b32 %r501, %r17;
-	and.b32 %r501, %r501, 255;
-	setp.gt.u32 %p502, %r501, 128;
-	mov.b64 %rd504, 4;
-$L_40:
-	@!%p502 bra $L_363;
-$L_41:
-	min.u64 %rdt5, %rd504, 32;
+	min.u64 %rdt5, %rd334, 32;
 	cvt.u32.u64 %rt13, %rdt5;
 	mov.b32 %rt14, 1;
-	shl.b32 %r505, %rt14, %rt13;
-	and.b32 %r505, %r505, 255;
-	mov.b32 %r503, %r505;
+	shl.b32 %r335, %rt14, %rt13;
+	and.b32 %r335, %r335, 255;
+	mov.b32 %r333, %r335;
+$L_40:
+	or.b32 %r336, %r328, %r333;
+	mov.b32 %r306, %r336;
+$L_41:
+	mad.lo.s64 %rd337, %rd305, 1, %rd22;
+	st.global.u8 [%rd337], %r306;
+	add.s64 %rd338, %rd305, 1;
+	mov.b32 %r339, %r17;
+	cvt.s32.s8 %r339, %r339;
 $L_42:
-	or.b32 %r506, %r500, %r503;
-	setp.lt.s32 %p507, %r17, 1;
-	mov.b64 %rd509, 5;
+	mov.b32 %r341, %r339;
+	setp.lt.u32 %p342, %r341, 2147483648;
+	mov.b64 %rd344, 0;
 $L_43:
-	@!%p507 bra $L_362;
+	@!%p342 bra $L_218;
 $L_44:
-	min.u64 %rdt6, %rd509, 32;
+	min.u64 %rdt6, %rd344, 32;
 	cvt.u32.u64 %rt15, %rdt6;
 	mov.b32 %rt16, 1;
-	shl.b32 %r510, %rt16, %rt15;
-	and.b32 %r510, %r510, 255;
-	mov.b32 %r508, %r510;
+	shl.b32 %r345, %rt16, %rt15;
+	and.b32 %r345, %r345, 255;
+	mov.b32 %r343, %r345;
 $L_45:
-	or.b32 %r511, %r506, %r508;
-	mov.b32 %r512, %r17;
-	cvt.rn.f64.u32 %fd513, %r512;
-	cvt.rn.f64.s32 %fd514, %r17;
-	setp.eq.f64 %p515, %fd513, %fd514;
-	mov.b64 %rd517, 6;
+	mov.b32 %r346, %r339;
+	setp.lt.s32 %p347, %r346, 0;
+	mov.b64 %rd349, 1;
 $L_46:
-	@!%p515 bra $L_361;
+	@!%p347 bra $L_217;
 $L_47:
-	min.u64 %rdt7, %rd517, 32;
+	min.u64 %rdt7, %rd349, 32;
 	cvt.u32.u64 %rt17, %rdt7;
 	mov.b32 %rt18, 1;
-	shl.b32 %r518, %rt18, %rt17;
-	and.b32 %r518, %r518, 255;
-	mov.b32 %r516, %r518;
+	shl.b32 %r350, %rt18, %rt17;
+	and.b32 %r350, %r350, 255;
+	mov.b32 %r348, %r350;
 $L_48:
-	or.b32 %r519, %r511, %r516;
-	mov.b32 %r520, %r17;
-	and.b32 %r520, %r520, 65535;
-	cvt.rn.f32.u32 %f521, %r520;
-	mov.b32 %r522, %r17;
-	cvt.s32.s16 %r522, %r522;
-	cvt.rn.f32.s32 %f523, %r522;
-	setp.gt.f32 %p524, %f521, %f523;
-	mov.b64 %rd526, 7;
+	or.b32 %r351, %r343, %r348;
+	cvt.s64.s32 %rd352, %r339;
+	setp.gt.u64 %p353, %rd352, 9223372036854775808U;
+	mov.b64 %rd355, 2;
 $L_49:
-	@!%p524 bra $L_360;
+	@!%p353 bra $L_216;
 $L_50:
-	min.u64 %rdt8, %rd526, 32;
+	min.u64 %rdt8, %rd355, 32;
 	cvt.u32.u64 %rt19, %rdt8;
 	mov.b32 %rt20, 1;
-	shl.b32 %r527, %rt20, %rt19;
-	and.b32 %r527, %r527, 255;
-	mov.b32 %r525, %r527;
+	shl.b32 %r356, %rt20, %rt19;
+	and.b32 %r356, %r356, 255;
+	mov.b32 %r354, %r356;
 $L_51:
-	or.b32 %r528, %r519, %r525;
-	mov.b32 %r478, %r528;
+	or.b32 %r357, %r351, %r354;
+	mov.b32 %r358, %r339;
+	and.b32 %r358, %r358, 65535;
+	setp.ge.u32 %p359, %r358, 32768;
+	mov.b64 %rd361, 3;
 $L_52:
-	mad.lo.s64 %rd529, %rd477, 1, %rd22;
-	st.global.u8 [%rd529], %r478;
-	add.s64 %rd530, %rd477, 1;
-	mov.b32 %r531, %r17;
-	cvt.s32.s8 %r531, %r531;
+	@!%p359 bra $L_215;
 $L_53:
-	mov.b32 %r533, %r531;
-	setp.lt.u32 %p534, %r533, 2147483648;
-	mov.b64 %rd536, 0;
-$L_54:
-	@!%p534 bra $L_359;
-$L_55:
-	min.u64 %rdt9, %rd536, 32;
+	min.u64 %rdt9, %rd361, 32;
 	cvt.u32.u64 %rt21, %rdt9;
 	mov.b32 %rt22, 1;
-	shl.b32 %r537, %rt22, %rt21;
-	and.b32 %r537, %r537, 255;
-	mov.b32 %r535, %r537;
+	shl.b32 %r362, %rt22, %rt21;
+	and.b32 %r362, %r362, 255;
+	mov.b32 %r360, %r362;
+$L_54:
+	or.b32 %r363, %r357, %r360;
+	mov.b32 %r364, %r339;
+	cvt.rn.f64.u32 %fd365, %r364;
+	mov.b32 %r366, %r339;
+	cvt.rn.f64.s32 %fd367, %r366;
+	setp.eq.f64 %p368, %fd365, %fd367;
+	mov.b64 %rd370, 4;
+$L_55:
+	@!%p368 bra $L_214;
 $L_56:
-	mov.b32 %r538, %r531;
-	setp.lt.s32 %p539, %r538, 0;
-	mov.b64 %rd541, 1;
-$L_57:
-	@!%p539 bra $L_358;
-$L_58:
-	min.u64 %rdt10, %rd541, 32;
+	min.u64 %rdt10, %rd370, 32;
 	cvt.u32.u64 %rt23, %rdt10;
 	mov.b32 %rt24, 1;
-	shl.b32 %r542, %rt24, %rt23;
-	and.b32 %r542, %r542, 255;
-	mov.b32 %r540, %r542;
+	shl.b32 %r371, %rt24, %rt23;
+	and.b32 %r371, %r371, 255;
+	mov.b32 %r369, %r371;
+$L_57:
+	or.b32 %r372, %r363, %r369;
+	mov.b32 %r340, %r372;
+$L_58:
+	mad.lo.s64 %rd373, %rd338, 1, %rd22;
+	st.global.u8 [%rd373], %r340;
+	add.s64 %rd374, %rd305, 2;
+	mov.b32 %r375, %r17;
+	cvt.s32.s16 %r375, %r375;
 $L_59:
-	or.b32 %r543, %r535, %r540;
-	cvt.s64.s32 %rd544, %r531;
-	setp.gt.u64 %p545, %rd544, 9223372036854775808U;
-	mov.b64 %rd547, 2;
+	mov.b32 %r377, %r375;
+	setp.lt.u32 %p378, %r377, 2147483648;
+	mov.b64 %rd380, 0;
 $L_60:
-	@!%p545 bra $L_357;
+	@!%p378 bra $L_213;
 $L_61:
-	min.u64 %rdt11, %rd547, 32;
+	min.u64 %rdt11, %rd380, 32;
 	cvt.u32.u64 %rt25, %rdt11;
 	mov.b32 %rt26, 1;
-	shl.b32 %r548, %rt26, %rt25;
-	and.b32 %r548, %r548, 255;
-	mov.b32 %r546, %r548;
+	shl.b32 %r381, %rt26, %rt25;
+	and.b32 %r381, %r381, 255;
+	mov.b32 %r379, %r381;
 $L_62:
-	or.b32 %r549, %r543, %r546;
-	mov.b32 %r550, %r531;
-	and.b32 %r550, %r550, 65535;
-	setp.ge.u32 %p551, %r550, 32768;
-	mov.b64 %rd553, 3;
+	mov.b32 %r382, %r375;
+	setp.lt.s32 %p383, %r382, 0;
+	mov.b64 %rd385, 1;
 $L_63:
-	@!%p551 bra $L_356;
+	@!%p383 bra $L_212;
 $L_64:
-	min.u64 %rdt12, %rd553, 32;
+	min.u64 %rdt12, %rd385, 32;
 	cvt.u32.u64 %rt27, %rdt12;
 	mov.b32 %rt28, 1;
-	shl.b32 %r554, %rt28, %rt27;
-	and.b32 %r554, %r554, 255;
-	mov.b32 %r552, %r554;
+	shl.b32 %r386, %rt28, %rt27;
+	and.b32 %r386, %r386, 255;
+	mov.b32 %r384, %r386;
 $L_65:
-	or.b32 %r555, %r549, %r552;
-	mov.b32 %r556, %r531;
-	and.b32 %r556, %r556, 255;
-	setp.gt.u32 %p557, %r556, 128;
-	mov.b64 %rd559, 4;
+	or.b32 %r387, %r379, %r384;
+	cvt.s64.s32 %rd388, %r375;
+	setp.gt.u64 %p389, %rd388, 9223372036854775808U;
+	mov.b64 %rd391, 2;
 $L_66:
-	@!%p557 bra $L_355;
+	@!%p389 bra $L_211;
 $L_67:
-	min.u64 %rdt13, %rd559, 32;
+	min.u64 %rdt13, %rd391, 32;
 	cvt.u32.u64 %rt29, %rdt13;
 	mov.b32 %rt30, 1;
-	shl.b32 %r560, %rt30, %rt29;
-	and.b32 %r560, %r560, 255;
-	mov.b32 %r558, %r560;
+	shl.b32 %r392, %rt30, %rt29;
+	and.b32 %r392, %r392, 255;
+	mov.b32 %r390, %r392;
 $L_68:
-	or.b32 %r561, %r555, %r558;
-	setp.lt.s32 %p562, %r531, 1;
-	mov.b64 %rd564, 5;
+	or.b32 %r393, %r387, %r390;
+	mov.b32 %r394, %r375;
+	and.b32 %r394, %r394, 65535;
+	setp.ge.u32 %p395, %r394, 32768;
+	mov.b64 %rd397, 3;
 $L_69:
-	@!%p562 bra $L_354;
+	@!%p395 bra $L_210;
 $L_70:
-	min.u64 %rdt14, %rd564, 32;
+	min.u64 %rdt14, %rd397, 32;
 	cvt.u32.u64 %rt31, %rdt14;
 	mov.b32 %rt32, 1;
-	shl.b32 %r565, %rt32, %rt31;
-	and.b32 %r565, %r565, 255;
-	mov.b32 %r563, %r565;
+	shl.b32 %r398, %rt32, %rt31;
+	and.b32 %r398, %r398, 255;
+	mov.b32 %r396, %r398;
 $L_71:
-	or.b32 %r566, %r561, %r563;
-	mov.b32 %r567, %r531;
-	cvt.rn.f64.u32 %fd568, %r567;
-	mov.b32 %r569, %r531;
-	cvt.rn.f64.s32 %fd570, %r569;
-	setp.eq.f64 %p571, %fd568, %fd570;
-	mov.b64 %rd573, 6;
+	or.b32 %r399, %r393, %r396;
+	mov.b32 %r400, %r375;
+	cvt.rn.f64.u32 %fd401, %r400;
+	mov.b32 %r402, %r375;
+	cvt.rn.f64.s32 %fd403, %r402;
+	setp.eq.f64 %p404, %fd401, %fd403;
+	mov.b64 %rd406, 4;
 $L_72:
-	@!%p571 bra $L_353;
+	@!%p404 bra $L_209;
 $L_73:
-	min.u64 %rdt15, %rd573, 32;
+	min.u64 %rdt15, %rd406, 32;
 	cvt.u32.u64 %rt33, %rdt15;
 	mov.b32 %rt34, 1;
-	shl.b32 %r574, %rt34, %rt33;
-	and.b32 %r574, %r574, 255;
-	mov.b32 %r572, %r574;
+	shl.b32 %r407, %rt34, %rt33;
+	and.b32 %r407, %r407, 255;
+	mov.b32 %r405, %r407;
 $L_74:
-	or.b32 %r575, %r566, %r572;
-	mov.b32 %r576, %r531;
-	and.b32 %r576, %r576, 65535;
-	cvt.rn.f32.u32 %f577, %r576;
-	mov.b32 %r578, %r531;
-	cvt.s32.s16 %r578, %r578;
-	cvt.rn.f32.s32 %f579, %r578;
-	setp.gt.f32 %p580, %f577, %f579;
-	mov.b64 %rd582, 7;
+	or.b32 %r408, %r399, %r405;
+	mov.b32 %r376, %r408;
 $L_75:
-	@!%p580 bra $L_352;
+	mad.lo.s64 %rd409, %rd374, 1, %rd22;
+	st.global.u8 [%rd409], %r376;
+	add.s64 %rd410, %rd305, 3;
 $L_76:
-	min.u64 %rdt16, %rd582, 32;
+	mov.b32 %r412, %r17;
+	setp.lt.u32 %p413, %r412, 2147483648;
+	mov.b64 %rd415, 0;
+$L_77:
+	@!%p413 bra $L_208;
+$L_78:
+	min.u64 %rdt16, %rd415, 32;
 	cvt.u32.u64 %rt35, %rdt16;
 	mov.b32 %rt36, 1;
-	shl.b32 %r583, %rt36, %rt35;
-	and.b32 %r583, %r583, 255;
-	mov.b32 %r581, %r583;
-$L_77:
-	or.b32 %r584, %r575, %r581;
-	mov.b32 %r532, %r584;
-$L_78:
-	mad.lo.s64 %rd585, %rd530, 1, %rd22;
-	st.global.u8 [%rd585], %r532;
-	add.s64 %rd586, %rd477, 2;
-	mov.b32 %r587, %r17;
-	cvt.s32.s16 %r587, %r587;
+	shl.b32 %r416, %rt36, %rt35;
+	and.b32 %r416, %r416, 255;
+	mov.b32 %r414, %r416;
 $L_79:
+	setp.lt.s32 %p417, %r17, 0;
+	mov.b64 %rd419, 1;
+$L_80:
+	@!%p417 bra $L_207;
+$L_81:
+	min.u64 %rdt17, %rd419, 32;
+	cvt.u32.u64 %rt37, %rdt17;
+	mov.b32 %rt38, 1;
+	shl.b32 %r420, %rt38, %rt37;
+	and.b32 %r420, %r420, 255;
+	mov.b32 %r418, %r420;
+$L_82:
+	or.b32 %r421, %r414, %r418;
+	cvt.s64.s32 %rd422, %r17;
+	setp.gt.u64 %p423, %rd422, 9223372036854775808U;
+	mov.b64 %rd425, 2;
+$L_83:
+	@!%p423 bra $L_206;
+$L_84:
+	min.u64 %rdt18, %rd425, 32;
+	cvt.u32.u64 %rt39, %rdt18;
+	mov.b32 %rt40, 1;
+	shl.b32 %r426, %rt40, %rt39;
+	and.b32 %r426, %r426, 255;
+	mov.b32 %r424, %r426;
+$L_85:
+	or.b32 %r427, %r421, %r424;
+	mov.b32 %r428, %r17;
+	and.b32 %r428, %r428, 65535;
+	setp.ge.u32 %p429, %r428, 32768;
+	mov.b64 %rd431, 3;
+$L_86:
+	@!%p429 bra $L_205;
+$L_87:
+	min.u64 %rdt19, %rd431, 32;
+	cvt.u32.u64 %rt41, %rdt19;
+	mov.b32 %rt42, 1;
+	shl.b32 %r432, %rt42, %rt41;
+	and.b32 %r432, %r432, 255;
+	mov.b32 %r430, %r432;
+$L_88:
+	or.b32 %r433, %r427, %r430;
+	mov.b32 %r434, %r17;
+	cvt.rn.f64.u32 %fd435, %r434;
+	cvt.rn.f64.s32 %fd436, %r17;
+	setp.eq.f64 %p437, %fd435, %fd436;
+	mov.b64 %rd439, 4;
+$L_89:
+	@!%p437 bra $L_204;
+$L_90:
+	min.u64 %rdt20, %rd439, 32;
+	cvt.u32.u64 %rt43, %rdt20;
+	mov.b32 %rt44, 1;
+	shl.b32 %r440, %rt44, %rt43;
+	and.b32 %r440, %r440, 255;
+	mov.b32 %r438, %r440;
+$L_91:
+	or.b32 %r441, %r433, %r438;
+	mov.b32 %r411, %r441;
+$L_92:
+	mad.lo.s64 %rd442, %rd410, 1, %rd22;
+	st.global.u8 [%rd442], %r411;
+	add.s64 %rd443, %rd305, 4;
+	mov.b32 %r444, %r17;
+	and.b32 %r444, %r444, 255;
+$L_93:
+	mov.b32 %r446, %r444;
+	setp.lt.u32 %p447, %r446, 2147483648;
+	mov.b64 %rd449, 0;
+$L_94:
+	@!%p447 bra $L_203;
+$L_95:
+	min.u64 %rdt21, %rd449, 32;
+	cvt.u32.u64 %rt45, %rdt21;
+	mov.b32 %rt46, 1;
+	shl.b32 %r450, %rt46, %rt45;
+	and.b32 %r450, %r450, 255;
+	mov.b32 %r448, %r450;
+$L_96:
+	mov.b32 %r451, %r444;
+	setp.lt.s32 %p452, %r451, 0;
+	mov.b64 %rd454, 1;
+$L_97:
+	@!%p452 bra $L_202;
+$L_98:
+	min.u64 %rdt22, %rd454, 32;
+	cvt.u32.u64 %rt47, %rdt22;
+	mov.b32 %rt48, 1;
+	shl.b32 %r455, %rt48, %rt47;
+	and.b32 %r455, %r455, 255;
+	mov.b32 %r453, %r455;
+$L_99:
+	or.b32 %r456, %r448, %r453;
+	cvt.u64.u32 %rd457, %r444;
+	setp.gt.u64 %p458, %rd457, 9223372036854775808U;
+	mov.b64 %rd460, 2;
+$L_100:
+	@!%p458 bra $L_201;
+$L_101:
+	min.u64 %rdt23, %rd460, 32;
+	cvt.u32.u64 %rt49, %rdt23;
+	mov.b32 %rt50, 1;
+	shl.b32 %r461, %rt50, %rt49;
+	and.b32 %r461, %r461, 255;
+	mov.b32 %r459, %r461;
+$L_102:
+	or.b32 %r462, %r456, %r459;
+	mov.b32 %r463, %r444;
+	and.b32 %r463, %r463, 65535;
+	setp.ge.u32 %p464, %r463, 32768;
+	mov.b64 %rd466, 3;
+$L_103:
+	@!%p464 bra $L_200;
+$L_104:
+	min.u64 %rdt24, %rd466, 32;
+	cvt.u32.u64 %rt51, %rdt24;
+	mov.b32 %rt52, 1;
+	shl.b32 %r467, %rt52, %rt51;
+	and.b32 %r467, %r467, 255;
+	mov.b32 %r465, %r467;
+$L_105:
+	or.b32 %r468, %r462, %r465;
+	mov.b32 %r469, %r444;
+	cvt.rn.f64.u32 %fd470, %r469;
+	mov.b32 %r471, %r444;
+	cvt.rn.f64.s32 %fd472, %r471;
+	setp.eq.f64 %p473, %fd470, %fd472;
+	mov.b64 %rd475, 4;
+$L_106:
+	@!%p473 bra $L_199;
+$L_107:
+	min.u64 %rdt25, %rd475, 32;
+	cvt.u32.u64 %rt53, %rdt25;
+	mov.b32 %rt54, 1;
+	shl.b32 %r476, %rt54, %rt53;
+	and.b32 %r476, %r476, 255;
+	mov.b32 %r474, %r476;
+$L_108:
+	or.b32 %r477, %r468, %r474;
+	mov.b32 %r445, %r477;
+$L_109:
+	mad.lo.s64 %rd478, %rd443, 1, %rd22;
+	st.global.u8 [%rd478], %r445;
+	add.s64 %rd479, %rd305, 5;
+	mov.b32 %r480, %r17;
+	and.b32 %r480, %r480, 65535;
+$L_110:
+	mov.b32 %r482, %r480;
+	setp.lt.u32 %p483, %r482, 2147483648;
+	mov.b64 %rd485, 0;
+$L_111:
+	@!%p483 bra $L_198;
+$L_112:
+	min.u64 %rdt26, %rd485, 32;
+	cvt.u32.u64 %rt55, %rdt26;
+	mov.b32 %rt56, 1;
+	shl.b32 %r486, %rt56, %rt55;
+	and.b32 %r486, %r486, 255;
+	mov.b32 %r484, %r486;
+$L_113:
+	mov.b32 %r487, %r480;
+	setp.lt.s32 %p488, %r487, 0;
+	mov.b64 %rd490, 1;
+$L_114:
+	@!%p488 bra $L_197;
+$L_115:
+	min.u64 %rdt27, %rd490, 32;
+	cvt.u32.u64 %rt57, %rdt27;
+	mov.b32 %rt58, 1;
+	shl.b32 %r491, %rt58, %rt57;
+	and.b32 %r491, %r491, 255;
+	mov.b32 %r489, %r491;
+$L_116:
+	or.b32 %r492, %r484, %r489;
+	cvt.u64.u32 %rd493, %r480;
+	setp.gt.u64 %p494, %rd493, 9223372036854775808U;
+	mov.b64 %rd496, 2;
+$L_117:
+	@!%p494 bra $L_196;
+$L_118:
+	min.u64 %rdt28, %rd496, 32;
+	cvt.u32.u64 %rt59, %rdt28;
+	mov.b32 %rt60, 1;
+	shl.b32 %r497, %rt60, %rt59;
+	and.b32 %r497, %r497, 255;
+	mov.b32 %r495, %r497;
+$L_119:
+	or.b32 %r498, %r492, %r495;
+	setp.ge.u32 %p499, %r480, 32768;
+	mov.b64 %rd501, 3;
+$L_120:
+	@!%p499 bra $L_195;
+$L_121:
+	min.u64 %rdt29, %rd501, 32;
+	cvt.u32.u64 %rt61, %rdt29;
+	mov.b32 %rt62, 1;
+	shl.b32 %r502, %rt62, %rt61;
+	and.b32 %r502, %r502, 255;
+	mov.b32 %r500, %r502;
+$L_122:
+	or.b32 %r503, %r498, %r500;
+	mov.b32 %r504, %r480;
+	cvt.rn.f64.u32 %fd505, %r504;
+	mov.b32 %r506, %r480;
+	cvt.rn.f64.s32 %fd507, %r506;
+	setp.eq.f64 %p508, %fd505, %fd507;
+	mov.b64 %rd510, 4;
+$L_123:
+	@!%p508 bra $L_194;
+$L_124:
+	min.u64 %rdt30, %rd510, 32;
+	cvt.u32.u64 %rt63, %rdt30;
+	mov.b32 %rt64, 1;
+	shl.b32 %r511, %rt64, %rt63;
+	and.b32 %r511, %r511, 255;
+	mov.b32 %r509, %r511;
+$L_125:
+	or.b32 %r512, %r503, %r509;
+	mov.b32 %r481, %r512;
+$L_126:
+	mad.lo.s64 %rd513, %rd479, 1, %rd22;
+	st.global.u8 [%rd513], %r481;
+	add.s64 %rd514, %rd305, 6;
+	mov.b32 %r515, %r17;
+$L_127:
+	setp.lt.u32 %p517, %r515, 2147483648;
+	mov.b64 %rd519, 0;
+$L_128:
+	@!%p517 bra $L_193;
+$L_129:
+	min.u64 %rdt31, %rd519, 32;
+	cvt.u32.u64 %rt65, %rdt31;
+	mov.b32 %rt66, 1;
+	shl.b32 %r520, %rt66, %rt65;
+	and.b32 %r520, %r520, 255;
+	mov.b32 %r518, %r520;
+$L_130:
+	mov.b32 %r521, %r515;
+	setp.lt.s32 %p522, %r521, 0;
+	mov.b64 %rd524, 1;
+$L_131:
+	@!%p522 bra $L_192;
+$L_132:
+	min.u64 %rdt32, %rd524, 32;
+	cvt.u32.u64 %rt67, %rdt32;
+	mov.b32 %rt68, 1;
+	shl.b32 %r525, %rt68, %rt67;
+	and.b32 %r525, %r525, 255;
+	mov.b32 %r523, %r525;
+$L_133:
+	or.b32 %r526, %r518, %r523;
+	cvt.u64.u32 %rd527, %r515;
+	setp.gt.u64 %p528, %rd527, 9223372036854775808U;
+	mov.b64 %rd530, 2;
+$L_134:
+	@!%p528 bra $L_191;
+$L_135:
+	min.u64 %rdt33, %rd530, 32;
+	cvt.u32.u64 %rt69, %rdt33;
+	mov.b32 %rt70, 1;
+	shl.b32 %r531, %rt70, %rt69;
+	and.b32 %r531, %r531, 255;
+	mov.b32 %r529, %r531;
+$L_136:
+	or.b32 %r532, %r526, %r529;
+	mov.b32 %r533, %r515;
+	and.b32 %r533, %r533, 65535;
+	setp.ge.u32 %p534, %r533, 32768;
+	mov.b64 %rd536, 3;
+$L_137:
+	@!%p534 bra $L_190;
+$L_138:
+	min.u64 %rdt34, %rd536, 32;
+	cvt.u32.u64 %rt71, %rdt34;
+	mov.b32 %rt72, 1;
+	shl.b32 %r537, %rt72, %rt71;
+	and.b32 %r537, %r537, 255;
+	mov.b32 %r535, %r537;
+$L_139:
+	or.b32 %r538, %r532, %r535;
+	cvt.rn.f64.u32 %fd539, %r515;
+	mov.b32 %r540, %r515;
+	cvt.rn.f64.s32 %fd541, %r540;
+	setp.eq.f64 %p542, %fd539, %fd541;
+	mov.b64 %rd544, 4;
+$L_140:
+	@!%p542 bra $L_189;
+$L_141:
+	min.u64 %rdt35, %rd544, 32;
+	cvt.u32.u64 %rt73, %rdt35;
+	mov.b32 %rt74, 1;
+	shl.b32 %r545, %rt74, %rt73;
+	and.b32 %r545, %r545, 255;
+	mov.b32 %r543, %r545;
+$L_142:
+	or.b32 %r546, %r538, %r543;
+	mov.b32 %r516, %r546;
+$L_143:
+	mad.lo.s64 %rd547, %rd514, 1, %rd22;
+	st.global.u8 [%rd547], %r516;
+	add.s64 %rd548, %rd305, 7;
+	mov.b32 %r549, %r17;
+	cvt.s32.s8 %r549, %r549;
+	add.s32 %r550, %r549, 1;
+	cvt.s32.s8 %r550, %r550;
+$L_144:
+	mov.b32 %r552, %r550;
+	setp.lt.u32 %p553, %r552, 2147483648;
+	mov.b64 %rd555, 0;
+$L_145:
+	@!%p553 bra $L_188;
+$L_146:
+	min.u64 %rdt36, %rd555, 32;
+	cvt.u32.u64 %rt75, %rdt36;
+	mov.b32 %rt76, 1;
+	shl.b32 %r556, %rt76, %rt75;
+	and.b32 %r556, %r556, 255;
+	mov.b32 %r554, %r556;
+$L_147:
+	mov.b32 %r557, %r550;
+	setp.lt.s32 %p558, %r557, 0;
+	mov.b64 %rd560, 1;
+$L_148:
+	@!%p558 bra $L_187;
+$L_149:
+	min.u64 %rdt37, %rd560, 32;
+	cvt.u32.u64 %rt77, %rdt37;
+	mov.b32 %rt78, 1;
+	shl.b32 %r561, %rt78, %rt77;
+	and.b32 %r561, %r561, 255;
+	mov.b32 %r559, %r561;
+$L_150:
+	or.b32 %r562, %r554, %r559;
+	cvt.s64.s32 %rd563, %r550;
+	setp.gt.u64 %p564, %rd563, 9223372036854775808U;
+	mov.b64 %rd566, 2;
+$L_151:
+	@!%p564 bra $L_186;
+$L_152:
+	min.u64 %rdt38, %rd566, 32;
+	cvt.u32.u64 %rt79, %rdt38;
+	mov.b32 %rt80, 1;
+	shl.b32 %r567, %rt80, %rt79;
+	and.b32 %r567, %r567, 255;
+	mov.b32 %r565, %r567;
+$L_153:
+	or.b32 %r568, %r562, %r565;
+	mov.b32 %r569, %r550;
+	and.b32 %r569, %r569, 65535;
+	setp.ge.u32 %p570, %r569, 32768;
+	mov.b64 %rd572, 3;
+$L_154:
+	@!%p570 bra $L_185;
+$L_155:
+	min.u64 %rdt39, %rd572, 32;
+	cvt.u32.u64 %rt81, %rdt39;
+	mov.b32 %rt82, 1;
+	shl.b32 %r573, %rt82, %rt81;
+	and.b32 %r573, %r573, 255;
+	mov.b32 %r571, %r573;
+$L_156:
+	or.b32 %r574, %r568, %r571;
+	mov.b32 %r575, %r550;
+	cvt.rn.f64.u32 %fd576, %r575;
+	mov.b32 %r577, %r550;
+	cvt.rn.f64.s32 %fd578, %r577;
+	setp.eq.f64 %p579, %fd576, %fd578;
+	mov.b64 %rd581, 4;
+$L_157:
+	@!%p579 bra $L_184;
+$L_158:
+	min.u64 %rdt40, %rd581, 32;
+	cvt.u32.u64 %rt83, %rdt40;
+	mov.b32 %rt84, 1;
+	shl.b32 %r582, %rt84, %rt83;
+	and.b32 %r582, %r582, 255;
+	mov.b32 %r580, %r582;
+$L_159:
+	or.b32 %r583, %r574, %r580;
+	mov.b32 %r551, %r583;
+$L_160:
+	mad.lo.s64 %rd584, %rd548, 1, %rd22;
+	st.global.u8 [%rd584], %r551;
+	add.s64 %rd585, %rd305, 8;
+	mov.b32 %r586, %r17;
+	cvt.s32.s16 %r586, %r586;
+	sub.s32 %r587, %r586, 1;
+	cvt.s32.s16 %r587, %r587;
+$L_161:
 	mov.b32 %r589, %r587;
 	setp.lt.u32 %p590, %r589, 2147483648;
 	mov.b64 %rd592, 0;
-$L_80:
-	@!%p590 bra $L_351;
-$L_81:
-	min.u64 %rdt17, %rd592, 32;
-	cvt.u32.u64 %rt37, %rdt17;
-	mov.b32 %rt38, 1;
-	shl.b32 %r593, %rt38, %rt37;
+$L_162:
+	@!%p590 bra $L_183;
+$L_163:
+	min.u64 %rdt41, %rd592, 32;
+	cvt.u32.u64 %rt85, %rdt41;
+	mov.b32 %rt86, 1;
+	shl.b32 %r593, %rt86, %rt85;
 	and.b32 %r593, %r593, 255;
 	mov.b32 %r591, %r593;
-$L_82:
+$L_164:
 	mov.b32 %r594, %r587;
 	setp.lt.s32 %p595, %r594, 0;
 	mov.b64 %rd597, 1;
-$L_83:
-	@!%p595 bra $L_350;
-$L_84:
-	min.u64 %rdt18, %rd597, 32;
-	cvt.u32.u64 %rt39, %rdt18;
-	mov.b32 %rt40, 1;
-	shl.b32 %r598, %rt40, %rt39;
+$L_165:
+	@!%p595 bra $L_182;
+$L_166:
+	min.u64 %rdt42, %rd597, 32;
+	cvt.u32.u64 %rt87, %rdt42;
+	mov.b32 %rt88, 1;
+	shl.b32 %r598, %rt88, %rt87;
 	and.b32 %r598, %r598, 255;
 	mov.b32 %r596, %r598;
-$L_85:
+$L_167:
 	or.b32 %r599, %r591, %r596;
 	cvt.s64.s32 %rd600, %r587;
 	setp.gt.u64 %p601, %rd600, 9223372036854775808U;
 	mov.b64 %rd603, 2;
-$L_86:
-	@!%p601 bra $L_349;
-$L_87:
-	min.u64 %rdt19, %rd603, 32;
-	cvt.u32.u64 %rt41, %rdt19;
-	mov.b32 %rt42, 1;
-	shl.b32 %r604, %rt42, %rt41;
+$L_168:
+	@!%p601 bra $L_181;
+$L_169:
+	min.u64 %rdt43, %rd603, 32;
+	cvt.u32.u64 %rt89, %rdt43;
+	mov.b32 %rt90, 1;
+	shl.b32 %r604, %rt90, %rt89;
 	and.b32 %r604, %r604, 255;
 	mov.b32 %r602, %r604;
-$L_88:
+$L_170:
 	or.b32 %r605, %r599, %r602;
 	mov.b32 %r606, %r587;
 	and.b32 %r606, %r606, 65535;
 	setp.ge.u32 %p607, %r606, 32768;
 	mov.b64 %rd609, 3;
-$L_89:
-	@!%p607 bra $L_348;
-$L_90:
-	min.u64 %rdt20, %rd609, 32;
-	cvt.u32.u64 %rt43, %rdt20;
-	mov.b32 %rt44, 1;
-	shl.b32 %r610, %rt44, %rt43;
-	and.b32 %r610, %r610, 255;
-	mov.b32 %r608, %r610;
-$L_91:
-	or.b32 %r611, %r605, %r608;
-	mov.b32 %r612, %r587;
-	and.b32 %r612, %r612, 255;
-	setp.gt.u32 %p613, %r612, 128;
-	mov.b64 %rd615, 4;
-$L_92:
-	@!%p613 bra $L_347;
-$L_93:
-	min.u64 %rdt21, %rd615, 32;
-	cvt.u32.u64 %rt45, %rdt21;
-	mov.b32 %rt46, 1;
-	shl.b32 %r616, %rt46, %rt45;
-	and.b32 %r616, %r616, 255;
-	mov.b32 %r614, %r616;
-$L_94:
-	or.b32 %r617, %r611, %r614;
-	setp.lt.s32 %p618, %r587, 1;
-	mov.b64 %rd620, 5;
-$L_95:
-	@!%p618 bra $L_346;
-$L_96:
-	min.u64 %rdt22, %rd620, 32;
-	cvt.u32.u64 %rt47, %rdt22;
-	mov.b32 %rt48, 1;
-	shl.b32 %r621, %rt48, %rt47;
-	and.b32 %r621, %r621, 255;
-	mov.b32 %r619, %r621;
-$L_97:
-	or.b32 %r622, %r617, %r619;
-	mov.b32 %r623, %r587;
-	cvt.rn.f64.u32 %fd624, %r623;
-	mov.b32 %r625, %r587;
-	cvt.rn.f64.s32 %fd626, %r625;
-	setp.eq.f64 %p627, %fd624, %fd626;
-	mov.b64 %rd629, 6;
-$L_98:
-	@!%p627 bra $L_345;
-$L_99:
-	min.u64 %rdt23, %rd629, 32;
-	cvt.u32.u64 %rt49, %rdt23;
-	mov.b32 %rt50, 1;
-	shl.b32 %r630, %rt50, %rt49;
-	and.b32 %r630, %r630, 255;
-	mov.b32 %r628, %r630;
-$L_100:
-	or.b32 %r631, %r622, %r628;
-	mov.b32 %r632, %r587;
-	and.b32 %r632, %r632, 65535;
-	cvt.rn.f32.u32 %f633, %r632;
-	cvt.rn.f32.s32 %f634, %r587;
-	setp.gt.f32 %p635, %f633, %f634;
-	mov.b64 %rd637, 7;
-$L_101:
-	@!%p635 bra $L_344;
-$L_102:
-	min.u64 %rdt24, %rd637, 32;
-	cvt.u32.u64 %rt51, %rdt24;
-	mov.b32 %rt52, 1;
-	shl.b32 %r638, %rt52, %rt51;
-	and.b32 %r638, %r638, 255;
-	mov.b32 %r636, %r638;
-$L_103:
-	or.b32 %r639, %r631, %r636;
-	mov.b32 %r588, %r639;
-$L_104:
-	mad.lo.s64 %rd640, %rd586, 1, %rd22;
-	st.global.u8 [%rd640], %r588;
-	add.s64 %rd641, %rd477, 3;
-$L_105:
-	mov.b32 %r643, %r17;
-	setp.lt.u32 %p644, %r643, 2147483648;
-	mov.b64 %rd646, 0;
-$L_106:
-	@!%p644 bra $L_343;
-$L_107:
-	min.u64 %rdt25, %rd646, 32;
-	cvt.u32.u64 %rt53, %rdt25;
-	mov.b32 %rt54, 1;
-	shl.b32 %r647, %rt54, %rt53;
-	and.b32 %r647, %r647, 255;
-	mov.b32 %r645, %r647;
-$L_108:
-	setp.lt.s32 %p648, %r17, 0;
-	mov.b64 %rd650, 1;
-$L_109:
-	@!%p648 bra $L_342;
-$L_110:
-	min.u64 %rdt26, %rd650, 32;
-	cvt.u32.u64 %rt55, %rdt26;
-	mov.b32 %rt56, 1;
-	shl.b32 %r651, %rt56, %rt55;
-	and.b32 %r651, %r651, 255;
-	mov.b32 %r649, %r651;
-$L_111:
-	or.b32 %r652, %r645, %r649;
-	cvt.s64.s32 %rd653, %r17;
-	setp.gt.u64 %p654, %rd653, 9223372036854775808U;
-	mov.b64 %rd656, 2;
-$L_112:
-	@!%p654 bra $L_341;
-$L_113:
-	min.u64 %rdt27, %rd656, 32;
-	cvt.u32.u64 %rt57, %rdt27;
-	mov.b32 %rt58, 1;
-	shl.b32 %r657, %rt58, %rt57;
-	and.b32 %r657, %r657, 255;
-	mov.b32 %r655, %r657;
-$L_114:
-	or.b32 %r658, %r652, %r655;
-	mov.b32 %r659, %r17;
-	and.b32 %r659, %r659, 65535;
-	setp.ge.u32 %p660, %r659, 32768;
-	mov.b64 %rd662, 3;
-$L_115:
-	@!%p660 bra $L_340;
-$L_116:
-	min.u64 %rdt28, %rd662, 32;
-	cvt.u32.u64 %rt59, %rdt28;
-	mov.b32 %rt60, 1;
-	shl.b32 %r663, %rt60, %rt59;
-	and.b32 %r663, %r663, 255;
-	mov.b32 %r661, %r663;
-$L_117:
-	or.b32 %r664, %r658, %r661;
-	mov.b32 %r665, %r17;
-	and.b32 %r665, %r665, 255;
-	setp.gt.u32 %p666, %r665, 128;
-	mov.b64 %rd668, 4;
-$L_118:
-	@!%p666 bra $L_339;
-$L_119:
-	min.u64 %rdt29, %rd668, 32;
-	cvt.u32.u64 %rt61, %rdt29;
-	mov.b32 %rt62, 1;
-	shl.b32 %r669, %rt62, %rt61;
-	and.b32 %r669, %r669, 255;
-	mov.b32 %r667, %r669;
-$L_120:
-	or.b32 %r670, %r664, %r667;
-	setp.lt.s32 %p671, %r17, 1;
-	mov.b64 %rd673, 5;
-$L_121:
-	@!%p671 bra $L_338;
-$L_122:
-	min.u64 %rdt30, %rd673, 32;
-	cvt.u32.u64 %rt63, %rdt30;
-	mov.b32 %rt64, 1;
-	shl.b32 %r674, %rt64, %rt63;
-	and.b32 %r674, %r674, 255;
-	mov.b32 %r672, %r674;
-$L_123:
-	or.b32 %r675, %r670, %r672;
-	mov.b32 %r676, %r17;
-	cvt.rn.f64.u32 %fd677, %r676;
-	cvt.rn.f64.s32 %fd678, %r17;
-	setp.eq.f64 %p679, %fd677, %fd678;
-	mov.b64 %rd681, 6;
-$L_124:
-	@!%p679 bra $L_337;
-$L_125:
-	min.u64 %rdt31, %rd681, 32;
-	cvt.u32.u64 %rt65, %rdt31;
-	mov.b32 %rt66, 1;
-	shl.b32 %r682, %rt66, %rt65;
-	and.b32 %r682, %r682, 255;
-	mov.b32 %r680, %r682;
-$L_126:
-	or.b32 %r683, %r675, %r680;
-	mov.b32 %r684, %r17;
-	and.b32 %r684, %r684, 65535;
-	cvt.rn.f32.u32 %f685, %r684;
-	mov.b32 %r686, %r17;
-	cvt.s32.s16 %r686, %r686;
-	cvt.rn.f32.s32 %f687, %r686;
-	setp.gt.f32 %p688, %f685, %f687;
-	mov.b64 %rd690, 7;
-$L_127:
-	@!%p688 bra $L_336;
-$L_128:
-	min.u64 %rdt32, %rd690, 32;
-	cvt.u32.u64 %rt67, %rdt32;
-	mov.b32 %rt68, 1;
-	shl.b32 %r691, %rt68, %rt67;
-	and.b32 %r691, %r691, 255;
-	mov.b32 %r689, %r691;
-$L_129:
-	or.b32 %r692, %r683, %r689;
-	mov.b32 %r642, %r692;
-$L_130:
-	mad.lo.s64 %rd693, %rd641, 1, %rd22;
-	st.global.u8 [%rd693], %r642;
-	add.s64 %rd694, %rd477, 4;
-	mov.b32 %r695, %r17;
-	and.b32 %r695, %r695, 255;
-$L_131:
-	mov.b32 %r697, %r695;
-	setp.lt.u32 %p698, %r697, 2147483648;
-	mov.b64 %rd700, 0;
-$L_132:
-	@!%p698 bra $L_335;
-$L_133:
-	min.u64 %rdt33, %rd700, 32;
-	cvt.u32.u64 %rt69, %rdt33;
-	mov.b32 %rt70, 1;
-	shl.b32 %r701, %rt70, %rt69;
-	and.b32 %r701, %r701, 255;
-	mov.b32 %r699, %r701;
-$L_134:
-	mov.b32 %r702, %r695;
-	setp.lt.s32 %p703, %r702, 0;
-	mov.b64 %rd705, 1;
-$L_135:
-	@!%p703 bra $L_334;
-$L_136:
-	min.u64 %rdt34, %rd705, 32;
-	cvt.u32.u64 %rt71, %rdt34;
-	mov.b32 %rt72, 1;
-	shl.b32 %r706, %rt72, %rt71;
-	and.b32 %r706, %r706, 255;
-	mov.b32 %r704, %r706;
-$L_137:
-	or.b32 %r707, %r699, %r704;
-	cvt.u64.u32 %rd708, %r695;
-	setp.gt.u64 %p709, %rd708, 9223372036854775808U;
-	mov.b64 %rd711, 2;
-$L_138:
-	@!%p709 bra $L_333;
-$L_139:
-	min.u64 %rdt35, %rd711, 32;
-	cvt.u32.u64 %rt73, %rdt35;
-	mov.b32 %rt74, 1;
-	shl.b32 %r712, %rt74, %rt73;
-	and.b32 %r712, %r712, 255;
-	mov.b32 %r710, %r712;
-$L_140:
-	or.b32 %r713, %r707, %r710;
-	mov.b32 %r714, %r695;
-	and.b32 %r714, %r714, 65535;
-	setp.ge.u32 %p715, %r714, 32768;
-	mov.b64 %rd717, 3;
-$L_141:
-	@!%p715 bra $L_332;
-$L_142:
-	min.u64 %rdt36, %rd717, 32;
-	cvt.u32.u64 %rt75, %rdt36;
-	mov.b32 %rt76, 1;
-	shl.b32 %r718, %rt76, %rt75;
-	and.b32 %r718, %r718, 255;
-	mov.b32 %r716, %r718;
-$L_143:
-	or.b32 %r719, %r713, %r716;
-	setp.gt.u32 %p720, %r695, 128;
-	mov.b64 %rd722, 4;
-$L_144:
-	@!%p720 bra $L_331;
-$L_145:
-	min.u64 %rdt37, %rd722, 32;
-	cvt.u32.u64 %rt77, %rdt37;
-	mov.b32 %rt78, 1;
-	shl.b32 %r723, %rt78, %rt77;
-	and.b32 %r723, %r723, 255;
-	mov.b32 %r721, %r723;
-$L_146:
-	or.b32 %r724, %r719, %r721;
-	setp.lt.u32 %p725, %r695, 1;
-	mov.b64 %rd727, 5;
-$L_147:
-	@!%p725 bra $L_330;
-$L_148:
-	min.u64 %rdt38, %rd727, 32;
-	cvt.u32.u64 %rt79, %rdt38;
-	mov.b32 %rt80, 1;
-	shl.b32 %r728, %rt80, %rt79;
-	and.b32 %r728, %r728, 255;
-	mov.b32 %r726, %r728;
-$L_149:
-	or.b32 %r729, %r724, %r726;
-	mov.b32 %r730, %r695;
-	cvt.rn.f64.u32 %fd731, %r730;
-	mov.b32 %r732, %r695;
-	cvt.rn.f64.s32 %fd733, %r732;
-	setp.eq.f64 %p734, %fd731, %fd733;
-	mov.b64 %rd736, 6;
-$L_150:
-	@!%p734 bra $L_329;
-$L_151:
-	min.u64 %rdt39, %rd736, 32;
-	cvt.u32.u64 %rt81, %rdt39;
-	mov.b32 %rt82, 1;
-	shl.b32 %r737, %rt82, %rt81;
-	and.b32 %r737, %r737, 255;
-	mov.b32 %r735, %r737;
-$L_152:
-	or.b32 %r738, %r729, %r735;
-	mov.b32 %r739, %r695;
-	and.b32 %r739, %r739, 65535;
-	cvt.rn.f32.u32 %f740, %r739;
-	mov.b32 %r741, %r695;
-	cvt.s32.s16 %r741, %r741;
-	cvt.rn.f32.s32 %f742, %r741;
-	setp.gt.f32 %p743, %f740, %f742;
-	mov.b64 %rd745, 7;
-$L_153:
-	@!%p743 bra $L_328;
-$L_154:
-	min.u64 %rdt40, %rd745, 32;
-	cvt.u32.u64 %rt83, %rdt40;
-	mov.b32 %rt84, 1;
-	shl.b32 %r746, %rt84, %rt83;
-	and.b32 %r746, %r746, 255;
-	mov.b32 %r744, %r746;
-$L_155:
-	or.b32 %r747, %r738, %r744;
-	mov.b32 %r696, %r747;
-$L_156:
-	mad.lo.s64 %rd748, %rd694, 1, %rd22;
-	st.global.u8 [%rd748], %r696;
-	add.s64 %rd749, %rd477, 5;
-	mov.b32 %r750, %r17;
-	and.b32 %r750, %r750, 65535;
-$L_157:
-	mov.b32 %r752, %r750;
-	setp.lt.u32 %p753, %r752, 2147483648;
-	mov.b64 %rd755, 0;
-$L_158:
-	@!%p753 bra $L_327;
-$L_159:
-	min.u64 %rdt41, %rd755, 32;
-	cvt.u32.u64 %rt85, %rdt41;
-	mov.b32 %rt86, 1;
-	shl.b32 %r756, %rt86, %rt85;
-	and.b32 %r756, %r756, 255;
-	mov.b32 %r754, %r756;
-$L_160:
-	mov.b32 %r757, %r750;
-	setp.lt.s32 %p758, %r757, 0;
-	mov.b64 %rd760, 1;
-$L_161:
-	@!%p758 bra $L_326;
-$L_162:
-	min.u64 %rdt42, %rd760, 32;
-	cvt.u32.u64 %rt87, %rdt42;
-	mov.b32 %rt88, 1;
-	shl.b32 %r761, %rt88, %rt87;
-	and.b32 %r761, %r761, 255;
-	mov.b32 %r759, %r761;
-$L_163:
-	or.b32 %r762, %r754, %r759;
-	cvt.u64.u32 %rd763, %r750;
-	setp.gt.u64 %p764, %rd763, 9223372036854775808U;
-	mov.b64 %rd766, 2;
-$L_164:
-	@!%p764 bra $L_325;
-$L_165:
-	min.u64 %rdt43, %rd766, 32;
-	cvt.u32.u64 %rt89, %rdt43;
-	mov.b32 %rt90, 1;
-	shl.b32 %r767, %rt90, %rt89;
-	and.b32 %r767, %r767, 255;
-	mov.b32 %r765, %r767;
-$L_166:
-	or.b32 %r768, %r762, %r765;
-	setp.ge.u32 %p769, %r750, 32768;
-	mov.b64 %rd771, 3;
-$L_167:
-	@!%p769 bra $L_324;
-$L_168:
-	min.u64 %rdt44, %rd771, 32;
+$L_171:
+	@!%p607 bra $L_180;
+$L_172:
+	min.u64 %rdt44, %rd609, 32;
 	cvt.u32.u64 %rt91, %rdt44;
 	mov.b32 %rt92, 1;
-	shl.b32 %r772, %rt92, %rt91;
-	and.b32 %r772, %r772, 255;
-	mov.b32 %r770, %r772;
-$L_169:
-	or.b32 %r773, %r768, %r770;
-	mov.b32 %r774, %r750;
-	and.b32 %r774, %r774, 255;
-	setp.gt.u32 %p775, %r774, 128;
-	mov.b64 %rd777, 4;
-$L_170:
-	@!%p775 bra $L_323;
-$L_171:
-	min.u64 %rdt45, %rd777, 32;
+	shl.b32 %r610, %rt92, %rt91;
+	and.b32 %r610, %r610, 255;
+	mov.b32 %r608, %r610;
+$L_173:
+	or.b32 %r611, %r605, %r608;
+	mov.b32 %r612, %r587;
+	cvt.rn.f64.u32 %fd613, %r612;
+	mov.b32 %r614, %r587;
+	cvt.rn.f64.s32 %fd615, %r614;
+	setp.eq.f64 %p616, %fd613, %fd615;
+	mov.b64 %rd618, 4;
+$L_174:
+	@!%p616 bra $L_179;
+$L_175:
+	min.u64 %rdt45, %rd618, 32;
 	cvt.u32.u64 %rt93, %rdt45;
 	mov.b32 %rt94, 1;
-	shl.b32 %r778, %rt94, %rt93;
-	and.b32 %r778, %r778, 255;
-	mov.b32 %r776, %r778;
-$L_172:
-	or.b32 %r779, %r773, %r776;
-	setp.lt.u32 %p780, %r750, 1;
-	mov.b64 %rd782, 5;
-$L_173:
-	@!%p780 bra $L_322;
-$L_174:
-	min.u64 %rdt46, %rd782, 32;
-	cvt.u32.u64 %rt95, %rdt46;
-	mov.b32 %rt96, 1;
-	shl.b32 %r783, %rt96, %rt95;
-	and.b32 %r783, %r783, 255;
-	mov.b32 %r781, %r783;
-$L_175:
-	or.b32 %r784, %r779, %r781;
-	mov.b32 %r785, %r750;
-	cvt.rn.f64.u32 %fd786, %r785;
-	mov.b32 %r787, %r750;
-	cvt.rn.f64.s32 %fd788, %r787;
-	setp.eq.f64 %p789, %fd786, %fd788;
-	mov.b64 %rd791, 6;
+	shl.b32 %r619, %rt94, %rt93;
+	and.b32 %r619, %r619, 255;
+	mov.b32 %r617, %r619;
 $L_176:
-	@!%p789 bra $L_321;
+	or.b32 %r620, %r611, %r617;
+	mov.b32 %r588, %r620;
 $L_177:
-	min.u64 %rdt47, %rd791, 32;
-	cvt.u32.u64 %rt97, %rdt47;
-	mov.b32 %rt98, 1;
-	shl.b32 %r792, %rt98, %rt97;
-	and.b32 %r792, %r792, 255;
-	mov.b32 %r790, %r792;
+	mad.lo.s64 %rd621, %rd585, 1, %rd22;
+	st.global.u8 [%rd621], %r588;
 $L_178:
-	or.b32 %r793, %r784, %r790;
-	cvt.rn.f32.u32 %f794, %r750;
-	mov.b32 %r795, %r750;
-	cvt.s32.s16 %r795, %r795;
-	cvt.rn.f32.s32 %f796, %r795;
-	setp.gt.f32 %p797, %f794, %f796;
-	mov.b64 %rd799, 7;
-$L_179:
-	@!%p797 bra $L_320;
-$L_180:
-	min.u64 %rdt48, %rd799, 32;
-	cvt.u32.u64 %rt99, %rdt48;
-	mov.b32 %rt100, 1;
-	shl.b32 %r800, %rt100, %rt99;
-	and.b32 %r800, %r800, 255;
-	mov.b32 %r798, %r800;
-$L_181:
-	or.b32 %r801, %r793, %r798;
-	mov.b32 %r751, %r801;
-$L_182:
-	mad.lo.s64 %rd802, %rd749, 1, %rd22;
-	st.global.u8 [%rd802], %r751;
-	add.s64 %rd803, %rd477, 6;
-	mov.b32 %r804, %r17;
-$L_183:
-	setp.lt.u32 %p806, %r804, 2147483648;
-	mov.b64 %rd808, 0;
-$L_184:
-	@!%p806 bra $L_319;
-$L_185:
-	min.u64 %rdt49, %rd808, 32;
-	cvt.u32.u64 %rt101, %rdt49;
-	mov.b32 %rt102, 1;
-	shl.b32 %r809, %rt102, %rt101;
-	and.b32 %r809, %r809, 255;
-	mov.b32 %r807, %r809;
-$L_186:
-	mov.b32 %r810, %r804;
-	setp.lt.s32 %p811, %r810, 0;
-	mov.b64 %rd813, 1;
-$L_187:
-	@!%p811 bra $L_318;
-$L_188:
-	min.u64 %rdt50, %rd813, 32;
-	cvt.u32.u64 %rt103, %rdt50;
-	mov.b32 %rt104, 1;
-	shl.b32 %r814, %rt104, %rt103;
-	and.b32 %r814, %r814, 255;
-	mov.b32 %r812, %r814;
-$L_189:
-	or.b32 %r815, %r807, %r812;
-	cvt.u64.u32 %rd816, %r804;
-	setp.gt.u64 %p817, %rd816, 9223372036854775808U;
-	mov.b64 %rd819, 2;
-$L_190:
-	@!%p817 bra $L_317;
-$L_191:
-	min.u64 %rdt51, %rd819, 32;
-	cvt.u32.u64 %rt105, %rdt51;
-	mov.b32 %rt106, 1;
-	shl.b32 %r820, %rt106, %rt105;
-	and.b32 %r820, %r820, 255;
-	mov.b32 %r818, %r820;
-$L_192:
-	or.b32 %r821, %r815, %r818;
-	mov.b32 %r822, %r804;
-	and.b32 %r822, %r822, 65535;
-	setp.ge.u32 %p823, %r822, 32768;
-	mov.b64 %rd825, 3;
-$L_193:
-	@!%p823 bra $L_316;
-$L_194:
-	min.u64 %rdt52, %rd825, 32;
-	cvt.u32.u64 %rt107, %rdt52;
-	mov.b32 %rt108, 1;
-	shl.b32 %r826, %rt108, %rt107;
-	and.b32 %r826, %r826, 255;
-	mov.b32 %r824, %r826;
-$L_195:
-	or.b32 %r827, %r821, %r824;
-	mov.b32 %r828, %r804;
-	and.b32 %r828, %r828, 255;
-	setp.gt.u32 %p829, %r828, 128;
-	mov.b64 %rd831, 4;
-$L_196:
-	@!%p829 bra $L_315;
-$L_197:
-	min.u64 %rdt53, %rd831, 32;
-	cvt.u32.u64 %rt109, %rdt53;
-	mov.b32 %rt110, 1;
-	shl.b32 %r832, %rt110, %rt109;
-	and.b32 %r832, %r832, 255;
-	mov.b32 %r830, %r832;
-$L_198:
-	or.b32 %r833, %r827, %r830;
-	setp.lt.u32 %p834, %r804, 1;
-	mov.b64 %rd836, 5;
-$L_199:
-	@!%p834 bra $L_314;
-$L_200:
-	min.u64 %rdt54, %rd836, 32;
-	cvt.u32.u64 %rt111, %rdt54;
-	mov.b32 %rt112, 1;
-	shl.b32 %r837, %rt112, %rt111;
-	and.b32 %r837, %r837, 255;
-	mov.b32 %r835, %r837;
-$L_201:
-	or.b32 %r838, %r833, %r835;
-	cvt.rn.f64.u32 %fd839, %r804;
-	mov.b32 %r840, %r804;
-	cvt.rn.f64.s32 %fd841, %r840;
-	setp.eq.f64 %p842, %fd839, %fd841;
-	mov.b64 %rd844, 6;
-$L_202:
-	@!%p842 bra $L_313;
-$L_203:
-	min.u64 %rdt55, %rd844, 32;
-	cvt.u32.u64 %rt113, %rdt55;
-	mov.b32 %rt114, 1;
-	shl.b32 %r845, %rt114, %rt113;
-	and.b32 %r845, %r845, 255;
-	mov.b32 %r843, %r845;
-$L_204:
-	or.b32 %r846, %r838, %r843;
-	mov.b32 %r847, %r804;
-	and.b32 %r847, %r847, 65535;
-	cvt.rn.f32.u32 %f848, %r847;
-	mov.b32 %r849, %r804;
-	cvt.s32.s16 %r849, %r849;
-	cvt.rn.f32.s32 %f850, %r849;
-	setp.gt.f32 %p851, %f848, %f850;
-	mov.b64 %rd853, 7;
-$L_205:
-	@!%p851 bra $L_312;
-$L_206:
-	min.u64 %rdt56, %rd853, 32;
-	cvt.u32.u64 %rt115, %rdt56;
-	mov.b32 %rt116, 1;
-	shl.b32 %r854, %rt116, %rt115;
-	and.b32 %r854, %r854, 255;
-	mov.b32 %r852, %r854;
-$L_207:
-	or.b32 %r855, %r846, %r852;
-	mov.b32 %r805, %r855;
-$L_208:
-	mad.lo.s64 %rd856, %rd803, 1, %rd22;
-	st.global.u8 [%rd856], %r805;
-	add.s64 %rd857, %rd477, 7;
-	cvt.s64.s32 %rd858, %r17;
-$L_209:
-	cvt.u32.u64 %r860, %rd858;
-	setp.lt.u32 %p861, %r860, 2147483648;
-	mov.b64 %rd863, 0;
-$L_210:
-	@!%p861 bra $L_311;
-$L_211:
-	min.u64 %rdt57, %rd863, 32;
-	cvt.u32.u64 %rt117, %rdt57;
-	mov.b32 %rt118, 1;
-	shl.b32 %r864, %rt118, %rt117;
-	and.b32 %r864, %r864, 255;
-	mov.b32 %r862, %r864;
-$L_212:
-	cvt.u32.u64 %r865, %rd858;
-	setp.lt.s32 %p866, %r865, 0;
-	mov.b64 %rd868, 1;
-$L_213:
-	@!%p866 bra $L_310;
-$L_214:
-	min.u64 %rdt58, %rd868, 32;
-	cvt.u32.u64 %rt119, %rdt58;
-	mov.b32 %rt120, 1;
-	shl.b32 %r869, %rt120, %rt119;
-	and.b32 %r869, %r869, 255;
-	mov.b32 %r867, %r869;
-$L_215:
-	or.b32 %r870, %r862, %r867;
-	setp.gt.u64 %p871, %rd858, 9223372036854775808U;
-	mov.b64 %rd873, 2;
-$L_216:
-	@!%p871 bra $L_309;
-$L_217:
-	min.u64 %rdt59, %rd873, 32;
-	cvt.u32.u64 %rt121, %rdt59;
-	mov.b32 %rt122, 1;
-	shl.b32 %r874, %rt122, %rt121;
-	and.b32 %r874, %r874, 255;
-	mov.b32 %r872, %r874;
-$L_218:
-	or.b32 %r875, %r870, %r872;
-	cvt.u32.u64 %r876, %rd858;
-	and.b32 %r876, %r876, 65535;
-	setp.ge.u32 %p877, %r876, 32768;
-	mov.b64 %rd879, 3;
-$L_219:
-	@!%p877 bra $L_308;
-$L_220:
-	min.u64 %rdt60, %rd879, 32;
-	cvt.u32.u64 %rt123, %rdt60;
-	mov.b32 %rt124, 1;
-	shl.b32 %r880, %rt124, %rt123;
-	and.b32 %r880, %r880, 255;
-	mov.b32 %r878, %r880;
-$L_221:
-	or.b32 %r881, %r875, %r878;
-	cvt.u32.u64 %r882, %rd858;
-	and.b32 %r882, %r882, 255;
-	setp.gt.u32 %p883, %r882, 128;
-	mov.b64 %rd885, 4;
-$L_222:
-	@!%p883 bra $L_307;
-$L_223:
-	min.u64 %rdt61, %rd885, 32;
-	cvt.u32.u64 %rt125, %rdt61;
-	mov.b32 %rt126, 1;
-	shl.b32 %r886, %rt126, %rt125;
-	and.b32 %r886, %r886, 255;
-	mov.b32 %r884, %r886;
-$L_224:
-	or.b32 %r887, %r881, %r884;
-	setp.lt.u64 %p888, %rd858, 1;
-	mov.b64 %rd890, 5;
-$L_225:
-	@!%p888 bra $L_306;
-$L_226:
-	min.u64 %rdt62, %rd890, 32;
-	cvt.u32.u64 %rt127, %rdt62;
-	mov.b32 %rt128, 1;
-	shl.b32 %r891, %rt128, %rt127;
-	and.b32 %r891, %r891, 255;
-	mov.b32 %r889, %r891;
-$L_227:
-	or.b32 %r892, %r887, %r889;
-	cvt.u32.u64 %r893, %rd858;
-	cvt.rn.f64.u32 %fd894, %r893;
-	cvt.u32.u64 %r895, %rd858;
-	cvt.rn.f64.s32 %fd896, %r895;
-	setp.eq.f64 %p897, %fd894, %fd896;
-	mov.b64 %rd899, 6;
-$L_228:
-	@!%p897 bra $L_305;
-$L_229:
-	min.u64 %rdt63, %rd899, 32;
-	cvt.u32.u64 %rt129, %rdt63;
-	mov.b32 %rt130, 1;
-	shl.b32 %r900, %rt130, %rt129;
-	and.b32 %r900, %r900, 255;
-	mov.b32 %r898, %r900;
-$L_230:
-	or.b32 %r901, %r892, %r898;
-	cvt.u32.u64 %r902, %rd858;
-	and.b32 %r902, %r902, 65535;
-	cvt.rn.f32.u32 %f903, %r902;
-	cvt.u32.u64 %r904, %rd858;
-	cvt.s32.s16 %r904, %r904;
-	cvt.rn.f32.s32 %f905, %r904;
-	setp.gt.f32 %p906, %f903, %f905;
-	mov.b64 %rd908, 7;
-$L_231:
-	@!%p906 bra $L_304;
-$L_232:
-	min.u64 %rdt64, %rd908, 32;
-	cvt.u32.u64 %rt131, %rdt64;
-	mov.b32 %rt132, 1;
-	shl.b32 %r909, %rt132, %rt131;
-	and.b32 %r909, %r909, 255;
-	mov.b32 %r907, %r909;
-$L_233:
-	or.b32 %r910, %r901, %r907;
-	mov.b32 %r859, %r910;
-$L_234:
-	mad.lo.s64 %rd911, %rd857, 1, %rd22;
-	st.global.u8 [%rd911], %r859;
-	add.s64 %rd912, %rd477, 8;
-	mov.b32 %r913, %r17;
-	cvt.s32.s8 %r913, %r913;
-	add.s32 %r914, %r913, 1;
-	cvt.s32.s8 %r914, %r914;
-$L_235:
-	mov.b32 %r916, %r914;
-	setp.lt.u32 %p917, %r916, 2147483648;
-	mov.b64 %rd919, 0;
-$L_236:
-	@!%p917 bra $L_303;
-$L_237:
-	min.u64 %rdt65, %rd919, 32;
-	cvt.u32.u64 %rt133, %rdt65;
-	mov.b32 %rt134, 1;
-	shl.b32 %r920, %rt134, %rt133;
-	and.b32 %r920, %r920, 255;
-	mov.b32 %r918, %r920;
-$L_238:
-	mov.b32 %r921, %r914;
-	setp.lt.s32 %p922, %r921, 0;
-	mov.b64 %rd924, 1;
-$L_239:
-	@!%p922 bra $L_302;
-$L_240:
-	min.u64 %rdt66, %rd924, 32;
-	cvt.u32.u64 %rt135, %rdt66;
-	mov.b32 %rt136, 1;
-	shl.b32 %r925, %rt136, %rt135;
-	and.b32 %r925, %r925, 255;
-	mov.b32 %r923, %r925;
-$L_241:
-	or.b32 %r926, %r918, %r923;
-	cvt.s64.s32 %rd927, %r914;
-	setp.gt.u64 %p928, %rd927, 9223372036854775808U;
-	mov.b64 %rd930, 2;
-$L_242:
-	@!%p928 bra $L_301;
-$L_243:
-	min.u64 %rdt67, %rd930, 32;
-	cvt.u32.u64 %rt137, %rdt67;
-	mov.b32 %rt138, 1;
-	shl.b32 %r931, %rt138, %rt137;
-	and.b32 %r931, %r931, 255;
-	mov.b32 %r929, %r931;
-$L_244:
-	or.b32 %r932, %r926, %r929;
-	mov.b32 %r933, %r914;
-	and.b32 %r933, %r933, 65535;
-	setp.ge.u32 %p934, %r933, 32768;
-	mov.b64 %rd936, 3;
-$L_245:
-	@!%p934 bra $L_300;
-$L_246:
-	min.u64 %rdt68, %rd936, 32;
-	cvt.u32.u64 %rt139, %rdt68;
-	mov.b32 %rt140, 1;
-	shl.b32 %r937, %rt140, %rt139;
-	and.b32 %r937, %r937, 255;
-	mov.b32 %r935, %r937;
-$L_247:
-	or.b32 %r938, %r932, %r935;
-	mov.b32 %r939, %r914;
-	and.b32 %r939, %r939, 255;
-	setp.gt.u32 %p940, %r939, 128;
-	mov.b64 %rd942, 4;
-$L_248:
-	@!%p940 bra $L_299;
-$L_249:
-	min.u64 %rdt69, %rd942, 32;
-	cvt.u32.u64 %rt141, %rdt69;
-	mov.b32 %rt142, 1;
-	shl.b32 %r943, %rt142, %rt141;
-	and.b32 %r943, %r943, 255;
-	mov.b32 %r941, %r943;
-$L_250:
-	or.b32 %r944, %r938, %r941;
-	setp.lt.s32 %p945, %r914, 1;
-	mov.b64 %rd947, 5;
-$L_251:
-	@!%p945 bra $L_298;
-$L_252:
-	min.u64 %rdt70, %rd947, 32;
-	cvt.u32.u64 %rt143, %rdt70;
-	mov.b32 %rt144, 1;
-	shl.b32 %r948, %rt144, %rt143;
-	and.b32 %r948, %r948, 255;
-	mov.b32 %r946, %r948;
-$L_253:
-	or.b32 %r949, %r944, %r946;
-	mov.b32 %r950, %r914;
-	cvt.rn.f64.u32 %fd951, %r950;
-	mov.b32 %r952, %r914;
-	cvt.rn.f64.s32 %fd953, %r952;
-	setp.eq.f64 %p954, %fd951, %fd953;
-	mov.b64 %rd956, 6;
-$L_254:
-	@!%p954 bra $L_297;
-$L_255:
-	min.u64 %rdt71, %rd956, 32;
-	cvt.u32.u64 %rt145, %rdt71;
-	mov.b32 %rt146, 1;
-	shl.b32 %r957, %rt146, %rt145;
-	and.b32 %r957, %r957, 255;
-	mov.b32 %r955, %r957;
-$L_256:
-	or.b32 %r958, %r949, %r955;
-	mov.b32 %r959, %r914;
-	and.b32 %r959, %r959, 65535;
-	cvt.rn.f32.u32 %f960, %r959;
-	mov.b32 %r961, %r914;
-	cvt.s32.s16 %r961, %r961;
-	cvt.rn.f32.s32 %f962, %r961;
-	setp.gt.f32 %p963, %f960, %f962;
-	mov.b64 %rd965, 7;
-$L_257:
-	@!%p963 bra $L_296;
-$L_258:
-	min.u64 %rdt72, %rd965, 32;
-	cvt.u32.u64 %rt147, %rdt72;
-	mov.b32 %rt148, 1;
-	shl.b32 %r966, %rt148, %rt147;
-	and.b32 %r966, %r966, 255;
-	mov.b32 %r964, %r966;
-$L_259:
-	or.b32 %r967, %r958, %r964;
-	mov.b32 %r915, %r967;
-$L_260:
-	mad.lo.s64 %rd968, %rd912, 1, %rd22;
-	st.global.u8 [%rd968], %r915;
-	add.s64 %rd969, %rd477, 9;
-	mov.b32 %r970, %r17;
-	cvt.s32.s16 %r970, %r970;
-	sub.s32 %r971, %r970, 1;
-	cvt.s32.s16 %r971, %r971;
-$L_261:
-	mov.b32 %r973, %r971;
-	setp.lt.u32 %p974, %r973, 2147483648;
-	mov.b64 %rd976, 0;
-$L_262:
-	@!%p974 bra $L_295;
-$L_263:
-	min.u64 %rdt73, %rd976, 32;
-	cvt.u32.u64 %rt149, %rdt73;
-	mov.b32 %rt150, 1;
-	shl.b32 %r977, %rt150, %rt149;
-	and.b32 %r977, %r977, 255;
-	mov.b32 %r975, %r977;
-$L_264:
-	mov.b32 %r978, %r971;
-	setp.lt.s32 %p979, %r978, 0;
-	mov.b64 %rd981, 1;
-$L_265:
-	@!%p979 bra $L_294;
-$L_266:
-	min.u64 %rdt74, %rd981, 32;
-	cvt.u32.u64 %rt151, %rdt74;
-	mov.b32 %rt152, 1;
-	shl.b32 %r982, %rt152, %rt151;
-	and.b32 %r982, %r982, 255;
-	mov.b32 %r980, %r982;
-$L_267:
-	or.b32 %r983, %r975, %r980;
-	cvt.s64.s32 %rd984, %r971;
-	setp.gt.u64 %p985, %rd984, 9223372036854775808U;
-	mov.b64 %rd987, 2;
-$L_268:
-	@!%p985 bra $L_293;
-$L_269:
-	min.u64 %rdt75, %rd987, 32;
-	cvt.u32.u64 %rt153, %rdt75;
-	mov.b32 %rt154, 1;
-	shl.b32 %r988, %rt154, %rt153;
-	and.b32 %r988, %r988, 255;
-	mov.b32 %r986, %r988;
-$L_270:
-	or.b32 %r989, %r983, %r986;
-	mov.b32 %r990, %r971;
-	and.b32 %r990, %r990, 65535;
-	setp.ge.u32 %p991, %r990, 32768;
-	mov.b64 %rd993, 3;
-$L_271:
-	@!%p991 bra $L_292;
-$L_272:
-	min.u64 %rdt76, %rd993, 32;
-	cvt.u32.u64 %rt155, %rdt76;
-	mov.b32 %rt156, 1;
-	shl.b32 %r994, %rt156, %rt155;
-	and.b32 %r994, %r994, 255;
-	mov.b32 %r992, %r994;
-$L_273:
-	or.b32 %r995, %r989, %r992;
-	mov.b32 %r996, %r971;
-	and.b32 %r996, %r996, 255;
-	setp.gt.u32 %p997, %r996, 128;
-	mov.b64 %rd999, 4;
-$L_274:
-	@!%p997 bra $L_291;
-$L_275:
-	min.u64 %rdt77, %rd999, 32;
-	cvt.u32.u64 %rt157, %rdt77;
-	mov.b32 %rt158, 1;
-	shl.b32 %r1000, %rt158, %rt157;
-	and.b32 %r1000, %r1000, 255;
-	mov.b32 %r998, %r1000;
-$L_276:
-	or.b32 %r1001, %r995, %r998;
-	setp.lt.s32 %p1002, %r971, 1;
-	mov.b64 %rd1004, 5;
-$L_277:
-	@!%p1002 bra $L_290;
-$L_278:
-	min.u64 %rdt78, %rd1004, 32;
-	cvt.u32.u64 %rt159, %rdt78;
-	mov.b32 %rt160, 1;
-	shl.b32 %r1005, %rt160, %rt159;
-	and.b32 %r1005, %r1005, 255;
-	mov.b32 %r1003, %r1005;
-$L_279:
-	or.b32 %r1006, %r1001, %r1003;
-	mov.b32 %r1007, %r971;
-	cvt.rn.f64.u32 %fd1008, %r1007;
-	mov.b32 %r1009, %r971;
-	cvt.rn.f64.s32 %fd1010, %r1009;
-	setp.eq.f64 %p1011, %fd1008, %fd1010;
-	mov.b64 %rd1013, 6;
-$L_280:
-	@!%p1011 bra $L_289;
-$L_281:
-	min.u64 %rdt79, %rd1013, 32;
-	cvt.u32.u64 %rt161, %rdt79;
-	mov.b32 %rt162, 1;
-	shl.b32 %r1014, %rt162, %rt161;
-	and.b32 %r1014, %r1014, 255;
-	mov.b32 %r1012, %r1014;
-$L_282:
-	or.b32 %r1015, %r1006, %r1012;
-	mov.b32 %r1016, %r971;
-	and.b32 %r1016, %r1016, 65535;
-	cvt.rn.f32.u32 %f1017, %r1016;
-	cvt.rn.f32.s32 %f1018, %r971;
-	setp.gt.f32 %p1019, %f1017, %f1018;
-	mov.b64 %rd1021, 7;
-$L_283:
-	@!%p1019 bra $L_288;
-$L_284:
-	min.u64 %rdt80, %rd1021, 32;
-	cvt.u32.u64 %rt163, %rdt80;
-	mov.b32 %rt164, 1;
-	shl.b32 %r1022, %rt164, %rt163;
-	and.b32 %r1022, %r1022, 255;
-	mov.b32 %r1020, %r1022;
-$L_285:
-	or.b32 %r1023, %r1015, %r1020;
-	mov.b32 %r972, %r1023;
-$L_286:
-	mad.lo.s64 %rd1024, %rd969, 1, %rd22;
-	st.global.u8 [%rd1024], %r972;
-$L_287:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_288:
-	mov.b32 %r1020, 0;
-	bra.uni $L_285;
-$L_289:
-	mov.b32 %r1012, 0;
-	bra.uni $L_282;
-$L_290:
-	mov.b32 %r1003, 0;
-	bra.uni $L_279;
-$L_291:
-	mov.b32 %r998, 0;
-	bra.uni $L_276;
-$L_292:
-	mov.b32 %r992, 0;
-	bra.uni $L_273;
-$L_293:
-	mov.b32 %r986, 0;
-	bra.uni $L_270;
-$L_294:
-	mov.b32 %r980, 0;
-	bra.uni $L_267;
-$L_295:
-	mov.b32 %r975, 0;
-	bra.uni $L_264;
-$L_296:
-	mov.b32 %r964, 0;
-	bra.uni $L_259;
-$L_297:
-	mov.b32 %r955, 0;
-	bra.uni $L_256;
-$L_298:
-	mov.b32 %r946, 0;
-	bra.uni $L_253;
-$L_299:
-	mov.b32 %r941, 0;
-	bra.uni $L_250;
-$L_300:
-	mov.b32 %r935, 0;
-	bra.uni $L_247;
-$L_301:
-	mov.b32 %r929, 0;
-	bra.uni $L_244;
-$L_302:
-	mov.b32 %r923, 0;
-	bra.uni $L_241;
-$L_303:
-	mov.b32 %r918, 0;
-	bra.uni $L_238;
-$L_304:
-	mov.b32 %r907, 0;
-	bra.uni $L_233;
-$L_305:
-	mov.b32 %r898, 0;
-	bra.uni $L_230;
-$L_306:
-	mov.b32 %r889, 0;
-	bra.uni $L_227;
-$L_307:
-	mov.b32 %r884, 0;
-	bra.uni $L_224;
-$L_308:
-	mov.b32 %r878, 0;
-	bra.uni $L_221;
-$L_309:
-	mov.b32 %r872, 0;
-	bra.uni $L_218;
-$L_310:
-	mov.b32 %r867, 0;
-	bra.uni $L_215;
-$L_311:
-	mov.b32 %r862, 0;
-	bra.uni $L_212;
-$L_312:
-	mov.b32 %r852, 0;
-	bra.uni $L_207;
-$L_313:
-	mov.b32 %r843, 0;
-	bra.uni $L_204;
-$L_314:
-	mov.b32 %r835, 0;
-	bra.uni $L_201;
-$L_315:
-	mov.b32 %r830, 0;
-	bra.uni $L_198;
-$L_316:
-	mov.b32 %r824, 0;
-	bra.uni $L_195;
-$L_317:
-	mov.b32 %r818, 0;
-	bra.uni $L_192;
-$L_318:
-	mov.b32 %r812, 0;
-	bra.uni $L_189;
-$L_319:
-	mov.b32 %r807, 0;
-	bra.uni $L_186;
-$L_320:
-	mov.b32 %r798, 0;
-	bra.uni $L_181;
-$L_321:
-	mov.b32 %r790, 0;
-	bra.uni $L_178;
-$L_322:
-	mov.b32 %r781, 0;
-	bra.uni $L_175;
-$L_323:
-	mov.b32 %r776, 0;
-	bra.uni $L_172;
-$L_324:
-	mov.b32 %r770, 0;
-	bra.uni $L_169;
-$L_325:
-	mov.b32 %r765, 0;
-	bra.uni $L_166;
-$L_326:
-	mov.b32 %r759, 0;
-	bra.uni $L_163;
-$L_327:
-	mov.b32 %r754, 0;
-	bra.uni $L_160;
-$L_328:
-	mov.b32 %r744, 0;
-	bra.uni $L_155;
-$L_329:
-	mov.b32 %r735, 0;
-	bra.uni $L_152;
-$L_330:
-	mov.b32 %r726, 0;
-	bra.uni $L_149;
-$L_331:
-	mov.b32 %r721, 0;
-	bra.uni $L_146;
-$L_332:
-	mov.b32 %r716, 0;
-	bra.uni $L_143;
-$L_333:
-	mov.b32 %r710, 0;
-	bra.uni $L_140;
-$L_334:
-	mov.b32 %r704, 0;
-	bra.uni $L_137;
-$L_335:
-	mov.b32 %r699, 0;
-	bra.uni $L_134;
-$L_336:
-	mov.b32 %r689, 0;
-	bra.uni $L_129;
-$L_337:
-	mov.b32 %r680, 0;
-	bra.uni $L_126;
-$L_338:
-	mov.b32 %r672, 0;
-	bra.uni $L_123;
-$L_339:
-	mov.b32 %r667, 0;
-	bra.uni $L_120;
-$L_340:
-	mov.b32 %r661, 0;
-	bra.uni $L_117;
-$L_341:
-	mov.b32 %r655, 0;
-	bra.uni $L_114;
-$L_342:
-	mov.b32 %r649, 0;
-	bra.uni $L_111;
-$L_343:
-	mov.b32 %r645, 0;
-	bra.uni $L_108;
-$L_344:
-	mov.b32 %r636, 0;
-	bra.uni $L_103;
-$L_345:
-	mov.b32 %r628, 0;
-	bra.uni $L_100;
-$L_346:
-	mov.b32 %r619, 0;
-	bra.uni $L_97;
-$L_347:
-	mov.b32 %r614, 0;
-	bra.uni $L_94;
-$L_348:
+$L_179:
+	mov.b32 %r617, 0;
+	bra.uni $L_176;
+$L_180:
 	mov.b32 %r608, 0;
-	bra.uni $L_91;
-$L_349:
+	bra.uni $L_173;
+$L_181:
 	mov.b32 %r602, 0;
-	bra.uni $L_88;
-$L_350:
+	bra.uni $L_170;
+$L_182:
 	mov.b32 %r596, 0;
-	bra.uni $L_85;
-$L_351:
+	bra.uni $L_167;
+$L_183:
 	mov.b32 %r591, 0;
-	bra.uni $L_82;
-$L_352:
-	mov.b32 %r581, 0;
-	bra.uni $L_77;
-$L_353:
-	mov.b32 %r572, 0;
-	bra.uni $L_74;
-$L_354:
-	mov.b32 %r563, 0;
-	bra.uni $L_71;
-$L_355:
-	mov.b32 %r558, 0;
-	bra.uni $L_68;
-$L_356:
-	mov.b32 %r552, 0;
-	bra.uni $L_65;
-$L_357:
-	mov.b32 %r546, 0;
-	bra.uni $L_62;
-$L_358:
-	mov.b32 %r540, 0;
-	bra.uni $L_59;
-$L_359:
+	bra.uni $L_164;
+$L_184:
+	mov.b32 %r580, 0;
+	bra.uni $L_159;
+$L_185:
+	mov.b32 %r571, 0;
+	bra.uni $L_156;
+$L_186:
+	mov.b32 %r565, 0;
+	bra.uni $L_153;
+$L_187:
+	mov.b32 %r559, 0;
+	bra.uni $L_150;
+$L_188:
+	mov.b32 %r554, 0;
+	bra.uni $L_147;
+$L_189:
+	mov.b32 %r543, 0;
+	bra.uni $L_142;
+$L_190:
 	mov.b32 %r535, 0;
-	bra.uni $L_56;
-$L_360:
-	mov.b32 %r525, 0;
+	bra.uni $L_139;
+$L_191:
+	mov.b32 %r529, 0;
+	bra.uni $L_136;
+$L_192:
+	mov.b32 %r523, 0;
+	bra.uni $L_133;
+$L_193:
+	mov.b32 %r518, 0;
+	bra.uni $L_130;
+$L_194:
+	mov.b32 %r509, 0;
+	bra.uni $L_125;
+$L_195:
+	mov.b32 %r500, 0;
+	bra.uni $L_122;
+$L_196:
+	mov.b32 %r495, 0;
+	bra.uni $L_119;
+$L_197:
+	mov.b32 %r489, 0;
+	bra.uni $L_116;
+$L_198:
+	mov.b32 %r484, 0;
+	bra.uni $L_113;
+$L_199:
+	mov.b32 %r474, 0;
+	bra.uni $L_108;
+$L_200:
+	mov.b32 %r465, 0;
+	bra.uni $L_105;
+$L_201:
+	mov.b32 %r459, 0;
+	bra.uni $L_102;
+$L_202:
+	mov.b32 %r453, 0;
+	bra.uni $L_99;
+$L_203:
+	mov.b32 %r448, 0;
+	bra.uni $L_96;
+$L_204:
+	mov.b32 %r438, 0;
+	bra.uni $L_91;
+$L_205:
+	mov.b32 %r430, 0;
+	bra.uni $L_88;
+$L_206:
+	mov.b32 %r424, 0;
+	bra.uni $L_85;
+$L_207:
+	mov.b32 %r418, 0;
+	bra.uni $L_82;
+$L_208:
+	mov.b32 %r414, 0;
+	bra.uni $L_79;
+$L_209:
+	mov.b32 %r405, 0;
+	bra.uni $L_74;
+$L_210:
+	mov.b32 %r396, 0;
+	bra.uni $L_71;
+$L_211:
+	mov.b32 %r390, 0;
+	bra.uni $L_68;
+$L_212:
+	mov.b32 %r384, 0;
+	bra.uni $L_65;
+$L_213:
+	mov.b32 %r379, 0;
+	bra.uni $L_62;
+$L_214:
+	mov.b32 %r369, 0;
+	bra.uni $L_57;
+$L_215:
+	mov.b32 %r360, 0;
+	bra.uni $L_54;
+$L_216:
+	mov.b32 %r354, 0;
 	bra.uni $L_51;
-$L_361:
-	mov.b32 %r516, 0;
+$L_217:
+	mov.b32 %r348, 0;
 	bra.uni $L_48;
-$L_362:
-	mov.b32 %r508, 0;
+$L_218:
+	mov.b32 %r343, 0;
 	bra.uni $L_45;
-$L_363:
-	mov.b32 %r503, 0;
-	bra.uni $L_42;
-$L_364:
-	mov.b32 %r497, 0;
-	bra.uni $L_39;
-$L_365:
-	mov.b32 %r491, 0;
-	bra.uni $L_36;
-$L_366:
-	mov.b32 %r485, 0;
-	bra.uni $L_33;
-$L_367:
-	mov.b32 %r481, 0;
-	bra.uni $L_30;
-$L_368:
+$L_219:
+	mov.b32 %r333, 0;
+	bra.uni $L_40;
+$L_220:
+	mov.b32 %r325, 0;
+	bra.uni $L_37;
+$L_221:
+	mov.b32 %r319, 0;
+	bra.uni $L_34;
+$L_222:
+	mov.b32 %r313, 0;
+	bra.uni $L_31;
+$L_223:
+	mov.b32 %r309, 0;
+	bra.uni $L_28;
+$L_224:
 	ret;
 }
 
@@ -10209,13 +7472,13 @@ $L_368:
 	.param .s64 ConvertInt64_0_param_9
 )
 {
-	.reg .pred %p<1025>;
-	.reg .b32 %r<1029>;
-	.reg .b32 %rt<165>;
-	.reg .b64 %rd<1030>;
-	.reg .b64 %rdt<81>;
-	.reg .f32 %f<1024>;
-	.reg .f64 %fd<1016>;
+	.reg .pred %p<620>;
+	.reg .b32 %r<624>;
+	.reg .b32 %rt<95>;
+	.reg .b64 %rd<625>;
+	.reg .b64 %rdt<46>;
+	.reg .f32 %f<301>;
+	.reg .f64 %fd<619>;
 
 $L_0:
 	ld.param.u64 %rd4, [ConvertInt64_0_param_0];
@@ -10244,13 +7507,13 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_368;
+	@!%p7 bra $L_224;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_368;
+	@!%p10 bra $L_224;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd4;
 	ld.global.s64 %rd12, [%rd11];
@@ -10319,2057 +7582,1144 @@ $L_6:
 	cvt.u64.u32 %rd66, %r65;
 	mad.lo.s64 %rd67, %rd62, 8, %rd18;
 	st.global.s64 [%rd67], %rd66;
-	mul.lo.s64 %rd68, %rd9, 90;
+	mul.lo.s64 %rd68, %rd9, 9;
 $L_7:
-	cvt.rn.f64.s64 %fd69, %rd17;
-	mad.lo.s64 %rd70, %rd68, 8, %rd20;
-	st.global.f64 [%rd70], %fd69;
-	add.s64 %rd71, %rd68, 1;
-	cvt.rn.f32.s64 %f72, %rd17;
-	cvt.f64.f32 %fd73, %f72;
-	mad.lo.s64 %rd74, %rd71, 8, %rd20;
-	st.global.f64 [%rd74], %fd73;
-	add.s64 %rd75, %rd68, 2;
-	cvt.u32.u64 %r76, %rd17;
-	cvt.rn.f64.u32 %fd77, %r76;
-	mad.lo.s64 %rd78, %rd75, 8, %rd20;
-	st.global.f64 [%rd78], %fd77;
-	add.s64 %rd79, %rd68, 3;
-	cvt.u32.u64 %r80, %rd17;
-	cvt.rn.f32.u32 %f81, %r80;
-	cvt.f64.f32 %fd82, %f81;
-	mad.lo.s64 %rd83, %rd79, 8, %rd20;
-	st.global.f64 [%rd83], %fd82;
-	add.s64 %rd84, %rd68, 4;
-	cvt.u32.u64 %r85, %rd17;
-	cvt.rn.f64.s32 %fd86, %r85;
-	mad.lo.s64 %rd87, %rd84, 8, %rd20;
-	st.global.f64 [%rd87], %fd86;
-	add.s64 %rd88, %rd68, 5;
-	cvt.u32.u64 %r89, %rd17;
-	cvt.rn.f32.s32 %f90, %r89;
-	cvt.f64.f32 %fd91, %f90;
-	mad.lo.s64 %rd92, %rd88, 8, %rd20;
-	st.global.f64 [%rd92], %fd91;
-	add.s64 %rd93, %rd68, 6;
-	mov.b64 %rd94, %rd17;
-	cvt.rn.f64.u64 %fd95, %rd94;
-	mad.lo.s64 %rd96, %rd93, 8, %rd20;
-	st.global.f64 [%rd96], %fd95;
-	add.s64 %rd97, %rd68, 7;
-	mov.b64 %rd98, %rd17;
-	cvt.rn.f32.u64 %f99, %rd98;
-	cvt.f64.f32 %fd100, %f99;
-	mad.lo.s64 %rd101, %rd97, 8, %rd20;
-	st.global.f64 [%rd101], %fd100;
-	add.s64 %rd102, %rd68, 8;
-	cvt.u32.u64 %r103, %rd17;
-	and.b32 %r103, %r103, 65535;
-	cvt.rn.f64.u32 %fd104, %r103;
-	cvt.u32.u64 %r105, %rd17;
-	and.b32 %r105, %r105, 255;
-	cvt.rn.f64.u32 %fd106, %r105;
-	add.rn.f64 %fd107, %fd104, %fd106;
-	mad.lo.s64 %rd108, %rd102, 8, %rd20;
-	st.global.f64 [%rd108], %fd107;
+	cvt.rn.f64.s64 %fd70, %rd17;
+	cvt.rn.f32.s64 %f71, %rd17;
+	cvt.f64.f32 %fd72, %f71;
+	mul.rn.f64 %fd73, %fd72, 0d4008000000000000;
+	add.rn.f64 %fd74, %fd70, %fd73;
+	cvt.u32.u64 %r75, %rd17;
+	cvt.rn.f64.u32 %fd76, %r75;
+	mul.rn.f64 %fd77, %fd76, 0d4014000000000000;
+	add.rn.f64 %fd78, %fd74, %fd77;
+	cvt.u32.u64 %r79, %rd17;
+	cvt.rn.f32.u32 %f80, %r79;
+	cvt.f64.f32 %fd81, %f80;
+	mul.rn.f64 %fd82, %fd81, 0d401C000000000000;
+	add.rn.f64 %fd83, %fd78, %fd82;
+	mov.b64 %rd84, %rd17;
+	cvt.rn.f64.u64 %fd85, %rd84;
+	mul.rn.f64 %fd86, %fd85, 0d4026000000000000;
+	add.rn.f64 %fd87, %fd83, %fd86;
+	cvt.u32.u64 %r88, %rd17;
+	and.b32 %r88, %r88, 65535;
+	cvt.rn.f32.u32 %f89, %r88;
+	cvt.f64.f32 %fd90, %f89;
+	mul.rn.f64 %fd91, %fd90, 0d402A000000000000;
+	add.rn.f64 %fd92, %fd87, %fd91;
+	mov.f64 %fd69, %fd92;
 $L_8:
-	cvt.u32.u64 %r109, %rd17;
-	cvt.s32.s8 %r109, %r109;
-	add.s64 %rd110, %rd68, 9;
+	mad.lo.s64 %rd93, %rd68, 8, %rd20;
+	st.global.f64 [%rd93], %fd69;
+	add.s64 %rd94, %rd68, 1;
+	cvt.u32.u64 %r95, %rd17;
+	cvt.s32.s8 %r95, %r95;
 $L_9:
-	cvt.rn.f64.s32 %fd111, %r109;
-	mad.lo.s64 %rd112, %rd110, 8, %rd20;
-	st.global.f64 [%rd112], %fd111;
-	add.s64 %rd113, %rd110, 1;
-	cvt.rn.f32.s32 %f114, %r109;
-	cvt.f64.f32 %fd115, %f114;
-	mad.lo.s64 %rd116, %rd113, 8, %rd20;
-	st.global.f64 [%rd116], %fd115;
-	add.s64 %rd117, %rd110, 2;
-	mov.b32 %r118, %r109;
-	cvt.rn.f64.u32 %fd119, %r118;
-	mad.lo.s64 %rd120, %rd117, 8, %rd20;
-	st.global.f64 [%rd120], %fd119;
-	add.s64 %rd121, %rd110, 3;
-	mov.b32 %r122, %r109;
-	cvt.rn.f32.u32 %f123, %r122;
-	cvt.f64.f32 %fd124, %f123;
-	mad.lo.s64 %rd125, %rd121, 8, %rd20;
-	st.global.f64 [%rd125], %fd124;
-	add.s64 %rd126, %rd110, 4;
-	mov.b32 %r127, %r109;
-	cvt.rn.f64.s32 %fd128, %r127;
-	mad.lo.s64 %rd129, %rd126, 8, %rd20;
-	st.global.f64 [%rd129], %fd128;
-	add.s64 %rd130, %rd110, 5;
-	mov.b32 %r131, %r109;
-	cvt.rn.f32.s32 %f132, %r131;
-	cvt.f64.f32 %fd133, %f132;
-	mad.lo.s64 %rd134, %rd130, 8, %rd20;
-	st.global.f64 [%rd134], %fd133;
-	add.s64 %rd135, %rd110, 6;
-	cvt.s64.s32 %rd136, %r109;
-	cvt.rn.f64.u64 %fd137, %rd136;
-	mad.lo.s64 %rd138, %rd135, 8, %rd20;
-	st.global.f64 [%rd138], %fd137;
-	add.s64 %rd139, %rd110, 7;
-	cvt.s64.s32 %rd140, %r109;
-	cvt.rn.f32.u64 %f141, %rd140;
-	cvt.f64.f32 %fd142, %f141;
-	mad.lo.s64 %rd143, %rd139, 8, %rd20;
-	st.global.f64 [%rd143], %fd142;
-	add.s64 %rd144, %rd110, 8;
-	mov.b32 %r145, %r109;
-	and.b32 %r145, %r145, 65535;
-	cvt.rn.f64.u32 %fd146, %r145;
-	mov.b32 %r147, %r109;
-	and.b32 %r147, %r147, 255;
-	cvt.rn.f64.u32 %fd148, %r147;
-	add.rn.f64 %fd149, %fd146, %fd148;
-	mad.lo.s64 %rd150, %rd144, 8, %rd20;
-	st.global.f64 [%rd150], %fd149;
+	cvt.rn.f64.s32 %fd97, %r95;
+	cvt.rn.f32.s32 %f98, %r95;
+	cvt.f64.f32 %fd99, %f98;
+	mul.rn.f64 %fd100, %fd99, 0d4008000000000000;
+	add.rn.f64 %fd101, %fd97, %fd100;
+	mov.b32 %r102, %r95;
+	cvt.rn.f64.u32 %fd103, %r102;
+	mul.rn.f64 %fd104, %fd103, 0d4014000000000000;
+	add.rn.f64 %fd105, %fd101, %fd104;
+	mov.b32 %r106, %r95;
+	cvt.rn.f32.u32 %f107, %r106;
+	cvt.f64.f32 %fd108, %f107;
+	mul.rn.f64 %fd109, %fd108, 0d401C000000000000;
+	add.rn.f64 %fd110, %fd105, %fd109;
+	cvt.s64.s32 %rd111, %r95;
+	cvt.rn.f64.u64 %fd112, %rd111;
+	mul.rn.f64 %fd113, %fd112, 0d4026000000000000;
+	add.rn.f64 %fd114, %fd110, %fd113;
+	mov.b32 %r115, %r95;
+	and.b32 %r115, %r115, 65535;
+	cvt.rn.f32.u32 %f116, %r115;
+	cvt.f64.f32 %fd117, %f116;
+	mul.rn.f64 %fd118, %fd117, 0d402A000000000000;
+	add.rn.f64 %fd119, %fd114, %fd118;
+	mov.f64 %fd96, %fd119;
 $L_10:
-	cvt.u32.u64 %r151, %rd17;
-	cvt.s32.s16 %r151, %r151;
-	add.s64 %rd152, %rd68, 18;
+	mad.lo.s64 %rd120, %rd94, 8, %rd20;
+	st.global.f64 [%rd120], %fd96;
+	add.s64 %rd121, %rd68, 2;
+	cvt.u32.u64 %r122, %rd17;
+	cvt.s32.s16 %r122, %r122;
 $L_11:
-	cvt.rn.f64.s32 %fd153, %r151;
-	mad.lo.s64 %rd154, %rd152, 8, %rd20;
-	st.global.f64 [%rd154], %fd153;
-	add.s64 %rd155, %rd152, 1;
-	cvt.rn.f32.s32 %f156, %r151;
-	cvt.f64.f32 %fd157, %f156;
-	mad.lo.s64 %rd158, %rd155, 8, %rd20;
-	st.global.f64 [%rd158], %fd157;
-	add.s64 %rd159, %rd152, 2;
-	mov.b32 %r160, %r151;
-	cvt.rn.f64.u32 %fd161, %r160;
-	mad.lo.s64 %rd162, %rd159, 8, %rd20;
-	st.global.f64 [%rd162], %fd161;
-	add.s64 %rd163, %rd152, 3;
-	mov.b32 %r164, %r151;
-	cvt.rn.f32.u32 %f165, %r164;
-	cvt.f64.f32 %fd166, %f165;
-	mad.lo.s64 %rd167, %rd163, 8, %rd20;
-	st.global.f64 [%rd167], %fd166;
-	add.s64 %rd168, %rd152, 4;
-	mov.b32 %r169, %r151;
-	cvt.rn.f64.s32 %fd170, %r169;
-	mad.lo.s64 %rd171, %rd168, 8, %rd20;
-	st.global.f64 [%rd171], %fd170;
-	add.s64 %rd172, %rd152, 5;
-	mov.b32 %r173, %r151;
-	cvt.rn.f32.s32 %f174, %r173;
-	cvt.f64.f32 %fd175, %f174;
-	mad.lo.s64 %rd176, %rd172, 8, %rd20;
-	st.global.f64 [%rd176], %fd175;
-	add.s64 %rd177, %rd152, 6;
-	cvt.s64.s32 %rd178, %r151;
-	cvt.rn.f64.u64 %fd179, %rd178;
-	mad.lo.s64 %rd180, %rd177, 8, %rd20;
-	st.global.f64 [%rd180], %fd179;
-	add.s64 %rd181, %rd152, 7;
-	cvt.s64.s32 %rd182, %r151;
-	cvt.rn.f32.u64 %f183, %rd182;
-	cvt.f64.f32 %fd184, %f183;
-	mad.lo.s64 %rd185, %rd181, 8, %rd20;
-	st.global.f64 [%rd185], %fd184;
-	add.s64 %rd186, %rd152, 8;
-	mov.b32 %r187, %r151;
-	and.b32 %r187, %r187, 65535;
-	cvt.rn.f64.u32 %fd188, %r187;
-	mov.b32 %r189, %r151;
-	and.b32 %r189, %r189, 255;
-	cvt.rn.f64.u32 %fd190, %r189;
-	add.rn.f64 %fd191, %fd188, %fd190;
-	mad.lo.s64 %rd192, %rd186, 8, %rd20;
-	st.global.f64 [%rd192], %fd191;
+	cvt.rn.f64.s32 %fd124, %r122;
+	cvt.rn.f32.s32 %f125, %r122;
+	cvt.f64.f32 %fd126, %f125;
+	mul.rn.f64 %fd127, %fd126, 0d4008000000000000;
+	add.rn.f64 %fd128, %fd124, %fd127;
+	mov.b32 %r129, %r122;
+	cvt.rn.f64.u32 %fd130, %r129;
+	mul.rn.f64 %fd131, %fd130, 0d4014000000000000;
+	add.rn.f64 %fd132, %fd128, %fd131;
+	mov.b32 %r133, %r122;
+	cvt.rn.f32.u32 %f134, %r133;
+	cvt.f64.f32 %fd135, %f134;
+	mul.rn.f64 %fd136, %fd135, 0d401C000000000000;
+	add.rn.f64 %fd137, %fd132, %fd136;
+	cvt.s64.s32 %rd138, %r122;
+	cvt.rn.f64.u64 %fd139, %rd138;
+	mul.rn.f64 %fd140, %fd139, 0d4026000000000000;
+	add.rn.f64 %fd141, %fd137, %fd140;
+	mov.b32 %r142, %r122;
+	and.b32 %r142, %r142, 65535;
+	cvt.rn.f32.u32 %f143, %r142;
+	cvt.f64.f32 %fd144, %f143;
+	mul.rn.f64 %fd145, %fd144, 0d402A000000000000;
+	add.rn.f64 %fd146, %fd141, %fd145;
+	mov.f64 %fd123, %fd146;
 $L_12:
-	cvt.u32.u64 %r193, %rd17;
-	add.s64 %rd194, %rd68, 27;
+	mad.lo.s64 %rd147, %rd121, 8, %rd20;
+	st.global.f64 [%rd147], %fd123;
+	add.s64 %rd148, %rd68, 3;
+	cvt.u32.u64 %r149, %rd17;
 $L_13:
-	cvt.rn.f64.s32 %fd195, %r193;
-	mad.lo.s64 %rd196, %rd194, 8, %rd20;
-	st.global.f64 [%rd196], %fd195;
-	add.s64 %rd197, %rd194, 1;
-	cvt.rn.f32.s32 %f198, %r193;
-	cvt.f64.f32 %fd199, %f198;
-	mad.lo.s64 %rd200, %rd197, 8, %rd20;
-	st.global.f64 [%rd200], %fd199;
-	add.s64 %rd201, %rd194, 2;
-	mov.b32 %r202, %r193;
-	cvt.rn.f64.u32 %fd203, %r202;
-	mad.lo.s64 %rd204, %rd201, 8, %rd20;
-	st.global.f64 [%rd204], %fd203;
-	add.s64 %rd205, %rd194, 3;
-	mov.b32 %r206, %r193;
-	cvt.rn.f32.u32 %f207, %r206;
-	cvt.f64.f32 %fd208, %f207;
-	mad.lo.s64 %rd209, %rd205, 8, %rd20;
-	st.global.f64 [%rd209], %fd208;
-	add.s64 %rd210, %rd194, 4;
-	cvt.rn.f64.s32 %fd211, %r193;
-	mad.lo.s64 %rd212, %rd210, 8, %rd20;
-	st.global.f64 [%rd212], %fd211;
-	add.s64 %rd213, %rd194, 5;
-	cvt.rn.f32.s32 %f214, %r193;
-	cvt.f64.f32 %fd215, %f214;
-	mad.lo.s64 %rd216, %rd213, 8, %rd20;
-	st.global.f64 [%rd216], %fd215;
-	add.s64 %rd217, %rd194, 6;
-	cvt.s64.s32 %rd218, %r193;
-	cvt.rn.f64.u64 %fd219, %rd218;
-	mad.lo.s64 %rd220, %rd217, 8, %rd20;
-	st.global.f64 [%rd220], %fd219;
-	add.s64 %rd221, %rd194, 7;
-	cvt.s64.s32 %rd222, %r193;
-	cvt.rn.f32.u64 %f223, %rd222;
-	cvt.f64.f32 %fd224, %f223;
-	mad.lo.s64 %rd225, %rd221, 8, %rd20;
-	st.global.f64 [%rd225], %fd224;
-	add.s64 %rd226, %rd194, 8;
-	mov.b32 %r227, %r193;
-	and.b32 %r227, %r227, 65535;
-	cvt.rn.f64.u32 %fd228, %r227;
-	mov.b32 %r229, %r193;
-	and.b32 %r229, %r229, 255;
-	cvt.rn.f64.u32 %fd230, %r229;
-	add.rn.f64 %fd231, %fd228, %fd230;
-	mad.lo.s64 %rd232, %rd226, 8, %rd20;
-	st.global.f64 [%rd232], %fd231;
+	cvt.rn.f64.s32 %fd151, %r149;
+	cvt.rn.f32.s32 %f152, %r149;
+	cvt.f64.f32 %fd153, %f152;
+	mul.rn.f64 %fd154, %fd153, 0d4008000000000000;
+	add.rn.f64 %fd155, %fd151, %fd154;
+	mov.b32 %r156, %r149;
+	cvt.rn.f64.u32 %fd157, %r156;
+	mul.rn.f64 %fd158, %fd157, 0d4014000000000000;
+	add.rn.f64 %fd159, %fd155, %fd158;
+	mov.b32 %r160, %r149;
+	cvt.rn.f32.u32 %f161, %r160;
+	cvt.f64.f32 %fd162, %f161;
+	mul.rn.f64 %fd163, %fd162, 0d401C000000000000;
+	add.rn.f64 %fd164, %fd159, %fd163;
+	cvt.s64.s32 %rd165, %r149;
+	cvt.rn.f64.u64 %fd166, %rd165;
+	mul.rn.f64 %fd167, %fd166, 0d4026000000000000;
+	add.rn.f64 %fd168, %fd164, %fd167;
+	mov.b32 %r169, %r149;
+	and.b32 %r169, %r169, 65535;
+	cvt.rn.f32.u32 %f170, %r169;
+	cvt.f64.f32 %fd171, %f170;
+	mul.rn.f64 %fd172, %fd171, 0d402A000000000000;
+	add.rn.f64 %fd173, %fd168, %fd172;
+	mov.f64 %fd150, %fd173;
 $L_14:
-	add.s64 %rd233, %rd68, 36;
+	mad.lo.s64 %rd174, %rd148, 8, %rd20;
+	st.global.f64 [%rd174], %fd150;
+	add.s64 %rd175, %rd68, 4;
 $L_15:
-	cvt.rn.f64.s64 %fd234, %rd17;
-	mad.lo.s64 %rd235, %rd233, 8, %rd20;
-	st.global.f64 [%rd235], %fd234;
-	add.s64 %rd236, %rd233, 1;
-	cvt.rn.f32.s64 %f237, %rd17;
-	cvt.f64.f32 %fd238, %f237;
-	mad.lo.s64 %rd239, %rd236, 8, %rd20;
-	st.global.f64 [%rd239], %fd238;
-	add.s64 %rd240, %rd233, 2;
-	cvt.u32.u64 %r241, %rd17;
-	cvt.rn.f64.u32 %fd242, %r241;
-	mad.lo.s64 %rd243, %rd240, 8, %rd20;
-	st.global.f64 [%rd243], %fd242;
-	add.s64 %rd244, %rd233, 3;
-	cvt.u32.u64 %r245, %rd17;
-	cvt.rn.f32.u32 %f246, %r245;
-	cvt.f64.f32 %fd247, %f246;
-	mad.lo.s64 %rd248, %rd244, 8, %rd20;
-	st.global.f64 [%rd248], %fd247;
-	add.s64 %rd249, %rd233, 4;
-	cvt.u32.u64 %r250, %rd17;
-	cvt.rn.f64.s32 %fd251, %r250;
-	mad.lo.s64 %rd252, %rd249, 8, %rd20;
-	st.global.f64 [%rd252], %fd251;
-	add.s64 %rd253, %rd233, 5;
-	cvt.u32.u64 %r254, %rd17;
-	cvt.rn.f32.s32 %f255, %r254;
-	cvt.f64.f32 %fd256, %f255;
-	mad.lo.s64 %rd257, %rd253, 8, %rd20;
-	st.global.f64 [%rd257], %fd256;
-	add.s64 %rd258, %rd233, 6;
-	mov.b64 %rd259, %rd17;
-	cvt.rn.f64.u64 %fd260, %rd259;
-	mad.lo.s64 %rd261, %rd258, 8, %rd20;
-	st.global.f64 [%rd261], %fd260;
-	add.s64 %rd262, %rd233, 7;
-	mov.b64 %rd263, %rd17;
-	cvt.rn.f32.u64 %f264, %rd263;
-	cvt.f64.f32 %fd265, %f264;
-	mad.lo.s64 %rd266, %rd262, 8, %rd20;
-	st.global.f64 [%rd266], %fd265;
-	add.s64 %rd267, %rd233, 8;
-	cvt.u32.u64 %r268, %rd17;
-	and.b32 %r268, %r268, 65535;
-	cvt.rn.f64.u32 %fd269, %r268;
-	cvt.u32.u64 %r270, %rd17;
-	and.b32 %r270, %r270, 255;
-	cvt.rn.f64.u32 %fd271, %r270;
-	add.rn.f64 %fd272, %fd269, %fd271;
-	mad.lo.s64 %rd273, %rd267, 8, %rd20;
-	st.global.f64 [%rd273], %fd272;
+	cvt.rn.f64.s64 %fd177, %rd17;
+	cvt.rn.f32.s64 %f178, %rd17;
+	cvt.f64.f32 %fd179, %f178;
+	mul.rn.f64 %fd180, %fd179, 0d4008000000000000;
+	add.rn.f64 %fd181, %fd177, %fd180;
+	cvt.u32.u64 %r182, %rd17;
+	cvt.rn.f64.u32 %fd183, %r182;
+	mul.rn.f64 %fd184, %fd183, 0d4014000000000000;
+	add.rn.f64 %fd185, %fd181, %fd184;
+	cvt.u32.u64 %r186, %rd17;
+	cvt.rn.f32.u32 %f187, %r186;
+	cvt.f64.f32 %fd188, %f187;
+	mul.rn.f64 %fd189, %fd188, 0d401C000000000000;
+	add.rn.f64 %fd190, %fd185, %fd189;
+	mov.b64 %rd191, %rd17;
+	cvt.rn.f64.u64 %fd192, %rd191;
+	mul.rn.f64 %fd193, %fd192, 0d4026000000000000;
+	add.rn.f64 %fd194, %fd190, %fd193;
+	cvt.u32.u64 %r195, %rd17;
+	and.b32 %r195, %r195, 65535;
+	cvt.rn.f32.u32 %f196, %r195;
+	cvt.f64.f32 %fd197, %f196;
+	mul.rn.f64 %fd198, %fd197, 0d402A000000000000;
+	add.rn.f64 %fd199, %fd194, %fd198;
+	mov.f64 %fd176, %fd199;
 $L_16:
-	cvt.u32.u64 %r274, %rd17;
-	and.b32 %r274, %r274, 255;
-	add.s64 %rd275, %rd68, 45;
+	mad.lo.s64 %rd200, %rd175, 8, %rd20;
+	st.global.f64 [%rd200], %fd176;
+	add.s64 %rd201, %rd68, 5;
+	cvt.u32.u64 %r202, %rd17;
+	and.b32 %r202, %r202, 255;
 $L_17:
-	cvt.rn.f64.u32 %fd276, %r274;
-	mad.lo.s64 %rd277, %rd275, 8, %rd20;
-	st.global.f64 [%rd277], %fd276;
-	add.s64 %rd278, %rd275, 1;
-	cvt.rn.f32.u32 %f279, %r274;
-	cvt.f64.f32 %fd280, %f279;
-	mad.lo.s64 %rd281, %rd278, 8, %rd20;
-	st.global.f64 [%rd281], %fd280;
-	add.s64 %rd282, %rd275, 2;
-	mov.b32 %r283, %r274;
-	cvt.rn.f64.u32 %fd284, %r283;
-	mad.lo.s64 %rd285, %rd282, 8, %rd20;
-	st.global.f64 [%rd285], %fd284;
-	add.s64 %rd286, %rd275, 3;
-	mov.b32 %r287, %r274;
-	cvt.rn.f32.u32 %f288, %r287;
-	cvt.f64.f32 %fd289, %f288;
-	mad.lo.s64 %rd290, %rd286, 8, %rd20;
-	st.global.f64 [%rd290], %fd289;
-	add.s64 %rd291, %rd275, 4;
-	mov.b32 %r292, %r274;
-	cvt.rn.f64.s32 %fd293, %r292;
-	mad.lo.s64 %rd294, %rd291, 8, %rd20;
-	st.global.f64 [%rd294], %fd293;
-	add.s64 %rd295, %rd275, 5;
-	mov.b32 %r296, %r274;
-	cvt.rn.f32.s32 %f297, %r296;
-	cvt.f64.f32 %fd298, %f297;
-	mad.lo.s64 %rd299, %rd295, 8, %rd20;
-	st.global.f64 [%rd299], %fd298;
-	add.s64 %rd300, %rd275, 6;
-	cvt.u64.u32 %rd301, %r274;
-	cvt.rn.f64.u64 %fd302, %rd301;
-	mad.lo.s64 %rd303, %rd300, 8, %rd20;
-	st.global.f64 [%rd303], %fd302;
-	add.s64 %rd304, %rd275, 7;
-	cvt.u64.u32 %rd305, %r274;
-	cvt.rn.f32.u64 %f306, %rd305;
-	cvt.f64.f32 %fd307, %f306;
-	mad.lo.s64 %rd308, %rd304, 8, %rd20;
-	st.global.f64 [%rd308], %fd307;
-	add.s64 %rd309, %rd275, 8;
-	mov.b32 %r310, %r274;
-	and.b32 %r310, %r310, 65535;
-	cvt.rn.f64.u32 %fd311, %r310;
-	cvt.rn.f64.u32 %fd312, %r274;
-	add.rn.f64 %fd313, %fd311, %fd312;
-	mad.lo.s64 %rd314, %rd309, 8, %rd20;
-	st.global.f64 [%rd314], %fd313;
+	cvt.rn.f64.u32 %fd204, %r202;
+	cvt.rn.f32.u32 %f205, %r202;
+	cvt.f64.f32 %fd206, %f205;
+	mul.rn.f64 %fd207, %fd206, 0d4008000000000000;
+	add.rn.f64 %fd208, %fd204, %fd207;
+	mov.b32 %r209, %r202;
+	cvt.rn.f64.u32 %fd210, %r209;
+	mul.rn.f64 %fd211, %fd210, 0d4014000000000000;
+	add.rn.f64 %fd212, %fd208, %fd211;
+	mov.b32 %r213, %r202;
+	cvt.rn.f32.u32 %f214, %r213;
+	cvt.f64.f32 %fd215, %f214;
+	mul.rn.f64 %fd216, %fd215, 0d401C000000000000;
+	add.rn.f64 %fd217, %fd212, %fd216;
+	cvt.u64.u32 %rd218, %r202;
+	cvt.rn.f64.u64 %fd219, %rd218;
+	mul.rn.f64 %fd220, %fd219, 0d4026000000000000;
+	add.rn.f64 %fd221, %fd217, %fd220;
+	mov.b32 %r222, %r202;
+	and.b32 %r222, %r222, 65535;
+	cvt.rn.f32.u32 %f223, %r222;
+	cvt.f64.f32 %fd224, %f223;
+	mul.rn.f64 %fd225, %fd224, 0d402A000000000000;
+	add.rn.f64 %fd226, %fd221, %fd225;
+	mov.f64 %fd203, %fd226;
 $L_18:
-	cvt.u32.u64 %r315, %rd17;
-	and.b32 %r315, %r315, 65535;
-	add.s64 %rd316, %rd68, 54;
+	mad.lo.s64 %rd227, %rd201, 8, %rd20;
+	st.global.f64 [%rd227], %fd203;
+	add.s64 %rd228, %rd68, 6;
+	cvt.u32.u64 %r229, %rd17;
+	and.b32 %r229, %r229, 65535;
 $L_19:
-	cvt.rn.f64.u32 %fd317, %r315;
-	mad.lo.s64 %rd318, %rd316, 8, %rd20;
-	st.global.f64 [%rd318], %fd317;
-	add.s64 %rd319, %rd316, 1;
-	cvt.rn.f32.u32 %f320, %r315;
-	cvt.f64.f32 %fd321, %f320;
-	mad.lo.s64 %rd322, %rd319, 8, %rd20;
-	st.global.f64 [%rd322], %fd321;
-	add.s64 %rd323, %rd316, 2;
-	mov.b32 %r324, %r315;
-	cvt.rn.f64.u32 %fd325, %r324;
-	mad.lo.s64 %rd326, %rd323, 8, %rd20;
-	st.global.f64 [%rd326], %fd325;
-	add.s64 %rd327, %rd316, 3;
-	mov.b32 %r328, %r315;
-	cvt.rn.f32.u32 %f329, %r328;
-	cvt.f64.f32 %fd330, %f329;
-	mad.lo.s64 %rd331, %rd327, 8, %rd20;
-	st.global.f64 [%rd331], %fd330;
-	add.s64 %rd332, %rd316, 4;
-	mov.b32 %r333, %r315;
-	cvt.rn.f64.s32 %fd334, %r333;
-	mad.lo.s64 %rd335, %rd332, 8, %rd20;
-	st.global.f64 [%rd335], %fd334;
-	add.s64 %rd336, %rd316, 5;
-	mov.b32 %r337, %r315;
-	cvt.rn.f32.s32 %f338, %r337;
-	cvt.f64.f32 %fd339, %f338;
-	mad.lo.s64 %rd340, %rd336, 8, %rd20;
-	st.global.f64 [%rd340], %fd339;
-	add.s64 %rd341, %rd316, 6;
-	cvt.u64.u32 %rd342, %r315;
-	cvt.rn.f64.u64 %fd343, %rd342;
-	mad.lo.s64 %rd344, %rd341, 8, %rd20;
-	st.global.f64 [%rd344], %fd343;
-	add.s64 %rd345, %rd316, 7;
-	cvt.u64.u32 %rd346, %r315;
-	cvt.rn.f32.u64 %f347, %rd346;
-	cvt.f64.f32 %fd348, %f347;
-	mad.lo.s64 %rd349, %rd345, 8, %rd20;
-	st.global.f64 [%rd349], %fd348;
-	add.s64 %rd350, %rd316, 8;
-	cvt.rn.f64.u32 %fd351, %r315;
-	mov.b32 %r352, %r315;
-	and.b32 %r352, %r352, 255;
-	cvt.rn.f64.u32 %fd353, %r352;
-	add.rn.f64 %fd354, %fd351, %fd353;
-	mad.lo.s64 %rd355, %rd350, 8, %rd20;
-	st.global.f64 [%rd355], %fd354;
+	cvt.rn.f64.u32 %fd231, %r229;
+	cvt.rn.f32.u32 %f232, %r229;
+	cvt.f64.f32 %fd233, %f232;
+	mul.rn.f64 %fd234, %fd233, 0d4008000000000000;
+	add.rn.f64 %fd235, %fd231, %fd234;
+	mov.b32 %r236, %r229;
+	cvt.rn.f64.u32 %fd237, %r236;
+	mul.rn.f64 %fd238, %fd237, 0d4014000000000000;
+	add.rn.f64 %fd239, %fd235, %fd238;
+	mov.b32 %r240, %r229;
+	cvt.rn.f32.u32 %f241, %r240;
+	cvt.f64.f32 %fd242, %f241;
+	mul.rn.f64 %fd243, %fd242, 0d401C000000000000;
+	add.rn.f64 %fd244, %fd239, %fd243;
+	cvt.u64.u32 %rd245, %r229;
+	cvt.rn.f64.u64 %fd246, %rd245;
+	mul.rn.f64 %fd247, %fd246, 0d4026000000000000;
+	add.rn.f64 %fd248, %fd244, %fd247;
+	cvt.rn.f32.u32 %f249, %r229;
+	cvt.f64.f32 %fd250, %f249;
+	mul.rn.f64 %fd251, %fd250, 0d402A000000000000;
+	add.rn.f64 %fd252, %fd248, %fd251;
+	mov.f64 %fd230, %fd252;
 $L_20:
-	cvt.u32.u64 %r356, %rd17;
-	add.s64 %rd357, %rd68, 63;
+	mad.lo.s64 %rd253, %rd228, 8, %rd20;
+	st.global.f64 [%rd253], %fd230;
+	add.s64 %rd254, %rd68, 7;
+	cvt.u32.u64 %r255, %rd17;
 $L_21:
-	cvt.rn.f64.u32 %fd358, %r356;
-	mad.lo.s64 %rd359, %rd357, 8, %rd20;
-	st.global.f64 [%rd359], %fd358;
-	add.s64 %rd360, %rd357, 1;
-	cvt.rn.f32.u32 %f361, %r356;
-	cvt.f64.f32 %fd362, %f361;
-	mad.lo.s64 %rd363, %rd360, 8, %rd20;
-	st.global.f64 [%rd363], %fd362;
-	add.s64 %rd364, %rd357, 2;
-	cvt.rn.f64.u32 %fd365, %r356;
-	mad.lo.s64 %rd366, %rd364, 8, %rd20;
-	st.global.f64 [%rd366], %fd365;
-	add.s64 %rd367, %rd357, 3;
-	cvt.rn.f32.u32 %f368, %r356;
-	cvt.f64.f32 %fd369, %f368;
-	mad.lo.s64 %rd370, %rd367, 8, %rd20;
-	st.global.f64 [%rd370], %fd369;
-	add.s64 %rd371, %rd357, 4;
-	mov.b32 %r372, %r356;
-	cvt.rn.f64.s32 %fd373, %r372;
-	mad.lo.s64 %rd374, %rd371, 8, %rd20;
-	st.global.f64 [%rd374], %fd373;
-	add.s64 %rd375, %rd357, 5;
-	mov.b32 %r376, %r356;
-	cvt.rn.f32.s32 %f377, %r376;
-	cvt.f64.f32 %fd378, %f377;
-	mad.lo.s64 %rd379, %rd375, 8, %rd20;
-	st.global.f64 [%rd379], %fd378;
-	add.s64 %rd380, %rd357, 6;
-	cvt.u64.u32 %rd381, %r356;
-	cvt.rn.f64.u64 %fd382, %rd381;
-	mad.lo.s64 %rd383, %rd380, 8, %rd20;
-	st.global.f64 [%rd383], %fd382;
-	add.s64 %rd384, %rd357, 7;
-	cvt.u64.u32 %rd385, %r356;
-	cvt.rn.f32.u64 %f386, %rd385;
-	cvt.f64.f32 %fd387, %f386;
-	mad.lo.s64 %rd388, %rd384, 8, %rd20;
-	st.global.f64 [%rd388], %fd387;
-	add.s64 %rd389, %rd357, 8;
-	mov.b32 %r390, %r356;
-	and.b32 %r390, %r390, 65535;
-	cvt.rn.f64.u32 %fd391, %r390;
-	mov.b32 %r392, %r356;
-	and.b32 %r392, %r392, 255;
-	cvt.rn.f64.u32 %fd393, %r392;
-	add.rn.f64 %fd394, %fd391, %fd393;
-	mad.lo.s64 %rd395, %rd389, 8, %rd20;
-	st.global.f64 [%rd395], %fd394;
+	cvt.rn.f64.u32 %fd257, %r255;
+	cvt.rn.f32.u32 %f258, %r255;
+	cvt.f64.f32 %fd259, %f258;
+	mul.rn.f64 %fd260, %fd259, 0d4008000000000000;
+	add.rn.f64 %fd261, %fd257, %fd260;
+	cvt.rn.f64.u32 %fd262, %r255;
+	mul.rn.f64 %fd263, %fd262, 0d4014000000000000;
+	add.rn.f64 %fd264, %fd261, %fd263;
+	cvt.rn.f32.u32 %f265, %r255;
+	cvt.f64.f32 %fd266, %f265;
+	mul.rn.f64 %fd267, %fd266, 0d401C000000000000;
+	add.rn.f64 %fd268, %fd264, %fd267;
+	cvt.u64.u32 %rd269, %r255;
+	cvt.rn.f64.u64 %fd270, %rd269;
+	mul.rn.f64 %fd271, %fd270, 0d4026000000000000;
+	add.rn.f64 %fd272, %fd268, %fd271;
+	mov.b32 %r273, %r255;
+	and.b32 %r273, %r273, 65535;
+	cvt.rn.f32.u32 %f274, %r273;
+	cvt.f64.f32 %fd275, %f274;
+	mul.rn.f64 %fd276, %fd275, 0d402A000000000000;
+	add.rn.f64 %fd277, %fd272, %fd276;
+	mov.f64 %fd256, %fd277;
 $L_22:
-	mov.b64 %rd396, %rd17;
-	add.s64 %rd397, %rd68, 72;
+	mad.lo.s64 %rd278, %rd254, 8, %rd20;
+	st.global.f64 [%rd278], %fd256;
+	add.s64 %rd279, %rd68, 8;
+	mov.b64 %rd280, %rd17;
 $L_23:
-	cvt.rn.f64.u64 %fd398, %rd396;
-	mad.lo.s64 %rd399, %rd397, 8, %rd20;
-	st.global.f64 [%rd399], %fd398;
-	add.s64 %rd400, %rd397, 1;
-	cvt.rn.f32.u64 %f401, %rd396;
-	cvt.f64.f32 %fd402, %f401;
-	mad.lo.s64 %rd403, %rd400, 8, %rd20;
-	st.global.f64 [%rd403], %fd402;
-	add.s64 %rd404, %rd397, 2;
-	cvt.u32.u64 %r405, %rd396;
-	cvt.rn.f64.u32 %fd406, %r405;
-	mad.lo.s64 %rd407, %rd404, 8, %rd20;
-	st.global.f64 [%rd407], %fd406;
-	add.s64 %rd408, %rd397, 3;
-	cvt.u32.u64 %r409, %rd396;
-	cvt.rn.f32.u32 %f410, %r409;
-	cvt.f64.f32 %fd411, %f410;
-	mad.lo.s64 %rd412, %rd408, 8, %rd20;
-	st.global.f64 [%rd412], %fd411;
-	add.s64 %rd413, %rd397, 4;
-	cvt.u32.u64 %r414, %rd396;
-	cvt.rn.f64.s32 %fd415, %r414;
-	mad.lo.s64 %rd416, %rd413, 8, %rd20;
-	st.global.f64 [%rd416], %fd415;
-	add.s64 %rd417, %rd397, 5;
-	cvt.u32.u64 %r418, %rd396;
-	cvt.rn.f32.s32 %f419, %r418;
-	cvt.f64.f32 %fd420, %f419;
-	mad.lo.s64 %rd421, %rd417, 8, %rd20;
-	st.global.f64 [%rd421], %fd420;
-	add.s64 %rd422, %rd397, 6;
-	cvt.rn.f64.u64 %fd423, %rd396;
-	mad.lo.s64 %rd424, %rd422, 8, %rd20;
-	st.global.f64 [%rd424], %fd423;
-	add.s64 %rd425, %rd397, 7;
-	cvt.rn.f32.u64 %f426, %rd396;
-	cvt.f64.f32 %fd427, %f426;
-	mad.lo.s64 %rd428, %rd425, 8, %rd20;
-	st.global.f64 [%rd428], %fd427;
-	add.s64 %rd429, %rd397, 8;
-	cvt.u32.u64 %r430, %rd396;
-	and.b32 %r430, %r430, 65535;
-	cvt.rn.f64.u32 %fd431, %r430;
-	cvt.u32.u64 %r432, %rd396;
-	and.b32 %r432, %r432, 255;
-	cvt.rn.f64.u32 %fd433, %r432;
-	add.rn.f64 %fd434, %fd431, %fd433;
-	mad.lo.s64 %rd435, %rd429, 8, %rd20;
-	st.global.f64 [%rd435], %fd434;
+	cvt.rn.f64.u64 %fd282, %rd280;
+	cvt.rn.f32.u64 %f283, %rd280;
+	cvt.f64.f32 %fd284, %f283;
+	mul.rn.f64 %fd285, %fd284, 0d4008000000000000;
+	add.rn.f64 %fd286, %fd282, %fd285;
+	cvt.u32.u64 %r287, %rd280;
+	cvt.rn.f64.u32 %fd288, %r287;
+	mul.rn.f64 %fd289, %fd288, 0d4014000000000000;
+	add.rn.f64 %fd290, %fd286, %fd289;
+	cvt.u32.u64 %r291, %rd280;
+	cvt.rn.f32.u32 %f292, %r291;
+	cvt.f64.f32 %fd293, %f292;
+	mul.rn.f64 %fd294, %fd293, 0d401C000000000000;
+	add.rn.f64 %fd295, %fd290, %fd294;
+	cvt.rn.f64.u64 %fd296, %rd280;
+	mul.rn.f64 %fd297, %fd296, 0d4026000000000000;
+	add.rn.f64 %fd298, %fd295, %fd297;
+	cvt.u32.u64 %r299, %rd280;
+	and.b32 %r299, %r299, 65535;
+	cvt.rn.f32.u32 %f300, %r299;
+	cvt.f64.f32 %fd301, %f300;
+	mul.rn.f64 %fd302, %fd301, 0d402A000000000000;
+	add.rn.f64 %fd303, %fd298, %fd302;
+	mov.f64 %fd281, %fd303;
 $L_24:
-	mov.b64 %rd436, %rd17;
-	add.s64 %rd437, %rd436, 0;
-	add.s64 %rd438, %rd68, 81;
+	mad.lo.s64 %rd304, %rd279, 8, %rd20;
+	st.global.f64 [%rd304], %fd281;
+	mul.lo.s64 %rd305, %rd9, 9;
 $L_25:
-	cvt.rn.f64.s64 %fd439, %rd437;
-	mad.lo.s64 %rd440, %rd438, 8, %rd20;
-	st.global.f64 [%rd440], %fd439;
-	add.s64 %rd441, %rd438, 1;
-	cvt.rn.f32.s64 %f442, %rd437;
-	cvt.f64.f32 %fd443, %f442;
-	mad.lo.s64 %rd444, %rd441, 8, %rd20;
-	st.global.f64 [%rd444], %fd443;
-	add.s64 %rd445, %rd438, 2;
-	cvt.u32.u64 %r446, %rd437;
-	cvt.rn.f64.u32 %fd447, %r446;
-	mad.lo.s64 %rd448, %rd445, 8, %rd20;
-	st.global.f64 [%rd448], %fd447;
-	add.s64 %rd449, %rd438, 3;
-	cvt.u32.u64 %r450, %rd437;
-	cvt.rn.f32.u32 %f451, %r450;
-	cvt.f64.f32 %fd452, %f451;
-	mad.lo.s64 %rd453, %rd449, 8, %rd20;
-	st.global.f64 [%rd453], %fd452;
-	add.s64 %rd454, %rd438, 4;
-	cvt.u32.u64 %r455, %rd437;
-	cvt.rn.f64.s32 %fd456, %r455;
-	mad.lo.s64 %rd457, %rd454, 8, %rd20;
-	st.global.f64 [%rd457], %fd456;
-	add.s64 %rd458, %rd438, 5;
-	cvt.u32.u64 %r459, %rd437;
-	cvt.rn.f32.s32 %f460, %r459;
-	cvt.f64.f32 %fd461, %f460;
-	mad.lo.s64 %rd462, %rd458, 8, %rd20;
-	st.global.f64 [%rd462], %fd461;
-	add.s64 %rd463, %rd438, 6;
-	mov.b64 %rd464, %rd437;
-	cvt.rn.f64.u64 %fd465, %rd464;
-	mad.lo.s64 %rd466, %rd463, 8, %rd20;
-	st.global.f64 [%rd466], %fd465;
-	add.s64 %rd467, %rd438, 7;
-	mov.b64 %rd468, %rd437;
-	cvt.rn.f32.u64 %f469, %rd468;
-	cvt.f64.f32 %fd470, %f469;
-	mad.lo.s64 %rd471, %rd467, 8, %rd20;
-	st.global.f64 [%rd471], %fd470;
-	add.s64 %rd472, %rd438, 8;
-	cvt.u32.u64 %r473, %rd437;
-	and.b32 %r473, %r473, 65535;
-	cvt.rn.f64.u32 %fd474, %r473;
-	cvt.u32.u64 %r475, %rd437;
-	and.b32 %r475, %r475, 255;
-	cvt.rn.f64.u32 %fd476, %r475;
-	add.rn.f64 %fd477, %fd474, %fd476;
-	mad.lo.s64 %rd478, %rd472, 8, %rd20;
-	st.global.f64 [%rd478], %fd477;
+	cvt.u32.u64 %r307, %rd17;
+	setp.lt.u32 %p308, %r307, 2147483648;
+	mov.b64 %rd310, 0;
 $L_26:
-	mul.lo.s64 %rd479, %rd9, 10;
+	@!%p308 bra $L_223;
 $L_27:
-	cvt.u32.u64 %r481, %rd17;
-	setp.lt.u32 %p482, %r481, 2147483648;
-	mov.b64 %rd484, 0;
-$L_28:
-	@!%p482 bra $L_367;
-$L_29:
-	min.u64 %rdt1, %rd484, 32;
+	min.u64 %rdt1, %rd310, 32;
 	cvt.u32.u64 %rt5, %rdt1;
 	mov.b32 %rt6, 1;
-	shl.b32 %r485, %rt6, %rt5;
-	and.b32 %r485, %r485, 255;
-	mov.b32 %r483, %r485;
+	shl.b32 %r311, %rt6, %rt5;
+	and.b32 %r311, %r311, 255;
+	mov.b32 %r309, %r311;
+$L_28:
+	cvt.u32.u64 %r312, %rd17;
+	setp.lt.s32 %p313, %r312, 0;
+	mov.b64 %rd315, 1;
+$L_29:
+	@!%p313 bra $L_222;
 $L_30:
-	cvt.u32.u64 %r486, %rd17;
-	setp.lt.s32 %p487, %r486, 0;
-	mov.b64 %rd489, 1;
-$L_31:
-	@!%p487 bra $L_366;
-$L_32:
-	min.u64 %rdt2, %rd489, 32;
+	min.u64 %rdt2, %rd315, 32;
 	cvt.u32.u64 %rt7, %rdt2;
 	mov.b32 %rt8, 1;
-	shl.b32 %r490, %rt8, %rt7;
-	and.b32 %r490, %r490, 255;
-	mov.b32 %r488, %r490;
+	shl.b32 %r316, %rt8, %rt7;
+	and.b32 %r316, %r316, 255;
+	mov.b32 %r314, %r316;
+$L_31:
+	or.b32 %r317, %r309, %r314;
+	mov.b64 %rd318, %rd17;
+	setp.gt.u64 %p319, %rd318, 9223372036854775808U;
+	mov.b64 %rd321, 2;
+$L_32:
+	@!%p319 bra $L_221;
 $L_33:
-	or.b32 %r491, %r483, %r488;
-	mov.b64 %rd492, %rd17;
-	setp.gt.u64 %p493, %rd492, 9223372036854775808U;
-	mov.b64 %rd495, 2;
-$L_34:
-	@!%p493 bra $L_365;
-$L_35:
-	min.u64 %rdt3, %rd495, 32;
+	min.u64 %rdt3, %rd321, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	mov.b32 %rt10, 1;
-	shl.b32 %r496, %rt10, %rt9;
-	and.b32 %r496, %r496, 255;
-	mov.b32 %r494, %r496;
+	shl.b32 %r322, %rt10, %rt9;
+	and.b32 %r322, %r322, 255;
+	mov.b32 %r320, %r322;
+$L_34:
+	or.b32 %r323, %r317, %r320;
+	cvt.u32.u64 %r324, %rd17;
+	and.b32 %r324, %r324, 65535;
+	setp.ge.u32 %p325, %r324, 32768;
+	mov.b64 %rd327, 3;
+$L_35:
+	@!%p325 bra $L_220;
 $L_36:
-	or.b32 %r497, %r491, %r494;
-	cvt.u32.u64 %r498, %rd17;
-	and.b32 %r498, %r498, 65535;
-	setp.ge.u32 %p499, %r498, 32768;
-	mov.b64 %rd501, 3;
-$L_37:
-	@!%p499 bra $L_364;
-$L_38:
-	min.u64 %rdt4, %rd501, 32;
+	min.u64 %rdt4, %rd327, 32;
 	cvt.u32.u64 %rt11, %rdt4;
 	mov.b32 %rt12, 1;
-	shl.b32 %r502, %rt12, %rt11;
-	and.b32 %r502, %r502, 255;
-	mov.b32 %r500, %r502;
+	shl.b32 %r328, %rt12, %rt11;
+	and.b32 %r328, %r328, 255;
+	mov.b32 %r326, %r328;
+$L_37:
+	or.b32 %r329, %r323, %r326;
+	cvt.u32.u64 %r330, %rd17;
+	cvt.rn.f64.u32 %fd331, %r330;
+	cvt.u32.u64 %r332, %rd17;
+	cvt.rn.f64.s32 %fd333, %r332;
+	setp.eq.f64 %p334, %fd331, %fd333;
+	mov.b64 %rd336, 4;
+$L_38:
+	@!%p334 bra $L_219;
 $L_39:
-	or.b32 %r503, %r497, %r500;
-	cvt.u32.u64 %r504, %rd17;
-	and.b32 %r504, %r504, 255;
-	setp.gt.u32 %p505, %r504, 128;
-	mov.b64 %rd507, 4;
-$L_40:
-	@!%p505 bra $L_363;
-$L_41:
-	min.u64 %rdt5, %rd507, 32;
+	min.u64 %rdt5, %rd336, 32;
 	cvt.u32.u64 %rt13, %rdt5;
 	mov.b32 %rt14, 1;
-	shl.b32 %r508, %rt14, %rt13;
-	and.b32 %r508, %r508, 255;
-	mov.b32 %r506, %r508;
+	shl.b32 %r337, %rt14, %rt13;
+	and.b32 %r337, %r337, 255;
+	mov.b32 %r335, %r337;
+$L_40:
+	or.b32 %r338, %r329, %r335;
+	mov.b32 %r306, %r338;
+$L_41:
+	mad.lo.s64 %rd339, %rd305, 1, %rd22;
+	st.global.u8 [%rd339], %r306;
+	add.s64 %rd340, %rd305, 1;
+	cvt.u32.u64 %r341, %rd17;
+	cvt.s32.s8 %r341, %r341;
 $L_42:
-	or.b32 %r509, %r503, %r506;
-	setp.lt.s64 %p510, %rd17, 1;
-	mov.b64 %rd512, 5;
+	mov.b32 %r343, %r341;
+	setp.lt.u32 %p344, %r343, 2147483648;
+	mov.b64 %rd346, 0;
 $L_43:
-	@!%p510 bra $L_362;
+	@!%p344 bra $L_218;
 $L_44:
-	min.u64 %rdt6, %rd512, 32;
+	min.u64 %rdt6, %rd346, 32;
 	cvt.u32.u64 %rt15, %rdt6;
 	mov.b32 %rt16, 1;
-	shl.b32 %r513, %rt16, %rt15;
-	and.b32 %r513, %r513, 255;
-	mov.b32 %r511, %r513;
+	shl.b32 %r347, %rt16, %rt15;
+	and.b32 %r347, %r347, 255;
+	mov.b32 %r345, %r347;
 $L_45:
-	or.b32 %r514, %r509, %r511;
-	cvt.u32.u64 %r515, %rd17;
-	cvt.rn.f64.u32 %fd516, %r515;
-	cvt.u32.u64 %r517, %rd17;
-	cvt.rn.f64.s32 %fd518, %r517;
-	setp.eq.f64 %p519, %fd516, %fd518;
-	mov.b64 %rd521, 6;
+	mov.b32 %r348, %r341;
+	setp.lt.s32 %p349, %r348, 0;
+	mov.b64 %rd351, 1;
 $L_46:
-	@!%p519 bra $L_361;
+	@!%p349 bra $L_217;
 $L_47:
-	min.u64 %rdt7, %rd521, 32;
+	min.u64 %rdt7, %rd351, 32;
 	cvt.u32.u64 %rt17, %rdt7;
 	mov.b32 %rt18, 1;
-	shl.b32 %r522, %rt18, %rt17;
-	and.b32 %r522, %r522, 255;
-	mov.b32 %r520, %r522;
+	shl.b32 %r352, %rt18, %rt17;
+	and.b32 %r352, %r352, 255;
+	mov.b32 %r350, %r352;
 $L_48:
-	or.b32 %r523, %r514, %r520;
-	cvt.u32.u64 %r524, %rd17;
-	and.b32 %r524, %r524, 65535;
-	cvt.rn.f32.u32 %f525, %r524;
-	cvt.u32.u64 %r526, %rd17;
-	cvt.s32.s16 %r526, %r526;
-	cvt.rn.f32.s32 %f527, %r526;
-	setp.gt.f32 %p528, %f525, %f527;
-	mov.b64 %rd530, 7;
+	or.b32 %r353, %r345, %r350;
+	cvt.s64.s32 %rd354, %r341;
+	setp.gt.u64 %p355, %rd354, 9223372036854775808U;
+	mov.b64 %rd357, 2;
 $L_49:
-	@!%p528 bra $L_360;
+	@!%p355 bra $L_216;
 $L_50:
-	min.u64 %rdt8, %rd530, 32;
+	min.u64 %rdt8, %rd357, 32;
 	cvt.u32.u64 %rt19, %rdt8;
 	mov.b32 %rt20, 1;
-	shl.b32 %r531, %rt20, %rt19;
-	and.b32 %r531, %r531, 255;
-	mov.b32 %r529, %r531;
+	shl.b32 %r358, %rt20, %rt19;
+	and.b32 %r358, %r358, 255;
+	mov.b32 %r356, %r358;
 $L_51:
-	or.b32 %r532, %r523, %r529;
-	mov.b32 %r480, %r532;
+	or.b32 %r359, %r353, %r356;
+	mov.b32 %r360, %r341;
+	and.b32 %r360, %r360, 65535;
+	setp.ge.u32 %p361, %r360, 32768;
+	mov.b64 %rd363, 3;
 $L_52:
-	mad.lo.s64 %rd533, %rd479, 1, %rd22;
-	st.global.u8 [%rd533], %r480;
-	add.s64 %rd534, %rd479, 1;
-	cvt.u32.u64 %r535, %rd17;
-	cvt.s32.s8 %r535, %r535;
+	@!%p361 bra $L_215;
 $L_53:
-	mov.b32 %r537, %r535;
-	setp.lt.u32 %p538, %r537, 2147483648;
-	mov.b64 %rd540, 0;
-$L_54:
-	@!%p538 bra $L_359;
-$L_55:
-	min.u64 %rdt9, %rd540, 32;
+	min.u64 %rdt9, %rd363, 32;
 	cvt.u32.u64 %rt21, %rdt9;
 	mov.b32 %rt22, 1;
-	shl.b32 %r541, %rt22, %rt21;
-	and.b32 %r541, %r541, 255;
-	mov.b32 %r539, %r541;
+	shl.b32 %r364, %rt22, %rt21;
+	and.b32 %r364, %r364, 255;
+	mov.b32 %r362, %r364;
+$L_54:
+	or.b32 %r365, %r359, %r362;
+	mov.b32 %r366, %r341;
+	cvt.rn.f64.u32 %fd367, %r366;
+	mov.b32 %r368, %r341;
+	cvt.rn.f64.s32 %fd369, %r368;
+	setp.eq.f64 %p370, %fd367, %fd369;
+	mov.b64 %rd372, 4;
+$L_55:
+	@!%p370 bra $L_214;
 $L_56:
-	mov.b32 %r542, %r535;
-	setp.lt.s32 %p543, %r542, 0;
-	mov.b64 %rd545, 1;
-$L_57:
-	@!%p543 bra $L_358;
-$L_58:
-	min.u64 %rdt10, %rd545, 32;
+	min.u64 %rdt10, %rd372, 32;
 	cvt.u32.u64 %rt23, %rdt10;
 	mov.b32 %rt24, 1;
-	shl.b32 %r546, %rt24, %rt23;
-	and.b32 %r546, %r546, 255;
-	mov.b32 %r544, %r546;
+	shl.b32 %r373, %rt24, %rt23;
+	and.b32 %r373, %r373, 255;
+	mov.b32 %r371, %r373;
+$L_57:
+	or.b32 %r374, %r365, %r371;
+	mov.b32 %r342, %r374;
+$L_58:
+	mad.lo.s64 %rd375, %rd340, 1, %rd22;
+	st.global.u8 [%rd375], %r342;
+	add.s64 %rd376, %rd305, 2;
+	cvt.u32.u64 %r377, %rd17;
+	cvt.s32.s16 %r377, %r377;
 $L_59:
-	or.b32 %r547, %r539, %r544;
-	cvt.s64.s32 %rd548, %r535;
-	setp.gt.u64 %p549, %rd548, 9223372036854775808U;
-	mov.b64 %rd551, 2;
+	mov.b32 %r379, %r377;
+	setp.lt.u32 %p380, %r379, 2147483648;
+	mov.b64 %rd382, 0;
 $L_60:
-	@!%p549 bra $L_357;
+	@!%p380 bra $L_213;
 $L_61:
-	min.u64 %rdt11, %rd551, 32;
+	min.u64 %rdt11, %rd382, 32;
 	cvt.u32.u64 %rt25, %rdt11;
 	mov.b32 %rt26, 1;
-	shl.b32 %r552, %rt26, %rt25;
-	and.b32 %r552, %r552, 255;
-	mov.b32 %r550, %r552;
+	shl.b32 %r383, %rt26, %rt25;
+	and.b32 %r383, %r383, 255;
+	mov.b32 %r381, %r383;
 $L_62:
-	or.b32 %r553, %r547, %r550;
-	mov.b32 %r554, %r535;
-	and.b32 %r554, %r554, 65535;
-	setp.ge.u32 %p555, %r554, 32768;
-	mov.b64 %rd557, 3;
+	mov.b32 %r384, %r377;
+	setp.lt.s32 %p385, %r384, 0;
+	mov.b64 %rd387, 1;
 $L_63:
-	@!%p555 bra $L_356;
+	@!%p385 bra $L_212;
 $L_64:
-	min.u64 %rdt12, %rd557, 32;
+	min.u64 %rdt12, %rd387, 32;
 	cvt.u32.u64 %rt27, %rdt12;
 	mov.b32 %rt28, 1;
-	shl.b32 %r558, %rt28, %rt27;
-	and.b32 %r558, %r558, 255;
-	mov.b32 %r556, %r558;
+	shl.b32 %r388, %rt28, %rt27;
+	and.b32 %r388, %r388, 255;
+	mov.b32 %r386, %r388;
 $L_65:
-	or.b32 %r559, %r553, %r556;
-	mov.b32 %r560, %r535;
-	and.b32 %r560, %r560, 255;
-	setp.gt.u32 %p561, %r560, 128;
-	mov.b64 %rd563, 4;
+	or.b32 %r389, %r381, %r386;
+	cvt.s64.s32 %rd390, %r377;
+	setp.gt.u64 %p391, %rd390, 9223372036854775808U;
+	mov.b64 %rd393, 2;
 $L_66:
-	@!%p561 bra $L_355;
+	@!%p391 bra $L_211;
 $L_67:
-	min.u64 %rdt13, %rd563, 32;
+	min.u64 %rdt13, %rd393, 32;
 	cvt.u32.u64 %rt29, %rdt13;
 	mov.b32 %rt30, 1;
-	shl.b32 %r564, %rt30, %rt29;
-	and.b32 %r564, %r564, 255;
-	mov.b32 %r562, %r564;
+	shl.b32 %r394, %rt30, %rt29;
+	and.b32 %r394, %r394, 255;
+	mov.b32 %r392, %r394;
 $L_68:
-	or.b32 %r565, %r559, %r562;
-	setp.lt.s32 %p566, %r535, 1;
-	mov.b64 %rd568, 5;
+	or.b32 %r395, %r389, %r392;
+	mov.b32 %r396, %r377;
+	and.b32 %r396, %r396, 65535;
+	setp.ge.u32 %p397, %r396, 32768;
+	mov.b64 %rd399, 3;
 $L_69:
-	@!%p566 bra $L_354;
+	@!%p397 bra $L_210;
 $L_70:
-	min.u64 %rdt14, %rd568, 32;
+	min.u64 %rdt14, %rd399, 32;
 	cvt.u32.u64 %rt31, %rdt14;
 	mov.b32 %rt32, 1;
-	shl.b32 %r569, %rt32, %rt31;
-	and.b32 %r569, %r569, 255;
-	mov.b32 %r567, %r569;
+	shl.b32 %r400, %rt32, %rt31;
+	and.b32 %r400, %r400, 255;
+	mov.b32 %r398, %r400;
 $L_71:
-	or.b32 %r570, %r565, %r567;
-	mov.b32 %r571, %r535;
-	cvt.rn.f64.u32 %fd572, %r571;
-	mov.b32 %r573, %r535;
-	cvt.rn.f64.s32 %fd574, %r573;
-	setp.eq.f64 %p575, %fd572, %fd574;
-	mov.b64 %rd577, 6;
+	or.b32 %r401, %r395, %r398;
+	mov.b32 %r402, %r377;
+	cvt.rn.f64.u32 %fd403, %r402;
+	mov.b32 %r404, %r377;
+	cvt.rn.f64.s32 %fd405, %r404;
+	setp.eq.f64 %p406, %fd403, %fd405;
+	mov.b64 %rd408, 4;
 $L_72:
-	@!%p575 bra $L_353;
+	@!%p406 bra $L_209;
 $L_73:
-	min.u64 %rdt15, %rd577, 32;
+	min.u64 %rdt15, %rd408, 32;
 	cvt.u32.u64 %rt33, %rdt15;
 	mov.b32 %rt34, 1;
-	shl.b32 %r578, %rt34, %rt33;
-	and.b32 %r578, %r578, 255;
-	mov.b32 %r576, %r578;
+	shl.b32 %r409, %rt34, %rt33;
+	and.b32 %r409, %r409, 255;
+	mov.b32 %r407, %r409;
 $L_74:
-	or.b32 %r579, %r570, %r576;
-	mov.b32 %r580, %r535;
-	and.b32 %r580, %r580, 65535;
-	cvt.rn.f32.u32 %f581, %r580;
-	mov.b32 %r582, %r535;
-	cvt.s32.s16 %r582, %r582;
-	cvt.rn.f32.s32 %f583, %r582;
-	setp.gt.f32 %p584, %f581, %f583;
-	mov.b64 %rd586, 7;
+	or.b32 %r410, %r401, %r407;
+	mov.b32 %r378, %r410;
 $L_75:
-	@!%p584 bra $L_352;
+	mad.lo.s64 %rd411, %rd376, 1, %rd22;
+	st.global.u8 [%rd411], %r378;
+	add.s64 %rd412, %rd305, 3;
+	cvt.u32.u64 %r413, %rd17;
 $L_76:
-	min.u64 %rdt16, %rd586, 32;
+	mov.b32 %r415, %r413;
+	setp.lt.u32 %p416, %r415, 2147483648;
+	mov.b64 %rd418, 0;
+$L_77:
+	@!%p416 bra $L_208;
+$L_78:
+	min.u64 %rdt16, %rd418, 32;
 	cvt.u32.u64 %rt35, %rdt16;
 	mov.b32 %rt36, 1;
-	shl.b32 %r587, %rt36, %rt35;
-	and.b32 %r587, %r587, 255;
-	mov.b32 %r585, %r587;
-$L_77:
-	or.b32 %r588, %r579, %r585;
-	mov.b32 %r536, %r588;
-$L_78:
-	mad.lo.s64 %rd589, %rd534, 1, %rd22;
-	st.global.u8 [%rd589], %r536;
-	add.s64 %rd590, %rd479, 2;
-	cvt.u32.u64 %r591, %rd17;
-	cvt.s32.s16 %r591, %r591;
+	shl.b32 %r419, %rt36, %rt35;
+	and.b32 %r419, %r419, 255;
+	mov.b32 %r417, %r419;
 $L_79:
-	mov.b32 %r593, %r591;
-	setp.lt.u32 %p594, %r593, 2147483648;
-	mov.b64 %rd596, 0;
+	setp.lt.s32 %p420, %r413, 0;
+	mov.b64 %rd422, 1;
 $L_80:
-	@!%p594 bra $L_351;
+	@!%p420 bra $L_207;
 $L_81:
-	min.u64 %rdt17, %rd596, 32;
+	min.u64 %rdt17, %rd422, 32;
 	cvt.u32.u64 %rt37, %rdt17;
 	mov.b32 %rt38, 1;
-	shl.b32 %r597, %rt38, %rt37;
-	and.b32 %r597, %r597, 255;
-	mov.b32 %r595, %r597;
+	shl.b32 %r423, %rt38, %rt37;
+	and.b32 %r423, %r423, 255;
+	mov.b32 %r421, %r423;
 $L_82:
-	mov.b32 %r598, %r591;
-	setp.lt.s32 %p599, %r598, 0;
-	mov.b64 %rd601, 1;
+	or.b32 %r424, %r417, %r421;
+	cvt.s64.s32 %rd425, %r413;
+	setp.gt.u64 %p426, %rd425, 9223372036854775808U;
+	mov.b64 %rd428, 2;
 $L_83:
-	@!%p599 bra $L_350;
+	@!%p426 bra $L_206;
 $L_84:
-	min.u64 %rdt18, %rd601, 32;
+	min.u64 %rdt18, %rd428, 32;
 	cvt.u32.u64 %rt39, %rdt18;
 	mov.b32 %rt40, 1;
-	shl.b32 %r602, %rt40, %rt39;
-	and.b32 %r602, %r602, 255;
-	mov.b32 %r600, %r602;
+	shl.b32 %r429, %rt40, %rt39;
+	and.b32 %r429, %r429, 255;
+	mov.b32 %r427, %r429;
 $L_85:
-	or.b32 %r603, %r595, %r600;
-	cvt.s64.s32 %rd604, %r591;
-	setp.gt.u64 %p605, %rd604, 9223372036854775808U;
-	mov.b64 %rd607, 2;
+	or.b32 %r430, %r424, %r427;
+	mov.b32 %r431, %r413;
+	and.b32 %r431, %r431, 65535;
+	setp.ge.u32 %p432, %r431, 32768;
+	mov.b64 %rd434, 3;
 $L_86:
-	@!%p605 bra $L_349;
+	@!%p432 bra $L_205;
 $L_87:
-	min.u64 %rdt19, %rd607, 32;
+	min.u64 %rdt19, %rd434, 32;
 	cvt.u32.u64 %rt41, %rdt19;
 	mov.b32 %rt42, 1;
-	shl.b32 %r608, %rt42, %rt41;
-	and.b32 %r608, %r608, 255;
-	mov.b32 %r606, %r608;
+	shl.b32 %r435, %rt42, %rt41;
+	and.b32 %r435, %r435, 255;
+	mov.b32 %r433, %r435;
 $L_88:
-	or.b32 %r609, %r603, %r606;
-	mov.b32 %r610, %r591;
-	and.b32 %r610, %r610, 65535;
-	setp.ge.u32 %p611, %r610, 32768;
-	mov.b64 %rd613, 3;
+	or.b32 %r436, %r430, %r433;
+	mov.b32 %r437, %r413;
+	cvt.rn.f64.u32 %fd438, %r437;
+	cvt.rn.f64.s32 %fd439, %r413;
+	setp.eq.f64 %p440, %fd438, %fd439;
+	mov.b64 %rd442, 4;
 $L_89:
-	@!%p611 bra $L_348;
+	@!%p440 bra $L_204;
 $L_90:
-	min.u64 %rdt20, %rd613, 32;
+	min.u64 %rdt20, %rd442, 32;
 	cvt.u32.u64 %rt43, %rdt20;
 	mov.b32 %rt44, 1;
-	shl.b32 %r614, %rt44, %rt43;
-	and.b32 %r614, %r614, 255;
-	mov.b32 %r612, %r614;
+	shl.b32 %r443, %rt44, %rt43;
+	and.b32 %r443, %r443, 255;
+	mov.b32 %r441, %r443;
 $L_91:
-	or.b32 %r615, %r609, %r612;
-	mov.b32 %r616, %r591;
-	and.b32 %r616, %r616, 255;
-	setp.gt.u32 %p617, %r616, 128;
-	mov.b64 %rd619, 4;
+	or.b32 %r444, %r436, %r441;
+	mov.b32 %r414, %r444;
 $L_92:
-	@!%p617 bra $L_347;
+	mad.lo.s64 %rd445, %rd412, 1, %rd22;
+	st.global.u8 [%rd445], %r414;
+	add.s64 %rd446, %rd305, 4;
+	cvt.u32.u64 %r447, %rd17;
+	and.b32 %r447, %r447, 255;
 $L_93:
-	min.u64 %rdt21, %rd619, 32;
+	mov.b32 %r449, %r447;
+	setp.lt.u32 %p450, %r449, 2147483648;
+	mov.b64 %rd452, 0;
+$L_94:
+	@!%p450 bra $L_203;
+$L_95:
+	min.u64 %rdt21, %rd452, 32;
 	cvt.u32.u64 %rt45, %rdt21;
 	mov.b32 %rt46, 1;
-	shl.b32 %r620, %rt46, %rt45;
-	and.b32 %r620, %r620, 255;
-	mov.b32 %r618, %r620;
-$L_94:
-	or.b32 %r621, %r615, %r618;
-	setp.lt.s32 %p622, %r591, 1;
-	mov.b64 %rd624, 5;
-$L_95:
-	@!%p622 bra $L_346;
+	shl.b32 %r453, %rt46, %rt45;
+	and.b32 %r453, %r453, 255;
+	mov.b32 %r451, %r453;
 $L_96:
-	min.u64 %rdt22, %rd624, 32;
+	mov.b32 %r454, %r447;
+	setp.lt.s32 %p455, %r454, 0;
+	mov.b64 %rd457, 1;
+$L_97:
+	@!%p455 bra $L_202;
+$L_98:
+	min.u64 %rdt22, %rd457, 32;
 	cvt.u32.u64 %rt47, %rdt22;
 	mov.b32 %rt48, 1;
-	shl.b32 %r625, %rt48, %rt47;
-	and.b32 %r625, %r625, 255;
-	mov.b32 %r623, %r625;
-$L_97:
-	or.b32 %r626, %r621, %r623;
-	mov.b32 %r627, %r591;
-	cvt.rn.f64.u32 %fd628, %r627;
-	mov.b32 %r629, %r591;
-	cvt.rn.f64.s32 %fd630, %r629;
-	setp.eq.f64 %p631, %fd628, %fd630;
-	mov.b64 %rd633, 6;
-$L_98:
-	@!%p631 bra $L_345;
+	shl.b32 %r458, %rt48, %rt47;
+	and.b32 %r458, %r458, 255;
+	mov.b32 %r456, %r458;
 $L_99:
-	min.u64 %rdt23, %rd633, 32;
+	or.b32 %r459, %r451, %r456;
+	cvt.u64.u32 %rd460, %r447;
+	setp.gt.u64 %p461, %rd460, 9223372036854775808U;
+	mov.b64 %rd463, 2;
+$L_100:
+	@!%p461 bra $L_201;
+$L_101:
+	min.u64 %rdt23, %rd463, 32;
 	cvt.u32.u64 %rt49, %rdt23;
 	mov.b32 %rt50, 1;
-	shl.b32 %r634, %rt50, %rt49;
-	and.b32 %r634, %r634, 255;
-	mov.b32 %r632, %r634;
-$L_100:
-	or.b32 %r635, %r626, %r632;
-	mov.b32 %r636, %r591;
-	and.b32 %r636, %r636, 65535;
-	cvt.rn.f32.u32 %f637, %r636;
-	cvt.rn.f32.s32 %f638, %r591;
-	setp.gt.f32 %p639, %f637, %f638;
-	mov.b64 %rd641, 7;
-$L_101:
-	@!%p639 bra $L_344;
+	shl.b32 %r464, %rt50, %rt49;
+	and.b32 %r464, %r464, 255;
+	mov.b32 %r462, %r464;
 $L_102:
-	min.u64 %rdt24, %rd641, 32;
+	or.b32 %r465, %r459, %r462;
+	mov.b32 %r466, %r447;
+	and.b32 %r466, %r466, 65535;
+	setp.ge.u32 %p467, %r466, 32768;
+	mov.b64 %rd469, 3;
+$L_103:
+	@!%p467 bra $L_200;
+$L_104:
+	min.u64 %rdt24, %rd469, 32;
 	cvt.u32.u64 %rt51, %rdt24;
 	mov.b32 %rt52, 1;
-	shl.b32 %r642, %rt52, %rt51;
-	and.b32 %r642, %r642, 255;
-	mov.b32 %r640, %r642;
-$L_103:
-	or.b32 %r643, %r635, %r640;
-	mov.b32 %r592, %r643;
-$L_104:
-	mad.lo.s64 %rd644, %rd590, 1, %rd22;
-	st.global.u8 [%rd644], %r592;
-	add.s64 %rd645, %rd479, 3;
-	cvt.u32.u64 %r646, %rd17;
+	shl.b32 %r470, %rt52, %rt51;
+	and.b32 %r470, %r470, 255;
+	mov.b32 %r468, %r470;
 $L_105:
-	mov.b32 %r648, %r646;
-	setp.lt.u32 %p649, %r648, 2147483648;
-	mov.b64 %rd651, 0;
+	or.b32 %r471, %r465, %r468;
+	mov.b32 %r472, %r447;
+	cvt.rn.f64.u32 %fd473, %r472;
+	mov.b32 %r474, %r447;
+	cvt.rn.f64.s32 %fd475, %r474;
+	setp.eq.f64 %p476, %fd473, %fd475;
+	mov.b64 %rd478, 4;
 $L_106:
-	@!%p649 bra $L_343;
+	@!%p476 bra $L_199;
 $L_107:
-	min.u64 %rdt25, %rd651, 32;
+	min.u64 %rdt25, %rd478, 32;
 	cvt.u32.u64 %rt53, %rdt25;
 	mov.b32 %rt54, 1;
-	shl.b32 %r652, %rt54, %rt53;
-	and.b32 %r652, %r652, 255;
-	mov.b32 %r650, %r652;
+	shl.b32 %r479, %rt54, %rt53;
+	and.b32 %r479, %r479, 255;
+	mov.b32 %r477, %r479;
 $L_108:
-	setp.lt.s32 %p653, %r646, 0;
-	mov.b64 %rd655, 1;
+	or.b32 %r480, %r471, %r477;
+	mov.b32 %r448, %r480;
 $L_109:
-	@!%p653 bra $L_342;
+	mad.lo.s64 %rd481, %rd446, 1, %rd22;
+	st.global.u8 [%rd481], %r448;
+	add.s64 %rd482, %rd305, 5;
+	cvt.u32.u64 %r483, %rd17;
+	and.b32 %r483, %r483, 65535;
 $L_110:
-	min.u64 %rdt26, %rd655, 32;
+	mov.b32 %r485, %r483;
+	setp.lt.u32 %p486, %r485, 2147483648;
+	mov.b64 %rd488, 0;
+$L_111:
+	@!%p486 bra $L_198;
+$L_112:
+	min.u64 %rdt26, %rd488, 32;
 	cvt.u32.u64 %rt55, %rdt26;
 	mov.b32 %rt56, 1;
-	shl.b32 %r656, %rt56, %rt55;
-	and.b32 %r656, %r656, 255;
-	mov.b32 %r654, %r656;
-$L_111:
-	or.b32 %r657, %r650, %r654;
-	cvt.s64.s32 %rd658, %r646;
-	setp.gt.u64 %p659, %rd658, 9223372036854775808U;
-	mov.b64 %rd661, 2;
-$L_112:
-	@!%p659 bra $L_341;
+	shl.b32 %r489, %rt56, %rt55;
+	and.b32 %r489, %r489, 255;
+	mov.b32 %r487, %r489;
 $L_113:
-	min.u64 %rdt27, %rd661, 32;
+	mov.b32 %r490, %r483;
+	setp.lt.s32 %p491, %r490, 0;
+	mov.b64 %rd493, 1;
+$L_114:
+	@!%p491 bra $L_197;
+$L_115:
+	min.u64 %rdt27, %rd493, 32;
 	cvt.u32.u64 %rt57, %rdt27;
 	mov.b32 %rt58, 1;
-	shl.b32 %r662, %rt58, %rt57;
-	and.b32 %r662, %r662, 255;
-	mov.b32 %r660, %r662;
-$L_114:
-	or.b32 %r663, %r657, %r660;
-	mov.b32 %r664, %r646;
-	and.b32 %r664, %r664, 65535;
-	setp.ge.u32 %p665, %r664, 32768;
-	mov.b64 %rd667, 3;
-$L_115:
-	@!%p665 bra $L_340;
+	shl.b32 %r494, %rt58, %rt57;
+	and.b32 %r494, %r494, 255;
+	mov.b32 %r492, %r494;
 $L_116:
-	min.u64 %rdt28, %rd667, 32;
+	or.b32 %r495, %r487, %r492;
+	cvt.u64.u32 %rd496, %r483;
+	setp.gt.u64 %p497, %rd496, 9223372036854775808U;
+	mov.b64 %rd499, 2;
+$L_117:
+	@!%p497 bra $L_196;
+$L_118:
+	min.u64 %rdt28, %rd499, 32;
 	cvt.u32.u64 %rt59, %rdt28;
 	mov.b32 %rt60, 1;
-	shl.b32 %r668, %rt60, %rt59;
-	and.b32 %r668, %r668, 255;
-	mov.b32 %r666, %r668;
-$L_117:
-	or.b32 %r669, %r663, %r666;
-	mov.b32 %r670, %r646;
-	and.b32 %r670, %r670, 255;
-	setp.gt.u32 %p671, %r670, 128;
-	mov.b64 %rd673, 4;
-$L_118:
-	@!%p671 bra $L_339;
+	shl.b32 %r500, %rt60, %rt59;
+	and.b32 %r500, %r500, 255;
+	mov.b32 %r498, %r500;
 $L_119:
-	min.u64 %rdt29, %rd673, 32;
+	or.b32 %r501, %r495, %r498;
+	setp.ge.u32 %p502, %r483, 32768;
+	mov.b64 %rd504, 3;
+$L_120:
+	@!%p502 bra $L_195;
+$L_121:
+	min.u64 %rdt29, %rd504, 32;
 	cvt.u32.u64 %rt61, %rdt29;
 	mov.b32 %rt62, 1;
-	shl.b32 %r674, %rt62, %rt61;
-	and.b32 %r674, %r674, 255;
-	mov.b32 %r672, %r674;
-$L_120:
-	or.b32 %r675, %r669, %r672;
-	setp.lt.s32 %p676, %r646, 1;
-	mov.b64 %rd678, 5;
-$L_121:
-	@!%p676 bra $L_338;
+	shl.b32 %r505, %rt62, %rt61;
+	and.b32 %r505, %r505, 255;
+	mov.b32 %r503, %r505;
 $L_122:
-	min.u64 %rdt30, %rd678, 32;
+	or.b32 %r506, %r501, %r503;
+	mov.b32 %r507, %r483;
+	cvt.rn.f64.u32 %fd508, %r507;
+	mov.b32 %r509, %r483;
+	cvt.rn.f64.s32 %fd510, %r509;
+	setp.eq.f64 %p511, %fd508, %fd510;
+	mov.b64 %rd513, 4;
+$L_123:
+	@!%p511 bra $L_194;
+$L_124:
+	min.u64 %rdt30, %rd513, 32;
 	cvt.u32.u64 %rt63, %rdt30;
 	mov.b32 %rt64, 1;
-	shl.b32 %r679, %rt64, %rt63;
-	and.b32 %r679, %r679, 255;
-	mov.b32 %r677, %r679;
-$L_123:
-	or.b32 %r680, %r675, %r677;
-	mov.b32 %r681, %r646;
-	cvt.rn.f64.u32 %fd682, %r681;
-	cvt.rn.f64.s32 %fd683, %r646;
-	setp.eq.f64 %p684, %fd682, %fd683;
-	mov.b64 %rd686, 6;
-$L_124:
-	@!%p684 bra $L_337;
+	shl.b32 %r514, %rt64, %rt63;
+	and.b32 %r514, %r514, 255;
+	mov.b32 %r512, %r514;
 $L_125:
-	min.u64 %rdt31, %rd686, 32;
+	or.b32 %r515, %r506, %r512;
+	mov.b32 %r484, %r515;
+$L_126:
+	mad.lo.s64 %rd516, %rd482, 1, %rd22;
+	st.global.u8 [%rd516], %r484;
+	add.s64 %rd517, %rd305, 6;
+	cvt.u32.u64 %r518, %rd17;
+$L_127:
+	setp.lt.u32 %p520, %r518, 2147483648;
+	mov.b64 %rd522, 0;
+$L_128:
+	@!%p520 bra $L_193;
+$L_129:
+	min.u64 %rdt31, %rd522, 32;
 	cvt.u32.u64 %rt65, %rdt31;
 	mov.b32 %rt66, 1;
-	shl.b32 %r687, %rt66, %rt65;
-	and.b32 %r687, %r687, 255;
-	mov.b32 %r685, %r687;
-$L_126:
-	or.b32 %r688, %r680, %r685;
-	mov.b32 %r689, %r646;
-	and.b32 %r689, %r689, 65535;
-	cvt.rn.f32.u32 %f690, %r689;
-	mov.b32 %r691, %r646;
-	cvt.s32.s16 %r691, %r691;
-	cvt.rn.f32.s32 %f692, %r691;
-	setp.gt.f32 %p693, %f690, %f692;
-	mov.b64 %rd695, 7;
-$L_127:
-	@!%p693 bra $L_336;
-$L_128:
-	min.u64 %rdt32, %rd695, 32;
+	shl.b32 %r523, %rt66, %rt65;
+	and.b32 %r523, %r523, 255;
+	mov.b32 %r521, %r523;
+$L_130:
+	mov.b32 %r524, %r518;
+	setp.lt.s32 %p525, %r524, 0;
+	mov.b64 %rd527, 1;
+$L_131:
+	@!%p525 bra $L_192;
+$L_132:
+	min.u64 %rdt32, %rd527, 32;
 	cvt.u32.u64 %rt67, %rdt32;
 	mov.b32 %rt68, 1;
-	shl.b32 %r696, %rt68, %rt67;
-	and.b32 %r696, %r696, 255;
-	mov.b32 %r694, %r696;
-$L_129:
-	or.b32 %r697, %r688, %r694;
-	mov.b32 %r647, %r697;
-$L_130:
-	mad.lo.s64 %rd698, %rd645, 1, %rd22;
-	st.global.u8 [%rd698], %r647;
-	add.s64 %rd699, %rd479, 4;
-	cvt.u32.u64 %r700, %rd17;
-	and.b32 %r700, %r700, 255;
-$L_131:
-	mov.b32 %r702, %r700;
-	setp.lt.u32 %p703, %r702, 2147483648;
-	mov.b64 %rd705, 0;
-$L_132:
-	@!%p703 bra $L_335;
+	shl.b32 %r528, %rt68, %rt67;
+	and.b32 %r528, %r528, 255;
+	mov.b32 %r526, %r528;
 $L_133:
-	min.u64 %rdt33, %rd705, 32;
+	or.b32 %r529, %r521, %r526;
+	cvt.u64.u32 %rd530, %r518;
+	setp.gt.u64 %p531, %rd530, 9223372036854775808U;
+	mov.b64 %rd533, 2;
+$L_134:
+	@!%p531 bra $L_191;
+$L_135:
+	min.u64 %rdt33, %rd533, 32;
 	cvt.u32.u64 %rt69, %rdt33;
 	mov.b32 %rt70, 1;
-	shl.b32 %r706, %rt70, %rt69;
-	and.b32 %r706, %r706, 255;
-	mov.b32 %r704, %r706;
-$L_134:
-	mov.b32 %r707, %r700;
-	setp.lt.s32 %p708, %r707, 0;
-	mov.b64 %rd710, 1;
-$L_135:
-	@!%p708 bra $L_334;
+	shl.b32 %r534, %rt70, %rt69;
+	and.b32 %r534, %r534, 255;
+	mov.b32 %r532, %r534;
 $L_136:
-	min.u64 %rdt34, %rd710, 32;
+	or.b32 %r535, %r529, %r532;
+	mov.b32 %r536, %r518;
+	and.b32 %r536, %r536, 65535;
+	setp.ge.u32 %p537, %r536, 32768;
+	mov.b64 %rd539, 3;
+$L_137:
+	@!%p537 bra $L_190;
+$L_138:
+	min.u64 %rdt34, %rd539, 32;
 	cvt.u32.u64 %rt71, %rdt34;
 	mov.b32 %rt72, 1;
-	shl.b32 %r711, %rt72, %rt71;
-	and.b32 %r711, %r711, 255;
-	mov.b32 %r709, %r711;
-$L_137:
-	or.b32 %r712, %r704, %r709;
-	cvt.u64.u32 %rd713, %r700;
-	setp.gt.u64 %p714, %rd713, 9223372036854775808U;
-	mov.b64 %rd716, 2;
-$L_138:
-	@!%p714 bra $L_333;
+	shl.b32 %r540, %rt72, %rt71;
+	and.b32 %r540, %r540, 255;
+	mov.b32 %r538, %r540;
 $L_139:
-	min.u64 %rdt35, %rd716, 32;
+	or.b32 %r541, %r535, %r538;
+	cvt.rn.f64.u32 %fd542, %r518;
+	mov.b32 %r543, %r518;
+	cvt.rn.f64.s32 %fd544, %r543;
+	setp.eq.f64 %p545, %fd542, %fd544;
+	mov.b64 %rd547, 4;
+$L_140:
+	@!%p545 bra $L_189;
+$L_141:
+	min.u64 %rdt35, %rd547, 32;
 	cvt.u32.u64 %rt73, %rdt35;
 	mov.b32 %rt74, 1;
-	shl.b32 %r717, %rt74, %rt73;
-	and.b32 %r717, %r717, 255;
-	mov.b32 %r715, %r717;
-$L_140:
-	or.b32 %r718, %r712, %r715;
-	mov.b32 %r719, %r700;
-	and.b32 %r719, %r719, 65535;
-	setp.ge.u32 %p720, %r719, 32768;
-	mov.b64 %rd722, 3;
-$L_141:
-	@!%p720 bra $L_332;
+	shl.b32 %r548, %rt74, %rt73;
+	and.b32 %r548, %r548, 255;
+	mov.b32 %r546, %r548;
 $L_142:
-	min.u64 %rdt36, %rd722, 32;
+	or.b32 %r549, %r541, %r546;
+	mov.b32 %r519, %r549;
+$L_143:
+	mad.lo.s64 %rd550, %rd517, 1, %rd22;
+	st.global.u8 [%rd550], %r519;
+	add.s64 %rd551, %rd305, 7;
+	cvt.u32.u64 %r552, %rd17;
+	cvt.s32.s8 %r552, %r552;
+	add.s32 %r553, %r552, 1;
+	cvt.s32.s8 %r553, %r553;
+$L_144:
+	mov.b32 %r555, %r553;
+	setp.lt.u32 %p556, %r555, 2147483648;
+	mov.b64 %rd558, 0;
+$L_145:
+	@!%p556 bra $L_188;
+$L_146:
+	min.u64 %rdt36, %rd558, 32;
 	cvt.u32.u64 %rt75, %rdt36;
 	mov.b32 %rt76, 1;
-	shl.b32 %r723, %rt76, %rt75;
-	and.b32 %r723, %r723, 255;
-	mov.b32 %r721, %r723;
-$L_143:
-	or.b32 %r724, %r718, %r721;
-	setp.gt.u32 %p725, %r700, 128;
-	mov.b64 %rd727, 4;
-$L_144:
-	@!%p725 bra $L_331;
-$L_145:
-	min.u64 %rdt37, %rd727, 32;
+	shl.b32 %r559, %rt76, %rt75;
+	and.b32 %r559, %r559, 255;
+	mov.b32 %r557, %r559;
+$L_147:
+	mov.b32 %r560, %r553;
+	setp.lt.s32 %p561, %r560, 0;
+	mov.b64 %rd563, 1;
+$L_148:
+	@!%p561 bra $L_187;
+$L_149:
+	min.u64 %rdt37, %rd563, 32;
 	cvt.u32.u64 %rt77, %rdt37;
 	mov.b32 %rt78, 1;
-	shl.b32 %r728, %rt78, %rt77;
-	and.b32 %r728, %r728, 255;
-	mov.b32 %r726, %r728;
-$L_146:
-	or.b32 %r729, %r724, %r726;
-	setp.lt.u32 %p730, %r700, 1;
-	mov.b64 %rd732, 5;
-$L_147:
-	@!%p730 bra $L_330;
-$L_148:
-	min.u64 %rdt38, %rd732, 32;
+	shl.b32 %r564, %rt78, %rt77;
+	and.b32 %r564, %r564, 255;
+	mov.b32 %r562, %r564;
+$L_150:
+	or.b32 %r565, %r557, %r562;
+	cvt.s64.s32 %rd566, %r553;
+	setp.gt.u64 %p567, %rd566, 9223372036854775808U;
+	mov.b64 %rd569, 2;
+$L_151:
+	@!%p567 bra $L_186;
+$L_152:
+	min.u64 %rdt38, %rd569, 32;
 	cvt.u32.u64 %rt79, %rdt38;
 	mov.b32 %rt80, 1;
-	shl.b32 %r733, %rt80, %rt79;
-	and.b32 %r733, %r733, 255;
-	mov.b32 %r731, %r733;
-$L_149:
-	or.b32 %r734, %r729, %r731;
-	mov.b32 %r735, %r700;
-	cvt.rn.f64.u32 %fd736, %r735;
-	mov.b32 %r737, %r700;
-	cvt.rn.f64.s32 %fd738, %r737;
-	setp.eq.f64 %p739, %fd736, %fd738;
-	mov.b64 %rd741, 6;
-$L_150:
-	@!%p739 bra $L_329;
-$L_151:
-	min.u64 %rdt39, %rd741, 32;
+	shl.b32 %r570, %rt80, %rt79;
+	and.b32 %r570, %r570, 255;
+	mov.b32 %r568, %r570;
+$L_153:
+	or.b32 %r571, %r565, %r568;
+	mov.b32 %r572, %r553;
+	and.b32 %r572, %r572, 65535;
+	setp.ge.u32 %p573, %r572, 32768;
+	mov.b64 %rd575, 3;
+$L_154:
+	@!%p573 bra $L_185;
+$L_155:
+	min.u64 %rdt39, %rd575, 32;
 	cvt.u32.u64 %rt81, %rdt39;
 	mov.b32 %rt82, 1;
-	shl.b32 %r742, %rt82, %rt81;
-	and.b32 %r742, %r742, 255;
-	mov.b32 %r740, %r742;
-$L_152:
-	or.b32 %r743, %r734, %r740;
-	mov.b32 %r744, %r700;
-	and.b32 %r744, %r744, 65535;
-	cvt.rn.f32.u32 %f745, %r744;
-	mov.b32 %r746, %r700;
-	cvt.s32.s16 %r746, %r746;
-	cvt.rn.f32.s32 %f747, %r746;
-	setp.gt.f32 %p748, %f745, %f747;
-	mov.b64 %rd750, 7;
-$L_153:
-	@!%p748 bra $L_328;
-$L_154:
-	min.u64 %rdt40, %rd750, 32;
+	shl.b32 %r576, %rt82, %rt81;
+	and.b32 %r576, %r576, 255;
+	mov.b32 %r574, %r576;
+$L_156:
+	or.b32 %r577, %r571, %r574;
+	mov.b32 %r578, %r553;
+	cvt.rn.f64.u32 %fd579, %r578;
+	mov.b32 %r580, %r553;
+	cvt.rn.f64.s32 %fd581, %r580;
+	setp.eq.f64 %p582, %fd579, %fd581;
+	mov.b64 %rd584, 4;
+$L_157:
+	@!%p582 bra $L_184;
+$L_158:
+	min.u64 %rdt40, %rd584, 32;
 	cvt.u32.u64 %rt83, %rdt40;
 	mov.b32 %rt84, 1;
-	shl.b32 %r751, %rt84, %rt83;
-	and.b32 %r751, %r751, 255;
-	mov.b32 %r749, %r751;
-$L_155:
-	or.b32 %r752, %r743, %r749;
-	mov.b32 %r701, %r752;
-$L_156:
-	mad.lo.s64 %rd753, %rd699, 1, %rd22;
-	st.global.u8 [%rd753], %r701;
-	add.s64 %rd754, %rd479, 5;
-	cvt.u32.u64 %r755, %rd17;
-	and.b32 %r755, %r755, 65535;
-$L_157:
-	mov.b32 %r757, %r755;
-	setp.lt.u32 %p758, %r757, 2147483648;
-	mov.b64 %rd760, 0;
-$L_158:
-	@!%p758 bra $L_327;
+	shl.b32 %r585, %rt84, %rt83;
+	and.b32 %r585, %r585, 255;
+	mov.b32 %r583, %r585;
 $L_159:
-	min.u64 %rdt41, %rd760, 32;
+	or.b32 %r586, %r577, %r583;
+	mov.b32 %r554, %r586;
+$L_160:
+	mad.lo.s64 %rd587, %rd551, 1, %rd22;
+	st.global.u8 [%rd587], %r554;
+	add.s64 %rd588, %rd305, 8;
+	cvt.u32.u64 %r589, %rd17;
+	cvt.s32.s16 %r589, %r589;
+	sub.s32 %r590, %r589, 1;
+	cvt.s32.s16 %r590, %r590;
+$L_161:
+	mov.b32 %r592, %r590;
+	setp.lt.u32 %p593, %r592, 2147483648;
+	mov.b64 %rd595, 0;
+$L_162:
+	@!%p593 bra $L_183;
+$L_163:
+	min.u64 %rdt41, %rd595, 32;
 	cvt.u32.u64 %rt85, %rdt41;
 	mov.b32 %rt86, 1;
-	shl.b32 %r761, %rt86, %rt85;
-	and.b32 %r761, %r761, 255;
-	mov.b32 %r759, %r761;
-$L_160:
-	mov.b32 %r762, %r755;
-	setp.lt.s32 %p763, %r762, 0;
-	mov.b64 %rd765, 1;
-$L_161:
-	@!%p763 bra $L_326;
-$L_162:
-	min.u64 %rdt42, %rd765, 32;
+	shl.b32 %r596, %rt86, %rt85;
+	and.b32 %r596, %r596, 255;
+	mov.b32 %r594, %r596;
+$L_164:
+	mov.b32 %r597, %r590;
+	setp.lt.s32 %p598, %r597, 0;
+	mov.b64 %rd600, 1;
+$L_165:
+	@!%p598 bra $L_182;
+$L_166:
+	min.u64 %rdt42, %rd600, 32;
 	cvt.u32.u64 %rt87, %rdt42;
 	mov.b32 %rt88, 1;
-	shl.b32 %r766, %rt88, %rt87;
-	and.b32 %r766, %r766, 255;
-	mov.b32 %r764, %r766;
-$L_163:
-	or.b32 %r767, %r759, %r764;
-	cvt.u64.u32 %rd768, %r755;
-	setp.gt.u64 %p769, %rd768, 9223372036854775808U;
-	mov.b64 %rd771, 2;
-$L_164:
-	@!%p769 bra $L_325;
-$L_165:
-	min.u64 %rdt43, %rd771, 32;
+	shl.b32 %r601, %rt88, %rt87;
+	and.b32 %r601, %r601, 255;
+	mov.b32 %r599, %r601;
+$L_167:
+	or.b32 %r602, %r594, %r599;
+	cvt.s64.s32 %rd603, %r590;
+	setp.gt.u64 %p604, %rd603, 9223372036854775808U;
+	mov.b64 %rd606, 2;
+$L_168:
+	@!%p604 bra $L_181;
+$L_169:
+	min.u64 %rdt43, %rd606, 32;
 	cvt.u32.u64 %rt89, %rdt43;
 	mov.b32 %rt90, 1;
-	shl.b32 %r772, %rt90, %rt89;
-	and.b32 %r772, %r772, 255;
-	mov.b32 %r770, %r772;
-$L_166:
-	or.b32 %r773, %r767, %r770;
-	setp.ge.u32 %p774, %r755, 32768;
-	mov.b64 %rd776, 3;
-$L_167:
-	@!%p774 bra $L_324;
-$L_168:
-	min.u64 %rdt44, %rd776, 32;
+	shl.b32 %r607, %rt90, %rt89;
+	and.b32 %r607, %r607, 255;
+	mov.b32 %r605, %r607;
+$L_170:
+	or.b32 %r608, %r602, %r605;
+	mov.b32 %r609, %r590;
+	and.b32 %r609, %r609, 65535;
+	setp.ge.u32 %p610, %r609, 32768;
+	mov.b64 %rd612, 3;
+$L_171:
+	@!%p610 bra $L_180;
+$L_172:
+	min.u64 %rdt44, %rd612, 32;
 	cvt.u32.u64 %rt91, %rdt44;
 	mov.b32 %rt92, 1;
-	shl.b32 %r777, %rt92, %rt91;
-	and.b32 %r777, %r777, 255;
-	mov.b32 %r775, %r777;
-$L_169:
-	or.b32 %r778, %r773, %r775;
-	mov.b32 %r779, %r755;
-	and.b32 %r779, %r779, 255;
-	setp.gt.u32 %p780, %r779, 128;
-	mov.b64 %rd782, 4;
-$L_170:
-	@!%p780 bra $L_323;
-$L_171:
-	min.u64 %rdt45, %rd782, 32;
+	shl.b32 %r613, %rt92, %rt91;
+	and.b32 %r613, %r613, 255;
+	mov.b32 %r611, %r613;
+$L_173:
+	or.b32 %r614, %r608, %r611;
+	mov.b32 %r615, %r590;
+	cvt.rn.f64.u32 %fd616, %r615;
+	mov.b32 %r617, %r590;
+	cvt.rn.f64.s32 %fd618, %r617;
+	setp.eq.f64 %p619, %fd616, %fd618;
+	mov.b64 %rd621, 4;
+$L_174:
+	@!%p619 bra $L_179;
+$L_175:
+	min.u64 %rdt45, %rd621, 32;
 	cvt.u32.u64 %rt93, %rdt45;
 	mov.b32 %rt94, 1;
-	shl.b32 %r783, %rt94, %rt93;
-	and.b32 %r783, %r783, 255;
-	mov.b32 %r781, %r783;
-$L_172:
-	or.b32 %r784, %r778, %r781;
-	setp.lt.u32 %p785, %r755, 1;
-	mov.b64 %rd787, 5;
-$L_173:
-	@!%p785 bra $L_322;
-$L_174:
-	min.u64 %rdt46, %rd787, 32;
-	cvt.u32.u64 %rt95, %rdt46;
-	mov.b32 %rt96, 1;
-	shl.b32 %r788, %rt96, %rt95;
-	and.b32 %r788, %r788, 255;
-	mov.b32 %r786, %r788;
-$L_175:
-	or.b32 %r789, %r784, %r786;
-	mov.b32 %r790, %r755;
-	cvt.rn.f64.u32 %fd791, %r790;
-	mov.b32 %r792, %r755;
-	cvt.rn.f64.s32 %fd793, %r792;
-	setp.eq.f64 %p794, %fd791, %fd793;
-	mov.b64 %rd796, 6;
+	shl.b32 %r622, %rt94, %rt93;
+	and.b32 %r622, %r622, 255;
+	mov.b32 %r620, %r622;
 $L_176:
-	@!%p794 bra $L_321;
+	or.b32 %r623, %r614, %r620;
+	mov.b32 %r591, %r623;
 $L_177:
-	min.u64 %rdt47, %rd796, 32;
-	cvt.u32.u64 %rt97, %rdt47;
-	mov.b32 %rt98, 1;
-	shl.b32 %r797, %rt98, %rt97;
-	and.b32 %r797, %r797, 255;
-	mov.b32 %r795, %r797;
+	mad.lo.s64 %rd624, %rd588, 1, %rd22;
+	st.global.u8 [%rd624], %r591;
 $L_178:
-	or.b32 %r798, %r789, %r795;
-	cvt.rn.f32.u32 %f799, %r755;
-	mov.b32 %r800, %r755;
-	cvt.s32.s16 %r800, %r800;
-	cvt.rn.f32.s32 %f801, %r800;
-	setp.gt.f32 %p802, %f799, %f801;
-	mov.b64 %rd804, 7;
-$L_179:
-	@!%p802 bra $L_320;
-$L_180:
-	min.u64 %rdt48, %rd804, 32;
-	cvt.u32.u64 %rt99, %rdt48;
-	mov.b32 %rt100, 1;
-	shl.b32 %r805, %rt100, %rt99;
-	and.b32 %r805, %r805, 255;
-	mov.b32 %r803, %r805;
-$L_181:
-	or.b32 %r806, %r798, %r803;
-	mov.b32 %r756, %r806;
-$L_182:
-	mad.lo.s64 %rd807, %rd754, 1, %rd22;
-	st.global.u8 [%rd807], %r756;
-	add.s64 %rd808, %rd479, 6;
-	cvt.u32.u64 %r809, %rd17;
-$L_183:
-	setp.lt.u32 %p811, %r809, 2147483648;
-	mov.b64 %rd813, 0;
-$L_184:
-	@!%p811 bra $L_319;
-$L_185:
-	min.u64 %rdt49, %rd813, 32;
-	cvt.u32.u64 %rt101, %rdt49;
-	mov.b32 %rt102, 1;
-	shl.b32 %r814, %rt102, %rt101;
-	and.b32 %r814, %r814, 255;
-	mov.b32 %r812, %r814;
-$L_186:
-	mov.b32 %r815, %r809;
-	setp.lt.s32 %p816, %r815, 0;
-	mov.b64 %rd818, 1;
-$L_187:
-	@!%p816 bra $L_318;
-$L_188:
-	min.u64 %rdt50, %rd818, 32;
-	cvt.u32.u64 %rt103, %rdt50;
-	mov.b32 %rt104, 1;
-	shl.b32 %r819, %rt104, %rt103;
-	and.b32 %r819, %r819, 255;
-	mov.b32 %r817, %r819;
-$L_189:
-	or.b32 %r820, %r812, %r817;
-	cvt.u64.u32 %rd821, %r809;
-	setp.gt.u64 %p822, %rd821, 9223372036854775808U;
-	mov.b64 %rd824, 2;
-$L_190:
-	@!%p822 bra $L_317;
-$L_191:
-	min.u64 %rdt51, %rd824, 32;
-	cvt.u32.u64 %rt105, %rdt51;
-	mov.b32 %rt106, 1;
-	shl.b32 %r825, %rt106, %rt105;
-	and.b32 %r825, %r825, 255;
-	mov.b32 %r823, %r825;
-$L_192:
-	or.b32 %r826, %r820, %r823;
-	mov.b32 %r827, %r809;
-	and.b32 %r827, %r827, 65535;
-	setp.ge.u32 %p828, %r827, 32768;
-	mov.b64 %rd830, 3;
-$L_193:
-	@!%p828 bra $L_316;
-$L_194:
-	min.u64 %rdt52, %rd830, 32;
-	cvt.u32.u64 %rt107, %rdt52;
-	mov.b32 %rt108, 1;
-	shl.b32 %r831, %rt108, %rt107;
-	and.b32 %r831, %r831, 255;
-	mov.b32 %r829, %r831;
-$L_195:
-	or.b32 %r832, %r826, %r829;
-	mov.b32 %r833, %r809;
-	and.b32 %r833, %r833, 255;
-	setp.gt.u32 %p834, %r833, 128;
-	mov.b64 %rd836, 4;
-$L_196:
-	@!%p834 bra $L_315;
-$L_197:
-	min.u64 %rdt53, %rd836, 32;
-	cvt.u32.u64 %rt109, %rdt53;
-	mov.b32 %rt110, 1;
-	shl.b32 %r837, %rt110, %rt109;
-	and.b32 %r837, %r837, 255;
-	mov.b32 %r835, %r837;
-$L_198:
-	or.b32 %r838, %r832, %r835;
-	setp.lt.u32 %p839, %r809, 1;
-	mov.b64 %rd841, 5;
-$L_199:
-	@!%p839 bra $L_314;
-$L_200:
-	min.u64 %rdt54, %rd841, 32;
-	cvt.u32.u64 %rt111, %rdt54;
-	mov.b32 %rt112, 1;
-	shl.b32 %r842, %rt112, %rt111;
-	and.b32 %r842, %r842, 255;
-	mov.b32 %r840, %r842;
-$L_201:
-	or.b32 %r843, %r838, %r840;
-	cvt.rn.f64.u32 %fd844, %r809;
-	mov.b32 %r845, %r809;
-	cvt.rn.f64.s32 %fd846, %r845;
-	setp.eq.f64 %p847, %fd844, %fd846;
-	mov.b64 %rd849, 6;
-$L_202:
-	@!%p847 bra $L_313;
-$L_203:
-	min.u64 %rdt55, %rd849, 32;
-	cvt.u32.u64 %rt113, %rdt55;
-	mov.b32 %rt114, 1;
-	shl.b32 %r850, %rt114, %rt113;
-	and.b32 %r850, %r850, 255;
-	mov.b32 %r848, %r850;
-$L_204:
-	or.b32 %r851, %r843, %r848;
-	mov.b32 %r852, %r809;
-	and.b32 %r852, %r852, 65535;
-	cvt.rn.f32.u32 %f853, %r852;
-	mov.b32 %r854, %r809;
-	cvt.s32.s16 %r854, %r854;
-	cvt.rn.f32.s32 %f855, %r854;
-	setp.gt.f32 %p856, %f853, %f855;
-	mov.b64 %rd858, 7;
-$L_205:
-	@!%p856 bra $L_312;
-$L_206:
-	min.u64 %rdt56, %rd858, 32;
-	cvt.u32.u64 %rt115, %rdt56;
-	mov.b32 %rt116, 1;
-	shl.b32 %r859, %rt116, %rt115;
-	and.b32 %r859, %r859, 255;
-	mov.b32 %r857, %r859;
-$L_207:
-	or.b32 %r860, %r851, %r857;
-	mov.b32 %r810, %r860;
-$L_208:
-	mad.lo.s64 %rd861, %rd808, 1, %rd22;
-	st.global.u8 [%rd861], %r810;
-	add.s64 %rd862, %rd479, 7;
-	mov.b64 %rd863, %rd17;
-$L_209:
-	cvt.u32.u64 %r865, %rd863;
-	setp.lt.u32 %p866, %r865, 2147483648;
-	mov.b64 %rd868, 0;
-$L_210:
-	@!%p866 bra $L_311;
-$L_211:
-	min.u64 %rdt57, %rd868, 32;
-	cvt.u32.u64 %rt117, %rdt57;
-	mov.b32 %rt118, 1;
-	shl.b32 %r869, %rt118, %rt117;
-	and.b32 %r869, %r869, 255;
-	mov.b32 %r867, %r869;
-$L_212:
-	cvt.u32.u64 %r870, %rd863;
-	setp.lt.s32 %p871, %r870, 0;
-	mov.b64 %rd873, 1;
-$L_213:
-	@!%p871 bra $L_310;
-$L_214:
-	min.u64 %rdt58, %rd873, 32;
-	cvt.u32.u64 %rt119, %rdt58;
-	mov.b32 %rt120, 1;
-	shl.b32 %r874, %rt120, %rt119;
-	and.b32 %r874, %r874, 255;
-	mov.b32 %r872, %r874;
-$L_215:
-	or.b32 %r875, %r867, %r872;
-	setp.gt.u64 %p876, %rd863, 9223372036854775808U;
-	mov.b64 %rd878, 2;
-$L_216:
-	@!%p876 bra $L_309;
-$L_217:
-	min.u64 %rdt59, %rd878, 32;
-	cvt.u32.u64 %rt121, %rdt59;
-	mov.b32 %rt122, 1;
-	shl.b32 %r879, %rt122, %rt121;
-	and.b32 %r879, %r879, 255;
-	mov.b32 %r877, %r879;
-$L_218:
-	or.b32 %r880, %r875, %r877;
-	cvt.u32.u64 %r881, %rd863;
-	and.b32 %r881, %r881, 65535;
-	setp.ge.u32 %p882, %r881, 32768;
-	mov.b64 %rd884, 3;
-$L_219:
-	@!%p882 bra $L_308;
-$L_220:
-	min.u64 %rdt60, %rd884, 32;
-	cvt.u32.u64 %rt123, %rdt60;
-	mov.b32 %rt124, 1;
-	shl.b32 %r885, %rt124, %rt123;
-	and.b32 %r885, %r885, 255;
-	mov.b32 %r883, %r885;
-$L_221:
-	or.b32 %r886, %r880, %r883;
-	cvt.u32.u64 %r887, %rd863;
-	and.b32 %r887, %r887, 255;
-	setp.gt.u32 %p888, %r887, 128;
-	mov.b64 %rd890, 4;
-$L_222:
-	@!%p888 bra $L_307;
-$L_223:
-	min.u64 %rdt61, %rd890, 32;
-	cvt.u32.u64 %rt125, %rdt61;
-	mov.b32 %rt126, 1;
-	shl.b32 %r891, %rt126, %rt125;
-	and.b32 %r891, %r891, 255;
-	mov.b32 %r889, %r891;
-$L_224:
-	or.b32 %r892, %r886, %r889;
-	setp.lt.u64 %p893, %rd863, 1;
-	mov.b64 %rd895, 5;
-$L_225:
-	@!%p893 bra $L_306;
-$L_226:
-	min.u64 %rdt62, %rd895, 32;
-	cvt.u32.u64 %rt127, %rdt62;
-	mov.b32 %rt128, 1;
-	shl.b32 %r896, %rt128, %rt127;
-	and.b32 %r896, %r896, 255;
-	mov.b32 %r894, %r896;
-$L_227:
-	or.b32 %r897, %r892, %r894;
-	cvt.u32.u64 %r898, %rd863;
-	cvt.rn.f64.u32 %fd899, %r898;
-	cvt.u32.u64 %r900, %rd863;
-	cvt.rn.f64.s32 %fd901, %r900;
-	setp.eq.f64 %p902, %fd899, %fd901;
-	mov.b64 %rd904, 6;
-$L_228:
-	@!%p902 bra $L_305;
-$L_229:
-	min.u64 %rdt63, %rd904, 32;
-	cvt.u32.u64 %rt129, %rdt63;
-	mov.b32 %rt130, 1;
-	shl.b32 %r905, %rt130, %rt129;
-	and.b32 %r905, %r905, 255;
-	mov.b32 %r903, %r905;
-$L_230:
-	or.b32 %r906, %r897, %r903;
-	cvt.u32.u64 %r907, %rd863;
-	and.b32 %r907, %r907, 65535;
-	cvt.rn.f32.u32 %f908, %r907;
-	cvt.u32.u64 %r909, %rd863;
-	cvt.s32.s16 %r909, %r909;
-	cvt.rn.f32.s32 %f910, %r909;
-	setp.gt.f32 %p911, %f908, %f910;
-	mov.b64 %rd913, 7;
-$L_231:
-	@!%p911 bra $L_304;
-$L_232:
-	min.u64 %rdt64, %rd913, 32;
-	cvt.u32.u64 %rt131, %rdt64;
-	mov.b32 %rt132, 1;
-	shl.b32 %r914, %rt132, %rt131;
-	and.b32 %r914, %r914, 255;
-	mov.b32 %r912, %r914;
-$L_233:
-	or.b32 %r915, %r906, %r912;
-	mov.b32 %r864, %r915;
-$L_234:
-	mad.lo.s64 %rd916, %rd862, 1, %rd22;
-	st.global.u8 [%rd916], %r864;
-	add.s64 %rd917, %rd479, 8;
-	cvt.u32.u64 %r918, %rd17;
-	cvt.s32.s8 %r918, %r918;
-	add.s32 %r919, %r918, 1;
-	cvt.s32.s8 %r919, %r919;
-$L_235:
-	mov.b32 %r921, %r919;
-	setp.lt.u32 %p922, %r921, 2147483648;
-	mov.b64 %rd924, 0;
-$L_236:
-	@!%p922 bra $L_303;
-$L_237:
-	min.u64 %rdt65, %rd924, 32;
-	cvt.u32.u64 %rt133, %rdt65;
-	mov.b32 %rt134, 1;
-	shl.b32 %r925, %rt134, %rt133;
-	and.b32 %r925, %r925, 255;
-	mov.b32 %r923, %r925;
-$L_238:
-	mov.b32 %r926, %r919;
-	setp.lt.s32 %p927, %r926, 0;
-	mov.b64 %rd929, 1;
-$L_239:
-	@!%p927 bra $L_302;
-$L_240:
-	min.u64 %rdt66, %rd929, 32;
-	cvt.u32.u64 %rt135, %rdt66;
-	mov.b32 %rt136, 1;
-	shl.b32 %r930, %rt136, %rt135;
-	and.b32 %r930, %r930, 255;
-	mov.b32 %r928, %r930;
-$L_241:
-	or.b32 %r931, %r923, %r928;
-	cvt.s64.s32 %rd932, %r919;
-	setp.gt.u64 %p933, %rd932, 9223372036854775808U;
-	mov.b64 %rd935, 2;
-$L_242:
-	@!%p933 bra $L_301;
-$L_243:
-	min.u64 %rdt67, %rd935, 32;
-	cvt.u32.u64 %rt137, %rdt67;
-	mov.b32 %rt138, 1;
-	shl.b32 %r936, %rt138, %rt137;
-	and.b32 %r936, %r936, 255;
-	mov.b32 %r934, %r936;
-$L_244:
-	or.b32 %r937, %r931, %r934;
-	mov.b32 %r938, %r919;
-	and.b32 %r938, %r938, 65535;
-	setp.ge.u32 %p939, %r938, 32768;
-	mov.b64 %rd941, 3;
-$L_245:
-	@!%p939 bra $L_300;
-$L_246:
-	min.u64 %rdt68, %rd941, 32;
-	cvt.u32.u64 %rt139, %rdt68;
-	mov.b32 %rt140, 1;
-	shl.b32 %r942, %rt140, %rt139;
-	and.b32 %r942, %r942, 255;
-	mov.b32 %r940, %r942;
-$L_247:
-	or.b32 %r943, %r937, %r940;
-	mov.b32 %r944, %r919;
-	and.b32 %r944, %r944, 255;
-	setp.gt.u32 %p945, %r944, 128;
-	mov.b64 %rd947, 4;
-$L_248:
-	@!%p945 bra $L_299;
-$L_249:
-	min.u64 %rdt69, %rd947, 32;
-	cvt.u32.u64 %rt141, %rdt69;
-	mov.b32 %rt142, 1;
-	shl.b32 %r948, %rt142, %rt141;
-	and.b32 %r948, %r948, 255;
-	mov.b32 %r946, %r948;
-$L_250:
-	or.b32 %r949, %r943, %r946;
-	setp.lt.s32 %p950, %r919, 1;
-	mov.b64 %rd952, 5;
-$L_251:
-	@!%p950 bra $L_298;
-$L_252:
-	min.u64 %rdt70, %rd952, 32;
-	cvt.u32.u64 %rt143, %rdt70;
-	mov.b32 %rt144, 1;
-	shl.b32 %r953, %rt144, %rt143;
-	and.b32 %r953, %r953, 255;
-	mov.b32 %r951, %r953;
-$L_253:
-	or.b32 %r954, %r949, %r951;
-	mov.b32 %r955, %r919;
-	cvt.rn.f64.u32 %fd956, %r955;
-	mov.b32 %r957, %r919;
-	cvt.rn.f64.s32 %fd958, %r957;
-	setp.eq.f64 %p959, %fd956, %fd958;
-	mov.b64 %rd961, 6;
-$L_254:
-	@!%p959 bra $L_297;
-$L_255:
-	min.u64 %rdt71, %rd961, 32;
-	cvt.u32.u64 %rt145, %rdt71;
-	mov.b32 %rt146, 1;
-	shl.b32 %r962, %rt146, %rt145;
-	and.b32 %r962, %r962, 255;
-	mov.b32 %r960, %r962;
-$L_256:
-	or.b32 %r963, %r954, %r960;
-	mov.b32 %r964, %r919;
-	and.b32 %r964, %r964, 65535;
-	cvt.rn.f32.u32 %f965, %r964;
-	mov.b32 %r966, %r919;
-	cvt.s32.s16 %r966, %r966;
-	cvt.rn.f32.s32 %f967, %r966;
-	setp.gt.f32 %p968, %f965, %f967;
-	mov.b64 %rd970, 7;
-$L_257:
-	@!%p968 bra $L_296;
-$L_258:
-	min.u64 %rdt72, %rd970, 32;
-	cvt.u32.u64 %rt147, %rdt72;
-	mov.b32 %rt148, 1;
-	shl.b32 %r971, %rt148, %rt147;
-	and.b32 %r971, %r971, 255;
-	mov.b32 %r969, %r971;
-$L_259:
-	or.b32 %r972, %r963, %r969;
-	mov.b32 %r920, %r972;
-$L_260:
-	mad.lo.s64 %rd973, %rd917, 1, %rd22;
-	st.global.u8 [%rd973], %r920;
-	add.s64 %rd974, %rd479, 9;
-	cvt.u32.u64 %r975, %rd17;
-	cvt.s32.s16 %r975, %r975;
-	sub.s32 %r976, %r975, 1;
-	cvt.s32.s16 %r976, %r976;
-$L_261:
-	mov.b32 %r978, %r976;
-	setp.lt.u32 %p979, %r978, 2147483648;
-	mov.b64 %rd981, 0;
-$L_262:
-	@!%p979 bra $L_295;
-$L_263:
-	min.u64 %rdt73, %rd981, 32;
-	cvt.u32.u64 %rt149, %rdt73;
-	mov.b32 %rt150, 1;
-	shl.b32 %r982, %rt150, %rt149;
-	and.b32 %r982, %r982, 255;
-	mov.b32 %r980, %r982;
-$L_264:
-	mov.b32 %r983, %r976;
-	setp.lt.s32 %p984, %r983, 0;
-	mov.b64 %rd986, 1;
-$L_265:
-	@!%p984 bra $L_294;
-$L_266:
-	min.u64 %rdt74, %rd986, 32;
-	cvt.u32.u64 %rt151, %rdt74;
-	mov.b32 %rt152, 1;
-	shl.b32 %r987, %rt152, %rt151;
-	and.b32 %r987, %r987, 255;
-	mov.b32 %r985, %r987;
-$L_267:
-	or.b32 %r988, %r980, %r985;
-	cvt.s64.s32 %rd989, %r976;
-	setp.gt.u64 %p990, %rd989, 9223372036854775808U;
-	mov.b64 %rd992, 2;
-$L_268:
-	@!%p990 bra $L_293;
-$L_269:
-	min.u64 %rdt75, %rd992, 32;
-	cvt.u32.u64 %rt153, %rdt75;
-	mov.b32 %rt154, 1;
-	shl.b32 %r993, %rt154, %rt153;
-	and.b32 %r993, %r993, 255;
-	mov.b32 %r991, %r993;
-$L_270:
-	or.b32 %r994, %r988, %r991;
-	mov.b32 %r995, %r976;
-	and.b32 %r995, %r995, 65535;
-	setp.ge.u32 %p996, %r995, 32768;
-	mov.b64 %rd998, 3;
-$L_271:
-	@!%p996 bra $L_292;
-$L_272:
-	min.u64 %rdt76, %rd998, 32;
-	cvt.u32.u64 %rt155, %rdt76;
-	mov.b32 %rt156, 1;
-	shl.b32 %r999, %rt156, %rt155;
-	and.b32 %r999, %r999, 255;
-	mov.b32 %r997, %r999;
-$L_273:
-	or.b32 %r1000, %r994, %r997;
-	mov.b32 %r1001, %r976;
-	and.b32 %r1001, %r1001, 255;
-	setp.gt.u32 %p1002, %r1001, 128;
-	mov.b64 %rd1004, 4;
-$L_274:
-	@!%p1002 bra $L_291;
-$L_275:
-	min.u64 %rdt77, %rd1004, 32;
-	cvt.u32.u64 %rt157, %rdt77;
-	mov.b32 %rt158, 1;
-	shl.b32 %r1005, %rt158, %rt157;
-	and.b32 %r1005, %r1005, 255;
-	mov.b32 %r1003, %r1005;
-$L_276:
-	or.b32 %r1006, %r1000, %r1003;
-	setp.lt.s32 %p1007, %r976, 1;
-	mov.b64 %rd1009, 5;
-$L_277:
-	@!%p1007 bra $L_290;
-$L_278:
-	min.u64 %rdt78, %rd1009, 32;
-	cvt.u32.u64 %rt159, %rdt78;
-	mov.b32 %rt160, 1;
-	shl.b32 %r1010, %rt160, %rt159;
-	and.b32 %r1010, %r1010, 255;
-	mov.b32 %r1008, %r1010;
-$L_279:
-	or.b32 %r1011, %r1006, %r1008;
-	mov.b32 %r1012, %r976;
-	cvt.rn.f64.u32 %fd1013, %r1012;
-	mov.b32 %r1014, %r976;
-	cvt.rn.f64.s32 %fd1015, %r1014;
-	setp.eq.f64 %p1016, %fd1013, %fd1015;
-	mov.b64 %rd1018, 6;
-$L_280:
-	@!%p1016 bra $L_289;
-$L_281:
-	min.u64 %rdt79, %rd1018, 32;
-	cvt.u32.u64 %rt161, %rdt79;
-	mov.b32 %rt162, 1;
-	shl.b32 %r1019, %rt162, %rt161;
-	and.b32 %r1019, %r1019, 255;
-	mov.b32 %r1017, %r1019;
-$L_282:
-	or.b32 %r1020, %r1011, %r1017;
-	mov.b32 %r1021, %r976;
-	and.b32 %r1021, %r1021, 65535;
-	cvt.rn.f32.u32 %f1022, %r1021;
-	cvt.rn.f32.s32 %f1023, %r976;
-	setp.gt.f32 %p1024, %f1022, %f1023;
-	mov.b64 %rd1026, 7;
-$L_283:
-	@!%p1024 bra $L_288;
-$L_284:
-	min.u64 %rdt80, %rd1026, 32;
-	cvt.u32.u64 %rt163, %rdt80;
-	mov.b32 %rt164, 1;
-	shl.b32 %r1027, %rt164, %rt163;
-	and.b32 %r1027, %r1027, 255;
-	mov.b32 %r1025, %r1027;
-$L_285:
-	or.b32 %r1028, %r1020, %r1025;
-	mov.b32 %r977, %r1028;
-$L_286:
-	mad.lo.s64 %rd1029, %rd974, 1, %rd22;
-	st.global.u8 [%rd1029], %r977;
-$L_287:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_288:
-	mov.b32 %r1025, 0;
-	bra.uni $L_285;
-$L_289:
-	mov.b32 %r1017, 0;
-	bra.uni $L_282;
-$L_290:
-	mov.b32 %r1008, 0;
-	bra.uni $L_279;
-$L_291:
-	mov.b32 %r1003, 0;
-	bra.uni $L_276;
-$L_292:
-	mov.b32 %r997, 0;
-	bra.uni $L_273;
-$L_293:
-	mov.b32 %r991, 0;
-	bra.uni $L_270;
-$L_294:
-	mov.b32 %r985, 0;
-	bra.uni $L_267;
-$L_295:
-	mov.b32 %r980, 0;
-	bra.uni $L_264;
-$L_296:
-	mov.b32 %r969, 0;
-	bra.uni $L_259;
-$L_297:
-	mov.b32 %r960, 0;
-	bra.uni $L_256;
-$L_298:
-	mov.b32 %r951, 0;
-	bra.uni $L_253;
-$L_299:
-	mov.b32 %r946, 0;
-	bra.uni $L_250;
-$L_300:
-	mov.b32 %r940, 0;
-	bra.uni $L_247;
-$L_301:
-	mov.b32 %r934, 0;
-	bra.uni $L_244;
-$L_302:
-	mov.b32 %r928, 0;
-	bra.uni $L_241;
-$L_303:
-	mov.b32 %r923, 0;
-	bra.uni $L_238;
-$L_304:
-	mov.b32 %r912, 0;
-	bra.uni $L_233;
-$L_305:
-	mov.b32 %r903, 0;
-	bra.uni $L_230;
-$L_306:
-	mov.b32 %r894, 0;
-	bra.uni $L_227;
-$L_307:
-	mov.b32 %r889, 0;
-	bra.uni $L_224;
-$L_308:
-	mov.b32 %r883, 0;
-	bra.uni $L_221;
-$L_309:
-	mov.b32 %r877, 0;
-	bra.uni $L_218;
-$L_310:
-	mov.b32 %r872, 0;
-	bra.uni $L_215;
-$L_311:
-	mov.b32 %r867, 0;
-	bra.uni $L_212;
-$L_312:
-	mov.b32 %r857, 0;
-	bra.uni $L_207;
-$L_313:
-	mov.b32 %r848, 0;
-	bra.uni $L_204;
-$L_314:
-	mov.b32 %r840, 0;
-	bra.uni $L_201;
-$L_315:
-	mov.b32 %r835, 0;
-	bra.uni $L_198;
-$L_316:
-	mov.b32 %r829, 0;
-	bra.uni $L_195;
-$L_317:
-	mov.b32 %r823, 0;
-	bra.uni $L_192;
-$L_318:
-	mov.b32 %r817, 0;
-	bra.uni $L_189;
-$L_319:
-	mov.b32 %r812, 0;
-	bra.uni $L_186;
-$L_320:
-	mov.b32 %r803, 0;
-	bra.uni $L_181;
-$L_321:
-	mov.b32 %r795, 0;
-	bra.uni $L_178;
-$L_322:
-	mov.b32 %r786, 0;
-	bra.uni $L_175;
-$L_323:
-	mov.b32 %r781, 0;
-	bra.uni $L_172;
-$L_324:
-	mov.b32 %r775, 0;
-	bra.uni $L_169;
-$L_325:
-	mov.b32 %r770, 0;
-	bra.uni $L_166;
-$L_326:
-	mov.b32 %r764, 0;
-	bra.uni $L_163;
-$L_327:
-	mov.b32 %r759, 0;
-	bra.uni $L_160;
-$L_328:
-	mov.b32 %r749, 0;
-	bra.uni $L_155;
-$L_329:
-	mov.b32 %r740, 0;
-	bra.uni $L_152;
-$L_330:
-	mov.b32 %r731, 0;
-	bra.uni $L_149;
-$L_331:
-	mov.b32 %r726, 0;
-	bra.uni $L_146;
-$L_332:
-	mov.b32 %r721, 0;
-	bra.uni $L_143;
-$L_333:
-	mov.b32 %r715, 0;
-	bra.uni $L_140;
-$L_334:
-	mov.b32 %r709, 0;
-	bra.uni $L_137;
-$L_335:
-	mov.b32 %r704, 0;
-	bra.uni $L_134;
-$L_336:
-	mov.b32 %r694, 0;
-	bra.uni $L_129;
-$L_337:
-	mov.b32 %r685, 0;
-	bra.uni $L_126;
-$L_338:
-	mov.b32 %r677, 0;
-	bra.uni $L_123;
-$L_339:
-	mov.b32 %r672, 0;
-	bra.uni $L_120;
-$L_340:
-	mov.b32 %r666, 0;
-	bra.uni $L_117;
-$L_341:
-	mov.b32 %r660, 0;
-	bra.uni $L_114;
-$L_342:
-	mov.b32 %r654, 0;
-	bra.uni $L_111;
-$L_343:
-	mov.b32 %r650, 0;
-	bra.uni $L_108;
-$L_344:
-	mov.b32 %r640, 0;
-	bra.uni $L_103;
-$L_345:
-	mov.b32 %r632, 0;
-	bra.uni $L_100;
-$L_346:
-	mov.b32 %r623, 0;
-	bra.uni $L_97;
-$L_347:
-	mov.b32 %r618, 0;
-	bra.uni $L_94;
-$L_348:
-	mov.b32 %r612, 0;
-	bra.uni $L_91;
-$L_349:
-	mov.b32 %r606, 0;
-	bra.uni $L_88;
-$L_350:
-	mov.b32 %r600, 0;
-	bra.uni $L_85;
-$L_351:
-	mov.b32 %r595, 0;
-	bra.uni $L_82;
-$L_352:
-	mov.b32 %r585, 0;
-	bra.uni $L_77;
-$L_353:
-	mov.b32 %r576, 0;
-	bra.uni $L_74;
-$L_354:
-	mov.b32 %r567, 0;
-	bra.uni $L_71;
-$L_355:
+$L_179:
+	mov.b32 %r620, 0;
+	bra.uni $L_176;
+$L_180:
+	mov.b32 %r611, 0;
+	bra.uni $L_173;
+$L_181:
+	mov.b32 %r605, 0;
+	bra.uni $L_170;
+$L_182:
+	mov.b32 %r599, 0;
+	bra.uni $L_167;
+$L_183:
+	mov.b32 %r594, 0;
+	bra.uni $L_164;
+$L_184:
+	mov.b32 %r583, 0;
+	bra.uni $L_159;
+$L_185:
+	mov.b32 %r574, 0;
+	bra.uni $L_156;
+$L_186:
+	mov.b32 %r568, 0;
+	bra.uni $L_153;
+$L_187:
 	mov.b32 %r562, 0;
+	bra.uni $L_150;
+$L_188:
+	mov.b32 %r557, 0;
+	bra.uni $L_147;
+$L_189:
+	mov.b32 %r546, 0;
+	bra.uni $L_142;
+$L_190:
+	mov.b32 %r538, 0;
+	bra.uni $L_139;
+$L_191:
+	mov.b32 %r532, 0;
+	bra.uni $L_136;
+$L_192:
+	mov.b32 %r526, 0;
+	bra.uni $L_133;
+$L_193:
+	mov.b32 %r521, 0;
+	bra.uni $L_130;
+$L_194:
+	mov.b32 %r512, 0;
+	bra.uni $L_125;
+$L_195:
+	mov.b32 %r503, 0;
+	bra.uni $L_122;
+$L_196:
+	mov.b32 %r498, 0;
+	bra.uni $L_119;
+$L_197:
+	mov.b32 %r492, 0;
+	bra.uni $L_116;
+$L_198:
+	mov.b32 %r487, 0;
+	bra.uni $L_113;
+$L_199:
+	mov.b32 %r477, 0;
+	bra.uni $L_108;
+$L_200:
+	mov.b32 %r468, 0;
+	bra.uni $L_105;
+$L_201:
+	mov.b32 %r462, 0;
+	bra.uni $L_102;
+$L_202:
+	mov.b32 %r456, 0;
+	bra.uni $L_99;
+$L_203:
+	mov.b32 %r451, 0;
+	bra.uni $L_96;
+$L_204:
+	mov.b32 %r441, 0;
+	bra.uni $L_91;
+$L_205:
+	mov.b32 %r433, 0;
+	bra.uni $L_88;
+$L_206:
+	mov.b32 %r427, 0;
+	bra.uni $L_85;
+$L_207:
+	mov.b32 %r421, 0;
+	bra.uni $L_82;
+$L_208:
+	mov.b32 %r417, 0;
+	bra.uni $L_79;
+$L_209:
+	mov.b32 %r407, 0;
+	bra.uni $L_74;
+$L_210:
+	mov.b32 %r398, 0;
+	bra.uni $L_71;
+$L_211:
+	mov.b32 %r392, 0;
 	bra.uni $L_68;
-$L_356:
-	mov.b32 %r556, 0;
+$L_212:
+	mov.b32 %r386, 0;
 	bra.uni $L_65;
-$L_357:
-	mov.b32 %r550, 0;
+$L_213:
+	mov.b32 %r381, 0;
 	bra.uni $L_62;
-$L_358:
-	mov.b32 %r544, 0;
-	bra.uni $L_59;
-$L_359:
-	mov.b32 %r539, 0;
-	bra.uni $L_56;
-$L_360:
-	mov.b32 %r529, 0;
+$L_214:
+	mov.b32 %r371, 0;
+	bra.uni $L_57;
+$L_215:
+	mov.b32 %r362, 0;
+	bra.uni $L_54;
+$L_216:
+	mov.b32 %r356, 0;
 	bra.uni $L_51;
-$L_361:
-	mov.b32 %r520, 0;
+$L_217:
+	mov.b32 %r350, 0;
 	bra.uni $L_48;
-$L_362:
-	mov.b32 %r511, 0;
+$L_218:
+	mov.b32 %r345, 0;
 	bra.uni $L_45;
-$L_363:
-	mov.b32 %r506, 0;
-	bra.uni $L_42;
-$L_364:
-	mov.b32 %r500, 0;
-	bra.uni $L_39;
-$L_365:
-	mov.b32 %r494, 0;
-	bra.uni $L_36;
-$L_366:
-	mov.b32 %r488, 0;
-	bra.uni $L_33;
-$L_367:
-	mov.b32 %r483, 0;
-	bra.uni $L_30;
-$L_368:
+$L_219:
+	mov.b32 %r335, 0;
+	bra.uni $L_40;
+$L_220:
+	mov.b32 %r326, 0;
+	bra.uni $L_37;
+$L_221:
+	mov.b32 %r320, 0;
+	bra.uni $L_34;
+$L_222:
+	mov.b32 %r314, 0;
+	bra.uni $L_31;
+$L_223:
+	mov.b32 %r309, 0;
+	bra.uni $L_28;
+$L_224:
 	ret;
 }
 
@@ -12386,13 +8736,13 @@ $L_368:
 	.param .s64 ConvertUint8_0_param_9
 )
 {
-	.reg .pred %p<1022>;
-	.reg .b32 %r<1026>;
-	.reg .b32 %rt<165>;
-	.reg .b64 %rd<1027>;
-	.reg .b64 %rdt<81>;
-	.reg .f32 %f<1021>;
-	.reg .f64 %fd<1013>;
+	.reg .pred %p<619>;
+	.reg .b32 %r<623>;
+	.reg .b32 %rt<95>;
+	.reg .b64 %rd<624>;
+	.reg .b64 %rdt<46>;
+	.reg .f32 %f<301>;
+	.reg .f64 %fd<618>;
 
 $L_0:
 	ld.param.u64 %rd4, [ConvertUint8_0_param_0];
@@ -12421,13 +8771,13 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_368;
+	@!%p7 bra $L_224;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_368;
+	@!%p10 bra $L_224;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 1, %rd4;
 	ld.global.u8 %r12, [%rd11];
@@ -12496,2050 +8846,1141 @@ $L_6:
 	cvt.u64.u32 %rd66, %r65;
 	mad.lo.s64 %rd67, %rd62, 8, %rd18;
 	st.global.s64 [%rd67], %rd66;
-	mul.lo.s64 %rd68, %rd9, 90;
+	mul.lo.s64 %rd68, %rd9, 9;
 $L_7:
-	cvt.rn.f64.u32 %fd69, %r17;
-	mad.lo.s64 %rd70, %rd68, 8, %rd20;
-	st.global.f64 [%rd70], %fd69;
-	add.s64 %rd71, %rd68, 1;
-	cvt.rn.f32.u32 %f72, %r17;
-	cvt.f64.f32 %fd73, %f72;
-	mad.lo.s64 %rd74, %rd71, 8, %rd20;
-	st.global.f64 [%rd74], %fd73;
-	add.s64 %rd75, %rd68, 2;
-	mov.b32 %r76, %r17;
-	cvt.rn.f64.u32 %fd77, %r76;
-	mad.lo.s64 %rd78, %rd75, 8, %rd20;
-	st.global.f64 [%rd78], %fd77;
-	add.s64 %rd79, %rd68, 3;
-	mov.b32 %r80, %r17;
-	cvt.rn.f32.u32 %f81, %r80;
-	cvt.f64.f32 %fd82, %f81;
-	mad.lo.s64 %rd83, %rd79, 8, %rd20;
-	st.global.f64 [%rd83], %fd82;
-	add.s64 %rd84, %rd68, 4;
-	mov.b32 %r85, %r17;
-	cvt.rn.f64.s32 %fd86, %r85;
-	mad.lo.s64 %rd87, %rd84, 8, %rd20;
-	st.global.f64 [%rd87], %fd86;
-	add.s64 %rd88, %rd68, 5;
-	mov.b32 %r89, %r17;
-	cvt.rn.f32.s32 %f90, %r89;
-	cvt.f64.f32 %fd91, %f90;
-	mad.lo.s64 %rd92, %rd88, 8, %rd20;
-	st.global.f64 [%rd92], %fd91;
-	add.s64 %rd93, %rd68, 6;
-	cvt.u64.u32 %rd94, %r17;
-	cvt.rn.f64.u64 %fd95, %rd94;
-	mad.lo.s64 %rd96, %rd93, 8, %rd20;
-	st.global.f64 [%rd96], %fd95;
-	add.s64 %rd97, %rd68, 7;
-	cvt.u64.u32 %rd98, %r17;
-	cvt.rn.f32.u64 %f99, %rd98;
-	cvt.f64.f32 %fd100, %f99;
-	mad.lo.s64 %rd101, %rd97, 8, %rd20;
-	st.global.f64 [%rd101], %fd100;
-	add.s64 %rd102, %rd68, 8;
-	mov.b32 %r103, %r17;
-	and.b32 %r103, %r103, 65535;
-	cvt.rn.f64.u32 %fd104, %r103;
-	cvt.rn.f64.u32 %fd105, %r17;
-	add.rn.f64 %fd106, %fd104, %fd105;
-	mad.lo.s64 %rd107, %rd102, 8, %rd20;
-	st.global.f64 [%rd107], %fd106;
+	cvt.rn.f64.u32 %fd70, %r17;
+	cvt.rn.f32.u32 %f71, %r17;
+	cvt.f64.f32 %fd72, %f71;
+	mul.rn.f64 %fd73, %fd72, 0d4008000000000000;
+	add.rn.f64 %fd74, %fd70, %fd73;
+	mov.b32 %r75, %r17;
+	cvt.rn.f64.u32 %fd76, %r75;
+	mul.rn.f64 %fd77, %fd76, 0d4014000000000000;
+	add.rn.f64 %fd78, %fd74, %fd77;
+	mov.b32 %r79, %r17;
+	cvt.rn.f32.u32 %f80, %r79;
+	cvt.f64.f32 %fd81, %f80;
+	mul.rn.f64 %fd82, %fd81, 0d401C000000000000;
+	add.rn.f64 %fd83, %fd78, %fd82;
+	cvt.u64.u32 %rd84, %r17;
+	cvt.rn.f64.u64 %fd85, %rd84;
+	mul.rn.f64 %fd86, %fd85, 0d4026000000000000;
+	add.rn.f64 %fd87, %fd83, %fd86;
+	mov.b32 %r88, %r17;
+	and.b32 %r88, %r88, 65535;
+	cvt.rn.f32.u32 %f89, %r88;
+	cvt.f64.f32 %fd90, %f89;
+	mul.rn.f64 %fd91, %fd90, 0d402A000000000000;
+	add.rn.f64 %fd92, %fd87, %fd91;
+	mov.f64 %fd69, %fd92;
 $L_8:
-	mov.b32 %r108, %r17;
-	cvt.s32.s8 %r108, %r108;
-	add.s64 %rd109, %rd68, 9;
+	mad.lo.s64 %rd93, %rd68, 8, %rd20;
+	st.global.f64 [%rd93], %fd69;
+	add.s64 %rd94, %rd68, 1;
+	mov.b32 %r95, %r17;
+	cvt.s32.s8 %r95, %r95;
 $L_9:
-	cvt.rn.f64.s32 %fd110, %r108;
-	mad.lo.s64 %rd111, %rd109, 8, %rd20;
-	st.global.f64 [%rd111], %fd110;
-	add.s64 %rd112, %rd109, 1;
-	cvt.rn.f32.s32 %f113, %r108;
-	cvt.f64.f32 %fd114, %f113;
-	mad.lo.s64 %rd115, %rd112, 8, %rd20;
-	st.global.f64 [%rd115], %fd114;
-	add.s64 %rd116, %rd109, 2;
-	mov.b32 %r117, %r108;
-	cvt.rn.f64.u32 %fd118, %r117;
-	mad.lo.s64 %rd119, %rd116, 8, %rd20;
-	st.global.f64 [%rd119], %fd118;
-	add.s64 %rd120, %rd109, 3;
-	mov.b32 %r121, %r108;
-	cvt.rn.f32.u32 %f122, %r121;
-	cvt.f64.f32 %fd123, %f122;
-	mad.lo.s64 %rd124, %rd120, 8, %rd20;
-	st.global.f64 [%rd124], %fd123;
-	add.s64 %rd125, %rd109, 4;
-	mov.b32 %r126, %r108;
-	cvt.rn.f64.s32 %fd127, %r126;
-	mad.lo.s64 %rd128, %rd125, 8, %rd20;
-	st.global.f64 [%rd128], %fd127;
-	add.s64 %rd129, %rd109, 5;
-	mov.b32 %r130, %r108;
-	cvt.rn.f32.s32 %f131, %r130;
-	cvt.f64.f32 %fd132, %f131;
-	mad.lo.s64 %rd133, %rd129, 8, %rd20;
-	st.global.f64 [%rd133], %fd132;
-	add.s64 %rd134, %rd109, 6;
-	cvt.s64.s32 %rd135, %r108;
-	cvt.rn.f64.u64 %fd136, %rd135;
-	mad.lo.s64 %rd137, %rd134, 8, %rd20;
-	st.global.f64 [%rd137], %fd136;
-	add.s64 %rd138, %rd109, 7;
-	cvt.s64.s32 %rd139, %r108;
-	cvt.rn.f32.u64 %f140, %rd139;
-	cvt.f64.f32 %fd141, %f140;
-	mad.lo.s64 %rd142, %rd138, 8, %rd20;
-	st.global.f64 [%rd142], %fd141;
-	add.s64 %rd143, %rd109, 8;
-	mov.b32 %r144, %r108;
-	and.b32 %r144, %r144, 65535;
-	cvt.rn.f64.u32 %fd145, %r144;
-	mov.b32 %r146, %r108;
-	and.b32 %r146, %r146, 255;
-	cvt.rn.f64.u32 %fd147, %r146;
-	add.rn.f64 %fd148, %fd145, %fd147;
-	mad.lo.s64 %rd149, %rd143, 8, %rd20;
-	st.global.f64 [%rd149], %fd148;
+	cvt.rn.f64.s32 %fd97, %r95;
+	cvt.rn.f32.s32 %f98, %r95;
+	cvt.f64.f32 %fd99, %f98;
+	mul.rn.f64 %fd100, %fd99, 0d4008000000000000;
+	add.rn.f64 %fd101, %fd97, %fd100;
+	mov.b32 %r102, %r95;
+	cvt.rn.f64.u32 %fd103, %r102;
+	mul.rn.f64 %fd104, %fd103, 0d4014000000000000;
+	add.rn.f64 %fd105, %fd101, %fd104;
+	mov.b32 %r106, %r95;
+	cvt.rn.f32.u32 %f107, %r106;
+	cvt.f64.f32 %fd108, %f107;
+	mul.rn.f64 %fd109, %fd108, 0d401C000000000000;
+	add.rn.f64 %fd110, %fd105, %fd109;
+	cvt.s64.s32 %rd111, %r95;
+	cvt.rn.f64.u64 %fd112, %rd111;
+	mul.rn.f64 %fd113, %fd112, 0d4026000000000000;
+	add.rn.f64 %fd114, %fd110, %fd113;
+	mov.b32 %r115, %r95;
+	and.b32 %r115, %r115, 65535;
+	cvt.rn.f32.u32 %f116, %r115;
+	cvt.f64.f32 %fd117, %f116;
+	mul.rn.f64 %fd118, %fd117, 0d402A000000000000;
+	add.rn.f64 %fd119, %fd114, %fd118;
+	mov.f64 %fd96, %fd119;
 $L_10:
-	mov.b32 %r150, %r17;
-	cvt.s32.s16 %r150, %r150;
-	add.s64 %rd151, %rd68, 18;
+	mad.lo.s64 %rd120, %rd94, 8, %rd20;
+	st.global.f64 [%rd120], %fd96;
+	add.s64 %rd121, %rd68, 2;
+	mov.b32 %r122, %r17;
+	cvt.s32.s16 %r122, %r122;
 $L_11:
-	cvt.rn.f64.s32 %fd152, %r150;
-	mad.lo.s64 %rd153, %rd151, 8, %rd20;
-	st.global.f64 [%rd153], %fd152;
-	add.s64 %rd154, %rd151, 1;
-	cvt.rn.f32.s32 %f155, %r150;
-	cvt.f64.f32 %fd156, %f155;
-	mad.lo.s64 %rd157, %rd154, 8, %rd20;
-	st.global.f64 [%rd157], %fd156;
-	add.s64 %rd158, %rd151, 2;
-	mov.b32 %r159, %r150;
-	cvt.rn.f64.u32 %fd160, %r159;
-	mad.lo.s64 %rd161, %rd158, 8, %rd20;
-	st.global.f64 [%rd161], %fd160;
-	add.s64 %rd162, %rd151, 3;
-	mov.b32 %r163, %r150;
-	cvt.rn.f32.u32 %f164, %r163;
-	cvt.f64.f32 %fd165, %f164;
-	mad.lo.s64 %rd166, %rd162, 8, %rd20;
-	st.global.f64 [%rd166], %fd165;
-	add.s64 %rd167, %rd151, 4;
-	mov.b32 %r168, %r150;
-	cvt.rn.f64.s32 %fd169, %r168;
-	mad.lo.s64 %rd170, %rd167, 8, %rd20;
-	st.global.f64 [%rd170], %fd169;
-	add.s64 %rd171, %rd151, 5;
-	mov.b32 %r172, %r150;
-	cvt.rn.f32.s32 %f173, %r172;
-	cvt.f64.f32 %fd174, %f173;
-	mad.lo.s64 %rd175, %rd171, 8, %rd20;
-	st.global.f64 [%rd175], %fd174;
-	add.s64 %rd176, %rd151, 6;
-	cvt.s64.s32 %rd177, %r150;
-	cvt.rn.f64.u64 %fd178, %rd177;
-	mad.lo.s64 %rd179, %rd176, 8, %rd20;
-	st.global.f64 [%rd179], %fd178;
-	add.s64 %rd180, %rd151, 7;
-	cvt.s64.s32 %rd181, %r150;
-	cvt.rn.f32.u64 %f182, %rd181;
-	cvt.f64.f32 %fd183, %f182;
-	mad.lo.s64 %rd184, %rd180, 8, %rd20;
-	st.global.f64 [%rd184], %fd183;
-	add.s64 %rd185, %rd151, 8;
-	mov.b32 %r186, %r150;
-	and.b32 %r186, %r186, 65535;
-	cvt.rn.f64.u32 %fd187, %r186;
-	mov.b32 %r188, %r150;
-	and.b32 %r188, %r188, 255;
-	cvt.rn.f64.u32 %fd189, %r188;
-	add.rn.f64 %fd190, %fd187, %fd189;
-	mad.lo.s64 %rd191, %rd185, 8, %rd20;
-	st.global.f64 [%rd191], %fd190;
+	cvt.rn.f64.s32 %fd124, %r122;
+	cvt.rn.f32.s32 %f125, %r122;
+	cvt.f64.f32 %fd126, %f125;
+	mul.rn.f64 %fd127, %fd126, 0d4008000000000000;
+	add.rn.f64 %fd128, %fd124, %fd127;
+	mov.b32 %r129, %r122;
+	cvt.rn.f64.u32 %fd130, %r129;
+	mul.rn.f64 %fd131, %fd130, 0d4014000000000000;
+	add.rn.f64 %fd132, %fd128, %fd131;
+	mov.b32 %r133, %r122;
+	cvt.rn.f32.u32 %f134, %r133;
+	cvt.f64.f32 %fd135, %f134;
+	mul.rn.f64 %fd136, %fd135, 0d401C000000000000;
+	add.rn.f64 %fd137, %fd132, %fd136;
+	cvt.s64.s32 %rd138, %r122;
+	cvt.rn.f64.u64 %fd139, %rd138;
+	mul.rn.f64 %fd140, %fd139, 0d4026000000000000;
+	add.rn.f64 %fd141, %fd137, %fd140;
+	mov.b32 %r142, %r122;
+	and.b32 %r142, %r142, 65535;
+	cvt.rn.f32.u32 %f143, %r142;
+	cvt.f64.f32 %fd144, %f143;
+	mul.rn.f64 %fd145, %fd144, 0d402A000000000000;
+	add.rn.f64 %fd146, %fd141, %fd145;
+	mov.f64 %fd123, %fd146;
 $L_12:
-	mov.b32 %r192, %r17;
-	add.s64 %rd193, %rd68, 27;
+	mad.lo.s64 %rd147, %rd121, 8, %rd20;
+	st.global.f64 [%rd147], %fd123;
+	add.s64 %rd148, %rd68, 3;
+	mov.b32 %r149, %r17;
 $L_13:
-	cvt.rn.f64.s32 %fd194, %r192;
-	mad.lo.s64 %rd195, %rd193, 8, %rd20;
-	st.global.f64 [%rd195], %fd194;
-	add.s64 %rd196, %rd193, 1;
-	cvt.rn.f32.s32 %f197, %r192;
-	cvt.f64.f32 %fd198, %f197;
-	mad.lo.s64 %rd199, %rd196, 8, %rd20;
-	st.global.f64 [%rd199], %fd198;
-	add.s64 %rd200, %rd193, 2;
-	mov.b32 %r201, %r192;
-	cvt.rn.f64.u32 %fd202, %r201;
-	mad.lo.s64 %rd203, %rd200, 8, %rd20;
-	st.global.f64 [%rd203], %fd202;
-	add.s64 %rd204, %rd193, 3;
-	mov.b32 %r205, %r192;
-	cvt.rn.f32.u32 %f206, %r205;
-	cvt.f64.f32 %fd207, %f206;
-	mad.lo.s64 %rd208, %rd204, 8, %rd20;
-	st.global.f64 [%rd208], %fd207;
-	add.s64 %rd209, %rd193, 4;
-	cvt.rn.f64.s32 %fd210, %r192;
-	mad.lo.s64 %rd211, %rd209, 8, %rd20;
-	st.global.f64 [%rd211], %fd210;
-	add.s64 %rd212, %rd193, 5;
-	cvt.rn.f32.s32 %f213, %r192;
-	cvt.f64.f32 %fd214, %f213;
-	mad.lo.s64 %rd215, %rd212, 8, %rd20;
-	st.global.f64 [%rd215], %fd214;
-	add.s64 %rd216, %rd193, 6;
-	cvt.s64.s32 %rd217, %r192;
-	cvt.rn.f64.u64 %fd218, %rd217;
-	mad.lo.s64 %rd219, %rd216, 8, %rd20;
-	st.global.f64 [%rd219], %fd218;
-	add.s64 %rd220, %rd193, 7;
-	cvt.s64.s32 %rd221, %r192;
-	cvt.rn.f32.u64 %f222, %rd221;
-	cvt.f64.f32 %fd223, %f222;
-	mad.lo.s64 %rd224, %rd220, 8, %rd20;
-	st.global.f64 [%rd224], %fd223;
-	add.s64 %rd225, %rd193, 8;
-	mov.b32 %r226, %r192;
-	and.b32 %r226, %r226, 65535;
-	cvt.rn.f64.u32 %fd227, %r226;
-	mov.b32 %r228, %r192;
-	and.b32 %r228, %r228, 255;
-	cvt.rn.f64.u32 %fd229, %r228;
-	add.rn.f64 %fd230, %fd227, %fd229;
-	mad.lo.s64 %rd231, %rd225, 8, %rd20;
-	st.global.f64 [%rd231], %fd230;
+	cvt.rn.f64.s32 %fd151, %r149;
+	cvt.rn.f32.s32 %f152, %r149;
+	cvt.f64.f32 %fd153, %f152;
+	mul.rn.f64 %fd154, %fd153, 0d4008000000000000;
+	add.rn.f64 %fd155, %fd151, %fd154;
+	mov.b32 %r156, %r149;
+	cvt.rn.f64.u32 %fd157, %r156;
+	mul.rn.f64 %fd158, %fd157, 0d4014000000000000;
+	add.rn.f64 %fd159, %fd155, %fd158;
+	mov.b32 %r160, %r149;
+	cvt.rn.f32.u32 %f161, %r160;
+	cvt.f64.f32 %fd162, %f161;
+	mul.rn.f64 %fd163, %fd162, 0d401C000000000000;
+	add.rn.f64 %fd164, %fd159, %fd163;
+	cvt.s64.s32 %rd165, %r149;
+	cvt.rn.f64.u64 %fd166, %rd165;
+	mul.rn.f64 %fd167, %fd166, 0d4026000000000000;
+	add.rn.f64 %fd168, %fd164, %fd167;
+	mov.b32 %r169, %r149;
+	and.b32 %r169, %r169, 65535;
+	cvt.rn.f32.u32 %f170, %r169;
+	cvt.f64.f32 %fd171, %f170;
+	mul.rn.f64 %fd172, %fd171, 0d402A000000000000;
+	add.rn.f64 %fd173, %fd168, %fd172;
+	mov.f64 %fd150, %fd173;
 $L_14:
-	cvt.u64.u32 %rd232, %r17;
-	add.s64 %rd233, %rd68, 36;
+	mad.lo.s64 %rd174, %rd148, 8, %rd20;
+	st.global.f64 [%rd174], %fd150;
+	add.s64 %rd175, %rd68, 4;
+	cvt.u64.u32 %rd176, %r17;
 $L_15:
-	cvt.rn.f64.s64 %fd234, %rd232;
-	mad.lo.s64 %rd235, %rd233, 8, %rd20;
-	st.global.f64 [%rd235], %fd234;
-	add.s64 %rd236, %rd233, 1;
-	cvt.rn.f32.s64 %f237, %rd232;
-	cvt.f64.f32 %fd238, %f237;
-	mad.lo.s64 %rd239, %rd236, 8, %rd20;
-	st.global.f64 [%rd239], %fd238;
-	add.s64 %rd240, %rd233, 2;
-	cvt.u32.u64 %r241, %rd232;
-	cvt.rn.f64.u32 %fd242, %r241;
-	mad.lo.s64 %rd243, %rd240, 8, %rd20;
-	st.global.f64 [%rd243], %fd242;
-	add.s64 %rd244, %rd233, 3;
-	cvt.u32.u64 %r245, %rd232;
-	cvt.rn.f32.u32 %f246, %r245;
-	cvt.f64.f32 %fd247, %f246;
-	mad.lo.s64 %rd248, %rd244, 8, %rd20;
-	st.global.f64 [%rd248], %fd247;
-	add.s64 %rd249, %rd233, 4;
-	cvt.u32.u64 %r250, %rd232;
-	cvt.rn.f64.s32 %fd251, %r250;
-	mad.lo.s64 %rd252, %rd249, 8, %rd20;
-	st.global.f64 [%rd252], %fd251;
-	add.s64 %rd253, %rd233, 5;
-	cvt.u32.u64 %r254, %rd232;
-	cvt.rn.f32.s32 %f255, %r254;
-	cvt.f64.f32 %fd256, %f255;
-	mad.lo.s64 %rd257, %rd253, 8, %rd20;
-	st.global.f64 [%rd257], %fd256;
-	add.s64 %rd258, %rd233, 6;
-	mov.b64 %rd259, %rd232;
-	cvt.rn.f64.u64 %fd260, %rd259;
-	mad.lo.s64 %rd261, %rd258, 8, %rd20;
-	st.global.f64 [%rd261], %fd260;
-	add.s64 %rd262, %rd233, 7;
-	mov.b64 %rd263, %rd232;
-	cvt.rn.f32.u64 %f264, %rd263;
-	cvt.f64.f32 %fd265, %f264;
-	mad.lo.s64 %rd266, %rd262, 8, %rd20;
-	st.global.f64 [%rd266], %fd265;
-	add.s64 %rd267, %rd233, 8;
-	cvt.u32.u64 %r268, %rd232;
-	and.b32 %r268, %r268, 65535;
-	cvt.rn.f64.u32 %fd269, %r268;
-	cvt.u32.u64 %r270, %rd232;
-	and.b32 %r270, %r270, 255;
-	cvt.rn.f64.u32 %fd271, %r270;
-	add.rn.f64 %fd272, %fd269, %fd271;
-	mad.lo.s64 %rd273, %rd267, 8, %rd20;
-	st.global.f64 [%rd273], %fd272;
+	cvt.rn.f64.s64 %fd178, %rd176;
+	cvt.rn.f32.s64 %f179, %rd176;
+	cvt.f64.f32 %fd180, %f179;
+	mul.rn.f64 %fd181, %fd180, 0d4008000000000000;
+	add.rn.f64 %fd182, %fd178, %fd181;
+	cvt.u32.u64 %r183, %rd176;
+	cvt.rn.f64.u32 %fd184, %r183;
+	mul.rn.f64 %fd185, %fd184, 0d4014000000000000;
+	add.rn.f64 %fd186, %fd182, %fd185;
+	cvt.u32.u64 %r187, %rd176;
+	cvt.rn.f32.u32 %f188, %r187;
+	cvt.f64.f32 %fd189, %f188;
+	mul.rn.f64 %fd190, %fd189, 0d401C000000000000;
+	add.rn.f64 %fd191, %fd186, %fd190;
+	mov.b64 %rd192, %rd176;
+	cvt.rn.f64.u64 %fd193, %rd192;
+	mul.rn.f64 %fd194, %fd193, 0d4026000000000000;
+	add.rn.f64 %fd195, %fd191, %fd194;
+	cvt.u32.u64 %r196, %rd176;
+	and.b32 %r196, %r196, 65535;
+	cvt.rn.f32.u32 %f197, %r196;
+	cvt.f64.f32 %fd198, %f197;
+	mul.rn.f64 %fd199, %fd198, 0d402A000000000000;
+	add.rn.f64 %fd200, %fd195, %fd199;
+	mov.f64 %fd177, %fd200;
 $L_16:
-	add.s64 %rd274, %rd68, 45;
+	mad.lo.s64 %rd201, %rd175, 8, %rd20;
+	st.global.f64 [%rd201], %fd177;
+	add.s64 %rd202, %rd68, 5;
 $L_17:
-	cvt.rn.f64.u32 %fd275, %r17;
-	mad.lo.s64 %rd276, %rd274, 8, %rd20;
-	st.global.f64 [%rd276], %fd275;
-	add.s64 %rd277, %rd274, 1;
-	cvt.rn.f32.u32 %f278, %r17;
-	cvt.f64.f32 %fd279, %f278;
-	mad.lo.s64 %rd280, %rd277, 8, %rd20;
-	st.global.f64 [%rd280], %fd279;
-	add.s64 %rd281, %rd274, 2;
-	mov.b32 %r282, %r17;
-	cvt.rn.f64.u32 %fd283, %r282;
-	mad.lo.s64 %rd284, %rd281, 8, %rd20;
-	st.global.f64 [%rd284], %fd283;
-	add.s64 %rd285, %rd274, 3;
-	mov.b32 %r286, %r17;
-	cvt.rn.f32.u32 %f287, %r286;
-	cvt.f64.f32 %fd288, %f287;
-	mad.lo.s64 %rd289, %rd285, 8, %rd20;
-	st.global.f64 [%rd289], %fd288;
-	add.s64 %rd290, %rd274, 4;
-	mov.b32 %r291, %r17;
-	cvt.rn.f64.s32 %fd292, %r291;
-	mad.lo.s64 %rd293, %rd290, 8, %rd20;
-	st.global.f64 [%rd293], %fd292;
-	add.s64 %rd294, %rd274, 5;
-	mov.b32 %r295, %r17;
-	cvt.rn.f32.s32 %f296, %r295;
-	cvt.f64.f32 %fd297, %f296;
-	mad.lo.s64 %rd298, %rd294, 8, %rd20;
-	st.global.f64 [%rd298], %fd297;
-	add.s64 %rd299, %rd274, 6;
-	cvt.u64.u32 %rd300, %r17;
-	cvt.rn.f64.u64 %fd301, %rd300;
-	mad.lo.s64 %rd302, %rd299, 8, %rd20;
-	st.global.f64 [%rd302], %fd301;
-	add.s64 %rd303, %rd274, 7;
-	cvt.u64.u32 %rd304, %r17;
-	cvt.rn.f32.u64 %f305, %rd304;
-	cvt.f64.f32 %fd306, %f305;
-	mad.lo.s64 %rd307, %rd303, 8, %rd20;
-	st.global.f64 [%rd307], %fd306;
-	add.s64 %rd308, %rd274, 8;
-	mov.b32 %r309, %r17;
-	and.b32 %r309, %r309, 65535;
-	cvt.rn.f64.u32 %fd310, %r309;
-	cvt.rn.f64.u32 %fd311, %r17;
-	add.rn.f64 %fd312, %fd310, %fd311;
-	mad.lo.s64 %rd313, %rd308, 8, %rd20;
-	st.global.f64 [%rd313], %fd312;
+	cvt.rn.f64.u32 %fd204, %r17;
+	cvt.rn.f32.u32 %f205, %r17;
+	cvt.f64.f32 %fd206, %f205;
+	mul.rn.f64 %fd207, %fd206, 0d4008000000000000;
+	add.rn.f64 %fd208, %fd204, %fd207;
+	mov.b32 %r209, %r17;
+	cvt.rn.f64.u32 %fd210, %r209;
+	mul.rn.f64 %fd211, %fd210, 0d4014000000000000;
+	add.rn.f64 %fd212, %fd208, %fd211;
+	mov.b32 %r213, %r17;
+	cvt.rn.f32.u32 %f214, %r213;
+	cvt.f64.f32 %fd215, %f214;
+	mul.rn.f64 %fd216, %fd215, 0d401C000000000000;
+	add.rn.f64 %fd217, %fd212, %fd216;
+	cvt.u64.u32 %rd218, %r17;
+	cvt.rn.f64.u64 %fd219, %rd218;
+	mul.rn.f64 %fd220, %fd219, 0d4026000000000000;
+	add.rn.f64 %fd221, %fd217, %fd220;
+	mov.b32 %r222, %r17;
+	and.b32 %r222, %r222, 65535;
+	cvt.rn.f32.u32 %f223, %r222;
+	cvt.f64.f32 %fd224, %f223;
+	mul.rn.f64 %fd225, %fd224, 0d402A000000000000;
+	add.rn.f64 %fd226, %fd221, %fd225;
+	mov.f64 %fd203, %fd226;
 $L_18:
-	mov.b32 %r314, %r17;
-	and.b32 %r314, %r314, 65535;
-	add.s64 %rd315, %rd68, 54;
+	mad.lo.s64 %rd227, %rd202, 8, %rd20;
+	st.global.f64 [%rd227], %fd203;
+	add.s64 %rd228, %rd68, 6;
+	mov.b32 %r229, %r17;
+	and.b32 %r229, %r229, 65535;
 $L_19:
-	cvt.rn.f64.u32 %fd316, %r314;
-	mad.lo.s64 %rd317, %rd315, 8, %rd20;
-	st.global.f64 [%rd317], %fd316;
-	add.s64 %rd318, %rd315, 1;
-	cvt.rn.f32.u32 %f319, %r314;
-	cvt.f64.f32 %fd320, %f319;
-	mad.lo.s64 %rd321, %rd318, 8, %rd20;
-	st.global.f64 [%rd321], %fd320;
-	add.s64 %rd322, %rd315, 2;
-	mov.b32 %r323, %r314;
-	cvt.rn.f64.u32 %fd324, %r323;
-	mad.lo.s64 %rd325, %rd322, 8, %rd20;
-	st.global.f64 [%rd325], %fd324;
-	add.s64 %rd326, %rd315, 3;
-	mov.b32 %r327, %r314;
-	cvt.rn.f32.u32 %f328, %r327;
-	cvt.f64.f32 %fd329, %f328;
-	mad.lo.s64 %rd330, %rd326, 8, %rd20;
-	st.global.f64 [%rd330], %fd329;
-	add.s64 %rd331, %rd315, 4;
-	mov.b32 %r332, %r314;
-	cvt.rn.f64.s32 %fd333, %r332;
-	mad.lo.s64 %rd334, %rd331, 8, %rd20;
-	st.global.f64 [%rd334], %fd333;
-	add.s64 %rd335, %rd315, 5;
-	mov.b32 %r336, %r314;
-	cvt.rn.f32.s32 %f337, %r336;
-	cvt.f64.f32 %fd338, %f337;
-	mad.lo.s64 %rd339, %rd335, 8, %rd20;
-	st.global.f64 [%rd339], %fd338;
-	add.s64 %rd340, %rd315, 6;
-	cvt.u64.u32 %rd341, %r314;
-	cvt.rn.f64.u64 %fd342, %rd341;
-	mad.lo.s64 %rd343, %rd340, 8, %rd20;
-	st.global.f64 [%rd343], %fd342;
-	add.s64 %rd344, %rd315, 7;
-	cvt.u64.u32 %rd345, %r314;
-	cvt.rn.f32.u64 %f346, %rd345;
-	cvt.f64.f32 %fd347, %f346;
-	mad.lo.s64 %rd348, %rd344, 8, %rd20;
-	st.global.f64 [%rd348], %fd347;
-	add.s64 %rd349, %rd315, 8;
-	cvt.rn.f64.u32 %fd350, %r314;
-	mov.b32 %r351, %r314;
-	and.b32 %r351, %r351, 255;
-	cvt.rn.f64.u32 %fd352, %r351;
-	add.rn.f64 %fd353, %fd350, %fd352;
-	mad.lo.s64 %rd354, %rd349, 8, %rd20;
-	st.global.f64 [%rd354], %fd353;
+	cvt.rn.f64.u32 %fd231, %r229;
+	cvt.rn.f32.u32 %f232, %r229;
+	cvt.f64.f32 %fd233, %f232;
+	mul.rn.f64 %fd234, %fd233, 0d4008000000000000;
+	add.rn.f64 %fd235, %fd231, %fd234;
+	mov.b32 %r236, %r229;
+	cvt.rn.f64.u32 %fd237, %r236;
+	mul.rn.f64 %fd238, %fd237, 0d4014000000000000;
+	add.rn.f64 %fd239, %fd235, %fd238;
+	mov.b32 %r240, %r229;
+	cvt.rn.f32.u32 %f241, %r240;
+	cvt.f64.f32 %fd242, %f241;
+	mul.rn.f64 %fd243, %fd242, 0d401C000000000000;
+	add.rn.f64 %fd244, %fd239, %fd243;
+	cvt.u64.u32 %rd245, %r229;
+	cvt.rn.f64.u64 %fd246, %rd245;
+	mul.rn.f64 %fd247, %fd246, 0d4026000000000000;
+	add.rn.f64 %fd248, %fd244, %fd247;
+	cvt.rn.f32.u32 %f249, %r229;
+	cvt.f64.f32 %fd250, %f249;
+	mul.rn.f64 %fd251, %fd250, 0d402A000000000000;
+	add.rn.f64 %fd252, %fd248, %fd251;
+	mov.f64 %fd230, %fd252;
 $L_20:
-	mov.b32 %r355, %r17;
-	add.s64 %rd356, %rd68, 63;
+	mad.lo.s64 %rd253, %rd228, 8, %rd20;
+	st.global.f64 [%rd253], %fd230;
+	add.s64 %rd254, %rd68, 7;
+	mov.b32 %r255, %r17;
 $L_21:
-	cvt.rn.f64.u32 %fd357, %r355;
-	mad.lo.s64 %rd358, %rd356, 8, %rd20;
-	st.global.f64 [%rd358], %fd357;
-	add.s64 %rd359, %rd356, 1;
-	cvt.rn.f32.u32 %f360, %r355;
-	cvt.f64.f32 %fd361, %f360;
-	mad.lo.s64 %rd362, %rd359, 8, %rd20;
-	st.global.f64 [%rd362], %fd361;
-	add.s64 %rd363, %rd356, 2;
-	cvt.rn.f64.u32 %fd364, %r355;
-	mad.lo.s64 %rd365, %rd363, 8, %rd20;
-	st.global.f64 [%rd365], %fd364;
-	add.s64 %rd366, %rd356, 3;
-	cvt.rn.f32.u32 %f367, %r355;
-	cvt.f64.f32 %fd368, %f367;
-	mad.lo.s64 %rd369, %rd366, 8, %rd20;
-	st.global.f64 [%rd369], %fd368;
-	add.s64 %rd370, %rd356, 4;
-	mov.b32 %r371, %r355;
-	cvt.rn.f64.s32 %fd372, %r371;
-	mad.lo.s64 %rd373, %rd370, 8, %rd20;
-	st.global.f64 [%rd373], %fd372;
-	add.s64 %rd374, %rd356, 5;
-	mov.b32 %r375, %r355;
-	cvt.rn.f32.s32 %f376, %r375;
-	cvt.f64.f32 %fd377, %f376;
-	mad.lo.s64 %rd378, %rd374, 8, %rd20;
-	st.global.f64 [%rd378], %fd377;
-	add.s64 %rd379, %rd356, 6;
-	cvt.u64.u32 %rd380, %r355;
-	cvt.rn.f64.u64 %fd381, %rd380;
-	mad.lo.s64 %rd382, %rd379, 8, %rd20;
-	st.global.f64 [%rd382], %fd381;
-	add.s64 %rd383, %rd356, 7;
-	cvt.u64.u32 %rd384, %r355;
-	cvt.rn.f32.u64 %f385, %rd384;
-	cvt.f64.f32 %fd386, %f385;
-	mad.lo.s64 %rd387, %rd383, 8, %rd20;
-	st.global.f64 [%rd387], %fd386;
-	add.s64 %rd388, %rd356, 8;
-	mov.b32 %r389, %r355;
-	and.b32 %r389, %r389, 65535;
-	cvt.rn.f64.u32 %fd390, %r389;
-	mov.b32 %r391, %r355;
-	and.b32 %r391, %r391, 255;
-	cvt.rn.f64.u32 %fd392, %r391;
-	add.rn.f64 %fd393, %fd390, %fd392;
-	mad.lo.s64 %rd394, %rd388, 8, %rd20;
-	st.global.f64 [%rd394], %fd393;
+	cvt.rn.f64.u32 %fd257, %r255;
+	cvt.rn.f32.u32 %f258, %r255;
+	cvt.f64.f32 %fd259, %f258;
+	mul.rn.f64 %fd260, %fd259, 0d4008000000000000;
+	add.rn.f64 %fd261, %fd257, %fd260;
+	cvt.rn.f64.u32 %fd262, %r255;
+	mul.rn.f64 %fd263, %fd262, 0d4014000000000000;
+	add.rn.f64 %fd264, %fd261, %fd263;
+	cvt.rn.f32.u32 %f265, %r255;
+	cvt.f64.f32 %fd266, %f265;
+	mul.rn.f64 %fd267, %fd266, 0d401C000000000000;
+	add.rn.f64 %fd268, %fd264, %fd267;
+	cvt.u64.u32 %rd269, %r255;
+	cvt.rn.f64.u64 %fd270, %rd269;
+	mul.rn.f64 %fd271, %fd270, 0d4026000000000000;
+	add.rn.f64 %fd272, %fd268, %fd271;
+	mov.b32 %r273, %r255;
+	and.b32 %r273, %r273, 65535;
+	cvt.rn.f32.u32 %f274, %r273;
+	cvt.f64.f32 %fd275, %f274;
+	mul.rn.f64 %fd276, %fd275, 0d402A000000000000;
+	add.rn.f64 %fd277, %fd272, %fd276;
+	mov.f64 %fd256, %fd277;
 $L_22:
-	cvt.u64.u32 %rd395, %r17;
-	add.s64 %rd396, %rd68, 72;
+	mad.lo.s64 %rd278, %rd254, 8, %rd20;
+	st.global.f64 [%rd278], %fd256;
+	add.s64 %rd279, %rd68, 8;
+	cvt.u64.u32 %rd280, %r17;
 $L_23:
-	cvt.rn.f64.u64 %fd397, %rd395;
-	mad.lo.s64 %rd398, %rd396, 8, %rd20;
-	st.global.f64 [%rd398], %fd397;
-	add.s64 %rd399, %rd396, 1;
-	cvt.rn.f32.u64 %f400, %rd395;
-	cvt.f64.f32 %fd401, %f400;
-	mad.lo.s64 %rd402, %rd399, 8, %rd20;
-	st.global.f64 [%rd402], %fd401;
-	add.s64 %rd403, %rd396, 2;
-	cvt.u32.u64 %r404, %rd395;
-	cvt.rn.f64.u32 %fd405, %r404;
-	mad.lo.s64 %rd406, %rd403, 8, %rd20;
-	st.global.f64 [%rd406], %fd405;
-	add.s64 %rd407, %rd396, 3;
-	cvt.u32.u64 %r408, %rd395;
-	cvt.rn.f32.u32 %f409, %r408;
-	cvt.f64.f32 %fd410, %f409;
-	mad.lo.s64 %rd411, %rd407, 8, %rd20;
-	st.global.f64 [%rd411], %fd410;
-	add.s64 %rd412, %rd396, 4;
-	cvt.u32.u64 %r413, %rd395;
-	cvt.rn.f64.s32 %fd414, %r413;
-	mad.lo.s64 %rd415, %rd412, 8, %rd20;
-	st.global.f64 [%rd415], %fd414;
-	add.s64 %rd416, %rd396, 5;
-	cvt.u32.u64 %r417, %rd395;
-	cvt.rn.f32.s32 %f418, %r417;
-	cvt.f64.f32 %fd419, %f418;
-	mad.lo.s64 %rd420, %rd416, 8, %rd20;
-	st.global.f64 [%rd420], %fd419;
-	add.s64 %rd421, %rd396, 6;
-	cvt.rn.f64.u64 %fd422, %rd395;
-	mad.lo.s64 %rd423, %rd421, 8, %rd20;
-	st.global.f64 [%rd423], %fd422;
-	add.s64 %rd424, %rd396, 7;
-	cvt.rn.f32.u64 %f425, %rd395;
-	cvt.f64.f32 %fd426, %f425;
-	mad.lo.s64 %rd427, %rd424, 8, %rd20;
-	st.global.f64 [%rd427], %fd426;
-	add.s64 %rd428, %rd396, 8;
-	cvt.u32.u64 %r429, %rd395;
-	and.b32 %r429, %r429, 65535;
-	cvt.rn.f64.u32 %fd430, %r429;
-	cvt.u32.u64 %r431, %rd395;
-	and.b32 %r431, %r431, 255;
-	cvt.rn.f64.u32 %fd432, %r431;
-	add.rn.f64 %fd433, %fd430, %fd432;
-	mad.lo.s64 %rd434, %rd428, 8, %rd20;
-	st.global.f64 [%rd434], %fd433;
+	cvt.rn.f64.u64 %fd282, %rd280;
+	cvt.rn.f32.u64 %f283, %rd280;
+	cvt.f64.f32 %fd284, %f283;
+	mul.rn.f64 %fd285, %fd284, 0d4008000000000000;
+	add.rn.f64 %fd286, %fd282, %fd285;
+	cvt.u32.u64 %r287, %rd280;
+	cvt.rn.f64.u32 %fd288, %r287;
+	mul.rn.f64 %fd289, %fd288, 0d4014000000000000;
+	add.rn.f64 %fd290, %fd286, %fd289;
+	cvt.u32.u64 %r291, %rd280;
+	cvt.rn.f32.u32 %f292, %r291;
+	cvt.f64.f32 %fd293, %f292;
+	mul.rn.f64 %fd294, %fd293, 0d401C000000000000;
+	add.rn.f64 %fd295, %fd290, %fd294;
+	cvt.rn.f64.u64 %fd296, %rd280;
+	mul.rn.f64 %fd297, %fd296, 0d4026000000000000;
+	add.rn.f64 %fd298, %fd295, %fd297;
+	cvt.u32.u64 %r299, %rd280;
+	and.b32 %r299, %r299, 65535;
+	cvt.rn.f32.u32 %f300, %r299;
+	cvt.f64.f32 %fd301, %f300;
+	mul.rn.f64 %fd302, %fd301, 0d402A000000000000;
+	add.rn.f64 %fd303, %fd298, %fd302;
+	mov.f64 %fd281, %fd303;
 $L_24:
-	cvt.u64.u32 %rd435, %r17;
-	add.s64 %rd436, %rd435, 0;
-	add.s64 %rd437, %rd68, 81;
+	mad.lo.s64 %rd304, %rd279, 8, %rd20;
+	st.global.f64 [%rd304], %fd281;
+	mul.lo.s64 %rd305, %rd9, 9;
 $L_25:
-	cvt.rn.f64.s64 %fd438, %rd436;
-	mad.lo.s64 %rd439, %rd437, 8, %rd20;
-	st.global.f64 [%rd439], %fd438;
-	add.s64 %rd440, %rd437, 1;
-	cvt.rn.f32.s64 %f441, %rd436;
-	cvt.f64.f32 %fd442, %f441;
-	mad.lo.s64 %rd443, %rd440, 8, %rd20;
-	st.global.f64 [%rd443], %fd442;
-	add.s64 %rd444, %rd437, 2;
-	cvt.u32.u64 %r445, %rd436;
-	cvt.rn.f64.u32 %fd446, %r445;
-	mad.lo.s64 %rd447, %rd444, 8, %rd20;
-	st.global.f64 [%rd447], %fd446;
-	add.s64 %rd448, %rd437, 3;
-	cvt.u32.u64 %r449, %rd436;
-	cvt.rn.f32.u32 %f450, %r449;
-	cvt.f64.f32 %fd451, %f450;
-	mad.lo.s64 %rd452, %rd448, 8, %rd20;
-	st.global.f64 [%rd452], %fd451;
-	add.s64 %rd453, %rd437, 4;
-	cvt.u32.u64 %r454, %rd436;
-	cvt.rn.f64.s32 %fd455, %r454;
-	mad.lo.s64 %rd456, %rd453, 8, %rd20;
-	st.global.f64 [%rd456], %fd455;
-	add.s64 %rd457, %rd437, 5;
-	cvt.u32.u64 %r458, %rd436;
-	cvt.rn.f32.s32 %f459, %r458;
-	cvt.f64.f32 %fd460, %f459;
-	mad.lo.s64 %rd461, %rd457, 8, %rd20;
-	st.global.f64 [%rd461], %fd460;
-	add.s64 %rd462, %rd437, 6;
-	mov.b64 %rd463, %rd436;
-	cvt.rn.f64.u64 %fd464, %rd463;
-	mad.lo.s64 %rd465, %rd462, 8, %rd20;
-	st.global.f64 [%rd465], %fd464;
-	add.s64 %rd466, %rd437, 7;
-	mov.b64 %rd467, %rd436;
-	cvt.rn.f32.u64 %f468, %rd467;
-	cvt.f64.f32 %fd469, %f468;
-	mad.lo.s64 %rd470, %rd466, 8, %rd20;
-	st.global.f64 [%rd470], %fd469;
-	add.s64 %rd471, %rd437, 8;
-	cvt.u32.u64 %r472, %rd436;
-	and.b32 %r472, %r472, 65535;
-	cvt.rn.f64.u32 %fd473, %r472;
-	cvt.u32.u64 %r474, %rd436;
-	and.b32 %r474, %r474, 255;
-	cvt.rn.f64.u32 %fd475, %r474;
-	add.rn.f64 %fd476, %fd473, %fd475;
-	mad.lo.s64 %rd477, %rd471, 8, %rd20;
-	st.global.f64 [%rd477], %fd476;
+	mov.b32 %r307, %r17;
+	setp.lt.u32 %p308, %r307, 2147483648;
+	mov.b64 %rd310, 0;
 $L_26:
-	mul.lo.s64 %rd478, %rd9, 10;
+	@!%p308 bra $L_223;
 $L_27:
-	mov.b32 %r480, %r17;
-	setp.lt.u32 %p481, %r480, 2147483648;
-	mov.b64 %rd483, 0;
-$L_28:
-	@!%p481 bra $L_367;
-$L_29:
-	min.u64 %rdt1, %rd483, 32;
+	min.u64 %rdt1, %rd310, 32;
 	cvt.u32.u64 %rt5, %rdt1;
 	mov.b32 %rt6, 1;
-	shl.b32 %r484, %rt6, %rt5;
-	and.b32 %r484, %r484, 255;
-	mov.b32 %r482, %r484;
+	shl.b32 %r311, %rt6, %rt5;
+	and.b32 %r311, %r311, 255;
+	mov.b32 %r309, %r311;
+$L_28:
+	mov.b32 %r312, %r17;
+	setp.lt.s32 %p313, %r312, 0;
+	mov.b64 %rd315, 1;
+$L_29:
+	@!%p313 bra $L_222;
 $L_30:
-	mov.b32 %r485, %r17;
-	setp.lt.s32 %p486, %r485, 0;
-	mov.b64 %rd488, 1;
-$L_31:
-	@!%p486 bra $L_366;
-$L_32:
-	min.u64 %rdt2, %rd488, 32;
+	min.u64 %rdt2, %rd315, 32;
 	cvt.u32.u64 %rt7, %rdt2;
 	mov.b32 %rt8, 1;
-	shl.b32 %r489, %rt8, %rt7;
-	and.b32 %r489, %r489, 255;
-	mov.b32 %r487, %r489;
+	shl.b32 %r316, %rt8, %rt7;
+	and.b32 %r316, %r316, 255;
+	mov.b32 %r314, %r316;
+$L_31:
+	or.b32 %r317, %r309, %r314;
+	cvt.u64.u32 %rd318, %r17;
+	setp.gt.u64 %p319, %rd318, 9223372036854775808U;
+	mov.b64 %rd321, 2;
+$L_32:
+	@!%p319 bra $L_221;
 $L_33:
-	or.b32 %r490, %r482, %r487;
-	cvt.u64.u32 %rd491, %r17;
-	setp.gt.u64 %p492, %rd491, 9223372036854775808U;
-	mov.b64 %rd494, 2;
-$L_34:
-	@!%p492 bra $L_365;
-$L_35:
-	min.u64 %rdt3, %rd494, 32;
+	min.u64 %rdt3, %rd321, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	mov.b32 %rt10, 1;
-	shl.b32 %r495, %rt10, %rt9;
-	and.b32 %r495, %r495, 255;
-	mov.b32 %r493, %r495;
+	shl.b32 %r322, %rt10, %rt9;
+	and.b32 %r322, %r322, 255;
+	mov.b32 %r320, %r322;
+$L_34:
+	or.b32 %r323, %r317, %r320;
+	mov.b32 %r324, %r17;
+	and.b32 %r324, %r324, 65535;
+	setp.ge.u32 %p325, %r324, 32768;
+	mov.b64 %rd327, 3;
+$L_35:
+	@!%p325 bra $L_220;
 $L_36:
-	or.b32 %r496, %r490, %r493;
-	mov.b32 %r497, %r17;
-	and.b32 %r497, %r497, 65535;
-	setp.ge.u32 %p498, %r497, 32768;
-	mov.b64 %rd500, 3;
-$L_37:
-	@!%p498 bra $L_364;
-$L_38:
-	min.u64 %rdt4, %rd500, 32;
+	min.u64 %rdt4, %rd327, 32;
 	cvt.u32.u64 %rt11, %rdt4;
 	mov.b32 %rt12, 1;
-	shl.b32 %r501, %rt12, %rt11;
-	and.b32 %r501, %r501, 255;
-	mov.b32 %r499, %r501;
+	shl.b32 %r328, %rt12, %rt11;
+	and.b32 %r328, %r328, 255;
+	mov.b32 %r326, %r328;
+$L_37:
+	or.b32 %r329, %r323, %r326;
+	mov.b32 %r330, %r17;
+	cvt.rn.f64.u32 %fd331, %r330;
+	mov.b32 %r332, %r17;
+	cvt.rn.f64.s32 %fd333, %r332;
+	setp.eq.f64 %p334, %fd331, %fd333;
+	mov.b64 %rd336, 4;
+$L_38:
+	@!%p334 bra $L_219;
 $L_39:
-	or.b32 %r502, %r496, %r499;
-	setp.gt.u32 %p503, %r17, 128;
-	mov.b64 %rd505, 4;
-$L_40:
-	@!%p503 bra $L_363;
-$L_41:
-	min.u64 %rdt5, %rd505, 32;
+	min.u64 %rdt5, %rd336, 32;
 	cvt.u32.u64 %rt13, %rdt5;
 	mov.b32 %rt14, 1;
-	shl.b32 %r506, %rt14, %rt13;
-	and.b32 %r506, %r506, 255;
-	mov.b32 %r504, %r506;
+	shl.b32 %r337, %rt14, %rt13;
+	and.b32 %r337, %r337, 255;
+	mov.b32 %r335, %r337;
+$L_40:
+	or.b32 %r338, %r329, %r335;
+	mov.b32 %r306, %r338;
+$L_41:
+	mad.lo.s64 %rd339, %rd305, 1, %rd22;
+	st.global.u8 [%rd339], %r306;
+	add.s64 %rd340, %rd305, 1;
+	mov.b32 %r341, %r17;
+	cvt.s32.s8 %r341, %r341;
 $L_42:
-	or.b32 %r507, %r502, %r504;
-	setp.lt.u32 %p508, %r17, 1;
-	mov.b64 %rd510, 5;
+	mov.b32 %r343, %r341;
+	setp.lt.u32 %p344, %r343, 2147483648;
+	mov.b64 %rd346, 0;
 $L_43:
-	@!%p508 bra $L_362;
+	@!%p344 bra $L_218;
 $L_44:
-	min.u64 %rdt6, %rd510, 32;
+	min.u64 %rdt6, %rd346, 32;
 	cvt.u32.u64 %rt15, %rdt6;
 	mov.b32 %rt16, 1;
-	shl.b32 %r511, %rt16, %rt15;
-	and.b32 %r511, %r511, 255;
-	mov.b32 %r509, %r511;
+	shl.b32 %r347, %rt16, %rt15;
+	and.b32 %r347, %r347, 255;
+	mov.b32 %r345, %r347;
 $L_45:
-	or.b32 %r512, %r507, %r509;
-	mov.b32 %r513, %r17;
-	cvt.rn.f64.u32 %fd514, %r513;
-	mov.b32 %r515, %r17;
-	cvt.rn.f64.s32 %fd516, %r515;
-	setp.eq.f64 %p517, %fd514, %fd516;
-	mov.b64 %rd519, 6;
+	mov.b32 %r348, %r341;
+	setp.lt.s32 %p349, %r348, 0;
+	mov.b64 %rd351, 1;
 $L_46:
-	@!%p517 bra $L_361;
+	@!%p349 bra $L_217;
 $L_47:
-	min.u64 %rdt7, %rd519, 32;
+	min.u64 %rdt7, %rd351, 32;
 	cvt.u32.u64 %rt17, %rdt7;
 	mov.b32 %rt18, 1;
-	shl.b32 %r520, %rt18, %rt17;
-	and.b32 %r520, %r520, 255;
-	mov.b32 %r518, %r520;
+	shl.b32 %r352, %rt18, %rt17;
+	and.b32 %r352, %r352, 255;
+	mov.b32 %r350, %r352;
 $L_48:
-	or.b32 %r521, %r512, %r518;
-	mov.b32 %r522, %r17;
-	and.b32 %r522, %r522, 65535;
-	cvt.rn.f32.u32 %f523, %r522;
-	mov.b32 %r524, %r17;
-	cvt.s32.s16 %r524, %r524;
-	cvt.rn.f32.s32 %f525, %r524;
-	setp.gt.f32 %p526, %f523, %f525;
-	mov.b64 %rd528, 7;
+	or.b32 %r353, %r345, %r350;
+	cvt.s64.s32 %rd354, %r341;
+	setp.gt.u64 %p355, %rd354, 9223372036854775808U;
+	mov.b64 %rd357, 2;
 $L_49:
-	@!%p526 bra $L_360;
+	@!%p355 bra $L_216;
 $L_50:
-	min.u64 %rdt8, %rd528, 32;
+	min.u64 %rdt8, %rd357, 32;
 	cvt.u32.u64 %rt19, %rdt8;
 	mov.b32 %rt20, 1;
-	shl.b32 %r529, %rt20, %rt19;
-	and.b32 %r529, %r529, 255;
-	mov.b32 %r527, %r529;
+	shl.b32 %r358, %rt20, %rt19;
+	and.b32 %r358, %r358, 255;
+	mov.b32 %r356, %r358;
 $L_51:
-	or.b32 %r530, %r521, %r527;
-	mov.b32 %r479, %r530;
+	or.b32 %r359, %r353, %r356;
+	mov.b32 %r360, %r341;
+	and.b32 %r360, %r360, 65535;
+	setp.ge.u32 %p361, %r360, 32768;
+	mov.b64 %rd363, 3;
 $L_52:
-	mad.lo.s64 %rd531, %rd478, 1, %rd22;
-	st.global.u8 [%rd531], %r479;
-	add.s64 %rd532, %rd478, 1;
-	mov.b32 %r533, %r17;
-	cvt.s32.s8 %r533, %r533;
+	@!%p361 bra $L_215;
 $L_53:
-	mov.b32 %r535, %r533;
-	setp.lt.u32 %p536, %r535, 2147483648;
-	mov.b64 %rd538, 0;
-$L_54:
-	@!%p536 bra $L_359;
-$L_55:
-	min.u64 %rdt9, %rd538, 32;
+	min.u64 %rdt9, %rd363, 32;
 	cvt.u32.u64 %rt21, %rdt9;
 	mov.b32 %rt22, 1;
-	shl.b32 %r539, %rt22, %rt21;
-	and.b32 %r539, %r539, 255;
-	mov.b32 %r537, %r539;
+	shl.b32 %r364, %rt22, %rt21;
+	and.b32 %r364, %r364, 255;
+	mov.b32 %r362, %r364;
+$L_54:
+	or.b32 %r365, %r359, %r362;
+	mov.b32 %r366, %r341;
+	cvt.rn.f64.u32 %fd367, %r366;
+	mov.b32 %r368, %r341;
+	cvt.rn.f64.s32 %fd369, %r368;
+	setp.eq.f64 %p370, %fd367, %fd369;
+	mov.b64 %rd372, 4;
+$L_55:
+	@!%p370 bra $L_214;
 $L_56:
-	mov.b32 %r540, %r533;
-	setp.lt.s32 %p541, %r540, 0;
-	mov.b64 %rd543, 1;
-$L_57:
-	@!%p541 bra $L_358;
-$L_58:
-	min.u64 %rdt10, %rd543, 32;
+	min.u64 %rdt10, %rd372, 32;
 	cvt.u32.u64 %rt23, %rdt10;
 	mov.b32 %rt24, 1;
-	shl.b32 %r544, %rt24, %rt23;
-	and.b32 %r544, %r544, 255;
-	mov.b32 %r542, %r544;
+	shl.b32 %r373, %rt24, %rt23;
+	and.b32 %r373, %r373, 255;
+	mov.b32 %r371, %r373;
+$L_57:
+	or.b32 %r374, %r365, %r371;
+	mov.b32 %r342, %r374;
+$L_58:
+	mad.lo.s64 %rd375, %rd340, 1, %rd22;
+	st.global.u8 [%rd375], %r342;
+	add.s64 %rd376, %rd305, 2;
+	mov.b32 %r377, %r17;
+	cvt.s32.s16 %r377, %r377;
 $L_59:
-	or.b32 %r545, %r537, %r542;
-	cvt.s64.s32 %rd546, %r533;
-	setp.gt.u64 %p547, %rd546, 9223372036854775808U;
-	mov.b64 %rd549, 2;
+	mov.b32 %r379, %r377;
+	setp.lt.u32 %p380, %r379, 2147483648;
+	mov.b64 %rd382, 0;
 $L_60:
-	@!%p547 bra $L_357;
+	@!%p380 bra $L_213;
 $L_61:
-	min.u64 %rdt11, %rd549, 32;
+	min.u64 %rdt11, %rd382, 32;
 	cvt.u32.u64 %rt25, %rdt11;
 	mov.b32 %rt26, 1;
-	shl.b32 %r550, %rt26, %rt25;
-	and.b32 %r550, %r550, 255;
-	mov.b32 %r548, %r550;
+	shl.b32 %r383, %rt26, %rt25;
+	and.b32 %r383, %r383, 255;
+	mov.b32 %r381, %r383;
 $L_62:
-	or.b32 %r551, %r545, %r548;
-	mov.b32 %r552, %r533;
-	and.b32 %r552, %r552, 65535;
-	setp.ge.u32 %p553, %r552, 32768;
-	mov.b64 %rd555, 3;
+	mov.b32 %r384, %r377;
+	setp.lt.s32 %p385, %r384, 0;
+	mov.b64 %rd387, 1;
 $L_63:
-	@!%p553 bra $L_356;
+	@!%p385 bra $L_212;
 $L_64:
-	min.u64 %rdt12, %rd555, 32;
+	min.u64 %rdt12, %rd387, 32;
 	cvt.u32.u64 %rt27, %rdt12;
 	mov.b32 %rt28, 1;
-	shl.b32 %r556, %rt28, %rt27;
-	and.b32 %r556, %r556, 255;
-	mov.b32 %r554, %r556;
+	shl.b32 %r388, %rt28, %rt27;
+	and.b32 %r388, %r388, 255;
+	mov.b32 %r386, %r388;
 $L_65:
-	or.b32 %r557, %r551, %r554;
-	mov.b32 %r558, %r533;
-	and.b32 %r558, %r558, 255;
-	setp.gt.u32 %p559, %r558, 128;
-	mov.b64 %rd561, 4;
+	or.b32 %r389, %r381, %r386;
+	cvt.s64.s32 %rd390, %r377;
+	setp.gt.u64 %p391, %rd390, 9223372036854775808U;
+	mov.b64 %rd393, 2;
 $L_66:
-	@!%p559 bra $L_355;
+	@!%p391 bra $L_211;
 $L_67:
-	min.u64 %rdt13, %rd561, 32;
+	min.u64 %rdt13, %rd393, 32;
 	cvt.u32.u64 %rt29, %rdt13;
 	mov.b32 %rt30, 1;
-	shl.b32 %r562, %rt30, %rt29;
-	and.b32 %r562, %r562, 255;
-	mov.b32 %r560, %r562;
+	shl.b32 %r394, %rt30, %rt29;
+	and.b32 %r394, %r394, 255;
+	mov.b32 %r392, %r394;
 $L_68:
-	or.b32 %r563, %r557, %r560;
-	setp.lt.s32 %p564, %r533, 1;
-	mov.b64 %rd566, 5;
+	or.b32 %r395, %r389, %r392;
+	mov.b32 %r396, %r377;
+	and.b32 %r396, %r396, 65535;
+	setp.ge.u32 %p397, %r396, 32768;
+	mov.b64 %rd399, 3;
 $L_69:
-	@!%p564 bra $L_354;
+	@!%p397 bra $L_210;
 $L_70:
-	min.u64 %rdt14, %rd566, 32;
+	min.u64 %rdt14, %rd399, 32;
 	cvt.u32.u64 %rt31, %rdt14;
 	mov.b32 %rt32, 1;
-	shl.b32 %r567, %rt32, %rt31;
-	and.b32 %r567, %r567, 255;
-	mov.b32 %r565, %r567;
+	shl.b32 %r400, %rt32, %rt31;
+	and.b32 %r400, %r400, 255;
+	mov.b32 %r398, %r400;
 $L_71:
-	or.b32 %r568, %r563, %r565;
-	mov.b32 %r569, %r533;
-	cvt.rn.f64.u32 %fd570, %r569;
-	mov.b32 %r571, %r533;
-	cvt.rn.f64.s32 %fd572, %r571;
-	setp.eq.f64 %p573, %fd570, %fd572;
-	mov.b64 %rd575, 6;
+	or.b32 %r401, %r395, %r398;
+	mov.b32 %r402, %r377;
+	cvt.rn.f64.u32 %fd403, %r402;
+	mov.b32 %r404, %r377;
+	cvt.rn.f64.s32 %fd405, %r404;
+	setp.eq.f64 %p406, %fd403, %fd405;
+	mov.b64 %rd408, 4;
 $L_72:
-	@!%p573 bra $L_353;
+	@!%p406 bra $L_209;
 $L_73:
-	min.u64 %rdt15, %rd575, 32;
+	min.u64 %rdt15, %rd408, 32;
 	cvt.u32.u64 %rt33, %rdt15;
 	mov.b32 %rt34, 1;
-	shl.b32 %r576, %rt34, %rt33;
-	and.b32 %r576, %r576, 255;
-	mov.b32 %r574, %r576;
+	shl.b32 %r409, %rt34, %rt33;
+	and.b32 %r409, %r409, 255;
+	mov.b32 %r407, %r409;
 $L_74:
-	or.b32 %r577, %r568, %r574;
-	mov.b32 %r578, %r533;
-	and.b32 %r578, %r578, 65535;
-	cvt.rn.f32.u32 %f579, %r578;
-	mov.b32 %r580, %r533;
-	cvt.s32.s16 %r580, %r580;
-	cvt.rn.f32.s32 %f581, %r580;
-	setp.gt.f32 %p582, %f579, %f581;
-	mov.b64 %rd584, 7;
+	or.b32 %r410, %r401, %r407;
+	mov.b32 %r378, %r410;
 $L_75:
-	@!%p582 bra $L_352;
+	mad.lo.s64 %rd411, %rd376, 1, %rd22;
+	st.global.u8 [%rd411], %r378;
+	add.s64 %rd412, %rd305, 3;
+	mov.b32 %r413, %r17;
 $L_76:
-	min.u64 %rdt16, %rd584, 32;
+	mov.b32 %r415, %r413;
+	setp.lt.u32 %p416, %r415, 2147483648;
+	mov.b64 %rd418, 0;
+$L_77:
+	@!%p416 bra $L_208;
+$L_78:
+	min.u64 %rdt16, %rd418, 32;
 	cvt.u32.u64 %rt35, %rdt16;
 	mov.b32 %rt36, 1;
-	shl.b32 %r585, %rt36, %rt35;
-	and.b32 %r585, %r585, 255;
-	mov.b32 %r583, %r585;
-$L_77:
-	or.b32 %r586, %r577, %r583;
-	mov.b32 %r534, %r586;
-$L_78:
-	mad.lo.s64 %rd587, %rd532, 1, %rd22;
-	st.global.u8 [%rd587], %r534;
-	add.s64 %rd588, %rd478, 2;
-	mov.b32 %r589, %r17;
-	cvt.s32.s16 %r589, %r589;
+	shl.b32 %r419, %rt36, %rt35;
+	and.b32 %r419, %r419, 255;
+	mov.b32 %r417, %r419;
 $L_79:
+	setp.lt.s32 %p420, %r413, 0;
+	mov.b64 %rd422, 1;
+$L_80:
+	@!%p420 bra $L_207;
+$L_81:
+	min.u64 %rdt17, %rd422, 32;
+	cvt.u32.u64 %rt37, %rdt17;
+	mov.b32 %rt38, 1;
+	shl.b32 %r423, %rt38, %rt37;
+	and.b32 %r423, %r423, 255;
+	mov.b32 %r421, %r423;
+$L_82:
+	or.b32 %r424, %r417, %r421;
+	cvt.s64.s32 %rd425, %r413;
+	setp.gt.u64 %p426, %rd425, 9223372036854775808U;
+	mov.b64 %rd428, 2;
+$L_83:
+	@!%p426 bra $L_206;
+$L_84:
+	min.u64 %rdt18, %rd428, 32;
+	cvt.u32.u64 %rt39, %rdt18;
+	mov.b32 %rt40, 1;
+	shl.b32 %r429, %rt40, %rt39;
+	and.b32 %r429, %r429, 255;
+	mov.b32 %r427, %r429;
+$L_85:
+	or.b32 %r430, %r424, %r427;
+	mov.b32 %r431, %r413;
+	and.b32 %r431, %r431, 65535;
+	setp.ge.u32 %p432, %r431, 32768;
+	mov.b64 %rd434, 3;
+$L_86:
+	@!%p432 bra $L_205;
+$L_87:
+	min.u64 %rdt19, %rd434, 32;
+	cvt.u32.u64 %rt41, %rdt19;
+	mov.b32 %rt42, 1;
+	shl.b32 %r435, %rt42, %rt41;
+	and.b32 %r435, %r435, 255;
+	mov.b32 %r433, %r435;
+$L_88:
+	or.b32 %r436, %r430, %r433;
+	mov.b32 %r437, %r413;
+	cvt.rn.f64.u32 %fd438, %r437;
+	cvt.rn.f64.s32 %fd439, %r413;
+	setp.eq.f64 %p440, %fd438, %fd439;
+	mov.b64 %rd442, 4;
+$L_89:
+	@!%p440 bra $L_204;
+$L_90:
+	min.u64 %rdt20, %rd442, 32;
+	cvt.u32.u64 %rt43, %rdt20;
+	mov.b32 %rt44, 1;
+	shl.b32 %r443, %rt44, %rt43;
+	and.b32 %r443, %r443, 255;
+	mov.b32 %r441, %r443;
+$L_91:
+	or.b32 %r444, %r436, %r441;
+	mov.b32 %r414, %r444;
+$L_92:
+	mad.lo.s64 %rd445, %rd412, 1, %rd22;
+	st.global.u8 [%rd445], %r414;
+	add.s64 %rd446, %rd305, 4;
+$L_93:
+	mov.b32 %r448, %r17;
+	setp.lt.u32 %p449, %r448, 2147483648;
+	mov.b64 %rd451, 0;
+$L_94:
+	@!%p449 bra $L_203;
+$L_95:
+	min.u64 %rdt21, %rd451, 32;
+	cvt.u32.u64 %rt45, %rdt21;
+	mov.b32 %rt46, 1;
+	shl.b32 %r452, %rt46, %rt45;
+	and.b32 %r452, %r452, 255;
+	mov.b32 %r450, %r452;
+$L_96:
+	mov.b32 %r453, %r17;
+	setp.lt.s32 %p454, %r453, 0;
+	mov.b64 %rd456, 1;
+$L_97:
+	@!%p454 bra $L_202;
+$L_98:
+	min.u64 %rdt22, %rd456, 32;
+	cvt.u32.u64 %rt47, %rdt22;
+	mov.b32 %rt48, 1;
+	shl.b32 %r457, %rt48, %rt47;
+	and.b32 %r457, %r457, 255;
+	mov.b32 %r455, %r457;
+$L_99:
+	or.b32 %r458, %r450, %r455;
+	cvt.u64.u32 %rd459, %r17;
+	setp.gt.u64 %p460, %rd459, 9223372036854775808U;
+	mov.b64 %rd462, 2;
+$L_100:
+	@!%p460 bra $L_201;
+$L_101:
+	min.u64 %rdt23, %rd462, 32;
+	cvt.u32.u64 %rt49, %rdt23;
+	mov.b32 %rt50, 1;
+	shl.b32 %r463, %rt50, %rt49;
+	and.b32 %r463, %r463, 255;
+	mov.b32 %r461, %r463;
+$L_102:
+	or.b32 %r464, %r458, %r461;
+	mov.b32 %r465, %r17;
+	and.b32 %r465, %r465, 65535;
+	setp.ge.u32 %p466, %r465, 32768;
+	mov.b64 %rd468, 3;
+$L_103:
+	@!%p466 bra $L_200;
+$L_104:
+	min.u64 %rdt24, %rd468, 32;
+	cvt.u32.u64 %rt51, %rdt24;
+	mov.b32 %rt52, 1;
+	shl.b32 %r469, %rt52, %rt51;
+	and.b32 %r469, %r469, 255;
+	mov.b32 %r467, %r469;
+$L_105:
+	or.b32 %r470, %r464, %r467;
+	mov.b32 %r471, %r17;
+	cvt.rn.f64.u32 %fd472, %r471;
+	mov.b32 %r473, %r17;
+	cvt.rn.f64.s32 %fd474, %r473;
+	setp.eq.f64 %p475, %fd472, %fd474;
+	mov.b64 %rd477, 4;
+$L_106:
+	@!%p475 bra $L_199;
+$L_107:
+	min.u64 %rdt25, %rd477, 32;
+	cvt.u32.u64 %rt53, %rdt25;
+	mov.b32 %rt54, 1;
+	shl.b32 %r478, %rt54, %rt53;
+	and.b32 %r478, %r478, 255;
+	mov.b32 %r476, %r478;
+$L_108:
+	or.b32 %r479, %r470, %r476;
+	mov.b32 %r447, %r479;
+$L_109:
+	mad.lo.s64 %rd480, %rd446, 1, %rd22;
+	st.global.u8 [%rd480], %r447;
+	add.s64 %rd481, %rd305, 5;
+	mov.b32 %r482, %r17;
+	and.b32 %r482, %r482, 65535;
+$L_110:
+	mov.b32 %r484, %r482;
+	setp.lt.u32 %p485, %r484, 2147483648;
+	mov.b64 %rd487, 0;
+$L_111:
+	@!%p485 bra $L_198;
+$L_112:
+	min.u64 %rdt26, %rd487, 32;
+	cvt.u32.u64 %rt55, %rdt26;
+	mov.b32 %rt56, 1;
+	shl.b32 %r488, %rt56, %rt55;
+	and.b32 %r488, %r488, 255;
+	mov.b32 %r486, %r488;
+$L_113:
+	mov.b32 %r489, %r482;
+	setp.lt.s32 %p490, %r489, 0;
+	mov.b64 %rd492, 1;
+$L_114:
+	@!%p490 bra $L_197;
+$L_115:
+	min.u64 %rdt27, %rd492, 32;
+	cvt.u32.u64 %rt57, %rdt27;
+	mov.b32 %rt58, 1;
+	shl.b32 %r493, %rt58, %rt57;
+	and.b32 %r493, %r493, 255;
+	mov.b32 %r491, %r493;
+$L_116:
+	or.b32 %r494, %r486, %r491;
+	cvt.u64.u32 %rd495, %r482;
+	setp.gt.u64 %p496, %rd495, 9223372036854775808U;
+	mov.b64 %rd498, 2;
+$L_117:
+	@!%p496 bra $L_196;
+$L_118:
+	min.u64 %rdt28, %rd498, 32;
+	cvt.u32.u64 %rt59, %rdt28;
+	mov.b32 %rt60, 1;
+	shl.b32 %r499, %rt60, %rt59;
+	and.b32 %r499, %r499, 255;
+	mov.b32 %r497, %r499;
+$L_119:
+	or.b32 %r500, %r494, %r497;
+	setp.ge.u32 %p501, %r482, 32768;
+	mov.b64 %rd503, 3;
+$L_120:
+	@!%p501 bra $L_195;
+$L_121:
+	min.u64 %rdt29, %rd503, 32;
+	cvt.u32.u64 %rt61, %rdt29;
+	mov.b32 %rt62, 1;
+	shl.b32 %r504, %rt62, %rt61;
+	and.b32 %r504, %r504, 255;
+	mov.b32 %r502, %r504;
+$L_122:
+	or.b32 %r505, %r500, %r502;
+	mov.b32 %r506, %r482;
+	cvt.rn.f64.u32 %fd507, %r506;
+	mov.b32 %r508, %r482;
+	cvt.rn.f64.s32 %fd509, %r508;
+	setp.eq.f64 %p510, %fd507, %fd509;
+	mov.b64 %rd512, 4;
+$L_123:
+	@!%p510 bra $L_194;
+$L_124:
+	min.u64 %rdt30, %rd512, 32;
+	cvt.u32.u64 %rt63, %rdt30;
+	mov.b32 %rt64, 1;
+	shl.b32 %r513, %rt64, %rt63;
+	and.b32 %r513, %r513, 255;
+	mov.b32 %r511, %r513;
+$L_125:
+	or.b32 %r514, %r505, %r511;
+	mov.b32 %r483, %r514;
+$L_126:
+	mad.lo.s64 %rd515, %rd481, 1, %rd22;
+	st.global.u8 [%rd515], %r483;
+	add.s64 %rd516, %rd305, 6;
+	mov.b32 %r517, %r17;
+$L_127:
+	setp.lt.u32 %p519, %r517, 2147483648;
+	mov.b64 %rd521, 0;
+$L_128:
+	@!%p519 bra $L_193;
+$L_129:
+	min.u64 %rdt31, %rd521, 32;
+	cvt.u32.u64 %rt65, %rdt31;
+	mov.b32 %rt66, 1;
+	shl.b32 %r522, %rt66, %rt65;
+	and.b32 %r522, %r522, 255;
+	mov.b32 %r520, %r522;
+$L_130:
+	mov.b32 %r523, %r517;
+	setp.lt.s32 %p524, %r523, 0;
+	mov.b64 %rd526, 1;
+$L_131:
+	@!%p524 bra $L_192;
+$L_132:
+	min.u64 %rdt32, %rd526, 32;
+	cvt.u32.u64 %rt67, %rdt32;
+	mov.b32 %rt68, 1;
+	shl.b32 %r527, %rt68, %rt67;
+	and.b32 %r527, %r527, 255;
+	mov.b32 %r525, %r527;
+$L_133:
+	or.b32 %r528, %r520, %r525;
+	cvt.u64.u32 %rd529, %r517;
+	setp.gt.u64 %p530, %rd529, 9223372036854775808U;
+	mov.b64 %rd532, 2;
+$L_134:
+	@!%p530 bra $L_191;
+$L_135:
+	min.u64 %rdt33, %rd532, 32;
+	cvt.u32.u64 %rt69, %rdt33;
+	mov.b32 %rt70, 1;
+	shl.b32 %r533, %rt70, %rt69;
+	and.b32 %r533, %r533, 255;
+	mov.b32 %r531, %r533;
+$L_136:
+	or.b32 %r534, %r528, %r531;
+	mov.b32 %r535, %r517;
+	and.b32 %r535, %r535, 65535;
+	setp.ge.u32 %p536, %r535, 32768;
+	mov.b64 %rd538, 3;
+$L_137:
+	@!%p536 bra $L_190;
+$L_138:
+	min.u64 %rdt34, %rd538, 32;
+	cvt.u32.u64 %rt71, %rdt34;
+	mov.b32 %rt72, 1;
+	shl.b32 %r539, %rt72, %rt71;
+	and.b32 %r539, %r539, 255;
+	mov.b32 %r537, %r539;
+$L_139:
+	or.b32 %r540, %r534, %r537;
+	cvt.rn.f64.u32 %fd541, %r517;
+	mov.b32 %r542, %r517;
+	cvt.rn.f64.s32 %fd543, %r542;
+	setp.eq.f64 %p544, %fd541, %fd543;
+	mov.b64 %rd546, 4;
+$L_140:
+	@!%p544 bra $L_189;
+$L_141:
+	min.u64 %rdt35, %rd546, 32;
+	cvt.u32.u64 %rt73, %rdt35;
+	mov.b32 %rt74, 1;
+	shl.b32 %r547, %rt74, %rt73;
+	and.b32 %r547, %r547, 255;
+	mov.b32 %r545, %r547;
+$L_142:
+	or.b32 %r548, %r540, %r545;
+	mov.b32 %r518, %r548;
+$L_143:
+	mad.lo.s64 %rd549, %rd516, 1, %rd22;
+	st.global.u8 [%rd549], %r518;
+	add.s64 %rd550, %rd305, 7;
+	mov.b32 %r551, %r17;
+	cvt.s32.s8 %r551, %r551;
+	add.s32 %r552, %r551, 1;
+	cvt.s32.s8 %r552, %r552;
+$L_144:
+	mov.b32 %r554, %r552;
+	setp.lt.u32 %p555, %r554, 2147483648;
+	mov.b64 %rd557, 0;
+$L_145:
+	@!%p555 bra $L_188;
+$L_146:
+	min.u64 %rdt36, %rd557, 32;
+	cvt.u32.u64 %rt75, %rdt36;
+	mov.b32 %rt76, 1;
+	shl.b32 %r558, %rt76, %rt75;
+	and.b32 %r558, %r558, 255;
+	mov.b32 %r556, %r558;
+$L_147:
+	mov.b32 %r559, %r552;
+	setp.lt.s32 %p560, %r559, 0;
+	mov.b64 %rd562, 1;
+$L_148:
+	@!%p560 bra $L_187;
+$L_149:
+	min.u64 %rdt37, %rd562, 32;
+	cvt.u32.u64 %rt77, %rdt37;
+	mov.b32 %rt78, 1;
+	shl.b32 %r563, %rt78, %rt77;
+	and.b32 %r563, %r563, 255;
+	mov.b32 %r561, %r563;
+$L_150:
+	or.b32 %r564, %r556, %r561;
+	cvt.s64.s32 %rd565, %r552;
+	setp.gt.u64 %p566, %rd565, 9223372036854775808U;
+	mov.b64 %rd568, 2;
+$L_151:
+	@!%p566 bra $L_186;
+$L_152:
+	min.u64 %rdt38, %rd568, 32;
+	cvt.u32.u64 %rt79, %rdt38;
+	mov.b32 %rt80, 1;
+	shl.b32 %r569, %rt80, %rt79;
+	and.b32 %r569, %r569, 255;
+	mov.b32 %r567, %r569;
+$L_153:
+	or.b32 %r570, %r564, %r567;
+	mov.b32 %r571, %r552;
+	and.b32 %r571, %r571, 65535;
+	setp.ge.u32 %p572, %r571, 32768;
+	mov.b64 %rd574, 3;
+$L_154:
+	@!%p572 bra $L_185;
+$L_155:
+	min.u64 %rdt39, %rd574, 32;
+	cvt.u32.u64 %rt81, %rdt39;
+	mov.b32 %rt82, 1;
+	shl.b32 %r575, %rt82, %rt81;
+	and.b32 %r575, %r575, 255;
+	mov.b32 %r573, %r575;
+$L_156:
+	or.b32 %r576, %r570, %r573;
+	mov.b32 %r577, %r552;
+	cvt.rn.f64.u32 %fd578, %r577;
+	mov.b32 %r579, %r552;
+	cvt.rn.f64.s32 %fd580, %r579;
+	setp.eq.f64 %p581, %fd578, %fd580;
+	mov.b64 %rd583, 4;
+$L_157:
+	@!%p581 bra $L_184;
+$L_158:
+	min.u64 %rdt40, %rd583, 32;
+	cvt.u32.u64 %rt83, %rdt40;
+	mov.b32 %rt84, 1;
+	shl.b32 %r584, %rt84, %rt83;
+	and.b32 %r584, %r584, 255;
+	mov.b32 %r582, %r584;
+$L_159:
+	or.b32 %r585, %r576, %r582;
+	mov.b32 %r553, %r585;
+$L_160:
+	mad.lo.s64 %rd586, %rd550, 1, %rd22;
+	st.global.u8 [%rd586], %r553;
+	add.s64 %rd587, %rd305, 8;
+	mov.b32 %r588, %r17;
+	cvt.s32.s16 %r588, %r588;
+	sub.s32 %r589, %r588, 1;
+	cvt.s32.s16 %r589, %r589;
+$L_161:
 	mov.b32 %r591, %r589;
 	setp.lt.u32 %p592, %r591, 2147483648;
 	mov.b64 %rd594, 0;
-$L_80:
-	@!%p592 bra $L_351;
-$L_81:
-	min.u64 %rdt17, %rd594, 32;
-	cvt.u32.u64 %rt37, %rdt17;
-	mov.b32 %rt38, 1;
-	shl.b32 %r595, %rt38, %rt37;
+$L_162:
+	@!%p592 bra $L_183;
+$L_163:
+	min.u64 %rdt41, %rd594, 32;
+	cvt.u32.u64 %rt85, %rdt41;
+	mov.b32 %rt86, 1;
+	shl.b32 %r595, %rt86, %rt85;
 	and.b32 %r595, %r595, 255;
 	mov.b32 %r593, %r595;
-$L_82:
+$L_164:
 	mov.b32 %r596, %r589;
 	setp.lt.s32 %p597, %r596, 0;
 	mov.b64 %rd599, 1;
-$L_83:
-	@!%p597 bra $L_350;
-$L_84:
-	min.u64 %rdt18, %rd599, 32;
-	cvt.u32.u64 %rt39, %rdt18;
-	mov.b32 %rt40, 1;
-	shl.b32 %r600, %rt40, %rt39;
+$L_165:
+	@!%p597 bra $L_182;
+$L_166:
+	min.u64 %rdt42, %rd599, 32;
+	cvt.u32.u64 %rt87, %rdt42;
+	mov.b32 %rt88, 1;
+	shl.b32 %r600, %rt88, %rt87;
 	and.b32 %r600, %r600, 255;
 	mov.b32 %r598, %r600;
-$L_85:
+$L_167:
 	or.b32 %r601, %r593, %r598;
 	cvt.s64.s32 %rd602, %r589;
 	setp.gt.u64 %p603, %rd602, 9223372036854775808U;
 	mov.b64 %rd605, 2;
-$L_86:
-	@!%p603 bra $L_349;
-$L_87:
-	min.u64 %rdt19, %rd605, 32;
-	cvt.u32.u64 %rt41, %rdt19;
-	mov.b32 %rt42, 1;
-	shl.b32 %r606, %rt42, %rt41;
+$L_168:
+	@!%p603 bra $L_181;
+$L_169:
+	min.u64 %rdt43, %rd605, 32;
+	cvt.u32.u64 %rt89, %rdt43;
+	mov.b32 %rt90, 1;
+	shl.b32 %r606, %rt90, %rt89;
 	and.b32 %r606, %r606, 255;
 	mov.b32 %r604, %r606;
-$L_88:
+$L_170:
 	or.b32 %r607, %r601, %r604;
 	mov.b32 %r608, %r589;
 	and.b32 %r608, %r608, 65535;
 	setp.ge.u32 %p609, %r608, 32768;
 	mov.b64 %rd611, 3;
-$L_89:
-	@!%p609 bra $L_348;
-$L_90:
-	min.u64 %rdt20, %rd611, 32;
-	cvt.u32.u64 %rt43, %rdt20;
-	mov.b32 %rt44, 1;
-	shl.b32 %r612, %rt44, %rt43;
-	and.b32 %r612, %r612, 255;
-	mov.b32 %r610, %r612;
-$L_91:
-	or.b32 %r613, %r607, %r610;
-	mov.b32 %r614, %r589;
-	and.b32 %r614, %r614, 255;
-	setp.gt.u32 %p615, %r614, 128;
-	mov.b64 %rd617, 4;
-$L_92:
-	@!%p615 bra $L_347;
-$L_93:
-	min.u64 %rdt21, %rd617, 32;
-	cvt.u32.u64 %rt45, %rdt21;
-	mov.b32 %rt46, 1;
-	shl.b32 %r618, %rt46, %rt45;
-	and.b32 %r618, %r618, 255;
-	mov.b32 %r616, %r618;
-$L_94:
-	or.b32 %r619, %r613, %r616;
-	setp.lt.s32 %p620, %r589, 1;
-	mov.b64 %rd622, 5;
-$L_95:
-	@!%p620 bra $L_346;
-$L_96:
-	min.u64 %rdt22, %rd622, 32;
-	cvt.u32.u64 %rt47, %rdt22;
-	mov.b32 %rt48, 1;
-	shl.b32 %r623, %rt48, %rt47;
-	and.b32 %r623, %r623, 255;
-	mov.b32 %r621, %r623;
-$L_97:
-	or.b32 %r624, %r619, %r621;
-	mov.b32 %r625, %r589;
-	cvt.rn.f64.u32 %fd626, %r625;
-	mov.b32 %r627, %r589;
-	cvt.rn.f64.s32 %fd628, %r627;
-	setp.eq.f64 %p629, %fd626, %fd628;
-	mov.b64 %rd631, 6;
-$L_98:
-	@!%p629 bra $L_345;
-$L_99:
-	min.u64 %rdt23, %rd631, 32;
-	cvt.u32.u64 %rt49, %rdt23;
-	mov.b32 %rt50, 1;
-	shl.b32 %r632, %rt50, %rt49;
-	and.b32 %r632, %r632, 255;
-	mov.b32 %r630, %r632;
-$L_100:
-	or.b32 %r633, %r624, %r630;
-	mov.b32 %r634, %r589;
-	and.b32 %r634, %r634, 65535;
-	cvt.rn.f32.u32 %f635, %r634;
-	cvt.rn.f32.s32 %f636, %r589;
-	setp.gt.f32 %p637, %f635, %f636;
-	mov.b64 %rd639, 7;
-$L_101:
-	@!%p637 bra $L_344;
-$L_102:
-	min.u64 %rdt24, %rd639, 32;
-	cvt.u32.u64 %rt51, %rdt24;
-	mov.b32 %rt52, 1;
-	shl.b32 %r640, %rt52, %rt51;
-	and.b32 %r640, %r640, 255;
-	mov.b32 %r638, %r640;
-$L_103:
-	or.b32 %r641, %r633, %r638;
-	mov.b32 %r590, %r641;
-$L_104:
-	mad.lo.s64 %rd642, %rd588, 1, %rd22;
-	st.global.u8 [%rd642], %r590;
-	add.s64 %rd643, %rd478, 3;
-	mov.b32 %r644, %r17;
-$L_105:
-	mov.b32 %r646, %r644;
-	setp.lt.u32 %p647, %r646, 2147483648;
-	mov.b64 %rd649, 0;
-$L_106:
-	@!%p647 bra $L_343;
-$L_107:
-	min.u64 %rdt25, %rd649, 32;
-	cvt.u32.u64 %rt53, %rdt25;
-	mov.b32 %rt54, 1;
-	shl.b32 %r650, %rt54, %rt53;
-	and.b32 %r650, %r650, 255;
-	mov.b32 %r648, %r650;
-$L_108:
-	setp.lt.s32 %p651, %r644, 0;
-	mov.b64 %rd653, 1;
-$L_109:
-	@!%p651 bra $L_342;
-$L_110:
-	min.u64 %rdt26, %rd653, 32;
-	cvt.u32.u64 %rt55, %rdt26;
-	mov.b32 %rt56, 1;
-	shl.b32 %r654, %rt56, %rt55;
-	and.b32 %r654, %r654, 255;
-	mov.b32 %r652, %r654;
-$L_111:
-	or.b32 %r655, %r648, %r652;
-	cvt.s64.s32 %rd656, %r644;
-	setp.gt.u64 %p657, %rd656, 9223372036854775808U;
-	mov.b64 %rd659, 2;
-$L_112:
-	@!%p657 bra $L_341;
-$L_113:
-	min.u64 %rdt27, %rd659, 32;
-	cvt.u32.u64 %rt57, %rdt27;
-	mov.b32 %rt58, 1;
-	shl.b32 %r660, %rt58, %rt57;
-	and.b32 %r660, %r660, 255;
-	mov.b32 %r658, %r660;
-$L_114:
-	or.b32 %r661, %r655, %r658;
-	mov.b32 %r662, %r644;
-	and.b32 %r662, %r662, 65535;
-	setp.ge.u32 %p663, %r662, 32768;
-	mov.b64 %rd665, 3;
-$L_115:
-	@!%p663 bra $L_340;
-$L_116:
-	min.u64 %rdt28, %rd665, 32;
-	cvt.u32.u64 %rt59, %rdt28;
-	mov.b32 %rt60, 1;
-	shl.b32 %r666, %rt60, %rt59;
-	and.b32 %r666, %r666, 255;
-	mov.b32 %r664, %r666;
-$L_117:
-	or.b32 %r667, %r661, %r664;
-	mov.b32 %r668, %r644;
-	and.b32 %r668, %r668, 255;
-	setp.gt.u32 %p669, %r668, 128;
-	mov.b64 %rd671, 4;
-$L_118:
-	@!%p669 bra $L_339;
-$L_119:
-	min.u64 %rdt29, %rd671, 32;
-	cvt.u32.u64 %rt61, %rdt29;
-	mov.b32 %rt62, 1;
-	shl.b32 %r672, %rt62, %rt61;
-	and.b32 %r672, %r672, 255;
-	mov.b32 %r670, %r672;
-$L_120:
-	or.b32 %r673, %r667, %r670;
-	setp.lt.s32 %p674, %r644, 1;
-	mov.b64 %rd676, 5;
-$L_121:
-	@!%p674 bra $L_338;
-$L_122:
-	min.u64 %rdt30, %rd676, 32;
-	cvt.u32.u64 %rt63, %rdt30;
-	mov.b32 %rt64, 1;
-	shl.b32 %r677, %rt64, %rt63;
-	and.b32 %r677, %r677, 255;
-	mov.b32 %r675, %r677;
-$L_123:
-	or.b32 %r678, %r673, %r675;
-	mov.b32 %r679, %r644;
-	cvt.rn.f64.u32 %fd680, %r679;
-	cvt.rn.f64.s32 %fd681, %r644;
-	setp.eq.f64 %p682, %fd680, %fd681;
-	mov.b64 %rd684, 6;
-$L_124:
-	@!%p682 bra $L_337;
-$L_125:
-	min.u64 %rdt31, %rd684, 32;
-	cvt.u32.u64 %rt65, %rdt31;
-	mov.b32 %rt66, 1;
-	shl.b32 %r685, %rt66, %rt65;
-	and.b32 %r685, %r685, 255;
-	mov.b32 %r683, %r685;
-$L_126:
-	or.b32 %r686, %r678, %r683;
-	mov.b32 %r687, %r644;
-	and.b32 %r687, %r687, 65535;
-	cvt.rn.f32.u32 %f688, %r687;
-	mov.b32 %r689, %r644;
-	cvt.s32.s16 %r689, %r689;
-	cvt.rn.f32.s32 %f690, %r689;
-	setp.gt.f32 %p691, %f688, %f690;
-	mov.b64 %rd693, 7;
-$L_127:
-	@!%p691 bra $L_336;
-$L_128:
-	min.u64 %rdt32, %rd693, 32;
-	cvt.u32.u64 %rt67, %rdt32;
-	mov.b32 %rt68, 1;
-	shl.b32 %r694, %rt68, %rt67;
-	and.b32 %r694, %r694, 255;
-	mov.b32 %r692, %r694;
-$L_129:
-	or.b32 %r695, %r686, %r692;
-	mov.b32 %r645, %r695;
-$L_130:
-	mad.lo.s64 %rd696, %rd643, 1, %rd22;
-	st.global.u8 [%rd696], %r645;
-	add.s64 %rd697, %rd478, 4;
-$L_131:
-	mov.b32 %r699, %r17;
-	setp.lt.u32 %p700, %r699, 2147483648;
-	mov.b64 %rd702, 0;
-$L_132:
-	@!%p700 bra $L_335;
-$L_133:
-	min.u64 %rdt33, %rd702, 32;
-	cvt.u32.u64 %rt69, %rdt33;
-	mov.b32 %rt70, 1;
-	shl.b32 %r703, %rt70, %rt69;
-	and.b32 %r703, %r703, 255;
-	mov.b32 %r701, %r703;
-$L_134:
-	mov.b32 %r704, %r17;
-	setp.lt.s32 %p705, %r704, 0;
-	mov.b64 %rd707, 1;
-$L_135:
-	@!%p705 bra $L_334;
-$L_136:
-	min.u64 %rdt34, %rd707, 32;
-	cvt.u32.u64 %rt71, %rdt34;
-	mov.b32 %rt72, 1;
-	shl.b32 %r708, %rt72, %rt71;
-	and.b32 %r708, %r708, 255;
-	mov.b32 %r706, %r708;
-$L_137:
-	or.b32 %r709, %r701, %r706;
-	cvt.u64.u32 %rd710, %r17;
-	setp.gt.u64 %p711, %rd710, 9223372036854775808U;
-	mov.b64 %rd713, 2;
-$L_138:
-	@!%p711 bra $L_333;
-$L_139:
-	min.u64 %rdt35, %rd713, 32;
-	cvt.u32.u64 %rt73, %rdt35;
-	mov.b32 %rt74, 1;
-	shl.b32 %r714, %rt74, %rt73;
-	and.b32 %r714, %r714, 255;
-	mov.b32 %r712, %r714;
-$L_140:
-	or.b32 %r715, %r709, %r712;
-	mov.b32 %r716, %r17;
-	and.b32 %r716, %r716, 65535;
-	setp.ge.u32 %p717, %r716, 32768;
-	mov.b64 %rd719, 3;
-$L_141:
-	@!%p717 bra $L_332;
-$L_142:
-	min.u64 %rdt36, %rd719, 32;
-	cvt.u32.u64 %rt75, %rdt36;
-	mov.b32 %rt76, 1;
-	shl.b32 %r720, %rt76, %rt75;
-	and.b32 %r720, %r720, 255;
-	mov.b32 %r718, %r720;
-$L_143:
-	or.b32 %r721, %r715, %r718;
-	setp.gt.u32 %p722, %r17, 128;
-	mov.b64 %rd724, 4;
-$L_144:
-	@!%p722 bra $L_331;
-$L_145:
-	min.u64 %rdt37, %rd724, 32;
-	cvt.u32.u64 %rt77, %rdt37;
-	mov.b32 %rt78, 1;
-	shl.b32 %r725, %rt78, %rt77;
-	and.b32 %r725, %r725, 255;
-	mov.b32 %r723, %r725;
-$L_146:
-	or.b32 %r726, %r721, %r723;
-	setp.lt.u32 %p727, %r17, 1;
-	mov.b64 %rd729, 5;
-$L_147:
-	@!%p727 bra $L_330;
-$L_148:
-	min.u64 %rdt38, %rd729, 32;
-	cvt.u32.u64 %rt79, %rdt38;
-	mov.b32 %rt80, 1;
-	shl.b32 %r730, %rt80, %rt79;
-	and.b32 %r730, %r730, 255;
-	mov.b32 %r728, %r730;
-$L_149:
-	or.b32 %r731, %r726, %r728;
-	mov.b32 %r732, %r17;
-	cvt.rn.f64.u32 %fd733, %r732;
-	mov.b32 %r734, %r17;
-	cvt.rn.f64.s32 %fd735, %r734;
-	setp.eq.f64 %p736, %fd733, %fd735;
-	mov.b64 %rd738, 6;
-$L_150:
-	@!%p736 bra $L_329;
-$L_151:
-	min.u64 %rdt39, %rd738, 32;
-	cvt.u32.u64 %rt81, %rdt39;
-	mov.b32 %rt82, 1;
-	shl.b32 %r739, %rt82, %rt81;
-	and.b32 %r739, %r739, 255;
-	mov.b32 %r737, %r739;
-$L_152:
-	or.b32 %r740, %r731, %r737;
-	mov.b32 %r741, %r17;
-	and.b32 %r741, %r741, 65535;
-	cvt.rn.f32.u32 %f742, %r741;
-	mov.b32 %r743, %r17;
-	cvt.s32.s16 %r743, %r743;
-	cvt.rn.f32.s32 %f744, %r743;
-	setp.gt.f32 %p745, %f742, %f744;
-	mov.b64 %rd747, 7;
-$L_153:
-	@!%p745 bra $L_328;
-$L_154:
-	min.u64 %rdt40, %rd747, 32;
-	cvt.u32.u64 %rt83, %rdt40;
-	mov.b32 %rt84, 1;
-	shl.b32 %r748, %rt84, %rt83;
-	and.b32 %r748, %r748, 255;
-	mov.b32 %r746, %r748;
-$L_155:
-	or.b32 %r749, %r740, %r746;
-	mov.b32 %r698, %r749;
-$L_156:
-	mad.lo.s64 %rd750, %rd697, 1, %rd22;
-	st.global.u8 [%rd750], %r698;
-	add.s64 %rd751, %rd478, 5;
-	mov.b32 %r752, %r17;
-	and.b32 %r752, %r752, 65535;
-$L_157:
-	mov.b32 %r754, %r752;
-	setp.lt.u32 %p755, %r754, 2147483648;
-	mov.b64 %rd757, 0;
-$L_158:
-	@!%p755 bra $L_327;
-$L_159:
-	min.u64 %rdt41, %rd757, 32;
-	cvt.u32.u64 %rt85, %rdt41;
-	mov.b32 %rt86, 1;
-	shl.b32 %r758, %rt86, %rt85;
-	and.b32 %r758, %r758, 255;
-	mov.b32 %r756, %r758;
-$L_160:
-	mov.b32 %r759, %r752;
-	setp.lt.s32 %p760, %r759, 0;
-	mov.b64 %rd762, 1;
-$L_161:
-	@!%p760 bra $L_326;
-$L_162:
-	min.u64 %rdt42, %rd762, 32;
-	cvt.u32.u64 %rt87, %rdt42;
-	mov.b32 %rt88, 1;
-	shl.b32 %r763, %rt88, %rt87;
-	and.b32 %r763, %r763, 255;
-	mov.b32 %r761, %r763;
-$L_163:
-	or.b32 %r764, %r756, %r761;
-	cvt.u64.u32 %rd765, %r752;
-	setp.gt.u64 %p766, %rd765, 9223372036854775808U;
-	mov.b64 %rd768, 2;
-$L_164:
-	@!%p766 bra $L_325;
-$L_165:
-	min.u64 %rdt43, %rd768, 32;
-	cvt.u32.u64 %rt89, %rdt43;
-	mov.b32 %rt90, 1;
-	shl.b32 %r769, %rt90, %rt89;
-	and.b32 %r769, %r769, 255;
-	mov.b32 %r767, %r769;
-$L_166:
-	or.b32 %r770, %r764, %r767;
-	setp.ge.u32 %p771, %r752, 32768;
-	mov.b64 %rd773, 3;
-$L_167:
-	@!%p771 bra $L_324;
-$L_168:
-	min.u64 %rdt44, %rd773, 32;
+$L_171:
+	@!%p609 bra $L_180;
+$L_172:
+	min.u64 %rdt44, %rd611, 32;
 	cvt.u32.u64 %rt91, %rdt44;
 	mov.b32 %rt92, 1;
-	shl.b32 %r774, %rt92, %rt91;
-	and.b32 %r774, %r774, 255;
-	mov.b32 %r772, %r774;
-$L_169:
-	or.b32 %r775, %r770, %r772;
-	mov.b32 %r776, %r752;
-	and.b32 %r776, %r776, 255;
-	setp.gt.u32 %p777, %r776, 128;
-	mov.b64 %rd779, 4;
-$L_170:
-	@!%p777 bra $L_323;
-$L_171:
-	min.u64 %rdt45, %rd779, 32;
+	shl.b32 %r612, %rt92, %rt91;
+	and.b32 %r612, %r612, 255;
+	mov.b32 %r610, %r612;
+$L_173:
+	or.b32 %r613, %r607, %r610;
+	mov.b32 %r614, %r589;
+	cvt.rn.f64.u32 %fd615, %r614;
+	mov.b32 %r616, %r589;
+	cvt.rn.f64.s32 %fd617, %r616;
+	setp.eq.f64 %p618, %fd615, %fd617;
+	mov.b64 %rd620, 4;
+$L_174:
+	@!%p618 bra $L_179;
+$L_175:
+	min.u64 %rdt45, %rd620, 32;
 	cvt.u32.u64 %rt93, %rdt45;
 	mov.b32 %rt94, 1;
-	shl.b32 %r780, %rt94, %rt93;
-	and.b32 %r780, %r780, 255;
-	mov.b32 %r778, %r780;
-$L_172:
-	or.b32 %r781, %r775, %r778;
-	setp.lt.u32 %p782, %r752, 1;
-	mov.b64 %rd784, 5;
-$L_173:
-	@!%p782 bra $L_322;
-$L_174:
-	min.u64 %rdt46, %rd784, 32;
-	cvt.u32.u64 %rt95, %rdt46;
-	mov.b32 %rt96, 1;
-	shl.b32 %r785, %rt96, %rt95;
-	and.b32 %r785, %r785, 255;
-	mov.b32 %r783, %r785;
-$L_175:
-	or.b32 %r786, %r781, %r783;
-	mov.b32 %r787, %r752;
-	cvt.rn.f64.u32 %fd788, %r787;
-	mov.b32 %r789, %r752;
-	cvt.rn.f64.s32 %fd790, %r789;
-	setp.eq.f64 %p791, %fd788, %fd790;
-	mov.b64 %rd793, 6;
+	shl.b32 %r621, %rt94, %rt93;
+	and.b32 %r621, %r621, 255;
+	mov.b32 %r619, %r621;
 $L_176:
-	@!%p791 bra $L_321;
+	or.b32 %r622, %r613, %r619;
+	mov.b32 %r590, %r622;
 $L_177:
-	min.u64 %rdt47, %rd793, 32;
-	cvt.u32.u64 %rt97, %rdt47;
-	mov.b32 %rt98, 1;
-	shl.b32 %r794, %rt98, %rt97;
-	and.b32 %r794, %r794, 255;
-	mov.b32 %r792, %r794;
+	mad.lo.s64 %rd623, %rd587, 1, %rd22;
+	st.global.u8 [%rd623], %r590;
 $L_178:
-	or.b32 %r795, %r786, %r792;
-	cvt.rn.f32.u32 %f796, %r752;
-	mov.b32 %r797, %r752;
-	cvt.s32.s16 %r797, %r797;
-	cvt.rn.f32.s32 %f798, %r797;
-	setp.gt.f32 %p799, %f796, %f798;
-	mov.b64 %rd801, 7;
-$L_179:
-	@!%p799 bra $L_320;
-$L_180:
-	min.u64 %rdt48, %rd801, 32;
-	cvt.u32.u64 %rt99, %rdt48;
-	mov.b32 %rt100, 1;
-	shl.b32 %r802, %rt100, %rt99;
-	and.b32 %r802, %r802, 255;
-	mov.b32 %r800, %r802;
-$L_181:
-	or.b32 %r803, %r795, %r800;
-	mov.b32 %r753, %r803;
-$L_182:
-	mad.lo.s64 %rd804, %rd751, 1, %rd22;
-	st.global.u8 [%rd804], %r753;
-	add.s64 %rd805, %rd478, 6;
-	mov.b32 %r806, %r17;
-$L_183:
-	setp.lt.u32 %p808, %r806, 2147483648;
-	mov.b64 %rd810, 0;
-$L_184:
-	@!%p808 bra $L_319;
-$L_185:
-	min.u64 %rdt49, %rd810, 32;
-	cvt.u32.u64 %rt101, %rdt49;
-	mov.b32 %rt102, 1;
-	shl.b32 %r811, %rt102, %rt101;
-	and.b32 %r811, %r811, 255;
-	mov.b32 %r809, %r811;
-$L_186:
-	mov.b32 %r812, %r806;
-	setp.lt.s32 %p813, %r812, 0;
-	mov.b64 %rd815, 1;
-$L_187:
-	@!%p813 bra $L_318;
-$L_188:
-	min.u64 %rdt50, %rd815, 32;
-	cvt.u32.u64 %rt103, %rdt50;
-	mov.b32 %rt104, 1;
-	shl.b32 %r816, %rt104, %rt103;
-	and.b32 %r816, %r816, 255;
-	mov.b32 %r814, %r816;
-$L_189:
-	or.b32 %r817, %r809, %r814;
-	cvt.u64.u32 %rd818, %r806;
-	setp.gt.u64 %p819, %rd818, 9223372036854775808U;
-	mov.b64 %rd821, 2;
-$L_190:
-	@!%p819 bra $L_317;
-$L_191:
-	min.u64 %rdt51, %rd821, 32;
-	cvt.u32.u64 %rt105, %rdt51;
-	mov.b32 %rt106, 1;
-	shl.b32 %r822, %rt106, %rt105;
-	and.b32 %r822, %r822, 255;
-	mov.b32 %r820, %r822;
-$L_192:
-	or.b32 %r823, %r817, %r820;
-	mov.b32 %r824, %r806;
-	and.b32 %r824, %r824, 65535;
-	setp.ge.u32 %p825, %r824, 32768;
-	mov.b64 %rd827, 3;
-$L_193:
-	@!%p825 bra $L_316;
-$L_194:
-	min.u64 %rdt52, %rd827, 32;
-	cvt.u32.u64 %rt107, %rdt52;
-	mov.b32 %rt108, 1;
-	shl.b32 %r828, %rt108, %rt107;
-	and.b32 %r828, %r828, 255;
-	mov.b32 %r826, %r828;
-$L_195:
-	or.b32 %r829, %r823, %r826;
-	mov.b32 %r830, %r806;
-	and.b32 %r830, %r830, 255;
-	setp.gt.u32 %p831, %r830, 128;
-	mov.b64 %rd833, 4;
-$L_196:
-	@!%p831 bra $L_315;
-$L_197:
-	min.u64 %rdt53, %rd833, 32;
-	cvt.u32.u64 %rt109, %rdt53;
-	mov.b32 %rt110, 1;
-	shl.b32 %r834, %rt110, %rt109;
-	and.b32 %r834, %r834, 255;
-	mov.b32 %r832, %r834;
-$L_198:
-	or.b32 %r835, %r829, %r832;
-	setp.lt.u32 %p836, %r806, 1;
-	mov.b64 %rd838, 5;
-$L_199:
-	@!%p836 bra $L_314;
-$L_200:
-	min.u64 %rdt54, %rd838, 32;
-	cvt.u32.u64 %rt111, %rdt54;
-	mov.b32 %rt112, 1;
-	shl.b32 %r839, %rt112, %rt111;
-	and.b32 %r839, %r839, 255;
-	mov.b32 %r837, %r839;
-$L_201:
-	or.b32 %r840, %r835, %r837;
-	cvt.rn.f64.u32 %fd841, %r806;
-	mov.b32 %r842, %r806;
-	cvt.rn.f64.s32 %fd843, %r842;
-	setp.eq.f64 %p844, %fd841, %fd843;
-	mov.b64 %rd846, 6;
-$L_202:
-	@!%p844 bra $L_313;
-$L_203:
-	min.u64 %rdt55, %rd846, 32;
-	cvt.u32.u64 %rt113, %rdt55;
-	mov.b32 %rt114, 1;
-	shl.b32 %r847, %rt114, %rt113;
-	and.b32 %r847, %r847, 255;
-	mov.b32 %r845, %r847;
-$L_204:
-	or.b32 %r848, %r840, %r845;
-	mov.b32 %r849, %r806;
-	and.b32 %r849, %r849, 65535;
-	cvt.rn.f32.u32 %f850, %r849;
-	mov.b32 %r851, %r806;
-	cvt.s32.s16 %r851, %r851;
-	cvt.rn.f32.s32 %f852, %r851;
-	setp.gt.f32 %p853, %f850, %f852;
-	mov.b64 %rd855, 7;
-$L_205:
-	@!%p853 bra $L_312;
-$L_206:
-	min.u64 %rdt56, %rd855, 32;
-	cvt.u32.u64 %rt115, %rdt56;
-	mov.b32 %rt116, 1;
-	shl.b32 %r856, %rt116, %rt115;
-	and.b32 %r856, %r856, 255;
-	mov.b32 %r854, %r856;
-$L_207:
-	or.b32 %r857, %r848, %r854;
-	mov.b32 %r807, %r857;
-$L_208:
-	mad.lo.s64 %rd858, %rd805, 1, %rd22;
-	st.global.u8 [%rd858], %r807;
-	add.s64 %rd859, %rd478, 7;
-	cvt.u64.u32 %rd860, %r17;
-$L_209:
-	cvt.u32.u64 %r862, %rd860;
-	setp.lt.u32 %p863, %r862, 2147483648;
-	mov.b64 %rd865, 0;
-$L_210:
-	@!%p863 bra $L_311;
-$L_211:
-	min.u64 %rdt57, %rd865, 32;
-	cvt.u32.u64 %rt117, %rdt57;
-	mov.b32 %rt118, 1;
-	shl.b32 %r866, %rt118, %rt117;
-	and.b32 %r866, %r866, 255;
-	mov.b32 %r864, %r866;
-$L_212:
-	cvt.u32.u64 %r867, %rd860;
-	setp.lt.s32 %p868, %r867, 0;
-	mov.b64 %rd870, 1;
-$L_213:
-	@!%p868 bra $L_310;
-$L_214:
-	min.u64 %rdt58, %rd870, 32;
-	cvt.u32.u64 %rt119, %rdt58;
-	mov.b32 %rt120, 1;
-	shl.b32 %r871, %rt120, %rt119;
-	and.b32 %r871, %r871, 255;
-	mov.b32 %r869, %r871;
-$L_215:
-	or.b32 %r872, %r864, %r869;
-	setp.gt.u64 %p873, %rd860, 9223372036854775808U;
-	mov.b64 %rd875, 2;
-$L_216:
-	@!%p873 bra $L_309;
-$L_217:
-	min.u64 %rdt59, %rd875, 32;
-	cvt.u32.u64 %rt121, %rdt59;
-	mov.b32 %rt122, 1;
-	shl.b32 %r876, %rt122, %rt121;
-	and.b32 %r876, %r876, 255;
-	mov.b32 %r874, %r876;
-$L_218:
-	or.b32 %r877, %r872, %r874;
-	cvt.u32.u64 %r878, %rd860;
-	and.b32 %r878, %r878, 65535;
-	setp.ge.u32 %p879, %r878, 32768;
-	mov.b64 %rd881, 3;
-$L_219:
-	@!%p879 bra $L_308;
-$L_220:
-	min.u64 %rdt60, %rd881, 32;
-	cvt.u32.u64 %rt123, %rdt60;
-	mov.b32 %rt124, 1;
-	shl.b32 %r882, %rt124, %rt123;
-	and.b32 %r882, %r882, 255;
-	mov.b32 %r880, %r882;
-$L_221:
-	or.b32 %r883, %r877, %r880;
-	cvt.u32.u64 %r884, %rd860;
-	and.b32 %r884, %r884, 255;
-	setp.gt.u32 %p885, %r884, 128;
-	mov.b64 %rd887, 4;
-$L_222:
-	@!%p885 bra $L_307;
-$L_223:
-	min.u64 %rdt61, %rd887, 32;
-	cvt.u32.u64 %rt125, %rdt61;
-	mov.b32 %rt126, 1;
-	shl.b32 %r888, %rt126, %rt125;
-	and.b32 %r888, %r888, 255;
-	mov.b32 %r886, %r888;
-$L_224:
-	or.b32 %r889, %r883, %r886;
-	setp.lt.u64 %p890, %rd860, 1;
-	mov.b64 %rd892, 5;
-$L_225:
-	@!%p890 bra $L_306;
-$L_226:
-	min.u64 %rdt62, %rd892, 32;
-	cvt.u32.u64 %rt127, %rdt62;
-	mov.b32 %rt128, 1;
-	shl.b32 %r893, %rt128, %rt127;
-	and.b32 %r893, %r893, 255;
-	mov.b32 %r891, %r893;
-$L_227:
-	or.b32 %r894, %r889, %r891;
-	cvt.u32.u64 %r895, %rd860;
-	cvt.rn.f64.u32 %fd896, %r895;
-	cvt.u32.u64 %r897, %rd860;
-	cvt.rn.f64.s32 %fd898, %r897;
-	setp.eq.f64 %p899, %fd896, %fd898;
-	mov.b64 %rd901, 6;
-$L_228:
-	@!%p899 bra $L_305;
-$L_229:
-	min.u64 %rdt63, %rd901, 32;
-	cvt.u32.u64 %rt129, %rdt63;
-	mov.b32 %rt130, 1;
-	shl.b32 %r902, %rt130, %rt129;
-	and.b32 %r902, %r902, 255;
-	mov.b32 %r900, %r902;
-$L_230:
-	or.b32 %r903, %r894, %r900;
-	cvt.u32.u64 %r904, %rd860;
-	and.b32 %r904, %r904, 65535;
-	cvt.rn.f32.u32 %f905, %r904;
-	cvt.u32.u64 %r906, %rd860;
-	cvt.s32.s16 %r906, %r906;
-	cvt.rn.f32.s32 %f907, %r906;
-	setp.gt.f32 %p908, %f905, %f907;
-	mov.b64 %rd910, 7;
-$L_231:
-	@!%p908 bra $L_304;
-$L_232:
-	min.u64 %rdt64, %rd910, 32;
-	cvt.u32.u64 %rt131, %rdt64;
-	mov.b32 %rt132, 1;
-	shl.b32 %r911, %rt132, %rt131;
-	and.b32 %r911, %r911, 255;
-	mov.b32 %r909, %r911;
-$L_233:
-	or.b32 %r912, %r903, %r909;
-	mov.b32 %r861, %r912;
-$L_234:
-	mad.lo.s64 %rd913, %rd859, 1, %rd22;
-	st.global.u8 [%rd913], %r861;
-	add.s64 %rd914, %rd478, 8;
-	mov.b32 %r915, %r17;
-	cvt.s32.s8 %r915, %r915;
-	add.s32 %r916, %r915, 1;
-	cvt.s32.s8 %r916, %r916;
-$L_235:
-	mov.b32 %r918, %r916;
-	setp.lt.u32 %p919, %r918, 2147483648;
-	mov.b64 %rd921, 0;
-$L_236:
-	@!%p919 bra $L_303;
-$L_237:
-	min.u64 %rdt65, %rd921, 32;
-	cvt.u32.u64 %rt133, %rdt65;
-	mov.b32 %rt134, 1;
-	shl.b32 %r922, %rt134, %rt133;
-	and.b32 %r922, %r922, 255;
-	mov.b32 %r920, %r922;
-$L_238:
-	mov.b32 %r923, %r916;
-	setp.lt.s32 %p924, %r923, 0;
-	mov.b64 %rd926, 1;
-$L_239:
-	@!%p924 bra $L_302;
-$L_240:
-	min.u64 %rdt66, %rd926, 32;
-	cvt.u32.u64 %rt135, %rdt66;
-	mov.b32 %rt136, 1;
-	shl.b32 %r927, %rt136, %rt135;
-	and.b32 %r927, %r927, 255;
-	mov.b32 %r925, %r927;
-$L_241:
-	or.b32 %r928, %r920, %r925;
-	cvt.s64.s32 %rd929, %r916;
-	setp.gt.u64 %p930, %rd929, 9223372036854775808U;
-	mov.b64 %rd932, 2;
-$L_242:
-	@!%p930 bra $L_301;
-$L_243:
-	min.u64 %rdt67, %rd932, 32;
-	cvt.u32.u64 %rt137, %rdt67;
-	mov.b32 %rt138, 1;
-	shl.b32 %r933, %rt138, %rt137;
-	and.b32 %r933, %r933, 255;
-	mov.b32 %r931, %r933;
-$L_244:
-	or.b32 %r934, %r928, %r931;
-	mov.b32 %r935, %r916;
-	and.b32 %r935, %r935, 65535;
-	setp.ge.u32 %p936, %r935, 32768;
-	mov.b64 %rd938, 3;
-$L_245:
-	@!%p936 bra $L_300;
-$L_246:
-	min.u64 %rdt68, %rd938, 32;
-	cvt.u32.u64 %rt139, %rdt68;
-	mov.b32 %rt140, 1;
-	shl.b32 %r939, %rt140, %rt139;
-	and.b32 %r939, %r939, 255;
-	mov.b32 %r937, %r939;
-$L_247:
-	or.b32 %r940, %r934, %r937;
-	mov.b32 %r941, %r916;
-	and.b32 %r941, %r941, 255;
-	setp.gt.u32 %p942, %r941, 128;
-	mov.b64 %rd944, 4;
-$L_248:
-	@!%p942 bra $L_299;
-$L_249:
-	min.u64 %rdt69, %rd944, 32;
-	cvt.u32.u64 %rt141, %rdt69;
-	mov.b32 %rt142, 1;
-	shl.b32 %r945, %rt142, %rt141;
-	and.b32 %r945, %r945, 255;
-	mov.b32 %r943, %r945;
-$L_250:
-	or.b32 %r946, %r940, %r943;
-	setp.lt.s32 %p947, %r916, 1;
-	mov.b64 %rd949, 5;
-$L_251:
-	@!%p947 bra $L_298;
-$L_252:
-	min.u64 %rdt70, %rd949, 32;
-	cvt.u32.u64 %rt143, %rdt70;
-	mov.b32 %rt144, 1;
-	shl.b32 %r950, %rt144, %rt143;
-	and.b32 %r950, %r950, 255;
-	mov.b32 %r948, %r950;
-$L_253:
-	or.b32 %r951, %r946, %r948;
-	mov.b32 %r952, %r916;
-	cvt.rn.f64.u32 %fd953, %r952;
-	mov.b32 %r954, %r916;
-	cvt.rn.f64.s32 %fd955, %r954;
-	setp.eq.f64 %p956, %fd953, %fd955;
-	mov.b64 %rd958, 6;
-$L_254:
-	@!%p956 bra $L_297;
-$L_255:
-	min.u64 %rdt71, %rd958, 32;
-	cvt.u32.u64 %rt145, %rdt71;
-	mov.b32 %rt146, 1;
-	shl.b32 %r959, %rt146, %rt145;
-	and.b32 %r959, %r959, 255;
-	mov.b32 %r957, %r959;
-$L_256:
-	or.b32 %r960, %r951, %r957;
-	mov.b32 %r961, %r916;
-	and.b32 %r961, %r961, 65535;
-	cvt.rn.f32.u32 %f962, %r961;
-	mov.b32 %r963, %r916;
-	cvt.s32.s16 %r963, %r963;
-	cvt.rn.f32.s32 %f964, %r963;
-	setp.gt.f32 %p965, %f962, %f964;
-	mov.b64 %rd967, 7;
-$L_257:
-	@!%p965 bra $L_296;
-$L_258:
-	min.u64 %rdt72, %rd967, 32;
-	cvt.u32.u64 %rt147, %rdt72;
-	mov.b32 %rt148, 1;
-	shl.b32 %r968, %rt148, %rt147;
-	and.b32 %r968, %r968, 255;
-	mov.b32 %r966, %r968;
-$L_259:
-	or.b32 %r969, %r960, %r966;
-	mov.b32 %r917, %r969;
-$L_260:
-	mad.lo.s64 %rd970, %rd914, 1, %rd22;
-	st.global.u8 [%rd970], %r917;
-	add.s64 %rd971, %rd478, 9;
-	mov.b32 %r972, %r17;
-	cvt.s32.s16 %r972, %r972;
-	sub.s32 %r973, %r972, 1;
-	cvt.s32.s16 %r973, %r973;
-$L_261:
-	mov.b32 %r975, %r973;
-	setp.lt.u32 %p976, %r975, 2147483648;
-	mov.b64 %rd978, 0;
-$L_262:
-	@!%p976 bra $L_295;
-$L_263:
-	min.u64 %rdt73, %rd978, 32;
-	cvt.u32.u64 %rt149, %rdt73;
-	mov.b32 %rt150, 1;
-	shl.b32 %r979, %rt150, %rt149;
-	and.b32 %r979, %r979, 255;
-	mov.b32 %r977, %r979;
-$L_264:
-	mov.b32 %r980, %r973;
-	setp.lt.s32 %p981, %r980, 0;
-	mov.b64 %rd983, 1;
-$L_265:
-	@!%p981 bra $L_294;
-$L_266:
-	min.u64 %rdt74, %rd983, 32;
-	cvt.u32.u64 %rt151, %rdt74;
-	mov.b32 %rt152, 1;
-	shl.b32 %r984, %rt152, %rt151;
-	and.b32 %r984, %r984, 255;
-	mov.b32 %r982, %r984;
-$L_267:
-	or.b32 %r985, %r977, %r982;
-	cvt.s64.s32 %rd986, %r973;
-	setp.gt.u64 %p987, %rd986, 9223372036854775808U;
-	mov.b64 %rd989, 2;
-$L_268:
-	@!%p987 bra $L_293;
-$L_269:
-	min.u64 %rdt75, %rd989, 32;
-	cvt.u32.u64 %rt153, %rdt75;
-	mov.b32 %rt154, 1;
-	shl.b32 %r990, %rt154, %rt153;
-	and.b32 %r990, %r990, 255;
-	mov.b32 %r988, %r990;
-$L_270:
-	or.b32 %r991, %r985, %r988;
-	mov.b32 %r992, %r973;
-	and.b32 %r992, %r992, 65535;
-	setp.ge.u32 %p993, %r992, 32768;
-	mov.b64 %rd995, 3;
-$L_271:
-	@!%p993 bra $L_292;
-$L_272:
-	min.u64 %rdt76, %rd995, 32;
-	cvt.u32.u64 %rt155, %rdt76;
-	mov.b32 %rt156, 1;
-	shl.b32 %r996, %rt156, %rt155;
-	and.b32 %r996, %r996, 255;
-	mov.b32 %r994, %r996;
-$L_273:
-	or.b32 %r997, %r991, %r994;
-	mov.b32 %r998, %r973;
-	and.b32 %r998, %r998, 255;
-	setp.gt.u32 %p999, %r998, 128;
-	mov.b64 %rd1001, 4;
-$L_274:
-	@!%p999 bra $L_291;
-$L_275:
-	min.u64 %rdt77, %rd1001, 32;
-	cvt.u32.u64 %rt157, %rdt77;
-	mov.b32 %rt158, 1;
-	shl.b32 %r1002, %rt158, %rt157;
-	and.b32 %r1002, %r1002, 255;
-	mov.b32 %r1000, %r1002;
-$L_276:
-	or.b32 %r1003, %r997, %r1000;
-	setp.lt.s32 %p1004, %r973, 1;
-	mov.b64 %rd1006, 5;
-$L_277:
-	@!%p1004 bra $L_290;
-$L_278:
-	min.u64 %rdt78, %rd1006, 32;
-	cvt.u32.u64 %rt159, %rdt78;
-	mov.b32 %rt160, 1;
-	shl.b32 %r1007, %rt160, %rt159;
-	and.b32 %r1007, %r1007, 255;
-	mov.b32 %r1005, %r1007;
-$L_279:
-	or.b32 %r1008, %r1003, %r1005;
-	mov.b32 %r1009, %r973;
-	cvt.rn.f64.u32 %fd1010, %r1009;
-	mov.b32 %r1011, %r973;
-	cvt.rn.f64.s32 %fd1012, %r1011;
-	setp.eq.f64 %p1013, %fd1010, %fd1012;
-	mov.b64 %rd1015, 6;
-$L_280:
-	@!%p1013 bra $L_289;
-$L_281:
-	min.u64 %rdt79, %rd1015, 32;
-	cvt.u32.u64 %rt161, %rdt79;
-	mov.b32 %rt162, 1;
-	shl.b32 %r1016, %rt162, %rt161;
-	and.b32 %r1016, %r1016, 255;
-	mov.b32 %r1014, %r1016;
-$L_282:
-	or.b32 %r1017, %r1008, %r1014;
-	mov.b32 %r1018, %r973;
-	and.b32 %r1018, %r1018, 65535;
-	cvt.rn.f32.u32 %f1019, %r1018;
-	cvt.rn.f32.s32 %f1020, %r973;
-	setp.gt.f32 %p1021, %f1019, %f1020;
-	mov.b64 %rd1023, 7;
-$L_283:
-	@!%p1021 bra $L_288;
-$L_284:
-	min.u64 %rdt80, %rd1023, 32;
-	cvt.u32.u64 %rt163, %rdt80;
-	mov.b32 %rt164, 1;
-	shl.b32 %r1024, %rt164, %rt163;
-	and.b32 %r1024, %r1024, 255;
-	mov.b32 %r1022, %r1024;
-$L_285:
-	or.b32 %r1025, %r1017, %r1022;
-	mov.b32 %r974, %r1025;
-$L_286:
-	mad.lo.s64 %rd1026, %rd971, 1, %rd22;
-	st.global.u8 [%rd1026], %r974;
-$L_287:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_288:
-	mov.b32 %r1022, 0;
-	bra.uni $L_285;
-$L_289:
-	mov.b32 %r1014, 0;
-	bra.uni $L_282;
-$L_290:
-	mov.b32 %r1005, 0;
-	bra.uni $L_279;
-$L_291:
-	mov.b32 %r1000, 0;
-	bra.uni $L_276;
-$L_292:
-	mov.b32 %r994, 0;
-	bra.uni $L_273;
-$L_293:
-	mov.b32 %r988, 0;
-	bra.uni $L_270;
-$L_294:
-	mov.b32 %r982, 0;
-	bra.uni $L_267;
-$L_295:
-	mov.b32 %r977, 0;
-	bra.uni $L_264;
-$L_296:
-	mov.b32 %r966, 0;
-	bra.uni $L_259;
-$L_297:
-	mov.b32 %r957, 0;
-	bra.uni $L_256;
-$L_298:
-	mov.b32 %r948, 0;
-	bra.uni $L_253;
-$L_299:
-	mov.b32 %r943, 0;
-	bra.uni $L_250;
-$L_300:
-	mov.b32 %r937, 0;
-	bra.uni $L_247;
-$L_301:
-	mov.b32 %r931, 0;
-	bra.uni $L_244;
-$L_302:
-	mov.b32 %r925, 0;
-	bra.uni $L_241;
-$L_303:
-	mov.b32 %r920, 0;
-	bra.uni $L_238;
-$L_304:
-	mov.b32 %r909, 0;
-	bra.uni $L_233;
-$L_305:
-	mov.b32 %r900, 0;
-	bra.uni $L_230;
-$L_306:
-	mov.b32 %r891, 0;
-	bra.uni $L_227;
-$L_307:
-	mov.b32 %r886, 0;
-	bra.uni $L_224;
-$L_308:
-	mov.b32 %r880, 0;
-	bra.uni $L_221;
-$L_309:
-	mov.b32 %r874, 0;
-	bra.uni $L_218;
-$L_310:
-	mov.b32 %r869, 0;
-	bra.uni $L_215;
-$L_311:
-	mov.b32 %r864, 0;
-	bra.uni $L_212;
-$L_312:
-	mov.b32 %r854, 0;
-	bra.uni $L_207;
-$L_313:
-	mov.b32 %r845, 0;
-	bra.uni $L_204;
-$L_314:
-	mov.b32 %r837, 0;
-	bra.uni $L_201;
-$L_315:
-	mov.b32 %r832, 0;
-	bra.uni $L_198;
-$L_316:
-	mov.b32 %r826, 0;
-	bra.uni $L_195;
-$L_317:
-	mov.b32 %r820, 0;
-	bra.uni $L_192;
-$L_318:
-	mov.b32 %r814, 0;
-	bra.uni $L_189;
-$L_319:
-	mov.b32 %r809, 0;
-	bra.uni $L_186;
-$L_320:
-	mov.b32 %r800, 0;
-	bra.uni $L_181;
-$L_321:
-	mov.b32 %r792, 0;
-	bra.uni $L_178;
-$L_322:
-	mov.b32 %r783, 0;
-	bra.uni $L_175;
-$L_323:
-	mov.b32 %r778, 0;
-	bra.uni $L_172;
-$L_324:
-	mov.b32 %r772, 0;
-	bra.uni $L_169;
-$L_325:
-	mov.b32 %r767, 0;
-	bra.uni $L_166;
-$L_326:
-	mov.b32 %r761, 0;
-	bra.uni $L_163;
-$L_327:
-	mov.b32 %r756, 0;
-	bra.uni $L_160;
-$L_328:
-	mov.b32 %r746, 0;
-	bra.uni $L_155;
-$L_329:
-	mov.b32 %r737, 0;
-	bra.uni $L_152;
-$L_330:
-	mov.b32 %r728, 0;
-	bra.uni $L_149;
-$L_331:
-	mov.b32 %r723, 0;
-	bra.uni $L_146;
-$L_332:
-	mov.b32 %r718, 0;
-	bra.uni $L_143;
-$L_333:
-	mov.b32 %r712, 0;
-	bra.uni $L_140;
-$L_334:
-	mov.b32 %r706, 0;
-	bra.uni $L_137;
-$L_335:
-	mov.b32 %r701, 0;
-	bra.uni $L_134;
-$L_336:
-	mov.b32 %r692, 0;
-	bra.uni $L_129;
-$L_337:
-	mov.b32 %r683, 0;
-	bra.uni $L_126;
-$L_338:
-	mov.b32 %r675, 0;
-	bra.uni $L_123;
-$L_339:
-	mov.b32 %r670, 0;
-	bra.uni $L_120;
-$L_340:
-	mov.b32 %r664, 0;
-	bra.uni $L_117;
-$L_341:
-	mov.b32 %r658, 0;
-	bra.uni $L_114;
-$L_342:
-	mov.b32 %r652, 0;
-	bra.uni $L_111;
-$L_343:
-	mov.b32 %r648, 0;
-	bra.uni $L_108;
-$L_344:
-	mov.b32 %r638, 0;
-	bra.uni $L_103;
-$L_345:
-	mov.b32 %r630, 0;
-	bra.uni $L_100;
-$L_346:
-	mov.b32 %r621, 0;
-	bra.uni $L_97;
-$L_347:
-	mov.b32 %r616, 0;
-	bra.uni $L_94;
-$L_348:
+$L_179:
+	mov.b32 %r619, 0;
+	bra.uni $L_176;
+$L_180:
 	mov.b32 %r610, 0;
-	bra.uni $L_91;
-$L_349:
+	bra.uni $L_173;
+$L_181:
 	mov.b32 %r604, 0;
-	bra.uni $L_88;
-$L_350:
+	bra.uni $L_170;
+$L_182:
 	mov.b32 %r598, 0;
-	bra.uni $L_85;
-$L_351:
+	bra.uni $L_167;
+$L_183:
 	mov.b32 %r593, 0;
-	bra.uni $L_82;
-$L_352:
-	mov.b32 %r583, 0;
-	bra.uni $L_77;
-$L_353:
-	mov.b32 %r574, 0;
-	bra.uni $L_74;
-$L_354:
-	mov.b32 %r565, 0;
-	bra.uni $L_71;
-$L_355:
-	mov.b32 %r560, 0;
-	bra.uni $L_68;
-$L_356:
-	mov.b32 %r554, 0;
-	bra.uni $L_65;
-$L_357:
-	mov.b32 %r548, 0;
-	bra.uni $L_62;
-$L_358:
-	mov.b32 %r542, 0;
-	bra.uni $L_59;
-$L_359:
+	bra.uni $L_164;
+$L_184:
+	mov.b32 %r582, 0;
+	bra.uni $L_159;
+$L_185:
+	mov.b32 %r573, 0;
+	bra.uni $L_156;
+$L_186:
+	mov.b32 %r567, 0;
+	bra.uni $L_153;
+$L_187:
+	mov.b32 %r561, 0;
+	bra.uni $L_150;
+$L_188:
+	mov.b32 %r556, 0;
+	bra.uni $L_147;
+$L_189:
+	mov.b32 %r545, 0;
+	bra.uni $L_142;
+$L_190:
 	mov.b32 %r537, 0;
-	bra.uni $L_56;
-$L_360:
-	mov.b32 %r527, 0;
+	bra.uni $L_139;
+$L_191:
+	mov.b32 %r531, 0;
+	bra.uni $L_136;
+$L_192:
+	mov.b32 %r525, 0;
+	bra.uni $L_133;
+$L_193:
+	mov.b32 %r520, 0;
+	bra.uni $L_130;
+$L_194:
+	mov.b32 %r511, 0;
+	bra.uni $L_125;
+$L_195:
+	mov.b32 %r502, 0;
+	bra.uni $L_122;
+$L_196:
+	mov.b32 %r497, 0;
+	bra.uni $L_119;
+$L_197:
+	mov.b32 %r491, 0;
+	bra.uni $L_116;
+$L_198:
+	mov.b32 %r486, 0;
+	bra.uni $L_113;
+$L_199:
+	mov.b32 %r476, 0;
+	bra.uni $L_108;
+$L_200:
+	mov.b32 %r467, 0;
+	bra.uni $L_105;
+$L_201:
+	mov.b32 %r461, 0;
+	bra.uni $L_102;
+$L_202:
+	mov.b32 %r455, 0;
+	bra.uni $L_99;
+$L_203:
+	mov.b32 %r450, 0;
+	bra.uni $L_96;
+$L_204:
+	mov.b32 %r441, 0;
+	bra.uni $L_91;
+$L_205:
+	mov.b32 %r433, 0;
+	bra.uni $L_88;
+$L_206:
+	mov.b32 %r427, 0;
+	bra.uni $L_85;
+$L_207:
+	mov.b32 %r421, 0;
+	bra.uni $L_82;
+$L_208:
+	mov.b32 %r417, 0;
+	bra.uni $L_79;
+$L_209:
+	mov.b32 %r407, 0;
+	bra.uni $L_74;
+$L_210:
+	mov.b32 %r398, 0;
+	bra.uni $L_71;
+$L_211:
+	mov.b32 %r392, 0;
+	bra.uni $L_68;
+$L_212:
+	mov.b32 %r386, 0;
+	bra.uni $L_65;
+$L_213:
+	mov.b32 %r381, 0;
+	bra.uni $L_62;
+$L_214:
+	mov.b32 %r371, 0;
+	bra.uni $L_57;
+$L_215:
+	mov.b32 %r362, 0;
+	bra.uni $L_54;
+$L_216:
+	mov.b32 %r356, 0;
 	bra.uni $L_51;
-$L_361:
-	mov.b32 %r518, 0;
+$L_217:
+	mov.b32 %r350, 0;
 	bra.uni $L_48;
-$L_362:
-	mov.b32 %r509, 0;
+$L_218:
+	mov.b32 %r345, 0;
 	bra.uni $L_45;
-$L_363:
-	mov.b32 %r504, 0;
-	bra.uni $L_42;
-$L_364:
-	mov.b32 %r499, 0;
-	bra.uni $L_39;
-$L_365:
-	mov.b32 %r493, 0;
-	bra.uni $L_36;
-$L_366:
-	mov.b32 %r487, 0;
-	bra.uni $L_33;
-$L_367:
-	mov.b32 %r482, 0;
-	bra.uni $L_30;
-$L_368:
+$L_219:
+	mov.b32 %r335, 0;
+	bra.uni $L_40;
+$L_220:
+	mov.b32 %r326, 0;
+	bra.uni $L_37;
+$L_221:
+	mov.b32 %r320, 0;
+	bra.uni $L_34;
+$L_222:
+	mov.b32 %r314, 0;
+	bra.uni $L_31;
+$L_223:
+	mov.b32 %r309, 0;
+	bra.uni $L_28;
+$L_224:
 	ret;
 }
 
@@ -14556,13 +9997,13 @@ $L_368:
 	.param .s64 ConvertUint16_0_param_9
 )
 {
-	.reg .pred %p<1020>;
-	.reg .b32 %r<1024>;
-	.reg .b32 %rt<165>;
-	.reg .b64 %rd<1025>;
-	.reg .b64 %rdt<81>;
-	.reg .f32 %f<1019>;
-	.reg .f64 %fd<1011>;
+	.reg .pred %p<616>;
+	.reg .b32 %r<620>;
+	.reg .b32 %rt<95>;
+	.reg .b64 %rd<621>;
+	.reg .b64 %rdt<46>;
+	.reg .f32 %f<299>;
+	.reg .f64 %fd<615>;
 
 $L_0:
 	ld.param.u64 %rd4, [ConvertUint16_0_param_0];
@@ -14591,13 +10032,13 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_368;
+	@!%p7 bra $L_224;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_368;
+	@!%p10 bra $L_224;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 2, %rd4;
 	ld.global.u16 %r12, [%rd11];
@@ -14664,2048 +10105,1137 @@ $L_6:
 	cvt.u64.u32 %rd65, %r64;
 	mad.lo.s64 %rd66, %rd61, 8, %rd18;
 	st.global.s64 [%rd66], %rd65;
-	mul.lo.s64 %rd67, %rd9, 90;
+	mul.lo.s64 %rd67, %rd9, 9;
 $L_7:
-	cvt.rn.f64.u32 %fd68, %r17;
-	mad.lo.s64 %rd69, %rd67, 8, %rd20;
-	st.global.f64 [%rd69], %fd68;
-	add.s64 %rd70, %rd67, 1;
-	cvt.rn.f32.u32 %f71, %r17;
-	cvt.f64.f32 %fd72, %f71;
-	mad.lo.s64 %rd73, %rd70, 8, %rd20;
-	st.global.f64 [%rd73], %fd72;
-	add.s64 %rd74, %rd67, 2;
-	mov.b32 %r75, %r17;
-	cvt.rn.f64.u32 %fd76, %r75;
-	mad.lo.s64 %rd77, %rd74, 8, %rd20;
-	st.global.f64 [%rd77], %fd76;
-	add.s64 %rd78, %rd67, 3;
-	mov.b32 %r79, %r17;
-	cvt.rn.f32.u32 %f80, %r79;
-	cvt.f64.f32 %fd81, %f80;
-	mad.lo.s64 %rd82, %rd78, 8, %rd20;
-	st.global.f64 [%rd82], %fd81;
-	add.s64 %rd83, %rd67, 4;
-	mov.b32 %r84, %r17;
-	cvt.rn.f64.s32 %fd85, %r84;
-	mad.lo.s64 %rd86, %rd83, 8, %rd20;
-	st.global.f64 [%rd86], %fd85;
-	add.s64 %rd87, %rd67, 5;
-	mov.b32 %r88, %r17;
-	cvt.rn.f32.s32 %f89, %r88;
-	cvt.f64.f32 %fd90, %f89;
-	mad.lo.s64 %rd91, %rd87, 8, %rd20;
-	st.global.f64 [%rd91], %fd90;
-	add.s64 %rd92, %rd67, 6;
-	cvt.u64.u32 %rd93, %r17;
-	cvt.rn.f64.u64 %fd94, %rd93;
-	mad.lo.s64 %rd95, %rd92, 8, %rd20;
-	st.global.f64 [%rd95], %fd94;
-	add.s64 %rd96, %rd67, 7;
-	cvt.u64.u32 %rd97, %r17;
-	cvt.rn.f32.u64 %f98, %rd97;
-	cvt.f64.f32 %fd99, %f98;
-	mad.lo.s64 %rd100, %rd96, 8, %rd20;
-	st.global.f64 [%rd100], %fd99;
-	add.s64 %rd101, %rd67, 8;
-	cvt.rn.f64.u32 %fd102, %r17;
-	mov.b32 %r103, %r17;
-	and.b32 %r103, %r103, 255;
-	cvt.rn.f64.u32 %fd104, %r103;
-	add.rn.f64 %fd105, %fd102, %fd104;
-	mad.lo.s64 %rd106, %rd101, 8, %rd20;
-	st.global.f64 [%rd106], %fd105;
+	cvt.rn.f64.u32 %fd69, %r17;
+	cvt.rn.f32.u32 %f70, %r17;
+	cvt.f64.f32 %fd71, %f70;
+	mul.rn.f64 %fd72, %fd71, 0d4008000000000000;
+	add.rn.f64 %fd73, %fd69, %fd72;
+	mov.b32 %r74, %r17;
+	cvt.rn.f64.u32 %fd75, %r74;
+	mul.rn.f64 %fd76, %fd75, 0d4014000000000000;
+	add.rn.f64 %fd77, %fd73, %fd76;
+	mov.b32 %r78, %r17;
+	cvt.rn.f32.u32 %f79, %r78;
+	cvt.f64.f32 %fd80, %f79;
+	mul.rn.f64 %fd81, %fd80, 0d401C000000000000;
+	add.rn.f64 %fd82, %fd77, %fd81;
+	cvt.u64.u32 %rd83, %r17;
+	cvt.rn.f64.u64 %fd84, %rd83;
+	mul.rn.f64 %fd85, %fd84, 0d4026000000000000;
+	add.rn.f64 %fd86, %fd82, %fd85;
+	cvt.rn.f32.u32 %f87, %r17;
+	cvt.f64.f32 %fd88, %f87;
+	mul.rn.f64 %fd89, %fd88, 0d402A000000000000;
+	add.rn.f64 %fd90, %fd86, %fd89;
+	mov.f64 %fd68, %fd90;
 $L_8:
-	mov.b32 %r107, %r17;
-	cvt.s32.s8 %r107, %r107;
-	add.s64 %rd108, %rd67, 9;
+	mad.lo.s64 %rd91, %rd67, 8, %rd20;
+	st.global.f64 [%rd91], %fd68;
+	add.s64 %rd92, %rd67, 1;
+	mov.b32 %r93, %r17;
+	cvt.s32.s8 %r93, %r93;
 $L_9:
-	cvt.rn.f64.s32 %fd109, %r107;
-	mad.lo.s64 %rd110, %rd108, 8, %rd20;
-	st.global.f64 [%rd110], %fd109;
-	add.s64 %rd111, %rd108, 1;
-	cvt.rn.f32.s32 %f112, %r107;
-	cvt.f64.f32 %fd113, %f112;
-	mad.lo.s64 %rd114, %rd111, 8, %rd20;
-	st.global.f64 [%rd114], %fd113;
-	add.s64 %rd115, %rd108, 2;
-	mov.b32 %r116, %r107;
-	cvt.rn.f64.u32 %fd117, %r116;
-	mad.lo.s64 %rd118, %rd115, 8, %rd20;
-	st.global.f64 [%rd118], %fd117;
-	add.s64 %rd119, %rd108, 3;
-	mov.b32 %r120, %r107;
-	cvt.rn.f32.u32 %f121, %r120;
-	cvt.f64.f32 %fd122, %f121;
-	mad.lo.s64 %rd123, %rd119, 8, %rd20;
-	st.global.f64 [%rd123], %fd122;
-	add.s64 %rd124, %rd108, 4;
-	mov.b32 %r125, %r107;
-	cvt.rn.f64.s32 %fd126, %r125;
-	mad.lo.s64 %rd127, %rd124, 8, %rd20;
-	st.global.f64 [%rd127], %fd126;
-	add.s64 %rd128, %rd108, 5;
-	mov.b32 %r129, %r107;
-	cvt.rn.f32.s32 %f130, %r129;
-	cvt.f64.f32 %fd131, %f130;
-	mad.lo.s64 %rd132, %rd128, 8, %rd20;
-	st.global.f64 [%rd132], %fd131;
-	add.s64 %rd133, %rd108, 6;
-	cvt.s64.s32 %rd134, %r107;
-	cvt.rn.f64.u64 %fd135, %rd134;
-	mad.lo.s64 %rd136, %rd133, 8, %rd20;
-	st.global.f64 [%rd136], %fd135;
-	add.s64 %rd137, %rd108, 7;
-	cvt.s64.s32 %rd138, %r107;
-	cvt.rn.f32.u64 %f139, %rd138;
-	cvt.f64.f32 %fd140, %f139;
-	mad.lo.s64 %rd141, %rd137, 8, %rd20;
-	st.global.f64 [%rd141], %fd140;
-	add.s64 %rd142, %rd108, 8;
-	mov.b32 %r143, %r107;
-	and.b32 %r143, %r143, 65535;
-	cvt.rn.f64.u32 %fd144, %r143;
-	mov.b32 %r145, %r107;
-	and.b32 %r145, %r145, 255;
-	cvt.rn.f64.u32 %fd146, %r145;
-	add.rn.f64 %fd147, %fd144, %fd146;
-	mad.lo.s64 %rd148, %rd142, 8, %rd20;
-	st.global.f64 [%rd148], %fd147;
+	cvt.rn.f64.s32 %fd95, %r93;
+	cvt.rn.f32.s32 %f96, %r93;
+	cvt.f64.f32 %fd97, %f96;
+	mul.rn.f64 %fd98, %fd97, 0d4008000000000000;
+	add.rn.f64 %fd99, %fd95, %fd98;
+	mov.b32 %r100, %r93;
+	cvt.rn.f64.u32 %fd101, %r100;
+	mul.rn.f64 %fd102, %fd101, 0d4014000000000000;
+	add.rn.f64 %fd103, %fd99, %fd102;
+	mov.b32 %r104, %r93;
+	cvt.rn.f32.u32 %f105, %r104;
+	cvt.f64.f32 %fd106, %f105;
+	mul.rn.f64 %fd107, %fd106, 0d401C000000000000;
+	add.rn.f64 %fd108, %fd103, %fd107;
+	cvt.s64.s32 %rd109, %r93;
+	cvt.rn.f64.u64 %fd110, %rd109;
+	mul.rn.f64 %fd111, %fd110, 0d4026000000000000;
+	add.rn.f64 %fd112, %fd108, %fd111;
+	mov.b32 %r113, %r93;
+	and.b32 %r113, %r113, 65535;
+	cvt.rn.f32.u32 %f114, %r113;
+	cvt.f64.f32 %fd115, %f114;
+	mul.rn.f64 %fd116, %fd115, 0d402A000000000000;
+	add.rn.f64 %fd117, %fd112, %fd116;
+	mov.f64 %fd94, %fd117;
 $L_10:
-	mov.b32 %r149, %r17;
-	cvt.s32.s16 %r149, %r149;
-	add.s64 %rd150, %rd67, 18;
+	mad.lo.s64 %rd118, %rd92, 8, %rd20;
+	st.global.f64 [%rd118], %fd94;
+	add.s64 %rd119, %rd67, 2;
+	mov.b32 %r120, %r17;
+	cvt.s32.s16 %r120, %r120;
 $L_11:
-	cvt.rn.f64.s32 %fd151, %r149;
-	mad.lo.s64 %rd152, %rd150, 8, %rd20;
-	st.global.f64 [%rd152], %fd151;
-	add.s64 %rd153, %rd150, 1;
-	cvt.rn.f32.s32 %f154, %r149;
-	cvt.f64.f32 %fd155, %f154;
-	mad.lo.s64 %rd156, %rd153, 8, %rd20;
-	st.global.f64 [%rd156], %fd155;
-	add.s64 %rd157, %rd150, 2;
-	mov.b32 %r158, %r149;
-	cvt.rn.f64.u32 %fd159, %r158;
-	mad.lo.s64 %rd160, %rd157, 8, %rd20;
-	st.global.f64 [%rd160], %fd159;
-	add.s64 %rd161, %rd150, 3;
-	mov.b32 %r162, %r149;
-	cvt.rn.f32.u32 %f163, %r162;
-	cvt.f64.f32 %fd164, %f163;
-	mad.lo.s64 %rd165, %rd161, 8, %rd20;
-	st.global.f64 [%rd165], %fd164;
-	add.s64 %rd166, %rd150, 4;
-	mov.b32 %r167, %r149;
-	cvt.rn.f64.s32 %fd168, %r167;
-	mad.lo.s64 %rd169, %rd166, 8, %rd20;
-	st.global.f64 [%rd169], %fd168;
-	add.s64 %rd170, %rd150, 5;
-	mov.b32 %r171, %r149;
-	cvt.rn.f32.s32 %f172, %r171;
-	cvt.f64.f32 %fd173, %f172;
-	mad.lo.s64 %rd174, %rd170, 8, %rd20;
-	st.global.f64 [%rd174], %fd173;
-	add.s64 %rd175, %rd150, 6;
-	cvt.s64.s32 %rd176, %r149;
-	cvt.rn.f64.u64 %fd177, %rd176;
-	mad.lo.s64 %rd178, %rd175, 8, %rd20;
-	st.global.f64 [%rd178], %fd177;
-	add.s64 %rd179, %rd150, 7;
-	cvt.s64.s32 %rd180, %r149;
-	cvt.rn.f32.u64 %f181, %rd180;
-	cvt.f64.f32 %fd182, %f181;
-	mad.lo.s64 %rd183, %rd179, 8, %rd20;
-	st.global.f64 [%rd183], %fd182;
-	add.s64 %rd184, %rd150, 8;
-	mov.b32 %r185, %r149;
-	and.b32 %r185, %r185, 65535;
-	cvt.rn.f64.u32 %fd186, %r185;
-	mov.b32 %r187, %r149;
-	and.b32 %r187, %r187, 255;
-	cvt.rn.f64.u32 %fd188, %r187;
-	add.rn.f64 %fd189, %fd186, %fd188;
-	mad.lo.s64 %rd190, %rd184, 8, %rd20;
-	st.global.f64 [%rd190], %fd189;
+	cvt.rn.f64.s32 %fd122, %r120;
+	cvt.rn.f32.s32 %f123, %r120;
+	cvt.f64.f32 %fd124, %f123;
+	mul.rn.f64 %fd125, %fd124, 0d4008000000000000;
+	add.rn.f64 %fd126, %fd122, %fd125;
+	mov.b32 %r127, %r120;
+	cvt.rn.f64.u32 %fd128, %r127;
+	mul.rn.f64 %fd129, %fd128, 0d4014000000000000;
+	add.rn.f64 %fd130, %fd126, %fd129;
+	mov.b32 %r131, %r120;
+	cvt.rn.f32.u32 %f132, %r131;
+	cvt.f64.f32 %fd133, %f132;
+	mul.rn.f64 %fd134, %fd133, 0d401C000000000000;
+	add.rn.f64 %fd135, %fd130, %fd134;
+	cvt.s64.s32 %rd136, %r120;
+	cvt.rn.f64.u64 %fd137, %rd136;
+	mul.rn.f64 %fd138, %fd137, 0d4026000000000000;
+	add.rn.f64 %fd139, %fd135, %fd138;
+	mov.b32 %r140, %r120;
+	and.b32 %r140, %r140, 65535;
+	cvt.rn.f32.u32 %f141, %r140;
+	cvt.f64.f32 %fd142, %f141;
+	mul.rn.f64 %fd143, %fd142, 0d402A000000000000;
+	add.rn.f64 %fd144, %fd139, %fd143;
+	mov.f64 %fd121, %fd144;
 $L_12:
-	mov.b32 %r191, %r17;
-	add.s64 %rd192, %rd67, 27;
+	mad.lo.s64 %rd145, %rd119, 8, %rd20;
+	st.global.f64 [%rd145], %fd121;
+	add.s64 %rd146, %rd67, 3;
+	mov.b32 %r147, %r17;
 $L_13:
-	cvt.rn.f64.s32 %fd193, %r191;
-	mad.lo.s64 %rd194, %rd192, 8, %rd20;
-	st.global.f64 [%rd194], %fd193;
-	add.s64 %rd195, %rd192, 1;
-	cvt.rn.f32.s32 %f196, %r191;
-	cvt.f64.f32 %fd197, %f196;
-	mad.lo.s64 %rd198, %rd195, 8, %rd20;
-	st.global.f64 [%rd198], %fd197;
-	add.s64 %rd199, %rd192, 2;
-	mov.b32 %r200, %r191;
-	cvt.rn.f64.u32 %fd201, %r200;
-	mad.lo.s64 %rd202, %rd199, 8, %rd20;
-	st.global.f64 [%rd202], %fd201;
-	add.s64 %rd203, %rd192, 3;
-	mov.b32 %r204, %r191;
-	cvt.rn.f32.u32 %f205, %r204;
-	cvt.f64.f32 %fd206, %f205;
-	mad.lo.s64 %rd207, %rd203, 8, %rd20;
-	st.global.f64 [%rd207], %fd206;
-	add.s64 %rd208, %rd192, 4;
-	cvt.rn.f64.s32 %fd209, %r191;
-	mad.lo.s64 %rd210, %rd208, 8, %rd20;
-	st.global.f64 [%rd210], %fd209;
-	add.s64 %rd211, %rd192, 5;
-	cvt.rn.f32.s32 %f212, %r191;
-	cvt.f64.f32 %fd213, %f212;
-	mad.lo.s64 %rd214, %rd211, 8, %rd20;
-	st.global.f64 [%rd214], %fd213;
-	add.s64 %rd215, %rd192, 6;
-	cvt.s64.s32 %rd216, %r191;
-	cvt.rn.f64.u64 %fd217, %rd216;
-	mad.lo.s64 %rd218, %rd215, 8, %rd20;
-	st.global.f64 [%rd218], %fd217;
-	add.s64 %rd219, %rd192, 7;
-	cvt.s64.s32 %rd220, %r191;
-	cvt.rn.f32.u64 %f221, %rd220;
-	cvt.f64.f32 %fd222, %f221;
-	mad.lo.s64 %rd223, %rd219, 8, %rd20;
-	st.global.f64 [%rd223], %fd222;
-	add.s64 %rd224, %rd192, 8;
-	mov.b32 %r225, %r191;
-	and.b32 %r225, %r225, 65535;
-	cvt.rn.f64.u32 %fd226, %r225;
-	mov.b32 %r227, %r191;
-	and.b32 %r227, %r227, 255;
-	cvt.rn.f64.u32 %fd228, %r227;
-	add.rn.f64 %fd229, %fd226, %fd228;
-	mad.lo.s64 %rd230, %rd224, 8, %rd20;
-	st.global.f64 [%rd230], %fd229;
+	cvt.rn.f64.s32 %fd149, %r147;
+	cvt.rn.f32.s32 %f150, %r147;
+	cvt.f64.f32 %fd151, %f150;
+	mul.rn.f64 %fd152, %fd151, 0d4008000000000000;
+	add.rn.f64 %fd153, %fd149, %fd152;
+	mov.b32 %r154, %r147;
+	cvt.rn.f64.u32 %fd155, %r154;
+	mul.rn.f64 %fd156, %fd155, 0d4014000000000000;
+	add.rn.f64 %fd157, %fd153, %fd156;
+	mov.b32 %r158, %r147;
+	cvt.rn.f32.u32 %f159, %r158;
+	cvt.f64.f32 %fd160, %f159;
+	mul.rn.f64 %fd161, %fd160, 0d401C000000000000;
+	add.rn.f64 %fd162, %fd157, %fd161;
+	cvt.s64.s32 %rd163, %r147;
+	cvt.rn.f64.u64 %fd164, %rd163;
+	mul.rn.f64 %fd165, %fd164, 0d4026000000000000;
+	add.rn.f64 %fd166, %fd162, %fd165;
+	mov.b32 %r167, %r147;
+	and.b32 %r167, %r167, 65535;
+	cvt.rn.f32.u32 %f168, %r167;
+	cvt.f64.f32 %fd169, %f168;
+	mul.rn.f64 %fd170, %fd169, 0d402A000000000000;
+	add.rn.f64 %fd171, %fd166, %fd170;
+	mov.f64 %fd148, %fd171;
 $L_14:
-	cvt.u64.u32 %rd231, %r17;
-	add.s64 %rd232, %rd67, 36;
+	mad.lo.s64 %rd172, %rd146, 8, %rd20;
+	st.global.f64 [%rd172], %fd148;
+	add.s64 %rd173, %rd67, 4;
+	cvt.u64.u32 %rd174, %r17;
 $L_15:
-	cvt.rn.f64.s64 %fd233, %rd231;
-	mad.lo.s64 %rd234, %rd232, 8, %rd20;
-	st.global.f64 [%rd234], %fd233;
-	add.s64 %rd235, %rd232, 1;
-	cvt.rn.f32.s64 %f236, %rd231;
-	cvt.f64.f32 %fd237, %f236;
-	mad.lo.s64 %rd238, %rd235, 8, %rd20;
-	st.global.f64 [%rd238], %fd237;
-	add.s64 %rd239, %rd232, 2;
-	cvt.u32.u64 %r240, %rd231;
-	cvt.rn.f64.u32 %fd241, %r240;
-	mad.lo.s64 %rd242, %rd239, 8, %rd20;
-	st.global.f64 [%rd242], %fd241;
-	add.s64 %rd243, %rd232, 3;
-	cvt.u32.u64 %r244, %rd231;
-	cvt.rn.f32.u32 %f245, %r244;
-	cvt.f64.f32 %fd246, %f245;
-	mad.lo.s64 %rd247, %rd243, 8, %rd20;
-	st.global.f64 [%rd247], %fd246;
-	add.s64 %rd248, %rd232, 4;
-	cvt.u32.u64 %r249, %rd231;
-	cvt.rn.f64.s32 %fd250, %r249;
-	mad.lo.s64 %rd251, %rd248, 8, %rd20;
-	st.global.f64 [%rd251], %fd250;
-	add.s64 %rd252, %rd232, 5;
-	cvt.u32.u64 %r253, %rd231;
-	cvt.rn.f32.s32 %f254, %r253;
-	cvt.f64.f32 %fd255, %f254;
-	mad.lo.s64 %rd256, %rd252, 8, %rd20;
-	st.global.f64 [%rd256], %fd255;
-	add.s64 %rd257, %rd232, 6;
-	mov.b64 %rd258, %rd231;
-	cvt.rn.f64.u64 %fd259, %rd258;
-	mad.lo.s64 %rd260, %rd257, 8, %rd20;
-	st.global.f64 [%rd260], %fd259;
-	add.s64 %rd261, %rd232, 7;
-	mov.b64 %rd262, %rd231;
-	cvt.rn.f32.u64 %f263, %rd262;
-	cvt.f64.f32 %fd264, %f263;
-	mad.lo.s64 %rd265, %rd261, 8, %rd20;
-	st.global.f64 [%rd265], %fd264;
-	add.s64 %rd266, %rd232, 8;
-	cvt.u32.u64 %r267, %rd231;
-	and.b32 %r267, %r267, 65535;
-	cvt.rn.f64.u32 %fd268, %r267;
-	cvt.u32.u64 %r269, %rd231;
-	and.b32 %r269, %r269, 255;
-	cvt.rn.f64.u32 %fd270, %r269;
-	add.rn.f64 %fd271, %fd268, %fd270;
-	mad.lo.s64 %rd272, %rd266, 8, %rd20;
-	st.global.f64 [%rd272], %fd271;
+	cvt.rn.f64.s64 %fd176, %rd174;
+	cvt.rn.f32.s64 %f177, %rd174;
+	cvt.f64.f32 %fd178, %f177;
+	mul.rn.f64 %fd179, %fd178, 0d4008000000000000;
+	add.rn.f64 %fd180, %fd176, %fd179;
+	cvt.u32.u64 %r181, %rd174;
+	cvt.rn.f64.u32 %fd182, %r181;
+	mul.rn.f64 %fd183, %fd182, 0d4014000000000000;
+	add.rn.f64 %fd184, %fd180, %fd183;
+	cvt.u32.u64 %r185, %rd174;
+	cvt.rn.f32.u32 %f186, %r185;
+	cvt.f64.f32 %fd187, %f186;
+	mul.rn.f64 %fd188, %fd187, 0d401C000000000000;
+	add.rn.f64 %fd189, %fd184, %fd188;
+	mov.b64 %rd190, %rd174;
+	cvt.rn.f64.u64 %fd191, %rd190;
+	mul.rn.f64 %fd192, %fd191, 0d4026000000000000;
+	add.rn.f64 %fd193, %fd189, %fd192;
+	cvt.u32.u64 %r194, %rd174;
+	and.b32 %r194, %r194, 65535;
+	cvt.rn.f32.u32 %f195, %r194;
+	cvt.f64.f32 %fd196, %f195;
+	mul.rn.f64 %fd197, %fd196, 0d402A000000000000;
+	add.rn.f64 %fd198, %fd193, %fd197;
+	mov.f64 %fd175, %fd198;
 $L_16:
-	mov.b32 %r273, %r17;
-	and.b32 %r273, %r273, 255;
-	add.s64 %rd274, %rd67, 45;
+	mad.lo.s64 %rd199, %rd173, 8, %rd20;
+	st.global.f64 [%rd199], %fd175;
+	add.s64 %rd200, %rd67, 5;
+	mov.b32 %r201, %r17;
+	and.b32 %r201, %r201, 255;
 $L_17:
-	cvt.rn.f64.u32 %fd275, %r273;
-	mad.lo.s64 %rd276, %rd274, 8, %rd20;
-	st.global.f64 [%rd276], %fd275;
-	add.s64 %rd277, %rd274, 1;
-	cvt.rn.f32.u32 %f278, %r273;
-	cvt.f64.f32 %fd279, %f278;
-	mad.lo.s64 %rd280, %rd277, 8, %rd20;
-	st.global.f64 [%rd280], %fd279;
-	add.s64 %rd281, %rd274, 2;
-	mov.b32 %r282, %r273;
-	cvt.rn.f64.u32 %fd283, %r282;
-	mad.lo.s64 %rd284, %rd281, 8, %rd20;
-	st.global.f64 [%rd284], %fd283;
-	add.s64 %rd285, %rd274, 3;
-	mov.b32 %r286, %r273;
-	cvt.rn.f32.u32 %f287, %r286;
-	cvt.f64.f32 %fd288, %f287;
-	mad.lo.s64 %rd289, %rd285, 8, %rd20;
-	st.global.f64 [%rd289], %fd288;
-	add.s64 %rd290, %rd274, 4;
-	mov.b32 %r291, %r273;
-	cvt.rn.f64.s32 %fd292, %r291;
-	mad.lo.s64 %rd293, %rd290, 8, %rd20;
-	st.global.f64 [%rd293], %fd292;
-	add.s64 %rd294, %rd274, 5;
-	mov.b32 %r295, %r273;
-	cvt.rn.f32.s32 %f296, %r295;
-	cvt.f64.f32 %fd297, %f296;
-	mad.lo.s64 %rd298, %rd294, 8, %rd20;
-	st.global.f64 [%rd298], %fd297;
-	add.s64 %rd299, %rd274, 6;
-	cvt.u64.u32 %rd300, %r273;
-	cvt.rn.f64.u64 %fd301, %rd300;
-	mad.lo.s64 %rd302, %rd299, 8, %rd20;
-	st.global.f64 [%rd302], %fd301;
-	add.s64 %rd303, %rd274, 7;
-	cvt.u64.u32 %rd304, %r273;
-	cvt.rn.f32.u64 %f305, %rd304;
-	cvt.f64.f32 %fd306, %f305;
-	mad.lo.s64 %rd307, %rd303, 8, %rd20;
-	st.global.f64 [%rd307], %fd306;
-	add.s64 %rd308, %rd274, 8;
-	mov.b32 %r309, %r273;
-	and.b32 %r309, %r309, 65535;
-	cvt.rn.f64.u32 %fd310, %r309;
-	cvt.rn.f64.u32 %fd311, %r273;
-	add.rn.f64 %fd312, %fd310, %fd311;
-	mad.lo.s64 %rd313, %rd308, 8, %rd20;
-	st.global.f64 [%rd313], %fd312;
+	cvt.rn.f64.u32 %fd203, %r201;
+	cvt.rn.f32.u32 %f204, %r201;
+	cvt.f64.f32 %fd205, %f204;
+	mul.rn.f64 %fd206, %fd205, 0d4008000000000000;
+	add.rn.f64 %fd207, %fd203, %fd206;
+	mov.b32 %r208, %r201;
+	cvt.rn.f64.u32 %fd209, %r208;
+	mul.rn.f64 %fd210, %fd209, 0d4014000000000000;
+	add.rn.f64 %fd211, %fd207, %fd210;
+	mov.b32 %r212, %r201;
+	cvt.rn.f32.u32 %f213, %r212;
+	cvt.f64.f32 %fd214, %f213;
+	mul.rn.f64 %fd215, %fd214, 0d401C000000000000;
+	add.rn.f64 %fd216, %fd211, %fd215;
+	cvt.u64.u32 %rd217, %r201;
+	cvt.rn.f64.u64 %fd218, %rd217;
+	mul.rn.f64 %fd219, %fd218, 0d4026000000000000;
+	add.rn.f64 %fd220, %fd216, %fd219;
+	mov.b32 %r221, %r201;
+	and.b32 %r221, %r221, 65535;
+	cvt.rn.f32.u32 %f222, %r221;
+	cvt.f64.f32 %fd223, %f222;
+	mul.rn.f64 %fd224, %fd223, 0d402A000000000000;
+	add.rn.f64 %fd225, %fd220, %fd224;
+	mov.f64 %fd202, %fd225;
 $L_18:
-	add.s64 %rd314, %rd67, 54;
+	mad.lo.s64 %rd226, %rd200, 8, %rd20;
+	st.global.f64 [%rd226], %fd202;
+	add.s64 %rd227, %rd67, 6;
 $L_19:
-	cvt.rn.f64.u32 %fd315, %r17;
-	mad.lo.s64 %rd316, %rd314, 8, %rd20;
-	st.global.f64 [%rd316], %fd315;
-	add.s64 %rd317, %rd314, 1;
-	cvt.rn.f32.u32 %f318, %r17;
-	cvt.f64.f32 %fd319, %f318;
-	mad.lo.s64 %rd320, %rd317, 8, %rd20;
-	st.global.f64 [%rd320], %fd319;
-	add.s64 %rd321, %rd314, 2;
-	mov.b32 %r322, %r17;
-	cvt.rn.f64.u32 %fd323, %r322;
-	mad.lo.s64 %rd324, %rd321, 8, %rd20;
-	st.global.f64 [%rd324], %fd323;
-	add.s64 %rd325, %rd314, 3;
-	mov.b32 %r326, %r17;
-	cvt.rn.f32.u32 %f327, %r326;
-	cvt.f64.f32 %fd328, %f327;
-	mad.lo.s64 %rd329, %rd325, 8, %rd20;
-	st.global.f64 [%rd329], %fd328;
-	add.s64 %rd330, %rd314, 4;
-	mov.b32 %r331, %r17;
-	cvt.rn.f64.s32 %fd332, %r331;
-	mad.lo.s64 %rd333, %rd330, 8, %rd20;
-	st.global.f64 [%rd333], %fd332;
-	add.s64 %rd334, %rd314, 5;
-	mov.b32 %r335, %r17;
-	cvt.rn.f32.s32 %f336, %r335;
-	cvt.f64.f32 %fd337, %f336;
-	mad.lo.s64 %rd338, %rd334, 8, %rd20;
-	st.global.f64 [%rd338], %fd337;
-	add.s64 %rd339, %rd314, 6;
-	cvt.u64.u32 %rd340, %r17;
-	cvt.rn.f64.u64 %fd341, %rd340;
-	mad.lo.s64 %rd342, %rd339, 8, %rd20;
-	st.global.f64 [%rd342], %fd341;
-	add.s64 %rd343, %rd314, 7;
-	cvt.u64.u32 %rd344, %r17;
-	cvt.rn.f32.u64 %f345, %rd344;
-	cvt.f64.f32 %fd346, %f345;
-	mad.lo.s64 %rd347, %rd343, 8, %rd20;
-	st.global.f64 [%rd347], %fd346;
-	add.s64 %rd348, %rd314, 8;
-	cvt.rn.f64.u32 %fd349, %r17;
-	mov.b32 %r350, %r17;
-	and.b32 %r350, %r350, 255;
-	cvt.rn.f64.u32 %fd351, %r350;
-	add.rn.f64 %fd352, %fd349, %fd351;
-	mad.lo.s64 %rd353, %rd348, 8, %rd20;
-	st.global.f64 [%rd353], %fd352;
+	cvt.rn.f64.u32 %fd229, %r17;
+	cvt.rn.f32.u32 %f230, %r17;
+	cvt.f64.f32 %fd231, %f230;
+	mul.rn.f64 %fd232, %fd231, 0d4008000000000000;
+	add.rn.f64 %fd233, %fd229, %fd232;
+	mov.b32 %r234, %r17;
+	cvt.rn.f64.u32 %fd235, %r234;
+	mul.rn.f64 %fd236, %fd235, 0d4014000000000000;
+	add.rn.f64 %fd237, %fd233, %fd236;
+	mov.b32 %r238, %r17;
+	cvt.rn.f32.u32 %f239, %r238;
+	cvt.f64.f32 %fd240, %f239;
+	mul.rn.f64 %fd241, %fd240, 0d401C000000000000;
+	add.rn.f64 %fd242, %fd237, %fd241;
+	cvt.u64.u32 %rd243, %r17;
+	cvt.rn.f64.u64 %fd244, %rd243;
+	mul.rn.f64 %fd245, %fd244, 0d4026000000000000;
+	add.rn.f64 %fd246, %fd242, %fd245;
+	cvt.rn.f32.u32 %f247, %r17;
+	cvt.f64.f32 %fd248, %f247;
+	mul.rn.f64 %fd249, %fd248, 0d402A000000000000;
+	add.rn.f64 %fd250, %fd246, %fd249;
+	mov.f64 %fd228, %fd250;
 $L_20:
-	mov.b32 %r354, %r17;
-	add.s64 %rd355, %rd67, 63;
+	mad.lo.s64 %rd251, %rd227, 8, %rd20;
+	st.global.f64 [%rd251], %fd228;
+	add.s64 %rd252, %rd67, 7;
+	mov.b32 %r253, %r17;
 $L_21:
-	cvt.rn.f64.u32 %fd356, %r354;
-	mad.lo.s64 %rd357, %rd355, 8, %rd20;
-	st.global.f64 [%rd357], %fd356;
-	add.s64 %rd358, %rd355, 1;
-	cvt.rn.f32.u32 %f359, %r354;
-	cvt.f64.f32 %fd360, %f359;
-	mad.lo.s64 %rd361, %rd358, 8, %rd20;
-	st.global.f64 [%rd361], %fd360;
-	add.s64 %rd362, %rd355, 2;
-	cvt.rn.f64.u32 %fd363, %r354;
-	mad.lo.s64 %rd364, %rd362, 8, %rd20;
-	st.global.f64 [%rd364], %fd363;
-	add.s64 %rd365, %rd355, 3;
-	cvt.rn.f32.u32 %f366, %r354;
-	cvt.f64.f32 %fd367, %f366;
-	mad.lo.s64 %rd368, %rd365, 8, %rd20;
-	st.global.f64 [%rd368], %fd367;
-	add.s64 %rd369, %rd355, 4;
-	mov.b32 %r370, %r354;
-	cvt.rn.f64.s32 %fd371, %r370;
-	mad.lo.s64 %rd372, %rd369, 8, %rd20;
-	st.global.f64 [%rd372], %fd371;
-	add.s64 %rd373, %rd355, 5;
-	mov.b32 %r374, %r354;
-	cvt.rn.f32.s32 %f375, %r374;
-	cvt.f64.f32 %fd376, %f375;
-	mad.lo.s64 %rd377, %rd373, 8, %rd20;
-	st.global.f64 [%rd377], %fd376;
-	add.s64 %rd378, %rd355, 6;
-	cvt.u64.u32 %rd379, %r354;
-	cvt.rn.f64.u64 %fd380, %rd379;
-	mad.lo.s64 %rd381, %rd378, 8, %rd20;
-	st.global.f64 [%rd381], %fd380;
-	add.s64 %rd382, %rd355, 7;
-	cvt.u64.u32 %rd383, %r354;
-	cvt.rn.f32.u64 %f384, %rd383;
-	cvt.f64.f32 %fd385, %f384;
-	mad.lo.s64 %rd386, %rd382, 8, %rd20;
-	st.global.f64 [%rd386], %fd385;
-	add.s64 %rd387, %rd355, 8;
-	mov.b32 %r388, %r354;
-	and.b32 %r388, %r388, 65535;
-	cvt.rn.f64.u32 %fd389, %r388;
-	mov.b32 %r390, %r354;
-	and.b32 %r390, %r390, 255;
-	cvt.rn.f64.u32 %fd391, %r390;
-	add.rn.f64 %fd392, %fd389, %fd391;
-	mad.lo.s64 %rd393, %rd387, 8, %rd20;
-	st.global.f64 [%rd393], %fd392;
+	cvt.rn.f64.u32 %fd255, %r253;
+	cvt.rn.f32.u32 %f256, %r253;
+	cvt.f64.f32 %fd257, %f256;
+	mul.rn.f64 %fd258, %fd257, 0d4008000000000000;
+	add.rn.f64 %fd259, %fd255, %fd258;
+	cvt.rn.f64.u32 %fd260, %r253;
+	mul.rn.f64 %fd261, %fd260, 0d4014000000000000;
+	add.rn.f64 %fd262, %fd259, %fd261;
+	cvt.rn.f32.u32 %f263, %r253;
+	cvt.f64.f32 %fd264, %f263;
+	mul.rn.f64 %fd265, %fd264, 0d401C000000000000;
+	add.rn.f64 %fd266, %fd262, %fd265;
+	cvt.u64.u32 %rd267, %r253;
+	cvt.rn.f64.u64 %fd268, %rd267;
+	mul.rn.f64 %fd269, %fd268, 0d4026000000000000;
+	add.rn.f64 %fd270, %fd266, %fd269;
+	mov.b32 %r271, %r253;
+	and.b32 %r271, %r271, 65535;
+	cvt.rn.f32.u32 %f272, %r271;
+	cvt.f64.f32 %fd273, %f272;
+	mul.rn.f64 %fd274, %fd273, 0d402A000000000000;
+	add.rn.f64 %fd275, %fd270, %fd274;
+	mov.f64 %fd254, %fd275;
 $L_22:
-	cvt.u64.u32 %rd394, %r17;
-	add.s64 %rd395, %rd67, 72;
+	mad.lo.s64 %rd276, %rd252, 8, %rd20;
+	st.global.f64 [%rd276], %fd254;
+	add.s64 %rd277, %rd67, 8;
+	cvt.u64.u32 %rd278, %r17;
 $L_23:
-	cvt.rn.f64.u64 %fd396, %rd394;
-	mad.lo.s64 %rd397, %rd395, 8, %rd20;
-	st.global.f64 [%rd397], %fd396;
-	add.s64 %rd398, %rd395, 1;
-	cvt.rn.f32.u64 %f399, %rd394;
-	cvt.f64.f32 %fd400, %f399;
-	mad.lo.s64 %rd401, %rd398, 8, %rd20;
-	st.global.f64 [%rd401], %fd400;
-	add.s64 %rd402, %rd395, 2;
-	cvt.u32.u64 %r403, %rd394;
-	cvt.rn.f64.u32 %fd404, %r403;
-	mad.lo.s64 %rd405, %rd402, 8, %rd20;
-	st.global.f64 [%rd405], %fd404;
-	add.s64 %rd406, %rd395, 3;
-	cvt.u32.u64 %r407, %rd394;
-	cvt.rn.f32.u32 %f408, %r407;
-	cvt.f64.f32 %fd409, %f408;
-	mad.lo.s64 %rd410, %rd406, 8, %rd20;
-	st.global.f64 [%rd410], %fd409;
-	add.s64 %rd411, %rd395, 4;
-	cvt.u32.u64 %r412, %rd394;
-	cvt.rn.f64.s32 %fd413, %r412;
-	mad.lo.s64 %rd414, %rd411, 8, %rd20;
-	st.global.f64 [%rd414], %fd413;
-	add.s64 %rd415, %rd395, 5;
-	cvt.u32.u64 %r416, %rd394;
-	cvt.rn.f32.s32 %f417, %r416;
-	cvt.f64.f32 %fd418, %f417;
-	mad.lo.s64 %rd419, %rd415, 8, %rd20;
-	st.global.f64 [%rd419], %fd418;
-	add.s64 %rd420, %rd395, 6;
-	cvt.rn.f64.u64 %fd421, %rd394;
-	mad.lo.s64 %rd422, %rd420, 8, %rd20;
-	st.global.f64 [%rd422], %fd421;
-	add.s64 %rd423, %rd395, 7;
-	cvt.rn.f32.u64 %f424, %rd394;
-	cvt.f64.f32 %fd425, %f424;
-	mad.lo.s64 %rd426, %rd423, 8, %rd20;
-	st.global.f64 [%rd426], %fd425;
-	add.s64 %rd427, %rd395, 8;
-	cvt.u32.u64 %r428, %rd394;
-	and.b32 %r428, %r428, 65535;
-	cvt.rn.f64.u32 %fd429, %r428;
-	cvt.u32.u64 %r430, %rd394;
-	and.b32 %r430, %r430, 255;
-	cvt.rn.f64.u32 %fd431, %r430;
-	add.rn.f64 %fd432, %fd429, %fd431;
-	mad.lo.s64 %rd433, %rd427, 8, %rd20;
-	st.global.f64 [%rd433], %fd432;
+	cvt.rn.f64.u64 %fd280, %rd278;
+	cvt.rn.f32.u64 %f281, %rd278;
+	cvt.f64.f32 %fd282, %f281;
+	mul.rn.f64 %fd283, %fd282, 0d4008000000000000;
+	add.rn.f64 %fd284, %fd280, %fd283;
+	cvt.u32.u64 %r285, %rd278;
+	cvt.rn.f64.u32 %fd286, %r285;
+	mul.rn.f64 %fd287, %fd286, 0d4014000000000000;
+	add.rn.f64 %fd288, %fd284, %fd287;
+	cvt.u32.u64 %r289, %rd278;
+	cvt.rn.f32.u32 %f290, %r289;
+	cvt.f64.f32 %fd291, %f290;
+	mul.rn.f64 %fd292, %fd291, 0d401C000000000000;
+	add.rn.f64 %fd293, %fd288, %fd292;
+	cvt.rn.f64.u64 %fd294, %rd278;
+	mul.rn.f64 %fd295, %fd294, 0d4026000000000000;
+	add.rn.f64 %fd296, %fd293, %fd295;
+	cvt.u32.u64 %r297, %rd278;
+	and.b32 %r297, %r297, 65535;
+	cvt.rn.f32.u32 %f298, %r297;
+	cvt.f64.f32 %fd299, %f298;
+	mul.rn.f64 %fd300, %fd299, 0d402A000000000000;
+	add.rn.f64 %fd301, %fd296, %fd300;
+	mov.f64 %fd279, %fd301;
 $L_24:
-	cvt.u64.u32 %rd434, %r17;
-	add.s64 %rd435, %rd434, 0;
-	add.s64 %rd436, %rd67, 81;
+	mad.lo.s64 %rd302, %rd277, 8, %rd20;
+	st.global.f64 [%rd302], %fd279;
+	mul.lo.s64 %rd303, %rd9, 9;
 $L_25:
-	cvt.rn.f64.s64 %fd437, %rd435;
-	mad.lo.s64 %rd438, %rd436, 8, %rd20;
-	st.global.f64 [%rd438], %fd437;
-	add.s64 %rd439, %rd436, 1;
-	cvt.rn.f32.s64 %f440, %rd435;
-	cvt.f64.f32 %fd441, %f440;
-	mad.lo.s64 %rd442, %rd439, 8, %rd20;
-	st.global.f64 [%rd442], %fd441;
-	add.s64 %rd443, %rd436, 2;
-	cvt.u32.u64 %r444, %rd435;
-	cvt.rn.f64.u32 %fd445, %r444;
-	mad.lo.s64 %rd446, %rd443, 8, %rd20;
-	st.global.f64 [%rd446], %fd445;
-	add.s64 %rd447, %rd436, 3;
-	cvt.u32.u64 %r448, %rd435;
-	cvt.rn.f32.u32 %f449, %r448;
-	cvt.f64.f32 %fd450, %f449;
-	mad.lo.s64 %rd451, %rd447, 8, %rd20;
-	st.global.f64 [%rd451], %fd450;
-	add.s64 %rd452, %rd436, 4;
-	cvt.u32.u64 %r453, %rd435;
-	cvt.rn.f64.s32 %fd454, %r453;
-	mad.lo.s64 %rd455, %rd452, 8, %rd20;
-	st.global.f64 [%rd455], %fd454;
-	add.s64 %rd456, %rd436, 5;
-	cvt.u32.u64 %r457, %rd435;
-	cvt.rn.f32.s32 %f458, %r457;
-	cvt.f64.f32 %fd459, %f458;
-	mad.lo.s64 %rd460, %rd456, 8, %rd20;
-	st.global.f64 [%rd460], %fd459;
-	add.s64 %rd461, %rd436, 6;
-	mov.b64 %rd462, %rd435;
-	cvt.rn.f64.u64 %fd463, %rd462;
-	mad.lo.s64 %rd464, %rd461, 8, %rd20;
-	st.global.f64 [%rd464], %fd463;
-	add.s64 %rd465, %rd436, 7;
-	mov.b64 %rd466, %rd435;
-	cvt.rn.f32.u64 %f467, %rd466;
-	cvt.f64.f32 %fd468, %f467;
-	mad.lo.s64 %rd469, %rd465, 8, %rd20;
-	st.global.f64 [%rd469], %fd468;
-	add.s64 %rd470, %rd436, 8;
-	cvt.u32.u64 %r471, %rd435;
-	and.b32 %r471, %r471, 65535;
-	cvt.rn.f64.u32 %fd472, %r471;
-	cvt.u32.u64 %r473, %rd435;
-	and.b32 %r473, %r473, 255;
-	cvt.rn.f64.u32 %fd474, %r473;
-	add.rn.f64 %fd475, %fd472, %fd474;
-	mad.lo.s64 %rd476, %rd470, 8, %rd20;
-	st.global.f64 [%rd476], %fd475;
+	mov.b32 %r305, %r17;
+	setp.lt.u32 %p306, %r305, 2147483648;
+	mov.b64 %rd308, 0;
 $L_26:
-	mul.lo.s64 %rd477, %rd9, 10;
+	@!%p306 bra $L_223;
 $L_27:
-	mov.b32 %r479, %r17;
-	setp.lt.u32 %p480, %r479, 2147483648;
-	mov.b64 %rd482, 0;
-$L_28:
-	@!%p480 bra $L_367;
-$L_29:
-	min.u64 %rdt1, %rd482, 32;
+	min.u64 %rdt1, %rd308, 32;
 	cvt.u32.u64 %rt5, %rdt1;
 	mov.b32 %rt6, 1;
-	shl.b32 %r483, %rt6, %rt5;
-	and.b32 %r483, %r483, 255;
-	mov.b32 %r481, %r483;
+	shl.b32 %r309, %rt6, %rt5;
+	and.b32 %r309, %r309, 255;
+	mov.b32 %r307, %r309;
+$L_28:
+	mov.b32 %r310, %r17;
+	setp.lt.s32 %p311, %r310, 0;
+	mov.b64 %rd313, 1;
+$L_29:
+	@!%p311 bra $L_222;
 $L_30:
-	mov.b32 %r484, %r17;
-	setp.lt.s32 %p485, %r484, 0;
-	mov.b64 %rd487, 1;
-$L_31:
-	@!%p485 bra $L_366;
-$L_32:
-	min.u64 %rdt2, %rd487, 32;
+	min.u64 %rdt2, %rd313, 32;
 	cvt.u32.u64 %rt7, %rdt2;
 	mov.b32 %rt8, 1;
-	shl.b32 %r488, %rt8, %rt7;
-	and.b32 %r488, %r488, 255;
-	mov.b32 %r486, %r488;
+	shl.b32 %r314, %rt8, %rt7;
+	and.b32 %r314, %r314, 255;
+	mov.b32 %r312, %r314;
+$L_31:
+	or.b32 %r315, %r307, %r312;
+	cvt.u64.u32 %rd316, %r17;
+	setp.gt.u64 %p317, %rd316, 9223372036854775808U;
+	mov.b64 %rd319, 2;
+$L_32:
+	@!%p317 bra $L_221;
 $L_33:
-	or.b32 %r489, %r481, %r486;
-	cvt.u64.u32 %rd490, %r17;
-	setp.gt.u64 %p491, %rd490, 9223372036854775808U;
-	mov.b64 %rd493, 2;
-$L_34:
-	@!%p491 bra $L_365;
-$L_35:
-	min.u64 %rdt3, %rd493, 32;
+	min.u64 %rdt3, %rd319, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	mov.b32 %rt10, 1;
-	shl.b32 %r494, %rt10, %rt9;
-	and.b32 %r494, %r494, 255;
-	mov.b32 %r492, %r494;
+	shl.b32 %r320, %rt10, %rt9;
+	and.b32 %r320, %r320, 255;
+	mov.b32 %r318, %r320;
+$L_34:
+	or.b32 %r321, %r315, %r318;
+	setp.ge.u32 %p322, %r17, 32768;
+	mov.b64 %rd324, 3;
+$L_35:
+	@!%p322 bra $L_220;
 $L_36:
-	or.b32 %r495, %r489, %r492;
-	setp.ge.u32 %p496, %r17, 32768;
-	mov.b64 %rd498, 3;
-$L_37:
-	@!%p496 bra $L_364;
-$L_38:
-	min.u64 %rdt4, %rd498, 32;
+	min.u64 %rdt4, %rd324, 32;
 	cvt.u32.u64 %rt11, %rdt4;
 	mov.b32 %rt12, 1;
-	shl.b32 %r499, %rt12, %rt11;
-	and.b32 %r499, %r499, 255;
-	mov.b32 %r497, %r499;
+	shl.b32 %r325, %rt12, %rt11;
+	and.b32 %r325, %r325, 255;
+	mov.b32 %r323, %r325;
+$L_37:
+	or.b32 %r326, %r321, %r323;
+	mov.b32 %r327, %r17;
+	cvt.rn.f64.u32 %fd328, %r327;
+	mov.b32 %r329, %r17;
+	cvt.rn.f64.s32 %fd330, %r329;
+	setp.eq.f64 %p331, %fd328, %fd330;
+	mov.b64 %rd333, 4;
+$L_38:
+	@!%p331 bra $L_219;
 $L_39:
-	or.b32 %r500, %r495, %r497;
-	mov.b32 %r501, %r17;
-	and.b32 %r501, %r501, 255;
-	setp.gt.u32 %p502, %r501, 128;
-	mov.b64 %rd504, 4;
-$L_40:
-	@!%p502 bra $L_363;
-$L_41:
-	min.u64 %rdt5, %rd504, 32;
+	min.u64 %rdt5, %rd333, 32;
 	cvt.u32.u64 %rt13, %rdt5;
 	mov.b32 %rt14, 1;
-	shl.b32 %r505, %rt14, %rt13;
-	and.b32 %r505, %r505, 255;
-	mov.b32 %r503, %r505;
+	shl.b32 %r334, %rt14, %rt13;
+	and.b32 %r334, %r334, 255;
+	mov.b32 %r332, %r334;
+$L_40:
+	or.b32 %r335, %r326, %r332;
+	mov.b32 %r304, %r335;
+$L_41:
+	mad.lo.s64 %rd336, %rd303, 1, %rd22;
+	st.global.u8 [%rd336], %r304;
+	add.s64 %rd337, %rd303, 1;
+	mov.b32 %r338, %r17;
+	cvt.s32.s8 %r338, %r338;
 $L_42:
-	or.b32 %r506, %r500, %r503;
-	setp.lt.u32 %p507, %r17, 1;
-	mov.b64 %rd509, 5;
+	mov.b32 %r340, %r338;
+	setp.lt.u32 %p341, %r340, 2147483648;
+	mov.b64 %rd343, 0;
 $L_43:
-	@!%p507 bra $L_362;
+	@!%p341 bra $L_218;
 $L_44:
-	min.u64 %rdt6, %rd509, 32;
+	min.u64 %rdt6, %rd343, 32;
 	cvt.u32.u64 %rt15, %rdt6;
 	mov.b32 %rt16, 1;
-	shl.b32 %r510, %rt16, %rt15;
-	and.b32 %r510, %r510, 255;
-	mov.b32 %r508, %r510;
+	shl.b32 %r344, %rt16, %rt15;
+	and.b32 %r344, %r344, 255;
+	mov.b32 %r342, %r344;
 $L_45:
-	or.b32 %r511, %r506, %r508;
-	mov.b32 %r512, %r17;
-	cvt.rn.f64.u32 %fd513, %r512;
-	mov.b32 %r514, %r17;
-	cvt.rn.f64.s32 %fd515, %r514;
-	setp.eq.f64 %p516, %fd513, %fd515;
-	mov.b64 %rd518, 6;
+	mov.b32 %r345, %r338;
+	setp.lt.s32 %p346, %r345, 0;
+	mov.b64 %rd348, 1;
 $L_46:
-	@!%p516 bra $L_361;
+	@!%p346 bra $L_217;
 $L_47:
-	min.u64 %rdt7, %rd518, 32;
+	min.u64 %rdt7, %rd348, 32;
 	cvt.u32.u64 %rt17, %rdt7;
 	mov.b32 %rt18, 1;
-	shl.b32 %r519, %rt18, %rt17;
-	and.b32 %r519, %r519, 255;
-	mov.b32 %r517, %r519;
+	shl.b32 %r349, %rt18, %rt17;
+	and.b32 %r349, %r349, 255;
+	mov.b32 %r347, %r349;
 $L_48:
-	or.b32 %r520, %r511, %r517;
-	cvt.rn.f32.u32 %f521, %r17;
-	mov.b32 %r522, %r17;
-	cvt.s32.s16 %r522, %r522;
-	cvt.rn.f32.s32 %f523, %r522;
-	setp.gt.f32 %p524, %f521, %f523;
-	mov.b64 %rd526, 7;
+	or.b32 %r350, %r342, %r347;
+	cvt.s64.s32 %rd351, %r338;
+	setp.gt.u64 %p352, %rd351, 9223372036854775808U;
+	mov.b64 %rd354, 2;
 $L_49:
-	@!%p524 bra $L_360;
+	@!%p352 bra $L_216;
 $L_50:
-	min.u64 %rdt8, %rd526, 32;
+	min.u64 %rdt8, %rd354, 32;
 	cvt.u32.u64 %rt19, %rdt8;
 	mov.b32 %rt20, 1;
-	shl.b32 %r527, %rt20, %rt19;
-	and.b32 %r527, %r527, 255;
-	mov.b32 %r525, %r527;
+	shl.b32 %r355, %rt20, %rt19;
+	and.b32 %r355, %r355, 255;
+	mov.b32 %r353, %r355;
 $L_51:
-	or.b32 %r528, %r520, %r525;
-	mov.b32 %r478, %r528;
+	or.b32 %r356, %r350, %r353;
+	mov.b32 %r357, %r338;
+	and.b32 %r357, %r357, 65535;
+	setp.ge.u32 %p358, %r357, 32768;
+	mov.b64 %rd360, 3;
 $L_52:
-	mad.lo.s64 %rd529, %rd477, 1, %rd22;
-	st.global.u8 [%rd529], %r478;
-	add.s64 %rd530, %rd477, 1;
-	mov.b32 %r531, %r17;
-	cvt.s32.s8 %r531, %r531;
+	@!%p358 bra $L_215;
 $L_53:
-	mov.b32 %r533, %r531;
-	setp.lt.u32 %p534, %r533, 2147483648;
-	mov.b64 %rd536, 0;
-$L_54:
-	@!%p534 bra $L_359;
-$L_55:
-	min.u64 %rdt9, %rd536, 32;
+	min.u64 %rdt9, %rd360, 32;
 	cvt.u32.u64 %rt21, %rdt9;
 	mov.b32 %rt22, 1;
-	shl.b32 %r537, %rt22, %rt21;
-	and.b32 %r537, %r537, 255;
-	mov.b32 %r535, %r537;
+	shl.b32 %r361, %rt22, %rt21;
+	and.b32 %r361, %r361, 255;
+	mov.b32 %r359, %r361;
+$L_54:
+	or.b32 %r362, %r356, %r359;
+	mov.b32 %r363, %r338;
+	cvt.rn.f64.u32 %fd364, %r363;
+	mov.b32 %r365, %r338;
+	cvt.rn.f64.s32 %fd366, %r365;
+	setp.eq.f64 %p367, %fd364, %fd366;
+	mov.b64 %rd369, 4;
+$L_55:
+	@!%p367 bra $L_214;
 $L_56:
-	mov.b32 %r538, %r531;
-	setp.lt.s32 %p539, %r538, 0;
-	mov.b64 %rd541, 1;
-$L_57:
-	@!%p539 bra $L_358;
-$L_58:
-	min.u64 %rdt10, %rd541, 32;
+	min.u64 %rdt10, %rd369, 32;
 	cvt.u32.u64 %rt23, %rdt10;
 	mov.b32 %rt24, 1;
-	shl.b32 %r542, %rt24, %rt23;
-	and.b32 %r542, %r542, 255;
-	mov.b32 %r540, %r542;
+	shl.b32 %r370, %rt24, %rt23;
+	and.b32 %r370, %r370, 255;
+	mov.b32 %r368, %r370;
+$L_57:
+	or.b32 %r371, %r362, %r368;
+	mov.b32 %r339, %r371;
+$L_58:
+	mad.lo.s64 %rd372, %rd337, 1, %rd22;
+	st.global.u8 [%rd372], %r339;
+	add.s64 %rd373, %rd303, 2;
+	mov.b32 %r374, %r17;
+	cvt.s32.s16 %r374, %r374;
 $L_59:
-	or.b32 %r543, %r535, %r540;
-	cvt.s64.s32 %rd544, %r531;
-	setp.gt.u64 %p545, %rd544, 9223372036854775808U;
-	mov.b64 %rd547, 2;
+	mov.b32 %r376, %r374;
+	setp.lt.u32 %p377, %r376, 2147483648;
+	mov.b64 %rd379, 0;
 $L_60:
-	@!%p545 bra $L_357;
+	@!%p377 bra $L_213;
 $L_61:
-	min.u64 %rdt11, %rd547, 32;
+	min.u64 %rdt11, %rd379, 32;
 	cvt.u32.u64 %rt25, %rdt11;
 	mov.b32 %rt26, 1;
-	shl.b32 %r548, %rt26, %rt25;
-	and.b32 %r548, %r548, 255;
-	mov.b32 %r546, %r548;
+	shl.b32 %r380, %rt26, %rt25;
+	and.b32 %r380, %r380, 255;
+	mov.b32 %r378, %r380;
 $L_62:
-	or.b32 %r549, %r543, %r546;
-	mov.b32 %r550, %r531;
-	and.b32 %r550, %r550, 65535;
-	setp.ge.u32 %p551, %r550, 32768;
-	mov.b64 %rd553, 3;
+	mov.b32 %r381, %r374;
+	setp.lt.s32 %p382, %r381, 0;
+	mov.b64 %rd384, 1;
 $L_63:
-	@!%p551 bra $L_356;
+	@!%p382 bra $L_212;
 $L_64:
-	min.u64 %rdt12, %rd553, 32;
+	min.u64 %rdt12, %rd384, 32;
 	cvt.u32.u64 %rt27, %rdt12;
 	mov.b32 %rt28, 1;
-	shl.b32 %r554, %rt28, %rt27;
-	and.b32 %r554, %r554, 255;
-	mov.b32 %r552, %r554;
+	shl.b32 %r385, %rt28, %rt27;
+	and.b32 %r385, %r385, 255;
+	mov.b32 %r383, %r385;
 $L_65:
-	or.b32 %r555, %r549, %r552;
-	mov.b32 %r556, %r531;
-	and.b32 %r556, %r556, 255;
-	setp.gt.u32 %p557, %r556, 128;
-	mov.b64 %rd559, 4;
+	or.b32 %r386, %r378, %r383;
+	cvt.s64.s32 %rd387, %r374;
+	setp.gt.u64 %p388, %rd387, 9223372036854775808U;
+	mov.b64 %rd390, 2;
 $L_66:
-	@!%p557 bra $L_355;
+	@!%p388 bra $L_211;
 $L_67:
-	min.u64 %rdt13, %rd559, 32;
+	min.u64 %rdt13, %rd390, 32;
 	cvt.u32.u64 %rt29, %rdt13;
 	mov.b32 %rt30, 1;
-	shl.b32 %r560, %rt30, %rt29;
-	and.b32 %r560, %r560, 255;
-	mov.b32 %r558, %r560;
+	shl.b32 %r391, %rt30, %rt29;
+	and.b32 %r391, %r391, 255;
+	mov.b32 %r389, %r391;
 $L_68:
-	or.b32 %r561, %r555, %r558;
-	setp.lt.s32 %p562, %r531, 1;
-	mov.b64 %rd564, 5;
+	or.b32 %r392, %r386, %r389;
+	mov.b32 %r393, %r374;
+	and.b32 %r393, %r393, 65535;
+	setp.ge.u32 %p394, %r393, 32768;
+	mov.b64 %rd396, 3;
 $L_69:
-	@!%p562 bra $L_354;
+	@!%p394 bra $L_210;
 $L_70:
-	min.u64 %rdt14, %rd564, 32;
+	min.u64 %rdt14, %rd396, 32;
 	cvt.u32.u64 %rt31, %rdt14;
 	mov.b32 %rt32, 1;
-	shl.b32 %r565, %rt32, %rt31;
-	and.b32 %r565, %r565, 255;
-	mov.b32 %r563, %r565;
+	shl.b32 %r397, %rt32, %rt31;
+	and.b32 %r397, %r397, 255;
+	mov.b32 %r395, %r397;
 $L_71:
-	or.b32 %r566, %r561, %r563;
-	mov.b32 %r567, %r531;
-	cvt.rn.f64.u32 %fd568, %r567;
-	mov.b32 %r569, %r531;
-	cvt.rn.f64.s32 %fd570, %r569;
-	setp.eq.f64 %p571, %fd568, %fd570;
-	mov.b64 %rd573, 6;
+	or.b32 %r398, %r392, %r395;
+	mov.b32 %r399, %r374;
+	cvt.rn.f64.u32 %fd400, %r399;
+	mov.b32 %r401, %r374;
+	cvt.rn.f64.s32 %fd402, %r401;
+	setp.eq.f64 %p403, %fd400, %fd402;
+	mov.b64 %rd405, 4;
 $L_72:
-	@!%p571 bra $L_353;
+	@!%p403 bra $L_209;
 $L_73:
-	min.u64 %rdt15, %rd573, 32;
+	min.u64 %rdt15, %rd405, 32;
 	cvt.u32.u64 %rt33, %rdt15;
 	mov.b32 %rt34, 1;
-	shl.b32 %r574, %rt34, %rt33;
-	and.b32 %r574, %r574, 255;
-	mov.b32 %r572, %r574;
+	shl.b32 %r406, %rt34, %rt33;
+	and.b32 %r406, %r406, 255;
+	mov.b32 %r404, %r406;
 $L_74:
-	or.b32 %r575, %r566, %r572;
-	mov.b32 %r576, %r531;
-	and.b32 %r576, %r576, 65535;
-	cvt.rn.f32.u32 %f577, %r576;
-	mov.b32 %r578, %r531;
-	cvt.s32.s16 %r578, %r578;
-	cvt.rn.f32.s32 %f579, %r578;
-	setp.gt.f32 %p580, %f577, %f579;
-	mov.b64 %rd582, 7;
+	or.b32 %r407, %r398, %r404;
+	mov.b32 %r375, %r407;
 $L_75:
-	@!%p580 bra $L_352;
+	mad.lo.s64 %rd408, %rd373, 1, %rd22;
+	st.global.u8 [%rd408], %r375;
+	add.s64 %rd409, %rd303, 3;
+	mov.b32 %r410, %r17;
 $L_76:
-	min.u64 %rdt16, %rd582, 32;
+	mov.b32 %r412, %r410;
+	setp.lt.u32 %p413, %r412, 2147483648;
+	mov.b64 %rd415, 0;
+$L_77:
+	@!%p413 bra $L_208;
+$L_78:
+	min.u64 %rdt16, %rd415, 32;
 	cvt.u32.u64 %rt35, %rdt16;
 	mov.b32 %rt36, 1;
-	shl.b32 %r583, %rt36, %rt35;
-	and.b32 %r583, %r583, 255;
-	mov.b32 %r581, %r583;
-$L_77:
-	or.b32 %r584, %r575, %r581;
-	mov.b32 %r532, %r584;
-$L_78:
-	mad.lo.s64 %rd585, %rd530, 1, %rd22;
-	st.global.u8 [%rd585], %r532;
-	add.s64 %rd586, %rd477, 2;
-	mov.b32 %r587, %r17;
-	cvt.s32.s16 %r587, %r587;
+	shl.b32 %r416, %rt36, %rt35;
+	and.b32 %r416, %r416, 255;
+	mov.b32 %r414, %r416;
 $L_79:
-	mov.b32 %r589, %r587;
-	setp.lt.u32 %p590, %r589, 2147483648;
-	mov.b64 %rd592, 0;
+	setp.lt.s32 %p417, %r410, 0;
+	mov.b64 %rd419, 1;
 $L_80:
-	@!%p590 bra $L_351;
+	@!%p417 bra $L_207;
 $L_81:
-	min.u64 %rdt17, %rd592, 32;
+	min.u64 %rdt17, %rd419, 32;
 	cvt.u32.u64 %rt37, %rdt17;
 	mov.b32 %rt38, 1;
-	shl.b32 %r593, %rt38, %rt37;
-	and.b32 %r593, %r593, 255;
-	mov.b32 %r591, %r593;
+	shl.b32 %r420, %rt38, %rt37;
+	and.b32 %r420, %r420, 255;
+	mov.b32 %r418, %r420;
 $L_82:
-	mov.b32 %r594, %r587;
-	setp.lt.s32 %p595, %r594, 0;
-	mov.b64 %rd597, 1;
+	or.b32 %r421, %r414, %r418;
+	cvt.s64.s32 %rd422, %r410;
+	setp.gt.u64 %p423, %rd422, 9223372036854775808U;
+	mov.b64 %rd425, 2;
 $L_83:
-	@!%p595 bra $L_350;
+	@!%p423 bra $L_206;
 $L_84:
-	min.u64 %rdt18, %rd597, 32;
+	min.u64 %rdt18, %rd425, 32;
 	cvt.u32.u64 %rt39, %rdt18;
 	mov.b32 %rt40, 1;
-	shl.b32 %r598, %rt40, %rt39;
-	and.b32 %r598, %r598, 255;
-	mov.b32 %r596, %r598;
+	shl.b32 %r426, %rt40, %rt39;
+	and.b32 %r426, %r426, 255;
+	mov.b32 %r424, %r426;
 $L_85:
-	or.b32 %r599, %r591, %r596;
-	cvt.s64.s32 %rd600, %r587;
-	setp.gt.u64 %p601, %rd600, 9223372036854775808U;
-	mov.b64 %rd603, 2;
+	or.b32 %r427, %r421, %r424;
+	mov.b32 %r428, %r410;
+	and.b32 %r428, %r428, 65535;
+	setp.ge.u32 %p429, %r428, 32768;
+	mov.b64 %rd431, 3;
 $L_86:
-	@!%p601 bra $L_349;
+	@!%p429 bra $L_205;
 $L_87:
-	min.u64 %rdt19, %rd603, 32;
+	min.u64 %rdt19, %rd431, 32;
 	cvt.u32.u64 %rt41, %rdt19;
 	mov.b32 %rt42, 1;
-	shl.b32 %r604, %rt42, %rt41;
-	and.b32 %r604, %r604, 255;
-	mov.b32 %r602, %r604;
+	shl.b32 %r432, %rt42, %rt41;
+	and.b32 %r432, %r432, 255;
+	mov.b32 %r430, %r432;
 $L_88:
-	or.b32 %r605, %r599, %r602;
-	mov.b32 %r606, %r587;
-	and.b32 %r606, %r606, 65535;
-	setp.ge.u32 %p607, %r606, 32768;
-	mov.b64 %rd609, 3;
+	or.b32 %r433, %r427, %r430;
+	mov.b32 %r434, %r410;
+	cvt.rn.f64.u32 %fd435, %r434;
+	cvt.rn.f64.s32 %fd436, %r410;
+	setp.eq.f64 %p437, %fd435, %fd436;
+	mov.b64 %rd439, 4;
 $L_89:
-	@!%p607 bra $L_348;
+	@!%p437 bra $L_204;
 $L_90:
-	min.u64 %rdt20, %rd609, 32;
+	min.u64 %rdt20, %rd439, 32;
 	cvt.u32.u64 %rt43, %rdt20;
 	mov.b32 %rt44, 1;
-	shl.b32 %r610, %rt44, %rt43;
-	and.b32 %r610, %r610, 255;
-	mov.b32 %r608, %r610;
+	shl.b32 %r440, %rt44, %rt43;
+	and.b32 %r440, %r440, 255;
+	mov.b32 %r438, %r440;
 $L_91:
-	or.b32 %r611, %r605, %r608;
-	mov.b32 %r612, %r587;
-	and.b32 %r612, %r612, 255;
-	setp.gt.u32 %p613, %r612, 128;
-	mov.b64 %rd615, 4;
+	or.b32 %r441, %r433, %r438;
+	mov.b32 %r411, %r441;
 $L_92:
-	@!%p613 bra $L_347;
+	mad.lo.s64 %rd442, %rd409, 1, %rd22;
+	st.global.u8 [%rd442], %r411;
+	add.s64 %rd443, %rd303, 4;
+	mov.b32 %r444, %r17;
+	and.b32 %r444, %r444, 255;
 $L_93:
-	min.u64 %rdt21, %rd615, 32;
+	mov.b32 %r446, %r444;
+	setp.lt.u32 %p447, %r446, 2147483648;
+	mov.b64 %rd449, 0;
+$L_94:
+	@!%p447 bra $L_203;
+$L_95:
+	min.u64 %rdt21, %rd449, 32;
 	cvt.u32.u64 %rt45, %rdt21;
 	mov.b32 %rt46, 1;
-	shl.b32 %r616, %rt46, %rt45;
-	and.b32 %r616, %r616, 255;
-	mov.b32 %r614, %r616;
-$L_94:
-	or.b32 %r617, %r611, %r614;
-	setp.lt.s32 %p618, %r587, 1;
-	mov.b64 %rd620, 5;
-$L_95:
-	@!%p618 bra $L_346;
+	shl.b32 %r450, %rt46, %rt45;
+	and.b32 %r450, %r450, 255;
+	mov.b32 %r448, %r450;
 $L_96:
-	min.u64 %rdt22, %rd620, 32;
+	mov.b32 %r451, %r444;
+	setp.lt.s32 %p452, %r451, 0;
+	mov.b64 %rd454, 1;
+$L_97:
+	@!%p452 bra $L_202;
+$L_98:
+	min.u64 %rdt22, %rd454, 32;
 	cvt.u32.u64 %rt47, %rdt22;
 	mov.b32 %rt48, 1;
-	shl.b32 %r621, %rt48, %rt47;
-	and.b32 %r621, %r621, 255;
-	mov.b32 %r619, %r621;
-$L_97:
-	or.b32 %r622, %r617, %r619;
-	mov.b32 %r623, %r587;
-	cvt.rn.f64.u32 %fd624, %r623;
-	mov.b32 %r625, %r587;
-	cvt.rn.f64.s32 %fd626, %r625;
-	setp.eq.f64 %p627, %fd624, %fd626;
-	mov.b64 %rd629, 6;
-$L_98:
-	@!%p627 bra $L_345;
+	shl.b32 %r455, %rt48, %rt47;
+	and.b32 %r455, %r455, 255;
+	mov.b32 %r453, %r455;
 $L_99:
-	min.u64 %rdt23, %rd629, 32;
+	or.b32 %r456, %r448, %r453;
+	cvt.u64.u32 %rd457, %r444;
+	setp.gt.u64 %p458, %rd457, 9223372036854775808U;
+	mov.b64 %rd460, 2;
+$L_100:
+	@!%p458 bra $L_201;
+$L_101:
+	min.u64 %rdt23, %rd460, 32;
 	cvt.u32.u64 %rt49, %rdt23;
 	mov.b32 %rt50, 1;
-	shl.b32 %r630, %rt50, %rt49;
-	and.b32 %r630, %r630, 255;
-	mov.b32 %r628, %r630;
-$L_100:
-	or.b32 %r631, %r622, %r628;
-	mov.b32 %r632, %r587;
-	and.b32 %r632, %r632, 65535;
-	cvt.rn.f32.u32 %f633, %r632;
-	cvt.rn.f32.s32 %f634, %r587;
-	setp.gt.f32 %p635, %f633, %f634;
-	mov.b64 %rd637, 7;
-$L_101:
-	@!%p635 bra $L_344;
+	shl.b32 %r461, %rt50, %rt49;
+	and.b32 %r461, %r461, 255;
+	mov.b32 %r459, %r461;
 $L_102:
-	min.u64 %rdt24, %rd637, 32;
+	or.b32 %r462, %r456, %r459;
+	mov.b32 %r463, %r444;
+	and.b32 %r463, %r463, 65535;
+	setp.ge.u32 %p464, %r463, 32768;
+	mov.b64 %rd466, 3;
+$L_103:
+	@!%p464 bra $L_200;
+$L_104:
+	min.u64 %rdt24, %rd466, 32;
 	cvt.u32.u64 %rt51, %rdt24;
 	mov.b32 %rt52, 1;
-	shl.b32 %r638, %rt52, %rt51;
-	and.b32 %r638, %r638, 255;
-	mov.b32 %r636, %r638;
-$L_103:
-	or.b32 %r639, %r631, %r636;
-	mov.b32 %r588, %r639;
-$L_104:
-	mad.lo.s64 %rd640, %rd586, 1, %rd22;
-	st.global.u8 [%rd640], %r588;
-	add.s64 %rd641, %rd477, 3;
-	mov.b32 %r642, %r17;
+	shl.b32 %r467, %rt52, %rt51;
+	and.b32 %r467, %r467, 255;
+	mov.b32 %r465, %r467;
 $L_105:
-	mov.b32 %r644, %r642;
-	setp.lt.u32 %p645, %r644, 2147483648;
-	mov.b64 %rd647, 0;
+	or.b32 %r468, %r462, %r465;
+	mov.b32 %r469, %r444;
+	cvt.rn.f64.u32 %fd470, %r469;
+	mov.b32 %r471, %r444;
+	cvt.rn.f64.s32 %fd472, %r471;
+	setp.eq.f64 %p473, %fd470, %fd472;
+	mov.b64 %rd475, 4;
 $L_106:
-	@!%p645 bra $L_343;
+	@!%p473 bra $L_199;
 $L_107:
-	min.u64 %rdt25, %rd647, 32;
+	min.u64 %rdt25, %rd475, 32;
 	cvt.u32.u64 %rt53, %rdt25;
 	mov.b32 %rt54, 1;
-	shl.b32 %r648, %rt54, %rt53;
-	and.b32 %r648, %r648, 255;
-	mov.b32 %r646, %r648;
+	shl.b32 %r476, %rt54, %rt53;
+	and.b32 %r476, %r476, 255;
+	mov.b32 %r474, %r476;
 $L_108:
-	setp.lt.s32 %p649, %r642, 0;
-	mov.b64 %rd651, 1;
+	or.b32 %r477, %r468, %r474;
+	mov.b32 %r445, %r477;
 $L_109:
-	@!%p649 bra $L_342;
+	mad.lo.s64 %rd478, %rd443, 1, %rd22;
+	st.global.u8 [%rd478], %r445;
+	add.s64 %rd479, %rd303, 5;
 $L_110:
-	min.u64 %rdt26, %rd651, 32;
+	mov.b32 %r481, %r17;
+	setp.lt.u32 %p482, %r481, 2147483648;
+	mov.b64 %rd484, 0;
+$L_111:
+	@!%p482 bra $L_198;
+$L_112:
+	min.u64 %rdt26, %rd484, 32;
 	cvt.u32.u64 %rt55, %rdt26;
 	mov.b32 %rt56, 1;
-	shl.b32 %r652, %rt56, %rt55;
-	and.b32 %r652, %r652, 255;
-	mov.b32 %r650, %r652;
-$L_111:
-	or.b32 %r653, %r646, %r650;
-	cvt.s64.s32 %rd654, %r642;
-	setp.gt.u64 %p655, %rd654, 9223372036854775808U;
-	mov.b64 %rd657, 2;
-$L_112:
-	@!%p655 bra $L_341;
+	shl.b32 %r485, %rt56, %rt55;
+	and.b32 %r485, %r485, 255;
+	mov.b32 %r483, %r485;
 $L_113:
-	min.u64 %rdt27, %rd657, 32;
+	mov.b32 %r486, %r17;
+	setp.lt.s32 %p487, %r486, 0;
+	mov.b64 %rd489, 1;
+$L_114:
+	@!%p487 bra $L_197;
+$L_115:
+	min.u64 %rdt27, %rd489, 32;
 	cvt.u32.u64 %rt57, %rdt27;
 	mov.b32 %rt58, 1;
-	shl.b32 %r658, %rt58, %rt57;
-	and.b32 %r658, %r658, 255;
-	mov.b32 %r656, %r658;
-$L_114:
-	or.b32 %r659, %r653, %r656;
-	mov.b32 %r660, %r642;
-	and.b32 %r660, %r660, 65535;
-	setp.ge.u32 %p661, %r660, 32768;
-	mov.b64 %rd663, 3;
-$L_115:
-	@!%p661 bra $L_340;
+	shl.b32 %r490, %rt58, %rt57;
+	and.b32 %r490, %r490, 255;
+	mov.b32 %r488, %r490;
 $L_116:
-	min.u64 %rdt28, %rd663, 32;
+	or.b32 %r491, %r483, %r488;
+	cvt.u64.u32 %rd492, %r17;
+	setp.gt.u64 %p493, %rd492, 9223372036854775808U;
+	mov.b64 %rd495, 2;
+$L_117:
+	@!%p493 bra $L_196;
+$L_118:
+	min.u64 %rdt28, %rd495, 32;
 	cvt.u32.u64 %rt59, %rdt28;
 	mov.b32 %rt60, 1;
-	shl.b32 %r664, %rt60, %rt59;
-	and.b32 %r664, %r664, 255;
-	mov.b32 %r662, %r664;
-$L_117:
-	or.b32 %r665, %r659, %r662;
-	mov.b32 %r666, %r642;
-	and.b32 %r666, %r666, 255;
-	setp.gt.u32 %p667, %r666, 128;
-	mov.b64 %rd669, 4;
-$L_118:
-	@!%p667 bra $L_339;
+	shl.b32 %r496, %rt60, %rt59;
+	and.b32 %r496, %r496, 255;
+	mov.b32 %r494, %r496;
 $L_119:
-	min.u64 %rdt29, %rd669, 32;
+	or.b32 %r497, %r491, %r494;
+	setp.ge.u32 %p498, %r17, 32768;
+	mov.b64 %rd500, 3;
+$L_120:
+	@!%p498 bra $L_195;
+$L_121:
+	min.u64 %rdt29, %rd500, 32;
 	cvt.u32.u64 %rt61, %rdt29;
 	mov.b32 %rt62, 1;
-	shl.b32 %r670, %rt62, %rt61;
-	and.b32 %r670, %r670, 255;
-	mov.b32 %r668, %r670;
-$L_120:
-	or.b32 %r671, %r665, %r668;
-	setp.lt.s32 %p672, %r642, 1;
-	mov.b64 %rd674, 5;
-$L_121:
-	@!%p672 bra $L_338;
+	shl.b32 %r501, %rt62, %rt61;
+	and.b32 %r501, %r501, 255;
+	mov.b32 %r499, %r501;
 $L_122:
-	min.u64 %rdt30, %rd674, 32;
+	or.b32 %r502, %r497, %r499;
+	mov.b32 %r503, %r17;
+	cvt.rn.f64.u32 %fd504, %r503;
+	mov.b32 %r505, %r17;
+	cvt.rn.f64.s32 %fd506, %r505;
+	setp.eq.f64 %p507, %fd504, %fd506;
+	mov.b64 %rd509, 4;
+$L_123:
+	@!%p507 bra $L_194;
+$L_124:
+	min.u64 %rdt30, %rd509, 32;
 	cvt.u32.u64 %rt63, %rdt30;
 	mov.b32 %rt64, 1;
-	shl.b32 %r675, %rt64, %rt63;
-	and.b32 %r675, %r675, 255;
-	mov.b32 %r673, %r675;
-$L_123:
-	or.b32 %r676, %r671, %r673;
-	mov.b32 %r677, %r642;
-	cvt.rn.f64.u32 %fd678, %r677;
-	cvt.rn.f64.s32 %fd679, %r642;
-	setp.eq.f64 %p680, %fd678, %fd679;
-	mov.b64 %rd682, 6;
-$L_124:
-	@!%p680 bra $L_337;
+	shl.b32 %r510, %rt64, %rt63;
+	and.b32 %r510, %r510, 255;
+	mov.b32 %r508, %r510;
 $L_125:
-	min.u64 %rdt31, %rd682, 32;
+	or.b32 %r511, %r502, %r508;
+	mov.b32 %r480, %r511;
+$L_126:
+	mad.lo.s64 %rd512, %rd479, 1, %rd22;
+	st.global.u8 [%rd512], %r480;
+	add.s64 %rd513, %rd303, 6;
+	mov.b32 %r514, %r17;
+$L_127:
+	setp.lt.u32 %p516, %r514, 2147483648;
+	mov.b64 %rd518, 0;
+$L_128:
+	@!%p516 bra $L_193;
+$L_129:
+	min.u64 %rdt31, %rd518, 32;
 	cvt.u32.u64 %rt65, %rdt31;
 	mov.b32 %rt66, 1;
-	shl.b32 %r683, %rt66, %rt65;
-	and.b32 %r683, %r683, 255;
-	mov.b32 %r681, %r683;
-$L_126:
-	or.b32 %r684, %r676, %r681;
-	mov.b32 %r685, %r642;
-	and.b32 %r685, %r685, 65535;
-	cvt.rn.f32.u32 %f686, %r685;
-	mov.b32 %r687, %r642;
-	cvt.s32.s16 %r687, %r687;
-	cvt.rn.f32.s32 %f688, %r687;
-	setp.gt.f32 %p689, %f686, %f688;
-	mov.b64 %rd691, 7;
-$L_127:
-	@!%p689 bra $L_336;
-$L_128:
-	min.u64 %rdt32, %rd691, 32;
+	shl.b32 %r519, %rt66, %rt65;
+	and.b32 %r519, %r519, 255;
+	mov.b32 %r517, %r519;
+$L_130:
+	mov.b32 %r520, %r514;
+	setp.lt.s32 %p521, %r520, 0;
+	mov.b64 %rd523, 1;
+$L_131:
+	@!%p521 bra $L_192;
+$L_132:
+	min.u64 %rdt32, %rd523, 32;
 	cvt.u32.u64 %rt67, %rdt32;
 	mov.b32 %rt68, 1;
-	shl.b32 %r692, %rt68, %rt67;
-	and.b32 %r692, %r692, 255;
-	mov.b32 %r690, %r692;
-$L_129:
-	or.b32 %r693, %r684, %r690;
-	mov.b32 %r643, %r693;
-$L_130:
-	mad.lo.s64 %rd694, %rd641, 1, %rd22;
-	st.global.u8 [%rd694], %r643;
-	add.s64 %rd695, %rd477, 4;
-	mov.b32 %r696, %r17;
-	and.b32 %r696, %r696, 255;
-$L_131:
-	mov.b32 %r698, %r696;
-	setp.lt.u32 %p699, %r698, 2147483648;
-	mov.b64 %rd701, 0;
-$L_132:
-	@!%p699 bra $L_335;
+	shl.b32 %r524, %rt68, %rt67;
+	and.b32 %r524, %r524, 255;
+	mov.b32 %r522, %r524;
 $L_133:
-	min.u64 %rdt33, %rd701, 32;
+	or.b32 %r525, %r517, %r522;
+	cvt.u64.u32 %rd526, %r514;
+	setp.gt.u64 %p527, %rd526, 9223372036854775808U;
+	mov.b64 %rd529, 2;
+$L_134:
+	@!%p527 bra $L_191;
+$L_135:
+	min.u64 %rdt33, %rd529, 32;
 	cvt.u32.u64 %rt69, %rdt33;
 	mov.b32 %rt70, 1;
-	shl.b32 %r702, %rt70, %rt69;
-	and.b32 %r702, %r702, 255;
-	mov.b32 %r700, %r702;
-$L_134:
-	mov.b32 %r703, %r696;
-	setp.lt.s32 %p704, %r703, 0;
-	mov.b64 %rd706, 1;
-$L_135:
-	@!%p704 bra $L_334;
+	shl.b32 %r530, %rt70, %rt69;
+	and.b32 %r530, %r530, 255;
+	mov.b32 %r528, %r530;
 $L_136:
-	min.u64 %rdt34, %rd706, 32;
+	or.b32 %r531, %r525, %r528;
+	mov.b32 %r532, %r514;
+	and.b32 %r532, %r532, 65535;
+	setp.ge.u32 %p533, %r532, 32768;
+	mov.b64 %rd535, 3;
+$L_137:
+	@!%p533 bra $L_190;
+$L_138:
+	min.u64 %rdt34, %rd535, 32;
 	cvt.u32.u64 %rt71, %rdt34;
 	mov.b32 %rt72, 1;
-	shl.b32 %r707, %rt72, %rt71;
-	and.b32 %r707, %r707, 255;
-	mov.b32 %r705, %r707;
-$L_137:
-	or.b32 %r708, %r700, %r705;
-	cvt.u64.u32 %rd709, %r696;
-	setp.gt.u64 %p710, %rd709, 9223372036854775808U;
-	mov.b64 %rd712, 2;
-$L_138:
-	@!%p710 bra $L_333;
+	shl.b32 %r536, %rt72, %rt71;
+	and.b32 %r536, %r536, 255;
+	mov.b32 %r534, %r536;
 $L_139:
-	min.u64 %rdt35, %rd712, 32;
+	or.b32 %r537, %r531, %r534;
+	cvt.rn.f64.u32 %fd538, %r514;
+	mov.b32 %r539, %r514;
+	cvt.rn.f64.s32 %fd540, %r539;
+	setp.eq.f64 %p541, %fd538, %fd540;
+	mov.b64 %rd543, 4;
+$L_140:
+	@!%p541 bra $L_189;
+$L_141:
+	min.u64 %rdt35, %rd543, 32;
 	cvt.u32.u64 %rt73, %rdt35;
 	mov.b32 %rt74, 1;
-	shl.b32 %r713, %rt74, %rt73;
-	and.b32 %r713, %r713, 255;
-	mov.b32 %r711, %r713;
-$L_140:
-	or.b32 %r714, %r708, %r711;
-	mov.b32 %r715, %r696;
-	and.b32 %r715, %r715, 65535;
-	setp.ge.u32 %p716, %r715, 32768;
-	mov.b64 %rd718, 3;
-$L_141:
-	@!%p716 bra $L_332;
+	shl.b32 %r544, %rt74, %rt73;
+	and.b32 %r544, %r544, 255;
+	mov.b32 %r542, %r544;
 $L_142:
-	min.u64 %rdt36, %rd718, 32;
+	or.b32 %r545, %r537, %r542;
+	mov.b32 %r515, %r545;
+$L_143:
+	mad.lo.s64 %rd546, %rd513, 1, %rd22;
+	st.global.u8 [%rd546], %r515;
+	add.s64 %rd547, %rd303, 7;
+	mov.b32 %r548, %r17;
+	cvt.s32.s8 %r548, %r548;
+	add.s32 %r549, %r548, 1;
+	cvt.s32.s8 %r549, %r549;
+$L_144:
+	mov.b32 %r551, %r549;
+	setp.lt.u32 %p552, %r551, 2147483648;
+	mov.b64 %rd554, 0;
+$L_145:
+	@!%p552 bra $L_188;
+$L_146:
+	min.u64 %rdt36, %rd554, 32;
 	cvt.u32.u64 %rt75, %rdt36;
 	mov.b32 %rt76, 1;
-	shl.b32 %r719, %rt76, %rt75;
-	and.b32 %r719, %r719, 255;
-	mov.b32 %r717, %r719;
-$L_143:
-	or.b32 %r720, %r714, %r717;
-	setp.gt.u32 %p721, %r696, 128;
-	mov.b64 %rd723, 4;
-$L_144:
-	@!%p721 bra $L_331;
-$L_145:
-	min.u64 %rdt37, %rd723, 32;
+	shl.b32 %r555, %rt76, %rt75;
+	and.b32 %r555, %r555, 255;
+	mov.b32 %r553, %r555;
+$L_147:
+	mov.b32 %r556, %r549;
+	setp.lt.s32 %p557, %r556, 0;
+	mov.b64 %rd559, 1;
+$L_148:
+	@!%p557 bra $L_187;
+$L_149:
+	min.u64 %rdt37, %rd559, 32;
 	cvt.u32.u64 %rt77, %rdt37;
 	mov.b32 %rt78, 1;
-	shl.b32 %r724, %rt78, %rt77;
-	and.b32 %r724, %r724, 255;
-	mov.b32 %r722, %r724;
-$L_146:
-	or.b32 %r725, %r720, %r722;
-	setp.lt.u32 %p726, %r696, 1;
-	mov.b64 %rd728, 5;
-$L_147:
-	@!%p726 bra $L_330;
-$L_148:
-	min.u64 %rdt38, %rd728, 32;
+	shl.b32 %r560, %rt78, %rt77;
+	and.b32 %r560, %r560, 255;
+	mov.b32 %r558, %r560;
+$L_150:
+	or.b32 %r561, %r553, %r558;
+	cvt.s64.s32 %rd562, %r549;
+	setp.gt.u64 %p563, %rd562, 9223372036854775808U;
+	mov.b64 %rd565, 2;
+$L_151:
+	@!%p563 bra $L_186;
+$L_152:
+	min.u64 %rdt38, %rd565, 32;
 	cvt.u32.u64 %rt79, %rdt38;
 	mov.b32 %rt80, 1;
-	shl.b32 %r729, %rt80, %rt79;
-	and.b32 %r729, %r729, 255;
-	mov.b32 %r727, %r729;
-$L_149:
-	or.b32 %r730, %r725, %r727;
-	mov.b32 %r731, %r696;
-	cvt.rn.f64.u32 %fd732, %r731;
-	mov.b32 %r733, %r696;
-	cvt.rn.f64.s32 %fd734, %r733;
-	setp.eq.f64 %p735, %fd732, %fd734;
-	mov.b64 %rd737, 6;
-$L_150:
-	@!%p735 bra $L_329;
-$L_151:
-	min.u64 %rdt39, %rd737, 32;
+	shl.b32 %r566, %rt80, %rt79;
+	and.b32 %r566, %r566, 255;
+	mov.b32 %r564, %r566;
+$L_153:
+	or.b32 %r567, %r561, %r564;
+	mov.b32 %r568, %r549;
+	and.b32 %r568, %r568, 65535;
+	setp.ge.u32 %p569, %r568, 32768;
+	mov.b64 %rd571, 3;
+$L_154:
+	@!%p569 bra $L_185;
+$L_155:
+	min.u64 %rdt39, %rd571, 32;
 	cvt.u32.u64 %rt81, %rdt39;
 	mov.b32 %rt82, 1;
-	shl.b32 %r738, %rt82, %rt81;
-	and.b32 %r738, %r738, 255;
-	mov.b32 %r736, %r738;
-$L_152:
-	or.b32 %r739, %r730, %r736;
-	mov.b32 %r740, %r696;
-	and.b32 %r740, %r740, 65535;
-	cvt.rn.f32.u32 %f741, %r740;
-	mov.b32 %r742, %r696;
-	cvt.s32.s16 %r742, %r742;
-	cvt.rn.f32.s32 %f743, %r742;
-	setp.gt.f32 %p744, %f741, %f743;
-	mov.b64 %rd746, 7;
-$L_153:
-	@!%p744 bra $L_328;
-$L_154:
-	min.u64 %rdt40, %rd746, 32;
+	shl.b32 %r572, %rt82, %rt81;
+	and.b32 %r572, %r572, 255;
+	mov.b32 %r570, %r572;
+$L_156:
+	or.b32 %r573, %r567, %r570;
+	mov.b32 %r574, %r549;
+	cvt.rn.f64.u32 %fd575, %r574;
+	mov.b32 %r576, %r549;
+	cvt.rn.f64.s32 %fd577, %r576;
+	setp.eq.f64 %p578, %fd575, %fd577;
+	mov.b64 %rd580, 4;
+$L_157:
+	@!%p578 bra $L_184;
+$L_158:
+	min.u64 %rdt40, %rd580, 32;
 	cvt.u32.u64 %rt83, %rdt40;
 	mov.b32 %rt84, 1;
-	shl.b32 %r747, %rt84, %rt83;
-	and.b32 %r747, %r747, 255;
-	mov.b32 %r745, %r747;
-$L_155:
-	or.b32 %r748, %r739, %r745;
-	mov.b32 %r697, %r748;
-$L_156:
-	mad.lo.s64 %rd749, %rd695, 1, %rd22;
-	st.global.u8 [%rd749], %r697;
-	add.s64 %rd750, %rd477, 5;
-$L_157:
-	mov.b32 %r752, %r17;
-	setp.lt.u32 %p753, %r752, 2147483648;
-	mov.b64 %rd755, 0;
-$L_158:
-	@!%p753 bra $L_327;
+	shl.b32 %r581, %rt84, %rt83;
+	and.b32 %r581, %r581, 255;
+	mov.b32 %r579, %r581;
 $L_159:
-	min.u64 %rdt41, %rd755, 32;
+	or.b32 %r582, %r573, %r579;
+	mov.b32 %r550, %r582;
+$L_160:
+	mad.lo.s64 %rd583, %rd547, 1, %rd22;
+	st.global.u8 [%rd583], %r550;
+	add.s64 %rd584, %rd303, 8;
+	mov.b32 %r585, %r17;
+	cvt.s32.s16 %r585, %r585;
+	sub.s32 %r586, %r585, 1;
+	cvt.s32.s16 %r586, %r586;
+$L_161:
+	mov.b32 %r588, %r586;
+	setp.lt.u32 %p589, %r588, 2147483648;
+	mov.b64 %rd591, 0;
+$L_162:
+	@!%p589 bra $L_183;
+$L_163:
+	min.u64 %rdt41, %rd591, 32;
 	cvt.u32.u64 %rt85, %rdt41;
 	mov.b32 %rt86, 1;
-	shl.b32 %r756, %rt86, %rt85;
-	and.b32 %r756, %r756, 255;
-	mov.b32 %r754, %r756;
-$L_160:
-	mov.b32 %r757, %r17;
-	setp.lt.s32 %p758, %r757, 0;
-	mov.b64 %rd760, 1;
-$L_161:
-	@!%p758 bra $L_326;
-$L_162:
-	min.u64 %rdt42, %rd760, 32;
+	shl.b32 %r592, %rt86, %rt85;
+	and.b32 %r592, %r592, 255;
+	mov.b32 %r590, %r592;
+$L_164:
+	mov.b32 %r593, %r586;
+	setp.lt.s32 %p594, %r593, 0;
+	mov.b64 %rd596, 1;
+$L_165:
+	@!%p594 bra $L_182;
+$L_166:
+	min.u64 %rdt42, %rd596, 32;
 	cvt.u32.u64 %rt87, %rdt42;
 	mov.b32 %rt88, 1;
-	shl.b32 %r761, %rt88, %rt87;
-	and.b32 %r761, %r761, 255;
-	mov.b32 %r759, %r761;
-$L_163:
-	or.b32 %r762, %r754, %r759;
-	cvt.u64.u32 %rd763, %r17;
-	setp.gt.u64 %p764, %rd763, 9223372036854775808U;
-	mov.b64 %rd766, 2;
-$L_164:
-	@!%p764 bra $L_325;
-$L_165:
-	min.u64 %rdt43, %rd766, 32;
+	shl.b32 %r597, %rt88, %rt87;
+	and.b32 %r597, %r597, 255;
+	mov.b32 %r595, %r597;
+$L_167:
+	or.b32 %r598, %r590, %r595;
+	cvt.s64.s32 %rd599, %r586;
+	setp.gt.u64 %p600, %rd599, 9223372036854775808U;
+	mov.b64 %rd602, 2;
+$L_168:
+	@!%p600 bra $L_181;
+$L_169:
+	min.u64 %rdt43, %rd602, 32;
 	cvt.u32.u64 %rt89, %rdt43;
 	mov.b32 %rt90, 1;
-	shl.b32 %r767, %rt90, %rt89;
-	and.b32 %r767, %r767, 255;
-	mov.b32 %r765, %r767;
-$L_166:
-	or.b32 %r768, %r762, %r765;
-	setp.ge.u32 %p769, %r17, 32768;
-	mov.b64 %rd771, 3;
-$L_167:
-	@!%p769 bra $L_324;
-$L_168:
-	min.u64 %rdt44, %rd771, 32;
+	shl.b32 %r603, %rt90, %rt89;
+	and.b32 %r603, %r603, 255;
+	mov.b32 %r601, %r603;
+$L_170:
+	or.b32 %r604, %r598, %r601;
+	mov.b32 %r605, %r586;
+	and.b32 %r605, %r605, 65535;
+	setp.ge.u32 %p606, %r605, 32768;
+	mov.b64 %rd608, 3;
+$L_171:
+	@!%p606 bra $L_180;
+$L_172:
+	min.u64 %rdt44, %rd608, 32;
 	cvt.u32.u64 %rt91, %rdt44;
 	mov.b32 %rt92, 1;
-	shl.b32 %r772, %rt92, %rt91;
-	and.b32 %r772, %r772, 255;
-	mov.b32 %r770, %r772;
-$L_169:
-	or.b32 %r773, %r768, %r770;
-	mov.b32 %r774, %r17;
-	and.b32 %r774, %r774, 255;
-	setp.gt.u32 %p775, %r774, 128;
-	mov.b64 %rd777, 4;
-$L_170:
-	@!%p775 bra $L_323;
-$L_171:
-	min.u64 %rdt45, %rd777, 32;
+	shl.b32 %r609, %rt92, %rt91;
+	and.b32 %r609, %r609, 255;
+	mov.b32 %r607, %r609;
+$L_173:
+	or.b32 %r610, %r604, %r607;
+	mov.b32 %r611, %r586;
+	cvt.rn.f64.u32 %fd612, %r611;
+	mov.b32 %r613, %r586;
+	cvt.rn.f64.s32 %fd614, %r613;
+	setp.eq.f64 %p615, %fd612, %fd614;
+	mov.b64 %rd617, 4;
+$L_174:
+	@!%p615 bra $L_179;
+$L_175:
+	min.u64 %rdt45, %rd617, 32;
 	cvt.u32.u64 %rt93, %rdt45;
 	mov.b32 %rt94, 1;
-	shl.b32 %r778, %rt94, %rt93;
-	and.b32 %r778, %r778, 255;
-	mov.b32 %r776, %r778;
-$L_172:
-	or.b32 %r779, %r773, %r776;
-	setp.lt.u32 %p780, %r17, 1;
-	mov.b64 %rd782, 5;
-$L_173:
-	@!%p780 bra $L_322;
-$L_174:
-	min.u64 %rdt46, %rd782, 32;
-	cvt.u32.u64 %rt95, %rdt46;
-	mov.b32 %rt96, 1;
-	shl.b32 %r783, %rt96, %rt95;
-	and.b32 %r783, %r783, 255;
-	mov.b32 %r781, %r783;
-$L_175:
-	or.b32 %r784, %r779, %r781;
-	mov.b32 %r785, %r17;
-	cvt.rn.f64.u32 %fd786, %r785;
-	mov.b32 %r787, %r17;
-	cvt.rn.f64.s32 %fd788, %r787;
-	setp.eq.f64 %p789, %fd786, %fd788;
-	mov.b64 %rd791, 6;
+	shl.b32 %r618, %rt94, %rt93;
+	and.b32 %r618, %r618, 255;
+	mov.b32 %r616, %r618;
 $L_176:
-	@!%p789 bra $L_321;
+	or.b32 %r619, %r610, %r616;
+	mov.b32 %r587, %r619;
 $L_177:
-	min.u64 %rdt47, %rd791, 32;
-	cvt.u32.u64 %rt97, %rdt47;
-	mov.b32 %rt98, 1;
-	shl.b32 %r792, %rt98, %rt97;
-	and.b32 %r792, %r792, 255;
-	mov.b32 %r790, %r792;
+	mad.lo.s64 %rd620, %rd584, 1, %rd22;
+	st.global.u8 [%rd620], %r587;
 $L_178:
-	or.b32 %r793, %r784, %r790;
-	cvt.rn.f32.u32 %f794, %r17;
-	mov.b32 %r795, %r17;
-	cvt.s32.s16 %r795, %r795;
-	cvt.rn.f32.s32 %f796, %r795;
-	setp.gt.f32 %p797, %f794, %f796;
-	mov.b64 %rd799, 7;
-$L_179:
-	@!%p797 bra $L_320;
-$L_180:
-	min.u64 %rdt48, %rd799, 32;
-	cvt.u32.u64 %rt99, %rdt48;
-	mov.b32 %rt100, 1;
-	shl.b32 %r800, %rt100, %rt99;
-	and.b32 %r800, %r800, 255;
-	mov.b32 %r798, %r800;
-$L_181:
-	or.b32 %r801, %r793, %r798;
-	mov.b32 %r751, %r801;
-$L_182:
-	mad.lo.s64 %rd802, %rd750, 1, %rd22;
-	st.global.u8 [%rd802], %r751;
-	add.s64 %rd803, %rd477, 6;
-	mov.b32 %r804, %r17;
-$L_183:
-	setp.lt.u32 %p806, %r804, 2147483648;
-	mov.b64 %rd808, 0;
-$L_184:
-	@!%p806 bra $L_319;
-$L_185:
-	min.u64 %rdt49, %rd808, 32;
-	cvt.u32.u64 %rt101, %rdt49;
-	mov.b32 %rt102, 1;
-	shl.b32 %r809, %rt102, %rt101;
-	and.b32 %r809, %r809, 255;
-	mov.b32 %r807, %r809;
-$L_186:
-	mov.b32 %r810, %r804;
-	setp.lt.s32 %p811, %r810, 0;
-	mov.b64 %rd813, 1;
-$L_187:
-	@!%p811 bra $L_318;
-$L_188:
-	min.u64 %rdt50, %rd813, 32;
-	cvt.u32.u64 %rt103, %rdt50;
-	mov.b32 %rt104, 1;
-	shl.b32 %r814, %rt104, %rt103;
-	and.b32 %r814, %r814, 255;
-	mov.b32 %r812, %r814;
-$L_189:
-	or.b32 %r815, %r807, %r812;
-	cvt.u64.u32 %rd816, %r804;
-	setp.gt.u64 %p817, %rd816, 9223372036854775808U;
-	mov.b64 %rd819, 2;
-$L_190:
-	@!%p817 bra $L_317;
-$L_191:
-	min.u64 %rdt51, %rd819, 32;
-	cvt.u32.u64 %rt105, %rdt51;
-	mov.b32 %rt106, 1;
-	shl.b32 %r820, %rt106, %rt105;
-	and.b32 %r820, %r820, 255;
-	mov.b32 %r818, %r820;
-$L_192:
-	or.b32 %r821, %r815, %r818;
-	mov.b32 %r822, %r804;
-	and.b32 %r822, %r822, 65535;
-	setp.ge.u32 %p823, %r822, 32768;
-	mov.b64 %rd825, 3;
-$L_193:
-	@!%p823 bra $L_316;
-$L_194:
-	min.u64 %rdt52, %rd825, 32;
-	cvt.u32.u64 %rt107, %rdt52;
-	mov.b32 %rt108, 1;
-	shl.b32 %r826, %rt108, %rt107;
-	and.b32 %r826, %r826, 255;
-	mov.b32 %r824, %r826;
-$L_195:
-	or.b32 %r827, %r821, %r824;
-	mov.b32 %r828, %r804;
-	and.b32 %r828, %r828, 255;
-	setp.gt.u32 %p829, %r828, 128;
-	mov.b64 %rd831, 4;
-$L_196:
-	@!%p829 bra $L_315;
-$L_197:
-	min.u64 %rdt53, %rd831, 32;
-	cvt.u32.u64 %rt109, %rdt53;
-	mov.b32 %rt110, 1;
-	shl.b32 %r832, %rt110, %rt109;
-	and.b32 %r832, %r832, 255;
-	mov.b32 %r830, %r832;
-$L_198:
-	or.b32 %r833, %r827, %r830;
-	setp.lt.u32 %p834, %r804, 1;
-	mov.b64 %rd836, 5;
-$L_199:
-	@!%p834 bra $L_314;
-$L_200:
-	min.u64 %rdt54, %rd836, 32;
-	cvt.u32.u64 %rt111, %rdt54;
-	mov.b32 %rt112, 1;
-	shl.b32 %r837, %rt112, %rt111;
-	and.b32 %r837, %r837, 255;
-	mov.b32 %r835, %r837;
-$L_201:
-	or.b32 %r838, %r833, %r835;
-	cvt.rn.f64.u32 %fd839, %r804;
-	mov.b32 %r840, %r804;
-	cvt.rn.f64.s32 %fd841, %r840;
-	setp.eq.f64 %p842, %fd839, %fd841;
-	mov.b64 %rd844, 6;
-$L_202:
-	@!%p842 bra $L_313;
-$L_203:
-	min.u64 %rdt55, %rd844, 32;
-	cvt.u32.u64 %rt113, %rdt55;
-	mov.b32 %rt114, 1;
-	shl.b32 %r845, %rt114, %rt113;
-	and.b32 %r845, %r845, 255;
-	mov.b32 %r843, %r845;
-$L_204:
-	or.b32 %r846, %r838, %r843;
-	mov.b32 %r847, %r804;
-	and.b32 %r847, %r847, 65535;
-	cvt.rn.f32.u32 %f848, %r847;
-	mov.b32 %r849, %r804;
-	cvt.s32.s16 %r849, %r849;
-	cvt.rn.f32.s32 %f850, %r849;
-	setp.gt.f32 %p851, %f848, %f850;
-	mov.b64 %rd853, 7;
-$L_205:
-	@!%p851 bra $L_312;
-$L_206:
-	min.u64 %rdt56, %rd853, 32;
-	cvt.u32.u64 %rt115, %rdt56;
-	mov.b32 %rt116, 1;
-	shl.b32 %r854, %rt116, %rt115;
-	and.b32 %r854, %r854, 255;
-	mov.b32 %r852, %r854;
-$L_207:
-	or.b32 %r855, %r846, %r852;
-	mov.b32 %r805, %r855;
-$L_208:
-	mad.lo.s64 %rd856, %rd803, 1, %rd22;
-	st.global.u8 [%rd856], %r805;
-	add.s64 %rd857, %rd477, 7;
-	cvt.u64.u32 %rd858, %r17;
-$L_209:
-	cvt.u32.u64 %r860, %rd858;
-	setp.lt.u32 %p861, %r860, 2147483648;
-	mov.b64 %rd863, 0;
-$L_210:
-	@!%p861 bra $L_311;
-$L_211:
-	min.u64 %rdt57, %rd863, 32;
-	cvt.u32.u64 %rt117, %rdt57;
-	mov.b32 %rt118, 1;
-	shl.b32 %r864, %rt118, %rt117;
-	and.b32 %r864, %r864, 255;
-	mov.b32 %r862, %r864;
-$L_212:
-	cvt.u32.u64 %r865, %rd858;
-	setp.lt.s32 %p866, %r865, 0;
-	mov.b64 %rd868, 1;
-$L_213:
-	@!%p866 bra $L_310;
-$L_214:
-	min.u64 %rdt58, %rd868, 32;
-	cvt.u32.u64 %rt119, %rdt58;
-	mov.b32 %rt120, 1;
-	shl.b32 %r869, %rt120, %rt119;
-	and.b32 %r869, %r869, 255;
-	mov.b32 %r867, %r869;
-$L_215:
-	or.b32 %r870, %r862, %r867;
-	setp.gt.u64 %p871, %rd858, 9223372036854775808U;
-	mov.b64 %rd873, 2;
-$L_216:
-	@!%p871 bra $L_309;
-$L_217:
-	min.u64 %rdt59, %rd873, 32;
-	cvt.u32.u64 %rt121, %rdt59;
-	mov.b32 %rt122, 1;
-	shl.b32 %r874, %rt122, %rt121;
-	and.b32 %r874, %r874, 255;
-	mov.b32 %r872, %r874;
-$L_218:
-	or.b32 %r875, %r870, %r872;
-	cvt.u32.u64 %r876, %rd858;
-	and.b32 %r876, %r876, 65535;
-	setp.ge.u32 %p877, %r876, 32768;
-	mov.b64 %rd879, 3;
-$L_219:
-	@!%p877 bra $L_308;
-$L_220:
-	min.u64 %rdt60, %rd879, 32;
-	cvt.u32.u64 %rt123, %rdt60;
-	mov.b32 %rt124, 1;
-	shl.b32 %r880, %rt124, %rt123;
-	and.b32 %r880, %r880, 255;
-	mov.b32 %r878, %r880;
-$L_221:
-	or.b32 %r881, %r875, %r878;
-	cvt.u32.u64 %r882, %rd858;
-	and.b32 %r882, %r882, 255;
-	setp.gt.u32 %p883, %r882, 128;
-	mov.b64 %rd885, 4;
-$L_222:
-	@!%p883 bra $L_307;
-$L_223:
-	min.u64 %rdt61, %rd885, 32;
-	cvt.u32.u64 %rt125, %rdt61;
-	mov.b32 %rt126, 1;
-	shl.b32 %r886, %rt126, %rt125;
-	and.b32 %r886, %r886, 255;
-	mov.b32 %r884, %r886;
-$L_224:
-	or.b32 %r887, %r881, %r884;
-	setp.lt.u64 %p888, %rd858, 1;
-	mov.b64 %rd890, 5;
-$L_225:
-	@!%p888 bra $L_306;
-$L_226:
-	min.u64 %rdt62, %rd890, 32;
-	cvt.u32.u64 %rt127, %rdt62;
-	mov.b32 %rt128, 1;
-	shl.b32 %r891, %rt128, %rt127;
-	and.b32 %r891, %r891, 255;
-	mov.b32 %r889, %r891;
-$L_227:
-	or.b32 %r892, %r887, %r889;
-	cvt.u32.u64 %r893, %rd858;
-	cvt.rn.f64.u32 %fd894, %r893;
-	cvt.u32.u64 %r895, %rd858;
-	cvt.rn.f64.s32 %fd896, %r895;
-	setp.eq.f64 %p897, %fd894, %fd896;
-	mov.b64 %rd899, 6;
-$L_228:
-	@!%p897 bra $L_305;
-$L_229:
-	min.u64 %rdt63, %rd899, 32;
-	cvt.u32.u64 %rt129, %rdt63;
-	mov.b32 %rt130, 1;
-	shl.b32 %r900, %rt130, %rt129;
-	and.b32 %r900, %r900, 255;
-	mov.b32 %r898, %r900;
-$L_230:
-	or.b32 %r901, %r892, %r898;
-	cvt.u32.u64 %r902, %rd858;
-	and.b32 %r902, %r902, 65535;
-	cvt.rn.f32.u32 %f903, %r902;
-	cvt.u32.u64 %r904, %rd858;
-	cvt.s32.s16 %r904, %r904;
-	cvt.rn.f32.s32 %f905, %r904;
-	setp.gt.f32 %p906, %f903, %f905;
-	mov.b64 %rd908, 7;
-$L_231:
-	@!%p906 bra $L_304;
-$L_232:
-	min.u64 %rdt64, %rd908, 32;
-	cvt.u32.u64 %rt131, %rdt64;
-	mov.b32 %rt132, 1;
-	shl.b32 %r909, %rt132, %rt131;
-	and.b32 %r909, %r909, 255;
-	mov.b32 %r907, %r909;
-$L_233:
-	or.b32 %r910, %r901, %r907;
-	mov.b32 %r859, %r910;
-$L_234:
-	mad.lo.s64 %rd911, %rd857, 1, %rd22;
-	st.global.u8 [%rd911], %r859;
-	add.s64 %rd912, %rd477, 8;
-	mov.b32 %r913, %r17;
-	cvt.s32.s8 %r913, %r913;
-	add.s32 %r914, %r913, 1;
-	cvt.s32.s8 %r914, %r914;
-$L_235:
-	mov.b32 %r916, %r914;
-	setp.lt.u32 %p917, %r916, 2147483648;
-	mov.b64 %rd919, 0;
-$L_236:
-	@!%p917 bra $L_303;
-$L_237:
-	min.u64 %rdt65, %rd919, 32;
-	cvt.u32.u64 %rt133, %rdt65;
-	mov.b32 %rt134, 1;
-	shl.b32 %r920, %rt134, %rt133;
-	and.b32 %r920, %r920, 255;
-	mov.b32 %r918, %r920;
-$L_238:
-	mov.b32 %r921, %r914;
-	setp.lt.s32 %p922, %r921, 0;
-	mov.b64 %rd924, 1;
-$L_239:
-	@!%p922 bra $L_302;
-$L_240:
-	min.u64 %rdt66, %rd924, 32;
-	cvt.u32.u64 %rt135, %rdt66;
-	mov.b32 %rt136, 1;
-	shl.b32 %r925, %rt136, %rt135;
-	and.b32 %r925, %r925, 255;
-	mov.b32 %r923, %r925;
-$L_241:
-	or.b32 %r926, %r918, %r923;
-	cvt.s64.s32 %rd927, %r914;
-	setp.gt.u64 %p928, %rd927, 9223372036854775808U;
-	mov.b64 %rd930, 2;
-$L_242:
-	@!%p928 bra $L_301;
-$L_243:
-	min.u64 %rdt67, %rd930, 32;
-	cvt.u32.u64 %rt137, %rdt67;
-	mov.b32 %rt138, 1;
-	shl.b32 %r931, %rt138, %rt137;
-	and.b32 %r931, %r931, 255;
-	mov.b32 %r929, %r931;
-$L_244:
-	or.b32 %r932, %r926, %r929;
-	mov.b32 %r933, %r914;
-	and.b32 %r933, %r933, 65535;
-	setp.ge.u32 %p934, %r933, 32768;
-	mov.b64 %rd936, 3;
-$L_245:
-	@!%p934 bra $L_300;
-$L_246:
-	min.u64 %rdt68, %rd936, 32;
-	cvt.u32.u64 %rt139, %rdt68;
-	mov.b32 %rt140, 1;
-	shl.b32 %r937, %rt140, %rt139;
-	and.b32 %r937, %r937, 255;
-	mov.b32 %r935, %r937;
-$L_247:
-	or.b32 %r938, %r932, %r935;
-	mov.b32 %r939, %r914;
-	and.b32 %r939, %r939, 255;
-	setp.gt.u32 %p940, %r939, 128;
-	mov.b64 %rd942, 4;
-$L_248:
-	@!%p940 bra $L_299;
-$L_249:
-	min.u64 %rdt69, %rd942, 32;
-	cvt.u32.u64 %rt141, %rdt69;
-	mov.b32 %rt142, 1;
-	shl.b32 %r943, %rt142, %rt141;
-	and.b32 %r943, %r943, 255;
-	mov.b32 %r941, %r943;
-$L_250:
-	or.b32 %r944, %r938, %r941;
-	setp.lt.s32 %p945, %r914, 1;
-	mov.b64 %rd947, 5;
-$L_251:
-	@!%p945 bra $L_298;
-$L_252:
-	min.u64 %rdt70, %rd947, 32;
-	cvt.u32.u64 %rt143, %rdt70;
-	mov.b32 %rt144, 1;
-	shl.b32 %r948, %rt144, %rt143;
-	and.b32 %r948, %r948, 255;
-	mov.b32 %r946, %r948;
-$L_253:
-	or.b32 %r949, %r944, %r946;
-	mov.b32 %r950, %r914;
-	cvt.rn.f64.u32 %fd951, %r950;
-	mov.b32 %r952, %r914;
-	cvt.rn.f64.s32 %fd953, %r952;
-	setp.eq.f64 %p954, %fd951, %fd953;
-	mov.b64 %rd956, 6;
-$L_254:
-	@!%p954 bra $L_297;
-$L_255:
-	min.u64 %rdt71, %rd956, 32;
-	cvt.u32.u64 %rt145, %rdt71;
-	mov.b32 %rt146, 1;
-	shl.b32 %r957, %rt146, %rt145;
-	and.b32 %r957, %r957, 255;
-	mov.b32 %r955, %r957;
-$L_256:
-	or.b32 %r958, %r949, %r955;
-	mov.b32 %r959, %r914;
-	and.b32 %r959, %r959, 65535;
-	cvt.rn.f32.u32 %f960, %r959;
-	mov.b32 %r961, %r914;
-	cvt.s32.s16 %r961, %r961;
-	cvt.rn.f32.s32 %f962, %r961;
-	setp.gt.f32 %p963, %f960, %f962;
-	mov.b64 %rd965, 7;
-$L_257:
-	@!%p963 bra $L_296;
-$L_258:
-	min.u64 %rdt72, %rd965, 32;
-	cvt.u32.u64 %rt147, %rdt72;
-	mov.b32 %rt148, 1;
-	shl.b32 %r966, %rt148, %rt147;
-	and.b32 %r966, %r966, 255;
-	mov.b32 %r964, %r966;
-$L_259:
-	or.b32 %r967, %r958, %r964;
-	mov.b32 %r915, %r967;
-$L_260:
-	mad.lo.s64 %rd968, %rd912, 1, %rd22;
-	st.global.u8 [%rd968], %r915;
-	add.s64 %rd969, %rd477, 9;
-	mov.b32 %r970, %r17;
-	cvt.s32.s16 %r970, %r970;
-	sub.s32 %r971, %r970, 1;
-	cvt.s32.s16 %r971, %r971;
-$L_261:
-	mov.b32 %r973, %r971;
-	setp.lt.u32 %p974, %r973, 2147483648;
-	mov.b64 %rd976, 0;
-$L_262:
-	@!%p974 bra $L_295;
-$L_263:
-	min.u64 %rdt73, %rd976, 32;
-	cvt.u32.u64 %rt149, %rdt73;
-	mov.b32 %rt150, 1;
-	shl.b32 %r977, %rt150, %rt149;
-	and.b32 %r977, %r977, 255;
-	mov.b32 %r975, %r977;
-$L_264:
-	mov.b32 %r978, %r971;
-	setp.lt.s32 %p979, %r978, 0;
-	mov.b64 %rd981, 1;
-$L_265:
-	@!%p979 bra $L_294;
-$L_266:
-	min.u64 %rdt74, %rd981, 32;
-	cvt.u32.u64 %rt151, %rdt74;
-	mov.b32 %rt152, 1;
-	shl.b32 %r982, %rt152, %rt151;
-	and.b32 %r982, %r982, 255;
-	mov.b32 %r980, %r982;
-$L_267:
-	or.b32 %r983, %r975, %r980;
-	cvt.s64.s32 %rd984, %r971;
-	setp.gt.u64 %p985, %rd984, 9223372036854775808U;
-	mov.b64 %rd987, 2;
-$L_268:
-	@!%p985 bra $L_293;
-$L_269:
-	min.u64 %rdt75, %rd987, 32;
-	cvt.u32.u64 %rt153, %rdt75;
-	mov.b32 %rt154, 1;
-	shl.b32 %r988, %rt154, %rt153;
-	and.b32 %r988, %r988, 255;
-	mov.b32 %r986, %r988;
-$L_270:
-	or.b32 %r989, %r983, %r986;
-	mov.b32 %r990, %r971;
-	and.b32 %r990, %r990, 65535;
-	setp.ge.u32 %p991, %r990, 32768;
-	mov.b64 %rd993, 3;
-$L_271:
-	@!%p991 bra $L_292;
-$L_272:
-	min.u64 %rdt76, %rd993, 32;
-	cvt.u32.u64 %rt155, %rdt76;
-	mov.b32 %rt156, 1;
-	shl.b32 %r994, %rt156, %rt155;
-	and.b32 %r994, %r994, 255;
-	mov.b32 %r992, %r994;
-$L_273:
-	or.b32 %r995, %r989, %r992;
-	mov.b32 %r996, %r971;
-	and.b32 %r996, %r996, 255;
-	setp.gt.u32 %p997, %r996, 128;
-	mov.b64 %rd999, 4;
-$L_274:
-	@!%p997 bra $L_291;
-$L_275:
-	min.u64 %rdt77, %rd999, 32;
-	cvt.u32.u64 %rt157, %rdt77;
-	mov.b32 %rt158, 1;
-	shl.b32 %r1000, %rt158, %rt157;
-	and.b32 %r1000, %r1000, 255;
-	mov.b32 %r998, %r1000;
-$L_276:
-	or.b32 %r1001, %r995, %r998;
-	setp.lt.s32 %p1002, %r971, 1;
-	mov.b64 %rd1004, 5;
-$L_277:
-	@!%p1002 bra $L_290;
-$L_278:
-	min.u64 %rdt78, %rd1004, 32;
-	cvt.u32.u64 %rt159, %rdt78;
-	mov.b32 %rt160, 1;
-	shl.b32 %r1005, %rt160, %rt159;
-	and.b32 %r1005, %r1005, 255;
-	mov.b32 %r1003, %r1005;
-$L_279:
-	or.b32 %r1006, %r1001, %r1003;
-	mov.b32 %r1007, %r971;
-	cvt.rn.f64.u32 %fd1008, %r1007;
-	mov.b32 %r1009, %r971;
-	cvt.rn.f64.s32 %fd1010, %r1009;
-	setp.eq.f64 %p1011, %fd1008, %fd1010;
-	mov.b64 %rd1013, 6;
-$L_280:
-	@!%p1011 bra $L_289;
-$L_281:
-	min.u64 %rdt79, %rd1013, 32;
-	cvt.u32.u64 %rt161, %rdt79;
-	mov.b32 %rt162, 1;
-	shl.b32 %r1014, %rt162, %rt161;
-	and.b32 %r1014, %r1014, 255;
-	mov.b32 %r1012, %r1014;
-$L_282:
-	or.b32 %r1015, %r1006, %r1012;
-	mov.b32 %r1016, %r971;
-	and.b32 %r1016, %r1016, 65535;
-	cvt.rn.f32.u32 %f1017, %r1016;
-	cvt.rn.f32.s32 %f1018, %r971;
-	setp.gt.f32 %p1019, %f1017, %f1018;
-	mov.b64 %rd1021, 7;
-$L_283:
-	@!%p1019 bra $L_288;
-$L_284:
-	min.u64 %rdt80, %rd1021, 32;
-	cvt.u32.u64 %rt163, %rdt80;
-	mov.b32 %rt164, 1;
-	shl.b32 %r1022, %rt164, %rt163;
-	and.b32 %r1022, %r1022, 255;
-	mov.b32 %r1020, %r1022;
-$L_285:
-	or.b32 %r1023, %r1015, %r1020;
-	mov.b32 %r972, %r1023;
-$L_286:
-	mad.lo.s64 %rd1024, %rd969, 1, %rd22;
-	st.global.u8 [%rd1024], %r972;
-$L_287:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_288:
-	mov.b32 %r1020, 0;
-	bra.uni $L_285;
-$L_289:
-	mov.b32 %r1012, 0;
-	bra.uni $L_282;
-$L_290:
-	mov.b32 %r1003, 0;
-	bra.uni $L_279;
-$L_291:
-	mov.b32 %r998, 0;
-	bra.uni $L_276;
-$L_292:
-	mov.b32 %r992, 0;
-	bra.uni $L_273;
-$L_293:
-	mov.b32 %r986, 0;
-	bra.uni $L_270;
-$L_294:
-	mov.b32 %r980, 0;
-	bra.uni $L_267;
-$L_295:
-	mov.b32 %r975, 0;
-	bra.uni $L_264;
-$L_296:
-	mov.b32 %r964, 0;
-	bra.uni $L_259;
-$L_297:
-	mov.b32 %r955, 0;
-	bra.uni $L_256;
-$L_298:
-	mov.b32 %r946, 0;
-	bra.uni $L_253;
-$L_299:
-	mov.b32 %r941, 0;
-	bra.uni $L_250;
-$L_300:
-	mov.b32 %r935, 0;
-	bra.uni $L_247;
-$L_301:
-	mov.b32 %r929, 0;
-	bra.uni $L_244;
-$L_302:
-	mov.b32 %r923, 0;
-	bra.uni $L_241;
-$L_303:
-	mov.b32 %r918, 0;
-	bra.uni $L_238;
-$L_304:
-	mov.b32 %r907, 0;
-	bra.uni $L_233;
-$L_305:
-	mov.b32 %r898, 0;
-	bra.uni $L_230;
-$L_306:
-	mov.b32 %r889, 0;
-	bra.uni $L_227;
-$L_307:
-	mov.b32 %r884, 0;
-	bra.uni $L_224;
-$L_308:
-	mov.b32 %r878, 0;
-	bra.uni $L_221;
-$L_309:
-	mov.b32 %r872, 0;
-	bra.uni $L_218;
-$L_310:
-	mov.b32 %r867, 0;
-	bra.uni $L_215;
-$L_311:
-	mov.b32 %r862, 0;
-	bra.uni $L_212;
-$L_312:
-	mov.b32 %r852, 0;
-	bra.uni $L_207;
-$L_313:
-	mov.b32 %r843, 0;
-	bra.uni $L_204;
-$L_314:
-	mov.b32 %r835, 0;
-	bra.uni $L_201;
-$L_315:
-	mov.b32 %r830, 0;
-	bra.uni $L_198;
-$L_316:
-	mov.b32 %r824, 0;
-	bra.uni $L_195;
-$L_317:
-	mov.b32 %r818, 0;
-	bra.uni $L_192;
-$L_318:
-	mov.b32 %r812, 0;
-	bra.uni $L_189;
-$L_319:
-	mov.b32 %r807, 0;
-	bra.uni $L_186;
-$L_320:
-	mov.b32 %r798, 0;
-	bra.uni $L_181;
-$L_321:
-	mov.b32 %r790, 0;
-	bra.uni $L_178;
-$L_322:
-	mov.b32 %r781, 0;
-	bra.uni $L_175;
-$L_323:
-	mov.b32 %r776, 0;
-	bra.uni $L_172;
-$L_324:
-	mov.b32 %r770, 0;
-	bra.uni $L_169;
-$L_325:
-	mov.b32 %r765, 0;
-	bra.uni $L_166;
-$L_326:
-	mov.b32 %r759, 0;
-	bra.uni $L_163;
-$L_327:
-	mov.b32 %r754, 0;
-	bra.uni $L_160;
-$L_328:
-	mov.b32 %r745, 0;
-	bra.uni $L_155;
-$L_329:
-	mov.b32 %r736, 0;
-	bra.uni $L_152;
-$L_330:
-	mov.b32 %r727, 0;
-	bra.uni $L_149;
-$L_331:
-	mov.b32 %r722, 0;
-	bra.uni $L_146;
-$L_332:
-	mov.b32 %r717, 0;
-	bra.uni $L_143;
-$L_333:
-	mov.b32 %r711, 0;
-	bra.uni $L_140;
-$L_334:
-	mov.b32 %r705, 0;
-	bra.uni $L_137;
-$L_335:
-	mov.b32 %r700, 0;
-	bra.uni $L_134;
-$L_336:
-	mov.b32 %r690, 0;
-	bra.uni $L_129;
-$L_337:
-	mov.b32 %r681, 0;
-	bra.uni $L_126;
-$L_338:
-	mov.b32 %r673, 0;
-	bra.uni $L_123;
-$L_339:
-	mov.b32 %r668, 0;
-	bra.uni $L_120;
-$L_340:
-	mov.b32 %r662, 0;
-	bra.uni $L_117;
-$L_341:
-	mov.b32 %r656, 0;
-	bra.uni $L_114;
-$L_342:
-	mov.b32 %r650, 0;
-	bra.uni $L_111;
-$L_343:
-	mov.b32 %r646, 0;
-	bra.uni $L_108;
-$L_344:
-	mov.b32 %r636, 0;
-	bra.uni $L_103;
-$L_345:
-	mov.b32 %r628, 0;
-	bra.uni $L_100;
-$L_346:
-	mov.b32 %r619, 0;
-	bra.uni $L_97;
-$L_347:
-	mov.b32 %r614, 0;
-	bra.uni $L_94;
-$L_348:
-	mov.b32 %r608, 0;
-	bra.uni $L_91;
-$L_349:
-	mov.b32 %r602, 0;
-	bra.uni $L_88;
-$L_350:
-	mov.b32 %r596, 0;
-	bra.uni $L_85;
-$L_351:
-	mov.b32 %r591, 0;
-	bra.uni $L_82;
-$L_352:
-	mov.b32 %r581, 0;
-	bra.uni $L_77;
-$L_353:
-	mov.b32 %r572, 0;
-	bra.uni $L_74;
-$L_354:
-	mov.b32 %r563, 0;
-	bra.uni $L_71;
-$L_355:
+$L_179:
+	mov.b32 %r616, 0;
+	bra.uni $L_176;
+$L_180:
+	mov.b32 %r607, 0;
+	bra.uni $L_173;
+$L_181:
+	mov.b32 %r601, 0;
+	bra.uni $L_170;
+$L_182:
+	mov.b32 %r595, 0;
+	bra.uni $L_167;
+$L_183:
+	mov.b32 %r590, 0;
+	bra.uni $L_164;
+$L_184:
+	mov.b32 %r579, 0;
+	bra.uni $L_159;
+$L_185:
+	mov.b32 %r570, 0;
+	bra.uni $L_156;
+$L_186:
+	mov.b32 %r564, 0;
+	bra.uni $L_153;
+$L_187:
 	mov.b32 %r558, 0;
-	bra.uni $L_68;
-$L_356:
-	mov.b32 %r552, 0;
-	bra.uni $L_65;
-$L_357:
-	mov.b32 %r546, 0;
-	bra.uni $L_62;
-$L_358:
-	mov.b32 %r540, 0;
-	bra.uni $L_59;
-$L_359:
-	mov.b32 %r535, 0;
-	bra.uni $L_56;
-$L_360:
-	mov.b32 %r525, 0;
-	bra.uni $L_51;
-$L_361:
+	bra.uni $L_150;
+$L_188:
+	mov.b32 %r553, 0;
+	bra.uni $L_147;
+$L_189:
+	mov.b32 %r542, 0;
+	bra.uni $L_142;
+$L_190:
+	mov.b32 %r534, 0;
+	bra.uni $L_139;
+$L_191:
+	mov.b32 %r528, 0;
+	bra.uni $L_136;
+$L_192:
+	mov.b32 %r522, 0;
+	bra.uni $L_133;
+$L_193:
 	mov.b32 %r517, 0;
-	bra.uni $L_48;
-$L_362:
+	bra.uni $L_130;
+$L_194:
 	mov.b32 %r508, 0;
+	bra.uni $L_125;
+$L_195:
+	mov.b32 %r499, 0;
+	bra.uni $L_122;
+$L_196:
+	mov.b32 %r494, 0;
+	bra.uni $L_119;
+$L_197:
+	mov.b32 %r488, 0;
+	bra.uni $L_116;
+$L_198:
+	mov.b32 %r483, 0;
+	bra.uni $L_113;
+$L_199:
+	mov.b32 %r474, 0;
+	bra.uni $L_108;
+$L_200:
+	mov.b32 %r465, 0;
+	bra.uni $L_105;
+$L_201:
+	mov.b32 %r459, 0;
+	bra.uni $L_102;
+$L_202:
+	mov.b32 %r453, 0;
+	bra.uni $L_99;
+$L_203:
+	mov.b32 %r448, 0;
+	bra.uni $L_96;
+$L_204:
+	mov.b32 %r438, 0;
+	bra.uni $L_91;
+$L_205:
+	mov.b32 %r430, 0;
+	bra.uni $L_88;
+$L_206:
+	mov.b32 %r424, 0;
+	bra.uni $L_85;
+$L_207:
+	mov.b32 %r418, 0;
+	bra.uni $L_82;
+$L_208:
+	mov.b32 %r414, 0;
+	bra.uni $L_79;
+$L_209:
+	mov.b32 %r404, 0;
+	bra.uni $L_74;
+$L_210:
+	mov.b32 %r395, 0;
+	bra.uni $L_71;
+$L_211:
+	mov.b32 %r389, 0;
+	bra.uni $L_68;
+$L_212:
+	mov.b32 %r383, 0;
+	bra.uni $L_65;
+$L_213:
+	mov.b32 %r378, 0;
+	bra.uni $L_62;
+$L_214:
+	mov.b32 %r368, 0;
+	bra.uni $L_57;
+$L_215:
+	mov.b32 %r359, 0;
+	bra.uni $L_54;
+$L_216:
+	mov.b32 %r353, 0;
+	bra.uni $L_51;
+$L_217:
+	mov.b32 %r347, 0;
+	bra.uni $L_48;
+$L_218:
+	mov.b32 %r342, 0;
 	bra.uni $L_45;
-$L_363:
-	mov.b32 %r503, 0;
-	bra.uni $L_42;
-$L_364:
-	mov.b32 %r497, 0;
-	bra.uni $L_39;
-$L_365:
-	mov.b32 %r492, 0;
-	bra.uni $L_36;
-$L_366:
-	mov.b32 %r486, 0;
-	bra.uni $L_33;
-$L_367:
-	mov.b32 %r481, 0;
-	bra.uni $L_30;
-$L_368:
+$L_219:
+	mov.b32 %r332, 0;
+	bra.uni $L_40;
+$L_220:
+	mov.b32 %r323, 0;
+	bra.uni $L_37;
+$L_221:
+	mov.b32 %r318, 0;
+	bra.uni $L_34;
+$L_222:
+	mov.b32 %r312, 0;
+	bra.uni $L_31;
+$L_223:
+	mov.b32 %r307, 0;
+	bra.uni $L_28;
+$L_224:
 	ret;
 }
 
@@ -16722,13 +11252,13 @@ $L_368:
 	.param .s64 ConvertUint32_0_param_9
 )
 {
-	.reg .pred %p<1020>;
-	.reg .b32 %r<1024>;
-	.reg .b32 %rt<165>;
-	.reg .b64 %rd<1025>;
-	.reg .b64 %rdt<81>;
-	.reg .f32 %f<1019>;
-	.reg .f64 %fd<1011>;
+	.reg .pred %p<615>;
+	.reg .b32 %r<619>;
+	.reg .b32 %rt<95>;
+	.reg .b64 %rd<620>;
+	.reg .b64 %rdt<46>;
+	.reg .f32 %f<299>;
+	.reg .f64 %fd<614>;
 
 $L_0:
 	ld.param.u64 %rd4, [ConvertUint32_0_param_0];
@@ -16757,13 +11287,13 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_368;
+	@!%p7 bra $L_224;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_368;
+	@!%p10 bra $L_224;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.u32 %r12, [%rd11];
@@ -16832,2052 +11362,1139 @@ $L_6:
 	cvt.u64.u32 %rd66, %r65;
 	mad.lo.s64 %rd67, %rd62, 8, %rd18;
 	st.global.s64 [%rd67], %rd66;
-	mul.lo.s64 %rd68, %rd9, 90;
+	mul.lo.s64 %rd68, %rd9, 9;
 $L_7:
-	cvt.rn.f64.u32 %fd69, %r17;
-	mad.lo.s64 %rd70, %rd68, 8, %rd20;
-	st.global.f64 [%rd70], %fd69;
-	add.s64 %rd71, %rd68, 1;
-	cvt.rn.f32.u32 %f72, %r17;
-	cvt.f64.f32 %fd73, %f72;
-	mad.lo.s64 %rd74, %rd71, 8, %rd20;
-	st.global.f64 [%rd74], %fd73;
-	add.s64 %rd75, %rd68, 2;
-	cvt.rn.f64.u32 %fd76, %r17;
-	mad.lo.s64 %rd77, %rd75, 8, %rd20;
-	st.global.f64 [%rd77], %fd76;
-	add.s64 %rd78, %rd68, 3;
-	cvt.rn.f32.u32 %f79, %r17;
-	cvt.f64.f32 %fd80, %f79;
-	mad.lo.s64 %rd81, %rd78, 8, %rd20;
-	st.global.f64 [%rd81], %fd80;
-	add.s64 %rd82, %rd68, 4;
-	mov.b32 %r83, %r17;
-	cvt.rn.f64.s32 %fd84, %r83;
-	mad.lo.s64 %rd85, %rd82, 8, %rd20;
-	st.global.f64 [%rd85], %fd84;
-	add.s64 %rd86, %rd68, 5;
-	mov.b32 %r87, %r17;
-	cvt.rn.f32.s32 %f88, %r87;
-	cvt.f64.f32 %fd89, %f88;
-	mad.lo.s64 %rd90, %rd86, 8, %rd20;
-	st.global.f64 [%rd90], %fd89;
-	add.s64 %rd91, %rd68, 6;
-	cvt.u64.u32 %rd92, %r17;
-	cvt.rn.f64.u64 %fd93, %rd92;
-	mad.lo.s64 %rd94, %rd91, 8, %rd20;
-	st.global.f64 [%rd94], %fd93;
-	add.s64 %rd95, %rd68, 7;
-	cvt.u64.u32 %rd96, %r17;
-	cvt.rn.f32.u64 %f97, %rd96;
-	cvt.f64.f32 %fd98, %f97;
-	mad.lo.s64 %rd99, %rd95, 8, %rd20;
-	st.global.f64 [%rd99], %fd98;
-	add.s64 %rd100, %rd68, 8;
-	mov.b32 %r101, %r17;
-	and.b32 %r101, %r101, 65535;
-	cvt.rn.f64.u32 %fd102, %r101;
-	mov.b32 %r103, %r17;
-	and.b32 %r103, %r103, 255;
-	cvt.rn.f64.u32 %fd104, %r103;
-	add.rn.f64 %fd105, %fd102, %fd104;
-	mad.lo.s64 %rd106, %rd100, 8, %rd20;
-	st.global.f64 [%rd106], %fd105;
+	cvt.rn.f64.u32 %fd70, %r17;
+	cvt.rn.f32.u32 %f71, %r17;
+	cvt.f64.f32 %fd72, %f71;
+	mul.rn.f64 %fd73, %fd72, 0d4008000000000000;
+	add.rn.f64 %fd74, %fd70, %fd73;
+	cvt.rn.f64.u32 %fd75, %r17;
+	mul.rn.f64 %fd76, %fd75, 0d4014000000000000;
+	add.rn.f64 %fd77, %fd74, %fd76;
+	cvt.rn.f32.u32 %f78, %r17;
+	cvt.f64.f32 %fd79, %f78;
+	mul.rn.f64 %fd80, %fd79, 0d401C000000000000;
+	add.rn.f64 %fd81, %fd77, %fd80;
+	cvt.u64.u32 %rd82, %r17;
+	cvt.rn.f64.u64 %fd83, %rd82;
+	mul.rn.f64 %fd84, %fd83, 0d4026000000000000;
+	add.rn.f64 %fd85, %fd81, %fd84;
+	mov.b32 %r86, %r17;
+	and.b32 %r86, %r86, 65535;
+	cvt.rn.f32.u32 %f87, %r86;
+	cvt.f64.f32 %fd88, %f87;
+	mul.rn.f64 %fd89, %fd88, 0d402A000000000000;
+	add.rn.f64 %fd90, %fd85, %fd89;
+	mov.f64 %fd69, %fd90;
 $L_8:
-	mov.b32 %r107, %r17;
-	cvt.s32.s8 %r107, %r107;
-	add.s64 %rd108, %rd68, 9;
+	mad.lo.s64 %rd91, %rd68, 8, %rd20;
+	st.global.f64 [%rd91], %fd69;
+	add.s64 %rd92, %rd68, 1;
+	mov.b32 %r93, %r17;
+	cvt.s32.s8 %r93, %r93;
 $L_9:
-	cvt.rn.f64.s32 %fd109, %r107;
-	mad.lo.s64 %rd110, %rd108, 8, %rd20;
-	st.global.f64 [%rd110], %fd109;
-	add.s64 %rd111, %rd108, 1;
-	cvt.rn.f32.s32 %f112, %r107;
-	cvt.f64.f32 %fd113, %f112;
-	mad.lo.s64 %rd114, %rd111, 8, %rd20;
-	st.global.f64 [%rd114], %fd113;
-	add.s64 %rd115, %rd108, 2;
-	mov.b32 %r116, %r107;
-	cvt.rn.f64.u32 %fd117, %r116;
-	mad.lo.s64 %rd118, %rd115, 8, %rd20;
-	st.global.f64 [%rd118], %fd117;
-	add.s64 %rd119, %rd108, 3;
-	mov.b32 %r120, %r107;
-	cvt.rn.f32.u32 %f121, %r120;
-	cvt.f64.f32 %fd122, %f121;
-	mad.lo.s64 %rd123, %rd119, 8, %rd20;
-	st.global.f64 [%rd123], %fd122;
-	add.s64 %rd124, %rd108, 4;
-	mov.b32 %r125, %r107;
-	cvt.rn.f64.s32 %fd126, %r125;
-	mad.lo.s64 %rd127, %rd124, 8, %rd20;
-	st.global.f64 [%rd127], %fd126;
-	add.s64 %rd128, %rd108, 5;
-	mov.b32 %r129, %r107;
-	cvt.rn.f32.s32 %f130, %r129;
-	cvt.f64.f32 %fd131, %f130;
-	mad.lo.s64 %rd132, %rd128, 8, %rd20;
-	st.global.f64 [%rd132], %fd131;
-	add.s64 %rd133, %rd108, 6;
-	cvt.s64.s32 %rd134, %r107;
-	cvt.rn.f64.u64 %fd135, %rd134;
-	mad.lo.s64 %rd136, %rd133, 8, %rd20;
-	st.global.f64 [%rd136], %fd135;
-	add.s64 %rd137, %rd108, 7;
-	cvt.s64.s32 %rd138, %r107;
-	cvt.rn.f32.u64 %f139, %rd138;
-	cvt.f64.f32 %fd140, %f139;
-	mad.lo.s64 %rd141, %rd137, 8, %rd20;
-	st.global.f64 [%rd141], %fd140;
-	add.s64 %rd142, %rd108, 8;
-	mov.b32 %r143, %r107;
-	and.b32 %r143, %r143, 65535;
-	cvt.rn.f64.u32 %fd144, %r143;
-	mov.b32 %r145, %r107;
-	and.b32 %r145, %r145, 255;
-	cvt.rn.f64.u32 %fd146, %r145;
-	add.rn.f64 %fd147, %fd144, %fd146;
-	mad.lo.s64 %rd148, %rd142, 8, %rd20;
-	st.global.f64 [%rd148], %fd147;
+	cvt.rn.f64.s32 %fd95, %r93;
+	cvt.rn.f32.s32 %f96, %r93;
+	cvt.f64.f32 %fd97, %f96;
+	mul.rn.f64 %fd98, %fd97, 0d4008000000000000;
+	add.rn.f64 %fd99, %fd95, %fd98;
+	mov.b32 %r100, %r93;
+	cvt.rn.f64.u32 %fd101, %r100;
+	mul.rn.f64 %fd102, %fd101, 0d4014000000000000;
+	add.rn.f64 %fd103, %fd99, %fd102;
+	mov.b32 %r104, %r93;
+	cvt.rn.f32.u32 %f105, %r104;
+	cvt.f64.f32 %fd106, %f105;
+	mul.rn.f64 %fd107, %fd106, 0d401C000000000000;
+	add.rn.f64 %fd108, %fd103, %fd107;
+	cvt.s64.s32 %rd109, %r93;
+	cvt.rn.f64.u64 %fd110, %rd109;
+	mul.rn.f64 %fd111, %fd110, 0d4026000000000000;
+	add.rn.f64 %fd112, %fd108, %fd111;
+	mov.b32 %r113, %r93;
+	and.b32 %r113, %r113, 65535;
+	cvt.rn.f32.u32 %f114, %r113;
+	cvt.f64.f32 %fd115, %f114;
+	mul.rn.f64 %fd116, %fd115, 0d402A000000000000;
+	add.rn.f64 %fd117, %fd112, %fd116;
+	mov.f64 %fd94, %fd117;
 $L_10:
-	mov.b32 %r149, %r17;
-	cvt.s32.s16 %r149, %r149;
-	add.s64 %rd150, %rd68, 18;
+	mad.lo.s64 %rd118, %rd92, 8, %rd20;
+	st.global.f64 [%rd118], %fd94;
+	add.s64 %rd119, %rd68, 2;
+	mov.b32 %r120, %r17;
+	cvt.s32.s16 %r120, %r120;
 $L_11:
-	cvt.rn.f64.s32 %fd151, %r149;
-	mad.lo.s64 %rd152, %rd150, 8, %rd20;
-	st.global.f64 [%rd152], %fd151;
-	add.s64 %rd153, %rd150, 1;
-	cvt.rn.f32.s32 %f154, %r149;
-	cvt.f64.f32 %fd155, %f154;
-	mad.lo.s64 %rd156, %rd153, 8, %rd20;
-	st.global.f64 [%rd156], %fd155;
-	add.s64 %rd157, %rd150, 2;
-	mov.b32 %r158, %r149;
-	cvt.rn.f64.u32 %fd159, %r158;
-	mad.lo.s64 %rd160, %rd157, 8, %rd20;
-	st.global.f64 [%rd160], %fd159;
-	add.s64 %rd161, %rd150, 3;
-	mov.b32 %r162, %r149;
-	cvt.rn.f32.u32 %f163, %r162;
-	cvt.f64.f32 %fd164, %f163;
-	mad.lo.s64 %rd165, %rd161, 8, %rd20;
-	st.global.f64 [%rd165], %fd164;
-	add.s64 %rd166, %rd150, 4;
-	mov.b32 %r167, %r149;
-	cvt.rn.f64.s32 %fd168, %r167;
-	mad.lo.s64 %rd169, %rd166, 8, %rd20;
-	st.global.f64 [%rd169], %fd168;
-	add.s64 %rd170, %rd150, 5;
-	mov.b32 %r171, %r149;
-	cvt.rn.f32.s32 %f172, %r171;
-	cvt.f64.f32 %fd173, %f172;
-	mad.lo.s64 %rd174, %rd170, 8, %rd20;
-	st.global.f64 [%rd174], %fd173;
-	add.s64 %rd175, %rd150, 6;
-	cvt.s64.s32 %rd176, %r149;
-	cvt.rn.f64.u64 %fd177, %rd176;
-	mad.lo.s64 %rd178, %rd175, 8, %rd20;
-	st.global.f64 [%rd178], %fd177;
-	add.s64 %rd179, %rd150, 7;
-	cvt.s64.s32 %rd180, %r149;
-	cvt.rn.f32.u64 %f181, %rd180;
-	cvt.f64.f32 %fd182, %f181;
-	mad.lo.s64 %rd183, %rd179, 8, %rd20;
-	st.global.f64 [%rd183], %fd182;
-	add.s64 %rd184, %rd150, 8;
-	mov.b32 %r185, %r149;
-	and.b32 %r185, %r185, 65535;
-	cvt.rn.f64.u32 %fd186, %r185;
-	mov.b32 %r187, %r149;
-	and.b32 %r187, %r187, 255;
-	cvt.rn.f64.u32 %fd188, %r187;
-	add.rn.f64 %fd189, %fd186, %fd188;
-	mad.lo.s64 %rd190, %rd184, 8, %rd20;
-	st.global.f64 [%rd190], %fd189;
+	cvt.rn.f64.s32 %fd122, %r120;
+	cvt.rn.f32.s32 %f123, %r120;
+	cvt.f64.f32 %fd124, %f123;
+	mul.rn.f64 %fd125, %fd124, 0d4008000000000000;
+	add.rn.f64 %fd126, %fd122, %fd125;
+	mov.b32 %r127, %r120;
+	cvt.rn.f64.u32 %fd128, %r127;
+	mul.rn.f64 %fd129, %fd128, 0d4014000000000000;
+	add.rn.f64 %fd130, %fd126, %fd129;
+	mov.b32 %r131, %r120;
+	cvt.rn.f32.u32 %f132, %r131;
+	cvt.f64.f32 %fd133, %f132;
+	mul.rn.f64 %fd134, %fd133, 0d401C000000000000;
+	add.rn.f64 %fd135, %fd130, %fd134;
+	cvt.s64.s32 %rd136, %r120;
+	cvt.rn.f64.u64 %fd137, %rd136;
+	mul.rn.f64 %fd138, %fd137, 0d4026000000000000;
+	add.rn.f64 %fd139, %fd135, %fd138;
+	mov.b32 %r140, %r120;
+	and.b32 %r140, %r140, 65535;
+	cvt.rn.f32.u32 %f141, %r140;
+	cvt.f64.f32 %fd142, %f141;
+	mul.rn.f64 %fd143, %fd142, 0d402A000000000000;
+	add.rn.f64 %fd144, %fd139, %fd143;
+	mov.f64 %fd121, %fd144;
 $L_12:
-	mov.b32 %r191, %r17;
-	add.s64 %rd192, %rd68, 27;
+	mad.lo.s64 %rd145, %rd119, 8, %rd20;
+	st.global.f64 [%rd145], %fd121;
+	add.s64 %rd146, %rd68, 3;
+	mov.b32 %r147, %r17;
 $L_13:
-	cvt.rn.f64.s32 %fd193, %r191;
-	mad.lo.s64 %rd194, %rd192, 8, %rd20;
-	st.global.f64 [%rd194], %fd193;
-	add.s64 %rd195, %rd192, 1;
-	cvt.rn.f32.s32 %f196, %r191;
-	cvt.f64.f32 %fd197, %f196;
-	mad.lo.s64 %rd198, %rd195, 8, %rd20;
-	st.global.f64 [%rd198], %fd197;
-	add.s64 %rd199, %rd192, 2;
-	mov.b32 %r200, %r191;
-	cvt.rn.f64.u32 %fd201, %r200;
-	mad.lo.s64 %rd202, %rd199, 8, %rd20;
-	st.global.f64 [%rd202], %fd201;
-	add.s64 %rd203, %rd192, 3;
-	mov.b32 %r204, %r191;
-	cvt.rn.f32.u32 %f205, %r204;
-	cvt.f64.f32 %fd206, %f205;
-	mad.lo.s64 %rd207, %rd203, 8, %rd20;
-	st.global.f64 [%rd207], %fd206;
-	add.s64 %rd208, %rd192, 4;
-	cvt.rn.f64.s32 %fd209, %r191;
-	mad.lo.s64 %rd210, %rd208, 8, %rd20;
-	st.global.f64 [%rd210], %fd209;
-	add.s64 %rd211, %rd192, 5;
-	cvt.rn.f32.s32 %f212, %r191;
-	cvt.f64.f32 %fd213, %f212;
-	mad.lo.s64 %rd214, %rd211, 8, %rd20;
-	st.global.f64 [%rd214], %fd213;
-	add.s64 %rd215, %rd192, 6;
-	cvt.s64.s32 %rd216, %r191;
-	cvt.rn.f64.u64 %fd217, %rd216;
-	mad.lo.s64 %rd218, %rd215, 8, %rd20;
-	st.global.f64 [%rd218], %fd217;
-	add.s64 %rd219, %rd192, 7;
-	cvt.s64.s32 %rd220, %r191;
-	cvt.rn.f32.u64 %f221, %rd220;
-	cvt.f64.f32 %fd222, %f221;
-	mad.lo.s64 %rd223, %rd219, 8, %rd20;
-	st.global.f64 [%rd223], %fd222;
-	add.s64 %rd224, %rd192, 8;
-	mov.b32 %r225, %r191;
-	and.b32 %r225, %r225, 65535;
-	cvt.rn.f64.u32 %fd226, %r225;
-	mov.b32 %r227, %r191;
-	and.b32 %r227, %r227, 255;
-	cvt.rn.f64.u32 %fd228, %r227;
-	add.rn.f64 %fd229, %fd226, %fd228;
-	mad.lo.s64 %rd230, %rd224, 8, %rd20;
-	st.global.f64 [%rd230], %fd229;
+	cvt.rn.f64.s32 %fd149, %r147;
+	cvt.rn.f32.s32 %f150, %r147;
+	cvt.f64.f32 %fd151, %f150;
+	mul.rn.f64 %fd152, %fd151, 0d4008000000000000;
+	add.rn.f64 %fd153, %fd149, %fd152;
+	mov.b32 %r154, %r147;
+	cvt.rn.f64.u32 %fd155, %r154;
+	mul.rn.f64 %fd156, %fd155, 0d4014000000000000;
+	add.rn.f64 %fd157, %fd153, %fd156;
+	mov.b32 %r158, %r147;
+	cvt.rn.f32.u32 %f159, %r158;
+	cvt.f64.f32 %fd160, %f159;
+	mul.rn.f64 %fd161, %fd160, 0d401C000000000000;
+	add.rn.f64 %fd162, %fd157, %fd161;
+	cvt.s64.s32 %rd163, %r147;
+	cvt.rn.f64.u64 %fd164, %rd163;
+	mul.rn.f64 %fd165, %fd164, 0d4026000000000000;
+	add.rn.f64 %fd166, %fd162, %fd165;
+	mov.b32 %r167, %r147;
+	and.b32 %r167, %r167, 65535;
+	cvt.rn.f32.u32 %f168, %r167;
+	cvt.f64.f32 %fd169, %f168;
+	mul.rn.f64 %fd170, %fd169, 0d402A000000000000;
+	add.rn.f64 %fd171, %fd166, %fd170;
+	mov.f64 %fd148, %fd171;
 $L_14:
-	cvt.u64.u32 %rd231, %r17;
-	add.s64 %rd232, %rd68, 36;
+	mad.lo.s64 %rd172, %rd146, 8, %rd20;
+	st.global.f64 [%rd172], %fd148;
+	add.s64 %rd173, %rd68, 4;
+	cvt.u64.u32 %rd174, %r17;
 $L_15:
-	cvt.rn.f64.s64 %fd233, %rd231;
-	mad.lo.s64 %rd234, %rd232, 8, %rd20;
-	st.global.f64 [%rd234], %fd233;
-	add.s64 %rd235, %rd232, 1;
-	cvt.rn.f32.s64 %f236, %rd231;
-	cvt.f64.f32 %fd237, %f236;
-	mad.lo.s64 %rd238, %rd235, 8, %rd20;
-	st.global.f64 [%rd238], %fd237;
-	add.s64 %rd239, %rd232, 2;
-	cvt.u32.u64 %r240, %rd231;
-	cvt.rn.f64.u32 %fd241, %r240;
-	mad.lo.s64 %rd242, %rd239, 8, %rd20;
-	st.global.f64 [%rd242], %fd241;
-	add.s64 %rd243, %rd232, 3;
-	cvt.u32.u64 %r244, %rd231;
-	cvt.rn.f32.u32 %f245, %r244;
-	cvt.f64.f32 %fd246, %f245;
-	mad.lo.s64 %rd247, %rd243, 8, %rd20;
-	st.global.f64 [%rd247], %fd246;
-	add.s64 %rd248, %rd232, 4;
-	cvt.u32.u64 %r249, %rd231;
-	cvt.rn.f64.s32 %fd250, %r249;
-	mad.lo.s64 %rd251, %rd248, 8, %rd20;
-	st.global.f64 [%rd251], %fd250;
-	add.s64 %rd252, %rd232, 5;
-	cvt.u32.u64 %r253, %rd231;
-	cvt.rn.f32.s32 %f254, %r253;
-	cvt.f64.f32 %fd255, %f254;
-	mad.lo.s64 %rd256, %rd252, 8, %rd20;
-	st.global.f64 [%rd256], %fd255;
-	add.s64 %rd257, %rd232, 6;
-	mov.b64 %rd258, %rd231;
-	cvt.rn.f64.u64 %fd259, %rd258;
-	mad.lo.s64 %rd260, %rd257, 8, %rd20;
-	st.global.f64 [%rd260], %fd259;
-	add.s64 %rd261, %rd232, 7;
-	mov.b64 %rd262, %rd231;
-	cvt.rn.f32.u64 %f263, %rd262;
-	cvt.f64.f32 %fd264, %f263;
-	mad.lo.s64 %rd265, %rd261, 8, %rd20;
-	st.global.f64 [%rd265], %fd264;
-	add.s64 %rd266, %rd232, 8;
-	cvt.u32.u64 %r267, %rd231;
-	and.b32 %r267, %r267, 65535;
-	cvt.rn.f64.u32 %fd268, %r267;
-	cvt.u32.u64 %r269, %rd231;
-	and.b32 %r269, %r269, 255;
-	cvt.rn.f64.u32 %fd270, %r269;
-	add.rn.f64 %fd271, %fd268, %fd270;
-	mad.lo.s64 %rd272, %rd266, 8, %rd20;
-	st.global.f64 [%rd272], %fd271;
+	cvt.rn.f64.s64 %fd176, %rd174;
+	cvt.rn.f32.s64 %f177, %rd174;
+	cvt.f64.f32 %fd178, %f177;
+	mul.rn.f64 %fd179, %fd178, 0d4008000000000000;
+	add.rn.f64 %fd180, %fd176, %fd179;
+	cvt.u32.u64 %r181, %rd174;
+	cvt.rn.f64.u32 %fd182, %r181;
+	mul.rn.f64 %fd183, %fd182, 0d4014000000000000;
+	add.rn.f64 %fd184, %fd180, %fd183;
+	cvt.u32.u64 %r185, %rd174;
+	cvt.rn.f32.u32 %f186, %r185;
+	cvt.f64.f32 %fd187, %f186;
+	mul.rn.f64 %fd188, %fd187, 0d401C000000000000;
+	add.rn.f64 %fd189, %fd184, %fd188;
+	mov.b64 %rd190, %rd174;
+	cvt.rn.f64.u64 %fd191, %rd190;
+	mul.rn.f64 %fd192, %fd191, 0d4026000000000000;
+	add.rn.f64 %fd193, %fd189, %fd192;
+	cvt.u32.u64 %r194, %rd174;
+	and.b32 %r194, %r194, 65535;
+	cvt.rn.f32.u32 %f195, %r194;
+	cvt.f64.f32 %fd196, %f195;
+	mul.rn.f64 %fd197, %fd196, 0d402A000000000000;
+	add.rn.f64 %fd198, %fd193, %fd197;
+	mov.f64 %fd175, %fd198;
 $L_16:
-	mov.b32 %r273, %r17;
-	and.b32 %r273, %r273, 255;
-	add.s64 %rd274, %rd68, 45;
+	mad.lo.s64 %rd199, %rd173, 8, %rd20;
+	st.global.f64 [%rd199], %fd175;
+	add.s64 %rd200, %rd68, 5;
+	mov.b32 %r201, %r17;
+	and.b32 %r201, %r201, 255;
 $L_17:
-	cvt.rn.f64.u32 %fd275, %r273;
-	mad.lo.s64 %rd276, %rd274, 8, %rd20;
-	st.global.f64 [%rd276], %fd275;
-	add.s64 %rd277, %rd274, 1;
-	cvt.rn.f32.u32 %f278, %r273;
-	cvt.f64.f32 %fd279, %f278;
-	mad.lo.s64 %rd280, %rd277, 8, %rd20;
-	st.global.f64 [%rd280], %fd279;
-	add.s64 %rd281, %rd274, 2;
-	mov.b32 %r282, %r273;
-	cvt.rn.f64.u32 %fd283, %r282;
-	mad.lo.s64 %rd284, %rd281, 8, %rd20;
-	st.global.f64 [%rd284], %fd283;
-	add.s64 %rd285, %rd274, 3;
-	mov.b32 %r286, %r273;
-	cvt.rn.f32.u32 %f287, %r286;
-	cvt.f64.f32 %fd288, %f287;
-	mad.lo.s64 %rd289, %rd285, 8, %rd20;
-	st.global.f64 [%rd289], %fd288;
-	add.s64 %rd290, %rd274, 4;
-	mov.b32 %r291, %r273;
-	cvt.rn.f64.s32 %fd292, %r291;
-	mad.lo.s64 %rd293, %rd290, 8, %rd20;
-	st.global.f64 [%rd293], %fd292;
-	add.s64 %rd294, %rd274, 5;
-	mov.b32 %r295, %r273;
-	cvt.rn.f32.s32 %f296, %r295;
-	cvt.f64.f32 %fd297, %f296;
-	mad.lo.s64 %rd298, %rd294, 8, %rd20;
-	st.global.f64 [%rd298], %fd297;
-	add.s64 %rd299, %rd274, 6;
-	cvt.u64.u32 %rd300, %r273;
-	cvt.rn.f64.u64 %fd301, %rd300;
-	mad.lo.s64 %rd302, %rd299, 8, %rd20;
-	st.global.f64 [%rd302], %fd301;
-	add.s64 %rd303, %rd274, 7;
-	cvt.u64.u32 %rd304, %r273;
-	cvt.rn.f32.u64 %f305, %rd304;
-	cvt.f64.f32 %fd306, %f305;
-	mad.lo.s64 %rd307, %rd303, 8, %rd20;
-	st.global.f64 [%rd307], %fd306;
-	add.s64 %rd308, %rd274, 8;
-	mov.b32 %r309, %r273;
-	and.b32 %r309, %r309, 65535;
-	cvt.rn.f64.u32 %fd310, %r309;
-	cvt.rn.f64.u32 %fd311, %r273;
-	add.rn.f64 %fd312, %fd310, %fd311;
-	mad.lo.s64 %rd313, %rd308, 8, %rd20;
-	st.global.f64 [%rd313], %fd312;
+	cvt.rn.f64.u32 %fd203, %r201;
+	cvt.rn.f32.u32 %f204, %r201;
+	cvt.f64.f32 %fd205, %f204;
+	mul.rn.f64 %fd206, %fd205, 0d4008000000000000;
+	add.rn.f64 %fd207, %fd203, %fd206;
+	mov.b32 %r208, %r201;
+	cvt.rn.f64.u32 %fd209, %r208;
+	mul.rn.f64 %fd210, %fd209, 0d4014000000000000;
+	add.rn.f64 %fd211, %fd207, %fd210;
+	mov.b32 %r212, %r201;
+	cvt.rn.f32.u32 %f213, %r212;
+	cvt.f64.f32 %fd214, %f213;
+	mul.rn.f64 %fd215, %fd214, 0d401C000000000000;
+	add.rn.f64 %fd216, %fd211, %fd215;
+	cvt.u64.u32 %rd217, %r201;
+	cvt.rn.f64.u64 %fd218, %rd217;
+	mul.rn.f64 %fd219, %fd218, 0d4026000000000000;
+	add.rn.f64 %fd220, %fd216, %fd219;
+	mov.b32 %r221, %r201;
+	and.b32 %r221, %r221, 65535;
+	cvt.rn.f32.u32 %f222, %r221;
+	cvt.f64.f32 %fd223, %f222;
+	mul.rn.f64 %fd224, %fd223, 0d402A000000000000;
+	add.rn.f64 %fd225, %fd220, %fd224;
+	mov.f64 %fd202, %fd225;
 $L_18:
-	mov.b32 %r314, %r17;
-	and.b32 %r314, %r314, 65535;
-	add.s64 %rd315, %rd68, 54;
+	mad.lo.s64 %rd226, %rd200, 8, %rd20;
+	st.global.f64 [%rd226], %fd202;
+	add.s64 %rd227, %rd68, 6;
+	mov.b32 %r228, %r17;
+	and.b32 %r228, %r228, 65535;
 $L_19:
-	cvt.rn.f64.u32 %fd316, %r314;
-	mad.lo.s64 %rd317, %rd315, 8, %rd20;
-	st.global.f64 [%rd317], %fd316;
-	add.s64 %rd318, %rd315, 1;
-	cvt.rn.f32.u32 %f319, %r314;
-	cvt.f64.f32 %fd320, %f319;
-	mad.lo.s64 %rd321, %rd318, 8, %rd20;
-	st.global.f64 [%rd321], %fd320;
-	add.s64 %rd322, %rd315, 2;
-	mov.b32 %r323, %r314;
-	cvt.rn.f64.u32 %fd324, %r323;
-	mad.lo.s64 %rd325, %rd322, 8, %rd20;
-	st.global.f64 [%rd325], %fd324;
-	add.s64 %rd326, %rd315, 3;
-	mov.b32 %r327, %r314;
-	cvt.rn.f32.u32 %f328, %r327;
-	cvt.f64.f32 %fd329, %f328;
-	mad.lo.s64 %rd330, %rd326, 8, %rd20;
-	st.global.f64 [%rd330], %fd329;
-	add.s64 %rd331, %rd315, 4;
-	mov.b32 %r332, %r314;
-	cvt.rn.f64.s32 %fd333, %r332;
-	mad.lo.s64 %rd334, %rd331, 8, %rd20;
-	st.global.f64 [%rd334], %fd333;
-	add.s64 %rd335, %rd315, 5;
-	mov.b32 %r336, %r314;
-	cvt.rn.f32.s32 %f337, %r336;
-	cvt.f64.f32 %fd338, %f337;
-	mad.lo.s64 %rd339, %rd335, 8, %rd20;
-	st.global.f64 [%rd339], %fd338;
-	add.s64 %rd340, %rd315, 6;
-	cvt.u64.u32 %rd341, %r314;
-	cvt.rn.f64.u64 %fd342, %rd341;
-	mad.lo.s64 %rd343, %rd340, 8, %rd20;
-	st.global.f64 [%rd343], %fd342;
-	add.s64 %rd344, %rd315, 7;
-	cvt.u64.u32 %rd345, %r314;
-	cvt.rn.f32.u64 %f346, %rd345;
-	cvt.f64.f32 %fd347, %f346;
-	mad.lo.s64 %rd348, %rd344, 8, %rd20;
-	st.global.f64 [%rd348], %fd347;
-	add.s64 %rd349, %rd315, 8;
-	cvt.rn.f64.u32 %fd350, %r314;
-	mov.b32 %r351, %r314;
-	and.b32 %r351, %r351, 255;
-	cvt.rn.f64.u32 %fd352, %r351;
-	add.rn.f64 %fd353, %fd350, %fd352;
-	mad.lo.s64 %rd354, %rd349, 8, %rd20;
-	st.global.f64 [%rd354], %fd353;
+	cvt.rn.f64.u32 %fd230, %r228;
+	cvt.rn.f32.u32 %f231, %r228;
+	cvt.f64.f32 %fd232, %f231;
+	mul.rn.f64 %fd233, %fd232, 0d4008000000000000;
+	add.rn.f64 %fd234, %fd230, %fd233;
+	mov.b32 %r235, %r228;
+	cvt.rn.f64.u32 %fd236, %r235;
+	mul.rn.f64 %fd237, %fd236, 0d4014000000000000;
+	add.rn.f64 %fd238, %fd234, %fd237;
+	mov.b32 %r239, %r228;
+	cvt.rn.f32.u32 %f240, %r239;
+	cvt.f64.f32 %fd241, %f240;
+	mul.rn.f64 %fd242, %fd241, 0d401C000000000000;
+	add.rn.f64 %fd243, %fd238, %fd242;
+	cvt.u64.u32 %rd244, %r228;
+	cvt.rn.f64.u64 %fd245, %rd244;
+	mul.rn.f64 %fd246, %fd245, 0d4026000000000000;
+	add.rn.f64 %fd247, %fd243, %fd246;
+	cvt.rn.f32.u32 %f248, %r228;
+	cvt.f64.f32 %fd249, %f248;
+	mul.rn.f64 %fd250, %fd249, 0d402A000000000000;
+	add.rn.f64 %fd251, %fd247, %fd250;
+	mov.f64 %fd229, %fd251;
 $L_20:
-	add.s64 %rd355, %rd68, 63;
+	mad.lo.s64 %rd252, %rd227, 8, %rd20;
+	st.global.f64 [%rd252], %fd229;
+	add.s64 %rd253, %rd68, 7;
 $L_21:
-	cvt.rn.f64.u32 %fd356, %r17;
-	mad.lo.s64 %rd357, %rd355, 8, %rd20;
-	st.global.f64 [%rd357], %fd356;
-	add.s64 %rd358, %rd355, 1;
-	cvt.rn.f32.u32 %f359, %r17;
-	cvt.f64.f32 %fd360, %f359;
-	mad.lo.s64 %rd361, %rd358, 8, %rd20;
-	st.global.f64 [%rd361], %fd360;
-	add.s64 %rd362, %rd355, 2;
-	cvt.rn.f64.u32 %fd363, %r17;
-	mad.lo.s64 %rd364, %rd362, 8, %rd20;
-	st.global.f64 [%rd364], %fd363;
-	add.s64 %rd365, %rd355, 3;
-	cvt.rn.f32.u32 %f366, %r17;
-	cvt.f64.f32 %fd367, %f366;
-	mad.lo.s64 %rd368, %rd365, 8, %rd20;
-	st.global.f64 [%rd368], %fd367;
-	add.s64 %rd369, %rd355, 4;
-	mov.b32 %r370, %r17;
-	cvt.rn.f64.s32 %fd371, %r370;
-	mad.lo.s64 %rd372, %rd369, 8, %rd20;
-	st.global.f64 [%rd372], %fd371;
-	add.s64 %rd373, %rd355, 5;
-	mov.b32 %r374, %r17;
-	cvt.rn.f32.s32 %f375, %r374;
-	cvt.f64.f32 %fd376, %f375;
-	mad.lo.s64 %rd377, %rd373, 8, %rd20;
-	st.global.f64 [%rd377], %fd376;
-	add.s64 %rd378, %rd355, 6;
-	cvt.u64.u32 %rd379, %r17;
-	cvt.rn.f64.u64 %fd380, %rd379;
-	mad.lo.s64 %rd381, %rd378, 8, %rd20;
-	st.global.f64 [%rd381], %fd380;
-	add.s64 %rd382, %rd355, 7;
-	cvt.u64.u32 %rd383, %r17;
-	cvt.rn.f32.u64 %f384, %rd383;
-	cvt.f64.f32 %fd385, %f384;
-	mad.lo.s64 %rd386, %rd382, 8, %rd20;
-	st.global.f64 [%rd386], %fd385;
-	add.s64 %rd387, %rd355, 8;
-	mov.b32 %r388, %r17;
-	and.b32 %r388, %r388, 65535;
-	cvt.rn.f64.u32 %fd389, %r388;
-	mov.b32 %r390, %r17;
-	and.b32 %r390, %r390, 255;
-	cvt.rn.f64.u32 %fd391, %r390;
-	add.rn.f64 %fd392, %fd389, %fd391;
-	mad.lo.s64 %rd393, %rd387, 8, %rd20;
-	st.global.f64 [%rd393], %fd392;
+	cvt.rn.f64.u32 %fd255, %r17;
+	cvt.rn.f32.u32 %f256, %r17;
+	cvt.f64.f32 %fd257, %f256;
+	mul.rn.f64 %fd258, %fd257, 0d4008000000000000;
+	add.rn.f64 %fd259, %fd255, %fd258;
+	cvt.rn.f64.u32 %fd260, %r17;
+	mul.rn.f64 %fd261, %fd260, 0d4014000000000000;
+	add.rn.f64 %fd262, %fd259, %fd261;
+	cvt.rn.f32.u32 %f263, %r17;
+	cvt.f64.f32 %fd264, %f263;
+	mul.rn.f64 %fd265, %fd264, 0d401C000000000000;
+	add.rn.f64 %fd266, %fd262, %fd265;
+	cvt.u64.u32 %rd267, %r17;
+	cvt.rn.f64.u64 %fd268, %rd267;
+	mul.rn.f64 %fd269, %fd268, 0d4026000000000000;
+	add.rn.f64 %fd270, %fd266, %fd269;
+	mov.b32 %r271, %r17;
+	and.b32 %r271, %r271, 65535;
+	cvt.rn.f32.u32 %f272, %r271;
+	cvt.f64.f32 %fd273, %f272;
+	mul.rn.f64 %fd274, %fd273, 0d402A000000000000;
+	add.rn.f64 %fd275, %fd270, %fd274;
+	mov.f64 %fd254, %fd275;
 $L_22:
-	cvt.u64.u32 %rd394, %r17;
-	add.s64 %rd395, %rd68, 72;
+	mad.lo.s64 %rd276, %rd253, 8, %rd20;
+	st.global.f64 [%rd276], %fd254;
+	add.s64 %rd277, %rd68, 8;
+	cvt.u64.u32 %rd278, %r17;
 $L_23:
-	cvt.rn.f64.u64 %fd396, %rd394;
-	mad.lo.s64 %rd397, %rd395, 8, %rd20;
-	st.global.f64 [%rd397], %fd396;
-	add.s64 %rd398, %rd395, 1;
-	cvt.rn.f32.u64 %f399, %rd394;
-	cvt.f64.f32 %fd400, %f399;
-	mad.lo.s64 %rd401, %rd398, 8, %rd20;
-	st.global.f64 [%rd401], %fd400;
-	add.s64 %rd402, %rd395, 2;
-	cvt.u32.u64 %r403, %rd394;
-	cvt.rn.f64.u32 %fd404, %r403;
-	mad.lo.s64 %rd405, %rd402, 8, %rd20;
-	st.global.f64 [%rd405], %fd404;
-	add.s64 %rd406, %rd395, 3;
-	cvt.u32.u64 %r407, %rd394;
-	cvt.rn.f32.u32 %f408, %r407;
-	cvt.f64.f32 %fd409, %f408;
-	mad.lo.s64 %rd410, %rd406, 8, %rd20;
-	st.global.f64 [%rd410], %fd409;
-	add.s64 %rd411, %rd395, 4;
-	cvt.u32.u64 %r412, %rd394;
-	cvt.rn.f64.s32 %fd413, %r412;
-	mad.lo.s64 %rd414, %rd411, 8, %rd20;
-	st.global.f64 [%rd414], %fd413;
-	add.s64 %rd415, %rd395, 5;
-	cvt.u32.u64 %r416, %rd394;
-	cvt.rn.f32.s32 %f417, %r416;
-	cvt.f64.f32 %fd418, %f417;
-	mad.lo.s64 %rd419, %rd415, 8, %rd20;
-	st.global.f64 [%rd419], %fd418;
-	add.s64 %rd420, %rd395, 6;
-	cvt.rn.f64.u64 %fd421, %rd394;
-	mad.lo.s64 %rd422, %rd420, 8, %rd20;
-	st.global.f64 [%rd422], %fd421;
-	add.s64 %rd423, %rd395, 7;
-	cvt.rn.f32.u64 %f424, %rd394;
-	cvt.f64.f32 %fd425, %f424;
-	mad.lo.s64 %rd426, %rd423, 8, %rd20;
-	st.global.f64 [%rd426], %fd425;
-	add.s64 %rd427, %rd395, 8;
-	cvt.u32.u64 %r428, %rd394;
-	and.b32 %r428, %r428, 65535;
-	cvt.rn.f64.u32 %fd429, %r428;
-	cvt.u32.u64 %r430, %rd394;
-	and.b32 %r430, %r430, 255;
-	cvt.rn.f64.u32 %fd431, %r430;
-	add.rn.f64 %fd432, %fd429, %fd431;
-	mad.lo.s64 %rd433, %rd427, 8, %rd20;
-	st.global.f64 [%rd433], %fd432;
+	cvt.rn.f64.u64 %fd280, %rd278;
+	cvt.rn.f32.u64 %f281, %rd278;
+	cvt.f64.f32 %fd282, %f281;
+	mul.rn.f64 %fd283, %fd282, 0d4008000000000000;
+	add.rn.f64 %fd284, %fd280, %fd283;
+	cvt.u32.u64 %r285, %rd278;
+	cvt.rn.f64.u32 %fd286, %r285;
+	mul.rn.f64 %fd287, %fd286, 0d4014000000000000;
+	add.rn.f64 %fd288, %fd284, %fd287;
+	cvt.u32.u64 %r289, %rd278;
+	cvt.rn.f32.u32 %f290, %r289;
+	cvt.f64.f32 %fd291, %f290;
+	mul.rn.f64 %fd292, %fd291, 0d401C000000000000;
+	add.rn.f64 %fd293, %fd288, %fd292;
+	cvt.rn.f64.u64 %fd294, %rd278;
+	mul.rn.f64 %fd295, %fd294, 0d4026000000000000;
+	add.rn.f64 %fd296, %fd293, %fd295;
+	cvt.u32.u64 %r297, %rd278;
+	and.b32 %r297, %r297, 65535;
+	cvt.rn.f32.u32 %f298, %r297;
+	cvt.f64.f32 %fd299, %f298;
+	mul.rn.f64 %fd300, %fd299, 0d402A000000000000;
+	add.rn.f64 %fd301, %fd296, %fd300;
+	mov.f64 %fd279, %fd301;
 $L_24:
-	cvt.u64.u32 %rd434, %r17;
-	add.s64 %rd435, %rd434, 0;
-	add.s64 %rd436, %rd68, 81;
+	mad.lo.s64 %rd302, %rd277, 8, %rd20;
+	st.global.f64 [%rd302], %fd279;
+	mul.lo.s64 %rd303, %rd9, 9;
 $L_25:
-	cvt.rn.f64.s64 %fd437, %rd435;
-	mad.lo.s64 %rd438, %rd436, 8, %rd20;
-	st.global.f64 [%rd438], %fd437;
-	add.s64 %rd439, %rd436, 1;
-	cvt.rn.f32.s64 %f440, %rd435;
-	cvt.f64.f32 %fd441, %f440;
-	mad.lo.s64 %rd442, %rd439, 8, %rd20;
-	st.global.f64 [%rd442], %fd441;
-	add.s64 %rd443, %rd436, 2;
-	cvt.u32.u64 %r444, %rd435;
-	cvt.rn.f64.u32 %fd445, %r444;
-	mad.lo.s64 %rd446, %rd443, 8, %rd20;
-	st.global.f64 [%rd446], %fd445;
-	add.s64 %rd447, %rd436, 3;
-	cvt.u32.u64 %r448, %rd435;
-	cvt.rn.f32.u32 %f449, %r448;
-	cvt.f64.f32 %fd450, %f449;
-	mad.lo.s64 %rd451, %rd447, 8, %rd20;
-	st.global.f64 [%rd451], %fd450;
-	add.s64 %rd452, %rd436, 4;
-	cvt.u32.u64 %r453, %rd435;
-	cvt.rn.f64.s32 %fd454, %r453;
-	mad.lo.s64 %rd455, %rd452, 8, %rd20;
-	st.global.f64 [%rd455], %fd454;
-	add.s64 %rd456, %rd436, 5;
-	cvt.u32.u64 %r457, %rd435;
-	cvt.rn.f32.s32 %f458, %r457;
-	cvt.f64.f32 %fd459, %f458;
-	mad.lo.s64 %rd460, %rd456, 8, %rd20;
-	st.global.f64 [%rd460], %fd459;
-	add.s64 %rd461, %rd436, 6;
-	mov.b64 %rd462, %rd435;
-	cvt.rn.f64.u64 %fd463, %rd462;
-	mad.lo.s64 %rd464, %rd461, 8, %rd20;
-	st.global.f64 [%rd464], %fd463;
-	add.s64 %rd465, %rd436, 7;
-	mov.b64 %rd466, %rd435;
-	cvt.rn.f32.u64 %f467, %rd466;
-	cvt.f64.f32 %fd468, %f467;
-	mad.lo.s64 %rd469, %rd465, 8, %rd20;
-	st.global.f64 [%rd469], %fd468;
-	add.s64 %rd470, %rd436, 8;
-	cvt.u32.u64 %r471, %rd435;
-	and.b32 %r471, %r471, 65535;
-	cvt.rn.f64.u32 %fd472, %r471;
-	cvt.u32.u64 %r473, %rd435;
-	and.b32 %r473, %r473, 255;
-	cvt.rn.f64.u32 %fd474, %r473;
-	add.rn.f64 %fd475, %fd472, %fd474;
-	mad.lo.s64 %rd476, %rd470, 8, %rd20;
-	st.global.f64 [%rd476], %fd475;
+	setp.lt.u32 %p305, %r17, 2147483648;
+	mov.b64 %rd307, 0;
 $L_26:
-	mul.lo.s64 %rd477, %rd9, 10;
+	@!%p305 bra $L_223;
 $L_27:
-	setp.lt.u32 %p479, %r17, 2147483648;
-	mov.b64 %rd481, 0;
-$L_28:
-	@!%p479 bra $L_367;
-$L_29:
-	min.u64 %rdt1, %rd481, 32;
+	min.u64 %rdt1, %rd307, 32;
 	cvt.u32.u64 %rt5, %rdt1;
 	mov.b32 %rt6, 1;
-	shl.b32 %r482, %rt6, %rt5;
-	and.b32 %r482, %r482, 255;
-	mov.b32 %r480, %r482;
+	shl.b32 %r308, %rt6, %rt5;
+	and.b32 %r308, %r308, 255;
+	mov.b32 %r306, %r308;
+$L_28:
+	mov.b32 %r309, %r17;
+	setp.lt.s32 %p310, %r309, 0;
+	mov.b64 %rd312, 1;
+$L_29:
+	@!%p310 bra $L_222;
 $L_30:
-	mov.b32 %r483, %r17;
-	setp.lt.s32 %p484, %r483, 0;
-	mov.b64 %rd486, 1;
-$L_31:
-	@!%p484 bra $L_366;
-$L_32:
-	min.u64 %rdt2, %rd486, 32;
+	min.u64 %rdt2, %rd312, 32;
 	cvt.u32.u64 %rt7, %rdt2;
 	mov.b32 %rt8, 1;
-	shl.b32 %r487, %rt8, %rt7;
-	and.b32 %r487, %r487, 255;
-	mov.b32 %r485, %r487;
+	shl.b32 %r313, %rt8, %rt7;
+	and.b32 %r313, %r313, 255;
+	mov.b32 %r311, %r313;
+$L_31:
+	or.b32 %r314, %r306, %r311;
+	cvt.u64.u32 %rd315, %r17;
+	setp.gt.u64 %p316, %rd315, 9223372036854775808U;
+	mov.b64 %rd318, 2;
+$L_32:
+	@!%p316 bra $L_221;
 $L_33:
-	or.b32 %r488, %r480, %r485;
-	cvt.u64.u32 %rd489, %r17;
-	setp.gt.u64 %p490, %rd489, 9223372036854775808U;
-	mov.b64 %rd492, 2;
-$L_34:
-	@!%p490 bra $L_365;
-$L_35:
-	min.u64 %rdt3, %rd492, 32;
+	min.u64 %rdt3, %rd318, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	mov.b32 %rt10, 1;
-	shl.b32 %r493, %rt10, %rt9;
-	and.b32 %r493, %r493, 255;
-	mov.b32 %r491, %r493;
+	shl.b32 %r319, %rt10, %rt9;
+	and.b32 %r319, %r319, 255;
+	mov.b32 %r317, %r319;
+$L_34:
+	or.b32 %r320, %r314, %r317;
+	mov.b32 %r321, %r17;
+	and.b32 %r321, %r321, 65535;
+	setp.ge.u32 %p322, %r321, 32768;
+	mov.b64 %rd324, 3;
+$L_35:
+	@!%p322 bra $L_220;
 $L_36:
-	or.b32 %r494, %r488, %r491;
-	mov.b32 %r495, %r17;
-	and.b32 %r495, %r495, 65535;
-	setp.ge.u32 %p496, %r495, 32768;
-	mov.b64 %rd498, 3;
-$L_37:
-	@!%p496 bra $L_364;
-$L_38:
-	min.u64 %rdt4, %rd498, 32;
+	min.u64 %rdt4, %rd324, 32;
 	cvt.u32.u64 %rt11, %rdt4;
 	mov.b32 %rt12, 1;
-	shl.b32 %r499, %rt12, %rt11;
-	and.b32 %r499, %r499, 255;
-	mov.b32 %r497, %r499;
+	shl.b32 %r325, %rt12, %rt11;
+	and.b32 %r325, %r325, 255;
+	mov.b32 %r323, %r325;
+$L_37:
+	or.b32 %r326, %r320, %r323;
+	cvt.rn.f64.u32 %fd327, %r17;
+	mov.b32 %r328, %r17;
+	cvt.rn.f64.s32 %fd329, %r328;
+	setp.eq.f64 %p330, %fd327, %fd329;
+	mov.b64 %rd332, 4;
+$L_38:
+	@!%p330 bra $L_219;
 $L_39:
-	or.b32 %r500, %r494, %r497;
-	mov.b32 %r501, %r17;
-	and.b32 %r501, %r501, 255;
-	setp.gt.u32 %p502, %r501, 128;
-	mov.b64 %rd504, 4;
-$L_40:
-	@!%p502 bra $L_363;
-$L_41:
-	min.u64 %rdt5, %rd504, 32;
+	min.u64 %rdt5, %rd332, 32;
 	cvt.u32.u64 %rt13, %rdt5;
 	mov.b32 %rt14, 1;
-	shl.b32 %r505, %rt14, %rt13;
-	and.b32 %r505, %r505, 255;
-	mov.b32 %r503, %r505;
+	shl.b32 %r333, %rt14, %rt13;
+	and.b32 %r333, %r333, 255;
+	mov.b32 %r331, %r333;
+$L_40:
+	or.b32 %r334, %r326, %r331;
+	mov.b32 %r304, %r334;
+$L_41:
+	mad.lo.s64 %rd335, %rd303, 1, %rd22;
+	st.global.u8 [%rd335], %r304;
+	add.s64 %rd336, %rd303, 1;
+	mov.b32 %r337, %r17;
+	cvt.s32.s8 %r337, %r337;
 $L_42:
-	or.b32 %r506, %r500, %r503;
-	setp.lt.u32 %p507, %r17, 1;
-	mov.b64 %rd509, 5;
+	mov.b32 %r339, %r337;
+	setp.lt.u32 %p340, %r339, 2147483648;
+	mov.b64 %rd342, 0;
 $L_43:
-	@!%p507 bra $L_362;
+	@!%p340 bra $L_218;
 $L_44:
-	min.u64 %rdt6, %rd509, 32;
+	min.u64 %rdt6, %rd342, 32;
 	cvt.u32.u64 %rt15, %rdt6;
 	mov.b32 %rt16, 1;
-	shl.b32 %r510, %rt16, %rt15;
-	and.b32 %r510, %r510, 255;
-	mov.b32 %r508, %r510;
+	shl.b32 %r343, %rt16, %rt15;
+	and.b32 %r343, %r343, 255;
+	mov.b32 %r341, %r343;
 $L_45:
-	or.b32 %r511, %r506, %r508;
-	cvt.rn.f64.u32 %fd512, %r17;
-	mov.b32 %r513, %r17;
-	cvt.rn.f64.s32 %fd514, %r513;
-	setp.eq.f64 %p515, %fd512, %fd514;
-	mov.b64 %rd517, 6;
+	mov.b32 %r344, %r337;
+	setp.lt.s32 %p345, %r344, 0;
+	mov.b64 %rd347, 1;
 $L_46:
-	@!%p515 bra $L_361;
+	@!%p345 bra $L_217;
 $L_47:
-	min.u64 %rdt7, %rd517, 32;
+	min.u64 %rdt7, %rd347, 32;
 	cvt.u32.u64 %rt17, %rdt7;
 	mov.b32 %rt18, 1;
-	shl.b32 %r518, %rt18, %rt17;
-	and.b32 %r518, %r518, 255;
-	mov.b32 %r516, %r518;
+	shl.b32 %r348, %rt18, %rt17;
+	and.b32 %r348, %r348, 255;
+	mov.b32 %r346, %r348;
 $L_48:
-	or.b32 %r519, %r511, %r516;
-	mov.b32 %r520, %r17;
-	and.b32 %r520, %r520, 65535;
-	cvt.rn.f32.u32 %f521, %r520;
-	mov.b32 %r522, %r17;
-	cvt.s32.s16 %r522, %r522;
-	cvt.rn.f32.s32 %f523, %r522;
-	setp.gt.f32 %p524, %f521, %f523;
-	mov.b64 %rd526, 7;
+	or.b32 %r349, %r341, %r346;
+	cvt.s64.s32 %rd350, %r337;
+	setp.gt.u64 %p351, %rd350, 9223372036854775808U;
+	mov.b64 %rd353, 2;
 $L_49:
-	@!%p524 bra $L_360;
+	@!%p351 bra $L_216;
 $L_50:
-	min.u64 %rdt8, %rd526, 32;
+	min.u64 %rdt8, %rd353, 32;
 	cvt.u32.u64 %rt19, %rdt8;
 	mov.b32 %rt20, 1;
-	shl.b32 %r527, %rt20, %rt19;
-	and.b32 %r527, %r527, 255;
-	mov.b32 %r525, %r527;
+	shl.b32 %r354, %rt20, %rt19;
+	and.b32 %r354, %r354, 255;
+	mov.b32 %r352, %r354;
 $L_51:
-	or.b32 %r528, %r519, %r525;
-	mov.b32 %r478, %r528;
+	or.b32 %r355, %r349, %r352;
+	mov.b32 %r356, %r337;
+	and.b32 %r356, %r356, 65535;
+	setp.ge.u32 %p357, %r356, 32768;
+	mov.b64 %rd359, 3;
 $L_52:
-	mad.lo.s64 %rd529, %rd477, 1, %rd22;
-	st.global.u8 [%rd529], %r478;
-	add.s64 %rd530, %rd477, 1;
-	mov.b32 %r531, %r17;
-	cvt.s32.s8 %r531, %r531;
+	@!%p357 bra $L_215;
 $L_53:
-	mov.b32 %r533, %r531;
-	setp.lt.u32 %p534, %r533, 2147483648;
-	mov.b64 %rd536, 0;
-$L_54:
-	@!%p534 bra $L_359;
-$L_55:
-	min.u64 %rdt9, %rd536, 32;
+	min.u64 %rdt9, %rd359, 32;
 	cvt.u32.u64 %rt21, %rdt9;
 	mov.b32 %rt22, 1;
-	shl.b32 %r537, %rt22, %rt21;
-	and.b32 %r537, %r537, 255;
-	mov.b32 %r535, %r537;
+	shl.b32 %r360, %rt22, %rt21;
+	and.b32 %r360, %r360, 255;
+	mov.b32 %r358, %r360;
+$L_54:
+	or.b32 %r361, %r355, %r358;
+	mov.b32 %r362, %r337;
+	cvt.rn.f64.u32 %fd363, %r362;
+	mov.b32 %r364, %r337;
+	cvt.rn.f64.s32 %fd365, %r364;
+	setp.eq.f64 %p366, %fd363, %fd365;
+	mov.b64 %rd368, 4;
+$L_55:
+	@!%p366 bra $L_214;
 $L_56:
-	mov.b32 %r538, %r531;
-	setp.lt.s32 %p539, %r538, 0;
-	mov.b64 %rd541, 1;
-$L_57:
-	@!%p539 bra $L_358;
-$L_58:
-	min.u64 %rdt10, %rd541, 32;
+	min.u64 %rdt10, %rd368, 32;
 	cvt.u32.u64 %rt23, %rdt10;
 	mov.b32 %rt24, 1;
-	shl.b32 %r542, %rt24, %rt23;
-	and.b32 %r542, %r542, 255;
-	mov.b32 %r540, %r542;
+	shl.b32 %r369, %rt24, %rt23;
+	and.b32 %r369, %r369, 255;
+	mov.b32 %r367, %r369;
+$L_57:
+	or.b32 %r370, %r361, %r367;
+	mov.b32 %r338, %r370;
+$L_58:
+	mad.lo.s64 %rd371, %rd336, 1, %rd22;
+	st.global.u8 [%rd371], %r338;
+	add.s64 %rd372, %rd303, 2;
+	mov.b32 %r373, %r17;
+	cvt.s32.s16 %r373, %r373;
 $L_59:
-	or.b32 %r543, %r535, %r540;
-	cvt.s64.s32 %rd544, %r531;
-	setp.gt.u64 %p545, %rd544, 9223372036854775808U;
-	mov.b64 %rd547, 2;
+	mov.b32 %r375, %r373;
+	setp.lt.u32 %p376, %r375, 2147483648;
+	mov.b64 %rd378, 0;
 $L_60:
-	@!%p545 bra $L_357;
+	@!%p376 bra $L_213;
 $L_61:
-	min.u64 %rdt11, %rd547, 32;
+	min.u64 %rdt11, %rd378, 32;
 	cvt.u32.u64 %rt25, %rdt11;
 	mov.b32 %rt26, 1;
-	shl.b32 %r548, %rt26, %rt25;
-	and.b32 %r548, %r548, 255;
-	mov.b32 %r546, %r548;
+	shl.b32 %r379, %rt26, %rt25;
+	and.b32 %r379, %r379, 255;
+	mov.b32 %r377, %r379;
 $L_62:
-	or.b32 %r549, %r543, %r546;
-	mov.b32 %r550, %r531;
-	and.b32 %r550, %r550, 65535;
-	setp.ge.u32 %p551, %r550, 32768;
-	mov.b64 %rd553, 3;
+	mov.b32 %r380, %r373;
+	setp.lt.s32 %p381, %r380, 0;
+	mov.b64 %rd383, 1;
 $L_63:
-	@!%p551 bra $L_356;
+	@!%p381 bra $L_212;
 $L_64:
-	min.u64 %rdt12, %rd553, 32;
+	min.u64 %rdt12, %rd383, 32;
 	cvt.u32.u64 %rt27, %rdt12;
 	mov.b32 %rt28, 1;
-	shl.b32 %r554, %rt28, %rt27;
-	and.b32 %r554, %r554, 255;
-	mov.b32 %r552, %r554;
+	shl.b32 %r384, %rt28, %rt27;
+	and.b32 %r384, %r384, 255;
+	mov.b32 %r382, %r384;
 $L_65:
-	or.b32 %r555, %r549, %r552;
-	mov.b32 %r556, %r531;
-	and.b32 %r556, %r556, 255;
-	setp.gt.u32 %p557, %r556, 128;
-	mov.b64 %rd559, 4;
+	or.b32 %r385, %r377, %r382;
+	cvt.s64.s32 %rd386, %r373;
+	setp.gt.u64 %p387, %rd386, 9223372036854775808U;
+	mov.b64 %rd389, 2;
 $L_66:
-	@!%p557 bra $L_355;
+	@!%p387 bra $L_211;
 $L_67:
-	min.u64 %rdt13, %rd559, 32;
+	min.u64 %rdt13, %rd389, 32;
 	cvt.u32.u64 %rt29, %rdt13;
 	mov.b32 %rt30, 1;
-	shl.b32 %r560, %rt30, %rt29;
-	and.b32 %r560, %r560, 255;
-	mov.b32 %r558, %r560;
+	shl.b32 %r390, %rt30, %rt29;
+	and.b32 %r390, %r390, 255;
+	mov.b32 %r388, %r390;
 $L_68:
-	or.b32 %r561, %r555, %r558;
-	setp.lt.s32 %p562, %r531, 1;
-	mov.b64 %rd564, 5;
+	or.b32 %r391, %r385, %r388;
+	mov.b32 %r392, %r373;
+	and.b32 %r392, %r392, 65535;
+	setp.ge.u32 %p393, %r392, 32768;
+	mov.b64 %rd395, 3;
 $L_69:
-	@!%p562 bra $L_354;
+	@!%p393 bra $L_210;
 $L_70:
-	min.u64 %rdt14, %rd564, 32;
+	min.u64 %rdt14, %rd395, 32;
 	cvt.u32.u64 %rt31, %rdt14;
 	mov.b32 %rt32, 1;
-	shl.b32 %r565, %rt32, %rt31;
-	and.b32 %r565, %r565, 255;
-	mov.b32 %r563, %r565;
+	shl.b32 %r396, %rt32, %rt31;
+	and.b32 %r396, %r396, 255;
+	mov.b32 %r394, %r396;
 $L_71:
-	or.b32 %r566, %r561, %r563;
-	mov.b32 %r567, %r531;
-	cvt.rn.f64.u32 %fd568, %r567;
-	mov.b32 %r569, %r531;
-	cvt.rn.f64.s32 %fd570, %r569;
-	setp.eq.f64 %p571, %fd568, %fd570;
-	mov.b64 %rd573, 6;
+	or.b32 %r397, %r391, %r394;
+	mov.b32 %r398, %r373;
+	cvt.rn.f64.u32 %fd399, %r398;
+	mov.b32 %r400, %r373;
+	cvt.rn.f64.s32 %fd401, %r400;
+	setp.eq.f64 %p402, %fd399, %fd401;
+	mov.b64 %rd404, 4;
 $L_72:
-	@!%p571 bra $L_353;
+	@!%p402 bra $L_209;
 $L_73:
-	min.u64 %rdt15, %rd573, 32;
+	min.u64 %rdt15, %rd404, 32;
 	cvt.u32.u64 %rt33, %rdt15;
 	mov.b32 %rt34, 1;
-	shl.b32 %r574, %rt34, %rt33;
-	and.b32 %r574, %r574, 255;
-	mov.b32 %r572, %r574;
+	shl.b32 %r405, %rt34, %rt33;
+	and.b32 %r405, %r405, 255;
+	mov.b32 %r403, %r405;
 $L_74:
-	or.b32 %r575, %r566, %r572;
-	mov.b32 %r576, %r531;
-	and.b32 %r576, %r576, 65535;
-	cvt.rn.f32.u32 %f577, %r576;
-	mov.b32 %r578, %r531;
-	cvt.s32.s16 %r578, %r578;
-	cvt.rn.f32.s32 %f579, %r578;
-	setp.gt.f32 %p580, %f577, %f579;
-	mov.b64 %rd582, 7;
+	or.b32 %r406, %r397, %r403;
+	mov.b32 %r374, %r406;
 $L_75:
-	@!%p580 bra $L_352;
+	mad.lo.s64 %rd407, %rd372, 1, %rd22;
+	st.global.u8 [%rd407], %r374;
+	add.s64 %rd408, %rd303, 3;
+	mov.b32 %r409, %r17;
 $L_76:
-	min.u64 %rdt16, %rd582, 32;
+	mov.b32 %r411, %r409;
+	setp.lt.u32 %p412, %r411, 2147483648;
+	mov.b64 %rd414, 0;
+$L_77:
+	@!%p412 bra $L_208;
+$L_78:
+	min.u64 %rdt16, %rd414, 32;
 	cvt.u32.u64 %rt35, %rdt16;
 	mov.b32 %rt36, 1;
-	shl.b32 %r583, %rt36, %rt35;
-	and.b32 %r583, %r583, 255;
-	mov.b32 %r581, %r583;
-$L_77:
-	or.b32 %r584, %r575, %r581;
-	mov.b32 %r532, %r584;
-$L_78:
-	mad.lo.s64 %rd585, %rd530, 1, %rd22;
-	st.global.u8 [%rd585], %r532;
-	add.s64 %rd586, %rd477, 2;
-	mov.b32 %r587, %r17;
-	cvt.s32.s16 %r587, %r587;
+	shl.b32 %r415, %rt36, %rt35;
+	and.b32 %r415, %r415, 255;
+	mov.b32 %r413, %r415;
 $L_79:
-	mov.b32 %r589, %r587;
-	setp.lt.u32 %p590, %r589, 2147483648;
-	mov.b64 %rd592, 0;
+	setp.lt.s32 %p416, %r409, 0;
+	mov.b64 %rd418, 1;
 $L_80:
-	@!%p590 bra $L_351;
+	@!%p416 bra $L_207;
 $L_81:
-	min.u64 %rdt17, %rd592, 32;
+	min.u64 %rdt17, %rd418, 32;
 	cvt.u32.u64 %rt37, %rdt17;
 	mov.b32 %rt38, 1;
-	shl.b32 %r593, %rt38, %rt37;
-	and.b32 %r593, %r593, 255;
-	mov.b32 %r591, %r593;
+	shl.b32 %r419, %rt38, %rt37;
+	and.b32 %r419, %r419, 255;
+	mov.b32 %r417, %r419;
 $L_82:
-	mov.b32 %r594, %r587;
-	setp.lt.s32 %p595, %r594, 0;
-	mov.b64 %rd597, 1;
+	or.b32 %r420, %r413, %r417;
+	cvt.s64.s32 %rd421, %r409;
+	setp.gt.u64 %p422, %rd421, 9223372036854775808U;
+	mov.b64 %rd424, 2;
 $L_83:
-	@!%p595 bra $L_350;
+	@!%p422 bra $L_206;
 $L_84:
-	min.u64 %rdt18, %rd597, 32;
+	min.u64 %rdt18, %rd424, 32;
 	cvt.u32.u64 %rt39, %rdt18;
 	mov.b32 %rt40, 1;
-	shl.b32 %r598, %rt40, %rt39;
-	and.b32 %r598, %r598, 255;
-	mov.b32 %r596, %r598;
+	shl.b32 %r425, %rt40, %rt39;
+	and.b32 %r425, %r425, 255;
+	mov.b32 %r423, %r425;
 $L_85:
-	or.b32 %r599, %r591, %r596;
-	cvt.s64.s32 %rd600, %r587;
-	setp.gt.u64 %p601, %rd600, 9223372036854775808U;
-	mov.b64 %rd603, 2;
+	or.b32 %r426, %r420, %r423;
+	mov.b32 %r427, %r409;
+	and.b32 %r427, %r427, 65535;
+	setp.ge.u32 %p428, %r427, 32768;
+	mov.b64 %rd430, 3;
 $L_86:
-	@!%p601 bra $L_349;
+	@!%p428 bra $L_205;
 $L_87:
-	min.u64 %rdt19, %rd603, 32;
+	min.u64 %rdt19, %rd430, 32;
 	cvt.u32.u64 %rt41, %rdt19;
 	mov.b32 %rt42, 1;
-	shl.b32 %r604, %rt42, %rt41;
-	and.b32 %r604, %r604, 255;
-	mov.b32 %r602, %r604;
+	shl.b32 %r431, %rt42, %rt41;
+	and.b32 %r431, %r431, 255;
+	mov.b32 %r429, %r431;
 $L_88:
-	or.b32 %r605, %r599, %r602;
-	mov.b32 %r606, %r587;
-	and.b32 %r606, %r606, 65535;
-	setp.ge.u32 %p607, %r606, 32768;
-	mov.b64 %rd609, 3;
+	or.b32 %r432, %r426, %r429;
+	mov.b32 %r433, %r409;
+	cvt.rn.f64.u32 %fd434, %r433;
+	cvt.rn.f64.s32 %fd435, %r409;
+	setp.eq.f64 %p436, %fd434, %fd435;
+	mov.b64 %rd438, 4;
 $L_89:
-	@!%p607 bra $L_348;
+	@!%p436 bra $L_204;
 $L_90:
-	min.u64 %rdt20, %rd609, 32;
+	min.u64 %rdt20, %rd438, 32;
 	cvt.u32.u64 %rt43, %rdt20;
 	mov.b32 %rt44, 1;
-	shl.b32 %r610, %rt44, %rt43;
-	and.b32 %r610, %r610, 255;
-	mov.b32 %r608, %r610;
+	shl.b32 %r439, %rt44, %rt43;
+	and.b32 %r439, %r439, 255;
+	mov.b32 %r437, %r439;
 $L_91:
-	or.b32 %r611, %r605, %r608;
-	mov.b32 %r612, %r587;
-	and.b32 %r612, %r612, 255;
-	setp.gt.u32 %p613, %r612, 128;
-	mov.b64 %rd615, 4;
+	or.b32 %r440, %r432, %r437;
+	mov.b32 %r410, %r440;
 $L_92:
-	@!%p613 bra $L_347;
+	mad.lo.s64 %rd441, %rd408, 1, %rd22;
+	st.global.u8 [%rd441], %r410;
+	add.s64 %rd442, %rd303, 4;
+	mov.b32 %r443, %r17;
+	and.b32 %r443, %r443, 255;
 $L_93:
-	min.u64 %rdt21, %rd615, 32;
+	mov.b32 %r445, %r443;
+	setp.lt.u32 %p446, %r445, 2147483648;
+	mov.b64 %rd448, 0;
+$L_94:
+	@!%p446 bra $L_203;
+$L_95:
+	min.u64 %rdt21, %rd448, 32;
 	cvt.u32.u64 %rt45, %rdt21;
 	mov.b32 %rt46, 1;
-	shl.b32 %r616, %rt46, %rt45;
-	and.b32 %r616, %r616, 255;
-	mov.b32 %r614, %r616;
-$L_94:
-	or.b32 %r617, %r611, %r614;
-	setp.lt.s32 %p618, %r587, 1;
-	mov.b64 %rd620, 5;
-$L_95:
-	@!%p618 bra $L_346;
+	shl.b32 %r449, %rt46, %rt45;
+	and.b32 %r449, %r449, 255;
+	mov.b32 %r447, %r449;
 $L_96:
-	min.u64 %rdt22, %rd620, 32;
+	mov.b32 %r450, %r443;
+	setp.lt.s32 %p451, %r450, 0;
+	mov.b64 %rd453, 1;
+$L_97:
+	@!%p451 bra $L_202;
+$L_98:
+	min.u64 %rdt22, %rd453, 32;
 	cvt.u32.u64 %rt47, %rdt22;
 	mov.b32 %rt48, 1;
-	shl.b32 %r621, %rt48, %rt47;
-	and.b32 %r621, %r621, 255;
-	mov.b32 %r619, %r621;
-$L_97:
-	or.b32 %r622, %r617, %r619;
-	mov.b32 %r623, %r587;
-	cvt.rn.f64.u32 %fd624, %r623;
-	mov.b32 %r625, %r587;
-	cvt.rn.f64.s32 %fd626, %r625;
-	setp.eq.f64 %p627, %fd624, %fd626;
-	mov.b64 %rd629, 6;
-$L_98:
-	@!%p627 bra $L_345;
+	shl.b32 %r454, %rt48, %rt47;
+	and.b32 %r454, %r454, 255;
+	mov.b32 %r452, %r454;
 $L_99:
-	min.u64 %rdt23, %rd629, 32;
+	or.b32 %r455, %r447, %r452;
+	cvt.u64.u32 %rd456, %r443;
+	setp.gt.u64 %p457, %rd456, 9223372036854775808U;
+	mov.b64 %rd459, 2;
+$L_100:
+	@!%p457 bra $L_201;
+$L_101:
+	min.u64 %rdt23, %rd459, 32;
 	cvt.u32.u64 %rt49, %rdt23;
 	mov.b32 %rt50, 1;
-	shl.b32 %r630, %rt50, %rt49;
-	and.b32 %r630, %r630, 255;
-	mov.b32 %r628, %r630;
-$L_100:
-	or.b32 %r631, %r622, %r628;
-	mov.b32 %r632, %r587;
-	and.b32 %r632, %r632, 65535;
-	cvt.rn.f32.u32 %f633, %r632;
-	cvt.rn.f32.s32 %f634, %r587;
-	setp.gt.f32 %p635, %f633, %f634;
-	mov.b64 %rd637, 7;
-$L_101:
-	@!%p635 bra $L_344;
+	shl.b32 %r460, %rt50, %rt49;
+	and.b32 %r460, %r460, 255;
+	mov.b32 %r458, %r460;
 $L_102:
-	min.u64 %rdt24, %rd637, 32;
+	or.b32 %r461, %r455, %r458;
+	mov.b32 %r462, %r443;
+	and.b32 %r462, %r462, 65535;
+	setp.ge.u32 %p463, %r462, 32768;
+	mov.b64 %rd465, 3;
+$L_103:
+	@!%p463 bra $L_200;
+$L_104:
+	min.u64 %rdt24, %rd465, 32;
 	cvt.u32.u64 %rt51, %rdt24;
 	mov.b32 %rt52, 1;
-	shl.b32 %r638, %rt52, %rt51;
-	and.b32 %r638, %r638, 255;
-	mov.b32 %r636, %r638;
-$L_103:
-	or.b32 %r639, %r631, %r636;
-	mov.b32 %r588, %r639;
-$L_104:
-	mad.lo.s64 %rd640, %rd586, 1, %rd22;
-	st.global.u8 [%rd640], %r588;
-	add.s64 %rd641, %rd477, 3;
-	mov.b32 %r642, %r17;
+	shl.b32 %r466, %rt52, %rt51;
+	and.b32 %r466, %r466, 255;
+	mov.b32 %r464, %r466;
 $L_105:
-	mov.b32 %r644, %r642;
-	setp.lt.u32 %p645, %r644, 2147483648;
-	mov.b64 %rd647, 0;
+	or.b32 %r467, %r461, %r464;
+	mov.b32 %r468, %r443;
+	cvt.rn.f64.u32 %fd469, %r468;
+	mov.b32 %r470, %r443;
+	cvt.rn.f64.s32 %fd471, %r470;
+	setp.eq.f64 %p472, %fd469, %fd471;
+	mov.b64 %rd474, 4;
 $L_106:
-	@!%p645 bra $L_343;
+	@!%p472 bra $L_199;
 $L_107:
-	min.u64 %rdt25, %rd647, 32;
+	min.u64 %rdt25, %rd474, 32;
 	cvt.u32.u64 %rt53, %rdt25;
 	mov.b32 %rt54, 1;
-	shl.b32 %r648, %rt54, %rt53;
-	and.b32 %r648, %r648, 255;
-	mov.b32 %r646, %r648;
+	shl.b32 %r475, %rt54, %rt53;
+	and.b32 %r475, %r475, 255;
+	mov.b32 %r473, %r475;
 $L_108:
-	setp.lt.s32 %p649, %r642, 0;
-	mov.b64 %rd651, 1;
+	or.b32 %r476, %r467, %r473;
+	mov.b32 %r444, %r476;
 $L_109:
-	@!%p649 bra $L_342;
+	mad.lo.s64 %rd477, %rd442, 1, %rd22;
+	st.global.u8 [%rd477], %r444;
+	add.s64 %rd478, %rd303, 5;
+	mov.b32 %r479, %r17;
+	and.b32 %r479, %r479, 65535;
 $L_110:
-	min.u64 %rdt26, %rd651, 32;
+	mov.b32 %r481, %r479;
+	setp.lt.u32 %p482, %r481, 2147483648;
+	mov.b64 %rd484, 0;
+$L_111:
+	@!%p482 bra $L_198;
+$L_112:
+	min.u64 %rdt26, %rd484, 32;
 	cvt.u32.u64 %rt55, %rdt26;
 	mov.b32 %rt56, 1;
-	shl.b32 %r652, %rt56, %rt55;
-	and.b32 %r652, %r652, 255;
-	mov.b32 %r650, %r652;
-$L_111:
-	or.b32 %r653, %r646, %r650;
-	cvt.s64.s32 %rd654, %r642;
-	setp.gt.u64 %p655, %rd654, 9223372036854775808U;
-	mov.b64 %rd657, 2;
-$L_112:
-	@!%p655 bra $L_341;
+	shl.b32 %r485, %rt56, %rt55;
+	and.b32 %r485, %r485, 255;
+	mov.b32 %r483, %r485;
 $L_113:
-	min.u64 %rdt27, %rd657, 32;
+	mov.b32 %r486, %r479;
+	setp.lt.s32 %p487, %r486, 0;
+	mov.b64 %rd489, 1;
+$L_114:
+	@!%p487 bra $L_197;
+$L_115:
+	min.u64 %rdt27, %rd489, 32;
 	cvt.u32.u64 %rt57, %rdt27;
 	mov.b32 %rt58, 1;
-	shl.b32 %r658, %rt58, %rt57;
-	and.b32 %r658, %r658, 255;
-	mov.b32 %r656, %r658;
-$L_114:
-	or.b32 %r659, %r653, %r656;
-	mov.b32 %r660, %r642;
-	and.b32 %r660, %r660, 65535;
-	setp.ge.u32 %p661, %r660, 32768;
-	mov.b64 %rd663, 3;
-$L_115:
-	@!%p661 bra $L_340;
+	shl.b32 %r490, %rt58, %rt57;
+	and.b32 %r490, %r490, 255;
+	mov.b32 %r488, %r490;
 $L_116:
-	min.u64 %rdt28, %rd663, 32;
+	or.b32 %r491, %r483, %r488;
+	cvt.u64.u32 %rd492, %r479;
+	setp.gt.u64 %p493, %rd492, 9223372036854775808U;
+	mov.b64 %rd495, 2;
+$L_117:
+	@!%p493 bra $L_196;
+$L_118:
+	min.u64 %rdt28, %rd495, 32;
 	cvt.u32.u64 %rt59, %rdt28;
 	mov.b32 %rt60, 1;
-	shl.b32 %r664, %rt60, %rt59;
-	and.b32 %r664, %r664, 255;
-	mov.b32 %r662, %r664;
-$L_117:
-	or.b32 %r665, %r659, %r662;
-	mov.b32 %r666, %r642;
-	and.b32 %r666, %r666, 255;
-	setp.gt.u32 %p667, %r666, 128;
-	mov.b64 %rd669, 4;
-$L_118:
-	@!%p667 bra $L_339;
+	shl.b32 %r496, %rt60, %rt59;
+	and.b32 %r496, %r496, 255;
+	mov.b32 %r494, %r496;
 $L_119:
-	min.u64 %rdt29, %rd669, 32;
+	or.b32 %r497, %r491, %r494;
+	setp.ge.u32 %p498, %r479, 32768;
+	mov.b64 %rd500, 3;
+$L_120:
+	@!%p498 bra $L_195;
+$L_121:
+	min.u64 %rdt29, %rd500, 32;
 	cvt.u32.u64 %rt61, %rdt29;
 	mov.b32 %rt62, 1;
-	shl.b32 %r670, %rt62, %rt61;
-	and.b32 %r670, %r670, 255;
-	mov.b32 %r668, %r670;
-$L_120:
-	or.b32 %r671, %r665, %r668;
-	setp.lt.s32 %p672, %r642, 1;
-	mov.b64 %rd674, 5;
-$L_121:
-	@!%p672 bra $L_338;
+	shl.b32 %r501, %rt62, %rt61;
+	and.b32 %r501, %r501, 255;
+	mov.b32 %r499, %r501;
 $L_122:
-	min.u64 %rdt30, %rd674, 32;
+	or.b32 %r502, %r497, %r499;
+	mov.b32 %r503, %r479;
+	cvt.rn.f64.u32 %fd504, %r503;
+	mov.b32 %r505, %r479;
+	cvt.rn.f64.s32 %fd506, %r505;
+	setp.eq.f64 %p507, %fd504, %fd506;
+	mov.b64 %rd509, 4;
+$L_123:
+	@!%p507 bra $L_194;
+$L_124:
+	min.u64 %rdt30, %rd509, 32;
 	cvt.u32.u64 %rt63, %rdt30;
 	mov.b32 %rt64, 1;
-	shl.b32 %r675, %rt64, %rt63;
-	and.b32 %r675, %r675, 255;
-	mov.b32 %r673, %r675;
-$L_123:
-	or.b32 %r676, %r671, %r673;
-	mov.b32 %r677, %r642;
-	cvt.rn.f64.u32 %fd678, %r677;
-	cvt.rn.f64.s32 %fd679, %r642;
-	setp.eq.f64 %p680, %fd678, %fd679;
-	mov.b64 %rd682, 6;
-$L_124:
-	@!%p680 bra $L_337;
+	shl.b32 %r510, %rt64, %rt63;
+	and.b32 %r510, %r510, 255;
+	mov.b32 %r508, %r510;
 $L_125:
-	min.u64 %rdt31, %rd682, 32;
+	or.b32 %r511, %r502, %r508;
+	mov.b32 %r480, %r511;
+$L_126:
+	mad.lo.s64 %rd512, %rd478, 1, %rd22;
+	st.global.u8 [%rd512], %r480;
+	add.s64 %rd513, %rd303, 6;
+$L_127:
+	setp.lt.u32 %p515, %r17, 2147483648;
+	mov.b64 %rd517, 0;
+$L_128:
+	@!%p515 bra $L_193;
+$L_129:
+	min.u64 %rdt31, %rd517, 32;
 	cvt.u32.u64 %rt65, %rdt31;
 	mov.b32 %rt66, 1;
-	shl.b32 %r683, %rt66, %rt65;
-	and.b32 %r683, %r683, 255;
-	mov.b32 %r681, %r683;
-$L_126:
-	or.b32 %r684, %r676, %r681;
-	mov.b32 %r685, %r642;
-	and.b32 %r685, %r685, 65535;
-	cvt.rn.f32.u32 %f686, %r685;
-	mov.b32 %r687, %r642;
-	cvt.s32.s16 %r687, %r687;
-	cvt.rn.f32.s32 %f688, %r687;
-	setp.gt.f32 %p689, %f686, %f688;
-	mov.b64 %rd691, 7;
-$L_127:
-	@!%p689 bra $L_336;
-$L_128:
-	min.u64 %rdt32, %rd691, 32;
+	shl.b32 %r518, %rt66, %rt65;
+	and.b32 %r518, %r518, 255;
+	mov.b32 %r516, %r518;
+$L_130:
+	mov.b32 %r519, %r17;
+	setp.lt.s32 %p520, %r519, 0;
+	mov.b64 %rd522, 1;
+$L_131:
+	@!%p520 bra $L_192;
+$L_132:
+	min.u64 %rdt32, %rd522, 32;
 	cvt.u32.u64 %rt67, %rdt32;
 	mov.b32 %rt68, 1;
-	shl.b32 %r692, %rt68, %rt67;
-	and.b32 %r692, %r692, 255;
-	mov.b32 %r690, %r692;
-$L_129:
-	or.b32 %r693, %r684, %r690;
-	mov.b32 %r643, %r693;
-$L_130:
-	mad.lo.s64 %rd694, %rd641, 1, %rd22;
-	st.global.u8 [%rd694], %r643;
-	add.s64 %rd695, %rd477, 4;
-	mov.b32 %r696, %r17;
-	and.b32 %r696, %r696, 255;
-$L_131:
-	mov.b32 %r698, %r696;
-	setp.lt.u32 %p699, %r698, 2147483648;
-	mov.b64 %rd701, 0;
-$L_132:
-	@!%p699 bra $L_335;
+	shl.b32 %r523, %rt68, %rt67;
+	and.b32 %r523, %r523, 255;
+	mov.b32 %r521, %r523;
 $L_133:
-	min.u64 %rdt33, %rd701, 32;
+	or.b32 %r524, %r516, %r521;
+	cvt.u64.u32 %rd525, %r17;
+	setp.gt.u64 %p526, %rd525, 9223372036854775808U;
+	mov.b64 %rd528, 2;
+$L_134:
+	@!%p526 bra $L_191;
+$L_135:
+	min.u64 %rdt33, %rd528, 32;
 	cvt.u32.u64 %rt69, %rdt33;
 	mov.b32 %rt70, 1;
-	shl.b32 %r702, %rt70, %rt69;
-	and.b32 %r702, %r702, 255;
-	mov.b32 %r700, %r702;
-$L_134:
-	mov.b32 %r703, %r696;
-	setp.lt.s32 %p704, %r703, 0;
-	mov.b64 %rd706, 1;
-$L_135:
-	@!%p704 bra $L_334;
+	shl.b32 %r529, %rt70, %rt69;
+	and.b32 %r529, %r529, 255;
+	mov.b32 %r527, %r529;
 $L_136:
-	min.u64 %rdt34, %rd706, 32;
+	or.b32 %r530, %r524, %r527;
+	mov.b32 %r531, %r17;
+	and.b32 %r531, %r531, 65535;
+	setp.ge.u32 %p532, %r531, 32768;
+	mov.b64 %rd534, 3;
+$L_137:
+	@!%p532 bra $L_190;
+$L_138:
+	min.u64 %rdt34, %rd534, 32;
 	cvt.u32.u64 %rt71, %rdt34;
 	mov.b32 %rt72, 1;
-	shl.b32 %r707, %rt72, %rt71;
-	and.b32 %r707, %r707, 255;
-	mov.b32 %r705, %r707;
-$L_137:
-	or.b32 %r708, %r700, %r705;
-	cvt.u64.u32 %rd709, %r696;
-	setp.gt.u64 %p710, %rd709, 9223372036854775808U;
-	mov.b64 %rd712, 2;
-$L_138:
-	@!%p710 bra $L_333;
+	shl.b32 %r535, %rt72, %rt71;
+	and.b32 %r535, %r535, 255;
+	mov.b32 %r533, %r535;
 $L_139:
-	min.u64 %rdt35, %rd712, 32;
+	or.b32 %r536, %r530, %r533;
+	cvt.rn.f64.u32 %fd537, %r17;
+	mov.b32 %r538, %r17;
+	cvt.rn.f64.s32 %fd539, %r538;
+	setp.eq.f64 %p540, %fd537, %fd539;
+	mov.b64 %rd542, 4;
+$L_140:
+	@!%p540 bra $L_189;
+$L_141:
+	min.u64 %rdt35, %rd542, 32;
 	cvt.u32.u64 %rt73, %rdt35;
 	mov.b32 %rt74, 1;
-	shl.b32 %r713, %rt74, %rt73;
-	and.b32 %r713, %r713, 255;
-	mov.b32 %r711, %r713;
-$L_140:
-	or.b32 %r714, %r708, %r711;
-	mov.b32 %r715, %r696;
-	and.b32 %r715, %r715, 65535;
-	setp.ge.u32 %p716, %r715, 32768;
-	mov.b64 %rd718, 3;
-$L_141:
-	@!%p716 bra $L_332;
+	shl.b32 %r543, %rt74, %rt73;
+	and.b32 %r543, %r543, 255;
+	mov.b32 %r541, %r543;
 $L_142:
-	min.u64 %rdt36, %rd718, 32;
+	or.b32 %r544, %r536, %r541;
+	mov.b32 %r514, %r544;
+$L_143:
+	mad.lo.s64 %rd545, %rd513, 1, %rd22;
+	st.global.u8 [%rd545], %r514;
+	add.s64 %rd546, %rd303, 7;
+	mov.b32 %r547, %r17;
+	cvt.s32.s8 %r547, %r547;
+	add.s32 %r548, %r547, 1;
+	cvt.s32.s8 %r548, %r548;
+$L_144:
+	mov.b32 %r550, %r548;
+	setp.lt.u32 %p551, %r550, 2147483648;
+	mov.b64 %rd553, 0;
+$L_145:
+	@!%p551 bra $L_188;
+$L_146:
+	min.u64 %rdt36, %rd553, 32;
 	cvt.u32.u64 %rt75, %rdt36;
 	mov.b32 %rt76, 1;
-	shl.b32 %r719, %rt76, %rt75;
-	and.b32 %r719, %r719, 255;
-	mov.b32 %r717, %r719;
-$L_143:
-	or.b32 %r720, %r714, %r717;
-	setp.gt.u32 %p721, %r696, 128;
-	mov.b64 %rd723, 4;
-$L_144:
-	@!%p721 bra $L_331;
-$L_145:
-	min.u64 %rdt37, %rd723, 32;
+	shl.b32 %r554, %rt76, %rt75;
+	and.b32 %r554, %r554, 255;
+	mov.b32 %r552, %r554;
+$L_147:
+	mov.b32 %r555, %r548;
+	setp.lt.s32 %p556, %r555, 0;
+	mov.b64 %rd558, 1;
+$L_148:
+	@!%p556 bra $L_187;
+$L_149:
+	min.u64 %rdt37, %rd558, 32;
 	cvt.u32.u64 %rt77, %rdt37;
 	mov.b32 %rt78, 1;
-	shl.b32 %r724, %rt78, %rt77;
-	and.b32 %r724, %r724, 255;
-	mov.b32 %r722, %r724;
-$L_146:
-	or.b32 %r725, %r720, %r722;
-	setp.lt.u32 %p726, %r696, 1;
-	mov.b64 %rd728, 5;
-$L_147:
-	@!%p726 bra $L_330;
-$L_148:
-	min.u64 %rdt38, %rd728, 32;
+	shl.b32 %r559, %rt78, %rt77;
+	and.b32 %r559, %r559, 255;
+	mov.b32 %r557, %r559;
+$L_150:
+	or.b32 %r560, %r552, %r557;
+	cvt.s64.s32 %rd561, %r548;
+	setp.gt.u64 %p562, %rd561, 9223372036854775808U;
+	mov.b64 %rd564, 2;
+$L_151:
+	@!%p562 bra $L_186;
+$L_152:
+	min.u64 %rdt38, %rd564, 32;
 	cvt.u32.u64 %rt79, %rdt38;
 	mov.b32 %rt80, 1;
-	shl.b32 %r729, %rt80, %rt79;
-	and.b32 %r729, %r729, 255;
-	mov.b32 %r727, %r729;
-$L_149:
-	or.b32 %r730, %r725, %r727;
-	mov.b32 %r731, %r696;
-	cvt.rn.f64.u32 %fd732, %r731;
-	mov.b32 %r733, %r696;
-	cvt.rn.f64.s32 %fd734, %r733;
-	setp.eq.f64 %p735, %fd732, %fd734;
-	mov.b64 %rd737, 6;
-$L_150:
-	@!%p735 bra $L_329;
-$L_151:
-	min.u64 %rdt39, %rd737, 32;
+	shl.b32 %r565, %rt80, %rt79;
+	and.b32 %r565, %r565, 255;
+	mov.b32 %r563, %r565;
+$L_153:
+	or.b32 %r566, %r560, %r563;
+	mov.b32 %r567, %r548;
+	and.b32 %r567, %r567, 65535;
+	setp.ge.u32 %p568, %r567, 32768;
+	mov.b64 %rd570, 3;
+$L_154:
+	@!%p568 bra $L_185;
+$L_155:
+	min.u64 %rdt39, %rd570, 32;
 	cvt.u32.u64 %rt81, %rdt39;
 	mov.b32 %rt82, 1;
-	shl.b32 %r738, %rt82, %rt81;
-	and.b32 %r738, %r738, 255;
-	mov.b32 %r736, %r738;
-$L_152:
-	or.b32 %r739, %r730, %r736;
-	mov.b32 %r740, %r696;
-	and.b32 %r740, %r740, 65535;
-	cvt.rn.f32.u32 %f741, %r740;
-	mov.b32 %r742, %r696;
-	cvt.s32.s16 %r742, %r742;
-	cvt.rn.f32.s32 %f743, %r742;
-	setp.gt.f32 %p744, %f741, %f743;
-	mov.b64 %rd746, 7;
-$L_153:
-	@!%p744 bra $L_328;
-$L_154:
-	min.u64 %rdt40, %rd746, 32;
+	shl.b32 %r571, %rt82, %rt81;
+	and.b32 %r571, %r571, 255;
+	mov.b32 %r569, %r571;
+$L_156:
+	or.b32 %r572, %r566, %r569;
+	mov.b32 %r573, %r548;
+	cvt.rn.f64.u32 %fd574, %r573;
+	mov.b32 %r575, %r548;
+	cvt.rn.f64.s32 %fd576, %r575;
+	setp.eq.f64 %p577, %fd574, %fd576;
+	mov.b64 %rd579, 4;
+$L_157:
+	@!%p577 bra $L_184;
+$L_158:
+	min.u64 %rdt40, %rd579, 32;
 	cvt.u32.u64 %rt83, %rdt40;
 	mov.b32 %rt84, 1;
-	shl.b32 %r747, %rt84, %rt83;
-	and.b32 %r747, %r747, 255;
-	mov.b32 %r745, %r747;
-$L_155:
-	or.b32 %r748, %r739, %r745;
-	mov.b32 %r697, %r748;
-$L_156:
-	mad.lo.s64 %rd749, %rd695, 1, %rd22;
-	st.global.u8 [%rd749], %r697;
-	add.s64 %rd750, %rd477, 5;
-	mov.b32 %r751, %r17;
-	and.b32 %r751, %r751, 65535;
-$L_157:
-	mov.b32 %r753, %r751;
-	setp.lt.u32 %p754, %r753, 2147483648;
-	mov.b64 %rd756, 0;
-$L_158:
-	@!%p754 bra $L_327;
+	shl.b32 %r580, %rt84, %rt83;
+	and.b32 %r580, %r580, 255;
+	mov.b32 %r578, %r580;
 $L_159:
-	min.u64 %rdt41, %rd756, 32;
+	or.b32 %r581, %r572, %r578;
+	mov.b32 %r549, %r581;
+$L_160:
+	mad.lo.s64 %rd582, %rd546, 1, %rd22;
+	st.global.u8 [%rd582], %r549;
+	add.s64 %rd583, %rd303, 8;
+	mov.b32 %r584, %r17;
+	cvt.s32.s16 %r584, %r584;
+	sub.s32 %r585, %r584, 1;
+	cvt.s32.s16 %r585, %r585;
+$L_161:
+	mov.b32 %r587, %r585;
+	setp.lt.u32 %p588, %r587, 2147483648;
+	mov.b64 %rd590, 0;
+$L_162:
+	@!%p588 bra $L_183;
+$L_163:
+	min.u64 %rdt41, %rd590, 32;
 	cvt.u32.u64 %rt85, %rdt41;
 	mov.b32 %rt86, 1;
-	shl.b32 %r757, %rt86, %rt85;
-	and.b32 %r757, %r757, 255;
-	mov.b32 %r755, %r757;
-$L_160:
-	mov.b32 %r758, %r751;
-	setp.lt.s32 %p759, %r758, 0;
-	mov.b64 %rd761, 1;
-$L_161:
-	@!%p759 bra $L_326;
-$L_162:
-	min.u64 %rdt42, %rd761, 32;
+	shl.b32 %r591, %rt86, %rt85;
+	and.b32 %r591, %r591, 255;
+	mov.b32 %r589, %r591;
+$L_164:
+	mov.b32 %r592, %r585;
+	setp.lt.s32 %p593, %r592, 0;
+	mov.b64 %rd595, 1;
+$L_165:
+	@!%p593 bra $L_182;
+$L_166:
+	min.u64 %rdt42, %rd595, 32;
 	cvt.u32.u64 %rt87, %rdt42;
 	mov.b32 %rt88, 1;
-	shl.b32 %r762, %rt88, %rt87;
-	and.b32 %r762, %r762, 255;
-	mov.b32 %r760, %r762;
-$L_163:
-	or.b32 %r763, %r755, %r760;
-	cvt.u64.u32 %rd764, %r751;
-	setp.gt.u64 %p765, %rd764, 9223372036854775808U;
-	mov.b64 %rd767, 2;
-$L_164:
-	@!%p765 bra $L_325;
-$L_165:
-	min.u64 %rdt43, %rd767, 32;
+	shl.b32 %r596, %rt88, %rt87;
+	and.b32 %r596, %r596, 255;
+	mov.b32 %r594, %r596;
+$L_167:
+	or.b32 %r597, %r589, %r594;
+	cvt.s64.s32 %rd598, %r585;
+	setp.gt.u64 %p599, %rd598, 9223372036854775808U;
+	mov.b64 %rd601, 2;
+$L_168:
+	@!%p599 bra $L_181;
+$L_169:
+	min.u64 %rdt43, %rd601, 32;
 	cvt.u32.u64 %rt89, %rdt43;
 	mov.b32 %rt90, 1;
-	shl.b32 %r768, %rt90, %rt89;
-	and.b32 %r768, %r768, 255;
-	mov.b32 %r766, %r768;
-$L_166:
-	or.b32 %r769, %r763, %r766;
-	setp.ge.u32 %p770, %r751, 32768;
-	mov.b64 %rd772, 3;
-$L_167:
-	@!%p770 bra $L_324;
-$L_168:
-	min.u64 %rdt44, %rd772, 32;
+	shl.b32 %r602, %rt90, %rt89;
+	and.b32 %r602, %r602, 255;
+	mov.b32 %r600, %r602;
+$L_170:
+	or.b32 %r603, %r597, %r600;
+	mov.b32 %r604, %r585;
+	and.b32 %r604, %r604, 65535;
+	setp.ge.u32 %p605, %r604, 32768;
+	mov.b64 %rd607, 3;
+$L_171:
+	@!%p605 bra $L_180;
+$L_172:
+	min.u64 %rdt44, %rd607, 32;
 	cvt.u32.u64 %rt91, %rdt44;
 	mov.b32 %rt92, 1;
-	shl.b32 %r773, %rt92, %rt91;
-	and.b32 %r773, %r773, 255;
-	mov.b32 %r771, %r773;
-$L_169:
-	or.b32 %r774, %r769, %r771;
-	mov.b32 %r775, %r751;
-	and.b32 %r775, %r775, 255;
-	setp.gt.u32 %p776, %r775, 128;
-	mov.b64 %rd778, 4;
-$L_170:
-	@!%p776 bra $L_323;
-$L_171:
-	min.u64 %rdt45, %rd778, 32;
+	shl.b32 %r608, %rt92, %rt91;
+	and.b32 %r608, %r608, 255;
+	mov.b32 %r606, %r608;
+$L_173:
+	or.b32 %r609, %r603, %r606;
+	mov.b32 %r610, %r585;
+	cvt.rn.f64.u32 %fd611, %r610;
+	mov.b32 %r612, %r585;
+	cvt.rn.f64.s32 %fd613, %r612;
+	setp.eq.f64 %p614, %fd611, %fd613;
+	mov.b64 %rd616, 4;
+$L_174:
+	@!%p614 bra $L_179;
+$L_175:
+	min.u64 %rdt45, %rd616, 32;
 	cvt.u32.u64 %rt93, %rdt45;
 	mov.b32 %rt94, 1;
-	shl.b32 %r779, %rt94, %rt93;
-	and.b32 %r779, %r779, 255;
-	mov.b32 %r777, %r779;
-$L_172:
-	or.b32 %r780, %r774, %r777;
-	setp.lt.u32 %p781, %r751, 1;
-	mov.b64 %rd783, 5;
-$L_173:
-	@!%p781 bra $L_322;
-$L_174:
-	min.u64 %rdt46, %rd783, 32;
-	cvt.u32.u64 %rt95, %rdt46;
-	mov.b32 %rt96, 1;
-	shl.b32 %r784, %rt96, %rt95;
-	and.b32 %r784, %r784, 255;
-	mov.b32 %r782, %r784;
-$L_175:
-	or.b32 %r785, %r780, %r782;
-	mov.b32 %r786, %r751;
-	cvt.rn.f64.u32 %fd787, %r786;
-	mov.b32 %r788, %r751;
-	cvt.rn.f64.s32 %fd789, %r788;
-	setp.eq.f64 %p790, %fd787, %fd789;
-	mov.b64 %rd792, 6;
+	shl.b32 %r617, %rt94, %rt93;
+	and.b32 %r617, %r617, 255;
+	mov.b32 %r615, %r617;
 $L_176:
-	@!%p790 bra $L_321;
+	or.b32 %r618, %r609, %r615;
+	mov.b32 %r586, %r618;
 $L_177:
-	min.u64 %rdt47, %rd792, 32;
-	cvt.u32.u64 %rt97, %rdt47;
-	mov.b32 %rt98, 1;
-	shl.b32 %r793, %rt98, %rt97;
-	and.b32 %r793, %r793, 255;
-	mov.b32 %r791, %r793;
+	mad.lo.s64 %rd619, %rd583, 1, %rd22;
+	st.global.u8 [%rd619], %r586;
 $L_178:
-	or.b32 %r794, %r785, %r791;
-	cvt.rn.f32.u32 %f795, %r751;
-	mov.b32 %r796, %r751;
-	cvt.s32.s16 %r796, %r796;
-	cvt.rn.f32.s32 %f797, %r796;
-	setp.gt.f32 %p798, %f795, %f797;
-	mov.b64 %rd800, 7;
-$L_179:
-	@!%p798 bra $L_320;
-$L_180:
-	min.u64 %rdt48, %rd800, 32;
-	cvt.u32.u64 %rt99, %rdt48;
-	mov.b32 %rt100, 1;
-	shl.b32 %r801, %rt100, %rt99;
-	and.b32 %r801, %r801, 255;
-	mov.b32 %r799, %r801;
-$L_181:
-	or.b32 %r802, %r794, %r799;
-	mov.b32 %r752, %r802;
-$L_182:
-	mad.lo.s64 %rd803, %rd750, 1, %rd22;
-	st.global.u8 [%rd803], %r752;
-	add.s64 %rd804, %rd477, 6;
-$L_183:
-	setp.lt.u32 %p806, %r17, 2147483648;
-	mov.b64 %rd808, 0;
-$L_184:
-	@!%p806 bra $L_319;
-$L_185:
-	min.u64 %rdt49, %rd808, 32;
-	cvt.u32.u64 %rt101, %rdt49;
-	mov.b32 %rt102, 1;
-	shl.b32 %r809, %rt102, %rt101;
-	and.b32 %r809, %r809, 255;
-	mov.b32 %r807, %r809;
-$L_186:
-	mov.b32 %r810, %r17;
-	setp.lt.s32 %p811, %r810, 0;
-	mov.b64 %rd813, 1;
-$L_187:
-	@!%p811 bra $L_318;
-$L_188:
-	min.u64 %rdt50, %rd813, 32;
-	cvt.u32.u64 %rt103, %rdt50;
-	mov.b32 %rt104, 1;
-	shl.b32 %r814, %rt104, %rt103;
-	and.b32 %r814, %r814, 255;
-	mov.b32 %r812, %r814;
-$L_189:
-	or.b32 %r815, %r807, %r812;
-	cvt.u64.u32 %rd816, %r17;
-	setp.gt.u64 %p817, %rd816, 9223372036854775808U;
-	mov.b64 %rd819, 2;
-$L_190:
-	@!%p817 bra $L_317;
-$L_191:
-	min.u64 %rdt51, %rd819, 32;
-	cvt.u32.u64 %rt105, %rdt51;
-	mov.b32 %rt106, 1;
-	shl.b32 %r820, %rt106, %rt105;
-	and.b32 %r820, %r820, 255;
-	mov.b32 %r818, %r820;
-$L_192:
-	or.b32 %r821, %r815, %r818;
-	mov.b32 %r822, %r17;
-	and.b32 %r822, %r822, 65535;
-	setp.ge.u32 %p823, %r822, 32768;
-	mov.b64 %rd825, 3;
-$L_193:
-	@!%p823 bra $L_316;
-$L_194:
-	min.u64 %rdt52, %rd825, 32;
-	cvt.u32.u64 %rt107, %rdt52;
-	mov.b32 %rt108, 1;
-	shl.b32 %r826, %rt108, %rt107;
-	and.b32 %r826, %r826, 255;
-	mov.b32 %r824, %r826;
-$L_195:
-	or.b32 %r827, %r821, %r824;
-	mov.b32 %r828, %r17;
-	and.b32 %r828, %r828, 255;
-	setp.gt.u32 %p829, %r828, 128;
-	mov.b64 %rd831, 4;
-$L_196:
-	@!%p829 bra $L_315;
-$L_197:
-	min.u64 %rdt53, %rd831, 32;
-	cvt.u32.u64 %rt109, %rdt53;
-	mov.b32 %rt110, 1;
-	shl.b32 %r832, %rt110, %rt109;
-	and.b32 %r832, %r832, 255;
-	mov.b32 %r830, %r832;
-$L_198:
-	or.b32 %r833, %r827, %r830;
-	setp.lt.u32 %p834, %r17, 1;
-	mov.b64 %rd836, 5;
-$L_199:
-	@!%p834 bra $L_314;
-$L_200:
-	min.u64 %rdt54, %rd836, 32;
-	cvt.u32.u64 %rt111, %rdt54;
-	mov.b32 %rt112, 1;
-	shl.b32 %r837, %rt112, %rt111;
-	and.b32 %r837, %r837, 255;
-	mov.b32 %r835, %r837;
-$L_201:
-	or.b32 %r838, %r833, %r835;
-	cvt.rn.f64.u32 %fd839, %r17;
-	mov.b32 %r840, %r17;
-	cvt.rn.f64.s32 %fd841, %r840;
-	setp.eq.f64 %p842, %fd839, %fd841;
-	mov.b64 %rd844, 6;
-$L_202:
-	@!%p842 bra $L_313;
-$L_203:
-	min.u64 %rdt55, %rd844, 32;
-	cvt.u32.u64 %rt113, %rdt55;
-	mov.b32 %rt114, 1;
-	shl.b32 %r845, %rt114, %rt113;
-	and.b32 %r845, %r845, 255;
-	mov.b32 %r843, %r845;
-$L_204:
-	or.b32 %r846, %r838, %r843;
-	mov.b32 %r847, %r17;
-	and.b32 %r847, %r847, 65535;
-	cvt.rn.f32.u32 %f848, %r847;
-	mov.b32 %r849, %r17;
-	cvt.s32.s16 %r849, %r849;
-	cvt.rn.f32.s32 %f850, %r849;
-	setp.gt.f32 %p851, %f848, %f850;
-	mov.b64 %rd853, 7;
-$L_205:
-	@!%p851 bra $L_312;
-$L_206:
-	min.u64 %rdt56, %rd853, 32;
-	cvt.u32.u64 %rt115, %rdt56;
-	mov.b32 %rt116, 1;
-	shl.b32 %r854, %rt116, %rt115;
-	and.b32 %r854, %r854, 255;
-	mov.b32 %r852, %r854;
-$L_207:
-	or.b32 %r855, %r846, %r852;
-	mov.b32 %r805, %r855;
-$L_208:
-	mad.lo.s64 %rd856, %rd804, 1, %rd22;
-	st.global.u8 [%rd856], %r805;
-	add.s64 %rd857, %rd477, 7;
-	cvt.u64.u32 %rd858, %r17;
-$L_209:
-	cvt.u32.u64 %r860, %rd858;
-	setp.lt.u32 %p861, %r860, 2147483648;
-	mov.b64 %rd863, 0;
-$L_210:
-	@!%p861 bra $L_311;
-$L_211:
-	min.u64 %rdt57, %rd863, 32;
-	cvt.u32.u64 %rt117, %rdt57;
-	mov.b32 %rt118, 1;
-	shl.b32 %r864, %rt118, %rt117;
-	and.b32 %r864, %r864, 255;
-	mov.b32 %r862, %r864;
-$L_212:
-	cvt.u32.u64 %r865, %rd858;
-	setp.lt.s32 %p866, %r865, 0;
-	mov.b64 %rd868, 1;
-$L_213:
-	@!%p866 bra $L_310;
-$L_214:
-	min.u64 %rdt58, %rd868, 32;
-	cvt.u32.u64 %rt119, %rdt58;
-	mov.b32 %rt120, 1;
-	shl.b32 %r869, %rt120, %rt119;
-	and.b32 %r869, %r869, 255;
-	mov.b32 %r867, %r869;
-$L_215:
-	or.b32 %r870, %r862, %r867;
-	setp.gt.u64 %p871, %rd858, 9223372036854775808U;
-	mov.b64 %rd873, 2;
-$L_216:
-	@!%p871 bra $L_309;
-$L_217:
-	min.u64 %rdt59, %rd873, 32;
-	cvt.u32.u64 %rt121, %rdt59;
-	mov.b32 %rt122, 1;
-	shl.b32 %r874, %rt122, %rt121;
-	and.b32 %r874, %r874, 255;
-	mov.b32 %r872, %r874;
-$L_218:
-	or.b32 %r875, %r870, %r872;
-	cvt.u32.u64 %r876, %rd858;
-	and.b32 %r876, %r876, 65535;
-	setp.ge.u32 %p877, %r876, 32768;
-	mov.b64 %rd879, 3;
-$L_219:
-	@!%p877 bra $L_308;
-$L_220:
-	min.u64 %rdt60, %rd879, 32;
-	cvt.u32.u64 %rt123, %rdt60;
-	mov.b32 %rt124, 1;
-	shl.b32 %r880, %rt124, %rt123;
-	and.b32 %r880, %r880, 255;
-	mov.b32 %r878, %r880;
-$L_221:
-	or.b32 %r881, %r875, %r878;
-	cvt.u32.u64 %r882, %rd858;
-	and.b32 %r882, %r882, 255;
-	setp.gt.u32 %p883, %r882, 128;
-	mov.b64 %rd885, 4;
-$L_222:
-	@!%p883 bra $L_307;
-$L_223:
-	min.u64 %rdt61, %rd885, 32;
-	cvt.u32.u64 %rt125, %rdt61;
-	mov.b32 %rt126, 1;
-	shl.b32 %r886, %rt126, %rt125;
-	and.b32 %r886, %r886, 255;
-	mov.b32 %r884, %r886;
-$L_224:
-	or.b32 %r887, %r881, %r884;
-	setp.lt.u64 %p888, %rd858, 1;
-	mov.b64 %rd890, 5;
-$L_225:
-	@!%p888 bra $L_306;
-$L_226:
-	min.u64 %rdt62, %rd890, 32;
-	cvt.u32.u64 %rt127, %rdt62;
-	mov.b32 %rt128, 1;
-	shl.b32 %r891, %rt128, %rt127;
-	and.b32 %r891, %r891, 255;
-	mov.b32 %r889, %r891;
-$L_227:
-	or.b32 %r892, %r887, %r889;
-	cvt.u32.u64 %r893, %rd858;
-	cvt.rn.f64.u32 %fd894, %r893;
-	cvt.u32.u64 %r895, %rd858;
-	cvt.rn.f64.s32 %fd896, %r895;
-	setp.eq.f64 %p897, %fd894, %fd896;
-	mov.b64 %rd899, 6;
-$L_228:
-	@!%p897 bra $L_305;
-$L_229:
-	min.u64 %rdt63, %rd899, 32;
-	cvt.u32.u64 %rt129, %rdt63;
-	mov.b32 %rt130, 1;
-	shl.b32 %r900, %rt130, %rt129;
-	and.b32 %r900, %r900, 255;
-	mov.b32 %r898, %r900;
-$L_230:
-	or.b32 %r901, %r892, %r898;
-	cvt.u32.u64 %r902, %rd858;
-	and.b32 %r902, %r902, 65535;
-	cvt.rn.f32.u32 %f903, %r902;
-	cvt.u32.u64 %r904, %rd858;
-	cvt.s32.s16 %r904, %r904;
-	cvt.rn.f32.s32 %f905, %r904;
-	setp.gt.f32 %p906, %f903, %f905;
-	mov.b64 %rd908, 7;
-$L_231:
-	@!%p906 bra $L_304;
-$L_232:
-	min.u64 %rdt64, %rd908, 32;
-	cvt.u32.u64 %rt131, %rdt64;
-	mov.b32 %rt132, 1;
-	shl.b32 %r909, %rt132, %rt131;
-	and.b32 %r909, %r909, 255;
-	mov.b32 %r907, %r909;
-$L_233:
-	or.b32 %r910, %r901, %r907;
-	mov.b32 %r859, %r910;
-$L_234:
-	mad.lo.s64 %rd911, %rd857, 1, %rd22;
-	st.global.u8 [%rd911], %r859;
-	add.s64 %rd912, %rd477, 8;
-	mov.b32 %r913, %r17;
-	cvt.s32.s8 %r913, %r913;
-	add.s32 %r914, %r913, 1;
-	cvt.s32.s8 %r914, %r914;
-$L_235:
-	mov.b32 %r916, %r914;
-	setp.lt.u32 %p917, %r916, 2147483648;
-	mov.b64 %rd919, 0;
-$L_236:
-	@!%p917 bra $L_303;
-$L_237:
-	min.u64 %rdt65, %rd919, 32;
-	cvt.u32.u64 %rt133, %rdt65;
-	mov.b32 %rt134, 1;
-	shl.b32 %r920, %rt134, %rt133;
-	and.b32 %r920, %r920, 255;
-	mov.b32 %r918, %r920;
-$L_238:
-	mov.b32 %r921, %r914;
-	setp.lt.s32 %p922, %r921, 0;
-	mov.b64 %rd924, 1;
-$L_239:
-	@!%p922 bra $L_302;
-$L_240:
-	min.u64 %rdt66, %rd924, 32;
-	cvt.u32.u64 %rt135, %rdt66;
-	mov.b32 %rt136, 1;
-	shl.b32 %r925, %rt136, %rt135;
-	and.b32 %r925, %r925, 255;
-	mov.b32 %r923, %r925;
-$L_241:
-	or.b32 %r926, %r918, %r923;
-	cvt.s64.s32 %rd927, %r914;
-	setp.gt.u64 %p928, %rd927, 9223372036854775808U;
-	mov.b64 %rd930, 2;
-$L_242:
-	@!%p928 bra $L_301;
-$L_243:
-	min.u64 %rdt67, %rd930, 32;
-	cvt.u32.u64 %rt137, %rdt67;
-	mov.b32 %rt138, 1;
-	shl.b32 %r931, %rt138, %rt137;
-	and.b32 %r931, %r931, 255;
-	mov.b32 %r929, %r931;
-$L_244:
-	or.b32 %r932, %r926, %r929;
-	mov.b32 %r933, %r914;
-	and.b32 %r933, %r933, 65535;
-	setp.ge.u32 %p934, %r933, 32768;
-	mov.b64 %rd936, 3;
-$L_245:
-	@!%p934 bra $L_300;
-$L_246:
-	min.u64 %rdt68, %rd936, 32;
-	cvt.u32.u64 %rt139, %rdt68;
-	mov.b32 %rt140, 1;
-	shl.b32 %r937, %rt140, %rt139;
-	and.b32 %r937, %r937, 255;
-	mov.b32 %r935, %r937;
-$L_247:
-	or.b32 %r938, %r932, %r935;
-	mov.b32 %r939, %r914;
-	and.b32 %r939, %r939, 255;
-	setp.gt.u32 %p940, %r939, 128;
-	mov.b64 %rd942, 4;
-$L_248:
-	@!%p940 bra $L_299;
-$L_249:
-	min.u64 %rdt69, %rd942, 32;
-	cvt.u32.u64 %rt141, %rdt69;
-	mov.b32 %rt142, 1;
-	shl.b32 %r943, %rt142, %rt141;
-	and.b32 %r943, %r943, 255;
-	mov.b32 %r941, %r943;
-$L_250:
-	or.b32 %r944, %r938, %r941;
-	setp.lt.s32 %p945, %r914, 1;
-	mov.b64 %rd947, 5;
-$L_251:
-	@!%p945 bra $L_298;
-$L_252:
-	min.u64 %rdt70, %rd947, 32;
-	cvt.u32.u64 %rt143, %rdt70;
-	mov.b32 %rt144, 1;
-	shl.b32 %r948, %rt144, %rt143;
-	and.b32 %r948, %r948, 255;
-	mov.b32 %r946, %r948;
-$L_253:
-	or.b32 %r949, %r944, %r946;
-	mov.b32 %r950, %r914;
-	cvt.rn.f64.u32 %fd951, %r950;
-	mov.b32 %r952, %r914;
-	cvt.rn.f64.s32 %fd953, %r952;
-	setp.eq.f64 %p954, %fd951, %fd953;
-	mov.b64 %rd956, 6;
-$L_254:
-	@!%p954 bra $L_297;
-$L_255:
-	min.u64 %rdt71, %rd956, 32;
-	cvt.u32.u64 %rt145, %rdt71;
-	mov.b32 %rt146, 1;
-	shl.b32 %r957, %rt146, %rt145;
-	and.b32 %r957, %r957, 255;
-	mov.b32 %r955, %r957;
-$L_256:
-	or.b32 %r958, %r949, %r955;
-	mov.b32 %r959, %r914;
-	and.b32 %r959, %r959, 65535;
-	cvt.rn.f32.u32 %f960, %r959;
-	mov.b32 %r961, %r914;
-	cvt.s32.s16 %r961, %r961;
-	cvt.rn.f32.s32 %f962, %r961;
-	setp.gt.f32 %p963, %f960, %f962;
-	mov.b64 %rd965, 7;
-$L_257:
-	@!%p963 bra $L_296;
-$L_258:
-	min.u64 %rdt72, %rd965, 32;
-	cvt.u32.u64 %rt147, %rdt72;
-	mov.b32 %rt148, 1;
-	shl.b32 %r966, %rt148, %rt147;
-	and.b32 %r966, %r966, 255;
-	mov.b32 %r964, %r966;
-$L_259:
-	or.b32 %r967, %r958, %r964;
-	mov.b32 %r915, %r967;
-$L_260:
-	mad.lo.s64 %rd968, %rd912, 1, %rd22;
-	st.global.u8 [%rd968], %r915;
-	add.s64 %rd969, %rd477, 9;
-	mov.b32 %r970, %r17;
-	cvt.s32.s16 %r970, %r970;
-	sub.s32 %r971, %r970, 1;
-	cvt.s32.s16 %r971, %r971;
-$L_261:
-	mov.b32 %r973, %r971;
-	setp.lt.u32 %p974, %r973, 2147483648;
-	mov.b64 %rd976, 0;
-$L_262:
-	@!%p974 bra $L_295;
-$L_263:
-	min.u64 %rdt73, %rd976, 32;
-	cvt.u32.u64 %rt149, %rdt73;
-	mov.b32 %rt150, 1;
-	shl.b32 %r977, %rt150, %rt149;
-	and.b32 %r977, %r977, 255;
-	mov.b32 %r975, %r977;
-$L_264:
-	mov.b32 %r978, %r971;
-	setp.lt.s32 %p979, %r978, 0;
-	mov.b64 %rd981, 1;
-$L_265:
-	@!%p979 bra $L_294;
-$L_266:
-	min.u64 %rdt74, %rd981, 32;
-	cvt.u32.u64 %rt151, %rdt74;
-	mov.b32 %rt152, 1;
-	shl.b32 %r982, %rt152, %rt151;
-	and.b32 %r982, %r982, 255;
-	mov.b32 %r980, %r982;
-$L_267:
-	or.b32 %r983, %r975, %r980;
-	cvt.s64.s32 %rd984, %r971;
-	setp.gt.u64 %p985, %rd984, 9223372036854775808U;
-	mov.b64 %rd987, 2;
-$L_268:
-	@!%p985 bra $L_293;
-$L_269:
-	min.u64 %rdt75, %rd987, 32;
-	cvt.u32.u64 %rt153, %rdt75;
-	mov.b32 %rt154, 1;
-	shl.b32 %r988, %rt154, %rt153;
-	and.b32 %r988, %r988, 255;
-	mov.b32 %r986, %r988;
-$L_270:
-	or.b32 %r989, %r983, %r986;
-	mov.b32 %r990, %r971;
-	and.b32 %r990, %r990, 65535;
-	setp.ge.u32 %p991, %r990, 32768;
-	mov.b64 %rd993, 3;
-$L_271:
-	@!%p991 bra $L_292;
-$L_272:
-	min.u64 %rdt76, %rd993, 32;
-	cvt.u32.u64 %rt155, %rdt76;
-	mov.b32 %rt156, 1;
-	shl.b32 %r994, %rt156, %rt155;
-	and.b32 %r994, %r994, 255;
-	mov.b32 %r992, %r994;
-$L_273:
-	or.b32 %r995, %r989, %r992;
-	mov.b32 %r996, %r971;
-	and.b32 %r996, %r996, 255;
-	setp.gt.u32 %p997, %r996, 128;
-	mov.b64 %rd999, 4;
-$L_274:
-	@!%p997 bra $L_291;
-$L_275:
-	min.u64 %rdt77, %rd999, 32;
-	cvt.u32.u64 %rt157, %rdt77;
-	mov.b32 %rt158, 1;
-	shl.b32 %r1000, %rt158, %rt157;
-	and.b32 %r1000, %r1000, 255;
-	mov.b32 %r998, %r1000;
-$L_276:
-	or.b32 %r1001, %r995, %r998;
-	setp.lt.s32 %p1002, %r971, 1;
-	mov.b64 %rd1004, 5;
-$L_277:
-	@!%p1002 bra $L_290;
-$L_278:
-	min.u64 %rdt78, %rd1004, 32;
-	cvt.u32.u64 %rt159, %rdt78;
-	mov.b32 %rt160, 1;
-	shl.b32 %r1005, %rt160, %rt159;
-	and.b32 %r1005, %r1005, 255;
-	mov.b32 %r1003, %r1005;
-$L_279:
-	or.b32 %r1006, %r1001, %r1003;
-	mov.b32 %r1007, %r971;
-	cvt.rn.f64.u32 %fd1008, %r1007;
-	mov.b32 %r1009, %r971;
-	cvt.rn.f64.s32 %fd1010, %r1009;
-	setp.eq.f64 %p1011, %fd1008, %fd1010;
-	mov.b64 %rd1013, 6;
-$L_280:
-	@!%p1011 bra $L_289;
-$L_281:
-	min.u64 %rdt79, %rd1013, 32;
-	cvt.u32.u64 %rt161, %rdt79;
-	mov.b32 %rt162, 1;
-	shl.b32 %r1014, %rt162, %rt161;
-	and.b32 %r1014, %r1014, 255;
-	mov.b32 %r1012, %r1014;
-$L_282:
-	or.b32 %r1015, %r1006, %r1012;
-	mov.b32 %r1016, %r971;
-	and.b32 %r1016, %r1016, 65535;
-	cvt.rn.f32.u32 %f1017, %r1016;
-	cvt.rn.f32.s32 %f1018, %r971;
-	setp.gt.f32 %p1019, %f1017, %f1018;
-	mov.b64 %rd1021, 7;
-$L_283:
-	@!%p1019 bra $L_288;
-$L_284:
-	min.u64 %rdt80, %rd1021, 32;
-	cvt.u32.u64 %rt163, %rdt80;
-	mov.b32 %rt164, 1;
-	shl.b32 %r1022, %rt164, %rt163;
-	and.b32 %r1022, %r1022, 255;
-	mov.b32 %r1020, %r1022;
-$L_285:
-	or.b32 %r1023, %r1015, %r1020;
-	mov.b32 %r972, %r1023;
-$L_286:
-	mad.lo.s64 %rd1024, %rd969, 1, %rd22;
-	st.global.u8 [%rd1024], %r972;
-$L_287:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_288:
-	mov.b32 %r1020, 0;
-	bra.uni $L_285;
-$L_289:
-	mov.b32 %r1012, 0;
-	bra.uni $L_282;
-$L_290:
-	mov.b32 %r1003, 0;
-	bra.uni $L_279;
-$L_291:
-	mov.b32 %r998, 0;
-	bra.uni $L_276;
-$L_292:
-	mov.b32 %r992, 0;
-	bra.uni $L_273;
-$L_293:
-	mov.b32 %r986, 0;
-	bra.uni $L_270;
-$L_294:
-	mov.b32 %r980, 0;
-	bra.uni $L_267;
-$L_295:
-	mov.b32 %r975, 0;
-	bra.uni $L_264;
-$L_296:
-	mov.b32 %r964, 0;
-	bra.uni $L_259;
-$L_297:
-	mov.b32 %r955, 0;
-	bra.uni $L_256;
-$L_298:
-	mov.b32 %r946, 0;
-	bra.uni $L_253;
-$L_299:
-	mov.b32 %r941, 0;
-	bra.uni $L_250;
-$L_300:
-	mov.b32 %r935, 0;
-	bra.uni $L_247;
-$L_301:
-	mov.b32 %r929, 0;
-	bra.uni $L_244;
-$L_302:
-	mov.b32 %r923, 0;
-	bra.uni $L_241;
-$L_303:
-	mov.b32 %r918, 0;
-	bra.uni $L_238;
-$L_304:
-	mov.b32 %r907, 0;
-	bra.uni $L_233;
-$L_305:
-	mov.b32 %r898, 0;
-	bra.uni $L_230;
-$L_306:
-	mov.b32 %r889, 0;
-	bra.uni $L_227;
-$L_307:
-	mov.b32 %r884, 0;
-	bra.uni $L_224;
-$L_308:
-	mov.b32 %r878, 0;
-	bra.uni $L_221;
-$L_309:
-	mov.b32 %r872, 0;
-	bra.uni $L_218;
-$L_310:
-	mov.b32 %r867, 0;
-	bra.uni $L_215;
-$L_311:
-	mov.b32 %r862, 0;
-	bra.uni $L_212;
-$L_312:
-	mov.b32 %r852, 0;
-	bra.uni $L_207;
-$L_313:
-	mov.b32 %r843, 0;
-	bra.uni $L_204;
-$L_314:
-	mov.b32 %r835, 0;
-	bra.uni $L_201;
-$L_315:
-	mov.b32 %r830, 0;
-	bra.uni $L_198;
-$L_316:
-	mov.b32 %r824, 0;
-	bra.uni $L_195;
-$L_317:
-	mov.b32 %r818, 0;
-	bra.uni $L_192;
-$L_318:
-	mov.b32 %r812, 0;
-	bra.uni $L_189;
-$L_319:
-	mov.b32 %r807, 0;
-	bra.uni $L_186;
-$L_320:
-	mov.b32 %r799, 0;
-	bra.uni $L_181;
-$L_321:
-	mov.b32 %r791, 0;
-	bra.uni $L_178;
-$L_322:
-	mov.b32 %r782, 0;
-	bra.uni $L_175;
-$L_323:
-	mov.b32 %r777, 0;
-	bra.uni $L_172;
-$L_324:
-	mov.b32 %r771, 0;
-	bra.uni $L_169;
-$L_325:
-	mov.b32 %r766, 0;
-	bra.uni $L_166;
-$L_326:
-	mov.b32 %r760, 0;
-	bra.uni $L_163;
-$L_327:
-	mov.b32 %r755, 0;
-	bra.uni $L_160;
-$L_328:
-	mov.b32 %r745, 0;
-	bra.uni $L_155;
-$L_329:
-	mov.b32 %r736, 0;
-	bra.uni $L_152;
-$L_330:
-	mov.b32 %r727, 0;
-	bra.uni $L_149;
-$L_331:
-	mov.b32 %r722, 0;
-	bra.uni $L_146;
-$L_332:
-	mov.b32 %r717, 0;
-	bra.uni $L_143;
-$L_333:
-	mov.b32 %r711, 0;
-	bra.uni $L_140;
-$L_334:
-	mov.b32 %r705, 0;
-	bra.uni $L_137;
-$L_335:
-	mov.b32 %r700, 0;
-	bra.uni $L_134;
-$L_336:
-	mov.b32 %r690, 0;
-	bra.uni $L_129;
-$L_337:
-	mov.b32 %r681, 0;
-	bra.uni $L_126;
-$L_338:
-	mov.b32 %r673, 0;
-	bra.uni $L_123;
-$L_339:
-	mov.b32 %r668, 0;
-	bra.uni $L_120;
-$L_340:
-	mov.b32 %r662, 0;
-	bra.uni $L_117;
-$L_341:
-	mov.b32 %r656, 0;
-	bra.uni $L_114;
-$L_342:
-	mov.b32 %r650, 0;
-	bra.uni $L_111;
-$L_343:
-	mov.b32 %r646, 0;
-	bra.uni $L_108;
-$L_344:
-	mov.b32 %r636, 0;
-	bra.uni $L_103;
-$L_345:
-	mov.b32 %r628, 0;
-	bra.uni $L_100;
-$L_346:
-	mov.b32 %r619, 0;
-	bra.uni $L_97;
-$L_347:
-	mov.b32 %r614, 0;
-	bra.uni $L_94;
-$L_348:
-	mov.b32 %r608, 0;
-	bra.uni $L_91;
-$L_349:
-	mov.b32 %r602, 0;
-	bra.uni $L_88;
-$L_350:
-	mov.b32 %r596, 0;
-	bra.uni $L_85;
-$L_351:
-	mov.b32 %r591, 0;
-	bra.uni $L_82;
-$L_352:
-	mov.b32 %r581, 0;
-	bra.uni $L_77;
-$L_353:
-	mov.b32 %r572, 0;
-	bra.uni $L_74;
-$L_354:
+$L_179:
+	mov.b32 %r615, 0;
+	bra.uni $L_176;
+$L_180:
+	mov.b32 %r606, 0;
+	bra.uni $L_173;
+$L_181:
+	mov.b32 %r600, 0;
+	bra.uni $L_170;
+$L_182:
+	mov.b32 %r594, 0;
+	bra.uni $L_167;
+$L_183:
+	mov.b32 %r589, 0;
+	bra.uni $L_164;
+$L_184:
+	mov.b32 %r578, 0;
+	bra.uni $L_159;
+$L_185:
+	mov.b32 %r569, 0;
+	bra.uni $L_156;
+$L_186:
 	mov.b32 %r563, 0;
-	bra.uni $L_71;
-$L_355:
-	mov.b32 %r558, 0;
-	bra.uni $L_68;
-$L_356:
+	bra.uni $L_153;
+$L_187:
+	mov.b32 %r557, 0;
+	bra.uni $L_150;
+$L_188:
 	mov.b32 %r552, 0;
-	bra.uni $L_65;
-$L_357:
-	mov.b32 %r546, 0;
-	bra.uni $L_62;
-$L_358:
-	mov.b32 %r540, 0;
-	bra.uni $L_59;
-$L_359:
-	mov.b32 %r535, 0;
-	bra.uni $L_56;
-$L_360:
-	mov.b32 %r525, 0;
-	bra.uni $L_51;
-$L_361:
+	bra.uni $L_147;
+$L_189:
+	mov.b32 %r541, 0;
+	bra.uni $L_142;
+$L_190:
+	mov.b32 %r533, 0;
+	bra.uni $L_139;
+$L_191:
+	mov.b32 %r527, 0;
+	bra.uni $L_136;
+$L_192:
+	mov.b32 %r521, 0;
+	bra.uni $L_133;
+$L_193:
 	mov.b32 %r516, 0;
-	bra.uni $L_48;
-$L_362:
+	bra.uni $L_130;
+$L_194:
 	mov.b32 %r508, 0;
+	bra.uni $L_125;
+$L_195:
+	mov.b32 %r499, 0;
+	bra.uni $L_122;
+$L_196:
+	mov.b32 %r494, 0;
+	bra.uni $L_119;
+$L_197:
+	mov.b32 %r488, 0;
+	bra.uni $L_116;
+$L_198:
+	mov.b32 %r483, 0;
+	bra.uni $L_113;
+$L_199:
+	mov.b32 %r473, 0;
+	bra.uni $L_108;
+$L_200:
+	mov.b32 %r464, 0;
+	bra.uni $L_105;
+$L_201:
+	mov.b32 %r458, 0;
+	bra.uni $L_102;
+$L_202:
+	mov.b32 %r452, 0;
+	bra.uni $L_99;
+$L_203:
+	mov.b32 %r447, 0;
+	bra.uni $L_96;
+$L_204:
+	mov.b32 %r437, 0;
+	bra.uni $L_91;
+$L_205:
+	mov.b32 %r429, 0;
+	bra.uni $L_88;
+$L_206:
+	mov.b32 %r423, 0;
+	bra.uni $L_85;
+$L_207:
+	mov.b32 %r417, 0;
+	bra.uni $L_82;
+$L_208:
+	mov.b32 %r413, 0;
+	bra.uni $L_79;
+$L_209:
+	mov.b32 %r403, 0;
+	bra.uni $L_74;
+$L_210:
+	mov.b32 %r394, 0;
+	bra.uni $L_71;
+$L_211:
+	mov.b32 %r388, 0;
+	bra.uni $L_68;
+$L_212:
+	mov.b32 %r382, 0;
+	bra.uni $L_65;
+$L_213:
+	mov.b32 %r377, 0;
+	bra.uni $L_62;
+$L_214:
+	mov.b32 %r367, 0;
+	bra.uni $L_57;
+$L_215:
+	mov.b32 %r358, 0;
+	bra.uni $L_54;
+$L_216:
+	mov.b32 %r352, 0;
+	bra.uni $L_51;
+$L_217:
+	mov.b32 %r346, 0;
+	bra.uni $L_48;
+$L_218:
+	mov.b32 %r341, 0;
 	bra.uni $L_45;
-$L_363:
-	mov.b32 %r503, 0;
-	bra.uni $L_42;
-$L_364:
-	mov.b32 %r497, 0;
-	bra.uni $L_39;
-$L_365:
-	mov.b32 %r491, 0;
-	bra.uni $L_36;
-$L_366:
-	mov.b32 %r485, 0;
-	bra.uni $L_33;
-$L_367:
-	mov.b32 %r480, 0;
-	bra.uni $L_30;
-$L_368:
+$L_219:
+	mov.b32 %r331, 0;
+	bra.uni $L_40;
+$L_220:
+	mov.b32 %r323, 0;
+	bra.uni $L_37;
+$L_221:
+	mov.b32 %r317, 0;
+	bra.uni $L_34;
+$L_222:
+	mov.b32 %r311, 0;
+	bra.uni $L_31;
+$L_223:
+	mov.b32 %r306, 0;
+	bra.uni $L_28;
+$L_224:
 	ret;
 }
 
@@ -18894,13 +12511,13 @@ $L_368:
 	.param .s64 ConvertUint64_0_param_9
 )
 {
-	.reg .pred %p<1021>;
-	.reg .b32 %r<1025>;
-	.reg .b32 %rt<165>;
-	.reg .b64 %rd<1026>;
-	.reg .b64 %rdt<81>;
-	.reg .f32 %f<1020>;
-	.reg .f64 %fd<1012>;
+	.reg .pred %p<618>;
+	.reg .b32 %r<622>;
+	.reg .b32 %rt<95>;
+	.reg .b64 %rd<623>;
+	.reg .b64 %rdt<46>;
+	.reg .f32 %f<300>;
+	.reg .f64 %fd<617>;
 
 $L_0:
 	ld.param.u64 %rd4, [ConvertUint64_0_param_0];
@@ -18929,13 +12546,13 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_368;
+	@!%p7 bra $L_224;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_368;
+	@!%p10 bra $L_224;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd4;
 	ld.global.u64 %rd12, [%rd11];
@@ -19004,2053 +12621,1142 @@ $L_6:
 	cvt.u64.u32 %rd66, %r65;
 	mad.lo.s64 %rd67, %rd62, 8, %rd18;
 	st.global.s64 [%rd67], %rd66;
-	mul.lo.s64 %rd68, %rd9, 90;
+	mul.lo.s64 %rd68, %rd9, 9;
 $L_7:
-	cvt.rn.f64.u64 %fd69, %rd17;
-	mad.lo.s64 %rd70, %rd68, 8, %rd20;
-	st.global.f64 [%rd70], %fd69;
-	add.s64 %rd71, %rd68, 1;
-	cvt.rn.f32.u64 %f72, %rd17;
-	cvt.f64.f32 %fd73, %f72;
-	mad.lo.s64 %rd74, %rd71, 8, %rd20;
-	st.global.f64 [%rd74], %fd73;
-	add.s64 %rd75, %rd68, 2;
-	cvt.u32.u64 %r76, %rd17;
-	cvt.rn.f64.u32 %fd77, %r76;
-	mad.lo.s64 %rd78, %rd75, 8, %rd20;
-	st.global.f64 [%rd78], %fd77;
-	add.s64 %rd79, %rd68, 3;
-	cvt.u32.u64 %r80, %rd17;
-	cvt.rn.f32.u32 %f81, %r80;
-	cvt.f64.f32 %fd82, %f81;
-	mad.lo.s64 %rd83, %rd79, 8, %rd20;
-	st.global.f64 [%rd83], %fd82;
-	add.s64 %rd84, %rd68, 4;
-	cvt.u32.u64 %r85, %rd17;
-	cvt.rn.f64.s32 %fd86, %r85;
-	mad.lo.s64 %rd87, %rd84, 8, %rd20;
-	st.global.f64 [%rd87], %fd86;
-	add.s64 %rd88, %rd68, 5;
-	cvt.u32.u64 %r89, %rd17;
-	cvt.rn.f32.s32 %f90, %r89;
-	cvt.f64.f32 %fd91, %f90;
-	mad.lo.s64 %rd92, %rd88, 8, %rd20;
-	st.global.f64 [%rd92], %fd91;
-	add.s64 %rd93, %rd68, 6;
-	cvt.rn.f64.u64 %fd94, %rd17;
-	mad.lo.s64 %rd95, %rd93, 8, %rd20;
-	st.global.f64 [%rd95], %fd94;
-	add.s64 %rd96, %rd68, 7;
-	cvt.rn.f32.u64 %f97, %rd17;
-	cvt.f64.f32 %fd98, %f97;
-	mad.lo.s64 %rd99, %rd96, 8, %rd20;
-	st.global.f64 [%rd99], %fd98;
-	add.s64 %rd100, %rd68, 8;
-	cvt.u32.u64 %r101, %rd17;
-	and.b32 %r101, %r101, 65535;
-	cvt.rn.f64.u32 %fd102, %r101;
-	cvt.u32.u64 %r103, %rd17;
-	and.b32 %r103, %r103, 255;
-	cvt.rn.f64.u32 %fd104, %r103;
-	add.rn.f64 %fd105, %fd102, %fd104;
-	mad.lo.s64 %rd106, %rd100, 8, %rd20;
-	st.global.f64 [%rd106], %fd105;
+	cvt.rn.f64.u64 %fd70, %rd17;
+	cvt.rn.f32.u64 %f71, %rd17;
+	cvt.f64.f32 %fd72, %f71;
+	mul.rn.f64 %fd73, %fd72, 0d4008000000000000;
+	add.rn.f64 %fd74, %fd70, %fd73;
+	cvt.u32.u64 %r75, %rd17;
+	cvt.rn.f64.u32 %fd76, %r75;
+	mul.rn.f64 %fd77, %fd76, 0d4014000000000000;
+	add.rn.f64 %fd78, %fd74, %fd77;
+	cvt.u32.u64 %r79, %rd17;
+	cvt.rn.f32.u32 %f80, %r79;
+	cvt.f64.f32 %fd81, %f80;
+	mul.rn.f64 %fd82, %fd81, 0d401C000000000000;
+	add.rn.f64 %fd83, %fd78, %fd82;
+	cvt.rn.f64.u64 %fd84, %rd17;
+	mul.rn.f64 %fd85, %fd84, 0d4026000000000000;
+	add.rn.f64 %fd86, %fd83, %fd85;
+	cvt.u32.u64 %r87, %rd17;
+	and.b32 %r87, %r87, 65535;
+	cvt.rn.f32.u32 %f88, %r87;
+	cvt.f64.f32 %fd89, %f88;
+	mul.rn.f64 %fd90, %fd89, 0d402A000000000000;
+	add.rn.f64 %fd91, %fd86, %fd90;
+	mov.f64 %fd69, %fd91;
 $L_8:
-	cvt.u32.u64 %r107, %rd17;
-	cvt.s32.s8 %r107, %r107;
-	add.s64 %rd108, %rd68, 9;
+	mad.lo.s64 %rd92, %rd68, 8, %rd20;
+	st.global.f64 [%rd92], %fd69;
+	add.s64 %rd93, %rd68, 1;
+	cvt.u32.u64 %r94, %rd17;
+	cvt.s32.s8 %r94, %r94;
 $L_9:
-	cvt.rn.f64.s32 %fd109, %r107;
-	mad.lo.s64 %rd110, %rd108, 8, %rd20;
-	st.global.f64 [%rd110], %fd109;
-	add.s64 %rd111, %rd108, 1;
-	cvt.rn.f32.s32 %f112, %r107;
-	cvt.f64.f32 %fd113, %f112;
-	mad.lo.s64 %rd114, %rd111, 8, %rd20;
-	st.global.f64 [%rd114], %fd113;
-	add.s64 %rd115, %rd108, 2;
-	mov.b32 %r116, %r107;
-	cvt.rn.f64.u32 %fd117, %r116;
-	mad.lo.s64 %rd118, %rd115, 8, %rd20;
-	st.global.f64 [%rd118], %fd117;
-	add.s64 %rd119, %rd108, 3;
-	mov.b32 %r120, %r107;
-	cvt.rn.f32.u32 %f121, %r120;
-	cvt.f64.f32 %fd122, %f121;
-	mad.lo.s64 %rd123, %rd119, 8, %rd20;
-	st.global.f64 [%rd123], %fd122;
-	add.s64 %rd124, %rd108, 4;
-	mov.b32 %r125, %r107;
-	cvt.rn.f64.s32 %fd126, %r125;
-	mad.lo.s64 %rd127, %rd124, 8, %rd20;
-	st.global.f64 [%rd127], %fd126;
-	add.s64 %rd128, %rd108, 5;
-	mov.b32 %r129, %r107;
-	cvt.rn.f32.s32 %f130, %r129;
-	cvt.f64.f32 %fd131, %f130;
-	mad.lo.s64 %rd132, %rd128, 8, %rd20;
-	st.global.f64 [%rd132], %fd131;
-	add.s64 %rd133, %rd108, 6;
-	cvt.s64.s32 %rd134, %r107;
-	cvt.rn.f64.u64 %fd135, %rd134;
-	mad.lo.s64 %rd136, %rd133, 8, %rd20;
-	st.global.f64 [%rd136], %fd135;
-	add.s64 %rd137, %rd108, 7;
-	cvt.s64.s32 %rd138, %r107;
-	cvt.rn.f32.u64 %f139, %rd138;
-	cvt.f64.f32 %fd140, %f139;
-	mad.lo.s64 %rd141, %rd137, 8, %rd20;
-	st.global.f64 [%rd141], %fd140;
-	add.s64 %rd142, %rd108, 8;
-	mov.b32 %r143, %r107;
-	and.b32 %r143, %r143, 65535;
-	cvt.rn.f64.u32 %fd144, %r143;
-	mov.b32 %r145, %r107;
-	and.b32 %r145, %r145, 255;
-	cvt.rn.f64.u32 %fd146, %r145;
-	add.rn.f64 %fd147, %fd144, %fd146;
-	mad.lo.s64 %rd148, %rd142, 8, %rd20;
-	st.global.f64 [%rd148], %fd147;
+	cvt.rn.f64.s32 %fd96, %r94;
+	cvt.rn.f32.s32 %f97, %r94;
+	cvt.f64.f32 %fd98, %f97;
+	mul.rn.f64 %fd99, %fd98, 0d4008000000000000;
+	add.rn.f64 %fd100, %fd96, %fd99;
+	mov.b32 %r101, %r94;
+	cvt.rn.f64.u32 %fd102, %r101;
+	mul.rn.f64 %fd103, %fd102, 0d4014000000000000;
+	add.rn.f64 %fd104, %fd100, %fd103;
+	mov.b32 %r105, %r94;
+	cvt.rn.f32.u32 %f106, %r105;
+	cvt.f64.f32 %fd107, %f106;
+	mul.rn.f64 %fd108, %fd107, 0d401C000000000000;
+	add.rn.f64 %fd109, %fd104, %fd108;
+	cvt.s64.s32 %rd110, %r94;
+	cvt.rn.f64.u64 %fd111, %rd110;
+	mul.rn.f64 %fd112, %fd111, 0d4026000000000000;
+	add.rn.f64 %fd113, %fd109, %fd112;
+	mov.b32 %r114, %r94;
+	and.b32 %r114, %r114, 65535;
+	cvt.rn.f32.u32 %f115, %r114;
+	cvt.f64.f32 %fd116, %f115;
+	mul.rn.f64 %fd117, %fd116, 0d402A000000000000;
+	add.rn.f64 %fd118, %fd113, %fd117;
+	mov.f64 %fd95, %fd118;
 $L_10:
-	cvt.u32.u64 %r149, %rd17;
-	cvt.s32.s16 %r149, %r149;
-	add.s64 %rd150, %rd68, 18;
+	mad.lo.s64 %rd119, %rd93, 8, %rd20;
+	st.global.f64 [%rd119], %fd95;
+	add.s64 %rd120, %rd68, 2;
+	cvt.u32.u64 %r121, %rd17;
+	cvt.s32.s16 %r121, %r121;
 $L_11:
-	cvt.rn.f64.s32 %fd151, %r149;
-	mad.lo.s64 %rd152, %rd150, 8, %rd20;
-	st.global.f64 [%rd152], %fd151;
-	add.s64 %rd153, %rd150, 1;
-	cvt.rn.f32.s32 %f154, %r149;
-	cvt.f64.f32 %fd155, %f154;
-	mad.lo.s64 %rd156, %rd153, 8, %rd20;
-	st.global.f64 [%rd156], %fd155;
-	add.s64 %rd157, %rd150, 2;
-	mov.b32 %r158, %r149;
-	cvt.rn.f64.u32 %fd159, %r158;
-	mad.lo.s64 %rd160, %rd157, 8, %rd20;
-	st.global.f64 [%rd160], %fd159;
-	add.s64 %rd161, %rd150, 3;
-	mov.b32 %r162, %r149;
-	cvt.rn.f32.u32 %f163, %r162;
-	cvt.f64.f32 %fd164, %f163;
-	mad.lo.s64 %rd165, %rd161, 8, %rd20;
-	st.global.f64 [%rd165], %fd164;
-	add.s64 %rd166, %rd150, 4;
-	mov.b32 %r167, %r149;
-	cvt.rn.f64.s32 %fd168, %r167;
-	mad.lo.s64 %rd169, %rd166, 8, %rd20;
-	st.global.f64 [%rd169], %fd168;
-	add.s64 %rd170, %rd150, 5;
-	mov.b32 %r171, %r149;
-	cvt.rn.f32.s32 %f172, %r171;
-	cvt.f64.f32 %fd173, %f172;
-	mad.lo.s64 %rd174, %rd170, 8, %rd20;
-	st.global.f64 [%rd174], %fd173;
-	add.s64 %rd175, %rd150, 6;
-	cvt.s64.s32 %rd176, %r149;
-	cvt.rn.f64.u64 %fd177, %rd176;
-	mad.lo.s64 %rd178, %rd175, 8, %rd20;
-	st.global.f64 [%rd178], %fd177;
-	add.s64 %rd179, %rd150, 7;
-	cvt.s64.s32 %rd180, %r149;
-	cvt.rn.f32.u64 %f181, %rd180;
-	cvt.f64.f32 %fd182, %f181;
-	mad.lo.s64 %rd183, %rd179, 8, %rd20;
-	st.global.f64 [%rd183], %fd182;
-	add.s64 %rd184, %rd150, 8;
-	mov.b32 %r185, %r149;
-	and.b32 %r185, %r185, 65535;
-	cvt.rn.f64.u32 %fd186, %r185;
-	mov.b32 %r187, %r149;
-	and.b32 %r187, %r187, 255;
-	cvt.rn.f64.u32 %fd188, %r187;
-	add.rn.f64 %fd189, %fd186, %fd188;
-	mad.lo.s64 %rd190, %rd184, 8, %rd20;
-	st.global.f64 [%rd190], %fd189;
+	cvt.rn.f64.s32 %fd123, %r121;
+	cvt.rn.f32.s32 %f124, %r121;
+	cvt.f64.f32 %fd125, %f124;
+	mul.rn.f64 %fd126, %fd125, 0d4008000000000000;
+	add.rn.f64 %fd127, %fd123, %fd126;
+	mov.b32 %r128, %r121;
+	cvt.rn.f64.u32 %fd129, %r128;
+	mul.rn.f64 %fd130, %fd129, 0d4014000000000000;
+	add.rn.f64 %fd131, %fd127, %fd130;
+	mov.b32 %r132, %r121;
+	cvt.rn.f32.u32 %f133, %r132;
+	cvt.f64.f32 %fd134, %f133;
+	mul.rn.f64 %fd135, %fd134, 0d401C000000000000;
+	add.rn.f64 %fd136, %fd131, %fd135;
+	cvt.s64.s32 %rd137, %r121;
+	cvt.rn.f64.u64 %fd138, %rd137;
+	mul.rn.f64 %fd139, %fd138, 0d4026000000000000;
+	add.rn.f64 %fd140, %fd136, %fd139;
+	mov.b32 %r141, %r121;
+	and.b32 %r141, %r141, 65535;
+	cvt.rn.f32.u32 %f142, %r141;
+	cvt.f64.f32 %fd143, %f142;
+	mul.rn.f64 %fd144, %fd143, 0d402A000000000000;
+	add.rn.f64 %fd145, %fd140, %fd144;
+	mov.f64 %fd122, %fd145;
 $L_12:
-	cvt.u32.u64 %r191, %rd17;
-	add.s64 %rd192, %rd68, 27;
+	mad.lo.s64 %rd146, %rd120, 8, %rd20;
+	st.global.f64 [%rd146], %fd122;
+	add.s64 %rd147, %rd68, 3;
+	cvt.u32.u64 %r148, %rd17;
 $L_13:
-	cvt.rn.f64.s32 %fd193, %r191;
-	mad.lo.s64 %rd194, %rd192, 8, %rd20;
-	st.global.f64 [%rd194], %fd193;
-	add.s64 %rd195, %rd192, 1;
-	cvt.rn.f32.s32 %f196, %r191;
-	cvt.f64.f32 %fd197, %f196;
-	mad.lo.s64 %rd198, %rd195, 8, %rd20;
-	st.global.f64 [%rd198], %fd197;
-	add.s64 %rd199, %rd192, 2;
-	mov.b32 %r200, %r191;
-	cvt.rn.f64.u32 %fd201, %r200;
-	mad.lo.s64 %rd202, %rd199, 8, %rd20;
-	st.global.f64 [%rd202], %fd201;
-	add.s64 %rd203, %rd192, 3;
-	mov.b32 %r204, %r191;
-	cvt.rn.f32.u32 %f205, %r204;
-	cvt.f64.f32 %fd206, %f205;
-	mad.lo.s64 %rd207, %rd203, 8, %rd20;
-	st.global.f64 [%rd207], %fd206;
-	add.s64 %rd208, %rd192, 4;
-	cvt.rn.f64.s32 %fd209, %r191;
-	mad.lo.s64 %rd210, %rd208, 8, %rd20;
-	st.global.f64 [%rd210], %fd209;
-	add.s64 %rd211, %rd192, 5;
-	cvt.rn.f32.s32 %f212, %r191;
-	cvt.f64.f32 %fd213, %f212;
-	mad.lo.s64 %rd214, %rd211, 8, %rd20;
-	st.global.f64 [%rd214], %fd213;
-	add.s64 %rd215, %rd192, 6;
-	cvt.s64.s32 %rd216, %r191;
-	cvt.rn.f64.u64 %fd217, %rd216;
-	mad.lo.s64 %rd218, %rd215, 8, %rd20;
-	st.global.f64 [%rd218], %fd217;
-	add.s64 %rd219, %rd192, 7;
-	cvt.s64.s32 %rd220, %r191;
-	cvt.rn.f32.u64 %f221, %rd220;
-	cvt.f64.f32 %fd222, %f221;
-	mad.lo.s64 %rd223, %rd219, 8, %rd20;
-	st.global.f64 [%rd223], %fd222;
-	add.s64 %rd224, %rd192, 8;
-	mov.b32 %r225, %r191;
-	and.b32 %r225, %r225, 65535;
-	cvt.rn.f64.u32 %fd226, %r225;
-	mov.b32 %r227, %r191;
-	and.b32 %r227, %r227, 255;
-	cvt.rn.f64.u32 %fd228, %r227;
-	add.rn.f64 %fd229, %fd226, %fd228;
-	mad.lo.s64 %rd230, %rd224, 8, %rd20;
-	st.global.f64 [%rd230], %fd229;
+	cvt.rn.f64.s32 %fd150, %r148;
+	cvt.rn.f32.s32 %f151, %r148;
+	cvt.f64.f32 %fd152, %f151;
+	mul.rn.f64 %fd153, %fd152, 0d4008000000000000;
+	add.rn.f64 %fd154, %fd150, %fd153;
+	mov.b32 %r155, %r148;
+	cvt.rn.f64.u32 %fd156, %r155;
+	mul.rn.f64 %fd157, %fd156, 0d4014000000000000;
+	add.rn.f64 %fd158, %fd154, %fd157;
+	mov.b32 %r159, %r148;
+	cvt.rn.f32.u32 %f160, %r159;
+	cvt.f64.f32 %fd161, %f160;
+	mul.rn.f64 %fd162, %fd161, 0d401C000000000000;
+	add.rn.f64 %fd163, %fd158, %fd162;
+	cvt.s64.s32 %rd164, %r148;
+	cvt.rn.f64.u64 %fd165, %rd164;
+	mul.rn.f64 %fd166, %fd165, 0d4026000000000000;
+	add.rn.f64 %fd167, %fd163, %fd166;
+	mov.b32 %r168, %r148;
+	and.b32 %r168, %r168, 65535;
+	cvt.rn.f32.u32 %f169, %r168;
+	cvt.f64.f32 %fd170, %f169;
+	mul.rn.f64 %fd171, %fd170, 0d402A000000000000;
+	add.rn.f64 %fd172, %fd167, %fd171;
+	mov.f64 %fd149, %fd172;
 $L_14:
-	mov.b64 %rd231, %rd17;
-	add.s64 %rd232, %rd68, 36;
+	mad.lo.s64 %rd173, %rd147, 8, %rd20;
+	st.global.f64 [%rd173], %fd149;
+	add.s64 %rd174, %rd68, 4;
+	mov.b64 %rd175, %rd17;
 $L_15:
-	cvt.rn.f64.s64 %fd233, %rd231;
-	mad.lo.s64 %rd234, %rd232, 8, %rd20;
-	st.global.f64 [%rd234], %fd233;
-	add.s64 %rd235, %rd232, 1;
-	cvt.rn.f32.s64 %f236, %rd231;
-	cvt.f64.f32 %fd237, %f236;
-	mad.lo.s64 %rd238, %rd235, 8, %rd20;
-	st.global.f64 [%rd238], %fd237;
-	add.s64 %rd239, %rd232, 2;
-	cvt.u32.u64 %r240, %rd231;
-	cvt.rn.f64.u32 %fd241, %r240;
-	mad.lo.s64 %rd242, %rd239, 8, %rd20;
-	st.global.f64 [%rd242], %fd241;
-	add.s64 %rd243, %rd232, 3;
-	cvt.u32.u64 %r244, %rd231;
-	cvt.rn.f32.u32 %f245, %r244;
-	cvt.f64.f32 %fd246, %f245;
-	mad.lo.s64 %rd247, %rd243, 8, %rd20;
-	st.global.f64 [%rd247], %fd246;
-	add.s64 %rd248, %rd232, 4;
-	cvt.u32.u64 %r249, %rd231;
-	cvt.rn.f64.s32 %fd250, %r249;
-	mad.lo.s64 %rd251, %rd248, 8, %rd20;
-	st.global.f64 [%rd251], %fd250;
-	add.s64 %rd252, %rd232, 5;
-	cvt.u32.u64 %r253, %rd231;
-	cvt.rn.f32.s32 %f254, %r253;
-	cvt.f64.f32 %fd255, %f254;
-	mad.lo.s64 %rd256, %rd252, 8, %rd20;
-	st.global.f64 [%rd256], %fd255;
-	add.s64 %rd257, %rd232, 6;
-	mov.b64 %rd258, %rd231;
-	cvt.rn.f64.u64 %fd259, %rd258;
-	mad.lo.s64 %rd260, %rd257, 8, %rd20;
-	st.global.f64 [%rd260], %fd259;
-	add.s64 %rd261, %rd232, 7;
-	mov.b64 %rd262, %rd231;
-	cvt.rn.f32.u64 %f263, %rd262;
-	cvt.f64.f32 %fd264, %f263;
-	mad.lo.s64 %rd265, %rd261, 8, %rd20;
-	st.global.f64 [%rd265], %fd264;
-	add.s64 %rd266, %rd232, 8;
-	cvt.u32.u64 %r267, %rd231;
-	and.b32 %r267, %r267, 65535;
-	cvt.rn.f64.u32 %fd268, %r267;
-	cvt.u32.u64 %r269, %rd231;
-	and.b32 %r269, %r269, 255;
-	cvt.rn.f64.u32 %fd270, %r269;
-	add.rn.f64 %fd271, %fd268, %fd270;
-	mad.lo.s64 %rd272, %rd266, 8, %rd20;
-	st.global.f64 [%rd272], %fd271;
+	cvt.rn.f64.s64 %fd177, %rd175;
+	cvt.rn.f32.s64 %f178, %rd175;
+	cvt.f64.f32 %fd179, %f178;
+	mul.rn.f64 %fd180, %fd179, 0d4008000000000000;
+	add.rn.f64 %fd181, %fd177, %fd180;
+	cvt.u32.u64 %r182, %rd175;
+	cvt.rn.f64.u32 %fd183, %r182;
+	mul.rn.f64 %fd184, %fd183, 0d4014000000000000;
+	add.rn.f64 %fd185, %fd181, %fd184;
+	cvt.u32.u64 %r186, %rd175;
+	cvt.rn.f32.u32 %f187, %r186;
+	cvt.f64.f32 %fd188, %f187;
+	mul.rn.f64 %fd189, %fd188, 0d401C000000000000;
+	add.rn.f64 %fd190, %fd185, %fd189;
+	mov.b64 %rd191, %rd175;
+	cvt.rn.f64.u64 %fd192, %rd191;
+	mul.rn.f64 %fd193, %fd192, 0d4026000000000000;
+	add.rn.f64 %fd194, %fd190, %fd193;
+	cvt.u32.u64 %r195, %rd175;
+	and.b32 %r195, %r195, 65535;
+	cvt.rn.f32.u32 %f196, %r195;
+	cvt.f64.f32 %fd197, %f196;
+	mul.rn.f64 %fd198, %fd197, 0d402A000000000000;
+	add.rn.f64 %fd199, %fd194, %fd198;
+	mov.f64 %fd176, %fd199;
 $L_16:
-	cvt.u32.u64 %r273, %rd17;
-	and.b32 %r273, %r273, 255;
-	add.s64 %rd274, %rd68, 45;
+	mad.lo.s64 %rd200, %rd174, 8, %rd20;
+	st.global.f64 [%rd200], %fd176;
+	add.s64 %rd201, %rd68, 5;
+	cvt.u32.u64 %r202, %rd17;
+	and.b32 %r202, %r202, 255;
 $L_17:
-	cvt.rn.f64.u32 %fd275, %r273;
-	mad.lo.s64 %rd276, %rd274, 8, %rd20;
-	st.global.f64 [%rd276], %fd275;
-	add.s64 %rd277, %rd274, 1;
-	cvt.rn.f32.u32 %f278, %r273;
-	cvt.f64.f32 %fd279, %f278;
-	mad.lo.s64 %rd280, %rd277, 8, %rd20;
-	st.global.f64 [%rd280], %fd279;
-	add.s64 %rd281, %rd274, 2;
-	mov.b32 %r282, %r273;
-	cvt.rn.f64.u32 %fd283, %r282;
-	mad.lo.s64 %rd284, %rd281, 8, %rd20;
-	st.global.f64 [%rd284], %fd283;
-	add.s64 %rd285, %rd274, 3;
-	mov.b32 %r286, %r273;
-	cvt.rn.f32.u32 %f287, %r286;
-	cvt.f64.f32 %fd288, %f287;
-	mad.lo.s64 %rd289, %rd285, 8, %rd20;
-	st.global.f64 [%rd289], %fd288;
-	add.s64 %rd290, %rd274, 4;
-	mov.b32 %r291, %r273;
-	cvt.rn.f64.s32 %fd292, %r291;
-	mad.lo.s64 %rd293, %rd290, 8, %rd20;
-	st.global.f64 [%rd293], %fd292;
-	add.s64 %rd294, %rd274, 5;
-	mov.b32 %r295, %r273;
-	cvt.rn.f32.s32 %f296, %r295;
-	cvt.f64.f32 %fd297, %f296;
-	mad.lo.s64 %rd298, %rd294, 8, %rd20;
-	st.global.f64 [%rd298], %fd297;
-	add.s64 %rd299, %rd274, 6;
-	cvt.u64.u32 %rd300, %r273;
-	cvt.rn.f64.u64 %fd301, %rd300;
-	mad.lo.s64 %rd302, %rd299, 8, %rd20;
-	st.global.f64 [%rd302], %fd301;
-	add.s64 %rd303, %rd274, 7;
-	cvt.u64.u32 %rd304, %r273;
-	cvt.rn.f32.u64 %f305, %rd304;
-	cvt.f64.f32 %fd306, %f305;
-	mad.lo.s64 %rd307, %rd303, 8, %rd20;
-	st.global.f64 [%rd307], %fd306;
-	add.s64 %rd308, %rd274, 8;
-	mov.b32 %r309, %r273;
-	and.b32 %r309, %r309, 65535;
-	cvt.rn.f64.u32 %fd310, %r309;
-	cvt.rn.f64.u32 %fd311, %r273;
-	add.rn.f64 %fd312, %fd310, %fd311;
-	mad.lo.s64 %rd313, %rd308, 8, %rd20;
-	st.global.f64 [%rd313], %fd312;
+	cvt.rn.f64.u32 %fd204, %r202;
+	cvt.rn.f32.u32 %f205, %r202;
+	cvt.f64.f32 %fd206, %f205;
+	mul.rn.f64 %fd207, %fd206, 0d4008000000000000;
+	add.rn.f64 %fd208, %fd204, %fd207;
+	mov.b32 %r209, %r202;
+	cvt.rn.f64.u32 %fd210, %r209;
+	mul.rn.f64 %fd211, %fd210, 0d4014000000000000;
+	add.rn.f64 %fd212, %fd208, %fd211;
+	mov.b32 %r213, %r202;
+	cvt.rn.f32.u32 %f214, %r213;
+	cvt.f64.f32 %fd215, %f214;
+	mul.rn.f64 %fd216, %fd215, 0d401C000000000000;
+	add.rn.f64 %fd217, %fd212, %fd216;
+	cvt.u64.u32 %rd218, %r202;
+	cvt.rn.f64.u64 %fd219, %rd218;
+	mul.rn.f64 %fd220, %fd219, 0d4026000000000000;
+	add.rn.f64 %fd221, %fd217, %fd220;
+	mov.b32 %r222, %r202;
+	and.b32 %r222, %r222, 65535;
+	cvt.rn.f32.u32 %f223, %r222;
+	cvt.f64.f32 %fd224, %f223;
+	mul.rn.f64 %fd225, %fd224, 0d402A000000000000;
+	add.rn.f64 %fd226, %fd221, %fd225;
+	mov.f64 %fd203, %fd226;
 $L_18:
-	cvt.u32.u64 %r314, %rd17;
-	and.b32 %r314, %r314, 65535;
-	add.s64 %rd315, %rd68, 54;
+	mad.lo.s64 %rd227, %rd201, 8, %rd20;
+	st.global.f64 [%rd227], %fd203;
+	add.s64 %rd228, %rd68, 6;
+	cvt.u32.u64 %r229, %rd17;
+	and.b32 %r229, %r229, 65535;
 $L_19:
-	cvt.rn.f64.u32 %fd316, %r314;
-	mad.lo.s64 %rd317, %rd315, 8, %rd20;
-	st.global.f64 [%rd317], %fd316;
-	add.s64 %rd318, %rd315, 1;
-	cvt.rn.f32.u32 %f319, %r314;
-	cvt.f64.f32 %fd320, %f319;
-	mad.lo.s64 %rd321, %rd318, 8, %rd20;
-	st.global.f64 [%rd321], %fd320;
-	add.s64 %rd322, %rd315, 2;
-	mov.b32 %r323, %r314;
-	cvt.rn.f64.u32 %fd324, %r323;
-	mad.lo.s64 %rd325, %rd322, 8, %rd20;
-	st.global.f64 [%rd325], %fd324;
-	add.s64 %rd326, %rd315, 3;
-	mov.b32 %r327, %r314;
-	cvt.rn.f32.u32 %f328, %r327;
-	cvt.f64.f32 %fd329, %f328;
-	mad.lo.s64 %rd330, %rd326, 8, %rd20;
-	st.global.f64 [%rd330], %fd329;
-	add.s64 %rd331, %rd315, 4;
-	mov.b32 %r332, %r314;
-	cvt.rn.f64.s32 %fd333, %r332;
-	mad.lo.s64 %rd334, %rd331, 8, %rd20;
-	st.global.f64 [%rd334], %fd333;
-	add.s64 %rd335, %rd315, 5;
-	mov.b32 %r336, %r314;
-	cvt.rn.f32.s32 %f337, %r336;
-	cvt.f64.f32 %fd338, %f337;
-	mad.lo.s64 %rd339, %rd335, 8, %rd20;
-	st.global.f64 [%rd339], %fd338;
-	add.s64 %rd340, %rd315, 6;
-	cvt.u64.u32 %rd341, %r314;
-	cvt.rn.f64.u64 %fd342, %rd341;
-	mad.lo.s64 %rd343, %rd340, 8, %rd20;
-	st.global.f64 [%rd343], %fd342;
-	add.s64 %rd344, %rd315, 7;
-	cvt.u64.u32 %rd345, %r314;
-	cvt.rn.f32.u64 %f346, %rd345;
-	cvt.f64.f32 %fd347, %f346;
-	mad.lo.s64 %rd348, %rd344, 8, %rd20;
-	st.global.f64 [%rd348], %fd347;
-	add.s64 %rd349, %rd315, 8;
-	cvt.rn.f64.u32 %fd350, %r314;
-	mov.b32 %r351, %r314;
-	and.b32 %r351, %r351, 255;
-	cvt.rn.f64.u32 %fd352, %r351;
-	add.rn.f64 %fd353, %fd350, %fd352;
-	mad.lo.s64 %rd354, %rd349, 8, %rd20;
-	st.global.f64 [%rd354], %fd353;
+	cvt.rn.f64.u32 %fd231, %r229;
+	cvt.rn.f32.u32 %f232, %r229;
+	cvt.f64.f32 %fd233, %f232;
+	mul.rn.f64 %fd234, %fd233, 0d4008000000000000;
+	add.rn.f64 %fd235, %fd231, %fd234;
+	mov.b32 %r236, %r229;
+	cvt.rn.f64.u32 %fd237, %r236;
+	mul.rn.f64 %fd238, %fd237, 0d4014000000000000;
+	add.rn.f64 %fd239, %fd235, %fd238;
+	mov.b32 %r240, %r229;
+	cvt.rn.f32.u32 %f241, %r240;
+	cvt.f64.f32 %fd242, %f241;
+	mul.rn.f64 %fd243, %fd242, 0d401C000000000000;
+	add.rn.f64 %fd244, %fd239, %fd243;
+	cvt.u64.u32 %rd245, %r229;
+	cvt.rn.f64.u64 %fd246, %rd245;
+	mul.rn.f64 %fd247, %fd246, 0d4026000000000000;
+	add.rn.f64 %fd248, %fd244, %fd247;
+	cvt.rn.f32.u32 %f249, %r229;
+	cvt.f64.f32 %fd250, %f249;
+	mul.rn.f64 %fd251, %fd250, 0d402A000000000000;
+	add.rn.f64 %fd252, %fd248, %fd251;
+	mov.f64 %fd230, %fd252;
 $L_20:
-	cvt.u32.u64 %r355, %rd17;
-	add.s64 %rd356, %rd68, 63;
+	mad.lo.s64 %rd253, %rd228, 8, %rd20;
+	st.global.f64 [%rd253], %fd230;
+	add.s64 %rd254, %rd68, 7;
+	cvt.u32.u64 %r255, %rd17;
 $L_21:
-	cvt.rn.f64.u32 %fd357, %r355;
-	mad.lo.s64 %rd358, %rd356, 8, %rd20;
-	st.global.f64 [%rd358], %fd357;
-	add.s64 %rd359, %rd356, 1;
-	cvt.rn.f32.u32 %f360, %r355;
-	cvt.f64.f32 %fd361, %f360;
-	mad.lo.s64 %rd362, %rd359, 8, %rd20;
-	st.global.f64 [%rd362], %fd361;
-	add.s64 %rd363, %rd356, 2;
-	cvt.rn.f64.u32 %fd364, %r355;
-	mad.lo.s64 %rd365, %rd363, 8, %rd20;
-	st.global.f64 [%rd365], %fd364;
-	add.s64 %rd366, %rd356, 3;
-	cvt.rn.f32.u32 %f367, %r355;
-	cvt.f64.f32 %fd368, %f367;
-	mad.lo.s64 %rd369, %rd366, 8, %rd20;
-	st.global.f64 [%rd369], %fd368;
-	add.s64 %rd370, %rd356, 4;
-	mov.b32 %r371, %r355;
-	cvt.rn.f64.s32 %fd372, %r371;
-	mad.lo.s64 %rd373, %rd370, 8, %rd20;
-	st.global.f64 [%rd373], %fd372;
-	add.s64 %rd374, %rd356, 5;
-	mov.b32 %r375, %r355;
-	cvt.rn.f32.s32 %f376, %r375;
-	cvt.f64.f32 %fd377, %f376;
-	mad.lo.s64 %rd378, %rd374, 8, %rd20;
-	st.global.f64 [%rd378], %fd377;
-	add.s64 %rd379, %rd356, 6;
-	cvt.u64.u32 %rd380, %r355;
-	cvt.rn.f64.u64 %fd381, %rd380;
-	mad.lo.s64 %rd382, %rd379, 8, %rd20;
-	st.global.f64 [%rd382], %fd381;
-	add.s64 %rd383, %rd356, 7;
-	cvt.u64.u32 %rd384, %r355;
-	cvt.rn.f32.u64 %f385, %rd384;
-	cvt.f64.f32 %fd386, %f385;
-	mad.lo.s64 %rd387, %rd383, 8, %rd20;
-	st.global.f64 [%rd387], %fd386;
-	add.s64 %rd388, %rd356, 8;
-	mov.b32 %r389, %r355;
-	and.b32 %r389, %r389, 65535;
-	cvt.rn.f64.u32 %fd390, %r389;
-	mov.b32 %r391, %r355;
-	and.b32 %r391, %r391, 255;
-	cvt.rn.f64.u32 %fd392, %r391;
-	add.rn.f64 %fd393, %fd390, %fd392;
-	mad.lo.s64 %rd394, %rd388, 8, %rd20;
-	st.global.f64 [%rd394], %fd393;
+	cvt.rn.f64.u32 %fd257, %r255;
+	cvt.rn.f32.u32 %f258, %r255;
+	cvt.f64.f32 %fd259, %f258;
+	mul.rn.f64 %fd260, %fd259, 0d4008000000000000;
+	add.rn.f64 %fd261, %fd257, %fd260;
+	cvt.rn.f64.u32 %fd262, %r255;
+	mul.rn.f64 %fd263, %fd262, 0d4014000000000000;
+	add.rn.f64 %fd264, %fd261, %fd263;
+	cvt.rn.f32.u32 %f265, %r255;
+	cvt.f64.f32 %fd266, %f265;
+	mul.rn.f64 %fd267, %fd266, 0d401C000000000000;
+	add.rn.f64 %fd268, %fd264, %fd267;
+	cvt.u64.u32 %rd269, %r255;
+	cvt.rn.f64.u64 %fd270, %rd269;
+	mul.rn.f64 %fd271, %fd270, 0d4026000000000000;
+	add.rn.f64 %fd272, %fd268, %fd271;
+	mov.b32 %r273, %r255;
+	and.b32 %r273, %r273, 65535;
+	cvt.rn.f32.u32 %f274, %r273;
+	cvt.f64.f32 %fd275, %f274;
+	mul.rn.f64 %fd276, %fd275, 0d402A000000000000;
+	add.rn.f64 %fd277, %fd272, %fd276;
+	mov.f64 %fd256, %fd277;
 $L_22:
-	add.s64 %rd395, %rd68, 72;
+	mad.lo.s64 %rd278, %rd254, 8, %rd20;
+	st.global.f64 [%rd278], %fd256;
+	add.s64 %rd279, %rd68, 8;
 $L_23:
-	cvt.rn.f64.u64 %fd396, %rd17;
-	mad.lo.s64 %rd397, %rd395, 8, %rd20;
-	st.global.f64 [%rd397], %fd396;
-	add.s64 %rd398, %rd395, 1;
-	cvt.rn.f32.u64 %f399, %rd17;
-	cvt.f64.f32 %fd400, %f399;
-	mad.lo.s64 %rd401, %rd398, 8, %rd20;
-	st.global.f64 [%rd401], %fd400;
-	add.s64 %rd402, %rd395, 2;
-	cvt.u32.u64 %r403, %rd17;
-	cvt.rn.f64.u32 %fd404, %r403;
-	mad.lo.s64 %rd405, %rd402, 8, %rd20;
-	st.global.f64 [%rd405], %fd404;
-	add.s64 %rd406, %rd395, 3;
-	cvt.u32.u64 %r407, %rd17;
-	cvt.rn.f32.u32 %f408, %r407;
-	cvt.f64.f32 %fd409, %f408;
-	mad.lo.s64 %rd410, %rd406, 8, %rd20;
-	st.global.f64 [%rd410], %fd409;
-	add.s64 %rd411, %rd395, 4;
-	cvt.u32.u64 %r412, %rd17;
-	cvt.rn.f64.s32 %fd413, %r412;
-	mad.lo.s64 %rd414, %rd411, 8, %rd20;
-	st.global.f64 [%rd414], %fd413;
-	add.s64 %rd415, %rd395, 5;
-	cvt.u32.u64 %r416, %rd17;
-	cvt.rn.f32.s32 %f417, %r416;
-	cvt.f64.f32 %fd418, %f417;
-	mad.lo.s64 %rd419, %rd415, 8, %rd20;
-	st.global.f64 [%rd419], %fd418;
-	add.s64 %rd420, %rd395, 6;
-	cvt.rn.f64.u64 %fd421, %rd17;
-	mad.lo.s64 %rd422, %rd420, 8, %rd20;
-	st.global.f64 [%rd422], %fd421;
-	add.s64 %rd423, %rd395, 7;
-	cvt.rn.f32.u64 %f424, %rd17;
-	cvt.f64.f32 %fd425, %f424;
-	mad.lo.s64 %rd426, %rd423, 8, %rd20;
-	st.global.f64 [%rd426], %fd425;
-	add.s64 %rd427, %rd395, 8;
-	cvt.u32.u64 %r428, %rd17;
-	and.b32 %r428, %r428, 65535;
-	cvt.rn.f64.u32 %fd429, %r428;
-	cvt.u32.u64 %r430, %rd17;
-	and.b32 %r430, %r430, 255;
-	cvt.rn.f64.u32 %fd431, %r430;
-	add.rn.f64 %fd432, %fd429, %fd431;
-	mad.lo.s64 %rd433, %rd427, 8, %rd20;
-	st.global.f64 [%rd433], %fd432;
+	cvt.rn.f64.u64 %fd281, %rd17;
+	cvt.rn.f32.u64 %f282, %rd17;
+	cvt.f64.f32 %fd283, %f282;
+	mul.rn.f64 %fd284, %fd283, 0d4008000000000000;
+	add.rn.f64 %fd285, %fd281, %fd284;
+	cvt.u32.u64 %r286, %rd17;
+	cvt.rn.f64.u32 %fd287, %r286;
+	mul.rn.f64 %fd288, %fd287, 0d4014000000000000;
+	add.rn.f64 %fd289, %fd285, %fd288;
+	cvt.u32.u64 %r290, %rd17;
+	cvt.rn.f32.u32 %f291, %r290;
+	cvt.f64.f32 %fd292, %f291;
+	mul.rn.f64 %fd293, %fd292, 0d401C000000000000;
+	add.rn.f64 %fd294, %fd289, %fd293;
+	cvt.rn.f64.u64 %fd295, %rd17;
+	mul.rn.f64 %fd296, %fd295, 0d4026000000000000;
+	add.rn.f64 %fd297, %fd294, %fd296;
+	cvt.u32.u64 %r298, %rd17;
+	and.b32 %r298, %r298, 65535;
+	cvt.rn.f32.u32 %f299, %r298;
+	cvt.f64.f32 %fd300, %f299;
+	mul.rn.f64 %fd301, %fd300, 0d402A000000000000;
+	add.rn.f64 %fd302, %fd297, %fd301;
+	mov.f64 %fd280, %fd302;
 $L_24:
-	mov.b64 %rd434, %rd17;
-	add.s64 %rd435, %rd434, 0;
-	add.s64 %rd436, %rd68, 81;
+	mad.lo.s64 %rd303, %rd279, 8, %rd20;
+	st.global.f64 [%rd303], %fd280;
+	mul.lo.s64 %rd304, %rd9, 9;
 $L_25:
-	cvt.rn.f64.s64 %fd437, %rd435;
-	mad.lo.s64 %rd438, %rd436, 8, %rd20;
-	st.global.f64 [%rd438], %fd437;
-	add.s64 %rd439, %rd436, 1;
-	cvt.rn.f32.s64 %f440, %rd435;
-	cvt.f64.f32 %fd441, %f440;
-	mad.lo.s64 %rd442, %rd439, 8, %rd20;
-	st.global.f64 [%rd442], %fd441;
-	add.s64 %rd443, %rd436, 2;
-	cvt.u32.u64 %r444, %rd435;
-	cvt.rn.f64.u32 %fd445, %r444;
-	mad.lo.s64 %rd446, %rd443, 8, %rd20;
-	st.global.f64 [%rd446], %fd445;
-	add.s64 %rd447, %rd436, 3;
-	cvt.u32.u64 %r448, %rd435;
-	cvt.rn.f32.u32 %f449, %r448;
-	cvt.f64.f32 %fd450, %f449;
-	mad.lo.s64 %rd451, %rd447, 8, %rd20;
-	st.global.f64 [%rd451], %fd450;
-	add.s64 %rd452, %rd436, 4;
-	cvt.u32.u64 %r453, %rd435;
-	cvt.rn.f64.s32 %fd454, %r453;
-	mad.lo.s64 %rd455, %rd452, 8, %rd20;
-	st.global.f64 [%rd455], %fd454;
-	add.s64 %rd456, %rd436, 5;
-	cvt.u32.u64 %r457, %rd435;
-	cvt.rn.f32.s32 %f458, %r457;
-	cvt.f64.f32 %fd459, %f458;
-	mad.lo.s64 %rd460, %rd456, 8, %rd20;
-	st.global.f64 [%rd460], %fd459;
-	add.s64 %rd461, %rd436, 6;
-	mov.b64 %rd462, %rd435;
-	cvt.rn.f64.u64 %fd463, %rd462;
-	mad.lo.s64 %rd464, %rd461, 8, %rd20;
-	st.global.f64 [%rd464], %fd463;
-	add.s64 %rd465, %rd436, 7;
-	mov.b64 %rd466, %rd435;
-	cvt.rn.f32.u64 %f467, %rd466;
-	cvt.f64.f32 %fd468, %f467;
-	mad.lo.s64 %rd469, %rd465, 8, %rd20;
-	st.global.f64 [%rd469], %fd468;
-	add.s64 %rd470, %rd436, 8;
-	cvt.u32.u64 %r471, %rd435;
-	and.b32 %r471, %r471, 65535;
-	cvt.rn.f64.u32 %fd472, %r471;
-	cvt.u32.u64 %r473, %rd435;
-	and.b32 %r473, %r473, 255;
-	cvt.rn.f64.u32 %fd474, %r473;
-	add.rn.f64 %fd475, %fd472, %fd474;
-	mad.lo.s64 %rd476, %rd470, 8, %rd20;
-	st.global.f64 [%rd476], %fd475;
+	cvt.u32.u64 %r306, %rd17;
+	setp.lt.u32 %p307, %r306, 2147483648;
+	mov.b64 %rd309, 0;
 $L_26:
-	mul.lo.s64 %rd477, %rd9, 10;
+	@!%p307 bra $L_223;
 $L_27:
-	cvt.u32.u64 %r479, %rd17;
-	setp.lt.u32 %p480, %r479, 2147483648;
-	mov.b64 %rd482, 0;
-$L_28:
-	@!%p480 bra $L_367;
-$L_29:
-	min.u64 %rdt1, %rd482, 32;
+	min.u64 %rdt1, %rd309, 32;
 	cvt.u32.u64 %rt5, %rdt1;
 	mov.b32 %rt6, 1;
-	shl.b32 %r483, %rt6, %rt5;
-	and.b32 %r483, %r483, 255;
-	mov.b32 %r481, %r483;
+	shl.b32 %r310, %rt6, %rt5;
+	and.b32 %r310, %r310, 255;
+	mov.b32 %r308, %r310;
+$L_28:
+	cvt.u32.u64 %r311, %rd17;
+	setp.lt.s32 %p312, %r311, 0;
+	mov.b64 %rd314, 1;
+$L_29:
+	@!%p312 bra $L_222;
 $L_30:
-	cvt.u32.u64 %r484, %rd17;
-	setp.lt.s32 %p485, %r484, 0;
-	mov.b64 %rd487, 1;
-$L_31:
-	@!%p485 bra $L_366;
-$L_32:
-	min.u64 %rdt2, %rd487, 32;
+	min.u64 %rdt2, %rd314, 32;
 	cvt.u32.u64 %rt7, %rdt2;
 	mov.b32 %rt8, 1;
-	shl.b32 %r488, %rt8, %rt7;
-	and.b32 %r488, %r488, 255;
-	mov.b32 %r486, %r488;
+	shl.b32 %r315, %rt8, %rt7;
+	and.b32 %r315, %r315, 255;
+	mov.b32 %r313, %r315;
+$L_31:
+	or.b32 %r316, %r308, %r313;
+	setp.gt.u64 %p317, %rd17, 9223372036854775808U;
+	mov.b64 %rd319, 2;
+$L_32:
+	@!%p317 bra $L_221;
 $L_33:
-	or.b32 %r489, %r481, %r486;
-	setp.gt.u64 %p490, %rd17, 9223372036854775808U;
-	mov.b64 %rd492, 2;
-$L_34:
-	@!%p490 bra $L_365;
-$L_35:
-	min.u64 %rdt3, %rd492, 32;
+	min.u64 %rdt3, %rd319, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	mov.b32 %rt10, 1;
-	shl.b32 %r493, %rt10, %rt9;
-	and.b32 %r493, %r493, 255;
-	mov.b32 %r491, %r493;
+	shl.b32 %r320, %rt10, %rt9;
+	and.b32 %r320, %r320, 255;
+	mov.b32 %r318, %r320;
+$L_34:
+	or.b32 %r321, %r316, %r318;
+	cvt.u32.u64 %r322, %rd17;
+	and.b32 %r322, %r322, 65535;
+	setp.ge.u32 %p323, %r322, 32768;
+	mov.b64 %rd325, 3;
+$L_35:
+	@!%p323 bra $L_220;
 $L_36:
-	or.b32 %r494, %r489, %r491;
-	cvt.u32.u64 %r495, %rd17;
-	and.b32 %r495, %r495, 65535;
-	setp.ge.u32 %p496, %r495, 32768;
-	mov.b64 %rd498, 3;
-$L_37:
-	@!%p496 bra $L_364;
-$L_38:
-	min.u64 %rdt4, %rd498, 32;
+	min.u64 %rdt4, %rd325, 32;
 	cvt.u32.u64 %rt11, %rdt4;
 	mov.b32 %rt12, 1;
-	shl.b32 %r499, %rt12, %rt11;
-	and.b32 %r499, %r499, 255;
-	mov.b32 %r497, %r499;
+	shl.b32 %r326, %rt12, %rt11;
+	and.b32 %r326, %r326, 255;
+	mov.b32 %r324, %r326;
+$L_37:
+	or.b32 %r327, %r321, %r324;
+	cvt.u32.u64 %r328, %rd17;
+	cvt.rn.f64.u32 %fd329, %r328;
+	cvt.u32.u64 %r330, %rd17;
+	cvt.rn.f64.s32 %fd331, %r330;
+	setp.eq.f64 %p332, %fd329, %fd331;
+	mov.b64 %rd334, 4;
+$L_38:
+	@!%p332 bra $L_219;
 $L_39:
-	or.b32 %r500, %r494, %r497;
-	cvt.u32.u64 %r501, %rd17;
-	and.b32 %r501, %r501, 255;
-	setp.gt.u32 %p502, %r501, 128;
-	mov.b64 %rd504, 4;
-$L_40:
-	@!%p502 bra $L_363;
-$L_41:
-	min.u64 %rdt5, %rd504, 32;
+	min.u64 %rdt5, %rd334, 32;
 	cvt.u32.u64 %rt13, %rdt5;
 	mov.b32 %rt14, 1;
-	shl.b32 %r505, %rt14, %rt13;
-	and.b32 %r505, %r505, 255;
-	mov.b32 %r503, %r505;
+	shl.b32 %r335, %rt14, %rt13;
+	and.b32 %r335, %r335, 255;
+	mov.b32 %r333, %r335;
+$L_40:
+	or.b32 %r336, %r327, %r333;
+	mov.b32 %r305, %r336;
+$L_41:
+	mad.lo.s64 %rd337, %rd304, 1, %rd22;
+	st.global.u8 [%rd337], %r305;
+	add.s64 %rd338, %rd304, 1;
+	cvt.u32.u64 %r339, %rd17;
+	cvt.s32.s8 %r339, %r339;
 $L_42:
-	or.b32 %r506, %r500, %r503;
-	setp.lt.u64 %p507, %rd17, 1;
-	mov.b64 %rd509, 5;
+	mov.b32 %r341, %r339;
+	setp.lt.u32 %p342, %r341, 2147483648;
+	mov.b64 %rd344, 0;
 $L_43:
-	@!%p507 bra $L_362;
+	@!%p342 bra $L_218;
 $L_44:
-	min.u64 %rdt6, %rd509, 32;
+	min.u64 %rdt6, %rd344, 32;
 	cvt.u32.u64 %rt15, %rdt6;
 	mov.b32 %rt16, 1;
-	shl.b32 %r510, %rt16, %rt15;
-	and.b32 %r510, %r510, 255;
-	mov.b32 %r508, %r510;
+	shl.b32 %r345, %rt16, %rt15;
+	and.b32 %r345, %r345, 255;
+	mov.b32 %r343, %r345;
 $L_45:
-	or.b32 %r511, %r506, %r508;
-	cvt.u32.u64 %r512, %rd17;
-	cvt.rn.f64.u32 %fd513, %r512;
-	cvt.u32.u64 %r514, %rd17;
-	cvt.rn.f64.s32 %fd515, %r514;
-	setp.eq.f64 %p516, %fd513, %fd515;
-	mov.b64 %rd518, 6;
+	mov.b32 %r346, %r339;
+	setp.lt.s32 %p347, %r346, 0;
+	mov.b64 %rd349, 1;
 $L_46:
-	@!%p516 bra $L_361;
+	@!%p347 bra $L_217;
 $L_47:
-	min.u64 %rdt7, %rd518, 32;
+	min.u64 %rdt7, %rd349, 32;
 	cvt.u32.u64 %rt17, %rdt7;
 	mov.b32 %rt18, 1;
-	shl.b32 %r519, %rt18, %rt17;
-	and.b32 %r519, %r519, 255;
-	mov.b32 %r517, %r519;
+	shl.b32 %r350, %rt18, %rt17;
+	and.b32 %r350, %r350, 255;
+	mov.b32 %r348, %r350;
 $L_48:
-	or.b32 %r520, %r511, %r517;
-	cvt.u32.u64 %r521, %rd17;
-	and.b32 %r521, %r521, 65535;
-	cvt.rn.f32.u32 %f522, %r521;
-	cvt.u32.u64 %r523, %rd17;
-	cvt.s32.s16 %r523, %r523;
-	cvt.rn.f32.s32 %f524, %r523;
-	setp.gt.f32 %p525, %f522, %f524;
-	mov.b64 %rd527, 7;
+	or.b32 %r351, %r343, %r348;
+	cvt.s64.s32 %rd352, %r339;
+	setp.gt.u64 %p353, %rd352, 9223372036854775808U;
+	mov.b64 %rd355, 2;
 $L_49:
-	@!%p525 bra $L_360;
+	@!%p353 bra $L_216;
 $L_50:
-	min.u64 %rdt8, %rd527, 32;
+	min.u64 %rdt8, %rd355, 32;
 	cvt.u32.u64 %rt19, %rdt8;
 	mov.b32 %rt20, 1;
-	shl.b32 %r528, %rt20, %rt19;
-	and.b32 %r528, %r528, 255;
-	mov.b32 %r526, %r528;
+	shl.b32 %r356, %rt20, %rt19;
+	and.b32 %r356, %r356, 255;
+	mov.b32 %r354, %r356;
 $L_51:
-	or.b32 %r529, %r520, %r526;
-	mov.b32 %r478, %r529;
+	or.b32 %r357, %r351, %r354;
+	mov.b32 %r358, %r339;
+	and.b32 %r358, %r358, 65535;
+	setp.ge.u32 %p359, %r358, 32768;
+	mov.b64 %rd361, 3;
 $L_52:
-	mad.lo.s64 %rd530, %rd477, 1, %rd22;
-	st.global.u8 [%rd530], %r478;
-	add.s64 %rd531, %rd477, 1;
-	cvt.u32.u64 %r532, %rd17;
-	cvt.s32.s8 %r532, %r532;
+	@!%p359 bra $L_215;
 $L_53:
-	mov.b32 %r534, %r532;
-	setp.lt.u32 %p535, %r534, 2147483648;
-	mov.b64 %rd537, 0;
-$L_54:
-	@!%p535 bra $L_359;
-$L_55:
-	min.u64 %rdt9, %rd537, 32;
+	min.u64 %rdt9, %rd361, 32;
 	cvt.u32.u64 %rt21, %rdt9;
 	mov.b32 %rt22, 1;
-	shl.b32 %r538, %rt22, %rt21;
-	and.b32 %r538, %r538, 255;
-	mov.b32 %r536, %r538;
+	shl.b32 %r362, %rt22, %rt21;
+	and.b32 %r362, %r362, 255;
+	mov.b32 %r360, %r362;
+$L_54:
+	or.b32 %r363, %r357, %r360;
+	mov.b32 %r364, %r339;
+	cvt.rn.f64.u32 %fd365, %r364;
+	mov.b32 %r366, %r339;
+	cvt.rn.f64.s32 %fd367, %r366;
+	setp.eq.f64 %p368, %fd365, %fd367;
+	mov.b64 %rd370, 4;
+$L_55:
+	@!%p368 bra $L_214;
 $L_56:
-	mov.b32 %r539, %r532;
-	setp.lt.s32 %p540, %r539, 0;
-	mov.b64 %rd542, 1;
-$L_57:
-	@!%p540 bra $L_358;
-$L_58:
-	min.u64 %rdt10, %rd542, 32;
+	min.u64 %rdt10, %rd370, 32;
 	cvt.u32.u64 %rt23, %rdt10;
 	mov.b32 %rt24, 1;
-	shl.b32 %r543, %rt24, %rt23;
-	and.b32 %r543, %r543, 255;
-	mov.b32 %r541, %r543;
+	shl.b32 %r371, %rt24, %rt23;
+	and.b32 %r371, %r371, 255;
+	mov.b32 %r369, %r371;
+$L_57:
+	or.b32 %r372, %r363, %r369;
+	mov.b32 %r340, %r372;
+$L_58:
+	mad.lo.s64 %rd373, %rd338, 1, %rd22;
+	st.global.u8 [%rd373], %r340;
+	add.s64 %rd374, %rd304, 2;
+	cvt.u32.u64 %r375, %rd17;
+	cvt.s32.s16 %r375, %r375;
 $L_59:
-	or.b32 %r544, %r536, %r541;
-	cvt.s64.s32 %rd545, %r532;
-	setp.gt.u64 %p546, %rd545, 9223372036854775808U;
-	mov.b64 %rd548, 2;
+	mov.b32 %r377, %r375;
+	setp.lt.u32 %p378, %r377, 2147483648;
+	mov.b64 %rd380, 0;
 $L_60:
-	@!%p546 bra $L_357;
+	@!%p378 bra $L_213;
 $L_61:
-	min.u64 %rdt11, %rd548, 32;
+	min.u64 %rdt11, %rd380, 32;
 	cvt.u32.u64 %rt25, %rdt11;
 	mov.b32 %rt26, 1;
-	shl.b32 %r549, %rt26, %rt25;
-	and.b32 %r549, %r549, 255;
-	mov.b32 %r547, %r549;
+	shl.b32 %r381, %rt26, %rt25;
+	and.b32 %r381, %r381, 255;
+	mov.b32 %r379, %r381;
 $L_62:
-	or.b32 %r550, %r544, %r547;
-	mov.b32 %r551, %r532;
-	and.b32 %r551, %r551, 65535;
-	setp.ge.u32 %p552, %r551, 32768;
-	mov.b64 %rd554, 3;
+	mov.b32 %r382, %r375;
+	setp.lt.s32 %p383, %r382, 0;
+	mov.b64 %rd385, 1;
 $L_63:
-	@!%p552 bra $L_356;
+	@!%p383 bra $L_212;
 $L_64:
-	min.u64 %rdt12, %rd554, 32;
+	min.u64 %rdt12, %rd385, 32;
 	cvt.u32.u64 %rt27, %rdt12;
 	mov.b32 %rt28, 1;
-	shl.b32 %r555, %rt28, %rt27;
-	and.b32 %r555, %r555, 255;
-	mov.b32 %r553, %r555;
+	shl.b32 %r386, %rt28, %rt27;
+	and.b32 %r386, %r386, 255;
+	mov.b32 %r384, %r386;
 $L_65:
-	or.b32 %r556, %r550, %r553;
-	mov.b32 %r557, %r532;
-	and.b32 %r557, %r557, 255;
-	setp.gt.u32 %p558, %r557, 128;
-	mov.b64 %rd560, 4;
+	or.b32 %r387, %r379, %r384;
+	cvt.s64.s32 %rd388, %r375;
+	setp.gt.u64 %p389, %rd388, 9223372036854775808U;
+	mov.b64 %rd391, 2;
 $L_66:
-	@!%p558 bra $L_355;
+	@!%p389 bra $L_211;
 $L_67:
-	min.u64 %rdt13, %rd560, 32;
+	min.u64 %rdt13, %rd391, 32;
 	cvt.u32.u64 %rt29, %rdt13;
 	mov.b32 %rt30, 1;
-	shl.b32 %r561, %rt30, %rt29;
-	and.b32 %r561, %r561, 255;
-	mov.b32 %r559, %r561;
+	shl.b32 %r392, %rt30, %rt29;
+	and.b32 %r392, %r392, 255;
+	mov.b32 %r390, %r392;
 $L_68:
-	or.b32 %r562, %r556, %r559;
-	setp.lt.s32 %p563, %r532, 1;
-	mov.b64 %rd565, 5;
+	or.b32 %r393, %r387, %r390;
+	mov.b32 %r394, %r375;
+	and.b32 %r394, %r394, 65535;
+	setp.ge.u32 %p395, %r394, 32768;
+	mov.b64 %rd397, 3;
 $L_69:
-	@!%p563 bra $L_354;
+	@!%p395 bra $L_210;
 $L_70:
-	min.u64 %rdt14, %rd565, 32;
+	min.u64 %rdt14, %rd397, 32;
 	cvt.u32.u64 %rt31, %rdt14;
 	mov.b32 %rt32, 1;
-	shl.b32 %r566, %rt32, %rt31;
-	and.b32 %r566, %r566, 255;
-	mov.b32 %r564, %r566;
+	shl.b32 %r398, %rt32, %rt31;
+	and.b32 %r398, %r398, 255;
+	mov.b32 %r396, %r398;
 $L_71:
-	or.b32 %r567, %r562, %r564;
-	mov.b32 %r568, %r532;
-	cvt.rn.f64.u32 %fd569, %r568;
-	mov.b32 %r570, %r532;
-	cvt.rn.f64.s32 %fd571, %r570;
-	setp.eq.f64 %p572, %fd569, %fd571;
-	mov.b64 %rd574, 6;
+	or.b32 %r399, %r393, %r396;
+	mov.b32 %r400, %r375;
+	cvt.rn.f64.u32 %fd401, %r400;
+	mov.b32 %r402, %r375;
+	cvt.rn.f64.s32 %fd403, %r402;
+	setp.eq.f64 %p404, %fd401, %fd403;
+	mov.b64 %rd406, 4;
 $L_72:
-	@!%p572 bra $L_353;
+	@!%p404 bra $L_209;
 $L_73:
-	min.u64 %rdt15, %rd574, 32;
+	min.u64 %rdt15, %rd406, 32;
 	cvt.u32.u64 %rt33, %rdt15;
 	mov.b32 %rt34, 1;
-	shl.b32 %r575, %rt34, %rt33;
-	and.b32 %r575, %r575, 255;
-	mov.b32 %r573, %r575;
+	shl.b32 %r407, %rt34, %rt33;
+	and.b32 %r407, %r407, 255;
+	mov.b32 %r405, %r407;
 $L_74:
-	or.b32 %r576, %r567, %r573;
-	mov.b32 %r577, %r532;
-	and.b32 %r577, %r577, 65535;
-	cvt.rn.f32.u32 %f578, %r577;
-	mov.b32 %r579, %r532;
-	cvt.s32.s16 %r579, %r579;
-	cvt.rn.f32.s32 %f580, %r579;
-	setp.gt.f32 %p581, %f578, %f580;
-	mov.b64 %rd583, 7;
+	or.b32 %r408, %r399, %r405;
+	mov.b32 %r376, %r408;
 $L_75:
-	@!%p581 bra $L_352;
+	mad.lo.s64 %rd409, %rd374, 1, %rd22;
+	st.global.u8 [%rd409], %r376;
+	add.s64 %rd410, %rd304, 3;
+	cvt.u32.u64 %r411, %rd17;
 $L_76:
-	min.u64 %rdt16, %rd583, 32;
+	mov.b32 %r413, %r411;
+	setp.lt.u32 %p414, %r413, 2147483648;
+	mov.b64 %rd416, 0;
+$L_77:
+	@!%p414 bra $L_208;
+$L_78:
+	min.u64 %rdt16, %rd416, 32;
 	cvt.u32.u64 %rt35, %rdt16;
 	mov.b32 %rt36, 1;
-	shl.b32 %r584, %rt36, %rt35;
-	and.b32 %r584, %r584, 255;
-	mov.b32 %r582, %r584;
-$L_77:
-	or.b32 %r585, %r576, %r582;
-	mov.b32 %r533, %r585;
-$L_78:
-	mad.lo.s64 %rd586, %rd531, 1, %rd22;
-	st.global.u8 [%rd586], %r533;
-	add.s64 %rd587, %rd477, 2;
-	cvt.u32.u64 %r588, %rd17;
-	cvt.s32.s16 %r588, %r588;
+	shl.b32 %r417, %rt36, %rt35;
+	and.b32 %r417, %r417, 255;
+	mov.b32 %r415, %r417;
 $L_79:
+	setp.lt.s32 %p418, %r411, 0;
+	mov.b64 %rd420, 1;
+$L_80:
+	@!%p418 bra $L_207;
+$L_81:
+	min.u64 %rdt17, %rd420, 32;
+	cvt.u32.u64 %rt37, %rdt17;
+	mov.b32 %rt38, 1;
+	shl.b32 %r421, %rt38, %rt37;
+	and.b32 %r421, %r421, 255;
+	mov.b32 %r419, %r421;
+$L_82:
+	or.b32 %r422, %r415, %r419;
+	cvt.s64.s32 %rd423, %r411;
+	setp.gt.u64 %p424, %rd423, 9223372036854775808U;
+	mov.b64 %rd426, 2;
+$L_83:
+	@!%p424 bra $L_206;
+$L_84:
+	min.u64 %rdt18, %rd426, 32;
+	cvt.u32.u64 %rt39, %rdt18;
+	mov.b32 %rt40, 1;
+	shl.b32 %r427, %rt40, %rt39;
+	and.b32 %r427, %r427, 255;
+	mov.b32 %r425, %r427;
+$L_85:
+	or.b32 %r428, %r422, %r425;
+	mov.b32 %r429, %r411;
+	and.b32 %r429, %r429, 65535;
+	setp.ge.u32 %p430, %r429, 32768;
+	mov.b64 %rd432, 3;
+$L_86:
+	@!%p430 bra $L_205;
+$L_87:
+	min.u64 %rdt19, %rd432, 32;
+	cvt.u32.u64 %rt41, %rdt19;
+	mov.b32 %rt42, 1;
+	shl.b32 %r433, %rt42, %rt41;
+	and.b32 %r433, %r433, 255;
+	mov.b32 %r431, %r433;
+$L_88:
+	or.b32 %r434, %r428, %r431;
+	mov.b32 %r435, %r411;
+	cvt.rn.f64.u32 %fd436, %r435;
+	cvt.rn.f64.s32 %fd437, %r411;
+	setp.eq.f64 %p438, %fd436, %fd437;
+	mov.b64 %rd440, 4;
+$L_89:
+	@!%p438 bra $L_204;
+$L_90:
+	min.u64 %rdt20, %rd440, 32;
+	cvt.u32.u64 %rt43, %rdt20;
+	mov.b32 %rt44, 1;
+	shl.b32 %r441, %rt44, %rt43;
+	and.b32 %r441, %r441, 255;
+	mov.b32 %r439, %r441;
+$L_91:
+	or.b32 %r442, %r434, %r439;
+	mov.b32 %r412, %r442;
+$L_92:
+	mad.lo.s64 %rd443, %rd410, 1, %rd22;
+	st.global.u8 [%rd443], %r412;
+	add.s64 %rd444, %rd304, 4;
+	cvt.u32.u64 %r445, %rd17;
+	and.b32 %r445, %r445, 255;
+$L_93:
+	mov.b32 %r447, %r445;
+	setp.lt.u32 %p448, %r447, 2147483648;
+	mov.b64 %rd450, 0;
+$L_94:
+	@!%p448 bra $L_203;
+$L_95:
+	min.u64 %rdt21, %rd450, 32;
+	cvt.u32.u64 %rt45, %rdt21;
+	mov.b32 %rt46, 1;
+	shl.b32 %r451, %rt46, %rt45;
+	and.b32 %r451, %r451, 255;
+	mov.b32 %r449, %r451;
+$L_96:
+	mov.b32 %r452, %r445;
+	setp.lt.s32 %p453, %r452, 0;
+	mov.b64 %rd455, 1;
+$L_97:
+	@!%p453 bra $L_202;
+$L_98:
+	min.u64 %rdt22, %rd455, 32;
+	cvt.u32.u64 %rt47, %rdt22;
+	mov.b32 %rt48, 1;
+	shl.b32 %r456, %rt48, %rt47;
+	and.b32 %r456, %r456, 255;
+	mov.b32 %r454, %r456;
+$L_99:
+	or.b32 %r457, %r449, %r454;
+	cvt.u64.u32 %rd458, %r445;
+	setp.gt.u64 %p459, %rd458, 9223372036854775808U;
+	mov.b64 %rd461, 2;
+$L_100:
+	@!%p459 bra $L_201;
+$L_101:
+	min.u64 %rdt23, %rd461, 32;
+	cvt.u32.u64 %rt49, %rdt23;
+	mov.b32 %rt50, 1;
+	shl.b32 %r462, %rt50, %rt49;
+	and.b32 %r462, %r462, 255;
+	mov.b32 %r460, %r462;
+$L_102:
+	or.b32 %r463, %r457, %r460;
+	mov.b32 %r464, %r445;
+	and.b32 %r464, %r464, 65535;
+	setp.ge.u32 %p465, %r464, 32768;
+	mov.b64 %rd467, 3;
+$L_103:
+	@!%p465 bra $L_200;
+$L_104:
+	min.u64 %rdt24, %rd467, 32;
+	cvt.u32.u64 %rt51, %rdt24;
+	mov.b32 %rt52, 1;
+	shl.b32 %r468, %rt52, %rt51;
+	and.b32 %r468, %r468, 255;
+	mov.b32 %r466, %r468;
+$L_105:
+	or.b32 %r469, %r463, %r466;
+	mov.b32 %r470, %r445;
+	cvt.rn.f64.u32 %fd471, %r470;
+	mov.b32 %r472, %r445;
+	cvt.rn.f64.s32 %fd473, %r472;
+	setp.eq.f64 %p474, %fd471, %fd473;
+	mov.b64 %rd476, 4;
+$L_106:
+	@!%p474 bra $L_199;
+$L_107:
+	min.u64 %rdt25, %rd476, 32;
+	cvt.u32.u64 %rt53, %rdt25;
+	mov.b32 %rt54, 1;
+	shl.b32 %r477, %rt54, %rt53;
+	and.b32 %r477, %r477, 255;
+	mov.b32 %r475, %r477;
+$L_108:
+	or.b32 %r478, %r469, %r475;
+	mov.b32 %r446, %r478;
+$L_109:
+	mad.lo.s64 %rd479, %rd444, 1, %rd22;
+	st.global.u8 [%rd479], %r446;
+	add.s64 %rd480, %rd304, 5;
+	cvt.u32.u64 %r481, %rd17;
+	and.b32 %r481, %r481, 65535;
+$L_110:
+	mov.b32 %r483, %r481;
+	setp.lt.u32 %p484, %r483, 2147483648;
+	mov.b64 %rd486, 0;
+$L_111:
+	@!%p484 bra $L_198;
+$L_112:
+	min.u64 %rdt26, %rd486, 32;
+	cvt.u32.u64 %rt55, %rdt26;
+	mov.b32 %rt56, 1;
+	shl.b32 %r487, %rt56, %rt55;
+	and.b32 %r487, %r487, 255;
+	mov.b32 %r485, %r487;
+$L_113:
+	mov.b32 %r488, %r481;
+	setp.lt.s32 %p489, %r488, 0;
+	mov.b64 %rd491, 1;
+$L_114:
+	@!%p489 bra $L_197;
+$L_115:
+	min.u64 %rdt27, %rd491, 32;
+	cvt.u32.u64 %rt57, %rdt27;
+	mov.b32 %rt58, 1;
+	shl.b32 %r492, %rt58, %rt57;
+	and.b32 %r492, %r492, 255;
+	mov.b32 %r490, %r492;
+$L_116:
+	or.b32 %r493, %r485, %r490;
+	cvt.u64.u32 %rd494, %r481;
+	setp.gt.u64 %p495, %rd494, 9223372036854775808U;
+	mov.b64 %rd497, 2;
+$L_117:
+	@!%p495 bra $L_196;
+$L_118:
+	min.u64 %rdt28, %rd497, 32;
+	cvt.u32.u64 %rt59, %rdt28;
+	mov.b32 %rt60, 1;
+	shl.b32 %r498, %rt60, %rt59;
+	and.b32 %r498, %r498, 255;
+	mov.b32 %r496, %r498;
+$L_119:
+	or.b32 %r499, %r493, %r496;
+	setp.ge.u32 %p500, %r481, 32768;
+	mov.b64 %rd502, 3;
+$L_120:
+	@!%p500 bra $L_195;
+$L_121:
+	min.u64 %rdt29, %rd502, 32;
+	cvt.u32.u64 %rt61, %rdt29;
+	mov.b32 %rt62, 1;
+	shl.b32 %r503, %rt62, %rt61;
+	and.b32 %r503, %r503, 255;
+	mov.b32 %r501, %r503;
+$L_122:
+	or.b32 %r504, %r499, %r501;
+	mov.b32 %r505, %r481;
+	cvt.rn.f64.u32 %fd506, %r505;
+	mov.b32 %r507, %r481;
+	cvt.rn.f64.s32 %fd508, %r507;
+	setp.eq.f64 %p509, %fd506, %fd508;
+	mov.b64 %rd511, 4;
+$L_123:
+	@!%p509 bra $L_194;
+$L_124:
+	min.u64 %rdt30, %rd511, 32;
+	cvt.u32.u64 %rt63, %rdt30;
+	mov.b32 %rt64, 1;
+	shl.b32 %r512, %rt64, %rt63;
+	and.b32 %r512, %r512, 255;
+	mov.b32 %r510, %r512;
+$L_125:
+	or.b32 %r513, %r504, %r510;
+	mov.b32 %r482, %r513;
+$L_126:
+	mad.lo.s64 %rd514, %rd480, 1, %rd22;
+	st.global.u8 [%rd514], %r482;
+	add.s64 %rd515, %rd304, 6;
+	cvt.u32.u64 %r516, %rd17;
+$L_127:
+	setp.lt.u32 %p518, %r516, 2147483648;
+	mov.b64 %rd520, 0;
+$L_128:
+	@!%p518 bra $L_193;
+$L_129:
+	min.u64 %rdt31, %rd520, 32;
+	cvt.u32.u64 %rt65, %rdt31;
+	mov.b32 %rt66, 1;
+	shl.b32 %r521, %rt66, %rt65;
+	and.b32 %r521, %r521, 255;
+	mov.b32 %r519, %r521;
+$L_130:
+	mov.b32 %r522, %r516;
+	setp.lt.s32 %p523, %r522, 0;
+	mov.b64 %rd525, 1;
+$L_131:
+	@!%p523 bra $L_192;
+$L_132:
+	min.u64 %rdt32, %rd525, 32;
+	cvt.u32.u64 %rt67, %rdt32;
+	mov.b32 %rt68, 1;
+	shl.b32 %r526, %rt68, %rt67;
+	and.b32 %r526, %r526, 255;
+	mov.b32 %r524, %r526;
+$L_133:
+	or.b32 %r527, %r519, %r524;
+	cvt.u64.u32 %rd528, %r516;
+	setp.gt.u64 %p529, %rd528, 9223372036854775808U;
+	mov.b64 %rd531, 2;
+$L_134:
+	@!%p529 bra $L_191;
+$L_135:
+	min.u64 %rdt33, %rd531, 32;
+	cvt.u32.u64 %rt69, %rdt33;
+	mov.b32 %rt70, 1;
+	shl.b32 %r532, %rt70, %rt69;
+	and.b32 %r532, %r532, 255;
+	mov.b32 %r530, %r532;
+$L_136:
+	or.b32 %r533, %r527, %r530;
+	mov.b32 %r534, %r516;
+	and.b32 %r534, %r534, 65535;
+	setp.ge.u32 %p535, %r534, 32768;
+	mov.b64 %rd537, 3;
+$L_137:
+	@!%p535 bra $L_190;
+$L_138:
+	min.u64 %rdt34, %rd537, 32;
+	cvt.u32.u64 %rt71, %rdt34;
+	mov.b32 %rt72, 1;
+	shl.b32 %r538, %rt72, %rt71;
+	and.b32 %r538, %r538, 255;
+	mov.b32 %r536, %r538;
+$L_139:
+	or.b32 %r539, %r533, %r536;
+	cvt.rn.f64.u32 %fd540, %r516;
+	mov.b32 %r541, %r516;
+	cvt.rn.f64.s32 %fd542, %r541;
+	setp.eq.f64 %p543, %fd540, %fd542;
+	mov.b64 %rd545, 4;
+$L_140:
+	@!%p543 bra $L_189;
+$L_141:
+	min.u64 %rdt35, %rd545, 32;
+	cvt.u32.u64 %rt73, %rdt35;
+	mov.b32 %rt74, 1;
+	shl.b32 %r546, %rt74, %rt73;
+	and.b32 %r546, %r546, 255;
+	mov.b32 %r544, %r546;
+$L_142:
+	or.b32 %r547, %r539, %r544;
+	mov.b32 %r517, %r547;
+$L_143:
+	mad.lo.s64 %rd548, %rd515, 1, %rd22;
+	st.global.u8 [%rd548], %r517;
+	add.s64 %rd549, %rd304, 7;
+	cvt.u32.u64 %r550, %rd17;
+	cvt.s32.s8 %r550, %r550;
+	add.s32 %r551, %r550, 1;
+	cvt.s32.s8 %r551, %r551;
+$L_144:
+	mov.b32 %r553, %r551;
+	setp.lt.u32 %p554, %r553, 2147483648;
+	mov.b64 %rd556, 0;
+$L_145:
+	@!%p554 bra $L_188;
+$L_146:
+	min.u64 %rdt36, %rd556, 32;
+	cvt.u32.u64 %rt75, %rdt36;
+	mov.b32 %rt76, 1;
+	shl.b32 %r557, %rt76, %rt75;
+	and.b32 %r557, %r557, 255;
+	mov.b32 %r555, %r557;
+$L_147:
+	mov.b32 %r558, %r551;
+	setp.lt.s32 %p559, %r558, 0;
+	mov.b64 %rd561, 1;
+$L_148:
+	@!%p559 bra $L_187;
+$L_149:
+	min.u64 %rdt37, %rd561, 32;
+	cvt.u32.u64 %rt77, %rdt37;
+	mov.b32 %rt78, 1;
+	shl.b32 %r562, %rt78, %rt77;
+	and.b32 %r562, %r562, 255;
+	mov.b32 %r560, %r562;
+$L_150:
+	or.b32 %r563, %r555, %r560;
+	cvt.s64.s32 %rd564, %r551;
+	setp.gt.u64 %p565, %rd564, 9223372036854775808U;
+	mov.b64 %rd567, 2;
+$L_151:
+	@!%p565 bra $L_186;
+$L_152:
+	min.u64 %rdt38, %rd567, 32;
+	cvt.u32.u64 %rt79, %rdt38;
+	mov.b32 %rt80, 1;
+	shl.b32 %r568, %rt80, %rt79;
+	and.b32 %r568, %r568, 255;
+	mov.b32 %r566, %r568;
+$L_153:
+	or.b32 %r569, %r563, %r566;
+	mov.b32 %r570, %r551;
+	and.b32 %r570, %r570, 65535;
+	setp.ge.u32 %p571, %r570, 32768;
+	mov.b64 %rd573, 3;
+$L_154:
+	@!%p571 bra $L_185;
+$L_155:
+	min.u64 %rdt39, %rd573, 32;
+	cvt.u32.u64 %rt81, %rdt39;
+	mov.b32 %rt82, 1;
+	shl.b32 %r574, %rt82, %rt81;
+	and.b32 %r574, %r574, 255;
+	mov.b32 %r572, %r574;
+$L_156:
+	or.b32 %r575, %r569, %r572;
+	mov.b32 %r576, %r551;
+	cvt.rn.f64.u32 %fd577, %r576;
+	mov.b32 %r578, %r551;
+	cvt.rn.f64.s32 %fd579, %r578;
+	setp.eq.f64 %p580, %fd577, %fd579;
+	mov.b64 %rd582, 4;
+$L_157:
+	@!%p580 bra $L_184;
+$L_158:
+	min.u64 %rdt40, %rd582, 32;
+	cvt.u32.u64 %rt83, %rdt40;
+	mov.b32 %rt84, 1;
+	shl.b32 %r583, %rt84, %rt83;
+	and.b32 %r583, %r583, 255;
+	mov.b32 %r581, %r583;
+$L_159:
+	or.b32 %r584, %r575, %r581;
+	mov.b32 %r552, %r584;
+$L_160:
+	mad.lo.s64 %rd585, %rd549, 1, %rd22;
+	st.global.u8 [%rd585], %r552;
+	add.s64 %rd586, %rd304, 8;
+	cvt.u32.u64 %r587, %rd17;
+	cvt.s32.s16 %r587, %r587;
+	sub.s32 %r588, %r587, 1;
+	cvt.s32.s16 %r588, %r588;
+$L_161:
 	mov.b32 %r590, %r588;
 	setp.lt.u32 %p591, %r590, 2147483648;
 	mov.b64 %rd593, 0;
-$L_80:
-	@!%p591 bra $L_351;
-$L_81:
-	min.u64 %rdt17, %rd593, 32;
-	cvt.u32.u64 %rt37, %rdt17;
-	mov.b32 %rt38, 1;
-	shl.b32 %r594, %rt38, %rt37;
+$L_162:
+	@!%p591 bra $L_183;
+$L_163:
+	min.u64 %rdt41, %rd593, 32;
+	cvt.u32.u64 %rt85, %rdt41;
+	mov.b32 %rt86, 1;
+	shl.b32 %r594, %rt86, %rt85;
 	and.b32 %r594, %r594, 255;
 	mov.b32 %r592, %r594;
-$L_82:
+$L_164:
 	mov.b32 %r595, %r588;
 	setp.lt.s32 %p596, %r595, 0;
 	mov.b64 %rd598, 1;
-$L_83:
-	@!%p596 bra $L_350;
-$L_84:
-	min.u64 %rdt18, %rd598, 32;
-	cvt.u32.u64 %rt39, %rdt18;
-	mov.b32 %rt40, 1;
-	shl.b32 %r599, %rt40, %rt39;
+$L_165:
+	@!%p596 bra $L_182;
+$L_166:
+	min.u64 %rdt42, %rd598, 32;
+	cvt.u32.u64 %rt87, %rdt42;
+	mov.b32 %rt88, 1;
+	shl.b32 %r599, %rt88, %rt87;
 	and.b32 %r599, %r599, 255;
 	mov.b32 %r597, %r599;
-$L_85:
+$L_167:
 	or.b32 %r600, %r592, %r597;
 	cvt.s64.s32 %rd601, %r588;
 	setp.gt.u64 %p602, %rd601, 9223372036854775808U;
 	mov.b64 %rd604, 2;
-$L_86:
-	@!%p602 bra $L_349;
-$L_87:
-	min.u64 %rdt19, %rd604, 32;
-	cvt.u32.u64 %rt41, %rdt19;
-	mov.b32 %rt42, 1;
-	shl.b32 %r605, %rt42, %rt41;
+$L_168:
+	@!%p602 bra $L_181;
+$L_169:
+	min.u64 %rdt43, %rd604, 32;
+	cvt.u32.u64 %rt89, %rdt43;
+	mov.b32 %rt90, 1;
+	shl.b32 %r605, %rt90, %rt89;
 	and.b32 %r605, %r605, 255;
 	mov.b32 %r603, %r605;
-$L_88:
+$L_170:
 	or.b32 %r606, %r600, %r603;
 	mov.b32 %r607, %r588;
 	and.b32 %r607, %r607, 65535;
 	setp.ge.u32 %p608, %r607, 32768;
 	mov.b64 %rd610, 3;
-$L_89:
-	@!%p608 bra $L_348;
-$L_90:
-	min.u64 %rdt20, %rd610, 32;
-	cvt.u32.u64 %rt43, %rdt20;
-	mov.b32 %rt44, 1;
-	shl.b32 %r611, %rt44, %rt43;
-	and.b32 %r611, %r611, 255;
-	mov.b32 %r609, %r611;
-$L_91:
-	or.b32 %r612, %r606, %r609;
-	mov.b32 %r613, %r588;
-	and.b32 %r613, %r613, 255;
-	setp.gt.u32 %p614, %r613, 128;
-	mov.b64 %rd616, 4;
-$L_92:
-	@!%p614 bra $L_347;
-$L_93:
-	min.u64 %rdt21, %rd616, 32;
-	cvt.u32.u64 %rt45, %rdt21;
-	mov.b32 %rt46, 1;
-	shl.b32 %r617, %rt46, %rt45;
-	and.b32 %r617, %r617, 255;
-	mov.b32 %r615, %r617;
-$L_94:
-	or.b32 %r618, %r612, %r615;
-	setp.lt.s32 %p619, %r588, 1;
-	mov.b64 %rd621, 5;
-$L_95:
-	@!%p619 bra $L_346;
-$L_96:
-	min.u64 %rdt22, %rd621, 32;
-	cvt.u32.u64 %rt47, %rdt22;
-	mov.b32 %rt48, 1;
-	shl.b32 %r622, %rt48, %rt47;
-	and.b32 %r622, %r622, 255;
-	mov.b32 %r620, %r622;
-$L_97:
-	or.b32 %r623, %r618, %r620;
-	mov.b32 %r624, %r588;
-	cvt.rn.f64.u32 %fd625, %r624;
-	mov.b32 %r626, %r588;
-	cvt.rn.f64.s32 %fd627, %r626;
-	setp.eq.f64 %p628, %fd625, %fd627;
-	mov.b64 %rd630, 6;
-$L_98:
-	@!%p628 bra $L_345;
-$L_99:
-	min.u64 %rdt23, %rd630, 32;
-	cvt.u32.u64 %rt49, %rdt23;
-	mov.b32 %rt50, 1;
-	shl.b32 %r631, %rt50, %rt49;
-	and.b32 %r631, %r631, 255;
-	mov.b32 %r629, %r631;
-$L_100:
-	or.b32 %r632, %r623, %r629;
-	mov.b32 %r633, %r588;
-	and.b32 %r633, %r633, 65535;
-	cvt.rn.f32.u32 %f634, %r633;
-	cvt.rn.f32.s32 %f635, %r588;
-	setp.gt.f32 %p636, %f634, %f635;
-	mov.b64 %rd638, 7;
-$L_101:
-	@!%p636 bra $L_344;
-$L_102:
-	min.u64 %rdt24, %rd638, 32;
-	cvt.u32.u64 %rt51, %rdt24;
-	mov.b32 %rt52, 1;
-	shl.b32 %r639, %rt52, %rt51;
-	and.b32 %r639, %r639, 255;
-	mov.b32 %r637, %r639;
-$L_103:
-	or.b32 %r640, %r632, %r637;
-	mov.b32 %r589, %r640;
-$L_104:
-	mad.lo.s64 %rd641, %rd587, 1, %rd22;
-	st.global.u8 [%rd641], %r589;
-	add.s64 %rd642, %rd477, 3;
-	cvt.u32.u64 %r643, %rd17;
-$L_105:
-	mov.b32 %r645, %r643;
-	setp.lt.u32 %p646, %r645, 2147483648;
-	mov.b64 %rd648, 0;
-$L_106:
-	@!%p646 bra $L_343;
-$L_107:
-	min.u64 %rdt25, %rd648, 32;
-	cvt.u32.u64 %rt53, %rdt25;
-	mov.b32 %rt54, 1;
-	shl.b32 %r649, %rt54, %rt53;
-	and.b32 %r649, %r649, 255;
-	mov.b32 %r647, %r649;
-$L_108:
-	setp.lt.s32 %p650, %r643, 0;
-	mov.b64 %rd652, 1;
-$L_109:
-	@!%p650 bra $L_342;
-$L_110:
-	min.u64 %rdt26, %rd652, 32;
-	cvt.u32.u64 %rt55, %rdt26;
-	mov.b32 %rt56, 1;
-	shl.b32 %r653, %rt56, %rt55;
-	and.b32 %r653, %r653, 255;
-	mov.b32 %r651, %r653;
-$L_111:
-	or.b32 %r654, %r647, %r651;
-	cvt.s64.s32 %rd655, %r643;
-	setp.gt.u64 %p656, %rd655, 9223372036854775808U;
-	mov.b64 %rd658, 2;
-$L_112:
-	@!%p656 bra $L_341;
-$L_113:
-	min.u64 %rdt27, %rd658, 32;
-	cvt.u32.u64 %rt57, %rdt27;
-	mov.b32 %rt58, 1;
-	shl.b32 %r659, %rt58, %rt57;
-	and.b32 %r659, %r659, 255;
-	mov.b32 %r657, %r659;
-$L_114:
-	or.b32 %r660, %r654, %r657;
-	mov.b32 %r661, %r643;
-	and.b32 %r661, %r661, 65535;
-	setp.ge.u32 %p662, %r661, 32768;
-	mov.b64 %rd664, 3;
-$L_115:
-	@!%p662 bra $L_340;
-$L_116:
-	min.u64 %rdt28, %rd664, 32;
-	cvt.u32.u64 %rt59, %rdt28;
-	mov.b32 %rt60, 1;
-	shl.b32 %r665, %rt60, %rt59;
-	and.b32 %r665, %r665, 255;
-	mov.b32 %r663, %r665;
-$L_117:
-	or.b32 %r666, %r660, %r663;
-	mov.b32 %r667, %r643;
-	and.b32 %r667, %r667, 255;
-	setp.gt.u32 %p668, %r667, 128;
-	mov.b64 %rd670, 4;
-$L_118:
-	@!%p668 bra $L_339;
-$L_119:
-	min.u64 %rdt29, %rd670, 32;
-	cvt.u32.u64 %rt61, %rdt29;
-	mov.b32 %rt62, 1;
-	shl.b32 %r671, %rt62, %rt61;
-	and.b32 %r671, %r671, 255;
-	mov.b32 %r669, %r671;
-$L_120:
-	or.b32 %r672, %r666, %r669;
-	setp.lt.s32 %p673, %r643, 1;
-	mov.b64 %rd675, 5;
-$L_121:
-	@!%p673 bra $L_338;
-$L_122:
-	min.u64 %rdt30, %rd675, 32;
-	cvt.u32.u64 %rt63, %rdt30;
-	mov.b32 %rt64, 1;
-	shl.b32 %r676, %rt64, %rt63;
-	and.b32 %r676, %r676, 255;
-	mov.b32 %r674, %r676;
-$L_123:
-	or.b32 %r677, %r672, %r674;
-	mov.b32 %r678, %r643;
-	cvt.rn.f64.u32 %fd679, %r678;
-	cvt.rn.f64.s32 %fd680, %r643;
-	setp.eq.f64 %p681, %fd679, %fd680;
-	mov.b64 %rd683, 6;
-$L_124:
-	@!%p681 bra $L_337;
-$L_125:
-	min.u64 %rdt31, %rd683, 32;
-	cvt.u32.u64 %rt65, %rdt31;
-	mov.b32 %rt66, 1;
-	shl.b32 %r684, %rt66, %rt65;
-	and.b32 %r684, %r684, 255;
-	mov.b32 %r682, %r684;
-$L_126:
-	or.b32 %r685, %r677, %r682;
-	mov.b32 %r686, %r643;
-	and.b32 %r686, %r686, 65535;
-	cvt.rn.f32.u32 %f687, %r686;
-	mov.b32 %r688, %r643;
-	cvt.s32.s16 %r688, %r688;
-	cvt.rn.f32.s32 %f689, %r688;
-	setp.gt.f32 %p690, %f687, %f689;
-	mov.b64 %rd692, 7;
-$L_127:
-	@!%p690 bra $L_336;
-$L_128:
-	min.u64 %rdt32, %rd692, 32;
-	cvt.u32.u64 %rt67, %rdt32;
-	mov.b32 %rt68, 1;
-	shl.b32 %r693, %rt68, %rt67;
-	and.b32 %r693, %r693, 255;
-	mov.b32 %r691, %r693;
-$L_129:
-	or.b32 %r694, %r685, %r691;
-	mov.b32 %r644, %r694;
-$L_130:
-	mad.lo.s64 %rd695, %rd642, 1, %rd22;
-	st.global.u8 [%rd695], %r644;
-	add.s64 %rd696, %rd477, 4;
-	cvt.u32.u64 %r697, %rd17;
-	and.b32 %r697, %r697, 255;
-$L_131:
-	mov.b32 %r699, %r697;
-	setp.lt.u32 %p700, %r699, 2147483648;
-	mov.b64 %rd702, 0;
-$L_132:
-	@!%p700 bra $L_335;
-$L_133:
-	min.u64 %rdt33, %rd702, 32;
-	cvt.u32.u64 %rt69, %rdt33;
-	mov.b32 %rt70, 1;
-	shl.b32 %r703, %rt70, %rt69;
-	and.b32 %r703, %r703, 255;
-	mov.b32 %r701, %r703;
-$L_134:
-	mov.b32 %r704, %r697;
-	setp.lt.s32 %p705, %r704, 0;
-	mov.b64 %rd707, 1;
-$L_135:
-	@!%p705 bra $L_334;
-$L_136:
-	min.u64 %rdt34, %rd707, 32;
-	cvt.u32.u64 %rt71, %rdt34;
-	mov.b32 %rt72, 1;
-	shl.b32 %r708, %rt72, %rt71;
-	and.b32 %r708, %r708, 255;
-	mov.b32 %r706, %r708;
-$L_137:
-	or.b32 %r709, %r701, %r706;
-	cvt.u64.u32 %rd710, %r697;
-	setp.gt.u64 %p711, %rd710, 9223372036854775808U;
-	mov.b64 %rd713, 2;
-$L_138:
-	@!%p711 bra $L_333;
-$L_139:
-	min.u64 %rdt35, %rd713, 32;
-	cvt.u32.u64 %rt73, %rdt35;
-	mov.b32 %rt74, 1;
-	shl.b32 %r714, %rt74, %rt73;
-	and.b32 %r714, %r714, 255;
-	mov.b32 %r712, %r714;
-$L_140:
-	or.b32 %r715, %r709, %r712;
-	mov.b32 %r716, %r697;
-	and.b32 %r716, %r716, 65535;
-	setp.ge.u32 %p717, %r716, 32768;
-	mov.b64 %rd719, 3;
-$L_141:
-	@!%p717 bra $L_332;
-$L_142:
-	min.u64 %rdt36, %rd719, 32;
-	cvt.u32.u64 %rt75, %rdt36;
-	mov.b32 %rt76, 1;
-	shl.b32 %r720, %rt76, %rt75;
-	and.b32 %r720, %r720, 255;
-	mov.b32 %r718, %r720;
-$L_143:
-	or.b32 %r721, %r715, %r718;
-	setp.gt.u32 %p722, %r697, 128;
-	mov.b64 %rd724, 4;
-$L_144:
-	@!%p722 bra $L_331;
-$L_145:
-	min.u64 %rdt37, %rd724, 32;
-	cvt.u32.u64 %rt77, %rdt37;
-	mov.b32 %rt78, 1;
-	shl.b32 %r725, %rt78, %rt77;
-	and.b32 %r725, %r725, 255;
-	mov.b32 %r723, %r725;
-$L_146:
-	or.b32 %r726, %r721, %r723;
-	setp.lt.u32 %p727, %r697, 1;
-	mov.b64 %rd729, 5;
-$L_147:
-	@!%p727 bra $L_330;
-$L_148:
-	min.u64 %rdt38, %rd729, 32;
-	cvt.u32.u64 %rt79, %rdt38;
-	mov.b32 %rt80, 1;
-	shl.b32 %r730, %rt80, %rt79;
-	and.b32 %r730, %r730, 255;
-	mov.b32 %r728, %r730;
-$L_149:
-	or.b32 %r731, %r726, %r728;
-	mov.b32 %r732, %r697;
-	cvt.rn.f64.u32 %fd733, %r732;
-	mov.b32 %r734, %r697;
-	cvt.rn.f64.s32 %fd735, %r734;
-	setp.eq.f64 %p736, %fd733, %fd735;
-	mov.b64 %rd738, 6;
-$L_150:
-	@!%p736 bra $L_329;
-$L_151:
-	min.u64 %rdt39, %rd738, 32;
-	cvt.u32.u64 %rt81, %rdt39;
-	mov.b32 %rt82, 1;
-	shl.b32 %r739, %rt82, %rt81;
-	and.b32 %r739, %r739, 255;
-	mov.b32 %r737, %r739;
-$L_152:
-	or.b32 %r740, %r731, %r737;
-	mov.b32 %r741, %r697;
-	and.b32 %r741, %r741, 65535;
-	cvt.rn.f32.u32 %f742, %r741;
-	mov.b32 %r743, %r697;
-	cvt.s32.s16 %r743, %r743;
-	cvt.rn.f32.s32 %f744, %r743;
-	setp.gt.f32 %p745, %f742, %f744;
-	mov.b64 %rd747, 7;
-$L_153:
-	@!%p745 bra $L_328;
-$L_154:
-	min.u64 %rdt40, %rd747, 32;
-	cvt.u32.u64 %rt83, %rdt40;
-	mov.b32 %rt84, 1;
-	shl.b32 %r748, %rt84, %rt83;
-	and.b32 %r748, %r748, 255;
-	mov.b32 %r746, %r748;
-$L_155:
-	or.b32 %r749, %r740, %r746;
-	mov.b32 %r698, %r749;
-$L_156:
-	mad.lo.s64 %rd750, %rd696, 1, %rd22;
-	st.global.u8 [%rd750], %r698;
-	add.s64 %rd751, %rd477, 5;
-	cvt.u32.u64 %r752, %rd17;
-	and.b32 %r752, %r752, 65535;
-$L_157:
-	mov.b32 %r754, %r752;
-	setp.lt.u32 %p755, %r754, 2147483648;
-	mov.b64 %rd757, 0;
-$L_158:
-	@!%p755 bra $L_327;
-$L_159:
-	min.u64 %rdt41, %rd757, 32;
-	cvt.u32.u64 %rt85, %rdt41;
-	mov.b32 %rt86, 1;
-	shl.b32 %r758, %rt86, %rt85;
-	and.b32 %r758, %r758, 255;
-	mov.b32 %r756, %r758;
-$L_160:
-	mov.b32 %r759, %r752;
-	setp.lt.s32 %p760, %r759, 0;
-	mov.b64 %rd762, 1;
-$L_161:
-	@!%p760 bra $L_326;
-$L_162:
-	min.u64 %rdt42, %rd762, 32;
-	cvt.u32.u64 %rt87, %rdt42;
-	mov.b32 %rt88, 1;
-	shl.b32 %r763, %rt88, %rt87;
-	and.b32 %r763, %r763, 255;
-	mov.b32 %r761, %r763;
-$L_163:
-	or.b32 %r764, %r756, %r761;
-	cvt.u64.u32 %rd765, %r752;
-	setp.gt.u64 %p766, %rd765, 9223372036854775808U;
-	mov.b64 %rd768, 2;
-$L_164:
-	@!%p766 bra $L_325;
-$L_165:
-	min.u64 %rdt43, %rd768, 32;
-	cvt.u32.u64 %rt89, %rdt43;
-	mov.b32 %rt90, 1;
-	shl.b32 %r769, %rt90, %rt89;
-	and.b32 %r769, %r769, 255;
-	mov.b32 %r767, %r769;
-$L_166:
-	or.b32 %r770, %r764, %r767;
-	setp.ge.u32 %p771, %r752, 32768;
-	mov.b64 %rd773, 3;
-$L_167:
-	@!%p771 bra $L_324;
-$L_168:
-	min.u64 %rdt44, %rd773, 32;
+$L_171:
+	@!%p608 bra $L_180;
+$L_172:
+	min.u64 %rdt44, %rd610, 32;
 	cvt.u32.u64 %rt91, %rdt44;
 	mov.b32 %rt92, 1;
-	shl.b32 %r774, %rt92, %rt91;
-	and.b32 %r774, %r774, 255;
-	mov.b32 %r772, %r774;
-$L_169:
-	or.b32 %r775, %r770, %r772;
-	mov.b32 %r776, %r752;
-	and.b32 %r776, %r776, 255;
-	setp.gt.u32 %p777, %r776, 128;
-	mov.b64 %rd779, 4;
-$L_170:
-	@!%p777 bra $L_323;
-$L_171:
-	min.u64 %rdt45, %rd779, 32;
+	shl.b32 %r611, %rt92, %rt91;
+	and.b32 %r611, %r611, 255;
+	mov.b32 %r609, %r611;
+$L_173:
+	or.b32 %r612, %r606, %r609;
+	mov.b32 %r613, %r588;
+	cvt.rn.f64.u32 %fd614, %r613;
+	mov.b32 %r615, %r588;
+	cvt.rn.f64.s32 %fd616, %r615;
+	setp.eq.f64 %p617, %fd614, %fd616;
+	mov.b64 %rd619, 4;
+$L_174:
+	@!%p617 bra $L_179;
+$L_175:
+	min.u64 %rdt45, %rd619, 32;
 	cvt.u32.u64 %rt93, %rdt45;
 	mov.b32 %rt94, 1;
-	shl.b32 %r780, %rt94, %rt93;
-	and.b32 %r780, %r780, 255;
-	mov.b32 %r778, %r780;
-$L_172:
-	or.b32 %r781, %r775, %r778;
-	setp.lt.u32 %p782, %r752, 1;
-	mov.b64 %rd784, 5;
-$L_173:
-	@!%p782 bra $L_322;
-$L_174:
-	min.u64 %rdt46, %rd784, 32;
-	cvt.u32.u64 %rt95, %rdt46;
-	mov.b32 %rt96, 1;
-	shl.b32 %r785, %rt96, %rt95;
-	and.b32 %r785, %r785, 255;
-	mov.b32 %r783, %r785;
-$L_175:
-	or.b32 %r786, %r781, %r783;
-	mov.b32 %r787, %r752;
-	cvt.rn.f64.u32 %fd788, %r787;
-	mov.b32 %r789, %r752;
-	cvt.rn.f64.s32 %fd790, %r789;
-	setp.eq.f64 %p791, %fd788, %fd790;
-	mov.b64 %rd793, 6;
+	shl.b32 %r620, %rt94, %rt93;
+	and.b32 %r620, %r620, 255;
+	mov.b32 %r618, %r620;
 $L_176:
-	@!%p791 bra $L_321;
+	or.b32 %r621, %r612, %r618;
+	mov.b32 %r589, %r621;
 $L_177:
-	min.u64 %rdt47, %rd793, 32;
-	cvt.u32.u64 %rt97, %rdt47;
-	mov.b32 %rt98, 1;
-	shl.b32 %r794, %rt98, %rt97;
-	and.b32 %r794, %r794, 255;
-	mov.b32 %r792, %r794;
+	mad.lo.s64 %rd622, %rd586, 1, %rd22;
+	st.global.u8 [%rd622], %r589;
 $L_178:
-	or.b32 %r795, %r786, %r792;
-	cvt.rn.f32.u32 %f796, %r752;
-	mov.b32 %r797, %r752;
-	cvt.s32.s16 %r797, %r797;
-	cvt.rn.f32.s32 %f798, %r797;
-	setp.gt.f32 %p799, %f796, %f798;
-	mov.b64 %rd801, 7;
-$L_179:
-	@!%p799 bra $L_320;
-$L_180:
-	min.u64 %rdt48, %rd801, 32;
-	cvt.u32.u64 %rt99, %rdt48;
-	mov.b32 %rt100, 1;
-	shl.b32 %r802, %rt100, %rt99;
-	and.b32 %r802, %r802, 255;
-	mov.b32 %r800, %r802;
-$L_181:
-	or.b32 %r803, %r795, %r800;
-	mov.b32 %r753, %r803;
-$L_182:
-	mad.lo.s64 %rd804, %rd751, 1, %rd22;
-	st.global.u8 [%rd804], %r753;
-	add.s64 %rd805, %rd477, 6;
-	cvt.u32.u64 %r806, %rd17;
-$L_183:
-	setp.lt.u32 %p808, %r806, 2147483648;
-	mov.b64 %rd810, 0;
-$L_184:
-	@!%p808 bra $L_319;
-$L_185:
-	min.u64 %rdt49, %rd810, 32;
-	cvt.u32.u64 %rt101, %rdt49;
-	mov.b32 %rt102, 1;
-	shl.b32 %r811, %rt102, %rt101;
-	and.b32 %r811, %r811, 255;
-	mov.b32 %r809, %r811;
-$L_186:
-	mov.b32 %r812, %r806;
-	setp.lt.s32 %p813, %r812, 0;
-	mov.b64 %rd815, 1;
-$L_187:
-	@!%p813 bra $L_318;
-$L_188:
-	min.u64 %rdt50, %rd815, 32;
-	cvt.u32.u64 %rt103, %rdt50;
-	mov.b32 %rt104, 1;
-	shl.b32 %r816, %rt104, %rt103;
-	and.b32 %r816, %r816, 255;
-	mov.b32 %r814, %r816;
-$L_189:
-	or.b32 %r817, %r809, %r814;
-	cvt.u64.u32 %rd818, %r806;
-	setp.gt.u64 %p819, %rd818, 9223372036854775808U;
-	mov.b64 %rd821, 2;
-$L_190:
-	@!%p819 bra $L_317;
-$L_191:
-	min.u64 %rdt51, %rd821, 32;
-	cvt.u32.u64 %rt105, %rdt51;
-	mov.b32 %rt106, 1;
-	shl.b32 %r822, %rt106, %rt105;
-	and.b32 %r822, %r822, 255;
-	mov.b32 %r820, %r822;
-$L_192:
-	or.b32 %r823, %r817, %r820;
-	mov.b32 %r824, %r806;
-	and.b32 %r824, %r824, 65535;
-	setp.ge.u32 %p825, %r824, 32768;
-	mov.b64 %rd827, 3;
-$L_193:
-	@!%p825 bra $L_316;
-$L_194:
-	min.u64 %rdt52, %rd827, 32;
-	cvt.u32.u64 %rt107, %rdt52;
-	mov.b32 %rt108, 1;
-	shl.b32 %r828, %rt108, %rt107;
-	and.b32 %r828, %r828, 255;
-	mov.b32 %r826, %r828;
-$L_195:
-	or.b32 %r829, %r823, %r826;
-	mov.b32 %r830, %r806;
-	and.b32 %r830, %r830, 255;
-	setp.gt.u32 %p831, %r830, 128;
-	mov.b64 %rd833, 4;
-$L_196:
-	@!%p831 bra $L_315;
-$L_197:
-	min.u64 %rdt53, %rd833, 32;
-	cvt.u32.u64 %rt109, %rdt53;
-	mov.b32 %rt110, 1;
-	shl.b32 %r834, %rt110, %rt109;
-	and.b32 %r834, %r834, 255;
-	mov.b32 %r832, %r834;
-$L_198:
-	or.b32 %r835, %r829, %r832;
-	setp.lt.u32 %p836, %r806, 1;
-	mov.b64 %rd838, 5;
-$L_199:
-	@!%p836 bra $L_314;
-$L_200:
-	min.u64 %rdt54, %rd838, 32;
-	cvt.u32.u64 %rt111, %rdt54;
-	mov.b32 %rt112, 1;
-	shl.b32 %r839, %rt112, %rt111;
-	and.b32 %r839, %r839, 255;
-	mov.b32 %r837, %r839;
-$L_201:
-	or.b32 %r840, %r835, %r837;
-	cvt.rn.f64.u32 %fd841, %r806;
-	mov.b32 %r842, %r806;
-	cvt.rn.f64.s32 %fd843, %r842;
-	setp.eq.f64 %p844, %fd841, %fd843;
-	mov.b64 %rd846, 6;
-$L_202:
-	@!%p844 bra $L_313;
-$L_203:
-	min.u64 %rdt55, %rd846, 32;
-	cvt.u32.u64 %rt113, %rdt55;
-	mov.b32 %rt114, 1;
-	shl.b32 %r847, %rt114, %rt113;
-	and.b32 %r847, %r847, 255;
-	mov.b32 %r845, %r847;
-$L_204:
-	or.b32 %r848, %r840, %r845;
-	mov.b32 %r849, %r806;
-	and.b32 %r849, %r849, 65535;
-	cvt.rn.f32.u32 %f850, %r849;
-	mov.b32 %r851, %r806;
-	cvt.s32.s16 %r851, %r851;
-	cvt.rn.f32.s32 %f852, %r851;
-	setp.gt.f32 %p853, %f850, %f852;
-	mov.b64 %rd855, 7;
-$L_205:
-	@!%p853 bra $L_312;
-$L_206:
-	min.u64 %rdt56, %rd855, 32;
-	cvt.u32.u64 %rt115, %rdt56;
-	mov.b32 %rt116, 1;
-	shl.b32 %r856, %rt116, %rt115;
-	and.b32 %r856, %r856, 255;
-	mov.b32 %r854, %r856;
-$L_207:
-	or.b32 %r857, %r848, %r854;
-	mov.b32 %r807, %r857;
-$L_208:
-	mad.lo.s64 %rd858, %rd805, 1, %rd22;
-	st.global.u8 [%rd858], %r807;
-	add.s64 %rd859, %rd477, 7;
-$L_209:
-	cvt.u32.u64 %r861, %rd17;
-	setp.lt.u32 %p862, %r861, 2147483648;
-	mov.b64 %rd864, 0;
-$L_210:
-	@!%p862 bra $L_311;
-$L_211:
-	min.u64 %rdt57, %rd864, 32;
-	cvt.u32.u64 %rt117, %rdt57;
-	mov.b32 %rt118, 1;
-	shl.b32 %r865, %rt118, %rt117;
-	and.b32 %r865, %r865, 255;
-	mov.b32 %r863, %r865;
-$L_212:
-	cvt.u32.u64 %r866, %rd17;
-	setp.lt.s32 %p867, %r866, 0;
-	mov.b64 %rd869, 1;
-$L_213:
-	@!%p867 bra $L_310;
-$L_214:
-	min.u64 %rdt58, %rd869, 32;
-	cvt.u32.u64 %rt119, %rdt58;
-	mov.b32 %rt120, 1;
-	shl.b32 %r870, %rt120, %rt119;
-	and.b32 %r870, %r870, 255;
-	mov.b32 %r868, %r870;
-$L_215:
-	or.b32 %r871, %r863, %r868;
-	setp.gt.u64 %p872, %rd17, 9223372036854775808U;
-	mov.b64 %rd874, 2;
-$L_216:
-	@!%p872 bra $L_309;
-$L_217:
-	min.u64 %rdt59, %rd874, 32;
-	cvt.u32.u64 %rt121, %rdt59;
-	mov.b32 %rt122, 1;
-	shl.b32 %r875, %rt122, %rt121;
-	and.b32 %r875, %r875, 255;
-	mov.b32 %r873, %r875;
-$L_218:
-	or.b32 %r876, %r871, %r873;
-	cvt.u32.u64 %r877, %rd17;
-	and.b32 %r877, %r877, 65535;
-	setp.ge.u32 %p878, %r877, 32768;
-	mov.b64 %rd880, 3;
-$L_219:
-	@!%p878 bra $L_308;
-$L_220:
-	min.u64 %rdt60, %rd880, 32;
-	cvt.u32.u64 %rt123, %rdt60;
-	mov.b32 %rt124, 1;
-	shl.b32 %r881, %rt124, %rt123;
-	and.b32 %r881, %r881, 255;
-	mov.b32 %r879, %r881;
-$L_221:
-	or.b32 %r882, %r876, %r879;
-	cvt.u32.u64 %r883, %rd17;
-	and.b32 %r883, %r883, 255;
-	setp.gt.u32 %p884, %r883, 128;
-	mov.b64 %rd886, 4;
-$L_222:
-	@!%p884 bra $L_307;
-$L_223:
-	min.u64 %rdt61, %rd886, 32;
-	cvt.u32.u64 %rt125, %rdt61;
-	mov.b32 %rt126, 1;
-	shl.b32 %r887, %rt126, %rt125;
-	and.b32 %r887, %r887, 255;
-	mov.b32 %r885, %r887;
-$L_224:
-	or.b32 %r888, %r882, %r885;
-	setp.lt.u64 %p889, %rd17, 1;
-	mov.b64 %rd891, 5;
-$L_225:
-	@!%p889 bra $L_306;
-$L_226:
-	min.u64 %rdt62, %rd891, 32;
-	cvt.u32.u64 %rt127, %rdt62;
-	mov.b32 %rt128, 1;
-	shl.b32 %r892, %rt128, %rt127;
-	and.b32 %r892, %r892, 255;
-	mov.b32 %r890, %r892;
-$L_227:
-	or.b32 %r893, %r888, %r890;
-	cvt.u32.u64 %r894, %rd17;
-	cvt.rn.f64.u32 %fd895, %r894;
-	cvt.u32.u64 %r896, %rd17;
-	cvt.rn.f64.s32 %fd897, %r896;
-	setp.eq.f64 %p898, %fd895, %fd897;
-	mov.b64 %rd900, 6;
-$L_228:
-	@!%p898 bra $L_305;
-$L_229:
-	min.u64 %rdt63, %rd900, 32;
-	cvt.u32.u64 %rt129, %rdt63;
-	mov.b32 %rt130, 1;
-	shl.b32 %r901, %rt130, %rt129;
-	and.b32 %r901, %r901, 255;
-	mov.b32 %r899, %r901;
-$L_230:
-	or.b32 %r902, %r893, %r899;
-	cvt.u32.u64 %r903, %rd17;
-	and.b32 %r903, %r903, 65535;
-	cvt.rn.f32.u32 %f904, %r903;
-	cvt.u32.u64 %r905, %rd17;
-	cvt.s32.s16 %r905, %r905;
-	cvt.rn.f32.s32 %f906, %r905;
-	setp.gt.f32 %p907, %f904, %f906;
-	mov.b64 %rd909, 7;
-$L_231:
-	@!%p907 bra $L_304;
-$L_232:
-	min.u64 %rdt64, %rd909, 32;
-	cvt.u32.u64 %rt131, %rdt64;
-	mov.b32 %rt132, 1;
-	shl.b32 %r910, %rt132, %rt131;
-	and.b32 %r910, %r910, 255;
-	mov.b32 %r908, %r910;
-$L_233:
-	or.b32 %r911, %r902, %r908;
-	mov.b32 %r860, %r911;
-$L_234:
-	mad.lo.s64 %rd912, %rd859, 1, %rd22;
-	st.global.u8 [%rd912], %r860;
-	add.s64 %rd913, %rd477, 8;
-	cvt.u32.u64 %r914, %rd17;
-	cvt.s32.s8 %r914, %r914;
-	add.s32 %r915, %r914, 1;
-	cvt.s32.s8 %r915, %r915;
-$L_235:
-	mov.b32 %r917, %r915;
-	setp.lt.u32 %p918, %r917, 2147483648;
-	mov.b64 %rd920, 0;
-$L_236:
-	@!%p918 bra $L_303;
-$L_237:
-	min.u64 %rdt65, %rd920, 32;
-	cvt.u32.u64 %rt133, %rdt65;
-	mov.b32 %rt134, 1;
-	shl.b32 %r921, %rt134, %rt133;
-	and.b32 %r921, %r921, 255;
-	mov.b32 %r919, %r921;
-$L_238:
-	mov.b32 %r922, %r915;
-	setp.lt.s32 %p923, %r922, 0;
-	mov.b64 %rd925, 1;
-$L_239:
-	@!%p923 bra $L_302;
-$L_240:
-	min.u64 %rdt66, %rd925, 32;
-	cvt.u32.u64 %rt135, %rdt66;
-	mov.b32 %rt136, 1;
-	shl.b32 %r926, %rt136, %rt135;
-	and.b32 %r926, %r926, 255;
-	mov.b32 %r924, %r926;
-$L_241:
-	or.b32 %r927, %r919, %r924;
-	cvt.s64.s32 %rd928, %r915;
-	setp.gt.u64 %p929, %rd928, 9223372036854775808U;
-	mov.b64 %rd931, 2;
-$L_242:
-	@!%p929 bra $L_301;
-$L_243:
-	min.u64 %rdt67, %rd931, 32;
-	cvt.u32.u64 %rt137, %rdt67;
-	mov.b32 %rt138, 1;
-	shl.b32 %r932, %rt138, %rt137;
-	and.b32 %r932, %r932, 255;
-	mov.b32 %r930, %r932;
-$L_244:
-	or.b32 %r933, %r927, %r930;
-	mov.b32 %r934, %r915;
-	and.b32 %r934, %r934, 65535;
-	setp.ge.u32 %p935, %r934, 32768;
-	mov.b64 %rd937, 3;
-$L_245:
-	@!%p935 bra $L_300;
-$L_246:
-	min.u64 %rdt68, %rd937, 32;
-	cvt.u32.u64 %rt139, %rdt68;
-	mov.b32 %rt140, 1;
-	shl.b32 %r938, %rt140, %rt139;
-	and.b32 %r938, %r938, 255;
-	mov.b32 %r936, %r938;
-$L_247:
-	or.b32 %r939, %r933, %r936;
-	mov.b32 %r940, %r915;
-	and.b32 %r940, %r940, 255;
-	setp.gt.u32 %p941, %r940, 128;
-	mov.b64 %rd943, 4;
-$L_248:
-	@!%p941 bra $L_299;
-$L_249:
-	min.u64 %rdt69, %rd943, 32;
-	cvt.u32.u64 %rt141, %rdt69;
-	mov.b32 %rt142, 1;
-	shl.b32 %r944, %rt142, %rt141;
-	and.b32 %r944, %r944, 255;
-	mov.b32 %r942, %r944;
-$L_250:
-	or.b32 %r945, %r939, %r942;
-	setp.lt.s32 %p946, %r915, 1;
-	mov.b64 %rd948, 5;
-$L_251:
-	@!%p946 bra $L_298;
-$L_252:
-	min.u64 %rdt70, %rd948, 32;
-	cvt.u32.u64 %rt143, %rdt70;
-	mov.b32 %rt144, 1;
-	shl.b32 %r949, %rt144, %rt143;
-	and.b32 %r949, %r949, 255;
-	mov.b32 %r947, %r949;
-$L_253:
-	or.b32 %r950, %r945, %r947;
-	mov.b32 %r951, %r915;
-	cvt.rn.f64.u32 %fd952, %r951;
-	mov.b32 %r953, %r915;
-	cvt.rn.f64.s32 %fd954, %r953;
-	setp.eq.f64 %p955, %fd952, %fd954;
-	mov.b64 %rd957, 6;
-$L_254:
-	@!%p955 bra $L_297;
-$L_255:
-	min.u64 %rdt71, %rd957, 32;
-	cvt.u32.u64 %rt145, %rdt71;
-	mov.b32 %rt146, 1;
-	shl.b32 %r958, %rt146, %rt145;
-	and.b32 %r958, %r958, 255;
-	mov.b32 %r956, %r958;
-$L_256:
-	or.b32 %r959, %r950, %r956;
-	mov.b32 %r960, %r915;
-	and.b32 %r960, %r960, 65535;
-	cvt.rn.f32.u32 %f961, %r960;
-	mov.b32 %r962, %r915;
-	cvt.s32.s16 %r962, %r962;
-	cvt.rn.f32.s32 %f963, %r962;
-	setp.gt.f32 %p964, %f961, %f963;
-	mov.b64 %rd966, 7;
-$L_257:
-	@!%p964 bra $L_296;
-$L_258:
-	min.u64 %rdt72, %rd966, 32;
-	cvt.u32.u64 %rt147, %rdt72;
-	mov.b32 %rt148, 1;
-	shl.b32 %r967, %rt148, %rt147;
-	and.b32 %r967, %r967, 255;
-	mov.b32 %r965, %r967;
-$L_259:
-	or.b32 %r968, %r959, %r965;
-	mov.b32 %r916, %r968;
-$L_260:
-	mad.lo.s64 %rd969, %rd913, 1, %rd22;
-	st.global.u8 [%rd969], %r916;
-	add.s64 %rd970, %rd477, 9;
-	cvt.u32.u64 %r971, %rd17;
-	cvt.s32.s16 %r971, %r971;
-	sub.s32 %r972, %r971, 1;
-	cvt.s32.s16 %r972, %r972;
-$L_261:
-	mov.b32 %r974, %r972;
-	setp.lt.u32 %p975, %r974, 2147483648;
-	mov.b64 %rd977, 0;
-$L_262:
-	@!%p975 bra $L_295;
-$L_263:
-	min.u64 %rdt73, %rd977, 32;
-	cvt.u32.u64 %rt149, %rdt73;
-	mov.b32 %rt150, 1;
-	shl.b32 %r978, %rt150, %rt149;
-	and.b32 %r978, %r978, 255;
-	mov.b32 %r976, %r978;
-$L_264:
-	mov.b32 %r979, %r972;
-	setp.lt.s32 %p980, %r979, 0;
-	mov.b64 %rd982, 1;
-$L_265:
-	@!%p980 bra $L_294;
-$L_266:
-	min.u64 %rdt74, %rd982, 32;
-	cvt.u32.u64 %rt151, %rdt74;
-	mov.b32 %rt152, 1;
-	shl.b32 %r983, %rt152, %rt151;
-	and.b32 %r983, %r983, 255;
-	mov.b32 %r981, %r983;
-$L_267:
-	or.b32 %r984, %r976, %r981;
-	cvt.s64.s32 %rd985, %r972;
-	setp.gt.u64 %p986, %rd985, 9223372036854775808U;
-	mov.b64 %rd988, 2;
-$L_268:
-	@!%p986 bra $L_293;
-$L_269:
-	min.u64 %rdt75, %rd988, 32;
-	cvt.u32.u64 %rt153, %rdt75;
-	mov.b32 %rt154, 1;
-	shl.b32 %r989, %rt154, %rt153;
-	and.b32 %r989, %r989, 255;
-	mov.b32 %r987, %r989;
-$L_270:
-	or.b32 %r990, %r984, %r987;
-	mov.b32 %r991, %r972;
-	and.b32 %r991, %r991, 65535;
-	setp.ge.u32 %p992, %r991, 32768;
-	mov.b64 %rd994, 3;
-$L_271:
-	@!%p992 bra $L_292;
-$L_272:
-	min.u64 %rdt76, %rd994, 32;
-	cvt.u32.u64 %rt155, %rdt76;
-	mov.b32 %rt156, 1;
-	shl.b32 %r995, %rt156, %rt155;
-	and.b32 %r995, %r995, 255;
-	mov.b32 %r993, %r995;
-$L_273:
-	or.b32 %r996, %r990, %r993;
-	mov.b32 %r997, %r972;
-	and.b32 %r997, %r997, 255;
-	setp.gt.u32 %p998, %r997, 128;
-	mov.b64 %rd1000, 4;
-$L_274:
-	@!%p998 bra $L_291;
-$L_275:
-	min.u64 %rdt77, %rd1000, 32;
-	cvt.u32.u64 %rt157, %rdt77;
-	mov.b32 %rt158, 1;
-	shl.b32 %r1001, %rt158, %rt157;
-	and.b32 %r1001, %r1001, 255;
-	mov.b32 %r999, %r1001;
-$L_276:
-	or.b32 %r1002, %r996, %r999;
-	setp.lt.s32 %p1003, %r972, 1;
-	mov.b64 %rd1005, 5;
-$L_277:
-	@!%p1003 bra $L_290;
-$L_278:
-	min.u64 %rdt78, %rd1005, 32;
-	cvt.u32.u64 %rt159, %rdt78;
-	mov.b32 %rt160, 1;
-	shl.b32 %r1006, %rt160, %rt159;
-	and.b32 %r1006, %r1006, 255;
-	mov.b32 %r1004, %r1006;
-$L_279:
-	or.b32 %r1007, %r1002, %r1004;
-	mov.b32 %r1008, %r972;
-	cvt.rn.f64.u32 %fd1009, %r1008;
-	mov.b32 %r1010, %r972;
-	cvt.rn.f64.s32 %fd1011, %r1010;
-	setp.eq.f64 %p1012, %fd1009, %fd1011;
-	mov.b64 %rd1014, 6;
-$L_280:
-	@!%p1012 bra $L_289;
-$L_281:
-	min.u64 %rdt79, %rd1014, 32;
-	cvt.u32.u64 %rt161, %rdt79;
-	mov.b32 %rt162, 1;
-	shl.b32 %r1015, %rt162, %rt161;
-	and.b32 %r1015, %r1015, 255;
-	mov.b32 %r1013, %r1015;
-$L_282:
-	or.b32 %r1016, %r1007, %r1013;
-	mov.b32 %r1017, %r972;
-	and.b32 %r1017, %r1017, 65535;
-	cvt.rn.f32.u32 %f1018, %r1017;
-	cvt.rn.f32.s32 %f1019, %r972;
-	setp.gt.f32 %p1020, %f1018, %f1019;
-	mov.b64 %rd1022, 7;
-$L_283:
-	@!%p1020 bra $L_288;
-$L_284:
-	min.u64 %rdt80, %rd1022, 32;
-	cvt.u32.u64 %rt163, %rdt80;
-	mov.b32 %rt164, 1;
-	shl.b32 %r1023, %rt164, %rt163;
-	and.b32 %r1023, %r1023, 255;
-	mov.b32 %r1021, %r1023;
-$L_285:
-	or.b32 %r1024, %r1016, %r1021;
-	mov.b32 %r973, %r1024;
-$L_286:
-	mad.lo.s64 %rd1025, %rd970, 1, %rd22;
-	st.global.u8 [%rd1025], %r973;
-$L_287:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_288:
-	mov.b32 %r1021, 0;
-	bra.uni $L_285;
-$L_289:
-	mov.b32 %r1013, 0;
-	bra.uni $L_282;
-$L_290:
-	mov.b32 %r1004, 0;
-	bra.uni $L_279;
-$L_291:
-	mov.b32 %r999, 0;
-	bra.uni $L_276;
-$L_292:
-	mov.b32 %r993, 0;
-	bra.uni $L_273;
-$L_293:
-	mov.b32 %r987, 0;
-	bra.uni $L_270;
-$L_294:
-	mov.b32 %r981, 0;
-	bra.uni $L_267;
-$L_295:
-	mov.b32 %r976, 0;
-	bra.uni $L_264;
-$L_296:
-	mov.b32 %r965, 0;
-	bra.uni $L_259;
-$L_297:
-	mov.b32 %r956, 0;
-	bra.uni $L_256;
-$L_298:
-	mov.b32 %r947, 0;
-	bra.uni $L_253;
-$L_299:
-	mov.b32 %r942, 0;
-	bra.uni $L_250;
-$L_300:
-	mov.b32 %r936, 0;
-	bra.uni $L_247;
-$L_301:
-	mov.b32 %r930, 0;
-	bra.uni $L_244;
-$L_302:
-	mov.b32 %r924, 0;
-	bra.uni $L_241;
-$L_303:
-	mov.b32 %r919, 0;
-	bra.uni $L_238;
-$L_304:
-	mov.b32 %r908, 0;
-	bra.uni $L_233;
-$L_305:
-	mov.b32 %r899, 0;
-	bra.uni $L_230;
-$L_306:
-	mov.b32 %r890, 0;
-	bra.uni $L_227;
-$L_307:
-	mov.b32 %r885, 0;
-	bra.uni $L_224;
-$L_308:
-	mov.b32 %r879, 0;
-	bra.uni $L_221;
-$L_309:
-	mov.b32 %r873, 0;
-	bra.uni $L_218;
-$L_310:
-	mov.b32 %r868, 0;
-	bra.uni $L_215;
-$L_311:
-	mov.b32 %r863, 0;
-	bra.uni $L_212;
-$L_312:
-	mov.b32 %r854, 0;
-	bra.uni $L_207;
-$L_313:
-	mov.b32 %r845, 0;
-	bra.uni $L_204;
-$L_314:
-	mov.b32 %r837, 0;
-	bra.uni $L_201;
-$L_315:
-	mov.b32 %r832, 0;
-	bra.uni $L_198;
-$L_316:
-	mov.b32 %r826, 0;
-	bra.uni $L_195;
-$L_317:
-	mov.b32 %r820, 0;
-	bra.uni $L_192;
-$L_318:
-	mov.b32 %r814, 0;
-	bra.uni $L_189;
-$L_319:
-	mov.b32 %r809, 0;
-	bra.uni $L_186;
-$L_320:
-	mov.b32 %r800, 0;
-	bra.uni $L_181;
-$L_321:
-	mov.b32 %r792, 0;
-	bra.uni $L_178;
-$L_322:
-	mov.b32 %r783, 0;
-	bra.uni $L_175;
-$L_323:
-	mov.b32 %r778, 0;
-	bra.uni $L_172;
-$L_324:
-	mov.b32 %r772, 0;
-	bra.uni $L_169;
-$L_325:
-	mov.b32 %r767, 0;
-	bra.uni $L_166;
-$L_326:
-	mov.b32 %r761, 0;
-	bra.uni $L_163;
-$L_327:
-	mov.b32 %r756, 0;
-	bra.uni $L_160;
-$L_328:
-	mov.b32 %r746, 0;
-	bra.uni $L_155;
-$L_329:
-	mov.b32 %r737, 0;
-	bra.uni $L_152;
-$L_330:
-	mov.b32 %r728, 0;
-	bra.uni $L_149;
-$L_331:
-	mov.b32 %r723, 0;
-	bra.uni $L_146;
-$L_332:
-	mov.b32 %r718, 0;
-	bra.uni $L_143;
-$L_333:
-	mov.b32 %r712, 0;
-	bra.uni $L_140;
-$L_334:
-	mov.b32 %r706, 0;
-	bra.uni $L_137;
-$L_335:
-	mov.b32 %r701, 0;
-	bra.uni $L_134;
-$L_336:
-	mov.b32 %r691, 0;
-	bra.uni $L_129;
-$L_337:
-	mov.b32 %r682, 0;
-	bra.uni $L_126;
-$L_338:
-	mov.b32 %r674, 0;
-	bra.uni $L_123;
-$L_339:
-	mov.b32 %r669, 0;
-	bra.uni $L_120;
-$L_340:
-	mov.b32 %r663, 0;
-	bra.uni $L_117;
-$L_341:
-	mov.b32 %r657, 0;
-	bra.uni $L_114;
-$L_342:
-	mov.b32 %r651, 0;
-	bra.uni $L_111;
-$L_343:
-	mov.b32 %r647, 0;
-	bra.uni $L_108;
-$L_344:
-	mov.b32 %r637, 0;
-	bra.uni $L_103;
-$L_345:
-	mov.b32 %r629, 0;
-	bra.uni $L_100;
-$L_346:
-	mov.b32 %r620, 0;
-	bra.uni $L_97;
-$L_347:
-	mov.b32 %r615, 0;
-	bra.uni $L_94;
-$L_348:
+$L_179:
+	mov.b32 %r618, 0;
+	bra.uni $L_176;
+$L_180:
 	mov.b32 %r609, 0;
-	bra.uni $L_91;
-$L_349:
+	bra.uni $L_173;
+$L_181:
 	mov.b32 %r603, 0;
-	bra.uni $L_88;
-$L_350:
+	bra.uni $L_170;
+$L_182:
 	mov.b32 %r597, 0;
-	bra.uni $L_85;
-$L_351:
+	bra.uni $L_167;
+$L_183:
 	mov.b32 %r592, 0;
-	bra.uni $L_82;
-$L_352:
-	mov.b32 %r582, 0;
-	bra.uni $L_77;
-$L_353:
-	mov.b32 %r573, 0;
-	bra.uni $L_74;
-$L_354:
-	mov.b32 %r564, 0;
-	bra.uni $L_71;
-$L_355:
-	mov.b32 %r559, 0;
-	bra.uni $L_68;
-$L_356:
-	mov.b32 %r553, 0;
-	bra.uni $L_65;
-$L_357:
-	mov.b32 %r547, 0;
-	bra.uni $L_62;
-$L_358:
-	mov.b32 %r541, 0;
-	bra.uni $L_59;
-$L_359:
+	bra.uni $L_164;
+$L_184:
+	mov.b32 %r581, 0;
+	bra.uni $L_159;
+$L_185:
+	mov.b32 %r572, 0;
+	bra.uni $L_156;
+$L_186:
+	mov.b32 %r566, 0;
+	bra.uni $L_153;
+$L_187:
+	mov.b32 %r560, 0;
+	bra.uni $L_150;
+$L_188:
+	mov.b32 %r555, 0;
+	bra.uni $L_147;
+$L_189:
+	mov.b32 %r544, 0;
+	bra.uni $L_142;
+$L_190:
 	mov.b32 %r536, 0;
-	bra.uni $L_56;
-$L_360:
-	mov.b32 %r526, 0;
+	bra.uni $L_139;
+$L_191:
+	mov.b32 %r530, 0;
+	bra.uni $L_136;
+$L_192:
+	mov.b32 %r524, 0;
+	bra.uni $L_133;
+$L_193:
+	mov.b32 %r519, 0;
+	bra.uni $L_130;
+$L_194:
+	mov.b32 %r510, 0;
+	bra.uni $L_125;
+$L_195:
+	mov.b32 %r501, 0;
+	bra.uni $L_122;
+$L_196:
+	mov.b32 %r496, 0;
+	bra.uni $L_119;
+$L_197:
+	mov.b32 %r490, 0;
+	bra.uni $L_116;
+$L_198:
+	mov.b32 %r485, 0;
+	bra.uni $L_113;
+$L_199:
+	mov.b32 %r475, 0;
+	bra.uni $L_108;
+$L_200:
+	mov.b32 %r466, 0;
+	bra.uni $L_105;
+$L_201:
+	mov.b32 %r460, 0;
+	bra.uni $L_102;
+$L_202:
+	mov.b32 %r454, 0;
+	bra.uni $L_99;
+$L_203:
+	mov.b32 %r449, 0;
+	bra.uni $L_96;
+$L_204:
+	mov.b32 %r439, 0;
+	bra.uni $L_91;
+$L_205:
+	mov.b32 %r431, 0;
+	bra.uni $L_88;
+$L_206:
+	mov.b32 %r425, 0;
+	bra.uni $L_85;
+$L_207:
+	mov.b32 %r419, 0;
+	bra.uni $L_82;
+$L_208:
+	mov.b32 %r415, 0;
+	bra.uni $L_79;
+$L_209:
+	mov.b32 %r405, 0;
+	bra.uni $L_74;
+$L_210:
+	mov.b32 %r396, 0;
+	bra.uni $L_71;
+$L_211:
+	mov.b32 %r390, 0;
+	bra.uni $L_68;
+$L_212:
+	mov.b32 %r384, 0;
+	bra.uni $L_65;
+$L_213:
+	mov.b32 %r379, 0;
+	bra.uni $L_62;
+$L_214:
+	mov.b32 %r369, 0;
+	bra.uni $L_57;
+$L_215:
+	mov.b32 %r360, 0;
+	bra.uni $L_54;
+$L_216:
+	mov.b32 %r354, 0;
 	bra.uni $L_51;
-$L_361:
-	mov.b32 %r517, 0;
+$L_217:
+	mov.b32 %r348, 0;
 	bra.uni $L_48;
-$L_362:
-	mov.b32 %r508, 0;
+$L_218:
+	mov.b32 %r343, 0;
 	bra.uni $L_45;
-$L_363:
-	mov.b32 %r503, 0;
-	bra.uni $L_42;
-$L_364:
-	mov.b32 %r497, 0;
-	bra.uni $L_39;
-$L_365:
-	mov.b32 %r491, 0;
-	bra.uni $L_36;
-$L_366:
-	mov.b32 %r486, 0;
-	bra.uni $L_33;
-$L_367:
-	mov.b32 %r481, 0;
-	bra.uni $L_30;
-$L_368:
+$L_219:
+	mov.b32 %r333, 0;
+	bra.uni $L_40;
+$L_220:
+	mov.b32 %r324, 0;
+	bra.uni $L_37;
+$L_221:
+	mov.b32 %r318, 0;
+	bra.uni $L_34;
+$L_222:
+	mov.b32 %r313, 0;
+	bra.uni $L_31;
+$L_223:
+	mov.b32 %r308, 0;
+	bra.uni $L_28;
+$L_224:
 	ret;
 }
 
@@ -21062,40 +13768,36 @@ $L_368:
 	.param .u64 ConvertParams_0_param_4,
 	.param .s64 ConvertParams_0_param_5,
 	.param .s8 ConvertParams_0_param_6,
-	.param .s16 ConvertParams_0_param_7,
-	.param .u8 ConvertParams_0_param_8,
-	.param .u16 ConvertParams_0_param_9
+	.param .s16 ConvertParams_0_param_7
 )
 {
-	.reg .pred %p<4040>;
-	.reg .b32 %r<4037>;
-	.reg .b32 %rt<645>;
-	.reg .b64 %rd<4047>;
-	.reg .b64 %rdt<321>;
-	.reg .f32 %f<4032>;
-	.reg .f64 %fd<4024>;
+	.reg .pred %p<1220>;
+	.reg .b32 %r<1217>;
+	.reg .b32 %rt<185>;
+	.reg .b64 %rd<1227>;
+	.reg .b64 %rdt<91>;
+	.reg .f32 %f<896>;
+	.reg .f64 %fd<1212>;
 
 $L_0:
 	ld.param.u64 %rd5, [ConvertParams_0_param_4];
 	cvta.to.global.u64 %rd5, %rd5;
 	ld.param.u64 %rd6, [ConvertParams_0_param_5];
 	mov.b64 %rd4, %rd6;
-	mul.hi.s64 %rd4040, %rd4, -3689348814741910323;
-	add.s64 %rd4041, %rd4040, %rd4;
-	mov.b64 %rd4042, %rd4041;
-	shr.u64 %rd4043, %rd4042, 63;
-	shr.s64 %rd4044, %rd4041, 5;
-	mov.b64 %rd4045, %rd4043;
-	add.s64 %rd4046, %rd4044, %rd4045;
-	mov.b64 %rd3, %rd4046;
-	ld.param.s8 %r12, [ConvertParams_0_param_6];
+	mul.hi.s64 %rd1220, %rd4, -2049638230412172401;
+	add.s64 %rd1221, %rd1220, %rd4;
+	mov.b64 %rd1222, %rd1221;
+	shr.u64 %rd1223, %rd1222, 63;
+	shr.s64 %rd1224, %rd1221, 4;
+	mov.b64 %rd1225, %rd1223;
+	add.s64 %rd1226, %rd1224, %rd1225;
+	mov.b64 %rd3, %rd1226;
+	ld.param.s8 %r11, [ConvertParams_0_param_6];
 	ld.param.u64 %rd13, [ConvertParams_0_param_0];
 	cvta.to.global.u64 %rd13, %rd13;
 	ld.param.u64 %rd15, [ConvertParams_0_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
-	ld.param.s16 %r1022, [ConvertParams_0_param_7];
-	ld.param.u8 %r2028, [ConvertParams_0_param_8];
-	ld.param.u16 %r3035, [ConvertParams_0_param_9];
+	ld.param.s16 %r617, [ConvertParams_0_param_7];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -21109,62 +13811,62 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p7, %rd2, %rd3;
-	@!%p7 bra $L_1134;
+	@!%p7 bra $L_352;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
-	mul.lo.s64 %rd9, %rd8, 4;
-	cvt.u32.u64 %r10, %rd8;
+	cvt.u32.u64 %r9, %rd8;
+	cvt.s32.s8 %r9, %r9;
+	add.s32 %r10, %r11, %r9;
 	cvt.s32.s8 %r10, %r10;
-	add.s32 %r11, %r12, %r10;
-	cvt.s32.s8 %r11, %r11;
+	mul.lo.s64 %rd12, %rd8, 2;
 $L_5:
-	mul.lo.s64 %rd17, %rd9, 10;
-	cvt.s64.s32 %rd18, %r11;
+	mul.lo.s64 %rd17, %rd12, 10;
+	cvt.s64.s32 %rd18, %r10;
 	mad.lo.s64 %rd19, %rd17, 8, %rd13;
 	st.global.s64 [%rd19], %rd18;
 	add.s64 %rd20, %rd17, 1;
-	mov.b32 %r21, %r11;
+	mov.b32 %r21, %r10;
 	cvt.s32.s16 %r21, %r21;
 	cvt.s64.s32 %rd22, %r21;
 	mad.lo.s64 %rd23, %rd20, 8, %rd13;
 	st.global.s64 [%rd23], %rd22;
 	add.s64 %rd24, %rd17, 2;
-	mov.b32 %r25, %r11;
+	mov.b32 %r25, %r10;
 	cvt.s64.s32 %rd26, %r25;
 	mad.lo.s64 %rd27, %rd24, 8, %rd13;
 	st.global.s64 [%rd27], %rd26;
 	add.s64 %rd28, %rd17, 3;
-	cvt.s64.s32 %rd29, %r11;
+	cvt.s64.s32 %rd29, %r10;
 	mad.lo.s64 %rd30, %rd28, 8, %rd13;
 	st.global.s64 [%rd30], %rd29;
 	add.s64 %rd31, %rd17, 4;
-	mov.b32 %r32, %r11;
+	mov.b32 %r32, %r10;
 	and.b32 %r32, %r32, 255;
 	cvt.u64.u32 %rd33, %r32;
 	mad.lo.s64 %rd34, %rd31, 8, %rd13;
 	st.global.s64 [%rd34], %rd33;
 	add.s64 %rd35, %rd17, 5;
-	mov.b32 %r36, %r11;
+	mov.b32 %r36, %r10;
 	and.b32 %r36, %r36, 65535;
 	cvt.u64.u32 %rd37, %r36;
 	mad.lo.s64 %rd38, %rd35, 8, %rd13;
 	st.global.s64 [%rd38], %rd37;
 	add.s64 %rd39, %rd17, 6;
-	mov.b32 %r40, %r11;
+	mov.b32 %r40, %r10;
 	cvt.u64.u32 %rd41, %r40;
 	mad.lo.s64 %rd42, %rd39, 8, %rd13;
 	st.global.s64 [%rd42], %rd41;
 	add.s64 %rd43, %rd17, 7;
-	cvt.s64.s32 %rd44, %r11;
+	cvt.s64.s32 %rd44, %r10;
 	mov.b64 %rd45, %rd44;
 	mad.lo.s64 %rd46, %rd43, 8, %rd13;
 	st.global.s64 [%rd46], %rd45;
 	add.s64 %rd47, %rd17, 8;
-	mov.b32 %r48, %r11;
+	mov.b32 %r48, %r10;
 	and.b32 %r48, %r48, 65535;
 	mov.b32 %r49, %r48;
-	mov.b32 %r50, %r11;
+	mov.b32 %r50, %r10;
 	cvt.s32.s16 %r50, %r50;
 	mov.b32 %r51, %r50;
 	sub.s32 %r52, %r49, %r51;
@@ -21172,8377 +13874,2344 @@ $L_5:
 	mad.lo.s64 %rd54, %rd47, 8, %rd13;
 	st.global.s64 [%rd54], %rd53;
 	add.s64 %rd55, %rd17, 9;
-	mov.b32 %r56, %r11;
+	mov.b32 %r56, %r10;
 	shr.u32 %r57, %r56, 7;
 	cvt.u64.u32 %rd58, %r57;
 	mad.lo.s64 %rd59, %rd55, 8, %rd13;
 	st.global.s64 [%rd59], %rd58;
-	mul.lo.s64 %rd60, %rd9, 90;
+	mul.lo.s64 %rd60, %rd12, 9;
 $L_6:
-	cvt.rn.f64.s32 %fd61, %r11;
-	mad.lo.s64 %rd62, %rd60, 8, %rd15;
-	st.global.f64 [%rd62], %fd61;
-	add.s64 %rd63, %rd60, 1;
-	cvt.rn.f32.s32 %f64, %r11;
-	cvt.f64.f32 %fd65, %f64;
-	mad.lo.s64 %rd66, %rd63, 8, %rd15;
-	st.global.f64 [%rd66], %fd65;
-	add.s64 %rd67, %rd60, 2;
-	mov.b32 %r68, %r11;
-	cvt.rn.f64.u32 %fd69, %r68;
-	mad.lo.s64 %rd70, %rd67, 8, %rd15;
-	st.global.f64 [%rd70], %fd69;
-	add.s64 %rd71, %rd60, 3;
-	mov.b32 %r72, %r11;
-	cvt.rn.f32.u32 %f73, %r72;
-	cvt.f64.f32 %fd74, %f73;
-	mad.lo.s64 %rd75, %rd71, 8, %rd15;
-	st.global.f64 [%rd75], %fd74;
-	add.s64 %rd76, %rd60, 4;
-	mov.b32 %r77, %r11;
-	cvt.rn.f64.s32 %fd78, %r77;
-	mad.lo.s64 %rd79, %rd76, 8, %rd15;
-	st.global.f64 [%rd79], %fd78;
-	add.s64 %rd80, %rd60, 5;
-	mov.b32 %r81, %r11;
-	cvt.rn.f32.s32 %f82, %r81;
-	cvt.f64.f32 %fd83, %f82;
-	mad.lo.s64 %rd84, %rd80, 8, %rd15;
-	st.global.f64 [%rd84], %fd83;
-	add.s64 %rd85, %rd60, 6;
-	cvt.s64.s32 %rd86, %r11;
-	cvt.rn.f64.u64 %fd87, %rd86;
-	mad.lo.s64 %rd88, %rd85, 8, %rd15;
-	st.global.f64 [%rd88], %fd87;
-	add.s64 %rd89, %rd60, 7;
-	cvt.s64.s32 %rd90, %r11;
-	cvt.rn.f32.u64 %f91, %rd90;
-	cvt.f64.f32 %fd92, %f91;
-	mad.lo.s64 %rd93, %rd89, 8, %rd15;
-	st.global.f64 [%rd93], %fd92;
-	add.s64 %rd94, %rd60, 8;
-	mov.b32 %r95, %r11;
-	and.b32 %r95, %r95, 65535;
-	cvt.rn.f64.u32 %fd96, %r95;
-	mov.b32 %r97, %r11;
-	and.b32 %r97, %r97, 255;
-	cvt.rn.f64.u32 %fd98, %r97;
-	add.rn.f64 %fd99, %fd96, %fd98;
-	mad.lo.s64 %rd100, %rd94, 8, %rd15;
-	st.global.f64 [%rd100], %fd99;
+	cvt.rn.f64.s32 %fd62, %r10;
+	cvt.rn.f32.s32 %f63, %r10;
+	cvt.f64.f32 %fd64, %f63;
+	mul.rn.f64 %fd65, %fd64, 0d4008000000000000;
+	add.rn.f64 %fd66, %fd62, %fd65;
+	mov.b32 %r67, %r10;
+	cvt.rn.f64.u32 %fd68, %r67;
+	mul.rn.f64 %fd69, %fd68, 0d4014000000000000;
+	add.rn.f64 %fd70, %fd66, %fd69;
+	mov.b32 %r71, %r10;
+	cvt.rn.f32.u32 %f72, %r71;
+	cvt.f64.f32 %fd73, %f72;
+	mul.rn.f64 %fd74, %fd73, 0d401C000000000000;
+	add.rn.f64 %fd75, %fd70, %fd74;
+	cvt.s64.s32 %rd76, %r10;
+	cvt.rn.f64.u64 %fd77, %rd76;
+	mul.rn.f64 %fd78, %fd77, 0d4026000000000000;
+	add.rn.f64 %fd79, %fd75, %fd78;
+	mov.b32 %r80, %r10;
+	and.b32 %r80, %r80, 65535;
+	cvt.rn.f32.u32 %f81, %r80;
+	cvt.f64.f32 %fd82, %f81;
+	mul.rn.f64 %fd83, %fd82, 0d402A000000000000;
+	add.rn.f64 %fd84, %fd79, %fd83;
+	mov.f64 %fd61, %fd84;
 $L_7:
-	add.s64 %rd101, %rd60, 9;
+	mad.lo.s64 %rd85, %rd60, 8, %rd15;
+	st.global.f64 [%rd85], %fd61;
+	add.s64 %rd86, %rd60, 1;
 $L_8:
-	cvt.rn.f64.s32 %fd102, %r11;
-	mad.lo.s64 %rd103, %rd101, 8, %rd15;
-	st.global.f64 [%rd103], %fd102;
-	add.s64 %rd104, %rd101, 1;
-	cvt.rn.f32.s32 %f105, %r11;
-	cvt.f64.f32 %fd106, %f105;
-	mad.lo.s64 %rd107, %rd104, 8, %rd15;
-	st.global.f64 [%rd107], %fd106;
-	add.s64 %rd108, %rd101, 2;
-	mov.b32 %r109, %r11;
-	cvt.rn.f64.u32 %fd110, %r109;
-	mad.lo.s64 %rd111, %rd108, 8, %rd15;
-	st.global.f64 [%rd111], %fd110;
-	add.s64 %rd112, %rd101, 3;
-	mov.b32 %r113, %r11;
-	cvt.rn.f32.u32 %f114, %r113;
-	cvt.f64.f32 %fd115, %f114;
-	mad.lo.s64 %rd116, %rd112, 8, %rd15;
-	st.global.f64 [%rd116], %fd115;
-	add.s64 %rd117, %rd101, 4;
-	mov.b32 %r118, %r11;
-	cvt.rn.f64.s32 %fd119, %r118;
-	mad.lo.s64 %rd120, %rd117, 8, %rd15;
-	st.global.f64 [%rd120], %fd119;
-	add.s64 %rd121, %rd101, 5;
-	mov.b32 %r122, %r11;
-	cvt.rn.f32.s32 %f123, %r122;
-	cvt.f64.f32 %fd124, %f123;
-	mad.lo.s64 %rd125, %rd121, 8, %rd15;
-	st.global.f64 [%rd125], %fd124;
-	add.s64 %rd126, %rd101, 6;
-	cvt.s64.s32 %rd127, %r11;
-	cvt.rn.f64.u64 %fd128, %rd127;
-	mad.lo.s64 %rd129, %rd126, 8, %rd15;
-	st.global.f64 [%rd129], %fd128;
-	add.s64 %rd130, %rd101, 7;
-	cvt.s64.s32 %rd131, %r11;
-	cvt.rn.f32.u64 %f132, %rd131;
-	cvt.f64.f32 %fd133, %f132;
-	mad.lo.s64 %rd134, %rd130, 8, %rd15;
-	st.global.f64 [%rd134], %fd133;
-	add.s64 %rd135, %rd101, 8;
-	mov.b32 %r136, %r11;
-	and.b32 %r136, %r136, 65535;
-	cvt.rn.f64.u32 %fd137, %r136;
-	mov.b32 %r138, %r11;
-	and.b32 %r138, %r138, 255;
-	cvt.rn.f64.u32 %fd139, %r138;
-	add.rn.f64 %fd140, %fd137, %fd139;
-	mad.lo.s64 %rd141, %rd135, 8, %rd15;
-	st.global.f64 [%rd141], %fd140;
+	cvt.rn.f64.s32 %fd88, %r10;
+	cvt.rn.f32.s32 %f89, %r10;
+	cvt.f64.f32 %fd90, %f89;
+	mul.rn.f64 %fd91, %fd90, 0d4008000000000000;
+	add.rn.f64 %fd92, %fd88, %fd91;
+	mov.b32 %r93, %r10;
+	cvt.rn.f64.u32 %fd94, %r93;
+	mul.rn.f64 %fd95, %fd94, 0d4014000000000000;
+	add.rn.f64 %fd96, %fd92, %fd95;
+	mov.b32 %r97, %r10;
+	cvt.rn.f32.u32 %f98, %r97;
+	cvt.f64.f32 %fd99, %f98;
+	mul.rn.f64 %fd100, %fd99, 0d401C000000000000;
+	add.rn.f64 %fd101, %fd96, %fd100;
+	cvt.s64.s32 %rd102, %r10;
+	cvt.rn.f64.u64 %fd103, %rd102;
+	mul.rn.f64 %fd104, %fd103, 0d4026000000000000;
+	add.rn.f64 %fd105, %fd101, %fd104;
+	mov.b32 %r106, %r10;
+	and.b32 %r106, %r106, 65535;
+	cvt.rn.f32.u32 %f107, %r106;
+	cvt.f64.f32 %fd108, %f107;
+	mul.rn.f64 %fd109, %fd108, 0d402A000000000000;
+	add.rn.f64 %fd110, %fd105, %fd109;
+	mov.f64 %fd87, %fd110;
 $L_9:
-	mov.b32 %r142, %r11;
-	cvt.s32.s16 %r142, %r142;
-	add.s64 %rd143, %rd60, 18;
+	mad.lo.s64 %rd111, %rd86, 8, %rd15;
+	st.global.f64 [%rd111], %fd87;
+	add.s64 %rd112, %rd60, 2;
+	mov.b32 %r113, %r10;
+	cvt.s32.s16 %r113, %r113;
 $L_10:
-	cvt.rn.f64.s32 %fd144, %r142;
-	mad.lo.s64 %rd145, %rd143, 8, %rd15;
-	st.global.f64 [%rd145], %fd144;
-	add.s64 %rd146, %rd143, 1;
-	cvt.rn.f32.s32 %f147, %r142;
-	cvt.f64.f32 %fd148, %f147;
-	mad.lo.s64 %rd149, %rd146, 8, %rd15;
-	st.global.f64 [%rd149], %fd148;
-	add.s64 %rd150, %rd143, 2;
-	mov.b32 %r151, %r142;
-	cvt.rn.f64.u32 %fd152, %r151;
-	mad.lo.s64 %rd153, %rd150, 8, %rd15;
-	st.global.f64 [%rd153], %fd152;
-	add.s64 %rd154, %rd143, 3;
-	mov.b32 %r155, %r142;
-	cvt.rn.f32.u32 %f156, %r155;
-	cvt.f64.f32 %fd157, %f156;
-	mad.lo.s64 %rd158, %rd154, 8, %rd15;
-	st.global.f64 [%rd158], %fd157;
-	add.s64 %rd159, %rd143, 4;
-	mov.b32 %r160, %r142;
-	cvt.rn.f64.s32 %fd161, %r160;
-	mad.lo.s64 %rd162, %rd159, 8, %rd15;
-	st.global.f64 [%rd162], %fd161;
-	add.s64 %rd163, %rd143, 5;
-	mov.b32 %r164, %r142;
-	cvt.rn.f32.s32 %f165, %r164;
-	cvt.f64.f32 %fd166, %f165;
-	mad.lo.s64 %rd167, %rd163, 8, %rd15;
-	st.global.f64 [%rd167], %fd166;
-	add.s64 %rd168, %rd143, 6;
-	cvt.s64.s32 %rd169, %r142;
-	cvt.rn.f64.u64 %fd170, %rd169;
-	mad.lo.s64 %rd171, %rd168, 8, %rd15;
-	st.global.f64 [%rd171], %fd170;
-	add.s64 %rd172, %rd143, 7;
-	cvt.s64.s32 %rd173, %r142;
-	cvt.rn.f32.u64 %f174, %rd173;
-	cvt.f64.f32 %fd175, %f174;
-	mad.lo.s64 %rd176, %rd172, 8, %rd15;
-	st.global.f64 [%rd176], %fd175;
-	add.s64 %rd177, %rd143, 8;
-	mov.b32 %r178, %r142;
-	and.b32 %r178, %r178, 65535;
-	cvt.rn.f64.u32 %fd179, %r178;
-	mov.b32 %r180, %r142;
-	and.b32 %r180, %r180, 255;
-	cvt.rn.f64.u32 %fd181, %r180;
-	add.rn.f64 %fd182, %fd179, %fd181;
-	mad.lo.s64 %rd183, %rd177, 8, %rd15;
-	st.global.f64 [%rd183], %fd182;
+	cvt.rn.f64.s32 %fd115, %r113;
+	cvt.rn.f32.s32 %f116, %r113;
+	cvt.f64.f32 %fd117, %f116;
+	mul.rn.f64 %fd118, %fd117, 0d4008000000000000;
+	add.rn.f64 %fd119, %fd115, %fd118;
+	mov.b32 %r120, %r113;
+	cvt.rn.f64.u32 %fd121, %r120;
+	mul.rn.f64 %fd122, %fd121, 0d4014000000000000;
+	add.rn.f64 %fd123, %fd119, %fd122;
+	mov.b32 %r124, %r113;
+	cvt.rn.f32.u32 %f125, %r124;
+	cvt.f64.f32 %fd126, %f125;
+	mul.rn.f64 %fd127, %fd126, 0d401C000000000000;
+	add.rn.f64 %fd128, %fd123, %fd127;
+	cvt.s64.s32 %rd129, %r113;
+	cvt.rn.f64.u64 %fd130, %rd129;
+	mul.rn.f64 %fd131, %fd130, 0d4026000000000000;
+	add.rn.f64 %fd132, %fd128, %fd131;
+	mov.b32 %r133, %r113;
+	and.b32 %r133, %r133, 65535;
+	cvt.rn.f32.u32 %f134, %r133;
+	cvt.f64.f32 %fd135, %f134;
+	mul.rn.f64 %fd136, %fd135, 0d402A000000000000;
+	add.rn.f64 %fd137, %fd132, %fd136;
+	mov.f64 %fd114, %fd137;
 $L_11:
-	mov.b32 %r184, %r11;
-	add.s64 %rd185, %rd60, 27;
+	mad.lo.s64 %rd138, %rd112, 8, %rd15;
+	st.global.f64 [%rd138], %fd114;
+	add.s64 %rd139, %rd60, 3;
+	mov.b32 %r140, %r10;
 $L_12:
-	cvt.rn.f64.s32 %fd186, %r184;
-	mad.lo.s64 %rd187, %rd185, 8, %rd15;
-	st.global.f64 [%rd187], %fd186;
-	add.s64 %rd188, %rd185, 1;
-	cvt.rn.f32.s32 %f189, %r184;
-	cvt.f64.f32 %fd190, %f189;
-	mad.lo.s64 %rd191, %rd188, 8, %rd15;
-	st.global.f64 [%rd191], %fd190;
-	add.s64 %rd192, %rd185, 2;
-	mov.b32 %r193, %r184;
-	cvt.rn.f64.u32 %fd194, %r193;
-	mad.lo.s64 %rd195, %rd192, 8, %rd15;
-	st.global.f64 [%rd195], %fd194;
-	add.s64 %rd196, %rd185, 3;
-	mov.b32 %r197, %r184;
-	cvt.rn.f32.u32 %f198, %r197;
-	cvt.f64.f32 %fd199, %f198;
-	mad.lo.s64 %rd200, %rd196, 8, %rd15;
-	st.global.f64 [%rd200], %fd199;
-	add.s64 %rd201, %rd185, 4;
-	cvt.rn.f64.s32 %fd202, %r184;
-	mad.lo.s64 %rd203, %rd201, 8, %rd15;
-	st.global.f64 [%rd203], %fd202;
-	add.s64 %rd204, %rd185, 5;
-	cvt.rn.f32.s32 %f205, %r184;
-	cvt.f64.f32 %fd206, %f205;
-	mad.lo.s64 %rd207, %rd204, 8, %rd15;
-	st.global.f64 [%rd207], %fd206;
-	add.s64 %rd208, %rd185, 6;
-	cvt.s64.s32 %rd209, %r184;
-	cvt.rn.f64.u64 %fd210, %rd209;
-	mad.lo.s64 %rd211, %rd208, 8, %rd15;
-	st.global.f64 [%rd211], %fd210;
-	add.s64 %rd212, %rd185, 7;
-	cvt.s64.s32 %rd213, %r184;
-	cvt.rn.f32.u64 %f214, %rd213;
-	cvt.f64.f32 %fd215, %f214;
-	mad.lo.s64 %rd216, %rd212, 8, %rd15;
-	st.global.f64 [%rd216], %fd215;
-	add.s64 %rd217, %rd185, 8;
-	mov.b32 %r218, %r184;
-	and.b32 %r218, %r218, 65535;
-	cvt.rn.f64.u32 %fd219, %r218;
-	mov.b32 %r220, %r184;
-	and.b32 %r220, %r220, 255;
-	cvt.rn.f64.u32 %fd221, %r220;
-	add.rn.f64 %fd222, %fd219, %fd221;
-	mad.lo.s64 %rd223, %rd217, 8, %rd15;
-	st.global.f64 [%rd223], %fd222;
+	cvt.rn.f64.s32 %fd142, %r140;
+	cvt.rn.f32.s32 %f143, %r140;
+	cvt.f64.f32 %fd144, %f143;
+	mul.rn.f64 %fd145, %fd144, 0d4008000000000000;
+	add.rn.f64 %fd146, %fd142, %fd145;
+	mov.b32 %r147, %r140;
+	cvt.rn.f64.u32 %fd148, %r147;
+	mul.rn.f64 %fd149, %fd148, 0d4014000000000000;
+	add.rn.f64 %fd150, %fd146, %fd149;
+	mov.b32 %r151, %r140;
+	cvt.rn.f32.u32 %f152, %r151;
+	cvt.f64.f32 %fd153, %f152;
+	mul.rn.f64 %fd154, %fd153, 0d401C000000000000;
+	add.rn.f64 %fd155, %fd150, %fd154;
+	cvt.s64.s32 %rd156, %r140;
+	cvt.rn.f64.u64 %fd157, %rd156;
+	mul.rn.f64 %fd158, %fd157, 0d4026000000000000;
+	add.rn.f64 %fd159, %fd155, %fd158;
+	mov.b32 %r160, %r140;
+	and.b32 %r160, %r160, 65535;
+	cvt.rn.f32.u32 %f161, %r160;
+	cvt.f64.f32 %fd162, %f161;
+	mul.rn.f64 %fd163, %fd162, 0d402A000000000000;
+	add.rn.f64 %fd164, %fd159, %fd163;
+	mov.f64 %fd141, %fd164;
 $L_13:
-	cvt.s64.s32 %rd224, %r11;
-	add.s64 %rd225, %rd60, 36;
+	mad.lo.s64 %rd165, %rd139, 8, %rd15;
+	st.global.f64 [%rd165], %fd141;
+	add.s64 %rd166, %rd60, 4;
+	cvt.s64.s32 %rd167, %r10;
 $L_14:
-	cvt.rn.f64.s64 %fd226, %rd224;
-	mad.lo.s64 %rd227, %rd225, 8, %rd15;
-	st.global.f64 [%rd227], %fd226;
-	add.s64 %rd228, %rd225, 1;
-	cvt.rn.f32.s64 %f229, %rd224;
-	cvt.f64.f32 %fd230, %f229;
-	mad.lo.s64 %rd231, %rd228, 8, %rd15;
-	st.global.f64 [%rd231], %fd230;
-	add.s64 %rd232, %rd225, 2;
-	cvt.u32.u64 %r233, %rd224;
-	cvt.rn.f64.u32 %fd234, %r233;
-	mad.lo.s64 %rd235, %rd232, 8, %rd15;
-	st.global.f64 [%rd235], %fd234;
-	add.s64 %rd236, %rd225, 3;
-	cvt.u32.u64 %r237, %rd224;
-	cvt.rn.f32.u32 %f238, %r237;
-	cvt.f64.f32 %fd239, %f238;
-	mad.lo.s64 %rd240, %rd236, 8, %rd15;
-	st.global.f64 [%rd240], %fd239;
-	add.s64 %rd241, %rd225, 4;
-	cvt.u32.u64 %r242, %rd224;
-	cvt.rn.f64.s32 %fd243, %r242;
-	mad.lo.s64 %rd244, %rd241, 8, %rd15;
-	st.global.f64 [%rd244], %fd243;
-	add.s64 %rd245, %rd225, 5;
-	cvt.u32.u64 %r246, %rd224;
-	cvt.rn.f32.s32 %f247, %r246;
-	cvt.f64.f32 %fd248, %f247;
-	mad.lo.s64 %rd249, %rd245, 8, %rd15;
-	st.global.f64 [%rd249], %fd248;
-	add.s64 %rd250, %rd225, 6;
-	mov.b64 %rd251, %rd224;
-	cvt.rn.f64.u64 %fd252, %rd251;
-	mad.lo.s64 %rd253, %rd250, 8, %rd15;
-	st.global.f64 [%rd253], %fd252;
-	add.s64 %rd254, %rd225, 7;
-	mov.b64 %rd255, %rd224;
-	cvt.rn.f32.u64 %f256, %rd255;
-	cvt.f64.f32 %fd257, %f256;
-	mad.lo.s64 %rd258, %rd254, 8, %rd15;
-	st.global.f64 [%rd258], %fd257;
-	add.s64 %rd259, %rd225, 8;
-	cvt.u32.u64 %r260, %rd224;
-	and.b32 %r260, %r260, 65535;
-	cvt.rn.f64.u32 %fd261, %r260;
-	cvt.u32.u64 %r262, %rd224;
-	and.b32 %r262, %r262, 255;
-	cvt.rn.f64.u32 %fd263, %r262;
-	add.rn.f64 %fd264, %fd261, %fd263;
-	mad.lo.s64 %rd265, %rd259, 8, %rd15;
-	st.global.f64 [%rd265], %fd264;
+	cvt.rn.f64.s64 %fd169, %rd167;
+	cvt.rn.f32.s64 %f170, %rd167;
+	cvt.f64.f32 %fd171, %f170;
+	mul.rn.f64 %fd172, %fd171, 0d4008000000000000;
+	add.rn.f64 %fd173, %fd169, %fd172;
+	cvt.u32.u64 %r174, %rd167;
+	cvt.rn.f64.u32 %fd175, %r174;
+	mul.rn.f64 %fd176, %fd175, 0d4014000000000000;
+	add.rn.f64 %fd177, %fd173, %fd176;
+	cvt.u32.u64 %r178, %rd167;
+	cvt.rn.f32.u32 %f179, %r178;
+	cvt.f64.f32 %fd180, %f179;
+	mul.rn.f64 %fd181, %fd180, 0d401C000000000000;
+	add.rn.f64 %fd182, %fd177, %fd181;
+	mov.b64 %rd183, %rd167;
+	cvt.rn.f64.u64 %fd184, %rd183;
+	mul.rn.f64 %fd185, %fd184, 0d4026000000000000;
+	add.rn.f64 %fd186, %fd182, %fd185;
+	cvt.u32.u64 %r187, %rd167;
+	and.b32 %r187, %r187, 65535;
+	cvt.rn.f32.u32 %f188, %r187;
+	cvt.f64.f32 %fd189, %f188;
+	mul.rn.f64 %fd190, %fd189, 0d402A000000000000;
+	add.rn.f64 %fd191, %fd186, %fd190;
+	mov.f64 %fd168, %fd191;
 $L_15:
-	mov.b32 %r266, %r11;
-	and.b32 %r266, %r266, 255;
-	add.s64 %rd267, %rd60, 45;
+	mad.lo.s64 %rd192, %rd166, 8, %rd15;
+	st.global.f64 [%rd192], %fd168;
+	add.s64 %rd193, %rd60, 5;
+	mov.b32 %r194, %r10;
+	and.b32 %r194, %r194, 255;
 $L_16:
-	cvt.rn.f64.u32 %fd268, %r266;
-	mad.lo.s64 %rd269, %rd267, 8, %rd15;
-	st.global.f64 [%rd269], %fd268;
-	add.s64 %rd270, %rd267, 1;
-	cvt.rn.f32.u32 %f271, %r266;
-	cvt.f64.f32 %fd272, %f271;
-	mad.lo.s64 %rd273, %rd270, 8, %rd15;
-	st.global.f64 [%rd273], %fd272;
-	add.s64 %rd274, %rd267, 2;
-	mov.b32 %r275, %r266;
-	cvt.rn.f64.u32 %fd276, %r275;
-	mad.lo.s64 %rd277, %rd274, 8, %rd15;
-	st.global.f64 [%rd277], %fd276;
-	add.s64 %rd278, %rd267, 3;
-	mov.b32 %r279, %r266;
-	cvt.rn.f32.u32 %f280, %r279;
-	cvt.f64.f32 %fd281, %f280;
-	mad.lo.s64 %rd282, %rd278, 8, %rd15;
-	st.global.f64 [%rd282], %fd281;
-	add.s64 %rd283, %rd267, 4;
-	mov.b32 %r284, %r266;
-	cvt.rn.f64.s32 %fd285, %r284;
-	mad.lo.s64 %rd286, %rd283, 8, %rd15;
-	st.global.f64 [%rd286], %fd285;
-	add.s64 %rd287, %rd267, 5;
-	mov.b32 %r288, %r266;
-	cvt.rn.f32.s32 %f289, %r288;
-	cvt.f64.f32 %fd290, %f289;
-	mad.lo.s64 %rd291, %rd287, 8, %rd15;
-	st.global.f64 [%rd291], %fd290;
-	add.s64 %rd292, %rd267, 6;
-	cvt.u64.u32 %rd293, %r266;
-	cvt.rn.f64.u64 %fd294, %rd293;
-	mad.lo.s64 %rd295, %rd292, 8, %rd15;
-	st.global.f64 [%rd295], %fd294;
-	add.s64 %rd296, %rd267, 7;
-	cvt.u64.u32 %rd297, %r266;
-	cvt.rn.f32.u64 %f298, %rd297;
-	cvt.f64.f32 %fd299, %f298;
-	mad.lo.s64 %rd300, %rd296, 8, %rd15;
-	st.global.f64 [%rd300], %fd299;
-	add.s64 %rd301, %rd267, 8;
-	mov.b32 %r302, %r266;
-	and.b32 %r302, %r302, 65535;
-	cvt.rn.f64.u32 %fd303, %r302;
-	cvt.rn.f64.u32 %fd304, %r266;
-	add.rn.f64 %fd305, %fd303, %fd304;
-	mad.lo.s64 %rd306, %rd301, 8, %rd15;
-	st.global.f64 [%rd306], %fd305;
+	cvt.rn.f64.u32 %fd196, %r194;
+	cvt.rn.f32.u32 %f197, %r194;
+	cvt.f64.f32 %fd198, %f197;
+	mul.rn.f64 %fd199, %fd198, 0d4008000000000000;
+	add.rn.f64 %fd200, %fd196, %fd199;
+	mov.b32 %r201, %r194;
+	cvt.rn.f64.u32 %fd202, %r201;
+	mul.rn.f64 %fd203, %fd202, 0d4014000000000000;
+	add.rn.f64 %fd204, %fd200, %fd203;
+	mov.b32 %r205, %r194;
+	cvt.rn.f32.u32 %f206, %r205;
+	cvt.f64.f32 %fd207, %f206;
+	mul.rn.f64 %fd208, %fd207, 0d401C000000000000;
+	add.rn.f64 %fd209, %fd204, %fd208;
+	cvt.u64.u32 %rd210, %r194;
+	cvt.rn.f64.u64 %fd211, %rd210;
+	mul.rn.f64 %fd212, %fd211, 0d4026000000000000;
+	add.rn.f64 %fd213, %fd209, %fd212;
+	mov.b32 %r214, %r194;
+	and.b32 %r214, %r214, 65535;
+	cvt.rn.f32.u32 %f215, %r214;
+	cvt.f64.f32 %fd216, %f215;
+	mul.rn.f64 %fd217, %fd216, 0d402A000000000000;
+	add.rn.f64 %fd218, %fd213, %fd217;
+	mov.f64 %fd195, %fd218;
 $L_17:
-	mov.b32 %r307, %r11;
-	and.b32 %r307, %r307, 65535;
-	add.s64 %rd308, %rd60, 54;
+	mad.lo.s64 %rd219, %rd193, 8, %rd15;
+	st.global.f64 [%rd219], %fd195;
+	add.s64 %rd220, %rd60, 6;
+	mov.b32 %r221, %r10;
+	and.b32 %r221, %r221, 65535;
 $L_18:
-	cvt.rn.f64.u32 %fd309, %r307;
-	mad.lo.s64 %rd310, %rd308, 8, %rd15;
-	st.global.f64 [%rd310], %fd309;
-	add.s64 %rd311, %rd308, 1;
-	cvt.rn.f32.u32 %f312, %r307;
-	cvt.f64.f32 %fd313, %f312;
-	mad.lo.s64 %rd314, %rd311, 8, %rd15;
-	st.global.f64 [%rd314], %fd313;
-	add.s64 %rd315, %rd308, 2;
-	mov.b32 %r316, %r307;
-	cvt.rn.f64.u32 %fd317, %r316;
-	mad.lo.s64 %rd318, %rd315, 8, %rd15;
-	st.global.f64 [%rd318], %fd317;
-	add.s64 %rd319, %rd308, 3;
-	mov.b32 %r320, %r307;
-	cvt.rn.f32.u32 %f321, %r320;
-	cvt.f64.f32 %fd322, %f321;
-	mad.lo.s64 %rd323, %rd319, 8, %rd15;
-	st.global.f64 [%rd323], %fd322;
-	add.s64 %rd324, %rd308, 4;
-	mov.b32 %r325, %r307;
-	cvt.rn.f64.s32 %fd326, %r325;
-	mad.lo.s64 %rd327, %rd324, 8, %rd15;
-	st.global.f64 [%rd327], %fd326;
-	add.s64 %rd328, %rd308, 5;
-	mov.b32 %r329, %r307;
-	cvt.rn.f32.s32 %f330, %r329;
-	cvt.f64.f32 %fd331, %f330;
-	mad.lo.s64 %rd332, %rd328, 8, %rd15;
-	st.global.f64 [%rd332], %fd331;
-	add.s64 %rd333, %rd308, 6;
-	cvt.u64.u32 %rd334, %r307;
-	cvt.rn.f64.u64 %fd335, %rd334;
-	mad.lo.s64 %rd336, %rd333, 8, %rd15;
-	st.global.f64 [%rd336], %fd335;
-	add.s64 %rd337, %rd308, 7;
-	cvt.u64.u32 %rd338, %r307;
-	cvt.rn.f32.u64 %f339, %rd338;
-	cvt.f64.f32 %fd340, %f339;
-	mad.lo.s64 %rd341, %rd337, 8, %rd15;
-	st.global.f64 [%rd341], %fd340;
-	add.s64 %rd342, %rd308, 8;
-	cvt.rn.f64.u32 %fd343, %r307;
-	mov.b32 %r344, %r307;
-	and.b32 %r344, %r344, 255;
-	cvt.rn.f64.u32 %fd345, %r344;
-	add.rn.f64 %fd346, %fd343, %fd345;
-	mad.lo.s64 %rd347, %rd342, 8, %rd15;
-	st.global.f64 [%rd347], %fd346;
+	cvt.rn.f64.u32 %fd223, %r221;
+	cvt.rn.f32.u32 %f224, %r221;
+	cvt.f64.f32 %fd225, %f224;
+	mul.rn.f64 %fd226, %fd225, 0d4008000000000000;
+	add.rn.f64 %fd227, %fd223, %fd226;
+	mov.b32 %r228, %r221;
+	cvt.rn.f64.u32 %fd229, %r228;
+	mul.rn.f64 %fd230, %fd229, 0d4014000000000000;
+	add.rn.f64 %fd231, %fd227, %fd230;
+	mov.b32 %r232, %r221;
+	cvt.rn.f32.u32 %f233, %r232;
+	cvt.f64.f32 %fd234, %f233;
+	mul.rn.f64 %fd235, %fd234, 0d401C000000000000;
+	add.rn.f64 %fd236, %fd231, %fd235;
+	cvt.u64.u32 %rd237, %r221;
+	cvt.rn.f64.u64 %fd238, %rd237;
+	mul.rn.f64 %fd239, %fd238, 0d4026000000000000;
+	add.rn.f64 %fd240, %fd236, %fd239;
+	cvt.rn.f32.u32 %f241, %r221;
+	cvt.f64.f32 %fd242, %f241;
+	mul.rn.f64 %fd243, %fd242, 0d402A000000000000;
+	add.rn.f64 %fd244, %fd240, %fd243;
+	mov.f64 %fd222, %fd244;
 $L_19:
-	mov.b32 %r348, %r11;
-	add.s64 %rd349, %rd60, 63;
+	mad.lo.s64 %rd245, %rd220, 8, %rd15;
+	st.global.f64 [%rd245], %fd222;
+	add.s64 %rd246, %rd60, 7;
+	mov.b32 %r247, %r10;
 $L_20:
-	cvt.rn.f64.u32 %fd350, %r348;
-	mad.lo.s64 %rd351, %rd349, 8, %rd15;
-	st.global.f64 [%rd351], %fd350;
-	add.s64 %rd352, %rd349, 1;
-	cvt.rn.f32.u32 %f353, %r348;
-	cvt.f64.f32 %fd354, %f353;
-	mad.lo.s64 %rd355, %rd352, 8, %rd15;
-	st.global.f64 [%rd355], %fd354;
-	add.s64 %rd356, %rd349, 2;
-	cvt.rn.f64.u32 %fd357, %r348;
-	mad.lo.s64 %rd358, %rd356, 8, %rd15;
-	st.global.f64 [%rd358], %fd357;
-	add.s64 %rd359, %rd349, 3;
-	cvt.rn.f32.u32 %f360, %r348;
-	cvt.f64.f32 %fd361, %f360;
-	mad.lo.s64 %rd362, %rd359, 8, %rd15;
-	st.global.f64 [%rd362], %fd361;
-	add.s64 %rd363, %rd349, 4;
-	mov.b32 %r364, %r348;
-	cvt.rn.f64.s32 %fd365, %r364;
-	mad.lo.s64 %rd366, %rd363, 8, %rd15;
-	st.global.f64 [%rd366], %fd365;
-	add.s64 %rd367, %rd349, 5;
-	mov.b32 %r368, %r348;
-	cvt.rn.f32.s32 %f369, %r368;
-	cvt.f64.f32 %fd370, %f369;
-	mad.lo.s64 %rd371, %rd367, 8, %rd15;
-	st.global.f64 [%rd371], %fd370;
-	add.s64 %rd372, %rd349, 6;
-	cvt.u64.u32 %rd373, %r348;
-	cvt.rn.f64.u64 %fd374, %rd373;
-	mad.lo.s64 %rd375, %rd372, 8, %rd15;
-	st.global.f64 [%rd375], %fd374;
-	add.s64 %rd376, %rd349, 7;
-	cvt.u64.u32 %rd377, %r348;
-	cvt.rn.f32.u64 %f378, %rd377;
-	cvt.f64.f32 %fd379, %f378;
-	mad.lo.s64 %rd380, %rd376, 8, %rd15;
-	st.global.f64 [%rd380], %fd379;
-	add.s64 %rd381, %rd349, 8;
-	mov.b32 %r382, %r348;
-	and.b32 %r382, %r382, 65535;
-	cvt.rn.f64.u32 %fd383, %r382;
-	mov.b32 %r384, %r348;
-	and.b32 %r384, %r384, 255;
-	cvt.rn.f64.u32 %fd385, %r384;
-	add.rn.f64 %fd386, %fd383, %fd385;
-	mad.lo.s64 %rd387, %rd381, 8, %rd15;
-	st.global.f64 [%rd387], %fd386;
+	cvt.rn.f64.u32 %fd249, %r247;
+	cvt.rn.f32.u32 %f250, %r247;
+	cvt.f64.f32 %fd251, %f250;
+	mul.rn.f64 %fd252, %fd251, 0d4008000000000000;
+	add.rn.f64 %fd253, %fd249, %fd252;
+	cvt.rn.f64.u32 %fd254, %r247;
+	mul.rn.f64 %fd255, %fd254, 0d4014000000000000;
+	add.rn.f64 %fd256, %fd253, %fd255;
+	cvt.rn.f32.u32 %f257, %r247;
+	cvt.f64.f32 %fd258, %f257;
+	mul.rn.f64 %fd259, %fd258, 0d401C000000000000;
+	add.rn.f64 %fd260, %fd256, %fd259;
+	cvt.u64.u32 %rd261, %r247;
+	cvt.rn.f64.u64 %fd262, %rd261;
+	mul.rn.f64 %fd263, %fd262, 0d4026000000000000;
+	add.rn.f64 %fd264, %fd260, %fd263;
+	mov.b32 %r265, %r247;
+	and.b32 %r265, %r265, 65535;
+	cvt.rn.f32.u32 %f266, %r265;
+	cvt.f64.f32 %fd267, %f266;
+	mul.rn.f64 %fd268, %fd267, 0d402A000000000000;
+	add.rn.f64 %fd269, %fd264, %fd268;
+	mov.f64 %fd248, %fd269;
 $L_21:
-	cvt.s64.s32 %rd388, %r11;
-	add.s64 %rd389, %rd60, 72;
+	mad.lo.s64 %rd270, %rd246, 8, %rd15;
+	st.global.f64 [%rd270], %fd248;
+	add.s64 %rd271, %rd60, 8;
+	cvt.s64.s32 %rd272, %r10;
 $L_22:
-	cvt.rn.f64.u64 %fd390, %rd388;
-	mad.lo.s64 %rd391, %rd389, 8, %rd15;
-	st.global.f64 [%rd391], %fd390;
-	add.s64 %rd392, %rd389, 1;
-	cvt.rn.f32.u64 %f393, %rd388;
-	cvt.f64.f32 %fd394, %f393;
-	mad.lo.s64 %rd395, %rd392, 8, %rd15;
-	st.global.f64 [%rd395], %fd394;
-	add.s64 %rd396, %rd389, 2;
-	cvt.u32.u64 %r397, %rd388;
-	cvt.rn.f64.u32 %fd398, %r397;
-	mad.lo.s64 %rd399, %rd396, 8, %rd15;
-	st.global.f64 [%rd399], %fd398;
-	add.s64 %rd400, %rd389, 3;
-	cvt.u32.u64 %r401, %rd388;
-	cvt.rn.f32.u32 %f402, %r401;
-	cvt.f64.f32 %fd403, %f402;
-	mad.lo.s64 %rd404, %rd400, 8, %rd15;
-	st.global.f64 [%rd404], %fd403;
-	add.s64 %rd405, %rd389, 4;
-	cvt.u32.u64 %r406, %rd388;
-	cvt.rn.f64.s32 %fd407, %r406;
-	mad.lo.s64 %rd408, %rd405, 8, %rd15;
-	st.global.f64 [%rd408], %fd407;
-	add.s64 %rd409, %rd389, 5;
-	cvt.u32.u64 %r410, %rd388;
-	cvt.rn.f32.s32 %f411, %r410;
-	cvt.f64.f32 %fd412, %f411;
-	mad.lo.s64 %rd413, %rd409, 8, %rd15;
-	st.global.f64 [%rd413], %fd412;
-	add.s64 %rd414, %rd389, 6;
-	cvt.rn.f64.u64 %fd415, %rd388;
-	mad.lo.s64 %rd416, %rd414, 8, %rd15;
-	st.global.f64 [%rd416], %fd415;
-	add.s64 %rd417, %rd389, 7;
-	cvt.rn.f32.u64 %f418, %rd388;
-	cvt.f64.f32 %fd419, %f418;
-	mad.lo.s64 %rd420, %rd417, 8, %rd15;
-	st.global.f64 [%rd420], %fd419;
-	add.s64 %rd421, %rd389, 8;
-	cvt.u32.u64 %r422, %rd388;
-	and.b32 %r422, %r422, 65535;
-	cvt.rn.f64.u32 %fd423, %r422;
-	cvt.u32.u64 %r424, %rd388;
-	and.b32 %r424, %r424, 255;
-	cvt.rn.f64.u32 %fd425, %r424;
-	add.rn.f64 %fd426, %fd423, %fd425;
-	mad.lo.s64 %rd427, %rd421, 8, %rd15;
-	st.global.f64 [%rd427], %fd426;
+	cvt.rn.f64.u64 %fd274, %rd272;
+	cvt.rn.f32.u64 %f275, %rd272;
+	cvt.f64.f32 %fd276, %f275;
+	mul.rn.f64 %fd277, %fd276, 0d4008000000000000;
+	add.rn.f64 %fd278, %fd274, %fd277;
+	cvt.u32.u64 %r279, %rd272;
+	cvt.rn.f64.u32 %fd280, %r279;
+	mul.rn.f64 %fd281, %fd280, 0d4014000000000000;
+	add.rn.f64 %fd282, %fd278, %fd281;
+	cvt.u32.u64 %r283, %rd272;
+	cvt.rn.f32.u32 %f284, %r283;
+	cvt.f64.f32 %fd285, %f284;
+	mul.rn.f64 %fd286, %fd285, 0d401C000000000000;
+	add.rn.f64 %fd287, %fd282, %fd286;
+	cvt.rn.f64.u64 %fd288, %rd272;
+	mul.rn.f64 %fd289, %fd288, 0d4026000000000000;
+	add.rn.f64 %fd290, %fd287, %fd289;
+	cvt.u32.u64 %r291, %rd272;
+	and.b32 %r291, %r291, 65535;
+	cvt.rn.f32.u32 %f292, %r291;
+	cvt.f64.f32 %fd293, %f292;
+	mul.rn.f64 %fd294, %fd293, 0d402A000000000000;
+	add.rn.f64 %fd295, %fd290, %fd294;
+	mov.f64 %fd273, %fd295;
 $L_23:
-	cvt.s64.s32 %rd428, %r11;
-	add.s64 %rd429, %rd428, 0;
-	add.s64 %rd430, %rd60, 81;
+	mad.lo.s64 %rd296, %rd271, 8, %rd15;
+	st.global.f64 [%rd296], %fd273;
+	mul.lo.s64 %rd297, %rd12, 9;
 $L_24:
-	cvt.rn.f64.s64 %fd431, %rd429;
-	mad.lo.s64 %rd432, %rd430, 8, %rd15;
-	st.global.f64 [%rd432], %fd431;
-	add.s64 %rd433, %rd430, 1;
-	cvt.rn.f32.s64 %f434, %rd429;
-	cvt.f64.f32 %fd435, %f434;
-	mad.lo.s64 %rd436, %rd433, 8, %rd15;
-	st.global.f64 [%rd436], %fd435;
-	add.s64 %rd437, %rd430, 2;
-	cvt.u32.u64 %r438, %rd429;
-	cvt.rn.f64.u32 %fd439, %r438;
-	mad.lo.s64 %rd440, %rd437, 8, %rd15;
-	st.global.f64 [%rd440], %fd439;
-	add.s64 %rd441, %rd430, 3;
-	cvt.u32.u64 %r442, %rd429;
-	cvt.rn.f32.u32 %f443, %r442;
-	cvt.f64.f32 %fd444, %f443;
-	mad.lo.s64 %rd445, %rd441, 8, %rd15;
-	st.global.f64 [%rd445], %fd444;
-	add.s64 %rd446, %rd430, 4;
-	cvt.u32.u64 %r447, %rd429;
-	cvt.rn.f64.s32 %fd448, %r447;
-	mad.lo.s64 %rd449, %rd446, 8, %rd15;
-	st.global.f64 [%rd449], %fd448;
-	add.s64 %rd450, %rd430, 5;
-	cvt.u32.u64 %r451, %rd429;
-	cvt.rn.f32.s32 %f452, %r451;
-	cvt.f64.f32 %fd453, %f452;
-	mad.lo.s64 %rd454, %rd450, 8, %rd15;
-	st.global.f64 [%rd454], %fd453;
-	add.s64 %rd455, %rd430, 6;
-	mov.b64 %rd456, %rd429;
-	cvt.rn.f64.u64 %fd457, %rd456;
-	mad.lo.s64 %rd458, %rd455, 8, %rd15;
-	st.global.f64 [%rd458], %fd457;
-	add.s64 %rd459, %rd430, 7;
-	mov.b64 %rd460, %rd429;
-	cvt.rn.f32.u64 %f461, %rd460;
-	cvt.f64.f32 %fd462, %f461;
-	mad.lo.s64 %rd463, %rd459, 8, %rd15;
-	st.global.f64 [%rd463], %fd462;
-	add.s64 %rd464, %rd430, 8;
-	cvt.u32.u64 %r465, %rd429;
-	and.b32 %r465, %r465, 65535;
-	cvt.rn.f64.u32 %fd466, %r465;
-	cvt.u32.u64 %r467, %rd429;
-	and.b32 %r467, %r467, 255;
-	cvt.rn.f64.u32 %fd468, %r467;
-	add.rn.f64 %fd469, %fd466, %fd468;
-	mad.lo.s64 %rd470, %rd464, 8, %rd15;
-	st.global.f64 [%rd470], %fd469;
+	mov.b32 %r299, %r10;
+	setp.lt.u32 %p300, %r299, 2147483648;
+	mov.b64 %rd302, 0;
 $L_25:
-	mul.lo.s64 %rd471, %rd9, 10;
+	@!%p300 bra $L_442;
 $L_26:
-	mov.b32 %r473, %r11;
-	setp.lt.u32 %p474, %r473, 2147483648;
-	mov.b64 %rd476, 0;
-$L_27:
-	@!%p474 bra $L_1454;
-$L_28:
-	min.u64 %rdt1, %rd476, 32;
+	min.u64 %rdt1, %rd302, 32;
 	cvt.u32.u64 %rt5, %rdt1;
 	mov.b32 %rt6, 1;
-	shl.b32 %r477, %rt6, %rt5;
-	and.b32 %r477, %r477, 255;
-	mov.b32 %r475, %r477;
+	shl.b32 %r303, %rt6, %rt5;
+	and.b32 %r303, %r303, 255;
+	mov.b32 %r301, %r303;
+$L_27:
+	mov.b32 %r304, %r10;
+	setp.lt.s32 %p305, %r304, 0;
+	mov.b64 %rd307, 1;
+$L_28:
+	@!%p305 bra $L_441;
 $L_29:
-	mov.b32 %r478, %r11;
-	setp.lt.s32 %p479, %r478, 0;
-	mov.b64 %rd481, 1;
-$L_30:
-	@!%p479 bra $L_1453;
-$L_31:
-	min.u64 %rdt2, %rd481, 32;
+	min.u64 %rdt2, %rd307, 32;
 	cvt.u32.u64 %rt7, %rdt2;
 	mov.b32 %rt8, 1;
-	shl.b32 %r482, %rt8, %rt7;
-	and.b32 %r482, %r482, 255;
-	mov.b32 %r480, %r482;
+	shl.b32 %r308, %rt8, %rt7;
+	and.b32 %r308, %r308, 255;
+	mov.b32 %r306, %r308;
+$L_30:
+	or.b32 %r309, %r301, %r306;
+	cvt.s64.s32 %rd310, %r10;
+	setp.gt.u64 %p311, %rd310, 9223372036854775808U;
+	mov.b64 %rd313, 2;
+$L_31:
+	@!%p311 bra $L_440;
 $L_32:
-	or.b32 %r483, %r475, %r480;
-	cvt.s64.s32 %rd484, %r11;
-	setp.gt.u64 %p485, %rd484, 9223372036854775808U;
-	mov.b64 %rd487, 2;
-$L_33:
-	@!%p485 bra $L_1452;
-$L_34:
-	min.u64 %rdt3, %rd487, 32;
+	min.u64 %rdt3, %rd313, 32;
 	cvt.u32.u64 %rt9, %rdt3;
 	mov.b32 %rt10, 1;
-	shl.b32 %r488, %rt10, %rt9;
-	and.b32 %r488, %r488, 255;
-	mov.b32 %r486, %r488;
+	shl.b32 %r314, %rt10, %rt9;
+	and.b32 %r314, %r314, 255;
+	mov.b32 %r312, %r314;
+$L_33:
+	or.b32 %r315, %r309, %r312;
+	mov.b32 %r316, %r10;
+	and.b32 %r316, %r316, 65535;
+	setp.ge.u32 %p317, %r316, 32768;
+	mov.b64 %rd319, 3;
+$L_34:
+	@!%p317 bra $L_439;
 $L_35:
-	or.b32 %r489, %r483, %r486;
-	mov.b32 %r490, %r11;
-	and.b32 %r490, %r490, 65535;
-	setp.ge.u32 %p491, %r490, 32768;
-	mov.b64 %rd493, 3;
-$L_36:
-	@!%p491 bra $L_1451;
-$L_37:
-	min.u64 %rdt4, %rd493, 32;
+	min.u64 %rdt4, %rd319, 32;
 	cvt.u32.u64 %rt11, %rdt4;
 	mov.b32 %rt12, 1;
-	shl.b32 %r494, %rt12, %rt11;
-	and.b32 %r494, %r494, 255;
-	mov.b32 %r492, %r494;
+	shl.b32 %r320, %rt12, %rt11;
+	and.b32 %r320, %r320, 255;
+	mov.b32 %r318, %r320;
+$L_36:
+	or.b32 %r321, %r315, %r318;
+	mov.b32 %r322, %r10;
+	cvt.rn.f64.u32 %fd323, %r322;
+	mov.b32 %r324, %r10;
+	cvt.rn.f64.s32 %fd325, %r324;
+	setp.eq.f64 %p326, %fd323, %fd325;
+	mov.b64 %rd328, 4;
+$L_37:
+	@!%p326 bra $L_438;
 $L_38:
-	or.b32 %r495, %r489, %r492;
-	mov.b32 %r496, %r11;
-	and.b32 %r496, %r496, 255;
-	setp.gt.u32 %p497, %r496, 128;
-	mov.b64 %rd499, 4;
-$L_39:
-	@!%p497 bra $L_1450;
-$L_40:
-	min.u64 %rdt5, %rd499, 32;
+	min.u64 %rdt5, %rd328, 32;
 	cvt.u32.u64 %rt13, %rdt5;
 	mov.b32 %rt14, 1;
-	shl.b32 %r500, %rt14, %rt13;
-	and.b32 %r500, %r500, 255;
-	mov.b32 %r498, %r500;
+	shl.b32 %r329, %rt14, %rt13;
+	and.b32 %r329, %r329, 255;
+	mov.b32 %r327, %r329;
+$L_39:
+	or.b32 %r330, %r321, %r327;
+	mov.b32 %r298, %r330;
+$L_40:
+	mad.lo.s64 %rd331, %rd297, 1, %rd5;
+	st.global.u8 [%rd331], %r298;
+	add.s64 %rd332, %rd297, 1;
 $L_41:
-	or.b32 %r501, %r495, %r498;
-	setp.lt.s32 %p502, %r11, 1;
-	mov.b64 %rd504, 5;
+	mov.b32 %r334, %r10;
+	setp.lt.u32 %p335, %r334, 2147483648;
+	mov.b64 %rd337, 0;
 $L_42:
-	@!%p502 bra $L_1449;
+	@!%p335 bra $L_437;
 $L_43:
-	min.u64 %rdt6, %rd504, 32;
+	min.u64 %rdt6, %rd337, 32;
 	cvt.u32.u64 %rt15, %rdt6;
 	mov.b32 %rt16, 1;
-	shl.b32 %r505, %rt16, %rt15;
-	and.b32 %r505, %r505, 255;
-	mov.b32 %r503, %r505;
+	shl.b32 %r338, %rt16, %rt15;
+	and.b32 %r338, %r338, 255;
+	mov.b32 %r336, %r338;
 $L_44:
-	or.b32 %r506, %r501, %r503;
-	mov.b32 %r507, %r11;
-	cvt.rn.f64.u32 %fd508, %r507;
-	mov.b32 %r509, %r11;
-	cvt.rn.f64.s32 %fd510, %r509;
-	setp.eq.f64 %p511, %fd508, %fd510;
-	mov.b64 %rd513, 6;
+	mov.b32 %r339, %r10;
+	setp.lt.s32 %p340, %r339, 0;
+	mov.b64 %rd342, 1;
 $L_45:
-	@!%p511 bra $L_1448;
+	@!%p340 bra $L_436;
 $L_46:
-	min.u64 %rdt7, %rd513, 32;
+	min.u64 %rdt7, %rd342, 32;
 	cvt.u32.u64 %rt17, %rdt7;
 	mov.b32 %rt18, 1;
-	shl.b32 %r514, %rt18, %rt17;
-	and.b32 %r514, %r514, 255;
-	mov.b32 %r512, %r514;
+	shl.b32 %r343, %rt18, %rt17;
+	and.b32 %r343, %r343, 255;
+	mov.b32 %r341, %r343;
 $L_47:
-	or.b32 %r515, %r506, %r512;
-	mov.b32 %r516, %r11;
-	and.b32 %r516, %r516, 65535;
-	cvt.rn.f32.u32 %f517, %r516;
-	mov.b32 %r518, %r11;
-	cvt.s32.s16 %r518, %r518;
-	cvt.rn.f32.s32 %f519, %r518;
-	setp.gt.f32 %p520, %f517, %f519;
-	mov.b64 %rd522, 7;
+	or.b32 %r344, %r336, %r341;
+	cvt.s64.s32 %rd345, %r10;
+	setp.gt.u64 %p346, %rd345, 9223372036854775808U;
+	mov.b64 %rd348, 2;
 $L_48:
-	@!%p520 bra $L_1447;
+	@!%p346 bra $L_435;
 $L_49:
-	min.u64 %rdt8, %rd522, 32;
+	min.u64 %rdt8, %rd348, 32;
 	cvt.u32.u64 %rt19, %rdt8;
 	mov.b32 %rt20, 1;
-	shl.b32 %r523, %rt20, %rt19;
-	and.b32 %r523, %r523, 255;
-	mov.b32 %r521, %r523;
+	shl.b32 %r349, %rt20, %rt19;
+	and.b32 %r349, %r349, 255;
+	mov.b32 %r347, %r349;
 $L_50:
-	or.b32 %r524, %r515, %r521;
-	mov.b32 %r472, %r524;
+	or.b32 %r350, %r344, %r347;
+	mov.b32 %r351, %r10;
+	and.b32 %r351, %r351, 65535;
+	setp.ge.u32 %p352, %r351, 32768;
+	mov.b64 %rd354, 3;
 $L_51:
-	mad.lo.s64 %rd525, %rd471, 1, %rd5;
-	st.global.u8 [%rd525], %r472;
-	add.s64 %rd526, %rd471, 1;
+	@!%p352 bra $L_434;
 $L_52:
-	mov.b32 %r528, %r11;
-	setp.lt.u32 %p529, %r528, 2147483648;
-	mov.b64 %rd531, 0;
-$L_53:
-	@!%p529 bra $L_1446;
-$L_54:
-	min.u64 %rdt9, %rd531, 32;
+	min.u64 %rdt9, %rd354, 32;
 	cvt.u32.u64 %rt21, %rdt9;
 	mov.b32 %rt22, 1;
-	shl.b32 %r532, %rt22, %rt21;
-	and.b32 %r532, %r532, 255;
-	mov.b32 %r530, %r532;
+	shl.b32 %r355, %rt22, %rt21;
+	and.b32 %r355, %r355, 255;
+	mov.b32 %r353, %r355;
+$L_53:
+	or.b32 %r356, %r350, %r353;
+	mov.b32 %r357, %r10;
+	cvt.rn.f64.u32 %fd358, %r357;
+	mov.b32 %r359, %r10;
+	cvt.rn.f64.s32 %fd360, %r359;
+	setp.eq.f64 %p361, %fd358, %fd360;
+	mov.b64 %rd363, 4;
+$L_54:
+	@!%p361 bra $L_433;
 $L_55:
-	mov.b32 %r533, %r11;
-	setp.lt.s32 %p534, %r533, 0;
-	mov.b64 %rd536, 1;
-$L_56:
-	@!%p534 bra $L_1445;
-$L_57:
-	min.u64 %rdt10, %rd536, 32;
+	min.u64 %rdt10, %rd363, 32;
 	cvt.u32.u64 %rt23, %rdt10;
 	mov.b32 %rt24, 1;
-	shl.b32 %r537, %rt24, %rt23;
-	and.b32 %r537, %r537, 255;
-	mov.b32 %r535, %r537;
+	shl.b32 %r364, %rt24, %rt23;
+	and.b32 %r364, %r364, 255;
+	mov.b32 %r362, %r364;
+$L_56:
+	or.b32 %r365, %r356, %r362;
+	mov.b32 %r333, %r365;
+$L_57:
+	mad.lo.s64 %rd366, %rd332, 1, %rd5;
+	st.global.u8 [%rd366], %r333;
+	add.s64 %rd367, %rd297, 2;
+	mov.b32 %r368, %r10;
+	cvt.s32.s16 %r368, %r368;
 $L_58:
-	or.b32 %r538, %r530, %r535;
-	cvt.s64.s32 %rd539, %r11;
-	setp.gt.u64 %p540, %rd539, 9223372036854775808U;
-	mov.b64 %rd542, 2;
+	mov.b32 %r370, %r368;
+	setp.lt.u32 %p371, %r370, 2147483648;
+	mov.b64 %rd373, 0;
 $L_59:
-	@!%p540 bra $L_1444;
+	@!%p371 bra $L_432;
 $L_60:
-	min.u64 %rdt11, %rd542, 32;
+	min.u64 %rdt11, %rd373, 32;
 	cvt.u32.u64 %rt25, %rdt11;
 	mov.b32 %rt26, 1;
-	shl.b32 %r543, %rt26, %rt25;
-	and.b32 %r543, %r543, 255;
-	mov.b32 %r541, %r543;
+	shl.b32 %r374, %rt26, %rt25;
+	and.b32 %r374, %r374, 255;
+	mov.b32 %r372, %r374;
 $L_61:
-	or.b32 %r544, %r538, %r541;
-	mov.b32 %r545, %r11;
-	and.b32 %r545, %r545, 65535;
-	setp.ge.u32 %p546, %r545, 32768;
-	mov.b64 %rd548, 3;
+	mov.b32 %r375, %r368;
+	setp.lt.s32 %p376, %r375, 0;
+	mov.b64 %rd378, 1;
 $L_62:
-	@!%p546 bra $L_1443;
+	@!%p376 bra $L_431;
 $L_63:
-	min.u64 %rdt12, %rd548, 32;
+	min.u64 %rdt12, %rd378, 32;
 	cvt.u32.u64 %rt27, %rdt12;
 	mov.b32 %rt28, 1;
-	shl.b32 %r549, %rt28, %rt27;
-	and.b32 %r549, %r549, 255;
-	mov.b32 %r547, %r549;
+	shl.b32 %r379, %rt28, %rt27;
+	and.b32 %r379, %r379, 255;
+	mov.b32 %r377, %r379;
 $L_64:
-	or.b32 %r550, %r544, %r547;
-	mov.b32 %r551, %r11;
-	and.b32 %r551, %r551, 255;
-	setp.gt.u32 %p552, %r551, 128;
-	mov.b64 %rd554, 4;
+	or.b32 %r380, %r372, %r377;
+	cvt.s64.s32 %rd381, %r368;
+	setp.gt.u64 %p382, %rd381, 9223372036854775808U;
+	mov.b64 %rd384, 2;
 $L_65:
-	@!%p552 bra $L_1442;
+	@!%p382 bra $L_430;
 $L_66:
-	min.u64 %rdt13, %rd554, 32;
+	min.u64 %rdt13, %rd384, 32;
 	cvt.u32.u64 %rt29, %rdt13;
 	mov.b32 %rt30, 1;
-	shl.b32 %r555, %rt30, %rt29;
-	and.b32 %r555, %r555, 255;
-	mov.b32 %r553, %r555;
+	shl.b32 %r385, %rt30, %rt29;
+	and.b32 %r385, %r385, 255;
+	mov.b32 %r383, %r385;
 $L_67:
-	or.b32 %r556, %r550, %r553;
-	setp.lt.s32 %p557, %r11, 1;
-	mov.b64 %rd559, 5;
+	or.b32 %r386, %r380, %r383;
+	mov.b32 %r387, %r368;
+	and.b32 %r387, %r387, 65535;
+	setp.ge.u32 %p388, %r387, 32768;
+	mov.b64 %rd390, 3;
 $L_68:
-	@!%p557 bra $L_1441;
+	@!%p388 bra $L_429;
 $L_69:
-	min.u64 %rdt14, %rd559, 32;
+	min.u64 %rdt14, %rd390, 32;
 	cvt.u32.u64 %rt31, %rdt14;
 	mov.b32 %rt32, 1;
-	shl.b32 %r560, %rt32, %rt31;
-	and.b32 %r560, %r560, 255;
-	mov.b32 %r558, %r560;
+	shl.b32 %r391, %rt32, %rt31;
+	and.b32 %r391, %r391, 255;
+	mov.b32 %r389, %r391;
 $L_70:
-	or.b32 %r561, %r556, %r558;
-	mov.b32 %r562, %r11;
-	cvt.rn.f64.u32 %fd563, %r562;
-	mov.b32 %r564, %r11;
-	cvt.rn.f64.s32 %fd565, %r564;
-	setp.eq.f64 %p566, %fd563, %fd565;
-	mov.b64 %rd568, 6;
+	or.b32 %r392, %r386, %r389;
+	mov.b32 %r393, %r368;
+	cvt.rn.f64.u32 %fd394, %r393;
+	mov.b32 %r395, %r368;
+	cvt.rn.f64.s32 %fd396, %r395;
+	setp.eq.f64 %p397, %fd394, %fd396;
+	mov.b64 %rd399, 4;
 $L_71:
-	@!%p566 bra $L_1440;
+	@!%p397 bra $L_428;
 $L_72:
-	min.u64 %rdt15, %rd568, 32;
+	min.u64 %rdt15, %rd399, 32;
 	cvt.u32.u64 %rt33, %rdt15;
 	mov.b32 %rt34, 1;
-	shl.b32 %r569, %rt34, %rt33;
-	and.b32 %r569, %r569, 255;
-	mov.b32 %r567, %r569;
+	shl.b32 %r400, %rt34, %rt33;
+	and.b32 %r400, %r400, 255;
+	mov.b32 %r398, %r400;
 $L_73:
-	or.b32 %r570, %r561, %r567;
-	mov.b32 %r571, %r11;
-	and.b32 %r571, %r571, 65535;
-	cvt.rn.f32.u32 %f572, %r571;
-	mov.b32 %r573, %r11;
-	cvt.s32.s16 %r573, %r573;
-	cvt.rn.f32.s32 %f574, %r573;
-	setp.gt.f32 %p575, %f572, %f574;
-	mov.b64 %rd577, 7;
+	or.b32 %r401, %r392, %r398;
+	mov.b32 %r369, %r401;
 $L_74:
-	@!%p575 bra $L_1439;
+	mad.lo.s64 %rd402, %rd367, 1, %rd5;
+	st.global.u8 [%rd402], %r369;
+	add.s64 %rd403, %rd297, 3;
+	mov.b32 %r404, %r10;
 $L_75:
-	min.u64 %rdt16, %rd577, 32;
+	mov.b32 %r406, %r404;
+	setp.lt.u32 %p407, %r406, 2147483648;
+	mov.b64 %rd409, 0;
+$L_76:
+	@!%p407 bra $L_427;
+$L_77:
+	min.u64 %rdt16, %rd409, 32;
 	cvt.u32.u64 %rt35, %rdt16;
 	mov.b32 %rt36, 1;
-	shl.b32 %r578, %rt36, %rt35;
-	and.b32 %r578, %r578, 255;
-	mov.b32 %r576, %r578;
-$L_76:
-	or.b32 %r579, %r570, %r576;
-	mov.b32 %r527, %r579;
-$L_77:
-	mad.lo.s64 %rd580, %rd526, 1, %rd5;
-	st.global.u8 [%rd580], %r527;
-	add.s64 %rd581, %rd471, 2;
-	mov.b32 %r582, %r11;
-	cvt.s32.s16 %r582, %r582;
+	shl.b32 %r410, %rt36, %rt35;
+	and.b32 %r410, %r410, 255;
+	mov.b32 %r408, %r410;
 $L_78:
-	mov.b32 %r584, %r582;
-	setp.lt.u32 %p585, %r584, 2147483648;
-	mov.b64 %rd587, 0;
+	setp.lt.s32 %p411, %r404, 0;
+	mov.b64 %rd413, 1;
 $L_79:
-	@!%p585 bra $L_1438;
+	@!%p411 bra $L_426;
 $L_80:
-	min.u64 %rdt17, %rd587, 32;
+	min.u64 %rdt17, %rd413, 32;
 	cvt.u32.u64 %rt37, %rdt17;
 	mov.b32 %rt38, 1;
-	shl.b32 %r588, %rt38, %rt37;
-	and.b32 %r588, %r588, 255;
-	mov.b32 %r586, %r588;
+	shl.b32 %r414, %rt38, %rt37;
+	and.b32 %r414, %r414, 255;
+	mov.b32 %r412, %r414;
 $L_81:
-	mov.b32 %r589, %r582;
-	setp.lt.s32 %p590, %r589, 0;
-	mov.b64 %rd592, 1;
+	or.b32 %r415, %r408, %r412;
+	cvt.s64.s32 %rd416, %r404;
+	setp.gt.u64 %p417, %rd416, 9223372036854775808U;
+	mov.b64 %rd419, 2;
 $L_82:
-	@!%p590 bra $L_1437;
+	@!%p417 bra $L_425;
 $L_83:
-	min.u64 %rdt18, %rd592, 32;
+	min.u64 %rdt18, %rd419, 32;
 	cvt.u32.u64 %rt39, %rdt18;
 	mov.b32 %rt40, 1;
-	shl.b32 %r593, %rt40, %rt39;
-	and.b32 %r593, %r593, 255;
-	mov.b32 %r591, %r593;
+	shl.b32 %r420, %rt40, %rt39;
+	and.b32 %r420, %r420, 255;
+	mov.b32 %r418, %r420;
 $L_84:
-	or.b32 %r594, %r586, %r591;
-	cvt.s64.s32 %rd595, %r582;
-	setp.gt.u64 %p596, %rd595, 9223372036854775808U;
-	mov.b64 %rd598, 2;
+	or.b32 %r421, %r415, %r418;
+	mov.b32 %r422, %r404;
+	and.b32 %r422, %r422, 65535;
+	setp.ge.u32 %p423, %r422, 32768;
+	mov.b64 %rd425, 3;
 $L_85:
-	@!%p596 bra $L_1436;
+	@!%p423 bra $L_424;
 $L_86:
-	min.u64 %rdt19, %rd598, 32;
+	min.u64 %rdt19, %rd425, 32;
 	cvt.u32.u64 %rt41, %rdt19;
 	mov.b32 %rt42, 1;
-	shl.b32 %r599, %rt42, %rt41;
-	and.b32 %r599, %r599, 255;
-	mov.b32 %r597, %r599;
+	shl.b32 %r426, %rt42, %rt41;
+	and.b32 %r426, %r426, 255;
+	mov.b32 %r424, %r426;
 $L_87:
-	or.b32 %r600, %r594, %r597;
-	mov.b32 %r601, %r582;
-	and.b32 %r601, %r601, 65535;
-	setp.ge.u32 %p602, %r601, 32768;
-	mov.b64 %rd604, 3;
+	or.b32 %r427, %r421, %r424;
+	mov.b32 %r428, %r404;
+	cvt.rn.f64.u32 %fd429, %r428;
+	cvt.rn.f64.s32 %fd430, %r404;
+	setp.eq.f64 %p431, %fd429, %fd430;
+	mov.b64 %rd433, 4;
 $L_88:
-	@!%p602 bra $L_1435;
+	@!%p431 bra $L_423;
 $L_89:
-	min.u64 %rdt20, %rd604, 32;
+	min.u64 %rdt20, %rd433, 32;
 	cvt.u32.u64 %rt43, %rdt20;
 	mov.b32 %rt44, 1;
-	shl.b32 %r605, %rt44, %rt43;
-	and.b32 %r605, %r605, 255;
-	mov.b32 %r603, %r605;
+	shl.b32 %r434, %rt44, %rt43;
+	and.b32 %r434, %r434, 255;
+	mov.b32 %r432, %r434;
 $L_90:
-	or.b32 %r606, %r600, %r603;
-	mov.b32 %r607, %r582;
-	and.b32 %r607, %r607, 255;
-	setp.gt.u32 %p608, %r607, 128;
-	mov.b64 %rd610, 4;
+	or.b32 %r435, %r427, %r432;
+	mov.b32 %r405, %r435;
 $L_91:
-	@!%p608 bra $L_1434;
+	mad.lo.s64 %rd436, %rd403, 1, %rd5;
+	st.global.u8 [%rd436], %r405;
+	add.s64 %rd437, %rd297, 4;
+	mov.b32 %r438, %r10;
+	and.b32 %r438, %r438, 255;
 $L_92:
-	min.u64 %rdt21, %rd610, 32;
+	mov.b32 %r440, %r438;
+	setp.lt.u32 %p441, %r440, 2147483648;
+	mov.b64 %rd443, 0;
+$L_93:
+	@!%p441 bra $L_422;
+$L_94:
+	min.u64 %rdt21, %rd443, 32;
 	cvt.u32.u64 %rt45, %rdt21;
 	mov.b32 %rt46, 1;
-	shl.b32 %r611, %rt46, %rt45;
-	and.b32 %r611, %r611, 255;
-	mov.b32 %r609, %r611;
-$L_93:
-	or.b32 %r612, %r606, %r609;
-	setp.lt.s32 %p613, %r582, 1;
-	mov.b64 %rd615, 5;
-$L_94:
-	@!%p613 bra $L_1433;
+	shl.b32 %r444, %rt46, %rt45;
+	and.b32 %r444, %r444, 255;
+	mov.b32 %r442, %r444;
 $L_95:
-	min.u64 %rdt22, %rd615, 32;
+	mov.b32 %r445, %r438;
+	setp.lt.s32 %p446, %r445, 0;
+	mov.b64 %rd448, 1;
+$L_96:
+	@!%p446 bra $L_421;
+$L_97:
+	min.u64 %rdt22, %rd448, 32;
 	cvt.u32.u64 %rt47, %rdt22;
 	mov.b32 %rt48, 1;
-	shl.b32 %r616, %rt48, %rt47;
-	and.b32 %r616, %r616, 255;
-	mov.b32 %r614, %r616;
-$L_96:
-	or.b32 %r617, %r612, %r614;
-	mov.b32 %r618, %r582;
-	cvt.rn.f64.u32 %fd619, %r618;
-	mov.b32 %r620, %r582;
-	cvt.rn.f64.s32 %fd621, %r620;
-	setp.eq.f64 %p622, %fd619, %fd621;
-	mov.b64 %rd624, 6;
-$L_97:
-	@!%p622 bra $L_1432;
+	shl.b32 %r449, %rt48, %rt47;
+	and.b32 %r449, %r449, 255;
+	mov.b32 %r447, %r449;
 $L_98:
-	min.u64 %rdt23, %rd624, 32;
+	or.b32 %r450, %r442, %r447;
+	cvt.u64.u32 %rd451, %r438;
+	setp.gt.u64 %p452, %rd451, 9223372036854775808U;
+	mov.b64 %rd454, 2;
+$L_99:
+	@!%p452 bra $L_420;
+$L_100:
+	min.u64 %rdt23, %rd454, 32;
 	cvt.u32.u64 %rt49, %rdt23;
 	mov.b32 %rt50, 1;
-	shl.b32 %r625, %rt50, %rt49;
-	and.b32 %r625, %r625, 255;
-	mov.b32 %r623, %r625;
-$L_99:
-	or.b32 %r626, %r617, %r623;
-	mov.b32 %r627, %r582;
-	and.b32 %r627, %r627, 65535;
-	cvt.rn.f32.u32 %f628, %r627;
-	cvt.rn.f32.s32 %f629, %r582;
-	setp.gt.f32 %p630, %f628, %f629;
-	mov.b64 %rd632, 7;
-$L_100:
-	@!%p630 bra $L_1431;
+	shl.b32 %r455, %rt50, %rt49;
+	and.b32 %r455, %r455, 255;
+	mov.b32 %r453, %r455;
 $L_101:
-	min.u64 %rdt24, %rd632, 32;
+	or.b32 %r456, %r450, %r453;
+	mov.b32 %r457, %r438;
+	and.b32 %r457, %r457, 65535;
+	setp.ge.u32 %p458, %r457, 32768;
+	mov.b64 %rd460, 3;
+$L_102:
+	@!%p458 bra $L_419;
+$L_103:
+	min.u64 %rdt24, %rd460, 32;
 	cvt.u32.u64 %rt51, %rdt24;
 	mov.b32 %rt52, 1;
-	shl.b32 %r633, %rt52, %rt51;
-	and.b32 %r633, %r633, 255;
-	mov.b32 %r631, %r633;
-$L_102:
-	or.b32 %r634, %r626, %r631;
-	mov.b32 %r583, %r634;
-$L_103:
-	mad.lo.s64 %rd635, %rd581, 1, %rd5;
-	st.global.u8 [%rd635], %r583;
-	add.s64 %rd636, %rd471, 3;
-	mov.b32 %r637, %r11;
+	shl.b32 %r461, %rt52, %rt51;
+	and.b32 %r461, %r461, 255;
+	mov.b32 %r459, %r461;
 $L_104:
-	mov.b32 %r639, %r637;
-	setp.lt.u32 %p640, %r639, 2147483648;
-	mov.b64 %rd642, 0;
+	or.b32 %r462, %r456, %r459;
+	mov.b32 %r463, %r438;
+	cvt.rn.f64.u32 %fd464, %r463;
+	mov.b32 %r465, %r438;
+	cvt.rn.f64.s32 %fd466, %r465;
+	setp.eq.f64 %p467, %fd464, %fd466;
+	mov.b64 %rd469, 4;
 $L_105:
-	@!%p640 bra $L_1430;
+	@!%p467 bra $L_418;
 $L_106:
-	min.u64 %rdt25, %rd642, 32;
+	min.u64 %rdt25, %rd469, 32;
 	cvt.u32.u64 %rt53, %rdt25;
 	mov.b32 %rt54, 1;
-	shl.b32 %r643, %rt54, %rt53;
-	and.b32 %r643, %r643, 255;
-	mov.b32 %r641, %r643;
+	shl.b32 %r470, %rt54, %rt53;
+	and.b32 %r470, %r470, 255;
+	mov.b32 %r468, %r470;
 $L_107:
-	setp.lt.s32 %p644, %r637, 0;
-	mov.b64 %rd646, 1;
+	or.b32 %r471, %r462, %r468;
+	mov.b32 %r439, %r471;
 $L_108:
-	@!%p644 bra $L_1429;
+	mad.lo.s64 %rd472, %rd437, 1, %rd5;
+	st.global.u8 [%rd472], %r439;
+	add.s64 %rd473, %rd297, 5;
+	mov.b32 %r474, %r10;
+	and.b32 %r474, %r474, 65535;
 $L_109:
-	min.u64 %rdt26, %rd646, 32;
+	mov.b32 %r476, %r474;
+	setp.lt.u32 %p477, %r476, 2147483648;
+	mov.b64 %rd479, 0;
+$L_110:
+	@!%p477 bra $L_417;
+$L_111:
+	min.u64 %rdt26, %rd479, 32;
 	cvt.u32.u64 %rt55, %rdt26;
 	mov.b32 %rt56, 1;
-	shl.b32 %r647, %rt56, %rt55;
-	and.b32 %r647, %r647, 255;
-	mov.b32 %r645, %r647;
-$L_110:
-	or.b32 %r648, %r641, %r645;
-	cvt.s64.s32 %rd649, %r637;
-	setp.gt.u64 %p650, %rd649, 9223372036854775808U;
-	mov.b64 %rd652, 2;
-$L_111:
-	@!%p650 bra $L_1428;
+	shl.b32 %r480, %rt56, %rt55;
+	and.b32 %r480, %r480, 255;
+	mov.b32 %r478, %r480;
 $L_112:
-	min.u64 %rdt27, %rd652, 32;
+	mov.b32 %r481, %r474;
+	setp.lt.s32 %p482, %r481, 0;
+	mov.b64 %rd484, 1;
+$L_113:
+	@!%p482 bra $L_416;
+$L_114:
+	min.u64 %rdt27, %rd484, 32;
 	cvt.u32.u64 %rt57, %rdt27;
 	mov.b32 %rt58, 1;
-	shl.b32 %r653, %rt58, %rt57;
-	and.b32 %r653, %r653, 255;
-	mov.b32 %r651, %r653;
-$L_113:
-	or.b32 %r654, %r648, %r651;
-	mov.b32 %r655, %r637;
-	and.b32 %r655, %r655, 65535;
-	setp.ge.u32 %p656, %r655, 32768;
-	mov.b64 %rd658, 3;
-$L_114:
-	@!%p656 bra $L_1427;
+	shl.b32 %r485, %rt58, %rt57;
+	and.b32 %r485, %r485, 255;
+	mov.b32 %r483, %r485;
 $L_115:
-	min.u64 %rdt28, %rd658, 32;
+	or.b32 %r486, %r478, %r483;
+	cvt.u64.u32 %rd487, %r474;
+	setp.gt.u64 %p488, %rd487, 9223372036854775808U;
+	mov.b64 %rd490, 2;
+$L_116:
+	@!%p488 bra $L_415;
+$L_117:
+	min.u64 %rdt28, %rd490, 32;
 	cvt.u32.u64 %rt59, %rdt28;
 	mov.b32 %rt60, 1;
-	shl.b32 %r659, %rt60, %rt59;
-	and.b32 %r659, %r659, 255;
-	mov.b32 %r657, %r659;
-$L_116:
-	or.b32 %r660, %r654, %r657;
-	mov.b32 %r661, %r637;
-	and.b32 %r661, %r661, 255;
-	setp.gt.u32 %p662, %r661, 128;
-	mov.b64 %rd664, 4;
-$L_117:
-	@!%p662 bra $L_1426;
+	shl.b32 %r491, %rt60, %rt59;
+	and.b32 %r491, %r491, 255;
+	mov.b32 %r489, %r491;
 $L_118:
-	min.u64 %rdt29, %rd664, 32;
+	or.b32 %r492, %r486, %r489;
+	setp.ge.u32 %p493, %r474, 32768;
+	mov.b64 %rd495, 3;
+$L_119:
+	@!%p493 bra $L_414;
+$L_120:
+	min.u64 %rdt29, %rd495, 32;
 	cvt.u32.u64 %rt61, %rdt29;
 	mov.b32 %rt62, 1;
-	shl.b32 %r665, %rt62, %rt61;
-	and.b32 %r665, %r665, 255;
-	mov.b32 %r663, %r665;
-$L_119:
-	or.b32 %r666, %r660, %r663;
-	setp.lt.s32 %p667, %r637, 1;
-	mov.b64 %rd669, 5;
-$L_120:
-	@!%p667 bra $L_1425;
+	shl.b32 %r496, %rt62, %rt61;
+	and.b32 %r496, %r496, 255;
+	mov.b32 %r494, %r496;
 $L_121:
-	min.u64 %rdt30, %rd669, 32;
+	or.b32 %r497, %r492, %r494;
+	mov.b32 %r498, %r474;
+	cvt.rn.f64.u32 %fd499, %r498;
+	mov.b32 %r500, %r474;
+	cvt.rn.f64.s32 %fd501, %r500;
+	setp.eq.f64 %p502, %fd499, %fd501;
+	mov.b64 %rd504, 4;
+$L_122:
+	@!%p502 bra $L_413;
+$L_123:
+	min.u64 %rdt30, %rd504, 32;
 	cvt.u32.u64 %rt63, %rdt30;
 	mov.b32 %rt64, 1;
-	shl.b32 %r670, %rt64, %rt63;
-	and.b32 %r670, %r670, 255;
-	mov.b32 %r668, %r670;
-$L_122:
-	or.b32 %r671, %r666, %r668;
-	mov.b32 %r672, %r637;
-	cvt.rn.f64.u32 %fd673, %r672;
-	cvt.rn.f64.s32 %fd674, %r637;
-	setp.eq.f64 %p675, %fd673, %fd674;
-	mov.b64 %rd677, 6;
-$L_123:
-	@!%p675 bra $L_1424;
+	shl.b32 %r505, %rt64, %rt63;
+	and.b32 %r505, %r505, 255;
+	mov.b32 %r503, %r505;
 $L_124:
-	min.u64 %rdt31, %rd677, 32;
+	or.b32 %r506, %r497, %r503;
+	mov.b32 %r475, %r506;
+$L_125:
+	mad.lo.s64 %rd507, %rd473, 1, %rd5;
+	st.global.u8 [%rd507], %r475;
+	add.s64 %rd508, %rd297, 6;
+	mov.b32 %r509, %r10;
+$L_126:
+	setp.lt.u32 %p511, %r509, 2147483648;
+	mov.b64 %rd513, 0;
+$L_127:
+	@!%p511 bra $L_412;
+$L_128:
+	min.u64 %rdt31, %rd513, 32;
 	cvt.u32.u64 %rt65, %rdt31;
 	mov.b32 %rt66, 1;
-	shl.b32 %r678, %rt66, %rt65;
-	and.b32 %r678, %r678, 255;
-	mov.b32 %r676, %r678;
-$L_125:
-	or.b32 %r679, %r671, %r676;
-	mov.b32 %r680, %r637;
-	and.b32 %r680, %r680, 65535;
-	cvt.rn.f32.u32 %f681, %r680;
-	mov.b32 %r682, %r637;
-	cvt.s32.s16 %r682, %r682;
-	cvt.rn.f32.s32 %f683, %r682;
-	setp.gt.f32 %p684, %f681, %f683;
-	mov.b64 %rd686, 7;
-$L_126:
-	@!%p684 bra $L_1423;
-$L_127:
-	min.u64 %rdt32, %rd686, 32;
+	shl.b32 %r514, %rt66, %rt65;
+	and.b32 %r514, %r514, 255;
+	mov.b32 %r512, %r514;
+$L_129:
+	mov.b32 %r515, %r509;
+	setp.lt.s32 %p516, %r515, 0;
+	mov.b64 %rd518, 1;
+$L_130:
+	@!%p516 bra $L_411;
+$L_131:
+	min.u64 %rdt32, %rd518, 32;
 	cvt.u32.u64 %rt67, %rdt32;
 	mov.b32 %rt68, 1;
-	shl.b32 %r687, %rt68, %rt67;
-	and.b32 %r687, %r687, 255;
-	mov.b32 %r685, %r687;
-$L_128:
-	or.b32 %r688, %r679, %r685;
-	mov.b32 %r638, %r688;
-$L_129:
-	mad.lo.s64 %rd689, %rd636, 1, %rd5;
-	st.global.u8 [%rd689], %r638;
-	add.s64 %rd690, %rd471, 4;
-	mov.b32 %r691, %r11;
-	and.b32 %r691, %r691, 255;
-$L_130:
-	mov.b32 %r693, %r691;
-	setp.lt.u32 %p694, %r693, 2147483648;
-	mov.b64 %rd696, 0;
-$L_131:
-	@!%p694 bra $L_1422;
+	shl.b32 %r519, %rt68, %rt67;
+	and.b32 %r519, %r519, 255;
+	mov.b32 %r517, %r519;
 $L_132:
-	min.u64 %rdt33, %rd696, 32;
+	or.b32 %r520, %r512, %r517;
+	cvt.u64.u32 %rd521, %r509;
+	setp.gt.u64 %p522, %rd521, 9223372036854775808U;
+	mov.b64 %rd524, 2;
+$L_133:
+	@!%p522 bra $L_410;
+$L_134:
+	min.u64 %rdt33, %rd524, 32;
 	cvt.u32.u64 %rt69, %rdt33;
 	mov.b32 %rt70, 1;
-	shl.b32 %r697, %rt70, %rt69;
-	and.b32 %r697, %r697, 255;
-	mov.b32 %r695, %r697;
-$L_133:
-	mov.b32 %r698, %r691;
-	setp.lt.s32 %p699, %r698, 0;
-	mov.b64 %rd701, 1;
-$L_134:
-	@!%p699 bra $L_1421;
+	shl.b32 %r525, %rt70, %rt69;
+	and.b32 %r525, %r525, 255;
+	mov.b32 %r523, %r525;
 $L_135:
-	min.u64 %rdt34, %rd701, 32;
+	or.b32 %r526, %r520, %r523;
+	mov.b32 %r527, %r509;
+	and.b32 %r527, %r527, 65535;
+	setp.ge.u32 %p528, %r527, 32768;
+	mov.b64 %rd530, 3;
+$L_136:
+	@!%p528 bra $L_409;
+$L_137:
+	min.u64 %rdt34, %rd530, 32;
 	cvt.u32.u64 %rt71, %rdt34;
 	mov.b32 %rt72, 1;
-	shl.b32 %r702, %rt72, %rt71;
-	and.b32 %r702, %r702, 255;
-	mov.b32 %r700, %r702;
-$L_136:
-	or.b32 %r703, %r695, %r700;
-	cvt.u64.u32 %rd704, %r691;
-	setp.gt.u64 %p705, %rd704, 9223372036854775808U;
-	mov.b64 %rd707, 2;
-$L_137:
-	@!%p705 bra $L_1420;
+	shl.b32 %r531, %rt72, %rt71;
+	and.b32 %r531, %r531, 255;
+	mov.b32 %r529, %r531;
 $L_138:
-	min.u64 %rdt35, %rd707, 32;
+	or.b32 %r532, %r526, %r529;
+	cvt.rn.f64.u32 %fd533, %r509;
+	mov.b32 %r534, %r509;
+	cvt.rn.f64.s32 %fd535, %r534;
+	setp.eq.f64 %p536, %fd533, %fd535;
+	mov.b64 %rd538, 4;
+$L_139:
+	@!%p536 bra $L_408;
+$L_140:
+	min.u64 %rdt35, %rd538, 32;
 	cvt.u32.u64 %rt73, %rdt35;
 	mov.b32 %rt74, 1;
-	shl.b32 %r708, %rt74, %rt73;
-	and.b32 %r708, %r708, 255;
-	mov.b32 %r706, %r708;
-$L_139:
-	or.b32 %r709, %r703, %r706;
-	mov.b32 %r710, %r691;
-	and.b32 %r710, %r710, 65535;
-	setp.ge.u32 %p711, %r710, 32768;
-	mov.b64 %rd713, 3;
-$L_140:
-	@!%p711 bra $L_1419;
+	shl.b32 %r539, %rt74, %rt73;
+	and.b32 %r539, %r539, 255;
+	mov.b32 %r537, %r539;
 $L_141:
-	min.u64 %rdt36, %rd713, 32;
+	or.b32 %r540, %r532, %r537;
+	mov.b32 %r510, %r540;
+$L_142:
+	mad.lo.s64 %rd541, %rd508, 1, %rd5;
+	st.global.u8 [%rd541], %r510;
+	add.s64 %rd542, %rd297, 7;
+	add.s32 %r543, %r10, 1;
+	cvt.s32.s8 %r543, %r543;
+$L_143:
+	mov.b32 %r545, %r543;
+	setp.lt.u32 %p546, %r545, 2147483648;
+	mov.b64 %rd548, 0;
+$L_144:
+	@!%p546 bra $L_407;
+$L_145:
+	min.u64 %rdt36, %rd548, 32;
 	cvt.u32.u64 %rt75, %rdt36;
 	mov.b32 %rt76, 1;
-	shl.b32 %r714, %rt76, %rt75;
-	and.b32 %r714, %r714, 255;
-	mov.b32 %r712, %r714;
-$L_142:
-	or.b32 %r715, %r709, %r712;
-	setp.gt.u32 %p716, %r691, 128;
-	mov.b64 %rd718, 4;
-$L_143:
-	@!%p716 bra $L_1418;
-$L_144:
-	min.u64 %rdt37, %rd718, 32;
+	shl.b32 %r549, %rt76, %rt75;
+	and.b32 %r549, %r549, 255;
+	mov.b32 %r547, %r549;
+$L_146:
+	mov.b32 %r550, %r543;
+	setp.lt.s32 %p551, %r550, 0;
+	mov.b64 %rd553, 1;
+$L_147:
+	@!%p551 bra $L_406;
+$L_148:
+	min.u64 %rdt37, %rd553, 32;
 	cvt.u32.u64 %rt77, %rdt37;
 	mov.b32 %rt78, 1;
-	shl.b32 %r719, %rt78, %rt77;
-	and.b32 %r719, %r719, 255;
-	mov.b32 %r717, %r719;
-$L_145:
-	or.b32 %r720, %r715, %r717;
-	setp.lt.u32 %p721, %r691, 1;
-	mov.b64 %rd723, 5;
-$L_146:
-	@!%p721 bra $L_1417;
-$L_147:
-	min.u64 %rdt38, %rd723, 32;
+	shl.b32 %r554, %rt78, %rt77;
+	and.b32 %r554, %r554, 255;
+	mov.b32 %r552, %r554;
+$L_149:
+	or.b32 %r555, %r547, %r552;
+	cvt.s64.s32 %rd556, %r543;
+	setp.gt.u64 %p557, %rd556, 9223372036854775808U;
+	mov.b64 %rd559, 2;
+$L_150:
+	@!%p557 bra $L_405;
+$L_151:
+	min.u64 %rdt38, %rd559, 32;
 	cvt.u32.u64 %rt79, %rdt38;
 	mov.b32 %rt80, 1;
-	shl.b32 %r724, %rt80, %rt79;
-	and.b32 %r724, %r724, 255;
-	mov.b32 %r722, %r724;
-$L_148:
-	or.b32 %r725, %r720, %r722;
-	mov.b32 %r726, %r691;
-	cvt.rn.f64.u32 %fd727, %r726;
-	mov.b32 %r728, %r691;
-	cvt.rn.f64.s32 %fd729, %r728;
-	setp.eq.f64 %p730, %fd727, %fd729;
-	mov.b64 %rd732, 6;
-$L_149:
-	@!%p730 bra $L_1416;
-$L_150:
-	min.u64 %rdt39, %rd732, 32;
+	shl.b32 %r560, %rt80, %rt79;
+	and.b32 %r560, %r560, 255;
+	mov.b32 %r558, %r560;
+$L_152:
+	or.b32 %r561, %r555, %r558;
+	mov.b32 %r562, %r543;
+	and.b32 %r562, %r562, 65535;
+	setp.ge.u32 %p563, %r562, 32768;
+	mov.b64 %rd565, 3;
+$L_153:
+	@!%p563 bra $L_404;
+$L_154:
+	min.u64 %rdt39, %rd565, 32;
 	cvt.u32.u64 %rt81, %rdt39;
 	mov.b32 %rt82, 1;
-	shl.b32 %r733, %rt82, %rt81;
-	and.b32 %r733, %r733, 255;
-	mov.b32 %r731, %r733;
-$L_151:
-	or.b32 %r734, %r725, %r731;
-	mov.b32 %r735, %r691;
-	and.b32 %r735, %r735, 65535;
-	cvt.rn.f32.u32 %f736, %r735;
-	mov.b32 %r737, %r691;
-	cvt.s32.s16 %r737, %r737;
-	cvt.rn.f32.s32 %f738, %r737;
-	setp.gt.f32 %p739, %f736, %f738;
-	mov.b64 %rd741, 7;
-$L_152:
-	@!%p739 bra $L_1415;
-$L_153:
-	min.u64 %rdt40, %rd741, 32;
+	shl.b32 %r566, %rt82, %rt81;
+	and.b32 %r566, %r566, 255;
+	mov.b32 %r564, %r566;
+$L_155:
+	or.b32 %r567, %r561, %r564;
+	mov.b32 %r568, %r543;
+	cvt.rn.f64.u32 %fd569, %r568;
+	mov.b32 %r570, %r543;
+	cvt.rn.f64.s32 %fd571, %r570;
+	setp.eq.f64 %p572, %fd569, %fd571;
+	mov.b64 %rd574, 4;
+$L_156:
+	@!%p572 bra $L_403;
+$L_157:
+	min.u64 %rdt40, %rd574, 32;
 	cvt.u32.u64 %rt83, %rdt40;
 	mov.b32 %rt84, 1;
-	shl.b32 %r742, %rt84, %rt83;
-	and.b32 %r742, %r742, 255;
-	mov.b32 %r740, %r742;
-$L_154:
-	or.b32 %r743, %r734, %r740;
-	mov.b32 %r692, %r743;
-$L_155:
-	mad.lo.s64 %rd744, %rd690, 1, %rd5;
-	st.global.u8 [%rd744], %r692;
-	add.s64 %rd745, %rd471, 5;
-	mov.b32 %r746, %r11;
-	and.b32 %r746, %r746, 65535;
-$L_156:
-	mov.b32 %r748, %r746;
-	setp.lt.u32 %p749, %r748, 2147483648;
-	mov.b64 %rd751, 0;
-$L_157:
-	@!%p749 bra $L_1414;
+	shl.b32 %r575, %rt84, %rt83;
+	and.b32 %r575, %r575, 255;
+	mov.b32 %r573, %r575;
 $L_158:
-	min.u64 %rdt41, %rd751, 32;
+	or.b32 %r576, %r567, %r573;
+	mov.b32 %r544, %r576;
+$L_159:
+	mad.lo.s64 %rd577, %rd542, 1, %rd5;
+	st.global.u8 [%rd577], %r544;
+	add.s64 %rd578, %rd297, 8;
+	mov.b32 %r579, %r10;
+	cvt.s32.s16 %r579, %r579;
+	sub.s32 %r580, %r579, 1;
+	cvt.s32.s16 %r580, %r580;
+$L_160:
+	mov.b32 %r582, %r580;
+	setp.lt.u32 %p583, %r582, 2147483648;
+	mov.b64 %rd585, 0;
+$L_161:
+	@!%p583 bra $L_402;
+$L_162:
+	min.u64 %rdt41, %rd585, 32;
 	cvt.u32.u64 %rt85, %rdt41;
 	mov.b32 %rt86, 1;
-	shl.b32 %r752, %rt86, %rt85;
-	and.b32 %r752, %r752, 255;
-	mov.b32 %r750, %r752;
-$L_159:
-	mov.b32 %r753, %r746;
-	setp.lt.s32 %p754, %r753, 0;
-	mov.b64 %rd756, 1;
-$L_160:
-	@!%p754 bra $L_1413;
-$L_161:
-	min.u64 %rdt42, %rd756, 32;
+	shl.b32 %r586, %rt86, %rt85;
+	and.b32 %r586, %r586, 255;
+	mov.b32 %r584, %r586;
+$L_163:
+	mov.b32 %r587, %r580;
+	setp.lt.s32 %p588, %r587, 0;
+	mov.b64 %rd590, 1;
+$L_164:
+	@!%p588 bra $L_401;
+$L_165:
+	min.u64 %rdt42, %rd590, 32;
 	cvt.u32.u64 %rt87, %rdt42;
 	mov.b32 %rt88, 1;
-	shl.b32 %r757, %rt88, %rt87;
-	and.b32 %r757, %r757, 255;
-	mov.b32 %r755, %r757;
-$L_162:
-	or.b32 %r758, %r750, %r755;
-	cvt.u64.u32 %rd759, %r746;
-	setp.gt.u64 %p760, %rd759, 9223372036854775808U;
-	mov.b64 %rd762, 2;
-$L_163:
-	@!%p760 bra $L_1412;
-$L_164:
-	min.u64 %rdt43, %rd762, 32;
+	shl.b32 %r591, %rt88, %rt87;
+	and.b32 %r591, %r591, 255;
+	mov.b32 %r589, %r591;
+$L_166:
+	or.b32 %r592, %r584, %r589;
+	cvt.s64.s32 %rd593, %r580;
+	setp.gt.u64 %p594, %rd593, 9223372036854775808U;
+	mov.b64 %rd596, 2;
+$L_167:
+	@!%p594 bra $L_400;
+$L_168:
+	min.u64 %rdt43, %rd596, 32;
 	cvt.u32.u64 %rt89, %rdt43;
 	mov.b32 %rt90, 1;
-	shl.b32 %r763, %rt90, %rt89;
-	and.b32 %r763, %r763, 255;
-	mov.b32 %r761, %r763;
-$L_165:
-	or.b32 %r764, %r758, %r761;
-	setp.ge.u32 %p765, %r746, 32768;
-	mov.b64 %rd767, 3;
-$L_166:
-	@!%p765 bra $L_1411;
-$L_167:
-	min.u64 %rdt44, %rd767, 32;
+	shl.b32 %r597, %rt90, %rt89;
+	and.b32 %r597, %r597, 255;
+	mov.b32 %r595, %r597;
+$L_169:
+	or.b32 %r598, %r592, %r595;
+	mov.b32 %r599, %r580;
+	and.b32 %r599, %r599, 65535;
+	setp.ge.u32 %p600, %r599, 32768;
+	mov.b64 %rd602, 3;
+$L_170:
+	@!%p600 bra $L_399;
+$L_171:
+	min.u64 %rdt44, %rd602, 32;
 	cvt.u32.u64 %rt91, %rdt44;
 	mov.b32 %rt92, 1;
-	shl.b32 %r768, %rt92, %rt91;
-	and.b32 %r768, %r768, 255;
-	mov.b32 %r766, %r768;
-$L_168:
-	or.b32 %r769, %r764, %r766;
-	mov.b32 %r770, %r746;
-	and.b32 %r770, %r770, 255;
-	setp.gt.u32 %p771, %r770, 128;
-	mov.b64 %rd773, 4;
-$L_169:
-	@!%p771 bra $L_1410;
-$L_170:
-	min.u64 %rdt45, %rd773, 32;
+	shl.b32 %r603, %rt92, %rt91;
+	and.b32 %r603, %r603, 255;
+	mov.b32 %r601, %r603;
+$L_172:
+	or.b32 %r604, %r598, %r601;
+	mov.b32 %r605, %r580;
+	cvt.rn.f64.u32 %fd606, %r605;
+	mov.b32 %r607, %r580;
+	cvt.rn.f64.s32 %fd608, %r607;
+	setp.eq.f64 %p609, %fd606, %fd608;
+	mov.b64 %rd611, 4;
+$L_173:
+	@!%p609 bra $L_398;
+$L_174:
+	min.u64 %rdt45, %rd611, 32;
 	cvt.u32.u64 %rt93, %rdt45;
 	mov.b32 %rt94, 1;
-	shl.b32 %r774, %rt94, %rt93;
-	and.b32 %r774, %r774, 255;
-	mov.b32 %r772, %r774;
-$L_171:
-	or.b32 %r775, %r769, %r772;
-	setp.lt.u32 %p776, %r746, 1;
-	mov.b64 %rd778, 5;
-$L_172:
-	@!%p776 bra $L_1409;
-$L_173:
-	min.u64 %rdt46, %rd778, 32;
+	shl.b32 %r612, %rt94, %rt93;
+	and.b32 %r612, %r612, 255;
+	mov.b32 %r610, %r612;
+$L_175:
+	or.b32 %r613, %r604, %r610;
+	mov.b32 %r581, %r613;
+$L_176:
+	mad.lo.s64 %rd614, %rd578, 1, %rd5;
+	st.global.u8 [%rd614], %r581;
+$L_177:
+	cvt.u32.u64 %r615, %rd8;
+	cvt.s32.s16 %r615, %r615;
+	sub.s32 %r616, %r617, %r615;
+	cvt.s32.s16 %r616, %r616;
+	mul.lo.s64 %rd618, %rd8, 2;
+	add.s64 %rd619, %rd618, 1;
+$L_178:
+	mul.lo.s64 %rd620, %rd619, 10;
+	mov.b32 %r621, %r616;
+	cvt.s32.s8 %r621, %r621;
+	cvt.s64.s32 %rd622, %r621;
+	mad.lo.s64 %rd623, %rd620, 8, %rd13;
+	st.global.s64 [%rd623], %rd622;
+	add.s64 %rd624, %rd620, 1;
+	cvt.s64.s32 %rd625, %r616;
+	mad.lo.s64 %rd626, %rd624, 8, %rd13;
+	st.global.s64 [%rd626], %rd625;
+	add.s64 %rd627, %rd620, 2;
+	mov.b32 %r628, %r616;
+	cvt.s64.s32 %rd629, %r628;
+	mad.lo.s64 %rd630, %rd627, 8, %rd13;
+	st.global.s64 [%rd630], %rd629;
+	add.s64 %rd631, %rd620, 3;
+	cvt.s64.s32 %rd632, %r616;
+	mad.lo.s64 %rd633, %rd631, 8, %rd13;
+	st.global.s64 [%rd633], %rd632;
+	add.s64 %rd634, %rd620, 4;
+	mov.b32 %r635, %r616;
+	and.b32 %r635, %r635, 255;
+	cvt.u64.u32 %rd636, %r635;
+	mad.lo.s64 %rd637, %rd634, 8, %rd13;
+	st.global.s64 [%rd637], %rd636;
+	add.s64 %rd638, %rd620, 5;
+	mov.b32 %r639, %r616;
+	and.b32 %r639, %r639, 65535;
+	cvt.u64.u32 %rd640, %r639;
+	mad.lo.s64 %rd641, %rd638, 8, %rd13;
+	st.global.s64 [%rd641], %rd640;
+	add.s64 %rd642, %rd620, 6;
+	mov.b32 %r643, %r616;
+	cvt.u64.u32 %rd644, %r643;
+	mad.lo.s64 %rd645, %rd642, 8, %rd13;
+	st.global.s64 [%rd645], %rd644;
+	add.s64 %rd646, %rd620, 7;
+	cvt.s64.s32 %rd647, %r616;
+	mov.b64 %rd648, %rd647;
+	mad.lo.s64 %rd649, %rd646, 8, %rd13;
+	st.global.s64 [%rd649], %rd648;
+	add.s64 %rd650, %rd620, 8;
+	mov.b32 %r651, %r616;
+	and.b32 %r651, %r651, 65535;
+	mov.b32 %r652, %r651;
+	mov.b32 %r653, %r616;
+	sub.s32 %r654, %r652, %r653;
+	cvt.s64.s32 %rd655, %r654;
+	mad.lo.s64 %rd656, %rd650, 8, %rd13;
+	st.global.s64 [%rd656], %rd655;
+	add.s64 %rd657, %rd620, 9;
+	mov.b32 %r658, %r616;
+	cvt.s32.s8 %r658, %r658;
+	mov.b32 %r659, %r658;
+	shr.u32 %r660, %r659, 7;
+	cvt.u64.u32 %rd661, %r660;
+	mad.lo.s64 %rd662, %rd657, 8, %rd13;
+	st.global.s64 [%rd662], %rd661;
+	mul.lo.s64 %rd663, %rd619, 9;
+$L_179:
+	cvt.rn.f64.s32 %fd665, %r616;
+	cvt.rn.f32.s32 %f666, %r616;
+	cvt.f64.f32 %fd667, %f666;
+	mul.rn.f64 %fd668, %fd667, 0d4008000000000000;
+	add.rn.f64 %fd669, %fd665, %fd668;
+	mov.b32 %r670, %r616;
+	cvt.rn.f64.u32 %fd671, %r670;
+	mul.rn.f64 %fd672, %fd671, 0d4014000000000000;
+	add.rn.f64 %fd673, %fd669, %fd672;
+	mov.b32 %r674, %r616;
+	cvt.rn.f32.u32 %f675, %r674;
+	cvt.f64.f32 %fd676, %f675;
+	mul.rn.f64 %fd677, %fd676, 0d401C000000000000;
+	add.rn.f64 %fd678, %fd673, %fd677;
+	cvt.s64.s32 %rd679, %r616;
+	cvt.rn.f64.u64 %fd680, %rd679;
+	mul.rn.f64 %fd681, %fd680, 0d4026000000000000;
+	add.rn.f64 %fd682, %fd678, %fd681;
+	mov.b32 %r683, %r616;
+	and.b32 %r683, %r683, 65535;
+	cvt.rn.f32.u32 %f684, %r683;
+	cvt.f64.f32 %fd685, %f684;
+	mul.rn.f64 %fd686, %fd685, 0d402A000000000000;
+	add.rn.f64 %fd687, %fd682, %fd686;
+	mov.f64 %fd664, %fd687;
+$L_180:
+	mad.lo.s64 %rd688, %rd663, 8, %rd15;
+	st.global.f64 [%rd688], %fd664;
+	add.s64 %rd689, %rd663, 1;
+	mov.b32 %r690, %r616;
+	cvt.s32.s8 %r690, %r690;
+$L_181:
+	cvt.rn.f64.s32 %fd692, %r690;
+	cvt.rn.f32.s32 %f693, %r690;
+	cvt.f64.f32 %fd694, %f693;
+	mul.rn.f64 %fd695, %fd694, 0d4008000000000000;
+	add.rn.f64 %fd696, %fd692, %fd695;
+	mov.b32 %r697, %r690;
+	cvt.rn.f64.u32 %fd698, %r697;
+	mul.rn.f64 %fd699, %fd698, 0d4014000000000000;
+	add.rn.f64 %fd700, %fd696, %fd699;
+	mov.b32 %r701, %r690;
+	cvt.rn.f32.u32 %f702, %r701;
+	cvt.f64.f32 %fd703, %f702;
+	mul.rn.f64 %fd704, %fd703, 0d401C000000000000;
+	add.rn.f64 %fd705, %fd700, %fd704;
+	cvt.s64.s32 %rd706, %r690;
+	cvt.rn.f64.u64 %fd707, %rd706;
+	mul.rn.f64 %fd708, %fd707, 0d4026000000000000;
+	add.rn.f64 %fd709, %fd705, %fd708;
+	mov.b32 %r710, %r690;
+	and.b32 %r710, %r710, 65535;
+	cvt.rn.f32.u32 %f711, %r710;
+	cvt.f64.f32 %fd712, %f711;
+	mul.rn.f64 %fd713, %fd712, 0d402A000000000000;
+	add.rn.f64 %fd714, %fd709, %fd713;
+	mov.f64 %fd691, %fd714;
+$L_182:
+	mad.lo.s64 %rd715, %rd689, 8, %rd15;
+	st.global.f64 [%rd715], %fd691;
+	add.s64 %rd716, %rd663, 2;
+$L_183:
+	cvt.rn.f64.s32 %fd718, %r616;
+	cvt.rn.f32.s32 %f719, %r616;
+	cvt.f64.f32 %fd720, %f719;
+	mul.rn.f64 %fd721, %fd720, 0d4008000000000000;
+	add.rn.f64 %fd722, %fd718, %fd721;
+	mov.b32 %r723, %r616;
+	cvt.rn.f64.u32 %fd724, %r723;
+	mul.rn.f64 %fd725, %fd724, 0d4014000000000000;
+	add.rn.f64 %fd726, %fd722, %fd725;
+	mov.b32 %r727, %r616;
+	cvt.rn.f32.u32 %f728, %r727;
+	cvt.f64.f32 %fd729, %f728;
+	mul.rn.f64 %fd730, %fd729, 0d401C000000000000;
+	add.rn.f64 %fd731, %fd726, %fd730;
+	cvt.s64.s32 %rd732, %r616;
+	cvt.rn.f64.u64 %fd733, %rd732;
+	mul.rn.f64 %fd734, %fd733, 0d4026000000000000;
+	add.rn.f64 %fd735, %fd731, %fd734;
+	mov.b32 %r736, %r616;
+	and.b32 %r736, %r736, 65535;
+	cvt.rn.f32.u32 %f737, %r736;
+	cvt.f64.f32 %fd738, %f737;
+	mul.rn.f64 %fd739, %fd738, 0d402A000000000000;
+	add.rn.f64 %fd740, %fd735, %fd739;
+	mov.f64 %fd717, %fd740;
+$L_184:
+	mad.lo.s64 %rd741, %rd716, 8, %rd15;
+	st.global.f64 [%rd741], %fd717;
+	add.s64 %rd742, %rd663, 3;
+	mov.b32 %r743, %r616;
+$L_185:
+	cvt.rn.f64.s32 %fd745, %r743;
+	cvt.rn.f32.s32 %f746, %r743;
+	cvt.f64.f32 %fd747, %f746;
+	mul.rn.f64 %fd748, %fd747, 0d4008000000000000;
+	add.rn.f64 %fd749, %fd745, %fd748;
+	mov.b32 %r750, %r743;
+	cvt.rn.f64.u32 %fd751, %r750;
+	mul.rn.f64 %fd752, %fd751, 0d4014000000000000;
+	add.rn.f64 %fd753, %fd749, %fd752;
+	mov.b32 %r754, %r743;
+	cvt.rn.f32.u32 %f755, %r754;
+	cvt.f64.f32 %fd756, %f755;
+	mul.rn.f64 %fd757, %fd756, 0d401C000000000000;
+	add.rn.f64 %fd758, %fd753, %fd757;
+	cvt.s64.s32 %rd759, %r743;
+	cvt.rn.f64.u64 %fd760, %rd759;
+	mul.rn.f64 %fd761, %fd760, 0d4026000000000000;
+	add.rn.f64 %fd762, %fd758, %fd761;
+	mov.b32 %r763, %r743;
+	and.b32 %r763, %r763, 65535;
+	cvt.rn.f32.u32 %f764, %r763;
+	cvt.f64.f32 %fd765, %f764;
+	mul.rn.f64 %fd766, %fd765, 0d402A000000000000;
+	add.rn.f64 %fd767, %fd762, %fd766;
+	mov.f64 %fd744, %fd767;
+$L_186:
+	mad.lo.s64 %rd768, %rd742, 8, %rd15;
+	st.global.f64 [%rd768], %fd744;
+	add.s64 %rd769, %rd663, 4;
+	cvt.s64.s32 %rd770, %r616;
+$L_187:
+	cvt.rn.f64.s64 %fd772, %rd770;
+	cvt.rn.f32.s64 %f773, %rd770;
+	cvt.f64.f32 %fd774, %f773;
+	mul.rn.f64 %fd775, %fd774, 0d4008000000000000;
+	add.rn.f64 %fd776, %fd772, %fd775;
+	cvt.u32.u64 %r777, %rd770;
+	cvt.rn.f64.u32 %fd778, %r777;
+	mul.rn.f64 %fd779, %fd778, 0d4014000000000000;
+	add.rn.f64 %fd780, %fd776, %fd779;
+	cvt.u32.u64 %r781, %rd770;
+	cvt.rn.f32.u32 %f782, %r781;
+	cvt.f64.f32 %fd783, %f782;
+	mul.rn.f64 %fd784, %fd783, 0d401C000000000000;
+	add.rn.f64 %fd785, %fd780, %fd784;
+	mov.b64 %rd786, %rd770;
+	cvt.rn.f64.u64 %fd787, %rd786;
+	mul.rn.f64 %fd788, %fd787, 0d4026000000000000;
+	add.rn.f64 %fd789, %fd785, %fd788;
+	cvt.u32.u64 %r790, %rd770;
+	and.b32 %r790, %r790, 65535;
+	cvt.rn.f32.u32 %f791, %r790;
+	cvt.f64.f32 %fd792, %f791;
+	mul.rn.f64 %fd793, %fd792, 0d402A000000000000;
+	add.rn.f64 %fd794, %fd789, %fd793;
+	mov.f64 %fd771, %fd794;
+$L_188:
+	mad.lo.s64 %rd795, %rd769, 8, %rd15;
+	st.global.f64 [%rd795], %fd771;
+	add.s64 %rd796, %rd663, 5;
+	mov.b32 %r797, %r616;
+	and.b32 %r797, %r797, 255;
+$L_189:
+	cvt.rn.f64.u32 %fd799, %r797;
+	cvt.rn.f32.u32 %f800, %r797;
+	cvt.f64.f32 %fd801, %f800;
+	mul.rn.f64 %fd802, %fd801, 0d4008000000000000;
+	add.rn.f64 %fd803, %fd799, %fd802;
+	mov.b32 %r804, %r797;
+	cvt.rn.f64.u32 %fd805, %r804;
+	mul.rn.f64 %fd806, %fd805, 0d4014000000000000;
+	add.rn.f64 %fd807, %fd803, %fd806;
+	mov.b32 %r808, %r797;
+	cvt.rn.f32.u32 %f809, %r808;
+	cvt.f64.f32 %fd810, %f809;
+	mul.rn.f64 %fd811, %fd810, 0d401C000000000000;
+	add.rn.f64 %fd812, %fd807, %fd811;
+	cvt.u64.u32 %rd813, %r797;
+	cvt.rn.f64.u64 %fd814, %rd813;
+	mul.rn.f64 %fd815, %fd814, 0d4026000000000000;
+	add.rn.f64 %fd816, %fd812, %fd815;
+	mov.b32 %r817, %r797;
+	and.b32 %r817, %r817, 65535;
+	cvt.rn.f32.u32 %f818, %r817;
+	cvt.f64.f32 %fd819, %f818;
+	mul.rn.f64 %fd820, %fd819, 0d402A000000000000;
+	add.rn.f64 %fd821, %fd816, %fd820;
+	mov.f64 %fd798, %fd821;
+$L_190:
+	mad.lo.s64 %rd822, %rd796, 8, %rd15;
+	st.global.f64 [%rd822], %fd798;
+	add.s64 %rd823, %rd663, 6;
+	mov.b32 %r824, %r616;
+	and.b32 %r824, %r824, 65535;
+$L_191:
+	cvt.rn.f64.u32 %fd826, %r824;
+	cvt.rn.f32.u32 %f827, %r824;
+	cvt.f64.f32 %fd828, %f827;
+	mul.rn.f64 %fd829, %fd828, 0d4008000000000000;
+	add.rn.f64 %fd830, %fd826, %fd829;
+	mov.b32 %r831, %r824;
+	cvt.rn.f64.u32 %fd832, %r831;
+	mul.rn.f64 %fd833, %fd832, 0d4014000000000000;
+	add.rn.f64 %fd834, %fd830, %fd833;
+	mov.b32 %r835, %r824;
+	cvt.rn.f32.u32 %f836, %r835;
+	cvt.f64.f32 %fd837, %f836;
+	mul.rn.f64 %fd838, %fd837, 0d401C000000000000;
+	add.rn.f64 %fd839, %fd834, %fd838;
+	cvt.u64.u32 %rd840, %r824;
+	cvt.rn.f64.u64 %fd841, %rd840;
+	mul.rn.f64 %fd842, %fd841, 0d4026000000000000;
+	add.rn.f64 %fd843, %fd839, %fd842;
+	cvt.rn.f32.u32 %f844, %r824;
+	cvt.f64.f32 %fd845, %f844;
+	mul.rn.f64 %fd846, %fd845, 0d402A000000000000;
+	add.rn.f64 %fd847, %fd843, %fd846;
+	mov.f64 %fd825, %fd847;
+$L_192:
+	mad.lo.s64 %rd848, %rd823, 8, %rd15;
+	st.global.f64 [%rd848], %fd825;
+	add.s64 %rd849, %rd663, 7;
+	mov.b32 %r850, %r616;
+$L_193:
+	cvt.rn.f64.u32 %fd852, %r850;
+	cvt.rn.f32.u32 %f853, %r850;
+	cvt.f64.f32 %fd854, %f853;
+	mul.rn.f64 %fd855, %fd854, 0d4008000000000000;
+	add.rn.f64 %fd856, %fd852, %fd855;
+	cvt.rn.f64.u32 %fd857, %r850;
+	mul.rn.f64 %fd858, %fd857, 0d4014000000000000;
+	add.rn.f64 %fd859, %fd856, %fd858;
+	cvt.rn.f32.u32 %f860, %r850;
+	cvt.f64.f32 %fd861, %f860;
+	mul.rn.f64 %fd862, %fd861, 0d401C000000000000;
+	add.rn.f64 %fd863, %fd859, %fd862;
+	cvt.u64.u32 %rd864, %r850;
+	cvt.rn.f64.u64 %fd865, %rd864;
+	mul.rn.f64 %fd866, %fd865, 0d4026000000000000;
+	add.rn.f64 %fd867, %fd863, %fd866;
+	mov.b32 %r868, %r850;
+	and.b32 %r868, %r868, 65535;
+	cvt.rn.f32.u32 %f869, %r868;
+	cvt.f64.f32 %fd870, %f869;
+	mul.rn.f64 %fd871, %fd870, 0d402A000000000000;
+	add.rn.f64 %fd872, %fd867, %fd871;
+	mov.f64 %fd851, %fd872;
+$L_194:
+	mad.lo.s64 %rd873, %rd849, 8, %rd15;
+	st.global.f64 [%rd873], %fd851;
+	add.s64 %rd874, %rd663, 8;
+	cvt.s64.s32 %rd875, %r616;
+$L_195:
+	cvt.rn.f64.u64 %fd877, %rd875;
+	cvt.rn.f32.u64 %f878, %rd875;
+	cvt.f64.f32 %fd879, %f878;
+	mul.rn.f64 %fd880, %fd879, 0d4008000000000000;
+	add.rn.f64 %fd881, %fd877, %fd880;
+	cvt.u32.u64 %r882, %rd875;
+	cvt.rn.f64.u32 %fd883, %r882;
+	mul.rn.f64 %fd884, %fd883, 0d4014000000000000;
+	add.rn.f64 %fd885, %fd881, %fd884;
+	cvt.u32.u64 %r886, %rd875;
+	cvt.rn.f32.u32 %f887, %r886;
+	cvt.f64.f32 %fd888, %f887;
+	mul.rn.f64 %fd889, %fd888, 0d401C000000000000;
+	add.rn.f64 %fd890, %fd885, %fd889;
+	cvt.rn.f64.u64 %fd891, %rd875;
+	mul.rn.f64 %fd892, %fd891, 0d4026000000000000;
+	add.rn.f64 %fd893, %fd890, %fd892;
+	cvt.u32.u64 %r894, %rd875;
+	and.b32 %r894, %r894, 65535;
+	cvt.rn.f32.u32 %f895, %r894;
+	cvt.f64.f32 %fd896, %f895;
+	mul.rn.f64 %fd897, %fd896, 0d402A000000000000;
+	add.rn.f64 %fd898, %fd893, %fd897;
+	mov.f64 %fd876, %fd898;
+$L_196:
+	mad.lo.s64 %rd899, %rd874, 8, %rd15;
+	st.global.f64 [%rd899], %fd876;
+	mul.lo.s64 %rd900, %rd619, 9;
+$L_197:
+	mov.b32 %r902, %r616;
+	setp.lt.u32 %p903, %r902, 2147483648;
+	mov.b64 %rd905, 0;
+$L_198:
+	@!%p903 bra $L_397;
+$L_199:
+	min.u64 %rdt46, %rd905, 32;
 	cvt.u32.u64 %rt95, %rdt46;
 	mov.b32 %rt96, 1;
-	shl.b32 %r779, %rt96, %rt95;
-	and.b32 %r779, %r779, 255;
-	mov.b32 %r777, %r779;
-$L_174:
-	or.b32 %r780, %r775, %r777;
-	mov.b32 %r781, %r746;
-	cvt.rn.f64.u32 %fd782, %r781;
-	mov.b32 %r783, %r746;
-	cvt.rn.f64.s32 %fd784, %r783;
-	setp.eq.f64 %p785, %fd782, %fd784;
-	mov.b64 %rd787, 6;
-$L_175:
-	@!%p785 bra $L_1408;
-$L_176:
-	min.u64 %rdt47, %rd787, 32;
+	shl.b32 %r906, %rt96, %rt95;
+	and.b32 %r906, %r906, 255;
+	mov.b32 %r904, %r906;
+$L_200:
+	mov.b32 %r907, %r616;
+	setp.lt.s32 %p908, %r907, 0;
+	mov.b64 %rd910, 1;
+$L_201:
+	@!%p908 bra $L_396;
+$L_202:
+	min.u64 %rdt47, %rd910, 32;
 	cvt.u32.u64 %rt97, %rdt47;
 	mov.b32 %rt98, 1;
-	shl.b32 %r788, %rt98, %rt97;
-	and.b32 %r788, %r788, 255;
-	mov.b32 %r786, %r788;
-$L_177:
-	or.b32 %r789, %r780, %r786;
-	cvt.rn.f32.u32 %f790, %r746;
-	mov.b32 %r791, %r746;
-	cvt.s32.s16 %r791, %r791;
-	cvt.rn.f32.s32 %f792, %r791;
-	setp.gt.f32 %p793, %f790, %f792;
-	mov.b64 %rd795, 7;
-$L_178:
-	@!%p793 bra $L_1407;
-$L_179:
-	min.u64 %rdt48, %rd795, 32;
+	shl.b32 %r911, %rt98, %rt97;
+	and.b32 %r911, %r911, 255;
+	mov.b32 %r909, %r911;
+$L_203:
+	or.b32 %r912, %r904, %r909;
+	cvt.s64.s32 %rd913, %r616;
+	setp.gt.u64 %p914, %rd913, 9223372036854775808U;
+	mov.b64 %rd916, 2;
+$L_204:
+	@!%p914 bra $L_395;
+$L_205:
+	min.u64 %rdt48, %rd916, 32;
 	cvt.u32.u64 %rt99, %rdt48;
 	mov.b32 %rt100, 1;
-	shl.b32 %r796, %rt100, %rt99;
-	and.b32 %r796, %r796, 255;
-	mov.b32 %r794, %r796;
-$L_180:
-	or.b32 %r797, %r789, %r794;
-	mov.b32 %r747, %r797;
-$L_181:
-	mad.lo.s64 %rd798, %rd745, 1, %rd5;
-	st.global.u8 [%rd798], %r747;
-	add.s64 %rd799, %rd471, 6;
-	mov.b32 %r800, %r11;
-$L_182:
-	setp.lt.u32 %p802, %r800, 2147483648;
-	mov.b64 %rd804, 0;
-$L_183:
-	@!%p802 bra $L_1406;
-$L_184:
-	min.u64 %rdt49, %rd804, 32;
+	shl.b32 %r917, %rt100, %rt99;
+	and.b32 %r917, %r917, 255;
+	mov.b32 %r915, %r917;
+$L_206:
+	or.b32 %r918, %r912, %r915;
+	mov.b32 %r919, %r616;
+	and.b32 %r919, %r919, 65535;
+	setp.ge.u32 %p920, %r919, 32768;
+	mov.b64 %rd922, 3;
+$L_207:
+	@!%p920 bra $L_394;
+$L_208:
+	min.u64 %rdt49, %rd922, 32;
 	cvt.u32.u64 %rt101, %rdt49;
 	mov.b32 %rt102, 1;
-	shl.b32 %r805, %rt102, %rt101;
-	and.b32 %r805, %r805, 255;
-	mov.b32 %r803, %r805;
-$L_185:
-	mov.b32 %r806, %r800;
-	setp.lt.s32 %p807, %r806, 0;
-	mov.b64 %rd809, 1;
-$L_186:
-	@!%p807 bra $L_1405;
-$L_187:
-	min.u64 %rdt50, %rd809, 32;
+	shl.b32 %r923, %rt102, %rt101;
+	and.b32 %r923, %r923, 255;
+	mov.b32 %r921, %r923;
+$L_209:
+	or.b32 %r924, %r918, %r921;
+	mov.b32 %r925, %r616;
+	cvt.rn.f64.u32 %fd926, %r925;
+	mov.b32 %r927, %r616;
+	cvt.rn.f64.s32 %fd928, %r927;
+	setp.eq.f64 %p929, %fd926, %fd928;
+	mov.b64 %rd931, 4;
+$L_210:
+	@!%p929 bra $L_393;
+$L_211:
+	min.u64 %rdt50, %rd931, 32;
 	cvt.u32.u64 %rt103, %rdt50;
 	mov.b32 %rt104, 1;
-	shl.b32 %r810, %rt104, %rt103;
-	and.b32 %r810, %r810, 255;
-	mov.b32 %r808, %r810;
-$L_188:
-	or.b32 %r811, %r803, %r808;
-	cvt.u64.u32 %rd812, %r800;
-	setp.gt.u64 %p813, %rd812, 9223372036854775808U;
-	mov.b64 %rd815, 2;
-$L_189:
-	@!%p813 bra $L_1404;
-$L_190:
-	min.u64 %rdt51, %rd815, 32;
-	cvt.u32.u64 %rt105, %rdt51;
-	mov.b32 %rt106, 1;
-	shl.b32 %r816, %rt106, %rt105;
-	and.b32 %r816, %r816, 255;
-	mov.b32 %r814, %r816;
-$L_191:
-	or.b32 %r817, %r811, %r814;
-	mov.b32 %r818, %r800;
-	and.b32 %r818, %r818, 65535;
-	setp.ge.u32 %p819, %r818, 32768;
-	mov.b64 %rd821, 3;
-$L_192:
-	@!%p819 bra $L_1403;
-$L_193:
-	min.u64 %rdt52, %rd821, 32;
-	cvt.u32.u64 %rt107, %rdt52;
-	mov.b32 %rt108, 1;
-	shl.b32 %r822, %rt108, %rt107;
-	and.b32 %r822, %r822, 255;
-	mov.b32 %r820, %r822;
-$L_194:
-	or.b32 %r823, %r817, %r820;
-	mov.b32 %r824, %r800;
-	and.b32 %r824, %r824, 255;
-	setp.gt.u32 %p825, %r824, 128;
-	mov.b64 %rd827, 4;
-$L_195:
-	@!%p825 bra $L_1402;
-$L_196:
-	min.u64 %rdt53, %rd827, 32;
-	cvt.u32.u64 %rt109, %rdt53;
-	mov.b32 %rt110, 1;
-	shl.b32 %r828, %rt110, %rt109;
-	and.b32 %r828, %r828, 255;
-	mov.b32 %r826, %r828;
-$L_197:
-	or.b32 %r829, %r823, %r826;
-	setp.lt.u32 %p830, %r800, 1;
-	mov.b64 %rd832, 5;
-$L_198:
-	@!%p830 bra $L_1401;
-$L_199:
-	min.u64 %rdt54, %rd832, 32;
-	cvt.u32.u64 %rt111, %rdt54;
-	mov.b32 %rt112, 1;
-	shl.b32 %r833, %rt112, %rt111;
-	and.b32 %r833, %r833, 255;
-	mov.b32 %r831, %r833;
-$L_200:
-	or.b32 %r834, %r829, %r831;
-	cvt.rn.f64.u32 %fd835, %r800;
-	mov.b32 %r836, %r800;
-	cvt.rn.f64.s32 %fd837, %r836;
-	setp.eq.f64 %p838, %fd835, %fd837;
-	mov.b64 %rd840, 6;
-$L_201:
-	@!%p838 bra $L_1400;
-$L_202:
-	min.u64 %rdt55, %rd840, 32;
-	cvt.u32.u64 %rt113, %rdt55;
-	mov.b32 %rt114, 1;
-	shl.b32 %r841, %rt114, %rt113;
-	and.b32 %r841, %r841, 255;
-	mov.b32 %r839, %r841;
-$L_203:
-	or.b32 %r842, %r834, %r839;
-	mov.b32 %r843, %r800;
-	and.b32 %r843, %r843, 65535;
-	cvt.rn.f32.u32 %f844, %r843;
-	mov.b32 %r845, %r800;
-	cvt.s32.s16 %r845, %r845;
-	cvt.rn.f32.s32 %f846, %r845;
-	setp.gt.f32 %p847, %f844, %f846;
-	mov.b64 %rd849, 7;
-$L_204:
-	@!%p847 bra $L_1399;
-$L_205:
-	min.u64 %rdt56, %rd849, 32;
-	cvt.u32.u64 %rt115, %rdt56;
-	mov.b32 %rt116, 1;
-	shl.b32 %r850, %rt116, %rt115;
-	and.b32 %r850, %r850, 255;
-	mov.b32 %r848, %r850;
-$L_206:
-	or.b32 %r851, %r842, %r848;
-	mov.b32 %r801, %r851;
-$L_207:
-	mad.lo.s64 %rd852, %rd799, 1, %rd5;
-	st.global.u8 [%rd852], %r801;
-	add.s64 %rd853, %rd471, 7;
-	cvt.s64.s32 %rd854, %r11;
-$L_208:
-	cvt.u32.u64 %r856, %rd854;
-	setp.lt.u32 %p857, %r856, 2147483648;
-	mov.b64 %rd859, 0;
-$L_209:
-	@!%p857 bra $L_1398;
-$L_210:
-	min.u64 %rdt57, %rd859, 32;
-	cvt.u32.u64 %rt117, %rdt57;
-	mov.b32 %rt118, 1;
-	shl.b32 %r860, %rt118, %rt117;
-	and.b32 %r860, %r860, 255;
-	mov.b32 %r858, %r860;
-$L_211:
-	cvt.u32.u64 %r861, %rd854;
-	setp.lt.s32 %p862, %r861, 0;
-	mov.b64 %rd864, 1;
-$L_212:
-	@!%p862 bra $L_1397;
-$L_213:
-	min.u64 %rdt58, %rd864, 32;
-	cvt.u32.u64 %rt119, %rdt58;
-	mov.b32 %rt120, 1;
-	shl.b32 %r865, %rt120, %rt119;
-	and.b32 %r865, %r865, 255;
-	mov.b32 %r863, %r865;
-$L_214:
-	or.b32 %r866, %r858, %r863;
-	setp.gt.u64 %p867, %rd854, 9223372036854775808U;
-	mov.b64 %rd869, 2;
-$L_215:
-	@!%p867 bra $L_1396;
-$L_216:
-	min.u64 %rdt59, %rd869, 32;
-	cvt.u32.u64 %rt121, %rdt59;
-	mov.b32 %rt122, 1;
-	shl.b32 %r870, %rt122, %rt121;
-	and.b32 %r870, %r870, 255;
-	mov.b32 %r868, %r870;
-$L_217:
-	or.b32 %r871, %r866, %r868;
-	cvt.u32.u64 %r872, %rd854;
-	and.b32 %r872, %r872, 65535;
-	setp.ge.u32 %p873, %r872, 32768;
-	mov.b64 %rd875, 3;
-$L_218:
-	@!%p873 bra $L_1395;
-$L_219:
-	min.u64 %rdt60, %rd875, 32;
-	cvt.u32.u64 %rt123, %rdt60;
-	mov.b32 %rt124, 1;
-	shl.b32 %r876, %rt124, %rt123;
-	and.b32 %r876, %r876, 255;
-	mov.b32 %r874, %r876;
-$L_220:
-	or.b32 %r877, %r871, %r874;
-	cvt.u32.u64 %r878, %rd854;
-	and.b32 %r878, %r878, 255;
-	setp.gt.u32 %p879, %r878, 128;
-	mov.b64 %rd881, 4;
-$L_221:
-	@!%p879 bra $L_1394;
-$L_222:
-	min.u64 %rdt61, %rd881, 32;
-	cvt.u32.u64 %rt125, %rdt61;
-	mov.b32 %rt126, 1;
-	shl.b32 %r882, %rt126, %rt125;
-	and.b32 %r882, %r882, 255;
-	mov.b32 %r880, %r882;
-$L_223:
-	or.b32 %r883, %r877, %r880;
-	setp.lt.u64 %p884, %rd854, 1;
-	mov.b64 %rd886, 5;
-$L_224:
-	@!%p884 bra $L_1393;
-$L_225:
-	min.u64 %rdt62, %rd886, 32;
-	cvt.u32.u64 %rt127, %rdt62;
-	mov.b32 %rt128, 1;
-	shl.b32 %r887, %rt128, %rt127;
-	and.b32 %r887, %r887, 255;
-	mov.b32 %r885, %r887;
-$L_226:
-	or.b32 %r888, %r883, %r885;
-	cvt.u32.u64 %r889, %rd854;
-	cvt.rn.f64.u32 %fd890, %r889;
-	cvt.u32.u64 %r891, %rd854;
-	cvt.rn.f64.s32 %fd892, %r891;
-	setp.eq.f64 %p893, %fd890, %fd892;
-	mov.b64 %rd895, 6;
-$L_227:
-	@!%p893 bra $L_1392;
-$L_228:
-	min.u64 %rdt63, %rd895, 32;
-	cvt.u32.u64 %rt129, %rdt63;
-	mov.b32 %rt130, 1;
-	shl.b32 %r896, %rt130, %rt129;
-	and.b32 %r896, %r896, 255;
-	mov.b32 %r894, %r896;
-$L_229:
-	or.b32 %r897, %r888, %r894;
-	cvt.u32.u64 %r898, %rd854;
-	and.b32 %r898, %r898, 65535;
-	cvt.rn.f32.u32 %f899, %r898;
-	cvt.u32.u64 %r900, %rd854;
-	cvt.s32.s16 %r900, %r900;
-	cvt.rn.f32.s32 %f901, %r900;
-	setp.gt.f32 %p902, %f899, %f901;
-	mov.b64 %rd904, 7;
-$L_230:
-	@!%p902 bra $L_1391;
-$L_231:
-	min.u64 %rdt64, %rd904, 32;
-	cvt.u32.u64 %rt131, %rdt64;
-	mov.b32 %rt132, 1;
-	shl.b32 %r905, %rt132, %rt131;
-	and.b32 %r905, %r905, 255;
-	mov.b32 %r903, %r905;
-$L_232:
-	or.b32 %r906, %r897, %r903;
-	mov.b32 %r855, %r906;
-$L_233:
-	mad.lo.s64 %rd907, %rd853, 1, %rd5;
-	st.global.u8 [%rd907], %r855;
-	add.s64 %rd908, %rd471, 8;
-	add.s32 %r909, %r11, 1;
-	cvt.s32.s8 %r909, %r909;
-$L_234:
-	mov.b32 %r911, %r909;
-	setp.lt.u32 %p912, %r911, 2147483648;
-	mov.b64 %rd914, 0;
-$L_235:
-	@!%p912 bra $L_1390;
-$L_236:
-	min.u64 %rdt65, %rd914, 32;
-	cvt.u32.u64 %rt133, %rdt65;
-	mov.b32 %rt134, 1;
-	shl.b32 %r915, %rt134, %rt133;
-	and.b32 %r915, %r915, 255;
-	mov.b32 %r913, %r915;
-$L_237:
-	mov.b32 %r916, %r909;
-	setp.lt.s32 %p917, %r916, 0;
-	mov.b64 %rd919, 1;
-$L_238:
-	@!%p917 bra $L_1389;
-$L_239:
-	min.u64 %rdt66, %rd919, 32;
-	cvt.u32.u64 %rt135, %rdt66;
-	mov.b32 %rt136, 1;
-	shl.b32 %r920, %rt136, %rt135;
-	and.b32 %r920, %r920, 255;
-	mov.b32 %r918, %r920;
-$L_240:
-	or.b32 %r921, %r913, %r918;
-	cvt.s64.s32 %rd922, %r909;
-	setp.gt.u64 %p923, %rd922, 9223372036854775808U;
-	mov.b64 %rd925, 2;
-$L_241:
-	@!%p923 bra $L_1388;
-$L_242:
-	min.u64 %rdt67, %rd925, 32;
-	cvt.u32.u64 %rt137, %rdt67;
-	mov.b32 %rt138, 1;
-	shl.b32 %r926, %rt138, %rt137;
-	and.b32 %r926, %r926, 255;
-	mov.b32 %r924, %r926;
-$L_243:
-	or.b32 %r927, %r921, %r924;
-	mov.b32 %r928, %r909;
-	and.b32 %r928, %r928, 65535;
-	setp.ge.u32 %p929, %r928, 32768;
-	mov.b64 %rd931, 3;
-$L_244:
-	@!%p929 bra $L_1387;
-$L_245:
-	min.u64 %rdt68, %rd931, 32;
-	cvt.u32.u64 %rt139, %rdt68;
-	mov.b32 %rt140, 1;
-	shl.b32 %r932, %rt140, %rt139;
+	shl.b32 %r932, %rt104, %rt103;
 	and.b32 %r932, %r932, 255;
 	mov.b32 %r930, %r932;
-$L_246:
-	or.b32 %r933, %r927, %r930;
-	mov.b32 %r934, %r909;
-	and.b32 %r934, %r934, 255;
-	setp.gt.u32 %p935, %r934, 128;
-	mov.b64 %rd937, 4;
-$L_247:
-	@!%p935 bra $L_1386;
-$L_248:
-	min.u64 %rdt69, %rd937, 32;
-	cvt.u32.u64 %rt141, %rdt69;
-	mov.b32 %rt142, 1;
-	shl.b32 %r938, %rt142, %rt141;
-	and.b32 %r938, %r938, 255;
-	mov.b32 %r936, %r938;
-$L_249:
-	or.b32 %r939, %r933, %r936;
-	setp.lt.s32 %p940, %r909, 1;
-	mov.b64 %rd942, 5;
-$L_250:
-	@!%p940 bra $L_1385;
-$L_251:
-	min.u64 %rdt70, %rd942, 32;
-	cvt.u32.u64 %rt143, %rdt70;
-	mov.b32 %rt144, 1;
-	shl.b32 %r943, %rt144, %rt143;
-	and.b32 %r943, %r943, 255;
-	mov.b32 %r941, %r943;
-$L_252:
-	or.b32 %r944, %r939, %r941;
-	mov.b32 %r945, %r909;
-	cvt.rn.f64.u32 %fd946, %r945;
-	mov.b32 %r947, %r909;
-	cvt.rn.f64.s32 %fd948, %r947;
-	setp.eq.f64 %p949, %fd946, %fd948;
-	mov.b64 %rd951, 6;
-$L_253:
-	@!%p949 bra $L_1384;
-$L_254:
-	min.u64 %rdt71, %rd951, 32;
-	cvt.u32.u64 %rt145, %rdt71;
-	mov.b32 %rt146, 1;
-	shl.b32 %r952, %rt146, %rt145;
-	and.b32 %r952, %r952, 255;
-	mov.b32 %r950, %r952;
-$L_255:
-	or.b32 %r953, %r944, %r950;
-	mov.b32 %r954, %r909;
-	and.b32 %r954, %r954, 65535;
-	cvt.rn.f32.u32 %f955, %r954;
-	mov.b32 %r956, %r909;
-	cvt.s32.s16 %r956, %r956;
-	cvt.rn.f32.s32 %f957, %r956;
-	setp.gt.f32 %p958, %f955, %f957;
-	mov.b64 %rd960, 7;
-$L_256:
-	@!%p958 bra $L_1383;
-$L_257:
-	min.u64 %rdt72, %rd960, 32;
-	cvt.u32.u64 %rt147, %rdt72;
-	mov.b32 %rt148, 1;
-	shl.b32 %r961, %rt148, %rt147;
-	and.b32 %r961, %r961, 255;
-	mov.b32 %r959, %r961;
-$L_258:
-	or.b32 %r962, %r953, %r959;
-	mov.b32 %r910, %r962;
-$L_259:
-	mad.lo.s64 %rd963, %rd908, 1, %rd5;
-	st.global.u8 [%rd963], %r910;
-	add.s64 %rd964, %rd471, 9;
-	mov.b32 %r965, %r11;
-	cvt.s32.s16 %r965, %r965;
-	sub.s32 %r966, %r965, 1;
-	cvt.s32.s16 %r966, %r966;
-$L_260:
-	mov.b32 %r968, %r966;
-	setp.lt.u32 %p969, %r968, 2147483648;
-	mov.b64 %rd971, 0;
-$L_261:
-	@!%p969 bra $L_1382;
-$L_262:
-	min.u64 %rdt73, %rd971, 32;
-	cvt.u32.u64 %rt149, %rdt73;
-	mov.b32 %rt150, 1;
-	shl.b32 %r972, %rt150, %rt149;
-	and.b32 %r972, %r972, 255;
-	mov.b32 %r970, %r972;
-$L_263:
-	mov.b32 %r973, %r966;
-	setp.lt.s32 %p974, %r973, 0;
-	mov.b64 %rd976, 1;
-$L_264:
-	@!%p974 bra $L_1381;
-$L_265:
-	min.u64 %rdt74, %rd976, 32;
-	cvt.u32.u64 %rt151, %rdt74;
-	mov.b32 %rt152, 1;
-	shl.b32 %r977, %rt152, %rt151;
+$L_212:
+	or.b32 %r933, %r924, %r930;
+	mov.b32 %r901, %r933;
+$L_213:
+	mad.lo.s64 %rd934, %rd900, 1, %rd5;
+	st.global.u8 [%rd934], %r901;
+	add.s64 %rd935, %rd900, 1;
+	mov.b32 %r936, %r616;
+	cvt.s32.s8 %r936, %r936;
+$L_214:
+	mov.b32 %r938, %r936;
+	setp.lt.u32 %p939, %r938, 2147483648;
+	mov.b64 %rd941, 0;
+$L_215:
+	@!%p939 bra $L_392;
+$L_216:
+	min.u64 %rdt51, %rd941, 32;
+	cvt.u32.u64 %rt105, %rdt51;
+	mov.b32 %rt106, 1;
+	shl.b32 %r942, %rt106, %rt105;
+	and.b32 %r942, %r942, 255;
+	mov.b32 %r940, %r942;
+$L_217:
+	mov.b32 %r943, %r936;
+	setp.lt.s32 %p944, %r943, 0;
+	mov.b64 %rd946, 1;
+$L_218:
+	@!%p944 bra $L_391;
+$L_219:
+	min.u64 %rdt52, %rd946, 32;
+	cvt.u32.u64 %rt107, %rdt52;
+	mov.b32 %rt108, 1;
+	shl.b32 %r947, %rt108, %rt107;
+	and.b32 %r947, %r947, 255;
+	mov.b32 %r945, %r947;
+$L_220:
+	or.b32 %r948, %r940, %r945;
+	cvt.s64.s32 %rd949, %r936;
+	setp.gt.u64 %p950, %rd949, 9223372036854775808U;
+	mov.b64 %rd952, 2;
+$L_221:
+	@!%p950 bra $L_390;
+$L_222:
+	min.u64 %rdt53, %rd952, 32;
+	cvt.u32.u64 %rt109, %rdt53;
+	mov.b32 %rt110, 1;
+	shl.b32 %r953, %rt110, %rt109;
+	and.b32 %r953, %r953, 255;
+	mov.b32 %r951, %r953;
+$L_223:
+	or.b32 %r954, %r948, %r951;
+	mov.b32 %r955, %r936;
+	and.b32 %r955, %r955, 65535;
+	setp.ge.u32 %p956, %r955, 32768;
+	mov.b64 %rd958, 3;
+$L_224:
+	@!%p956 bra $L_389;
+$L_225:
+	min.u64 %rdt54, %rd958, 32;
+	cvt.u32.u64 %rt111, %rdt54;
+	mov.b32 %rt112, 1;
+	shl.b32 %r959, %rt112, %rt111;
+	and.b32 %r959, %r959, 255;
+	mov.b32 %r957, %r959;
+$L_226:
+	or.b32 %r960, %r954, %r957;
+	mov.b32 %r961, %r936;
+	cvt.rn.f64.u32 %fd962, %r961;
+	mov.b32 %r963, %r936;
+	cvt.rn.f64.s32 %fd964, %r963;
+	setp.eq.f64 %p965, %fd962, %fd964;
+	mov.b64 %rd967, 4;
+$L_227:
+	@!%p965 bra $L_388;
+$L_228:
+	min.u64 %rdt55, %rd967, 32;
+	cvt.u32.u64 %rt113, %rdt55;
+	mov.b32 %rt114, 1;
+	shl.b32 %r968, %rt114, %rt113;
+	and.b32 %r968, %r968, 255;
+	mov.b32 %r966, %r968;
+$L_229:
+	or.b32 %r969, %r960, %r966;
+	mov.b32 %r937, %r969;
+$L_230:
+	mad.lo.s64 %rd970, %rd935, 1, %rd5;
+	st.global.u8 [%rd970], %r937;
+	add.s64 %rd971, %rd900, 2;
+$L_231:
+	mov.b32 %r973, %r616;
+	setp.lt.u32 %p974, %r973, 2147483648;
+	mov.b64 %rd976, 0;
+$L_232:
+	@!%p974 bra $L_387;
+$L_233:
+	min.u64 %rdt56, %rd976, 32;
+	cvt.u32.u64 %rt115, %rdt56;
+	mov.b32 %rt116, 1;
+	shl.b32 %r977, %rt116, %rt115;
 	and.b32 %r977, %r977, 255;
 	mov.b32 %r975, %r977;
-$L_266:
-	or.b32 %r978, %r970, %r975;
-	cvt.s64.s32 %rd979, %r966;
-	setp.gt.u64 %p980, %rd979, 9223372036854775808U;
-	mov.b64 %rd982, 2;
-$L_267:
-	@!%p980 bra $L_1380;
-$L_268:
-	min.u64 %rdt75, %rd982, 32;
-	cvt.u32.u64 %rt153, %rdt75;
-	mov.b32 %rt154, 1;
-	shl.b32 %r983, %rt154, %rt153;
-	and.b32 %r983, %r983, 255;
-	mov.b32 %r981, %r983;
-$L_269:
-	or.b32 %r984, %r978, %r981;
-	mov.b32 %r985, %r966;
-	and.b32 %r985, %r985, 65535;
-	setp.ge.u32 %p986, %r985, 32768;
-	mov.b64 %rd988, 3;
-$L_270:
-	@!%p986 bra $L_1379;
-$L_271:
-	min.u64 %rdt76, %rd988, 32;
-	cvt.u32.u64 %rt155, %rdt76;
-	mov.b32 %rt156, 1;
-	shl.b32 %r989, %rt156, %rt155;
-	and.b32 %r989, %r989, 255;
-	mov.b32 %r987, %r989;
-$L_272:
-	or.b32 %r990, %r984, %r987;
-	mov.b32 %r991, %r966;
-	and.b32 %r991, %r991, 255;
-	setp.gt.u32 %p992, %r991, 128;
-	mov.b64 %rd994, 4;
-$L_273:
-	@!%p992 bra $L_1378;
-$L_274:
-	min.u64 %rdt77, %rd994, 32;
-	cvt.u32.u64 %rt157, %rdt77;
-	mov.b32 %rt158, 1;
-	shl.b32 %r995, %rt158, %rt157;
-	and.b32 %r995, %r995, 255;
-	mov.b32 %r993, %r995;
-$L_275:
-	or.b32 %r996, %r990, %r993;
-	setp.lt.s32 %p997, %r966, 1;
-	mov.b64 %rd999, 5;
-$L_276:
-	@!%p997 bra $L_1377;
-$L_277:
-	min.u64 %rdt78, %rd999, 32;
-	cvt.u32.u64 %rt159, %rdt78;
-	mov.b32 %rt160, 1;
-	shl.b32 %r1000, %rt160, %rt159;
-	and.b32 %r1000, %r1000, 255;
-	mov.b32 %r998, %r1000;
-$L_278:
-	or.b32 %r1001, %r996, %r998;
-	mov.b32 %r1002, %r966;
-	cvt.rn.f64.u32 %fd1003, %r1002;
-	mov.b32 %r1004, %r966;
-	cvt.rn.f64.s32 %fd1005, %r1004;
-	setp.eq.f64 %p1006, %fd1003, %fd1005;
-	mov.b64 %rd1008, 6;
-$L_279:
-	@!%p1006 bra $L_1376;
-$L_280:
-	min.u64 %rdt79, %rd1008, 32;
-	cvt.u32.u64 %rt161, %rdt79;
-	mov.b32 %rt162, 1;
-	shl.b32 %r1009, %rt162, %rt161;
-	and.b32 %r1009, %r1009, 255;
-	mov.b32 %r1007, %r1009;
-$L_281:
-	or.b32 %r1010, %r1001, %r1007;
-	mov.b32 %r1011, %r966;
-	and.b32 %r1011, %r1011, 65535;
-	cvt.rn.f32.u32 %f1012, %r1011;
-	cvt.rn.f32.s32 %f1013, %r966;
-	setp.gt.f32 %p1014, %f1012, %f1013;
-	mov.b64 %rd1016, 7;
-$L_282:
-	@!%p1014 bra $L_1375;
-$L_283:
-	min.u64 %rdt80, %rd1016, 32;
-	cvt.u32.u64 %rt163, %rdt80;
-	mov.b32 %rt164, 1;
-	shl.b32 %r1017, %rt164, %rt163;
+$L_234:
+	mov.b32 %r978, %r616;
+	setp.lt.s32 %p979, %r978, 0;
+	mov.b64 %rd981, 1;
+$L_235:
+	@!%p979 bra $L_386;
+$L_236:
+	min.u64 %rdt57, %rd981, 32;
+	cvt.u32.u64 %rt117, %rdt57;
+	mov.b32 %rt118, 1;
+	shl.b32 %r982, %rt118, %rt117;
+	and.b32 %r982, %r982, 255;
+	mov.b32 %r980, %r982;
+$L_237:
+	or.b32 %r983, %r975, %r980;
+	cvt.s64.s32 %rd984, %r616;
+	setp.gt.u64 %p985, %rd984, 9223372036854775808U;
+	mov.b64 %rd987, 2;
+$L_238:
+	@!%p985 bra $L_385;
+$L_239:
+	min.u64 %rdt58, %rd987, 32;
+	cvt.u32.u64 %rt119, %rdt58;
+	mov.b32 %rt120, 1;
+	shl.b32 %r988, %rt120, %rt119;
+	and.b32 %r988, %r988, 255;
+	mov.b32 %r986, %r988;
+$L_240:
+	or.b32 %r989, %r983, %r986;
+	mov.b32 %r990, %r616;
+	and.b32 %r990, %r990, 65535;
+	setp.ge.u32 %p991, %r990, 32768;
+	mov.b64 %rd993, 3;
+$L_241:
+	@!%p991 bra $L_384;
+$L_242:
+	min.u64 %rdt59, %rd993, 32;
+	cvt.u32.u64 %rt121, %rdt59;
+	mov.b32 %rt122, 1;
+	shl.b32 %r994, %rt122, %rt121;
+	and.b32 %r994, %r994, 255;
+	mov.b32 %r992, %r994;
+$L_243:
+	or.b32 %r995, %r989, %r992;
+	mov.b32 %r996, %r616;
+	cvt.rn.f64.u32 %fd997, %r996;
+	mov.b32 %r998, %r616;
+	cvt.rn.f64.s32 %fd999, %r998;
+	setp.eq.f64 %p1000, %fd997, %fd999;
+	mov.b64 %rd1002, 4;
+$L_244:
+	@!%p1000 bra $L_383;
+$L_245:
+	min.u64 %rdt60, %rd1002, 32;
+	cvt.u32.u64 %rt123, %rdt60;
+	mov.b32 %rt124, 1;
+	shl.b32 %r1003, %rt124, %rt123;
+	and.b32 %r1003, %r1003, 255;
+	mov.b32 %r1001, %r1003;
+$L_246:
+	or.b32 %r1004, %r995, %r1001;
+	mov.b32 %r972, %r1004;
+$L_247:
+	mad.lo.s64 %rd1005, %rd971, 1, %rd5;
+	st.global.u8 [%rd1005], %r972;
+	add.s64 %rd1006, %rd900, 3;
+	mov.b32 %r1007, %r616;
+$L_248:
+	mov.b32 %r1009, %r1007;
+	setp.lt.u32 %p1010, %r1009, 2147483648;
+	mov.b64 %rd1012, 0;
+$L_249:
+	@!%p1010 bra $L_382;
+$L_250:
+	min.u64 %rdt61, %rd1012, 32;
+	cvt.u32.u64 %rt125, %rdt61;
+	mov.b32 %rt126, 1;
+	shl.b32 %r1013, %rt126, %rt125;
+	and.b32 %r1013, %r1013, 255;
+	mov.b32 %r1011, %r1013;
+$L_251:
+	setp.lt.s32 %p1014, %r1007, 0;
+	mov.b64 %rd1016, 1;
+$L_252:
+	@!%p1014 bra $L_381;
+$L_253:
+	min.u64 %rdt62, %rd1016, 32;
+	cvt.u32.u64 %rt127, %rdt62;
+	mov.b32 %rt128, 1;
+	shl.b32 %r1017, %rt128, %rt127;
 	and.b32 %r1017, %r1017, 255;
 	mov.b32 %r1015, %r1017;
+$L_254:
+	or.b32 %r1018, %r1011, %r1015;
+	cvt.s64.s32 %rd1019, %r1007;
+	setp.gt.u64 %p1020, %rd1019, 9223372036854775808U;
+	mov.b64 %rd1022, 2;
+$L_255:
+	@!%p1020 bra $L_380;
+$L_256:
+	min.u64 %rdt63, %rd1022, 32;
+	cvt.u32.u64 %rt129, %rdt63;
+	mov.b32 %rt130, 1;
+	shl.b32 %r1023, %rt130, %rt129;
+	and.b32 %r1023, %r1023, 255;
+	mov.b32 %r1021, %r1023;
+$L_257:
+	or.b32 %r1024, %r1018, %r1021;
+	mov.b32 %r1025, %r1007;
+	and.b32 %r1025, %r1025, 65535;
+	setp.ge.u32 %p1026, %r1025, 32768;
+	mov.b64 %rd1028, 3;
+$L_258:
+	@!%p1026 bra $L_379;
+$L_259:
+	min.u64 %rdt64, %rd1028, 32;
+	cvt.u32.u64 %rt131, %rdt64;
+	mov.b32 %rt132, 1;
+	shl.b32 %r1029, %rt132, %rt131;
+	and.b32 %r1029, %r1029, 255;
+	mov.b32 %r1027, %r1029;
+$L_260:
+	or.b32 %r1030, %r1024, %r1027;
+	mov.b32 %r1031, %r1007;
+	cvt.rn.f64.u32 %fd1032, %r1031;
+	cvt.rn.f64.s32 %fd1033, %r1007;
+	setp.eq.f64 %p1034, %fd1032, %fd1033;
+	mov.b64 %rd1036, 4;
+$L_261:
+	@!%p1034 bra $L_378;
+$L_262:
+	min.u64 %rdt65, %rd1036, 32;
+	cvt.u32.u64 %rt133, %rdt65;
+	mov.b32 %rt134, 1;
+	shl.b32 %r1037, %rt134, %rt133;
+	and.b32 %r1037, %r1037, 255;
+	mov.b32 %r1035, %r1037;
+$L_263:
+	or.b32 %r1038, %r1030, %r1035;
+	mov.b32 %r1008, %r1038;
+$L_264:
+	mad.lo.s64 %rd1039, %rd1006, 1, %rd5;
+	st.global.u8 [%rd1039], %r1008;
+	add.s64 %rd1040, %rd900, 4;
+	mov.b32 %r1041, %r616;
+	and.b32 %r1041, %r1041, 255;
+$L_265:
+	mov.b32 %r1043, %r1041;
+	setp.lt.u32 %p1044, %r1043, 2147483648;
+	mov.b64 %rd1046, 0;
+$L_266:
+	@!%p1044 bra $L_377;
+$L_267:
+	min.u64 %rdt66, %rd1046, 32;
+	cvt.u32.u64 %rt135, %rdt66;
+	mov.b32 %rt136, 1;
+	shl.b32 %r1047, %rt136, %rt135;
+	and.b32 %r1047, %r1047, 255;
+	mov.b32 %r1045, %r1047;
+$L_268:
+	mov.b32 %r1048, %r1041;
+	setp.lt.s32 %p1049, %r1048, 0;
+	mov.b64 %rd1051, 1;
+$L_269:
+	@!%p1049 bra $L_376;
+$L_270:
+	min.u64 %rdt67, %rd1051, 32;
+	cvt.u32.u64 %rt137, %rdt67;
+	mov.b32 %rt138, 1;
+	shl.b32 %r1052, %rt138, %rt137;
+	and.b32 %r1052, %r1052, 255;
+	mov.b32 %r1050, %r1052;
+$L_271:
+	or.b32 %r1053, %r1045, %r1050;
+	cvt.u64.u32 %rd1054, %r1041;
+	setp.gt.u64 %p1055, %rd1054, 9223372036854775808U;
+	mov.b64 %rd1057, 2;
+$L_272:
+	@!%p1055 bra $L_375;
+$L_273:
+	min.u64 %rdt68, %rd1057, 32;
+	cvt.u32.u64 %rt139, %rdt68;
+	mov.b32 %rt140, 1;
+	shl.b32 %r1058, %rt140, %rt139;
+	and.b32 %r1058, %r1058, 255;
+	mov.b32 %r1056, %r1058;
+$L_274:
+	or.b32 %r1059, %r1053, %r1056;
+	mov.b32 %r1060, %r1041;
+	and.b32 %r1060, %r1060, 65535;
+	setp.ge.u32 %p1061, %r1060, 32768;
+	mov.b64 %rd1063, 3;
+$L_275:
+	@!%p1061 bra $L_374;
+$L_276:
+	min.u64 %rdt69, %rd1063, 32;
+	cvt.u32.u64 %rt141, %rdt69;
+	mov.b32 %rt142, 1;
+	shl.b32 %r1064, %rt142, %rt141;
+	and.b32 %r1064, %r1064, 255;
+	mov.b32 %r1062, %r1064;
+$L_277:
+	or.b32 %r1065, %r1059, %r1062;
+	mov.b32 %r1066, %r1041;
+	cvt.rn.f64.u32 %fd1067, %r1066;
+	mov.b32 %r1068, %r1041;
+	cvt.rn.f64.s32 %fd1069, %r1068;
+	setp.eq.f64 %p1070, %fd1067, %fd1069;
+	mov.b64 %rd1072, 4;
+$L_278:
+	@!%p1070 bra $L_373;
+$L_279:
+	min.u64 %rdt70, %rd1072, 32;
+	cvt.u32.u64 %rt143, %rdt70;
+	mov.b32 %rt144, 1;
+	shl.b32 %r1073, %rt144, %rt143;
+	and.b32 %r1073, %r1073, 255;
+	mov.b32 %r1071, %r1073;
+$L_280:
+	or.b32 %r1074, %r1065, %r1071;
+	mov.b32 %r1042, %r1074;
+$L_281:
+	mad.lo.s64 %rd1075, %rd1040, 1, %rd5;
+	st.global.u8 [%rd1075], %r1042;
+	add.s64 %rd1076, %rd900, 5;
+	mov.b32 %r1077, %r616;
+	and.b32 %r1077, %r1077, 65535;
+$L_282:
+	mov.b32 %r1079, %r1077;
+	setp.lt.u32 %p1080, %r1079, 2147483648;
+	mov.b64 %rd1082, 0;
+$L_283:
+	@!%p1080 bra $L_372;
 $L_284:
-	or.b32 %r1018, %r1010, %r1015;
-	mov.b32 %r967, %r1018;
+	min.u64 %rdt71, %rd1082, 32;
+	cvt.u32.u64 %rt145, %rdt71;
+	mov.b32 %rt146, 1;
+	shl.b32 %r1083, %rt146, %rt145;
+	and.b32 %r1083, %r1083, 255;
+	mov.b32 %r1081, %r1083;
 $L_285:
-	mad.lo.s64 %rd1019, %rd964, 1, %rd5;
-	st.global.u8 [%rd1019], %r967;
+	mov.b32 %r1084, %r1077;
+	setp.lt.s32 %p1085, %r1084, 0;
+	mov.b64 %rd1087, 1;
 $L_286:
-	cvt.u32.u64 %r1020, %rd8;
-	cvt.s32.s16 %r1020, %r1020;
-	sub.s32 %r1021, %r1022, %r1020;
-	cvt.s32.s16 %r1021, %r1021;
-	add.s64 %rd1023, %rd9, 1;
+	@!%p1085 bra $L_371;
 $L_287:
-	mul.lo.s64 %rd1024, %rd1023, 10;
-	mov.b32 %r1025, %r1021;
-	cvt.s32.s8 %r1025, %r1025;
-	cvt.s64.s32 %rd1026, %r1025;
-	mad.lo.s64 %rd1027, %rd1024, 8, %rd13;
-	st.global.s64 [%rd1027], %rd1026;
-	add.s64 %rd1028, %rd1024, 1;
-	cvt.s64.s32 %rd1029, %r1021;
-	mad.lo.s64 %rd1030, %rd1028, 8, %rd13;
-	st.global.s64 [%rd1030], %rd1029;
-	add.s64 %rd1031, %rd1024, 2;
-	mov.b32 %r1032, %r1021;
-	cvt.s64.s32 %rd1033, %r1032;
-	mad.lo.s64 %rd1034, %rd1031, 8, %rd13;
-	st.global.s64 [%rd1034], %rd1033;
-	add.s64 %rd1035, %rd1024, 3;
-	cvt.s64.s32 %rd1036, %r1021;
-	mad.lo.s64 %rd1037, %rd1035, 8, %rd13;
-	st.global.s64 [%rd1037], %rd1036;
-	add.s64 %rd1038, %rd1024, 4;
-	mov.b32 %r1039, %r1021;
-	and.b32 %r1039, %r1039, 255;
-	cvt.u64.u32 %rd1040, %r1039;
-	mad.lo.s64 %rd1041, %rd1038, 8, %rd13;
-	st.global.s64 [%rd1041], %rd1040;
-	add.s64 %rd1042, %rd1024, 5;
-	mov.b32 %r1043, %r1021;
-	and.b32 %r1043, %r1043, 65535;
-	cvt.u64.u32 %rd1044, %r1043;
-	mad.lo.s64 %rd1045, %rd1042, 8, %rd13;
-	st.global.s64 [%rd1045], %rd1044;
-	add.s64 %rd1046, %rd1024, 6;
-	mov.b32 %r1047, %r1021;
-	cvt.u64.u32 %rd1048, %r1047;
-	mad.lo.s64 %rd1049, %rd1046, 8, %rd13;
-	st.global.s64 [%rd1049], %rd1048;
-	add.s64 %rd1050, %rd1024, 7;
-	cvt.s64.s32 %rd1051, %r1021;
-	mov.b64 %rd1052, %rd1051;
-	mad.lo.s64 %rd1053, %rd1050, 8, %rd13;
-	st.global.s64 [%rd1053], %rd1052;
-	add.s64 %rd1054, %rd1024, 8;
-	mov.b32 %r1055, %r1021;
-	and.b32 %r1055, %r1055, 65535;
-	mov.b32 %r1056, %r1055;
-	mov.b32 %r1057, %r1021;
-	sub.s32 %r1058, %r1056, %r1057;
-	cvt.s64.s32 %rd1059, %r1058;
-	mad.lo.s64 %rd1060, %rd1054, 8, %rd13;
-	st.global.s64 [%rd1060], %rd1059;
-	add.s64 %rd1061, %rd1024, 9;
-	mov.b32 %r1062, %r1021;
-	cvt.s32.s8 %r1062, %r1062;
-	mov.b32 %r1063, %r1062;
-	shr.u32 %r1064, %r1063, 7;
-	cvt.u64.u32 %rd1065, %r1064;
-	mad.lo.s64 %rd1066, %rd1061, 8, %rd13;
-	st.global.s64 [%rd1066], %rd1065;
-	mul.lo.s64 %rd1067, %rd1023, 90;
+	min.u64 %rdt72, %rd1087, 32;
+	cvt.u32.u64 %rt147, %rdt72;
+	mov.b32 %rt148, 1;
+	shl.b32 %r1088, %rt148, %rt147;
+	and.b32 %r1088, %r1088, 255;
+	mov.b32 %r1086, %r1088;
 $L_288:
-	cvt.rn.f64.s32 %fd1068, %r1021;
-	mad.lo.s64 %rd1069, %rd1067, 8, %rd15;
-	st.global.f64 [%rd1069], %fd1068;
-	add.s64 %rd1070, %rd1067, 1;
-	cvt.rn.f32.s32 %f1071, %r1021;
-	cvt.f64.f32 %fd1072, %f1071;
-	mad.lo.s64 %rd1073, %rd1070, 8, %rd15;
-	st.global.f64 [%rd1073], %fd1072;
-	add.s64 %rd1074, %rd1067, 2;
-	mov.b32 %r1075, %r1021;
-	cvt.rn.f64.u32 %fd1076, %r1075;
-	mad.lo.s64 %rd1077, %rd1074, 8, %rd15;
-	st.global.f64 [%rd1077], %fd1076;
-	add.s64 %rd1078, %rd1067, 3;
-	mov.b32 %r1079, %r1021;
-	cvt.rn.f32.u32 %f1080, %r1079;
-	cvt.f64.f32 %fd1081, %f1080;
-	mad.lo.s64 %rd1082, %rd1078, 8, %rd15;
-	st.global.f64 [%rd1082], %fd1081;
-	add.s64 %rd1083, %rd1067, 4;
-	mov.b32 %r1084, %r1021;
-	cvt.rn.f64.s32 %fd1085, %r1084;
-	mad.lo.s64 %rd1086, %rd1083, 8, %rd15;
-	st.global.f64 [%rd1086], %fd1085;
-	add.s64 %rd1087, %rd1067, 5;
-	mov.b32 %r1088, %r1021;
-	cvt.rn.f32.s32 %f1089, %r1088;
-	cvt.f64.f32 %fd1090, %f1089;
-	mad.lo.s64 %rd1091, %rd1087, 8, %rd15;
-	st.global.f64 [%rd1091], %fd1090;
-	add.s64 %rd1092, %rd1067, 6;
-	cvt.s64.s32 %rd1093, %r1021;
-	cvt.rn.f64.u64 %fd1094, %rd1093;
-	mad.lo.s64 %rd1095, %rd1092, 8, %rd15;
-	st.global.f64 [%rd1095], %fd1094;
-	add.s64 %rd1096, %rd1067, 7;
-	cvt.s64.s32 %rd1097, %r1021;
-	cvt.rn.f32.u64 %f1098, %rd1097;
-	cvt.f64.f32 %fd1099, %f1098;
-	mad.lo.s64 %rd1100, %rd1096, 8, %rd15;
-	st.global.f64 [%rd1100], %fd1099;
-	add.s64 %rd1101, %rd1067, 8;
-	mov.b32 %r1102, %r1021;
-	and.b32 %r1102, %r1102, 65535;
-	cvt.rn.f64.u32 %fd1103, %r1102;
-	mov.b32 %r1104, %r1021;
-	and.b32 %r1104, %r1104, 255;
-	cvt.rn.f64.u32 %fd1105, %r1104;
-	add.rn.f64 %fd1106, %fd1103, %fd1105;
-	mad.lo.s64 %rd1107, %rd1101, 8, %rd15;
-	st.global.f64 [%rd1107], %fd1106;
+	or.b32 %r1089, %r1081, %r1086;
+	cvt.u64.u32 %rd1090, %r1077;
+	setp.gt.u64 %p1091, %rd1090, 9223372036854775808U;
+	mov.b64 %rd1093, 2;
 $L_289:
-	mov.b32 %r1108, %r1021;
-	cvt.s32.s8 %r1108, %r1108;
-	add.s64 %rd1109, %rd1067, 9;
+	@!%p1091 bra $L_370;
 $L_290:
-	cvt.rn.f64.s32 %fd1110, %r1108;
-	mad.lo.s64 %rd1111, %rd1109, 8, %rd15;
-	st.global.f64 [%rd1111], %fd1110;
-	add.s64 %rd1112, %rd1109, 1;
-	cvt.rn.f32.s32 %f1113, %r1108;
-	cvt.f64.f32 %fd1114, %f1113;
-	mad.lo.s64 %rd1115, %rd1112, 8, %rd15;
-	st.global.f64 [%rd1115], %fd1114;
-	add.s64 %rd1116, %rd1109, 2;
-	mov.b32 %r1117, %r1108;
-	cvt.rn.f64.u32 %fd1118, %r1117;
-	mad.lo.s64 %rd1119, %rd1116, 8, %rd15;
-	st.global.f64 [%rd1119], %fd1118;
-	add.s64 %rd1120, %rd1109, 3;
-	mov.b32 %r1121, %r1108;
-	cvt.rn.f32.u32 %f1122, %r1121;
-	cvt.f64.f32 %fd1123, %f1122;
-	mad.lo.s64 %rd1124, %rd1120, 8, %rd15;
-	st.global.f64 [%rd1124], %fd1123;
-	add.s64 %rd1125, %rd1109, 4;
-	mov.b32 %r1126, %r1108;
-	cvt.rn.f64.s32 %fd1127, %r1126;
-	mad.lo.s64 %rd1128, %rd1125, 8, %rd15;
-	st.global.f64 [%rd1128], %fd1127;
-	add.s64 %rd1129, %rd1109, 5;
-	mov.b32 %r1130, %r1108;
-	cvt.rn.f32.s32 %f1131, %r1130;
-	cvt.f64.f32 %fd1132, %f1131;
-	mad.lo.s64 %rd1133, %rd1129, 8, %rd15;
-	st.global.f64 [%rd1133], %fd1132;
-	add.s64 %rd1134, %rd1109, 6;
-	cvt.s64.s32 %rd1135, %r1108;
-	cvt.rn.f64.u64 %fd1136, %rd1135;
-	mad.lo.s64 %rd1137, %rd1134, 8, %rd15;
-	st.global.f64 [%rd1137], %fd1136;
-	add.s64 %rd1138, %rd1109, 7;
-	cvt.s64.s32 %rd1139, %r1108;
-	cvt.rn.f32.u64 %f1140, %rd1139;
-	cvt.f64.f32 %fd1141, %f1140;
-	mad.lo.s64 %rd1142, %rd1138, 8, %rd15;
-	st.global.f64 [%rd1142], %fd1141;
-	add.s64 %rd1143, %rd1109, 8;
-	mov.b32 %r1144, %r1108;
-	and.b32 %r1144, %r1144, 65535;
-	cvt.rn.f64.u32 %fd1145, %r1144;
-	mov.b32 %r1146, %r1108;
-	and.b32 %r1146, %r1146, 255;
-	cvt.rn.f64.u32 %fd1147, %r1146;
-	add.rn.f64 %fd1148, %fd1145, %fd1147;
-	mad.lo.s64 %rd1149, %rd1143, 8, %rd15;
-	st.global.f64 [%rd1149], %fd1148;
+	min.u64 %rdt73, %rd1093, 32;
+	cvt.u32.u64 %rt149, %rdt73;
+	mov.b32 %rt150, 1;
+	shl.b32 %r1094, %rt150, %rt149;
+	and.b32 %r1094, %r1094, 255;
+	mov.b32 %r1092, %r1094;
 $L_291:
-	add.s64 %rd1150, %rd1067, 18;
+	or.b32 %r1095, %r1089, %r1092;
+	setp.ge.u32 %p1096, %r1077, 32768;
+	mov.b64 %rd1098, 3;
 $L_292:
-	cvt.rn.f64.s32 %fd1151, %r1021;
-	mad.lo.s64 %rd1152, %rd1150, 8, %rd15;
-	st.global.f64 [%rd1152], %fd1151;
-	add.s64 %rd1153, %rd1150, 1;
-	cvt.rn.f32.s32 %f1154, %r1021;
-	cvt.f64.f32 %fd1155, %f1154;
-	mad.lo.s64 %rd1156, %rd1153, 8, %rd15;
-	st.global.f64 [%rd1156], %fd1155;
-	add.s64 %rd1157, %rd1150, 2;
-	mov.b32 %r1158, %r1021;
-	cvt.rn.f64.u32 %fd1159, %r1158;
-	mad.lo.s64 %rd1160, %rd1157, 8, %rd15;
-	st.global.f64 [%rd1160], %fd1159;
-	add.s64 %rd1161, %rd1150, 3;
-	mov.b32 %r1162, %r1021;
-	cvt.rn.f32.u32 %f1163, %r1162;
-	cvt.f64.f32 %fd1164, %f1163;
-	mad.lo.s64 %rd1165, %rd1161, 8, %rd15;
-	st.global.f64 [%rd1165], %fd1164;
-	add.s64 %rd1166, %rd1150, 4;
-	mov.b32 %r1167, %r1021;
-	cvt.rn.f64.s32 %fd1168, %r1167;
-	mad.lo.s64 %rd1169, %rd1166, 8, %rd15;
-	st.global.f64 [%rd1169], %fd1168;
-	add.s64 %rd1170, %rd1150, 5;
-	mov.b32 %r1171, %r1021;
-	cvt.rn.f32.s32 %f1172, %r1171;
-	cvt.f64.f32 %fd1173, %f1172;
-	mad.lo.s64 %rd1174, %rd1170, 8, %rd15;
-	st.global.f64 [%rd1174], %fd1173;
-	add.s64 %rd1175, %rd1150, 6;
-	cvt.s64.s32 %rd1176, %r1021;
-	cvt.rn.f64.u64 %fd1177, %rd1176;
-	mad.lo.s64 %rd1178, %rd1175, 8, %rd15;
-	st.global.f64 [%rd1178], %fd1177;
-	add.s64 %rd1179, %rd1150, 7;
-	cvt.s64.s32 %rd1180, %r1021;
-	cvt.rn.f32.u64 %f1181, %rd1180;
-	cvt.f64.f32 %fd1182, %f1181;
-	mad.lo.s64 %rd1183, %rd1179, 8, %rd15;
-	st.global.f64 [%rd1183], %fd1182;
-	add.s64 %rd1184, %rd1150, 8;
-	mov.b32 %r1185, %r1021;
-	and.b32 %r1185, %r1185, 65535;
-	cvt.rn.f64.u32 %fd1186, %r1185;
-	mov.b32 %r1187, %r1021;
-	and.b32 %r1187, %r1187, 255;
-	cvt.rn.f64.u32 %fd1188, %r1187;
-	add.rn.f64 %fd1189, %fd1186, %fd1188;
-	mad.lo.s64 %rd1190, %rd1184, 8, %rd15;
-	st.global.f64 [%rd1190], %fd1189;
+	@!%p1096 bra $L_369;
 $L_293:
-	mov.b32 %r1191, %r1021;
-	add.s64 %rd1192, %rd1067, 27;
+	min.u64 %rdt74, %rd1098, 32;
+	cvt.u32.u64 %rt151, %rdt74;
+	mov.b32 %rt152, 1;
+	shl.b32 %r1099, %rt152, %rt151;
+	and.b32 %r1099, %r1099, 255;
+	mov.b32 %r1097, %r1099;
 $L_294:
-	cvt.rn.f64.s32 %fd1193, %r1191;
-	mad.lo.s64 %rd1194, %rd1192, 8, %rd15;
-	st.global.f64 [%rd1194], %fd1193;
-	add.s64 %rd1195, %rd1192, 1;
-	cvt.rn.f32.s32 %f1196, %r1191;
-	cvt.f64.f32 %fd1197, %f1196;
-	mad.lo.s64 %rd1198, %rd1195, 8, %rd15;
-	st.global.f64 [%rd1198], %fd1197;
-	add.s64 %rd1199, %rd1192, 2;
-	mov.b32 %r1200, %r1191;
-	cvt.rn.f64.u32 %fd1201, %r1200;
-	mad.lo.s64 %rd1202, %rd1199, 8, %rd15;
-	st.global.f64 [%rd1202], %fd1201;
-	add.s64 %rd1203, %rd1192, 3;
-	mov.b32 %r1204, %r1191;
-	cvt.rn.f32.u32 %f1205, %r1204;
-	cvt.f64.f32 %fd1206, %f1205;
-	mad.lo.s64 %rd1207, %rd1203, 8, %rd15;
-	st.global.f64 [%rd1207], %fd1206;
-	add.s64 %rd1208, %rd1192, 4;
-	cvt.rn.f64.s32 %fd1209, %r1191;
-	mad.lo.s64 %rd1210, %rd1208, 8, %rd15;
-	st.global.f64 [%rd1210], %fd1209;
-	add.s64 %rd1211, %rd1192, 5;
-	cvt.rn.f32.s32 %f1212, %r1191;
-	cvt.f64.f32 %fd1213, %f1212;
-	mad.lo.s64 %rd1214, %rd1211, 8, %rd15;
-	st.global.f64 [%rd1214], %fd1213;
-	add.s64 %rd1215, %rd1192, 6;
-	cvt.s64.s32 %rd1216, %r1191;
-	cvt.rn.f64.u64 %fd1217, %rd1216;
-	mad.lo.s64 %rd1218, %rd1215, 8, %rd15;
-	st.global.f64 [%rd1218], %fd1217;
-	add.s64 %rd1219, %rd1192, 7;
-	cvt.s64.s32 %rd1220, %r1191;
-	cvt.rn.f32.u64 %f1221, %rd1220;
-	cvt.f64.f32 %fd1222, %f1221;
-	mad.lo.s64 %rd1223, %rd1219, 8, %rd15;
-	st.global.f64 [%rd1223], %fd1222;
-	add.s64 %rd1224, %rd1192, 8;
-	mov.b32 %r1225, %r1191;
-	and.b32 %r1225, %r1225, 65535;
-	cvt.rn.f64.u32 %fd1226, %r1225;
-	mov.b32 %r1227, %r1191;
-	and.b32 %r1227, %r1227, 255;
-	cvt.rn.f64.u32 %fd1228, %r1227;
-	add.rn.f64 %fd1229, %fd1226, %fd1228;
-	mad.lo.s64 %rd1230, %rd1224, 8, %rd15;
-	st.global.f64 [%rd1230], %fd1229;
+	or.b32 %r1100, %r1095, %r1097;
+	mov.b32 %r1101, %r1077;
+	cvt.rn.f64.u32 %fd1102, %r1101;
+	mov.b32 %r1103, %r1077;
+	cvt.rn.f64.s32 %fd1104, %r1103;
+	setp.eq.f64 %p1105, %fd1102, %fd1104;
+	mov.b64 %rd1107, 4;
 $L_295:
-	cvt.s64.s32 %rd1231, %r1021;
-	add.s64 %rd1232, %rd1067, 36;
+	@!%p1105 bra $L_368;
 $L_296:
-	cvt.rn.f64.s64 %fd1233, %rd1231;
-	mad.lo.s64 %rd1234, %rd1232, 8, %rd15;
-	st.global.f64 [%rd1234], %fd1233;
-	add.s64 %rd1235, %rd1232, 1;
-	cvt.rn.f32.s64 %f1236, %rd1231;
-	cvt.f64.f32 %fd1237, %f1236;
-	mad.lo.s64 %rd1238, %rd1235, 8, %rd15;
-	st.global.f64 [%rd1238], %fd1237;
-	add.s64 %rd1239, %rd1232, 2;
-	cvt.u32.u64 %r1240, %rd1231;
-	cvt.rn.f64.u32 %fd1241, %r1240;
-	mad.lo.s64 %rd1242, %rd1239, 8, %rd15;
-	st.global.f64 [%rd1242], %fd1241;
-	add.s64 %rd1243, %rd1232, 3;
-	cvt.u32.u64 %r1244, %rd1231;
-	cvt.rn.f32.u32 %f1245, %r1244;
-	cvt.f64.f32 %fd1246, %f1245;
-	mad.lo.s64 %rd1247, %rd1243, 8, %rd15;
-	st.global.f64 [%rd1247], %fd1246;
-	add.s64 %rd1248, %rd1232, 4;
-	cvt.u32.u64 %r1249, %rd1231;
-	cvt.rn.f64.s32 %fd1250, %r1249;
-	mad.lo.s64 %rd1251, %rd1248, 8, %rd15;
-	st.global.f64 [%rd1251], %fd1250;
-	add.s64 %rd1252, %rd1232, 5;
-	cvt.u32.u64 %r1253, %rd1231;
-	cvt.rn.f32.s32 %f1254, %r1253;
-	cvt.f64.f32 %fd1255, %f1254;
-	mad.lo.s64 %rd1256, %rd1252, 8, %rd15;
-	st.global.f64 [%rd1256], %fd1255;
-	add.s64 %rd1257, %rd1232, 6;
-	mov.b64 %rd1258, %rd1231;
-	cvt.rn.f64.u64 %fd1259, %rd1258;
-	mad.lo.s64 %rd1260, %rd1257, 8, %rd15;
-	st.global.f64 [%rd1260], %fd1259;
-	add.s64 %rd1261, %rd1232, 7;
-	mov.b64 %rd1262, %rd1231;
-	cvt.rn.f32.u64 %f1263, %rd1262;
-	cvt.f64.f32 %fd1264, %f1263;
-	mad.lo.s64 %rd1265, %rd1261, 8, %rd15;
-	st.global.f64 [%rd1265], %fd1264;
-	add.s64 %rd1266, %rd1232, 8;
-	cvt.u32.u64 %r1267, %rd1231;
-	and.b32 %r1267, %r1267, 65535;
-	cvt.rn.f64.u32 %fd1268, %r1267;
-	cvt.u32.u64 %r1269, %rd1231;
-	and.b32 %r1269, %r1269, 255;
-	cvt.rn.f64.u32 %fd1270, %r1269;
-	add.rn.f64 %fd1271, %fd1268, %fd1270;
-	mad.lo.s64 %rd1272, %rd1266, 8, %rd15;
-	st.global.f64 [%rd1272], %fd1271;
+	min.u64 %rdt75, %rd1107, 32;
+	cvt.u32.u64 %rt153, %rdt75;
+	mov.b32 %rt154, 1;
+	shl.b32 %r1108, %rt154, %rt153;
+	and.b32 %r1108, %r1108, 255;
+	mov.b32 %r1106, %r1108;
 $L_297:
-	mov.b32 %r1273, %r1021;
-	and.b32 %r1273, %r1273, 255;
-	add.s64 %rd1274, %rd1067, 45;
+	or.b32 %r1109, %r1100, %r1106;
+	mov.b32 %r1078, %r1109;
 $L_298:
-	cvt.rn.f64.u32 %fd1275, %r1273;
-	mad.lo.s64 %rd1276, %rd1274, 8, %rd15;
-	st.global.f64 [%rd1276], %fd1275;
-	add.s64 %rd1277, %rd1274, 1;
-	cvt.rn.f32.u32 %f1278, %r1273;
-	cvt.f64.f32 %fd1279, %f1278;
-	mad.lo.s64 %rd1280, %rd1277, 8, %rd15;
-	st.global.f64 [%rd1280], %fd1279;
-	add.s64 %rd1281, %rd1274, 2;
-	mov.b32 %r1282, %r1273;
-	cvt.rn.f64.u32 %fd1283, %r1282;
-	mad.lo.s64 %rd1284, %rd1281, 8, %rd15;
-	st.global.f64 [%rd1284], %fd1283;
-	add.s64 %rd1285, %rd1274, 3;
-	mov.b32 %r1286, %r1273;
-	cvt.rn.f32.u32 %f1287, %r1286;
-	cvt.f64.f32 %fd1288, %f1287;
-	mad.lo.s64 %rd1289, %rd1285, 8, %rd15;
-	st.global.f64 [%rd1289], %fd1288;
-	add.s64 %rd1290, %rd1274, 4;
-	mov.b32 %r1291, %r1273;
-	cvt.rn.f64.s32 %fd1292, %r1291;
-	mad.lo.s64 %rd1293, %rd1290, 8, %rd15;
-	st.global.f64 [%rd1293], %fd1292;
-	add.s64 %rd1294, %rd1274, 5;
-	mov.b32 %r1295, %r1273;
-	cvt.rn.f32.s32 %f1296, %r1295;
-	cvt.f64.f32 %fd1297, %f1296;
-	mad.lo.s64 %rd1298, %rd1294, 8, %rd15;
-	st.global.f64 [%rd1298], %fd1297;
-	add.s64 %rd1299, %rd1274, 6;
-	cvt.u64.u32 %rd1300, %r1273;
-	cvt.rn.f64.u64 %fd1301, %rd1300;
-	mad.lo.s64 %rd1302, %rd1299, 8, %rd15;
-	st.global.f64 [%rd1302], %fd1301;
-	add.s64 %rd1303, %rd1274, 7;
-	cvt.u64.u32 %rd1304, %r1273;
-	cvt.rn.f32.u64 %f1305, %rd1304;
-	cvt.f64.f32 %fd1306, %f1305;
-	mad.lo.s64 %rd1307, %rd1303, 8, %rd15;
-	st.global.f64 [%rd1307], %fd1306;
-	add.s64 %rd1308, %rd1274, 8;
-	mov.b32 %r1309, %r1273;
-	and.b32 %r1309, %r1309, 65535;
-	cvt.rn.f64.u32 %fd1310, %r1309;
-	cvt.rn.f64.u32 %fd1311, %r1273;
-	add.rn.f64 %fd1312, %fd1310, %fd1311;
-	mad.lo.s64 %rd1313, %rd1308, 8, %rd15;
-	st.global.f64 [%rd1313], %fd1312;
+	mad.lo.s64 %rd1110, %rd1076, 1, %rd5;
+	st.global.u8 [%rd1110], %r1078;
+	add.s64 %rd1111, %rd900, 6;
+	mov.b32 %r1112, %r616;
 $L_299:
-	mov.b32 %r1314, %r1021;
-	and.b32 %r1314, %r1314, 65535;
-	add.s64 %rd1315, %rd1067, 54;
+	setp.lt.u32 %p1114, %r1112, 2147483648;
+	mov.b64 %rd1116, 0;
 $L_300:
-	cvt.rn.f64.u32 %fd1316, %r1314;
-	mad.lo.s64 %rd1317, %rd1315, 8, %rd15;
-	st.global.f64 [%rd1317], %fd1316;
-	add.s64 %rd1318, %rd1315, 1;
-	cvt.rn.f32.u32 %f1319, %r1314;
-	cvt.f64.f32 %fd1320, %f1319;
-	mad.lo.s64 %rd1321, %rd1318, 8, %rd15;
-	st.global.f64 [%rd1321], %fd1320;
-	add.s64 %rd1322, %rd1315, 2;
-	mov.b32 %r1323, %r1314;
-	cvt.rn.f64.u32 %fd1324, %r1323;
-	mad.lo.s64 %rd1325, %rd1322, 8, %rd15;
-	st.global.f64 [%rd1325], %fd1324;
-	add.s64 %rd1326, %rd1315, 3;
-	mov.b32 %r1327, %r1314;
-	cvt.rn.f32.u32 %f1328, %r1327;
-	cvt.f64.f32 %fd1329, %f1328;
-	mad.lo.s64 %rd1330, %rd1326, 8, %rd15;
-	st.global.f64 [%rd1330], %fd1329;
-	add.s64 %rd1331, %rd1315, 4;
-	mov.b32 %r1332, %r1314;
-	cvt.rn.f64.s32 %fd1333, %r1332;
-	mad.lo.s64 %rd1334, %rd1331, 8, %rd15;
-	st.global.f64 [%rd1334], %fd1333;
-	add.s64 %rd1335, %rd1315, 5;
-	mov.b32 %r1336, %r1314;
-	cvt.rn.f32.s32 %f1337, %r1336;
-	cvt.f64.f32 %fd1338, %f1337;
-	mad.lo.s64 %rd1339, %rd1335, 8, %rd15;
-	st.global.f64 [%rd1339], %fd1338;
-	add.s64 %rd1340, %rd1315, 6;
-	cvt.u64.u32 %rd1341, %r1314;
-	cvt.rn.f64.u64 %fd1342, %rd1341;
-	mad.lo.s64 %rd1343, %rd1340, 8, %rd15;
-	st.global.f64 [%rd1343], %fd1342;
-	add.s64 %rd1344, %rd1315, 7;
-	cvt.u64.u32 %rd1345, %r1314;
-	cvt.rn.f32.u64 %f1346, %rd1345;
-	cvt.f64.f32 %fd1347, %f1346;
-	mad.lo.s64 %rd1348, %rd1344, 8, %rd15;
-	st.global.f64 [%rd1348], %fd1347;
-	add.s64 %rd1349, %rd1315, 8;
-	cvt.rn.f64.u32 %fd1350, %r1314;
-	mov.b32 %r1351, %r1314;
-	and.b32 %r1351, %r1351, 255;
-	cvt.rn.f64.u32 %fd1352, %r1351;
-	add.rn.f64 %fd1353, %fd1350, %fd1352;
-	mad.lo.s64 %rd1354, %rd1349, 8, %rd15;
-	st.global.f64 [%rd1354], %fd1353;
+	@!%p1114 bra $L_367;
 $L_301:
-	mov.b32 %r1355, %r1021;
-	add.s64 %rd1356, %rd1067, 63;
+	min.u64 %rdt76, %rd1116, 32;
+	cvt.u32.u64 %rt155, %rdt76;
+	mov.b32 %rt156, 1;
+	shl.b32 %r1117, %rt156, %rt155;
+	and.b32 %r1117, %r1117, 255;
+	mov.b32 %r1115, %r1117;
 $L_302:
-	cvt.rn.f64.u32 %fd1357, %r1355;
-	mad.lo.s64 %rd1358, %rd1356, 8, %rd15;
-	st.global.f64 [%rd1358], %fd1357;
-	add.s64 %rd1359, %rd1356, 1;
-	cvt.rn.f32.u32 %f1360, %r1355;
-	cvt.f64.f32 %fd1361, %f1360;
-	mad.lo.s64 %rd1362, %rd1359, 8, %rd15;
-	st.global.f64 [%rd1362], %fd1361;
-	add.s64 %rd1363, %rd1356, 2;
-	cvt.rn.f64.u32 %fd1364, %r1355;
-	mad.lo.s64 %rd1365, %rd1363, 8, %rd15;
-	st.global.f64 [%rd1365], %fd1364;
-	add.s64 %rd1366, %rd1356, 3;
-	cvt.rn.f32.u32 %f1367, %r1355;
-	cvt.f64.f32 %fd1368, %f1367;
-	mad.lo.s64 %rd1369, %rd1366, 8, %rd15;
-	st.global.f64 [%rd1369], %fd1368;
-	add.s64 %rd1370, %rd1356, 4;
-	mov.b32 %r1371, %r1355;
-	cvt.rn.f64.s32 %fd1372, %r1371;
-	mad.lo.s64 %rd1373, %rd1370, 8, %rd15;
-	st.global.f64 [%rd1373], %fd1372;
-	add.s64 %rd1374, %rd1356, 5;
-	mov.b32 %r1375, %r1355;
-	cvt.rn.f32.s32 %f1376, %r1375;
-	cvt.f64.f32 %fd1377, %f1376;
-	mad.lo.s64 %rd1378, %rd1374, 8, %rd15;
-	st.global.f64 [%rd1378], %fd1377;
-	add.s64 %rd1379, %rd1356, 6;
-	cvt.u64.u32 %rd1380, %r1355;
-	cvt.rn.f64.u64 %fd1381, %rd1380;
-	mad.lo.s64 %rd1382, %rd1379, 8, %rd15;
-	st.global.f64 [%rd1382], %fd1381;
-	add.s64 %rd1383, %rd1356, 7;
-	cvt.u64.u32 %rd1384, %r1355;
-	cvt.rn.f32.u64 %f1385, %rd1384;
-	cvt.f64.f32 %fd1386, %f1385;
-	mad.lo.s64 %rd1387, %rd1383, 8, %rd15;
-	st.global.f64 [%rd1387], %fd1386;
-	add.s64 %rd1388, %rd1356, 8;
-	mov.b32 %r1389, %r1355;
-	and.b32 %r1389, %r1389, 65535;
-	cvt.rn.f64.u32 %fd1390, %r1389;
-	mov.b32 %r1391, %r1355;
-	and.b32 %r1391, %r1391, 255;
-	cvt.rn.f64.u32 %fd1392, %r1391;
-	add.rn.f64 %fd1393, %fd1390, %fd1392;
-	mad.lo.s64 %rd1394, %rd1388, 8, %rd15;
-	st.global.f64 [%rd1394], %fd1393;
+	mov.b32 %r1118, %r1112;
+	setp.lt.s32 %p1119, %r1118, 0;
+	mov.b64 %rd1121, 1;
 $L_303:
-	cvt.s64.s32 %rd1395, %r1021;
-	add.s64 %rd1396, %rd1067, 72;
+	@!%p1119 bra $L_366;
 $L_304:
-	cvt.rn.f64.u64 %fd1397, %rd1395;
-	mad.lo.s64 %rd1398, %rd1396, 8, %rd15;
-	st.global.f64 [%rd1398], %fd1397;
-	add.s64 %rd1399, %rd1396, 1;
-	cvt.rn.f32.u64 %f1400, %rd1395;
-	cvt.f64.f32 %fd1401, %f1400;
-	mad.lo.s64 %rd1402, %rd1399, 8, %rd15;
-	st.global.f64 [%rd1402], %fd1401;
-	add.s64 %rd1403, %rd1396, 2;
-	cvt.u32.u64 %r1404, %rd1395;
-	cvt.rn.f64.u32 %fd1405, %r1404;
-	mad.lo.s64 %rd1406, %rd1403, 8, %rd15;
-	st.global.f64 [%rd1406], %fd1405;
-	add.s64 %rd1407, %rd1396, 3;
-	cvt.u32.u64 %r1408, %rd1395;
-	cvt.rn.f32.u32 %f1409, %r1408;
-	cvt.f64.f32 %fd1410, %f1409;
-	mad.lo.s64 %rd1411, %rd1407, 8, %rd15;
-	st.global.f64 [%rd1411], %fd1410;
-	add.s64 %rd1412, %rd1396, 4;
-	cvt.u32.u64 %r1413, %rd1395;
-	cvt.rn.f64.s32 %fd1414, %r1413;
-	mad.lo.s64 %rd1415, %rd1412, 8, %rd15;
-	st.global.f64 [%rd1415], %fd1414;
-	add.s64 %rd1416, %rd1396, 5;
-	cvt.u32.u64 %r1417, %rd1395;
-	cvt.rn.f32.s32 %f1418, %r1417;
-	cvt.f64.f32 %fd1419, %f1418;
-	mad.lo.s64 %rd1420, %rd1416, 8, %rd15;
-	st.global.f64 [%rd1420], %fd1419;
-	add.s64 %rd1421, %rd1396, 6;
-	cvt.rn.f64.u64 %fd1422, %rd1395;
-	mad.lo.s64 %rd1423, %rd1421, 8, %rd15;
-	st.global.f64 [%rd1423], %fd1422;
-	add.s64 %rd1424, %rd1396, 7;
-	cvt.rn.f32.u64 %f1425, %rd1395;
-	cvt.f64.f32 %fd1426, %f1425;
-	mad.lo.s64 %rd1427, %rd1424, 8, %rd15;
-	st.global.f64 [%rd1427], %fd1426;
-	add.s64 %rd1428, %rd1396, 8;
-	cvt.u32.u64 %r1429, %rd1395;
-	and.b32 %r1429, %r1429, 65535;
-	cvt.rn.f64.u32 %fd1430, %r1429;
-	cvt.u32.u64 %r1431, %rd1395;
-	and.b32 %r1431, %r1431, 255;
-	cvt.rn.f64.u32 %fd1432, %r1431;
-	add.rn.f64 %fd1433, %fd1430, %fd1432;
-	mad.lo.s64 %rd1434, %rd1428, 8, %rd15;
-	st.global.f64 [%rd1434], %fd1433;
+	min.u64 %rdt77, %rd1121, 32;
+	cvt.u32.u64 %rt157, %rdt77;
+	mov.b32 %rt158, 1;
+	shl.b32 %r1122, %rt158, %rt157;
+	and.b32 %r1122, %r1122, 255;
+	mov.b32 %r1120, %r1122;
 $L_305:
-	cvt.s64.s32 %rd1435, %r1021;
-	add.s64 %rd1436, %rd1435, 0;
-	add.s64 %rd1437, %rd1067, 81;
+	or.b32 %r1123, %r1115, %r1120;
+	cvt.u64.u32 %rd1124, %r1112;
+	setp.gt.u64 %p1125, %rd1124, 9223372036854775808U;
+	mov.b64 %rd1127, 2;
 $L_306:
-	cvt.rn.f64.s64 %fd1438, %rd1436;
-	mad.lo.s64 %rd1439, %rd1437, 8, %rd15;
-	st.global.f64 [%rd1439], %fd1438;
-	add.s64 %rd1440, %rd1437, 1;
-	cvt.rn.f32.s64 %f1441, %rd1436;
-	cvt.f64.f32 %fd1442, %f1441;
-	mad.lo.s64 %rd1443, %rd1440, 8, %rd15;
-	st.global.f64 [%rd1443], %fd1442;
-	add.s64 %rd1444, %rd1437, 2;
-	cvt.u32.u64 %r1445, %rd1436;
-	cvt.rn.f64.u32 %fd1446, %r1445;
-	mad.lo.s64 %rd1447, %rd1444, 8, %rd15;
-	st.global.f64 [%rd1447], %fd1446;
-	add.s64 %rd1448, %rd1437, 3;
-	cvt.u32.u64 %r1449, %rd1436;
-	cvt.rn.f32.u32 %f1450, %r1449;
-	cvt.f64.f32 %fd1451, %f1450;
-	mad.lo.s64 %rd1452, %rd1448, 8, %rd15;
-	st.global.f64 [%rd1452], %fd1451;
-	add.s64 %rd1453, %rd1437, 4;
-	cvt.u32.u64 %r1454, %rd1436;
-	cvt.rn.f64.s32 %fd1455, %r1454;
-	mad.lo.s64 %rd1456, %rd1453, 8, %rd15;
-	st.global.f64 [%rd1456], %fd1455;
-	add.s64 %rd1457, %rd1437, 5;
-	cvt.u32.u64 %r1458, %rd1436;
-	cvt.rn.f32.s32 %f1459, %r1458;
-	cvt.f64.f32 %fd1460, %f1459;
-	mad.lo.s64 %rd1461, %rd1457, 8, %rd15;
-	st.global.f64 [%rd1461], %fd1460;
-	add.s64 %rd1462, %rd1437, 6;
-	mov.b64 %rd1463, %rd1436;
-	cvt.rn.f64.u64 %fd1464, %rd1463;
-	mad.lo.s64 %rd1465, %rd1462, 8, %rd15;
-	st.global.f64 [%rd1465], %fd1464;
-	add.s64 %rd1466, %rd1437, 7;
-	mov.b64 %rd1467, %rd1436;
-	cvt.rn.f32.u64 %f1468, %rd1467;
-	cvt.f64.f32 %fd1469, %f1468;
-	mad.lo.s64 %rd1470, %rd1466, 8, %rd15;
-	st.global.f64 [%rd1470], %fd1469;
-	add.s64 %rd1471, %rd1437, 8;
-	cvt.u32.u64 %r1472, %rd1436;
-	and.b32 %r1472, %r1472, 65535;
-	cvt.rn.f64.u32 %fd1473, %r1472;
-	cvt.u32.u64 %r1474, %rd1436;
-	and.b32 %r1474, %r1474, 255;
-	cvt.rn.f64.u32 %fd1475, %r1474;
-	add.rn.f64 %fd1476, %fd1473, %fd1475;
-	mad.lo.s64 %rd1477, %rd1471, 8, %rd15;
-	st.global.f64 [%rd1477], %fd1476;
+	@!%p1125 bra $L_365;
 $L_307:
-	mul.lo.s64 %rd1478, %rd1023, 10;
+	min.u64 %rdt78, %rd1127, 32;
+	cvt.u32.u64 %rt159, %rdt78;
+	mov.b32 %rt160, 1;
+	shl.b32 %r1128, %rt160, %rt159;
+	and.b32 %r1128, %r1128, 255;
+	mov.b32 %r1126, %r1128;
 $L_308:
-	mov.b32 %r1480, %r1021;
-	setp.lt.u32 %p1481, %r1480, 2147483648;
-	mov.b64 %rd1483, 0;
+	or.b32 %r1129, %r1123, %r1126;
+	mov.b32 %r1130, %r1112;
+	and.b32 %r1130, %r1130, 65535;
+	setp.ge.u32 %p1131, %r1130, 32768;
+	mov.b64 %rd1133, 3;
 $L_309:
-	@!%p1481 bra $L_1374;
+	@!%p1131 bra $L_364;
 $L_310:
-	min.u64 %rdt81, %rd1483, 32;
+	min.u64 %rdt79, %rd1133, 32;
+	cvt.u32.u64 %rt161, %rdt79;
+	mov.b32 %rt162, 1;
+	shl.b32 %r1134, %rt162, %rt161;
+	and.b32 %r1134, %r1134, 255;
+	mov.b32 %r1132, %r1134;
+$L_311:
+	or.b32 %r1135, %r1129, %r1132;
+	cvt.rn.f64.u32 %fd1136, %r1112;
+	mov.b32 %r1137, %r1112;
+	cvt.rn.f64.s32 %fd1138, %r1137;
+	setp.eq.f64 %p1139, %fd1136, %fd1138;
+	mov.b64 %rd1141, 4;
+$L_312:
+	@!%p1139 bra $L_363;
+$L_313:
+	min.u64 %rdt80, %rd1141, 32;
+	cvt.u32.u64 %rt163, %rdt80;
+	mov.b32 %rt164, 1;
+	shl.b32 %r1142, %rt164, %rt163;
+	and.b32 %r1142, %r1142, 255;
+	mov.b32 %r1140, %r1142;
+$L_314:
+	or.b32 %r1143, %r1135, %r1140;
+	mov.b32 %r1113, %r1143;
+$L_315:
+	mad.lo.s64 %rd1144, %rd1111, 1, %rd5;
+	st.global.u8 [%rd1144], %r1113;
+	add.s64 %rd1145, %rd900, 7;
+	mov.b32 %r1146, %r616;
+	cvt.s32.s8 %r1146, %r1146;
+	add.s32 %r1147, %r1146, 1;
+	cvt.s32.s8 %r1147, %r1147;
+$L_316:
+	mov.b32 %r1149, %r1147;
+	setp.lt.u32 %p1150, %r1149, 2147483648;
+	mov.b64 %rd1152, 0;
+$L_317:
+	@!%p1150 bra $L_362;
+$L_318:
+	min.u64 %rdt81, %rd1152, 32;
 	cvt.u32.u64 %rt165, %rdt81;
 	mov.b32 %rt166, 1;
-	shl.b32 %r1484, %rt166, %rt165;
-	and.b32 %r1484, %r1484, 255;
-	mov.b32 %r1482, %r1484;
-$L_311:
-	mov.b32 %r1485, %r1021;
-	setp.lt.s32 %p1486, %r1485, 0;
-	mov.b64 %rd1488, 1;
-$L_312:
-	@!%p1486 bra $L_1373;
-$L_313:
-	min.u64 %rdt82, %rd1488, 32;
+	shl.b32 %r1153, %rt166, %rt165;
+	and.b32 %r1153, %r1153, 255;
+	mov.b32 %r1151, %r1153;
+$L_319:
+	mov.b32 %r1154, %r1147;
+	setp.lt.s32 %p1155, %r1154, 0;
+	mov.b64 %rd1157, 1;
+$L_320:
+	@!%p1155 bra $L_361;
+$L_321:
+	min.u64 %rdt82, %rd1157, 32;
 	cvt.u32.u64 %rt167, %rdt82;
 	mov.b32 %rt168, 1;
-	shl.b32 %r1489, %rt168, %rt167;
-	and.b32 %r1489, %r1489, 255;
-	mov.b32 %r1487, %r1489;
-$L_314:
-	or.b32 %r1490, %r1482, %r1487;
-	cvt.s64.s32 %rd1491, %r1021;
-	setp.gt.u64 %p1492, %rd1491, 9223372036854775808U;
-	mov.b64 %rd1494, 2;
-$L_315:
-	@!%p1492 bra $L_1372;
-$L_316:
-	min.u64 %rdt83, %rd1494, 32;
+	shl.b32 %r1158, %rt168, %rt167;
+	and.b32 %r1158, %r1158, 255;
+	mov.b32 %r1156, %r1158;
+$L_322:
+	or.b32 %r1159, %r1151, %r1156;
+	cvt.s64.s32 %rd1160, %r1147;
+	setp.gt.u64 %p1161, %rd1160, 9223372036854775808U;
+	mov.b64 %rd1163, 2;
+$L_323:
+	@!%p1161 bra $L_360;
+$L_324:
+	min.u64 %rdt83, %rd1163, 32;
 	cvt.u32.u64 %rt169, %rdt83;
 	mov.b32 %rt170, 1;
-	shl.b32 %r1495, %rt170, %rt169;
-	and.b32 %r1495, %r1495, 255;
-	mov.b32 %r1493, %r1495;
-$L_317:
-	or.b32 %r1496, %r1490, %r1493;
-	mov.b32 %r1497, %r1021;
-	and.b32 %r1497, %r1497, 65535;
-	setp.ge.u32 %p1498, %r1497, 32768;
-	mov.b64 %rd1500, 3;
-$L_318:
-	@!%p1498 bra $L_1371;
-$L_319:
-	min.u64 %rdt84, %rd1500, 32;
+	shl.b32 %r1164, %rt170, %rt169;
+	and.b32 %r1164, %r1164, 255;
+	mov.b32 %r1162, %r1164;
+$L_325:
+	or.b32 %r1165, %r1159, %r1162;
+	mov.b32 %r1166, %r1147;
+	and.b32 %r1166, %r1166, 65535;
+	setp.ge.u32 %p1167, %r1166, 32768;
+	mov.b64 %rd1169, 3;
+$L_326:
+	@!%p1167 bra $L_359;
+$L_327:
+	min.u64 %rdt84, %rd1169, 32;
 	cvt.u32.u64 %rt171, %rdt84;
 	mov.b32 %rt172, 1;
-	shl.b32 %r1501, %rt172, %rt171;
-	and.b32 %r1501, %r1501, 255;
-	mov.b32 %r1499, %r1501;
-$L_320:
-	or.b32 %r1502, %r1496, %r1499;
-	mov.b32 %r1503, %r1021;
-	and.b32 %r1503, %r1503, 255;
-	setp.gt.u32 %p1504, %r1503, 128;
-	mov.b64 %rd1506, 4;
-$L_321:
-	@!%p1504 bra $L_1370;
-$L_322:
-	min.u64 %rdt85, %rd1506, 32;
+	shl.b32 %r1170, %rt172, %rt171;
+	and.b32 %r1170, %r1170, 255;
+	mov.b32 %r1168, %r1170;
+$L_328:
+	or.b32 %r1171, %r1165, %r1168;
+	mov.b32 %r1172, %r1147;
+	cvt.rn.f64.u32 %fd1173, %r1172;
+	mov.b32 %r1174, %r1147;
+	cvt.rn.f64.s32 %fd1175, %r1174;
+	setp.eq.f64 %p1176, %fd1173, %fd1175;
+	mov.b64 %rd1178, 4;
+$L_329:
+	@!%p1176 bra $L_358;
+$L_330:
+	min.u64 %rdt85, %rd1178, 32;
 	cvt.u32.u64 %rt173, %rdt85;
 	mov.b32 %rt174, 1;
-	shl.b32 %r1507, %rt174, %rt173;
-	and.b32 %r1507, %r1507, 255;
-	mov.b32 %r1505, %r1507;
-$L_323:
-	or.b32 %r1508, %r1502, %r1505;
-	setp.lt.s32 %p1509, %r1021, 1;
-	mov.b64 %rd1511, 5;
-$L_324:
-	@!%p1509 bra $L_1369;
-$L_325:
-	min.u64 %rdt86, %rd1511, 32;
+	shl.b32 %r1179, %rt174, %rt173;
+	and.b32 %r1179, %r1179, 255;
+	mov.b32 %r1177, %r1179;
+$L_331:
+	or.b32 %r1180, %r1171, %r1177;
+	mov.b32 %r1148, %r1180;
+$L_332:
+	mad.lo.s64 %rd1181, %rd1145, 1, %rd5;
+	st.global.u8 [%rd1181], %r1148;
+	add.s64 %rd1182, %rd900, 8;
+	sub.s32 %r1183, %r616, 1;
+	cvt.s32.s16 %r1183, %r1183;
+$L_333:
+	mov.b32 %r1185, %r1183;
+	setp.lt.u32 %p1186, %r1185, 2147483648;
+	mov.b64 %rd1188, 0;
+$L_334:
+	@!%p1186 bra $L_357;
+$L_335:
+	min.u64 %rdt86, %rd1188, 32;
 	cvt.u32.u64 %rt175, %rdt86;
 	mov.b32 %rt176, 1;
-	shl.b32 %r1512, %rt176, %rt175;
-	and.b32 %r1512, %r1512, 255;
-	mov.b32 %r1510, %r1512;
-$L_326:
-	or.b32 %r1513, %r1508, %r1510;
-	mov.b32 %r1514, %r1021;
-	cvt.rn.f64.u32 %fd1515, %r1514;
-	mov.b32 %r1516, %r1021;
-	cvt.rn.f64.s32 %fd1517, %r1516;
-	setp.eq.f64 %p1518, %fd1515, %fd1517;
-	mov.b64 %rd1520, 6;
-$L_327:
-	@!%p1518 bra $L_1368;
-$L_328:
-	min.u64 %rdt87, %rd1520, 32;
+	shl.b32 %r1189, %rt176, %rt175;
+	and.b32 %r1189, %r1189, 255;
+	mov.b32 %r1187, %r1189;
+$L_336:
+	mov.b32 %r1190, %r1183;
+	setp.lt.s32 %p1191, %r1190, 0;
+	mov.b64 %rd1193, 1;
+$L_337:
+	@!%p1191 bra $L_356;
+$L_338:
+	min.u64 %rdt87, %rd1193, 32;
 	cvt.u32.u64 %rt177, %rdt87;
 	mov.b32 %rt178, 1;
-	shl.b32 %r1521, %rt178, %rt177;
-	and.b32 %r1521, %r1521, 255;
-	mov.b32 %r1519, %r1521;
-$L_329:
-	or.b32 %r1522, %r1513, %r1519;
-	mov.b32 %r1523, %r1021;
-	and.b32 %r1523, %r1523, 65535;
-	cvt.rn.f32.u32 %f1524, %r1523;
-	cvt.rn.f32.s32 %f1525, %r1021;
-	setp.gt.f32 %p1526, %f1524, %f1525;
-	mov.b64 %rd1528, 7;
-$L_330:
-	@!%p1526 bra $L_1367;
-$L_331:
-	min.u64 %rdt88, %rd1528, 32;
+	shl.b32 %r1194, %rt178, %rt177;
+	and.b32 %r1194, %r1194, 255;
+	mov.b32 %r1192, %r1194;
+$L_339:
+	or.b32 %r1195, %r1187, %r1192;
+	cvt.s64.s32 %rd1196, %r1183;
+	setp.gt.u64 %p1197, %rd1196, 9223372036854775808U;
+	mov.b64 %rd1199, 2;
+$L_340:
+	@!%p1197 bra $L_355;
+$L_341:
+	min.u64 %rdt88, %rd1199, 32;
 	cvt.u32.u64 %rt179, %rdt88;
 	mov.b32 %rt180, 1;
-	shl.b32 %r1529, %rt180, %rt179;
-	and.b32 %r1529, %r1529, 255;
-	mov.b32 %r1527, %r1529;
-$L_332:
-	or.b32 %r1530, %r1522, %r1527;
-	mov.b32 %r1479, %r1530;
-$L_333:
-	mad.lo.s64 %rd1531, %rd1478, 1, %rd5;
-	st.global.u8 [%rd1531], %r1479;
-	add.s64 %rd1532, %rd1478, 1;
-	mov.b32 %r1533, %r1021;
-	cvt.s32.s8 %r1533, %r1533;
-$L_334:
-	mov.b32 %r1535, %r1533;
-	setp.lt.u32 %p1536, %r1535, 2147483648;
-	mov.b64 %rd1538, 0;
-$L_335:
-	@!%p1536 bra $L_1366;
-$L_336:
-	min.u64 %rdt89, %rd1538, 32;
+	shl.b32 %r1200, %rt180, %rt179;
+	and.b32 %r1200, %r1200, 255;
+	mov.b32 %r1198, %r1200;
+$L_342:
+	or.b32 %r1201, %r1195, %r1198;
+	mov.b32 %r1202, %r1183;
+	and.b32 %r1202, %r1202, 65535;
+	setp.ge.u32 %p1203, %r1202, 32768;
+	mov.b64 %rd1205, 3;
+$L_343:
+	@!%p1203 bra $L_354;
+$L_344:
+	min.u64 %rdt89, %rd1205, 32;
 	cvt.u32.u64 %rt181, %rdt89;
 	mov.b32 %rt182, 1;
-	shl.b32 %r1539, %rt182, %rt181;
-	and.b32 %r1539, %r1539, 255;
-	mov.b32 %r1537, %r1539;
-$L_337:
-	mov.b32 %r1540, %r1533;
-	setp.lt.s32 %p1541, %r1540, 0;
-	mov.b64 %rd1543, 1;
-$L_338:
-	@!%p1541 bra $L_1365;
-$L_339:
-	min.u64 %rdt90, %rd1543, 32;
+	shl.b32 %r1206, %rt182, %rt181;
+	and.b32 %r1206, %r1206, 255;
+	mov.b32 %r1204, %r1206;
+$L_345:
+	or.b32 %r1207, %r1201, %r1204;
+	mov.b32 %r1208, %r1183;
+	cvt.rn.f64.u32 %fd1209, %r1208;
+	mov.b32 %r1210, %r1183;
+	cvt.rn.f64.s32 %fd1211, %r1210;
+	setp.eq.f64 %p1212, %fd1209, %fd1211;
+	mov.b64 %rd1214, 4;
+$L_346:
+	@!%p1212 bra $L_353;
+$L_347:
+	min.u64 %rdt90, %rd1214, 32;
 	cvt.u32.u64 %rt183, %rdt90;
 	mov.b32 %rt184, 1;
-	shl.b32 %r1544, %rt184, %rt183;
-	and.b32 %r1544, %r1544, 255;
-	mov.b32 %r1542, %r1544;
-$L_340:
-	or.b32 %r1545, %r1537, %r1542;
-	cvt.s64.s32 %rd1546, %r1533;
-	setp.gt.u64 %p1547, %rd1546, 9223372036854775808U;
-	mov.b64 %rd1549, 2;
-$L_341:
-	@!%p1547 bra $L_1364;
-$L_342:
-	min.u64 %rdt91, %rd1549, 32;
-	cvt.u32.u64 %rt185, %rdt91;
-	mov.b32 %rt186, 1;
-	shl.b32 %r1550, %rt186, %rt185;
-	and.b32 %r1550, %r1550, 255;
-	mov.b32 %r1548, %r1550;
-$L_343:
-	or.b32 %r1551, %r1545, %r1548;
-	mov.b32 %r1552, %r1533;
-	and.b32 %r1552, %r1552, 65535;
-	setp.ge.u32 %p1553, %r1552, 32768;
-	mov.b64 %rd1555, 3;
-$L_344:
-	@!%p1553 bra $L_1363;
-$L_345:
-	min.u64 %rdt92, %rd1555, 32;
-	cvt.u32.u64 %rt187, %rdt92;
-	mov.b32 %rt188, 1;
-	shl.b32 %r1556, %rt188, %rt187;
-	and.b32 %r1556, %r1556, 255;
-	mov.b32 %r1554, %r1556;
-$L_346:
-	or.b32 %r1557, %r1551, %r1554;
-	mov.b32 %r1558, %r1533;
-	and.b32 %r1558, %r1558, 255;
-	setp.gt.u32 %p1559, %r1558, 128;
-	mov.b64 %rd1561, 4;
-$L_347:
-	@!%p1559 bra $L_1362;
+	shl.b32 %r1215, %rt184, %rt183;
+	and.b32 %r1215, %r1215, 255;
+	mov.b32 %r1213, %r1215;
 $L_348:
-	min.u64 %rdt93, %rd1561, 32;
-	cvt.u32.u64 %rt189, %rdt93;
-	mov.b32 %rt190, 1;
-	shl.b32 %r1562, %rt190, %rt189;
-	and.b32 %r1562, %r1562, 255;
-	mov.b32 %r1560, %r1562;
+	or.b32 %r1216, %r1207, %r1213;
+	mov.b32 %r1184, %r1216;
 $L_349:
-	or.b32 %r1563, %r1557, %r1560;
-	setp.lt.s32 %p1564, %r1533, 1;
-	mov.b64 %rd1566, 5;
+	mad.lo.s64 %rd1217, %rd1182, 1, %rd5;
+	st.global.u8 [%rd1217], %r1184;
 $L_350:
-	@!%p1564 bra $L_1361;
+	add.s64 %rd1218, %rd8, 1;
+	setp.lt.s64 %p1219, %rd1218, %rd3;
+	@!%p1219 bra $L_352;
 $L_351:
-	min.u64 %rdt94, %rd1566, 32;
-	cvt.u32.u64 %rt191, %rdt94;
-	mov.b32 %rt192, 1;
-	shl.b32 %r1567, %rt192, %rt191;
-	and.b32 %r1567, %r1567, 255;
-	mov.b32 %r1565, %r1567;
-$L_352:
-	or.b32 %r1568, %r1563, %r1565;
-	mov.b32 %r1569, %r1533;
-	cvt.rn.f64.u32 %fd1570, %r1569;
-	mov.b32 %r1571, %r1533;
-	cvt.rn.f64.s32 %fd1572, %r1571;
-	setp.eq.f64 %p1573, %fd1570, %fd1572;
-	mov.b64 %rd1575, 6;
-$L_353:
-	@!%p1573 bra $L_1360;
-$L_354:
-	min.u64 %rdt95, %rd1575, 32;
-	cvt.u32.u64 %rt193, %rdt95;
-	mov.b32 %rt194, 1;
-	shl.b32 %r1576, %rt194, %rt193;
-	and.b32 %r1576, %r1576, 255;
-	mov.b32 %r1574, %r1576;
-$L_355:
-	or.b32 %r1577, %r1568, %r1574;
-	mov.b32 %r1578, %r1533;
-	and.b32 %r1578, %r1578, 65535;
-	cvt.rn.f32.u32 %f1579, %r1578;
-	mov.b32 %r1580, %r1533;
-	cvt.s32.s16 %r1580, %r1580;
-	cvt.rn.f32.s32 %f1581, %r1580;
-	setp.gt.f32 %p1582, %f1579, %f1581;
-	mov.b64 %rd1584, 7;
-$L_356:
-	@!%p1582 bra $L_1359;
-$L_357:
-	min.u64 %rdt96, %rd1584, 32;
-	cvt.u32.u64 %rt195, %rdt96;
-	mov.b32 %rt196, 1;
-	shl.b32 %r1585, %rt196, %rt195;
-	and.b32 %r1585, %r1585, 255;
-	mov.b32 %r1583, %r1585;
-$L_358:
-	or.b32 %r1586, %r1577, %r1583;
-	mov.b32 %r1534, %r1586;
-$L_359:
-	mad.lo.s64 %rd1587, %rd1532, 1, %rd5;
-	st.global.u8 [%rd1587], %r1534;
-	add.s64 %rd1588, %rd1478, 2;
-$L_360:
-	mov.b32 %r1590, %r1021;
-	setp.lt.u32 %p1591, %r1590, 2147483648;
-	mov.b64 %rd1593, 0;
-$L_361:
-	@!%p1591 bra $L_1358;
-$L_362:
-	min.u64 %rdt97, %rd1593, 32;
-	cvt.u32.u64 %rt197, %rdt97;
-	mov.b32 %rt198, 1;
-	shl.b32 %r1594, %rt198, %rt197;
-	and.b32 %r1594, %r1594, 255;
-	mov.b32 %r1592, %r1594;
-$L_363:
-	mov.b32 %r1595, %r1021;
-	setp.lt.s32 %p1596, %r1595, 0;
-	mov.b64 %rd1598, 1;
-$L_364:
-	@!%p1596 bra $L_1357;
-$L_365:
-	min.u64 %rdt98, %rd1598, 32;
-	cvt.u32.u64 %rt199, %rdt98;
-	mov.b32 %rt200, 1;
-	shl.b32 %r1599, %rt200, %rt199;
-	and.b32 %r1599, %r1599, 255;
-	mov.b32 %r1597, %r1599;
-$L_366:
-	or.b32 %r1600, %r1592, %r1597;
-	cvt.s64.s32 %rd1601, %r1021;
-	setp.gt.u64 %p1602, %rd1601, 9223372036854775808U;
-	mov.b64 %rd1604, 2;
-$L_367:
-	@!%p1602 bra $L_1356;
-$L_368:
-	min.u64 %rdt99, %rd1604, 32;
-	cvt.u32.u64 %rt201, %rdt99;
-	mov.b32 %rt202, 1;
-	shl.b32 %r1605, %rt202, %rt201;
-	and.b32 %r1605, %r1605, 255;
-	mov.b32 %r1603, %r1605;
-$L_369:
-	or.b32 %r1606, %r1600, %r1603;
-	mov.b32 %r1607, %r1021;
-	and.b32 %r1607, %r1607, 65535;
-	setp.ge.u32 %p1608, %r1607, 32768;
-	mov.b64 %rd1610, 3;
-$L_370:
-	@!%p1608 bra $L_1355;
-$L_371:
-	min.u64 %rdt100, %rd1610, 32;
-	cvt.u32.u64 %rt203, %rdt100;
-	mov.b32 %rt204, 1;
-	shl.b32 %r1611, %rt204, %rt203;
-	and.b32 %r1611, %r1611, 255;
-	mov.b32 %r1609, %r1611;
-$L_372:
-	or.b32 %r1612, %r1606, %r1609;
-	mov.b32 %r1613, %r1021;
-	and.b32 %r1613, %r1613, 255;
-	setp.gt.u32 %p1614, %r1613, 128;
-	mov.b64 %rd1616, 4;
-$L_373:
-	@!%p1614 bra $L_1354;
-$L_374:
-	min.u64 %rdt101, %rd1616, 32;
-	cvt.u32.u64 %rt205, %rdt101;
-	mov.b32 %rt206, 1;
-	shl.b32 %r1617, %rt206, %rt205;
-	and.b32 %r1617, %r1617, 255;
-	mov.b32 %r1615, %r1617;
-$L_375:
-	or.b32 %r1618, %r1612, %r1615;
-	setp.lt.s32 %p1619, %r1021, 1;
-	mov.b64 %rd1621, 5;
-$L_376:
-	@!%p1619 bra $L_1353;
-$L_377:
-	min.u64 %rdt102, %rd1621, 32;
-	cvt.u32.u64 %rt207, %rdt102;
-	mov.b32 %rt208, 1;
-	shl.b32 %r1622, %rt208, %rt207;
-	and.b32 %r1622, %r1622, 255;
-	mov.b32 %r1620, %r1622;
-$L_378:
-	or.b32 %r1623, %r1618, %r1620;
-	mov.b32 %r1624, %r1021;
-	cvt.rn.f64.u32 %fd1625, %r1624;
-	mov.b32 %r1626, %r1021;
-	cvt.rn.f64.s32 %fd1627, %r1626;
-	setp.eq.f64 %p1628, %fd1625, %fd1627;
-	mov.b64 %rd1630, 6;
-$L_379:
-	@!%p1628 bra $L_1352;
-$L_380:
-	min.u64 %rdt103, %rd1630, 32;
-	cvt.u32.u64 %rt209, %rdt103;
-	mov.b32 %rt210, 1;
-	shl.b32 %r1631, %rt210, %rt209;
-	and.b32 %r1631, %r1631, 255;
-	mov.b32 %r1629, %r1631;
-$L_381:
-	or.b32 %r1632, %r1623, %r1629;
-	mov.b32 %r1633, %r1021;
-	and.b32 %r1633, %r1633, 65535;
-	cvt.rn.f32.u32 %f1634, %r1633;
-	cvt.rn.f32.s32 %f1635, %r1021;
-	setp.gt.f32 %p1636, %f1634, %f1635;
-	mov.b64 %rd1638, 7;
-$L_382:
-	@!%p1636 bra $L_1351;
-$L_383:
-	min.u64 %rdt104, %rd1638, 32;
-	cvt.u32.u64 %rt211, %rdt104;
-	mov.b32 %rt212, 1;
-	shl.b32 %r1639, %rt212, %rt211;
-	and.b32 %r1639, %r1639, 255;
-	mov.b32 %r1637, %r1639;
-$L_384:
-	or.b32 %r1640, %r1632, %r1637;
-	mov.b32 %r1589, %r1640;
-$L_385:
-	mad.lo.s64 %rd1641, %rd1588, 1, %rd5;
-	st.global.u8 [%rd1641], %r1589;
-	add.s64 %rd1642, %rd1478, 3;
-	mov.b32 %r1643, %r1021;
-$L_386:
-	mov.b32 %r1645, %r1643;
-	setp.lt.u32 %p1646, %r1645, 2147483648;
-	mov.b64 %rd1648, 0;
-$L_387:
-	@!%p1646 bra $L_1350;
-$L_388:
-	min.u64 %rdt105, %rd1648, 32;
-	cvt.u32.u64 %rt213, %rdt105;
-	mov.b32 %rt214, 1;
-	shl.b32 %r1649, %rt214, %rt213;
-	and.b32 %r1649, %r1649, 255;
-	mov.b32 %r1647, %r1649;
-$L_389:
-	setp.lt.s32 %p1650, %r1643, 0;
-	mov.b64 %rd1652, 1;
-$L_390:
-	@!%p1650 bra $L_1349;
-$L_391:
-	min.u64 %rdt106, %rd1652, 32;
-	cvt.u32.u64 %rt215, %rdt106;
-	mov.b32 %rt216, 1;
-	shl.b32 %r1653, %rt216, %rt215;
-	and.b32 %r1653, %r1653, 255;
-	mov.b32 %r1651, %r1653;
-$L_392:
-	or.b32 %r1654, %r1647, %r1651;
-	cvt.s64.s32 %rd1655, %r1643;
-	setp.gt.u64 %p1656, %rd1655, 9223372036854775808U;
-	mov.b64 %rd1658, 2;
-$L_393:
-	@!%p1656 bra $L_1348;
-$L_394:
-	min.u64 %rdt107, %rd1658, 32;
-	cvt.u32.u64 %rt217, %rdt107;
-	mov.b32 %rt218, 1;
-	shl.b32 %r1659, %rt218, %rt217;
-	and.b32 %r1659, %r1659, 255;
-	mov.b32 %r1657, %r1659;
-$L_395:
-	or.b32 %r1660, %r1654, %r1657;
-	mov.b32 %r1661, %r1643;
-	and.b32 %r1661, %r1661, 65535;
-	setp.ge.u32 %p1662, %r1661, 32768;
-	mov.b64 %rd1664, 3;
-$L_396:
-	@!%p1662 bra $L_1347;
-$L_397:
-	min.u64 %rdt108, %rd1664, 32;
-	cvt.u32.u64 %rt219, %rdt108;
-	mov.b32 %rt220, 1;
-	shl.b32 %r1665, %rt220, %rt219;
-	and.b32 %r1665, %r1665, 255;
-	mov.b32 %r1663, %r1665;
-$L_398:
-	or.b32 %r1666, %r1660, %r1663;
-	mov.b32 %r1667, %r1643;
-	and.b32 %r1667, %r1667, 255;
-	setp.gt.u32 %p1668, %r1667, 128;
-	mov.b64 %rd1670, 4;
-$L_399:
-	@!%p1668 bra $L_1346;
-$L_400:
-	min.u64 %rdt109, %rd1670, 32;
-	cvt.u32.u64 %rt221, %rdt109;
-	mov.b32 %rt222, 1;
-	shl.b32 %r1671, %rt222, %rt221;
-	and.b32 %r1671, %r1671, 255;
-	mov.b32 %r1669, %r1671;
-$L_401:
-	or.b32 %r1672, %r1666, %r1669;
-	setp.lt.s32 %p1673, %r1643, 1;
-	mov.b64 %rd1675, 5;
-$L_402:
-	@!%p1673 bra $L_1345;
-$L_403:
-	min.u64 %rdt110, %rd1675, 32;
-	cvt.u32.u64 %rt223, %rdt110;
-	mov.b32 %rt224, 1;
-	shl.b32 %r1676, %rt224, %rt223;
-	and.b32 %r1676, %r1676, 255;
-	mov.b32 %r1674, %r1676;
-$L_404:
-	or.b32 %r1677, %r1672, %r1674;
-	mov.b32 %r1678, %r1643;
-	cvt.rn.f64.u32 %fd1679, %r1678;
-	cvt.rn.f64.s32 %fd1680, %r1643;
-	setp.eq.f64 %p1681, %fd1679, %fd1680;
-	mov.b64 %rd1683, 6;
-$L_405:
-	@!%p1681 bra $L_1344;
-$L_406:
-	min.u64 %rdt111, %rd1683, 32;
-	cvt.u32.u64 %rt225, %rdt111;
-	mov.b32 %rt226, 1;
-	shl.b32 %r1684, %rt226, %rt225;
-	and.b32 %r1684, %r1684, 255;
-	mov.b32 %r1682, %r1684;
-$L_407:
-	or.b32 %r1685, %r1677, %r1682;
-	mov.b32 %r1686, %r1643;
-	and.b32 %r1686, %r1686, 65535;
-	cvt.rn.f32.u32 %f1687, %r1686;
-	mov.b32 %r1688, %r1643;
-	cvt.s32.s16 %r1688, %r1688;
-	cvt.rn.f32.s32 %f1689, %r1688;
-	setp.gt.f32 %p1690, %f1687, %f1689;
-	mov.b64 %rd1692, 7;
-$L_408:
-	@!%p1690 bra $L_1343;
-$L_409:
-	min.u64 %rdt112, %rd1692, 32;
-	cvt.u32.u64 %rt227, %rdt112;
-	mov.b32 %rt228, 1;
-	shl.b32 %r1693, %rt228, %rt227;
-	and.b32 %r1693, %r1693, 255;
-	mov.b32 %r1691, %r1693;
-$L_410:
-	or.b32 %r1694, %r1685, %r1691;
-	mov.b32 %r1644, %r1694;
-$L_411:
-	mad.lo.s64 %rd1695, %rd1642, 1, %rd5;
-	st.global.u8 [%rd1695], %r1644;
-	add.s64 %rd1696, %rd1478, 4;
-	mov.b32 %r1697, %r1021;
-	and.b32 %r1697, %r1697, 255;
-$L_412:
-	mov.b32 %r1699, %r1697;
-	setp.lt.u32 %p1700, %r1699, 2147483648;
-	mov.b64 %rd1702, 0;
-$L_413:
-	@!%p1700 bra $L_1342;
-$L_414:
-	min.u64 %rdt113, %rd1702, 32;
-	cvt.u32.u64 %rt229, %rdt113;
-	mov.b32 %rt230, 1;
-	shl.b32 %r1703, %rt230, %rt229;
-	and.b32 %r1703, %r1703, 255;
-	mov.b32 %r1701, %r1703;
-$L_415:
-	mov.b32 %r1704, %r1697;
-	setp.lt.s32 %p1705, %r1704, 0;
-	mov.b64 %rd1707, 1;
-$L_416:
-	@!%p1705 bra $L_1341;
-$L_417:
-	min.u64 %rdt114, %rd1707, 32;
-	cvt.u32.u64 %rt231, %rdt114;
-	mov.b32 %rt232, 1;
-	shl.b32 %r1708, %rt232, %rt231;
-	and.b32 %r1708, %r1708, 255;
-	mov.b32 %r1706, %r1708;
-$L_418:
-	or.b32 %r1709, %r1701, %r1706;
-	cvt.u64.u32 %rd1710, %r1697;
-	setp.gt.u64 %p1711, %rd1710, 9223372036854775808U;
-	mov.b64 %rd1713, 2;
-$L_419:
-	@!%p1711 bra $L_1340;
-$L_420:
-	min.u64 %rdt115, %rd1713, 32;
-	cvt.u32.u64 %rt233, %rdt115;
-	mov.b32 %rt234, 1;
-	shl.b32 %r1714, %rt234, %rt233;
-	and.b32 %r1714, %r1714, 255;
-	mov.b32 %r1712, %r1714;
-$L_421:
-	or.b32 %r1715, %r1709, %r1712;
-	mov.b32 %r1716, %r1697;
-	and.b32 %r1716, %r1716, 65535;
-	setp.ge.u32 %p1717, %r1716, 32768;
-	mov.b64 %rd1719, 3;
-$L_422:
-	@!%p1717 bra $L_1339;
-$L_423:
-	min.u64 %rdt116, %rd1719, 32;
-	cvt.u32.u64 %rt235, %rdt116;
-	mov.b32 %rt236, 1;
-	shl.b32 %r1720, %rt236, %rt235;
-	and.b32 %r1720, %r1720, 255;
-	mov.b32 %r1718, %r1720;
-$L_424:
-	or.b32 %r1721, %r1715, %r1718;
-	setp.gt.u32 %p1722, %r1697, 128;
-	mov.b64 %rd1724, 4;
-$L_425:
-	@!%p1722 bra $L_1338;
-$L_426:
-	min.u64 %rdt117, %rd1724, 32;
-	cvt.u32.u64 %rt237, %rdt117;
-	mov.b32 %rt238, 1;
-	shl.b32 %r1725, %rt238, %rt237;
-	and.b32 %r1725, %r1725, 255;
-	mov.b32 %r1723, %r1725;
-$L_427:
-	or.b32 %r1726, %r1721, %r1723;
-	setp.lt.u32 %p1727, %r1697, 1;
-	mov.b64 %rd1729, 5;
-$L_428:
-	@!%p1727 bra $L_1337;
-$L_429:
-	min.u64 %rdt118, %rd1729, 32;
-	cvt.u32.u64 %rt239, %rdt118;
-	mov.b32 %rt240, 1;
-	shl.b32 %r1730, %rt240, %rt239;
-	and.b32 %r1730, %r1730, 255;
-	mov.b32 %r1728, %r1730;
-$L_430:
-	or.b32 %r1731, %r1726, %r1728;
-	mov.b32 %r1732, %r1697;
-	cvt.rn.f64.u32 %fd1733, %r1732;
-	mov.b32 %r1734, %r1697;
-	cvt.rn.f64.s32 %fd1735, %r1734;
-	setp.eq.f64 %p1736, %fd1733, %fd1735;
-	mov.b64 %rd1738, 6;
-$L_431:
-	@!%p1736 bra $L_1336;
-$L_432:
-	min.u64 %rdt119, %rd1738, 32;
-	cvt.u32.u64 %rt241, %rdt119;
-	mov.b32 %rt242, 1;
-	shl.b32 %r1739, %rt242, %rt241;
-	and.b32 %r1739, %r1739, 255;
-	mov.b32 %r1737, %r1739;
-$L_433:
-	or.b32 %r1740, %r1731, %r1737;
-	mov.b32 %r1741, %r1697;
-	and.b32 %r1741, %r1741, 65535;
-	cvt.rn.f32.u32 %f1742, %r1741;
-	mov.b32 %r1743, %r1697;
-	cvt.s32.s16 %r1743, %r1743;
-	cvt.rn.f32.s32 %f1744, %r1743;
-	setp.gt.f32 %p1745, %f1742, %f1744;
-	mov.b64 %rd1747, 7;
-$L_434:
-	@!%p1745 bra $L_1335;
-$L_435:
-	min.u64 %rdt120, %rd1747, 32;
-	cvt.u32.u64 %rt243, %rdt120;
-	mov.b32 %rt244, 1;
-	shl.b32 %r1748, %rt244, %rt243;
-	and.b32 %r1748, %r1748, 255;
-	mov.b32 %r1746, %r1748;
-$L_436:
-	or.b32 %r1749, %r1740, %r1746;
-	mov.b32 %r1698, %r1749;
-$L_437:
-	mad.lo.s64 %rd1750, %rd1696, 1, %rd5;
-	st.global.u8 [%rd1750], %r1698;
-	add.s64 %rd1751, %rd1478, 5;
-	mov.b32 %r1752, %r1021;
-	and.b32 %r1752, %r1752, 65535;
-$L_438:
-	mov.b32 %r1754, %r1752;
-	setp.lt.u32 %p1755, %r1754, 2147483648;
-	mov.b64 %rd1757, 0;
-$L_439:
-	@!%p1755 bra $L_1334;
-$L_440:
-	min.u64 %rdt121, %rd1757, 32;
-	cvt.u32.u64 %rt245, %rdt121;
-	mov.b32 %rt246, 1;
-	shl.b32 %r1758, %rt246, %rt245;
-	and.b32 %r1758, %r1758, 255;
-	mov.b32 %r1756, %r1758;
-$L_441:
-	mov.b32 %r1759, %r1752;
-	setp.lt.s32 %p1760, %r1759, 0;
-	mov.b64 %rd1762, 1;
-$L_442:
-	@!%p1760 bra $L_1333;
-$L_443:
-	min.u64 %rdt122, %rd1762, 32;
-	cvt.u32.u64 %rt247, %rdt122;
-	mov.b32 %rt248, 1;
-	shl.b32 %r1763, %rt248, %rt247;
-	and.b32 %r1763, %r1763, 255;
-	mov.b32 %r1761, %r1763;
-$L_444:
-	or.b32 %r1764, %r1756, %r1761;
-	cvt.u64.u32 %rd1765, %r1752;
-	setp.gt.u64 %p1766, %rd1765, 9223372036854775808U;
-	mov.b64 %rd1768, 2;
-$L_445:
-	@!%p1766 bra $L_1332;
-$L_446:
-	min.u64 %rdt123, %rd1768, 32;
-	cvt.u32.u64 %rt249, %rdt123;
-	mov.b32 %rt250, 1;
-	shl.b32 %r1769, %rt250, %rt249;
-	and.b32 %r1769, %r1769, 255;
-	mov.b32 %r1767, %r1769;
-$L_447:
-	or.b32 %r1770, %r1764, %r1767;
-	setp.ge.u32 %p1771, %r1752, 32768;
-	mov.b64 %rd1773, 3;
-$L_448:
-	@!%p1771 bra $L_1331;
-$L_449:
-	min.u64 %rdt124, %rd1773, 32;
-	cvt.u32.u64 %rt251, %rdt124;
-	mov.b32 %rt252, 1;
-	shl.b32 %r1774, %rt252, %rt251;
-	and.b32 %r1774, %r1774, 255;
-	mov.b32 %r1772, %r1774;
-$L_450:
-	or.b32 %r1775, %r1770, %r1772;
-	mov.b32 %r1776, %r1752;
-	and.b32 %r1776, %r1776, 255;
-	setp.gt.u32 %p1777, %r1776, 128;
-	mov.b64 %rd1779, 4;
-$L_451:
-	@!%p1777 bra $L_1330;
-$L_452:
-	min.u64 %rdt125, %rd1779, 32;
-	cvt.u32.u64 %rt253, %rdt125;
-	mov.b32 %rt254, 1;
-	shl.b32 %r1780, %rt254, %rt253;
-	and.b32 %r1780, %r1780, 255;
-	mov.b32 %r1778, %r1780;
-$L_453:
-	or.b32 %r1781, %r1775, %r1778;
-	setp.lt.u32 %p1782, %r1752, 1;
-	mov.b64 %rd1784, 5;
-$L_454:
-	@!%p1782 bra $L_1329;
-$L_455:
-	min.u64 %rdt126, %rd1784, 32;
-	cvt.u32.u64 %rt255, %rdt126;
-	mov.b32 %rt256, 1;
-	shl.b32 %r1785, %rt256, %rt255;
-	and.b32 %r1785, %r1785, 255;
-	mov.b32 %r1783, %r1785;
-$L_456:
-	or.b32 %r1786, %r1781, %r1783;
-	mov.b32 %r1787, %r1752;
-	cvt.rn.f64.u32 %fd1788, %r1787;
-	mov.b32 %r1789, %r1752;
-	cvt.rn.f64.s32 %fd1790, %r1789;
-	setp.eq.f64 %p1791, %fd1788, %fd1790;
-	mov.b64 %rd1793, 6;
-$L_457:
-	@!%p1791 bra $L_1328;
-$L_458:
-	min.u64 %rdt127, %rd1793, 32;
-	cvt.u32.u64 %rt257, %rdt127;
-	mov.b32 %rt258, 1;
-	shl.b32 %r1794, %rt258, %rt257;
-	and.b32 %r1794, %r1794, 255;
-	mov.b32 %r1792, %r1794;
-$L_459:
-	or.b32 %r1795, %r1786, %r1792;
-	cvt.rn.f32.u32 %f1796, %r1752;
-	mov.b32 %r1797, %r1752;
-	cvt.s32.s16 %r1797, %r1797;
-	cvt.rn.f32.s32 %f1798, %r1797;
-	setp.gt.f32 %p1799, %f1796, %f1798;
-	mov.b64 %rd1801, 7;
-$L_460:
-	@!%p1799 bra $L_1327;
-$L_461:
-	min.u64 %rdt128, %rd1801, 32;
-	cvt.u32.u64 %rt259, %rdt128;
-	mov.b32 %rt260, 1;
-	shl.b32 %r1802, %rt260, %rt259;
-	and.b32 %r1802, %r1802, 255;
-	mov.b32 %r1800, %r1802;
-$L_462:
-	or.b32 %r1803, %r1795, %r1800;
-	mov.b32 %r1753, %r1803;
-$L_463:
-	mad.lo.s64 %rd1804, %rd1751, 1, %rd5;
-	st.global.u8 [%rd1804], %r1753;
-	add.s64 %rd1805, %rd1478, 6;
-	mov.b32 %r1806, %r1021;
-$L_464:
-	setp.lt.u32 %p1808, %r1806, 2147483648;
-	mov.b64 %rd1810, 0;
-$L_465:
-	@!%p1808 bra $L_1326;
-$L_466:
-	min.u64 %rdt129, %rd1810, 32;
-	cvt.u32.u64 %rt261, %rdt129;
-	mov.b32 %rt262, 1;
-	shl.b32 %r1811, %rt262, %rt261;
-	and.b32 %r1811, %r1811, 255;
-	mov.b32 %r1809, %r1811;
-$L_467:
-	mov.b32 %r1812, %r1806;
-	setp.lt.s32 %p1813, %r1812, 0;
-	mov.b64 %rd1815, 1;
-$L_468:
-	@!%p1813 bra $L_1325;
-$L_469:
-	min.u64 %rdt130, %rd1815, 32;
-	cvt.u32.u64 %rt263, %rdt130;
-	mov.b32 %rt264, 1;
-	shl.b32 %r1816, %rt264, %rt263;
-	and.b32 %r1816, %r1816, 255;
-	mov.b32 %r1814, %r1816;
-$L_470:
-	or.b32 %r1817, %r1809, %r1814;
-	cvt.u64.u32 %rd1818, %r1806;
-	setp.gt.u64 %p1819, %rd1818, 9223372036854775808U;
-	mov.b64 %rd1821, 2;
-$L_471:
-	@!%p1819 bra $L_1324;
-$L_472:
-	min.u64 %rdt131, %rd1821, 32;
-	cvt.u32.u64 %rt265, %rdt131;
-	mov.b32 %rt266, 1;
-	shl.b32 %r1822, %rt266, %rt265;
-	and.b32 %r1822, %r1822, 255;
-	mov.b32 %r1820, %r1822;
-$L_473:
-	or.b32 %r1823, %r1817, %r1820;
-	mov.b32 %r1824, %r1806;
-	and.b32 %r1824, %r1824, 65535;
-	setp.ge.u32 %p1825, %r1824, 32768;
-	mov.b64 %rd1827, 3;
-$L_474:
-	@!%p1825 bra $L_1323;
-$L_475:
-	min.u64 %rdt132, %rd1827, 32;
-	cvt.u32.u64 %rt267, %rdt132;
-	mov.b32 %rt268, 1;
-	shl.b32 %r1828, %rt268, %rt267;
-	and.b32 %r1828, %r1828, 255;
-	mov.b32 %r1826, %r1828;
-$L_476:
-	or.b32 %r1829, %r1823, %r1826;
-	mov.b32 %r1830, %r1806;
-	and.b32 %r1830, %r1830, 255;
-	setp.gt.u32 %p1831, %r1830, 128;
-	mov.b64 %rd1833, 4;
-$L_477:
-	@!%p1831 bra $L_1322;
-$L_478:
-	min.u64 %rdt133, %rd1833, 32;
-	cvt.u32.u64 %rt269, %rdt133;
-	mov.b32 %rt270, 1;
-	shl.b32 %r1834, %rt270, %rt269;
-	and.b32 %r1834, %r1834, 255;
-	mov.b32 %r1832, %r1834;
-$L_479:
-	or.b32 %r1835, %r1829, %r1832;
-	setp.lt.u32 %p1836, %r1806, 1;
-	mov.b64 %rd1838, 5;
-$L_480:
-	@!%p1836 bra $L_1321;
-$L_481:
-	min.u64 %rdt134, %rd1838, 32;
-	cvt.u32.u64 %rt271, %rdt134;
-	mov.b32 %rt272, 1;
-	shl.b32 %r1839, %rt272, %rt271;
-	and.b32 %r1839, %r1839, 255;
-	mov.b32 %r1837, %r1839;
-$L_482:
-	or.b32 %r1840, %r1835, %r1837;
-	cvt.rn.f64.u32 %fd1841, %r1806;
-	mov.b32 %r1842, %r1806;
-	cvt.rn.f64.s32 %fd1843, %r1842;
-	setp.eq.f64 %p1844, %fd1841, %fd1843;
-	mov.b64 %rd1846, 6;
-$L_483:
-	@!%p1844 bra $L_1320;
-$L_484:
-	min.u64 %rdt135, %rd1846, 32;
-	cvt.u32.u64 %rt273, %rdt135;
-	mov.b32 %rt274, 1;
-	shl.b32 %r1847, %rt274, %rt273;
-	and.b32 %r1847, %r1847, 255;
-	mov.b32 %r1845, %r1847;
-$L_485:
-	or.b32 %r1848, %r1840, %r1845;
-	mov.b32 %r1849, %r1806;
-	and.b32 %r1849, %r1849, 65535;
-	cvt.rn.f32.u32 %f1850, %r1849;
-	mov.b32 %r1851, %r1806;
-	cvt.s32.s16 %r1851, %r1851;
-	cvt.rn.f32.s32 %f1852, %r1851;
-	setp.gt.f32 %p1853, %f1850, %f1852;
-	mov.b64 %rd1855, 7;
-$L_486:
-	@!%p1853 bra $L_1319;
-$L_487:
-	min.u64 %rdt136, %rd1855, 32;
-	cvt.u32.u64 %rt275, %rdt136;
-	mov.b32 %rt276, 1;
-	shl.b32 %r1856, %rt276, %rt275;
-	and.b32 %r1856, %r1856, 255;
-	mov.b32 %r1854, %r1856;
-$L_488:
-	or.b32 %r1857, %r1848, %r1854;
-	mov.b32 %r1807, %r1857;
-$L_489:
-	mad.lo.s64 %rd1858, %rd1805, 1, %rd5;
-	st.global.u8 [%rd1858], %r1807;
-	add.s64 %rd1859, %rd1478, 7;
-	cvt.s64.s32 %rd1860, %r1021;
-$L_490:
-	cvt.u32.u64 %r1862, %rd1860;
-	setp.lt.u32 %p1863, %r1862, 2147483648;
-	mov.b64 %rd1865, 0;
-$L_491:
-	@!%p1863 bra $L_1318;
-$L_492:
-	min.u64 %rdt137, %rd1865, 32;
-	cvt.u32.u64 %rt277, %rdt137;
-	mov.b32 %rt278, 1;
-	shl.b32 %r1866, %rt278, %rt277;
-	and.b32 %r1866, %r1866, 255;
-	mov.b32 %r1864, %r1866;
-$L_493:
-	cvt.u32.u64 %r1867, %rd1860;
-	setp.lt.s32 %p1868, %r1867, 0;
-	mov.b64 %rd1870, 1;
-$L_494:
-	@!%p1868 bra $L_1317;
-$L_495:
-	min.u64 %rdt138, %rd1870, 32;
-	cvt.u32.u64 %rt279, %rdt138;
-	mov.b32 %rt280, 1;
-	shl.b32 %r1871, %rt280, %rt279;
-	and.b32 %r1871, %r1871, 255;
-	mov.b32 %r1869, %r1871;
-$L_496:
-	or.b32 %r1872, %r1864, %r1869;
-	setp.gt.u64 %p1873, %rd1860, 9223372036854775808U;
-	mov.b64 %rd1875, 2;
-$L_497:
-	@!%p1873 bra $L_1316;
-$L_498:
-	min.u64 %rdt139, %rd1875, 32;
-	cvt.u32.u64 %rt281, %rdt139;
-	mov.b32 %rt282, 1;
-	shl.b32 %r1876, %rt282, %rt281;
-	and.b32 %r1876, %r1876, 255;
-	mov.b32 %r1874, %r1876;
-$L_499:
-	or.b32 %r1877, %r1872, %r1874;
-	cvt.u32.u64 %r1878, %rd1860;
-	and.b32 %r1878, %r1878, 65535;
-	setp.ge.u32 %p1879, %r1878, 32768;
-	mov.b64 %rd1881, 3;
-$L_500:
-	@!%p1879 bra $L_1315;
-$L_501:
-	min.u64 %rdt140, %rd1881, 32;
-	cvt.u32.u64 %rt283, %rdt140;
-	mov.b32 %rt284, 1;
-	shl.b32 %r1882, %rt284, %rt283;
-	and.b32 %r1882, %r1882, 255;
-	mov.b32 %r1880, %r1882;
-$L_502:
-	or.b32 %r1883, %r1877, %r1880;
-	cvt.u32.u64 %r1884, %rd1860;
-	and.b32 %r1884, %r1884, 255;
-	setp.gt.u32 %p1885, %r1884, 128;
-	mov.b64 %rd1887, 4;
-$L_503:
-	@!%p1885 bra $L_1314;
-$L_504:
-	min.u64 %rdt141, %rd1887, 32;
-	cvt.u32.u64 %rt285, %rdt141;
-	mov.b32 %rt286, 1;
-	shl.b32 %r1888, %rt286, %rt285;
-	and.b32 %r1888, %r1888, 255;
-	mov.b32 %r1886, %r1888;
-$L_505:
-	or.b32 %r1889, %r1883, %r1886;
-	setp.lt.u64 %p1890, %rd1860, 1;
-	mov.b64 %rd1892, 5;
-$L_506:
-	@!%p1890 bra $L_1313;
-$L_507:
-	min.u64 %rdt142, %rd1892, 32;
-	cvt.u32.u64 %rt287, %rdt142;
-	mov.b32 %rt288, 1;
-	shl.b32 %r1893, %rt288, %rt287;
-	and.b32 %r1893, %r1893, 255;
-	mov.b32 %r1891, %r1893;
-$L_508:
-	or.b32 %r1894, %r1889, %r1891;
-	cvt.u32.u64 %r1895, %rd1860;
-	cvt.rn.f64.u32 %fd1896, %r1895;
-	cvt.u32.u64 %r1897, %rd1860;
-	cvt.rn.f64.s32 %fd1898, %r1897;
-	setp.eq.f64 %p1899, %fd1896, %fd1898;
-	mov.b64 %rd1901, 6;
-$L_509:
-	@!%p1899 bra $L_1312;
-$L_510:
-	min.u64 %rdt143, %rd1901, 32;
-	cvt.u32.u64 %rt289, %rdt143;
-	mov.b32 %rt290, 1;
-	shl.b32 %r1902, %rt290, %rt289;
-	and.b32 %r1902, %r1902, 255;
-	mov.b32 %r1900, %r1902;
-$L_511:
-	or.b32 %r1903, %r1894, %r1900;
-	cvt.u32.u64 %r1904, %rd1860;
-	and.b32 %r1904, %r1904, 65535;
-	cvt.rn.f32.u32 %f1905, %r1904;
-	cvt.u32.u64 %r1906, %rd1860;
-	cvt.s32.s16 %r1906, %r1906;
-	cvt.rn.f32.s32 %f1907, %r1906;
-	setp.gt.f32 %p1908, %f1905, %f1907;
-	mov.b64 %rd1910, 7;
-$L_512:
-	@!%p1908 bra $L_1311;
-$L_513:
-	min.u64 %rdt144, %rd1910, 32;
-	cvt.u32.u64 %rt291, %rdt144;
-	mov.b32 %rt292, 1;
-	shl.b32 %r1911, %rt292, %rt291;
-	and.b32 %r1911, %r1911, 255;
-	mov.b32 %r1909, %r1911;
-$L_514:
-	or.b32 %r1912, %r1903, %r1909;
-	mov.b32 %r1861, %r1912;
-$L_515:
-	mad.lo.s64 %rd1913, %rd1859, 1, %rd5;
-	st.global.u8 [%rd1913], %r1861;
-	add.s64 %rd1914, %rd1478, 8;
-	mov.b32 %r1915, %r1021;
-	cvt.s32.s8 %r1915, %r1915;
-	add.s32 %r1916, %r1915, 1;
-	cvt.s32.s8 %r1916, %r1916;
-$L_516:
-	mov.b32 %r1918, %r1916;
-	setp.lt.u32 %p1919, %r1918, 2147483648;
-	mov.b64 %rd1921, 0;
-$L_517:
-	@!%p1919 bra $L_1310;
-$L_518:
-	min.u64 %rdt145, %rd1921, 32;
-	cvt.u32.u64 %rt293, %rdt145;
-	mov.b32 %rt294, 1;
-	shl.b32 %r1922, %rt294, %rt293;
-	and.b32 %r1922, %r1922, 255;
-	mov.b32 %r1920, %r1922;
-$L_519:
-	mov.b32 %r1923, %r1916;
-	setp.lt.s32 %p1924, %r1923, 0;
-	mov.b64 %rd1926, 1;
-$L_520:
-	@!%p1924 bra $L_1309;
-$L_521:
-	min.u64 %rdt146, %rd1926, 32;
-	cvt.u32.u64 %rt295, %rdt146;
-	mov.b32 %rt296, 1;
-	shl.b32 %r1927, %rt296, %rt295;
-	and.b32 %r1927, %r1927, 255;
-	mov.b32 %r1925, %r1927;
-$L_522:
-	or.b32 %r1928, %r1920, %r1925;
-	cvt.s64.s32 %rd1929, %r1916;
-	setp.gt.u64 %p1930, %rd1929, 9223372036854775808U;
-	mov.b64 %rd1932, 2;
-$L_523:
-	@!%p1930 bra $L_1308;
-$L_524:
-	min.u64 %rdt147, %rd1932, 32;
-	cvt.u32.u64 %rt297, %rdt147;
-	mov.b32 %rt298, 1;
-	shl.b32 %r1933, %rt298, %rt297;
-	and.b32 %r1933, %r1933, 255;
-	mov.b32 %r1931, %r1933;
-$L_525:
-	or.b32 %r1934, %r1928, %r1931;
-	mov.b32 %r1935, %r1916;
-	and.b32 %r1935, %r1935, 65535;
-	setp.ge.u32 %p1936, %r1935, 32768;
-	mov.b64 %rd1938, 3;
-$L_526:
-	@!%p1936 bra $L_1307;
-$L_527:
-	min.u64 %rdt148, %rd1938, 32;
-	cvt.u32.u64 %rt299, %rdt148;
-	mov.b32 %rt300, 1;
-	shl.b32 %r1939, %rt300, %rt299;
-	and.b32 %r1939, %r1939, 255;
-	mov.b32 %r1937, %r1939;
-$L_528:
-	or.b32 %r1940, %r1934, %r1937;
-	mov.b32 %r1941, %r1916;
-	and.b32 %r1941, %r1941, 255;
-	setp.gt.u32 %p1942, %r1941, 128;
-	mov.b64 %rd1944, 4;
-$L_529:
-	@!%p1942 bra $L_1306;
-$L_530:
-	min.u64 %rdt149, %rd1944, 32;
-	cvt.u32.u64 %rt301, %rdt149;
-	mov.b32 %rt302, 1;
-	shl.b32 %r1945, %rt302, %rt301;
-	and.b32 %r1945, %r1945, 255;
-	mov.b32 %r1943, %r1945;
-$L_531:
-	or.b32 %r1946, %r1940, %r1943;
-	setp.lt.s32 %p1947, %r1916, 1;
-	mov.b64 %rd1949, 5;
-$L_532:
-	@!%p1947 bra $L_1305;
-$L_533:
-	min.u64 %rdt150, %rd1949, 32;
-	cvt.u32.u64 %rt303, %rdt150;
-	mov.b32 %rt304, 1;
-	shl.b32 %r1950, %rt304, %rt303;
-	and.b32 %r1950, %r1950, 255;
-	mov.b32 %r1948, %r1950;
-$L_534:
-	or.b32 %r1951, %r1946, %r1948;
-	mov.b32 %r1952, %r1916;
-	cvt.rn.f64.u32 %fd1953, %r1952;
-	mov.b32 %r1954, %r1916;
-	cvt.rn.f64.s32 %fd1955, %r1954;
-	setp.eq.f64 %p1956, %fd1953, %fd1955;
-	mov.b64 %rd1958, 6;
-$L_535:
-	@!%p1956 bra $L_1304;
-$L_536:
-	min.u64 %rdt151, %rd1958, 32;
-	cvt.u32.u64 %rt305, %rdt151;
-	mov.b32 %rt306, 1;
-	shl.b32 %r1959, %rt306, %rt305;
-	and.b32 %r1959, %r1959, 255;
-	mov.b32 %r1957, %r1959;
-$L_537:
-	or.b32 %r1960, %r1951, %r1957;
-	mov.b32 %r1961, %r1916;
-	and.b32 %r1961, %r1961, 65535;
-	cvt.rn.f32.u32 %f1962, %r1961;
-	mov.b32 %r1963, %r1916;
-	cvt.s32.s16 %r1963, %r1963;
-	cvt.rn.f32.s32 %f1964, %r1963;
-	setp.gt.f32 %p1965, %f1962, %f1964;
-	mov.b64 %rd1967, 7;
-$L_538:
-	@!%p1965 bra $L_1303;
-$L_539:
-	min.u64 %rdt152, %rd1967, 32;
-	cvt.u32.u64 %rt307, %rdt152;
-	mov.b32 %rt308, 1;
-	shl.b32 %r1968, %rt308, %rt307;
-	and.b32 %r1968, %r1968, 255;
-	mov.b32 %r1966, %r1968;
-$L_540:
-	or.b32 %r1969, %r1960, %r1966;
-	mov.b32 %r1917, %r1969;
-$L_541:
-	mad.lo.s64 %rd1970, %rd1914, 1, %rd5;
-	st.global.u8 [%rd1970], %r1917;
-	add.s64 %rd1971, %rd1478, 9;
-	sub.s32 %r1972, %r1021, 1;
-	cvt.s32.s16 %r1972, %r1972;
-$L_542:
-	mov.b32 %r1974, %r1972;
-	setp.lt.u32 %p1975, %r1974, 2147483648;
-	mov.b64 %rd1977, 0;
-$L_543:
-	@!%p1975 bra $L_1302;
-$L_544:
-	min.u64 %rdt153, %rd1977, 32;
-	cvt.u32.u64 %rt309, %rdt153;
-	mov.b32 %rt310, 1;
-	shl.b32 %r1978, %rt310, %rt309;
-	and.b32 %r1978, %r1978, 255;
-	mov.b32 %r1976, %r1978;
-$L_545:
-	mov.b32 %r1979, %r1972;
-	setp.lt.s32 %p1980, %r1979, 0;
-	mov.b64 %rd1982, 1;
-$L_546:
-	@!%p1980 bra $L_1301;
-$L_547:
-	min.u64 %rdt154, %rd1982, 32;
-	cvt.u32.u64 %rt311, %rdt154;
-	mov.b32 %rt312, 1;
-	shl.b32 %r1983, %rt312, %rt311;
-	and.b32 %r1983, %r1983, 255;
-	mov.b32 %r1981, %r1983;
-$L_548:
-	or.b32 %r1984, %r1976, %r1981;
-	cvt.s64.s32 %rd1985, %r1972;
-	setp.gt.u64 %p1986, %rd1985, 9223372036854775808U;
-	mov.b64 %rd1988, 2;
-$L_549:
-	@!%p1986 bra $L_1300;
-$L_550:
-	min.u64 %rdt155, %rd1988, 32;
-	cvt.u32.u64 %rt313, %rdt155;
-	mov.b32 %rt314, 1;
-	shl.b32 %r1989, %rt314, %rt313;
-	and.b32 %r1989, %r1989, 255;
-	mov.b32 %r1987, %r1989;
-$L_551:
-	or.b32 %r1990, %r1984, %r1987;
-	mov.b32 %r1991, %r1972;
-	and.b32 %r1991, %r1991, 65535;
-	setp.ge.u32 %p1992, %r1991, 32768;
-	mov.b64 %rd1994, 3;
-$L_552:
-	@!%p1992 bra $L_1299;
-$L_553:
-	min.u64 %rdt156, %rd1994, 32;
-	cvt.u32.u64 %rt315, %rdt156;
-	mov.b32 %rt316, 1;
-	shl.b32 %r1995, %rt316, %rt315;
-	and.b32 %r1995, %r1995, 255;
-	mov.b32 %r1993, %r1995;
-$L_554:
-	or.b32 %r1996, %r1990, %r1993;
-	mov.b32 %r1997, %r1972;
-	and.b32 %r1997, %r1997, 255;
-	setp.gt.u32 %p1998, %r1997, 128;
-	mov.b64 %rd2000, 4;
-$L_555:
-	@!%p1998 bra $L_1298;
-$L_556:
-	min.u64 %rdt157, %rd2000, 32;
-	cvt.u32.u64 %rt317, %rdt157;
-	mov.b32 %rt318, 1;
-	shl.b32 %r2001, %rt318, %rt317;
-	and.b32 %r2001, %r2001, 255;
-	mov.b32 %r1999, %r2001;
-$L_557:
-	or.b32 %r2002, %r1996, %r1999;
-	setp.lt.s32 %p2003, %r1972, 1;
-	mov.b64 %rd2005, 5;
-$L_558:
-	@!%p2003 bra $L_1297;
-$L_559:
-	min.u64 %rdt158, %rd2005, 32;
-	cvt.u32.u64 %rt319, %rdt158;
-	mov.b32 %rt320, 1;
-	shl.b32 %r2006, %rt320, %rt319;
-	and.b32 %r2006, %r2006, 255;
-	mov.b32 %r2004, %r2006;
-$L_560:
-	or.b32 %r2007, %r2002, %r2004;
-	mov.b32 %r2008, %r1972;
-	cvt.rn.f64.u32 %fd2009, %r2008;
-	mov.b32 %r2010, %r1972;
-	cvt.rn.f64.s32 %fd2011, %r2010;
-	setp.eq.f64 %p2012, %fd2009, %fd2011;
-	mov.b64 %rd2014, 6;
-$L_561:
-	@!%p2012 bra $L_1296;
-$L_562:
-	min.u64 %rdt159, %rd2014, 32;
-	cvt.u32.u64 %rt321, %rdt159;
-	mov.b32 %rt322, 1;
-	shl.b32 %r2015, %rt322, %rt321;
-	and.b32 %r2015, %r2015, 255;
-	mov.b32 %r2013, %r2015;
-$L_563:
-	or.b32 %r2016, %r2007, %r2013;
-	mov.b32 %r2017, %r1972;
-	and.b32 %r2017, %r2017, 65535;
-	cvt.rn.f32.u32 %f2018, %r2017;
-	cvt.rn.f32.s32 %f2019, %r1972;
-	setp.gt.f32 %p2020, %f2018, %f2019;
-	mov.b64 %rd2022, 7;
-$L_564:
-	@!%p2020 bra $L_1295;
-$L_565:
-	min.u64 %rdt160, %rd2022, 32;
-	cvt.u32.u64 %rt323, %rdt160;
-	mov.b32 %rt324, 1;
-	shl.b32 %r2023, %rt324, %rt323;
-	and.b32 %r2023, %r2023, 255;
-	mov.b32 %r2021, %r2023;
-$L_566:
-	or.b32 %r2024, %r2016, %r2021;
-	mov.b32 %r1973, %r2024;
-$L_567:
-	mad.lo.s64 %rd2025, %rd1971, 1, %rd5;
-	st.global.u8 [%rd2025], %r1973;
-$L_568:
-	cvt.u32.u64 %r2026, %rd8;
-	and.b32 %r2026, %r2026, 255;
-	add.u32 %r2027, %r2028, %r2026;
-	and.b32 %r2027, %r2027, 255;
-	add.s64 %rd2029, %rd9, 2;
-$L_569:
-	mul.lo.s64 %rd2030, %rd2029, 10;
-	mov.b32 %r2031, %r2027;
-	cvt.s32.s8 %r2031, %r2031;
-	cvt.s64.s32 %rd2032, %r2031;
-	mad.lo.s64 %rd2033, %rd2030, 8, %rd13;
-	st.global.s64 [%rd2033], %rd2032;
-	add.s64 %rd2034, %rd2030, 1;
-	mov.b32 %r2035, %r2027;
-	cvt.s32.s16 %r2035, %r2035;
-	cvt.s64.s32 %rd2036, %r2035;
-	mad.lo.s64 %rd2037, %rd2034, 8, %rd13;
-	st.global.s64 [%rd2037], %rd2036;
-	add.s64 %rd2038, %rd2030, 2;
-	mov.b32 %r2039, %r2027;
-	cvt.s64.s32 %rd2040, %r2039;
-	mad.lo.s64 %rd2041, %rd2038, 8, %rd13;
-	st.global.s64 [%rd2041], %rd2040;
-	add.s64 %rd2042, %rd2030, 3;
-	cvt.u64.u32 %rd2043, %r2027;
-	mad.lo.s64 %rd2044, %rd2042, 8, %rd13;
-	st.global.s64 [%rd2044], %rd2043;
-	add.s64 %rd2045, %rd2030, 4;
-	cvt.u64.u32 %rd2046, %r2027;
-	mad.lo.s64 %rd2047, %rd2045, 8, %rd13;
-	st.global.s64 [%rd2047], %rd2046;
-	add.s64 %rd2048, %rd2030, 5;
-	mov.b32 %r2049, %r2027;
-	and.b32 %r2049, %r2049, 65535;
-	cvt.u64.u32 %rd2050, %r2049;
-	mad.lo.s64 %rd2051, %rd2048, 8, %rd13;
-	st.global.s64 [%rd2051], %rd2050;
-	add.s64 %rd2052, %rd2030, 6;
-	mov.b32 %r2053, %r2027;
-	cvt.u64.u32 %rd2054, %r2053;
-	mad.lo.s64 %rd2055, %rd2052, 8, %rd13;
-	st.global.s64 [%rd2055], %rd2054;
-	add.s64 %rd2056, %rd2030, 7;
-	cvt.u64.u32 %rd2057, %r2027;
-	mov.b64 %rd2058, %rd2057;
-	mad.lo.s64 %rd2059, %rd2056, 8, %rd13;
-	st.global.s64 [%rd2059], %rd2058;
-	add.s64 %rd2060, %rd2030, 8;
-	mov.b32 %r2061, %r2027;
-	and.b32 %r2061, %r2061, 65535;
-	mov.b32 %r2062, %r2061;
-	mov.b32 %r2063, %r2027;
-	cvt.s32.s16 %r2063, %r2063;
-	mov.b32 %r2064, %r2063;
-	sub.s32 %r2065, %r2062, %r2064;
-	cvt.s64.s32 %rd2066, %r2065;
-	mad.lo.s64 %rd2067, %rd2060, 8, %rd13;
-	st.global.s64 [%rd2067], %rd2066;
-	add.s64 %rd2068, %rd2030, 9;
-	mov.b32 %r2069, %r2027;
-	cvt.s32.s8 %r2069, %r2069;
-	mov.b32 %r2070, %r2069;
-	shr.u32 %r2071, %r2070, 7;
-	cvt.u64.u32 %rd2072, %r2071;
-	mad.lo.s64 %rd2073, %rd2068, 8, %rd13;
-	st.global.s64 [%rd2073], %rd2072;
-	mul.lo.s64 %rd2074, %rd2029, 90;
-$L_570:
-	cvt.rn.f64.u32 %fd2075, %r2027;
-	mad.lo.s64 %rd2076, %rd2074, 8, %rd15;
-	st.global.f64 [%rd2076], %fd2075;
-	add.s64 %rd2077, %rd2074, 1;
-	cvt.rn.f32.u32 %f2078, %r2027;
-	cvt.f64.f32 %fd2079, %f2078;
-	mad.lo.s64 %rd2080, %rd2077, 8, %rd15;
-	st.global.f64 [%rd2080], %fd2079;
-	add.s64 %rd2081, %rd2074, 2;
-	mov.b32 %r2082, %r2027;
-	cvt.rn.f64.u32 %fd2083, %r2082;
-	mad.lo.s64 %rd2084, %rd2081, 8, %rd15;
-	st.global.f64 [%rd2084], %fd2083;
-	add.s64 %rd2085, %rd2074, 3;
-	mov.b32 %r2086, %r2027;
-	cvt.rn.f32.u32 %f2087, %r2086;
-	cvt.f64.f32 %fd2088, %f2087;
-	mad.lo.s64 %rd2089, %rd2085, 8, %rd15;
-	st.global.f64 [%rd2089], %fd2088;
-	add.s64 %rd2090, %rd2074, 4;
-	mov.b32 %r2091, %r2027;
-	cvt.rn.f64.s32 %fd2092, %r2091;
-	mad.lo.s64 %rd2093, %rd2090, 8, %rd15;
-	st.global.f64 [%rd2093], %fd2092;
-	add.s64 %rd2094, %rd2074, 5;
-	mov.b32 %r2095, %r2027;
-	cvt.rn.f32.s32 %f2096, %r2095;
-	cvt.f64.f32 %fd2097, %f2096;
-	mad.lo.s64 %rd2098, %rd2094, 8, %rd15;
-	st.global.f64 [%rd2098], %fd2097;
-	add.s64 %rd2099, %rd2074, 6;
-	cvt.u64.u32 %rd2100, %r2027;
-	cvt.rn.f64.u64 %fd2101, %rd2100;
-	mad.lo.s64 %rd2102, %rd2099, 8, %rd15;
-	st.global.f64 [%rd2102], %fd2101;
-	add.s64 %rd2103, %rd2074, 7;
-	cvt.u64.u32 %rd2104, %r2027;
-	cvt.rn.f32.u64 %f2105, %rd2104;
-	cvt.f64.f32 %fd2106, %f2105;
-	mad.lo.s64 %rd2107, %rd2103, 8, %rd15;
-	st.global.f64 [%rd2107], %fd2106;
-	add.s64 %rd2108, %rd2074, 8;
-	mov.b32 %r2109, %r2027;
-	and.b32 %r2109, %r2109, 65535;
-	cvt.rn.f64.u32 %fd2110, %r2109;
-	cvt.rn.f64.u32 %fd2111, %r2027;
-	add.rn.f64 %fd2112, %fd2110, %fd2111;
-	mad.lo.s64 %rd2113, %rd2108, 8, %rd15;
-	st.global.f64 [%rd2113], %fd2112;
-$L_571:
-	mov.b32 %r2114, %r2027;
-	cvt.s32.s8 %r2114, %r2114;
-	add.s64 %rd2115, %rd2074, 9;
-$L_572:
-	cvt.rn.f64.s32 %fd2116, %r2114;
-	mad.lo.s64 %rd2117, %rd2115, 8, %rd15;
-	st.global.f64 [%rd2117], %fd2116;
-	add.s64 %rd2118, %rd2115, 1;
-	cvt.rn.f32.s32 %f2119, %r2114;
-	cvt.f64.f32 %fd2120, %f2119;
-	mad.lo.s64 %rd2121, %rd2118, 8, %rd15;
-	st.global.f64 [%rd2121], %fd2120;
-	add.s64 %rd2122, %rd2115, 2;
-	mov.b32 %r2123, %r2114;
-	cvt.rn.f64.u32 %fd2124, %r2123;
-	mad.lo.s64 %rd2125, %rd2122, 8, %rd15;
-	st.global.f64 [%rd2125], %fd2124;
-	add.s64 %rd2126, %rd2115, 3;
-	mov.b32 %r2127, %r2114;
-	cvt.rn.f32.u32 %f2128, %r2127;
-	cvt.f64.f32 %fd2129, %f2128;
-	mad.lo.s64 %rd2130, %rd2126, 8, %rd15;
-	st.global.f64 [%rd2130], %fd2129;
-	add.s64 %rd2131, %rd2115, 4;
-	mov.b32 %r2132, %r2114;
-	cvt.rn.f64.s32 %fd2133, %r2132;
-	mad.lo.s64 %rd2134, %rd2131, 8, %rd15;
-	st.global.f64 [%rd2134], %fd2133;
-	add.s64 %rd2135, %rd2115, 5;
-	mov.b32 %r2136, %r2114;
-	cvt.rn.f32.s32 %f2137, %r2136;
-	cvt.f64.f32 %fd2138, %f2137;
-	mad.lo.s64 %rd2139, %rd2135, 8, %rd15;
-	st.global.f64 [%rd2139], %fd2138;
-	add.s64 %rd2140, %rd2115, 6;
-	cvt.s64.s32 %rd2141, %r2114;
-	cvt.rn.f64.u64 %fd2142, %rd2141;
-	mad.lo.s64 %rd2143, %rd2140, 8, %rd15;
-	st.global.f64 [%rd2143], %fd2142;
-	add.s64 %rd2144, %rd2115, 7;
-	cvt.s64.s32 %rd2145, %r2114;
-	cvt.rn.f32.u64 %f2146, %rd2145;
-	cvt.f64.f32 %fd2147, %f2146;
-	mad.lo.s64 %rd2148, %rd2144, 8, %rd15;
-	st.global.f64 [%rd2148], %fd2147;
-	add.s64 %rd2149, %rd2115, 8;
-	mov.b32 %r2150, %r2114;
-	and.b32 %r2150, %r2150, 65535;
-	cvt.rn.f64.u32 %fd2151, %r2150;
-	mov.b32 %r2152, %r2114;
-	and.b32 %r2152, %r2152, 255;
-	cvt.rn.f64.u32 %fd2153, %r2152;
-	add.rn.f64 %fd2154, %fd2151, %fd2153;
-	mad.lo.s64 %rd2155, %rd2149, 8, %rd15;
-	st.global.f64 [%rd2155], %fd2154;
-$L_573:
-	mov.b32 %r2156, %r2027;
-	cvt.s32.s16 %r2156, %r2156;
-	add.s64 %rd2157, %rd2074, 18;
-$L_574:
-	cvt.rn.f64.s32 %fd2158, %r2156;
-	mad.lo.s64 %rd2159, %rd2157, 8, %rd15;
-	st.global.f64 [%rd2159], %fd2158;
-	add.s64 %rd2160, %rd2157, 1;
-	cvt.rn.f32.s32 %f2161, %r2156;
-	cvt.f64.f32 %fd2162, %f2161;
-	mad.lo.s64 %rd2163, %rd2160, 8, %rd15;
-	st.global.f64 [%rd2163], %fd2162;
-	add.s64 %rd2164, %rd2157, 2;
-	mov.b32 %r2165, %r2156;
-	cvt.rn.f64.u32 %fd2166, %r2165;
-	mad.lo.s64 %rd2167, %rd2164, 8, %rd15;
-	st.global.f64 [%rd2167], %fd2166;
-	add.s64 %rd2168, %rd2157, 3;
-	mov.b32 %r2169, %r2156;
-	cvt.rn.f32.u32 %f2170, %r2169;
-	cvt.f64.f32 %fd2171, %f2170;
-	mad.lo.s64 %rd2172, %rd2168, 8, %rd15;
-	st.global.f64 [%rd2172], %fd2171;
-	add.s64 %rd2173, %rd2157, 4;
-	mov.b32 %r2174, %r2156;
-	cvt.rn.f64.s32 %fd2175, %r2174;
-	mad.lo.s64 %rd2176, %rd2173, 8, %rd15;
-	st.global.f64 [%rd2176], %fd2175;
-	add.s64 %rd2177, %rd2157, 5;
-	mov.b32 %r2178, %r2156;
-	cvt.rn.f32.s32 %f2179, %r2178;
-	cvt.f64.f32 %fd2180, %f2179;
-	mad.lo.s64 %rd2181, %rd2177, 8, %rd15;
-	st.global.f64 [%rd2181], %fd2180;
-	add.s64 %rd2182, %rd2157, 6;
-	cvt.s64.s32 %rd2183, %r2156;
-	cvt.rn.f64.u64 %fd2184, %rd2183;
-	mad.lo.s64 %rd2185, %rd2182, 8, %rd15;
-	st.global.f64 [%rd2185], %fd2184;
-	add.s64 %rd2186, %rd2157, 7;
-	cvt.s64.s32 %rd2187, %r2156;
-	cvt.rn.f32.u64 %f2188, %rd2187;
-	cvt.f64.f32 %fd2189, %f2188;
-	mad.lo.s64 %rd2190, %rd2186, 8, %rd15;
-	st.global.f64 [%rd2190], %fd2189;
-	add.s64 %rd2191, %rd2157, 8;
-	mov.b32 %r2192, %r2156;
-	and.b32 %r2192, %r2192, 65535;
-	cvt.rn.f64.u32 %fd2193, %r2192;
-	mov.b32 %r2194, %r2156;
-	and.b32 %r2194, %r2194, 255;
-	cvt.rn.f64.u32 %fd2195, %r2194;
-	add.rn.f64 %fd2196, %fd2193, %fd2195;
-	mad.lo.s64 %rd2197, %rd2191, 8, %rd15;
-	st.global.f64 [%rd2197], %fd2196;
-$L_575:
-	mov.b32 %r2198, %r2027;
-	add.s64 %rd2199, %rd2074, 27;
-$L_576:
-	cvt.rn.f64.s32 %fd2200, %r2198;
-	mad.lo.s64 %rd2201, %rd2199, 8, %rd15;
-	st.global.f64 [%rd2201], %fd2200;
-	add.s64 %rd2202, %rd2199, 1;
-	cvt.rn.f32.s32 %f2203, %r2198;
-	cvt.f64.f32 %fd2204, %f2203;
-	mad.lo.s64 %rd2205, %rd2202, 8, %rd15;
-	st.global.f64 [%rd2205], %fd2204;
-	add.s64 %rd2206, %rd2199, 2;
-	mov.b32 %r2207, %r2198;
-	cvt.rn.f64.u32 %fd2208, %r2207;
-	mad.lo.s64 %rd2209, %rd2206, 8, %rd15;
-	st.global.f64 [%rd2209], %fd2208;
-	add.s64 %rd2210, %rd2199, 3;
-	mov.b32 %r2211, %r2198;
-	cvt.rn.f32.u32 %f2212, %r2211;
-	cvt.f64.f32 %fd2213, %f2212;
-	mad.lo.s64 %rd2214, %rd2210, 8, %rd15;
-	st.global.f64 [%rd2214], %fd2213;
-	add.s64 %rd2215, %rd2199, 4;
-	cvt.rn.f64.s32 %fd2216, %r2198;
-	mad.lo.s64 %rd2217, %rd2215, 8, %rd15;
-	st.global.f64 [%rd2217], %fd2216;
-	add.s64 %rd2218, %rd2199, 5;
-	cvt.rn.f32.s32 %f2219, %r2198;
-	cvt.f64.f32 %fd2220, %f2219;
-	mad.lo.s64 %rd2221, %rd2218, 8, %rd15;
-	st.global.f64 [%rd2221], %fd2220;
-	add.s64 %rd2222, %rd2199, 6;
-	cvt.s64.s32 %rd2223, %r2198;
-	cvt.rn.f64.u64 %fd2224, %rd2223;
-	mad.lo.s64 %rd2225, %rd2222, 8, %rd15;
-	st.global.f64 [%rd2225], %fd2224;
-	add.s64 %rd2226, %rd2199, 7;
-	cvt.s64.s32 %rd2227, %r2198;
-	cvt.rn.f32.u64 %f2228, %rd2227;
-	cvt.f64.f32 %fd2229, %f2228;
-	mad.lo.s64 %rd2230, %rd2226, 8, %rd15;
-	st.global.f64 [%rd2230], %fd2229;
-	add.s64 %rd2231, %rd2199, 8;
-	mov.b32 %r2232, %r2198;
-	and.b32 %r2232, %r2232, 65535;
-	cvt.rn.f64.u32 %fd2233, %r2232;
-	mov.b32 %r2234, %r2198;
-	and.b32 %r2234, %r2234, 255;
-	cvt.rn.f64.u32 %fd2235, %r2234;
-	add.rn.f64 %fd2236, %fd2233, %fd2235;
-	mad.lo.s64 %rd2237, %rd2231, 8, %rd15;
-	st.global.f64 [%rd2237], %fd2236;
-$L_577:
-	cvt.u64.u32 %rd2238, %r2027;
-	add.s64 %rd2239, %rd2074, 36;
-$L_578:
-	cvt.rn.f64.s64 %fd2240, %rd2238;
-	mad.lo.s64 %rd2241, %rd2239, 8, %rd15;
-	st.global.f64 [%rd2241], %fd2240;
-	add.s64 %rd2242, %rd2239, 1;
-	cvt.rn.f32.s64 %f2243, %rd2238;
-	cvt.f64.f32 %fd2244, %f2243;
-	mad.lo.s64 %rd2245, %rd2242, 8, %rd15;
-	st.global.f64 [%rd2245], %fd2244;
-	add.s64 %rd2246, %rd2239, 2;
-	cvt.u32.u64 %r2247, %rd2238;
-	cvt.rn.f64.u32 %fd2248, %r2247;
-	mad.lo.s64 %rd2249, %rd2246, 8, %rd15;
-	st.global.f64 [%rd2249], %fd2248;
-	add.s64 %rd2250, %rd2239, 3;
-	cvt.u32.u64 %r2251, %rd2238;
-	cvt.rn.f32.u32 %f2252, %r2251;
-	cvt.f64.f32 %fd2253, %f2252;
-	mad.lo.s64 %rd2254, %rd2250, 8, %rd15;
-	st.global.f64 [%rd2254], %fd2253;
-	add.s64 %rd2255, %rd2239, 4;
-	cvt.u32.u64 %r2256, %rd2238;
-	cvt.rn.f64.s32 %fd2257, %r2256;
-	mad.lo.s64 %rd2258, %rd2255, 8, %rd15;
-	st.global.f64 [%rd2258], %fd2257;
-	add.s64 %rd2259, %rd2239, 5;
-	cvt.u32.u64 %r2260, %rd2238;
-	cvt.rn.f32.s32 %f2261, %r2260;
-	cvt.f64.f32 %fd2262, %f2261;
-	mad.lo.s64 %rd2263, %rd2259, 8, %rd15;
-	st.global.f64 [%rd2263], %fd2262;
-	add.s64 %rd2264, %rd2239, 6;
-	mov.b64 %rd2265, %rd2238;
-	cvt.rn.f64.u64 %fd2266, %rd2265;
-	mad.lo.s64 %rd2267, %rd2264, 8, %rd15;
-	st.global.f64 [%rd2267], %fd2266;
-	add.s64 %rd2268, %rd2239, 7;
-	mov.b64 %rd2269, %rd2238;
-	cvt.rn.f32.u64 %f2270, %rd2269;
-	cvt.f64.f32 %fd2271, %f2270;
-	mad.lo.s64 %rd2272, %rd2268, 8, %rd15;
-	st.global.f64 [%rd2272], %fd2271;
-	add.s64 %rd2273, %rd2239, 8;
-	cvt.u32.u64 %r2274, %rd2238;
-	and.b32 %r2274, %r2274, 65535;
-	cvt.rn.f64.u32 %fd2275, %r2274;
-	cvt.u32.u64 %r2276, %rd2238;
-	and.b32 %r2276, %r2276, 255;
-	cvt.rn.f64.u32 %fd2277, %r2276;
-	add.rn.f64 %fd2278, %fd2275, %fd2277;
-	mad.lo.s64 %rd2279, %rd2273, 8, %rd15;
-	st.global.f64 [%rd2279], %fd2278;
-$L_579:
-	add.s64 %rd2280, %rd2074, 45;
-$L_580:
-	cvt.rn.f64.u32 %fd2281, %r2027;
-	mad.lo.s64 %rd2282, %rd2280, 8, %rd15;
-	st.global.f64 [%rd2282], %fd2281;
-	add.s64 %rd2283, %rd2280, 1;
-	cvt.rn.f32.u32 %f2284, %r2027;
-	cvt.f64.f32 %fd2285, %f2284;
-	mad.lo.s64 %rd2286, %rd2283, 8, %rd15;
-	st.global.f64 [%rd2286], %fd2285;
-	add.s64 %rd2287, %rd2280, 2;
-	mov.b32 %r2288, %r2027;
-	cvt.rn.f64.u32 %fd2289, %r2288;
-	mad.lo.s64 %rd2290, %rd2287, 8, %rd15;
-	st.global.f64 [%rd2290], %fd2289;
-	add.s64 %rd2291, %rd2280, 3;
-	mov.b32 %r2292, %r2027;
-	cvt.rn.f32.u32 %f2293, %r2292;
-	cvt.f64.f32 %fd2294, %f2293;
-	mad.lo.s64 %rd2295, %rd2291, 8, %rd15;
-	st.global.f64 [%rd2295], %fd2294;
-	add.s64 %rd2296, %rd2280, 4;
-	mov.b32 %r2297, %r2027;
-	cvt.rn.f64.s32 %fd2298, %r2297;
-	mad.lo.s64 %rd2299, %rd2296, 8, %rd15;
-	st.global.f64 [%rd2299], %fd2298;
-	add.s64 %rd2300, %rd2280, 5;
-	mov.b32 %r2301, %r2027;
-	cvt.rn.f32.s32 %f2302, %r2301;
-	cvt.f64.f32 %fd2303, %f2302;
-	mad.lo.s64 %rd2304, %rd2300, 8, %rd15;
-	st.global.f64 [%rd2304], %fd2303;
-	add.s64 %rd2305, %rd2280, 6;
-	cvt.u64.u32 %rd2306, %r2027;
-	cvt.rn.f64.u64 %fd2307, %rd2306;
-	mad.lo.s64 %rd2308, %rd2305, 8, %rd15;
-	st.global.f64 [%rd2308], %fd2307;
-	add.s64 %rd2309, %rd2280, 7;
-	cvt.u64.u32 %rd2310, %r2027;
-	cvt.rn.f32.u64 %f2311, %rd2310;
-	cvt.f64.f32 %fd2312, %f2311;
-	mad.lo.s64 %rd2313, %rd2309, 8, %rd15;
-	st.global.f64 [%rd2313], %fd2312;
-	add.s64 %rd2314, %rd2280, 8;
-	mov.b32 %r2315, %r2027;
-	and.b32 %r2315, %r2315, 65535;
-	cvt.rn.f64.u32 %fd2316, %r2315;
-	cvt.rn.f64.u32 %fd2317, %r2027;
-	add.rn.f64 %fd2318, %fd2316, %fd2317;
-	mad.lo.s64 %rd2319, %rd2314, 8, %rd15;
-	st.global.f64 [%rd2319], %fd2318;
-$L_581:
-	mov.b32 %r2320, %r2027;
-	and.b32 %r2320, %r2320, 65535;
-	add.s64 %rd2321, %rd2074, 54;
-$L_582:
-	cvt.rn.f64.u32 %fd2322, %r2320;
-	mad.lo.s64 %rd2323, %rd2321, 8, %rd15;
-	st.global.f64 [%rd2323], %fd2322;
-	add.s64 %rd2324, %rd2321, 1;
-	cvt.rn.f32.u32 %f2325, %r2320;
-	cvt.f64.f32 %fd2326, %f2325;
-	mad.lo.s64 %rd2327, %rd2324, 8, %rd15;
-	st.global.f64 [%rd2327], %fd2326;
-	add.s64 %rd2328, %rd2321, 2;
-	mov.b32 %r2329, %r2320;
-	cvt.rn.f64.u32 %fd2330, %r2329;
-	mad.lo.s64 %rd2331, %rd2328, 8, %rd15;
-	st.global.f64 [%rd2331], %fd2330;
-	add.s64 %rd2332, %rd2321, 3;
-	mov.b32 %r2333, %r2320;
-	cvt.rn.f32.u32 %f2334, %r2333;
-	cvt.f64.f32 %fd2335, %f2334;
-	mad.lo.s64 %rd2336, %rd2332, 8, %rd15;
-	st.global.f64 [%rd2336], %fd2335;
-	add.s64 %rd2337, %rd2321, 4;
-	mov.b32 %r2338, %r2320;
-	cvt.rn.f64.s32 %fd2339, %r2338;
-	mad.lo.s64 %rd2340, %rd2337, 8, %rd15;
-	st.global.f64 [%rd2340], %fd2339;
-	add.s64 %rd2341, %rd2321, 5;
-	mov.b32 %r2342, %r2320;
-	cvt.rn.f32.s32 %f2343, %r2342;
-	cvt.f64.f32 %fd2344, %f2343;
-	mad.lo.s64 %rd2345, %rd2341, 8, %rd15;
-	st.global.f64 [%rd2345], %fd2344;
-	add.s64 %rd2346, %rd2321, 6;
-	cvt.u64.u32 %rd2347, %r2320;
-	cvt.rn.f64.u64 %fd2348, %rd2347;
-	mad.lo.s64 %rd2349, %rd2346, 8, %rd15;
-	st.global.f64 [%rd2349], %fd2348;
-	add.s64 %rd2350, %rd2321, 7;
-	cvt.u64.u32 %rd2351, %r2320;
-	cvt.rn.f32.u64 %f2352, %rd2351;
-	cvt.f64.f32 %fd2353, %f2352;
-	mad.lo.s64 %rd2354, %rd2350, 8, %rd15;
-	st.global.f64 [%rd2354], %fd2353;
-	add.s64 %rd2355, %rd2321, 8;
-	cvt.rn.f64.u32 %fd2356, %r2320;
-	mov.b32 %r2357, %r2320;
-	and.b32 %r2357, %r2357, 255;
-	cvt.rn.f64.u32 %fd2358, %r2357;
-	add.rn.f64 %fd2359, %fd2356, %fd2358;
-	mad.lo.s64 %rd2360, %rd2355, 8, %rd15;
-	st.global.f64 [%rd2360], %fd2359;
-$L_583:
-	mov.b32 %r2361, %r2027;
-	add.s64 %rd2362, %rd2074, 63;
-$L_584:
-	cvt.rn.f64.u32 %fd2363, %r2361;
-	mad.lo.s64 %rd2364, %rd2362, 8, %rd15;
-	st.global.f64 [%rd2364], %fd2363;
-	add.s64 %rd2365, %rd2362, 1;
-	cvt.rn.f32.u32 %f2366, %r2361;
-	cvt.f64.f32 %fd2367, %f2366;
-	mad.lo.s64 %rd2368, %rd2365, 8, %rd15;
-	st.global.f64 [%rd2368], %fd2367;
-	add.s64 %rd2369, %rd2362, 2;
-	cvt.rn.f64.u32 %fd2370, %r2361;
-	mad.lo.s64 %rd2371, %rd2369, 8, %rd15;
-	st.global.f64 [%rd2371], %fd2370;
-	add.s64 %rd2372, %rd2362, 3;
-	cvt.rn.f32.u32 %f2373, %r2361;
-	cvt.f64.f32 %fd2374, %f2373;
-	mad.lo.s64 %rd2375, %rd2372, 8, %rd15;
-	st.global.f64 [%rd2375], %fd2374;
-	add.s64 %rd2376, %rd2362, 4;
-	mov.b32 %r2377, %r2361;
-	cvt.rn.f64.s32 %fd2378, %r2377;
-	mad.lo.s64 %rd2379, %rd2376, 8, %rd15;
-	st.global.f64 [%rd2379], %fd2378;
-	add.s64 %rd2380, %rd2362, 5;
-	mov.b32 %r2381, %r2361;
-	cvt.rn.f32.s32 %f2382, %r2381;
-	cvt.f64.f32 %fd2383, %f2382;
-	mad.lo.s64 %rd2384, %rd2380, 8, %rd15;
-	st.global.f64 [%rd2384], %fd2383;
-	add.s64 %rd2385, %rd2362, 6;
-	cvt.u64.u32 %rd2386, %r2361;
-	cvt.rn.f64.u64 %fd2387, %rd2386;
-	mad.lo.s64 %rd2388, %rd2385, 8, %rd15;
-	st.global.f64 [%rd2388], %fd2387;
-	add.s64 %rd2389, %rd2362, 7;
-	cvt.u64.u32 %rd2390, %r2361;
-	cvt.rn.f32.u64 %f2391, %rd2390;
-	cvt.f64.f32 %fd2392, %f2391;
-	mad.lo.s64 %rd2393, %rd2389, 8, %rd15;
-	st.global.f64 [%rd2393], %fd2392;
-	add.s64 %rd2394, %rd2362, 8;
-	mov.b32 %r2395, %r2361;
-	and.b32 %r2395, %r2395, 65535;
-	cvt.rn.f64.u32 %fd2396, %r2395;
-	mov.b32 %r2397, %r2361;
-	and.b32 %r2397, %r2397, 255;
-	cvt.rn.f64.u32 %fd2398, %r2397;
-	add.rn.f64 %fd2399, %fd2396, %fd2398;
-	mad.lo.s64 %rd2400, %rd2394, 8, %rd15;
-	st.global.f64 [%rd2400], %fd2399;
-$L_585:
-	cvt.u64.u32 %rd2401, %r2027;
-	add.s64 %rd2402, %rd2074, 72;
-$L_586:
-	cvt.rn.f64.u64 %fd2403, %rd2401;
-	mad.lo.s64 %rd2404, %rd2402, 8, %rd15;
-	st.global.f64 [%rd2404], %fd2403;
-	add.s64 %rd2405, %rd2402, 1;
-	cvt.rn.f32.u64 %f2406, %rd2401;
-	cvt.f64.f32 %fd2407, %f2406;
-	mad.lo.s64 %rd2408, %rd2405, 8, %rd15;
-	st.global.f64 [%rd2408], %fd2407;
-	add.s64 %rd2409, %rd2402, 2;
-	cvt.u32.u64 %r2410, %rd2401;
-	cvt.rn.f64.u32 %fd2411, %r2410;
-	mad.lo.s64 %rd2412, %rd2409, 8, %rd15;
-	st.global.f64 [%rd2412], %fd2411;
-	add.s64 %rd2413, %rd2402, 3;
-	cvt.u32.u64 %r2414, %rd2401;
-	cvt.rn.f32.u32 %f2415, %r2414;
-	cvt.f64.f32 %fd2416, %f2415;
-	mad.lo.s64 %rd2417, %rd2413, 8, %rd15;
-	st.global.f64 [%rd2417], %fd2416;
-	add.s64 %rd2418, %rd2402, 4;
-	cvt.u32.u64 %r2419, %rd2401;
-	cvt.rn.f64.s32 %fd2420, %r2419;
-	mad.lo.s64 %rd2421, %rd2418, 8, %rd15;
-	st.global.f64 [%rd2421], %fd2420;
-	add.s64 %rd2422, %rd2402, 5;
-	cvt.u32.u64 %r2423, %rd2401;
-	cvt.rn.f32.s32 %f2424, %r2423;
-	cvt.f64.f32 %fd2425, %f2424;
-	mad.lo.s64 %rd2426, %rd2422, 8, %rd15;
-	st.global.f64 [%rd2426], %fd2425;
-	add.s64 %rd2427, %rd2402, 6;
-	cvt.rn.f64.u64 %fd2428, %rd2401;
-	mad.lo.s64 %rd2429, %rd2427, 8, %rd15;
-	st.global.f64 [%rd2429], %fd2428;
-	add.s64 %rd2430, %rd2402, 7;
-	cvt.rn.f32.u64 %f2431, %rd2401;
-	cvt.f64.f32 %fd2432, %f2431;
-	mad.lo.s64 %rd2433, %rd2430, 8, %rd15;
-	st.global.f64 [%rd2433], %fd2432;
-	add.s64 %rd2434, %rd2402, 8;
-	cvt.u32.u64 %r2435, %rd2401;
-	and.b32 %r2435, %r2435, 65535;
-	cvt.rn.f64.u32 %fd2436, %r2435;
-	cvt.u32.u64 %r2437, %rd2401;
-	and.b32 %r2437, %r2437, 255;
-	cvt.rn.f64.u32 %fd2438, %r2437;
-	add.rn.f64 %fd2439, %fd2436, %fd2438;
-	mad.lo.s64 %rd2440, %rd2434, 8, %rd15;
-	st.global.f64 [%rd2440], %fd2439;
-$L_587:
-	cvt.u64.u32 %rd2441, %r2027;
-	add.s64 %rd2442, %rd2441, 0;
-	add.s64 %rd2443, %rd2074, 81;
-$L_588:
-	cvt.rn.f64.s64 %fd2444, %rd2442;
-	mad.lo.s64 %rd2445, %rd2443, 8, %rd15;
-	st.global.f64 [%rd2445], %fd2444;
-	add.s64 %rd2446, %rd2443, 1;
-	cvt.rn.f32.s64 %f2447, %rd2442;
-	cvt.f64.f32 %fd2448, %f2447;
-	mad.lo.s64 %rd2449, %rd2446, 8, %rd15;
-	st.global.f64 [%rd2449], %fd2448;
-	add.s64 %rd2450, %rd2443, 2;
-	cvt.u32.u64 %r2451, %rd2442;
-	cvt.rn.f64.u32 %fd2452, %r2451;
-	mad.lo.s64 %rd2453, %rd2450, 8, %rd15;
-	st.global.f64 [%rd2453], %fd2452;
-	add.s64 %rd2454, %rd2443, 3;
-	cvt.u32.u64 %r2455, %rd2442;
-	cvt.rn.f32.u32 %f2456, %r2455;
-	cvt.f64.f32 %fd2457, %f2456;
-	mad.lo.s64 %rd2458, %rd2454, 8, %rd15;
-	st.global.f64 [%rd2458], %fd2457;
-	add.s64 %rd2459, %rd2443, 4;
-	cvt.u32.u64 %r2460, %rd2442;
-	cvt.rn.f64.s32 %fd2461, %r2460;
-	mad.lo.s64 %rd2462, %rd2459, 8, %rd15;
-	st.global.f64 [%rd2462], %fd2461;
-	add.s64 %rd2463, %rd2443, 5;
-	cvt.u32.u64 %r2464, %rd2442;
-	cvt.rn.f32.s32 %f2465, %r2464;
-	cvt.f64.f32 %fd2466, %f2465;
-	mad.lo.s64 %rd2467, %rd2463, 8, %rd15;
-	st.global.f64 [%rd2467], %fd2466;
-	add.s64 %rd2468, %rd2443, 6;
-	mov.b64 %rd2469, %rd2442;
-	cvt.rn.f64.u64 %fd2470, %rd2469;
-	mad.lo.s64 %rd2471, %rd2468, 8, %rd15;
-	st.global.f64 [%rd2471], %fd2470;
-	add.s64 %rd2472, %rd2443, 7;
-	mov.b64 %rd2473, %rd2442;
-	cvt.rn.f32.u64 %f2474, %rd2473;
-	cvt.f64.f32 %fd2475, %f2474;
-	mad.lo.s64 %rd2476, %rd2472, 8, %rd15;
-	st.global.f64 [%rd2476], %fd2475;
-	add.s64 %rd2477, %rd2443, 8;
-	cvt.u32.u64 %r2478, %rd2442;
-	and.b32 %r2478, %r2478, 65535;
-	cvt.rn.f64.u32 %fd2479, %r2478;
-	cvt.u32.u64 %r2480, %rd2442;
-	and.b32 %r2480, %r2480, 255;
-	cvt.rn.f64.u32 %fd2481, %r2480;
-	add.rn.f64 %fd2482, %fd2479, %fd2481;
-	mad.lo.s64 %rd2483, %rd2477, 8, %rd15;
-	st.global.f64 [%rd2483], %fd2482;
-$L_589:
-	mul.lo.s64 %rd2484, %rd2029, 10;
-$L_590:
-	mov.b32 %r2486, %r2027;
-	setp.lt.u32 %p2487, %r2486, 2147483648;
-	mov.b64 %rd2489, 0;
-$L_591:
-	@!%p2487 bra $L_1294;
-$L_592:
-	min.u64 %rdt161, %rd2489, 32;
-	cvt.u32.u64 %rt325, %rdt161;
-	mov.b32 %rt326, 1;
-	shl.b32 %r2490, %rt326, %rt325;
-	and.b32 %r2490, %r2490, 255;
-	mov.b32 %r2488, %r2490;
-$L_593:
-	mov.b32 %r2491, %r2027;
-	setp.lt.s32 %p2492, %r2491, 0;
-	mov.b64 %rd2494, 1;
-$L_594:
-	@!%p2492 bra $L_1293;
-$L_595:
-	min.u64 %rdt162, %rd2494, 32;
-	cvt.u32.u64 %rt327, %rdt162;
-	mov.b32 %rt328, 1;
-	shl.b32 %r2495, %rt328, %rt327;
-	and.b32 %r2495, %r2495, 255;
-	mov.b32 %r2493, %r2495;
-$L_596:
-	or.b32 %r2496, %r2488, %r2493;
-	cvt.u64.u32 %rd2497, %r2027;
-	setp.gt.u64 %p2498, %rd2497, 9223372036854775808U;
-	mov.b64 %rd2500, 2;
-$L_597:
-	@!%p2498 bra $L_1292;
-$L_598:
-	min.u64 %rdt163, %rd2500, 32;
-	cvt.u32.u64 %rt329, %rdt163;
-	mov.b32 %rt330, 1;
-	shl.b32 %r2501, %rt330, %rt329;
-	and.b32 %r2501, %r2501, 255;
-	mov.b32 %r2499, %r2501;
-$L_599:
-	or.b32 %r2502, %r2496, %r2499;
-	mov.b32 %r2503, %r2027;
-	and.b32 %r2503, %r2503, 65535;
-	setp.ge.u32 %p2504, %r2503, 32768;
-	mov.b64 %rd2506, 3;
-$L_600:
-	@!%p2504 bra $L_1291;
-$L_601:
-	min.u64 %rdt164, %rd2506, 32;
-	cvt.u32.u64 %rt331, %rdt164;
-	mov.b32 %rt332, 1;
-	shl.b32 %r2507, %rt332, %rt331;
-	and.b32 %r2507, %r2507, 255;
-	mov.b32 %r2505, %r2507;
-$L_602:
-	or.b32 %r2508, %r2502, %r2505;
-	setp.gt.u32 %p2509, %r2027, 128;
-	mov.b64 %rd2511, 4;
-$L_603:
-	@!%p2509 bra $L_1290;
-$L_604:
-	min.u64 %rdt165, %rd2511, 32;
-	cvt.u32.u64 %rt333, %rdt165;
-	mov.b32 %rt334, 1;
-	shl.b32 %r2512, %rt334, %rt333;
-	and.b32 %r2512, %r2512, 255;
-	mov.b32 %r2510, %r2512;
-$L_605:
-	or.b32 %r2513, %r2508, %r2510;
-	setp.lt.u32 %p2514, %r2027, 1;
-	mov.b64 %rd2516, 5;
-$L_606:
-	@!%p2514 bra $L_1289;
-$L_607:
-	min.u64 %rdt166, %rd2516, 32;
-	cvt.u32.u64 %rt335, %rdt166;
-	mov.b32 %rt336, 1;
-	shl.b32 %r2517, %rt336, %rt335;
-	and.b32 %r2517, %r2517, 255;
-	mov.b32 %r2515, %r2517;
-$L_608:
-	or.b32 %r2518, %r2513, %r2515;
-	mov.b32 %r2519, %r2027;
-	cvt.rn.f64.u32 %fd2520, %r2519;
-	mov.b32 %r2521, %r2027;
-	cvt.rn.f64.s32 %fd2522, %r2521;
-	setp.eq.f64 %p2523, %fd2520, %fd2522;
-	mov.b64 %rd2525, 6;
-$L_609:
-	@!%p2523 bra $L_1288;
-$L_610:
-	min.u64 %rdt167, %rd2525, 32;
-	cvt.u32.u64 %rt337, %rdt167;
-	mov.b32 %rt338, 1;
-	shl.b32 %r2526, %rt338, %rt337;
-	and.b32 %r2526, %r2526, 255;
-	mov.b32 %r2524, %r2526;
-$L_611:
-	or.b32 %r2527, %r2518, %r2524;
-	mov.b32 %r2528, %r2027;
-	and.b32 %r2528, %r2528, 65535;
-	cvt.rn.f32.u32 %f2529, %r2528;
-	mov.b32 %r2530, %r2027;
-	cvt.s32.s16 %r2530, %r2530;
-	cvt.rn.f32.s32 %f2531, %r2530;
-	setp.gt.f32 %p2532, %f2529, %f2531;
-	mov.b64 %rd2534, 7;
-$L_612:
-	@!%p2532 bra $L_1287;
-$L_613:
-	min.u64 %rdt168, %rd2534, 32;
-	cvt.u32.u64 %rt339, %rdt168;
-	mov.b32 %rt340, 1;
-	shl.b32 %r2535, %rt340, %rt339;
-	and.b32 %r2535, %r2535, 255;
-	mov.b32 %r2533, %r2535;
-$L_614:
-	or.b32 %r2536, %r2527, %r2533;
-	mov.b32 %r2485, %r2536;
-$L_615:
-	mad.lo.s64 %rd2537, %rd2484, 1, %rd5;
-	st.global.u8 [%rd2537], %r2485;
-	add.s64 %rd2538, %rd2484, 1;
-	mov.b32 %r2539, %r2027;
-	cvt.s32.s8 %r2539, %r2539;
-$L_616:
-	mov.b32 %r2541, %r2539;
-	setp.lt.u32 %p2542, %r2541, 2147483648;
-	mov.b64 %rd2544, 0;
-$L_617:
-	@!%p2542 bra $L_1286;
-$L_618:
-	min.u64 %rdt169, %rd2544, 32;
-	cvt.u32.u64 %rt341, %rdt169;
-	mov.b32 %rt342, 1;
-	shl.b32 %r2545, %rt342, %rt341;
-	and.b32 %r2545, %r2545, 255;
-	mov.b32 %r2543, %r2545;
-$L_619:
-	mov.b32 %r2546, %r2539;
-	setp.lt.s32 %p2547, %r2546, 0;
-	mov.b64 %rd2549, 1;
-$L_620:
-	@!%p2547 bra $L_1285;
-$L_621:
-	min.u64 %rdt170, %rd2549, 32;
-	cvt.u32.u64 %rt343, %rdt170;
-	mov.b32 %rt344, 1;
-	shl.b32 %r2550, %rt344, %rt343;
-	and.b32 %r2550, %r2550, 255;
-	mov.b32 %r2548, %r2550;
-$L_622:
-	or.b32 %r2551, %r2543, %r2548;
-	cvt.s64.s32 %rd2552, %r2539;
-	setp.gt.u64 %p2553, %rd2552, 9223372036854775808U;
-	mov.b64 %rd2555, 2;
-$L_623:
-	@!%p2553 bra $L_1284;
-$L_624:
-	min.u64 %rdt171, %rd2555, 32;
-	cvt.u32.u64 %rt345, %rdt171;
-	mov.b32 %rt346, 1;
-	shl.b32 %r2556, %rt346, %rt345;
-	and.b32 %r2556, %r2556, 255;
-	mov.b32 %r2554, %r2556;
-$L_625:
-	or.b32 %r2557, %r2551, %r2554;
-	mov.b32 %r2558, %r2539;
-	and.b32 %r2558, %r2558, 65535;
-	setp.ge.u32 %p2559, %r2558, 32768;
-	mov.b64 %rd2561, 3;
-$L_626:
-	@!%p2559 bra $L_1283;
-$L_627:
-	min.u64 %rdt172, %rd2561, 32;
-	cvt.u32.u64 %rt347, %rdt172;
-	mov.b32 %rt348, 1;
-	shl.b32 %r2562, %rt348, %rt347;
-	and.b32 %r2562, %r2562, 255;
-	mov.b32 %r2560, %r2562;
-$L_628:
-	or.b32 %r2563, %r2557, %r2560;
-	mov.b32 %r2564, %r2539;
-	and.b32 %r2564, %r2564, 255;
-	setp.gt.u32 %p2565, %r2564, 128;
-	mov.b64 %rd2567, 4;
-$L_629:
-	@!%p2565 bra $L_1282;
-$L_630:
-	min.u64 %rdt173, %rd2567, 32;
-	cvt.u32.u64 %rt349, %rdt173;
-	mov.b32 %rt350, 1;
-	shl.b32 %r2568, %rt350, %rt349;
-	and.b32 %r2568, %r2568, 255;
-	mov.b32 %r2566, %r2568;
-$L_631:
-	or.b32 %r2569, %r2563, %r2566;
-	setp.lt.s32 %p2570, %r2539, 1;
-	mov.b64 %rd2572, 5;
-$L_632:
-	@!%p2570 bra $L_1281;
-$L_633:
-	min.u64 %rdt174, %rd2572, 32;
-	cvt.u32.u64 %rt351, %rdt174;
-	mov.b32 %rt352, 1;
-	shl.b32 %r2573, %rt352, %rt351;
-	and.b32 %r2573, %r2573, 255;
-	mov.b32 %r2571, %r2573;
-$L_634:
-	or.b32 %r2574, %r2569, %r2571;
-	mov.b32 %r2575, %r2539;
-	cvt.rn.f64.u32 %fd2576, %r2575;
-	mov.b32 %r2577, %r2539;
-	cvt.rn.f64.s32 %fd2578, %r2577;
-	setp.eq.f64 %p2579, %fd2576, %fd2578;
-	mov.b64 %rd2581, 6;
-$L_635:
-	@!%p2579 bra $L_1280;
-$L_636:
-	min.u64 %rdt175, %rd2581, 32;
-	cvt.u32.u64 %rt353, %rdt175;
-	mov.b32 %rt354, 1;
-	shl.b32 %r2582, %rt354, %rt353;
-	and.b32 %r2582, %r2582, 255;
-	mov.b32 %r2580, %r2582;
-$L_637:
-	or.b32 %r2583, %r2574, %r2580;
-	mov.b32 %r2584, %r2539;
-	and.b32 %r2584, %r2584, 65535;
-	cvt.rn.f32.u32 %f2585, %r2584;
-	mov.b32 %r2586, %r2539;
-	cvt.s32.s16 %r2586, %r2586;
-	cvt.rn.f32.s32 %f2587, %r2586;
-	setp.gt.f32 %p2588, %f2585, %f2587;
-	mov.b64 %rd2590, 7;
-$L_638:
-	@!%p2588 bra $L_1279;
-$L_639:
-	min.u64 %rdt176, %rd2590, 32;
-	cvt.u32.u64 %rt355, %rdt176;
-	mov.b32 %rt356, 1;
-	shl.b32 %r2591, %rt356, %rt355;
-	and.b32 %r2591, %r2591, 255;
-	mov.b32 %r2589, %r2591;
-$L_640:
-	or.b32 %r2592, %r2583, %r2589;
-	mov.b32 %r2540, %r2592;
-$L_641:
-	mad.lo.s64 %rd2593, %rd2538, 1, %rd5;
-	st.global.u8 [%rd2593], %r2540;
-	add.s64 %rd2594, %rd2484, 2;
-	mov.b32 %r2595, %r2027;
-	cvt.s32.s16 %r2595, %r2595;
-$L_642:
-	mov.b32 %r2597, %r2595;
-	setp.lt.u32 %p2598, %r2597, 2147483648;
-	mov.b64 %rd2600, 0;
-$L_643:
-	@!%p2598 bra $L_1278;
-$L_644:
-	min.u64 %rdt177, %rd2600, 32;
-	cvt.u32.u64 %rt357, %rdt177;
-	mov.b32 %rt358, 1;
-	shl.b32 %r2601, %rt358, %rt357;
-	and.b32 %r2601, %r2601, 255;
-	mov.b32 %r2599, %r2601;
-$L_645:
-	mov.b32 %r2602, %r2595;
-	setp.lt.s32 %p2603, %r2602, 0;
-	mov.b64 %rd2605, 1;
-$L_646:
-	@!%p2603 bra $L_1277;
-$L_647:
-	min.u64 %rdt178, %rd2605, 32;
-	cvt.u32.u64 %rt359, %rdt178;
-	mov.b32 %rt360, 1;
-	shl.b32 %r2606, %rt360, %rt359;
-	and.b32 %r2606, %r2606, 255;
-	mov.b32 %r2604, %r2606;
-$L_648:
-	or.b32 %r2607, %r2599, %r2604;
-	cvt.s64.s32 %rd2608, %r2595;
-	setp.gt.u64 %p2609, %rd2608, 9223372036854775808U;
-	mov.b64 %rd2611, 2;
-$L_649:
-	@!%p2609 bra $L_1276;
-$L_650:
-	min.u64 %rdt179, %rd2611, 32;
-	cvt.u32.u64 %rt361, %rdt179;
-	mov.b32 %rt362, 1;
-	shl.b32 %r2612, %rt362, %rt361;
-	and.b32 %r2612, %r2612, 255;
-	mov.b32 %r2610, %r2612;
-$L_651:
-	or.b32 %r2613, %r2607, %r2610;
-	mov.b32 %r2614, %r2595;
-	and.b32 %r2614, %r2614, 65535;
-	setp.ge.u32 %p2615, %r2614, 32768;
-	mov.b64 %rd2617, 3;
-$L_652:
-	@!%p2615 bra $L_1275;
-$L_653:
-	min.u64 %rdt180, %rd2617, 32;
-	cvt.u32.u64 %rt363, %rdt180;
-	mov.b32 %rt364, 1;
-	shl.b32 %r2618, %rt364, %rt363;
-	and.b32 %r2618, %r2618, 255;
-	mov.b32 %r2616, %r2618;
-$L_654:
-	or.b32 %r2619, %r2613, %r2616;
-	mov.b32 %r2620, %r2595;
-	and.b32 %r2620, %r2620, 255;
-	setp.gt.u32 %p2621, %r2620, 128;
-	mov.b64 %rd2623, 4;
-$L_655:
-	@!%p2621 bra $L_1274;
-$L_656:
-	min.u64 %rdt181, %rd2623, 32;
-	cvt.u32.u64 %rt365, %rdt181;
-	mov.b32 %rt366, 1;
-	shl.b32 %r2624, %rt366, %rt365;
-	and.b32 %r2624, %r2624, 255;
-	mov.b32 %r2622, %r2624;
-$L_657:
-	or.b32 %r2625, %r2619, %r2622;
-	setp.lt.s32 %p2626, %r2595, 1;
-	mov.b64 %rd2628, 5;
-$L_658:
-	@!%p2626 bra $L_1273;
-$L_659:
-	min.u64 %rdt182, %rd2628, 32;
-	cvt.u32.u64 %rt367, %rdt182;
-	mov.b32 %rt368, 1;
-	shl.b32 %r2629, %rt368, %rt367;
-	and.b32 %r2629, %r2629, 255;
-	mov.b32 %r2627, %r2629;
-$L_660:
-	or.b32 %r2630, %r2625, %r2627;
-	mov.b32 %r2631, %r2595;
-	cvt.rn.f64.u32 %fd2632, %r2631;
-	mov.b32 %r2633, %r2595;
-	cvt.rn.f64.s32 %fd2634, %r2633;
-	setp.eq.f64 %p2635, %fd2632, %fd2634;
-	mov.b64 %rd2637, 6;
-$L_661:
-	@!%p2635 bra $L_1272;
-$L_662:
-	min.u64 %rdt183, %rd2637, 32;
-	cvt.u32.u64 %rt369, %rdt183;
-	mov.b32 %rt370, 1;
-	shl.b32 %r2638, %rt370, %rt369;
-	and.b32 %r2638, %r2638, 255;
-	mov.b32 %r2636, %r2638;
-$L_663:
-	or.b32 %r2639, %r2630, %r2636;
-	mov.b32 %r2640, %r2595;
-	and.b32 %r2640, %r2640, 65535;
-	cvt.rn.f32.u32 %f2641, %r2640;
-	cvt.rn.f32.s32 %f2642, %r2595;
-	setp.gt.f32 %p2643, %f2641, %f2642;
-	mov.b64 %rd2645, 7;
-$L_664:
-	@!%p2643 bra $L_1271;
-$L_665:
-	min.u64 %rdt184, %rd2645, 32;
-	cvt.u32.u64 %rt371, %rdt184;
-	mov.b32 %rt372, 1;
-	shl.b32 %r2646, %rt372, %rt371;
-	and.b32 %r2646, %r2646, 255;
-	mov.b32 %r2644, %r2646;
-$L_666:
-	or.b32 %r2647, %r2639, %r2644;
-	mov.b32 %r2596, %r2647;
-$L_667:
-	mad.lo.s64 %rd2648, %rd2594, 1, %rd5;
-	st.global.u8 [%rd2648], %r2596;
-	add.s64 %rd2649, %rd2484, 3;
-	mov.b32 %r2650, %r2027;
-$L_668:
-	mov.b32 %r2652, %r2650;
-	setp.lt.u32 %p2653, %r2652, 2147483648;
-	mov.b64 %rd2655, 0;
-$L_669:
-	@!%p2653 bra $L_1270;
-$L_670:
-	min.u64 %rdt185, %rd2655, 32;
-	cvt.u32.u64 %rt373, %rdt185;
-	mov.b32 %rt374, 1;
-	shl.b32 %r2656, %rt374, %rt373;
-	and.b32 %r2656, %r2656, 255;
-	mov.b32 %r2654, %r2656;
-$L_671:
-	setp.lt.s32 %p2657, %r2650, 0;
-	mov.b64 %rd2659, 1;
-$L_672:
-	@!%p2657 bra $L_1269;
-$L_673:
-	min.u64 %rdt186, %rd2659, 32;
-	cvt.u32.u64 %rt375, %rdt186;
-	mov.b32 %rt376, 1;
-	shl.b32 %r2660, %rt376, %rt375;
-	and.b32 %r2660, %r2660, 255;
-	mov.b32 %r2658, %r2660;
-$L_674:
-	or.b32 %r2661, %r2654, %r2658;
-	cvt.s64.s32 %rd2662, %r2650;
-	setp.gt.u64 %p2663, %rd2662, 9223372036854775808U;
-	mov.b64 %rd2665, 2;
-$L_675:
-	@!%p2663 bra $L_1268;
-$L_676:
-	min.u64 %rdt187, %rd2665, 32;
-	cvt.u32.u64 %rt377, %rdt187;
-	mov.b32 %rt378, 1;
-	shl.b32 %r2666, %rt378, %rt377;
-	and.b32 %r2666, %r2666, 255;
-	mov.b32 %r2664, %r2666;
-$L_677:
-	or.b32 %r2667, %r2661, %r2664;
-	mov.b32 %r2668, %r2650;
-	and.b32 %r2668, %r2668, 65535;
-	setp.ge.u32 %p2669, %r2668, 32768;
-	mov.b64 %rd2671, 3;
-$L_678:
-	@!%p2669 bra $L_1267;
-$L_679:
-	min.u64 %rdt188, %rd2671, 32;
-	cvt.u32.u64 %rt379, %rdt188;
-	mov.b32 %rt380, 1;
-	shl.b32 %r2672, %rt380, %rt379;
-	and.b32 %r2672, %r2672, 255;
-	mov.b32 %r2670, %r2672;
-$L_680:
-	or.b32 %r2673, %r2667, %r2670;
-	mov.b32 %r2674, %r2650;
-	and.b32 %r2674, %r2674, 255;
-	setp.gt.u32 %p2675, %r2674, 128;
-	mov.b64 %rd2677, 4;
-$L_681:
-	@!%p2675 bra $L_1266;
-$L_682:
-	min.u64 %rdt189, %rd2677, 32;
-	cvt.u32.u64 %rt381, %rdt189;
-	mov.b32 %rt382, 1;
-	shl.b32 %r2678, %rt382, %rt381;
-	and.b32 %r2678, %r2678, 255;
-	mov.b32 %r2676, %r2678;
-$L_683:
-	or.b32 %r2679, %r2673, %r2676;
-	setp.lt.s32 %p2680, %r2650, 1;
-	mov.b64 %rd2682, 5;
-$L_684:
-	@!%p2680 bra $L_1265;
-$L_685:
-	min.u64 %rdt190, %rd2682, 32;
-	cvt.u32.u64 %rt383, %rdt190;
-	mov.b32 %rt384, 1;
-	shl.b32 %r2683, %rt384, %rt383;
-	and.b32 %r2683, %r2683, 255;
-	mov.b32 %r2681, %r2683;
-$L_686:
-	or.b32 %r2684, %r2679, %r2681;
-	mov.b32 %r2685, %r2650;
-	cvt.rn.f64.u32 %fd2686, %r2685;
-	cvt.rn.f64.s32 %fd2687, %r2650;
-	setp.eq.f64 %p2688, %fd2686, %fd2687;
-	mov.b64 %rd2690, 6;
-$L_687:
-	@!%p2688 bra $L_1264;
-$L_688:
-	min.u64 %rdt191, %rd2690, 32;
-	cvt.u32.u64 %rt385, %rdt191;
-	mov.b32 %rt386, 1;
-	shl.b32 %r2691, %rt386, %rt385;
-	and.b32 %r2691, %r2691, 255;
-	mov.b32 %r2689, %r2691;
-$L_689:
-	or.b32 %r2692, %r2684, %r2689;
-	mov.b32 %r2693, %r2650;
-	and.b32 %r2693, %r2693, 65535;
-	cvt.rn.f32.u32 %f2694, %r2693;
-	mov.b32 %r2695, %r2650;
-	cvt.s32.s16 %r2695, %r2695;
-	cvt.rn.f32.s32 %f2696, %r2695;
-	setp.gt.f32 %p2697, %f2694, %f2696;
-	mov.b64 %rd2699, 7;
-$L_690:
-	@!%p2697 bra $L_1263;
-$L_691:
-	min.u64 %rdt192, %rd2699, 32;
-	cvt.u32.u64 %rt387, %rdt192;
-	mov.b32 %rt388, 1;
-	shl.b32 %r2700, %rt388, %rt387;
-	and.b32 %r2700, %r2700, 255;
-	mov.b32 %r2698, %r2700;
-$L_692:
-	or.b32 %r2701, %r2692, %r2698;
-	mov.b32 %r2651, %r2701;
-$L_693:
-	mad.lo.s64 %rd2702, %rd2649, 1, %rd5;
-	st.global.u8 [%rd2702], %r2651;
-	add.s64 %rd2703, %rd2484, 4;
-$L_694:
-	mov.b32 %r2705, %r2027;
-	setp.lt.u32 %p2706, %r2705, 2147483648;
-	mov.b64 %rd2708, 0;
-$L_695:
-	@!%p2706 bra $L_1262;
-$L_696:
-	min.u64 %rdt193, %rd2708, 32;
-	cvt.u32.u64 %rt389, %rdt193;
-	mov.b32 %rt390, 1;
-	shl.b32 %r2709, %rt390, %rt389;
-	and.b32 %r2709, %r2709, 255;
-	mov.b32 %r2707, %r2709;
-$L_697:
-	mov.b32 %r2710, %r2027;
-	setp.lt.s32 %p2711, %r2710, 0;
-	mov.b64 %rd2713, 1;
-$L_698:
-	@!%p2711 bra $L_1261;
-$L_699:
-	min.u64 %rdt194, %rd2713, 32;
-	cvt.u32.u64 %rt391, %rdt194;
-	mov.b32 %rt392, 1;
-	shl.b32 %r2714, %rt392, %rt391;
-	and.b32 %r2714, %r2714, 255;
-	mov.b32 %r2712, %r2714;
-$L_700:
-	or.b32 %r2715, %r2707, %r2712;
-	cvt.u64.u32 %rd2716, %r2027;
-	setp.gt.u64 %p2717, %rd2716, 9223372036854775808U;
-	mov.b64 %rd2719, 2;
-$L_701:
-	@!%p2717 bra $L_1260;
-$L_702:
-	min.u64 %rdt195, %rd2719, 32;
-	cvt.u32.u64 %rt393, %rdt195;
-	mov.b32 %rt394, 1;
-	shl.b32 %r2720, %rt394, %rt393;
-	and.b32 %r2720, %r2720, 255;
-	mov.b32 %r2718, %r2720;
-$L_703:
-	or.b32 %r2721, %r2715, %r2718;
-	mov.b32 %r2722, %r2027;
-	and.b32 %r2722, %r2722, 65535;
-	setp.ge.u32 %p2723, %r2722, 32768;
-	mov.b64 %rd2725, 3;
-$L_704:
-	@!%p2723 bra $L_1259;
-$L_705:
-	min.u64 %rdt196, %rd2725, 32;
-	cvt.u32.u64 %rt395, %rdt196;
-	mov.b32 %rt396, 1;
-	shl.b32 %r2726, %rt396, %rt395;
-	and.b32 %r2726, %r2726, 255;
-	mov.b32 %r2724, %r2726;
-$L_706:
-	or.b32 %r2727, %r2721, %r2724;
-	setp.gt.u32 %p2728, %r2027, 128;
-	mov.b64 %rd2730, 4;
-$L_707:
-	@!%p2728 bra $L_1258;
-$L_708:
-	min.u64 %rdt197, %rd2730, 32;
-	cvt.u32.u64 %rt397, %rdt197;
-	mov.b32 %rt398, 1;
-	shl.b32 %r2731, %rt398, %rt397;
-	and.b32 %r2731, %r2731, 255;
-	mov.b32 %r2729, %r2731;
-$L_709:
-	or.b32 %r2732, %r2727, %r2729;
-	setp.lt.u32 %p2733, %r2027, 1;
-	mov.b64 %rd2735, 5;
-$L_710:
-	@!%p2733 bra $L_1257;
-$L_711:
-	min.u64 %rdt198, %rd2735, 32;
-	cvt.u32.u64 %rt399, %rdt198;
-	mov.b32 %rt400, 1;
-	shl.b32 %r2736, %rt400, %rt399;
-	and.b32 %r2736, %r2736, 255;
-	mov.b32 %r2734, %r2736;
-$L_712:
-	or.b32 %r2737, %r2732, %r2734;
-	mov.b32 %r2738, %r2027;
-	cvt.rn.f64.u32 %fd2739, %r2738;
-	mov.b32 %r2740, %r2027;
-	cvt.rn.f64.s32 %fd2741, %r2740;
-	setp.eq.f64 %p2742, %fd2739, %fd2741;
-	mov.b64 %rd2744, 6;
-$L_713:
-	@!%p2742 bra $L_1256;
-$L_714:
-	min.u64 %rdt199, %rd2744, 32;
-	cvt.u32.u64 %rt401, %rdt199;
-	mov.b32 %rt402, 1;
-	shl.b32 %r2745, %rt402, %rt401;
-	and.b32 %r2745, %r2745, 255;
-	mov.b32 %r2743, %r2745;
-$L_715:
-	or.b32 %r2746, %r2737, %r2743;
-	mov.b32 %r2747, %r2027;
-	and.b32 %r2747, %r2747, 65535;
-	cvt.rn.f32.u32 %f2748, %r2747;
-	mov.b32 %r2749, %r2027;
-	cvt.s32.s16 %r2749, %r2749;
-	cvt.rn.f32.s32 %f2750, %r2749;
-	setp.gt.f32 %p2751, %f2748, %f2750;
-	mov.b64 %rd2753, 7;
-$L_716:
-	@!%p2751 bra $L_1255;
-$L_717:
-	min.u64 %rdt200, %rd2753, 32;
-	cvt.u32.u64 %rt403, %rdt200;
-	mov.b32 %rt404, 1;
-	shl.b32 %r2754, %rt404, %rt403;
-	and.b32 %r2754, %r2754, 255;
-	mov.b32 %r2752, %r2754;
-$L_718:
-	or.b32 %r2755, %r2746, %r2752;
-	mov.b32 %r2704, %r2755;
-$L_719:
-	mad.lo.s64 %rd2756, %rd2703, 1, %rd5;
-	st.global.u8 [%rd2756], %r2704;
-	add.s64 %rd2757, %rd2484, 5;
-	mov.b32 %r2758, %r2027;
-	and.b32 %r2758, %r2758, 65535;
-$L_720:
-	mov.b32 %r2760, %r2758;
-	setp.lt.u32 %p2761, %r2760, 2147483648;
-	mov.b64 %rd2763, 0;
-$L_721:
-	@!%p2761 bra $L_1254;
-$L_722:
-	min.u64 %rdt201, %rd2763, 32;
-	cvt.u32.u64 %rt405, %rdt201;
-	mov.b32 %rt406, 1;
-	shl.b32 %r2764, %rt406, %rt405;
-	and.b32 %r2764, %r2764, 255;
-	mov.b32 %r2762, %r2764;
-$L_723:
-	mov.b32 %r2765, %r2758;
-	setp.lt.s32 %p2766, %r2765, 0;
-	mov.b64 %rd2768, 1;
-$L_724:
-	@!%p2766 bra $L_1253;
-$L_725:
-	min.u64 %rdt202, %rd2768, 32;
-	cvt.u32.u64 %rt407, %rdt202;
-	mov.b32 %rt408, 1;
-	shl.b32 %r2769, %rt408, %rt407;
-	and.b32 %r2769, %r2769, 255;
-	mov.b32 %r2767, %r2769;
-$L_726:
-	or.b32 %r2770, %r2762, %r2767;
-	cvt.u64.u32 %rd2771, %r2758;
-	setp.gt.u64 %p2772, %rd2771, 9223372036854775808U;
-	mov.b64 %rd2774, 2;
-$L_727:
-	@!%p2772 bra $L_1252;
-$L_728:
-	min.u64 %rdt203, %rd2774, 32;
-	cvt.u32.u64 %rt409, %rdt203;
-	mov.b32 %rt410, 1;
-	shl.b32 %r2775, %rt410, %rt409;
-	and.b32 %r2775, %r2775, 255;
-	mov.b32 %r2773, %r2775;
-$L_729:
-	or.b32 %r2776, %r2770, %r2773;
-	setp.ge.u32 %p2777, %r2758, 32768;
-	mov.b64 %rd2779, 3;
-$L_730:
-	@!%p2777 bra $L_1251;
-$L_731:
-	min.u64 %rdt204, %rd2779, 32;
-	cvt.u32.u64 %rt411, %rdt204;
-	mov.b32 %rt412, 1;
-	shl.b32 %r2780, %rt412, %rt411;
-	and.b32 %r2780, %r2780, 255;
-	mov.b32 %r2778, %r2780;
-$L_732:
-	or.b32 %r2781, %r2776, %r2778;
-	mov.b32 %r2782, %r2758;
-	and.b32 %r2782, %r2782, 255;
-	setp.gt.u32 %p2783, %r2782, 128;
-	mov.b64 %rd2785, 4;
-$L_733:
-	@!%p2783 bra $L_1250;
-$L_734:
-	min.u64 %rdt205, %rd2785, 32;
-	cvt.u32.u64 %rt413, %rdt205;
-	mov.b32 %rt414, 1;
-	shl.b32 %r2786, %rt414, %rt413;
-	and.b32 %r2786, %r2786, 255;
-	mov.b32 %r2784, %r2786;
-$L_735:
-	or.b32 %r2787, %r2781, %r2784;
-	setp.lt.u32 %p2788, %r2758, 1;
-	mov.b64 %rd2790, 5;
-$L_736:
-	@!%p2788 bra $L_1249;
-$L_737:
-	min.u64 %rdt206, %rd2790, 32;
-	cvt.u32.u64 %rt415, %rdt206;
-	mov.b32 %rt416, 1;
-	shl.b32 %r2791, %rt416, %rt415;
-	and.b32 %r2791, %r2791, 255;
-	mov.b32 %r2789, %r2791;
-$L_738:
-	or.b32 %r2792, %r2787, %r2789;
-	mov.b32 %r2793, %r2758;
-	cvt.rn.f64.u32 %fd2794, %r2793;
-	mov.b32 %r2795, %r2758;
-	cvt.rn.f64.s32 %fd2796, %r2795;
-	setp.eq.f64 %p2797, %fd2794, %fd2796;
-	mov.b64 %rd2799, 6;
-$L_739:
-	@!%p2797 bra $L_1248;
-$L_740:
-	min.u64 %rdt207, %rd2799, 32;
-	cvt.u32.u64 %rt417, %rdt207;
-	mov.b32 %rt418, 1;
-	shl.b32 %r2800, %rt418, %rt417;
-	and.b32 %r2800, %r2800, 255;
-	mov.b32 %r2798, %r2800;
-$L_741:
-	or.b32 %r2801, %r2792, %r2798;
-	cvt.rn.f32.u32 %f2802, %r2758;
-	mov.b32 %r2803, %r2758;
-	cvt.s32.s16 %r2803, %r2803;
-	cvt.rn.f32.s32 %f2804, %r2803;
-	setp.gt.f32 %p2805, %f2802, %f2804;
-	mov.b64 %rd2807, 7;
-$L_742:
-	@!%p2805 bra $L_1247;
-$L_743:
-	min.u64 %rdt208, %rd2807, 32;
-	cvt.u32.u64 %rt419, %rdt208;
-	mov.b32 %rt420, 1;
-	shl.b32 %r2808, %rt420, %rt419;
-	and.b32 %r2808, %r2808, 255;
-	mov.b32 %r2806, %r2808;
-$L_744:
-	or.b32 %r2809, %r2801, %r2806;
-	mov.b32 %r2759, %r2809;
-$L_745:
-	mad.lo.s64 %rd2810, %rd2757, 1, %rd5;
-	st.global.u8 [%rd2810], %r2759;
-	add.s64 %rd2811, %rd2484, 6;
-	mov.b32 %r2812, %r2027;
-$L_746:
-	setp.lt.u32 %p2814, %r2812, 2147483648;
-	mov.b64 %rd2816, 0;
-$L_747:
-	@!%p2814 bra $L_1246;
-$L_748:
-	min.u64 %rdt209, %rd2816, 32;
-	cvt.u32.u64 %rt421, %rdt209;
-	mov.b32 %rt422, 1;
-	shl.b32 %r2817, %rt422, %rt421;
-	and.b32 %r2817, %r2817, 255;
-	mov.b32 %r2815, %r2817;
-$L_749:
-	mov.b32 %r2818, %r2812;
-	setp.lt.s32 %p2819, %r2818, 0;
-	mov.b64 %rd2821, 1;
-$L_750:
-	@!%p2819 bra $L_1245;
-$L_751:
-	min.u64 %rdt210, %rd2821, 32;
-	cvt.u32.u64 %rt423, %rdt210;
-	mov.b32 %rt424, 1;
-	shl.b32 %r2822, %rt424, %rt423;
-	and.b32 %r2822, %r2822, 255;
-	mov.b32 %r2820, %r2822;
-$L_752:
-	or.b32 %r2823, %r2815, %r2820;
-	cvt.u64.u32 %rd2824, %r2812;
-	setp.gt.u64 %p2825, %rd2824, 9223372036854775808U;
-	mov.b64 %rd2827, 2;
-$L_753:
-	@!%p2825 bra $L_1244;
-$L_754:
-	min.u64 %rdt211, %rd2827, 32;
-	cvt.u32.u64 %rt425, %rdt211;
-	mov.b32 %rt426, 1;
-	shl.b32 %r2828, %rt426, %rt425;
-	and.b32 %r2828, %r2828, 255;
-	mov.b32 %r2826, %r2828;
-$L_755:
-	or.b32 %r2829, %r2823, %r2826;
-	mov.b32 %r2830, %r2812;
-	and.b32 %r2830, %r2830, 65535;
-	setp.ge.u32 %p2831, %r2830, 32768;
-	mov.b64 %rd2833, 3;
-$L_756:
-	@!%p2831 bra $L_1243;
-$L_757:
-	min.u64 %rdt212, %rd2833, 32;
-	cvt.u32.u64 %rt427, %rdt212;
-	mov.b32 %rt428, 1;
-	shl.b32 %r2834, %rt428, %rt427;
-	and.b32 %r2834, %r2834, 255;
-	mov.b32 %r2832, %r2834;
-$L_758:
-	or.b32 %r2835, %r2829, %r2832;
-	mov.b32 %r2836, %r2812;
-	and.b32 %r2836, %r2836, 255;
-	setp.gt.u32 %p2837, %r2836, 128;
-	mov.b64 %rd2839, 4;
-$L_759:
-	@!%p2837 bra $L_1242;
-$L_760:
-	min.u64 %rdt213, %rd2839, 32;
-	cvt.u32.u64 %rt429, %rdt213;
-	mov.b32 %rt430, 1;
-	shl.b32 %r2840, %rt430, %rt429;
-	and.b32 %r2840, %r2840, 255;
-	mov.b32 %r2838, %r2840;
-$L_761:
-	or.b32 %r2841, %r2835, %r2838;
-	setp.lt.u32 %p2842, %r2812, 1;
-	mov.b64 %rd2844, 5;
-$L_762:
-	@!%p2842 bra $L_1241;
-$L_763:
-	min.u64 %rdt214, %rd2844, 32;
-	cvt.u32.u64 %rt431, %rdt214;
-	mov.b32 %rt432, 1;
-	shl.b32 %r2845, %rt432, %rt431;
-	and.b32 %r2845, %r2845, 255;
-	mov.b32 %r2843, %r2845;
-$L_764:
-	or.b32 %r2846, %r2841, %r2843;
-	cvt.rn.f64.u32 %fd2847, %r2812;
-	mov.b32 %r2848, %r2812;
-	cvt.rn.f64.s32 %fd2849, %r2848;
-	setp.eq.f64 %p2850, %fd2847, %fd2849;
-	mov.b64 %rd2852, 6;
-$L_765:
-	@!%p2850 bra $L_1240;
-$L_766:
-	min.u64 %rdt215, %rd2852, 32;
-	cvt.u32.u64 %rt433, %rdt215;
-	mov.b32 %rt434, 1;
-	shl.b32 %r2853, %rt434, %rt433;
-	and.b32 %r2853, %r2853, 255;
-	mov.b32 %r2851, %r2853;
-$L_767:
-	or.b32 %r2854, %r2846, %r2851;
-	mov.b32 %r2855, %r2812;
-	and.b32 %r2855, %r2855, 65535;
-	cvt.rn.f32.u32 %f2856, %r2855;
-	mov.b32 %r2857, %r2812;
-	cvt.s32.s16 %r2857, %r2857;
-	cvt.rn.f32.s32 %f2858, %r2857;
-	setp.gt.f32 %p2859, %f2856, %f2858;
-	mov.b64 %rd2861, 7;
-$L_768:
-	@!%p2859 bra $L_1239;
-$L_769:
-	min.u64 %rdt216, %rd2861, 32;
-	cvt.u32.u64 %rt435, %rdt216;
-	mov.b32 %rt436, 1;
-	shl.b32 %r2862, %rt436, %rt435;
-	and.b32 %r2862, %r2862, 255;
-	mov.b32 %r2860, %r2862;
-$L_770:
-	or.b32 %r2863, %r2854, %r2860;
-	mov.b32 %r2813, %r2863;
-$L_771:
-	mad.lo.s64 %rd2864, %rd2811, 1, %rd5;
-	st.global.u8 [%rd2864], %r2813;
-	add.s64 %rd2865, %rd2484, 7;
-	cvt.u64.u32 %rd2866, %r2027;
-$L_772:
-	cvt.u32.u64 %r2868, %rd2866;
-	setp.lt.u32 %p2869, %r2868, 2147483648;
-	mov.b64 %rd2871, 0;
-$L_773:
-	@!%p2869 bra $L_1238;
-$L_774:
-	min.u64 %rdt217, %rd2871, 32;
-	cvt.u32.u64 %rt437, %rdt217;
-	mov.b32 %rt438, 1;
-	shl.b32 %r2872, %rt438, %rt437;
-	and.b32 %r2872, %r2872, 255;
-	mov.b32 %r2870, %r2872;
-$L_775:
-	cvt.u32.u64 %r2873, %rd2866;
-	setp.lt.s32 %p2874, %r2873, 0;
-	mov.b64 %rd2876, 1;
-$L_776:
-	@!%p2874 bra $L_1237;
-$L_777:
-	min.u64 %rdt218, %rd2876, 32;
-	cvt.u32.u64 %rt439, %rdt218;
-	mov.b32 %rt440, 1;
-	shl.b32 %r2877, %rt440, %rt439;
-	and.b32 %r2877, %r2877, 255;
-	mov.b32 %r2875, %r2877;
-$L_778:
-	or.b32 %r2878, %r2870, %r2875;
-	setp.gt.u64 %p2879, %rd2866, 9223372036854775808U;
-	mov.b64 %rd2881, 2;
-$L_779:
-	@!%p2879 bra $L_1236;
-$L_780:
-	min.u64 %rdt219, %rd2881, 32;
-	cvt.u32.u64 %rt441, %rdt219;
-	mov.b32 %rt442, 1;
-	shl.b32 %r2882, %rt442, %rt441;
-	and.b32 %r2882, %r2882, 255;
-	mov.b32 %r2880, %r2882;
-$L_781:
-	or.b32 %r2883, %r2878, %r2880;
-	cvt.u32.u64 %r2884, %rd2866;
-	and.b32 %r2884, %r2884, 65535;
-	setp.ge.u32 %p2885, %r2884, 32768;
-	mov.b64 %rd2887, 3;
-$L_782:
-	@!%p2885 bra $L_1235;
-$L_783:
-	min.u64 %rdt220, %rd2887, 32;
-	cvt.u32.u64 %rt443, %rdt220;
-	mov.b32 %rt444, 1;
-	shl.b32 %r2888, %rt444, %rt443;
-	and.b32 %r2888, %r2888, 255;
-	mov.b32 %r2886, %r2888;
-$L_784:
-	or.b32 %r2889, %r2883, %r2886;
-	cvt.u32.u64 %r2890, %rd2866;
-	and.b32 %r2890, %r2890, 255;
-	setp.gt.u32 %p2891, %r2890, 128;
-	mov.b64 %rd2893, 4;
-$L_785:
-	@!%p2891 bra $L_1234;
-$L_786:
-	min.u64 %rdt221, %rd2893, 32;
-	cvt.u32.u64 %rt445, %rdt221;
-	mov.b32 %rt446, 1;
-	shl.b32 %r2894, %rt446, %rt445;
-	and.b32 %r2894, %r2894, 255;
-	mov.b32 %r2892, %r2894;
-$L_787:
-	or.b32 %r2895, %r2889, %r2892;
-	setp.lt.u64 %p2896, %rd2866, 1;
-	mov.b64 %rd2898, 5;
-$L_788:
-	@!%p2896 bra $L_1233;
-$L_789:
-	min.u64 %rdt222, %rd2898, 32;
-	cvt.u32.u64 %rt447, %rdt222;
-	mov.b32 %rt448, 1;
-	shl.b32 %r2899, %rt448, %rt447;
-	and.b32 %r2899, %r2899, 255;
-	mov.b32 %r2897, %r2899;
-$L_790:
-	or.b32 %r2900, %r2895, %r2897;
-	cvt.u32.u64 %r2901, %rd2866;
-	cvt.rn.f64.u32 %fd2902, %r2901;
-	cvt.u32.u64 %r2903, %rd2866;
-	cvt.rn.f64.s32 %fd2904, %r2903;
-	setp.eq.f64 %p2905, %fd2902, %fd2904;
-	mov.b64 %rd2907, 6;
-$L_791:
-	@!%p2905 bra $L_1232;
-$L_792:
-	min.u64 %rdt223, %rd2907, 32;
-	cvt.u32.u64 %rt449, %rdt223;
-	mov.b32 %rt450, 1;
-	shl.b32 %r2908, %rt450, %rt449;
-	and.b32 %r2908, %r2908, 255;
-	mov.b32 %r2906, %r2908;
-$L_793:
-	or.b32 %r2909, %r2900, %r2906;
-	cvt.u32.u64 %r2910, %rd2866;
-	and.b32 %r2910, %r2910, 65535;
-	cvt.rn.f32.u32 %f2911, %r2910;
-	cvt.u32.u64 %r2912, %rd2866;
-	cvt.s32.s16 %r2912, %r2912;
-	cvt.rn.f32.s32 %f2913, %r2912;
-	setp.gt.f32 %p2914, %f2911, %f2913;
-	mov.b64 %rd2916, 7;
-$L_794:
-	@!%p2914 bra $L_1231;
-$L_795:
-	min.u64 %rdt224, %rd2916, 32;
-	cvt.u32.u64 %rt451, %rdt224;
-	mov.b32 %rt452, 1;
-	shl.b32 %r2917, %rt452, %rt451;
-	and.b32 %r2917, %r2917, 255;
-	mov.b32 %r2915, %r2917;
-$L_796:
-	or.b32 %r2918, %r2909, %r2915;
-	mov.b32 %r2867, %r2918;
-$L_797:
-	mad.lo.s64 %rd2919, %rd2865, 1, %rd5;
-	st.global.u8 [%rd2919], %r2867;
-	add.s64 %rd2920, %rd2484, 8;
-	mov.b32 %r2921, %r2027;
-	cvt.s32.s8 %r2921, %r2921;
-	add.s32 %r2922, %r2921, 1;
-	cvt.s32.s8 %r2922, %r2922;
-$L_798:
-	mov.b32 %r2924, %r2922;
-	setp.lt.u32 %p2925, %r2924, 2147483648;
-	mov.b64 %rd2927, 0;
-$L_799:
-	@!%p2925 bra $L_1230;
-$L_800:
-	min.u64 %rdt225, %rd2927, 32;
-	cvt.u32.u64 %rt453, %rdt225;
-	mov.b32 %rt454, 1;
-	shl.b32 %r2928, %rt454, %rt453;
-	and.b32 %r2928, %r2928, 255;
-	mov.b32 %r2926, %r2928;
-$L_801:
-	mov.b32 %r2929, %r2922;
-	setp.lt.s32 %p2930, %r2929, 0;
-	mov.b64 %rd2932, 1;
-$L_802:
-	@!%p2930 bra $L_1229;
-$L_803:
-	min.u64 %rdt226, %rd2932, 32;
-	cvt.u32.u64 %rt455, %rdt226;
-	mov.b32 %rt456, 1;
-	shl.b32 %r2933, %rt456, %rt455;
-	and.b32 %r2933, %r2933, 255;
-	mov.b32 %r2931, %r2933;
-$L_804:
-	or.b32 %r2934, %r2926, %r2931;
-	cvt.s64.s32 %rd2935, %r2922;
-	setp.gt.u64 %p2936, %rd2935, 9223372036854775808U;
-	mov.b64 %rd2938, 2;
-$L_805:
-	@!%p2936 bra $L_1228;
-$L_806:
-	min.u64 %rdt227, %rd2938, 32;
-	cvt.u32.u64 %rt457, %rdt227;
-	mov.b32 %rt458, 1;
-	shl.b32 %r2939, %rt458, %rt457;
-	and.b32 %r2939, %r2939, 255;
-	mov.b32 %r2937, %r2939;
-$L_807:
-	or.b32 %r2940, %r2934, %r2937;
-	mov.b32 %r2941, %r2922;
-	and.b32 %r2941, %r2941, 65535;
-	setp.ge.u32 %p2942, %r2941, 32768;
-	mov.b64 %rd2944, 3;
-$L_808:
-	@!%p2942 bra $L_1227;
-$L_809:
-	min.u64 %rdt228, %rd2944, 32;
-	cvt.u32.u64 %rt459, %rdt228;
-	mov.b32 %rt460, 1;
-	shl.b32 %r2945, %rt460, %rt459;
-	and.b32 %r2945, %r2945, 255;
-	mov.b32 %r2943, %r2945;
-$L_810:
-	or.b32 %r2946, %r2940, %r2943;
-	mov.b32 %r2947, %r2922;
-	and.b32 %r2947, %r2947, 255;
-	setp.gt.u32 %p2948, %r2947, 128;
-	mov.b64 %rd2950, 4;
-$L_811:
-	@!%p2948 bra $L_1226;
-$L_812:
-	min.u64 %rdt229, %rd2950, 32;
-	cvt.u32.u64 %rt461, %rdt229;
-	mov.b32 %rt462, 1;
-	shl.b32 %r2951, %rt462, %rt461;
-	and.b32 %r2951, %r2951, 255;
-	mov.b32 %r2949, %r2951;
-$L_813:
-	or.b32 %r2952, %r2946, %r2949;
-	setp.lt.s32 %p2953, %r2922, 1;
-	mov.b64 %rd2955, 5;
-$L_814:
-	@!%p2953 bra $L_1225;
-$L_815:
-	min.u64 %rdt230, %rd2955, 32;
-	cvt.u32.u64 %rt463, %rdt230;
-	mov.b32 %rt464, 1;
-	shl.b32 %r2956, %rt464, %rt463;
-	and.b32 %r2956, %r2956, 255;
-	mov.b32 %r2954, %r2956;
-$L_816:
-	or.b32 %r2957, %r2952, %r2954;
-	mov.b32 %r2958, %r2922;
-	cvt.rn.f64.u32 %fd2959, %r2958;
-	mov.b32 %r2960, %r2922;
-	cvt.rn.f64.s32 %fd2961, %r2960;
-	setp.eq.f64 %p2962, %fd2959, %fd2961;
-	mov.b64 %rd2964, 6;
-$L_817:
-	@!%p2962 bra $L_1224;
-$L_818:
-	min.u64 %rdt231, %rd2964, 32;
-	cvt.u32.u64 %rt465, %rdt231;
-	mov.b32 %rt466, 1;
-	shl.b32 %r2965, %rt466, %rt465;
-	and.b32 %r2965, %r2965, 255;
-	mov.b32 %r2963, %r2965;
-$L_819:
-	or.b32 %r2966, %r2957, %r2963;
-	mov.b32 %r2967, %r2922;
-	and.b32 %r2967, %r2967, 65535;
-	cvt.rn.f32.u32 %f2968, %r2967;
-	mov.b32 %r2969, %r2922;
-	cvt.s32.s16 %r2969, %r2969;
-	cvt.rn.f32.s32 %f2970, %r2969;
-	setp.gt.f32 %p2971, %f2968, %f2970;
-	mov.b64 %rd2973, 7;
-$L_820:
-	@!%p2971 bra $L_1223;
-$L_821:
-	min.u64 %rdt232, %rd2973, 32;
-	cvt.u32.u64 %rt467, %rdt232;
-	mov.b32 %rt468, 1;
-	shl.b32 %r2974, %rt468, %rt467;
-	and.b32 %r2974, %r2974, 255;
-	mov.b32 %r2972, %r2974;
-$L_822:
-	or.b32 %r2975, %r2966, %r2972;
-	mov.b32 %r2923, %r2975;
-$L_823:
-	mad.lo.s64 %rd2976, %rd2920, 1, %rd5;
-	st.global.u8 [%rd2976], %r2923;
-	add.s64 %rd2977, %rd2484, 9;
-	mov.b32 %r2978, %r2027;
-	cvt.s32.s16 %r2978, %r2978;
-	sub.s32 %r2979, %r2978, 1;
-	cvt.s32.s16 %r2979, %r2979;
-$L_824:
-	mov.b32 %r2981, %r2979;
-	setp.lt.u32 %p2982, %r2981, 2147483648;
-	mov.b64 %rd2984, 0;
-$L_825:
-	@!%p2982 bra $L_1222;
-$L_826:
-	min.u64 %rdt233, %rd2984, 32;
-	cvt.u32.u64 %rt469, %rdt233;
-	mov.b32 %rt470, 1;
-	shl.b32 %r2985, %rt470, %rt469;
-	and.b32 %r2985, %r2985, 255;
-	mov.b32 %r2983, %r2985;
-$L_827:
-	mov.b32 %r2986, %r2979;
-	setp.lt.s32 %p2987, %r2986, 0;
-	mov.b64 %rd2989, 1;
-$L_828:
-	@!%p2987 bra $L_1221;
-$L_829:
-	min.u64 %rdt234, %rd2989, 32;
-	cvt.u32.u64 %rt471, %rdt234;
-	mov.b32 %rt472, 1;
-	shl.b32 %r2990, %rt472, %rt471;
-	and.b32 %r2990, %r2990, 255;
-	mov.b32 %r2988, %r2990;
-$L_830:
-	or.b32 %r2991, %r2983, %r2988;
-	cvt.s64.s32 %rd2992, %r2979;
-	setp.gt.u64 %p2993, %rd2992, 9223372036854775808U;
-	mov.b64 %rd2995, 2;
-$L_831:
-	@!%p2993 bra $L_1220;
-$L_832:
-	min.u64 %rdt235, %rd2995, 32;
-	cvt.u32.u64 %rt473, %rdt235;
-	mov.b32 %rt474, 1;
-	shl.b32 %r2996, %rt474, %rt473;
-	and.b32 %r2996, %r2996, 255;
-	mov.b32 %r2994, %r2996;
-$L_833:
-	or.b32 %r2997, %r2991, %r2994;
-	mov.b32 %r2998, %r2979;
-	and.b32 %r2998, %r2998, 65535;
-	setp.ge.u32 %p2999, %r2998, 32768;
-	mov.b64 %rd3001, 3;
-$L_834:
-	@!%p2999 bra $L_1219;
-$L_835:
-	min.u64 %rdt236, %rd3001, 32;
-	cvt.u32.u64 %rt475, %rdt236;
-	mov.b32 %rt476, 1;
-	shl.b32 %r3002, %rt476, %rt475;
-	and.b32 %r3002, %r3002, 255;
-	mov.b32 %r3000, %r3002;
-$L_836:
-	or.b32 %r3003, %r2997, %r3000;
-	mov.b32 %r3004, %r2979;
-	and.b32 %r3004, %r3004, 255;
-	setp.gt.u32 %p3005, %r3004, 128;
-	mov.b64 %rd3007, 4;
-$L_837:
-	@!%p3005 bra $L_1218;
-$L_838:
-	min.u64 %rdt237, %rd3007, 32;
-	cvt.u32.u64 %rt477, %rdt237;
-	mov.b32 %rt478, 1;
-	shl.b32 %r3008, %rt478, %rt477;
-	and.b32 %r3008, %r3008, 255;
-	mov.b32 %r3006, %r3008;
-$L_839:
-	or.b32 %r3009, %r3003, %r3006;
-	setp.lt.s32 %p3010, %r2979, 1;
-	mov.b64 %rd3012, 5;
-$L_840:
-	@!%p3010 bra $L_1217;
-$L_841:
-	min.u64 %rdt238, %rd3012, 32;
-	cvt.u32.u64 %rt479, %rdt238;
-	mov.b32 %rt480, 1;
-	shl.b32 %r3013, %rt480, %rt479;
-	and.b32 %r3013, %r3013, 255;
-	mov.b32 %r3011, %r3013;
-$L_842:
-	or.b32 %r3014, %r3009, %r3011;
-	mov.b32 %r3015, %r2979;
-	cvt.rn.f64.u32 %fd3016, %r3015;
-	mov.b32 %r3017, %r2979;
-	cvt.rn.f64.s32 %fd3018, %r3017;
-	setp.eq.f64 %p3019, %fd3016, %fd3018;
-	mov.b64 %rd3021, 6;
-$L_843:
-	@!%p3019 bra $L_1216;
-$L_844:
-	min.u64 %rdt239, %rd3021, 32;
-	cvt.u32.u64 %rt481, %rdt239;
-	mov.b32 %rt482, 1;
-	shl.b32 %r3022, %rt482, %rt481;
-	and.b32 %r3022, %r3022, 255;
-	mov.b32 %r3020, %r3022;
-$L_845:
-	or.b32 %r3023, %r3014, %r3020;
-	mov.b32 %r3024, %r2979;
-	and.b32 %r3024, %r3024, 65535;
-	cvt.rn.f32.u32 %f3025, %r3024;
-	cvt.rn.f32.s32 %f3026, %r2979;
-	setp.gt.f32 %p3027, %f3025, %f3026;
-	mov.b64 %rd3029, 7;
-$L_846:
-	@!%p3027 bra $L_1215;
-$L_847:
-	min.u64 %rdt240, %rd3029, 32;
-	cvt.u32.u64 %rt483, %rdt240;
-	mov.b32 %rt484, 1;
-	shl.b32 %r3030, %rt484, %rt483;
-	and.b32 %r3030, %r3030, 255;
-	mov.b32 %r3028, %r3030;
-$L_848:
-	or.b32 %r3031, %r3023, %r3028;
-	mov.b32 %r2980, %r3031;
-$L_849:
-	mad.lo.s64 %rd3032, %rd2977, 1, %rd5;
-	st.global.u8 [%rd3032], %r2980;
-$L_850:
-	cvt.u32.u64 %r3033, %rd8;
-	and.b32 %r3033, %r3033, 65535;
-	sub.u32 %r3034, %r3035, %r3033;
-	and.b32 %r3034, %r3034, 65535;
-	add.s64 %rd3036, %rd9, 3;
-$L_851:
-	mul.lo.s64 %rd3037, %rd3036, 10;
-	mov.b32 %r3038, %r3034;
-	cvt.s32.s8 %r3038, %r3038;
-	cvt.s64.s32 %rd3039, %r3038;
-	mad.lo.s64 %rd3040, %rd3037, 8, %rd13;
-	st.global.s64 [%rd3040], %rd3039;
-	add.s64 %rd3041, %rd3037, 1;
-	mov.b32 %r3042, %r3034;
-	cvt.s32.s16 %r3042, %r3042;
-	cvt.s64.s32 %rd3043, %r3042;
-	mad.lo.s64 %rd3044, %rd3041, 8, %rd13;
-	st.global.s64 [%rd3044], %rd3043;
-	add.s64 %rd3045, %rd3037, 2;
-	mov.b32 %r3046, %r3034;
-	cvt.s64.s32 %rd3047, %r3046;
-	mad.lo.s64 %rd3048, %rd3045, 8, %rd13;
-	st.global.s64 [%rd3048], %rd3047;
-	add.s64 %rd3049, %rd3037, 3;
-	cvt.u64.u32 %rd3050, %r3034;
-	mad.lo.s64 %rd3051, %rd3049, 8, %rd13;
-	st.global.s64 [%rd3051], %rd3050;
-	add.s64 %rd3052, %rd3037, 4;
-	mov.b32 %r3053, %r3034;
-	and.b32 %r3053, %r3053, 255;
-	cvt.u64.u32 %rd3054, %r3053;
-	mad.lo.s64 %rd3055, %rd3052, 8, %rd13;
-	st.global.s64 [%rd3055], %rd3054;
-	add.s64 %rd3056, %rd3037, 5;
-	cvt.u64.u32 %rd3057, %r3034;
-	mad.lo.s64 %rd3058, %rd3056, 8, %rd13;
-	st.global.s64 [%rd3058], %rd3057;
-	add.s64 %rd3059, %rd3037, 6;
-	mov.b32 %r3060, %r3034;
-	cvt.u64.u32 %rd3061, %r3060;
-	mad.lo.s64 %rd3062, %rd3059, 8, %rd13;
-	st.global.s64 [%rd3062], %rd3061;
-	add.s64 %rd3063, %rd3037, 7;
-	cvt.u64.u32 %rd3064, %r3034;
-	mov.b64 %rd3065, %rd3064;
-	mad.lo.s64 %rd3066, %rd3063, 8, %rd13;
-	st.global.s64 [%rd3066], %rd3065;
-	add.s64 %rd3067, %rd3037, 8;
-	mov.b32 %r3068, %r3034;
-	mov.b32 %r3069, %r3034;
-	cvt.s32.s16 %r3069, %r3069;
-	mov.b32 %r3070, %r3069;
-	sub.s32 %r3071, %r3068, %r3070;
-	cvt.s64.s32 %rd3072, %r3071;
-	mad.lo.s64 %rd3073, %rd3067, 8, %rd13;
-	st.global.s64 [%rd3073], %rd3072;
-	add.s64 %rd3074, %rd3037, 9;
-	mov.b32 %r3075, %r3034;
-	cvt.s32.s8 %r3075, %r3075;
-	mov.b32 %r3076, %r3075;
-	shr.u32 %r3077, %r3076, 7;
-	cvt.u64.u32 %rd3078, %r3077;
-	mad.lo.s64 %rd3079, %rd3074, 8, %rd13;
-	st.global.s64 [%rd3079], %rd3078;
-	mul.lo.s64 %rd3080, %rd3036, 90;
-$L_852:
-	cvt.rn.f64.u32 %fd3081, %r3034;
-	mad.lo.s64 %rd3082, %rd3080, 8, %rd15;
-	st.global.f64 [%rd3082], %fd3081;
-	add.s64 %rd3083, %rd3080, 1;
-	cvt.rn.f32.u32 %f3084, %r3034;
-	cvt.f64.f32 %fd3085, %f3084;
-	mad.lo.s64 %rd3086, %rd3083, 8, %rd15;
-	st.global.f64 [%rd3086], %fd3085;
-	add.s64 %rd3087, %rd3080, 2;
-	mov.b32 %r3088, %r3034;
-	cvt.rn.f64.u32 %fd3089, %r3088;
-	mad.lo.s64 %rd3090, %rd3087, 8, %rd15;
-	st.global.f64 [%rd3090], %fd3089;
-	add.s64 %rd3091, %rd3080, 3;
-	mov.b32 %r3092, %r3034;
-	cvt.rn.f32.u32 %f3093, %r3092;
-	cvt.f64.f32 %fd3094, %f3093;
-	mad.lo.s64 %rd3095, %rd3091, 8, %rd15;
-	st.global.f64 [%rd3095], %fd3094;
-	add.s64 %rd3096, %rd3080, 4;
-	mov.b32 %r3097, %r3034;
-	cvt.rn.f64.s32 %fd3098, %r3097;
-	mad.lo.s64 %rd3099, %rd3096, 8, %rd15;
-	st.global.f64 [%rd3099], %fd3098;
-	add.s64 %rd3100, %rd3080, 5;
-	mov.b32 %r3101, %r3034;
-	cvt.rn.f32.s32 %f3102, %r3101;
-	cvt.f64.f32 %fd3103, %f3102;
-	mad.lo.s64 %rd3104, %rd3100, 8, %rd15;
-	st.global.f64 [%rd3104], %fd3103;
-	add.s64 %rd3105, %rd3080, 6;
-	cvt.u64.u32 %rd3106, %r3034;
-	cvt.rn.f64.u64 %fd3107, %rd3106;
-	mad.lo.s64 %rd3108, %rd3105, 8, %rd15;
-	st.global.f64 [%rd3108], %fd3107;
-	add.s64 %rd3109, %rd3080, 7;
-	cvt.u64.u32 %rd3110, %r3034;
-	cvt.rn.f32.u64 %f3111, %rd3110;
-	cvt.f64.f32 %fd3112, %f3111;
-	mad.lo.s64 %rd3113, %rd3109, 8, %rd15;
-	st.global.f64 [%rd3113], %fd3112;
-	add.s64 %rd3114, %rd3080, 8;
-	cvt.rn.f64.u32 %fd3115, %r3034;
-	mov.b32 %r3116, %r3034;
-	and.b32 %r3116, %r3116, 255;
-	cvt.rn.f64.u32 %fd3117, %r3116;
-	add.rn.f64 %fd3118, %fd3115, %fd3117;
-	mad.lo.s64 %rd3119, %rd3114, 8, %rd15;
-	st.global.f64 [%rd3119], %fd3118;
-$L_853:
-	mov.b32 %r3120, %r3034;
-	cvt.s32.s8 %r3120, %r3120;
-	add.s64 %rd3121, %rd3080, 9;
-$L_854:
-	cvt.rn.f64.s32 %fd3122, %r3120;
-	mad.lo.s64 %rd3123, %rd3121, 8, %rd15;
-	st.global.f64 [%rd3123], %fd3122;
-	add.s64 %rd3124, %rd3121, 1;
-	cvt.rn.f32.s32 %f3125, %r3120;
-	cvt.f64.f32 %fd3126, %f3125;
-	mad.lo.s64 %rd3127, %rd3124, 8, %rd15;
-	st.global.f64 [%rd3127], %fd3126;
-	add.s64 %rd3128, %rd3121, 2;
-	mov.b32 %r3129, %r3120;
-	cvt.rn.f64.u32 %fd3130, %r3129;
-	mad.lo.s64 %rd3131, %rd3128, 8, %rd15;
-	st.global.f64 [%rd3131], %fd3130;
-	add.s64 %rd3132, %rd3121, 3;
-	mov.b32 %r3133, %r3120;
-	cvt.rn.f32.u32 %f3134, %r3133;
-	cvt.f64.f32 %fd3135, %f3134;
-	mad.lo.s64 %rd3136, %rd3132, 8, %rd15;
-	st.global.f64 [%rd3136], %fd3135;
-	add.s64 %rd3137, %rd3121, 4;
-	mov.b32 %r3138, %r3120;
-	cvt.rn.f64.s32 %fd3139, %r3138;
-	mad.lo.s64 %rd3140, %rd3137, 8, %rd15;
-	st.global.f64 [%rd3140], %fd3139;
-	add.s64 %rd3141, %rd3121, 5;
-	mov.b32 %r3142, %r3120;
-	cvt.rn.f32.s32 %f3143, %r3142;
-	cvt.f64.f32 %fd3144, %f3143;
-	mad.lo.s64 %rd3145, %rd3141, 8, %rd15;
-	st.global.f64 [%rd3145], %fd3144;
-	add.s64 %rd3146, %rd3121, 6;
-	cvt.s64.s32 %rd3147, %r3120;
-	cvt.rn.f64.u64 %fd3148, %rd3147;
-	mad.lo.s64 %rd3149, %rd3146, 8, %rd15;
-	st.global.f64 [%rd3149], %fd3148;
-	add.s64 %rd3150, %rd3121, 7;
-	cvt.s64.s32 %rd3151, %r3120;
-	cvt.rn.f32.u64 %f3152, %rd3151;
-	cvt.f64.f32 %fd3153, %f3152;
-	mad.lo.s64 %rd3154, %rd3150, 8, %rd15;
-	st.global.f64 [%rd3154], %fd3153;
-	add.s64 %rd3155, %rd3121, 8;
-	mov.b32 %r3156, %r3120;
-	and.b32 %r3156, %r3156, 65535;
-	cvt.rn.f64.u32 %fd3157, %r3156;
-	mov.b32 %r3158, %r3120;
-	and.b32 %r3158, %r3158, 255;
-	cvt.rn.f64.u32 %fd3159, %r3158;
-	add.rn.f64 %fd3160, %fd3157, %fd3159;
-	mad.lo.s64 %rd3161, %rd3155, 8, %rd15;
-	st.global.f64 [%rd3161], %fd3160;
-$L_855:
-	mov.b32 %r3162, %r3034;
-	cvt.s32.s16 %r3162, %r3162;
-	add.s64 %rd3163, %rd3080, 18;
-$L_856:
-	cvt.rn.f64.s32 %fd3164, %r3162;
-	mad.lo.s64 %rd3165, %rd3163, 8, %rd15;
-	st.global.f64 [%rd3165], %fd3164;
-	add.s64 %rd3166, %rd3163, 1;
-	cvt.rn.f32.s32 %f3167, %r3162;
-	cvt.f64.f32 %fd3168, %f3167;
-	mad.lo.s64 %rd3169, %rd3166, 8, %rd15;
-	st.global.f64 [%rd3169], %fd3168;
-	add.s64 %rd3170, %rd3163, 2;
-	mov.b32 %r3171, %r3162;
-	cvt.rn.f64.u32 %fd3172, %r3171;
-	mad.lo.s64 %rd3173, %rd3170, 8, %rd15;
-	st.global.f64 [%rd3173], %fd3172;
-	add.s64 %rd3174, %rd3163, 3;
-	mov.b32 %r3175, %r3162;
-	cvt.rn.f32.u32 %f3176, %r3175;
-	cvt.f64.f32 %fd3177, %f3176;
-	mad.lo.s64 %rd3178, %rd3174, 8, %rd15;
-	st.global.f64 [%rd3178], %fd3177;
-	add.s64 %rd3179, %rd3163, 4;
-	mov.b32 %r3180, %r3162;
-	cvt.rn.f64.s32 %fd3181, %r3180;
-	mad.lo.s64 %rd3182, %rd3179, 8, %rd15;
-	st.global.f64 [%rd3182], %fd3181;
-	add.s64 %rd3183, %rd3163, 5;
-	mov.b32 %r3184, %r3162;
-	cvt.rn.f32.s32 %f3185, %r3184;
-	cvt.f64.f32 %fd3186, %f3185;
-	mad.lo.s64 %rd3187, %rd3183, 8, %rd15;
-	st.global.f64 [%rd3187], %fd3186;
-	add.s64 %rd3188, %rd3163, 6;
-	cvt.s64.s32 %rd3189, %r3162;
-	cvt.rn.f64.u64 %fd3190, %rd3189;
-	mad.lo.s64 %rd3191, %rd3188, 8, %rd15;
-	st.global.f64 [%rd3191], %fd3190;
-	add.s64 %rd3192, %rd3163, 7;
-	cvt.s64.s32 %rd3193, %r3162;
-	cvt.rn.f32.u64 %f3194, %rd3193;
-	cvt.f64.f32 %fd3195, %f3194;
-	mad.lo.s64 %rd3196, %rd3192, 8, %rd15;
-	st.global.f64 [%rd3196], %fd3195;
-	add.s64 %rd3197, %rd3163, 8;
-	mov.b32 %r3198, %r3162;
-	and.b32 %r3198, %r3198, 65535;
-	cvt.rn.f64.u32 %fd3199, %r3198;
-	mov.b32 %r3200, %r3162;
-	and.b32 %r3200, %r3200, 255;
-	cvt.rn.f64.u32 %fd3201, %r3200;
-	add.rn.f64 %fd3202, %fd3199, %fd3201;
-	mad.lo.s64 %rd3203, %rd3197, 8, %rd15;
-	st.global.f64 [%rd3203], %fd3202;
-$L_857:
-	mov.b32 %r3204, %r3034;
-	add.s64 %rd3205, %rd3080, 27;
-$L_858:
-	cvt.rn.f64.s32 %fd3206, %r3204;
-	mad.lo.s64 %rd3207, %rd3205, 8, %rd15;
-	st.global.f64 [%rd3207], %fd3206;
-	add.s64 %rd3208, %rd3205, 1;
-	cvt.rn.f32.s32 %f3209, %r3204;
-	cvt.f64.f32 %fd3210, %f3209;
-	mad.lo.s64 %rd3211, %rd3208, 8, %rd15;
-	st.global.f64 [%rd3211], %fd3210;
-	add.s64 %rd3212, %rd3205, 2;
-	mov.b32 %r3213, %r3204;
-	cvt.rn.f64.u32 %fd3214, %r3213;
-	mad.lo.s64 %rd3215, %rd3212, 8, %rd15;
-	st.global.f64 [%rd3215], %fd3214;
-	add.s64 %rd3216, %rd3205, 3;
-	mov.b32 %r3217, %r3204;
-	cvt.rn.f32.u32 %f3218, %r3217;
-	cvt.f64.f32 %fd3219, %f3218;
-	mad.lo.s64 %rd3220, %rd3216, 8, %rd15;
-	st.global.f64 [%rd3220], %fd3219;
-	add.s64 %rd3221, %rd3205, 4;
-	cvt.rn.f64.s32 %fd3222, %r3204;
-	mad.lo.s64 %rd3223, %rd3221, 8, %rd15;
-	st.global.f64 [%rd3223], %fd3222;
-	add.s64 %rd3224, %rd3205, 5;
-	cvt.rn.f32.s32 %f3225, %r3204;
-	cvt.f64.f32 %fd3226, %f3225;
-	mad.lo.s64 %rd3227, %rd3224, 8, %rd15;
-	st.global.f64 [%rd3227], %fd3226;
-	add.s64 %rd3228, %rd3205, 6;
-	cvt.s64.s32 %rd3229, %r3204;
-	cvt.rn.f64.u64 %fd3230, %rd3229;
-	mad.lo.s64 %rd3231, %rd3228, 8, %rd15;
-	st.global.f64 [%rd3231], %fd3230;
-	add.s64 %rd3232, %rd3205, 7;
-	cvt.s64.s32 %rd3233, %r3204;
-	cvt.rn.f32.u64 %f3234, %rd3233;
-	cvt.f64.f32 %fd3235, %f3234;
-	mad.lo.s64 %rd3236, %rd3232, 8, %rd15;
-	st.global.f64 [%rd3236], %fd3235;
-	add.s64 %rd3237, %rd3205, 8;
-	mov.b32 %r3238, %r3204;
-	and.b32 %r3238, %r3238, 65535;
-	cvt.rn.f64.u32 %fd3239, %r3238;
-	mov.b32 %r3240, %r3204;
-	and.b32 %r3240, %r3240, 255;
-	cvt.rn.f64.u32 %fd3241, %r3240;
-	add.rn.f64 %fd3242, %fd3239, %fd3241;
-	mad.lo.s64 %rd3243, %rd3237, 8, %rd15;
-	st.global.f64 [%rd3243], %fd3242;
-$L_859:
-	cvt.u64.u32 %rd3244, %r3034;
-	add.s64 %rd3245, %rd3080, 36;
-$L_860:
-	cvt.rn.f64.s64 %fd3246, %rd3244;
-	mad.lo.s64 %rd3247, %rd3245, 8, %rd15;
-	st.global.f64 [%rd3247], %fd3246;
-	add.s64 %rd3248, %rd3245, 1;
-	cvt.rn.f32.s64 %f3249, %rd3244;
-	cvt.f64.f32 %fd3250, %f3249;
-	mad.lo.s64 %rd3251, %rd3248, 8, %rd15;
-	st.global.f64 [%rd3251], %fd3250;
-	add.s64 %rd3252, %rd3245, 2;
-	cvt.u32.u64 %r3253, %rd3244;
-	cvt.rn.f64.u32 %fd3254, %r3253;
-	mad.lo.s64 %rd3255, %rd3252, 8, %rd15;
-	st.global.f64 [%rd3255], %fd3254;
-	add.s64 %rd3256, %rd3245, 3;
-	cvt.u32.u64 %r3257, %rd3244;
-	cvt.rn.f32.u32 %f3258, %r3257;
-	cvt.f64.f32 %fd3259, %f3258;
-	mad.lo.s64 %rd3260, %rd3256, 8, %rd15;
-	st.global.f64 [%rd3260], %fd3259;
-	add.s64 %rd3261, %rd3245, 4;
-	cvt.u32.u64 %r3262, %rd3244;
-	cvt.rn.f64.s32 %fd3263, %r3262;
-	mad.lo.s64 %rd3264, %rd3261, 8, %rd15;
-	st.global.f64 [%rd3264], %fd3263;
-	add.s64 %rd3265, %rd3245, 5;
-	cvt.u32.u64 %r3266, %rd3244;
-	cvt.rn.f32.s32 %f3267, %r3266;
-	cvt.f64.f32 %fd3268, %f3267;
-	mad.lo.s64 %rd3269, %rd3265, 8, %rd15;
-	st.global.f64 [%rd3269], %fd3268;
-	add.s64 %rd3270, %rd3245, 6;
-	mov.b64 %rd3271, %rd3244;
-	cvt.rn.f64.u64 %fd3272, %rd3271;
-	mad.lo.s64 %rd3273, %rd3270, 8, %rd15;
-	st.global.f64 [%rd3273], %fd3272;
-	add.s64 %rd3274, %rd3245, 7;
-	mov.b64 %rd3275, %rd3244;
-	cvt.rn.f32.u64 %f3276, %rd3275;
-	cvt.f64.f32 %fd3277, %f3276;
-	mad.lo.s64 %rd3278, %rd3274, 8, %rd15;
-	st.global.f64 [%rd3278], %fd3277;
-	add.s64 %rd3279, %rd3245, 8;
-	cvt.u32.u64 %r3280, %rd3244;
-	and.b32 %r3280, %r3280, 65535;
-	cvt.rn.f64.u32 %fd3281, %r3280;
-	cvt.u32.u64 %r3282, %rd3244;
-	and.b32 %r3282, %r3282, 255;
-	cvt.rn.f64.u32 %fd3283, %r3282;
-	add.rn.f64 %fd3284, %fd3281, %fd3283;
-	mad.lo.s64 %rd3285, %rd3279, 8, %rd15;
-	st.global.f64 [%rd3285], %fd3284;
-$L_861:
-	mov.b32 %r3286, %r3034;
-	and.b32 %r3286, %r3286, 255;
-	add.s64 %rd3287, %rd3080, 45;
-$L_862:
-	cvt.rn.f64.u32 %fd3288, %r3286;
-	mad.lo.s64 %rd3289, %rd3287, 8, %rd15;
-	st.global.f64 [%rd3289], %fd3288;
-	add.s64 %rd3290, %rd3287, 1;
-	cvt.rn.f32.u32 %f3291, %r3286;
-	cvt.f64.f32 %fd3292, %f3291;
-	mad.lo.s64 %rd3293, %rd3290, 8, %rd15;
-	st.global.f64 [%rd3293], %fd3292;
-	add.s64 %rd3294, %rd3287, 2;
-	mov.b32 %r3295, %r3286;
-	cvt.rn.f64.u32 %fd3296, %r3295;
-	mad.lo.s64 %rd3297, %rd3294, 8, %rd15;
-	st.global.f64 [%rd3297], %fd3296;
-	add.s64 %rd3298, %rd3287, 3;
-	mov.b32 %r3299, %r3286;
-	cvt.rn.f32.u32 %f3300, %r3299;
-	cvt.f64.f32 %fd3301, %f3300;
-	mad.lo.s64 %rd3302, %rd3298, 8, %rd15;
-	st.global.f64 [%rd3302], %fd3301;
-	add.s64 %rd3303, %rd3287, 4;
-	mov.b32 %r3304, %r3286;
-	cvt.rn.f64.s32 %fd3305, %r3304;
-	mad.lo.s64 %rd3306, %rd3303, 8, %rd15;
-	st.global.f64 [%rd3306], %fd3305;
-	add.s64 %rd3307, %rd3287, 5;
-	mov.b32 %r3308, %r3286;
-	cvt.rn.f32.s32 %f3309, %r3308;
-	cvt.f64.f32 %fd3310, %f3309;
-	mad.lo.s64 %rd3311, %rd3307, 8, %rd15;
-	st.global.f64 [%rd3311], %fd3310;
-	add.s64 %rd3312, %rd3287, 6;
-	cvt.u64.u32 %rd3313, %r3286;
-	cvt.rn.f64.u64 %fd3314, %rd3313;
-	mad.lo.s64 %rd3315, %rd3312, 8, %rd15;
-	st.global.f64 [%rd3315], %fd3314;
-	add.s64 %rd3316, %rd3287, 7;
-	cvt.u64.u32 %rd3317, %r3286;
-	cvt.rn.f32.u64 %f3318, %rd3317;
-	cvt.f64.f32 %fd3319, %f3318;
-	mad.lo.s64 %rd3320, %rd3316, 8, %rd15;
-	st.global.f64 [%rd3320], %fd3319;
-	add.s64 %rd3321, %rd3287, 8;
-	mov.b32 %r3322, %r3286;
-	and.b32 %r3322, %r3322, 65535;
-	cvt.rn.f64.u32 %fd3323, %r3322;
-	cvt.rn.f64.u32 %fd3324, %r3286;
-	add.rn.f64 %fd3325, %fd3323, %fd3324;
-	mad.lo.s64 %rd3326, %rd3321, 8, %rd15;
-	st.global.f64 [%rd3326], %fd3325;
-$L_863:
-	add.s64 %rd3327, %rd3080, 54;
-$L_864:
-	cvt.rn.f64.u32 %fd3328, %r3034;
-	mad.lo.s64 %rd3329, %rd3327, 8, %rd15;
-	st.global.f64 [%rd3329], %fd3328;
-	add.s64 %rd3330, %rd3327, 1;
-	cvt.rn.f32.u32 %f3331, %r3034;
-	cvt.f64.f32 %fd3332, %f3331;
-	mad.lo.s64 %rd3333, %rd3330, 8, %rd15;
-	st.global.f64 [%rd3333], %fd3332;
-	add.s64 %rd3334, %rd3327, 2;
-	mov.b32 %r3335, %r3034;
-	cvt.rn.f64.u32 %fd3336, %r3335;
-	mad.lo.s64 %rd3337, %rd3334, 8, %rd15;
-	st.global.f64 [%rd3337], %fd3336;
-	add.s64 %rd3338, %rd3327, 3;
-	mov.b32 %r3339, %r3034;
-	cvt.rn.f32.u32 %f3340, %r3339;
-	cvt.f64.f32 %fd3341, %f3340;
-	mad.lo.s64 %rd3342, %rd3338, 8, %rd15;
-	st.global.f64 [%rd3342], %fd3341;
-	add.s64 %rd3343, %rd3327, 4;
-	mov.b32 %r3344, %r3034;
-	cvt.rn.f64.s32 %fd3345, %r3344;
-	mad.lo.s64 %rd3346, %rd3343, 8, %rd15;
-	st.global.f64 [%rd3346], %fd3345;
-	add.s64 %rd3347, %rd3327, 5;
-	mov.b32 %r3348, %r3034;
-	cvt.rn.f32.s32 %f3349, %r3348;
-	cvt.f64.f32 %fd3350, %f3349;
-	mad.lo.s64 %rd3351, %rd3347, 8, %rd15;
-	st.global.f64 [%rd3351], %fd3350;
-	add.s64 %rd3352, %rd3327, 6;
-	cvt.u64.u32 %rd3353, %r3034;
-	cvt.rn.f64.u64 %fd3354, %rd3353;
-	mad.lo.s64 %rd3355, %rd3352, 8, %rd15;
-	st.global.f64 [%rd3355], %fd3354;
-	add.s64 %rd3356, %rd3327, 7;
-	cvt.u64.u32 %rd3357, %r3034;
-	cvt.rn.f32.u64 %f3358, %rd3357;
-	cvt.f64.f32 %fd3359, %f3358;
-	mad.lo.s64 %rd3360, %rd3356, 8, %rd15;
-	st.global.f64 [%rd3360], %fd3359;
-	add.s64 %rd3361, %rd3327, 8;
-	cvt.rn.f64.u32 %fd3362, %r3034;
-	mov.b32 %r3363, %r3034;
-	and.b32 %r3363, %r3363, 255;
-	cvt.rn.f64.u32 %fd3364, %r3363;
-	add.rn.f64 %fd3365, %fd3362, %fd3364;
-	mad.lo.s64 %rd3366, %rd3361, 8, %rd15;
-	st.global.f64 [%rd3366], %fd3365;
-$L_865:
-	mov.b32 %r3367, %r3034;
-	add.s64 %rd3368, %rd3080, 63;
-$L_866:
-	cvt.rn.f64.u32 %fd3369, %r3367;
-	mad.lo.s64 %rd3370, %rd3368, 8, %rd15;
-	st.global.f64 [%rd3370], %fd3369;
-	add.s64 %rd3371, %rd3368, 1;
-	cvt.rn.f32.u32 %f3372, %r3367;
-	cvt.f64.f32 %fd3373, %f3372;
-	mad.lo.s64 %rd3374, %rd3371, 8, %rd15;
-	st.global.f64 [%rd3374], %fd3373;
-	add.s64 %rd3375, %rd3368, 2;
-	cvt.rn.f64.u32 %fd3376, %r3367;
-	mad.lo.s64 %rd3377, %rd3375, 8, %rd15;
-	st.global.f64 [%rd3377], %fd3376;
-	add.s64 %rd3378, %rd3368, 3;
-	cvt.rn.f32.u32 %f3379, %r3367;
-	cvt.f64.f32 %fd3380, %f3379;
-	mad.lo.s64 %rd3381, %rd3378, 8, %rd15;
-	st.global.f64 [%rd3381], %fd3380;
-	add.s64 %rd3382, %rd3368, 4;
-	mov.b32 %r3383, %r3367;
-	cvt.rn.f64.s32 %fd3384, %r3383;
-	mad.lo.s64 %rd3385, %rd3382, 8, %rd15;
-	st.global.f64 [%rd3385], %fd3384;
-	add.s64 %rd3386, %rd3368, 5;
-	mov.b32 %r3387, %r3367;
-	cvt.rn.f32.s32 %f3388, %r3387;
-	cvt.f64.f32 %fd3389, %f3388;
-	mad.lo.s64 %rd3390, %rd3386, 8, %rd15;
-	st.global.f64 [%rd3390], %fd3389;
-	add.s64 %rd3391, %rd3368, 6;
-	cvt.u64.u32 %rd3392, %r3367;
-	cvt.rn.f64.u64 %fd3393, %rd3392;
-	mad.lo.s64 %rd3394, %rd3391, 8, %rd15;
-	st.global.f64 [%rd3394], %fd3393;
-	add.s64 %rd3395, %rd3368, 7;
-	cvt.u64.u32 %rd3396, %r3367;
-	cvt.rn.f32.u64 %f3397, %rd3396;
-	cvt.f64.f32 %fd3398, %f3397;
-	mad.lo.s64 %rd3399, %rd3395, 8, %rd15;
-	st.global.f64 [%rd3399], %fd3398;
-	add.s64 %rd3400, %rd3368, 8;
-	mov.b32 %r3401, %r3367;
-	and.b32 %r3401, %r3401, 65535;
-	cvt.rn.f64.u32 %fd3402, %r3401;
-	mov.b32 %r3403, %r3367;
-	and.b32 %r3403, %r3403, 255;
-	cvt.rn.f64.u32 %fd3404, %r3403;
-	add.rn.f64 %fd3405, %fd3402, %fd3404;
-	mad.lo.s64 %rd3406, %rd3400, 8, %rd15;
-	st.global.f64 [%rd3406], %fd3405;
-$L_867:
-	cvt.u64.u32 %rd3407, %r3034;
-	add.s64 %rd3408, %rd3080, 72;
-$L_868:
-	cvt.rn.f64.u64 %fd3409, %rd3407;
-	mad.lo.s64 %rd3410, %rd3408, 8, %rd15;
-	st.global.f64 [%rd3410], %fd3409;
-	add.s64 %rd3411, %rd3408, 1;
-	cvt.rn.f32.u64 %f3412, %rd3407;
-	cvt.f64.f32 %fd3413, %f3412;
-	mad.lo.s64 %rd3414, %rd3411, 8, %rd15;
-	st.global.f64 [%rd3414], %fd3413;
-	add.s64 %rd3415, %rd3408, 2;
-	cvt.u32.u64 %r3416, %rd3407;
-	cvt.rn.f64.u32 %fd3417, %r3416;
-	mad.lo.s64 %rd3418, %rd3415, 8, %rd15;
-	st.global.f64 [%rd3418], %fd3417;
-	add.s64 %rd3419, %rd3408, 3;
-	cvt.u32.u64 %r3420, %rd3407;
-	cvt.rn.f32.u32 %f3421, %r3420;
-	cvt.f64.f32 %fd3422, %f3421;
-	mad.lo.s64 %rd3423, %rd3419, 8, %rd15;
-	st.global.f64 [%rd3423], %fd3422;
-	add.s64 %rd3424, %rd3408, 4;
-	cvt.u32.u64 %r3425, %rd3407;
-	cvt.rn.f64.s32 %fd3426, %r3425;
-	mad.lo.s64 %rd3427, %rd3424, 8, %rd15;
-	st.global.f64 [%rd3427], %fd3426;
-	add.s64 %rd3428, %rd3408, 5;
-	cvt.u32.u64 %r3429, %rd3407;
-	cvt.rn.f32.s32 %f3430, %r3429;
-	cvt.f64.f32 %fd3431, %f3430;
-	mad.lo.s64 %rd3432, %rd3428, 8, %rd15;
-	st.global.f64 [%rd3432], %fd3431;
-	add.s64 %rd3433, %rd3408, 6;
-	cvt.rn.f64.u64 %fd3434, %rd3407;
-	mad.lo.s64 %rd3435, %rd3433, 8, %rd15;
-	st.global.f64 [%rd3435], %fd3434;
-	add.s64 %rd3436, %rd3408, 7;
-	cvt.rn.f32.u64 %f3437, %rd3407;
-	cvt.f64.f32 %fd3438, %f3437;
-	mad.lo.s64 %rd3439, %rd3436, 8, %rd15;
-	st.global.f64 [%rd3439], %fd3438;
-	add.s64 %rd3440, %rd3408, 8;
-	cvt.u32.u64 %r3441, %rd3407;
-	and.b32 %r3441, %r3441, 65535;
-	cvt.rn.f64.u32 %fd3442, %r3441;
-	cvt.u32.u64 %r3443, %rd3407;
-	and.b32 %r3443, %r3443, 255;
-	cvt.rn.f64.u32 %fd3444, %r3443;
-	add.rn.f64 %fd3445, %fd3442, %fd3444;
-	mad.lo.s64 %rd3446, %rd3440, 8, %rd15;
-	st.global.f64 [%rd3446], %fd3445;
-$L_869:
-	cvt.u64.u32 %rd3447, %r3034;
-	add.s64 %rd3448, %rd3447, 0;
-	add.s64 %rd3449, %rd3080, 81;
-$L_870:
-	cvt.rn.f64.s64 %fd3450, %rd3448;
-	mad.lo.s64 %rd3451, %rd3449, 8, %rd15;
-	st.global.f64 [%rd3451], %fd3450;
-	add.s64 %rd3452, %rd3449, 1;
-	cvt.rn.f32.s64 %f3453, %rd3448;
-	cvt.f64.f32 %fd3454, %f3453;
-	mad.lo.s64 %rd3455, %rd3452, 8, %rd15;
-	st.global.f64 [%rd3455], %fd3454;
-	add.s64 %rd3456, %rd3449, 2;
-	cvt.u32.u64 %r3457, %rd3448;
-	cvt.rn.f64.u32 %fd3458, %r3457;
-	mad.lo.s64 %rd3459, %rd3456, 8, %rd15;
-	st.global.f64 [%rd3459], %fd3458;
-	add.s64 %rd3460, %rd3449, 3;
-	cvt.u32.u64 %r3461, %rd3448;
-	cvt.rn.f32.u32 %f3462, %r3461;
-	cvt.f64.f32 %fd3463, %f3462;
-	mad.lo.s64 %rd3464, %rd3460, 8, %rd15;
-	st.global.f64 [%rd3464], %fd3463;
-	add.s64 %rd3465, %rd3449, 4;
-	cvt.u32.u64 %r3466, %rd3448;
-	cvt.rn.f64.s32 %fd3467, %r3466;
-	mad.lo.s64 %rd3468, %rd3465, 8, %rd15;
-	st.global.f64 [%rd3468], %fd3467;
-	add.s64 %rd3469, %rd3449, 5;
-	cvt.u32.u64 %r3470, %rd3448;
-	cvt.rn.f32.s32 %f3471, %r3470;
-	cvt.f64.f32 %fd3472, %f3471;
-	mad.lo.s64 %rd3473, %rd3469, 8, %rd15;
-	st.global.f64 [%rd3473], %fd3472;
-	add.s64 %rd3474, %rd3449, 6;
-	mov.b64 %rd3475, %rd3448;
-	cvt.rn.f64.u64 %fd3476, %rd3475;
-	mad.lo.s64 %rd3477, %rd3474, 8, %rd15;
-	st.global.f64 [%rd3477], %fd3476;
-	add.s64 %rd3478, %rd3449, 7;
-	mov.b64 %rd3479, %rd3448;
-	cvt.rn.f32.u64 %f3480, %rd3479;
-	cvt.f64.f32 %fd3481, %f3480;
-	mad.lo.s64 %rd3482, %rd3478, 8, %rd15;
-	st.global.f64 [%rd3482], %fd3481;
-	add.s64 %rd3483, %rd3449, 8;
-	cvt.u32.u64 %r3484, %rd3448;
-	and.b32 %r3484, %r3484, 65535;
-	cvt.rn.f64.u32 %fd3485, %r3484;
-	cvt.u32.u64 %r3486, %rd3448;
-	and.b32 %r3486, %r3486, 255;
-	cvt.rn.f64.u32 %fd3487, %r3486;
-	add.rn.f64 %fd3488, %fd3485, %fd3487;
-	mad.lo.s64 %rd3489, %rd3483, 8, %rd15;
-	st.global.f64 [%rd3489], %fd3488;
-$L_871:
-	mul.lo.s64 %rd3490, %rd3036, 10;
-$L_872:
-	mov.b32 %r3492, %r3034;
-	setp.lt.u32 %p3493, %r3492, 2147483648;
-	mov.b64 %rd3495, 0;
-$L_873:
-	@!%p3493 bra $L_1214;
-$L_874:
-	min.u64 %rdt241, %rd3495, 32;
-	cvt.u32.u64 %rt485, %rdt241;
-	mov.b32 %rt486, 1;
-	shl.b32 %r3496, %rt486, %rt485;
-	and.b32 %r3496, %r3496, 255;
-	mov.b32 %r3494, %r3496;
-$L_875:
-	mov.b32 %r3497, %r3034;
-	setp.lt.s32 %p3498, %r3497, 0;
-	mov.b64 %rd3500, 1;
-$L_876:
-	@!%p3498 bra $L_1213;
-$L_877:
-	min.u64 %rdt242, %rd3500, 32;
-	cvt.u32.u64 %rt487, %rdt242;
-	mov.b32 %rt488, 1;
-	shl.b32 %r3501, %rt488, %rt487;
-	and.b32 %r3501, %r3501, 255;
-	mov.b32 %r3499, %r3501;
-$L_878:
-	or.b32 %r3502, %r3494, %r3499;
-	cvt.u64.u32 %rd3503, %r3034;
-	setp.gt.u64 %p3504, %rd3503, 9223372036854775808U;
-	mov.b64 %rd3506, 2;
-$L_879:
-	@!%p3504 bra $L_1212;
-$L_880:
-	min.u64 %rdt243, %rd3506, 32;
-	cvt.u32.u64 %rt489, %rdt243;
-	mov.b32 %rt490, 1;
-	shl.b32 %r3507, %rt490, %rt489;
-	and.b32 %r3507, %r3507, 255;
-	mov.b32 %r3505, %r3507;
-$L_881:
-	or.b32 %r3508, %r3502, %r3505;
-	setp.ge.u32 %p3509, %r3034, 32768;
-	mov.b64 %rd3511, 3;
-$L_882:
-	@!%p3509 bra $L_1211;
-$L_883:
-	min.u64 %rdt244, %rd3511, 32;
-	cvt.u32.u64 %rt491, %rdt244;
-	mov.b32 %rt492, 1;
-	shl.b32 %r3512, %rt492, %rt491;
-	and.b32 %r3512, %r3512, 255;
-	mov.b32 %r3510, %r3512;
-$L_884:
-	or.b32 %r3513, %r3508, %r3510;
-	mov.b32 %r3514, %r3034;
-	and.b32 %r3514, %r3514, 255;
-	setp.gt.u32 %p3515, %r3514, 128;
-	mov.b64 %rd3517, 4;
-$L_885:
-	@!%p3515 bra $L_1210;
-$L_886:
-	min.u64 %rdt245, %rd3517, 32;
-	cvt.u32.u64 %rt493, %rdt245;
-	mov.b32 %rt494, 1;
-	shl.b32 %r3518, %rt494, %rt493;
-	and.b32 %r3518, %r3518, 255;
-	mov.b32 %r3516, %r3518;
-$L_887:
-	or.b32 %r3519, %r3513, %r3516;
-	setp.lt.u32 %p3520, %r3034, 1;
-	mov.b64 %rd3522, 5;
-$L_888:
-	@!%p3520 bra $L_1209;
-$L_889:
-	min.u64 %rdt246, %rd3522, 32;
-	cvt.u32.u64 %rt495, %rdt246;
-	mov.b32 %rt496, 1;
-	shl.b32 %r3523, %rt496, %rt495;
-	and.b32 %r3523, %r3523, 255;
-	mov.b32 %r3521, %r3523;
-$L_890:
-	or.b32 %r3524, %r3519, %r3521;
-	mov.b32 %r3525, %r3034;
-	cvt.rn.f64.u32 %fd3526, %r3525;
-	mov.b32 %r3527, %r3034;
-	cvt.rn.f64.s32 %fd3528, %r3527;
-	setp.eq.f64 %p3529, %fd3526, %fd3528;
-	mov.b64 %rd3531, 6;
-$L_891:
-	@!%p3529 bra $L_1208;
-$L_892:
-	min.u64 %rdt247, %rd3531, 32;
-	cvt.u32.u64 %rt497, %rdt247;
-	mov.b32 %rt498, 1;
-	shl.b32 %r3532, %rt498, %rt497;
-	and.b32 %r3532, %r3532, 255;
-	mov.b32 %r3530, %r3532;
-$L_893:
-	or.b32 %r3533, %r3524, %r3530;
-	cvt.rn.f32.u32 %f3534, %r3034;
-	mov.b32 %r3535, %r3034;
-	cvt.s32.s16 %r3535, %r3535;
-	cvt.rn.f32.s32 %f3536, %r3535;
-	setp.gt.f32 %p3537, %f3534, %f3536;
-	mov.b64 %rd3539, 7;
-$L_894:
-	@!%p3537 bra $L_1207;
-$L_895:
-	min.u64 %rdt248, %rd3539, 32;
-	cvt.u32.u64 %rt499, %rdt248;
-	mov.b32 %rt500, 1;
-	shl.b32 %r3540, %rt500, %rt499;
-	and.b32 %r3540, %r3540, 255;
-	mov.b32 %r3538, %r3540;
-$L_896:
-	or.b32 %r3541, %r3533, %r3538;
-	mov.b32 %r3491, %r3541;
-$L_897:
-	mad.lo.s64 %rd3542, %rd3490, 1, %rd5;
-	st.global.u8 [%rd3542], %r3491;
-	add.s64 %rd3543, %rd3490, 1;
-	mov.b32 %r3544, %r3034;
-	cvt.s32.s8 %r3544, %r3544;
-$L_898:
-	mov.b32 %r3546, %r3544;
-	setp.lt.u32 %p3547, %r3546, 2147483648;
-	mov.b64 %rd3549, 0;
-$L_899:
-	@!%p3547 bra $L_1206;
-$L_900:
-	min.u64 %rdt249, %rd3549, 32;
-	cvt.u32.u64 %rt501, %rdt249;
-	mov.b32 %rt502, 1;
-	shl.b32 %r3550, %rt502, %rt501;
-	and.b32 %r3550, %r3550, 255;
-	mov.b32 %r3548, %r3550;
-$L_901:
-	mov.b32 %r3551, %r3544;
-	setp.lt.s32 %p3552, %r3551, 0;
-	mov.b64 %rd3554, 1;
-$L_902:
-	@!%p3552 bra $L_1205;
-$L_903:
-	min.u64 %rdt250, %rd3554, 32;
-	cvt.u32.u64 %rt503, %rdt250;
-	mov.b32 %rt504, 1;
-	shl.b32 %r3555, %rt504, %rt503;
-	and.b32 %r3555, %r3555, 255;
-	mov.b32 %r3553, %r3555;
-$L_904:
-	or.b32 %r3556, %r3548, %r3553;
-	cvt.s64.s32 %rd3557, %r3544;
-	setp.gt.u64 %p3558, %rd3557, 9223372036854775808U;
-	mov.b64 %rd3560, 2;
-$L_905:
-	@!%p3558 bra $L_1204;
-$L_906:
-	min.u64 %rdt251, %rd3560, 32;
-	cvt.u32.u64 %rt505, %rdt251;
-	mov.b32 %rt506, 1;
-	shl.b32 %r3561, %rt506, %rt505;
-	and.b32 %r3561, %r3561, 255;
-	mov.b32 %r3559, %r3561;
-$L_907:
-	or.b32 %r3562, %r3556, %r3559;
-	mov.b32 %r3563, %r3544;
-	and.b32 %r3563, %r3563, 65535;
-	setp.ge.u32 %p3564, %r3563, 32768;
-	mov.b64 %rd3566, 3;
-$L_908:
-	@!%p3564 bra $L_1203;
-$L_909:
-	min.u64 %rdt252, %rd3566, 32;
-	cvt.u32.u64 %rt507, %rdt252;
-	mov.b32 %rt508, 1;
-	shl.b32 %r3567, %rt508, %rt507;
-	and.b32 %r3567, %r3567, 255;
-	mov.b32 %r3565, %r3567;
-$L_910:
-	or.b32 %r3568, %r3562, %r3565;
-	mov.b32 %r3569, %r3544;
-	and.b32 %r3569, %r3569, 255;
-	setp.gt.u32 %p3570, %r3569, 128;
-	mov.b64 %rd3572, 4;
-$L_911:
-	@!%p3570 bra $L_1202;
-$L_912:
-	min.u64 %rdt253, %rd3572, 32;
-	cvt.u32.u64 %rt509, %rdt253;
-	mov.b32 %rt510, 1;
-	shl.b32 %r3573, %rt510, %rt509;
-	and.b32 %r3573, %r3573, 255;
-	mov.b32 %r3571, %r3573;
-$L_913:
-	or.b32 %r3574, %r3568, %r3571;
-	setp.lt.s32 %p3575, %r3544, 1;
-	mov.b64 %rd3577, 5;
-$L_914:
-	@!%p3575 bra $L_1201;
-$L_915:
-	min.u64 %rdt254, %rd3577, 32;
-	cvt.u32.u64 %rt511, %rdt254;
-	mov.b32 %rt512, 1;
-	shl.b32 %r3578, %rt512, %rt511;
-	and.b32 %r3578, %r3578, 255;
-	mov.b32 %r3576, %r3578;
-$L_916:
-	or.b32 %r3579, %r3574, %r3576;
-	mov.b32 %r3580, %r3544;
-	cvt.rn.f64.u32 %fd3581, %r3580;
-	mov.b32 %r3582, %r3544;
-	cvt.rn.f64.s32 %fd3583, %r3582;
-	setp.eq.f64 %p3584, %fd3581, %fd3583;
-	mov.b64 %rd3586, 6;
-$L_917:
-	@!%p3584 bra $L_1200;
-$L_918:
-	min.u64 %rdt255, %rd3586, 32;
-	cvt.u32.u64 %rt513, %rdt255;
-	mov.b32 %rt514, 1;
-	shl.b32 %r3587, %rt514, %rt513;
-	and.b32 %r3587, %r3587, 255;
-	mov.b32 %r3585, %r3587;
-$L_919:
-	or.b32 %r3588, %r3579, %r3585;
-	mov.b32 %r3589, %r3544;
-	and.b32 %r3589, %r3589, 65535;
-	cvt.rn.f32.u32 %f3590, %r3589;
-	mov.b32 %r3591, %r3544;
-	cvt.s32.s16 %r3591, %r3591;
-	cvt.rn.f32.s32 %f3592, %r3591;
-	setp.gt.f32 %p3593, %f3590, %f3592;
-	mov.b64 %rd3595, 7;
-$L_920:
-	@!%p3593 bra $L_1199;
-$L_921:
-	min.u64 %rdt256, %rd3595, 32;
-	cvt.u32.u64 %rt515, %rdt256;
-	mov.b32 %rt516, 1;
-	shl.b32 %r3596, %rt516, %rt515;
-	and.b32 %r3596, %r3596, 255;
-	mov.b32 %r3594, %r3596;
-$L_922:
-	or.b32 %r3597, %r3588, %r3594;
-	mov.b32 %r3545, %r3597;
-$L_923:
-	mad.lo.s64 %rd3598, %rd3543, 1, %rd5;
-	st.global.u8 [%rd3598], %r3545;
-	add.s64 %rd3599, %rd3490, 2;
-	mov.b32 %r3600, %r3034;
-	cvt.s32.s16 %r3600, %r3600;
-$L_924:
-	mov.b32 %r3602, %r3600;
-	setp.lt.u32 %p3603, %r3602, 2147483648;
-	mov.b64 %rd3605, 0;
-$L_925:
-	@!%p3603 bra $L_1198;
-$L_926:
-	min.u64 %rdt257, %rd3605, 32;
-	cvt.u32.u64 %rt517, %rdt257;
-	mov.b32 %rt518, 1;
-	shl.b32 %r3606, %rt518, %rt517;
-	and.b32 %r3606, %r3606, 255;
-	mov.b32 %r3604, %r3606;
-$L_927:
-	mov.b32 %r3607, %r3600;
-	setp.lt.s32 %p3608, %r3607, 0;
-	mov.b64 %rd3610, 1;
-$L_928:
-	@!%p3608 bra $L_1197;
-$L_929:
-	min.u64 %rdt258, %rd3610, 32;
-	cvt.u32.u64 %rt519, %rdt258;
-	mov.b32 %rt520, 1;
-	shl.b32 %r3611, %rt520, %rt519;
-	and.b32 %r3611, %r3611, 255;
-	mov.b32 %r3609, %r3611;
-$L_930:
-	or.b32 %r3612, %r3604, %r3609;
-	cvt.s64.s32 %rd3613, %r3600;
-	setp.gt.u64 %p3614, %rd3613, 9223372036854775808U;
-	mov.b64 %rd3616, 2;
-$L_931:
-	@!%p3614 bra $L_1196;
-$L_932:
-	min.u64 %rdt259, %rd3616, 32;
-	cvt.u32.u64 %rt521, %rdt259;
-	mov.b32 %rt522, 1;
-	shl.b32 %r3617, %rt522, %rt521;
-	and.b32 %r3617, %r3617, 255;
-	mov.b32 %r3615, %r3617;
-$L_933:
-	or.b32 %r3618, %r3612, %r3615;
-	mov.b32 %r3619, %r3600;
-	and.b32 %r3619, %r3619, 65535;
-	setp.ge.u32 %p3620, %r3619, 32768;
-	mov.b64 %rd3622, 3;
-$L_934:
-	@!%p3620 bra $L_1195;
-$L_935:
-	min.u64 %rdt260, %rd3622, 32;
-	cvt.u32.u64 %rt523, %rdt260;
-	mov.b32 %rt524, 1;
-	shl.b32 %r3623, %rt524, %rt523;
-	and.b32 %r3623, %r3623, 255;
-	mov.b32 %r3621, %r3623;
-$L_936:
-	or.b32 %r3624, %r3618, %r3621;
-	mov.b32 %r3625, %r3600;
-	and.b32 %r3625, %r3625, 255;
-	setp.gt.u32 %p3626, %r3625, 128;
-	mov.b64 %rd3628, 4;
-$L_937:
-	@!%p3626 bra $L_1194;
-$L_938:
-	min.u64 %rdt261, %rd3628, 32;
-	cvt.u32.u64 %rt525, %rdt261;
-	mov.b32 %rt526, 1;
-	shl.b32 %r3629, %rt526, %rt525;
-	and.b32 %r3629, %r3629, 255;
-	mov.b32 %r3627, %r3629;
-$L_939:
-	or.b32 %r3630, %r3624, %r3627;
-	setp.lt.s32 %p3631, %r3600, 1;
-	mov.b64 %rd3633, 5;
-$L_940:
-	@!%p3631 bra $L_1193;
-$L_941:
-	min.u64 %rdt262, %rd3633, 32;
-	cvt.u32.u64 %rt527, %rdt262;
-	mov.b32 %rt528, 1;
-	shl.b32 %r3634, %rt528, %rt527;
-	and.b32 %r3634, %r3634, 255;
-	mov.b32 %r3632, %r3634;
-$L_942:
-	or.b32 %r3635, %r3630, %r3632;
-	mov.b32 %r3636, %r3600;
-	cvt.rn.f64.u32 %fd3637, %r3636;
-	mov.b32 %r3638, %r3600;
-	cvt.rn.f64.s32 %fd3639, %r3638;
-	setp.eq.f64 %p3640, %fd3637, %fd3639;
-	mov.b64 %rd3642, 6;
-$L_943:
-	@!%p3640 bra $L_1192;
-$L_944:
-	min.u64 %rdt263, %rd3642, 32;
-	cvt.u32.u64 %rt529, %rdt263;
-	mov.b32 %rt530, 1;
-	shl.b32 %r3643, %rt530, %rt529;
-	and.b32 %r3643, %r3643, 255;
-	mov.b32 %r3641, %r3643;
-$L_945:
-	or.b32 %r3644, %r3635, %r3641;
-	mov.b32 %r3645, %r3600;
-	and.b32 %r3645, %r3645, 65535;
-	cvt.rn.f32.u32 %f3646, %r3645;
-	cvt.rn.f32.s32 %f3647, %r3600;
-	setp.gt.f32 %p3648, %f3646, %f3647;
-	mov.b64 %rd3650, 7;
-$L_946:
-	@!%p3648 bra $L_1191;
-$L_947:
-	min.u64 %rdt264, %rd3650, 32;
-	cvt.u32.u64 %rt531, %rdt264;
-	mov.b32 %rt532, 1;
-	shl.b32 %r3651, %rt532, %rt531;
-	and.b32 %r3651, %r3651, 255;
-	mov.b32 %r3649, %r3651;
-$L_948:
-	or.b32 %r3652, %r3644, %r3649;
-	mov.b32 %r3601, %r3652;
-$L_949:
-	mad.lo.s64 %rd3653, %rd3599, 1, %rd5;
-	st.global.u8 [%rd3653], %r3601;
-	add.s64 %rd3654, %rd3490, 3;
-	mov.b32 %r3655, %r3034;
-$L_950:
-	mov.b32 %r3657, %r3655;
-	setp.lt.u32 %p3658, %r3657, 2147483648;
-	mov.b64 %rd3660, 0;
-$L_951:
-	@!%p3658 bra $L_1190;
-$L_952:
-	min.u64 %rdt265, %rd3660, 32;
-	cvt.u32.u64 %rt533, %rdt265;
-	mov.b32 %rt534, 1;
-	shl.b32 %r3661, %rt534, %rt533;
-	and.b32 %r3661, %r3661, 255;
-	mov.b32 %r3659, %r3661;
-$L_953:
-	setp.lt.s32 %p3662, %r3655, 0;
-	mov.b64 %rd3664, 1;
-$L_954:
-	@!%p3662 bra $L_1189;
-$L_955:
-	min.u64 %rdt266, %rd3664, 32;
-	cvt.u32.u64 %rt535, %rdt266;
-	mov.b32 %rt536, 1;
-	shl.b32 %r3665, %rt536, %rt535;
-	and.b32 %r3665, %r3665, 255;
-	mov.b32 %r3663, %r3665;
-$L_956:
-	or.b32 %r3666, %r3659, %r3663;
-	cvt.s64.s32 %rd3667, %r3655;
-	setp.gt.u64 %p3668, %rd3667, 9223372036854775808U;
-	mov.b64 %rd3670, 2;
-$L_957:
-	@!%p3668 bra $L_1188;
-$L_958:
-	min.u64 %rdt267, %rd3670, 32;
-	cvt.u32.u64 %rt537, %rdt267;
-	mov.b32 %rt538, 1;
-	shl.b32 %r3671, %rt538, %rt537;
-	and.b32 %r3671, %r3671, 255;
-	mov.b32 %r3669, %r3671;
-$L_959:
-	or.b32 %r3672, %r3666, %r3669;
-	mov.b32 %r3673, %r3655;
-	and.b32 %r3673, %r3673, 65535;
-	setp.ge.u32 %p3674, %r3673, 32768;
-	mov.b64 %rd3676, 3;
-$L_960:
-	@!%p3674 bra $L_1187;
-$L_961:
-	min.u64 %rdt268, %rd3676, 32;
-	cvt.u32.u64 %rt539, %rdt268;
-	mov.b32 %rt540, 1;
-	shl.b32 %r3677, %rt540, %rt539;
-	and.b32 %r3677, %r3677, 255;
-	mov.b32 %r3675, %r3677;
-$L_962:
-	or.b32 %r3678, %r3672, %r3675;
-	mov.b32 %r3679, %r3655;
-	and.b32 %r3679, %r3679, 255;
-	setp.gt.u32 %p3680, %r3679, 128;
-	mov.b64 %rd3682, 4;
-$L_963:
-	@!%p3680 bra $L_1186;
-$L_964:
-	min.u64 %rdt269, %rd3682, 32;
-	cvt.u32.u64 %rt541, %rdt269;
-	mov.b32 %rt542, 1;
-	shl.b32 %r3683, %rt542, %rt541;
-	and.b32 %r3683, %r3683, 255;
-	mov.b32 %r3681, %r3683;
-$L_965:
-	or.b32 %r3684, %r3678, %r3681;
-	setp.lt.s32 %p3685, %r3655, 1;
-	mov.b64 %rd3687, 5;
-$L_966:
-	@!%p3685 bra $L_1185;
-$L_967:
-	min.u64 %rdt270, %rd3687, 32;
-	cvt.u32.u64 %rt543, %rdt270;
-	mov.b32 %rt544, 1;
-	shl.b32 %r3688, %rt544, %rt543;
-	and.b32 %r3688, %r3688, 255;
-	mov.b32 %r3686, %r3688;
-$L_968:
-	or.b32 %r3689, %r3684, %r3686;
-	mov.b32 %r3690, %r3655;
-	cvt.rn.f64.u32 %fd3691, %r3690;
-	cvt.rn.f64.s32 %fd3692, %r3655;
-	setp.eq.f64 %p3693, %fd3691, %fd3692;
-	mov.b64 %rd3695, 6;
-$L_969:
-	@!%p3693 bra $L_1184;
-$L_970:
-	min.u64 %rdt271, %rd3695, 32;
-	cvt.u32.u64 %rt545, %rdt271;
-	mov.b32 %rt546, 1;
-	shl.b32 %r3696, %rt546, %rt545;
-	and.b32 %r3696, %r3696, 255;
-	mov.b32 %r3694, %r3696;
-$L_971:
-	or.b32 %r3697, %r3689, %r3694;
-	mov.b32 %r3698, %r3655;
-	and.b32 %r3698, %r3698, 65535;
-	cvt.rn.f32.u32 %f3699, %r3698;
-	mov.b32 %r3700, %r3655;
-	cvt.s32.s16 %r3700, %r3700;
-	cvt.rn.f32.s32 %f3701, %r3700;
-	setp.gt.f32 %p3702, %f3699, %f3701;
-	mov.b64 %rd3704, 7;
-$L_972:
-	@!%p3702 bra $L_1183;
-$L_973:
-	min.u64 %rdt272, %rd3704, 32;
-	cvt.u32.u64 %rt547, %rdt272;
-	mov.b32 %rt548, 1;
-	shl.b32 %r3705, %rt548, %rt547;
-	and.b32 %r3705, %r3705, 255;
-	mov.b32 %r3703, %r3705;
-$L_974:
-	or.b32 %r3706, %r3697, %r3703;
-	mov.b32 %r3656, %r3706;
-$L_975:
-	mad.lo.s64 %rd3707, %rd3654, 1, %rd5;
-	st.global.u8 [%rd3707], %r3656;
-	add.s64 %rd3708, %rd3490, 4;
-	mov.b32 %r3709, %r3034;
-	and.b32 %r3709, %r3709, 255;
-$L_976:
-	mov.b32 %r3711, %r3709;
-	setp.lt.u32 %p3712, %r3711, 2147483648;
-	mov.b64 %rd3714, 0;
-$L_977:
-	@!%p3712 bra $L_1182;
-$L_978:
-	min.u64 %rdt273, %rd3714, 32;
-	cvt.u32.u64 %rt549, %rdt273;
-	mov.b32 %rt550, 1;
-	shl.b32 %r3715, %rt550, %rt549;
-	and.b32 %r3715, %r3715, 255;
-	mov.b32 %r3713, %r3715;
-$L_979:
-	mov.b32 %r3716, %r3709;
-	setp.lt.s32 %p3717, %r3716, 0;
-	mov.b64 %rd3719, 1;
-$L_980:
-	@!%p3717 bra $L_1181;
-$L_981:
-	min.u64 %rdt274, %rd3719, 32;
-	cvt.u32.u64 %rt551, %rdt274;
-	mov.b32 %rt552, 1;
-	shl.b32 %r3720, %rt552, %rt551;
-	and.b32 %r3720, %r3720, 255;
-	mov.b32 %r3718, %r3720;
-$L_982:
-	or.b32 %r3721, %r3713, %r3718;
-	cvt.u64.u32 %rd3722, %r3709;
-	setp.gt.u64 %p3723, %rd3722, 9223372036854775808U;
-	mov.b64 %rd3725, 2;
-$L_983:
-	@!%p3723 bra $L_1180;
-$L_984:
-	min.u64 %rdt275, %rd3725, 32;
-	cvt.u32.u64 %rt553, %rdt275;
-	mov.b32 %rt554, 1;
-	shl.b32 %r3726, %rt554, %rt553;
-	and.b32 %r3726, %r3726, 255;
-	mov.b32 %r3724, %r3726;
-$L_985:
-	or.b32 %r3727, %r3721, %r3724;
-	mov.b32 %r3728, %r3709;
-	and.b32 %r3728, %r3728, 65535;
-	setp.ge.u32 %p3729, %r3728, 32768;
-	mov.b64 %rd3731, 3;
-$L_986:
-	@!%p3729 bra $L_1179;
-$L_987:
-	min.u64 %rdt276, %rd3731, 32;
-	cvt.u32.u64 %rt555, %rdt276;
-	mov.b32 %rt556, 1;
-	shl.b32 %r3732, %rt556, %rt555;
-	and.b32 %r3732, %r3732, 255;
-	mov.b32 %r3730, %r3732;
-$L_988:
-	or.b32 %r3733, %r3727, %r3730;
-	setp.gt.u32 %p3734, %r3709, 128;
-	mov.b64 %rd3736, 4;
-$L_989:
-	@!%p3734 bra $L_1178;
-$L_990:
-	min.u64 %rdt277, %rd3736, 32;
-	cvt.u32.u64 %rt557, %rdt277;
-	mov.b32 %rt558, 1;
-	shl.b32 %r3737, %rt558, %rt557;
-	and.b32 %r3737, %r3737, 255;
-	mov.b32 %r3735, %r3737;
-$L_991:
-	or.b32 %r3738, %r3733, %r3735;
-	setp.lt.u32 %p3739, %r3709, 1;
-	mov.b64 %rd3741, 5;
-$L_992:
-	@!%p3739 bra $L_1177;
-$L_993:
-	min.u64 %rdt278, %rd3741, 32;
-	cvt.u32.u64 %rt559, %rdt278;
-	mov.b32 %rt560, 1;
-	shl.b32 %r3742, %rt560, %rt559;
-	and.b32 %r3742, %r3742, 255;
-	mov.b32 %r3740, %r3742;
-$L_994:
-	or.b32 %r3743, %r3738, %r3740;
-	mov.b32 %r3744, %r3709;
-	cvt.rn.f64.u32 %fd3745, %r3744;
-	mov.b32 %r3746, %r3709;
-	cvt.rn.f64.s32 %fd3747, %r3746;
-	setp.eq.f64 %p3748, %fd3745, %fd3747;
-	mov.b64 %rd3750, 6;
-$L_995:
-	@!%p3748 bra $L_1176;
-$L_996:
-	min.u64 %rdt279, %rd3750, 32;
-	cvt.u32.u64 %rt561, %rdt279;
-	mov.b32 %rt562, 1;
-	shl.b32 %r3751, %rt562, %rt561;
-	and.b32 %r3751, %r3751, 255;
-	mov.b32 %r3749, %r3751;
-$L_997:
-	or.b32 %r3752, %r3743, %r3749;
-	mov.b32 %r3753, %r3709;
-	and.b32 %r3753, %r3753, 65535;
-	cvt.rn.f32.u32 %f3754, %r3753;
-	mov.b32 %r3755, %r3709;
-	cvt.s32.s16 %r3755, %r3755;
-	cvt.rn.f32.s32 %f3756, %r3755;
-	setp.gt.f32 %p3757, %f3754, %f3756;
-	mov.b64 %rd3759, 7;
-$L_998:
-	@!%p3757 bra $L_1175;
-$L_999:
-	min.u64 %rdt280, %rd3759, 32;
-	cvt.u32.u64 %rt563, %rdt280;
-	mov.b32 %rt564, 1;
-	shl.b32 %r3760, %rt564, %rt563;
-	and.b32 %r3760, %r3760, 255;
-	mov.b32 %r3758, %r3760;
-$L_1000:
-	or.b32 %r3761, %r3752, %r3758;
-	mov.b32 %r3710, %r3761;
-$L_1001:
-	mad.lo.s64 %rd3762, %rd3708, 1, %rd5;
-	st.global.u8 [%rd3762], %r3710;
-	add.s64 %rd3763, %rd3490, 5;
-$L_1002:
-	mov.b32 %r3765, %r3034;
-	setp.lt.u32 %p3766, %r3765, 2147483648;
-	mov.b64 %rd3768, 0;
-$L_1003:
-	@!%p3766 bra $L_1174;
-$L_1004:
-	min.u64 %rdt281, %rd3768, 32;
-	cvt.u32.u64 %rt565, %rdt281;
-	mov.b32 %rt566, 1;
-	shl.b32 %r3769, %rt566, %rt565;
-	and.b32 %r3769, %r3769, 255;
-	mov.b32 %r3767, %r3769;
-$L_1005:
-	mov.b32 %r3770, %r3034;
-	setp.lt.s32 %p3771, %r3770, 0;
-	mov.b64 %rd3773, 1;
-$L_1006:
-	@!%p3771 bra $L_1173;
-$L_1007:
-	min.u64 %rdt282, %rd3773, 32;
-	cvt.u32.u64 %rt567, %rdt282;
-	mov.b32 %rt568, 1;
-	shl.b32 %r3774, %rt568, %rt567;
-	and.b32 %r3774, %r3774, 255;
-	mov.b32 %r3772, %r3774;
-$L_1008:
-	or.b32 %r3775, %r3767, %r3772;
-	cvt.u64.u32 %rd3776, %r3034;
-	setp.gt.u64 %p3777, %rd3776, 9223372036854775808U;
-	mov.b64 %rd3779, 2;
-$L_1009:
-	@!%p3777 bra $L_1172;
-$L_1010:
-	min.u64 %rdt283, %rd3779, 32;
-	cvt.u32.u64 %rt569, %rdt283;
-	mov.b32 %rt570, 1;
-	shl.b32 %r3780, %rt570, %rt569;
-	and.b32 %r3780, %r3780, 255;
-	mov.b32 %r3778, %r3780;
-$L_1011:
-	or.b32 %r3781, %r3775, %r3778;
-	setp.ge.u32 %p3782, %r3034, 32768;
-	mov.b64 %rd3784, 3;
-$L_1012:
-	@!%p3782 bra $L_1171;
-$L_1013:
-	min.u64 %rdt284, %rd3784, 32;
-	cvt.u32.u64 %rt571, %rdt284;
-	mov.b32 %rt572, 1;
-	shl.b32 %r3785, %rt572, %rt571;
-	and.b32 %r3785, %r3785, 255;
-	mov.b32 %r3783, %r3785;
-$L_1014:
-	or.b32 %r3786, %r3781, %r3783;
-	mov.b32 %r3787, %r3034;
-	and.b32 %r3787, %r3787, 255;
-	setp.gt.u32 %p3788, %r3787, 128;
-	mov.b64 %rd3790, 4;
-$L_1015:
-	@!%p3788 bra $L_1170;
-$L_1016:
-	min.u64 %rdt285, %rd3790, 32;
-	cvt.u32.u64 %rt573, %rdt285;
-	mov.b32 %rt574, 1;
-	shl.b32 %r3791, %rt574, %rt573;
-	and.b32 %r3791, %r3791, 255;
-	mov.b32 %r3789, %r3791;
-$L_1017:
-	or.b32 %r3792, %r3786, %r3789;
-	setp.lt.u32 %p3793, %r3034, 1;
-	mov.b64 %rd3795, 5;
-$L_1018:
-	@!%p3793 bra $L_1169;
-$L_1019:
-	min.u64 %rdt286, %rd3795, 32;
-	cvt.u32.u64 %rt575, %rdt286;
-	mov.b32 %rt576, 1;
-	shl.b32 %r3796, %rt576, %rt575;
-	and.b32 %r3796, %r3796, 255;
-	mov.b32 %r3794, %r3796;
-$L_1020:
-	or.b32 %r3797, %r3792, %r3794;
-	mov.b32 %r3798, %r3034;
-	cvt.rn.f64.u32 %fd3799, %r3798;
-	mov.b32 %r3800, %r3034;
-	cvt.rn.f64.s32 %fd3801, %r3800;
-	setp.eq.f64 %p3802, %fd3799, %fd3801;
-	mov.b64 %rd3804, 6;
-$L_1021:
-	@!%p3802 bra $L_1168;
-$L_1022:
-	min.u64 %rdt287, %rd3804, 32;
-	cvt.u32.u64 %rt577, %rdt287;
-	mov.b32 %rt578, 1;
-	shl.b32 %r3805, %rt578, %rt577;
-	and.b32 %r3805, %r3805, 255;
-	mov.b32 %r3803, %r3805;
-$L_1023:
-	or.b32 %r3806, %r3797, %r3803;
-	cvt.rn.f32.u32 %f3807, %r3034;
-	mov.b32 %r3808, %r3034;
-	cvt.s32.s16 %r3808, %r3808;
-	cvt.rn.f32.s32 %f3809, %r3808;
-	setp.gt.f32 %p3810, %f3807, %f3809;
-	mov.b64 %rd3812, 7;
-$L_1024:
-	@!%p3810 bra $L_1167;
-$L_1025:
-	min.u64 %rdt288, %rd3812, 32;
-	cvt.u32.u64 %rt579, %rdt288;
-	mov.b32 %rt580, 1;
-	shl.b32 %r3813, %rt580, %rt579;
-	and.b32 %r3813, %r3813, 255;
-	mov.b32 %r3811, %r3813;
-$L_1026:
-	or.b32 %r3814, %r3806, %r3811;
-	mov.b32 %r3764, %r3814;
-$L_1027:
-	mad.lo.s64 %rd3815, %rd3763, 1, %rd5;
-	st.global.u8 [%rd3815], %r3764;
-	add.s64 %rd3816, %rd3490, 6;
-	mov.b32 %r3817, %r3034;
-$L_1028:
-	setp.lt.u32 %p3819, %r3817, 2147483648;
-	mov.b64 %rd3821, 0;
-$L_1029:
-	@!%p3819 bra $L_1166;
-$L_1030:
-	min.u64 %rdt289, %rd3821, 32;
-	cvt.u32.u64 %rt581, %rdt289;
-	mov.b32 %rt582, 1;
-	shl.b32 %r3822, %rt582, %rt581;
-	and.b32 %r3822, %r3822, 255;
-	mov.b32 %r3820, %r3822;
-$L_1031:
-	mov.b32 %r3823, %r3817;
-	setp.lt.s32 %p3824, %r3823, 0;
-	mov.b64 %rd3826, 1;
-$L_1032:
-	@!%p3824 bra $L_1165;
-$L_1033:
-	min.u64 %rdt290, %rd3826, 32;
-	cvt.u32.u64 %rt583, %rdt290;
-	mov.b32 %rt584, 1;
-	shl.b32 %r3827, %rt584, %rt583;
-	and.b32 %r3827, %r3827, 255;
-	mov.b32 %r3825, %r3827;
-$L_1034:
-	or.b32 %r3828, %r3820, %r3825;
-	cvt.u64.u32 %rd3829, %r3817;
-	setp.gt.u64 %p3830, %rd3829, 9223372036854775808U;
-	mov.b64 %rd3832, 2;
-$L_1035:
-	@!%p3830 bra $L_1164;
-$L_1036:
-	min.u64 %rdt291, %rd3832, 32;
-	cvt.u32.u64 %rt585, %rdt291;
-	mov.b32 %rt586, 1;
-	shl.b32 %r3833, %rt586, %rt585;
-	and.b32 %r3833, %r3833, 255;
-	mov.b32 %r3831, %r3833;
-$L_1037:
-	or.b32 %r3834, %r3828, %r3831;
-	mov.b32 %r3835, %r3817;
-	and.b32 %r3835, %r3835, 65535;
-	setp.ge.u32 %p3836, %r3835, 32768;
-	mov.b64 %rd3838, 3;
-$L_1038:
-	@!%p3836 bra $L_1163;
-$L_1039:
-	min.u64 %rdt292, %rd3838, 32;
-	cvt.u32.u64 %rt587, %rdt292;
-	mov.b32 %rt588, 1;
-	shl.b32 %r3839, %rt588, %rt587;
-	and.b32 %r3839, %r3839, 255;
-	mov.b32 %r3837, %r3839;
-$L_1040:
-	or.b32 %r3840, %r3834, %r3837;
-	mov.b32 %r3841, %r3817;
-	and.b32 %r3841, %r3841, 255;
-	setp.gt.u32 %p3842, %r3841, 128;
-	mov.b64 %rd3844, 4;
-$L_1041:
-	@!%p3842 bra $L_1162;
-$L_1042:
-	min.u64 %rdt293, %rd3844, 32;
-	cvt.u32.u64 %rt589, %rdt293;
-	mov.b32 %rt590, 1;
-	shl.b32 %r3845, %rt590, %rt589;
-	and.b32 %r3845, %r3845, 255;
-	mov.b32 %r3843, %r3845;
-$L_1043:
-	or.b32 %r3846, %r3840, %r3843;
-	setp.lt.u32 %p3847, %r3817, 1;
-	mov.b64 %rd3849, 5;
-$L_1044:
-	@!%p3847 bra $L_1161;
-$L_1045:
-	min.u64 %rdt294, %rd3849, 32;
-	cvt.u32.u64 %rt591, %rdt294;
-	mov.b32 %rt592, 1;
-	shl.b32 %r3850, %rt592, %rt591;
-	and.b32 %r3850, %r3850, 255;
-	mov.b32 %r3848, %r3850;
-$L_1046:
-	or.b32 %r3851, %r3846, %r3848;
-	cvt.rn.f64.u32 %fd3852, %r3817;
-	mov.b32 %r3853, %r3817;
-	cvt.rn.f64.s32 %fd3854, %r3853;
-	setp.eq.f64 %p3855, %fd3852, %fd3854;
-	mov.b64 %rd3857, 6;
-$L_1047:
-	@!%p3855 bra $L_1160;
-$L_1048:
-	min.u64 %rdt295, %rd3857, 32;
-	cvt.u32.u64 %rt593, %rdt295;
-	mov.b32 %rt594, 1;
-	shl.b32 %r3858, %rt594, %rt593;
-	and.b32 %r3858, %r3858, 255;
-	mov.b32 %r3856, %r3858;
-$L_1049:
-	or.b32 %r3859, %r3851, %r3856;
-	mov.b32 %r3860, %r3817;
-	and.b32 %r3860, %r3860, 65535;
-	cvt.rn.f32.u32 %f3861, %r3860;
-	mov.b32 %r3862, %r3817;
-	cvt.s32.s16 %r3862, %r3862;
-	cvt.rn.f32.s32 %f3863, %r3862;
-	setp.gt.f32 %p3864, %f3861, %f3863;
-	mov.b64 %rd3866, 7;
-$L_1050:
-	@!%p3864 bra $L_1159;
-$L_1051:
-	min.u64 %rdt296, %rd3866, 32;
-	cvt.u32.u64 %rt595, %rdt296;
-	mov.b32 %rt596, 1;
-	shl.b32 %r3867, %rt596, %rt595;
-	and.b32 %r3867, %r3867, 255;
-	mov.b32 %r3865, %r3867;
-$L_1052:
-	or.b32 %r3868, %r3859, %r3865;
-	mov.b32 %r3818, %r3868;
-$L_1053:
-	mad.lo.s64 %rd3869, %rd3816, 1, %rd5;
-	st.global.u8 [%rd3869], %r3818;
-	add.s64 %rd3870, %rd3490, 7;
-	cvt.u64.u32 %rd3871, %r3034;
-$L_1054:
-	cvt.u32.u64 %r3873, %rd3871;
-	setp.lt.u32 %p3874, %r3873, 2147483648;
-	mov.b64 %rd3876, 0;
-$L_1055:
-	@!%p3874 bra $L_1158;
-$L_1056:
-	min.u64 %rdt297, %rd3876, 32;
-	cvt.u32.u64 %rt597, %rdt297;
-	mov.b32 %rt598, 1;
-	shl.b32 %r3877, %rt598, %rt597;
-	and.b32 %r3877, %r3877, 255;
-	mov.b32 %r3875, %r3877;
-$L_1057:
-	cvt.u32.u64 %r3878, %rd3871;
-	setp.lt.s32 %p3879, %r3878, 0;
-	mov.b64 %rd3881, 1;
-$L_1058:
-	@!%p3879 bra $L_1157;
-$L_1059:
-	min.u64 %rdt298, %rd3881, 32;
-	cvt.u32.u64 %rt599, %rdt298;
-	mov.b32 %rt600, 1;
-	shl.b32 %r3882, %rt600, %rt599;
-	and.b32 %r3882, %r3882, 255;
-	mov.b32 %r3880, %r3882;
-$L_1060:
-	or.b32 %r3883, %r3875, %r3880;
-	setp.gt.u64 %p3884, %rd3871, 9223372036854775808U;
-	mov.b64 %rd3886, 2;
-$L_1061:
-	@!%p3884 bra $L_1156;
-$L_1062:
-	min.u64 %rdt299, %rd3886, 32;
-	cvt.u32.u64 %rt601, %rdt299;
-	mov.b32 %rt602, 1;
-	shl.b32 %r3887, %rt602, %rt601;
-	and.b32 %r3887, %r3887, 255;
-	mov.b32 %r3885, %r3887;
-$L_1063:
-	or.b32 %r3888, %r3883, %r3885;
-	cvt.u32.u64 %r3889, %rd3871;
-	and.b32 %r3889, %r3889, 65535;
-	setp.ge.u32 %p3890, %r3889, 32768;
-	mov.b64 %rd3892, 3;
-$L_1064:
-	@!%p3890 bra $L_1155;
-$L_1065:
-	min.u64 %rdt300, %rd3892, 32;
-	cvt.u32.u64 %rt603, %rdt300;
-	mov.b32 %rt604, 1;
-	shl.b32 %r3893, %rt604, %rt603;
-	and.b32 %r3893, %r3893, 255;
-	mov.b32 %r3891, %r3893;
-$L_1066:
-	or.b32 %r3894, %r3888, %r3891;
-	cvt.u32.u64 %r3895, %rd3871;
-	and.b32 %r3895, %r3895, 255;
-	setp.gt.u32 %p3896, %r3895, 128;
-	mov.b64 %rd3898, 4;
-$L_1067:
-	@!%p3896 bra $L_1154;
-$L_1068:
-	min.u64 %rdt301, %rd3898, 32;
-	cvt.u32.u64 %rt605, %rdt301;
-	mov.b32 %rt606, 1;
-	shl.b32 %r3899, %rt606, %rt605;
-	and.b32 %r3899, %r3899, 255;
-	mov.b32 %r3897, %r3899;
-$L_1069:
-	or.b32 %r3900, %r3894, %r3897;
-	setp.lt.u64 %p3901, %rd3871, 1;
-	mov.b64 %rd3903, 5;
-$L_1070:
-	@!%p3901 bra $L_1153;
-$L_1071:
-	min.u64 %rdt302, %rd3903, 32;
-	cvt.u32.u64 %rt607, %rdt302;
-	mov.b32 %rt608, 1;
-	shl.b32 %r3904, %rt608, %rt607;
-	and.b32 %r3904, %r3904, 255;
-	mov.b32 %r3902, %r3904;
-$L_1072:
-	or.b32 %r3905, %r3900, %r3902;
-	cvt.u32.u64 %r3906, %rd3871;
-	cvt.rn.f64.u32 %fd3907, %r3906;
-	cvt.u32.u64 %r3908, %rd3871;
-	cvt.rn.f64.s32 %fd3909, %r3908;
-	setp.eq.f64 %p3910, %fd3907, %fd3909;
-	mov.b64 %rd3912, 6;
-$L_1073:
-	@!%p3910 bra $L_1152;
-$L_1074:
-	min.u64 %rdt303, %rd3912, 32;
-	cvt.u32.u64 %rt609, %rdt303;
-	mov.b32 %rt610, 1;
-	shl.b32 %r3913, %rt610, %rt609;
-	and.b32 %r3913, %r3913, 255;
-	mov.b32 %r3911, %r3913;
-$L_1075:
-	or.b32 %r3914, %r3905, %r3911;
-	cvt.u32.u64 %r3915, %rd3871;
-	and.b32 %r3915, %r3915, 65535;
-	cvt.rn.f32.u32 %f3916, %r3915;
-	cvt.u32.u64 %r3917, %rd3871;
-	cvt.s32.s16 %r3917, %r3917;
-	cvt.rn.f32.s32 %f3918, %r3917;
-	setp.gt.f32 %p3919, %f3916, %f3918;
-	mov.b64 %rd3921, 7;
-$L_1076:
-	@!%p3919 bra $L_1151;
-$L_1077:
-	min.u64 %rdt304, %rd3921, 32;
-	cvt.u32.u64 %rt611, %rdt304;
-	mov.b32 %rt612, 1;
-	shl.b32 %r3922, %rt612, %rt611;
-	and.b32 %r3922, %r3922, 255;
-	mov.b32 %r3920, %r3922;
-$L_1078:
-	or.b32 %r3923, %r3914, %r3920;
-	mov.b32 %r3872, %r3923;
-$L_1079:
-	mad.lo.s64 %rd3924, %rd3870, 1, %rd5;
-	st.global.u8 [%rd3924], %r3872;
-	add.s64 %rd3925, %rd3490, 8;
-	mov.b32 %r3926, %r3034;
-	cvt.s32.s8 %r3926, %r3926;
-	add.s32 %r3927, %r3926, 1;
-	cvt.s32.s8 %r3927, %r3927;
-$L_1080:
-	mov.b32 %r3929, %r3927;
-	setp.lt.u32 %p3930, %r3929, 2147483648;
-	mov.b64 %rd3932, 0;
-$L_1081:
-	@!%p3930 bra $L_1150;
-$L_1082:
-	min.u64 %rdt305, %rd3932, 32;
-	cvt.u32.u64 %rt613, %rdt305;
-	mov.b32 %rt614, 1;
-	shl.b32 %r3933, %rt614, %rt613;
-	and.b32 %r3933, %r3933, 255;
-	mov.b32 %r3931, %r3933;
-$L_1083:
-	mov.b32 %r3934, %r3927;
-	setp.lt.s32 %p3935, %r3934, 0;
-	mov.b64 %rd3937, 1;
-$L_1084:
-	@!%p3935 bra $L_1149;
-$L_1085:
-	min.u64 %rdt306, %rd3937, 32;
-	cvt.u32.u64 %rt615, %rdt306;
-	mov.b32 %rt616, 1;
-	shl.b32 %r3938, %rt616, %rt615;
-	and.b32 %r3938, %r3938, 255;
-	mov.b32 %r3936, %r3938;
-$L_1086:
-	or.b32 %r3939, %r3931, %r3936;
-	cvt.s64.s32 %rd3940, %r3927;
-	setp.gt.u64 %p3941, %rd3940, 9223372036854775808U;
-	mov.b64 %rd3943, 2;
-$L_1087:
-	@!%p3941 bra $L_1148;
-$L_1088:
-	min.u64 %rdt307, %rd3943, 32;
-	cvt.u32.u64 %rt617, %rdt307;
-	mov.b32 %rt618, 1;
-	shl.b32 %r3944, %rt618, %rt617;
-	and.b32 %r3944, %r3944, 255;
-	mov.b32 %r3942, %r3944;
-$L_1089:
-	or.b32 %r3945, %r3939, %r3942;
-	mov.b32 %r3946, %r3927;
-	and.b32 %r3946, %r3946, 65535;
-	setp.ge.u32 %p3947, %r3946, 32768;
-	mov.b64 %rd3949, 3;
-$L_1090:
-	@!%p3947 bra $L_1147;
-$L_1091:
-	min.u64 %rdt308, %rd3949, 32;
-	cvt.u32.u64 %rt619, %rdt308;
-	mov.b32 %rt620, 1;
-	shl.b32 %r3950, %rt620, %rt619;
-	and.b32 %r3950, %r3950, 255;
-	mov.b32 %r3948, %r3950;
-$L_1092:
-	or.b32 %r3951, %r3945, %r3948;
-	mov.b32 %r3952, %r3927;
-	and.b32 %r3952, %r3952, 255;
-	setp.gt.u32 %p3953, %r3952, 128;
-	mov.b64 %rd3955, 4;
-$L_1093:
-	@!%p3953 bra $L_1146;
-$L_1094:
-	min.u64 %rdt309, %rd3955, 32;
-	cvt.u32.u64 %rt621, %rdt309;
-	mov.b32 %rt622, 1;
-	shl.b32 %r3956, %rt622, %rt621;
-	and.b32 %r3956, %r3956, 255;
-	mov.b32 %r3954, %r3956;
-$L_1095:
-	or.b32 %r3957, %r3951, %r3954;
-	setp.lt.s32 %p3958, %r3927, 1;
-	mov.b64 %rd3960, 5;
-$L_1096:
-	@!%p3958 bra $L_1145;
-$L_1097:
-	min.u64 %rdt310, %rd3960, 32;
-	cvt.u32.u64 %rt623, %rdt310;
-	mov.b32 %rt624, 1;
-	shl.b32 %r3961, %rt624, %rt623;
-	and.b32 %r3961, %r3961, 255;
-	mov.b32 %r3959, %r3961;
-$L_1098:
-	or.b32 %r3962, %r3957, %r3959;
-	mov.b32 %r3963, %r3927;
-	cvt.rn.f64.u32 %fd3964, %r3963;
-	mov.b32 %r3965, %r3927;
-	cvt.rn.f64.s32 %fd3966, %r3965;
-	setp.eq.f64 %p3967, %fd3964, %fd3966;
-	mov.b64 %rd3969, 6;
-$L_1099:
-	@!%p3967 bra $L_1144;
-$L_1100:
-	min.u64 %rdt311, %rd3969, 32;
-	cvt.u32.u64 %rt625, %rdt311;
-	mov.b32 %rt626, 1;
-	shl.b32 %r3970, %rt626, %rt625;
-	and.b32 %r3970, %r3970, 255;
-	mov.b32 %r3968, %r3970;
-$L_1101:
-	or.b32 %r3971, %r3962, %r3968;
-	mov.b32 %r3972, %r3927;
-	and.b32 %r3972, %r3972, 65535;
-	cvt.rn.f32.u32 %f3973, %r3972;
-	mov.b32 %r3974, %r3927;
-	cvt.s32.s16 %r3974, %r3974;
-	cvt.rn.f32.s32 %f3975, %r3974;
-	setp.gt.f32 %p3976, %f3973, %f3975;
-	mov.b64 %rd3978, 7;
-$L_1102:
-	@!%p3976 bra $L_1143;
-$L_1103:
-	min.u64 %rdt312, %rd3978, 32;
-	cvt.u32.u64 %rt627, %rdt312;
-	mov.b32 %rt628, 1;
-	shl.b32 %r3979, %rt628, %rt627;
-	and.b32 %r3979, %r3979, 255;
-	mov.b32 %r3977, %r3979;
-$L_1104:
-	or.b32 %r3980, %r3971, %r3977;
-	mov.b32 %r3928, %r3980;
-$L_1105:
-	mad.lo.s64 %rd3981, %rd3925, 1, %rd5;
-	st.global.u8 [%rd3981], %r3928;
-	add.s64 %rd3982, %rd3490, 9;
-	mov.b32 %r3983, %r3034;
-	cvt.s32.s16 %r3983, %r3983;
-	sub.s32 %r3984, %r3983, 1;
-	cvt.s32.s16 %r3984, %r3984;
-$L_1106:
-	mov.b32 %r3986, %r3984;
-	setp.lt.u32 %p3987, %r3986, 2147483648;
-	mov.b64 %rd3989, 0;
-$L_1107:
-	@!%p3987 bra $L_1142;
-$L_1108:
-	min.u64 %rdt313, %rd3989, 32;
-	cvt.u32.u64 %rt629, %rdt313;
-	mov.b32 %rt630, 1;
-	shl.b32 %r3990, %rt630, %rt629;
-	and.b32 %r3990, %r3990, 255;
-	mov.b32 %r3988, %r3990;
-$L_1109:
-	mov.b32 %r3991, %r3984;
-	setp.lt.s32 %p3992, %r3991, 0;
-	mov.b64 %rd3994, 1;
-$L_1110:
-	@!%p3992 bra $L_1141;
-$L_1111:
-	min.u64 %rdt314, %rd3994, 32;
-	cvt.u32.u64 %rt631, %rdt314;
-	mov.b32 %rt632, 1;
-	shl.b32 %r3995, %rt632, %rt631;
-	and.b32 %r3995, %r3995, 255;
-	mov.b32 %r3993, %r3995;
-$L_1112:
-	or.b32 %r3996, %r3988, %r3993;
-	cvt.s64.s32 %rd3997, %r3984;
-	setp.gt.u64 %p3998, %rd3997, 9223372036854775808U;
-	mov.b64 %rd4000, 2;
-$L_1113:
-	@!%p3998 bra $L_1140;
-$L_1114:
-	min.u64 %rdt315, %rd4000, 32;
-	cvt.u32.u64 %rt633, %rdt315;
-	mov.b32 %rt634, 1;
-	shl.b32 %r4001, %rt634, %rt633;
-	and.b32 %r4001, %r4001, 255;
-	mov.b32 %r3999, %r4001;
-$L_1115:
-	or.b32 %r4002, %r3996, %r3999;
-	mov.b32 %r4003, %r3984;
-	and.b32 %r4003, %r4003, 65535;
-	setp.ge.u32 %p4004, %r4003, 32768;
-	mov.b64 %rd4006, 3;
-$L_1116:
-	@!%p4004 bra $L_1139;
-$L_1117:
-	min.u64 %rdt316, %rd4006, 32;
-	cvt.u32.u64 %rt635, %rdt316;
-	mov.b32 %rt636, 1;
-	shl.b32 %r4007, %rt636, %rt635;
-	and.b32 %r4007, %r4007, 255;
-	mov.b32 %r4005, %r4007;
-$L_1118:
-	or.b32 %r4008, %r4002, %r4005;
-	mov.b32 %r4009, %r3984;
-	and.b32 %r4009, %r4009, 255;
-	setp.gt.u32 %p4010, %r4009, 128;
-	mov.b64 %rd4012, 4;
-$L_1119:
-	@!%p4010 bra $L_1138;
-$L_1120:
-	min.u64 %rdt317, %rd4012, 32;
-	cvt.u32.u64 %rt637, %rdt317;
-	mov.b32 %rt638, 1;
-	shl.b32 %r4013, %rt638, %rt637;
-	and.b32 %r4013, %r4013, 255;
-	mov.b32 %r4011, %r4013;
-$L_1121:
-	or.b32 %r4014, %r4008, %r4011;
-	setp.lt.s32 %p4015, %r3984, 1;
-	mov.b64 %rd4017, 5;
-$L_1122:
-	@!%p4015 bra $L_1137;
-$L_1123:
-	min.u64 %rdt318, %rd4017, 32;
-	cvt.u32.u64 %rt639, %rdt318;
-	mov.b32 %rt640, 1;
-	shl.b32 %r4018, %rt640, %rt639;
-	and.b32 %r4018, %r4018, 255;
-	mov.b32 %r4016, %r4018;
-$L_1124:
-	or.b32 %r4019, %r4014, %r4016;
-	mov.b32 %r4020, %r3984;
-	cvt.rn.f64.u32 %fd4021, %r4020;
-	mov.b32 %r4022, %r3984;
-	cvt.rn.f64.s32 %fd4023, %r4022;
-	setp.eq.f64 %p4024, %fd4021, %fd4023;
-	mov.b64 %rd4026, 6;
-$L_1125:
-	@!%p4024 bra $L_1136;
-$L_1126:
-	min.u64 %rdt319, %rd4026, 32;
-	cvt.u32.u64 %rt641, %rdt319;
-	mov.b32 %rt642, 1;
-	shl.b32 %r4027, %rt642, %rt641;
-	and.b32 %r4027, %r4027, 255;
-	mov.b32 %r4025, %r4027;
-$L_1127:
-	or.b32 %r4028, %r4019, %r4025;
-	mov.b32 %r4029, %r3984;
-	and.b32 %r4029, %r4029, 65535;
-	cvt.rn.f32.u32 %f4030, %r4029;
-	cvt.rn.f32.s32 %f4031, %r3984;
-	setp.gt.f32 %p4032, %f4030, %f4031;
-	mov.b64 %rd4034, 7;
-$L_1128:
-	@!%p4032 bra $L_1135;
-$L_1129:
-	min.u64 %rdt320, %rd4034, 32;
-	cvt.u32.u64 %rt643, %rdt320;
-	mov.b32 %rt644, 1;
-	shl.b32 %r4035, %rt644, %rt643;
-	and.b32 %r4035, %r4035, 255;
-	mov.b32 %r4033, %r4035;
-$L_1130:
-	or.b32 %r4036, %r4028, %r4033;
-	mov.b32 %r3985, %r4036;
-$L_1131:
-	mad.lo.s64 %rd4037, %rd3982, 1, %rd5;
-	st.global.u8 [%rd4037], %r3985;
-$L_1132:
-	add.s64 %rd4038, %rd8, 1;
-	setp.lt.s64 %p4039, %rd4038, %rd3;
-	@!%p4039 bra $L_1134;
-$L_1133:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_1134:
+$L_352:
 	ret;
-$L_1135:
-	mov.b32 %r4033, 0;
-	bra.uni $L_1130;
-$L_1136:
-	mov.b32 %r4025, 0;
-	bra.uni $L_1127;
-$L_1137:
-	mov.b32 %r4016, 0;
-	bra.uni $L_1124;
-$L_1138:
-	mov.b32 %r4011, 0;
-	bra.uni $L_1121;
-$L_1139:
-	mov.b32 %r4005, 0;
-	bra.uni $L_1118;
-$L_1140:
-	mov.b32 %r3999, 0;
-	bra.uni $L_1115;
-$L_1141:
-	mov.b32 %r3993, 0;
-	bra.uni $L_1112;
-$L_1142:
-	mov.b32 %r3988, 0;
-	bra.uni $L_1109;
-$L_1143:
-	mov.b32 %r3977, 0;
-	bra.uni $L_1104;
-$L_1144:
-	mov.b32 %r3968, 0;
-	bra.uni $L_1101;
-$L_1145:
-	mov.b32 %r3959, 0;
-	bra.uni $L_1098;
-$L_1146:
-	mov.b32 %r3954, 0;
-	bra.uni $L_1095;
-$L_1147:
-	mov.b32 %r3948, 0;
-	bra.uni $L_1092;
-$L_1148:
-	mov.b32 %r3942, 0;
-	bra.uni $L_1089;
-$L_1149:
-	mov.b32 %r3936, 0;
-	bra.uni $L_1086;
-$L_1150:
-	mov.b32 %r3931, 0;
-	bra.uni $L_1083;
-$L_1151:
-	mov.b32 %r3920, 0;
-	bra.uni $L_1078;
-$L_1152:
-	mov.b32 %r3911, 0;
-	bra.uni $L_1075;
-$L_1153:
-	mov.b32 %r3902, 0;
-	bra.uni $L_1072;
-$L_1154:
-	mov.b32 %r3897, 0;
-	bra.uni $L_1069;
-$L_1155:
-	mov.b32 %r3891, 0;
-	bra.uni $L_1066;
-$L_1156:
-	mov.b32 %r3885, 0;
-	bra.uni $L_1063;
-$L_1157:
-	mov.b32 %r3880, 0;
-	bra.uni $L_1060;
-$L_1158:
-	mov.b32 %r3875, 0;
-	bra.uni $L_1057;
-$L_1159:
-	mov.b32 %r3865, 0;
-	bra.uni $L_1052;
-$L_1160:
-	mov.b32 %r3856, 0;
-	bra.uni $L_1049;
-$L_1161:
-	mov.b32 %r3848, 0;
-	bra.uni $L_1046;
-$L_1162:
-	mov.b32 %r3843, 0;
-	bra.uni $L_1043;
-$L_1163:
-	mov.b32 %r3837, 0;
-	bra.uni $L_1040;
-$L_1164:
-	mov.b32 %r3831, 0;
-	bra.uni $L_1037;
-$L_1165:
-	mov.b32 %r3825, 0;
-	bra.uni $L_1034;
-$L_1166:
-	mov.b32 %r3820, 0;
-	bra.uni $L_1031;
-$L_1167:
-	mov.b32 %r3811, 0;
-	bra.uni $L_1026;
-$L_1168:
-	mov.b32 %r3803, 0;
-	bra.uni $L_1023;
-$L_1169:
-	mov.b32 %r3794, 0;
-	bra.uni $L_1020;
-$L_1170:
-	mov.b32 %r3789, 0;
-	bra.uni $L_1017;
-$L_1171:
-	mov.b32 %r3783, 0;
-	bra.uni $L_1014;
-$L_1172:
-	mov.b32 %r3778, 0;
-	bra.uni $L_1011;
-$L_1173:
-	mov.b32 %r3772, 0;
-	bra.uni $L_1008;
-$L_1174:
-	mov.b32 %r3767, 0;
-	bra.uni $L_1005;
-$L_1175:
-	mov.b32 %r3758, 0;
-	bra.uni $L_1000;
-$L_1176:
-	mov.b32 %r3749, 0;
-	bra.uni $L_997;
-$L_1177:
-	mov.b32 %r3740, 0;
-	bra.uni $L_994;
-$L_1178:
-	mov.b32 %r3735, 0;
-	bra.uni $L_991;
-$L_1179:
-	mov.b32 %r3730, 0;
-	bra.uni $L_988;
-$L_1180:
-	mov.b32 %r3724, 0;
-	bra.uni $L_985;
-$L_1181:
-	mov.b32 %r3718, 0;
-	bra.uni $L_982;
-$L_1182:
-	mov.b32 %r3713, 0;
-	bra.uni $L_979;
-$L_1183:
-	mov.b32 %r3703, 0;
-	bra.uni $L_974;
-$L_1184:
-	mov.b32 %r3694, 0;
-	bra.uni $L_971;
-$L_1185:
-	mov.b32 %r3686, 0;
-	bra.uni $L_968;
-$L_1186:
-	mov.b32 %r3681, 0;
-	bra.uni $L_965;
-$L_1187:
-	mov.b32 %r3675, 0;
-	bra.uni $L_962;
-$L_1188:
-	mov.b32 %r3669, 0;
-	bra.uni $L_959;
-$L_1189:
-	mov.b32 %r3663, 0;
-	bra.uni $L_956;
-$L_1190:
-	mov.b32 %r3659, 0;
-	bra.uni $L_953;
-$L_1191:
-	mov.b32 %r3649, 0;
-	bra.uni $L_948;
-$L_1192:
-	mov.b32 %r3641, 0;
-	bra.uni $L_945;
-$L_1193:
-	mov.b32 %r3632, 0;
-	bra.uni $L_942;
-$L_1194:
-	mov.b32 %r3627, 0;
-	bra.uni $L_939;
-$L_1195:
-	mov.b32 %r3621, 0;
-	bra.uni $L_936;
-$L_1196:
-	mov.b32 %r3615, 0;
-	bra.uni $L_933;
-$L_1197:
-	mov.b32 %r3609, 0;
-	bra.uni $L_930;
-$L_1198:
-	mov.b32 %r3604, 0;
-	bra.uni $L_927;
-$L_1199:
-	mov.b32 %r3594, 0;
-	bra.uni $L_922;
-$L_1200:
-	mov.b32 %r3585, 0;
-	bra.uni $L_919;
-$L_1201:
-	mov.b32 %r3576, 0;
-	bra.uni $L_916;
-$L_1202:
-	mov.b32 %r3571, 0;
-	bra.uni $L_913;
-$L_1203:
-	mov.b32 %r3565, 0;
-	bra.uni $L_910;
-$L_1204:
-	mov.b32 %r3559, 0;
-	bra.uni $L_907;
-$L_1205:
-	mov.b32 %r3553, 0;
-	bra.uni $L_904;
-$L_1206:
-	mov.b32 %r3548, 0;
-	bra.uni $L_901;
-$L_1207:
-	mov.b32 %r3538, 0;
-	bra.uni $L_896;
-$L_1208:
-	mov.b32 %r3530, 0;
-	bra.uni $L_893;
-$L_1209:
-	mov.b32 %r3521, 0;
-	bra.uni $L_890;
-$L_1210:
-	mov.b32 %r3516, 0;
-	bra.uni $L_887;
-$L_1211:
-	mov.b32 %r3510, 0;
-	bra.uni $L_884;
-$L_1212:
-	mov.b32 %r3505, 0;
-	bra.uni $L_881;
-$L_1213:
-	mov.b32 %r3499, 0;
-	bra.uni $L_878;
-$L_1214:
-	mov.b32 %r3494, 0;
-	bra.uni $L_875;
-$L_1215:
-	mov.b32 %r3028, 0;
-	bra.uni $L_848;
-$L_1216:
-	mov.b32 %r3020, 0;
-	bra.uni $L_845;
-$L_1217:
-	mov.b32 %r3011, 0;
-	bra.uni $L_842;
-$L_1218:
-	mov.b32 %r3006, 0;
-	bra.uni $L_839;
-$L_1219:
-	mov.b32 %r3000, 0;
-	bra.uni $L_836;
-$L_1220:
-	mov.b32 %r2994, 0;
-	bra.uni $L_833;
-$L_1221:
-	mov.b32 %r2988, 0;
-	bra.uni $L_830;
-$L_1222:
-	mov.b32 %r2983, 0;
-	bra.uni $L_827;
-$L_1223:
-	mov.b32 %r2972, 0;
-	bra.uni $L_822;
-$L_1224:
-	mov.b32 %r2963, 0;
-	bra.uni $L_819;
-$L_1225:
-	mov.b32 %r2954, 0;
-	bra.uni $L_816;
-$L_1226:
-	mov.b32 %r2949, 0;
-	bra.uni $L_813;
-$L_1227:
-	mov.b32 %r2943, 0;
-	bra.uni $L_810;
-$L_1228:
-	mov.b32 %r2937, 0;
-	bra.uni $L_807;
-$L_1229:
-	mov.b32 %r2931, 0;
-	bra.uni $L_804;
-$L_1230:
-	mov.b32 %r2926, 0;
-	bra.uni $L_801;
-$L_1231:
-	mov.b32 %r2915, 0;
-	bra.uni $L_796;
-$L_1232:
-	mov.b32 %r2906, 0;
-	bra.uni $L_793;
-$L_1233:
-	mov.b32 %r2897, 0;
-	bra.uni $L_790;
-$L_1234:
-	mov.b32 %r2892, 0;
-	bra.uni $L_787;
-$L_1235:
-	mov.b32 %r2886, 0;
-	bra.uni $L_784;
-$L_1236:
-	mov.b32 %r2880, 0;
-	bra.uni $L_781;
-$L_1237:
-	mov.b32 %r2875, 0;
-	bra.uni $L_778;
-$L_1238:
-	mov.b32 %r2870, 0;
-	bra.uni $L_775;
-$L_1239:
-	mov.b32 %r2860, 0;
-	bra.uni $L_770;
-$L_1240:
-	mov.b32 %r2851, 0;
-	bra.uni $L_767;
-$L_1241:
-	mov.b32 %r2843, 0;
-	bra.uni $L_764;
-$L_1242:
-	mov.b32 %r2838, 0;
-	bra.uni $L_761;
-$L_1243:
-	mov.b32 %r2832, 0;
-	bra.uni $L_758;
-$L_1244:
-	mov.b32 %r2826, 0;
-	bra.uni $L_755;
-$L_1245:
-	mov.b32 %r2820, 0;
-	bra.uni $L_752;
-$L_1246:
-	mov.b32 %r2815, 0;
-	bra.uni $L_749;
-$L_1247:
-	mov.b32 %r2806, 0;
-	bra.uni $L_744;
-$L_1248:
-	mov.b32 %r2798, 0;
-	bra.uni $L_741;
-$L_1249:
-	mov.b32 %r2789, 0;
-	bra.uni $L_738;
-$L_1250:
-	mov.b32 %r2784, 0;
-	bra.uni $L_735;
-$L_1251:
-	mov.b32 %r2778, 0;
-	bra.uni $L_732;
-$L_1252:
-	mov.b32 %r2773, 0;
-	bra.uni $L_729;
-$L_1253:
-	mov.b32 %r2767, 0;
-	bra.uni $L_726;
-$L_1254:
-	mov.b32 %r2762, 0;
-	bra.uni $L_723;
-$L_1255:
-	mov.b32 %r2752, 0;
-	bra.uni $L_718;
-$L_1256:
-	mov.b32 %r2743, 0;
-	bra.uni $L_715;
-$L_1257:
-	mov.b32 %r2734, 0;
-	bra.uni $L_712;
-$L_1258:
-	mov.b32 %r2729, 0;
-	bra.uni $L_709;
-$L_1259:
-	mov.b32 %r2724, 0;
-	bra.uni $L_706;
-$L_1260:
-	mov.b32 %r2718, 0;
-	bra.uni $L_703;
-$L_1261:
-	mov.b32 %r2712, 0;
-	bra.uni $L_700;
-$L_1262:
-	mov.b32 %r2707, 0;
-	bra.uni $L_697;
-$L_1263:
-	mov.b32 %r2698, 0;
-	bra.uni $L_692;
-$L_1264:
-	mov.b32 %r2689, 0;
-	bra.uni $L_689;
-$L_1265:
-	mov.b32 %r2681, 0;
-	bra.uni $L_686;
-$L_1266:
-	mov.b32 %r2676, 0;
-	bra.uni $L_683;
-$L_1267:
-	mov.b32 %r2670, 0;
-	bra.uni $L_680;
-$L_1268:
-	mov.b32 %r2664, 0;
-	bra.uni $L_677;
-$L_1269:
-	mov.b32 %r2658, 0;
-	bra.uni $L_674;
-$L_1270:
-	mov.b32 %r2654, 0;
-	bra.uni $L_671;
-$L_1271:
-	mov.b32 %r2644, 0;
-	bra.uni $L_666;
-$L_1272:
-	mov.b32 %r2636, 0;
-	bra.uni $L_663;
-$L_1273:
-	mov.b32 %r2627, 0;
-	bra.uni $L_660;
-$L_1274:
-	mov.b32 %r2622, 0;
-	bra.uni $L_657;
-$L_1275:
-	mov.b32 %r2616, 0;
-	bra.uni $L_654;
-$L_1276:
-	mov.b32 %r2610, 0;
-	bra.uni $L_651;
-$L_1277:
-	mov.b32 %r2604, 0;
-	bra.uni $L_648;
-$L_1278:
-	mov.b32 %r2599, 0;
-	bra.uni $L_645;
-$L_1279:
-	mov.b32 %r2589, 0;
-	bra.uni $L_640;
-$L_1280:
-	mov.b32 %r2580, 0;
-	bra.uni $L_637;
-$L_1281:
-	mov.b32 %r2571, 0;
-	bra.uni $L_634;
-$L_1282:
-	mov.b32 %r2566, 0;
-	bra.uni $L_631;
-$L_1283:
-	mov.b32 %r2560, 0;
-	bra.uni $L_628;
-$L_1284:
-	mov.b32 %r2554, 0;
-	bra.uni $L_625;
-$L_1285:
-	mov.b32 %r2548, 0;
-	bra.uni $L_622;
-$L_1286:
-	mov.b32 %r2543, 0;
-	bra.uni $L_619;
-$L_1287:
-	mov.b32 %r2533, 0;
-	bra.uni $L_614;
-$L_1288:
-	mov.b32 %r2524, 0;
-	bra.uni $L_611;
-$L_1289:
-	mov.b32 %r2515, 0;
-	bra.uni $L_608;
-$L_1290:
-	mov.b32 %r2510, 0;
-	bra.uni $L_605;
-$L_1291:
-	mov.b32 %r2505, 0;
-	bra.uni $L_602;
-$L_1292:
-	mov.b32 %r2499, 0;
-	bra.uni $L_599;
-$L_1293:
-	mov.b32 %r2493, 0;
-	bra.uni $L_596;
-$L_1294:
-	mov.b32 %r2488, 0;
-	bra.uni $L_593;
-$L_1295:
-	mov.b32 %r2021, 0;
-	bra.uni $L_566;
-$L_1296:
-	mov.b32 %r2013, 0;
-	bra.uni $L_563;
-$L_1297:
-	mov.b32 %r2004, 0;
-	bra.uni $L_560;
-$L_1298:
-	mov.b32 %r1999, 0;
-	bra.uni $L_557;
-$L_1299:
-	mov.b32 %r1993, 0;
-	bra.uni $L_554;
-$L_1300:
-	mov.b32 %r1987, 0;
-	bra.uni $L_551;
-$L_1301:
-	mov.b32 %r1981, 0;
-	bra.uni $L_548;
-$L_1302:
-	mov.b32 %r1976, 0;
-	bra.uni $L_545;
-$L_1303:
-	mov.b32 %r1966, 0;
-	bra.uni $L_540;
-$L_1304:
-	mov.b32 %r1957, 0;
-	bra.uni $L_537;
-$L_1305:
-	mov.b32 %r1948, 0;
-	bra.uni $L_534;
-$L_1306:
-	mov.b32 %r1943, 0;
-	bra.uni $L_531;
-$L_1307:
-	mov.b32 %r1937, 0;
-	bra.uni $L_528;
-$L_1308:
-	mov.b32 %r1931, 0;
-	bra.uni $L_525;
-$L_1309:
-	mov.b32 %r1925, 0;
-	bra.uni $L_522;
-$L_1310:
-	mov.b32 %r1920, 0;
-	bra.uni $L_519;
-$L_1311:
-	mov.b32 %r1909, 0;
-	bra.uni $L_514;
-$L_1312:
-	mov.b32 %r1900, 0;
-	bra.uni $L_511;
-$L_1313:
-	mov.b32 %r1891, 0;
-	bra.uni $L_508;
-$L_1314:
-	mov.b32 %r1886, 0;
-	bra.uni $L_505;
-$L_1315:
-	mov.b32 %r1880, 0;
-	bra.uni $L_502;
-$L_1316:
-	mov.b32 %r1874, 0;
-	bra.uni $L_499;
-$L_1317:
-	mov.b32 %r1869, 0;
-	bra.uni $L_496;
-$L_1318:
-	mov.b32 %r1864, 0;
-	bra.uni $L_493;
-$L_1319:
-	mov.b32 %r1854, 0;
-	bra.uni $L_488;
-$L_1320:
-	mov.b32 %r1845, 0;
-	bra.uni $L_485;
-$L_1321:
-	mov.b32 %r1837, 0;
-	bra.uni $L_482;
-$L_1322:
-	mov.b32 %r1832, 0;
-	bra.uni $L_479;
-$L_1323:
-	mov.b32 %r1826, 0;
-	bra.uni $L_476;
-$L_1324:
-	mov.b32 %r1820, 0;
-	bra.uni $L_473;
-$L_1325:
-	mov.b32 %r1814, 0;
-	bra.uni $L_470;
-$L_1326:
-	mov.b32 %r1809, 0;
-	bra.uni $L_467;
-$L_1327:
-	mov.b32 %r1800, 0;
-	bra.uni $L_462;
-$L_1328:
-	mov.b32 %r1792, 0;
-	bra.uni $L_459;
-$L_1329:
-	mov.b32 %r1783, 0;
-	bra.uni $L_456;
-$L_1330:
-	mov.b32 %r1778, 0;
-	bra.uni $L_453;
-$L_1331:
-	mov.b32 %r1772, 0;
-	bra.uni $L_450;
-$L_1332:
-	mov.b32 %r1767, 0;
-	bra.uni $L_447;
-$L_1333:
-	mov.b32 %r1761, 0;
-	bra.uni $L_444;
-$L_1334:
-	mov.b32 %r1756, 0;
-	bra.uni $L_441;
-$L_1335:
-	mov.b32 %r1746, 0;
-	bra.uni $L_436;
-$L_1336:
-	mov.b32 %r1737, 0;
-	bra.uni $L_433;
-$L_1337:
-	mov.b32 %r1728, 0;
-	bra.uni $L_430;
-$L_1338:
-	mov.b32 %r1723, 0;
-	bra.uni $L_427;
-$L_1339:
-	mov.b32 %r1718, 0;
-	bra.uni $L_424;
-$L_1340:
-	mov.b32 %r1712, 0;
-	bra.uni $L_421;
-$L_1341:
-	mov.b32 %r1706, 0;
-	bra.uni $L_418;
-$L_1342:
-	mov.b32 %r1701, 0;
-	bra.uni $L_415;
-$L_1343:
-	mov.b32 %r1691, 0;
-	bra.uni $L_410;
-$L_1344:
-	mov.b32 %r1682, 0;
-	bra.uni $L_407;
-$L_1345:
-	mov.b32 %r1674, 0;
-	bra.uni $L_404;
-$L_1346:
-	mov.b32 %r1669, 0;
-	bra.uni $L_401;
-$L_1347:
-	mov.b32 %r1663, 0;
-	bra.uni $L_398;
-$L_1348:
-	mov.b32 %r1657, 0;
-	bra.uni $L_395;
-$L_1349:
-	mov.b32 %r1651, 0;
-	bra.uni $L_392;
-$L_1350:
-	mov.b32 %r1647, 0;
-	bra.uni $L_389;
-$L_1351:
-	mov.b32 %r1637, 0;
-	bra.uni $L_384;
-$L_1352:
-	mov.b32 %r1629, 0;
-	bra.uni $L_381;
-$L_1353:
-	mov.b32 %r1620, 0;
-	bra.uni $L_378;
-$L_1354:
-	mov.b32 %r1615, 0;
-	bra.uni $L_375;
-$L_1355:
-	mov.b32 %r1609, 0;
-	bra.uni $L_372;
-$L_1356:
-	mov.b32 %r1603, 0;
-	bra.uni $L_369;
-$L_1357:
-	mov.b32 %r1597, 0;
-	bra.uni $L_366;
-$L_1358:
-	mov.b32 %r1592, 0;
-	bra.uni $L_363;
-$L_1359:
-	mov.b32 %r1583, 0;
-	bra.uni $L_358;
-$L_1360:
-	mov.b32 %r1574, 0;
-	bra.uni $L_355;
-$L_1361:
-	mov.b32 %r1565, 0;
-	bra.uni $L_352;
-$L_1362:
-	mov.b32 %r1560, 0;
-	bra.uni $L_349;
-$L_1363:
-	mov.b32 %r1554, 0;
-	bra.uni $L_346;
-$L_1364:
-	mov.b32 %r1548, 0;
-	bra.uni $L_343;
-$L_1365:
-	mov.b32 %r1542, 0;
-	bra.uni $L_340;
-$L_1366:
-	mov.b32 %r1537, 0;
-	bra.uni $L_337;
-$L_1367:
-	mov.b32 %r1527, 0;
-	bra.uni $L_332;
-$L_1368:
-	mov.b32 %r1519, 0;
-	bra.uni $L_329;
-$L_1369:
-	mov.b32 %r1510, 0;
-	bra.uni $L_326;
-$L_1370:
-	mov.b32 %r1505, 0;
-	bra.uni $L_323;
-$L_1371:
-	mov.b32 %r1499, 0;
-	bra.uni $L_320;
-$L_1372:
-	mov.b32 %r1493, 0;
-	bra.uni $L_317;
-$L_1373:
-	mov.b32 %r1487, 0;
+$L_353:
+	mov.b32 %r1213, 0;
+	bra.uni $L_348;
+$L_354:
+	mov.b32 %r1204, 0;
+	bra.uni $L_345;
+$L_355:
+	mov.b32 %r1198, 0;
+	bra.uni $L_342;
+$L_356:
+	mov.b32 %r1192, 0;
+	bra.uni $L_339;
+$L_357:
+	mov.b32 %r1187, 0;
+	bra.uni $L_336;
+$L_358:
+	mov.b32 %r1177, 0;
+	bra.uni $L_331;
+$L_359:
+	mov.b32 %r1168, 0;
+	bra.uni $L_328;
+$L_360:
+	mov.b32 %r1162, 0;
+	bra.uni $L_325;
+$L_361:
+	mov.b32 %r1156, 0;
+	bra.uni $L_322;
+$L_362:
+	mov.b32 %r1151, 0;
+	bra.uni $L_319;
+$L_363:
+	mov.b32 %r1140, 0;
 	bra.uni $L_314;
-$L_1374:
-	mov.b32 %r1482, 0;
+$L_364:
+	mov.b32 %r1132, 0;
 	bra.uni $L_311;
-$L_1375:
-	mov.b32 %r1015, 0;
-	bra.uni $L_284;
-$L_1376:
-	mov.b32 %r1007, 0;
-	bra.uni $L_281;
-$L_1377:
-	mov.b32 %r998, 0;
-	bra.uni $L_278;
-$L_1378:
-	mov.b32 %r993, 0;
-	bra.uni $L_275;
-$L_1379:
-	mov.b32 %r987, 0;
-	bra.uni $L_272;
-$L_1380:
-	mov.b32 %r981, 0;
-	bra.uni $L_269;
-$L_1381:
-	mov.b32 %r975, 0;
-	bra.uni $L_266;
-$L_1382:
-	mov.b32 %r970, 0;
+$L_365:
+	mov.b32 %r1126, 0;
+	bra.uni $L_308;
+$L_366:
+	mov.b32 %r1120, 0;
+	bra.uni $L_305;
+$L_367:
+	mov.b32 %r1115, 0;
+	bra.uni $L_302;
+$L_368:
+	mov.b32 %r1106, 0;
+	bra.uni $L_297;
+$L_369:
+	mov.b32 %r1097, 0;
+	bra.uni $L_294;
+$L_370:
+	mov.b32 %r1092, 0;
+	bra.uni $L_291;
+$L_371:
+	mov.b32 %r1086, 0;
+	bra.uni $L_288;
+$L_372:
+	mov.b32 %r1081, 0;
+	bra.uni $L_285;
+$L_373:
+	mov.b32 %r1071, 0;
+	bra.uni $L_280;
+$L_374:
+	mov.b32 %r1062, 0;
+	bra.uni $L_277;
+$L_375:
+	mov.b32 %r1056, 0;
+	bra.uni $L_274;
+$L_376:
+	mov.b32 %r1050, 0;
+	bra.uni $L_271;
+$L_377:
+	mov.b32 %r1045, 0;
+	bra.uni $L_268;
+$L_378:
+	mov.b32 %r1035, 0;
 	bra.uni $L_263;
-$L_1383:
-	mov.b32 %r959, 0;
-	bra.uni $L_258;
-$L_1384:
-	mov.b32 %r950, 0;
-	bra.uni $L_255;
-$L_1385:
-	mov.b32 %r941, 0;
-	bra.uni $L_252;
-$L_1386:
-	mov.b32 %r936, 0;
-	bra.uni $L_249;
-$L_1387:
-	mov.b32 %r930, 0;
+$L_379:
+	mov.b32 %r1027, 0;
+	bra.uni $L_260;
+$L_380:
+	mov.b32 %r1021, 0;
+	bra.uni $L_257;
+$L_381:
+	mov.b32 %r1015, 0;
+	bra.uni $L_254;
+$L_382:
+	mov.b32 %r1011, 0;
+	bra.uni $L_251;
+$L_383:
+	mov.b32 %r1001, 0;
 	bra.uni $L_246;
-$L_1388:
-	mov.b32 %r924, 0;
+$L_384:
+	mov.b32 %r992, 0;
 	bra.uni $L_243;
-$L_1389:
-	mov.b32 %r918, 0;
+$L_385:
+	mov.b32 %r986, 0;
 	bra.uni $L_240;
-$L_1390:
-	mov.b32 %r913, 0;
+$L_386:
+	mov.b32 %r980, 0;
 	bra.uni $L_237;
-$L_1391:
-	mov.b32 %r903, 0;
-	bra.uni $L_232;
-$L_1392:
-	mov.b32 %r894, 0;
+$L_387:
+	mov.b32 %r975, 0;
+	bra.uni $L_234;
+$L_388:
+	mov.b32 %r966, 0;
 	bra.uni $L_229;
-$L_1393:
-	mov.b32 %r885, 0;
+$L_389:
+	mov.b32 %r957, 0;
 	bra.uni $L_226;
-$L_1394:
-	mov.b32 %r880, 0;
+$L_390:
+	mov.b32 %r951, 0;
 	bra.uni $L_223;
-$L_1395:
-	mov.b32 %r874, 0;
+$L_391:
+	mov.b32 %r945, 0;
 	bra.uni $L_220;
-$L_1396:
-	mov.b32 %r868, 0;
+$L_392:
+	mov.b32 %r940, 0;
 	bra.uni $L_217;
-$L_1397:
-	mov.b32 %r863, 0;
-	bra.uni $L_214;
-$L_1398:
-	mov.b32 %r858, 0;
-	bra.uni $L_211;
-$L_1399:
-	mov.b32 %r848, 0;
+$L_393:
+	mov.b32 %r930, 0;
+	bra.uni $L_212;
+$L_394:
+	mov.b32 %r921, 0;
+	bra.uni $L_209;
+$L_395:
+	mov.b32 %r915, 0;
 	bra.uni $L_206;
-$L_1400:
-	mov.b32 %r839, 0;
+$L_396:
+	mov.b32 %r909, 0;
 	bra.uni $L_203;
-$L_1401:
-	mov.b32 %r831, 0;
+$L_397:
+	mov.b32 %r904, 0;
 	bra.uni $L_200;
-$L_1402:
-	mov.b32 %r826, 0;
-	bra.uni $L_197;
-$L_1403:
-	mov.b32 %r820, 0;
-	bra.uni $L_194;
-$L_1404:
-	mov.b32 %r814, 0;
-	bra.uni $L_191;
-$L_1405:
-	mov.b32 %r808, 0;
-	bra.uni $L_188;
-$L_1406:
-	mov.b32 %r803, 0;
-	bra.uni $L_185;
-$L_1407:
-	mov.b32 %r794, 0;
-	bra.uni $L_180;
-$L_1408:
-	mov.b32 %r786, 0;
-	bra.uni $L_177;
-$L_1409:
-	mov.b32 %r777, 0;
-	bra.uni $L_174;
-$L_1410:
-	mov.b32 %r772, 0;
-	bra.uni $L_171;
-$L_1411:
-	mov.b32 %r766, 0;
-	bra.uni $L_168;
-$L_1412:
-	mov.b32 %r761, 0;
-	bra.uni $L_165;
-$L_1413:
-	mov.b32 %r755, 0;
-	bra.uni $L_162;
-$L_1414:
-	mov.b32 %r750, 0;
-	bra.uni $L_159;
-$L_1415:
-	mov.b32 %r740, 0;
-	bra.uni $L_154;
-$L_1416:
-	mov.b32 %r731, 0;
-	bra.uni $L_151;
-$L_1417:
-	mov.b32 %r722, 0;
-	bra.uni $L_148;
-$L_1418:
-	mov.b32 %r717, 0;
-	bra.uni $L_145;
-$L_1419:
-	mov.b32 %r712, 0;
-	bra.uni $L_142;
-$L_1420:
-	mov.b32 %r706, 0;
-	bra.uni $L_139;
-$L_1421:
-	mov.b32 %r700, 0;
-	bra.uni $L_136;
-$L_1422:
-	mov.b32 %r695, 0;
-	bra.uni $L_133;
-$L_1423:
-	mov.b32 %r685, 0;
-	bra.uni $L_128;
-$L_1424:
-	mov.b32 %r676, 0;
-	bra.uni $L_125;
-$L_1425:
-	mov.b32 %r668, 0;
-	bra.uni $L_122;
-$L_1426:
-	mov.b32 %r663, 0;
-	bra.uni $L_119;
-$L_1427:
-	mov.b32 %r657, 0;
-	bra.uni $L_116;
-$L_1428:
-	mov.b32 %r651, 0;
-	bra.uni $L_113;
-$L_1429:
-	mov.b32 %r645, 0;
-	bra.uni $L_110;
-$L_1430:
-	mov.b32 %r641, 0;
-	bra.uni $L_107;
-$L_1431:
-	mov.b32 %r631, 0;
-	bra.uni $L_102;
-$L_1432:
-	mov.b32 %r623, 0;
-	bra.uni $L_99;
-$L_1433:
-	mov.b32 %r614, 0;
-	bra.uni $L_96;
-$L_1434:
-	mov.b32 %r609, 0;
-	bra.uni $L_93;
-$L_1435:
-	mov.b32 %r603, 0;
-	bra.uni $L_90;
-$L_1436:
-	mov.b32 %r597, 0;
-	bra.uni $L_87;
-$L_1437:
-	mov.b32 %r591, 0;
-	bra.uni $L_84;
-$L_1438:
-	mov.b32 %r586, 0;
-	bra.uni $L_81;
-$L_1439:
-	mov.b32 %r576, 0;
-	bra.uni $L_76;
-$L_1440:
-	mov.b32 %r567, 0;
-	bra.uni $L_73;
-$L_1441:
+$L_398:
+	mov.b32 %r610, 0;
+	bra.uni $L_175;
+$L_399:
+	mov.b32 %r601, 0;
+	bra.uni $L_172;
+$L_400:
+	mov.b32 %r595, 0;
+	bra.uni $L_169;
+$L_401:
+	mov.b32 %r589, 0;
+	bra.uni $L_166;
+$L_402:
+	mov.b32 %r584, 0;
+	bra.uni $L_163;
+$L_403:
+	mov.b32 %r573, 0;
+	bra.uni $L_158;
+$L_404:
+	mov.b32 %r564, 0;
+	bra.uni $L_155;
+$L_405:
 	mov.b32 %r558, 0;
-	bra.uni $L_70;
-$L_1442:
-	mov.b32 %r553, 0;
-	bra.uni $L_67;
-$L_1443:
+	bra.uni $L_152;
+$L_406:
+	mov.b32 %r552, 0;
+	bra.uni $L_149;
+$L_407:
 	mov.b32 %r547, 0;
-	bra.uni $L_64;
-$L_1444:
-	mov.b32 %r541, 0;
-	bra.uni $L_61;
-$L_1445:
-	mov.b32 %r535, 0;
-	bra.uni $L_58;
-$L_1446:
-	mov.b32 %r530, 0;
-	bra.uni $L_55;
-$L_1447:
-	mov.b32 %r521, 0;
-	bra.uni $L_50;
-$L_1448:
+	bra.uni $L_146;
+$L_408:
+	mov.b32 %r537, 0;
+	bra.uni $L_141;
+$L_409:
+	mov.b32 %r529, 0;
+	bra.uni $L_138;
+$L_410:
+	mov.b32 %r523, 0;
+	bra.uni $L_135;
+$L_411:
+	mov.b32 %r517, 0;
+	bra.uni $L_132;
+$L_412:
 	mov.b32 %r512, 0;
-	bra.uni $L_47;
-$L_1449:
+	bra.uni $L_129;
+$L_413:
 	mov.b32 %r503, 0;
+	bra.uni $L_124;
+$L_414:
+	mov.b32 %r494, 0;
+	bra.uni $L_121;
+$L_415:
+	mov.b32 %r489, 0;
+	bra.uni $L_118;
+$L_416:
+	mov.b32 %r483, 0;
+	bra.uni $L_115;
+$L_417:
+	mov.b32 %r478, 0;
+	bra.uni $L_112;
+$L_418:
+	mov.b32 %r468, 0;
+	bra.uni $L_107;
+$L_419:
+	mov.b32 %r459, 0;
+	bra.uni $L_104;
+$L_420:
+	mov.b32 %r453, 0;
+	bra.uni $L_101;
+$L_421:
+	mov.b32 %r447, 0;
+	bra.uni $L_98;
+$L_422:
+	mov.b32 %r442, 0;
+	bra.uni $L_95;
+$L_423:
+	mov.b32 %r432, 0;
+	bra.uni $L_90;
+$L_424:
+	mov.b32 %r424, 0;
+	bra.uni $L_87;
+$L_425:
+	mov.b32 %r418, 0;
+	bra.uni $L_84;
+$L_426:
+	mov.b32 %r412, 0;
+	bra.uni $L_81;
+$L_427:
+	mov.b32 %r408, 0;
+	bra.uni $L_78;
+$L_428:
+	mov.b32 %r398, 0;
+	bra.uni $L_73;
+$L_429:
+	mov.b32 %r389, 0;
+	bra.uni $L_70;
+$L_430:
+	mov.b32 %r383, 0;
+	bra.uni $L_67;
+$L_431:
+	mov.b32 %r377, 0;
+	bra.uni $L_64;
+$L_432:
+	mov.b32 %r372, 0;
+	bra.uni $L_61;
+$L_433:
+	mov.b32 %r362, 0;
+	bra.uni $L_56;
+$L_434:
+	mov.b32 %r353, 0;
+	bra.uni $L_53;
+$L_435:
+	mov.b32 %r347, 0;
+	bra.uni $L_50;
+$L_436:
+	mov.b32 %r341, 0;
+	bra.uni $L_47;
+$L_437:
+	mov.b32 %r336, 0;
 	bra.uni $L_44;
-$L_1450:
-	mov.b32 %r498, 0;
-	bra.uni $L_41;
-$L_1451:
-	mov.b32 %r492, 0;
-	bra.uni $L_38;
-$L_1452:
-	mov.b32 %r486, 0;
-	bra.uni $L_35;
-$L_1453:
-	mov.b32 %r480, 0;
-	bra.uni $L_32;
-$L_1454:
-	mov.b32 %r475, 0;
-	bra.uni $L_29;
+$L_438:
+	mov.b32 %r327, 0;
+	bra.uni $L_39;
+$L_439:
+	mov.b32 %r318, 0;
+	bra.uni $L_36;
+$L_440:
+	mov.b32 %r312, 0;
+	bra.uni $L_33;
+$L_441:
+	mov.b32 %r306, 0;
+	bra.uni $L_30;
+$L_442:
+	mov.b32 %r301, 0;
+	bra.uni $L_27;
 }
 
 .visible .entry Saxpy_0(
