@@ -4,15 +4,15 @@ package deep
 
 func deep0(x int64) int64 { return x*3 + 1 }
 
-func deep1(x int64) int64 { return deep0(deep0(x)) ^ 1 }
-func deep2(x int64) int64 { return deep1(deep1(x)) ^ 2 }
-func deep3(x int64) int64 { return deep2(deep2(x)) ^ 3 }
-func deep4(x int64) int64 { return deep3(deep3(x)) ^ 4 }
-func deep5(x int64) int64 { return deep4(deep4(x)) ^ 5 }
-func deep6(x int64) int64 { return deep5(deep5(x)) ^ 6 }
-func deep7(x int64) int64 { return deep6(deep6(x)) ^ 7 }
-func deep8(x int64) int64 { return deep7(deep7(x)) ^ 8 }
-func deep9(x int64) int64 { return deep8(deep8(x)) ^ 9 }
+func deep1(x int64) int64  { return deep0(deep0(x)) ^ 1 }
+func deep2(x int64) int64  { return deep1(deep1(x)) ^ 2 }
+func deep3(x int64) int64  { return deep2(deep2(x)) ^ 3 }
+func deep4(x int64) int64  { return deep3(deep3(x)) ^ 4 }
+func deep5(x int64) int64  { return deep4(deep4(x)) ^ 5 }
+func deep6(x int64) int64  { return deep5(deep5(x)) ^ 6 }
+func deep7(x int64) int64  { return deep6(deep6(x)) ^ 7 }
+func deep8(x int64) int64  { return deep7(deep7(x)) ^ 8 }
+func deep9(x int64) int64  { return deep8(deep8(x)) ^ 9 }
 func deep10(x int64) int64 { return deep9(deep9(x)) ^ 10 }
 func deep11(x int64) int64 { return deep10(deep10(x)) ^ 11 }
 func deep12(x int64) int64 { return deep11(deep11(x)) ^ 12 }
