@@ -89,6 +89,10 @@ func Check(prog *ssa.Program, files []*ast.File, decls []*ast.FuncDecl, info *ty
 	diags = append(diags, misplacedDirectives(files)...)
 	outside := blocksOutsideKernels(files, info)
 	for _, decl := range decls {
+		if decl.Name.Name == "_" {
+			diags = append(diags, lower.Diagnostic{Pos: decl.Name.Pos(), Message: "a kernel named _ cannot be launched: give it a name"})
+			continue
+		}
 		fn := lower.KernelFunc(prog, info, decl)
 		if fn == nil {
 			diags = append(diags, lower.Diagnostic{Pos: decl.Pos(), Message: "internal error: no SSA for kernel " + decl.Name.Name})

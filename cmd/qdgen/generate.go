@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/token"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,7 +105,7 @@ func (g *generator) load(patterns []string) ([]*packages.Package, error) {
 		path := g.outputPath(p)
 		switch decls := lower.KernelDecls(p.Syntax); {
 		case len(decls) > 0 && p.Types != nil:
-			if src, err := gostub.Skeleton(stubPackage(p, decls)); err == nil {
+			if src, err := gostub.Skeleton(stubPackage(p, decls, g.output)); err == nil {
 				overlay[path] = src
 			}
 		case isGenerated(path):
@@ -137,9 +139,9 @@ func hasErrors(pkgs []*packages.Package) bool {
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
 	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, &lower.Config{})
-	stubs := stubPackage(p, decls)
+	stubs := stubPackage(p, decls, g.output)
 	if len(decls) > 0 {
-		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs))...)
+		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs), decls)...)
 	}
 	if len(diags) > 0 {
 		g.report(p.Fset, diags)
@@ -285,16 +287,19 @@ func writeIfChanged(path string, data []byte) error {
 }
 
 // nameConflicts reports declarations of the package that its generated
-// file would redeclare.
-func nameConflicts(p *packages.Package, output string, names []string) []lower.Diagnostic {
-	isOutput := func(pos token.Pos) bool {
-		return filepath.Base(p.Fset.Position(pos).Filename) == output
-	}
+// file would redeclare, and kernels named like the methods it declares.
+func nameConflicts(p *packages.Package, output string, names []string, decls []*ast.FuncDecl) []lower.Diagnostic {
 	var diags []lower.Diagnostic
 	for _, name := range names {
-		if obj := p.Types.Scope().Lookup(name); obj != nil && !isOutput(obj.Pos()) {
+		if obj := p.Types.Scope().Lookup(name); obj != nil && !inFile(p, obj.Pos(), output) {
 			diags = append(diags, lower.Diagnostic{Pos: obj.Pos(),
 				Message: fmt.Sprintf("%s is declared here, but the file qdgen generates for this package's kernels declares %s; rename it", name, name)})
+		}
+	}
+	for _, d := range decls {
+		if slices.Contains(gostub.Methods, d.Name.Name) {
+			diags = append(diags, lower.Diagnostic{Pos: d.Name.Pos(),
+				Message: fmt.Sprintf("kernel %s has the name of the method Kernels.%s of the file qdgen generates; rename the kernel", d.Name.Name, d.Name.Name)})
 		}
 	}
 	return diags

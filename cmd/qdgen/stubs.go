@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
+	"path/filepath"
+	"slices"
 
 	"github.com/qdgo/qd/emit"
 	"github.com/qdgo/qd/emit/gostub"
@@ -14,9 +17,19 @@ import (
 
 // stubPackage describes the generated file of p, whose kernels are decls,
 // as far as the source tells: enough for its skeleton and its names.
-func stubPackage(p *packages.Package, decls []*ast.FuncDecl) *gostub.Package {
+func stubPackage(p *packages.Package, decls []*ast.FuncDecl, output string) *gostub.Package {
 	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name}
+	if p.Types != nil {
+		for _, name := range p.Types.Scope().Names() {
+			if !inFile(p, p.Types.Scope().Lookup(name).Pos(), output) {
+				sp.Declared = append(sp.Declared, name)
+			}
+		}
+	}
 	for _, d := range decls {
+		if slices.Contains(gostub.Methods, d.Name.Name) {
+			continue // reported; the skeleton must still compile
+		}
 		if fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func); ok {
 			sp.Kernels = append(sp.Kernels, gostub.Kernel{Func: fn, Pos: p.Fset.Position(d.Pos())})
 		}
@@ -68,4 +81,10 @@ func addOutputs(sp *gostub.Package, outs []*emit.Output) error {
 		sp.Images = append(sp.Images, out.Image)
 	}
 	return nil
+}
+
+// inFile reports whether pos lies in the package's file of the given
+// base name.
+func inFile(p *packages.Package, pos token.Pos, name string) bool {
+	return filepath.Base(p.Fset.Position(pos).Filename) == name
 }

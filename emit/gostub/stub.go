@@ -3,7 +3,6 @@ package gostub
 import (
 	"fmt"
 	"go/types"
-	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/qdgo/qd/ir"
@@ -12,19 +11,21 @@ import (
 // stub writes the launch method of one kernel.
 type stub struct {
 	k     *Kernel
-	index int // the kernel's number in the module
+	index int   // the kernel's number in the module
+	file  names // the file's names
+	names stubNames
+}
+
+func newStub(k *Kernel, index int, file names) *stub {
+	s := &stub{k: k, index: index, file: file}
+	s.names = s.localNames(file)
+	return s
 }
 
 func (s *stub) sig() *types.Signature { return s.k.Func.Type().(*types.Signature) }
 
 // paramName is the name the stub uses for parameter i.
-func (s *stub) paramName(i int) string {
-	name := s.sig().Params().At(i).Name()
-	if name == "" || name == "_" || name == "rt" || strings.HasPrefix(name, "qd") {
-		return fmt.Sprintf("arg%d", i) // the stub's own names start with qd
-	}
-	return name
-}
+func (s *stub) paramName(i int) string { return s.names.params[i] }
 
 func (s *stub) doc() []string {
 	name := s.k.Func.Name()
@@ -47,8 +48,8 @@ func (s *stub) signature() *jen.Statement {
 			params = append(params, jen.Id(s.paramName(i)).Add(typeCode(t)))
 		}
 	}
-	params = append(params, jen.Id("qdOpts").Op("...").Qual(rtPath, "LaunchOption"))
-	return jen.Func().Params(jen.Id("qdk").Op("*").Id("Kernels")).Id(s.k.Func.Name()).Params(params...).Error()
+	params = append(params, jen.Id(s.names.opts).Op("...").Qual(rtPath, "LaunchOption"))
+	return jen.Func().Params(jen.Id(s.names.recv).Op("*").Id("Kernels")).Id(s.k.Func.Name()).Params(params...).Error()
 }
 
 // body checks the buffers, runs the Go function on the CPU backend, and
@@ -75,21 +76,21 @@ func (s *stub) body() jen.Code {
 	slots, size := k.ArgSlots()
 	var body []jen.Code
 	body = append(body,
-		jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckBuffers").Call(
-			append([]jen.Code{jen.Id("qdk").Dot("dev"), jen.Lit(name)}, bufs...)...),
-			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))),
+		jen.If(jen.Id(s.names.err).Op(":=").Qual(rtPath, "CheckBuffers").Call(
+			append([]jen.Code{jen.Id(s.names.recv).Dot(s.file.dev), jen.Lit(name)}, bufs...)...),
+			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))),
 	)
 	for _, c := range k.Conflicts {
 		a, b := s.paramName(c[0]), s.paramName(c[1])
-		body = append(body, jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckDisjoint").Call(
+		body = append(body, jen.If(jen.Id(s.names.err).Op(":=").Qual(rtPath, "CheckDisjoint").Call(
 			jen.Lit(name), jen.Lit(a), jen.Id(a), jen.Lit(b), jen.Id(b)),
-			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))))
+			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))))
 	}
 	body = append(body,
-		jen.If(jen.Id("qdk").Dot("dev").Dot("IsCPU").Call()).Block(
-			jen.Return(jen.Id("qdk").Dot("mod").Dot("RunCPU").Call(jen.Lit(s.index), jen.Id("qdOpts"),
+		jen.If(jen.Id(s.names.recv).Dot(s.file.dev).Dot("IsCPU").Call()).Block(
+			jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("RunCPU").Call(jen.Lit(s.index), jen.Id(s.names.opts),
 				jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))))),
-		jen.Var().Id("qdArgs").Index(jen.Lit(size)).Byte(),
+		jen.Var().Id(s.names.args).Index(jen.Lit(size)).Byte(),
 	)
 	for _, slot := range slots {
 		body = append(body, s.put(slot))
@@ -106,9 +107,9 @@ func (s *stub) body() jen.Code {
 		}
 	}
 	body = append(body,
-		jen.Id("qdCounts").Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
-		jen.Return(jen.Id("qdk").Dot("mod").Dot("Launch").Call(
-			jen.Lit(s.index), jen.Id("qdCounts").Index(jen.Empty(), jen.Empty()), jen.Id("qdArgs").Index(jen.Empty(), jen.Empty()), jen.Id("qdOpts"))),
+		jen.Id(s.names.counts).Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
+		jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("Launch").Call(
+			jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts))),
 	)
 	return jen.Block(body...)
 }
@@ -144,7 +145,7 @@ func kernelSpec(k *Kernel) jen.Dict {
 // put writes one argument slot into the packed arguments.
 func (s *stub) put(slot ir.ArgSlot) jen.Code {
 	id := jen.Id(s.paramName(slot.Param))
-	args := jen.Id("qdArgs").Index(jen.Empty(), jen.Empty())
+	args := jen.Id(s.names.args).Index(jen.Empty(), jen.Empty())
 	off := jen.Lit(slot.Offset)
 	switch slot.Part {
 	case ir.SlotBase:
