@@ -117,12 +117,17 @@ func runAll(t *testing.T, dev *rt.Device, opts ...rt.LaunchOption) {
 	runKernelCases(t, dev, cases, opts...)
 }
 
-// runKernelCases runs the given cases on dev.
+// runKernelCases runs the given cases of package kernels on dev.
 func runKernelCases(t *testing.T, dev *rt.Device, cases []kernelCase, opts ...rt.LaunchOption) {
 	ks, err := kernels.Load(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
+	runLoaded(t, dev, ks, cases, opts...)
+}
+
+// runLoaded runs the cases through their stubs, methods of ks.
+func runLoaded(t *testing.T, dev *rt.Device, ks any, cases []kernelCase, opts ...rt.LaunchOption) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(c.name)), 1))

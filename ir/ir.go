@@ -348,3 +348,7 @@ func Symbol(name string) string {
 	}
 	return b.String()
 }
+
+// TaskName is the name of the kernel's task number i, its entry point's
+// symbol.
+func (k *Kernel) TaskName(i int) string { return fmt.Sprintf("%s_%d", Symbol(k.Name), i) }

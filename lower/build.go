@@ -24,7 +24,7 @@ type taskBuilder struct {
 func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
 	t := &ir.Task{Kind: kind, Pos: pos}
 	l.taskSerial++
-	t.Name = fmt.Sprintf("%s_%d", l.k.Name, l.taskSerial-1)
+	t.Name = l.k.TaskName(l.taskSerial - 1)
 	entry := t.NewBlock("entry")
 	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg)}
 }

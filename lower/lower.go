@@ -168,6 +168,10 @@ func (l *lowerer) kernel() *ir.Kernel {
 		}
 		l.params[p] = i
 		l.k.Params = append(l.k.Params, param)
+		if _, size := l.k.ArgSlots(); size > ir.MaxArgBytes {
+			l.errorf(p.Pos(), "kernel %s's parameters up to %s take %d bytes, more than the %d bytes a GPU launch can pass (a slice takes 16): pass fewer parameters, for example several arrays in one slice", fn.Name(), p.Name(), size, ir.MaxArgBytes)
+			return l.k
+		}
 	}
 	if len(l.diags) > 0 {
 		return l.k

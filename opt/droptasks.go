@@ -1,10 +1,6 @@
 package opt
 
-import (
-	"fmt"
-
-	"github.com/qdgo/qd/ir"
-)
+import "github.com/qdgo/qd/ir"
 
 // DropEmptyTasks removes the tasks that write no memory and surely end,
 // which need not be launched at all (ir.Task.Needed), and numbers the rest
@@ -17,7 +13,7 @@ func DropEmptyTasks(k *ir.Kernel) {
 		}
 	}
 	for i, t := range kept {
-		t.Name = fmt.Sprintf("%s_%d", k.Name, i)
+		t.Name = k.TaskName(i)
 	}
 	k.Tasks = kept
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -119,5 +120,22 @@ func TestKernelNamesRejected(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want) + `$`).MatchString(out) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
+	}
+}
+
+// TestTooManyArguments checks that a kernel whose arguments would not fit
+// in a launch is reported at the parameter that goes past the limit.
+func TestTooManyArguments(t *testing.T) {
+	var params []string
+	for i := range 256 {
+		params = append(params, fmt.Sprintf("s%d", i))
+	}
+	src := "package k\n\n//qd:kernel\nfunc K(" + strings.Join(params, ", ") + " []int32, n int64) {\n\ts0[0] = int32(n)\n}\n"
+	dir := module(t, map[string]string{"k/k.go": src})
+	out, err := run(t, dir)
+	want := "k/k.go:4:" + fmt.Sprint(len("func K(")+len(strings.Join(params, ", "))+len(" []int32, ")+1) +
+		": kernel K's parameters up to n take 4104 bytes, more than the 4096 bytes a GPU launch can pass"
+	if err == nil || !strings.Contains(out, want) {
+		t.Errorf("want %q, got %v:\n%s", want, err, out)
 	}
 }

@@ -20,6 +20,7 @@ import (
 var kernelDirs = []string{
 	"../../lower/testdata/src/kernels",
 	"../../generated_test/kernels",
+	"../../generated_test/names",
 	"../../example/saxpy",
 	"../../example/computeab",
 	"../../example/mandelbrot",
