@@ -1,6 +1,7 @@
 package analyzer_test
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/qdgo/qd/analyzer"
@@ -29,4 +30,19 @@ func TestStreamParallel(t *testing.T) {
 // with a way out are not.
 func TestEndless(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "endless")
+}
+
+// TestConstructs checks that unsupported constructs are reported at the
+// construct, each of them, and that no message shows a name the compiler
+// made up (K$1, t3, jump$2).
+func TestConstructs(t *testing.T) {
+	results := analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "constructs", "bad", "sp", "endless")
+	temporary := regexp.MustCompile(`\$\d|\bt\d+\b|jump\$`)
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			if temporary.MatchString(d.Message) {
+				t.Errorf("%s: %s", r.Pass.Fset.Position(d.Pos), d.Message)
+			}
+		}
+	}
 }

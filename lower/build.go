@@ -211,7 +211,14 @@ func (f *frame) regs(v ssa.Value) []ir.Reg {
 	case *ssa.Global:
 		return []ir.Reg{f.tb.t.NewReg(ir.Ptr)} // its uses are reported
 	case *ssa.Function:
-		f.errorf(v.Pos(), "function values are not supported in kernels: call %s directly", v.Name())
+		switch {
+		case v.Parent() != nil:
+			f.errorf(v.Pos(), funcLitMessage)
+		case syntheticMessage(v) != "":
+			f.errorf(v.Pos(), "%s", syntheticMessage(v))
+		default:
+			f.errorf(v.Pos(), "function values are not supported in kernels: call %s directly", v.Name())
+		}
 		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
 	case *ssa.Builtin:
 		f.errorf(v.Pos(), "builtin %s can only be called", v.Name())

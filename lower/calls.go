@@ -100,11 +100,17 @@ func (l *lowerer) callable(fn *ssa.Function) error {
 	if pkg != nil && pkg.Pkg.Path() == "math" {
 		return fmt.Errorf("%s is not supported in kernels: of package math, kernels may call Sqrt, Abs, Floor, Ceil and Trunc", name)
 	}
+	if pkg != nil && pkg.Pkg.Path() == "fmt" && strings.Contains(fn.Name(), "Print") {
+		return fmt.Errorf("%s is not supported in kernels: printing is not; write values into a slice and print them on the host", name)
+	}
 	if fn.Parent() != nil {
-		return fmt.Errorf("function literals are only supported as the argument of qd.StreamParallel: declare a function instead")
+		return fmt.Errorf(funcLitMessage)
+	}
+	if msg := syntheticMessage(fn); msg != "" {
+		return fmt.Errorf("%s", msg)
 	}
 	if pkg == nil || fn.Object() == nil && fn.Origin() == nil {
-		return fmt.Errorf("calling %s is not supported in kernels: call functions and methods by name", fn.String())
+		return fmt.Errorf("calling %s is not supported in kernels: call functions and methods by name", fn.Name())
 	}
 	if l.inStandardLibrary(fn) {
 		return fmt.Errorf("%s is not supported in kernels: kernels may call functions of your own packages and a few of package math", name)

@@ -7,12 +7,13 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// checkEndless reports the loops of fn's body that can never end: a for
+// checkEndless reports the loops of fn's body that can never end, and
+// ranges over functions, before the body is lowered: a for
 // statement without a condition whose body has no break, goto or return
 // that leaves it. The Go function would run forever, and a kernel must
 // finish: a GPU launch cannot be interrupted. (Loops whose condition is
 // never false run forever on both the CPU and the GPU, as in Go.) It
-// reports whether it found one.
+// reports whether it found either.
 func (l *lowerer) checkEndless(fn *ssa.Function) bool {
 	if l.endless == nil {
 		l.endless = make(map[*ssa.Function]bool)
@@ -48,6 +49,14 @@ func (l *lowerer) checkEndless(fn *ssa.Function) bool {
 		}
 		return true
 	})
+	for _, anon := range fn.AnonFuncs {
+		if anon.Synthetic == rangeFuncYield {
+			// Its loop lowers to control flow of go/ssa's own, which would
+			// be reported less clearly.
+			l.errorf(anon.Pos(), rangeFuncMessage)
+			found = true
+		}
+	}
 	l.endless[fn] = found
 	return found
 }

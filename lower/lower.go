@@ -122,6 +122,11 @@ type diagKey struct {
 }
 
 func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
+	for i, a := range args {
+		if t, ok := a.(types.Type); ok {
+			args[i] = types.TypeString(t, l.qualifier) // as the user writes it
+		}
+	}
 	msg := fmt.Sprintf(format, args...)
 	if l.seen == nil {
 		l.seen = make(map[diagKey]bool)
@@ -131,6 +136,15 @@ func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
 	}
 	l.seen[diagKey{pos, msg}] = true
 	l.diags = append(l.diags, Diagnostic{pos, msg})
+}
+
+// qualifier names packages in types as code of the kernel's package
+// does: its own types unqualified, others by package name.
+func (l *lowerer) qualifier(p *types.Package) string {
+	if l.fn != nil && l.fn.Pkg != nil && p == l.fn.Pkg.Pkg {
+		return ""
+	}
+	return p.Name()
 }
 
 func (l *lowerer) sortedDiags() []Diagnostic {

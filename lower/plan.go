@@ -292,11 +292,11 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 	}
 	for _, phi := range phis {
 		if phi.Referrers() != nil && len(*phi.Referrers()) > 0 {
-			name := phi.Comment
-			if name == "" {
-				name = phi.Name()
+			name := "a variable"
+			if phi.Comment != "" {
+				name = "variable " + phi.Comment
 			}
-			l.errorf(pos, "variable %s is carried from one iteration of this parallel loop to the next: iterations run at the same time, so no value can flow between them; compute it inside each iteration, or give each iteration its own slice element", name)
+			l.errorf(pos, "%s is carried from one iteration of this parallel loop to the next: iterations run at the same time, so no value can flow between them; compute it inside each iteration, or give each iteration its own slice element", name)
 			return nil
 		}
 	}

@@ -42,10 +42,16 @@ func (s *stub) signature() *jen.Statement {
 	var params []jen.Code
 	for i := range s.sig().Params().Len() {
 		t := s.sig().Params().At(i).Type()
-		if sl, ok := t.Underlying().(*types.Slice); ok {
+		sl, isSlice := t.Underlying().(*types.Slice)
+		switch {
+		case isSlice && isNumber(sl.Elem()):
 			params = append(params, jen.Id(s.paramName(i)).Op("*").Qual(rtPath, "Buffer").Types(typeCode(sl.Elem())))
-		} else {
+		case !isSlice && (isNumber(t) || isBool(t)):
 			params = append(params, jen.Id(s.paramName(i)).Add(typeCode(t)))
+		default:
+			// Reported by the analyzer; the skeleton, which is all that is
+			// written for such a kernel, must still type-check.
+			params = append(params, jen.Id(s.paramName(i)).Any())
 		}
 	}
 	params = append(params, jen.Id(s.names.opts).Op("...").Qual(rtPath, "LaunchOption"))
@@ -193,4 +199,15 @@ func objectCode(obj *types.TypeName) *jen.Statement {
 		return jen.Id(obj.Name())
 	}
 	return jen.Qual(obj.Pkg().Path(), obj.Name())
+}
+
+// isNumber reports whether t is a type rt.Buffer may hold (rt.Number).
+func isNumber(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&(types.IsInteger|types.IsFloat) != 0 && b.Info()&types.IsUntyped == 0
+}
+
+func isBool(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
 }
