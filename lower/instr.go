@@ -2,11 +2,11 @@ package lower
 
 import (
 	"fmt"
-	"strings"
 	"go/constant"
 	"go/token"
 	"go/types"
 	"math"
+	"strings"
 
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
