@@ -1,7 +1,11 @@
 package analyzer_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/qdgo/qd/analyzer"
@@ -44,5 +48,24 @@ func TestConstructs(t *testing.T) {
 				t.Errorf("%s: %s", r.Pass.Fset.Position(d.Pos), d.Message)
 			}
 		}
+	}
+}
+
+// TestMisspelledDirectives checks which comments read as a mistyped
+// //qd:kernel.
+func TestMisspelledDirectives(t *testing.T) {
+	src := "package p\n\n// qd:kernel\nfunc A() {}\n\n//qd:kernal\nfunc B() {}\n\n//qd: kernel\nfunc C() {}\n\n//QD:Kernel\nfunc D() {}\n\n" +
+		"//qd:kernel\nfunc E() {}\n\n// The qd:kernel directive marks kernels.\nfunc F() {}\n\n//qd:other\nfunc G() {}\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, d := range analyzer.MisspelledDirectives([]*ast.File{f}) {
+		lines = append(lines, fset.Position(d.Pos).Line)
+	}
+	if want := []int{3, 6, 9, 12}; !slices.Equal(lines, want) {
+		t.Errorf("warned at lines %v, want %v", lines, want)
 	}
 }

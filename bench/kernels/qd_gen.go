@@ -152,6 +152,8 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Empty launches one block that does nothing: it measures launch cost.
+//
 // Empty launches kernel Empty (kernels.go:12) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -171,6 +173,8 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Saxpy computes y = a*x + y.
+//
 // Saxpy launches kernel Saxpy (kernels.go:23) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -192,6 +196,8 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Spin runs the Quadrants LCG spin loop in each of len(out) threads.
+//
 // Spin launches kernel Spin (kernels.go:32) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -211,6 +217,8 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// TwoSpins runs two one-thread spin loops as two concurrent blocks.
+//
 // TwoSpins launches kernel TwoSpins (kernels.go:56) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -234,6 +242,8 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// TwoSpinsSerial runs the same two loops one after the other.
+//
 // TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:64) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -254,6 +264,8 @@ func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], ite
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// EightSpins runs eight one-thread spin loops as eight concurrent blocks.
+//
 // EightSpins launches kernel EightSpins (kernels.go:84) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -364,6 +376,8 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// FourTiny runs four tiny blocks: it measures the cost of fork and join.
+//
 // FourTiny launches kernel FourTiny (kernels.go:98) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -403,6 +417,8 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Tiny is one tiny loop, launched four times for comparison.
+//
 // Tiny launches kernel Tiny (kernels.go:108) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.

@@ -4,17 +4,20 @@
 //
 // Usage:
 //
-//	qdgen [-o file] [-dump dir] [-check] [packages]
+//	qdgen [-o file] [-dump dir] [-check] [-v] [packages]
 //
 // Packages are named as for the go command and default to the current
 // directory's. Run it through go generate:
 //
 //	//go:generate go run github.com/qdgo/qd/cmd/qdgen
 //
-// On any error qdgen prints file:line:col: message diagnostics, writes
-// nothing, removes the package's generated file if it has one (a stale
-// file would not match the code), and exits with status 1. A package
-// without kernels gets no file.
+// qdgen prints errors as file:line:col: message diagnostics, and warnings
+// for what looks meant for it but does nothing (a misspelled directive, a
+// kernel in a test file). A package with errors keeps its generated file
+// as it was (-check finds it stale); the other packages are generated all
+// the same, and qdgen exits with status 1 naming the packages that
+// failed. A package without kernels gets no file. Success is silent; -v
+// lists the files written and removed.
 package main
 
 import (
@@ -28,8 +31,9 @@ func main() {
 	flag.StringVar(&g.output, "o", "qd_gen.go", "name of the generated file in each package's directory")
 	flag.StringVar(&g.dump, "dump", "", "also write each package's device code, and the IR it was emitted from, to this directory (package.ptx, package.ptx.ir)")
 	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
+	flag.BoolVar(&g.verbose, "v", false, "list the files written and removed")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [packages]\n\n")
+		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-v] [packages]\n\n")
 		fmt.Fprintf(os.Stderr, "qdgen compiles the //qd:kernel functions of each package for the GPU and\n")
 		fmt.Fprintf(os.Stderr, "writes their launch stubs to the package's directory. Packages default to \".\".\n\n")
 		flag.PrintDefaults()
@@ -39,6 +43,7 @@ func main() {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
+	cleanUpOnSignal()
 	if err := g.run(patterns); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -31,7 +31,7 @@ func stubPackage(p *packages.Package, decls []*ast.FuncDecl, output string) *gos
 			continue // reported; the skeleton must still compile
 		}
 		if fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func); ok {
-			sp.Kernels = append(sp.Kernels, gostub.Kernel{Func: fn, Pos: p.Fset.Position(d.Pos())})
+			sp.Kernels = append(sp.Kernels, gostub.Kernel{Func: fn, Pos: p.Fset.Position(d.Pos()), Doc: d.Doc.Text()})
 		}
 	}
 	for _, b := range emit.Backends {

@@ -45,6 +45,7 @@ type Package struct {
 type Kernel struct {
 	Func *types.Func    // the Go function; its signature is the stub's
 	Pos  token.Position // where it is declared, named in the stub's comment
+	Doc  string         // its doc comment, without directives, copied onto the stub
 	// IR is the kernel as the backends compiled it: the tasks the stub
 	// launches and how it packs their arguments. The skeleton does
 	// without it.

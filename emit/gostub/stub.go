@@ -3,6 +3,7 @@ package gostub
 import (
 	"fmt"
 	"go/types"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 	"github.com/qdgo/qd/ir"
@@ -27,13 +28,18 @@ func (s *stub) sig() *types.Signature { return s.k.Func.Type().(*types.Signature
 // paramName is the name the stub uses for parameter i.
 func (s *stub) paramName(i int) string { return s.names.params[i] }
 
+// doc is the stub's comment: the kernel's own, then how the stub runs it.
 func (s *stub) doc() []string {
 	name := s.k.Func.Name()
-	return []string{
+	var lines []string
+	if doc := strings.TrimRight(s.k.Doc, "\n"); doc != "" {
+		lines = append(strings.Split(doc, "\n"), "")
+	}
+	return append(lines,
 		fmt.Sprintf("%s launches kernel %s (%s) after the work already launched on", name, name, declaredAt(s.k)),
 		"the device. Slice parameters are device buffers. It returns once the work",
 		"is queued; on the CPU backend it runs the Go function.",
-	}
+	)
 }
 
 // signature is the method's signature: slice parameters become buffers,

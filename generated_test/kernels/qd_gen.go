@@ -474,6 +474,8 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Chain runs a helper whose full inlining would copy chain0 4096 times.
+//
 // Chain launches kernel Chain (calls.go:30) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -492,6 +494,9 @@ func (qdk *Kernels) Chain(a *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error 
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// MultiResults calls a function with several results, twice per
+// iteration so that it is not inlined.
+//
 // MultiResults launches kernel MultiResults (calls.go:53) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -514,6 +519,9 @@ func (qdk *Kernels) MultiResults(x *rt.Buffer[int64], y *rt.Buffer[int64], f *rt
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// BlocksCall calls a function that writes a slice from each of two
+// concurrent blocks, each on its own slices.
+//
 // BlocksCall launches kernel BlocksCall (calls.go:86) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -723,6 +731,9 @@ func (qdk *Kernels) ConvertUint64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], in
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// ConvertParams converts scalar parameters, stepped by the element index
+// so that they wrap around, as the kernels above convert memory.
+//
 // ConvertParams launches kernel ConvertParams (convert.go:83) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -965,6 +976,8 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Shifts shifts by counts of every width, signed and unsigned.
+//
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -985,6 +998,8 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Conversions converts between every pair of numeric kinds in range.
+//
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1009,6 +1024,9 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Floats uses float64 arithmetic, comparisons and the math functions
+// kernels support, on values that include NaN, infinities and zeros.
+//
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1029,6 +1047,9 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Floats32 is Floats in float32, with the float32 forms of the math
+// functions.
+//
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1049,6 +1070,8 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// MinMaxZeros checks min and max of signed zeros and NaN.
+//
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1070,6 +1093,9 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Control uses switch, labeled loops with break and continue, and
+// short-circuit operators inside each iteration.
+//
 // Control launches kernel Control (kernels.go:174) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1090,6 +1116,9 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Phases mixes serial statements and parallel loops; each top-level
+// statement sees what the earlier ones wrote.
+//
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1110,6 +1139,8 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Spin runs the Quadrants LCG loop on each element.
+//
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1129,6 +1160,9 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Helpers calls helpers of its own and another package, with several
+// results, sub-slices and generic instances.
+//
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1151,6 +1185,9 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Ranges uses every form of parallel loop and a bound computed from
+// parameters.
+//
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1172,6 +1209,8 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Narrow wraps narrow integers on purpose.
+//
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1192,6 +1231,8 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Empty launches one block and does nothing; it measures launch cost.
+//
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1211,6 +1252,10 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Counted runs inner counted loops of several forms whose bounds lie near
+// the limits of their types and whose trip counts straddle the unroll
+// factor.
+//
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1233,6 +1278,8 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Fill sets every element of a to v.
+//
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1252,6 +1299,8 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// AddOne writes src+1 into dst.
+//
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1271,6 +1320,8 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Accumulate adds v to every element of a.
+//
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1290,6 +1341,10 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// SlowFill spins for iters steps in each thread before setting a to v, so
+// that work queued after it on another stream would overtake it unless
+// ordered by an event.
+//
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1310,6 +1365,9 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Scalars takes scalars of every width, so that their packing into the
+// launch arguments is checked.
+//
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1338,6 +1396,8 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// TwoBlocks fills two buffers in two concurrent blocks.
+//
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1360,6 +1420,9 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// OrderedInBlock has two loops in one block whose order matters, and
+// another block beside it.
+//
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1382,6 +1445,8 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// ComputeAB is the Quadrants example: a and b computed concurrently.
+//
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1406,6 +1471,8 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Combine adds a and b into c.
+//
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1426,6 +1493,8 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// EightBlocks runs eight blocks at once, each spinning on its own slice.
+//
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1536,6 +1605,8 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// MixedTop has plain statements before, between and after two groups.
+//
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1566,6 +1637,10 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// BlockValues computes values from parameters at the top level and uses
+// them in blocks: as a loop bound, in a block's serial code, and in both
+// blocks of a group.
+//
 // BlockValues launches kernel BlockValues (parallel.go:134) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.

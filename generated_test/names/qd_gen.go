@@ -58,6 +58,8 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Größe doubles the elements of ä.
+//
 // Größe launches kernel Größe (names.go:11) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -77,6 +79,8 @@ func (qdk *Kernels) Größe(ä *rt.Buffer[float32], faktor float32, qdOpts ...rt
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Ω数 counts.
+//
 // Ω数 launches kernel Ω数 (names.go:21) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -95,6 +99,9 @@ func (qdk *Kernels) Ω数(s *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error 
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Wide takes 4096 bytes of arguments, the most a launch can pass: 255
+// slices and two 8-byte scalars.
+//
 // Wide launches kernel Wide (wide.go:9) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
