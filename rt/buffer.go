@@ -37,12 +37,18 @@ func Alloc[T Number](d *Device, n int) (*Buffer[T], error) {
 	if err := d.check(); err != nil {
 		return nil, opError(op, err)
 	}
+	size, err := allocSize[T](n, d.drv == nil)
+	if err != nil {
+		return nil, opError(op, err)
+	}
 	b := &Buffer[T]{dev: d, n: n}
 	b.root = b
 	if d.drv == nil {
-		b.host = make([]T, n)
+		if b.host, err = makeHost[T](n); err != nil {
+			return nil, opError(op, err)
+		}
 	} else if n > 0 {
-		ptr, err := d.drv.alloc(uintptr(n) * elemSize[T]())
+		ptr, err := d.drv.alloc(size)
 		if err != nil {
 			return nil, opError(op, err)
 		}
@@ -114,7 +120,9 @@ func (b *Buffer[T]) usable() error {
 	return b.dev.check()
 }
 
-// prepare checks a copy's operands and returns the stream's handle.
+// prepare checks a copy's operands, enters the device and returns the
+// stream's handle; the caller leaves the device when it is done, unless
+// prepare fails.
 func (b *Buffer[T]) prepare(n int, what string, s *Stream) (uintptr, error) {
 	if err := b.usable(); err != nil {
 		return 0, err
@@ -122,12 +130,23 @@ func (b *Buffer[T]) prepare(n int, what string, s *Stream) (uintptr, error) {
 	if n != b.n {
 		return 0, fmt.Errorf("%s has %d elements, buffer has %d", what, n, b.n)
 	}
-	return s.use(b.dev)
+	if err := b.dev.enter(); err != nil {
+		return 0, err
+	}
+	h, err := s.use(b.dev)
+	if err == nil && b.root.freed.Load() {
+		err = ErrClosed // freed by Close before it entered
+	}
+	if err != nil {
+		b.dev.leave()
+	}
+	return h, err
 }
 
 // CopyFrom copies src, which must have b.Len() elements, into b. It is
 // ordered after the work already queued on the default stream and returns
-// when the copy is done; it does not wait for other streams.
+// when the data is in b, so that work queued next on any stream sees it;
+// it does not wait for other streams' work queued before.
 func (b *Buffer[T]) CopyFrom(src []T) error { return b.toDevice(src, nil, false) }
 
 // CopyTo copies b into dst, which must have b.Len() elements. It waits for
@@ -152,35 +171,47 @@ func (b *Buffer[T]) CopyToAsync(dst []T, s *Stream) error { return b.toHost(dst,
 func (b *Buffer[T]) toDevice(src []T, s *Stream, async bool) error {
 	const op = "copy to device"
 	h, err := b.prepare(len(src), "source", s)
-	if err != nil || b.n == 0 {
+	if err != nil {
 		return opError(op, err)
+	}
+	defer b.dev.leave()
+	if b.n == 0 {
+		return nil
 	}
 	if b.dev.drv == nil {
 		copy(b.host, src)
 		return nil
 	}
-	p := unsafe.Pointer(unsafe.SliceData(src))
-	if async {
-		return opError(op, b.dev.drv.copyToDeviceAsync(b.ptr, p, b.bytes(), h))
+	err = b.dev.drv.copyToDeviceAsync(b.ptr, unsafe.Pointer(unsafe.SliceData(src)), b.bytes(), h)
+	if err == nil && !async {
+		err = b.dev.drv.synchronize()
 	}
-	return opError(op, b.dev.drv.copyToDevice(b.ptr, p, b.bytes()))
+	return opError(op, err)
 }
 
+// toHost copies b into dst. A copy that is not asynchronous is queued on
+// the default stream and waited for: from or to ordinary Go memory the
+// driver may return before the DMA is done, which work queued right after
+// on another (non-blocking) stream would not wait for.
 func (b *Buffer[T]) toHost(dst []T, s *Stream, async bool) error {
 	const op = "copy from device"
 	h, err := b.prepare(len(dst), "destination", s)
-	if err != nil || b.n == 0 {
+	if err != nil {
 		return opError(op, err)
+	}
+	defer b.dev.leave()
+	if b.n == 0 {
+		return nil
 	}
 	if b.dev.drv == nil {
 		copy(dst, b.host)
 		return nil
 	}
-	p := unsafe.Pointer(unsafe.SliceData(dst))
-	if async {
-		return opError(op, b.dev.drv.copyToHostAsync(p, b.ptr, b.bytes(), h))
+	err = b.dev.drv.copyToHostAsync(unsafe.Pointer(unsafe.SliceData(dst)), b.ptr, b.bytes(), h)
+	if err == nil && !async {
+		err = b.dev.drv.synchronize()
 	}
-	return opError(op, b.dev.drv.copyToHost(p, b.ptr, b.bytes()))
+	return opError(op, err)
 }
 
 // CopyFromBuffer queues a copy of src, another buffer of the same device
@@ -197,6 +228,7 @@ func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T], s *Stream) error {
 	if err != nil {
 		return opError(op, err)
 	}
+	defer b.dev.leave()
 	if b.dev.drv == nil {
 		copy(b.host, src.host)
 		return nil
@@ -215,6 +247,7 @@ func (b *Buffer[T]) Memset(value byte, s *Stream) error {
 	if err != nil {
 		return opError(op, err)
 	}
+	defer b.dev.leave()
 	if b.dev.drv == nil {
 		bytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b.host))), b.bytes())
 		for i := range bytes {
@@ -275,7 +308,8 @@ func (b *Buffer[T]) release() error {
 		return nil
 	}
 	b.dev.buffers.Add(-1)
-	b.host = nil
+	// b.host stays: a launch or copy may still read it, and the collector
+	// frees it with the last view.
 	if b.dev.drv == nil || b.ptr == 0 {
 		return nil
 	}

@@ -6,10 +6,6 @@ package rt
 #cgo LDFLAGS: -ldl
 #cgo noescape qd_cu_launch
 #cgo nocallback qd_cu_launch
-#cgo noescape qd_cu_copy_to_device
-#cgo nocallback qd_cu_copy_to_device
-#cgo noescape qd_cu_copy_to_host
-#cgo nocallback qd_cu_copy_to_host
 #cgo noescape qd_cu_bench_launch
 #cgo nocallback qd_cu_bench_noop
 #cgo noescape qd_cu_bench_noop
@@ -131,14 +127,6 @@ func (d *cudaDriver) alloc(bytes uintptr) (uintptr, error) {
 
 func (d *cudaDriver) free(ptr uintptr) error {
 	return cuError("cuMemFree", C.qd_cu_free(d.ctx, C.CUdeviceptr(ptr)))
-}
-
-func (d *cudaDriver) copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error {
-	return cuError("cuMemcpyHtoD", C.qd_cu_copy_to_device(d.ctx, C.CUdeviceptr(dst), src, C.size_t(bytes)))
-}
-
-func (d *cudaDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error {
-	return cuError("cuMemcpyDtoH", C.qd_cu_copy_to_host(d.ctx, dst, C.CUdeviceptr(src), C.size_t(bytes)))
 }
 
 func (d *cudaDriver) loadModule(image Image) (uintptr, error) {

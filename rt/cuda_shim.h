@@ -36,8 +36,6 @@ static struct {
 	CUresult (*CtxSynchronize)(void);
 	CUresult (*MemAlloc)(CUdeviceptr *, size_t);
 	CUresult (*MemFree)(CUdeviceptr);
-	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
-	CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
 	CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned int, int *, void **);
 	CUresult (*ModuleUnload)(CUmodule);
 	CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
@@ -92,8 +90,6 @@ static int qd_cu_load(char **msg) {
 	QD_SYM(CtxSynchronize, "cuCtxSynchronize");
 	QD_SYM(MemAlloc, "cuMemAlloc_v2");
 	QD_SYM(MemFree, "cuMemFree_v2");
-	QD_SYM(MemcpyHtoD, "cuMemcpyHtoD_v2");
-	QD_SYM(MemcpyDtoH, "cuMemcpyDtoH_v2");
 	QD_SYM(ModuleLoadDataEx, "cuModuleLoadDataEx");
 	QD_SYM(ModuleUnload, "cuModuleUnload");
 	QD_SYM(ModuleGetFunction, "cuModuleGetFunction");
@@ -165,16 +161,6 @@ static CUresult qd_cu_alloc(CUcontext ctx, CUdeviceptr *p, size_t n) {
 static CUresult qd_cu_free(CUcontext ctx, CUdeviceptr p) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemFree(p);
-}
-
-static CUresult qd_cu_copy_to_device(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n) {
-	CUresult r = qd_cu_use(ctx);
-	return r ? r : qd_cu.MemcpyHtoD(dst, src, n);
-}
-
-static CUresult qd_cu_copy_to_host(CUcontext ctx, void *dst, CUdeviceptr src, size_t n) {
-	CUresult r = qd_cu_use(ctx);
-	return r ? r : qd_cu.MemcpyDtoH(dst, src, n);
 }
 
 enum { QD_JIT_ERROR_LOG_BUFFER = 5, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };

@@ -11,8 +11,9 @@
 // its devices, and the kinds of device code it loads; everything above it
 // is shared.
 //
-// The environment variable QD_BACKEND (cpu, cuda or auto) and QD_DEVICE
-// (a device index) choose the device Open returns.
+// The environment variable QD_BACKEND (cpu, cuda, gpu or auto) and
+// QD_DEVICE (a device index) choose the device Open returns; gpu requires
+// a GPU of any backend.
 package rt
 
 import (
@@ -28,10 +29,14 @@ import (
 type Backend int
 
 const (
-	// Auto picks CUDA when a GPU is usable and the CPU otherwise.
+	// Auto picks a GPU when one is usable and the CPU otherwise; the
+	// device's String says which, and why not a GPU.
 	Auto Backend = iota
 	CPU
 	CUDA
+	// GPU requires a GPU: the first usable GPU backend, or an error
+	// wrapping ErrNoDevice instead of the CPU.
+	GPU
 )
 
 func (b Backend) String() string {
@@ -40,6 +45,8 @@ func (b Backend) String() string {
 		return "cpu"
 	case CUDA:
 		return "cuda"
+	case GPU:
+		return "gpu"
 	}
 	return "auto"
 }
@@ -53,8 +60,10 @@ func ParseBackend(s string) (Backend, error) {
 		return CPU, nil
 	case "cuda":
 		return CUDA, nil
+	case "gpu":
+		return GPU, nil
 	}
-	return Auto, fmt.Errorf("qd: unknown backend %q (want cpu, cuda or auto)", s)
+	return Auto, fmt.Errorf("qd: unknown backend %q (want cpu, cuda, gpu or auto)", s)
 }
 
 // Device is an open GPU, or the CPU. A Device is safe for use by many
@@ -65,8 +74,14 @@ type Device struct {
 	drv     driver // nil for the CPU
 	attrs   deviceAttributes
 	name    string
+	// noGPU is why Open chose the CPU for Auto, if it did.
+	noGPU error
 
 	closed atomic.Bool
+	// inUse is held for reading by each launch and copy while it runs,
+	// and for writing by Close while it marks the device closed: Close
+	// waits for the launches and copies under way, and none starts after.
+	inUse sync.RWMutex
 
 	mu      sync.Mutex // guards modules, live and closing
 	modules map[*ModuleSpec]*Module
@@ -126,13 +141,14 @@ func Open(opts ...Option) (*Device, error) {
 	switch backend {
 	case CPU:
 		d = openCPU()
-	case CUDA:
+	case CUDA, GPU:
 		if d, err = openGPU(CUDA, index); err != nil {
 			return nil, err
 		}
 	default:
 		if d, err = openGPU(CUDA, index); err != nil {
 			d = openCPU()
+			d.noGPU = err
 		}
 	}
 	if pool == 0 {
@@ -186,13 +202,29 @@ func (d *Device) IsCPU() bool { return d.backend == CPU }
 // Name returns the device's name, such as "NVIDIA H100 80GB HBM3" or "cpu".
 func (d *Device) Name() string { return d.name }
 
-// String describes the device.
+// String describes the device, and for the CPU chosen in place of a GPU,
+// why no GPU was used: "cpu (no GPU: ...)".
 func (d *Device) String() string {
+	if d.backend == CPU && d.noGPU != nil {
+		return fmt.Sprintf("cpu (no GPU: %v)", d.noGPU)
+	}
 	if d.backend == CPU {
 		return "cpu"
 	}
 	return fmt.Sprintf("%s device %d (%s, %s, %d SMs)", d.backend, d.index, d.name, d.attrs.arch, d.attrs.multiprocessors)
 }
+
+// enter starts a launch or copy, or returns ErrClosed; leave ends it.
+func (d *Device) enter() error {
+	d.inUse.RLock()
+	if d.closed.Load() {
+		d.inUse.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (d *Device) leave() { d.inUse.RUnlock() }
 
 // check returns ErrClosed once the device is closed.
 func (d *Device) check() error {
@@ -223,17 +255,21 @@ func (d *Device) SynchronizeAll() error {
 
 // Close waits for all the device's work, then frees everything it still
 // holds (buffers, host buffers, streams, events, modules) and releases the
-// device. Using any of them afterwards is an error wrapping ErrClosed.
-// Closing twice is harmless.
+// device. It may be called while other goroutines launch kernels or copy:
+// it waits for the launches and copies under way, and those that start
+// later, and any other use of what it freed, return an error wrapping
+// ErrClosed. Closing twice is harmless.
 func (d *Device) Close() error {
+	d.inUse.Lock()
 	d.mu.Lock()
-	if d.closed.Swap(true) {
-		d.mu.Unlock()
-		return nil
-	}
+	closed := d.closed.Swap(true)
 	mods, live := d.modules, d.live
 	d.modules, d.live = nil, nil
 	d.mu.Unlock()
+	d.inUse.Unlock()
+	if closed {
+		return nil
+	}
 	var err error
 	if d.drv != nil {
 		err = d.drv.synchronizeAll()

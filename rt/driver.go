@@ -14,8 +14,6 @@ type driver interface {
 	imageKinds() []ImageKind
 	alloc(bytes uintptr) (uintptr, error)
 	free(ptr uintptr) error
-	copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error
-	copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error
 	loadModule(image Image) (uintptr, error)
 	unloadModule(mod uintptr) error
 	function(mod uintptr, name string) (uintptr, error)

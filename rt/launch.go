@@ -18,12 +18,13 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
-	if err := m.dev.check(); err != nil {
-		return opError("launch "+k.Name, err)
-	}
 	if m.dev.drv == nil {
 		return opError("launch "+k.Name, fmt.Errorf("the CPU backend runs kernels as Go functions"))
 	}
+	if err := m.dev.enter(); err != nil {
+		return opError("launch "+k.Name, err)
+	}
+	defer m.dev.leave()
 	stream, err := cfg.stream.use(m.dev)
 	if err != nil {
 		return opError("launch "+k.Name, err)
@@ -140,6 +141,10 @@ func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error)
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	if err := m.dev.enter(); err != nil {
+		return opError("launch "+k.Name, err)
+	}
+	defer m.dev.leave()
 	defer func() {
 		if v := recover(); v != nil {
 			if re, ok := v.(runtime.Error); ok {
