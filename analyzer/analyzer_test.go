@@ -69,3 +69,9 @@ func TestMisspelledDirectives(t *testing.T) {
 		t.Errorf("warned at lines %v, want %v", lines, want)
 	}
 }
+
+// TestDependences checks the dependence check of parallel loops: what it
+// reports, where, and the precise cases it accepts.
+func TestDependences(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "depend")
+}

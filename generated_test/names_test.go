@@ -22,7 +22,7 @@ func runNames(t *testing.T, dev *rt.Device) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runLoaded(t, dev, ks, nameCases)
+	runLoaded(t, dev, ks, nameCases, lengths)
 	t.Run("Wide", func(t *testing.T) { runWide(t, dev, ks) })
 }
 

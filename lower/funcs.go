@@ -11,18 +11,40 @@ import (
 // Helpers are inlined while their code, with everything they inline in
 // turn, stays within inlineBudget go/ssa instructions, and so are helpers
 // called from one place only, which inlining does not copy; any other
-// becomes a device function of the kernel (ir.Kernel.Funcs), lowered once
-// and called. Inlining alone grows exponentially in helpers that call
-// helpers twice (e(x) = d(d(x)), d(x) = c(c(x)), ...); with the budget,
-// the kernel's code grows linearly.
+// that touches no memory becomes a device function of the kernel
+// (ir.Kernel.Funcs), lowered once and called. Inlining alone grows
+// exponentially in helpers that call helpers twice (e(x) = d(d(x)),
+// d(x) = c(c(x)), ...); with the budget, the kernel's code grows linearly.
+//
+// Helpers that read or write slices are always inlined, so that the checks
+// of memory accesses (conflicting iterations, races between blocks) see
+// each access where it happens; a kernel into which they would copy more
+// than maxInlined instructions is reported instead.
 const (
 	inlineBudget = 160
 	callCost     = 4 // what a call counts for in its caller's size
+	maxInlined   = 50000
 )
 
 // inlines reports whether calls of fn are inlined.
 func (l *lowerer) inlines(fn *ssa.Function) bool {
-	return l.inlineSize(fn) <= inlineBudget || l.callSites()[fn] <= 1 || !l.hasSignature(fn)
+	return l.inlineSize(fn) <= inlineBudget || l.callSites()[fn] <= 1 || !l.hasSignature(fn) || !l.pureFunction(fn)
+}
+
+// inlineFits counts the instructions inlining fn copies into the kernel,
+// and reports the call at pos, once, if they pass maxInlined.
+func (l *lowerer) inlineFits(fn *ssa.Function, pos token.Pos) bool {
+	for _, b := range fn.Blocks {
+		l.inlined += len(b.Instrs)
+	}
+	if l.inlined <= maxInlined {
+		return true
+	}
+	if !l.tooLarge {
+		l.tooLarge = true
+		l.errorf(pos, "inlining %s here makes the kernel larger than %d instructions: a helper that reads or writes slices is copied into each call of it; call it from fewer places, or keep the slice accesses out of the helpers it calls many times", fn.Name(), maxInlined)
+	}
+	return false
 }
 
 // callSites counts the calls of each function in the code the kernel

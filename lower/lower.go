@@ -17,6 +17,7 @@ package lower
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"sort"
@@ -47,6 +48,10 @@ type Config struct {
 	// call, or the reason it is not allowed, and whether the function is
 	// pure (reads and writes no memory).
 	External func(fn *ssa.Function) (pure bool, err error)
+	// SkipDependenceCheck accepts parallel loops whose iterations conflict
+	// through memory, for the tests that show the CPU race mode finding
+	// such conflicts at run time.
+	SkipDependenceCheck bool
 }
 
 // Kernel lowers the kernel function fn to checked, unoptimized IR.
@@ -112,8 +117,16 @@ type lowerer struct {
 	// Funcs (-1 while it is being lowered), and the names taken.
 	sizes     map[*ssa.Function]int
 	sites     map[*ssa.Function]int
+	inlined   int  // instructions inlined so far
+	tooLarge  bool // reported that they are too many
 	funcIndex map[*ssa.Function]int
 	funcNames map[string]bool
+	// loopIndexes describes the loop of each parallel task, for the
+	// dependence check; syntax holds the kernel's syntax and that of the
+	// functions inlined into it, where diagnostics find accesses' source.
+	loopIndexes map[*ir.Task]*loopIndex
+	syntax      []ast.Node
+	raced       map[*ir.Instr]bool // accesses reported racing with another block
 }
 
 type diagKey struct {
@@ -153,7 +166,8 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 }
 
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
-	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool)}
+	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
+		loopIndexes: make(map[*ir.Task]*loopIndex), raced: make(map[*ir.Instr]bool)}
 }
 
 // kernel lowers l.fn.
@@ -194,6 +208,7 @@ func (l *lowerer) kernel() *ir.Kernel {
 		l.errorf(fn.Pos(), "kernel %s has no body", fn.Name())
 		return l.k
 	}
+	l.syntax = append(l.syntax, fn.Syntax())
 	l.lowerBody()
 	return l.k
 }

@@ -64,8 +64,8 @@ func (s *stub) signature() *jen.Statement {
 	return jen.Func().Params(jen.Id(s.names.recv).Op("*").Id("Kernels")).Id(s.k.Func.Name()).Params(params...).Error()
 }
 
-// body checks the buffers, runs the Go function on the CPU backend, and
-// otherwise packs the arguments and launches the tasks.
+// body checks the buffers, packs the arguments and launches the tasks, or
+// on the CPU backend runs the kernel there.
 func (s *stub) body() jen.Code {
 	k := s.k.IR
 	name := k.Name
@@ -98,12 +98,7 @@ func (s *stub) body() jen.Code {
 			jen.Lit(name), jen.Lit(a), jen.Id(a), jen.Lit(b), jen.Id(b)),
 			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))))
 	}
-	body = append(body,
-		jen.If(jen.Id(s.names.recv).Dot(s.file.dev).Dot("IsCPU").Call()).Block(
-			jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("RunCPU").Call(jen.Lit(s.index), jen.Id(s.names.opts),
-				jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))))),
-		jen.Var().Id(s.names.args).Index(jen.Lit(size)).Byte(),
-	)
+	body = append(body, jen.Var().Id(s.names.args).Index(jen.Lit(size)).Byte())
 	for _, slot := range slots {
 		body = append(body, s.put(slot))
 	}
@@ -118,8 +113,15 @@ func (s *stub) body() jen.Code {
 			counts = append(counts, jen.Lit(1))
 		}
 	}
+	// The CPU backend runs the Go function, or, in its race mode, the IR on
+	// the same arguments a GPU launch takes.
+	cpuRun := append([]jen.Code{jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()),
+		jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts),
+		jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))}, bufs...)
 	body = append(body,
 		jen.Id(s.names.counts).Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
+		jen.If(jen.Id(s.names.recv).Dot(s.file.dev).Dot("IsCPU").Call()).Block(
+			jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("RunCPU").Call(cpuRun...))),
 		jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("Launch").Call(
 			jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts))),
 	)

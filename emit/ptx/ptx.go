@@ -120,6 +120,7 @@ type entry struct {
 	temps  [numClasses]int
 	maxReg [numClasses]int
 	calls  int // calls written so far, to name their parameters
+	labels int // the labels of atomic ops' loops so far
 }
 
 func (e *entry) paramName(slot int) string {

@@ -202,6 +202,11 @@ func TestCodegen(t *testing.T) {
 		// Helpers too large to inline everywhere are called.
 		{entry: "Chain_0", must: []string{`call \(call\d+_ret\), Chain\$chain\d+, \(call\d+_arg0\)`}},
 		{entry: "MultiResults_0", must: []string{`call \(call\d+_ret\), MultiResults\$mixAll,`}},
+		// Atomic adds are one instruction, float ones too; Go's min and max
+		// of floats and narrow elements take compare-and-swap loops.
+		{entry: "Histogram_0", must: []string{`atom\.global\.add\.u32`}, never: []string{`atom\.global\.cas`}},
+		{entry: "FloatSums_0", must: []string{`atom\.global\.add\.f32`, `atom\.global\.add\.f64`}, never: []string{`atom\.global\.cas`}},
+		{entry: "Extremes_0", must: []string{`atom\.global\.cas\.b64`, `atom\.global\.cas\.b32`, `atom\.global\.min\.s64`, `atom\.global\.max\.s64`, `bfi\.b32`}},
 	} {
 		body := entry(t, module, c.entry)
 		for _, re := range c.must {

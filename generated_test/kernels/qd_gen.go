@@ -7,8 +7,38 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Name: "Histogram",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Slots",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Slots_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "FloatSums",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "FloatSums_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Extremes",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Extremes_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Bits",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Bits_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "Chain",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Chain_0",
@@ -474,6 +504,130 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Histogram counts the bytes of data in 256 bins.
+//
+// Histogram launches kernel Histogram (atomics.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Slots hands every iteration a slot of order with a counter, and adds up
+// the indexes with 64-bit atomics.
+//
+// Slots launches kernel Slots (atomics.go:22) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], total *rt.Buffer[uint64], signed *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", order, count, total, signed); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, order)
+	rt.PutBuffer(qdArgs[:], 16, count)
+	rt.PutBuffer(qdArgs[:], 32, total)
+	rt.PutBuffer(qdArgs[:], 48, signed)
+	qdCounts := [1]int64{int64(order.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Slots(order.CPUSlice(), count.CPUSlice(), total.CPUSlice(), signed.CPUSlice())
+		}, order, count, total, signed)
+	}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FloatSums adds x into four buckets, in float32 and in float64.
+//
+// FloatSums launches kernel FloatSums (atomics.go:34) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], sums32 *rt.Buffer[float32], sums64 *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", x, bucket, sums32, sums64); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, bucket)
+	rt.PutBuffer(qdArgs[:], 32, sums32)
+	rt.PutBuffer(qdArgs[:], 48, sums64)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FloatSums(x.CPUSlice(), bucket.CPUSlice(), sums32.CPUSlice(), sums64.CPUSlice())
+		}, x, bucket, sums32, sums64)
+	}
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Extremes keeps minima and maxima of floats, NaN and zeros included, and
+// of integers, and updates narrow elements that share a word.
+//
+// Extremes launches kernel Extremes (atomics.go:46) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *rt.Buffer[float64], ilo *rt.Buffer[int64], ihi *rt.Buffer[int64], small *rt.Buffer[int8], narrow *rt.Buffer[uint16], fmax *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [128]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, lo)
+	rt.PutBuffer(qdArgs[:], 32, hi)
+	rt.PutBuffer(qdArgs[:], 48, ilo)
+	rt.PutBuffer(qdArgs[:], 64, ihi)
+	rt.PutBuffer(qdArgs[:], 80, small)
+	rt.PutBuffer(qdArgs[:], 96, narrow)
+	rt.PutBuffer(qdArgs[:], 112, fmax)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Extremes(x.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), ilo.CPUSlice(), ihi.CPUSlice(), small.CPUSlice(), narrow.CPUSlice(), fmax.CPUSlice())
+		}, x, lo, hi, ilo, ihi, small, narrow, fmax)
+	}
+	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Bits sets a bit for each value present, clears bits of a mask, swaps
+// and stores elements of its own and finds a maximum with a
+// compare-and-swap loop.
+//
+// Bits launches kernel Bits (atomics.go:65) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mask *rt.Buffer[uint64], prev *rt.Buffer[int64], old *rt.Buffer[int64], seen *rt.Buffer[int32], top *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", data, present, mask, prev, old, seen, top); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [112]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, present)
+	rt.PutBuffer(qdArgs[:], 32, mask)
+	rt.PutBuffer(qdArgs[:], 48, prev)
+	rt.PutBuffer(qdArgs[:], 64, old)
+	rt.PutBuffer(qdArgs[:], 80, seen)
+	rt.PutBuffer(qdArgs[:], 96, top)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Bits(data.CPUSlice(), present.CPUSlice(), mask.CPUSlice(), prev.CPUSlice(), old.CPUSlice(), seen.CPUSlice(), top.CPUSlice())
+		}, data, present, mask, prev, old, seen, top)
+	}
+	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Chain runs a helper whose full inlining would copy chain0 4096 times.
 //
 // Chain launches kernel Chain (calls.go:30) after the work already launched on
@@ -483,15 +637,15 @@ func (qdk *Kernels) Chain(a *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Chain", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Chain(a.CPUSlice())
-		})
-	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Chain(a.CPUSlice())
+		}, a)
+	}
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MultiResults calls a function with several results, twice per
@@ -504,11 +658,6 @@ func (qdk *Kernels) MultiResults(x *rt.Buffer[int64], y *rt.Buffer[int64], f *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "MultiResults", x, y, f, flags, small); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			MultiResults(x.CPUSlice(), y.CPUSlice(), f.CPUSlice(), flags.CPUSlice(), small.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -516,7 +665,12 @@ func (qdk *Kernels) MultiResults(x *rt.Buffer[int64], y *rt.Buffer[int64], f *rt
 	rt.PutBuffer(qdArgs[:], 48, flags)
 	rt.PutBuffer(qdArgs[:], 64, small)
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MultiResults(x.CPUSlice(), y.CPUSlice(), f.CPUSlice(), flags.CPUSlice(), small.CPUSlice())
+		}, x, y, f, flags, small)
+	}
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlocksCall calls a function that writes a slice from each of two
@@ -538,21 +692,18 @@ func (qdk *Kernels) BlocksCall(a *rt.Buffer[int64], b *rt.Buffer[int64], c *rt.B
 	if qdErr := rt.CheckDisjoint("BlocksCall", "b", b, "c", c); qdErr != nil {
 		return qdErr
 	}
-	if qdErr := rt.CheckDisjoint("BlocksCall", "b", b, "d", d); qdErr != nil {
-		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			BlocksCall(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutBuffer(qdArgs[:], 48, d)
 	qdCounts := [2]int64{1, 1}
-	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			BlocksCall(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
+		}, a, b, c, d)
+	}
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertInt8 launches kernel ConvertInt8 (convert.go:24) after the work already launched on
@@ -562,11 +713,6 @@ func (qdk *Kernels) ConvertInt8(x *rt.Buffer[int8], y *rt.Buffer[int8], ints *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt8", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			ConvertInt8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -574,7 +720,12 @@ func (qdk *Kernels) ConvertInt8(x *rt.Buffer[int8], y *rt.Buffer[int8], ints *rt
 	rt.PutBuffer(qdArgs[:], 48, floats)
 	rt.PutBuffer(qdArgs[:], 64, flags)
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ConvertInt8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		}, x, y, ints, floats, flags)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertInt16 launches kernel ConvertInt16 (convert.go:31) after the work already launched on
@@ -584,11 +735,6 @@ func (qdk *Kernels) ConvertInt16(x *rt.Buffer[int16], y *rt.Buffer[int16], ints 
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt16", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			ConvertInt16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -596,7 +742,12 @@ func (qdk *Kernels) ConvertInt16(x *rt.Buffer[int16], y *rt.Buffer[int16], ints 
 	rt.PutBuffer(qdArgs[:], 48, floats)
 	rt.PutBuffer(qdArgs[:], 64, flags)
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ConvertInt16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		}, x, y, ints, floats, flags)
+	}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertInt32 launches kernel ConvertInt32 (convert.go:38) after the work already launched on
@@ -606,11 +757,6 @@ func (qdk *Kernels) ConvertInt32(x *rt.Buffer[int32], y *rt.Buffer[int32], ints 
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt32", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			ConvertInt32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -618,7 +764,12 @@ func (qdk *Kernels) ConvertInt32(x *rt.Buffer[int32], y *rt.Buffer[int32], ints 
 	rt.PutBuffer(qdArgs[:], 48, floats)
 	rt.PutBuffer(qdArgs[:], 64, flags)
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ConvertInt32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		}, x, y, ints, floats, flags)
+	}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertInt64 launches kernel ConvertInt64 (convert.go:45) after the work already launched on
@@ -628,11 +779,6 @@ func (qdk *Kernels) ConvertInt64(x *rt.Buffer[int64], y *rt.Buffer[int64], ints 
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertInt64", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			ConvertInt64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -640,7 +786,12 @@ func (qdk *Kernels) ConvertInt64(x *rt.Buffer[int64], y *rt.Buffer[int64], ints 
 	rt.PutBuffer(qdArgs[:], 48, floats)
 	rt.PutBuffer(qdArgs[:], 64, flags)
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ConvertInt64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		}, x, y, ints, floats, flags)
+	}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertUint8 launches kernel ConvertUint8 (convert.go:52) after the work already launched on
@@ -650,11 +801,6 @@ func (qdk *Kernels) ConvertUint8(x *rt.Buffer[uint8], y *rt.Buffer[uint8], ints 
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint8", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			ConvertUint8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -662,7 +808,12 @@ func (qdk *Kernels) ConvertUint8(x *rt.Buffer[uint8], y *rt.Buffer[uint8], ints 
 	rt.PutBuffer(qdArgs[:], 48, floats)
 	rt.PutBuffer(qdArgs[:], 64, flags)
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ConvertUint8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		}, x, y, ints, floats, flags)
+	}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertUint16 launches kernel ConvertUint16 (convert.go:59) after the work already launched on
@@ -672,11 +823,6 @@ func (qdk *Kernels) ConvertUint16(x *rt.Buffer[uint16], y *rt.Buffer[uint16], in
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint16", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
-			ConvertUint16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -684,7 +830,12 @@ func (qdk *Kernels) ConvertUint16(x *rt.Buffer[uint16], y *rt.Buffer[uint16], in
 	rt.PutBuffer(qdArgs[:], 48, floats)
 	rt.PutBuffer(qdArgs[:], 64, flags)
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ConvertUint16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		}, x, y, ints, floats, flags)
+	}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertUint32 launches kernel ConvertUint32 (convert.go:66) after the work already launched on
@@ -694,11 +845,6 @@ func (qdk *Kernels) ConvertUint32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], in
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint32", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
-			ConvertUint32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -706,7 +852,12 @@ func (qdk *Kernels) ConvertUint32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], in
 	rt.PutBuffer(qdArgs[:], 48, floats)
 	rt.PutBuffer(qdArgs[:], 64, flags)
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ConvertUint32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		}, x, y, ints, floats, flags)
+	}
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertUint64 launches kernel ConvertUint64 (convert.go:73) after the work already launched on
@@ -716,11 +867,6 @@ func (qdk *Kernels) ConvertUint64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], in
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertUint64", x, y, ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			ConvertUint64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -728,7 +874,12 @@ func (qdk *Kernels) ConvertUint64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], in
 	rt.PutBuffer(qdArgs[:], 48, floats)
 	rt.PutBuffer(qdArgs[:], 64, flags)
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ConvertUint64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
+		}, x, y, ints, floats, flags)
+	}
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertParams converts scalar parameters, stepped by the element index
@@ -741,11 +892,6 @@ func (qdk *Kernels) ConvertParams(ints *rt.Buffer[int64], floats *rt.Buffer[floa
 	if qdErr := rt.CheckBuffers(qdk.dev, "ConvertParams", ints, floats, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			ConvertParams(ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice(), a, b)
-		})
-	}
 	var qdArgs [52]byte
 	rt.PutBuffer(qdArgs[:], 0, ints)
 	rt.PutBuffer(qdArgs[:], 16, floats)
@@ -753,7 +899,12 @@ func (qdk *Kernels) ConvertParams(ints *rt.Buffer[int64], floats *rt.Buffer[floa
 	rt.PutUint8(qdArgs[:], 48, uint8(a))
 	rt.PutUint16(qdArgs[:], 50, uint16(b))
 	qdCounts := [1]int64{(int64(flags.Len()) / int64(18))}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ConvertParams(ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice(), a, b)
+		}, ints, floats, flags)
+	}
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
@@ -763,17 +914,17 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
-			Saxpy(a, x.CPUSlice(), y.CPUSlice())
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Saxpy(a, x.CPUSlice(), y.CPUSlice())
+		}, x, y)
+	}
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -783,17 +934,17 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdOpts, func() {
-			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -803,17 +954,17 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(14, qdOpts, func() {
-			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -823,17 +974,17 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(15, qdOpts, func() {
-			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -843,17 +994,17 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(16, qdOpts, func() {
-			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -863,17 +1014,17 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(17, qdOpts, func() {
-			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -883,17 +1034,17 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(18, qdOpts, func() {
-			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -903,17 +1054,17 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(19, qdOpts, func() {
-			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -923,17 +1074,17 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(20, qdOpts, func() {
-			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -943,17 +1094,17 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(21, qdOpts, func() {
-			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -963,17 +1114,17 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(22, qdOpts, func() {
-			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts shifts by counts of every width, signed and unsigned.
@@ -985,17 +1136,17 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", x, c, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(23, qdOpts, func() {
-			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, c)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
+		}, x, c, out)
+	}
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions converts between every pair of numeric kinds in range.
@@ -1007,11 +1158,6 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", i64, f64, u8, i16, u32, f32, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(24, qdOpts, func() {
-			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [112]byte
 	rt.PutBuffer(qdArgs[:], 0, i64)
 	rt.PutBuffer(qdArgs[:], 16, f64)
@@ -1021,7 +1167,12 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 80, f32)
 	rt.PutBuffer(qdArgs[:], 96, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
+		}, i64, f64, u8, i16, u32, f32, out)
+	}
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats uses float64 arithmetic, comparisons and the math functions
@@ -1034,17 +1185,17 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(25, qdOpts, func() {
-			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 is Floats in float32, with the float32 forms of the math
@@ -1057,17 +1208,17 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(26, qdOpts, func() {
-			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros checks min and max of signed zeros and NaN.
@@ -1079,18 +1230,18 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", x, y, lo, hi); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(27, qdOpts, func() {
-			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, lo)
 	rt.PutBuffer(qdArgs[:], 48, hi)
 	qdCounts := [1]int64{int64(lo.Len())}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
+		}, x, y, lo, hi)
+	}
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control uses switch, labeled loops with break and continue, and
@@ -1103,17 +1254,17 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	if qdErr := rt.CheckBuffers(qdk.dev, "Control", a, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdOpts, func() {
-			Control(a.CPUSlice(), out.CPUSlice(), limit)
-		})
-	}
 	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Control(a.CPUSlice(), out.CPUSlice(), limit)
+		}, a, out)
+	}
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases mixes serial statements and parallel loops; each top-level
@@ -1126,17 +1277,17 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
-			Phases(a.CPUSlice(), b.CPUSlice(), n)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Phases(a.CPUSlice(), b.CPUSlice(), n)
+		}, a, b)
+	}
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin runs the Quadrants LCG loop on each element.
@@ -1148,16 +1299,16 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
-			Spin(out.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Spin(out.CPUSlice(), iters)
+		}, out)
+	}
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers calls helpers of its own and another package, with several
@@ -1170,11 +1321,6 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", a, f, sums, q, r); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
-			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, f)
@@ -1182,7 +1328,12 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 48, q)
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
+		}, a, f, sums, q, r)
+	}
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges uses every form of parallel loop and a bound computed from
@@ -1195,18 +1346,18 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
-			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
-		})
-	}
 	var qdArgs [41]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
+		}, a, b)
+	}
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow wraps narrow integers on purpose.
@@ -1218,17 +1369,17 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
-			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches one block and does nothing; it measures launch cost.
@@ -1240,16 +1391,16 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
-			Empty(a.CPUSlice(), n)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Empty(a.CPUSlice(), n)
+		}, a)
+	}
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted runs inner counted loops of several forms whose bounds lie near
@@ -1263,11 +1414,6 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", out, lo, hi, small, u); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(35, qdOpts, func() {
-			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, lo)
@@ -1275,7 +1421,12 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 48, small)
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
+		}, out, lo, hi, small, u)
+	}
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill sets every element of a to v.
@@ -1287,16 +1438,16 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(36, qdOpts, func() {
-			Fill(a.CPUSlice(), v)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Fill(a.CPUSlice(), v)
+		}, a)
+	}
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne writes src+1 into dst.
@@ -1308,16 +1459,16 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", dst, src); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(37, qdOpts, func() {
-			AddOne(dst.CPUSlice(), src.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			AddOne(dst.CPUSlice(), src.CPUSlice())
+		}, dst, src)
+	}
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate adds v to every element of a.
@@ -1329,16 +1480,16 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	if qdErr := rt.CheckBuffers(qdk.dev, "Accumulate", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(38, qdOpts, func() {
-			Accumulate(a.CPUSlice(), v)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Accumulate(a.CPUSlice(), v)
+		}, a)
+	}
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill spins for iters steps in each thread before setting a to v, so
@@ -1352,17 +1503,17 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "SlowFill", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(39, qdOpts, func() {
-			SlowFill(a.CPUSlice(), v, iters)
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			SlowFill(a.CPUSlice(), v, iters)
+		}, a)
+	}
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars takes scalars of every width, so that their packing into the
@@ -1374,11 +1525,6 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Scalars", out); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(40, qdOpts, func() {
-			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
-		})
 	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
@@ -1393,7 +1539,12 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutFloat64(qdArgs[:], 40, float64(h))
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
+		}, out)
+	}
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks fills two buffers in two concurrent blocks.
@@ -1408,16 +1559,16 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	if qdErr := rt.CheckDisjoint("TwoBlocks", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(41, qdOpts, func() {
-			TwoBlocks(a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoBlocks(a.CPUSlice(), b.CPUSlice())
+		}, a, b)
+	}
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock has two loops in one block whose order matters, and
@@ -1433,16 +1584,16 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	if qdErr := rt.CheckDisjoint("OrderedInBlock", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(42, qdOpts, func() {
-			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
+		}, a, b)
+	}
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB is the Quadrants example: a and b computed concurrently.
@@ -1457,18 +1608,18 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(43, qdOpts, func() {
-			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
-		})
-	}
 	var qdArgs [44]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
+		}, a, b)
+	}
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine adds a and b into c.
@@ -1480,17 +1631,17 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(44, qdOpts, func() {
-			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks runs eight blocks at once, each spinning on its own slice.
@@ -1586,11 +1737,6 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	if qdErr := rt.CheckDisjoint("EightBlocks", "a6", a6, "a7", a7); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(45, qdOpts, func() {
-			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, a0)
 	rt.PutBuffer(qdArgs[:], 16, a1)
@@ -1602,7 +1748,12 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		}, a0, a1, a2, a3, a4, a5, a6, a7)
+	}
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop has plain statements before, between and after two groups.
@@ -1623,18 +1774,18 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("MixedTop", "b", b, "c", c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(46, qdOpts, func() {
-			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockValues computes values from parameters at the top level and uses
@@ -1651,17 +1802,17 @@ func (qdk *Kernels) BlockValues(a *rt.Buffer[float32], b *rt.Buffer[float32], n 
 	if qdErr := rt.CheckDisjoint("BlockValues", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(47, qdOpts, func() {
-			BlockValues(a.CPUSlice(), b.CPUSlice(), n)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [4]int64{(int64(a.Len()) / int64(2)), 1, 1, (int64(b.Len()) - int64(1))}
-	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+			BlockValues(a.CPUSlice(), b.CPUSlice(), n)
+		}, a, b)
+	}
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -1672,6 +1823,614 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+
+.visible .entry Histogram_0(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<19>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt5, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Slots_0(
+	.param .u64 Slots_0_param_0,
+	.param .s64 Slots_0_param_1,
+	.param .u64 Slots_0_param_2,
+	.param .s64 Slots_0_param_3,
+	.param .u64 Slots_0_param_4,
+	.param .s64 Slots_0_param_5,
+	.param .u64 Slots_0_param_6,
+	.param .s64 Slots_0_param_7
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<33>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Slots_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Slots_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Slots_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd21, [Slots_0_param_4];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd27, [Slots_0_param_6];
+	cvta.to.global.u64 %rd27, %rd27;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	add.s64 %rd11, %rd12, 0;
+	mov.b32 %rt5, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt5;
+	add.s32 %r14, %r15, 1;
+	sub.s32 %r16, %r14, 1;
+	cvt.u32.u64 %r17, %rd9;
+	cvt.s64.s32 %rd19, %r16;
+	mad.lo.s64 %rd18, %rd19, 4, %rd4;
+	st.global.s32 [%rd18], %r17;
+	add.s64 %rd20, %rd21, 0;
+	mov.b64 %rd23, %rd9;
+	atom.global.add.u64 %rd25, [%rd20], %rd23;
+	add.s64 %rd26, %rd27, 0;
+	mov.b64 %rd29, %rd9;
+	neg.s64 %rd30, %rd29;
+	atom.global.add.u64 %rd32, [%rd26], %rd30;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry FloatSums_0(
+	.param .u64 FloatSums_0_param_0,
+	.param .s64 FloatSums_0_param_1,
+	.param .u64 FloatSums_0_param_2,
+	.param .s64 FloatSums_0_param_3,
+	.param .u64 FloatSums_0_param_4,
+	.param .s64 FloatSums_0_param_5,
+	.param .u64 FloatSums_0_param_6,
+	.param .s64 FloatSums_0_param_7
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<28>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<24>;
+	.reg .f64 %fd<31>;
+
+$L_0:
+	ld.param.u64 %rd4, [FloatSums_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [FloatSums_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [FloatSums_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd19, [FloatSums_0_param_4];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd25, [FloatSums_0_param_6];
+	cvta.to.global.u64 %rd25, %rd25;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	mad.lo.s64 %rd13, %rd9, 1, %rd14;
+	ld.global.u8 %r16, [%rd13];
+	rem.u32 %r17, %r16, 4;
+	and.b32 %r17, %r17, 255;
+	cvt.u64.u32 %rd21, %r17;
+	mad.lo.s64 %rd18, %rd21, 4, %rd19;
+	atom.global.add.f32 %f23, [%rd18], %f12;
+	cvt.u64.u32 %rd27, %r17;
+	mad.lo.s64 %rd24, %rd27, 8, %rd25;
+	cvt.f64.f32 %fd28, %f12;
+	atom.global.add.f64 %fd30, [%rd24], %fd28;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Extremes_0(
+	.param .u64 Extremes_0_param_0,
+	.param .s64 Extremes_0_param_1,
+	.param .u64 Extremes_0_param_2,
+	.param .s64 Extremes_0_param_3,
+	.param .u64 Extremes_0_param_4,
+	.param .s64 Extremes_0_param_5,
+	.param .u64 Extremes_0_param_6,
+	.param .s64 Extremes_0_param_7,
+	.param .u64 Extremes_0_param_8,
+	.param .s64 Extremes_0_param_9,
+	.param .u64 Extremes_0_param_10,
+	.param .s64 Extremes_0_param_11,
+	.param .u64 Extremes_0_param_12,
+	.param .s64 Extremes_0_param_13,
+	.param .u64 Extremes_0_param_14,
+	.param .s64 Extremes_0_param_15
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<21>;
+	.reg .b32 %r<51>;
+	.reg .b32 %rt<24>;
+	.reg .b64 %rd<99>;
+	.reg .b64 %rdt<10>;
+	.reg .f32 %f<57>;
+	.reg .f32 %ft<3>;
+	.reg .f64 %fd<21>;
+	.reg .f64 %fdt<6>;
+
+$L_0:
+	ld.param.u64 %rd4, [Extremes_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Extremes_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Extremes_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd18, [Extremes_0_param_4];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd26, [Extremes_0_param_6];
+	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd30, [Extremes_0_param_8];
+	cvta.to.global.u64 %rd30, %rd30;
+	ld.param.u64 %rd35, [Extremes_0_param_10];
+	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd41, [Extremes_0_param_12];
+	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd53, [Extremes_0_param_14];
+	cvta.to.global.u64 %rd53, %rd53;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	add.s64 %rd13, %rd14, 0;
+	ld.global.b64 %rdt1, [%rd13];
+$A_0:
+	mov.b64 %fd16, %rdt1;
+	setp.lt.f64 %pt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fd16, %fd12, %pt2;
+	setp.eq.f64 %pt3, %fd16, %fd12;
+	or.b64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fdt2, %fdt1, %pt3;
+	setp.nan.f64 %pt4, %fd16, %fd12;
+	add.rn.f64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt0, %fdt2, %fdt1, %pt4;
+	mov.b64 %rdt3, %fdt0;
+	setp.eq.b64 %pt0, %rdt3, %rdt1;
+	@%pt0 bra $A_1;
+	atom.global.cas.b64 %rdt2, [%rd13], %rdt1, %rdt3;
+	setp.ne.b64 %pt1, %rdt2, %rdt1;
+	mov.b64 %rdt1, %rdt2;
+	@%pt1 bra $A_0;
+$A_1:
+	add.s64 %rd17, %rd18, 0;
+	ld.global.b64 %rdt4, [%rd17];
+$A_2:
+	mov.b64 %fd20, %rdt4;
+	setp.gt.f64 %pt7, %fd20, %fd12;
+	selp.f64 %fdt4, %fd20, %fd12, %pt7;
+	setp.eq.f64 %pt8, %fd20, %fd12;
+	and.b64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
+	setp.nan.f64 %pt9, %fd20, %fd12;
+	add.rn.f64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt3, %fdt5, %fdt4, %pt9;
+	mov.b64 %rdt6, %fdt3;
+	setp.eq.b64 %pt5, %rdt6, %rdt4;
+	@%pt5 bra $A_3;
+	atom.global.cas.b64 %rdt5, [%rd17], %rdt4, %rdt6;
+	setp.ne.b64 %pt6, %rdt5, %rdt4;
+	mov.b64 %rdt4, %rdt5;
+	@%pt6 bra $A_2;
+$A_3:
+	mul.lo.s64 %rd21, %rd9, 7919;
+	mul.hi.s64 %rd57, %rd21, -9002011107970261188;
+	add.s64 %rd58, %rd57, %rd21;
+	mov.b64 %rd59, %rd58;
+	shr.u64 %rd60, %rd59, 63;
+	shr.s64 %rd61, %rd58, 9;
+	mov.b64 %rd62, %rd60;
+	add.s64 %rd63, %rd61, %rd62;
+	mul.lo.s64 %rd64, %rd63, 1000;
+	sub.s64 %rd65, %rd21, %rd64;
+	mov.b64 %rd22, %rd65;
+	mov.b64 %rd23, %rd22;
+	sub.s64 %rd24, %rd23, 500;
+	add.s64 %rd25, %rd26, 0;
+	atom.global.min.s64 %rd28, [%rd25], %rd24;
+	add.s64 %rd29, %rd30, 0;
+	atom.global.max.s64 %rd32, [%rd29], %rd24;
+	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
+	add.s64 %rd67, %rd66, %rd9;
+	mov.b64 %rd68, %rd67;
+	shr.u64 %rd69, %rd68, 63;
+	shr.s64 %rd70, %rd67, 1;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd72, %rd70, %rd71;
+	mul.lo.s64 %rd73, %rd72, 3;
+	sub.s64 %rd74, %rd9, %rd73;
+	mov.b64 %rd33, %rd74;
+	mad.lo.s64 %rd34, %rd33, 1, %rd35;
+	mov.b32 %rt5, 1;
+	and.b64 %rdt7, %rd34, -4;
+	cvt.u32.u64 %rt6, %rd34;
+	and.b32 %rt6, %rt6, 3;
+	shl.b32 %rt6, %rt6, 3;
+	ld.global.b32 %rt7, [%rdt7];
+$A_4:
+	shr.u32 %r38, %rt7, %rt6;
+	cvt.s32.s8 %r38, %r38;
+	add.s32 %rt10, %r38, %rt5;
+	cvt.s32.s8 %rt10, %rt10;
+	bfi.b32 %rt9, %rt10, %rt7, %rt6, 8;
+	setp.eq.b32 %pt10, %rt9, %rt7;
+	@%pt10 bra $A_5;
+	atom.global.cas.b32 %rt8, [%rdt7], %rt7, %rt9;
+	setp.ne.b32 %pt11, %rt8, %rt7;
+	mov.b32 %rt7, %rt8;
+	@%pt11 bra $A_4;
+$A_5:
+	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
+	add.s64 %rd76, %rd75, %rd9;
+	mov.b64 %rd77, %rd76;
+	shr.u64 %rd78, %rd77, 63;
+	shr.s64 %rd79, %rd76, 2;
+	mov.b64 %rd80, %rd78;
+	add.s64 %rd81, %rd79, %rd80;
+	mul.lo.s64 %rd82, %rd81, 5;
+	sub.s64 %rd83, %rd9, %rd82;
+	mov.b64 %rd39, %rd83;
+	mad.lo.s64 %rd40, %rd39, 2, %rd41;
+	cvt.u32.u64 %r43, %rd9;
+	and.b32 %r43, %r43, 65535;
+	and.b64 %rdt8, %rd40, -4;
+	cvt.u32.u64 %rt11, %rd40;
+	and.b32 %rt11, %rt11, 3;
+	shl.b32 %rt11, %rt11, 3;
+	ld.global.b32 %rt12, [%rdt8];
+$A_6:
+	shr.u32 %r44, %rt12, %rt11;
+	and.b32 %r44, %r44, 65535;
+	max.u32 %rt15, %r44, %r43;
+	bfi.b32 %rt14, %rt15, %rt12, %rt11, 16;
+	setp.eq.b32 %pt12, %rt14, %rt12;
+	@%pt12 bra $A_7;
+	atom.global.cas.b32 %rt13, [%rdt8], %rt12, %rt14;
+	setp.ne.b32 %pt13, %rt13, %rt12;
+	mov.b32 %rt12, %rt13;
+	@%pt13 bra $A_6;
+$A_7:
+	mul.hi.s64 %rd84, %rd9, -6148914691236517205;
+	add.s64 %rd85, %rd84, %rd9;
+	mov.b64 %rd86, %rd85;
+	shr.u64 %rd87, %rd86, 63;
+	shr.s64 %rd88, %rd85, 1;
+	mov.b64 %rd89, %rd87;
+	add.s64 %rd90, %rd88, %rd89;
+	mul.lo.s64 %rd91, %rd90, 3;
+	sub.s64 %rd92, %rd9, %rd91;
+	mov.b64 %rd45, %rd92;
+	add.s64 %rd46, %rd45, 5;
+	mad.lo.s64 %rd47, %rd46, 2, %rd41;
+	add.s64 %rd48, %rd9, 1;
+	cvt.u32.u64 %r49, %rd48;
+	and.b32 %r49, %r49, 65535;
+	and.b64 %rdt9, %rd47, -4;
+	cvt.u32.u64 %rt16, %rd47;
+	and.b32 %rt16, %rt16, 3;
+	shl.b32 %rt16, %rt16, 3;
+	ld.global.b32 %rt17, [%rdt9];
+$A_8:
+	shr.u32 %r50, %rt17, %rt16;
+	and.b32 %r50, %r50, 65535;
+	min.u32 %rt20, %r50, %r49;
+	bfi.b32 %rt19, %rt20, %rt17, %rt16, 16;
+	setp.eq.b32 %pt14, %rt19, %rt17;
+	@%pt14 bra $A_9;
+	atom.global.cas.b32 %rt18, [%rdt9], %rt17, %rt19;
+	setp.ne.b32 %pt15, %rt18, %rt17;
+	mov.b32 %rt17, %rt18;
+	@%pt15 bra $A_8;
+$A_9:
+	shr.s64 %rd93, %rd9, 63;
+	and.b64 %rd94, %rd93, 1;
+	add.s64 %rd95, %rd9, %rd94;
+	shr.s64 %rd96, %rd95, 1;
+	mul.lo.s64 %rd97, %rd96, 2;
+	sub.s64 %rd98, %rd9, %rd97;
+	mov.b64 %rd51, %rd98;
+	mad.lo.s64 %rd52, %rd51, 4, %rd53;
+	cvt.rn.f32.f64 %f55, %fd12;
+	ld.global.b32 %rt21, [%rd52];
+$A_10:
+	mov.b32 %f56, %rt21;
+	setp.gt.f32 %pt18, %f56, %f55;
+	selp.f32 %ft1, %f56, %f55, %pt18;
+	setp.eq.f32 %pt19, %f56, %f55;
+	and.b32 %ft2, %f56, %f55;
+	selp.f32 %ft1, %ft2, %ft1, %pt19;
+	setp.nan.f32 %pt20, %f56, %f55;
+	add.rn.f32 %ft2, %f56, %f55;
+	selp.f32 %ft0, %ft2, %ft1, %pt20;
+	mov.b32 %rt23, %ft0;
+	setp.eq.b32 %pt16, %rt23, %rt21;
+	@%pt16 bra $A_11;
+	atom.global.cas.b32 %rt22, [%rd52], %rt21, %rt23;
+	setp.ne.b32 %pt17, %rt22, %rt21;
+	mov.b32 %rt21, %rt22;
+	@%pt17 bra $A_10;
+$A_11:
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Bits_0(
+	.param .u64 Bits_0_param_0,
+	.param .s64 Bits_0_param_1,
+	.param .u64 Bits_0_param_2,
+	.param .s64 Bits_0_param_3,
+	.param .u64 Bits_0_param_4,
+	.param .s64 Bits_0_param_5,
+	.param .u64 Bits_0_param_6,
+	.param .s64 Bits_0_param_7,
+	.param .u64 Bits_0_param_8,
+	.param .s64 Bits_0_param_9,
+	.param .u64 Bits_0_param_10,
+	.param .s64 Bits_0_param_11,
+	.param .u64 Bits_0_param_12,
+	.param .s64 Bits_0_param_13
+)
+{
+	.reg .pred %p<53>;
+	.reg .b32 %r<54>;
+	.reg .b32 %rt<7>;
+	.reg .b64 %rd<63>;
+	.reg .b64 %rdt<2>;
+
+$L_0:
+	ld.param.u64 %rd4, [Bits_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Bits_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [Bits_0_param_2];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd22, [Bits_0_param_4];
+	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd29, [Bits_0_param_6];
+	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd34, [Bits_0_param_8];
+	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd37, [Bits_0_param_10];
+	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd47, [Bits_0_param_12];
+	cvta.to.global.u64 %rd47, %rd47;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_15;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_15;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	div.u32 %r13, %r12, 32;
+	and.b32 %r13, %r13, 255;
+	cvt.u64.u32 %rd17, %r13;
+	mad.lo.s64 %rd14, %rd17, 4, %rd15;
+	rem.u32 %r18, %r12, 32;
+	and.b32 %r18, %r18, 255;
+	mov.b32 %rt5, 1;
+	shl.b32 %r19, %rt5, %r18;
+	atom.global.or.b32 %r20, [%rd14], %r19;
+	add.s64 %rd21, %rd22, 0;
+	rem.u32 %r24, %r12, 64;
+	and.b32 %r24, %r24, 255;
+	mov.b64 %rdt1, 1;
+	shl.b64 %rd25, %rdt1, %r24;
+	not.b64 %rd26, %rd25;
+	atom.global.and.b64 %rd27, [%rd21], %rd26;
+	mad.lo.s64 %rd28, %rd9, 8, %rd29;
+	cvt.u64.u32 %rd31, %r12;
+	atom.global.exch.b64 %rd32, [%rd28], %rd31;
+	mad.lo.s64 %rd33, %rd9, 8, %rd34;
+	st.global.s64 [%rd33], %rd32;
+	mad.lo.s64 %rd36, %rd9, 4, %rd37;
+	mad.lo.s64 %rd39, %rd9, 4, %rd37;
+	ld.relaxed.gpu.global.s32 %r40, [%rd39];
+	add.s32 %r41, %r40, 1;
+	st.relaxed.gpu.global.s32 [%rd36], %r41;
+	mov.b32 %r42, %r12;
+	mul.hi.s64 %rd54, %rd9, -7905747460161236406;
+	add.s64 %rd55, %rd54, %rd9;
+	mov.b64 %rd56, %rd55;
+	shr.u64 %rd57, %rd56, 63;
+	shr.s64 %rd58, %rd55, 2;
+	mov.b64 %rd59, %rd57;
+	add.s64 %rd60, %rd58, %rd59;
+	mul.lo.s64 %rd61, %rd60, 7;
+	sub.s64 %rd62, %rd9, %rd61;
+	mov.b64 %rd43, %rd62;
+	cvt.u32.u64 %r44, %rd43;
+	mul.lo.s32 %r45, %r42, %r44;
+$L_6:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@!%p50 bra $L_8;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_8:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_9:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_10:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_11:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_12:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_13:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_14:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+	bra.uni $L_6;
+$L_15:
+	ret;
+}
 
 .func (.param .align 8 .b8 Chain$chain5_ret[8]) Chain$chain5(
 	.param .b64 Chain$chain5_param_0
@@ -3012,584 +3771,6 @@ $L_9:
 	ret;
 }
 
-.func (.param .align 8 .b8 BlocksCall$scatter_ret[24]) BlocksCall$scatter(
-	.param .b64 BlocksCall$scatter_param_0,
-	.param .b64 BlocksCall$scatter_param_1,
-	.param .b64 BlocksCall$scatter_param_2,
-	.param .b64 BlocksCall$scatter_param_3,
-	.param .b64 BlocksCall$scatter_param_4,
-	.param .b64 BlocksCall$scatter_param_5,
-	.param .b64 BlocksCall$scatter_param_6
-)
-{
-	.reg .pred %p<261>;
-	.reg .pred %pt<8>;
-	.reg .b32 %r<316>;
-	.reg .b32 %rt<20>;
-	.reg .b64 %rd<386>;
-	.reg .b64 %rdt<18>;
-	.reg .f32 %f<260>;
-
-	ld.param.b64 %rd0, [BlocksCall$scatter_param_0];
-	ld.param.b64 %rd1, [BlocksCall$scatter_param_1];
-	ld.param.b64 %rd2, [BlocksCall$scatter_param_2];
-	ld.param.b64 %rd3, [BlocksCall$scatter_param_3];
-	ld.param.b64 %rd4, [BlocksCall$scatter_param_4];
-	ld.param.b64 %rd5, [BlocksCall$scatter_param_5];
-	ld.param.b64 %rd6, [BlocksCall$scatter_param_6];
-$L_0:
-$L_1:
-	mov.b64 %rd10, %rd4;
-	mov.b64 %rd11, -1;
-$L_2:
-	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd10;
-	@!%p13 bra $L_34;
-$L_3:
-	mad.lo.s64 %rd14, %rd12, 8, %rd3;
-	ld.global.s64 %rd15, [%rd14];
-	mov.b64 %rd16, %rd6;
-	mov.pred %p21, 1;
-$L_4:
-	cvt.u32.u64 %r22, %rd15;
-	cvt.s32.s8 %r22, %r22;
-	cvt.u32.u64 %r23, %rd16;
-	cvt.s32.s8 %r23, %r23;
-$L_5:
-	mul.lo.s32 %r25, %r22, %r23;
-	cvt.s32.s8 %r25, %r25;
-	add.s32 %r26, %r25, %r22;
-	cvt.s32.s8 %r26, %r26;
-	sub.s32 %r27, %r26, %r23;
-	cvt.s32.s8 %r27, %r27;
-	not.b32 %rt0, %r23;
-	and.b32 %r28, %r22, %rt0;
-	xor.b32 %r29, %r27, %r28;
-	and.b32 %r30, %r22, %r23;
-	shr.s32 %r31, %r30, 1;
-	cvt.s32.s8 %r31, %r31;
-	or.b32 %r32, %r29, %r31;
-	setp.ne.s32 %p33, %r23, 0;
-	@!%p33 bra $L_33;
-$L_6:
-	setp.eq.s32 %pt0, %r23, -1;
-	neg.s32 %rt1, %r22;
-	div.s32 %r35, %r22, %r23;
-	selp.b32 %r35, %rt1, %r35, %pt0;
-	cvt.s32.s8 %r35, %r35;
-	add.s32 %r36, %r32, %r35;
-	cvt.s32.s8 %r36, %r36;
-	setp.eq.s32 %pt1, %r23, -1;
-	rem.s32 %r37, %r22, %r23;
-	selp.b32 %r37, 0, %r37, %pt1;
-	cvt.s32.s8 %r37, %r37;
-	xor.b32 %r38, %r36, %r37;
-	mov.b32 %r34, %r38;
-$L_7:
-	div.s32 %r39, %r22, 7;
-	cvt.s32.s8 %r39, %r39;
-	rem.s32 %r40, %r22, 5;
-	cvt.s32.s8 %r40, %r40;
-	add.s32 %r41, %r39, %r40;
-	cvt.s32.s8 %r41, %r41;
-	div.s32 %r42, %r22, 100;
-	cvt.s32.s8 %r42, %r42;
-	add.s32 %r43, %r41, %r42;
-	cvt.s32.s8 %r43, %r43;
-	rem.s32 %r44, %r22, 16;
-	cvt.s32.s8 %r44, %r44;
-	add.s32 %r45, %r43, %r44;
-	cvt.s32.s8 %r45, %r45;
-	div.s32 %r46, %r22, 2;
-	cvt.s32.s8 %r46, %r46;
-	add.s32 %r47, %r45, %r46;
-	cvt.s32.s8 %r47, %r47;
-	rem.s32 %r48, %r22, 127;
-	cvt.s32.s8 %r48, %r48;
-	add.s32 %r49, %r47, %r48;
-	cvt.s32.s8 %r49, %r49;
-	add.s32 %r50, %r34, %r49;
-	cvt.s32.s8 %r50, %r50;
-	cvt.s64.s32 %rd51, %r23;
-	and.b64 %rd52, %rd51, 15;
-	min.u64 %rdt0, %rd52, 32;
-	cvt.u32.u64 %rt2, %rdt0;
-	shl.b32 %r53, %r22, %rt2;
-	cvt.s32.s8 %r53, %r53;
-	min.u64 %rdt1, %rd52, 32;
-	cvt.u32.u64 %rt3, %rdt1;
-	shr.s32 %r54, %r22, %rt3;
-	cvt.s32.s8 %r54, %r54;
-	or.b32 %r55, %r53, %r54;
-	xor.b32 %r56, %r50, %r55;
-	cvt.s64.s32 %rd57, %r23;
-	min.u64 %rdt2, %rd57, 32;
-	cvt.u32.u64 %rt4, %rdt2;
-	shl.b32 %r58, %r22, %rt4;
-	cvt.s32.s8 %r58, %r58;
-	add.s32 %r59, %r56, %r58;
-	cvt.s32.s8 %r59, %r59;
-	mov.b32 %r60, %r23;
-	and.b32 %r60, %r60, 255;
-	shr.s32 %r61, %r22, %r60;
-	cvt.s32.s8 %r61, %r61;
-	sub.s32 %r62, %r59, %r61;
-	cvt.s32.s8 %r62, %r62;
-	not.b32 %r63, %r22;
-	cvt.s32.s8 %r63, %r63;
-	neg.s32 %r64, %r23;
-	cvt.s32.s8 %r64, %r64;
-	add.s32 %r65, %r63, %r64;
-	cvt.s32.s8 %r65, %r65;
-	add.s32 %r66, %r62, %r65;
-	cvt.s32.s8 %r66, %r66;
-	mov.b32 %r24, %r66;
-$L_8:
-	cvt.s64.s32 %rd67, %r24;
-	cvt.u32.u64 %r68, %rd15;
-	and.b32 %r68, %r68, 65535;
-	cvt.u32.u64 %r69, %rd16;
-	and.b32 %r69, %r69, 65535;
-$L_9:
-	mul.lo.u32 %r71, %r68, %r69;
-	and.b32 %r71, %r71, 65535;
-	add.u32 %r72, %r71, %r68;
-	and.b32 %r72, %r72, 65535;
-	sub.u32 %r73, %r72, %r69;
-	and.b32 %r73, %r73, 65535;
-	not.b32 %rt5, %r69;
-	and.b32 %r74, %r68, %rt5;
-	xor.b32 %r75, %r73, %r74;
-	and.b32 %r76, %r68, %r69;
-	shr.u32 %r77, %r76, 1;
-	and.b32 %r77, %r77, 65535;
-	or.b32 %r78, %r75, %r77;
-	setp.ne.u32 %p79, %r69, 0;
-	@!%p79 bra $L_32;
-$L_10:
-	div.u32 %r81, %r68, %r69;
-	and.b32 %r81, %r81, 65535;
-	add.u32 %r82, %r78, %r81;
-	and.b32 %r82, %r82, 65535;
-	rem.u32 %r83, %r68, %r69;
-	and.b32 %r83, %r83, 65535;
-	xor.b32 %r84, %r82, %r83;
-	mov.b32 %r80, %r84;
-$L_11:
-	div.u32 %r85, %r68, 7;
-	and.b32 %r85, %r85, 65535;
-	rem.u32 %r86, %r68, 5;
-	and.b32 %r86, %r86, 65535;
-	add.u32 %r87, %r85, %r86;
-	and.b32 %r87, %r87, 65535;
-	div.u32 %r88, %r68, 100;
-	and.b32 %r88, %r88, 65535;
-	add.u32 %r89, %r87, %r88;
-	and.b32 %r89, %r89, 65535;
-	rem.u32 %r90, %r68, 16;
-	and.b32 %r90, %r90, 65535;
-	add.u32 %r91, %r89, %r90;
-	and.b32 %r91, %r91, 65535;
-	div.u32 %r92, %r68, 2;
-	and.b32 %r92, %r92, 65535;
-	add.u32 %r93, %r91, %r92;
-	and.b32 %r93, %r93, 65535;
-	rem.u32 %r94, %r68, 127;
-	and.b32 %r94, %r94, 65535;
-	add.u32 %r95, %r93, %r94;
-	and.b32 %r95, %r95, 65535;
-	add.u32 %r96, %r80, %r95;
-	and.b32 %r96, %r96, 65535;
-	cvt.u64.u32 %rd97, %r69;
-	and.b64 %rd98, %rd97, 15;
-	min.u64 %rdt3, %rd98, 32;
-	cvt.u32.u64 %rt6, %rdt3;
-	shl.b32 %r99, %r68, %rt6;
-	and.b32 %r99, %r99, 65535;
-	min.u64 %rdt4, %rd98, 32;
-	cvt.u32.u64 %rt7, %rdt4;
-	shr.u32 %r100, %r68, %rt7;
-	and.b32 %r100, %r100, 65535;
-	or.b32 %r101, %r99, %r100;
-	xor.b32 %r102, %r96, %r101;
-	cvt.u64.u32 %rd103, %r69;
-	min.u64 %rdt5, %rd103, 32;
-	cvt.u32.u64 %rt8, %rdt5;
-	shl.b32 %r104, %r68, %rt8;
-	and.b32 %r104, %r104, 65535;
-	add.u32 %r105, %r102, %r104;
-	and.b32 %r105, %r105, 65535;
-	mov.b32 %r106, %r69;
-	and.b32 %r106, %r106, 255;
-	shr.u32 %r107, %r68, %r106;
-	and.b32 %r107, %r107, 65535;
-	sub.u32 %r108, %r105, %r107;
-	and.b32 %r108, %r108, 65535;
-	not.b32 %r109, %r68;
-	and.b32 %r109, %r109, 65535;
-	neg.s32 %r110, %r69;
-	and.b32 %r110, %r110, 65535;
-	add.u32 %r111, %r109, %r110;
-	and.b32 %r111, %r111, 65535;
-	add.u32 %r112, %r108, %r111;
-	and.b32 %r112, %r112, 65535;
-	mov.b32 %r70, %r112;
-$L_12:
-	cvt.u64.u32 %rd113, %r70;
-	cvt.u32.u64 %r114, %rd15;
-	cvt.u32.u64 %r115, %rd16;
-$L_13:
-	mul.lo.s32 %r117, %r114, %r115;
-	add.s32 %r118, %r117, %r114;
-	sub.s32 %r119, %r118, %r115;
-	not.b32 %rt9, %r115;
-	and.b32 %r120, %r114, %rt9;
-	xor.b32 %r121, %r119, %r120;
-	and.b32 %r122, %r114, %r115;
-	shr.s32 %r123, %r122, 1;
-	or.b32 %r124, %r121, %r123;
-	setp.ne.s32 %p125, %r115, 0;
-	@!%p125 bra $L_31;
-$L_14:
-	setp.eq.s32 %pt2, %r115, -1;
-	neg.s32 %rt10, %r114;
-	div.s32 %r127, %r114, %r115;
-	selp.b32 %r127, %rt10, %r127, %pt2;
-	add.s32 %r128, %r124, %r127;
-	setp.eq.s32 %pt3, %r115, -1;
-	rem.s32 %r129, %r114, %r115;
-	selp.b32 %r129, 0, %r129, %pt3;
-	xor.b32 %r130, %r128, %r129;
-	mov.b32 %r126, %r130;
-$L_15:
-	mul.hi.s32 %r274, %r114, -1840700269;
-	add.s32 %r275, %r274, %r114;
-	mov.b32 %r276, %r275;
-	shr.u32 %r277, %r276, 31;
-	shr.s32 %r278, %r275, 2;
-	mov.b32 %r279, %r277;
-	add.s32 %r280, %r278, %r279;
-	mov.b32 %r131, %r280;
-	mul.hi.s32 %r281, %r114, -858993459;
-	add.s32 %r282, %r281, %r114;
-	mov.b32 %r283, %r282;
-	shr.u32 %r284, %r283, 31;
-	shr.s32 %r285, %r282, 2;
-	mov.b32 %r286, %r284;
-	add.s32 %r287, %r285, %r286;
-	mul.lo.s32 %r288, %r287, 5;
-	sub.s32 %r289, %r114, %r288;
-	mov.b32 %r132, %r289;
-	add.s32 %r133, %r131, %r132;
-	mul.hi.s32 %r290, %r114, -1546188226;
-	add.s32 %r291, %r290, %r114;
-	mov.b32 %r292, %r291;
-	shr.u32 %r293, %r292, 31;
-	shr.s32 %r294, %r291, 6;
-	mov.b32 %r295, %r293;
-	add.s32 %r296, %r294, %r295;
-	mov.b32 %r134, %r296;
-	add.s32 %r135, %r133, %r134;
-	shr.s32 %r297, %r114, 31;
-	and.b32 %r298, %r297, 15;
-	add.s32 %r299, %r114, %r298;
-	shr.s32 %r300, %r299, 4;
-	mul.lo.s32 %r301, %r300, 16;
-	sub.s32 %r302, %r114, %r301;
-	mov.b32 %r136, %r302;
-	add.s32 %r137, %r135, %r136;
-	shr.s32 %r303, %r114, 31;
-	and.b32 %r304, %r303, 1;
-	add.s32 %r305, %r114, %r304;
-	shr.s32 %r306, %r305, 1;
-	mov.b32 %r138, %r306;
-	add.s32 %r139, %r137, %r138;
-	mul.hi.s32 %r307, %r114, -2130574327;
-	add.s32 %r308, %r307, %r114;
-	mov.b32 %r309, %r308;
-	shr.u32 %r310, %r309, 31;
-	shr.s32 %r311, %r308, 6;
-	mov.b32 %r312, %r310;
-	add.s32 %r313, %r311, %r312;
-	mul.lo.s32 %r314, %r313, 127;
-	sub.s32 %r315, %r114, %r314;
-	mov.b32 %r140, %r315;
-	add.s32 %r141, %r139, %r140;
-	add.s32 %r142, %r126, %r141;
-	cvt.s64.s32 %rd143, %r115;
-	and.b64 %rd144, %rd143, 15;
-	min.u64 %rdt6, %rd144, 32;
-	cvt.u32.u64 %rt11, %rdt6;
-	shl.b32 %r145, %r114, %rt11;
-	min.u64 %rdt7, %rd144, 32;
-	cvt.u32.u64 %rt12, %rdt7;
-	shr.s32 %r146, %r114, %rt12;
-	or.b32 %r147, %r145, %r146;
-	xor.b32 %r148, %r142, %r147;
-	cvt.s64.s32 %rd149, %r115;
-	min.u64 %rdt8, %rd149, 32;
-	cvt.u32.u64 %rt13, %rdt8;
-	shl.b32 %r150, %r114, %rt13;
-	add.s32 %r151, %r148, %r150;
-	mov.b32 %r152, %r115;
-	and.b32 %r152, %r152, 255;
-	shr.s32 %r153, %r114, %r152;
-	sub.s32 %r154, %r151, %r153;
-	not.b32 %r155, %r114;
-	neg.s32 %r156, %r115;
-	add.s32 %r157, %r155, %r156;
-	add.s32 %r158, %r154, %r157;
-	mov.b32 %r116, %r158;
-$L_16:
-	cvt.s64.s32 %rd159, %r116;
-$L_17:
-	mul.lo.s64 %rd161, %rd15, %rd16;
-	add.s64 %rd162, %rd161, %rd15;
-	sub.s64 %rd163, %rd162, %rd16;
-	not.b64 %rdt9, %rd16;
-	and.b64 %rd164, %rd15, %rdt9;
-	xor.b64 %rd165, %rd163, %rd164;
-	and.b64 %rd166, %rd15, %rd16;
-	shr.s64 %rd167, %rd166, 1;
-	or.b64 %rd168, %rd165, %rd167;
-	setp.ne.s64 %p169, %rd16, 0;
-	@!%p169 bra $L_30;
-$L_18:
-	setp.eq.s64 %pt4, %rd16, -1;
-	neg.s64 %rdt10, %rd15;
-	div.s64 %rd171, %rd15, %rd16;
-	selp.b64 %rd171, %rdt10, %rd171, %pt4;
-	add.s64 %rd172, %rd168, %rd171;
-	setp.eq.s64 %pt5, %rd16, -1;
-	rem.s64 %rd173, %rd15, %rd16;
-	selp.b64 %rd173, 0, %rd173, %pt5;
-	xor.b64 %rd174, %rd172, %rd173;
-	mov.b64 %rd170, %rd174;
-$L_19:
-	mul.hi.s64 %rd316, %rd15, -7905747460161236406;
-	add.s64 %rd317, %rd316, %rd15;
-	mov.b64 %rd318, %rd317;
-	shr.u64 %rd319, %rd318, 63;
-	shr.s64 %rd320, %rd317, 2;
-	mov.b64 %rd321, %rd319;
-	add.s64 %rd322, %rd320, %rd321;
-	mov.b64 %rd175, %rd322;
-	mul.hi.s64 %rd323, %rd15, -3689348814741910323;
-	add.s64 %rd324, %rd323, %rd15;
-	mov.b64 %rd325, %rd324;
-	shr.u64 %rd326, %rd325, 63;
-	shr.s64 %rd327, %rd324, 2;
-	mov.b64 %rd328, %rd326;
-	add.s64 %rd329, %rd327, %rd328;
-	mul.lo.s64 %rd330, %rd329, 5;
-	sub.s64 %rd331, %rd15, %rd330;
-	mov.b64 %rd176, %rd331;
-	add.s64 %rd177, %rd175, %rd176;
-	mul.hi.s64 %rd332, %rd15, -6640827866535438581;
-	add.s64 %rd333, %rd332, %rd15;
-	mov.b64 %rd334, %rd333;
-	shr.u64 %rd335, %rd334, 63;
-	shr.s64 %rd336, %rd333, 6;
-	mov.b64 %rd337, %rd335;
-	add.s64 %rd338, %rd336, %rd337;
-	mov.b64 %rd178, %rd338;
-	add.s64 %rd179, %rd177, %rd178;
-	shr.s64 %rd339, %rd15, 63;
-	and.b64 %rd340, %rd339, 15;
-	add.s64 %rd341, %rd15, %rd340;
-	shr.s64 %rd342, %rd341, 4;
-	mul.lo.s64 %rd343, %rd342, 16;
-	sub.s64 %rd344, %rd15, %rd343;
-	mov.b64 %rd180, %rd344;
-	add.s64 %rd181, %rd179, %rd180;
-	shr.s64 %rd345, %rd15, 63;
-	and.b64 %rd346, %rd345, 1;
-	add.s64 %rd347, %rd15, %rd346;
-	shr.s64 %rd348, %rd347, 1;
-	mov.b64 %rd182, %rd348;
-	add.s64 %rd183, %rd181, %rd182;
-	mul.hi.s64 %rd349, %rd15, -9150747060186627966;
-	add.s64 %rd350, %rd349, %rd15;
-	mov.b64 %rd351, %rd350;
-	shr.u64 %rd352, %rd351, 63;
-	shr.s64 %rd353, %rd350, 6;
-	mov.b64 %rd354, %rd352;
-	add.s64 %rd355, %rd353, %rd354;
-	mul.lo.s64 %rd356, %rd355, 127;
-	sub.s64 %rd357, %rd15, %rd356;
-	mov.b64 %rd184, %rd357;
-	add.s64 %rd185, %rd183, %rd184;
-	add.s64 %rd186, %rd170, %rd185;
-	mov.b64 %rd187, %rd16;
-	and.b64 %rd188, %rd187, 15;
-	min.u64 %rdt11, %rd188, 64;
-	cvt.u32.u64 %rt14, %rdt11;
-	shl.b64 %rd189, %rd15, %rt14;
-	min.u64 %rdt12, %rd188, 64;
-	cvt.u32.u64 %rt15, %rdt12;
-	shr.s64 %rd190, %rd15, %rt15;
-	or.b64 %rd191, %rd189, %rd190;
-	xor.b64 %rd192, %rd186, %rd191;
-	mov.b64 %rd193, %rd16;
-	min.u64 %rdt13, %rd193, 64;
-	cvt.u32.u64 %rt16, %rdt13;
-	shl.b64 %rd194, %rd15, %rt16;
-	add.s64 %rd195, %rd192, %rd194;
-	cvt.u32.u64 %r196, %rd16;
-	and.b32 %r196, %r196, 255;
-	shr.s64 %rd197, %rd15, %r196;
-	sub.s64 %rd198, %rd195, %rd197;
-	not.b64 %rd199, %rd15;
-	neg.s64 %rd200, %rd16;
-	add.s64 %rd201, %rd199, %rd200;
-	add.s64 %rd202, %rd198, %rd201;
-	mov.b64 %rd160, %rd202;
-$L_20:
-	@!%p21 bra $L_29;
-$L_21:
-	mov.b64 %rd204, %rd15;
-	mov.b64 %rd205, %rd16;
-$L_22:
-	mul.lo.u64 %rd207, %rd204, %rd205;
-	add.u64 %rd208, %rd207, %rd204;
-	sub.u64 %rd209, %rd208, %rd205;
-	not.b64 %rdt14, %rd205;
-	and.b64 %rd210, %rd204, %rdt14;
-	xor.b64 %rd211, %rd209, %rd210;
-	and.b64 %rd212, %rd204, %rd205;
-	shr.u64 %rd213, %rd212, 1;
-	or.b64 %rd214, %rd211, %rd213;
-	setp.ne.u64 %p215, %rd205, 0;
-	@!%p215 bra $L_28;
-$L_23:
-	div.u64 %rd217, %rd204, %rd205;
-	add.u64 %rd218, %rd214, %rd217;
-	rem.u64 %rd219, %rd204, %rd205;
-	xor.b64 %rd220, %rd218, %rd219;
-	mov.b64 %rd216, %rd220;
-$L_24:
-	mul.hi.u64 %rd358, %rd204, 2635249153387078803;
-	sub.u64 %rd359, %rd204, %rd358;
-	shr.u64 %rd360, %rd359, 1;
-	add.u64 %rd361, %rd360, %rd358;
-	shr.u64 %rd362, %rd361, 2;
-	mov.b64 %rd221, %rd362;
-	mul.hi.u64 %rd363, %rd204, 11068046444225730970U;
-	sub.u64 %rd364, %rd204, %rd363;
-	shr.u64 %rd365, %rd364, 1;
-	add.u64 %rd366, %rd365, %rd363;
-	shr.u64 %rd367, %rd366, 2;
-	mul.lo.u64 %rd368, %rd367, 5;
-	sub.u64 %rd369, %rd204, %rd368;
-	mov.b64 %rd222, %rd369;
-	add.u64 %rd223, %rd221, %rd222;
-	mul.hi.u64 %rd370, %rd204, 5165088340638674453;
-	sub.u64 %rd371, %rd204, %rd370;
-	shr.u64 %rd372, %rd371, 1;
-	add.u64 %rd373, %rd372, %rd370;
-	shr.u64 %rd374, %rd373, 6;
-	mov.b64 %rd224, %rd374;
-	add.u64 %rd225, %rd223, %rd224;
-	shr.u64 %rd375, %rd204, 4;
-	mul.lo.u64 %rd376, %rd375, 16;
-	sub.u64 %rd377, %rd204, %rd376;
-	mov.b64 %rd226, %rd377;
-	add.u64 %rd227, %rd225, %rd226;
-	shr.u64 %rd378, %rd204, 1;
-	mov.b64 %rd228, %rd378;
-	add.u64 %rd229, %rd227, %rd228;
-	mul.hi.u64 %rd379, %rd204, 145249953336295683;
-	sub.u64 %rd380, %rd204, %rd379;
-	shr.u64 %rd381, %rd380, 1;
-	add.u64 %rd382, %rd381, %rd379;
-	shr.u64 %rd383, %rd382, 6;
-	mul.lo.u64 %rd384, %rd383, 127;
-	sub.u64 %rd385, %rd204, %rd384;
-	mov.b64 %rd230, %rd385;
-	add.u64 %rd231, %rd229, %rd230;
-	add.u64 %rd232, %rd216, %rd231;
-	mov.b64 %rd233, %rd205;
-	and.b64 %rd234, %rd233, 15;
-	min.u64 %rdt15, %rd234, 64;
-	cvt.u32.u64 %rt17, %rdt15;
-	shl.b64 %rd235, %rd204, %rt17;
-	min.u64 %rdt16, %rd234, 64;
-	cvt.u32.u64 %rt18, %rdt16;
-	shr.u64 %rd236, %rd204, %rt18;
-	or.b64 %rd237, %rd235, %rd236;
-	xor.b64 %rd238, %rd232, %rd237;
-	mov.b64 %rd239, %rd205;
-	min.u64 %rdt17, %rd239, 64;
-	cvt.u32.u64 %rt19, %rdt17;
-	shl.b64 %rd240, %rd204, %rt19;
-	add.u64 %rd241, %rd238, %rd240;
-	cvt.u32.u64 %r242, %rd205;
-	and.b32 %r242, %r242, 255;
-	shr.u64 %rd243, %rd204, %r242;
-	sub.u64 %rd244, %rd241, %rd243;
-	not.b64 %rd245, %rd204;
-	neg.s64 %rd246, %rd205;
-	add.u64 %rd247, %rd245, %rd246;
-	add.u64 %rd248, %rd244, %rd247;
-	mov.b64 %rd206, %rd248;
-$L_25:
-	mov.b64 %rd249, %rd206;
-	xor.b64 %rd250, %rd160, %rd249;
-	mov.b64 %rd203, %rd250;
-$L_26:
-	xor.b64 %rd251, %rd67, %rd113;
-	xor.b64 %rd252, %rd251, %rd159;
-	xor.b64 %rd253, %rd252, %rd203;
-	mov.b64 %rd17, %rd253;
-$L_27:
-	mov.b64 %rd258, %rd17;
-	add.s64 %rd262, %rd12, %rd6;
-	mov.b64 %rd263, %rd1;
-	setp.eq.s64 %pt6, %rd263, -1;
-	rem.s64 %rd264, %rd262, %rd263;
-	selp.b64 %rd264, 0, %rd264, %pt6;
-	mad.lo.s64 %rd265, %rd264, 8, %rd0;
-	ld.global.s64 %rd266, [%rd265];
-	add.s64 %rd267, %rd266, %rd258;
-	mad.lo.s64 %rd268, %rd264, 8, %rd0;
-	st.global.s64 [%rd268], %rd267;
-	mov.b64 %rd11, %rd12;
-	bra.uni $L_2;
-$L_28:
-	mov.b64 %rd216, %rd214;
-	bra.uni $L_24;
-$L_29:
-	mov.b64 %rd203, %rd160;
-	bra.uni $L_26;
-$L_30:
-	mov.b64 %rd170, %rd168;
-	bra.uni $L_19;
-$L_31:
-	mov.b32 %r126, %r124;
-	bra.uni $L_15;
-$L_32:
-	mov.b32 %r80, %r78;
-	bra.uni $L_11;
-$L_33:
-	mov.b32 %r34, %r32;
-	bra.uni $L_7;
-$L_34:
-	mov.b64 %rd269, %rd1;
-	setp.eq.s64 %pt7, %rd269, -1;
-	rem.s64 %rd270, %rd6, %rd269;
-	selp.b64 %rd270, 0, %rd270, %pt7;
-	mad.lo.s64 %rd271, %rd270, 8, %rd0;
-	sub.s64 %rd272, %rd1, %rd270;
-	sub.s64 %rd273, %rd2, %rd270;
-	mov.b64 %rd7, %rd271;
-	mov.b64 %rd8, %rd272;
-	mov.b64 %rd9, %rd273;
-	st.param.b64 [BlocksCall$scatter_ret+0], %rd7;
-	st.param.b64 [BlocksCall$scatter_ret+8], %rd8;
-	st.param.b64 [BlocksCall$scatter_ret+16], %rd9;
-	ret;
-}
-
 .visible .entry BlocksCall_0(
 	.param .u64 BlocksCall_0_param_0,
 	.param .s64 BlocksCall_0_param_1,
@@ -3601,7 +3782,13 @@ $L_34:
 	.param .s64 BlocksCall_0_param_7
 )
 {
-	.reg .b64 %rd<27>;
+	.reg .pred %p<539>;
+	.reg .pred %pt<16>;
+	.reg .b32 %r<709>;
+	.reg .b32 %rt<40>;
+	.reg .b64 %rd<779>;
+	.reg .b64 %rdt<36>;
+	.reg .f32 %f<538>;
 
 $L_0:
 	ld.param.u64 %rd3, [BlocksCall_0_param_0];
@@ -3613,64 +3800,1104 @@ $L_0:
 $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
-	mov.b64 %rd2, %rd4;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd6, %rd9;
-	mov.b64 %rd7, %rd9;
 	mov.b64 %rd13, 3;
-	{
-	.param .b64 call0_arg0;
-	st.param.b64 [call0_arg0], %rd0;
-	.param .b64 call0_arg1;
-	st.param.b64 [call0_arg1], %rd1;
-	.param .b64 call0_arg2;
-	st.param.b64 [call0_arg2], %rd2;
-	.param .b64 call0_arg3;
-	st.param.b64 [call0_arg3], %rd5;
-	.param .b64 call0_arg4;
-	st.param.b64 [call0_arg4], %rd6;
-	.param .b64 call0_arg5;
-	st.param.b64 [call0_arg5], %rd7;
-	.param .b64 call0_arg6;
-	st.param.b64 [call0_arg6], %rd13;
-	.param .align 8 .b8 call0_ret[24];
-	call (call0_ret), BlocksCall$scatter, (call0_arg0, call0_arg1, call0_arg2, call0_arg3, call0_arg4, call0_arg5, call0_arg6);
-	ld.param.b64 %rd10, [call0_ret+0];
-	ld.param.b64 %rd11, [call0_ret+8];
-	ld.param.b64 %rd12, [call0_ret+16];
-	}
-	mov.b64 %rd14, %rd3;
-	mov.b64 %rd15, %rd4;
-	mov.b64 %rd16, %rd4;
-	mov.b64 %rd17, %rd8;
-	mov.b64 %rd18, %rd9;
-	mov.b64 %rd19, %rd9;
-	mov.b64 %rd23, 5;
-	{
-	.param .b64 call1_arg0;
-	st.param.b64 [call1_arg0], %rd14;
-	.param .b64 call1_arg1;
-	st.param.b64 [call1_arg1], %rd15;
-	.param .b64 call1_arg2;
-	st.param.b64 [call1_arg2], %rd16;
-	.param .b64 call1_arg3;
-	st.param.b64 [call1_arg3], %rd17;
-	.param .b64 call1_arg4;
-	st.param.b64 [call1_arg4], %rd18;
-	.param .b64 call1_arg5;
-	st.param.b64 [call1_arg5], %rd19;
-	.param .b64 call1_arg6;
-	st.param.b64 [call1_arg6], %rd23;
-	.param .align 8 .b8 call1_ret[24];
-	call (call1_ret), BlocksCall$scatter, (call1_arg0, call1_arg1, call1_arg2, call1_arg3, call1_arg4, call1_arg5, call1_arg6);
-	ld.param.b64 %rd20, [call1_ret+0];
-	ld.param.b64 %rd21, [call1_ret+8];
-	ld.param.b64 %rd22, [call1_ret+16];
-	}
-	add.s64 %rd24, %rd20, 0;
-	ld.global.s64 %rd25, [%rd24];
-	add.s64 %rd26, %rd10, 0;
-	st.global.s64 [%rd26], %rd25;
+$L_2:
+	mov.b64 %rd14, %rd6;
+	mov.b64 %rd15, -1;
+$L_3:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd14;
+	@!%p17 bra $L_35;
+$L_4:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	mov.b64 %rd20, %rd13;
+	mov.pred %p25, 1;
+$L_5:
+	cvt.u32.u64 %r26, %rd19;
+	cvt.s32.s8 %r26, %r26;
+	cvt.u32.u64 %r27, %rd20;
+	cvt.s32.s8 %r27, %r27;
+$L_6:
+	mul.lo.s32 %r29, %r26, %r27;
+	cvt.s32.s8 %r29, %r29;
+	add.s32 %r30, %r29, %r26;
+	cvt.s32.s8 %r30, %r30;
+	sub.s32 %r31, %r30, %r27;
+	cvt.s32.s8 %r31, %r31;
+	not.b32 %rt0, %r27;
+	and.b32 %r32, %r26, %rt0;
+	xor.b32 %r33, %r31, %r32;
+	and.b32 %r34, %r26, %r27;
+	shr.s32 %r35, %r34, 1;
+	cvt.s32.s8 %r35, %r35;
+	or.b32 %r36, %r33, %r35;
+	setp.ne.s32 %p37, %r27, 0;
+	@!%p37 bra $L_34;
+$L_7:
+	setp.eq.s32 %pt0, %r27, -1;
+	neg.s32 %rt1, %r26;
+	div.s32 %r39, %r26, %r27;
+	selp.b32 %r39, %rt1, %r39, %pt0;
+	cvt.s32.s8 %r39, %r39;
+	add.s32 %r40, %r36, %r39;
+	cvt.s32.s8 %r40, %r40;
+	setp.eq.s32 %pt1, %r27, -1;
+	rem.s32 %r41, %r26, %r27;
+	selp.b32 %r41, 0, %r41, %pt1;
+	cvt.s32.s8 %r41, %r41;
+	xor.b32 %r42, %r40, %r41;
+	mov.b32 %r38, %r42;
+$L_8:
+	div.s32 %r43, %r26, 7;
+	cvt.s32.s8 %r43, %r43;
+	rem.s32 %r44, %r26, 5;
+	cvt.s32.s8 %r44, %r44;
+	add.s32 %r45, %r43, %r44;
+	cvt.s32.s8 %r45, %r45;
+	div.s32 %r46, %r26, 100;
+	cvt.s32.s8 %r46, %r46;
+	add.s32 %r47, %r45, %r46;
+	cvt.s32.s8 %r47, %r47;
+	rem.s32 %r48, %r26, 16;
+	cvt.s32.s8 %r48, %r48;
+	add.s32 %r49, %r47, %r48;
+	cvt.s32.s8 %r49, %r49;
+	div.s32 %r50, %r26, 2;
+	cvt.s32.s8 %r50, %r50;
+	add.s32 %r51, %r49, %r50;
+	cvt.s32.s8 %r51, %r51;
+	rem.s32 %r52, %r26, 127;
+	cvt.s32.s8 %r52, %r52;
+	add.s32 %r53, %r51, %r52;
+	cvt.s32.s8 %r53, %r53;
+	add.s32 %r54, %r38, %r53;
+	cvt.s32.s8 %r54, %r54;
+	cvt.s64.s32 %rd55, %r27;
+	and.b64 %rd56, %rd55, 15;
+	min.u64 %rdt0, %rd56, 32;
+	cvt.u32.u64 %rt2, %rdt0;
+	shl.b32 %r57, %r26, %rt2;
+	cvt.s32.s8 %r57, %r57;
+	min.u64 %rdt1, %rd56, 32;
+	cvt.u32.u64 %rt3, %rdt1;
+	shr.s32 %r58, %r26, %rt3;
+	cvt.s32.s8 %r58, %r58;
+	or.b32 %r59, %r57, %r58;
+	xor.b32 %r60, %r54, %r59;
+	cvt.s64.s32 %rd61, %r27;
+	min.u64 %rdt2, %rd61, 32;
+	cvt.u32.u64 %rt4, %rdt2;
+	shl.b32 %r62, %r26, %rt4;
+	cvt.s32.s8 %r62, %r62;
+	add.s32 %r63, %r60, %r62;
+	cvt.s32.s8 %r63, %r63;
+	mov.b32 %r64, %r27;
+	and.b32 %r64, %r64, 255;
+	shr.s32 %r65, %r26, %r64;
+	cvt.s32.s8 %r65, %r65;
+	sub.s32 %r66, %r63, %r65;
+	cvt.s32.s8 %r66, %r66;
+	not.b32 %r67, %r26;
+	cvt.s32.s8 %r67, %r67;
+	neg.s32 %r68, %r27;
+	cvt.s32.s8 %r68, %r68;
+	add.s32 %r69, %r67, %r68;
+	cvt.s32.s8 %r69, %r69;
+	add.s32 %r70, %r66, %r69;
+	cvt.s32.s8 %r70, %r70;
+	mov.b32 %r28, %r70;
+$L_9:
+	cvt.s64.s32 %rd71, %r28;
+	cvt.u32.u64 %r72, %rd19;
+	and.b32 %r72, %r72, 65535;
+	cvt.u32.u64 %r73, %rd20;
+	and.b32 %r73, %r73, 65535;
+$L_10:
+	mul.lo.u32 %r75, %r72, %r73;
+	and.b32 %r75, %r75, 65535;
+	add.u32 %r76, %r75, %r72;
+	and.b32 %r76, %r76, 65535;
+	sub.u32 %r77, %r76, %r73;
+	and.b32 %r77, %r77, 65535;
+	not.b32 %rt5, %r73;
+	and.b32 %r78, %r72, %rt5;
+	xor.b32 %r79, %r77, %r78;
+	and.b32 %r80, %r72, %r73;
+	shr.u32 %r81, %r80, 1;
+	and.b32 %r81, %r81, 65535;
+	or.b32 %r82, %r79, %r81;
+	setp.ne.u32 %p83, %r73, 0;
+	@!%p83 bra $L_33;
+$L_11:
+	div.u32 %r85, %r72, %r73;
+	and.b32 %r85, %r85, 65535;
+	add.u32 %r86, %r82, %r85;
+	and.b32 %r86, %r86, 65535;
+	rem.u32 %r87, %r72, %r73;
+	and.b32 %r87, %r87, 65535;
+	xor.b32 %r88, %r86, %r87;
+	mov.b32 %r84, %r88;
+$L_12:
+	div.u32 %r89, %r72, 7;
+	and.b32 %r89, %r89, 65535;
+	rem.u32 %r90, %r72, 5;
+	and.b32 %r90, %r90, 65535;
+	add.u32 %r91, %r89, %r90;
+	and.b32 %r91, %r91, 65535;
+	div.u32 %r92, %r72, 100;
+	and.b32 %r92, %r92, 65535;
+	add.u32 %r93, %r91, %r92;
+	and.b32 %r93, %r93, 65535;
+	rem.u32 %r94, %r72, 16;
+	and.b32 %r94, %r94, 65535;
+	add.u32 %r95, %r93, %r94;
+	and.b32 %r95, %r95, 65535;
+	div.u32 %r96, %r72, 2;
+	and.b32 %r96, %r96, 65535;
+	add.u32 %r97, %r95, %r96;
+	and.b32 %r97, %r97, 65535;
+	rem.u32 %r98, %r72, 127;
+	and.b32 %r98, %r98, 65535;
+	add.u32 %r99, %r97, %r98;
+	and.b32 %r99, %r99, 65535;
+	add.u32 %r100, %r84, %r99;
+	and.b32 %r100, %r100, 65535;
+	cvt.u64.u32 %rd101, %r73;
+	and.b64 %rd102, %rd101, 15;
+	min.u64 %rdt3, %rd102, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shl.b32 %r103, %r72, %rt6;
+	and.b32 %r103, %r103, 65535;
+	min.u64 %rdt4, %rd102, 32;
+	cvt.u32.u64 %rt7, %rdt4;
+	shr.u32 %r104, %r72, %rt7;
+	and.b32 %r104, %r104, 65535;
+	or.b32 %r105, %r103, %r104;
+	xor.b32 %r106, %r100, %r105;
+	cvt.u64.u32 %rd107, %r73;
+	min.u64 %rdt5, %rd107, 32;
+	cvt.u32.u64 %rt8, %rdt5;
+	shl.b32 %r108, %r72, %rt8;
+	and.b32 %r108, %r108, 65535;
+	add.u32 %r109, %r106, %r108;
+	and.b32 %r109, %r109, 65535;
+	mov.b32 %r110, %r73;
+	and.b32 %r110, %r110, 255;
+	shr.u32 %r111, %r72, %r110;
+	and.b32 %r111, %r111, 65535;
+	sub.u32 %r112, %r109, %r111;
+	and.b32 %r112, %r112, 65535;
+	not.b32 %r113, %r72;
+	and.b32 %r113, %r113, 65535;
+	neg.s32 %r114, %r73;
+	and.b32 %r114, %r114, 65535;
+	add.u32 %r115, %r113, %r114;
+	and.b32 %r115, %r115, 65535;
+	add.u32 %r116, %r112, %r115;
+	and.b32 %r116, %r116, 65535;
+	mov.b32 %r74, %r116;
+$L_13:
+	cvt.u64.u32 %rd117, %r74;
+	cvt.u32.u64 %r118, %rd19;
+	cvt.u32.u64 %r119, %rd20;
+$L_14:
+	mul.lo.s32 %r121, %r118, %r119;
+	add.s32 %r122, %r121, %r118;
+	sub.s32 %r123, %r122, %r119;
+	not.b32 %rt9, %r119;
+	and.b32 %r124, %r118, %rt9;
+	xor.b32 %r125, %r123, %r124;
+	and.b32 %r126, %r118, %r119;
+	shr.s32 %r127, %r126, 1;
+	or.b32 %r128, %r125, %r127;
+	setp.ne.s32 %p129, %r119, 0;
+	@!%p129 bra $L_32;
+$L_15:
+	setp.eq.s32 %pt2, %r119, -1;
+	neg.s32 %rt10, %r118;
+	div.s32 %r131, %r118, %r119;
+	selp.b32 %r131, %rt10, %r131, %pt2;
+	add.s32 %r132, %r128, %r131;
+	setp.eq.s32 %pt3, %r119, -1;
+	rem.s32 %r133, %r118, %r119;
+	selp.b32 %r133, 0, %r133, %pt3;
+	xor.b32 %r134, %r132, %r133;
+	mov.b32 %r130, %r134;
+$L_16:
+	mul.hi.s32 %r555, %r118, -1840700269;
+	add.s32 %r556, %r555, %r118;
+	mov.b32 %r557, %r556;
+	shr.u32 %r558, %r557, 31;
+	shr.s32 %r559, %r556, 2;
+	mov.b32 %r560, %r558;
+	add.s32 %r561, %r559, %r560;
+	mov.b32 %r135, %r561;
+	mul.hi.s32 %r562, %r118, -858993459;
+	add.s32 %r563, %r562, %r118;
+	mov.b32 %r564, %r563;
+	shr.u32 %r565, %r564, 31;
+	shr.s32 %r566, %r563, 2;
+	mov.b32 %r567, %r565;
+	add.s32 %r568, %r566, %r567;
+	mul.lo.s32 %r569, %r568, 5;
+	sub.s32 %r570, %r118, %r569;
+	mov.b32 %r136, %r570;
+	add.s32 %r137, %r135, %r136;
+	mul.hi.s32 %r571, %r118, -1546188226;
+	add.s32 %r572, %r571, %r118;
+	mov.b32 %r573, %r572;
+	shr.u32 %r574, %r573, 31;
+	shr.s32 %r575, %r572, 6;
+	mov.b32 %r576, %r574;
+	add.s32 %r577, %r575, %r576;
+	mov.b32 %r138, %r577;
+	add.s32 %r139, %r137, %r138;
+	shr.s32 %r578, %r118, 31;
+	and.b32 %r579, %r578, 15;
+	add.s32 %r580, %r118, %r579;
+	shr.s32 %r581, %r580, 4;
+	mul.lo.s32 %r582, %r581, 16;
+	sub.s32 %r583, %r118, %r582;
+	mov.b32 %r140, %r583;
+	add.s32 %r141, %r139, %r140;
+	shr.s32 %r584, %r118, 31;
+	and.b32 %r585, %r584, 1;
+	add.s32 %r586, %r118, %r585;
+	shr.s32 %r587, %r586, 1;
+	mov.b32 %r142, %r587;
+	add.s32 %r143, %r141, %r142;
+	mul.hi.s32 %r588, %r118, -2130574327;
+	add.s32 %r589, %r588, %r118;
+	mov.b32 %r590, %r589;
+	shr.u32 %r591, %r590, 31;
+	shr.s32 %r592, %r589, 6;
+	mov.b32 %r593, %r591;
+	add.s32 %r594, %r592, %r593;
+	mul.lo.s32 %r595, %r594, 127;
+	sub.s32 %r596, %r118, %r595;
+	mov.b32 %r144, %r596;
+	add.s32 %r145, %r143, %r144;
+	add.s32 %r146, %r130, %r145;
+	cvt.s64.s32 %rd147, %r119;
+	and.b64 %rd148, %rd147, 15;
+	min.u64 %rdt6, %rd148, 32;
+	cvt.u32.u64 %rt11, %rdt6;
+	shl.b32 %r149, %r118, %rt11;
+	min.u64 %rdt7, %rd148, 32;
+	cvt.u32.u64 %rt12, %rdt7;
+	shr.s32 %r150, %r118, %rt12;
+	or.b32 %r151, %r149, %r150;
+	xor.b32 %r152, %r146, %r151;
+	cvt.s64.s32 %rd153, %r119;
+	min.u64 %rdt8, %rd153, 32;
+	cvt.u32.u64 %rt13, %rdt8;
+	shl.b32 %r154, %r118, %rt13;
+	add.s32 %r155, %r152, %r154;
+	mov.b32 %r156, %r119;
+	and.b32 %r156, %r156, 255;
+	shr.s32 %r157, %r118, %r156;
+	sub.s32 %r158, %r155, %r157;
+	not.b32 %r159, %r118;
+	neg.s32 %r160, %r119;
+	add.s32 %r161, %r159, %r160;
+	add.s32 %r162, %r158, %r161;
+	mov.b32 %r120, %r162;
+$L_17:
+	cvt.s64.s32 %rd163, %r120;
+$L_18:
+	mul.lo.s64 %rd165, %rd19, %rd20;
+	add.s64 %rd166, %rd165, %rd19;
+	sub.s64 %rd167, %rd166, %rd20;
+	not.b64 %rdt9, %rd20;
+	and.b64 %rd168, %rd19, %rdt9;
+	xor.b64 %rd169, %rd167, %rd168;
+	and.b64 %rd170, %rd19, %rd20;
+	shr.s64 %rd171, %rd170, 1;
+	or.b64 %rd172, %rd169, %rd171;
+	setp.ne.s64 %p173, %rd20, 0;
+	@!%p173 bra $L_31;
+$L_19:
+	setp.eq.s64 %pt4, %rd20, -1;
+	neg.s64 %rdt10, %rd19;
+	div.s64 %rd175, %rd19, %rd20;
+	selp.b64 %rd175, %rdt10, %rd175, %pt4;
+	add.s64 %rd176, %rd172, %rd175;
+	setp.eq.s64 %pt5, %rd20, -1;
+	rem.s64 %rd177, %rd19, %rd20;
+	selp.b64 %rd177, 0, %rd177, %pt5;
+	xor.b64 %rd178, %rd176, %rd177;
+	mov.b64 %rd174, %rd178;
+$L_20:
+	mul.hi.s64 %rd597, %rd19, -7905747460161236406;
+	add.s64 %rd598, %rd597, %rd19;
+	mov.b64 %rd599, %rd598;
+	shr.u64 %rd600, %rd599, 63;
+	shr.s64 %rd601, %rd598, 2;
+	mov.b64 %rd602, %rd600;
+	add.s64 %rd603, %rd601, %rd602;
+	mov.b64 %rd179, %rd603;
+	mul.hi.s64 %rd604, %rd19, -3689348814741910323;
+	add.s64 %rd605, %rd604, %rd19;
+	mov.b64 %rd606, %rd605;
+	shr.u64 %rd607, %rd606, 63;
+	shr.s64 %rd608, %rd605, 2;
+	mov.b64 %rd609, %rd607;
+	add.s64 %rd610, %rd608, %rd609;
+	mul.lo.s64 %rd611, %rd610, 5;
+	sub.s64 %rd612, %rd19, %rd611;
+	mov.b64 %rd180, %rd612;
+	add.s64 %rd181, %rd179, %rd180;
+	mul.hi.s64 %rd613, %rd19, -6640827866535438581;
+	add.s64 %rd614, %rd613, %rd19;
+	mov.b64 %rd615, %rd614;
+	shr.u64 %rd616, %rd615, 63;
+	shr.s64 %rd617, %rd614, 6;
+	mov.b64 %rd618, %rd616;
+	add.s64 %rd619, %rd617, %rd618;
+	mov.b64 %rd182, %rd619;
+	add.s64 %rd183, %rd181, %rd182;
+	shr.s64 %rd620, %rd19, 63;
+	and.b64 %rd621, %rd620, 15;
+	add.s64 %rd622, %rd19, %rd621;
+	shr.s64 %rd623, %rd622, 4;
+	mul.lo.s64 %rd624, %rd623, 16;
+	sub.s64 %rd625, %rd19, %rd624;
+	mov.b64 %rd184, %rd625;
+	add.s64 %rd185, %rd183, %rd184;
+	shr.s64 %rd626, %rd19, 63;
+	and.b64 %rd627, %rd626, 1;
+	add.s64 %rd628, %rd19, %rd627;
+	shr.s64 %rd629, %rd628, 1;
+	mov.b64 %rd186, %rd629;
+	add.s64 %rd187, %rd185, %rd186;
+	mul.hi.s64 %rd630, %rd19, -9150747060186627966;
+	add.s64 %rd631, %rd630, %rd19;
+	mov.b64 %rd632, %rd631;
+	shr.u64 %rd633, %rd632, 63;
+	shr.s64 %rd634, %rd631, 6;
+	mov.b64 %rd635, %rd633;
+	add.s64 %rd636, %rd634, %rd635;
+	mul.lo.s64 %rd637, %rd636, 127;
+	sub.s64 %rd638, %rd19, %rd637;
+	mov.b64 %rd188, %rd638;
+	add.s64 %rd189, %rd187, %rd188;
+	add.s64 %rd190, %rd174, %rd189;
+	mov.b64 %rd191, %rd20;
+	and.b64 %rd192, %rd191, 15;
+	min.u64 %rdt11, %rd192, 64;
+	cvt.u32.u64 %rt14, %rdt11;
+	shl.b64 %rd193, %rd19, %rt14;
+	min.u64 %rdt12, %rd192, 64;
+	cvt.u32.u64 %rt15, %rdt12;
+	shr.s64 %rd194, %rd19, %rt15;
+	or.b64 %rd195, %rd193, %rd194;
+	xor.b64 %rd196, %rd190, %rd195;
+	mov.b64 %rd197, %rd20;
+	min.u64 %rdt13, %rd197, 64;
+	cvt.u32.u64 %rt16, %rdt13;
+	shl.b64 %rd198, %rd19, %rt16;
+	add.s64 %rd199, %rd196, %rd198;
+	cvt.u32.u64 %r200, %rd20;
+	and.b32 %r200, %r200, 255;
+	shr.s64 %rd201, %rd19, %r200;
+	sub.s64 %rd202, %rd199, %rd201;
+	not.b64 %rd203, %rd19;
+	neg.s64 %rd204, %rd20;
+	add.s64 %rd205, %rd203, %rd204;
+	add.s64 %rd206, %rd202, %rd205;
+	mov.b64 %rd164, %rd206;
+$L_21:
+	@!%p25 bra $L_30;
+$L_22:
+	mov.b64 %rd208, %rd19;
+	mov.b64 %rd209, %rd20;
+$L_23:
+	mul.lo.u64 %rd211, %rd208, %rd209;
+	add.u64 %rd212, %rd211, %rd208;
+	sub.u64 %rd213, %rd212, %rd209;
+	not.b64 %rdt14, %rd209;
+	and.b64 %rd214, %rd208, %rdt14;
+	xor.b64 %rd215, %rd213, %rd214;
+	and.b64 %rd216, %rd208, %rd209;
+	shr.u64 %rd217, %rd216, 1;
+	or.b64 %rd218, %rd215, %rd217;
+	setp.ne.u64 %p219, %rd209, 0;
+	@!%p219 bra $L_29;
+$L_24:
+	div.u64 %rd221, %rd208, %rd209;
+	add.u64 %rd222, %rd218, %rd221;
+	rem.u64 %rd223, %rd208, %rd209;
+	xor.b64 %rd224, %rd222, %rd223;
+	mov.b64 %rd220, %rd224;
+$L_25:
+	mul.hi.u64 %rd639, %rd208, 2635249153387078803;
+	sub.u64 %rd640, %rd208, %rd639;
+	shr.u64 %rd641, %rd640, 1;
+	add.u64 %rd642, %rd641, %rd639;
+	shr.u64 %rd643, %rd642, 2;
+	mov.b64 %rd225, %rd643;
+	mul.hi.u64 %rd644, %rd208, 11068046444225730970U;
+	sub.u64 %rd645, %rd208, %rd644;
+	shr.u64 %rd646, %rd645, 1;
+	add.u64 %rd647, %rd646, %rd644;
+	shr.u64 %rd648, %rd647, 2;
+	mul.lo.u64 %rd649, %rd648, 5;
+	sub.u64 %rd650, %rd208, %rd649;
+	mov.b64 %rd226, %rd650;
+	add.u64 %rd227, %rd225, %rd226;
+	mul.hi.u64 %rd651, %rd208, 5165088340638674453;
+	sub.u64 %rd652, %rd208, %rd651;
+	shr.u64 %rd653, %rd652, 1;
+	add.u64 %rd654, %rd653, %rd651;
+	shr.u64 %rd655, %rd654, 6;
+	mov.b64 %rd228, %rd655;
+	add.u64 %rd229, %rd227, %rd228;
+	shr.u64 %rd656, %rd208, 4;
+	mul.lo.u64 %rd657, %rd656, 16;
+	sub.u64 %rd658, %rd208, %rd657;
+	mov.b64 %rd230, %rd658;
+	add.u64 %rd231, %rd229, %rd230;
+	shr.u64 %rd659, %rd208, 1;
+	mov.b64 %rd232, %rd659;
+	add.u64 %rd233, %rd231, %rd232;
+	mul.hi.u64 %rd660, %rd208, 145249953336295683;
+	sub.u64 %rd661, %rd208, %rd660;
+	shr.u64 %rd662, %rd661, 1;
+	add.u64 %rd663, %rd662, %rd660;
+	shr.u64 %rd664, %rd663, 6;
+	mul.lo.u64 %rd665, %rd664, 127;
+	sub.u64 %rd666, %rd208, %rd665;
+	mov.b64 %rd234, %rd666;
+	add.u64 %rd235, %rd233, %rd234;
+	add.u64 %rd236, %rd220, %rd235;
+	mov.b64 %rd237, %rd209;
+	and.b64 %rd238, %rd237, 15;
+	min.u64 %rdt15, %rd238, 64;
+	cvt.u32.u64 %rt17, %rdt15;
+	shl.b64 %rd239, %rd208, %rt17;
+	min.u64 %rdt16, %rd238, 64;
+	cvt.u32.u64 %rt18, %rdt16;
+	shr.u64 %rd240, %rd208, %rt18;
+	or.b64 %rd241, %rd239, %rd240;
+	xor.b64 %rd242, %rd236, %rd241;
+	mov.b64 %rd243, %rd209;
+	min.u64 %rdt17, %rd243, 64;
+	cvt.u32.u64 %rt19, %rdt17;
+	shl.b64 %rd244, %rd208, %rt19;
+	add.u64 %rd245, %rd242, %rd244;
+	cvt.u32.u64 %r246, %rd209;
+	and.b32 %r246, %r246, 255;
+	shr.u64 %rd247, %rd208, %r246;
+	sub.u64 %rd248, %rd245, %rd247;
+	not.b64 %rd249, %rd208;
+	neg.s64 %rd250, %rd209;
+	add.u64 %rd251, %rd249, %rd250;
+	add.u64 %rd252, %rd248, %rd251;
+	mov.b64 %rd210, %rd252;
+$L_26:
+	mov.b64 %rd253, %rd210;
+	xor.b64 %rd254, %rd164, %rd253;
+	mov.b64 %rd207, %rd254;
+$L_27:
+	xor.b64 %rd255, %rd71, %rd117;
+	xor.b64 %rd256, %rd255, %rd163;
+	xor.b64 %rd257, %rd256, %rd207;
+	mov.b64 %rd21, %rd257;
+$L_28:
+	mov.b64 %rd262, %rd21;
+	add.s64 %rd266, %rd16, %rd13;
+	mov.b64 %rd267, %rd1;
+	setp.eq.s64 %pt6, %rd267, -1;
+	rem.s64 %rd268, %rd266, %rd267;
+	selp.b64 %rd268, 0, %rd268, %pt6;
+	mad.lo.s64 %rd269, %rd268, 8, %rd0;
+	ld.global.s64 %rd270, [%rd269];
+	add.s64 %rd271, %rd270, %rd262;
+	mad.lo.s64 %rd272, %rd268, 8, %rd0;
+	st.global.s64 [%rd272], %rd271;
+	mov.b64 %rd15, %rd16;
+	bra.uni $L_3;
+$L_29:
+	mov.b64 %rd220, %rd218;
+	bra.uni $L_25;
+$L_30:
+	mov.b64 %rd207, %rd164;
+	bra.uni $L_27;
+$L_31:
+	mov.b64 %rd174, %rd172;
+	bra.uni $L_20;
+$L_32:
+	mov.b32 %r130, %r128;
+	bra.uni $L_16;
+$L_33:
+	mov.b32 %r84, %r82;
+	bra.uni $L_12;
+$L_34:
+	mov.b32 %r38, %r36;
+	bra.uni $L_8;
+$L_35:
+	mov.b64 %rd273, %rd1;
+	setp.eq.s64 %pt7, %rd273, -1;
+	rem.s64 %rd274, %rd13, %rd273;
+	selp.b64 %rd274, 0, %rd274, %pt7;
+	mad.lo.s64 %rd275, %rd274, 8, %rd0;
+	mov.b64 %rd10, %rd275;
+$L_36:
+	mov.b64 %rd278, %rd3;
+	mov.b64 %rd279, %rd4;
+	mov.b64 %rd281, %rd8;
+	mov.b64 %rd282, %rd9;
+	mov.b64 %rd287, 5;
+$L_37:
+	mov.b64 %rd288, %rd282;
+	mov.b64 %rd289, -1;
+$L_38:
+	add.s64 %rd290, %rd289, 1;
+	setp.lt.s64 %p291, %rd290, %rd288;
+	@!%p291 bra $L_70;
+$L_39:
+	mad.lo.s64 %rd292, %rd290, 8, %rd281;
+	ld.global.s64 %rd293, [%rd292];
+	mov.b64 %rd294, %rd287;
+	mov.pred %p299, 1;
+$L_40:
+	cvt.u32.u64 %r300, %rd293;
+	cvt.s32.s8 %r300, %r300;
+	cvt.u32.u64 %r301, %rd294;
+	cvt.s32.s8 %r301, %r301;
+$L_41:
+	mul.lo.s32 %r303, %r300, %r301;
+	cvt.s32.s8 %r303, %r303;
+	add.s32 %r304, %r303, %r300;
+	cvt.s32.s8 %r304, %r304;
+	sub.s32 %r305, %r304, %r301;
+	cvt.s32.s8 %r305, %r305;
+	not.b32 %rt20, %r301;
+	and.b32 %r306, %r300, %rt20;
+	xor.b32 %r307, %r305, %r306;
+	and.b32 %r308, %r300, %r301;
+	shr.s32 %r309, %r308, 1;
+	cvt.s32.s8 %r309, %r309;
+	or.b32 %r310, %r307, %r309;
+	setp.ne.s32 %p311, %r301, 0;
+	@!%p311 bra $L_69;
+$L_42:
+	setp.eq.s32 %pt8, %r301, -1;
+	neg.s32 %rt21, %r300;
+	div.s32 %r313, %r300, %r301;
+	selp.b32 %r313, %rt21, %r313, %pt8;
+	cvt.s32.s8 %r313, %r313;
+	add.s32 %r314, %r310, %r313;
+	cvt.s32.s8 %r314, %r314;
+	setp.eq.s32 %pt9, %r301, -1;
+	rem.s32 %r315, %r300, %r301;
+	selp.b32 %r315, 0, %r315, %pt9;
+	cvt.s32.s8 %r315, %r315;
+	xor.b32 %r316, %r314, %r315;
+	mov.b32 %r312, %r316;
+$L_43:
+	div.s32 %r317, %r300, 7;
+	cvt.s32.s8 %r317, %r317;
+	rem.s32 %r318, %r300, 5;
+	cvt.s32.s8 %r318, %r318;
+	add.s32 %r319, %r317, %r318;
+	cvt.s32.s8 %r319, %r319;
+	div.s32 %r320, %r300, 100;
+	cvt.s32.s8 %r320, %r320;
+	add.s32 %r321, %r319, %r320;
+	cvt.s32.s8 %r321, %r321;
+	rem.s32 %r322, %r300, 16;
+	cvt.s32.s8 %r322, %r322;
+	add.s32 %r323, %r321, %r322;
+	cvt.s32.s8 %r323, %r323;
+	div.s32 %r324, %r300, 2;
+	cvt.s32.s8 %r324, %r324;
+	add.s32 %r325, %r323, %r324;
+	cvt.s32.s8 %r325, %r325;
+	rem.s32 %r326, %r300, 127;
+	cvt.s32.s8 %r326, %r326;
+	add.s32 %r327, %r325, %r326;
+	cvt.s32.s8 %r327, %r327;
+	add.s32 %r328, %r312, %r327;
+	cvt.s32.s8 %r328, %r328;
+	cvt.s64.s32 %rd329, %r301;
+	and.b64 %rd330, %rd329, 15;
+	min.u64 %rdt18, %rd330, 32;
+	cvt.u32.u64 %rt22, %rdt18;
+	shl.b32 %r331, %r300, %rt22;
+	cvt.s32.s8 %r331, %r331;
+	min.u64 %rdt19, %rd330, 32;
+	cvt.u32.u64 %rt23, %rdt19;
+	shr.s32 %r332, %r300, %rt23;
+	cvt.s32.s8 %r332, %r332;
+	or.b32 %r333, %r331, %r332;
+	xor.b32 %r334, %r328, %r333;
+	cvt.s64.s32 %rd335, %r301;
+	min.u64 %rdt20, %rd335, 32;
+	cvt.u32.u64 %rt24, %rdt20;
+	shl.b32 %r336, %r300, %rt24;
+	cvt.s32.s8 %r336, %r336;
+	add.s32 %r337, %r334, %r336;
+	cvt.s32.s8 %r337, %r337;
+	mov.b32 %r338, %r301;
+	and.b32 %r338, %r338, 255;
+	shr.s32 %r339, %r300, %r338;
+	cvt.s32.s8 %r339, %r339;
+	sub.s32 %r340, %r337, %r339;
+	cvt.s32.s8 %r340, %r340;
+	not.b32 %r341, %r300;
+	cvt.s32.s8 %r341, %r341;
+	neg.s32 %r342, %r301;
+	cvt.s32.s8 %r342, %r342;
+	add.s32 %r343, %r341, %r342;
+	cvt.s32.s8 %r343, %r343;
+	add.s32 %r344, %r340, %r343;
+	cvt.s32.s8 %r344, %r344;
+	mov.b32 %r302, %r344;
+$L_44:
+	cvt.s64.s32 %rd345, %r302;
+	cvt.u32.u64 %r346, %rd293;
+	and.b32 %r346, %r346, 65535;
+	cvt.u32.u64 %r347, %rd294;
+	and.b32 %r347, %r347, 65535;
+$L_45:
+	mul.lo.u32 %r349, %r346, %r347;
+	and.b32 %r349, %r349, 65535;
+	add.u32 %r350, %r349, %r346;
+	and.b32 %r350, %r350, 65535;
+	sub.u32 %r351, %r350, %r347;
+	and.b32 %r351, %r351, 65535;
+	not.b32 %rt25, %r347;
+	and.b32 %r352, %r346, %rt25;
+	xor.b32 %r353, %r351, %r352;
+	and.b32 %r354, %r346, %r347;
+	shr.u32 %r355, %r354, 1;
+	and.b32 %r355, %r355, 65535;
+	or.b32 %r356, %r353, %r355;
+	setp.ne.u32 %p357, %r347, 0;
+	@!%p357 bra $L_68;
+$L_46:
+	div.u32 %r359, %r346, %r347;
+	and.b32 %r359, %r359, 65535;
+	add.u32 %r360, %r356, %r359;
+	and.b32 %r360, %r360, 65535;
+	rem.u32 %r361, %r346, %r347;
+	and.b32 %r361, %r361, 65535;
+	xor.b32 %r362, %r360, %r361;
+	mov.b32 %r358, %r362;
+$L_47:
+	div.u32 %r363, %r346, 7;
+	and.b32 %r363, %r363, 65535;
+	rem.u32 %r364, %r346, 5;
+	and.b32 %r364, %r364, 65535;
+	add.u32 %r365, %r363, %r364;
+	and.b32 %r365, %r365, 65535;
+	div.u32 %r366, %r346, 100;
+	and.b32 %r366, %r366, 65535;
+	add.u32 %r367, %r365, %r366;
+	and.b32 %r367, %r367, 65535;
+	rem.u32 %r368, %r346, 16;
+	and.b32 %r368, %r368, 65535;
+	add.u32 %r369, %r367, %r368;
+	and.b32 %r369, %r369, 65535;
+	div.u32 %r370, %r346, 2;
+	and.b32 %r370, %r370, 65535;
+	add.u32 %r371, %r369, %r370;
+	and.b32 %r371, %r371, 65535;
+	rem.u32 %r372, %r346, 127;
+	and.b32 %r372, %r372, 65535;
+	add.u32 %r373, %r371, %r372;
+	and.b32 %r373, %r373, 65535;
+	add.u32 %r374, %r358, %r373;
+	and.b32 %r374, %r374, 65535;
+	cvt.u64.u32 %rd375, %r347;
+	and.b64 %rd376, %rd375, 15;
+	min.u64 %rdt21, %rd376, 32;
+	cvt.u32.u64 %rt26, %rdt21;
+	shl.b32 %r377, %r346, %rt26;
+	and.b32 %r377, %r377, 65535;
+	min.u64 %rdt22, %rd376, 32;
+	cvt.u32.u64 %rt27, %rdt22;
+	shr.u32 %r378, %r346, %rt27;
+	and.b32 %r378, %r378, 65535;
+	or.b32 %r379, %r377, %r378;
+	xor.b32 %r380, %r374, %r379;
+	cvt.u64.u32 %rd381, %r347;
+	min.u64 %rdt23, %rd381, 32;
+	cvt.u32.u64 %rt28, %rdt23;
+	shl.b32 %r382, %r346, %rt28;
+	and.b32 %r382, %r382, 65535;
+	add.u32 %r383, %r380, %r382;
+	and.b32 %r383, %r383, 65535;
+	mov.b32 %r384, %r347;
+	and.b32 %r384, %r384, 255;
+	shr.u32 %r385, %r346, %r384;
+	and.b32 %r385, %r385, 65535;
+	sub.u32 %r386, %r383, %r385;
+	and.b32 %r386, %r386, 65535;
+	not.b32 %r387, %r346;
+	and.b32 %r387, %r387, 65535;
+	neg.s32 %r388, %r347;
+	and.b32 %r388, %r388, 65535;
+	add.u32 %r389, %r387, %r388;
+	and.b32 %r389, %r389, 65535;
+	add.u32 %r390, %r386, %r389;
+	and.b32 %r390, %r390, 65535;
+	mov.b32 %r348, %r390;
+$L_48:
+	cvt.u64.u32 %rd391, %r348;
+	cvt.u32.u64 %r392, %rd293;
+	cvt.u32.u64 %r393, %rd294;
+$L_49:
+	mul.lo.s32 %r395, %r392, %r393;
+	add.s32 %r396, %r395, %r392;
+	sub.s32 %r397, %r396, %r393;
+	not.b32 %rt29, %r393;
+	and.b32 %r398, %r392, %rt29;
+	xor.b32 %r399, %r397, %r398;
+	and.b32 %r400, %r392, %r393;
+	shr.s32 %r401, %r400, 1;
+	or.b32 %r402, %r399, %r401;
+	setp.ne.s32 %p403, %r393, 0;
+	@!%p403 bra $L_67;
+$L_50:
+	setp.eq.s32 %pt10, %r393, -1;
+	neg.s32 %rt30, %r392;
+	div.s32 %r405, %r392, %r393;
+	selp.b32 %r405, %rt30, %r405, %pt10;
+	add.s32 %r406, %r402, %r405;
+	setp.eq.s32 %pt11, %r393, -1;
+	rem.s32 %r407, %r392, %r393;
+	selp.b32 %r407, 0, %r407, %pt11;
+	xor.b32 %r408, %r406, %r407;
+	mov.b32 %r404, %r408;
+$L_51:
+	mul.hi.s32 %r667, %r392, -1840700269;
+	add.s32 %r668, %r667, %r392;
+	mov.b32 %r669, %r668;
+	shr.u32 %r670, %r669, 31;
+	shr.s32 %r671, %r668, 2;
+	mov.b32 %r672, %r670;
+	add.s32 %r673, %r671, %r672;
+	mov.b32 %r409, %r673;
+	mul.hi.s32 %r674, %r392, -858993459;
+	add.s32 %r675, %r674, %r392;
+	mov.b32 %r676, %r675;
+	shr.u32 %r677, %r676, 31;
+	shr.s32 %r678, %r675, 2;
+	mov.b32 %r679, %r677;
+	add.s32 %r680, %r678, %r679;
+	mul.lo.s32 %r681, %r680, 5;
+	sub.s32 %r682, %r392, %r681;
+	mov.b32 %r410, %r682;
+	add.s32 %r411, %r409, %r410;
+	mul.hi.s32 %r683, %r392, -1546188226;
+	add.s32 %r684, %r683, %r392;
+	mov.b32 %r685, %r684;
+	shr.u32 %r686, %r685, 31;
+	shr.s32 %r687, %r684, 6;
+	mov.b32 %r688, %r686;
+	add.s32 %r689, %r687, %r688;
+	mov.b32 %r412, %r689;
+	add.s32 %r413, %r411, %r412;
+	shr.s32 %r690, %r392, 31;
+	and.b32 %r691, %r690, 15;
+	add.s32 %r692, %r392, %r691;
+	shr.s32 %r693, %r692, 4;
+	mul.lo.s32 %r694, %r693, 16;
+	sub.s32 %r695, %r392, %r694;
+	mov.b32 %r414, %r695;
+	add.s32 %r415, %r413, %r414;
+	shr.s32 %r696, %r392, 31;
+	and.b32 %r697, %r696, 1;
+	add.s32 %r698, %r392, %r697;
+	shr.s32 %r699, %r698, 1;
+	mov.b32 %r416, %r699;
+	add.s32 %r417, %r415, %r416;
+	mul.hi.s32 %r700, %r392, -2130574327;
+	add.s32 %r701, %r700, %r392;
+	mov.b32 %r702, %r701;
+	shr.u32 %r703, %r702, 31;
+	shr.s32 %r704, %r701, 6;
+	mov.b32 %r705, %r703;
+	add.s32 %r706, %r704, %r705;
+	mul.lo.s32 %r707, %r706, 127;
+	sub.s32 %r708, %r392, %r707;
+	mov.b32 %r418, %r708;
+	add.s32 %r419, %r417, %r418;
+	add.s32 %r420, %r404, %r419;
+	cvt.s64.s32 %rd421, %r393;
+	and.b64 %rd422, %rd421, 15;
+	min.u64 %rdt24, %rd422, 32;
+	cvt.u32.u64 %rt31, %rdt24;
+	shl.b32 %r423, %r392, %rt31;
+	min.u64 %rdt25, %rd422, 32;
+	cvt.u32.u64 %rt32, %rdt25;
+	shr.s32 %r424, %r392, %rt32;
+	or.b32 %r425, %r423, %r424;
+	xor.b32 %r426, %r420, %r425;
+	cvt.s64.s32 %rd427, %r393;
+	min.u64 %rdt26, %rd427, 32;
+	cvt.u32.u64 %rt33, %rdt26;
+	shl.b32 %r428, %r392, %rt33;
+	add.s32 %r429, %r426, %r428;
+	mov.b32 %r430, %r393;
+	and.b32 %r430, %r430, 255;
+	shr.s32 %r431, %r392, %r430;
+	sub.s32 %r432, %r429, %r431;
+	not.b32 %r433, %r392;
+	neg.s32 %r434, %r393;
+	add.s32 %r435, %r433, %r434;
+	add.s32 %r436, %r432, %r435;
+	mov.b32 %r394, %r436;
+$L_52:
+	cvt.s64.s32 %rd437, %r394;
+$L_53:
+	mul.lo.s64 %rd439, %rd293, %rd294;
+	add.s64 %rd440, %rd439, %rd293;
+	sub.s64 %rd441, %rd440, %rd294;
+	not.b64 %rdt27, %rd294;
+	and.b64 %rd442, %rd293, %rdt27;
+	xor.b64 %rd443, %rd441, %rd442;
+	and.b64 %rd444, %rd293, %rd294;
+	shr.s64 %rd445, %rd444, 1;
+	or.b64 %rd446, %rd443, %rd445;
+	setp.ne.s64 %p447, %rd294, 0;
+	@!%p447 bra $L_66;
+$L_54:
+	setp.eq.s64 %pt12, %rd294, -1;
+	neg.s64 %rdt28, %rd293;
+	div.s64 %rd449, %rd293, %rd294;
+	selp.b64 %rd449, %rdt28, %rd449, %pt12;
+	add.s64 %rd450, %rd446, %rd449;
+	setp.eq.s64 %pt13, %rd294, -1;
+	rem.s64 %rd451, %rd293, %rd294;
+	selp.b64 %rd451, 0, %rd451, %pt13;
+	xor.b64 %rd452, %rd450, %rd451;
+	mov.b64 %rd448, %rd452;
+$L_55:
+	mul.hi.s64 %rd709, %rd293, -7905747460161236406;
+	add.s64 %rd710, %rd709, %rd293;
+	mov.b64 %rd711, %rd710;
+	shr.u64 %rd712, %rd711, 63;
+	shr.s64 %rd713, %rd710, 2;
+	mov.b64 %rd714, %rd712;
+	add.s64 %rd715, %rd713, %rd714;
+	mov.b64 %rd453, %rd715;
+	mul.hi.s64 %rd716, %rd293, -3689348814741910323;
+	add.s64 %rd717, %rd716, %rd293;
+	mov.b64 %rd718, %rd717;
+	shr.u64 %rd719, %rd718, 63;
+	shr.s64 %rd720, %rd717, 2;
+	mov.b64 %rd721, %rd719;
+	add.s64 %rd722, %rd720, %rd721;
+	mul.lo.s64 %rd723, %rd722, 5;
+	sub.s64 %rd724, %rd293, %rd723;
+	mov.b64 %rd454, %rd724;
+	add.s64 %rd455, %rd453, %rd454;
+	mul.hi.s64 %rd725, %rd293, -6640827866535438581;
+	add.s64 %rd726, %rd725, %rd293;
+	mov.b64 %rd727, %rd726;
+	shr.u64 %rd728, %rd727, 63;
+	shr.s64 %rd729, %rd726, 6;
+	mov.b64 %rd730, %rd728;
+	add.s64 %rd731, %rd729, %rd730;
+	mov.b64 %rd456, %rd731;
+	add.s64 %rd457, %rd455, %rd456;
+	shr.s64 %rd732, %rd293, 63;
+	and.b64 %rd733, %rd732, 15;
+	add.s64 %rd734, %rd293, %rd733;
+	shr.s64 %rd735, %rd734, 4;
+	mul.lo.s64 %rd736, %rd735, 16;
+	sub.s64 %rd737, %rd293, %rd736;
+	mov.b64 %rd458, %rd737;
+	add.s64 %rd459, %rd457, %rd458;
+	shr.s64 %rd738, %rd293, 63;
+	and.b64 %rd739, %rd738, 1;
+	add.s64 %rd740, %rd293, %rd739;
+	shr.s64 %rd741, %rd740, 1;
+	mov.b64 %rd460, %rd741;
+	add.s64 %rd461, %rd459, %rd460;
+	mul.hi.s64 %rd742, %rd293, -9150747060186627966;
+	add.s64 %rd743, %rd742, %rd293;
+	mov.b64 %rd744, %rd743;
+	shr.u64 %rd745, %rd744, 63;
+	shr.s64 %rd746, %rd743, 6;
+	mov.b64 %rd747, %rd745;
+	add.s64 %rd748, %rd746, %rd747;
+	mul.lo.s64 %rd749, %rd748, 127;
+	sub.s64 %rd750, %rd293, %rd749;
+	mov.b64 %rd462, %rd750;
+	add.s64 %rd463, %rd461, %rd462;
+	add.s64 %rd464, %rd448, %rd463;
+	mov.b64 %rd465, %rd294;
+	and.b64 %rd466, %rd465, 15;
+	min.u64 %rdt29, %rd466, 64;
+	cvt.u32.u64 %rt34, %rdt29;
+	shl.b64 %rd467, %rd293, %rt34;
+	min.u64 %rdt30, %rd466, 64;
+	cvt.u32.u64 %rt35, %rdt30;
+	shr.s64 %rd468, %rd293, %rt35;
+	or.b64 %rd469, %rd467, %rd468;
+	xor.b64 %rd470, %rd464, %rd469;
+	mov.b64 %rd471, %rd294;
+	min.u64 %rdt31, %rd471, 64;
+	cvt.u32.u64 %rt36, %rdt31;
+	shl.b64 %rd472, %rd293, %rt36;
+	add.s64 %rd473, %rd470, %rd472;
+	cvt.u32.u64 %r474, %rd294;
+	and.b32 %r474, %r474, 255;
+	shr.s64 %rd475, %rd293, %r474;
+	sub.s64 %rd476, %rd473, %rd475;
+	not.b64 %rd477, %rd293;
+	neg.s64 %rd478, %rd294;
+	add.s64 %rd479, %rd477, %rd478;
+	add.s64 %rd480, %rd476, %rd479;
+	mov.b64 %rd438, %rd480;
+$L_56:
+	@!%p299 bra $L_65;
+$L_57:
+	mov.b64 %rd482, %rd293;
+	mov.b64 %rd483, %rd294;
+$L_58:
+	mul.lo.u64 %rd485, %rd482, %rd483;
+	add.u64 %rd486, %rd485, %rd482;
+	sub.u64 %rd487, %rd486, %rd483;
+	not.b64 %rdt32, %rd483;
+	and.b64 %rd488, %rd482, %rdt32;
+	xor.b64 %rd489, %rd487, %rd488;
+	and.b64 %rd490, %rd482, %rd483;
+	shr.u64 %rd491, %rd490, 1;
+	or.b64 %rd492, %rd489, %rd491;
+	setp.ne.u64 %p493, %rd483, 0;
+	@!%p493 bra $L_64;
+$L_59:
+	div.u64 %rd495, %rd482, %rd483;
+	add.u64 %rd496, %rd492, %rd495;
+	rem.u64 %rd497, %rd482, %rd483;
+	xor.b64 %rd498, %rd496, %rd497;
+	mov.b64 %rd494, %rd498;
+$L_60:
+	mul.hi.u64 %rd751, %rd482, 2635249153387078803;
+	sub.u64 %rd752, %rd482, %rd751;
+	shr.u64 %rd753, %rd752, 1;
+	add.u64 %rd754, %rd753, %rd751;
+	shr.u64 %rd755, %rd754, 2;
+	mov.b64 %rd499, %rd755;
+	mul.hi.u64 %rd756, %rd482, 11068046444225730970U;
+	sub.u64 %rd757, %rd482, %rd756;
+	shr.u64 %rd758, %rd757, 1;
+	add.u64 %rd759, %rd758, %rd756;
+	shr.u64 %rd760, %rd759, 2;
+	mul.lo.u64 %rd761, %rd760, 5;
+	sub.u64 %rd762, %rd482, %rd761;
+	mov.b64 %rd500, %rd762;
+	add.u64 %rd501, %rd499, %rd500;
+	mul.hi.u64 %rd763, %rd482, 5165088340638674453;
+	sub.u64 %rd764, %rd482, %rd763;
+	shr.u64 %rd765, %rd764, 1;
+	add.u64 %rd766, %rd765, %rd763;
+	shr.u64 %rd767, %rd766, 6;
+	mov.b64 %rd502, %rd767;
+	add.u64 %rd503, %rd501, %rd502;
+	shr.u64 %rd768, %rd482, 4;
+	mul.lo.u64 %rd769, %rd768, 16;
+	sub.u64 %rd770, %rd482, %rd769;
+	mov.b64 %rd504, %rd770;
+	add.u64 %rd505, %rd503, %rd504;
+	shr.u64 %rd771, %rd482, 1;
+	mov.b64 %rd506, %rd771;
+	add.u64 %rd507, %rd505, %rd506;
+	mul.hi.u64 %rd772, %rd482, 145249953336295683;
+	sub.u64 %rd773, %rd482, %rd772;
+	shr.u64 %rd774, %rd773, 1;
+	add.u64 %rd775, %rd774, %rd772;
+	shr.u64 %rd776, %rd775, 6;
+	mul.lo.u64 %rd777, %rd776, 127;
+	sub.u64 %rd778, %rd482, %rd777;
+	mov.b64 %rd508, %rd778;
+	add.u64 %rd509, %rd507, %rd508;
+	add.u64 %rd510, %rd494, %rd509;
+	mov.b64 %rd511, %rd483;
+	and.b64 %rd512, %rd511, 15;
+	min.u64 %rdt33, %rd512, 64;
+	cvt.u32.u64 %rt37, %rdt33;
+	shl.b64 %rd513, %rd482, %rt37;
+	min.u64 %rdt34, %rd512, 64;
+	cvt.u32.u64 %rt38, %rdt34;
+	shr.u64 %rd514, %rd482, %rt38;
+	or.b64 %rd515, %rd513, %rd514;
+	xor.b64 %rd516, %rd510, %rd515;
+	mov.b64 %rd517, %rd483;
+	min.u64 %rdt35, %rd517, 64;
+	cvt.u32.u64 %rt39, %rdt35;
+	shl.b64 %rd518, %rd482, %rt39;
+	add.u64 %rd519, %rd516, %rd518;
+	cvt.u32.u64 %r520, %rd483;
+	and.b32 %r520, %r520, 255;
+	shr.u64 %rd521, %rd482, %r520;
+	sub.u64 %rd522, %rd519, %rd521;
+	not.b64 %rd523, %rd482;
+	neg.s64 %rd524, %rd483;
+	add.u64 %rd525, %rd523, %rd524;
+	add.u64 %rd526, %rd522, %rd525;
+	mov.b64 %rd484, %rd526;
+$L_61:
+	mov.b64 %rd527, %rd484;
+	xor.b64 %rd528, %rd438, %rd527;
+	mov.b64 %rd481, %rd528;
+$L_62:
+	xor.b64 %rd529, %rd345, %rd391;
+	xor.b64 %rd530, %rd529, %rd437;
+	xor.b64 %rd531, %rd530, %rd481;
+	mov.b64 %rd295, %rd531;
+$L_63:
+	mov.b64 %rd536, %rd295;
+	add.s64 %rd540, %rd290, %rd287;
+	mov.b64 %rd541, %rd279;
+	setp.eq.s64 %pt14, %rd541, -1;
+	rem.s64 %rd542, %rd540, %rd541;
+	selp.b64 %rd542, 0, %rd542, %pt14;
+	mad.lo.s64 %rd543, %rd542, 8, %rd278;
+	ld.global.s64 %rd544, [%rd543];
+	add.s64 %rd545, %rd544, %rd536;
+	mad.lo.s64 %rd546, %rd542, 8, %rd278;
+	st.global.s64 [%rd546], %rd545;
+	mov.b64 %rd289, %rd290;
+	bra.uni $L_38;
+$L_64:
+	mov.b64 %rd494, %rd492;
+	bra.uni $L_60;
+$L_65:
+	mov.b64 %rd481, %rd438;
+	bra.uni $L_62;
+$L_66:
+	mov.b64 %rd448, %rd446;
+	bra.uni $L_55;
+$L_67:
+	mov.b32 %r404, %r402;
+	bra.uni $L_51;
+$L_68:
+	mov.b32 %r358, %r356;
+	bra.uni $L_47;
+$L_69:
+	mov.b32 %r312, %r310;
+	bra.uni $L_43;
+$L_70:
+	mov.b64 %rd547, %rd279;
+	setp.eq.s64 %pt15, %rd547, -1;
+	rem.s64 %rd548, %rd287, %rd547;
+	selp.b64 %rd548, 0, %rd548, %pt15;
+	mad.lo.s64 %rd549, %rd548, 8, %rd278;
+	mov.b64 %rd284, %rd549;
+$L_71:
+	add.s64 %rd552, %rd284, 0;
+	ld.global.s64 %rd553, [%rd552];
+	add.s64 %rd554, %rd10, 0;
+	st.global.s64 [%rd554], %rd553;
 	ret;
 }
 
@@ -3685,7 +4912,13 @@ $L_1:
 	.param .s64 BlocksCall_1_param_7
 )
 {
-	.reg .b64 %rd<28>;
+	.reg .pred %p<543>;
+	.reg .pred %pt<15>;
+	.reg .b32 %r<710>;
+	.reg .b32 %rt<40>;
+	.reg .b64 %rd<780>;
+	.reg .b64 %rdt<36>;
+	.reg .f32 %f<542>;
 
 $L_0:
 	ld.param.u64 %rd3, [BlocksCall_1_param_4];
@@ -3697,65 +4930,1098 @@ $L_0:
 $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
-	mov.b64 %rd2, %rd4;
 	mov.b64 %rd5, %rd8;
 	mov.b64 %rd6, %rd9;
-	mov.b64 %rd7, %rd9;
 	mov.b64 %rd13, 1;
-	{
-	.param .b64 call0_arg0;
-	st.param.b64 [call0_arg0], %rd0;
-	.param .b64 call0_arg1;
-	st.param.b64 [call0_arg1], %rd1;
-	.param .b64 call0_arg2;
-	st.param.b64 [call0_arg2], %rd2;
-	.param .b64 call0_arg3;
-	st.param.b64 [call0_arg3], %rd5;
-	.param .b64 call0_arg4;
-	st.param.b64 [call0_arg4], %rd6;
-	.param .b64 call0_arg5;
-	st.param.b64 [call0_arg5], %rd7;
-	.param .b64 call0_arg6;
-	st.param.b64 [call0_arg6], %rd13;
-	.param .align 8 .b8 call0_ret[24];
-	call (call0_ret), BlocksCall$scatter, (call0_arg0, call0_arg1, call0_arg2, call0_arg3, call0_arg4, call0_arg5, call0_arg6);
-	ld.param.b64 %rd10, [call0_ret+0];
-	ld.param.b64 %rd11, [call0_ret+8];
-	ld.param.b64 %rd12, [call0_ret+16];
-	}
-	add.s64 %rd14, %rd10, 0;
-	ld.global.s64 %rd15, [%rd14];
+$L_2:
+	mov.b64 %rd14, %rd6;
+	mov.b64 %rd15, -1;
+$L_3:
 	add.s64 %rd16, %rd15, 1;
-	add.s64 %rd17, %rd10, 0;
-	st.global.s64 [%rd17], %rd16;
-	mov.b64 %rd18, %rd3;
-	mov.b64 %rd19, %rd4;
-	mov.b64 %rd20, %rd4;
-	mov.b64 %rd21, %rd8;
-	mov.b64 %rd22, %rd9;
-	mov.b64 %rd23, %rd9;
-	mov.b64 %rd27, 2;
-	{
-	.param .b64 call1_arg0;
-	st.param.b64 [call1_arg0], %rd18;
-	.param .b64 call1_arg1;
-	st.param.b64 [call1_arg1], %rd19;
-	.param .b64 call1_arg2;
-	st.param.b64 [call1_arg2], %rd20;
-	.param .b64 call1_arg3;
-	st.param.b64 [call1_arg3], %rd21;
-	.param .b64 call1_arg4;
-	st.param.b64 [call1_arg4], %rd22;
-	.param .b64 call1_arg5;
-	st.param.b64 [call1_arg5], %rd23;
-	.param .b64 call1_arg6;
-	st.param.b64 [call1_arg6], %rd27;
-	.param .align 8 .b8 call1_ret[24];
-	call (call1_ret), BlocksCall$scatter, (call1_arg0, call1_arg1, call1_arg2, call1_arg3, call1_arg4, call1_arg5, call1_arg6);
-	ld.param.b64 %rd24, [call1_ret+0];
-	ld.param.b64 %rd25, [call1_ret+8];
-	ld.param.b64 %rd26, [call1_ret+16];
-	}
+	setp.lt.s64 %p17, %rd16, %rd14;
+	@!%p17 bra $L_35;
+$L_4:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	mov.b64 %rd20, %rd13;
+	mov.pred %p25, 1;
+$L_5:
+	cvt.u32.u64 %r26, %rd19;
+	cvt.s32.s8 %r26, %r26;
+	cvt.u32.u64 %r27, %rd20;
+	cvt.s32.s8 %r27, %r27;
+$L_6:
+	mul.lo.s32 %r29, %r26, %r27;
+	cvt.s32.s8 %r29, %r29;
+	add.s32 %r30, %r29, %r26;
+	cvt.s32.s8 %r30, %r30;
+	sub.s32 %r31, %r30, %r27;
+	cvt.s32.s8 %r31, %r31;
+	not.b32 %rt0, %r27;
+	and.b32 %r32, %r26, %rt0;
+	xor.b32 %r33, %r31, %r32;
+	and.b32 %r34, %r26, %r27;
+	shr.s32 %r35, %r34, 1;
+	cvt.s32.s8 %r35, %r35;
+	or.b32 %r36, %r33, %r35;
+	setp.ne.s32 %p37, %r27, 0;
+	@!%p37 bra $L_34;
+$L_7:
+	setp.eq.s32 %pt0, %r27, -1;
+	neg.s32 %rt1, %r26;
+	div.s32 %r39, %r26, %r27;
+	selp.b32 %r39, %rt1, %r39, %pt0;
+	cvt.s32.s8 %r39, %r39;
+	add.s32 %r40, %r36, %r39;
+	cvt.s32.s8 %r40, %r40;
+	setp.eq.s32 %pt1, %r27, -1;
+	rem.s32 %r41, %r26, %r27;
+	selp.b32 %r41, 0, %r41, %pt1;
+	cvt.s32.s8 %r41, %r41;
+	xor.b32 %r42, %r40, %r41;
+	mov.b32 %r38, %r42;
+$L_8:
+	div.s32 %r43, %r26, 7;
+	cvt.s32.s8 %r43, %r43;
+	rem.s32 %r44, %r26, 5;
+	cvt.s32.s8 %r44, %r44;
+	add.s32 %r45, %r43, %r44;
+	cvt.s32.s8 %r45, %r45;
+	div.s32 %r46, %r26, 100;
+	cvt.s32.s8 %r46, %r46;
+	add.s32 %r47, %r45, %r46;
+	cvt.s32.s8 %r47, %r47;
+	rem.s32 %r48, %r26, 16;
+	cvt.s32.s8 %r48, %r48;
+	add.s32 %r49, %r47, %r48;
+	cvt.s32.s8 %r49, %r49;
+	div.s32 %r50, %r26, 2;
+	cvt.s32.s8 %r50, %r50;
+	add.s32 %r51, %r49, %r50;
+	cvt.s32.s8 %r51, %r51;
+	rem.s32 %r52, %r26, 127;
+	cvt.s32.s8 %r52, %r52;
+	add.s32 %r53, %r51, %r52;
+	cvt.s32.s8 %r53, %r53;
+	add.s32 %r54, %r38, %r53;
+	cvt.s32.s8 %r54, %r54;
+	cvt.s64.s32 %rd55, %r27;
+	and.b64 %rd56, %rd55, 15;
+	min.u64 %rdt0, %rd56, 32;
+	cvt.u32.u64 %rt2, %rdt0;
+	shl.b32 %r57, %r26, %rt2;
+	cvt.s32.s8 %r57, %r57;
+	min.u64 %rdt1, %rd56, 32;
+	cvt.u32.u64 %rt3, %rdt1;
+	shr.s32 %r58, %r26, %rt3;
+	cvt.s32.s8 %r58, %r58;
+	or.b32 %r59, %r57, %r58;
+	xor.b32 %r60, %r54, %r59;
+	cvt.s64.s32 %rd61, %r27;
+	min.u64 %rdt2, %rd61, 32;
+	cvt.u32.u64 %rt4, %rdt2;
+	shl.b32 %r62, %r26, %rt4;
+	cvt.s32.s8 %r62, %r62;
+	add.s32 %r63, %r60, %r62;
+	cvt.s32.s8 %r63, %r63;
+	mov.b32 %r64, %r27;
+	and.b32 %r64, %r64, 255;
+	shr.s32 %r65, %r26, %r64;
+	cvt.s32.s8 %r65, %r65;
+	sub.s32 %r66, %r63, %r65;
+	cvt.s32.s8 %r66, %r66;
+	not.b32 %r67, %r26;
+	cvt.s32.s8 %r67, %r67;
+	neg.s32 %r68, %r27;
+	cvt.s32.s8 %r68, %r68;
+	add.s32 %r69, %r67, %r68;
+	cvt.s32.s8 %r69, %r69;
+	add.s32 %r70, %r66, %r69;
+	cvt.s32.s8 %r70, %r70;
+	mov.b32 %r28, %r70;
+$L_9:
+	cvt.s64.s32 %rd71, %r28;
+	cvt.u32.u64 %r72, %rd19;
+	and.b32 %r72, %r72, 65535;
+	cvt.u32.u64 %r73, %rd20;
+	and.b32 %r73, %r73, 65535;
+$L_10:
+	mul.lo.u32 %r75, %r72, %r73;
+	and.b32 %r75, %r75, 65535;
+	add.u32 %r76, %r75, %r72;
+	and.b32 %r76, %r76, 65535;
+	sub.u32 %r77, %r76, %r73;
+	and.b32 %r77, %r77, 65535;
+	not.b32 %rt5, %r73;
+	and.b32 %r78, %r72, %rt5;
+	xor.b32 %r79, %r77, %r78;
+	and.b32 %r80, %r72, %r73;
+	shr.u32 %r81, %r80, 1;
+	and.b32 %r81, %r81, 65535;
+	or.b32 %r82, %r79, %r81;
+	setp.ne.u32 %p83, %r73, 0;
+	@!%p83 bra $L_33;
+$L_11:
+	div.u32 %r85, %r72, %r73;
+	and.b32 %r85, %r85, 65535;
+	add.u32 %r86, %r82, %r85;
+	and.b32 %r86, %r86, 65535;
+	rem.u32 %r87, %r72, %r73;
+	and.b32 %r87, %r87, 65535;
+	xor.b32 %r88, %r86, %r87;
+	mov.b32 %r84, %r88;
+$L_12:
+	div.u32 %r89, %r72, 7;
+	and.b32 %r89, %r89, 65535;
+	rem.u32 %r90, %r72, 5;
+	and.b32 %r90, %r90, 65535;
+	add.u32 %r91, %r89, %r90;
+	and.b32 %r91, %r91, 65535;
+	div.u32 %r92, %r72, 100;
+	and.b32 %r92, %r92, 65535;
+	add.u32 %r93, %r91, %r92;
+	and.b32 %r93, %r93, 65535;
+	rem.u32 %r94, %r72, 16;
+	and.b32 %r94, %r94, 65535;
+	add.u32 %r95, %r93, %r94;
+	and.b32 %r95, %r95, 65535;
+	div.u32 %r96, %r72, 2;
+	and.b32 %r96, %r96, 65535;
+	add.u32 %r97, %r95, %r96;
+	and.b32 %r97, %r97, 65535;
+	rem.u32 %r98, %r72, 127;
+	and.b32 %r98, %r98, 65535;
+	add.u32 %r99, %r97, %r98;
+	and.b32 %r99, %r99, 65535;
+	add.u32 %r100, %r84, %r99;
+	and.b32 %r100, %r100, 65535;
+	cvt.u64.u32 %rd101, %r73;
+	and.b64 %rd102, %rd101, 15;
+	min.u64 %rdt3, %rd102, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shl.b32 %r103, %r72, %rt6;
+	and.b32 %r103, %r103, 65535;
+	min.u64 %rdt4, %rd102, 32;
+	cvt.u32.u64 %rt7, %rdt4;
+	shr.u32 %r104, %r72, %rt7;
+	and.b32 %r104, %r104, 65535;
+	or.b32 %r105, %r103, %r104;
+	xor.b32 %r106, %r100, %r105;
+	cvt.u64.u32 %rd107, %r73;
+	min.u64 %rdt5, %rd107, 32;
+	cvt.u32.u64 %rt8, %rdt5;
+	shl.b32 %r108, %r72, %rt8;
+	and.b32 %r108, %r108, 65535;
+	add.u32 %r109, %r106, %r108;
+	and.b32 %r109, %r109, 65535;
+	mov.b32 %r110, %r73;
+	and.b32 %r110, %r110, 255;
+	shr.u32 %r111, %r72, %r110;
+	and.b32 %r111, %r111, 65535;
+	sub.u32 %r112, %r109, %r111;
+	and.b32 %r112, %r112, 65535;
+	not.b32 %r113, %r72;
+	and.b32 %r113, %r113, 65535;
+	neg.s32 %r114, %r73;
+	and.b32 %r114, %r114, 65535;
+	add.u32 %r115, %r113, %r114;
+	and.b32 %r115, %r115, 65535;
+	add.u32 %r116, %r112, %r115;
+	and.b32 %r116, %r116, 65535;
+	mov.b32 %r74, %r116;
+$L_13:
+	cvt.u64.u32 %rd117, %r74;
+	cvt.u32.u64 %r118, %rd19;
+	cvt.u32.u64 %r119, %rd20;
+$L_14:
+	mul.lo.s32 %r121, %r118, %r119;
+	add.s32 %r122, %r121, %r118;
+	sub.s32 %r123, %r122, %r119;
+	not.b32 %rt9, %r119;
+	and.b32 %r124, %r118, %rt9;
+	xor.b32 %r125, %r123, %r124;
+	and.b32 %r126, %r118, %r119;
+	shr.s32 %r127, %r126, 1;
+	or.b32 %r128, %r125, %r127;
+	setp.ne.s32 %p129, %r119, 0;
+	@!%p129 bra $L_32;
+$L_15:
+	setp.eq.s32 %pt2, %r119, -1;
+	neg.s32 %rt10, %r118;
+	div.s32 %r131, %r118, %r119;
+	selp.b32 %r131, %rt10, %r131, %pt2;
+	add.s32 %r132, %r128, %r131;
+	setp.eq.s32 %pt3, %r119, -1;
+	rem.s32 %r133, %r118, %r119;
+	selp.b32 %r133, 0, %r133, %pt3;
+	xor.b32 %r134, %r132, %r133;
+	mov.b32 %r130, %r134;
+$L_16:
+	mul.hi.s32 %r556, %r118, -1840700269;
+	add.s32 %r557, %r556, %r118;
+	mov.b32 %r558, %r557;
+	shr.u32 %r559, %r558, 31;
+	shr.s32 %r560, %r557, 2;
+	mov.b32 %r561, %r559;
+	add.s32 %r562, %r560, %r561;
+	mov.b32 %r135, %r562;
+	mul.hi.s32 %r563, %r118, -858993459;
+	add.s32 %r564, %r563, %r118;
+	mov.b32 %r565, %r564;
+	shr.u32 %r566, %r565, 31;
+	shr.s32 %r567, %r564, 2;
+	mov.b32 %r568, %r566;
+	add.s32 %r569, %r567, %r568;
+	mul.lo.s32 %r570, %r569, 5;
+	sub.s32 %r571, %r118, %r570;
+	mov.b32 %r136, %r571;
+	add.s32 %r137, %r135, %r136;
+	mul.hi.s32 %r572, %r118, -1546188226;
+	add.s32 %r573, %r572, %r118;
+	mov.b32 %r574, %r573;
+	shr.u32 %r575, %r574, 31;
+	shr.s32 %r576, %r573, 6;
+	mov.b32 %r577, %r575;
+	add.s32 %r578, %r576, %r577;
+	mov.b32 %r138, %r578;
+	add.s32 %r139, %r137, %r138;
+	shr.s32 %r579, %r118, 31;
+	and.b32 %r580, %r579, 15;
+	add.s32 %r581, %r118, %r580;
+	shr.s32 %r582, %r581, 4;
+	mul.lo.s32 %r583, %r582, 16;
+	sub.s32 %r584, %r118, %r583;
+	mov.b32 %r140, %r584;
+	add.s32 %r141, %r139, %r140;
+	shr.s32 %r585, %r118, 31;
+	and.b32 %r586, %r585, 1;
+	add.s32 %r587, %r118, %r586;
+	shr.s32 %r588, %r587, 1;
+	mov.b32 %r142, %r588;
+	add.s32 %r143, %r141, %r142;
+	mul.hi.s32 %r589, %r118, -2130574327;
+	add.s32 %r590, %r589, %r118;
+	mov.b32 %r591, %r590;
+	shr.u32 %r592, %r591, 31;
+	shr.s32 %r593, %r590, 6;
+	mov.b32 %r594, %r592;
+	add.s32 %r595, %r593, %r594;
+	mul.lo.s32 %r596, %r595, 127;
+	sub.s32 %r597, %r118, %r596;
+	mov.b32 %r144, %r597;
+	add.s32 %r145, %r143, %r144;
+	add.s32 %r146, %r130, %r145;
+	cvt.s64.s32 %rd147, %r119;
+	and.b64 %rd148, %rd147, 15;
+	min.u64 %rdt6, %rd148, 32;
+	cvt.u32.u64 %rt11, %rdt6;
+	shl.b32 %r149, %r118, %rt11;
+	min.u64 %rdt7, %rd148, 32;
+	cvt.u32.u64 %rt12, %rdt7;
+	shr.s32 %r150, %r118, %rt12;
+	or.b32 %r151, %r149, %r150;
+	xor.b32 %r152, %r146, %r151;
+	cvt.s64.s32 %rd153, %r119;
+	min.u64 %rdt8, %rd153, 32;
+	cvt.u32.u64 %rt13, %rdt8;
+	shl.b32 %r154, %r118, %rt13;
+	add.s32 %r155, %r152, %r154;
+	mov.b32 %r156, %r119;
+	and.b32 %r156, %r156, 255;
+	shr.s32 %r157, %r118, %r156;
+	sub.s32 %r158, %r155, %r157;
+	not.b32 %r159, %r118;
+	neg.s32 %r160, %r119;
+	add.s32 %r161, %r159, %r160;
+	add.s32 %r162, %r158, %r161;
+	mov.b32 %r120, %r162;
+$L_17:
+	cvt.s64.s32 %rd163, %r120;
+$L_18:
+	mul.lo.s64 %rd165, %rd19, %rd20;
+	add.s64 %rd166, %rd165, %rd19;
+	sub.s64 %rd167, %rd166, %rd20;
+	not.b64 %rdt9, %rd20;
+	and.b64 %rd168, %rd19, %rdt9;
+	xor.b64 %rd169, %rd167, %rd168;
+	and.b64 %rd170, %rd19, %rd20;
+	shr.s64 %rd171, %rd170, 1;
+	or.b64 %rd172, %rd169, %rd171;
+	setp.ne.s64 %p173, %rd20, 0;
+	@!%p173 bra $L_31;
+$L_19:
+	setp.eq.s64 %pt4, %rd20, -1;
+	neg.s64 %rdt10, %rd19;
+	div.s64 %rd175, %rd19, %rd20;
+	selp.b64 %rd175, %rdt10, %rd175, %pt4;
+	add.s64 %rd176, %rd172, %rd175;
+	setp.eq.s64 %pt5, %rd20, -1;
+	rem.s64 %rd177, %rd19, %rd20;
+	selp.b64 %rd177, 0, %rd177, %pt5;
+	xor.b64 %rd178, %rd176, %rd177;
+	mov.b64 %rd174, %rd178;
+$L_20:
+	mul.hi.s64 %rd598, %rd19, -7905747460161236406;
+	add.s64 %rd599, %rd598, %rd19;
+	mov.b64 %rd600, %rd599;
+	shr.u64 %rd601, %rd600, 63;
+	shr.s64 %rd602, %rd599, 2;
+	mov.b64 %rd603, %rd601;
+	add.s64 %rd604, %rd602, %rd603;
+	mov.b64 %rd179, %rd604;
+	mul.hi.s64 %rd605, %rd19, -3689348814741910323;
+	add.s64 %rd606, %rd605, %rd19;
+	mov.b64 %rd607, %rd606;
+	shr.u64 %rd608, %rd607, 63;
+	shr.s64 %rd609, %rd606, 2;
+	mov.b64 %rd610, %rd608;
+	add.s64 %rd611, %rd609, %rd610;
+	mul.lo.s64 %rd612, %rd611, 5;
+	sub.s64 %rd613, %rd19, %rd612;
+	mov.b64 %rd180, %rd613;
+	add.s64 %rd181, %rd179, %rd180;
+	mul.hi.s64 %rd614, %rd19, -6640827866535438581;
+	add.s64 %rd615, %rd614, %rd19;
+	mov.b64 %rd616, %rd615;
+	shr.u64 %rd617, %rd616, 63;
+	shr.s64 %rd618, %rd615, 6;
+	mov.b64 %rd619, %rd617;
+	add.s64 %rd620, %rd618, %rd619;
+	mov.b64 %rd182, %rd620;
+	add.s64 %rd183, %rd181, %rd182;
+	shr.s64 %rd621, %rd19, 63;
+	and.b64 %rd622, %rd621, 15;
+	add.s64 %rd623, %rd19, %rd622;
+	shr.s64 %rd624, %rd623, 4;
+	mul.lo.s64 %rd625, %rd624, 16;
+	sub.s64 %rd626, %rd19, %rd625;
+	mov.b64 %rd184, %rd626;
+	add.s64 %rd185, %rd183, %rd184;
+	shr.s64 %rd627, %rd19, 63;
+	and.b64 %rd628, %rd627, 1;
+	add.s64 %rd629, %rd19, %rd628;
+	shr.s64 %rd630, %rd629, 1;
+	mov.b64 %rd186, %rd630;
+	add.s64 %rd187, %rd185, %rd186;
+	mul.hi.s64 %rd631, %rd19, -9150747060186627966;
+	add.s64 %rd632, %rd631, %rd19;
+	mov.b64 %rd633, %rd632;
+	shr.u64 %rd634, %rd633, 63;
+	shr.s64 %rd635, %rd632, 6;
+	mov.b64 %rd636, %rd634;
+	add.s64 %rd637, %rd635, %rd636;
+	mul.lo.s64 %rd638, %rd637, 127;
+	sub.s64 %rd639, %rd19, %rd638;
+	mov.b64 %rd188, %rd639;
+	add.s64 %rd189, %rd187, %rd188;
+	add.s64 %rd190, %rd174, %rd189;
+	mov.b64 %rd191, %rd20;
+	and.b64 %rd192, %rd191, 15;
+	min.u64 %rdt11, %rd192, 64;
+	cvt.u32.u64 %rt14, %rdt11;
+	shl.b64 %rd193, %rd19, %rt14;
+	min.u64 %rdt12, %rd192, 64;
+	cvt.u32.u64 %rt15, %rdt12;
+	shr.s64 %rd194, %rd19, %rt15;
+	or.b64 %rd195, %rd193, %rd194;
+	xor.b64 %rd196, %rd190, %rd195;
+	mov.b64 %rd197, %rd20;
+	min.u64 %rdt13, %rd197, 64;
+	cvt.u32.u64 %rt16, %rdt13;
+	shl.b64 %rd198, %rd19, %rt16;
+	add.s64 %rd199, %rd196, %rd198;
+	cvt.u32.u64 %r200, %rd20;
+	and.b32 %r200, %r200, 255;
+	shr.s64 %rd201, %rd19, %r200;
+	sub.s64 %rd202, %rd199, %rd201;
+	not.b64 %rd203, %rd19;
+	neg.s64 %rd204, %rd20;
+	add.s64 %rd205, %rd203, %rd204;
+	add.s64 %rd206, %rd202, %rd205;
+	mov.b64 %rd164, %rd206;
+$L_21:
+	@!%p25 bra $L_30;
+$L_22:
+	mov.b64 %rd208, %rd19;
+	mov.b64 %rd209, %rd20;
+$L_23:
+	mul.lo.u64 %rd211, %rd208, %rd209;
+	add.u64 %rd212, %rd211, %rd208;
+	sub.u64 %rd213, %rd212, %rd209;
+	not.b64 %rdt14, %rd209;
+	and.b64 %rd214, %rd208, %rdt14;
+	xor.b64 %rd215, %rd213, %rd214;
+	and.b64 %rd216, %rd208, %rd209;
+	shr.u64 %rd217, %rd216, 1;
+	or.b64 %rd218, %rd215, %rd217;
+	setp.ne.u64 %p219, %rd209, 0;
+	@!%p219 bra $L_29;
+$L_24:
+	div.u64 %rd221, %rd208, %rd209;
+	add.u64 %rd222, %rd218, %rd221;
+	rem.u64 %rd223, %rd208, %rd209;
+	xor.b64 %rd224, %rd222, %rd223;
+	mov.b64 %rd220, %rd224;
+$L_25:
+	mul.hi.u64 %rd640, %rd208, 2635249153387078803;
+	sub.u64 %rd641, %rd208, %rd640;
+	shr.u64 %rd642, %rd641, 1;
+	add.u64 %rd643, %rd642, %rd640;
+	shr.u64 %rd644, %rd643, 2;
+	mov.b64 %rd225, %rd644;
+	mul.hi.u64 %rd645, %rd208, 11068046444225730970U;
+	sub.u64 %rd646, %rd208, %rd645;
+	shr.u64 %rd647, %rd646, 1;
+	add.u64 %rd648, %rd647, %rd645;
+	shr.u64 %rd649, %rd648, 2;
+	mul.lo.u64 %rd650, %rd649, 5;
+	sub.u64 %rd651, %rd208, %rd650;
+	mov.b64 %rd226, %rd651;
+	add.u64 %rd227, %rd225, %rd226;
+	mul.hi.u64 %rd652, %rd208, 5165088340638674453;
+	sub.u64 %rd653, %rd208, %rd652;
+	shr.u64 %rd654, %rd653, 1;
+	add.u64 %rd655, %rd654, %rd652;
+	shr.u64 %rd656, %rd655, 6;
+	mov.b64 %rd228, %rd656;
+	add.u64 %rd229, %rd227, %rd228;
+	shr.u64 %rd657, %rd208, 4;
+	mul.lo.u64 %rd658, %rd657, 16;
+	sub.u64 %rd659, %rd208, %rd658;
+	mov.b64 %rd230, %rd659;
+	add.u64 %rd231, %rd229, %rd230;
+	shr.u64 %rd660, %rd208, 1;
+	mov.b64 %rd232, %rd660;
+	add.u64 %rd233, %rd231, %rd232;
+	mul.hi.u64 %rd661, %rd208, 145249953336295683;
+	sub.u64 %rd662, %rd208, %rd661;
+	shr.u64 %rd663, %rd662, 1;
+	add.u64 %rd664, %rd663, %rd661;
+	shr.u64 %rd665, %rd664, 6;
+	mul.lo.u64 %rd666, %rd665, 127;
+	sub.u64 %rd667, %rd208, %rd666;
+	mov.b64 %rd234, %rd667;
+	add.u64 %rd235, %rd233, %rd234;
+	add.u64 %rd236, %rd220, %rd235;
+	mov.b64 %rd237, %rd209;
+	and.b64 %rd238, %rd237, 15;
+	min.u64 %rdt15, %rd238, 64;
+	cvt.u32.u64 %rt17, %rdt15;
+	shl.b64 %rd239, %rd208, %rt17;
+	min.u64 %rdt16, %rd238, 64;
+	cvt.u32.u64 %rt18, %rdt16;
+	shr.u64 %rd240, %rd208, %rt18;
+	or.b64 %rd241, %rd239, %rd240;
+	xor.b64 %rd242, %rd236, %rd241;
+	mov.b64 %rd243, %rd209;
+	min.u64 %rdt17, %rd243, 64;
+	cvt.u32.u64 %rt19, %rdt17;
+	shl.b64 %rd244, %rd208, %rt19;
+	add.u64 %rd245, %rd242, %rd244;
+	cvt.u32.u64 %r246, %rd209;
+	and.b32 %r246, %r246, 255;
+	shr.u64 %rd247, %rd208, %r246;
+	sub.u64 %rd248, %rd245, %rd247;
+	not.b64 %rd249, %rd208;
+	neg.s64 %rd250, %rd209;
+	add.u64 %rd251, %rd249, %rd250;
+	add.u64 %rd252, %rd248, %rd251;
+	mov.b64 %rd210, %rd252;
+$L_26:
+	mov.b64 %rd253, %rd210;
+	xor.b64 %rd254, %rd164, %rd253;
+	mov.b64 %rd207, %rd254;
+$L_27:
+	xor.b64 %rd255, %rd71, %rd117;
+	xor.b64 %rd256, %rd255, %rd163;
+	xor.b64 %rd257, %rd256, %rd207;
+	mov.b64 %rd21, %rd257;
+$L_28:
+	mov.b64 %rd262, %rd21;
+	add.s64 %rd266, %rd16, %rd13;
+	mov.b64 %rd267, %rd1;
+	setp.eq.s64 %pt6, %rd267, -1;
+	rem.s64 %rd268, %rd266, %rd267;
+	selp.b64 %rd268, 0, %rd268, %pt6;
+	mad.lo.s64 %rd269, %rd268, 8, %rd0;
+	ld.global.s64 %rd270, [%rd269];
+	add.s64 %rd271, %rd270, %rd262;
+	mad.lo.s64 %rd272, %rd268, 8, %rd0;
+	st.global.s64 [%rd272], %rd271;
+	mov.b64 %rd15, %rd16;
+	bra.uni $L_3;
+$L_29:
+	mov.b64 %rd220, %rd218;
+	bra.uni $L_25;
+$L_30:
+	mov.b64 %rd207, %rd164;
+	bra.uni $L_27;
+$L_31:
+	mov.b64 %rd174, %rd172;
+	bra.uni $L_20;
+$L_32:
+	mov.b32 %r130, %r128;
+	bra.uni $L_16;
+$L_33:
+	mov.b32 %r84, %r82;
+	bra.uni $L_12;
+$L_34:
+	mov.b32 %r38, %r36;
+	bra.uni $L_8;
+$L_35:
+	mov.b64 %rd273, %rd1;
+	setp.eq.s64 %pt7, %rd273, -1;
+	rem.s64 %rd274, %rd13, %rd273;
+	selp.b64 %rd274, 0, %rd274, %pt7;
+	mad.lo.s64 %rd275, %rd274, 8, %rd0;
+	mov.b64 %rd10, %rd275;
+$L_36:
+	add.s64 %rd278, %rd10, 0;
+	ld.global.s64 %rd279, [%rd278];
+	add.s64 %rd280, %rd279, 1;
+	add.s64 %rd281, %rd10, 0;
+	st.global.s64 [%rd281], %rd280;
+	mov.b64 %rd282, %rd3;
+	mov.b64 %rd283, %rd4;
+	mov.b64 %rd285, %rd8;
+	mov.b64 %rd286, %rd9;
+	mov.b64 %rd291, 2;
+$L_37:
+	mov.b64 %rd292, %rd286;
+	mov.b64 %rd293, -1;
+$L_38:
+	add.s64 %rd294, %rd293, 1;
+	setp.lt.s64 %p295, %rd294, %rd292;
+	@!%p295 bra $L_70;
+$L_39:
+	mad.lo.s64 %rd296, %rd294, 8, %rd285;
+	ld.global.s64 %rd297, [%rd296];
+	mov.b64 %rd298, %rd291;
+	mov.pred %p303, 1;
+$L_40:
+	cvt.u32.u64 %r304, %rd297;
+	cvt.s32.s8 %r304, %r304;
+	cvt.u32.u64 %r305, %rd298;
+	cvt.s32.s8 %r305, %r305;
+$L_41:
+	mul.lo.s32 %r307, %r304, %r305;
+	cvt.s32.s8 %r307, %r307;
+	add.s32 %r308, %r307, %r304;
+	cvt.s32.s8 %r308, %r308;
+	sub.s32 %r309, %r308, %r305;
+	cvt.s32.s8 %r309, %r309;
+	not.b32 %rt20, %r305;
+	and.b32 %r310, %r304, %rt20;
+	xor.b32 %r311, %r309, %r310;
+	and.b32 %r312, %r304, %r305;
+	shr.s32 %r313, %r312, 1;
+	cvt.s32.s8 %r313, %r313;
+	or.b32 %r314, %r311, %r313;
+	setp.ne.s32 %p315, %r305, 0;
+	@!%p315 bra $L_69;
+$L_42:
+	setp.eq.s32 %pt8, %r305, -1;
+	neg.s32 %rt21, %r304;
+	div.s32 %r317, %r304, %r305;
+	selp.b32 %r317, %rt21, %r317, %pt8;
+	cvt.s32.s8 %r317, %r317;
+	add.s32 %r318, %r314, %r317;
+	cvt.s32.s8 %r318, %r318;
+	setp.eq.s32 %pt9, %r305, -1;
+	rem.s32 %r319, %r304, %r305;
+	selp.b32 %r319, 0, %r319, %pt9;
+	cvt.s32.s8 %r319, %r319;
+	xor.b32 %r320, %r318, %r319;
+	mov.b32 %r316, %r320;
+$L_43:
+	div.s32 %r321, %r304, 7;
+	cvt.s32.s8 %r321, %r321;
+	rem.s32 %r322, %r304, 5;
+	cvt.s32.s8 %r322, %r322;
+	add.s32 %r323, %r321, %r322;
+	cvt.s32.s8 %r323, %r323;
+	div.s32 %r324, %r304, 100;
+	cvt.s32.s8 %r324, %r324;
+	add.s32 %r325, %r323, %r324;
+	cvt.s32.s8 %r325, %r325;
+	rem.s32 %r326, %r304, 16;
+	cvt.s32.s8 %r326, %r326;
+	add.s32 %r327, %r325, %r326;
+	cvt.s32.s8 %r327, %r327;
+	div.s32 %r328, %r304, 2;
+	cvt.s32.s8 %r328, %r328;
+	add.s32 %r329, %r327, %r328;
+	cvt.s32.s8 %r329, %r329;
+	rem.s32 %r330, %r304, 127;
+	cvt.s32.s8 %r330, %r330;
+	add.s32 %r331, %r329, %r330;
+	cvt.s32.s8 %r331, %r331;
+	add.s32 %r332, %r316, %r331;
+	cvt.s32.s8 %r332, %r332;
+	cvt.s64.s32 %rd333, %r305;
+	and.b64 %rd334, %rd333, 15;
+	min.u64 %rdt18, %rd334, 32;
+	cvt.u32.u64 %rt22, %rdt18;
+	shl.b32 %r335, %r304, %rt22;
+	cvt.s32.s8 %r335, %r335;
+	min.u64 %rdt19, %rd334, 32;
+	cvt.u32.u64 %rt23, %rdt19;
+	shr.s32 %r336, %r304, %rt23;
+	cvt.s32.s8 %r336, %r336;
+	or.b32 %r337, %r335, %r336;
+	xor.b32 %r338, %r332, %r337;
+	cvt.s64.s32 %rd339, %r305;
+	min.u64 %rdt20, %rd339, 32;
+	cvt.u32.u64 %rt24, %rdt20;
+	shl.b32 %r340, %r304, %rt24;
+	cvt.s32.s8 %r340, %r340;
+	add.s32 %r341, %r338, %r340;
+	cvt.s32.s8 %r341, %r341;
+	mov.b32 %r342, %r305;
+	and.b32 %r342, %r342, 255;
+	shr.s32 %r343, %r304, %r342;
+	cvt.s32.s8 %r343, %r343;
+	sub.s32 %r344, %r341, %r343;
+	cvt.s32.s8 %r344, %r344;
+	not.b32 %r345, %r304;
+	cvt.s32.s8 %r345, %r345;
+	neg.s32 %r346, %r305;
+	cvt.s32.s8 %r346, %r346;
+	add.s32 %r347, %r345, %r346;
+	cvt.s32.s8 %r347, %r347;
+	add.s32 %r348, %r344, %r347;
+	cvt.s32.s8 %r348, %r348;
+	mov.b32 %r306, %r348;
+$L_44:
+	cvt.s64.s32 %rd349, %r306;
+	cvt.u32.u64 %r350, %rd297;
+	and.b32 %r350, %r350, 65535;
+	cvt.u32.u64 %r351, %rd298;
+	and.b32 %r351, %r351, 65535;
+$L_45:
+	mul.lo.u32 %r353, %r350, %r351;
+	and.b32 %r353, %r353, 65535;
+	add.u32 %r354, %r353, %r350;
+	and.b32 %r354, %r354, 65535;
+	sub.u32 %r355, %r354, %r351;
+	and.b32 %r355, %r355, 65535;
+	not.b32 %rt25, %r351;
+	and.b32 %r356, %r350, %rt25;
+	xor.b32 %r357, %r355, %r356;
+	and.b32 %r358, %r350, %r351;
+	shr.u32 %r359, %r358, 1;
+	and.b32 %r359, %r359, 65535;
+	or.b32 %r360, %r357, %r359;
+	setp.ne.u32 %p361, %r351, 0;
+	@!%p361 bra $L_68;
+$L_46:
+	div.u32 %r363, %r350, %r351;
+	and.b32 %r363, %r363, 65535;
+	add.u32 %r364, %r360, %r363;
+	and.b32 %r364, %r364, 65535;
+	rem.u32 %r365, %r350, %r351;
+	and.b32 %r365, %r365, 65535;
+	xor.b32 %r366, %r364, %r365;
+	mov.b32 %r362, %r366;
+$L_47:
+	div.u32 %r367, %r350, 7;
+	and.b32 %r367, %r367, 65535;
+	rem.u32 %r368, %r350, 5;
+	and.b32 %r368, %r368, 65535;
+	add.u32 %r369, %r367, %r368;
+	and.b32 %r369, %r369, 65535;
+	div.u32 %r370, %r350, 100;
+	and.b32 %r370, %r370, 65535;
+	add.u32 %r371, %r369, %r370;
+	and.b32 %r371, %r371, 65535;
+	rem.u32 %r372, %r350, 16;
+	and.b32 %r372, %r372, 65535;
+	add.u32 %r373, %r371, %r372;
+	and.b32 %r373, %r373, 65535;
+	div.u32 %r374, %r350, 2;
+	and.b32 %r374, %r374, 65535;
+	add.u32 %r375, %r373, %r374;
+	and.b32 %r375, %r375, 65535;
+	rem.u32 %r376, %r350, 127;
+	and.b32 %r376, %r376, 65535;
+	add.u32 %r377, %r375, %r376;
+	and.b32 %r377, %r377, 65535;
+	add.u32 %r378, %r362, %r377;
+	and.b32 %r378, %r378, 65535;
+	cvt.u64.u32 %rd379, %r351;
+	and.b64 %rd380, %rd379, 15;
+	min.u64 %rdt21, %rd380, 32;
+	cvt.u32.u64 %rt26, %rdt21;
+	shl.b32 %r381, %r350, %rt26;
+	and.b32 %r381, %r381, 65535;
+	min.u64 %rdt22, %rd380, 32;
+	cvt.u32.u64 %rt27, %rdt22;
+	shr.u32 %r382, %r350, %rt27;
+	and.b32 %r382, %r382, 65535;
+	or.b32 %r383, %r381, %r382;
+	xor.b32 %r384, %r378, %r383;
+	cvt.u64.u32 %rd385, %r351;
+	min.u64 %rdt23, %rd385, 32;
+	cvt.u32.u64 %rt28, %rdt23;
+	shl.b32 %r386, %r350, %rt28;
+	and.b32 %r386, %r386, 65535;
+	add.u32 %r387, %r384, %r386;
+	and.b32 %r387, %r387, 65535;
+	mov.b32 %r388, %r351;
+	and.b32 %r388, %r388, 255;
+	shr.u32 %r389, %r350, %r388;
+	and.b32 %r389, %r389, 65535;
+	sub.u32 %r390, %r387, %r389;
+	and.b32 %r390, %r390, 65535;
+	not.b32 %r391, %r350;
+	and.b32 %r391, %r391, 65535;
+	neg.s32 %r392, %r351;
+	and.b32 %r392, %r392, 65535;
+	add.u32 %r393, %r391, %r392;
+	and.b32 %r393, %r393, 65535;
+	add.u32 %r394, %r390, %r393;
+	and.b32 %r394, %r394, 65535;
+	mov.b32 %r352, %r394;
+$L_48:
+	cvt.u64.u32 %rd395, %r352;
+	cvt.u32.u64 %r396, %rd297;
+	cvt.u32.u64 %r397, %rd298;
+$L_49:
+	mul.lo.s32 %r399, %r396, %r397;
+	add.s32 %r400, %r399, %r396;
+	sub.s32 %r401, %r400, %r397;
+	not.b32 %rt29, %r397;
+	and.b32 %r402, %r396, %rt29;
+	xor.b32 %r403, %r401, %r402;
+	and.b32 %r404, %r396, %r397;
+	shr.s32 %r405, %r404, 1;
+	or.b32 %r406, %r403, %r405;
+	setp.ne.s32 %p407, %r397, 0;
+	@!%p407 bra $L_67;
+$L_50:
+	setp.eq.s32 %pt10, %r397, -1;
+	neg.s32 %rt30, %r396;
+	div.s32 %r409, %r396, %r397;
+	selp.b32 %r409, %rt30, %r409, %pt10;
+	add.s32 %r410, %r406, %r409;
+	setp.eq.s32 %pt11, %r397, -1;
+	rem.s32 %r411, %r396, %r397;
+	selp.b32 %r411, 0, %r411, %pt11;
+	xor.b32 %r412, %r410, %r411;
+	mov.b32 %r408, %r412;
+$L_51:
+	mul.hi.s32 %r668, %r396, -1840700269;
+	add.s32 %r669, %r668, %r396;
+	mov.b32 %r670, %r669;
+	shr.u32 %r671, %r670, 31;
+	shr.s32 %r672, %r669, 2;
+	mov.b32 %r673, %r671;
+	add.s32 %r674, %r672, %r673;
+	mov.b32 %r413, %r674;
+	mul.hi.s32 %r675, %r396, -858993459;
+	add.s32 %r676, %r675, %r396;
+	mov.b32 %r677, %r676;
+	shr.u32 %r678, %r677, 31;
+	shr.s32 %r679, %r676, 2;
+	mov.b32 %r680, %r678;
+	add.s32 %r681, %r679, %r680;
+	mul.lo.s32 %r682, %r681, 5;
+	sub.s32 %r683, %r396, %r682;
+	mov.b32 %r414, %r683;
+	add.s32 %r415, %r413, %r414;
+	mul.hi.s32 %r684, %r396, -1546188226;
+	add.s32 %r685, %r684, %r396;
+	mov.b32 %r686, %r685;
+	shr.u32 %r687, %r686, 31;
+	shr.s32 %r688, %r685, 6;
+	mov.b32 %r689, %r687;
+	add.s32 %r690, %r688, %r689;
+	mov.b32 %r416, %r690;
+	add.s32 %r417, %r415, %r416;
+	shr.s32 %r691, %r396, 31;
+	and.b32 %r692, %r691, 15;
+	add.s32 %r693, %r396, %r692;
+	shr.s32 %r694, %r693, 4;
+	mul.lo.s32 %r695, %r694, 16;
+	sub.s32 %r696, %r396, %r695;
+	mov.b32 %r418, %r696;
+	add.s32 %r419, %r417, %r418;
+	shr.s32 %r697, %r396, 31;
+	and.b32 %r698, %r697, 1;
+	add.s32 %r699, %r396, %r698;
+	shr.s32 %r700, %r699, 1;
+	mov.b32 %r420, %r700;
+	add.s32 %r421, %r419, %r420;
+	mul.hi.s32 %r701, %r396, -2130574327;
+	add.s32 %r702, %r701, %r396;
+	mov.b32 %r703, %r702;
+	shr.u32 %r704, %r703, 31;
+	shr.s32 %r705, %r702, 6;
+	mov.b32 %r706, %r704;
+	add.s32 %r707, %r705, %r706;
+	mul.lo.s32 %r708, %r707, 127;
+	sub.s32 %r709, %r396, %r708;
+	mov.b32 %r422, %r709;
+	add.s32 %r423, %r421, %r422;
+	add.s32 %r424, %r408, %r423;
+	cvt.s64.s32 %rd425, %r397;
+	and.b64 %rd426, %rd425, 15;
+	min.u64 %rdt24, %rd426, 32;
+	cvt.u32.u64 %rt31, %rdt24;
+	shl.b32 %r427, %r396, %rt31;
+	min.u64 %rdt25, %rd426, 32;
+	cvt.u32.u64 %rt32, %rdt25;
+	shr.s32 %r428, %r396, %rt32;
+	or.b32 %r429, %r427, %r428;
+	xor.b32 %r430, %r424, %r429;
+	cvt.s64.s32 %rd431, %r397;
+	min.u64 %rdt26, %rd431, 32;
+	cvt.u32.u64 %rt33, %rdt26;
+	shl.b32 %r432, %r396, %rt33;
+	add.s32 %r433, %r430, %r432;
+	mov.b32 %r434, %r397;
+	and.b32 %r434, %r434, 255;
+	shr.s32 %r435, %r396, %r434;
+	sub.s32 %r436, %r433, %r435;
+	not.b32 %r437, %r396;
+	neg.s32 %r438, %r397;
+	add.s32 %r439, %r437, %r438;
+	add.s32 %r440, %r436, %r439;
+	mov.b32 %r398, %r440;
+$L_52:
+	cvt.s64.s32 %rd441, %r398;
+$L_53:
+	mul.lo.s64 %rd443, %rd297, %rd298;
+	add.s64 %rd444, %rd443, %rd297;
+	sub.s64 %rd445, %rd444, %rd298;
+	not.b64 %rdt27, %rd298;
+	and.b64 %rd446, %rd297, %rdt27;
+	xor.b64 %rd447, %rd445, %rd446;
+	and.b64 %rd448, %rd297, %rd298;
+	shr.s64 %rd449, %rd448, 1;
+	or.b64 %rd450, %rd447, %rd449;
+	setp.ne.s64 %p451, %rd298, 0;
+	@!%p451 bra $L_66;
+$L_54:
+	setp.eq.s64 %pt12, %rd298, -1;
+	neg.s64 %rdt28, %rd297;
+	div.s64 %rd453, %rd297, %rd298;
+	selp.b64 %rd453, %rdt28, %rd453, %pt12;
+	add.s64 %rd454, %rd450, %rd453;
+	setp.eq.s64 %pt13, %rd298, -1;
+	rem.s64 %rd455, %rd297, %rd298;
+	selp.b64 %rd455, 0, %rd455, %pt13;
+	xor.b64 %rd456, %rd454, %rd455;
+	mov.b64 %rd452, %rd456;
+$L_55:
+	mul.hi.s64 %rd710, %rd297, -7905747460161236406;
+	add.s64 %rd711, %rd710, %rd297;
+	mov.b64 %rd712, %rd711;
+	shr.u64 %rd713, %rd712, 63;
+	shr.s64 %rd714, %rd711, 2;
+	mov.b64 %rd715, %rd713;
+	add.s64 %rd716, %rd714, %rd715;
+	mov.b64 %rd457, %rd716;
+	mul.hi.s64 %rd717, %rd297, -3689348814741910323;
+	add.s64 %rd718, %rd717, %rd297;
+	mov.b64 %rd719, %rd718;
+	shr.u64 %rd720, %rd719, 63;
+	shr.s64 %rd721, %rd718, 2;
+	mov.b64 %rd722, %rd720;
+	add.s64 %rd723, %rd721, %rd722;
+	mul.lo.s64 %rd724, %rd723, 5;
+	sub.s64 %rd725, %rd297, %rd724;
+	mov.b64 %rd458, %rd725;
+	add.s64 %rd459, %rd457, %rd458;
+	mul.hi.s64 %rd726, %rd297, -6640827866535438581;
+	add.s64 %rd727, %rd726, %rd297;
+	mov.b64 %rd728, %rd727;
+	shr.u64 %rd729, %rd728, 63;
+	shr.s64 %rd730, %rd727, 6;
+	mov.b64 %rd731, %rd729;
+	add.s64 %rd732, %rd730, %rd731;
+	mov.b64 %rd460, %rd732;
+	add.s64 %rd461, %rd459, %rd460;
+	shr.s64 %rd733, %rd297, 63;
+	and.b64 %rd734, %rd733, 15;
+	add.s64 %rd735, %rd297, %rd734;
+	shr.s64 %rd736, %rd735, 4;
+	mul.lo.s64 %rd737, %rd736, 16;
+	sub.s64 %rd738, %rd297, %rd737;
+	mov.b64 %rd462, %rd738;
+	add.s64 %rd463, %rd461, %rd462;
+	shr.s64 %rd739, %rd297, 63;
+	and.b64 %rd740, %rd739, 1;
+	add.s64 %rd741, %rd297, %rd740;
+	shr.s64 %rd742, %rd741, 1;
+	mov.b64 %rd464, %rd742;
+	add.s64 %rd465, %rd463, %rd464;
+	mul.hi.s64 %rd743, %rd297, -9150747060186627966;
+	add.s64 %rd744, %rd743, %rd297;
+	mov.b64 %rd745, %rd744;
+	shr.u64 %rd746, %rd745, 63;
+	shr.s64 %rd747, %rd744, 6;
+	mov.b64 %rd748, %rd746;
+	add.s64 %rd749, %rd747, %rd748;
+	mul.lo.s64 %rd750, %rd749, 127;
+	sub.s64 %rd751, %rd297, %rd750;
+	mov.b64 %rd466, %rd751;
+	add.s64 %rd467, %rd465, %rd466;
+	add.s64 %rd468, %rd452, %rd467;
+	mov.b64 %rd469, %rd298;
+	and.b64 %rd470, %rd469, 15;
+	min.u64 %rdt29, %rd470, 64;
+	cvt.u32.u64 %rt34, %rdt29;
+	shl.b64 %rd471, %rd297, %rt34;
+	min.u64 %rdt30, %rd470, 64;
+	cvt.u32.u64 %rt35, %rdt30;
+	shr.s64 %rd472, %rd297, %rt35;
+	or.b64 %rd473, %rd471, %rd472;
+	xor.b64 %rd474, %rd468, %rd473;
+	mov.b64 %rd475, %rd298;
+	min.u64 %rdt31, %rd475, 64;
+	cvt.u32.u64 %rt36, %rdt31;
+	shl.b64 %rd476, %rd297, %rt36;
+	add.s64 %rd477, %rd474, %rd476;
+	cvt.u32.u64 %r478, %rd298;
+	and.b32 %r478, %r478, 255;
+	shr.s64 %rd479, %rd297, %r478;
+	sub.s64 %rd480, %rd477, %rd479;
+	not.b64 %rd481, %rd297;
+	neg.s64 %rd482, %rd298;
+	add.s64 %rd483, %rd481, %rd482;
+	add.s64 %rd484, %rd480, %rd483;
+	mov.b64 %rd442, %rd484;
+$L_56:
+	@!%p303 bra $L_65;
+$L_57:
+	mov.b64 %rd486, %rd297;
+	mov.b64 %rd487, %rd298;
+$L_58:
+	mul.lo.u64 %rd489, %rd486, %rd487;
+	add.u64 %rd490, %rd489, %rd486;
+	sub.u64 %rd491, %rd490, %rd487;
+	not.b64 %rdt32, %rd487;
+	and.b64 %rd492, %rd486, %rdt32;
+	xor.b64 %rd493, %rd491, %rd492;
+	and.b64 %rd494, %rd486, %rd487;
+	shr.u64 %rd495, %rd494, 1;
+	or.b64 %rd496, %rd493, %rd495;
+	setp.ne.u64 %p497, %rd487, 0;
+	@!%p497 bra $L_64;
+$L_59:
+	div.u64 %rd499, %rd486, %rd487;
+	add.u64 %rd500, %rd496, %rd499;
+	rem.u64 %rd501, %rd486, %rd487;
+	xor.b64 %rd502, %rd500, %rd501;
+	mov.b64 %rd498, %rd502;
+$L_60:
+	mul.hi.u64 %rd752, %rd486, 2635249153387078803;
+	sub.u64 %rd753, %rd486, %rd752;
+	shr.u64 %rd754, %rd753, 1;
+	add.u64 %rd755, %rd754, %rd752;
+	shr.u64 %rd756, %rd755, 2;
+	mov.b64 %rd503, %rd756;
+	mul.hi.u64 %rd757, %rd486, 11068046444225730970U;
+	sub.u64 %rd758, %rd486, %rd757;
+	shr.u64 %rd759, %rd758, 1;
+	add.u64 %rd760, %rd759, %rd757;
+	shr.u64 %rd761, %rd760, 2;
+	mul.lo.u64 %rd762, %rd761, 5;
+	sub.u64 %rd763, %rd486, %rd762;
+	mov.b64 %rd504, %rd763;
+	add.u64 %rd505, %rd503, %rd504;
+	mul.hi.u64 %rd764, %rd486, 5165088340638674453;
+	sub.u64 %rd765, %rd486, %rd764;
+	shr.u64 %rd766, %rd765, 1;
+	add.u64 %rd767, %rd766, %rd764;
+	shr.u64 %rd768, %rd767, 6;
+	mov.b64 %rd506, %rd768;
+	add.u64 %rd507, %rd505, %rd506;
+	shr.u64 %rd769, %rd486, 4;
+	mul.lo.u64 %rd770, %rd769, 16;
+	sub.u64 %rd771, %rd486, %rd770;
+	mov.b64 %rd508, %rd771;
+	add.u64 %rd509, %rd507, %rd508;
+	shr.u64 %rd772, %rd486, 1;
+	mov.b64 %rd510, %rd772;
+	add.u64 %rd511, %rd509, %rd510;
+	mul.hi.u64 %rd773, %rd486, 145249953336295683;
+	sub.u64 %rd774, %rd486, %rd773;
+	shr.u64 %rd775, %rd774, 1;
+	add.u64 %rd776, %rd775, %rd773;
+	shr.u64 %rd777, %rd776, 6;
+	mul.lo.u64 %rd778, %rd777, 127;
+	sub.u64 %rd779, %rd486, %rd778;
+	mov.b64 %rd512, %rd779;
+	add.u64 %rd513, %rd511, %rd512;
+	add.u64 %rd514, %rd498, %rd513;
+	mov.b64 %rd515, %rd487;
+	and.b64 %rd516, %rd515, 15;
+	min.u64 %rdt33, %rd516, 64;
+	cvt.u32.u64 %rt37, %rdt33;
+	shl.b64 %rd517, %rd486, %rt37;
+	min.u64 %rdt34, %rd516, 64;
+	cvt.u32.u64 %rt38, %rdt34;
+	shr.u64 %rd518, %rd486, %rt38;
+	or.b64 %rd519, %rd517, %rd518;
+	xor.b64 %rd520, %rd514, %rd519;
+	mov.b64 %rd521, %rd487;
+	min.u64 %rdt35, %rd521, 64;
+	cvt.u32.u64 %rt39, %rdt35;
+	shl.b64 %rd522, %rd486, %rt39;
+	add.u64 %rd523, %rd520, %rd522;
+	cvt.u32.u64 %r524, %rd487;
+	and.b32 %r524, %r524, 255;
+	shr.u64 %rd525, %rd486, %r524;
+	sub.u64 %rd526, %rd523, %rd525;
+	not.b64 %rd527, %rd486;
+	neg.s64 %rd528, %rd487;
+	add.u64 %rd529, %rd527, %rd528;
+	add.u64 %rd530, %rd526, %rd529;
+	mov.b64 %rd488, %rd530;
+$L_61:
+	mov.b64 %rd531, %rd488;
+	xor.b64 %rd532, %rd442, %rd531;
+	mov.b64 %rd485, %rd532;
+$L_62:
+	xor.b64 %rd533, %rd349, %rd395;
+	xor.b64 %rd534, %rd533, %rd441;
+	xor.b64 %rd535, %rd534, %rd485;
+	mov.b64 %rd299, %rd535;
+$L_63:
+	mov.b64 %rd540, %rd299;
+	add.s64 %rd544, %rd294, %rd291;
+	mov.b64 %rd545, %rd283;
+	setp.eq.s64 %pt14, %rd545, -1;
+	rem.s64 %rd546, %rd544, %rd545;
+	selp.b64 %rd546, 0, %rd546, %pt14;
+	mad.lo.s64 %rd547, %rd546, 8, %rd282;
+	ld.global.s64 %rd548, [%rd547];
+	add.s64 %rd549, %rd548, %rd540;
+	mad.lo.s64 %rd550, %rd546, 8, %rd282;
+	st.global.s64 [%rd550], %rd549;
+	mov.b64 %rd293, %rd294;
+	bra.uni $L_38;
+$L_64:
+	mov.b64 %rd498, %rd496;
+	bra.uni $L_60;
+$L_65:
+	mov.b64 %rd485, %rd442;
+	bra.uni $L_62;
+$L_66:
+	mov.b64 %rd452, %rd450;
+	bra.uni $L_55;
+$L_67:
+	mov.b32 %r408, %r406;
+	bra.uni $L_51;
+$L_68:
+	mov.b32 %r362, %r360;
+	bra.uni $L_47;
+$L_69:
+	mov.b32 %r316, %r314;
+	bra.uni $L_43;
+$L_70:
 	ret;
 }
 
@@ -23076,4 +25342,20123 @@ $L_6:
 $L_7:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Histogram(data []u8, bins []u32)
+
+task Histogram_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base bins
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Slots(order []i32, count []i32, total []u64, signed []i64)
+
+task Slots_0 parallel count=(len order)
+b0: # entry
+	r4 = base order
+	r5 = len order
+	r3 = move.i64 r5
+	r12 = base count
+	r21 = base total
+	r27 = base signed
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, 0, 4
+	r15 = atomadd.i32 r11, 1
+	r14 = add.i32 r15, 1
+	r16 = sub.i32 r14, 1
+	r17 = convert.i32.i64 r9
+	r19 = convert.i64.i32 r16
+	r18 = elemaddr r4, r19, 4
+	store.i32 r18, r17
+	r20 = elemaddr r21, 0, 8
+	r23 = convert.u64.i64 r9
+	r25 = atomadd.u64 r20, r23
+	r26 = elemaddr r27, 0, 8
+	r29 = move.i64 r9
+	r30 = neg.i64 r29
+	r32 = atomadd.i64 r26, r30
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
+
+task FloatSums_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base bucket
+	r19 = base sums32
+	r25 = base sums64
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = elemaddr r14, r9, 1
+	r16 = load.u8 r13
+	r17 = rem.u8 r16, 4
+	r21 = convert.i64.u8 r17
+	r18 = elemaddr r19, r21, 4
+	r23 = atomadd.f32 r18, r12
+	r27 = convert.i64.u8 r17
+	r24 = elemaddr r25, r27, 8
+	r28 = convert.f64.f32 r12
+	r30 = atomadd.f64 r24, r28
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
+
+task Extremes_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base lo
+	r18 = base hi
+	r26 = base ilo
+	r30 = base ihi
+	r35 = base small
+	r41 = base narrow
+	r53 = base fmax
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	r13 = elemaddr r14, 0, 8
+	r16 = atommin.f64 r13, r12
+	r17 = elemaddr r18, 0, 8
+	r20 = atommax.f64 r17, r12
+	r21 = mul.i64 r9, 7919
+	r57 = mulhi.i64 r21, -9002011107970261188
+	r58 = add.i64 r57, r21
+	r59 = convert.u64.i64 r58
+	r60 = shr.u64.u32 r59, 63
+	r61 = shr.i64.u32 r58, 9
+	r62 = convert.i64.u64 r60
+	r63 = add.i64 r61, r62
+	r64 = mul.i64 r63, 1000
+	r65 = sub.i64 r21, r64
+	r22 = move.i64 r65
+	r23 = move.i64 r22
+	r24 = sub.i64 r23, 500
+	r25 = elemaddr r26, 0, 8
+	r28 = atommin.i64 r25, r24
+	r29 = elemaddr r30, 0, 8
+	r32 = atommax.i64 r29, r24
+	r66 = mulhi.i64 r9, -6148914691236517205
+	r67 = add.i64 r66, r9
+	r68 = convert.u64.i64 r67
+	r69 = shr.u64.u32 r68, 63
+	r70 = shr.i64.u32 r67, 1
+	r71 = convert.i64.u64 r69
+	r72 = add.i64 r70, r71
+	r73 = mul.i64 r72, 3
+	r74 = sub.i64 r9, r73
+	r33 = move.i64 r74
+	r34 = elemaddr r35, r33, 1
+	r38 = atomadd.i8 r34, 1
+	r75 = mulhi.i64 r9, -3689348814741910323
+	r76 = add.i64 r75, r9
+	r77 = convert.u64.i64 r76
+	r78 = shr.u64.u32 r77, 63
+	r79 = shr.i64.u32 r76, 2
+	r80 = convert.i64.u64 r78
+	r81 = add.i64 r79, r80
+	r82 = mul.i64 r81, 5
+	r83 = sub.i64 r9, r82
+	r39 = move.i64 r83
+	r40 = elemaddr r41, r39, 2
+	r43 = convert.u16.i64 r9
+	r44 = atommax.u16 r40, r43
+	r84 = mulhi.i64 r9, -6148914691236517205
+	r85 = add.i64 r84, r9
+	r86 = convert.u64.i64 r85
+	r87 = shr.u64.u32 r86, 63
+	r88 = shr.i64.u32 r85, 1
+	r89 = convert.i64.u64 r87
+	r90 = add.i64 r88, r89
+	r91 = mul.i64 r90, 3
+	r92 = sub.i64 r9, r91
+	r45 = move.i64 r92
+	r46 = add.i64 r45, 5
+	r47 = elemaddr r41, r46, 2
+	r48 = add.i64 r9, 1
+	r49 = convert.u16.i64 r48
+	r50 = atommin.u16 r47, r49
+	r93 = shr.i64.u32 r9, 63
+	r94 = and.i64 r93, 1
+	r95 = add.i64 r9, r94
+	r96 = shr.i64.u32 r95, 1
+	r97 = mul.i64 r96, 2
+	r98 = sub.i64 r9, r97
+	r51 = move.i64 r98
+	r52 = elemaddr r53, r51, 4
+	r55 = convert.f32.f64 r12
+	r56 = atommax.f32 r52, r55
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32)
+
+task Bits_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r15 = base present
+	r22 = base mask
+	r29 = base prev
+	r34 = base old
+	r37 = base seen
+	r47 = base top
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b15
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b15
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r13 = div.u8 r12, 32
+	r17 = convert.i64.u8 r13
+	r14 = elemaddr r15, r17, 4
+	r18 = rem.u8 r12, 32
+	r19 = shl.u32.u8 1, r18
+	r20 = atomor.u32 r14, r19
+	r21 = elemaddr r22, 0, 8
+	r24 = rem.u8 r12, 64
+	r25 = shl.u64.u8 1, r24
+	r26 = not.u64 r25
+	r27 = atomand.u64 r21, r26
+	r28 = elemaddr r29, r9, 8
+	r31 = convert.i64.u8 r12
+	r32 = atomswap.i64 r28, r31
+	r33 = elemaddr r34, r9, 8
+	store.i64 r33, r32
+	r36 = elemaddr r37, r9, 4
+	r39 = elemaddr r37, r9, 4
+	r40 = atomload.i32 r39
+	r41 = add.i32 r40, 1
+	atomstore.i32 r36, r41
+	r42 = convert.i32.u8 r12
+	r54 = mulhi.i64 r9, -7905747460161236406
+	r55 = add.i64 r54, r9
+	r56 = convert.u64.i64 r55
+	r57 = shr.u64.u32 r56, 63
+	r58 = shr.i64.u32 r55, 2
+	r59 = convert.i64.u64 r57
+	r60 = add.i64 r58, r59
+	r61 = mul.i64 r60, 7
+	r62 = sub.i64 r9, r61
+	r43 = move.i64 r62
+	r44 = convert.i32.i64 r43
+	r45 = mul.i32 r42, r44
+	jump b6
+b6: # for.body
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # cond.false
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b9
+b9: # for.body (unrolled 1)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b10
+b10: # cond.false (unrolled 1)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b11
+b11: # for.body (unrolled 2)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b12
+b12: # cond.false (unrolled 2)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b13
+b13: # for.body (unrolled 3)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b14
+b14: # cond.false (unrolled 3)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b6
+b15: # exit
+	return
+
+kernel Chain(a []i64)
+
+func Chain$chain5(r0 i64) (r1 i64)
+b0: # entry
+	jump b1
+b1: # chain0.entry
+	r7 = mul.i64 r0, 3
+	r8 = add.i64 r7, 1
+	r6 = move.i64 r8
+	jump b2
+b2: # chain0.entry
+	r10 = mul.i64 r6, 3
+	r11 = add.i64 r10, 1
+	r9 = move.i64 r11
+	jump b3
+b3: # chain0.return
+	r12 = xor.i64 r9, 1
+	r5 = move.i64 r12
+	jump b4
+b4: # chain0.entry
+	r15 = mul.i64 r5, 3
+	r16 = add.i64 r15, 1
+	r14 = move.i64 r16
+	jump b5
+b5: # chain0.entry
+	r18 = mul.i64 r14, 3
+	r19 = add.i64 r18, 1
+	r17 = move.i64 r19
+	jump b6
+b6: # chain0.return
+	r20 = xor.i64 r17, 1
+	r13 = move.i64 r20
+	jump b7
+b7: # chain1.return
+	r21 = xor.i64 r13, 2
+	r4 = move.i64 r21
+	jump b8
+b8: # chain0.entry
+	r25 = mul.i64 r4, 3
+	r26 = add.i64 r25, 1
+	r24 = move.i64 r26
+	jump b9
+b9: # chain0.entry
+	r28 = mul.i64 r24, 3
+	r29 = add.i64 r28, 1
+	r27 = move.i64 r29
+	jump b10
+b10: # chain0.return
+	r30 = xor.i64 r27, 1
+	r23 = move.i64 r30
+	jump b11
+b11: # chain0.entry
+	r33 = mul.i64 r23, 3
+	r34 = add.i64 r33, 1
+	r32 = move.i64 r34
+	jump b12
+b12: # chain0.entry
+	r36 = mul.i64 r32, 3
+	r37 = add.i64 r36, 1
+	r35 = move.i64 r37
+	jump b13
+b13: # chain0.return
+	r38 = xor.i64 r35, 1
+	r31 = move.i64 r38
+	jump b14
+b14: # chain1.return
+	r39 = xor.i64 r31, 2
+	r22 = move.i64 r39
+	jump b15
+b15: # chain2.return
+	r40 = xor.i64 r22, 3
+	r3 = move.i64 r40
+	jump b16
+b16: # chain0.entry
+	r45 = mul.i64 r3, 3
+	r46 = add.i64 r45, 1
+	r44 = move.i64 r46
+	jump b17
+b17: # chain0.entry
+	r48 = mul.i64 r44, 3
+	r49 = add.i64 r48, 1
+	r47 = move.i64 r49
+	jump b18
+b18: # chain0.return
+	r50 = xor.i64 r47, 1
+	r43 = move.i64 r50
+	jump b19
+b19: # chain0.entry
+	r53 = mul.i64 r43, 3
+	r54 = add.i64 r53, 1
+	r52 = move.i64 r54
+	jump b20
+b20: # chain0.entry
+	r56 = mul.i64 r52, 3
+	r57 = add.i64 r56, 1
+	r55 = move.i64 r57
+	jump b21
+b21: # chain0.return
+	r58 = xor.i64 r55, 1
+	r51 = move.i64 r58
+	jump b22
+b22: # chain1.return
+	r59 = xor.i64 r51, 2
+	r42 = move.i64 r59
+	jump b23
+b23: # chain0.entry
+	r63 = mul.i64 r42, 3
+	r64 = add.i64 r63, 1
+	r62 = move.i64 r64
+	jump b24
+b24: # chain0.entry
+	r66 = mul.i64 r62, 3
+	r67 = add.i64 r66, 1
+	r65 = move.i64 r67
+	jump b25
+b25: # chain0.return
+	r68 = xor.i64 r65, 1
+	r61 = move.i64 r68
+	jump b26
+b26: # chain0.entry
+	r71 = mul.i64 r61, 3
+	r72 = add.i64 r71, 1
+	r70 = move.i64 r72
+	jump b27
+b27: # chain0.entry
+	r74 = mul.i64 r70, 3
+	r75 = add.i64 r74, 1
+	r73 = move.i64 r75
+	jump b28
+b28: # chain0.return
+	r76 = xor.i64 r73, 1
+	r69 = move.i64 r76
+	jump b29
+b29: # chain1.return
+	r77 = xor.i64 r69, 2
+	r60 = move.i64 r77
+	jump b30
+b30: # chain2.return
+	r78 = xor.i64 r60, 3
+	r41 = move.i64 r78
+	jump b31
+b31: # chain3.return
+	r79 = xor.i64 r41, 4
+	r2 = move.i64 r79
+	jump b32
+b32: # chain0.entry
+	r85 = mul.i64 r2, 3
+	r86 = add.i64 r85, 1
+	r84 = move.i64 r86
+	jump b33
+b33: # chain0.entry
+	r88 = mul.i64 r84, 3
+	r89 = add.i64 r88, 1
+	r87 = move.i64 r89
+	jump b34
+b34: # chain0.return
+	r90 = xor.i64 r87, 1
+	r83 = move.i64 r90
+	jump b35
+b35: # chain0.entry
+	r93 = mul.i64 r83, 3
+	r94 = add.i64 r93, 1
+	r92 = move.i64 r94
+	jump b36
+b36: # chain0.entry
+	r96 = mul.i64 r92, 3
+	r97 = add.i64 r96, 1
+	r95 = move.i64 r97
+	jump b37
+b37: # chain0.return
+	r98 = xor.i64 r95, 1
+	r91 = move.i64 r98
+	jump b38
+b38: # chain1.return
+	r99 = xor.i64 r91, 2
+	r82 = move.i64 r99
+	jump b39
+b39: # chain0.entry
+	r103 = mul.i64 r82, 3
+	r104 = add.i64 r103, 1
+	r102 = move.i64 r104
+	jump b40
+b40: # chain0.entry
+	r106 = mul.i64 r102, 3
+	r107 = add.i64 r106, 1
+	r105 = move.i64 r107
+	jump b41
+b41: # chain0.return
+	r108 = xor.i64 r105, 1
+	r101 = move.i64 r108
+	jump b42
+b42: # chain0.entry
+	r111 = mul.i64 r101, 3
+	r112 = add.i64 r111, 1
+	r110 = move.i64 r112
+	jump b43
+b43: # chain0.entry
+	r114 = mul.i64 r110, 3
+	r115 = add.i64 r114, 1
+	r113 = move.i64 r115
+	jump b44
+b44: # chain0.return
+	r116 = xor.i64 r113, 1
+	r109 = move.i64 r116
+	jump b45
+b45: # chain1.return
+	r117 = xor.i64 r109, 2
+	r100 = move.i64 r117
+	jump b46
+b46: # chain2.return
+	r118 = xor.i64 r100, 3
+	r81 = move.i64 r118
+	jump b47
+b47: # chain0.entry
+	r123 = mul.i64 r81, 3
+	r124 = add.i64 r123, 1
+	r122 = move.i64 r124
+	jump b48
+b48: # chain0.entry
+	r126 = mul.i64 r122, 3
+	r127 = add.i64 r126, 1
+	r125 = move.i64 r127
+	jump b49
+b49: # chain0.return
+	r128 = xor.i64 r125, 1
+	r121 = move.i64 r128
+	jump b50
+b50: # chain0.entry
+	r131 = mul.i64 r121, 3
+	r132 = add.i64 r131, 1
+	r130 = move.i64 r132
+	jump b51
+b51: # chain0.entry
+	r134 = mul.i64 r130, 3
+	r135 = add.i64 r134, 1
+	r133 = move.i64 r135
+	jump b52
+b52: # chain0.return
+	r136 = xor.i64 r133, 1
+	r129 = move.i64 r136
+	jump b53
+b53: # chain1.return
+	r137 = xor.i64 r129, 2
+	r120 = move.i64 r137
+	jump b54
+b54: # chain0.entry
+	r141 = mul.i64 r120, 3
+	r142 = add.i64 r141, 1
+	r140 = move.i64 r142
+	jump b55
+b55: # chain0.entry
+	r144 = mul.i64 r140, 3
+	r145 = add.i64 r144, 1
+	r143 = move.i64 r145
+	jump b56
+b56: # chain0.return
+	r146 = xor.i64 r143, 1
+	r139 = move.i64 r146
+	jump b57
+b57: # chain0.entry
+	r149 = mul.i64 r139, 3
+	r150 = add.i64 r149, 1
+	r148 = move.i64 r150
+	jump b58
+b58: # chain0.entry
+	r152 = mul.i64 r148, 3
+	r153 = add.i64 r152, 1
+	r151 = move.i64 r153
+	jump b59
+b59: # chain0.return
+	r154 = xor.i64 r151, 1
+	r147 = move.i64 r154
+	jump b60
+b60: # chain1.return
+	r155 = xor.i64 r147, 2
+	r138 = move.i64 r155
+	jump b61
+b61: # chain2.return
+	r156 = xor.i64 r138, 3
+	r119 = move.i64 r156
+	jump b62
+b62: # chain3.return
+	r157 = xor.i64 r119, 4
+	r80 = move.i64 r157
+	jump b63
+b63: # chain4.return
+	r158 = xor.i64 r80, 5
+	r1 = move.i64 r158
+	return
+
+func Chain$chain10(r0 i64) (r1 i64)
+b0: # entry
+	jump b1
+b1: # chain6.entry
+	r6 = call Chain$chain5(r0)
+	r7 = call Chain$chain5(r6)
+	r8 = xor.i64 r7, 6
+	r5 = move.i64 r8
+	jump b2
+b2: # chain6.entry
+	r10 = call Chain$chain5(r5)
+	r11 = call Chain$chain5(r10)
+	r12 = xor.i64 r11, 6
+	r9 = move.i64 r12
+	jump b3
+b3: # chain6.return
+	r13 = xor.i64 r9, 7
+	r4 = move.i64 r13
+	jump b4
+b4: # chain6.entry
+	r16 = call Chain$chain5(r4)
+	r17 = call Chain$chain5(r16)
+	r18 = xor.i64 r17, 6
+	r15 = move.i64 r18
+	jump b5
+b5: # chain6.entry
+	r20 = call Chain$chain5(r15)
+	r21 = call Chain$chain5(r20)
+	r22 = xor.i64 r21, 6
+	r19 = move.i64 r22
+	jump b6
+b6: # chain6.return
+	r23 = xor.i64 r19, 7
+	r14 = move.i64 r23
+	jump b7
+b7: # chain7.return
+	r24 = xor.i64 r14, 8
+	r3 = move.i64 r24
+	jump b8
+b8: # chain6.entry
+	r28 = call Chain$chain5(r3)
+	r29 = call Chain$chain5(r28)
+	r30 = xor.i64 r29, 6
+	r27 = move.i64 r30
+	jump b9
+b9: # chain6.entry
+	r32 = call Chain$chain5(r27)
+	r33 = call Chain$chain5(r32)
+	r34 = xor.i64 r33, 6
+	r31 = move.i64 r34
+	jump b10
+b10: # chain6.return
+	r35 = xor.i64 r31, 7
+	r26 = move.i64 r35
+	jump b11
+b11: # chain6.entry
+	r38 = call Chain$chain5(r26)
+	r39 = call Chain$chain5(r38)
+	r40 = xor.i64 r39, 6
+	r37 = move.i64 r40
+	jump b12
+b12: # chain6.entry
+	r42 = call Chain$chain5(r37)
+	r43 = call Chain$chain5(r42)
+	r44 = xor.i64 r43, 6
+	r41 = move.i64 r44
+	jump b13
+b13: # chain6.return
+	r45 = xor.i64 r41, 7
+	r36 = move.i64 r45
+	jump b14
+b14: # chain7.return
+	r46 = xor.i64 r36, 8
+	r25 = move.i64 r46
+	jump b15
+b15: # chain8.return
+	r47 = xor.i64 r25, 9
+	r2 = move.i64 r47
+	jump b16
+b16: # chain6.entry
+	r52 = call Chain$chain5(r2)
+	r53 = call Chain$chain5(r52)
+	r54 = xor.i64 r53, 6
+	r51 = move.i64 r54
+	jump b17
+b17: # chain6.entry
+	r56 = call Chain$chain5(r51)
+	r57 = call Chain$chain5(r56)
+	r58 = xor.i64 r57, 6
+	r55 = move.i64 r58
+	jump b18
+b18: # chain6.return
+	r59 = xor.i64 r55, 7
+	r50 = move.i64 r59
+	jump b19
+b19: # chain6.entry
+	r62 = call Chain$chain5(r50)
+	r63 = call Chain$chain5(r62)
+	r64 = xor.i64 r63, 6
+	r61 = move.i64 r64
+	jump b20
+b20: # chain6.entry
+	r66 = call Chain$chain5(r61)
+	r67 = call Chain$chain5(r66)
+	r68 = xor.i64 r67, 6
+	r65 = move.i64 r68
+	jump b21
+b21: # chain6.return
+	r69 = xor.i64 r65, 7
+	r60 = move.i64 r69
+	jump b22
+b22: # chain7.return
+	r70 = xor.i64 r60, 8
+	r49 = move.i64 r70
+	jump b23
+b23: # chain6.entry
+	r74 = call Chain$chain5(r49)
+	r75 = call Chain$chain5(r74)
+	r76 = xor.i64 r75, 6
+	r73 = move.i64 r76
+	jump b24
+b24: # chain6.entry
+	r78 = call Chain$chain5(r73)
+	r79 = call Chain$chain5(r78)
+	r80 = xor.i64 r79, 6
+	r77 = move.i64 r80
+	jump b25
+b25: # chain6.return
+	r81 = xor.i64 r77, 7
+	r72 = move.i64 r81
+	jump b26
+b26: # chain6.entry
+	r84 = call Chain$chain5(r72)
+	r85 = call Chain$chain5(r84)
+	r86 = xor.i64 r85, 6
+	r83 = move.i64 r86
+	jump b27
+b27: # chain6.entry
+	r88 = call Chain$chain5(r83)
+	r89 = call Chain$chain5(r88)
+	r90 = xor.i64 r89, 6
+	r87 = move.i64 r90
+	jump b28
+b28: # chain6.return
+	r91 = xor.i64 r87, 7
+	r82 = move.i64 r91
+	jump b29
+b29: # chain7.return
+	r92 = xor.i64 r82, 8
+	r71 = move.i64 r92
+	jump b30
+b30: # chain8.return
+	r93 = xor.i64 r71, 9
+	r48 = move.i64 r93
+	jump b31
+b31: # chain9.return
+	r94 = xor.i64 r48, 10
+	r1 = move.i64 r94
+	return
+
+task Chain_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b11
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b11
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.i64 r11
+	jump b6
+b6: # chain11.entry
+	r15 = call Chain$chain10(r12)
+	r16 = call Chain$chain10(r15)
+	r17 = xor.i64 r16, 11
+	r14 = move.i64 r17
+	jump b7
+b7: # chain11.entry
+	r19 = call Chain$chain10(r14)
+	r20 = call Chain$chain10(r19)
+	r21 = xor.i64 r20, 11
+	r18 = move.i64 r21
+	jump b8
+b8: # chain11.return
+	r22 = xor.i64 r18, 12
+	r13 = move.i64 r22
+	jump b9
+b9: # chain12.return
+	r23 = move.i64 r9
+	r24 = call Chain$chain5(r23)
+	r25 = add.i64 r13, r24
+	r26 = elemaddr r4, r9, 8
+	store.i64 r26, r25
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # exit
+	return
+
+kernel MultiResults(x []i64, y []i64, f []f32, flags []u8, small []i8)
+
+func MultiResults$mixAll(r0 i64, r1 i64, r2 bool) (r3 i64, r4 f32, r5 bool, r6 i8)
+b0: # entry
+	jump b1
+b1: # entry
+	r7 = convert.i8.i64 r0
+	r8 = convert.i8.i64 r1
+	jump b2
+b2: # Mix[int8].entry
+	r10 = mul.i8 r7, r8
+	r11 = add.i8 r10, r7
+	r12 = sub.i8 r11, r8
+	r13 = andnot.i8 r7, r8
+	r14 = xor.i8 r12, r13
+	r15 = and.i8 r7, r8
+	r16 = shr.i8.u64 r15, 1
+	r17 = or.i8 r14, r16
+	r18 = ne.i8 r8, 0
+	branch r18, b3, b29
+b3: # Mix[int8].if.then
+	r20 = div.i8 r7, r8
+	r21 = add.i8 r17, r20
+	r22 = rem.i8 r7, r8
+	r23 = xor.i8 r21, r22
+	r19 = move.i8 r23
+	jump b4
+b4: # Mix[int8].if.done
+	r24 = div.i8 r7, 7
+	r25 = rem.i8 r7, 5
+	r26 = add.i8 r24, r25
+	r27 = div.i8 r7, 100
+	r28 = add.i8 r26, r27
+	r29 = rem.i8 r7, 16
+	r30 = add.i8 r28, r29
+	r31 = div.i8 r7, 2
+	r32 = add.i8 r30, r31
+	r33 = rem.i8 r7, 127
+	r34 = add.i8 r32, r33
+	r35 = add.i8 r19, r34
+	r36 = convert.u64.i8 r8
+	r37 = and.u64 r36, 15
+	r38 = shl.i8.u64 r7, r37
+	r39 = shr.i8.u64 r7, r37
+	r40 = or.i8 r38, r39
+	r41 = xor.i8 r35, r40
+	r42 = convert.u64.i8 r8
+	r43 = shl.i8.u64 r7, r42
+	r44 = add.i8 r41, r43
+	r45 = convert.u8.i8 r8
+	r46 = shr.i8.u8 r7, r45
+	r47 = sub.i8 r44, r46
+	r48 = not.i8 r7
+	r49 = neg.i8 r8
+	r50 = add.i8 r48, r49
+	r51 = add.i8 r47, r50
+	r9 = move.i8 r51
+	jump b5
+b5: # Mix[int8].return
+	r52 = convert.i64.i8 r9
+	r53 = convert.u16.i64 r0
+	r54 = convert.u16.i64 r1
+	jump b6
+b6: # Mix[uint16].entry
+	r56 = mul.u16 r53, r54
+	r57 = add.u16 r56, r53
+	r58 = sub.u16 r57, r54
+	r59 = andnot.u16 r53, r54
+	r60 = xor.u16 r58, r59
+	r61 = and.u16 r53, r54
+	r62 = shr.u16.u64 r61, 1
+	r63 = or.u16 r60, r62
+	r64 = ne.u16 r54, 0
+	branch r64, b7, b28
+b7: # Mix[uint16].if.then
+	r66 = div.u16 r53, r54
+	r67 = add.u16 r63, r66
+	r68 = rem.u16 r53, r54
+	r69 = xor.u16 r67, r68
+	r65 = move.u16 r69
+	jump b8
+b8: # Mix[uint16].if.done
+	r70 = div.u16 r53, 7
+	r71 = rem.u16 r53, 5
+	r72 = add.u16 r70, r71
+	r73 = div.u16 r53, 100
+	r74 = add.u16 r72, r73
+	r75 = rem.u16 r53, 16
+	r76 = add.u16 r74, r75
+	r77 = div.u16 r53, 2
+	r78 = add.u16 r76, r77
+	r79 = rem.u16 r53, 127
+	r80 = add.u16 r78, r79
+	r81 = add.u16 r65, r80
+	r82 = convert.u64.u16 r54
+	r83 = and.u64 r82, 15
+	r84 = shl.u16.u64 r53, r83
+	r85 = shr.u16.u64 r53, r83
+	r86 = or.u16 r84, r85
+	r87 = xor.u16 r81, r86
+	r88 = convert.u64.u16 r54
+	r89 = shl.u16.u64 r53, r88
+	r90 = add.u16 r87, r89
+	r91 = convert.u8.u16 r54
+	r92 = shr.u16.u8 r53, r91
+	r93 = sub.u16 r90, r92
+	r94 = not.u16 r53
+	r95 = neg.u16 r54
+	r96 = add.u16 r94, r95
+	r97 = add.u16 r93, r96
+	r55 = move.u16 r97
+	jump b9
+b9: # Mix[uint16].return
+	r98 = convert.i64.u16 r55
+	r99 = convert.i32.i64 r0
+	r100 = convert.i32.i64 r1
+	jump b10
+b10: # Mix[int32].entry
+	r102 = mul.i32 r99, r100
+	r103 = add.i32 r102, r99
+	r104 = sub.i32 r103, r100
+	r105 = andnot.i32 r99, r100
+	r106 = xor.i32 r104, r105
+	r107 = and.i32 r99, r100
+	r108 = shr.i32.u64 r107, 1
+	r109 = or.i32 r106, r108
+	r110 = ne.i32 r100, 0
+	branch r110, b11, b27
+b11: # Mix[int32].if.then
+	r112 = div.i32 r99, r100
+	r113 = add.i32 r109, r112
+	r114 = rem.i32 r99, r100
+	r115 = xor.i32 r113, r114
+	r111 = move.i32 r115
+	jump b12
+b12: # Mix[int32].if.done
+	r243 = mulhi.i32 r99, -1840700269
+	r244 = add.i32 r243, r99
+	r245 = convert.u32.i32 r244
+	r246 = shr.u32.u32 r245, 31
+	r247 = shr.i32.u32 r244, 2
+	r248 = convert.i32.u32 r246
+	r249 = add.i32 r247, r248
+	r116 = move.i32 r249
+	r250 = mulhi.i32 r99, -858993459
+	r251 = add.i32 r250, r99
+	r252 = convert.u32.i32 r251
+	r253 = shr.u32.u32 r252, 31
+	r254 = shr.i32.u32 r251, 2
+	r255 = convert.i32.u32 r253
+	r256 = add.i32 r254, r255
+	r257 = mul.i32 r256, 5
+	r258 = sub.i32 r99, r257
+	r117 = move.i32 r258
+	r118 = add.i32 r116, r117
+	r259 = mulhi.i32 r99, -1546188226
+	r260 = add.i32 r259, r99
+	r261 = convert.u32.i32 r260
+	r262 = shr.u32.u32 r261, 31
+	r263 = shr.i32.u32 r260, 6
+	r264 = convert.i32.u32 r262
+	r265 = add.i32 r263, r264
+	r119 = move.i32 r265
+	r120 = add.i32 r118, r119
+	r266 = shr.i32.u32 r99, 31
+	r267 = and.i32 r266, 15
+	r268 = add.i32 r99, r267
+	r269 = shr.i32.u32 r268, 4
+	r270 = mul.i32 r269, 16
+	r271 = sub.i32 r99, r270
+	r121 = move.i32 r271
+	r122 = add.i32 r120, r121
+	r272 = shr.i32.u32 r99, 31
+	r273 = and.i32 r272, 1
+	r274 = add.i32 r99, r273
+	r275 = shr.i32.u32 r274, 1
+	r123 = move.i32 r275
+	r124 = add.i32 r122, r123
+	r276 = mulhi.i32 r99, -2130574327
+	r277 = add.i32 r276, r99
+	r278 = convert.u32.i32 r277
+	r279 = shr.u32.u32 r278, 31
+	r280 = shr.i32.u32 r277, 6
+	r281 = convert.i32.u32 r279
+	r282 = add.i32 r280, r281
+	r283 = mul.i32 r282, 127
+	r284 = sub.i32 r99, r283
+	r125 = move.i32 r284
+	r126 = add.i32 r124, r125
+	r127 = add.i32 r111, r126
+	r128 = convert.u64.i32 r100
+	r129 = and.u64 r128, 15
+	r130 = shl.i32.u64 r99, r129
+	r131 = shr.i32.u64 r99, r129
+	r132 = or.i32 r130, r131
+	r133 = xor.i32 r127, r132
+	r134 = convert.u64.i32 r100
+	r135 = shl.i32.u64 r99, r134
+	r136 = add.i32 r133, r135
+	r137 = convert.u8.i32 r100
+	r138 = shr.i32.u8 r99, r137
+	r139 = sub.i32 r136, r138
+	r140 = not.i32 r99
+	r141 = neg.i32 r100
+	r142 = add.i32 r140, r141
+	r143 = add.i32 r139, r142
+	r101 = move.i32 r143
+	jump b13
+b13: # Mix[int32].return
+	r144 = convert.i64.i32 r101
+	jump b14
+b14: # Mix[int64].entry
+	r146 = mul.i64 r0, r1
+	r147 = add.i64 r146, r0
+	r148 = sub.i64 r147, r1
+	r149 = andnot.i64 r0, r1
+	r150 = xor.i64 r148, r149
+	r151 = and.i64 r0, r1
+	r152 = shr.i64.u64 r151, 1
+	r153 = or.i64 r150, r152
+	r154 = ne.i64 r1, 0
+	branch r154, b15, b26
+b15: # Mix[int64].if.then
+	r156 = div.i64 r0, r1
+	r157 = add.i64 r153, r156
+	r158 = rem.i64 r0, r1
+	r159 = xor.i64 r157, r158
+	r155 = move.i64 r159
+	jump b16
+b16: # Mix[int64].if.done
+	r285 = mulhi.i64 r0, -7905747460161236406
+	r286 = add.i64 r285, r0
+	r287 = convert.u64.i64 r286
+	r288 = shr.u64.u32 r287, 63
+	r289 = shr.i64.u32 r286, 2
+	r290 = convert.i64.u64 r288
+	r291 = add.i64 r289, r290
+	r160 = move.i64 r291
+	r292 = mulhi.i64 r0, -3689348814741910323
+	r293 = add.i64 r292, r0
+	r294 = convert.u64.i64 r293
+	r295 = shr.u64.u32 r294, 63
+	r296 = shr.i64.u32 r293, 2
+	r297 = convert.i64.u64 r295
+	r298 = add.i64 r296, r297
+	r299 = mul.i64 r298, 5
+	r300 = sub.i64 r0, r299
+	r161 = move.i64 r300
+	r162 = add.i64 r160, r161
+	r301 = mulhi.i64 r0, -6640827866535438581
+	r302 = add.i64 r301, r0
+	r303 = convert.u64.i64 r302
+	r304 = shr.u64.u32 r303, 63
+	r305 = shr.i64.u32 r302, 6
+	r306 = convert.i64.u64 r304
+	r307 = add.i64 r305, r306
+	r163 = move.i64 r307
+	r164 = add.i64 r162, r163
+	r308 = shr.i64.u32 r0, 63
+	r309 = and.i64 r308, 15
+	r310 = add.i64 r0, r309
+	r311 = shr.i64.u32 r310, 4
+	r312 = mul.i64 r311, 16
+	r313 = sub.i64 r0, r312
+	r165 = move.i64 r313
+	r166 = add.i64 r164, r165
+	r314 = shr.i64.u32 r0, 63
+	r315 = and.i64 r314, 1
+	r316 = add.i64 r0, r315
+	r317 = shr.i64.u32 r316, 1
+	r167 = move.i64 r317
+	r168 = add.i64 r166, r167
+	r318 = mulhi.i64 r0, -9150747060186627966
+	r319 = add.i64 r318, r0
+	r320 = convert.u64.i64 r319
+	r321 = shr.u64.u32 r320, 63
+	r322 = shr.i64.u32 r319, 6
+	r323 = convert.i64.u64 r321
+	r324 = add.i64 r322, r323
+	r325 = mul.i64 r324, 127
+	r326 = sub.i64 r0, r325
+	r169 = move.i64 r326
+	r170 = add.i64 r168, r169
+	r171 = add.i64 r155, r170
+	r172 = convert.u64.i64 r1
+	r173 = and.u64 r172, 15
+	r174 = shl.i64.u64 r0, r173
+	r175 = shr.i64.u64 r0, r173
+	r176 = or.i64 r174, r175
+	r177 = xor.i64 r171, r176
+	r178 = convert.u64.i64 r1
+	r179 = shl.i64.u64 r0, r178
+	r180 = add.i64 r177, r179
+	r181 = convert.u8.i64 r1
+	r182 = shr.i64.u8 r0, r181
+	r183 = sub.i64 r180, r182
+	r184 = not.i64 r0
+	r185 = neg.i64 r1
+	r186 = add.i64 r184, r185
+	r187 = add.i64 r183, r186
+	r145 = move.i64 r187
+	jump b17
+b17: # Mix[int64].return
+	branch r2, b18, b25
+b18: # if.then
+	r189 = convert.u64.i64 r0
+	r190 = convert.u64.i64 r1
+	jump b19
+b19: # Mix[uint64].entry
+	r192 = mul.u64 r189, r190
+	r193 = add.u64 r192, r189
+	r194 = sub.u64 r193, r190
+	r195 = andnot.u64 r189, r190
+	r196 = xor.u64 r194, r195
+	r197 = and.u64 r189, r190
+	r198 = shr.u64.u64 r197, 1
+	r199 = or.u64 r196, r198
+	r200 = ne.u64 r190, 0
+	branch r200, b20, b24
+b20: # Mix[uint64].if.then
+	r202 = div.u64 r189, r190
+	r203 = add.u64 r199, r202
+	r204 = rem.u64 r189, r190
+	r205 = xor.u64 r203, r204
+	r201 = move.u64 r205
+	jump b21
+b21: # Mix[uint64].if.done
+	r327 = mulhi.u64 r189, 2635249153387078803
+	r328 = sub.u64 r189, r327
+	r329 = shr.u64.u32 r328, 1
+	r330 = add.u64 r329, r327
+	r331 = shr.u64.u32 r330, 2
+	r206 = move.u64 r331
+	r332 = mulhi.u64 r189, 11068046444225730970
+	r333 = sub.u64 r189, r332
+	r334 = shr.u64.u32 r333, 1
+	r335 = add.u64 r334, r332
+	r336 = shr.u64.u32 r335, 2
+	r337 = mul.u64 r336, 5
+	r338 = sub.u64 r189, r337
+	r207 = move.u64 r338
+	r208 = add.u64 r206, r207
+	r339 = mulhi.u64 r189, 5165088340638674453
+	r340 = sub.u64 r189, r339
+	r341 = shr.u64.u32 r340, 1
+	r342 = add.u64 r341, r339
+	r343 = shr.u64.u32 r342, 6
+	r209 = move.u64 r343
+	r210 = add.u64 r208, r209
+	r344 = shr.u64.u32 r189, 4
+	r345 = mul.u64 r344, 16
+	r346 = sub.u64 r189, r345
+	r211 = move.u64 r346
+	r212 = add.u64 r210, r211
+	r347 = shr.u64.u32 r189, 1
+	r213 = move.u64 r347
+	r214 = add.u64 r212, r213
+	r348 = mulhi.u64 r189, 145249953336295683
+	r349 = sub.u64 r189, r348
+	r350 = shr.u64.u32 r349, 1
+	r351 = add.u64 r350, r348
+	r352 = shr.u64.u32 r351, 6
+	r353 = mul.u64 r352, 127
+	r354 = sub.u64 r189, r353
+	r215 = move.u64 r354
+	r216 = add.u64 r214, r215
+	r217 = add.u64 r201, r216
+	r218 = move.u64 r190
+	r219 = and.u64 r218, 15
+	r220 = shl.u64.u64 r189, r219
+	r221 = shr.u64.u64 r189, r219
+	r222 = or.u64 r220, r221
+	r223 = xor.u64 r217, r222
+	r224 = move.u64 r190
+	r225 = shl.u64.u64 r189, r224
+	r226 = add.u64 r223, r225
+	r227 = convert.u8.u64 r190
+	r228 = shr.u64.u8 r189, r227
+	r229 = sub.u64 r226, r228
+	r230 = not.u64 r189
+	r231 = neg.u64 r190
+	r232 = add.u64 r230, r231
+	r233 = add.u64 r229, r232
+	r191 = move.u64 r233
+	jump b22
+b22: # Mix[uint64].return
+	r234 = convert.i64.u64 r191
+	r235 = xor.i64 r145, r234
+	r188 = move.i64 r235
+	jump b23
+b23: # if.done
+	r236 = xor.i64 r52, r98
+	r237 = xor.i64 r236, r144
+	r238 = xor.i64 r237, r188
+	r239 = convert.f32.i64 r144
+	r240 = mul.f32 r239, 0.5
+	r241 = lt.i64 r52, r98
+	r242 = convert.i8.i64 r188
+	r3 = move.i64 r238
+	r4 = move.f32 r240
+	r5 = move.bool r241
+	r6 = move.i8 r242
+	return
+b24: # edge 0→2
+	r201 = move.u64 r199
+	jump b21
+b25: # edge 0→2
+	r188 = move.i64 r145
+	jump b23
+b26: # edge 0→2
+	r155 = move.i64 r153
+	jump b16
+b27: # edge 0→2
+	r111 = move.i32 r109
+	jump b12
+b28: # edge 0→2
+	r65 = move.u16 r63
+	jump b8
+b29: # edge 0→2
+	r19 = move.i8 r17
+	jump b4
+
+task MultiResults_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base y
+	r43 = base f
+	r47 = base small
+	r51 = base flags
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b9
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b9
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.i64 r11
+	r13 = elemaddr r14, r9, 8
+	r16 = load.i64 r13
+	r54 = shr.i64.u32 r9, 63
+	r55 = and.i64 r54, 1
+	r56 = add.i64 r9, r55
+	r57 = shr.i64.u32 r56, 1
+	r58 = mul.i64 r57, 2
+	r59 = sub.i64 r9, r58
+	r17 = move.i64 r59
+	r18 = eq.i64 r17, 0
+	r19, r20, r21, r22 = call MultiResults$mixAll(r12, r16, r18)
+	r23 = move.i64 r19
+	r24 = move.f32 r20
+	r25 = move.bool r21
+	r26 = move.i8 r22
+	r27 = elemaddr r14, r9, 8
+	r28 = load.i64 r27
+	r29 = elemaddr r4, r9, 8
+	r30 = load.i64 r29
+	r31, r32, r33, r34 = call MultiResults$mixAll(r28, r30, r25)
+	r35 = move.i64 r31
+	r36 = move.f32 r32
+	r37 = move.bool r33
+	r38 = move.i8 r34
+	r39 = sub.i64 r23, r35
+	r40 = elemaddr r4, r9, 8
+	store.i64 r40, r39
+	r41 = add.f32 r24, r36
+	r42 = elemaddr r43, r9, 4
+	store.f32 r42, r41
+	r45 = xor.i8 r26, r38
+	r46 = elemaddr r47, r9, 1
+	store.i8 r46, r45
+	r49 = ne.bool r25, r37
+	branch r49, b6, b8
+b6: # if.then
+	r50 = elemaddr r51, r9, 1
+	store.u8 r50, 1
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # if.else
+	r53 = elemaddr r51, r9, 1
+	store.u8 r53, 0
+	jump b7
+b9: # exit
+	return
+
+kernel BlocksCall(a []i64, b []i64, c []i64, d []i64)
+groups [2]
+disjoint a c
+disjoint a d
+disjoint b c
+
+task BlocksCall_0 serial block=1 group=1
+b0: # entry
+	r3 = base a
+	r4 = len a
+	r8 = base b
+	r9 = len b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.ptr r8
+	r6 = move.i64 r9
+	r13 = const.i64 3
+	jump b2
+b2: # scatter.entry
+	r14 = move.i64 r6
+	r15 = move.i64 -1
+	jump b3
+b3: # scatter.rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r14
+	branch r17, b4, b35
+b4: # scatter.rangeindex.body
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = move.i64 r13
+	r25 = const.bool true
+	jump b5
+b5: # mixAll.entry
+	r26 = convert.i8.i64 r19
+	r27 = convert.i8.i64 r20
+	jump b6
+b6: # Mix[int8].entry
+	r29 = mul.i8 r26, r27
+	r30 = add.i8 r29, r26
+	r31 = sub.i8 r30, r27
+	r32 = andnot.i8 r26, r27
+	r33 = xor.i8 r31, r32
+	r34 = and.i8 r26, r27
+	r35 = shr.i8.u64 r34, 1
+	r36 = or.i8 r33, r35
+	r37 = ne.i8 r27, 0
+	branch r37, b7, b34
+b7: # Mix[int8].if.then
+	r39 = div.i8 r26, r27
+	r40 = add.i8 r36, r39
+	r41 = rem.i8 r26, r27
+	r42 = xor.i8 r40, r41
+	r38 = move.i8 r42
+	jump b8
+b8: # Mix[int8].if.done
+	r43 = div.i8 r26, 7
+	r44 = rem.i8 r26, 5
+	r45 = add.i8 r43, r44
+	r46 = div.i8 r26, 100
+	r47 = add.i8 r45, r46
+	r48 = rem.i8 r26, 16
+	r49 = add.i8 r47, r48
+	r50 = div.i8 r26, 2
+	r51 = add.i8 r49, r50
+	r52 = rem.i8 r26, 127
+	r53 = add.i8 r51, r52
+	r54 = add.i8 r38, r53
+	r55 = convert.u64.i8 r27
+	r56 = and.u64 r55, 15
+	r57 = shl.i8.u64 r26, r56
+	r58 = shr.i8.u64 r26, r56
+	r59 = or.i8 r57, r58
+	r60 = xor.i8 r54, r59
+	r61 = convert.u64.i8 r27
+	r62 = shl.i8.u64 r26, r61
+	r63 = add.i8 r60, r62
+	r64 = convert.u8.i8 r27
+	r65 = shr.i8.u8 r26, r64
+	r66 = sub.i8 r63, r65
+	r67 = not.i8 r26
+	r68 = neg.i8 r27
+	r69 = add.i8 r67, r68
+	r70 = add.i8 r66, r69
+	r28 = move.i8 r70
+	jump b9
+b9: # Mix[int8].return
+	r71 = convert.i64.i8 r28
+	r72 = convert.u16.i64 r19
+	r73 = convert.u16.i64 r20
+	jump b10
+b10: # Mix[uint16].entry
+	r75 = mul.u16 r72, r73
+	r76 = add.u16 r75, r72
+	r77 = sub.u16 r76, r73
+	r78 = andnot.u16 r72, r73
+	r79 = xor.u16 r77, r78
+	r80 = and.u16 r72, r73
+	r81 = shr.u16.u64 r80, 1
+	r82 = or.u16 r79, r81
+	r83 = ne.u16 r73, 0
+	branch r83, b11, b33
+b11: # Mix[uint16].if.then
+	r85 = div.u16 r72, r73
+	r86 = add.u16 r82, r85
+	r87 = rem.u16 r72, r73
+	r88 = xor.u16 r86, r87
+	r84 = move.u16 r88
+	jump b12
+b12: # Mix[uint16].if.done
+	r89 = div.u16 r72, 7
+	r90 = rem.u16 r72, 5
+	r91 = add.u16 r89, r90
+	r92 = div.u16 r72, 100
+	r93 = add.u16 r91, r92
+	r94 = rem.u16 r72, 16
+	r95 = add.u16 r93, r94
+	r96 = div.u16 r72, 2
+	r97 = add.u16 r95, r96
+	r98 = rem.u16 r72, 127
+	r99 = add.u16 r97, r98
+	r100 = add.u16 r84, r99
+	r101 = convert.u64.u16 r73
+	r102 = and.u64 r101, 15
+	r103 = shl.u16.u64 r72, r102
+	r104 = shr.u16.u64 r72, r102
+	r105 = or.u16 r103, r104
+	r106 = xor.u16 r100, r105
+	r107 = convert.u64.u16 r73
+	r108 = shl.u16.u64 r72, r107
+	r109 = add.u16 r106, r108
+	r110 = convert.u8.u16 r73
+	r111 = shr.u16.u8 r72, r110
+	r112 = sub.u16 r109, r111
+	r113 = not.u16 r72
+	r114 = neg.u16 r73
+	r115 = add.u16 r113, r114
+	r116 = add.u16 r112, r115
+	r74 = move.u16 r116
+	jump b13
+b13: # Mix[uint16].return
+	r117 = convert.i64.u16 r74
+	r118 = convert.i32.i64 r19
+	r119 = convert.i32.i64 r20
+	jump b14
+b14: # Mix[int32].entry
+	r121 = mul.i32 r118, r119
+	r122 = add.i32 r121, r118
+	r123 = sub.i32 r122, r119
+	r124 = andnot.i32 r118, r119
+	r125 = xor.i32 r123, r124
+	r126 = and.i32 r118, r119
+	r127 = shr.i32.u64 r126, 1
+	r128 = or.i32 r125, r127
+	r129 = ne.i32 r119, 0
+	branch r129, b15, b32
+b15: # Mix[int32].if.then
+	r131 = div.i32 r118, r119
+	r132 = add.i32 r128, r131
+	r133 = rem.i32 r118, r119
+	r134 = xor.i32 r132, r133
+	r130 = move.i32 r134
+	jump b16
+b16: # Mix[int32].if.done
+	r555 = mulhi.i32 r118, -1840700269
+	r556 = add.i32 r555, r118
+	r557 = convert.u32.i32 r556
+	r558 = shr.u32.u32 r557, 31
+	r559 = shr.i32.u32 r556, 2
+	r560 = convert.i32.u32 r558
+	r561 = add.i32 r559, r560
+	r135 = move.i32 r561
+	r562 = mulhi.i32 r118, -858993459
+	r563 = add.i32 r562, r118
+	r564 = convert.u32.i32 r563
+	r565 = shr.u32.u32 r564, 31
+	r566 = shr.i32.u32 r563, 2
+	r567 = convert.i32.u32 r565
+	r568 = add.i32 r566, r567
+	r569 = mul.i32 r568, 5
+	r570 = sub.i32 r118, r569
+	r136 = move.i32 r570
+	r137 = add.i32 r135, r136
+	r571 = mulhi.i32 r118, -1546188226
+	r572 = add.i32 r571, r118
+	r573 = convert.u32.i32 r572
+	r574 = shr.u32.u32 r573, 31
+	r575 = shr.i32.u32 r572, 6
+	r576 = convert.i32.u32 r574
+	r577 = add.i32 r575, r576
+	r138 = move.i32 r577
+	r139 = add.i32 r137, r138
+	r578 = shr.i32.u32 r118, 31
+	r579 = and.i32 r578, 15
+	r580 = add.i32 r118, r579
+	r581 = shr.i32.u32 r580, 4
+	r582 = mul.i32 r581, 16
+	r583 = sub.i32 r118, r582
+	r140 = move.i32 r583
+	r141 = add.i32 r139, r140
+	r584 = shr.i32.u32 r118, 31
+	r585 = and.i32 r584, 1
+	r586 = add.i32 r118, r585
+	r587 = shr.i32.u32 r586, 1
+	r142 = move.i32 r587
+	r143 = add.i32 r141, r142
+	r588 = mulhi.i32 r118, -2130574327
+	r589 = add.i32 r588, r118
+	r590 = convert.u32.i32 r589
+	r591 = shr.u32.u32 r590, 31
+	r592 = shr.i32.u32 r589, 6
+	r593 = convert.i32.u32 r591
+	r594 = add.i32 r592, r593
+	r595 = mul.i32 r594, 127
+	r596 = sub.i32 r118, r595
+	r144 = move.i32 r596
+	r145 = add.i32 r143, r144
+	r146 = add.i32 r130, r145
+	r147 = convert.u64.i32 r119
+	r148 = and.u64 r147, 15
+	r149 = shl.i32.u64 r118, r148
+	r150 = shr.i32.u64 r118, r148
+	r151 = or.i32 r149, r150
+	r152 = xor.i32 r146, r151
+	r153 = convert.u64.i32 r119
+	r154 = shl.i32.u64 r118, r153
+	r155 = add.i32 r152, r154
+	r156 = convert.u8.i32 r119
+	r157 = shr.i32.u8 r118, r156
+	r158 = sub.i32 r155, r157
+	r159 = not.i32 r118
+	r160 = neg.i32 r119
+	r161 = add.i32 r159, r160
+	r162 = add.i32 r158, r161
+	r120 = move.i32 r162
+	jump b17
+b17: # Mix[int32].return
+	r163 = convert.i64.i32 r120
+	jump b18
+b18: # Mix[int64].entry
+	r165 = mul.i64 r19, r20
+	r166 = add.i64 r165, r19
+	r167 = sub.i64 r166, r20
+	r168 = andnot.i64 r19, r20
+	r169 = xor.i64 r167, r168
+	r170 = and.i64 r19, r20
+	r171 = shr.i64.u64 r170, 1
+	r172 = or.i64 r169, r171
+	r173 = ne.i64 r20, 0
+	branch r173, b19, b31
+b19: # Mix[int64].if.then
+	r175 = div.i64 r19, r20
+	r176 = add.i64 r172, r175
+	r177 = rem.i64 r19, r20
+	r178 = xor.i64 r176, r177
+	r174 = move.i64 r178
+	jump b20
+b20: # Mix[int64].if.done
+	r597 = mulhi.i64 r19, -7905747460161236406
+	r598 = add.i64 r597, r19
+	r599 = convert.u64.i64 r598
+	r600 = shr.u64.u32 r599, 63
+	r601 = shr.i64.u32 r598, 2
+	r602 = convert.i64.u64 r600
+	r603 = add.i64 r601, r602
+	r179 = move.i64 r603
+	r604 = mulhi.i64 r19, -3689348814741910323
+	r605 = add.i64 r604, r19
+	r606 = convert.u64.i64 r605
+	r607 = shr.u64.u32 r606, 63
+	r608 = shr.i64.u32 r605, 2
+	r609 = convert.i64.u64 r607
+	r610 = add.i64 r608, r609
+	r611 = mul.i64 r610, 5
+	r612 = sub.i64 r19, r611
+	r180 = move.i64 r612
+	r181 = add.i64 r179, r180
+	r613 = mulhi.i64 r19, -6640827866535438581
+	r614 = add.i64 r613, r19
+	r615 = convert.u64.i64 r614
+	r616 = shr.u64.u32 r615, 63
+	r617 = shr.i64.u32 r614, 6
+	r618 = convert.i64.u64 r616
+	r619 = add.i64 r617, r618
+	r182 = move.i64 r619
+	r183 = add.i64 r181, r182
+	r620 = shr.i64.u32 r19, 63
+	r621 = and.i64 r620, 15
+	r622 = add.i64 r19, r621
+	r623 = shr.i64.u32 r622, 4
+	r624 = mul.i64 r623, 16
+	r625 = sub.i64 r19, r624
+	r184 = move.i64 r625
+	r185 = add.i64 r183, r184
+	r626 = shr.i64.u32 r19, 63
+	r627 = and.i64 r626, 1
+	r628 = add.i64 r19, r627
+	r629 = shr.i64.u32 r628, 1
+	r186 = move.i64 r629
+	r187 = add.i64 r185, r186
+	r630 = mulhi.i64 r19, -9150747060186627966
+	r631 = add.i64 r630, r19
+	r632 = convert.u64.i64 r631
+	r633 = shr.u64.u32 r632, 63
+	r634 = shr.i64.u32 r631, 6
+	r635 = convert.i64.u64 r633
+	r636 = add.i64 r634, r635
+	r637 = mul.i64 r636, 127
+	r638 = sub.i64 r19, r637
+	r188 = move.i64 r638
+	r189 = add.i64 r187, r188
+	r190 = add.i64 r174, r189
+	r191 = convert.u64.i64 r20
+	r192 = and.u64 r191, 15
+	r193 = shl.i64.u64 r19, r192
+	r194 = shr.i64.u64 r19, r192
+	r195 = or.i64 r193, r194
+	r196 = xor.i64 r190, r195
+	r197 = convert.u64.i64 r20
+	r198 = shl.i64.u64 r19, r197
+	r199 = add.i64 r196, r198
+	r200 = convert.u8.i64 r20
+	r201 = shr.i64.u8 r19, r200
+	r202 = sub.i64 r199, r201
+	r203 = not.i64 r19
+	r204 = neg.i64 r20
+	r205 = add.i64 r203, r204
+	r206 = add.i64 r202, r205
+	r164 = move.i64 r206
+	jump b21
+b21: # Mix[int64].return
+	branch r25, b22, b30
+b22: # mixAll.if.then
+	r208 = convert.u64.i64 r19
+	r209 = convert.u64.i64 r20
+	jump b23
+b23: # Mix[uint64].entry
+	r211 = mul.u64 r208, r209
+	r212 = add.u64 r211, r208
+	r213 = sub.u64 r212, r209
+	r214 = andnot.u64 r208, r209
+	r215 = xor.u64 r213, r214
+	r216 = and.u64 r208, r209
+	r217 = shr.u64.u64 r216, 1
+	r218 = or.u64 r215, r217
+	r219 = ne.u64 r209, 0
+	branch r219, b24, b29
+b24: # Mix[uint64].if.then
+	r221 = div.u64 r208, r209
+	r222 = add.u64 r218, r221
+	r223 = rem.u64 r208, r209
+	r224 = xor.u64 r222, r223
+	r220 = move.u64 r224
+	jump b25
+b25: # Mix[uint64].if.done
+	r639 = mulhi.u64 r208, 2635249153387078803
+	r640 = sub.u64 r208, r639
+	r641 = shr.u64.u32 r640, 1
+	r642 = add.u64 r641, r639
+	r643 = shr.u64.u32 r642, 2
+	r225 = move.u64 r643
+	r644 = mulhi.u64 r208, 11068046444225730970
+	r645 = sub.u64 r208, r644
+	r646 = shr.u64.u32 r645, 1
+	r647 = add.u64 r646, r644
+	r648 = shr.u64.u32 r647, 2
+	r649 = mul.u64 r648, 5
+	r650 = sub.u64 r208, r649
+	r226 = move.u64 r650
+	r227 = add.u64 r225, r226
+	r651 = mulhi.u64 r208, 5165088340638674453
+	r652 = sub.u64 r208, r651
+	r653 = shr.u64.u32 r652, 1
+	r654 = add.u64 r653, r651
+	r655 = shr.u64.u32 r654, 6
+	r228 = move.u64 r655
+	r229 = add.u64 r227, r228
+	r656 = shr.u64.u32 r208, 4
+	r657 = mul.u64 r656, 16
+	r658 = sub.u64 r208, r657
+	r230 = move.u64 r658
+	r231 = add.u64 r229, r230
+	r659 = shr.u64.u32 r208, 1
+	r232 = move.u64 r659
+	r233 = add.u64 r231, r232
+	r660 = mulhi.u64 r208, 145249953336295683
+	r661 = sub.u64 r208, r660
+	r662 = shr.u64.u32 r661, 1
+	r663 = add.u64 r662, r660
+	r664 = shr.u64.u32 r663, 6
+	r665 = mul.u64 r664, 127
+	r666 = sub.u64 r208, r665
+	r234 = move.u64 r666
+	r235 = add.u64 r233, r234
+	r236 = add.u64 r220, r235
+	r237 = move.u64 r209
+	r238 = and.u64 r237, 15
+	r239 = shl.u64.u64 r208, r238
+	r240 = shr.u64.u64 r208, r238
+	r241 = or.u64 r239, r240
+	r242 = xor.u64 r236, r241
+	r243 = move.u64 r209
+	r244 = shl.u64.u64 r208, r243
+	r245 = add.u64 r242, r244
+	r246 = convert.u8.u64 r209
+	r247 = shr.u64.u8 r208, r246
+	r248 = sub.u64 r245, r247
+	r249 = not.u64 r208
+	r250 = neg.u64 r209
+	r251 = add.u64 r249, r250
+	r252 = add.u64 r248, r251
+	r210 = move.u64 r252
+	jump b26
+b26: # Mix[uint64].return
+	r253 = convert.i64.u64 r210
+	r254 = xor.i64 r164, r253
+	r207 = move.i64 r254
+	jump b27
+b27: # mixAll.if.done
+	r255 = xor.i64 r71, r117
+	r256 = xor.i64 r255, r163
+	r257 = xor.i64 r256, r207
+	r21 = move.i64 r257
+	jump b28
+b28: # mixAll.return
+	r262 = move.i64 r21
+	r266 = add.i64 r16, r13
+	r267 = move.i64 r1
+	r268 = rem.i64 r266, r267
+	r269 = elemaddr r0, r268, 8
+	r270 = load.i64 r269
+	r271 = add.i64 r270, r262
+	r272 = elemaddr r0, r268, 8
+	store.i64 r272, r271
+	r15 = move.i64 r16
+	jump b3
+b29: # edge 0→2
+	r220 = move.u64 r218
+	jump b25
+b30: # edge 0→2
+	r207 = move.i64 r164
+	jump b27
+b31: # edge 0→2
+	r174 = move.i64 r172
+	jump b20
+b32: # edge 0→2
+	r130 = move.i32 r128
+	jump b16
+b33: # edge 0→2
+	r84 = move.u16 r82
+	jump b12
+b34: # edge 0→2
+	r38 = move.i8 r36
+	jump b8
+b35: # scatter.rangeindex.done
+	r273 = move.i64 r1
+	r274 = rem.i64 r13, r273
+	r275 = elemaddr r0, r274, 8
+	r10 = move.ptr r275
+	jump b36
+b36: # scatter.return
+	r278 = move.ptr r3
+	r279 = move.i64 r4
+	r281 = move.ptr r8
+	r282 = move.i64 r9
+	r287 = const.i64 5
+	jump b37
+b37: # scatter.entry
+	r288 = move.i64 r282
+	r289 = move.i64 -1
+	jump b38
+b38: # scatter.rangeindex.loop
+	r290 = add.i64 r289, 1
+	r291 = lt.i64 r290, r288
+	branch r291, b39, b70
+b39: # scatter.rangeindex.body
+	r292 = elemaddr r281, r290, 8
+	r293 = load.i64 r292
+	r294 = move.i64 r287
+	r299 = const.bool true
+	jump b40
+b40: # mixAll.entry
+	r300 = convert.i8.i64 r293
+	r301 = convert.i8.i64 r294
+	jump b41
+b41: # Mix[int8].entry
+	r303 = mul.i8 r300, r301
+	r304 = add.i8 r303, r300
+	r305 = sub.i8 r304, r301
+	r306 = andnot.i8 r300, r301
+	r307 = xor.i8 r305, r306
+	r308 = and.i8 r300, r301
+	r309 = shr.i8.u64 r308, 1
+	r310 = or.i8 r307, r309
+	r311 = ne.i8 r301, 0
+	branch r311, b42, b69
+b42: # Mix[int8].if.then
+	r313 = div.i8 r300, r301
+	r314 = add.i8 r310, r313
+	r315 = rem.i8 r300, r301
+	r316 = xor.i8 r314, r315
+	r312 = move.i8 r316
+	jump b43
+b43: # Mix[int8].if.done
+	r317 = div.i8 r300, 7
+	r318 = rem.i8 r300, 5
+	r319 = add.i8 r317, r318
+	r320 = div.i8 r300, 100
+	r321 = add.i8 r319, r320
+	r322 = rem.i8 r300, 16
+	r323 = add.i8 r321, r322
+	r324 = div.i8 r300, 2
+	r325 = add.i8 r323, r324
+	r326 = rem.i8 r300, 127
+	r327 = add.i8 r325, r326
+	r328 = add.i8 r312, r327
+	r329 = convert.u64.i8 r301
+	r330 = and.u64 r329, 15
+	r331 = shl.i8.u64 r300, r330
+	r332 = shr.i8.u64 r300, r330
+	r333 = or.i8 r331, r332
+	r334 = xor.i8 r328, r333
+	r335 = convert.u64.i8 r301
+	r336 = shl.i8.u64 r300, r335
+	r337 = add.i8 r334, r336
+	r338 = convert.u8.i8 r301
+	r339 = shr.i8.u8 r300, r338
+	r340 = sub.i8 r337, r339
+	r341 = not.i8 r300
+	r342 = neg.i8 r301
+	r343 = add.i8 r341, r342
+	r344 = add.i8 r340, r343
+	r302 = move.i8 r344
+	jump b44
+b44: # Mix[int8].return
+	r345 = convert.i64.i8 r302
+	r346 = convert.u16.i64 r293
+	r347 = convert.u16.i64 r294
+	jump b45
+b45: # Mix[uint16].entry
+	r349 = mul.u16 r346, r347
+	r350 = add.u16 r349, r346
+	r351 = sub.u16 r350, r347
+	r352 = andnot.u16 r346, r347
+	r353 = xor.u16 r351, r352
+	r354 = and.u16 r346, r347
+	r355 = shr.u16.u64 r354, 1
+	r356 = or.u16 r353, r355
+	r357 = ne.u16 r347, 0
+	branch r357, b46, b68
+b46: # Mix[uint16].if.then
+	r359 = div.u16 r346, r347
+	r360 = add.u16 r356, r359
+	r361 = rem.u16 r346, r347
+	r362 = xor.u16 r360, r361
+	r358 = move.u16 r362
+	jump b47
+b47: # Mix[uint16].if.done
+	r363 = div.u16 r346, 7
+	r364 = rem.u16 r346, 5
+	r365 = add.u16 r363, r364
+	r366 = div.u16 r346, 100
+	r367 = add.u16 r365, r366
+	r368 = rem.u16 r346, 16
+	r369 = add.u16 r367, r368
+	r370 = div.u16 r346, 2
+	r371 = add.u16 r369, r370
+	r372 = rem.u16 r346, 127
+	r373 = add.u16 r371, r372
+	r374 = add.u16 r358, r373
+	r375 = convert.u64.u16 r347
+	r376 = and.u64 r375, 15
+	r377 = shl.u16.u64 r346, r376
+	r378 = shr.u16.u64 r346, r376
+	r379 = or.u16 r377, r378
+	r380 = xor.u16 r374, r379
+	r381 = convert.u64.u16 r347
+	r382 = shl.u16.u64 r346, r381
+	r383 = add.u16 r380, r382
+	r384 = convert.u8.u16 r347
+	r385 = shr.u16.u8 r346, r384
+	r386 = sub.u16 r383, r385
+	r387 = not.u16 r346
+	r388 = neg.u16 r347
+	r389 = add.u16 r387, r388
+	r390 = add.u16 r386, r389
+	r348 = move.u16 r390
+	jump b48
+b48: # Mix[uint16].return
+	r391 = convert.i64.u16 r348
+	r392 = convert.i32.i64 r293
+	r393 = convert.i32.i64 r294
+	jump b49
+b49: # Mix[int32].entry
+	r395 = mul.i32 r392, r393
+	r396 = add.i32 r395, r392
+	r397 = sub.i32 r396, r393
+	r398 = andnot.i32 r392, r393
+	r399 = xor.i32 r397, r398
+	r400 = and.i32 r392, r393
+	r401 = shr.i32.u64 r400, 1
+	r402 = or.i32 r399, r401
+	r403 = ne.i32 r393, 0
+	branch r403, b50, b67
+b50: # Mix[int32].if.then
+	r405 = div.i32 r392, r393
+	r406 = add.i32 r402, r405
+	r407 = rem.i32 r392, r393
+	r408 = xor.i32 r406, r407
+	r404 = move.i32 r408
+	jump b51
+b51: # Mix[int32].if.done
+	r667 = mulhi.i32 r392, -1840700269
+	r668 = add.i32 r667, r392
+	r669 = convert.u32.i32 r668
+	r670 = shr.u32.u32 r669, 31
+	r671 = shr.i32.u32 r668, 2
+	r672 = convert.i32.u32 r670
+	r673 = add.i32 r671, r672
+	r409 = move.i32 r673
+	r674 = mulhi.i32 r392, -858993459
+	r675 = add.i32 r674, r392
+	r676 = convert.u32.i32 r675
+	r677 = shr.u32.u32 r676, 31
+	r678 = shr.i32.u32 r675, 2
+	r679 = convert.i32.u32 r677
+	r680 = add.i32 r678, r679
+	r681 = mul.i32 r680, 5
+	r682 = sub.i32 r392, r681
+	r410 = move.i32 r682
+	r411 = add.i32 r409, r410
+	r683 = mulhi.i32 r392, -1546188226
+	r684 = add.i32 r683, r392
+	r685 = convert.u32.i32 r684
+	r686 = shr.u32.u32 r685, 31
+	r687 = shr.i32.u32 r684, 6
+	r688 = convert.i32.u32 r686
+	r689 = add.i32 r687, r688
+	r412 = move.i32 r689
+	r413 = add.i32 r411, r412
+	r690 = shr.i32.u32 r392, 31
+	r691 = and.i32 r690, 15
+	r692 = add.i32 r392, r691
+	r693 = shr.i32.u32 r692, 4
+	r694 = mul.i32 r693, 16
+	r695 = sub.i32 r392, r694
+	r414 = move.i32 r695
+	r415 = add.i32 r413, r414
+	r696 = shr.i32.u32 r392, 31
+	r697 = and.i32 r696, 1
+	r698 = add.i32 r392, r697
+	r699 = shr.i32.u32 r698, 1
+	r416 = move.i32 r699
+	r417 = add.i32 r415, r416
+	r700 = mulhi.i32 r392, -2130574327
+	r701 = add.i32 r700, r392
+	r702 = convert.u32.i32 r701
+	r703 = shr.u32.u32 r702, 31
+	r704 = shr.i32.u32 r701, 6
+	r705 = convert.i32.u32 r703
+	r706 = add.i32 r704, r705
+	r707 = mul.i32 r706, 127
+	r708 = sub.i32 r392, r707
+	r418 = move.i32 r708
+	r419 = add.i32 r417, r418
+	r420 = add.i32 r404, r419
+	r421 = convert.u64.i32 r393
+	r422 = and.u64 r421, 15
+	r423 = shl.i32.u64 r392, r422
+	r424 = shr.i32.u64 r392, r422
+	r425 = or.i32 r423, r424
+	r426 = xor.i32 r420, r425
+	r427 = convert.u64.i32 r393
+	r428 = shl.i32.u64 r392, r427
+	r429 = add.i32 r426, r428
+	r430 = convert.u8.i32 r393
+	r431 = shr.i32.u8 r392, r430
+	r432 = sub.i32 r429, r431
+	r433 = not.i32 r392
+	r434 = neg.i32 r393
+	r435 = add.i32 r433, r434
+	r436 = add.i32 r432, r435
+	r394 = move.i32 r436
+	jump b52
+b52: # Mix[int32].return
+	r437 = convert.i64.i32 r394
+	jump b53
+b53: # Mix[int64].entry
+	r439 = mul.i64 r293, r294
+	r440 = add.i64 r439, r293
+	r441 = sub.i64 r440, r294
+	r442 = andnot.i64 r293, r294
+	r443 = xor.i64 r441, r442
+	r444 = and.i64 r293, r294
+	r445 = shr.i64.u64 r444, 1
+	r446 = or.i64 r443, r445
+	r447 = ne.i64 r294, 0
+	branch r447, b54, b66
+b54: # Mix[int64].if.then
+	r449 = div.i64 r293, r294
+	r450 = add.i64 r446, r449
+	r451 = rem.i64 r293, r294
+	r452 = xor.i64 r450, r451
+	r448 = move.i64 r452
+	jump b55
+b55: # Mix[int64].if.done
+	r709 = mulhi.i64 r293, -7905747460161236406
+	r710 = add.i64 r709, r293
+	r711 = convert.u64.i64 r710
+	r712 = shr.u64.u32 r711, 63
+	r713 = shr.i64.u32 r710, 2
+	r714 = convert.i64.u64 r712
+	r715 = add.i64 r713, r714
+	r453 = move.i64 r715
+	r716 = mulhi.i64 r293, -3689348814741910323
+	r717 = add.i64 r716, r293
+	r718 = convert.u64.i64 r717
+	r719 = shr.u64.u32 r718, 63
+	r720 = shr.i64.u32 r717, 2
+	r721 = convert.i64.u64 r719
+	r722 = add.i64 r720, r721
+	r723 = mul.i64 r722, 5
+	r724 = sub.i64 r293, r723
+	r454 = move.i64 r724
+	r455 = add.i64 r453, r454
+	r725 = mulhi.i64 r293, -6640827866535438581
+	r726 = add.i64 r725, r293
+	r727 = convert.u64.i64 r726
+	r728 = shr.u64.u32 r727, 63
+	r729 = shr.i64.u32 r726, 6
+	r730 = convert.i64.u64 r728
+	r731 = add.i64 r729, r730
+	r456 = move.i64 r731
+	r457 = add.i64 r455, r456
+	r732 = shr.i64.u32 r293, 63
+	r733 = and.i64 r732, 15
+	r734 = add.i64 r293, r733
+	r735 = shr.i64.u32 r734, 4
+	r736 = mul.i64 r735, 16
+	r737 = sub.i64 r293, r736
+	r458 = move.i64 r737
+	r459 = add.i64 r457, r458
+	r738 = shr.i64.u32 r293, 63
+	r739 = and.i64 r738, 1
+	r740 = add.i64 r293, r739
+	r741 = shr.i64.u32 r740, 1
+	r460 = move.i64 r741
+	r461 = add.i64 r459, r460
+	r742 = mulhi.i64 r293, -9150747060186627966
+	r743 = add.i64 r742, r293
+	r744 = convert.u64.i64 r743
+	r745 = shr.u64.u32 r744, 63
+	r746 = shr.i64.u32 r743, 6
+	r747 = convert.i64.u64 r745
+	r748 = add.i64 r746, r747
+	r749 = mul.i64 r748, 127
+	r750 = sub.i64 r293, r749
+	r462 = move.i64 r750
+	r463 = add.i64 r461, r462
+	r464 = add.i64 r448, r463
+	r465 = convert.u64.i64 r294
+	r466 = and.u64 r465, 15
+	r467 = shl.i64.u64 r293, r466
+	r468 = shr.i64.u64 r293, r466
+	r469 = or.i64 r467, r468
+	r470 = xor.i64 r464, r469
+	r471 = convert.u64.i64 r294
+	r472 = shl.i64.u64 r293, r471
+	r473 = add.i64 r470, r472
+	r474 = convert.u8.i64 r294
+	r475 = shr.i64.u8 r293, r474
+	r476 = sub.i64 r473, r475
+	r477 = not.i64 r293
+	r478 = neg.i64 r294
+	r479 = add.i64 r477, r478
+	r480 = add.i64 r476, r479
+	r438 = move.i64 r480
+	jump b56
+b56: # Mix[int64].return
+	branch r299, b57, b65
+b57: # mixAll.if.then
+	r482 = convert.u64.i64 r293
+	r483 = convert.u64.i64 r294
+	jump b58
+b58: # Mix[uint64].entry
+	r485 = mul.u64 r482, r483
+	r486 = add.u64 r485, r482
+	r487 = sub.u64 r486, r483
+	r488 = andnot.u64 r482, r483
+	r489 = xor.u64 r487, r488
+	r490 = and.u64 r482, r483
+	r491 = shr.u64.u64 r490, 1
+	r492 = or.u64 r489, r491
+	r493 = ne.u64 r483, 0
+	branch r493, b59, b64
+b59: # Mix[uint64].if.then
+	r495 = div.u64 r482, r483
+	r496 = add.u64 r492, r495
+	r497 = rem.u64 r482, r483
+	r498 = xor.u64 r496, r497
+	r494 = move.u64 r498
+	jump b60
+b60: # Mix[uint64].if.done
+	r751 = mulhi.u64 r482, 2635249153387078803
+	r752 = sub.u64 r482, r751
+	r753 = shr.u64.u32 r752, 1
+	r754 = add.u64 r753, r751
+	r755 = shr.u64.u32 r754, 2
+	r499 = move.u64 r755
+	r756 = mulhi.u64 r482, 11068046444225730970
+	r757 = sub.u64 r482, r756
+	r758 = shr.u64.u32 r757, 1
+	r759 = add.u64 r758, r756
+	r760 = shr.u64.u32 r759, 2
+	r761 = mul.u64 r760, 5
+	r762 = sub.u64 r482, r761
+	r500 = move.u64 r762
+	r501 = add.u64 r499, r500
+	r763 = mulhi.u64 r482, 5165088340638674453
+	r764 = sub.u64 r482, r763
+	r765 = shr.u64.u32 r764, 1
+	r766 = add.u64 r765, r763
+	r767 = shr.u64.u32 r766, 6
+	r502 = move.u64 r767
+	r503 = add.u64 r501, r502
+	r768 = shr.u64.u32 r482, 4
+	r769 = mul.u64 r768, 16
+	r770 = sub.u64 r482, r769
+	r504 = move.u64 r770
+	r505 = add.u64 r503, r504
+	r771 = shr.u64.u32 r482, 1
+	r506 = move.u64 r771
+	r507 = add.u64 r505, r506
+	r772 = mulhi.u64 r482, 145249953336295683
+	r773 = sub.u64 r482, r772
+	r774 = shr.u64.u32 r773, 1
+	r775 = add.u64 r774, r772
+	r776 = shr.u64.u32 r775, 6
+	r777 = mul.u64 r776, 127
+	r778 = sub.u64 r482, r777
+	r508 = move.u64 r778
+	r509 = add.u64 r507, r508
+	r510 = add.u64 r494, r509
+	r511 = move.u64 r483
+	r512 = and.u64 r511, 15
+	r513 = shl.u64.u64 r482, r512
+	r514 = shr.u64.u64 r482, r512
+	r515 = or.u64 r513, r514
+	r516 = xor.u64 r510, r515
+	r517 = move.u64 r483
+	r518 = shl.u64.u64 r482, r517
+	r519 = add.u64 r516, r518
+	r520 = convert.u8.u64 r483
+	r521 = shr.u64.u8 r482, r520
+	r522 = sub.u64 r519, r521
+	r523 = not.u64 r482
+	r524 = neg.u64 r483
+	r525 = add.u64 r523, r524
+	r526 = add.u64 r522, r525
+	r484 = move.u64 r526
+	jump b61
+b61: # Mix[uint64].return
+	r527 = convert.i64.u64 r484
+	r528 = xor.i64 r438, r527
+	r481 = move.i64 r528
+	jump b62
+b62: # mixAll.if.done
+	r529 = xor.i64 r345, r391
+	r530 = xor.i64 r529, r437
+	r531 = xor.i64 r530, r481
+	r295 = move.i64 r531
+	jump b63
+b63: # mixAll.return
+	r536 = move.i64 r295
+	r540 = add.i64 r290, r287
+	r541 = move.i64 r279
+	r542 = rem.i64 r540, r541
+	r543 = elemaddr r278, r542, 8
+	r544 = load.i64 r543
+	r545 = add.i64 r544, r536
+	r546 = elemaddr r278, r542, 8
+	store.i64 r546, r545
+	r289 = move.i64 r290
+	jump b38
+b64: # edge 0→2
+	r494 = move.u64 r492
+	jump b60
+b65: # edge 0→2
+	r481 = move.i64 r438
+	jump b62
+b66: # edge 0→2
+	r448 = move.i64 r446
+	jump b55
+b67: # edge 0→2
+	r404 = move.i32 r402
+	jump b51
+b68: # edge 0→2
+	r358 = move.u16 r356
+	jump b47
+b69: # edge 0→2
+	r312 = move.i8 r310
+	jump b43
+b70: # scatter.rangeindex.done
+	r547 = move.i64 r279
+	r548 = rem.i64 r287, r547
+	r549 = elemaddr r278, r548, 8
+	r284 = move.ptr r549
+	jump b71
+b71: # scatter.return
+	r552 = elemaddr r284, 0, 8
+	r553 = load.i64 r552
+	r554 = elemaddr r10, 0, 8
+	store.i64 r554, r553
+	return
+
+task BlocksCall_1 serial block=2 group=1
+b0: # entry
+	r3 = base c
+	r4 = len c
+	r8 = base d
+	r9 = len d
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.ptr r8
+	r6 = move.i64 r9
+	r13 = const.i64 1
+	jump b2
+b2: # scatter.entry
+	r14 = move.i64 r6
+	r15 = move.i64 -1
+	jump b3
+b3: # scatter.rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r14
+	branch r17, b4, b35
+b4: # scatter.rangeindex.body
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = move.i64 r13
+	r25 = const.bool true
+	jump b5
+b5: # mixAll.entry
+	r26 = convert.i8.i64 r19
+	r27 = convert.i8.i64 r20
+	jump b6
+b6: # Mix[int8].entry
+	r29 = mul.i8 r26, r27
+	r30 = add.i8 r29, r26
+	r31 = sub.i8 r30, r27
+	r32 = andnot.i8 r26, r27
+	r33 = xor.i8 r31, r32
+	r34 = and.i8 r26, r27
+	r35 = shr.i8.u64 r34, 1
+	r36 = or.i8 r33, r35
+	r37 = ne.i8 r27, 0
+	branch r37, b7, b34
+b7: # Mix[int8].if.then
+	r39 = div.i8 r26, r27
+	r40 = add.i8 r36, r39
+	r41 = rem.i8 r26, r27
+	r42 = xor.i8 r40, r41
+	r38 = move.i8 r42
+	jump b8
+b8: # Mix[int8].if.done
+	r43 = div.i8 r26, 7
+	r44 = rem.i8 r26, 5
+	r45 = add.i8 r43, r44
+	r46 = div.i8 r26, 100
+	r47 = add.i8 r45, r46
+	r48 = rem.i8 r26, 16
+	r49 = add.i8 r47, r48
+	r50 = div.i8 r26, 2
+	r51 = add.i8 r49, r50
+	r52 = rem.i8 r26, 127
+	r53 = add.i8 r51, r52
+	r54 = add.i8 r38, r53
+	r55 = convert.u64.i8 r27
+	r56 = and.u64 r55, 15
+	r57 = shl.i8.u64 r26, r56
+	r58 = shr.i8.u64 r26, r56
+	r59 = or.i8 r57, r58
+	r60 = xor.i8 r54, r59
+	r61 = convert.u64.i8 r27
+	r62 = shl.i8.u64 r26, r61
+	r63 = add.i8 r60, r62
+	r64 = convert.u8.i8 r27
+	r65 = shr.i8.u8 r26, r64
+	r66 = sub.i8 r63, r65
+	r67 = not.i8 r26
+	r68 = neg.i8 r27
+	r69 = add.i8 r67, r68
+	r70 = add.i8 r66, r69
+	r28 = move.i8 r70
+	jump b9
+b9: # Mix[int8].return
+	r71 = convert.i64.i8 r28
+	r72 = convert.u16.i64 r19
+	r73 = convert.u16.i64 r20
+	jump b10
+b10: # Mix[uint16].entry
+	r75 = mul.u16 r72, r73
+	r76 = add.u16 r75, r72
+	r77 = sub.u16 r76, r73
+	r78 = andnot.u16 r72, r73
+	r79 = xor.u16 r77, r78
+	r80 = and.u16 r72, r73
+	r81 = shr.u16.u64 r80, 1
+	r82 = or.u16 r79, r81
+	r83 = ne.u16 r73, 0
+	branch r83, b11, b33
+b11: # Mix[uint16].if.then
+	r85 = div.u16 r72, r73
+	r86 = add.u16 r82, r85
+	r87 = rem.u16 r72, r73
+	r88 = xor.u16 r86, r87
+	r84 = move.u16 r88
+	jump b12
+b12: # Mix[uint16].if.done
+	r89 = div.u16 r72, 7
+	r90 = rem.u16 r72, 5
+	r91 = add.u16 r89, r90
+	r92 = div.u16 r72, 100
+	r93 = add.u16 r91, r92
+	r94 = rem.u16 r72, 16
+	r95 = add.u16 r93, r94
+	r96 = div.u16 r72, 2
+	r97 = add.u16 r95, r96
+	r98 = rem.u16 r72, 127
+	r99 = add.u16 r97, r98
+	r100 = add.u16 r84, r99
+	r101 = convert.u64.u16 r73
+	r102 = and.u64 r101, 15
+	r103 = shl.u16.u64 r72, r102
+	r104 = shr.u16.u64 r72, r102
+	r105 = or.u16 r103, r104
+	r106 = xor.u16 r100, r105
+	r107 = convert.u64.u16 r73
+	r108 = shl.u16.u64 r72, r107
+	r109 = add.u16 r106, r108
+	r110 = convert.u8.u16 r73
+	r111 = shr.u16.u8 r72, r110
+	r112 = sub.u16 r109, r111
+	r113 = not.u16 r72
+	r114 = neg.u16 r73
+	r115 = add.u16 r113, r114
+	r116 = add.u16 r112, r115
+	r74 = move.u16 r116
+	jump b13
+b13: # Mix[uint16].return
+	r117 = convert.i64.u16 r74
+	r118 = convert.i32.i64 r19
+	r119 = convert.i32.i64 r20
+	jump b14
+b14: # Mix[int32].entry
+	r121 = mul.i32 r118, r119
+	r122 = add.i32 r121, r118
+	r123 = sub.i32 r122, r119
+	r124 = andnot.i32 r118, r119
+	r125 = xor.i32 r123, r124
+	r126 = and.i32 r118, r119
+	r127 = shr.i32.u64 r126, 1
+	r128 = or.i32 r125, r127
+	r129 = ne.i32 r119, 0
+	branch r129, b15, b32
+b15: # Mix[int32].if.then
+	r131 = div.i32 r118, r119
+	r132 = add.i32 r128, r131
+	r133 = rem.i32 r118, r119
+	r134 = xor.i32 r132, r133
+	r130 = move.i32 r134
+	jump b16
+b16: # Mix[int32].if.done
+	r556 = mulhi.i32 r118, -1840700269
+	r557 = add.i32 r556, r118
+	r558 = convert.u32.i32 r557
+	r559 = shr.u32.u32 r558, 31
+	r560 = shr.i32.u32 r557, 2
+	r561 = convert.i32.u32 r559
+	r562 = add.i32 r560, r561
+	r135 = move.i32 r562
+	r563 = mulhi.i32 r118, -858993459
+	r564 = add.i32 r563, r118
+	r565 = convert.u32.i32 r564
+	r566 = shr.u32.u32 r565, 31
+	r567 = shr.i32.u32 r564, 2
+	r568 = convert.i32.u32 r566
+	r569 = add.i32 r567, r568
+	r570 = mul.i32 r569, 5
+	r571 = sub.i32 r118, r570
+	r136 = move.i32 r571
+	r137 = add.i32 r135, r136
+	r572 = mulhi.i32 r118, -1546188226
+	r573 = add.i32 r572, r118
+	r574 = convert.u32.i32 r573
+	r575 = shr.u32.u32 r574, 31
+	r576 = shr.i32.u32 r573, 6
+	r577 = convert.i32.u32 r575
+	r578 = add.i32 r576, r577
+	r138 = move.i32 r578
+	r139 = add.i32 r137, r138
+	r579 = shr.i32.u32 r118, 31
+	r580 = and.i32 r579, 15
+	r581 = add.i32 r118, r580
+	r582 = shr.i32.u32 r581, 4
+	r583 = mul.i32 r582, 16
+	r584 = sub.i32 r118, r583
+	r140 = move.i32 r584
+	r141 = add.i32 r139, r140
+	r585 = shr.i32.u32 r118, 31
+	r586 = and.i32 r585, 1
+	r587 = add.i32 r118, r586
+	r588 = shr.i32.u32 r587, 1
+	r142 = move.i32 r588
+	r143 = add.i32 r141, r142
+	r589 = mulhi.i32 r118, -2130574327
+	r590 = add.i32 r589, r118
+	r591 = convert.u32.i32 r590
+	r592 = shr.u32.u32 r591, 31
+	r593 = shr.i32.u32 r590, 6
+	r594 = convert.i32.u32 r592
+	r595 = add.i32 r593, r594
+	r596 = mul.i32 r595, 127
+	r597 = sub.i32 r118, r596
+	r144 = move.i32 r597
+	r145 = add.i32 r143, r144
+	r146 = add.i32 r130, r145
+	r147 = convert.u64.i32 r119
+	r148 = and.u64 r147, 15
+	r149 = shl.i32.u64 r118, r148
+	r150 = shr.i32.u64 r118, r148
+	r151 = or.i32 r149, r150
+	r152 = xor.i32 r146, r151
+	r153 = convert.u64.i32 r119
+	r154 = shl.i32.u64 r118, r153
+	r155 = add.i32 r152, r154
+	r156 = convert.u8.i32 r119
+	r157 = shr.i32.u8 r118, r156
+	r158 = sub.i32 r155, r157
+	r159 = not.i32 r118
+	r160 = neg.i32 r119
+	r161 = add.i32 r159, r160
+	r162 = add.i32 r158, r161
+	r120 = move.i32 r162
+	jump b17
+b17: # Mix[int32].return
+	r163 = convert.i64.i32 r120
+	jump b18
+b18: # Mix[int64].entry
+	r165 = mul.i64 r19, r20
+	r166 = add.i64 r165, r19
+	r167 = sub.i64 r166, r20
+	r168 = andnot.i64 r19, r20
+	r169 = xor.i64 r167, r168
+	r170 = and.i64 r19, r20
+	r171 = shr.i64.u64 r170, 1
+	r172 = or.i64 r169, r171
+	r173 = ne.i64 r20, 0
+	branch r173, b19, b31
+b19: # Mix[int64].if.then
+	r175 = div.i64 r19, r20
+	r176 = add.i64 r172, r175
+	r177 = rem.i64 r19, r20
+	r178 = xor.i64 r176, r177
+	r174 = move.i64 r178
+	jump b20
+b20: # Mix[int64].if.done
+	r598 = mulhi.i64 r19, -7905747460161236406
+	r599 = add.i64 r598, r19
+	r600 = convert.u64.i64 r599
+	r601 = shr.u64.u32 r600, 63
+	r602 = shr.i64.u32 r599, 2
+	r603 = convert.i64.u64 r601
+	r604 = add.i64 r602, r603
+	r179 = move.i64 r604
+	r605 = mulhi.i64 r19, -3689348814741910323
+	r606 = add.i64 r605, r19
+	r607 = convert.u64.i64 r606
+	r608 = shr.u64.u32 r607, 63
+	r609 = shr.i64.u32 r606, 2
+	r610 = convert.i64.u64 r608
+	r611 = add.i64 r609, r610
+	r612 = mul.i64 r611, 5
+	r613 = sub.i64 r19, r612
+	r180 = move.i64 r613
+	r181 = add.i64 r179, r180
+	r614 = mulhi.i64 r19, -6640827866535438581
+	r615 = add.i64 r614, r19
+	r616 = convert.u64.i64 r615
+	r617 = shr.u64.u32 r616, 63
+	r618 = shr.i64.u32 r615, 6
+	r619 = convert.i64.u64 r617
+	r620 = add.i64 r618, r619
+	r182 = move.i64 r620
+	r183 = add.i64 r181, r182
+	r621 = shr.i64.u32 r19, 63
+	r622 = and.i64 r621, 15
+	r623 = add.i64 r19, r622
+	r624 = shr.i64.u32 r623, 4
+	r625 = mul.i64 r624, 16
+	r626 = sub.i64 r19, r625
+	r184 = move.i64 r626
+	r185 = add.i64 r183, r184
+	r627 = shr.i64.u32 r19, 63
+	r628 = and.i64 r627, 1
+	r629 = add.i64 r19, r628
+	r630 = shr.i64.u32 r629, 1
+	r186 = move.i64 r630
+	r187 = add.i64 r185, r186
+	r631 = mulhi.i64 r19, -9150747060186627966
+	r632 = add.i64 r631, r19
+	r633 = convert.u64.i64 r632
+	r634 = shr.u64.u32 r633, 63
+	r635 = shr.i64.u32 r632, 6
+	r636 = convert.i64.u64 r634
+	r637 = add.i64 r635, r636
+	r638 = mul.i64 r637, 127
+	r639 = sub.i64 r19, r638
+	r188 = move.i64 r639
+	r189 = add.i64 r187, r188
+	r190 = add.i64 r174, r189
+	r191 = convert.u64.i64 r20
+	r192 = and.u64 r191, 15
+	r193 = shl.i64.u64 r19, r192
+	r194 = shr.i64.u64 r19, r192
+	r195 = or.i64 r193, r194
+	r196 = xor.i64 r190, r195
+	r197 = convert.u64.i64 r20
+	r198 = shl.i64.u64 r19, r197
+	r199 = add.i64 r196, r198
+	r200 = convert.u8.i64 r20
+	r201 = shr.i64.u8 r19, r200
+	r202 = sub.i64 r199, r201
+	r203 = not.i64 r19
+	r204 = neg.i64 r20
+	r205 = add.i64 r203, r204
+	r206 = add.i64 r202, r205
+	r164 = move.i64 r206
+	jump b21
+b21: # Mix[int64].return
+	branch r25, b22, b30
+b22: # mixAll.if.then
+	r208 = convert.u64.i64 r19
+	r209 = convert.u64.i64 r20
+	jump b23
+b23: # Mix[uint64].entry
+	r211 = mul.u64 r208, r209
+	r212 = add.u64 r211, r208
+	r213 = sub.u64 r212, r209
+	r214 = andnot.u64 r208, r209
+	r215 = xor.u64 r213, r214
+	r216 = and.u64 r208, r209
+	r217 = shr.u64.u64 r216, 1
+	r218 = or.u64 r215, r217
+	r219 = ne.u64 r209, 0
+	branch r219, b24, b29
+b24: # Mix[uint64].if.then
+	r221 = div.u64 r208, r209
+	r222 = add.u64 r218, r221
+	r223 = rem.u64 r208, r209
+	r224 = xor.u64 r222, r223
+	r220 = move.u64 r224
+	jump b25
+b25: # Mix[uint64].if.done
+	r640 = mulhi.u64 r208, 2635249153387078803
+	r641 = sub.u64 r208, r640
+	r642 = shr.u64.u32 r641, 1
+	r643 = add.u64 r642, r640
+	r644 = shr.u64.u32 r643, 2
+	r225 = move.u64 r644
+	r645 = mulhi.u64 r208, 11068046444225730970
+	r646 = sub.u64 r208, r645
+	r647 = shr.u64.u32 r646, 1
+	r648 = add.u64 r647, r645
+	r649 = shr.u64.u32 r648, 2
+	r650 = mul.u64 r649, 5
+	r651 = sub.u64 r208, r650
+	r226 = move.u64 r651
+	r227 = add.u64 r225, r226
+	r652 = mulhi.u64 r208, 5165088340638674453
+	r653 = sub.u64 r208, r652
+	r654 = shr.u64.u32 r653, 1
+	r655 = add.u64 r654, r652
+	r656 = shr.u64.u32 r655, 6
+	r228 = move.u64 r656
+	r229 = add.u64 r227, r228
+	r657 = shr.u64.u32 r208, 4
+	r658 = mul.u64 r657, 16
+	r659 = sub.u64 r208, r658
+	r230 = move.u64 r659
+	r231 = add.u64 r229, r230
+	r660 = shr.u64.u32 r208, 1
+	r232 = move.u64 r660
+	r233 = add.u64 r231, r232
+	r661 = mulhi.u64 r208, 145249953336295683
+	r662 = sub.u64 r208, r661
+	r663 = shr.u64.u32 r662, 1
+	r664 = add.u64 r663, r661
+	r665 = shr.u64.u32 r664, 6
+	r666 = mul.u64 r665, 127
+	r667 = sub.u64 r208, r666
+	r234 = move.u64 r667
+	r235 = add.u64 r233, r234
+	r236 = add.u64 r220, r235
+	r237 = move.u64 r209
+	r238 = and.u64 r237, 15
+	r239 = shl.u64.u64 r208, r238
+	r240 = shr.u64.u64 r208, r238
+	r241 = or.u64 r239, r240
+	r242 = xor.u64 r236, r241
+	r243 = move.u64 r209
+	r244 = shl.u64.u64 r208, r243
+	r245 = add.u64 r242, r244
+	r246 = convert.u8.u64 r209
+	r247 = shr.u64.u8 r208, r246
+	r248 = sub.u64 r245, r247
+	r249 = not.u64 r208
+	r250 = neg.u64 r209
+	r251 = add.u64 r249, r250
+	r252 = add.u64 r248, r251
+	r210 = move.u64 r252
+	jump b26
+b26: # Mix[uint64].return
+	r253 = convert.i64.u64 r210
+	r254 = xor.i64 r164, r253
+	r207 = move.i64 r254
+	jump b27
+b27: # mixAll.if.done
+	r255 = xor.i64 r71, r117
+	r256 = xor.i64 r255, r163
+	r257 = xor.i64 r256, r207
+	r21 = move.i64 r257
+	jump b28
+b28: # mixAll.return
+	r262 = move.i64 r21
+	r266 = add.i64 r16, r13
+	r267 = move.i64 r1
+	r268 = rem.i64 r266, r267
+	r269 = elemaddr r0, r268, 8
+	r270 = load.i64 r269
+	r271 = add.i64 r270, r262
+	r272 = elemaddr r0, r268, 8
+	store.i64 r272, r271
+	r15 = move.i64 r16
+	jump b3
+b29: # edge 0→2
+	r220 = move.u64 r218
+	jump b25
+b30: # edge 0→2
+	r207 = move.i64 r164
+	jump b27
+b31: # edge 0→2
+	r174 = move.i64 r172
+	jump b20
+b32: # edge 0→2
+	r130 = move.i32 r128
+	jump b16
+b33: # edge 0→2
+	r84 = move.u16 r82
+	jump b12
+b34: # edge 0→2
+	r38 = move.i8 r36
+	jump b8
+b35: # scatter.rangeindex.done
+	r273 = move.i64 r1
+	r274 = rem.i64 r13, r273
+	r275 = elemaddr r0, r274, 8
+	r10 = move.ptr r275
+	jump b36
+b36: # scatter.return
+	r278 = elemaddr r10, 0, 8
+	r279 = load.i64 r278
+	r280 = add.i64 r279, 1
+	r281 = elemaddr r10, 0, 8
+	store.i64 r281, r280
+	r282 = move.ptr r3
+	r283 = move.i64 r4
+	r285 = move.ptr r8
+	r286 = move.i64 r9
+	r291 = const.i64 2
+	jump b37
+b37: # scatter.entry
+	r292 = move.i64 r286
+	r293 = move.i64 -1
+	jump b38
+b38: # scatter.rangeindex.loop
+	r294 = add.i64 r293, 1
+	r295 = lt.i64 r294, r292
+	branch r295, b39, b70
+b39: # scatter.rangeindex.body
+	r296 = elemaddr r285, r294, 8
+	r297 = load.i64 r296
+	r298 = move.i64 r291
+	r303 = const.bool true
+	jump b40
+b40: # mixAll.entry
+	r304 = convert.i8.i64 r297
+	r305 = convert.i8.i64 r298
+	jump b41
+b41: # Mix[int8].entry
+	r307 = mul.i8 r304, r305
+	r308 = add.i8 r307, r304
+	r309 = sub.i8 r308, r305
+	r310 = andnot.i8 r304, r305
+	r311 = xor.i8 r309, r310
+	r312 = and.i8 r304, r305
+	r313 = shr.i8.u64 r312, 1
+	r314 = or.i8 r311, r313
+	r315 = ne.i8 r305, 0
+	branch r315, b42, b69
+b42: # Mix[int8].if.then
+	r317 = div.i8 r304, r305
+	r318 = add.i8 r314, r317
+	r319 = rem.i8 r304, r305
+	r320 = xor.i8 r318, r319
+	r316 = move.i8 r320
+	jump b43
+b43: # Mix[int8].if.done
+	r321 = div.i8 r304, 7
+	r322 = rem.i8 r304, 5
+	r323 = add.i8 r321, r322
+	r324 = div.i8 r304, 100
+	r325 = add.i8 r323, r324
+	r326 = rem.i8 r304, 16
+	r327 = add.i8 r325, r326
+	r328 = div.i8 r304, 2
+	r329 = add.i8 r327, r328
+	r330 = rem.i8 r304, 127
+	r331 = add.i8 r329, r330
+	r332 = add.i8 r316, r331
+	r333 = convert.u64.i8 r305
+	r334 = and.u64 r333, 15
+	r335 = shl.i8.u64 r304, r334
+	r336 = shr.i8.u64 r304, r334
+	r337 = or.i8 r335, r336
+	r338 = xor.i8 r332, r337
+	r339 = convert.u64.i8 r305
+	r340 = shl.i8.u64 r304, r339
+	r341 = add.i8 r338, r340
+	r342 = convert.u8.i8 r305
+	r343 = shr.i8.u8 r304, r342
+	r344 = sub.i8 r341, r343
+	r345 = not.i8 r304
+	r346 = neg.i8 r305
+	r347 = add.i8 r345, r346
+	r348 = add.i8 r344, r347
+	r306 = move.i8 r348
+	jump b44
+b44: # Mix[int8].return
+	r349 = convert.i64.i8 r306
+	r350 = convert.u16.i64 r297
+	r351 = convert.u16.i64 r298
+	jump b45
+b45: # Mix[uint16].entry
+	r353 = mul.u16 r350, r351
+	r354 = add.u16 r353, r350
+	r355 = sub.u16 r354, r351
+	r356 = andnot.u16 r350, r351
+	r357 = xor.u16 r355, r356
+	r358 = and.u16 r350, r351
+	r359 = shr.u16.u64 r358, 1
+	r360 = or.u16 r357, r359
+	r361 = ne.u16 r351, 0
+	branch r361, b46, b68
+b46: # Mix[uint16].if.then
+	r363 = div.u16 r350, r351
+	r364 = add.u16 r360, r363
+	r365 = rem.u16 r350, r351
+	r366 = xor.u16 r364, r365
+	r362 = move.u16 r366
+	jump b47
+b47: # Mix[uint16].if.done
+	r367 = div.u16 r350, 7
+	r368 = rem.u16 r350, 5
+	r369 = add.u16 r367, r368
+	r370 = div.u16 r350, 100
+	r371 = add.u16 r369, r370
+	r372 = rem.u16 r350, 16
+	r373 = add.u16 r371, r372
+	r374 = div.u16 r350, 2
+	r375 = add.u16 r373, r374
+	r376 = rem.u16 r350, 127
+	r377 = add.u16 r375, r376
+	r378 = add.u16 r362, r377
+	r379 = convert.u64.u16 r351
+	r380 = and.u64 r379, 15
+	r381 = shl.u16.u64 r350, r380
+	r382 = shr.u16.u64 r350, r380
+	r383 = or.u16 r381, r382
+	r384 = xor.u16 r378, r383
+	r385 = convert.u64.u16 r351
+	r386 = shl.u16.u64 r350, r385
+	r387 = add.u16 r384, r386
+	r388 = convert.u8.u16 r351
+	r389 = shr.u16.u8 r350, r388
+	r390 = sub.u16 r387, r389
+	r391 = not.u16 r350
+	r392 = neg.u16 r351
+	r393 = add.u16 r391, r392
+	r394 = add.u16 r390, r393
+	r352 = move.u16 r394
+	jump b48
+b48: # Mix[uint16].return
+	r395 = convert.i64.u16 r352
+	r396 = convert.i32.i64 r297
+	r397 = convert.i32.i64 r298
+	jump b49
+b49: # Mix[int32].entry
+	r399 = mul.i32 r396, r397
+	r400 = add.i32 r399, r396
+	r401 = sub.i32 r400, r397
+	r402 = andnot.i32 r396, r397
+	r403 = xor.i32 r401, r402
+	r404 = and.i32 r396, r397
+	r405 = shr.i32.u64 r404, 1
+	r406 = or.i32 r403, r405
+	r407 = ne.i32 r397, 0
+	branch r407, b50, b67
+b50: # Mix[int32].if.then
+	r409 = div.i32 r396, r397
+	r410 = add.i32 r406, r409
+	r411 = rem.i32 r396, r397
+	r412 = xor.i32 r410, r411
+	r408 = move.i32 r412
+	jump b51
+b51: # Mix[int32].if.done
+	r668 = mulhi.i32 r396, -1840700269
+	r669 = add.i32 r668, r396
+	r670 = convert.u32.i32 r669
+	r671 = shr.u32.u32 r670, 31
+	r672 = shr.i32.u32 r669, 2
+	r673 = convert.i32.u32 r671
+	r674 = add.i32 r672, r673
+	r413 = move.i32 r674
+	r675 = mulhi.i32 r396, -858993459
+	r676 = add.i32 r675, r396
+	r677 = convert.u32.i32 r676
+	r678 = shr.u32.u32 r677, 31
+	r679 = shr.i32.u32 r676, 2
+	r680 = convert.i32.u32 r678
+	r681 = add.i32 r679, r680
+	r682 = mul.i32 r681, 5
+	r683 = sub.i32 r396, r682
+	r414 = move.i32 r683
+	r415 = add.i32 r413, r414
+	r684 = mulhi.i32 r396, -1546188226
+	r685 = add.i32 r684, r396
+	r686 = convert.u32.i32 r685
+	r687 = shr.u32.u32 r686, 31
+	r688 = shr.i32.u32 r685, 6
+	r689 = convert.i32.u32 r687
+	r690 = add.i32 r688, r689
+	r416 = move.i32 r690
+	r417 = add.i32 r415, r416
+	r691 = shr.i32.u32 r396, 31
+	r692 = and.i32 r691, 15
+	r693 = add.i32 r396, r692
+	r694 = shr.i32.u32 r693, 4
+	r695 = mul.i32 r694, 16
+	r696 = sub.i32 r396, r695
+	r418 = move.i32 r696
+	r419 = add.i32 r417, r418
+	r697 = shr.i32.u32 r396, 31
+	r698 = and.i32 r697, 1
+	r699 = add.i32 r396, r698
+	r700 = shr.i32.u32 r699, 1
+	r420 = move.i32 r700
+	r421 = add.i32 r419, r420
+	r701 = mulhi.i32 r396, -2130574327
+	r702 = add.i32 r701, r396
+	r703 = convert.u32.i32 r702
+	r704 = shr.u32.u32 r703, 31
+	r705 = shr.i32.u32 r702, 6
+	r706 = convert.i32.u32 r704
+	r707 = add.i32 r705, r706
+	r708 = mul.i32 r707, 127
+	r709 = sub.i32 r396, r708
+	r422 = move.i32 r709
+	r423 = add.i32 r421, r422
+	r424 = add.i32 r408, r423
+	r425 = convert.u64.i32 r397
+	r426 = and.u64 r425, 15
+	r427 = shl.i32.u64 r396, r426
+	r428 = shr.i32.u64 r396, r426
+	r429 = or.i32 r427, r428
+	r430 = xor.i32 r424, r429
+	r431 = convert.u64.i32 r397
+	r432 = shl.i32.u64 r396, r431
+	r433 = add.i32 r430, r432
+	r434 = convert.u8.i32 r397
+	r435 = shr.i32.u8 r396, r434
+	r436 = sub.i32 r433, r435
+	r437 = not.i32 r396
+	r438 = neg.i32 r397
+	r439 = add.i32 r437, r438
+	r440 = add.i32 r436, r439
+	r398 = move.i32 r440
+	jump b52
+b52: # Mix[int32].return
+	r441 = convert.i64.i32 r398
+	jump b53
+b53: # Mix[int64].entry
+	r443 = mul.i64 r297, r298
+	r444 = add.i64 r443, r297
+	r445 = sub.i64 r444, r298
+	r446 = andnot.i64 r297, r298
+	r447 = xor.i64 r445, r446
+	r448 = and.i64 r297, r298
+	r449 = shr.i64.u64 r448, 1
+	r450 = or.i64 r447, r449
+	r451 = ne.i64 r298, 0
+	branch r451, b54, b66
+b54: # Mix[int64].if.then
+	r453 = div.i64 r297, r298
+	r454 = add.i64 r450, r453
+	r455 = rem.i64 r297, r298
+	r456 = xor.i64 r454, r455
+	r452 = move.i64 r456
+	jump b55
+b55: # Mix[int64].if.done
+	r710 = mulhi.i64 r297, -7905747460161236406
+	r711 = add.i64 r710, r297
+	r712 = convert.u64.i64 r711
+	r713 = shr.u64.u32 r712, 63
+	r714 = shr.i64.u32 r711, 2
+	r715 = convert.i64.u64 r713
+	r716 = add.i64 r714, r715
+	r457 = move.i64 r716
+	r717 = mulhi.i64 r297, -3689348814741910323
+	r718 = add.i64 r717, r297
+	r719 = convert.u64.i64 r718
+	r720 = shr.u64.u32 r719, 63
+	r721 = shr.i64.u32 r718, 2
+	r722 = convert.i64.u64 r720
+	r723 = add.i64 r721, r722
+	r724 = mul.i64 r723, 5
+	r725 = sub.i64 r297, r724
+	r458 = move.i64 r725
+	r459 = add.i64 r457, r458
+	r726 = mulhi.i64 r297, -6640827866535438581
+	r727 = add.i64 r726, r297
+	r728 = convert.u64.i64 r727
+	r729 = shr.u64.u32 r728, 63
+	r730 = shr.i64.u32 r727, 6
+	r731 = convert.i64.u64 r729
+	r732 = add.i64 r730, r731
+	r460 = move.i64 r732
+	r461 = add.i64 r459, r460
+	r733 = shr.i64.u32 r297, 63
+	r734 = and.i64 r733, 15
+	r735 = add.i64 r297, r734
+	r736 = shr.i64.u32 r735, 4
+	r737 = mul.i64 r736, 16
+	r738 = sub.i64 r297, r737
+	r462 = move.i64 r738
+	r463 = add.i64 r461, r462
+	r739 = shr.i64.u32 r297, 63
+	r740 = and.i64 r739, 1
+	r741 = add.i64 r297, r740
+	r742 = shr.i64.u32 r741, 1
+	r464 = move.i64 r742
+	r465 = add.i64 r463, r464
+	r743 = mulhi.i64 r297, -9150747060186627966
+	r744 = add.i64 r743, r297
+	r745 = convert.u64.i64 r744
+	r746 = shr.u64.u32 r745, 63
+	r747 = shr.i64.u32 r744, 6
+	r748 = convert.i64.u64 r746
+	r749 = add.i64 r747, r748
+	r750 = mul.i64 r749, 127
+	r751 = sub.i64 r297, r750
+	r466 = move.i64 r751
+	r467 = add.i64 r465, r466
+	r468 = add.i64 r452, r467
+	r469 = convert.u64.i64 r298
+	r470 = and.u64 r469, 15
+	r471 = shl.i64.u64 r297, r470
+	r472 = shr.i64.u64 r297, r470
+	r473 = or.i64 r471, r472
+	r474 = xor.i64 r468, r473
+	r475 = convert.u64.i64 r298
+	r476 = shl.i64.u64 r297, r475
+	r477 = add.i64 r474, r476
+	r478 = convert.u8.i64 r298
+	r479 = shr.i64.u8 r297, r478
+	r480 = sub.i64 r477, r479
+	r481 = not.i64 r297
+	r482 = neg.i64 r298
+	r483 = add.i64 r481, r482
+	r484 = add.i64 r480, r483
+	r442 = move.i64 r484
+	jump b56
+b56: # Mix[int64].return
+	branch r303, b57, b65
+b57: # mixAll.if.then
+	r486 = convert.u64.i64 r297
+	r487 = convert.u64.i64 r298
+	jump b58
+b58: # Mix[uint64].entry
+	r489 = mul.u64 r486, r487
+	r490 = add.u64 r489, r486
+	r491 = sub.u64 r490, r487
+	r492 = andnot.u64 r486, r487
+	r493 = xor.u64 r491, r492
+	r494 = and.u64 r486, r487
+	r495 = shr.u64.u64 r494, 1
+	r496 = or.u64 r493, r495
+	r497 = ne.u64 r487, 0
+	branch r497, b59, b64
+b59: # Mix[uint64].if.then
+	r499 = div.u64 r486, r487
+	r500 = add.u64 r496, r499
+	r501 = rem.u64 r486, r487
+	r502 = xor.u64 r500, r501
+	r498 = move.u64 r502
+	jump b60
+b60: # Mix[uint64].if.done
+	r752 = mulhi.u64 r486, 2635249153387078803
+	r753 = sub.u64 r486, r752
+	r754 = shr.u64.u32 r753, 1
+	r755 = add.u64 r754, r752
+	r756 = shr.u64.u32 r755, 2
+	r503 = move.u64 r756
+	r757 = mulhi.u64 r486, 11068046444225730970
+	r758 = sub.u64 r486, r757
+	r759 = shr.u64.u32 r758, 1
+	r760 = add.u64 r759, r757
+	r761 = shr.u64.u32 r760, 2
+	r762 = mul.u64 r761, 5
+	r763 = sub.u64 r486, r762
+	r504 = move.u64 r763
+	r505 = add.u64 r503, r504
+	r764 = mulhi.u64 r486, 5165088340638674453
+	r765 = sub.u64 r486, r764
+	r766 = shr.u64.u32 r765, 1
+	r767 = add.u64 r766, r764
+	r768 = shr.u64.u32 r767, 6
+	r506 = move.u64 r768
+	r507 = add.u64 r505, r506
+	r769 = shr.u64.u32 r486, 4
+	r770 = mul.u64 r769, 16
+	r771 = sub.u64 r486, r770
+	r508 = move.u64 r771
+	r509 = add.u64 r507, r508
+	r772 = shr.u64.u32 r486, 1
+	r510 = move.u64 r772
+	r511 = add.u64 r509, r510
+	r773 = mulhi.u64 r486, 145249953336295683
+	r774 = sub.u64 r486, r773
+	r775 = shr.u64.u32 r774, 1
+	r776 = add.u64 r775, r773
+	r777 = shr.u64.u32 r776, 6
+	r778 = mul.u64 r777, 127
+	r779 = sub.u64 r486, r778
+	r512 = move.u64 r779
+	r513 = add.u64 r511, r512
+	r514 = add.u64 r498, r513
+	r515 = move.u64 r487
+	r516 = and.u64 r515, 15
+	r517 = shl.u64.u64 r486, r516
+	r518 = shr.u64.u64 r486, r516
+	r519 = or.u64 r517, r518
+	r520 = xor.u64 r514, r519
+	r521 = move.u64 r487
+	r522 = shl.u64.u64 r486, r521
+	r523 = add.u64 r520, r522
+	r524 = convert.u8.u64 r487
+	r525 = shr.u64.u8 r486, r524
+	r526 = sub.u64 r523, r525
+	r527 = not.u64 r486
+	r528 = neg.u64 r487
+	r529 = add.u64 r527, r528
+	r530 = add.u64 r526, r529
+	r488 = move.u64 r530
+	jump b61
+b61: # Mix[uint64].return
+	r531 = convert.i64.u64 r488
+	r532 = xor.i64 r442, r531
+	r485 = move.i64 r532
+	jump b62
+b62: # mixAll.if.done
+	r533 = xor.i64 r349, r395
+	r534 = xor.i64 r533, r441
+	r535 = xor.i64 r534, r485
+	r299 = move.i64 r535
+	jump b63
+b63: # mixAll.return
+	r540 = move.i64 r299
+	r544 = add.i64 r294, r291
+	r545 = move.i64 r283
+	r546 = rem.i64 r544, r545
+	r547 = elemaddr r282, r546, 8
+	r548 = load.i64 r547
+	r549 = add.i64 r548, r540
+	r550 = elemaddr r282, r546, 8
+	store.i64 r550, r549
+	r293 = move.i64 r294
+	jump b38
+b64: # edge 0→2
+	r498 = move.u64 r496
+	jump b60
+b65: # edge 0→2
+	r485 = move.i64 r442
+	jump b62
+b66: # edge 0→2
+	r452 = move.i64 r450
+	jump b55
+b67: # edge 0→2
+	r408 = move.i32 r406
+	jump b51
+b68: # edge 0→2
+	r362 = move.u16 r360
+	jump b47
+b69: # edge 0→2
+	r316 = move.i8 r314
+	jump b43
+b70: # scatter.return
+	return
+
+kernel ConvertInt8(x []i8, y []i8, ints []i64, floats []f64, flags []u8)
+
+task ConvertInt8_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base y
+	r18 = base ints
+	r20 = base floats
+	r22 = base flags
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b224
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b224
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.i8 r11
+	r13 = elemaddr r14, r9, 1
+	r16 = load.i8 r13
+	r17 = add.i8 r12, r16
+	jump b6
+b6: # convertAll[int8].entry
+	r24 = mul.i64 r9, 10
+	r25 = convert.i64.i8 r17
+	r26 = elemaddr r18, r24, 8
+	store.i64 r26, r25
+	r27 = add.i64 r24, 1
+	r28 = convert.i16.i8 r17
+	r29 = convert.i64.i16 r28
+	r30 = elemaddr r18, r27, 8
+	store.i64 r30, r29
+	r31 = add.i64 r24, 2
+	r32 = convert.i32.i8 r17
+	r33 = convert.i64.i32 r32
+	r34 = elemaddr r18, r31, 8
+	store.i64 r34, r33
+	r35 = add.i64 r24, 3
+	r36 = convert.i64.i8 r17
+	r37 = elemaddr r18, r35, 8
+	store.i64 r37, r36
+	r38 = add.i64 r24, 4
+	r39 = convert.u8.i8 r17
+	r40 = convert.i64.u8 r39
+	r41 = elemaddr r18, r38, 8
+	store.i64 r41, r40
+	r42 = add.i64 r24, 5
+	r43 = convert.u16.i8 r17
+	r44 = convert.i64.u16 r43
+	r45 = elemaddr r18, r42, 8
+	store.i64 r45, r44
+	r46 = add.i64 r24, 6
+	r47 = convert.u32.i8 r17
+	r48 = convert.i64.u32 r47
+	r49 = elemaddr r18, r46, 8
+	store.i64 r49, r48
+	r50 = add.i64 r24, 7
+	r51 = convert.u64.i8 r17
+	r52 = convert.i64.u64 r51
+	r53 = elemaddr r18, r50, 8
+	store.i64 r53, r52
+	r54 = add.i64 r24, 8
+	r55 = convert.u16.i8 r17
+	r56 = convert.i32.u16 r55
+	r57 = convert.i16.i8 r17
+	r58 = convert.i32.i16 r57
+	r59 = sub.i32 r56, r58
+	r60 = convert.i64.i32 r59
+	r61 = elemaddr r18, r54, 8
+	store.i64 r61, r60
+	r62 = add.i64 r24, 9
+	r63 = convert.u32.i8 r17
+	r64 = shr.u32.u64 r63, 7
+	r65 = convert.i64.u32 r64
+	r66 = elemaddr r18, r62, 8
+	store.i64 r66, r65
+	r67 = mul.i64 r9, 9
+	jump b7
+b7: # toFloats[int8].entry
+	r69 = convert.f64.i8 r17
+	r70 = convert.f32.i8 r17
+	r71 = convert.f64.f32 r70
+	r72 = mul.f64 r71, 3.0
+	r73 = add.f64 r69, r72
+	r74 = convert.u32.i8 r17
+	r75 = convert.f64.u32 r74
+	r76 = mul.f64 r75, 5.0
+	r77 = add.f64 r73, r76
+	r78 = convert.u32.i8 r17
+	r79 = convert.f32.u32 r78
+	r80 = convert.f64.f32 r79
+	r81 = mul.f64 r80, 7.0
+	r82 = add.f64 r77, r81
+	r83 = convert.u64.i8 r17
+	r84 = convert.f64.u64 r83
+	r85 = mul.f64 r84, 11.0
+	r86 = add.f64 r82, r85
+	r87 = convert.u16.i8 r17
+	r88 = convert.f32.u16 r87
+	r89 = convert.f64.f32 r88
+	r90 = mul.f64 r89, 13.0
+	r91 = add.f64 r86, r90
+	r68 = move.f64 r91
+	jump b8
+b8: # toFloats[int8].return
+	r92 = elemaddr r20, r67, 8
+	store.f64 r92, r68
+	r93 = add.i64 r67, 1
+	jump b9
+b9: # toFloats[int8].entry
+	r95 = convert.f64.i8 r17
+	r96 = convert.f32.i8 r17
+	r97 = convert.f64.f32 r96
+	r98 = mul.f64 r97, 3.0
+	r99 = add.f64 r95, r98
+	r100 = convert.u32.i8 r17
+	r101 = convert.f64.u32 r100
+	r102 = mul.f64 r101, 5.0
+	r103 = add.f64 r99, r102
+	r104 = convert.u32.i8 r17
+	r105 = convert.f32.u32 r104
+	r106 = convert.f64.f32 r105
+	r107 = mul.f64 r106, 7.0
+	r108 = add.f64 r103, r107
+	r109 = convert.u64.i8 r17
+	r110 = convert.f64.u64 r109
+	r111 = mul.f64 r110, 11.0
+	r112 = add.f64 r108, r111
+	r113 = convert.u16.i8 r17
+	r114 = convert.f32.u16 r113
+	r115 = convert.f64.f32 r114
+	r116 = mul.f64 r115, 13.0
+	r117 = add.f64 r112, r116
+	r94 = move.f64 r117
+	jump b10
+b10: # toFloats[int8].return
+	r118 = elemaddr r20, r93, 8
+	store.f64 r118, r94
+	r119 = add.i64 r67, 2
+	r120 = convert.i16.i8 r17
+	jump b11
+b11: # toFloats[int16].entry
+	r122 = convert.f64.i16 r120
+	r123 = convert.f32.i16 r120
+	r124 = convert.f64.f32 r123
+	r125 = mul.f64 r124, 3.0
+	r126 = add.f64 r122, r125
+	r127 = convert.u32.i16 r120
+	r128 = convert.f64.u32 r127
+	r129 = mul.f64 r128, 5.0
+	r130 = add.f64 r126, r129
+	r131 = convert.u32.i16 r120
+	r132 = convert.f32.u32 r131
+	r133 = convert.f64.f32 r132
+	r134 = mul.f64 r133, 7.0
+	r135 = add.f64 r130, r134
+	r136 = convert.u64.i16 r120
+	r137 = convert.f64.u64 r136
+	r138 = mul.f64 r137, 11.0
+	r139 = add.f64 r135, r138
+	r140 = convert.u16.i16 r120
+	r141 = convert.f32.u16 r140
+	r142 = convert.f64.f32 r141
+	r143 = mul.f64 r142, 13.0
+	r144 = add.f64 r139, r143
+	r121 = move.f64 r144
+	jump b12
+b12: # toFloats[int16].return
+	r145 = elemaddr r20, r119, 8
+	store.f64 r145, r121
+	r146 = add.i64 r67, 3
+	r147 = convert.i32.i8 r17
+	jump b13
+b13: # toFloats[int32].entry
+	r149 = convert.f64.i32 r147
+	r150 = convert.f32.i32 r147
+	r151 = convert.f64.f32 r150
+	r152 = mul.f64 r151, 3.0
+	r153 = add.f64 r149, r152
+	r154 = convert.u32.i32 r147
+	r155 = convert.f64.u32 r154
+	r156 = mul.f64 r155, 5.0
+	r157 = add.f64 r153, r156
+	r158 = convert.u32.i32 r147
+	r159 = convert.f32.u32 r158
+	r160 = convert.f64.f32 r159
+	r161 = mul.f64 r160, 7.0
+	r162 = add.f64 r157, r161
+	r163 = convert.u64.i32 r147
+	r164 = convert.f64.u64 r163
+	r165 = mul.f64 r164, 11.0
+	r166 = add.f64 r162, r165
+	r167 = convert.u16.i32 r147
+	r168 = convert.f32.u16 r167
+	r169 = convert.f64.f32 r168
+	r170 = mul.f64 r169, 13.0
+	r171 = add.f64 r166, r170
+	r148 = move.f64 r171
+	jump b14
+b14: # toFloats[int32].return
+	r172 = elemaddr r20, r146, 8
+	store.f64 r172, r148
+	r173 = add.i64 r67, 4
+	r174 = convert.i64.i8 r17
+	jump b15
+b15: # toFloats[int64].entry
+	r176 = convert.f64.i64 r174
+	r177 = convert.f32.i64 r174
+	r178 = convert.f64.f32 r177
+	r179 = mul.f64 r178, 3.0
+	r180 = add.f64 r176, r179
+	r181 = convert.u32.i64 r174
+	r182 = convert.f64.u32 r181
+	r183 = mul.f64 r182, 5.0
+	r184 = add.f64 r180, r183
+	r185 = convert.u32.i64 r174
+	r186 = convert.f32.u32 r185
+	r187 = convert.f64.f32 r186
+	r188 = mul.f64 r187, 7.0
+	r189 = add.f64 r184, r188
+	r190 = convert.u64.i64 r174
+	r191 = convert.f64.u64 r190
+	r192 = mul.f64 r191, 11.0
+	r193 = add.f64 r189, r192
+	r194 = convert.u16.i64 r174
+	r195 = convert.f32.u16 r194
+	r196 = convert.f64.f32 r195
+	r197 = mul.f64 r196, 13.0
+	r198 = add.f64 r193, r197
+	r175 = move.f64 r198
+	jump b16
+b16: # toFloats[int64].return
+	r199 = elemaddr r20, r173, 8
+	store.f64 r199, r175
+	r200 = add.i64 r67, 5
+	r201 = convert.u8.i8 r17
+	jump b17
+b17: # toFloats[uint8].entry
+	r203 = convert.f64.u8 r201
+	r204 = convert.f32.u8 r201
+	r205 = convert.f64.f32 r204
+	r206 = mul.f64 r205, 3.0
+	r207 = add.f64 r203, r206
+	r208 = convert.u32.u8 r201
+	r209 = convert.f64.u32 r208
+	r210 = mul.f64 r209, 5.0
+	r211 = add.f64 r207, r210
+	r212 = convert.u32.u8 r201
+	r213 = convert.f32.u32 r212
+	r214 = convert.f64.f32 r213
+	r215 = mul.f64 r214, 7.0
+	r216 = add.f64 r211, r215
+	r217 = convert.u64.u8 r201
+	r218 = convert.f64.u64 r217
+	r219 = mul.f64 r218, 11.0
+	r220 = add.f64 r216, r219
+	r221 = convert.u16.u8 r201
+	r222 = convert.f32.u16 r221
+	r223 = convert.f64.f32 r222
+	r224 = mul.f64 r223, 13.0
+	r225 = add.f64 r220, r224
+	r202 = move.f64 r225
+	jump b18
+b18: # toFloats[uint8].return
+	r226 = elemaddr r20, r200, 8
+	store.f64 r226, r202
+	r227 = add.i64 r67, 6
+	r228 = convert.u16.i8 r17
+	jump b19
+b19: # toFloats[uint16].entry
+	r230 = convert.f64.u16 r228
+	r231 = convert.f32.u16 r228
+	r232 = convert.f64.f32 r231
+	r233 = mul.f64 r232, 3.0
+	r234 = add.f64 r230, r233
+	r235 = convert.u32.u16 r228
+	r236 = convert.f64.u32 r235
+	r237 = mul.f64 r236, 5.0
+	r238 = add.f64 r234, r237
+	r239 = convert.u32.u16 r228
+	r240 = convert.f32.u32 r239
+	r241 = convert.f64.f32 r240
+	r242 = mul.f64 r241, 7.0
+	r243 = add.f64 r238, r242
+	r244 = convert.u64.u16 r228
+	r245 = convert.f64.u64 r244
+	r246 = mul.f64 r245, 11.0
+	r247 = add.f64 r243, r246
+	r248 = convert.f32.u16 r228
+	r249 = convert.f64.f32 r248
+	r250 = mul.f64 r249, 13.0
+	r251 = add.f64 r247, r250
+	r229 = move.f64 r251
+	jump b20
+b20: # toFloats[uint16].return
+	r252 = elemaddr r20, r227, 8
+	store.f64 r252, r229
+	r253 = add.i64 r67, 7
+	r254 = convert.u32.i8 r17
+	jump b21
+b21: # toFloats[uint32].entry
+	r256 = convert.f64.u32 r254
+	r257 = convert.f32.u32 r254
+	r258 = convert.f64.f32 r257
+	r259 = mul.f64 r258, 3.0
+	r260 = add.f64 r256, r259
+	r261 = convert.f64.u32 r254
+	r262 = mul.f64 r261, 5.0
+	r263 = add.f64 r260, r262
+	r264 = convert.f32.u32 r254
+	r265 = convert.f64.f32 r264
+	r266 = mul.f64 r265, 7.0
+	r267 = add.f64 r263, r266
+	r268 = convert.u64.u32 r254
+	r269 = convert.f64.u64 r268
+	r270 = mul.f64 r269, 11.0
+	r271 = add.f64 r267, r270
+	r272 = convert.u16.u32 r254
+	r273 = convert.f32.u16 r272
+	r274 = convert.f64.f32 r273
+	r275 = mul.f64 r274, 13.0
+	r276 = add.f64 r271, r275
+	r255 = move.f64 r276
+	jump b22
+b22: # toFloats[uint32].return
+	r277 = elemaddr r20, r253, 8
+	store.f64 r277, r255
+	r278 = add.i64 r67, 8
+	r279 = convert.u64.i8 r17
+	jump b23
+b23: # toFloats[uint64].entry
+	r281 = convert.f64.u64 r279
+	r282 = convert.f32.u64 r279
+	r283 = convert.f64.f32 r282
+	r284 = mul.f64 r283, 3.0
+	r285 = add.f64 r281, r284
+	r286 = convert.u32.u64 r279
+	r287 = convert.f64.u32 r286
+	r288 = mul.f64 r287, 5.0
+	r289 = add.f64 r285, r288
+	r290 = convert.u32.u64 r279
+	r291 = convert.f32.u32 r290
+	r292 = convert.f64.f32 r291
+	r293 = mul.f64 r292, 7.0
+	r294 = add.f64 r289, r293
+	r295 = convert.f64.u64 r279
+	r296 = mul.f64 r295, 11.0
+	r297 = add.f64 r294, r296
+	r298 = convert.u16.u64 r279
+	r299 = convert.f32.u16 r298
+	r300 = convert.f64.f32 r299
+	r301 = mul.f64 r300, 13.0
+	r302 = add.f64 r297, r301
+	r280 = move.f64 r302
+	jump b24
+b24: # toFloats[uint64].return
+	r303 = elemaddr r20, r278, 8
+	store.f64 r303, r280
+	r304 = mul.i64 r9, 9
+	jump b25
+b25: # compareAll[int8].entry
+	r306 = convert.u32.i8 r17
+	r307 = lt.u32 r306, 2147483648
+	r309 = const.u64 0
+	jump b26
+b26: # flag.entry
+	branch r307, b27, b223
+b27: # flag.if.then
+	r310 = shl.u8.u64 1, r309
+	r308 = move.u8 r310
+	jump b28
+b28: # flag.return
+	r311 = convert.i32.i8 r17
+	r312 = lt.i32 r311, 0
+	r314 = const.u64 1
+	jump b29
+b29: # flag.entry
+	branch r312, b30, b222
+b30: # flag.if.then
+	r315 = shl.u8.u64 1, r314
+	r313 = move.u8 r315
+	jump b31
+b31: # flag.return
+	r316 = or.u8 r308, r313
+	r317 = convert.u64.i8 r17
+	r318 = gt.u64 r317, 9223372036854775808
+	r320 = const.u64 2
+	jump b32
+b32: # flag.entry
+	branch r318, b33, b221
+b33: # flag.if.then
+	r321 = shl.u8.u64 1, r320
+	r319 = move.u8 r321
+	jump b34
+b34: # flag.return
+	r322 = or.u8 r316, r319
+	r323 = convert.u16.i8 r17
+	r324 = ge.u16 r323, 32768
+	r326 = const.u64 3
+	jump b35
+b35: # flag.entry
+	branch r324, b36, b220
+b36: # flag.if.then
+	r327 = shl.u8.u64 1, r326
+	r325 = move.u8 r327
+	jump b37
+b37: # flag.return
+	r328 = or.u8 r322, r325
+	r329 = convert.u32.i8 r17
+	r330 = convert.f64.u32 r329
+	r331 = convert.i32.i8 r17
+	r332 = convert.f64.i32 r331
+	r333 = eq.f64 r330, r332
+	r335 = const.u64 4
+	jump b38
+b38: # flag.entry
+	branch r333, b39, b219
+b39: # flag.if.then
+	r336 = shl.u8.u64 1, r335
+	r334 = move.u8 r336
+	jump b40
+b40: # flag.return
+	r337 = or.u8 r328, r334
+	r305 = move.u8 r337
+	jump b41
+b41: # compareAll[int8].return
+	r338 = elemaddr r22, r304, 1
+	store.u8 r338, r305
+	r339 = add.i64 r304, 1
+	jump b42
+b42: # compareAll[int8].entry
+	r341 = convert.u32.i8 r17
+	r342 = lt.u32 r341, 2147483648
+	r344 = const.u64 0
+	jump b43
+b43: # flag.entry
+	branch r342, b44, b218
+b44: # flag.if.then
+	r345 = shl.u8.u64 1, r344
+	r343 = move.u8 r345
+	jump b45
+b45: # flag.return
+	r346 = convert.i32.i8 r17
+	r347 = lt.i32 r346, 0
+	r349 = const.u64 1
+	jump b46
+b46: # flag.entry
+	branch r347, b47, b217
+b47: # flag.if.then
+	r350 = shl.u8.u64 1, r349
+	r348 = move.u8 r350
+	jump b48
+b48: # flag.return
+	r351 = or.u8 r343, r348
+	r352 = convert.u64.i8 r17
+	r353 = gt.u64 r352, 9223372036854775808
+	r355 = const.u64 2
+	jump b49
+b49: # flag.entry
+	branch r353, b50, b216
+b50: # flag.if.then
+	r356 = shl.u8.u64 1, r355
+	r354 = move.u8 r356
+	jump b51
+b51: # flag.return
+	r357 = or.u8 r351, r354
+	r358 = convert.u16.i8 r17
+	r359 = ge.u16 r358, 32768
+	r361 = const.u64 3
+	jump b52
+b52: # flag.entry
+	branch r359, b53, b215
+b53: # flag.if.then
+	r362 = shl.u8.u64 1, r361
+	r360 = move.u8 r362
+	jump b54
+b54: # flag.return
+	r363 = or.u8 r357, r360
+	r364 = convert.u32.i8 r17
+	r365 = convert.f64.u32 r364
+	r366 = convert.i32.i8 r17
+	r367 = convert.f64.i32 r366
+	r368 = eq.f64 r365, r367
+	r370 = const.u64 4
+	jump b55
+b55: # flag.entry
+	branch r368, b56, b214
+b56: # flag.if.then
+	r371 = shl.u8.u64 1, r370
+	r369 = move.u8 r371
+	jump b57
+b57: # flag.return
+	r372 = or.u8 r363, r369
+	r340 = move.u8 r372
+	jump b58
+b58: # compareAll[int8].return
+	r373 = elemaddr r22, r339, 1
+	store.u8 r373, r340
+	r374 = add.i64 r304, 2
+	r375 = convert.i16.i8 r17
+	jump b59
+b59: # compareAll[int16].entry
+	r377 = convert.u32.i16 r375
+	r378 = lt.u32 r377, 2147483648
+	r380 = const.u64 0
+	jump b60
+b60: # flag.entry
+	branch r378, b61, b213
+b61: # flag.if.then
+	r381 = shl.u8.u64 1, r380
+	r379 = move.u8 r381
+	jump b62
+b62: # flag.return
+	r382 = convert.i32.i16 r375
+	r383 = lt.i32 r382, 0
+	r385 = const.u64 1
+	jump b63
+b63: # flag.entry
+	branch r383, b64, b212
+b64: # flag.if.then
+	r386 = shl.u8.u64 1, r385
+	r384 = move.u8 r386
+	jump b65
+b65: # flag.return
+	r387 = or.u8 r379, r384
+	r388 = convert.u64.i16 r375
+	r389 = gt.u64 r388, 9223372036854775808
+	r391 = const.u64 2
+	jump b66
+b66: # flag.entry
+	branch r389, b67, b211
+b67: # flag.if.then
+	r392 = shl.u8.u64 1, r391
+	r390 = move.u8 r392
+	jump b68
+b68: # flag.return
+	r393 = or.u8 r387, r390
+	r394 = convert.u16.i16 r375
+	r395 = ge.u16 r394, 32768
+	r397 = const.u64 3
+	jump b69
+b69: # flag.entry
+	branch r395, b70, b210
+b70: # flag.if.then
+	r398 = shl.u8.u64 1, r397
+	r396 = move.u8 r398
+	jump b71
+b71: # flag.return
+	r399 = or.u8 r393, r396
+	r400 = convert.u32.i16 r375
+	r401 = convert.f64.u32 r400
+	r402 = convert.i32.i16 r375
+	r403 = convert.f64.i32 r402
+	r404 = eq.f64 r401, r403
+	r406 = const.u64 4
+	jump b72
+b72: # flag.entry
+	branch r404, b73, b209
+b73: # flag.if.then
+	r407 = shl.u8.u64 1, r406
+	r405 = move.u8 r407
+	jump b74
+b74: # flag.return
+	r408 = or.u8 r399, r405
+	r376 = move.u8 r408
+	jump b75
+b75: # compareAll[int16].return
+	r409 = elemaddr r22, r374, 1
+	store.u8 r409, r376
+	r410 = add.i64 r304, 3
+	r411 = convert.i32.i8 r17
+	jump b76
+b76: # compareAll[int32].entry
+	r413 = convert.u32.i32 r411
+	r414 = lt.u32 r413, 2147483648
+	r416 = const.u64 0
+	jump b77
+b77: # flag.entry
+	branch r414, b78, b208
+b78: # flag.if.then
+	r417 = shl.u8.u64 1, r416
+	r415 = move.u8 r417
+	jump b79
+b79: # flag.return
+	r418 = lt.i32 r411, 0
+	r420 = const.u64 1
+	jump b80
+b80: # flag.entry
+	branch r418, b81, b207
+b81: # flag.if.then
+	r421 = shl.u8.u64 1, r420
+	r419 = move.u8 r421
+	jump b82
+b82: # flag.return
+	r422 = or.u8 r415, r419
+	r423 = convert.u64.i32 r411
+	r424 = gt.u64 r423, 9223372036854775808
+	r426 = const.u64 2
+	jump b83
+b83: # flag.entry
+	branch r424, b84, b206
+b84: # flag.if.then
+	r427 = shl.u8.u64 1, r426
+	r425 = move.u8 r427
+	jump b85
+b85: # flag.return
+	r428 = or.u8 r422, r425
+	r429 = convert.u16.i32 r411
+	r430 = ge.u16 r429, 32768
+	r432 = const.u64 3
+	jump b86
+b86: # flag.entry
+	branch r430, b87, b205
+b87: # flag.if.then
+	r433 = shl.u8.u64 1, r432
+	r431 = move.u8 r433
+	jump b88
+b88: # flag.return
+	r434 = or.u8 r428, r431
+	r435 = convert.u32.i32 r411
+	r436 = convert.f64.u32 r435
+	r437 = convert.f64.i32 r411
+	r438 = eq.f64 r436, r437
+	r440 = const.u64 4
+	jump b89
+b89: # flag.entry
+	branch r438, b90, b204
+b90: # flag.if.then
+	r441 = shl.u8.u64 1, r440
+	r439 = move.u8 r441
+	jump b91
+b91: # flag.return
+	r442 = or.u8 r434, r439
+	r412 = move.u8 r442
+	jump b92
+b92: # compareAll[int32].return
+	r443 = elemaddr r22, r410, 1
+	store.u8 r443, r412
+	r444 = add.i64 r304, 4
+	r445 = convert.u8.i8 r17
+	jump b93
+b93: # compareAll[uint8].entry
+	r447 = convert.u32.u8 r445
+	r448 = lt.u32 r447, 2147483648
+	r450 = const.u64 0
+	jump b94
+b94: # flag.entry
+	branch r448, b95, b203
+b95: # flag.if.then
+	r451 = shl.u8.u64 1, r450
+	r449 = move.u8 r451
+	jump b96
+b96: # flag.return
+	r452 = convert.i32.u8 r445
+	r453 = lt.i32 r452, 0
+	r455 = const.u64 1
+	jump b97
+b97: # flag.entry
+	branch r453, b98, b202
+b98: # flag.if.then
+	r456 = shl.u8.u64 1, r455
+	r454 = move.u8 r456
+	jump b99
+b99: # flag.return
+	r457 = or.u8 r449, r454
+	r458 = convert.u64.u8 r445
+	r459 = gt.u64 r458, 9223372036854775808
+	r461 = const.u64 2
+	jump b100
+b100: # flag.entry
+	branch r459, b101, b201
+b101: # flag.if.then
+	r462 = shl.u8.u64 1, r461
+	r460 = move.u8 r462
+	jump b102
+b102: # flag.return
+	r463 = or.u8 r457, r460
+	r464 = convert.u16.u8 r445
+	r465 = ge.u16 r464, 32768
+	r467 = const.u64 3
+	jump b103
+b103: # flag.entry
+	branch r465, b104, b200
+b104: # flag.if.then
+	r468 = shl.u8.u64 1, r467
+	r466 = move.u8 r468
+	jump b105
+b105: # flag.return
+	r469 = or.u8 r463, r466
+	r470 = convert.u32.u8 r445
+	r471 = convert.f64.u32 r470
+	r472 = convert.i32.u8 r445
+	r473 = convert.f64.i32 r472
+	r474 = eq.f64 r471, r473
+	r476 = const.u64 4
+	jump b106
+b106: # flag.entry
+	branch r474, b107, b199
+b107: # flag.if.then
+	r477 = shl.u8.u64 1, r476
+	r475 = move.u8 r477
+	jump b108
+b108: # flag.return
+	r478 = or.u8 r469, r475
+	r446 = move.u8 r478
+	jump b109
+b109: # compareAll[uint8].return
+	r479 = elemaddr r22, r444, 1
+	store.u8 r479, r446
+	r480 = add.i64 r304, 5
+	r481 = convert.u16.i8 r17
+	jump b110
+b110: # compareAll[uint16].entry
+	r483 = convert.u32.u16 r481
+	r484 = lt.u32 r483, 2147483648
+	r486 = const.u64 0
+	jump b111
+b111: # flag.entry
+	branch r484, b112, b198
+b112: # flag.if.then
+	r487 = shl.u8.u64 1, r486
+	r485 = move.u8 r487
+	jump b113
+b113: # flag.return
+	r488 = convert.i32.u16 r481
+	r489 = lt.i32 r488, 0
+	r491 = const.u64 1
+	jump b114
+b114: # flag.entry
+	branch r489, b115, b197
+b115: # flag.if.then
+	r492 = shl.u8.u64 1, r491
+	r490 = move.u8 r492
+	jump b116
+b116: # flag.return
+	r493 = or.u8 r485, r490
+	r494 = convert.u64.u16 r481
+	r495 = gt.u64 r494, 9223372036854775808
+	r497 = const.u64 2
+	jump b117
+b117: # flag.entry
+	branch r495, b118, b196
+b118: # flag.if.then
+	r498 = shl.u8.u64 1, r497
+	r496 = move.u8 r498
+	jump b119
+b119: # flag.return
+	r499 = or.u8 r493, r496
+	r500 = ge.u16 r481, 32768
+	r502 = const.u64 3
+	jump b120
+b120: # flag.entry
+	branch r500, b121, b195
+b121: # flag.if.then
+	r503 = shl.u8.u64 1, r502
+	r501 = move.u8 r503
+	jump b122
+b122: # flag.return
+	r504 = or.u8 r499, r501
+	r505 = convert.u32.u16 r481
+	r506 = convert.f64.u32 r505
+	r507 = convert.i32.u16 r481
+	r508 = convert.f64.i32 r507
+	r509 = eq.f64 r506, r508
+	r511 = const.u64 4
+	jump b123
+b123: # flag.entry
+	branch r509, b124, b194
+b124: # flag.if.then
+	r512 = shl.u8.u64 1, r511
+	r510 = move.u8 r512
+	jump b125
+b125: # flag.return
+	r513 = or.u8 r504, r510
+	r482 = move.u8 r513
+	jump b126
+b126: # compareAll[uint16].return
+	r514 = elemaddr r22, r480, 1
+	store.u8 r514, r482
+	r515 = add.i64 r304, 6
+	r516 = convert.u32.i8 r17
+	jump b127
+b127: # compareAll[uint32].entry
+	r518 = lt.u32 r516, 2147483648
+	r520 = const.u64 0
+	jump b128
+b128: # flag.entry
+	branch r518, b129, b193
+b129: # flag.if.then
+	r521 = shl.u8.u64 1, r520
+	r519 = move.u8 r521
+	jump b130
+b130: # flag.return
+	r522 = convert.i32.u32 r516
+	r523 = lt.i32 r522, 0
+	r525 = const.u64 1
+	jump b131
+b131: # flag.entry
+	branch r523, b132, b192
+b132: # flag.if.then
+	r526 = shl.u8.u64 1, r525
+	r524 = move.u8 r526
+	jump b133
+b133: # flag.return
+	r527 = or.u8 r519, r524
+	r528 = convert.u64.u32 r516
+	r529 = gt.u64 r528, 9223372036854775808
+	r531 = const.u64 2
+	jump b134
+b134: # flag.entry
+	branch r529, b135, b191
+b135: # flag.if.then
+	r532 = shl.u8.u64 1, r531
+	r530 = move.u8 r532
+	jump b136
+b136: # flag.return
+	r533 = or.u8 r527, r530
+	r534 = convert.u16.u32 r516
+	r535 = ge.u16 r534, 32768
+	r537 = const.u64 3
+	jump b137
+b137: # flag.entry
+	branch r535, b138, b190
+b138: # flag.if.then
+	r538 = shl.u8.u64 1, r537
+	r536 = move.u8 r538
+	jump b139
+b139: # flag.return
+	r539 = or.u8 r533, r536
+	r540 = convert.f64.u32 r516
+	r541 = convert.i32.u32 r516
+	r542 = convert.f64.i32 r541
+	r543 = eq.f64 r540, r542
+	r545 = const.u64 4
+	jump b140
+b140: # flag.entry
+	branch r543, b141, b189
+b141: # flag.if.then
+	r546 = shl.u8.u64 1, r545
+	r544 = move.u8 r546
+	jump b142
+b142: # flag.return
+	r547 = or.u8 r539, r544
+	r517 = move.u8 r547
+	jump b143
+b143: # compareAll[uint32].return
+	r548 = elemaddr r22, r515, 1
+	store.u8 r548, r517
+	r549 = add.i64 r304, 7
+	r550 = add.i8 r17, 1
+	jump b144
+b144: # compareAll[int8].entry
+	r552 = convert.u32.i8 r550
+	r553 = lt.u32 r552, 2147483648
+	r555 = const.u64 0
+	jump b145
+b145: # flag.entry
+	branch r553, b146, b188
+b146: # flag.if.then
+	r556 = shl.u8.u64 1, r555
+	r554 = move.u8 r556
+	jump b147
+b147: # flag.return
+	r557 = convert.i32.i8 r550
+	r558 = lt.i32 r557, 0
+	r560 = const.u64 1
+	jump b148
+b148: # flag.entry
+	branch r558, b149, b187
+b149: # flag.if.then
+	r561 = shl.u8.u64 1, r560
+	r559 = move.u8 r561
+	jump b150
+b150: # flag.return
+	r562 = or.u8 r554, r559
+	r563 = convert.u64.i8 r550
+	r564 = gt.u64 r563, 9223372036854775808
+	r566 = const.u64 2
+	jump b151
+b151: # flag.entry
+	branch r564, b152, b186
+b152: # flag.if.then
+	r567 = shl.u8.u64 1, r566
+	r565 = move.u8 r567
+	jump b153
+b153: # flag.return
+	r568 = or.u8 r562, r565
+	r569 = convert.u16.i8 r550
+	r570 = ge.u16 r569, 32768
+	r572 = const.u64 3
+	jump b154
+b154: # flag.entry
+	branch r570, b155, b185
+b155: # flag.if.then
+	r573 = shl.u8.u64 1, r572
+	r571 = move.u8 r573
+	jump b156
+b156: # flag.return
+	r574 = or.u8 r568, r571
+	r575 = convert.u32.i8 r550
+	r576 = convert.f64.u32 r575
+	r577 = convert.i32.i8 r550
+	r578 = convert.f64.i32 r577
+	r579 = eq.f64 r576, r578
+	r581 = const.u64 4
+	jump b157
+b157: # flag.entry
+	branch r579, b158, b184
+b158: # flag.if.then
+	r582 = shl.u8.u64 1, r581
+	r580 = move.u8 r582
+	jump b159
+b159: # flag.return
+	r583 = or.u8 r574, r580
+	r551 = move.u8 r583
+	jump b160
+b160: # compareAll[int8].return
+	r584 = elemaddr r22, r549, 1
+	store.u8 r584, r551
+	r585 = add.i64 r304, 8
+	r586 = convert.i16.i8 r17
+	r587 = sub.i16 r586, 1
+	jump b161
+b161: # compareAll[int16].entry
+	r589 = convert.u32.i16 r587
+	r590 = lt.u32 r589, 2147483648
+	r592 = const.u64 0
+	jump b162
+b162: # flag.entry
+	branch r590, b163, b183
+b163: # flag.if.then
+	r593 = shl.u8.u64 1, r592
+	r591 = move.u8 r593
+	jump b164
+b164: # flag.return
+	r594 = convert.i32.i16 r587
+	r595 = lt.i32 r594, 0
+	r597 = const.u64 1
+	jump b165
+b165: # flag.entry
+	branch r595, b166, b182
+b166: # flag.if.then
+	r598 = shl.u8.u64 1, r597
+	r596 = move.u8 r598
+	jump b167
+b167: # flag.return
+	r599 = or.u8 r591, r596
+	r600 = convert.u64.i16 r587
+	r601 = gt.u64 r600, 9223372036854775808
+	r603 = const.u64 2
+	jump b168
+b168: # flag.entry
+	branch r601, b169, b181
+b169: # flag.if.then
+	r604 = shl.u8.u64 1, r603
+	r602 = move.u8 r604
+	jump b170
+b170: # flag.return
+	r605 = or.u8 r599, r602
+	r606 = convert.u16.i16 r587
+	r607 = ge.u16 r606, 32768
+	r609 = const.u64 3
+	jump b171
+b171: # flag.entry
+	branch r607, b172, b180
+b172: # flag.if.then
+	r610 = shl.u8.u64 1, r609
+	r608 = move.u8 r610
+	jump b173
+b173: # flag.return
+	r611 = or.u8 r605, r608
+	r612 = convert.u32.i16 r587
+	r613 = convert.f64.u32 r612
+	r614 = convert.i32.i16 r587
+	r615 = convert.f64.i32 r614
+	r616 = eq.f64 r613, r615
+	r618 = const.u64 4
+	jump b174
+b174: # flag.entry
+	branch r616, b175, b179
+b175: # flag.if.then
+	r619 = shl.u8.u64 1, r618
+	r617 = move.u8 r619
+	jump b176
+b176: # flag.return
+	r620 = or.u8 r611, r617
+	r588 = move.u8 r620
+	jump b177
+b177: # compareAll[int16].return
+	r621 = elemaddr r22, r585, 1
+	store.u8 r621, r588
+	jump b178
+b178: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b179: # flag.if.done
+	r617 = move.u8 0
+	jump b176
+b180: # flag.if.done
+	r608 = move.u8 0
+	jump b173
+b181: # flag.if.done
+	r602 = move.u8 0
+	jump b170
+b182: # flag.if.done
+	r596 = move.u8 0
+	jump b167
+b183: # flag.if.done
+	r591 = move.u8 0
+	jump b164
+b184: # flag.if.done
+	r580 = move.u8 0
+	jump b159
+b185: # flag.if.done
+	r571 = move.u8 0
+	jump b156
+b186: # flag.if.done
+	r565 = move.u8 0
+	jump b153
+b187: # flag.if.done
+	r559 = move.u8 0
+	jump b150
+b188: # flag.if.done
+	r554 = move.u8 0
+	jump b147
+b189: # flag.if.done
+	r544 = move.u8 0
+	jump b142
+b190: # flag.if.done
+	r536 = move.u8 0
+	jump b139
+b191: # flag.if.done
+	r530 = move.u8 0
+	jump b136
+b192: # flag.if.done
+	r524 = move.u8 0
+	jump b133
+b193: # flag.if.done
+	r519 = move.u8 0
+	jump b130
+b194: # flag.if.done
+	r510 = move.u8 0
+	jump b125
+b195: # flag.if.done
+	r501 = move.u8 0
+	jump b122
+b196: # flag.if.done
+	r496 = move.u8 0
+	jump b119
+b197: # flag.if.done
+	r490 = move.u8 0
+	jump b116
+b198: # flag.if.done
+	r485 = move.u8 0
+	jump b113
+b199: # flag.if.done
+	r475 = move.u8 0
+	jump b108
+b200: # flag.if.done
+	r466 = move.u8 0
+	jump b105
+b201: # flag.if.done
+	r460 = move.u8 0
+	jump b102
+b202: # flag.if.done
+	r454 = move.u8 0
+	jump b99
+b203: # flag.if.done
+	r449 = move.u8 0
+	jump b96
+b204: # flag.if.done
+	r439 = move.u8 0
+	jump b91
+b205: # flag.if.done
+	r431 = move.u8 0
+	jump b88
+b206: # flag.if.done
+	r425 = move.u8 0
+	jump b85
+b207: # flag.if.done
+	r419 = move.u8 0
+	jump b82
+b208: # flag.if.done
+	r415 = move.u8 0
+	jump b79
+b209: # flag.if.done
+	r405 = move.u8 0
+	jump b74
+b210: # flag.if.done
+	r396 = move.u8 0
+	jump b71
+b211: # flag.if.done
+	r390 = move.u8 0
+	jump b68
+b212: # flag.if.done
+	r384 = move.u8 0
+	jump b65
+b213: # flag.if.done
+	r379 = move.u8 0
+	jump b62
+b214: # flag.if.done
+	r369 = move.u8 0
+	jump b57
+b215: # flag.if.done
+	r360 = move.u8 0
+	jump b54
+b216: # flag.if.done
+	r354 = move.u8 0
+	jump b51
+b217: # flag.if.done
+	r348 = move.u8 0
+	jump b48
+b218: # flag.if.done
+	r343 = move.u8 0
+	jump b45
+b219: # flag.if.done
+	r334 = move.u8 0
+	jump b40
+b220: # flag.if.done
+	r325 = move.u8 0
+	jump b37
+b221: # flag.if.done
+	r319 = move.u8 0
+	jump b34
+b222: # flag.if.done
+	r313 = move.u8 0
+	jump b31
+b223: # flag.if.done
+	r308 = move.u8 0
+	jump b28
+b224: # exit
+	return
+
+kernel ConvertInt16(x []i16, y []i16, ints []i64, floats []f64, flags []u8)
+
+task ConvertInt16_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base y
+	r18 = base ints
+	r20 = base floats
+	r22 = base flags
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b224
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b224
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 2
+	r12 = load.i16 r11
+	r13 = elemaddr r14, r9, 2
+	r16 = load.i16 r13
+	r17 = add.i16 r12, r16
+	jump b6
+b6: # convertAll[int16].entry
+	r24 = mul.i64 r9, 10
+	r25 = convert.i8.i16 r17
+	r26 = convert.i64.i8 r25
+	r27 = elemaddr r18, r24, 8
+	store.i64 r27, r26
+	r28 = add.i64 r24, 1
+	r29 = convert.i64.i16 r17
+	r30 = elemaddr r18, r28, 8
+	store.i64 r30, r29
+	r31 = add.i64 r24, 2
+	r32 = convert.i32.i16 r17
+	r33 = convert.i64.i32 r32
+	r34 = elemaddr r18, r31, 8
+	store.i64 r34, r33
+	r35 = add.i64 r24, 3
+	r36 = convert.i64.i16 r17
+	r37 = elemaddr r18, r35, 8
+	store.i64 r37, r36
+	r38 = add.i64 r24, 4
+	r39 = convert.u8.i16 r17
+	r40 = convert.i64.u8 r39
+	r41 = elemaddr r18, r38, 8
+	store.i64 r41, r40
+	r42 = add.i64 r24, 5
+	r43 = convert.u16.i16 r17
+	r44 = convert.i64.u16 r43
+	r45 = elemaddr r18, r42, 8
+	store.i64 r45, r44
+	r46 = add.i64 r24, 6
+	r47 = convert.u32.i16 r17
+	r48 = convert.i64.u32 r47
+	r49 = elemaddr r18, r46, 8
+	store.i64 r49, r48
+	r50 = add.i64 r24, 7
+	r51 = convert.u64.i16 r17
+	r52 = convert.i64.u64 r51
+	r53 = elemaddr r18, r50, 8
+	store.i64 r53, r52
+	r54 = add.i64 r24, 8
+	r55 = convert.u16.i16 r17
+	r56 = convert.i32.u16 r55
+	r57 = convert.i32.i16 r17
+	r58 = sub.i32 r56, r57
+	r59 = convert.i64.i32 r58
+	r60 = elemaddr r18, r54, 8
+	store.i64 r60, r59
+	r61 = add.i64 r24, 9
+	r62 = convert.i8.i16 r17
+	r63 = convert.u32.i8 r62
+	r64 = shr.u32.u64 r63, 7
+	r65 = convert.i64.u32 r64
+	r66 = elemaddr r18, r61, 8
+	store.i64 r66, r65
+	r67 = mul.i64 r9, 9
+	jump b7
+b7: # toFloats[int16].entry
+	r69 = convert.f64.i16 r17
+	r70 = convert.f32.i16 r17
+	r71 = convert.f64.f32 r70
+	r72 = mul.f64 r71, 3.0
+	r73 = add.f64 r69, r72
+	r74 = convert.u32.i16 r17
+	r75 = convert.f64.u32 r74
+	r76 = mul.f64 r75, 5.0
+	r77 = add.f64 r73, r76
+	r78 = convert.u32.i16 r17
+	r79 = convert.f32.u32 r78
+	r80 = convert.f64.f32 r79
+	r81 = mul.f64 r80, 7.0
+	r82 = add.f64 r77, r81
+	r83 = convert.u64.i16 r17
+	r84 = convert.f64.u64 r83
+	r85 = mul.f64 r84, 11.0
+	r86 = add.f64 r82, r85
+	r87 = convert.u16.i16 r17
+	r88 = convert.f32.u16 r87
+	r89 = convert.f64.f32 r88
+	r90 = mul.f64 r89, 13.0
+	r91 = add.f64 r86, r90
+	r68 = move.f64 r91
+	jump b8
+b8: # toFloats[int16].return
+	r92 = elemaddr r20, r67, 8
+	store.f64 r92, r68
+	r93 = add.i64 r67, 1
+	r94 = convert.i8.i16 r17
+	jump b9
+b9: # toFloats[int8].entry
+	r96 = convert.f64.i8 r94
+	r97 = convert.f32.i8 r94
+	r98 = convert.f64.f32 r97
+	r99 = mul.f64 r98, 3.0
+	r100 = add.f64 r96, r99
+	r101 = convert.u32.i8 r94
+	r102 = convert.f64.u32 r101
+	r103 = mul.f64 r102, 5.0
+	r104 = add.f64 r100, r103
+	r105 = convert.u32.i8 r94
+	r106 = convert.f32.u32 r105
+	r107 = convert.f64.f32 r106
+	r108 = mul.f64 r107, 7.0
+	r109 = add.f64 r104, r108
+	r110 = convert.u64.i8 r94
+	r111 = convert.f64.u64 r110
+	r112 = mul.f64 r111, 11.0
+	r113 = add.f64 r109, r112
+	r114 = convert.u16.i8 r94
+	r115 = convert.f32.u16 r114
+	r116 = convert.f64.f32 r115
+	r117 = mul.f64 r116, 13.0
+	r118 = add.f64 r113, r117
+	r95 = move.f64 r118
+	jump b10
+b10: # toFloats[int8].return
+	r119 = elemaddr r20, r93, 8
+	store.f64 r119, r95
+	r120 = add.i64 r67, 2
+	jump b11
+b11: # toFloats[int16].entry
+	r122 = convert.f64.i16 r17
+	r123 = convert.f32.i16 r17
+	r124 = convert.f64.f32 r123
+	r125 = mul.f64 r124, 3.0
+	r126 = add.f64 r122, r125
+	r127 = convert.u32.i16 r17
+	r128 = convert.f64.u32 r127
+	r129 = mul.f64 r128, 5.0
+	r130 = add.f64 r126, r129
+	r131 = convert.u32.i16 r17
+	r132 = convert.f32.u32 r131
+	r133 = convert.f64.f32 r132
+	r134 = mul.f64 r133, 7.0
+	r135 = add.f64 r130, r134
+	r136 = convert.u64.i16 r17
+	r137 = convert.f64.u64 r136
+	r138 = mul.f64 r137, 11.0
+	r139 = add.f64 r135, r138
+	r140 = convert.u16.i16 r17
+	r141 = convert.f32.u16 r140
+	r142 = convert.f64.f32 r141
+	r143 = mul.f64 r142, 13.0
+	r144 = add.f64 r139, r143
+	r121 = move.f64 r144
+	jump b12
+b12: # toFloats[int16].return
+	r145 = elemaddr r20, r120, 8
+	store.f64 r145, r121
+	r146 = add.i64 r67, 3
+	r147 = convert.i32.i16 r17
+	jump b13
+b13: # toFloats[int32].entry
+	r149 = convert.f64.i32 r147
+	r150 = convert.f32.i32 r147
+	r151 = convert.f64.f32 r150
+	r152 = mul.f64 r151, 3.0
+	r153 = add.f64 r149, r152
+	r154 = convert.u32.i32 r147
+	r155 = convert.f64.u32 r154
+	r156 = mul.f64 r155, 5.0
+	r157 = add.f64 r153, r156
+	r158 = convert.u32.i32 r147
+	r159 = convert.f32.u32 r158
+	r160 = convert.f64.f32 r159
+	r161 = mul.f64 r160, 7.0
+	r162 = add.f64 r157, r161
+	r163 = convert.u64.i32 r147
+	r164 = convert.f64.u64 r163
+	r165 = mul.f64 r164, 11.0
+	r166 = add.f64 r162, r165
+	r167 = convert.u16.i32 r147
+	r168 = convert.f32.u16 r167
+	r169 = convert.f64.f32 r168
+	r170 = mul.f64 r169, 13.0
+	r171 = add.f64 r166, r170
+	r148 = move.f64 r171
+	jump b14
+b14: # toFloats[int32].return
+	r172 = elemaddr r20, r146, 8
+	store.f64 r172, r148
+	r173 = add.i64 r67, 4
+	r174 = convert.i64.i16 r17
+	jump b15
+b15: # toFloats[int64].entry
+	r176 = convert.f64.i64 r174
+	r177 = convert.f32.i64 r174
+	r178 = convert.f64.f32 r177
+	r179 = mul.f64 r178, 3.0
+	r180 = add.f64 r176, r179
+	r181 = convert.u32.i64 r174
+	r182 = convert.f64.u32 r181
+	r183 = mul.f64 r182, 5.0
+	r184 = add.f64 r180, r183
+	r185 = convert.u32.i64 r174
+	r186 = convert.f32.u32 r185
+	r187 = convert.f64.f32 r186
+	r188 = mul.f64 r187, 7.0
+	r189 = add.f64 r184, r188
+	r190 = convert.u64.i64 r174
+	r191 = convert.f64.u64 r190
+	r192 = mul.f64 r191, 11.0
+	r193 = add.f64 r189, r192
+	r194 = convert.u16.i64 r174
+	r195 = convert.f32.u16 r194
+	r196 = convert.f64.f32 r195
+	r197 = mul.f64 r196, 13.0
+	r198 = add.f64 r193, r197
+	r175 = move.f64 r198
+	jump b16
+b16: # toFloats[int64].return
+	r199 = elemaddr r20, r173, 8
+	store.f64 r199, r175
+	r200 = add.i64 r67, 5
+	r201 = convert.u8.i16 r17
+	jump b17
+b17: # toFloats[uint8].entry
+	r203 = convert.f64.u8 r201
+	r204 = convert.f32.u8 r201
+	r205 = convert.f64.f32 r204
+	r206 = mul.f64 r205, 3.0
+	r207 = add.f64 r203, r206
+	r208 = convert.u32.u8 r201
+	r209 = convert.f64.u32 r208
+	r210 = mul.f64 r209, 5.0
+	r211 = add.f64 r207, r210
+	r212 = convert.u32.u8 r201
+	r213 = convert.f32.u32 r212
+	r214 = convert.f64.f32 r213
+	r215 = mul.f64 r214, 7.0
+	r216 = add.f64 r211, r215
+	r217 = convert.u64.u8 r201
+	r218 = convert.f64.u64 r217
+	r219 = mul.f64 r218, 11.0
+	r220 = add.f64 r216, r219
+	r221 = convert.u16.u8 r201
+	r222 = convert.f32.u16 r221
+	r223 = convert.f64.f32 r222
+	r224 = mul.f64 r223, 13.0
+	r225 = add.f64 r220, r224
+	r202 = move.f64 r225
+	jump b18
+b18: # toFloats[uint8].return
+	r226 = elemaddr r20, r200, 8
+	store.f64 r226, r202
+	r227 = add.i64 r67, 6
+	r228 = convert.u16.i16 r17
+	jump b19
+b19: # toFloats[uint16].entry
+	r230 = convert.f64.u16 r228
+	r231 = convert.f32.u16 r228
+	r232 = convert.f64.f32 r231
+	r233 = mul.f64 r232, 3.0
+	r234 = add.f64 r230, r233
+	r235 = convert.u32.u16 r228
+	r236 = convert.f64.u32 r235
+	r237 = mul.f64 r236, 5.0
+	r238 = add.f64 r234, r237
+	r239 = convert.u32.u16 r228
+	r240 = convert.f32.u32 r239
+	r241 = convert.f64.f32 r240
+	r242 = mul.f64 r241, 7.0
+	r243 = add.f64 r238, r242
+	r244 = convert.u64.u16 r228
+	r245 = convert.f64.u64 r244
+	r246 = mul.f64 r245, 11.0
+	r247 = add.f64 r243, r246
+	r248 = convert.f32.u16 r228
+	r249 = convert.f64.f32 r248
+	r250 = mul.f64 r249, 13.0
+	r251 = add.f64 r247, r250
+	r229 = move.f64 r251
+	jump b20
+b20: # toFloats[uint16].return
+	r252 = elemaddr r20, r227, 8
+	store.f64 r252, r229
+	r253 = add.i64 r67, 7
+	r254 = convert.u32.i16 r17
+	jump b21
+b21: # toFloats[uint32].entry
+	r256 = convert.f64.u32 r254
+	r257 = convert.f32.u32 r254
+	r258 = convert.f64.f32 r257
+	r259 = mul.f64 r258, 3.0
+	r260 = add.f64 r256, r259
+	r261 = convert.f64.u32 r254
+	r262 = mul.f64 r261, 5.0
+	r263 = add.f64 r260, r262
+	r264 = convert.f32.u32 r254
+	r265 = convert.f64.f32 r264
+	r266 = mul.f64 r265, 7.0
+	r267 = add.f64 r263, r266
+	r268 = convert.u64.u32 r254
+	r269 = convert.f64.u64 r268
+	r270 = mul.f64 r269, 11.0
+	r271 = add.f64 r267, r270
+	r272 = convert.u16.u32 r254
+	r273 = convert.f32.u16 r272
+	r274 = convert.f64.f32 r273
+	r275 = mul.f64 r274, 13.0
+	r276 = add.f64 r271, r275
+	r255 = move.f64 r276
+	jump b22
+b22: # toFloats[uint32].return
+	r277 = elemaddr r20, r253, 8
+	store.f64 r277, r255
+	r278 = add.i64 r67, 8
+	r279 = convert.u64.i16 r17
+	jump b23
+b23: # toFloats[uint64].entry
+	r281 = convert.f64.u64 r279
+	r282 = convert.f32.u64 r279
+	r283 = convert.f64.f32 r282
+	r284 = mul.f64 r283, 3.0
+	r285 = add.f64 r281, r284
+	r286 = convert.u32.u64 r279
+	r287 = convert.f64.u32 r286
+	r288 = mul.f64 r287, 5.0
+	r289 = add.f64 r285, r288
+	r290 = convert.u32.u64 r279
+	r291 = convert.f32.u32 r290
+	r292 = convert.f64.f32 r291
+	r293 = mul.f64 r292, 7.0
+	r294 = add.f64 r289, r293
+	r295 = convert.f64.u64 r279
+	r296 = mul.f64 r295, 11.0
+	r297 = add.f64 r294, r296
+	r298 = convert.u16.u64 r279
+	r299 = convert.f32.u16 r298
+	r300 = convert.f64.f32 r299
+	r301 = mul.f64 r300, 13.0
+	r302 = add.f64 r297, r301
+	r280 = move.f64 r302
+	jump b24
+b24: # toFloats[uint64].return
+	r303 = elemaddr r20, r278, 8
+	store.f64 r303, r280
+	r304 = mul.i64 r9, 9
+	jump b25
+b25: # compareAll[int16].entry
+	r306 = convert.u32.i16 r17
+	r307 = lt.u32 r306, 2147483648
+	r309 = const.u64 0
+	jump b26
+b26: # flag.entry
+	branch r307, b27, b223
+b27: # flag.if.then
+	r310 = shl.u8.u64 1, r309
+	r308 = move.u8 r310
+	jump b28
+b28: # flag.return
+	r311 = convert.i32.i16 r17
+	r312 = lt.i32 r311, 0
+	r314 = const.u64 1
+	jump b29
+b29: # flag.entry
+	branch r312, b30, b222
+b30: # flag.if.then
+	r315 = shl.u8.u64 1, r314
+	r313 = move.u8 r315
+	jump b31
+b31: # flag.return
+	r316 = or.u8 r308, r313
+	r317 = convert.u64.i16 r17
+	r318 = gt.u64 r317, 9223372036854775808
+	r320 = const.u64 2
+	jump b32
+b32: # flag.entry
+	branch r318, b33, b221
+b33: # flag.if.then
+	r321 = shl.u8.u64 1, r320
+	r319 = move.u8 r321
+	jump b34
+b34: # flag.return
+	r322 = or.u8 r316, r319
+	r323 = convert.u16.i16 r17
+	r324 = ge.u16 r323, 32768
+	r326 = const.u64 3
+	jump b35
+b35: # flag.entry
+	branch r324, b36, b220
+b36: # flag.if.then
+	r327 = shl.u8.u64 1, r326
+	r325 = move.u8 r327
+	jump b37
+b37: # flag.return
+	r328 = or.u8 r322, r325
+	r329 = convert.u32.i16 r17
+	r330 = convert.f64.u32 r329
+	r331 = convert.i32.i16 r17
+	r332 = convert.f64.i32 r331
+	r333 = eq.f64 r330, r332
+	r335 = const.u64 4
+	jump b38
+b38: # flag.entry
+	branch r333, b39, b219
+b39: # flag.if.then
+	r336 = shl.u8.u64 1, r335
+	r334 = move.u8 r336
+	jump b40
+b40: # flag.return
+	r337 = or.u8 r328, r334
+	r305 = move.u8 r337
+	jump b41
+b41: # compareAll[int16].return
+	r338 = elemaddr r22, r304, 1
+	store.u8 r338, r305
+	r339 = add.i64 r304, 1
+	r340 = convert.i8.i16 r17
+	jump b42
+b42: # compareAll[int8].entry
+	r342 = convert.u32.i8 r340
+	r343 = lt.u32 r342, 2147483648
+	r345 = const.u64 0
+	jump b43
+b43: # flag.entry
+	branch r343, b44, b218
+b44: # flag.if.then
+	r346 = shl.u8.u64 1, r345
+	r344 = move.u8 r346
+	jump b45
+b45: # flag.return
+	r347 = convert.i32.i8 r340
+	r348 = lt.i32 r347, 0
+	r350 = const.u64 1
+	jump b46
+b46: # flag.entry
+	branch r348, b47, b217
+b47: # flag.if.then
+	r351 = shl.u8.u64 1, r350
+	r349 = move.u8 r351
+	jump b48
+b48: # flag.return
+	r352 = or.u8 r344, r349
+	r353 = convert.u64.i8 r340
+	r354 = gt.u64 r353, 9223372036854775808
+	r356 = const.u64 2
+	jump b49
+b49: # flag.entry
+	branch r354, b50, b216
+b50: # flag.if.then
+	r357 = shl.u8.u64 1, r356
+	r355 = move.u8 r357
+	jump b51
+b51: # flag.return
+	r358 = or.u8 r352, r355
+	r359 = convert.u16.i8 r340
+	r360 = ge.u16 r359, 32768
+	r362 = const.u64 3
+	jump b52
+b52: # flag.entry
+	branch r360, b53, b215
+b53: # flag.if.then
+	r363 = shl.u8.u64 1, r362
+	r361 = move.u8 r363
+	jump b54
+b54: # flag.return
+	r364 = or.u8 r358, r361
+	r365 = convert.u32.i8 r340
+	r366 = convert.f64.u32 r365
+	r367 = convert.i32.i8 r340
+	r368 = convert.f64.i32 r367
+	r369 = eq.f64 r366, r368
+	r371 = const.u64 4
+	jump b55
+b55: # flag.entry
+	branch r369, b56, b214
+b56: # flag.if.then
+	r372 = shl.u8.u64 1, r371
+	r370 = move.u8 r372
+	jump b57
+b57: # flag.return
+	r373 = or.u8 r364, r370
+	r341 = move.u8 r373
+	jump b58
+b58: # compareAll[int8].return
+	r374 = elemaddr r22, r339, 1
+	store.u8 r374, r341
+	r375 = add.i64 r304, 2
+	jump b59
+b59: # compareAll[int16].entry
+	r377 = convert.u32.i16 r17
+	r378 = lt.u32 r377, 2147483648
+	r380 = const.u64 0
+	jump b60
+b60: # flag.entry
+	branch r378, b61, b213
+b61: # flag.if.then
+	r381 = shl.u8.u64 1, r380
+	r379 = move.u8 r381
+	jump b62
+b62: # flag.return
+	r382 = convert.i32.i16 r17
+	r383 = lt.i32 r382, 0
+	r385 = const.u64 1
+	jump b63
+b63: # flag.entry
+	branch r383, b64, b212
+b64: # flag.if.then
+	r386 = shl.u8.u64 1, r385
+	r384 = move.u8 r386
+	jump b65
+b65: # flag.return
+	r387 = or.u8 r379, r384
+	r388 = convert.u64.i16 r17
+	r389 = gt.u64 r388, 9223372036854775808
+	r391 = const.u64 2
+	jump b66
+b66: # flag.entry
+	branch r389, b67, b211
+b67: # flag.if.then
+	r392 = shl.u8.u64 1, r391
+	r390 = move.u8 r392
+	jump b68
+b68: # flag.return
+	r393 = or.u8 r387, r390
+	r394 = convert.u16.i16 r17
+	r395 = ge.u16 r394, 32768
+	r397 = const.u64 3
+	jump b69
+b69: # flag.entry
+	branch r395, b70, b210
+b70: # flag.if.then
+	r398 = shl.u8.u64 1, r397
+	r396 = move.u8 r398
+	jump b71
+b71: # flag.return
+	r399 = or.u8 r393, r396
+	r400 = convert.u32.i16 r17
+	r401 = convert.f64.u32 r400
+	r402 = convert.i32.i16 r17
+	r403 = convert.f64.i32 r402
+	r404 = eq.f64 r401, r403
+	r406 = const.u64 4
+	jump b72
+b72: # flag.entry
+	branch r404, b73, b209
+b73: # flag.if.then
+	r407 = shl.u8.u64 1, r406
+	r405 = move.u8 r407
+	jump b74
+b74: # flag.return
+	r408 = or.u8 r399, r405
+	r376 = move.u8 r408
+	jump b75
+b75: # compareAll[int16].return
+	r409 = elemaddr r22, r375, 1
+	store.u8 r409, r376
+	r410 = add.i64 r304, 3
+	r411 = convert.i32.i16 r17
+	jump b76
+b76: # compareAll[int32].entry
+	r413 = convert.u32.i32 r411
+	r414 = lt.u32 r413, 2147483648
+	r416 = const.u64 0
+	jump b77
+b77: # flag.entry
+	branch r414, b78, b208
+b78: # flag.if.then
+	r417 = shl.u8.u64 1, r416
+	r415 = move.u8 r417
+	jump b79
+b79: # flag.return
+	r418 = lt.i32 r411, 0
+	r420 = const.u64 1
+	jump b80
+b80: # flag.entry
+	branch r418, b81, b207
+b81: # flag.if.then
+	r421 = shl.u8.u64 1, r420
+	r419 = move.u8 r421
+	jump b82
+b82: # flag.return
+	r422 = or.u8 r415, r419
+	r423 = convert.u64.i32 r411
+	r424 = gt.u64 r423, 9223372036854775808
+	r426 = const.u64 2
+	jump b83
+b83: # flag.entry
+	branch r424, b84, b206
+b84: # flag.if.then
+	r427 = shl.u8.u64 1, r426
+	r425 = move.u8 r427
+	jump b85
+b85: # flag.return
+	r428 = or.u8 r422, r425
+	r429 = convert.u16.i32 r411
+	r430 = ge.u16 r429, 32768
+	r432 = const.u64 3
+	jump b86
+b86: # flag.entry
+	branch r430, b87, b205
+b87: # flag.if.then
+	r433 = shl.u8.u64 1, r432
+	r431 = move.u8 r433
+	jump b88
+b88: # flag.return
+	r434 = or.u8 r428, r431
+	r435 = convert.u32.i32 r411
+	r436 = convert.f64.u32 r435
+	r437 = convert.f64.i32 r411
+	r438 = eq.f64 r436, r437
+	r440 = const.u64 4
+	jump b89
+b89: # flag.entry
+	branch r438, b90, b204
+b90: # flag.if.then
+	r441 = shl.u8.u64 1, r440
+	r439 = move.u8 r441
+	jump b91
+b91: # flag.return
+	r442 = or.u8 r434, r439
+	r412 = move.u8 r442
+	jump b92
+b92: # compareAll[int32].return
+	r443 = elemaddr r22, r410, 1
+	store.u8 r443, r412
+	r444 = add.i64 r304, 4
+	r445 = convert.u8.i16 r17
+	jump b93
+b93: # compareAll[uint8].entry
+	r447 = convert.u32.u8 r445
+	r448 = lt.u32 r447, 2147483648
+	r450 = const.u64 0
+	jump b94
+b94: # flag.entry
+	branch r448, b95, b203
+b95: # flag.if.then
+	r451 = shl.u8.u64 1, r450
+	r449 = move.u8 r451
+	jump b96
+b96: # flag.return
+	r452 = convert.i32.u8 r445
+	r453 = lt.i32 r452, 0
+	r455 = const.u64 1
+	jump b97
+b97: # flag.entry
+	branch r453, b98, b202
+b98: # flag.if.then
+	r456 = shl.u8.u64 1, r455
+	r454 = move.u8 r456
+	jump b99
+b99: # flag.return
+	r457 = or.u8 r449, r454
+	r458 = convert.u64.u8 r445
+	r459 = gt.u64 r458, 9223372036854775808
+	r461 = const.u64 2
+	jump b100
+b100: # flag.entry
+	branch r459, b101, b201
+b101: # flag.if.then
+	r462 = shl.u8.u64 1, r461
+	r460 = move.u8 r462
+	jump b102
+b102: # flag.return
+	r463 = or.u8 r457, r460
+	r464 = convert.u16.u8 r445
+	r465 = ge.u16 r464, 32768
+	r467 = const.u64 3
+	jump b103
+b103: # flag.entry
+	branch r465, b104, b200
+b104: # flag.if.then
+	r468 = shl.u8.u64 1, r467
+	r466 = move.u8 r468
+	jump b105
+b105: # flag.return
+	r469 = or.u8 r463, r466
+	r470 = convert.u32.u8 r445
+	r471 = convert.f64.u32 r470
+	r472 = convert.i32.u8 r445
+	r473 = convert.f64.i32 r472
+	r474 = eq.f64 r471, r473
+	r476 = const.u64 4
+	jump b106
+b106: # flag.entry
+	branch r474, b107, b199
+b107: # flag.if.then
+	r477 = shl.u8.u64 1, r476
+	r475 = move.u8 r477
+	jump b108
+b108: # flag.return
+	r478 = or.u8 r469, r475
+	r446 = move.u8 r478
+	jump b109
+b109: # compareAll[uint8].return
+	r479 = elemaddr r22, r444, 1
+	store.u8 r479, r446
+	r480 = add.i64 r304, 5
+	r481 = convert.u16.i16 r17
+	jump b110
+b110: # compareAll[uint16].entry
+	r483 = convert.u32.u16 r481
+	r484 = lt.u32 r483, 2147483648
+	r486 = const.u64 0
+	jump b111
+b111: # flag.entry
+	branch r484, b112, b198
+b112: # flag.if.then
+	r487 = shl.u8.u64 1, r486
+	r485 = move.u8 r487
+	jump b113
+b113: # flag.return
+	r488 = convert.i32.u16 r481
+	r489 = lt.i32 r488, 0
+	r491 = const.u64 1
+	jump b114
+b114: # flag.entry
+	branch r489, b115, b197
+b115: # flag.if.then
+	r492 = shl.u8.u64 1, r491
+	r490 = move.u8 r492
+	jump b116
+b116: # flag.return
+	r493 = or.u8 r485, r490
+	r494 = convert.u64.u16 r481
+	r495 = gt.u64 r494, 9223372036854775808
+	r497 = const.u64 2
+	jump b117
+b117: # flag.entry
+	branch r495, b118, b196
+b118: # flag.if.then
+	r498 = shl.u8.u64 1, r497
+	r496 = move.u8 r498
+	jump b119
+b119: # flag.return
+	r499 = or.u8 r493, r496
+	r500 = ge.u16 r481, 32768
+	r502 = const.u64 3
+	jump b120
+b120: # flag.entry
+	branch r500, b121, b195
+b121: # flag.if.then
+	r503 = shl.u8.u64 1, r502
+	r501 = move.u8 r503
+	jump b122
+b122: # flag.return
+	r504 = or.u8 r499, r501
+	r505 = convert.u32.u16 r481
+	r506 = convert.f64.u32 r505
+	r507 = convert.i32.u16 r481
+	r508 = convert.f64.i32 r507
+	r509 = eq.f64 r506, r508
+	r511 = const.u64 4
+	jump b123
+b123: # flag.entry
+	branch r509, b124, b194
+b124: # flag.if.then
+	r512 = shl.u8.u64 1, r511
+	r510 = move.u8 r512
+	jump b125
+b125: # flag.return
+	r513 = or.u8 r504, r510
+	r482 = move.u8 r513
+	jump b126
+b126: # compareAll[uint16].return
+	r514 = elemaddr r22, r480, 1
+	store.u8 r514, r482
+	r515 = add.i64 r304, 6
+	r516 = convert.u32.i16 r17
+	jump b127
+b127: # compareAll[uint32].entry
+	r518 = lt.u32 r516, 2147483648
+	r520 = const.u64 0
+	jump b128
+b128: # flag.entry
+	branch r518, b129, b193
+b129: # flag.if.then
+	r521 = shl.u8.u64 1, r520
+	r519 = move.u8 r521
+	jump b130
+b130: # flag.return
+	r522 = convert.i32.u32 r516
+	r523 = lt.i32 r522, 0
+	r525 = const.u64 1
+	jump b131
+b131: # flag.entry
+	branch r523, b132, b192
+b132: # flag.if.then
+	r526 = shl.u8.u64 1, r525
+	r524 = move.u8 r526
+	jump b133
+b133: # flag.return
+	r527 = or.u8 r519, r524
+	r528 = convert.u64.u32 r516
+	r529 = gt.u64 r528, 9223372036854775808
+	r531 = const.u64 2
+	jump b134
+b134: # flag.entry
+	branch r529, b135, b191
+b135: # flag.if.then
+	r532 = shl.u8.u64 1, r531
+	r530 = move.u8 r532
+	jump b136
+b136: # flag.return
+	r533 = or.u8 r527, r530
+	r534 = convert.u16.u32 r516
+	r535 = ge.u16 r534, 32768
+	r537 = const.u64 3
+	jump b137
+b137: # flag.entry
+	branch r535, b138, b190
+b138: # flag.if.then
+	r538 = shl.u8.u64 1, r537
+	r536 = move.u8 r538
+	jump b139
+b139: # flag.return
+	r539 = or.u8 r533, r536
+	r540 = convert.f64.u32 r516
+	r541 = convert.i32.u32 r516
+	r542 = convert.f64.i32 r541
+	r543 = eq.f64 r540, r542
+	r545 = const.u64 4
+	jump b140
+b140: # flag.entry
+	branch r543, b141, b189
+b141: # flag.if.then
+	r546 = shl.u8.u64 1, r545
+	r544 = move.u8 r546
+	jump b142
+b142: # flag.return
+	r547 = or.u8 r539, r544
+	r517 = move.u8 r547
+	jump b143
+b143: # compareAll[uint32].return
+	r548 = elemaddr r22, r515, 1
+	store.u8 r548, r517
+	r549 = add.i64 r304, 7
+	r550 = convert.i8.i16 r17
+	r551 = add.i8 r550, 1
+	jump b144
+b144: # compareAll[int8].entry
+	r553 = convert.u32.i8 r551
+	r554 = lt.u32 r553, 2147483648
+	r556 = const.u64 0
+	jump b145
+b145: # flag.entry
+	branch r554, b146, b188
+b146: # flag.if.then
+	r557 = shl.u8.u64 1, r556
+	r555 = move.u8 r557
+	jump b147
+b147: # flag.return
+	r558 = convert.i32.i8 r551
+	r559 = lt.i32 r558, 0
+	r561 = const.u64 1
+	jump b148
+b148: # flag.entry
+	branch r559, b149, b187
+b149: # flag.if.then
+	r562 = shl.u8.u64 1, r561
+	r560 = move.u8 r562
+	jump b150
+b150: # flag.return
+	r563 = or.u8 r555, r560
+	r564 = convert.u64.i8 r551
+	r565 = gt.u64 r564, 9223372036854775808
+	r567 = const.u64 2
+	jump b151
+b151: # flag.entry
+	branch r565, b152, b186
+b152: # flag.if.then
+	r568 = shl.u8.u64 1, r567
+	r566 = move.u8 r568
+	jump b153
+b153: # flag.return
+	r569 = or.u8 r563, r566
+	r570 = convert.u16.i8 r551
+	r571 = ge.u16 r570, 32768
+	r573 = const.u64 3
+	jump b154
+b154: # flag.entry
+	branch r571, b155, b185
+b155: # flag.if.then
+	r574 = shl.u8.u64 1, r573
+	r572 = move.u8 r574
+	jump b156
+b156: # flag.return
+	r575 = or.u8 r569, r572
+	r576 = convert.u32.i8 r551
+	r577 = convert.f64.u32 r576
+	r578 = convert.i32.i8 r551
+	r579 = convert.f64.i32 r578
+	r580 = eq.f64 r577, r579
+	r582 = const.u64 4
+	jump b157
+b157: # flag.entry
+	branch r580, b158, b184
+b158: # flag.if.then
+	r583 = shl.u8.u64 1, r582
+	r581 = move.u8 r583
+	jump b159
+b159: # flag.return
+	r584 = or.u8 r575, r581
+	r552 = move.u8 r584
+	jump b160
+b160: # compareAll[int8].return
+	r585 = elemaddr r22, r549, 1
+	store.u8 r585, r552
+	r586 = add.i64 r304, 8
+	r587 = sub.i16 r17, 1
+	jump b161
+b161: # compareAll[int16].entry
+	r589 = convert.u32.i16 r587
+	r590 = lt.u32 r589, 2147483648
+	r592 = const.u64 0
+	jump b162
+b162: # flag.entry
+	branch r590, b163, b183
+b163: # flag.if.then
+	r593 = shl.u8.u64 1, r592
+	r591 = move.u8 r593
+	jump b164
+b164: # flag.return
+	r594 = convert.i32.i16 r587
+	r595 = lt.i32 r594, 0
+	r597 = const.u64 1
+	jump b165
+b165: # flag.entry
+	branch r595, b166, b182
+b166: # flag.if.then
+	r598 = shl.u8.u64 1, r597
+	r596 = move.u8 r598
+	jump b167
+b167: # flag.return
+	r599 = or.u8 r591, r596
+	r600 = convert.u64.i16 r587
+	r601 = gt.u64 r600, 9223372036854775808
+	r603 = const.u64 2
+	jump b168
+b168: # flag.entry
+	branch r601, b169, b181
+b169: # flag.if.then
+	r604 = shl.u8.u64 1, r603
+	r602 = move.u8 r604
+	jump b170
+b170: # flag.return
+	r605 = or.u8 r599, r602
+	r606 = convert.u16.i16 r587
+	r607 = ge.u16 r606, 32768
+	r609 = const.u64 3
+	jump b171
+b171: # flag.entry
+	branch r607, b172, b180
+b172: # flag.if.then
+	r610 = shl.u8.u64 1, r609
+	r608 = move.u8 r610
+	jump b173
+b173: # flag.return
+	r611 = or.u8 r605, r608
+	r612 = convert.u32.i16 r587
+	r613 = convert.f64.u32 r612
+	r614 = convert.i32.i16 r587
+	r615 = convert.f64.i32 r614
+	r616 = eq.f64 r613, r615
+	r618 = const.u64 4
+	jump b174
+b174: # flag.entry
+	branch r616, b175, b179
+b175: # flag.if.then
+	r619 = shl.u8.u64 1, r618
+	r617 = move.u8 r619
+	jump b176
+b176: # flag.return
+	r620 = or.u8 r611, r617
+	r588 = move.u8 r620
+	jump b177
+b177: # compareAll[int16].return
+	r621 = elemaddr r22, r586, 1
+	store.u8 r621, r588
+	jump b178
+b178: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b179: # flag.if.done
+	r617 = move.u8 0
+	jump b176
+b180: # flag.if.done
+	r608 = move.u8 0
+	jump b173
+b181: # flag.if.done
+	r602 = move.u8 0
+	jump b170
+b182: # flag.if.done
+	r596 = move.u8 0
+	jump b167
+b183: # flag.if.done
+	r591 = move.u8 0
+	jump b164
+b184: # flag.if.done
+	r581 = move.u8 0
+	jump b159
+b185: # flag.if.done
+	r572 = move.u8 0
+	jump b156
+b186: # flag.if.done
+	r566 = move.u8 0
+	jump b153
+b187: # flag.if.done
+	r560 = move.u8 0
+	jump b150
+b188: # flag.if.done
+	r555 = move.u8 0
+	jump b147
+b189: # flag.if.done
+	r544 = move.u8 0
+	jump b142
+b190: # flag.if.done
+	r536 = move.u8 0
+	jump b139
+b191: # flag.if.done
+	r530 = move.u8 0
+	jump b136
+b192: # flag.if.done
+	r524 = move.u8 0
+	jump b133
+b193: # flag.if.done
+	r519 = move.u8 0
+	jump b130
+b194: # flag.if.done
+	r510 = move.u8 0
+	jump b125
+b195: # flag.if.done
+	r501 = move.u8 0
+	jump b122
+b196: # flag.if.done
+	r496 = move.u8 0
+	jump b119
+b197: # flag.if.done
+	r490 = move.u8 0
+	jump b116
+b198: # flag.if.done
+	r485 = move.u8 0
+	jump b113
+b199: # flag.if.done
+	r475 = move.u8 0
+	jump b108
+b200: # flag.if.done
+	r466 = move.u8 0
+	jump b105
+b201: # flag.if.done
+	r460 = move.u8 0
+	jump b102
+b202: # flag.if.done
+	r454 = move.u8 0
+	jump b99
+b203: # flag.if.done
+	r449 = move.u8 0
+	jump b96
+b204: # flag.if.done
+	r439 = move.u8 0
+	jump b91
+b205: # flag.if.done
+	r431 = move.u8 0
+	jump b88
+b206: # flag.if.done
+	r425 = move.u8 0
+	jump b85
+b207: # flag.if.done
+	r419 = move.u8 0
+	jump b82
+b208: # flag.if.done
+	r415 = move.u8 0
+	jump b79
+b209: # flag.if.done
+	r405 = move.u8 0
+	jump b74
+b210: # flag.if.done
+	r396 = move.u8 0
+	jump b71
+b211: # flag.if.done
+	r390 = move.u8 0
+	jump b68
+b212: # flag.if.done
+	r384 = move.u8 0
+	jump b65
+b213: # flag.if.done
+	r379 = move.u8 0
+	jump b62
+b214: # flag.if.done
+	r370 = move.u8 0
+	jump b57
+b215: # flag.if.done
+	r361 = move.u8 0
+	jump b54
+b216: # flag.if.done
+	r355 = move.u8 0
+	jump b51
+b217: # flag.if.done
+	r349 = move.u8 0
+	jump b48
+b218: # flag.if.done
+	r344 = move.u8 0
+	jump b45
+b219: # flag.if.done
+	r334 = move.u8 0
+	jump b40
+b220: # flag.if.done
+	r325 = move.u8 0
+	jump b37
+b221: # flag.if.done
+	r319 = move.u8 0
+	jump b34
+b222: # flag.if.done
+	r313 = move.u8 0
+	jump b31
+b223: # flag.if.done
+	r308 = move.u8 0
+	jump b28
+b224: # exit
+	return
+
+kernel ConvertInt32(x []i32, y []i32, ints []i64, floats []f64, flags []u8)
+
+task ConvertInt32_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base y
+	r18 = base ints
+	r20 = base floats
+	r22 = base flags
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b224
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b224
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r13 = elemaddr r14, r9, 4
+	r16 = load.i32 r13
+	r17 = add.i32 r12, r16
+	jump b6
+b6: # convertAll[int32].entry
+	r24 = mul.i64 r9, 10
+	r25 = convert.i8.i32 r17
+	r26 = convert.i64.i8 r25
+	r27 = elemaddr r18, r24, 8
+	store.i64 r27, r26
+	r28 = add.i64 r24, 1
+	r29 = convert.i16.i32 r17
+	r30 = convert.i64.i16 r29
+	r31 = elemaddr r18, r28, 8
+	store.i64 r31, r30
+	r32 = add.i64 r24, 2
+	r33 = convert.i64.i32 r17
+	r34 = elemaddr r18, r32, 8
+	store.i64 r34, r33
+	r35 = add.i64 r24, 3
+	r36 = convert.i64.i32 r17
+	r37 = elemaddr r18, r35, 8
+	store.i64 r37, r36
+	r38 = add.i64 r24, 4
+	r39 = convert.u8.i32 r17
+	r40 = convert.i64.u8 r39
+	r41 = elemaddr r18, r38, 8
+	store.i64 r41, r40
+	r42 = add.i64 r24, 5
+	r43 = convert.u16.i32 r17
+	r44 = convert.i64.u16 r43
+	r45 = elemaddr r18, r42, 8
+	store.i64 r45, r44
+	r46 = add.i64 r24, 6
+	r47 = convert.u32.i32 r17
+	r48 = convert.i64.u32 r47
+	r49 = elemaddr r18, r46, 8
+	store.i64 r49, r48
+	r50 = add.i64 r24, 7
+	r51 = convert.u64.i32 r17
+	r52 = convert.i64.u64 r51
+	r53 = elemaddr r18, r50, 8
+	store.i64 r53, r52
+	r54 = add.i64 r24, 8
+	r55 = convert.u16.i32 r17
+	r56 = convert.i32.u16 r55
+	r57 = convert.i16.i32 r17
+	r58 = convert.i32.i16 r57
+	r59 = sub.i32 r56, r58
+	r60 = convert.i64.i32 r59
+	r61 = elemaddr r18, r54, 8
+	store.i64 r61, r60
+	r62 = add.i64 r24, 9
+	r63 = convert.i8.i32 r17
+	r64 = convert.u32.i8 r63
+	r65 = shr.u32.u64 r64, 7
+	r66 = convert.i64.u32 r65
+	r67 = elemaddr r18, r62, 8
+	store.i64 r67, r66
+	r68 = mul.i64 r9, 9
+	jump b7
+b7: # toFloats[int32].entry
+	r70 = convert.f64.i32 r17
+	r71 = convert.f32.i32 r17
+	r72 = convert.f64.f32 r71
+	r73 = mul.f64 r72, 3.0
+	r74 = add.f64 r70, r73
+	r75 = convert.u32.i32 r17
+	r76 = convert.f64.u32 r75
+	r77 = mul.f64 r76, 5.0
+	r78 = add.f64 r74, r77
+	r79 = convert.u32.i32 r17
+	r80 = convert.f32.u32 r79
+	r81 = convert.f64.f32 r80
+	r82 = mul.f64 r81, 7.0
+	r83 = add.f64 r78, r82
+	r84 = convert.u64.i32 r17
+	r85 = convert.f64.u64 r84
+	r86 = mul.f64 r85, 11.0
+	r87 = add.f64 r83, r86
+	r88 = convert.u16.i32 r17
+	r89 = convert.f32.u16 r88
+	r90 = convert.f64.f32 r89
+	r91 = mul.f64 r90, 13.0
+	r92 = add.f64 r87, r91
+	r69 = move.f64 r92
+	jump b8
+b8: # toFloats[int32].return
+	r93 = elemaddr r20, r68, 8
+	store.f64 r93, r69
+	r94 = add.i64 r68, 1
+	r95 = convert.i8.i32 r17
+	jump b9
+b9: # toFloats[int8].entry
+	r97 = convert.f64.i8 r95
+	r98 = convert.f32.i8 r95
+	r99 = convert.f64.f32 r98
+	r100 = mul.f64 r99, 3.0
+	r101 = add.f64 r97, r100
+	r102 = convert.u32.i8 r95
+	r103 = convert.f64.u32 r102
+	r104 = mul.f64 r103, 5.0
+	r105 = add.f64 r101, r104
+	r106 = convert.u32.i8 r95
+	r107 = convert.f32.u32 r106
+	r108 = convert.f64.f32 r107
+	r109 = mul.f64 r108, 7.0
+	r110 = add.f64 r105, r109
+	r111 = convert.u64.i8 r95
+	r112 = convert.f64.u64 r111
+	r113 = mul.f64 r112, 11.0
+	r114 = add.f64 r110, r113
+	r115 = convert.u16.i8 r95
+	r116 = convert.f32.u16 r115
+	r117 = convert.f64.f32 r116
+	r118 = mul.f64 r117, 13.0
+	r119 = add.f64 r114, r118
+	r96 = move.f64 r119
+	jump b10
+b10: # toFloats[int8].return
+	r120 = elemaddr r20, r94, 8
+	store.f64 r120, r96
+	r121 = add.i64 r68, 2
+	r122 = convert.i16.i32 r17
+	jump b11
+b11: # toFloats[int16].entry
+	r124 = convert.f64.i16 r122
+	r125 = convert.f32.i16 r122
+	r126 = convert.f64.f32 r125
+	r127 = mul.f64 r126, 3.0
+	r128 = add.f64 r124, r127
+	r129 = convert.u32.i16 r122
+	r130 = convert.f64.u32 r129
+	r131 = mul.f64 r130, 5.0
+	r132 = add.f64 r128, r131
+	r133 = convert.u32.i16 r122
+	r134 = convert.f32.u32 r133
+	r135 = convert.f64.f32 r134
+	r136 = mul.f64 r135, 7.0
+	r137 = add.f64 r132, r136
+	r138 = convert.u64.i16 r122
+	r139 = convert.f64.u64 r138
+	r140 = mul.f64 r139, 11.0
+	r141 = add.f64 r137, r140
+	r142 = convert.u16.i16 r122
+	r143 = convert.f32.u16 r142
+	r144 = convert.f64.f32 r143
+	r145 = mul.f64 r144, 13.0
+	r146 = add.f64 r141, r145
+	r123 = move.f64 r146
+	jump b12
+b12: # toFloats[int16].return
+	r147 = elemaddr r20, r121, 8
+	store.f64 r147, r123
+	r148 = add.i64 r68, 3
+	jump b13
+b13: # toFloats[int32].entry
+	r150 = convert.f64.i32 r17
+	r151 = convert.f32.i32 r17
+	r152 = convert.f64.f32 r151
+	r153 = mul.f64 r152, 3.0
+	r154 = add.f64 r150, r153
+	r155 = convert.u32.i32 r17
+	r156 = convert.f64.u32 r155
+	r157 = mul.f64 r156, 5.0
+	r158 = add.f64 r154, r157
+	r159 = convert.u32.i32 r17
+	r160 = convert.f32.u32 r159
+	r161 = convert.f64.f32 r160
+	r162 = mul.f64 r161, 7.0
+	r163 = add.f64 r158, r162
+	r164 = convert.u64.i32 r17
+	r165 = convert.f64.u64 r164
+	r166 = mul.f64 r165, 11.0
+	r167 = add.f64 r163, r166
+	r168 = convert.u16.i32 r17
+	r169 = convert.f32.u16 r168
+	r170 = convert.f64.f32 r169
+	r171 = mul.f64 r170, 13.0
+	r172 = add.f64 r167, r171
+	r149 = move.f64 r172
+	jump b14
+b14: # toFloats[int32].return
+	r173 = elemaddr r20, r148, 8
+	store.f64 r173, r149
+	r174 = add.i64 r68, 4
+	r175 = convert.i64.i32 r17
+	jump b15
+b15: # toFloats[int64].entry
+	r177 = convert.f64.i64 r175
+	r178 = convert.f32.i64 r175
+	r179 = convert.f64.f32 r178
+	r180 = mul.f64 r179, 3.0
+	r181 = add.f64 r177, r180
+	r182 = convert.u32.i64 r175
+	r183 = convert.f64.u32 r182
+	r184 = mul.f64 r183, 5.0
+	r185 = add.f64 r181, r184
+	r186 = convert.u32.i64 r175
+	r187 = convert.f32.u32 r186
+	r188 = convert.f64.f32 r187
+	r189 = mul.f64 r188, 7.0
+	r190 = add.f64 r185, r189
+	r191 = convert.u64.i64 r175
+	r192 = convert.f64.u64 r191
+	r193 = mul.f64 r192, 11.0
+	r194 = add.f64 r190, r193
+	r195 = convert.u16.i64 r175
+	r196 = convert.f32.u16 r195
+	r197 = convert.f64.f32 r196
+	r198 = mul.f64 r197, 13.0
+	r199 = add.f64 r194, r198
+	r176 = move.f64 r199
+	jump b16
+b16: # toFloats[int64].return
+	r200 = elemaddr r20, r174, 8
+	store.f64 r200, r176
+	r201 = add.i64 r68, 5
+	r202 = convert.u8.i32 r17
+	jump b17
+b17: # toFloats[uint8].entry
+	r204 = convert.f64.u8 r202
+	r205 = convert.f32.u8 r202
+	r206 = convert.f64.f32 r205
+	r207 = mul.f64 r206, 3.0
+	r208 = add.f64 r204, r207
+	r209 = convert.u32.u8 r202
+	r210 = convert.f64.u32 r209
+	r211 = mul.f64 r210, 5.0
+	r212 = add.f64 r208, r211
+	r213 = convert.u32.u8 r202
+	r214 = convert.f32.u32 r213
+	r215 = convert.f64.f32 r214
+	r216 = mul.f64 r215, 7.0
+	r217 = add.f64 r212, r216
+	r218 = convert.u64.u8 r202
+	r219 = convert.f64.u64 r218
+	r220 = mul.f64 r219, 11.0
+	r221 = add.f64 r217, r220
+	r222 = convert.u16.u8 r202
+	r223 = convert.f32.u16 r222
+	r224 = convert.f64.f32 r223
+	r225 = mul.f64 r224, 13.0
+	r226 = add.f64 r221, r225
+	r203 = move.f64 r226
+	jump b18
+b18: # toFloats[uint8].return
+	r227 = elemaddr r20, r201, 8
+	store.f64 r227, r203
+	r228 = add.i64 r68, 6
+	r229 = convert.u16.i32 r17
+	jump b19
+b19: # toFloats[uint16].entry
+	r231 = convert.f64.u16 r229
+	r232 = convert.f32.u16 r229
+	r233 = convert.f64.f32 r232
+	r234 = mul.f64 r233, 3.0
+	r235 = add.f64 r231, r234
+	r236 = convert.u32.u16 r229
+	r237 = convert.f64.u32 r236
+	r238 = mul.f64 r237, 5.0
+	r239 = add.f64 r235, r238
+	r240 = convert.u32.u16 r229
+	r241 = convert.f32.u32 r240
+	r242 = convert.f64.f32 r241
+	r243 = mul.f64 r242, 7.0
+	r244 = add.f64 r239, r243
+	r245 = convert.u64.u16 r229
+	r246 = convert.f64.u64 r245
+	r247 = mul.f64 r246, 11.0
+	r248 = add.f64 r244, r247
+	r249 = convert.f32.u16 r229
+	r250 = convert.f64.f32 r249
+	r251 = mul.f64 r250, 13.0
+	r252 = add.f64 r248, r251
+	r230 = move.f64 r252
+	jump b20
+b20: # toFloats[uint16].return
+	r253 = elemaddr r20, r228, 8
+	store.f64 r253, r230
+	r254 = add.i64 r68, 7
+	r255 = convert.u32.i32 r17
+	jump b21
+b21: # toFloats[uint32].entry
+	r257 = convert.f64.u32 r255
+	r258 = convert.f32.u32 r255
+	r259 = convert.f64.f32 r258
+	r260 = mul.f64 r259, 3.0
+	r261 = add.f64 r257, r260
+	r262 = convert.f64.u32 r255
+	r263 = mul.f64 r262, 5.0
+	r264 = add.f64 r261, r263
+	r265 = convert.f32.u32 r255
+	r266 = convert.f64.f32 r265
+	r267 = mul.f64 r266, 7.0
+	r268 = add.f64 r264, r267
+	r269 = convert.u64.u32 r255
+	r270 = convert.f64.u64 r269
+	r271 = mul.f64 r270, 11.0
+	r272 = add.f64 r268, r271
+	r273 = convert.u16.u32 r255
+	r274 = convert.f32.u16 r273
+	r275 = convert.f64.f32 r274
+	r276 = mul.f64 r275, 13.0
+	r277 = add.f64 r272, r276
+	r256 = move.f64 r277
+	jump b22
+b22: # toFloats[uint32].return
+	r278 = elemaddr r20, r254, 8
+	store.f64 r278, r256
+	r279 = add.i64 r68, 8
+	r280 = convert.u64.i32 r17
+	jump b23
+b23: # toFloats[uint64].entry
+	r282 = convert.f64.u64 r280
+	r283 = convert.f32.u64 r280
+	r284 = convert.f64.f32 r283
+	r285 = mul.f64 r284, 3.0
+	r286 = add.f64 r282, r285
+	r287 = convert.u32.u64 r280
+	r288 = convert.f64.u32 r287
+	r289 = mul.f64 r288, 5.0
+	r290 = add.f64 r286, r289
+	r291 = convert.u32.u64 r280
+	r292 = convert.f32.u32 r291
+	r293 = convert.f64.f32 r292
+	r294 = mul.f64 r293, 7.0
+	r295 = add.f64 r290, r294
+	r296 = convert.f64.u64 r280
+	r297 = mul.f64 r296, 11.0
+	r298 = add.f64 r295, r297
+	r299 = convert.u16.u64 r280
+	r300 = convert.f32.u16 r299
+	r301 = convert.f64.f32 r300
+	r302 = mul.f64 r301, 13.0
+	r303 = add.f64 r298, r302
+	r281 = move.f64 r303
+	jump b24
+b24: # toFloats[uint64].return
+	r304 = elemaddr r20, r279, 8
+	store.f64 r304, r281
+	r305 = mul.i64 r9, 9
+	jump b25
+b25: # compareAll[int32].entry
+	r307 = convert.u32.i32 r17
+	r308 = lt.u32 r307, 2147483648
+	r310 = const.u64 0
+	jump b26
+b26: # flag.entry
+	branch r308, b27, b223
+b27: # flag.if.then
+	r311 = shl.u8.u64 1, r310
+	r309 = move.u8 r311
+	jump b28
+b28: # flag.return
+	r312 = lt.i32 r17, 0
+	r314 = const.u64 1
+	jump b29
+b29: # flag.entry
+	branch r312, b30, b222
+b30: # flag.if.then
+	r315 = shl.u8.u64 1, r314
+	r313 = move.u8 r315
+	jump b31
+b31: # flag.return
+	r316 = or.u8 r309, r313
+	r317 = convert.u64.i32 r17
+	r318 = gt.u64 r317, 9223372036854775808
+	r320 = const.u64 2
+	jump b32
+b32: # flag.entry
+	branch r318, b33, b221
+b33: # flag.if.then
+	r321 = shl.u8.u64 1, r320
+	r319 = move.u8 r321
+	jump b34
+b34: # flag.return
+	r322 = or.u8 r316, r319
+	r323 = convert.u16.i32 r17
+	r324 = ge.u16 r323, 32768
+	r326 = const.u64 3
+	jump b35
+b35: # flag.entry
+	branch r324, b36, b220
+b36: # flag.if.then
+	r327 = shl.u8.u64 1, r326
+	r325 = move.u8 r327
+	jump b37
+b37: # flag.return
+	r328 = or.u8 r322, r325
+	r329 = convert.u32.i32 r17
+	r330 = convert.f64.u32 r329
+	r331 = convert.f64.i32 r17
+	r332 = eq.f64 r330, r331
+	r334 = const.u64 4
+	jump b38
+b38: # flag.entry
+	branch r332, b39, b219
+b39: # flag.if.then
+	r335 = shl.u8.u64 1, r334
+	r333 = move.u8 r335
+	jump b40
+b40: # flag.return
+	r336 = or.u8 r328, r333
+	r306 = move.u8 r336
+	jump b41
+b41: # compareAll[int32].return
+	r337 = elemaddr r22, r305, 1
+	store.u8 r337, r306
+	r338 = add.i64 r305, 1
+	r339 = convert.i8.i32 r17
+	jump b42
+b42: # compareAll[int8].entry
+	r341 = convert.u32.i8 r339
+	r342 = lt.u32 r341, 2147483648
+	r344 = const.u64 0
+	jump b43
+b43: # flag.entry
+	branch r342, b44, b218
+b44: # flag.if.then
+	r345 = shl.u8.u64 1, r344
+	r343 = move.u8 r345
+	jump b45
+b45: # flag.return
+	r346 = convert.i32.i8 r339
+	r347 = lt.i32 r346, 0
+	r349 = const.u64 1
+	jump b46
+b46: # flag.entry
+	branch r347, b47, b217
+b47: # flag.if.then
+	r350 = shl.u8.u64 1, r349
+	r348 = move.u8 r350
+	jump b48
+b48: # flag.return
+	r351 = or.u8 r343, r348
+	r352 = convert.u64.i8 r339
+	r353 = gt.u64 r352, 9223372036854775808
+	r355 = const.u64 2
+	jump b49
+b49: # flag.entry
+	branch r353, b50, b216
+b50: # flag.if.then
+	r356 = shl.u8.u64 1, r355
+	r354 = move.u8 r356
+	jump b51
+b51: # flag.return
+	r357 = or.u8 r351, r354
+	r358 = convert.u16.i8 r339
+	r359 = ge.u16 r358, 32768
+	r361 = const.u64 3
+	jump b52
+b52: # flag.entry
+	branch r359, b53, b215
+b53: # flag.if.then
+	r362 = shl.u8.u64 1, r361
+	r360 = move.u8 r362
+	jump b54
+b54: # flag.return
+	r363 = or.u8 r357, r360
+	r364 = convert.u32.i8 r339
+	r365 = convert.f64.u32 r364
+	r366 = convert.i32.i8 r339
+	r367 = convert.f64.i32 r366
+	r368 = eq.f64 r365, r367
+	r370 = const.u64 4
+	jump b55
+b55: # flag.entry
+	branch r368, b56, b214
+b56: # flag.if.then
+	r371 = shl.u8.u64 1, r370
+	r369 = move.u8 r371
+	jump b57
+b57: # flag.return
+	r372 = or.u8 r363, r369
+	r340 = move.u8 r372
+	jump b58
+b58: # compareAll[int8].return
+	r373 = elemaddr r22, r338, 1
+	store.u8 r373, r340
+	r374 = add.i64 r305, 2
+	r375 = convert.i16.i32 r17
+	jump b59
+b59: # compareAll[int16].entry
+	r377 = convert.u32.i16 r375
+	r378 = lt.u32 r377, 2147483648
+	r380 = const.u64 0
+	jump b60
+b60: # flag.entry
+	branch r378, b61, b213
+b61: # flag.if.then
+	r381 = shl.u8.u64 1, r380
+	r379 = move.u8 r381
+	jump b62
+b62: # flag.return
+	r382 = convert.i32.i16 r375
+	r383 = lt.i32 r382, 0
+	r385 = const.u64 1
+	jump b63
+b63: # flag.entry
+	branch r383, b64, b212
+b64: # flag.if.then
+	r386 = shl.u8.u64 1, r385
+	r384 = move.u8 r386
+	jump b65
+b65: # flag.return
+	r387 = or.u8 r379, r384
+	r388 = convert.u64.i16 r375
+	r389 = gt.u64 r388, 9223372036854775808
+	r391 = const.u64 2
+	jump b66
+b66: # flag.entry
+	branch r389, b67, b211
+b67: # flag.if.then
+	r392 = shl.u8.u64 1, r391
+	r390 = move.u8 r392
+	jump b68
+b68: # flag.return
+	r393 = or.u8 r387, r390
+	r394 = convert.u16.i16 r375
+	r395 = ge.u16 r394, 32768
+	r397 = const.u64 3
+	jump b69
+b69: # flag.entry
+	branch r395, b70, b210
+b70: # flag.if.then
+	r398 = shl.u8.u64 1, r397
+	r396 = move.u8 r398
+	jump b71
+b71: # flag.return
+	r399 = or.u8 r393, r396
+	r400 = convert.u32.i16 r375
+	r401 = convert.f64.u32 r400
+	r402 = convert.i32.i16 r375
+	r403 = convert.f64.i32 r402
+	r404 = eq.f64 r401, r403
+	r406 = const.u64 4
+	jump b72
+b72: # flag.entry
+	branch r404, b73, b209
+b73: # flag.if.then
+	r407 = shl.u8.u64 1, r406
+	r405 = move.u8 r407
+	jump b74
+b74: # flag.return
+	r408 = or.u8 r399, r405
+	r376 = move.u8 r408
+	jump b75
+b75: # compareAll[int16].return
+	r409 = elemaddr r22, r374, 1
+	store.u8 r409, r376
+	r410 = add.i64 r305, 3
+	jump b76
+b76: # compareAll[int32].entry
+	r412 = convert.u32.i32 r17
+	r413 = lt.u32 r412, 2147483648
+	r415 = const.u64 0
+	jump b77
+b77: # flag.entry
+	branch r413, b78, b208
+b78: # flag.if.then
+	r416 = shl.u8.u64 1, r415
+	r414 = move.u8 r416
+	jump b79
+b79: # flag.return
+	r417 = lt.i32 r17, 0
+	r419 = const.u64 1
+	jump b80
+b80: # flag.entry
+	branch r417, b81, b207
+b81: # flag.if.then
+	r420 = shl.u8.u64 1, r419
+	r418 = move.u8 r420
+	jump b82
+b82: # flag.return
+	r421 = or.u8 r414, r418
+	r422 = convert.u64.i32 r17
+	r423 = gt.u64 r422, 9223372036854775808
+	r425 = const.u64 2
+	jump b83
+b83: # flag.entry
+	branch r423, b84, b206
+b84: # flag.if.then
+	r426 = shl.u8.u64 1, r425
+	r424 = move.u8 r426
+	jump b85
+b85: # flag.return
+	r427 = or.u8 r421, r424
+	r428 = convert.u16.i32 r17
+	r429 = ge.u16 r428, 32768
+	r431 = const.u64 3
+	jump b86
+b86: # flag.entry
+	branch r429, b87, b205
+b87: # flag.if.then
+	r432 = shl.u8.u64 1, r431
+	r430 = move.u8 r432
+	jump b88
+b88: # flag.return
+	r433 = or.u8 r427, r430
+	r434 = convert.u32.i32 r17
+	r435 = convert.f64.u32 r434
+	r436 = convert.f64.i32 r17
+	r437 = eq.f64 r435, r436
+	r439 = const.u64 4
+	jump b89
+b89: # flag.entry
+	branch r437, b90, b204
+b90: # flag.if.then
+	r440 = shl.u8.u64 1, r439
+	r438 = move.u8 r440
+	jump b91
+b91: # flag.return
+	r441 = or.u8 r433, r438
+	r411 = move.u8 r441
+	jump b92
+b92: # compareAll[int32].return
+	r442 = elemaddr r22, r410, 1
+	store.u8 r442, r411
+	r443 = add.i64 r305, 4
+	r444 = convert.u8.i32 r17
+	jump b93
+b93: # compareAll[uint8].entry
+	r446 = convert.u32.u8 r444
+	r447 = lt.u32 r446, 2147483648
+	r449 = const.u64 0
+	jump b94
+b94: # flag.entry
+	branch r447, b95, b203
+b95: # flag.if.then
+	r450 = shl.u8.u64 1, r449
+	r448 = move.u8 r450
+	jump b96
+b96: # flag.return
+	r451 = convert.i32.u8 r444
+	r452 = lt.i32 r451, 0
+	r454 = const.u64 1
+	jump b97
+b97: # flag.entry
+	branch r452, b98, b202
+b98: # flag.if.then
+	r455 = shl.u8.u64 1, r454
+	r453 = move.u8 r455
+	jump b99
+b99: # flag.return
+	r456 = or.u8 r448, r453
+	r457 = convert.u64.u8 r444
+	r458 = gt.u64 r457, 9223372036854775808
+	r460 = const.u64 2
+	jump b100
+b100: # flag.entry
+	branch r458, b101, b201
+b101: # flag.if.then
+	r461 = shl.u8.u64 1, r460
+	r459 = move.u8 r461
+	jump b102
+b102: # flag.return
+	r462 = or.u8 r456, r459
+	r463 = convert.u16.u8 r444
+	r464 = ge.u16 r463, 32768
+	r466 = const.u64 3
+	jump b103
+b103: # flag.entry
+	branch r464, b104, b200
+b104: # flag.if.then
+	r467 = shl.u8.u64 1, r466
+	r465 = move.u8 r467
+	jump b105
+b105: # flag.return
+	r468 = or.u8 r462, r465
+	r469 = convert.u32.u8 r444
+	r470 = convert.f64.u32 r469
+	r471 = convert.i32.u8 r444
+	r472 = convert.f64.i32 r471
+	r473 = eq.f64 r470, r472
+	r475 = const.u64 4
+	jump b106
+b106: # flag.entry
+	branch r473, b107, b199
+b107: # flag.if.then
+	r476 = shl.u8.u64 1, r475
+	r474 = move.u8 r476
+	jump b108
+b108: # flag.return
+	r477 = or.u8 r468, r474
+	r445 = move.u8 r477
+	jump b109
+b109: # compareAll[uint8].return
+	r478 = elemaddr r22, r443, 1
+	store.u8 r478, r445
+	r479 = add.i64 r305, 5
+	r480 = convert.u16.i32 r17
+	jump b110
+b110: # compareAll[uint16].entry
+	r482 = convert.u32.u16 r480
+	r483 = lt.u32 r482, 2147483648
+	r485 = const.u64 0
+	jump b111
+b111: # flag.entry
+	branch r483, b112, b198
+b112: # flag.if.then
+	r486 = shl.u8.u64 1, r485
+	r484 = move.u8 r486
+	jump b113
+b113: # flag.return
+	r487 = convert.i32.u16 r480
+	r488 = lt.i32 r487, 0
+	r490 = const.u64 1
+	jump b114
+b114: # flag.entry
+	branch r488, b115, b197
+b115: # flag.if.then
+	r491 = shl.u8.u64 1, r490
+	r489 = move.u8 r491
+	jump b116
+b116: # flag.return
+	r492 = or.u8 r484, r489
+	r493 = convert.u64.u16 r480
+	r494 = gt.u64 r493, 9223372036854775808
+	r496 = const.u64 2
+	jump b117
+b117: # flag.entry
+	branch r494, b118, b196
+b118: # flag.if.then
+	r497 = shl.u8.u64 1, r496
+	r495 = move.u8 r497
+	jump b119
+b119: # flag.return
+	r498 = or.u8 r492, r495
+	r499 = ge.u16 r480, 32768
+	r501 = const.u64 3
+	jump b120
+b120: # flag.entry
+	branch r499, b121, b195
+b121: # flag.if.then
+	r502 = shl.u8.u64 1, r501
+	r500 = move.u8 r502
+	jump b122
+b122: # flag.return
+	r503 = or.u8 r498, r500
+	r504 = convert.u32.u16 r480
+	r505 = convert.f64.u32 r504
+	r506 = convert.i32.u16 r480
+	r507 = convert.f64.i32 r506
+	r508 = eq.f64 r505, r507
+	r510 = const.u64 4
+	jump b123
+b123: # flag.entry
+	branch r508, b124, b194
+b124: # flag.if.then
+	r511 = shl.u8.u64 1, r510
+	r509 = move.u8 r511
+	jump b125
+b125: # flag.return
+	r512 = or.u8 r503, r509
+	r481 = move.u8 r512
+	jump b126
+b126: # compareAll[uint16].return
+	r513 = elemaddr r22, r479, 1
+	store.u8 r513, r481
+	r514 = add.i64 r305, 6
+	r515 = convert.u32.i32 r17
+	jump b127
+b127: # compareAll[uint32].entry
+	r517 = lt.u32 r515, 2147483648
+	r519 = const.u64 0
+	jump b128
+b128: # flag.entry
+	branch r517, b129, b193
+b129: # flag.if.then
+	r520 = shl.u8.u64 1, r519
+	r518 = move.u8 r520
+	jump b130
+b130: # flag.return
+	r521 = convert.i32.u32 r515
+	r522 = lt.i32 r521, 0
+	r524 = const.u64 1
+	jump b131
+b131: # flag.entry
+	branch r522, b132, b192
+b132: # flag.if.then
+	r525 = shl.u8.u64 1, r524
+	r523 = move.u8 r525
+	jump b133
+b133: # flag.return
+	r526 = or.u8 r518, r523
+	r527 = convert.u64.u32 r515
+	r528 = gt.u64 r527, 9223372036854775808
+	r530 = const.u64 2
+	jump b134
+b134: # flag.entry
+	branch r528, b135, b191
+b135: # flag.if.then
+	r531 = shl.u8.u64 1, r530
+	r529 = move.u8 r531
+	jump b136
+b136: # flag.return
+	r532 = or.u8 r526, r529
+	r533 = convert.u16.u32 r515
+	r534 = ge.u16 r533, 32768
+	r536 = const.u64 3
+	jump b137
+b137: # flag.entry
+	branch r534, b138, b190
+b138: # flag.if.then
+	r537 = shl.u8.u64 1, r536
+	r535 = move.u8 r537
+	jump b139
+b139: # flag.return
+	r538 = or.u8 r532, r535
+	r539 = convert.f64.u32 r515
+	r540 = convert.i32.u32 r515
+	r541 = convert.f64.i32 r540
+	r542 = eq.f64 r539, r541
+	r544 = const.u64 4
+	jump b140
+b140: # flag.entry
+	branch r542, b141, b189
+b141: # flag.if.then
+	r545 = shl.u8.u64 1, r544
+	r543 = move.u8 r545
+	jump b142
+b142: # flag.return
+	r546 = or.u8 r538, r543
+	r516 = move.u8 r546
+	jump b143
+b143: # compareAll[uint32].return
+	r547 = elemaddr r22, r514, 1
+	store.u8 r547, r516
+	r548 = add.i64 r305, 7
+	r549 = convert.i8.i32 r17
+	r550 = add.i8 r549, 1
+	jump b144
+b144: # compareAll[int8].entry
+	r552 = convert.u32.i8 r550
+	r553 = lt.u32 r552, 2147483648
+	r555 = const.u64 0
+	jump b145
+b145: # flag.entry
+	branch r553, b146, b188
+b146: # flag.if.then
+	r556 = shl.u8.u64 1, r555
+	r554 = move.u8 r556
+	jump b147
+b147: # flag.return
+	r557 = convert.i32.i8 r550
+	r558 = lt.i32 r557, 0
+	r560 = const.u64 1
+	jump b148
+b148: # flag.entry
+	branch r558, b149, b187
+b149: # flag.if.then
+	r561 = shl.u8.u64 1, r560
+	r559 = move.u8 r561
+	jump b150
+b150: # flag.return
+	r562 = or.u8 r554, r559
+	r563 = convert.u64.i8 r550
+	r564 = gt.u64 r563, 9223372036854775808
+	r566 = const.u64 2
+	jump b151
+b151: # flag.entry
+	branch r564, b152, b186
+b152: # flag.if.then
+	r567 = shl.u8.u64 1, r566
+	r565 = move.u8 r567
+	jump b153
+b153: # flag.return
+	r568 = or.u8 r562, r565
+	r569 = convert.u16.i8 r550
+	r570 = ge.u16 r569, 32768
+	r572 = const.u64 3
+	jump b154
+b154: # flag.entry
+	branch r570, b155, b185
+b155: # flag.if.then
+	r573 = shl.u8.u64 1, r572
+	r571 = move.u8 r573
+	jump b156
+b156: # flag.return
+	r574 = or.u8 r568, r571
+	r575 = convert.u32.i8 r550
+	r576 = convert.f64.u32 r575
+	r577 = convert.i32.i8 r550
+	r578 = convert.f64.i32 r577
+	r579 = eq.f64 r576, r578
+	r581 = const.u64 4
+	jump b157
+b157: # flag.entry
+	branch r579, b158, b184
+b158: # flag.if.then
+	r582 = shl.u8.u64 1, r581
+	r580 = move.u8 r582
+	jump b159
+b159: # flag.return
+	r583 = or.u8 r574, r580
+	r551 = move.u8 r583
+	jump b160
+b160: # compareAll[int8].return
+	r584 = elemaddr r22, r548, 1
+	store.u8 r584, r551
+	r585 = add.i64 r305, 8
+	r586 = convert.i16.i32 r17
+	r587 = sub.i16 r586, 1
+	jump b161
+b161: # compareAll[int16].entry
+	r589 = convert.u32.i16 r587
+	r590 = lt.u32 r589, 2147483648
+	r592 = const.u64 0
+	jump b162
+b162: # flag.entry
+	branch r590, b163, b183
+b163: # flag.if.then
+	r593 = shl.u8.u64 1, r592
+	r591 = move.u8 r593
+	jump b164
+b164: # flag.return
+	r594 = convert.i32.i16 r587
+	r595 = lt.i32 r594, 0
+	r597 = const.u64 1
+	jump b165
+b165: # flag.entry
+	branch r595, b166, b182
+b166: # flag.if.then
+	r598 = shl.u8.u64 1, r597
+	r596 = move.u8 r598
+	jump b167
+b167: # flag.return
+	r599 = or.u8 r591, r596
+	r600 = convert.u64.i16 r587
+	r601 = gt.u64 r600, 9223372036854775808
+	r603 = const.u64 2
+	jump b168
+b168: # flag.entry
+	branch r601, b169, b181
+b169: # flag.if.then
+	r604 = shl.u8.u64 1, r603
+	r602 = move.u8 r604
+	jump b170
+b170: # flag.return
+	r605 = or.u8 r599, r602
+	r606 = convert.u16.i16 r587
+	r607 = ge.u16 r606, 32768
+	r609 = const.u64 3
+	jump b171
+b171: # flag.entry
+	branch r607, b172, b180
+b172: # flag.if.then
+	r610 = shl.u8.u64 1, r609
+	r608 = move.u8 r610
+	jump b173
+b173: # flag.return
+	r611 = or.u8 r605, r608
+	r612 = convert.u32.i16 r587
+	r613 = convert.f64.u32 r612
+	r614 = convert.i32.i16 r587
+	r615 = convert.f64.i32 r614
+	r616 = eq.f64 r613, r615
+	r618 = const.u64 4
+	jump b174
+b174: # flag.entry
+	branch r616, b175, b179
+b175: # flag.if.then
+	r619 = shl.u8.u64 1, r618
+	r617 = move.u8 r619
+	jump b176
+b176: # flag.return
+	r620 = or.u8 r611, r617
+	r588 = move.u8 r620
+	jump b177
+b177: # compareAll[int16].return
+	r621 = elemaddr r22, r585, 1
+	store.u8 r621, r588
+	jump b178
+b178: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b179: # flag.if.done
+	r617 = move.u8 0
+	jump b176
+b180: # flag.if.done
+	r608 = move.u8 0
+	jump b173
+b181: # flag.if.done
+	r602 = move.u8 0
+	jump b170
+b182: # flag.if.done
+	r596 = move.u8 0
+	jump b167
+b183: # flag.if.done
+	r591 = move.u8 0
+	jump b164
+b184: # flag.if.done
+	r580 = move.u8 0
+	jump b159
+b185: # flag.if.done
+	r571 = move.u8 0
+	jump b156
+b186: # flag.if.done
+	r565 = move.u8 0
+	jump b153
+b187: # flag.if.done
+	r559 = move.u8 0
+	jump b150
+b188: # flag.if.done
+	r554 = move.u8 0
+	jump b147
+b189: # flag.if.done
+	r543 = move.u8 0
+	jump b142
+b190: # flag.if.done
+	r535 = move.u8 0
+	jump b139
+b191: # flag.if.done
+	r529 = move.u8 0
+	jump b136
+b192: # flag.if.done
+	r523 = move.u8 0
+	jump b133
+b193: # flag.if.done
+	r518 = move.u8 0
+	jump b130
+b194: # flag.if.done
+	r509 = move.u8 0
+	jump b125
+b195: # flag.if.done
+	r500 = move.u8 0
+	jump b122
+b196: # flag.if.done
+	r495 = move.u8 0
+	jump b119
+b197: # flag.if.done
+	r489 = move.u8 0
+	jump b116
+b198: # flag.if.done
+	r484 = move.u8 0
+	jump b113
+b199: # flag.if.done
+	r474 = move.u8 0
+	jump b108
+b200: # flag.if.done
+	r465 = move.u8 0
+	jump b105
+b201: # flag.if.done
+	r459 = move.u8 0
+	jump b102
+b202: # flag.if.done
+	r453 = move.u8 0
+	jump b99
+b203: # flag.if.done
+	r448 = move.u8 0
+	jump b96
+b204: # flag.if.done
+	r438 = move.u8 0
+	jump b91
+b205: # flag.if.done
+	r430 = move.u8 0
+	jump b88
+b206: # flag.if.done
+	r424 = move.u8 0
+	jump b85
+b207: # flag.if.done
+	r418 = move.u8 0
+	jump b82
+b208: # flag.if.done
+	r414 = move.u8 0
+	jump b79
+b209: # flag.if.done
+	r405 = move.u8 0
+	jump b74
+b210: # flag.if.done
+	r396 = move.u8 0
+	jump b71
+b211: # flag.if.done
+	r390 = move.u8 0
+	jump b68
+b212: # flag.if.done
+	r384 = move.u8 0
+	jump b65
+b213: # flag.if.done
+	r379 = move.u8 0
+	jump b62
+b214: # flag.if.done
+	r369 = move.u8 0
+	jump b57
+b215: # flag.if.done
+	r360 = move.u8 0
+	jump b54
+b216: # flag.if.done
+	r354 = move.u8 0
+	jump b51
+b217: # flag.if.done
+	r348 = move.u8 0
+	jump b48
+b218: # flag.if.done
+	r343 = move.u8 0
+	jump b45
+b219: # flag.if.done
+	r333 = move.u8 0
+	jump b40
+b220: # flag.if.done
+	r325 = move.u8 0
+	jump b37
+b221: # flag.if.done
+	r319 = move.u8 0
+	jump b34
+b222: # flag.if.done
+	r313 = move.u8 0
+	jump b31
+b223: # flag.if.done
+	r309 = move.u8 0
+	jump b28
+b224: # exit
+	return
+
+kernel ConvertInt64(x []i64, y []i64, ints []i64, floats []f64, flags []u8)
+
+task ConvertInt64_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base y
+	r18 = base ints
+	r20 = base floats
+	r22 = base flags
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b224
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b224
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.i64 r11
+	r13 = elemaddr r14, r9, 8
+	r16 = load.i64 r13
+	r17 = add.i64 r12, r16
+	jump b6
+b6: # convertAll[int64].entry
+	r24 = mul.i64 r9, 10
+	r25 = convert.i8.i64 r17
+	r26 = convert.i64.i8 r25
+	r27 = elemaddr r18, r24, 8
+	store.i64 r27, r26
+	r28 = add.i64 r24, 1
+	r29 = convert.i16.i64 r17
+	r30 = convert.i64.i16 r29
+	r31 = elemaddr r18, r28, 8
+	store.i64 r31, r30
+	r32 = add.i64 r24, 2
+	r33 = convert.i32.i64 r17
+	r34 = convert.i64.i32 r33
+	r35 = elemaddr r18, r32, 8
+	store.i64 r35, r34
+	r36 = add.i64 r24, 3
+	r37 = elemaddr r18, r36, 8
+	store.i64 r37, r17
+	r38 = add.i64 r24, 4
+	r39 = convert.u8.i64 r17
+	r40 = convert.i64.u8 r39
+	r41 = elemaddr r18, r38, 8
+	store.i64 r41, r40
+	r42 = add.i64 r24, 5
+	r43 = convert.u16.i64 r17
+	r44 = convert.i64.u16 r43
+	r45 = elemaddr r18, r42, 8
+	store.i64 r45, r44
+	r46 = add.i64 r24, 6
+	r47 = convert.u32.i64 r17
+	r48 = convert.i64.u32 r47
+	r49 = elemaddr r18, r46, 8
+	store.i64 r49, r48
+	r50 = add.i64 r24, 7
+	r51 = convert.u64.i64 r17
+	r52 = convert.i64.u64 r51
+	r53 = elemaddr r18, r50, 8
+	store.i64 r53, r52
+	r54 = add.i64 r24, 8
+	r55 = convert.u16.i64 r17
+	r56 = convert.i32.u16 r55
+	r57 = convert.i16.i64 r17
+	r58 = convert.i32.i16 r57
+	r59 = sub.i32 r56, r58
+	r60 = convert.i64.i32 r59
+	r61 = elemaddr r18, r54, 8
+	store.i64 r61, r60
+	r62 = add.i64 r24, 9
+	r63 = convert.i8.i64 r17
+	r64 = convert.u32.i8 r63
+	r65 = shr.u32.u64 r64, 7
+	r66 = convert.i64.u32 r65
+	r67 = elemaddr r18, r62, 8
+	store.i64 r67, r66
+	r68 = mul.i64 r9, 9
+	jump b7
+b7: # toFloats[int64].entry
+	r70 = convert.f64.i64 r17
+	r71 = convert.f32.i64 r17
+	r72 = convert.f64.f32 r71
+	r73 = mul.f64 r72, 3.0
+	r74 = add.f64 r70, r73
+	r75 = convert.u32.i64 r17
+	r76 = convert.f64.u32 r75
+	r77 = mul.f64 r76, 5.0
+	r78 = add.f64 r74, r77
+	r79 = convert.u32.i64 r17
+	r80 = convert.f32.u32 r79
+	r81 = convert.f64.f32 r80
+	r82 = mul.f64 r81, 7.0
+	r83 = add.f64 r78, r82
+	r84 = convert.u64.i64 r17
+	r85 = convert.f64.u64 r84
+	r86 = mul.f64 r85, 11.0
+	r87 = add.f64 r83, r86
+	r88 = convert.u16.i64 r17
+	r89 = convert.f32.u16 r88
+	r90 = convert.f64.f32 r89
+	r91 = mul.f64 r90, 13.0
+	r92 = add.f64 r87, r91
+	r69 = move.f64 r92
+	jump b8
+b8: # toFloats[int64].return
+	r93 = elemaddr r20, r68, 8
+	store.f64 r93, r69
+	r94 = add.i64 r68, 1
+	r95 = convert.i8.i64 r17
+	jump b9
+b9: # toFloats[int8].entry
+	r97 = convert.f64.i8 r95
+	r98 = convert.f32.i8 r95
+	r99 = convert.f64.f32 r98
+	r100 = mul.f64 r99, 3.0
+	r101 = add.f64 r97, r100
+	r102 = convert.u32.i8 r95
+	r103 = convert.f64.u32 r102
+	r104 = mul.f64 r103, 5.0
+	r105 = add.f64 r101, r104
+	r106 = convert.u32.i8 r95
+	r107 = convert.f32.u32 r106
+	r108 = convert.f64.f32 r107
+	r109 = mul.f64 r108, 7.0
+	r110 = add.f64 r105, r109
+	r111 = convert.u64.i8 r95
+	r112 = convert.f64.u64 r111
+	r113 = mul.f64 r112, 11.0
+	r114 = add.f64 r110, r113
+	r115 = convert.u16.i8 r95
+	r116 = convert.f32.u16 r115
+	r117 = convert.f64.f32 r116
+	r118 = mul.f64 r117, 13.0
+	r119 = add.f64 r114, r118
+	r96 = move.f64 r119
+	jump b10
+b10: # toFloats[int8].return
+	r120 = elemaddr r20, r94, 8
+	store.f64 r120, r96
+	r121 = add.i64 r68, 2
+	r122 = convert.i16.i64 r17
+	jump b11
+b11: # toFloats[int16].entry
+	r124 = convert.f64.i16 r122
+	r125 = convert.f32.i16 r122
+	r126 = convert.f64.f32 r125
+	r127 = mul.f64 r126, 3.0
+	r128 = add.f64 r124, r127
+	r129 = convert.u32.i16 r122
+	r130 = convert.f64.u32 r129
+	r131 = mul.f64 r130, 5.0
+	r132 = add.f64 r128, r131
+	r133 = convert.u32.i16 r122
+	r134 = convert.f32.u32 r133
+	r135 = convert.f64.f32 r134
+	r136 = mul.f64 r135, 7.0
+	r137 = add.f64 r132, r136
+	r138 = convert.u64.i16 r122
+	r139 = convert.f64.u64 r138
+	r140 = mul.f64 r139, 11.0
+	r141 = add.f64 r137, r140
+	r142 = convert.u16.i16 r122
+	r143 = convert.f32.u16 r142
+	r144 = convert.f64.f32 r143
+	r145 = mul.f64 r144, 13.0
+	r146 = add.f64 r141, r145
+	r123 = move.f64 r146
+	jump b12
+b12: # toFloats[int16].return
+	r147 = elemaddr r20, r121, 8
+	store.f64 r147, r123
+	r148 = add.i64 r68, 3
+	r149 = convert.i32.i64 r17
+	jump b13
+b13: # toFloats[int32].entry
+	r151 = convert.f64.i32 r149
+	r152 = convert.f32.i32 r149
+	r153 = convert.f64.f32 r152
+	r154 = mul.f64 r153, 3.0
+	r155 = add.f64 r151, r154
+	r156 = convert.u32.i32 r149
+	r157 = convert.f64.u32 r156
+	r158 = mul.f64 r157, 5.0
+	r159 = add.f64 r155, r158
+	r160 = convert.u32.i32 r149
+	r161 = convert.f32.u32 r160
+	r162 = convert.f64.f32 r161
+	r163 = mul.f64 r162, 7.0
+	r164 = add.f64 r159, r163
+	r165 = convert.u64.i32 r149
+	r166 = convert.f64.u64 r165
+	r167 = mul.f64 r166, 11.0
+	r168 = add.f64 r164, r167
+	r169 = convert.u16.i32 r149
+	r170 = convert.f32.u16 r169
+	r171 = convert.f64.f32 r170
+	r172 = mul.f64 r171, 13.0
+	r173 = add.f64 r168, r172
+	r150 = move.f64 r173
+	jump b14
+b14: # toFloats[int32].return
+	r174 = elemaddr r20, r148, 8
+	store.f64 r174, r150
+	r175 = add.i64 r68, 4
+	jump b15
+b15: # toFloats[int64].entry
+	r177 = convert.f64.i64 r17
+	r178 = convert.f32.i64 r17
+	r179 = convert.f64.f32 r178
+	r180 = mul.f64 r179, 3.0
+	r181 = add.f64 r177, r180
+	r182 = convert.u32.i64 r17
+	r183 = convert.f64.u32 r182
+	r184 = mul.f64 r183, 5.0
+	r185 = add.f64 r181, r184
+	r186 = convert.u32.i64 r17
+	r187 = convert.f32.u32 r186
+	r188 = convert.f64.f32 r187
+	r189 = mul.f64 r188, 7.0
+	r190 = add.f64 r185, r189
+	r191 = convert.u64.i64 r17
+	r192 = convert.f64.u64 r191
+	r193 = mul.f64 r192, 11.0
+	r194 = add.f64 r190, r193
+	r195 = convert.u16.i64 r17
+	r196 = convert.f32.u16 r195
+	r197 = convert.f64.f32 r196
+	r198 = mul.f64 r197, 13.0
+	r199 = add.f64 r194, r198
+	r176 = move.f64 r199
+	jump b16
+b16: # toFloats[int64].return
+	r200 = elemaddr r20, r175, 8
+	store.f64 r200, r176
+	r201 = add.i64 r68, 5
+	r202 = convert.u8.i64 r17
+	jump b17
+b17: # toFloats[uint8].entry
+	r204 = convert.f64.u8 r202
+	r205 = convert.f32.u8 r202
+	r206 = convert.f64.f32 r205
+	r207 = mul.f64 r206, 3.0
+	r208 = add.f64 r204, r207
+	r209 = convert.u32.u8 r202
+	r210 = convert.f64.u32 r209
+	r211 = mul.f64 r210, 5.0
+	r212 = add.f64 r208, r211
+	r213 = convert.u32.u8 r202
+	r214 = convert.f32.u32 r213
+	r215 = convert.f64.f32 r214
+	r216 = mul.f64 r215, 7.0
+	r217 = add.f64 r212, r216
+	r218 = convert.u64.u8 r202
+	r219 = convert.f64.u64 r218
+	r220 = mul.f64 r219, 11.0
+	r221 = add.f64 r217, r220
+	r222 = convert.u16.u8 r202
+	r223 = convert.f32.u16 r222
+	r224 = convert.f64.f32 r223
+	r225 = mul.f64 r224, 13.0
+	r226 = add.f64 r221, r225
+	r203 = move.f64 r226
+	jump b18
+b18: # toFloats[uint8].return
+	r227 = elemaddr r20, r201, 8
+	store.f64 r227, r203
+	r228 = add.i64 r68, 6
+	r229 = convert.u16.i64 r17
+	jump b19
+b19: # toFloats[uint16].entry
+	r231 = convert.f64.u16 r229
+	r232 = convert.f32.u16 r229
+	r233 = convert.f64.f32 r232
+	r234 = mul.f64 r233, 3.0
+	r235 = add.f64 r231, r234
+	r236 = convert.u32.u16 r229
+	r237 = convert.f64.u32 r236
+	r238 = mul.f64 r237, 5.0
+	r239 = add.f64 r235, r238
+	r240 = convert.u32.u16 r229
+	r241 = convert.f32.u32 r240
+	r242 = convert.f64.f32 r241
+	r243 = mul.f64 r242, 7.0
+	r244 = add.f64 r239, r243
+	r245 = convert.u64.u16 r229
+	r246 = convert.f64.u64 r245
+	r247 = mul.f64 r246, 11.0
+	r248 = add.f64 r244, r247
+	r249 = convert.f32.u16 r229
+	r250 = convert.f64.f32 r249
+	r251 = mul.f64 r250, 13.0
+	r252 = add.f64 r248, r251
+	r230 = move.f64 r252
+	jump b20
+b20: # toFloats[uint16].return
+	r253 = elemaddr r20, r228, 8
+	store.f64 r253, r230
+	r254 = add.i64 r68, 7
+	r255 = convert.u32.i64 r17
+	jump b21
+b21: # toFloats[uint32].entry
+	r257 = convert.f64.u32 r255
+	r258 = convert.f32.u32 r255
+	r259 = convert.f64.f32 r258
+	r260 = mul.f64 r259, 3.0
+	r261 = add.f64 r257, r260
+	r262 = convert.f64.u32 r255
+	r263 = mul.f64 r262, 5.0
+	r264 = add.f64 r261, r263
+	r265 = convert.f32.u32 r255
+	r266 = convert.f64.f32 r265
+	r267 = mul.f64 r266, 7.0
+	r268 = add.f64 r264, r267
+	r269 = convert.u64.u32 r255
+	r270 = convert.f64.u64 r269
+	r271 = mul.f64 r270, 11.0
+	r272 = add.f64 r268, r271
+	r273 = convert.u16.u32 r255
+	r274 = convert.f32.u16 r273
+	r275 = convert.f64.f32 r274
+	r276 = mul.f64 r275, 13.0
+	r277 = add.f64 r272, r276
+	r256 = move.f64 r277
+	jump b22
+b22: # toFloats[uint32].return
+	r278 = elemaddr r20, r254, 8
+	store.f64 r278, r256
+	r279 = add.i64 r68, 8
+	r280 = convert.u64.i64 r17
+	jump b23
+b23: # toFloats[uint64].entry
+	r282 = convert.f64.u64 r280
+	r283 = convert.f32.u64 r280
+	r284 = convert.f64.f32 r283
+	r285 = mul.f64 r284, 3.0
+	r286 = add.f64 r282, r285
+	r287 = convert.u32.u64 r280
+	r288 = convert.f64.u32 r287
+	r289 = mul.f64 r288, 5.0
+	r290 = add.f64 r286, r289
+	r291 = convert.u32.u64 r280
+	r292 = convert.f32.u32 r291
+	r293 = convert.f64.f32 r292
+	r294 = mul.f64 r293, 7.0
+	r295 = add.f64 r290, r294
+	r296 = convert.f64.u64 r280
+	r297 = mul.f64 r296, 11.0
+	r298 = add.f64 r295, r297
+	r299 = convert.u16.u64 r280
+	r300 = convert.f32.u16 r299
+	r301 = convert.f64.f32 r300
+	r302 = mul.f64 r301, 13.0
+	r303 = add.f64 r298, r302
+	r281 = move.f64 r303
+	jump b24
+b24: # toFloats[uint64].return
+	r304 = elemaddr r20, r279, 8
+	store.f64 r304, r281
+	r305 = mul.i64 r9, 9
+	jump b25
+b25: # compareAll[int64].entry
+	r307 = convert.u32.i64 r17
+	r308 = lt.u32 r307, 2147483648
+	r310 = const.u64 0
+	jump b26
+b26: # flag.entry
+	branch r308, b27, b223
+b27: # flag.if.then
+	r311 = shl.u8.u64 1, r310
+	r309 = move.u8 r311
+	jump b28
+b28: # flag.return
+	r312 = convert.i32.i64 r17
+	r313 = lt.i32 r312, 0
+	r315 = const.u64 1
+	jump b29
+b29: # flag.entry
+	branch r313, b30, b222
+b30: # flag.if.then
+	r316 = shl.u8.u64 1, r315
+	r314 = move.u8 r316
+	jump b31
+b31: # flag.return
+	r317 = or.u8 r309, r314
+	r318 = convert.u64.i64 r17
+	r319 = gt.u64 r318, 9223372036854775808
+	r321 = const.u64 2
+	jump b32
+b32: # flag.entry
+	branch r319, b33, b221
+b33: # flag.if.then
+	r322 = shl.u8.u64 1, r321
+	r320 = move.u8 r322
+	jump b34
+b34: # flag.return
+	r323 = or.u8 r317, r320
+	r324 = convert.u16.i64 r17
+	r325 = ge.u16 r324, 32768
+	r327 = const.u64 3
+	jump b35
+b35: # flag.entry
+	branch r325, b36, b220
+b36: # flag.if.then
+	r328 = shl.u8.u64 1, r327
+	r326 = move.u8 r328
+	jump b37
+b37: # flag.return
+	r329 = or.u8 r323, r326
+	r330 = convert.u32.i64 r17
+	r331 = convert.f64.u32 r330
+	r332 = convert.i32.i64 r17
+	r333 = convert.f64.i32 r332
+	r334 = eq.f64 r331, r333
+	r336 = const.u64 4
+	jump b38
+b38: # flag.entry
+	branch r334, b39, b219
+b39: # flag.if.then
+	r337 = shl.u8.u64 1, r336
+	r335 = move.u8 r337
+	jump b40
+b40: # flag.return
+	r338 = or.u8 r329, r335
+	r306 = move.u8 r338
+	jump b41
+b41: # compareAll[int64].return
+	r339 = elemaddr r22, r305, 1
+	store.u8 r339, r306
+	r340 = add.i64 r305, 1
+	r341 = convert.i8.i64 r17
+	jump b42
+b42: # compareAll[int8].entry
+	r343 = convert.u32.i8 r341
+	r344 = lt.u32 r343, 2147483648
+	r346 = const.u64 0
+	jump b43
+b43: # flag.entry
+	branch r344, b44, b218
+b44: # flag.if.then
+	r347 = shl.u8.u64 1, r346
+	r345 = move.u8 r347
+	jump b45
+b45: # flag.return
+	r348 = convert.i32.i8 r341
+	r349 = lt.i32 r348, 0
+	r351 = const.u64 1
+	jump b46
+b46: # flag.entry
+	branch r349, b47, b217
+b47: # flag.if.then
+	r352 = shl.u8.u64 1, r351
+	r350 = move.u8 r352
+	jump b48
+b48: # flag.return
+	r353 = or.u8 r345, r350
+	r354 = convert.u64.i8 r341
+	r355 = gt.u64 r354, 9223372036854775808
+	r357 = const.u64 2
+	jump b49
+b49: # flag.entry
+	branch r355, b50, b216
+b50: # flag.if.then
+	r358 = shl.u8.u64 1, r357
+	r356 = move.u8 r358
+	jump b51
+b51: # flag.return
+	r359 = or.u8 r353, r356
+	r360 = convert.u16.i8 r341
+	r361 = ge.u16 r360, 32768
+	r363 = const.u64 3
+	jump b52
+b52: # flag.entry
+	branch r361, b53, b215
+b53: # flag.if.then
+	r364 = shl.u8.u64 1, r363
+	r362 = move.u8 r364
+	jump b54
+b54: # flag.return
+	r365 = or.u8 r359, r362
+	r366 = convert.u32.i8 r341
+	r367 = convert.f64.u32 r366
+	r368 = convert.i32.i8 r341
+	r369 = convert.f64.i32 r368
+	r370 = eq.f64 r367, r369
+	r372 = const.u64 4
+	jump b55
+b55: # flag.entry
+	branch r370, b56, b214
+b56: # flag.if.then
+	r373 = shl.u8.u64 1, r372
+	r371 = move.u8 r373
+	jump b57
+b57: # flag.return
+	r374 = or.u8 r365, r371
+	r342 = move.u8 r374
+	jump b58
+b58: # compareAll[int8].return
+	r375 = elemaddr r22, r340, 1
+	store.u8 r375, r342
+	r376 = add.i64 r305, 2
+	r377 = convert.i16.i64 r17
+	jump b59
+b59: # compareAll[int16].entry
+	r379 = convert.u32.i16 r377
+	r380 = lt.u32 r379, 2147483648
+	r382 = const.u64 0
+	jump b60
+b60: # flag.entry
+	branch r380, b61, b213
+b61: # flag.if.then
+	r383 = shl.u8.u64 1, r382
+	r381 = move.u8 r383
+	jump b62
+b62: # flag.return
+	r384 = convert.i32.i16 r377
+	r385 = lt.i32 r384, 0
+	r387 = const.u64 1
+	jump b63
+b63: # flag.entry
+	branch r385, b64, b212
+b64: # flag.if.then
+	r388 = shl.u8.u64 1, r387
+	r386 = move.u8 r388
+	jump b65
+b65: # flag.return
+	r389 = or.u8 r381, r386
+	r390 = convert.u64.i16 r377
+	r391 = gt.u64 r390, 9223372036854775808
+	r393 = const.u64 2
+	jump b66
+b66: # flag.entry
+	branch r391, b67, b211
+b67: # flag.if.then
+	r394 = shl.u8.u64 1, r393
+	r392 = move.u8 r394
+	jump b68
+b68: # flag.return
+	r395 = or.u8 r389, r392
+	r396 = convert.u16.i16 r377
+	r397 = ge.u16 r396, 32768
+	r399 = const.u64 3
+	jump b69
+b69: # flag.entry
+	branch r397, b70, b210
+b70: # flag.if.then
+	r400 = shl.u8.u64 1, r399
+	r398 = move.u8 r400
+	jump b71
+b71: # flag.return
+	r401 = or.u8 r395, r398
+	r402 = convert.u32.i16 r377
+	r403 = convert.f64.u32 r402
+	r404 = convert.i32.i16 r377
+	r405 = convert.f64.i32 r404
+	r406 = eq.f64 r403, r405
+	r408 = const.u64 4
+	jump b72
+b72: # flag.entry
+	branch r406, b73, b209
+b73: # flag.if.then
+	r409 = shl.u8.u64 1, r408
+	r407 = move.u8 r409
+	jump b74
+b74: # flag.return
+	r410 = or.u8 r401, r407
+	r378 = move.u8 r410
+	jump b75
+b75: # compareAll[int16].return
+	r411 = elemaddr r22, r376, 1
+	store.u8 r411, r378
+	r412 = add.i64 r305, 3
+	r413 = convert.i32.i64 r17
+	jump b76
+b76: # compareAll[int32].entry
+	r415 = convert.u32.i32 r413
+	r416 = lt.u32 r415, 2147483648
+	r418 = const.u64 0
+	jump b77
+b77: # flag.entry
+	branch r416, b78, b208
+b78: # flag.if.then
+	r419 = shl.u8.u64 1, r418
+	r417 = move.u8 r419
+	jump b79
+b79: # flag.return
+	r420 = lt.i32 r413, 0
+	r422 = const.u64 1
+	jump b80
+b80: # flag.entry
+	branch r420, b81, b207
+b81: # flag.if.then
+	r423 = shl.u8.u64 1, r422
+	r421 = move.u8 r423
+	jump b82
+b82: # flag.return
+	r424 = or.u8 r417, r421
+	r425 = convert.u64.i32 r413
+	r426 = gt.u64 r425, 9223372036854775808
+	r428 = const.u64 2
+	jump b83
+b83: # flag.entry
+	branch r426, b84, b206
+b84: # flag.if.then
+	r429 = shl.u8.u64 1, r428
+	r427 = move.u8 r429
+	jump b85
+b85: # flag.return
+	r430 = or.u8 r424, r427
+	r431 = convert.u16.i32 r413
+	r432 = ge.u16 r431, 32768
+	r434 = const.u64 3
+	jump b86
+b86: # flag.entry
+	branch r432, b87, b205
+b87: # flag.if.then
+	r435 = shl.u8.u64 1, r434
+	r433 = move.u8 r435
+	jump b88
+b88: # flag.return
+	r436 = or.u8 r430, r433
+	r437 = convert.u32.i32 r413
+	r438 = convert.f64.u32 r437
+	r439 = convert.f64.i32 r413
+	r440 = eq.f64 r438, r439
+	r442 = const.u64 4
+	jump b89
+b89: # flag.entry
+	branch r440, b90, b204
+b90: # flag.if.then
+	r443 = shl.u8.u64 1, r442
+	r441 = move.u8 r443
+	jump b91
+b91: # flag.return
+	r444 = or.u8 r436, r441
+	r414 = move.u8 r444
+	jump b92
+b92: # compareAll[int32].return
+	r445 = elemaddr r22, r412, 1
+	store.u8 r445, r414
+	r446 = add.i64 r305, 4
+	r447 = convert.u8.i64 r17
+	jump b93
+b93: # compareAll[uint8].entry
+	r449 = convert.u32.u8 r447
+	r450 = lt.u32 r449, 2147483648
+	r452 = const.u64 0
+	jump b94
+b94: # flag.entry
+	branch r450, b95, b203
+b95: # flag.if.then
+	r453 = shl.u8.u64 1, r452
+	r451 = move.u8 r453
+	jump b96
+b96: # flag.return
+	r454 = convert.i32.u8 r447
+	r455 = lt.i32 r454, 0
+	r457 = const.u64 1
+	jump b97
+b97: # flag.entry
+	branch r455, b98, b202
+b98: # flag.if.then
+	r458 = shl.u8.u64 1, r457
+	r456 = move.u8 r458
+	jump b99
+b99: # flag.return
+	r459 = or.u8 r451, r456
+	r460 = convert.u64.u8 r447
+	r461 = gt.u64 r460, 9223372036854775808
+	r463 = const.u64 2
+	jump b100
+b100: # flag.entry
+	branch r461, b101, b201
+b101: # flag.if.then
+	r464 = shl.u8.u64 1, r463
+	r462 = move.u8 r464
+	jump b102
+b102: # flag.return
+	r465 = or.u8 r459, r462
+	r466 = convert.u16.u8 r447
+	r467 = ge.u16 r466, 32768
+	r469 = const.u64 3
+	jump b103
+b103: # flag.entry
+	branch r467, b104, b200
+b104: # flag.if.then
+	r470 = shl.u8.u64 1, r469
+	r468 = move.u8 r470
+	jump b105
+b105: # flag.return
+	r471 = or.u8 r465, r468
+	r472 = convert.u32.u8 r447
+	r473 = convert.f64.u32 r472
+	r474 = convert.i32.u8 r447
+	r475 = convert.f64.i32 r474
+	r476 = eq.f64 r473, r475
+	r478 = const.u64 4
+	jump b106
+b106: # flag.entry
+	branch r476, b107, b199
+b107: # flag.if.then
+	r479 = shl.u8.u64 1, r478
+	r477 = move.u8 r479
+	jump b108
+b108: # flag.return
+	r480 = or.u8 r471, r477
+	r448 = move.u8 r480
+	jump b109
+b109: # compareAll[uint8].return
+	r481 = elemaddr r22, r446, 1
+	store.u8 r481, r448
+	r482 = add.i64 r305, 5
+	r483 = convert.u16.i64 r17
+	jump b110
+b110: # compareAll[uint16].entry
+	r485 = convert.u32.u16 r483
+	r486 = lt.u32 r485, 2147483648
+	r488 = const.u64 0
+	jump b111
+b111: # flag.entry
+	branch r486, b112, b198
+b112: # flag.if.then
+	r489 = shl.u8.u64 1, r488
+	r487 = move.u8 r489
+	jump b113
+b113: # flag.return
+	r490 = convert.i32.u16 r483
+	r491 = lt.i32 r490, 0
+	r493 = const.u64 1
+	jump b114
+b114: # flag.entry
+	branch r491, b115, b197
+b115: # flag.if.then
+	r494 = shl.u8.u64 1, r493
+	r492 = move.u8 r494
+	jump b116
+b116: # flag.return
+	r495 = or.u8 r487, r492
+	r496 = convert.u64.u16 r483
+	r497 = gt.u64 r496, 9223372036854775808
+	r499 = const.u64 2
+	jump b117
+b117: # flag.entry
+	branch r497, b118, b196
+b118: # flag.if.then
+	r500 = shl.u8.u64 1, r499
+	r498 = move.u8 r500
+	jump b119
+b119: # flag.return
+	r501 = or.u8 r495, r498
+	r502 = ge.u16 r483, 32768
+	r504 = const.u64 3
+	jump b120
+b120: # flag.entry
+	branch r502, b121, b195
+b121: # flag.if.then
+	r505 = shl.u8.u64 1, r504
+	r503 = move.u8 r505
+	jump b122
+b122: # flag.return
+	r506 = or.u8 r501, r503
+	r507 = convert.u32.u16 r483
+	r508 = convert.f64.u32 r507
+	r509 = convert.i32.u16 r483
+	r510 = convert.f64.i32 r509
+	r511 = eq.f64 r508, r510
+	r513 = const.u64 4
+	jump b123
+b123: # flag.entry
+	branch r511, b124, b194
+b124: # flag.if.then
+	r514 = shl.u8.u64 1, r513
+	r512 = move.u8 r514
+	jump b125
+b125: # flag.return
+	r515 = or.u8 r506, r512
+	r484 = move.u8 r515
+	jump b126
+b126: # compareAll[uint16].return
+	r516 = elemaddr r22, r482, 1
+	store.u8 r516, r484
+	r517 = add.i64 r305, 6
+	r518 = convert.u32.i64 r17
+	jump b127
+b127: # compareAll[uint32].entry
+	r520 = lt.u32 r518, 2147483648
+	r522 = const.u64 0
+	jump b128
+b128: # flag.entry
+	branch r520, b129, b193
+b129: # flag.if.then
+	r523 = shl.u8.u64 1, r522
+	r521 = move.u8 r523
+	jump b130
+b130: # flag.return
+	r524 = convert.i32.u32 r518
+	r525 = lt.i32 r524, 0
+	r527 = const.u64 1
+	jump b131
+b131: # flag.entry
+	branch r525, b132, b192
+b132: # flag.if.then
+	r528 = shl.u8.u64 1, r527
+	r526 = move.u8 r528
+	jump b133
+b133: # flag.return
+	r529 = or.u8 r521, r526
+	r530 = convert.u64.u32 r518
+	r531 = gt.u64 r530, 9223372036854775808
+	r533 = const.u64 2
+	jump b134
+b134: # flag.entry
+	branch r531, b135, b191
+b135: # flag.if.then
+	r534 = shl.u8.u64 1, r533
+	r532 = move.u8 r534
+	jump b136
+b136: # flag.return
+	r535 = or.u8 r529, r532
+	r536 = convert.u16.u32 r518
+	r537 = ge.u16 r536, 32768
+	r539 = const.u64 3
+	jump b137
+b137: # flag.entry
+	branch r537, b138, b190
+b138: # flag.if.then
+	r540 = shl.u8.u64 1, r539
+	r538 = move.u8 r540
+	jump b139
+b139: # flag.return
+	r541 = or.u8 r535, r538
+	r542 = convert.f64.u32 r518
+	r543 = convert.i32.u32 r518
+	r544 = convert.f64.i32 r543
+	r545 = eq.f64 r542, r544
+	r547 = const.u64 4
+	jump b140
+b140: # flag.entry
+	branch r545, b141, b189
+b141: # flag.if.then
+	r548 = shl.u8.u64 1, r547
+	r546 = move.u8 r548
+	jump b142
+b142: # flag.return
+	r549 = or.u8 r541, r546
+	r519 = move.u8 r549
+	jump b143
+b143: # compareAll[uint32].return
+	r550 = elemaddr r22, r517, 1
+	store.u8 r550, r519
+	r551 = add.i64 r305, 7
+	r552 = convert.i8.i64 r17
+	r553 = add.i8 r552, 1
+	jump b144
+b144: # compareAll[int8].entry
+	r555 = convert.u32.i8 r553
+	r556 = lt.u32 r555, 2147483648
+	r558 = const.u64 0
+	jump b145
+b145: # flag.entry
+	branch r556, b146, b188
+b146: # flag.if.then
+	r559 = shl.u8.u64 1, r558
+	r557 = move.u8 r559
+	jump b147
+b147: # flag.return
+	r560 = convert.i32.i8 r553
+	r561 = lt.i32 r560, 0
+	r563 = const.u64 1
+	jump b148
+b148: # flag.entry
+	branch r561, b149, b187
+b149: # flag.if.then
+	r564 = shl.u8.u64 1, r563
+	r562 = move.u8 r564
+	jump b150
+b150: # flag.return
+	r565 = or.u8 r557, r562
+	r566 = convert.u64.i8 r553
+	r567 = gt.u64 r566, 9223372036854775808
+	r569 = const.u64 2
+	jump b151
+b151: # flag.entry
+	branch r567, b152, b186
+b152: # flag.if.then
+	r570 = shl.u8.u64 1, r569
+	r568 = move.u8 r570
+	jump b153
+b153: # flag.return
+	r571 = or.u8 r565, r568
+	r572 = convert.u16.i8 r553
+	r573 = ge.u16 r572, 32768
+	r575 = const.u64 3
+	jump b154
+b154: # flag.entry
+	branch r573, b155, b185
+b155: # flag.if.then
+	r576 = shl.u8.u64 1, r575
+	r574 = move.u8 r576
+	jump b156
+b156: # flag.return
+	r577 = or.u8 r571, r574
+	r578 = convert.u32.i8 r553
+	r579 = convert.f64.u32 r578
+	r580 = convert.i32.i8 r553
+	r581 = convert.f64.i32 r580
+	r582 = eq.f64 r579, r581
+	r584 = const.u64 4
+	jump b157
+b157: # flag.entry
+	branch r582, b158, b184
+b158: # flag.if.then
+	r585 = shl.u8.u64 1, r584
+	r583 = move.u8 r585
+	jump b159
+b159: # flag.return
+	r586 = or.u8 r577, r583
+	r554 = move.u8 r586
+	jump b160
+b160: # compareAll[int8].return
+	r587 = elemaddr r22, r551, 1
+	store.u8 r587, r554
+	r588 = add.i64 r305, 8
+	r589 = convert.i16.i64 r17
+	r590 = sub.i16 r589, 1
+	jump b161
+b161: # compareAll[int16].entry
+	r592 = convert.u32.i16 r590
+	r593 = lt.u32 r592, 2147483648
+	r595 = const.u64 0
+	jump b162
+b162: # flag.entry
+	branch r593, b163, b183
+b163: # flag.if.then
+	r596 = shl.u8.u64 1, r595
+	r594 = move.u8 r596
+	jump b164
+b164: # flag.return
+	r597 = convert.i32.i16 r590
+	r598 = lt.i32 r597, 0
+	r600 = const.u64 1
+	jump b165
+b165: # flag.entry
+	branch r598, b166, b182
+b166: # flag.if.then
+	r601 = shl.u8.u64 1, r600
+	r599 = move.u8 r601
+	jump b167
+b167: # flag.return
+	r602 = or.u8 r594, r599
+	r603 = convert.u64.i16 r590
+	r604 = gt.u64 r603, 9223372036854775808
+	r606 = const.u64 2
+	jump b168
+b168: # flag.entry
+	branch r604, b169, b181
+b169: # flag.if.then
+	r607 = shl.u8.u64 1, r606
+	r605 = move.u8 r607
+	jump b170
+b170: # flag.return
+	r608 = or.u8 r602, r605
+	r609 = convert.u16.i16 r590
+	r610 = ge.u16 r609, 32768
+	r612 = const.u64 3
+	jump b171
+b171: # flag.entry
+	branch r610, b172, b180
+b172: # flag.if.then
+	r613 = shl.u8.u64 1, r612
+	r611 = move.u8 r613
+	jump b173
+b173: # flag.return
+	r614 = or.u8 r608, r611
+	r615 = convert.u32.i16 r590
+	r616 = convert.f64.u32 r615
+	r617 = convert.i32.i16 r590
+	r618 = convert.f64.i32 r617
+	r619 = eq.f64 r616, r618
+	r621 = const.u64 4
+	jump b174
+b174: # flag.entry
+	branch r619, b175, b179
+b175: # flag.if.then
+	r622 = shl.u8.u64 1, r621
+	r620 = move.u8 r622
+	jump b176
+b176: # flag.return
+	r623 = or.u8 r614, r620
+	r591 = move.u8 r623
+	jump b177
+b177: # compareAll[int16].return
+	r624 = elemaddr r22, r588, 1
+	store.u8 r624, r591
+	jump b178
+b178: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b179: # flag.if.done
+	r620 = move.u8 0
+	jump b176
+b180: # flag.if.done
+	r611 = move.u8 0
+	jump b173
+b181: # flag.if.done
+	r605 = move.u8 0
+	jump b170
+b182: # flag.if.done
+	r599 = move.u8 0
+	jump b167
+b183: # flag.if.done
+	r594 = move.u8 0
+	jump b164
+b184: # flag.if.done
+	r583 = move.u8 0
+	jump b159
+b185: # flag.if.done
+	r574 = move.u8 0
+	jump b156
+b186: # flag.if.done
+	r568 = move.u8 0
+	jump b153
+b187: # flag.if.done
+	r562 = move.u8 0
+	jump b150
+b188: # flag.if.done
+	r557 = move.u8 0
+	jump b147
+b189: # flag.if.done
+	r546 = move.u8 0
+	jump b142
+b190: # flag.if.done
+	r538 = move.u8 0
+	jump b139
+b191: # flag.if.done
+	r532 = move.u8 0
+	jump b136
+b192: # flag.if.done
+	r526 = move.u8 0
+	jump b133
+b193: # flag.if.done
+	r521 = move.u8 0
+	jump b130
+b194: # flag.if.done
+	r512 = move.u8 0
+	jump b125
+b195: # flag.if.done
+	r503 = move.u8 0
+	jump b122
+b196: # flag.if.done
+	r498 = move.u8 0
+	jump b119
+b197: # flag.if.done
+	r492 = move.u8 0
+	jump b116
+b198: # flag.if.done
+	r487 = move.u8 0
+	jump b113
+b199: # flag.if.done
+	r477 = move.u8 0
+	jump b108
+b200: # flag.if.done
+	r468 = move.u8 0
+	jump b105
+b201: # flag.if.done
+	r462 = move.u8 0
+	jump b102
+b202: # flag.if.done
+	r456 = move.u8 0
+	jump b99
+b203: # flag.if.done
+	r451 = move.u8 0
+	jump b96
+b204: # flag.if.done
+	r441 = move.u8 0
+	jump b91
+b205: # flag.if.done
+	r433 = move.u8 0
+	jump b88
+b206: # flag.if.done
+	r427 = move.u8 0
+	jump b85
+b207: # flag.if.done
+	r421 = move.u8 0
+	jump b82
+b208: # flag.if.done
+	r417 = move.u8 0
+	jump b79
+b209: # flag.if.done
+	r407 = move.u8 0
+	jump b74
+b210: # flag.if.done
+	r398 = move.u8 0
+	jump b71
+b211: # flag.if.done
+	r392 = move.u8 0
+	jump b68
+b212: # flag.if.done
+	r386 = move.u8 0
+	jump b65
+b213: # flag.if.done
+	r381 = move.u8 0
+	jump b62
+b214: # flag.if.done
+	r371 = move.u8 0
+	jump b57
+b215: # flag.if.done
+	r362 = move.u8 0
+	jump b54
+b216: # flag.if.done
+	r356 = move.u8 0
+	jump b51
+b217: # flag.if.done
+	r350 = move.u8 0
+	jump b48
+b218: # flag.if.done
+	r345 = move.u8 0
+	jump b45
+b219: # flag.if.done
+	r335 = move.u8 0
+	jump b40
+b220: # flag.if.done
+	r326 = move.u8 0
+	jump b37
+b221: # flag.if.done
+	r320 = move.u8 0
+	jump b34
+b222: # flag.if.done
+	r314 = move.u8 0
+	jump b31
+b223: # flag.if.done
+	r309 = move.u8 0
+	jump b28
+b224: # exit
+	return
+
+kernel ConvertUint8(x []u8, y []u8, ints []i64, floats []f64, flags []u8)
+
+task ConvertUint8_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base y
+	r18 = base ints
+	r20 = base floats
+	r22 = base flags
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b224
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b224
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r13 = elemaddr r14, r9, 1
+	r16 = load.u8 r13
+	r17 = add.u8 r12, r16
+	jump b6
+b6: # convertAll[uint8].entry
+	r24 = mul.i64 r9, 10
+	r25 = convert.i8.u8 r17
+	r26 = convert.i64.i8 r25
+	r27 = elemaddr r18, r24, 8
+	store.i64 r27, r26
+	r28 = add.i64 r24, 1
+	r29 = convert.i16.u8 r17
+	r30 = convert.i64.i16 r29
+	r31 = elemaddr r18, r28, 8
+	store.i64 r31, r30
+	r32 = add.i64 r24, 2
+	r33 = convert.i32.u8 r17
+	r34 = convert.i64.i32 r33
+	r35 = elemaddr r18, r32, 8
+	store.i64 r35, r34
+	r36 = add.i64 r24, 3
+	r37 = convert.i64.u8 r17
+	r38 = elemaddr r18, r36, 8
+	store.i64 r38, r37
+	r39 = add.i64 r24, 4
+	r40 = convert.i64.u8 r17
+	r41 = elemaddr r18, r39, 8
+	store.i64 r41, r40
+	r42 = add.i64 r24, 5
+	r43 = convert.u16.u8 r17
+	r44 = convert.i64.u16 r43
+	r45 = elemaddr r18, r42, 8
+	store.i64 r45, r44
+	r46 = add.i64 r24, 6
+	r47 = convert.u32.u8 r17
+	r48 = convert.i64.u32 r47
+	r49 = elemaddr r18, r46, 8
+	store.i64 r49, r48
+	r50 = add.i64 r24, 7
+	r51 = convert.u64.u8 r17
+	r52 = convert.i64.u64 r51
+	r53 = elemaddr r18, r50, 8
+	store.i64 r53, r52
+	r54 = add.i64 r24, 8
+	r55 = convert.u16.u8 r17
+	r56 = convert.i32.u16 r55
+	r57 = convert.i16.u8 r17
+	r58 = convert.i32.i16 r57
+	r59 = sub.i32 r56, r58
+	r60 = convert.i64.i32 r59
+	r61 = elemaddr r18, r54, 8
+	store.i64 r61, r60
+	r62 = add.i64 r24, 9
+	r63 = convert.i8.u8 r17
+	r64 = convert.u32.i8 r63
+	r65 = shr.u32.u64 r64, 7
+	r66 = convert.i64.u32 r65
+	r67 = elemaddr r18, r62, 8
+	store.i64 r67, r66
+	r68 = mul.i64 r9, 9
+	jump b7
+b7: # toFloats[uint8].entry
+	r70 = convert.f64.u8 r17
+	r71 = convert.f32.u8 r17
+	r72 = convert.f64.f32 r71
+	r73 = mul.f64 r72, 3.0
+	r74 = add.f64 r70, r73
+	r75 = convert.u32.u8 r17
+	r76 = convert.f64.u32 r75
+	r77 = mul.f64 r76, 5.0
+	r78 = add.f64 r74, r77
+	r79 = convert.u32.u8 r17
+	r80 = convert.f32.u32 r79
+	r81 = convert.f64.f32 r80
+	r82 = mul.f64 r81, 7.0
+	r83 = add.f64 r78, r82
+	r84 = convert.u64.u8 r17
+	r85 = convert.f64.u64 r84
+	r86 = mul.f64 r85, 11.0
+	r87 = add.f64 r83, r86
+	r88 = convert.u16.u8 r17
+	r89 = convert.f32.u16 r88
+	r90 = convert.f64.f32 r89
+	r91 = mul.f64 r90, 13.0
+	r92 = add.f64 r87, r91
+	r69 = move.f64 r92
+	jump b8
+b8: # toFloats[uint8].return
+	r93 = elemaddr r20, r68, 8
+	store.f64 r93, r69
+	r94 = add.i64 r68, 1
+	r95 = convert.i8.u8 r17
+	jump b9
+b9: # toFloats[int8].entry
+	r97 = convert.f64.i8 r95
+	r98 = convert.f32.i8 r95
+	r99 = convert.f64.f32 r98
+	r100 = mul.f64 r99, 3.0
+	r101 = add.f64 r97, r100
+	r102 = convert.u32.i8 r95
+	r103 = convert.f64.u32 r102
+	r104 = mul.f64 r103, 5.0
+	r105 = add.f64 r101, r104
+	r106 = convert.u32.i8 r95
+	r107 = convert.f32.u32 r106
+	r108 = convert.f64.f32 r107
+	r109 = mul.f64 r108, 7.0
+	r110 = add.f64 r105, r109
+	r111 = convert.u64.i8 r95
+	r112 = convert.f64.u64 r111
+	r113 = mul.f64 r112, 11.0
+	r114 = add.f64 r110, r113
+	r115 = convert.u16.i8 r95
+	r116 = convert.f32.u16 r115
+	r117 = convert.f64.f32 r116
+	r118 = mul.f64 r117, 13.0
+	r119 = add.f64 r114, r118
+	r96 = move.f64 r119
+	jump b10
+b10: # toFloats[int8].return
+	r120 = elemaddr r20, r94, 8
+	store.f64 r120, r96
+	r121 = add.i64 r68, 2
+	r122 = convert.i16.u8 r17
+	jump b11
+b11: # toFloats[int16].entry
+	r124 = convert.f64.i16 r122
+	r125 = convert.f32.i16 r122
+	r126 = convert.f64.f32 r125
+	r127 = mul.f64 r126, 3.0
+	r128 = add.f64 r124, r127
+	r129 = convert.u32.i16 r122
+	r130 = convert.f64.u32 r129
+	r131 = mul.f64 r130, 5.0
+	r132 = add.f64 r128, r131
+	r133 = convert.u32.i16 r122
+	r134 = convert.f32.u32 r133
+	r135 = convert.f64.f32 r134
+	r136 = mul.f64 r135, 7.0
+	r137 = add.f64 r132, r136
+	r138 = convert.u64.i16 r122
+	r139 = convert.f64.u64 r138
+	r140 = mul.f64 r139, 11.0
+	r141 = add.f64 r137, r140
+	r142 = convert.u16.i16 r122
+	r143 = convert.f32.u16 r142
+	r144 = convert.f64.f32 r143
+	r145 = mul.f64 r144, 13.0
+	r146 = add.f64 r141, r145
+	r123 = move.f64 r146
+	jump b12
+b12: # toFloats[int16].return
+	r147 = elemaddr r20, r121, 8
+	store.f64 r147, r123
+	r148 = add.i64 r68, 3
+	r149 = convert.i32.u8 r17
+	jump b13
+b13: # toFloats[int32].entry
+	r151 = convert.f64.i32 r149
+	r152 = convert.f32.i32 r149
+	r153 = convert.f64.f32 r152
+	r154 = mul.f64 r153, 3.0
+	r155 = add.f64 r151, r154
+	r156 = convert.u32.i32 r149
+	r157 = convert.f64.u32 r156
+	r158 = mul.f64 r157, 5.0
+	r159 = add.f64 r155, r158
+	r160 = convert.u32.i32 r149
+	r161 = convert.f32.u32 r160
+	r162 = convert.f64.f32 r161
+	r163 = mul.f64 r162, 7.0
+	r164 = add.f64 r159, r163
+	r165 = convert.u64.i32 r149
+	r166 = convert.f64.u64 r165
+	r167 = mul.f64 r166, 11.0
+	r168 = add.f64 r164, r167
+	r169 = convert.u16.i32 r149
+	r170 = convert.f32.u16 r169
+	r171 = convert.f64.f32 r170
+	r172 = mul.f64 r171, 13.0
+	r173 = add.f64 r168, r172
+	r150 = move.f64 r173
+	jump b14
+b14: # toFloats[int32].return
+	r174 = elemaddr r20, r148, 8
+	store.f64 r174, r150
+	r175 = add.i64 r68, 4
+	r176 = convert.i64.u8 r17
+	jump b15
+b15: # toFloats[int64].entry
+	r178 = convert.f64.i64 r176
+	r179 = convert.f32.i64 r176
+	r180 = convert.f64.f32 r179
+	r181 = mul.f64 r180, 3.0
+	r182 = add.f64 r178, r181
+	r183 = convert.u32.i64 r176
+	r184 = convert.f64.u32 r183
+	r185 = mul.f64 r184, 5.0
+	r186 = add.f64 r182, r185
+	r187 = convert.u32.i64 r176
+	r188 = convert.f32.u32 r187
+	r189 = convert.f64.f32 r188
+	r190 = mul.f64 r189, 7.0
+	r191 = add.f64 r186, r190
+	r192 = convert.u64.i64 r176
+	r193 = convert.f64.u64 r192
+	r194 = mul.f64 r193, 11.0
+	r195 = add.f64 r191, r194
+	r196 = convert.u16.i64 r176
+	r197 = convert.f32.u16 r196
+	r198 = convert.f64.f32 r197
+	r199 = mul.f64 r198, 13.0
+	r200 = add.f64 r195, r199
+	r177 = move.f64 r200
+	jump b16
+b16: # toFloats[int64].return
+	r201 = elemaddr r20, r175, 8
+	store.f64 r201, r177
+	r202 = add.i64 r68, 5
+	jump b17
+b17: # toFloats[uint8].entry
+	r204 = convert.f64.u8 r17
+	r205 = convert.f32.u8 r17
+	r206 = convert.f64.f32 r205
+	r207 = mul.f64 r206, 3.0
+	r208 = add.f64 r204, r207
+	r209 = convert.u32.u8 r17
+	r210 = convert.f64.u32 r209
+	r211 = mul.f64 r210, 5.0
+	r212 = add.f64 r208, r211
+	r213 = convert.u32.u8 r17
+	r214 = convert.f32.u32 r213
+	r215 = convert.f64.f32 r214
+	r216 = mul.f64 r215, 7.0
+	r217 = add.f64 r212, r216
+	r218 = convert.u64.u8 r17
+	r219 = convert.f64.u64 r218
+	r220 = mul.f64 r219, 11.0
+	r221 = add.f64 r217, r220
+	r222 = convert.u16.u8 r17
+	r223 = convert.f32.u16 r222
+	r224 = convert.f64.f32 r223
+	r225 = mul.f64 r224, 13.0
+	r226 = add.f64 r221, r225
+	r203 = move.f64 r226
+	jump b18
+b18: # toFloats[uint8].return
+	r227 = elemaddr r20, r202, 8
+	store.f64 r227, r203
+	r228 = add.i64 r68, 6
+	r229 = convert.u16.u8 r17
+	jump b19
+b19: # toFloats[uint16].entry
+	r231 = convert.f64.u16 r229
+	r232 = convert.f32.u16 r229
+	r233 = convert.f64.f32 r232
+	r234 = mul.f64 r233, 3.0
+	r235 = add.f64 r231, r234
+	r236 = convert.u32.u16 r229
+	r237 = convert.f64.u32 r236
+	r238 = mul.f64 r237, 5.0
+	r239 = add.f64 r235, r238
+	r240 = convert.u32.u16 r229
+	r241 = convert.f32.u32 r240
+	r242 = convert.f64.f32 r241
+	r243 = mul.f64 r242, 7.0
+	r244 = add.f64 r239, r243
+	r245 = convert.u64.u16 r229
+	r246 = convert.f64.u64 r245
+	r247 = mul.f64 r246, 11.0
+	r248 = add.f64 r244, r247
+	r249 = convert.f32.u16 r229
+	r250 = convert.f64.f32 r249
+	r251 = mul.f64 r250, 13.0
+	r252 = add.f64 r248, r251
+	r230 = move.f64 r252
+	jump b20
+b20: # toFloats[uint16].return
+	r253 = elemaddr r20, r228, 8
+	store.f64 r253, r230
+	r254 = add.i64 r68, 7
+	r255 = convert.u32.u8 r17
+	jump b21
+b21: # toFloats[uint32].entry
+	r257 = convert.f64.u32 r255
+	r258 = convert.f32.u32 r255
+	r259 = convert.f64.f32 r258
+	r260 = mul.f64 r259, 3.0
+	r261 = add.f64 r257, r260
+	r262 = convert.f64.u32 r255
+	r263 = mul.f64 r262, 5.0
+	r264 = add.f64 r261, r263
+	r265 = convert.f32.u32 r255
+	r266 = convert.f64.f32 r265
+	r267 = mul.f64 r266, 7.0
+	r268 = add.f64 r264, r267
+	r269 = convert.u64.u32 r255
+	r270 = convert.f64.u64 r269
+	r271 = mul.f64 r270, 11.0
+	r272 = add.f64 r268, r271
+	r273 = convert.u16.u32 r255
+	r274 = convert.f32.u16 r273
+	r275 = convert.f64.f32 r274
+	r276 = mul.f64 r275, 13.0
+	r277 = add.f64 r272, r276
+	r256 = move.f64 r277
+	jump b22
+b22: # toFloats[uint32].return
+	r278 = elemaddr r20, r254, 8
+	store.f64 r278, r256
+	r279 = add.i64 r68, 8
+	r280 = convert.u64.u8 r17
+	jump b23
+b23: # toFloats[uint64].entry
+	r282 = convert.f64.u64 r280
+	r283 = convert.f32.u64 r280
+	r284 = convert.f64.f32 r283
+	r285 = mul.f64 r284, 3.0
+	r286 = add.f64 r282, r285
+	r287 = convert.u32.u64 r280
+	r288 = convert.f64.u32 r287
+	r289 = mul.f64 r288, 5.0
+	r290 = add.f64 r286, r289
+	r291 = convert.u32.u64 r280
+	r292 = convert.f32.u32 r291
+	r293 = convert.f64.f32 r292
+	r294 = mul.f64 r293, 7.0
+	r295 = add.f64 r290, r294
+	r296 = convert.f64.u64 r280
+	r297 = mul.f64 r296, 11.0
+	r298 = add.f64 r295, r297
+	r299 = convert.u16.u64 r280
+	r300 = convert.f32.u16 r299
+	r301 = convert.f64.f32 r300
+	r302 = mul.f64 r301, 13.0
+	r303 = add.f64 r298, r302
+	r281 = move.f64 r303
+	jump b24
+b24: # toFloats[uint64].return
+	r304 = elemaddr r20, r279, 8
+	store.f64 r304, r281
+	r305 = mul.i64 r9, 9
+	jump b25
+b25: # compareAll[uint8].entry
+	r307 = convert.u32.u8 r17
+	r308 = lt.u32 r307, 2147483648
+	r310 = const.u64 0
+	jump b26
+b26: # flag.entry
+	branch r308, b27, b223
+b27: # flag.if.then
+	r311 = shl.u8.u64 1, r310
+	r309 = move.u8 r311
+	jump b28
+b28: # flag.return
+	r312 = convert.i32.u8 r17
+	r313 = lt.i32 r312, 0
+	r315 = const.u64 1
+	jump b29
+b29: # flag.entry
+	branch r313, b30, b222
+b30: # flag.if.then
+	r316 = shl.u8.u64 1, r315
+	r314 = move.u8 r316
+	jump b31
+b31: # flag.return
+	r317 = or.u8 r309, r314
+	r318 = convert.u64.u8 r17
+	r319 = gt.u64 r318, 9223372036854775808
+	r321 = const.u64 2
+	jump b32
+b32: # flag.entry
+	branch r319, b33, b221
+b33: # flag.if.then
+	r322 = shl.u8.u64 1, r321
+	r320 = move.u8 r322
+	jump b34
+b34: # flag.return
+	r323 = or.u8 r317, r320
+	r324 = convert.u16.u8 r17
+	r325 = ge.u16 r324, 32768
+	r327 = const.u64 3
+	jump b35
+b35: # flag.entry
+	branch r325, b36, b220
+b36: # flag.if.then
+	r328 = shl.u8.u64 1, r327
+	r326 = move.u8 r328
+	jump b37
+b37: # flag.return
+	r329 = or.u8 r323, r326
+	r330 = convert.u32.u8 r17
+	r331 = convert.f64.u32 r330
+	r332 = convert.i32.u8 r17
+	r333 = convert.f64.i32 r332
+	r334 = eq.f64 r331, r333
+	r336 = const.u64 4
+	jump b38
+b38: # flag.entry
+	branch r334, b39, b219
+b39: # flag.if.then
+	r337 = shl.u8.u64 1, r336
+	r335 = move.u8 r337
+	jump b40
+b40: # flag.return
+	r338 = or.u8 r329, r335
+	r306 = move.u8 r338
+	jump b41
+b41: # compareAll[uint8].return
+	r339 = elemaddr r22, r305, 1
+	store.u8 r339, r306
+	r340 = add.i64 r305, 1
+	r341 = convert.i8.u8 r17
+	jump b42
+b42: # compareAll[int8].entry
+	r343 = convert.u32.i8 r341
+	r344 = lt.u32 r343, 2147483648
+	r346 = const.u64 0
+	jump b43
+b43: # flag.entry
+	branch r344, b44, b218
+b44: # flag.if.then
+	r347 = shl.u8.u64 1, r346
+	r345 = move.u8 r347
+	jump b45
+b45: # flag.return
+	r348 = convert.i32.i8 r341
+	r349 = lt.i32 r348, 0
+	r351 = const.u64 1
+	jump b46
+b46: # flag.entry
+	branch r349, b47, b217
+b47: # flag.if.then
+	r352 = shl.u8.u64 1, r351
+	r350 = move.u8 r352
+	jump b48
+b48: # flag.return
+	r353 = or.u8 r345, r350
+	r354 = convert.u64.i8 r341
+	r355 = gt.u64 r354, 9223372036854775808
+	r357 = const.u64 2
+	jump b49
+b49: # flag.entry
+	branch r355, b50, b216
+b50: # flag.if.then
+	r358 = shl.u8.u64 1, r357
+	r356 = move.u8 r358
+	jump b51
+b51: # flag.return
+	r359 = or.u8 r353, r356
+	r360 = convert.u16.i8 r341
+	r361 = ge.u16 r360, 32768
+	r363 = const.u64 3
+	jump b52
+b52: # flag.entry
+	branch r361, b53, b215
+b53: # flag.if.then
+	r364 = shl.u8.u64 1, r363
+	r362 = move.u8 r364
+	jump b54
+b54: # flag.return
+	r365 = or.u8 r359, r362
+	r366 = convert.u32.i8 r341
+	r367 = convert.f64.u32 r366
+	r368 = convert.i32.i8 r341
+	r369 = convert.f64.i32 r368
+	r370 = eq.f64 r367, r369
+	r372 = const.u64 4
+	jump b55
+b55: # flag.entry
+	branch r370, b56, b214
+b56: # flag.if.then
+	r373 = shl.u8.u64 1, r372
+	r371 = move.u8 r373
+	jump b57
+b57: # flag.return
+	r374 = or.u8 r365, r371
+	r342 = move.u8 r374
+	jump b58
+b58: # compareAll[int8].return
+	r375 = elemaddr r22, r340, 1
+	store.u8 r375, r342
+	r376 = add.i64 r305, 2
+	r377 = convert.i16.u8 r17
+	jump b59
+b59: # compareAll[int16].entry
+	r379 = convert.u32.i16 r377
+	r380 = lt.u32 r379, 2147483648
+	r382 = const.u64 0
+	jump b60
+b60: # flag.entry
+	branch r380, b61, b213
+b61: # flag.if.then
+	r383 = shl.u8.u64 1, r382
+	r381 = move.u8 r383
+	jump b62
+b62: # flag.return
+	r384 = convert.i32.i16 r377
+	r385 = lt.i32 r384, 0
+	r387 = const.u64 1
+	jump b63
+b63: # flag.entry
+	branch r385, b64, b212
+b64: # flag.if.then
+	r388 = shl.u8.u64 1, r387
+	r386 = move.u8 r388
+	jump b65
+b65: # flag.return
+	r389 = or.u8 r381, r386
+	r390 = convert.u64.i16 r377
+	r391 = gt.u64 r390, 9223372036854775808
+	r393 = const.u64 2
+	jump b66
+b66: # flag.entry
+	branch r391, b67, b211
+b67: # flag.if.then
+	r394 = shl.u8.u64 1, r393
+	r392 = move.u8 r394
+	jump b68
+b68: # flag.return
+	r395 = or.u8 r389, r392
+	r396 = convert.u16.i16 r377
+	r397 = ge.u16 r396, 32768
+	r399 = const.u64 3
+	jump b69
+b69: # flag.entry
+	branch r397, b70, b210
+b70: # flag.if.then
+	r400 = shl.u8.u64 1, r399
+	r398 = move.u8 r400
+	jump b71
+b71: # flag.return
+	r401 = or.u8 r395, r398
+	r402 = convert.u32.i16 r377
+	r403 = convert.f64.u32 r402
+	r404 = convert.i32.i16 r377
+	r405 = convert.f64.i32 r404
+	r406 = eq.f64 r403, r405
+	r408 = const.u64 4
+	jump b72
+b72: # flag.entry
+	branch r406, b73, b209
+b73: # flag.if.then
+	r409 = shl.u8.u64 1, r408
+	r407 = move.u8 r409
+	jump b74
+b74: # flag.return
+	r410 = or.u8 r401, r407
+	r378 = move.u8 r410
+	jump b75
+b75: # compareAll[int16].return
+	r411 = elemaddr r22, r376, 1
+	store.u8 r411, r378
+	r412 = add.i64 r305, 3
+	r413 = convert.i32.u8 r17
+	jump b76
+b76: # compareAll[int32].entry
+	r415 = convert.u32.i32 r413
+	r416 = lt.u32 r415, 2147483648
+	r418 = const.u64 0
+	jump b77
+b77: # flag.entry
+	branch r416, b78, b208
+b78: # flag.if.then
+	r419 = shl.u8.u64 1, r418
+	r417 = move.u8 r419
+	jump b79
+b79: # flag.return
+	r420 = lt.i32 r413, 0
+	r422 = const.u64 1
+	jump b80
+b80: # flag.entry
+	branch r420, b81, b207
+b81: # flag.if.then
+	r423 = shl.u8.u64 1, r422
+	r421 = move.u8 r423
+	jump b82
+b82: # flag.return
+	r424 = or.u8 r417, r421
+	r425 = convert.u64.i32 r413
+	r426 = gt.u64 r425, 9223372036854775808
+	r428 = const.u64 2
+	jump b83
+b83: # flag.entry
+	branch r426, b84, b206
+b84: # flag.if.then
+	r429 = shl.u8.u64 1, r428
+	r427 = move.u8 r429
+	jump b85
+b85: # flag.return
+	r430 = or.u8 r424, r427
+	r431 = convert.u16.i32 r413
+	r432 = ge.u16 r431, 32768
+	r434 = const.u64 3
+	jump b86
+b86: # flag.entry
+	branch r432, b87, b205
+b87: # flag.if.then
+	r435 = shl.u8.u64 1, r434
+	r433 = move.u8 r435
+	jump b88
+b88: # flag.return
+	r436 = or.u8 r430, r433
+	r437 = convert.u32.i32 r413
+	r438 = convert.f64.u32 r437
+	r439 = convert.f64.i32 r413
+	r440 = eq.f64 r438, r439
+	r442 = const.u64 4
+	jump b89
+b89: # flag.entry
+	branch r440, b90, b204
+b90: # flag.if.then
+	r443 = shl.u8.u64 1, r442
+	r441 = move.u8 r443
+	jump b91
+b91: # flag.return
+	r444 = or.u8 r436, r441
+	r414 = move.u8 r444
+	jump b92
+b92: # compareAll[int32].return
+	r445 = elemaddr r22, r412, 1
+	store.u8 r445, r414
+	r446 = add.i64 r305, 4
+	jump b93
+b93: # compareAll[uint8].entry
+	r448 = convert.u32.u8 r17
+	r449 = lt.u32 r448, 2147483648
+	r451 = const.u64 0
+	jump b94
+b94: # flag.entry
+	branch r449, b95, b203
+b95: # flag.if.then
+	r452 = shl.u8.u64 1, r451
+	r450 = move.u8 r452
+	jump b96
+b96: # flag.return
+	r453 = convert.i32.u8 r17
+	r454 = lt.i32 r453, 0
+	r456 = const.u64 1
+	jump b97
+b97: # flag.entry
+	branch r454, b98, b202
+b98: # flag.if.then
+	r457 = shl.u8.u64 1, r456
+	r455 = move.u8 r457
+	jump b99
+b99: # flag.return
+	r458 = or.u8 r450, r455
+	r459 = convert.u64.u8 r17
+	r460 = gt.u64 r459, 9223372036854775808
+	r462 = const.u64 2
+	jump b100
+b100: # flag.entry
+	branch r460, b101, b201
+b101: # flag.if.then
+	r463 = shl.u8.u64 1, r462
+	r461 = move.u8 r463
+	jump b102
+b102: # flag.return
+	r464 = or.u8 r458, r461
+	r465 = convert.u16.u8 r17
+	r466 = ge.u16 r465, 32768
+	r468 = const.u64 3
+	jump b103
+b103: # flag.entry
+	branch r466, b104, b200
+b104: # flag.if.then
+	r469 = shl.u8.u64 1, r468
+	r467 = move.u8 r469
+	jump b105
+b105: # flag.return
+	r470 = or.u8 r464, r467
+	r471 = convert.u32.u8 r17
+	r472 = convert.f64.u32 r471
+	r473 = convert.i32.u8 r17
+	r474 = convert.f64.i32 r473
+	r475 = eq.f64 r472, r474
+	r477 = const.u64 4
+	jump b106
+b106: # flag.entry
+	branch r475, b107, b199
+b107: # flag.if.then
+	r478 = shl.u8.u64 1, r477
+	r476 = move.u8 r478
+	jump b108
+b108: # flag.return
+	r479 = or.u8 r470, r476
+	r447 = move.u8 r479
+	jump b109
+b109: # compareAll[uint8].return
+	r480 = elemaddr r22, r446, 1
+	store.u8 r480, r447
+	r481 = add.i64 r305, 5
+	r482 = convert.u16.u8 r17
+	jump b110
+b110: # compareAll[uint16].entry
+	r484 = convert.u32.u16 r482
+	r485 = lt.u32 r484, 2147483648
+	r487 = const.u64 0
+	jump b111
+b111: # flag.entry
+	branch r485, b112, b198
+b112: # flag.if.then
+	r488 = shl.u8.u64 1, r487
+	r486 = move.u8 r488
+	jump b113
+b113: # flag.return
+	r489 = convert.i32.u16 r482
+	r490 = lt.i32 r489, 0
+	r492 = const.u64 1
+	jump b114
+b114: # flag.entry
+	branch r490, b115, b197
+b115: # flag.if.then
+	r493 = shl.u8.u64 1, r492
+	r491 = move.u8 r493
+	jump b116
+b116: # flag.return
+	r494 = or.u8 r486, r491
+	r495 = convert.u64.u16 r482
+	r496 = gt.u64 r495, 9223372036854775808
+	r498 = const.u64 2
+	jump b117
+b117: # flag.entry
+	branch r496, b118, b196
+b118: # flag.if.then
+	r499 = shl.u8.u64 1, r498
+	r497 = move.u8 r499
+	jump b119
+b119: # flag.return
+	r500 = or.u8 r494, r497
+	r501 = ge.u16 r482, 32768
+	r503 = const.u64 3
+	jump b120
+b120: # flag.entry
+	branch r501, b121, b195
+b121: # flag.if.then
+	r504 = shl.u8.u64 1, r503
+	r502 = move.u8 r504
+	jump b122
+b122: # flag.return
+	r505 = or.u8 r500, r502
+	r506 = convert.u32.u16 r482
+	r507 = convert.f64.u32 r506
+	r508 = convert.i32.u16 r482
+	r509 = convert.f64.i32 r508
+	r510 = eq.f64 r507, r509
+	r512 = const.u64 4
+	jump b123
+b123: # flag.entry
+	branch r510, b124, b194
+b124: # flag.if.then
+	r513 = shl.u8.u64 1, r512
+	r511 = move.u8 r513
+	jump b125
+b125: # flag.return
+	r514 = or.u8 r505, r511
+	r483 = move.u8 r514
+	jump b126
+b126: # compareAll[uint16].return
+	r515 = elemaddr r22, r481, 1
+	store.u8 r515, r483
+	r516 = add.i64 r305, 6
+	r517 = convert.u32.u8 r17
+	jump b127
+b127: # compareAll[uint32].entry
+	r519 = lt.u32 r517, 2147483648
+	r521 = const.u64 0
+	jump b128
+b128: # flag.entry
+	branch r519, b129, b193
+b129: # flag.if.then
+	r522 = shl.u8.u64 1, r521
+	r520 = move.u8 r522
+	jump b130
+b130: # flag.return
+	r523 = convert.i32.u32 r517
+	r524 = lt.i32 r523, 0
+	r526 = const.u64 1
+	jump b131
+b131: # flag.entry
+	branch r524, b132, b192
+b132: # flag.if.then
+	r527 = shl.u8.u64 1, r526
+	r525 = move.u8 r527
+	jump b133
+b133: # flag.return
+	r528 = or.u8 r520, r525
+	r529 = convert.u64.u32 r517
+	r530 = gt.u64 r529, 9223372036854775808
+	r532 = const.u64 2
+	jump b134
+b134: # flag.entry
+	branch r530, b135, b191
+b135: # flag.if.then
+	r533 = shl.u8.u64 1, r532
+	r531 = move.u8 r533
+	jump b136
+b136: # flag.return
+	r534 = or.u8 r528, r531
+	r535 = convert.u16.u32 r517
+	r536 = ge.u16 r535, 32768
+	r538 = const.u64 3
+	jump b137
+b137: # flag.entry
+	branch r536, b138, b190
+b138: # flag.if.then
+	r539 = shl.u8.u64 1, r538
+	r537 = move.u8 r539
+	jump b139
+b139: # flag.return
+	r540 = or.u8 r534, r537
+	r541 = convert.f64.u32 r517
+	r542 = convert.i32.u32 r517
+	r543 = convert.f64.i32 r542
+	r544 = eq.f64 r541, r543
+	r546 = const.u64 4
+	jump b140
+b140: # flag.entry
+	branch r544, b141, b189
+b141: # flag.if.then
+	r547 = shl.u8.u64 1, r546
+	r545 = move.u8 r547
+	jump b142
+b142: # flag.return
+	r548 = or.u8 r540, r545
+	r518 = move.u8 r548
+	jump b143
+b143: # compareAll[uint32].return
+	r549 = elemaddr r22, r516, 1
+	store.u8 r549, r518
+	r550 = add.i64 r305, 7
+	r551 = convert.i8.u8 r17
+	r552 = add.i8 r551, 1
+	jump b144
+b144: # compareAll[int8].entry
+	r554 = convert.u32.i8 r552
+	r555 = lt.u32 r554, 2147483648
+	r557 = const.u64 0
+	jump b145
+b145: # flag.entry
+	branch r555, b146, b188
+b146: # flag.if.then
+	r558 = shl.u8.u64 1, r557
+	r556 = move.u8 r558
+	jump b147
+b147: # flag.return
+	r559 = convert.i32.i8 r552
+	r560 = lt.i32 r559, 0
+	r562 = const.u64 1
+	jump b148
+b148: # flag.entry
+	branch r560, b149, b187
+b149: # flag.if.then
+	r563 = shl.u8.u64 1, r562
+	r561 = move.u8 r563
+	jump b150
+b150: # flag.return
+	r564 = or.u8 r556, r561
+	r565 = convert.u64.i8 r552
+	r566 = gt.u64 r565, 9223372036854775808
+	r568 = const.u64 2
+	jump b151
+b151: # flag.entry
+	branch r566, b152, b186
+b152: # flag.if.then
+	r569 = shl.u8.u64 1, r568
+	r567 = move.u8 r569
+	jump b153
+b153: # flag.return
+	r570 = or.u8 r564, r567
+	r571 = convert.u16.i8 r552
+	r572 = ge.u16 r571, 32768
+	r574 = const.u64 3
+	jump b154
+b154: # flag.entry
+	branch r572, b155, b185
+b155: # flag.if.then
+	r575 = shl.u8.u64 1, r574
+	r573 = move.u8 r575
+	jump b156
+b156: # flag.return
+	r576 = or.u8 r570, r573
+	r577 = convert.u32.i8 r552
+	r578 = convert.f64.u32 r577
+	r579 = convert.i32.i8 r552
+	r580 = convert.f64.i32 r579
+	r581 = eq.f64 r578, r580
+	r583 = const.u64 4
+	jump b157
+b157: # flag.entry
+	branch r581, b158, b184
+b158: # flag.if.then
+	r584 = shl.u8.u64 1, r583
+	r582 = move.u8 r584
+	jump b159
+b159: # flag.return
+	r585 = or.u8 r576, r582
+	r553 = move.u8 r585
+	jump b160
+b160: # compareAll[int8].return
+	r586 = elemaddr r22, r550, 1
+	store.u8 r586, r553
+	r587 = add.i64 r305, 8
+	r588 = convert.i16.u8 r17
+	r589 = sub.i16 r588, 1
+	jump b161
+b161: # compareAll[int16].entry
+	r591 = convert.u32.i16 r589
+	r592 = lt.u32 r591, 2147483648
+	r594 = const.u64 0
+	jump b162
+b162: # flag.entry
+	branch r592, b163, b183
+b163: # flag.if.then
+	r595 = shl.u8.u64 1, r594
+	r593 = move.u8 r595
+	jump b164
+b164: # flag.return
+	r596 = convert.i32.i16 r589
+	r597 = lt.i32 r596, 0
+	r599 = const.u64 1
+	jump b165
+b165: # flag.entry
+	branch r597, b166, b182
+b166: # flag.if.then
+	r600 = shl.u8.u64 1, r599
+	r598 = move.u8 r600
+	jump b167
+b167: # flag.return
+	r601 = or.u8 r593, r598
+	r602 = convert.u64.i16 r589
+	r603 = gt.u64 r602, 9223372036854775808
+	r605 = const.u64 2
+	jump b168
+b168: # flag.entry
+	branch r603, b169, b181
+b169: # flag.if.then
+	r606 = shl.u8.u64 1, r605
+	r604 = move.u8 r606
+	jump b170
+b170: # flag.return
+	r607 = or.u8 r601, r604
+	r608 = convert.u16.i16 r589
+	r609 = ge.u16 r608, 32768
+	r611 = const.u64 3
+	jump b171
+b171: # flag.entry
+	branch r609, b172, b180
+b172: # flag.if.then
+	r612 = shl.u8.u64 1, r611
+	r610 = move.u8 r612
+	jump b173
+b173: # flag.return
+	r613 = or.u8 r607, r610
+	r614 = convert.u32.i16 r589
+	r615 = convert.f64.u32 r614
+	r616 = convert.i32.i16 r589
+	r617 = convert.f64.i32 r616
+	r618 = eq.f64 r615, r617
+	r620 = const.u64 4
+	jump b174
+b174: # flag.entry
+	branch r618, b175, b179
+b175: # flag.if.then
+	r621 = shl.u8.u64 1, r620
+	r619 = move.u8 r621
+	jump b176
+b176: # flag.return
+	r622 = or.u8 r613, r619
+	r590 = move.u8 r622
+	jump b177
+b177: # compareAll[int16].return
+	r623 = elemaddr r22, r587, 1
+	store.u8 r623, r590
+	jump b178
+b178: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b179: # flag.if.done
+	r619 = move.u8 0
+	jump b176
+b180: # flag.if.done
+	r610 = move.u8 0
+	jump b173
+b181: # flag.if.done
+	r604 = move.u8 0
+	jump b170
+b182: # flag.if.done
+	r598 = move.u8 0
+	jump b167
+b183: # flag.if.done
+	r593 = move.u8 0
+	jump b164
+b184: # flag.if.done
+	r582 = move.u8 0
+	jump b159
+b185: # flag.if.done
+	r573 = move.u8 0
+	jump b156
+b186: # flag.if.done
+	r567 = move.u8 0
+	jump b153
+b187: # flag.if.done
+	r561 = move.u8 0
+	jump b150
+b188: # flag.if.done
+	r556 = move.u8 0
+	jump b147
+b189: # flag.if.done
+	r545 = move.u8 0
+	jump b142
+b190: # flag.if.done
+	r537 = move.u8 0
+	jump b139
+b191: # flag.if.done
+	r531 = move.u8 0
+	jump b136
+b192: # flag.if.done
+	r525 = move.u8 0
+	jump b133
+b193: # flag.if.done
+	r520 = move.u8 0
+	jump b130
+b194: # flag.if.done
+	r511 = move.u8 0
+	jump b125
+b195: # flag.if.done
+	r502 = move.u8 0
+	jump b122
+b196: # flag.if.done
+	r497 = move.u8 0
+	jump b119
+b197: # flag.if.done
+	r491 = move.u8 0
+	jump b116
+b198: # flag.if.done
+	r486 = move.u8 0
+	jump b113
+b199: # flag.if.done
+	r476 = move.u8 0
+	jump b108
+b200: # flag.if.done
+	r467 = move.u8 0
+	jump b105
+b201: # flag.if.done
+	r461 = move.u8 0
+	jump b102
+b202: # flag.if.done
+	r455 = move.u8 0
+	jump b99
+b203: # flag.if.done
+	r450 = move.u8 0
+	jump b96
+b204: # flag.if.done
+	r441 = move.u8 0
+	jump b91
+b205: # flag.if.done
+	r433 = move.u8 0
+	jump b88
+b206: # flag.if.done
+	r427 = move.u8 0
+	jump b85
+b207: # flag.if.done
+	r421 = move.u8 0
+	jump b82
+b208: # flag.if.done
+	r417 = move.u8 0
+	jump b79
+b209: # flag.if.done
+	r407 = move.u8 0
+	jump b74
+b210: # flag.if.done
+	r398 = move.u8 0
+	jump b71
+b211: # flag.if.done
+	r392 = move.u8 0
+	jump b68
+b212: # flag.if.done
+	r386 = move.u8 0
+	jump b65
+b213: # flag.if.done
+	r381 = move.u8 0
+	jump b62
+b214: # flag.if.done
+	r371 = move.u8 0
+	jump b57
+b215: # flag.if.done
+	r362 = move.u8 0
+	jump b54
+b216: # flag.if.done
+	r356 = move.u8 0
+	jump b51
+b217: # flag.if.done
+	r350 = move.u8 0
+	jump b48
+b218: # flag.if.done
+	r345 = move.u8 0
+	jump b45
+b219: # flag.if.done
+	r335 = move.u8 0
+	jump b40
+b220: # flag.if.done
+	r326 = move.u8 0
+	jump b37
+b221: # flag.if.done
+	r320 = move.u8 0
+	jump b34
+b222: # flag.if.done
+	r314 = move.u8 0
+	jump b31
+b223: # flag.if.done
+	r309 = move.u8 0
+	jump b28
+b224: # exit
+	return
+
+kernel ConvertUint16(x []u16, y []u16, ints []i64, floats []f64, flags []u8)
+
+task ConvertUint16_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base y
+	r18 = base ints
+	r20 = base floats
+	r22 = base flags
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b224
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b224
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 2
+	r12 = load.u16 r11
+	r13 = elemaddr r14, r9, 2
+	r16 = load.u16 r13
+	r17 = add.u16 r12, r16
+	jump b6
+b6: # convertAll[uint16].entry
+	r24 = mul.i64 r9, 10
+	r25 = convert.i8.u16 r17
+	r26 = convert.i64.i8 r25
+	r27 = elemaddr r18, r24, 8
+	store.i64 r27, r26
+	r28 = add.i64 r24, 1
+	r29 = convert.i16.u16 r17
+	r30 = convert.i64.i16 r29
+	r31 = elemaddr r18, r28, 8
+	store.i64 r31, r30
+	r32 = add.i64 r24, 2
+	r33 = convert.i32.u16 r17
+	r34 = convert.i64.i32 r33
+	r35 = elemaddr r18, r32, 8
+	store.i64 r35, r34
+	r36 = add.i64 r24, 3
+	r37 = convert.i64.u16 r17
+	r38 = elemaddr r18, r36, 8
+	store.i64 r38, r37
+	r39 = add.i64 r24, 4
+	r40 = convert.u8.u16 r17
+	r41 = convert.i64.u8 r40
+	r42 = elemaddr r18, r39, 8
+	store.i64 r42, r41
+	r43 = add.i64 r24, 5
+	r44 = convert.i64.u16 r17
+	r45 = elemaddr r18, r43, 8
+	store.i64 r45, r44
+	r46 = add.i64 r24, 6
+	r47 = convert.u32.u16 r17
+	r48 = convert.i64.u32 r47
+	r49 = elemaddr r18, r46, 8
+	store.i64 r49, r48
+	r50 = add.i64 r24, 7
+	r51 = convert.u64.u16 r17
+	r52 = convert.i64.u64 r51
+	r53 = elemaddr r18, r50, 8
+	store.i64 r53, r52
+	r54 = add.i64 r24, 8
+	r55 = convert.i32.u16 r17
+	r56 = convert.i16.u16 r17
+	r57 = convert.i32.i16 r56
+	r58 = sub.i32 r55, r57
+	r59 = convert.i64.i32 r58
+	r60 = elemaddr r18, r54, 8
+	store.i64 r60, r59
+	r61 = add.i64 r24, 9
+	r62 = convert.i8.u16 r17
+	r63 = convert.u32.i8 r62
+	r64 = shr.u32.u64 r63, 7
+	r65 = convert.i64.u32 r64
+	r66 = elemaddr r18, r61, 8
+	store.i64 r66, r65
+	r67 = mul.i64 r9, 9
+	jump b7
+b7: # toFloats[uint16].entry
+	r69 = convert.f64.u16 r17
+	r70 = convert.f32.u16 r17
+	r71 = convert.f64.f32 r70
+	r72 = mul.f64 r71, 3.0
+	r73 = add.f64 r69, r72
+	r74 = convert.u32.u16 r17
+	r75 = convert.f64.u32 r74
+	r76 = mul.f64 r75, 5.0
+	r77 = add.f64 r73, r76
+	r78 = convert.u32.u16 r17
+	r79 = convert.f32.u32 r78
+	r80 = convert.f64.f32 r79
+	r81 = mul.f64 r80, 7.0
+	r82 = add.f64 r77, r81
+	r83 = convert.u64.u16 r17
+	r84 = convert.f64.u64 r83
+	r85 = mul.f64 r84, 11.0
+	r86 = add.f64 r82, r85
+	r87 = convert.f32.u16 r17
+	r88 = convert.f64.f32 r87
+	r89 = mul.f64 r88, 13.0
+	r90 = add.f64 r86, r89
+	r68 = move.f64 r90
+	jump b8
+b8: # toFloats[uint16].return
+	r91 = elemaddr r20, r67, 8
+	store.f64 r91, r68
+	r92 = add.i64 r67, 1
+	r93 = convert.i8.u16 r17
+	jump b9
+b9: # toFloats[int8].entry
+	r95 = convert.f64.i8 r93
+	r96 = convert.f32.i8 r93
+	r97 = convert.f64.f32 r96
+	r98 = mul.f64 r97, 3.0
+	r99 = add.f64 r95, r98
+	r100 = convert.u32.i8 r93
+	r101 = convert.f64.u32 r100
+	r102 = mul.f64 r101, 5.0
+	r103 = add.f64 r99, r102
+	r104 = convert.u32.i8 r93
+	r105 = convert.f32.u32 r104
+	r106 = convert.f64.f32 r105
+	r107 = mul.f64 r106, 7.0
+	r108 = add.f64 r103, r107
+	r109 = convert.u64.i8 r93
+	r110 = convert.f64.u64 r109
+	r111 = mul.f64 r110, 11.0
+	r112 = add.f64 r108, r111
+	r113 = convert.u16.i8 r93
+	r114 = convert.f32.u16 r113
+	r115 = convert.f64.f32 r114
+	r116 = mul.f64 r115, 13.0
+	r117 = add.f64 r112, r116
+	r94 = move.f64 r117
+	jump b10
+b10: # toFloats[int8].return
+	r118 = elemaddr r20, r92, 8
+	store.f64 r118, r94
+	r119 = add.i64 r67, 2
+	r120 = convert.i16.u16 r17
+	jump b11
+b11: # toFloats[int16].entry
+	r122 = convert.f64.i16 r120
+	r123 = convert.f32.i16 r120
+	r124 = convert.f64.f32 r123
+	r125 = mul.f64 r124, 3.0
+	r126 = add.f64 r122, r125
+	r127 = convert.u32.i16 r120
+	r128 = convert.f64.u32 r127
+	r129 = mul.f64 r128, 5.0
+	r130 = add.f64 r126, r129
+	r131 = convert.u32.i16 r120
+	r132 = convert.f32.u32 r131
+	r133 = convert.f64.f32 r132
+	r134 = mul.f64 r133, 7.0
+	r135 = add.f64 r130, r134
+	r136 = convert.u64.i16 r120
+	r137 = convert.f64.u64 r136
+	r138 = mul.f64 r137, 11.0
+	r139 = add.f64 r135, r138
+	r140 = convert.u16.i16 r120
+	r141 = convert.f32.u16 r140
+	r142 = convert.f64.f32 r141
+	r143 = mul.f64 r142, 13.0
+	r144 = add.f64 r139, r143
+	r121 = move.f64 r144
+	jump b12
+b12: # toFloats[int16].return
+	r145 = elemaddr r20, r119, 8
+	store.f64 r145, r121
+	r146 = add.i64 r67, 3
+	r147 = convert.i32.u16 r17
+	jump b13
+b13: # toFloats[int32].entry
+	r149 = convert.f64.i32 r147
+	r150 = convert.f32.i32 r147
+	r151 = convert.f64.f32 r150
+	r152 = mul.f64 r151, 3.0
+	r153 = add.f64 r149, r152
+	r154 = convert.u32.i32 r147
+	r155 = convert.f64.u32 r154
+	r156 = mul.f64 r155, 5.0
+	r157 = add.f64 r153, r156
+	r158 = convert.u32.i32 r147
+	r159 = convert.f32.u32 r158
+	r160 = convert.f64.f32 r159
+	r161 = mul.f64 r160, 7.0
+	r162 = add.f64 r157, r161
+	r163 = convert.u64.i32 r147
+	r164 = convert.f64.u64 r163
+	r165 = mul.f64 r164, 11.0
+	r166 = add.f64 r162, r165
+	r167 = convert.u16.i32 r147
+	r168 = convert.f32.u16 r167
+	r169 = convert.f64.f32 r168
+	r170 = mul.f64 r169, 13.0
+	r171 = add.f64 r166, r170
+	r148 = move.f64 r171
+	jump b14
+b14: # toFloats[int32].return
+	r172 = elemaddr r20, r146, 8
+	store.f64 r172, r148
+	r173 = add.i64 r67, 4
+	r174 = convert.i64.u16 r17
+	jump b15
+b15: # toFloats[int64].entry
+	r176 = convert.f64.i64 r174
+	r177 = convert.f32.i64 r174
+	r178 = convert.f64.f32 r177
+	r179 = mul.f64 r178, 3.0
+	r180 = add.f64 r176, r179
+	r181 = convert.u32.i64 r174
+	r182 = convert.f64.u32 r181
+	r183 = mul.f64 r182, 5.0
+	r184 = add.f64 r180, r183
+	r185 = convert.u32.i64 r174
+	r186 = convert.f32.u32 r185
+	r187 = convert.f64.f32 r186
+	r188 = mul.f64 r187, 7.0
+	r189 = add.f64 r184, r188
+	r190 = convert.u64.i64 r174
+	r191 = convert.f64.u64 r190
+	r192 = mul.f64 r191, 11.0
+	r193 = add.f64 r189, r192
+	r194 = convert.u16.i64 r174
+	r195 = convert.f32.u16 r194
+	r196 = convert.f64.f32 r195
+	r197 = mul.f64 r196, 13.0
+	r198 = add.f64 r193, r197
+	r175 = move.f64 r198
+	jump b16
+b16: # toFloats[int64].return
+	r199 = elemaddr r20, r173, 8
+	store.f64 r199, r175
+	r200 = add.i64 r67, 5
+	r201 = convert.u8.u16 r17
+	jump b17
+b17: # toFloats[uint8].entry
+	r203 = convert.f64.u8 r201
+	r204 = convert.f32.u8 r201
+	r205 = convert.f64.f32 r204
+	r206 = mul.f64 r205, 3.0
+	r207 = add.f64 r203, r206
+	r208 = convert.u32.u8 r201
+	r209 = convert.f64.u32 r208
+	r210 = mul.f64 r209, 5.0
+	r211 = add.f64 r207, r210
+	r212 = convert.u32.u8 r201
+	r213 = convert.f32.u32 r212
+	r214 = convert.f64.f32 r213
+	r215 = mul.f64 r214, 7.0
+	r216 = add.f64 r211, r215
+	r217 = convert.u64.u8 r201
+	r218 = convert.f64.u64 r217
+	r219 = mul.f64 r218, 11.0
+	r220 = add.f64 r216, r219
+	r221 = convert.u16.u8 r201
+	r222 = convert.f32.u16 r221
+	r223 = convert.f64.f32 r222
+	r224 = mul.f64 r223, 13.0
+	r225 = add.f64 r220, r224
+	r202 = move.f64 r225
+	jump b18
+b18: # toFloats[uint8].return
+	r226 = elemaddr r20, r200, 8
+	store.f64 r226, r202
+	r227 = add.i64 r67, 6
+	jump b19
+b19: # toFloats[uint16].entry
+	r229 = convert.f64.u16 r17
+	r230 = convert.f32.u16 r17
+	r231 = convert.f64.f32 r230
+	r232 = mul.f64 r231, 3.0
+	r233 = add.f64 r229, r232
+	r234 = convert.u32.u16 r17
+	r235 = convert.f64.u32 r234
+	r236 = mul.f64 r235, 5.0
+	r237 = add.f64 r233, r236
+	r238 = convert.u32.u16 r17
+	r239 = convert.f32.u32 r238
+	r240 = convert.f64.f32 r239
+	r241 = mul.f64 r240, 7.0
+	r242 = add.f64 r237, r241
+	r243 = convert.u64.u16 r17
+	r244 = convert.f64.u64 r243
+	r245 = mul.f64 r244, 11.0
+	r246 = add.f64 r242, r245
+	r247 = convert.f32.u16 r17
+	r248 = convert.f64.f32 r247
+	r249 = mul.f64 r248, 13.0
+	r250 = add.f64 r246, r249
+	r228 = move.f64 r250
+	jump b20
+b20: # toFloats[uint16].return
+	r251 = elemaddr r20, r227, 8
+	store.f64 r251, r228
+	r252 = add.i64 r67, 7
+	r253 = convert.u32.u16 r17
+	jump b21
+b21: # toFloats[uint32].entry
+	r255 = convert.f64.u32 r253
+	r256 = convert.f32.u32 r253
+	r257 = convert.f64.f32 r256
+	r258 = mul.f64 r257, 3.0
+	r259 = add.f64 r255, r258
+	r260 = convert.f64.u32 r253
+	r261 = mul.f64 r260, 5.0
+	r262 = add.f64 r259, r261
+	r263 = convert.f32.u32 r253
+	r264 = convert.f64.f32 r263
+	r265 = mul.f64 r264, 7.0
+	r266 = add.f64 r262, r265
+	r267 = convert.u64.u32 r253
+	r268 = convert.f64.u64 r267
+	r269 = mul.f64 r268, 11.0
+	r270 = add.f64 r266, r269
+	r271 = convert.u16.u32 r253
+	r272 = convert.f32.u16 r271
+	r273 = convert.f64.f32 r272
+	r274 = mul.f64 r273, 13.0
+	r275 = add.f64 r270, r274
+	r254 = move.f64 r275
+	jump b22
+b22: # toFloats[uint32].return
+	r276 = elemaddr r20, r252, 8
+	store.f64 r276, r254
+	r277 = add.i64 r67, 8
+	r278 = convert.u64.u16 r17
+	jump b23
+b23: # toFloats[uint64].entry
+	r280 = convert.f64.u64 r278
+	r281 = convert.f32.u64 r278
+	r282 = convert.f64.f32 r281
+	r283 = mul.f64 r282, 3.0
+	r284 = add.f64 r280, r283
+	r285 = convert.u32.u64 r278
+	r286 = convert.f64.u32 r285
+	r287 = mul.f64 r286, 5.0
+	r288 = add.f64 r284, r287
+	r289 = convert.u32.u64 r278
+	r290 = convert.f32.u32 r289
+	r291 = convert.f64.f32 r290
+	r292 = mul.f64 r291, 7.0
+	r293 = add.f64 r288, r292
+	r294 = convert.f64.u64 r278
+	r295 = mul.f64 r294, 11.0
+	r296 = add.f64 r293, r295
+	r297 = convert.u16.u64 r278
+	r298 = convert.f32.u16 r297
+	r299 = convert.f64.f32 r298
+	r300 = mul.f64 r299, 13.0
+	r301 = add.f64 r296, r300
+	r279 = move.f64 r301
+	jump b24
+b24: # toFloats[uint64].return
+	r302 = elemaddr r20, r277, 8
+	store.f64 r302, r279
+	r303 = mul.i64 r9, 9
+	jump b25
+b25: # compareAll[uint16].entry
+	r305 = convert.u32.u16 r17
+	r306 = lt.u32 r305, 2147483648
+	r308 = const.u64 0
+	jump b26
+b26: # flag.entry
+	branch r306, b27, b223
+b27: # flag.if.then
+	r309 = shl.u8.u64 1, r308
+	r307 = move.u8 r309
+	jump b28
+b28: # flag.return
+	r310 = convert.i32.u16 r17
+	r311 = lt.i32 r310, 0
+	r313 = const.u64 1
+	jump b29
+b29: # flag.entry
+	branch r311, b30, b222
+b30: # flag.if.then
+	r314 = shl.u8.u64 1, r313
+	r312 = move.u8 r314
+	jump b31
+b31: # flag.return
+	r315 = or.u8 r307, r312
+	r316 = convert.u64.u16 r17
+	r317 = gt.u64 r316, 9223372036854775808
+	r319 = const.u64 2
+	jump b32
+b32: # flag.entry
+	branch r317, b33, b221
+b33: # flag.if.then
+	r320 = shl.u8.u64 1, r319
+	r318 = move.u8 r320
+	jump b34
+b34: # flag.return
+	r321 = or.u8 r315, r318
+	r322 = ge.u16 r17, 32768
+	r324 = const.u64 3
+	jump b35
+b35: # flag.entry
+	branch r322, b36, b220
+b36: # flag.if.then
+	r325 = shl.u8.u64 1, r324
+	r323 = move.u8 r325
+	jump b37
+b37: # flag.return
+	r326 = or.u8 r321, r323
+	r327 = convert.u32.u16 r17
+	r328 = convert.f64.u32 r327
+	r329 = convert.i32.u16 r17
+	r330 = convert.f64.i32 r329
+	r331 = eq.f64 r328, r330
+	r333 = const.u64 4
+	jump b38
+b38: # flag.entry
+	branch r331, b39, b219
+b39: # flag.if.then
+	r334 = shl.u8.u64 1, r333
+	r332 = move.u8 r334
+	jump b40
+b40: # flag.return
+	r335 = or.u8 r326, r332
+	r304 = move.u8 r335
+	jump b41
+b41: # compareAll[uint16].return
+	r336 = elemaddr r22, r303, 1
+	store.u8 r336, r304
+	r337 = add.i64 r303, 1
+	r338 = convert.i8.u16 r17
+	jump b42
+b42: # compareAll[int8].entry
+	r340 = convert.u32.i8 r338
+	r341 = lt.u32 r340, 2147483648
+	r343 = const.u64 0
+	jump b43
+b43: # flag.entry
+	branch r341, b44, b218
+b44: # flag.if.then
+	r344 = shl.u8.u64 1, r343
+	r342 = move.u8 r344
+	jump b45
+b45: # flag.return
+	r345 = convert.i32.i8 r338
+	r346 = lt.i32 r345, 0
+	r348 = const.u64 1
+	jump b46
+b46: # flag.entry
+	branch r346, b47, b217
+b47: # flag.if.then
+	r349 = shl.u8.u64 1, r348
+	r347 = move.u8 r349
+	jump b48
+b48: # flag.return
+	r350 = or.u8 r342, r347
+	r351 = convert.u64.i8 r338
+	r352 = gt.u64 r351, 9223372036854775808
+	r354 = const.u64 2
+	jump b49
+b49: # flag.entry
+	branch r352, b50, b216
+b50: # flag.if.then
+	r355 = shl.u8.u64 1, r354
+	r353 = move.u8 r355
+	jump b51
+b51: # flag.return
+	r356 = or.u8 r350, r353
+	r357 = convert.u16.i8 r338
+	r358 = ge.u16 r357, 32768
+	r360 = const.u64 3
+	jump b52
+b52: # flag.entry
+	branch r358, b53, b215
+b53: # flag.if.then
+	r361 = shl.u8.u64 1, r360
+	r359 = move.u8 r361
+	jump b54
+b54: # flag.return
+	r362 = or.u8 r356, r359
+	r363 = convert.u32.i8 r338
+	r364 = convert.f64.u32 r363
+	r365 = convert.i32.i8 r338
+	r366 = convert.f64.i32 r365
+	r367 = eq.f64 r364, r366
+	r369 = const.u64 4
+	jump b55
+b55: # flag.entry
+	branch r367, b56, b214
+b56: # flag.if.then
+	r370 = shl.u8.u64 1, r369
+	r368 = move.u8 r370
+	jump b57
+b57: # flag.return
+	r371 = or.u8 r362, r368
+	r339 = move.u8 r371
+	jump b58
+b58: # compareAll[int8].return
+	r372 = elemaddr r22, r337, 1
+	store.u8 r372, r339
+	r373 = add.i64 r303, 2
+	r374 = convert.i16.u16 r17
+	jump b59
+b59: # compareAll[int16].entry
+	r376 = convert.u32.i16 r374
+	r377 = lt.u32 r376, 2147483648
+	r379 = const.u64 0
+	jump b60
+b60: # flag.entry
+	branch r377, b61, b213
+b61: # flag.if.then
+	r380 = shl.u8.u64 1, r379
+	r378 = move.u8 r380
+	jump b62
+b62: # flag.return
+	r381 = convert.i32.i16 r374
+	r382 = lt.i32 r381, 0
+	r384 = const.u64 1
+	jump b63
+b63: # flag.entry
+	branch r382, b64, b212
+b64: # flag.if.then
+	r385 = shl.u8.u64 1, r384
+	r383 = move.u8 r385
+	jump b65
+b65: # flag.return
+	r386 = or.u8 r378, r383
+	r387 = convert.u64.i16 r374
+	r388 = gt.u64 r387, 9223372036854775808
+	r390 = const.u64 2
+	jump b66
+b66: # flag.entry
+	branch r388, b67, b211
+b67: # flag.if.then
+	r391 = shl.u8.u64 1, r390
+	r389 = move.u8 r391
+	jump b68
+b68: # flag.return
+	r392 = or.u8 r386, r389
+	r393 = convert.u16.i16 r374
+	r394 = ge.u16 r393, 32768
+	r396 = const.u64 3
+	jump b69
+b69: # flag.entry
+	branch r394, b70, b210
+b70: # flag.if.then
+	r397 = shl.u8.u64 1, r396
+	r395 = move.u8 r397
+	jump b71
+b71: # flag.return
+	r398 = or.u8 r392, r395
+	r399 = convert.u32.i16 r374
+	r400 = convert.f64.u32 r399
+	r401 = convert.i32.i16 r374
+	r402 = convert.f64.i32 r401
+	r403 = eq.f64 r400, r402
+	r405 = const.u64 4
+	jump b72
+b72: # flag.entry
+	branch r403, b73, b209
+b73: # flag.if.then
+	r406 = shl.u8.u64 1, r405
+	r404 = move.u8 r406
+	jump b74
+b74: # flag.return
+	r407 = or.u8 r398, r404
+	r375 = move.u8 r407
+	jump b75
+b75: # compareAll[int16].return
+	r408 = elemaddr r22, r373, 1
+	store.u8 r408, r375
+	r409 = add.i64 r303, 3
+	r410 = convert.i32.u16 r17
+	jump b76
+b76: # compareAll[int32].entry
+	r412 = convert.u32.i32 r410
+	r413 = lt.u32 r412, 2147483648
+	r415 = const.u64 0
+	jump b77
+b77: # flag.entry
+	branch r413, b78, b208
+b78: # flag.if.then
+	r416 = shl.u8.u64 1, r415
+	r414 = move.u8 r416
+	jump b79
+b79: # flag.return
+	r417 = lt.i32 r410, 0
+	r419 = const.u64 1
+	jump b80
+b80: # flag.entry
+	branch r417, b81, b207
+b81: # flag.if.then
+	r420 = shl.u8.u64 1, r419
+	r418 = move.u8 r420
+	jump b82
+b82: # flag.return
+	r421 = or.u8 r414, r418
+	r422 = convert.u64.i32 r410
+	r423 = gt.u64 r422, 9223372036854775808
+	r425 = const.u64 2
+	jump b83
+b83: # flag.entry
+	branch r423, b84, b206
+b84: # flag.if.then
+	r426 = shl.u8.u64 1, r425
+	r424 = move.u8 r426
+	jump b85
+b85: # flag.return
+	r427 = or.u8 r421, r424
+	r428 = convert.u16.i32 r410
+	r429 = ge.u16 r428, 32768
+	r431 = const.u64 3
+	jump b86
+b86: # flag.entry
+	branch r429, b87, b205
+b87: # flag.if.then
+	r432 = shl.u8.u64 1, r431
+	r430 = move.u8 r432
+	jump b88
+b88: # flag.return
+	r433 = or.u8 r427, r430
+	r434 = convert.u32.i32 r410
+	r435 = convert.f64.u32 r434
+	r436 = convert.f64.i32 r410
+	r437 = eq.f64 r435, r436
+	r439 = const.u64 4
+	jump b89
+b89: # flag.entry
+	branch r437, b90, b204
+b90: # flag.if.then
+	r440 = shl.u8.u64 1, r439
+	r438 = move.u8 r440
+	jump b91
+b91: # flag.return
+	r441 = or.u8 r433, r438
+	r411 = move.u8 r441
+	jump b92
+b92: # compareAll[int32].return
+	r442 = elemaddr r22, r409, 1
+	store.u8 r442, r411
+	r443 = add.i64 r303, 4
+	r444 = convert.u8.u16 r17
+	jump b93
+b93: # compareAll[uint8].entry
+	r446 = convert.u32.u8 r444
+	r447 = lt.u32 r446, 2147483648
+	r449 = const.u64 0
+	jump b94
+b94: # flag.entry
+	branch r447, b95, b203
+b95: # flag.if.then
+	r450 = shl.u8.u64 1, r449
+	r448 = move.u8 r450
+	jump b96
+b96: # flag.return
+	r451 = convert.i32.u8 r444
+	r452 = lt.i32 r451, 0
+	r454 = const.u64 1
+	jump b97
+b97: # flag.entry
+	branch r452, b98, b202
+b98: # flag.if.then
+	r455 = shl.u8.u64 1, r454
+	r453 = move.u8 r455
+	jump b99
+b99: # flag.return
+	r456 = or.u8 r448, r453
+	r457 = convert.u64.u8 r444
+	r458 = gt.u64 r457, 9223372036854775808
+	r460 = const.u64 2
+	jump b100
+b100: # flag.entry
+	branch r458, b101, b201
+b101: # flag.if.then
+	r461 = shl.u8.u64 1, r460
+	r459 = move.u8 r461
+	jump b102
+b102: # flag.return
+	r462 = or.u8 r456, r459
+	r463 = convert.u16.u8 r444
+	r464 = ge.u16 r463, 32768
+	r466 = const.u64 3
+	jump b103
+b103: # flag.entry
+	branch r464, b104, b200
+b104: # flag.if.then
+	r467 = shl.u8.u64 1, r466
+	r465 = move.u8 r467
+	jump b105
+b105: # flag.return
+	r468 = or.u8 r462, r465
+	r469 = convert.u32.u8 r444
+	r470 = convert.f64.u32 r469
+	r471 = convert.i32.u8 r444
+	r472 = convert.f64.i32 r471
+	r473 = eq.f64 r470, r472
+	r475 = const.u64 4
+	jump b106
+b106: # flag.entry
+	branch r473, b107, b199
+b107: # flag.if.then
+	r476 = shl.u8.u64 1, r475
+	r474 = move.u8 r476
+	jump b108
+b108: # flag.return
+	r477 = or.u8 r468, r474
+	r445 = move.u8 r477
+	jump b109
+b109: # compareAll[uint8].return
+	r478 = elemaddr r22, r443, 1
+	store.u8 r478, r445
+	r479 = add.i64 r303, 5
+	jump b110
+b110: # compareAll[uint16].entry
+	r481 = convert.u32.u16 r17
+	r482 = lt.u32 r481, 2147483648
+	r484 = const.u64 0
+	jump b111
+b111: # flag.entry
+	branch r482, b112, b198
+b112: # flag.if.then
+	r485 = shl.u8.u64 1, r484
+	r483 = move.u8 r485
+	jump b113
+b113: # flag.return
+	r486 = convert.i32.u16 r17
+	r487 = lt.i32 r486, 0
+	r489 = const.u64 1
+	jump b114
+b114: # flag.entry
+	branch r487, b115, b197
+b115: # flag.if.then
+	r490 = shl.u8.u64 1, r489
+	r488 = move.u8 r490
+	jump b116
+b116: # flag.return
+	r491 = or.u8 r483, r488
+	r492 = convert.u64.u16 r17
+	r493 = gt.u64 r492, 9223372036854775808
+	r495 = const.u64 2
+	jump b117
+b117: # flag.entry
+	branch r493, b118, b196
+b118: # flag.if.then
+	r496 = shl.u8.u64 1, r495
+	r494 = move.u8 r496
+	jump b119
+b119: # flag.return
+	r497 = or.u8 r491, r494
+	r498 = ge.u16 r17, 32768
+	r500 = const.u64 3
+	jump b120
+b120: # flag.entry
+	branch r498, b121, b195
+b121: # flag.if.then
+	r501 = shl.u8.u64 1, r500
+	r499 = move.u8 r501
+	jump b122
+b122: # flag.return
+	r502 = or.u8 r497, r499
+	r503 = convert.u32.u16 r17
+	r504 = convert.f64.u32 r503
+	r505 = convert.i32.u16 r17
+	r506 = convert.f64.i32 r505
+	r507 = eq.f64 r504, r506
+	r509 = const.u64 4
+	jump b123
+b123: # flag.entry
+	branch r507, b124, b194
+b124: # flag.if.then
+	r510 = shl.u8.u64 1, r509
+	r508 = move.u8 r510
+	jump b125
+b125: # flag.return
+	r511 = or.u8 r502, r508
+	r480 = move.u8 r511
+	jump b126
+b126: # compareAll[uint16].return
+	r512 = elemaddr r22, r479, 1
+	store.u8 r512, r480
+	r513 = add.i64 r303, 6
+	r514 = convert.u32.u16 r17
+	jump b127
+b127: # compareAll[uint32].entry
+	r516 = lt.u32 r514, 2147483648
+	r518 = const.u64 0
+	jump b128
+b128: # flag.entry
+	branch r516, b129, b193
+b129: # flag.if.then
+	r519 = shl.u8.u64 1, r518
+	r517 = move.u8 r519
+	jump b130
+b130: # flag.return
+	r520 = convert.i32.u32 r514
+	r521 = lt.i32 r520, 0
+	r523 = const.u64 1
+	jump b131
+b131: # flag.entry
+	branch r521, b132, b192
+b132: # flag.if.then
+	r524 = shl.u8.u64 1, r523
+	r522 = move.u8 r524
+	jump b133
+b133: # flag.return
+	r525 = or.u8 r517, r522
+	r526 = convert.u64.u32 r514
+	r527 = gt.u64 r526, 9223372036854775808
+	r529 = const.u64 2
+	jump b134
+b134: # flag.entry
+	branch r527, b135, b191
+b135: # flag.if.then
+	r530 = shl.u8.u64 1, r529
+	r528 = move.u8 r530
+	jump b136
+b136: # flag.return
+	r531 = or.u8 r525, r528
+	r532 = convert.u16.u32 r514
+	r533 = ge.u16 r532, 32768
+	r535 = const.u64 3
+	jump b137
+b137: # flag.entry
+	branch r533, b138, b190
+b138: # flag.if.then
+	r536 = shl.u8.u64 1, r535
+	r534 = move.u8 r536
+	jump b139
+b139: # flag.return
+	r537 = or.u8 r531, r534
+	r538 = convert.f64.u32 r514
+	r539 = convert.i32.u32 r514
+	r540 = convert.f64.i32 r539
+	r541 = eq.f64 r538, r540
+	r543 = const.u64 4
+	jump b140
+b140: # flag.entry
+	branch r541, b141, b189
+b141: # flag.if.then
+	r544 = shl.u8.u64 1, r543
+	r542 = move.u8 r544
+	jump b142
+b142: # flag.return
+	r545 = or.u8 r537, r542
+	r515 = move.u8 r545
+	jump b143
+b143: # compareAll[uint32].return
+	r546 = elemaddr r22, r513, 1
+	store.u8 r546, r515
+	r547 = add.i64 r303, 7
+	r548 = convert.i8.u16 r17
+	r549 = add.i8 r548, 1
+	jump b144
+b144: # compareAll[int8].entry
+	r551 = convert.u32.i8 r549
+	r552 = lt.u32 r551, 2147483648
+	r554 = const.u64 0
+	jump b145
+b145: # flag.entry
+	branch r552, b146, b188
+b146: # flag.if.then
+	r555 = shl.u8.u64 1, r554
+	r553 = move.u8 r555
+	jump b147
+b147: # flag.return
+	r556 = convert.i32.i8 r549
+	r557 = lt.i32 r556, 0
+	r559 = const.u64 1
+	jump b148
+b148: # flag.entry
+	branch r557, b149, b187
+b149: # flag.if.then
+	r560 = shl.u8.u64 1, r559
+	r558 = move.u8 r560
+	jump b150
+b150: # flag.return
+	r561 = or.u8 r553, r558
+	r562 = convert.u64.i8 r549
+	r563 = gt.u64 r562, 9223372036854775808
+	r565 = const.u64 2
+	jump b151
+b151: # flag.entry
+	branch r563, b152, b186
+b152: # flag.if.then
+	r566 = shl.u8.u64 1, r565
+	r564 = move.u8 r566
+	jump b153
+b153: # flag.return
+	r567 = or.u8 r561, r564
+	r568 = convert.u16.i8 r549
+	r569 = ge.u16 r568, 32768
+	r571 = const.u64 3
+	jump b154
+b154: # flag.entry
+	branch r569, b155, b185
+b155: # flag.if.then
+	r572 = shl.u8.u64 1, r571
+	r570 = move.u8 r572
+	jump b156
+b156: # flag.return
+	r573 = or.u8 r567, r570
+	r574 = convert.u32.i8 r549
+	r575 = convert.f64.u32 r574
+	r576 = convert.i32.i8 r549
+	r577 = convert.f64.i32 r576
+	r578 = eq.f64 r575, r577
+	r580 = const.u64 4
+	jump b157
+b157: # flag.entry
+	branch r578, b158, b184
+b158: # flag.if.then
+	r581 = shl.u8.u64 1, r580
+	r579 = move.u8 r581
+	jump b159
+b159: # flag.return
+	r582 = or.u8 r573, r579
+	r550 = move.u8 r582
+	jump b160
+b160: # compareAll[int8].return
+	r583 = elemaddr r22, r547, 1
+	store.u8 r583, r550
+	r584 = add.i64 r303, 8
+	r585 = convert.i16.u16 r17
+	r586 = sub.i16 r585, 1
+	jump b161
+b161: # compareAll[int16].entry
+	r588 = convert.u32.i16 r586
+	r589 = lt.u32 r588, 2147483648
+	r591 = const.u64 0
+	jump b162
+b162: # flag.entry
+	branch r589, b163, b183
+b163: # flag.if.then
+	r592 = shl.u8.u64 1, r591
+	r590 = move.u8 r592
+	jump b164
+b164: # flag.return
+	r593 = convert.i32.i16 r586
+	r594 = lt.i32 r593, 0
+	r596 = const.u64 1
+	jump b165
+b165: # flag.entry
+	branch r594, b166, b182
+b166: # flag.if.then
+	r597 = shl.u8.u64 1, r596
+	r595 = move.u8 r597
+	jump b167
+b167: # flag.return
+	r598 = or.u8 r590, r595
+	r599 = convert.u64.i16 r586
+	r600 = gt.u64 r599, 9223372036854775808
+	r602 = const.u64 2
+	jump b168
+b168: # flag.entry
+	branch r600, b169, b181
+b169: # flag.if.then
+	r603 = shl.u8.u64 1, r602
+	r601 = move.u8 r603
+	jump b170
+b170: # flag.return
+	r604 = or.u8 r598, r601
+	r605 = convert.u16.i16 r586
+	r606 = ge.u16 r605, 32768
+	r608 = const.u64 3
+	jump b171
+b171: # flag.entry
+	branch r606, b172, b180
+b172: # flag.if.then
+	r609 = shl.u8.u64 1, r608
+	r607 = move.u8 r609
+	jump b173
+b173: # flag.return
+	r610 = or.u8 r604, r607
+	r611 = convert.u32.i16 r586
+	r612 = convert.f64.u32 r611
+	r613 = convert.i32.i16 r586
+	r614 = convert.f64.i32 r613
+	r615 = eq.f64 r612, r614
+	r617 = const.u64 4
+	jump b174
+b174: # flag.entry
+	branch r615, b175, b179
+b175: # flag.if.then
+	r618 = shl.u8.u64 1, r617
+	r616 = move.u8 r618
+	jump b176
+b176: # flag.return
+	r619 = or.u8 r610, r616
+	r587 = move.u8 r619
+	jump b177
+b177: # compareAll[int16].return
+	r620 = elemaddr r22, r584, 1
+	store.u8 r620, r587
+	jump b178
+b178: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b179: # flag.if.done
+	r616 = move.u8 0
+	jump b176
+b180: # flag.if.done
+	r607 = move.u8 0
+	jump b173
+b181: # flag.if.done
+	r601 = move.u8 0
+	jump b170
+b182: # flag.if.done
+	r595 = move.u8 0
+	jump b167
+b183: # flag.if.done
+	r590 = move.u8 0
+	jump b164
+b184: # flag.if.done
+	r579 = move.u8 0
+	jump b159
+b185: # flag.if.done
+	r570 = move.u8 0
+	jump b156
+b186: # flag.if.done
+	r564 = move.u8 0
+	jump b153
+b187: # flag.if.done
+	r558 = move.u8 0
+	jump b150
+b188: # flag.if.done
+	r553 = move.u8 0
+	jump b147
+b189: # flag.if.done
+	r542 = move.u8 0
+	jump b142
+b190: # flag.if.done
+	r534 = move.u8 0
+	jump b139
+b191: # flag.if.done
+	r528 = move.u8 0
+	jump b136
+b192: # flag.if.done
+	r522 = move.u8 0
+	jump b133
+b193: # flag.if.done
+	r517 = move.u8 0
+	jump b130
+b194: # flag.if.done
+	r508 = move.u8 0
+	jump b125
+b195: # flag.if.done
+	r499 = move.u8 0
+	jump b122
+b196: # flag.if.done
+	r494 = move.u8 0
+	jump b119
+b197: # flag.if.done
+	r488 = move.u8 0
+	jump b116
+b198: # flag.if.done
+	r483 = move.u8 0
+	jump b113
+b199: # flag.if.done
+	r474 = move.u8 0
+	jump b108
+b200: # flag.if.done
+	r465 = move.u8 0
+	jump b105
+b201: # flag.if.done
+	r459 = move.u8 0
+	jump b102
+b202: # flag.if.done
+	r453 = move.u8 0
+	jump b99
+b203: # flag.if.done
+	r448 = move.u8 0
+	jump b96
+b204: # flag.if.done
+	r438 = move.u8 0
+	jump b91
+b205: # flag.if.done
+	r430 = move.u8 0
+	jump b88
+b206: # flag.if.done
+	r424 = move.u8 0
+	jump b85
+b207: # flag.if.done
+	r418 = move.u8 0
+	jump b82
+b208: # flag.if.done
+	r414 = move.u8 0
+	jump b79
+b209: # flag.if.done
+	r404 = move.u8 0
+	jump b74
+b210: # flag.if.done
+	r395 = move.u8 0
+	jump b71
+b211: # flag.if.done
+	r389 = move.u8 0
+	jump b68
+b212: # flag.if.done
+	r383 = move.u8 0
+	jump b65
+b213: # flag.if.done
+	r378 = move.u8 0
+	jump b62
+b214: # flag.if.done
+	r368 = move.u8 0
+	jump b57
+b215: # flag.if.done
+	r359 = move.u8 0
+	jump b54
+b216: # flag.if.done
+	r353 = move.u8 0
+	jump b51
+b217: # flag.if.done
+	r347 = move.u8 0
+	jump b48
+b218: # flag.if.done
+	r342 = move.u8 0
+	jump b45
+b219: # flag.if.done
+	r332 = move.u8 0
+	jump b40
+b220: # flag.if.done
+	r323 = move.u8 0
+	jump b37
+b221: # flag.if.done
+	r318 = move.u8 0
+	jump b34
+b222: # flag.if.done
+	r312 = move.u8 0
+	jump b31
+b223: # flag.if.done
+	r307 = move.u8 0
+	jump b28
+b224: # exit
+	return
+
+kernel ConvertUint32(x []u32, y []u32, ints []i64, floats []f64, flags []u8)
+
+task ConvertUint32_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base y
+	r18 = base ints
+	r20 = base floats
+	r22 = base flags
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b224
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b224
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.u32 r11
+	r13 = elemaddr r14, r9, 4
+	r16 = load.u32 r13
+	r17 = add.u32 r12, r16
+	jump b6
+b6: # convertAll[uint32].entry
+	r24 = mul.i64 r9, 10
+	r25 = convert.i8.u32 r17
+	r26 = convert.i64.i8 r25
+	r27 = elemaddr r18, r24, 8
+	store.i64 r27, r26
+	r28 = add.i64 r24, 1
+	r29 = convert.i16.u32 r17
+	r30 = convert.i64.i16 r29
+	r31 = elemaddr r18, r28, 8
+	store.i64 r31, r30
+	r32 = add.i64 r24, 2
+	r33 = convert.i32.u32 r17
+	r34 = convert.i64.i32 r33
+	r35 = elemaddr r18, r32, 8
+	store.i64 r35, r34
+	r36 = add.i64 r24, 3
+	r37 = convert.i64.u32 r17
+	r38 = elemaddr r18, r36, 8
+	store.i64 r38, r37
+	r39 = add.i64 r24, 4
+	r40 = convert.u8.u32 r17
+	r41 = convert.i64.u8 r40
+	r42 = elemaddr r18, r39, 8
+	store.i64 r42, r41
+	r43 = add.i64 r24, 5
+	r44 = convert.u16.u32 r17
+	r45 = convert.i64.u16 r44
+	r46 = elemaddr r18, r43, 8
+	store.i64 r46, r45
+	r47 = add.i64 r24, 6
+	r48 = convert.i64.u32 r17
+	r49 = elemaddr r18, r47, 8
+	store.i64 r49, r48
+	r50 = add.i64 r24, 7
+	r51 = convert.u64.u32 r17
+	r52 = convert.i64.u64 r51
+	r53 = elemaddr r18, r50, 8
+	store.i64 r53, r52
+	r54 = add.i64 r24, 8
+	r55 = convert.u16.u32 r17
+	r56 = convert.i32.u16 r55
+	r57 = convert.i16.u32 r17
+	r58 = convert.i32.i16 r57
+	r59 = sub.i32 r56, r58
+	r60 = convert.i64.i32 r59
+	r61 = elemaddr r18, r54, 8
+	store.i64 r61, r60
+	r62 = add.i64 r24, 9
+	r63 = convert.i8.u32 r17
+	r64 = convert.u32.i8 r63
+	r65 = shr.u32.u64 r64, 7
+	r66 = convert.i64.u32 r65
+	r67 = elemaddr r18, r62, 8
+	store.i64 r67, r66
+	r68 = mul.i64 r9, 9
+	jump b7
+b7: # toFloats[uint32].entry
+	r70 = convert.f64.u32 r17
+	r71 = convert.f32.u32 r17
+	r72 = convert.f64.f32 r71
+	r73 = mul.f64 r72, 3.0
+	r74 = add.f64 r70, r73
+	r75 = convert.f64.u32 r17
+	r76 = mul.f64 r75, 5.0
+	r77 = add.f64 r74, r76
+	r78 = convert.f32.u32 r17
+	r79 = convert.f64.f32 r78
+	r80 = mul.f64 r79, 7.0
+	r81 = add.f64 r77, r80
+	r82 = convert.u64.u32 r17
+	r83 = convert.f64.u64 r82
+	r84 = mul.f64 r83, 11.0
+	r85 = add.f64 r81, r84
+	r86 = convert.u16.u32 r17
+	r87 = convert.f32.u16 r86
+	r88 = convert.f64.f32 r87
+	r89 = mul.f64 r88, 13.0
+	r90 = add.f64 r85, r89
+	r69 = move.f64 r90
+	jump b8
+b8: # toFloats[uint32].return
+	r91 = elemaddr r20, r68, 8
+	store.f64 r91, r69
+	r92 = add.i64 r68, 1
+	r93 = convert.i8.u32 r17
+	jump b9
+b9: # toFloats[int8].entry
+	r95 = convert.f64.i8 r93
+	r96 = convert.f32.i8 r93
+	r97 = convert.f64.f32 r96
+	r98 = mul.f64 r97, 3.0
+	r99 = add.f64 r95, r98
+	r100 = convert.u32.i8 r93
+	r101 = convert.f64.u32 r100
+	r102 = mul.f64 r101, 5.0
+	r103 = add.f64 r99, r102
+	r104 = convert.u32.i8 r93
+	r105 = convert.f32.u32 r104
+	r106 = convert.f64.f32 r105
+	r107 = mul.f64 r106, 7.0
+	r108 = add.f64 r103, r107
+	r109 = convert.u64.i8 r93
+	r110 = convert.f64.u64 r109
+	r111 = mul.f64 r110, 11.0
+	r112 = add.f64 r108, r111
+	r113 = convert.u16.i8 r93
+	r114 = convert.f32.u16 r113
+	r115 = convert.f64.f32 r114
+	r116 = mul.f64 r115, 13.0
+	r117 = add.f64 r112, r116
+	r94 = move.f64 r117
+	jump b10
+b10: # toFloats[int8].return
+	r118 = elemaddr r20, r92, 8
+	store.f64 r118, r94
+	r119 = add.i64 r68, 2
+	r120 = convert.i16.u32 r17
+	jump b11
+b11: # toFloats[int16].entry
+	r122 = convert.f64.i16 r120
+	r123 = convert.f32.i16 r120
+	r124 = convert.f64.f32 r123
+	r125 = mul.f64 r124, 3.0
+	r126 = add.f64 r122, r125
+	r127 = convert.u32.i16 r120
+	r128 = convert.f64.u32 r127
+	r129 = mul.f64 r128, 5.0
+	r130 = add.f64 r126, r129
+	r131 = convert.u32.i16 r120
+	r132 = convert.f32.u32 r131
+	r133 = convert.f64.f32 r132
+	r134 = mul.f64 r133, 7.0
+	r135 = add.f64 r130, r134
+	r136 = convert.u64.i16 r120
+	r137 = convert.f64.u64 r136
+	r138 = mul.f64 r137, 11.0
+	r139 = add.f64 r135, r138
+	r140 = convert.u16.i16 r120
+	r141 = convert.f32.u16 r140
+	r142 = convert.f64.f32 r141
+	r143 = mul.f64 r142, 13.0
+	r144 = add.f64 r139, r143
+	r121 = move.f64 r144
+	jump b12
+b12: # toFloats[int16].return
+	r145 = elemaddr r20, r119, 8
+	store.f64 r145, r121
+	r146 = add.i64 r68, 3
+	r147 = convert.i32.u32 r17
+	jump b13
+b13: # toFloats[int32].entry
+	r149 = convert.f64.i32 r147
+	r150 = convert.f32.i32 r147
+	r151 = convert.f64.f32 r150
+	r152 = mul.f64 r151, 3.0
+	r153 = add.f64 r149, r152
+	r154 = convert.u32.i32 r147
+	r155 = convert.f64.u32 r154
+	r156 = mul.f64 r155, 5.0
+	r157 = add.f64 r153, r156
+	r158 = convert.u32.i32 r147
+	r159 = convert.f32.u32 r158
+	r160 = convert.f64.f32 r159
+	r161 = mul.f64 r160, 7.0
+	r162 = add.f64 r157, r161
+	r163 = convert.u64.i32 r147
+	r164 = convert.f64.u64 r163
+	r165 = mul.f64 r164, 11.0
+	r166 = add.f64 r162, r165
+	r167 = convert.u16.i32 r147
+	r168 = convert.f32.u16 r167
+	r169 = convert.f64.f32 r168
+	r170 = mul.f64 r169, 13.0
+	r171 = add.f64 r166, r170
+	r148 = move.f64 r171
+	jump b14
+b14: # toFloats[int32].return
+	r172 = elemaddr r20, r146, 8
+	store.f64 r172, r148
+	r173 = add.i64 r68, 4
+	r174 = convert.i64.u32 r17
+	jump b15
+b15: # toFloats[int64].entry
+	r176 = convert.f64.i64 r174
+	r177 = convert.f32.i64 r174
+	r178 = convert.f64.f32 r177
+	r179 = mul.f64 r178, 3.0
+	r180 = add.f64 r176, r179
+	r181 = convert.u32.i64 r174
+	r182 = convert.f64.u32 r181
+	r183 = mul.f64 r182, 5.0
+	r184 = add.f64 r180, r183
+	r185 = convert.u32.i64 r174
+	r186 = convert.f32.u32 r185
+	r187 = convert.f64.f32 r186
+	r188 = mul.f64 r187, 7.0
+	r189 = add.f64 r184, r188
+	r190 = convert.u64.i64 r174
+	r191 = convert.f64.u64 r190
+	r192 = mul.f64 r191, 11.0
+	r193 = add.f64 r189, r192
+	r194 = convert.u16.i64 r174
+	r195 = convert.f32.u16 r194
+	r196 = convert.f64.f32 r195
+	r197 = mul.f64 r196, 13.0
+	r198 = add.f64 r193, r197
+	r175 = move.f64 r198
+	jump b16
+b16: # toFloats[int64].return
+	r199 = elemaddr r20, r173, 8
+	store.f64 r199, r175
+	r200 = add.i64 r68, 5
+	r201 = convert.u8.u32 r17
+	jump b17
+b17: # toFloats[uint8].entry
+	r203 = convert.f64.u8 r201
+	r204 = convert.f32.u8 r201
+	r205 = convert.f64.f32 r204
+	r206 = mul.f64 r205, 3.0
+	r207 = add.f64 r203, r206
+	r208 = convert.u32.u8 r201
+	r209 = convert.f64.u32 r208
+	r210 = mul.f64 r209, 5.0
+	r211 = add.f64 r207, r210
+	r212 = convert.u32.u8 r201
+	r213 = convert.f32.u32 r212
+	r214 = convert.f64.f32 r213
+	r215 = mul.f64 r214, 7.0
+	r216 = add.f64 r211, r215
+	r217 = convert.u64.u8 r201
+	r218 = convert.f64.u64 r217
+	r219 = mul.f64 r218, 11.0
+	r220 = add.f64 r216, r219
+	r221 = convert.u16.u8 r201
+	r222 = convert.f32.u16 r221
+	r223 = convert.f64.f32 r222
+	r224 = mul.f64 r223, 13.0
+	r225 = add.f64 r220, r224
+	r202 = move.f64 r225
+	jump b18
+b18: # toFloats[uint8].return
+	r226 = elemaddr r20, r200, 8
+	store.f64 r226, r202
+	r227 = add.i64 r68, 6
+	r228 = convert.u16.u32 r17
+	jump b19
+b19: # toFloats[uint16].entry
+	r230 = convert.f64.u16 r228
+	r231 = convert.f32.u16 r228
+	r232 = convert.f64.f32 r231
+	r233 = mul.f64 r232, 3.0
+	r234 = add.f64 r230, r233
+	r235 = convert.u32.u16 r228
+	r236 = convert.f64.u32 r235
+	r237 = mul.f64 r236, 5.0
+	r238 = add.f64 r234, r237
+	r239 = convert.u32.u16 r228
+	r240 = convert.f32.u32 r239
+	r241 = convert.f64.f32 r240
+	r242 = mul.f64 r241, 7.0
+	r243 = add.f64 r238, r242
+	r244 = convert.u64.u16 r228
+	r245 = convert.f64.u64 r244
+	r246 = mul.f64 r245, 11.0
+	r247 = add.f64 r243, r246
+	r248 = convert.f32.u16 r228
+	r249 = convert.f64.f32 r248
+	r250 = mul.f64 r249, 13.0
+	r251 = add.f64 r247, r250
+	r229 = move.f64 r251
+	jump b20
+b20: # toFloats[uint16].return
+	r252 = elemaddr r20, r227, 8
+	store.f64 r252, r229
+	r253 = add.i64 r68, 7
+	jump b21
+b21: # toFloats[uint32].entry
+	r255 = convert.f64.u32 r17
+	r256 = convert.f32.u32 r17
+	r257 = convert.f64.f32 r256
+	r258 = mul.f64 r257, 3.0
+	r259 = add.f64 r255, r258
+	r260 = convert.f64.u32 r17
+	r261 = mul.f64 r260, 5.0
+	r262 = add.f64 r259, r261
+	r263 = convert.f32.u32 r17
+	r264 = convert.f64.f32 r263
+	r265 = mul.f64 r264, 7.0
+	r266 = add.f64 r262, r265
+	r267 = convert.u64.u32 r17
+	r268 = convert.f64.u64 r267
+	r269 = mul.f64 r268, 11.0
+	r270 = add.f64 r266, r269
+	r271 = convert.u16.u32 r17
+	r272 = convert.f32.u16 r271
+	r273 = convert.f64.f32 r272
+	r274 = mul.f64 r273, 13.0
+	r275 = add.f64 r270, r274
+	r254 = move.f64 r275
+	jump b22
+b22: # toFloats[uint32].return
+	r276 = elemaddr r20, r253, 8
+	store.f64 r276, r254
+	r277 = add.i64 r68, 8
+	r278 = convert.u64.u32 r17
+	jump b23
+b23: # toFloats[uint64].entry
+	r280 = convert.f64.u64 r278
+	r281 = convert.f32.u64 r278
+	r282 = convert.f64.f32 r281
+	r283 = mul.f64 r282, 3.0
+	r284 = add.f64 r280, r283
+	r285 = convert.u32.u64 r278
+	r286 = convert.f64.u32 r285
+	r287 = mul.f64 r286, 5.0
+	r288 = add.f64 r284, r287
+	r289 = convert.u32.u64 r278
+	r290 = convert.f32.u32 r289
+	r291 = convert.f64.f32 r290
+	r292 = mul.f64 r291, 7.0
+	r293 = add.f64 r288, r292
+	r294 = convert.f64.u64 r278
+	r295 = mul.f64 r294, 11.0
+	r296 = add.f64 r293, r295
+	r297 = convert.u16.u64 r278
+	r298 = convert.f32.u16 r297
+	r299 = convert.f64.f32 r298
+	r300 = mul.f64 r299, 13.0
+	r301 = add.f64 r296, r300
+	r279 = move.f64 r301
+	jump b24
+b24: # toFloats[uint64].return
+	r302 = elemaddr r20, r277, 8
+	store.f64 r302, r279
+	r303 = mul.i64 r9, 9
+	jump b25
+b25: # compareAll[uint32].entry
+	r305 = lt.u32 r17, 2147483648
+	r307 = const.u64 0
+	jump b26
+b26: # flag.entry
+	branch r305, b27, b223
+b27: # flag.if.then
+	r308 = shl.u8.u64 1, r307
+	r306 = move.u8 r308
+	jump b28
+b28: # flag.return
+	r309 = convert.i32.u32 r17
+	r310 = lt.i32 r309, 0
+	r312 = const.u64 1
+	jump b29
+b29: # flag.entry
+	branch r310, b30, b222
+b30: # flag.if.then
+	r313 = shl.u8.u64 1, r312
+	r311 = move.u8 r313
+	jump b31
+b31: # flag.return
+	r314 = or.u8 r306, r311
+	r315 = convert.u64.u32 r17
+	r316 = gt.u64 r315, 9223372036854775808
+	r318 = const.u64 2
+	jump b32
+b32: # flag.entry
+	branch r316, b33, b221
+b33: # flag.if.then
+	r319 = shl.u8.u64 1, r318
+	r317 = move.u8 r319
+	jump b34
+b34: # flag.return
+	r320 = or.u8 r314, r317
+	r321 = convert.u16.u32 r17
+	r322 = ge.u16 r321, 32768
+	r324 = const.u64 3
+	jump b35
+b35: # flag.entry
+	branch r322, b36, b220
+b36: # flag.if.then
+	r325 = shl.u8.u64 1, r324
+	r323 = move.u8 r325
+	jump b37
+b37: # flag.return
+	r326 = or.u8 r320, r323
+	r327 = convert.f64.u32 r17
+	r328 = convert.i32.u32 r17
+	r329 = convert.f64.i32 r328
+	r330 = eq.f64 r327, r329
+	r332 = const.u64 4
+	jump b38
+b38: # flag.entry
+	branch r330, b39, b219
+b39: # flag.if.then
+	r333 = shl.u8.u64 1, r332
+	r331 = move.u8 r333
+	jump b40
+b40: # flag.return
+	r334 = or.u8 r326, r331
+	r304 = move.u8 r334
+	jump b41
+b41: # compareAll[uint32].return
+	r335 = elemaddr r22, r303, 1
+	store.u8 r335, r304
+	r336 = add.i64 r303, 1
+	r337 = convert.i8.u32 r17
+	jump b42
+b42: # compareAll[int8].entry
+	r339 = convert.u32.i8 r337
+	r340 = lt.u32 r339, 2147483648
+	r342 = const.u64 0
+	jump b43
+b43: # flag.entry
+	branch r340, b44, b218
+b44: # flag.if.then
+	r343 = shl.u8.u64 1, r342
+	r341 = move.u8 r343
+	jump b45
+b45: # flag.return
+	r344 = convert.i32.i8 r337
+	r345 = lt.i32 r344, 0
+	r347 = const.u64 1
+	jump b46
+b46: # flag.entry
+	branch r345, b47, b217
+b47: # flag.if.then
+	r348 = shl.u8.u64 1, r347
+	r346 = move.u8 r348
+	jump b48
+b48: # flag.return
+	r349 = or.u8 r341, r346
+	r350 = convert.u64.i8 r337
+	r351 = gt.u64 r350, 9223372036854775808
+	r353 = const.u64 2
+	jump b49
+b49: # flag.entry
+	branch r351, b50, b216
+b50: # flag.if.then
+	r354 = shl.u8.u64 1, r353
+	r352 = move.u8 r354
+	jump b51
+b51: # flag.return
+	r355 = or.u8 r349, r352
+	r356 = convert.u16.i8 r337
+	r357 = ge.u16 r356, 32768
+	r359 = const.u64 3
+	jump b52
+b52: # flag.entry
+	branch r357, b53, b215
+b53: # flag.if.then
+	r360 = shl.u8.u64 1, r359
+	r358 = move.u8 r360
+	jump b54
+b54: # flag.return
+	r361 = or.u8 r355, r358
+	r362 = convert.u32.i8 r337
+	r363 = convert.f64.u32 r362
+	r364 = convert.i32.i8 r337
+	r365 = convert.f64.i32 r364
+	r366 = eq.f64 r363, r365
+	r368 = const.u64 4
+	jump b55
+b55: # flag.entry
+	branch r366, b56, b214
+b56: # flag.if.then
+	r369 = shl.u8.u64 1, r368
+	r367 = move.u8 r369
+	jump b57
+b57: # flag.return
+	r370 = or.u8 r361, r367
+	r338 = move.u8 r370
+	jump b58
+b58: # compareAll[int8].return
+	r371 = elemaddr r22, r336, 1
+	store.u8 r371, r338
+	r372 = add.i64 r303, 2
+	r373 = convert.i16.u32 r17
+	jump b59
+b59: # compareAll[int16].entry
+	r375 = convert.u32.i16 r373
+	r376 = lt.u32 r375, 2147483648
+	r378 = const.u64 0
+	jump b60
+b60: # flag.entry
+	branch r376, b61, b213
+b61: # flag.if.then
+	r379 = shl.u8.u64 1, r378
+	r377 = move.u8 r379
+	jump b62
+b62: # flag.return
+	r380 = convert.i32.i16 r373
+	r381 = lt.i32 r380, 0
+	r383 = const.u64 1
+	jump b63
+b63: # flag.entry
+	branch r381, b64, b212
+b64: # flag.if.then
+	r384 = shl.u8.u64 1, r383
+	r382 = move.u8 r384
+	jump b65
+b65: # flag.return
+	r385 = or.u8 r377, r382
+	r386 = convert.u64.i16 r373
+	r387 = gt.u64 r386, 9223372036854775808
+	r389 = const.u64 2
+	jump b66
+b66: # flag.entry
+	branch r387, b67, b211
+b67: # flag.if.then
+	r390 = shl.u8.u64 1, r389
+	r388 = move.u8 r390
+	jump b68
+b68: # flag.return
+	r391 = or.u8 r385, r388
+	r392 = convert.u16.i16 r373
+	r393 = ge.u16 r392, 32768
+	r395 = const.u64 3
+	jump b69
+b69: # flag.entry
+	branch r393, b70, b210
+b70: # flag.if.then
+	r396 = shl.u8.u64 1, r395
+	r394 = move.u8 r396
+	jump b71
+b71: # flag.return
+	r397 = or.u8 r391, r394
+	r398 = convert.u32.i16 r373
+	r399 = convert.f64.u32 r398
+	r400 = convert.i32.i16 r373
+	r401 = convert.f64.i32 r400
+	r402 = eq.f64 r399, r401
+	r404 = const.u64 4
+	jump b72
+b72: # flag.entry
+	branch r402, b73, b209
+b73: # flag.if.then
+	r405 = shl.u8.u64 1, r404
+	r403 = move.u8 r405
+	jump b74
+b74: # flag.return
+	r406 = or.u8 r397, r403
+	r374 = move.u8 r406
+	jump b75
+b75: # compareAll[int16].return
+	r407 = elemaddr r22, r372, 1
+	store.u8 r407, r374
+	r408 = add.i64 r303, 3
+	r409 = convert.i32.u32 r17
+	jump b76
+b76: # compareAll[int32].entry
+	r411 = convert.u32.i32 r409
+	r412 = lt.u32 r411, 2147483648
+	r414 = const.u64 0
+	jump b77
+b77: # flag.entry
+	branch r412, b78, b208
+b78: # flag.if.then
+	r415 = shl.u8.u64 1, r414
+	r413 = move.u8 r415
+	jump b79
+b79: # flag.return
+	r416 = lt.i32 r409, 0
+	r418 = const.u64 1
+	jump b80
+b80: # flag.entry
+	branch r416, b81, b207
+b81: # flag.if.then
+	r419 = shl.u8.u64 1, r418
+	r417 = move.u8 r419
+	jump b82
+b82: # flag.return
+	r420 = or.u8 r413, r417
+	r421 = convert.u64.i32 r409
+	r422 = gt.u64 r421, 9223372036854775808
+	r424 = const.u64 2
+	jump b83
+b83: # flag.entry
+	branch r422, b84, b206
+b84: # flag.if.then
+	r425 = shl.u8.u64 1, r424
+	r423 = move.u8 r425
+	jump b85
+b85: # flag.return
+	r426 = or.u8 r420, r423
+	r427 = convert.u16.i32 r409
+	r428 = ge.u16 r427, 32768
+	r430 = const.u64 3
+	jump b86
+b86: # flag.entry
+	branch r428, b87, b205
+b87: # flag.if.then
+	r431 = shl.u8.u64 1, r430
+	r429 = move.u8 r431
+	jump b88
+b88: # flag.return
+	r432 = or.u8 r426, r429
+	r433 = convert.u32.i32 r409
+	r434 = convert.f64.u32 r433
+	r435 = convert.f64.i32 r409
+	r436 = eq.f64 r434, r435
+	r438 = const.u64 4
+	jump b89
+b89: # flag.entry
+	branch r436, b90, b204
+b90: # flag.if.then
+	r439 = shl.u8.u64 1, r438
+	r437 = move.u8 r439
+	jump b91
+b91: # flag.return
+	r440 = or.u8 r432, r437
+	r410 = move.u8 r440
+	jump b92
+b92: # compareAll[int32].return
+	r441 = elemaddr r22, r408, 1
+	store.u8 r441, r410
+	r442 = add.i64 r303, 4
+	r443 = convert.u8.u32 r17
+	jump b93
+b93: # compareAll[uint8].entry
+	r445 = convert.u32.u8 r443
+	r446 = lt.u32 r445, 2147483648
+	r448 = const.u64 0
+	jump b94
+b94: # flag.entry
+	branch r446, b95, b203
+b95: # flag.if.then
+	r449 = shl.u8.u64 1, r448
+	r447 = move.u8 r449
+	jump b96
+b96: # flag.return
+	r450 = convert.i32.u8 r443
+	r451 = lt.i32 r450, 0
+	r453 = const.u64 1
+	jump b97
+b97: # flag.entry
+	branch r451, b98, b202
+b98: # flag.if.then
+	r454 = shl.u8.u64 1, r453
+	r452 = move.u8 r454
+	jump b99
+b99: # flag.return
+	r455 = or.u8 r447, r452
+	r456 = convert.u64.u8 r443
+	r457 = gt.u64 r456, 9223372036854775808
+	r459 = const.u64 2
+	jump b100
+b100: # flag.entry
+	branch r457, b101, b201
+b101: # flag.if.then
+	r460 = shl.u8.u64 1, r459
+	r458 = move.u8 r460
+	jump b102
+b102: # flag.return
+	r461 = or.u8 r455, r458
+	r462 = convert.u16.u8 r443
+	r463 = ge.u16 r462, 32768
+	r465 = const.u64 3
+	jump b103
+b103: # flag.entry
+	branch r463, b104, b200
+b104: # flag.if.then
+	r466 = shl.u8.u64 1, r465
+	r464 = move.u8 r466
+	jump b105
+b105: # flag.return
+	r467 = or.u8 r461, r464
+	r468 = convert.u32.u8 r443
+	r469 = convert.f64.u32 r468
+	r470 = convert.i32.u8 r443
+	r471 = convert.f64.i32 r470
+	r472 = eq.f64 r469, r471
+	r474 = const.u64 4
+	jump b106
+b106: # flag.entry
+	branch r472, b107, b199
+b107: # flag.if.then
+	r475 = shl.u8.u64 1, r474
+	r473 = move.u8 r475
+	jump b108
+b108: # flag.return
+	r476 = or.u8 r467, r473
+	r444 = move.u8 r476
+	jump b109
+b109: # compareAll[uint8].return
+	r477 = elemaddr r22, r442, 1
+	store.u8 r477, r444
+	r478 = add.i64 r303, 5
+	r479 = convert.u16.u32 r17
+	jump b110
+b110: # compareAll[uint16].entry
+	r481 = convert.u32.u16 r479
+	r482 = lt.u32 r481, 2147483648
+	r484 = const.u64 0
+	jump b111
+b111: # flag.entry
+	branch r482, b112, b198
+b112: # flag.if.then
+	r485 = shl.u8.u64 1, r484
+	r483 = move.u8 r485
+	jump b113
+b113: # flag.return
+	r486 = convert.i32.u16 r479
+	r487 = lt.i32 r486, 0
+	r489 = const.u64 1
+	jump b114
+b114: # flag.entry
+	branch r487, b115, b197
+b115: # flag.if.then
+	r490 = shl.u8.u64 1, r489
+	r488 = move.u8 r490
+	jump b116
+b116: # flag.return
+	r491 = or.u8 r483, r488
+	r492 = convert.u64.u16 r479
+	r493 = gt.u64 r492, 9223372036854775808
+	r495 = const.u64 2
+	jump b117
+b117: # flag.entry
+	branch r493, b118, b196
+b118: # flag.if.then
+	r496 = shl.u8.u64 1, r495
+	r494 = move.u8 r496
+	jump b119
+b119: # flag.return
+	r497 = or.u8 r491, r494
+	r498 = ge.u16 r479, 32768
+	r500 = const.u64 3
+	jump b120
+b120: # flag.entry
+	branch r498, b121, b195
+b121: # flag.if.then
+	r501 = shl.u8.u64 1, r500
+	r499 = move.u8 r501
+	jump b122
+b122: # flag.return
+	r502 = or.u8 r497, r499
+	r503 = convert.u32.u16 r479
+	r504 = convert.f64.u32 r503
+	r505 = convert.i32.u16 r479
+	r506 = convert.f64.i32 r505
+	r507 = eq.f64 r504, r506
+	r509 = const.u64 4
+	jump b123
+b123: # flag.entry
+	branch r507, b124, b194
+b124: # flag.if.then
+	r510 = shl.u8.u64 1, r509
+	r508 = move.u8 r510
+	jump b125
+b125: # flag.return
+	r511 = or.u8 r502, r508
+	r480 = move.u8 r511
+	jump b126
+b126: # compareAll[uint16].return
+	r512 = elemaddr r22, r478, 1
+	store.u8 r512, r480
+	r513 = add.i64 r303, 6
+	jump b127
+b127: # compareAll[uint32].entry
+	r515 = lt.u32 r17, 2147483648
+	r517 = const.u64 0
+	jump b128
+b128: # flag.entry
+	branch r515, b129, b193
+b129: # flag.if.then
+	r518 = shl.u8.u64 1, r517
+	r516 = move.u8 r518
+	jump b130
+b130: # flag.return
+	r519 = convert.i32.u32 r17
+	r520 = lt.i32 r519, 0
+	r522 = const.u64 1
+	jump b131
+b131: # flag.entry
+	branch r520, b132, b192
+b132: # flag.if.then
+	r523 = shl.u8.u64 1, r522
+	r521 = move.u8 r523
+	jump b133
+b133: # flag.return
+	r524 = or.u8 r516, r521
+	r525 = convert.u64.u32 r17
+	r526 = gt.u64 r525, 9223372036854775808
+	r528 = const.u64 2
+	jump b134
+b134: # flag.entry
+	branch r526, b135, b191
+b135: # flag.if.then
+	r529 = shl.u8.u64 1, r528
+	r527 = move.u8 r529
+	jump b136
+b136: # flag.return
+	r530 = or.u8 r524, r527
+	r531 = convert.u16.u32 r17
+	r532 = ge.u16 r531, 32768
+	r534 = const.u64 3
+	jump b137
+b137: # flag.entry
+	branch r532, b138, b190
+b138: # flag.if.then
+	r535 = shl.u8.u64 1, r534
+	r533 = move.u8 r535
+	jump b139
+b139: # flag.return
+	r536 = or.u8 r530, r533
+	r537 = convert.f64.u32 r17
+	r538 = convert.i32.u32 r17
+	r539 = convert.f64.i32 r538
+	r540 = eq.f64 r537, r539
+	r542 = const.u64 4
+	jump b140
+b140: # flag.entry
+	branch r540, b141, b189
+b141: # flag.if.then
+	r543 = shl.u8.u64 1, r542
+	r541 = move.u8 r543
+	jump b142
+b142: # flag.return
+	r544 = or.u8 r536, r541
+	r514 = move.u8 r544
+	jump b143
+b143: # compareAll[uint32].return
+	r545 = elemaddr r22, r513, 1
+	store.u8 r545, r514
+	r546 = add.i64 r303, 7
+	r547 = convert.i8.u32 r17
+	r548 = add.i8 r547, 1
+	jump b144
+b144: # compareAll[int8].entry
+	r550 = convert.u32.i8 r548
+	r551 = lt.u32 r550, 2147483648
+	r553 = const.u64 0
+	jump b145
+b145: # flag.entry
+	branch r551, b146, b188
+b146: # flag.if.then
+	r554 = shl.u8.u64 1, r553
+	r552 = move.u8 r554
+	jump b147
+b147: # flag.return
+	r555 = convert.i32.i8 r548
+	r556 = lt.i32 r555, 0
+	r558 = const.u64 1
+	jump b148
+b148: # flag.entry
+	branch r556, b149, b187
+b149: # flag.if.then
+	r559 = shl.u8.u64 1, r558
+	r557 = move.u8 r559
+	jump b150
+b150: # flag.return
+	r560 = or.u8 r552, r557
+	r561 = convert.u64.i8 r548
+	r562 = gt.u64 r561, 9223372036854775808
+	r564 = const.u64 2
+	jump b151
+b151: # flag.entry
+	branch r562, b152, b186
+b152: # flag.if.then
+	r565 = shl.u8.u64 1, r564
+	r563 = move.u8 r565
+	jump b153
+b153: # flag.return
+	r566 = or.u8 r560, r563
+	r567 = convert.u16.i8 r548
+	r568 = ge.u16 r567, 32768
+	r570 = const.u64 3
+	jump b154
+b154: # flag.entry
+	branch r568, b155, b185
+b155: # flag.if.then
+	r571 = shl.u8.u64 1, r570
+	r569 = move.u8 r571
+	jump b156
+b156: # flag.return
+	r572 = or.u8 r566, r569
+	r573 = convert.u32.i8 r548
+	r574 = convert.f64.u32 r573
+	r575 = convert.i32.i8 r548
+	r576 = convert.f64.i32 r575
+	r577 = eq.f64 r574, r576
+	r579 = const.u64 4
+	jump b157
+b157: # flag.entry
+	branch r577, b158, b184
+b158: # flag.if.then
+	r580 = shl.u8.u64 1, r579
+	r578 = move.u8 r580
+	jump b159
+b159: # flag.return
+	r581 = or.u8 r572, r578
+	r549 = move.u8 r581
+	jump b160
+b160: # compareAll[int8].return
+	r582 = elemaddr r22, r546, 1
+	store.u8 r582, r549
+	r583 = add.i64 r303, 8
+	r584 = convert.i16.u32 r17
+	r585 = sub.i16 r584, 1
+	jump b161
+b161: # compareAll[int16].entry
+	r587 = convert.u32.i16 r585
+	r588 = lt.u32 r587, 2147483648
+	r590 = const.u64 0
+	jump b162
+b162: # flag.entry
+	branch r588, b163, b183
+b163: # flag.if.then
+	r591 = shl.u8.u64 1, r590
+	r589 = move.u8 r591
+	jump b164
+b164: # flag.return
+	r592 = convert.i32.i16 r585
+	r593 = lt.i32 r592, 0
+	r595 = const.u64 1
+	jump b165
+b165: # flag.entry
+	branch r593, b166, b182
+b166: # flag.if.then
+	r596 = shl.u8.u64 1, r595
+	r594 = move.u8 r596
+	jump b167
+b167: # flag.return
+	r597 = or.u8 r589, r594
+	r598 = convert.u64.i16 r585
+	r599 = gt.u64 r598, 9223372036854775808
+	r601 = const.u64 2
+	jump b168
+b168: # flag.entry
+	branch r599, b169, b181
+b169: # flag.if.then
+	r602 = shl.u8.u64 1, r601
+	r600 = move.u8 r602
+	jump b170
+b170: # flag.return
+	r603 = or.u8 r597, r600
+	r604 = convert.u16.i16 r585
+	r605 = ge.u16 r604, 32768
+	r607 = const.u64 3
+	jump b171
+b171: # flag.entry
+	branch r605, b172, b180
+b172: # flag.if.then
+	r608 = shl.u8.u64 1, r607
+	r606 = move.u8 r608
+	jump b173
+b173: # flag.return
+	r609 = or.u8 r603, r606
+	r610 = convert.u32.i16 r585
+	r611 = convert.f64.u32 r610
+	r612 = convert.i32.i16 r585
+	r613 = convert.f64.i32 r612
+	r614 = eq.f64 r611, r613
+	r616 = const.u64 4
+	jump b174
+b174: # flag.entry
+	branch r614, b175, b179
+b175: # flag.if.then
+	r617 = shl.u8.u64 1, r616
+	r615 = move.u8 r617
+	jump b176
+b176: # flag.return
+	r618 = or.u8 r609, r615
+	r586 = move.u8 r618
+	jump b177
+b177: # compareAll[int16].return
+	r619 = elemaddr r22, r583, 1
+	store.u8 r619, r586
+	jump b178
+b178: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b179: # flag.if.done
+	r615 = move.u8 0
+	jump b176
+b180: # flag.if.done
+	r606 = move.u8 0
+	jump b173
+b181: # flag.if.done
+	r600 = move.u8 0
+	jump b170
+b182: # flag.if.done
+	r594 = move.u8 0
+	jump b167
+b183: # flag.if.done
+	r589 = move.u8 0
+	jump b164
+b184: # flag.if.done
+	r578 = move.u8 0
+	jump b159
+b185: # flag.if.done
+	r569 = move.u8 0
+	jump b156
+b186: # flag.if.done
+	r563 = move.u8 0
+	jump b153
+b187: # flag.if.done
+	r557 = move.u8 0
+	jump b150
+b188: # flag.if.done
+	r552 = move.u8 0
+	jump b147
+b189: # flag.if.done
+	r541 = move.u8 0
+	jump b142
+b190: # flag.if.done
+	r533 = move.u8 0
+	jump b139
+b191: # flag.if.done
+	r527 = move.u8 0
+	jump b136
+b192: # flag.if.done
+	r521 = move.u8 0
+	jump b133
+b193: # flag.if.done
+	r516 = move.u8 0
+	jump b130
+b194: # flag.if.done
+	r508 = move.u8 0
+	jump b125
+b195: # flag.if.done
+	r499 = move.u8 0
+	jump b122
+b196: # flag.if.done
+	r494 = move.u8 0
+	jump b119
+b197: # flag.if.done
+	r488 = move.u8 0
+	jump b116
+b198: # flag.if.done
+	r483 = move.u8 0
+	jump b113
+b199: # flag.if.done
+	r473 = move.u8 0
+	jump b108
+b200: # flag.if.done
+	r464 = move.u8 0
+	jump b105
+b201: # flag.if.done
+	r458 = move.u8 0
+	jump b102
+b202: # flag.if.done
+	r452 = move.u8 0
+	jump b99
+b203: # flag.if.done
+	r447 = move.u8 0
+	jump b96
+b204: # flag.if.done
+	r437 = move.u8 0
+	jump b91
+b205: # flag.if.done
+	r429 = move.u8 0
+	jump b88
+b206: # flag.if.done
+	r423 = move.u8 0
+	jump b85
+b207: # flag.if.done
+	r417 = move.u8 0
+	jump b82
+b208: # flag.if.done
+	r413 = move.u8 0
+	jump b79
+b209: # flag.if.done
+	r403 = move.u8 0
+	jump b74
+b210: # flag.if.done
+	r394 = move.u8 0
+	jump b71
+b211: # flag.if.done
+	r388 = move.u8 0
+	jump b68
+b212: # flag.if.done
+	r382 = move.u8 0
+	jump b65
+b213: # flag.if.done
+	r377 = move.u8 0
+	jump b62
+b214: # flag.if.done
+	r367 = move.u8 0
+	jump b57
+b215: # flag.if.done
+	r358 = move.u8 0
+	jump b54
+b216: # flag.if.done
+	r352 = move.u8 0
+	jump b51
+b217: # flag.if.done
+	r346 = move.u8 0
+	jump b48
+b218: # flag.if.done
+	r341 = move.u8 0
+	jump b45
+b219: # flag.if.done
+	r331 = move.u8 0
+	jump b40
+b220: # flag.if.done
+	r323 = move.u8 0
+	jump b37
+b221: # flag.if.done
+	r317 = move.u8 0
+	jump b34
+b222: # flag.if.done
+	r311 = move.u8 0
+	jump b31
+b223: # flag.if.done
+	r306 = move.u8 0
+	jump b28
+b224: # exit
+	return
+
+kernel ConvertUint64(x []u64, y []u64, ints []i64, floats []f64, flags []u8)
+
+task ConvertUint64_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base y
+	r18 = base ints
+	r20 = base floats
+	r22 = base flags
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b224
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b224
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.u64 r11
+	r13 = elemaddr r14, r9, 8
+	r16 = load.u64 r13
+	r17 = add.u64 r12, r16
+	jump b6
+b6: # convertAll[uint64].entry
+	r24 = mul.i64 r9, 10
+	r25 = convert.i8.u64 r17
+	r26 = convert.i64.i8 r25
+	r27 = elemaddr r18, r24, 8
+	store.i64 r27, r26
+	r28 = add.i64 r24, 1
+	r29 = convert.i16.u64 r17
+	r30 = convert.i64.i16 r29
+	r31 = elemaddr r18, r28, 8
+	store.i64 r31, r30
+	r32 = add.i64 r24, 2
+	r33 = convert.i32.u64 r17
+	r34 = convert.i64.i32 r33
+	r35 = elemaddr r18, r32, 8
+	store.i64 r35, r34
+	r36 = add.i64 r24, 3
+	r37 = convert.i64.u64 r17
+	r38 = elemaddr r18, r36, 8
+	store.i64 r38, r37
+	r39 = add.i64 r24, 4
+	r40 = convert.u8.u64 r17
+	r41 = convert.i64.u8 r40
+	r42 = elemaddr r18, r39, 8
+	store.i64 r42, r41
+	r43 = add.i64 r24, 5
+	r44 = convert.u16.u64 r17
+	r45 = convert.i64.u16 r44
+	r46 = elemaddr r18, r43, 8
+	store.i64 r46, r45
+	r47 = add.i64 r24, 6
+	r48 = convert.u32.u64 r17
+	r49 = convert.i64.u32 r48
+	r50 = elemaddr r18, r47, 8
+	store.i64 r50, r49
+	r51 = add.i64 r24, 7
+	r52 = convert.i64.u64 r17
+	r53 = elemaddr r18, r51, 8
+	store.i64 r53, r52
+	r54 = add.i64 r24, 8
+	r55 = convert.u16.u64 r17
+	r56 = convert.i32.u16 r55
+	r57 = convert.i16.u64 r17
+	r58 = convert.i32.i16 r57
+	r59 = sub.i32 r56, r58
+	r60 = convert.i64.i32 r59
+	r61 = elemaddr r18, r54, 8
+	store.i64 r61, r60
+	r62 = add.i64 r24, 9
+	r63 = convert.i8.u64 r17
+	r64 = convert.u32.i8 r63
+	r65 = shr.u32.u64 r64, 7
+	r66 = convert.i64.u32 r65
+	r67 = elemaddr r18, r62, 8
+	store.i64 r67, r66
+	r68 = mul.i64 r9, 9
+	jump b7
+b7: # toFloats[uint64].entry
+	r70 = convert.f64.u64 r17
+	r71 = convert.f32.u64 r17
+	r72 = convert.f64.f32 r71
+	r73 = mul.f64 r72, 3.0
+	r74 = add.f64 r70, r73
+	r75 = convert.u32.u64 r17
+	r76 = convert.f64.u32 r75
+	r77 = mul.f64 r76, 5.0
+	r78 = add.f64 r74, r77
+	r79 = convert.u32.u64 r17
+	r80 = convert.f32.u32 r79
+	r81 = convert.f64.f32 r80
+	r82 = mul.f64 r81, 7.0
+	r83 = add.f64 r78, r82
+	r84 = convert.f64.u64 r17
+	r85 = mul.f64 r84, 11.0
+	r86 = add.f64 r83, r85
+	r87 = convert.u16.u64 r17
+	r88 = convert.f32.u16 r87
+	r89 = convert.f64.f32 r88
+	r90 = mul.f64 r89, 13.0
+	r91 = add.f64 r86, r90
+	r69 = move.f64 r91
+	jump b8
+b8: # toFloats[uint64].return
+	r92 = elemaddr r20, r68, 8
+	store.f64 r92, r69
+	r93 = add.i64 r68, 1
+	r94 = convert.i8.u64 r17
+	jump b9
+b9: # toFloats[int8].entry
+	r96 = convert.f64.i8 r94
+	r97 = convert.f32.i8 r94
+	r98 = convert.f64.f32 r97
+	r99 = mul.f64 r98, 3.0
+	r100 = add.f64 r96, r99
+	r101 = convert.u32.i8 r94
+	r102 = convert.f64.u32 r101
+	r103 = mul.f64 r102, 5.0
+	r104 = add.f64 r100, r103
+	r105 = convert.u32.i8 r94
+	r106 = convert.f32.u32 r105
+	r107 = convert.f64.f32 r106
+	r108 = mul.f64 r107, 7.0
+	r109 = add.f64 r104, r108
+	r110 = convert.u64.i8 r94
+	r111 = convert.f64.u64 r110
+	r112 = mul.f64 r111, 11.0
+	r113 = add.f64 r109, r112
+	r114 = convert.u16.i8 r94
+	r115 = convert.f32.u16 r114
+	r116 = convert.f64.f32 r115
+	r117 = mul.f64 r116, 13.0
+	r118 = add.f64 r113, r117
+	r95 = move.f64 r118
+	jump b10
+b10: # toFloats[int8].return
+	r119 = elemaddr r20, r93, 8
+	store.f64 r119, r95
+	r120 = add.i64 r68, 2
+	r121 = convert.i16.u64 r17
+	jump b11
+b11: # toFloats[int16].entry
+	r123 = convert.f64.i16 r121
+	r124 = convert.f32.i16 r121
+	r125 = convert.f64.f32 r124
+	r126 = mul.f64 r125, 3.0
+	r127 = add.f64 r123, r126
+	r128 = convert.u32.i16 r121
+	r129 = convert.f64.u32 r128
+	r130 = mul.f64 r129, 5.0
+	r131 = add.f64 r127, r130
+	r132 = convert.u32.i16 r121
+	r133 = convert.f32.u32 r132
+	r134 = convert.f64.f32 r133
+	r135 = mul.f64 r134, 7.0
+	r136 = add.f64 r131, r135
+	r137 = convert.u64.i16 r121
+	r138 = convert.f64.u64 r137
+	r139 = mul.f64 r138, 11.0
+	r140 = add.f64 r136, r139
+	r141 = convert.u16.i16 r121
+	r142 = convert.f32.u16 r141
+	r143 = convert.f64.f32 r142
+	r144 = mul.f64 r143, 13.0
+	r145 = add.f64 r140, r144
+	r122 = move.f64 r145
+	jump b12
+b12: # toFloats[int16].return
+	r146 = elemaddr r20, r120, 8
+	store.f64 r146, r122
+	r147 = add.i64 r68, 3
+	r148 = convert.i32.u64 r17
+	jump b13
+b13: # toFloats[int32].entry
+	r150 = convert.f64.i32 r148
+	r151 = convert.f32.i32 r148
+	r152 = convert.f64.f32 r151
+	r153 = mul.f64 r152, 3.0
+	r154 = add.f64 r150, r153
+	r155 = convert.u32.i32 r148
+	r156 = convert.f64.u32 r155
+	r157 = mul.f64 r156, 5.0
+	r158 = add.f64 r154, r157
+	r159 = convert.u32.i32 r148
+	r160 = convert.f32.u32 r159
+	r161 = convert.f64.f32 r160
+	r162 = mul.f64 r161, 7.0
+	r163 = add.f64 r158, r162
+	r164 = convert.u64.i32 r148
+	r165 = convert.f64.u64 r164
+	r166 = mul.f64 r165, 11.0
+	r167 = add.f64 r163, r166
+	r168 = convert.u16.i32 r148
+	r169 = convert.f32.u16 r168
+	r170 = convert.f64.f32 r169
+	r171 = mul.f64 r170, 13.0
+	r172 = add.f64 r167, r171
+	r149 = move.f64 r172
+	jump b14
+b14: # toFloats[int32].return
+	r173 = elemaddr r20, r147, 8
+	store.f64 r173, r149
+	r174 = add.i64 r68, 4
+	r175 = convert.i64.u64 r17
+	jump b15
+b15: # toFloats[int64].entry
+	r177 = convert.f64.i64 r175
+	r178 = convert.f32.i64 r175
+	r179 = convert.f64.f32 r178
+	r180 = mul.f64 r179, 3.0
+	r181 = add.f64 r177, r180
+	r182 = convert.u32.i64 r175
+	r183 = convert.f64.u32 r182
+	r184 = mul.f64 r183, 5.0
+	r185 = add.f64 r181, r184
+	r186 = convert.u32.i64 r175
+	r187 = convert.f32.u32 r186
+	r188 = convert.f64.f32 r187
+	r189 = mul.f64 r188, 7.0
+	r190 = add.f64 r185, r189
+	r191 = convert.u64.i64 r175
+	r192 = convert.f64.u64 r191
+	r193 = mul.f64 r192, 11.0
+	r194 = add.f64 r190, r193
+	r195 = convert.u16.i64 r175
+	r196 = convert.f32.u16 r195
+	r197 = convert.f64.f32 r196
+	r198 = mul.f64 r197, 13.0
+	r199 = add.f64 r194, r198
+	r176 = move.f64 r199
+	jump b16
+b16: # toFloats[int64].return
+	r200 = elemaddr r20, r174, 8
+	store.f64 r200, r176
+	r201 = add.i64 r68, 5
+	r202 = convert.u8.u64 r17
+	jump b17
+b17: # toFloats[uint8].entry
+	r204 = convert.f64.u8 r202
+	r205 = convert.f32.u8 r202
+	r206 = convert.f64.f32 r205
+	r207 = mul.f64 r206, 3.0
+	r208 = add.f64 r204, r207
+	r209 = convert.u32.u8 r202
+	r210 = convert.f64.u32 r209
+	r211 = mul.f64 r210, 5.0
+	r212 = add.f64 r208, r211
+	r213 = convert.u32.u8 r202
+	r214 = convert.f32.u32 r213
+	r215 = convert.f64.f32 r214
+	r216 = mul.f64 r215, 7.0
+	r217 = add.f64 r212, r216
+	r218 = convert.u64.u8 r202
+	r219 = convert.f64.u64 r218
+	r220 = mul.f64 r219, 11.0
+	r221 = add.f64 r217, r220
+	r222 = convert.u16.u8 r202
+	r223 = convert.f32.u16 r222
+	r224 = convert.f64.f32 r223
+	r225 = mul.f64 r224, 13.0
+	r226 = add.f64 r221, r225
+	r203 = move.f64 r226
+	jump b18
+b18: # toFloats[uint8].return
+	r227 = elemaddr r20, r201, 8
+	store.f64 r227, r203
+	r228 = add.i64 r68, 6
+	r229 = convert.u16.u64 r17
+	jump b19
+b19: # toFloats[uint16].entry
+	r231 = convert.f64.u16 r229
+	r232 = convert.f32.u16 r229
+	r233 = convert.f64.f32 r232
+	r234 = mul.f64 r233, 3.0
+	r235 = add.f64 r231, r234
+	r236 = convert.u32.u16 r229
+	r237 = convert.f64.u32 r236
+	r238 = mul.f64 r237, 5.0
+	r239 = add.f64 r235, r238
+	r240 = convert.u32.u16 r229
+	r241 = convert.f32.u32 r240
+	r242 = convert.f64.f32 r241
+	r243 = mul.f64 r242, 7.0
+	r244 = add.f64 r239, r243
+	r245 = convert.u64.u16 r229
+	r246 = convert.f64.u64 r245
+	r247 = mul.f64 r246, 11.0
+	r248 = add.f64 r244, r247
+	r249 = convert.f32.u16 r229
+	r250 = convert.f64.f32 r249
+	r251 = mul.f64 r250, 13.0
+	r252 = add.f64 r248, r251
+	r230 = move.f64 r252
+	jump b20
+b20: # toFloats[uint16].return
+	r253 = elemaddr r20, r228, 8
+	store.f64 r253, r230
+	r254 = add.i64 r68, 7
+	r255 = convert.u32.u64 r17
+	jump b21
+b21: # toFloats[uint32].entry
+	r257 = convert.f64.u32 r255
+	r258 = convert.f32.u32 r255
+	r259 = convert.f64.f32 r258
+	r260 = mul.f64 r259, 3.0
+	r261 = add.f64 r257, r260
+	r262 = convert.f64.u32 r255
+	r263 = mul.f64 r262, 5.0
+	r264 = add.f64 r261, r263
+	r265 = convert.f32.u32 r255
+	r266 = convert.f64.f32 r265
+	r267 = mul.f64 r266, 7.0
+	r268 = add.f64 r264, r267
+	r269 = convert.u64.u32 r255
+	r270 = convert.f64.u64 r269
+	r271 = mul.f64 r270, 11.0
+	r272 = add.f64 r268, r271
+	r273 = convert.u16.u32 r255
+	r274 = convert.f32.u16 r273
+	r275 = convert.f64.f32 r274
+	r276 = mul.f64 r275, 13.0
+	r277 = add.f64 r272, r276
+	r256 = move.f64 r277
+	jump b22
+b22: # toFloats[uint32].return
+	r278 = elemaddr r20, r254, 8
+	store.f64 r278, r256
+	r279 = add.i64 r68, 8
+	jump b23
+b23: # toFloats[uint64].entry
+	r281 = convert.f64.u64 r17
+	r282 = convert.f32.u64 r17
+	r283 = convert.f64.f32 r282
+	r284 = mul.f64 r283, 3.0
+	r285 = add.f64 r281, r284
+	r286 = convert.u32.u64 r17
+	r287 = convert.f64.u32 r286
+	r288 = mul.f64 r287, 5.0
+	r289 = add.f64 r285, r288
+	r290 = convert.u32.u64 r17
+	r291 = convert.f32.u32 r290
+	r292 = convert.f64.f32 r291
+	r293 = mul.f64 r292, 7.0
+	r294 = add.f64 r289, r293
+	r295 = convert.f64.u64 r17
+	r296 = mul.f64 r295, 11.0
+	r297 = add.f64 r294, r296
+	r298 = convert.u16.u64 r17
+	r299 = convert.f32.u16 r298
+	r300 = convert.f64.f32 r299
+	r301 = mul.f64 r300, 13.0
+	r302 = add.f64 r297, r301
+	r280 = move.f64 r302
+	jump b24
+b24: # toFloats[uint64].return
+	r303 = elemaddr r20, r279, 8
+	store.f64 r303, r280
+	r304 = mul.i64 r9, 9
+	jump b25
+b25: # compareAll[uint64].entry
+	r306 = convert.u32.u64 r17
+	r307 = lt.u32 r306, 2147483648
+	r309 = const.u64 0
+	jump b26
+b26: # flag.entry
+	branch r307, b27, b223
+b27: # flag.if.then
+	r310 = shl.u8.u64 1, r309
+	r308 = move.u8 r310
+	jump b28
+b28: # flag.return
+	r311 = convert.i32.u64 r17
+	r312 = lt.i32 r311, 0
+	r314 = const.u64 1
+	jump b29
+b29: # flag.entry
+	branch r312, b30, b222
+b30: # flag.if.then
+	r315 = shl.u8.u64 1, r314
+	r313 = move.u8 r315
+	jump b31
+b31: # flag.return
+	r316 = or.u8 r308, r313
+	r317 = gt.u64 r17, 9223372036854775808
+	r319 = const.u64 2
+	jump b32
+b32: # flag.entry
+	branch r317, b33, b221
+b33: # flag.if.then
+	r320 = shl.u8.u64 1, r319
+	r318 = move.u8 r320
+	jump b34
+b34: # flag.return
+	r321 = or.u8 r316, r318
+	r322 = convert.u16.u64 r17
+	r323 = ge.u16 r322, 32768
+	r325 = const.u64 3
+	jump b35
+b35: # flag.entry
+	branch r323, b36, b220
+b36: # flag.if.then
+	r326 = shl.u8.u64 1, r325
+	r324 = move.u8 r326
+	jump b37
+b37: # flag.return
+	r327 = or.u8 r321, r324
+	r328 = convert.u32.u64 r17
+	r329 = convert.f64.u32 r328
+	r330 = convert.i32.u64 r17
+	r331 = convert.f64.i32 r330
+	r332 = eq.f64 r329, r331
+	r334 = const.u64 4
+	jump b38
+b38: # flag.entry
+	branch r332, b39, b219
+b39: # flag.if.then
+	r335 = shl.u8.u64 1, r334
+	r333 = move.u8 r335
+	jump b40
+b40: # flag.return
+	r336 = or.u8 r327, r333
+	r305 = move.u8 r336
+	jump b41
+b41: # compareAll[uint64].return
+	r337 = elemaddr r22, r304, 1
+	store.u8 r337, r305
+	r338 = add.i64 r304, 1
+	r339 = convert.i8.u64 r17
+	jump b42
+b42: # compareAll[int8].entry
+	r341 = convert.u32.i8 r339
+	r342 = lt.u32 r341, 2147483648
+	r344 = const.u64 0
+	jump b43
+b43: # flag.entry
+	branch r342, b44, b218
+b44: # flag.if.then
+	r345 = shl.u8.u64 1, r344
+	r343 = move.u8 r345
+	jump b45
+b45: # flag.return
+	r346 = convert.i32.i8 r339
+	r347 = lt.i32 r346, 0
+	r349 = const.u64 1
+	jump b46
+b46: # flag.entry
+	branch r347, b47, b217
+b47: # flag.if.then
+	r350 = shl.u8.u64 1, r349
+	r348 = move.u8 r350
+	jump b48
+b48: # flag.return
+	r351 = or.u8 r343, r348
+	r352 = convert.u64.i8 r339
+	r353 = gt.u64 r352, 9223372036854775808
+	r355 = const.u64 2
+	jump b49
+b49: # flag.entry
+	branch r353, b50, b216
+b50: # flag.if.then
+	r356 = shl.u8.u64 1, r355
+	r354 = move.u8 r356
+	jump b51
+b51: # flag.return
+	r357 = or.u8 r351, r354
+	r358 = convert.u16.i8 r339
+	r359 = ge.u16 r358, 32768
+	r361 = const.u64 3
+	jump b52
+b52: # flag.entry
+	branch r359, b53, b215
+b53: # flag.if.then
+	r362 = shl.u8.u64 1, r361
+	r360 = move.u8 r362
+	jump b54
+b54: # flag.return
+	r363 = or.u8 r357, r360
+	r364 = convert.u32.i8 r339
+	r365 = convert.f64.u32 r364
+	r366 = convert.i32.i8 r339
+	r367 = convert.f64.i32 r366
+	r368 = eq.f64 r365, r367
+	r370 = const.u64 4
+	jump b55
+b55: # flag.entry
+	branch r368, b56, b214
+b56: # flag.if.then
+	r371 = shl.u8.u64 1, r370
+	r369 = move.u8 r371
+	jump b57
+b57: # flag.return
+	r372 = or.u8 r363, r369
+	r340 = move.u8 r372
+	jump b58
+b58: # compareAll[int8].return
+	r373 = elemaddr r22, r338, 1
+	store.u8 r373, r340
+	r374 = add.i64 r304, 2
+	r375 = convert.i16.u64 r17
+	jump b59
+b59: # compareAll[int16].entry
+	r377 = convert.u32.i16 r375
+	r378 = lt.u32 r377, 2147483648
+	r380 = const.u64 0
+	jump b60
+b60: # flag.entry
+	branch r378, b61, b213
+b61: # flag.if.then
+	r381 = shl.u8.u64 1, r380
+	r379 = move.u8 r381
+	jump b62
+b62: # flag.return
+	r382 = convert.i32.i16 r375
+	r383 = lt.i32 r382, 0
+	r385 = const.u64 1
+	jump b63
+b63: # flag.entry
+	branch r383, b64, b212
+b64: # flag.if.then
+	r386 = shl.u8.u64 1, r385
+	r384 = move.u8 r386
+	jump b65
+b65: # flag.return
+	r387 = or.u8 r379, r384
+	r388 = convert.u64.i16 r375
+	r389 = gt.u64 r388, 9223372036854775808
+	r391 = const.u64 2
+	jump b66
+b66: # flag.entry
+	branch r389, b67, b211
+b67: # flag.if.then
+	r392 = shl.u8.u64 1, r391
+	r390 = move.u8 r392
+	jump b68
+b68: # flag.return
+	r393 = or.u8 r387, r390
+	r394 = convert.u16.i16 r375
+	r395 = ge.u16 r394, 32768
+	r397 = const.u64 3
+	jump b69
+b69: # flag.entry
+	branch r395, b70, b210
+b70: # flag.if.then
+	r398 = shl.u8.u64 1, r397
+	r396 = move.u8 r398
+	jump b71
+b71: # flag.return
+	r399 = or.u8 r393, r396
+	r400 = convert.u32.i16 r375
+	r401 = convert.f64.u32 r400
+	r402 = convert.i32.i16 r375
+	r403 = convert.f64.i32 r402
+	r404 = eq.f64 r401, r403
+	r406 = const.u64 4
+	jump b72
+b72: # flag.entry
+	branch r404, b73, b209
+b73: # flag.if.then
+	r407 = shl.u8.u64 1, r406
+	r405 = move.u8 r407
+	jump b74
+b74: # flag.return
+	r408 = or.u8 r399, r405
+	r376 = move.u8 r408
+	jump b75
+b75: # compareAll[int16].return
+	r409 = elemaddr r22, r374, 1
+	store.u8 r409, r376
+	r410 = add.i64 r304, 3
+	r411 = convert.i32.u64 r17
+	jump b76
+b76: # compareAll[int32].entry
+	r413 = convert.u32.i32 r411
+	r414 = lt.u32 r413, 2147483648
+	r416 = const.u64 0
+	jump b77
+b77: # flag.entry
+	branch r414, b78, b208
+b78: # flag.if.then
+	r417 = shl.u8.u64 1, r416
+	r415 = move.u8 r417
+	jump b79
+b79: # flag.return
+	r418 = lt.i32 r411, 0
+	r420 = const.u64 1
+	jump b80
+b80: # flag.entry
+	branch r418, b81, b207
+b81: # flag.if.then
+	r421 = shl.u8.u64 1, r420
+	r419 = move.u8 r421
+	jump b82
+b82: # flag.return
+	r422 = or.u8 r415, r419
+	r423 = convert.u64.i32 r411
+	r424 = gt.u64 r423, 9223372036854775808
+	r426 = const.u64 2
+	jump b83
+b83: # flag.entry
+	branch r424, b84, b206
+b84: # flag.if.then
+	r427 = shl.u8.u64 1, r426
+	r425 = move.u8 r427
+	jump b85
+b85: # flag.return
+	r428 = or.u8 r422, r425
+	r429 = convert.u16.i32 r411
+	r430 = ge.u16 r429, 32768
+	r432 = const.u64 3
+	jump b86
+b86: # flag.entry
+	branch r430, b87, b205
+b87: # flag.if.then
+	r433 = shl.u8.u64 1, r432
+	r431 = move.u8 r433
+	jump b88
+b88: # flag.return
+	r434 = or.u8 r428, r431
+	r435 = convert.u32.i32 r411
+	r436 = convert.f64.u32 r435
+	r437 = convert.f64.i32 r411
+	r438 = eq.f64 r436, r437
+	r440 = const.u64 4
+	jump b89
+b89: # flag.entry
+	branch r438, b90, b204
+b90: # flag.if.then
+	r441 = shl.u8.u64 1, r440
+	r439 = move.u8 r441
+	jump b91
+b91: # flag.return
+	r442 = or.u8 r434, r439
+	r412 = move.u8 r442
+	jump b92
+b92: # compareAll[int32].return
+	r443 = elemaddr r22, r410, 1
+	store.u8 r443, r412
+	r444 = add.i64 r304, 4
+	r445 = convert.u8.u64 r17
+	jump b93
+b93: # compareAll[uint8].entry
+	r447 = convert.u32.u8 r445
+	r448 = lt.u32 r447, 2147483648
+	r450 = const.u64 0
+	jump b94
+b94: # flag.entry
+	branch r448, b95, b203
+b95: # flag.if.then
+	r451 = shl.u8.u64 1, r450
+	r449 = move.u8 r451
+	jump b96
+b96: # flag.return
+	r452 = convert.i32.u8 r445
+	r453 = lt.i32 r452, 0
+	r455 = const.u64 1
+	jump b97
+b97: # flag.entry
+	branch r453, b98, b202
+b98: # flag.if.then
+	r456 = shl.u8.u64 1, r455
+	r454 = move.u8 r456
+	jump b99
+b99: # flag.return
+	r457 = or.u8 r449, r454
+	r458 = convert.u64.u8 r445
+	r459 = gt.u64 r458, 9223372036854775808
+	r461 = const.u64 2
+	jump b100
+b100: # flag.entry
+	branch r459, b101, b201
+b101: # flag.if.then
+	r462 = shl.u8.u64 1, r461
+	r460 = move.u8 r462
+	jump b102
+b102: # flag.return
+	r463 = or.u8 r457, r460
+	r464 = convert.u16.u8 r445
+	r465 = ge.u16 r464, 32768
+	r467 = const.u64 3
+	jump b103
+b103: # flag.entry
+	branch r465, b104, b200
+b104: # flag.if.then
+	r468 = shl.u8.u64 1, r467
+	r466 = move.u8 r468
+	jump b105
+b105: # flag.return
+	r469 = or.u8 r463, r466
+	r470 = convert.u32.u8 r445
+	r471 = convert.f64.u32 r470
+	r472 = convert.i32.u8 r445
+	r473 = convert.f64.i32 r472
+	r474 = eq.f64 r471, r473
+	r476 = const.u64 4
+	jump b106
+b106: # flag.entry
+	branch r474, b107, b199
+b107: # flag.if.then
+	r477 = shl.u8.u64 1, r476
+	r475 = move.u8 r477
+	jump b108
+b108: # flag.return
+	r478 = or.u8 r469, r475
+	r446 = move.u8 r478
+	jump b109
+b109: # compareAll[uint8].return
+	r479 = elemaddr r22, r444, 1
+	store.u8 r479, r446
+	r480 = add.i64 r304, 5
+	r481 = convert.u16.u64 r17
+	jump b110
+b110: # compareAll[uint16].entry
+	r483 = convert.u32.u16 r481
+	r484 = lt.u32 r483, 2147483648
+	r486 = const.u64 0
+	jump b111
+b111: # flag.entry
+	branch r484, b112, b198
+b112: # flag.if.then
+	r487 = shl.u8.u64 1, r486
+	r485 = move.u8 r487
+	jump b113
+b113: # flag.return
+	r488 = convert.i32.u16 r481
+	r489 = lt.i32 r488, 0
+	r491 = const.u64 1
+	jump b114
+b114: # flag.entry
+	branch r489, b115, b197
+b115: # flag.if.then
+	r492 = shl.u8.u64 1, r491
+	r490 = move.u8 r492
+	jump b116
+b116: # flag.return
+	r493 = or.u8 r485, r490
+	r494 = convert.u64.u16 r481
+	r495 = gt.u64 r494, 9223372036854775808
+	r497 = const.u64 2
+	jump b117
+b117: # flag.entry
+	branch r495, b118, b196
+b118: # flag.if.then
+	r498 = shl.u8.u64 1, r497
+	r496 = move.u8 r498
+	jump b119
+b119: # flag.return
+	r499 = or.u8 r493, r496
+	r500 = ge.u16 r481, 32768
+	r502 = const.u64 3
+	jump b120
+b120: # flag.entry
+	branch r500, b121, b195
+b121: # flag.if.then
+	r503 = shl.u8.u64 1, r502
+	r501 = move.u8 r503
+	jump b122
+b122: # flag.return
+	r504 = or.u8 r499, r501
+	r505 = convert.u32.u16 r481
+	r506 = convert.f64.u32 r505
+	r507 = convert.i32.u16 r481
+	r508 = convert.f64.i32 r507
+	r509 = eq.f64 r506, r508
+	r511 = const.u64 4
+	jump b123
+b123: # flag.entry
+	branch r509, b124, b194
+b124: # flag.if.then
+	r512 = shl.u8.u64 1, r511
+	r510 = move.u8 r512
+	jump b125
+b125: # flag.return
+	r513 = or.u8 r504, r510
+	r482 = move.u8 r513
+	jump b126
+b126: # compareAll[uint16].return
+	r514 = elemaddr r22, r480, 1
+	store.u8 r514, r482
+	r515 = add.i64 r304, 6
+	r516 = convert.u32.u64 r17
+	jump b127
+b127: # compareAll[uint32].entry
+	r518 = lt.u32 r516, 2147483648
+	r520 = const.u64 0
+	jump b128
+b128: # flag.entry
+	branch r518, b129, b193
+b129: # flag.if.then
+	r521 = shl.u8.u64 1, r520
+	r519 = move.u8 r521
+	jump b130
+b130: # flag.return
+	r522 = convert.i32.u32 r516
+	r523 = lt.i32 r522, 0
+	r525 = const.u64 1
+	jump b131
+b131: # flag.entry
+	branch r523, b132, b192
+b132: # flag.if.then
+	r526 = shl.u8.u64 1, r525
+	r524 = move.u8 r526
+	jump b133
+b133: # flag.return
+	r527 = or.u8 r519, r524
+	r528 = convert.u64.u32 r516
+	r529 = gt.u64 r528, 9223372036854775808
+	r531 = const.u64 2
+	jump b134
+b134: # flag.entry
+	branch r529, b135, b191
+b135: # flag.if.then
+	r532 = shl.u8.u64 1, r531
+	r530 = move.u8 r532
+	jump b136
+b136: # flag.return
+	r533 = or.u8 r527, r530
+	r534 = convert.u16.u32 r516
+	r535 = ge.u16 r534, 32768
+	r537 = const.u64 3
+	jump b137
+b137: # flag.entry
+	branch r535, b138, b190
+b138: # flag.if.then
+	r538 = shl.u8.u64 1, r537
+	r536 = move.u8 r538
+	jump b139
+b139: # flag.return
+	r539 = or.u8 r533, r536
+	r540 = convert.f64.u32 r516
+	r541 = convert.i32.u32 r516
+	r542 = convert.f64.i32 r541
+	r543 = eq.f64 r540, r542
+	r545 = const.u64 4
+	jump b140
+b140: # flag.entry
+	branch r543, b141, b189
+b141: # flag.if.then
+	r546 = shl.u8.u64 1, r545
+	r544 = move.u8 r546
+	jump b142
+b142: # flag.return
+	r547 = or.u8 r539, r544
+	r517 = move.u8 r547
+	jump b143
+b143: # compareAll[uint32].return
+	r548 = elemaddr r22, r515, 1
+	store.u8 r548, r517
+	r549 = add.i64 r304, 7
+	r550 = convert.i8.u64 r17
+	r551 = add.i8 r550, 1
+	jump b144
+b144: # compareAll[int8].entry
+	r553 = convert.u32.i8 r551
+	r554 = lt.u32 r553, 2147483648
+	r556 = const.u64 0
+	jump b145
+b145: # flag.entry
+	branch r554, b146, b188
+b146: # flag.if.then
+	r557 = shl.u8.u64 1, r556
+	r555 = move.u8 r557
+	jump b147
+b147: # flag.return
+	r558 = convert.i32.i8 r551
+	r559 = lt.i32 r558, 0
+	r561 = const.u64 1
+	jump b148
+b148: # flag.entry
+	branch r559, b149, b187
+b149: # flag.if.then
+	r562 = shl.u8.u64 1, r561
+	r560 = move.u8 r562
+	jump b150
+b150: # flag.return
+	r563 = or.u8 r555, r560
+	r564 = convert.u64.i8 r551
+	r565 = gt.u64 r564, 9223372036854775808
+	r567 = const.u64 2
+	jump b151
+b151: # flag.entry
+	branch r565, b152, b186
+b152: # flag.if.then
+	r568 = shl.u8.u64 1, r567
+	r566 = move.u8 r568
+	jump b153
+b153: # flag.return
+	r569 = or.u8 r563, r566
+	r570 = convert.u16.i8 r551
+	r571 = ge.u16 r570, 32768
+	r573 = const.u64 3
+	jump b154
+b154: # flag.entry
+	branch r571, b155, b185
+b155: # flag.if.then
+	r574 = shl.u8.u64 1, r573
+	r572 = move.u8 r574
+	jump b156
+b156: # flag.return
+	r575 = or.u8 r569, r572
+	r576 = convert.u32.i8 r551
+	r577 = convert.f64.u32 r576
+	r578 = convert.i32.i8 r551
+	r579 = convert.f64.i32 r578
+	r580 = eq.f64 r577, r579
+	r582 = const.u64 4
+	jump b157
+b157: # flag.entry
+	branch r580, b158, b184
+b158: # flag.if.then
+	r583 = shl.u8.u64 1, r582
+	r581 = move.u8 r583
+	jump b159
+b159: # flag.return
+	r584 = or.u8 r575, r581
+	r552 = move.u8 r584
+	jump b160
+b160: # compareAll[int8].return
+	r585 = elemaddr r22, r549, 1
+	store.u8 r585, r552
+	r586 = add.i64 r304, 8
+	r587 = convert.i16.u64 r17
+	r588 = sub.i16 r587, 1
+	jump b161
+b161: # compareAll[int16].entry
+	r590 = convert.u32.i16 r588
+	r591 = lt.u32 r590, 2147483648
+	r593 = const.u64 0
+	jump b162
+b162: # flag.entry
+	branch r591, b163, b183
+b163: # flag.if.then
+	r594 = shl.u8.u64 1, r593
+	r592 = move.u8 r594
+	jump b164
+b164: # flag.return
+	r595 = convert.i32.i16 r588
+	r596 = lt.i32 r595, 0
+	r598 = const.u64 1
+	jump b165
+b165: # flag.entry
+	branch r596, b166, b182
+b166: # flag.if.then
+	r599 = shl.u8.u64 1, r598
+	r597 = move.u8 r599
+	jump b167
+b167: # flag.return
+	r600 = or.u8 r592, r597
+	r601 = convert.u64.i16 r588
+	r602 = gt.u64 r601, 9223372036854775808
+	r604 = const.u64 2
+	jump b168
+b168: # flag.entry
+	branch r602, b169, b181
+b169: # flag.if.then
+	r605 = shl.u8.u64 1, r604
+	r603 = move.u8 r605
+	jump b170
+b170: # flag.return
+	r606 = or.u8 r600, r603
+	r607 = convert.u16.i16 r588
+	r608 = ge.u16 r607, 32768
+	r610 = const.u64 3
+	jump b171
+b171: # flag.entry
+	branch r608, b172, b180
+b172: # flag.if.then
+	r611 = shl.u8.u64 1, r610
+	r609 = move.u8 r611
+	jump b173
+b173: # flag.return
+	r612 = or.u8 r606, r609
+	r613 = convert.u32.i16 r588
+	r614 = convert.f64.u32 r613
+	r615 = convert.i32.i16 r588
+	r616 = convert.f64.i32 r615
+	r617 = eq.f64 r614, r616
+	r619 = const.u64 4
+	jump b174
+b174: # flag.entry
+	branch r617, b175, b179
+b175: # flag.if.then
+	r620 = shl.u8.u64 1, r619
+	r618 = move.u8 r620
+	jump b176
+b176: # flag.return
+	r621 = or.u8 r612, r618
+	r589 = move.u8 r621
+	jump b177
+b177: # compareAll[int16].return
+	r622 = elemaddr r22, r586, 1
+	store.u8 r622, r589
+	jump b178
+b178: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b179: # flag.if.done
+	r618 = move.u8 0
+	jump b176
+b180: # flag.if.done
+	r609 = move.u8 0
+	jump b173
+b181: # flag.if.done
+	r603 = move.u8 0
+	jump b170
+b182: # flag.if.done
+	r597 = move.u8 0
+	jump b167
+b183: # flag.if.done
+	r592 = move.u8 0
+	jump b164
+b184: # flag.if.done
+	r581 = move.u8 0
+	jump b159
+b185: # flag.if.done
+	r572 = move.u8 0
+	jump b156
+b186: # flag.if.done
+	r566 = move.u8 0
+	jump b153
+b187: # flag.if.done
+	r560 = move.u8 0
+	jump b150
+b188: # flag.if.done
+	r555 = move.u8 0
+	jump b147
+b189: # flag.if.done
+	r544 = move.u8 0
+	jump b142
+b190: # flag.if.done
+	r536 = move.u8 0
+	jump b139
+b191: # flag.if.done
+	r530 = move.u8 0
+	jump b136
+b192: # flag.if.done
+	r524 = move.u8 0
+	jump b133
+b193: # flag.if.done
+	r519 = move.u8 0
+	jump b130
+b194: # flag.if.done
+	r510 = move.u8 0
+	jump b125
+b195: # flag.if.done
+	r501 = move.u8 0
+	jump b122
+b196: # flag.if.done
+	r496 = move.u8 0
+	jump b119
+b197: # flag.if.done
+	r490 = move.u8 0
+	jump b116
+b198: # flag.if.done
+	r485 = move.u8 0
+	jump b113
+b199: # flag.if.done
+	r475 = move.u8 0
+	jump b108
+b200: # flag.if.done
+	r466 = move.u8 0
+	jump b105
+b201: # flag.if.done
+	r460 = move.u8 0
+	jump b102
+b202: # flag.if.done
+	r454 = move.u8 0
+	jump b99
+b203: # flag.if.done
+	r449 = move.u8 0
+	jump b96
+b204: # flag.if.done
+	r439 = move.u8 0
+	jump b91
+b205: # flag.if.done
+	r431 = move.u8 0
+	jump b88
+b206: # flag.if.done
+	r425 = move.u8 0
+	jump b85
+b207: # flag.if.done
+	r419 = move.u8 0
+	jump b82
+b208: # flag.if.done
+	r415 = move.u8 0
+	jump b79
+b209: # flag.if.done
+	r405 = move.u8 0
+	jump b74
+b210: # flag.if.done
+	r396 = move.u8 0
+	jump b71
+b211: # flag.if.done
+	r390 = move.u8 0
+	jump b68
+b212: # flag.if.done
+	r384 = move.u8 0
+	jump b65
+b213: # flag.if.done
+	r379 = move.u8 0
+	jump b62
+b214: # flag.if.done
+	r369 = move.u8 0
+	jump b57
+b215: # flag.if.done
+	r360 = move.u8 0
+	jump b54
+b216: # flag.if.done
+	r354 = move.u8 0
+	jump b51
+b217: # flag.if.done
+	r348 = move.u8 0
+	jump b48
+b218: # flag.if.done
+	r343 = move.u8 0
+	jump b45
+b219: # flag.if.done
+	r333 = move.u8 0
+	jump b40
+b220: # flag.if.done
+	r324 = move.u8 0
+	jump b37
+b221: # flag.if.done
+	r318 = move.u8 0
+	jump b34
+b222: # flag.if.done
+	r313 = move.u8 0
+	jump b31
+b223: # flag.if.done
+	r308 = move.u8 0
+	jump b28
+b224: # exit
+	return
+
+kernel ConvertParams(ints []i64, floats []f64, flags []u8, a i8, b i16)
+
+task ConvertParams_0 parallel count=(div.i64 (len flags) 18)
+b0: # entry
+	r5 = base flags
+	r6 = len flags
+	r4 = move.i64 r6
+	r1220 = mulhi.i64 r4, -2049638230412172401
+	r1221 = add.i64 r1220, r4
+	r1222 = convert.u64.i64 r1221
+	r1223 = shr.u64.u32 r1222, 63
+	r1224 = shr.i64.u32 r1221, 4
+	r1225 = convert.i64.u64 r1223
+	r1226 = add.i64 r1224, r1225
+	r3 = move.i64 r1226
+	r11 = param.i8 a
+	r13 = base ints
+	r15 = base floats
+	r617 = param.i16 b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r7 = lt.i64 r2, r3
+	branch r7, b3, b352
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r9 = convert.i8.i64 r8
+	r10 = add.i8 r11, r9
+	r12 = mul.i64 r8, 2
+	jump b5
+b5: # convertAll[int8].entry
+	r17 = mul.i64 r12, 10
+	r18 = convert.i64.i8 r10
+	r19 = elemaddr r13, r17, 8
+	store.i64 r19, r18
+	r20 = add.i64 r17, 1
+	r21 = convert.i16.i8 r10
+	r22 = convert.i64.i16 r21
+	r23 = elemaddr r13, r20, 8
+	store.i64 r23, r22
+	r24 = add.i64 r17, 2
+	r25 = convert.i32.i8 r10
+	r26 = convert.i64.i32 r25
+	r27 = elemaddr r13, r24, 8
+	store.i64 r27, r26
+	r28 = add.i64 r17, 3
+	r29 = convert.i64.i8 r10
+	r30 = elemaddr r13, r28, 8
+	store.i64 r30, r29
+	r31 = add.i64 r17, 4
+	r32 = convert.u8.i8 r10
+	r33 = convert.i64.u8 r32
+	r34 = elemaddr r13, r31, 8
+	store.i64 r34, r33
+	r35 = add.i64 r17, 5
+	r36 = convert.u16.i8 r10
+	r37 = convert.i64.u16 r36
+	r38 = elemaddr r13, r35, 8
+	store.i64 r38, r37
+	r39 = add.i64 r17, 6
+	r40 = convert.u32.i8 r10
+	r41 = convert.i64.u32 r40
+	r42 = elemaddr r13, r39, 8
+	store.i64 r42, r41
+	r43 = add.i64 r17, 7
+	r44 = convert.u64.i8 r10
+	r45 = convert.i64.u64 r44
+	r46 = elemaddr r13, r43, 8
+	store.i64 r46, r45
+	r47 = add.i64 r17, 8
+	r48 = convert.u16.i8 r10
+	r49 = convert.i32.u16 r48
+	r50 = convert.i16.i8 r10
+	r51 = convert.i32.i16 r50
+	r52 = sub.i32 r49, r51
+	r53 = convert.i64.i32 r52
+	r54 = elemaddr r13, r47, 8
+	store.i64 r54, r53
+	r55 = add.i64 r17, 9
+	r56 = convert.u32.i8 r10
+	r57 = shr.u32.u64 r56, 7
+	r58 = convert.i64.u32 r57
+	r59 = elemaddr r13, r55, 8
+	store.i64 r59, r58
+	r60 = mul.i64 r12, 9
+	jump b6
+b6: # toFloats[int8].entry
+	r62 = convert.f64.i8 r10
+	r63 = convert.f32.i8 r10
+	r64 = convert.f64.f32 r63
+	r65 = mul.f64 r64, 3.0
+	r66 = add.f64 r62, r65
+	r67 = convert.u32.i8 r10
+	r68 = convert.f64.u32 r67
+	r69 = mul.f64 r68, 5.0
+	r70 = add.f64 r66, r69
+	r71 = convert.u32.i8 r10
+	r72 = convert.f32.u32 r71
+	r73 = convert.f64.f32 r72
+	r74 = mul.f64 r73, 7.0
+	r75 = add.f64 r70, r74
+	r76 = convert.u64.i8 r10
+	r77 = convert.f64.u64 r76
+	r78 = mul.f64 r77, 11.0
+	r79 = add.f64 r75, r78
+	r80 = convert.u16.i8 r10
+	r81 = convert.f32.u16 r80
+	r82 = convert.f64.f32 r81
+	r83 = mul.f64 r82, 13.0
+	r84 = add.f64 r79, r83
+	r61 = move.f64 r84
+	jump b7
+b7: # toFloats[int8].return
+	r85 = elemaddr r15, r60, 8
+	store.f64 r85, r61
+	r86 = add.i64 r60, 1
+	jump b8
+b8: # toFloats[int8].entry
+	r88 = convert.f64.i8 r10
+	r89 = convert.f32.i8 r10
+	r90 = convert.f64.f32 r89
+	r91 = mul.f64 r90, 3.0
+	r92 = add.f64 r88, r91
+	r93 = convert.u32.i8 r10
+	r94 = convert.f64.u32 r93
+	r95 = mul.f64 r94, 5.0
+	r96 = add.f64 r92, r95
+	r97 = convert.u32.i8 r10
+	r98 = convert.f32.u32 r97
+	r99 = convert.f64.f32 r98
+	r100 = mul.f64 r99, 7.0
+	r101 = add.f64 r96, r100
+	r102 = convert.u64.i8 r10
+	r103 = convert.f64.u64 r102
+	r104 = mul.f64 r103, 11.0
+	r105 = add.f64 r101, r104
+	r106 = convert.u16.i8 r10
+	r107 = convert.f32.u16 r106
+	r108 = convert.f64.f32 r107
+	r109 = mul.f64 r108, 13.0
+	r110 = add.f64 r105, r109
+	r87 = move.f64 r110
+	jump b9
+b9: # toFloats[int8].return
+	r111 = elemaddr r15, r86, 8
+	store.f64 r111, r87
+	r112 = add.i64 r60, 2
+	r113 = convert.i16.i8 r10
+	jump b10
+b10: # toFloats[int16].entry
+	r115 = convert.f64.i16 r113
+	r116 = convert.f32.i16 r113
+	r117 = convert.f64.f32 r116
+	r118 = mul.f64 r117, 3.0
+	r119 = add.f64 r115, r118
+	r120 = convert.u32.i16 r113
+	r121 = convert.f64.u32 r120
+	r122 = mul.f64 r121, 5.0
+	r123 = add.f64 r119, r122
+	r124 = convert.u32.i16 r113
+	r125 = convert.f32.u32 r124
+	r126 = convert.f64.f32 r125
+	r127 = mul.f64 r126, 7.0
+	r128 = add.f64 r123, r127
+	r129 = convert.u64.i16 r113
+	r130 = convert.f64.u64 r129
+	r131 = mul.f64 r130, 11.0
+	r132 = add.f64 r128, r131
+	r133 = convert.u16.i16 r113
+	r134 = convert.f32.u16 r133
+	r135 = convert.f64.f32 r134
+	r136 = mul.f64 r135, 13.0
+	r137 = add.f64 r132, r136
+	r114 = move.f64 r137
+	jump b11
+b11: # toFloats[int16].return
+	r138 = elemaddr r15, r112, 8
+	store.f64 r138, r114
+	r139 = add.i64 r60, 3
+	r140 = convert.i32.i8 r10
+	jump b12
+b12: # toFloats[int32].entry
+	r142 = convert.f64.i32 r140
+	r143 = convert.f32.i32 r140
+	r144 = convert.f64.f32 r143
+	r145 = mul.f64 r144, 3.0
+	r146 = add.f64 r142, r145
+	r147 = convert.u32.i32 r140
+	r148 = convert.f64.u32 r147
+	r149 = mul.f64 r148, 5.0
+	r150 = add.f64 r146, r149
+	r151 = convert.u32.i32 r140
+	r152 = convert.f32.u32 r151
+	r153 = convert.f64.f32 r152
+	r154 = mul.f64 r153, 7.0
+	r155 = add.f64 r150, r154
+	r156 = convert.u64.i32 r140
+	r157 = convert.f64.u64 r156
+	r158 = mul.f64 r157, 11.0
+	r159 = add.f64 r155, r158
+	r160 = convert.u16.i32 r140
+	r161 = convert.f32.u16 r160
+	r162 = convert.f64.f32 r161
+	r163 = mul.f64 r162, 13.0
+	r164 = add.f64 r159, r163
+	r141 = move.f64 r164
+	jump b13
+b13: # toFloats[int32].return
+	r165 = elemaddr r15, r139, 8
+	store.f64 r165, r141
+	r166 = add.i64 r60, 4
+	r167 = convert.i64.i8 r10
+	jump b14
+b14: # toFloats[int64].entry
+	r169 = convert.f64.i64 r167
+	r170 = convert.f32.i64 r167
+	r171 = convert.f64.f32 r170
+	r172 = mul.f64 r171, 3.0
+	r173 = add.f64 r169, r172
+	r174 = convert.u32.i64 r167
+	r175 = convert.f64.u32 r174
+	r176 = mul.f64 r175, 5.0
+	r177 = add.f64 r173, r176
+	r178 = convert.u32.i64 r167
+	r179 = convert.f32.u32 r178
+	r180 = convert.f64.f32 r179
+	r181 = mul.f64 r180, 7.0
+	r182 = add.f64 r177, r181
+	r183 = convert.u64.i64 r167
+	r184 = convert.f64.u64 r183
+	r185 = mul.f64 r184, 11.0
+	r186 = add.f64 r182, r185
+	r187 = convert.u16.i64 r167
+	r188 = convert.f32.u16 r187
+	r189 = convert.f64.f32 r188
+	r190 = mul.f64 r189, 13.0
+	r191 = add.f64 r186, r190
+	r168 = move.f64 r191
+	jump b15
+b15: # toFloats[int64].return
+	r192 = elemaddr r15, r166, 8
+	store.f64 r192, r168
+	r193 = add.i64 r60, 5
+	r194 = convert.u8.i8 r10
+	jump b16
+b16: # toFloats[uint8].entry
+	r196 = convert.f64.u8 r194
+	r197 = convert.f32.u8 r194
+	r198 = convert.f64.f32 r197
+	r199 = mul.f64 r198, 3.0
+	r200 = add.f64 r196, r199
+	r201 = convert.u32.u8 r194
+	r202 = convert.f64.u32 r201
+	r203 = mul.f64 r202, 5.0
+	r204 = add.f64 r200, r203
+	r205 = convert.u32.u8 r194
+	r206 = convert.f32.u32 r205
+	r207 = convert.f64.f32 r206
+	r208 = mul.f64 r207, 7.0
+	r209 = add.f64 r204, r208
+	r210 = convert.u64.u8 r194
+	r211 = convert.f64.u64 r210
+	r212 = mul.f64 r211, 11.0
+	r213 = add.f64 r209, r212
+	r214 = convert.u16.u8 r194
+	r215 = convert.f32.u16 r214
+	r216 = convert.f64.f32 r215
+	r217 = mul.f64 r216, 13.0
+	r218 = add.f64 r213, r217
+	r195 = move.f64 r218
+	jump b17
+b17: # toFloats[uint8].return
+	r219 = elemaddr r15, r193, 8
+	store.f64 r219, r195
+	r220 = add.i64 r60, 6
+	r221 = convert.u16.i8 r10
+	jump b18
+b18: # toFloats[uint16].entry
+	r223 = convert.f64.u16 r221
+	r224 = convert.f32.u16 r221
+	r225 = convert.f64.f32 r224
+	r226 = mul.f64 r225, 3.0
+	r227 = add.f64 r223, r226
+	r228 = convert.u32.u16 r221
+	r229 = convert.f64.u32 r228
+	r230 = mul.f64 r229, 5.0
+	r231 = add.f64 r227, r230
+	r232 = convert.u32.u16 r221
+	r233 = convert.f32.u32 r232
+	r234 = convert.f64.f32 r233
+	r235 = mul.f64 r234, 7.0
+	r236 = add.f64 r231, r235
+	r237 = convert.u64.u16 r221
+	r238 = convert.f64.u64 r237
+	r239 = mul.f64 r238, 11.0
+	r240 = add.f64 r236, r239
+	r241 = convert.f32.u16 r221
+	r242 = convert.f64.f32 r241
+	r243 = mul.f64 r242, 13.0
+	r244 = add.f64 r240, r243
+	r222 = move.f64 r244
+	jump b19
+b19: # toFloats[uint16].return
+	r245 = elemaddr r15, r220, 8
+	store.f64 r245, r222
+	r246 = add.i64 r60, 7
+	r247 = convert.u32.i8 r10
+	jump b20
+b20: # toFloats[uint32].entry
+	r249 = convert.f64.u32 r247
+	r250 = convert.f32.u32 r247
+	r251 = convert.f64.f32 r250
+	r252 = mul.f64 r251, 3.0
+	r253 = add.f64 r249, r252
+	r254 = convert.f64.u32 r247
+	r255 = mul.f64 r254, 5.0
+	r256 = add.f64 r253, r255
+	r257 = convert.f32.u32 r247
+	r258 = convert.f64.f32 r257
+	r259 = mul.f64 r258, 7.0
+	r260 = add.f64 r256, r259
+	r261 = convert.u64.u32 r247
+	r262 = convert.f64.u64 r261
+	r263 = mul.f64 r262, 11.0
+	r264 = add.f64 r260, r263
+	r265 = convert.u16.u32 r247
+	r266 = convert.f32.u16 r265
+	r267 = convert.f64.f32 r266
+	r268 = mul.f64 r267, 13.0
+	r269 = add.f64 r264, r268
+	r248 = move.f64 r269
+	jump b21
+b21: # toFloats[uint32].return
+	r270 = elemaddr r15, r246, 8
+	store.f64 r270, r248
+	r271 = add.i64 r60, 8
+	r272 = convert.u64.i8 r10
+	jump b22
+b22: # toFloats[uint64].entry
+	r274 = convert.f64.u64 r272
+	r275 = convert.f32.u64 r272
+	r276 = convert.f64.f32 r275
+	r277 = mul.f64 r276, 3.0
+	r278 = add.f64 r274, r277
+	r279 = convert.u32.u64 r272
+	r280 = convert.f64.u32 r279
+	r281 = mul.f64 r280, 5.0
+	r282 = add.f64 r278, r281
+	r283 = convert.u32.u64 r272
+	r284 = convert.f32.u32 r283
+	r285 = convert.f64.f32 r284
+	r286 = mul.f64 r285, 7.0
+	r287 = add.f64 r282, r286
+	r288 = convert.f64.u64 r272
+	r289 = mul.f64 r288, 11.0
+	r290 = add.f64 r287, r289
+	r291 = convert.u16.u64 r272
+	r292 = convert.f32.u16 r291
+	r293 = convert.f64.f32 r292
+	r294 = mul.f64 r293, 13.0
+	r295 = add.f64 r290, r294
+	r273 = move.f64 r295
+	jump b23
+b23: # toFloats[uint64].return
+	r296 = elemaddr r15, r271, 8
+	store.f64 r296, r273
+	r297 = mul.i64 r12, 9
+	jump b24
+b24: # compareAll[int8].entry
+	r299 = convert.u32.i8 r10
+	r300 = lt.u32 r299, 2147483648
+	r302 = const.u64 0
+	jump b25
+b25: # flag.entry
+	branch r300, b26, b442
+b26: # flag.if.then
+	r303 = shl.u8.u64 1, r302
+	r301 = move.u8 r303
+	jump b27
+b27: # flag.return
+	r304 = convert.i32.i8 r10
+	r305 = lt.i32 r304, 0
+	r307 = const.u64 1
+	jump b28
+b28: # flag.entry
+	branch r305, b29, b441
+b29: # flag.if.then
+	r308 = shl.u8.u64 1, r307
+	r306 = move.u8 r308
+	jump b30
+b30: # flag.return
+	r309 = or.u8 r301, r306
+	r310 = convert.u64.i8 r10
+	r311 = gt.u64 r310, 9223372036854775808
+	r313 = const.u64 2
+	jump b31
+b31: # flag.entry
+	branch r311, b32, b440
+b32: # flag.if.then
+	r314 = shl.u8.u64 1, r313
+	r312 = move.u8 r314
+	jump b33
+b33: # flag.return
+	r315 = or.u8 r309, r312
+	r316 = convert.u16.i8 r10
+	r317 = ge.u16 r316, 32768
+	r319 = const.u64 3
+	jump b34
+b34: # flag.entry
+	branch r317, b35, b439
+b35: # flag.if.then
+	r320 = shl.u8.u64 1, r319
+	r318 = move.u8 r320
+	jump b36
+b36: # flag.return
+	r321 = or.u8 r315, r318
+	r322 = convert.u32.i8 r10
+	r323 = convert.f64.u32 r322
+	r324 = convert.i32.i8 r10
+	r325 = convert.f64.i32 r324
+	r326 = eq.f64 r323, r325
+	r328 = const.u64 4
+	jump b37
+b37: # flag.entry
+	branch r326, b38, b438
+b38: # flag.if.then
+	r329 = shl.u8.u64 1, r328
+	r327 = move.u8 r329
+	jump b39
+b39: # flag.return
+	r330 = or.u8 r321, r327
+	r298 = move.u8 r330
+	jump b40
+b40: # compareAll[int8].return
+	r331 = elemaddr r5, r297, 1
+	store.u8 r331, r298
+	r332 = add.i64 r297, 1
+	jump b41
+b41: # compareAll[int8].entry
+	r334 = convert.u32.i8 r10
+	r335 = lt.u32 r334, 2147483648
+	r337 = const.u64 0
+	jump b42
+b42: # flag.entry
+	branch r335, b43, b437
+b43: # flag.if.then
+	r338 = shl.u8.u64 1, r337
+	r336 = move.u8 r338
+	jump b44
+b44: # flag.return
+	r339 = convert.i32.i8 r10
+	r340 = lt.i32 r339, 0
+	r342 = const.u64 1
+	jump b45
+b45: # flag.entry
+	branch r340, b46, b436
+b46: # flag.if.then
+	r343 = shl.u8.u64 1, r342
+	r341 = move.u8 r343
+	jump b47
+b47: # flag.return
+	r344 = or.u8 r336, r341
+	r345 = convert.u64.i8 r10
+	r346 = gt.u64 r345, 9223372036854775808
+	r348 = const.u64 2
+	jump b48
+b48: # flag.entry
+	branch r346, b49, b435
+b49: # flag.if.then
+	r349 = shl.u8.u64 1, r348
+	r347 = move.u8 r349
+	jump b50
+b50: # flag.return
+	r350 = or.u8 r344, r347
+	r351 = convert.u16.i8 r10
+	r352 = ge.u16 r351, 32768
+	r354 = const.u64 3
+	jump b51
+b51: # flag.entry
+	branch r352, b52, b434
+b52: # flag.if.then
+	r355 = shl.u8.u64 1, r354
+	r353 = move.u8 r355
+	jump b53
+b53: # flag.return
+	r356 = or.u8 r350, r353
+	r357 = convert.u32.i8 r10
+	r358 = convert.f64.u32 r357
+	r359 = convert.i32.i8 r10
+	r360 = convert.f64.i32 r359
+	r361 = eq.f64 r358, r360
+	r363 = const.u64 4
+	jump b54
+b54: # flag.entry
+	branch r361, b55, b433
+b55: # flag.if.then
+	r364 = shl.u8.u64 1, r363
+	r362 = move.u8 r364
+	jump b56
+b56: # flag.return
+	r365 = or.u8 r356, r362
+	r333 = move.u8 r365
+	jump b57
+b57: # compareAll[int8].return
+	r366 = elemaddr r5, r332, 1
+	store.u8 r366, r333
+	r367 = add.i64 r297, 2
+	r368 = convert.i16.i8 r10
+	jump b58
+b58: # compareAll[int16].entry
+	r370 = convert.u32.i16 r368
+	r371 = lt.u32 r370, 2147483648
+	r373 = const.u64 0
+	jump b59
+b59: # flag.entry
+	branch r371, b60, b432
+b60: # flag.if.then
+	r374 = shl.u8.u64 1, r373
+	r372 = move.u8 r374
+	jump b61
+b61: # flag.return
+	r375 = convert.i32.i16 r368
+	r376 = lt.i32 r375, 0
+	r378 = const.u64 1
+	jump b62
+b62: # flag.entry
+	branch r376, b63, b431
+b63: # flag.if.then
+	r379 = shl.u8.u64 1, r378
+	r377 = move.u8 r379
+	jump b64
+b64: # flag.return
+	r380 = or.u8 r372, r377
+	r381 = convert.u64.i16 r368
+	r382 = gt.u64 r381, 9223372036854775808
+	r384 = const.u64 2
+	jump b65
+b65: # flag.entry
+	branch r382, b66, b430
+b66: # flag.if.then
+	r385 = shl.u8.u64 1, r384
+	r383 = move.u8 r385
+	jump b67
+b67: # flag.return
+	r386 = or.u8 r380, r383
+	r387 = convert.u16.i16 r368
+	r388 = ge.u16 r387, 32768
+	r390 = const.u64 3
+	jump b68
+b68: # flag.entry
+	branch r388, b69, b429
+b69: # flag.if.then
+	r391 = shl.u8.u64 1, r390
+	r389 = move.u8 r391
+	jump b70
+b70: # flag.return
+	r392 = or.u8 r386, r389
+	r393 = convert.u32.i16 r368
+	r394 = convert.f64.u32 r393
+	r395 = convert.i32.i16 r368
+	r396 = convert.f64.i32 r395
+	r397 = eq.f64 r394, r396
+	r399 = const.u64 4
+	jump b71
+b71: # flag.entry
+	branch r397, b72, b428
+b72: # flag.if.then
+	r400 = shl.u8.u64 1, r399
+	r398 = move.u8 r400
+	jump b73
+b73: # flag.return
+	r401 = or.u8 r392, r398
+	r369 = move.u8 r401
+	jump b74
+b74: # compareAll[int16].return
+	r402 = elemaddr r5, r367, 1
+	store.u8 r402, r369
+	r403 = add.i64 r297, 3
+	r404 = convert.i32.i8 r10
+	jump b75
+b75: # compareAll[int32].entry
+	r406 = convert.u32.i32 r404
+	r407 = lt.u32 r406, 2147483648
+	r409 = const.u64 0
+	jump b76
+b76: # flag.entry
+	branch r407, b77, b427
+b77: # flag.if.then
+	r410 = shl.u8.u64 1, r409
+	r408 = move.u8 r410
+	jump b78
+b78: # flag.return
+	r411 = lt.i32 r404, 0
+	r413 = const.u64 1
+	jump b79
+b79: # flag.entry
+	branch r411, b80, b426
+b80: # flag.if.then
+	r414 = shl.u8.u64 1, r413
+	r412 = move.u8 r414
+	jump b81
+b81: # flag.return
+	r415 = or.u8 r408, r412
+	r416 = convert.u64.i32 r404
+	r417 = gt.u64 r416, 9223372036854775808
+	r419 = const.u64 2
+	jump b82
+b82: # flag.entry
+	branch r417, b83, b425
+b83: # flag.if.then
+	r420 = shl.u8.u64 1, r419
+	r418 = move.u8 r420
+	jump b84
+b84: # flag.return
+	r421 = or.u8 r415, r418
+	r422 = convert.u16.i32 r404
+	r423 = ge.u16 r422, 32768
+	r425 = const.u64 3
+	jump b85
+b85: # flag.entry
+	branch r423, b86, b424
+b86: # flag.if.then
+	r426 = shl.u8.u64 1, r425
+	r424 = move.u8 r426
+	jump b87
+b87: # flag.return
+	r427 = or.u8 r421, r424
+	r428 = convert.u32.i32 r404
+	r429 = convert.f64.u32 r428
+	r430 = convert.f64.i32 r404
+	r431 = eq.f64 r429, r430
+	r433 = const.u64 4
+	jump b88
+b88: # flag.entry
+	branch r431, b89, b423
+b89: # flag.if.then
+	r434 = shl.u8.u64 1, r433
+	r432 = move.u8 r434
+	jump b90
+b90: # flag.return
+	r435 = or.u8 r427, r432
+	r405 = move.u8 r435
+	jump b91
+b91: # compareAll[int32].return
+	r436 = elemaddr r5, r403, 1
+	store.u8 r436, r405
+	r437 = add.i64 r297, 4
+	r438 = convert.u8.i8 r10
+	jump b92
+b92: # compareAll[uint8].entry
+	r440 = convert.u32.u8 r438
+	r441 = lt.u32 r440, 2147483648
+	r443 = const.u64 0
+	jump b93
+b93: # flag.entry
+	branch r441, b94, b422
+b94: # flag.if.then
+	r444 = shl.u8.u64 1, r443
+	r442 = move.u8 r444
+	jump b95
+b95: # flag.return
+	r445 = convert.i32.u8 r438
+	r446 = lt.i32 r445, 0
+	r448 = const.u64 1
+	jump b96
+b96: # flag.entry
+	branch r446, b97, b421
+b97: # flag.if.then
+	r449 = shl.u8.u64 1, r448
+	r447 = move.u8 r449
+	jump b98
+b98: # flag.return
+	r450 = or.u8 r442, r447
+	r451 = convert.u64.u8 r438
+	r452 = gt.u64 r451, 9223372036854775808
+	r454 = const.u64 2
+	jump b99
+b99: # flag.entry
+	branch r452, b100, b420
+b100: # flag.if.then
+	r455 = shl.u8.u64 1, r454
+	r453 = move.u8 r455
+	jump b101
+b101: # flag.return
+	r456 = or.u8 r450, r453
+	r457 = convert.u16.u8 r438
+	r458 = ge.u16 r457, 32768
+	r460 = const.u64 3
+	jump b102
+b102: # flag.entry
+	branch r458, b103, b419
+b103: # flag.if.then
+	r461 = shl.u8.u64 1, r460
+	r459 = move.u8 r461
+	jump b104
+b104: # flag.return
+	r462 = or.u8 r456, r459
+	r463 = convert.u32.u8 r438
+	r464 = convert.f64.u32 r463
+	r465 = convert.i32.u8 r438
+	r466 = convert.f64.i32 r465
+	r467 = eq.f64 r464, r466
+	r469 = const.u64 4
+	jump b105
+b105: # flag.entry
+	branch r467, b106, b418
+b106: # flag.if.then
+	r470 = shl.u8.u64 1, r469
+	r468 = move.u8 r470
+	jump b107
+b107: # flag.return
+	r471 = or.u8 r462, r468
+	r439 = move.u8 r471
+	jump b108
+b108: # compareAll[uint8].return
+	r472 = elemaddr r5, r437, 1
+	store.u8 r472, r439
+	r473 = add.i64 r297, 5
+	r474 = convert.u16.i8 r10
+	jump b109
+b109: # compareAll[uint16].entry
+	r476 = convert.u32.u16 r474
+	r477 = lt.u32 r476, 2147483648
+	r479 = const.u64 0
+	jump b110
+b110: # flag.entry
+	branch r477, b111, b417
+b111: # flag.if.then
+	r480 = shl.u8.u64 1, r479
+	r478 = move.u8 r480
+	jump b112
+b112: # flag.return
+	r481 = convert.i32.u16 r474
+	r482 = lt.i32 r481, 0
+	r484 = const.u64 1
+	jump b113
+b113: # flag.entry
+	branch r482, b114, b416
+b114: # flag.if.then
+	r485 = shl.u8.u64 1, r484
+	r483 = move.u8 r485
+	jump b115
+b115: # flag.return
+	r486 = or.u8 r478, r483
+	r487 = convert.u64.u16 r474
+	r488 = gt.u64 r487, 9223372036854775808
+	r490 = const.u64 2
+	jump b116
+b116: # flag.entry
+	branch r488, b117, b415
+b117: # flag.if.then
+	r491 = shl.u8.u64 1, r490
+	r489 = move.u8 r491
+	jump b118
+b118: # flag.return
+	r492 = or.u8 r486, r489
+	r493 = ge.u16 r474, 32768
+	r495 = const.u64 3
+	jump b119
+b119: # flag.entry
+	branch r493, b120, b414
+b120: # flag.if.then
+	r496 = shl.u8.u64 1, r495
+	r494 = move.u8 r496
+	jump b121
+b121: # flag.return
+	r497 = or.u8 r492, r494
+	r498 = convert.u32.u16 r474
+	r499 = convert.f64.u32 r498
+	r500 = convert.i32.u16 r474
+	r501 = convert.f64.i32 r500
+	r502 = eq.f64 r499, r501
+	r504 = const.u64 4
+	jump b122
+b122: # flag.entry
+	branch r502, b123, b413
+b123: # flag.if.then
+	r505 = shl.u8.u64 1, r504
+	r503 = move.u8 r505
+	jump b124
+b124: # flag.return
+	r506 = or.u8 r497, r503
+	r475 = move.u8 r506
+	jump b125
+b125: # compareAll[uint16].return
+	r507 = elemaddr r5, r473, 1
+	store.u8 r507, r475
+	r508 = add.i64 r297, 6
+	r509 = convert.u32.i8 r10
+	jump b126
+b126: # compareAll[uint32].entry
+	r511 = lt.u32 r509, 2147483648
+	r513 = const.u64 0
+	jump b127
+b127: # flag.entry
+	branch r511, b128, b412
+b128: # flag.if.then
+	r514 = shl.u8.u64 1, r513
+	r512 = move.u8 r514
+	jump b129
+b129: # flag.return
+	r515 = convert.i32.u32 r509
+	r516 = lt.i32 r515, 0
+	r518 = const.u64 1
+	jump b130
+b130: # flag.entry
+	branch r516, b131, b411
+b131: # flag.if.then
+	r519 = shl.u8.u64 1, r518
+	r517 = move.u8 r519
+	jump b132
+b132: # flag.return
+	r520 = or.u8 r512, r517
+	r521 = convert.u64.u32 r509
+	r522 = gt.u64 r521, 9223372036854775808
+	r524 = const.u64 2
+	jump b133
+b133: # flag.entry
+	branch r522, b134, b410
+b134: # flag.if.then
+	r525 = shl.u8.u64 1, r524
+	r523 = move.u8 r525
+	jump b135
+b135: # flag.return
+	r526 = or.u8 r520, r523
+	r527 = convert.u16.u32 r509
+	r528 = ge.u16 r527, 32768
+	r530 = const.u64 3
+	jump b136
+b136: # flag.entry
+	branch r528, b137, b409
+b137: # flag.if.then
+	r531 = shl.u8.u64 1, r530
+	r529 = move.u8 r531
+	jump b138
+b138: # flag.return
+	r532 = or.u8 r526, r529
+	r533 = convert.f64.u32 r509
+	r534 = convert.i32.u32 r509
+	r535 = convert.f64.i32 r534
+	r536 = eq.f64 r533, r535
+	r538 = const.u64 4
+	jump b139
+b139: # flag.entry
+	branch r536, b140, b408
+b140: # flag.if.then
+	r539 = shl.u8.u64 1, r538
+	r537 = move.u8 r539
+	jump b141
+b141: # flag.return
+	r540 = or.u8 r532, r537
+	r510 = move.u8 r540
+	jump b142
+b142: # compareAll[uint32].return
+	r541 = elemaddr r5, r508, 1
+	store.u8 r541, r510
+	r542 = add.i64 r297, 7
+	r543 = add.i8 r10, 1
+	jump b143
+b143: # compareAll[int8].entry
+	r545 = convert.u32.i8 r543
+	r546 = lt.u32 r545, 2147483648
+	r548 = const.u64 0
+	jump b144
+b144: # flag.entry
+	branch r546, b145, b407
+b145: # flag.if.then
+	r549 = shl.u8.u64 1, r548
+	r547 = move.u8 r549
+	jump b146
+b146: # flag.return
+	r550 = convert.i32.i8 r543
+	r551 = lt.i32 r550, 0
+	r553 = const.u64 1
+	jump b147
+b147: # flag.entry
+	branch r551, b148, b406
+b148: # flag.if.then
+	r554 = shl.u8.u64 1, r553
+	r552 = move.u8 r554
+	jump b149
+b149: # flag.return
+	r555 = or.u8 r547, r552
+	r556 = convert.u64.i8 r543
+	r557 = gt.u64 r556, 9223372036854775808
+	r559 = const.u64 2
+	jump b150
+b150: # flag.entry
+	branch r557, b151, b405
+b151: # flag.if.then
+	r560 = shl.u8.u64 1, r559
+	r558 = move.u8 r560
+	jump b152
+b152: # flag.return
+	r561 = or.u8 r555, r558
+	r562 = convert.u16.i8 r543
+	r563 = ge.u16 r562, 32768
+	r565 = const.u64 3
+	jump b153
+b153: # flag.entry
+	branch r563, b154, b404
+b154: # flag.if.then
+	r566 = shl.u8.u64 1, r565
+	r564 = move.u8 r566
+	jump b155
+b155: # flag.return
+	r567 = or.u8 r561, r564
+	r568 = convert.u32.i8 r543
+	r569 = convert.f64.u32 r568
+	r570 = convert.i32.i8 r543
+	r571 = convert.f64.i32 r570
+	r572 = eq.f64 r569, r571
+	r574 = const.u64 4
+	jump b156
+b156: # flag.entry
+	branch r572, b157, b403
+b157: # flag.if.then
+	r575 = shl.u8.u64 1, r574
+	r573 = move.u8 r575
+	jump b158
+b158: # flag.return
+	r576 = or.u8 r567, r573
+	r544 = move.u8 r576
+	jump b159
+b159: # compareAll[int8].return
+	r577 = elemaddr r5, r542, 1
+	store.u8 r577, r544
+	r578 = add.i64 r297, 8
+	r579 = convert.i16.i8 r10
+	r580 = sub.i16 r579, 1
+	jump b160
+b160: # compareAll[int16].entry
+	r582 = convert.u32.i16 r580
+	r583 = lt.u32 r582, 2147483648
+	r585 = const.u64 0
+	jump b161
+b161: # flag.entry
+	branch r583, b162, b402
+b162: # flag.if.then
+	r586 = shl.u8.u64 1, r585
+	r584 = move.u8 r586
+	jump b163
+b163: # flag.return
+	r587 = convert.i32.i16 r580
+	r588 = lt.i32 r587, 0
+	r590 = const.u64 1
+	jump b164
+b164: # flag.entry
+	branch r588, b165, b401
+b165: # flag.if.then
+	r591 = shl.u8.u64 1, r590
+	r589 = move.u8 r591
+	jump b166
+b166: # flag.return
+	r592 = or.u8 r584, r589
+	r593 = convert.u64.i16 r580
+	r594 = gt.u64 r593, 9223372036854775808
+	r596 = const.u64 2
+	jump b167
+b167: # flag.entry
+	branch r594, b168, b400
+b168: # flag.if.then
+	r597 = shl.u8.u64 1, r596
+	r595 = move.u8 r597
+	jump b169
+b169: # flag.return
+	r598 = or.u8 r592, r595
+	r599 = convert.u16.i16 r580
+	r600 = ge.u16 r599, 32768
+	r602 = const.u64 3
+	jump b170
+b170: # flag.entry
+	branch r600, b171, b399
+b171: # flag.if.then
+	r603 = shl.u8.u64 1, r602
+	r601 = move.u8 r603
+	jump b172
+b172: # flag.return
+	r604 = or.u8 r598, r601
+	r605 = convert.u32.i16 r580
+	r606 = convert.f64.u32 r605
+	r607 = convert.i32.i16 r580
+	r608 = convert.f64.i32 r607
+	r609 = eq.f64 r606, r608
+	r611 = const.u64 4
+	jump b173
+b173: # flag.entry
+	branch r609, b174, b398
+b174: # flag.if.then
+	r612 = shl.u8.u64 1, r611
+	r610 = move.u8 r612
+	jump b175
+b175: # flag.return
+	r613 = or.u8 r604, r610
+	r581 = move.u8 r613
+	jump b176
+b176: # compareAll[int16].return
+	r614 = elemaddr r5, r578, 1
+	store.u8 r614, r581
+	jump b177
+b177: # convertAll[int8].return
+	r615 = convert.i16.i64 r8
+	r616 = sub.i16 r617, r615
+	r618 = mul.i64 r8, 2
+	r619 = add.i64 r618, 1
+	jump b178
+b178: # convertAll[int16].entry
+	r620 = mul.i64 r619, 10
+	r621 = convert.i8.i16 r616
+	r622 = convert.i64.i8 r621
+	r623 = elemaddr r13, r620, 8
+	store.i64 r623, r622
+	r624 = add.i64 r620, 1
+	r625 = convert.i64.i16 r616
+	r626 = elemaddr r13, r624, 8
+	store.i64 r626, r625
+	r627 = add.i64 r620, 2
+	r628 = convert.i32.i16 r616
+	r629 = convert.i64.i32 r628
+	r630 = elemaddr r13, r627, 8
+	store.i64 r630, r629
+	r631 = add.i64 r620, 3
+	r632 = convert.i64.i16 r616
+	r633 = elemaddr r13, r631, 8
+	store.i64 r633, r632
+	r634 = add.i64 r620, 4
+	r635 = convert.u8.i16 r616
+	r636 = convert.i64.u8 r635
+	r637 = elemaddr r13, r634, 8
+	store.i64 r637, r636
+	r638 = add.i64 r620, 5
+	r639 = convert.u16.i16 r616
+	r640 = convert.i64.u16 r639
+	r641 = elemaddr r13, r638, 8
+	store.i64 r641, r640
+	r642 = add.i64 r620, 6
+	r643 = convert.u32.i16 r616
+	r644 = convert.i64.u32 r643
+	r645 = elemaddr r13, r642, 8
+	store.i64 r645, r644
+	r646 = add.i64 r620, 7
+	r647 = convert.u64.i16 r616
+	r648 = convert.i64.u64 r647
+	r649 = elemaddr r13, r646, 8
+	store.i64 r649, r648
+	r650 = add.i64 r620, 8
+	r651 = convert.u16.i16 r616
+	r652 = convert.i32.u16 r651
+	r653 = convert.i32.i16 r616
+	r654 = sub.i32 r652, r653
+	r655 = convert.i64.i32 r654
+	r656 = elemaddr r13, r650, 8
+	store.i64 r656, r655
+	r657 = add.i64 r620, 9
+	r658 = convert.i8.i16 r616
+	r659 = convert.u32.i8 r658
+	r660 = shr.u32.u64 r659, 7
+	r661 = convert.i64.u32 r660
+	r662 = elemaddr r13, r657, 8
+	store.i64 r662, r661
+	r663 = mul.i64 r619, 9
+	jump b179
+b179: # toFloats[int16].entry
+	r665 = convert.f64.i16 r616
+	r666 = convert.f32.i16 r616
+	r667 = convert.f64.f32 r666
+	r668 = mul.f64 r667, 3.0
+	r669 = add.f64 r665, r668
+	r670 = convert.u32.i16 r616
+	r671 = convert.f64.u32 r670
+	r672 = mul.f64 r671, 5.0
+	r673 = add.f64 r669, r672
+	r674 = convert.u32.i16 r616
+	r675 = convert.f32.u32 r674
+	r676 = convert.f64.f32 r675
+	r677 = mul.f64 r676, 7.0
+	r678 = add.f64 r673, r677
+	r679 = convert.u64.i16 r616
+	r680 = convert.f64.u64 r679
+	r681 = mul.f64 r680, 11.0
+	r682 = add.f64 r678, r681
+	r683 = convert.u16.i16 r616
+	r684 = convert.f32.u16 r683
+	r685 = convert.f64.f32 r684
+	r686 = mul.f64 r685, 13.0
+	r687 = add.f64 r682, r686
+	r664 = move.f64 r687
+	jump b180
+b180: # toFloats[int16].return
+	r688 = elemaddr r15, r663, 8
+	store.f64 r688, r664
+	r689 = add.i64 r663, 1
+	r690 = convert.i8.i16 r616
+	jump b181
+b181: # toFloats[int8].entry
+	r692 = convert.f64.i8 r690
+	r693 = convert.f32.i8 r690
+	r694 = convert.f64.f32 r693
+	r695 = mul.f64 r694, 3.0
+	r696 = add.f64 r692, r695
+	r697 = convert.u32.i8 r690
+	r698 = convert.f64.u32 r697
+	r699 = mul.f64 r698, 5.0
+	r700 = add.f64 r696, r699
+	r701 = convert.u32.i8 r690
+	r702 = convert.f32.u32 r701
+	r703 = convert.f64.f32 r702
+	r704 = mul.f64 r703, 7.0
+	r705 = add.f64 r700, r704
+	r706 = convert.u64.i8 r690
+	r707 = convert.f64.u64 r706
+	r708 = mul.f64 r707, 11.0
+	r709 = add.f64 r705, r708
+	r710 = convert.u16.i8 r690
+	r711 = convert.f32.u16 r710
+	r712 = convert.f64.f32 r711
+	r713 = mul.f64 r712, 13.0
+	r714 = add.f64 r709, r713
+	r691 = move.f64 r714
+	jump b182
+b182: # toFloats[int8].return
+	r715 = elemaddr r15, r689, 8
+	store.f64 r715, r691
+	r716 = add.i64 r663, 2
+	jump b183
+b183: # toFloats[int16].entry
+	r718 = convert.f64.i16 r616
+	r719 = convert.f32.i16 r616
+	r720 = convert.f64.f32 r719
+	r721 = mul.f64 r720, 3.0
+	r722 = add.f64 r718, r721
+	r723 = convert.u32.i16 r616
+	r724 = convert.f64.u32 r723
+	r725 = mul.f64 r724, 5.0
+	r726 = add.f64 r722, r725
+	r727 = convert.u32.i16 r616
+	r728 = convert.f32.u32 r727
+	r729 = convert.f64.f32 r728
+	r730 = mul.f64 r729, 7.0
+	r731 = add.f64 r726, r730
+	r732 = convert.u64.i16 r616
+	r733 = convert.f64.u64 r732
+	r734 = mul.f64 r733, 11.0
+	r735 = add.f64 r731, r734
+	r736 = convert.u16.i16 r616
+	r737 = convert.f32.u16 r736
+	r738 = convert.f64.f32 r737
+	r739 = mul.f64 r738, 13.0
+	r740 = add.f64 r735, r739
+	r717 = move.f64 r740
+	jump b184
+b184: # toFloats[int16].return
+	r741 = elemaddr r15, r716, 8
+	store.f64 r741, r717
+	r742 = add.i64 r663, 3
+	r743 = convert.i32.i16 r616
+	jump b185
+b185: # toFloats[int32].entry
+	r745 = convert.f64.i32 r743
+	r746 = convert.f32.i32 r743
+	r747 = convert.f64.f32 r746
+	r748 = mul.f64 r747, 3.0
+	r749 = add.f64 r745, r748
+	r750 = convert.u32.i32 r743
+	r751 = convert.f64.u32 r750
+	r752 = mul.f64 r751, 5.0
+	r753 = add.f64 r749, r752
+	r754 = convert.u32.i32 r743
+	r755 = convert.f32.u32 r754
+	r756 = convert.f64.f32 r755
+	r757 = mul.f64 r756, 7.0
+	r758 = add.f64 r753, r757
+	r759 = convert.u64.i32 r743
+	r760 = convert.f64.u64 r759
+	r761 = mul.f64 r760, 11.0
+	r762 = add.f64 r758, r761
+	r763 = convert.u16.i32 r743
+	r764 = convert.f32.u16 r763
+	r765 = convert.f64.f32 r764
+	r766 = mul.f64 r765, 13.0
+	r767 = add.f64 r762, r766
+	r744 = move.f64 r767
+	jump b186
+b186: # toFloats[int32].return
+	r768 = elemaddr r15, r742, 8
+	store.f64 r768, r744
+	r769 = add.i64 r663, 4
+	r770 = convert.i64.i16 r616
+	jump b187
+b187: # toFloats[int64].entry
+	r772 = convert.f64.i64 r770
+	r773 = convert.f32.i64 r770
+	r774 = convert.f64.f32 r773
+	r775 = mul.f64 r774, 3.0
+	r776 = add.f64 r772, r775
+	r777 = convert.u32.i64 r770
+	r778 = convert.f64.u32 r777
+	r779 = mul.f64 r778, 5.0
+	r780 = add.f64 r776, r779
+	r781 = convert.u32.i64 r770
+	r782 = convert.f32.u32 r781
+	r783 = convert.f64.f32 r782
+	r784 = mul.f64 r783, 7.0
+	r785 = add.f64 r780, r784
+	r786 = convert.u64.i64 r770
+	r787 = convert.f64.u64 r786
+	r788 = mul.f64 r787, 11.0
+	r789 = add.f64 r785, r788
+	r790 = convert.u16.i64 r770
+	r791 = convert.f32.u16 r790
+	r792 = convert.f64.f32 r791
+	r793 = mul.f64 r792, 13.0
+	r794 = add.f64 r789, r793
+	r771 = move.f64 r794
+	jump b188
+b188: # toFloats[int64].return
+	r795 = elemaddr r15, r769, 8
+	store.f64 r795, r771
+	r796 = add.i64 r663, 5
+	r797 = convert.u8.i16 r616
+	jump b189
+b189: # toFloats[uint8].entry
+	r799 = convert.f64.u8 r797
+	r800 = convert.f32.u8 r797
+	r801 = convert.f64.f32 r800
+	r802 = mul.f64 r801, 3.0
+	r803 = add.f64 r799, r802
+	r804 = convert.u32.u8 r797
+	r805 = convert.f64.u32 r804
+	r806 = mul.f64 r805, 5.0
+	r807 = add.f64 r803, r806
+	r808 = convert.u32.u8 r797
+	r809 = convert.f32.u32 r808
+	r810 = convert.f64.f32 r809
+	r811 = mul.f64 r810, 7.0
+	r812 = add.f64 r807, r811
+	r813 = convert.u64.u8 r797
+	r814 = convert.f64.u64 r813
+	r815 = mul.f64 r814, 11.0
+	r816 = add.f64 r812, r815
+	r817 = convert.u16.u8 r797
+	r818 = convert.f32.u16 r817
+	r819 = convert.f64.f32 r818
+	r820 = mul.f64 r819, 13.0
+	r821 = add.f64 r816, r820
+	r798 = move.f64 r821
+	jump b190
+b190: # toFloats[uint8].return
+	r822 = elemaddr r15, r796, 8
+	store.f64 r822, r798
+	r823 = add.i64 r663, 6
+	r824 = convert.u16.i16 r616
+	jump b191
+b191: # toFloats[uint16].entry
+	r826 = convert.f64.u16 r824
+	r827 = convert.f32.u16 r824
+	r828 = convert.f64.f32 r827
+	r829 = mul.f64 r828, 3.0
+	r830 = add.f64 r826, r829
+	r831 = convert.u32.u16 r824
+	r832 = convert.f64.u32 r831
+	r833 = mul.f64 r832, 5.0
+	r834 = add.f64 r830, r833
+	r835 = convert.u32.u16 r824
+	r836 = convert.f32.u32 r835
+	r837 = convert.f64.f32 r836
+	r838 = mul.f64 r837, 7.0
+	r839 = add.f64 r834, r838
+	r840 = convert.u64.u16 r824
+	r841 = convert.f64.u64 r840
+	r842 = mul.f64 r841, 11.0
+	r843 = add.f64 r839, r842
+	r844 = convert.f32.u16 r824
+	r845 = convert.f64.f32 r844
+	r846 = mul.f64 r845, 13.0
+	r847 = add.f64 r843, r846
+	r825 = move.f64 r847
+	jump b192
+b192: # toFloats[uint16].return
+	r848 = elemaddr r15, r823, 8
+	store.f64 r848, r825
+	r849 = add.i64 r663, 7
+	r850 = convert.u32.i16 r616
+	jump b193
+b193: # toFloats[uint32].entry
+	r852 = convert.f64.u32 r850
+	r853 = convert.f32.u32 r850
+	r854 = convert.f64.f32 r853
+	r855 = mul.f64 r854, 3.0
+	r856 = add.f64 r852, r855
+	r857 = convert.f64.u32 r850
+	r858 = mul.f64 r857, 5.0
+	r859 = add.f64 r856, r858
+	r860 = convert.f32.u32 r850
+	r861 = convert.f64.f32 r860
+	r862 = mul.f64 r861, 7.0
+	r863 = add.f64 r859, r862
+	r864 = convert.u64.u32 r850
+	r865 = convert.f64.u64 r864
+	r866 = mul.f64 r865, 11.0
+	r867 = add.f64 r863, r866
+	r868 = convert.u16.u32 r850
+	r869 = convert.f32.u16 r868
+	r870 = convert.f64.f32 r869
+	r871 = mul.f64 r870, 13.0
+	r872 = add.f64 r867, r871
+	r851 = move.f64 r872
+	jump b194
+b194: # toFloats[uint32].return
+	r873 = elemaddr r15, r849, 8
+	store.f64 r873, r851
+	r874 = add.i64 r663, 8
+	r875 = convert.u64.i16 r616
+	jump b195
+b195: # toFloats[uint64].entry
+	r877 = convert.f64.u64 r875
+	r878 = convert.f32.u64 r875
+	r879 = convert.f64.f32 r878
+	r880 = mul.f64 r879, 3.0
+	r881 = add.f64 r877, r880
+	r882 = convert.u32.u64 r875
+	r883 = convert.f64.u32 r882
+	r884 = mul.f64 r883, 5.0
+	r885 = add.f64 r881, r884
+	r886 = convert.u32.u64 r875
+	r887 = convert.f32.u32 r886
+	r888 = convert.f64.f32 r887
+	r889 = mul.f64 r888, 7.0
+	r890 = add.f64 r885, r889
+	r891 = convert.f64.u64 r875
+	r892 = mul.f64 r891, 11.0
+	r893 = add.f64 r890, r892
+	r894 = convert.u16.u64 r875
+	r895 = convert.f32.u16 r894
+	r896 = convert.f64.f32 r895
+	r897 = mul.f64 r896, 13.0
+	r898 = add.f64 r893, r897
+	r876 = move.f64 r898
+	jump b196
+b196: # toFloats[uint64].return
+	r899 = elemaddr r15, r874, 8
+	store.f64 r899, r876
+	r900 = mul.i64 r619, 9
+	jump b197
+b197: # compareAll[int16].entry
+	r902 = convert.u32.i16 r616
+	r903 = lt.u32 r902, 2147483648
+	r905 = const.u64 0
+	jump b198
+b198: # flag.entry
+	branch r903, b199, b397
+b199: # flag.if.then
+	r906 = shl.u8.u64 1, r905
+	r904 = move.u8 r906
+	jump b200
+b200: # flag.return
+	r907 = convert.i32.i16 r616
+	r908 = lt.i32 r907, 0
+	r910 = const.u64 1
+	jump b201
+b201: # flag.entry
+	branch r908, b202, b396
+b202: # flag.if.then
+	r911 = shl.u8.u64 1, r910
+	r909 = move.u8 r911
+	jump b203
+b203: # flag.return
+	r912 = or.u8 r904, r909
+	r913 = convert.u64.i16 r616
+	r914 = gt.u64 r913, 9223372036854775808
+	r916 = const.u64 2
+	jump b204
+b204: # flag.entry
+	branch r914, b205, b395
+b205: # flag.if.then
+	r917 = shl.u8.u64 1, r916
+	r915 = move.u8 r917
+	jump b206
+b206: # flag.return
+	r918 = or.u8 r912, r915
+	r919 = convert.u16.i16 r616
+	r920 = ge.u16 r919, 32768
+	r922 = const.u64 3
+	jump b207
+b207: # flag.entry
+	branch r920, b208, b394
+b208: # flag.if.then
+	r923 = shl.u8.u64 1, r922
+	r921 = move.u8 r923
+	jump b209
+b209: # flag.return
+	r924 = or.u8 r918, r921
+	r925 = convert.u32.i16 r616
+	r926 = convert.f64.u32 r925
+	r927 = convert.i32.i16 r616
+	r928 = convert.f64.i32 r927
+	r929 = eq.f64 r926, r928
+	r931 = const.u64 4
+	jump b210
+b210: # flag.entry
+	branch r929, b211, b393
+b211: # flag.if.then
+	r932 = shl.u8.u64 1, r931
+	r930 = move.u8 r932
+	jump b212
+b212: # flag.return
+	r933 = or.u8 r924, r930
+	r901 = move.u8 r933
+	jump b213
+b213: # compareAll[int16].return
+	r934 = elemaddr r5, r900, 1
+	store.u8 r934, r901
+	r935 = add.i64 r900, 1
+	r936 = convert.i8.i16 r616
+	jump b214
+b214: # compareAll[int8].entry
+	r938 = convert.u32.i8 r936
+	r939 = lt.u32 r938, 2147483648
+	r941 = const.u64 0
+	jump b215
+b215: # flag.entry
+	branch r939, b216, b392
+b216: # flag.if.then
+	r942 = shl.u8.u64 1, r941
+	r940 = move.u8 r942
+	jump b217
+b217: # flag.return
+	r943 = convert.i32.i8 r936
+	r944 = lt.i32 r943, 0
+	r946 = const.u64 1
+	jump b218
+b218: # flag.entry
+	branch r944, b219, b391
+b219: # flag.if.then
+	r947 = shl.u8.u64 1, r946
+	r945 = move.u8 r947
+	jump b220
+b220: # flag.return
+	r948 = or.u8 r940, r945
+	r949 = convert.u64.i8 r936
+	r950 = gt.u64 r949, 9223372036854775808
+	r952 = const.u64 2
+	jump b221
+b221: # flag.entry
+	branch r950, b222, b390
+b222: # flag.if.then
+	r953 = shl.u8.u64 1, r952
+	r951 = move.u8 r953
+	jump b223
+b223: # flag.return
+	r954 = or.u8 r948, r951
+	r955 = convert.u16.i8 r936
+	r956 = ge.u16 r955, 32768
+	r958 = const.u64 3
+	jump b224
+b224: # flag.entry
+	branch r956, b225, b389
+b225: # flag.if.then
+	r959 = shl.u8.u64 1, r958
+	r957 = move.u8 r959
+	jump b226
+b226: # flag.return
+	r960 = or.u8 r954, r957
+	r961 = convert.u32.i8 r936
+	r962 = convert.f64.u32 r961
+	r963 = convert.i32.i8 r936
+	r964 = convert.f64.i32 r963
+	r965 = eq.f64 r962, r964
+	r967 = const.u64 4
+	jump b227
+b227: # flag.entry
+	branch r965, b228, b388
+b228: # flag.if.then
+	r968 = shl.u8.u64 1, r967
+	r966 = move.u8 r968
+	jump b229
+b229: # flag.return
+	r969 = or.u8 r960, r966
+	r937 = move.u8 r969
+	jump b230
+b230: # compareAll[int8].return
+	r970 = elemaddr r5, r935, 1
+	store.u8 r970, r937
+	r971 = add.i64 r900, 2
+	jump b231
+b231: # compareAll[int16].entry
+	r973 = convert.u32.i16 r616
+	r974 = lt.u32 r973, 2147483648
+	r976 = const.u64 0
+	jump b232
+b232: # flag.entry
+	branch r974, b233, b387
+b233: # flag.if.then
+	r977 = shl.u8.u64 1, r976
+	r975 = move.u8 r977
+	jump b234
+b234: # flag.return
+	r978 = convert.i32.i16 r616
+	r979 = lt.i32 r978, 0
+	r981 = const.u64 1
+	jump b235
+b235: # flag.entry
+	branch r979, b236, b386
+b236: # flag.if.then
+	r982 = shl.u8.u64 1, r981
+	r980 = move.u8 r982
+	jump b237
+b237: # flag.return
+	r983 = or.u8 r975, r980
+	r984 = convert.u64.i16 r616
+	r985 = gt.u64 r984, 9223372036854775808
+	r987 = const.u64 2
+	jump b238
+b238: # flag.entry
+	branch r985, b239, b385
+b239: # flag.if.then
+	r988 = shl.u8.u64 1, r987
+	r986 = move.u8 r988
+	jump b240
+b240: # flag.return
+	r989 = or.u8 r983, r986
+	r990 = convert.u16.i16 r616
+	r991 = ge.u16 r990, 32768
+	r993 = const.u64 3
+	jump b241
+b241: # flag.entry
+	branch r991, b242, b384
+b242: # flag.if.then
+	r994 = shl.u8.u64 1, r993
+	r992 = move.u8 r994
+	jump b243
+b243: # flag.return
+	r995 = or.u8 r989, r992
+	r996 = convert.u32.i16 r616
+	r997 = convert.f64.u32 r996
+	r998 = convert.i32.i16 r616
+	r999 = convert.f64.i32 r998
+	r1000 = eq.f64 r997, r999
+	r1002 = const.u64 4
+	jump b244
+b244: # flag.entry
+	branch r1000, b245, b383
+b245: # flag.if.then
+	r1003 = shl.u8.u64 1, r1002
+	r1001 = move.u8 r1003
+	jump b246
+b246: # flag.return
+	r1004 = or.u8 r995, r1001
+	r972 = move.u8 r1004
+	jump b247
+b247: # compareAll[int16].return
+	r1005 = elemaddr r5, r971, 1
+	store.u8 r1005, r972
+	r1006 = add.i64 r900, 3
+	r1007 = convert.i32.i16 r616
+	jump b248
+b248: # compareAll[int32].entry
+	r1009 = convert.u32.i32 r1007
+	r1010 = lt.u32 r1009, 2147483648
+	r1012 = const.u64 0
+	jump b249
+b249: # flag.entry
+	branch r1010, b250, b382
+b250: # flag.if.then
+	r1013 = shl.u8.u64 1, r1012
+	r1011 = move.u8 r1013
+	jump b251
+b251: # flag.return
+	r1014 = lt.i32 r1007, 0
+	r1016 = const.u64 1
+	jump b252
+b252: # flag.entry
+	branch r1014, b253, b381
+b253: # flag.if.then
+	r1017 = shl.u8.u64 1, r1016
+	r1015 = move.u8 r1017
+	jump b254
+b254: # flag.return
+	r1018 = or.u8 r1011, r1015
+	r1019 = convert.u64.i32 r1007
+	r1020 = gt.u64 r1019, 9223372036854775808
+	r1022 = const.u64 2
+	jump b255
+b255: # flag.entry
+	branch r1020, b256, b380
+b256: # flag.if.then
+	r1023 = shl.u8.u64 1, r1022
+	r1021 = move.u8 r1023
+	jump b257
+b257: # flag.return
+	r1024 = or.u8 r1018, r1021
+	r1025 = convert.u16.i32 r1007
+	r1026 = ge.u16 r1025, 32768
+	r1028 = const.u64 3
+	jump b258
+b258: # flag.entry
+	branch r1026, b259, b379
+b259: # flag.if.then
+	r1029 = shl.u8.u64 1, r1028
+	r1027 = move.u8 r1029
+	jump b260
+b260: # flag.return
+	r1030 = or.u8 r1024, r1027
+	r1031 = convert.u32.i32 r1007
+	r1032 = convert.f64.u32 r1031
+	r1033 = convert.f64.i32 r1007
+	r1034 = eq.f64 r1032, r1033
+	r1036 = const.u64 4
+	jump b261
+b261: # flag.entry
+	branch r1034, b262, b378
+b262: # flag.if.then
+	r1037 = shl.u8.u64 1, r1036
+	r1035 = move.u8 r1037
+	jump b263
+b263: # flag.return
+	r1038 = or.u8 r1030, r1035
+	r1008 = move.u8 r1038
+	jump b264
+b264: # compareAll[int32].return
+	r1039 = elemaddr r5, r1006, 1
+	store.u8 r1039, r1008
+	r1040 = add.i64 r900, 4
+	r1041 = convert.u8.i16 r616
+	jump b265
+b265: # compareAll[uint8].entry
+	r1043 = convert.u32.u8 r1041
+	r1044 = lt.u32 r1043, 2147483648
+	r1046 = const.u64 0
+	jump b266
+b266: # flag.entry
+	branch r1044, b267, b377
+b267: # flag.if.then
+	r1047 = shl.u8.u64 1, r1046
+	r1045 = move.u8 r1047
+	jump b268
+b268: # flag.return
+	r1048 = convert.i32.u8 r1041
+	r1049 = lt.i32 r1048, 0
+	r1051 = const.u64 1
+	jump b269
+b269: # flag.entry
+	branch r1049, b270, b376
+b270: # flag.if.then
+	r1052 = shl.u8.u64 1, r1051
+	r1050 = move.u8 r1052
+	jump b271
+b271: # flag.return
+	r1053 = or.u8 r1045, r1050
+	r1054 = convert.u64.u8 r1041
+	r1055 = gt.u64 r1054, 9223372036854775808
+	r1057 = const.u64 2
+	jump b272
+b272: # flag.entry
+	branch r1055, b273, b375
+b273: # flag.if.then
+	r1058 = shl.u8.u64 1, r1057
+	r1056 = move.u8 r1058
+	jump b274
+b274: # flag.return
+	r1059 = or.u8 r1053, r1056
+	r1060 = convert.u16.u8 r1041
+	r1061 = ge.u16 r1060, 32768
+	r1063 = const.u64 3
+	jump b275
+b275: # flag.entry
+	branch r1061, b276, b374
+b276: # flag.if.then
+	r1064 = shl.u8.u64 1, r1063
+	r1062 = move.u8 r1064
+	jump b277
+b277: # flag.return
+	r1065 = or.u8 r1059, r1062
+	r1066 = convert.u32.u8 r1041
+	r1067 = convert.f64.u32 r1066
+	r1068 = convert.i32.u8 r1041
+	r1069 = convert.f64.i32 r1068
+	r1070 = eq.f64 r1067, r1069
+	r1072 = const.u64 4
+	jump b278
+b278: # flag.entry
+	branch r1070, b279, b373
+b279: # flag.if.then
+	r1073 = shl.u8.u64 1, r1072
+	r1071 = move.u8 r1073
+	jump b280
+b280: # flag.return
+	r1074 = or.u8 r1065, r1071
+	r1042 = move.u8 r1074
+	jump b281
+b281: # compareAll[uint8].return
+	r1075 = elemaddr r5, r1040, 1
+	store.u8 r1075, r1042
+	r1076 = add.i64 r900, 5
+	r1077 = convert.u16.i16 r616
+	jump b282
+b282: # compareAll[uint16].entry
+	r1079 = convert.u32.u16 r1077
+	r1080 = lt.u32 r1079, 2147483648
+	r1082 = const.u64 0
+	jump b283
+b283: # flag.entry
+	branch r1080, b284, b372
+b284: # flag.if.then
+	r1083 = shl.u8.u64 1, r1082
+	r1081 = move.u8 r1083
+	jump b285
+b285: # flag.return
+	r1084 = convert.i32.u16 r1077
+	r1085 = lt.i32 r1084, 0
+	r1087 = const.u64 1
+	jump b286
+b286: # flag.entry
+	branch r1085, b287, b371
+b287: # flag.if.then
+	r1088 = shl.u8.u64 1, r1087
+	r1086 = move.u8 r1088
+	jump b288
+b288: # flag.return
+	r1089 = or.u8 r1081, r1086
+	r1090 = convert.u64.u16 r1077
+	r1091 = gt.u64 r1090, 9223372036854775808
+	r1093 = const.u64 2
+	jump b289
+b289: # flag.entry
+	branch r1091, b290, b370
+b290: # flag.if.then
+	r1094 = shl.u8.u64 1, r1093
+	r1092 = move.u8 r1094
+	jump b291
+b291: # flag.return
+	r1095 = or.u8 r1089, r1092
+	r1096 = ge.u16 r1077, 32768
+	r1098 = const.u64 3
+	jump b292
+b292: # flag.entry
+	branch r1096, b293, b369
+b293: # flag.if.then
+	r1099 = shl.u8.u64 1, r1098
+	r1097 = move.u8 r1099
+	jump b294
+b294: # flag.return
+	r1100 = or.u8 r1095, r1097
+	r1101 = convert.u32.u16 r1077
+	r1102 = convert.f64.u32 r1101
+	r1103 = convert.i32.u16 r1077
+	r1104 = convert.f64.i32 r1103
+	r1105 = eq.f64 r1102, r1104
+	r1107 = const.u64 4
+	jump b295
+b295: # flag.entry
+	branch r1105, b296, b368
+b296: # flag.if.then
+	r1108 = shl.u8.u64 1, r1107
+	r1106 = move.u8 r1108
+	jump b297
+b297: # flag.return
+	r1109 = or.u8 r1100, r1106
+	r1078 = move.u8 r1109
+	jump b298
+b298: # compareAll[uint16].return
+	r1110 = elemaddr r5, r1076, 1
+	store.u8 r1110, r1078
+	r1111 = add.i64 r900, 6
+	r1112 = convert.u32.i16 r616
+	jump b299
+b299: # compareAll[uint32].entry
+	r1114 = lt.u32 r1112, 2147483648
+	r1116 = const.u64 0
+	jump b300
+b300: # flag.entry
+	branch r1114, b301, b367
+b301: # flag.if.then
+	r1117 = shl.u8.u64 1, r1116
+	r1115 = move.u8 r1117
+	jump b302
+b302: # flag.return
+	r1118 = convert.i32.u32 r1112
+	r1119 = lt.i32 r1118, 0
+	r1121 = const.u64 1
+	jump b303
+b303: # flag.entry
+	branch r1119, b304, b366
+b304: # flag.if.then
+	r1122 = shl.u8.u64 1, r1121
+	r1120 = move.u8 r1122
+	jump b305
+b305: # flag.return
+	r1123 = or.u8 r1115, r1120
+	r1124 = convert.u64.u32 r1112
+	r1125 = gt.u64 r1124, 9223372036854775808
+	r1127 = const.u64 2
+	jump b306
+b306: # flag.entry
+	branch r1125, b307, b365
+b307: # flag.if.then
+	r1128 = shl.u8.u64 1, r1127
+	r1126 = move.u8 r1128
+	jump b308
+b308: # flag.return
+	r1129 = or.u8 r1123, r1126
+	r1130 = convert.u16.u32 r1112
+	r1131 = ge.u16 r1130, 32768
+	r1133 = const.u64 3
+	jump b309
+b309: # flag.entry
+	branch r1131, b310, b364
+b310: # flag.if.then
+	r1134 = shl.u8.u64 1, r1133
+	r1132 = move.u8 r1134
+	jump b311
+b311: # flag.return
+	r1135 = or.u8 r1129, r1132
+	r1136 = convert.f64.u32 r1112
+	r1137 = convert.i32.u32 r1112
+	r1138 = convert.f64.i32 r1137
+	r1139 = eq.f64 r1136, r1138
+	r1141 = const.u64 4
+	jump b312
+b312: # flag.entry
+	branch r1139, b313, b363
+b313: # flag.if.then
+	r1142 = shl.u8.u64 1, r1141
+	r1140 = move.u8 r1142
+	jump b314
+b314: # flag.return
+	r1143 = or.u8 r1135, r1140
+	r1113 = move.u8 r1143
+	jump b315
+b315: # compareAll[uint32].return
+	r1144 = elemaddr r5, r1111, 1
+	store.u8 r1144, r1113
+	r1145 = add.i64 r900, 7
+	r1146 = convert.i8.i16 r616
+	r1147 = add.i8 r1146, 1
+	jump b316
+b316: # compareAll[int8].entry
+	r1149 = convert.u32.i8 r1147
+	r1150 = lt.u32 r1149, 2147483648
+	r1152 = const.u64 0
+	jump b317
+b317: # flag.entry
+	branch r1150, b318, b362
+b318: # flag.if.then
+	r1153 = shl.u8.u64 1, r1152
+	r1151 = move.u8 r1153
+	jump b319
+b319: # flag.return
+	r1154 = convert.i32.i8 r1147
+	r1155 = lt.i32 r1154, 0
+	r1157 = const.u64 1
+	jump b320
+b320: # flag.entry
+	branch r1155, b321, b361
+b321: # flag.if.then
+	r1158 = shl.u8.u64 1, r1157
+	r1156 = move.u8 r1158
+	jump b322
+b322: # flag.return
+	r1159 = or.u8 r1151, r1156
+	r1160 = convert.u64.i8 r1147
+	r1161 = gt.u64 r1160, 9223372036854775808
+	r1163 = const.u64 2
+	jump b323
+b323: # flag.entry
+	branch r1161, b324, b360
+b324: # flag.if.then
+	r1164 = shl.u8.u64 1, r1163
+	r1162 = move.u8 r1164
+	jump b325
+b325: # flag.return
+	r1165 = or.u8 r1159, r1162
+	r1166 = convert.u16.i8 r1147
+	r1167 = ge.u16 r1166, 32768
+	r1169 = const.u64 3
+	jump b326
+b326: # flag.entry
+	branch r1167, b327, b359
+b327: # flag.if.then
+	r1170 = shl.u8.u64 1, r1169
+	r1168 = move.u8 r1170
+	jump b328
+b328: # flag.return
+	r1171 = or.u8 r1165, r1168
+	r1172 = convert.u32.i8 r1147
+	r1173 = convert.f64.u32 r1172
+	r1174 = convert.i32.i8 r1147
+	r1175 = convert.f64.i32 r1174
+	r1176 = eq.f64 r1173, r1175
+	r1178 = const.u64 4
+	jump b329
+b329: # flag.entry
+	branch r1176, b330, b358
+b330: # flag.if.then
+	r1179 = shl.u8.u64 1, r1178
+	r1177 = move.u8 r1179
+	jump b331
+b331: # flag.return
+	r1180 = or.u8 r1171, r1177
+	r1148 = move.u8 r1180
+	jump b332
+b332: # compareAll[int8].return
+	r1181 = elemaddr r5, r1145, 1
+	store.u8 r1181, r1148
+	r1182 = add.i64 r900, 8
+	r1183 = sub.i16 r616, 1
+	jump b333
+b333: # compareAll[int16].entry
+	r1185 = convert.u32.i16 r1183
+	r1186 = lt.u32 r1185, 2147483648
+	r1188 = const.u64 0
+	jump b334
+b334: # flag.entry
+	branch r1186, b335, b357
+b335: # flag.if.then
+	r1189 = shl.u8.u64 1, r1188
+	r1187 = move.u8 r1189
+	jump b336
+b336: # flag.return
+	r1190 = convert.i32.i16 r1183
+	r1191 = lt.i32 r1190, 0
+	r1193 = const.u64 1
+	jump b337
+b337: # flag.entry
+	branch r1191, b338, b356
+b338: # flag.if.then
+	r1194 = shl.u8.u64 1, r1193
+	r1192 = move.u8 r1194
+	jump b339
+b339: # flag.return
+	r1195 = or.u8 r1187, r1192
+	r1196 = convert.u64.i16 r1183
+	r1197 = gt.u64 r1196, 9223372036854775808
+	r1199 = const.u64 2
+	jump b340
+b340: # flag.entry
+	branch r1197, b341, b355
+b341: # flag.if.then
+	r1200 = shl.u8.u64 1, r1199
+	r1198 = move.u8 r1200
+	jump b342
+b342: # flag.return
+	r1201 = or.u8 r1195, r1198
+	r1202 = convert.u16.i16 r1183
+	r1203 = ge.u16 r1202, 32768
+	r1205 = const.u64 3
+	jump b343
+b343: # flag.entry
+	branch r1203, b344, b354
+b344: # flag.if.then
+	r1206 = shl.u8.u64 1, r1205
+	r1204 = move.u8 r1206
+	jump b345
+b345: # flag.return
+	r1207 = or.u8 r1201, r1204
+	r1208 = convert.u32.i16 r1183
+	r1209 = convert.f64.u32 r1208
+	r1210 = convert.i32.i16 r1183
+	r1211 = convert.f64.i32 r1210
+	r1212 = eq.f64 r1209, r1211
+	r1214 = const.u64 4
+	jump b346
+b346: # flag.entry
+	branch r1212, b347, b353
+b347: # flag.if.then
+	r1215 = shl.u8.u64 1, r1214
+	r1213 = move.u8 r1215
+	jump b348
+b348: # flag.return
+	r1216 = or.u8 r1207, r1213
+	r1184 = move.u8 r1216
+	jump b349
+b349: # compareAll[int16].return
+	r1217 = elemaddr r5, r1182, 1
+	store.u8 r1217, r1184
+	jump b350
+b350: # convertAll[int16].return
+	r1218 = add.i64 r8, 1
+	r1219 = lt.i64 r1218, r3
+	branch r1219, b351, b352
+b351: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b352: # exit
+	return
+b353: # flag.if.done
+	r1213 = move.u8 0
+	jump b348
+b354: # flag.if.done
+	r1204 = move.u8 0
+	jump b345
+b355: # flag.if.done
+	r1198 = move.u8 0
+	jump b342
+b356: # flag.if.done
+	r1192 = move.u8 0
+	jump b339
+b357: # flag.if.done
+	r1187 = move.u8 0
+	jump b336
+b358: # flag.if.done
+	r1177 = move.u8 0
+	jump b331
+b359: # flag.if.done
+	r1168 = move.u8 0
+	jump b328
+b360: # flag.if.done
+	r1162 = move.u8 0
+	jump b325
+b361: # flag.if.done
+	r1156 = move.u8 0
+	jump b322
+b362: # flag.if.done
+	r1151 = move.u8 0
+	jump b319
+b363: # flag.if.done
+	r1140 = move.u8 0
+	jump b314
+b364: # flag.if.done
+	r1132 = move.u8 0
+	jump b311
+b365: # flag.if.done
+	r1126 = move.u8 0
+	jump b308
+b366: # flag.if.done
+	r1120 = move.u8 0
+	jump b305
+b367: # flag.if.done
+	r1115 = move.u8 0
+	jump b302
+b368: # flag.if.done
+	r1106 = move.u8 0
+	jump b297
+b369: # flag.if.done
+	r1097 = move.u8 0
+	jump b294
+b370: # flag.if.done
+	r1092 = move.u8 0
+	jump b291
+b371: # flag.if.done
+	r1086 = move.u8 0
+	jump b288
+b372: # flag.if.done
+	r1081 = move.u8 0
+	jump b285
+b373: # flag.if.done
+	r1071 = move.u8 0
+	jump b280
+b374: # flag.if.done
+	r1062 = move.u8 0
+	jump b277
+b375: # flag.if.done
+	r1056 = move.u8 0
+	jump b274
+b376: # flag.if.done
+	r1050 = move.u8 0
+	jump b271
+b377: # flag.if.done
+	r1045 = move.u8 0
+	jump b268
+b378: # flag.if.done
+	r1035 = move.u8 0
+	jump b263
+b379: # flag.if.done
+	r1027 = move.u8 0
+	jump b260
+b380: # flag.if.done
+	r1021 = move.u8 0
+	jump b257
+b381: # flag.if.done
+	r1015 = move.u8 0
+	jump b254
+b382: # flag.if.done
+	r1011 = move.u8 0
+	jump b251
+b383: # flag.if.done
+	r1001 = move.u8 0
+	jump b246
+b384: # flag.if.done
+	r992 = move.u8 0
+	jump b243
+b385: # flag.if.done
+	r986 = move.u8 0
+	jump b240
+b386: # flag.if.done
+	r980 = move.u8 0
+	jump b237
+b387: # flag.if.done
+	r975 = move.u8 0
+	jump b234
+b388: # flag.if.done
+	r966 = move.u8 0
+	jump b229
+b389: # flag.if.done
+	r957 = move.u8 0
+	jump b226
+b390: # flag.if.done
+	r951 = move.u8 0
+	jump b223
+b391: # flag.if.done
+	r945 = move.u8 0
+	jump b220
+b392: # flag.if.done
+	r940 = move.u8 0
+	jump b217
+b393: # flag.if.done
+	r930 = move.u8 0
+	jump b212
+b394: # flag.if.done
+	r921 = move.u8 0
+	jump b209
+b395: # flag.if.done
+	r915 = move.u8 0
+	jump b206
+b396: # flag.if.done
+	r909 = move.u8 0
+	jump b203
+b397: # flag.if.done
+	r904 = move.u8 0
+	jump b200
+b398: # flag.if.done
+	r610 = move.u8 0
+	jump b175
+b399: # flag.if.done
+	r601 = move.u8 0
+	jump b172
+b400: # flag.if.done
+	r595 = move.u8 0
+	jump b169
+b401: # flag.if.done
+	r589 = move.u8 0
+	jump b166
+b402: # flag.if.done
+	r584 = move.u8 0
+	jump b163
+b403: # flag.if.done
+	r573 = move.u8 0
+	jump b158
+b404: # flag.if.done
+	r564 = move.u8 0
+	jump b155
+b405: # flag.if.done
+	r558 = move.u8 0
+	jump b152
+b406: # flag.if.done
+	r552 = move.u8 0
+	jump b149
+b407: # flag.if.done
+	r547 = move.u8 0
+	jump b146
+b408: # flag.if.done
+	r537 = move.u8 0
+	jump b141
+b409: # flag.if.done
+	r529 = move.u8 0
+	jump b138
+b410: # flag.if.done
+	r523 = move.u8 0
+	jump b135
+b411: # flag.if.done
+	r517 = move.u8 0
+	jump b132
+b412: # flag.if.done
+	r512 = move.u8 0
+	jump b129
+b413: # flag.if.done
+	r503 = move.u8 0
+	jump b124
+b414: # flag.if.done
+	r494 = move.u8 0
+	jump b121
+b415: # flag.if.done
+	r489 = move.u8 0
+	jump b118
+b416: # flag.if.done
+	r483 = move.u8 0
+	jump b115
+b417: # flag.if.done
+	r478 = move.u8 0
+	jump b112
+b418: # flag.if.done
+	r468 = move.u8 0
+	jump b107
+b419: # flag.if.done
+	r459 = move.u8 0
+	jump b104
+b420: # flag.if.done
+	r453 = move.u8 0
+	jump b101
+b421: # flag.if.done
+	r447 = move.u8 0
+	jump b98
+b422: # flag.if.done
+	r442 = move.u8 0
+	jump b95
+b423: # flag.if.done
+	r432 = move.u8 0
+	jump b90
+b424: # flag.if.done
+	r424 = move.u8 0
+	jump b87
+b425: # flag.if.done
+	r418 = move.u8 0
+	jump b84
+b426: # flag.if.done
+	r412 = move.u8 0
+	jump b81
+b427: # flag.if.done
+	r408 = move.u8 0
+	jump b78
+b428: # flag.if.done
+	r398 = move.u8 0
+	jump b73
+b429: # flag.if.done
+	r389 = move.u8 0
+	jump b70
+b430: # flag.if.done
+	r383 = move.u8 0
+	jump b67
+b431: # flag.if.done
+	r377 = move.u8 0
+	jump b64
+b432: # flag.if.done
+	r372 = move.u8 0
+	jump b61
+b433: # flag.if.done
+	r362 = move.u8 0
+	jump b56
+b434: # flag.if.done
+	r353 = move.u8 0
+	jump b53
+b435: # flag.if.done
+	r347 = move.u8 0
+	jump b50
+b436: # flag.if.done
+	r341 = move.u8 0
+	jump b47
+b437: # flag.if.done
+	r336 = move.u8 0
+	jump b44
+b438: # flag.if.done
+	r327 = move.u8 0
+	jump b39
+b439: # flag.if.done
+	r318 = move.u8 0
+	jump b36
+b440: # flag.if.done
+	r312 = move.u8 0
+	jump b33
+b441: # flag.if.done
+	r306 = move.u8 0
+	jump b30
+b442: # flag.if.done
+	r301 = move.u8 0
+	jump b27
+
+kernel Saxpy(a f32, x []f32, y []f32)
+
+task Saxpy_0 parallel count=(min.i64 (len x) (len y))
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r8 = base y
+	r9 = len y
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r15 = param.f32 a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b6
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r12 = elemaddr r5, r11, 4
+	r13 = load.f32 r12
+	r14 = mul.f32 r15, r13
+	r16 = elemaddr r8, r11, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	r19 = elemaddr r8, r11, 4
+	store.f32 r19, r18
+	r20 = add.i64 r11, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel MixInt8(a []i8, b []i8, out []i8)
+
+task MixInt8_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.i8 r8
+	r12 = elemaddr r13, r7, 1
+	r15 = load.i8 r12
+	jump b5
+b5: # Mix[int8].entry
+	r17 = mul.i8 r11, r15
+	r18 = add.i8 r17, r11
+	r19 = sub.i8 r18, r15
+	r20 = andnot.i8 r11, r15
+	r21 = xor.i8 r19, r20
+	r22 = and.i8 r11, r15
+	r23 = shr.i8.u64 r22, 1
+	r24 = or.i8 r21, r23
+	r25 = ne.i8 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int8].if.then
+	r27 = div.i8 r11, r15
+	r28 = add.i8 r24, r27
+	r29 = rem.i8 r11, r15
+	r30 = xor.i8 r28, r29
+	r26 = move.i8 r30
+	jump b7
+b7: # Mix[int8].if.done
+	r31 = div.i8 r11, 7
+	r32 = rem.i8 r11, 5
+	r33 = add.i8 r31, r32
+	r34 = div.i8 r11, 100
+	r35 = add.i8 r33, r34
+	r36 = rem.i8 r11, 16
+	r37 = add.i8 r35, r36
+	r38 = div.i8 r11, 2
+	r39 = add.i8 r37, r38
+	r40 = rem.i8 r11, 127
+	r41 = add.i8 r39, r40
+	r42 = add.i8 r26, r41
+	r43 = convert.u64.i8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i8.u64 r11, r44
+	r46 = shr.i8.u64 r11, r44
+	r47 = or.i8 r45, r46
+	r48 = xor.i8 r42, r47
+	r49 = convert.u64.i8 r15
+	r50 = shl.i8.u64 r11, r49
+	r51 = add.i8 r48, r50
+	r52 = convert.u8.i8 r15
+	r53 = shr.i8.u8 r11, r52
+	r54 = sub.i8 r51, r53
+	r55 = not.i8 r11
+	r56 = neg.i8 r15
+	r57 = add.i8 r55, r56
+	r58 = add.i8 r54, r57
+	r16 = move.i8 r58
+	jump b8
+b8: # Mix[int8].return
+	r59 = elemaddr r4, r7, 1
+	store.i8 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i8 r24
+	jump b7
+
+kernel MixInt16(a []i16, b []i16, out []i16)
+
+task MixInt16_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 2
+	r11 = load.i16 r8
+	r12 = elemaddr r13, r7, 2
+	r15 = load.i16 r12
+	jump b5
+b5: # Mix[int16].entry
+	r17 = mul.i16 r11, r15
+	r18 = add.i16 r17, r11
+	r19 = sub.i16 r18, r15
+	r20 = andnot.i16 r11, r15
+	r21 = xor.i16 r19, r20
+	r22 = and.i16 r11, r15
+	r23 = shr.i16.u64 r22, 1
+	r24 = or.i16 r21, r23
+	r25 = ne.i16 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int16].if.then
+	r27 = div.i16 r11, r15
+	r28 = add.i16 r24, r27
+	r29 = rem.i16 r11, r15
+	r30 = xor.i16 r28, r29
+	r26 = move.i16 r30
+	jump b7
+b7: # Mix[int16].if.done
+	r31 = div.i16 r11, 7
+	r32 = rem.i16 r11, 5
+	r33 = add.i16 r31, r32
+	r34 = div.i16 r11, 100
+	r35 = add.i16 r33, r34
+	r36 = rem.i16 r11, 16
+	r37 = add.i16 r35, r36
+	r38 = div.i16 r11, 2
+	r39 = add.i16 r37, r38
+	r40 = rem.i16 r11, 127
+	r41 = add.i16 r39, r40
+	r42 = add.i16 r26, r41
+	r43 = convert.u64.i16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i16.u64 r11, r44
+	r46 = shr.i16.u64 r11, r44
+	r47 = or.i16 r45, r46
+	r48 = xor.i16 r42, r47
+	r49 = convert.u64.i16 r15
+	r50 = shl.i16.u64 r11, r49
+	r51 = add.i16 r48, r50
+	r52 = convert.u8.i16 r15
+	r53 = shr.i16.u8 r11, r52
+	r54 = sub.i16 r51, r53
+	r55 = not.i16 r11
+	r56 = neg.i16 r15
+	r57 = add.i16 r55, r56
+	r58 = add.i16 r54, r57
+	r16 = move.i16 r58
+	jump b8
+b8: # Mix[int16].return
+	r59 = elemaddr r4, r7, 2
+	store.i16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i16 r24
+	jump b7
+
+kernel MixInt32(a []i32, b []i32, out []i32)
+
+task MixInt32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.i32 r12
+	jump b5
+b5: # Mix[int32].entry
+	r17 = mul.i32 r11, r15
+	r18 = add.i32 r17, r11
+	r19 = sub.i32 r18, r15
+	r20 = andnot.i32 r11, r15
+	r21 = xor.i32 r19, r20
+	r22 = and.i32 r11, r15
+	r23 = shr.i32.u64 r22, 1
+	r24 = or.i32 r21, r23
+	r25 = ne.i32 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int32].if.then
+	r27 = div.i32 r11, r15
+	r28 = add.i32 r24, r27
+	r29 = rem.i32 r11, r15
+	r30 = xor.i32 r28, r29
+	r26 = move.i32 r30
+	jump b7
+b7: # Mix[int32].if.done
+	r62 = mulhi.i32 r11, -1840700269
+	r63 = add.i32 r62, r11
+	r64 = convert.u32.i32 r63
+	r65 = shr.u32.u32 r64, 31
+	r66 = shr.i32.u32 r63, 2
+	r67 = convert.i32.u32 r65
+	r68 = add.i32 r66, r67
+	r31 = move.i32 r68
+	r69 = mulhi.i32 r11, -858993459
+	r70 = add.i32 r69, r11
+	r71 = convert.u32.i32 r70
+	r72 = shr.u32.u32 r71, 31
+	r73 = shr.i32.u32 r70, 2
+	r74 = convert.i32.u32 r72
+	r75 = add.i32 r73, r74
+	r76 = mul.i32 r75, 5
+	r77 = sub.i32 r11, r76
+	r32 = move.i32 r77
+	r33 = add.i32 r31, r32
+	r78 = mulhi.i32 r11, -1546188226
+	r79 = add.i32 r78, r11
+	r80 = convert.u32.i32 r79
+	r81 = shr.u32.u32 r80, 31
+	r82 = shr.i32.u32 r79, 6
+	r83 = convert.i32.u32 r81
+	r84 = add.i32 r82, r83
+	r34 = move.i32 r84
+	r35 = add.i32 r33, r34
+	r85 = shr.i32.u32 r11, 31
+	r86 = and.i32 r85, 15
+	r87 = add.i32 r11, r86
+	r88 = shr.i32.u32 r87, 4
+	r89 = mul.i32 r88, 16
+	r90 = sub.i32 r11, r89
+	r36 = move.i32 r90
+	r37 = add.i32 r35, r36
+	r91 = shr.i32.u32 r11, 31
+	r92 = and.i32 r91, 1
+	r93 = add.i32 r11, r92
+	r94 = shr.i32.u32 r93, 1
+	r38 = move.i32 r94
+	r39 = add.i32 r37, r38
+	r95 = mulhi.i32 r11, -2130574327
+	r96 = add.i32 r95, r11
+	r97 = convert.u32.i32 r96
+	r98 = shr.u32.u32 r97, 31
+	r99 = shr.i32.u32 r96, 6
+	r100 = convert.i32.u32 r98
+	r101 = add.i32 r99, r100
+	r102 = mul.i32 r101, 127
+	r103 = sub.i32 r11, r102
+	r40 = move.i32 r103
+	r41 = add.i32 r39, r40
+	r42 = add.i32 r26, r41
+	r43 = convert.u64.i32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i32.u64 r11, r44
+	r46 = shr.i32.u64 r11, r44
+	r47 = or.i32 r45, r46
+	r48 = xor.i32 r42, r47
+	r49 = convert.u64.i32 r15
+	r50 = shl.i32.u64 r11, r49
+	r51 = add.i32 r48, r50
+	r52 = convert.u8.i32 r15
+	r53 = shr.i32.u8 r11, r52
+	r54 = sub.i32 r51, r53
+	r55 = not.i32 r11
+	r56 = neg.i32 r15
+	r57 = add.i32 r55, r56
+	r58 = add.i32 r54, r57
+	r16 = move.i32 r58
+	jump b8
+b8: # Mix[int32].return
+	r59 = elemaddr r4, r7, 4
+	store.i32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i32 r24
+	jump b7
+
+kernel MixInt64(a []i64, b []i64, out []i64)
+
+task MixInt64_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b5
+b5: # Mix[int64].entry
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int64].if.then
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b7
+b7: # Mix[int64].if.done
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b8
+b8: # Mix[int64].return
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i64 r24
+	jump b7
+
+kernel MixInt(a []i64, b []i64, out []i64)
+
+task MixInt_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b5
+b5: # Mix[int].entry
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int].if.then
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b7
+b7: # Mix[int].if.done
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b8
+b8: # Mix[int].return
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i64 r24
+	jump b7
+
+kernel MixUint8(a []u8, b []u8, out []u8)
+
+task MixUint8_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	r12 = elemaddr r13, r7, 1
+	r15 = load.u8 r12
+	jump b5
+b5: # Mix[uint8].entry
+	r17 = mul.u8 r11, r15
+	r18 = add.u8 r17, r11
+	r19 = sub.u8 r18, r15
+	r20 = andnot.u8 r11, r15
+	r21 = xor.u8 r19, r20
+	r22 = and.u8 r11, r15
+	r23 = shr.u8.u64 r22, 1
+	r24 = or.u8 r21, r23
+	r25 = ne.u8 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint8].if.then
+	r27 = div.u8 r11, r15
+	r28 = add.u8 r24, r27
+	r29 = rem.u8 r11, r15
+	r30 = xor.u8 r28, r29
+	r26 = move.u8 r30
+	jump b7
+b7: # Mix[uint8].if.done
+	r31 = div.u8 r11, 7
+	r32 = rem.u8 r11, 5
+	r33 = add.u8 r31, r32
+	r34 = div.u8 r11, 100
+	r35 = add.u8 r33, r34
+	r36 = rem.u8 r11, 16
+	r37 = add.u8 r35, r36
+	r38 = div.u8 r11, 2
+	r39 = add.u8 r37, r38
+	r40 = rem.u8 r11, 127
+	r41 = add.u8 r39, r40
+	r42 = add.u8 r26, r41
+	r43 = convert.u64.u8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u8.u64 r11, r44
+	r46 = shr.u8.u64 r11, r44
+	r47 = or.u8 r45, r46
+	r48 = xor.u8 r42, r47
+	r49 = convert.u64.u8 r15
+	r50 = shl.u8.u64 r11, r49
+	r51 = add.u8 r48, r50
+	r52 = shr.u8.u8 r11, r15
+	r53 = sub.u8 r51, r52
+	r54 = not.u8 r11
+	r55 = neg.u8 r15
+	r56 = add.u8 r54, r55
+	r57 = add.u8 r53, r56
+	r16 = move.u8 r57
+	jump b8
+b8: # Mix[uint8].return
+	r58 = elemaddr r4, r7, 1
+	store.u8 r58, r16
+	r59 = add.i64 r7, 1
+	r60 = lt.i64 r59, r3
+	branch r60, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u8 r24
+	jump b7
+
+kernel MixUint16(a []u16, b []u16, out []u16)
+
+task MixUint16_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 2
+	r11 = load.u16 r8
+	r12 = elemaddr r13, r7, 2
+	r15 = load.u16 r12
+	jump b5
+b5: # Mix[uint16].entry
+	r17 = mul.u16 r11, r15
+	r18 = add.u16 r17, r11
+	r19 = sub.u16 r18, r15
+	r20 = andnot.u16 r11, r15
+	r21 = xor.u16 r19, r20
+	r22 = and.u16 r11, r15
+	r23 = shr.u16.u64 r22, 1
+	r24 = or.u16 r21, r23
+	r25 = ne.u16 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint16].if.then
+	r27 = div.u16 r11, r15
+	r28 = add.u16 r24, r27
+	r29 = rem.u16 r11, r15
+	r30 = xor.u16 r28, r29
+	r26 = move.u16 r30
+	jump b7
+b7: # Mix[uint16].if.done
+	r31 = div.u16 r11, 7
+	r32 = rem.u16 r11, 5
+	r33 = add.u16 r31, r32
+	r34 = div.u16 r11, 100
+	r35 = add.u16 r33, r34
+	r36 = rem.u16 r11, 16
+	r37 = add.u16 r35, r36
+	r38 = div.u16 r11, 2
+	r39 = add.u16 r37, r38
+	r40 = rem.u16 r11, 127
+	r41 = add.u16 r39, r40
+	r42 = add.u16 r26, r41
+	r43 = convert.u64.u16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u16.u64 r11, r44
+	r46 = shr.u16.u64 r11, r44
+	r47 = or.u16 r45, r46
+	r48 = xor.u16 r42, r47
+	r49 = convert.u64.u16 r15
+	r50 = shl.u16.u64 r11, r49
+	r51 = add.u16 r48, r50
+	r52 = convert.u8.u16 r15
+	r53 = shr.u16.u8 r11, r52
+	r54 = sub.u16 r51, r53
+	r55 = not.u16 r11
+	r56 = neg.u16 r15
+	r57 = add.u16 r55, r56
+	r58 = add.u16 r54, r57
+	r16 = move.u16 r58
+	jump b8
+b8: # Mix[uint16].return
+	r59 = elemaddr r4, r7, 2
+	store.u16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u16 r24
+	jump b7
+
+kernel MixUint32(a []u32, b []u32, out []u32)
+
+task MixUint32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.u32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.u32 r12
+	jump b5
+b5: # Mix[uint32].entry
+	r17 = mul.u32 r11, r15
+	r18 = add.u32 r17, r11
+	r19 = sub.u32 r18, r15
+	r20 = andnot.u32 r11, r15
+	r21 = xor.u32 r19, r20
+	r22 = and.u32 r11, r15
+	r23 = shr.u32.u64 r22, 1
+	r24 = or.u32 r21, r23
+	r25 = ne.u32 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint32].if.then
+	r27 = div.u32 r11, r15
+	r28 = add.u32 r24, r27
+	r29 = rem.u32 r11, r15
+	r30 = xor.u32 r28, r29
+	r26 = move.u32 r30
+	jump b7
+b7: # Mix[uint32].if.done
+	r62 = mulhi.u32 r11, 613566757
+	r63 = sub.u32 r11, r62
+	r64 = shr.u32.u32 r63, 1
+	r65 = add.u32 r64, r62
+	r66 = shr.u32.u32 r65, 2
+	r31 = move.u32 r66
+	r67 = mulhi.u32 r11, 2576980378
+	r68 = sub.u32 r11, r67
+	r69 = shr.u32.u32 r68, 1
+	r70 = add.u32 r69, r67
+	r71 = shr.u32.u32 r70, 2
+	r72 = mul.u32 r71, 5
+	r73 = sub.u32 r11, r72
+	r32 = move.u32 r73
+	r33 = add.u32 r31, r32
+	r74 = mulhi.u32 r11, 1202590843
+	r75 = sub.u32 r11, r74
+	r76 = shr.u32.u32 r75, 1
+	r77 = add.u32 r76, r74
+	r78 = shr.u32.u32 r77, 6
+	r34 = move.u32 r78
+	r35 = add.u32 r33, r34
+	r79 = shr.u32.u32 r11, 4
+	r80 = mul.u32 r79, 16
+	r81 = sub.u32 r11, r80
+	r36 = move.u32 r81
+	r37 = add.u32 r35, r36
+	r82 = shr.u32.u32 r11, 1
+	r38 = move.u32 r82
+	r39 = add.u32 r37, r38
+	r83 = mulhi.u32 r11, 33818641
+	r84 = sub.u32 r11, r83
+	r85 = shr.u32.u32 r84, 1
+	r86 = add.u32 r85, r83
+	r87 = shr.u32.u32 r86, 6
+	r88 = mul.u32 r87, 127
+	r89 = sub.u32 r11, r88
+	r40 = move.u32 r89
+	r41 = add.u32 r39, r40
+	r42 = add.u32 r26, r41
+	r43 = convert.u64.u32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u32.u64 r11, r44
+	r46 = shr.u32.u64 r11, r44
+	r47 = or.u32 r45, r46
+	r48 = xor.u32 r42, r47
+	r49 = convert.u64.u32 r15
+	r50 = shl.u32.u64 r11, r49
+	r51 = add.u32 r48, r50
+	r52 = convert.u8.u32 r15
+	r53 = shr.u32.u8 r11, r52
+	r54 = sub.u32 r51, r53
+	r55 = not.u32 r11
+	r56 = neg.u32 r15
+	r57 = add.u32 r55, r56
+	r58 = add.u32 r54, r57
+	r16 = move.u32 r58
+	jump b8
+b8: # Mix[uint32].return
+	r59 = elemaddr r4, r7, 4
+	store.u32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u32 r24
+	jump b7
+
+kernel MixUint64(a []u64, b []u64, out []u64)
+
+task MixUint64_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b5
+b5: # Mix[uint64].entry
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint64].if.then
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b7
+b7: # Mix[uint64].if.done
+	r62 = mulhi.u64 r11, 2635249153387078803
+	r63 = sub.u64 r11, r62
+	r64 = shr.u64.u32 r63, 1
+	r65 = add.u64 r64, r62
+	r66 = shr.u64.u32 r65, 2
+	r31 = move.u64 r66
+	r67 = mulhi.u64 r11, 11068046444225730970
+	r68 = sub.u64 r11, r67
+	r69 = shr.u64.u32 r68, 1
+	r70 = add.u64 r69, r67
+	r71 = shr.u64.u32 r70, 2
+	r72 = mul.u64 r71, 5
+	r73 = sub.u64 r11, r72
+	r32 = move.u64 r73
+	r33 = add.u64 r31, r32
+	r74 = mulhi.u64 r11, 5165088340638674453
+	r75 = sub.u64 r11, r74
+	r76 = shr.u64.u32 r75, 1
+	r77 = add.u64 r76, r74
+	r78 = shr.u64.u32 r77, 6
+	r34 = move.u64 r78
+	r35 = add.u64 r33, r34
+	r79 = shr.u64.u32 r11, 4
+	r80 = mul.u64 r79, 16
+	r81 = sub.u64 r11, r80
+	r36 = move.u64 r81
+	r37 = add.u64 r35, r36
+	r82 = shr.u64.u32 r11, 1
+	r38 = move.u64 r82
+	r39 = add.u64 r37, r38
+	r83 = mulhi.u64 r11, 145249953336295683
+	r84 = sub.u64 r11, r83
+	r85 = shr.u64.u32 r84, 1
+	r86 = add.u64 r85, r83
+	r87 = shr.u64.u32 r86, 6
+	r88 = mul.u64 r87, 127
+	r89 = sub.u64 r11, r88
+	r40 = move.u64 r89
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = move.u64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u64.u64 r11, r44
+	r46 = shr.u64.u64 r11, r44
+	r47 = or.u64 r45, r46
+	r48 = xor.u64 r42, r47
+	r49 = move.u64 r15
+	r50 = shl.u64.u64 r11, r49
+	r51 = add.u64 r48, r50
+	r52 = convert.u8.u64 r15
+	r53 = shr.u64.u8 r11, r52
+	r54 = sub.u64 r51, r53
+	r55 = not.u64 r11
+	r56 = neg.u64 r15
+	r57 = add.u64 r55, r56
+	r58 = add.u64 r54, r57
+	r16 = move.u64 r58
+	jump b8
+b8: # Mix[uint64].return
+	r59 = elemaddr r4, r7, 8
+	store.u64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u64 r24
+	jump b7
+
+kernel MixUint(a []u64, b []u64, out []u64)
+
+task MixUint_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b5
+b5: # Mix[uint].entry
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint].if.then
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b7
+b7: # Mix[uint].if.done
+	r60 = mulhi.u64 r11, 2635249153387078803
+	r61 = sub.u64 r11, r60
+	r62 = shr.u64.u32 r61, 1
+	r63 = add.u64 r62, r60
+	r64 = shr.u64.u32 r63, 2
+	r31 = move.u64 r64
+	r65 = mulhi.u64 r11, 11068046444225730970
+	r66 = sub.u64 r11, r65
+	r67 = shr.u64.u32 r66, 1
+	r68 = add.u64 r67, r65
+	r69 = shr.u64.u32 r68, 2
+	r70 = mul.u64 r69, 5
+	r71 = sub.u64 r11, r70
+	r32 = move.u64 r71
+	r33 = add.u64 r31, r32
+	r72 = mulhi.u64 r11, 5165088340638674453
+	r73 = sub.u64 r11, r72
+	r74 = shr.u64.u32 r73, 1
+	r75 = add.u64 r74, r72
+	r76 = shr.u64.u32 r75, 6
+	r34 = move.u64 r76
+	r35 = add.u64 r33, r34
+	r77 = shr.u64.u32 r11, 4
+	r78 = mul.u64 r77, 16
+	r79 = sub.u64 r11, r78
+	r36 = move.u64 r79
+	r37 = add.u64 r35, r36
+	r80 = shr.u64.u32 r11, 1
+	r38 = move.u64 r80
+	r39 = add.u64 r37, r38
+	r81 = mulhi.u64 r11, 145249953336295683
+	r82 = sub.u64 r11, r81
+	r83 = shr.u64.u32 r82, 1
+	r84 = add.u64 r83, r81
+	r85 = shr.u64.u32 r84, 6
+	r86 = mul.u64 r85, 127
+	r87 = sub.u64 r11, r86
+	r40 = move.u64 r87
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = and.u64 r15, 15
+	r44 = shl.u64.u64 r11, r43
+	r45 = shr.u64.u64 r11, r43
+	r46 = or.u64 r44, r45
+	r47 = xor.u64 r42, r46
+	r48 = shl.u64.u64 r11, r15
+	r49 = add.u64 r47, r48
+	r50 = convert.u8.u64 r15
+	r51 = shr.u64.u8 r11, r50
+	r52 = sub.u64 r49, r51
+	r53 = not.u64 r11
+	r54 = neg.u64 r15
+	r55 = add.u64 r53, r54
+	r56 = add.u64 r52, r55
+	r16 = move.u64 r56
+	jump b8
+b8: # Mix[uint].return
+	r57 = elemaddr r4, r7, 8
+	store.u64 r57, r16
+	r58 = add.i64 r7, 1
+	r59 = lt.i64 r58, r3
+	branch r59, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u64 r24
+	jump b7
+
+kernel Shifts(x []i64, c []u8, out []i64)
+
+task Shifts_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base c
+	r13 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	r16 = shl.i64.u8 r15, r11
+	r17 = shr.i64.u8 r15, r11
+	r18 = xor.i64 r16, r17
+	r19 = convert.i32.i64 r15
+	r20 = convert.u16.u8 r11
+	r21 = shl.i32.u16 r19, r20
+	r22 = convert.i64.i32 r21
+	r23 = convert.u16.i64 r15
+	r24 = convert.u32.u8 r11
+	r25 = shr.u16.u32 r23, r24
+	r26 = convert.i64.u16 r25
+	r27 = add.i64 r22, r26
+	r28 = xor.i64 r18, r27
+	r29 = convert.i8.i64 r15
+	r30 = convert.u64.u8 r11
+	r31 = shr.i8.u64 r29, r30
+	r32 = convert.i64.i8 r31
+	r33 = xor.i64 r28, r32
+	r34 = convert.u32.i64 r15
+	r35 = shl.u32.u8 r34, r11
+	r36 = convert.i64.u32 r35
+	r37 = xor.i64 r33, r36
+	r38 = and.u8 r11, 63
+	r39 = shr.i64.u8 r15, r38
+	r40 = and.u8 r11, 7
+	r41 = shl.i64.u8 r39, r40
+	r42 = xor.i64 r37, r41
+	r43 = elemaddr r4, r7, 8
+	store.i64 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Conversions(i64 []i64, f64 []f64, u8 []u8, i16 []i16, u32 []u32, f32 []f32, out []i64)
+
+task Conversions_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base i64
+	r13 = base f64
+	r22 = base u8
+	r29 = base i16
+	r36 = base u32
+	r49 = base f32
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = convert.u8.i64 r11
+	r17 = convert.i16.i64 r11
+	r18 = shr.i16.u64 r17, 3
+	r19 = convert.u8.i16 r18
+	r20 = add.u8 r16, r19
+	r21 = elemaddr r22, r7, 1
+	store.u8 r21, r20
+	r24 = convert.i16.i64 r11
+	r25 = convert.u8.i64 r11
+	r26 = convert.i16.u8 r25
+	r27 = sub.i16 r24, r26
+	r28 = elemaddr r29, r7, 2
+	store.i16 r28, r27
+	r31 = convert.u32.i64 r11
+	r32 = convert.i8.i64 r11
+	r33 = convert.u32.i8 r32
+	r34 = xor.u32 r31, r33
+	r35 = elemaddr r36, r7, 4
+	store.u32 r35, r34
+	r38 = convert.f32.f64 r15
+	r39 = convert.f32.i64 r11
+	r40 = add.f32 r38, r39
+	r41 = convert.u32.i64 r11
+	r42 = convert.f32.u32 r41
+	r43 = add.f32 r40, r42
+	r44 = convert.u64.i64 r11
+	r45 = shr.u64.u64 r44, 1
+	r46 = convert.f32.u64 r45
+	r47 = add.f32 r43, r46
+	r48 = elemaddr r49, r7, 4
+	store.f32 r48, r47
+	r51 = convert.f32.f64 r15
+	r52 = convert.i64.f32 r51
+	r53 = convert.i64.f64 r15
+	r54 = add.i64 r52, r53
+	r55 = div.f64 r15, 4.0
+	r56 = convert.i32.f64 r55
+	r57 = convert.i64.i32 r56
+	r58 = add.i64 r54, r57
+	r59 = convert.u16.f64 r15
+	r60 = convert.i64.u16 r59
+	r61 = add.i64 r58, r60
+	r62 = div.f64 r15, 10000.0
+	r63 = convert.i8.f64 r62
+	r64 = convert.i64.i8 r63
+	r65 = add.i64 r61, r64
+	r66 = elemaddr r4, r7, 8
+	store.i64 r66, r65
+	r67 = add.i64 r7, 1
+	r68 = lt.i64 r67, r3
+	branch r68, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Floats(x []f64, y []f64, out []f64)
+
+task Floats_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = mul.f64 r11, r15
+	r17 = div.f64 r11, r15
+	r18 = sub.f64 r16, r17
+	r19 = add.f64 r11, r15
+	r20 = add.f64 r18, r19
+	r21 = lt.f64 r11, r15
+	branch r21, b5, b12
+b5: # if.then
+	r22 = add.f64 r20, 1.0
+	r23 = move.f64 r22
+	jump b6
+b6: # if.done
+	r24 = ne.f64 r11, r15
+	branch r24, b7, b11
+b7: # if.then
+	r28 = mul.f64 r23, 0.5
+	r25 = move.f64 r28
+	jump b8
+b8: # if.done
+	r29 = abs.f64 r11
+	r30 = sqrt.f64 r29
+	r31 = floor.f64 r15
+	r32 = add.f64 r30, r31
+	r33 = ceil.f64 r11
+	r34 = add.f64 r32, r33
+	r35 = neg.f64 r15
+	r36 = trunc.f64 r35
+	r37 = add.f64 r34, r36
+	r38 = add.f64 r25, r37
+	r39 = min.f64 r11, r15
+	r41 = max.f64 r11, r15
+	r40 = max.f64 r41, 0.25
+	r42 = mul.f64 r40, 2.0
+	r43 = add.f64 r39, r42
+	r44 = add.f64 r38, r43
+	r45 = min.f64 r11, r15
+	r46 = mul.f64 r45, 0.0
+	r47 = add.f64 r44, r46
+	r48 = elemaddr r4, r7, 8
+	store.f64 r48, r47
+	r49 = add.i64 r7, 1
+	r50 = lt.i64 r49, r3
+	branch r50, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 4→8
+	r25 = move.f64 r23
+	jump b8
+b12: # if.else
+	r26 = eq.f64 r11, r15
+	branch r26, b13, b14
+b13: # if.then
+	r27 = sub.f64 r20, 1.0
+	r23 = move.f64 r27
+	jump b6
+b14: # edge 5→4
+	r23 = move.f64 r20
+	jump b6
+
+kernel Floats32(x []f32, y []f32, out []f32)
+
+task Floats32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b8
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.f32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.f32 r12
+	r16 = mul.f32 r11, r15
+	r17 = div.f32 r11, r15
+	r18 = sub.f32 r16, r17
+	r19 = add.f32 r11, r15
+	r20 = add.f32 r18, r19
+	r21 = ge.f32 r11, r15
+	branch r21, b5, b9
+b5: # if.then
+	r23 = sub.f32 r20, r11
+	r22 = move.f32 r23
+	jump b6
+b6: # if.done
+	r24 = mul.f32 r11, r11
+	r27 = sqrt.f32 r24
+	r30 = floor.f32 r15
+	r31 = add.f32 r27, r30
+	r32 = add.f32 r22, r31
+	r33 = neg.f32 r11
+	r36 = abs.f32 r33
+	r39 = ceil.f32 r11
+	r40 = add.f32 r36, r39
+	r43 = trunc.f32 r15
+	r44 = add.f32 r40, r43
+	r45 = add.f32 r32, r44
+	r46 = min.f32 r11, r15
+	r47 = add.f32 r45, r46
+	r48 = max.f32 r15, r11
+	r49 = sub.f32 r47, r48
+	r50 = elemaddr r4, r7, 4
+	store.f32 r50, r49
+	r51 = add.i64 r7, 1
+	r52 = lt.i64 r51, r3
+	branch r52, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+b9: # edge 1→4
+	r22 = move.f32 r20
+	jump b6
+
+kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
+
+task MinMaxZeros_0 parallel count=(len lo)
+b0: # entry
+	r4 = base lo
+	r5 = len lo
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = base y
+	r24 = base hi
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = min.f64 r11, r15
+	r17 = elemaddr r4, r7, 8
+	store.f64 r17, r16
+	r18 = elemaddr r9, r7, 8
+	r19 = load.f64 r18
+	r20 = elemaddr r13, r7, 8
+	r21 = load.f64 r20
+	r22 = max.f64 r19, r21
+	r23 = elemaddr r24, r7, 8
+	store.f64 r23, r22
+	r26 = add.i64 r7, 1
+	r27 = lt.i64 r26, r3
+	branch r27, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Control(a []i32, out []i32, limit i32)
+
+task Control_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r33 = param.i32 limit
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b17
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	r12 = lt.i32 r11, 0
+	branch r12, b5, b42
+b5: # cond.true
+	r19 = gt.i32 r11, -100
+	branch r19, b6, b42
+b6: # switch.body
+	r16 = neg.i32 r11
+	r13 = move.i32 r16
+	jump b7
+b7: # switch.done
+	r14 = move.i32 0
+	r15 = move.i32 0
+	jump b8
+b8: # for.loop
+	r21 = lt.i32 r15, 40
+	branch r21, b9, b41
+b9: # for.body
+	r23 = lt.i64 0, 10
+	branch r23, b10, b40
+b10: # edge 11→14
+	r24 = move.i32 r14
+	r25 = move.i64 0
+	jump b11
+b11: # rangeint.body
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b22
+b12: # edge 14→13
+	r22 = move.i32 r24
+	jump b13
+b13: # for.done
+	r57 = shr.i32.u32 r13, 31
+	r58 = and.i32 r57, 3
+	r59 = add.i32 r13, r58
+	r60 = shr.i32.u32 r59, 2
+	r61 = mul.i32 r60, 4
+	r62 = sub.i32 r13, r61
+	r28 = move.i32 r62
+	r29 = eq.i32 r28, 0
+	branch r29, b14, b18
+b14: # switch.body
+	r46 = add.i32 r22, 100
+	r41 = move.i32 r46
+	jump b15
+b15: # switch.done
+	r42 = add.i32 r13, r41
+	r43 = elemaddr r4, r7, 4
+	store.i32 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b17: # exit
+	return
+b18: # switch.next
+	r48 = eq.i32 r28, 1
+	branch r48, b14, b19
+b19: # switch.next
+	r49 = eq.i32 r28, 2
+	branch r49, b20, b21
+b20: # switch.body
+	r47 = sub.i32 r22, 100
+	r41 = move.i32 r47
+	jump b15
+b21: # edge 21→17
+	r41 = move.i32 r22
+	jump b15
+b22: # if.done
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b25
+b23: # edge 15→12
+	r26 = move.i32 r24
+	jump b24
+b24: # for.post
+	r27 = add.i32 r15, 1
+	r14 = move.i32 r26
+	r15 = move.i32 r27
+	jump b8
+b25: # if.done
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b26, b39
+b26: # edge 16→14
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b27
+b27: # rangeint.body (unrolled 1)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b28
+b28: # if.done (unrolled 1)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b29
+b29: # if.done (unrolled 1)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b30, b39
+b30: # edge 16→14 (unrolled 1)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b31
+b31: # rangeint.body (unrolled 2)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b32
+b32: # if.done (unrolled 2)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b33
+b33: # if.done (unrolled 2)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b34, b39
+b34: # edge 16→14 (unrolled 2)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b35
+b35: # rangeint.body (unrolled 3)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b36
+b36: # if.done (unrolled 3)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b37
+b37: # if.done (unrolled 3)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b38, b39
+b38: # edge 16→14 (unrolled 3)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b11
+b39: # edge 16→12
+	r26 = move.i32 r38
+	jump b24
+b40: # edge 11→12
+	r26 = move.i32 r14
+	jump b24
+b41: # edge 10→13
+	r22 = move.i32 r14
+	jump b13
+b42: # switch.next
+	r18 = ge.i32 r11, 0
+	branch r18, b43, b44
+b43: # switch.body
+	r50 = mulhi.i32 r11, -1431655765
+	r51 = add.i32 r50, r11
+	r52 = convert.u32.i32 r51
+	r53 = shr.u32.u32 r52, 31
+	r54 = shr.i32.u32 r51, 1
+	r55 = convert.i32.u32 r53
+	r56 = add.i32 r54, r55
+	r17 = move.i32 r56
+	r13 = move.i32 r17
+	jump b7
+b44: # cond.false
+	r20 = lt.i32 r11, -1000
+	branch r20, b43, b45
+b45: # switch.next
+	r13 = move.i32 7
+	jump b7
+
+kernel Phases(a []i32, b []i32, n i64)
+
+task Phases_0 serial
+b0: # entry
+	r1 = base a
+	jump b1
+b1: # entry
+	r0 = elemaddr r1, 0, 4
+	store.i32 r0, 5
+	return
+
+task Phases_1 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = convert.i32.i64 r7
+	r9 = elemaddr r4, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, r8
+	r12 = elemaddr r4, r7, 4
+	store.i32 r12, r11
+	r13 = add.i64 r7, 1
+	r14 = lt.i64 r13, r3
+	branch r14, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task Phases_2 serial
+b0: # entry
+	r1 = base a
+	r2 = len a
+	r10 = base b
+	jump b1
+b1: # rangeint.done
+	r0 = elemaddr r1, 0, 4
+	r3 = load.i32 r0
+	r4 = move.i64 r2
+	r5 = sub.i64 r4, 1
+	r6 = elemaddr r1, r5, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r3, r7
+	r9 = elemaddr r10, 0, 4
+	store.i32 r9, r8
+	return
+
+task Phases_3 parallel count=(sub.i64 (len b) 1)
+b0: # entry
+	r3 = base b
+	r4 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r5 = move.i64 r4
+	r6 = lt.i64 r2, r5
+	branch r6, b3, b7
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r5 = move.i64 r4
+	r8 = lt.i64 r7, r5
+	branch r8, b5, b7
+b5: # for.body
+	r9 = elemaddr r3, 0, 4
+	r10 = load.i32 r9
+	r11 = elemaddr r3, r7, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, r10
+	r14 = elemaddr r3, r7, 4
+	store.i32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Phases_4 serial
+b0: # entry
+	r1 = param.i64 n
+	r4 = base a
+	r5 = len a
+	jump b1
+b1: # for.done
+	r0 = gt.i64 r1, 3
+	branch r0, b2, b11
+b2: # if.then
+	r2 = move.i64 1
+	jump b3
+b3: # for.loop
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b4, b11
+b4: # for.body
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b5
+b5: # for.loop (unrolled 1)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b6, b11
+b6: # for.body (unrolled 1)
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b7
+b7: # for.loop (unrolled 2)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b8, b11
+b8: # for.body (unrolled 2)
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b9
+b9: # for.loop (unrolled 3)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b10, b11
+b10: # for.body (unrolled 3)
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b3
+b11: # if.done
+	return
+
+kernel Spin(out []i64, iters i64)
+
+task Spin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+kernel Helpers(a []i32, f []f64, sums []f64, q []i64, r []i64)
+
+task Helpers_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r35 = base q
+	r39 = base r
+	r43 = base f
+	r44 = len f
+	r60 = base sums
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b31
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r11 = const.i32 -50
+	r12 = const.i32 50
+	jump b5
+b5: # Clamp.entry
+	r13 = max.i32 r9, r11
+	r14 = min.i32 r13, r12
+	r10 = move.i32 r14
+	jump b6
+b6: # Clamp.return
+	r15 = elemaddr r4, r7, 4
+	r16 = load.i32 r15
+	jump b7
+b7: # add.entry
+	r19 = add.i32 r16, r16
+	r18 = move.i32 r19
+	jump b8
+b8: # add.return
+	r17 = move.i32 r18
+	jump b9
+b9: # twice.return
+	r20 = add.i32 r10, r17
+	r21 = elemaddr r4, r7, 4
+	store.i32 r21, r20
+	r22 = elemaddr r4, r7, 4
+	r23 = load.i32 r22
+	r24 = convert.i64.i32 r23
+	r25 = mul.i64 r24, 1000
+	r64 = mulhi.i64 r7, -7905747460161236406
+	r65 = add.i64 r64, r7
+	r66 = convert.u64.i64 r65
+	r67 = shr.u64.u32 r66, 63
+	r68 = shr.i64.u32 r65, 2
+	r69 = convert.i64.u64 r67
+	r70 = add.i64 r68, r69
+	r71 = mul.i64 r70, 7
+	r72 = sub.i64 r7, r71
+	r26 = move.i64 r72
+	r27 = move.i64 r26
+	jump b10
+b10: # DivMod.entry
+	r30 = eq.i64 r27, 0
+	branch r30, b11, b32
+b11: # DivMod.if.then
+	r28 = move.i64 0
+	r29 = move.i64 0
+	jump b12
+b12: # DivMod.return
+	r33 = move.i64 r28
+	r34 = elemaddr r35, r7, 8
+	store.i64 r34, r33
+	r37 = move.i64 r29
+	r38 = elemaddr r39, r7, 8
+	store.i64 r38, r37
+	r41 = add.i64 r7, 3
+	r42 = move.i64 r44
+	r45 = le.i64 r41, r42
+	branch r45, b13, b29
+b13: # if.then
+	r46 = add.i64 r7, 3
+	r47 = elemaddr r43, r7, 8
+	r48 = sub.i64 r46, r7
+	jump b14
+b14: # Sum.entry
+	r51 = move.i64 r48
+	r52 = move.f64 0.0
+	r53 = move.i64 -1
+	jump b15
+b15: # unroll setup
+	r73 = max.i64 r51, -9223372036854775804
+	r74 = sub.i64 r73, 4
+	jump b16
+b16: # unroll guard
+	r75 = lt.i64 r53, r74
+	branch r75, b17, b25
+b17: # Sum.rangeindex.loop (unrolled 0)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b18
+b18: # Sum.rangeindex.body (unrolled 0)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b19
+b19: # Sum.rangeindex.loop (unrolled 1)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b20
+b20: # Sum.rangeindex.body (unrolled 1)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b21
+b21: # Sum.rangeindex.loop (unrolled 2)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b22
+b22: # Sum.rangeindex.body (unrolled 2)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b23
+b23: # Sum.rangeindex.loop (unrolled 3)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b24
+b24: # Sum.rangeindex.body (unrolled 3)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b16
+b25: # Sum.rangeindex.loop
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	branch r55, b26, b27
+b26: # Sum.rangeindex.body
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b25
+b27: # Sum.rangeindex.done
+	r50 = move.f64 r52
+	jump b28
+b28: # Sum.return
+	r59 = elemaddr r60, r7, 8
+	store.f64 r59, r50
+	jump b29
+b29: # if.done
+	r62 = add.i64 r7, 1
+	r63 = lt.i64 r62, r3
+	branch r63, b30, b31
+b30: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b31: # exit
+	return
+b32: # DivMod.if.done
+	r31 = div.i64 r25, r27
+	r32 = rem.i64 r25, r27
+	r28 = move.i64 r31
+	r29 = move.i64 r32
+	jump b12
+
+kernel Ranges(a []i32, b []f32, n i64, flag bool)
+
+task Ranges_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r13 = mul.i32 r12, 2
+	r14 = elemaddr r4, r9, 4
+	store.i32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Ranges_1 parallel count=(len b)
+b0: # entry
+	r4 = base b
+	r5 = len b
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = add.f32 r12, 1.0
+	r14 = elemaddr r4, r9, 4
+	store.f32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Ranges_2 parallel count=(sub.i64 (convert.i64.u32 (convert.u32.i64 (len a))) (convert.i64.u32 0))
+b0: # entry
+	r5 = base a
+	r6 = len a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = convert.u64.i64 r0
+	r2 = threadcount
+	r3 = convert.u64.i64 r2
+	r4 = add.u64 r1, 0
+	jump b2
+b2: # head
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b3, b22
+b3: # index
+	r11 = convert.u32.u64 r4
+	jump b4
+b4: # for.loop
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b5, b22
+b5: # for.body
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b6
+b6: # latch
+	r4 = add.u64 r4, r3
+	jump b7
+b7: # head (unrolled 1)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b8, b22
+b8: # index (unrolled 1)
+	r11 = convert.u32.u64 r4
+	jump b9
+b9: # for.loop (unrolled 1)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b10, b22
+b10: # for.body (unrolled 1)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b11
+b11: # latch (unrolled 1)
+	r4 = add.u64 r4, r3
+	jump b12
+b12: # head (unrolled 2)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b13, b22
+b13: # index (unrolled 2)
+	r11 = convert.u32.u64 r4
+	jump b14
+b14: # for.loop (unrolled 2)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b15, b22
+b15: # for.body (unrolled 2)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b16
+b16: # latch (unrolled 2)
+	r4 = add.u64 r4, r3
+	jump b17
+b17: # head (unrolled 3)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b18, b22
+b18: # index (unrolled 3)
+	r11 = convert.u32.u64 r4
+	jump b19
+b19: # for.loop (unrolled 3)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b20, b22
+b20: # for.body (unrolled 3)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b21
+b21: # latch (unrolled 3)
+	r4 = add.u64 r4, r3
+	jump b2
+b22: # exit
+	return
+
+task Ranges_3 parallel count=(div.i64 (min.i64 (param n) (len b)) 2)
+b0: # entry
+	r5 = param.i64 n
+	r7 = base b
+	r8 = len b
+	r6 = move.i64 r8
+	r4 = min.i64 r5, r6
+	r17 = shr.i64.u32 r4, 63
+	r18 = and.i64 r17, 1
+	r19 = add.i64 r4, r18
+	r20 = shr.i64.u32 r19, 1
+	r3 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b6
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = elemaddr r7, r10, 4
+	r12 = load.f32 r11
+	r13 = mul.f32 r12, 3.0
+	r14 = elemaddr r7, r10, 4
+	store.f32 r14, r13
+	r15 = add.i64 r10, 1
+	r16 = lt.i64 r15, r3
+	branch r16, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task Ranges_4 parallel count=(sub.i64 (sub.i64 (len a) 1) 2)
+b0: # entry
+	r3 = base a
+	r4 = len a
+	r10 = param.bool flag
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 2
+	jump b2
+b2: # head
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r7 = lt.i64 r2, r6
+	branch r7, b3, b8
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r9 = lt.i64 r8, r6
+	branch r9, b5, b8
+b5: # for.body
+	branch r10, b6, b7
+b6: # if.then
+	r11 = elemaddr r3, r8, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, 1000
+	r14 = elemaddr r3, r8, 4
+	store.i32 r14, r13
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Narrow(a []u8, b []i16, c []i8)
+
+task Narrow_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r14 = base b
+	r23 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r4, r7, 1
+	r9 = load.u8 r8
+	r10 = mul.u8 r9, 3
+	r11 = add.u8 r10, 250
+	r12 = elemaddr r4, r7, 1
+	store.u8 r12, r11
+	r13 = elemaddr r14, r7, 2
+	r16 = load.i16 r13
+	r17 = elemaddr r14, r7, 2
+	r18 = load.i16 r17
+	r19 = mul.i16 r16, r18
+	r20 = add.i16 r19, 30000
+	r21 = elemaddr r14, r7, 2
+	store.i16 r21, r20
+	r22 = elemaddr r23, r7, 1
+	r25 = load.i8 r22
+	r26 = neg.i8 r25
+	r27 = mul.i8 r26, 2
+	r28 = elemaddr r23, r7, 1
+	store.i8 r28, r27
+	r29 = elemaddr r4, r7, 1
+	r30 = load.u8 r29
+	r31 = convert.i8.u8 r30
+	r32 = elemaddr r23, r7, 1
+	r33 = load.i8 r32
+	r34 = add.i8 r33, r31
+	r35 = elemaddr r23, r7, 1
+	store.i8 r35, r34
+	r36 = add.i64 r7, 1
+	r37 = lt.i64 r36, r3
+	branch r37, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Empty(a []i32, n i64)
+
+task Empty_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r8 = base a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b8
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = lt.i64 r5, 0
+	branch r6, b5, b6
+b5: # if.then
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b6
+b6: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Counted(out []i64, lo []i64, hi []i64, small []i8, u []u32)
+
+task Counted_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base lo
+	r15 = base hi
+	r35 = base small
+	r54 = base u
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b77
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = move.i64 0
+	r13 = move.i64 r11
+	jump b5
+b5: # for.loop
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b6, b13
+b6: # for.body
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b7
+b7: # for.loop (unrolled 1)
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b8, b13
+b8: # for.body (unrolled 1)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b9
+b9: # for.loop (unrolled 2)
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b10, b13
+b10: # for.body (unrolled 2)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b11
+b11: # for.loop (unrolled 3)
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b12, b13
+b12: # for.body (unrolled 3)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b5
+b13: # for.done
+	r21 = elemaddr r15, r7, 8
+	r22 = load.i64 r21
+	r23 = and.i64 r22, 15
+	r24 = move.i64 r23
+	r25 = gt.i64 r24, 0
+	branch r25, b14, b88
+b14: # edge 5→6
+	r26 = move.i64 r12
+	r27 = move.i64 0
+	jump b15
+b15: # unroll setup
+	r104 = max.i64 r24, -9223372036854775804
+	r105 = sub.i64 r104, 4
+	jump b16
+b16: # unroll guard
+	r106 = lt.i64 r27, r105
+	branch r106, b17, b25
+b17: # rangeint.body (unrolled 0)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b18
+b18: # edge 6→6 (unrolled 0)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b19
+b19: # rangeint.body (unrolled 1)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b20
+b20: # edge 6→6 (unrolled 1)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b21
+b21: # rangeint.body (unrolled 2)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b22
+b22: # edge 6→6 (unrolled 2)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b23
+b23: # rangeint.body (unrolled 3)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b24
+b24: # edge 6→6 (unrolled 3)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b16
+b25: # rangeint.body
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	branch r33, b26, b27
+b26: # edge 6→6
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b25
+b27: # edge 6→7
+	r28 = move.i64 r31
+	jump b28
+b28: # rangeint.done
+	r34 = elemaddr r35, r7, 1
+	r37 = load.i8 r34
+	r38 = move.i64 r28
+	r39 = move.i8 r37
+	jump b29
+b29: # unroll setup
+	r107 = max.i64 127, -9223372036854775805
+	r108 = sub.i64 r107, 3
+	jump b30
+b30: # unroll guard
+	r109 = convert.i64.i8 r39
+	r110 = lt.i64 r109, r108
+	branch r110, b31, b39
+b31: # for.loop (unrolled 0)
+	r40 = lt.i8 r39, 127
+	jump b32
+b32: # for.body (unrolled 0)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b33
+b33: # for.loop (unrolled 1)
+	r40 = lt.i8 r39, 127
+	jump b34
+b34: # for.body (unrolled 1)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b35
+b35: # for.loop (unrolled 2)
+	r40 = lt.i8 r39, 127
+	jump b36
+b36: # for.body (unrolled 2)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b37
+b37: # for.loop (unrolled 3)
+	r40 = lt.i8 r39, 127
+	jump b38
+b38: # for.body (unrolled 3)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b30
+b39: # for.loop
+	r40 = lt.i8 r39, 127
+	branch r40, b40, b41
+b40: # for.body
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b39
+b41: # for.done
+	r44 = elemaddr r35, r7, 1
+	r45 = load.i8 r44
+	r46 = move.i64 r38
+	r47 = move.i8 r45
+	jump b42
+b42: # for.loop
+	r48 = gt.i8 r47, -128
+	branch r48, b43, b50
+b43: # for.body
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b44
+b44: # for.loop (unrolled 1)
+	r48 = gt.i8 r47, -128
+	branch r48, b45, b50
+b45: # for.body (unrolled 1)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b46
+b46: # for.loop (unrolled 2)
+	r48 = gt.i8 r47, -128
+	branch r48, b47, b50
+b47: # for.body (unrolled 2)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b48
+b48: # for.loop (unrolled 3)
+	r48 = gt.i8 r47, -128
+	branch r48, b49, b50
+b49: # for.body (unrolled 3)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b42
+b50: # for.done
+	r53 = elemaddr r54, r7, 4
+	r56 = load.u32 r53
+	r57 = move.i64 r46
+	r58 = move.u32 r56
+	jump b51
+b51: # for.loop
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b52, b63
+b52: # cond.true
+	r68 = gt.u32 r58, 3
+	branch r68, b53, b63
+b53: # for.body
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b54
+b54: # for.loop (unrolled 1)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b55, b63
+b55: # cond.true (unrolled 1)
+	r68 = gt.u32 r58, 3
+	branch r68, b56, b63
+b56: # for.body (unrolled 1)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b57
+b57: # for.loop (unrolled 2)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b58, b63
+b58: # cond.true (unrolled 2)
+	r68 = gt.u32 r58, 3
+	branch r68, b59, b63
+b59: # for.body (unrolled 2)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b60
+b60: # for.loop (unrolled 3)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b61, b63
+b61: # cond.true (unrolled 3)
+	r68 = gt.u32 r58, 3
+	branch r68, b62, b63
+b62: # for.body (unrolled 3)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b51
+b63: # for.done
+	r66 = move.i64 r57
+	r67 = move.u32 0
+	jump b64
+b64: # for.loop
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b65, b72
+b65: # for.body
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b66
+b66: # for.loop (unrolled 1)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b67, b72
+b67: # for.body (unrolled 1)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b68
+b68: # for.loop (unrolled 2)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b69, b72
+b69: # for.body (unrolled 2)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b70
+b70: # for.loop (unrolled 3)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b71, b72
+b71: # for.body (unrolled 3)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b64
+b72: # for.done
+	r77 = move.i64 r66
+	r78 = move.i64 0
+	jump b73
+b73: # for.loop
+	r79 = lt.i64 r78, 20
+	branch r79, b74, b75
+b74: # for.body
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b78
+b75: # for.done
+	r83 = elemaddr r4, r7, 8
+	store.i64 r83, r77
+	r84 = add.i64 r7, 1
+	r85 = lt.i64 r84, r3
+	branch r85, b76, b77
+b76: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b77: # exit
+	return
+b78: # if.done
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b79
+b79: # for.loop (unrolled 1)
+	r79 = lt.i64 r78, 20
+	branch r79, b80, b75
+b80: # for.body (unrolled 1)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b81
+b81: # if.done (unrolled 1)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b82
+b82: # for.loop (unrolled 2)
+	r79 = lt.i64 r78, 20
+	branch r79, b83, b75
+b83: # for.body (unrolled 2)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b84
+b84: # if.done (unrolled 2)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b85
+b85: # for.loop (unrolled 3)
+	r79 = lt.i64 r78, 20
+	branch r79, b86, b75
+b86: # for.body (unrolled 3)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b87
+b87: # if.done (unrolled 3)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b73
+b88: # edge 5→7
+	r28 = move.i64 r12
+	jump b28
+
+kernel Fill(a []f32, v f32)
+
+task Fill_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r12 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	store.f32 r11, r12
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel AddOne(dst []f32, src []f32)
+
+task AddOne_0 parallel count=(len dst)
+b0: # entry
+	r4 = base dst
+	r5 = len dst
+	r3 = move.i64 r5
+	r12 = base src
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = add.f32 r14, 1.0
+	r16 = elemaddr r4, r9, 4
+	store.f32 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Accumulate(a []f32, v f32)
+
+task Accumulate_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r14 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = add.f32 r12, r14
+	r15 = elemaddr r4, r9, 4
+	store.f32 r15, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel SlowFill(a []f32, v f32, iters i64)
+
+task SlowFill_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r13 = param.i64 iters
+	r23 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b24
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b24
+b5: # rangeindex.body
+	r11 = move.i64 r9
+	r12 = gt.i64 r13, 0
+	branch r12, b6, b23
+b6: # edge 2→4
+	r14 = move.i64 r11
+	r15 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b8
+b8: # unroll guard
+	r37 = lt.i64 r15, r36
+	branch r37, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b8
+b17: # rangeint.body
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	branch r21, b18, b19
+b18: # edge 4→4
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b17
+b19: # edge 4→5
+	r16 = move.i64 r19
+	jump b20
+b20: # rangeint.done
+	r22 = elemaddr r4, r9, 4
+	store.f32 r22, r23
+	r24 = lt.i64 r16, 0
+	branch r24, b21, b22
+b21: # if.then
+	r25 = elemaddr r4, r9, 4
+	store.f32 r25, 0.0
+	jump b22
+b22: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b23: # edge 2→5
+	r16 = move.i64 r11
+	jump b20
+b24: # exit
+	return
+
+kernel Scalars(out []i64, a i8, b u16, flag bool, c i16, d u8, e i32, f f32, g u32, h f64, k u64)
+
+task Scalars_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = param.i8 a
+	r15 = param.u16 b
+	r18 = param.i16 c
+	r22 = param.u8 d
+	r25 = param.i32 e
+	r28 = param.f32 f
+	r32 = param.u32 g
+	r36 = param.f64 h
+	r39 = param.u64 k
+	r42 = param.bool flag
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b10
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b10
+b5: # rangeindex.body
+	r11 = convert.i64.i8 r12
+	r13 = mul.i64 r11, 3
+	r14 = convert.i64.u16 r15
+	r16 = add.i64 r13, r14
+	r17 = convert.i64.i16 r18
+	r19 = mul.i64 r17, 5
+	r20 = sub.i64 r16, r19
+	r21 = convert.i64.u8 r22
+	r23 = add.i64 r20, r21
+	r24 = convert.i64.i32 r25
+	r26 = add.i64 r23, r24
+	r27 = mul.f32 r28, 4.0
+	r29 = convert.i64.f32 r27
+	r30 = add.i64 r26, r29
+	r31 = shr.u32.u64 r32, 3
+	r33 = convert.i64.u32 r31
+	r34 = add.i64 r30, r33
+	r35 = convert.i64.f64 r36
+	r37 = add.i64 r34, r35
+	r48 = mulhi.u64 r39, 442721857769029239
+	r49 = sub.u64 r39, r48
+	r50 = shr.u64.u32 r49, 1
+	r51 = add.u64 r50, r48
+	r52 = shr.u64.u32 r51, 9
+	r53 = mul.u64 r52, 1000
+	r54 = sub.u64 r39, r53
+	r38 = move.u64 r54
+	r40 = convert.i64.u64 r38
+	r41 = add.i64 r37, r40
+	branch r42, b6, b9
+b6: # if.then
+	r44 = neg.i64 r41
+	r43 = move.i64 r44
+	jump b7
+b7: # if.done
+	r45 = move.i64 r9
+	r46 = add.i64 r43, r45
+	r47 = elemaddr r4, r9, 8
+	store.i64 r47, r46
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # edge 2→5
+	r43 = move.i64 r41
+	jump b7
+b10: # exit
+	return
+
+kernel TwoBlocks(a []f32, b []f32)
+groups [2]
+disjoint a b
+
+task TwoBlocks_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = convert.f32.i64 r12
+	r18 = mul.f32 r17, 0.5
+	r19 = elemaddr r14, r12, 4
+	store.f32 r19, r18
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task TwoBlocks_1 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = convert.f32.i64 r12
+	r18 = add.f32 r17, 1.0
+	r19 = elemaddr r14, r12, 4
+	store.f32 r19, r18
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel OrderedInBlock(a []f32, b []f32)
+groups [2]
+disjoint a b
+
+task OrderedInBlock_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	store.f32 r17, 1.0
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task OrderedInBlock_1 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	r18 = load.f32 r17
+	r19 = add.f32 r18, 1.0
+	r20 = elemaddr r14, r12, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task OrderedInBlock_2 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	store.f32 r17, 3.0
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel ComputeAB(a []f32, b []f32, n i64, scale f32)
+groups [2]
+disjoint a b
+
+task ComputeAB_0 parallel count=(param n) block=1 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base a
+	r17 = param.f32 scale
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b8
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	jump b5
+b5: # computeA.entry
+	r22 = mulhi.i64 r6, -9002011107970261188
+	r23 = add.i64 r22, r6
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 9
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 1000
+	r30 = sub.i64 r6, r29
+	r13 = move.i64 r30
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, 0.5
+	r12 = move.f32 r15
+	jump b6
+b6: # computeA.return
+	r16 = move.f32 r17
+	r18 = mul.f32 r12, r16
+	r19 = elemaddr r7, r6, 4
+	store.f32 r19, r18
+	r20 = add.i64 r6, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+task ComputeAB_1 parallel count=(param n) block=2 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base b
+	r19 = param.f32 scale
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b8
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	jump b5
+b5: # computeB.entry
+	r24 = mulhi.i64 r6, -6291360591419602545
+	r25 = add.i64 r24, r6
+	r26 = convert.u64.i64 r25
+	r27 = shr.u64.u32 r26, 63
+	r28 = shr.i64.u32 r25, 9
+	r29 = convert.i64.u64 r27
+	r30 = add.i64 r28, r29
+	r31 = mul.i64 r30, 777
+	r32 = sub.i64 r6, r31
+	r13 = move.i64 r32
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, r14
+	r16 = div.f32 r15, 3.0
+	r17 = add.f32 r16, 1.0
+	r12 = move.f32 r17
+	jump b6
+b6: # computeB.return
+	r18 = move.f32 r19
+	r20 = mul.f32 r12, r18
+	r21 = elemaddr r7, r6, 4
+	store.f32 r21, r20
+	r22 = add.i64 r6, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Combine(a []f32, b []f32, c []f32)
+
+task Combine_0 parallel count=(len c)
+b0: # entry
+	r4 = base c
+	r5 = len c
+	r3 = move.i64 r5
+	r12 = base a
+	r16 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r16, r9, 4
+	r18 = load.f32 r15
+	r19 = add.f32 r14, r18
+	r20 = elemaddr r4, r9, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel EightBlocks(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
+groups [8]
+disjoint a0 a1
+disjoint a0 a2
+disjoint a0 a3
+disjoint a0 a4
+disjoint a0 a5
+disjoint a0 a6
+disjoint a0 a7
+disjoint a1 a2
+disjoint a1 a3
+disjoint a1 a4
+disjoint a1 a5
+disjoint a1 a6
+disjoint a1 a7
+disjoint a2 a3
+disjoint a2 a4
+disjoint a2 a5
+disjoint a2 a6
+disjoint a2 a7
+disjoint a3 a4
+disjoint a3 a5
+disjoint a3 a6
+disjoint a3 a7
+disjoint a4 a5
+disjoint a4 a6
+disjoint a4 a7
+disjoint a5 a6
+disjoint a5 a7
+disjoint a6 a7
+
+task EightBlocks_0 serial block=1 group=1
+b0: # entry
+	r3 = base a0
+	r4 = len a0
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 0
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_1 serial block=2 group=1
+b0: # entry
+	r3 = base a1
+	r4 = len a1
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 1
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_2 serial block=3 group=1
+b0: # entry
+	r3 = base a2
+	r4 = len a2
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 2
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_3 serial block=4 group=1
+b0: # entry
+	r3 = base a3
+	r4 = len a3
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 3
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_4 serial block=5 group=1
+b0: # entry
+	r3 = base a4
+	r4 = len a4
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 4
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_5 serial block=6 group=1
+b0: # entry
+	r3 = base a5
+	r4 = len a5
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 5
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_6 serial block=7 group=1
+b0: # entry
+	r3 = base a6
+	r4 = len a6
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 6
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_7 serial block=8 group=1
+b0: # entry
+	r3 = base a7
+	r4 = len a7
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 7
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+kernel MixedTop(a []i32, b []i32, c []i32, n i64)
+groups [2 2]
+disjoint a b
+disjoint a c
+disjoint b c
+
+task MixedTop_0 serial
+b0: # entry
+	r3 = base c
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, 1
+	return
+
+task MixedTop_1 parallel count=(min.i64 (param n) (len a)) block=1 group=1
+b0: # entry
+	r5 = param.i64 n
+	r4 = move.i64 r5
+	r10 = base a
+	r11 = len a
+	r8 = move.i64 r11
+	r6 = move.i64 r8
+	r3 = min.i64 r4, r6
+	r21 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r12 = lt.i64 r2, r3
+	branch r12, b3, b6
+b3: # index
+	r13 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r14 = move.ptr r10
+	r17 = convert.i32.i64 r13
+	r18 = move.ptr r21
+	r23 = elemaddr r18, 0, 4
+	r24 = load.i32 r23
+	r25 = add.i32 r17, r24
+	r26 = elemaddr r14, r13, 4
+	store.i32 r26, r25
+	r27 = add.i64 r13, 1
+	r28 = lt.i64 r27, r3
+	branch r28, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task MixedTop_2 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, 7
+	return
+
+task MixedTop_3 parallel count=(sub.i64 (len b) 1) block=2 group=1
+b0: # entry
+	r6 = base b
+	r7 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = elemaddr r12, r10, 4
+	store.i32 r15, 2
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_4 serial
+b0: # entry
+	r3 = base c
+	r8 = base a
+	r15 = base b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = move.ptr r8
+	r10 = elemaddr r5, 0, 4
+	r11 = load.i32 r10
+	r12 = move.ptr r15
+	r17 = elemaddr r12, 0, 4
+	r18 = load.i32 r17
+	r19 = add.i32 r11, r18
+	r20 = elemaddr r0, 0, 4
+	store.i32 r20, r19
+	return
+
+task MixedTop_5 parallel count=(sub.i64 (len b) 1) block=3 group=2
+b0: # entry
+	r6 = base b
+	r7 = len b
+	r18 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r20 = elemaddr r15, 0, 4
+	r21 = load.i32 r20
+	r22 = elemaddr r12, r10, 4
+	r23 = load.i32 r22
+	r24 = add.i32 r23, r21
+	r25 = elemaddr r12, r10, 4
+	store.i32 r25, r24
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_6 parallel count=(len a) block=4 group=2
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	r18 = load.i32 r17
+	r19 = mul.i32 r18, 3
+	r20 = elemaddr r14, r12, 4
+	store.i32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_7 parallel count=(sub.i64 (len c) 1)
+b0: # entry
+	r6 = base c
+	r7 = len c
+	r18 = base a
+	r25 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r20 = elemaddr r15, r10, 4
+	r21 = load.i32 r20
+	r22 = move.ptr r25
+	r27 = elemaddr r22, r10, 4
+	r28 = load.i32 r27
+	r29 = sub.i32 r21, r28
+	r30 = elemaddr r12, r10, 4
+	store.i32 r30, r29
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel BlockValues(a []f32, b []f32, n i64)
+groups [2]
+disjoint a b
+
+task BlockValues_0 parallel count=(div.i64 (len a) 2) block=1 group=1
+b0: # entry
+	r9 = base a
+	r10 = len a
+	r7 = move.i64 r10
+	r5 = move.i64 r7
+	r29 = shr.i64.u32 r5, 63
+	r30 = and.i64 r29, 1
+	r31 = add.i64 r5, r30
+	r32 = shr.i64.u32 r31, 1
+	r4 = move.i64 r32
+	r3 = move.i64 r4
+	r22 = move.i64 r10
+	r20 = move.i64 r22
+	r19 = convert.f32.i64 r20
+	r18 = mul.f32 r19, 0.5
+	r25 = param.i64 n
+	r24 = convert.f32.i64 r25
+	r17 = add.f32 r18, r24
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r11 = lt.i64 r2, r3
+	branch r11, b3, b6
+b3: # index
+	r12 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r13 = move.ptr r9
+	r16 = move.f32 r17
+	r26 = elemaddr r13, r12, 4
+	store.f32 r26, r16
+	r27 = add.i64 r12, 1
+	r28 = lt.i64 r27, r3
+	branch r28, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task BlockValues_1 serial block=1 group=1
+b0: # entry
+	r3 = base a
+	r4 = len a
+	r16 = move.i64 r4
+	r14 = move.i64 r16
+	r13 = convert.f32.i64 r14
+	r12 = mul.f32 r13, 0.5
+	r19 = param.i64 n
+	r18 = convert.f32.i64 r19
+	r11 = add.f32 r12, r18
+	r27 = mulhi.i64 r19, -7905747460161236406
+	r28 = add.i64 r27, r19
+	r29 = convert.u64.i64 r28
+	r30 = shr.u64.u32 r29, 63
+	r31 = shr.i64.u32 r28, 2
+	r32 = convert.i64.u64 r30
+	r33 = add.i64 r31, r32
+	r34 = mul.i64 r33, 7
+	r35 = sub.i64 r19, r34
+	r23 = move.i64 r35
+	r22 = convert.i32.i64 r23
+	r21 = sub.i32 r22, 3
+	jump b1
+b1: # rangeint.done
+	r0 = move.ptr r3
+	r6 = move.i64 r4
+	r8 = move.i64 r6
+	r9 = sub.i64 r8, 1
+	r10 = move.f32 r11
+	r20 = move.i32 r21
+	r24 = convert.f32.i32 r20
+	r25 = add.f32 r10, r24
+	r26 = elemaddr r0, r9, 4
+	store.f32 r26, r25
+	return
+
+task BlockValues_2 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	r14 = len a
+	r11 = move.i64 r14
+	r9 = move.i64 r11
+	r8 = convert.f32.i64 r9
+	r7 = mul.f32 r8, 0.5
+	r16 = param.i64 n
+	r15 = convert.f32.i64 r16
+	r6 = add.f32 r7, r15
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = move.f32 r6
+	r17 = mul.f32 r5, 2.0
+	r18 = elemaddr r0, 0, 4
+	store.f32 r18, r17
+	return
+
+task BlockValues_3 parallel count=(sub.i64 (len b) 1) block=2 group=1
+b0: # entry
+	r6 = base b
+	r7 = len b
+	r20 = param.i64 n
+	r37 = mulhi.i64 r20, -7905747460161236406
+	r38 = add.i64 r37, r20
+	r39 = convert.u64.i64 r38
+	r40 = shr.u64.u32 r39, 63
+	r41 = shr.i64.u32 r38, 2
+	r42 = convert.i64.u64 r40
+	r43 = add.i64 r41, r42
+	r44 = mul.i64 r43, 7
+	r45 = sub.i64 r20, r44
+	r19 = move.i64 r45
+	r18 = convert.i32.i64 r19
+	r17 = sub.i32 r18, 3
+	r32 = len a
+	r29 = move.i64 r32
+	r27 = move.i64 r29
+	r26 = convert.f32.i64 r27
+	r25 = mul.f32 r26, 0.5
+	r33 = convert.f32.i64 r20
+	r24 = add.f32 r25, r33
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = convert.i32.i64 r10
+	r16 = move.i32 r17
+	r21 = mul.i32 r15, r16
+	r22 = convert.f32.i32 r21
+	r23 = move.f32 r24
+	r34 = add.f32 r22, r23
+	r35 = elemaddr r12, r10, 4
+	store.f32 r35, r34
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Größe",
 		Tasks: []rt.TaskSpec{{
@@ -67,15 +67,15 @@ func (qdk *Kernels) Größe(ä *rt.Buffer[float32], faktor float32, qdOpts ...rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Größe", ä); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Größe(ä.CPUSlice(), faktor)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, ä)
 	rt.PutFloat32(qdArgs[:], 16, float32(faktor))
 	qdCounts := [2]int64{int64(ä.Len()), 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Größe(ä.CPUSlice(), faktor)
+		}, ä)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -88,14 +88,14 @@ func (qdk *Kernels) Ω数(s *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ω数", s); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			Ω数(s.CPUSlice())
-		})
-	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, s)
 	qdCounts := [1]int64{int64(s.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ω数(s.CPUSlice())
+		}, s)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -108,11 +108,6 @@ func (qdk *Kernels) Ω数(s *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error 
 func (qdk *Kernels) Wide(s0 *rt.Buffer[int32], s1 *rt.Buffer[int32], s2 *rt.Buffer[int32], s3 *rt.Buffer[int32], s4 *rt.Buffer[int32], s5 *rt.Buffer[int32], s6 *rt.Buffer[int32], s7 *rt.Buffer[int32], s8 *rt.Buffer[int32], s9 *rt.Buffer[int32], s10 *rt.Buffer[int32], s11 *rt.Buffer[int32], s12 *rt.Buffer[int32], s13 *rt.Buffer[int32], s14 *rt.Buffer[int32], s15 *rt.Buffer[int32], s16 *rt.Buffer[int32], s17 *rt.Buffer[int32], s18 *rt.Buffer[int32], s19 *rt.Buffer[int32], s20 *rt.Buffer[int32], s21 *rt.Buffer[int32], s22 *rt.Buffer[int32], s23 *rt.Buffer[int32], s24 *rt.Buffer[int32], s25 *rt.Buffer[int32], s26 *rt.Buffer[int32], s27 *rt.Buffer[int32], s28 *rt.Buffer[int32], s29 *rt.Buffer[int32], s30 *rt.Buffer[int32], s31 *rt.Buffer[int32], s32 *rt.Buffer[int32], s33 *rt.Buffer[int32], s34 *rt.Buffer[int32], s35 *rt.Buffer[int32], s36 *rt.Buffer[int32], s37 *rt.Buffer[int32], s38 *rt.Buffer[int32], s39 *rt.Buffer[int32], s40 *rt.Buffer[int32], s41 *rt.Buffer[int32], s42 *rt.Buffer[int32], s43 *rt.Buffer[int32], s44 *rt.Buffer[int32], s45 *rt.Buffer[int32], s46 *rt.Buffer[int32], s47 *rt.Buffer[int32], s48 *rt.Buffer[int32], s49 *rt.Buffer[int32], s50 *rt.Buffer[int32], s51 *rt.Buffer[int32], s52 *rt.Buffer[int32], s53 *rt.Buffer[int32], s54 *rt.Buffer[int32], s55 *rt.Buffer[int32], s56 *rt.Buffer[int32], s57 *rt.Buffer[int32], s58 *rt.Buffer[int32], s59 *rt.Buffer[int32], s60 *rt.Buffer[int32], s61 *rt.Buffer[int32], s62 *rt.Buffer[int32], s63 *rt.Buffer[int32], s64 *rt.Buffer[int32], s65 *rt.Buffer[int32], s66 *rt.Buffer[int32], s67 *rt.Buffer[int32], s68 *rt.Buffer[int32], s69 *rt.Buffer[int32], s70 *rt.Buffer[int32], s71 *rt.Buffer[int32], s72 *rt.Buffer[int32], s73 *rt.Buffer[int32], s74 *rt.Buffer[int32], s75 *rt.Buffer[int32], s76 *rt.Buffer[int32], s77 *rt.Buffer[int32], s78 *rt.Buffer[int32], s79 *rt.Buffer[int32], s80 *rt.Buffer[int32], s81 *rt.Buffer[int32], s82 *rt.Buffer[int32], s83 *rt.Buffer[int32], s84 *rt.Buffer[int32], s85 *rt.Buffer[int32], s86 *rt.Buffer[int32], s87 *rt.Buffer[int32], s88 *rt.Buffer[int32], s89 *rt.Buffer[int32], s90 *rt.Buffer[int32], s91 *rt.Buffer[int32], s92 *rt.Buffer[int32], s93 *rt.Buffer[int32], s94 *rt.Buffer[int32], s95 *rt.Buffer[int32], s96 *rt.Buffer[int32], s97 *rt.Buffer[int32], s98 *rt.Buffer[int32], s99 *rt.Buffer[int32], s100 *rt.Buffer[int32], s101 *rt.Buffer[int32], s102 *rt.Buffer[int32], s103 *rt.Buffer[int32], s104 *rt.Buffer[int32], s105 *rt.Buffer[int32], s106 *rt.Buffer[int32], s107 *rt.Buffer[int32], s108 *rt.Buffer[int32], s109 *rt.Buffer[int32], s110 *rt.Buffer[int32], s111 *rt.Buffer[int32], s112 *rt.Buffer[int32], s113 *rt.Buffer[int32], s114 *rt.Buffer[int32], s115 *rt.Buffer[int32], s116 *rt.Buffer[int32], s117 *rt.Buffer[int32], s118 *rt.Buffer[int32], s119 *rt.Buffer[int32], s120 *rt.Buffer[int32], s121 *rt.Buffer[int32], s122 *rt.Buffer[int32], s123 *rt.Buffer[int32], s124 *rt.Buffer[int32], s125 *rt.Buffer[int32], s126 *rt.Buffer[int32], s127 *rt.Buffer[int32], s128 *rt.Buffer[int32], s129 *rt.Buffer[int32], s130 *rt.Buffer[int32], s131 *rt.Buffer[int32], s132 *rt.Buffer[int32], s133 *rt.Buffer[int32], s134 *rt.Buffer[int32], s135 *rt.Buffer[int32], s136 *rt.Buffer[int32], s137 *rt.Buffer[int32], s138 *rt.Buffer[int32], s139 *rt.Buffer[int32], s140 *rt.Buffer[int32], s141 *rt.Buffer[int32], s142 *rt.Buffer[int32], s143 *rt.Buffer[int32], s144 *rt.Buffer[int32], s145 *rt.Buffer[int32], s146 *rt.Buffer[int32], s147 *rt.Buffer[int32], s148 *rt.Buffer[int32], s149 *rt.Buffer[int32], s150 *rt.Buffer[int32], s151 *rt.Buffer[int32], s152 *rt.Buffer[int32], s153 *rt.Buffer[int32], s154 *rt.Buffer[int32], s155 *rt.Buffer[int32], s156 *rt.Buffer[int32], s157 *rt.Buffer[int32], s158 *rt.Buffer[int32], s159 *rt.Buffer[int32], s160 *rt.Buffer[int32], s161 *rt.Buffer[int32], s162 *rt.Buffer[int32], s163 *rt.Buffer[int32], s164 *rt.Buffer[int32], s165 *rt.Buffer[int32], s166 *rt.Buffer[int32], s167 *rt.Buffer[int32], s168 *rt.Buffer[int32], s169 *rt.Buffer[int32], s170 *rt.Buffer[int32], s171 *rt.Buffer[int32], s172 *rt.Buffer[int32], s173 *rt.Buffer[int32], s174 *rt.Buffer[int32], s175 *rt.Buffer[int32], s176 *rt.Buffer[int32], s177 *rt.Buffer[int32], s178 *rt.Buffer[int32], s179 *rt.Buffer[int32], s180 *rt.Buffer[int32], s181 *rt.Buffer[int32], s182 *rt.Buffer[int32], s183 *rt.Buffer[int32], s184 *rt.Buffer[int32], s185 *rt.Buffer[int32], s186 *rt.Buffer[int32], s187 *rt.Buffer[int32], s188 *rt.Buffer[int32], s189 *rt.Buffer[int32], s190 *rt.Buffer[int32], s191 *rt.Buffer[int32], s192 *rt.Buffer[int32], s193 *rt.Buffer[int32], s194 *rt.Buffer[int32], s195 *rt.Buffer[int32], s196 *rt.Buffer[int32], s197 *rt.Buffer[int32], s198 *rt.Buffer[int32], s199 *rt.Buffer[int32], s200 *rt.Buffer[int32], s201 *rt.Buffer[int32], s202 *rt.Buffer[int32], s203 *rt.Buffer[int32], s204 *rt.Buffer[int32], s205 *rt.Buffer[int32], s206 *rt.Buffer[int32], s207 *rt.Buffer[int32], s208 *rt.Buffer[int32], s209 *rt.Buffer[int32], s210 *rt.Buffer[int32], s211 *rt.Buffer[int32], s212 *rt.Buffer[int32], s213 *rt.Buffer[int32], s214 *rt.Buffer[int32], s215 *rt.Buffer[int32], s216 *rt.Buffer[int32], s217 *rt.Buffer[int32], s218 *rt.Buffer[int32], s219 *rt.Buffer[int32], s220 *rt.Buffer[int32], s221 *rt.Buffer[int32], s222 *rt.Buffer[int32], s223 *rt.Buffer[int32], s224 *rt.Buffer[int32], s225 *rt.Buffer[int32], s226 *rt.Buffer[int32], s227 *rt.Buffer[int32], s228 *rt.Buffer[int32], s229 *rt.Buffer[int32], s230 *rt.Buffer[int32], s231 *rt.Buffer[int32], s232 *rt.Buffer[int32], s233 *rt.Buffer[int32], s234 *rt.Buffer[int32], s235 *rt.Buffer[int32], s236 *rt.Buffer[int32], s237 *rt.Buffer[int32], s238 *rt.Buffer[int32], s239 *rt.Buffer[int32], s240 *rt.Buffer[int32], s241 *rt.Buffer[int32], s242 *rt.Buffer[int32], s243 *rt.Buffer[int32], s244 *rt.Buffer[int32], s245 *rt.Buffer[int32], s246 *rt.Buffer[int32], s247 *rt.Buffer[int32], s248 *rt.Buffer[int32], s249 *rt.Buffer[int32], s250 *rt.Buffer[int32], s251 *rt.Buffer[int32], s252 *rt.Buffer[int32], s253 *rt.Buffer[int32], s254 *rt.Buffer[int32], a int64, b int64, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Wide", s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78, s79, s80, s81, s82, s83, s84, s85, s86, s87, s88, s89, s90, s91, s92, s93, s94, s95, s96, s97, s98, s99, s100, s101, s102, s103, s104, s105, s106, s107, s108, s109, s110, s111, s112, s113, s114, s115, s116, s117, s118, s119, s120, s121, s122, s123, s124, s125, s126, s127, s128, s129, s130, s131, s132, s133, s134, s135, s136, s137, s138, s139, s140, s141, s142, s143, s144, s145, s146, s147, s148, s149, s150, s151, s152, s153, s154, s155, s156, s157, s158, s159, s160, s161, s162, s163, s164, s165, s166, s167, s168, s169, s170, s171, s172, s173, s174, s175, s176, s177, s178, s179, s180, s181, s182, s183, s184, s185, s186, s187, s188, s189, s190, s191, s192, s193, s194, s195, s196, s197, s198, s199, s200, s201, s202, s203, s204, s205, s206, s207, s208, s209, s210, s211, s212, s213, s214, s215, s216, s217, s218, s219, s220, s221, s222, s223, s224, s225, s226, s227, s228, s229, s230, s231, s232, s233, s234, s235, s236, s237, s238, s239, s240, s241, s242, s243, s244, s245, s246, s247, s248, s249, s250, s251, s252, s253, s254); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Wide(s0.CPUSlice(), s1.CPUSlice(), s2.CPUSlice(), s3.CPUSlice(), s4.CPUSlice(), s5.CPUSlice(), s6.CPUSlice(), s7.CPUSlice(), s8.CPUSlice(), s9.CPUSlice(), s10.CPUSlice(), s11.CPUSlice(), s12.CPUSlice(), s13.CPUSlice(), s14.CPUSlice(), s15.CPUSlice(), s16.CPUSlice(), s17.CPUSlice(), s18.CPUSlice(), s19.CPUSlice(), s20.CPUSlice(), s21.CPUSlice(), s22.CPUSlice(), s23.CPUSlice(), s24.CPUSlice(), s25.CPUSlice(), s26.CPUSlice(), s27.CPUSlice(), s28.CPUSlice(), s29.CPUSlice(), s30.CPUSlice(), s31.CPUSlice(), s32.CPUSlice(), s33.CPUSlice(), s34.CPUSlice(), s35.CPUSlice(), s36.CPUSlice(), s37.CPUSlice(), s38.CPUSlice(), s39.CPUSlice(), s40.CPUSlice(), s41.CPUSlice(), s42.CPUSlice(), s43.CPUSlice(), s44.CPUSlice(), s45.CPUSlice(), s46.CPUSlice(), s47.CPUSlice(), s48.CPUSlice(), s49.CPUSlice(), s50.CPUSlice(), s51.CPUSlice(), s52.CPUSlice(), s53.CPUSlice(), s54.CPUSlice(), s55.CPUSlice(), s56.CPUSlice(), s57.CPUSlice(), s58.CPUSlice(), s59.CPUSlice(), s60.CPUSlice(), s61.CPUSlice(), s62.CPUSlice(), s63.CPUSlice(), s64.CPUSlice(), s65.CPUSlice(), s66.CPUSlice(), s67.CPUSlice(), s68.CPUSlice(), s69.CPUSlice(), s70.CPUSlice(), s71.CPUSlice(), s72.CPUSlice(), s73.CPUSlice(), s74.CPUSlice(), s75.CPUSlice(), s76.CPUSlice(), s77.CPUSlice(), s78.CPUSlice(), s79.CPUSlice(), s80.CPUSlice(), s81.CPUSlice(), s82.CPUSlice(), s83.CPUSlice(), s84.CPUSlice(), s85.CPUSlice(), s86.CPUSlice(), s87.CPUSlice(), s88.CPUSlice(), s89.CPUSlice(), s90.CPUSlice(), s91.CPUSlice(), s92.CPUSlice(), s93.CPUSlice(), s94.CPUSlice(), s95.CPUSlice(), s96.CPUSlice(), s97.CPUSlice(), s98.CPUSlice(), s99.CPUSlice(), s100.CPUSlice(), s101.CPUSlice(), s102.CPUSlice(), s103.CPUSlice(), s104.CPUSlice(), s105.CPUSlice(), s106.CPUSlice(), s107.CPUSlice(), s108.CPUSlice(), s109.CPUSlice(), s110.CPUSlice(), s111.CPUSlice(), s112.CPUSlice(), s113.CPUSlice(), s114.CPUSlice(), s115.CPUSlice(), s116.CPUSlice(), s117.CPUSlice(), s118.CPUSlice(), s119.CPUSlice(), s120.CPUSlice(), s121.CPUSlice(), s122.CPUSlice(), s123.CPUSlice(), s124.CPUSlice(), s125.CPUSlice(), s126.CPUSlice(), s127.CPUSlice(), s128.CPUSlice(), s129.CPUSlice(), s130.CPUSlice(), s131.CPUSlice(), s132.CPUSlice(), s133.CPUSlice(), s134.CPUSlice(), s135.CPUSlice(), s136.CPUSlice(), s137.CPUSlice(), s138.CPUSlice(), s139.CPUSlice(), s140.CPUSlice(), s141.CPUSlice(), s142.CPUSlice(), s143.CPUSlice(), s144.CPUSlice(), s145.CPUSlice(), s146.CPUSlice(), s147.CPUSlice(), s148.CPUSlice(), s149.CPUSlice(), s150.CPUSlice(), s151.CPUSlice(), s152.CPUSlice(), s153.CPUSlice(), s154.CPUSlice(), s155.CPUSlice(), s156.CPUSlice(), s157.CPUSlice(), s158.CPUSlice(), s159.CPUSlice(), s160.CPUSlice(), s161.CPUSlice(), s162.CPUSlice(), s163.CPUSlice(), s164.CPUSlice(), s165.CPUSlice(), s166.CPUSlice(), s167.CPUSlice(), s168.CPUSlice(), s169.CPUSlice(), s170.CPUSlice(), s171.CPUSlice(), s172.CPUSlice(), s173.CPUSlice(), s174.CPUSlice(), s175.CPUSlice(), s176.CPUSlice(), s177.CPUSlice(), s178.CPUSlice(), s179.CPUSlice(), s180.CPUSlice(), s181.CPUSlice(), s182.CPUSlice(), s183.CPUSlice(), s184.CPUSlice(), s185.CPUSlice(), s186.CPUSlice(), s187.CPUSlice(), s188.CPUSlice(), s189.CPUSlice(), s190.CPUSlice(), s191.CPUSlice(), s192.CPUSlice(), s193.CPUSlice(), s194.CPUSlice(), s195.CPUSlice(), s196.CPUSlice(), s197.CPUSlice(), s198.CPUSlice(), s199.CPUSlice(), s200.CPUSlice(), s201.CPUSlice(), s202.CPUSlice(), s203.CPUSlice(), s204.CPUSlice(), s205.CPUSlice(), s206.CPUSlice(), s207.CPUSlice(), s208.CPUSlice(), s209.CPUSlice(), s210.CPUSlice(), s211.CPUSlice(), s212.CPUSlice(), s213.CPUSlice(), s214.CPUSlice(), s215.CPUSlice(), s216.CPUSlice(), s217.CPUSlice(), s218.CPUSlice(), s219.CPUSlice(), s220.CPUSlice(), s221.CPUSlice(), s222.CPUSlice(), s223.CPUSlice(), s224.CPUSlice(), s225.CPUSlice(), s226.CPUSlice(), s227.CPUSlice(), s228.CPUSlice(), s229.CPUSlice(), s230.CPUSlice(), s231.CPUSlice(), s232.CPUSlice(), s233.CPUSlice(), s234.CPUSlice(), s235.CPUSlice(), s236.CPUSlice(), s237.CPUSlice(), s238.CPUSlice(), s239.CPUSlice(), s240.CPUSlice(), s241.CPUSlice(), s242.CPUSlice(), s243.CPUSlice(), s244.CPUSlice(), s245.CPUSlice(), s246.CPUSlice(), s247.CPUSlice(), s248.CPUSlice(), s249.CPUSlice(), s250.CPUSlice(), s251.CPUSlice(), s252.CPUSlice(), s253.CPUSlice(), s254.CPUSlice(), a, b)
-		})
 	}
 	var qdArgs [4096]byte
 	rt.PutBuffer(qdArgs[:], 0, s0)
@@ -373,6 +368,11 @@ func (qdk *Kernels) Wide(s0 *rt.Buffer[int32], s1 *rt.Buffer[int32], s2 *rt.Buff
 	rt.PutUint64(qdArgs[:], 4080, uint64(a))
 	rt.PutUint64(qdArgs[:], 4088, uint64(b))
 	qdCounts := [1]int64{int64(s0.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Wide(s0.CPUSlice(), s1.CPUSlice(), s2.CPUSlice(), s3.CPUSlice(), s4.CPUSlice(), s5.CPUSlice(), s6.CPUSlice(), s7.CPUSlice(), s8.CPUSlice(), s9.CPUSlice(), s10.CPUSlice(), s11.CPUSlice(), s12.CPUSlice(), s13.CPUSlice(), s14.CPUSlice(), s15.CPUSlice(), s16.CPUSlice(), s17.CPUSlice(), s18.CPUSlice(), s19.CPUSlice(), s20.CPUSlice(), s21.CPUSlice(), s22.CPUSlice(), s23.CPUSlice(), s24.CPUSlice(), s25.CPUSlice(), s26.CPUSlice(), s27.CPUSlice(), s28.CPUSlice(), s29.CPUSlice(), s30.CPUSlice(), s31.CPUSlice(), s32.CPUSlice(), s33.CPUSlice(), s34.CPUSlice(), s35.CPUSlice(), s36.CPUSlice(), s37.CPUSlice(), s38.CPUSlice(), s39.CPUSlice(), s40.CPUSlice(), s41.CPUSlice(), s42.CPUSlice(), s43.CPUSlice(), s44.CPUSlice(), s45.CPUSlice(), s46.CPUSlice(), s47.CPUSlice(), s48.CPUSlice(), s49.CPUSlice(), s50.CPUSlice(), s51.CPUSlice(), s52.CPUSlice(), s53.CPUSlice(), s54.CPUSlice(), s55.CPUSlice(), s56.CPUSlice(), s57.CPUSlice(), s58.CPUSlice(), s59.CPUSlice(), s60.CPUSlice(), s61.CPUSlice(), s62.CPUSlice(), s63.CPUSlice(), s64.CPUSlice(), s65.CPUSlice(), s66.CPUSlice(), s67.CPUSlice(), s68.CPUSlice(), s69.CPUSlice(), s70.CPUSlice(), s71.CPUSlice(), s72.CPUSlice(), s73.CPUSlice(), s74.CPUSlice(), s75.CPUSlice(), s76.CPUSlice(), s77.CPUSlice(), s78.CPUSlice(), s79.CPUSlice(), s80.CPUSlice(), s81.CPUSlice(), s82.CPUSlice(), s83.CPUSlice(), s84.CPUSlice(), s85.CPUSlice(), s86.CPUSlice(), s87.CPUSlice(), s88.CPUSlice(), s89.CPUSlice(), s90.CPUSlice(), s91.CPUSlice(), s92.CPUSlice(), s93.CPUSlice(), s94.CPUSlice(), s95.CPUSlice(), s96.CPUSlice(), s97.CPUSlice(), s98.CPUSlice(), s99.CPUSlice(), s100.CPUSlice(), s101.CPUSlice(), s102.CPUSlice(), s103.CPUSlice(), s104.CPUSlice(), s105.CPUSlice(), s106.CPUSlice(), s107.CPUSlice(), s108.CPUSlice(), s109.CPUSlice(), s110.CPUSlice(), s111.CPUSlice(), s112.CPUSlice(), s113.CPUSlice(), s114.CPUSlice(), s115.CPUSlice(), s116.CPUSlice(), s117.CPUSlice(), s118.CPUSlice(), s119.CPUSlice(), s120.CPUSlice(), s121.CPUSlice(), s122.CPUSlice(), s123.CPUSlice(), s124.CPUSlice(), s125.CPUSlice(), s126.CPUSlice(), s127.CPUSlice(), s128.CPUSlice(), s129.CPUSlice(), s130.CPUSlice(), s131.CPUSlice(), s132.CPUSlice(), s133.CPUSlice(), s134.CPUSlice(), s135.CPUSlice(), s136.CPUSlice(), s137.CPUSlice(), s138.CPUSlice(), s139.CPUSlice(), s140.CPUSlice(), s141.CPUSlice(), s142.CPUSlice(), s143.CPUSlice(), s144.CPUSlice(), s145.CPUSlice(), s146.CPUSlice(), s147.CPUSlice(), s148.CPUSlice(), s149.CPUSlice(), s150.CPUSlice(), s151.CPUSlice(), s152.CPUSlice(), s153.CPUSlice(), s154.CPUSlice(), s155.CPUSlice(), s156.CPUSlice(), s157.CPUSlice(), s158.CPUSlice(), s159.CPUSlice(), s160.CPUSlice(), s161.CPUSlice(), s162.CPUSlice(), s163.CPUSlice(), s164.CPUSlice(), s165.CPUSlice(), s166.CPUSlice(), s167.CPUSlice(), s168.CPUSlice(), s169.CPUSlice(), s170.CPUSlice(), s171.CPUSlice(), s172.CPUSlice(), s173.CPUSlice(), s174.CPUSlice(), s175.CPUSlice(), s176.CPUSlice(), s177.CPUSlice(), s178.CPUSlice(), s179.CPUSlice(), s180.CPUSlice(), s181.CPUSlice(), s182.CPUSlice(), s183.CPUSlice(), s184.CPUSlice(), s185.CPUSlice(), s186.CPUSlice(), s187.CPUSlice(), s188.CPUSlice(), s189.CPUSlice(), s190.CPUSlice(), s191.CPUSlice(), s192.CPUSlice(), s193.CPUSlice(), s194.CPUSlice(), s195.CPUSlice(), s196.CPUSlice(), s197.CPUSlice(), s198.CPUSlice(), s199.CPUSlice(), s200.CPUSlice(), s201.CPUSlice(), s202.CPUSlice(), s203.CPUSlice(), s204.CPUSlice(), s205.CPUSlice(), s206.CPUSlice(), s207.CPUSlice(), s208.CPUSlice(), s209.CPUSlice(), s210.CPUSlice(), s211.CPUSlice(), s212.CPUSlice(), s213.CPUSlice(), s214.CPUSlice(), s215.CPUSlice(), s216.CPUSlice(), s217.CPUSlice(), s218.CPUSlice(), s219.CPUSlice(), s220.CPUSlice(), s221.CPUSlice(), s222.CPUSlice(), s223.CPUSlice(), s224.CPUSlice(), s225.CPUSlice(), s226.CPUSlice(), s227.CPUSlice(), s228.CPUSlice(), s229.CPUSlice(), s230.CPUSlice(), s231.CPUSlice(), s232.CPUSlice(), s233.CPUSlice(), s234.CPUSlice(), s235.CPUSlice(), s236.CPUSlice(), s237.CPUSlice(), s238.CPUSlice(), s239.CPUSlice(), s240.CPUSlice(), s241.CPUSlice(), s242.CPUSlice(), s243.CPUSlice(), s244.CPUSlice(), s245.CPUSlice(), s246.CPUSlice(), s247.CPUSlice(), s248.CPUSlice(), s249.CPUSlice(), s250.CPUSlice(), s251.CPUSlice(), s252.CPUSlice(), s253.CPUSlice(), s254.CPUSlice(), a, b)
+		}, s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78, s79, s80, s81, s82, s83, s84, s85, s86, s87, s88, s89, s90, s91, s92, s93, s94, s95, s96, s97, s98, s99, s100, s101, s102, s103, s104, s105, s106, s107, s108, s109, s110, s111, s112, s113, s114, s115, s116, s117, s118, s119, s120, s121, s122, s123, s124, s125, s126, s127, s128, s129, s130, s131, s132, s133, s134, s135, s136, s137, s138, s139, s140, s141, s142, s143, s144, s145, s146, s147, s148, s149, s150, s151, s152, s153, s154, s155, s156, s157, s158, s159, s160, s161, s162, s163, s164, s165, s166, s167, s168, s169, s170, s171, s172, s173, s174, s175, s176, s177, s178, s179, s180, s181, s182, s183, s184, s185, s186, s187, s188, s189, s190, s191, s192, s193, s194, s195, s196, s197, s198, s199, s200, s201, s202, s203, s204, s205, s206, s207, s208, s209, s210, s211, s212, s213, s214, s215, s216, s217, s218, s219, s220, s221, s222, s223, s224, s225, s226, s227, s228, s229, s230, s231, s232, s233, s234, s235, s236, s237, s238, s239, s240, s241, s242, s243, s244, s245, s246, s247, s248, s249, s250, s251, s252, s253, s254)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -3865,4 +3865,2674 @@ $L_6:
 $L_7:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Größe(ä []f32, faktor f32)
+
+task Gr$0000f6$0000dfe_0 parallel count=(len ä)
+b0: # entry
+	r4 = base ä
+	r5 = len ä
+	r3 = move.i64 r5
+	r14 = param.f32 faktor
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = mul.f32 r12, r14
+	r15 = elemaddr r4, r9, 4
+	store.f32 r15, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Gr$0000f6$0000dfe_1 serial
+b0: # entry
+	r1 = base ä
+	jump b1
+b1: # rangeindex.done
+	r0 = elemaddr r1, 0, 4
+	r3 = load.f32 r0
+	r4 = add.f32 r3, 1.0
+	r5 = elemaddr r1, 0, 4
+	store.f32 r5, r4
+	return
+
+kernel Ω数(s []i32)
+
+task $0003a9$006570_0 parallel count=(len s)
+b0: # entry
+	r4 = base s
+	r5 = len s
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = convert.i32.i64 r9
+	r12 = elemaddr r4, r9, 4
+	store.i32 r12, r11
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Wide(s0 []i32, s1 []i32, s2 []i32, s3 []i32, s4 []i32, s5 []i32, s6 []i32, s7 []i32, s8 []i32, s9 []i32, s10 []i32, s11 []i32, s12 []i32, s13 []i32, s14 []i32, s15 []i32, s16 []i32, s17 []i32, s18 []i32, s19 []i32, s20 []i32, s21 []i32, s22 []i32, s23 []i32, s24 []i32, s25 []i32, s26 []i32, s27 []i32, s28 []i32, s29 []i32, s30 []i32, s31 []i32, s32 []i32, s33 []i32, s34 []i32, s35 []i32, s36 []i32, s37 []i32, s38 []i32, s39 []i32, s40 []i32, s41 []i32, s42 []i32, s43 []i32, s44 []i32, s45 []i32, s46 []i32, s47 []i32, s48 []i32, s49 []i32, s50 []i32, s51 []i32, s52 []i32, s53 []i32, s54 []i32, s55 []i32, s56 []i32, s57 []i32, s58 []i32, s59 []i32, s60 []i32, s61 []i32, s62 []i32, s63 []i32, s64 []i32, s65 []i32, s66 []i32, s67 []i32, s68 []i32, s69 []i32, s70 []i32, s71 []i32, s72 []i32, s73 []i32, s74 []i32, s75 []i32, s76 []i32, s77 []i32, s78 []i32, s79 []i32, s80 []i32, s81 []i32, s82 []i32, s83 []i32, s84 []i32, s85 []i32, s86 []i32, s87 []i32, s88 []i32, s89 []i32, s90 []i32, s91 []i32, s92 []i32, s93 []i32, s94 []i32, s95 []i32, s96 []i32, s97 []i32, s98 []i32, s99 []i32, s100 []i32, s101 []i32, s102 []i32, s103 []i32, s104 []i32, s105 []i32, s106 []i32, s107 []i32, s108 []i32, s109 []i32, s110 []i32, s111 []i32, s112 []i32, s113 []i32, s114 []i32, s115 []i32, s116 []i32, s117 []i32, s118 []i32, s119 []i32, s120 []i32, s121 []i32, s122 []i32, s123 []i32, s124 []i32, s125 []i32, s126 []i32, s127 []i32, s128 []i32, s129 []i32, s130 []i32, s131 []i32, s132 []i32, s133 []i32, s134 []i32, s135 []i32, s136 []i32, s137 []i32, s138 []i32, s139 []i32, s140 []i32, s141 []i32, s142 []i32, s143 []i32, s144 []i32, s145 []i32, s146 []i32, s147 []i32, s148 []i32, s149 []i32, s150 []i32, s151 []i32, s152 []i32, s153 []i32, s154 []i32, s155 []i32, s156 []i32, s157 []i32, s158 []i32, s159 []i32, s160 []i32, s161 []i32, s162 []i32, s163 []i32, s164 []i32, s165 []i32, s166 []i32, s167 []i32, s168 []i32, s169 []i32, s170 []i32, s171 []i32, s172 []i32, s173 []i32, s174 []i32, s175 []i32, s176 []i32, s177 []i32, s178 []i32, s179 []i32, s180 []i32, s181 []i32, s182 []i32, s183 []i32, s184 []i32, s185 []i32, s186 []i32, s187 []i32, s188 []i32, s189 []i32, s190 []i32, s191 []i32, s192 []i32, s193 []i32, s194 []i32, s195 []i32, s196 []i32, s197 []i32, s198 []i32, s199 []i32, s200 []i32, s201 []i32, s202 []i32, s203 []i32, s204 []i32, s205 []i32, s206 []i32, s207 []i32, s208 []i32, s209 []i32, s210 []i32, s211 []i32, s212 []i32, s213 []i32, s214 []i32, s215 []i32, s216 []i32, s217 []i32, s218 []i32, s219 []i32, s220 []i32, s221 []i32, s222 []i32, s223 []i32, s224 []i32, s225 []i32, s226 []i32, s227 []i32, s228 []i32, s229 []i32, s230 []i32, s231 []i32, s232 []i32, s233 []i32, s234 []i32, s235 []i32, s236 []i32, s237 []i32, s238 []i32, s239 []i32, s240 []i32, s241 []i32, s242 []i32, s243 []i32, s244 []i32, s245 []i32, s246 []i32, s247 []i32, s248 []i32, s249 []i32, s250 []i32, s251 []i32, s252 []i32, s253 []i32, s254 []i32, a i64, b i64)
+
+task Wide_0 parallel count=(len s0)
+b0: # entry
+	r4 = base s0
+	r5 = len s0
+	r3 = move.i64 r5
+	r12 = param.i64 a
+	r14 = param.i64 b
+	r26 = base s1
+	r36 = base s2
+	r46 = base s3
+	r56 = base s4
+	r66 = base s5
+	r76 = base s6
+	r86 = base s7
+	r96 = base s8
+	r106 = base s9
+	r116 = base s10
+	r126 = base s11
+	r136 = base s12
+	r146 = base s13
+	r156 = base s14
+	r166 = base s15
+	r176 = base s16
+	r186 = base s17
+	r196 = base s18
+	r206 = base s19
+	r216 = base s20
+	r226 = base s21
+	r236 = base s22
+	r246 = base s23
+	r256 = base s24
+	r266 = base s25
+	r276 = base s26
+	r286 = base s27
+	r296 = base s28
+	r306 = base s29
+	r316 = base s30
+	r326 = base s31
+	r336 = base s32
+	r346 = base s33
+	r356 = base s34
+	r366 = base s35
+	r376 = base s36
+	r386 = base s37
+	r396 = base s38
+	r406 = base s39
+	r416 = base s40
+	r426 = base s41
+	r436 = base s42
+	r446 = base s43
+	r456 = base s44
+	r466 = base s45
+	r476 = base s46
+	r486 = base s47
+	r496 = base s48
+	r506 = base s49
+	r516 = base s50
+	r526 = base s51
+	r536 = base s52
+	r546 = base s53
+	r556 = base s54
+	r566 = base s55
+	r576 = base s56
+	r586 = base s57
+	r596 = base s58
+	r606 = base s59
+	r616 = base s60
+	r626 = base s61
+	r636 = base s62
+	r646 = base s63
+	r656 = base s64
+	r666 = base s65
+	r676 = base s66
+	r686 = base s67
+	r696 = base s68
+	r706 = base s69
+	r716 = base s70
+	r726 = base s71
+	r736 = base s72
+	r746 = base s73
+	r756 = base s74
+	r766 = base s75
+	r776 = base s76
+	r786 = base s77
+	r796 = base s78
+	r806 = base s79
+	r816 = base s80
+	r826 = base s81
+	r836 = base s82
+	r846 = base s83
+	r856 = base s84
+	r866 = base s85
+	r876 = base s86
+	r886 = base s87
+	r896 = base s88
+	r906 = base s89
+	r916 = base s90
+	r926 = base s91
+	r936 = base s92
+	r946 = base s93
+	r956 = base s94
+	r966 = base s95
+	r976 = base s96
+	r986 = base s97
+	r996 = base s98
+	r1006 = base s99
+	r1016 = base s100
+	r1026 = base s101
+	r1036 = base s102
+	r1046 = base s103
+	r1056 = base s104
+	r1066 = base s105
+	r1076 = base s106
+	r1086 = base s107
+	r1096 = base s108
+	r1106 = base s109
+	r1116 = base s110
+	r1126 = base s111
+	r1136 = base s112
+	r1146 = base s113
+	r1156 = base s114
+	r1166 = base s115
+	r1176 = base s116
+	r1186 = base s117
+	r1196 = base s118
+	r1206 = base s119
+	r1216 = base s120
+	r1226 = base s121
+	r1236 = base s122
+	r1246 = base s123
+	r1256 = base s124
+	r1266 = base s125
+	r1276 = base s126
+	r1286 = base s127
+	r1296 = base s128
+	r1306 = base s129
+	r1316 = base s130
+	r1326 = base s131
+	r1336 = base s132
+	r1346 = base s133
+	r1356 = base s134
+	r1366 = base s135
+	r1376 = base s136
+	r1386 = base s137
+	r1396 = base s138
+	r1406 = base s139
+	r1416 = base s140
+	r1426 = base s141
+	r1436 = base s142
+	r1446 = base s143
+	r1456 = base s144
+	r1466 = base s145
+	r1476 = base s146
+	r1486 = base s147
+	r1496 = base s148
+	r1506 = base s149
+	r1516 = base s150
+	r1526 = base s151
+	r1536 = base s152
+	r1546 = base s153
+	r1556 = base s154
+	r1566 = base s155
+	r1576 = base s156
+	r1586 = base s157
+	r1596 = base s158
+	r1606 = base s159
+	r1616 = base s160
+	r1626 = base s161
+	r1636 = base s162
+	r1646 = base s163
+	r1656 = base s164
+	r1666 = base s165
+	r1676 = base s166
+	r1686 = base s167
+	r1696 = base s168
+	r1706 = base s169
+	r1716 = base s170
+	r1726 = base s171
+	r1736 = base s172
+	r1746 = base s173
+	r1756 = base s174
+	r1766 = base s175
+	r1776 = base s176
+	r1786 = base s177
+	r1796 = base s178
+	r1806 = base s179
+	r1816 = base s180
+	r1826 = base s181
+	r1836 = base s182
+	r1846 = base s183
+	r1856 = base s184
+	r1866 = base s185
+	r1876 = base s186
+	r1886 = base s187
+	r1896 = base s188
+	r1906 = base s189
+	r1916 = base s190
+	r1926 = base s191
+	r1936 = base s192
+	r1946 = base s193
+	r1956 = base s194
+	r1966 = base s195
+	r1976 = base s196
+	r1986 = base s197
+	r1996 = base s198
+	r2006 = base s199
+	r2016 = base s200
+	r2026 = base s201
+	r2036 = base s202
+	r2046 = base s203
+	r2056 = base s204
+	r2066 = base s205
+	r2076 = base s206
+	r2086 = base s207
+	r2096 = base s208
+	r2106 = base s209
+	r2116 = base s210
+	r2126 = base s211
+	r2136 = base s212
+	r2146 = base s213
+	r2156 = base s214
+	r2166 = base s215
+	r2176 = base s216
+	r2186 = base s217
+	r2196 = base s218
+	r2206 = base s219
+	r2216 = base s220
+	r2226 = base s221
+	r2236 = base s222
+	r2246 = base s223
+	r2256 = base s224
+	r2266 = base s225
+	r2276 = base s226
+	r2286 = base s227
+	r2296 = base s228
+	r2306 = base s229
+	r2316 = base s230
+	r2326 = base s231
+	r2336 = base s232
+	r2346 = base s233
+	r2356 = base s234
+	r2366 = base s235
+	r2376 = base s236
+	r2386 = base s237
+	r2396 = base s238
+	r2406 = base s239
+	r2416 = base s240
+	r2426 = base s241
+	r2436 = base s242
+	r2446 = base s243
+	r2456 = base s244
+	r2466 = base s245
+	r2476 = base s246
+	r2486 = base s247
+	r2496 = base s248
+	r2506 = base s249
+	r2516 = base s250
+	r2526 = base s251
+	r2536 = base s252
+	r2546 = base s253
+	r2556 = base s254
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = convert.i32.i64 r12
+	r13 = convert.i32.i64 r14
+	r15 = mul.i32 r13, 0
+	r16 = add.i32 r11, r15
+	r17 = elemaddr r4, r9, 4
+	r18 = load.i32 r17
+	r19 = add.i32 r18, r16
+	r20 = elemaddr r4, r9, 4
+	store.i32 r20, r19
+	r21 = convert.i32.i64 r12
+	r22 = convert.i32.i64 r14
+	r23 = mul.i32 r22, 1
+	r24 = add.i32 r21, r23
+	r25 = elemaddr r26, r9, 4
+	r28 = load.i32 r25
+	r29 = add.i32 r28, r24
+	r30 = elemaddr r26, r9, 4
+	store.i32 r30, r29
+	r31 = convert.i32.i64 r12
+	r32 = convert.i32.i64 r14
+	r33 = mul.i32 r32, 2
+	r34 = add.i32 r31, r33
+	r35 = elemaddr r36, r9, 4
+	r38 = load.i32 r35
+	r39 = add.i32 r38, r34
+	r40 = elemaddr r36, r9, 4
+	store.i32 r40, r39
+	r41 = convert.i32.i64 r12
+	r42 = convert.i32.i64 r14
+	r43 = mul.i32 r42, 3
+	r44 = add.i32 r41, r43
+	r45 = elemaddr r46, r9, 4
+	r48 = load.i32 r45
+	r49 = add.i32 r48, r44
+	r50 = elemaddr r46, r9, 4
+	store.i32 r50, r49
+	r51 = convert.i32.i64 r12
+	r52 = convert.i32.i64 r14
+	r53 = mul.i32 r52, 4
+	r54 = add.i32 r51, r53
+	r55 = elemaddr r56, r9, 4
+	r58 = load.i32 r55
+	r59 = add.i32 r58, r54
+	r60 = elemaddr r56, r9, 4
+	store.i32 r60, r59
+	r61 = convert.i32.i64 r12
+	r62 = convert.i32.i64 r14
+	r63 = mul.i32 r62, 5
+	r64 = add.i32 r61, r63
+	r65 = elemaddr r66, r9, 4
+	r68 = load.i32 r65
+	r69 = add.i32 r68, r64
+	r70 = elemaddr r66, r9, 4
+	store.i32 r70, r69
+	r71 = convert.i32.i64 r12
+	r72 = convert.i32.i64 r14
+	r73 = mul.i32 r72, 6
+	r74 = add.i32 r71, r73
+	r75 = elemaddr r76, r9, 4
+	r78 = load.i32 r75
+	r79 = add.i32 r78, r74
+	r80 = elemaddr r76, r9, 4
+	store.i32 r80, r79
+	r81 = convert.i32.i64 r12
+	r82 = convert.i32.i64 r14
+	r83 = mul.i32 r82, 7
+	r84 = add.i32 r81, r83
+	r85 = elemaddr r86, r9, 4
+	r88 = load.i32 r85
+	r89 = add.i32 r88, r84
+	r90 = elemaddr r86, r9, 4
+	store.i32 r90, r89
+	r91 = convert.i32.i64 r12
+	r92 = convert.i32.i64 r14
+	r93 = mul.i32 r92, 8
+	r94 = add.i32 r91, r93
+	r95 = elemaddr r96, r9, 4
+	r98 = load.i32 r95
+	r99 = add.i32 r98, r94
+	r100 = elemaddr r96, r9, 4
+	store.i32 r100, r99
+	r101 = convert.i32.i64 r12
+	r102 = convert.i32.i64 r14
+	r103 = mul.i32 r102, 9
+	r104 = add.i32 r101, r103
+	r105 = elemaddr r106, r9, 4
+	r108 = load.i32 r105
+	r109 = add.i32 r108, r104
+	r110 = elemaddr r106, r9, 4
+	store.i32 r110, r109
+	r111 = convert.i32.i64 r12
+	r112 = convert.i32.i64 r14
+	r113 = mul.i32 r112, 10
+	r114 = add.i32 r111, r113
+	r115 = elemaddr r116, r9, 4
+	r118 = load.i32 r115
+	r119 = add.i32 r118, r114
+	r120 = elemaddr r116, r9, 4
+	store.i32 r120, r119
+	r121 = convert.i32.i64 r12
+	r122 = convert.i32.i64 r14
+	r123 = mul.i32 r122, 11
+	r124 = add.i32 r121, r123
+	r125 = elemaddr r126, r9, 4
+	r128 = load.i32 r125
+	r129 = add.i32 r128, r124
+	r130 = elemaddr r126, r9, 4
+	store.i32 r130, r129
+	r131 = convert.i32.i64 r12
+	r132 = convert.i32.i64 r14
+	r133 = mul.i32 r132, 12
+	r134 = add.i32 r131, r133
+	r135 = elemaddr r136, r9, 4
+	r138 = load.i32 r135
+	r139 = add.i32 r138, r134
+	r140 = elemaddr r136, r9, 4
+	store.i32 r140, r139
+	r141 = convert.i32.i64 r12
+	r142 = convert.i32.i64 r14
+	r143 = mul.i32 r142, 13
+	r144 = add.i32 r141, r143
+	r145 = elemaddr r146, r9, 4
+	r148 = load.i32 r145
+	r149 = add.i32 r148, r144
+	r150 = elemaddr r146, r9, 4
+	store.i32 r150, r149
+	r151 = convert.i32.i64 r12
+	r152 = convert.i32.i64 r14
+	r153 = mul.i32 r152, 14
+	r154 = add.i32 r151, r153
+	r155 = elemaddr r156, r9, 4
+	r158 = load.i32 r155
+	r159 = add.i32 r158, r154
+	r160 = elemaddr r156, r9, 4
+	store.i32 r160, r159
+	r161 = convert.i32.i64 r12
+	r162 = convert.i32.i64 r14
+	r163 = mul.i32 r162, 15
+	r164 = add.i32 r161, r163
+	r165 = elemaddr r166, r9, 4
+	r168 = load.i32 r165
+	r169 = add.i32 r168, r164
+	r170 = elemaddr r166, r9, 4
+	store.i32 r170, r169
+	r171 = convert.i32.i64 r12
+	r172 = convert.i32.i64 r14
+	r173 = mul.i32 r172, 16
+	r174 = add.i32 r171, r173
+	r175 = elemaddr r176, r9, 4
+	r178 = load.i32 r175
+	r179 = add.i32 r178, r174
+	r180 = elemaddr r176, r9, 4
+	store.i32 r180, r179
+	r181 = convert.i32.i64 r12
+	r182 = convert.i32.i64 r14
+	r183 = mul.i32 r182, 17
+	r184 = add.i32 r181, r183
+	r185 = elemaddr r186, r9, 4
+	r188 = load.i32 r185
+	r189 = add.i32 r188, r184
+	r190 = elemaddr r186, r9, 4
+	store.i32 r190, r189
+	r191 = convert.i32.i64 r12
+	r192 = convert.i32.i64 r14
+	r193 = mul.i32 r192, 18
+	r194 = add.i32 r191, r193
+	r195 = elemaddr r196, r9, 4
+	r198 = load.i32 r195
+	r199 = add.i32 r198, r194
+	r200 = elemaddr r196, r9, 4
+	store.i32 r200, r199
+	r201 = convert.i32.i64 r12
+	r202 = convert.i32.i64 r14
+	r203 = mul.i32 r202, 19
+	r204 = add.i32 r201, r203
+	r205 = elemaddr r206, r9, 4
+	r208 = load.i32 r205
+	r209 = add.i32 r208, r204
+	r210 = elemaddr r206, r9, 4
+	store.i32 r210, r209
+	r211 = convert.i32.i64 r12
+	r212 = convert.i32.i64 r14
+	r213 = mul.i32 r212, 20
+	r214 = add.i32 r211, r213
+	r215 = elemaddr r216, r9, 4
+	r218 = load.i32 r215
+	r219 = add.i32 r218, r214
+	r220 = elemaddr r216, r9, 4
+	store.i32 r220, r219
+	r221 = convert.i32.i64 r12
+	r222 = convert.i32.i64 r14
+	r223 = mul.i32 r222, 21
+	r224 = add.i32 r221, r223
+	r225 = elemaddr r226, r9, 4
+	r228 = load.i32 r225
+	r229 = add.i32 r228, r224
+	r230 = elemaddr r226, r9, 4
+	store.i32 r230, r229
+	r231 = convert.i32.i64 r12
+	r232 = convert.i32.i64 r14
+	r233 = mul.i32 r232, 22
+	r234 = add.i32 r231, r233
+	r235 = elemaddr r236, r9, 4
+	r238 = load.i32 r235
+	r239 = add.i32 r238, r234
+	r240 = elemaddr r236, r9, 4
+	store.i32 r240, r239
+	r241 = convert.i32.i64 r12
+	r242 = convert.i32.i64 r14
+	r243 = mul.i32 r242, 23
+	r244 = add.i32 r241, r243
+	r245 = elemaddr r246, r9, 4
+	r248 = load.i32 r245
+	r249 = add.i32 r248, r244
+	r250 = elemaddr r246, r9, 4
+	store.i32 r250, r249
+	r251 = convert.i32.i64 r12
+	r252 = convert.i32.i64 r14
+	r253 = mul.i32 r252, 24
+	r254 = add.i32 r251, r253
+	r255 = elemaddr r256, r9, 4
+	r258 = load.i32 r255
+	r259 = add.i32 r258, r254
+	r260 = elemaddr r256, r9, 4
+	store.i32 r260, r259
+	r261 = convert.i32.i64 r12
+	r262 = convert.i32.i64 r14
+	r263 = mul.i32 r262, 25
+	r264 = add.i32 r261, r263
+	r265 = elemaddr r266, r9, 4
+	r268 = load.i32 r265
+	r269 = add.i32 r268, r264
+	r270 = elemaddr r266, r9, 4
+	store.i32 r270, r269
+	r271 = convert.i32.i64 r12
+	r272 = convert.i32.i64 r14
+	r273 = mul.i32 r272, 26
+	r274 = add.i32 r271, r273
+	r275 = elemaddr r276, r9, 4
+	r278 = load.i32 r275
+	r279 = add.i32 r278, r274
+	r280 = elemaddr r276, r9, 4
+	store.i32 r280, r279
+	r281 = convert.i32.i64 r12
+	r282 = convert.i32.i64 r14
+	r283 = mul.i32 r282, 27
+	r284 = add.i32 r281, r283
+	r285 = elemaddr r286, r9, 4
+	r288 = load.i32 r285
+	r289 = add.i32 r288, r284
+	r290 = elemaddr r286, r9, 4
+	store.i32 r290, r289
+	r291 = convert.i32.i64 r12
+	r292 = convert.i32.i64 r14
+	r293 = mul.i32 r292, 28
+	r294 = add.i32 r291, r293
+	r295 = elemaddr r296, r9, 4
+	r298 = load.i32 r295
+	r299 = add.i32 r298, r294
+	r300 = elemaddr r296, r9, 4
+	store.i32 r300, r299
+	r301 = convert.i32.i64 r12
+	r302 = convert.i32.i64 r14
+	r303 = mul.i32 r302, 29
+	r304 = add.i32 r301, r303
+	r305 = elemaddr r306, r9, 4
+	r308 = load.i32 r305
+	r309 = add.i32 r308, r304
+	r310 = elemaddr r306, r9, 4
+	store.i32 r310, r309
+	r311 = convert.i32.i64 r12
+	r312 = convert.i32.i64 r14
+	r313 = mul.i32 r312, 30
+	r314 = add.i32 r311, r313
+	r315 = elemaddr r316, r9, 4
+	r318 = load.i32 r315
+	r319 = add.i32 r318, r314
+	r320 = elemaddr r316, r9, 4
+	store.i32 r320, r319
+	r321 = convert.i32.i64 r12
+	r322 = convert.i32.i64 r14
+	r323 = mul.i32 r322, 31
+	r324 = add.i32 r321, r323
+	r325 = elemaddr r326, r9, 4
+	r328 = load.i32 r325
+	r329 = add.i32 r328, r324
+	r330 = elemaddr r326, r9, 4
+	store.i32 r330, r329
+	r331 = convert.i32.i64 r12
+	r332 = convert.i32.i64 r14
+	r333 = mul.i32 r332, 32
+	r334 = add.i32 r331, r333
+	r335 = elemaddr r336, r9, 4
+	r338 = load.i32 r335
+	r339 = add.i32 r338, r334
+	r340 = elemaddr r336, r9, 4
+	store.i32 r340, r339
+	r341 = convert.i32.i64 r12
+	r342 = convert.i32.i64 r14
+	r343 = mul.i32 r342, 33
+	r344 = add.i32 r341, r343
+	r345 = elemaddr r346, r9, 4
+	r348 = load.i32 r345
+	r349 = add.i32 r348, r344
+	r350 = elemaddr r346, r9, 4
+	store.i32 r350, r349
+	r351 = convert.i32.i64 r12
+	r352 = convert.i32.i64 r14
+	r353 = mul.i32 r352, 34
+	r354 = add.i32 r351, r353
+	r355 = elemaddr r356, r9, 4
+	r358 = load.i32 r355
+	r359 = add.i32 r358, r354
+	r360 = elemaddr r356, r9, 4
+	store.i32 r360, r359
+	r361 = convert.i32.i64 r12
+	r362 = convert.i32.i64 r14
+	r363 = mul.i32 r362, 35
+	r364 = add.i32 r361, r363
+	r365 = elemaddr r366, r9, 4
+	r368 = load.i32 r365
+	r369 = add.i32 r368, r364
+	r370 = elemaddr r366, r9, 4
+	store.i32 r370, r369
+	r371 = convert.i32.i64 r12
+	r372 = convert.i32.i64 r14
+	r373 = mul.i32 r372, 36
+	r374 = add.i32 r371, r373
+	r375 = elemaddr r376, r9, 4
+	r378 = load.i32 r375
+	r379 = add.i32 r378, r374
+	r380 = elemaddr r376, r9, 4
+	store.i32 r380, r379
+	r381 = convert.i32.i64 r12
+	r382 = convert.i32.i64 r14
+	r383 = mul.i32 r382, 37
+	r384 = add.i32 r381, r383
+	r385 = elemaddr r386, r9, 4
+	r388 = load.i32 r385
+	r389 = add.i32 r388, r384
+	r390 = elemaddr r386, r9, 4
+	store.i32 r390, r389
+	r391 = convert.i32.i64 r12
+	r392 = convert.i32.i64 r14
+	r393 = mul.i32 r392, 38
+	r394 = add.i32 r391, r393
+	r395 = elemaddr r396, r9, 4
+	r398 = load.i32 r395
+	r399 = add.i32 r398, r394
+	r400 = elemaddr r396, r9, 4
+	store.i32 r400, r399
+	r401 = convert.i32.i64 r12
+	r402 = convert.i32.i64 r14
+	r403 = mul.i32 r402, 39
+	r404 = add.i32 r401, r403
+	r405 = elemaddr r406, r9, 4
+	r408 = load.i32 r405
+	r409 = add.i32 r408, r404
+	r410 = elemaddr r406, r9, 4
+	store.i32 r410, r409
+	r411 = convert.i32.i64 r12
+	r412 = convert.i32.i64 r14
+	r413 = mul.i32 r412, 40
+	r414 = add.i32 r411, r413
+	r415 = elemaddr r416, r9, 4
+	r418 = load.i32 r415
+	r419 = add.i32 r418, r414
+	r420 = elemaddr r416, r9, 4
+	store.i32 r420, r419
+	r421 = convert.i32.i64 r12
+	r422 = convert.i32.i64 r14
+	r423 = mul.i32 r422, 41
+	r424 = add.i32 r421, r423
+	r425 = elemaddr r426, r9, 4
+	r428 = load.i32 r425
+	r429 = add.i32 r428, r424
+	r430 = elemaddr r426, r9, 4
+	store.i32 r430, r429
+	r431 = convert.i32.i64 r12
+	r432 = convert.i32.i64 r14
+	r433 = mul.i32 r432, 42
+	r434 = add.i32 r431, r433
+	r435 = elemaddr r436, r9, 4
+	r438 = load.i32 r435
+	r439 = add.i32 r438, r434
+	r440 = elemaddr r436, r9, 4
+	store.i32 r440, r439
+	r441 = convert.i32.i64 r12
+	r442 = convert.i32.i64 r14
+	r443 = mul.i32 r442, 43
+	r444 = add.i32 r441, r443
+	r445 = elemaddr r446, r9, 4
+	r448 = load.i32 r445
+	r449 = add.i32 r448, r444
+	r450 = elemaddr r446, r9, 4
+	store.i32 r450, r449
+	r451 = convert.i32.i64 r12
+	r452 = convert.i32.i64 r14
+	r453 = mul.i32 r452, 44
+	r454 = add.i32 r451, r453
+	r455 = elemaddr r456, r9, 4
+	r458 = load.i32 r455
+	r459 = add.i32 r458, r454
+	r460 = elemaddr r456, r9, 4
+	store.i32 r460, r459
+	r461 = convert.i32.i64 r12
+	r462 = convert.i32.i64 r14
+	r463 = mul.i32 r462, 45
+	r464 = add.i32 r461, r463
+	r465 = elemaddr r466, r9, 4
+	r468 = load.i32 r465
+	r469 = add.i32 r468, r464
+	r470 = elemaddr r466, r9, 4
+	store.i32 r470, r469
+	r471 = convert.i32.i64 r12
+	r472 = convert.i32.i64 r14
+	r473 = mul.i32 r472, 46
+	r474 = add.i32 r471, r473
+	r475 = elemaddr r476, r9, 4
+	r478 = load.i32 r475
+	r479 = add.i32 r478, r474
+	r480 = elemaddr r476, r9, 4
+	store.i32 r480, r479
+	r481 = convert.i32.i64 r12
+	r482 = convert.i32.i64 r14
+	r483 = mul.i32 r482, 47
+	r484 = add.i32 r481, r483
+	r485 = elemaddr r486, r9, 4
+	r488 = load.i32 r485
+	r489 = add.i32 r488, r484
+	r490 = elemaddr r486, r9, 4
+	store.i32 r490, r489
+	r491 = convert.i32.i64 r12
+	r492 = convert.i32.i64 r14
+	r493 = mul.i32 r492, 48
+	r494 = add.i32 r491, r493
+	r495 = elemaddr r496, r9, 4
+	r498 = load.i32 r495
+	r499 = add.i32 r498, r494
+	r500 = elemaddr r496, r9, 4
+	store.i32 r500, r499
+	r501 = convert.i32.i64 r12
+	r502 = convert.i32.i64 r14
+	r503 = mul.i32 r502, 49
+	r504 = add.i32 r501, r503
+	r505 = elemaddr r506, r9, 4
+	r508 = load.i32 r505
+	r509 = add.i32 r508, r504
+	r510 = elemaddr r506, r9, 4
+	store.i32 r510, r509
+	r511 = convert.i32.i64 r12
+	r512 = convert.i32.i64 r14
+	r513 = mul.i32 r512, 50
+	r514 = add.i32 r511, r513
+	r515 = elemaddr r516, r9, 4
+	r518 = load.i32 r515
+	r519 = add.i32 r518, r514
+	r520 = elemaddr r516, r9, 4
+	store.i32 r520, r519
+	r521 = convert.i32.i64 r12
+	r522 = convert.i32.i64 r14
+	r523 = mul.i32 r522, 51
+	r524 = add.i32 r521, r523
+	r525 = elemaddr r526, r9, 4
+	r528 = load.i32 r525
+	r529 = add.i32 r528, r524
+	r530 = elemaddr r526, r9, 4
+	store.i32 r530, r529
+	r531 = convert.i32.i64 r12
+	r532 = convert.i32.i64 r14
+	r533 = mul.i32 r532, 52
+	r534 = add.i32 r531, r533
+	r535 = elemaddr r536, r9, 4
+	r538 = load.i32 r535
+	r539 = add.i32 r538, r534
+	r540 = elemaddr r536, r9, 4
+	store.i32 r540, r539
+	r541 = convert.i32.i64 r12
+	r542 = convert.i32.i64 r14
+	r543 = mul.i32 r542, 53
+	r544 = add.i32 r541, r543
+	r545 = elemaddr r546, r9, 4
+	r548 = load.i32 r545
+	r549 = add.i32 r548, r544
+	r550 = elemaddr r546, r9, 4
+	store.i32 r550, r549
+	r551 = convert.i32.i64 r12
+	r552 = convert.i32.i64 r14
+	r553 = mul.i32 r552, 54
+	r554 = add.i32 r551, r553
+	r555 = elemaddr r556, r9, 4
+	r558 = load.i32 r555
+	r559 = add.i32 r558, r554
+	r560 = elemaddr r556, r9, 4
+	store.i32 r560, r559
+	r561 = convert.i32.i64 r12
+	r562 = convert.i32.i64 r14
+	r563 = mul.i32 r562, 55
+	r564 = add.i32 r561, r563
+	r565 = elemaddr r566, r9, 4
+	r568 = load.i32 r565
+	r569 = add.i32 r568, r564
+	r570 = elemaddr r566, r9, 4
+	store.i32 r570, r569
+	r571 = convert.i32.i64 r12
+	r572 = convert.i32.i64 r14
+	r573 = mul.i32 r572, 56
+	r574 = add.i32 r571, r573
+	r575 = elemaddr r576, r9, 4
+	r578 = load.i32 r575
+	r579 = add.i32 r578, r574
+	r580 = elemaddr r576, r9, 4
+	store.i32 r580, r579
+	r581 = convert.i32.i64 r12
+	r582 = convert.i32.i64 r14
+	r583 = mul.i32 r582, 57
+	r584 = add.i32 r581, r583
+	r585 = elemaddr r586, r9, 4
+	r588 = load.i32 r585
+	r589 = add.i32 r588, r584
+	r590 = elemaddr r586, r9, 4
+	store.i32 r590, r589
+	r591 = convert.i32.i64 r12
+	r592 = convert.i32.i64 r14
+	r593 = mul.i32 r592, 58
+	r594 = add.i32 r591, r593
+	r595 = elemaddr r596, r9, 4
+	r598 = load.i32 r595
+	r599 = add.i32 r598, r594
+	r600 = elemaddr r596, r9, 4
+	store.i32 r600, r599
+	r601 = convert.i32.i64 r12
+	r602 = convert.i32.i64 r14
+	r603 = mul.i32 r602, 59
+	r604 = add.i32 r601, r603
+	r605 = elemaddr r606, r9, 4
+	r608 = load.i32 r605
+	r609 = add.i32 r608, r604
+	r610 = elemaddr r606, r9, 4
+	store.i32 r610, r609
+	r611 = convert.i32.i64 r12
+	r612 = convert.i32.i64 r14
+	r613 = mul.i32 r612, 60
+	r614 = add.i32 r611, r613
+	r615 = elemaddr r616, r9, 4
+	r618 = load.i32 r615
+	r619 = add.i32 r618, r614
+	r620 = elemaddr r616, r9, 4
+	store.i32 r620, r619
+	r621 = convert.i32.i64 r12
+	r622 = convert.i32.i64 r14
+	r623 = mul.i32 r622, 61
+	r624 = add.i32 r621, r623
+	r625 = elemaddr r626, r9, 4
+	r628 = load.i32 r625
+	r629 = add.i32 r628, r624
+	r630 = elemaddr r626, r9, 4
+	store.i32 r630, r629
+	r631 = convert.i32.i64 r12
+	r632 = convert.i32.i64 r14
+	r633 = mul.i32 r632, 62
+	r634 = add.i32 r631, r633
+	r635 = elemaddr r636, r9, 4
+	r638 = load.i32 r635
+	r639 = add.i32 r638, r634
+	r640 = elemaddr r636, r9, 4
+	store.i32 r640, r639
+	r641 = convert.i32.i64 r12
+	r642 = convert.i32.i64 r14
+	r643 = mul.i32 r642, 63
+	r644 = add.i32 r641, r643
+	r645 = elemaddr r646, r9, 4
+	r648 = load.i32 r645
+	r649 = add.i32 r648, r644
+	r650 = elemaddr r646, r9, 4
+	store.i32 r650, r649
+	r651 = convert.i32.i64 r12
+	r652 = convert.i32.i64 r14
+	r653 = mul.i32 r652, 64
+	r654 = add.i32 r651, r653
+	r655 = elemaddr r656, r9, 4
+	r658 = load.i32 r655
+	r659 = add.i32 r658, r654
+	r660 = elemaddr r656, r9, 4
+	store.i32 r660, r659
+	r661 = convert.i32.i64 r12
+	r662 = convert.i32.i64 r14
+	r663 = mul.i32 r662, 65
+	r664 = add.i32 r661, r663
+	r665 = elemaddr r666, r9, 4
+	r668 = load.i32 r665
+	r669 = add.i32 r668, r664
+	r670 = elemaddr r666, r9, 4
+	store.i32 r670, r669
+	r671 = convert.i32.i64 r12
+	r672 = convert.i32.i64 r14
+	r673 = mul.i32 r672, 66
+	r674 = add.i32 r671, r673
+	r675 = elemaddr r676, r9, 4
+	r678 = load.i32 r675
+	r679 = add.i32 r678, r674
+	r680 = elemaddr r676, r9, 4
+	store.i32 r680, r679
+	r681 = convert.i32.i64 r12
+	r682 = convert.i32.i64 r14
+	r683 = mul.i32 r682, 67
+	r684 = add.i32 r681, r683
+	r685 = elemaddr r686, r9, 4
+	r688 = load.i32 r685
+	r689 = add.i32 r688, r684
+	r690 = elemaddr r686, r9, 4
+	store.i32 r690, r689
+	r691 = convert.i32.i64 r12
+	r692 = convert.i32.i64 r14
+	r693 = mul.i32 r692, 68
+	r694 = add.i32 r691, r693
+	r695 = elemaddr r696, r9, 4
+	r698 = load.i32 r695
+	r699 = add.i32 r698, r694
+	r700 = elemaddr r696, r9, 4
+	store.i32 r700, r699
+	r701 = convert.i32.i64 r12
+	r702 = convert.i32.i64 r14
+	r703 = mul.i32 r702, 69
+	r704 = add.i32 r701, r703
+	r705 = elemaddr r706, r9, 4
+	r708 = load.i32 r705
+	r709 = add.i32 r708, r704
+	r710 = elemaddr r706, r9, 4
+	store.i32 r710, r709
+	r711 = convert.i32.i64 r12
+	r712 = convert.i32.i64 r14
+	r713 = mul.i32 r712, 70
+	r714 = add.i32 r711, r713
+	r715 = elemaddr r716, r9, 4
+	r718 = load.i32 r715
+	r719 = add.i32 r718, r714
+	r720 = elemaddr r716, r9, 4
+	store.i32 r720, r719
+	r721 = convert.i32.i64 r12
+	r722 = convert.i32.i64 r14
+	r723 = mul.i32 r722, 71
+	r724 = add.i32 r721, r723
+	r725 = elemaddr r726, r9, 4
+	r728 = load.i32 r725
+	r729 = add.i32 r728, r724
+	r730 = elemaddr r726, r9, 4
+	store.i32 r730, r729
+	r731 = convert.i32.i64 r12
+	r732 = convert.i32.i64 r14
+	r733 = mul.i32 r732, 72
+	r734 = add.i32 r731, r733
+	r735 = elemaddr r736, r9, 4
+	r738 = load.i32 r735
+	r739 = add.i32 r738, r734
+	r740 = elemaddr r736, r9, 4
+	store.i32 r740, r739
+	r741 = convert.i32.i64 r12
+	r742 = convert.i32.i64 r14
+	r743 = mul.i32 r742, 73
+	r744 = add.i32 r741, r743
+	r745 = elemaddr r746, r9, 4
+	r748 = load.i32 r745
+	r749 = add.i32 r748, r744
+	r750 = elemaddr r746, r9, 4
+	store.i32 r750, r749
+	r751 = convert.i32.i64 r12
+	r752 = convert.i32.i64 r14
+	r753 = mul.i32 r752, 74
+	r754 = add.i32 r751, r753
+	r755 = elemaddr r756, r9, 4
+	r758 = load.i32 r755
+	r759 = add.i32 r758, r754
+	r760 = elemaddr r756, r9, 4
+	store.i32 r760, r759
+	r761 = convert.i32.i64 r12
+	r762 = convert.i32.i64 r14
+	r763 = mul.i32 r762, 75
+	r764 = add.i32 r761, r763
+	r765 = elemaddr r766, r9, 4
+	r768 = load.i32 r765
+	r769 = add.i32 r768, r764
+	r770 = elemaddr r766, r9, 4
+	store.i32 r770, r769
+	r771 = convert.i32.i64 r12
+	r772 = convert.i32.i64 r14
+	r773 = mul.i32 r772, 76
+	r774 = add.i32 r771, r773
+	r775 = elemaddr r776, r9, 4
+	r778 = load.i32 r775
+	r779 = add.i32 r778, r774
+	r780 = elemaddr r776, r9, 4
+	store.i32 r780, r779
+	r781 = convert.i32.i64 r12
+	r782 = convert.i32.i64 r14
+	r783 = mul.i32 r782, 77
+	r784 = add.i32 r781, r783
+	r785 = elemaddr r786, r9, 4
+	r788 = load.i32 r785
+	r789 = add.i32 r788, r784
+	r790 = elemaddr r786, r9, 4
+	store.i32 r790, r789
+	r791 = convert.i32.i64 r12
+	r792 = convert.i32.i64 r14
+	r793 = mul.i32 r792, 78
+	r794 = add.i32 r791, r793
+	r795 = elemaddr r796, r9, 4
+	r798 = load.i32 r795
+	r799 = add.i32 r798, r794
+	r800 = elemaddr r796, r9, 4
+	store.i32 r800, r799
+	r801 = convert.i32.i64 r12
+	r802 = convert.i32.i64 r14
+	r803 = mul.i32 r802, 79
+	r804 = add.i32 r801, r803
+	r805 = elemaddr r806, r9, 4
+	r808 = load.i32 r805
+	r809 = add.i32 r808, r804
+	r810 = elemaddr r806, r9, 4
+	store.i32 r810, r809
+	r811 = convert.i32.i64 r12
+	r812 = convert.i32.i64 r14
+	r813 = mul.i32 r812, 80
+	r814 = add.i32 r811, r813
+	r815 = elemaddr r816, r9, 4
+	r818 = load.i32 r815
+	r819 = add.i32 r818, r814
+	r820 = elemaddr r816, r9, 4
+	store.i32 r820, r819
+	r821 = convert.i32.i64 r12
+	r822 = convert.i32.i64 r14
+	r823 = mul.i32 r822, 81
+	r824 = add.i32 r821, r823
+	r825 = elemaddr r826, r9, 4
+	r828 = load.i32 r825
+	r829 = add.i32 r828, r824
+	r830 = elemaddr r826, r9, 4
+	store.i32 r830, r829
+	r831 = convert.i32.i64 r12
+	r832 = convert.i32.i64 r14
+	r833 = mul.i32 r832, 82
+	r834 = add.i32 r831, r833
+	r835 = elemaddr r836, r9, 4
+	r838 = load.i32 r835
+	r839 = add.i32 r838, r834
+	r840 = elemaddr r836, r9, 4
+	store.i32 r840, r839
+	r841 = convert.i32.i64 r12
+	r842 = convert.i32.i64 r14
+	r843 = mul.i32 r842, 83
+	r844 = add.i32 r841, r843
+	r845 = elemaddr r846, r9, 4
+	r848 = load.i32 r845
+	r849 = add.i32 r848, r844
+	r850 = elemaddr r846, r9, 4
+	store.i32 r850, r849
+	r851 = convert.i32.i64 r12
+	r852 = convert.i32.i64 r14
+	r853 = mul.i32 r852, 84
+	r854 = add.i32 r851, r853
+	r855 = elemaddr r856, r9, 4
+	r858 = load.i32 r855
+	r859 = add.i32 r858, r854
+	r860 = elemaddr r856, r9, 4
+	store.i32 r860, r859
+	r861 = convert.i32.i64 r12
+	r862 = convert.i32.i64 r14
+	r863 = mul.i32 r862, 85
+	r864 = add.i32 r861, r863
+	r865 = elemaddr r866, r9, 4
+	r868 = load.i32 r865
+	r869 = add.i32 r868, r864
+	r870 = elemaddr r866, r9, 4
+	store.i32 r870, r869
+	r871 = convert.i32.i64 r12
+	r872 = convert.i32.i64 r14
+	r873 = mul.i32 r872, 86
+	r874 = add.i32 r871, r873
+	r875 = elemaddr r876, r9, 4
+	r878 = load.i32 r875
+	r879 = add.i32 r878, r874
+	r880 = elemaddr r876, r9, 4
+	store.i32 r880, r879
+	r881 = convert.i32.i64 r12
+	r882 = convert.i32.i64 r14
+	r883 = mul.i32 r882, 87
+	r884 = add.i32 r881, r883
+	r885 = elemaddr r886, r9, 4
+	r888 = load.i32 r885
+	r889 = add.i32 r888, r884
+	r890 = elemaddr r886, r9, 4
+	store.i32 r890, r889
+	r891 = convert.i32.i64 r12
+	r892 = convert.i32.i64 r14
+	r893 = mul.i32 r892, 88
+	r894 = add.i32 r891, r893
+	r895 = elemaddr r896, r9, 4
+	r898 = load.i32 r895
+	r899 = add.i32 r898, r894
+	r900 = elemaddr r896, r9, 4
+	store.i32 r900, r899
+	r901 = convert.i32.i64 r12
+	r902 = convert.i32.i64 r14
+	r903 = mul.i32 r902, 89
+	r904 = add.i32 r901, r903
+	r905 = elemaddr r906, r9, 4
+	r908 = load.i32 r905
+	r909 = add.i32 r908, r904
+	r910 = elemaddr r906, r9, 4
+	store.i32 r910, r909
+	r911 = convert.i32.i64 r12
+	r912 = convert.i32.i64 r14
+	r913 = mul.i32 r912, 90
+	r914 = add.i32 r911, r913
+	r915 = elemaddr r916, r9, 4
+	r918 = load.i32 r915
+	r919 = add.i32 r918, r914
+	r920 = elemaddr r916, r9, 4
+	store.i32 r920, r919
+	r921 = convert.i32.i64 r12
+	r922 = convert.i32.i64 r14
+	r923 = mul.i32 r922, 91
+	r924 = add.i32 r921, r923
+	r925 = elemaddr r926, r9, 4
+	r928 = load.i32 r925
+	r929 = add.i32 r928, r924
+	r930 = elemaddr r926, r9, 4
+	store.i32 r930, r929
+	r931 = convert.i32.i64 r12
+	r932 = convert.i32.i64 r14
+	r933 = mul.i32 r932, 92
+	r934 = add.i32 r931, r933
+	r935 = elemaddr r936, r9, 4
+	r938 = load.i32 r935
+	r939 = add.i32 r938, r934
+	r940 = elemaddr r936, r9, 4
+	store.i32 r940, r939
+	r941 = convert.i32.i64 r12
+	r942 = convert.i32.i64 r14
+	r943 = mul.i32 r942, 93
+	r944 = add.i32 r941, r943
+	r945 = elemaddr r946, r9, 4
+	r948 = load.i32 r945
+	r949 = add.i32 r948, r944
+	r950 = elemaddr r946, r9, 4
+	store.i32 r950, r949
+	r951 = convert.i32.i64 r12
+	r952 = convert.i32.i64 r14
+	r953 = mul.i32 r952, 94
+	r954 = add.i32 r951, r953
+	r955 = elemaddr r956, r9, 4
+	r958 = load.i32 r955
+	r959 = add.i32 r958, r954
+	r960 = elemaddr r956, r9, 4
+	store.i32 r960, r959
+	r961 = convert.i32.i64 r12
+	r962 = convert.i32.i64 r14
+	r963 = mul.i32 r962, 95
+	r964 = add.i32 r961, r963
+	r965 = elemaddr r966, r9, 4
+	r968 = load.i32 r965
+	r969 = add.i32 r968, r964
+	r970 = elemaddr r966, r9, 4
+	store.i32 r970, r969
+	r971 = convert.i32.i64 r12
+	r972 = convert.i32.i64 r14
+	r973 = mul.i32 r972, 96
+	r974 = add.i32 r971, r973
+	r975 = elemaddr r976, r9, 4
+	r978 = load.i32 r975
+	r979 = add.i32 r978, r974
+	r980 = elemaddr r976, r9, 4
+	store.i32 r980, r979
+	r981 = convert.i32.i64 r12
+	r982 = convert.i32.i64 r14
+	r983 = mul.i32 r982, 97
+	r984 = add.i32 r981, r983
+	r985 = elemaddr r986, r9, 4
+	r988 = load.i32 r985
+	r989 = add.i32 r988, r984
+	r990 = elemaddr r986, r9, 4
+	store.i32 r990, r989
+	r991 = convert.i32.i64 r12
+	r992 = convert.i32.i64 r14
+	r993 = mul.i32 r992, 98
+	r994 = add.i32 r991, r993
+	r995 = elemaddr r996, r9, 4
+	r998 = load.i32 r995
+	r999 = add.i32 r998, r994
+	r1000 = elemaddr r996, r9, 4
+	store.i32 r1000, r999
+	r1001 = convert.i32.i64 r12
+	r1002 = convert.i32.i64 r14
+	r1003 = mul.i32 r1002, 99
+	r1004 = add.i32 r1001, r1003
+	r1005 = elemaddr r1006, r9, 4
+	r1008 = load.i32 r1005
+	r1009 = add.i32 r1008, r1004
+	r1010 = elemaddr r1006, r9, 4
+	store.i32 r1010, r1009
+	r1011 = convert.i32.i64 r12
+	r1012 = convert.i32.i64 r14
+	r1013 = mul.i32 r1012, 100
+	r1014 = add.i32 r1011, r1013
+	r1015 = elemaddr r1016, r9, 4
+	r1018 = load.i32 r1015
+	r1019 = add.i32 r1018, r1014
+	r1020 = elemaddr r1016, r9, 4
+	store.i32 r1020, r1019
+	r1021 = convert.i32.i64 r12
+	r1022 = convert.i32.i64 r14
+	r1023 = mul.i32 r1022, 101
+	r1024 = add.i32 r1021, r1023
+	r1025 = elemaddr r1026, r9, 4
+	r1028 = load.i32 r1025
+	r1029 = add.i32 r1028, r1024
+	r1030 = elemaddr r1026, r9, 4
+	store.i32 r1030, r1029
+	r1031 = convert.i32.i64 r12
+	r1032 = convert.i32.i64 r14
+	r1033 = mul.i32 r1032, 102
+	r1034 = add.i32 r1031, r1033
+	r1035 = elemaddr r1036, r9, 4
+	r1038 = load.i32 r1035
+	r1039 = add.i32 r1038, r1034
+	r1040 = elemaddr r1036, r9, 4
+	store.i32 r1040, r1039
+	r1041 = convert.i32.i64 r12
+	r1042 = convert.i32.i64 r14
+	r1043 = mul.i32 r1042, 103
+	r1044 = add.i32 r1041, r1043
+	r1045 = elemaddr r1046, r9, 4
+	r1048 = load.i32 r1045
+	r1049 = add.i32 r1048, r1044
+	r1050 = elemaddr r1046, r9, 4
+	store.i32 r1050, r1049
+	r1051 = convert.i32.i64 r12
+	r1052 = convert.i32.i64 r14
+	r1053 = mul.i32 r1052, 104
+	r1054 = add.i32 r1051, r1053
+	r1055 = elemaddr r1056, r9, 4
+	r1058 = load.i32 r1055
+	r1059 = add.i32 r1058, r1054
+	r1060 = elemaddr r1056, r9, 4
+	store.i32 r1060, r1059
+	r1061 = convert.i32.i64 r12
+	r1062 = convert.i32.i64 r14
+	r1063 = mul.i32 r1062, 105
+	r1064 = add.i32 r1061, r1063
+	r1065 = elemaddr r1066, r9, 4
+	r1068 = load.i32 r1065
+	r1069 = add.i32 r1068, r1064
+	r1070 = elemaddr r1066, r9, 4
+	store.i32 r1070, r1069
+	r1071 = convert.i32.i64 r12
+	r1072 = convert.i32.i64 r14
+	r1073 = mul.i32 r1072, 106
+	r1074 = add.i32 r1071, r1073
+	r1075 = elemaddr r1076, r9, 4
+	r1078 = load.i32 r1075
+	r1079 = add.i32 r1078, r1074
+	r1080 = elemaddr r1076, r9, 4
+	store.i32 r1080, r1079
+	r1081 = convert.i32.i64 r12
+	r1082 = convert.i32.i64 r14
+	r1083 = mul.i32 r1082, 107
+	r1084 = add.i32 r1081, r1083
+	r1085 = elemaddr r1086, r9, 4
+	r1088 = load.i32 r1085
+	r1089 = add.i32 r1088, r1084
+	r1090 = elemaddr r1086, r9, 4
+	store.i32 r1090, r1089
+	r1091 = convert.i32.i64 r12
+	r1092 = convert.i32.i64 r14
+	r1093 = mul.i32 r1092, 108
+	r1094 = add.i32 r1091, r1093
+	r1095 = elemaddr r1096, r9, 4
+	r1098 = load.i32 r1095
+	r1099 = add.i32 r1098, r1094
+	r1100 = elemaddr r1096, r9, 4
+	store.i32 r1100, r1099
+	r1101 = convert.i32.i64 r12
+	r1102 = convert.i32.i64 r14
+	r1103 = mul.i32 r1102, 109
+	r1104 = add.i32 r1101, r1103
+	r1105 = elemaddr r1106, r9, 4
+	r1108 = load.i32 r1105
+	r1109 = add.i32 r1108, r1104
+	r1110 = elemaddr r1106, r9, 4
+	store.i32 r1110, r1109
+	r1111 = convert.i32.i64 r12
+	r1112 = convert.i32.i64 r14
+	r1113 = mul.i32 r1112, 110
+	r1114 = add.i32 r1111, r1113
+	r1115 = elemaddr r1116, r9, 4
+	r1118 = load.i32 r1115
+	r1119 = add.i32 r1118, r1114
+	r1120 = elemaddr r1116, r9, 4
+	store.i32 r1120, r1119
+	r1121 = convert.i32.i64 r12
+	r1122 = convert.i32.i64 r14
+	r1123 = mul.i32 r1122, 111
+	r1124 = add.i32 r1121, r1123
+	r1125 = elemaddr r1126, r9, 4
+	r1128 = load.i32 r1125
+	r1129 = add.i32 r1128, r1124
+	r1130 = elemaddr r1126, r9, 4
+	store.i32 r1130, r1129
+	r1131 = convert.i32.i64 r12
+	r1132 = convert.i32.i64 r14
+	r1133 = mul.i32 r1132, 112
+	r1134 = add.i32 r1131, r1133
+	r1135 = elemaddr r1136, r9, 4
+	r1138 = load.i32 r1135
+	r1139 = add.i32 r1138, r1134
+	r1140 = elemaddr r1136, r9, 4
+	store.i32 r1140, r1139
+	r1141 = convert.i32.i64 r12
+	r1142 = convert.i32.i64 r14
+	r1143 = mul.i32 r1142, 113
+	r1144 = add.i32 r1141, r1143
+	r1145 = elemaddr r1146, r9, 4
+	r1148 = load.i32 r1145
+	r1149 = add.i32 r1148, r1144
+	r1150 = elemaddr r1146, r9, 4
+	store.i32 r1150, r1149
+	r1151 = convert.i32.i64 r12
+	r1152 = convert.i32.i64 r14
+	r1153 = mul.i32 r1152, 114
+	r1154 = add.i32 r1151, r1153
+	r1155 = elemaddr r1156, r9, 4
+	r1158 = load.i32 r1155
+	r1159 = add.i32 r1158, r1154
+	r1160 = elemaddr r1156, r9, 4
+	store.i32 r1160, r1159
+	r1161 = convert.i32.i64 r12
+	r1162 = convert.i32.i64 r14
+	r1163 = mul.i32 r1162, 115
+	r1164 = add.i32 r1161, r1163
+	r1165 = elemaddr r1166, r9, 4
+	r1168 = load.i32 r1165
+	r1169 = add.i32 r1168, r1164
+	r1170 = elemaddr r1166, r9, 4
+	store.i32 r1170, r1169
+	r1171 = convert.i32.i64 r12
+	r1172 = convert.i32.i64 r14
+	r1173 = mul.i32 r1172, 116
+	r1174 = add.i32 r1171, r1173
+	r1175 = elemaddr r1176, r9, 4
+	r1178 = load.i32 r1175
+	r1179 = add.i32 r1178, r1174
+	r1180 = elemaddr r1176, r9, 4
+	store.i32 r1180, r1179
+	r1181 = convert.i32.i64 r12
+	r1182 = convert.i32.i64 r14
+	r1183 = mul.i32 r1182, 117
+	r1184 = add.i32 r1181, r1183
+	r1185 = elemaddr r1186, r9, 4
+	r1188 = load.i32 r1185
+	r1189 = add.i32 r1188, r1184
+	r1190 = elemaddr r1186, r9, 4
+	store.i32 r1190, r1189
+	r1191 = convert.i32.i64 r12
+	r1192 = convert.i32.i64 r14
+	r1193 = mul.i32 r1192, 118
+	r1194 = add.i32 r1191, r1193
+	r1195 = elemaddr r1196, r9, 4
+	r1198 = load.i32 r1195
+	r1199 = add.i32 r1198, r1194
+	r1200 = elemaddr r1196, r9, 4
+	store.i32 r1200, r1199
+	r1201 = convert.i32.i64 r12
+	r1202 = convert.i32.i64 r14
+	r1203 = mul.i32 r1202, 119
+	r1204 = add.i32 r1201, r1203
+	r1205 = elemaddr r1206, r9, 4
+	r1208 = load.i32 r1205
+	r1209 = add.i32 r1208, r1204
+	r1210 = elemaddr r1206, r9, 4
+	store.i32 r1210, r1209
+	r1211 = convert.i32.i64 r12
+	r1212 = convert.i32.i64 r14
+	r1213 = mul.i32 r1212, 120
+	r1214 = add.i32 r1211, r1213
+	r1215 = elemaddr r1216, r9, 4
+	r1218 = load.i32 r1215
+	r1219 = add.i32 r1218, r1214
+	r1220 = elemaddr r1216, r9, 4
+	store.i32 r1220, r1219
+	r1221 = convert.i32.i64 r12
+	r1222 = convert.i32.i64 r14
+	r1223 = mul.i32 r1222, 121
+	r1224 = add.i32 r1221, r1223
+	r1225 = elemaddr r1226, r9, 4
+	r1228 = load.i32 r1225
+	r1229 = add.i32 r1228, r1224
+	r1230 = elemaddr r1226, r9, 4
+	store.i32 r1230, r1229
+	r1231 = convert.i32.i64 r12
+	r1232 = convert.i32.i64 r14
+	r1233 = mul.i32 r1232, 122
+	r1234 = add.i32 r1231, r1233
+	r1235 = elemaddr r1236, r9, 4
+	r1238 = load.i32 r1235
+	r1239 = add.i32 r1238, r1234
+	r1240 = elemaddr r1236, r9, 4
+	store.i32 r1240, r1239
+	r1241 = convert.i32.i64 r12
+	r1242 = convert.i32.i64 r14
+	r1243 = mul.i32 r1242, 123
+	r1244 = add.i32 r1241, r1243
+	r1245 = elemaddr r1246, r9, 4
+	r1248 = load.i32 r1245
+	r1249 = add.i32 r1248, r1244
+	r1250 = elemaddr r1246, r9, 4
+	store.i32 r1250, r1249
+	r1251 = convert.i32.i64 r12
+	r1252 = convert.i32.i64 r14
+	r1253 = mul.i32 r1252, 124
+	r1254 = add.i32 r1251, r1253
+	r1255 = elemaddr r1256, r9, 4
+	r1258 = load.i32 r1255
+	r1259 = add.i32 r1258, r1254
+	r1260 = elemaddr r1256, r9, 4
+	store.i32 r1260, r1259
+	r1261 = convert.i32.i64 r12
+	r1262 = convert.i32.i64 r14
+	r1263 = mul.i32 r1262, 125
+	r1264 = add.i32 r1261, r1263
+	r1265 = elemaddr r1266, r9, 4
+	r1268 = load.i32 r1265
+	r1269 = add.i32 r1268, r1264
+	r1270 = elemaddr r1266, r9, 4
+	store.i32 r1270, r1269
+	r1271 = convert.i32.i64 r12
+	r1272 = convert.i32.i64 r14
+	r1273 = mul.i32 r1272, 126
+	r1274 = add.i32 r1271, r1273
+	r1275 = elemaddr r1276, r9, 4
+	r1278 = load.i32 r1275
+	r1279 = add.i32 r1278, r1274
+	r1280 = elemaddr r1276, r9, 4
+	store.i32 r1280, r1279
+	r1281 = convert.i32.i64 r12
+	r1282 = convert.i32.i64 r14
+	r1283 = mul.i32 r1282, 127
+	r1284 = add.i32 r1281, r1283
+	r1285 = elemaddr r1286, r9, 4
+	r1288 = load.i32 r1285
+	r1289 = add.i32 r1288, r1284
+	r1290 = elemaddr r1286, r9, 4
+	store.i32 r1290, r1289
+	r1291 = convert.i32.i64 r12
+	r1292 = convert.i32.i64 r14
+	r1293 = mul.i32 r1292, 128
+	r1294 = add.i32 r1291, r1293
+	r1295 = elemaddr r1296, r9, 4
+	r1298 = load.i32 r1295
+	r1299 = add.i32 r1298, r1294
+	r1300 = elemaddr r1296, r9, 4
+	store.i32 r1300, r1299
+	r1301 = convert.i32.i64 r12
+	r1302 = convert.i32.i64 r14
+	r1303 = mul.i32 r1302, 129
+	r1304 = add.i32 r1301, r1303
+	r1305 = elemaddr r1306, r9, 4
+	r1308 = load.i32 r1305
+	r1309 = add.i32 r1308, r1304
+	r1310 = elemaddr r1306, r9, 4
+	store.i32 r1310, r1309
+	r1311 = convert.i32.i64 r12
+	r1312 = convert.i32.i64 r14
+	r1313 = mul.i32 r1312, 130
+	r1314 = add.i32 r1311, r1313
+	r1315 = elemaddr r1316, r9, 4
+	r1318 = load.i32 r1315
+	r1319 = add.i32 r1318, r1314
+	r1320 = elemaddr r1316, r9, 4
+	store.i32 r1320, r1319
+	r1321 = convert.i32.i64 r12
+	r1322 = convert.i32.i64 r14
+	r1323 = mul.i32 r1322, 131
+	r1324 = add.i32 r1321, r1323
+	r1325 = elemaddr r1326, r9, 4
+	r1328 = load.i32 r1325
+	r1329 = add.i32 r1328, r1324
+	r1330 = elemaddr r1326, r9, 4
+	store.i32 r1330, r1329
+	r1331 = convert.i32.i64 r12
+	r1332 = convert.i32.i64 r14
+	r1333 = mul.i32 r1332, 132
+	r1334 = add.i32 r1331, r1333
+	r1335 = elemaddr r1336, r9, 4
+	r1338 = load.i32 r1335
+	r1339 = add.i32 r1338, r1334
+	r1340 = elemaddr r1336, r9, 4
+	store.i32 r1340, r1339
+	r1341 = convert.i32.i64 r12
+	r1342 = convert.i32.i64 r14
+	r1343 = mul.i32 r1342, 133
+	r1344 = add.i32 r1341, r1343
+	r1345 = elemaddr r1346, r9, 4
+	r1348 = load.i32 r1345
+	r1349 = add.i32 r1348, r1344
+	r1350 = elemaddr r1346, r9, 4
+	store.i32 r1350, r1349
+	r1351 = convert.i32.i64 r12
+	r1352 = convert.i32.i64 r14
+	r1353 = mul.i32 r1352, 134
+	r1354 = add.i32 r1351, r1353
+	r1355 = elemaddr r1356, r9, 4
+	r1358 = load.i32 r1355
+	r1359 = add.i32 r1358, r1354
+	r1360 = elemaddr r1356, r9, 4
+	store.i32 r1360, r1359
+	r1361 = convert.i32.i64 r12
+	r1362 = convert.i32.i64 r14
+	r1363 = mul.i32 r1362, 135
+	r1364 = add.i32 r1361, r1363
+	r1365 = elemaddr r1366, r9, 4
+	r1368 = load.i32 r1365
+	r1369 = add.i32 r1368, r1364
+	r1370 = elemaddr r1366, r9, 4
+	store.i32 r1370, r1369
+	r1371 = convert.i32.i64 r12
+	r1372 = convert.i32.i64 r14
+	r1373 = mul.i32 r1372, 136
+	r1374 = add.i32 r1371, r1373
+	r1375 = elemaddr r1376, r9, 4
+	r1378 = load.i32 r1375
+	r1379 = add.i32 r1378, r1374
+	r1380 = elemaddr r1376, r9, 4
+	store.i32 r1380, r1379
+	r1381 = convert.i32.i64 r12
+	r1382 = convert.i32.i64 r14
+	r1383 = mul.i32 r1382, 137
+	r1384 = add.i32 r1381, r1383
+	r1385 = elemaddr r1386, r9, 4
+	r1388 = load.i32 r1385
+	r1389 = add.i32 r1388, r1384
+	r1390 = elemaddr r1386, r9, 4
+	store.i32 r1390, r1389
+	r1391 = convert.i32.i64 r12
+	r1392 = convert.i32.i64 r14
+	r1393 = mul.i32 r1392, 138
+	r1394 = add.i32 r1391, r1393
+	r1395 = elemaddr r1396, r9, 4
+	r1398 = load.i32 r1395
+	r1399 = add.i32 r1398, r1394
+	r1400 = elemaddr r1396, r9, 4
+	store.i32 r1400, r1399
+	r1401 = convert.i32.i64 r12
+	r1402 = convert.i32.i64 r14
+	r1403 = mul.i32 r1402, 139
+	r1404 = add.i32 r1401, r1403
+	r1405 = elemaddr r1406, r9, 4
+	r1408 = load.i32 r1405
+	r1409 = add.i32 r1408, r1404
+	r1410 = elemaddr r1406, r9, 4
+	store.i32 r1410, r1409
+	r1411 = convert.i32.i64 r12
+	r1412 = convert.i32.i64 r14
+	r1413 = mul.i32 r1412, 140
+	r1414 = add.i32 r1411, r1413
+	r1415 = elemaddr r1416, r9, 4
+	r1418 = load.i32 r1415
+	r1419 = add.i32 r1418, r1414
+	r1420 = elemaddr r1416, r9, 4
+	store.i32 r1420, r1419
+	r1421 = convert.i32.i64 r12
+	r1422 = convert.i32.i64 r14
+	r1423 = mul.i32 r1422, 141
+	r1424 = add.i32 r1421, r1423
+	r1425 = elemaddr r1426, r9, 4
+	r1428 = load.i32 r1425
+	r1429 = add.i32 r1428, r1424
+	r1430 = elemaddr r1426, r9, 4
+	store.i32 r1430, r1429
+	r1431 = convert.i32.i64 r12
+	r1432 = convert.i32.i64 r14
+	r1433 = mul.i32 r1432, 142
+	r1434 = add.i32 r1431, r1433
+	r1435 = elemaddr r1436, r9, 4
+	r1438 = load.i32 r1435
+	r1439 = add.i32 r1438, r1434
+	r1440 = elemaddr r1436, r9, 4
+	store.i32 r1440, r1439
+	r1441 = convert.i32.i64 r12
+	r1442 = convert.i32.i64 r14
+	r1443 = mul.i32 r1442, 143
+	r1444 = add.i32 r1441, r1443
+	r1445 = elemaddr r1446, r9, 4
+	r1448 = load.i32 r1445
+	r1449 = add.i32 r1448, r1444
+	r1450 = elemaddr r1446, r9, 4
+	store.i32 r1450, r1449
+	r1451 = convert.i32.i64 r12
+	r1452 = convert.i32.i64 r14
+	r1453 = mul.i32 r1452, 144
+	r1454 = add.i32 r1451, r1453
+	r1455 = elemaddr r1456, r9, 4
+	r1458 = load.i32 r1455
+	r1459 = add.i32 r1458, r1454
+	r1460 = elemaddr r1456, r9, 4
+	store.i32 r1460, r1459
+	r1461 = convert.i32.i64 r12
+	r1462 = convert.i32.i64 r14
+	r1463 = mul.i32 r1462, 145
+	r1464 = add.i32 r1461, r1463
+	r1465 = elemaddr r1466, r9, 4
+	r1468 = load.i32 r1465
+	r1469 = add.i32 r1468, r1464
+	r1470 = elemaddr r1466, r9, 4
+	store.i32 r1470, r1469
+	r1471 = convert.i32.i64 r12
+	r1472 = convert.i32.i64 r14
+	r1473 = mul.i32 r1472, 146
+	r1474 = add.i32 r1471, r1473
+	r1475 = elemaddr r1476, r9, 4
+	r1478 = load.i32 r1475
+	r1479 = add.i32 r1478, r1474
+	r1480 = elemaddr r1476, r9, 4
+	store.i32 r1480, r1479
+	r1481 = convert.i32.i64 r12
+	r1482 = convert.i32.i64 r14
+	r1483 = mul.i32 r1482, 147
+	r1484 = add.i32 r1481, r1483
+	r1485 = elemaddr r1486, r9, 4
+	r1488 = load.i32 r1485
+	r1489 = add.i32 r1488, r1484
+	r1490 = elemaddr r1486, r9, 4
+	store.i32 r1490, r1489
+	r1491 = convert.i32.i64 r12
+	r1492 = convert.i32.i64 r14
+	r1493 = mul.i32 r1492, 148
+	r1494 = add.i32 r1491, r1493
+	r1495 = elemaddr r1496, r9, 4
+	r1498 = load.i32 r1495
+	r1499 = add.i32 r1498, r1494
+	r1500 = elemaddr r1496, r9, 4
+	store.i32 r1500, r1499
+	r1501 = convert.i32.i64 r12
+	r1502 = convert.i32.i64 r14
+	r1503 = mul.i32 r1502, 149
+	r1504 = add.i32 r1501, r1503
+	r1505 = elemaddr r1506, r9, 4
+	r1508 = load.i32 r1505
+	r1509 = add.i32 r1508, r1504
+	r1510 = elemaddr r1506, r9, 4
+	store.i32 r1510, r1509
+	r1511 = convert.i32.i64 r12
+	r1512 = convert.i32.i64 r14
+	r1513 = mul.i32 r1512, 150
+	r1514 = add.i32 r1511, r1513
+	r1515 = elemaddr r1516, r9, 4
+	r1518 = load.i32 r1515
+	r1519 = add.i32 r1518, r1514
+	r1520 = elemaddr r1516, r9, 4
+	store.i32 r1520, r1519
+	r1521 = convert.i32.i64 r12
+	r1522 = convert.i32.i64 r14
+	r1523 = mul.i32 r1522, 151
+	r1524 = add.i32 r1521, r1523
+	r1525 = elemaddr r1526, r9, 4
+	r1528 = load.i32 r1525
+	r1529 = add.i32 r1528, r1524
+	r1530 = elemaddr r1526, r9, 4
+	store.i32 r1530, r1529
+	r1531 = convert.i32.i64 r12
+	r1532 = convert.i32.i64 r14
+	r1533 = mul.i32 r1532, 152
+	r1534 = add.i32 r1531, r1533
+	r1535 = elemaddr r1536, r9, 4
+	r1538 = load.i32 r1535
+	r1539 = add.i32 r1538, r1534
+	r1540 = elemaddr r1536, r9, 4
+	store.i32 r1540, r1539
+	r1541 = convert.i32.i64 r12
+	r1542 = convert.i32.i64 r14
+	r1543 = mul.i32 r1542, 153
+	r1544 = add.i32 r1541, r1543
+	r1545 = elemaddr r1546, r9, 4
+	r1548 = load.i32 r1545
+	r1549 = add.i32 r1548, r1544
+	r1550 = elemaddr r1546, r9, 4
+	store.i32 r1550, r1549
+	r1551 = convert.i32.i64 r12
+	r1552 = convert.i32.i64 r14
+	r1553 = mul.i32 r1552, 154
+	r1554 = add.i32 r1551, r1553
+	r1555 = elemaddr r1556, r9, 4
+	r1558 = load.i32 r1555
+	r1559 = add.i32 r1558, r1554
+	r1560 = elemaddr r1556, r9, 4
+	store.i32 r1560, r1559
+	r1561 = convert.i32.i64 r12
+	r1562 = convert.i32.i64 r14
+	r1563 = mul.i32 r1562, 155
+	r1564 = add.i32 r1561, r1563
+	r1565 = elemaddr r1566, r9, 4
+	r1568 = load.i32 r1565
+	r1569 = add.i32 r1568, r1564
+	r1570 = elemaddr r1566, r9, 4
+	store.i32 r1570, r1569
+	r1571 = convert.i32.i64 r12
+	r1572 = convert.i32.i64 r14
+	r1573 = mul.i32 r1572, 156
+	r1574 = add.i32 r1571, r1573
+	r1575 = elemaddr r1576, r9, 4
+	r1578 = load.i32 r1575
+	r1579 = add.i32 r1578, r1574
+	r1580 = elemaddr r1576, r9, 4
+	store.i32 r1580, r1579
+	r1581 = convert.i32.i64 r12
+	r1582 = convert.i32.i64 r14
+	r1583 = mul.i32 r1582, 157
+	r1584 = add.i32 r1581, r1583
+	r1585 = elemaddr r1586, r9, 4
+	r1588 = load.i32 r1585
+	r1589 = add.i32 r1588, r1584
+	r1590 = elemaddr r1586, r9, 4
+	store.i32 r1590, r1589
+	r1591 = convert.i32.i64 r12
+	r1592 = convert.i32.i64 r14
+	r1593 = mul.i32 r1592, 158
+	r1594 = add.i32 r1591, r1593
+	r1595 = elemaddr r1596, r9, 4
+	r1598 = load.i32 r1595
+	r1599 = add.i32 r1598, r1594
+	r1600 = elemaddr r1596, r9, 4
+	store.i32 r1600, r1599
+	r1601 = convert.i32.i64 r12
+	r1602 = convert.i32.i64 r14
+	r1603 = mul.i32 r1602, 159
+	r1604 = add.i32 r1601, r1603
+	r1605 = elemaddr r1606, r9, 4
+	r1608 = load.i32 r1605
+	r1609 = add.i32 r1608, r1604
+	r1610 = elemaddr r1606, r9, 4
+	store.i32 r1610, r1609
+	r1611 = convert.i32.i64 r12
+	r1612 = convert.i32.i64 r14
+	r1613 = mul.i32 r1612, 160
+	r1614 = add.i32 r1611, r1613
+	r1615 = elemaddr r1616, r9, 4
+	r1618 = load.i32 r1615
+	r1619 = add.i32 r1618, r1614
+	r1620 = elemaddr r1616, r9, 4
+	store.i32 r1620, r1619
+	r1621 = convert.i32.i64 r12
+	r1622 = convert.i32.i64 r14
+	r1623 = mul.i32 r1622, 161
+	r1624 = add.i32 r1621, r1623
+	r1625 = elemaddr r1626, r9, 4
+	r1628 = load.i32 r1625
+	r1629 = add.i32 r1628, r1624
+	r1630 = elemaddr r1626, r9, 4
+	store.i32 r1630, r1629
+	r1631 = convert.i32.i64 r12
+	r1632 = convert.i32.i64 r14
+	r1633 = mul.i32 r1632, 162
+	r1634 = add.i32 r1631, r1633
+	r1635 = elemaddr r1636, r9, 4
+	r1638 = load.i32 r1635
+	r1639 = add.i32 r1638, r1634
+	r1640 = elemaddr r1636, r9, 4
+	store.i32 r1640, r1639
+	r1641 = convert.i32.i64 r12
+	r1642 = convert.i32.i64 r14
+	r1643 = mul.i32 r1642, 163
+	r1644 = add.i32 r1641, r1643
+	r1645 = elemaddr r1646, r9, 4
+	r1648 = load.i32 r1645
+	r1649 = add.i32 r1648, r1644
+	r1650 = elemaddr r1646, r9, 4
+	store.i32 r1650, r1649
+	r1651 = convert.i32.i64 r12
+	r1652 = convert.i32.i64 r14
+	r1653 = mul.i32 r1652, 164
+	r1654 = add.i32 r1651, r1653
+	r1655 = elemaddr r1656, r9, 4
+	r1658 = load.i32 r1655
+	r1659 = add.i32 r1658, r1654
+	r1660 = elemaddr r1656, r9, 4
+	store.i32 r1660, r1659
+	r1661 = convert.i32.i64 r12
+	r1662 = convert.i32.i64 r14
+	r1663 = mul.i32 r1662, 165
+	r1664 = add.i32 r1661, r1663
+	r1665 = elemaddr r1666, r9, 4
+	r1668 = load.i32 r1665
+	r1669 = add.i32 r1668, r1664
+	r1670 = elemaddr r1666, r9, 4
+	store.i32 r1670, r1669
+	r1671 = convert.i32.i64 r12
+	r1672 = convert.i32.i64 r14
+	r1673 = mul.i32 r1672, 166
+	r1674 = add.i32 r1671, r1673
+	r1675 = elemaddr r1676, r9, 4
+	r1678 = load.i32 r1675
+	r1679 = add.i32 r1678, r1674
+	r1680 = elemaddr r1676, r9, 4
+	store.i32 r1680, r1679
+	r1681 = convert.i32.i64 r12
+	r1682 = convert.i32.i64 r14
+	r1683 = mul.i32 r1682, 167
+	r1684 = add.i32 r1681, r1683
+	r1685 = elemaddr r1686, r9, 4
+	r1688 = load.i32 r1685
+	r1689 = add.i32 r1688, r1684
+	r1690 = elemaddr r1686, r9, 4
+	store.i32 r1690, r1689
+	r1691 = convert.i32.i64 r12
+	r1692 = convert.i32.i64 r14
+	r1693 = mul.i32 r1692, 168
+	r1694 = add.i32 r1691, r1693
+	r1695 = elemaddr r1696, r9, 4
+	r1698 = load.i32 r1695
+	r1699 = add.i32 r1698, r1694
+	r1700 = elemaddr r1696, r9, 4
+	store.i32 r1700, r1699
+	r1701 = convert.i32.i64 r12
+	r1702 = convert.i32.i64 r14
+	r1703 = mul.i32 r1702, 169
+	r1704 = add.i32 r1701, r1703
+	r1705 = elemaddr r1706, r9, 4
+	r1708 = load.i32 r1705
+	r1709 = add.i32 r1708, r1704
+	r1710 = elemaddr r1706, r9, 4
+	store.i32 r1710, r1709
+	r1711 = convert.i32.i64 r12
+	r1712 = convert.i32.i64 r14
+	r1713 = mul.i32 r1712, 170
+	r1714 = add.i32 r1711, r1713
+	r1715 = elemaddr r1716, r9, 4
+	r1718 = load.i32 r1715
+	r1719 = add.i32 r1718, r1714
+	r1720 = elemaddr r1716, r9, 4
+	store.i32 r1720, r1719
+	r1721 = convert.i32.i64 r12
+	r1722 = convert.i32.i64 r14
+	r1723 = mul.i32 r1722, 171
+	r1724 = add.i32 r1721, r1723
+	r1725 = elemaddr r1726, r9, 4
+	r1728 = load.i32 r1725
+	r1729 = add.i32 r1728, r1724
+	r1730 = elemaddr r1726, r9, 4
+	store.i32 r1730, r1729
+	r1731 = convert.i32.i64 r12
+	r1732 = convert.i32.i64 r14
+	r1733 = mul.i32 r1732, 172
+	r1734 = add.i32 r1731, r1733
+	r1735 = elemaddr r1736, r9, 4
+	r1738 = load.i32 r1735
+	r1739 = add.i32 r1738, r1734
+	r1740 = elemaddr r1736, r9, 4
+	store.i32 r1740, r1739
+	r1741 = convert.i32.i64 r12
+	r1742 = convert.i32.i64 r14
+	r1743 = mul.i32 r1742, 173
+	r1744 = add.i32 r1741, r1743
+	r1745 = elemaddr r1746, r9, 4
+	r1748 = load.i32 r1745
+	r1749 = add.i32 r1748, r1744
+	r1750 = elemaddr r1746, r9, 4
+	store.i32 r1750, r1749
+	r1751 = convert.i32.i64 r12
+	r1752 = convert.i32.i64 r14
+	r1753 = mul.i32 r1752, 174
+	r1754 = add.i32 r1751, r1753
+	r1755 = elemaddr r1756, r9, 4
+	r1758 = load.i32 r1755
+	r1759 = add.i32 r1758, r1754
+	r1760 = elemaddr r1756, r9, 4
+	store.i32 r1760, r1759
+	r1761 = convert.i32.i64 r12
+	r1762 = convert.i32.i64 r14
+	r1763 = mul.i32 r1762, 175
+	r1764 = add.i32 r1761, r1763
+	r1765 = elemaddr r1766, r9, 4
+	r1768 = load.i32 r1765
+	r1769 = add.i32 r1768, r1764
+	r1770 = elemaddr r1766, r9, 4
+	store.i32 r1770, r1769
+	r1771 = convert.i32.i64 r12
+	r1772 = convert.i32.i64 r14
+	r1773 = mul.i32 r1772, 176
+	r1774 = add.i32 r1771, r1773
+	r1775 = elemaddr r1776, r9, 4
+	r1778 = load.i32 r1775
+	r1779 = add.i32 r1778, r1774
+	r1780 = elemaddr r1776, r9, 4
+	store.i32 r1780, r1779
+	r1781 = convert.i32.i64 r12
+	r1782 = convert.i32.i64 r14
+	r1783 = mul.i32 r1782, 177
+	r1784 = add.i32 r1781, r1783
+	r1785 = elemaddr r1786, r9, 4
+	r1788 = load.i32 r1785
+	r1789 = add.i32 r1788, r1784
+	r1790 = elemaddr r1786, r9, 4
+	store.i32 r1790, r1789
+	r1791 = convert.i32.i64 r12
+	r1792 = convert.i32.i64 r14
+	r1793 = mul.i32 r1792, 178
+	r1794 = add.i32 r1791, r1793
+	r1795 = elemaddr r1796, r9, 4
+	r1798 = load.i32 r1795
+	r1799 = add.i32 r1798, r1794
+	r1800 = elemaddr r1796, r9, 4
+	store.i32 r1800, r1799
+	r1801 = convert.i32.i64 r12
+	r1802 = convert.i32.i64 r14
+	r1803 = mul.i32 r1802, 179
+	r1804 = add.i32 r1801, r1803
+	r1805 = elemaddr r1806, r9, 4
+	r1808 = load.i32 r1805
+	r1809 = add.i32 r1808, r1804
+	r1810 = elemaddr r1806, r9, 4
+	store.i32 r1810, r1809
+	r1811 = convert.i32.i64 r12
+	r1812 = convert.i32.i64 r14
+	r1813 = mul.i32 r1812, 180
+	r1814 = add.i32 r1811, r1813
+	r1815 = elemaddr r1816, r9, 4
+	r1818 = load.i32 r1815
+	r1819 = add.i32 r1818, r1814
+	r1820 = elemaddr r1816, r9, 4
+	store.i32 r1820, r1819
+	r1821 = convert.i32.i64 r12
+	r1822 = convert.i32.i64 r14
+	r1823 = mul.i32 r1822, 181
+	r1824 = add.i32 r1821, r1823
+	r1825 = elemaddr r1826, r9, 4
+	r1828 = load.i32 r1825
+	r1829 = add.i32 r1828, r1824
+	r1830 = elemaddr r1826, r9, 4
+	store.i32 r1830, r1829
+	r1831 = convert.i32.i64 r12
+	r1832 = convert.i32.i64 r14
+	r1833 = mul.i32 r1832, 182
+	r1834 = add.i32 r1831, r1833
+	r1835 = elemaddr r1836, r9, 4
+	r1838 = load.i32 r1835
+	r1839 = add.i32 r1838, r1834
+	r1840 = elemaddr r1836, r9, 4
+	store.i32 r1840, r1839
+	r1841 = convert.i32.i64 r12
+	r1842 = convert.i32.i64 r14
+	r1843 = mul.i32 r1842, 183
+	r1844 = add.i32 r1841, r1843
+	r1845 = elemaddr r1846, r9, 4
+	r1848 = load.i32 r1845
+	r1849 = add.i32 r1848, r1844
+	r1850 = elemaddr r1846, r9, 4
+	store.i32 r1850, r1849
+	r1851 = convert.i32.i64 r12
+	r1852 = convert.i32.i64 r14
+	r1853 = mul.i32 r1852, 184
+	r1854 = add.i32 r1851, r1853
+	r1855 = elemaddr r1856, r9, 4
+	r1858 = load.i32 r1855
+	r1859 = add.i32 r1858, r1854
+	r1860 = elemaddr r1856, r9, 4
+	store.i32 r1860, r1859
+	r1861 = convert.i32.i64 r12
+	r1862 = convert.i32.i64 r14
+	r1863 = mul.i32 r1862, 185
+	r1864 = add.i32 r1861, r1863
+	r1865 = elemaddr r1866, r9, 4
+	r1868 = load.i32 r1865
+	r1869 = add.i32 r1868, r1864
+	r1870 = elemaddr r1866, r9, 4
+	store.i32 r1870, r1869
+	r1871 = convert.i32.i64 r12
+	r1872 = convert.i32.i64 r14
+	r1873 = mul.i32 r1872, 186
+	r1874 = add.i32 r1871, r1873
+	r1875 = elemaddr r1876, r9, 4
+	r1878 = load.i32 r1875
+	r1879 = add.i32 r1878, r1874
+	r1880 = elemaddr r1876, r9, 4
+	store.i32 r1880, r1879
+	r1881 = convert.i32.i64 r12
+	r1882 = convert.i32.i64 r14
+	r1883 = mul.i32 r1882, 187
+	r1884 = add.i32 r1881, r1883
+	r1885 = elemaddr r1886, r9, 4
+	r1888 = load.i32 r1885
+	r1889 = add.i32 r1888, r1884
+	r1890 = elemaddr r1886, r9, 4
+	store.i32 r1890, r1889
+	r1891 = convert.i32.i64 r12
+	r1892 = convert.i32.i64 r14
+	r1893 = mul.i32 r1892, 188
+	r1894 = add.i32 r1891, r1893
+	r1895 = elemaddr r1896, r9, 4
+	r1898 = load.i32 r1895
+	r1899 = add.i32 r1898, r1894
+	r1900 = elemaddr r1896, r9, 4
+	store.i32 r1900, r1899
+	r1901 = convert.i32.i64 r12
+	r1902 = convert.i32.i64 r14
+	r1903 = mul.i32 r1902, 189
+	r1904 = add.i32 r1901, r1903
+	r1905 = elemaddr r1906, r9, 4
+	r1908 = load.i32 r1905
+	r1909 = add.i32 r1908, r1904
+	r1910 = elemaddr r1906, r9, 4
+	store.i32 r1910, r1909
+	r1911 = convert.i32.i64 r12
+	r1912 = convert.i32.i64 r14
+	r1913 = mul.i32 r1912, 190
+	r1914 = add.i32 r1911, r1913
+	r1915 = elemaddr r1916, r9, 4
+	r1918 = load.i32 r1915
+	r1919 = add.i32 r1918, r1914
+	r1920 = elemaddr r1916, r9, 4
+	store.i32 r1920, r1919
+	r1921 = convert.i32.i64 r12
+	r1922 = convert.i32.i64 r14
+	r1923 = mul.i32 r1922, 191
+	r1924 = add.i32 r1921, r1923
+	r1925 = elemaddr r1926, r9, 4
+	r1928 = load.i32 r1925
+	r1929 = add.i32 r1928, r1924
+	r1930 = elemaddr r1926, r9, 4
+	store.i32 r1930, r1929
+	r1931 = convert.i32.i64 r12
+	r1932 = convert.i32.i64 r14
+	r1933 = mul.i32 r1932, 192
+	r1934 = add.i32 r1931, r1933
+	r1935 = elemaddr r1936, r9, 4
+	r1938 = load.i32 r1935
+	r1939 = add.i32 r1938, r1934
+	r1940 = elemaddr r1936, r9, 4
+	store.i32 r1940, r1939
+	r1941 = convert.i32.i64 r12
+	r1942 = convert.i32.i64 r14
+	r1943 = mul.i32 r1942, 193
+	r1944 = add.i32 r1941, r1943
+	r1945 = elemaddr r1946, r9, 4
+	r1948 = load.i32 r1945
+	r1949 = add.i32 r1948, r1944
+	r1950 = elemaddr r1946, r9, 4
+	store.i32 r1950, r1949
+	r1951 = convert.i32.i64 r12
+	r1952 = convert.i32.i64 r14
+	r1953 = mul.i32 r1952, 194
+	r1954 = add.i32 r1951, r1953
+	r1955 = elemaddr r1956, r9, 4
+	r1958 = load.i32 r1955
+	r1959 = add.i32 r1958, r1954
+	r1960 = elemaddr r1956, r9, 4
+	store.i32 r1960, r1959
+	r1961 = convert.i32.i64 r12
+	r1962 = convert.i32.i64 r14
+	r1963 = mul.i32 r1962, 195
+	r1964 = add.i32 r1961, r1963
+	r1965 = elemaddr r1966, r9, 4
+	r1968 = load.i32 r1965
+	r1969 = add.i32 r1968, r1964
+	r1970 = elemaddr r1966, r9, 4
+	store.i32 r1970, r1969
+	r1971 = convert.i32.i64 r12
+	r1972 = convert.i32.i64 r14
+	r1973 = mul.i32 r1972, 196
+	r1974 = add.i32 r1971, r1973
+	r1975 = elemaddr r1976, r9, 4
+	r1978 = load.i32 r1975
+	r1979 = add.i32 r1978, r1974
+	r1980 = elemaddr r1976, r9, 4
+	store.i32 r1980, r1979
+	r1981 = convert.i32.i64 r12
+	r1982 = convert.i32.i64 r14
+	r1983 = mul.i32 r1982, 197
+	r1984 = add.i32 r1981, r1983
+	r1985 = elemaddr r1986, r9, 4
+	r1988 = load.i32 r1985
+	r1989 = add.i32 r1988, r1984
+	r1990 = elemaddr r1986, r9, 4
+	store.i32 r1990, r1989
+	r1991 = convert.i32.i64 r12
+	r1992 = convert.i32.i64 r14
+	r1993 = mul.i32 r1992, 198
+	r1994 = add.i32 r1991, r1993
+	r1995 = elemaddr r1996, r9, 4
+	r1998 = load.i32 r1995
+	r1999 = add.i32 r1998, r1994
+	r2000 = elemaddr r1996, r9, 4
+	store.i32 r2000, r1999
+	r2001 = convert.i32.i64 r12
+	r2002 = convert.i32.i64 r14
+	r2003 = mul.i32 r2002, 199
+	r2004 = add.i32 r2001, r2003
+	r2005 = elemaddr r2006, r9, 4
+	r2008 = load.i32 r2005
+	r2009 = add.i32 r2008, r2004
+	r2010 = elemaddr r2006, r9, 4
+	store.i32 r2010, r2009
+	r2011 = convert.i32.i64 r12
+	r2012 = convert.i32.i64 r14
+	r2013 = mul.i32 r2012, 200
+	r2014 = add.i32 r2011, r2013
+	r2015 = elemaddr r2016, r9, 4
+	r2018 = load.i32 r2015
+	r2019 = add.i32 r2018, r2014
+	r2020 = elemaddr r2016, r9, 4
+	store.i32 r2020, r2019
+	r2021 = convert.i32.i64 r12
+	r2022 = convert.i32.i64 r14
+	r2023 = mul.i32 r2022, 201
+	r2024 = add.i32 r2021, r2023
+	r2025 = elemaddr r2026, r9, 4
+	r2028 = load.i32 r2025
+	r2029 = add.i32 r2028, r2024
+	r2030 = elemaddr r2026, r9, 4
+	store.i32 r2030, r2029
+	r2031 = convert.i32.i64 r12
+	r2032 = convert.i32.i64 r14
+	r2033 = mul.i32 r2032, 202
+	r2034 = add.i32 r2031, r2033
+	r2035 = elemaddr r2036, r9, 4
+	r2038 = load.i32 r2035
+	r2039 = add.i32 r2038, r2034
+	r2040 = elemaddr r2036, r9, 4
+	store.i32 r2040, r2039
+	r2041 = convert.i32.i64 r12
+	r2042 = convert.i32.i64 r14
+	r2043 = mul.i32 r2042, 203
+	r2044 = add.i32 r2041, r2043
+	r2045 = elemaddr r2046, r9, 4
+	r2048 = load.i32 r2045
+	r2049 = add.i32 r2048, r2044
+	r2050 = elemaddr r2046, r9, 4
+	store.i32 r2050, r2049
+	r2051 = convert.i32.i64 r12
+	r2052 = convert.i32.i64 r14
+	r2053 = mul.i32 r2052, 204
+	r2054 = add.i32 r2051, r2053
+	r2055 = elemaddr r2056, r9, 4
+	r2058 = load.i32 r2055
+	r2059 = add.i32 r2058, r2054
+	r2060 = elemaddr r2056, r9, 4
+	store.i32 r2060, r2059
+	r2061 = convert.i32.i64 r12
+	r2062 = convert.i32.i64 r14
+	r2063 = mul.i32 r2062, 205
+	r2064 = add.i32 r2061, r2063
+	r2065 = elemaddr r2066, r9, 4
+	r2068 = load.i32 r2065
+	r2069 = add.i32 r2068, r2064
+	r2070 = elemaddr r2066, r9, 4
+	store.i32 r2070, r2069
+	r2071 = convert.i32.i64 r12
+	r2072 = convert.i32.i64 r14
+	r2073 = mul.i32 r2072, 206
+	r2074 = add.i32 r2071, r2073
+	r2075 = elemaddr r2076, r9, 4
+	r2078 = load.i32 r2075
+	r2079 = add.i32 r2078, r2074
+	r2080 = elemaddr r2076, r9, 4
+	store.i32 r2080, r2079
+	r2081 = convert.i32.i64 r12
+	r2082 = convert.i32.i64 r14
+	r2083 = mul.i32 r2082, 207
+	r2084 = add.i32 r2081, r2083
+	r2085 = elemaddr r2086, r9, 4
+	r2088 = load.i32 r2085
+	r2089 = add.i32 r2088, r2084
+	r2090 = elemaddr r2086, r9, 4
+	store.i32 r2090, r2089
+	r2091 = convert.i32.i64 r12
+	r2092 = convert.i32.i64 r14
+	r2093 = mul.i32 r2092, 208
+	r2094 = add.i32 r2091, r2093
+	r2095 = elemaddr r2096, r9, 4
+	r2098 = load.i32 r2095
+	r2099 = add.i32 r2098, r2094
+	r2100 = elemaddr r2096, r9, 4
+	store.i32 r2100, r2099
+	r2101 = convert.i32.i64 r12
+	r2102 = convert.i32.i64 r14
+	r2103 = mul.i32 r2102, 209
+	r2104 = add.i32 r2101, r2103
+	r2105 = elemaddr r2106, r9, 4
+	r2108 = load.i32 r2105
+	r2109 = add.i32 r2108, r2104
+	r2110 = elemaddr r2106, r9, 4
+	store.i32 r2110, r2109
+	r2111 = convert.i32.i64 r12
+	r2112 = convert.i32.i64 r14
+	r2113 = mul.i32 r2112, 210
+	r2114 = add.i32 r2111, r2113
+	r2115 = elemaddr r2116, r9, 4
+	r2118 = load.i32 r2115
+	r2119 = add.i32 r2118, r2114
+	r2120 = elemaddr r2116, r9, 4
+	store.i32 r2120, r2119
+	r2121 = convert.i32.i64 r12
+	r2122 = convert.i32.i64 r14
+	r2123 = mul.i32 r2122, 211
+	r2124 = add.i32 r2121, r2123
+	r2125 = elemaddr r2126, r9, 4
+	r2128 = load.i32 r2125
+	r2129 = add.i32 r2128, r2124
+	r2130 = elemaddr r2126, r9, 4
+	store.i32 r2130, r2129
+	r2131 = convert.i32.i64 r12
+	r2132 = convert.i32.i64 r14
+	r2133 = mul.i32 r2132, 212
+	r2134 = add.i32 r2131, r2133
+	r2135 = elemaddr r2136, r9, 4
+	r2138 = load.i32 r2135
+	r2139 = add.i32 r2138, r2134
+	r2140 = elemaddr r2136, r9, 4
+	store.i32 r2140, r2139
+	r2141 = convert.i32.i64 r12
+	r2142 = convert.i32.i64 r14
+	r2143 = mul.i32 r2142, 213
+	r2144 = add.i32 r2141, r2143
+	r2145 = elemaddr r2146, r9, 4
+	r2148 = load.i32 r2145
+	r2149 = add.i32 r2148, r2144
+	r2150 = elemaddr r2146, r9, 4
+	store.i32 r2150, r2149
+	r2151 = convert.i32.i64 r12
+	r2152 = convert.i32.i64 r14
+	r2153 = mul.i32 r2152, 214
+	r2154 = add.i32 r2151, r2153
+	r2155 = elemaddr r2156, r9, 4
+	r2158 = load.i32 r2155
+	r2159 = add.i32 r2158, r2154
+	r2160 = elemaddr r2156, r9, 4
+	store.i32 r2160, r2159
+	r2161 = convert.i32.i64 r12
+	r2162 = convert.i32.i64 r14
+	r2163 = mul.i32 r2162, 215
+	r2164 = add.i32 r2161, r2163
+	r2165 = elemaddr r2166, r9, 4
+	r2168 = load.i32 r2165
+	r2169 = add.i32 r2168, r2164
+	r2170 = elemaddr r2166, r9, 4
+	store.i32 r2170, r2169
+	r2171 = convert.i32.i64 r12
+	r2172 = convert.i32.i64 r14
+	r2173 = mul.i32 r2172, 216
+	r2174 = add.i32 r2171, r2173
+	r2175 = elemaddr r2176, r9, 4
+	r2178 = load.i32 r2175
+	r2179 = add.i32 r2178, r2174
+	r2180 = elemaddr r2176, r9, 4
+	store.i32 r2180, r2179
+	r2181 = convert.i32.i64 r12
+	r2182 = convert.i32.i64 r14
+	r2183 = mul.i32 r2182, 217
+	r2184 = add.i32 r2181, r2183
+	r2185 = elemaddr r2186, r9, 4
+	r2188 = load.i32 r2185
+	r2189 = add.i32 r2188, r2184
+	r2190 = elemaddr r2186, r9, 4
+	store.i32 r2190, r2189
+	r2191 = convert.i32.i64 r12
+	r2192 = convert.i32.i64 r14
+	r2193 = mul.i32 r2192, 218
+	r2194 = add.i32 r2191, r2193
+	r2195 = elemaddr r2196, r9, 4
+	r2198 = load.i32 r2195
+	r2199 = add.i32 r2198, r2194
+	r2200 = elemaddr r2196, r9, 4
+	store.i32 r2200, r2199
+	r2201 = convert.i32.i64 r12
+	r2202 = convert.i32.i64 r14
+	r2203 = mul.i32 r2202, 219
+	r2204 = add.i32 r2201, r2203
+	r2205 = elemaddr r2206, r9, 4
+	r2208 = load.i32 r2205
+	r2209 = add.i32 r2208, r2204
+	r2210 = elemaddr r2206, r9, 4
+	store.i32 r2210, r2209
+	r2211 = convert.i32.i64 r12
+	r2212 = convert.i32.i64 r14
+	r2213 = mul.i32 r2212, 220
+	r2214 = add.i32 r2211, r2213
+	r2215 = elemaddr r2216, r9, 4
+	r2218 = load.i32 r2215
+	r2219 = add.i32 r2218, r2214
+	r2220 = elemaddr r2216, r9, 4
+	store.i32 r2220, r2219
+	r2221 = convert.i32.i64 r12
+	r2222 = convert.i32.i64 r14
+	r2223 = mul.i32 r2222, 221
+	r2224 = add.i32 r2221, r2223
+	r2225 = elemaddr r2226, r9, 4
+	r2228 = load.i32 r2225
+	r2229 = add.i32 r2228, r2224
+	r2230 = elemaddr r2226, r9, 4
+	store.i32 r2230, r2229
+	r2231 = convert.i32.i64 r12
+	r2232 = convert.i32.i64 r14
+	r2233 = mul.i32 r2232, 222
+	r2234 = add.i32 r2231, r2233
+	r2235 = elemaddr r2236, r9, 4
+	r2238 = load.i32 r2235
+	r2239 = add.i32 r2238, r2234
+	r2240 = elemaddr r2236, r9, 4
+	store.i32 r2240, r2239
+	r2241 = convert.i32.i64 r12
+	r2242 = convert.i32.i64 r14
+	r2243 = mul.i32 r2242, 223
+	r2244 = add.i32 r2241, r2243
+	r2245 = elemaddr r2246, r9, 4
+	r2248 = load.i32 r2245
+	r2249 = add.i32 r2248, r2244
+	r2250 = elemaddr r2246, r9, 4
+	store.i32 r2250, r2249
+	r2251 = convert.i32.i64 r12
+	r2252 = convert.i32.i64 r14
+	r2253 = mul.i32 r2252, 224
+	r2254 = add.i32 r2251, r2253
+	r2255 = elemaddr r2256, r9, 4
+	r2258 = load.i32 r2255
+	r2259 = add.i32 r2258, r2254
+	r2260 = elemaddr r2256, r9, 4
+	store.i32 r2260, r2259
+	r2261 = convert.i32.i64 r12
+	r2262 = convert.i32.i64 r14
+	r2263 = mul.i32 r2262, 225
+	r2264 = add.i32 r2261, r2263
+	r2265 = elemaddr r2266, r9, 4
+	r2268 = load.i32 r2265
+	r2269 = add.i32 r2268, r2264
+	r2270 = elemaddr r2266, r9, 4
+	store.i32 r2270, r2269
+	r2271 = convert.i32.i64 r12
+	r2272 = convert.i32.i64 r14
+	r2273 = mul.i32 r2272, 226
+	r2274 = add.i32 r2271, r2273
+	r2275 = elemaddr r2276, r9, 4
+	r2278 = load.i32 r2275
+	r2279 = add.i32 r2278, r2274
+	r2280 = elemaddr r2276, r9, 4
+	store.i32 r2280, r2279
+	r2281 = convert.i32.i64 r12
+	r2282 = convert.i32.i64 r14
+	r2283 = mul.i32 r2282, 227
+	r2284 = add.i32 r2281, r2283
+	r2285 = elemaddr r2286, r9, 4
+	r2288 = load.i32 r2285
+	r2289 = add.i32 r2288, r2284
+	r2290 = elemaddr r2286, r9, 4
+	store.i32 r2290, r2289
+	r2291 = convert.i32.i64 r12
+	r2292 = convert.i32.i64 r14
+	r2293 = mul.i32 r2292, 228
+	r2294 = add.i32 r2291, r2293
+	r2295 = elemaddr r2296, r9, 4
+	r2298 = load.i32 r2295
+	r2299 = add.i32 r2298, r2294
+	r2300 = elemaddr r2296, r9, 4
+	store.i32 r2300, r2299
+	r2301 = convert.i32.i64 r12
+	r2302 = convert.i32.i64 r14
+	r2303 = mul.i32 r2302, 229
+	r2304 = add.i32 r2301, r2303
+	r2305 = elemaddr r2306, r9, 4
+	r2308 = load.i32 r2305
+	r2309 = add.i32 r2308, r2304
+	r2310 = elemaddr r2306, r9, 4
+	store.i32 r2310, r2309
+	r2311 = convert.i32.i64 r12
+	r2312 = convert.i32.i64 r14
+	r2313 = mul.i32 r2312, 230
+	r2314 = add.i32 r2311, r2313
+	r2315 = elemaddr r2316, r9, 4
+	r2318 = load.i32 r2315
+	r2319 = add.i32 r2318, r2314
+	r2320 = elemaddr r2316, r9, 4
+	store.i32 r2320, r2319
+	r2321 = convert.i32.i64 r12
+	r2322 = convert.i32.i64 r14
+	r2323 = mul.i32 r2322, 231
+	r2324 = add.i32 r2321, r2323
+	r2325 = elemaddr r2326, r9, 4
+	r2328 = load.i32 r2325
+	r2329 = add.i32 r2328, r2324
+	r2330 = elemaddr r2326, r9, 4
+	store.i32 r2330, r2329
+	r2331 = convert.i32.i64 r12
+	r2332 = convert.i32.i64 r14
+	r2333 = mul.i32 r2332, 232
+	r2334 = add.i32 r2331, r2333
+	r2335 = elemaddr r2336, r9, 4
+	r2338 = load.i32 r2335
+	r2339 = add.i32 r2338, r2334
+	r2340 = elemaddr r2336, r9, 4
+	store.i32 r2340, r2339
+	r2341 = convert.i32.i64 r12
+	r2342 = convert.i32.i64 r14
+	r2343 = mul.i32 r2342, 233
+	r2344 = add.i32 r2341, r2343
+	r2345 = elemaddr r2346, r9, 4
+	r2348 = load.i32 r2345
+	r2349 = add.i32 r2348, r2344
+	r2350 = elemaddr r2346, r9, 4
+	store.i32 r2350, r2349
+	r2351 = convert.i32.i64 r12
+	r2352 = convert.i32.i64 r14
+	r2353 = mul.i32 r2352, 234
+	r2354 = add.i32 r2351, r2353
+	r2355 = elemaddr r2356, r9, 4
+	r2358 = load.i32 r2355
+	r2359 = add.i32 r2358, r2354
+	r2360 = elemaddr r2356, r9, 4
+	store.i32 r2360, r2359
+	r2361 = convert.i32.i64 r12
+	r2362 = convert.i32.i64 r14
+	r2363 = mul.i32 r2362, 235
+	r2364 = add.i32 r2361, r2363
+	r2365 = elemaddr r2366, r9, 4
+	r2368 = load.i32 r2365
+	r2369 = add.i32 r2368, r2364
+	r2370 = elemaddr r2366, r9, 4
+	store.i32 r2370, r2369
+	r2371 = convert.i32.i64 r12
+	r2372 = convert.i32.i64 r14
+	r2373 = mul.i32 r2372, 236
+	r2374 = add.i32 r2371, r2373
+	r2375 = elemaddr r2376, r9, 4
+	r2378 = load.i32 r2375
+	r2379 = add.i32 r2378, r2374
+	r2380 = elemaddr r2376, r9, 4
+	store.i32 r2380, r2379
+	r2381 = convert.i32.i64 r12
+	r2382 = convert.i32.i64 r14
+	r2383 = mul.i32 r2382, 237
+	r2384 = add.i32 r2381, r2383
+	r2385 = elemaddr r2386, r9, 4
+	r2388 = load.i32 r2385
+	r2389 = add.i32 r2388, r2384
+	r2390 = elemaddr r2386, r9, 4
+	store.i32 r2390, r2389
+	r2391 = convert.i32.i64 r12
+	r2392 = convert.i32.i64 r14
+	r2393 = mul.i32 r2392, 238
+	r2394 = add.i32 r2391, r2393
+	r2395 = elemaddr r2396, r9, 4
+	r2398 = load.i32 r2395
+	r2399 = add.i32 r2398, r2394
+	r2400 = elemaddr r2396, r9, 4
+	store.i32 r2400, r2399
+	r2401 = convert.i32.i64 r12
+	r2402 = convert.i32.i64 r14
+	r2403 = mul.i32 r2402, 239
+	r2404 = add.i32 r2401, r2403
+	r2405 = elemaddr r2406, r9, 4
+	r2408 = load.i32 r2405
+	r2409 = add.i32 r2408, r2404
+	r2410 = elemaddr r2406, r9, 4
+	store.i32 r2410, r2409
+	r2411 = convert.i32.i64 r12
+	r2412 = convert.i32.i64 r14
+	r2413 = mul.i32 r2412, 240
+	r2414 = add.i32 r2411, r2413
+	r2415 = elemaddr r2416, r9, 4
+	r2418 = load.i32 r2415
+	r2419 = add.i32 r2418, r2414
+	r2420 = elemaddr r2416, r9, 4
+	store.i32 r2420, r2419
+	r2421 = convert.i32.i64 r12
+	r2422 = convert.i32.i64 r14
+	r2423 = mul.i32 r2422, 241
+	r2424 = add.i32 r2421, r2423
+	r2425 = elemaddr r2426, r9, 4
+	r2428 = load.i32 r2425
+	r2429 = add.i32 r2428, r2424
+	r2430 = elemaddr r2426, r9, 4
+	store.i32 r2430, r2429
+	r2431 = convert.i32.i64 r12
+	r2432 = convert.i32.i64 r14
+	r2433 = mul.i32 r2432, 242
+	r2434 = add.i32 r2431, r2433
+	r2435 = elemaddr r2436, r9, 4
+	r2438 = load.i32 r2435
+	r2439 = add.i32 r2438, r2434
+	r2440 = elemaddr r2436, r9, 4
+	store.i32 r2440, r2439
+	r2441 = convert.i32.i64 r12
+	r2442 = convert.i32.i64 r14
+	r2443 = mul.i32 r2442, 243
+	r2444 = add.i32 r2441, r2443
+	r2445 = elemaddr r2446, r9, 4
+	r2448 = load.i32 r2445
+	r2449 = add.i32 r2448, r2444
+	r2450 = elemaddr r2446, r9, 4
+	store.i32 r2450, r2449
+	r2451 = convert.i32.i64 r12
+	r2452 = convert.i32.i64 r14
+	r2453 = mul.i32 r2452, 244
+	r2454 = add.i32 r2451, r2453
+	r2455 = elemaddr r2456, r9, 4
+	r2458 = load.i32 r2455
+	r2459 = add.i32 r2458, r2454
+	r2460 = elemaddr r2456, r9, 4
+	store.i32 r2460, r2459
+	r2461 = convert.i32.i64 r12
+	r2462 = convert.i32.i64 r14
+	r2463 = mul.i32 r2462, 245
+	r2464 = add.i32 r2461, r2463
+	r2465 = elemaddr r2466, r9, 4
+	r2468 = load.i32 r2465
+	r2469 = add.i32 r2468, r2464
+	r2470 = elemaddr r2466, r9, 4
+	store.i32 r2470, r2469
+	r2471 = convert.i32.i64 r12
+	r2472 = convert.i32.i64 r14
+	r2473 = mul.i32 r2472, 246
+	r2474 = add.i32 r2471, r2473
+	r2475 = elemaddr r2476, r9, 4
+	r2478 = load.i32 r2475
+	r2479 = add.i32 r2478, r2474
+	r2480 = elemaddr r2476, r9, 4
+	store.i32 r2480, r2479
+	r2481 = convert.i32.i64 r12
+	r2482 = convert.i32.i64 r14
+	r2483 = mul.i32 r2482, 247
+	r2484 = add.i32 r2481, r2483
+	r2485 = elemaddr r2486, r9, 4
+	r2488 = load.i32 r2485
+	r2489 = add.i32 r2488, r2484
+	r2490 = elemaddr r2486, r9, 4
+	store.i32 r2490, r2489
+	r2491 = convert.i32.i64 r12
+	r2492 = convert.i32.i64 r14
+	r2493 = mul.i32 r2492, 248
+	r2494 = add.i32 r2491, r2493
+	r2495 = elemaddr r2496, r9, 4
+	r2498 = load.i32 r2495
+	r2499 = add.i32 r2498, r2494
+	r2500 = elemaddr r2496, r9, 4
+	store.i32 r2500, r2499
+	r2501 = convert.i32.i64 r12
+	r2502 = convert.i32.i64 r14
+	r2503 = mul.i32 r2502, 249
+	r2504 = add.i32 r2501, r2503
+	r2505 = elemaddr r2506, r9, 4
+	r2508 = load.i32 r2505
+	r2509 = add.i32 r2508, r2504
+	r2510 = elemaddr r2506, r9, 4
+	store.i32 r2510, r2509
+	r2511 = convert.i32.i64 r12
+	r2512 = convert.i32.i64 r14
+	r2513 = mul.i32 r2512, 250
+	r2514 = add.i32 r2511, r2513
+	r2515 = elemaddr r2516, r9, 4
+	r2518 = load.i32 r2515
+	r2519 = add.i32 r2518, r2514
+	r2520 = elemaddr r2516, r9, 4
+	store.i32 r2520, r2519
+	r2521 = convert.i32.i64 r12
+	r2522 = convert.i32.i64 r14
+	r2523 = mul.i32 r2522, 251
+	r2524 = add.i32 r2521, r2523
+	r2525 = elemaddr r2526, r9, 4
+	r2528 = load.i32 r2525
+	r2529 = add.i32 r2528, r2524
+	r2530 = elemaddr r2526, r9, 4
+	store.i32 r2530, r2529
+	r2531 = convert.i32.i64 r12
+	r2532 = convert.i32.i64 r14
+	r2533 = mul.i32 r2532, 252
+	r2534 = add.i32 r2531, r2533
+	r2535 = elemaddr r2536, r9, 4
+	r2538 = load.i32 r2535
+	r2539 = add.i32 r2538, r2534
+	r2540 = elemaddr r2536, r9, 4
+	store.i32 r2540, r2539
+	r2541 = convert.i32.i64 r12
+	r2542 = convert.i32.i64 r14
+	r2543 = mul.i32 r2542, 253
+	r2544 = add.i32 r2541, r2543
+	r2545 = elemaddr r2546, r9, 4
+	r2548 = load.i32 r2545
+	r2549 = add.i32 r2548, r2544
+	r2550 = elemaddr r2546, r9, 4
+	store.i32 r2550, r2549
+	r2551 = convert.i32.i64 r12
+	r2552 = convert.i32.i64 r14
+	r2553 = mul.i32 r2552, 254
+	r2554 = add.i32 r2551, r2553
+	r2555 = elemaddr r2556, r9, 4
+	r2558 = load.i32 r2555
+	r2559 = add.i32 r2558, r2554
+	r2560 = elemaddr r2556, r9, 4
+	store.i32 r2560, r2559
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
 `

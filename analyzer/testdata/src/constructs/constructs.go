@@ -85,3 +85,27 @@ func RangeFunc(a []int32) {
 		}
 	}
 }
+
+// Helpers that write slices are inlined at every call; a kernel they would
+// make too large is reported at the call that goes past the limit.
+
+func w0(s []int32, x int32) int32  { s[0] = x; return x + 1 }
+func w1(s []int32, x int32) int32  { return w0(s, w0(s, x)) } // want `inlining w0 here makes the kernel larger than 50000 instructions: a helper that reads or writes slices is copied into each call of it`
+func w2(s []int32, x int32) int32  { return w1(s, w1(s, x)) }
+func w3(s []int32, x int32) int32  { return w2(s, w2(s, x)) }
+func w4(s []int32, x int32) int32  { return w3(s, w3(s, x)) }
+func w5(s []int32, x int32) int32  { return w4(s, w4(s, x)) }
+func w6(s []int32, x int32) int32  { return w5(s, w5(s, x)) }
+func w7(s []int32, x int32) int32  { return w6(s, w6(s, x)) }
+func w8(s []int32, x int32) int32  { return w7(s, w7(s, x)) }
+func w9(s []int32, x int32) int32  { return w8(s, w8(s, x)) }
+func w10(s []int32, x int32) int32 { return w9(s, w9(s, x)) }
+func w11(s []int32, x int32) int32 { return w10(s, w10(s, x)) }
+func w12(s []int32, x int32) int32 { return w11(s, w11(s, x)) }
+func w13(s []int32, x int32) int32 { return w12(s, w12(s, x)) }
+func w14(s []int32, x int32) int32 { return w13(s, w13(s, x)) }
+
+//qd:kernel
+func TooLarge(s []int32) {
+	s[1] = w14(s, 1)
+}
