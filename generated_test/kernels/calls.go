@@ -7,8 +7,9 @@ import (
 
 // The kernels here call helpers too large to inline at every call, which
 // become device functions: chains of helpers that each call the one below
-// twice, functions with several results of every kind, and functions that
-// read and write slices, also from stream-parallel blocks.
+// twice, and functions with several results of every kind. Helpers that
+// read and write slices are inlined however large, here from
+// stream-parallel blocks.
 
 func chain0(x int64) int64  { return x*3 + 1 }
 func chain1(x int64) int64  { return chain0(chain0(x)) ^ 1 }
@@ -69,8 +70,8 @@ func MultiResults(x, y []int64, f []float32, flags []bool8, small []int8) {
 // parameters.
 type bool8 = uint8
 
-// scatter writes into dst from src through a function large enough not to
-// be inlined, and returns a sub-slice of dst.
+// scatter writes into dst from src, with more code than a helper inlined
+// at every call may have, and returns a sub-slice of dst.
 func scatter(dst, src []int64, k int) []int64 {
 	for j := range src {
 		v, _, _, _ := mixAll(src[j], int64(k), true)
@@ -79,7 +80,7 @@ func scatter(dst, src []int64, k int) []int64 {
 	return dst[k%len(dst):]
 }
 
-// BlocksCall calls a function that writes a slice from each of two
+// BlocksCall calls a large helper that writes a slice from each of two
 // concurrent blocks, each on its own slices.
 //
 //qd:kernel

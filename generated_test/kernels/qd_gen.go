@@ -630,7 +630,7 @@ func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mas
 
 // Chain runs a helper whose full inlining would copy chain0 4096 times.
 //
-// Chain launches kernel Chain (calls.go:30) after the work already launched on
+// Chain launches kernel Chain (calls.go:31) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Chain(a *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
@@ -651,7 +651,7 @@ func (qdk *Kernels) Chain(a *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error 
 // MultiResults calls a function with several results, twice per
 // iteration so that it is not inlined.
 //
-// MultiResults launches kernel MultiResults (calls.go:53) after the work already launched on
+// MultiResults launches kernel MultiResults (calls.go:54) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MultiResults(x *rt.Buffer[int64], y *rt.Buffer[int64], f *rt.Buffer[float32], flags *rt.Buffer[bool8], small *rt.Buffer[int8], qdOpts ...rt.LaunchOption) error {
@@ -673,10 +673,10 @@ func (qdk *Kernels) MultiResults(x *rt.Buffer[int64], y *rt.Buffer[int64], f *rt
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// BlocksCall calls a function that writes a slice from each of two
+// BlocksCall calls a large helper that writes a slice from each of two
 // concurrent blocks, each on its own slices.
 //
-// BlocksCall launches kernel BlocksCall (calls.go:86) after the work already launched on
+// BlocksCall launches kernel BlocksCall (calls.go:87) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) BlocksCall(a *rt.Buffer[int64], b *rt.Buffer[int64], c *rt.Buffer[int64], d *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
