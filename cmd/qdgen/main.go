@@ -7,9 +7,10 @@
 //	qdgen [-o file] [-dump dir] [-check] [-v] [packages]
 //
 // Packages are named as for the go command and default to the current
-// directory's. Run it through go generate:
+// directory's. Make it a tool of your module (go get -tool
+// github.com/qdgo/qd/cmd/qdgen) and run it through go generate:
 //
-//	//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//	//go:generate go tool qdgen
 //
 // qdgen prints errors as file:line:col: message diagnostics, and warnings
 // for what looks meant for it but does nothing (a misspelled directive, a

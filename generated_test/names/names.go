@@ -3,7 +3,7 @@
 // can pass.
 package names
 
-//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//go:generate go tool qdgen
 
 // Größe doubles the elements of ä.
 //
