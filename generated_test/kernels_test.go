@@ -53,6 +53,7 @@ var cases = []kernelCase{
 	{name: "Chain", fn: kernels.Chain},
 	{name: "MultiResults", fn: kernels.MultiResults},
 	{name: "BlocksCall", fn: kernels.BlocksCall},
+	{name: "PrologueHelper", fn: kernels.PrologueHelper},
 }
 
 func init() { cases = append(cases, convertCases...) }

@@ -311,7 +311,7 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 		tb.ext[v] = r
 		return r
 	}
-	saved := tb.cur
+	saved, inPrologue := tb.cur, tb.cur == tb.pro
 	tb.cur = tb.pro
 	ts, _ := valueRegTypes(v.Type())
 	dst := make([]ir.Reg, len(ts))
@@ -320,6 +320,12 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 	}
 	tb.ext[v] = dst
 	f.valueInto(v.(ssa.Instruction), dst)
+	// The value may have taken blocks (an inlined helper's): the prologue
+	// now ends where it ended, and code that was being added to the
+	// prologue, computing another such value, continues there.
+	if inPrologue {
+		saved = tb.cur
+	}
 	tb.pro = tb.cur
 	tb.cur = saved
 	return dst

@@ -148,3 +148,23 @@ func BlockValues(a, b []float32, n int) {
 		}
 	})
 }
+
+// PrologueHelper uses, after a loop, a value computed at the top level by
+// a helper with branches: recomputed in the later launch, the helper's
+// blocks must come before the code that uses its result.
+//
+//qd:kernel
+func PrologueHelper(a []int64, n int8) {
+	top := (int8(len(a)) | n) >> branchy(len(a), float64(n))
+	for i := range a {
+		a[i] = int64(i)
+	}
+	a[0] ^= int64(top)
+}
+
+func branchy(n int, f float64) uint32 {
+	if f != f || f > 3 {
+		return uint32(n)
+	}
+	return uint32(n) % 3
+}

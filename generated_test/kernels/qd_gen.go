@@ -475,6 +475,15 @@ var qdModule = &rt.ModuleSpec{
 			Group:    1,
 			Parallel: true,
 		}},
+	}, {
+		Name: "PrologueHelper",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "PrologueHelper_0",
+			Parallel: true,
+		}, {
+			Entry:    "PrologueHelper_1",
+			Parallel: false,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -1813,6 +1822,29 @@ func (qdk *Kernels) BlockValues(a *rt.Buffer[float32], b *rt.Buffer[float32], n 
 		}, a, b)
 	}
 	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// PrologueHelper uses, after a loop, a value computed at the top level by
+// a helper with branches: recomputed in the later launch, the helper's
+// blocks must come before the code that uses its result.
+//
+// PrologueHelper launches kernel PrologueHelper (parallel.go:157) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) PrologueHelper(a *rt.Buffer[int64], n int8, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "PrologueHelper", a); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [17]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutUint8(qdArgs[:], 16, uint8(n))
+	qdCounts := [2]int64{int64(a.Len()), 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+			PrologueHelper(a.CPUSlice(), n)
+		}, a)
+	}
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -25342,6 +25374,110 @@ $L_6:
 $L_7:
 	ret;
 }
+
+.visible .entry PrologueHelper_0(
+	.param .u64 PrologueHelper_0_param_0,
+	.param .s64 PrologueHelper_0_param_1,
+	.param .s8 PrologueHelper_0_param_2
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<13>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [PrologueHelper_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [PrologueHelper_0_param_1];
+	mov.b64 %rd3, %rd5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mov.b64 %rd11, %rd9;
+	mad.lo.s64 %rd12, %rd9, 8, %rd4;
+	st.global.s64 [%rd12], %rd11;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry PrologueHelper_1(
+	.param .u64 PrologueHelper_1_param_0,
+	.param .s64 PrologueHelper_1_param_1,
+	.param .s8 PrologueHelper_1_param_2
+)
+{
+	.reg .pred %p<16>;
+	.reg .b32 %r<27>;
+	.reg .b64 %rd<20>;
+	.reg .f64 %fd<11>;
+
+$L_0:
+	ld.param.u64 %rd5, [PrologueHelper_1_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [PrologueHelper_1_param_1];
+	mov.b64 %rd4, %rd6;
+	cvt.u32.u64 %r3, %rd4;
+	cvt.s32.s8 %r3, %r3;
+	ld.param.s8 %r7, [PrologueHelper_1_param_2];
+	or.b32 %r2, %r3, %r7;
+	mov.b64 %rd9, %rd6;
+	cvt.rn.f64.s32 %fd10, %r7;
+$L_1:
+	setp.neu.f64 %p11, %fd10, %fd10;
+	@!%p11 bra $L_5;
+$L_2:
+	cvt.u32.u64 %r12, %rd9;
+	mov.b32 %r8, %r12;
+$L_3:
+	shr.s32 %r1, %r2, %r8;
+	cvt.s32.s8 %r1, %r1;
+$L_4:
+	cvt.s64.s32 %rd0, %r1;
+	add.s64 %rd16, %rd5, 0;
+	ld.global.s64 %rd17, [%rd16];
+	xor.b64 %rd18, %rd17, %rd0;
+	add.s64 %rd19, %rd5, 0;
+	st.global.s64 [%rd19], %rd18;
+	ret;
+$L_5:
+	setp.gt.f64 %p15, %fd10, 0d4008000000000000;
+	@%p15 bra $L_2;
+$L_6:
+	cvt.u32.u64 %r13, %rd9;
+	mul.hi.u32 %r20, %r13, 1431655766;
+	sub.u32 %r21, %r13, %r20;
+	shr.u32 %r22, %r21, 1;
+	add.u32 %r23, %r22, %r20;
+	shr.u32 %r24, %r23, 1;
+	mul.lo.u32 %r25, %r24, 3;
+	sub.u32 %r26, %r13, %r25;
+	mov.b32 %r14, %r26;
+	mov.b32 %r8, %r14;
+	bra.uni $L_3;
+}
 `
 
 // qdIR is the IR of this package's kernels.
@@ -45461,4 +45597,84 @@ b6: # latch
 	jump b2
 b7: # exit
 	return
+
+kernel PrologueHelper(a []i64, n i8)
+
+task PrologueHelper_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = move.i64 r9
+	r12 = elemaddr r4, r9, 8
+	store.i64 r12, r11
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task PrologueHelper_1 serial
+b0: # entry
+	r5 = base a
+	r6 = len a
+	r4 = move.i64 r6
+	r3 = convert.i8.i64 r4
+	r7 = param.i8 n
+	r2 = or.i8 r3, r7
+	r9 = move.i64 r6
+	r10 = convert.f64.i8 r7
+	jump b1
+b1: # branchy.entry
+	r11 = ne.f64 r10, r10
+	branch r11, b2, b5
+b2: # branchy.if.then
+	r12 = convert.u32.i64 r9
+	r8 = move.u32 r12
+	jump b3
+b3: # branchy.return
+	r1 = shr.i8.u32 r2, r8
+	jump b4
+b4: # rangeindex.done
+	r0 = convert.i64.i8 r1
+	r16 = elemaddr r5, 0, 8
+	r17 = load.i64 r16
+	r18 = xor.i64 r17, r0
+	r19 = elemaddr r5, 0, 8
+	store.i64 r19, r18
+	return
+b5: # branchy.cond.false
+	r15 = gt.f64 r10, 3.0
+	branch r15, b2, b6
+b6: # branchy.if.done
+	r13 = convert.u32.i64 r9
+	r20 = mulhi.u32 r13, 1431655766
+	r21 = sub.u32 r13, r20
+	r22 = shr.u32.u32 r21, 1
+	r23 = add.u32 r22, r20
+	r24 = shr.u32.u32 r23, 1
+	r25 = mul.u32 r24, 3
+	r26 = sub.u32 r13, r25
+	r14 = move.u32 r26
+	r8 = move.u32 r14
+	jump b3
 `
