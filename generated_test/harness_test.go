@@ -24,12 +24,14 @@ var lengths = []int{1, 7, 300, 4099}
 
 // The harness itself is package kerneltest's.
 var (
-	randomArgs = kerneltest.RandomArgs
-	cloneArgs  = kerneltest.CloneArgs
-	callGo     = kerneltest.CallGo
-	upload     = kerneltest.Upload
-	callStub   = kerneltest.CallStub
-	sliceBytes = kerneltest.SliceBytes
+	randomArgs  = kerneltest.RandomArgs
+	randomValue = kerneltest.RandomValue
+	sameValue   = kerneltest.SameValue
+	cloneArgs   = kerneltest.CloneArgs
+	callGo      = kerneltest.CallGo
+	upload      = kerneltest.Upload
+	callStub    = kerneltest.CallStub
+	sliceBytes  = kerneltest.SliceBytes
 )
 
 // compareArgs reports the differences of two runs' slices.

@@ -192,7 +192,8 @@ func (t *Task) Needed() bool {
 	return len(loops) > 0
 }
 
-// HasEffects reports whether t writes memory.
+// HasEffects reports whether t writes memory or checks something: a task
+// that does neither need not run.
 func (t *Task) HasEffects() bool {
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {

@@ -12,6 +12,9 @@ func (k *Kernel) Check() error {
 	if err := k.checkData(); err != nil {
 		return err
 	}
+	if err := k.checkSites(); err != nil {
+		return err
+	}
 	for i, f := range k.Funcs {
 		if f.Kind != Function {
 			return fmt.Errorf("function %s: kind %s", f.Name, f.Kind)
@@ -110,7 +113,11 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 	case info.From != 0 && !info.From.Has(in.From):
 		return fmt.Errorf("%s from type %s", in.Op, in.From)
 	case info.Parallel && t.Kind != Parallel:
-		return fmt.Errorf("%s in a serial task", in.Op)
+		return fmt.Errorf("%s in a %s task", in.Op, t.Kind)
+	case t.Kind == Function && !inFunctions(in.Op):
+		return fmt.Errorf("%s in a device function, which sees only its arguments", in.Op)
+	case in.Op == OpScratch && k.Reductions == 0:
+		return fmt.Errorf("scratch in a kernel without reductions")
 	case in.Space >= numSpaces || in.Space != Global && !info.Spaces:
 		return fmt.Errorf("%s in %s memory", in.Op, in.Space)
 	}
@@ -161,6 +168,13 @@ func (k *Kernel) checkAux(t *Task, in *Instr, kind AuxKind) error {
 	case DataIndex:
 		if in.Aux < 0 || int(in.Aux) >= len(k.Data) {
 			return fmt.Errorf("no table %d", in.Aux)
+		}
+	case SiteIndex:
+		if in.Aux < 0 || int(in.Aux) >= len(k.Sites) {
+			return fmt.Errorf("no site %d", in.Aux)
+		}
+		if s := k.Sites[in.Aux]; !checkKind(in.Op, s.Kind) {
+			return fmt.Errorf("%s checks site %d of kind %s", in.Op, in.Aux, s.Kind)
 		}
 	}
 	return nil
@@ -243,4 +257,16 @@ func checkTerm(t *Task, term *Term, defined []bool) error {
 		return checkArg(t, term.Cond, Bool, defined)
 	}
 	return nil
+}
+
+// inFunctions reports whether device functions may have op: not the ops
+// that read the kernel's parameters or scratch memory, that wait for
+// other threads, or that check (a failed check reports through the
+// task's arguments).
+func inFunctions(op Op) bool {
+	switch op.Info().Aux {
+	case ScalarParam, SliceParam, SiteIndex:
+		return false
+	}
+	return op != OpScratch && op != OpBarrier && op != OpShuffleDown
 }

@@ -28,7 +28,41 @@ const (
 
 // inlines reports whether calls of fn are inlined.
 func (l *lowerer) inlines(fn *ssa.Function) bool {
-	return l.inlineSize(fn) <= inlineBudget || l.callSites()[fn] <= 1 || !l.hasSignature(fn) || !l.pureFunction(fn)
+	return l.inlineSize(fn) <= inlineBudget || l.callSites()[fn] <= 1 || !l.hasSignature(fn) ||
+		!l.pureFunction(fn) || l.mayCheck(fn)
+}
+
+// mayCheck reports whether fn's code, or that of a helper it inlines, may
+// get one of Go's run-time checks (an integer division by a variable, a
+// slice expression): a failed check reports through the task's fault
+// record, which a device function cannot reach, so such a helper is
+// inlined.
+func (l *lowerer) mayCheck(fn *ssa.Function) bool {
+	if c, ok := l.checked[fn]; ok {
+		return c
+	}
+	if l.checked == nil {
+		l.checked = make(map[*ssa.Function]bool)
+	}
+	l.checked[fn] = false // recursion is reported where it is lowered
+	c := false
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch in := instr.(type) {
+			case *ssa.BinOp:
+				_, constant := in.Y.(*ssa.Const)
+				c = c || (in.Op == token.QUO || in.Op == token.REM) && isIntegerType(in) && !constant
+			case *ssa.Slice, *ssa.IndexAddr:
+				c = true
+			case *ssa.Call:
+				if callee := in.Common().StaticCallee(); callee != nil && callee.Blocks != nil {
+					c = c || l.mayCheck(callee)
+				}
+			}
+		}
+	}
+	l.checked[fn] = c
+	return c
 }
 
 // inlineFits counts the instructions inlining fn copies into the kernel,
@@ -50,10 +84,10 @@ func (l *lowerer) inlineFits(fn *ssa.Function, pos token.Pos) bool {
 // callSites counts the calls of each function in the code the kernel
 // reaches: its body, its blocks' functions and the functions they call.
 func (l *lowerer) callSites() map[*ssa.Function]int {
-	if l.sites != nil {
-		return l.sites
+	if l.calls != nil {
+		return l.calls
 	}
-	l.sites = make(map[*ssa.Function]int)
+	l.calls = make(map[*ssa.Function]int)
 	seen := map[*ssa.Function]bool{}
 	var visit func(fn *ssa.Function)
 	visit = func(fn *ssa.Function) {
@@ -65,7 +99,7 @@ func (l *lowerer) callSites() map[*ssa.Function]int {
 			for _, instr := range b.Instrs {
 				if call, ok := instr.(*ssa.Call); ok && !call.Common().IsInvoke() {
 					if callee := call.Common().StaticCallee(); callee != nil {
-						l.sites[callee]++
+						l.calls[callee]++
 						visit(callee)
 					}
 				}
@@ -76,7 +110,7 @@ func (l *lowerer) callSites() map[*ssa.Function]int {
 		}
 	}
 	visit(l.fn)
-	return l.sites
+	return l.calls
 }
 
 // inlineSize is the number of go/ssa instructions that inlining fn

@@ -14,6 +14,8 @@ type driver interface {
 	imageKinds() []ImageKind
 	alloc(bytes uintptr) (uintptr, error)
 	free(ptr uintptr) error
+	copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error
+	copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error
 	loadModule(image Image) (uintptr, error)
 	unloadModule(mod uintptr) error
 	function(mod uintptr, name string) (uintptr, error)
@@ -41,9 +43,50 @@ type driver interface {
 	memsetAsync(dst uintptr, value byte, bytes, s uintptr) error
 	allocHost(bytes uintptr) (unsafe.Pointer, error)
 	freeHost(p unsafe.Pointer) error
+	// allocMapped allocates page-locked host memory that kernels read and
+	// write over the bus, at the device address dev; freeHost frees it.
+	allocMapped(bytes uintptr) (host unsafe.Pointer, dev uintptr, err error)
 	// synchronizeAll waits for all work of the device's context.
 	synchronizeAll() error
 	close() error
+
+	// driverVersion is the version of the vendor's driver, such as 12080
+	// for CUDA 12.8: cached device code is kept per driver version.
+	driverVersion() int
+	// features reports which optional parts below the driver has; shared
+	// code calls none it lacks.
+	features() driverFeatures
+
+	// Graphs: nodes are added to a graph, which is instantiated into an
+	// executable graph and launched on a stream as one unit. setGraphNode
+	// changes the parameters of a node of an executable graph for its later
+	// launches; launchGraph first gives the kernel nodes in updates the
+	// argument buffer args and their new function and grid.
+	newGraph() (uintptr, error)
+	destroyGraph(g uintptr) error
+	addGraphNode(g uintptr, deps []uintptr, n *graphNode) (uintptr, error)
+	instantiateGraph(g uintptr) (uintptr, error)
+	destroyGraphExec(exec uintptr) error
+	setGraphNode(exec, node uintptr, n *graphNode) error
+	launchGraph(exec, stream uintptr, updates []nodeUpdate, args []byte) error
+
+	// Stream-ordered memory from a pool of the device. allocAsync
+	// allocates on stream s; with wait it also waits until the memory may
+	// be used on any stream. freeAsync frees on stream s once s has waited
+	// for each of streams, recording one of events on each.
+	allocAsync(bytes, s uintptr, wait bool) (uintptr, error)
+	freeAsync(ptr, s uintptr, streams, events []uintptr) error
+
+	// linkPTX compiles PTX into the device's binary code (a cubin), which
+	// loadModule loads as an ImageCubin.
+	linkPTX(ptx string) ([]byte, error)
+}
+
+// driverFeatures are the optional parts of a driver.
+type driverFeatures struct {
+	graphs   bool // graphs, with updates of kernel, copy and memset nodes
+	memPools bool // stream-ordered allocation from a pool
+	linker   bool // linkPTX
 }
 
 // launchOn launches fn through the driver drv. It calls each driver's
@@ -53,6 +96,8 @@ type driver interface {
 func launchOn(drv driver, fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
 	switch d := drv.(type) {
 	case *cudaDriver:
+		return d.launch(fn, grid, block, stream, args, argSize)
+	case *fakeDriver:
 		return d.launch(fn, grid, block, stream, args, argSize)
 	}
 	return ErrNoDevice
@@ -64,6 +109,8 @@ func forkOn(drv driver, ev, from uintptr, streams []uintptr) error {
 	switch d := drv.(type) {
 	case *cudaDriver:
 		return d.fork(ev, from, streams)
+	case *fakeDriver:
+		return d.fork(ev, from, streams)
 	}
 	return ErrNoDevice
 }
@@ -71,6 +118,8 @@ func forkOn(drv driver, ev, from uintptr, streams []uintptr) error {
 func joinOn(drv driver, events, streams []uintptr, into uintptr) error {
 	switch d := drv.(type) {
 	case *cudaDriver:
+		return d.join(events, streams, into)
+	case *fakeDriver:
 		return d.join(events, streams, into)
 	}
 	return ErrNoDevice

@@ -21,6 +21,13 @@ var (
 	// ErrOutOfMemory is returned when an allocation is larger than the
 	// memory it asks for can be, or than the device or host has.
 	ErrOutOfMemory = errors.New("out of memory")
+	// ErrRecording is returned by operations that cannot be part of a
+	// recording (Device.Record), such as synchronizing, while one is
+	// under way.
+	ErrRecording = errors.New("not allowed while a graph is being recorded")
+	// ErrInUse is returned when freeing a buffer that a graph still
+	// refers to.
+	ErrInUse = errors.New("in use by a graph")
 )
 
 // DriverError is a failed call into the CUDA or HIP driver.

@@ -15,6 +15,7 @@ import (
 	"github.com/qdgo/qd/emit"
 	"github.com/qdgo/qd/emit/gostub"
 	"github.com/qdgo/qd/lower"
+	"github.com/qdgo/qd/rt"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
@@ -25,6 +26,8 @@ type generator struct {
 	dump    string    // directory for each backend's device code and IR, or ""
 	check   bool      // only verify that generated files are current
 	verbose bool      // list the files written and removed
+	cubins  []string  // architectures to embed cubins for (-cubin)
+	ptxas   string    // the ptxas that builds them
 	dir     string    // directory the patterns are relative to; "" for the current one
 	stderr  io.Writer // diagnostics; os.Stderr when nil
 
@@ -85,7 +88,7 @@ func (g *generator) run(patterns []string) error {
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
 	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, &lower.Config{})
-	stubs := stubPackage(p, decls, g.output)
+	stubs := stubPackage(p, decls, g.output, g.cubins)
 	if len(decls) > 0 {
 		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs), decls)...)
 	}
@@ -97,7 +100,7 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	if len(decls) == 0 {
 		return g.noKernels(path)
 	}
-	src, outs, err := compile(stubs, kernels)
+	src, outs, err := compile(stubs, kernels, g.assembler())
 	var internal *emit.Error
 	if errors.As(err, &internal) {
 		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}})
@@ -135,6 +138,14 @@ func (g *generator) noKernels(path string) error {
 		return nil
 	}
 	return g.remove(path)
+}
+
+// assembler builds the cubins -cubin asks for, or is nil.
+func (g *generator) assembler() func(ptx string) ([]rt.Image, error) {
+	if len(g.cubins) == 0 {
+		return nil
+	}
+	return func(ptx string) ([]rt.Image, error) { return assemble(g.ptxas, ptx, g.cubins) }
 }
 
 // writeDump writes each backend's image of the package and the IR it was

@@ -16,8 +16,9 @@ import (
 )
 
 // stubPackage describes the generated file of p, whose kernels are decls,
-// as far as the source tells: enough for its skeleton and its names.
-func stubPackage(p *packages.Package, decls []*ast.FuncDecl, output string) *gostub.Package {
+// as far as the source tells: enough for its skeleton and its names. The
+// file carries a cubin for each of cubins beside the backends' images.
+func stubPackage(p *packages.Package, decls []*ast.FuncDecl, output string, cubins []string) *gostub.Package {
 	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name}
 	if p.Types != nil {
 		for _, name := range p.Types.Scope().Names() {
@@ -37,18 +38,34 @@ func stubPackage(p *packages.Package, decls []*ast.FuncDecl, output string) *gos
 	for _, b := range emit.Backends {
 		sp.Images = append(sp.Images, rt.Image{Kind: b.Kind})
 	}
+	for _, arch := range cubins {
+		sp.Images = append(sp.Images, rt.Image{Kind: rt.ImageCubin, Arch: arch})
+	}
 	return sp
 }
 
 // compile compiles the kernels with every backend and returns the
-// generated file that carries the images.
-func compile(stubs *gostub.Package, kernels []*ir.Kernel) ([]byte, []*emit.Output, error) {
+// generated file that carries the images; assemble, if not nil, makes
+// cubins of the PTX image.
+func compile(stubs *gostub.Package, kernels []*ir.Kernel, assemble func(ptx string) ([]rt.Image, error)) ([]byte, []*emit.Output, error) {
 	outs, err := emit.CompileAll(emit.Backends, kernels)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := addOutputs(stubs, outs); err != nil {
 		return nil, nil, err
+	}
+	if assemble != nil {
+		for _, out := range outs {
+			if out.Image.Kind != rt.ImagePTX {
+				continue
+			}
+			cubins, err := assemble(out.Image.Data)
+			if err != nil {
+				return nil, nil, err
+			}
+			stubs.Images = append(stubs.Images, cubins...)
+		}
 	}
 	src, err := gostub.File(stubs)
 	return src, outs, err
@@ -64,17 +81,14 @@ func addOutputs(sp *gostub.Package, outs []*emit.Output) error {
 	if len(sp.Kernels) != len(outs[0].Kernels) {
 		return fmt.Errorf("no type information for some of the kernels")
 	}
-	index := make(map[string]int)
-	for i, k := range outs[0].Kernels {
-		index[k.Name] = i
-	}
+	// The device code names a kernel by its place in the module (in a
+	// fault record), so the stubs list the kernels in the images' order.
 	for i := range sp.Kernels {
 		k := &sp.Kernels[i]
-		j, ok := index[k.Func.Name()]
-		if !ok {
-			return fmt.Errorf("kernel %s was not compiled", k.Func.Name())
+		if name := outs[0].Kernels[i].Name; name != k.Func.Name() {
+			return fmt.Errorf("kernel %s was compiled in the place of %s", name, k.Func.Name())
 		}
-		k.IR = outs[0].Kernels[j]
+		k.IR = outs[0].Kernels[i]
 	}
 	sp.Images = sp.Images[:0]
 	for _, out := range outs {

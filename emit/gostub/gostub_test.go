@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/rt"
 )
@@ -162,5 +163,14 @@ func TestDocComment(t *testing.T) {
 	want := "// Scale multiplies x by a.\n//\n//\tx[i] *= a\n//\n// Scale launches kernel Scale (k.go:"
 	if !bytes.Contains(file, []byte(want)) {
 		t.Errorf("stub comment:\n%s", file)
+	}
+}
+
+// TestFaultKinds checks that the stubs can name every kind of fault.
+func TestFaultKinds(t *testing.T) {
+	for k := fault.Index; k <= fault.Divide; k++ {
+		if faultKinds[k] == "" {
+			t.Errorf("no rt constant for fault kind %s", k)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 )
 
@@ -89,7 +90,7 @@ func (s *stub) body() jen.Code {
 	var body []jen.Code
 	body = append(body,
 		jen.If(jen.Id(s.names.err).Op(":=").Qual(rtPath, "CheckBuffers").Call(
-			append([]jen.Code{jen.Id(s.names.recv).Dot(s.file.dev), jen.Lit(name)}, bufs...)...),
+			append([]jen.Code{jen.Id(s.names.recv).Dot(s.file.dev), jen.Lit(name), jen.Id(s.names.opts)}, bufs...)...),
 			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))),
 	)
 	for _, c := range k.Conflicts {
@@ -114,14 +115,21 @@ func (s *stub) body() jen.Code {
 		}
 	}
 	// The CPU backend runs the Go function, or, in its race mode, the IR on
-	// the same arguments a GPU launch takes.
-	cpuRun := append([]jen.Code{jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()),
-		jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts),
-		jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))}, bufs...)
+	// the same arguments a GPU launch takes; on a stream of a recording it
+	// keeps the call for the graph's launches. The closure of a kept call
+	// must live on, that of a run need not: two literals keep runs from
+	// allocating.
+	cpuCall := func(method string) jen.Code {
+		args := append([]jen.Code{jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()),
+			jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts),
+			jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))}, bufs...)
+		return jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot(method).Call(args...))
+	}
 	body = append(body,
 		jen.Id(s.names.counts).Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
 		jen.If(jen.Id(s.names.recv).Dot(s.file.dev).Dot("IsCPU").Call()).Block(
-			jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("RunCPU").Call(cpuRun...))),
+			jen.If(jen.Qual(rtPath, "Recording").Call(jen.Id(s.names.opts))).Block(cpuCall("RecordCPU")),
+			cpuCall("RunCPU")),
 		jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("Launch").Call(
 			jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts))),
 	)
@@ -153,19 +161,41 @@ func kernelSpec(k *Kernel) jen.Dict {
 		}
 		spec[jen.Id("Groups")] = jen.Index().Int().Values(groups...)
 	}
+	if len(k.IR.Sites) > 0 {
+		var sites []jen.Code
+		for _, s := range k.IR.Sites {
+			site := jen.Dict{jen.Id("Kind"): jen.Qual(rtPath, faultKinds[s.Kind]), jen.Id("Pos"): jen.Lit(s.Pos())}
+			if s.Unsigned {
+				site[jen.Id("Unsigned")] = jen.True()
+			}
+			sites = append(sites, jen.Values(site))
+		}
+		spec[jen.Id("Faults")] = jen.Index().Qual(rtPath, "FaultSite").Values(sites...)
+	}
+	if k.IR.Reductions > 0 {
+		spec[jen.Id("ScratchFixed")] = jen.Lit(k.IR.ScratchFixed())
+		spec[jen.Id("ScratchPerBlock")] = jen.Lit(k.IR.ScratchPerBlock())
+	}
 	return spec
+}
+
+// faultKinds are the names of rt's constants for the kinds of faults.
+var faultKinds = map[fault.Kind]string{
+	fault.Index: "FaultIndex", fault.SliceAlen: "FaultSliceAlen", fault.SliceAcap: "FaultSliceAcap",
+	fault.SliceB: "FaultSliceB", fault.Slice3Alen: "FaultSlice3Alen", fault.Slice3Acap: "FaultSlice3Acap",
+	fault.Slice3B: "FaultSlice3B", fault.Slice3C: "FaultSlice3C", fault.Divide: "FaultDivide",
 }
 
 // put writes one argument slot into the packed arguments.
 func (s *stub) put(slot ir.ArgSlot) jen.Code {
+	if slot.Part == ir.SlotLen || slot.Param < 0 {
+		return jen.Null() // PutBuffer writes the length; the runtime its own
+	}
 	id := jen.Id(s.paramName(slot.Param))
 	args := jen.Id(s.names.args).Index(jen.Empty(), jen.Empty())
 	off := jen.Lit(slot.Offset)
-	switch slot.Part {
-	case ir.SlotBase:
+	if slot.Part == ir.SlotBase {
 		return jen.Qual(rtPath, "PutBuffer").Call(args, off, id)
-	case ir.SlotLen:
-		return jen.Null() // PutBuffer writes the length too
 	}
 	var fn, conv string
 	switch slot.Type {

@@ -9,6 +9,16 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:4",
+		}},
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
@@ -49,16 +59,21 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	rt.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
+			}, x, y)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		}, x, y)
@@ -75,28 +90,34 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
 	.param .u64 Saxpy_0_param_1,
 	.param .s64 Saxpy_0_param_2,
 	.param .u64 Saxpy_0_param_3,
 	.param .s64 Saxpy_0_param_4,
-	.param .s64 Saxpy_0_param_5
+	.param .s64 Saxpy_0_param_5,
+	.param .u64 Saxpy_0_param_6
 )
 {
 	.reg .pred %p<20>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<19>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
 	ld.param.u64 %rd7, [Saxpy_0_param_1];
 	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Saxpy_0_param_2];
 	ld.param.f32 %f11, [Saxpy_0_param_0];
 	ld.param.u64 %rd13, [Saxpy_0_param_3];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Saxpy_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -107,46 +128,77 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd5, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd6, %rd5, 4, %rd7;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
+	setp.ge.u64 %pt1, %rd5, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Saxpy_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 `
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Saxpy(a f32, x []f32, y []f32, n i64)
+site 0 index kernels.go:10:13
+site 1 index kernels.go:10:20
+site 2 index kernels.go:10:4
 
 task Saxpy_0 parallel count=(param n)
 b0: # entry
 	r3 = param.i64 n
 	r7 = base x
+	r8 = len x
 	r11 = param.f32 a
 	r13 = base y
+	r14 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -155,17 +207,17 @@ b3: # index
 	r5 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r5, r8, site 0
 	r6 = elemaddr r7, r5, 4
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
+	checkindex r5, r14, site 1
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2

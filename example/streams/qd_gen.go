@@ -9,6 +9,13 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:18",
+		}},
 		Name: "Add",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Add_0",
@@ -21,6 +28,10 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:35:11",
+		}},
 		Name: "Consume",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Consume_0",
@@ -61,15 +72,20 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Add", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Add", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+			}, a, b, c)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
@@ -83,7 +99,7 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Produce", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Produce", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -92,6 +108,11 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 	rt.PutUint64(qdArgs[:], 24, uint64(delay))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Produce(a.CPUSlice(), v, delay)
+			}, a)
+		}
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Produce(a.CPUSlice(), v, delay)
 		}, a)
@@ -105,14 +126,19 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Consume", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Consume", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [1]int64{int64(b.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Consume(a.CPUSlice(), b.CPUSlice())
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Consume(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
@@ -129,19 +155,23 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Add_0(
 	.param .u64 Add_0_param_0,
 	.param .s64 Add_0_param_1,
 	.param .u64 Add_0_param_2,
 	.param .s64 Add_0_param_3,
 	.param .u64 Add_0_param_4,
-	.param .s64 Add_0_param_5
+	.param .s64 Add_0_param_5,
+	.param .u64 Add_0_param_6
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
 $L_0:
@@ -151,8 +181,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Add_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Add_0_param_1];
 	ld.param.u64 %rd16, [Add_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Add_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -172,11 +204,13 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 4, %rd16;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
@@ -187,6 +221,31 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Add_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Produce_0(
@@ -221,6 +280,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -229,11 +289,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_24;
 $L_5:
 	mov.b64 %rd11, %rd9;
-	setp.gt.s64 %p12, %rd13, 0;
 	@!%p12 bra $L_23;
 $L_6:
 	mov.b64 %rd14, %rd11;
@@ -345,7 +402,7 @@ $L_20:
 	setp.lt.s64 %p24, %rd16, 0;
 	@!%p24 bra $L_22;
 $L_21:
-	mad.lo.s64 %rd25, %rd9, 4, %rd4;
+	mov.b64 %rd25, %rd22;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd25], %ft0;
 $L_22:
@@ -362,13 +419,15 @@ $L_24:
 	.param .u64 Consume_0_param_0,
 	.param .s64 Consume_0_param_1,
 	.param .u64 Consume_0_param_2,
-	.param .s64 Consume_0_param_3
+	.param .s64 Consume_0_param_3,
+	.param .u64 Consume_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<16>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<15>;
 
 $L_0:
@@ -378,6 +437,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Consume_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Consume_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -397,9 +457,9 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
 	mad.lo.s64 %rd15, %rd9, 4, %rd4;
@@ -409,11 +469,33 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Consume_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 `
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Add(a []f32, b []f32, c []f32)
+site 0 index kernels.go:10:11
+site 1 index kernels.go:10:18
 
 task Add_0 parallel count=(len c)
 b0: # entry
@@ -421,7 +503,9 @@ b0: # entry
 	r5 = len c
 	r3 = move.i64 r5
 	r12 = base a
+	r13 = len a
 	r16 = base b
+	r17 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -437,11 +521,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
@@ -468,6 +553,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -478,11 +564,9 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b24
+	jump b5
 b5: # rangeindex.body
 	r11 = move.i64 r9
-	r12 = gt.i64 r13, 0
 	branch r12, b6, b23
 b6: # edge 2→4
 	r14 = move.i64 r11
@@ -604,7 +688,7 @@ b20: # rangeint.done
 	r24 = lt.i64 r16, 0
 	branch r24, b21, b22
 b21: # if.then
-	r25 = elemaddr r4, r9, 4
+	r25 = move.ptr r22
 	store.f32 r25, 0.0
 	jump b22
 b22: # latch
@@ -617,6 +701,7 @@ b24: # exit
 	return
 
 kernel Consume(a []f32, b []f32)
+site 0 index kernels.go:35:11
 
 task Consume_0 parallel count=(len b)
 b0: # entry
@@ -624,6 +709,7 @@ b0: # entry
 	r5 = len b
 	r3 = move.i64 r5
 	r12 = base a
+	r13 = len a
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -639,9 +725,9 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r15 = elemaddr r4, r9, 4

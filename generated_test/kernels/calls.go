@@ -35,16 +35,32 @@ func Chain(a []int64) {
 }
 
 // mixAll mixes x with y at every width: more code than a helper inlined at
-// every call may have. It returns results of several kinds.
+// every call may have, and no division by a variable, whose check a
+// device function could not report. It returns results of several kinds.
 func mixAll(x, y int64, wide bool) (int64, float32, bool, int8) {
-	a := int64(helpers.Mix(int8(x), int8(y)))
-	b := int64(helpers.Mix(uint16(x), uint16(y)))
-	c := int64(helpers.Mix(int32(x), int32(y)))
-	d := helpers.Mix(x, y)
+	a := int64(scramble(int8(x), int8(y)))
+	b := int64(scramble(uint16(x), uint16(y)))
+	c := int64(scramble(int32(x), int32(y)))
+	d := scramble(x, y)
 	if wide {
-		d ^= int64(helpers.Mix(uint64(x), uint64(y)))
+		d ^= int64(scramble(uint64(x), uint64(y)))
 	}
 	return a ^ b ^ c ^ d, float32(c) * 0.5, a < b, int8(d)
+}
+
+// scramble exercises the integer operators on x and y, dividing by
+// constants only.
+func scramble[T helpers.Integer](x, y T) T {
+	r := x*y + x - y
+	r ^= x &^ y
+	r |= (x & y) >> 1
+	r += x/7 + x%5 + y/100 + y%16 + x/3
+	s := uint(y) & 15
+	r ^= x<<s | x>>s
+	r += x << uint(y)
+	r -= x >> uint8(y)
+	r += ^x + -y
+	return r*3 + x/9
 }
 
 // MultiResults calls a function with several results, twice per

@@ -9,6 +9,10 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "names.go:15:4",
+		}},
 		Name: "Größe",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Gr$0000f6$0000dfe_0",
@@ -24,6 +28,769 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:12:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:13:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:14:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:15:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:16:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:17:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:18:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:19:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:20:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:21:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:22:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:23:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:24:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:25:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:26:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:27:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:28:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:29:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:30:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:31:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:32:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:33:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:34:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:35:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:36:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:37:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:38:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:39:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:40:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:41:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:42:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:43:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:44:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:45:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:46:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:47:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:48:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:49:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:50:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:51:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:52:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:53:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:54:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:55:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:56:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:57:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:58:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:59:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:60:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:61:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:62:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:63:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:64:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:65:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:66:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:67:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:68:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:69:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:70:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:71:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:72:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:73:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:74:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:75:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:76:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:77:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:78:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:79:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:80:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:81:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:82:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:83:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:84:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:85:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:86:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:87:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:88:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:89:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:90:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:91:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:92:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:93:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:94:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:95:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:96:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:97:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:98:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:99:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:100:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:101:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:102:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:103:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:104:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:105:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:106:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:107:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:108:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:109:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:110:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:111:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:112:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:113:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:114:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:115:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:116:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:117:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:118:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:119:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:120:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:121:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:122:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:123:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:124:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:125:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:126:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:127:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:128:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:129:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:130:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:131:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:132:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:133:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:134:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:135:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:136:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:137:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:138:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:139:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:140:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:141:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:142:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:143:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:144:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:145:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:146:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:147:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:148:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:149:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:150:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:151:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:152:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:153:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:154:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:155:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:156:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:157:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:158:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:159:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:160:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:161:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:162:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:163:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:164:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:165:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:166:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:167:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:168:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:169:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:170:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:171:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:172:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:173:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:174:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:175:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:176:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:177:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:178:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:179:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:180:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:181:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:182:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:183:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:184:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:185:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:186:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:187:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:188:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:189:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:190:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:191:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:192:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:193:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:194:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:195:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:196:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:197:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:198:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:199:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:200:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:201:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:202:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:203:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:204:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:205:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:206:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:207:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:208:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:209:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:210:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:211:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:212:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:213:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:214:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:215:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:216:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:217:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:218:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:219:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:220:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:221:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:222:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:223:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:224:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:225:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:226:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:227:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:228:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:229:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:230:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:231:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:232:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:233:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:234:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:235:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:236:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:237:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:238:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:239:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:240:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:241:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:242:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:243:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:244:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:245:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:246:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:247:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:248:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:249:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:250:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:251:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:252:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:253:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:254:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:255:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:256:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:257:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:258:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:259:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:260:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:261:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:262:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:263:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:264:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "wide.go:265:7",
+		}},
 		Name: "Wide",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Wide_0",
@@ -64,14 +831,19 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Größe(ä *rt.Buffer[float32], faktor float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Größe", ä); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Größe", qdOpts, ä); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [20]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, ä)
 	rt.PutFloat32(qdArgs[:], 16, float32(faktor))
 	qdCounts := [2]int64{int64(ä.Len()), 1}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Größe(ä.CPUSlice(), faktor)
+			}, ä)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Größe(ä.CPUSlice(), faktor)
 		}, ä)
@@ -85,13 +857,18 @@ func (qdk *Kernels) Größe(ä *rt.Buffer[float32], faktor float32, qdOpts ...rt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Ω数(s *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Ω数", s); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Ω数", qdOpts, s); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, s)
 	qdCounts := [1]int64{int64(s.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Ω数(s.CPUSlice())
+			}, s)
+		}
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ω数(s.CPUSlice())
 		}, s)
@@ -106,10 +883,10 @@ func (qdk *Kernels) Ω数(s *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Wide(s0 *rt.Buffer[int32], s1 *rt.Buffer[int32], s2 *rt.Buffer[int32], s3 *rt.Buffer[int32], s4 *rt.Buffer[int32], s5 *rt.Buffer[int32], s6 *rt.Buffer[int32], s7 *rt.Buffer[int32], s8 *rt.Buffer[int32], s9 *rt.Buffer[int32], s10 *rt.Buffer[int32], s11 *rt.Buffer[int32], s12 *rt.Buffer[int32], s13 *rt.Buffer[int32], s14 *rt.Buffer[int32], s15 *rt.Buffer[int32], s16 *rt.Buffer[int32], s17 *rt.Buffer[int32], s18 *rt.Buffer[int32], s19 *rt.Buffer[int32], s20 *rt.Buffer[int32], s21 *rt.Buffer[int32], s22 *rt.Buffer[int32], s23 *rt.Buffer[int32], s24 *rt.Buffer[int32], s25 *rt.Buffer[int32], s26 *rt.Buffer[int32], s27 *rt.Buffer[int32], s28 *rt.Buffer[int32], s29 *rt.Buffer[int32], s30 *rt.Buffer[int32], s31 *rt.Buffer[int32], s32 *rt.Buffer[int32], s33 *rt.Buffer[int32], s34 *rt.Buffer[int32], s35 *rt.Buffer[int32], s36 *rt.Buffer[int32], s37 *rt.Buffer[int32], s38 *rt.Buffer[int32], s39 *rt.Buffer[int32], s40 *rt.Buffer[int32], s41 *rt.Buffer[int32], s42 *rt.Buffer[int32], s43 *rt.Buffer[int32], s44 *rt.Buffer[int32], s45 *rt.Buffer[int32], s46 *rt.Buffer[int32], s47 *rt.Buffer[int32], s48 *rt.Buffer[int32], s49 *rt.Buffer[int32], s50 *rt.Buffer[int32], s51 *rt.Buffer[int32], s52 *rt.Buffer[int32], s53 *rt.Buffer[int32], s54 *rt.Buffer[int32], s55 *rt.Buffer[int32], s56 *rt.Buffer[int32], s57 *rt.Buffer[int32], s58 *rt.Buffer[int32], s59 *rt.Buffer[int32], s60 *rt.Buffer[int32], s61 *rt.Buffer[int32], s62 *rt.Buffer[int32], s63 *rt.Buffer[int32], s64 *rt.Buffer[int32], s65 *rt.Buffer[int32], s66 *rt.Buffer[int32], s67 *rt.Buffer[int32], s68 *rt.Buffer[int32], s69 *rt.Buffer[int32], s70 *rt.Buffer[int32], s71 *rt.Buffer[int32], s72 *rt.Buffer[int32], s73 *rt.Buffer[int32], s74 *rt.Buffer[int32], s75 *rt.Buffer[int32], s76 *rt.Buffer[int32], s77 *rt.Buffer[int32], s78 *rt.Buffer[int32], s79 *rt.Buffer[int32], s80 *rt.Buffer[int32], s81 *rt.Buffer[int32], s82 *rt.Buffer[int32], s83 *rt.Buffer[int32], s84 *rt.Buffer[int32], s85 *rt.Buffer[int32], s86 *rt.Buffer[int32], s87 *rt.Buffer[int32], s88 *rt.Buffer[int32], s89 *rt.Buffer[int32], s90 *rt.Buffer[int32], s91 *rt.Buffer[int32], s92 *rt.Buffer[int32], s93 *rt.Buffer[int32], s94 *rt.Buffer[int32], s95 *rt.Buffer[int32], s96 *rt.Buffer[int32], s97 *rt.Buffer[int32], s98 *rt.Buffer[int32], s99 *rt.Buffer[int32], s100 *rt.Buffer[int32], s101 *rt.Buffer[int32], s102 *rt.Buffer[int32], s103 *rt.Buffer[int32], s104 *rt.Buffer[int32], s105 *rt.Buffer[int32], s106 *rt.Buffer[int32], s107 *rt.Buffer[int32], s108 *rt.Buffer[int32], s109 *rt.Buffer[int32], s110 *rt.Buffer[int32], s111 *rt.Buffer[int32], s112 *rt.Buffer[int32], s113 *rt.Buffer[int32], s114 *rt.Buffer[int32], s115 *rt.Buffer[int32], s116 *rt.Buffer[int32], s117 *rt.Buffer[int32], s118 *rt.Buffer[int32], s119 *rt.Buffer[int32], s120 *rt.Buffer[int32], s121 *rt.Buffer[int32], s122 *rt.Buffer[int32], s123 *rt.Buffer[int32], s124 *rt.Buffer[int32], s125 *rt.Buffer[int32], s126 *rt.Buffer[int32], s127 *rt.Buffer[int32], s128 *rt.Buffer[int32], s129 *rt.Buffer[int32], s130 *rt.Buffer[int32], s131 *rt.Buffer[int32], s132 *rt.Buffer[int32], s133 *rt.Buffer[int32], s134 *rt.Buffer[int32], s135 *rt.Buffer[int32], s136 *rt.Buffer[int32], s137 *rt.Buffer[int32], s138 *rt.Buffer[int32], s139 *rt.Buffer[int32], s140 *rt.Buffer[int32], s141 *rt.Buffer[int32], s142 *rt.Buffer[int32], s143 *rt.Buffer[int32], s144 *rt.Buffer[int32], s145 *rt.Buffer[int32], s146 *rt.Buffer[int32], s147 *rt.Buffer[int32], s148 *rt.Buffer[int32], s149 *rt.Buffer[int32], s150 *rt.Buffer[int32], s151 *rt.Buffer[int32], s152 *rt.Buffer[int32], s153 *rt.Buffer[int32], s154 *rt.Buffer[int32], s155 *rt.Buffer[int32], s156 *rt.Buffer[int32], s157 *rt.Buffer[int32], s158 *rt.Buffer[int32], s159 *rt.Buffer[int32], s160 *rt.Buffer[int32], s161 *rt.Buffer[int32], s162 *rt.Buffer[int32], s163 *rt.Buffer[int32], s164 *rt.Buffer[int32], s165 *rt.Buffer[int32], s166 *rt.Buffer[int32], s167 *rt.Buffer[int32], s168 *rt.Buffer[int32], s169 *rt.Buffer[int32], s170 *rt.Buffer[int32], s171 *rt.Buffer[int32], s172 *rt.Buffer[int32], s173 *rt.Buffer[int32], s174 *rt.Buffer[int32], s175 *rt.Buffer[int32], s176 *rt.Buffer[int32], s177 *rt.Buffer[int32], s178 *rt.Buffer[int32], s179 *rt.Buffer[int32], s180 *rt.Buffer[int32], s181 *rt.Buffer[int32], s182 *rt.Buffer[int32], s183 *rt.Buffer[int32], s184 *rt.Buffer[int32], s185 *rt.Buffer[int32], s186 *rt.Buffer[int32], s187 *rt.Buffer[int32], s188 *rt.Buffer[int32], s189 *rt.Buffer[int32], s190 *rt.Buffer[int32], s191 *rt.Buffer[int32], s192 *rt.Buffer[int32], s193 *rt.Buffer[int32], s194 *rt.Buffer[int32], s195 *rt.Buffer[int32], s196 *rt.Buffer[int32], s197 *rt.Buffer[int32], s198 *rt.Buffer[int32], s199 *rt.Buffer[int32], s200 *rt.Buffer[int32], s201 *rt.Buffer[int32], s202 *rt.Buffer[int32], s203 *rt.Buffer[int32], s204 *rt.Buffer[int32], s205 *rt.Buffer[int32], s206 *rt.Buffer[int32], s207 *rt.Buffer[int32], s208 *rt.Buffer[int32], s209 *rt.Buffer[int32], s210 *rt.Buffer[int32], s211 *rt.Buffer[int32], s212 *rt.Buffer[int32], s213 *rt.Buffer[int32], s214 *rt.Buffer[int32], s215 *rt.Buffer[int32], s216 *rt.Buffer[int32], s217 *rt.Buffer[int32], s218 *rt.Buffer[int32], s219 *rt.Buffer[int32], s220 *rt.Buffer[int32], s221 *rt.Buffer[int32], s222 *rt.Buffer[int32], s223 *rt.Buffer[int32], s224 *rt.Buffer[int32], s225 *rt.Buffer[int32], s226 *rt.Buffer[int32], s227 *rt.Buffer[int32], s228 *rt.Buffer[int32], s229 *rt.Buffer[int32], s230 *rt.Buffer[int32], s231 *rt.Buffer[int32], s232 *rt.Buffer[int32], s233 *rt.Buffer[int32], s234 *rt.Buffer[int32], s235 *rt.Buffer[int32], s236 *rt.Buffer[int32], s237 *rt.Buffer[int32], s238 *rt.Buffer[int32], s239 *rt.Buffer[int32], s240 *rt.Buffer[int32], s241 *rt.Buffer[int32], s242 *rt.Buffer[int32], s243 *rt.Buffer[int32], s244 *rt.Buffer[int32], s245 *rt.Buffer[int32], s246 *rt.Buffer[int32], s247 *rt.Buffer[int32], s248 *rt.Buffer[int32], s249 *rt.Buffer[int32], s250 *rt.Buffer[int32], s251 *rt.Buffer[int32], s252 *rt.Buffer[int32], s253 *rt.Buffer[int32], s254 *rt.Buffer[int32], a int64, b int64, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Wide", s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78, s79, s80, s81, s82, s83, s84, s85, s86, s87, s88, s89, s90, s91, s92, s93, s94, s95, s96, s97, s98, s99, s100, s101, s102, s103, s104, s105, s106, s107, s108, s109, s110, s111, s112, s113, s114, s115, s116, s117, s118, s119, s120, s121, s122, s123, s124, s125, s126, s127, s128, s129, s130, s131, s132, s133, s134, s135, s136, s137, s138, s139, s140, s141, s142, s143, s144, s145, s146, s147, s148, s149, s150, s151, s152, s153, s154, s155, s156, s157, s158, s159, s160, s161, s162, s163, s164, s165, s166, s167, s168, s169, s170, s171, s172, s173, s174, s175, s176, s177, s178, s179, s180, s181, s182, s183, s184, s185, s186, s187, s188, s189, s190, s191, s192, s193, s194, s195, s196, s197, s198, s199, s200, s201, s202, s203, s204, s205, s206, s207, s208, s209, s210, s211, s212, s213, s214, s215, s216, s217, s218, s219, s220, s221, s222, s223, s224, s225, s226, s227, s228, s229, s230, s231, s232, s233, s234, s235, s236, s237, s238, s239, s240, s241, s242, s243, s244, s245, s246, s247, s248, s249, s250, s251, s252, s253, s254); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Wide", qdOpts, s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78, s79, s80, s81, s82, s83, s84, s85, s86, s87, s88, s89, s90, s91, s92, s93, s94, s95, s96, s97, s98, s99, s100, s101, s102, s103, s104, s105, s106, s107, s108, s109, s110, s111, s112, s113, s114, s115, s116, s117, s118, s119, s120, s121, s122, s123, s124, s125, s126, s127, s128, s129, s130, s131, s132, s133, s134, s135, s136, s137, s138, s139, s140, s141, s142, s143, s144, s145, s146, s147, s148, s149, s150, s151, s152, s153, s154, s155, s156, s157, s158, s159, s160, s161, s162, s163, s164, s165, s166, s167, s168, s169, s170, s171, s172, s173, s174, s175, s176, s177, s178, s179, s180, s181, s182, s183, s184, s185, s186, s187, s188, s189, s190, s191, s192, s193, s194, s195, s196, s197, s198, s199, s200, s201, s202, s203, s204, s205, s206, s207, s208, s209, s210, s211, s212, s213, s214, s215, s216, s217, s218, s219, s220, s221, s222, s223, s224, s225, s226, s227, s228, s229, s230, s231, s232, s233, s234, s235, s236, s237, s238, s239, s240, s241, s242, s243, s244, s245, s246, s247, s248, s249, s250, s251, s252, s253, s254); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [4096]byte
+	var qdArgs [4104]byte
 	rt.PutBuffer(qdArgs[:], 0, s0)
 	rt.PutBuffer(qdArgs[:], 16, s1)
 	rt.PutBuffer(qdArgs[:], 32, s2)
@@ -369,6 +1146,11 @@ func (qdk *Kernels) Wide(s0 *rt.Buffer[int32], s1 *rt.Buffer[int32], s2 *rt.Buff
 	rt.PutUint64(qdArgs[:], 4088, uint64(b))
 	qdCounts := [1]int64{int64(s0.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Wide(s0.CPUSlice(), s1.CPUSlice(), s2.CPUSlice(), s3.CPUSlice(), s4.CPUSlice(), s5.CPUSlice(), s6.CPUSlice(), s7.CPUSlice(), s8.CPUSlice(), s9.CPUSlice(), s10.CPUSlice(), s11.CPUSlice(), s12.CPUSlice(), s13.CPUSlice(), s14.CPUSlice(), s15.CPUSlice(), s16.CPUSlice(), s17.CPUSlice(), s18.CPUSlice(), s19.CPUSlice(), s20.CPUSlice(), s21.CPUSlice(), s22.CPUSlice(), s23.CPUSlice(), s24.CPUSlice(), s25.CPUSlice(), s26.CPUSlice(), s27.CPUSlice(), s28.CPUSlice(), s29.CPUSlice(), s30.CPUSlice(), s31.CPUSlice(), s32.CPUSlice(), s33.CPUSlice(), s34.CPUSlice(), s35.CPUSlice(), s36.CPUSlice(), s37.CPUSlice(), s38.CPUSlice(), s39.CPUSlice(), s40.CPUSlice(), s41.CPUSlice(), s42.CPUSlice(), s43.CPUSlice(), s44.CPUSlice(), s45.CPUSlice(), s46.CPUSlice(), s47.CPUSlice(), s48.CPUSlice(), s49.CPUSlice(), s50.CPUSlice(), s51.CPUSlice(), s52.CPUSlice(), s53.CPUSlice(), s54.CPUSlice(), s55.CPUSlice(), s56.CPUSlice(), s57.CPUSlice(), s58.CPUSlice(), s59.CPUSlice(), s60.CPUSlice(), s61.CPUSlice(), s62.CPUSlice(), s63.CPUSlice(), s64.CPUSlice(), s65.CPUSlice(), s66.CPUSlice(), s67.CPUSlice(), s68.CPUSlice(), s69.CPUSlice(), s70.CPUSlice(), s71.CPUSlice(), s72.CPUSlice(), s73.CPUSlice(), s74.CPUSlice(), s75.CPUSlice(), s76.CPUSlice(), s77.CPUSlice(), s78.CPUSlice(), s79.CPUSlice(), s80.CPUSlice(), s81.CPUSlice(), s82.CPUSlice(), s83.CPUSlice(), s84.CPUSlice(), s85.CPUSlice(), s86.CPUSlice(), s87.CPUSlice(), s88.CPUSlice(), s89.CPUSlice(), s90.CPUSlice(), s91.CPUSlice(), s92.CPUSlice(), s93.CPUSlice(), s94.CPUSlice(), s95.CPUSlice(), s96.CPUSlice(), s97.CPUSlice(), s98.CPUSlice(), s99.CPUSlice(), s100.CPUSlice(), s101.CPUSlice(), s102.CPUSlice(), s103.CPUSlice(), s104.CPUSlice(), s105.CPUSlice(), s106.CPUSlice(), s107.CPUSlice(), s108.CPUSlice(), s109.CPUSlice(), s110.CPUSlice(), s111.CPUSlice(), s112.CPUSlice(), s113.CPUSlice(), s114.CPUSlice(), s115.CPUSlice(), s116.CPUSlice(), s117.CPUSlice(), s118.CPUSlice(), s119.CPUSlice(), s120.CPUSlice(), s121.CPUSlice(), s122.CPUSlice(), s123.CPUSlice(), s124.CPUSlice(), s125.CPUSlice(), s126.CPUSlice(), s127.CPUSlice(), s128.CPUSlice(), s129.CPUSlice(), s130.CPUSlice(), s131.CPUSlice(), s132.CPUSlice(), s133.CPUSlice(), s134.CPUSlice(), s135.CPUSlice(), s136.CPUSlice(), s137.CPUSlice(), s138.CPUSlice(), s139.CPUSlice(), s140.CPUSlice(), s141.CPUSlice(), s142.CPUSlice(), s143.CPUSlice(), s144.CPUSlice(), s145.CPUSlice(), s146.CPUSlice(), s147.CPUSlice(), s148.CPUSlice(), s149.CPUSlice(), s150.CPUSlice(), s151.CPUSlice(), s152.CPUSlice(), s153.CPUSlice(), s154.CPUSlice(), s155.CPUSlice(), s156.CPUSlice(), s157.CPUSlice(), s158.CPUSlice(), s159.CPUSlice(), s160.CPUSlice(), s161.CPUSlice(), s162.CPUSlice(), s163.CPUSlice(), s164.CPUSlice(), s165.CPUSlice(), s166.CPUSlice(), s167.CPUSlice(), s168.CPUSlice(), s169.CPUSlice(), s170.CPUSlice(), s171.CPUSlice(), s172.CPUSlice(), s173.CPUSlice(), s174.CPUSlice(), s175.CPUSlice(), s176.CPUSlice(), s177.CPUSlice(), s178.CPUSlice(), s179.CPUSlice(), s180.CPUSlice(), s181.CPUSlice(), s182.CPUSlice(), s183.CPUSlice(), s184.CPUSlice(), s185.CPUSlice(), s186.CPUSlice(), s187.CPUSlice(), s188.CPUSlice(), s189.CPUSlice(), s190.CPUSlice(), s191.CPUSlice(), s192.CPUSlice(), s193.CPUSlice(), s194.CPUSlice(), s195.CPUSlice(), s196.CPUSlice(), s197.CPUSlice(), s198.CPUSlice(), s199.CPUSlice(), s200.CPUSlice(), s201.CPUSlice(), s202.CPUSlice(), s203.CPUSlice(), s204.CPUSlice(), s205.CPUSlice(), s206.CPUSlice(), s207.CPUSlice(), s208.CPUSlice(), s209.CPUSlice(), s210.CPUSlice(), s211.CPUSlice(), s212.CPUSlice(), s213.CPUSlice(), s214.CPUSlice(), s215.CPUSlice(), s216.CPUSlice(), s217.CPUSlice(), s218.CPUSlice(), s219.CPUSlice(), s220.CPUSlice(), s221.CPUSlice(), s222.CPUSlice(), s223.CPUSlice(), s224.CPUSlice(), s225.CPUSlice(), s226.CPUSlice(), s227.CPUSlice(), s228.CPUSlice(), s229.CPUSlice(), s230.CPUSlice(), s231.CPUSlice(), s232.CPUSlice(), s233.CPUSlice(), s234.CPUSlice(), s235.CPUSlice(), s236.CPUSlice(), s237.CPUSlice(), s238.CPUSlice(), s239.CPUSlice(), s240.CPUSlice(), s241.CPUSlice(), s242.CPUSlice(), s243.CPUSlice(), s244.CPUSlice(), s245.CPUSlice(), s246.CPUSlice(), s247.CPUSlice(), s248.CPUSlice(), s249.CPUSlice(), s250.CPUSlice(), s251.CPUSlice(), s252.CPUSlice(), s253.CPUSlice(), s254.CPUSlice(), a, b)
+			}, s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78, s79, s80, s81, s82, s83, s84, s85, s86, s87, s88, s89, s90, s91, s92, s93, s94, s95, s96, s97, s98, s99, s100, s101, s102, s103, s104, s105, s106, s107, s108, s109, s110, s111, s112, s113, s114, s115, s116, s117, s118, s119, s120, s121, s122, s123, s124, s125, s126, s127, s128, s129, s130, s131, s132, s133, s134, s135, s136, s137, s138, s139, s140, s141, s142, s143, s144, s145, s146, s147, s148, s149, s150, s151, s152, s153, s154, s155, s156, s157, s158, s159, s160, s161, s162, s163, s164, s165, s166, s167, s168, s169, s170, s171, s172, s173, s174, s175, s176, s177, s178, s179, s180, s181, s182, s183, s184, s185, s186, s187, s188, s189, s190, s191, s192, s193, s194, s195, s196, s197, s198, s199, s200, s201, s202, s203, s204, s205, s206, s207, s208, s209, s210, s211, s212, s213, s214, s215, s216, s217, s218, s219, s220, s221, s222, s223, s224, s225, s226, s227, s228, s229, s230, s231, s232, s233, s234, s235, s236, s237, s238, s239, s240, s241, s242, s243, s244, s245, s246, s247, s248, s249, s250, s251, s252, s253, s254)
+		}
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Wide(s0.CPUSlice(), s1.CPUSlice(), s2.CPUSlice(), s3.CPUSlice(), s4.CPUSlice(), s5.CPUSlice(), s6.CPUSlice(), s7.CPUSlice(), s8.CPUSlice(), s9.CPUSlice(), s10.CPUSlice(), s11.CPUSlice(), s12.CPUSlice(), s13.CPUSlice(), s14.CPUSlice(), s15.CPUSlice(), s16.CPUSlice(), s17.CPUSlice(), s18.CPUSlice(), s19.CPUSlice(), s20.CPUSlice(), s21.CPUSlice(), s22.CPUSlice(), s23.CPUSlice(), s24.CPUSlice(), s25.CPUSlice(), s26.CPUSlice(), s27.CPUSlice(), s28.CPUSlice(), s29.CPUSlice(), s30.CPUSlice(), s31.CPUSlice(), s32.CPUSlice(), s33.CPUSlice(), s34.CPUSlice(), s35.CPUSlice(), s36.CPUSlice(), s37.CPUSlice(), s38.CPUSlice(), s39.CPUSlice(), s40.CPUSlice(), s41.CPUSlice(), s42.CPUSlice(), s43.CPUSlice(), s44.CPUSlice(), s45.CPUSlice(), s46.CPUSlice(), s47.CPUSlice(), s48.CPUSlice(), s49.CPUSlice(), s50.CPUSlice(), s51.CPUSlice(), s52.CPUSlice(), s53.CPUSlice(), s54.CPUSlice(), s55.CPUSlice(), s56.CPUSlice(), s57.CPUSlice(), s58.CPUSlice(), s59.CPUSlice(), s60.CPUSlice(), s61.CPUSlice(), s62.CPUSlice(), s63.CPUSlice(), s64.CPUSlice(), s65.CPUSlice(), s66.CPUSlice(), s67.CPUSlice(), s68.CPUSlice(), s69.CPUSlice(), s70.CPUSlice(), s71.CPUSlice(), s72.CPUSlice(), s73.CPUSlice(), s74.CPUSlice(), s75.CPUSlice(), s76.CPUSlice(), s77.CPUSlice(), s78.CPUSlice(), s79.CPUSlice(), s80.CPUSlice(), s81.CPUSlice(), s82.CPUSlice(), s83.CPUSlice(), s84.CPUSlice(), s85.CPUSlice(), s86.CPUSlice(), s87.CPUSlice(), s88.CPUSlice(), s89.CPUSlice(), s90.CPUSlice(), s91.CPUSlice(), s92.CPUSlice(), s93.CPUSlice(), s94.CPUSlice(), s95.CPUSlice(), s96.CPUSlice(), s97.CPUSlice(), s98.CPUSlice(), s99.CPUSlice(), s100.CPUSlice(), s101.CPUSlice(), s102.CPUSlice(), s103.CPUSlice(), s104.CPUSlice(), s105.CPUSlice(), s106.CPUSlice(), s107.CPUSlice(), s108.CPUSlice(), s109.CPUSlice(), s110.CPUSlice(), s111.CPUSlice(), s112.CPUSlice(), s113.CPUSlice(), s114.CPUSlice(), s115.CPUSlice(), s116.CPUSlice(), s117.CPUSlice(), s118.CPUSlice(), s119.CPUSlice(), s120.CPUSlice(), s121.CPUSlice(), s122.CPUSlice(), s123.CPUSlice(), s124.CPUSlice(), s125.CPUSlice(), s126.CPUSlice(), s127.CPUSlice(), s128.CPUSlice(), s129.CPUSlice(), s130.CPUSlice(), s131.CPUSlice(), s132.CPUSlice(), s133.CPUSlice(), s134.CPUSlice(), s135.CPUSlice(), s136.CPUSlice(), s137.CPUSlice(), s138.CPUSlice(), s139.CPUSlice(), s140.CPUSlice(), s141.CPUSlice(), s142.CPUSlice(), s143.CPUSlice(), s144.CPUSlice(), s145.CPUSlice(), s146.CPUSlice(), s147.CPUSlice(), s148.CPUSlice(), s149.CPUSlice(), s150.CPUSlice(), s151.CPUSlice(), s152.CPUSlice(), s153.CPUSlice(), s154.CPUSlice(), s155.CPUSlice(), s156.CPUSlice(), s157.CPUSlice(), s158.CPUSlice(), s159.CPUSlice(), s160.CPUSlice(), s161.CPUSlice(), s162.CPUSlice(), s163.CPUSlice(), s164.CPUSlice(), s165.CPUSlice(), s166.CPUSlice(), s167.CPUSlice(), s168.CPUSlice(), s169.CPUSlice(), s170.CPUSlice(), s171.CPUSlice(), s172.CPUSlice(), s173.CPUSlice(), s174.CPUSlice(), s175.CPUSlice(), s176.CPUSlice(), s177.CPUSlice(), s178.CPUSlice(), s179.CPUSlice(), s180.CPUSlice(), s181.CPUSlice(), s182.CPUSlice(), s183.CPUSlice(), s184.CPUSlice(), s185.CPUSlice(), s186.CPUSlice(), s187.CPUSlice(), s188.CPUSlice(), s189.CPUSlice(), s190.CPUSlice(), s191.CPUSlice(), s192.CPUSlice(), s193.CPUSlice(), s194.CPUSlice(), s195.CPUSlice(), s196.CPUSlice(), s197.CPUSlice(), s198.CPUSlice(), s199.CPUSlice(), s200.CPUSlice(), s201.CPUSlice(), s202.CPUSlice(), s203.CPUSlice(), s204.CPUSlice(), s205.CPUSlice(), s206.CPUSlice(), s207.CPUSlice(), s208.CPUSlice(), s209.CPUSlice(), s210.CPUSlice(), s211.CPUSlice(), s212.CPUSlice(), s213.CPUSlice(), s214.CPUSlice(), s215.CPUSlice(), s216.CPUSlice(), s217.CPUSlice(), s218.CPUSlice(), s219.CPUSlice(), s220.CPUSlice(), s221.CPUSlice(), s222.CPUSlice(), s223.CPUSlice(), s224.CPUSlice(), s225.CPUSlice(), s226.CPUSlice(), s227.CPUSlice(), s228.CPUSlice(), s229.CPUSlice(), s230.CPUSlice(), s231.CPUSlice(), s232.CPUSlice(), s233.CPUSlice(), s234.CPUSlice(), s235.CPUSlice(), s236.CPUSlice(), s237.CPUSlice(), s238.CPUSlice(), s239.CPUSlice(), s240.CPUSlice(), s241.CPUSlice(), s242.CPUSlice(), s243.CPUSlice(), s244.CPUSlice(), s245.CPUSlice(), s246.CPUSlice(), s247.CPUSlice(), s248.CPUSlice(), s249.CPUSlice(), s250.CPUSlice(), s251.CPUSlice(), s252.CPUSlice(), s253.CPUSlice(), s254.CPUSlice(), a, b)
 		}, s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78, s79, s80, s81, s82, s83, s84, s85, s86, s87, s88, s89, s90, s91, s92, s93, s94, s95, s96, s97, s98, s99, s100, s101, s102, s103, s104, s105, s106, s107, s108, s109, s110, s111, s112, s113, s114, s115, s116, s117, s118, s119, s120, s121, s122, s123, s124, s125, s126, s127, s128, s129, s130, s131, s132, s133, s134, s135, s136, s137, s138, s139, s140, s141, s142, s143, s144, s145, s146, s147, s148, s149, s150, s151, s152, s153, s154, s155, s156, s157, s158, s159, s160, s161, s162, s163, s164, s165, s166, s167, s168, s169, s170, s171, s172, s173, s174, s175, s176, s177, s178, s179, s180, s181, s182, s183, s184, s185, s186, s187, s188, s189, s190, s191, s192, s193, s194, s195, s196, s197, s198, s199, s200, s201, s202, s203, s204, s205, s206, s207, s208, s209, s210, s211, s212, s213, s214, s215, s216, s217, s218, s219, s220, s221, s222, s223, s224, s225, s226, s227, s228, s229, s230, s231, s232, s233, s234, s235, s236, s237, s238, s239, s240, s241, s242, s243, s244, s245, s246, s247, s248, s249, s250, s251, s252, s253, s254)
@@ -385,10 +1167,13 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Gr$0000f6$0000dfe_0(
 	.param .u64 Gr$0000f6$0000dfe_0_param_0,
 	.param .s64 Gr$0000f6$0000dfe_0_param_1,
-	.param .f32 Gr$0000f6$0000dfe_0_param_2
+	.param .f32 Gr$0000f6$0000dfe_0_param_2,
+	.param .u64 Gr$0000f6$0000dfe_0_param_3
 )
 {
 	.reg .pred %p<11>;
@@ -422,13 +1207,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -440,22 +1223,50 @@ $L_7:
 .visible .entry Gr$0000f6$0000dfe_1(
 	.param .u64 Gr$0000f6$0000dfe_1_param_0,
 	.param .s64 Gr$0000f6$0000dfe_1_param_1,
-	.param .f32 Gr$0000f6$0000dfe_1_param_2
+	.param .f32 Gr$0000f6$0000dfe_1_param_2,
+	.param .u64 Gr$0000f6$0000dfe_1_param_3
 )
 {
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<5>;
 
 $L_0:
 	ld.param.u64 %rd1, [Gr$0000f6$0000dfe_1_param_0];
 	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Gr$0000f6$0000dfe_1_param_1];
 $L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd0, %rd1, 0;
 	ld.global.f32 %f3, [%rd0];
 	add.rn.f32 %f4, %f3, 0f3F800000;
-	add.s64 %rd5, %rd1, 0;
+	mov.b64 %rd5, %rd0;
 	st.global.f32 [%rd5], %f4;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Gr$0000f6$0000dfe_1_param_3];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
 }
 
 .visible .entry $0003a9$006570_0(
@@ -493,8 +1304,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	cvt.u32.u64 %r11, %rd9;
 	mad.lo.s64 %rd12, %rd9, 4, %rd4;
@@ -1018,14 +1827,16 @@ $L_7:
 	.param .u64 Wide_0_param_508,
 	.param .s64 Wide_0_param_509,
 	.param .s64 Wide_0_param_510,
-	.param .s64 Wide_0_param_511
+	.param .s64 Wide_0_param_511,
+	.param .u64 Wide_0_param_512
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<255>;
 	.reg .b32 %r<2560>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<2561>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Wide_0_param_0];
@@ -1036,512 +1847,766 @@ $L_0:
 	ld.param.s64 %rd14, [Wide_0_param_511];
 	ld.param.u64 %rd26, [Wide_0_param_2];
 	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd27, [Wide_0_param_3];
 	ld.param.u64 %rd36, [Wide_0_param_4];
 	cvta.to.global.u64 %rd36, %rd36;
+	ld.param.u64 %rd37, [Wide_0_param_5];
 	ld.param.u64 %rd46, [Wide_0_param_6];
 	cvta.to.global.u64 %rd46, %rd46;
+	ld.param.u64 %rd47, [Wide_0_param_7];
 	ld.param.u64 %rd56, [Wide_0_param_8];
 	cvta.to.global.u64 %rd56, %rd56;
+	ld.param.u64 %rd57, [Wide_0_param_9];
 	ld.param.u64 %rd66, [Wide_0_param_10];
 	cvta.to.global.u64 %rd66, %rd66;
+	ld.param.u64 %rd67, [Wide_0_param_11];
 	ld.param.u64 %rd76, [Wide_0_param_12];
 	cvta.to.global.u64 %rd76, %rd76;
+	ld.param.u64 %rd77, [Wide_0_param_13];
 	ld.param.u64 %rd86, [Wide_0_param_14];
 	cvta.to.global.u64 %rd86, %rd86;
+	ld.param.u64 %rd87, [Wide_0_param_15];
 	ld.param.u64 %rd96, [Wide_0_param_16];
 	cvta.to.global.u64 %rd96, %rd96;
+	ld.param.u64 %rd97, [Wide_0_param_17];
 	ld.param.u64 %rd106, [Wide_0_param_18];
 	cvta.to.global.u64 %rd106, %rd106;
+	ld.param.u64 %rd107, [Wide_0_param_19];
 	ld.param.u64 %rd116, [Wide_0_param_20];
 	cvta.to.global.u64 %rd116, %rd116;
+	ld.param.u64 %rd117, [Wide_0_param_21];
 	ld.param.u64 %rd126, [Wide_0_param_22];
 	cvta.to.global.u64 %rd126, %rd126;
+	ld.param.u64 %rd127, [Wide_0_param_23];
 	ld.param.u64 %rd136, [Wide_0_param_24];
 	cvta.to.global.u64 %rd136, %rd136;
+	ld.param.u64 %rd137, [Wide_0_param_25];
 	ld.param.u64 %rd146, [Wide_0_param_26];
 	cvta.to.global.u64 %rd146, %rd146;
+	ld.param.u64 %rd147, [Wide_0_param_27];
 	ld.param.u64 %rd156, [Wide_0_param_28];
 	cvta.to.global.u64 %rd156, %rd156;
+	ld.param.u64 %rd157, [Wide_0_param_29];
 	ld.param.u64 %rd166, [Wide_0_param_30];
 	cvta.to.global.u64 %rd166, %rd166;
+	ld.param.u64 %rd167, [Wide_0_param_31];
 	ld.param.u64 %rd176, [Wide_0_param_32];
 	cvta.to.global.u64 %rd176, %rd176;
+	ld.param.u64 %rd177, [Wide_0_param_33];
 	ld.param.u64 %rd186, [Wide_0_param_34];
 	cvta.to.global.u64 %rd186, %rd186;
+	ld.param.u64 %rd187, [Wide_0_param_35];
 	ld.param.u64 %rd196, [Wide_0_param_36];
 	cvta.to.global.u64 %rd196, %rd196;
+	ld.param.u64 %rd197, [Wide_0_param_37];
 	ld.param.u64 %rd206, [Wide_0_param_38];
 	cvta.to.global.u64 %rd206, %rd206;
+	ld.param.u64 %rd207, [Wide_0_param_39];
 	ld.param.u64 %rd216, [Wide_0_param_40];
 	cvta.to.global.u64 %rd216, %rd216;
+	ld.param.u64 %rd217, [Wide_0_param_41];
 	ld.param.u64 %rd226, [Wide_0_param_42];
 	cvta.to.global.u64 %rd226, %rd226;
+	ld.param.u64 %rd227, [Wide_0_param_43];
 	ld.param.u64 %rd236, [Wide_0_param_44];
 	cvta.to.global.u64 %rd236, %rd236;
+	ld.param.u64 %rd237, [Wide_0_param_45];
 	ld.param.u64 %rd246, [Wide_0_param_46];
 	cvta.to.global.u64 %rd246, %rd246;
+	ld.param.u64 %rd247, [Wide_0_param_47];
 	ld.param.u64 %rd256, [Wide_0_param_48];
 	cvta.to.global.u64 %rd256, %rd256;
+	ld.param.u64 %rd257, [Wide_0_param_49];
 	ld.param.u64 %rd266, [Wide_0_param_50];
 	cvta.to.global.u64 %rd266, %rd266;
+	ld.param.u64 %rd267, [Wide_0_param_51];
 	ld.param.u64 %rd276, [Wide_0_param_52];
 	cvta.to.global.u64 %rd276, %rd276;
+	ld.param.u64 %rd277, [Wide_0_param_53];
 	ld.param.u64 %rd286, [Wide_0_param_54];
 	cvta.to.global.u64 %rd286, %rd286;
+	ld.param.u64 %rd287, [Wide_0_param_55];
 	ld.param.u64 %rd296, [Wide_0_param_56];
 	cvta.to.global.u64 %rd296, %rd296;
+	ld.param.u64 %rd297, [Wide_0_param_57];
 	ld.param.u64 %rd306, [Wide_0_param_58];
 	cvta.to.global.u64 %rd306, %rd306;
+	ld.param.u64 %rd307, [Wide_0_param_59];
 	ld.param.u64 %rd316, [Wide_0_param_60];
 	cvta.to.global.u64 %rd316, %rd316;
+	ld.param.u64 %rd317, [Wide_0_param_61];
 	ld.param.u64 %rd326, [Wide_0_param_62];
 	cvta.to.global.u64 %rd326, %rd326;
+	ld.param.u64 %rd327, [Wide_0_param_63];
 	ld.param.u64 %rd336, [Wide_0_param_64];
 	cvta.to.global.u64 %rd336, %rd336;
+	ld.param.u64 %rd337, [Wide_0_param_65];
 	ld.param.u64 %rd346, [Wide_0_param_66];
 	cvta.to.global.u64 %rd346, %rd346;
+	ld.param.u64 %rd347, [Wide_0_param_67];
 	ld.param.u64 %rd356, [Wide_0_param_68];
 	cvta.to.global.u64 %rd356, %rd356;
+	ld.param.u64 %rd357, [Wide_0_param_69];
 	ld.param.u64 %rd366, [Wide_0_param_70];
 	cvta.to.global.u64 %rd366, %rd366;
+	ld.param.u64 %rd367, [Wide_0_param_71];
 	ld.param.u64 %rd376, [Wide_0_param_72];
 	cvta.to.global.u64 %rd376, %rd376;
+	ld.param.u64 %rd377, [Wide_0_param_73];
 	ld.param.u64 %rd386, [Wide_0_param_74];
 	cvta.to.global.u64 %rd386, %rd386;
+	ld.param.u64 %rd387, [Wide_0_param_75];
 	ld.param.u64 %rd396, [Wide_0_param_76];
 	cvta.to.global.u64 %rd396, %rd396;
+	ld.param.u64 %rd397, [Wide_0_param_77];
 	ld.param.u64 %rd406, [Wide_0_param_78];
 	cvta.to.global.u64 %rd406, %rd406;
+	ld.param.u64 %rd407, [Wide_0_param_79];
 	ld.param.u64 %rd416, [Wide_0_param_80];
 	cvta.to.global.u64 %rd416, %rd416;
+	ld.param.u64 %rd417, [Wide_0_param_81];
 	ld.param.u64 %rd426, [Wide_0_param_82];
 	cvta.to.global.u64 %rd426, %rd426;
+	ld.param.u64 %rd427, [Wide_0_param_83];
 	ld.param.u64 %rd436, [Wide_0_param_84];
 	cvta.to.global.u64 %rd436, %rd436;
+	ld.param.u64 %rd437, [Wide_0_param_85];
 	ld.param.u64 %rd446, [Wide_0_param_86];
 	cvta.to.global.u64 %rd446, %rd446;
+	ld.param.u64 %rd447, [Wide_0_param_87];
 	ld.param.u64 %rd456, [Wide_0_param_88];
 	cvta.to.global.u64 %rd456, %rd456;
+	ld.param.u64 %rd457, [Wide_0_param_89];
 	ld.param.u64 %rd466, [Wide_0_param_90];
 	cvta.to.global.u64 %rd466, %rd466;
+	ld.param.u64 %rd467, [Wide_0_param_91];
 	ld.param.u64 %rd476, [Wide_0_param_92];
 	cvta.to.global.u64 %rd476, %rd476;
+	ld.param.u64 %rd477, [Wide_0_param_93];
 	ld.param.u64 %rd486, [Wide_0_param_94];
 	cvta.to.global.u64 %rd486, %rd486;
+	ld.param.u64 %rd487, [Wide_0_param_95];
 	ld.param.u64 %rd496, [Wide_0_param_96];
 	cvta.to.global.u64 %rd496, %rd496;
+	ld.param.u64 %rd497, [Wide_0_param_97];
 	ld.param.u64 %rd506, [Wide_0_param_98];
 	cvta.to.global.u64 %rd506, %rd506;
+	ld.param.u64 %rd507, [Wide_0_param_99];
 	ld.param.u64 %rd516, [Wide_0_param_100];
 	cvta.to.global.u64 %rd516, %rd516;
+	ld.param.u64 %rd517, [Wide_0_param_101];
 	ld.param.u64 %rd526, [Wide_0_param_102];
 	cvta.to.global.u64 %rd526, %rd526;
+	ld.param.u64 %rd527, [Wide_0_param_103];
 	ld.param.u64 %rd536, [Wide_0_param_104];
 	cvta.to.global.u64 %rd536, %rd536;
+	ld.param.u64 %rd537, [Wide_0_param_105];
 	ld.param.u64 %rd546, [Wide_0_param_106];
 	cvta.to.global.u64 %rd546, %rd546;
+	ld.param.u64 %rd547, [Wide_0_param_107];
 	ld.param.u64 %rd556, [Wide_0_param_108];
 	cvta.to.global.u64 %rd556, %rd556;
+	ld.param.u64 %rd557, [Wide_0_param_109];
 	ld.param.u64 %rd566, [Wide_0_param_110];
 	cvta.to.global.u64 %rd566, %rd566;
+	ld.param.u64 %rd567, [Wide_0_param_111];
 	ld.param.u64 %rd576, [Wide_0_param_112];
 	cvta.to.global.u64 %rd576, %rd576;
+	ld.param.u64 %rd577, [Wide_0_param_113];
 	ld.param.u64 %rd586, [Wide_0_param_114];
 	cvta.to.global.u64 %rd586, %rd586;
+	ld.param.u64 %rd587, [Wide_0_param_115];
 	ld.param.u64 %rd596, [Wide_0_param_116];
 	cvta.to.global.u64 %rd596, %rd596;
+	ld.param.u64 %rd597, [Wide_0_param_117];
 	ld.param.u64 %rd606, [Wide_0_param_118];
 	cvta.to.global.u64 %rd606, %rd606;
+	ld.param.u64 %rd607, [Wide_0_param_119];
 	ld.param.u64 %rd616, [Wide_0_param_120];
 	cvta.to.global.u64 %rd616, %rd616;
+	ld.param.u64 %rd617, [Wide_0_param_121];
 	ld.param.u64 %rd626, [Wide_0_param_122];
 	cvta.to.global.u64 %rd626, %rd626;
+	ld.param.u64 %rd627, [Wide_0_param_123];
 	ld.param.u64 %rd636, [Wide_0_param_124];
 	cvta.to.global.u64 %rd636, %rd636;
+	ld.param.u64 %rd637, [Wide_0_param_125];
 	ld.param.u64 %rd646, [Wide_0_param_126];
 	cvta.to.global.u64 %rd646, %rd646;
+	ld.param.u64 %rd647, [Wide_0_param_127];
 	ld.param.u64 %rd656, [Wide_0_param_128];
 	cvta.to.global.u64 %rd656, %rd656;
+	ld.param.u64 %rd657, [Wide_0_param_129];
 	ld.param.u64 %rd666, [Wide_0_param_130];
 	cvta.to.global.u64 %rd666, %rd666;
+	ld.param.u64 %rd667, [Wide_0_param_131];
 	ld.param.u64 %rd676, [Wide_0_param_132];
 	cvta.to.global.u64 %rd676, %rd676;
+	ld.param.u64 %rd677, [Wide_0_param_133];
 	ld.param.u64 %rd686, [Wide_0_param_134];
 	cvta.to.global.u64 %rd686, %rd686;
+	ld.param.u64 %rd687, [Wide_0_param_135];
 	ld.param.u64 %rd696, [Wide_0_param_136];
 	cvta.to.global.u64 %rd696, %rd696;
+	ld.param.u64 %rd697, [Wide_0_param_137];
 	ld.param.u64 %rd706, [Wide_0_param_138];
 	cvta.to.global.u64 %rd706, %rd706;
+	ld.param.u64 %rd707, [Wide_0_param_139];
 	ld.param.u64 %rd716, [Wide_0_param_140];
 	cvta.to.global.u64 %rd716, %rd716;
+	ld.param.u64 %rd717, [Wide_0_param_141];
 	ld.param.u64 %rd726, [Wide_0_param_142];
 	cvta.to.global.u64 %rd726, %rd726;
+	ld.param.u64 %rd727, [Wide_0_param_143];
 	ld.param.u64 %rd736, [Wide_0_param_144];
 	cvta.to.global.u64 %rd736, %rd736;
+	ld.param.u64 %rd737, [Wide_0_param_145];
 	ld.param.u64 %rd746, [Wide_0_param_146];
 	cvta.to.global.u64 %rd746, %rd746;
+	ld.param.u64 %rd747, [Wide_0_param_147];
 	ld.param.u64 %rd756, [Wide_0_param_148];
 	cvta.to.global.u64 %rd756, %rd756;
+	ld.param.u64 %rd757, [Wide_0_param_149];
 	ld.param.u64 %rd766, [Wide_0_param_150];
 	cvta.to.global.u64 %rd766, %rd766;
+	ld.param.u64 %rd767, [Wide_0_param_151];
 	ld.param.u64 %rd776, [Wide_0_param_152];
 	cvta.to.global.u64 %rd776, %rd776;
+	ld.param.u64 %rd777, [Wide_0_param_153];
 	ld.param.u64 %rd786, [Wide_0_param_154];
 	cvta.to.global.u64 %rd786, %rd786;
+	ld.param.u64 %rd787, [Wide_0_param_155];
 	ld.param.u64 %rd796, [Wide_0_param_156];
 	cvta.to.global.u64 %rd796, %rd796;
+	ld.param.u64 %rd797, [Wide_0_param_157];
 	ld.param.u64 %rd806, [Wide_0_param_158];
 	cvta.to.global.u64 %rd806, %rd806;
+	ld.param.u64 %rd807, [Wide_0_param_159];
 	ld.param.u64 %rd816, [Wide_0_param_160];
 	cvta.to.global.u64 %rd816, %rd816;
+	ld.param.u64 %rd817, [Wide_0_param_161];
 	ld.param.u64 %rd826, [Wide_0_param_162];
 	cvta.to.global.u64 %rd826, %rd826;
+	ld.param.u64 %rd827, [Wide_0_param_163];
 	ld.param.u64 %rd836, [Wide_0_param_164];
 	cvta.to.global.u64 %rd836, %rd836;
+	ld.param.u64 %rd837, [Wide_0_param_165];
 	ld.param.u64 %rd846, [Wide_0_param_166];
 	cvta.to.global.u64 %rd846, %rd846;
+	ld.param.u64 %rd847, [Wide_0_param_167];
 	ld.param.u64 %rd856, [Wide_0_param_168];
 	cvta.to.global.u64 %rd856, %rd856;
+	ld.param.u64 %rd857, [Wide_0_param_169];
 	ld.param.u64 %rd866, [Wide_0_param_170];
 	cvta.to.global.u64 %rd866, %rd866;
+	ld.param.u64 %rd867, [Wide_0_param_171];
 	ld.param.u64 %rd876, [Wide_0_param_172];
 	cvta.to.global.u64 %rd876, %rd876;
+	ld.param.u64 %rd877, [Wide_0_param_173];
 	ld.param.u64 %rd886, [Wide_0_param_174];
 	cvta.to.global.u64 %rd886, %rd886;
+	ld.param.u64 %rd887, [Wide_0_param_175];
 	ld.param.u64 %rd896, [Wide_0_param_176];
 	cvta.to.global.u64 %rd896, %rd896;
+	ld.param.u64 %rd897, [Wide_0_param_177];
 	ld.param.u64 %rd906, [Wide_0_param_178];
 	cvta.to.global.u64 %rd906, %rd906;
+	ld.param.u64 %rd907, [Wide_0_param_179];
 	ld.param.u64 %rd916, [Wide_0_param_180];
 	cvta.to.global.u64 %rd916, %rd916;
+	ld.param.u64 %rd917, [Wide_0_param_181];
 	ld.param.u64 %rd926, [Wide_0_param_182];
 	cvta.to.global.u64 %rd926, %rd926;
+	ld.param.u64 %rd927, [Wide_0_param_183];
 	ld.param.u64 %rd936, [Wide_0_param_184];
 	cvta.to.global.u64 %rd936, %rd936;
+	ld.param.u64 %rd937, [Wide_0_param_185];
 	ld.param.u64 %rd946, [Wide_0_param_186];
 	cvta.to.global.u64 %rd946, %rd946;
+	ld.param.u64 %rd947, [Wide_0_param_187];
 	ld.param.u64 %rd956, [Wide_0_param_188];
 	cvta.to.global.u64 %rd956, %rd956;
+	ld.param.u64 %rd957, [Wide_0_param_189];
 	ld.param.u64 %rd966, [Wide_0_param_190];
 	cvta.to.global.u64 %rd966, %rd966;
+	ld.param.u64 %rd967, [Wide_0_param_191];
 	ld.param.u64 %rd976, [Wide_0_param_192];
 	cvta.to.global.u64 %rd976, %rd976;
+	ld.param.u64 %rd977, [Wide_0_param_193];
 	ld.param.u64 %rd986, [Wide_0_param_194];
 	cvta.to.global.u64 %rd986, %rd986;
+	ld.param.u64 %rd987, [Wide_0_param_195];
 	ld.param.u64 %rd996, [Wide_0_param_196];
 	cvta.to.global.u64 %rd996, %rd996;
+	ld.param.u64 %rd997, [Wide_0_param_197];
 	ld.param.u64 %rd1006, [Wide_0_param_198];
 	cvta.to.global.u64 %rd1006, %rd1006;
+	ld.param.u64 %rd1007, [Wide_0_param_199];
 	ld.param.u64 %rd1016, [Wide_0_param_200];
 	cvta.to.global.u64 %rd1016, %rd1016;
+	ld.param.u64 %rd1017, [Wide_0_param_201];
 	ld.param.u64 %rd1026, [Wide_0_param_202];
 	cvta.to.global.u64 %rd1026, %rd1026;
+	ld.param.u64 %rd1027, [Wide_0_param_203];
 	ld.param.u64 %rd1036, [Wide_0_param_204];
 	cvta.to.global.u64 %rd1036, %rd1036;
+	ld.param.u64 %rd1037, [Wide_0_param_205];
 	ld.param.u64 %rd1046, [Wide_0_param_206];
 	cvta.to.global.u64 %rd1046, %rd1046;
+	ld.param.u64 %rd1047, [Wide_0_param_207];
 	ld.param.u64 %rd1056, [Wide_0_param_208];
 	cvta.to.global.u64 %rd1056, %rd1056;
+	ld.param.u64 %rd1057, [Wide_0_param_209];
 	ld.param.u64 %rd1066, [Wide_0_param_210];
 	cvta.to.global.u64 %rd1066, %rd1066;
+	ld.param.u64 %rd1067, [Wide_0_param_211];
 	ld.param.u64 %rd1076, [Wide_0_param_212];
 	cvta.to.global.u64 %rd1076, %rd1076;
+	ld.param.u64 %rd1077, [Wide_0_param_213];
 	ld.param.u64 %rd1086, [Wide_0_param_214];
 	cvta.to.global.u64 %rd1086, %rd1086;
+	ld.param.u64 %rd1087, [Wide_0_param_215];
 	ld.param.u64 %rd1096, [Wide_0_param_216];
 	cvta.to.global.u64 %rd1096, %rd1096;
+	ld.param.u64 %rd1097, [Wide_0_param_217];
 	ld.param.u64 %rd1106, [Wide_0_param_218];
 	cvta.to.global.u64 %rd1106, %rd1106;
+	ld.param.u64 %rd1107, [Wide_0_param_219];
 	ld.param.u64 %rd1116, [Wide_0_param_220];
 	cvta.to.global.u64 %rd1116, %rd1116;
+	ld.param.u64 %rd1117, [Wide_0_param_221];
 	ld.param.u64 %rd1126, [Wide_0_param_222];
 	cvta.to.global.u64 %rd1126, %rd1126;
+	ld.param.u64 %rd1127, [Wide_0_param_223];
 	ld.param.u64 %rd1136, [Wide_0_param_224];
 	cvta.to.global.u64 %rd1136, %rd1136;
+	ld.param.u64 %rd1137, [Wide_0_param_225];
 	ld.param.u64 %rd1146, [Wide_0_param_226];
 	cvta.to.global.u64 %rd1146, %rd1146;
+	ld.param.u64 %rd1147, [Wide_0_param_227];
 	ld.param.u64 %rd1156, [Wide_0_param_228];
 	cvta.to.global.u64 %rd1156, %rd1156;
+	ld.param.u64 %rd1157, [Wide_0_param_229];
 	ld.param.u64 %rd1166, [Wide_0_param_230];
 	cvta.to.global.u64 %rd1166, %rd1166;
+	ld.param.u64 %rd1167, [Wide_0_param_231];
 	ld.param.u64 %rd1176, [Wide_0_param_232];
 	cvta.to.global.u64 %rd1176, %rd1176;
+	ld.param.u64 %rd1177, [Wide_0_param_233];
 	ld.param.u64 %rd1186, [Wide_0_param_234];
 	cvta.to.global.u64 %rd1186, %rd1186;
+	ld.param.u64 %rd1187, [Wide_0_param_235];
 	ld.param.u64 %rd1196, [Wide_0_param_236];
 	cvta.to.global.u64 %rd1196, %rd1196;
+	ld.param.u64 %rd1197, [Wide_0_param_237];
 	ld.param.u64 %rd1206, [Wide_0_param_238];
 	cvta.to.global.u64 %rd1206, %rd1206;
+	ld.param.u64 %rd1207, [Wide_0_param_239];
 	ld.param.u64 %rd1216, [Wide_0_param_240];
 	cvta.to.global.u64 %rd1216, %rd1216;
+	ld.param.u64 %rd1217, [Wide_0_param_241];
 	ld.param.u64 %rd1226, [Wide_0_param_242];
 	cvta.to.global.u64 %rd1226, %rd1226;
+	ld.param.u64 %rd1227, [Wide_0_param_243];
 	ld.param.u64 %rd1236, [Wide_0_param_244];
 	cvta.to.global.u64 %rd1236, %rd1236;
+	ld.param.u64 %rd1237, [Wide_0_param_245];
 	ld.param.u64 %rd1246, [Wide_0_param_246];
 	cvta.to.global.u64 %rd1246, %rd1246;
+	ld.param.u64 %rd1247, [Wide_0_param_247];
 	ld.param.u64 %rd1256, [Wide_0_param_248];
 	cvta.to.global.u64 %rd1256, %rd1256;
+	ld.param.u64 %rd1257, [Wide_0_param_249];
 	ld.param.u64 %rd1266, [Wide_0_param_250];
 	cvta.to.global.u64 %rd1266, %rd1266;
+	ld.param.u64 %rd1267, [Wide_0_param_251];
 	ld.param.u64 %rd1276, [Wide_0_param_252];
 	cvta.to.global.u64 %rd1276, %rd1276;
+	ld.param.u64 %rd1277, [Wide_0_param_253];
 	ld.param.u64 %rd1286, [Wide_0_param_254];
 	cvta.to.global.u64 %rd1286, %rd1286;
+	ld.param.u64 %rd1287, [Wide_0_param_255];
 	ld.param.u64 %rd1296, [Wide_0_param_256];
 	cvta.to.global.u64 %rd1296, %rd1296;
+	ld.param.u64 %rd1297, [Wide_0_param_257];
 	ld.param.u64 %rd1306, [Wide_0_param_258];
 	cvta.to.global.u64 %rd1306, %rd1306;
+	ld.param.u64 %rd1307, [Wide_0_param_259];
 	ld.param.u64 %rd1316, [Wide_0_param_260];
 	cvta.to.global.u64 %rd1316, %rd1316;
+	ld.param.u64 %rd1317, [Wide_0_param_261];
 	ld.param.u64 %rd1326, [Wide_0_param_262];
 	cvta.to.global.u64 %rd1326, %rd1326;
+	ld.param.u64 %rd1327, [Wide_0_param_263];
 	ld.param.u64 %rd1336, [Wide_0_param_264];
 	cvta.to.global.u64 %rd1336, %rd1336;
+	ld.param.u64 %rd1337, [Wide_0_param_265];
 	ld.param.u64 %rd1346, [Wide_0_param_266];
 	cvta.to.global.u64 %rd1346, %rd1346;
+	ld.param.u64 %rd1347, [Wide_0_param_267];
 	ld.param.u64 %rd1356, [Wide_0_param_268];
 	cvta.to.global.u64 %rd1356, %rd1356;
+	ld.param.u64 %rd1357, [Wide_0_param_269];
 	ld.param.u64 %rd1366, [Wide_0_param_270];
 	cvta.to.global.u64 %rd1366, %rd1366;
+	ld.param.u64 %rd1367, [Wide_0_param_271];
 	ld.param.u64 %rd1376, [Wide_0_param_272];
 	cvta.to.global.u64 %rd1376, %rd1376;
+	ld.param.u64 %rd1377, [Wide_0_param_273];
 	ld.param.u64 %rd1386, [Wide_0_param_274];
 	cvta.to.global.u64 %rd1386, %rd1386;
+	ld.param.u64 %rd1387, [Wide_0_param_275];
 	ld.param.u64 %rd1396, [Wide_0_param_276];
 	cvta.to.global.u64 %rd1396, %rd1396;
+	ld.param.u64 %rd1397, [Wide_0_param_277];
 	ld.param.u64 %rd1406, [Wide_0_param_278];
 	cvta.to.global.u64 %rd1406, %rd1406;
+	ld.param.u64 %rd1407, [Wide_0_param_279];
 	ld.param.u64 %rd1416, [Wide_0_param_280];
 	cvta.to.global.u64 %rd1416, %rd1416;
+	ld.param.u64 %rd1417, [Wide_0_param_281];
 	ld.param.u64 %rd1426, [Wide_0_param_282];
 	cvta.to.global.u64 %rd1426, %rd1426;
+	ld.param.u64 %rd1427, [Wide_0_param_283];
 	ld.param.u64 %rd1436, [Wide_0_param_284];
 	cvta.to.global.u64 %rd1436, %rd1436;
+	ld.param.u64 %rd1437, [Wide_0_param_285];
 	ld.param.u64 %rd1446, [Wide_0_param_286];
 	cvta.to.global.u64 %rd1446, %rd1446;
+	ld.param.u64 %rd1447, [Wide_0_param_287];
 	ld.param.u64 %rd1456, [Wide_0_param_288];
 	cvta.to.global.u64 %rd1456, %rd1456;
+	ld.param.u64 %rd1457, [Wide_0_param_289];
 	ld.param.u64 %rd1466, [Wide_0_param_290];
 	cvta.to.global.u64 %rd1466, %rd1466;
+	ld.param.u64 %rd1467, [Wide_0_param_291];
 	ld.param.u64 %rd1476, [Wide_0_param_292];
 	cvta.to.global.u64 %rd1476, %rd1476;
+	ld.param.u64 %rd1477, [Wide_0_param_293];
 	ld.param.u64 %rd1486, [Wide_0_param_294];
 	cvta.to.global.u64 %rd1486, %rd1486;
+	ld.param.u64 %rd1487, [Wide_0_param_295];
 	ld.param.u64 %rd1496, [Wide_0_param_296];
 	cvta.to.global.u64 %rd1496, %rd1496;
+	ld.param.u64 %rd1497, [Wide_0_param_297];
 	ld.param.u64 %rd1506, [Wide_0_param_298];
 	cvta.to.global.u64 %rd1506, %rd1506;
+	ld.param.u64 %rd1507, [Wide_0_param_299];
 	ld.param.u64 %rd1516, [Wide_0_param_300];
 	cvta.to.global.u64 %rd1516, %rd1516;
+	ld.param.u64 %rd1517, [Wide_0_param_301];
 	ld.param.u64 %rd1526, [Wide_0_param_302];
 	cvta.to.global.u64 %rd1526, %rd1526;
+	ld.param.u64 %rd1527, [Wide_0_param_303];
 	ld.param.u64 %rd1536, [Wide_0_param_304];
 	cvta.to.global.u64 %rd1536, %rd1536;
+	ld.param.u64 %rd1537, [Wide_0_param_305];
 	ld.param.u64 %rd1546, [Wide_0_param_306];
 	cvta.to.global.u64 %rd1546, %rd1546;
+	ld.param.u64 %rd1547, [Wide_0_param_307];
 	ld.param.u64 %rd1556, [Wide_0_param_308];
 	cvta.to.global.u64 %rd1556, %rd1556;
+	ld.param.u64 %rd1557, [Wide_0_param_309];
 	ld.param.u64 %rd1566, [Wide_0_param_310];
 	cvta.to.global.u64 %rd1566, %rd1566;
+	ld.param.u64 %rd1567, [Wide_0_param_311];
 	ld.param.u64 %rd1576, [Wide_0_param_312];
 	cvta.to.global.u64 %rd1576, %rd1576;
+	ld.param.u64 %rd1577, [Wide_0_param_313];
 	ld.param.u64 %rd1586, [Wide_0_param_314];
 	cvta.to.global.u64 %rd1586, %rd1586;
+	ld.param.u64 %rd1587, [Wide_0_param_315];
 	ld.param.u64 %rd1596, [Wide_0_param_316];
 	cvta.to.global.u64 %rd1596, %rd1596;
+	ld.param.u64 %rd1597, [Wide_0_param_317];
 	ld.param.u64 %rd1606, [Wide_0_param_318];
 	cvta.to.global.u64 %rd1606, %rd1606;
+	ld.param.u64 %rd1607, [Wide_0_param_319];
 	ld.param.u64 %rd1616, [Wide_0_param_320];
 	cvta.to.global.u64 %rd1616, %rd1616;
+	ld.param.u64 %rd1617, [Wide_0_param_321];
 	ld.param.u64 %rd1626, [Wide_0_param_322];
 	cvta.to.global.u64 %rd1626, %rd1626;
+	ld.param.u64 %rd1627, [Wide_0_param_323];
 	ld.param.u64 %rd1636, [Wide_0_param_324];
 	cvta.to.global.u64 %rd1636, %rd1636;
+	ld.param.u64 %rd1637, [Wide_0_param_325];
 	ld.param.u64 %rd1646, [Wide_0_param_326];
 	cvta.to.global.u64 %rd1646, %rd1646;
+	ld.param.u64 %rd1647, [Wide_0_param_327];
 	ld.param.u64 %rd1656, [Wide_0_param_328];
 	cvta.to.global.u64 %rd1656, %rd1656;
+	ld.param.u64 %rd1657, [Wide_0_param_329];
 	ld.param.u64 %rd1666, [Wide_0_param_330];
 	cvta.to.global.u64 %rd1666, %rd1666;
+	ld.param.u64 %rd1667, [Wide_0_param_331];
 	ld.param.u64 %rd1676, [Wide_0_param_332];
 	cvta.to.global.u64 %rd1676, %rd1676;
+	ld.param.u64 %rd1677, [Wide_0_param_333];
 	ld.param.u64 %rd1686, [Wide_0_param_334];
 	cvta.to.global.u64 %rd1686, %rd1686;
+	ld.param.u64 %rd1687, [Wide_0_param_335];
 	ld.param.u64 %rd1696, [Wide_0_param_336];
 	cvta.to.global.u64 %rd1696, %rd1696;
+	ld.param.u64 %rd1697, [Wide_0_param_337];
 	ld.param.u64 %rd1706, [Wide_0_param_338];
 	cvta.to.global.u64 %rd1706, %rd1706;
+	ld.param.u64 %rd1707, [Wide_0_param_339];
 	ld.param.u64 %rd1716, [Wide_0_param_340];
 	cvta.to.global.u64 %rd1716, %rd1716;
+	ld.param.u64 %rd1717, [Wide_0_param_341];
 	ld.param.u64 %rd1726, [Wide_0_param_342];
 	cvta.to.global.u64 %rd1726, %rd1726;
+	ld.param.u64 %rd1727, [Wide_0_param_343];
 	ld.param.u64 %rd1736, [Wide_0_param_344];
 	cvta.to.global.u64 %rd1736, %rd1736;
+	ld.param.u64 %rd1737, [Wide_0_param_345];
 	ld.param.u64 %rd1746, [Wide_0_param_346];
 	cvta.to.global.u64 %rd1746, %rd1746;
+	ld.param.u64 %rd1747, [Wide_0_param_347];
 	ld.param.u64 %rd1756, [Wide_0_param_348];
 	cvta.to.global.u64 %rd1756, %rd1756;
+	ld.param.u64 %rd1757, [Wide_0_param_349];
 	ld.param.u64 %rd1766, [Wide_0_param_350];
 	cvta.to.global.u64 %rd1766, %rd1766;
+	ld.param.u64 %rd1767, [Wide_0_param_351];
 	ld.param.u64 %rd1776, [Wide_0_param_352];
 	cvta.to.global.u64 %rd1776, %rd1776;
+	ld.param.u64 %rd1777, [Wide_0_param_353];
 	ld.param.u64 %rd1786, [Wide_0_param_354];
 	cvta.to.global.u64 %rd1786, %rd1786;
+	ld.param.u64 %rd1787, [Wide_0_param_355];
 	ld.param.u64 %rd1796, [Wide_0_param_356];
 	cvta.to.global.u64 %rd1796, %rd1796;
+	ld.param.u64 %rd1797, [Wide_0_param_357];
 	ld.param.u64 %rd1806, [Wide_0_param_358];
 	cvta.to.global.u64 %rd1806, %rd1806;
+	ld.param.u64 %rd1807, [Wide_0_param_359];
 	ld.param.u64 %rd1816, [Wide_0_param_360];
 	cvta.to.global.u64 %rd1816, %rd1816;
+	ld.param.u64 %rd1817, [Wide_0_param_361];
 	ld.param.u64 %rd1826, [Wide_0_param_362];
 	cvta.to.global.u64 %rd1826, %rd1826;
+	ld.param.u64 %rd1827, [Wide_0_param_363];
 	ld.param.u64 %rd1836, [Wide_0_param_364];
 	cvta.to.global.u64 %rd1836, %rd1836;
+	ld.param.u64 %rd1837, [Wide_0_param_365];
 	ld.param.u64 %rd1846, [Wide_0_param_366];
 	cvta.to.global.u64 %rd1846, %rd1846;
+	ld.param.u64 %rd1847, [Wide_0_param_367];
 	ld.param.u64 %rd1856, [Wide_0_param_368];
 	cvta.to.global.u64 %rd1856, %rd1856;
+	ld.param.u64 %rd1857, [Wide_0_param_369];
 	ld.param.u64 %rd1866, [Wide_0_param_370];
 	cvta.to.global.u64 %rd1866, %rd1866;
+	ld.param.u64 %rd1867, [Wide_0_param_371];
 	ld.param.u64 %rd1876, [Wide_0_param_372];
 	cvta.to.global.u64 %rd1876, %rd1876;
+	ld.param.u64 %rd1877, [Wide_0_param_373];
 	ld.param.u64 %rd1886, [Wide_0_param_374];
 	cvta.to.global.u64 %rd1886, %rd1886;
+	ld.param.u64 %rd1887, [Wide_0_param_375];
 	ld.param.u64 %rd1896, [Wide_0_param_376];
 	cvta.to.global.u64 %rd1896, %rd1896;
+	ld.param.u64 %rd1897, [Wide_0_param_377];
 	ld.param.u64 %rd1906, [Wide_0_param_378];
 	cvta.to.global.u64 %rd1906, %rd1906;
+	ld.param.u64 %rd1907, [Wide_0_param_379];
 	ld.param.u64 %rd1916, [Wide_0_param_380];
 	cvta.to.global.u64 %rd1916, %rd1916;
+	ld.param.u64 %rd1917, [Wide_0_param_381];
 	ld.param.u64 %rd1926, [Wide_0_param_382];
 	cvta.to.global.u64 %rd1926, %rd1926;
+	ld.param.u64 %rd1927, [Wide_0_param_383];
 	ld.param.u64 %rd1936, [Wide_0_param_384];
 	cvta.to.global.u64 %rd1936, %rd1936;
+	ld.param.u64 %rd1937, [Wide_0_param_385];
 	ld.param.u64 %rd1946, [Wide_0_param_386];
 	cvta.to.global.u64 %rd1946, %rd1946;
+	ld.param.u64 %rd1947, [Wide_0_param_387];
 	ld.param.u64 %rd1956, [Wide_0_param_388];
 	cvta.to.global.u64 %rd1956, %rd1956;
+	ld.param.u64 %rd1957, [Wide_0_param_389];
 	ld.param.u64 %rd1966, [Wide_0_param_390];
 	cvta.to.global.u64 %rd1966, %rd1966;
+	ld.param.u64 %rd1967, [Wide_0_param_391];
 	ld.param.u64 %rd1976, [Wide_0_param_392];
 	cvta.to.global.u64 %rd1976, %rd1976;
+	ld.param.u64 %rd1977, [Wide_0_param_393];
 	ld.param.u64 %rd1986, [Wide_0_param_394];
 	cvta.to.global.u64 %rd1986, %rd1986;
+	ld.param.u64 %rd1987, [Wide_0_param_395];
 	ld.param.u64 %rd1996, [Wide_0_param_396];
 	cvta.to.global.u64 %rd1996, %rd1996;
+	ld.param.u64 %rd1997, [Wide_0_param_397];
 	ld.param.u64 %rd2006, [Wide_0_param_398];
 	cvta.to.global.u64 %rd2006, %rd2006;
+	ld.param.u64 %rd2007, [Wide_0_param_399];
 	ld.param.u64 %rd2016, [Wide_0_param_400];
 	cvta.to.global.u64 %rd2016, %rd2016;
+	ld.param.u64 %rd2017, [Wide_0_param_401];
 	ld.param.u64 %rd2026, [Wide_0_param_402];
 	cvta.to.global.u64 %rd2026, %rd2026;
+	ld.param.u64 %rd2027, [Wide_0_param_403];
 	ld.param.u64 %rd2036, [Wide_0_param_404];
 	cvta.to.global.u64 %rd2036, %rd2036;
+	ld.param.u64 %rd2037, [Wide_0_param_405];
 	ld.param.u64 %rd2046, [Wide_0_param_406];
 	cvta.to.global.u64 %rd2046, %rd2046;
+	ld.param.u64 %rd2047, [Wide_0_param_407];
 	ld.param.u64 %rd2056, [Wide_0_param_408];
 	cvta.to.global.u64 %rd2056, %rd2056;
+	ld.param.u64 %rd2057, [Wide_0_param_409];
 	ld.param.u64 %rd2066, [Wide_0_param_410];
 	cvta.to.global.u64 %rd2066, %rd2066;
+	ld.param.u64 %rd2067, [Wide_0_param_411];
 	ld.param.u64 %rd2076, [Wide_0_param_412];
 	cvta.to.global.u64 %rd2076, %rd2076;
+	ld.param.u64 %rd2077, [Wide_0_param_413];
 	ld.param.u64 %rd2086, [Wide_0_param_414];
 	cvta.to.global.u64 %rd2086, %rd2086;
+	ld.param.u64 %rd2087, [Wide_0_param_415];
 	ld.param.u64 %rd2096, [Wide_0_param_416];
 	cvta.to.global.u64 %rd2096, %rd2096;
+	ld.param.u64 %rd2097, [Wide_0_param_417];
 	ld.param.u64 %rd2106, [Wide_0_param_418];
 	cvta.to.global.u64 %rd2106, %rd2106;
+	ld.param.u64 %rd2107, [Wide_0_param_419];
 	ld.param.u64 %rd2116, [Wide_0_param_420];
 	cvta.to.global.u64 %rd2116, %rd2116;
+	ld.param.u64 %rd2117, [Wide_0_param_421];
 	ld.param.u64 %rd2126, [Wide_0_param_422];
 	cvta.to.global.u64 %rd2126, %rd2126;
+	ld.param.u64 %rd2127, [Wide_0_param_423];
 	ld.param.u64 %rd2136, [Wide_0_param_424];
 	cvta.to.global.u64 %rd2136, %rd2136;
+	ld.param.u64 %rd2137, [Wide_0_param_425];
 	ld.param.u64 %rd2146, [Wide_0_param_426];
 	cvta.to.global.u64 %rd2146, %rd2146;
+	ld.param.u64 %rd2147, [Wide_0_param_427];
 	ld.param.u64 %rd2156, [Wide_0_param_428];
 	cvta.to.global.u64 %rd2156, %rd2156;
+	ld.param.u64 %rd2157, [Wide_0_param_429];
 	ld.param.u64 %rd2166, [Wide_0_param_430];
 	cvta.to.global.u64 %rd2166, %rd2166;
+	ld.param.u64 %rd2167, [Wide_0_param_431];
 	ld.param.u64 %rd2176, [Wide_0_param_432];
 	cvta.to.global.u64 %rd2176, %rd2176;
+	ld.param.u64 %rd2177, [Wide_0_param_433];
 	ld.param.u64 %rd2186, [Wide_0_param_434];
 	cvta.to.global.u64 %rd2186, %rd2186;
+	ld.param.u64 %rd2187, [Wide_0_param_435];
 	ld.param.u64 %rd2196, [Wide_0_param_436];
 	cvta.to.global.u64 %rd2196, %rd2196;
+	ld.param.u64 %rd2197, [Wide_0_param_437];
 	ld.param.u64 %rd2206, [Wide_0_param_438];
 	cvta.to.global.u64 %rd2206, %rd2206;
+	ld.param.u64 %rd2207, [Wide_0_param_439];
 	ld.param.u64 %rd2216, [Wide_0_param_440];
 	cvta.to.global.u64 %rd2216, %rd2216;
+	ld.param.u64 %rd2217, [Wide_0_param_441];
 	ld.param.u64 %rd2226, [Wide_0_param_442];
 	cvta.to.global.u64 %rd2226, %rd2226;
+	ld.param.u64 %rd2227, [Wide_0_param_443];
 	ld.param.u64 %rd2236, [Wide_0_param_444];
 	cvta.to.global.u64 %rd2236, %rd2236;
+	ld.param.u64 %rd2237, [Wide_0_param_445];
 	ld.param.u64 %rd2246, [Wide_0_param_446];
 	cvta.to.global.u64 %rd2246, %rd2246;
+	ld.param.u64 %rd2247, [Wide_0_param_447];
 	ld.param.u64 %rd2256, [Wide_0_param_448];
 	cvta.to.global.u64 %rd2256, %rd2256;
+	ld.param.u64 %rd2257, [Wide_0_param_449];
 	ld.param.u64 %rd2266, [Wide_0_param_450];
 	cvta.to.global.u64 %rd2266, %rd2266;
+	ld.param.u64 %rd2267, [Wide_0_param_451];
 	ld.param.u64 %rd2276, [Wide_0_param_452];
 	cvta.to.global.u64 %rd2276, %rd2276;
+	ld.param.u64 %rd2277, [Wide_0_param_453];
 	ld.param.u64 %rd2286, [Wide_0_param_454];
 	cvta.to.global.u64 %rd2286, %rd2286;
+	ld.param.u64 %rd2287, [Wide_0_param_455];
 	ld.param.u64 %rd2296, [Wide_0_param_456];
 	cvta.to.global.u64 %rd2296, %rd2296;
+	ld.param.u64 %rd2297, [Wide_0_param_457];
 	ld.param.u64 %rd2306, [Wide_0_param_458];
 	cvta.to.global.u64 %rd2306, %rd2306;
+	ld.param.u64 %rd2307, [Wide_0_param_459];
 	ld.param.u64 %rd2316, [Wide_0_param_460];
 	cvta.to.global.u64 %rd2316, %rd2316;
+	ld.param.u64 %rd2317, [Wide_0_param_461];
 	ld.param.u64 %rd2326, [Wide_0_param_462];
 	cvta.to.global.u64 %rd2326, %rd2326;
+	ld.param.u64 %rd2327, [Wide_0_param_463];
 	ld.param.u64 %rd2336, [Wide_0_param_464];
 	cvta.to.global.u64 %rd2336, %rd2336;
+	ld.param.u64 %rd2337, [Wide_0_param_465];
 	ld.param.u64 %rd2346, [Wide_0_param_466];
 	cvta.to.global.u64 %rd2346, %rd2346;
+	ld.param.u64 %rd2347, [Wide_0_param_467];
 	ld.param.u64 %rd2356, [Wide_0_param_468];
 	cvta.to.global.u64 %rd2356, %rd2356;
+	ld.param.u64 %rd2357, [Wide_0_param_469];
 	ld.param.u64 %rd2366, [Wide_0_param_470];
 	cvta.to.global.u64 %rd2366, %rd2366;
+	ld.param.u64 %rd2367, [Wide_0_param_471];
 	ld.param.u64 %rd2376, [Wide_0_param_472];
 	cvta.to.global.u64 %rd2376, %rd2376;
+	ld.param.u64 %rd2377, [Wide_0_param_473];
 	ld.param.u64 %rd2386, [Wide_0_param_474];
 	cvta.to.global.u64 %rd2386, %rd2386;
+	ld.param.u64 %rd2387, [Wide_0_param_475];
 	ld.param.u64 %rd2396, [Wide_0_param_476];
 	cvta.to.global.u64 %rd2396, %rd2396;
+	ld.param.u64 %rd2397, [Wide_0_param_477];
 	ld.param.u64 %rd2406, [Wide_0_param_478];
 	cvta.to.global.u64 %rd2406, %rd2406;
+	ld.param.u64 %rd2407, [Wide_0_param_479];
 	ld.param.u64 %rd2416, [Wide_0_param_480];
 	cvta.to.global.u64 %rd2416, %rd2416;
+	ld.param.u64 %rd2417, [Wide_0_param_481];
 	ld.param.u64 %rd2426, [Wide_0_param_482];
 	cvta.to.global.u64 %rd2426, %rd2426;
+	ld.param.u64 %rd2427, [Wide_0_param_483];
 	ld.param.u64 %rd2436, [Wide_0_param_484];
 	cvta.to.global.u64 %rd2436, %rd2436;
+	ld.param.u64 %rd2437, [Wide_0_param_485];
 	ld.param.u64 %rd2446, [Wide_0_param_486];
 	cvta.to.global.u64 %rd2446, %rd2446;
+	ld.param.u64 %rd2447, [Wide_0_param_487];
 	ld.param.u64 %rd2456, [Wide_0_param_488];
 	cvta.to.global.u64 %rd2456, %rd2456;
+	ld.param.u64 %rd2457, [Wide_0_param_489];
 	ld.param.u64 %rd2466, [Wide_0_param_490];
 	cvta.to.global.u64 %rd2466, %rd2466;
+	ld.param.u64 %rd2467, [Wide_0_param_491];
 	ld.param.u64 %rd2476, [Wide_0_param_492];
 	cvta.to.global.u64 %rd2476, %rd2476;
+	ld.param.u64 %rd2477, [Wide_0_param_493];
 	ld.param.u64 %rd2486, [Wide_0_param_494];
 	cvta.to.global.u64 %rd2486, %rd2486;
+	ld.param.u64 %rd2487, [Wide_0_param_495];
 	ld.param.u64 %rd2496, [Wide_0_param_496];
 	cvta.to.global.u64 %rd2496, %rd2496;
+	ld.param.u64 %rd2497, [Wide_0_param_497];
 	ld.param.u64 %rd2506, [Wide_0_param_498];
 	cvta.to.global.u64 %rd2506, %rd2506;
+	ld.param.u64 %rd2507, [Wide_0_param_499];
 	ld.param.u64 %rd2516, [Wide_0_param_500];
 	cvta.to.global.u64 %rd2516, %rd2516;
+	ld.param.u64 %rd2517, [Wide_0_param_501];
 	ld.param.u64 %rd2526, [Wide_0_param_502];
 	cvta.to.global.u64 %rd2526, %rd2526;
+	ld.param.u64 %rd2527, [Wide_0_param_503];
 	ld.param.u64 %rd2536, [Wide_0_param_504];
 	cvta.to.global.u64 %rd2536, %rd2536;
+	ld.param.u64 %rd2537, [Wide_0_param_505];
 	ld.param.u64 %rd2546, [Wide_0_param_506];
 	cvta.to.global.u64 %rd2546, %rd2546;
+	ld.param.u64 %rd2547, [Wide_0_param_507];
 	ld.param.u64 %rd2556, [Wide_0_param_508];
 	cvta.to.global.u64 %rd2556, %rd2556;
+	ld.param.u64 %rd2557, [Wide_0_param_509];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -1553,6 +2618,1024 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	cvt.u32.u64 %r11, %rd12;
+	mov.b32 %r16, %r11;
+	mov.b32 %r21, %r11;
+	cvt.u32.u64 %r22, %rd14;
+	mov.b32 %r23, %r22;
+	add.s32 %r24, %r21, %r23;
+	mov.b32 %r31, %r11;
+	mov.b32 %r32, %r22;
+	mul.lo.s32 %r33, %r32, 2;
+	add.s32 %r34, %r31, %r33;
+	mov.b32 %r41, %r11;
+	mov.b32 %r42, %r22;
+	mul.lo.s32 %r43, %r42, 3;
+	add.s32 %r44, %r41, %r43;
+	mov.b32 %r51, %r11;
+	mov.b32 %r52, %r22;
+	mul.lo.s32 %r53, %r52, 4;
+	add.s32 %r54, %r51, %r53;
+	mov.b32 %r61, %r11;
+	mov.b32 %r62, %r22;
+	mul.lo.s32 %r63, %r62, 5;
+	add.s32 %r64, %r61, %r63;
+	mov.b32 %r71, %r11;
+	mov.b32 %r72, %r22;
+	mul.lo.s32 %r73, %r72, 6;
+	add.s32 %r74, %r71, %r73;
+	mov.b32 %r81, %r11;
+	mov.b32 %r82, %r22;
+	mul.lo.s32 %r83, %r82, 7;
+	add.s32 %r84, %r81, %r83;
+	mov.b32 %r91, %r11;
+	mov.b32 %r92, %r22;
+	mul.lo.s32 %r93, %r92, 8;
+	add.s32 %r94, %r91, %r93;
+	mov.b32 %r101, %r11;
+	mov.b32 %r102, %r22;
+	mul.lo.s32 %r103, %r102, 9;
+	add.s32 %r104, %r101, %r103;
+	mov.b32 %r111, %r11;
+	mov.b32 %r112, %r22;
+	mul.lo.s32 %r113, %r112, 10;
+	add.s32 %r114, %r111, %r113;
+	mov.b32 %r121, %r11;
+	mov.b32 %r122, %r22;
+	mul.lo.s32 %r123, %r122, 11;
+	add.s32 %r124, %r121, %r123;
+	mov.b32 %r131, %r11;
+	mov.b32 %r132, %r22;
+	mul.lo.s32 %r133, %r132, 12;
+	add.s32 %r134, %r131, %r133;
+	mov.b32 %r141, %r11;
+	mov.b32 %r142, %r22;
+	mul.lo.s32 %r143, %r142, 13;
+	add.s32 %r144, %r141, %r143;
+	mov.b32 %r151, %r11;
+	mov.b32 %r152, %r22;
+	mul.lo.s32 %r153, %r152, 14;
+	add.s32 %r154, %r151, %r153;
+	mov.b32 %r161, %r11;
+	mov.b32 %r162, %r22;
+	mul.lo.s32 %r163, %r162, 15;
+	add.s32 %r164, %r161, %r163;
+	mov.b32 %r171, %r11;
+	mov.b32 %r172, %r22;
+	mul.lo.s32 %r173, %r172, 16;
+	add.s32 %r174, %r171, %r173;
+	mov.b32 %r181, %r11;
+	mov.b32 %r182, %r22;
+	mul.lo.s32 %r183, %r182, 17;
+	add.s32 %r184, %r181, %r183;
+	mov.b32 %r191, %r11;
+	mov.b32 %r192, %r22;
+	mul.lo.s32 %r193, %r192, 18;
+	add.s32 %r194, %r191, %r193;
+	mov.b32 %r201, %r11;
+	mov.b32 %r202, %r22;
+	mul.lo.s32 %r203, %r202, 19;
+	add.s32 %r204, %r201, %r203;
+	mov.b32 %r211, %r11;
+	mov.b32 %r212, %r22;
+	mul.lo.s32 %r213, %r212, 20;
+	add.s32 %r214, %r211, %r213;
+	mov.b32 %r221, %r11;
+	mov.b32 %r222, %r22;
+	mul.lo.s32 %r223, %r222, 21;
+	add.s32 %r224, %r221, %r223;
+	mov.b32 %r231, %r11;
+	mov.b32 %r232, %r22;
+	mul.lo.s32 %r233, %r232, 22;
+	add.s32 %r234, %r231, %r233;
+	mov.b32 %r241, %r11;
+	mov.b32 %r242, %r22;
+	mul.lo.s32 %r243, %r242, 23;
+	add.s32 %r244, %r241, %r243;
+	mov.b32 %r251, %r11;
+	mov.b32 %r252, %r22;
+	mul.lo.s32 %r253, %r252, 24;
+	add.s32 %r254, %r251, %r253;
+	mov.b32 %r261, %r11;
+	mov.b32 %r262, %r22;
+	mul.lo.s32 %r263, %r262, 25;
+	add.s32 %r264, %r261, %r263;
+	mov.b32 %r271, %r11;
+	mov.b32 %r272, %r22;
+	mul.lo.s32 %r273, %r272, 26;
+	add.s32 %r274, %r271, %r273;
+	mov.b32 %r281, %r11;
+	mov.b32 %r282, %r22;
+	mul.lo.s32 %r283, %r282, 27;
+	add.s32 %r284, %r281, %r283;
+	mov.b32 %r291, %r11;
+	mov.b32 %r292, %r22;
+	mul.lo.s32 %r293, %r292, 28;
+	add.s32 %r294, %r291, %r293;
+	mov.b32 %r301, %r11;
+	mov.b32 %r302, %r22;
+	mul.lo.s32 %r303, %r302, 29;
+	add.s32 %r304, %r301, %r303;
+	mov.b32 %r311, %r11;
+	mov.b32 %r312, %r22;
+	mul.lo.s32 %r313, %r312, 30;
+	add.s32 %r314, %r311, %r313;
+	mov.b32 %r321, %r11;
+	mov.b32 %r322, %r22;
+	mul.lo.s32 %r323, %r322, 31;
+	add.s32 %r324, %r321, %r323;
+	mov.b32 %r331, %r11;
+	mov.b32 %r332, %r22;
+	mul.lo.s32 %r333, %r332, 32;
+	add.s32 %r334, %r331, %r333;
+	mov.b32 %r341, %r11;
+	mov.b32 %r342, %r22;
+	mul.lo.s32 %r343, %r342, 33;
+	add.s32 %r344, %r341, %r343;
+	mov.b32 %r351, %r11;
+	mov.b32 %r352, %r22;
+	mul.lo.s32 %r353, %r352, 34;
+	add.s32 %r354, %r351, %r353;
+	mov.b32 %r361, %r11;
+	mov.b32 %r362, %r22;
+	mul.lo.s32 %r363, %r362, 35;
+	add.s32 %r364, %r361, %r363;
+	mov.b32 %r371, %r11;
+	mov.b32 %r372, %r22;
+	mul.lo.s32 %r373, %r372, 36;
+	add.s32 %r374, %r371, %r373;
+	mov.b32 %r381, %r11;
+	mov.b32 %r382, %r22;
+	mul.lo.s32 %r383, %r382, 37;
+	add.s32 %r384, %r381, %r383;
+	mov.b32 %r391, %r11;
+	mov.b32 %r392, %r22;
+	mul.lo.s32 %r393, %r392, 38;
+	add.s32 %r394, %r391, %r393;
+	mov.b32 %r401, %r11;
+	mov.b32 %r402, %r22;
+	mul.lo.s32 %r403, %r402, 39;
+	add.s32 %r404, %r401, %r403;
+	mov.b32 %r411, %r11;
+	mov.b32 %r412, %r22;
+	mul.lo.s32 %r413, %r412, 40;
+	add.s32 %r414, %r411, %r413;
+	mov.b32 %r421, %r11;
+	mov.b32 %r422, %r22;
+	mul.lo.s32 %r423, %r422, 41;
+	add.s32 %r424, %r421, %r423;
+	mov.b32 %r431, %r11;
+	mov.b32 %r432, %r22;
+	mul.lo.s32 %r433, %r432, 42;
+	add.s32 %r434, %r431, %r433;
+	mov.b32 %r441, %r11;
+	mov.b32 %r442, %r22;
+	mul.lo.s32 %r443, %r442, 43;
+	add.s32 %r444, %r441, %r443;
+	mov.b32 %r451, %r11;
+	mov.b32 %r452, %r22;
+	mul.lo.s32 %r453, %r452, 44;
+	add.s32 %r454, %r451, %r453;
+	mov.b32 %r461, %r11;
+	mov.b32 %r462, %r22;
+	mul.lo.s32 %r463, %r462, 45;
+	add.s32 %r464, %r461, %r463;
+	mov.b32 %r471, %r11;
+	mov.b32 %r472, %r22;
+	mul.lo.s32 %r473, %r472, 46;
+	add.s32 %r474, %r471, %r473;
+	mov.b32 %r481, %r11;
+	mov.b32 %r482, %r22;
+	mul.lo.s32 %r483, %r482, 47;
+	add.s32 %r484, %r481, %r483;
+	mov.b32 %r491, %r11;
+	mov.b32 %r492, %r22;
+	mul.lo.s32 %r493, %r492, 48;
+	add.s32 %r494, %r491, %r493;
+	mov.b32 %r501, %r11;
+	mov.b32 %r502, %r22;
+	mul.lo.s32 %r503, %r502, 49;
+	add.s32 %r504, %r501, %r503;
+	mov.b32 %r511, %r11;
+	mov.b32 %r512, %r22;
+	mul.lo.s32 %r513, %r512, 50;
+	add.s32 %r514, %r511, %r513;
+	mov.b32 %r521, %r11;
+	mov.b32 %r522, %r22;
+	mul.lo.s32 %r523, %r522, 51;
+	add.s32 %r524, %r521, %r523;
+	mov.b32 %r531, %r11;
+	mov.b32 %r532, %r22;
+	mul.lo.s32 %r533, %r532, 52;
+	add.s32 %r534, %r531, %r533;
+	mov.b32 %r541, %r11;
+	mov.b32 %r542, %r22;
+	mul.lo.s32 %r543, %r542, 53;
+	add.s32 %r544, %r541, %r543;
+	mov.b32 %r551, %r11;
+	mov.b32 %r552, %r22;
+	mul.lo.s32 %r553, %r552, 54;
+	add.s32 %r554, %r551, %r553;
+	mov.b32 %r561, %r11;
+	mov.b32 %r562, %r22;
+	mul.lo.s32 %r563, %r562, 55;
+	add.s32 %r564, %r561, %r563;
+	mov.b32 %r571, %r11;
+	mov.b32 %r572, %r22;
+	mul.lo.s32 %r573, %r572, 56;
+	add.s32 %r574, %r571, %r573;
+	mov.b32 %r581, %r11;
+	mov.b32 %r582, %r22;
+	mul.lo.s32 %r583, %r582, 57;
+	add.s32 %r584, %r581, %r583;
+	mov.b32 %r591, %r11;
+	mov.b32 %r592, %r22;
+	mul.lo.s32 %r593, %r592, 58;
+	add.s32 %r594, %r591, %r593;
+	mov.b32 %r601, %r11;
+	mov.b32 %r602, %r22;
+	mul.lo.s32 %r603, %r602, 59;
+	add.s32 %r604, %r601, %r603;
+	mov.b32 %r611, %r11;
+	mov.b32 %r612, %r22;
+	mul.lo.s32 %r613, %r612, 60;
+	add.s32 %r614, %r611, %r613;
+	mov.b32 %r621, %r11;
+	mov.b32 %r622, %r22;
+	mul.lo.s32 %r623, %r622, 61;
+	add.s32 %r624, %r621, %r623;
+	mov.b32 %r631, %r11;
+	mov.b32 %r632, %r22;
+	mul.lo.s32 %r633, %r632, 62;
+	add.s32 %r634, %r631, %r633;
+	mov.b32 %r641, %r11;
+	mov.b32 %r642, %r22;
+	mul.lo.s32 %r643, %r642, 63;
+	add.s32 %r644, %r641, %r643;
+	mov.b32 %r651, %r11;
+	mov.b32 %r652, %r22;
+	mul.lo.s32 %r653, %r652, 64;
+	add.s32 %r654, %r651, %r653;
+	mov.b32 %r661, %r11;
+	mov.b32 %r662, %r22;
+	mul.lo.s32 %r663, %r662, 65;
+	add.s32 %r664, %r661, %r663;
+	mov.b32 %r671, %r11;
+	mov.b32 %r672, %r22;
+	mul.lo.s32 %r673, %r672, 66;
+	add.s32 %r674, %r671, %r673;
+	mov.b32 %r681, %r11;
+	mov.b32 %r682, %r22;
+	mul.lo.s32 %r683, %r682, 67;
+	add.s32 %r684, %r681, %r683;
+	mov.b32 %r691, %r11;
+	mov.b32 %r692, %r22;
+	mul.lo.s32 %r693, %r692, 68;
+	add.s32 %r694, %r691, %r693;
+	mov.b32 %r701, %r11;
+	mov.b32 %r702, %r22;
+	mul.lo.s32 %r703, %r702, 69;
+	add.s32 %r704, %r701, %r703;
+	mov.b32 %r711, %r11;
+	mov.b32 %r712, %r22;
+	mul.lo.s32 %r713, %r712, 70;
+	add.s32 %r714, %r711, %r713;
+	mov.b32 %r721, %r11;
+	mov.b32 %r722, %r22;
+	mul.lo.s32 %r723, %r722, 71;
+	add.s32 %r724, %r721, %r723;
+	mov.b32 %r731, %r11;
+	mov.b32 %r732, %r22;
+	mul.lo.s32 %r733, %r732, 72;
+	add.s32 %r734, %r731, %r733;
+	mov.b32 %r741, %r11;
+	mov.b32 %r742, %r22;
+	mul.lo.s32 %r743, %r742, 73;
+	add.s32 %r744, %r741, %r743;
+	mov.b32 %r751, %r11;
+	mov.b32 %r752, %r22;
+	mul.lo.s32 %r753, %r752, 74;
+	add.s32 %r754, %r751, %r753;
+	mov.b32 %r761, %r11;
+	mov.b32 %r762, %r22;
+	mul.lo.s32 %r763, %r762, 75;
+	add.s32 %r764, %r761, %r763;
+	mov.b32 %r771, %r11;
+	mov.b32 %r772, %r22;
+	mul.lo.s32 %r773, %r772, 76;
+	add.s32 %r774, %r771, %r773;
+	mov.b32 %r781, %r11;
+	mov.b32 %r782, %r22;
+	mul.lo.s32 %r783, %r782, 77;
+	add.s32 %r784, %r781, %r783;
+	mov.b32 %r791, %r11;
+	mov.b32 %r792, %r22;
+	mul.lo.s32 %r793, %r792, 78;
+	add.s32 %r794, %r791, %r793;
+	mov.b32 %r801, %r11;
+	mov.b32 %r802, %r22;
+	mul.lo.s32 %r803, %r802, 79;
+	add.s32 %r804, %r801, %r803;
+	mov.b32 %r811, %r11;
+	mov.b32 %r812, %r22;
+	mul.lo.s32 %r813, %r812, 80;
+	add.s32 %r814, %r811, %r813;
+	mov.b32 %r821, %r11;
+	mov.b32 %r822, %r22;
+	mul.lo.s32 %r823, %r822, 81;
+	add.s32 %r824, %r821, %r823;
+	mov.b32 %r831, %r11;
+	mov.b32 %r832, %r22;
+	mul.lo.s32 %r833, %r832, 82;
+	add.s32 %r834, %r831, %r833;
+	mov.b32 %r841, %r11;
+	mov.b32 %r842, %r22;
+	mul.lo.s32 %r843, %r842, 83;
+	add.s32 %r844, %r841, %r843;
+	mov.b32 %r851, %r11;
+	mov.b32 %r852, %r22;
+	mul.lo.s32 %r853, %r852, 84;
+	add.s32 %r854, %r851, %r853;
+	mov.b32 %r861, %r11;
+	mov.b32 %r862, %r22;
+	mul.lo.s32 %r863, %r862, 85;
+	add.s32 %r864, %r861, %r863;
+	mov.b32 %r871, %r11;
+	mov.b32 %r872, %r22;
+	mul.lo.s32 %r873, %r872, 86;
+	add.s32 %r874, %r871, %r873;
+	mov.b32 %r881, %r11;
+	mov.b32 %r882, %r22;
+	mul.lo.s32 %r883, %r882, 87;
+	add.s32 %r884, %r881, %r883;
+	mov.b32 %r891, %r11;
+	mov.b32 %r892, %r22;
+	mul.lo.s32 %r893, %r892, 88;
+	add.s32 %r894, %r891, %r893;
+	mov.b32 %r901, %r11;
+	mov.b32 %r902, %r22;
+	mul.lo.s32 %r903, %r902, 89;
+	add.s32 %r904, %r901, %r903;
+	mov.b32 %r911, %r11;
+	mov.b32 %r912, %r22;
+	mul.lo.s32 %r913, %r912, 90;
+	add.s32 %r914, %r911, %r913;
+	mov.b32 %r921, %r11;
+	mov.b32 %r922, %r22;
+	mul.lo.s32 %r923, %r922, 91;
+	add.s32 %r924, %r921, %r923;
+	mov.b32 %r931, %r11;
+	mov.b32 %r932, %r22;
+	mul.lo.s32 %r933, %r932, 92;
+	add.s32 %r934, %r931, %r933;
+	mov.b32 %r941, %r11;
+	mov.b32 %r942, %r22;
+	mul.lo.s32 %r943, %r942, 93;
+	add.s32 %r944, %r941, %r943;
+	mov.b32 %r951, %r11;
+	mov.b32 %r952, %r22;
+	mul.lo.s32 %r953, %r952, 94;
+	add.s32 %r954, %r951, %r953;
+	mov.b32 %r961, %r11;
+	mov.b32 %r962, %r22;
+	mul.lo.s32 %r963, %r962, 95;
+	add.s32 %r964, %r961, %r963;
+	mov.b32 %r971, %r11;
+	mov.b32 %r972, %r22;
+	mul.lo.s32 %r973, %r972, 96;
+	add.s32 %r974, %r971, %r973;
+	mov.b32 %r981, %r11;
+	mov.b32 %r982, %r22;
+	mul.lo.s32 %r983, %r982, 97;
+	add.s32 %r984, %r981, %r983;
+	mov.b32 %r991, %r11;
+	mov.b32 %r992, %r22;
+	mul.lo.s32 %r993, %r992, 98;
+	add.s32 %r994, %r991, %r993;
+	mov.b32 %r1001, %r11;
+	mov.b32 %r1002, %r22;
+	mul.lo.s32 %r1003, %r1002, 99;
+	add.s32 %r1004, %r1001, %r1003;
+	mov.b32 %r1011, %r11;
+	mov.b32 %r1012, %r22;
+	mul.lo.s32 %r1013, %r1012, 100;
+	add.s32 %r1014, %r1011, %r1013;
+	mov.b32 %r1021, %r11;
+	mov.b32 %r1022, %r22;
+	mul.lo.s32 %r1023, %r1022, 101;
+	add.s32 %r1024, %r1021, %r1023;
+	mov.b32 %r1031, %r11;
+	mov.b32 %r1032, %r22;
+	mul.lo.s32 %r1033, %r1032, 102;
+	add.s32 %r1034, %r1031, %r1033;
+	mov.b32 %r1041, %r11;
+	mov.b32 %r1042, %r22;
+	mul.lo.s32 %r1043, %r1042, 103;
+	add.s32 %r1044, %r1041, %r1043;
+	mov.b32 %r1051, %r11;
+	mov.b32 %r1052, %r22;
+	mul.lo.s32 %r1053, %r1052, 104;
+	add.s32 %r1054, %r1051, %r1053;
+	mov.b32 %r1061, %r11;
+	mov.b32 %r1062, %r22;
+	mul.lo.s32 %r1063, %r1062, 105;
+	add.s32 %r1064, %r1061, %r1063;
+	mov.b32 %r1071, %r11;
+	mov.b32 %r1072, %r22;
+	mul.lo.s32 %r1073, %r1072, 106;
+	add.s32 %r1074, %r1071, %r1073;
+	mov.b32 %r1081, %r11;
+	mov.b32 %r1082, %r22;
+	mul.lo.s32 %r1083, %r1082, 107;
+	add.s32 %r1084, %r1081, %r1083;
+	mov.b32 %r1091, %r11;
+	mov.b32 %r1092, %r22;
+	mul.lo.s32 %r1093, %r1092, 108;
+	add.s32 %r1094, %r1091, %r1093;
+	mov.b32 %r1101, %r11;
+	mov.b32 %r1102, %r22;
+	mul.lo.s32 %r1103, %r1102, 109;
+	add.s32 %r1104, %r1101, %r1103;
+	mov.b32 %r1111, %r11;
+	mov.b32 %r1112, %r22;
+	mul.lo.s32 %r1113, %r1112, 110;
+	add.s32 %r1114, %r1111, %r1113;
+	mov.b32 %r1121, %r11;
+	mov.b32 %r1122, %r22;
+	mul.lo.s32 %r1123, %r1122, 111;
+	add.s32 %r1124, %r1121, %r1123;
+	mov.b32 %r1131, %r11;
+	mov.b32 %r1132, %r22;
+	mul.lo.s32 %r1133, %r1132, 112;
+	add.s32 %r1134, %r1131, %r1133;
+	mov.b32 %r1141, %r11;
+	mov.b32 %r1142, %r22;
+	mul.lo.s32 %r1143, %r1142, 113;
+	add.s32 %r1144, %r1141, %r1143;
+	mov.b32 %r1151, %r11;
+	mov.b32 %r1152, %r22;
+	mul.lo.s32 %r1153, %r1152, 114;
+	add.s32 %r1154, %r1151, %r1153;
+	mov.b32 %r1161, %r11;
+	mov.b32 %r1162, %r22;
+	mul.lo.s32 %r1163, %r1162, 115;
+	add.s32 %r1164, %r1161, %r1163;
+	mov.b32 %r1171, %r11;
+	mov.b32 %r1172, %r22;
+	mul.lo.s32 %r1173, %r1172, 116;
+	add.s32 %r1174, %r1171, %r1173;
+	mov.b32 %r1181, %r11;
+	mov.b32 %r1182, %r22;
+	mul.lo.s32 %r1183, %r1182, 117;
+	add.s32 %r1184, %r1181, %r1183;
+	mov.b32 %r1191, %r11;
+	mov.b32 %r1192, %r22;
+	mul.lo.s32 %r1193, %r1192, 118;
+	add.s32 %r1194, %r1191, %r1193;
+	mov.b32 %r1201, %r11;
+	mov.b32 %r1202, %r22;
+	mul.lo.s32 %r1203, %r1202, 119;
+	add.s32 %r1204, %r1201, %r1203;
+	mov.b32 %r1211, %r11;
+	mov.b32 %r1212, %r22;
+	mul.lo.s32 %r1213, %r1212, 120;
+	add.s32 %r1214, %r1211, %r1213;
+	mov.b32 %r1221, %r11;
+	mov.b32 %r1222, %r22;
+	mul.lo.s32 %r1223, %r1222, 121;
+	add.s32 %r1224, %r1221, %r1223;
+	mov.b32 %r1231, %r11;
+	mov.b32 %r1232, %r22;
+	mul.lo.s32 %r1233, %r1232, 122;
+	add.s32 %r1234, %r1231, %r1233;
+	mov.b32 %r1241, %r11;
+	mov.b32 %r1242, %r22;
+	mul.lo.s32 %r1243, %r1242, 123;
+	add.s32 %r1244, %r1241, %r1243;
+	mov.b32 %r1251, %r11;
+	mov.b32 %r1252, %r22;
+	mul.lo.s32 %r1253, %r1252, 124;
+	add.s32 %r1254, %r1251, %r1253;
+	mov.b32 %r1261, %r11;
+	mov.b32 %r1262, %r22;
+	mul.lo.s32 %r1263, %r1262, 125;
+	add.s32 %r1264, %r1261, %r1263;
+	mov.b32 %r1271, %r11;
+	mov.b32 %r1272, %r22;
+	mul.lo.s32 %r1273, %r1272, 126;
+	add.s32 %r1274, %r1271, %r1273;
+	mov.b32 %r1281, %r11;
+	mov.b32 %r1282, %r22;
+	mul.lo.s32 %r1283, %r1282, 127;
+	add.s32 %r1284, %r1281, %r1283;
+	mov.b32 %r1291, %r11;
+	mov.b32 %r1292, %r22;
+	mul.lo.s32 %r1293, %r1292, 128;
+	add.s32 %r1294, %r1291, %r1293;
+	mov.b32 %r1301, %r11;
+	mov.b32 %r1302, %r22;
+	mul.lo.s32 %r1303, %r1302, 129;
+	add.s32 %r1304, %r1301, %r1303;
+	mov.b32 %r1311, %r11;
+	mov.b32 %r1312, %r22;
+	mul.lo.s32 %r1313, %r1312, 130;
+	add.s32 %r1314, %r1311, %r1313;
+	mov.b32 %r1321, %r11;
+	mov.b32 %r1322, %r22;
+	mul.lo.s32 %r1323, %r1322, 131;
+	add.s32 %r1324, %r1321, %r1323;
+	mov.b32 %r1331, %r11;
+	mov.b32 %r1332, %r22;
+	mul.lo.s32 %r1333, %r1332, 132;
+	add.s32 %r1334, %r1331, %r1333;
+	mov.b32 %r1341, %r11;
+	mov.b32 %r1342, %r22;
+	mul.lo.s32 %r1343, %r1342, 133;
+	add.s32 %r1344, %r1341, %r1343;
+	mov.b32 %r1351, %r11;
+	mov.b32 %r1352, %r22;
+	mul.lo.s32 %r1353, %r1352, 134;
+	add.s32 %r1354, %r1351, %r1353;
+	mov.b32 %r1361, %r11;
+	mov.b32 %r1362, %r22;
+	mul.lo.s32 %r1363, %r1362, 135;
+	add.s32 %r1364, %r1361, %r1363;
+	mov.b32 %r1371, %r11;
+	mov.b32 %r1372, %r22;
+	mul.lo.s32 %r1373, %r1372, 136;
+	add.s32 %r1374, %r1371, %r1373;
+	mov.b32 %r1381, %r11;
+	mov.b32 %r1382, %r22;
+	mul.lo.s32 %r1383, %r1382, 137;
+	add.s32 %r1384, %r1381, %r1383;
+	mov.b32 %r1391, %r11;
+	mov.b32 %r1392, %r22;
+	mul.lo.s32 %r1393, %r1392, 138;
+	add.s32 %r1394, %r1391, %r1393;
+	mov.b32 %r1401, %r11;
+	mov.b32 %r1402, %r22;
+	mul.lo.s32 %r1403, %r1402, 139;
+	add.s32 %r1404, %r1401, %r1403;
+	mov.b32 %r1411, %r11;
+	mov.b32 %r1412, %r22;
+	mul.lo.s32 %r1413, %r1412, 140;
+	add.s32 %r1414, %r1411, %r1413;
+	mov.b32 %r1421, %r11;
+	mov.b32 %r1422, %r22;
+	mul.lo.s32 %r1423, %r1422, 141;
+	add.s32 %r1424, %r1421, %r1423;
+	mov.b32 %r1431, %r11;
+	mov.b32 %r1432, %r22;
+	mul.lo.s32 %r1433, %r1432, 142;
+	add.s32 %r1434, %r1431, %r1433;
+	mov.b32 %r1441, %r11;
+	mov.b32 %r1442, %r22;
+	mul.lo.s32 %r1443, %r1442, 143;
+	add.s32 %r1444, %r1441, %r1443;
+	mov.b32 %r1451, %r11;
+	mov.b32 %r1452, %r22;
+	mul.lo.s32 %r1453, %r1452, 144;
+	add.s32 %r1454, %r1451, %r1453;
+	mov.b32 %r1461, %r11;
+	mov.b32 %r1462, %r22;
+	mul.lo.s32 %r1463, %r1462, 145;
+	add.s32 %r1464, %r1461, %r1463;
+	mov.b32 %r1471, %r11;
+	mov.b32 %r1472, %r22;
+	mul.lo.s32 %r1473, %r1472, 146;
+	add.s32 %r1474, %r1471, %r1473;
+	mov.b32 %r1481, %r11;
+	mov.b32 %r1482, %r22;
+	mul.lo.s32 %r1483, %r1482, 147;
+	add.s32 %r1484, %r1481, %r1483;
+	mov.b32 %r1491, %r11;
+	mov.b32 %r1492, %r22;
+	mul.lo.s32 %r1493, %r1492, 148;
+	add.s32 %r1494, %r1491, %r1493;
+	mov.b32 %r1501, %r11;
+	mov.b32 %r1502, %r22;
+	mul.lo.s32 %r1503, %r1502, 149;
+	add.s32 %r1504, %r1501, %r1503;
+	mov.b32 %r1511, %r11;
+	mov.b32 %r1512, %r22;
+	mul.lo.s32 %r1513, %r1512, 150;
+	add.s32 %r1514, %r1511, %r1513;
+	mov.b32 %r1521, %r11;
+	mov.b32 %r1522, %r22;
+	mul.lo.s32 %r1523, %r1522, 151;
+	add.s32 %r1524, %r1521, %r1523;
+	mov.b32 %r1531, %r11;
+	mov.b32 %r1532, %r22;
+	mul.lo.s32 %r1533, %r1532, 152;
+	add.s32 %r1534, %r1531, %r1533;
+	mov.b32 %r1541, %r11;
+	mov.b32 %r1542, %r22;
+	mul.lo.s32 %r1543, %r1542, 153;
+	add.s32 %r1544, %r1541, %r1543;
+	mov.b32 %r1551, %r11;
+	mov.b32 %r1552, %r22;
+	mul.lo.s32 %r1553, %r1552, 154;
+	add.s32 %r1554, %r1551, %r1553;
+	mov.b32 %r1561, %r11;
+	mov.b32 %r1562, %r22;
+	mul.lo.s32 %r1563, %r1562, 155;
+	add.s32 %r1564, %r1561, %r1563;
+	mov.b32 %r1571, %r11;
+	mov.b32 %r1572, %r22;
+	mul.lo.s32 %r1573, %r1572, 156;
+	add.s32 %r1574, %r1571, %r1573;
+	mov.b32 %r1581, %r11;
+	mov.b32 %r1582, %r22;
+	mul.lo.s32 %r1583, %r1582, 157;
+	add.s32 %r1584, %r1581, %r1583;
+	mov.b32 %r1591, %r11;
+	mov.b32 %r1592, %r22;
+	mul.lo.s32 %r1593, %r1592, 158;
+	add.s32 %r1594, %r1591, %r1593;
+	mov.b32 %r1601, %r11;
+	mov.b32 %r1602, %r22;
+	mul.lo.s32 %r1603, %r1602, 159;
+	add.s32 %r1604, %r1601, %r1603;
+	mov.b32 %r1611, %r11;
+	mov.b32 %r1612, %r22;
+	mul.lo.s32 %r1613, %r1612, 160;
+	add.s32 %r1614, %r1611, %r1613;
+	mov.b32 %r1621, %r11;
+	mov.b32 %r1622, %r22;
+	mul.lo.s32 %r1623, %r1622, 161;
+	add.s32 %r1624, %r1621, %r1623;
+	mov.b32 %r1631, %r11;
+	mov.b32 %r1632, %r22;
+	mul.lo.s32 %r1633, %r1632, 162;
+	add.s32 %r1634, %r1631, %r1633;
+	mov.b32 %r1641, %r11;
+	mov.b32 %r1642, %r22;
+	mul.lo.s32 %r1643, %r1642, 163;
+	add.s32 %r1644, %r1641, %r1643;
+	mov.b32 %r1651, %r11;
+	mov.b32 %r1652, %r22;
+	mul.lo.s32 %r1653, %r1652, 164;
+	add.s32 %r1654, %r1651, %r1653;
+	mov.b32 %r1661, %r11;
+	mov.b32 %r1662, %r22;
+	mul.lo.s32 %r1663, %r1662, 165;
+	add.s32 %r1664, %r1661, %r1663;
+	mov.b32 %r1671, %r11;
+	mov.b32 %r1672, %r22;
+	mul.lo.s32 %r1673, %r1672, 166;
+	add.s32 %r1674, %r1671, %r1673;
+	mov.b32 %r1681, %r11;
+	mov.b32 %r1682, %r22;
+	mul.lo.s32 %r1683, %r1682, 167;
+	add.s32 %r1684, %r1681, %r1683;
+	mov.b32 %r1691, %r11;
+	mov.b32 %r1692, %r22;
+	mul.lo.s32 %r1693, %r1692, 168;
+	add.s32 %r1694, %r1691, %r1693;
+	mov.b32 %r1701, %r11;
+	mov.b32 %r1702, %r22;
+	mul.lo.s32 %r1703, %r1702, 169;
+	add.s32 %r1704, %r1701, %r1703;
+	mov.b32 %r1711, %r11;
+	mov.b32 %r1712, %r22;
+	mul.lo.s32 %r1713, %r1712, 170;
+	add.s32 %r1714, %r1711, %r1713;
+	mov.b32 %r1721, %r11;
+	mov.b32 %r1722, %r22;
+	mul.lo.s32 %r1723, %r1722, 171;
+	add.s32 %r1724, %r1721, %r1723;
+	mov.b32 %r1731, %r11;
+	mov.b32 %r1732, %r22;
+	mul.lo.s32 %r1733, %r1732, 172;
+	add.s32 %r1734, %r1731, %r1733;
+	mov.b32 %r1741, %r11;
+	mov.b32 %r1742, %r22;
+	mul.lo.s32 %r1743, %r1742, 173;
+	add.s32 %r1744, %r1741, %r1743;
+	mov.b32 %r1751, %r11;
+	mov.b32 %r1752, %r22;
+	mul.lo.s32 %r1753, %r1752, 174;
+	add.s32 %r1754, %r1751, %r1753;
+	mov.b32 %r1761, %r11;
+	mov.b32 %r1762, %r22;
+	mul.lo.s32 %r1763, %r1762, 175;
+	add.s32 %r1764, %r1761, %r1763;
+	mov.b32 %r1771, %r11;
+	mov.b32 %r1772, %r22;
+	mul.lo.s32 %r1773, %r1772, 176;
+	add.s32 %r1774, %r1771, %r1773;
+	mov.b32 %r1781, %r11;
+	mov.b32 %r1782, %r22;
+	mul.lo.s32 %r1783, %r1782, 177;
+	add.s32 %r1784, %r1781, %r1783;
+	mov.b32 %r1791, %r11;
+	mov.b32 %r1792, %r22;
+	mul.lo.s32 %r1793, %r1792, 178;
+	add.s32 %r1794, %r1791, %r1793;
+	mov.b32 %r1801, %r11;
+	mov.b32 %r1802, %r22;
+	mul.lo.s32 %r1803, %r1802, 179;
+	add.s32 %r1804, %r1801, %r1803;
+	mov.b32 %r1811, %r11;
+	mov.b32 %r1812, %r22;
+	mul.lo.s32 %r1813, %r1812, 180;
+	add.s32 %r1814, %r1811, %r1813;
+	mov.b32 %r1821, %r11;
+	mov.b32 %r1822, %r22;
+	mul.lo.s32 %r1823, %r1822, 181;
+	add.s32 %r1824, %r1821, %r1823;
+	mov.b32 %r1831, %r11;
+	mov.b32 %r1832, %r22;
+	mul.lo.s32 %r1833, %r1832, 182;
+	add.s32 %r1834, %r1831, %r1833;
+	mov.b32 %r1841, %r11;
+	mov.b32 %r1842, %r22;
+	mul.lo.s32 %r1843, %r1842, 183;
+	add.s32 %r1844, %r1841, %r1843;
+	mov.b32 %r1851, %r11;
+	mov.b32 %r1852, %r22;
+	mul.lo.s32 %r1853, %r1852, 184;
+	add.s32 %r1854, %r1851, %r1853;
+	mov.b32 %r1861, %r11;
+	mov.b32 %r1862, %r22;
+	mul.lo.s32 %r1863, %r1862, 185;
+	add.s32 %r1864, %r1861, %r1863;
+	mov.b32 %r1871, %r11;
+	mov.b32 %r1872, %r22;
+	mul.lo.s32 %r1873, %r1872, 186;
+	add.s32 %r1874, %r1871, %r1873;
+	mov.b32 %r1881, %r11;
+	mov.b32 %r1882, %r22;
+	mul.lo.s32 %r1883, %r1882, 187;
+	add.s32 %r1884, %r1881, %r1883;
+	mov.b32 %r1891, %r11;
+	mov.b32 %r1892, %r22;
+	mul.lo.s32 %r1893, %r1892, 188;
+	add.s32 %r1894, %r1891, %r1893;
+	mov.b32 %r1901, %r11;
+	mov.b32 %r1902, %r22;
+	mul.lo.s32 %r1903, %r1902, 189;
+	add.s32 %r1904, %r1901, %r1903;
+	mov.b32 %r1911, %r11;
+	mov.b32 %r1912, %r22;
+	mul.lo.s32 %r1913, %r1912, 190;
+	add.s32 %r1914, %r1911, %r1913;
+	mov.b32 %r1921, %r11;
+	mov.b32 %r1922, %r22;
+	mul.lo.s32 %r1923, %r1922, 191;
+	add.s32 %r1924, %r1921, %r1923;
+	mov.b32 %r1931, %r11;
+	mov.b32 %r1932, %r22;
+	mul.lo.s32 %r1933, %r1932, 192;
+	add.s32 %r1934, %r1931, %r1933;
+	mov.b32 %r1941, %r11;
+	mov.b32 %r1942, %r22;
+	mul.lo.s32 %r1943, %r1942, 193;
+	add.s32 %r1944, %r1941, %r1943;
+	mov.b32 %r1951, %r11;
+	mov.b32 %r1952, %r22;
+	mul.lo.s32 %r1953, %r1952, 194;
+	add.s32 %r1954, %r1951, %r1953;
+	mov.b32 %r1961, %r11;
+	mov.b32 %r1962, %r22;
+	mul.lo.s32 %r1963, %r1962, 195;
+	add.s32 %r1964, %r1961, %r1963;
+	mov.b32 %r1971, %r11;
+	mov.b32 %r1972, %r22;
+	mul.lo.s32 %r1973, %r1972, 196;
+	add.s32 %r1974, %r1971, %r1973;
+	mov.b32 %r1981, %r11;
+	mov.b32 %r1982, %r22;
+	mul.lo.s32 %r1983, %r1982, 197;
+	add.s32 %r1984, %r1981, %r1983;
+	mov.b32 %r1991, %r11;
+	mov.b32 %r1992, %r22;
+	mul.lo.s32 %r1993, %r1992, 198;
+	add.s32 %r1994, %r1991, %r1993;
+	mov.b32 %r2001, %r11;
+	mov.b32 %r2002, %r22;
+	mul.lo.s32 %r2003, %r2002, 199;
+	add.s32 %r2004, %r2001, %r2003;
+	mov.b32 %r2011, %r11;
+	mov.b32 %r2012, %r22;
+	mul.lo.s32 %r2013, %r2012, 200;
+	add.s32 %r2014, %r2011, %r2013;
+	mov.b32 %r2021, %r11;
+	mov.b32 %r2022, %r22;
+	mul.lo.s32 %r2023, %r2022, 201;
+	add.s32 %r2024, %r2021, %r2023;
+	mov.b32 %r2031, %r11;
+	mov.b32 %r2032, %r22;
+	mul.lo.s32 %r2033, %r2032, 202;
+	add.s32 %r2034, %r2031, %r2033;
+	mov.b32 %r2041, %r11;
+	mov.b32 %r2042, %r22;
+	mul.lo.s32 %r2043, %r2042, 203;
+	add.s32 %r2044, %r2041, %r2043;
+	mov.b32 %r2051, %r11;
+	mov.b32 %r2052, %r22;
+	mul.lo.s32 %r2053, %r2052, 204;
+	add.s32 %r2054, %r2051, %r2053;
+	mov.b32 %r2061, %r11;
+	mov.b32 %r2062, %r22;
+	mul.lo.s32 %r2063, %r2062, 205;
+	add.s32 %r2064, %r2061, %r2063;
+	mov.b32 %r2071, %r11;
+	mov.b32 %r2072, %r22;
+	mul.lo.s32 %r2073, %r2072, 206;
+	add.s32 %r2074, %r2071, %r2073;
+	mov.b32 %r2081, %r11;
+	mov.b32 %r2082, %r22;
+	mul.lo.s32 %r2083, %r2082, 207;
+	add.s32 %r2084, %r2081, %r2083;
+	mov.b32 %r2091, %r11;
+	mov.b32 %r2092, %r22;
+	mul.lo.s32 %r2093, %r2092, 208;
+	add.s32 %r2094, %r2091, %r2093;
+	mov.b32 %r2101, %r11;
+	mov.b32 %r2102, %r22;
+	mul.lo.s32 %r2103, %r2102, 209;
+	add.s32 %r2104, %r2101, %r2103;
+	mov.b32 %r2111, %r11;
+	mov.b32 %r2112, %r22;
+	mul.lo.s32 %r2113, %r2112, 210;
+	add.s32 %r2114, %r2111, %r2113;
+	mov.b32 %r2121, %r11;
+	mov.b32 %r2122, %r22;
+	mul.lo.s32 %r2123, %r2122, 211;
+	add.s32 %r2124, %r2121, %r2123;
+	mov.b32 %r2131, %r11;
+	mov.b32 %r2132, %r22;
+	mul.lo.s32 %r2133, %r2132, 212;
+	add.s32 %r2134, %r2131, %r2133;
+	mov.b32 %r2141, %r11;
+	mov.b32 %r2142, %r22;
+	mul.lo.s32 %r2143, %r2142, 213;
+	add.s32 %r2144, %r2141, %r2143;
+	mov.b32 %r2151, %r11;
+	mov.b32 %r2152, %r22;
+	mul.lo.s32 %r2153, %r2152, 214;
+	add.s32 %r2154, %r2151, %r2153;
+	mov.b32 %r2161, %r11;
+	mov.b32 %r2162, %r22;
+	mul.lo.s32 %r2163, %r2162, 215;
+	add.s32 %r2164, %r2161, %r2163;
+	mov.b32 %r2171, %r11;
+	mov.b32 %r2172, %r22;
+	mul.lo.s32 %r2173, %r2172, 216;
+	add.s32 %r2174, %r2171, %r2173;
+	mov.b32 %r2181, %r11;
+	mov.b32 %r2182, %r22;
+	mul.lo.s32 %r2183, %r2182, 217;
+	add.s32 %r2184, %r2181, %r2183;
+	mov.b32 %r2191, %r11;
+	mov.b32 %r2192, %r22;
+	mul.lo.s32 %r2193, %r2192, 218;
+	add.s32 %r2194, %r2191, %r2193;
+	mov.b32 %r2201, %r11;
+	mov.b32 %r2202, %r22;
+	mul.lo.s32 %r2203, %r2202, 219;
+	add.s32 %r2204, %r2201, %r2203;
+	mov.b32 %r2211, %r11;
+	mov.b32 %r2212, %r22;
+	mul.lo.s32 %r2213, %r2212, 220;
+	add.s32 %r2214, %r2211, %r2213;
+	mov.b32 %r2221, %r11;
+	mov.b32 %r2222, %r22;
+	mul.lo.s32 %r2223, %r2222, 221;
+	add.s32 %r2224, %r2221, %r2223;
+	mov.b32 %r2231, %r11;
+	mov.b32 %r2232, %r22;
+	mul.lo.s32 %r2233, %r2232, 222;
+	add.s32 %r2234, %r2231, %r2233;
+	mov.b32 %r2241, %r11;
+	mov.b32 %r2242, %r22;
+	mul.lo.s32 %r2243, %r2242, 223;
+	add.s32 %r2244, %r2241, %r2243;
+	mov.b32 %r2251, %r11;
+	mov.b32 %r2252, %r22;
+	mul.lo.s32 %r2253, %r2252, 224;
+	add.s32 %r2254, %r2251, %r2253;
+	mov.b32 %r2261, %r11;
+	mov.b32 %r2262, %r22;
+	mul.lo.s32 %r2263, %r2262, 225;
+	add.s32 %r2264, %r2261, %r2263;
+	mov.b32 %r2271, %r11;
+	mov.b32 %r2272, %r22;
+	mul.lo.s32 %r2273, %r2272, 226;
+	add.s32 %r2274, %r2271, %r2273;
+	mov.b32 %r2281, %r11;
+	mov.b32 %r2282, %r22;
+	mul.lo.s32 %r2283, %r2282, 227;
+	add.s32 %r2284, %r2281, %r2283;
+	mov.b32 %r2291, %r11;
+	mov.b32 %r2292, %r22;
+	mul.lo.s32 %r2293, %r2292, 228;
+	add.s32 %r2294, %r2291, %r2293;
+	mov.b32 %r2301, %r11;
+	mov.b32 %r2302, %r22;
+	mul.lo.s32 %r2303, %r2302, 229;
+	add.s32 %r2304, %r2301, %r2303;
+	mov.b32 %r2311, %r11;
+	mov.b32 %r2312, %r22;
+	mul.lo.s32 %r2313, %r2312, 230;
+	add.s32 %r2314, %r2311, %r2313;
+	mov.b32 %r2321, %r11;
+	mov.b32 %r2322, %r22;
+	mul.lo.s32 %r2323, %r2322, 231;
+	add.s32 %r2324, %r2321, %r2323;
+	mov.b32 %r2331, %r11;
+	mov.b32 %r2332, %r22;
+	mul.lo.s32 %r2333, %r2332, 232;
+	add.s32 %r2334, %r2331, %r2333;
+	mov.b32 %r2341, %r11;
+	mov.b32 %r2342, %r22;
+	mul.lo.s32 %r2343, %r2342, 233;
+	add.s32 %r2344, %r2341, %r2343;
+	mov.b32 %r2351, %r11;
+	mov.b32 %r2352, %r22;
+	mul.lo.s32 %r2353, %r2352, 234;
+	add.s32 %r2354, %r2351, %r2353;
+	mov.b32 %r2361, %r11;
+	mov.b32 %r2362, %r22;
+	mul.lo.s32 %r2363, %r2362, 235;
+	add.s32 %r2364, %r2361, %r2363;
+	mov.b32 %r2371, %r11;
+	mov.b32 %r2372, %r22;
+	mul.lo.s32 %r2373, %r2372, 236;
+	add.s32 %r2374, %r2371, %r2373;
+	mov.b32 %r2381, %r11;
+	mov.b32 %r2382, %r22;
+	mul.lo.s32 %r2383, %r2382, 237;
+	add.s32 %r2384, %r2381, %r2383;
+	mov.b32 %r2391, %r11;
+	mov.b32 %r2392, %r22;
+	mul.lo.s32 %r2393, %r2392, 238;
+	add.s32 %r2394, %r2391, %r2393;
+	mov.b32 %r2401, %r11;
+	mov.b32 %r2402, %r22;
+	mul.lo.s32 %r2403, %r2402, 239;
+	add.s32 %r2404, %r2401, %r2403;
+	mov.b32 %r2411, %r11;
+	mov.b32 %r2412, %r22;
+	mul.lo.s32 %r2413, %r2412, 240;
+	add.s32 %r2414, %r2411, %r2413;
+	mov.b32 %r2421, %r11;
+	mov.b32 %r2422, %r22;
+	mul.lo.s32 %r2423, %r2422, 241;
+	add.s32 %r2424, %r2421, %r2423;
+	mov.b32 %r2431, %r11;
+	mov.b32 %r2432, %r22;
+	mul.lo.s32 %r2433, %r2432, 242;
+	add.s32 %r2434, %r2431, %r2433;
+	mov.b32 %r2441, %r11;
+	mov.b32 %r2442, %r22;
+	mul.lo.s32 %r2443, %r2442, 243;
+	add.s32 %r2444, %r2441, %r2443;
+	mov.b32 %r2451, %r11;
+	mov.b32 %r2452, %r22;
+	mul.lo.s32 %r2453, %r2452, 244;
+	add.s32 %r2454, %r2451, %r2453;
+	mov.b32 %r2461, %r11;
+	mov.b32 %r2462, %r22;
+	mul.lo.s32 %r2463, %r2462, 245;
+	add.s32 %r2464, %r2461, %r2463;
+	mov.b32 %r2471, %r11;
+	mov.b32 %r2472, %r22;
+	mul.lo.s32 %r2473, %r2472, 246;
+	add.s32 %r2474, %r2471, %r2473;
+	mov.b32 %r2481, %r11;
+	mov.b32 %r2482, %r22;
+	mul.lo.s32 %r2483, %r2482, 247;
+	add.s32 %r2484, %r2481, %r2483;
+	mov.b32 %r2491, %r11;
+	mov.b32 %r2492, %r22;
+	mul.lo.s32 %r2493, %r2492, 248;
+	add.s32 %r2494, %r2491, %r2493;
+	mov.b32 %r2501, %r11;
+	mov.b32 %r2502, %r22;
+	mul.lo.s32 %r2503, %r2502, 249;
+	add.s32 %r2504, %r2501, %r2503;
+	mov.b32 %r2511, %r11;
+	mov.b32 %r2512, %r22;
+	mul.lo.s32 %r2513, %r2512, 250;
+	add.s32 %r2514, %r2511, %r2513;
+	mov.b32 %r2521, %r11;
+	mov.b32 %r2522, %r22;
+	mul.lo.s32 %r2523, %r2522, 251;
+	add.s32 %r2524, %r2521, %r2523;
+	mov.b32 %r2531, %r11;
+	mov.b32 %r2532, %r22;
+	mul.lo.s32 %r2533, %r2532, 252;
+	add.s32 %r2534, %r2531, %r2533;
+	mov.b32 %r2541, %r11;
+	mov.b32 %r2542, %r22;
+	mul.lo.s32 %r2543, %r2542, 253;
+	add.s32 %r2544, %r2541, %r2543;
+	mov.b32 %r2551, %r11;
+	mov.b32 %r2552, %r22;
+	mul.lo.s32 %r2553, %r2552, 254;
+	add.s32 %r2554, %r2551, %r2553;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -1561,2314 +3644,3086 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
-	cvt.u32.u64 %r11, %rd12;
-	cvt.u32.u64 %r13, %rd14;
-	mul.lo.s32 %r15, %r13, 0;
-	add.s32 %r16, %r11, %r15;
 	mad.lo.s64 %rd17, %rd9, 4, %rd4;
 	ld.global.s32 %r18, [%rd17];
 	add.s32 %r19, %r18, %r16;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	mov.b64 %rd20, %rd17;
 	st.global.s32 [%rd20], %r19;
-	cvt.u32.u64 %r21, %rd12;
-	cvt.u32.u64 %r22, %rd14;
-	mul.lo.s32 %r23, %r22, 1;
-	add.s32 %r24, %r21, %r23;
+	setp.ge.u64 %pt0, %rd9, %rd27;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd25, %rd9, 4, %rd26;
 	ld.global.s32 %r28, [%rd25];
 	add.s32 %r29, %r28, %r24;
-	mad.lo.s64 %rd30, %rd9, 4, %rd26;
+	mov.b64 %rd30, %rd25;
 	st.global.s32 [%rd30], %r29;
-	cvt.u32.u64 %r31, %rd12;
-	cvt.u32.u64 %r32, %rd14;
-	mul.lo.s32 %r33, %r32, 2;
-	add.s32 %r34, %r31, %r33;
+	setp.ge.u64 %pt1, %rd9, %rd37;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd35, %rd9, 4, %rd36;
 	ld.global.s32 %r38, [%rd35];
 	add.s32 %r39, %r38, %r34;
-	mad.lo.s64 %rd40, %rd9, 4, %rd36;
+	mov.b64 %rd40, %rd35;
 	st.global.s32 [%rd40], %r39;
-	cvt.u32.u64 %r41, %rd12;
-	cvt.u32.u64 %r42, %rd14;
-	mul.lo.s32 %r43, %r42, 3;
-	add.s32 %r44, %r41, %r43;
+	setp.ge.u64 %pt2, %rd9, %rd47;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd45, %rd9, 4, %rd46;
 	ld.global.s32 %r48, [%rd45];
 	add.s32 %r49, %r48, %r44;
-	mad.lo.s64 %rd50, %rd9, 4, %rd46;
+	mov.b64 %rd50, %rd45;
 	st.global.s32 [%rd50], %r49;
-	cvt.u32.u64 %r51, %rd12;
-	cvt.u32.u64 %r52, %rd14;
-	mul.lo.s32 %r53, %r52, 4;
-	add.s32 %r54, %r51, %r53;
+	setp.ge.u64 %pt3, %rd9, %rd57;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd55, %rd9, 4, %rd56;
 	ld.global.s32 %r58, [%rd55];
 	add.s32 %r59, %r58, %r54;
-	mad.lo.s64 %rd60, %rd9, 4, %rd56;
+	mov.b64 %rd60, %rd55;
 	st.global.s32 [%rd60], %r59;
-	cvt.u32.u64 %r61, %rd12;
-	cvt.u32.u64 %r62, %rd14;
-	mul.lo.s32 %r63, %r62, 5;
-	add.s32 %r64, %r61, %r63;
+	setp.ge.u64 %pt4, %rd9, %rd67;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd65, %rd9, 4, %rd66;
 	ld.global.s32 %r68, [%rd65];
 	add.s32 %r69, %r68, %r64;
-	mad.lo.s64 %rd70, %rd9, 4, %rd66;
+	mov.b64 %rd70, %rd65;
 	st.global.s32 [%rd70], %r69;
-	cvt.u32.u64 %r71, %rd12;
-	cvt.u32.u64 %r72, %rd14;
-	mul.lo.s32 %r73, %r72, 6;
-	add.s32 %r74, %r71, %r73;
+	setp.ge.u64 %pt5, %rd9, %rd77;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd75, %rd9, 4, %rd76;
 	ld.global.s32 %r78, [%rd75];
 	add.s32 %r79, %r78, %r74;
-	mad.lo.s64 %rd80, %rd9, 4, %rd76;
+	mov.b64 %rd80, %rd75;
 	st.global.s32 [%rd80], %r79;
-	cvt.u32.u64 %r81, %rd12;
-	cvt.u32.u64 %r82, %rd14;
-	mul.lo.s32 %r83, %r82, 7;
-	add.s32 %r84, %r81, %r83;
+	setp.ge.u64 %pt6, %rd9, %rd87;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd85, %rd9, 4, %rd86;
 	ld.global.s32 %r88, [%rd85];
 	add.s32 %r89, %r88, %r84;
-	mad.lo.s64 %rd90, %rd9, 4, %rd86;
+	mov.b64 %rd90, %rd85;
 	st.global.s32 [%rd90], %r89;
-	cvt.u32.u64 %r91, %rd12;
-	cvt.u32.u64 %r92, %rd14;
-	mul.lo.s32 %r93, %r92, 8;
-	add.s32 %r94, %r91, %r93;
+	setp.ge.u64 %pt7, %rd9, %rd97;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd95, %rd9, 4, %rd96;
 	ld.global.s32 %r98, [%rd95];
 	add.s32 %r99, %r98, %r94;
-	mad.lo.s64 %rd100, %rd9, 4, %rd96;
+	mov.b64 %rd100, %rd95;
 	st.global.s32 [%rd100], %r99;
-	cvt.u32.u64 %r101, %rd12;
-	cvt.u32.u64 %r102, %rd14;
-	mul.lo.s32 %r103, %r102, 9;
-	add.s32 %r104, %r101, %r103;
+	setp.ge.u64 %pt8, %rd9, %rd107;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd105, %rd9, 4, %rd106;
 	ld.global.s32 %r108, [%rd105];
 	add.s32 %r109, %r108, %r104;
-	mad.lo.s64 %rd110, %rd9, 4, %rd106;
+	mov.b64 %rd110, %rd105;
 	st.global.s32 [%rd110], %r109;
-	cvt.u32.u64 %r111, %rd12;
-	cvt.u32.u64 %r112, %rd14;
-	mul.lo.s32 %r113, %r112, 10;
-	add.s32 %r114, %r111, %r113;
+	setp.ge.u64 %pt9, %rd9, %rd117;
+	@%pt9 bra $Lfault_9;
 	mad.lo.s64 %rd115, %rd9, 4, %rd116;
 	ld.global.s32 %r118, [%rd115];
 	add.s32 %r119, %r118, %r114;
-	mad.lo.s64 %rd120, %rd9, 4, %rd116;
+	mov.b64 %rd120, %rd115;
 	st.global.s32 [%rd120], %r119;
-	cvt.u32.u64 %r121, %rd12;
-	cvt.u32.u64 %r122, %rd14;
-	mul.lo.s32 %r123, %r122, 11;
-	add.s32 %r124, %r121, %r123;
+	setp.ge.u64 %pt10, %rd9, %rd127;
+	@%pt10 bra $Lfault_10;
 	mad.lo.s64 %rd125, %rd9, 4, %rd126;
 	ld.global.s32 %r128, [%rd125];
 	add.s32 %r129, %r128, %r124;
-	mad.lo.s64 %rd130, %rd9, 4, %rd126;
+	mov.b64 %rd130, %rd125;
 	st.global.s32 [%rd130], %r129;
-	cvt.u32.u64 %r131, %rd12;
-	cvt.u32.u64 %r132, %rd14;
-	mul.lo.s32 %r133, %r132, 12;
-	add.s32 %r134, %r131, %r133;
+	setp.ge.u64 %pt11, %rd9, %rd137;
+	@%pt11 bra $Lfault_11;
 	mad.lo.s64 %rd135, %rd9, 4, %rd136;
 	ld.global.s32 %r138, [%rd135];
 	add.s32 %r139, %r138, %r134;
-	mad.lo.s64 %rd140, %rd9, 4, %rd136;
+	mov.b64 %rd140, %rd135;
 	st.global.s32 [%rd140], %r139;
-	cvt.u32.u64 %r141, %rd12;
-	cvt.u32.u64 %r142, %rd14;
-	mul.lo.s32 %r143, %r142, 13;
-	add.s32 %r144, %r141, %r143;
+	setp.ge.u64 %pt12, %rd9, %rd147;
+	@%pt12 bra $Lfault_12;
 	mad.lo.s64 %rd145, %rd9, 4, %rd146;
 	ld.global.s32 %r148, [%rd145];
 	add.s32 %r149, %r148, %r144;
-	mad.lo.s64 %rd150, %rd9, 4, %rd146;
+	mov.b64 %rd150, %rd145;
 	st.global.s32 [%rd150], %r149;
-	cvt.u32.u64 %r151, %rd12;
-	cvt.u32.u64 %r152, %rd14;
-	mul.lo.s32 %r153, %r152, 14;
-	add.s32 %r154, %r151, %r153;
+	setp.ge.u64 %pt13, %rd9, %rd157;
+	@%pt13 bra $Lfault_13;
 	mad.lo.s64 %rd155, %rd9, 4, %rd156;
 	ld.global.s32 %r158, [%rd155];
 	add.s32 %r159, %r158, %r154;
-	mad.lo.s64 %rd160, %rd9, 4, %rd156;
+	mov.b64 %rd160, %rd155;
 	st.global.s32 [%rd160], %r159;
-	cvt.u32.u64 %r161, %rd12;
-	cvt.u32.u64 %r162, %rd14;
-	mul.lo.s32 %r163, %r162, 15;
-	add.s32 %r164, %r161, %r163;
+	setp.ge.u64 %pt14, %rd9, %rd167;
+	@%pt14 bra $Lfault_14;
 	mad.lo.s64 %rd165, %rd9, 4, %rd166;
 	ld.global.s32 %r168, [%rd165];
 	add.s32 %r169, %r168, %r164;
-	mad.lo.s64 %rd170, %rd9, 4, %rd166;
+	mov.b64 %rd170, %rd165;
 	st.global.s32 [%rd170], %r169;
-	cvt.u32.u64 %r171, %rd12;
-	cvt.u32.u64 %r172, %rd14;
-	mul.lo.s32 %r173, %r172, 16;
-	add.s32 %r174, %r171, %r173;
+	setp.ge.u64 %pt15, %rd9, %rd177;
+	@%pt15 bra $Lfault_15;
 	mad.lo.s64 %rd175, %rd9, 4, %rd176;
 	ld.global.s32 %r178, [%rd175];
 	add.s32 %r179, %r178, %r174;
-	mad.lo.s64 %rd180, %rd9, 4, %rd176;
+	mov.b64 %rd180, %rd175;
 	st.global.s32 [%rd180], %r179;
-	cvt.u32.u64 %r181, %rd12;
-	cvt.u32.u64 %r182, %rd14;
-	mul.lo.s32 %r183, %r182, 17;
-	add.s32 %r184, %r181, %r183;
+	setp.ge.u64 %pt16, %rd9, %rd187;
+	@%pt16 bra $Lfault_16;
 	mad.lo.s64 %rd185, %rd9, 4, %rd186;
 	ld.global.s32 %r188, [%rd185];
 	add.s32 %r189, %r188, %r184;
-	mad.lo.s64 %rd190, %rd9, 4, %rd186;
+	mov.b64 %rd190, %rd185;
 	st.global.s32 [%rd190], %r189;
-	cvt.u32.u64 %r191, %rd12;
-	cvt.u32.u64 %r192, %rd14;
-	mul.lo.s32 %r193, %r192, 18;
-	add.s32 %r194, %r191, %r193;
+	setp.ge.u64 %pt17, %rd9, %rd197;
+	@%pt17 bra $Lfault_17;
 	mad.lo.s64 %rd195, %rd9, 4, %rd196;
 	ld.global.s32 %r198, [%rd195];
 	add.s32 %r199, %r198, %r194;
-	mad.lo.s64 %rd200, %rd9, 4, %rd196;
+	mov.b64 %rd200, %rd195;
 	st.global.s32 [%rd200], %r199;
-	cvt.u32.u64 %r201, %rd12;
-	cvt.u32.u64 %r202, %rd14;
-	mul.lo.s32 %r203, %r202, 19;
-	add.s32 %r204, %r201, %r203;
+	setp.ge.u64 %pt18, %rd9, %rd207;
+	@%pt18 bra $Lfault_18;
 	mad.lo.s64 %rd205, %rd9, 4, %rd206;
 	ld.global.s32 %r208, [%rd205];
 	add.s32 %r209, %r208, %r204;
-	mad.lo.s64 %rd210, %rd9, 4, %rd206;
+	mov.b64 %rd210, %rd205;
 	st.global.s32 [%rd210], %r209;
-	cvt.u32.u64 %r211, %rd12;
-	cvt.u32.u64 %r212, %rd14;
-	mul.lo.s32 %r213, %r212, 20;
-	add.s32 %r214, %r211, %r213;
+	setp.ge.u64 %pt19, %rd9, %rd217;
+	@%pt19 bra $Lfault_19;
 	mad.lo.s64 %rd215, %rd9, 4, %rd216;
 	ld.global.s32 %r218, [%rd215];
 	add.s32 %r219, %r218, %r214;
-	mad.lo.s64 %rd220, %rd9, 4, %rd216;
+	mov.b64 %rd220, %rd215;
 	st.global.s32 [%rd220], %r219;
-	cvt.u32.u64 %r221, %rd12;
-	cvt.u32.u64 %r222, %rd14;
-	mul.lo.s32 %r223, %r222, 21;
-	add.s32 %r224, %r221, %r223;
+	setp.ge.u64 %pt20, %rd9, %rd227;
+	@%pt20 bra $Lfault_20;
 	mad.lo.s64 %rd225, %rd9, 4, %rd226;
 	ld.global.s32 %r228, [%rd225];
 	add.s32 %r229, %r228, %r224;
-	mad.lo.s64 %rd230, %rd9, 4, %rd226;
+	mov.b64 %rd230, %rd225;
 	st.global.s32 [%rd230], %r229;
-	cvt.u32.u64 %r231, %rd12;
-	cvt.u32.u64 %r232, %rd14;
-	mul.lo.s32 %r233, %r232, 22;
-	add.s32 %r234, %r231, %r233;
+	setp.ge.u64 %pt21, %rd9, %rd237;
+	@%pt21 bra $Lfault_21;
 	mad.lo.s64 %rd235, %rd9, 4, %rd236;
 	ld.global.s32 %r238, [%rd235];
 	add.s32 %r239, %r238, %r234;
-	mad.lo.s64 %rd240, %rd9, 4, %rd236;
+	mov.b64 %rd240, %rd235;
 	st.global.s32 [%rd240], %r239;
-	cvt.u32.u64 %r241, %rd12;
-	cvt.u32.u64 %r242, %rd14;
-	mul.lo.s32 %r243, %r242, 23;
-	add.s32 %r244, %r241, %r243;
+	setp.ge.u64 %pt22, %rd9, %rd247;
+	@%pt22 bra $Lfault_22;
 	mad.lo.s64 %rd245, %rd9, 4, %rd246;
 	ld.global.s32 %r248, [%rd245];
 	add.s32 %r249, %r248, %r244;
-	mad.lo.s64 %rd250, %rd9, 4, %rd246;
+	mov.b64 %rd250, %rd245;
 	st.global.s32 [%rd250], %r249;
-	cvt.u32.u64 %r251, %rd12;
-	cvt.u32.u64 %r252, %rd14;
-	mul.lo.s32 %r253, %r252, 24;
-	add.s32 %r254, %r251, %r253;
+	setp.ge.u64 %pt23, %rd9, %rd257;
+	@%pt23 bra $Lfault_23;
 	mad.lo.s64 %rd255, %rd9, 4, %rd256;
 	ld.global.s32 %r258, [%rd255];
 	add.s32 %r259, %r258, %r254;
-	mad.lo.s64 %rd260, %rd9, 4, %rd256;
+	mov.b64 %rd260, %rd255;
 	st.global.s32 [%rd260], %r259;
-	cvt.u32.u64 %r261, %rd12;
-	cvt.u32.u64 %r262, %rd14;
-	mul.lo.s32 %r263, %r262, 25;
-	add.s32 %r264, %r261, %r263;
+	setp.ge.u64 %pt24, %rd9, %rd267;
+	@%pt24 bra $Lfault_24;
 	mad.lo.s64 %rd265, %rd9, 4, %rd266;
 	ld.global.s32 %r268, [%rd265];
 	add.s32 %r269, %r268, %r264;
-	mad.lo.s64 %rd270, %rd9, 4, %rd266;
+	mov.b64 %rd270, %rd265;
 	st.global.s32 [%rd270], %r269;
-	cvt.u32.u64 %r271, %rd12;
-	cvt.u32.u64 %r272, %rd14;
-	mul.lo.s32 %r273, %r272, 26;
-	add.s32 %r274, %r271, %r273;
+	setp.ge.u64 %pt25, %rd9, %rd277;
+	@%pt25 bra $Lfault_25;
 	mad.lo.s64 %rd275, %rd9, 4, %rd276;
 	ld.global.s32 %r278, [%rd275];
 	add.s32 %r279, %r278, %r274;
-	mad.lo.s64 %rd280, %rd9, 4, %rd276;
+	mov.b64 %rd280, %rd275;
 	st.global.s32 [%rd280], %r279;
-	cvt.u32.u64 %r281, %rd12;
-	cvt.u32.u64 %r282, %rd14;
-	mul.lo.s32 %r283, %r282, 27;
-	add.s32 %r284, %r281, %r283;
+	setp.ge.u64 %pt26, %rd9, %rd287;
+	@%pt26 bra $Lfault_26;
 	mad.lo.s64 %rd285, %rd9, 4, %rd286;
 	ld.global.s32 %r288, [%rd285];
 	add.s32 %r289, %r288, %r284;
-	mad.lo.s64 %rd290, %rd9, 4, %rd286;
+	mov.b64 %rd290, %rd285;
 	st.global.s32 [%rd290], %r289;
-	cvt.u32.u64 %r291, %rd12;
-	cvt.u32.u64 %r292, %rd14;
-	mul.lo.s32 %r293, %r292, 28;
-	add.s32 %r294, %r291, %r293;
+	setp.ge.u64 %pt27, %rd9, %rd297;
+	@%pt27 bra $Lfault_27;
 	mad.lo.s64 %rd295, %rd9, 4, %rd296;
 	ld.global.s32 %r298, [%rd295];
 	add.s32 %r299, %r298, %r294;
-	mad.lo.s64 %rd300, %rd9, 4, %rd296;
+	mov.b64 %rd300, %rd295;
 	st.global.s32 [%rd300], %r299;
-	cvt.u32.u64 %r301, %rd12;
-	cvt.u32.u64 %r302, %rd14;
-	mul.lo.s32 %r303, %r302, 29;
-	add.s32 %r304, %r301, %r303;
+	setp.ge.u64 %pt28, %rd9, %rd307;
+	@%pt28 bra $Lfault_28;
 	mad.lo.s64 %rd305, %rd9, 4, %rd306;
 	ld.global.s32 %r308, [%rd305];
 	add.s32 %r309, %r308, %r304;
-	mad.lo.s64 %rd310, %rd9, 4, %rd306;
+	mov.b64 %rd310, %rd305;
 	st.global.s32 [%rd310], %r309;
-	cvt.u32.u64 %r311, %rd12;
-	cvt.u32.u64 %r312, %rd14;
-	mul.lo.s32 %r313, %r312, 30;
-	add.s32 %r314, %r311, %r313;
+	setp.ge.u64 %pt29, %rd9, %rd317;
+	@%pt29 bra $Lfault_29;
 	mad.lo.s64 %rd315, %rd9, 4, %rd316;
 	ld.global.s32 %r318, [%rd315];
 	add.s32 %r319, %r318, %r314;
-	mad.lo.s64 %rd320, %rd9, 4, %rd316;
+	mov.b64 %rd320, %rd315;
 	st.global.s32 [%rd320], %r319;
-	cvt.u32.u64 %r321, %rd12;
-	cvt.u32.u64 %r322, %rd14;
-	mul.lo.s32 %r323, %r322, 31;
-	add.s32 %r324, %r321, %r323;
+	setp.ge.u64 %pt30, %rd9, %rd327;
+	@%pt30 bra $Lfault_30;
 	mad.lo.s64 %rd325, %rd9, 4, %rd326;
 	ld.global.s32 %r328, [%rd325];
 	add.s32 %r329, %r328, %r324;
-	mad.lo.s64 %rd330, %rd9, 4, %rd326;
+	mov.b64 %rd330, %rd325;
 	st.global.s32 [%rd330], %r329;
-	cvt.u32.u64 %r331, %rd12;
-	cvt.u32.u64 %r332, %rd14;
-	mul.lo.s32 %r333, %r332, 32;
-	add.s32 %r334, %r331, %r333;
+	setp.ge.u64 %pt31, %rd9, %rd337;
+	@%pt31 bra $Lfault_31;
 	mad.lo.s64 %rd335, %rd9, 4, %rd336;
 	ld.global.s32 %r338, [%rd335];
 	add.s32 %r339, %r338, %r334;
-	mad.lo.s64 %rd340, %rd9, 4, %rd336;
+	mov.b64 %rd340, %rd335;
 	st.global.s32 [%rd340], %r339;
-	cvt.u32.u64 %r341, %rd12;
-	cvt.u32.u64 %r342, %rd14;
-	mul.lo.s32 %r343, %r342, 33;
-	add.s32 %r344, %r341, %r343;
+	setp.ge.u64 %pt32, %rd9, %rd347;
+	@%pt32 bra $Lfault_32;
 	mad.lo.s64 %rd345, %rd9, 4, %rd346;
 	ld.global.s32 %r348, [%rd345];
 	add.s32 %r349, %r348, %r344;
-	mad.lo.s64 %rd350, %rd9, 4, %rd346;
+	mov.b64 %rd350, %rd345;
 	st.global.s32 [%rd350], %r349;
-	cvt.u32.u64 %r351, %rd12;
-	cvt.u32.u64 %r352, %rd14;
-	mul.lo.s32 %r353, %r352, 34;
-	add.s32 %r354, %r351, %r353;
+	setp.ge.u64 %pt33, %rd9, %rd357;
+	@%pt33 bra $Lfault_33;
 	mad.lo.s64 %rd355, %rd9, 4, %rd356;
 	ld.global.s32 %r358, [%rd355];
 	add.s32 %r359, %r358, %r354;
-	mad.lo.s64 %rd360, %rd9, 4, %rd356;
+	mov.b64 %rd360, %rd355;
 	st.global.s32 [%rd360], %r359;
-	cvt.u32.u64 %r361, %rd12;
-	cvt.u32.u64 %r362, %rd14;
-	mul.lo.s32 %r363, %r362, 35;
-	add.s32 %r364, %r361, %r363;
+	setp.ge.u64 %pt34, %rd9, %rd367;
+	@%pt34 bra $Lfault_34;
 	mad.lo.s64 %rd365, %rd9, 4, %rd366;
 	ld.global.s32 %r368, [%rd365];
 	add.s32 %r369, %r368, %r364;
-	mad.lo.s64 %rd370, %rd9, 4, %rd366;
+	mov.b64 %rd370, %rd365;
 	st.global.s32 [%rd370], %r369;
-	cvt.u32.u64 %r371, %rd12;
-	cvt.u32.u64 %r372, %rd14;
-	mul.lo.s32 %r373, %r372, 36;
-	add.s32 %r374, %r371, %r373;
+	setp.ge.u64 %pt35, %rd9, %rd377;
+	@%pt35 bra $Lfault_35;
 	mad.lo.s64 %rd375, %rd9, 4, %rd376;
 	ld.global.s32 %r378, [%rd375];
 	add.s32 %r379, %r378, %r374;
-	mad.lo.s64 %rd380, %rd9, 4, %rd376;
+	mov.b64 %rd380, %rd375;
 	st.global.s32 [%rd380], %r379;
-	cvt.u32.u64 %r381, %rd12;
-	cvt.u32.u64 %r382, %rd14;
-	mul.lo.s32 %r383, %r382, 37;
-	add.s32 %r384, %r381, %r383;
+	setp.ge.u64 %pt36, %rd9, %rd387;
+	@%pt36 bra $Lfault_36;
 	mad.lo.s64 %rd385, %rd9, 4, %rd386;
 	ld.global.s32 %r388, [%rd385];
 	add.s32 %r389, %r388, %r384;
-	mad.lo.s64 %rd390, %rd9, 4, %rd386;
+	mov.b64 %rd390, %rd385;
 	st.global.s32 [%rd390], %r389;
-	cvt.u32.u64 %r391, %rd12;
-	cvt.u32.u64 %r392, %rd14;
-	mul.lo.s32 %r393, %r392, 38;
-	add.s32 %r394, %r391, %r393;
+	setp.ge.u64 %pt37, %rd9, %rd397;
+	@%pt37 bra $Lfault_37;
 	mad.lo.s64 %rd395, %rd9, 4, %rd396;
 	ld.global.s32 %r398, [%rd395];
 	add.s32 %r399, %r398, %r394;
-	mad.lo.s64 %rd400, %rd9, 4, %rd396;
+	mov.b64 %rd400, %rd395;
 	st.global.s32 [%rd400], %r399;
-	cvt.u32.u64 %r401, %rd12;
-	cvt.u32.u64 %r402, %rd14;
-	mul.lo.s32 %r403, %r402, 39;
-	add.s32 %r404, %r401, %r403;
+	setp.ge.u64 %pt38, %rd9, %rd407;
+	@%pt38 bra $Lfault_38;
 	mad.lo.s64 %rd405, %rd9, 4, %rd406;
 	ld.global.s32 %r408, [%rd405];
 	add.s32 %r409, %r408, %r404;
-	mad.lo.s64 %rd410, %rd9, 4, %rd406;
+	mov.b64 %rd410, %rd405;
 	st.global.s32 [%rd410], %r409;
-	cvt.u32.u64 %r411, %rd12;
-	cvt.u32.u64 %r412, %rd14;
-	mul.lo.s32 %r413, %r412, 40;
-	add.s32 %r414, %r411, %r413;
+	setp.ge.u64 %pt39, %rd9, %rd417;
+	@%pt39 bra $Lfault_39;
 	mad.lo.s64 %rd415, %rd9, 4, %rd416;
 	ld.global.s32 %r418, [%rd415];
 	add.s32 %r419, %r418, %r414;
-	mad.lo.s64 %rd420, %rd9, 4, %rd416;
+	mov.b64 %rd420, %rd415;
 	st.global.s32 [%rd420], %r419;
-	cvt.u32.u64 %r421, %rd12;
-	cvt.u32.u64 %r422, %rd14;
-	mul.lo.s32 %r423, %r422, 41;
-	add.s32 %r424, %r421, %r423;
+	setp.ge.u64 %pt40, %rd9, %rd427;
+	@%pt40 bra $Lfault_40;
 	mad.lo.s64 %rd425, %rd9, 4, %rd426;
 	ld.global.s32 %r428, [%rd425];
 	add.s32 %r429, %r428, %r424;
-	mad.lo.s64 %rd430, %rd9, 4, %rd426;
+	mov.b64 %rd430, %rd425;
 	st.global.s32 [%rd430], %r429;
-	cvt.u32.u64 %r431, %rd12;
-	cvt.u32.u64 %r432, %rd14;
-	mul.lo.s32 %r433, %r432, 42;
-	add.s32 %r434, %r431, %r433;
+	setp.ge.u64 %pt41, %rd9, %rd437;
+	@%pt41 bra $Lfault_41;
 	mad.lo.s64 %rd435, %rd9, 4, %rd436;
 	ld.global.s32 %r438, [%rd435];
 	add.s32 %r439, %r438, %r434;
-	mad.lo.s64 %rd440, %rd9, 4, %rd436;
+	mov.b64 %rd440, %rd435;
 	st.global.s32 [%rd440], %r439;
-	cvt.u32.u64 %r441, %rd12;
-	cvt.u32.u64 %r442, %rd14;
-	mul.lo.s32 %r443, %r442, 43;
-	add.s32 %r444, %r441, %r443;
+	setp.ge.u64 %pt42, %rd9, %rd447;
+	@%pt42 bra $Lfault_42;
 	mad.lo.s64 %rd445, %rd9, 4, %rd446;
 	ld.global.s32 %r448, [%rd445];
 	add.s32 %r449, %r448, %r444;
-	mad.lo.s64 %rd450, %rd9, 4, %rd446;
+	mov.b64 %rd450, %rd445;
 	st.global.s32 [%rd450], %r449;
-	cvt.u32.u64 %r451, %rd12;
-	cvt.u32.u64 %r452, %rd14;
-	mul.lo.s32 %r453, %r452, 44;
-	add.s32 %r454, %r451, %r453;
+	setp.ge.u64 %pt43, %rd9, %rd457;
+	@%pt43 bra $Lfault_43;
 	mad.lo.s64 %rd455, %rd9, 4, %rd456;
 	ld.global.s32 %r458, [%rd455];
 	add.s32 %r459, %r458, %r454;
-	mad.lo.s64 %rd460, %rd9, 4, %rd456;
+	mov.b64 %rd460, %rd455;
 	st.global.s32 [%rd460], %r459;
-	cvt.u32.u64 %r461, %rd12;
-	cvt.u32.u64 %r462, %rd14;
-	mul.lo.s32 %r463, %r462, 45;
-	add.s32 %r464, %r461, %r463;
+	setp.ge.u64 %pt44, %rd9, %rd467;
+	@%pt44 bra $Lfault_44;
 	mad.lo.s64 %rd465, %rd9, 4, %rd466;
 	ld.global.s32 %r468, [%rd465];
 	add.s32 %r469, %r468, %r464;
-	mad.lo.s64 %rd470, %rd9, 4, %rd466;
+	mov.b64 %rd470, %rd465;
 	st.global.s32 [%rd470], %r469;
-	cvt.u32.u64 %r471, %rd12;
-	cvt.u32.u64 %r472, %rd14;
-	mul.lo.s32 %r473, %r472, 46;
-	add.s32 %r474, %r471, %r473;
+	setp.ge.u64 %pt45, %rd9, %rd477;
+	@%pt45 bra $Lfault_45;
 	mad.lo.s64 %rd475, %rd9, 4, %rd476;
 	ld.global.s32 %r478, [%rd475];
 	add.s32 %r479, %r478, %r474;
-	mad.lo.s64 %rd480, %rd9, 4, %rd476;
+	mov.b64 %rd480, %rd475;
 	st.global.s32 [%rd480], %r479;
-	cvt.u32.u64 %r481, %rd12;
-	cvt.u32.u64 %r482, %rd14;
-	mul.lo.s32 %r483, %r482, 47;
-	add.s32 %r484, %r481, %r483;
+	setp.ge.u64 %pt46, %rd9, %rd487;
+	@%pt46 bra $Lfault_46;
 	mad.lo.s64 %rd485, %rd9, 4, %rd486;
 	ld.global.s32 %r488, [%rd485];
 	add.s32 %r489, %r488, %r484;
-	mad.lo.s64 %rd490, %rd9, 4, %rd486;
+	mov.b64 %rd490, %rd485;
 	st.global.s32 [%rd490], %r489;
-	cvt.u32.u64 %r491, %rd12;
-	cvt.u32.u64 %r492, %rd14;
-	mul.lo.s32 %r493, %r492, 48;
-	add.s32 %r494, %r491, %r493;
+	setp.ge.u64 %pt47, %rd9, %rd497;
+	@%pt47 bra $Lfault_47;
 	mad.lo.s64 %rd495, %rd9, 4, %rd496;
 	ld.global.s32 %r498, [%rd495];
 	add.s32 %r499, %r498, %r494;
-	mad.lo.s64 %rd500, %rd9, 4, %rd496;
+	mov.b64 %rd500, %rd495;
 	st.global.s32 [%rd500], %r499;
-	cvt.u32.u64 %r501, %rd12;
-	cvt.u32.u64 %r502, %rd14;
-	mul.lo.s32 %r503, %r502, 49;
-	add.s32 %r504, %r501, %r503;
+	setp.ge.u64 %pt48, %rd9, %rd507;
+	@%pt48 bra $Lfault_48;
 	mad.lo.s64 %rd505, %rd9, 4, %rd506;
 	ld.global.s32 %r508, [%rd505];
 	add.s32 %r509, %r508, %r504;
-	mad.lo.s64 %rd510, %rd9, 4, %rd506;
+	mov.b64 %rd510, %rd505;
 	st.global.s32 [%rd510], %r509;
-	cvt.u32.u64 %r511, %rd12;
-	cvt.u32.u64 %r512, %rd14;
-	mul.lo.s32 %r513, %r512, 50;
-	add.s32 %r514, %r511, %r513;
+	setp.ge.u64 %pt49, %rd9, %rd517;
+	@%pt49 bra $Lfault_49;
 	mad.lo.s64 %rd515, %rd9, 4, %rd516;
 	ld.global.s32 %r518, [%rd515];
 	add.s32 %r519, %r518, %r514;
-	mad.lo.s64 %rd520, %rd9, 4, %rd516;
+	mov.b64 %rd520, %rd515;
 	st.global.s32 [%rd520], %r519;
-	cvt.u32.u64 %r521, %rd12;
-	cvt.u32.u64 %r522, %rd14;
-	mul.lo.s32 %r523, %r522, 51;
-	add.s32 %r524, %r521, %r523;
+	setp.ge.u64 %pt50, %rd9, %rd527;
+	@%pt50 bra $Lfault_50;
 	mad.lo.s64 %rd525, %rd9, 4, %rd526;
 	ld.global.s32 %r528, [%rd525];
 	add.s32 %r529, %r528, %r524;
-	mad.lo.s64 %rd530, %rd9, 4, %rd526;
+	mov.b64 %rd530, %rd525;
 	st.global.s32 [%rd530], %r529;
-	cvt.u32.u64 %r531, %rd12;
-	cvt.u32.u64 %r532, %rd14;
-	mul.lo.s32 %r533, %r532, 52;
-	add.s32 %r534, %r531, %r533;
+	setp.ge.u64 %pt51, %rd9, %rd537;
+	@%pt51 bra $Lfault_51;
 	mad.lo.s64 %rd535, %rd9, 4, %rd536;
 	ld.global.s32 %r538, [%rd535];
 	add.s32 %r539, %r538, %r534;
-	mad.lo.s64 %rd540, %rd9, 4, %rd536;
+	mov.b64 %rd540, %rd535;
 	st.global.s32 [%rd540], %r539;
-	cvt.u32.u64 %r541, %rd12;
-	cvt.u32.u64 %r542, %rd14;
-	mul.lo.s32 %r543, %r542, 53;
-	add.s32 %r544, %r541, %r543;
+	setp.ge.u64 %pt52, %rd9, %rd547;
+	@%pt52 bra $Lfault_52;
 	mad.lo.s64 %rd545, %rd9, 4, %rd546;
 	ld.global.s32 %r548, [%rd545];
 	add.s32 %r549, %r548, %r544;
-	mad.lo.s64 %rd550, %rd9, 4, %rd546;
+	mov.b64 %rd550, %rd545;
 	st.global.s32 [%rd550], %r549;
-	cvt.u32.u64 %r551, %rd12;
-	cvt.u32.u64 %r552, %rd14;
-	mul.lo.s32 %r553, %r552, 54;
-	add.s32 %r554, %r551, %r553;
+	setp.ge.u64 %pt53, %rd9, %rd557;
+	@%pt53 bra $Lfault_53;
 	mad.lo.s64 %rd555, %rd9, 4, %rd556;
 	ld.global.s32 %r558, [%rd555];
 	add.s32 %r559, %r558, %r554;
-	mad.lo.s64 %rd560, %rd9, 4, %rd556;
+	mov.b64 %rd560, %rd555;
 	st.global.s32 [%rd560], %r559;
-	cvt.u32.u64 %r561, %rd12;
-	cvt.u32.u64 %r562, %rd14;
-	mul.lo.s32 %r563, %r562, 55;
-	add.s32 %r564, %r561, %r563;
+	setp.ge.u64 %pt54, %rd9, %rd567;
+	@%pt54 bra $Lfault_54;
 	mad.lo.s64 %rd565, %rd9, 4, %rd566;
 	ld.global.s32 %r568, [%rd565];
 	add.s32 %r569, %r568, %r564;
-	mad.lo.s64 %rd570, %rd9, 4, %rd566;
+	mov.b64 %rd570, %rd565;
 	st.global.s32 [%rd570], %r569;
-	cvt.u32.u64 %r571, %rd12;
-	cvt.u32.u64 %r572, %rd14;
-	mul.lo.s32 %r573, %r572, 56;
-	add.s32 %r574, %r571, %r573;
+	setp.ge.u64 %pt55, %rd9, %rd577;
+	@%pt55 bra $Lfault_55;
 	mad.lo.s64 %rd575, %rd9, 4, %rd576;
 	ld.global.s32 %r578, [%rd575];
 	add.s32 %r579, %r578, %r574;
-	mad.lo.s64 %rd580, %rd9, 4, %rd576;
+	mov.b64 %rd580, %rd575;
 	st.global.s32 [%rd580], %r579;
-	cvt.u32.u64 %r581, %rd12;
-	cvt.u32.u64 %r582, %rd14;
-	mul.lo.s32 %r583, %r582, 57;
-	add.s32 %r584, %r581, %r583;
+	setp.ge.u64 %pt56, %rd9, %rd587;
+	@%pt56 bra $Lfault_56;
 	mad.lo.s64 %rd585, %rd9, 4, %rd586;
 	ld.global.s32 %r588, [%rd585];
 	add.s32 %r589, %r588, %r584;
-	mad.lo.s64 %rd590, %rd9, 4, %rd586;
+	mov.b64 %rd590, %rd585;
 	st.global.s32 [%rd590], %r589;
-	cvt.u32.u64 %r591, %rd12;
-	cvt.u32.u64 %r592, %rd14;
-	mul.lo.s32 %r593, %r592, 58;
-	add.s32 %r594, %r591, %r593;
+	setp.ge.u64 %pt57, %rd9, %rd597;
+	@%pt57 bra $Lfault_57;
 	mad.lo.s64 %rd595, %rd9, 4, %rd596;
 	ld.global.s32 %r598, [%rd595];
 	add.s32 %r599, %r598, %r594;
-	mad.lo.s64 %rd600, %rd9, 4, %rd596;
+	mov.b64 %rd600, %rd595;
 	st.global.s32 [%rd600], %r599;
-	cvt.u32.u64 %r601, %rd12;
-	cvt.u32.u64 %r602, %rd14;
-	mul.lo.s32 %r603, %r602, 59;
-	add.s32 %r604, %r601, %r603;
+	setp.ge.u64 %pt58, %rd9, %rd607;
+	@%pt58 bra $Lfault_58;
 	mad.lo.s64 %rd605, %rd9, 4, %rd606;
 	ld.global.s32 %r608, [%rd605];
 	add.s32 %r609, %r608, %r604;
-	mad.lo.s64 %rd610, %rd9, 4, %rd606;
+	mov.b64 %rd610, %rd605;
 	st.global.s32 [%rd610], %r609;
-	cvt.u32.u64 %r611, %rd12;
-	cvt.u32.u64 %r612, %rd14;
-	mul.lo.s32 %r613, %r612, 60;
-	add.s32 %r614, %r611, %r613;
+	setp.ge.u64 %pt59, %rd9, %rd617;
+	@%pt59 bra $Lfault_59;
 	mad.lo.s64 %rd615, %rd9, 4, %rd616;
 	ld.global.s32 %r618, [%rd615];
 	add.s32 %r619, %r618, %r614;
-	mad.lo.s64 %rd620, %rd9, 4, %rd616;
+	mov.b64 %rd620, %rd615;
 	st.global.s32 [%rd620], %r619;
-	cvt.u32.u64 %r621, %rd12;
-	cvt.u32.u64 %r622, %rd14;
-	mul.lo.s32 %r623, %r622, 61;
-	add.s32 %r624, %r621, %r623;
+	setp.ge.u64 %pt60, %rd9, %rd627;
+	@%pt60 bra $Lfault_60;
 	mad.lo.s64 %rd625, %rd9, 4, %rd626;
 	ld.global.s32 %r628, [%rd625];
 	add.s32 %r629, %r628, %r624;
-	mad.lo.s64 %rd630, %rd9, 4, %rd626;
+	mov.b64 %rd630, %rd625;
 	st.global.s32 [%rd630], %r629;
-	cvt.u32.u64 %r631, %rd12;
-	cvt.u32.u64 %r632, %rd14;
-	mul.lo.s32 %r633, %r632, 62;
-	add.s32 %r634, %r631, %r633;
+	setp.ge.u64 %pt61, %rd9, %rd637;
+	@%pt61 bra $Lfault_61;
 	mad.lo.s64 %rd635, %rd9, 4, %rd636;
 	ld.global.s32 %r638, [%rd635];
 	add.s32 %r639, %r638, %r634;
-	mad.lo.s64 %rd640, %rd9, 4, %rd636;
+	mov.b64 %rd640, %rd635;
 	st.global.s32 [%rd640], %r639;
-	cvt.u32.u64 %r641, %rd12;
-	cvt.u32.u64 %r642, %rd14;
-	mul.lo.s32 %r643, %r642, 63;
-	add.s32 %r644, %r641, %r643;
+	setp.ge.u64 %pt62, %rd9, %rd647;
+	@%pt62 bra $Lfault_62;
 	mad.lo.s64 %rd645, %rd9, 4, %rd646;
 	ld.global.s32 %r648, [%rd645];
 	add.s32 %r649, %r648, %r644;
-	mad.lo.s64 %rd650, %rd9, 4, %rd646;
+	mov.b64 %rd650, %rd645;
 	st.global.s32 [%rd650], %r649;
-	cvt.u32.u64 %r651, %rd12;
-	cvt.u32.u64 %r652, %rd14;
-	mul.lo.s32 %r653, %r652, 64;
-	add.s32 %r654, %r651, %r653;
+	setp.ge.u64 %pt63, %rd9, %rd657;
+	@%pt63 bra $Lfault_63;
 	mad.lo.s64 %rd655, %rd9, 4, %rd656;
 	ld.global.s32 %r658, [%rd655];
 	add.s32 %r659, %r658, %r654;
-	mad.lo.s64 %rd660, %rd9, 4, %rd656;
+	mov.b64 %rd660, %rd655;
 	st.global.s32 [%rd660], %r659;
-	cvt.u32.u64 %r661, %rd12;
-	cvt.u32.u64 %r662, %rd14;
-	mul.lo.s32 %r663, %r662, 65;
-	add.s32 %r664, %r661, %r663;
+	setp.ge.u64 %pt64, %rd9, %rd667;
+	@%pt64 bra $Lfault_64;
 	mad.lo.s64 %rd665, %rd9, 4, %rd666;
 	ld.global.s32 %r668, [%rd665];
 	add.s32 %r669, %r668, %r664;
-	mad.lo.s64 %rd670, %rd9, 4, %rd666;
+	mov.b64 %rd670, %rd665;
 	st.global.s32 [%rd670], %r669;
-	cvt.u32.u64 %r671, %rd12;
-	cvt.u32.u64 %r672, %rd14;
-	mul.lo.s32 %r673, %r672, 66;
-	add.s32 %r674, %r671, %r673;
+	setp.ge.u64 %pt65, %rd9, %rd677;
+	@%pt65 bra $Lfault_65;
 	mad.lo.s64 %rd675, %rd9, 4, %rd676;
 	ld.global.s32 %r678, [%rd675];
 	add.s32 %r679, %r678, %r674;
-	mad.lo.s64 %rd680, %rd9, 4, %rd676;
+	mov.b64 %rd680, %rd675;
 	st.global.s32 [%rd680], %r679;
-	cvt.u32.u64 %r681, %rd12;
-	cvt.u32.u64 %r682, %rd14;
-	mul.lo.s32 %r683, %r682, 67;
-	add.s32 %r684, %r681, %r683;
+	setp.ge.u64 %pt66, %rd9, %rd687;
+	@%pt66 bra $Lfault_66;
 	mad.lo.s64 %rd685, %rd9, 4, %rd686;
 	ld.global.s32 %r688, [%rd685];
 	add.s32 %r689, %r688, %r684;
-	mad.lo.s64 %rd690, %rd9, 4, %rd686;
+	mov.b64 %rd690, %rd685;
 	st.global.s32 [%rd690], %r689;
-	cvt.u32.u64 %r691, %rd12;
-	cvt.u32.u64 %r692, %rd14;
-	mul.lo.s32 %r693, %r692, 68;
-	add.s32 %r694, %r691, %r693;
+	setp.ge.u64 %pt67, %rd9, %rd697;
+	@%pt67 bra $Lfault_67;
 	mad.lo.s64 %rd695, %rd9, 4, %rd696;
 	ld.global.s32 %r698, [%rd695];
 	add.s32 %r699, %r698, %r694;
-	mad.lo.s64 %rd700, %rd9, 4, %rd696;
+	mov.b64 %rd700, %rd695;
 	st.global.s32 [%rd700], %r699;
-	cvt.u32.u64 %r701, %rd12;
-	cvt.u32.u64 %r702, %rd14;
-	mul.lo.s32 %r703, %r702, 69;
-	add.s32 %r704, %r701, %r703;
+	setp.ge.u64 %pt68, %rd9, %rd707;
+	@%pt68 bra $Lfault_68;
 	mad.lo.s64 %rd705, %rd9, 4, %rd706;
 	ld.global.s32 %r708, [%rd705];
 	add.s32 %r709, %r708, %r704;
-	mad.lo.s64 %rd710, %rd9, 4, %rd706;
+	mov.b64 %rd710, %rd705;
 	st.global.s32 [%rd710], %r709;
-	cvt.u32.u64 %r711, %rd12;
-	cvt.u32.u64 %r712, %rd14;
-	mul.lo.s32 %r713, %r712, 70;
-	add.s32 %r714, %r711, %r713;
+	setp.ge.u64 %pt69, %rd9, %rd717;
+	@%pt69 bra $Lfault_69;
 	mad.lo.s64 %rd715, %rd9, 4, %rd716;
 	ld.global.s32 %r718, [%rd715];
 	add.s32 %r719, %r718, %r714;
-	mad.lo.s64 %rd720, %rd9, 4, %rd716;
+	mov.b64 %rd720, %rd715;
 	st.global.s32 [%rd720], %r719;
-	cvt.u32.u64 %r721, %rd12;
-	cvt.u32.u64 %r722, %rd14;
-	mul.lo.s32 %r723, %r722, 71;
-	add.s32 %r724, %r721, %r723;
+	setp.ge.u64 %pt70, %rd9, %rd727;
+	@%pt70 bra $Lfault_70;
 	mad.lo.s64 %rd725, %rd9, 4, %rd726;
 	ld.global.s32 %r728, [%rd725];
 	add.s32 %r729, %r728, %r724;
-	mad.lo.s64 %rd730, %rd9, 4, %rd726;
+	mov.b64 %rd730, %rd725;
 	st.global.s32 [%rd730], %r729;
-	cvt.u32.u64 %r731, %rd12;
-	cvt.u32.u64 %r732, %rd14;
-	mul.lo.s32 %r733, %r732, 72;
-	add.s32 %r734, %r731, %r733;
+	setp.ge.u64 %pt71, %rd9, %rd737;
+	@%pt71 bra $Lfault_71;
 	mad.lo.s64 %rd735, %rd9, 4, %rd736;
 	ld.global.s32 %r738, [%rd735];
 	add.s32 %r739, %r738, %r734;
-	mad.lo.s64 %rd740, %rd9, 4, %rd736;
+	mov.b64 %rd740, %rd735;
 	st.global.s32 [%rd740], %r739;
-	cvt.u32.u64 %r741, %rd12;
-	cvt.u32.u64 %r742, %rd14;
-	mul.lo.s32 %r743, %r742, 73;
-	add.s32 %r744, %r741, %r743;
+	setp.ge.u64 %pt72, %rd9, %rd747;
+	@%pt72 bra $Lfault_72;
 	mad.lo.s64 %rd745, %rd9, 4, %rd746;
 	ld.global.s32 %r748, [%rd745];
 	add.s32 %r749, %r748, %r744;
-	mad.lo.s64 %rd750, %rd9, 4, %rd746;
+	mov.b64 %rd750, %rd745;
 	st.global.s32 [%rd750], %r749;
-	cvt.u32.u64 %r751, %rd12;
-	cvt.u32.u64 %r752, %rd14;
-	mul.lo.s32 %r753, %r752, 74;
-	add.s32 %r754, %r751, %r753;
+	setp.ge.u64 %pt73, %rd9, %rd757;
+	@%pt73 bra $Lfault_73;
 	mad.lo.s64 %rd755, %rd9, 4, %rd756;
 	ld.global.s32 %r758, [%rd755];
 	add.s32 %r759, %r758, %r754;
-	mad.lo.s64 %rd760, %rd9, 4, %rd756;
+	mov.b64 %rd760, %rd755;
 	st.global.s32 [%rd760], %r759;
-	cvt.u32.u64 %r761, %rd12;
-	cvt.u32.u64 %r762, %rd14;
-	mul.lo.s32 %r763, %r762, 75;
-	add.s32 %r764, %r761, %r763;
+	setp.ge.u64 %pt74, %rd9, %rd767;
+	@%pt74 bra $Lfault_74;
 	mad.lo.s64 %rd765, %rd9, 4, %rd766;
 	ld.global.s32 %r768, [%rd765];
 	add.s32 %r769, %r768, %r764;
-	mad.lo.s64 %rd770, %rd9, 4, %rd766;
+	mov.b64 %rd770, %rd765;
 	st.global.s32 [%rd770], %r769;
-	cvt.u32.u64 %r771, %rd12;
-	cvt.u32.u64 %r772, %rd14;
-	mul.lo.s32 %r773, %r772, 76;
-	add.s32 %r774, %r771, %r773;
+	setp.ge.u64 %pt75, %rd9, %rd777;
+	@%pt75 bra $Lfault_75;
 	mad.lo.s64 %rd775, %rd9, 4, %rd776;
 	ld.global.s32 %r778, [%rd775];
 	add.s32 %r779, %r778, %r774;
-	mad.lo.s64 %rd780, %rd9, 4, %rd776;
+	mov.b64 %rd780, %rd775;
 	st.global.s32 [%rd780], %r779;
-	cvt.u32.u64 %r781, %rd12;
-	cvt.u32.u64 %r782, %rd14;
-	mul.lo.s32 %r783, %r782, 77;
-	add.s32 %r784, %r781, %r783;
+	setp.ge.u64 %pt76, %rd9, %rd787;
+	@%pt76 bra $Lfault_76;
 	mad.lo.s64 %rd785, %rd9, 4, %rd786;
 	ld.global.s32 %r788, [%rd785];
 	add.s32 %r789, %r788, %r784;
-	mad.lo.s64 %rd790, %rd9, 4, %rd786;
+	mov.b64 %rd790, %rd785;
 	st.global.s32 [%rd790], %r789;
-	cvt.u32.u64 %r791, %rd12;
-	cvt.u32.u64 %r792, %rd14;
-	mul.lo.s32 %r793, %r792, 78;
-	add.s32 %r794, %r791, %r793;
+	setp.ge.u64 %pt77, %rd9, %rd797;
+	@%pt77 bra $Lfault_77;
 	mad.lo.s64 %rd795, %rd9, 4, %rd796;
 	ld.global.s32 %r798, [%rd795];
 	add.s32 %r799, %r798, %r794;
-	mad.lo.s64 %rd800, %rd9, 4, %rd796;
+	mov.b64 %rd800, %rd795;
 	st.global.s32 [%rd800], %r799;
-	cvt.u32.u64 %r801, %rd12;
-	cvt.u32.u64 %r802, %rd14;
-	mul.lo.s32 %r803, %r802, 79;
-	add.s32 %r804, %r801, %r803;
+	setp.ge.u64 %pt78, %rd9, %rd807;
+	@%pt78 bra $Lfault_78;
 	mad.lo.s64 %rd805, %rd9, 4, %rd806;
 	ld.global.s32 %r808, [%rd805];
 	add.s32 %r809, %r808, %r804;
-	mad.lo.s64 %rd810, %rd9, 4, %rd806;
+	mov.b64 %rd810, %rd805;
 	st.global.s32 [%rd810], %r809;
-	cvt.u32.u64 %r811, %rd12;
-	cvt.u32.u64 %r812, %rd14;
-	mul.lo.s32 %r813, %r812, 80;
-	add.s32 %r814, %r811, %r813;
+	setp.ge.u64 %pt79, %rd9, %rd817;
+	@%pt79 bra $Lfault_79;
 	mad.lo.s64 %rd815, %rd9, 4, %rd816;
 	ld.global.s32 %r818, [%rd815];
 	add.s32 %r819, %r818, %r814;
-	mad.lo.s64 %rd820, %rd9, 4, %rd816;
+	mov.b64 %rd820, %rd815;
 	st.global.s32 [%rd820], %r819;
-	cvt.u32.u64 %r821, %rd12;
-	cvt.u32.u64 %r822, %rd14;
-	mul.lo.s32 %r823, %r822, 81;
-	add.s32 %r824, %r821, %r823;
+	setp.ge.u64 %pt80, %rd9, %rd827;
+	@%pt80 bra $Lfault_80;
 	mad.lo.s64 %rd825, %rd9, 4, %rd826;
 	ld.global.s32 %r828, [%rd825];
 	add.s32 %r829, %r828, %r824;
-	mad.lo.s64 %rd830, %rd9, 4, %rd826;
+	mov.b64 %rd830, %rd825;
 	st.global.s32 [%rd830], %r829;
-	cvt.u32.u64 %r831, %rd12;
-	cvt.u32.u64 %r832, %rd14;
-	mul.lo.s32 %r833, %r832, 82;
-	add.s32 %r834, %r831, %r833;
+	setp.ge.u64 %pt81, %rd9, %rd837;
+	@%pt81 bra $Lfault_81;
 	mad.lo.s64 %rd835, %rd9, 4, %rd836;
 	ld.global.s32 %r838, [%rd835];
 	add.s32 %r839, %r838, %r834;
-	mad.lo.s64 %rd840, %rd9, 4, %rd836;
+	mov.b64 %rd840, %rd835;
 	st.global.s32 [%rd840], %r839;
-	cvt.u32.u64 %r841, %rd12;
-	cvt.u32.u64 %r842, %rd14;
-	mul.lo.s32 %r843, %r842, 83;
-	add.s32 %r844, %r841, %r843;
+	setp.ge.u64 %pt82, %rd9, %rd847;
+	@%pt82 bra $Lfault_82;
 	mad.lo.s64 %rd845, %rd9, 4, %rd846;
 	ld.global.s32 %r848, [%rd845];
 	add.s32 %r849, %r848, %r844;
-	mad.lo.s64 %rd850, %rd9, 4, %rd846;
+	mov.b64 %rd850, %rd845;
 	st.global.s32 [%rd850], %r849;
-	cvt.u32.u64 %r851, %rd12;
-	cvt.u32.u64 %r852, %rd14;
-	mul.lo.s32 %r853, %r852, 84;
-	add.s32 %r854, %r851, %r853;
+	setp.ge.u64 %pt83, %rd9, %rd857;
+	@%pt83 bra $Lfault_83;
 	mad.lo.s64 %rd855, %rd9, 4, %rd856;
 	ld.global.s32 %r858, [%rd855];
 	add.s32 %r859, %r858, %r854;
-	mad.lo.s64 %rd860, %rd9, 4, %rd856;
+	mov.b64 %rd860, %rd855;
 	st.global.s32 [%rd860], %r859;
-	cvt.u32.u64 %r861, %rd12;
-	cvt.u32.u64 %r862, %rd14;
-	mul.lo.s32 %r863, %r862, 85;
-	add.s32 %r864, %r861, %r863;
+	setp.ge.u64 %pt84, %rd9, %rd867;
+	@%pt84 bra $Lfault_84;
 	mad.lo.s64 %rd865, %rd9, 4, %rd866;
 	ld.global.s32 %r868, [%rd865];
 	add.s32 %r869, %r868, %r864;
-	mad.lo.s64 %rd870, %rd9, 4, %rd866;
+	mov.b64 %rd870, %rd865;
 	st.global.s32 [%rd870], %r869;
-	cvt.u32.u64 %r871, %rd12;
-	cvt.u32.u64 %r872, %rd14;
-	mul.lo.s32 %r873, %r872, 86;
-	add.s32 %r874, %r871, %r873;
+	setp.ge.u64 %pt85, %rd9, %rd877;
+	@%pt85 bra $Lfault_85;
 	mad.lo.s64 %rd875, %rd9, 4, %rd876;
 	ld.global.s32 %r878, [%rd875];
 	add.s32 %r879, %r878, %r874;
-	mad.lo.s64 %rd880, %rd9, 4, %rd876;
+	mov.b64 %rd880, %rd875;
 	st.global.s32 [%rd880], %r879;
-	cvt.u32.u64 %r881, %rd12;
-	cvt.u32.u64 %r882, %rd14;
-	mul.lo.s32 %r883, %r882, 87;
-	add.s32 %r884, %r881, %r883;
+	setp.ge.u64 %pt86, %rd9, %rd887;
+	@%pt86 bra $Lfault_86;
 	mad.lo.s64 %rd885, %rd9, 4, %rd886;
 	ld.global.s32 %r888, [%rd885];
 	add.s32 %r889, %r888, %r884;
-	mad.lo.s64 %rd890, %rd9, 4, %rd886;
+	mov.b64 %rd890, %rd885;
 	st.global.s32 [%rd890], %r889;
-	cvt.u32.u64 %r891, %rd12;
-	cvt.u32.u64 %r892, %rd14;
-	mul.lo.s32 %r893, %r892, 88;
-	add.s32 %r894, %r891, %r893;
+	setp.ge.u64 %pt87, %rd9, %rd897;
+	@%pt87 bra $Lfault_87;
 	mad.lo.s64 %rd895, %rd9, 4, %rd896;
 	ld.global.s32 %r898, [%rd895];
 	add.s32 %r899, %r898, %r894;
-	mad.lo.s64 %rd900, %rd9, 4, %rd896;
+	mov.b64 %rd900, %rd895;
 	st.global.s32 [%rd900], %r899;
-	cvt.u32.u64 %r901, %rd12;
-	cvt.u32.u64 %r902, %rd14;
-	mul.lo.s32 %r903, %r902, 89;
-	add.s32 %r904, %r901, %r903;
+	setp.ge.u64 %pt88, %rd9, %rd907;
+	@%pt88 bra $Lfault_88;
 	mad.lo.s64 %rd905, %rd9, 4, %rd906;
 	ld.global.s32 %r908, [%rd905];
 	add.s32 %r909, %r908, %r904;
-	mad.lo.s64 %rd910, %rd9, 4, %rd906;
+	mov.b64 %rd910, %rd905;
 	st.global.s32 [%rd910], %r909;
-	cvt.u32.u64 %r911, %rd12;
-	cvt.u32.u64 %r912, %rd14;
-	mul.lo.s32 %r913, %r912, 90;
-	add.s32 %r914, %r911, %r913;
+	setp.ge.u64 %pt89, %rd9, %rd917;
+	@%pt89 bra $Lfault_89;
 	mad.lo.s64 %rd915, %rd9, 4, %rd916;
 	ld.global.s32 %r918, [%rd915];
 	add.s32 %r919, %r918, %r914;
-	mad.lo.s64 %rd920, %rd9, 4, %rd916;
+	mov.b64 %rd920, %rd915;
 	st.global.s32 [%rd920], %r919;
-	cvt.u32.u64 %r921, %rd12;
-	cvt.u32.u64 %r922, %rd14;
-	mul.lo.s32 %r923, %r922, 91;
-	add.s32 %r924, %r921, %r923;
+	setp.ge.u64 %pt90, %rd9, %rd927;
+	@%pt90 bra $Lfault_90;
 	mad.lo.s64 %rd925, %rd9, 4, %rd926;
 	ld.global.s32 %r928, [%rd925];
 	add.s32 %r929, %r928, %r924;
-	mad.lo.s64 %rd930, %rd9, 4, %rd926;
+	mov.b64 %rd930, %rd925;
 	st.global.s32 [%rd930], %r929;
-	cvt.u32.u64 %r931, %rd12;
-	cvt.u32.u64 %r932, %rd14;
-	mul.lo.s32 %r933, %r932, 92;
-	add.s32 %r934, %r931, %r933;
+	setp.ge.u64 %pt91, %rd9, %rd937;
+	@%pt91 bra $Lfault_91;
 	mad.lo.s64 %rd935, %rd9, 4, %rd936;
 	ld.global.s32 %r938, [%rd935];
 	add.s32 %r939, %r938, %r934;
-	mad.lo.s64 %rd940, %rd9, 4, %rd936;
+	mov.b64 %rd940, %rd935;
 	st.global.s32 [%rd940], %r939;
-	cvt.u32.u64 %r941, %rd12;
-	cvt.u32.u64 %r942, %rd14;
-	mul.lo.s32 %r943, %r942, 93;
-	add.s32 %r944, %r941, %r943;
+	setp.ge.u64 %pt92, %rd9, %rd947;
+	@%pt92 bra $Lfault_92;
 	mad.lo.s64 %rd945, %rd9, 4, %rd946;
 	ld.global.s32 %r948, [%rd945];
 	add.s32 %r949, %r948, %r944;
-	mad.lo.s64 %rd950, %rd9, 4, %rd946;
+	mov.b64 %rd950, %rd945;
 	st.global.s32 [%rd950], %r949;
-	cvt.u32.u64 %r951, %rd12;
-	cvt.u32.u64 %r952, %rd14;
-	mul.lo.s32 %r953, %r952, 94;
-	add.s32 %r954, %r951, %r953;
+	setp.ge.u64 %pt93, %rd9, %rd957;
+	@%pt93 bra $Lfault_93;
 	mad.lo.s64 %rd955, %rd9, 4, %rd956;
 	ld.global.s32 %r958, [%rd955];
 	add.s32 %r959, %r958, %r954;
-	mad.lo.s64 %rd960, %rd9, 4, %rd956;
+	mov.b64 %rd960, %rd955;
 	st.global.s32 [%rd960], %r959;
-	cvt.u32.u64 %r961, %rd12;
-	cvt.u32.u64 %r962, %rd14;
-	mul.lo.s32 %r963, %r962, 95;
-	add.s32 %r964, %r961, %r963;
+	setp.ge.u64 %pt94, %rd9, %rd967;
+	@%pt94 bra $Lfault_94;
 	mad.lo.s64 %rd965, %rd9, 4, %rd966;
 	ld.global.s32 %r968, [%rd965];
 	add.s32 %r969, %r968, %r964;
-	mad.lo.s64 %rd970, %rd9, 4, %rd966;
+	mov.b64 %rd970, %rd965;
 	st.global.s32 [%rd970], %r969;
-	cvt.u32.u64 %r971, %rd12;
-	cvt.u32.u64 %r972, %rd14;
-	mul.lo.s32 %r973, %r972, 96;
-	add.s32 %r974, %r971, %r973;
+	setp.ge.u64 %pt95, %rd9, %rd977;
+	@%pt95 bra $Lfault_95;
 	mad.lo.s64 %rd975, %rd9, 4, %rd976;
 	ld.global.s32 %r978, [%rd975];
 	add.s32 %r979, %r978, %r974;
-	mad.lo.s64 %rd980, %rd9, 4, %rd976;
+	mov.b64 %rd980, %rd975;
 	st.global.s32 [%rd980], %r979;
-	cvt.u32.u64 %r981, %rd12;
-	cvt.u32.u64 %r982, %rd14;
-	mul.lo.s32 %r983, %r982, 97;
-	add.s32 %r984, %r981, %r983;
+	setp.ge.u64 %pt96, %rd9, %rd987;
+	@%pt96 bra $Lfault_96;
 	mad.lo.s64 %rd985, %rd9, 4, %rd986;
 	ld.global.s32 %r988, [%rd985];
 	add.s32 %r989, %r988, %r984;
-	mad.lo.s64 %rd990, %rd9, 4, %rd986;
+	mov.b64 %rd990, %rd985;
 	st.global.s32 [%rd990], %r989;
-	cvt.u32.u64 %r991, %rd12;
-	cvt.u32.u64 %r992, %rd14;
-	mul.lo.s32 %r993, %r992, 98;
-	add.s32 %r994, %r991, %r993;
+	setp.ge.u64 %pt97, %rd9, %rd997;
+	@%pt97 bra $Lfault_97;
 	mad.lo.s64 %rd995, %rd9, 4, %rd996;
 	ld.global.s32 %r998, [%rd995];
 	add.s32 %r999, %r998, %r994;
-	mad.lo.s64 %rd1000, %rd9, 4, %rd996;
+	mov.b64 %rd1000, %rd995;
 	st.global.s32 [%rd1000], %r999;
-	cvt.u32.u64 %r1001, %rd12;
-	cvt.u32.u64 %r1002, %rd14;
-	mul.lo.s32 %r1003, %r1002, 99;
-	add.s32 %r1004, %r1001, %r1003;
+	setp.ge.u64 %pt98, %rd9, %rd1007;
+	@%pt98 bra $Lfault_98;
 	mad.lo.s64 %rd1005, %rd9, 4, %rd1006;
 	ld.global.s32 %r1008, [%rd1005];
 	add.s32 %r1009, %r1008, %r1004;
-	mad.lo.s64 %rd1010, %rd9, 4, %rd1006;
+	mov.b64 %rd1010, %rd1005;
 	st.global.s32 [%rd1010], %r1009;
-	cvt.u32.u64 %r1011, %rd12;
-	cvt.u32.u64 %r1012, %rd14;
-	mul.lo.s32 %r1013, %r1012, 100;
-	add.s32 %r1014, %r1011, %r1013;
+	setp.ge.u64 %pt99, %rd9, %rd1017;
+	@%pt99 bra $Lfault_99;
 	mad.lo.s64 %rd1015, %rd9, 4, %rd1016;
 	ld.global.s32 %r1018, [%rd1015];
 	add.s32 %r1019, %r1018, %r1014;
-	mad.lo.s64 %rd1020, %rd9, 4, %rd1016;
+	mov.b64 %rd1020, %rd1015;
 	st.global.s32 [%rd1020], %r1019;
-	cvt.u32.u64 %r1021, %rd12;
-	cvt.u32.u64 %r1022, %rd14;
-	mul.lo.s32 %r1023, %r1022, 101;
-	add.s32 %r1024, %r1021, %r1023;
+	setp.ge.u64 %pt100, %rd9, %rd1027;
+	@%pt100 bra $Lfault_100;
 	mad.lo.s64 %rd1025, %rd9, 4, %rd1026;
 	ld.global.s32 %r1028, [%rd1025];
 	add.s32 %r1029, %r1028, %r1024;
-	mad.lo.s64 %rd1030, %rd9, 4, %rd1026;
+	mov.b64 %rd1030, %rd1025;
 	st.global.s32 [%rd1030], %r1029;
-	cvt.u32.u64 %r1031, %rd12;
-	cvt.u32.u64 %r1032, %rd14;
-	mul.lo.s32 %r1033, %r1032, 102;
-	add.s32 %r1034, %r1031, %r1033;
+	setp.ge.u64 %pt101, %rd9, %rd1037;
+	@%pt101 bra $Lfault_101;
 	mad.lo.s64 %rd1035, %rd9, 4, %rd1036;
 	ld.global.s32 %r1038, [%rd1035];
 	add.s32 %r1039, %r1038, %r1034;
-	mad.lo.s64 %rd1040, %rd9, 4, %rd1036;
+	mov.b64 %rd1040, %rd1035;
 	st.global.s32 [%rd1040], %r1039;
-	cvt.u32.u64 %r1041, %rd12;
-	cvt.u32.u64 %r1042, %rd14;
-	mul.lo.s32 %r1043, %r1042, 103;
-	add.s32 %r1044, %r1041, %r1043;
+	setp.ge.u64 %pt102, %rd9, %rd1047;
+	@%pt102 bra $Lfault_102;
 	mad.lo.s64 %rd1045, %rd9, 4, %rd1046;
 	ld.global.s32 %r1048, [%rd1045];
 	add.s32 %r1049, %r1048, %r1044;
-	mad.lo.s64 %rd1050, %rd9, 4, %rd1046;
+	mov.b64 %rd1050, %rd1045;
 	st.global.s32 [%rd1050], %r1049;
-	cvt.u32.u64 %r1051, %rd12;
-	cvt.u32.u64 %r1052, %rd14;
-	mul.lo.s32 %r1053, %r1052, 104;
-	add.s32 %r1054, %r1051, %r1053;
+	setp.ge.u64 %pt103, %rd9, %rd1057;
+	@%pt103 bra $Lfault_103;
 	mad.lo.s64 %rd1055, %rd9, 4, %rd1056;
 	ld.global.s32 %r1058, [%rd1055];
 	add.s32 %r1059, %r1058, %r1054;
-	mad.lo.s64 %rd1060, %rd9, 4, %rd1056;
+	mov.b64 %rd1060, %rd1055;
 	st.global.s32 [%rd1060], %r1059;
-	cvt.u32.u64 %r1061, %rd12;
-	cvt.u32.u64 %r1062, %rd14;
-	mul.lo.s32 %r1063, %r1062, 105;
-	add.s32 %r1064, %r1061, %r1063;
+	setp.ge.u64 %pt104, %rd9, %rd1067;
+	@%pt104 bra $Lfault_104;
 	mad.lo.s64 %rd1065, %rd9, 4, %rd1066;
 	ld.global.s32 %r1068, [%rd1065];
 	add.s32 %r1069, %r1068, %r1064;
-	mad.lo.s64 %rd1070, %rd9, 4, %rd1066;
+	mov.b64 %rd1070, %rd1065;
 	st.global.s32 [%rd1070], %r1069;
-	cvt.u32.u64 %r1071, %rd12;
-	cvt.u32.u64 %r1072, %rd14;
-	mul.lo.s32 %r1073, %r1072, 106;
-	add.s32 %r1074, %r1071, %r1073;
+	setp.ge.u64 %pt105, %rd9, %rd1077;
+	@%pt105 bra $Lfault_105;
 	mad.lo.s64 %rd1075, %rd9, 4, %rd1076;
 	ld.global.s32 %r1078, [%rd1075];
 	add.s32 %r1079, %r1078, %r1074;
-	mad.lo.s64 %rd1080, %rd9, 4, %rd1076;
+	mov.b64 %rd1080, %rd1075;
 	st.global.s32 [%rd1080], %r1079;
-	cvt.u32.u64 %r1081, %rd12;
-	cvt.u32.u64 %r1082, %rd14;
-	mul.lo.s32 %r1083, %r1082, 107;
-	add.s32 %r1084, %r1081, %r1083;
+	setp.ge.u64 %pt106, %rd9, %rd1087;
+	@%pt106 bra $Lfault_106;
 	mad.lo.s64 %rd1085, %rd9, 4, %rd1086;
 	ld.global.s32 %r1088, [%rd1085];
 	add.s32 %r1089, %r1088, %r1084;
-	mad.lo.s64 %rd1090, %rd9, 4, %rd1086;
+	mov.b64 %rd1090, %rd1085;
 	st.global.s32 [%rd1090], %r1089;
-	cvt.u32.u64 %r1091, %rd12;
-	cvt.u32.u64 %r1092, %rd14;
-	mul.lo.s32 %r1093, %r1092, 108;
-	add.s32 %r1094, %r1091, %r1093;
+	setp.ge.u64 %pt107, %rd9, %rd1097;
+	@%pt107 bra $Lfault_107;
 	mad.lo.s64 %rd1095, %rd9, 4, %rd1096;
 	ld.global.s32 %r1098, [%rd1095];
 	add.s32 %r1099, %r1098, %r1094;
-	mad.lo.s64 %rd1100, %rd9, 4, %rd1096;
+	mov.b64 %rd1100, %rd1095;
 	st.global.s32 [%rd1100], %r1099;
-	cvt.u32.u64 %r1101, %rd12;
-	cvt.u32.u64 %r1102, %rd14;
-	mul.lo.s32 %r1103, %r1102, 109;
-	add.s32 %r1104, %r1101, %r1103;
+	setp.ge.u64 %pt108, %rd9, %rd1107;
+	@%pt108 bra $Lfault_108;
 	mad.lo.s64 %rd1105, %rd9, 4, %rd1106;
 	ld.global.s32 %r1108, [%rd1105];
 	add.s32 %r1109, %r1108, %r1104;
-	mad.lo.s64 %rd1110, %rd9, 4, %rd1106;
+	mov.b64 %rd1110, %rd1105;
 	st.global.s32 [%rd1110], %r1109;
-	cvt.u32.u64 %r1111, %rd12;
-	cvt.u32.u64 %r1112, %rd14;
-	mul.lo.s32 %r1113, %r1112, 110;
-	add.s32 %r1114, %r1111, %r1113;
+	setp.ge.u64 %pt109, %rd9, %rd1117;
+	@%pt109 bra $Lfault_109;
 	mad.lo.s64 %rd1115, %rd9, 4, %rd1116;
 	ld.global.s32 %r1118, [%rd1115];
 	add.s32 %r1119, %r1118, %r1114;
-	mad.lo.s64 %rd1120, %rd9, 4, %rd1116;
+	mov.b64 %rd1120, %rd1115;
 	st.global.s32 [%rd1120], %r1119;
-	cvt.u32.u64 %r1121, %rd12;
-	cvt.u32.u64 %r1122, %rd14;
-	mul.lo.s32 %r1123, %r1122, 111;
-	add.s32 %r1124, %r1121, %r1123;
+	setp.ge.u64 %pt110, %rd9, %rd1127;
+	@%pt110 bra $Lfault_110;
 	mad.lo.s64 %rd1125, %rd9, 4, %rd1126;
 	ld.global.s32 %r1128, [%rd1125];
 	add.s32 %r1129, %r1128, %r1124;
-	mad.lo.s64 %rd1130, %rd9, 4, %rd1126;
+	mov.b64 %rd1130, %rd1125;
 	st.global.s32 [%rd1130], %r1129;
-	cvt.u32.u64 %r1131, %rd12;
-	cvt.u32.u64 %r1132, %rd14;
-	mul.lo.s32 %r1133, %r1132, 112;
-	add.s32 %r1134, %r1131, %r1133;
+	setp.ge.u64 %pt111, %rd9, %rd1137;
+	@%pt111 bra $Lfault_111;
 	mad.lo.s64 %rd1135, %rd9, 4, %rd1136;
 	ld.global.s32 %r1138, [%rd1135];
 	add.s32 %r1139, %r1138, %r1134;
-	mad.lo.s64 %rd1140, %rd9, 4, %rd1136;
+	mov.b64 %rd1140, %rd1135;
 	st.global.s32 [%rd1140], %r1139;
-	cvt.u32.u64 %r1141, %rd12;
-	cvt.u32.u64 %r1142, %rd14;
-	mul.lo.s32 %r1143, %r1142, 113;
-	add.s32 %r1144, %r1141, %r1143;
+	setp.ge.u64 %pt112, %rd9, %rd1147;
+	@%pt112 bra $Lfault_112;
 	mad.lo.s64 %rd1145, %rd9, 4, %rd1146;
 	ld.global.s32 %r1148, [%rd1145];
 	add.s32 %r1149, %r1148, %r1144;
-	mad.lo.s64 %rd1150, %rd9, 4, %rd1146;
+	mov.b64 %rd1150, %rd1145;
 	st.global.s32 [%rd1150], %r1149;
-	cvt.u32.u64 %r1151, %rd12;
-	cvt.u32.u64 %r1152, %rd14;
-	mul.lo.s32 %r1153, %r1152, 114;
-	add.s32 %r1154, %r1151, %r1153;
+	setp.ge.u64 %pt113, %rd9, %rd1157;
+	@%pt113 bra $Lfault_113;
 	mad.lo.s64 %rd1155, %rd9, 4, %rd1156;
 	ld.global.s32 %r1158, [%rd1155];
 	add.s32 %r1159, %r1158, %r1154;
-	mad.lo.s64 %rd1160, %rd9, 4, %rd1156;
+	mov.b64 %rd1160, %rd1155;
 	st.global.s32 [%rd1160], %r1159;
-	cvt.u32.u64 %r1161, %rd12;
-	cvt.u32.u64 %r1162, %rd14;
-	mul.lo.s32 %r1163, %r1162, 115;
-	add.s32 %r1164, %r1161, %r1163;
+	setp.ge.u64 %pt114, %rd9, %rd1167;
+	@%pt114 bra $Lfault_114;
 	mad.lo.s64 %rd1165, %rd9, 4, %rd1166;
 	ld.global.s32 %r1168, [%rd1165];
 	add.s32 %r1169, %r1168, %r1164;
-	mad.lo.s64 %rd1170, %rd9, 4, %rd1166;
+	mov.b64 %rd1170, %rd1165;
 	st.global.s32 [%rd1170], %r1169;
-	cvt.u32.u64 %r1171, %rd12;
-	cvt.u32.u64 %r1172, %rd14;
-	mul.lo.s32 %r1173, %r1172, 116;
-	add.s32 %r1174, %r1171, %r1173;
+	setp.ge.u64 %pt115, %rd9, %rd1177;
+	@%pt115 bra $Lfault_115;
 	mad.lo.s64 %rd1175, %rd9, 4, %rd1176;
 	ld.global.s32 %r1178, [%rd1175];
 	add.s32 %r1179, %r1178, %r1174;
-	mad.lo.s64 %rd1180, %rd9, 4, %rd1176;
+	mov.b64 %rd1180, %rd1175;
 	st.global.s32 [%rd1180], %r1179;
-	cvt.u32.u64 %r1181, %rd12;
-	cvt.u32.u64 %r1182, %rd14;
-	mul.lo.s32 %r1183, %r1182, 117;
-	add.s32 %r1184, %r1181, %r1183;
+	setp.ge.u64 %pt116, %rd9, %rd1187;
+	@%pt116 bra $Lfault_116;
 	mad.lo.s64 %rd1185, %rd9, 4, %rd1186;
 	ld.global.s32 %r1188, [%rd1185];
 	add.s32 %r1189, %r1188, %r1184;
-	mad.lo.s64 %rd1190, %rd9, 4, %rd1186;
+	mov.b64 %rd1190, %rd1185;
 	st.global.s32 [%rd1190], %r1189;
-	cvt.u32.u64 %r1191, %rd12;
-	cvt.u32.u64 %r1192, %rd14;
-	mul.lo.s32 %r1193, %r1192, 118;
-	add.s32 %r1194, %r1191, %r1193;
+	setp.ge.u64 %pt117, %rd9, %rd1197;
+	@%pt117 bra $Lfault_117;
 	mad.lo.s64 %rd1195, %rd9, 4, %rd1196;
 	ld.global.s32 %r1198, [%rd1195];
 	add.s32 %r1199, %r1198, %r1194;
-	mad.lo.s64 %rd1200, %rd9, 4, %rd1196;
+	mov.b64 %rd1200, %rd1195;
 	st.global.s32 [%rd1200], %r1199;
-	cvt.u32.u64 %r1201, %rd12;
-	cvt.u32.u64 %r1202, %rd14;
-	mul.lo.s32 %r1203, %r1202, 119;
-	add.s32 %r1204, %r1201, %r1203;
+	setp.ge.u64 %pt118, %rd9, %rd1207;
+	@%pt118 bra $Lfault_118;
 	mad.lo.s64 %rd1205, %rd9, 4, %rd1206;
 	ld.global.s32 %r1208, [%rd1205];
 	add.s32 %r1209, %r1208, %r1204;
-	mad.lo.s64 %rd1210, %rd9, 4, %rd1206;
+	mov.b64 %rd1210, %rd1205;
 	st.global.s32 [%rd1210], %r1209;
-	cvt.u32.u64 %r1211, %rd12;
-	cvt.u32.u64 %r1212, %rd14;
-	mul.lo.s32 %r1213, %r1212, 120;
-	add.s32 %r1214, %r1211, %r1213;
+	setp.ge.u64 %pt119, %rd9, %rd1217;
+	@%pt119 bra $Lfault_119;
 	mad.lo.s64 %rd1215, %rd9, 4, %rd1216;
 	ld.global.s32 %r1218, [%rd1215];
 	add.s32 %r1219, %r1218, %r1214;
-	mad.lo.s64 %rd1220, %rd9, 4, %rd1216;
+	mov.b64 %rd1220, %rd1215;
 	st.global.s32 [%rd1220], %r1219;
-	cvt.u32.u64 %r1221, %rd12;
-	cvt.u32.u64 %r1222, %rd14;
-	mul.lo.s32 %r1223, %r1222, 121;
-	add.s32 %r1224, %r1221, %r1223;
+	setp.ge.u64 %pt120, %rd9, %rd1227;
+	@%pt120 bra $Lfault_120;
 	mad.lo.s64 %rd1225, %rd9, 4, %rd1226;
 	ld.global.s32 %r1228, [%rd1225];
 	add.s32 %r1229, %r1228, %r1224;
-	mad.lo.s64 %rd1230, %rd9, 4, %rd1226;
+	mov.b64 %rd1230, %rd1225;
 	st.global.s32 [%rd1230], %r1229;
-	cvt.u32.u64 %r1231, %rd12;
-	cvt.u32.u64 %r1232, %rd14;
-	mul.lo.s32 %r1233, %r1232, 122;
-	add.s32 %r1234, %r1231, %r1233;
+	setp.ge.u64 %pt121, %rd9, %rd1237;
+	@%pt121 bra $Lfault_121;
 	mad.lo.s64 %rd1235, %rd9, 4, %rd1236;
 	ld.global.s32 %r1238, [%rd1235];
 	add.s32 %r1239, %r1238, %r1234;
-	mad.lo.s64 %rd1240, %rd9, 4, %rd1236;
+	mov.b64 %rd1240, %rd1235;
 	st.global.s32 [%rd1240], %r1239;
-	cvt.u32.u64 %r1241, %rd12;
-	cvt.u32.u64 %r1242, %rd14;
-	mul.lo.s32 %r1243, %r1242, 123;
-	add.s32 %r1244, %r1241, %r1243;
+	setp.ge.u64 %pt122, %rd9, %rd1247;
+	@%pt122 bra $Lfault_122;
 	mad.lo.s64 %rd1245, %rd9, 4, %rd1246;
 	ld.global.s32 %r1248, [%rd1245];
 	add.s32 %r1249, %r1248, %r1244;
-	mad.lo.s64 %rd1250, %rd9, 4, %rd1246;
+	mov.b64 %rd1250, %rd1245;
 	st.global.s32 [%rd1250], %r1249;
-	cvt.u32.u64 %r1251, %rd12;
-	cvt.u32.u64 %r1252, %rd14;
-	mul.lo.s32 %r1253, %r1252, 124;
-	add.s32 %r1254, %r1251, %r1253;
+	setp.ge.u64 %pt123, %rd9, %rd1257;
+	@%pt123 bra $Lfault_123;
 	mad.lo.s64 %rd1255, %rd9, 4, %rd1256;
 	ld.global.s32 %r1258, [%rd1255];
 	add.s32 %r1259, %r1258, %r1254;
-	mad.lo.s64 %rd1260, %rd9, 4, %rd1256;
+	mov.b64 %rd1260, %rd1255;
 	st.global.s32 [%rd1260], %r1259;
-	cvt.u32.u64 %r1261, %rd12;
-	cvt.u32.u64 %r1262, %rd14;
-	mul.lo.s32 %r1263, %r1262, 125;
-	add.s32 %r1264, %r1261, %r1263;
+	setp.ge.u64 %pt124, %rd9, %rd1267;
+	@%pt124 bra $Lfault_124;
 	mad.lo.s64 %rd1265, %rd9, 4, %rd1266;
 	ld.global.s32 %r1268, [%rd1265];
 	add.s32 %r1269, %r1268, %r1264;
-	mad.lo.s64 %rd1270, %rd9, 4, %rd1266;
+	mov.b64 %rd1270, %rd1265;
 	st.global.s32 [%rd1270], %r1269;
-	cvt.u32.u64 %r1271, %rd12;
-	cvt.u32.u64 %r1272, %rd14;
-	mul.lo.s32 %r1273, %r1272, 126;
-	add.s32 %r1274, %r1271, %r1273;
+	setp.ge.u64 %pt125, %rd9, %rd1277;
+	@%pt125 bra $Lfault_125;
 	mad.lo.s64 %rd1275, %rd9, 4, %rd1276;
 	ld.global.s32 %r1278, [%rd1275];
 	add.s32 %r1279, %r1278, %r1274;
-	mad.lo.s64 %rd1280, %rd9, 4, %rd1276;
+	mov.b64 %rd1280, %rd1275;
 	st.global.s32 [%rd1280], %r1279;
-	cvt.u32.u64 %r1281, %rd12;
-	cvt.u32.u64 %r1282, %rd14;
-	mul.lo.s32 %r1283, %r1282, 127;
-	add.s32 %r1284, %r1281, %r1283;
+	setp.ge.u64 %pt126, %rd9, %rd1287;
+	@%pt126 bra $Lfault_126;
 	mad.lo.s64 %rd1285, %rd9, 4, %rd1286;
 	ld.global.s32 %r1288, [%rd1285];
 	add.s32 %r1289, %r1288, %r1284;
-	mad.lo.s64 %rd1290, %rd9, 4, %rd1286;
+	mov.b64 %rd1290, %rd1285;
 	st.global.s32 [%rd1290], %r1289;
-	cvt.u32.u64 %r1291, %rd12;
-	cvt.u32.u64 %r1292, %rd14;
-	mul.lo.s32 %r1293, %r1292, 128;
-	add.s32 %r1294, %r1291, %r1293;
+	setp.ge.u64 %pt127, %rd9, %rd1297;
+	@%pt127 bra $Lfault_127;
 	mad.lo.s64 %rd1295, %rd9, 4, %rd1296;
 	ld.global.s32 %r1298, [%rd1295];
 	add.s32 %r1299, %r1298, %r1294;
-	mad.lo.s64 %rd1300, %rd9, 4, %rd1296;
+	mov.b64 %rd1300, %rd1295;
 	st.global.s32 [%rd1300], %r1299;
-	cvt.u32.u64 %r1301, %rd12;
-	cvt.u32.u64 %r1302, %rd14;
-	mul.lo.s32 %r1303, %r1302, 129;
-	add.s32 %r1304, %r1301, %r1303;
+	setp.ge.u64 %pt128, %rd9, %rd1307;
+	@%pt128 bra $Lfault_128;
 	mad.lo.s64 %rd1305, %rd9, 4, %rd1306;
 	ld.global.s32 %r1308, [%rd1305];
 	add.s32 %r1309, %r1308, %r1304;
-	mad.lo.s64 %rd1310, %rd9, 4, %rd1306;
+	mov.b64 %rd1310, %rd1305;
 	st.global.s32 [%rd1310], %r1309;
-	cvt.u32.u64 %r1311, %rd12;
-	cvt.u32.u64 %r1312, %rd14;
-	mul.lo.s32 %r1313, %r1312, 130;
-	add.s32 %r1314, %r1311, %r1313;
+	setp.ge.u64 %pt129, %rd9, %rd1317;
+	@%pt129 bra $Lfault_129;
 	mad.lo.s64 %rd1315, %rd9, 4, %rd1316;
 	ld.global.s32 %r1318, [%rd1315];
 	add.s32 %r1319, %r1318, %r1314;
-	mad.lo.s64 %rd1320, %rd9, 4, %rd1316;
+	mov.b64 %rd1320, %rd1315;
 	st.global.s32 [%rd1320], %r1319;
-	cvt.u32.u64 %r1321, %rd12;
-	cvt.u32.u64 %r1322, %rd14;
-	mul.lo.s32 %r1323, %r1322, 131;
-	add.s32 %r1324, %r1321, %r1323;
+	setp.ge.u64 %pt130, %rd9, %rd1327;
+	@%pt130 bra $Lfault_130;
 	mad.lo.s64 %rd1325, %rd9, 4, %rd1326;
 	ld.global.s32 %r1328, [%rd1325];
 	add.s32 %r1329, %r1328, %r1324;
-	mad.lo.s64 %rd1330, %rd9, 4, %rd1326;
+	mov.b64 %rd1330, %rd1325;
 	st.global.s32 [%rd1330], %r1329;
-	cvt.u32.u64 %r1331, %rd12;
-	cvt.u32.u64 %r1332, %rd14;
-	mul.lo.s32 %r1333, %r1332, 132;
-	add.s32 %r1334, %r1331, %r1333;
+	setp.ge.u64 %pt131, %rd9, %rd1337;
+	@%pt131 bra $Lfault_131;
 	mad.lo.s64 %rd1335, %rd9, 4, %rd1336;
 	ld.global.s32 %r1338, [%rd1335];
 	add.s32 %r1339, %r1338, %r1334;
-	mad.lo.s64 %rd1340, %rd9, 4, %rd1336;
+	mov.b64 %rd1340, %rd1335;
 	st.global.s32 [%rd1340], %r1339;
-	cvt.u32.u64 %r1341, %rd12;
-	cvt.u32.u64 %r1342, %rd14;
-	mul.lo.s32 %r1343, %r1342, 133;
-	add.s32 %r1344, %r1341, %r1343;
+	setp.ge.u64 %pt132, %rd9, %rd1347;
+	@%pt132 bra $Lfault_132;
 	mad.lo.s64 %rd1345, %rd9, 4, %rd1346;
 	ld.global.s32 %r1348, [%rd1345];
 	add.s32 %r1349, %r1348, %r1344;
-	mad.lo.s64 %rd1350, %rd9, 4, %rd1346;
+	mov.b64 %rd1350, %rd1345;
 	st.global.s32 [%rd1350], %r1349;
-	cvt.u32.u64 %r1351, %rd12;
-	cvt.u32.u64 %r1352, %rd14;
-	mul.lo.s32 %r1353, %r1352, 134;
-	add.s32 %r1354, %r1351, %r1353;
+	setp.ge.u64 %pt133, %rd9, %rd1357;
+	@%pt133 bra $Lfault_133;
 	mad.lo.s64 %rd1355, %rd9, 4, %rd1356;
 	ld.global.s32 %r1358, [%rd1355];
 	add.s32 %r1359, %r1358, %r1354;
-	mad.lo.s64 %rd1360, %rd9, 4, %rd1356;
+	mov.b64 %rd1360, %rd1355;
 	st.global.s32 [%rd1360], %r1359;
-	cvt.u32.u64 %r1361, %rd12;
-	cvt.u32.u64 %r1362, %rd14;
-	mul.lo.s32 %r1363, %r1362, 135;
-	add.s32 %r1364, %r1361, %r1363;
+	setp.ge.u64 %pt134, %rd9, %rd1367;
+	@%pt134 bra $Lfault_134;
 	mad.lo.s64 %rd1365, %rd9, 4, %rd1366;
 	ld.global.s32 %r1368, [%rd1365];
 	add.s32 %r1369, %r1368, %r1364;
-	mad.lo.s64 %rd1370, %rd9, 4, %rd1366;
+	mov.b64 %rd1370, %rd1365;
 	st.global.s32 [%rd1370], %r1369;
-	cvt.u32.u64 %r1371, %rd12;
-	cvt.u32.u64 %r1372, %rd14;
-	mul.lo.s32 %r1373, %r1372, 136;
-	add.s32 %r1374, %r1371, %r1373;
+	setp.ge.u64 %pt135, %rd9, %rd1377;
+	@%pt135 bra $Lfault_135;
 	mad.lo.s64 %rd1375, %rd9, 4, %rd1376;
 	ld.global.s32 %r1378, [%rd1375];
 	add.s32 %r1379, %r1378, %r1374;
-	mad.lo.s64 %rd1380, %rd9, 4, %rd1376;
+	mov.b64 %rd1380, %rd1375;
 	st.global.s32 [%rd1380], %r1379;
-	cvt.u32.u64 %r1381, %rd12;
-	cvt.u32.u64 %r1382, %rd14;
-	mul.lo.s32 %r1383, %r1382, 137;
-	add.s32 %r1384, %r1381, %r1383;
+	setp.ge.u64 %pt136, %rd9, %rd1387;
+	@%pt136 bra $Lfault_136;
 	mad.lo.s64 %rd1385, %rd9, 4, %rd1386;
 	ld.global.s32 %r1388, [%rd1385];
 	add.s32 %r1389, %r1388, %r1384;
-	mad.lo.s64 %rd1390, %rd9, 4, %rd1386;
+	mov.b64 %rd1390, %rd1385;
 	st.global.s32 [%rd1390], %r1389;
-	cvt.u32.u64 %r1391, %rd12;
-	cvt.u32.u64 %r1392, %rd14;
-	mul.lo.s32 %r1393, %r1392, 138;
-	add.s32 %r1394, %r1391, %r1393;
+	setp.ge.u64 %pt137, %rd9, %rd1397;
+	@%pt137 bra $Lfault_137;
 	mad.lo.s64 %rd1395, %rd9, 4, %rd1396;
 	ld.global.s32 %r1398, [%rd1395];
 	add.s32 %r1399, %r1398, %r1394;
-	mad.lo.s64 %rd1400, %rd9, 4, %rd1396;
+	mov.b64 %rd1400, %rd1395;
 	st.global.s32 [%rd1400], %r1399;
-	cvt.u32.u64 %r1401, %rd12;
-	cvt.u32.u64 %r1402, %rd14;
-	mul.lo.s32 %r1403, %r1402, 139;
-	add.s32 %r1404, %r1401, %r1403;
+	setp.ge.u64 %pt138, %rd9, %rd1407;
+	@%pt138 bra $Lfault_138;
 	mad.lo.s64 %rd1405, %rd9, 4, %rd1406;
 	ld.global.s32 %r1408, [%rd1405];
 	add.s32 %r1409, %r1408, %r1404;
-	mad.lo.s64 %rd1410, %rd9, 4, %rd1406;
+	mov.b64 %rd1410, %rd1405;
 	st.global.s32 [%rd1410], %r1409;
-	cvt.u32.u64 %r1411, %rd12;
-	cvt.u32.u64 %r1412, %rd14;
-	mul.lo.s32 %r1413, %r1412, 140;
-	add.s32 %r1414, %r1411, %r1413;
+	setp.ge.u64 %pt139, %rd9, %rd1417;
+	@%pt139 bra $Lfault_139;
 	mad.lo.s64 %rd1415, %rd9, 4, %rd1416;
 	ld.global.s32 %r1418, [%rd1415];
 	add.s32 %r1419, %r1418, %r1414;
-	mad.lo.s64 %rd1420, %rd9, 4, %rd1416;
+	mov.b64 %rd1420, %rd1415;
 	st.global.s32 [%rd1420], %r1419;
-	cvt.u32.u64 %r1421, %rd12;
-	cvt.u32.u64 %r1422, %rd14;
-	mul.lo.s32 %r1423, %r1422, 141;
-	add.s32 %r1424, %r1421, %r1423;
+	setp.ge.u64 %pt140, %rd9, %rd1427;
+	@%pt140 bra $Lfault_140;
 	mad.lo.s64 %rd1425, %rd9, 4, %rd1426;
 	ld.global.s32 %r1428, [%rd1425];
 	add.s32 %r1429, %r1428, %r1424;
-	mad.lo.s64 %rd1430, %rd9, 4, %rd1426;
+	mov.b64 %rd1430, %rd1425;
 	st.global.s32 [%rd1430], %r1429;
-	cvt.u32.u64 %r1431, %rd12;
-	cvt.u32.u64 %r1432, %rd14;
-	mul.lo.s32 %r1433, %r1432, 142;
-	add.s32 %r1434, %r1431, %r1433;
+	setp.ge.u64 %pt141, %rd9, %rd1437;
+	@%pt141 bra $Lfault_141;
 	mad.lo.s64 %rd1435, %rd9, 4, %rd1436;
 	ld.global.s32 %r1438, [%rd1435];
 	add.s32 %r1439, %r1438, %r1434;
-	mad.lo.s64 %rd1440, %rd9, 4, %rd1436;
+	mov.b64 %rd1440, %rd1435;
 	st.global.s32 [%rd1440], %r1439;
-	cvt.u32.u64 %r1441, %rd12;
-	cvt.u32.u64 %r1442, %rd14;
-	mul.lo.s32 %r1443, %r1442, 143;
-	add.s32 %r1444, %r1441, %r1443;
+	setp.ge.u64 %pt142, %rd9, %rd1447;
+	@%pt142 bra $Lfault_142;
 	mad.lo.s64 %rd1445, %rd9, 4, %rd1446;
 	ld.global.s32 %r1448, [%rd1445];
 	add.s32 %r1449, %r1448, %r1444;
-	mad.lo.s64 %rd1450, %rd9, 4, %rd1446;
+	mov.b64 %rd1450, %rd1445;
 	st.global.s32 [%rd1450], %r1449;
-	cvt.u32.u64 %r1451, %rd12;
-	cvt.u32.u64 %r1452, %rd14;
-	mul.lo.s32 %r1453, %r1452, 144;
-	add.s32 %r1454, %r1451, %r1453;
+	setp.ge.u64 %pt143, %rd9, %rd1457;
+	@%pt143 bra $Lfault_143;
 	mad.lo.s64 %rd1455, %rd9, 4, %rd1456;
 	ld.global.s32 %r1458, [%rd1455];
 	add.s32 %r1459, %r1458, %r1454;
-	mad.lo.s64 %rd1460, %rd9, 4, %rd1456;
+	mov.b64 %rd1460, %rd1455;
 	st.global.s32 [%rd1460], %r1459;
-	cvt.u32.u64 %r1461, %rd12;
-	cvt.u32.u64 %r1462, %rd14;
-	mul.lo.s32 %r1463, %r1462, 145;
-	add.s32 %r1464, %r1461, %r1463;
+	setp.ge.u64 %pt144, %rd9, %rd1467;
+	@%pt144 bra $Lfault_144;
 	mad.lo.s64 %rd1465, %rd9, 4, %rd1466;
 	ld.global.s32 %r1468, [%rd1465];
 	add.s32 %r1469, %r1468, %r1464;
-	mad.lo.s64 %rd1470, %rd9, 4, %rd1466;
+	mov.b64 %rd1470, %rd1465;
 	st.global.s32 [%rd1470], %r1469;
-	cvt.u32.u64 %r1471, %rd12;
-	cvt.u32.u64 %r1472, %rd14;
-	mul.lo.s32 %r1473, %r1472, 146;
-	add.s32 %r1474, %r1471, %r1473;
+	setp.ge.u64 %pt145, %rd9, %rd1477;
+	@%pt145 bra $Lfault_145;
 	mad.lo.s64 %rd1475, %rd9, 4, %rd1476;
 	ld.global.s32 %r1478, [%rd1475];
 	add.s32 %r1479, %r1478, %r1474;
-	mad.lo.s64 %rd1480, %rd9, 4, %rd1476;
+	mov.b64 %rd1480, %rd1475;
 	st.global.s32 [%rd1480], %r1479;
-	cvt.u32.u64 %r1481, %rd12;
-	cvt.u32.u64 %r1482, %rd14;
-	mul.lo.s32 %r1483, %r1482, 147;
-	add.s32 %r1484, %r1481, %r1483;
+	setp.ge.u64 %pt146, %rd9, %rd1487;
+	@%pt146 bra $Lfault_146;
 	mad.lo.s64 %rd1485, %rd9, 4, %rd1486;
 	ld.global.s32 %r1488, [%rd1485];
 	add.s32 %r1489, %r1488, %r1484;
-	mad.lo.s64 %rd1490, %rd9, 4, %rd1486;
+	mov.b64 %rd1490, %rd1485;
 	st.global.s32 [%rd1490], %r1489;
-	cvt.u32.u64 %r1491, %rd12;
-	cvt.u32.u64 %r1492, %rd14;
-	mul.lo.s32 %r1493, %r1492, 148;
-	add.s32 %r1494, %r1491, %r1493;
+	setp.ge.u64 %pt147, %rd9, %rd1497;
+	@%pt147 bra $Lfault_147;
 	mad.lo.s64 %rd1495, %rd9, 4, %rd1496;
 	ld.global.s32 %r1498, [%rd1495];
 	add.s32 %r1499, %r1498, %r1494;
-	mad.lo.s64 %rd1500, %rd9, 4, %rd1496;
+	mov.b64 %rd1500, %rd1495;
 	st.global.s32 [%rd1500], %r1499;
-	cvt.u32.u64 %r1501, %rd12;
-	cvt.u32.u64 %r1502, %rd14;
-	mul.lo.s32 %r1503, %r1502, 149;
-	add.s32 %r1504, %r1501, %r1503;
+	setp.ge.u64 %pt148, %rd9, %rd1507;
+	@%pt148 bra $Lfault_148;
 	mad.lo.s64 %rd1505, %rd9, 4, %rd1506;
 	ld.global.s32 %r1508, [%rd1505];
 	add.s32 %r1509, %r1508, %r1504;
-	mad.lo.s64 %rd1510, %rd9, 4, %rd1506;
+	mov.b64 %rd1510, %rd1505;
 	st.global.s32 [%rd1510], %r1509;
-	cvt.u32.u64 %r1511, %rd12;
-	cvt.u32.u64 %r1512, %rd14;
-	mul.lo.s32 %r1513, %r1512, 150;
-	add.s32 %r1514, %r1511, %r1513;
+	setp.ge.u64 %pt149, %rd9, %rd1517;
+	@%pt149 bra $Lfault_149;
 	mad.lo.s64 %rd1515, %rd9, 4, %rd1516;
 	ld.global.s32 %r1518, [%rd1515];
 	add.s32 %r1519, %r1518, %r1514;
-	mad.lo.s64 %rd1520, %rd9, 4, %rd1516;
+	mov.b64 %rd1520, %rd1515;
 	st.global.s32 [%rd1520], %r1519;
-	cvt.u32.u64 %r1521, %rd12;
-	cvt.u32.u64 %r1522, %rd14;
-	mul.lo.s32 %r1523, %r1522, 151;
-	add.s32 %r1524, %r1521, %r1523;
+	setp.ge.u64 %pt150, %rd9, %rd1527;
+	@%pt150 bra $Lfault_150;
 	mad.lo.s64 %rd1525, %rd9, 4, %rd1526;
 	ld.global.s32 %r1528, [%rd1525];
 	add.s32 %r1529, %r1528, %r1524;
-	mad.lo.s64 %rd1530, %rd9, 4, %rd1526;
+	mov.b64 %rd1530, %rd1525;
 	st.global.s32 [%rd1530], %r1529;
-	cvt.u32.u64 %r1531, %rd12;
-	cvt.u32.u64 %r1532, %rd14;
-	mul.lo.s32 %r1533, %r1532, 152;
-	add.s32 %r1534, %r1531, %r1533;
+	setp.ge.u64 %pt151, %rd9, %rd1537;
+	@%pt151 bra $Lfault_151;
 	mad.lo.s64 %rd1535, %rd9, 4, %rd1536;
 	ld.global.s32 %r1538, [%rd1535];
 	add.s32 %r1539, %r1538, %r1534;
-	mad.lo.s64 %rd1540, %rd9, 4, %rd1536;
+	mov.b64 %rd1540, %rd1535;
 	st.global.s32 [%rd1540], %r1539;
-	cvt.u32.u64 %r1541, %rd12;
-	cvt.u32.u64 %r1542, %rd14;
-	mul.lo.s32 %r1543, %r1542, 153;
-	add.s32 %r1544, %r1541, %r1543;
+	setp.ge.u64 %pt152, %rd9, %rd1547;
+	@%pt152 bra $Lfault_152;
 	mad.lo.s64 %rd1545, %rd9, 4, %rd1546;
 	ld.global.s32 %r1548, [%rd1545];
 	add.s32 %r1549, %r1548, %r1544;
-	mad.lo.s64 %rd1550, %rd9, 4, %rd1546;
+	mov.b64 %rd1550, %rd1545;
 	st.global.s32 [%rd1550], %r1549;
-	cvt.u32.u64 %r1551, %rd12;
-	cvt.u32.u64 %r1552, %rd14;
-	mul.lo.s32 %r1553, %r1552, 154;
-	add.s32 %r1554, %r1551, %r1553;
+	setp.ge.u64 %pt153, %rd9, %rd1557;
+	@%pt153 bra $Lfault_153;
 	mad.lo.s64 %rd1555, %rd9, 4, %rd1556;
 	ld.global.s32 %r1558, [%rd1555];
 	add.s32 %r1559, %r1558, %r1554;
-	mad.lo.s64 %rd1560, %rd9, 4, %rd1556;
+	mov.b64 %rd1560, %rd1555;
 	st.global.s32 [%rd1560], %r1559;
-	cvt.u32.u64 %r1561, %rd12;
-	cvt.u32.u64 %r1562, %rd14;
-	mul.lo.s32 %r1563, %r1562, 155;
-	add.s32 %r1564, %r1561, %r1563;
+	setp.ge.u64 %pt154, %rd9, %rd1567;
+	@%pt154 bra $Lfault_154;
 	mad.lo.s64 %rd1565, %rd9, 4, %rd1566;
 	ld.global.s32 %r1568, [%rd1565];
 	add.s32 %r1569, %r1568, %r1564;
-	mad.lo.s64 %rd1570, %rd9, 4, %rd1566;
+	mov.b64 %rd1570, %rd1565;
 	st.global.s32 [%rd1570], %r1569;
-	cvt.u32.u64 %r1571, %rd12;
-	cvt.u32.u64 %r1572, %rd14;
-	mul.lo.s32 %r1573, %r1572, 156;
-	add.s32 %r1574, %r1571, %r1573;
+	setp.ge.u64 %pt155, %rd9, %rd1577;
+	@%pt155 bra $Lfault_155;
 	mad.lo.s64 %rd1575, %rd9, 4, %rd1576;
 	ld.global.s32 %r1578, [%rd1575];
 	add.s32 %r1579, %r1578, %r1574;
-	mad.lo.s64 %rd1580, %rd9, 4, %rd1576;
+	mov.b64 %rd1580, %rd1575;
 	st.global.s32 [%rd1580], %r1579;
-	cvt.u32.u64 %r1581, %rd12;
-	cvt.u32.u64 %r1582, %rd14;
-	mul.lo.s32 %r1583, %r1582, 157;
-	add.s32 %r1584, %r1581, %r1583;
+	setp.ge.u64 %pt156, %rd9, %rd1587;
+	@%pt156 bra $Lfault_156;
 	mad.lo.s64 %rd1585, %rd9, 4, %rd1586;
 	ld.global.s32 %r1588, [%rd1585];
 	add.s32 %r1589, %r1588, %r1584;
-	mad.lo.s64 %rd1590, %rd9, 4, %rd1586;
+	mov.b64 %rd1590, %rd1585;
 	st.global.s32 [%rd1590], %r1589;
-	cvt.u32.u64 %r1591, %rd12;
-	cvt.u32.u64 %r1592, %rd14;
-	mul.lo.s32 %r1593, %r1592, 158;
-	add.s32 %r1594, %r1591, %r1593;
+	setp.ge.u64 %pt157, %rd9, %rd1597;
+	@%pt157 bra $Lfault_157;
 	mad.lo.s64 %rd1595, %rd9, 4, %rd1596;
 	ld.global.s32 %r1598, [%rd1595];
 	add.s32 %r1599, %r1598, %r1594;
-	mad.lo.s64 %rd1600, %rd9, 4, %rd1596;
+	mov.b64 %rd1600, %rd1595;
 	st.global.s32 [%rd1600], %r1599;
-	cvt.u32.u64 %r1601, %rd12;
-	cvt.u32.u64 %r1602, %rd14;
-	mul.lo.s32 %r1603, %r1602, 159;
-	add.s32 %r1604, %r1601, %r1603;
+	setp.ge.u64 %pt158, %rd9, %rd1607;
+	@%pt158 bra $Lfault_158;
 	mad.lo.s64 %rd1605, %rd9, 4, %rd1606;
 	ld.global.s32 %r1608, [%rd1605];
 	add.s32 %r1609, %r1608, %r1604;
-	mad.lo.s64 %rd1610, %rd9, 4, %rd1606;
+	mov.b64 %rd1610, %rd1605;
 	st.global.s32 [%rd1610], %r1609;
-	cvt.u32.u64 %r1611, %rd12;
-	cvt.u32.u64 %r1612, %rd14;
-	mul.lo.s32 %r1613, %r1612, 160;
-	add.s32 %r1614, %r1611, %r1613;
+	setp.ge.u64 %pt159, %rd9, %rd1617;
+	@%pt159 bra $Lfault_159;
 	mad.lo.s64 %rd1615, %rd9, 4, %rd1616;
 	ld.global.s32 %r1618, [%rd1615];
 	add.s32 %r1619, %r1618, %r1614;
-	mad.lo.s64 %rd1620, %rd9, 4, %rd1616;
+	mov.b64 %rd1620, %rd1615;
 	st.global.s32 [%rd1620], %r1619;
-	cvt.u32.u64 %r1621, %rd12;
-	cvt.u32.u64 %r1622, %rd14;
-	mul.lo.s32 %r1623, %r1622, 161;
-	add.s32 %r1624, %r1621, %r1623;
+	setp.ge.u64 %pt160, %rd9, %rd1627;
+	@%pt160 bra $Lfault_160;
 	mad.lo.s64 %rd1625, %rd9, 4, %rd1626;
 	ld.global.s32 %r1628, [%rd1625];
 	add.s32 %r1629, %r1628, %r1624;
-	mad.lo.s64 %rd1630, %rd9, 4, %rd1626;
+	mov.b64 %rd1630, %rd1625;
 	st.global.s32 [%rd1630], %r1629;
-	cvt.u32.u64 %r1631, %rd12;
-	cvt.u32.u64 %r1632, %rd14;
-	mul.lo.s32 %r1633, %r1632, 162;
-	add.s32 %r1634, %r1631, %r1633;
+	setp.ge.u64 %pt161, %rd9, %rd1637;
+	@%pt161 bra $Lfault_161;
 	mad.lo.s64 %rd1635, %rd9, 4, %rd1636;
 	ld.global.s32 %r1638, [%rd1635];
 	add.s32 %r1639, %r1638, %r1634;
-	mad.lo.s64 %rd1640, %rd9, 4, %rd1636;
+	mov.b64 %rd1640, %rd1635;
 	st.global.s32 [%rd1640], %r1639;
-	cvt.u32.u64 %r1641, %rd12;
-	cvt.u32.u64 %r1642, %rd14;
-	mul.lo.s32 %r1643, %r1642, 163;
-	add.s32 %r1644, %r1641, %r1643;
+	setp.ge.u64 %pt162, %rd9, %rd1647;
+	@%pt162 bra $Lfault_162;
 	mad.lo.s64 %rd1645, %rd9, 4, %rd1646;
 	ld.global.s32 %r1648, [%rd1645];
 	add.s32 %r1649, %r1648, %r1644;
-	mad.lo.s64 %rd1650, %rd9, 4, %rd1646;
+	mov.b64 %rd1650, %rd1645;
 	st.global.s32 [%rd1650], %r1649;
-	cvt.u32.u64 %r1651, %rd12;
-	cvt.u32.u64 %r1652, %rd14;
-	mul.lo.s32 %r1653, %r1652, 164;
-	add.s32 %r1654, %r1651, %r1653;
+	setp.ge.u64 %pt163, %rd9, %rd1657;
+	@%pt163 bra $Lfault_163;
 	mad.lo.s64 %rd1655, %rd9, 4, %rd1656;
 	ld.global.s32 %r1658, [%rd1655];
 	add.s32 %r1659, %r1658, %r1654;
-	mad.lo.s64 %rd1660, %rd9, 4, %rd1656;
+	mov.b64 %rd1660, %rd1655;
 	st.global.s32 [%rd1660], %r1659;
-	cvt.u32.u64 %r1661, %rd12;
-	cvt.u32.u64 %r1662, %rd14;
-	mul.lo.s32 %r1663, %r1662, 165;
-	add.s32 %r1664, %r1661, %r1663;
+	setp.ge.u64 %pt164, %rd9, %rd1667;
+	@%pt164 bra $Lfault_164;
 	mad.lo.s64 %rd1665, %rd9, 4, %rd1666;
 	ld.global.s32 %r1668, [%rd1665];
 	add.s32 %r1669, %r1668, %r1664;
-	mad.lo.s64 %rd1670, %rd9, 4, %rd1666;
+	mov.b64 %rd1670, %rd1665;
 	st.global.s32 [%rd1670], %r1669;
-	cvt.u32.u64 %r1671, %rd12;
-	cvt.u32.u64 %r1672, %rd14;
-	mul.lo.s32 %r1673, %r1672, 166;
-	add.s32 %r1674, %r1671, %r1673;
+	setp.ge.u64 %pt165, %rd9, %rd1677;
+	@%pt165 bra $Lfault_165;
 	mad.lo.s64 %rd1675, %rd9, 4, %rd1676;
 	ld.global.s32 %r1678, [%rd1675];
 	add.s32 %r1679, %r1678, %r1674;
-	mad.lo.s64 %rd1680, %rd9, 4, %rd1676;
+	mov.b64 %rd1680, %rd1675;
 	st.global.s32 [%rd1680], %r1679;
-	cvt.u32.u64 %r1681, %rd12;
-	cvt.u32.u64 %r1682, %rd14;
-	mul.lo.s32 %r1683, %r1682, 167;
-	add.s32 %r1684, %r1681, %r1683;
+	setp.ge.u64 %pt166, %rd9, %rd1687;
+	@%pt166 bra $Lfault_166;
 	mad.lo.s64 %rd1685, %rd9, 4, %rd1686;
 	ld.global.s32 %r1688, [%rd1685];
 	add.s32 %r1689, %r1688, %r1684;
-	mad.lo.s64 %rd1690, %rd9, 4, %rd1686;
+	mov.b64 %rd1690, %rd1685;
 	st.global.s32 [%rd1690], %r1689;
-	cvt.u32.u64 %r1691, %rd12;
-	cvt.u32.u64 %r1692, %rd14;
-	mul.lo.s32 %r1693, %r1692, 168;
-	add.s32 %r1694, %r1691, %r1693;
+	setp.ge.u64 %pt167, %rd9, %rd1697;
+	@%pt167 bra $Lfault_167;
 	mad.lo.s64 %rd1695, %rd9, 4, %rd1696;
 	ld.global.s32 %r1698, [%rd1695];
 	add.s32 %r1699, %r1698, %r1694;
-	mad.lo.s64 %rd1700, %rd9, 4, %rd1696;
+	mov.b64 %rd1700, %rd1695;
 	st.global.s32 [%rd1700], %r1699;
-	cvt.u32.u64 %r1701, %rd12;
-	cvt.u32.u64 %r1702, %rd14;
-	mul.lo.s32 %r1703, %r1702, 169;
-	add.s32 %r1704, %r1701, %r1703;
+	setp.ge.u64 %pt168, %rd9, %rd1707;
+	@%pt168 bra $Lfault_168;
 	mad.lo.s64 %rd1705, %rd9, 4, %rd1706;
 	ld.global.s32 %r1708, [%rd1705];
 	add.s32 %r1709, %r1708, %r1704;
-	mad.lo.s64 %rd1710, %rd9, 4, %rd1706;
+	mov.b64 %rd1710, %rd1705;
 	st.global.s32 [%rd1710], %r1709;
-	cvt.u32.u64 %r1711, %rd12;
-	cvt.u32.u64 %r1712, %rd14;
-	mul.lo.s32 %r1713, %r1712, 170;
-	add.s32 %r1714, %r1711, %r1713;
+	setp.ge.u64 %pt169, %rd9, %rd1717;
+	@%pt169 bra $Lfault_169;
 	mad.lo.s64 %rd1715, %rd9, 4, %rd1716;
 	ld.global.s32 %r1718, [%rd1715];
 	add.s32 %r1719, %r1718, %r1714;
-	mad.lo.s64 %rd1720, %rd9, 4, %rd1716;
+	mov.b64 %rd1720, %rd1715;
 	st.global.s32 [%rd1720], %r1719;
-	cvt.u32.u64 %r1721, %rd12;
-	cvt.u32.u64 %r1722, %rd14;
-	mul.lo.s32 %r1723, %r1722, 171;
-	add.s32 %r1724, %r1721, %r1723;
+	setp.ge.u64 %pt170, %rd9, %rd1727;
+	@%pt170 bra $Lfault_170;
 	mad.lo.s64 %rd1725, %rd9, 4, %rd1726;
 	ld.global.s32 %r1728, [%rd1725];
 	add.s32 %r1729, %r1728, %r1724;
-	mad.lo.s64 %rd1730, %rd9, 4, %rd1726;
+	mov.b64 %rd1730, %rd1725;
 	st.global.s32 [%rd1730], %r1729;
-	cvt.u32.u64 %r1731, %rd12;
-	cvt.u32.u64 %r1732, %rd14;
-	mul.lo.s32 %r1733, %r1732, 172;
-	add.s32 %r1734, %r1731, %r1733;
+	setp.ge.u64 %pt171, %rd9, %rd1737;
+	@%pt171 bra $Lfault_171;
 	mad.lo.s64 %rd1735, %rd9, 4, %rd1736;
 	ld.global.s32 %r1738, [%rd1735];
 	add.s32 %r1739, %r1738, %r1734;
-	mad.lo.s64 %rd1740, %rd9, 4, %rd1736;
+	mov.b64 %rd1740, %rd1735;
 	st.global.s32 [%rd1740], %r1739;
-	cvt.u32.u64 %r1741, %rd12;
-	cvt.u32.u64 %r1742, %rd14;
-	mul.lo.s32 %r1743, %r1742, 173;
-	add.s32 %r1744, %r1741, %r1743;
+	setp.ge.u64 %pt172, %rd9, %rd1747;
+	@%pt172 bra $Lfault_172;
 	mad.lo.s64 %rd1745, %rd9, 4, %rd1746;
 	ld.global.s32 %r1748, [%rd1745];
 	add.s32 %r1749, %r1748, %r1744;
-	mad.lo.s64 %rd1750, %rd9, 4, %rd1746;
+	mov.b64 %rd1750, %rd1745;
 	st.global.s32 [%rd1750], %r1749;
-	cvt.u32.u64 %r1751, %rd12;
-	cvt.u32.u64 %r1752, %rd14;
-	mul.lo.s32 %r1753, %r1752, 174;
-	add.s32 %r1754, %r1751, %r1753;
+	setp.ge.u64 %pt173, %rd9, %rd1757;
+	@%pt173 bra $Lfault_173;
 	mad.lo.s64 %rd1755, %rd9, 4, %rd1756;
 	ld.global.s32 %r1758, [%rd1755];
 	add.s32 %r1759, %r1758, %r1754;
-	mad.lo.s64 %rd1760, %rd9, 4, %rd1756;
+	mov.b64 %rd1760, %rd1755;
 	st.global.s32 [%rd1760], %r1759;
-	cvt.u32.u64 %r1761, %rd12;
-	cvt.u32.u64 %r1762, %rd14;
-	mul.lo.s32 %r1763, %r1762, 175;
-	add.s32 %r1764, %r1761, %r1763;
+	setp.ge.u64 %pt174, %rd9, %rd1767;
+	@%pt174 bra $Lfault_174;
 	mad.lo.s64 %rd1765, %rd9, 4, %rd1766;
 	ld.global.s32 %r1768, [%rd1765];
 	add.s32 %r1769, %r1768, %r1764;
-	mad.lo.s64 %rd1770, %rd9, 4, %rd1766;
+	mov.b64 %rd1770, %rd1765;
 	st.global.s32 [%rd1770], %r1769;
-	cvt.u32.u64 %r1771, %rd12;
-	cvt.u32.u64 %r1772, %rd14;
-	mul.lo.s32 %r1773, %r1772, 176;
-	add.s32 %r1774, %r1771, %r1773;
+	setp.ge.u64 %pt175, %rd9, %rd1777;
+	@%pt175 bra $Lfault_175;
 	mad.lo.s64 %rd1775, %rd9, 4, %rd1776;
 	ld.global.s32 %r1778, [%rd1775];
 	add.s32 %r1779, %r1778, %r1774;
-	mad.lo.s64 %rd1780, %rd9, 4, %rd1776;
+	mov.b64 %rd1780, %rd1775;
 	st.global.s32 [%rd1780], %r1779;
-	cvt.u32.u64 %r1781, %rd12;
-	cvt.u32.u64 %r1782, %rd14;
-	mul.lo.s32 %r1783, %r1782, 177;
-	add.s32 %r1784, %r1781, %r1783;
+	setp.ge.u64 %pt176, %rd9, %rd1787;
+	@%pt176 bra $Lfault_176;
 	mad.lo.s64 %rd1785, %rd9, 4, %rd1786;
 	ld.global.s32 %r1788, [%rd1785];
 	add.s32 %r1789, %r1788, %r1784;
-	mad.lo.s64 %rd1790, %rd9, 4, %rd1786;
+	mov.b64 %rd1790, %rd1785;
 	st.global.s32 [%rd1790], %r1789;
-	cvt.u32.u64 %r1791, %rd12;
-	cvt.u32.u64 %r1792, %rd14;
-	mul.lo.s32 %r1793, %r1792, 178;
-	add.s32 %r1794, %r1791, %r1793;
+	setp.ge.u64 %pt177, %rd9, %rd1797;
+	@%pt177 bra $Lfault_177;
 	mad.lo.s64 %rd1795, %rd9, 4, %rd1796;
 	ld.global.s32 %r1798, [%rd1795];
 	add.s32 %r1799, %r1798, %r1794;
-	mad.lo.s64 %rd1800, %rd9, 4, %rd1796;
+	mov.b64 %rd1800, %rd1795;
 	st.global.s32 [%rd1800], %r1799;
-	cvt.u32.u64 %r1801, %rd12;
-	cvt.u32.u64 %r1802, %rd14;
-	mul.lo.s32 %r1803, %r1802, 179;
-	add.s32 %r1804, %r1801, %r1803;
+	setp.ge.u64 %pt178, %rd9, %rd1807;
+	@%pt178 bra $Lfault_178;
 	mad.lo.s64 %rd1805, %rd9, 4, %rd1806;
 	ld.global.s32 %r1808, [%rd1805];
 	add.s32 %r1809, %r1808, %r1804;
-	mad.lo.s64 %rd1810, %rd9, 4, %rd1806;
+	mov.b64 %rd1810, %rd1805;
 	st.global.s32 [%rd1810], %r1809;
-	cvt.u32.u64 %r1811, %rd12;
-	cvt.u32.u64 %r1812, %rd14;
-	mul.lo.s32 %r1813, %r1812, 180;
-	add.s32 %r1814, %r1811, %r1813;
+	setp.ge.u64 %pt179, %rd9, %rd1817;
+	@%pt179 bra $Lfault_179;
 	mad.lo.s64 %rd1815, %rd9, 4, %rd1816;
 	ld.global.s32 %r1818, [%rd1815];
 	add.s32 %r1819, %r1818, %r1814;
-	mad.lo.s64 %rd1820, %rd9, 4, %rd1816;
+	mov.b64 %rd1820, %rd1815;
 	st.global.s32 [%rd1820], %r1819;
-	cvt.u32.u64 %r1821, %rd12;
-	cvt.u32.u64 %r1822, %rd14;
-	mul.lo.s32 %r1823, %r1822, 181;
-	add.s32 %r1824, %r1821, %r1823;
+	setp.ge.u64 %pt180, %rd9, %rd1827;
+	@%pt180 bra $Lfault_180;
 	mad.lo.s64 %rd1825, %rd9, 4, %rd1826;
 	ld.global.s32 %r1828, [%rd1825];
 	add.s32 %r1829, %r1828, %r1824;
-	mad.lo.s64 %rd1830, %rd9, 4, %rd1826;
+	mov.b64 %rd1830, %rd1825;
 	st.global.s32 [%rd1830], %r1829;
-	cvt.u32.u64 %r1831, %rd12;
-	cvt.u32.u64 %r1832, %rd14;
-	mul.lo.s32 %r1833, %r1832, 182;
-	add.s32 %r1834, %r1831, %r1833;
+	setp.ge.u64 %pt181, %rd9, %rd1837;
+	@%pt181 bra $Lfault_181;
 	mad.lo.s64 %rd1835, %rd9, 4, %rd1836;
 	ld.global.s32 %r1838, [%rd1835];
 	add.s32 %r1839, %r1838, %r1834;
-	mad.lo.s64 %rd1840, %rd9, 4, %rd1836;
+	mov.b64 %rd1840, %rd1835;
 	st.global.s32 [%rd1840], %r1839;
-	cvt.u32.u64 %r1841, %rd12;
-	cvt.u32.u64 %r1842, %rd14;
-	mul.lo.s32 %r1843, %r1842, 183;
-	add.s32 %r1844, %r1841, %r1843;
+	setp.ge.u64 %pt182, %rd9, %rd1847;
+	@%pt182 bra $Lfault_182;
 	mad.lo.s64 %rd1845, %rd9, 4, %rd1846;
 	ld.global.s32 %r1848, [%rd1845];
 	add.s32 %r1849, %r1848, %r1844;
-	mad.lo.s64 %rd1850, %rd9, 4, %rd1846;
+	mov.b64 %rd1850, %rd1845;
 	st.global.s32 [%rd1850], %r1849;
-	cvt.u32.u64 %r1851, %rd12;
-	cvt.u32.u64 %r1852, %rd14;
-	mul.lo.s32 %r1853, %r1852, 184;
-	add.s32 %r1854, %r1851, %r1853;
+	setp.ge.u64 %pt183, %rd9, %rd1857;
+	@%pt183 bra $Lfault_183;
 	mad.lo.s64 %rd1855, %rd9, 4, %rd1856;
 	ld.global.s32 %r1858, [%rd1855];
 	add.s32 %r1859, %r1858, %r1854;
-	mad.lo.s64 %rd1860, %rd9, 4, %rd1856;
+	mov.b64 %rd1860, %rd1855;
 	st.global.s32 [%rd1860], %r1859;
-	cvt.u32.u64 %r1861, %rd12;
-	cvt.u32.u64 %r1862, %rd14;
-	mul.lo.s32 %r1863, %r1862, 185;
-	add.s32 %r1864, %r1861, %r1863;
+	setp.ge.u64 %pt184, %rd9, %rd1867;
+	@%pt184 bra $Lfault_184;
 	mad.lo.s64 %rd1865, %rd9, 4, %rd1866;
 	ld.global.s32 %r1868, [%rd1865];
 	add.s32 %r1869, %r1868, %r1864;
-	mad.lo.s64 %rd1870, %rd9, 4, %rd1866;
+	mov.b64 %rd1870, %rd1865;
 	st.global.s32 [%rd1870], %r1869;
-	cvt.u32.u64 %r1871, %rd12;
-	cvt.u32.u64 %r1872, %rd14;
-	mul.lo.s32 %r1873, %r1872, 186;
-	add.s32 %r1874, %r1871, %r1873;
+	setp.ge.u64 %pt185, %rd9, %rd1877;
+	@%pt185 bra $Lfault_185;
 	mad.lo.s64 %rd1875, %rd9, 4, %rd1876;
 	ld.global.s32 %r1878, [%rd1875];
 	add.s32 %r1879, %r1878, %r1874;
-	mad.lo.s64 %rd1880, %rd9, 4, %rd1876;
+	mov.b64 %rd1880, %rd1875;
 	st.global.s32 [%rd1880], %r1879;
-	cvt.u32.u64 %r1881, %rd12;
-	cvt.u32.u64 %r1882, %rd14;
-	mul.lo.s32 %r1883, %r1882, 187;
-	add.s32 %r1884, %r1881, %r1883;
+	setp.ge.u64 %pt186, %rd9, %rd1887;
+	@%pt186 bra $Lfault_186;
 	mad.lo.s64 %rd1885, %rd9, 4, %rd1886;
 	ld.global.s32 %r1888, [%rd1885];
 	add.s32 %r1889, %r1888, %r1884;
-	mad.lo.s64 %rd1890, %rd9, 4, %rd1886;
+	mov.b64 %rd1890, %rd1885;
 	st.global.s32 [%rd1890], %r1889;
-	cvt.u32.u64 %r1891, %rd12;
-	cvt.u32.u64 %r1892, %rd14;
-	mul.lo.s32 %r1893, %r1892, 188;
-	add.s32 %r1894, %r1891, %r1893;
+	setp.ge.u64 %pt187, %rd9, %rd1897;
+	@%pt187 bra $Lfault_187;
 	mad.lo.s64 %rd1895, %rd9, 4, %rd1896;
 	ld.global.s32 %r1898, [%rd1895];
 	add.s32 %r1899, %r1898, %r1894;
-	mad.lo.s64 %rd1900, %rd9, 4, %rd1896;
+	mov.b64 %rd1900, %rd1895;
 	st.global.s32 [%rd1900], %r1899;
-	cvt.u32.u64 %r1901, %rd12;
-	cvt.u32.u64 %r1902, %rd14;
-	mul.lo.s32 %r1903, %r1902, 189;
-	add.s32 %r1904, %r1901, %r1903;
+	setp.ge.u64 %pt188, %rd9, %rd1907;
+	@%pt188 bra $Lfault_188;
 	mad.lo.s64 %rd1905, %rd9, 4, %rd1906;
 	ld.global.s32 %r1908, [%rd1905];
 	add.s32 %r1909, %r1908, %r1904;
-	mad.lo.s64 %rd1910, %rd9, 4, %rd1906;
+	mov.b64 %rd1910, %rd1905;
 	st.global.s32 [%rd1910], %r1909;
-	cvt.u32.u64 %r1911, %rd12;
-	cvt.u32.u64 %r1912, %rd14;
-	mul.lo.s32 %r1913, %r1912, 190;
-	add.s32 %r1914, %r1911, %r1913;
+	setp.ge.u64 %pt189, %rd9, %rd1917;
+	@%pt189 bra $Lfault_189;
 	mad.lo.s64 %rd1915, %rd9, 4, %rd1916;
 	ld.global.s32 %r1918, [%rd1915];
 	add.s32 %r1919, %r1918, %r1914;
-	mad.lo.s64 %rd1920, %rd9, 4, %rd1916;
+	mov.b64 %rd1920, %rd1915;
 	st.global.s32 [%rd1920], %r1919;
-	cvt.u32.u64 %r1921, %rd12;
-	cvt.u32.u64 %r1922, %rd14;
-	mul.lo.s32 %r1923, %r1922, 191;
-	add.s32 %r1924, %r1921, %r1923;
+	setp.ge.u64 %pt190, %rd9, %rd1927;
+	@%pt190 bra $Lfault_190;
 	mad.lo.s64 %rd1925, %rd9, 4, %rd1926;
 	ld.global.s32 %r1928, [%rd1925];
 	add.s32 %r1929, %r1928, %r1924;
-	mad.lo.s64 %rd1930, %rd9, 4, %rd1926;
+	mov.b64 %rd1930, %rd1925;
 	st.global.s32 [%rd1930], %r1929;
-	cvt.u32.u64 %r1931, %rd12;
-	cvt.u32.u64 %r1932, %rd14;
-	mul.lo.s32 %r1933, %r1932, 192;
-	add.s32 %r1934, %r1931, %r1933;
+	setp.ge.u64 %pt191, %rd9, %rd1937;
+	@%pt191 bra $Lfault_191;
 	mad.lo.s64 %rd1935, %rd9, 4, %rd1936;
 	ld.global.s32 %r1938, [%rd1935];
 	add.s32 %r1939, %r1938, %r1934;
-	mad.lo.s64 %rd1940, %rd9, 4, %rd1936;
+	mov.b64 %rd1940, %rd1935;
 	st.global.s32 [%rd1940], %r1939;
-	cvt.u32.u64 %r1941, %rd12;
-	cvt.u32.u64 %r1942, %rd14;
-	mul.lo.s32 %r1943, %r1942, 193;
-	add.s32 %r1944, %r1941, %r1943;
+	setp.ge.u64 %pt192, %rd9, %rd1947;
+	@%pt192 bra $Lfault_192;
 	mad.lo.s64 %rd1945, %rd9, 4, %rd1946;
 	ld.global.s32 %r1948, [%rd1945];
 	add.s32 %r1949, %r1948, %r1944;
-	mad.lo.s64 %rd1950, %rd9, 4, %rd1946;
+	mov.b64 %rd1950, %rd1945;
 	st.global.s32 [%rd1950], %r1949;
-	cvt.u32.u64 %r1951, %rd12;
-	cvt.u32.u64 %r1952, %rd14;
-	mul.lo.s32 %r1953, %r1952, 194;
-	add.s32 %r1954, %r1951, %r1953;
+	setp.ge.u64 %pt193, %rd9, %rd1957;
+	@%pt193 bra $Lfault_193;
 	mad.lo.s64 %rd1955, %rd9, 4, %rd1956;
 	ld.global.s32 %r1958, [%rd1955];
 	add.s32 %r1959, %r1958, %r1954;
-	mad.lo.s64 %rd1960, %rd9, 4, %rd1956;
+	mov.b64 %rd1960, %rd1955;
 	st.global.s32 [%rd1960], %r1959;
-	cvt.u32.u64 %r1961, %rd12;
-	cvt.u32.u64 %r1962, %rd14;
-	mul.lo.s32 %r1963, %r1962, 195;
-	add.s32 %r1964, %r1961, %r1963;
+	setp.ge.u64 %pt194, %rd9, %rd1967;
+	@%pt194 bra $Lfault_194;
 	mad.lo.s64 %rd1965, %rd9, 4, %rd1966;
 	ld.global.s32 %r1968, [%rd1965];
 	add.s32 %r1969, %r1968, %r1964;
-	mad.lo.s64 %rd1970, %rd9, 4, %rd1966;
+	mov.b64 %rd1970, %rd1965;
 	st.global.s32 [%rd1970], %r1969;
-	cvt.u32.u64 %r1971, %rd12;
-	cvt.u32.u64 %r1972, %rd14;
-	mul.lo.s32 %r1973, %r1972, 196;
-	add.s32 %r1974, %r1971, %r1973;
+	setp.ge.u64 %pt195, %rd9, %rd1977;
+	@%pt195 bra $Lfault_195;
 	mad.lo.s64 %rd1975, %rd9, 4, %rd1976;
 	ld.global.s32 %r1978, [%rd1975];
 	add.s32 %r1979, %r1978, %r1974;
-	mad.lo.s64 %rd1980, %rd9, 4, %rd1976;
+	mov.b64 %rd1980, %rd1975;
 	st.global.s32 [%rd1980], %r1979;
-	cvt.u32.u64 %r1981, %rd12;
-	cvt.u32.u64 %r1982, %rd14;
-	mul.lo.s32 %r1983, %r1982, 197;
-	add.s32 %r1984, %r1981, %r1983;
+	setp.ge.u64 %pt196, %rd9, %rd1987;
+	@%pt196 bra $Lfault_196;
 	mad.lo.s64 %rd1985, %rd9, 4, %rd1986;
 	ld.global.s32 %r1988, [%rd1985];
 	add.s32 %r1989, %r1988, %r1984;
-	mad.lo.s64 %rd1990, %rd9, 4, %rd1986;
+	mov.b64 %rd1990, %rd1985;
 	st.global.s32 [%rd1990], %r1989;
-	cvt.u32.u64 %r1991, %rd12;
-	cvt.u32.u64 %r1992, %rd14;
-	mul.lo.s32 %r1993, %r1992, 198;
-	add.s32 %r1994, %r1991, %r1993;
+	setp.ge.u64 %pt197, %rd9, %rd1997;
+	@%pt197 bra $Lfault_197;
 	mad.lo.s64 %rd1995, %rd9, 4, %rd1996;
 	ld.global.s32 %r1998, [%rd1995];
 	add.s32 %r1999, %r1998, %r1994;
-	mad.lo.s64 %rd2000, %rd9, 4, %rd1996;
+	mov.b64 %rd2000, %rd1995;
 	st.global.s32 [%rd2000], %r1999;
-	cvt.u32.u64 %r2001, %rd12;
-	cvt.u32.u64 %r2002, %rd14;
-	mul.lo.s32 %r2003, %r2002, 199;
-	add.s32 %r2004, %r2001, %r2003;
+	setp.ge.u64 %pt198, %rd9, %rd2007;
+	@%pt198 bra $Lfault_198;
 	mad.lo.s64 %rd2005, %rd9, 4, %rd2006;
 	ld.global.s32 %r2008, [%rd2005];
 	add.s32 %r2009, %r2008, %r2004;
-	mad.lo.s64 %rd2010, %rd9, 4, %rd2006;
+	mov.b64 %rd2010, %rd2005;
 	st.global.s32 [%rd2010], %r2009;
-	cvt.u32.u64 %r2011, %rd12;
-	cvt.u32.u64 %r2012, %rd14;
-	mul.lo.s32 %r2013, %r2012, 200;
-	add.s32 %r2014, %r2011, %r2013;
+	setp.ge.u64 %pt199, %rd9, %rd2017;
+	@%pt199 bra $Lfault_199;
 	mad.lo.s64 %rd2015, %rd9, 4, %rd2016;
 	ld.global.s32 %r2018, [%rd2015];
 	add.s32 %r2019, %r2018, %r2014;
-	mad.lo.s64 %rd2020, %rd9, 4, %rd2016;
+	mov.b64 %rd2020, %rd2015;
 	st.global.s32 [%rd2020], %r2019;
-	cvt.u32.u64 %r2021, %rd12;
-	cvt.u32.u64 %r2022, %rd14;
-	mul.lo.s32 %r2023, %r2022, 201;
-	add.s32 %r2024, %r2021, %r2023;
+	setp.ge.u64 %pt200, %rd9, %rd2027;
+	@%pt200 bra $Lfault_200;
 	mad.lo.s64 %rd2025, %rd9, 4, %rd2026;
 	ld.global.s32 %r2028, [%rd2025];
 	add.s32 %r2029, %r2028, %r2024;
-	mad.lo.s64 %rd2030, %rd9, 4, %rd2026;
+	mov.b64 %rd2030, %rd2025;
 	st.global.s32 [%rd2030], %r2029;
-	cvt.u32.u64 %r2031, %rd12;
-	cvt.u32.u64 %r2032, %rd14;
-	mul.lo.s32 %r2033, %r2032, 202;
-	add.s32 %r2034, %r2031, %r2033;
+	setp.ge.u64 %pt201, %rd9, %rd2037;
+	@%pt201 bra $Lfault_201;
 	mad.lo.s64 %rd2035, %rd9, 4, %rd2036;
 	ld.global.s32 %r2038, [%rd2035];
 	add.s32 %r2039, %r2038, %r2034;
-	mad.lo.s64 %rd2040, %rd9, 4, %rd2036;
+	mov.b64 %rd2040, %rd2035;
 	st.global.s32 [%rd2040], %r2039;
-	cvt.u32.u64 %r2041, %rd12;
-	cvt.u32.u64 %r2042, %rd14;
-	mul.lo.s32 %r2043, %r2042, 203;
-	add.s32 %r2044, %r2041, %r2043;
+	setp.ge.u64 %pt202, %rd9, %rd2047;
+	@%pt202 bra $Lfault_202;
 	mad.lo.s64 %rd2045, %rd9, 4, %rd2046;
 	ld.global.s32 %r2048, [%rd2045];
 	add.s32 %r2049, %r2048, %r2044;
-	mad.lo.s64 %rd2050, %rd9, 4, %rd2046;
+	mov.b64 %rd2050, %rd2045;
 	st.global.s32 [%rd2050], %r2049;
-	cvt.u32.u64 %r2051, %rd12;
-	cvt.u32.u64 %r2052, %rd14;
-	mul.lo.s32 %r2053, %r2052, 204;
-	add.s32 %r2054, %r2051, %r2053;
+	setp.ge.u64 %pt203, %rd9, %rd2057;
+	@%pt203 bra $Lfault_203;
 	mad.lo.s64 %rd2055, %rd9, 4, %rd2056;
 	ld.global.s32 %r2058, [%rd2055];
 	add.s32 %r2059, %r2058, %r2054;
-	mad.lo.s64 %rd2060, %rd9, 4, %rd2056;
+	mov.b64 %rd2060, %rd2055;
 	st.global.s32 [%rd2060], %r2059;
-	cvt.u32.u64 %r2061, %rd12;
-	cvt.u32.u64 %r2062, %rd14;
-	mul.lo.s32 %r2063, %r2062, 205;
-	add.s32 %r2064, %r2061, %r2063;
+	setp.ge.u64 %pt204, %rd9, %rd2067;
+	@%pt204 bra $Lfault_204;
 	mad.lo.s64 %rd2065, %rd9, 4, %rd2066;
 	ld.global.s32 %r2068, [%rd2065];
 	add.s32 %r2069, %r2068, %r2064;
-	mad.lo.s64 %rd2070, %rd9, 4, %rd2066;
+	mov.b64 %rd2070, %rd2065;
 	st.global.s32 [%rd2070], %r2069;
-	cvt.u32.u64 %r2071, %rd12;
-	cvt.u32.u64 %r2072, %rd14;
-	mul.lo.s32 %r2073, %r2072, 206;
-	add.s32 %r2074, %r2071, %r2073;
+	setp.ge.u64 %pt205, %rd9, %rd2077;
+	@%pt205 bra $Lfault_205;
 	mad.lo.s64 %rd2075, %rd9, 4, %rd2076;
 	ld.global.s32 %r2078, [%rd2075];
 	add.s32 %r2079, %r2078, %r2074;
-	mad.lo.s64 %rd2080, %rd9, 4, %rd2076;
+	mov.b64 %rd2080, %rd2075;
 	st.global.s32 [%rd2080], %r2079;
-	cvt.u32.u64 %r2081, %rd12;
-	cvt.u32.u64 %r2082, %rd14;
-	mul.lo.s32 %r2083, %r2082, 207;
-	add.s32 %r2084, %r2081, %r2083;
+	setp.ge.u64 %pt206, %rd9, %rd2087;
+	@%pt206 bra $Lfault_206;
 	mad.lo.s64 %rd2085, %rd9, 4, %rd2086;
 	ld.global.s32 %r2088, [%rd2085];
 	add.s32 %r2089, %r2088, %r2084;
-	mad.lo.s64 %rd2090, %rd9, 4, %rd2086;
+	mov.b64 %rd2090, %rd2085;
 	st.global.s32 [%rd2090], %r2089;
-	cvt.u32.u64 %r2091, %rd12;
-	cvt.u32.u64 %r2092, %rd14;
-	mul.lo.s32 %r2093, %r2092, 208;
-	add.s32 %r2094, %r2091, %r2093;
+	setp.ge.u64 %pt207, %rd9, %rd2097;
+	@%pt207 bra $Lfault_207;
 	mad.lo.s64 %rd2095, %rd9, 4, %rd2096;
 	ld.global.s32 %r2098, [%rd2095];
 	add.s32 %r2099, %r2098, %r2094;
-	mad.lo.s64 %rd2100, %rd9, 4, %rd2096;
+	mov.b64 %rd2100, %rd2095;
 	st.global.s32 [%rd2100], %r2099;
-	cvt.u32.u64 %r2101, %rd12;
-	cvt.u32.u64 %r2102, %rd14;
-	mul.lo.s32 %r2103, %r2102, 209;
-	add.s32 %r2104, %r2101, %r2103;
+	setp.ge.u64 %pt208, %rd9, %rd2107;
+	@%pt208 bra $Lfault_208;
 	mad.lo.s64 %rd2105, %rd9, 4, %rd2106;
 	ld.global.s32 %r2108, [%rd2105];
 	add.s32 %r2109, %r2108, %r2104;
-	mad.lo.s64 %rd2110, %rd9, 4, %rd2106;
+	mov.b64 %rd2110, %rd2105;
 	st.global.s32 [%rd2110], %r2109;
-	cvt.u32.u64 %r2111, %rd12;
-	cvt.u32.u64 %r2112, %rd14;
-	mul.lo.s32 %r2113, %r2112, 210;
-	add.s32 %r2114, %r2111, %r2113;
+	setp.ge.u64 %pt209, %rd9, %rd2117;
+	@%pt209 bra $Lfault_209;
 	mad.lo.s64 %rd2115, %rd9, 4, %rd2116;
 	ld.global.s32 %r2118, [%rd2115];
 	add.s32 %r2119, %r2118, %r2114;
-	mad.lo.s64 %rd2120, %rd9, 4, %rd2116;
+	mov.b64 %rd2120, %rd2115;
 	st.global.s32 [%rd2120], %r2119;
-	cvt.u32.u64 %r2121, %rd12;
-	cvt.u32.u64 %r2122, %rd14;
-	mul.lo.s32 %r2123, %r2122, 211;
-	add.s32 %r2124, %r2121, %r2123;
+	setp.ge.u64 %pt210, %rd9, %rd2127;
+	@%pt210 bra $Lfault_210;
 	mad.lo.s64 %rd2125, %rd9, 4, %rd2126;
 	ld.global.s32 %r2128, [%rd2125];
 	add.s32 %r2129, %r2128, %r2124;
-	mad.lo.s64 %rd2130, %rd9, 4, %rd2126;
+	mov.b64 %rd2130, %rd2125;
 	st.global.s32 [%rd2130], %r2129;
-	cvt.u32.u64 %r2131, %rd12;
-	cvt.u32.u64 %r2132, %rd14;
-	mul.lo.s32 %r2133, %r2132, 212;
-	add.s32 %r2134, %r2131, %r2133;
+	setp.ge.u64 %pt211, %rd9, %rd2137;
+	@%pt211 bra $Lfault_211;
 	mad.lo.s64 %rd2135, %rd9, 4, %rd2136;
 	ld.global.s32 %r2138, [%rd2135];
 	add.s32 %r2139, %r2138, %r2134;
-	mad.lo.s64 %rd2140, %rd9, 4, %rd2136;
+	mov.b64 %rd2140, %rd2135;
 	st.global.s32 [%rd2140], %r2139;
-	cvt.u32.u64 %r2141, %rd12;
-	cvt.u32.u64 %r2142, %rd14;
-	mul.lo.s32 %r2143, %r2142, 213;
-	add.s32 %r2144, %r2141, %r2143;
+	setp.ge.u64 %pt212, %rd9, %rd2147;
+	@%pt212 bra $Lfault_212;
 	mad.lo.s64 %rd2145, %rd9, 4, %rd2146;
 	ld.global.s32 %r2148, [%rd2145];
 	add.s32 %r2149, %r2148, %r2144;
-	mad.lo.s64 %rd2150, %rd9, 4, %rd2146;
+	mov.b64 %rd2150, %rd2145;
 	st.global.s32 [%rd2150], %r2149;
-	cvt.u32.u64 %r2151, %rd12;
-	cvt.u32.u64 %r2152, %rd14;
-	mul.lo.s32 %r2153, %r2152, 214;
-	add.s32 %r2154, %r2151, %r2153;
+	setp.ge.u64 %pt213, %rd9, %rd2157;
+	@%pt213 bra $Lfault_213;
 	mad.lo.s64 %rd2155, %rd9, 4, %rd2156;
 	ld.global.s32 %r2158, [%rd2155];
 	add.s32 %r2159, %r2158, %r2154;
-	mad.lo.s64 %rd2160, %rd9, 4, %rd2156;
+	mov.b64 %rd2160, %rd2155;
 	st.global.s32 [%rd2160], %r2159;
-	cvt.u32.u64 %r2161, %rd12;
-	cvt.u32.u64 %r2162, %rd14;
-	mul.lo.s32 %r2163, %r2162, 215;
-	add.s32 %r2164, %r2161, %r2163;
+	setp.ge.u64 %pt214, %rd9, %rd2167;
+	@%pt214 bra $Lfault_214;
 	mad.lo.s64 %rd2165, %rd9, 4, %rd2166;
 	ld.global.s32 %r2168, [%rd2165];
 	add.s32 %r2169, %r2168, %r2164;
-	mad.lo.s64 %rd2170, %rd9, 4, %rd2166;
+	mov.b64 %rd2170, %rd2165;
 	st.global.s32 [%rd2170], %r2169;
-	cvt.u32.u64 %r2171, %rd12;
-	cvt.u32.u64 %r2172, %rd14;
-	mul.lo.s32 %r2173, %r2172, 216;
-	add.s32 %r2174, %r2171, %r2173;
+	setp.ge.u64 %pt215, %rd9, %rd2177;
+	@%pt215 bra $Lfault_215;
 	mad.lo.s64 %rd2175, %rd9, 4, %rd2176;
 	ld.global.s32 %r2178, [%rd2175];
 	add.s32 %r2179, %r2178, %r2174;
-	mad.lo.s64 %rd2180, %rd9, 4, %rd2176;
+	mov.b64 %rd2180, %rd2175;
 	st.global.s32 [%rd2180], %r2179;
-	cvt.u32.u64 %r2181, %rd12;
-	cvt.u32.u64 %r2182, %rd14;
-	mul.lo.s32 %r2183, %r2182, 217;
-	add.s32 %r2184, %r2181, %r2183;
+	setp.ge.u64 %pt216, %rd9, %rd2187;
+	@%pt216 bra $Lfault_216;
 	mad.lo.s64 %rd2185, %rd9, 4, %rd2186;
 	ld.global.s32 %r2188, [%rd2185];
 	add.s32 %r2189, %r2188, %r2184;
-	mad.lo.s64 %rd2190, %rd9, 4, %rd2186;
+	mov.b64 %rd2190, %rd2185;
 	st.global.s32 [%rd2190], %r2189;
-	cvt.u32.u64 %r2191, %rd12;
-	cvt.u32.u64 %r2192, %rd14;
-	mul.lo.s32 %r2193, %r2192, 218;
-	add.s32 %r2194, %r2191, %r2193;
+	setp.ge.u64 %pt217, %rd9, %rd2197;
+	@%pt217 bra $Lfault_217;
 	mad.lo.s64 %rd2195, %rd9, 4, %rd2196;
 	ld.global.s32 %r2198, [%rd2195];
 	add.s32 %r2199, %r2198, %r2194;
-	mad.lo.s64 %rd2200, %rd9, 4, %rd2196;
+	mov.b64 %rd2200, %rd2195;
 	st.global.s32 [%rd2200], %r2199;
-	cvt.u32.u64 %r2201, %rd12;
-	cvt.u32.u64 %r2202, %rd14;
-	mul.lo.s32 %r2203, %r2202, 219;
-	add.s32 %r2204, %r2201, %r2203;
+	setp.ge.u64 %pt218, %rd9, %rd2207;
+	@%pt218 bra $Lfault_218;
 	mad.lo.s64 %rd2205, %rd9, 4, %rd2206;
 	ld.global.s32 %r2208, [%rd2205];
 	add.s32 %r2209, %r2208, %r2204;
-	mad.lo.s64 %rd2210, %rd9, 4, %rd2206;
+	mov.b64 %rd2210, %rd2205;
 	st.global.s32 [%rd2210], %r2209;
-	cvt.u32.u64 %r2211, %rd12;
-	cvt.u32.u64 %r2212, %rd14;
-	mul.lo.s32 %r2213, %r2212, 220;
-	add.s32 %r2214, %r2211, %r2213;
+	setp.ge.u64 %pt219, %rd9, %rd2217;
+	@%pt219 bra $Lfault_219;
 	mad.lo.s64 %rd2215, %rd9, 4, %rd2216;
 	ld.global.s32 %r2218, [%rd2215];
 	add.s32 %r2219, %r2218, %r2214;
-	mad.lo.s64 %rd2220, %rd9, 4, %rd2216;
+	mov.b64 %rd2220, %rd2215;
 	st.global.s32 [%rd2220], %r2219;
-	cvt.u32.u64 %r2221, %rd12;
-	cvt.u32.u64 %r2222, %rd14;
-	mul.lo.s32 %r2223, %r2222, 221;
-	add.s32 %r2224, %r2221, %r2223;
+	setp.ge.u64 %pt220, %rd9, %rd2227;
+	@%pt220 bra $Lfault_220;
 	mad.lo.s64 %rd2225, %rd9, 4, %rd2226;
 	ld.global.s32 %r2228, [%rd2225];
 	add.s32 %r2229, %r2228, %r2224;
-	mad.lo.s64 %rd2230, %rd9, 4, %rd2226;
+	mov.b64 %rd2230, %rd2225;
 	st.global.s32 [%rd2230], %r2229;
-	cvt.u32.u64 %r2231, %rd12;
-	cvt.u32.u64 %r2232, %rd14;
-	mul.lo.s32 %r2233, %r2232, 222;
-	add.s32 %r2234, %r2231, %r2233;
+	setp.ge.u64 %pt221, %rd9, %rd2237;
+	@%pt221 bra $Lfault_221;
 	mad.lo.s64 %rd2235, %rd9, 4, %rd2236;
 	ld.global.s32 %r2238, [%rd2235];
 	add.s32 %r2239, %r2238, %r2234;
-	mad.lo.s64 %rd2240, %rd9, 4, %rd2236;
+	mov.b64 %rd2240, %rd2235;
 	st.global.s32 [%rd2240], %r2239;
-	cvt.u32.u64 %r2241, %rd12;
-	cvt.u32.u64 %r2242, %rd14;
-	mul.lo.s32 %r2243, %r2242, 223;
-	add.s32 %r2244, %r2241, %r2243;
+	setp.ge.u64 %pt222, %rd9, %rd2247;
+	@%pt222 bra $Lfault_222;
 	mad.lo.s64 %rd2245, %rd9, 4, %rd2246;
 	ld.global.s32 %r2248, [%rd2245];
 	add.s32 %r2249, %r2248, %r2244;
-	mad.lo.s64 %rd2250, %rd9, 4, %rd2246;
+	mov.b64 %rd2250, %rd2245;
 	st.global.s32 [%rd2250], %r2249;
-	cvt.u32.u64 %r2251, %rd12;
-	cvt.u32.u64 %r2252, %rd14;
-	mul.lo.s32 %r2253, %r2252, 224;
-	add.s32 %r2254, %r2251, %r2253;
+	setp.ge.u64 %pt223, %rd9, %rd2257;
+	@%pt223 bra $Lfault_223;
 	mad.lo.s64 %rd2255, %rd9, 4, %rd2256;
 	ld.global.s32 %r2258, [%rd2255];
 	add.s32 %r2259, %r2258, %r2254;
-	mad.lo.s64 %rd2260, %rd9, 4, %rd2256;
+	mov.b64 %rd2260, %rd2255;
 	st.global.s32 [%rd2260], %r2259;
-	cvt.u32.u64 %r2261, %rd12;
-	cvt.u32.u64 %r2262, %rd14;
-	mul.lo.s32 %r2263, %r2262, 225;
-	add.s32 %r2264, %r2261, %r2263;
+	setp.ge.u64 %pt224, %rd9, %rd2267;
+	@%pt224 bra $Lfault_224;
 	mad.lo.s64 %rd2265, %rd9, 4, %rd2266;
 	ld.global.s32 %r2268, [%rd2265];
 	add.s32 %r2269, %r2268, %r2264;
-	mad.lo.s64 %rd2270, %rd9, 4, %rd2266;
+	mov.b64 %rd2270, %rd2265;
 	st.global.s32 [%rd2270], %r2269;
-	cvt.u32.u64 %r2271, %rd12;
-	cvt.u32.u64 %r2272, %rd14;
-	mul.lo.s32 %r2273, %r2272, 226;
-	add.s32 %r2274, %r2271, %r2273;
+	setp.ge.u64 %pt225, %rd9, %rd2277;
+	@%pt225 bra $Lfault_225;
 	mad.lo.s64 %rd2275, %rd9, 4, %rd2276;
 	ld.global.s32 %r2278, [%rd2275];
 	add.s32 %r2279, %r2278, %r2274;
-	mad.lo.s64 %rd2280, %rd9, 4, %rd2276;
+	mov.b64 %rd2280, %rd2275;
 	st.global.s32 [%rd2280], %r2279;
-	cvt.u32.u64 %r2281, %rd12;
-	cvt.u32.u64 %r2282, %rd14;
-	mul.lo.s32 %r2283, %r2282, 227;
-	add.s32 %r2284, %r2281, %r2283;
+	setp.ge.u64 %pt226, %rd9, %rd2287;
+	@%pt226 bra $Lfault_226;
 	mad.lo.s64 %rd2285, %rd9, 4, %rd2286;
 	ld.global.s32 %r2288, [%rd2285];
 	add.s32 %r2289, %r2288, %r2284;
-	mad.lo.s64 %rd2290, %rd9, 4, %rd2286;
+	mov.b64 %rd2290, %rd2285;
 	st.global.s32 [%rd2290], %r2289;
-	cvt.u32.u64 %r2291, %rd12;
-	cvt.u32.u64 %r2292, %rd14;
-	mul.lo.s32 %r2293, %r2292, 228;
-	add.s32 %r2294, %r2291, %r2293;
+	setp.ge.u64 %pt227, %rd9, %rd2297;
+	@%pt227 bra $Lfault_227;
 	mad.lo.s64 %rd2295, %rd9, 4, %rd2296;
 	ld.global.s32 %r2298, [%rd2295];
 	add.s32 %r2299, %r2298, %r2294;
-	mad.lo.s64 %rd2300, %rd9, 4, %rd2296;
+	mov.b64 %rd2300, %rd2295;
 	st.global.s32 [%rd2300], %r2299;
-	cvt.u32.u64 %r2301, %rd12;
-	cvt.u32.u64 %r2302, %rd14;
-	mul.lo.s32 %r2303, %r2302, 229;
-	add.s32 %r2304, %r2301, %r2303;
+	setp.ge.u64 %pt228, %rd9, %rd2307;
+	@%pt228 bra $Lfault_228;
 	mad.lo.s64 %rd2305, %rd9, 4, %rd2306;
 	ld.global.s32 %r2308, [%rd2305];
 	add.s32 %r2309, %r2308, %r2304;
-	mad.lo.s64 %rd2310, %rd9, 4, %rd2306;
+	mov.b64 %rd2310, %rd2305;
 	st.global.s32 [%rd2310], %r2309;
-	cvt.u32.u64 %r2311, %rd12;
-	cvt.u32.u64 %r2312, %rd14;
-	mul.lo.s32 %r2313, %r2312, 230;
-	add.s32 %r2314, %r2311, %r2313;
+	setp.ge.u64 %pt229, %rd9, %rd2317;
+	@%pt229 bra $Lfault_229;
 	mad.lo.s64 %rd2315, %rd9, 4, %rd2316;
 	ld.global.s32 %r2318, [%rd2315];
 	add.s32 %r2319, %r2318, %r2314;
-	mad.lo.s64 %rd2320, %rd9, 4, %rd2316;
+	mov.b64 %rd2320, %rd2315;
 	st.global.s32 [%rd2320], %r2319;
-	cvt.u32.u64 %r2321, %rd12;
-	cvt.u32.u64 %r2322, %rd14;
-	mul.lo.s32 %r2323, %r2322, 231;
-	add.s32 %r2324, %r2321, %r2323;
+	setp.ge.u64 %pt230, %rd9, %rd2327;
+	@%pt230 bra $Lfault_230;
 	mad.lo.s64 %rd2325, %rd9, 4, %rd2326;
 	ld.global.s32 %r2328, [%rd2325];
 	add.s32 %r2329, %r2328, %r2324;
-	mad.lo.s64 %rd2330, %rd9, 4, %rd2326;
+	mov.b64 %rd2330, %rd2325;
 	st.global.s32 [%rd2330], %r2329;
-	cvt.u32.u64 %r2331, %rd12;
-	cvt.u32.u64 %r2332, %rd14;
-	mul.lo.s32 %r2333, %r2332, 232;
-	add.s32 %r2334, %r2331, %r2333;
+	setp.ge.u64 %pt231, %rd9, %rd2337;
+	@%pt231 bra $Lfault_231;
 	mad.lo.s64 %rd2335, %rd9, 4, %rd2336;
 	ld.global.s32 %r2338, [%rd2335];
 	add.s32 %r2339, %r2338, %r2334;
-	mad.lo.s64 %rd2340, %rd9, 4, %rd2336;
+	mov.b64 %rd2340, %rd2335;
 	st.global.s32 [%rd2340], %r2339;
-	cvt.u32.u64 %r2341, %rd12;
-	cvt.u32.u64 %r2342, %rd14;
-	mul.lo.s32 %r2343, %r2342, 233;
-	add.s32 %r2344, %r2341, %r2343;
+	setp.ge.u64 %pt232, %rd9, %rd2347;
+	@%pt232 bra $Lfault_232;
 	mad.lo.s64 %rd2345, %rd9, 4, %rd2346;
 	ld.global.s32 %r2348, [%rd2345];
 	add.s32 %r2349, %r2348, %r2344;
-	mad.lo.s64 %rd2350, %rd9, 4, %rd2346;
+	mov.b64 %rd2350, %rd2345;
 	st.global.s32 [%rd2350], %r2349;
-	cvt.u32.u64 %r2351, %rd12;
-	cvt.u32.u64 %r2352, %rd14;
-	mul.lo.s32 %r2353, %r2352, 234;
-	add.s32 %r2354, %r2351, %r2353;
+	setp.ge.u64 %pt233, %rd9, %rd2357;
+	@%pt233 bra $Lfault_233;
 	mad.lo.s64 %rd2355, %rd9, 4, %rd2356;
 	ld.global.s32 %r2358, [%rd2355];
 	add.s32 %r2359, %r2358, %r2354;
-	mad.lo.s64 %rd2360, %rd9, 4, %rd2356;
+	mov.b64 %rd2360, %rd2355;
 	st.global.s32 [%rd2360], %r2359;
-	cvt.u32.u64 %r2361, %rd12;
-	cvt.u32.u64 %r2362, %rd14;
-	mul.lo.s32 %r2363, %r2362, 235;
-	add.s32 %r2364, %r2361, %r2363;
+	setp.ge.u64 %pt234, %rd9, %rd2367;
+	@%pt234 bra $Lfault_234;
 	mad.lo.s64 %rd2365, %rd9, 4, %rd2366;
 	ld.global.s32 %r2368, [%rd2365];
 	add.s32 %r2369, %r2368, %r2364;
-	mad.lo.s64 %rd2370, %rd9, 4, %rd2366;
+	mov.b64 %rd2370, %rd2365;
 	st.global.s32 [%rd2370], %r2369;
-	cvt.u32.u64 %r2371, %rd12;
-	cvt.u32.u64 %r2372, %rd14;
-	mul.lo.s32 %r2373, %r2372, 236;
-	add.s32 %r2374, %r2371, %r2373;
+	setp.ge.u64 %pt235, %rd9, %rd2377;
+	@%pt235 bra $Lfault_235;
 	mad.lo.s64 %rd2375, %rd9, 4, %rd2376;
 	ld.global.s32 %r2378, [%rd2375];
 	add.s32 %r2379, %r2378, %r2374;
-	mad.lo.s64 %rd2380, %rd9, 4, %rd2376;
+	mov.b64 %rd2380, %rd2375;
 	st.global.s32 [%rd2380], %r2379;
-	cvt.u32.u64 %r2381, %rd12;
-	cvt.u32.u64 %r2382, %rd14;
-	mul.lo.s32 %r2383, %r2382, 237;
-	add.s32 %r2384, %r2381, %r2383;
+	setp.ge.u64 %pt236, %rd9, %rd2387;
+	@%pt236 bra $Lfault_236;
 	mad.lo.s64 %rd2385, %rd9, 4, %rd2386;
 	ld.global.s32 %r2388, [%rd2385];
 	add.s32 %r2389, %r2388, %r2384;
-	mad.lo.s64 %rd2390, %rd9, 4, %rd2386;
+	mov.b64 %rd2390, %rd2385;
 	st.global.s32 [%rd2390], %r2389;
-	cvt.u32.u64 %r2391, %rd12;
-	cvt.u32.u64 %r2392, %rd14;
-	mul.lo.s32 %r2393, %r2392, 238;
-	add.s32 %r2394, %r2391, %r2393;
+	setp.ge.u64 %pt237, %rd9, %rd2397;
+	@%pt237 bra $Lfault_237;
 	mad.lo.s64 %rd2395, %rd9, 4, %rd2396;
 	ld.global.s32 %r2398, [%rd2395];
 	add.s32 %r2399, %r2398, %r2394;
-	mad.lo.s64 %rd2400, %rd9, 4, %rd2396;
+	mov.b64 %rd2400, %rd2395;
 	st.global.s32 [%rd2400], %r2399;
-	cvt.u32.u64 %r2401, %rd12;
-	cvt.u32.u64 %r2402, %rd14;
-	mul.lo.s32 %r2403, %r2402, 239;
-	add.s32 %r2404, %r2401, %r2403;
+	setp.ge.u64 %pt238, %rd9, %rd2407;
+	@%pt238 bra $Lfault_238;
 	mad.lo.s64 %rd2405, %rd9, 4, %rd2406;
 	ld.global.s32 %r2408, [%rd2405];
 	add.s32 %r2409, %r2408, %r2404;
-	mad.lo.s64 %rd2410, %rd9, 4, %rd2406;
+	mov.b64 %rd2410, %rd2405;
 	st.global.s32 [%rd2410], %r2409;
-	cvt.u32.u64 %r2411, %rd12;
-	cvt.u32.u64 %r2412, %rd14;
-	mul.lo.s32 %r2413, %r2412, 240;
-	add.s32 %r2414, %r2411, %r2413;
+	setp.ge.u64 %pt239, %rd9, %rd2417;
+	@%pt239 bra $Lfault_239;
 	mad.lo.s64 %rd2415, %rd9, 4, %rd2416;
 	ld.global.s32 %r2418, [%rd2415];
 	add.s32 %r2419, %r2418, %r2414;
-	mad.lo.s64 %rd2420, %rd9, 4, %rd2416;
+	mov.b64 %rd2420, %rd2415;
 	st.global.s32 [%rd2420], %r2419;
-	cvt.u32.u64 %r2421, %rd12;
-	cvt.u32.u64 %r2422, %rd14;
-	mul.lo.s32 %r2423, %r2422, 241;
-	add.s32 %r2424, %r2421, %r2423;
+	setp.ge.u64 %pt240, %rd9, %rd2427;
+	@%pt240 bra $Lfault_240;
 	mad.lo.s64 %rd2425, %rd9, 4, %rd2426;
 	ld.global.s32 %r2428, [%rd2425];
 	add.s32 %r2429, %r2428, %r2424;
-	mad.lo.s64 %rd2430, %rd9, 4, %rd2426;
+	mov.b64 %rd2430, %rd2425;
 	st.global.s32 [%rd2430], %r2429;
-	cvt.u32.u64 %r2431, %rd12;
-	cvt.u32.u64 %r2432, %rd14;
-	mul.lo.s32 %r2433, %r2432, 242;
-	add.s32 %r2434, %r2431, %r2433;
+	setp.ge.u64 %pt241, %rd9, %rd2437;
+	@%pt241 bra $Lfault_241;
 	mad.lo.s64 %rd2435, %rd9, 4, %rd2436;
 	ld.global.s32 %r2438, [%rd2435];
 	add.s32 %r2439, %r2438, %r2434;
-	mad.lo.s64 %rd2440, %rd9, 4, %rd2436;
+	mov.b64 %rd2440, %rd2435;
 	st.global.s32 [%rd2440], %r2439;
-	cvt.u32.u64 %r2441, %rd12;
-	cvt.u32.u64 %r2442, %rd14;
-	mul.lo.s32 %r2443, %r2442, 243;
-	add.s32 %r2444, %r2441, %r2443;
+	setp.ge.u64 %pt242, %rd9, %rd2447;
+	@%pt242 bra $Lfault_242;
 	mad.lo.s64 %rd2445, %rd9, 4, %rd2446;
 	ld.global.s32 %r2448, [%rd2445];
 	add.s32 %r2449, %r2448, %r2444;
-	mad.lo.s64 %rd2450, %rd9, 4, %rd2446;
+	mov.b64 %rd2450, %rd2445;
 	st.global.s32 [%rd2450], %r2449;
-	cvt.u32.u64 %r2451, %rd12;
-	cvt.u32.u64 %r2452, %rd14;
-	mul.lo.s32 %r2453, %r2452, 244;
-	add.s32 %r2454, %r2451, %r2453;
+	setp.ge.u64 %pt243, %rd9, %rd2457;
+	@%pt243 bra $Lfault_243;
 	mad.lo.s64 %rd2455, %rd9, 4, %rd2456;
 	ld.global.s32 %r2458, [%rd2455];
 	add.s32 %r2459, %r2458, %r2454;
-	mad.lo.s64 %rd2460, %rd9, 4, %rd2456;
+	mov.b64 %rd2460, %rd2455;
 	st.global.s32 [%rd2460], %r2459;
-	cvt.u32.u64 %r2461, %rd12;
-	cvt.u32.u64 %r2462, %rd14;
-	mul.lo.s32 %r2463, %r2462, 245;
-	add.s32 %r2464, %r2461, %r2463;
+	setp.ge.u64 %pt244, %rd9, %rd2467;
+	@%pt244 bra $Lfault_244;
 	mad.lo.s64 %rd2465, %rd9, 4, %rd2466;
 	ld.global.s32 %r2468, [%rd2465];
 	add.s32 %r2469, %r2468, %r2464;
-	mad.lo.s64 %rd2470, %rd9, 4, %rd2466;
+	mov.b64 %rd2470, %rd2465;
 	st.global.s32 [%rd2470], %r2469;
-	cvt.u32.u64 %r2471, %rd12;
-	cvt.u32.u64 %r2472, %rd14;
-	mul.lo.s32 %r2473, %r2472, 246;
-	add.s32 %r2474, %r2471, %r2473;
+	setp.ge.u64 %pt245, %rd9, %rd2477;
+	@%pt245 bra $Lfault_245;
 	mad.lo.s64 %rd2475, %rd9, 4, %rd2476;
 	ld.global.s32 %r2478, [%rd2475];
 	add.s32 %r2479, %r2478, %r2474;
-	mad.lo.s64 %rd2480, %rd9, 4, %rd2476;
+	mov.b64 %rd2480, %rd2475;
 	st.global.s32 [%rd2480], %r2479;
-	cvt.u32.u64 %r2481, %rd12;
-	cvt.u32.u64 %r2482, %rd14;
-	mul.lo.s32 %r2483, %r2482, 247;
-	add.s32 %r2484, %r2481, %r2483;
+	setp.ge.u64 %pt246, %rd9, %rd2487;
+	@%pt246 bra $Lfault_246;
 	mad.lo.s64 %rd2485, %rd9, 4, %rd2486;
 	ld.global.s32 %r2488, [%rd2485];
 	add.s32 %r2489, %r2488, %r2484;
-	mad.lo.s64 %rd2490, %rd9, 4, %rd2486;
+	mov.b64 %rd2490, %rd2485;
 	st.global.s32 [%rd2490], %r2489;
-	cvt.u32.u64 %r2491, %rd12;
-	cvt.u32.u64 %r2492, %rd14;
-	mul.lo.s32 %r2493, %r2492, 248;
-	add.s32 %r2494, %r2491, %r2493;
+	setp.ge.u64 %pt247, %rd9, %rd2497;
+	@%pt247 bra $Lfault_247;
 	mad.lo.s64 %rd2495, %rd9, 4, %rd2496;
 	ld.global.s32 %r2498, [%rd2495];
 	add.s32 %r2499, %r2498, %r2494;
-	mad.lo.s64 %rd2500, %rd9, 4, %rd2496;
+	mov.b64 %rd2500, %rd2495;
 	st.global.s32 [%rd2500], %r2499;
-	cvt.u32.u64 %r2501, %rd12;
-	cvt.u32.u64 %r2502, %rd14;
-	mul.lo.s32 %r2503, %r2502, 249;
-	add.s32 %r2504, %r2501, %r2503;
+	setp.ge.u64 %pt248, %rd9, %rd2507;
+	@%pt248 bra $Lfault_248;
 	mad.lo.s64 %rd2505, %rd9, 4, %rd2506;
 	ld.global.s32 %r2508, [%rd2505];
 	add.s32 %r2509, %r2508, %r2504;
-	mad.lo.s64 %rd2510, %rd9, 4, %rd2506;
+	mov.b64 %rd2510, %rd2505;
 	st.global.s32 [%rd2510], %r2509;
-	cvt.u32.u64 %r2511, %rd12;
-	cvt.u32.u64 %r2512, %rd14;
-	mul.lo.s32 %r2513, %r2512, 250;
-	add.s32 %r2514, %r2511, %r2513;
+	setp.ge.u64 %pt249, %rd9, %rd2517;
+	@%pt249 bra $Lfault_249;
 	mad.lo.s64 %rd2515, %rd9, 4, %rd2516;
 	ld.global.s32 %r2518, [%rd2515];
 	add.s32 %r2519, %r2518, %r2514;
-	mad.lo.s64 %rd2520, %rd9, 4, %rd2516;
+	mov.b64 %rd2520, %rd2515;
 	st.global.s32 [%rd2520], %r2519;
-	cvt.u32.u64 %r2521, %rd12;
-	cvt.u32.u64 %r2522, %rd14;
-	mul.lo.s32 %r2523, %r2522, 251;
-	add.s32 %r2524, %r2521, %r2523;
+	setp.ge.u64 %pt250, %rd9, %rd2527;
+	@%pt250 bra $Lfault_250;
 	mad.lo.s64 %rd2525, %rd9, 4, %rd2526;
 	ld.global.s32 %r2528, [%rd2525];
 	add.s32 %r2529, %r2528, %r2524;
-	mad.lo.s64 %rd2530, %rd9, 4, %rd2526;
+	mov.b64 %rd2530, %rd2525;
 	st.global.s32 [%rd2530], %r2529;
-	cvt.u32.u64 %r2531, %rd12;
-	cvt.u32.u64 %r2532, %rd14;
-	mul.lo.s32 %r2533, %r2532, 252;
-	add.s32 %r2534, %r2531, %r2533;
+	setp.ge.u64 %pt251, %rd9, %rd2537;
+	@%pt251 bra $Lfault_251;
 	mad.lo.s64 %rd2535, %rd9, 4, %rd2536;
 	ld.global.s32 %r2538, [%rd2535];
 	add.s32 %r2539, %r2538, %r2534;
-	mad.lo.s64 %rd2540, %rd9, 4, %rd2536;
+	mov.b64 %rd2540, %rd2535;
 	st.global.s32 [%rd2540], %r2539;
-	cvt.u32.u64 %r2541, %rd12;
-	cvt.u32.u64 %r2542, %rd14;
-	mul.lo.s32 %r2543, %r2542, 253;
-	add.s32 %r2544, %r2541, %r2543;
+	setp.ge.u64 %pt252, %rd9, %rd2547;
+	@%pt252 bra $Lfault_252;
 	mad.lo.s64 %rd2545, %rd9, 4, %rd2546;
 	ld.global.s32 %r2548, [%rd2545];
 	add.s32 %r2549, %r2548, %r2544;
-	mad.lo.s64 %rd2550, %rd9, 4, %rd2546;
+	mov.b64 %rd2550, %rd2545;
 	st.global.s32 [%rd2550], %r2549;
-	cvt.u32.u64 %r2551, %rd12;
-	cvt.u32.u64 %r2552, %rd14;
-	mul.lo.s32 %r2553, %r2552, 254;
-	add.s32 %r2554, %r2551, %r2553;
+	setp.ge.u64 %pt253, %rd9, %rd2557;
+	@%pt253 bra $Lfault_253;
 	mad.lo.s64 %rd2555, %rd9, 4, %rd2556;
 	ld.global.s32 %r2558, [%rd2555];
 	add.s32 %r2559, %r2558, %r2554;
-	mad.lo.s64 %rd2560, %rd9, 4, %rd2556;
+	mov.b64 %rd2560, %rd2555;
 	st.global.s32 [%rd2560], %r2559;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd27;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd37;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd47;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd57;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd67;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd77;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd87;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd97;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd107;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd117;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd127;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd137;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd147;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 13;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd157;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 14;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd167;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 15;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd177;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 16;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd187;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 17;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd197;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 18;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd207;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 19;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd217;
+	bra.uni $Lfault;
+$Lfault_20:
+	mov.u32 %rt5, 20;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd227;
+	bra.uni $Lfault;
+$Lfault_21:
+	mov.u32 %rt5, 21;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd237;
+	bra.uni $Lfault;
+$Lfault_22:
+	mov.u32 %rt5, 22;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd247;
+	bra.uni $Lfault;
+$Lfault_23:
+	mov.u32 %rt5, 23;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd257;
+	bra.uni $Lfault;
+$Lfault_24:
+	mov.u32 %rt5, 24;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd267;
+	bra.uni $Lfault;
+$Lfault_25:
+	mov.u32 %rt5, 25;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd277;
+	bra.uni $Lfault;
+$Lfault_26:
+	mov.u32 %rt5, 26;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd287;
+	bra.uni $Lfault;
+$Lfault_27:
+	mov.u32 %rt5, 27;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd297;
+	bra.uni $Lfault;
+$Lfault_28:
+	mov.u32 %rt5, 28;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd307;
+	bra.uni $Lfault;
+$Lfault_29:
+	mov.u32 %rt5, 29;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd317;
+	bra.uni $Lfault;
+$Lfault_30:
+	mov.u32 %rt5, 30;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd327;
+	bra.uni $Lfault;
+$Lfault_31:
+	mov.u32 %rt5, 31;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd337;
+	bra.uni $Lfault;
+$Lfault_32:
+	mov.u32 %rt5, 32;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd347;
+	bra.uni $Lfault;
+$Lfault_33:
+	mov.u32 %rt5, 33;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd357;
+	bra.uni $Lfault;
+$Lfault_34:
+	mov.u32 %rt5, 34;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd367;
+	bra.uni $Lfault;
+$Lfault_35:
+	mov.u32 %rt5, 35;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd377;
+	bra.uni $Lfault;
+$Lfault_36:
+	mov.u32 %rt5, 36;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd387;
+	bra.uni $Lfault;
+$Lfault_37:
+	mov.u32 %rt5, 37;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd397;
+	bra.uni $Lfault;
+$Lfault_38:
+	mov.u32 %rt5, 38;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd407;
+	bra.uni $Lfault;
+$Lfault_39:
+	mov.u32 %rt5, 39;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd417;
+	bra.uni $Lfault;
+$Lfault_40:
+	mov.u32 %rt5, 40;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd427;
+	bra.uni $Lfault;
+$Lfault_41:
+	mov.u32 %rt5, 41;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd437;
+	bra.uni $Lfault;
+$Lfault_42:
+	mov.u32 %rt5, 42;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd447;
+	bra.uni $Lfault;
+$Lfault_43:
+	mov.u32 %rt5, 43;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd457;
+	bra.uni $Lfault;
+$Lfault_44:
+	mov.u32 %rt5, 44;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd467;
+	bra.uni $Lfault;
+$Lfault_45:
+	mov.u32 %rt5, 45;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd477;
+	bra.uni $Lfault;
+$Lfault_46:
+	mov.u32 %rt5, 46;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd487;
+	bra.uni $Lfault;
+$Lfault_47:
+	mov.u32 %rt5, 47;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd497;
+	bra.uni $Lfault;
+$Lfault_48:
+	mov.u32 %rt5, 48;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd507;
+	bra.uni $Lfault;
+$Lfault_49:
+	mov.u32 %rt5, 49;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd517;
+	bra.uni $Lfault;
+$Lfault_50:
+	mov.u32 %rt5, 50;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd527;
+	bra.uni $Lfault;
+$Lfault_51:
+	mov.u32 %rt5, 51;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd537;
+	bra.uni $Lfault;
+$Lfault_52:
+	mov.u32 %rt5, 52;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd547;
+	bra.uni $Lfault;
+$Lfault_53:
+	mov.u32 %rt5, 53;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd557;
+	bra.uni $Lfault;
+$Lfault_54:
+	mov.u32 %rt5, 54;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd567;
+	bra.uni $Lfault;
+$Lfault_55:
+	mov.u32 %rt5, 55;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd577;
+	bra.uni $Lfault;
+$Lfault_56:
+	mov.u32 %rt5, 56;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd587;
+	bra.uni $Lfault;
+$Lfault_57:
+	mov.u32 %rt5, 57;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd597;
+	bra.uni $Lfault;
+$Lfault_58:
+	mov.u32 %rt5, 58;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd607;
+	bra.uni $Lfault;
+$Lfault_59:
+	mov.u32 %rt5, 59;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd617;
+	bra.uni $Lfault;
+$Lfault_60:
+	mov.u32 %rt5, 60;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd627;
+	bra.uni $Lfault;
+$Lfault_61:
+	mov.u32 %rt5, 61;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd637;
+	bra.uni $Lfault;
+$Lfault_62:
+	mov.u32 %rt5, 62;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd647;
+	bra.uni $Lfault;
+$Lfault_63:
+	mov.u32 %rt5, 63;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd657;
+	bra.uni $Lfault;
+$Lfault_64:
+	mov.u32 %rt5, 64;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd667;
+	bra.uni $Lfault;
+$Lfault_65:
+	mov.u32 %rt5, 65;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd677;
+	bra.uni $Lfault;
+$Lfault_66:
+	mov.u32 %rt5, 66;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd687;
+	bra.uni $Lfault;
+$Lfault_67:
+	mov.u32 %rt5, 67;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd697;
+	bra.uni $Lfault;
+$Lfault_68:
+	mov.u32 %rt5, 68;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd707;
+	bra.uni $Lfault;
+$Lfault_69:
+	mov.u32 %rt5, 69;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd717;
+	bra.uni $Lfault;
+$Lfault_70:
+	mov.u32 %rt5, 70;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd727;
+	bra.uni $Lfault;
+$Lfault_71:
+	mov.u32 %rt5, 71;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd737;
+	bra.uni $Lfault;
+$Lfault_72:
+	mov.u32 %rt5, 72;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd747;
+	bra.uni $Lfault;
+$Lfault_73:
+	mov.u32 %rt5, 73;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd757;
+	bra.uni $Lfault;
+$Lfault_74:
+	mov.u32 %rt5, 74;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd767;
+	bra.uni $Lfault;
+$Lfault_75:
+	mov.u32 %rt5, 75;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd777;
+	bra.uni $Lfault;
+$Lfault_76:
+	mov.u32 %rt5, 76;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd787;
+	bra.uni $Lfault;
+$Lfault_77:
+	mov.u32 %rt5, 77;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd797;
+	bra.uni $Lfault;
+$Lfault_78:
+	mov.u32 %rt5, 78;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd807;
+	bra.uni $Lfault;
+$Lfault_79:
+	mov.u32 %rt5, 79;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd817;
+	bra.uni $Lfault;
+$Lfault_80:
+	mov.u32 %rt5, 80;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd827;
+	bra.uni $Lfault;
+$Lfault_81:
+	mov.u32 %rt5, 81;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd837;
+	bra.uni $Lfault;
+$Lfault_82:
+	mov.u32 %rt5, 82;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd847;
+	bra.uni $Lfault;
+$Lfault_83:
+	mov.u32 %rt5, 83;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd857;
+	bra.uni $Lfault;
+$Lfault_84:
+	mov.u32 %rt5, 84;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd867;
+	bra.uni $Lfault;
+$Lfault_85:
+	mov.u32 %rt5, 85;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd877;
+	bra.uni $Lfault;
+$Lfault_86:
+	mov.u32 %rt5, 86;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd887;
+	bra.uni $Lfault;
+$Lfault_87:
+	mov.u32 %rt5, 87;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd897;
+	bra.uni $Lfault;
+$Lfault_88:
+	mov.u32 %rt5, 88;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd907;
+	bra.uni $Lfault;
+$Lfault_89:
+	mov.u32 %rt5, 89;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd917;
+	bra.uni $Lfault;
+$Lfault_90:
+	mov.u32 %rt5, 90;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd927;
+	bra.uni $Lfault;
+$Lfault_91:
+	mov.u32 %rt5, 91;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd937;
+	bra.uni $Lfault;
+$Lfault_92:
+	mov.u32 %rt5, 92;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd947;
+	bra.uni $Lfault;
+$Lfault_93:
+	mov.u32 %rt5, 93;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd957;
+	bra.uni $Lfault;
+$Lfault_94:
+	mov.u32 %rt5, 94;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd967;
+	bra.uni $Lfault;
+$Lfault_95:
+	mov.u32 %rt5, 95;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd977;
+	bra.uni $Lfault;
+$Lfault_96:
+	mov.u32 %rt5, 96;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd987;
+	bra.uni $Lfault;
+$Lfault_97:
+	mov.u32 %rt5, 97;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd997;
+	bra.uni $Lfault;
+$Lfault_98:
+	mov.u32 %rt5, 98;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1007;
+	bra.uni $Lfault;
+$Lfault_99:
+	mov.u32 %rt5, 99;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1017;
+	bra.uni $Lfault;
+$Lfault_100:
+	mov.u32 %rt5, 100;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1027;
+	bra.uni $Lfault;
+$Lfault_101:
+	mov.u32 %rt5, 101;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1037;
+	bra.uni $Lfault;
+$Lfault_102:
+	mov.u32 %rt5, 102;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1047;
+	bra.uni $Lfault;
+$Lfault_103:
+	mov.u32 %rt5, 103;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1057;
+	bra.uni $Lfault;
+$Lfault_104:
+	mov.u32 %rt5, 104;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1067;
+	bra.uni $Lfault;
+$Lfault_105:
+	mov.u32 %rt5, 105;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1077;
+	bra.uni $Lfault;
+$Lfault_106:
+	mov.u32 %rt5, 106;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1087;
+	bra.uni $Lfault;
+$Lfault_107:
+	mov.u32 %rt5, 107;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1097;
+	bra.uni $Lfault;
+$Lfault_108:
+	mov.u32 %rt5, 108;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1107;
+	bra.uni $Lfault;
+$Lfault_109:
+	mov.u32 %rt5, 109;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1117;
+	bra.uni $Lfault;
+$Lfault_110:
+	mov.u32 %rt5, 110;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1127;
+	bra.uni $Lfault;
+$Lfault_111:
+	mov.u32 %rt5, 111;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1137;
+	bra.uni $Lfault;
+$Lfault_112:
+	mov.u32 %rt5, 112;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1147;
+	bra.uni $Lfault;
+$Lfault_113:
+	mov.u32 %rt5, 113;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1157;
+	bra.uni $Lfault;
+$Lfault_114:
+	mov.u32 %rt5, 114;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1167;
+	bra.uni $Lfault;
+$Lfault_115:
+	mov.u32 %rt5, 115;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1177;
+	bra.uni $Lfault;
+$Lfault_116:
+	mov.u32 %rt5, 116;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1187;
+	bra.uni $Lfault;
+$Lfault_117:
+	mov.u32 %rt5, 117;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1197;
+	bra.uni $Lfault;
+$Lfault_118:
+	mov.u32 %rt5, 118;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1207;
+	bra.uni $Lfault;
+$Lfault_119:
+	mov.u32 %rt5, 119;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1217;
+	bra.uni $Lfault;
+$Lfault_120:
+	mov.u32 %rt5, 120;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1227;
+	bra.uni $Lfault;
+$Lfault_121:
+	mov.u32 %rt5, 121;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1237;
+	bra.uni $Lfault;
+$Lfault_122:
+	mov.u32 %rt5, 122;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1247;
+	bra.uni $Lfault;
+$Lfault_123:
+	mov.u32 %rt5, 123;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1257;
+	bra.uni $Lfault;
+$Lfault_124:
+	mov.u32 %rt5, 124;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1267;
+	bra.uni $Lfault;
+$Lfault_125:
+	mov.u32 %rt5, 125;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1277;
+	bra.uni $Lfault;
+$Lfault_126:
+	mov.u32 %rt5, 126;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1287;
+	bra.uni $Lfault;
+$Lfault_127:
+	mov.u32 %rt5, 127;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1297;
+	bra.uni $Lfault;
+$Lfault_128:
+	mov.u32 %rt5, 128;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1307;
+	bra.uni $Lfault;
+$Lfault_129:
+	mov.u32 %rt5, 129;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1317;
+	bra.uni $Lfault;
+$Lfault_130:
+	mov.u32 %rt5, 130;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1327;
+	bra.uni $Lfault;
+$Lfault_131:
+	mov.u32 %rt5, 131;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1337;
+	bra.uni $Lfault;
+$Lfault_132:
+	mov.u32 %rt5, 132;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1347;
+	bra.uni $Lfault;
+$Lfault_133:
+	mov.u32 %rt5, 133;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1357;
+	bra.uni $Lfault;
+$Lfault_134:
+	mov.u32 %rt5, 134;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1367;
+	bra.uni $Lfault;
+$Lfault_135:
+	mov.u32 %rt5, 135;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1377;
+	bra.uni $Lfault;
+$Lfault_136:
+	mov.u32 %rt5, 136;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1387;
+	bra.uni $Lfault;
+$Lfault_137:
+	mov.u32 %rt5, 137;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1397;
+	bra.uni $Lfault;
+$Lfault_138:
+	mov.u32 %rt5, 138;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1407;
+	bra.uni $Lfault;
+$Lfault_139:
+	mov.u32 %rt5, 139;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1417;
+	bra.uni $Lfault;
+$Lfault_140:
+	mov.u32 %rt5, 140;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1427;
+	bra.uni $Lfault;
+$Lfault_141:
+	mov.u32 %rt5, 141;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1437;
+	bra.uni $Lfault;
+$Lfault_142:
+	mov.u32 %rt5, 142;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1447;
+	bra.uni $Lfault;
+$Lfault_143:
+	mov.u32 %rt5, 143;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1457;
+	bra.uni $Lfault;
+$Lfault_144:
+	mov.u32 %rt5, 144;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1467;
+	bra.uni $Lfault;
+$Lfault_145:
+	mov.u32 %rt5, 145;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1477;
+	bra.uni $Lfault;
+$Lfault_146:
+	mov.u32 %rt5, 146;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1487;
+	bra.uni $Lfault;
+$Lfault_147:
+	mov.u32 %rt5, 147;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1497;
+	bra.uni $Lfault;
+$Lfault_148:
+	mov.u32 %rt5, 148;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1507;
+	bra.uni $Lfault;
+$Lfault_149:
+	mov.u32 %rt5, 149;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1517;
+	bra.uni $Lfault;
+$Lfault_150:
+	mov.u32 %rt5, 150;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1527;
+	bra.uni $Lfault;
+$Lfault_151:
+	mov.u32 %rt5, 151;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1537;
+	bra.uni $Lfault;
+$Lfault_152:
+	mov.u32 %rt5, 152;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1547;
+	bra.uni $Lfault;
+$Lfault_153:
+	mov.u32 %rt5, 153;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1557;
+	bra.uni $Lfault;
+$Lfault_154:
+	mov.u32 %rt5, 154;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1567;
+	bra.uni $Lfault;
+$Lfault_155:
+	mov.u32 %rt5, 155;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1577;
+	bra.uni $Lfault;
+$Lfault_156:
+	mov.u32 %rt5, 156;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1587;
+	bra.uni $Lfault;
+$Lfault_157:
+	mov.u32 %rt5, 157;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1597;
+	bra.uni $Lfault;
+$Lfault_158:
+	mov.u32 %rt5, 158;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1607;
+	bra.uni $Lfault;
+$Lfault_159:
+	mov.u32 %rt5, 159;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1617;
+	bra.uni $Lfault;
+$Lfault_160:
+	mov.u32 %rt5, 160;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1627;
+	bra.uni $Lfault;
+$Lfault_161:
+	mov.u32 %rt5, 161;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1637;
+	bra.uni $Lfault;
+$Lfault_162:
+	mov.u32 %rt5, 162;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1647;
+	bra.uni $Lfault;
+$Lfault_163:
+	mov.u32 %rt5, 163;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1657;
+	bra.uni $Lfault;
+$Lfault_164:
+	mov.u32 %rt5, 164;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1667;
+	bra.uni $Lfault;
+$Lfault_165:
+	mov.u32 %rt5, 165;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1677;
+	bra.uni $Lfault;
+$Lfault_166:
+	mov.u32 %rt5, 166;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1687;
+	bra.uni $Lfault;
+$Lfault_167:
+	mov.u32 %rt5, 167;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1697;
+	bra.uni $Lfault;
+$Lfault_168:
+	mov.u32 %rt5, 168;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1707;
+	bra.uni $Lfault;
+$Lfault_169:
+	mov.u32 %rt5, 169;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1717;
+	bra.uni $Lfault;
+$Lfault_170:
+	mov.u32 %rt5, 170;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1727;
+	bra.uni $Lfault;
+$Lfault_171:
+	mov.u32 %rt5, 171;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1737;
+	bra.uni $Lfault;
+$Lfault_172:
+	mov.u32 %rt5, 172;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1747;
+	bra.uni $Lfault;
+$Lfault_173:
+	mov.u32 %rt5, 173;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1757;
+	bra.uni $Lfault;
+$Lfault_174:
+	mov.u32 %rt5, 174;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1767;
+	bra.uni $Lfault;
+$Lfault_175:
+	mov.u32 %rt5, 175;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1777;
+	bra.uni $Lfault;
+$Lfault_176:
+	mov.u32 %rt5, 176;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1787;
+	bra.uni $Lfault;
+$Lfault_177:
+	mov.u32 %rt5, 177;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1797;
+	bra.uni $Lfault;
+$Lfault_178:
+	mov.u32 %rt5, 178;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1807;
+	bra.uni $Lfault;
+$Lfault_179:
+	mov.u32 %rt5, 179;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1817;
+	bra.uni $Lfault;
+$Lfault_180:
+	mov.u32 %rt5, 180;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1827;
+	bra.uni $Lfault;
+$Lfault_181:
+	mov.u32 %rt5, 181;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1837;
+	bra.uni $Lfault;
+$Lfault_182:
+	mov.u32 %rt5, 182;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1847;
+	bra.uni $Lfault;
+$Lfault_183:
+	mov.u32 %rt5, 183;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1857;
+	bra.uni $Lfault;
+$Lfault_184:
+	mov.u32 %rt5, 184;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1867;
+	bra.uni $Lfault;
+$Lfault_185:
+	mov.u32 %rt5, 185;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1877;
+	bra.uni $Lfault;
+$Lfault_186:
+	mov.u32 %rt5, 186;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1887;
+	bra.uni $Lfault;
+$Lfault_187:
+	mov.u32 %rt5, 187;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1897;
+	bra.uni $Lfault;
+$Lfault_188:
+	mov.u32 %rt5, 188;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1907;
+	bra.uni $Lfault;
+$Lfault_189:
+	mov.u32 %rt5, 189;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1917;
+	bra.uni $Lfault;
+$Lfault_190:
+	mov.u32 %rt5, 190;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1927;
+	bra.uni $Lfault;
+$Lfault_191:
+	mov.u32 %rt5, 191;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1937;
+	bra.uni $Lfault;
+$Lfault_192:
+	mov.u32 %rt5, 192;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1947;
+	bra.uni $Lfault;
+$Lfault_193:
+	mov.u32 %rt5, 193;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1957;
+	bra.uni $Lfault;
+$Lfault_194:
+	mov.u32 %rt5, 194;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1967;
+	bra.uni $Lfault;
+$Lfault_195:
+	mov.u32 %rt5, 195;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1977;
+	bra.uni $Lfault;
+$Lfault_196:
+	mov.u32 %rt5, 196;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1987;
+	bra.uni $Lfault;
+$Lfault_197:
+	mov.u32 %rt5, 197;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd1997;
+	bra.uni $Lfault;
+$Lfault_198:
+	mov.u32 %rt5, 198;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2007;
+	bra.uni $Lfault;
+$Lfault_199:
+	mov.u32 %rt5, 199;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2017;
+	bra.uni $Lfault;
+$Lfault_200:
+	mov.u32 %rt5, 200;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2027;
+	bra.uni $Lfault;
+$Lfault_201:
+	mov.u32 %rt5, 201;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2037;
+	bra.uni $Lfault;
+$Lfault_202:
+	mov.u32 %rt5, 202;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2047;
+	bra.uni $Lfault;
+$Lfault_203:
+	mov.u32 %rt5, 203;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2057;
+	bra.uni $Lfault;
+$Lfault_204:
+	mov.u32 %rt5, 204;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2067;
+	bra.uni $Lfault;
+$Lfault_205:
+	mov.u32 %rt5, 205;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2077;
+	bra.uni $Lfault;
+$Lfault_206:
+	mov.u32 %rt5, 206;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2087;
+	bra.uni $Lfault;
+$Lfault_207:
+	mov.u32 %rt5, 207;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2097;
+	bra.uni $Lfault;
+$Lfault_208:
+	mov.u32 %rt5, 208;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2107;
+	bra.uni $Lfault;
+$Lfault_209:
+	mov.u32 %rt5, 209;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2117;
+	bra.uni $Lfault;
+$Lfault_210:
+	mov.u32 %rt5, 210;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2127;
+	bra.uni $Lfault;
+$Lfault_211:
+	mov.u32 %rt5, 211;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2137;
+	bra.uni $Lfault;
+$Lfault_212:
+	mov.u32 %rt5, 212;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2147;
+	bra.uni $Lfault;
+$Lfault_213:
+	mov.u32 %rt5, 213;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2157;
+	bra.uni $Lfault;
+$Lfault_214:
+	mov.u32 %rt5, 214;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2167;
+	bra.uni $Lfault;
+$Lfault_215:
+	mov.u32 %rt5, 215;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2177;
+	bra.uni $Lfault;
+$Lfault_216:
+	mov.u32 %rt5, 216;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2187;
+	bra.uni $Lfault;
+$Lfault_217:
+	mov.u32 %rt5, 217;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2197;
+	bra.uni $Lfault;
+$Lfault_218:
+	mov.u32 %rt5, 218;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2207;
+	bra.uni $Lfault;
+$Lfault_219:
+	mov.u32 %rt5, 219;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2217;
+	bra.uni $Lfault;
+$Lfault_220:
+	mov.u32 %rt5, 220;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2227;
+	bra.uni $Lfault;
+$Lfault_221:
+	mov.u32 %rt5, 221;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2237;
+	bra.uni $Lfault;
+$Lfault_222:
+	mov.u32 %rt5, 222;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2247;
+	bra.uni $Lfault;
+$Lfault_223:
+	mov.u32 %rt5, 223;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2257;
+	bra.uni $Lfault;
+$Lfault_224:
+	mov.u32 %rt5, 224;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2267;
+	bra.uni $Lfault;
+$Lfault_225:
+	mov.u32 %rt5, 225;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2277;
+	bra.uni $Lfault;
+$Lfault_226:
+	mov.u32 %rt5, 226;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2287;
+	bra.uni $Lfault;
+$Lfault_227:
+	mov.u32 %rt5, 227;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2297;
+	bra.uni $Lfault;
+$Lfault_228:
+	mov.u32 %rt5, 228;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2307;
+	bra.uni $Lfault;
+$Lfault_229:
+	mov.u32 %rt5, 229;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2317;
+	bra.uni $Lfault;
+$Lfault_230:
+	mov.u32 %rt5, 230;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2327;
+	bra.uni $Lfault;
+$Lfault_231:
+	mov.u32 %rt5, 231;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2337;
+	bra.uni $Lfault;
+$Lfault_232:
+	mov.u32 %rt5, 232;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2347;
+	bra.uni $Lfault;
+$Lfault_233:
+	mov.u32 %rt5, 233;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2357;
+	bra.uni $Lfault;
+$Lfault_234:
+	mov.u32 %rt5, 234;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2367;
+	bra.uni $Lfault;
+$Lfault_235:
+	mov.u32 %rt5, 235;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2377;
+	bra.uni $Lfault;
+$Lfault_236:
+	mov.u32 %rt5, 236;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2387;
+	bra.uni $Lfault;
+$Lfault_237:
+	mov.u32 %rt5, 237;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2397;
+	bra.uni $Lfault;
+$Lfault_238:
+	mov.u32 %rt5, 238;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2407;
+	bra.uni $Lfault;
+$Lfault_239:
+	mov.u32 %rt5, 239;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2417;
+	bra.uni $Lfault;
+$Lfault_240:
+	mov.u32 %rt5, 240;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2427;
+	bra.uni $Lfault;
+$Lfault_241:
+	mov.u32 %rt5, 241;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2437;
+	bra.uni $Lfault;
+$Lfault_242:
+	mov.u32 %rt5, 242;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2447;
+	bra.uni $Lfault;
+$Lfault_243:
+	mov.u32 %rt5, 243;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2457;
+	bra.uni $Lfault;
+$Lfault_244:
+	mov.u32 %rt5, 244;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2467;
+	bra.uni $Lfault;
+$Lfault_245:
+	mov.u32 %rt5, 245;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2477;
+	bra.uni $Lfault;
+$Lfault_246:
+	mov.u32 %rt5, 246;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2487;
+	bra.uni $Lfault;
+$Lfault_247:
+	mov.u32 %rt5, 247;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2497;
+	bra.uni $Lfault;
+$Lfault_248:
+	mov.u32 %rt5, 248;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2507;
+	bra.uni $Lfault;
+$Lfault_249:
+	mov.u32 %rt5, 249;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2517;
+	bra.uni $Lfault;
+$Lfault_250:
+	mov.u32 %rt5, 250;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2527;
+	bra.uni $Lfault;
+$Lfault_251:
+	mov.u32 %rt5, 251;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2537;
+	bra.uni $Lfault;
+$Lfault_252:
+	mov.u32 %rt5, 252;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2547;
+	bra.uni $Lfault;
+$Lfault_253:
+	mov.u32 %rt5, 253;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd2557;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Wide_0_param_512];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt254, %rt8, %rt6;
+	@%pt254 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 `
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Größe(ä []f32, faktor f32)
+site 0 index names.go:15:4
 
 task Gr$0000f6$0000dfe_0 parallel count=(len ä)
 b0: # entry
@@ -3891,13 +6746,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
-	r15 = elemaddr r4, r9, 4
+	r15 = move.ptr r11
 	store.f32 r15, r13
 	jump b6
 b6: # latch
@@ -3909,12 +6763,14 @@ b7: # exit
 task Gr$0000f6$0000dfe_1 serial
 b0: # entry
 	r1 = base ä
+	r2 = len ä
 	jump b1
 b1: # rangeindex.done
+	checkindex 0, r2, site 0
 	r0 = elemaddr r1, 0, 4
 	r3 = load.f32 r0
 	r4 = add.f32 r3, 1.0
-	r5 = elemaddr r1, 0, 4
+	r5 = move.ptr r0
 	store.f32 r5, r4
 	return
 
@@ -3940,8 +6796,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = convert.i32.i64 r9
 	r12 = elemaddr r4, r9, 4
@@ -3954,6 +6809,260 @@ b7: # exit
 	return
 
 kernel Wide(s0 []i32, s1 []i32, s2 []i32, s3 []i32, s4 []i32, s5 []i32, s6 []i32, s7 []i32, s8 []i32, s9 []i32, s10 []i32, s11 []i32, s12 []i32, s13 []i32, s14 []i32, s15 []i32, s16 []i32, s17 []i32, s18 []i32, s19 []i32, s20 []i32, s21 []i32, s22 []i32, s23 []i32, s24 []i32, s25 []i32, s26 []i32, s27 []i32, s28 []i32, s29 []i32, s30 []i32, s31 []i32, s32 []i32, s33 []i32, s34 []i32, s35 []i32, s36 []i32, s37 []i32, s38 []i32, s39 []i32, s40 []i32, s41 []i32, s42 []i32, s43 []i32, s44 []i32, s45 []i32, s46 []i32, s47 []i32, s48 []i32, s49 []i32, s50 []i32, s51 []i32, s52 []i32, s53 []i32, s54 []i32, s55 []i32, s56 []i32, s57 []i32, s58 []i32, s59 []i32, s60 []i32, s61 []i32, s62 []i32, s63 []i32, s64 []i32, s65 []i32, s66 []i32, s67 []i32, s68 []i32, s69 []i32, s70 []i32, s71 []i32, s72 []i32, s73 []i32, s74 []i32, s75 []i32, s76 []i32, s77 []i32, s78 []i32, s79 []i32, s80 []i32, s81 []i32, s82 []i32, s83 []i32, s84 []i32, s85 []i32, s86 []i32, s87 []i32, s88 []i32, s89 []i32, s90 []i32, s91 []i32, s92 []i32, s93 []i32, s94 []i32, s95 []i32, s96 []i32, s97 []i32, s98 []i32, s99 []i32, s100 []i32, s101 []i32, s102 []i32, s103 []i32, s104 []i32, s105 []i32, s106 []i32, s107 []i32, s108 []i32, s109 []i32, s110 []i32, s111 []i32, s112 []i32, s113 []i32, s114 []i32, s115 []i32, s116 []i32, s117 []i32, s118 []i32, s119 []i32, s120 []i32, s121 []i32, s122 []i32, s123 []i32, s124 []i32, s125 []i32, s126 []i32, s127 []i32, s128 []i32, s129 []i32, s130 []i32, s131 []i32, s132 []i32, s133 []i32, s134 []i32, s135 []i32, s136 []i32, s137 []i32, s138 []i32, s139 []i32, s140 []i32, s141 []i32, s142 []i32, s143 []i32, s144 []i32, s145 []i32, s146 []i32, s147 []i32, s148 []i32, s149 []i32, s150 []i32, s151 []i32, s152 []i32, s153 []i32, s154 []i32, s155 []i32, s156 []i32, s157 []i32, s158 []i32, s159 []i32, s160 []i32, s161 []i32, s162 []i32, s163 []i32, s164 []i32, s165 []i32, s166 []i32, s167 []i32, s168 []i32, s169 []i32, s170 []i32, s171 []i32, s172 []i32, s173 []i32, s174 []i32, s175 []i32, s176 []i32, s177 []i32, s178 []i32, s179 []i32, s180 []i32, s181 []i32, s182 []i32, s183 []i32, s184 []i32, s185 []i32, s186 []i32, s187 []i32, s188 []i32, s189 []i32, s190 []i32, s191 []i32, s192 []i32, s193 []i32, s194 []i32, s195 []i32, s196 []i32, s197 []i32, s198 []i32, s199 []i32, s200 []i32, s201 []i32, s202 []i32, s203 []i32, s204 []i32, s205 []i32, s206 []i32, s207 []i32, s208 []i32, s209 []i32, s210 []i32, s211 []i32, s212 []i32, s213 []i32, s214 []i32, s215 []i32, s216 []i32, s217 []i32, s218 []i32, s219 []i32, s220 []i32, s221 []i32, s222 []i32, s223 []i32, s224 []i32, s225 []i32, s226 []i32, s227 []i32, s228 []i32, s229 []i32, s230 []i32, s231 []i32, s232 []i32, s233 []i32, s234 []i32, s235 []i32, s236 []i32, s237 []i32, s238 []i32, s239 []i32, s240 []i32, s241 []i32, s242 []i32, s243 []i32, s244 []i32, s245 []i32, s246 []i32, s247 []i32, s248 []i32, s249 []i32, s250 []i32, s251 []i32, s252 []i32, s253 []i32, s254 []i32, a i64, b i64)
+site 0 index wide.go:12:5
+site 1 index wide.go:13:5
+site 2 index wide.go:14:5
+site 3 index wide.go:15:5
+site 4 index wide.go:16:5
+site 5 index wide.go:17:5
+site 6 index wide.go:18:5
+site 7 index wide.go:19:5
+site 8 index wide.go:20:5
+site 9 index wide.go:21:6
+site 10 index wide.go:22:6
+site 11 index wide.go:23:6
+site 12 index wide.go:24:6
+site 13 index wide.go:25:6
+site 14 index wide.go:26:6
+site 15 index wide.go:27:6
+site 16 index wide.go:28:6
+site 17 index wide.go:29:6
+site 18 index wide.go:30:6
+site 19 index wide.go:31:6
+site 20 index wide.go:32:6
+site 21 index wide.go:33:6
+site 22 index wide.go:34:6
+site 23 index wide.go:35:6
+site 24 index wide.go:36:6
+site 25 index wide.go:37:6
+site 26 index wide.go:38:6
+site 27 index wide.go:39:6
+site 28 index wide.go:40:6
+site 29 index wide.go:41:6
+site 30 index wide.go:42:6
+site 31 index wide.go:43:6
+site 32 index wide.go:44:6
+site 33 index wide.go:45:6
+site 34 index wide.go:46:6
+site 35 index wide.go:47:6
+site 36 index wide.go:48:6
+site 37 index wide.go:49:6
+site 38 index wide.go:50:6
+site 39 index wide.go:51:6
+site 40 index wide.go:52:6
+site 41 index wide.go:53:6
+site 42 index wide.go:54:6
+site 43 index wide.go:55:6
+site 44 index wide.go:56:6
+site 45 index wide.go:57:6
+site 46 index wide.go:58:6
+site 47 index wide.go:59:6
+site 48 index wide.go:60:6
+site 49 index wide.go:61:6
+site 50 index wide.go:62:6
+site 51 index wide.go:63:6
+site 52 index wide.go:64:6
+site 53 index wide.go:65:6
+site 54 index wide.go:66:6
+site 55 index wide.go:67:6
+site 56 index wide.go:68:6
+site 57 index wide.go:69:6
+site 58 index wide.go:70:6
+site 59 index wide.go:71:6
+site 60 index wide.go:72:6
+site 61 index wide.go:73:6
+site 62 index wide.go:74:6
+site 63 index wide.go:75:6
+site 64 index wide.go:76:6
+site 65 index wide.go:77:6
+site 66 index wide.go:78:6
+site 67 index wide.go:79:6
+site 68 index wide.go:80:6
+site 69 index wide.go:81:6
+site 70 index wide.go:82:6
+site 71 index wide.go:83:6
+site 72 index wide.go:84:6
+site 73 index wide.go:85:6
+site 74 index wide.go:86:6
+site 75 index wide.go:87:6
+site 76 index wide.go:88:6
+site 77 index wide.go:89:6
+site 78 index wide.go:90:6
+site 79 index wide.go:91:6
+site 80 index wide.go:92:6
+site 81 index wide.go:93:6
+site 82 index wide.go:94:6
+site 83 index wide.go:95:6
+site 84 index wide.go:96:6
+site 85 index wide.go:97:6
+site 86 index wide.go:98:6
+site 87 index wide.go:99:6
+site 88 index wide.go:100:6
+site 89 index wide.go:101:6
+site 90 index wide.go:102:6
+site 91 index wide.go:103:6
+site 92 index wide.go:104:6
+site 93 index wide.go:105:6
+site 94 index wide.go:106:6
+site 95 index wide.go:107:6
+site 96 index wide.go:108:6
+site 97 index wide.go:109:6
+site 98 index wide.go:110:6
+site 99 index wide.go:111:7
+site 100 index wide.go:112:7
+site 101 index wide.go:113:7
+site 102 index wide.go:114:7
+site 103 index wide.go:115:7
+site 104 index wide.go:116:7
+site 105 index wide.go:117:7
+site 106 index wide.go:118:7
+site 107 index wide.go:119:7
+site 108 index wide.go:120:7
+site 109 index wide.go:121:7
+site 110 index wide.go:122:7
+site 111 index wide.go:123:7
+site 112 index wide.go:124:7
+site 113 index wide.go:125:7
+site 114 index wide.go:126:7
+site 115 index wide.go:127:7
+site 116 index wide.go:128:7
+site 117 index wide.go:129:7
+site 118 index wide.go:130:7
+site 119 index wide.go:131:7
+site 120 index wide.go:132:7
+site 121 index wide.go:133:7
+site 122 index wide.go:134:7
+site 123 index wide.go:135:7
+site 124 index wide.go:136:7
+site 125 index wide.go:137:7
+site 126 index wide.go:138:7
+site 127 index wide.go:139:7
+site 128 index wide.go:140:7
+site 129 index wide.go:141:7
+site 130 index wide.go:142:7
+site 131 index wide.go:143:7
+site 132 index wide.go:144:7
+site 133 index wide.go:145:7
+site 134 index wide.go:146:7
+site 135 index wide.go:147:7
+site 136 index wide.go:148:7
+site 137 index wide.go:149:7
+site 138 index wide.go:150:7
+site 139 index wide.go:151:7
+site 140 index wide.go:152:7
+site 141 index wide.go:153:7
+site 142 index wide.go:154:7
+site 143 index wide.go:155:7
+site 144 index wide.go:156:7
+site 145 index wide.go:157:7
+site 146 index wide.go:158:7
+site 147 index wide.go:159:7
+site 148 index wide.go:160:7
+site 149 index wide.go:161:7
+site 150 index wide.go:162:7
+site 151 index wide.go:163:7
+site 152 index wide.go:164:7
+site 153 index wide.go:165:7
+site 154 index wide.go:166:7
+site 155 index wide.go:167:7
+site 156 index wide.go:168:7
+site 157 index wide.go:169:7
+site 158 index wide.go:170:7
+site 159 index wide.go:171:7
+site 160 index wide.go:172:7
+site 161 index wide.go:173:7
+site 162 index wide.go:174:7
+site 163 index wide.go:175:7
+site 164 index wide.go:176:7
+site 165 index wide.go:177:7
+site 166 index wide.go:178:7
+site 167 index wide.go:179:7
+site 168 index wide.go:180:7
+site 169 index wide.go:181:7
+site 170 index wide.go:182:7
+site 171 index wide.go:183:7
+site 172 index wide.go:184:7
+site 173 index wide.go:185:7
+site 174 index wide.go:186:7
+site 175 index wide.go:187:7
+site 176 index wide.go:188:7
+site 177 index wide.go:189:7
+site 178 index wide.go:190:7
+site 179 index wide.go:191:7
+site 180 index wide.go:192:7
+site 181 index wide.go:193:7
+site 182 index wide.go:194:7
+site 183 index wide.go:195:7
+site 184 index wide.go:196:7
+site 185 index wide.go:197:7
+site 186 index wide.go:198:7
+site 187 index wide.go:199:7
+site 188 index wide.go:200:7
+site 189 index wide.go:201:7
+site 190 index wide.go:202:7
+site 191 index wide.go:203:7
+site 192 index wide.go:204:7
+site 193 index wide.go:205:7
+site 194 index wide.go:206:7
+site 195 index wide.go:207:7
+site 196 index wide.go:208:7
+site 197 index wide.go:209:7
+site 198 index wide.go:210:7
+site 199 index wide.go:211:7
+site 200 index wide.go:212:7
+site 201 index wide.go:213:7
+site 202 index wide.go:214:7
+site 203 index wide.go:215:7
+site 204 index wide.go:216:7
+site 205 index wide.go:217:7
+site 206 index wide.go:218:7
+site 207 index wide.go:219:7
+site 208 index wide.go:220:7
+site 209 index wide.go:221:7
+site 210 index wide.go:222:7
+site 211 index wide.go:223:7
+site 212 index wide.go:224:7
+site 213 index wide.go:225:7
+site 214 index wide.go:226:7
+site 215 index wide.go:227:7
+site 216 index wide.go:228:7
+site 217 index wide.go:229:7
+site 218 index wide.go:230:7
+site 219 index wide.go:231:7
+site 220 index wide.go:232:7
+site 221 index wide.go:233:7
+site 222 index wide.go:234:7
+site 223 index wide.go:235:7
+site 224 index wide.go:236:7
+site 225 index wide.go:237:7
+site 226 index wide.go:238:7
+site 227 index wide.go:239:7
+site 228 index wide.go:240:7
+site 229 index wide.go:241:7
+site 230 index wide.go:242:7
+site 231 index wide.go:243:7
+site 232 index wide.go:244:7
+site 233 index wide.go:245:7
+site 234 index wide.go:246:7
+site 235 index wide.go:247:7
+site 236 index wide.go:248:7
+site 237 index wide.go:249:7
+site 238 index wide.go:250:7
+site 239 index wide.go:251:7
+site 240 index wide.go:252:7
+site 241 index wide.go:253:7
+site 242 index wide.go:254:7
+site 243 index wide.go:255:7
+site 244 index wide.go:256:7
+site 245 index wide.go:257:7
+site 246 index wide.go:258:7
+site 247 index wide.go:259:7
+site 248 index wide.go:260:7
+site 249 index wide.go:261:7
+site 250 index wide.go:262:7
+site 251 index wide.go:263:7
+site 252 index wide.go:264:7
+site 253 index wide.go:265:7
 
 task Wide_0 parallel count=(len s0)
 b0: # entry
@@ -3963,264 +7072,1536 @@ b0: # entry
 	r12 = param.i64 a
 	r14 = param.i64 b
 	r26 = base s1
+	r27 = len s1
 	r36 = base s2
+	r37 = len s2
 	r46 = base s3
+	r47 = len s3
 	r56 = base s4
+	r57 = len s4
 	r66 = base s5
+	r67 = len s5
 	r76 = base s6
+	r77 = len s6
 	r86 = base s7
+	r87 = len s7
 	r96 = base s8
+	r97 = len s8
 	r106 = base s9
+	r107 = len s9
 	r116 = base s10
+	r117 = len s10
 	r126 = base s11
+	r127 = len s11
 	r136 = base s12
+	r137 = len s12
 	r146 = base s13
+	r147 = len s13
 	r156 = base s14
+	r157 = len s14
 	r166 = base s15
+	r167 = len s15
 	r176 = base s16
+	r177 = len s16
 	r186 = base s17
+	r187 = len s17
 	r196 = base s18
+	r197 = len s18
 	r206 = base s19
+	r207 = len s19
 	r216 = base s20
+	r217 = len s20
 	r226 = base s21
+	r227 = len s21
 	r236 = base s22
+	r237 = len s22
 	r246 = base s23
+	r247 = len s23
 	r256 = base s24
+	r257 = len s24
 	r266 = base s25
+	r267 = len s25
 	r276 = base s26
+	r277 = len s26
 	r286 = base s27
+	r287 = len s27
 	r296 = base s28
+	r297 = len s28
 	r306 = base s29
+	r307 = len s29
 	r316 = base s30
+	r317 = len s30
 	r326 = base s31
+	r327 = len s31
 	r336 = base s32
+	r337 = len s32
 	r346 = base s33
+	r347 = len s33
 	r356 = base s34
+	r357 = len s34
 	r366 = base s35
+	r367 = len s35
 	r376 = base s36
+	r377 = len s36
 	r386 = base s37
+	r387 = len s37
 	r396 = base s38
+	r397 = len s38
 	r406 = base s39
+	r407 = len s39
 	r416 = base s40
+	r417 = len s40
 	r426 = base s41
+	r427 = len s41
 	r436 = base s42
+	r437 = len s42
 	r446 = base s43
+	r447 = len s43
 	r456 = base s44
+	r457 = len s44
 	r466 = base s45
+	r467 = len s45
 	r476 = base s46
+	r477 = len s46
 	r486 = base s47
+	r487 = len s47
 	r496 = base s48
+	r497 = len s48
 	r506 = base s49
+	r507 = len s49
 	r516 = base s50
+	r517 = len s50
 	r526 = base s51
+	r527 = len s51
 	r536 = base s52
+	r537 = len s52
 	r546 = base s53
+	r547 = len s53
 	r556 = base s54
+	r557 = len s54
 	r566 = base s55
+	r567 = len s55
 	r576 = base s56
+	r577 = len s56
 	r586 = base s57
+	r587 = len s57
 	r596 = base s58
+	r597 = len s58
 	r606 = base s59
+	r607 = len s59
 	r616 = base s60
+	r617 = len s60
 	r626 = base s61
+	r627 = len s61
 	r636 = base s62
+	r637 = len s62
 	r646 = base s63
+	r647 = len s63
 	r656 = base s64
+	r657 = len s64
 	r666 = base s65
+	r667 = len s65
 	r676 = base s66
+	r677 = len s66
 	r686 = base s67
+	r687 = len s67
 	r696 = base s68
+	r697 = len s68
 	r706 = base s69
+	r707 = len s69
 	r716 = base s70
+	r717 = len s70
 	r726 = base s71
+	r727 = len s71
 	r736 = base s72
+	r737 = len s72
 	r746 = base s73
+	r747 = len s73
 	r756 = base s74
+	r757 = len s74
 	r766 = base s75
+	r767 = len s75
 	r776 = base s76
+	r777 = len s76
 	r786 = base s77
+	r787 = len s77
 	r796 = base s78
+	r797 = len s78
 	r806 = base s79
+	r807 = len s79
 	r816 = base s80
+	r817 = len s80
 	r826 = base s81
+	r827 = len s81
 	r836 = base s82
+	r837 = len s82
 	r846 = base s83
+	r847 = len s83
 	r856 = base s84
+	r857 = len s84
 	r866 = base s85
+	r867 = len s85
 	r876 = base s86
+	r877 = len s86
 	r886 = base s87
+	r887 = len s87
 	r896 = base s88
+	r897 = len s88
 	r906 = base s89
+	r907 = len s89
 	r916 = base s90
+	r917 = len s90
 	r926 = base s91
+	r927 = len s91
 	r936 = base s92
+	r937 = len s92
 	r946 = base s93
+	r947 = len s93
 	r956 = base s94
+	r957 = len s94
 	r966 = base s95
+	r967 = len s95
 	r976 = base s96
+	r977 = len s96
 	r986 = base s97
+	r987 = len s97
 	r996 = base s98
+	r997 = len s98
 	r1006 = base s99
+	r1007 = len s99
 	r1016 = base s100
+	r1017 = len s100
 	r1026 = base s101
+	r1027 = len s101
 	r1036 = base s102
+	r1037 = len s102
 	r1046 = base s103
+	r1047 = len s103
 	r1056 = base s104
+	r1057 = len s104
 	r1066 = base s105
+	r1067 = len s105
 	r1076 = base s106
+	r1077 = len s106
 	r1086 = base s107
+	r1087 = len s107
 	r1096 = base s108
+	r1097 = len s108
 	r1106 = base s109
+	r1107 = len s109
 	r1116 = base s110
+	r1117 = len s110
 	r1126 = base s111
+	r1127 = len s111
 	r1136 = base s112
+	r1137 = len s112
 	r1146 = base s113
+	r1147 = len s113
 	r1156 = base s114
+	r1157 = len s114
 	r1166 = base s115
+	r1167 = len s115
 	r1176 = base s116
+	r1177 = len s116
 	r1186 = base s117
+	r1187 = len s117
 	r1196 = base s118
+	r1197 = len s118
 	r1206 = base s119
+	r1207 = len s119
 	r1216 = base s120
+	r1217 = len s120
 	r1226 = base s121
+	r1227 = len s121
 	r1236 = base s122
+	r1237 = len s122
 	r1246 = base s123
+	r1247 = len s123
 	r1256 = base s124
+	r1257 = len s124
 	r1266 = base s125
+	r1267 = len s125
 	r1276 = base s126
+	r1277 = len s126
 	r1286 = base s127
+	r1287 = len s127
 	r1296 = base s128
+	r1297 = len s128
 	r1306 = base s129
+	r1307 = len s129
 	r1316 = base s130
+	r1317 = len s130
 	r1326 = base s131
+	r1327 = len s131
 	r1336 = base s132
+	r1337 = len s132
 	r1346 = base s133
+	r1347 = len s133
 	r1356 = base s134
+	r1357 = len s134
 	r1366 = base s135
+	r1367 = len s135
 	r1376 = base s136
+	r1377 = len s136
 	r1386 = base s137
+	r1387 = len s137
 	r1396 = base s138
+	r1397 = len s138
 	r1406 = base s139
+	r1407 = len s139
 	r1416 = base s140
+	r1417 = len s140
 	r1426 = base s141
+	r1427 = len s141
 	r1436 = base s142
+	r1437 = len s142
 	r1446 = base s143
+	r1447 = len s143
 	r1456 = base s144
+	r1457 = len s144
 	r1466 = base s145
+	r1467 = len s145
 	r1476 = base s146
+	r1477 = len s146
 	r1486 = base s147
+	r1487 = len s147
 	r1496 = base s148
+	r1497 = len s148
 	r1506 = base s149
+	r1507 = len s149
 	r1516 = base s150
+	r1517 = len s150
 	r1526 = base s151
+	r1527 = len s151
 	r1536 = base s152
+	r1537 = len s152
 	r1546 = base s153
+	r1547 = len s153
 	r1556 = base s154
+	r1557 = len s154
 	r1566 = base s155
+	r1567 = len s155
 	r1576 = base s156
+	r1577 = len s156
 	r1586 = base s157
+	r1587 = len s157
 	r1596 = base s158
+	r1597 = len s158
 	r1606 = base s159
+	r1607 = len s159
 	r1616 = base s160
+	r1617 = len s160
 	r1626 = base s161
+	r1627 = len s161
 	r1636 = base s162
+	r1637 = len s162
 	r1646 = base s163
+	r1647 = len s163
 	r1656 = base s164
+	r1657 = len s164
 	r1666 = base s165
+	r1667 = len s165
 	r1676 = base s166
+	r1677 = len s166
 	r1686 = base s167
+	r1687 = len s167
 	r1696 = base s168
+	r1697 = len s168
 	r1706 = base s169
+	r1707 = len s169
 	r1716 = base s170
+	r1717 = len s170
 	r1726 = base s171
+	r1727 = len s171
 	r1736 = base s172
+	r1737 = len s172
 	r1746 = base s173
+	r1747 = len s173
 	r1756 = base s174
+	r1757 = len s174
 	r1766 = base s175
+	r1767 = len s175
 	r1776 = base s176
+	r1777 = len s176
 	r1786 = base s177
+	r1787 = len s177
 	r1796 = base s178
+	r1797 = len s178
 	r1806 = base s179
+	r1807 = len s179
 	r1816 = base s180
+	r1817 = len s180
 	r1826 = base s181
+	r1827 = len s181
 	r1836 = base s182
+	r1837 = len s182
 	r1846 = base s183
+	r1847 = len s183
 	r1856 = base s184
+	r1857 = len s184
 	r1866 = base s185
+	r1867 = len s185
 	r1876 = base s186
+	r1877 = len s186
 	r1886 = base s187
+	r1887 = len s187
 	r1896 = base s188
+	r1897 = len s188
 	r1906 = base s189
+	r1907 = len s189
 	r1916 = base s190
+	r1917 = len s190
 	r1926 = base s191
+	r1927 = len s191
 	r1936 = base s192
+	r1937 = len s192
 	r1946 = base s193
+	r1947 = len s193
 	r1956 = base s194
+	r1957 = len s194
 	r1966 = base s195
+	r1967 = len s195
 	r1976 = base s196
+	r1977 = len s196
 	r1986 = base s197
+	r1987 = len s197
 	r1996 = base s198
+	r1997 = len s198
 	r2006 = base s199
+	r2007 = len s199
 	r2016 = base s200
+	r2017 = len s200
 	r2026 = base s201
+	r2027 = len s201
 	r2036 = base s202
+	r2037 = len s202
 	r2046 = base s203
+	r2047 = len s203
 	r2056 = base s204
+	r2057 = len s204
 	r2066 = base s205
+	r2067 = len s205
 	r2076 = base s206
+	r2077 = len s206
 	r2086 = base s207
+	r2087 = len s207
 	r2096 = base s208
+	r2097 = len s208
 	r2106 = base s209
+	r2107 = len s209
 	r2116 = base s210
+	r2117 = len s210
 	r2126 = base s211
+	r2127 = len s211
 	r2136 = base s212
+	r2137 = len s212
 	r2146 = base s213
+	r2147 = len s213
 	r2156 = base s214
+	r2157 = len s214
 	r2166 = base s215
+	r2167 = len s215
 	r2176 = base s216
+	r2177 = len s216
 	r2186 = base s217
+	r2187 = len s217
 	r2196 = base s218
+	r2197 = len s218
 	r2206 = base s219
+	r2207 = len s219
 	r2216 = base s220
+	r2217 = len s220
 	r2226 = base s221
+	r2227 = len s221
 	r2236 = base s222
+	r2237 = len s222
 	r2246 = base s223
+	r2247 = len s223
 	r2256 = base s224
+	r2257 = len s224
 	r2266 = base s225
+	r2267 = len s225
 	r2276 = base s226
+	r2277 = len s226
 	r2286 = base s227
+	r2287 = len s227
 	r2296 = base s228
+	r2297 = len s228
 	r2306 = base s229
+	r2307 = len s229
 	r2316 = base s230
+	r2317 = len s230
 	r2326 = base s231
+	r2327 = len s231
 	r2336 = base s232
+	r2337 = len s232
 	r2346 = base s233
+	r2347 = len s233
 	r2356 = base s234
+	r2357 = len s234
 	r2366 = base s235
+	r2367 = len s235
 	r2376 = base s236
+	r2377 = len s236
 	r2386 = base s237
+	r2387 = len s237
 	r2396 = base s238
+	r2397 = len s238
 	r2406 = base s239
+	r2407 = len s239
 	r2416 = base s240
+	r2417 = len s240
 	r2426 = base s241
+	r2427 = len s241
 	r2436 = base s242
+	r2437 = len s242
 	r2446 = base s243
+	r2447 = len s243
 	r2456 = base s244
+	r2457 = len s244
 	r2466 = base s245
+	r2467 = len s245
 	r2476 = base s246
+	r2477 = len s246
 	r2486 = base s247
+	r2487 = len s247
 	r2496 = base s248
+	r2497 = len s248
 	r2506 = base s249
+	r2507 = len s249
 	r2516 = base s250
+	r2517 = len s250
 	r2526 = base s251
+	r2527 = len s251
 	r2536 = base s252
+	r2537 = len s252
 	r2546 = base s253
+	r2547 = len s253
 	r2556 = base s254
+	r2557 = len s254
 	jump b1
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r11 = convert.i32.i64 r12
+	r16 = move.i32 r11
+	r21 = move.i32 r11
+	r22 = convert.i32.i64 r14
+	r23 = move.i32 r22
+	r24 = add.i32 r21, r23
+	r31 = move.i32 r11
+	r32 = move.i32 r22
+	r33 = mul.i32 r32, 2
+	r34 = add.i32 r31, r33
+	r41 = move.i32 r11
+	r42 = move.i32 r22
+	r43 = mul.i32 r42, 3
+	r44 = add.i32 r41, r43
+	r51 = move.i32 r11
+	r52 = move.i32 r22
+	r53 = mul.i32 r52, 4
+	r54 = add.i32 r51, r53
+	r61 = move.i32 r11
+	r62 = move.i32 r22
+	r63 = mul.i32 r62, 5
+	r64 = add.i32 r61, r63
+	r71 = move.i32 r11
+	r72 = move.i32 r22
+	r73 = mul.i32 r72, 6
+	r74 = add.i32 r71, r73
+	r81 = move.i32 r11
+	r82 = move.i32 r22
+	r83 = mul.i32 r82, 7
+	r84 = add.i32 r81, r83
+	r91 = move.i32 r11
+	r92 = move.i32 r22
+	r93 = mul.i32 r92, 8
+	r94 = add.i32 r91, r93
+	r101 = move.i32 r11
+	r102 = move.i32 r22
+	r103 = mul.i32 r102, 9
+	r104 = add.i32 r101, r103
+	r111 = move.i32 r11
+	r112 = move.i32 r22
+	r113 = mul.i32 r112, 10
+	r114 = add.i32 r111, r113
+	r121 = move.i32 r11
+	r122 = move.i32 r22
+	r123 = mul.i32 r122, 11
+	r124 = add.i32 r121, r123
+	r131 = move.i32 r11
+	r132 = move.i32 r22
+	r133 = mul.i32 r132, 12
+	r134 = add.i32 r131, r133
+	r141 = move.i32 r11
+	r142 = move.i32 r22
+	r143 = mul.i32 r142, 13
+	r144 = add.i32 r141, r143
+	r151 = move.i32 r11
+	r152 = move.i32 r22
+	r153 = mul.i32 r152, 14
+	r154 = add.i32 r151, r153
+	r161 = move.i32 r11
+	r162 = move.i32 r22
+	r163 = mul.i32 r162, 15
+	r164 = add.i32 r161, r163
+	r171 = move.i32 r11
+	r172 = move.i32 r22
+	r173 = mul.i32 r172, 16
+	r174 = add.i32 r171, r173
+	r181 = move.i32 r11
+	r182 = move.i32 r22
+	r183 = mul.i32 r182, 17
+	r184 = add.i32 r181, r183
+	r191 = move.i32 r11
+	r192 = move.i32 r22
+	r193 = mul.i32 r192, 18
+	r194 = add.i32 r191, r193
+	r201 = move.i32 r11
+	r202 = move.i32 r22
+	r203 = mul.i32 r202, 19
+	r204 = add.i32 r201, r203
+	r211 = move.i32 r11
+	r212 = move.i32 r22
+	r213 = mul.i32 r212, 20
+	r214 = add.i32 r211, r213
+	r221 = move.i32 r11
+	r222 = move.i32 r22
+	r223 = mul.i32 r222, 21
+	r224 = add.i32 r221, r223
+	r231 = move.i32 r11
+	r232 = move.i32 r22
+	r233 = mul.i32 r232, 22
+	r234 = add.i32 r231, r233
+	r241 = move.i32 r11
+	r242 = move.i32 r22
+	r243 = mul.i32 r242, 23
+	r244 = add.i32 r241, r243
+	r251 = move.i32 r11
+	r252 = move.i32 r22
+	r253 = mul.i32 r252, 24
+	r254 = add.i32 r251, r253
+	r261 = move.i32 r11
+	r262 = move.i32 r22
+	r263 = mul.i32 r262, 25
+	r264 = add.i32 r261, r263
+	r271 = move.i32 r11
+	r272 = move.i32 r22
+	r273 = mul.i32 r272, 26
+	r274 = add.i32 r271, r273
+	r281 = move.i32 r11
+	r282 = move.i32 r22
+	r283 = mul.i32 r282, 27
+	r284 = add.i32 r281, r283
+	r291 = move.i32 r11
+	r292 = move.i32 r22
+	r293 = mul.i32 r292, 28
+	r294 = add.i32 r291, r293
+	r301 = move.i32 r11
+	r302 = move.i32 r22
+	r303 = mul.i32 r302, 29
+	r304 = add.i32 r301, r303
+	r311 = move.i32 r11
+	r312 = move.i32 r22
+	r313 = mul.i32 r312, 30
+	r314 = add.i32 r311, r313
+	r321 = move.i32 r11
+	r322 = move.i32 r22
+	r323 = mul.i32 r322, 31
+	r324 = add.i32 r321, r323
+	r331 = move.i32 r11
+	r332 = move.i32 r22
+	r333 = mul.i32 r332, 32
+	r334 = add.i32 r331, r333
+	r341 = move.i32 r11
+	r342 = move.i32 r22
+	r343 = mul.i32 r342, 33
+	r344 = add.i32 r341, r343
+	r351 = move.i32 r11
+	r352 = move.i32 r22
+	r353 = mul.i32 r352, 34
+	r354 = add.i32 r351, r353
+	r361 = move.i32 r11
+	r362 = move.i32 r22
+	r363 = mul.i32 r362, 35
+	r364 = add.i32 r361, r363
+	r371 = move.i32 r11
+	r372 = move.i32 r22
+	r373 = mul.i32 r372, 36
+	r374 = add.i32 r371, r373
+	r381 = move.i32 r11
+	r382 = move.i32 r22
+	r383 = mul.i32 r382, 37
+	r384 = add.i32 r381, r383
+	r391 = move.i32 r11
+	r392 = move.i32 r22
+	r393 = mul.i32 r392, 38
+	r394 = add.i32 r391, r393
+	r401 = move.i32 r11
+	r402 = move.i32 r22
+	r403 = mul.i32 r402, 39
+	r404 = add.i32 r401, r403
+	r411 = move.i32 r11
+	r412 = move.i32 r22
+	r413 = mul.i32 r412, 40
+	r414 = add.i32 r411, r413
+	r421 = move.i32 r11
+	r422 = move.i32 r22
+	r423 = mul.i32 r422, 41
+	r424 = add.i32 r421, r423
+	r431 = move.i32 r11
+	r432 = move.i32 r22
+	r433 = mul.i32 r432, 42
+	r434 = add.i32 r431, r433
+	r441 = move.i32 r11
+	r442 = move.i32 r22
+	r443 = mul.i32 r442, 43
+	r444 = add.i32 r441, r443
+	r451 = move.i32 r11
+	r452 = move.i32 r22
+	r453 = mul.i32 r452, 44
+	r454 = add.i32 r451, r453
+	r461 = move.i32 r11
+	r462 = move.i32 r22
+	r463 = mul.i32 r462, 45
+	r464 = add.i32 r461, r463
+	r471 = move.i32 r11
+	r472 = move.i32 r22
+	r473 = mul.i32 r472, 46
+	r474 = add.i32 r471, r473
+	r481 = move.i32 r11
+	r482 = move.i32 r22
+	r483 = mul.i32 r482, 47
+	r484 = add.i32 r481, r483
+	r491 = move.i32 r11
+	r492 = move.i32 r22
+	r493 = mul.i32 r492, 48
+	r494 = add.i32 r491, r493
+	r501 = move.i32 r11
+	r502 = move.i32 r22
+	r503 = mul.i32 r502, 49
+	r504 = add.i32 r501, r503
+	r511 = move.i32 r11
+	r512 = move.i32 r22
+	r513 = mul.i32 r512, 50
+	r514 = add.i32 r511, r513
+	r521 = move.i32 r11
+	r522 = move.i32 r22
+	r523 = mul.i32 r522, 51
+	r524 = add.i32 r521, r523
+	r531 = move.i32 r11
+	r532 = move.i32 r22
+	r533 = mul.i32 r532, 52
+	r534 = add.i32 r531, r533
+	r541 = move.i32 r11
+	r542 = move.i32 r22
+	r543 = mul.i32 r542, 53
+	r544 = add.i32 r541, r543
+	r551 = move.i32 r11
+	r552 = move.i32 r22
+	r553 = mul.i32 r552, 54
+	r554 = add.i32 r551, r553
+	r561 = move.i32 r11
+	r562 = move.i32 r22
+	r563 = mul.i32 r562, 55
+	r564 = add.i32 r561, r563
+	r571 = move.i32 r11
+	r572 = move.i32 r22
+	r573 = mul.i32 r572, 56
+	r574 = add.i32 r571, r573
+	r581 = move.i32 r11
+	r582 = move.i32 r22
+	r583 = mul.i32 r582, 57
+	r584 = add.i32 r581, r583
+	r591 = move.i32 r11
+	r592 = move.i32 r22
+	r593 = mul.i32 r592, 58
+	r594 = add.i32 r591, r593
+	r601 = move.i32 r11
+	r602 = move.i32 r22
+	r603 = mul.i32 r602, 59
+	r604 = add.i32 r601, r603
+	r611 = move.i32 r11
+	r612 = move.i32 r22
+	r613 = mul.i32 r612, 60
+	r614 = add.i32 r611, r613
+	r621 = move.i32 r11
+	r622 = move.i32 r22
+	r623 = mul.i32 r622, 61
+	r624 = add.i32 r621, r623
+	r631 = move.i32 r11
+	r632 = move.i32 r22
+	r633 = mul.i32 r632, 62
+	r634 = add.i32 r631, r633
+	r641 = move.i32 r11
+	r642 = move.i32 r22
+	r643 = mul.i32 r642, 63
+	r644 = add.i32 r641, r643
+	r651 = move.i32 r11
+	r652 = move.i32 r22
+	r653 = mul.i32 r652, 64
+	r654 = add.i32 r651, r653
+	r661 = move.i32 r11
+	r662 = move.i32 r22
+	r663 = mul.i32 r662, 65
+	r664 = add.i32 r661, r663
+	r671 = move.i32 r11
+	r672 = move.i32 r22
+	r673 = mul.i32 r672, 66
+	r674 = add.i32 r671, r673
+	r681 = move.i32 r11
+	r682 = move.i32 r22
+	r683 = mul.i32 r682, 67
+	r684 = add.i32 r681, r683
+	r691 = move.i32 r11
+	r692 = move.i32 r22
+	r693 = mul.i32 r692, 68
+	r694 = add.i32 r691, r693
+	r701 = move.i32 r11
+	r702 = move.i32 r22
+	r703 = mul.i32 r702, 69
+	r704 = add.i32 r701, r703
+	r711 = move.i32 r11
+	r712 = move.i32 r22
+	r713 = mul.i32 r712, 70
+	r714 = add.i32 r711, r713
+	r721 = move.i32 r11
+	r722 = move.i32 r22
+	r723 = mul.i32 r722, 71
+	r724 = add.i32 r721, r723
+	r731 = move.i32 r11
+	r732 = move.i32 r22
+	r733 = mul.i32 r732, 72
+	r734 = add.i32 r731, r733
+	r741 = move.i32 r11
+	r742 = move.i32 r22
+	r743 = mul.i32 r742, 73
+	r744 = add.i32 r741, r743
+	r751 = move.i32 r11
+	r752 = move.i32 r22
+	r753 = mul.i32 r752, 74
+	r754 = add.i32 r751, r753
+	r761 = move.i32 r11
+	r762 = move.i32 r22
+	r763 = mul.i32 r762, 75
+	r764 = add.i32 r761, r763
+	r771 = move.i32 r11
+	r772 = move.i32 r22
+	r773 = mul.i32 r772, 76
+	r774 = add.i32 r771, r773
+	r781 = move.i32 r11
+	r782 = move.i32 r22
+	r783 = mul.i32 r782, 77
+	r784 = add.i32 r781, r783
+	r791 = move.i32 r11
+	r792 = move.i32 r22
+	r793 = mul.i32 r792, 78
+	r794 = add.i32 r791, r793
+	r801 = move.i32 r11
+	r802 = move.i32 r22
+	r803 = mul.i32 r802, 79
+	r804 = add.i32 r801, r803
+	r811 = move.i32 r11
+	r812 = move.i32 r22
+	r813 = mul.i32 r812, 80
+	r814 = add.i32 r811, r813
+	r821 = move.i32 r11
+	r822 = move.i32 r22
+	r823 = mul.i32 r822, 81
+	r824 = add.i32 r821, r823
+	r831 = move.i32 r11
+	r832 = move.i32 r22
+	r833 = mul.i32 r832, 82
+	r834 = add.i32 r831, r833
+	r841 = move.i32 r11
+	r842 = move.i32 r22
+	r843 = mul.i32 r842, 83
+	r844 = add.i32 r841, r843
+	r851 = move.i32 r11
+	r852 = move.i32 r22
+	r853 = mul.i32 r852, 84
+	r854 = add.i32 r851, r853
+	r861 = move.i32 r11
+	r862 = move.i32 r22
+	r863 = mul.i32 r862, 85
+	r864 = add.i32 r861, r863
+	r871 = move.i32 r11
+	r872 = move.i32 r22
+	r873 = mul.i32 r872, 86
+	r874 = add.i32 r871, r873
+	r881 = move.i32 r11
+	r882 = move.i32 r22
+	r883 = mul.i32 r882, 87
+	r884 = add.i32 r881, r883
+	r891 = move.i32 r11
+	r892 = move.i32 r22
+	r893 = mul.i32 r892, 88
+	r894 = add.i32 r891, r893
+	r901 = move.i32 r11
+	r902 = move.i32 r22
+	r903 = mul.i32 r902, 89
+	r904 = add.i32 r901, r903
+	r911 = move.i32 r11
+	r912 = move.i32 r22
+	r913 = mul.i32 r912, 90
+	r914 = add.i32 r911, r913
+	r921 = move.i32 r11
+	r922 = move.i32 r22
+	r923 = mul.i32 r922, 91
+	r924 = add.i32 r921, r923
+	r931 = move.i32 r11
+	r932 = move.i32 r22
+	r933 = mul.i32 r932, 92
+	r934 = add.i32 r931, r933
+	r941 = move.i32 r11
+	r942 = move.i32 r22
+	r943 = mul.i32 r942, 93
+	r944 = add.i32 r941, r943
+	r951 = move.i32 r11
+	r952 = move.i32 r22
+	r953 = mul.i32 r952, 94
+	r954 = add.i32 r951, r953
+	r961 = move.i32 r11
+	r962 = move.i32 r22
+	r963 = mul.i32 r962, 95
+	r964 = add.i32 r961, r963
+	r971 = move.i32 r11
+	r972 = move.i32 r22
+	r973 = mul.i32 r972, 96
+	r974 = add.i32 r971, r973
+	r981 = move.i32 r11
+	r982 = move.i32 r22
+	r983 = mul.i32 r982, 97
+	r984 = add.i32 r981, r983
+	r991 = move.i32 r11
+	r992 = move.i32 r22
+	r993 = mul.i32 r992, 98
+	r994 = add.i32 r991, r993
+	r1001 = move.i32 r11
+	r1002 = move.i32 r22
+	r1003 = mul.i32 r1002, 99
+	r1004 = add.i32 r1001, r1003
+	r1011 = move.i32 r11
+	r1012 = move.i32 r22
+	r1013 = mul.i32 r1012, 100
+	r1014 = add.i32 r1011, r1013
+	r1021 = move.i32 r11
+	r1022 = move.i32 r22
+	r1023 = mul.i32 r1022, 101
+	r1024 = add.i32 r1021, r1023
+	r1031 = move.i32 r11
+	r1032 = move.i32 r22
+	r1033 = mul.i32 r1032, 102
+	r1034 = add.i32 r1031, r1033
+	r1041 = move.i32 r11
+	r1042 = move.i32 r22
+	r1043 = mul.i32 r1042, 103
+	r1044 = add.i32 r1041, r1043
+	r1051 = move.i32 r11
+	r1052 = move.i32 r22
+	r1053 = mul.i32 r1052, 104
+	r1054 = add.i32 r1051, r1053
+	r1061 = move.i32 r11
+	r1062 = move.i32 r22
+	r1063 = mul.i32 r1062, 105
+	r1064 = add.i32 r1061, r1063
+	r1071 = move.i32 r11
+	r1072 = move.i32 r22
+	r1073 = mul.i32 r1072, 106
+	r1074 = add.i32 r1071, r1073
+	r1081 = move.i32 r11
+	r1082 = move.i32 r22
+	r1083 = mul.i32 r1082, 107
+	r1084 = add.i32 r1081, r1083
+	r1091 = move.i32 r11
+	r1092 = move.i32 r22
+	r1093 = mul.i32 r1092, 108
+	r1094 = add.i32 r1091, r1093
+	r1101 = move.i32 r11
+	r1102 = move.i32 r22
+	r1103 = mul.i32 r1102, 109
+	r1104 = add.i32 r1101, r1103
+	r1111 = move.i32 r11
+	r1112 = move.i32 r22
+	r1113 = mul.i32 r1112, 110
+	r1114 = add.i32 r1111, r1113
+	r1121 = move.i32 r11
+	r1122 = move.i32 r22
+	r1123 = mul.i32 r1122, 111
+	r1124 = add.i32 r1121, r1123
+	r1131 = move.i32 r11
+	r1132 = move.i32 r22
+	r1133 = mul.i32 r1132, 112
+	r1134 = add.i32 r1131, r1133
+	r1141 = move.i32 r11
+	r1142 = move.i32 r22
+	r1143 = mul.i32 r1142, 113
+	r1144 = add.i32 r1141, r1143
+	r1151 = move.i32 r11
+	r1152 = move.i32 r22
+	r1153 = mul.i32 r1152, 114
+	r1154 = add.i32 r1151, r1153
+	r1161 = move.i32 r11
+	r1162 = move.i32 r22
+	r1163 = mul.i32 r1162, 115
+	r1164 = add.i32 r1161, r1163
+	r1171 = move.i32 r11
+	r1172 = move.i32 r22
+	r1173 = mul.i32 r1172, 116
+	r1174 = add.i32 r1171, r1173
+	r1181 = move.i32 r11
+	r1182 = move.i32 r22
+	r1183 = mul.i32 r1182, 117
+	r1184 = add.i32 r1181, r1183
+	r1191 = move.i32 r11
+	r1192 = move.i32 r22
+	r1193 = mul.i32 r1192, 118
+	r1194 = add.i32 r1191, r1193
+	r1201 = move.i32 r11
+	r1202 = move.i32 r22
+	r1203 = mul.i32 r1202, 119
+	r1204 = add.i32 r1201, r1203
+	r1211 = move.i32 r11
+	r1212 = move.i32 r22
+	r1213 = mul.i32 r1212, 120
+	r1214 = add.i32 r1211, r1213
+	r1221 = move.i32 r11
+	r1222 = move.i32 r22
+	r1223 = mul.i32 r1222, 121
+	r1224 = add.i32 r1221, r1223
+	r1231 = move.i32 r11
+	r1232 = move.i32 r22
+	r1233 = mul.i32 r1232, 122
+	r1234 = add.i32 r1231, r1233
+	r1241 = move.i32 r11
+	r1242 = move.i32 r22
+	r1243 = mul.i32 r1242, 123
+	r1244 = add.i32 r1241, r1243
+	r1251 = move.i32 r11
+	r1252 = move.i32 r22
+	r1253 = mul.i32 r1252, 124
+	r1254 = add.i32 r1251, r1253
+	r1261 = move.i32 r11
+	r1262 = move.i32 r22
+	r1263 = mul.i32 r1262, 125
+	r1264 = add.i32 r1261, r1263
+	r1271 = move.i32 r11
+	r1272 = move.i32 r22
+	r1273 = mul.i32 r1272, 126
+	r1274 = add.i32 r1271, r1273
+	r1281 = move.i32 r11
+	r1282 = move.i32 r22
+	r1283 = mul.i32 r1282, 127
+	r1284 = add.i32 r1281, r1283
+	r1291 = move.i32 r11
+	r1292 = move.i32 r22
+	r1293 = mul.i32 r1292, 128
+	r1294 = add.i32 r1291, r1293
+	r1301 = move.i32 r11
+	r1302 = move.i32 r22
+	r1303 = mul.i32 r1302, 129
+	r1304 = add.i32 r1301, r1303
+	r1311 = move.i32 r11
+	r1312 = move.i32 r22
+	r1313 = mul.i32 r1312, 130
+	r1314 = add.i32 r1311, r1313
+	r1321 = move.i32 r11
+	r1322 = move.i32 r22
+	r1323 = mul.i32 r1322, 131
+	r1324 = add.i32 r1321, r1323
+	r1331 = move.i32 r11
+	r1332 = move.i32 r22
+	r1333 = mul.i32 r1332, 132
+	r1334 = add.i32 r1331, r1333
+	r1341 = move.i32 r11
+	r1342 = move.i32 r22
+	r1343 = mul.i32 r1342, 133
+	r1344 = add.i32 r1341, r1343
+	r1351 = move.i32 r11
+	r1352 = move.i32 r22
+	r1353 = mul.i32 r1352, 134
+	r1354 = add.i32 r1351, r1353
+	r1361 = move.i32 r11
+	r1362 = move.i32 r22
+	r1363 = mul.i32 r1362, 135
+	r1364 = add.i32 r1361, r1363
+	r1371 = move.i32 r11
+	r1372 = move.i32 r22
+	r1373 = mul.i32 r1372, 136
+	r1374 = add.i32 r1371, r1373
+	r1381 = move.i32 r11
+	r1382 = move.i32 r22
+	r1383 = mul.i32 r1382, 137
+	r1384 = add.i32 r1381, r1383
+	r1391 = move.i32 r11
+	r1392 = move.i32 r22
+	r1393 = mul.i32 r1392, 138
+	r1394 = add.i32 r1391, r1393
+	r1401 = move.i32 r11
+	r1402 = move.i32 r22
+	r1403 = mul.i32 r1402, 139
+	r1404 = add.i32 r1401, r1403
+	r1411 = move.i32 r11
+	r1412 = move.i32 r22
+	r1413 = mul.i32 r1412, 140
+	r1414 = add.i32 r1411, r1413
+	r1421 = move.i32 r11
+	r1422 = move.i32 r22
+	r1423 = mul.i32 r1422, 141
+	r1424 = add.i32 r1421, r1423
+	r1431 = move.i32 r11
+	r1432 = move.i32 r22
+	r1433 = mul.i32 r1432, 142
+	r1434 = add.i32 r1431, r1433
+	r1441 = move.i32 r11
+	r1442 = move.i32 r22
+	r1443 = mul.i32 r1442, 143
+	r1444 = add.i32 r1441, r1443
+	r1451 = move.i32 r11
+	r1452 = move.i32 r22
+	r1453 = mul.i32 r1452, 144
+	r1454 = add.i32 r1451, r1453
+	r1461 = move.i32 r11
+	r1462 = move.i32 r22
+	r1463 = mul.i32 r1462, 145
+	r1464 = add.i32 r1461, r1463
+	r1471 = move.i32 r11
+	r1472 = move.i32 r22
+	r1473 = mul.i32 r1472, 146
+	r1474 = add.i32 r1471, r1473
+	r1481 = move.i32 r11
+	r1482 = move.i32 r22
+	r1483 = mul.i32 r1482, 147
+	r1484 = add.i32 r1481, r1483
+	r1491 = move.i32 r11
+	r1492 = move.i32 r22
+	r1493 = mul.i32 r1492, 148
+	r1494 = add.i32 r1491, r1493
+	r1501 = move.i32 r11
+	r1502 = move.i32 r22
+	r1503 = mul.i32 r1502, 149
+	r1504 = add.i32 r1501, r1503
+	r1511 = move.i32 r11
+	r1512 = move.i32 r22
+	r1513 = mul.i32 r1512, 150
+	r1514 = add.i32 r1511, r1513
+	r1521 = move.i32 r11
+	r1522 = move.i32 r22
+	r1523 = mul.i32 r1522, 151
+	r1524 = add.i32 r1521, r1523
+	r1531 = move.i32 r11
+	r1532 = move.i32 r22
+	r1533 = mul.i32 r1532, 152
+	r1534 = add.i32 r1531, r1533
+	r1541 = move.i32 r11
+	r1542 = move.i32 r22
+	r1543 = mul.i32 r1542, 153
+	r1544 = add.i32 r1541, r1543
+	r1551 = move.i32 r11
+	r1552 = move.i32 r22
+	r1553 = mul.i32 r1552, 154
+	r1554 = add.i32 r1551, r1553
+	r1561 = move.i32 r11
+	r1562 = move.i32 r22
+	r1563 = mul.i32 r1562, 155
+	r1564 = add.i32 r1561, r1563
+	r1571 = move.i32 r11
+	r1572 = move.i32 r22
+	r1573 = mul.i32 r1572, 156
+	r1574 = add.i32 r1571, r1573
+	r1581 = move.i32 r11
+	r1582 = move.i32 r22
+	r1583 = mul.i32 r1582, 157
+	r1584 = add.i32 r1581, r1583
+	r1591 = move.i32 r11
+	r1592 = move.i32 r22
+	r1593 = mul.i32 r1592, 158
+	r1594 = add.i32 r1591, r1593
+	r1601 = move.i32 r11
+	r1602 = move.i32 r22
+	r1603 = mul.i32 r1602, 159
+	r1604 = add.i32 r1601, r1603
+	r1611 = move.i32 r11
+	r1612 = move.i32 r22
+	r1613 = mul.i32 r1612, 160
+	r1614 = add.i32 r1611, r1613
+	r1621 = move.i32 r11
+	r1622 = move.i32 r22
+	r1623 = mul.i32 r1622, 161
+	r1624 = add.i32 r1621, r1623
+	r1631 = move.i32 r11
+	r1632 = move.i32 r22
+	r1633 = mul.i32 r1632, 162
+	r1634 = add.i32 r1631, r1633
+	r1641 = move.i32 r11
+	r1642 = move.i32 r22
+	r1643 = mul.i32 r1642, 163
+	r1644 = add.i32 r1641, r1643
+	r1651 = move.i32 r11
+	r1652 = move.i32 r22
+	r1653 = mul.i32 r1652, 164
+	r1654 = add.i32 r1651, r1653
+	r1661 = move.i32 r11
+	r1662 = move.i32 r22
+	r1663 = mul.i32 r1662, 165
+	r1664 = add.i32 r1661, r1663
+	r1671 = move.i32 r11
+	r1672 = move.i32 r22
+	r1673 = mul.i32 r1672, 166
+	r1674 = add.i32 r1671, r1673
+	r1681 = move.i32 r11
+	r1682 = move.i32 r22
+	r1683 = mul.i32 r1682, 167
+	r1684 = add.i32 r1681, r1683
+	r1691 = move.i32 r11
+	r1692 = move.i32 r22
+	r1693 = mul.i32 r1692, 168
+	r1694 = add.i32 r1691, r1693
+	r1701 = move.i32 r11
+	r1702 = move.i32 r22
+	r1703 = mul.i32 r1702, 169
+	r1704 = add.i32 r1701, r1703
+	r1711 = move.i32 r11
+	r1712 = move.i32 r22
+	r1713 = mul.i32 r1712, 170
+	r1714 = add.i32 r1711, r1713
+	r1721 = move.i32 r11
+	r1722 = move.i32 r22
+	r1723 = mul.i32 r1722, 171
+	r1724 = add.i32 r1721, r1723
+	r1731 = move.i32 r11
+	r1732 = move.i32 r22
+	r1733 = mul.i32 r1732, 172
+	r1734 = add.i32 r1731, r1733
+	r1741 = move.i32 r11
+	r1742 = move.i32 r22
+	r1743 = mul.i32 r1742, 173
+	r1744 = add.i32 r1741, r1743
+	r1751 = move.i32 r11
+	r1752 = move.i32 r22
+	r1753 = mul.i32 r1752, 174
+	r1754 = add.i32 r1751, r1753
+	r1761 = move.i32 r11
+	r1762 = move.i32 r22
+	r1763 = mul.i32 r1762, 175
+	r1764 = add.i32 r1761, r1763
+	r1771 = move.i32 r11
+	r1772 = move.i32 r22
+	r1773 = mul.i32 r1772, 176
+	r1774 = add.i32 r1771, r1773
+	r1781 = move.i32 r11
+	r1782 = move.i32 r22
+	r1783 = mul.i32 r1782, 177
+	r1784 = add.i32 r1781, r1783
+	r1791 = move.i32 r11
+	r1792 = move.i32 r22
+	r1793 = mul.i32 r1792, 178
+	r1794 = add.i32 r1791, r1793
+	r1801 = move.i32 r11
+	r1802 = move.i32 r22
+	r1803 = mul.i32 r1802, 179
+	r1804 = add.i32 r1801, r1803
+	r1811 = move.i32 r11
+	r1812 = move.i32 r22
+	r1813 = mul.i32 r1812, 180
+	r1814 = add.i32 r1811, r1813
+	r1821 = move.i32 r11
+	r1822 = move.i32 r22
+	r1823 = mul.i32 r1822, 181
+	r1824 = add.i32 r1821, r1823
+	r1831 = move.i32 r11
+	r1832 = move.i32 r22
+	r1833 = mul.i32 r1832, 182
+	r1834 = add.i32 r1831, r1833
+	r1841 = move.i32 r11
+	r1842 = move.i32 r22
+	r1843 = mul.i32 r1842, 183
+	r1844 = add.i32 r1841, r1843
+	r1851 = move.i32 r11
+	r1852 = move.i32 r22
+	r1853 = mul.i32 r1852, 184
+	r1854 = add.i32 r1851, r1853
+	r1861 = move.i32 r11
+	r1862 = move.i32 r22
+	r1863 = mul.i32 r1862, 185
+	r1864 = add.i32 r1861, r1863
+	r1871 = move.i32 r11
+	r1872 = move.i32 r22
+	r1873 = mul.i32 r1872, 186
+	r1874 = add.i32 r1871, r1873
+	r1881 = move.i32 r11
+	r1882 = move.i32 r22
+	r1883 = mul.i32 r1882, 187
+	r1884 = add.i32 r1881, r1883
+	r1891 = move.i32 r11
+	r1892 = move.i32 r22
+	r1893 = mul.i32 r1892, 188
+	r1894 = add.i32 r1891, r1893
+	r1901 = move.i32 r11
+	r1902 = move.i32 r22
+	r1903 = mul.i32 r1902, 189
+	r1904 = add.i32 r1901, r1903
+	r1911 = move.i32 r11
+	r1912 = move.i32 r22
+	r1913 = mul.i32 r1912, 190
+	r1914 = add.i32 r1911, r1913
+	r1921 = move.i32 r11
+	r1922 = move.i32 r22
+	r1923 = mul.i32 r1922, 191
+	r1924 = add.i32 r1921, r1923
+	r1931 = move.i32 r11
+	r1932 = move.i32 r22
+	r1933 = mul.i32 r1932, 192
+	r1934 = add.i32 r1931, r1933
+	r1941 = move.i32 r11
+	r1942 = move.i32 r22
+	r1943 = mul.i32 r1942, 193
+	r1944 = add.i32 r1941, r1943
+	r1951 = move.i32 r11
+	r1952 = move.i32 r22
+	r1953 = mul.i32 r1952, 194
+	r1954 = add.i32 r1951, r1953
+	r1961 = move.i32 r11
+	r1962 = move.i32 r22
+	r1963 = mul.i32 r1962, 195
+	r1964 = add.i32 r1961, r1963
+	r1971 = move.i32 r11
+	r1972 = move.i32 r22
+	r1973 = mul.i32 r1972, 196
+	r1974 = add.i32 r1971, r1973
+	r1981 = move.i32 r11
+	r1982 = move.i32 r22
+	r1983 = mul.i32 r1982, 197
+	r1984 = add.i32 r1981, r1983
+	r1991 = move.i32 r11
+	r1992 = move.i32 r22
+	r1993 = mul.i32 r1992, 198
+	r1994 = add.i32 r1991, r1993
+	r2001 = move.i32 r11
+	r2002 = move.i32 r22
+	r2003 = mul.i32 r2002, 199
+	r2004 = add.i32 r2001, r2003
+	r2011 = move.i32 r11
+	r2012 = move.i32 r22
+	r2013 = mul.i32 r2012, 200
+	r2014 = add.i32 r2011, r2013
+	r2021 = move.i32 r11
+	r2022 = move.i32 r22
+	r2023 = mul.i32 r2022, 201
+	r2024 = add.i32 r2021, r2023
+	r2031 = move.i32 r11
+	r2032 = move.i32 r22
+	r2033 = mul.i32 r2032, 202
+	r2034 = add.i32 r2031, r2033
+	r2041 = move.i32 r11
+	r2042 = move.i32 r22
+	r2043 = mul.i32 r2042, 203
+	r2044 = add.i32 r2041, r2043
+	r2051 = move.i32 r11
+	r2052 = move.i32 r22
+	r2053 = mul.i32 r2052, 204
+	r2054 = add.i32 r2051, r2053
+	r2061 = move.i32 r11
+	r2062 = move.i32 r22
+	r2063 = mul.i32 r2062, 205
+	r2064 = add.i32 r2061, r2063
+	r2071 = move.i32 r11
+	r2072 = move.i32 r22
+	r2073 = mul.i32 r2072, 206
+	r2074 = add.i32 r2071, r2073
+	r2081 = move.i32 r11
+	r2082 = move.i32 r22
+	r2083 = mul.i32 r2082, 207
+	r2084 = add.i32 r2081, r2083
+	r2091 = move.i32 r11
+	r2092 = move.i32 r22
+	r2093 = mul.i32 r2092, 208
+	r2094 = add.i32 r2091, r2093
+	r2101 = move.i32 r11
+	r2102 = move.i32 r22
+	r2103 = mul.i32 r2102, 209
+	r2104 = add.i32 r2101, r2103
+	r2111 = move.i32 r11
+	r2112 = move.i32 r22
+	r2113 = mul.i32 r2112, 210
+	r2114 = add.i32 r2111, r2113
+	r2121 = move.i32 r11
+	r2122 = move.i32 r22
+	r2123 = mul.i32 r2122, 211
+	r2124 = add.i32 r2121, r2123
+	r2131 = move.i32 r11
+	r2132 = move.i32 r22
+	r2133 = mul.i32 r2132, 212
+	r2134 = add.i32 r2131, r2133
+	r2141 = move.i32 r11
+	r2142 = move.i32 r22
+	r2143 = mul.i32 r2142, 213
+	r2144 = add.i32 r2141, r2143
+	r2151 = move.i32 r11
+	r2152 = move.i32 r22
+	r2153 = mul.i32 r2152, 214
+	r2154 = add.i32 r2151, r2153
+	r2161 = move.i32 r11
+	r2162 = move.i32 r22
+	r2163 = mul.i32 r2162, 215
+	r2164 = add.i32 r2161, r2163
+	r2171 = move.i32 r11
+	r2172 = move.i32 r22
+	r2173 = mul.i32 r2172, 216
+	r2174 = add.i32 r2171, r2173
+	r2181 = move.i32 r11
+	r2182 = move.i32 r22
+	r2183 = mul.i32 r2182, 217
+	r2184 = add.i32 r2181, r2183
+	r2191 = move.i32 r11
+	r2192 = move.i32 r22
+	r2193 = mul.i32 r2192, 218
+	r2194 = add.i32 r2191, r2193
+	r2201 = move.i32 r11
+	r2202 = move.i32 r22
+	r2203 = mul.i32 r2202, 219
+	r2204 = add.i32 r2201, r2203
+	r2211 = move.i32 r11
+	r2212 = move.i32 r22
+	r2213 = mul.i32 r2212, 220
+	r2214 = add.i32 r2211, r2213
+	r2221 = move.i32 r11
+	r2222 = move.i32 r22
+	r2223 = mul.i32 r2222, 221
+	r2224 = add.i32 r2221, r2223
+	r2231 = move.i32 r11
+	r2232 = move.i32 r22
+	r2233 = mul.i32 r2232, 222
+	r2234 = add.i32 r2231, r2233
+	r2241 = move.i32 r11
+	r2242 = move.i32 r22
+	r2243 = mul.i32 r2242, 223
+	r2244 = add.i32 r2241, r2243
+	r2251 = move.i32 r11
+	r2252 = move.i32 r22
+	r2253 = mul.i32 r2252, 224
+	r2254 = add.i32 r2251, r2253
+	r2261 = move.i32 r11
+	r2262 = move.i32 r22
+	r2263 = mul.i32 r2262, 225
+	r2264 = add.i32 r2261, r2263
+	r2271 = move.i32 r11
+	r2272 = move.i32 r22
+	r2273 = mul.i32 r2272, 226
+	r2274 = add.i32 r2271, r2273
+	r2281 = move.i32 r11
+	r2282 = move.i32 r22
+	r2283 = mul.i32 r2282, 227
+	r2284 = add.i32 r2281, r2283
+	r2291 = move.i32 r11
+	r2292 = move.i32 r22
+	r2293 = mul.i32 r2292, 228
+	r2294 = add.i32 r2291, r2293
+	r2301 = move.i32 r11
+	r2302 = move.i32 r22
+	r2303 = mul.i32 r2302, 229
+	r2304 = add.i32 r2301, r2303
+	r2311 = move.i32 r11
+	r2312 = move.i32 r22
+	r2313 = mul.i32 r2312, 230
+	r2314 = add.i32 r2311, r2313
+	r2321 = move.i32 r11
+	r2322 = move.i32 r22
+	r2323 = mul.i32 r2322, 231
+	r2324 = add.i32 r2321, r2323
+	r2331 = move.i32 r11
+	r2332 = move.i32 r22
+	r2333 = mul.i32 r2332, 232
+	r2334 = add.i32 r2331, r2333
+	r2341 = move.i32 r11
+	r2342 = move.i32 r22
+	r2343 = mul.i32 r2342, 233
+	r2344 = add.i32 r2341, r2343
+	r2351 = move.i32 r11
+	r2352 = move.i32 r22
+	r2353 = mul.i32 r2352, 234
+	r2354 = add.i32 r2351, r2353
+	r2361 = move.i32 r11
+	r2362 = move.i32 r22
+	r2363 = mul.i32 r2362, 235
+	r2364 = add.i32 r2361, r2363
+	r2371 = move.i32 r11
+	r2372 = move.i32 r22
+	r2373 = mul.i32 r2372, 236
+	r2374 = add.i32 r2371, r2373
+	r2381 = move.i32 r11
+	r2382 = move.i32 r22
+	r2383 = mul.i32 r2382, 237
+	r2384 = add.i32 r2381, r2383
+	r2391 = move.i32 r11
+	r2392 = move.i32 r22
+	r2393 = mul.i32 r2392, 238
+	r2394 = add.i32 r2391, r2393
+	r2401 = move.i32 r11
+	r2402 = move.i32 r22
+	r2403 = mul.i32 r2402, 239
+	r2404 = add.i32 r2401, r2403
+	r2411 = move.i32 r11
+	r2412 = move.i32 r22
+	r2413 = mul.i32 r2412, 240
+	r2414 = add.i32 r2411, r2413
+	r2421 = move.i32 r11
+	r2422 = move.i32 r22
+	r2423 = mul.i32 r2422, 241
+	r2424 = add.i32 r2421, r2423
+	r2431 = move.i32 r11
+	r2432 = move.i32 r22
+	r2433 = mul.i32 r2432, 242
+	r2434 = add.i32 r2431, r2433
+	r2441 = move.i32 r11
+	r2442 = move.i32 r22
+	r2443 = mul.i32 r2442, 243
+	r2444 = add.i32 r2441, r2443
+	r2451 = move.i32 r11
+	r2452 = move.i32 r22
+	r2453 = mul.i32 r2452, 244
+	r2454 = add.i32 r2451, r2453
+	r2461 = move.i32 r11
+	r2462 = move.i32 r22
+	r2463 = mul.i32 r2462, 245
+	r2464 = add.i32 r2461, r2463
+	r2471 = move.i32 r11
+	r2472 = move.i32 r22
+	r2473 = mul.i32 r2472, 246
+	r2474 = add.i32 r2471, r2473
+	r2481 = move.i32 r11
+	r2482 = move.i32 r22
+	r2483 = mul.i32 r2482, 247
+	r2484 = add.i32 r2481, r2483
+	r2491 = move.i32 r11
+	r2492 = move.i32 r22
+	r2493 = mul.i32 r2492, 248
+	r2494 = add.i32 r2491, r2493
+	r2501 = move.i32 r11
+	r2502 = move.i32 r22
+	r2503 = mul.i32 r2502, 249
+	r2504 = add.i32 r2501, r2503
+	r2511 = move.i32 r11
+	r2512 = move.i32 r22
+	r2513 = mul.i32 r2512, 250
+	r2514 = add.i32 r2511, r2513
+	r2521 = move.i32 r11
+	r2522 = move.i32 r22
+	r2523 = mul.i32 r2522, 251
+	r2524 = add.i32 r2521, r2523
+	r2531 = move.i32 r11
+	r2532 = move.i32 r22
+	r2533 = mul.i32 r2532, 252
+	r2534 = add.i32 r2531, r2533
+	r2541 = move.i32 r11
+	r2542 = move.i32 r22
+	r2543 = mul.i32 r2542, 253
+	r2544 = add.i32 r2541, r2543
+	r2551 = move.i32 r11
+	r2552 = move.i32 r22
+	r2553 = mul.i32 r2552, 254
+	r2554 = add.i32 r2551, r2553
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -4231,2303 +8612,1536 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
-	r11 = convert.i32.i64 r12
-	r13 = convert.i32.i64 r14
-	r15 = mul.i32 r13, 0
-	r16 = add.i32 r11, r15
 	r17 = elemaddr r4, r9, 4
 	r18 = load.i32 r17
 	r19 = add.i32 r18, r16
-	r20 = elemaddr r4, r9, 4
+	r20 = move.ptr r17
 	store.i32 r20, r19
-	r21 = convert.i32.i64 r12
-	r22 = convert.i32.i64 r14
-	r23 = mul.i32 r22, 1
-	r24 = add.i32 r21, r23
+	checkindex r9, r27, site 0
 	r25 = elemaddr r26, r9, 4
 	r28 = load.i32 r25
 	r29 = add.i32 r28, r24
-	r30 = elemaddr r26, r9, 4
+	r30 = move.ptr r25
 	store.i32 r30, r29
-	r31 = convert.i32.i64 r12
-	r32 = convert.i32.i64 r14
-	r33 = mul.i32 r32, 2
-	r34 = add.i32 r31, r33
+	checkindex r9, r37, site 1
 	r35 = elemaddr r36, r9, 4
 	r38 = load.i32 r35
 	r39 = add.i32 r38, r34
-	r40 = elemaddr r36, r9, 4
+	r40 = move.ptr r35
 	store.i32 r40, r39
-	r41 = convert.i32.i64 r12
-	r42 = convert.i32.i64 r14
-	r43 = mul.i32 r42, 3
-	r44 = add.i32 r41, r43
+	checkindex r9, r47, site 2
 	r45 = elemaddr r46, r9, 4
 	r48 = load.i32 r45
 	r49 = add.i32 r48, r44
-	r50 = elemaddr r46, r9, 4
+	r50 = move.ptr r45
 	store.i32 r50, r49
-	r51 = convert.i32.i64 r12
-	r52 = convert.i32.i64 r14
-	r53 = mul.i32 r52, 4
-	r54 = add.i32 r51, r53
+	checkindex r9, r57, site 3
 	r55 = elemaddr r56, r9, 4
 	r58 = load.i32 r55
 	r59 = add.i32 r58, r54
-	r60 = elemaddr r56, r9, 4
+	r60 = move.ptr r55
 	store.i32 r60, r59
-	r61 = convert.i32.i64 r12
-	r62 = convert.i32.i64 r14
-	r63 = mul.i32 r62, 5
-	r64 = add.i32 r61, r63
+	checkindex r9, r67, site 4
 	r65 = elemaddr r66, r9, 4
 	r68 = load.i32 r65
 	r69 = add.i32 r68, r64
-	r70 = elemaddr r66, r9, 4
+	r70 = move.ptr r65
 	store.i32 r70, r69
-	r71 = convert.i32.i64 r12
-	r72 = convert.i32.i64 r14
-	r73 = mul.i32 r72, 6
-	r74 = add.i32 r71, r73
+	checkindex r9, r77, site 5
 	r75 = elemaddr r76, r9, 4
 	r78 = load.i32 r75
 	r79 = add.i32 r78, r74
-	r80 = elemaddr r76, r9, 4
+	r80 = move.ptr r75
 	store.i32 r80, r79
-	r81 = convert.i32.i64 r12
-	r82 = convert.i32.i64 r14
-	r83 = mul.i32 r82, 7
-	r84 = add.i32 r81, r83
+	checkindex r9, r87, site 6
 	r85 = elemaddr r86, r9, 4
 	r88 = load.i32 r85
 	r89 = add.i32 r88, r84
-	r90 = elemaddr r86, r9, 4
+	r90 = move.ptr r85
 	store.i32 r90, r89
-	r91 = convert.i32.i64 r12
-	r92 = convert.i32.i64 r14
-	r93 = mul.i32 r92, 8
-	r94 = add.i32 r91, r93
+	checkindex r9, r97, site 7
 	r95 = elemaddr r96, r9, 4
 	r98 = load.i32 r95
 	r99 = add.i32 r98, r94
-	r100 = elemaddr r96, r9, 4
+	r100 = move.ptr r95
 	store.i32 r100, r99
-	r101 = convert.i32.i64 r12
-	r102 = convert.i32.i64 r14
-	r103 = mul.i32 r102, 9
-	r104 = add.i32 r101, r103
+	checkindex r9, r107, site 8
 	r105 = elemaddr r106, r9, 4
 	r108 = load.i32 r105
 	r109 = add.i32 r108, r104
-	r110 = elemaddr r106, r9, 4
+	r110 = move.ptr r105
 	store.i32 r110, r109
-	r111 = convert.i32.i64 r12
-	r112 = convert.i32.i64 r14
-	r113 = mul.i32 r112, 10
-	r114 = add.i32 r111, r113
+	checkindex r9, r117, site 9
 	r115 = elemaddr r116, r9, 4
 	r118 = load.i32 r115
 	r119 = add.i32 r118, r114
-	r120 = elemaddr r116, r9, 4
+	r120 = move.ptr r115
 	store.i32 r120, r119
-	r121 = convert.i32.i64 r12
-	r122 = convert.i32.i64 r14
-	r123 = mul.i32 r122, 11
-	r124 = add.i32 r121, r123
+	checkindex r9, r127, site 10
 	r125 = elemaddr r126, r9, 4
 	r128 = load.i32 r125
 	r129 = add.i32 r128, r124
-	r130 = elemaddr r126, r9, 4
+	r130 = move.ptr r125
 	store.i32 r130, r129
-	r131 = convert.i32.i64 r12
-	r132 = convert.i32.i64 r14
-	r133 = mul.i32 r132, 12
-	r134 = add.i32 r131, r133
+	checkindex r9, r137, site 11
 	r135 = elemaddr r136, r9, 4
 	r138 = load.i32 r135
 	r139 = add.i32 r138, r134
-	r140 = elemaddr r136, r9, 4
+	r140 = move.ptr r135
 	store.i32 r140, r139
-	r141 = convert.i32.i64 r12
-	r142 = convert.i32.i64 r14
-	r143 = mul.i32 r142, 13
-	r144 = add.i32 r141, r143
+	checkindex r9, r147, site 12
 	r145 = elemaddr r146, r9, 4
 	r148 = load.i32 r145
 	r149 = add.i32 r148, r144
-	r150 = elemaddr r146, r9, 4
+	r150 = move.ptr r145
 	store.i32 r150, r149
-	r151 = convert.i32.i64 r12
-	r152 = convert.i32.i64 r14
-	r153 = mul.i32 r152, 14
-	r154 = add.i32 r151, r153
+	checkindex r9, r157, site 13
 	r155 = elemaddr r156, r9, 4
 	r158 = load.i32 r155
 	r159 = add.i32 r158, r154
-	r160 = elemaddr r156, r9, 4
+	r160 = move.ptr r155
 	store.i32 r160, r159
-	r161 = convert.i32.i64 r12
-	r162 = convert.i32.i64 r14
-	r163 = mul.i32 r162, 15
-	r164 = add.i32 r161, r163
+	checkindex r9, r167, site 14
 	r165 = elemaddr r166, r9, 4
 	r168 = load.i32 r165
 	r169 = add.i32 r168, r164
-	r170 = elemaddr r166, r9, 4
+	r170 = move.ptr r165
 	store.i32 r170, r169
-	r171 = convert.i32.i64 r12
-	r172 = convert.i32.i64 r14
-	r173 = mul.i32 r172, 16
-	r174 = add.i32 r171, r173
+	checkindex r9, r177, site 15
 	r175 = elemaddr r176, r9, 4
 	r178 = load.i32 r175
 	r179 = add.i32 r178, r174
-	r180 = elemaddr r176, r9, 4
+	r180 = move.ptr r175
 	store.i32 r180, r179
-	r181 = convert.i32.i64 r12
-	r182 = convert.i32.i64 r14
-	r183 = mul.i32 r182, 17
-	r184 = add.i32 r181, r183
+	checkindex r9, r187, site 16
 	r185 = elemaddr r186, r9, 4
 	r188 = load.i32 r185
 	r189 = add.i32 r188, r184
-	r190 = elemaddr r186, r9, 4
+	r190 = move.ptr r185
 	store.i32 r190, r189
-	r191 = convert.i32.i64 r12
-	r192 = convert.i32.i64 r14
-	r193 = mul.i32 r192, 18
-	r194 = add.i32 r191, r193
+	checkindex r9, r197, site 17
 	r195 = elemaddr r196, r9, 4
 	r198 = load.i32 r195
 	r199 = add.i32 r198, r194
-	r200 = elemaddr r196, r9, 4
+	r200 = move.ptr r195
 	store.i32 r200, r199
-	r201 = convert.i32.i64 r12
-	r202 = convert.i32.i64 r14
-	r203 = mul.i32 r202, 19
-	r204 = add.i32 r201, r203
+	checkindex r9, r207, site 18
 	r205 = elemaddr r206, r9, 4
 	r208 = load.i32 r205
 	r209 = add.i32 r208, r204
-	r210 = elemaddr r206, r9, 4
+	r210 = move.ptr r205
 	store.i32 r210, r209
-	r211 = convert.i32.i64 r12
-	r212 = convert.i32.i64 r14
-	r213 = mul.i32 r212, 20
-	r214 = add.i32 r211, r213
+	checkindex r9, r217, site 19
 	r215 = elemaddr r216, r9, 4
 	r218 = load.i32 r215
 	r219 = add.i32 r218, r214
-	r220 = elemaddr r216, r9, 4
+	r220 = move.ptr r215
 	store.i32 r220, r219
-	r221 = convert.i32.i64 r12
-	r222 = convert.i32.i64 r14
-	r223 = mul.i32 r222, 21
-	r224 = add.i32 r221, r223
+	checkindex r9, r227, site 20
 	r225 = elemaddr r226, r9, 4
 	r228 = load.i32 r225
 	r229 = add.i32 r228, r224
-	r230 = elemaddr r226, r9, 4
+	r230 = move.ptr r225
 	store.i32 r230, r229
-	r231 = convert.i32.i64 r12
-	r232 = convert.i32.i64 r14
-	r233 = mul.i32 r232, 22
-	r234 = add.i32 r231, r233
+	checkindex r9, r237, site 21
 	r235 = elemaddr r236, r9, 4
 	r238 = load.i32 r235
 	r239 = add.i32 r238, r234
-	r240 = elemaddr r236, r9, 4
+	r240 = move.ptr r235
 	store.i32 r240, r239
-	r241 = convert.i32.i64 r12
-	r242 = convert.i32.i64 r14
-	r243 = mul.i32 r242, 23
-	r244 = add.i32 r241, r243
+	checkindex r9, r247, site 22
 	r245 = elemaddr r246, r9, 4
 	r248 = load.i32 r245
 	r249 = add.i32 r248, r244
-	r250 = elemaddr r246, r9, 4
+	r250 = move.ptr r245
 	store.i32 r250, r249
-	r251 = convert.i32.i64 r12
-	r252 = convert.i32.i64 r14
-	r253 = mul.i32 r252, 24
-	r254 = add.i32 r251, r253
+	checkindex r9, r257, site 23
 	r255 = elemaddr r256, r9, 4
 	r258 = load.i32 r255
 	r259 = add.i32 r258, r254
-	r260 = elemaddr r256, r9, 4
+	r260 = move.ptr r255
 	store.i32 r260, r259
-	r261 = convert.i32.i64 r12
-	r262 = convert.i32.i64 r14
-	r263 = mul.i32 r262, 25
-	r264 = add.i32 r261, r263
+	checkindex r9, r267, site 24
 	r265 = elemaddr r266, r9, 4
 	r268 = load.i32 r265
 	r269 = add.i32 r268, r264
-	r270 = elemaddr r266, r9, 4
+	r270 = move.ptr r265
 	store.i32 r270, r269
-	r271 = convert.i32.i64 r12
-	r272 = convert.i32.i64 r14
-	r273 = mul.i32 r272, 26
-	r274 = add.i32 r271, r273
+	checkindex r9, r277, site 25
 	r275 = elemaddr r276, r9, 4
 	r278 = load.i32 r275
 	r279 = add.i32 r278, r274
-	r280 = elemaddr r276, r9, 4
+	r280 = move.ptr r275
 	store.i32 r280, r279
-	r281 = convert.i32.i64 r12
-	r282 = convert.i32.i64 r14
-	r283 = mul.i32 r282, 27
-	r284 = add.i32 r281, r283
+	checkindex r9, r287, site 26
 	r285 = elemaddr r286, r9, 4
 	r288 = load.i32 r285
 	r289 = add.i32 r288, r284
-	r290 = elemaddr r286, r9, 4
+	r290 = move.ptr r285
 	store.i32 r290, r289
-	r291 = convert.i32.i64 r12
-	r292 = convert.i32.i64 r14
-	r293 = mul.i32 r292, 28
-	r294 = add.i32 r291, r293
+	checkindex r9, r297, site 27
 	r295 = elemaddr r296, r9, 4
 	r298 = load.i32 r295
 	r299 = add.i32 r298, r294
-	r300 = elemaddr r296, r9, 4
+	r300 = move.ptr r295
 	store.i32 r300, r299
-	r301 = convert.i32.i64 r12
-	r302 = convert.i32.i64 r14
-	r303 = mul.i32 r302, 29
-	r304 = add.i32 r301, r303
+	checkindex r9, r307, site 28
 	r305 = elemaddr r306, r9, 4
 	r308 = load.i32 r305
 	r309 = add.i32 r308, r304
-	r310 = elemaddr r306, r9, 4
+	r310 = move.ptr r305
 	store.i32 r310, r309
-	r311 = convert.i32.i64 r12
-	r312 = convert.i32.i64 r14
-	r313 = mul.i32 r312, 30
-	r314 = add.i32 r311, r313
+	checkindex r9, r317, site 29
 	r315 = elemaddr r316, r9, 4
 	r318 = load.i32 r315
 	r319 = add.i32 r318, r314
-	r320 = elemaddr r316, r9, 4
+	r320 = move.ptr r315
 	store.i32 r320, r319
-	r321 = convert.i32.i64 r12
-	r322 = convert.i32.i64 r14
-	r323 = mul.i32 r322, 31
-	r324 = add.i32 r321, r323
+	checkindex r9, r327, site 30
 	r325 = elemaddr r326, r9, 4
 	r328 = load.i32 r325
 	r329 = add.i32 r328, r324
-	r330 = elemaddr r326, r9, 4
+	r330 = move.ptr r325
 	store.i32 r330, r329
-	r331 = convert.i32.i64 r12
-	r332 = convert.i32.i64 r14
-	r333 = mul.i32 r332, 32
-	r334 = add.i32 r331, r333
+	checkindex r9, r337, site 31
 	r335 = elemaddr r336, r9, 4
 	r338 = load.i32 r335
 	r339 = add.i32 r338, r334
-	r340 = elemaddr r336, r9, 4
+	r340 = move.ptr r335
 	store.i32 r340, r339
-	r341 = convert.i32.i64 r12
-	r342 = convert.i32.i64 r14
-	r343 = mul.i32 r342, 33
-	r344 = add.i32 r341, r343
+	checkindex r9, r347, site 32
 	r345 = elemaddr r346, r9, 4
 	r348 = load.i32 r345
 	r349 = add.i32 r348, r344
-	r350 = elemaddr r346, r9, 4
+	r350 = move.ptr r345
 	store.i32 r350, r349
-	r351 = convert.i32.i64 r12
-	r352 = convert.i32.i64 r14
-	r353 = mul.i32 r352, 34
-	r354 = add.i32 r351, r353
+	checkindex r9, r357, site 33
 	r355 = elemaddr r356, r9, 4
 	r358 = load.i32 r355
 	r359 = add.i32 r358, r354
-	r360 = elemaddr r356, r9, 4
+	r360 = move.ptr r355
 	store.i32 r360, r359
-	r361 = convert.i32.i64 r12
-	r362 = convert.i32.i64 r14
-	r363 = mul.i32 r362, 35
-	r364 = add.i32 r361, r363
+	checkindex r9, r367, site 34
 	r365 = elemaddr r366, r9, 4
 	r368 = load.i32 r365
 	r369 = add.i32 r368, r364
-	r370 = elemaddr r366, r9, 4
+	r370 = move.ptr r365
 	store.i32 r370, r369
-	r371 = convert.i32.i64 r12
-	r372 = convert.i32.i64 r14
-	r373 = mul.i32 r372, 36
-	r374 = add.i32 r371, r373
+	checkindex r9, r377, site 35
 	r375 = elemaddr r376, r9, 4
 	r378 = load.i32 r375
 	r379 = add.i32 r378, r374
-	r380 = elemaddr r376, r9, 4
+	r380 = move.ptr r375
 	store.i32 r380, r379
-	r381 = convert.i32.i64 r12
-	r382 = convert.i32.i64 r14
-	r383 = mul.i32 r382, 37
-	r384 = add.i32 r381, r383
+	checkindex r9, r387, site 36
 	r385 = elemaddr r386, r9, 4
 	r388 = load.i32 r385
 	r389 = add.i32 r388, r384
-	r390 = elemaddr r386, r9, 4
+	r390 = move.ptr r385
 	store.i32 r390, r389
-	r391 = convert.i32.i64 r12
-	r392 = convert.i32.i64 r14
-	r393 = mul.i32 r392, 38
-	r394 = add.i32 r391, r393
+	checkindex r9, r397, site 37
 	r395 = elemaddr r396, r9, 4
 	r398 = load.i32 r395
 	r399 = add.i32 r398, r394
-	r400 = elemaddr r396, r9, 4
+	r400 = move.ptr r395
 	store.i32 r400, r399
-	r401 = convert.i32.i64 r12
-	r402 = convert.i32.i64 r14
-	r403 = mul.i32 r402, 39
-	r404 = add.i32 r401, r403
+	checkindex r9, r407, site 38
 	r405 = elemaddr r406, r9, 4
 	r408 = load.i32 r405
 	r409 = add.i32 r408, r404
-	r410 = elemaddr r406, r9, 4
+	r410 = move.ptr r405
 	store.i32 r410, r409
-	r411 = convert.i32.i64 r12
-	r412 = convert.i32.i64 r14
-	r413 = mul.i32 r412, 40
-	r414 = add.i32 r411, r413
+	checkindex r9, r417, site 39
 	r415 = elemaddr r416, r9, 4
 	r418 = load.i32 r415
 	r419 = add.i32 r418, r414
-	r420 = elemaddr r416, r9, 4
+	r420 = move.ptr r415
 	store.i32 r420, r419
-	r421 = convert.i32.i64 r12
-	r422 = convert.i32.i64 r14
-	r423 = mul.i32 r422, 41
-	r424 = add.i32 r421, r423
+	checkindex r9, r427, site 40
 	r425 = elemaddr r426, r9, 4
 	r428 = load.i32 r425
 	r429 = add.i32 r428, r424
-	r430 = elemaddr r426, r9, 4
+	r430 = move.ptr r425
 	store.i32 r430, r429
-	r431 = convert.i32.i64 r12
-	r432 = convert.i32.i64 r14
-	r433 = mul.i32 r432, 42
-	r434 = add.i32 r431, r433
+	checkindex r9, r437, site 41
 	r435 = elemaddr r436, r9, 4
 	r438 = load.i32 r435
 	r439 = add.i32 r438, r434
-	r440 = elemaddr r436, r9, 4
+	r440 = move.ptr r435
 	store.i32 r440, r439
-	r441 = convert.i32.i64 r12
-	r442 = convert.i32.i64 r14
-	r443 = mul.i32 r442, 43
-	r444 = add.i32 r441, r443
+	checkindex r9, r447, site 42
 	r445 = elemaddr r446, r9, 4
 	r448 = load.i32 r445
 	r449 = add.i32 r448, r444
-	r450 = elemaddr r446, r9, 4
+	r450 = move.ptr r445
 	store.i32 r450, r449
-	r451 = convert.i32.i64 r12
-	r452 = convert.i32.i64 r14
-	r453 = mul.i32 r452, 44
-	r454 = add.i32 r451, r453
+	checkindex r9, r457, site 43
 	r455 = elemaddr r456, r9, 4
 	r458 = load.i32 r455
 	r459 = add.i32 r458, r454
-	r460 = elemaddr r456, r9, 4
+	r460 = move.ptr r455
 	store.i32 r460, r459
-	r461 = convert.i32.i64 r12
-	r462 = convert.i32.i64 r14
-	r463 = mul.i32 r462, 45
-	r464 = add.i32 r461, r463
+	checkindex r9, r467, site 44
 	r465 = elemaddr r466, r9, 4
 	r468 = load.i32 r465
 	r469 = add.i32 r468, r464
-	r470 = elemaddr r466, r9, 4
+	r470 = move.ptr r465
 	store.i32 r470, r469
-	r471 = convert.i32.i64 r12
-	r472 = convert.i32.i64 r14
-	r473 = mul.i32 r472, 46
-	r474 = add.i32 r471, r473
+	checkindex r9, r477, site 45
 	r475 = elemaddr r476, r9, 4
 	r478 = load.i32 r475
 	r479 = add.i32 r478, r474
-	r480 = elemaddr r476, r9, 4
+	r480 = move.ptr r475
 	store.i32 r480, r479
-	r481 = convert.i32.i64 r12
-	r482 = convert.i32.i64 r14
-	r483 = mul.i32 r482, 47
-	r484 = add.i32 r481, r483
+	checkindex r9, r487, site 46
 	r485 = elemaddr r486, r9, 4
 	r488 = load.i32 r485
 	r489 = add.i32 r488, r484
-	r490 = elemaddr r486, r9, 4
+	r490 = move.ptr r485
 	store.i32 r490, r489
-	r491 = convert.i32.i64 r12
-	r492 = convert.i32.i64 r14
-	r493 = mul.i32 r492, 48
-	r494 = add.i32 r491, r493
+	checkindex r9, r497, site 47
 	r495 = elemaddr r496, r9, 4
 	r498 = load.i32 r495
 	r499 = add.i32 r498, r494
-	r500 = elemaddr r496, r9, 4
+	r500 = move.ptr r495
 	store.i32 r500, r499
-	r501 = convert.i32.i64 r12
-	r502 = convert.i32.i64 r14
-	r503 = mul.i32 r502, 49
-	r504 = add.i32 r501, r503
+	checkindex r9, r507, site 48
 	r505 = elemaddr r506, r9, 4
 	r508 = load.i32 r505
 	r509 = add.i32 r508, r504
-	r510 = elemaddr r506, r9, 4
+	r510 = move.ptr r505
 	store.i32 r510, r509
-	r511 = convert.i32.i64 r12
-	r512 = convert.i32.i64 r14
-	r513 = mul.i32 r512, 50
-	r514 = add.i32 r511, r513
+	checkindex r9, r517, site 49
 	r515 = elemaddr r516, r9, 4
 	r518 = load.i32 r515
 	r519 = add.i32 r518, r514
-	r520 = elemaddr r516, r9, 4
+	r520 = move.ptr r515
 	store.i32 r520, r519
-	r521 = convert.i32.i64 r12
-	r522 = convert.i32.i64 r14
-	r523 = mul.i32 r522, 51
-	r524 = add.i32 r521, r523
+	checkindex r9, r527, site 50
 	r525 = elemaddr r526, r9, 4
 	r528 = load.i32 r525
 	r529 = add.i32 r528, r524
-	r530 = elemaddr r526, r9, 4
+	r530 = move.ptr r525
 	store.i32 r530, r529
-	r531 = convert.i32.i64 r12
-	r532 = convert.i32.i64 r14
-	r533 = mul.i32 r532, 52
-	r534 = add.i32 r531, r533
+	checkindex r9, r537, site 51
 	r535 = elemaddr r536, r9, 4
 	r538 = load.i32 r535
 	r539 = add.i32 r538, r534
-	r540 = elemaddr r536, r9, 4
+	r540 = move.ptr r535
 	store.i32 r540, r539
-	r541 = convert.i32.i64 r12
-	r542 = convert.i32.i64 r14
-	r543 = mul.i32 r542, 53
-	r544 = add.i32 r541, r543
+	checkindex r9, r547, site 52
 	r545 = elemaddr r546, r9, 4
 	r548 = load.i32 r545
 	r549 = add.i32 r548, r544
-	r550 = elemaddr r546, r9, 4
+	r550 = move.ptr r545
 	store.i32 r550, r549
-	r551 = convert.i32.i64 r12
-	r552 = convert.i32.i64 r14
-	r553 = mul.i32 r552, 54
-	r554 = add.i32 r551, r553
+	checkindex r9, r557, site 53
 	r555 = elemaddr r556, r9, 4
 	r558 = load.i32 r555
 	r559 = add.i32 r558, r554
-	r560 = elemaddr r556, r9, 4
+	r560 = move.ptr r555
 	store.i32 r560, r559
-	r561 = convert.i32.i64 r12
-	r562 = convert.i32.i64 r14
-	r563 = mul.i32 r562, 55
-	r564 = add.i32 r561, r563
+	checkindex r9, r567, site 54
 	r565 = elemaddr r566, r9, 4
 	r568 = load.i32 r565
 	r569 = add.i32 r568, r564
-	r570 = elemaddr r566, r9, 4
+	r570 = move.ptr r565
 	store.i32 r570, r569
-	r571 = convert.i32.i64 r12
-	r572 = convert.i32.i64 r14
-	r573 = mul.i32 r572, 56
-	r574 = add.i32 r571, r573
+	checkindex r9, r577, site 55
 	r575 = elemaddr r576, r9, 4
 	r578 = load.i32 r575
 	r579 = add.i32 r578, r574
-	r580 = elemaddr r576, r9, 4
+	r580 = move.ptr r575
 	store.i32 r580, r579
-	r581 = convert.i32.i64 r12
-	r582 = convert.i32.i64 r14
-	r583 = mul.i32 r582, 57
-	r584 = add.i32 r581, r583
+	checkindex r9, r587, site 56
 	r585 = elemaddr r586, r9, 4
 	r588 = load.i32 r585
 	r589 = add.i32 r588, r584
-	r590 = elemaddr r586, r9, 4
+	r590 = move.ptr r585
 	store.i32 r590, r589
-	r591 = convert.i32.i64 r12
-	r592 = convert.i32.i64 r14
-	r593 = mul.i32 r592, 58
-	r594 = add.i32 r591, r593
+	checkindex r9, r597, site 57
 	r595 = elemaddr r596, r9, 4
 	r598 = load.i32 r595
 	r599 = add.i32 r598, r594
-	r600 = elemaddr r596, r9, 4
+	r600 = move.ptr r595
 	store.i32 r600, r599
-	r601 = convert.i32.i64 r12
-	r602 = convert.i32.i64 r14
-	r603 = mul.i32 r602, 59
-	r604 = add.i32 r601, r603
+	checkindex r9, r607, site 58
 	r605 = elemaddr r606, r9, 4
 	r608 = load.i32 r605
 	r609 = add.i32 r608, r604
-	r610 = elemaddr r606, r9, 4
+	r610 = move.ptr r605
 	store.i32 r610, r609
-	r611 = convert.i32.i64 r12
-	r612 = convert.i32.i64 r14
-	r613 = mul.i32 r612, 60
-	r614 = add.i32 r611, r613
+	checkindex r9, r617, site 59
 	r615 = elemaddr r616, r9, 4
 	r618 = load.i32 r615
 	r619 = add.i32 r618, r614
-	r620 = elemaddr r616, r9, 4
+	r620 = move.ptr r615
 	store.i32 r620, r619
-	r621 = convert.i32.i64 r12
-	r622 = convert.i32.i64 r14
-	r623 = mul.i32 r622, 61
-	r624 = add.i32 r621, r623
+	checkindex r9, r627, site 60
 	r625 = elemaddr r626, r9, 4
 	r628 = load.i32 r625
 	r629 = add.i32 r628, r624
-	r630 = elemaddr r626, r9, 4
+	r630 = move.ptr r625
 	store.i32 r630, r629
-	r631 = convert.i32.i64 r12
-	r632 = convert.i32.i64 r14
-	r633 = mul.i32 r632, 62
-	r634 = add.i32 r631, r633
+	checkindex r9, r637, site 61
 	r635 = elemaddr r636, r9, 4
 	r638 = load.i32 r635
 	r639 = add.i32 r638, r634
-	r640 = elemaddr r636, r9, 4
+	r640 = move.ptr r635
 	store.i32 r640, r639
-	r641 = convert.i32.i64 r12
-	r642 = convert.i32.i64 r14
-	r643 = mul.i32 r642, 63
-	r644 = add.i32 r641, r643
+	checkindex r9, r647, site 62
 	r645 = elemaddr r646, r9, 4
 	r648 = load.i32 r645
 	r649 = add.i32 r648, r644
-	r650 = elemaddr r646, r9, 4
+	r650 = move.ptr r645
 	store.i32 r650, r649
-	r651 = convert.i32.i64 r12
-	r652 = convert.i32.i64 r14
-	r653 = mul.i32 r652, 64
-	r654 = add.i32 r651, r653
+	checkindex r9, r657, site 63
 	r655 = elemaddr r656, r9, 4
 	r658 = load.i32 r655
 	r659 = add.i32 r658, r654
-	r660 = elemaddr r656, r9, 4
+	r660 = move.ptr r655
 	store.i32 r660, r659
-	r661 = convert.i32.i64 r12
-	r662 = convert.i32.i64 r14
-	r663 = mul.i32 r662, 65
-	r664 = add.i32 r661, r663
+	checkindex r9, r667, site 64
 	r665 = elemaddr r666, r9, 4
 	r668 = load.i32 r665
 	r669 = add.i32 r668, r664
-	r670 = elemaddr r666, r9, 4
+	r670 = move.ptr r665
 	store.i32 r670, r669
-	r671 = convert.i32.i64 r12
-	r672 = convert.i32.i64 r14
-	r673 = mul.i32 r672, 66
-	r674 = add.i32 r671, r673
+	checkindex r9, r677, site 65
 	r675 = elemaddr r676, r9, 4
 	r678 = load.i32 r675
 	r679 = add.i32 r678, r674
-	r680 = elemaddr r676, r9, 4
+	r680 = move.ptr r675
 	store.i32 r680, r679
-	r681 = convert.i32.i64 r12
-	r682 = convert.i32.i64 r14
-	r683 = mul.i32 r682, 67
-	r684 = add.i32 r681, r683
+	checkindex r9, r687, site 66
 	r685 = elemaddr r686, r9, 4
 	r688 = load.i32 r685
 	r689 = add.i32 r688, r684
-	r690 = elemaddr r686, r9, 4
+	r690 = move.ptr r685
 	store.i32 r690, r689
-	r691 = convert.i32.i64 r12
-	r692 = convert.i32.i64 r14
-	r693 = mul.i32 r692, 68
-	r694 = add.i32 r691, r693
+	checkindex r9, r697, site 67
 	r695 = elemaddr r696, r9, 4
 	r698 = load.i32 r695
 	r699 = add.i32 r698, r694
-	r700 = elemaddr r696, r9, 4
+	r700 = move.ptr r695
 	store.i32 r700, r699
-	r701 = convert.i32.i64 r12
-	r702 = convert.i32.i64 r14
-	r703 = mul.i32 r702, 69
-	r704 = add.i32 r701, r703
+	checkindex r9, r707, site 68
 	r705 = elemaddr r706, r9, 4
 	r708 = load.i32 r705
 	r709 = add.i32 r708, r704
-	r710 = elemaddr r706, r9, 4
+	r710 = move.ptr r705
 	store.i32 r710, r709
-	r711 = convert.i32.i64 r12
-	r712 = convert.i32.i64 r14
-	r713 = mul.i32 r712, 70
-	r714 = add.i32 r711, r713
+	checkindex r9, r717, site 69
 	r715 = elemaddr r716, r9, 4
 	r718 = load.i32 r715
 	r719 = add.i32 r718, r714
-	r720 = elemaddr r716, r9, 4
+	r720 = move.ptr r715
 	store.i32 r720, r719
-	r721 = convert.i32.i64 r12
-	r722 = convert.i32.i64 r14
-	r723 = mul.i32 r722, 71
-	r724 = add.i32 r721, r723
+	checkindex r9, r727, site 70
 	r725 = elemaddr r726, r9, 4
 	r728 = load.i32 r725
 	r729 = add.i32 r728, r724
-	r730 = elemaddr r726, r9, 4
+	r730 = move.ptr r725
 	store.i32 r730, r729
-	r731 = convert.i32.i64 r12
-	r732 = convert.i32.i64 r14
-	r733 = mul.i32 r732, 72
-	r734 = add.i32 r731, r733
+	checkindex r9, r737, site 71
 	r735 = elemaddr r736, r9, 4
 	r738 = load.i32 r735
 	r739 = add.i32 r738, r734
-	r740 = elemaddr r736, r9, 4
+	r740 = move.ptr r735
 	store.i32 r740, r739
-	r741 = convert.i32.i64 r12
-	r742 = convert.i32.i64 r14
-	r743 = mul.i32 r742, 73
-	r744 = add.i32 r741, r743
+	checkindex r9, r747, site 72
 	r745 = elemaddr r746, r9, 4
 	r748 = load.i32 r745
 	r749 = add.i32 r748, r744
-	r750 = elemaddr r746, r9, 4
+	r750 = move.ptr r745
 	store.i32 r750, r749
-	r751 = convert.i32.i64 r12
-	r752 = convert.i32.i64 r14
-	r753 = mul.i32 r752, 74
-	r754 = add.i32 r751, r753
+	checkindex r9, r757, site 73
 	r755 = elemaddr r756, r9, 4
 	r758 = load.i32 r755
 	r759 = add.i32 r758, r754
-	r760 = elemaddr r756, r9, 4
+	r760 = move.ptr r755
 	store.i32 r760, r759
-	r761 = convert.i32.i64 r12
-	r762 = convert.i32.i64 r14
-	r763 = mul.i32 r762, 75
-	r764 = add.i32 r761, r763
+	checkindex r9, r767, site 74
 	r765 = elemaddr r766, r9, 4
 	r768 = load.i32 r765
 	r769 = add.i32 r768, r764
-	r770 = elemaddr r766, r9, 4
+	r770 = move.ptr r765
 	store.i32 r770, r769
-	r771 = convert.i32.i64 r12
-	r772 = convert.i32.i64 r14
-	r773 = mul.i32 r772, 76
-	r774 = add.i32 r771, r773
+	checkindex r9, r777, site 75
 	r775 = elemaddr r776, r9, 4
 	r778 = load.i32 r775
 	r779 = add.i32 r778, r774
-	r780 = elemaddr r776, r9, 4
+	r780 = move.ptr r775
 	store.i32 r780, r779
-	r781 = convert.i32.i64 r12
-	r782 = convert.i32.i64 r14
-	r783 = mul.i32 r782, 77
-	r784 = add.i32 r781, r783
+	checkindex r9, r787, site 76
 	r785 = elemaddr r786, r9, 4
 	r788 = load.i32 r785
 	r789 = add.i32 r788, r784
-	r790 = elemaddr r786, r9, 4
+	r790 = move.ptr r785
 	store.i32 r790, r789
-	r791 = convert.i32.i64 r12
-	r792 = convert.i32.i64 r14
-	r793 = mul.i32 r792, 78
-	r794 = add.i32 r791, r793
+	checkindex r9, r797, site 77
 	r795 = elemaddr r796, r9, 4
 	r798 = load.i32 r795
 	r799 = add.i32 r798, r794
-	r800 = elemaddr r796, r9, 4
+	r800 = move.ptr r795
 	store.i32 r800, r799
-	r801 = convert.i32.i64 r12
-	r802 = convert.i32.i64 r14
-	r803 = mul.i32 r802, 79
-	r804 = add.i32 r801, r803
+	checkindex r9, r807, site 78
 	r805 = elemaddr r806, r9, 4
 	r808 = load.i32 r805
 	r809 = add.i32 r808, r804
-	r810 = elemaddr r806, r9, 4
+	r810 = move.ptr r805
 	store.i32 r810, r809
-	r811 = convert.i32.i64 r12
-	r812 = convert.i32.i64 r14
-	r813 = mul.i32 r812, 80
-	r814 = add.i32 r811, r813
+	checkindex r9, r817, site 79
 	r815 = elemaddr r816, r9, 4
 	r818 = load.i32 r815
 	r819 = add.i32 r818, r814
-	r820 = elemaddr r816, r9, 4
+	r820 = move.ptr r815
 	store.i32 r820, r819
-	r821 = convert.i32.i64 r12
-	r822 = convert.i32.i64 r14
-	r823 = mul.i32 r822, 81
-	r824 = add.i32 r821, r823
+	checkindex r9, r827, site 80
 	r825 = elemaddr r826, r9, 4
 	r828 = load.i32 r825
 	r829 = add.i32 r828, r824
-	r830 = elemaddr r826, r9, 4
+	r830 = move.ptr r825
 	store.i32 r830, r829
-	r831 = convert.i32.i64 r12
-	r832 = convert.i32.i64 r14
-	r833 = mul.i32 r832, 82
-	r834 = add.i32 r831, r833
+	checkindex r9, r837, site 81
 	r835 = elemaddr r836, r9, 4
 	r838 = load.i32 r835
 	r839 = add.i32 r838, r834
-	r840 = elemaddr r836, r9, 4
+	r840 = move.ptr r835
 	store.i32 r840, r839
-	r841 = convert.i32.i64 r12
-	r842 = convert.i32.i64 r14
-	r843 = mul.i32 r842, 83
-	r844 = add.i32 r841, r843
+	checkindex r9, r847, site 82
 	r845 = elemaddr r846, r9, 4
 	r848 = load.i32 r845
 	r849 = add.i32 r848, r844
-	r850 = elemaddr r846, r9, 4
+	r850 = move.ptr r845
 	store.i32 r850, r849
-	r851 = convert.i32.i64 r12
-	r852 = convert.i32.i64 r14
-	r853 = mul.i32 r852, 84
-	r854 = add.i32 r851, r853
+	checkindex r9, r857, site 83
 	r855 = elemaddr r856, r9, 4
 	r858 = load.i32 r855
 	r859 = add.i32 r858, r854
-	r860 = elemaddr r856, r9, 4
+	r860 = move.ptr r855
 	store.i32 r860, r859
-	r861 = convert.i32.i64 r12
-	r862 = convert.i32.i64 r14
-	r863 = mul.i32 r862, 85
-	r864 = add.i32 r861, r863
+	checkindex r9, r867, site 84
 	r865 = elemaddr r866, r9, 4
 	r868 = load.i32 r865
 	r869 = add.i32 r868, r864
-	r870 = elemaddr r866, r9, 4
+	r870 = move.ptr r865
 	store.i32 r870, r869
-	r871 = convert.i32.i64 r12
-	r872 = convert.i32.i64 r14
-	r873 = mul.i32 r872, 86
-	r874 = add.i32 r871, r873
+	checkindex r9, r877, site 85
 	r875 = elemaddr r876, r9, 4
 	r878 = load.i32 r875
 	r879 = add.i32 r878, r874
-	r880 = elemaddr r876, r9, 4
+	r880 = move.ptr r875
 	store.i32 r880, r879
-	r881 = convert.i32.i64 r12
-	r882 = convert.i32.i64 r14
-	r883 = mul.i32 r882, 87
-	r884 = add.i32 r881, r883
+	checkindex r9, r887, site 86
 	r885 = elemaddr r886, r9, 4
 	r888 = load.i32 r885
 	r889 = add.i32 r888, r884
-	r890 = elemaddr r886, r9, 4
+	r890 = move.ptr r885
 	store.i32 r890, r889
-	r891 = convert.i32.i64 r12
-	r892 = convert.i32.i64 r14
-	r893 = mul.i32 r892, 88
-	r894 = add.i32 r891, r893
+	checkindex r9, r897, site 87
 	r895 = elemaddr r896, r9, 4
 	r898 = load.i32 r895
 	r899 = add.i32 r898, r894
-	r900 = elemaddr r896, r9, 4
+	r900 = move.ptr r895
 	store.i32 r900, r899
-	r901 = convert.i32.i64 r12
-	r902 = convert.i32.i64 r14
-	r903 = mul.i32 r902, 89
-	r904 = add.i32 r901, r903
+	checkindex r9, r907, site 88
 	r905 = elemaddr r906, r9, 4
 	r908 = load.i32 r905
 	r909 = add.i32 r908, r904
-	r910 = elemaddr r906, r9, 4
+	r910 = move.ptr r905
 	store.i32 r910, r909
-	r911 = convert.i32.i64 r12
-	r912 = convert.i32.i64 r14
-	r913 = mul.i32 r912, 90
-	r914 = add.i32 r911, r913
+	checkindex r9, r917, site 89
 	r915 = elemaddr r916, r9, 4
 	r918 = load.i32 r915
 	r919 = add.i32 r918, r914
-	r920 = elemaddr r916, r9, 4
+	r920 = move.ptr r915
 	store.i32 r920, r919
-	r921 = convert.i32.i64 r12
-	r922 = convert.i32.i64 r14
-	r923 = mul.i32 r922, 91
-	r924 = add.i32 r921, r923
+	checkindex r9, r927, site 90
 	r925 = elemaddr r926, r9, 4
 	r928 = load.i32 r925
 	r929 = add.i32 r928, r924
-	r930 = elemaddr r926, r9, 4
+	r930 = move.ptr r925
 	store.i32 r930, r929
-	r931 = convert.i32.i64 r12
-	r932 = convert.i32.i64 r14
-	r933 = mul.i32 r932, 92
-	r934 = add.i32 r931, r933
+	checkindex r9, r937, site 91
 	r935 = elemaddr r936, r9, 4
 	r938 = load.i32 r935
 	r939 = add.i32 r938, r934
-	r940 = elemaddr r936, r9, 4
+	r940 = move.ptr r935
 	store.i32 r940, r939
-	r941 = convert.i32.i64 r12
-	r942 = convert.i32.i64 r14
-	r943 = mul.i32 r942, 93
-	r944 = add.i32 r941, r943
+	checkindex r9, r947, site 92
 	r945 = elemaddr r946, r9, 4
 	r948 = load.i32 r945
 	r949 = add.i32 r948, r944
-	r950 = elemaddr r946, r9, 4
+	r950 = move.ptr r945
 	store.i32 r950, r949
-	r951 = convert.i32.i64 r12
-	r952 = convert.i32.i64 r14
-	r953 = mul.i32 r952, 94
-	r954 = add.i32 r951, r953
+	checkindex r9, r957, site 93
 	r955 = elemaddr r956, r9, 4
 	r958 = load.i32 r955
 	r959 = add.i32 r958, r954
-	r960 = elemaddr r956, r9, 4
+	r960 = move.ptr r955
 	store.i32 r960, r959
-	r961 = convert.i32.i64 r12
-	r962 = convert.i32.i64 r14
-	r963 = mul.i32 r962, 95
-	r964 = add.i32 r961, r963
+	checkindex r9, r967, site 94
 	r965 = elemaddr r966, r9, 4
 	r968 = load.i32 r965
 	r969 = add.i32 r968, r964
-	r970 = elemaddr r966, r9, 4
+	r970 = move.ptr r965
 	store.i32 r970, r969
-	r971 = convert.i32.i64 r12
-	r972 = convert.i32.i64 r14
-	r973 = mul.i32 r972, 96
-	r974 = add.i32 r971, r973
+	checkindex r9, r977, site 95
 	r975 = elemaddr r976, r9, 4
 	r978 = load.i32 r975
 	r979 = add.i32 r978, r974
-	r980 = elemaddr r976, r9, 4
+	r980 = move.ptr r975
 	store.i32 r980, r979
-	r981 = convert.i32.i64 r12
-	r982 = convert.i32.i64 r14
-	r983 = mul.i32 r982, 97
-	r984 = add.i32 r981, r983
+	checkindex r9, r987, site 96
 	r985 = elemaddr r986, r9, 4
 	r988 = load.i32 r985
 	r989 = add.i32 r988, r984
-	r990 = elemaddr r986, r9, 4
+	r990 = move.ptr r985
 	store.i32 r990, r989
-	r991 = convert.i32.i64 r12
-	r992 = convert.i32.i64 r14
-	r993 = mul.i32 r992, 98
-	r994 = add.i32 r991, r993
+	checkindex r9, r997, site 97
 	r995 = elemaddr r996, r9, 4
 	r998 = load.i32 r995
 	r999 = add.i32 r998, r994
-	r1000 = elemaddr r996, r9, 4
+	r1000 = move.ptr r995
 	store.i32 r1000, r999
-	r1001 = convert.i32.i64 r12
-	r1002 = convert.i32.i64 r14
-	r1003 = mul.i32 r1002, 99
-	r1004 = add.i32 r1001, r1003
+	checkindex r9, r1007, site 98
 	r1005 = elemaddr r1006, r9, 4
 	r1008 = load.i32 r1005
 	r1009 = add.i32 r1008, r1004
-	r1010 = elemaddr r1006, r9, 4
+	r1010 = move.ptr r1005
 	store.i32 r1010, r1009
-	r1011 = convert.i32.i64 r12
-	r1012 = convert.i32.i64 r14
-	r1013 = mul.i32 r1012, 100
-	r1014 = add.i32 r1011, r1013
+	checkindex r9, r1017, site 99
 	r1015 = elemaddr r1016, r9, 4
 	r1018 = load.i32 r1015
 	r1019 = add.i32 r1018, r1014
-	r1020 = elemaddr r1016, r9, 4
+	r1020 = move.ptr r1015
 	store.i32 r1020, r1019
-	r1021 = convert.i32.i64 r12
-	r1022 = convert.i32.i64 r14
-	r1023 = mul.i32 r1022, 101
-	r1024 = add.i32 r1021, r1023
+	checkindex r9, r1027, site 100
 	r1025 = elemaddr r1026, r9, 4
 	r1028 = load.i32 r1025
 	r1029 = add.i32 r1028, r1024
-	r1030 = elemaddr r1026, r9, 4
+	r1030 = move.ptr r1025
 	store.i32 r1030, r1029
-	r1031 = convert.i32.i64 r12
-	r1032 = convert.i32.i64 r14
-	r1033 = mul.i32 r1032, 102
-	r1034 = add.i32 r1031, r1033
+	checkindex r9, r1037, site 101
 	r1035 = elemaddr r1036, r9, 4
 	r1038 = load.i32 r1035
 	r1039 = add.i32 r1038, r1034
-	r1040 = elemaddr r1036, r9, 4
+	r1040 = move.ptr r1035
 	store.i32 r1040, r1039
-	r1041 = convert.i32.i64 r12
-	r1042 = convert.i32.i64 r14
-	r1043 = mul.i32 r1042, 103
-	r1044 = add.i32 r1041, r1043
+	checkindex r9, r1047, site 102
 	r1045 = elemaddr r1046, r9, 4
 	r1048 = load.i32 r1045
 	r1049 = add.i32 r1048, r1044
-	r1050 = elemaddr r1046, r9, 4
+	r1050 = move.ptr r1045
 	store.i32 r1050, r1049
-	r1051 = convert.i32.i64 r12
-	r1052 = convert.i32.i64 r14
-	r1053 = mul.i32 r1052, 104
-	r1054 = add.i32 r1051, r1053
+	checkindex r9, r1057, site 103
 	r1055 = elemaddr r1056, r9, 4
 	r1058 = load.i32 r1055
 	r1059 = add.i32 r1058, r1054
-	r1060 = elemaddr r1056, r9, 4
+	r1060 = move.ptr r1055
 	store.i32 r1060, r1059
-	r1061 = convert.i32.i64 r12
-	r1062 = convert.i32.i64 r14
-	r1063 = mul.i32 r1062, 105
-	r1064 = add.i32 r1061, r1063
+	checkindex r9, r1067, site 104
 	r1065 = elemaddr r1066, r9, 4
 	r1068 = load.i32 r1065
 	r1069 = add.i32 r1068, r1064
-	r1070 = elemaddr r1066, r9, 4
+	r1070 = move.ptr r1065
 	store.i32 r1070, r1069
-	r1071 = convert.i32.i64 r12
-	r1072 = convert.i32.i64 r14
-	r1073 = mul.i32 r1072, 106
-	r1074 = add.i32 r1071, r1073
+	checkindex r9, r1077, site 105
 	r1075 = elemaddr r1076, r9, 4
 	r1078 = load.i32 r1075
 	r1079 = add.i32 r1078, r1074
-	r1080 = elemaddr r1076, r9, 4
+	r1080 = move.ptr r1075
 	store.i32 r1080, r1079
-	r1081 = convert.i32.i64 r12
-	r1082 = convert.i32.i64 r14
-	r1083 = mul.i32 r1082, 107
-	r1084 = add.i32 r1081, r1083
+	checkindex r9, r1087, site 106
 	r1085 = elemaddr r1086, r9, 4
 	r1088 = load.i32 r1085
 	r1089 = add.i32 r1088, r1084
-	r1090 = elemaddr r1086, r9, 4
+	r1090 = move.ptr r1085
 	store.i32 r1090, r1089
-	r1091 = convert.i32.i64 r12
-	r1092 = convert.i32.i64 r14
-	r1093 = mul.i32 r1092, 108
-	r1094 = add.i32 r1091, r1093
+	checkindex r9, r1097, site 107
 	r1095 = elemaddr r1096, r9, 4
 	r1098 = load.i32 r1095
 	r1099 = add.i32 r1098, r1094
-	r1100 = elemaddr r1096, r9, 4
+	r1100 = move.ptr r1095
 	store.i32 r1100, r1099
-	r1101 = convert.i32.i64 r12
-	r1102 = convert.i32.i64 r14
-	r1103 = mul.i32 r1102, 109
-	r1104 = add.i32 r1101, r1103
+	checkindex r9, r1107, site 108
 	r1105 = elemaddr r1106, r9, 4
 	r1108 = load.i32 r1105
 	r1109 = add.i32 r1108, r1104
-	r1110 = elemaddr r1106, r9, 4
+	r1110 = move.ptr r1105
 	store.i32 r1110, r1109
-	r1111 = convert.i32.i64 r12
-	r1112 = convert.i32.i64 r14
-	r1113 = mul.i32 r1112, 110
-	r1114 = add.i32 r1111, r1113
+	checkindex r9, r1117, site 109
 	r1115 = elemaddr r1116, r9, 4
 	r1118 = load.i32 r1115
 	r1119 = add.i32 r1118, r1114
-	r1120 = elemaddr r1116, r9, 4
+	r1120 = move.ptr r1115
 	store.i32 r1120, r1119
-	r1121 = convert.i32.i64 r12
-	r1122 = convert.i32.i64 r14
-	r1123 = mul.i32 r1122, 111
-	r1124 = add.i32 r1121, r1123
+	checkindex r9, r1127, site 110
 	r1125 = elemaddr r1126, r9, 4
 	r1128 = load.i32 r1125
 	r1129 = add.i32 r1128, r1124
-	r1130 = elemaddr r1126, r9, 4
+	r1130 = move.ptr r1125
 	store.i32 r1130, r1129
-	r1131 = convert.i32.i64 r12
-	r1132 = convert.i32.i64 r14
-	r1133 = mul.i32 r1132, 112
-	r1134 = add.i32 r1131, r1133
+	checkindex r9, r1137, site 111
 	r1135 = elemaddr r1136, r9, 4
 	r1138 = load.i32 r1135
 	r1139 = add.i32 r1138, r1134
-	r1140 = elemaddr r1136, r9, 4
+	r1140 = move.ptr r1135
 	store.i32 r1140, r1139
-	r1141 = convert.i32.i64 r12
-	r1142 = convert.i32.i64 r14
-	r1143 = mul.i32 r1142, 113
-	r1144 = add.i32 r1141, r1143
+	checkindex r9, r1147, site 112
 	r1145 = elemaddr r1146, r9, 4
 	r1148 = load.i32 r1145
 	r1149 = add.i32 r1148, r1144
-	r1150 = elemaddr r1146, r9, 4
+	r1150 = move.ptr r1145
 	store.i32 r1150, r1149
-	r1151 = convert.i32.i64 r12
-	r1152 = convert.i32.i64 r14
-	r1153 = mul.i32 r1152, 114
-	r1154 = add.i32 r1151, r1153
+	checkindex r9, r1157, site 113
 	r1155 = elemaddr r1156, r9, 4
 	r1158 = load.i32 r1155
 	r1159 = add.i32 r1158, r1154
-	r1160 = elemaddr r1156, r9, 4
+	r1160 = move.ptr r1155
 	store.i32 r1160, r1159
-	r1161 = convert.i32.i64 r12
-	r1162 = convert.i32.i64 r14
-	r1163 = mul.i32 r1162, 115
-	r1164 = add.i32 r1161, r1163
+	checkindex r9, r1167, site 114
 	r1165 = elemaddr r1166, r9, 4
 	r1168 = load.i32 r1165
 	r1169 = add.i32 r1168, r1164
-	r1170 = elemaddr r1166, r9, 4
+	r1170 = move.ptr r1165
 	store.i32 r1170, r1169
-	r1171 = convert.i32.i64 r12
-	r1172 = convert.i32.i64 r14
-	r1173 = mul.i32 r1172, 116
-	r1174 = add.i32 r1171, r1173
+	checkindex r9, r1177, site 115
 	r1175 = elemaddr r1176, r9, 4
 	r1178 = load.i32 r1175
 	r1179 = add.i32 r1178, r1174
-	r1180 = elemaddr r1176, r9, 4
+	r1180 = move.ptr r1175
 	store.i32 r1180, r1179
-	r1181 = convert.i32.i64 r12
-	r1182 = convert.i32.i64 r14
-	r1183 = mul.i32 r1182, 117
-	r1184 = add.i32 r1181, r1183
+	checkindex r9, r1187, site 116
 	r1185 = elemaddr r1186, r9, 4
 	r1188 = load.i32 r1185
 	r1189 = add.i32 r1188, r1184
-	r1190 = elemaddr r1186, r9, 4
+	r1190 = move.ptr r1185
 	store.i32 r1190, r1189
-	r1191 = convert.i32.i64 r12
-	r1192 = convert.i32.i64 r14
-	r1193 = mul.i32 r1192, 118
-	r1194 = add.i32 r1191, r1193
+	checkindex r9, r1197, site 117
 	r1195 = elemaddr r1196, r9, 4
 	r1198 = load.i32 r1195
 	r1199 = add.i32 r1198, r1194
-	r1200 = elemaddr r1196, r9, 4
+	r1200 = move.ptr r1195
 	store.i32 r1200, r1199
-	r1201 = convert.i32.i64 r12
-	r1202 = convert.i32.i64 r14
-	r1203 = mul.i32 r1202, 119
-	r1204 = add.i32 r1201, r1203
+	checkindex r9, r1207, site 118
 	r1205 = elemaddr r1206, r9, 4
 	r1208 = load.i32 r1205
 	r1209 = add.i32 r1208, r1204
-	r1210 = elemaddr r1206, r9, 4
+	r1210 = move.ptr r1205
 	store.i32 r1210, r1209
-	r1211 = convert.i32.i64 r12
-	r1212 = convert.i32.i64 r14
-	r1213 = mul.i32 r1212, 120
-	r1214 = add.i32 r1211, r1213
+	checkindex r9, r1217, site 119
 	r1215 = elemaddr r1216, r9, 4
 	r1218 = load.i32 r1215
 	r1219 = add.i32 r1218, r1214
-	r1220 = elemaddr r1216, r9, 4
+	r1220 = move.ptr r1215
 	store.i32 r1220, r1219
-	r1221 = convert.i32.i64 r12
-	r1222 = convert.i32.i64 r14
-	r1223 = mul.i32 r1222, 121
-	r1224 = add.i32 r1221, r1223
+	checkindex r9, r1227, site 120
 	r1225 = elemaddr r1226, r9, 4
 	r1228 = load.i32 r1225
 	r1229 = add.i32 r1228, r1224
-	r1230 = elemaddr r1226, r9, 4
+	r1230 = move.ptr r1225
 	store.i32 r1230, r1229
-	r1231 = convert.i32.i64 r12
-	r1232 = convert.i32.i64 r14
-	r1233 = mul.i32 r1232, 122
-	r1234 = add.i32 r1231, r1233
+	checkindex r9, r1237, site 121
 	r1235 = elemaddr r1236, r9, 4
 	r1238 = load.i32 r1235
 	r1239 = add.i32 r1238, r1234
-	r1240 = elemaddr r1236, r9, 4
+	r1240 = move.ptr r1235
 	store.i32 r1240, r1239
-	r1241 = convert.i32.i64 r12
-	r1242 = convert.i32.i64 r14
-	r1243 = mul.i32 r1242, 123
-	r1244 = add.i32 r1241, r1243
+	checkindex r9, r1247, site 122
 	r1245 = elemaddr r1246, r9, 4
 	r1248 = load.i32 r1245
 	r1249 = add.i32 r1248, r1244
-	r1250 = elemaddr r1246, r9, 4
+	r1250 = move.ptr r1245
 	store.i32 r1250, r1249
-	r1251 = convert.i32.i64 r12
-	r1252 = convert.i32.i64 r14
-	r1253 = mul.i32 r1252, 124
-	r1254 = add.i32 r1251, r1253
+	checkindex r9, r1257, site 123
 	r1255 = elemaddr r1256, r9, 4
 	r1258 = load.i32 r1255
 	r1259 = add.i32 r1258, r1254
-	r1260 = elemaddr r1256, r9, 4
+	r1260 = move.ptr r1255
 	store.i32 r1260, r1259
-	r1261 = convert.i32.i64 r12
-	r1262 = convert.i32.i64 r14
-	r1263 = mul.i32 r1262, 125
-	r1264 = add.i32 r1261, r1263
+	checkindex r9, r1267, site 124
 	r1265 = elemaddr r1266, r9, 4
 	r1268 = load.i32 r1265
 	r1269 = add.i32 r1268, r1264
-	r1270 = elemaddr r1266, r9, 4
+	r1270 = move.ptr r1265
 	store.i32 r1270, r1269
-	r1271 = convert.i32.i64 r12
-	r1272 = convert.i32.i64 r14
-	r1273 = mul.i32 r1272, 126
-	r1274 = add.i32 r1271, r1273
+	checkindex r9, r1277, site 125
 	r1275 = elemaddr r1276, r9, 4
 	r1278 = load.i32 r1275
 	r1279 = add.i32 r1278, r1274
-	r1280 = elemaddr r1276, r9, 4
+	r1280 = move.ptr r1275
 	store.i32 r1280, r1279
-	r1281 = convert.i32.i64 r12
-	r1282 = convert.i32.i64 r14
-	r1283 = mul.i32 r1282, 127
-	r1284 = add.i32 r1281, r1283
+	checkindex r9, r1287, site 126
 	r1285 = elemaddr r1286, r9, 4
 	r1288 = load.i32 r1285
 	r1289 = add.i32 r1288, r1284
-	r1290 = elemaddr r1286, r9, 4
+	r1290 = move.ptr r1285
 	store.i32 r1290, r1289
-	r1291 = convert.i32.i64 r12
-	r1292 = convert.i32.i64 r14
-	r1293 = mul.i32 r1292, 128
-	r1294 = add.i32 r1291, r1293
+	checkindex r9, r1297, site 127
 	r1295 = elemaddr r1296, r9, 4
 	r1298 = load.i32 r1295
 	r1299 = add.i32 r1298, r1294
-	r1300 = elemaddr r1296, r9, 4
+	r1300 = move.ptr r1295
 	store.i32 r1300, r1299
-	r1301 = convert.i32.i64 r12
-	r1302 = convert.i32.i64 r14
-	r1303 = mul.i32 r1302, 129
-	r1304 = add.i32 r1301, r1303
+	checkindex r9, r1307, site 128
 	r1305 = elemaddr r1306, r9, 4
 	r1308 = load.i32 r1305
 	r1309 = add.i32 r1308, r1304
-	r1310 = elemaddr r1306, r9, 4
+	r1310 = move.ptr r1305
 	store.i32 r1310, r1309
-	r1311 = convert.i32.i64 r12
-	r1312 = convert.i32.i64 r14
-	r1313 = mul.i32 r1312, 130
-	r1314 = add.i32 r1311, r1313
+	checkindex r9, r1317, site 129
 	r1315 = elemaddr r1316, r9, 4
 	r1318 = load.i32 r1315
 	r1319 = add.i32 r1318, r1314
-	r1320 = elemaddr r1316, r9, 4
+	r1320 = move.ptr r1315
 	store.i32 r1320, r1319
-	r1321 = convert.i32.i64 r12
-	r1322 = convert.i32.i64 r14
-	r1323 = mul.i32 r1322, 131
-	r1324 = add.i32 r1321, r1323
+	checkindex r9, r1327, site 130
 	r1325 = elemaddr r1326, r9, 4
 	r1328 = load.i32 r1325
 	r1329 = add.i32 r1328, r1324
-	r1330 = elemaddr r1326, r9, 4
+	r1330 = move.ptr r1325
 	store.i32 r1330, r1329
-	r1331 = convert.i32.i64 r12
-	r1332 = convert.i32.i64 r14
-	r1333 = mul.i32 r1332, 132
-	r1334 = add.i32 r1331, r1333
+	checkindex r9, r1337, site 131
 	r1335 = elemaddr r1336, r9, 4
 	r1338 = load.i32 r1335
 	r1339 = add.i32 r1338, r1334
-	r1340 = elemaddr r1336, r9, 4
+	r1340 = move.ptr r1335
 	store.i32 r1340, r1339
-	r1341 = convert.i32.i64 r12
-	r1342 = convert.i32.i64 r14
-	r1343 = mul.i32 r1342, 133
-	r1344 = add.i32 r1341, r1343
+	checkindex r9, r1347, site 132
 	r1345 = elemaddr r1346, r9, 4
 	r1348 = load.i32 r1345
 	r1349 = add.i32 r1348, r1344
-	r1350 = elemaddr r1346, r9, 4
+	r1350 = move.ptr r1345
 	store.i32 r1350, r1349
-	r1351 = convert.i32.i64 r12
-	r1352 = convert.i32.i64 r14
-	r1353 = mul.i32 r1352, 134
-	r1354 = add.i32 r1351, r1353
+	checkindex r9, r1357, site 133
 	r1355 = elemaddr r1356, r9, 4
 	r1358 = load.i32 r1355
 	r1359 = add.i32 r1358, r1354
-	r1360 = elemaddr r1356, r9, 4
+	r1360 = move.ptr r1355
 	store.i32 r1360, r1359
-	r1361 = convert.i32.i64 r12
-	r1362 = convert.i32.i64 r14
-	r1363 = mul.i32 r1362, 135
-	r1364 = add.i32 r1361, r1363
+	checkindex r9, r1367, site 134
 	r1365 = elemaddr r1366, r9, 4
 	r1368 = load.i32 r1365
 	r1369 = add.i32 r1368, r1364
-	r1370 = elemaddr r1366, r9, 4
+	r1370 = move.ptr r1365
 	store.i32 r1370, r1369
-	r1371 = convert.i32.i64 r12
-	r1372 = convert.i32.i64 r14
-	r1373 = mul.i32 r1372, 136
-	r1374 = add.i32 r1371, r1373
+	checkindex r9, r1377, site 135
 	r1375 = elemaddr r1376, r9, 4
 	r1378 = load.i32 r1375
 	r1379 = add.i32 r1378, r1374
-	r1380 = elemaddr r1376, r9, 4
+	r1380 = move.ptr r1375
 	store.i32 r1380, r1379
-	r1381 = convert.i32.i64 r12
-	r1382 = convert.i32.i64 r14
-	r1383 = mul.i32 r1382, 137
-	r1384 = add.i32 r1381, r1383
+	checkindex r9, r1387, site 136
 	r1385 = elemaddr r1386, r9, 4
 	r1388 = load.i32 r1385
 	r1389 = add.i32 r1388, r1384
-	r1390 = elemaddr r1386, r9, 4
+	r1390 = move.ptr r1385
 	store.i32 r1390, r1389
-	r1391 = convert.i32.i64 r12
-	r1392 = convert.i32.i64 r14
-	r1393 = mul.i32 r1392, 138
-	r1394 = add.i32 r1391, r1393
+	checkindex r9, r1397, site 137
 	r1395 = elemaddr r1396, r9, 4
 	r1398 = load.i32 r1395
 	r1399 = add.i32 r1398, r1394
-	r1400 = elemaddr r1396, r9, 4
+	r1400 = move.ptr r1395
 	store.i32 r1400, r1399
-	r1401 = convert.i32.i64 r12
-	r1402 = convert.i32.i64 r14
-	r1403 = mul.i32 r1402, 139
-	r1404 = add.i32 r1401, r1403
+	checkindex r9, r1407, site 138
 	r1405 = elemaddr r1406, r9, 4
 	r1408 = load.i32 r1405
 	r1409 = add.i32 r1408, r1404
-	r1410 = elemaddr r1406, r9, 4
+	r1410 = move.ptr r1405
 	store.i32 r1410, r1409
-	r1411 = convert.i32.i64 r12
-	r1412 = convert.i32.i64 r14
-	r1413 = mul.i32 r1412, 140
-	r1414 = add.i32 r1411, r1413
+	checkindex r9, r1417, site 139
 	r1415 = elemaddr r1416, r9, 4
 	r1418 = load.i32 r1415
 	r1419 = add.i32 r1418, r1414
-	r1420 = elemaddr r1416, r9, 4
+	r1420 = move.ptr r1415
 	store.i32 r1420, r1419
-	r1421 = convert.i32.i64 r12
-	r1422 = convert.i32.i64 r14
-	r1423 = mul.i32 r1422, 141
-	r1424 = add.i32 r1421, r1423
+	checkindex r9, r1427, site 140
 	r1425 = elemaddr r1426, r9, 4
 	r1428 = load.i32 r1425
 	r1429 = add.i32 r1428, r1424
-	r1430 = elemaddr r1426, r9, 4
+	r1430 = move.ptr r1425
 	store.i32 r1430, r1429
-	r1431 = convert.i32.i64 r12
-	r1432 = convert.i32.i64 r14
-	r1433 = mul.i32 r1432, 142
-	r1434 = add.i32 r1431, r1433
+	checkindex r9, r1437, site 141
 	r1435 = elemaddr r1436, r9, 4
 	r1438 = load.i32 r1435
 	r1439 = add.i32 r1438, r1434
-	r1440 = elemaddr r1436, r9, 4
+	r1440 = move.ptr r1435
 	store.i32 r1440, r1439
-	r1441 = convert.i32.i64 r12
-	r1442 = convert.i32.i64 r14
-	r1443 = mul.i32 r1442, 143
-	r1444 = add.i32 r1441, r1443
+	checkindex r9, r1447, site 142
 	r1445 = elemaddr r1446, r9, 4
 	r1448 = load.i32 r1445
 	r1449 = add.i32 r1448, r1444
-	r1450 = elemaddr r1446, r9, 4
+	r1450 = move.ptr r1445
 	store.i32 r1450, r1449
-	r1451 = convert.i32.i64 r12
-	r1452 = convert.i32.i64 r14
-	r1453 = mul.i32 r1452, 144
-	r1454 = add.i32 r1451, r1453
+	checkindex r9, r1457, site 143
 	r1455 = elemaddr r1456, r9, 4
 	r1458 = load.i32 r1455
 	r1459 = add.i32 r1458, r1454
-	r1460 = elemaddr r1456, r9, 4
+	r1460 = move.ptr r1455
 	store.i32 r1460, r1459
-	r1461 = convert.i32.i64 r12
-	r1462 = convert.i32.i64 r14
-	r1463 = mul.i32 r1462, 145
-	r1464 = add.i32 r1461, r1463
+	checkindex r9, r1467, site 144
 	r1465 = elemaddr r1466, r9, 4
 	r1468 = load.i32 r1465
 	r1469 = add.i32 r1468, r1464
-	r1470 = elemaddr r1466, r9, 4
+	r1470 = move.ptr r1465
 	store.i32 r1470, r1469
-	r1471 = convert.i32.i64 r12
-	r1472 = convert.i32.i64 r14
-	r1473 = mul.i32 r1472, 146
-	r1474 = add.i32 r1471, r1473
+	checkindex r9, r1477, site 145
 	r1475 = elemaddr r1476, r9, 4
 	r1478 = load.i32 r1475
 	r1479 = add.i32 r1478, r1474
-	r1480 = elemaddr r1476, r9, 4
+	r1480 = move.ptr r1475
 	store.i32 r1480, r1479
-	r1481 = convert.i32.i64 r12
-	r1482 = convert.i32.i64 r14
-	r1483 = mul.i32 r1482, 147
-	r1484 = add.i32 r1481, r1483
+	checkindex r9, r1487, site 146
 	r1485 = elemaddr r1486, r9, 4
 	r1488 = load.i32 r1485
 	r1489 = add.i32 r1488, r1484
-	r1490 = elemaddr r1486, r9, 4
+	r1490 = move.ptr r1485
 	store.i32 r1490, r1489
-	r1491 = convert.i32.i64 r12
-	r1492 = convert.i32.i64 r14
-	r1493 = mul.i32 r1492, 148
-	r1494 = add.i32 r1491, r1493
+	checkindex r9, r1497, site 147
 	r1495 = elemaddr r1496, r9, 4
 	r1498 = load.i32 r1495
 	r1499 = add.i32 r1498, r1494
-	r1500 = elemaddr r1496, r9, 4
+	r1500 = move.ptr r1495
 	store.i32 r1500, r1499
-	r1501 = convert.i32.i64 r12
-	r1502 = convert.i32.i64 r14
-	r1503 = mul.i32 r1502, 149
-	r1504 = add.i32 r1501, r1503
+	checkindex r9, r1507, site 148
 	r1505 = elemaddr r1506, r9, 4
 	r1508 = load.i32 r1505
 	r1509 = add.i32 r1508, r1504
-	r1510 = elemaddr r1506, r9, 4
+	r1510 = move.ptr r1505
 	store.i32 r1510, r1509
-	r1511 = convert.i32.i64 r12
-	r1512 = convert.i32.i64 r14
-	r1513 = mul.i32 r1512, 150
-	r1514 = add.i32 r1511, r1513
+	checkindex r9, r1517, site 149
 	r1515 = elemaddr r1516, r9, 4
 	r1518 = load.i32 r1515
 	r1519 = add.i32 r1518, r1514
-	r1520 = elemaddr r1516, r9, 4
+	r1520 = move.ptr r1515
 	store.i32 r1520, r1519
-	r1521 = convert.i32.i64 r12
-	r1522 = convert.i32.i64 r14
-	r1523 = mul.i32 r1522, 151
-	r1524 = add.i32 r1521, r1523
+	checkindex r9, r1527, site 150
 	r1525 = elemaddr r1526, r9, 4
 	r1528 = load.i32 r1525
 	r1529 = add.i32 r1528, r1524
-	r1530 = elemaddr r1526, r9, 4
+	r1530 = move.ptr r1525
 	store.i32 r1530, r1529
-	r1531 = convert.i32.i64 r12
-	r1532 = convert.i32.i64 r14
-	r1533 = mul.i32 r1532, 152
-	r1534 = add.i32 r1531, r1533
+	checkindex r9, r1537, site 151
 	r1535 = elemaddr r1536, r9, 4
 	r1538 = load.i32 r1535
 	r1539 = add.i32 r1538, r1534
-	r1540 = elemaddr r1536, r9, 4
+	r1540 = move.ptr r1535
 	store.i32 r1540, r1539
-	r1541 = convert.i32.i64 r12
-	r1542 = convert.i32.i64 r14
-	r1543 = mul.i32 r1542, 153
-	r1544 = add.i32 r1541, r1543
+	checkindex r9, r1547, site 152
 	r1545 = elemaddr r1546, r9, 4
 	r1548 = load.i32 r1545
 	r1549 = add.i32 r1548, r1544
-	r1550 = elemaddr r1546, r9, 4
+	r1550 = move.ptr r1545
 	store.i32 r1550, r1549
-	r1551 = convert.i32.i64 r12
-	r1552 = convert.i32.i64 r14
-	r1553 = mul.i32 r1552, 154
-	r1554 = add.i32 r1551, r1553
+	checkindex r9, r1557, site 153
 	r1555 = elemaddr r1556, r9, 4
 	r1558 = load.i32 r1555
 	r1559 = add.i32 r1558, r1554
-	r1560 = elemaddr r1556, r9, 4
+	r1560 = move.ptr r1555
 	store.i32 r1560, r1559
-	r1561 = convert.i32.i64 r12
-	r1562 = convert.i32.i64 r14
-	r1563 = mul.i32 r1562, 155
-	r1564 = add.i32 r1561, r1563
+	checkindex r9, r1567, site 154
 	r1565 = elemaddr r1566, r9, 4
 	r1568 = load.i32 r1565
 	r1569 = add.i32 r1568, r1564
-	r1570 = elemaddr r1566, r9, 4
+	r1570 = move.ptr r1565
 	store.i32 r1570, r1569
-	r1571 = convert.i32.i64 r12
-	r1572 = convert.i32.i64 r14
-	r1573 = mul.i32 r1572, 156
-	r1574 = add.i32 r1571, r1573
+	checkindex r9, r1577, site 155
 	r1575 = elemaddr r1576, r9, 4
 	r1578 = load.i32 r1575
 	r1579 = add.i32 r1578, r1574
-	r1580 = elemaddr r1576, r9, 4
+	r1580 = move.ptr r1575
 	store.i32 r1580, r1579
-	r1581 = convert.i32.i64 r12
-	r1582 = convert.i32.i64 r14
-	r1583 = mul.i32 r1582, 157
-	r1584 = add.i32 r1581, r1583
+	checkindex r9, r1587, site 156
 	r1585 = elemaddr r1586, r9, 4
 	r1588 = load.i32 r1585
 	r1589 = add.i32 r1588, r1584
-	r1590 = elemaddr r1586, r9, 4
+	r1590 = move.ptr r1585
 	store.i32 r1590, r1589
-	r1591 = convert.i32.i64 r12
-	r1592 = convert.i32.i64 r14
-	r1593 = mul.i32 r1592, 158
-	r1594 = add.i32 r1591, r1593
+	checkindex r9, r1597, site 157
 	r1595 = elemaddr r1596, r9, 4
 	r1598 = load.i32 r1595
 	r1599 = add.i32 r1598, r1594
-	r1600 = elemaddr r1596, r9, 4
+	r1600 = move.ptr r1595
 	store.i32 r1600, r1599
-	r1601 = convert.i32.i64 r12
-	r1602 = convert.i32.i64 r14
-	r1603 = mul.i32 r1602, 159
-	r1604 = add.i32 r1601, r1603
+	checkindex r9, r1607, site 158
 	r1605 = elemaddr r1606, r9, 4
 	r1608 = load.i32 r1605
 	r1609 = add.i32 r1608, r1604
-	r1610 = elemaddr r1606, r9, 4
+	r1610 = move.ptr r1605
 	store.i32 r1610, r1609
-	r1611 = convert.i32.i64 r12
-	r1612 = convert.i32.i64 r14
-	r1613 = mul.i32 r1612, 160
-	r1614 = add.i32 r1611, r1613
+	checkindex r9, r1617, site 159
 	r1615 = elemaddr r1616, r9, 4
 	r1618 = load.i32 r1615
 	r1619 = add.i32 r1618, r1614
-	r1620 = elemaddr r1616, r9, 4
+	r1620 = move.ptr r1615
 	store.i32 r1620, r1619
-	r1621 = convert.i32.i64 r12
-	r1622 = convert.i32.i64 r14
-	r1623 = mul.i32 r1622, 161
-	r1624 = add.i32 r1621, r1623
+	checkindex r9, r1627, site 160
 	r1625 = elemaddr r1626, r9, 4
 	r1628 = load.i32 r1625
 	r1629 = add.i32 r1628, r1624
-	r1630 = elemaddr r1626, r9, 4
+	r1630 = move.ptr r1625
 	store.i32 r1630, r1629
-	r1631 = convert.i32.i64 r12
-	r1632 = convert.i32.i64 r14
-	r1633 = mul.i32 r1632, 162
-	r1634 = add.i32 r1631, r1633
+	checkindex r9, r1637, site 161
 	r1635 = elemaddr r1636, r9, 4
 	r1638 = load.i32 r1635
 	r1639 = add.i32 r1638, r1634
-	r1640 = elemaddr r1636, r9, 4
+	r1640 = move.ptr r1635
 	store.i32 r1640, r1639
-	r1641 = convert.i32.i64 r12
-	r1642 = convert.i32.i64 r14
-	r1643 = mul.i32 r1642, 163
-	r1644 = add.i32 r1641, r1643
+	checkindex r9, r1647, site 162
 	r1645 = elemaddr r1646, r9, 4
 	r1648 = load.i32 r1645
 	r1649 = add.i32 r1648, r1644
-	r1650 = elemaddr r1646, r9, 4
+	r1650 = move.ptr r1645
 	store.i32 r1650, r1649
-	r1651 = convert.i32.i64 r12
-	r1652 = convert.i32.i64 r14
-	r1653 = mul.i32 r1652, 164
-	r1654 = add.i32 r1651, r1653
+	checkindex r9, r1657, site 163
 	r1655 = elemaddr r1656, r9, 4
 	r1658 = load.i32 r1655
 	r1659 = add.i32 r1658, r1654
-	r1660 = elemaddr r1656, r9, 4
+	r1660 = move.ptr r1655
 	store.i32 r1660, r1659
-	r1661 = convert.i32.i64 r12
-	r1662 = convert.i32.i64 r14
-	r1663 = mul.i32 r1662, 165
-	r1664 = add.i32 r1661, r1663
+	checkindex r9, r1667, site 164
 	r1665 = elemaddr r1666, r9, 4
 	r1668 = load.i32 r1665
 	r1669 = add.i32 r1668, r1664
-	r1670 = elemaddr r1666, r9, 4
+	r1670 = move.ptr r1665
 	store.i32 r1670, r1669
-	r1671 = convert.i32.i64 r12
-	r1672 = convert.i32.i64 r14
-	r1673 = mul.i32 r1672, 166
-	r1674 = add.i32 r1671, r1673
+	checkindex r9, r1677, site 165
 	r1675 = elemaddr r1676, r9, 4
 	r1678 = load.i32 r1675
 	r1679 = add.i32 r1678, r1674
-	r1680 = elemaddr r1676, r9, 4
+	r1680 = move.ptr r1675
 	store.i32 r1680, r1679
-	r1681 = convert.i32.i64 r12
-	r1682 = convert.i32.i64 r14
-	r1683 = mul.i32 r1682, 167
-	r1684 = add.i32 r1681, r1683
+	checkindex r9, r1687, site 166
 	r1685 = elemaddr r1686, r9, 4
 	r1688 = load.i32 r1685
 	r1689 = add.i32 r1688, r1684
-	r1690 = elemaddr r1686, r9, 4
+	r1690 = move.ptr r1685
 	store.i32 r1690, r1689
-	r1691 = convert.i32.i64 r12
-	r1692 = convert.i32.i64 r14
-	r1693 = mul.i32 r1692, 168
-	r1694 = add.i32 r1691, r1693
+	checkindex r9, r1697, site 167
 	r1695 = elemaddr r1696, r9, 4
 	r1698 = load.i32 r1695
 	r1699 = add.i32 r1698, r1694
-	r1700 = elemaddr r1696, r9, 4
+	r1700 = move.ptr r1695
 	store.i32 r1700, r1699
-	r1701 = convert.i32.i64 r12
-	r1702 = convert.i32.i64 r14
-	r1703 = mul.i32 r1702, 169
-	r1704 = add.i32 r1701, r1703
+	checkindex r9, r1707, site 168
 	r1705 = elemaddr r1706, r9, 4
 	r1708 = load.i32 r1705
 	r1709 = add.i32 r1708, r1704
-	r1710 = elemaddr r1706, r9, 4
+	r1710 = move.ptr r1705
 	store.i32 r1710, r1709
-	r1711 = convert.i32.i64 r12
-	r1712 = convert.i32.i64 r14
-	r1713 = mul.i32 r1712, 170
-	r1714 = add.i32 r1711, r1713
+	checkindex r9, r1717, site 169
 	r1715 = elemaddr r1716, r9, 4
 	r1718 = load.i32 r1715
 	r1719 = add.i32 r1718, r1714
-	r1720 = elemaddr r1716, r9, 4
+	r1720 = move.ptr r1715
 	store.i32 r1720, r1719
-	r1721 = convert.i32.i64 r12
-	r1722 = convert.i32.i64 r14
-	r1723 = mul.i32 r1722, 171
-	r1724 = add.i32 r1721, r1723
+	checkindex r9, r1727, site 170
 	r1725 = elemaddr r1726, r9, 4
 	r1728 = load.i32 r1725
 	r1729 = add.i32 r1728, r1724
-	r1730 = elemaddr r1726, r9, 4
+	r1730 = move.ptr r1725
 	store.i32 r1730, r1729
-	r1731 = convert.i32.i64 r12
-	r1732 = convert.i32.i64 r14
-	r1733 = mul.i32 r1732, 172
-	r1734 = add.i32 r1731, r1733
+	checkindex r9, r1737, site 171
 	r1735 = elemaddr r1736, r9, 4
 	r1738 = load.i32 r1735
 	r1739 = add.i32 r1738, r1734
-	r1740 = elemaddr r1736, r9, 4
+	r1740 = move.ptr r1735
 	store.i32 r1740, r1739
-	r1741 = convert.i32.i64 r12
-	r1742 = convert.i32.i64 r14
-	r1743 = mul.i32 r1742, 173
-	r1744 = add.i32 r1741, r1743
+	checkindex r9, r1747, site 172
 	r1745 = elemaddr r1746, r9, 4
 	r1748 = load.i32 r1745
 	r1749 = add.i32 r1748, r1744
-	r1750 = elemaddr r1746, r9, 4
+	r1750 = move.ptr r1745
 	store.i32 r1750, r1749
-	r1751 = convert.i32.i64 r12
-	r1752 = convert.i32.i64 r14
-	r1753 = mul.i32 r1752, 174
-	r1754 = add.i32 r1751, r1753
+	checkindex r9, r1757, site 173
 	r1755 = elemaddr r1756, r9, 4
 	r1758 = load.i32 r1755
 	r1759 = add.i32 r1758, r1754
-	r1760 = elemaddr r1756, r9, 4
+	r1760 = move.ptr r1755
 	store.i32 r1760, r1759
-	r1761 = convert.i32.i64 r12
-	r1762 = convert.i32.i64 r14
-	r1763 = mul.i32 r1762, 175
-	r1764 = add.i32 r1761, r1763
+	checkindex r9, r1767, site 174
 	r1765 = elemaddr r1766, r9, 4
 	r1768 = load.i32 r1765
 	r1769 = add.i32 r1768, r1764
-	r1770 = elemaddr r1766, r9, 4
+	r1770 = move.ptr r1765
 	store.i32 r1770, r1769
-	r1771 = convert.i32.i64 r12
-	r1772 = convert.i32.i64 r14
-	r1773 = mul.i32 r1772, 176
-	r1774 = add.i32 r1771, r1773
+	checkindex r9, r1777, site 175
 	r1775 = elemaddr r1776, r9, 4
 	r1778 = load.i32 r1775
 	r1779 = add.i32 r1778, r1774
-	r1780 = elemaddr r1776, r9, 4
+	r1780 = move.ptr r1775
 	store.i32 r1780, r1779
-	r1781 = convert.i32.i64 r12
-	r1782 = convert.i32.i64 r14
-	r1783 = mul.i32 r1782, 177
-	r1784 = add.i32 r1781, r1783
+	checkindex r9, r1787, site 176
 	r1785 = elemaddr r1786, r9, 4
 	r1788 = load.i32 r1785
 	r1789 = add.i32 r1788, r1784
-	r1790 = elemaddr r1786, r9, 4
+	r1790 = move.ptr r1785
 	store.i32 r1790, r1789
-	r1791 = convert.i32.i64 r12
-	r1792 = convert.i32.i64 r14
-	r1793 = mul.i32 r1792, 178
-	r1794 = add.i32 r1791, r1793
+	checkindex r9, r1797, site 177
 	r1795 = elemaddr r1796, r9, 4
 	r1798 = load.i32 r1795
 	r1799 = add.i32 r1798, r1794
-	r1800 = elemaddr r1796, r9, 4
+	r1800 = move.ptr r1795
 	store.i32 r1800, r1799
-	r1801 = convert.i32.i64 r12
-	r1802 = convert.i32.i64 r14
-	r1803 = mul.i32 r1802, 179
-	r1804 = add.i32 r1801, r1803
+	checkindex r9, r1807, site 178
 	r1805 = elemaddr r1806, r9, 4
 	r1808 = load.i32 r1805
 	r1809 = add.i32 r1808, r1804
-	r1810 = elemaddr r1806, r9, 4
+	r1810 = move.ptr r1805
 	store.i32 r1810, r1809
-	r1811 = convert.i32.i64 r12
-	r1812 = convert.i32.i64 r14
-	r1813 = mul.i32 r1812, 180
-	r1814 = add.i32 r1811, r1813
+	checkindex r9, r1817, site 179
 	r1815 = elemaddr r1816, r9, 4
 	r1818 = load.i32 r1815
 	r1819 = add.i32 r1818, r1814
-	r1820 = elemaddr r1816, r9, 4
+	r1820 = move.ptr r1815
 	store.i32 r1820, r1819
-	r1821 = convert.i32.i64 r12
-	r1822 = convert.i32.i64 r14
-	r1823 = mul.i32 r1822, 181
-	r1824 = add.i32 r1821, r1823
+	checkindex r9, r1827, site 180
 	r1825 = elemaddr r1826, r9, 4
 	r1828 = load.i32 r1825
 	r1829 = add.i32 r1828, r1824
-	r1830 = elemaddr r1826, r9, 4
+	r1830 = move.ptr r1825
 	store.i32 r1830, r1829
-	r1831 = convert.i32.i64 r12
-	r1832 = convert.i32.i64 r14
-	r1833 = mul.i32 r1832, 182
-	r1834 = add.i32 r1831, r1833
+	checkindex r9, r1837, site 181
 	r1835 = elemaddr r1836, r9, 4
 	r1838 = load.i32 r1835
 	r1839 = add.i32 r1838, r1834
-	r1840 = elemaddr r1836, r9, 4
+	r1840 = move.ptr r1835
 	store.i32 r1840, r1839
-	r1841 = convert.i32.i64 r12
-	r1842 = convert.i32.i64 r14
-	r1843 = mul.i32 r1842, 183
-	r1844 = add.i32 r1841, r1843
+	checkindex r9, r1847, site 182
 	r1845 = elemaddr r1846, r9, 4
 	r1848 = load.i32 r1845
 	r1849 = add.i32 r1848, r1844
-	r1850 = elemaddr r1846, r9, 4
+	r1850 = move.ptr r1845
 	store.i32 r1850, r1849
-	r1851 = convert.i32.i64 r12
-	r1852 = convert.i32.i64 r14
-	r1853 = mul.i32 r1852, 184
-	r1854 = add.i32 r1851, r1853
+	checkindex r9, r1857, site 183
 	r1855 = elemaddr r1856, r9, 4
 	r1858 = load.i32 r1855
 	r1859 = add.i32 r1858, r1854
-	r1860 = elemaddr r1856, r9, 4
+	r1860 = move.ptr r1855
 	store.i32 r1860, r1859
-	r1861 = convert.i32.i64 r12
-	r1862 = convert.i32.i64 r14
-	r1863 = mul.i32 r1862, 185
-	r1864 = add.i32 r1861, r1863
+	checkindex r9, r1867, site 184
 	r1865 = elemaddr r1866, r9, 4
 	r1868 = load.i32 r1865
 	r1869 = add.i32 r1868, r1864
-	r1870 = elemaddr r1866, r9, 4
+	r1870 = move.ptr r1865
 	store.i32 r1870, r1869
-	r1871 = convert.i32.i64 r12
-	r1872 = convert.i32.i64 r14
-	r1873 = mul.i32 r1872, 186
-	r1874 = add.i32 r1871, r1873
+	checkindex r9, r1877, site 185
 	r1875 = elemaddr r1876, r9, 4
 	r1878 = load.i32 r1875
 	r1879 = add.i32 r1878, r1874
-	r1880 = elemaddr r1876, r9, 4
+	r1880 = move.ptr r1875
 	store.i32 r1880, r1879
-	r1881 = convert.i32.i64 r12
-	r1882 = convert.i32.i64 r14
-	r1883 = mul.i32 r1882, 187
-	r1884 = add.i32 r1881, r1883
+	checkindex r9, r1887, site 186
 	r1885 = elemaddr r1886, r9, 4
 	r1888 = load.i32 r1885
 	r1889 = add.i32 r1888, r1884
-	r1890 = elemaddr r1886, r9, 4
+	r1890 = move.ptr r1885
 	store.i32 r1890, r1889
-	r1891 = convert.i32.i64 r12
-	r1892 = convert.i32.i64 r14
-	r1893 = mul.i32 r1892, 188
-	r1894 = add.i32 r1891, r1893
+	checkindex r9, r1897, site 187
 	r1895 = elemaddr r1896, r9, 4
 	r1898 = load.i32 r1895
 	r1899 = add.i32 r1898, r1894
-	r1900 = elemaddr r1896, r9, 4
+	r1900 = move.ptr r1895
 	store.i32 r1900, r1899
-	r1901 = convert.i32.i64 r12
-	r1902 = convert.i32.i64 r14
-	r1903 = mul.i32 r1902, 189
-	r1904 = add.i32 r1901, r1903
+	checkindex r9, r1907, site 188
 	r1905 = elemaddr r1906, r9, 4
 	r1908 = load.i32 r1905
 	r1909 = add.i32 r1908, r1904
-	r1910 = elemaddr r1906, r9, 4
+	r1910 = move.ptr r1905
 	store.i32 r1910, r1909
-	r1911 = convert.i32.i64 r12
-	r1912 = convert.i32.i64 r14
-	r1913 = mul.i32 r1912, 190
-	r1914 = add.i32 r1911, r1913
+	checkindex r9, r1917, site 189
 	r1915 = elemaddr r1916, r9, 4
 	r1918 = load.i32 r1915
 	r1919 = add.i32 r1918, r1914
-	r1920 = elemaddr r1916, r9, 4
+	r1920 = move.ptr r1915
 	store.i32 r1920, r1919
-	r1921 = convert.i32.i64 r12
-	r1922 = convert.i32.i64 r14
-	r1923 = mul.i32 r1922, 191
-	r1924 = add.i32 r1921, r1923
+	checkindex r9, r1927, site 190
 	r1925 = elemaddr r1926, r9, 4
 	r1928 = load.i32 r1925
 	r1929 = add.i32 r1928, r1924
-	r1930 = elemaddr r1926, r9, 4
+	r1930 = move.ptr r1925
 	store.i32 r1930, r1929
-	r1931 = convert.i32.i64 r12
-	r1932 = convert.i32.i64 r14
-	r1933 = mul.i32 r1932, 192
-	r1934 = add.i32 r1931, r1933
+	checkindex r9, r1937, site 191
 	r1935 = elemaddr r1936, r9, 4
 	r1938 = load.i32 r1935
 	r1939 = add.i32 r1938, r1934
-	r1940 = elemaddr r1936, r9, 4
+	r1940 = move.ptr r1935
 	store.i32 r1940, r1939
-	r1941 = convert.i32.i64 r12
-	r1942 = convert.i32.i64 r14
-	r1943 = mul.i32 r1942, 193
-	r1944 = add.i32 r1941, r1943
+	checkindex r9, r1947, site 192
 	r1945 = elemaddr r1946, r9, 4
 	r1948 = load.i32 r1945
 	r1949 = add.i32 r1948, r1944
-	r1950 = elemaddr r1946, r9, 4
+	r1950 = move.ptr r1945
 	store.i32 r1950, r1949
-	r1951 = convert.i32.i64 r12
-	r1952 = convert.i32.i64 r14
-	r1953 = mul.i32 r1952, 194
-	r1954 = add.i32 r1951, r1953
+	checkindex r9, r1957, site 193
 	r1955 = elemaddr r1956, r9, 4
 	r1958 = load.i32 r1955
 	r1959 = add.i32 r1958, r1954
-	r1960 = elemaddr r1956, r9, 4
+	r1960 = move.ptr r1955
 	store.i32 r1960, r1959
-	r1961 = convert.i32.i64 r12
-	r1962 = convert.i32.i64 r14
-	r1963 = mul.i32 r1962, 195
-	r1964 = add.i32 r1961, r1963
+	checkindex r9, r1967, site 194
 	r1965 = elemaddr r1966, r9, 4
 	r1968 = load.i32 r1965
 	r1969 = add.i32 r1968, r1964
-	r1970 = elemaddr r1966, r9, 4
+	r1970 = move.ptr r1965
 	store.i32 r1970, r1969
-	r1971 = convert.i32.i64 r12
-	r1972 = convert.i32.i64 r14
-	r1973 = mul.i32 r1972, 196
-	r1974 = add.i32 r1971, r1973
+	checkindex r9, r1977, site 195
 	r1975 = elemaddr r1976, r9, 4
 	r1978 = load.i32 r1975
 	r1979 = add.i32 r1978, r1974
-	r1980 = elemaddr r1976, r9, 4
+	r1980 = move.ptr r1975
 	store.i32 r1980, r1979
-	r1981 = convert.i32.i64 r12
-	r1982 = convert.i32.i64 r14
-	r1983 = mul.i32 r1982, 197
-	r1984 = add.i32 r1981, r1983
+	checkindex r9, r1987, site 196
 	r1985 = elemaddr r1986, r9, 4
 	r1988 = load.i32 r1985
 	r1989 = add.i32 r1988, r1984
-	r1990 = elemaddr r1986, r9, 4
+	r1990 = move.ptr r1985
 	store.i32 r1990, r1989
-	r1991 = convert.i32.i64 r12
-	r1992 = convert.i32.i64 r14
-	r1993 = mul.i32 r1992, 198
-	r1994 = add.i32 r1991, r1993
+	checkindex r9, r1997, site 197
 	r1995 = elemaddr r1996, r9, 4
 	r1998 = load.i32 r1995
 	r1999 = add.i32 r1998, r1994
-	r2000 = elemaddr r1996, r9, 4
+	r2000 = move.ptr r1995
 	store.i32 r2000, r1999
-	r2001 = convert.i32.i64 r12
-	r2002 = convert.i32.i64 r14
-	r2003 = mul.i32 r2002, 199
-	r2004 = add.i32 r2001, r2003
+	checkindex r9, r2007, site 198
 	r2005 = elemaddr r2006, r9, 4
 	r2008 = load.i32 r2005
 	r2009 = add.i32 r2008, r2004
-	r2010 = elemaddr r2006, r9, 4
+	r2010 = move.ptr r2005
 	store.i32 r2010, r2009
-	r2011 = convert.i32.i64 r12
-	r2012 = convert.i32.i64 r14
-	r2013 = mul.i32 r2012, 200
-	r2014 = add.i32 r2011, r2013
+	checkindex r9, r2017, site 199
 	r2015 = elemaddr r2016, r9, 4
 	r2018 = load.i32 r2015
 	r2019 = add.i32 r2018, r2014
-	r2020 = elemaddr r2016, r9, 4
+	r2020 = move.ptr r2015
 	store.i32 r2020, r2019
-	r2021 = convert.i32.i64 r12
-	r2022 = convert.i32.i64 r14
-	r2023 = mul.i32 r2022, 201
-	r2024 = add.i32 r2021, r2023
+	checkindex r9, r2027, site 200
 	r2025 = elemaddr r2026, r9, 4
 	r2028 = load.i32 r2025
 	r2029 = add.i32 r2028, r2024
-	r2030 = elemaddr r2026, r9, 4
+	r2030 = move.ptr r2025
 	store.i32 r2030, r2029
-	r2031 = convert.i32.i64 r12
-	r2032 = convert.i32.i64 r14
-	r2033 = mul.i32 r2032, 202
-	r2034 = add.i32 r2031, r2033
+	checkindex r9, r2037, site 201
 	r2035 = elemaddr r2036, r9, 4
 	r2038 = load.i32 r2035
 	r2039 = add.i32 r2038, r2034
-	r2040 = elemaddr r2036, r9, 4
+	r2040 = move.ptr r2035
 	store.i32 r2040, r2039
-	r2041 = convert.i32.i64 r12
-	r2042 = convert.i32.i64 r14
-	r2043 = mul.i32 r2042, 203
-	r2044 = add.i32 r2041, r2043
+	checkindex r9, r2047, site 202
 	r2045 = elemaddr r2046, r9, 4
 	r2048 = load.i32 r2045
 	r2049 = add.i32 r2048, r2044
-	r2050 = elemaddr r2046, r9, 4
+	r2050 = move.ptr r2045
 	store.i32 r2050, r2049
-	r2051 = convert.i32.i64 r12
-	r2052 = convert.i32.i64 r14
-	r2053 = mul.i32 r2052, 204
-	r2054 = add.i32 r2051, r2053
+	checkindex r9, r2057, site 203
 	r2055 = elemaddr r2056, r9, 4
 	r2058 = load.i32 r2055
 	r2059 = add.i32 r2058, r2054
-	r2060 = elemaddr r2056, r9, 4
+	r2060 = move.ptr r2055
 	store.i32 r2060, r2059
-	r2061 = convert.i32.i64 r12
-	r2062 = convert.i32.i64 r14
-	r2063 = mul.i32 r2062, 205
-	r2064 = add.i32 r2061, r2063
+	checkindex r9, r2067, site 204
 	r2065 = elemaddr r2066, r9, 4
 	r2068 = load.i32 r2065
 	r2069 = add.i32 r2068, r2064
-	r2070 = elemaddr r2066, r9, 4
+	r2070 = move.ptr r2065
 	store.i32 r2070, r2069
-	r2071 = convert.i32.i64 r12
-	r2072 = convert.i32.i64 r14
-	r2073 = mul.i32 r2072, 206
-	r2074 = add.i32 r2071, r2073
+	checkindex r9, r2077, site 205
 	r2075 = elemaddr r2076, r9, 4
 	r2078 = load.i32 r2075
 	r2079 = add.i32 r2078, r2074
-	r2080 = elemaddr r2076, r9, 4
+	r2080 = move.ptr r2075
 	store.i32 r2080, r2079
-	r2081 = convert.i32.i64 r12
-	r2082 = convert.i32.i64 r14
-	r2083 = mul.i32 r2082, 207
-	r2084 = add.i32 r2081, r2083
+	checkindex r9, r2087, site 206
 	r2085 = elemaddr r2086, r9, 4
 	r2088 = load.i32 r2085
 	r2089 = add.i32 r2088, r2084
-	r2090 = elemaddr r2086, r9, 4
+	r2090 = move.ptr r2085
 	store.i32 r2090, r2089
-	r2091 = convert.i32.i64 r12
-	r2092 = convert.i32.i64 r14
-	r2093 = mul.i32 r2092, 208
-	r2094 = add.i32 r2091, r2093
+	checkindex r9, r2097, site 207
 	r2095 = elemaddr r2096, r9, 4
 	r2098 = load.i32 r2095
 	r2099 = add.i32 r2098, r2094
-	r2100 = elemaddr r2096, r9, 4
+	r2100 = move.ptr r2095
 	store.i32 r2100, r2099
-	r2101 = convert.i32.i64 r12
-	r2102 = convert.i32.i64 r14
-	r2103 = mul.i32 r2102, 209
-	r2104 = add.i32 r2101, r2103
+	checkindex r9, r2107, site 208
 	r2105 = elemaddr r2106, r9, 4
 	r2108 = load.i32 r2105
 	r2109 = add.i32 r2108, r2104
-	r2110 = elemaddr r2106, r9, 4
+	r2110 = move.ptr r2105
 	store.i32 r2110, r2109
-	r2111 = convert.i32.i64 r12
-	r2112 = convert.i32.i64 r14
-	r2113 = mul.i32 r2112, 210
-	r2114 = add.i32 r2111, r2113
+	checkindex r9, r2117, site 209
 	r2115 = elemaddr r2116, r9, 4
 	r2118 = load.i32 r2115
 	r2119 = add.i32 r2118, r2114
-	r2120 = elemaddr r2116, r9, 4
+	r2120 = move.ptr r2115
 	store.i32 r2120, r2119
-	r2121 = convert.i32.i64 r12
-	r2122 = convert.i32.i64 r14
-	r2123 = mul.i32 r2122, 211
-	r2124 = add.i32 r2121, r2123
+	checkindex r9, r2127, site 210
 	r2125 = elemaddr r2126, r9, 4
 	r2128 = load.i32 r2125
 	r2129 = add.i32 r2128, r2124
-	r2130 = elemaddr r2126, r9, 4
+	r2130 = move.ptr r2125
 	store.i32 r2130, r2129
-	r2131 = convert.i32.i64 r12
-	r2132 = convert.i32.i64 r14
-	r2133 = mul.i32 r2132, 212
-	r2134 = add.i32 r2131, r2133
+	checkindex r9, r2137, site 211
 	r2135 = elemaddr r2136, r9, 4
 	r2138 = load.i32 r2135
 	r2139 = add.i32 r2138, r2134
-	r2140 = elemaddr r2136, r9, 4
+	r2140 = move.ptr r2135
 	store.i32 r2140, r2139
-	r2141 = convert.i32.i64 r12
-	r2142 = convert.i32.i64 r14
-	r2143 = mul.i32 r2142, 213
-	r2144 = add.i32 r2141, r2143
+	checkindex r9, r2147, site 212
 	r2145 = elemaddr r2146, r9, 4
 	r2148 = load.i32 r2145
 	r2149 = add.i32 r2148, r2144
-	r2150 = elemaddr r2146, r9, 4
+	r2150 = move.ptr r2145
 	store.i32 r2150, r2149
-	r2151 = convert.i32.i64 r12
-	r2152 = convert.i32.i64 r14
-	r2153 = mul.i32 r2152, 214
-	r2154 = add.i32 r2151, r2153
+	checkindex r9, r2157, site 213
 	r2155 = elemaddr r2156, r9, 4
 	r2158 = load.i32 r2155
 	r2159 = add.i32 r2158, r2154
-	r2160 = elemaddr r2156, r9, 4
+	r2160 = move.ptr r2155
 	store.i32 r2160, r2159
-	r2161 = convert.i32.i64 r12
-	r2162 = convert.i32.i64 r14
-	r2163 = mul.i32 r2162, 215
-	r2164 = add.i32 r2161, r2163
+	checkindex r9, r2167, site 214
 	r2165 = elemaddr r2166, r9, 4
 	r2168 = load.i32 r2165
 	r2169 = add.i32 r2168, r2164
-	r2170 = elemaddr r2166, r9, 4
+	r2170 = move.ptr r2165
 	store.i32 r2170, r2169
-	r2171 = convert.i32.i64 r12
-	r2172 = convert.i32.i64 r14
-	r2173 = mul.i32 r2172, 216
-	r2174 = add.i32 r2171, r2173
+	checkindex r9, r2177, site 215
 	r2175 = elemaddr r2176, r9, 4
 	r2178 = load.i32 r2175
 	r2179 = add.i32 r2178, r2174
-	r2180 = elemaddr r2176, r9, 4
+	r2180 = move.ptr r2175
 	store.i32 r2180, r2179
-	r2181 = convert.i32.i64 r12
-	r2182 = convert.i32.i64 r14
-	r2183 = mul.i32 r2182, 217
-	r2184 = add.i32 r2181, r2183
+	checkindex r9, r2187, site 216
 	r2185 = elemaddr r2186, r9, 4
 	r2188 = load.i32 r2185
 	r2189 = add.i32 r2188, r2184
-	r2190 = elemaddr r2186, r9, 4
+	r2190 = move.ptr r2185
 	store.i32 r2190, r2189
-	r2191 = convert.i32.i64 r12
-	r2192 = convert.i32.i64 r14
-	r2193 = mul.i32 r2192, 218
-	r2194 = add.i32 r2191, r2193
+	checkindex r9, r2197, site 217
 	r2195 = elemaddr r2196, r9, 4
 	r2198 = load.i32 r2195
 	r2199 = add.i32 r2198, r2194
-	r2200 = elemaddr r2196, r9, 4
+	r2200 = move.ptr r2195
 	store.i32 r2200, r2199
-	r2201 = convert.i32.i64 r12
-	r2202 = convert.i32.i64 r14
-	r2203 = mul.i32 r2202, 219
-	r2204 = add.i32 r2201, r2203
+	checkindex r9, r2207, site 218
 	r2205 = elemaddr r2206, r9, 4
 	r2208 = load.i32 r2205
 	r2209 = add.i32 r2208, r2204
-	r2210 = elemaddr r2206, r9, 4
+	r2210 = move.ptr r2205
 	store.i32 r2210, r2209
-	r2211 = convert.i32.i64 r12
-	r2212 = convert.i32.i64 r14
-	r2213 = mul.i32 r2212, 220
-	r2214 = add.i32 r2211, r2213
+	checkindex r9, r2217, site 219
 	r2215 = elemaddr r2216, r9, 4
 	r2218 = load.i32 r2215
 	r2219 = add.i32 r2218, r2214
-	r2220 = elemaddr r2216, r9, 4
+	r2220 = move.ptr r2215
 	store.i32 r2220, r2219
-	r2221 = convert.i32.i64 r12
-	r2222 = convert.i32.i64 r14
-	r2223 = mul.i32 r2222, 221
-	r2224 = add.i32 r2221, r2223
+	checkindex r9, r2227, site 220
 	r2225 = elemaddr r2226, r9, 4
 	r2228 = load.i32 r2225
 	r2229 = add.i32 r2228, r2224
-	r2230 = elemaddr r2226, r9, 4
+	r2230 = move.ptr r2225
 	store.i32 r2230, r2229
-	r2231 = convert.i32.i64 r12
-	r2232 = convert.i32.i64 r14
-	r2233 = mul.i32 r2232, 222
-	r2234 = add.i32 r2231, r2233
+	checkindex r9, r2237, site 221
 	r2235 = elemaddr r2236, r9, 4
 	r2238 = load.i32 r2235
 	r2239 = add.i32 r2238, r2234
-	r2240 = elemaddr r2236, r9, 4
+	r2240 = move.ptr r2235
 	store.i32 r2240, r2239
-	r2241 = convert.i32.i64 r12
-	r2242 = convert.i32.i64 r14
-	r2243 = mul.i32 r2242, 223
-	r2244 = add.i32 r2241, r2243
+	checkindex r9, r2247, site 222
 	r2245 = elemaddr r2246, r9, 4
 	r2248 = load.i32 r2245
 	r2249 = add.i32 r2248, r2244
-	r2250 = elemaddr r2246, r9, 4
+	r2250 = move.ptr r2245
 	store.i32 r2250, r2249
-	r2251 = convert.i32.i64 r12
-	r2252 = convert.i32.i64 r14
-	r2253 = mul.i32 r2252, 224
-	r2254 = add.i32 r2251, r2253
+	checkindex r9, r2257, site 223
 	r2255 = elemaddr r2256, r9, 4
 	r2258 = load.i32 r2255
 	r2259 = add.i32 r2258, r2254
-	r2260 = elemaddr r2256, r9, 4
+	r2260 = move.ptr r2255
 	store.i32 r2260, r2259
-	r2261 = convert.i32.i64 r12
-	r2262 = convert.i32.i64 r14
-	r2263 = mul.i32 r2262, 225
-	r2264 = add.i32 r2261, r2263
+	checkindex r9, r2267, site 224
 	r2265 = elemaddr r2266, r9, 4
 	r2268 = load.i32 r2265
 	r2269 = add.i32 r2268, r2264
-	r2270 = elemaddr r2266, r9, 4
+	r2270 = move.ptr r2265
 	store.i32 r2270, r2269
-	r2271 = convert.i32.i64 r12
-	r2272 = convert.i32.i64 r14
-	r2273 = mul.i32 r2272, 226
-	r2274 = add.i32 r2271, r2273
+	checkindex r9, r2277, site 225
 	r2275 = elemaddr r2276, r9, 4
 	r2278 = load.i32 r2275
 	r2279 = add.i32 r2278, r2274
-	r2280 = elemaddr r2276, r9, 4
+	r2280 = move.ptr r2275
 	store.i32 r2280, r2279
-	r2281 = convert.i32.i64 r12
-	r2282 = convert.i32.i64 r14
-	r2283 = mul.i32 r2282, 227
-	r2284 = add.i32 r2281, r2283
+	checkindex r9, r2287, site 226
 	r2285 = elemaddr r2286, r9, 4
 	r2288 = load.i32 r2285
 	r2289 = add.i32 r2288, r2284
-	r2290 = elemaddr r2286, r9, 4
+	r2290 = move.ptr r2285
 	store.i32 r2290, r2289
-	r2291 = convert.i32.i64 r12
-	r2292 = convert.i32.i64 r14
-	r2293 = mul.i32 r2292, 228
-	r2294 = add.i32 r2291, r2293
+	checkindex r9, r2297, site 227
 	r2295 = elemaddr r2296, r9, 4
 	r2298 = load.i32 r2295
 	r2299 = add.i32 r2298, r2294
-	r2300 = elemaddr r2296, r9, 4
+	r2300 = move.ptr r2295
 	store.i32 r2300, r2299
-	r2301 = convert.i32.i64 r12
-	r2302 = convert.i32.i64 r14
-	r2303 = mul.i32 r2302, 229
-	r2304 = add.i32 r2301, r2303
+	checkindex r9, r2307, site 228
 	r2305 = elemaddr r2306, r9, 4
 	r2308 = load.i32 r2305
 	r2309 = add.i32 r2308, r2304
-	r2310 = elemaddr r2306, r9, 4
+	r2310 = move.ptr r2305
 	store.i32 r2310, r2309
-	r2311 = convert.i32.i64 r12
-	r2312 = convert.i32.i64 r14
-	r2313 = mul.i32 r2312, 230
-	r2314 = add.i32 r2311, r2313
+	checkindex r9, r2317, site 229
 	r2315 = elemaddr r2316, r9, 4
 	r2318 = load.i32 r2315
 	r2319 = add.i32 r2318, r2314
-	r2320 = elemaddr r2316, r9, 4
+	r2320 = move.ptr r2315
 	store.i32 r2320, r2319
-	r2321 = convert.i32.i64 r12
-	r2322 = convert.i32.i64 r14
-	r2323 = mul.i32 r2322, 231
-	r2324 = add.i32 r2321, r2323
+	checkindex r9, r2327, site 230
 	r2325 = elemaddr r2326, r9, 4
 	r2328 = load.i32 r2325
 	r2329 = add.i32 r2328, r2324
-	r2330 = elemaddr r2326, r9, 4
+	r2330 = move.ptr r2325
 	store.i32 r2330, r2329
-	r2331 = convert.i32.i64 r12
-	r2332 = convert.i32.i64 r14
-	r2333 = mul.i32 r2332, 232
-	r2334 = add.i32 r2331, r2333
+	checkindex r9, r2337, site 231
 	r2335 = elemaddr r2336, r9, 4
 	r2338 = load.i32 r2335
 	r2339 = add.i32 r2338, r2334
-	r2340 = elemaddr r2336, r9, 4
+	r2340 = move.ptr r2335
 	store.i32 r2340, r2339
-	r2341 = convert.i32.i64 r12
-	r2342 = convert.i32.i64 r14
-	r2343 = mul.i32 r2342, 233
-	r2344 = add.i32 r2341, r2343
+	checkindex r9, r2347, site 232
 	r2345 = elemaddr r2346, r9, 4
 	r2348 = load.i32 r2345
 	r2349 = add.i32 r2348, r2344
-	r2350 = elemaddr r2346, r9, 4
+	r2350 = move.ptr r2345
 	store.i32 r2350, r2349
-	r2351 = convert.i32.i64 r12
-	r2352 = convert.i32.i64 r14
-	r2353 = mul.i32 r2352, 234
-	r2354 = add.i32 r2351, r2353
+	checkindex r9, r2357, site 233
 	r2355 = elemaddr r2356, r9, 4
 	r2358 = load.i32 r2355
 	r2359 = add.i32 r2358, r2354
-	r2360 = elemaddr r2356, r9, 4
+	r2360 = move.ptr r2355
 	store.i32 r2360, r2359
-	r2361 = convert.i32.i64 r12
-	r2362 = convert.i32.i64 r14
-	r2363 = mul.i32 r2362, 235
-	r2364 = add.i32 r2361, r2363
+	checkindex r9, r2367, site 234
 	r2365 = elemaddr r2366, r9, 4
 	r2368 = load.i32 r2365
 	r2369 = add.i32 r2368, r2364
-	r2370 = elemaddr r2366, r9, 4
+	r2370 = move.ptr r2365
 	store.i32 r2370, r2369
-	r2371 = convert.i32.i64 r12
-	r2372 = convert.i32.i64 r14
-	r2373 = mul.i32 r2372, 236
-	r2374 = add.i32 r2371, r2373
+	checkindex r9, r2377, site 235
 	r2375 = elemaddr r2376, r9, 4
 	r2378 = load.i32 r2375
 	r2379 = add.i32 r2378, r2374
-	r2380 = elemaddr r2376, r9, 4
+	r2380 = move.ptr r2375
 	store.i32 r2380, r2379
-	r2381 = convert.i32.i64 r12
-	r2382 = convert.i32.i64 r14
-	r2383 = mul.i32 r2382, 237
-	r2384 = add.i32 r2381, r2383
+	checkindex r9, r2387, site 236
 	r2385 = elemaddr r2386, r9, 4
 	r2388 = load.i32 r2385
 	r2389 = add.i32 r2388, r2384
-	r2390 = elemaddr r2386, r9, 4
+	r2390 = move.ptr r2385
 	store.i32 r2390, r2389
-	r2391 = convert.i32.i64 r12
-	r2392 = convert.i32.i64 r14
-	r2393 = mul.i32 r2392, 238
-	r2394 = add.i32 r2391, r2393
+	checkindex r9, r2397, site 237
 	r2395 = elemaddr r2396, r9, 4
 	r2398 = load.i32 r2395
 	r2399 = add.i32 r2398, r2394
-	r2400 = elemaddr r2396, r9, 4
+	r2400 = move.ptr r2395
 	store.i32 r2400, r2399
-	r2401 = convert.i32.i64 r12
-	r2402 = convert.i32.i64 r14
-	r2403 = mul.i32 r2402, 239
-	r2404 = add.i32 r2401, r2403
+	checkindex r9, r2407, site 238
 	r2405 = elemaddr r2406, r9, 4
 	r2408 = load.i32 r2405
 	r2409 = add.i32 r2408, r2404
-	r2410 = elemaddr r2406, r9, 4
+	r2410 = move.ptr r2405
 	store.i32 r2410, r2409
-	r2411 = convert.i32.i64 r12
-	r2412 = convert.i32.i64 r14
-	r2413 = mul.i32 r2412, 240
-	r2414 = add.i32 r2411, r2413
+	checkindex r9, r2417, site 239
 	r2415 = elemaddr r2416, r9, 4
 	r2418 = load.i32 r2415
 	r2419 = add.i32 r2418, r2414
-	r2420 = elemaddr r2416, r9, 4
+	r2420 = move.ptr r2415
 	store.i32 r2420, r2419
-	r2421 = convert.i32.i64 r12
-	r2422 = convert.i32.i64 r14
-	r2423 = mul.i32 r2422, 241
-	r2424 = add.i32 r2421, r2423
+	checkindex r9, r2427, site 240
 	r2425 = elemaddr r2426, r9, 4
 	r2428 = load.i32 r2425
 	r2429 = add.i32 r2428, r2424
-	r2430 = elemaddr r2426, r9, 4
+	r2430 = move.ptr r2425
 	store.i32 r2430, r2429
-	r2431 = convert.i32.i64 r12
-	r2432 = convert.i32.i64 r14
-	r2433 = mul.i32 r2432, 242
-	r2434 = add.i32 r2431, r2433
+	checkindex r9, r2437, site 241
 	r2435 = elemaddr r2436, r9, 4
 	r2438 = load.i32 r2435
 	r2439 = add.i32 r2438, r2434
-	r2440 = elemaddr r2436, r9, 4
+	r2440 = move.ptr r2435
 	store.i32 r2440, r2439
-	r2441 = convert.i32.i64 r12
-	r2442 = convert.i32.i64 r14
-	r2443 = mul.i32 r2442, 243
-	r2444 = add.i32 r2441, r2443
+	checkindex r9, r2447, site 242
 	r2445 = elemaddr r2446, r9, 4
 	r2448 = load.i32 r2445
 	r2449 = add.i32 r2448, r2444
-	r2450 = elemaddr r2446, r9, 4
+	r2450 = move.ptr r2445
 	store.i32 r2450, r2449
-	r2451 = convert.i32.i64 r12
-	r2452 = convert.i32.i64 r14
-	r2453 = mul.i32 r2452, 244
-	r2454 = add.i32 r2451, r2453
+	checkindex r9, r2457, site 243
 	r2455 = elemaddr r2456, r9, 4
 	r2458 = load.i32 r2455
 	r2459 = add.i32 r2458, r2454
-	r2460 = elemaddr r2456, r9, 4
+	r2460 = move.ptr r2455
 	store.i32 r2460, r2459
-	r2461 = convert.i32.i64 r12
-	r2462 = convert.i32.i64 r14
-	r2463 = mul.i32 r2462, 245
-	r2464 = add.i32 r2461, r2463
+	checkindex r9, r2467, site 244
 	r2465 = elemaddr r2466, r9, 4
 	r2468 = load.i32 r2465
 	r2469 = add.i32 r2468, r2464
-	r2470 = elemaddr r2466, r9, 4
+	r2470 = move.ptr r2465
 	store.i32 r2470, r2469
-	r2471 = convert.i32.i64 r12
-	r2472 = convert.i32.i64 r14
-	r2473 = mul.i32 r2472, 246
-	r2474 = add.i32 r2471, r2473
+	checkindex r9, r2477, site 245
 	r2475 = elemaddr r2476, r9, 4
 	r2478 = load.i32 r2475
 	r2479 = add.i32 r2478, r2474
-	r2480 = elemaddr r2476, r9, 4
+	r2480 = move.ptr r2475
 	store.i32 r2480, r2479
-	r2481 = convert.i32.i64 r12
-	r2482 = convert.i32.i64 r14
-	r2483 = mul.i32 r2482, 247
-	r2484 = add.i32 r2481, r2483
+	checkindex r9, r2487, site 246
 	r2485 = elemaddr r2486, r9, 4
 	r2488 = load.i32 r2485
 	r2489 = add.i32 r2488, r2484
-	r2490 = elemaddr r2486, r9, 4
+	r2490 = move.ptr r2485
 	store.i32 r2490, r2489
-	r2491 = convert.i32.i64 r12
-	r2492 = convert.i32.i64 r14
-	r2493 = mul.i32 r2492, 248
-	r2494 = add.i32 r2491, r2493
+	checkindex r9, r2497, site 247
 	r2495 = elemaddr r2496, r9, 4
 	r2498 = load.i32 r2495
 	r2499 = add.i32 r2498, r2494
-	r2500 = elemaddr r2496, r9, 4
+	r2500 = move.ptr r2495
 	store.i32 r2500, r2499
-	r2501 = convert.i32.i64 r12
-	r2502 = convert.i32.i64 r14
-	r2503 = mul.i32 r2502, 249
-	r2504 = add.i32 r2501, r2503
+	checkindex r9, r2507, site 248
 	r2505 = elemaddr r2506, r9, 4
 	r2508 = load.i32 r2505
 	r2509 = add.i32 r2508, r2504
-	r2510 = elemaddr r2506, r9, 4
+	r2510 = move.ptr r2505
 	store.i32 r2510, r2509
-	r2511 = convert.i32.i64 r12
-	r2512 = convert.i32.i64 r14
-	r2513 = mul.i32 r2512, 250
-	r2514 = add.i32 r2511, r2513
+	checkindex r9, r2517, site 249
 	r2515 = elemaddr r2516, r9, 4
 	r2518 = load.i32 r2515
 	r2519 = add.i32 r2518, r2514
-	r2520 = elemaddr r2516, r9, 4
+	r2520 = move.ptr r2515
 	store.i32 r2520, r2519
-	r2521 = convert.i32.i64 r12
-	r2522 = convert.i32.i64 r14
-	r2523 = mul.i32 r2522, 251
-	r2524 = add.i32 r2521, r2523
+	checkindex r9, r2527, site 250
 	r2525 = elemaddr r2526, r9, 4
 	r2528 = load.i32 r2525
 	r2529 = add.i32 r2528, r2524
-	r2530 = elemaddr r2526, r9, 4
+	r2530 = move.ptr r2525
 	store.i32 r2530, r2529
-	r2531 = convert.i32.i64 r12
-	r2532 = convert.i32.i64 r14
-	r2533 = mul.i32 r2532, 252
-	r2534 = add.i32 r2531, r2533
+	checkindex r9, r2537, site 251
 	r2535 = elemaddr r2536, r9, 4
 	r2538 = load.i32 r2535
 	r2539 = add.i32 r2538, r2534
-	r2540 = elemaddr r2536, r9, 4
+	r2540 = move.ptr r2535
 	store.i32 r2540, r2539
-	r2541 = convert.i32.i64 r12
-	r2542 = convert.i32.i64 r14
-	r2543 = mul.i32 r2542, 253
-	r2544 = add.i32 r2541, r2543
+	checkindex r9, r2547, site 252
 	r2545 = elemaddr r2546, r9, 4
 	r2548 = load.i32 r2545
 	r2549 = add.i32 r2548, r2544
-	r2550 = elemaddr r2546, r9, 4
+	r2550 = move.ptr r2545
 	store.i32 r2550, r2549
-	r2551 = convert.i32.i64 r12
-	r2552 = convert.i32.i64 r14
-	r2553 = mul.i32 r2552, 254
-	r2554 = add.i32 r2551, r2553
+	checkindex r9, r2557, site 253
 	r2555 = elemaddr r2556, r9, 4
 	r2558 = load.i32 r2555
 	r2559 = add.i32 r2558, r2554
-	r2560 = elemaddr r2556, r9, 4
+	r2560 = move.ptr r2555
 	store.i32 r2560, r2559
 	jump b6
 b6: # latch

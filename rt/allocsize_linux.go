@@ -2,8 +2,8 @@ package rt
 
 import "syscall"
 
-// hostMemory is the host's memory and swap in bytes, 0 if unknown.
-func hostMemory() uint64 {
+// hostRAM is the host's memory and swap in bytes, 0 if unknown.
+func hostRAM() uint64 {
 	var info syscall.Sysinfo_t
 	if syscall.Sysinfo(&info) != nil {
 		return 0
