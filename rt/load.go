@@ -18,7 +18,11 @@ type ModuleSpec struct {
 // An Image is a module's device code in one form.
 type Image struct {
 	Kind ImageKind
-	Data string
+	// Target is the GPU a compiled image is for, such as
+	// "gfx942:sramecc+:xnack-"; empty for source and PTX, which the
+	// driver compiles for the GPU at hand.
+	Target string
+	Data   string
 }
 
 // ImageKind is a form of device code. Each driver loads some kinds, in its
@@ -30,9 +34,16 @@ const (
 	// ImagePTX is PTX assembly text, which the CUDA driver compiles for
 	// the GPU at hand when the module is loaded.
 	ImagePTX ImageKind = iota + 1
+	// ImageHIP is HIP C++ source, which the HIP driver compiles with
+	// hiprtc for the GPU at hand when the module is first loaded, and
+	// caches on disk.
+	ImageHIP
+	// ImageHSACO is an AMD GPU code object built for the GPU its Target
+	// names, which the HIP driver loads as it is.
+	ImageHSACO
 )
 
-var imageKindNames = [...]string{ImagePTX: "PTX"}
+var imageKindNames = [...]string{ImagePTX: "PTX", ImageHIP: "HIP", ImageHSACO: "HSACO"}
 
 func (k ImageKind) String() string {
 	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
