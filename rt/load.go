@@ -1,7 +1,10 @@
 package rt
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -78,14 +81,17 @@ type TaskSpec struct {
 type Module struct {
 	dev     *Device
 	spec    *ModuleSpec
+	kind    ImageKind // the kind of image it was loaded from; 0 on the CPU
 	handle  uintptr
 	entries [][]uintptr // per kernel, per task: the driver's function
 }
 
 // Load loads the module of spec on d from the image its driver prefers,
 // compiling the device code the first time; later calls return the same
-// Module. A module without an image the driver loads is an error wrapping
-// ErrNoImage.
+// Module. An image compiled for one GPU (Image.Target) is used only on a
+// GPU it fits, and when the driver refuses one image the next it accepts
+// is tried. A module without an image the driver loads is an error
+// wrapping ErrNoImage.
 func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	op := "load module " + spec.Package
 	d.mu.Lock()
@@ -98,20 +104,27 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	}
 	m := &Module{dev: d, spec: spec}
 	if d.drv != nil {
-		img, err := chooseImage(spec.Images, d.backend, d.drv.imageKinds())
+		images, err := chooseImages(spec.Images, d.backend, d.drv.imageKinds(), d.attrs.arch)
 		if err != nil {
 			return nil, opError(op, err)
 		}
-		h, err := d.drv.loadModule(img)
-		if err != nil {
-			return nil, opError(op, err)
+		var errs []error
+		for _, img := range images {
+			h, err := d.drv.loadModule(img)
+			if err == nil {
+				m.handle, m.kind = h, img.Kind
+				break
+			}
+			errs = append(errs, err)
 		}
-		m.handle = h
+		if m.handle == 0 {
+			return nil, opError(op, errors.Join(errs...))
+		}
 		for _, k := range spec.Kernels {
 			fns := make([]uintptr, len(k.Tasks))
 			for i, t := range k.Tasks {
-				if fns[i], err = d.drv.function(h, t.Entry); err != nil {
-					d.drv.unloadModule(h)
+				if fns[i], err = d.drv.function(m.handle, t.Entry); err != nil {
+					d.drv.unloadModule(m.handle)
 					return nil, opError(op, err)
 				}
 			}
@@ -125,21 +138,61 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 // Device returns the device the module is loaded on.
 func (m *Module) Device() *Device { return m.dev }
 
-// chooseImage returns the first image of the kinds a driver accepts, in
-// the driver's order of preference.
-func chooseImage(images []Image, b Backend, accepts []ImageKind) (Image, error) {
+// ImageKind returns the kind of device code the module was loaded from,
+// such as ImagePTX; 0 on the CPU.
+func (m *Module) ImageKind() ImageKind { return m.kind }
+
+// chooseImages returns the images a driver accepts, in the driver's order
+// of preference by kind; images compiled for one GPU only if they fit the
+// device's target.
+func chooseImages(images []Image, b Backend, accepts []ImageKind, target string) ([]Image, error) {
+	var usable []Image
 	for _, kind := range accepts {
 		for _, img := range images {
-			if img.Kind == kind {
-				return img, nil
+			if img.Kind == kind && fitsTarget(img.Target, target) {
+				usable = append(usable, img)
 			}
 		}
 	}
-	have := make([]ImageKind, len(images))
-	for i, img := range images {
-		have[i] = img.Kind
+	if len(usable) > 0 {
+		return usable, nil
 	}
-	return Image{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s", ErrNoImage, kindList(have), b, kindList(accepts))
+	have := make([]string, len(images))
+	for i, img := range images {
+		have[i] = img.Kind.String()
+		if img.Target != "" {
+			have[i] += " for " + img.Target
+		}
+	}
+	if len(have) == 0 {
+		have = []string{"none"}
+	}
+	return nil, fmt.Errorf("%w: the module has %s, the %s driver loads %s for %s", ErrNoImage, strings.Join(have, ", "), b, kindList(accepts), target)
+}
+
+// targetPattern matches an AMD GPU target with its features, such as
+// "gfx942:sramecc+:xnack-".
+var targetPattern = regexp.MustCompile(`^gfx[0-9a-f]+(:[a-z0-9]+[+-])*$`)
+
+// fitsTarget reports whether code built for target runs on a device of
+// the target device: the same processor, and every feature the code was
+// built with ("xnack-", "sramecc+") set the same on the device. A feature
+// the code leaves out may have either setting, as the AMD GPU loader
+// rules have it. Code for no target fits every device.
+func fitsTarget(target, device string) bool {
+	if target == "" {
+		return true
+	}
+	code, dev := strings.Split(target, ":"), strings.Split(device, ":")
+	if code[0] != dev[0] {
+		return false
+	}
+	for _, feature := range code[1:] {
+		if !slices.Contains(dev[1:], feature) {
+			return false
+		}
+	}
+	return true
 }
 
 func kindList(kinds []ImageKind) string {
