@@ -9,6 +9,10 @@ func (k *Kernel) Clone() *Kernel {
 	c.Params = slices.Clone(k.Params)
 	c.Conflicts = slices.Clone(k.Conflicts)
 	c.Groups = slices.Clone(k.Groups)
+	c.Data = slices.Clone(k.Data)
+	for i := range c.Data {
+		c.Data[i].Bytes = slices.Clone(c.Data[i].Bytes)
+	}
 	c.Tasks = slices.Clone(k.Tasks)
 	for i, t := range c.Tasks {
 		c.Tasks[i] = t.clone()
@@ -20,6 +24,7 @@ func (t *Task) clone() *Task {
 	c := *t
 	c.Count = cloneExpr(t.Count)
 	c.Regs = slices.Clone(t.Regs)
+	c.Vars = slices.Clone(t.Vars)
 	c.Blocks = slices.Clone(t.Blocks)
 	for i, b := range c.Blocks {
 		cb := *b
