@@ -50,10 +50,11 @@ typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; 
 func Module(kernels []*ir.Kernel) string {
 	m := &module{helpers: map[string]string{}}
 	var body strings.Builder
+	tables, symbols := ir.ModuleTables(kernels, "qdata_")
 	for _, k := range kernels {
 		slots, _ := k.ArgSlots()
 		for i, t := range k.Tasks {
-			f := &function{m: m, k: k, t: t, index: i, slots: slots}
+			f := &function{m: m, k: k, t: t, index: i, slots: slots, tables: symbols[k]}
 			body.WriteString("\n")
 			f.write(&body)
 		}
@@ -69,9 +70,32 @@ func Module(kernels []*ir.Kernel) string {
 		b.WriteString("\n")
 		b.WriteString(m.helpers[name])
 	}
+	declareTables(&b, tables)
 	b.WriteString(body.String())
 	return b.String()
 }
+
+// declareTables writes the constant tables of a module as arrays in
+// global memory, each once.
+func declareTables(b *strings.Builder, tables []ir.ModuleTable) {
+	for _, t := range tables {
+		fmt.Fprintf(b, "\nstatic __device__ const u8 %s[%d] __attribute__((aligned(%d))) = {", t.Symbol, len(t.Data.Bytes), t.Data.Align)
+		for i, c := range t.Data.Bytes {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if i%32 == 0 {
+				b.WriteString("\n\t")
+			}
+			fmt.Fprintf(b, "%d", c)
+		}
+		b.WriteString("\n};\n")
+	}
+}
+
+// varSymbol is the name of a task variable, apart from every other name a
+// function uses.
+func varSymbol(v ir.Var) string { return "qvar_" + v.Name }
 
 // module collects the helper functions its kernels use.
 type module struct {
@@ -85,6 +109,7 @@ type function struct {
 	t      *ir.Task
 	index  int
 	slots  []ir.ArgSlot
+	tables []string // the symbols of the kernel's constant tables
 	body   strings.Builder
 	labels map[int]bool // blocks some goto jumps to
 	// labelLast is set while the last thing written is a label, which
@@ -106,6 +131,13 @@ func (f *function) write(b *strings.Builder) {
 		b.WriteString(declare(t, fmt.Sprintf("p%d", i)))
 	}
 	b.WriteString(") {\n")
+	for _, v := range f.t.Vars {
+		space := ""
+		if v.Space == ir.Shared {
+			space = "__shared__ "
+		}
+		fmt.Fprintf(b, "\t%su8 %s[%d] __attribute__((aligned(%d)));\n", space, varSymbol(v), v.Size, v.Align)
+	}
 	f.declareRegisters(b)
 	f.labels = map[int]bool{}
 	for i, blk := range f.t.Blocks {

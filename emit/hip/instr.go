@@ -112,6 +112,12 @@ func (f *function) instr(in *ir.Instr) {
 		f.set(in, fmt.Sprintf("*(%s *)%s", cType(t), a(0)))
 	case ir.OpStore:
 		f.line("*(%s *)%s = %s;", cType(t), a(0), a(1))
+	case ir.OpAddr:
+		f.set(in, "(char *)"+varSymbol(f.t.Vars[in.Aux]))
+	case ir.OpDataAddr:
+		f.set(in, "(char *)"+f.tables[in.Aux])
+	case ir.OpBarrier:
+		f.line("__syncthreads();")
 	default:
 		panic(fmt.Sprintf("hip: unexpected op %s", in.Op))
 	}
