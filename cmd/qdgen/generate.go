@@ -21,11 +21,14 @@ import (
 )
 
 type generator struct {
-	output string    // file name in each package directory
-	dump   string    // directory for each backend's device code and IR, or ""
-	check  bool      // only verify that generated files are current
-	dir    string    // directory the patterns are relative to; "" for the current one
-	stderr io.Writer // diagnostics; os.Stderr when nil
+	output string // file name in each package directory
+	dump   string // directory for each backend's device code and IR, or ""
+	check  bool   // only verify that generated files are current
+	// hipTargets are the AMD GPUs to embed code objects for, built with
+	// hipcc from the HIP backend's image.
+	hipTargets []string
+	dir        string    // directory the patterns are relative to; "" for the current one
+	stderr     io.Writer // diagnostics; os.Stderr when nil
 }
 
 var errFailed = errors.New("qdgen: errors in the packages above; nothing was generated")
@@ -103,7 +106,7 @@ func (g *generator) load(patterns []string) ([]*packages.Package, error) {
 		path := g.outputPath(p)
 		switch decls := lower.KernelDecls(p.Syntax); {
 		case len(decls) > 0 && p.Types != nil:
-			if src, err := gostub.Skeleton(stubPackage(p, decls)); err == nil {
+			if src, err := gostub.Skeleton(stubPackage(p, decls, g.hipTargets)); err == nil {
 				overlay[path] = src
 			}
 		case isGenerated(path):
@@ -137,7 +140,7 @@ func hasErrors(pkgs []*packages.Package) bool {
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
 	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, &lower.Config{})
-	stubs := stubPackage(p, decls)
+	stubs := stubPackage(p, decls, g.hipTargets)
 	if len(decls) > 0 {
 		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs))...)
 	}
@@ -153,7 +156,7 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 		g.removeStale(p)
 		return nil
 	}
-	src, outs, err := compile(stubs, kernels)
+	src, outs, err := compile(stubs, kernels, g.hipTargets)
 	var internal *emit.Error
 	if errors.As(err, &internal) {
 		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}})

@@ -4,12 +4,17 @@
 //
 // Usage:
 //
-//	qdgen [-o file] [-dump dir] [-check] [packages]
+//	qdgen [-o file] [-dump dir] [-check] [-hip-arch targets] [packages]
 //
 // Packages are named as for the go command and default to the current
 // directory's. Run it through go generate:
 //
 //	//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//
+// With -hip-arch gfx90a,gfx942:sramecc+:xnack-, the generated file also
+// carries AMD code objects for those targets, built with hipcc (ROCm):
+// they load without compiling on GPUs they fit, and the HIP source stays
+// for others.
 //
 // On any error qdgen prints file:line:col: message diagnostics, writes
 // nothing, removes the package's generated file if it has one (a stale
@@ -21,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -28,8 +34,12 @@ func main() {
 	flag.StringVar(&g.output, "o", "qd_gen.go", "name of the generated file in each package's directory")
 	flag.StringVar(&g.dump, "dump", "", "also write each package's device code, and the IR it was emitted from, to this directory (package.ptx, package.ptx.ir)")
 	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
+	flag.Func("hip-arch", "also embed AMD code objects built with hipcc for these comma-separated targets (gfx90a,gfx942:sramecc+:xnack-)", func(s string) error {
+		g.hipTargets = strings.Split(s, ",")
+		return nil
+	})
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [packages]\n\n")
+		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-hip-arch targets] [packages]\n\n")
 		fmt.Fprintf(os.Stderr, "qdgen compiles the //qd:kernel functions of each package for the GPU and\n")
 		fmt.Fprintf(os.Stderr, "writes their launch stubs to the package's directory. Packages default to \".\".\n\n")
 		flag.PrintDefaults()

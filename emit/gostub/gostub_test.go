@@ -152,3 +152,29 @@ func TestBinaryImage(t *testing.T) {
 		t.Errorf("binary image:\n%s", file)
 	}
 }
+
+// TestTargetImages checks that images built for one GPU each get a
+// constant named after their target, and carry the target.
+func TestTargetImages(t *testing.T) {
+	p := testPackage(t)
+	p.Images = append(p.Images,
+		rt.Image{Kind: rt.ImageHSACO, Target: "gfx90a", Data: "\x7fELF\x00a"},
+		rt.Image{Kind: rt.ImageHSACO, Target: "gfx942:sramecc+:xnack-", Data: "\x7fELF\x00b"})
+	file, err := File(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{Kind: rt.ImageHSACO, Target: "gfx90a", Data: qdHSACO_gfx90a}`,
+		`{Kind: rt.ImageHSACO, Target: "gfx942:sramecc+:xnack-", Data: qdHSACO_gfx942_sramecc_on_xnack_off}`,
+		"// qdHSACO_gfx942_sramecc_on_xnack_off is the HSACO for gfx942:sramecc+:xnack- of this package's kernels.",
+		`const qdHSACO_gfx90a = "\x7fELF\x00a"`,
+	} {
+		if !bytes.Contains(file, []byte(want)) {
+			t.Errorf("missing %s in\n%s", want, file)
+		}
+	}
+	if names := Names(p); !slices.Contains(names, "qdHSACO_gfx90a") {
+		t.Errorf("Names = %v", names)
+	}
+}

@@ -93,10 +93,14 @@ func surface(p *Package) []decl {
 		})
 	}
 	for _, img := range p.Images {
+		what := img.Kind.String()
+		if img.Target != "" {
+			what += " for " + img.Target
+		}
 		decls = append(decls, decl{
-			name:    imageConst(img.Kind),
-			doc:     []string{fmt.Sprintf("%s is the %s of this package's kernels.", imageConst(img.Kind), img.Kind)},
-			head:    jen.Const().Id(imageConst(img.Kind)),
+			name:    imageConst(img),
+			doc:     []string{fmt.Sprintf("%s is the %s of this package's kernels.", imageConst(img), what)},
+			head:    jen.Const().Id(imageConst(img)),
 			body:    func() jen.Code { return jen.Op("=").Add(stringCode(img.Data)) },
 			standIn: jen.Op("=").Lit(""),
 		})
@@ -107,8 +111,16 @@ func surface(p *Package) []decl {
 // standInBody is the body of every function in the skeleton.
 var standInBody = jen.Block(jen.Panic(jen.Lit("qdgen skeleton")))
 
-// imageConst names the constant that holds an image of the given kind.
-func imageConst(kind rt.ImageKind) string { return "qd" + kind.String() }
+// imageConst names the constant that holds an image: qd, its kind, and
+// for an image built for one GPU its target, such as qdHSACO_gfx90a or
+// qdHSACO_gfx942_sramecc_on_xnack_off for "gfx942:sramecc+:xnack-".
+func imageConst(img rt.Image) string {
+	name := "qd" + img.Kind.String()
+	if img.Target != "" {
+		name += "_" + strings.NewReplacer(":", "_", "+", "_on", "-", "_off").Replace(img.Target)
+	}
+	return name
+}
 
 // imageKindConst is the rt constant of an image kind: rt names each kind
 // Image followed by its String.
@@ -117,9 +129,11 @@ func imageKindConst(kind rt.ImageKind) jen.Code { return jen.Qual(rtPath, "Image
 func moduleSpec(p *Package) jen.Dict {
 	var images []jen.Code
 	for _, img := range p.Images {
-		images = append(images, jen.Values(
-			jen.Id("Kind").Op(":").Add(imageKindConst(img.Kind)),
-			jen.Id("Data").Op(":").Id(imageConst(img.Kind))))
+		fields := []jen.Code{jen.Id("Kind").Op(":").Add(imageKindConst(img.Kind))}
+		if img.Target != "" {
+			fields = append(fields, jen.Id("Target").Op(":").Lit(img.Target))
+		}
+		images = append(images, jen.Values(append(fields, jen.Id("Data").Op(":").Id(imageConst(img)))...))
 	}
 	var kernels []jen.Code
 	for i := range p.Kernels {
