@@ -16,7 +16,8 @@
 //	gcc -shared -fPIC -O2 -o DIR/libamdhip64.so rt/testdata/hipshim/hipshim.c -ldl
 //
 // and run with LD_LIBRARY_PATH=DIR QD_BACKEND=hip. NVRTC is found as
-// QD_NVRTC names it, else in the usual CUDA places.
+// QD_NVRTC names it, else in the usual CUDA places. gpu-tests.sh, beside
+// this file, builds it with the test binaries for a GPU machine.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <glob.h>
