@@ -38,6 +38,7 @@ var targets = []string{"gfx90a", "gfx940"}
 // hipcc for the AMD targets, with no GPU needed. Without hipcc the test
 // skips, except under CI, where .ci/run installs it.
 func TestCompile(t *testing.T) {
+	t.Parallel() // runs compilers for a while
 	hipcc, err := hip.Compiler()
 	if errors.Is(err, hip.ErrNoCompiler) {
 		if os.Getenv("CI") == "true" {
