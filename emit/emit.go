@@ -35,6 +35,8 @@ type Backend struct {
 var Backends = []Backend{
 	{Name: "ptx", Kind: rt.ImagePTX, Pipeline: opt.Default, Emit: ptx.Module},
 	{Name: "hip", Kind: rt.ImageHIP, Pipeline: opt.Default, Emit: hip.Module},
+	// The IR itself, which the CPU backend's race mode interprets.
+	{Name: "ir", Kind: rt.ImageIR, Pipeline: opt.Default, Emit: ir.FormatKernels},
 }
 
 // Output is what one backend made of a package's kernels.

@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/qdgo/qd/ir"
 )
 
 // ModuleSpec describes the kernels of one Go package as qdgen generated
@@ -37,6 +40,9 @@ const (
 	// ImagePTX is PTX assembly text, which the CUDA driver compiles for
 	// the GPU at hand when the module is loaded.
 	ImagePTX ImageKind = iota + 1
+	// ImageIR is the kernels' IR as text (ir.FormatKernels), which the CPU
+	// backend interprets in its race mode (RunIterationsConcurrently).
+	ImageIR
 	// ImageHIP is HIP C++ source, which the HIP driver compiles with
 	// hiprtc for the GPU at hand when the module is first loaded, and
 	// caches on disk.
@@ -46,7 +52,7 @@ const (
 	ImageHSACO
 )
 
-var imageKindNames = [...]string{ImagePTX: "PTX", ImageHIP: "HIP", ImageHSACO: "HSACO"}
+var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR", ImageHIP: "HIP", ImageHSACO: "HSACO"}
 
 func (k ImageKind) String() string {
 	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
@@ -84,6 +90,12 @@ type Module struct {
 	kind    ImageKind // the kind of image it was loaded from; 0 on the CPU
 	handle  uintptr
 	entries [][]uintptr // per kernel, per task: the driver's function
+
+	// The kernels of the IR image, parsed when the CPU's race mode first
+	// needs them.
+	irOnce    sync.Once
+	irKernels []*ir.Kernel
+	irErr     error
 }
 
 // Load loads the module of spec on d from the image its driver prefers,

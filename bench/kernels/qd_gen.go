@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
@@ -123,6 +123,12 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Tiny_0",
 			Parallel: false,
 		}},
+	}, {
+		Name: "Histogram",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/bench/kernels",
 }
@@ -152,36 +158,31 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
-// Empty launches kernel Empty (kernels.go:12) after the work already launched on
+// Empty launches kernel Empty (kernels.go:16) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Empty(a.CPUSlice(), n)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Empty(a.CPUSlice(), n)
+		}, a)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Saxpy launches kernel Saxpy (kernels.go:23) after the work already launched on
+// Saxpy launches kernel Saxpy (kernels.go:27) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
-		})
 	}
 	var qdArgs [48]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
@@ -189,29 +190,34 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 24, y)
 	rt.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
+		}, x, y)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Spin launches kernel Spin (kernels.go:32) after the work already launched on
+// Spin launches kernel Spin (kernels.go:36) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Spin(out.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Spin(out.CPUSlice(), iters)
+		}, out)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// TwoSpins launches kernel TwoSpins (kernels.go:56) after the work already launched on
+// TwoSpins launches kernel TwoSpins (kernels.go:60) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -221,40 +227,40 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	if qdErr := rt.CheckDisjoint("TwoSpins", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{1, 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
+		}, a, b)
+	}
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:64) after the work already launched on
+// TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:68) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpinsSerial", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
+		}, a, b)
+	}
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// EightSpins launches kernel EightSpins (kernels.go:84) after the work already launched on
+// EightSpins launches kernel EightSpins (kernels.go:88) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -345,11 +351,6 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	if qdErr := rt.CheckDisjoint("EightSpins", "a6", a6, "a7", a7); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, a0)
 	rt.PutBuffer(qdArgs[:], 16, a1)
@@ -361,10 +362,15 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		}, a0, a1, a2, a3, a4, a5, a6, a7)
+	}
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// FourTiny launches kernel FourTiny (kernels.go:98) after the work already launched on
+// FourTiny launches kernel FourTiny (kernels.go:102) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], d *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
@@ -389,36 +395,55 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("FourTiny", "c", c, "d", d); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutBuffer(qdArgs[:], 48, d)
 	qdCounts := [4]int64{1, 1, 1, 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
+		}, a, b, c, d)
+	}
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Tiny launches kernel Tiny (kernels.go:108) after the work already launched on
+// Tiny launches kernel Tiny (kernels.go:112) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Tiny", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			Tiny(a.CPUSlice())
-		})
-	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	qdCounts := [1]int64{1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Tiny(a.CPUSlice())
+		}, a)
+	}
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Histogram launches kernel Histogram (kernels.go:123) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3037,6 +3062,61 @@ $L_13:
 $L_14:
 	ret;
 }
+
+.visible .entry Histogram_0(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<19>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt5, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
 `
 
 // qdHIP is the HIP of this package's kernels.
@@ -5141,4 +5221,2575 @@ b12: // tiny.rangeindex.loop
 b14: // tiny.return
 	return;
 }
+
+// Task 0 of kernel Histogram(data []u8, bins []u32), parallel.
+extern "C" __global__ void Histogram_0(char *p0, i64 p1, char *p2, i64 p3) {
+	bool r7 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r16 = 0;
+	u8 r12 = 0;
+	u32 r17 = 0, r18 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r14 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b7;
+	r11 = r4 + r9 * 1;
+	r12 = *(u8 *)r11;
+	r16 = (i64)r12;
+	r13 = r14 + r16 * 4;
+	r18 = atomicAdd((u32 *)r13, 1u);
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Empty(a []i32, n i64)
+
+task Empty_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r8 = base a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b8
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = lt.i64 r5, 0
+	branch r6, b5, b6
+b5: # if.then
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b6
+b6: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Saxpy(a f32, x []f32, y []f32, n i64)
+
+task Saxpy_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r7 = base x
+	r11 = param.f32 a
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b6
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = elemaddr r13, r5, 4
+	store.f32 r17, r16
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Spin(out []i64, iters i64)
+
+task Spin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+kernel TwoSpins(a []i64, b []i64, iters i64)
+groups [2]
+disjoint a b
+
+task TwoSpins_0 serial block=1 group=1
+b0: # entry
+	r3 = base a
+	r4 = len a
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task TwoSpins_1 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	r4 = len b
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+kernel TwoSpinsSerial(a []i64, b []i64, iters i64)
+
+task TwoSpinsSerial_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+task TwoSpinsSerial_1 parallel count=(len b)
+b0: # entry
+	r4 = base b
+	r5 = len b
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 5→7
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 7→7 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 7→7 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 7→7 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 7→7 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 7→7
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 7→8
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 5→8
+	r13 = move.i64 r8
+	jump b19
+
+kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
+groups [8]
+disjoint a0 a1
+disjoint a0 a2
+disjoint a0 a3
+disjoint a0 a4
+disjoint a0 a5
+disjoint a0 a6
+disjoint a0 a7
+disjoint a1 a2
+disjoint a1 a3
+disjoint a1 a4
+disjoint a1 a5
+disjoint a1 a6
+disjoint a1 a7
+disjoint a2 a3
+disjoint a2 a4
+disjoint a2 a5
+disjoint a2 a6
+disjoint a2 a7
+disjoint a3 a4
+disjoint a3 a5
+disjoint a3 a6
+disjoint a3 a7
+disjoint a4 a5
+disjoint a4 a6
+disjoint a4 a7
+disjoint a5 a6
+disjoint a5 a7
+disjoint a6 a7
+
+task EightSpins_0 serial block=1 group=1
+b0: # entry
+	r3 = base a0
+	r4 = len a0
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_1 serial block=2 group=1
+b0: # entry
+	r3 = base a1
+	r4 = len a1
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_2 serial block=3 group=1
+b0: # entry
+	r3 = base a2
+	r4 = len a2
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_3 serial block=4 group=1
+b0: # entry
+	r3 = base a3
+	r4 = len a3
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_4 serial block=5 group=1
+b0: # entry
+	r3 = base a4
+	r4 = len a4
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_5 serial block=6 group=1
+b0: # entry
+	r3 = base a5
+	r4 = len a5
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_6 serial block=7 group=1
+b0: # entry
+	r3 = base a6
+	r4 = len a6
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_7 serial block=8 group=1
+b0: # entry
+	r3 = base a7
+	r4 = len a7
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+kernel FourTiny(a []i32, b []i32, c []i32, d []i32)
+groups [4]
+disjoint a b
+disjoint a c
+disjoint a d
+disjoint b c
+disjoint b d
+disjoint c d
+
+task FourTiny_0 serial block=1 group=1
+b0: # entry
+	r3 = base a
+	r4 = len a
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+task FourTiny_1 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	r4 = len b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+task FourTiny_2 serial block=3 group=1
+b0: # entry
+	r3 = base c
+	r4 = len c
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+task FourTiny_3 serial block=4 group=1
+b0: # entry
+	r3 = base d
+	r4 = len d
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+kernel Tiny(a []i32)
+
+task Tiny_0 serial
+b0: # entry
+	r0 = base a
+	r1 = len a
+	jump b1
+b1: # tiny.entry
+	r2 = move.i64 r1
+	r3 = move.i64 -1
+	jump b2
+b2: # unroll setup
+	r10 = max.i64 r2, -9223372036854775804
+	r11 = sub.i64 r10, 4
+	jump b3
+b3: # unroll guard
+	r12 = lt.i64 r3, r11
+	branch r12, b4, b12
+b4: # tiny.rangeindex.loop (unrolled 0)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b5
+b5: # tiny.rangeindex.body (unrolled 0)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b6
+b6: # tiny.rangeindex.loop (unrolled 1)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b7
+b7: # tiny.rangeindex.body (unrolled 1)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b8
+b8: # tiny.rangeindex.loop (unrolled 2)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b9
+b9: # tiny.rangeindex.body (unrolled 2)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b10
+b10: # tiny.rangeindex.loop (unrolled 3)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b11
+b11: # tiny.rangeindex.body (unrolled 3)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b3
+b12: # tiny.rangeindex.loop
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	branch r5, b13, b14
+b13: # tiny.rangeindex.body
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b12
+b14: # tiny.return
+	return
+
+kernel Histogram(data []u8, bins []u32)
+
+task Histogram_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base bins
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
 `

@@ -12,6 +12,9 @@ import (
 
 // helper records the definition of a helper and returns its name.
 func (m *module) helper(name, definition string) string {
+	if _, ok := m.helpers[name]; !ok {
+		m.order = append(m.order, name)
+	}
 	m.helpers[name] = definition
 	return name
 }

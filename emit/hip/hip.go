@@ -21,7 +21,6 @@ package hip
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -61,12 +60,7 @@ func Module(kernels []*ir.Kernel) string {
 	}
 	var b strings.Builder
 	b.WriteString(Prelude)
-	names := make([]string, 0, len(m.helpers))
-	for name := range m.helpers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range m.order {
 		b.WriteString("\n")
 		b.WriteString(m.helpers[name])
 	}
@@ -100,6 +94,9 @@ func varSymbol(v ir.Var) string { return "qvar_" + v.Name }
 // module collects the helper functions its kernels use.
 type module struct {
 	helpers map[string]string // name → definition
+	// order lists the helpers as they were first needed, which puts a
+	// helper's own helpers before it.
+	order []string
 }
 
 // function writes one task as a __global__ function.

@@ -20,11 +20,16 @@ import (
 // operands loaded from the slices a and b (or an immediate in place of
 // one of them), its result stored to out.
 type opCase struct {
-	in   ir.Instr // Op, Type and From
+	in   ir.Instr // Op, Type, From and Space
 	imm  int      // the operand that is an immediate: 0, 1, or -1 for none
 	bits uint64   // the immediate
 	a, b []uint64 // operand bits, normalized to their types
 }
+
+// An atomic case's kernel updates a[i] (through a local variable in local
+// space) with b[i] (and, for a compare-and-swap, the immediate as the new
+// value) and stores the old value to out[i].
+func (c *opCase) atomic() bool { return c.in.Op.Info().Atomic }
 
 // TestSemanticsOnHost compiles the HIP of one kernel for every pure op and
 // type, with register and immediate operands, as host C++ under the
@@ -45,7 +50,7 @@ func TestSemanticsOnHost(t *testing.T) {
 		}
 		t.Skipf("no host C++ compiler (%s): %v", cxx, err)
 	}
-	cases := opCases()
+	cases := append(opCases(), atomicCases()...)
 	var kernels []*ir.Kernel
 	for i := range cases {
 		kernels = append(kernels, cases[i].kernel(fmt.Sprintf("k%d", i)))
@@ -132,6 +137,25 @@ func opCases() []opCase {
 	return cases
 }
 
+// atomicCases lists a case for every atomic op and type, in global and
+// local memory.
+func atomicCases() []opCase {
+	r := rand.New(rand.NewPCG(3, 4))
+	var cases []opCase
+	for _, op := range ir.Ops() {
+		if !op.Info().Atomic {
+			continue
+		}
+		for _, typ := range op.Info().Types.List() {
+			for _, space := range []ir.Space{ir.Global, ir.Local} {
+				a, b := operands(r, []ir.Type{typ, typ})
+				cases = append(cases, opCase{in: ir.Instr{Op: op, Type: typ, Space: space}, imm: -1, bits: edges(typ)[3], a: a, b: b})
+			}
+		}
+	}
+	return cases
+}
+
 // operands draws pairs of operands: every pair of edge values, then
 // random ones.
 func operands(r *rand.Rand, types []ir.Type) (a, b []uint64) {
@@ -205,6 +229,9 @@ func memType(t ir.Type) ir.Type {
 // kernel builds the case's kernel: thread i computes out[i] = op(a[i],
 // b[i]).
 func (c *opCase) kernel(name string) *ir.Kernel {
+	if c.atomic() {
+		return c.atomicKernel(name)
+	}
 	in := c.in
 	types := in.ArgTypes()
 	second := ir.Int32
@@ -267,9 +294,60 @@ func (c *opCase) kernel(name string) *ir.Kernel {
 	return k
 }
 
+func (c *opCase) atomicKernel(name string) *ir.Kernel {
+	in, t := c.in, c.in.Type
+	k := &ir.Kernel{Name: name, Params: []ir.Param{{Name: "a", Slice: true, Type: t}, {Name: "b", Slice: true, Type: t}, {Name: "out", Slice: true, Type: t}}}
+	task := &ir.Task{Name: name + "_0", Kind: ir.Parallel, Vars: []ir.Var{{Name: "v", Space: ir.Local, Size: t.Size(), Align: t.Size()}}}
+	k.Tasks = []*ir.Task{task}
+	entry, body, exit := task.NewBlock("entry"), task.NewBlock("body"), task.NewBlock("exit")
+	emit := func(in ir.Instr) ir.Reg {
+		in.Dst = ir.NoReg
+		if rt := in.ResultType(); rt != ir.Invalid {
+			in.Dst = task.NewReg(rt)
+		}
+		b := body
+		if in.Op == ir.OpThreadIndex || in.Op == ir.OpParamLen || in.Op == ir.OpLt {
+			b = entry
+		}
+		b.Instrs = append(b.Instrs, in)
+		return in.Dst
+	}
+	i := emit(ir.Instr{Op: ir.OpThreadIndex})
+	n := emit(ir.Instr{Op: ir.OpParamLen, Aux: 2})
+	entry.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(emit(ir.Instr{Op: ir.OpLt, Type: ir.Int64, Args: []ir.Arg{ir.R(i), ir.R(n)}})), Succs: [2]int{body.Index, exit.Index}}
+	exit.Term, body.Term = ir.Term{Kind: ir.Return}, ir.Term{Kind: ir.Return}
+	addr := func(param int64) ir.Reg {
+		base := emit(ir.Instr{Op: ir.OpParamBase, Aux: param})
+		return emit(ir.Instr{Op: ir.OpElemAddr, Args: []ir.Arg{ir.R(base), ir.R(i)}, Aux: int64(t.Size())})
+	}
+	a := addr(0)
+	p := a
+	if in.Space == ir.Local {
+		p = emit(ir.Instr{Op: ir.OpAddr, Aux: 0})
+		x := emit(ir.Instr{Op: ir.OpLoad, Type: t, Args: []ir.Arg{ir.R(a)}})
+		emit(ir.Instr{Op: ir.OpStore, Type: t, Space: ir.Local, Args: []ir.Arg{ir.R(p), ir.R(x)}})
+	}
+	in.Args = []ir.Arg{ir.R(p)}
+	if len(in.ArgTypes()) > 1 {
+		in.Args = append(in.Args, ir.R(emit(ir.Instr{Op: ir.OpLoad, Type: t, Args: []ir.Arg{ir.R(addr(1))}})))
+	}
+	if len(in.ArgTypes()) > 2 {
+		in.Args = append(in.Args, ir.Imm(t, c.bits))
+	}
+	old := emit(in)
+	if in.Space == ir.Local {
+		y := emit(ir.Instr{Op: ir.OpLoad, Type: t, Space: ir.Local, Args: []ir.Arg{ir.R(p)}})
+		emit(ir.Instr{Op: ir.OpStore, Type: t, Args: []ir.Arg{ir.R(a), ir.R(y)}})
+	}
+	if old != ir.NoReg {
+		emit(ir.Instr{Op: ir.OpStore, Type: t, Args: []ir.Arg{ir.R(addr(2)), ir.R(old)}})
+	}
+	return k
+}
+
 // writeMain adds the program that runs the kernels: for each, it reads n
 // and the slices a and b from standard input, runs n threads one after
-// the other and writes out.
+// the other and writes out, then a.
 func writeMain(b *bytes.Buffer, kernels []*ir.Kernel) {
 	b.WriteString("\ntypedef void (*kernel)(char *, i64, char *, i64, char *, i64);\n")
 	b.WriteString("struct entry { kernel run; int a, b, out; };\nstatic const entry kernels[] = {\n")
@@ -290,6 +368,7 @@ int main() {
 			k.run(a, n, b, n, out, n);
 		}
 		fwrite(out, k.out, n, stdout);
+		fwrite(a, k.a, n, stdout);
 		free(a);
 		free(b);
 		free(out);
@@ -313,6 +392,9 @@ func (c *opCase) writeInput(w *bytes.Buffer) {
 			w.Write(buf[:memType(t).Size()])
 		}
 	}
+	if c.atomic() {
+		types, second = []ir.Type{c.in.Type}, c.in.Type
+	}
 	put(c.a, types[0])
 	put(c.b, second)
 }
@@ -321,6 +403,9 @@ func (c *opCase) writeInput(w *bytes.Buffer) {
 // semantics and returns the rest of out.
 func (c *opCase) check(t *testing.T, k *ir.Kernel, out []byte) []byte {
 	t.Helper()
+	if c.atomic() {
+		return c.checkAtomic(t, k, out)
+	}
 	result := c.in.ResultType()
 	size := memType(result).Size()
 	bad := 0
@@ -340,7 +425,36 @@ func (c *opCase) check(t *testing.T, k *ir.Kernel, out []byte) []byte {
 			bad++
 		}
 	}
-	return out[len(c.a)*size:]
+	return out[len(c.a)*(size+k.Params[0].Type.Size()):]
+}
+
+// checkAtomic compares each old value and what the op left in memory with
+// ir.AtomicUpdate.
+func (c *opCase) checkAtomic(t *testing.T, k *ir.Kernel, out []byte) []byte {
+	t.Helper()
+	typ := c.in.Type
+	size, n := typ.Size(), len(c.a)
+	value := func(b []byte) uint64 {
+		var buf [8]byte
+		copy(buf[:], b[:size])
+		return typ.Normalize(binary.LittleEndian.Uint64(buf[:]))
+	}
+	bad := 0
+	for i := range c.a {
+		args := []uint64{c.b[i], c.bits}[:len(c.in.ArgTypes())-1]
+		mem, write := ir.AtomicUpdate(&c.in, c.a[i], args)
+		if !write {
+			mem = c.a[i]
+		}
+		got, gotMem := value(out[i*size:]), value(out[(n+i)*size:])
+		if c.in.Op != ir.OpAtomicStore && !same(typ, c.a[i], got) || !same(typ, mem, gotMem) {
+			if bad < 3 {
+				t.Errorf("%s: %s %s of %#x with %#x: old %#x, memory %#x; want %#x, %#x", k.Name, c.in.Op, c.in.Space, c.a[i], args, got, gotMem, c.a[i], mem)
+			}
+			bad++
+		}
+	}
+	return out[2*n*size:]
 }
 
 func formatInstr(k *ir.Kernel) string {

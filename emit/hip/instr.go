@@ -119,6 +119,10 @@ func (f *function) instr(in *ir.Instr) {
 	case ir.OpBarrier:
 		f.line("__syncthreads();")
 	default:
+		if in.Op.Info().Atomic {
+			f.atomic(in)
+			break
+		}
 		panic(fmt.Sprintf("hip: unexpected op %s", in.Op))
 	}
 }

@@ -197,6 +197,11 @@ func TestCodegen(t *testing.T) {
 		{entry: "Narrow_0", must: []string{`bfe\.s32 %r\d+, %r\d+, 0, 8`, `and\.b32 %r\d+, %r\d+, 255`}},
 		// A 64-bit shift count is clamped before the shift.
 		{entry: "Shifts_0", must: []string{`min\.u64`}},
+		// Atomic adds are one instruction, float ones too; Go's min and max
+		// of floats and narrow elements take compare-and-swap loops.
+		{entry: "Histogram_0", must: []string{`atom\.global\.add\.u32`}, never: []string{`atom\.global\.cas`}},
+		{entry: "FloatSums_0", must: []string{`atom\.global\.add\.f32`, `atom\.global\.add\.f64`}, never: []string{`atom\.global\.cas`}},
+		{entry: "Extremes_0", must: []string{`atom\.global\.cas\.b64`, `atom\.global\.cas\.b32`, `atom\.global\.min\.s64`, `atom\.global\.max\.s64`, `bfi\.b32`}},
 	} {
 		body := entry(t, module, c.entry)
 		for _, re := range c.must {

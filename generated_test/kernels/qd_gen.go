@@ -7,8 +7,38 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Name: "Histogram",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Slots",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Slots_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "FloatSums",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "FloatSums_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Extremes",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Extremes_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Bits",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Bits_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
@@ -370,6 +400,116 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Histogram launches kernel Histogram (atomics.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Slots launches kernel Slots (atomics.go:22) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], total *rt.Buffer[uint64], signed *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", order, count, total, signed); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, order)
+	rt.PutBuffer(qdArgs[:], 16, count)
+	rt.PutBuffer(qdArgs[:], 32, total)
+	rt.PutBuffer(qdArgs[:], 48, signed)
+	qdCounts := [1]int64{int64(order.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Slots(order.CPUSlice(), count.CPUSlice(), total.CPUSlice(), signed.CPUSlice())
+		}, order, count, total, signed)
+	}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FloatSums launches kernel FloatSums (atomics.go:34) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], sums32 *rt.Buffer[float32], sums64 *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", x, bucket, sums32, sums64); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, bucket)
+	rt.PutBuffer(qdArgs[:], 32, sums32)
+	rt.PutBuffer(qdArgs[:], 48, sums64)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FloatSums(x.CPUSlice(), bucket.CPUSlice(), sums32.CPUSlice(), sums64.CPUSlice())
+		}, x, bucket, sums32, sums64)
+	}
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Extremes launches kernel Extremes (atomics.go:46) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *rt.Buffer[float64], ilo *rt.Buffer[int64], ihi *rt.Buffer[int64], small *rt.Buffer[int8], narrow *rt.Buffer[uint16], fmax *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [128]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, lo)
+	rt.PutBuffer(qdArgs[:], 32, hi)
+	rt.PutBuffer(qdArgs[:], 48, ilo)
+	rt.PutBuffer(qdArgs[:], 64, ihi)
+	rt.PutBuffer(qdArgs[:], 80, small)
+	rt.PutBuffer(qdArgs[:], 96, narrow)
+	rt.PutBuffer(qdArgs[:], 112, fmax)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Extremes(x.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), ilo.CPUSlice(), ihi.CPUSlice(), small.CPUSlice(), narrow.CPUSlice(), fmax.CPUSlice())
+		}, x, lo, hi, ilo, ihi, small, narrow, fmax)
+	}
+	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Bits launches kernel Bits (atomics.go:65) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mask *rt.Buffer[uint64], prev *rt.Buffer[int64], old *rt.Buffer[int64], seen *rt.Buffer[int32], top *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", data, present, mask, prev, old, seen, top); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [112]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, present)
+	rt.PutBuffer(qdArgs[:], 32, mask)
+	rt.PutBuffer(qdArgs[:], 48, prev)
+	rt.PutBuffer(qdArgs[:], 64, old)
+	rt.PutBuffer(qdArgs[:], 80, seen)
+	rt.PutBuffer(qdArgs[:], 96, top)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Bits(data.CPUSlice(), present.CPUSlice(), mask.CPUSlice(), prev.CPUSlice(), old.CPUSlice(), seen.CPUSlice(), top.CPUSlice())
+		}, data, present, mask, prev, old, seen, top)
+	}
+	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -377,17 +517,17 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Saxpy(a, x.CPUSlice(), y.CPUSlice())
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
-	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Saxpy(a, x.CPUSlice(), y.CPUSlice())
+		}, x, y)
+	}
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -397,17 +537,17 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -417,17 +557,17 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -437,17 +577,17 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -457,17 +597,17 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -477,17 +617,17 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -497,17 +637,17 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -517,17 +657,17 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -537,17 +677,17 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
-			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -557,17 +697,17 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
-			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -577,17 +717,17 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
@@ -597,17 +737,17 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", x, c, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, c)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
+		}, x, c, out)
+	}
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -616,11 +756,6 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], u8 *rt.Buffer[uint8], i16 *rt.Buffer[int16], u32 *rt.Buffer[uint32], f32 *rt.Buffer[float32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", i64, f64, u8, i16, u32, f32, out); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
-			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
-		})
 	}
 	var qdArgs [112]byte
 	rt.PutBuffer(qdArgs[:], 0, i64)
@@ -631,7 +766,12 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 80, f32)
 	rt.PutBuffer(qdArgs[:], 96, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
+		}, i64, f64, u8, i16, u32, f32, out)
+	}
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -641,17 +781,17 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdOpts, func() {
-			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -661,17 +801,17 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(14, qdOpts, func() {
-			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -681,18 +821,18 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", x, y, lo, hi); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(15, qdOpts, func() {
-			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, lo)
 	rt.PutBuffer(qdArgs[:], 48, hi)
 	qdCounts := [1]int64{int64(lo.Len())}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
+		}, x, y, lo, hi)
+	}
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:174) after the work already launched on
@@ -702,17 +842,17 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	if qdErr := rt.CheckBuffers(qdk.dev, "Control", a, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(16, qdOpts, func() {
-			Control(a.CPUSlice(), out.CPUSlice(), limit)
-		})
-	}
 	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Control(a.CPUSlice(), out.CPUSlice(), limit)
+		}, a, out)
+	}
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
@@ -722,17 +862,17 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(17, qdOpts, func() {
-			Phases(a.CPUSlice(), b.CPUSlice(), n)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Phases(a.CPUSlice(), b.CPUSlice(), n)
+		}, a, b)
+	}
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
@@ -742,16 +882,16 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(18, qdOpts, func() {
-			Spin(out.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Spin(out.CPUSlice(), iters)
+		}, out)
+	}
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
@@ -761,11 +901,6 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", a, f, sums, q, r); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(19, qdOpts, func() {
-			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, f)
@@ -773,7 +908,12 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 48, q)
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
+		}, a, f, sums, q, r)
+	}
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
@@ -783,18 +923,18 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(20, qdOpts, func() {
-			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
-		})
-	}
 	var qdArgs [41]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
+		}, a, b)
+	}
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
@@ -804,17 +944,17 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(21, qdOpts, func() {
-			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
@@ -824,16 +964,16 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(22, qdOpts, func() {
-			Empty(a.CPUSlice(), n)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Empty(a.CPUSlice(), n)
+		}, a)
+	}
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
@@ -843,11 +983,6 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", out, lo, hi, small, u); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(23, qdOpts, func() {
-			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, lo)
@@ -855,7 +990,12 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 48, small)
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
+		}, out, lo, hi, small, u)
+	}
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
@@ -865,16 +1005,16 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(24, qdOpts, func() {
-			Fill(a.CPUSlice(), v)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Fill(a.CPUSlice(), v)
+		}, a)
+	}
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
@@ -884,16 +1024,16 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", dst, src); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(25, qdOpts, func() {
-			AddOne(dst.CPUSlice(), src.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			AddOne(dst.CPUSlice(), src.CPUSlice())
+		}, dst, src)
+	}
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
@@ -903,16 +1043,16 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	if qdErr := rt.CheckBuffers(qdk.dev, "Accumulate", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(26, qdOpts, func() {
-			Accumulate(a.CPUSlice(), v)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Accumulate(a.CPUSlice(), v)
+		}, a)
+	}
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
@@ -922,17 +1062,17 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "SlowFill", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(27, qdOpts, func() {
-			SlowFill(a.CPUSlice(), v, iters)
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			SlowFill(a.CPUSlice(), v, iters)
+		}, a)
+	}
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
@@ -941,11 +1081,6 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Scalars", out); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdOpts, func() {
-			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
-		})
 	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
@@ -960,7 +1095,12 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutFloat64(qdArgs[:], 40, float64(h))
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
+		}, out)
+	}
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -973,16 +1113,16 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	if qdErr := rt.CheckDisjoint("TwoBlocks", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
-			TwoBlocks(a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoBlocks(a.CPUSlice(), b.CPUSlice())
+		}, a, b)
+	}
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -995,16 +1135,16 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	if qdErr := rt.CheckDisjoint("OrderedInBlock", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
-			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
+		}, a, b)
+	}
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1017,18 +1157,18 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
-			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
-		})
-	}
 	var qdArgs [44]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
+		}, a, b)
+	}
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1038,17 +1178,17 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
-			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1142,11 +1282,6 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	if qdErr := rt.CheckDisjoint("EightBlocks", "a6", a6, "a7", a7); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
-			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, a0)
 	rt.PutBuffer(qdArgs[:], 16, a1)
@@ -1158,7 +1293,12 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		}, a0, a1, a2, a3, a4, a5, a6, a7)
+	}
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1177,18 +1317,18 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("MixedTop", "b", b, "c", c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
-			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -1199,6 +1339,611 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+
+.visible .entry Histogram_0(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<19>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt5, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Slots_0(
+	.param .u64 Slots_0_param_0,
+	.param .s64 Slots_0_param_1,
+	.param .u64 Slots_0_param_2,
+	.param .s64 Slots_0_param_3,
+	.param .u64 Slots_0_param_4,
+	.param .s64 Slots_0_param_5,
+	.param .u64 Slots_0_param_6,
+	.param .s64 Slots_0_param_7
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<33>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Slots_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Slots_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Slots_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd21, [Slots_0_param_4];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd27, [Slots_0_param_6];
+	cvta.to.global.u64 %rd27, %rd27;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	add.s64 %rd11, %rd12, 0;
+	mov.b32 %rt5, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt5;
+	add.s32 %r14, %r15, 1;
+	sub.s32 %r16, %r14, 1;
+	cvt.u32.u64 %r17, %rd9;
+	cvt.s64.s32 %rd19, %r16;
+	mad.lo.s64 %rd18, %rd19, 4, %rd4;
+	st.global.s32 [%rd18], %r17;
+	add.s64 %rd20, %rd21, 0;
+	mov.b64 %rd23, %rd9;
+	atom.global.add.u64 %rd25, [%rd20], %rd23;
+	add.s64 %rd26, %rd27, 0;
+	mov.b64 %rd29, %rd9;
+	neg.s64 %rd30, %rd29;
+	atom.global.add.u64 %rd32, [%rd26], %rd30;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry FloatSums_0(
+	.param .u64 FloatSums_0_param_0,
+	.param .s64 FloatSums_0_param_1,
+	.param .u64 FloatSums_0_param_2,
+	.param .s64 FloatSums_0_param_3,
+	.param .u64 FloatSums_0_param_4,
+	.param .s64 FloatSums_0_param_5,
+	.param .u64 FloatSums_0_param_6,
+	.param .s64 FloatSums_0_param_7
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<28>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<24>;
+	.reg .f64 %fd<31>;
+
+$L_0:
+	ld.param.u64 %rd4, [FloatSums_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [FloatSums_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [FloatSums_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd19, [FloatSums_0_param_4];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd25, [FloatSums_0_param_6];
+	cvta.to.global.u64 %rd25, %rd25;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	mad.lo.s64 %rd13, %rd9, 1, %rd14;
+	ld.global.u8 %r16, [%rd13];
+	rem.u32 %r17, %r16, 4;
+	and.b32 %r17, %r17, 255;
+	cvt.u64.u32 %rd21, %r17;
+	mad.lo.s64 %rd18, %rd21, 4, %rd19;
+	atom.global.add.f32 %f23, [%rd18], %f12;
+	cvt.u64.u32 %rd27, %r17;
+	mad.lo.s64 %rd24, %rd27, 8, %rd25;
+	cvt.f64.f32 %fd28, %f12;
+	atom.global.add.f64 %fd30, [%rd24], %fd28;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Extremes_0(
+	.param .u64 Extremes_0_param_0,
+	.param .s64 Extremes_0_param_1,
+	.param .u64 Extremes_0_param_2,
+	.param .s64 Extremes_0_param_3,
+	.param .u64 Extremes_0_param_4,
+	.param .s64 Extremes_0_param_5,
+	.param .u64 Extremes_0_param_6,
+	.param .s64 Extremes_0_param_7,
+	.param .u64 Extremes_0_param_8,
+	.param .s64 Extremes_0_param_9,
+	.param .u64 Extremes_0_param_10,
+	.param .s64 Extremes_0_param_11,
+	.param .u64 Extremes_0_param_12,
+	.param .s64 Extremes_0_param_13,
+	.param .u64 Extremes_0_param_14,
+	.param .s64 Extremes_0_param_15
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<21>;
+	.reg .b32 %r<51>;
+	.reg .b32 %rt<24>;
+	.reg .b64 %rd<99>;
+	.reg .b64 %rdt<10>;
+	.reg .f32 %f<57>;
+	.reg .f32 %ft<3>;
+	.reg .f64 %fd<21>;
+	.reg .f64 %fdt<6>;
+
+$L_0:
+	ld.param.u64 %rd4, [Extremes_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Extremes_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Extremes_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd18, [Extremes_0_param_4];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd26, [Extremes_0_param_6];
+	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd30, [Extremes_0_param_8];
+	cvta.to.global.u64 %rd30, %rd30;
+	ld.param.u64 %rd35, [Extremes_0_param_10];
+	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd41, [Extremes_0_param_12];
+	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd53, [Extremes_0_param_14];
+	cvta.to.global.u64 %rd53, %rd53;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	add.s64 %rd13, %rd14, 0;
+	ld.global.b64 %rdt1, [%rd13];
+$A_0:
+	mov.b64 %fd16, %rdt1;
+	setp.lt.f64 %pt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fd16, %fd12, %pt2;
+	setp.eq.f64 %pt3, %fd16, %fd12;
+	or.b64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fdt2, %fdt1, %pt3;
+	setp.nan.f64 %pt4, %fd16, %fd12;
+	add.rn.f64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt0, %fdt2, %fdt1, %pt4;
+	mov.b64 %rdt3, %fdt0;
+	setp.eq.b64 %pt0, %rdt3, %rdt1;
+	@%pt0 bra $A_1;
+	atom.global.cas.b64 %rdt2, [%rd13], %rdt1, %rdt3;
+	setp.ne.b64 %pt1, %rdt2, %rdt1;
+	mov.b64 %rdt1, %rdt2;
+	@%pt1 bra $A_0;
+$A_1:
+	add.s64 %rd17, %rd18, 0;
+	ld.global.b64 %rdt4, [%rd17];
+$A_2:
+	mov.b64 %fd20, %rdt4;
+	setp.gt.f64 %pt7, %fd20, %fd12;
+	selp.f64 %fdt4, %fd20, %fd12, %pt7;
+	setp.eq.f64 %pt8, %fd20, %fd12;
+	and.b64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
+	setp.nan.f64 %pt9, %fd20, %fd12;
+	add.rn.f64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt3, %fdt5, %fdt4, %pt9;
+	mov.b64 %rdt6, %fdt3;
+	setp.eq.b64 %pt5, %rdt6, %rdt4;
+	@%pt5 bra $A_3;
+	atom.global.cas.b64 %rdt5, [%rd17], %rdt4, %rdt6;
+	setp.ne.b64 %pt6, %rdt5, %rdt4;
+	mov.b64 %rdt4, %rdt5;
+	@%pt6 bra $A_2;
+$A_3:
+	mul.lo.s64 %rd21, %rd9, 7919;
+	mul.hi.s64 %rd57, %rd21, -9002011107970261188;
+	add.s64 %rd58, %rd57, %rd21;
+	mov.b64 %rd59, %rd58;
+	shr.u64 %rd60, %rd59, 63;
+	shr.s64 %rd61, %rd58, 9;
+	mov.b64 %rd62, %rd60;
+	add.s64 %rd63, %rd61, %rd62;
+	mul.lo.s64 %rd64, %rd63, 1000;
+	sub.s64 %rd65, %rd21, %rd64;
+	mov.b64 %rd22, %rd65;
+	mov.b64 %rd23, %rd22;
+	sub.s64 %rd24, %rd23, 500;
+	add.s64 %rd25, %rd26, 0;
+	atom.global.min.s64 %rd28, [%rd25], %rd24;
+	add.s64 %rd29, %rd30, 0;
+	atom.global.max.s64 %rd32, [%rd29], %rd24;
+	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
+	add.s64 %rd67, %rd66, %rd9;
+	mov.b64 %rd68, %rd67;
+	shr.u64 %rd69, %rd68, 63;
+	shr.s64 %rd70, %rd67, 1;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd72, %rd70, %rd71;
+	mul.lo.s64 %rd73, %rd72, 3;
+	sub.s64 %rd74, %rd9, %rd73;
+	mov.b64 %rd33, %rd74;
+	mad.lo.s64 %rd34, %rd33, 1, %rd35;
+	mov.b32 %rt5, 1;
+	and.b64 %rdt7, %rd34, -4;
+	cvt.u32.u64 %rt6, %rd34;
+	and.b32 %rt6, %rt6, 3;
+	shl.b32 %rt6, %rt6, 3;
+	ld.global.b32 %rt7, [%rdt7];
+$A_4:
+	bfe.s32 %r38, %rt7, %rt6, 8;
+	add.s32 %rt10, %r38, %rt5;
+	bfe.s32 %rt10, %rt10, 0, 8;
+	bfi.b32 %rt9, %rt10, %rt7, %rt6, 8;
+	setp.eq.b32 %pt10, %rt9, %rt7;
+	@%pt10 bra $A_5;
+	atom.global.cas.b32 %rt8, [%rdt7], %rt7, %rt9;
+	setp.ne.b32 %pt11, %rt8, %rt7;
+	mov.b32 %rt7, %rt8;
+	@%pt11 bra $A_4;
+$A_5:
+	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
+	add.s64 %rd76, %rd75, %rd9;
+	mov.b64 %rd77, %rd76;
+	shr.u64 %rd78, %rd77, 63;
+	shr.s64 %rd79, %rd76, 2;
+	mov.b64 %rd80, %rd78;
+	add.s64 %rd81, %rd79, %rd80;
+	mul.lo.s64 %rd82, %rd81, 5;
+	sub.s64 %rd83, %rd9, %rd82;
+	mov.b64 %rd39, %rd83;
+	mad.lo.s64 %rd40, %rd39, 2, %rd41;
+	cvt.u32.u64 %r43, %rd9;
+	and.b32 %r43, %r43, 65535;
+	and.b64 %rdt8, %rd40, -4;
+	cvt.u32.u64 %rt11, %rd40;
+	and.b32 %rt11, %rt11, 3;
+	shl.b32 %rt11, %rt11, 3;
+	ld.global.b32 %rt12, [%rdt8];
+$A_6:
+	bfe.u32 %r44, %rt12, %rt11, 16;
+	max.u32 %rt15, %r44, %r43;
+	bfi.b32 %rt14, %rt15, %rt12, %rt11, 16;
+	setp.eq.b32 %pt12, %rt14, %rt12;
+	@%pt12 bra $A_7;
+	atom.global.cas.b32 %rt13, [%rdt8], %rt12, %rt14;
+	setp.ne.b32 %pt13, %rt13, %rt12;
+	mov.b32 %rt12, %rt13;
+	@%pt13 bra $A_6;
+$A_7:
+	mul.hi.s64 %rd84, %rd9, -6148914691236517205;
+	add.s64 %rd85, %rd84, %rd9;
+	mov.b64 %rd86, %rd85;
+	shr.u64 %rd87, %rd86, 63;
+	shr.s64 %rd88, %rd85, 1;
+	mov.b64 %rd89, %rd87;
+	add.s64 %rd90, %rd88, %rd89;
+	mul.lo.s64 %rd91, %rd90, 3;
+	sub.s64 %rd92, %rd9, %rd91;
+	mov.b64 %rd45, %rd92;
+	add.s64 %rd46, %rd45, 5;
+	mad.lo.s64 %rd47, %rd46, 2, %rd41;
+	add.s64 %rd48, %rd9, 1;
+	cvt.u32.u64 %r49, %rd48;
+	and.b32 %r49, %r49, 65535;
+	and.b64 %rdt9, %rd47, -4;
+	cvt.u32.u64 %rt16, %rd47;
+	and.b32 %rt16, %rt16, 3;
+	shl.b32 %rt16, %rt16, 3;
+	ld.global.b32 %rt17, [%rdt9];
+$A_8:
+	bfe.u32 %r50, %rt17, %rt16, 16;
+	min.u32 %rt20, %r50, %r49;
+	bfi.b32 %rt19, %rt20, %rt17, %rt16, 16;
+	setp.eq.b32 %pt14, %rt19, %rt17;
+	@%pt14 bra $A_9;
+	atom.global.cas.b32 %rt18, [%rdt9], %rt17, %rt19;
+	setp.ne.b32 %pt15, %rt18, %rt17;
+	mov.b32 %rt17, %rt18;
+	@%pt15 bra $A_8;
+$A_9:
+	shr.s64 %rd93, %rd9, 63;
+	and.b64 %rd94, %rd93, 1;
+	add.s64 %rd95, %rd9, %rd94;
+	shr.s64 %rd96, %rd95, 1;
+	mul.lo.s64 %rd97, %rd96, 2;
+	sub.s64 %rd98, %rd9, %rd97;
+	mov.b64 %rd51, %rd98;
+	mad.lo.s64 %rd52, %rd51, 4, %rd53;
+	cvt.rn.f32.f64 %f55, %fd12;
+	ld.global.b32 %rt21, [%rd52];
+$A_10:
+	mov.b32 %f56, %rt21;
+	setp.gt.f32 %pt18, %f56, %f55;
+	selp.f32 %ft1, %f56, %f55, %pt18;
+	setp.eq.f32 %pt19, %f56, %f55;
+	and.b32 %ft2, %f56, %f55;
+	selp.f32 %ft1, %ft2, %ft1, %pt19;
+	setp.nan.f32 %pt20, %f56, %f55;
+	add.rn.f32 %ft2, %f56, %f55;
+	selp.f32 %ft0, %ft2, %ft1, %pt20;
+	mov.b32 %rt23, %ft0;
+	setp.eq.b32 %pt16, %rt23, %rt21;
+	@%pt16 bra $A_11;
+	atom.global.cas.b32 %rt22, [%rd52], %rt21, %rt23;
+	setp.ne.b32 %pt17, %rt22, %rt21;
+	mov.b32 %rt21, %rt22;
+	@%pt17 bra $A_10;
+$A_11:
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Bits_0(
+	.param .u64 Bits_0_param_0,
+	.param .s64 Bits_0_param_1,
+	.param .u64 Bits_0_param_2,
+	.param .s64 Bits_0_param_3,
+	.param .u64 Bits_0_param_4,
+	.param .s64 Bits_0_param_5,
+	.param .u64 Bits_0_param_6,
+	.param .s64 Bits_0_param_7,
+	.param .u64 Bits_0_param_8,
+	.param .s64 Bits_0_param_9,
+	.param .u64 Bits_0_param_10,
+	.param .s64 Bits_0_param_11,
+	.param .u64 Bits_0_param_12,
+	.param .s64 Bits_0_param_13
+)
+{
+	.reg .pred %p<53>;
+	.reg .b32 %r<54>;
+	.reg .b32 %rt<7>;
+	.reg .b64 %rd<63>;
+	.reg .b64 %rdt<2>;
+
+$L_0:
+	ld.param.u64 %rd4, [Bits_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Bits_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [Bits_0_param_2];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd22, [Bits_0_param_4];
+	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd29, [Bits_0_param_6];
+	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd34, [Bits_0_param_8];
+	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd37, [Bits_0_param_10];
+	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd47, [Bits_0_param_12];
+	cvta.to.global.u64 %rd47, %rd47;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_15;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_15;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	div.u32 %r13, %r12, 32;
+	and.b32 %r13, %r13, 255;
+	cvt.u64.u32 %rd17, %r13;
+	mad.lo.s64 %rd14, %rd17, 4, %rd15;
+	rem.u32 %r18, %r12, 32;
+	and.b32 %r18, %r18, 255;
+	mov.b32 %rt5, 1;
+	shl.b32 %r19, %rt5, %r18;
+	atom.global.or.b32 %r20, [%rd14], %r19;
+	add.s64 %rd21, %rd22, 0;
+	rem.u32 %r24, %r12, 64;
+	and.b32 %r24, %r24, 255;
+	mov.b64 %rdt1, 1;
+	shl.b64 %rd25, %rdt1, %r24;
+	not.b64 %rd26, %rd25;
+	atom.global.and.b64 %rd27, [%rd21], %rd26;
+	mad.lo.s64 %rd28, %rd9, 8, %rd29;
+	cvt.u64.u32 %rd31, %r12;
+	atom.global.exch.b64 %rd32, [%rd28], %rd31;
+	mad.lo.s64 %rd33, %rd9, 8, %rd34;
+	st.global.s64 [%rd33], %rd32;
+	mad.lo.s64 %rd36, %rd9, 4, %rd37;
+	mad.lo.s64 %rd39, %rd9, 4, %rd37;
+	ld.relaxed.gpu.global.s32 %r40, [%rd39];
+	add.s32 %r41, %r40, 1;
+	st.relaxed.gpu.global.s32 [%rd36], %r41;
+	mov.b32 %r42, %r12;
+	mul.hi.s64 %rd54, %rd9, -7905747460161236406;
+	add.s64 %rd55, %rd54, %rd9;
+	mov.b64 %rd56, %rd55;
+	shr.u64 %rd57, %rd56, 63;
+	shr.s64 %rd58, %rd55, 2;
+	mov.b64 %rd59, %rd57;
+	add.s64 %rd60, %rd58, %rd59;
+	mul.lo.s64 %rd61, %rd60, 7;
+	sub.s64 %rd62, %rd9, %rd61;
+	mov.b64 %rd43, %rd62;
+	cvt.u32.u64 %r44, %rd43;
+	mul.lo.s32 %r45, %r42, %r44;
+$L_6:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@!%p50 bra $L_8;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_8:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_9:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_10:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_11:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_12:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_13:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_14:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+	bra.uni $L_6;
+$L_15:
+	ret;
+}
 
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
@@ -7781,42 +8526,22 @@ const qdHIP = `// Generated by qdgen. DO NOT EDIT.
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
 
-static __device__ inline i16 qd_div_i16(i16 x, i16 y) { return y == 0 ? 0 : y == -1 ? (i16)-(u32)x : x / y; }
-
-static __device__ inline i32 qd_div_i32(i32 x, i32 y) { return y == 0 ? 0 : y == -1 ? (i32)-(u32)x : x / y; }
-
-static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
-
-static __device__ inline i8 qd_div_i8(i8 x, i8 y) { return y == 0 ? 0 : y == -1 ? (i8)-(u32)x : x / y; }
-
-static __device__ inline u16 qd_div_u16(u16 x, u16 y) { return y == 0 ? 0 : x / y; }
-
-static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / y; }
-
-static __device__ inline u64 qd_div_u64(u64 x, u64 y) { return y == 0 ? 0 : x / y; }
-
-static __device__ inline u8 qd_div_u8(u8 x, u8 y) { return y == 0 ? 0 : x / y; }
-
-static __device__ inline i64 qd_f32_to_i64(float x) {
-	return x != x ? 0 : x < -0x1p+63f ? (-9223372036854775807ll - 1) : x >= 0x1p+63f ? 9223372036854775807ll : (i64)x;
-}
-
-static __device__ inline i32 qd_f64_to_i32(double x) {
-	return x != x ? 0 : x < -0x1p+31 ? (-2147483647 - 1) : x >= 0x1p+31 ? 2147483647 : (i32)x;
-}
-
-static __device__ inline i64 qd_f64_to_i64(double x) {
-	return x != x ? 0 : x < -0x1p+63 ? (-9223372036854775807ll - 1) : x >= 0x1p+63 ? 9223372036854775807ll : (i64)x;
-}
-
-static __device__ inline u32 qd_f64_to_u32(double x) {
-	return x != x ? 0 : x <= -0x1p+0 ? 0 : x >= 0x1p+32 ? 4294967295u : (u32)x;
-}
-
-static __device__ inline float qd_max_f32(float x, float y) {
+static __device__ inline double qd_min_f64(double x, double y) {
 	if (x != x || y != y) return x + y;
-	if (x == y) return __uint_as_float((u32)__float_as_uint(x) & (u32)__float_as_uint(y)); // the sign of zeros
-	return x > y ? x : y;
+	if (x == y) return __longlong_as_double((i64)__double_as_longlong(x) | (i64)__double_as_longlong(y)); // the sign of zeros
+	return x < y ? x : y;
+}
+
+static __device__ inline double qd_atommin_f64(char *p, double v) {
+	u64 *w = (u64 *)p, old = *(volatile u64 *)w;
+	for (;;) {
+		double o = __longlong_as_double((i64)old);
+		u64 next = (u64)__double_as_longlong(qd_min_f64(o, v));
+		if (next == old) return o;
+		u64 seen = atomicCAS(w, old, next);
+		if (seen == old) return o;
+		old = seen;
+	}
 }
 
 static __device__ inline double qd_max_f64(double x, double y) {
@@ -7825,65 +8550,538 @@ static __device__ inline double qd_max_f64(double x, double y) {
 	return x > y ? x : y;
 }
 
+static __device__ inline double qd_atommax_f64(char *p, double v) {
+	u64 *w = (u64 *)p, old = *(volatile u64 *)w;
+	for (;;) {
+		double o = __longlong_as_double((i64)old);
+		u64 next = (u64)__double_as_longlong(qd_max_f64(o, v));
+		if (next == old) return o;
+		u64 seen = atomicCAS(w, old, next);
+		if (seen == old) return o;
+		old = seen;
+	}
+}
+
+static __device__ inline i64 qd_atommin_i64(char *p, i64 v) {
+	u64 *w = (u64 *)p, old = *(volatile u64 *)w;
+	for (;;) {
+		i64 o = (i64)old;
+		u64 next = (u64)(o < v ? o : v);
+		if (next == old) return o;
+		u64 seen = atomicCAS(w, old, next);
+		if (seen == old) return o;
+		old = seen;
+	}
+}
+
+static __device__ inline i64 qd_atommax_i64(char *p, i64 v) {
+	u64 *w = (u64 *)p, old = *(volatile u64 *)w;
+	for (;;) {
+		i64 o = (i64)old;
+		u64 next = (u64)(o > v ? o : v);
+		if (next == old) return o;
+		u64 seen = atomicCAS(w, old, next);
+		if (seen == old) return o;
+		old = seen;
+	}
+}
+
+static __device__ inline i8 qd_atomadd_i8(char *p, i8 v) {
+	u32 *w = (u32 *)(p - ((u64)p & 3));
+	u32 shift = ((u32)(u64)p & 3) * 8, old = *(volatile u32 *)w;
+	for (;;) {
+		i8 o = (i8)(old >> shift);
+		u32 next = (old & ~(255u << shift)) | (u32)(u8)((i8)((u32)o + (u32)v)) << shift;
+		if (next == old) return o;
+		u32 seen = atomicCAS(w, old, next);
+		if (seen == old) return o;
+		old = seen;
+	}
+}
+
+static __device__ inline u16 qd_atommax_u16(char *p, u16 v) {
+	u32 *w = (u32 *)(p - ((u64)p & 3));
+	u32 shift = ((u32)(u64)p & 3) * 8, old = *(volatile u32 *)w;
+	for (;;) {
+		u16 o = (u16)(old >> shift);
+		u32 next = (old & ~(65535u << shift)) | (u32)(u16)(o > v ? o : v) << shift;
+		if (next == old) return o;
+		u32 seen = atomicCAS(w, old, next);
+		if (seen == old) return o;
+		old = seen;
+	}
+}
+
+static __device__ inline u16 qd_atommin_u16(char *p, u16 v) {
+	u32 *w = (u32 *)(p - ((u64)p & 3));
+	u32 shift = ((u32)(u64)p & 3) * 8, old = *(volatile u32 *)w;
+	for (;;) {
+		u16 o = (u16)(old >> shift);
+		u32 next = (old & ~(65535u << shift)) | (u32)(u16)(o < v ? o : v) << shift;
+		if (next == old) return o;
+		u32 seen = atomicCAS(w, old, next);
+		if (seen == old) return o;
+		old = seen;
+	}
+}
+
+static __device__ inline float qd_max_f32(float x, float y) {
+	if (x != x || y != y) return x + y;
+	if (x == y) return __uint_as_float((u32)__float_as_uint(x) & (u32)__float_as_uint(y)); // the sign of zeros
+	return x > y ? x : y;
+}
+
+static __device__ inline float qd_atommax_f32(char *p, float v) {
+	u32 *w = (u32 *)p, old = *(volatile u32 *)w;
+	for (;;) {
+		float o = __uint_as_float(old);
+		u32 next = __float_as_uint(qd_max_f32(o, v));
+		if (next == old) return o;
+		u32 seen = atomicCAS(w, old, next);
+		if (seen == old) return o;
+		old = seen;
+	}
+}
+
+static __device__ inline u32 qd_shl_u32(u32 x, u64 n) { return n >= 32 ? 0 : x << n; }
+
+static __device__ inline u64 qd_shl_u64(u64 x, u64 n) { return n >= 64 ? 0 : x << n; }
+
+static __device__ inline i8 qd_div_i8(i8 x, i8 y) { return y == 0 ? 0 : y == -1 ? (i8)-(u32)x : x / y; }
+
+static __device__ inline i8 qd_rem_i8(i8 x, i8 y) { return y == 0 || y == -1 ? 0 : x % y; }
+
+static __device__ inline i8 qd_shl_i8(i8 x, u64 n) { return n >= 8 ? 0 : (u32)x << n; }
+
+static __device__ inline i8 qd_shr_i8(i8 x, u64 n) { return x >> (n >= 8 ? 7 : n); }
+
+static __device__ inline i16 qd_div_i16(i16 x, i16 y) { return y == 0 ? 0 : y == -1 ? (i16)-(u32)x : x / y; }
+
+static __device__ inline i16 qd_rem_i16(i16 x, i16 y) { return y == 0 || y == -1 ? 0 : x % y; }
+
+static __device__ inline i16 qd_shl_i16(i16 x, u64 n) { return n >= 16 ? 0 : (u32)x << n; }
+
+static __device__ inline i16 qd_shr_i16(i16 x, u64 n) { return x >> (n >= 16 ? 15 : n); }
+
+static __device__ inline i32 qd_div_i32(i32 x, i32 y) { return y == 0 ? 0 : y == -1 ? (i32)-(u32)x : x / y; }
+
+static __device__ inline i32 qd_rem_i32(i32 x, i32 y) { return y == 0 || y == -1 ? 0 : x % y; }
+
+static __device__ inline i32 qd_shl_i32(i32 x, u64 n) { return n >= 32 ? 0 : (u32)x << n; }
+
+static __device__ inline i32 qd_shr_i32(i32 x, u64 n) { return x >> (n >= 32 ? 31 : n); }
+
+static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
+
+static __device__ inline i64 qd_rem_i64(i64 x, i64 y) { return y == 0 || y == -1 ? 0 : x % y; }
+
+static __device__ inline i64 qd_shl_i64(i64 x, u64 n) { return n >= 64 ? 0 : (u64)x << n; }
+
+static __device__ inline i64 qd_shr_i64(i64 x, u64 n) { return x >> (n >= 64 ? 63 : n); }
+
+static __device__ inline u8 qd_div_u8(u8 x, u8 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline u8 qd_rem_u8(u8 x, u8 y) { return y == 0 ? 0 : x % y; }
+
+static __device__ inline u8 qd_shl_u8(u8 x, u64 n) { return n >= 8 ? 0 : (u32)x << n; }
+
+static __device__ inline u8 qd_shr_u8(u8 x, u64 n) { return n >= 8 ? 0 : x >> n; }
+
+static __device__ inline u16 qd_div_u16(u16 x, u16 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline u16 qd_rem_u16(u16 x, u16 y) { return y == 0 ? 0 : x % y; }
+
+static __device__ inline u16 qd_shl_u16(u16 x, u64 n) { return n >= 16 ? 0 : (u32)x << n; }
+
+static __device__ inline u16 qd_shr_u16(u16 x, u64 n) { return n >= 16 ? 0 : x >> n; }
+
+static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline u32 qd_rem_u32(u32 x, u32 y) { return y == 0 ? 0 : x % y; }
+
+static __device__ inline u32 qd_shr_u32(u32 x, u64 n) { return n >= 32 ? 0 : x >> n; }
+
+static __device__ inline u64 qd_div_u64(u64 x, u64 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline u64 qd_rem_u64(u64 x, u64 y) { return y == 0 ? 0 : x % y; }
+
+static __device__ inline u64 qd_shr_u64(u64 x, u64 n) { return n >= 64 ? 0 : x >> n; }
+
+static __device__ inline i64 qd_f32_to_i64(float x) {
+	return x != x ? 0 : x < -0x1p+63f ? (-9223372036854775807ll - 1) : x >= 0x1p+63f ? 9223372036854775807ll : (i64)x;
+}
+
+static __device__ inline i64 qd_f64_to_i64(double x) {
+	return x != x ? 0 : x < -0x1p+63 ? (-9223372036854775807ll - 1) : x >= 0x1p+63 ? 9223372036854775807ll : (i64)x;
+}
+
+static __device__ inline i32 qd_f64_to_i32(double x) {
+	return x != x ? 0 : x < -0x1p+31 ? (-2147483647 - 1) : x >= 0x1p+31 ? 2147483647 : (i32)x;
+}
+
+static __device__ inline u32 qd_f64_to_u32(double x) {
+	return x != x ? 0 : x <= -0x1p+0 ? 0 : x >= 0x1p+32 ? 4294967295u : (u32)x;
+}
+
 static __device__ inline float qd_min_f32(float x, float y) {
 	if (x != x || y != y) return x + y;
 	if (x == y) return __uint_as_float((u32)__float_as_uint(x) | (u32)__float_as_uint(y)); // the sign of zeros
 	return x < y ? x : y;
 }
 
-static __device__ inline double qd_min_f64(double x, double y) {
-	if (x != x || y != y) return x + y;
-	if (x == y) return __longlong_as_double((i64)__double_as_longlong(x) | (i64)__double_as_longlong(y)); // the sign of zeros
-	return x < y ? x : y;
+// Task 0 of kernel Histogram(data []u8, bins []u32), parallel.
+extern "C" __global__ void Histogram_0(char *p0, i64 p1, char *p2, i64 p3) {
+	bool r7 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r16 = 0;
+	u8 r12 = 0;
+	u32 r17 = 0, r18 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r14 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b7;
+	r11 = r4 + r9 * 1;
+	r12 = *(u8 *)r11;
+	r16 = (i64)r12;
+	r13 = r14 + r16 * 4;
+	r18 = atomicAdd((u32 *)r13, 1u);
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
 }
 
-static __device__ inline i16 qd_rem_i16(i16 x, i16 y) { return y == 0 || y == -1 ? 0 : x % y; }
+// Task 0 of kernel Slots(order []i32, count []i32, total []u64, signed []i64), parallel.
+extern "C" __global__ void Slots_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
+	bool r7 = 0, r10 = 0;
+	i32 r14 = 0, r15 = 0, r16 = 0, r17 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r13 = 0, r19 = 0, r22 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
+	u64 r23 = 0, r24 = 0, r25 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r18 = 0, *r20 = 0, *r21 = 0, *r26 = 0, *r27 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r12 = p2;
+	r21 = p4;
+	r27 = p6;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b7;
+	r11 = r12 + 0ll;
+	r15 = atomicAdd((u32 *)r11, (u32)1);
+	r14 = (u32)r15 + 1u;
+	r16 = (u32)r14 - 1u;
+	r17 = (i32)r9;
+	r19 = (i64)r16;
+	r18 = r4 + r19 * 4;
+	*(i32 *)r18 = r17;
+	r20 = r21 + 0ll;
+	r23 = (u64)r9;
+	r25 = atomicAdd((u64 *)r20, r23);
+	r26 = r27 + 0ll;
+	r29 = r9;
+	r30 = -(u64)r29;
+	r32 = atomicAdd((u64 *)r26, (u64)r30);
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
 
-static __device__ inline i32 qd_rem_i32(i32 x, i32 y) { return y == 0 || y == -1 ? 0 : x % y; }
+// Task 0 of kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64), parallel.
+extern "C" __global__ void FloatSums_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
+	bool r7 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r20 = 0, r21 = 0, r26 = 0, r27 = 0;
+	u8 r16 = 0, r17 = 0;
+	float r12 = 0, r22 = 0, r23 = 0;
+	double r28 = 0, r29 = 0, r30 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0, *r24 = 0, *r25 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r14 = p2;
+	r19 = p4;
+	r25 = p6;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b7;
+	r11 = r4 + r9 * 4;
+	r12 = *(float *)r11;
+	r13 = r14 + r9 * 1;
+	r16 = *(u8 *)r13;
+	r17 = r16 % 4;
+	r21 = (i64)r17;
+	r18 = r19 + r21 * 4;
+	r23 = atomicAdd((float *)r18, r12);
+	r27 = (i64)r17;
+	r24 = r25 + r27 * 8;
+	r28 = (double)r12;
+	r30 = atomicAdd((double *)r24, r28);
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
 
-static __device__ inline i64 qd_rem_i64(i64 x, i64 y) { return y == 0 || y == -1 ? 0 : x % y; }
+// Task 0 of kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32), parallel.
+extern "C" __global__ void Extremes_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15) {
+	bool r7 = 0, r10 = 0;
+	i8 r37 = 0, r38 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r19 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r27 = 0, r28 = 0;
+	i64 r31 = 0, r32 = 0, r33 = 0, r36 = 0, r39 = 0, r42 = 0, r45 = 0, r46 = 0;
+	i64 r48 = 0, r51 = 0, r54 = 0, r57 = 0, r58 = 0, r61 = 0, r62 = 0, r63 = 0;
+	i64 r64 = 0, r65 = 0, r66 = 0, r67 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0;
+	i64 r74 = 0, r75 = 0, r76 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0;
+	i64 r84 = 0, r85 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
+	i64 r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0;
+	u16 r43 = 0, r44 = 0, r49 = 0, r50 = 0;
+	u64 r59 = 0, r60 = 0, r68 = 0, r69 = 0, r77 = 0, r78 = 0, r86 = 0, r87 = 0;
+	float r55 = 0, r56 = 0;
+	double r12 = 0, r16 = 0, r20 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r17 = 0, *r18 = 0, *r25 = 0, *r26 = 0;
+	char *r29 = 0, *r30 = 0, *r34 = 0, *r35 = 0, *r40 = 0, *r41 = 0, *r47 = 0, *r52 = 0;
+	char *r53 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r14 = p2;
+	r18 = p4;
+	r26 = p6;
+	r30 = p8;
+	r35 = p10;
+	r41 = p12;
+	r53 = p14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b7;
+	r11 = r4 + r9 * 8;
+	r12 = *(double *)r11;
+	r13 = r14 + 0ll;
+	r16 = qd_atommin_f64(r13, r12);
+	r17 = r18 + 0ll;
+	r20 = qd_atommax_f64(r17, r12);
+	r21 = (u64)r9 * 7919ull;
+	r57 = __mul64hi(r21, (-9002011107970261188ll));
+	r58 = (u64)r57 + (u64)r21;
+	r59 = (u64)r58;
+	r60 = r59 >> 63;
+	r61 = r58 >> 9;
+	r62 = (i64)r60;
+	r63 = (u64)r61 + (u64)r62;
+	r64 = (u64)r63 * 1000ull;
+	r65 = (u64)r21 - (u64)r64;
+	r22 = r65;
+	r23 = r22;
+	r24 = (u64)r23 - 500ull;
+	r25 = r26 + 0ll;
+	r28 = qd_atommin_i64(r25, r24);
+	r29 = r30 + 0ll;
+	r32 = qd_atommax_i64(r29, r24);
+	r66 = __mul64hi(r9, (-6148914691236517205ll));
+	r67 = (u64)r66 + (u64)r9;
+	r68 = (u64)r67;
+	r69 = r68 >> 63;
+	r70 = r67 >> 1;
+	r71 = (i64)r69;
+	r72 = (u64)r70 + (u64)r71;
+	r73 = (u64)r72 * 3ull;
+	r74 = (u64)r9 - (u64)r73;
+	r33 = r74;
+	r34 = r35 + r33 * 1;
+	r38 = qd_atomadd_i8(r34, 1);
+	r75 = __mul64hi(r9, (-3689348814741910323ll));
+	r76 = (u64)r75 + (u64)r9;
+	r77 = (u64)r76;
+	r78 = r77 >> 63;
+	r79 = r76 >> 2;
+	r80 = (i64)r78;
+	r81 = (u64)r79 + (u64)r80;
+	r82 = (u64)r81 * 5ull;
+	r83 = (u64)r9 - (u64)r82;
+	r39 = r83;
+	r40 = r41 + r39 * 2;
+	r43 = (u16)r9;
+	r44 = qd_atommax_u16(r40, r43);
+	r84 = __mul64hi(r9, (-6148914691236517205ll));
+	r85 = (u64)r84 + (u64)r9;
+	r86 = (u64)r85;
+	r87 = r86 >> 63;
+	r88 = r85 >> 1;
+	r89 = (i64)r87;
+	r90 = (u64)r88 + (u64)r89;
+	r91 = (u64)r90 * 3ull;
+	r92 = (u64)r9 - (u64)r91;
+	r45 = r92;
+	r46 = (u64)r45 + 5ull;
+	r47 = r41 + r46 * 2;
+	r48 = (u64)r9 + 1ull;
+	r49 = (u16)r48;
+	r50 = qd_atommin_u16(r47, r49);
+	r93 = r9 >> 63;
+	r94 = r93 & 1ll;
+	r95 = (u64)r9 + (u64)r94;
+	r96 = r95 >> 1;
+	r97 = (u64)r96 * 2ull;
+	r98 = (u64)r9 - (u64)r97;
+	r51 = r98;
+	r52 = r53 + r51 * 4;
+	r55 = (float)r12;
+	r56 = qd_atommax_f32(r52, r55);
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
 
-static __device__ inline i8 qd_rem_i8(i8 x, i8 y) { return y == 0 || y == -1 ? 0 : x % y; }
-
-static __device__ inline u16 qd_rem_u16(u16 x, u16 y) { return y == 0 ? 0 : x % y; }
-
-static __device__ inline u32 qd_rem_u32(u32 x, u32 y) { return y == 0 ? 0 : x % y; }
-
-static __device__ inline u64 qd_rem_u64(u64 x, u64 y) { return y == 0 ? 0 : x % y; }
-
-static __device__ inline u8 qd_rem_u8(u8 x, u8 y) { return y == 0 ? 0 : x % y; }
-
-static __device__ inline i16 qd_shl_i16(i16 x, u64 n) { return n >= 16 ? 0 : (u32)x << n; }
-
-static __device__ inline i32 qd_shl_i32(i32 x, u64 n) { return n >= 32 ? 0 : (u32)x << n; }
-
-static __device__ inline i64 qd_shl_i64(i64 x, u64 n) { return n >= 64 ? 0 : (u64)x << n; }
-
-static __device__ inline i8 qd_shl_i8(i8 x, u64 n) { return n >= 8 ? 0 : (u32)x << n; }
-
-static __device__ inline u16 qd_shl_u16(u16 x, u64 n) { return n >= 16 ? 0 : (u32)x << n; }
-
-static __device__ inline u32 qd_shl_u32(u32 x, u64 n) { return n >= 32 ? 0 : x << n; }
-
-static __device__ inline u64 qd_shl_u64(u64 x, u64 n) { return n >= 64 ? 0 : x << n; }
-
-static __device__ inline u8 qd_shl_u8(u8 x, u64 n) { return n >= 8 ? 0 : (u32)x << n; }
-
-static __device__ inline i16 qd_shr_i16(i16 x, u64 n) { return x >> (n >= 16 ? 15 : n); }
-
-static __device__ inline i32 qd_shr_i32(i32 x, u64 n) { return x >> (n >= 32 ? 31 : n); }
-
-static __device__ inline i64 qd_shr_i64(i64 x, u64 n) { return x >> (n >= 64 ? 63 : n); }
-
-static __device__ inline i8 qd_shr_i8(i8 x, u64 n) { return x >> (n >= 8 ? 7 : n); }
-
-static __device__ inline u16 qd_shr_u16(u16 x, u64 n) { return n >= 16 ? 0 : x >> n; }
-
-static __device__ inline u32 qd_shr_u32(u32 x, u64 n) { return n >= 32 ? 0 : x >> n; }
-
-static __device__ inline u64 qd_shr_u64(u64 x, u64 n) { return n >= 64 ? 0 : x >> n; }
-
-static __device__ inline u8 qd_shr_u8(u8 x, u64 n) { return n >= 8 ? 0 : x >> n; }
+// Task 0 of kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32), parallel.
+extern "C" __global__ void Bits_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13) {
+	bool r7 = 0, r10 = 0, r50 = 0, r52 = 0;
+	i32 r40 = 0, r41 = 0, r42 = 0, r44 = 0, r45 = 0, r49 = 0, r53 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r16 = 0, r17 = 0, r23 = 0, r30 = 0, r31 = 0, r32 = 0, r35 = 0, r38 = 0;
+	i64 r43 = 0, r48 = 0, r54 = 0, r55 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0;
+	i64 r62 = 0;
+	u8 r12 = 0, r13 = 0, r18 = 0, r24 = 0;
+	u32 r19 = 0, r20 = 0;
+	u64 r25 = 0, r26 = 0, r27 = 0, r56 = 0, r57 = 0;
+	char *r4 = 0, *r11 = 0, *r14 = 0, *r15 = 0, *r21 = 0, *r22 = 0, *r28 = 0, *r29 = 0;
+	char *r33 = 0, *r34 = 0, *r36 = 0, *r37 = 0, *r39 = 0, *r46 = 0, *r47 = 0, *r51 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r15 = p2;
+	r22 = p4;
+	r29 = p6;
+	r34 = p8;
+	r37 = p10;
+	r47 = p12;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b15;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b15;
+	r11 = r4 + r9 * 1;
+	r12 = *(u8 *)r11;
+	r13 = r12 / 32;
+	r17 = (i64)r13;
+	r14 = r15 + r17 * 4;
+	r18 = r12 % 32;
+	r19 = qd_shl_u32(1u, (u64)r18);
+	r20 = atomicOr((u32 *)r14, r19);
+	r21 = r22 + 0ll;
+	r24 = r12 % 64;
+	r25 = qd_shl_u64(1ull, (u64)r24);
+	r26 = ~r25;
+	r27 = atomicAnd((u64 *)r21, r26);
+	r28 = r29 + r9 * 8;
+	r31 = (i64)r12;
+	r32 = atomicExch((u64 *)r28, (u64)r31);
+	r33 = r34 + r9 * 8;
+	*(i64 *)r33 = r32;
+	r36 = r37 + r9 * 4;
+	r39 = r37 + r9 * 4;
+	r40 = *(volatile i32 *)r39;
+	r41 = (u32)r40 + 1u;
+	*(volatile i32 *)r36 = r41;
+	r42 = (i32)r12;
+	r54 = __mul64hi(r9, (-7905747460161236406ll));
+	r55 = (u64)r54 + (u64)r9;
+	r56 = (u64)r55;
+	r57 = r56 >> 63;
+	r58 = r55 >> 2;
+	r59 = (i64)r57;
+	r60 = (u64)r58 + (u64)r59;
+	r61 = (u64)r60 * 7ull;
+	r62 = (u64)r9 - (u64)r61;
+	r43 = r62;
+	r44 = (i32)r43;
+	r45 = (u32)r42 * (u32)r44;
+b6: // for.body
+	r46 = r47 + 0ll;
+	r49 = *(volatile i32 *)r46;
+	r50 = r45 <= r49;
+	if (!r50) goto b8;
+b7: // latch
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b8: // cond.false
+	r51 = r47 + 0ll;
+	r53 = atomicCAS((u32 *)r51, (u32)r49, (u32)r45);
+	r52 = r53 == r49;
+	if (r52) goto b7;
+	r46 = r47 + 0ll;
+	r49 = *(volatile i32 *)r46;
+	r50 = r45 <= r49;
+	if (r50) goto b7;
+	r51 = r47 + 0ll;
+	r53 = atomicCAS((u32 *)r51, (u32)r49, (u32)r45);
+	r52 = r53 == r49;
+	if (r52) goto b7;
+	r46 = r47 + 0ll;
+	r49 = *(volatile i32 *)r46;
+	r50 = r45 <= r49;
+	if (r50) goto b7;
+	r51 = r47 + 0ll;
+	r53 = atomicCAS((u32 *)r51, (u32)r49, (u32)r45);
+	r52 = r53 == r49;
+	if (r52) goto b7;
+	r46 = r47 + 0ll;
+	r49 = *(volatile i32 *)r46;
+	r50 = r45 <= r49;
+	if (r50) goto b7;
+	r51 = r47 + 0ll;
+	r53 = atomicCAS((u32 *)r51, (u32)r49, (u32)r45);
+	r52 = r53 == r49;
+	if (r52) goto b7;
+	goto b6;
+b15: // exit
+	return;
+}
 
 // Task 0 of kernel Saxpy(a f32, x []f32, y []f32), parallel.
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4) {
@@ -12702,4 +13900,5698 @@ b2: // head
 b7: // exit
 	return;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Histogram(data []u8, bins []u32)
+
+task Histogram_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base bins
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Slots(order []i32, count []i32, total []u64, signed []i64)
+
+task Slots_0 parallel count=(len order)
+b0: # entry
+	r4 = base order
+	r5 = len order
+	r3 = move.i64 r5
+	r12 = base count
+	r21 = base total
+	r27 = base signed
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, 0, 4
+	r15 = atomadd.i32 r11, 1
+	r14 = add.i32 r15, 1
+	r16 = sub.i32 r14, 1
+	r17 = convert.i32.i64 r9
+	r19 = convert.i64.i32 r16
+	r18 = elemaddr r4, r19, 4
+	store.i32 r18, r17
+	r20 = elemaddr r21, 0, 8
+	r23 = convert.u64.i64 r9
+	r25 = atomadd.u64 r20, r23
+	r26 = elemaddr r27, 0, 8
+	r29 = move.i64 r9
+	r30 = neg.i64 r29
+	r32 = atomadd.i64 r26, r30
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
+
+task FloatSums_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base bucket
+	r19 = base sums32
+	r25 = base sums64
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = elemaddr r14, r9, 1
+	r16 = load.u8 r13
+	r17 = rem.u8 r16, 4
+	r21 = convert.i64.u8 r17
+	r18 = elemaddr r19, r21, 4
+	r23 = atomadd.f32 r18, r12
+	r27 = convert.i64.u8 r17
+	r24 = elemaddr r25, r27, 8
+	r28 = convert.f64.f32 r12
+	r30 = atomadd.f64 r24, r28
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
+
+task Extremes_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base lo
+	r18 = base hi
+	r26 = base ilo
+	r30 = base ihi
+	r35 = base small
+	r41 = base narrow
+	r53 = base fmax
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	r13 = elemaddr r14, 0, 8
+	r16 = atommin.f64 r13, r12
+	r17 = elemaddr r18, 0, 8
+	r20 = atommax.f64 r17, r12
+	r21 = mul.i64 r9, 7919
+	r57 = mulhi.i64 r21, -9002011107970261188
+	r58 = add.i64 r57, r21
+	r59 = convert.u64.i64 r58
+	r60 = shr.u64.u32 r59, 63
+	r61 = shr.i64.u32 r58, 9
+	r62 = convert.i64.u64 r60
+	r63 = add.i64 r61, r62
+	r64 = mul.i64 r63, 1000
+	r65 = sub.i64 r21, r64
+	r22 = move.i64 r65
+	r23 = move.i64 r22
+	r24 = sub.i64 r23, 500
+	r25 = elemaddr r26, 0, 8
+	r28 = atommin.i64 r25, r24
+	r29 = elemaddr r30, 0, 8
+	r32 = atommax.i64 r29, r24
+	r66 = mulhi.i64 r9, -6148914691236517205
+	r67 = add.i64 r66, r9
+	r68 = convert.u64.i64 r67
+	r69 = shr.u64.u32 r68, 63
+	r70 = shr.i64.u32 r67, 1
+	r71 = convert.i64.u64 r69
+	r72 = add.i64 r70, r71
+	r73 = mul.i64 r72, 3
+	r74 = sub.i64 r9, r73
+	r33 = move.i64 r74
+	r34 = elemaddr r35, r33, 1
+	r38 = atomadd.i8 r34, 1
+	r75 = mulhi.i64 r9, -3689348814741910323
+	r76 = add.i64 r75, r9
+	r77 = convert.u64.i64 r76
+	r78 = shr.u64.u32 r77, 63
+	r79 = shr.i64.u32 r76, 2
+	r80 = convert.i64.u64 r78
+	r81 = add.i64 r79, r80
+	r82 = mul.i64 r81, 5
+	r83 = sub.i64 r9, r82
+	r39 = move.i64 r83
+	r40 = elemaddr r41, r39, 2
+	r43 = convert.u16.i64 r9
+	r44 = atommax.u16 r40, r43
+	r84 = mulhi.i64 r9, -6148914691236517205
+	r85 = add.i64 r84, r9
+	r86 = convert.u64.i64 r85
+	r87 = shr.u64.u32 r86, 63
+	r88 = shr.i64.u32 r85, 1
+	r89 = convert.i64.u64 r87
+	r90 = add.i64 r88, r89
+	r91 = mul.i64 r90, 3
+	r92 = sub.i64 r9, r91
+	r45 = move.i64 r92
+	r46 = add.i64 r45, 5
+	r47 = elemaddr r41, r46, 2
+	r48 = add.i64 r9, 1
+	r49 = convert.u16.i64 r48
+	r50 = atommin.u16 r47, r49
+	r93 = shr.i64.u32 r9, 63
+	r94 = and.i64 r93, 1
+	r95 = add.i64 r9, r94
+	r96 = shr.i64.u32 r95, 1
+	r97 = mul.i64 r96, 2
+	r98 = sub.i64 r9, r97
+	r51 = move.i64 r98
+	r52 = elemaddr r53, r51, 4
+	r55 = convert.f32.f64 r12
+	r56 = atommax.f32 r52, r55
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32)
+
+task Bits_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r15 = base present
+	r22 = base mask
+	r29 = base prev
+	r34 = base old
+	r37 = base seen
+	r47 = base top
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b15
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b15
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r13 = div.u8 r12, 32
+	r17 = convert.i64.u8 r13
+	r14 = elemaddr r15, r17, 4
+	r18 = rem.u8 r12, 32
+	r19 = shl.u32.u8 1, r18
+	r20 = atomor.u32 r14, r19
+	r21 = elemaddr r22, 0, 8
+	r24 = rem.u8 r12, 64
+	r25 = shl.u64.u8 1, r24
+	r26 = not.u64 r25
+	r27 = atomand.u64 r21, r26
+	r28 = elemaddr r29, r9, 8
+	r31 = convert.i64.u8 r12
+	r32 = atomswap.i64 r28, r31
+	r33 = elemaddr r34, r9, 8
+	store.i64 r33, r32
+	r36 = elemaddr r37, r9, 4
+	r39 = elemaddr r37, r9, 4
+	r40 = atomload.i32 r39
+	r41 = add.i32 r40, 1
+	atomstore.i32 r36, r41
+	r42 = convert.i32.u8 r12
+	r54 = mulhi.i64 r9, -7905747460161236406
+	r55 = add.i64 r54, r9
+	r56 = convert.u64.i64 r55
+	r57 = shr.u64.u32 r56, 63
+	r58 = shr.i64.u32 r55, 2
+	r59 = convert.i64.u64 r57
+	r60 = add.i64 r58, r59
+	r61 = mul.i64 r60, 7
+	r62 = sub.i64 r9, r61
+	r43 = move.i64 r62
+	r44 = convert.i32.i64 r43
+	r45 = mul.i32 r42, r44
+	jump b6
+b6: # for.body
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # cond.false
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b9
+b9: # for.body (unrolled 1)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b10
+b10: # cond.false (unrolled 1)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b11
+b11: # for.body (unrolled 2)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b12
+b12: # cond.false (unrolled 2)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b13
+b13: # for.body (unrolled 3)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b14
+b14: # cond.false (unrolled 3)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b6
+b15: # exit
+	return
+
+kernel Saxpy(a f32, x []f32, y []f32)
+
+task Saxpy_0 parallel count=(min.i64 (len x) (len y))
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r8 = base y
+	r9 = len y
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r15 = param.f32 a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b6
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r12 = elemaddr r5, r11, 4
+	r13 = load.f32 r12
+	r14 = mul.f32 r15, r13
+	r16 = elemaddr r8, r11, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	r19 = elemaddr r8, r11, 4
+	store.f32 r19, r18
+	r20 = add.i64 r11, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel MixInt8(a []i8, b []i8, out []i8)
+
+task MixInt8_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.i8 r8
+	r12 = elemaddr r13, r7, 1
+	r15 = load.i8 r12
+	jump b5
+b5: # Mix[int8].entry
+	r17 = mul.i8 r11, r15
+	r18 = add.i8 r17, r11
+	r19 = sub.i8 r18, r15
+	r20 = andnot.i8 r11, r15
+	r21 = xor.i8 r19, r20
+	r22 = and.i8 r11, r15
+	r23 = shr.i8.u64 r22, 1
+	r24 = or.i8 r21, r23
+	r25 = ne.i8 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int8].if.then
+	r27 = div.i8 r11, r15
+	r28 = add.i8 r24, r27
+	r29 = rem.i8 r11, r15
+	r30 = xor.i8 r28, r29
+	r26 = move.i8 r30
+	jump b7
+b7: # Mix[int8].if.done
+	r31 = div.i8 r11, 7
+	r32 = rem.i8 r11, 5
+	r33 = add.i8 r31, r32
+	r34 = div.i8 r11, 100
+	r35 = add.i8 r33, r34
+	r36 = rem.i8 r11, 16
+	r37 = add.i8 r35, r36
+	r38 = div.i8 r11, 2
+	r39 = add.i8 r37, r38
+	r40 = rem.i8 r11, 127
+	r41 = add.i8 r39, r40
+	r42 = add.i8 r26, r41
+	r43 = convert.u64.i8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i8.u64 r11, r44
+	r46 = shr.i8.u64 r11, r44
+	r47 = or.i8 r45, r46
+	r48 = xor.i8 r42, r47
+	r49 = convert.u64.i8 r15
+	r50 = shl.i8.u64 r11, r49
+	r51 = add.i8 r48, r50
+	r52 = convert.u8.i8 r15
+	r53 = shr.i8.u8 r11, r52
+	r54 = sub.i8 r51, r53
+	r55 = not.i8 r11
+	r56 = neg.i8 r15
+	r57 = add.i8 r55, r56
+	r58 = add.i8 r54, r57
+	r16 = move.i8 r58
+	jump b8
+b8: # Mix[int8].return
+	r59 = elemaddr r4, r7, 1
+	store.i8 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i8 r24
+	jump b7
+
+kernel MixInt16(a []i16, b []i16, out []i16)
+
+task MixInt16_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 2
+	r11 = load.i16 r8
+	r12 = elemaddr r13, r7, 2
+	r15 = load.i16 r12
+	jump b5
+b5: # Mix[int16].entry
+	r17 = mul.i16 r11, r15
+	r18 = add.i16 r17, r11
+	r19 = sub.i16 r18, r15
+	r20 = andnot.i16 r11, r15
+	r21 = xor.i16 r19, r20
+	r22 = and.i16 r11, r15
+	r23 = shr.i16.u64 r22, 1
+	r24 = or.i16 r21, r23
+	r25 = ne.i16 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int16].if.then
+	r27 = div.i16 r11, r15
+	r28 = add.i16 r24, r27
+	r29 = rem.i16 r11, r15
+	r30 = xor.i16 r28, r29
+	r26 = move.i16 r30
+	jump b7
+b7: # Mix[int16].if.done
+	r31 = div.i16 r11, 7
+	r32 = rem.i16 r11, 5
+	r33 = add.i16 r31, r32
+	r34 = div.i16 r11, 100
+	r35 = add.i16 r33, r34
+	r36 = rem.i16 r11, 16
+	r37 = add.i16 r35, r36
+	r38 = div.i16 r11, 2
+	r39 = add.i16 r37, r38
+	r40 = rem.i16 r11, 127
+	r41 = add.i16 r39, r40
+	r42 = add.i16 r26, r41
+	r43 = convert.u64.i16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i16.u64 r11, r44
+	r46 = shr.i16.u64 r11, r44
+	r47 = or.i16 r45, r46
+	r48 = xor.i16 r42, r47
+	r49 = convert.u64.i16 r15
+	r50 = shl.i16.u64 r11, r49
+	r51 = add.i16 r48, r50
+	r52 = convert.u8.i16 r15
+	r53 = shr.i16.u8 r11, r52
+	r54 = sub.i16 r51, r53
+	r55 = not.i16 r11
+	r56 = neg.i16 r15
+	r57 = add.i16 r55, r56
+	r58 = add.i16 r54, r57
+	r16 = move.i16 r58
+	jump b8
+b8: # Mix[int16].return
+	r59 = elemaddr r4, r7, 2
+	store.i16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i16 r24
+	jump b7
+
+kernel MixInt32(a []i32, b []i32, out []i32)
+
+task MixInt32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.i32 r12
+	jump b5
+b5: # Mix[int32].entry
+	r17 = mul.i32 r11, r15
+	r18 = add.i32 r17, r11
+	r19 = sub.i32 r18, r15
+	r20 = andnot.i32 r11, r15
+	r21 = xor.i32 r19, r20
+	r22 = and.i32 r11, r15
+	r23 = shr.i32.u64 r22, 1
+	r24 = or.i32 r21, r23
+	r25 = ne.i32 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int32].if.then
+	r27 = div.i32 r11, r15
+	r28 = add.i32 r24, r27
+	r29 = rem.i32 r11, r15
+	r30 = xor.i32 r28, r29
+	r26 = move.i32 r30
+	jump b7
+b7: # Mix[int32].if.done
+	r62 = mulhi.i32 r11, -1840700269
+	r63 = add.i32 r62, r11
+	r64 = convert.u32.i32 r63
+	r65 = shr.u32.u32 r64, 31
+	r66 = shr.i32.u32 r63, 2
+	r67 = convert.i32.u32 r65
+	r68 = add.i32 r66, r67
+	r31 = move.i32 r68
+	r69 = mulhi.i32 r11, -858993459
+	r70 = add.i32 r69, r11
+	r71 = convert.u32.i32 r70
+	r72 = shr.u32.u32 r71, 31
+	r73 = shr.i32.u32 r70, 2
+	r74 = convert.i32.u32 r72
+	r75 = add.i32 r73, r74
+	r76 = mul.i32 r75, 5
+	r77 = sub.i32 r11, r76
+	r32 = move.i32 r77
+	r33 = add.i32 r31, r32
+	r78 = mulhi.i32 r11, -1546188226
+	r79 = add.i32 r78, r11
+	r80 = convert.u32.i32 r79
+	r81 = shr.u32.u32 r80, 31
+	r82 = shr.i32.u32 r79, 6
+	r83 = convert.i32.u32 r81
+	r84 = add.i32 r82, r83
+	r34 = move.i32 r84
+	r35 = add.i32 r33, r34
+	r85 = shr.i32.u32 r11, 31
+	r86 = and.i32 r85, 15
+	r87 = add.i32 r11, r86
+	r88 = shr.i32.u32 r87, 4
+	r89 = mul.i32 r88, 16
+	r90 = sub.i32 r11, r89
+	r36 = move.i32 r90
+	r37 = add.i32 r35, r36
+	r91 = shr.i32.u32 r11, 31
+	r92 = and.i32 r91, 1
+	r93 = add.i32 r11, r92
+	r94 = shr.i32.u32 r93, 1
+	r38 = move.i32 r94
+	r39 = add.i32 r37, r38
+	r95 = mulhi.i32 r11, -2130574327
+	r96 = add.i32 r95, r11
+	r97 = convert.u32.i32 r96
+	r98 = shr.u32.u32 r97, 31
+	r99 = shr.i32.u32 r96, 6
+	r100 = convert.i32.u32 r98
+	r101 = add.i32 r99, r100
+	r102 = mul.i32 r101, 127
+	r103 = sub.i32 r11, r102
+	r40 = move.i32 r103
+	r41 = add.i32 r39, r40
+	r42 = add.i32 r26, r41
+	r43 = convert.u64.i32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i32.u64 r11, r44
+	r46 = shr.i32.u64 r11, r44
+	r47 = or.i32 r45, r46
+	r48 = xor.i32 r42, r47
+	r49 = convert.u64.i32 r15
+	r50 = shl.i32.u64 r11, r49
+	r51 = add.i32 r48, r50
+	r52 = convert.u8.i32 r15
+	r53 = shr.i32.u8 r11, r52
+	r54 = sub.i32 r51, r53
+	r55 = not.i32 r11
+	r56 = neg.i32 r15
+	r57 = add.i32 r55, r56
+	r58 = add.i32 r54, r57
+	r16 = move.i32 r58
+	jump b8
+b8: # Mix[int32].return
+	r59 = elemaddr r4, r7, 4
+	store.i32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i32 r24
+	jump b7
+
+kernel MixInt64(a []i64, b []i64, out []i64)
+
+task MixInt64_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b5
+b5: # Mix[int64].entry
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int64].if.then
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b7
+b7: # Mix[int64].if.done
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b8
+b8: # Mix[int64].return
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i64 r24
+	jump b7
+
+kernel MixInt(a []i64, b []i64, out []i64)
+
+task MixInt_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b5
+b5: # Mix[int].entry
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int].if.then
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b7
+b7: # Mix[int].if.done
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b8
+b8: # Mix[int].return
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i64 r24
+	jump b7
+
+kernel MixUint8(a []u8, b []u8, out []u8)
+
+task MixUint8_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	r12 = elemaddr r13, r7, 1
+	r15 = load.u8 r12
+	jump b5
+b5: # Mix[uint8].entry
+	r17 = mul.u8 r11, r15
+	r18 = add.u8 r17, r11
+	r19 = sub.u8 r18, r15
+	r20 = andnot.u8 r11, r15
+	r21 = xor.u8 r19, r20
+	r22 = and.u8 r11, r15
+	r23 = shr.u8.u64 r22, 1
+	r24 = or.u8 r21, r23
+	r25 = ne.u8 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint8].if.then
+	r27 = div.u8 r11, r15
+	r28 = add.u8 r24, r27
+	r29 = rem.u8 r11, r15
+	r30 = xor.u8 r28, r29
+	r26 = move.u8 r30
+	jump b7
+b7: # Mix[uint8].if.done
+	r31 = div.u8 r11, 7
+	r32 = rem.u8 r11, 5
+	r33 = add.u8 r31, r32
+	r34 = div.u8 r11, 100
+	r35 = add.u8 r33, r34
+	r36 = rem.u8 r11, 16
+	r37 = add.u8 r35, r36
+	r38 = div.u8 r11, 2
+	r39 = add.u8 r37, r38
+	r40 = rem.u8 r11, 127
+	r41 = add.u8 r39, r40
+	r42 = add.u8 r26, r41
+	r43 = convert.u64.u8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u8.u64 r11, r44
+	r46 = shr.u8.u64 r11, r44
+	r47 = or.u8 r45, r46
+	r48 = xor.u8 r42, r47
+	r49 = convert.u64.u8 r15
+	r50 = shl.u8.u64 r11, r49
+	r51 = add.u8 r48, r50
+	r52 = shr.u8.u8 r11, r15
+	r53 = sub.u8 r51, r52
+	r54 = not.u8 r11
+	r55 = neg.u8 r15
+	r56 = add.u8 r54, r55
+	r57 = add.u8 r53, r56
+	r16 = move.u8 r57
+	jump b8
+b8: # Mix[uint8].return
+	r58 = elemaddr r4, r7, 1
+	store.u8 r58, r16
+	r59 = add.i64 r7, 1
+	r60 = lt.i64 r59, r3
+	branch r60, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u8 r24
+	jump b7
+
+kernel MixUint16(a []u16, b []u16, out []u16)
+
+task MixUint16_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 2
+	r11 = load.u16 r8
+	r12 = elemaddr r13, r7, 2
+	r15 = load.u16 r12
+	jump b5
+b5: # Mix[uint16].entry
+	r17 = mul.u16 r11, r15
+	r18 = add.u16 r17, r11
+	r19 = sub.u16 r18, r15
+	r20 = andnot.u16 r11, r15
+	r21 = xor.u16 r19, r20
+	r22 = and.u16 r11, r15
+	r23 = shr.u16.u64 r22, 1
+	r24 = or.u16 r21, r23
+	r25 = ne.u16 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint16].if.then
+	r27 = div.u16 r11, r15
+	r28 = add.u16 r24, r27
+	r29 = rem.u16 r11, r15
+	r30 = xor.u16 r28, r29
+	r26 = move.u16 r30
+	jump b7
+b7: # Mix[uint16].if.done
+	r31 = div.u16 r11, 7
+	r32 = rem.u16 r11, 5
+	r33 = add.u16 r31, r32
+	r34 = div.u16 r11, 100
+	r35 = add.u16 r33, r34
+	r36 = rem.u16 r11, 16
+	r37 = add.u16 r35, r36
+	r38 = div.u16 r11, 2
+	r39 = add.u16 r37, r38
+	r40 = rem.u16 r11, 127
+	r41 = add.u16 r39, r40
+	r42 = add.u16 r26, r41
+	r43 = convert.u64.u16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u16.u64 r11, r44
+	r46 = shr.u16.u64 r11, r44
+	r47 = or.u16 r45, r46
+	r48 = xor.u16 r42, r47
+	r49 = convert.u64.u16 r15
+	r50 = shl.u16.u64 r11, r49
+	r51 = add.u16 r48, r50
+	r52 = convert.u8.u16 r15
+	r53 = shr.u16.u8 r11, r52
+	r54 = sub.u16 r51, r53
+	r55 = not.u16 r11
+	r56 = neg.u16 r15
+	r57 = add.u16 r55, r56
+	r58 = add.u16 r54, r57
+	r16 = move.u16 r58
+	jump b8
+b8: # Mix[uint16].return
+	r59 = elemaddr r4, r7, 2
+	store.u16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u16 r24
+	jump b7
+
+kernel MixUint32(a []u32, b []u32, out []u32)
+
+task MixUint32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.u32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.u32 r12
+	jump b5
+b5: # Mix[uint32].entry
+	r17 = mul.u32 r11, r15
+	r18 = add.u32 r17, r11
+	r19 = sub.u32 r18, r15
+	r20 = andnot.u32 r11, r15
+	r21 = xor.u32 r19, r20
+	r22 = and.u32 r11, r15
+	r23 = shr.u32.u64 r22, 1
+	r24 = or.u32 r21, r23
+	r25 = ne.u32 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint32].if.then
+	r27 = div.u32 r11, r15
+	r28 = add.u32 r24, r27
+	r29 = rem.u32 r11, r15
+	r30 = xor.u32 r28, r29
+	r26 = move.u32 r30
+	jump b7
+b7: # Mix[uint32].if.done
+	r62 = mulhi.u32 r11, 613566757
+	r63 = sub.u32 r11, r62
+	r64 = shr.u32.u32 r63, 1
+	r65 = add.u32 r64, r62
+	r66 = shr.u32.u32 r65, 2
+	r31 = move.u32 r66
+	r67 = mulhi.u32 r11, 2576980378
+	r68 = sub.u32 r11, r67
+	r69 = shr.u32.u32 r68, 1
+	r70 = add.u32 r69, r67
+	r71 = shr.u32.u32 r70, 2
+	r72 = mul.u32 r71, 5
+	r73 = sub.u32 r11, r72
+	r32 = move.u32 r73
+	r33 = add.u32 r31, r32
+	r74 = mulhi.u32 r11, 1202590843
+	r75 = sub.u32 r11, r74
+	r76 = shr.u32.u32 r75, 1
+	r77 = add.u32 r76, r74
+	r78 = shr.u32.u32 r77, 6
+	r34 = move.u32 r78
+	r35 = add.u32 r33, r34
+	r79 = shr.u32.u32 r11, 4
+	r80 = mul.u32 r79, 16
+	r81 = sub.u32 r11, r80
+	r36 = move.u32 r81
+	r37 = add.u32 r35, r36
+	r82 = shr.u32.u32 r11, 1
+	r38 = move.u32 r82
+	r39 = add.u32 r37, r38
+	r83 = mulhi.u32 r11, 33818641
+	r84 = sub.u32 r11, r83
+	r85 = shr.u32.u32 r84, 1
+	r86 = add.u32 r85, r83
+	r87 = shr.u32.u32 r86, 6
+	r88 = mul.u32 r87, 127
+	r89 = sub.u32 r11, r88
+	r40 = move.u32 r89
+	r41 = add.u32 r39, r40
+	r42 = add.u32 r26, r41
+	r43 = convert.u64.u32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u32.u64 r11, r44
+	r46 = shr.u32.u64 r11, r44
+	r47 = or.u32 r45, r46
+	r48 = xor.u32 r42, r47
+	r49 = convert.u64.u32 r15
+	r50 = shl.u32.u64 r11, r49
+	r51 = add.u32 r48, r50
+	r52 = convert.u8.u32 r15
+	r53 = shr.u32.u8 r11, r52
+	r54 = sub.u32 r51, r53
+	r55 = not.u32 r11
+	r56 = neg.u32 r15
+	r57 = add.u32 r55, r56
+	r58 = add.u32 r54, r57
+	r16 = move.u32 r58
+	jump b8
+b8: # Mix[uint32].return
+	r59 = elemaddr r4, r7, 4
+	store.u32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u32 r24
+	jump b7
+
+kernel MixUint64(a []u64, b []u64, out []u64)
+
+task MixUint64_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b5
+b5: # Mix[uint64].entry
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint64].if.then
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b7
+b7: # Mix[uint64].if.done
+	r62 = mulhi.u64 r11, 2635249153387078803
+	r63 = sub.u64 r11, r62
+	r64 = shr.u64.u32 r63, 1
+	r65 = add.u64 r64, r62
+	r66 = shr.u64.u32 r65, 2
+	r31 = move.u64 r66
+	r67 = mulhi.u64 r11, 11068046444225730970
+	r68 = sub.u64 r11, r67
+	r69 = shr.u64.u32 r68, 1
+	r70 = add.u64 r69, r67
+	r71 = shr.u64.u32 r70, 2
+	r72 = mul.u64 r71, 5
+	r73 = sub.u64 r11, r72
+	r32 = move.u64 r73
+	r33 = add.u64 r31, r32
+	r74 = mulhi.u64 r11, 5165088340638674453
+	r75 = sub.u64 r11, r74
+	r76 = shr.u64.u32 r75, 1
+	r77 = add.u64 r76, r74
+	r78 = shr.u64.u32 r77, 6
+	r34 = move.u64 r78
+	r35 = add.u64 r33, r34
+	r79 = shr.u64.u32 r11, 4
+	r80 = mul.u64 r79, 16
+	r81 = sub.u64 r11, r80
+	r36 = move.u64 r81
+	r37 = add.u64 r35, r36
+	r82 = shr.u64.u32 r11, 1
+	r38 = move.u64 r82
+	r39 = add.u64 r37, r38
+	r83 = mulhi.u64 r11, 145249953336295683
+	r84 = sub.u64 r11, r83
+	r85 = shr.u64.u32 r84, 1
+	r86 = add.u64 r85, r83
+	r87 = shr.u64.u32 r86, 6
+	r88 = mul.u64 r87, 127
+	r89 = sub.u64 r11, r88
+	r40 = move.u64 r89
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = move.u64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u64.u64 r11, r44
+	r46 = shr.u64.u64 r11, r44
+	r47 = or.u64 r45, r46
+	r48 = xor.u64 r42, r47
+	r49 = move.u64 r15
+	r50 = shl.u64.u64 r11, r49
+	r51 = add.u64 r48, r50
+	r52 = convert.u8.u64 r15
+	r53 = shr.u64.u8 r11, r52
+	r54 = sub.u64 r51, r53
+	r55 = not.u64 r11
+	r56 = neg.u64 r15
+	r57 = add.u64 r55, r56
+	r58 = add.u64 r54, r57
+	r16 = move.u64 r58
+	jump b8
+b8: # Mix[uint64].return
+	r59 = elemaddr r4, r7, 8
+	store.u64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u64 r24
+	jump b7
+
+kernel MixUint(a []u64, b []u64, out []u64)
+
+task MixUint_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b5
+b5: # Mix[uint].entry
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint].if.then
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b7
+b7: # Mix[uint].if.done
+	r60 = mulhi.u64 r11, 2635249153387078803
+	r61 = sub.u64 r11, r60
+	r62 = shr.u64.u32 r61, 1
+	r63 = add.u64 r62, r60
+	r64 = shr.u64.u32 r63, 2
+	r31 = move.u64 r64
+	r65 = mulhi.u64 r11, 11068046444225730970
+	r66 = sub.u64 r11, r65
+	r67 = shr.u64.u32 r66, 1
+	r68 = add.u64 r67, r65
+	r69 = shr.u64.u32 r68, 2
+	r70 = mul.u64 r69, 5
+	r71 = sub.u64 r11, r70
+	r32 = move.u64 r71
+	r33 = add.u64 r31, r32
+	r72 = mulhi.u64 r11, 5165088340638674453
+	r73 = sub.u64 r11, r72
+	r74 = shr.u64.u32 r73, 1
+	r75 = add.u64 r74, r72
+	r76 = shr.u64.u32 r75, 6
+	r34 = move.u64 r76
+	r35 = add.u64 r33, r34
+	r77 = shr.u64.u32 r11, 4
+	r78 = mul.u64 r77, 16
+	r79 = sub.u64 r11, r78
+	r36 = move.u64 r79
+	r37 = add.u64 r35, r36
+	r80 = shr.u64.u32 r11, 1
+	r38 = move.u64 r80
+	r39 = add.u64 r37, r38
+	r81 = mulhi.u64 r11, 145249953336295683
+	r82 = sub.u64 r11, r81
+	r83 = shr.u64.u32 r82, 1
+	r84 = add.u64 r83, r81
+	r85 = shr.u64.u32 r84, 6
+	r86 = mul.u64 r85, 127
+	r87 = sub.u64 r11, r86
+	r40 = move.u64 r87
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = and.u64 r15, 15
+	r44 = shl.u64.u64 r11, r43
+	r45 = shr.u64.u64 r11, r43
+	r46 = or.u64 r44, r45
+	r47 = xor.u64 r42, r46
+	r48 = shl.u64.u64 r11, r15
+	r49 = add.u64 r47, r48
+	r50 = convert.u8.u64 r15
+	r51 = shr.u64.u8 r11, r50
+	r52 = sub.u64 r49, r51
+	r53 = not.u64 r11
+	r54 = neg.u64 r15
+	r55 = add.u64 r53, r54
+	r56 = add.u64 r52, r55
+	r16 = move.u64 r56
+	jump b8
+b8: # Mix[uint].return
+	r57 = elemaddr r4, r7, 8
+	store.u64 r57, r16
+	r58 = add.i64 r7, 1
+	r59 = lt.i64 r58, r3
+	branch r59, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u64 r24
+	jump b7
+
+kernel Shifts(x []i64, c []u8, out []i64)
+
+task Shifts_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base c
+	r13 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	r16 = shl.i64.u8 r15, r11
+	r17 = shr.i64.u8 r15, r11
+	r18 = xor.i64 r16, r17
+	r19 = convert.i32.i64 r15
+	r20 = convert.u16.u8 r11
+	r21 = shl.i32.u16 r19, r20
+	r22 = convert.i64.i32 r21
+	r23 = convert.u16.i64 r15
+	r24 = convert.u32.u8 r11
+	r25 = shr.u16.u32 r23, r24
+	r26 = convert.i64.u16 r25
+	r27 = add.i64 r22, r26
+	r28 = xor.i64 r18, r27
+	r29 = convert.i8.i64 r15
+	r30 = convert.u64.u8 r11
+	r31 = shr.i8.u64 r29, r30
+	r32 = convert.i64.i8 r31
+	r33 = xor.i64 r28, r32
+	r34 = convert.u32.i64 r15
+	r35 = shl.u32.u8 r34, r11
+	r36 = convert.i64.u32 r35
+	r37 = xor.i64 r33, r36
+	r38 = and.u8 r11, 63
+	r39 = shr.i64.u8 r15, r38
+	r40 = and.u8 r11, 7
+	r41 = shl.i64.u8 r39, r40
+	r42 = xor.i64 r37, r41
+	r43 = elemaddr r4, r7, 8
+	store.i64 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Conversions(i64 []i64, f64 []f64, u8 []u8, i16 []i16, u32 []u32, f32 []f32, out []i64)
+
+task Conversions_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base i64
+	r13 = base f64
+	r22 = base u8
+	r29 = base i16
+	r36 = base u32
+	r49 = base f32
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = convert.u8.i64 r11
+	r17 = convert.i16.i64 r11
+	r18 = shr.i16.u64 r17, 3
+	r19 = convert.u8.i16 r18
+	r20 = add.u8 r16, r19
+	r21 = elemaddr r22, r7, 1
+	store.u8 r21, r20
+	r24 = convert.i16.i64 r11
+	r25 = convert.u8.i64 r11
+	r26 = convert.i16.u8 r25
+	r27 = sub.i16 r24, r26
+	r28 = elemaddr r29, r7, 2
+	store.i16 r28, r27
+	r31 = convert.u32.i64 r11
+	r32 = convert.i8.i64 r11
+	r33 = convert.u32.i8 r32
+	r34 = xor.u32 r31, r33
+	r35 = elemaddr r36, r7, 4
+	store.u32 r35, r34
+	r38 = convert.f32.f64 r15
+	r39 = convert.f32.i64 r11
+	r40 = add.f32 r38, r39
+	r41 = convert.u32.i64 r11
+	r42 = convert.f32.u32 r41
+	r43 = add.f32 r40, r42
+	r44 = convert.u64.i64 r11
+	r45 = shr.u64.u64 r44, 1
+	r46 = convert.f32.u64 r45
+	r47 = add.f32 r43, r46
+	r48 = elemaddr r49, r7, 4
+	store.f32 r48, r47
+	r51 = convert.f32.f64 r15
+	r52 = convert.i64.f32 r51
+	r53 = convert.i64.f64 r15
+	r54 = add.i64 r52, r53
+	r55 = div.f64 r15, 4.0
+	r56 = convert.i32.f64 r55
+	r57 = convert.i64.i32 r56
+	r58 = add.i64 r54, r57
+	r59 = convert.u16.f64 r15
+	r60 = convert.i64.u16 r59
+	r61 = add.i64 r58, r60
+	r62 = div.f64 r15, 10000.0
+	r63 = convert.i8.f64 r62
+	r64 = convert.i64.i8 r63
+	r65 = add.i64 r61, r64
+	r66 = elemaddr r4, r7, 8
+	store.i64 r66, r65
+	r67 = add.i64 r7, 1
+	r68 = lt.i64 r67, r3
+	branch r68, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Floats(x []f64, y []f64, out []f64)
+
+task Floats_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = mul.f64 r11, r15
+	r17 = div.f64 r11, r15
+	r18 = sub.f64 r16, r17
+	r19 = add.f64 r11, r15
+	r20 = add.f64 r18, r19
+	r21 = lt.f64 r11, r15
+	branch r21, b5, b12
+b5: # if.then
+	r22 = add.f64 r20, 1.0
+	r23 = move.f64 r22
+	jump b6
+b6: # if.done
+	r24 = ne.f64 r11, r15
+	branch r24, b7, b11
+b7: # if.then
+	r28 = mul.f64 r23, 0.5
+	r25 = move.f64 r28
+	jump b8
+b8: # if.done
+	r29 = abs.f64 r11
+	r30 = sqrt.f64 r29
+	r31 = floor.f64 r15
+	r32 = add.f64 r30, r31
+	r33 = ceil.f64 r11
+	r34 = add.f64 r32, r33
+	r35 = neg.f64 r15
+	r36 = trunc.f64 r35
+	r37 = add.f64 r34, r36
+	r38 = add.f64 r25, r37
+	r39 = min.f64 r11, r15
+	r41 = max.f64 r11, r15
+	r40 = max.f64 r41, 0.25
+	r42 = mul.f64 r40, 2.0
+	r43 = add.f64 r39, r42
+	r44 = add.f64 r38, r43
+	r45 = min.f64 r11, r15
+	r46 = mul.f64 r45, 0.0
+	r47 = add.f64 r44, r46
+	r48 = elemaddr r4, r7, 8
+	store.f64 r48, r47
+	r49 = add.i64 r7, 1
+	r50 = lt.i64 r49, r3
+	branch r50, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 4→8
+	r25 = move.f64 r23
+	jump b8
+b12: # if.else
+	r26 = eq.f64 r11, r15
+	branch r26, b13, b14
+b13: # if.then
+	r27 = sub.f64 r20, 1.0
+	r23 = move.f64 r27
+	jump b6
+b14: # edge 5→4
+	r23 = move.f64 r20
+	jump b6
+
+kernel Floats32(x []f32, y []f32, out []f32)
+
+task Floats32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b8
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.f32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.f32 r12
+	r16 = mul.f32 r11, r15
+	r17 = div.f32 r11, r15
+	r18 = sub.f32 r16, r17
+	r19 = add.f32 r11, r15
+	r20 = add.f32 r18, r19
+	r21 = ge.f32 r11, r15
+	branch r21, b5, b9
+b5: # if.then
+	r23 = sub.f32 r20, r11
+	r22 = move.f32 r23
+	jump b6
+b6: # if.done
+	r24 = mul.f32 r11, r11
+	r27 = sqrt.f32 r24
+	r30 = floor.f32 r15
+	r31 = add.f32 r27, r30
+	r32 = add.f32 r22, r31
+	r33 = neg.f32 r11
+	r36 = abs.f32 r33
+	r39 = ceil.f32 r11
+	r40 = add.f32 r36, r39
+	r43 = trunc.f32 r15
+	r44 = add.f32 r40, r43
+	r45 = add.f32 r32, r44
+	r46 = min.f32 r11, r15
+	r47 = add.f32 r45, r46
+	r48 = max.f32 r15, r11
+	r49 = sub.f32 r47, r48
+	r50 = elemaddr r4, r7, 4
+	store.f32 r50, r49
+	r51 = add.i64 r7, 1
+	r52 = lt.i64 r51, r3
+	branch r52, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+b9: # edge 1→4
+	r22 = move.f32 r20
+	jump b6
+
+kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
+
+task MinMaxZeros_0 parallel count=(len lo)
+b0: # entry
+	r4 = base lo
+	r5 = len lo
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = base y
+	r24 = base hi
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = min.f64 r11, r15
+	r17 = elemaddr r4, r7, 8
+	store.f64 r17, r16
+	r18 = elemaddr r9, r7, 8
+	r19 = load.f64 r18
+	r20 = elemaddr r13, r7, 8
+	r21 = load.f64 r20
+	r22 = max.f64 r19, r21
+	r23 = elemaddr r24, r7, 8
+	store.f64 r23, r22
+	r26 = add.i64 r7, 1
+	r27 = lt.i64 r26, r3
+	branch r27, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Control(a []i32, out []i32, limit i32)
+
+task Control_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r33 = param.i32 limit
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b17
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	r12 = lt.i32 r11, 0
+	branch r12, b5, b42
+b5: # cond.true
+	r19 = gt.i32 r11, -100
+	branch r19, b6, b42
+b6: # switch.body
+	r16 = neg.i32 r11
+	r13 = move.i32 r16
+	jump b7
+b7: # switch.done
+	r14 = move.i32 0
+	r15 = move.i32 0
+	jump b8
+b8: # for.loop
+	r21 = lt.i32 r15, 40
+	branch r21, b9, b41
+b9: # for.body
+	r23 = lt.i64 0, 10
+	branch r23, b10, b40
+b10: # edge 11→14
+	r24 = move.i32 r14
+	r25 = move.i64 0
+	jump b11
+b11: # rangeint.body
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b22
+b12: # edge 14→13
+	r22 = move.i32 r24
+	jump b13
+b13: # for.done
+	r57 = shr.i32.u32 r13, 31
+	r58 = and.i32 r57, 3
+	r59 = add.i32 r13, r58
+	r60 = shr.i32.u32 r59, 2
+	r61 = mul.i32 r60, 4
+	r62 = sub.i32 r13, r61
+	r28 = move.i32 r62
+	r29 = eq.i32 r28, 0
+	branch r29, b14, b18
+b14: # switch.body
+	r46 = add.i32 r22, 100
+	r41 = move.i32 r46
+	jump b15
+b15: # switch.done
+	r42 = add.i32 r13, r41
+	r43 = elemaddr r4, r7, 4
+	store.i32 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b17: # exit
+	return
+b18: # switch.next
+	r48 = eq.i32 r28, 1
+	branch r48, b14, b19
+b19: # switch.next
+	r49 = eq.i32 r28, 2
+	branch r49, b20, b21
+b20: # switch.body
+	r47 = sub.i32 r22, 100
+	r41 = move.i32 r47
+	jump b15
+b21: # edge 21→17
+	r41 = move.i32 r22
+	jump b15
+b22: # if.done
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b25
+b23: # edge 15→12
+	r26 = move.i32 r24
+	jump b24
+b24: # for.post
+	r27 = add.i32 r15, 1
+	r14 = move.i32 r26
+	r15 = move.i32 r27
+	jump b8
+b25: # if.done
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b26, b39
+b26: # edge 16→14
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b27
+b27: # rangeint.body (unrolled 1)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b28
+b28: # if.done (unrolled 1)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b29
+b29: # if.done (unrolled 1)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b30, b39
+b30: # edge 16→14 (unrolled 1)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b31
+b31: # rangeint.body (unrolled 2)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b32
+b32: # if.done (unrolled 2)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b33
+b33: # if.done (unrolled 2)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b34, b39
+b34: # edge 16→14 (unrolled 2)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b35
+b35: # rangeint.body (unrolled 3)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b36
+b36: # if.done (unrolled 3)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b37
+b37: # if.done (unrolled 3)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b38, b39
+b38: # edge 16→14 (unrolled 3)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b11
+b39: # edge 16→12
+	r26 = move.i32 r38
+	jump b24
+b40: # edge 11→12
+	r26 = move.i32 r14
+	jump b24
+b41: # edge 10→13
+	r22 = move.i32 r14
+	jump b13
+b42: # switch.next
+	r18 = ge.i32 r11, 0
+	branch r18, b43, b44
+b43: # switch.body
+	r50 = mulhi.i32 r11, -1431655765
+	r51 = add.i32 r50, r11
+	r52 = convert.u32.i32 r51
+	r53 = shr.u32.u32 r52, 31
+	r54 = shr.i32.u32 r51, 1
+	r55 = convert.i32.u32 r53
+	r56 = add.i32 r54, r55
+	r17 = move.i32 r56
+	r13 = move.i32 r17
+	jump b7
+b44: # cond.false
+	r20 = lt.i32 r11, -1000
+	branch r20, b43, b45
+b45: # switch.next
+	r13 = move.i32 7
+	jump b7
+
+kernel Phases(a []i32, b []i32, n i64)
+
+task Phases_0 serial
+b0: # entry
+	r1 = base a
+	jump b1
+b1: # entry
+	r0 = elemaddr r1, 0, 4
+	store.i32 r0, 5
+	return
+
+task Phases_1 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = convert.i32.i64 r7
+	r9 = elemaddr r4, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, r8
+	r12 = elemaddr r4, r7, 4
+	store.i32 r12, r11
+	r13 = add.i64 r7, 1
+	r14 = lt.i64 r13, r3
+	branch r14, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task Phases_2 serial
+b0: # entry
+	r1 = base a
+	r2 = len a
+	r10 = base b
+	jump b1
+b1: # rangeint.done
+	r0 = elemaddr r1, 0, 4
+	r3 = load.i32 r0
+	r4 = move.i64 r2
+	r5 = sub.i64 r4, 1
+	r6 = elemaddr r1, r5, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r3, r7
+	r9 = elemaddr r10, 0, 4
+	store.i32 r9, r8
+	return
+
+task Phases_3 parallel count=(sub.i64 (len b) 1)
+b0: # entry
+	r3 = base b
+	r4 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r5 = move.i64 r4
+	r6 = lt.i64 r2, r5
+	branch r6, b3, b7
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r5 = move.i64 r4
+	r8 = lt.i64 r7, r5
+	branch r8, b5, b7
+b5: # for.body
+	r9 = elemaddr r3, 0, 4
+	r10 = load.i32 r9
+	r11 = elemaddr r3, r7, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, r10
+	r14 = elemaddr r3, r7, 4
+	store.i32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Phases_4 serial
+b0: # entry
+	r1 = param.i64 n
+	r4 = base a
+	r5 = len a
+	jump b1
+b1: # for.done
+	r0 = gt.i64 r1, 3
+	branch r0, b2, b11
+b2: # if.then
+	r2 = move.i64 1
+	jump b3
+b3: # for.loop
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b4, b11
+b4: # for.body
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b5
+b5: # for.loop (unrolled 1)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b6, b11
+b6: # for.body (unrolled 1)
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b7
+b7: # for.loop (unrolled 2)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b8, b11
+b8: # for.body (unrolled 2)
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b9
+b9: # for.loop (unrolled 3)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b10, b11
+b10: # for.body (unrolled 3)
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b3
+b11: # if.done
+	return
+
+kernel Spin(out []i64, iters i64)
+
+task Spin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+kernel Helpers(a []i32, f []f64, sums []f64, q []i64, r []i64)
+
+task Helpers_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r35 = base q
+	r39 = base r
+	r43 = base f
+	r44 = len f
+	r60 = base sums
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b31
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r11 = const.i32 -50
+	r12 = const.i32 50
+	jump b5
+b5: # Clamp.entry
+	r13 = max.i32 r9, r11
+	r14 = min.i32 r13, r12
+	r10 = move.i32 r14
+	jump b6
+b6: # Clamp.return
+	r15 = elemaddr r4, r7, 4
+	r16 = load.i32 r15
+	jump b7
+b7: # add.entry
+	r19 = add.i32 r16, r16
+	r18 = move.i32 r19
+	jump b8
+b8: # add.return
+	r17 = move.i32 r18
+	jump b9
+b9: # twice.return
+	r20 = add.i32 r10, r17
+	r21 = elemaddr r4, r7, 4
+	store.i32 r21, r20
+	r22 = elemaddr r4, r7, 4
+	r23 = load.i32 r22
+	r24 = convert.i64.i32 r23
+	r25 = mul.i64 r24, 1000
+	r64 = mulhi.i64 r7, -7905747460161236406
+	r65 = add.i64 r64, r7
+	r66 = convert.u64.i64 r65
+	r67 = shr.u64.u32 r66, 63
+	r68 = shr.i64.u32 r65, 2
+	r69 = convert.i64.u64 r67
+	r70 = add.i64 r68, r69
+	r71 = mul.i64 r70, 7
+	r72 = sub.i64 r7, r71
+	r26 = move.i64 r72
+	r27 = move.i64 r26
+	jump b10
+b10: # DivMod.entry
+	r30 = eq.i64 r27, 0
+	branch r30, b11, b32
+b11: # DivMod.if.then
+	r28 = move.i64 0
+	r29 = move.i64 0
+	jump b12
+b12: # DivMod.return
+	r33 = move.i64 r28
+	r34 = elemaddr r35, r7, 8
+	store.i64 r34, r33
+	r37 = move.i64 r29
+	r38 = elemaddr r39, r7, 8
+	store.i64 r38, r37
+	r41 = add.i64 r7, 3
+	r42 = move.i64 r44
+	r45 = le.i64 r41, r42
+	branch r45, b13, b29
+b13: # if.then
+	r46 = add.i64 r7, 3
+	r47 = elemaddr r43, r7, 8
+	r48 = sub.i64 r46, r7
+	jump b14
+b14: # Sum.entry
+	r51 = move.i64 r48
+	r52 = move.f64 0.0
+	r53 = move.i64 -1
+	jump b15
+b15: # unroll setup
+	r73 = max.i64 r51, -9223372036854775804
+	r74 = sub.i64 r73, 4
+	jump b16
+b16: # unroll guard
+	r75 = lt.i64 r53, r74
+	branch r75, b17, b25
+b17: # Sum.rangeindex.loop (unrolled 0)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b18
+b18: # Sum.rangeindex.body (unrolled 0)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b19
+b19: # Sum.rangeindex.loop (unrolled 1)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b20
+b20: # Sum.rangeindex.body (unrolled 1)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b21
+b21: # Sum.rangeindex.loop (unrolled 2)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b22
+b22: # Sum.rangeindex.body (unrolled 2)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b23
+b23: # Sum.rangeindex.loop (unrolled 3)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b24
+b24: # Sum.rangeindex.body (unrolled 3)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b16
+b25: # Sum.rangeindex.loop
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	branch r55, b26, b27
+b26: # Sum.rangeindex.body
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b25
+b27: # Sum.rangeindex.done
+	r50 = move.f64 r52
+	jump b28
+b28: # Sum.return
+	r59 = elemaddr r60, r7, 8
+	store.f64 r59, r50
+	jump b29
+b29: # if.done
+	r62 = add.i64 r7, 1
+	r63 = lt.i64 r62, r3
+	branch r63, b30, b31
+b30: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b31: # exit
+	return
+b32: # DivMod.if.done
+	r31 = div.i64 r25, r27
+	r32 = rem.i64 r25, r27
+	r28 = move.i64 r31
+	r29 = move.i64 r32
+	jump b12
+
+kernel Ranges(a []i32, b []f32, n i64, flag bool)
+
+task Ranges_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r13 = mul.i32 r12, 2
+	r14 = elemaddr r4, r9, 4
+	store.i32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Ranges_1 parallel count=(len b)
+b0: # entry
+	r4 = base b
+	r5 = len b
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = add.f32 r12, 1.0
+	r14 = elemaddr r4, r9, 4
+	store.f32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Ranges_2 parallel count=(sub.i64 (convert.i64.u32 (convert.u32.i64 (len a))) (convert.i64.u32 0))
+b0: # entry
+	r5 = base a
+	r6 = len a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = convert.u64.i64 r0
+	r2 = threadcount
+	r3 = convert.u64.i64 r2
+	r4 = add.u64 r1, 0
+	jump b2
+b2: # head
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b3, b22
+b3: # index
+	r11 = convert.u32.u64 r4
+	jump b4
+b4: # for.loop
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b5, b22
+b5: # for.body
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b6
+b6: # latch
+	r4 = add.u64 r4, r3
+	jump b7
+b7: # head (unrolled 1)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b8, b22
+b8: # index (unrolled 1)
+	r11 = convert.u32.u64 r4
+	jump b9
+b9: # for.loop (unrolled 1)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b10, b22
+b10: # for.body (unrolled 1)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b11
+b11: # latch (unrolled 1)
+	r4 = add.u64 r4, r3
+	jump b12
+b12: # head (unrolled 2)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b13, b22
+b13: # index (unrolled 2)
+	r11 = convert.u32.u64 r4
+	jump b14
+b14: # for.loop (unrolled 2)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b15, b22
+b15: # for.body (unrolled 2)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b16
+b16: # latch (unrolled 2)
+	r4 = add.u64 r4, r3
+	jump b17
+b17: # head (unrolled 3)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b18, b22
+b18: # index (unrolled 3)
+	r11 = convert.u32.u64 r4
+	jump b19
+b19: # for.loop (unrolled 3)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b20, b22
+b20: # for.body (unrolled 3)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b21
+b21: # latch (unrolled 3)
+	r4 = add.u64 r4, r3
+	jump b2
+b22: # exit
+	return
+
+task Ranges_3 parallel count=(div.i64 (min.i64 (param n) (len b)) 2)
+b0: # entry
+	r5 = param.i64 n
+	r7 = base b
+	r8 = len b
+	r6 = move.i64 r8
+	r4 = min.i64 r5, r6
+	r17 = shr.i64.u32 r4, 63
+	r18 = and.i64 r17, 1
+	r19 = add.i64 r4, r18
+	r20 = shr.i64.u32 r19, 1
+	r3 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b6
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = elemaddr r7, r10, 4
+	r12 = load.f32 r11
+	r13 = mul.f32 r12, 3.0
+	r14 = elemaddr r7, r10, 4
+	store.f32 r14, r13
+	r15 = add.i64 r10, 1
+	r16 = lt.i64 r15, r3
+	branch r16, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task Ranges_4 parallel count=(sub.i64 (sub.i64 (len a) 1) 2)
+b0: # entry
+	r3 = base a
+	r4 = len a
+	r10 = param.bool flag
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 2
+	jump b2
+b2: # head
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r7 = lt.i64 r2, r6
+	branch r7, b3, b8
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r9 = lt.i64 r8, r6
+	branch r9, b5, b8
+b5: # for.body
+	branch r10, b6, b7
+b6: # if.then
+	r11 = elemaddr r3, r8, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, 1000
+	r14 = elemaddr r3, r8, 4
+	store.i32 r14, r13
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Narrow(a []u8, b []i16, c []i8)
+
+task Narrow_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r14 = base b
+	r23 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r4, r7, 1
+	r9 = load.u8 r8
+	r10 = mul.u8 r9, 3
+	r11 = add.u8 r10, 250
+	r12 = elemaddr r4, r7, 1
+	store.u8 r12, r11
+	r13 = elemaddr r14, r7, 2
+	r16 = load.i16 r13
+	r17 = elemaddr r14, r7, 2
+	r18 = load.i16 r17
+	r19 = mul.i16 r16, r18
+	r20 = add.i16 r19, 30000
+	r21 = elemaddr r14, r7, 2
+	store.i16 r21, r20
+	r22 = elemaddr r23, r7, 1
+	r25 = load.i8 r22
+	r26 = neg.i8 r25
+	r27 = mul.i8 r26, 2
+	r28 = elemaddr r23, r7, 1
+	store.i8 r28, r27
+	r29 = elemaddr r4, r7, 1
+	r30 = load.u8 r29
+	r31 = convert.i8.u8 r30
+	r32 = elemaddr r23, r7, 1
+	r33 = load.i8 r32
+	r34 = add.i8 r33, r31
+	r35 = elemaddr r23, r7, 1
+	store.i8 r35, r34
+	r36 = add.i64 r7, 1
+	r37 = lt.i64 r36, r3
+	branch r37, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Empty(a []i32, n i64)
+
+task Empty_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r8 = base a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b8
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = lt.i64 r5, 0
+	branch r6, b5, b6
+b5: # if.then
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b6
+b6: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Counted(out []i64, lo []i64, hi []i64, small []i8, u []u32)
+
+task Counted_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base lo
+	r15 = base hi
+	r35 = base small
+	r54 = base u
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b77
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = move.i64 0
+	r13 = move.i64 r11
+	jump b5
+b5: # for.loop
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b6, b13
+b6: # for.body
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b7
+b7: # for.loop (unrolled 1)
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b8, b13
+b8: # for.body (unrolled 1)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b9
+b9: # for.loop (unrolled 2)
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b10, b13
+b10: # for.body (unrolled 2)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b11
+b11: # for.loop (unrolled 3)
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b12, b13
+b12: # for.body (unrolled 3)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b5
+b13: # for.done
+	r21 = elemaddr r15, r7, 8
+	r22 = load.i64 r21
+	r23 = and.i64 r22, 15
+	r24 = move.i64 r23
+	r25 = gt.i64 r24, 0
+	branch r25, b14, b88
+b14: # edge 5→6
+	r26 = move.i64 r12
+	r27 = move.i64 0
+	jump b15
+b15: # unroll setup
+	r104 = max.i64 r24, -9223372036854775804
+	r105 = sub.i64 r104, 4
+	jump b16
+b16: # unroll guard
+	r106 = lt.i64 r27, r105
+	branch r106, b17, b25
+b17: # rangeint.body (unrolled 0)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b18
+b18: # edge 6→6 (unrolled 0)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b19
+b19: # rangeint.body (unrolled 1)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b20
+b20: # edge 6→6 (unrolled 1)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b21
+b21: # rangeint.body (unrolled 2)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b22
+b22: # edge 6→6 (unrolled 2)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b23
+b23: # rangeint.body (unrolled 3)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b24
+b24: # edge 6→6 (unrolled 3)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b16
+b25: # rangeint.body
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	branch r33, b26, b27
+b26: # edge 6→6
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b25
+b27: # edge 6→7
+	r28 = move.i64 r31
+	jump b28
+b28: # rangeint.done
+	r34 = elemaddr r35, r7, 1
+	r37 = load.i8 r34
+	r38 = move.i64 r28
+	r39 = move.i8 r37
+	jump b29
+b29: # unroll setup
+	r107 = max.i64 127, -9223372036854775805
+	r108 = sub.i64 r107, 3
+	jump b30
+b30: # unroll guard
+	r109 = convert.i64.i8 r39
+	r110 = lt.i64 r109, r108
+	branch r110, b31, b39
+b31: # for.loop (unrolled 0)
+	r40 = lt.i8 r39, 127
+	jump b32
+b32: # for.body (unrolled 0)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b33
+b33: # for.loop (unrolled 1)
+	r40 = lt.i8 r39, 127
+	jump b34
+b34: # for.body (unrolled 1)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b35
+b35: # for.loop (unrolled 2)
+	r40 = lt.i8 r39, 127
+	jump b36
+b36: # for.body (unrolled 2)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b37
+b37: # for.loop (unrolled 3)
+	r40 = lt.i8 r39, 127
+	jump b38
+b38: # for.body (unrolled 3)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b30
+b39: # for.loop
+	r40 = lt.i8 r39, 127
+	branch r40, b40, b41
+b40: # for.body
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b39
+b41: # for.done
+	r44 = elemaddr r35, r7, 1
+	r45 = load.i8 r44
+	r46 = move.i64 r38
+	r47 = move.i8 r45
+	jump b42
+b42: # for.loop
+	r48 = gt.i8 r47, -128
+	branch r48, b43, b50
+b43: # for.body
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b44
+b44: # for.loop (unrolled 1)
+	r48 = gt.i8 r47, -128
+	branch r48, b45, b50
+b45: # for.body (unrolled 1)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b46
+b46: # for.loop (unrolled 2)
+	r48 = gt.i8 r47, -128
+	branch r48, b47, b50
+b47: # for.body (unrolled 2)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b48
+b48: # for.loop (unrolled 3)
+	r48 = gt.i8 r47, -128
+	branch r48, b49, b50
+b49: # for.body (unrolled 3)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b42
+b50: # for.done
+	r53 = elemaddr r54, r7, 4
+	r56 = load.u32 r53
+	r57 = move.i64 r46
+	r58 = move.u32 r56
+	jump b51
+b51: # for.loop
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b52, b63
+b52: # cond.true
+	r68 = gt.u32 r58, 3
+	branch r68, b53, b63
+b53: # for.body
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b54
+b54: # for.loop (unrolled 1)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b55, b63
+b55: # cond.true (unrolled 1)
+	r68 = gt.u32 r58, 3
+	branch r68, b56, b63
+b56: # for.body (unrolled 1)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b57
+b57: # for.loop (unrolled 2)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b58, b63
+b58: # cond.true (unrolled 2)
+	r68 = gt.u32 r58, 3
+	branch r68, b59, b63
+b59: # for.body (unrolled 2)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b60
+b60: # for.loop (unrolled 3)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b61, b63
+b61: # cond.true (unrolled 3)
+	r68 = gt.u32 r58, 3
+	branch r68, b62, b63
+b62: # for.body (unrolled 3)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b51
+b63: # for.done
+	r66 = move.i64 r57
+	r67 = move.u32 0
+	jump b64
+b64: # for.loop
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b65, b72
+b65: # for.body
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b66
+b66: # for.loop (unrolled 1)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b67, b72
+b67: # for.body (unrolled 1)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b68
+b68: # for.loop (unrolled 2)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b69, b72
+b69: # for.body (unrolled 2)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b70
+b70: # for.loop (unrolled 3)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b71, b72
+b71: # for.body (unrolled 3)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b64
+b72: # for.done
+	r77 = move.i64 r66
+	r78 = move.i64 0
+	jump b73
+b73: # for.loop
+	r79 = lt.i64 r78, 20
+	branch r79, b74, b75
+b74: # for.body
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b78
+b75: # for.done
+	r83 = elemaddr r4, r7, 8
+	store.i64 r83, r77
+	r84 = add.i64 r7, 1
+	r85 = lt.i64 r84, r3
+	branch r85, b76, b77
+b76: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b77: # exit
+	return
+b78: # if.done
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b79
+b79: # for.loop (unrolled 1)
+	r79 = lt.i64 r78, 20
+	branch r79, b80, b75
+b80: # for.body (unrolled 1)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b81
+b81: # if.done (unrolled 1)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b82
+b82: # for.loop (unrolled 2)
+	r79 = lt.i64 r78, 20
+	branch r79, b83, b75
+b83: # for.body (unrolled 2)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b84
+b84: # if.done (unrolled 2)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b85
+b85: # for.loop (unrolled 3)
+	r79 = lt.i64 r78, 20
+	branch r79, b86, b75
+b86: # for.body (unrolled 3)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b87
+b87: # if.done (unrolled 3)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b73
+b88: # edge 5→7
+	r28 = move.i64 r12
+	jump b28
+
+kernel Fill(a []f32, v f32)
+
+task Fill_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r12 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	store.f32 r11, r12
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel AddOne(dst []f32, src []f32)
+
+task AddOne_0 parallel count=(len dst)
+b0: # entry
+	r4 = base dst
+	r5 = len dst
+	r3 = move.i64 r5
+	r12 = base src
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = add.f32 r14, 1.0
+	r16 = elemaddr r4, r9, 4
+	store.f32 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Accumulate(a []f32, v f32)
+
+task Accumulate_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r14 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = add.f32 r12, r14
+	r15 = elemaddr r4, r9, 4
+	store.f32 r15, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel SlowFill(a []f32, v f32, iters i64)
+
+task SlowFill_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r13 = param.i64 iters
+	r23 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b24
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b24
+b5: # rangeindex.body
+	r11 = move.i64 r9
+	r12 = gt.i64 r13, 0
+	branch r12, b6, b23
+b6: # edge 2→4
+	r14 = move.i64 r11
+	r15 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b8
+b8: # unroll guard
+	r37 = lt.i64 r15, r36
+	branch r37, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b8
+b17: # rangeint.body
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	branch r21, b18, b19
+b18: # edge 4→4
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b17
+b19: # edge 4→5
+	r16 = move.i64 r19
+	jump b20
+b20: # rangeint.done
+	r22 = elemaddr r4, r9, 4
+	store.f32 r22, r23
+	r24 = lt.i64 r16, 0
+	branch r24, b21, b22
+b21: # if.then
+	r25 = elemaddr r4, r9, 4
+	store.f32 r25, 0.0
+	jump b22
+b22: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b23: # edge 2→5
+	r16 = move.i64 r11
+	jump b20
+b24: # exit
+	return
+
+kernel Scalars(out []i64, a i8, b u16, flag bool, c i16, d u8, e i32, f f32, g u32, h f64, k u64)
+
+task Scalars_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = param.i8 a
+	r15 = param.u16 b
+	r18 = param.i16 c
+	r22 = param.u8 d
+	r25 = param.i32 e
+	r28 = param.f32 f
+	r32 = param.u32 g
+	r36 = param.f64 h
+	r39 = param.u64 k
+	r42 = param.bool flag
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b10
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b10
+b5: # rangeindex.body
+	r11 = convert.i64.i8 r12
+	r13 = mul.i64 r11, 3
+	r14 = convert.i64.u16 r15
+	r16 = add.i64 r13, r14
+	r17 = convert.i64.i16 r18
+	r19 = mul.i64 r17, 5
+	r20 = sub.i64 r16, r19
+	r21 = convert.i64.u8 r22
+	r23 = add.i64 r20, r21
+	r24 = convert.i64.i32 r25
+	r26 = add.i64 r23, r24
+	r27 = mul.f32 r28, 4.0
+	r29 = convert.i64.f32 r27
+	r30 = add.i64 r26, r29
+	r31 = shr.u32.u64 r32, 3
+	r33 = convert.i64.u32 r31
+	r34 = add.i64 r30, r33
+	r35 = convert.i64.f64 r36
+	r37 = add.i64 r34, r35
+	r48 = mulhi.u64 r39, 442721857769029239
+	r49 = sub.u64 r39, r48
+	r50 = shr.u64.u32 r49, 1
+	r51 = add.u64 r50, r48
+	r52 = shr.u64.u32 r51, 9
+	r53 = mul.u64 r52, 1000
+	r54 = sub.u64 r39, r53
+	r38 = move.u64 r54
+	r40 = convert.i64.u64 r38
+	r41 = add.i64 r37, r40
+	branch r42, b6, b9
+b6: # if.then
+	r44 = neg.i64 r41
+	r43 = move.i64 r44
+	jump b7
+b7: # if.done
+	r45 = move.i64 r9
+	r46 = add.i64 r43, r45
+	r47 = elemaddr r4, r9, 8
+	store.i64 r47, r46
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # edge 2→5
+	r43 = move.i64 r41
+	jump b7
+b10: # exit
+	return
+
+kernel TwoBlocks(a []f32, b []f32)
+groups [2]
+disjoint a b
+
+task TwoBlocks_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = convert.f32.i64 r12
+	r18 = mul.f32 r17, 0.5
+	r19 = elemaddr r14, r12, 4
+	store.f32 r19, r18
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task TwoBlocks_1 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = convert.f32.i64 r12
+	r18 = add.f32 r17, 1.0
+	r19 = elemaddr r14, r12, 4
+	store.f32 r19, r18
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel OrderedInBlock(a []f32, b []f32)
+groups [2]
+disjoint a b
+
+task OrderedInBlock_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	store.f32 r17, 1.0
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task OrderedInBlock_1 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	r18 = load.f32 r17
+	r19 = add.f32 r18, 1.0
+	r20 = elemaddr r14, r12, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task OrderedInBlock_2 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	store.f32 r17, 3.0
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel ComputeAB(a []f32, b []f32, n i64, scale f32)
+groups [2]
+disjoint a b
+
+task ComputeAB_0 parallel count=(param n) block=1 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base a
+	r17 = param.f32 scale
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b8
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	jump b5
+b5: # computeA.entry
+	r22 = mulhi.i64 r6, -9002011107970261188
+	r23 = add.i64 r22, r6
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 9
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 1000
+	r30 = sub.i64 r6, r29
+	r13 = move.i64 r30
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, 0.5
+	r12 = move.f32 r15
+	jump b6
+b6: # computeA.return
+	r16 = move.f32 r17
+	r18 = mul.f32 r12, r16
+	r19 = elemaddr r7, r6, 4
+	store.f32 r19, r18
+	r20 = add.i64 r6, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+task ComputeAB_1 parallel count=(param n) block=2 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base b
+	r19 = param.f32 scale
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b8
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	jump b5
+b5: # computeB.entry
+	r24 = mulhi.i64 r6, -6291360591419602545
+	r25 = add.i64 r24, r6
+	r26 = convert.u64.i64 r25
+	r27 = shr.u64.u32 r26, 63
+	r28 = shr.i64.u32 r25, 9
+	r29 = convert.i64.u64 r27
+	r30 = add.i64 r28, r29
+	r31 = mul.i64 r30, 777
+	r32 = sub.i64 r6, r31
+	r13 = move.i64 r32
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, r14
+	r16 = div.f32 r15, 3.0
+	r17 = add.f32 r16, 1.0
+	r12 = move.f32 r17
+	jump b6
+b6: # computeB.return
+	r18 = move.f32 r19
+	r20 = mul.f32 r12, r18
+	r21 = elemaddr r7, r6, 4
+	store.f32 r21, r20
+	r22 = add.i64 r6, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Combine(a []f32, b []f32, c []f32)
+
+task Combine_0 parallel count=(len c)
+b0: # entry
+	r4 = base c
+	r5 = len c
+	r3 = move.i64 r5
+	r12 = base a
+	r16 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r16, r9, 4
+	r18 = load.f32 r15
+	r19 = add.f32 r14, r18
+	r20 = elemaddr r4, r9, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel EightBlocks(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
+groups [8]
+disjoint a0 a1
+disjoint a0 a2
+disjoint a0 a3
+disjoint a0 a4
+disjoint a0 a5
+disjoint a0 a6
+disjoint a0 a7
+disjoint a1 a2
+disjoint a1 a3
+disjoint a1 a4
+disjoint a1 a5
+disjoint a1 a6
+disjoint a1 a7
+disjoint a2 a3
+disjoint a2 a4
+disjoint a2 a5
+disjoint a2 a6
+disjoint a2 a7
+disjoint a3 a4
+disjoint a3 a5
+disjoint a3 a6
+disjoint a3 a7
+disjoint a4 a5
+disjoint a4 a6
+disjoint a4 a7
+disjoint a5 a6
+disjoint a5 a7
+disjoint a6 a7
+
+task EightBlocks_0 serial block=1 group=1
+b0: # entry
+	r3 = base a0
+	r4 = len a0
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 0
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_1 serial block=2 group=1
+b0: # entry
+	r3 = base a1
+	r4 = len a1
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 1
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_2 serial block=3 group=1
+b0: # entry
+	r3 = base a2
+	r4 = len a2
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 2
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_3 serial block=4 group=1
+b0: # entry
+	r3 = base a3
+	r4 = len a3
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 3
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_4 serial block=5 group=1
+b0: # entry
+	r3 = base a4
+	r4 = len a4
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 4
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_5 serial block=6 group=1
+b0: # entry
+	r3 = base a5
+	r4 = len a5
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 5
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_6 serial block=7 group=1
+b0: # entry
+	r3 = base a6
+	r4 = len a6
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 6
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+task EightBlocks_7 serial block=8 group=1
+b0: # entry
+	r3 = base a7
+	r4 = len a7
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	r7 = const.i64 7
+	jump b2
+b2: # spinInto.entry
+	r8 = move.i64 r1
+	r9 = move.i64 -1
+	jump b3
+b3: # spinInto.rangeindex.loop
+	r10 = add.i64 r9, 1
+	r11 = lt.i64 r10, r8
+	branch r11, b4, b21
+b4: # spinInto.rangeindex.body
+	r12 = mul.i64 r7, 1000
+	r13 = move.i64 r10
+	r14 = add.i64 r12, r13
+	r15 = gt.i64 r5, 0
+	branch r15, b5, b20
+b5: # edge 2→4
+	r16 = move.i64 r14
+	r17 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r34 = max.i64 r5, -9223372036854775804
+	r35 = sub.i64 r34, 4
+	jump b7
+b7: # unroll guard
+	r36 = lt.i64 r17, r35
+	branch r36, b8, b16
+b8: # spinInto.rangeint.body (unrolled 0)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b9
+b9: # edge 4→4 (unrolled 0)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b10
+b10: # spinInto.rangeint.body (unrolled 1)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b11
+b11: # edge 4→4 (unrolled 1)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b12
+b12: # spinInto.rangeint.body (unrolled 2)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b13
+b13: # edge 4→4 (unrolled 2)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b14
+b14: # spinInto.rangeint.body (unrolled 3)
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	jump b15
+b15: # edge 4→4 (unrolled 3)
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b7
+b16: # spinInto.rangeint.body
+	r19 = mul.i64 r16, 1664525
+	r20 = add.i64 r19, 1013904223
+	r25 = mulhi.i64 r20, -9223372032559808509
+	r26 = add.i64 r25, r20
+	r27 = convert.u64.i64 r26
+	r28 = shr.u64.u32 r27, 63
+	r29 = shr.i64.u32 r26, 30
+	r30 = convert.i64.u64 r28
+	r31 = add.i64 r29, r30
+	r32 = mul.i64 r31, 2147483647
+	r33 = sub.i64 r20, r32
+	r21 = move.i64 r33
+	r22 = add.i64 r17, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b17, b18
+b17: # edge 4→4
+	r16 = move.i64 r21
+	r17 = move.i64 r22
+	jump b16
+b18: # edge 4→5
+	r18 = move.i64 r21
+	jump b19
+b19: # spinInto.rangeint.done
+	r24 = elemaddr r0, r10, 8
+	store.i64 r24, r18
+	r9 = move.i64 r10
+	jump b3
+b20: # edge 2→5
+	r18 = move.i64 r14
+	jump b19
+b21: # spinInto.return
+	return
+
+kernel MixedTop(a []i32, b []i32, c []i32, n i64)
+groups [2 2]
+disjoint a b
+disjoint a c
+disjoint b c
+
+task MixedTop_0 serial
+b0: # entry
+	r3 = base c
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, 1
+	return
+
+task MixedTop_1 parallel count=(min.i64 (param n) (len a)) block=1 group=1
+b0: # entry
+	r5 = param.i64 n
+	r4 = move.i64 r5
+	r10 = base a
+	r11 = len a
+	r8 = move.i64 r11
+	r6 = move.i64 r8
+	r3 = min.i64 r4, r6
+	r21 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r12 = lt.i64 r2, r3
+	branch r12, b3, b6
+b3: # index
+	r13 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r14 = move.ptr r10
+	r17 = convert.i32.i64 r13
+	r18 = move.ptr r21
+	r23 = elemaddr r18, 0, 4
+	r24 = load.i32 r23
+	r25 = add.i32 r17, r24
+	r26 = elemaddr r14, r13, 4
+	store.i32 r26, r25
+	r27 = add.i64 r13, 1
+	r28 = lt.i64 r27, r3
+	branch r28, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task MixedTop_2 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, 7
+	return
+
+task MixedTop_3 parallel count=(sub.i64 (len b) 1) block=2 group=1
+b0: # entry
+	r6 = base b
+	r7 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = elemaddr r12, r10, 4
+	store.i32 r15, 2
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_4 serial
+b0: # entry
+	r3 = base c
+	r8 = base a
+	r15 = base b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = move.ptr r8
+	r10 = elemaddr r5, 0, 4
+	r11 = load.i32 r10
+	r12 = move.ptr r15
+	r17 = elemaddr r12, 0, 4
+	r18 = load.i32 r17
+	r19 = add.i32 r11, r18
+	r20 = elemaddr r0, 0, 4
+	store.i32 r20, r19
+	return
+
+task MixedTop_5 parallel count=(sub.i64 (len b) 1) block=3 group=2
+b0: # entry
+	r6 = base b
+	r7 = len b
+	r18 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r20 = elemaddr r15, 0, 4
+	r21 = load.i32 r20
+	r22 = elemaddr r12, r10, 4
+	r23 = load.i32 r22
+	r24 = add.i32 r23, r21
+	r25 = elemaddr r12, r10, 4
+	store.i32 r25, r24
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_6 parallel count=(len a) block=4 group=2
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	r18 = load.i32 r17
+	r19 = mul.i32 r18, 3
+	r20 = elemaddr r14, r12, 4
+	store.i32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_7 parallel count=(sub.i64 (len c) 1)
+b0: # entry
+	r6 = base c
+	r7 = len c
+	r18 = base a
+	r25 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r20 = elemaddr r15, r10, 4
+	r21 = load.i32 r20
+	r22 = move.ptr r25
+	r27 = elemaddr r22, r10, 4
+	r28 = load.i32 r27
+	r29 = sub.i32 r21, r28
+	r30 = elemaddr r12, r10, 4
+	store.i32 r30, r29
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
 `

@@ -42,3 +42,25 @@ static inline long long __mul64hi(long long x, long long y) { return (long long)
 static inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y) {
 	return (unsigned long long)(((unsigned __int128)x * y) >> 64);
 }
+
+// The atomic functions, for one thread: the host runs threads one at a
+// time.
+#define QD_HOST_ATOMIC(name, update)                  \
+	template <typename T>                         \
+	static inline T name(T *p, T v) {             \
+		T old = *p;                           \
+		*p = (update);                        \
+		return old;                           \
+	}
+QD_HOST_ATOMIC(atomicAdd, old + v)
+QD_HOST_ATOMIC(atomicMin, old < v ? old : v)
+QD_HOST_ATOMIC(atomicMax, old > v ? old : v)
+QD_HOST_ATOMIC(atomicAnd, old & v)
+QD_HOST_ATOMIC(atomicOr, old | v)
+QD_HOST_ATOMIC(atomicExch, v)
+template <typename T>
+static inline T atomicCAS(T *p, T compare, T v) {
+	T old = *p;
+	if (old == compare) *p = v;
+	return old;
+}

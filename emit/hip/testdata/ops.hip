@@ -12,13 +12,9 @@
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
 
-static __device__ inline i64 qd_f32_to_i64(float x) {
-	return x != x ? 0 : x < -0x1p+63f ? (-9223372036854775807ll - 1) : x >= 0x1p+63f ? 9223372036854775807ll : (i64)x;
-}
+static __device__ inline u16 qd_shl_u16(u16 x, u64 n) { return n >= 16 ? 0 : (u32)x << n; }
 
-static __device__ inline i64 qd_f64_to_i64(double x) {
-	return x != x ? 0 : x < -0x1p+63 ? (-9223372036854775807ll - 1) : x >= 0x1p+63 ? 9223372036854775807ll : (i64)x;
-}
+static __device__ inline i32 qd_shr_i32(i32 x, u64 n) { return x >> (n >= 32 ? 31 : n); }
 
 static __device__ inline float qd_min_f32(float x, float y) {
 	if (x != x || y != y) return x + y;
@@ -26,9 +22,13 @@ static __device__ inline float qd_min_f32(float x, float y) {
 	return x < y ? x : y;
 }
 
-static __device__ inline u16 qd_shl_u16(u16 x, u64 n) { return n >= 16 ? 0 : (u32)x << n; }
+static __device__ inline i64 qd_f64_to_i64(double x) {
+	return x != x ? 0 : x < -0x1p+63 ? (-9223372036854775807ll - 1) : x >= 0x1p+63 ? 9223372036854775807ll : (i64)x;
+}
 
-static __device__ inline i32 qd_shr_i32(i32 x, u64 n) { return x >> (n >= 32 ? 31 : n); }
+static __device__ inline i64 qd_f32_to_i64(float x) {
+	return x != x ? 0 : x < -0x1p+63f ? (-9223372036854775807ll - 1) : x >= 0x1p+63f ? 9223372036854775807ll : (i64)x;
+}
 
 // Task 0 of kernel Ints(a []i8, b []u16, c []i32, d []u64, s []u64), parallel.
 extern "C" __global__ void Ints_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9) {

@@ -12,8 +12,10 @@
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
 
-static __device__ inline i32 qd_f64_to_i32(double x) {
-	return x != x ? 0 : x < -0x1p+31 ? (-2147483647 - 1) : x >= 0x1p+31 ? 2147483647 : (i32)x;
+static __device__ inline double qd_min_f64(double x, double y) {
+	if (x != x || y != y) return x + y;
+	if (x == y) return __longlong_as_double((i64)__double_as_longlong(x) | (i64)__double_as_longlong(y)); // the sign of zeros
+	return x < y ? x : y;
 }
 
 static __device__ inline double qd_max_f64(double x, double y) {
@@ -22,10 +24,8 @@ static __device__ inline double qd_max_f64(double x, double y) {
 	return x > y ? x : y;
 }
 
-static __device__ inline double qd_min_f64(double x, double y) {
-	if (x != x || y != y) return x + y;
-	if (x == y) return __longlong_as_double((i64)__double_as_longlong(x) | (i64)__double_as_longlong(y)); // the sign of zeros
-	return x < y ? x : y;
+static __device__ inline i32 qd_f64_to_i32(double x) {
+	return x != x ? 0 : x < -0x1p+31 ? (-2147483647 - 1) : x >= 0x1p+31 ? 2147483647 : (i32)x;
 }
 
 // Task 0 of kernel Floats(out []f64, small []f32, x f64), serial.

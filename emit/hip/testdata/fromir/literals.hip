@@ -14,11 +14,11 @@ typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; 
 
 static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
 
+static __device__ inline i64 qd_rem_i64(i64 x, i64 y) { return y == 0 || y == -1 ? 0 : x % y; }
+
 static __device__ inline u32 qd_f32_to_u32(float x) {
 	return x != x ? 0 : x <= -0x1p+0f ? 0 : x >= 0x1p+32f ? 4294967295u : (u32)x;
 }
-
-static __device__ inline i64 qd_rem_i64(i64 x, i64 y) { return y == 0 || y == -1 ? 0 : x % y; }
 
 // Task 0 of kernel Literals(out []i64, flag bool, w []u32), serial.
 extern "C" __global__ void Literals_0(char *p0, i64 p1, u8 p2, char *p3, i64 p4) {

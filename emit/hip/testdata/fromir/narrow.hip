@@ -12,11 +12,11 @@
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
 
+static __device__ inline u16 qd_shr_u16(u16 x, u64 n) { return n >= 16 ? 0 : x >> n; }
+
 static __device__ inline i16 qd_div_i16(i16 x, i16 y) { return y == 0 ? 0 : y == -1 ? (i16)-(u32)x : x / y; }
 
 static __device__ inline i16 qd_rem_i16(i16 x, i16 y) { return y == 0 || y == -1 ? 0 : x % y; }
-
-static __device__ inline u16 qd_shr_u16(u16 x, u64 n) { return n >= 16 ? 0 : x >> n; }
 
 // Task 0 of kernel Narrow(a []i8, b []u16, d i16), parallel.
 extern "C" __global__ void Narrow_0(char *p0, i64 p1, char *p2, i64 p3, i16 p4) {
