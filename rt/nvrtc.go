@@ -22,8 +22,10 @@ var (
 	nvrtcErr  error
 )
 
+// The CUDA driver loads HIP source only, so that a module that fails to
+// compile fails its test rather than falling back to PTX.
 func init() {
-	cudaImageKinds = []ImageKind{ImageHIP, ImagePTX}
+	cudaImageKinds = []ImageKind{ImageHIP}
 	loadSource = loadWithNVRTC
 }
 
