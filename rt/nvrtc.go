@@ -10,10 +10,10 @@ import (
 )
 
 // Test infrastructure, built only with -tags qdnvrtc, never in a user's
-// binary: the CUDA driver prefers a module's HIP source, compiles it with
-// NVRTC under the prelude's CUDA mapping and loads the cubin, so that every
-// GPU test runs the HIP emitter's output on an NVIDIA GPU and compares it
-// with Go bit for bit. NVRTC comes from the CUDA toolkit, opened at run
+// binary: the CUDA driver loads a module from its HIP source, compiled by
+// NVRTC under the prelude's CUDA mapping, so that every GPU test runs the
+// HIP emitter's output on an NVIDIA GPU and compares it with Go bit for
+// bit. NVRTC comes from the CUDA toolkit, opened at run
 // time: QD_NVRTC names the library, else the usual places are tried.
 
 var (
