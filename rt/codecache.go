@@ -1,47 +1,64 @@
 package rt
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
 
-// codeCache keeps device code compiled at run time on disk, so that a
-// module is compiled once per machine, not once per process. Each entry is
-// one file: a header, the code's checksum and the code. It is written to a
-// temporary file and renamed into place, so that a reader never sees part
-// of a file; an entry that fails its checksum is compiled again.
-type codeCache struct {
-	dir string // "" keeps nothing
+// sourceCompiler is a driver that compiles source itself: the HIP driver
+// compiles HIP source with hiprtc (and the CUDA driver does with NVRTC in
+// test builds, nvrtc.go). Device.loadImage keeps the binary code it makes
+// in the module cache (modcache.go), as it keeps the cubins of PTX.
+type sourceCompiler interface {
+	// sourceKey names the binary code of the source in the cache: its
+	// hash, the compiler's options, the device's target and the
+	// versions of the compiler and runtime.
+	sourceKey(source string) string
+	compileSource(source string) ([]byte, error)
+	// binaryKind is the kind of image the binary code loads as.
+	binaryKind() ImageKind
 }
 
-// defaultCodeCache is the cache in QD_CACHE_DIR, else in qd's directory of
-// the user's cache directory (os.UserCacheDir). QD_CACHE_DIR=off keeps
-// nothing.
-func defaultCodeCache() codeCache {
-	dir := os.Getenv("QD_CACHE_DIR")
-	switch dir {
-	case "off":
-		return codeCache{}
-	case "":
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return codeCache{}
-		}
-		dir = filepath.Join(base, "qd")
+// How a module compiled from source was loaded, as Module.LoadedFrom
+// says.
+const (
+	fromSourceCache = "binary code from the module cache, compiled from source before"
+	fromCompiler    = "source compiled at run time, now cached"
+)
+
+// loadSource loads a module from source the driver compiles, through the
+// module cache: from an entry when the cache has an intact one the driver
+// accepts, else compiled and then written to the cache. A cache that cannot
+// be read or written costs a compilation, never a failure.
+func (d *Device) loadSource(c sourceCompiler, img Image) (uintptr, string, error) {
+	load := func(code []byte) (uintptr, error) {
+		return d.drv.loadModule(Image{Kind: c.binaryKind(), Arch: d.attrs.arch, Data: string(code)})
 	}
-	return codeCache{dir: dir}
+	var path string
+	if dir := cacheDir(); dir != "" {
+		path = filepath.Join(dir, c.sourceKey(img.Data))
+		if code, ok := readCubin(path); ok {
+			if h, err := load(code); err == nil {
+				return h, fromSourceCache, nil
+			}
+		}
+	}
+	code, err := c.compileSource(img.Data)
+	if err != nil {
+		return 0, "", err
+	}
+	h, err := load(code)
+	if err == nil && path != "" {
+		writeCubin(path, code)
+	}
+	return h, fromCompiler, err
 }
 
-// codeMagic starts every cache entry; a new format gets a new one.
-const codeMagic = "qd code 1\n"
-
-// codeKey names the code a compiler makes of source for target: the
-// source and options by hash, the target and the compiler's version by
-// name. kind says which compiler, such as "hiprtc".
+// codeKey is a cache entry's name for the code a compiler (kind, such as
+// "hiprtc") makes of source with options for target: the source and
+// options by hash, the target and the versions by name.
 func codeKey(kind, source, target, version string, options []string) string {
 	h := sha256.New()
 	h.Write([]byte(source))
@@ -49,7 +66,7 @@ func codeKey(kind, source, target, version string, options []string) string {
 		h.Write([]byte{0})
 		h.Write([]byte(o))
 	}
-	return fmt.Sprintf("%s-%x-%s-%s", kind, h.Sum(nil)[:16], fileSafe(target), fileSafe(version))
+	return fmt.Sprintf("%s-%x-%s-%s.bin", kind, h.Sum(nil)[:16], fileSafe(target), fileSafe(version))
 }
 
 // fileSafe keeps letters, digits, '.', '+' and '-' and replaces anything
@@ -62,67 +79,4 @@ func fileSafe(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-func (c codeCache) path(key string) string { return filepath.Join(c.dir, key+".bin") }
-
-// load returns the entry of key, if the cache holds an intact one.
-func (c codeCache) load(key string) ([]byte, bool) {
-	if c.dir == "" {
-		return nil, false
-	}
-	data, err := os.ReadFile(c.path(key))
-	if err != nil || !bytes.HasPrefix(data, []byte(codeMagic)) || len(data) < len(codeMagic)+sha256.Size {
-		return nil, false
-	}
-	data = data[len(codeMagic):]
-	sum, code := data[:sha256.Size], data[sha256.Size:]
-	if got := sha256.Sum256(code); !bytes.Equal(got[:], sum) {
-		return nil, false
-	}
-	return code, true
-}
-
-// store writes the entry of key atomically.
-func (c codeCache) store(key string, code []byte) error {
-	if c.dir == "" {
-		return nil
-	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(c.dir, key+".*.tmp")
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(code)
-	_, err = f.Write(append(append([]byte(codeMagic), sum[:]...), code...))
-	if e := f.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), c.path(key))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
-
-// compileAndLoad loads the module whose code is cached under key: from the
-// cache if it holds it, else compiled and then stored. Code from the cache
-// that the driver refuses is compiled again; a cache that cannot be read
-// or written costs a compilation, never a failure.
-func compileAndLoad(c codeCache, key string, compile func() ([]byte, error), load func([]byte) (uintptr, error)) (uintptr, error) {
-	if code, ok := c.load(key); ok {
-		if mod, err := load(code); err == nil {
-			return mod, nil
-		}
-	}
-	code, err := compile()
-	if err != nil {
-		return 0, err
-	}
-	c.store(key, code)
-	return load(code)
 }

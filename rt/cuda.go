@@ -13,9 +13,9 @@ import (
 )
 
 // The CUDA driver is loaded with dlopen when the first device opens: qd
-// declares the few driver functions it calls itself, so building needs no
-// CUDA headers or libraries, and a machine without a GPU runs the CPU
-// backend from the same binary.
+// declares the few driver functions it calls itself (gpu_shim.h), so
+// building needs no CUDA headers or libraries, and a machine without a GPU
+// runs the CPU backend from the same binary.
 
 var (
 	cudaOnce sync.Once
@@ -34,6 +34,7 @@ const (
 	cuMaxThreadsPerMultiproc = 39
 	cuComputeCapabilityMajor = 75
 	cuComputeCapabilityMinor = 76
+	cuMemoryPoolsSupported   = 115
 )
 
 func openCUDA(index int) (driver, error) {
@@ -58,6 +59,7 @@ func openCUDA(index int) (driver, error) {
 		warpSize:           d.attribute(cuWarpSize),
 		streamQueues:       cudaMaxConnections(),
 	}
+	d.openFeatures(d.attribute(cuMemoryPoolsSupported) != 0)
 	return d, nil
 }
 
@@ -73,13 +75,9 @@ func cudaMaxConnections() int {
 
 func (d *cudaDriver) imageKinds() []ImageKind { return cudaImageKinds }
 
-// loadSource, when set, compiles source images for the CUDA driver: only
-// test builds set it (nvrtc.go).
-var loadSource func(d *cudaDriver, img Image) (uintptr, error)
-
 func (d *cudaDriver) loadModule(img Image) (uintptr, error) {
-	if img.Kind != ImagePTX && loadSource != nil {
-		return loadSource(d, img)
+	if img.Kind == ImageCubin {
+		return d.loadBinary([]byte(img.Data))
 	}
 	return d.loadCode([]byte(img.Data))
 }

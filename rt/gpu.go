@@ -34,11 +34,13 @@ import (
 // two drivers embed it and add what differs: how a device is opened and
 // described, and the device code it loads.
 type gpuDriver struct {
-	api   *C.struct_qd_api
-	dev   C.int
-	ctx   C.uintptr_t // CUDA: the primary context; HIP: the device index
-	name  string
-	attrs deviceAttributes
+	api     *C.struct_qd_api
+	dev     C.int
+	ctx     C.uintptr_t // CUDA: the primary context; HIP: the device index
+	name    string
+	attrs   deviceAttributes
+	feat    driverFeatures
+	memPool uintptr // the pool of stream-ordered allocations, if any
 }
 
 // openAPI loads a driver API from the first of the libraries that opens.
@@ -47,7 +49,7 @@ func openAPI(hip bool, libraries []string) (*C.struct_qd_api, error) {
 	for _, lib := range libraries {
 		clib := C.CString(lib)
 		var msg *C.char
-		api := C.qd_open_api(C.int(boolInt(hip)), clib, &msg)
+		api := C.qd_open_api(boolInt(hip), clib, &msg)
 		C.free(unsafe.Pointer(clib))
 		if api != nil {
 			return api, nil
@@ -57,7 +59,7 @@ func openAPI(hip bool, libraries []string) (*C.struct_qd_api, error) {
 	return nil, fmt.Errorf("cannot load %s", strings.Join(msgs, "; "))
 }
 
-func boolInt(b bool) int {
+func boolInt(b bool) C.int {
 	if b {
 		return 1
 	}
@@ -113,7 +115,8 @@ func (g *gpuDriver) attribute(attr int) int {
 	return int(v)
 }
 
-// driverVersion is the version of the driver (CUDA) or runtime (HIP).
+// driverVersion is the version of the driver (CUDA) or runtime (HIP):
+// cached device code is kept per version.
 func (g *gpuDriver) driverVersion() int {
 	var v C.int
 	C.qd_driver_version(g.api, &v)
@@ -141,8 +144,8 @@ func (g *gpuDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) e
 	return g.check(C.QD_CALL_MemcpyDtoH, C.qd_copy_to_host(g.api, g.ctx, dst, C.uintptr_t(src), C.size_t(bytes)))
 }
 
-// loadCode loads a module from an image the driver takes as it is, or
-// compiles (PTX); a compiler's error log comes with the error.
+// loadCode loads a module from PTX, which the driver compiles; its
+// compiler's error log comes with the error.
 func (g *gpuDriver) loadCode(code []byte) (uintptr, error) {
 	image := C.CBytes(append(code[:len(code):len(code)], 0)) // PTX must end in NUL
 	defer C.free(image)
@@ -189,7 +192,23 @@ func (g *gpuDriver) synchronizeAll() error {
 }
 
 func (g *gpuDriver) close() error {
-	return g.check(C.QD_CALL_DevicePrimaryCtxRelease, C.qd_device_close(g.api, g.dev))
+	var err error
+	if g.memPool != 0 {
+		err = g.check(C.QD_CALL_MemPoolDestroy, C.qd_pool_destroy(g.api, g.ctx, C.uintptr_t(g.memPool)))
+	}
+	if e := g.check(C.QD_CALL_DevicePrimaryCtxRelease, C.qd_device_close(g.api, g.dev)); err == nil {
+		err = e
+	}
+	return err
+}
+
+// loadBinary loads binary code (a cubin, an AMD code object) as it is.
+func (g *gpuDriver) loadBinary(code []byte) (uintptr, error) {
+	bin := C.CBytes(code)
+	defer C.free(bin)
+	var mod C.uintptr_t
+	r := C.qd_module_load_binary(g.api, g.ctx, &mod, bin)
+	return uintptr(mod), g.check(C.QD_CALL_ModuleLoadData, r)
 }
 
 // notReady is CUDA_ERROR_NOT_READY and hipErrorNotReady, the answer of a
@@ -224,7 +243,7 @@ func (g *gpuDriver) waitEvent(s, e uintptr) error {
 
 func (g *gpuDriver) newEvent(timing bool) (uintptr, error) {
 	var e C.uintptr_t
-	r := C.qd_event_create(g.api, g.ctx, &e, C.int(boolInt(timing)))
+	r := C.qd_event_create(g.api, g.ctx, &e, boolInt(timing))
 	return uintptr(e), g.check(C.QD_CALL_EventCreate, r)
 }
 

@@ -76,7 +76,6 @@ type hipDriver struct {
 	// runtime is the HIP runtime's version, which code objects cached
 	// on disk are keyed by beside the target.
 	runtime int
-	cache   codeCache
 }
 
 // HIP's numbers for the device attributes qd reads (hipDeviceAttribute_t,
@@ -98,7 +97,7 @@ func openHIP(index int) (driver, error) {
 	if hipErr != nil {
 		return nil, hipErr
 	}
-	d := &hipDriver{gpuDriver: gpuDriver{api: hipAPI}, cache: defaultCodeCache()}
+	d := &hipDriver{gpuDriver: gpuDriver{api: hipAPI}}
 	if err := d.open(index, HIP); err != nil {
 		return nil, err
 	}
@@ -147,17 +146,42 @@ func hipHardwareQueues() int {
 
 func (d *hipDriver) imageKinds() []ImageKind { return hipImageKinds }
 
+// loadModule loads a code object; Device.loadImage compiles source with
+// compileSource first.
 func (d *hipDriver) loadModule(img Image) (uintptr, error) {
-	if img.Kind == ImageHSACO {
-		return d.loadCode([]byte(img.Data))
+	if img.Kind != ImageHSACO {
+		return 0, fmt.Errorf("%w: the HIP driver loads %s only compiled", ErrNoImage, img.Kind)
 	}
-	hiprtcOnce.Do(func() { hiprtc, hiprtcErr = openRTC(false, hiprtcLibraries()) })
-	if hiprtcErr != nil {
-		return 0, hiprtcErr
-	}
-	options := []string{"--gpu-architecture=" + d.attrs.arch, "-O3", "-ffp-contract=off"}
-	version := fmt.Sprintf("hip%d-hiprtc%s", d.runtime, hiprtc.version)
-	key := codeKey("hiprtc", img.Data, d.attrs.arch, version, options)
-	compile := func() ([]byte, error) { return hiprtc.compile(img.Data, "qd.hip", options) }
-	return compileAndLoad(d.cache, key, compile, d.loadCode)
+	return d.loadBinary([]byte(img.Data))
 }
+
+// hiprtcOptions are the options of every compilation, beside the target.
+var hiprtcOptions = []string{"-O3", "-ffp-contract=off"}
+
+func (d *hipDriver) options() []string {
+	return append([]string{"--gpu-architecture=" + d.attrs.arch}, hiprtcOptions...)
+}
+
+// compiler opens hiprtc once.
+func compiler() (*rtc, error) {
+	hiprtcOnce.Do(func() { hiprtc, hiprtcErr = openRTC(false, hiprtcLibraries()) })
+	return hiprtc, hiprtcErr
+}
+
+func (d *hipDriver) compileSource(source string) ([]byte, error) {
+	c, err := compiler()
+	if err != nil {
+		return nil, err
+	}
+	return c.compile(source, "qd.hip", d.options())
+}
+
+func (d *hipDriver) sourceKey(source string) string {
+	version := fmt.Sprintf("hip%d", d.runtime)
+	if c, err := compiler(); err == nil {
+		version += "-hiprtc" + c.version
+	}
+	return codeKey("hiprtc", source, d.attrs.arch, version, d.options())
+}
+
+func (d *hipDriver) binaryKind() ImageKind { return ImageHSACO }

@@ -40,7 +40,7 @@ func TestHIPDriverOnFake(t *testing.T) {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHIPDriverOnFake$", "-test.v")
 	cmd.Env = append(os.Environ(), "QD_HIPFAKE_CHILD=1", "QD_HIP_LIB="+lib, "QD_BACKEND=hip",
-		"QDFAKE_LOG="+filepath.Join(dir, "calls.log"), "QD_CACHE_DIR="+filepath.Join(dir, "cache"), "QD_HIP_ARCH=", "GPU_MAX_HW_QUEUES=")
+		"QDFAKE_LOG="+filepath.Join(dir, "calls.log"), "QD_CACHE_DIR="+filepath.Join(dir, "cache"), "QD_CACHE=", "QD_HIP_ARCH=", "GPU_MAX_HW_QUEUES=", "QD_TRACE=")
 	out, err := cmd.CombinedOutput()
 	t.Logf("child:\n%s", out)
 	if err != nil {
@@ -124,8 +124,8 @@ func testHIPDriver(t *testing.T, logPath string) {
 		t.Fatal(err)
 	}
 	spec := &ModuleSpec{Package: "fill2", Kernels: fillSpec.Kernels, Images: []Image{
-		{Kind: ImageHSACO, Target: "gfx942", Data: "FAKECO: wrong target"},
-		{Kind: ImageHSACO, Target: "gfx90a:xnack-", Data: "not a code object"},
+		{Kind: ImageHSACO, Arch: "gfx942", Data: "FAKECO: wrong target"},
+		{Kind: ImageHSACO, Arch: "gfx90a:xnack-", Data: "not a code object"},
 		fillSpec.Images[1],
 	}}
 	if m2, err := d2.Load(spec); err != nil || m2.ImageKind() != ImageHIP {

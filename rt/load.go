@@ -3,10 +3,12 @@ package rt
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -24,11 +26,11 @@ type ModuleSpec struct {
 // An Image is a module's device code in one form.
 type Image struct {
 	Kind ImageKind
-	// Target is the GPU a compiled image is for, such as
-	// "gfx942:sramecc+:xnack-"; empty for source and PTX, which the
-	// driver compiles for the GPU at hand.
-	Target string
-	Data   string
+	Data string
+	// Arch is the GPU architecture binary code was built for, such as
+	// "sm_80" or the AMD target "gfx942:sramecc+:xnack-"; empty for PTX
+	// and source, which the driver compiles for any.
+	Arch string
 }
 
 // ImageKind is a form of device code. Each driver loads some kinds, in its
@@ -43,16 +45,19 @@ const (
 	// ImageIR is the kernels' IR as text (ir.FormatKernels), which the CPU
 	// backend interprets in its race mode (RunIterationsConcurrently).
 	ImageIR
+	// ImageCubin is NVIDIA binary code for one architecture (Image.Arch),
+	// which loads without compiling on GPUs of the same major version and
+	// an equal or later minor one.
+	ImageCubin
 	// ImageHIP is HIP C++ source, which the HIP driver compiles with
-	// hiprtc for the GPU at hand when the module is first loaded, and
-	// caches on disk.
+	// hiprtc for the GPU at hand, through the module cache.
 	ImageHIP
-	// ImageHSACO is an AMD GPU code object built for the GPU its Target
-	// names, which the HIP driver loads as it is.
+	// ImageHSACO is an AMD GPU code object for one target (Image.Arch),
+	// which loads without compiling on GPUs of that target.
 	ImageHSACO
 )
 
-var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR", ImageHIP: "HIP", ImageHSACO: "HSACO"}
+var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR", ImageCubin: "Cubin", ImageHIP: "HIP", ImageHSACO: "HSACO"}
 
 func (k ImageKind) String() string {
 	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
@@ -90,6 +95,10 @@ type Module struct {
 	kind    ImageKind // the kind of image it was loaded from; 0 on the CPU
 	handle  uintptr
 	entries [][]uintptr // per kernel, per task: the driver's function
+	// graphs caches each kernel's graphs; nil where the driver has none.
+	graphs []kernelGraphs
+	from   string        // where the code came from
+	took   time.Duration // how long loading took
 
 	// The kernels of the IR image, parsed when the CPU's race mode first
 	// needs them.
@@ -100,10 +109,9 @@ type Module struct {
 
 // Load loads the module of spec on d from the image its driver prefers,
 // compiling the device code the first time; later calls return the same
-// Module. An image compiled for one GPU (Image.Target) is used only on a
-// GPU it fits, and when the driver refuses one image the next it accepts
-// is tried. A module without an image the driver loads is an error
-// wrapping ErrNoImage.
+// Module. When the driver refuses a binary image, the image of the next
+// kind it takes is tried. A module without an image the driver loads is an
+// error wrapping ErrNoImage.
 func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	op := "load module " + spec.Package
 	d.mu.Lock()
@@ -114,37 +122,53 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	if m := d.modules[spec]; m != nil {
 		return m, nil
 	}
-	m := &Module{dev: d, spec: spec}
+	start := time.Now()
+	m := &Module{dev: d, spec: spec, from: fromGo}
 	if d.drv != nil {
-		images, err := chooseImages(spec.Images, d.backend, d.drv.imageKinds(), d.attrs.arch)
+		h, err := d.loadFirst(m, spec.Images)
 		if err != nil {
 			return nil, opError(op, err)
-		}
-		var errs []error
-		for _, img := range images {
-			h, err := d.drv.loadModule(img)
-			if err == nil {
-				m.handle, m.kind = h, img.Kind
-				break
-			}
-			errs = append(errs, err)
-		}
-		if m.handle == 0 {
-			return nil, opError(op, errors.Join(errs...))
 		}
 		for _, k := range spec.Kernels {
 			fns := make([]uintptr, len(k.Tasks))
 			for i, t := range k.Tasks {
-				if fns[i], err = d.drv.function(m.handle, t.Entry); err != nil {
-					d.drv.unloadModule(m.handle)
+				if fns[i], err = d.drv.function(h, t.Entry); err != nil {
+					d.drv.unloadModule(h)
 					return nil, opError(op, err)
 				}
 			}
 			m.entries = append(m.entries, fns)
 		}
+		if d.drv.features().graphs && os.Getenv("QD_GRAPHS") != "off" {
+			m.graphs = make([]kernelGraphs, len(spec.Kernels))
+		}
 	}
+	m.took = time.Since(start)
 	d.modules[spec] = m
 	return m, nil
+}
+
+// loadFirst loads the first of the images, by the driver's order of
+// kinds, that the driver accepts, and notes in m what it loaded.
+func (d *Device) loadFirst(m *Module, images []Image) (uintptr, error) {
+	var errs []error
+	for kinds := d.drv.imageKinds(); len(kinds) > 0; {
+		img, err := chooseImage(images, d.backend, kinds, d.attrs.arch)
+		if err != nil {
+			if errs == nil {
+				return 0, err
+			}
+			break
+		}
+		h, from, err := d.loadImage(img)
+		if err == nil {
+			m.handle, m.from, m.kind = h, from, img.Kind
+			return h, nil
+		}
+		errs = append(errs, err)
+		kinds = kinds[slices.Index(kinds, img.Kind)+1:]
+	}
+	return 0, errors.Join(errs...)
 }
 
 // Device returns the device the module is loaded on.
@@ -154,32 +178,88 @@ func (m *Module) Device() *Device { return m.dev }
 // such as ImagePTX; 0 on the CPU.
 func (m *Module) ImageKind() ImageKind { return m.kind }
 
-// chooseImages returns the images a driver accepts, in the driver's order
-// of preference by kind; images compiled for one GPU only if they fit the
-// device's target.
-func chooseImages(images []Image, b Backend, accepts []ImageKind, target string) ([]Image, error) {
-	var usable []Image
+// LoadedFrom says where the module's code came from when it was loaded
+// (an embedded cubin, the module cache, PTX compiled then, or the Go
+// functions on the CPU) and how long loading it took.
+func (m *Module) LoadedFrom() (string, time.Duration) { return m.from, m.took }
+
+// chooseImage returns the first image of the kinds a driver accepts, in
+// the driver's order of preference; of binary images, the one built for
+// the latest architecture that runs on arch.
+func chooseImage(images []Image, b Backend, accepts []ImageKind, arch string) (Image, error) {
 	for _, kind := range accepts {
-		for _, img := range images {
-			if img.Kind == kind && fitsTarget(img.Target, target) {
-				usable = append(usable, img)
+		best := -1
+		for i, img := range images {
+			if img.Kind != kind || img.Arch != "" && !archRuns(img.Arch, arch) {
+				continue
+			}
+			if best < 0 || archNumber(img.Arch) > archNumber(images[best].Arch) {
+				best = i
 			}
 		}
-	}
-	if len(usable) > 0 {
-		return usable, nil
+		if best >= 0 {
+			return images[best], nil
+		}
 	}
 	have := make([]string, len(images))
 	for i, img := range images {
 		have[i] = img.Kind.String()
-		if img.Target != "" {
-			have[i] += " for " + img.Target
+		if img.Arch != "" {
+			have[i] += " for " + img.Arch
 		}
 	}
-	if len(have) == 0 {
-		have = []string{"none"}
+	want := make([]string, len(accepts))
+	for i, k := range accepts {
+		want[i] = k.String()
 	}
-	return nil, fmt.Errorf("%w: the module has %s, the %s driver loads %s for %s", ErrNoImage, strings.Join(have, ", "), b, kindList(accepts), target)
+	return Image{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s (GPU %s)", ErrNoImage, list(have), b, list(want), arch)
+}
+
+func list(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// archNumber reads an architecture such as "sm_86" as 86, and "sm_90a" as
+// 90 with exact true: code for it runs on that GPU only.
+func archNumber(arch string) int {
+	n, _ := archParts(arch)
+	return n
+}
+
+func archParts(arch string) (n int, exact bool) {
+	s, ok := strings.CutPrefix(arch, "sm_")
+	if !ok {
+		return -1, false
+	}
+	if s, exact = strings.CutSuffix(s, "a"); !exact {
+		s, exact = strings.CutSuffix(s, "f")
+	}
+	if _, err := fmt.Sscanf(s, "%d", &n); err != nil {
+		return -1, false
+	}
+	return n, exact
+}
+
+// archRuns reports whether binary code built for arch built runs on a GPU
+// of arch dev: for NVIDIA GPUs the same major version, and a minor version
+// no later than the GPU's (an "a" or "f" variant, only on the same GPU);
+// for AMD ones, a target that fits (fitsTarget).
+func archRuns(built, dev string) bool {
+	if strings.HasPrefix(built, "gfx") {
+		return fitsTarget(built, dev)
+	}
+	b, exact := archParts(built)
+	d, _ := archParts(dev)
+	if b < 0 || d < 0 {
+		return false
+	}
+	if exact {
+		return b == d
+	}
+	return b/10 == d/10 && b <= d
 }
 
 // targetPattern matches an AMD GPU target with its features, such as
@@ -190,11 +270,9 @@ var targetPattern = regexp.MustCompile(`^gfx[0-9a-f]+(:[a-z0-9]+[+-])*$`)
 // the target device: the same processor, and every feature the code was
 // built with ("xnack-", "sramecc+") set the same on the device. A feature
 // the code leaves out may have either setting, as the AMD GPU loader
-// rules have it. Code for no target fits every device.
+// rules have it (a runtime that refuses such code makes Load try the next
+// kind of image).
 func fitsTarget(target, device string) bool {
-	if target == "" {
-		return true
-	}
 	code, dev := strings.Split(target, ":"), strings.Split(device, ":")
 	if code[0] != dev[0] {
 		return false
@@ -205,15 +283,4 @@ func fitsTarget(target, device string) bool {
 		}
 	}
 	return true
-}
-
-func kindList(kinds []ImageKind) string {
-	if len(kinds) == 0 {
-		return "none"
-	}
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
-		names[i] = k.String()
-	}
-	return strings.Join(names, ", ")
 }

@@ -13,8 +13,8 @@ import (
 // binary: the CUDA driver loads a module from its HIP source, compiled by
 // NVRTC under the prelude's CUDA mapping, so that every GPU test runs the
 // HIP emitter's output on an NVIDIA GPU and compares it with Go bit for
-// bit. NVRTC comes from the CUDA toolkit, opened at run
-// time: QD_NVRTC names the library, else the usual places are tried.
+// bit. NVRTC comes from the CUDA toolkit, opened at run time: QD_NVRTC
+// names the library, else the usual places are tried.
 
 var (
 	nvrtcOnce sync.Once
@@ -24,10 +24,7 @@ var (
 
 // The CUDA driver loads HIP source only, so that a module that fails to
 // compile fails its test rather than falling back to PTX.
-func init() {
-	cudaImageKinds = []ImageKind{ImageHIP}
-	loadSource = loadWithNVRTC
-}
+func init() { cudaImageKinds = []ImageKind{ImageHIP} }
 
 func nvrtcLibraries() []string {
 	if p := os.Getenv("QD_NVRTC"); p != "" {
@@ -45,16 +42,29 @@ func nvrtcLibraries() []string {
 // into FMA, IEEE division and square root, denormals kept.
 var nvrtcOptions = []string{"--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false"}
 
-func loadWithNVRTC(d *cudaDriver, img Image) (uintptr, error) {
-	if img.Kind != ImageHIP {
-		return 0, fmt.Errorf("%w: the CUDA driver does not load %s", ErrNoImage, img.Kind)
-	}
-	nvrtcOnce.Do(func() { nvrtc, nvrtcErr = openRTC(true, nvrtcLibraries()) })
-	if nvrtcErr != nil {
-		return 0, nvrtcErr
-	}
-	options := append([]string{"--gpu-architecture=" + d.attrs.arch}, nvrtcOptions...)
-	key := codeKey("nvrtc", img.Data, d.attrs.arch, fmt.Sprintf("cuda%d-nvrtc%s", d.driverVersion(), nvrtc.version), options)
-	compile := func() ([]byte, error) { return nvrtc.compile(img.Data, "qd.cu", options) }
-	return compileAndLoad(defaultCodeCache(), key, compile, d.loadCode)
+func (d *cudaDriver) options() []string {
+	return append([]string{"--gpu-architecture=" + d.attrs.arch}, nvrtcOptions...)
 }
+
+func nvrtcCompiler() (*rtc, error) {
+	nvrtcOnce.Do(func() { nvrtc, nvrtcErr = openRTC(true, nvrtcLibraries()) })
+	return nvrtc, nvrtcErr
+}
+
+func (d *cudaDriver) compileSource(source string) ([]byte, error) {
+	c, err := nvrtcCompiler()
+	if err != nil {
+		return nil, err
+	}
+	return c.compile(source, "qd.cu", d.options())
+}
+
+func (d *cudaDriver) sourceKey(source string) string {
+	version := fmt.Sprintf("cuda%d", d.driverVersion())
+	if c, err := nvrtcCompiler(); err == nil {
+		version += "-nvrtc" + c.version
+	}
+	return codeKey("nvrtc", source, d.attrs.arch, version, d.options())
+}
+
+func (d *cudaDriver) binaryKind() ImageKind { return ImageCubin }

@@ -81,7 +81,7 @@ func TestUseAfterFree(t *testing.T) {
 	if err := b.CopyFrom(make([]float64, 4)); !errors.Is(err, ErrClosed) {
 		t.Errorf("CopyFrom after Free: %v, want ErrClosed", err)
 	}
-	if err := CheckBuffers(d, "K", b); !errors.Is(err, ErrClosed) {
+	if err := CheckBuffers(d, "K", nil, b); !errors.Is(err, ErrClosed) {
 		t.Errorf("launch with a freed buffer: %v, want ErrClosed", err)
 	}
 }
@@ -110,11 +110,11 @@ func TestClosedDevice(t *testing.T) {
 func TestWrongDevice(t *testing.T) {
 	d1, d2 := cpu(t), cpu(t)
 	b, _ := Alloc[int32](d1, 1)
-	if err := CheckBuffers(d2, "K", b); !errors.Is(err, ErrWrongDevice) {
+	if err := CheckBuffers(d2, "K", nil, b); !errors.Is(err, ErrWrongDevice) {
 		t.Errorf("buffer of another device: %v", err)
 	}
 	var none *Buffer[int32]
-	if err := CheckBuffers(d1, "K", none); err == nil || !strings.Contains(err.Error(), "nil buffer") {
+	if err := CheckBuffers(d1, "K", nil, none); err == nil || !strings.Contains(err.Error(), "nil buffer") {
 		t.Errorf("nil buffer: %v", err)
 	}
 }
@@ -171,43 +171,40 @@ func TestGridFor(t *testing.T) {
 func TestChooseImage(t *testing.T) {
 	const other ImageKind = 200 // a form no driver loads yet
 	images := []Image{{Kind: other, Data: "a"}, {Kind: ImagePTX, Data: "b"}}
-	if imgs, err := chooseImages(images, CUDA, []ImageKind{ImagePTX}, "sm_90"); err != nil || len(imgs) != 1 || imgs[0].Data != "b" {
-		t.Errorf("chooseImages = %+v, %v; want the PTX image", imgs, err)
+	if img, err := chooseImage(images, CUDA, []ImageKind{ImagePTX}, "sm_80"); err != nil || img.Data != "b" {
+		t.Errorf("chooseImage = %+v, %v; want the PTX image", img, err)
 	}
-	if imgs, err := chooseImages(images, CUDA, []ImageKind{other, ImagePTX}, "sm_90"); err != nil || len(imgs) != 2 || imgs[0].Data != "a" {
-		t.Errorf("chooseImages = %+v, %v; want the preferred image first", imgs, err)
+	if img, err := chooseImage(images, CUDA, []ImageKind{other, ImagePTX}, "sm_80"); err != nil || img.Data != "a" {
+		t.Errorf("chooseImage = %+v, %v; want the preferred image", img, err)
 	}
-	_, err := chooseImages(images[:1], CUDA, []ImageKind{ImagePTX}, "sm_90")
-	if !errors.Is(err, ErrNoImage) || err.Error() != "no device code this device can load: the module has ImageKind(200), the cuda driver loads PTX for sm_90" {
+	_, err := chooseImage(images[:1], CUDA, []ImageKind{ImagePTX}, "sm_80")
+	if !errors.Is(err, ErrNoImage) || err.Error() != "no device code this device can load: the module has ImageKind(200), the cuda driver loads PTX (GPU sm_80)" {
 		t.Errorf("no PTX image: %v", err)
 	}
-	if _, err := chooseImages(nil, CUDA, []ImageKind{ImagePTX}, "sm_90"); err == nil || !strings.Contains(err.Error(), "the module has none") {
+	if _, err := chooseImage(nil, CUDA, []ImageKind{ImagePTX}, "sm_80"); err == nil || !strings.Contains(err.Error(), "the module has none") {
 		t.Errorf("no images: %v", err)
 	}
 
+	// AMD code objects fit targets by processor and feature flags; the
+	// source fits every GPU.
 	amd := []Image{
-		{Kind: ImageHSACO, Target: "gfx90a", Data: "cdna2"},
-		{Kind: ImageHSACO, Target: "gfx942:sramecc+:xnack+", Data: "xnack on"},
-		{Kind: ImageHSACO, Target: "gfx942:xnack-", Data: "xnack off"},
+		{Kind: ImageHSACO, Arch: "gfx90a", Data: "cdna2"},
+		{Kind: ImageHSACO, Arch: "gfx942:sramecc+:xnack+", Data: "xnack on"},
+		{Kind: ImageHSACO, Arch: "gfx942:xnack-", Data: "xnack off"},
 		{Kind: ImageHIP, Data: "source"},
 	}
 	for device, want := range map[string]string{
-		"gfx942:sramecc+:xnack-": "xnack off,source",
-		"gfx942:sramecc+:xnack+": "xnack on,source",
-		"gfx90a:sramecc-:xnack-": "cdna2,source",
+		"gfx942:sramecc+:xnack-": "xnack off",
+		"gfx942:sramecc+:xnack+": "xnack on",
+		"gfx90a:sramecc-:xnack-": "cdna2",
 		"gfx1100":                "source",
 	} {
-		imgs, err := chooseImages(amd, HIP, hipImageKinds, device)
-		var got []string
-		for _, img := range imgs {
-			got = append(got, img.Data)
-		}
-		if err != nil || strings.Join(got, ",") != want {
-			t.Errorf("images for %s: %v, %v; want %s", device, got, err, want)
+		if img, err := chooseImage(amd, HIP, hipImageKinds, device); err != nil || img.Data != want {
+			t.Errorf("image for %s: %+v, %v; want %s", device, img, err, want)
 		}
 	}
-	_, err = chooseImages(amd[:1], HIP, hipImageKinds, "gfx942:sramecc+:xnack-")
-	if !errors.Is(err, ErrNoImage) || !strings.Contains(err.Error(), "the module has HSACO for gfx90a, the hip driver loads HSACO, HIP for gfx942:sramecc+:xnack-") {
+	_, err = chooseImage(amd[:1], HIP, hipImageKinds, "gfx942:sramecc+:xnack-")
+	if !errors.Is(err, ErrNoImage) || !strings.Contains(err.Error(), "the module has HSACO for gfx90a, the hip driver loads HSACO, HIP (GPU gfx942:sramecc+:xnack-)") {
 		t.Errorf("no image for the target: %v", err)
 	}
 }
@@ -475,4 +472,38 @@ func TestKernelFaultGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestChooseCubin checks that a device gets the cubin of the latest
+// architecture that runs on it, and PTX where none does.
+func TestChooseCubin(t *testing.T) {
+	images := []Image{
+		{Kind: ImagePTX, Data: "ptx"},
+		{Kind: ImageCubin, Arch: "sm_80", Data: "80"},
+		{Kind: ImageCubin, Arch: "sm_86", Data: "86"},
+		{Kind: ImageCubin, Arch: "sm_90a", Data: "90a"},
+	}
+	for arch, want := range map[string]string{
+		"sm_80": "80", "sm_86": "86", "sm_89": "86", "sm_90": "90a", "sm_75": "ptx", "sm_100": "ptx", "sm_120": "ptx",
+	} {
+		img, err := chooseImage(images, CUDA, cudaImageKindsFake, arch)
+		if err != nil || img.Data != want {
+			t.Errorf("%s: %q, %v; want %q", arch, img.Data, err, want)
+		}
+	}
+	if archRuns("sm_90a", "sm_91") || !archRuns("sm_90", "sm_90") || archRuns("sm_86", "sm_80") || archRuns("bogus", "sm_80") {
+		t.Error("archRuns")
+	}
+}
+
+func TestOpenAsync(t *testing.T) {
+	opened := OpenAsync(WithBackend(CPU))
+	d, err := opened()
+	if err != nil || !d.IsCPU() {
+		t.Fatalf("OpenAsync = %v, %v", d, err)
+	}
+	if d2, _ := opened(); d2 != d {
+		t.Error("a second call returned another device")
+	}
+	d.Close()
 }

@@ -1,6 +1,8 @@
 // The runtime compilers of C++ device code: hiprtc for HIP, and NVRTC,
 // which only test builds use (nvrtc.go). Their APIs are the same call for
 // call, so one table holds either, as gpu_shim.h does for the drivers.
+#ifndef QD_RTC_SHIM_H
+#define QD_RTC_SHIM_H
 #include "gpu_shim.h"
 
 typedef int qd_rtc_result;
@@ -47,14 +49,14 @@ struct qd_rtc {
 
 #define QD_RTC(c, field) ((qd_rtc_##field##_fn)(c)->fn[QD_RTC_##field])
 
-static struct qd_rtc *qd_open_rtc(int nvrtc, const char *lib, const char **msg) {
+static inline struct qd_rtc *qd_open_rtc(int nvrtc, const char *lib, const char **msg) {
 	struct qd_rtc *c = calloc(1, sizeof *c);
 	if (!c) {
 		*msg = "out of memory";
 		return NULL;
 	}
 	c->nvrtc = nvrtc;
-	c->lib = qd_open_table(lib, qd_rtc_names[nvrtc], QD_RTC_NUM_CALLS, c->fn, msg);
+	c->lib = qd_open_table(lib, qd_rtc_names[nvrtc], NULL, QD_RTC_NUM_CALLS, QD_RTC_NUM_CALLS, c->fn, msg);
 	if (!c->lib) {
 		free(c);
 		return NULL;
@@ -62,7 +64,7 @@ static struct qd_rtc *qd_open_rtc(int nvrtc, const char *lib, const char **msg) 
 	return c;
 }
 
-static qd_rtc_result qd_rtc_version(const struct qd_rtc *c, int *major, int *minor) {
+static inline qd_rtc_result qd_rtc_version(const struct qd_rtc *c, int *major, int *minor) {
 	return QD_RTC(c, Version)(major, minor);
 }
 
@@ -76,7 +78,7 @@ static const char *qd_rtc_error(const struct qd_rtc *c, qd_rtc_result r) {
 // qd_rtc_compile compiles source with the options into *code (malloc'd,
 // *size bytes). The compiler's log, if any, is in *log (malloc'd); on
 // failure *call is the call that failed.
-static qd_rtc_result qd_rtc_compile(const struct qd_rtc *c, const char *source, const char *name,
+static inline qd_rtc_result qd_rtc_compile(const struct qd_rtc *c, const char *source, const char *name,
 		const char *const *options, int noptions, char **code, size_t *size, char **log, int *call) {
 	void *prog = NULL;
 	*code = NULL;
@@ -104,3 +106,5 @@ static qd_rtc_result qd_rtc_compile(const struct qd_rtc *c, const char *source, 
 	QD_RTC(c, DestroyProgram)(&prog);
 	return r;
 }
+
+#endif

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	qdgen [-o file] [-dump dir] [-check] [-hip-arch targets] [packages]
+//	qdgen [-o file] [-dump dir] [-check] [-cubin sm_80,sm_90 [-ptxas path]] [-hip-arch targets] [packages]
 //
 // Packages are named as for the go command and default to the current
 // directory's. Run it through go generate:
@@ -14,7 +14,7 @@
 // With -hip-arch gfx90a,gfx942:sramecc+:xnack-, the generated file also
 // carries AMD code objects for those targets, built with hipcc (ROCm):
 // they load without compiling on GPUs they fit, and the HIP source stays
-// for others.
+// the fallback for others.
 //
 // On any error qdgen prints file:line:col: message diagnostics, writes
 // nothing, removes the package's generated file if it has one (a stale
@@ -27,6 +27,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/qdgo/qd/emit/hip"
 )
 
 func main() {
@@ -34,17 +36,28 @@ func main() {
 	flag.StringVar(&g.output, "o", "qd_gen.go", "name of the generated file in each package's directory")
 	flag.StringVar(&g.dump, "dump", "", "also write each package's device code, and the IR it was emitted from, to this directory (package.ptx, package.ptx.ir)")
 	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
-	flag.Func("hip-arch", "also embed AMD code objects built with hipcc for these comma-separated targets (gfx90a,gfx942:sramecc+:xnack-)", func(s string) error {
-		g.hipTargets = strings.Split(s, ",")
-		return nil
-	})
+	cubins := flag.String("cubin", "", "also embed cubins for these architectures, such as sm_80,sm_90, built with ptxas (PTX stays the fallback)")
+	flag.StringVar(&g.ptxas, "ptxas", "", "the ptxas of -cubin (default: $PTXAS, else ptxas on PATH); use the oldest that knows the architectures")
+	hipTargets := flag.String("hip-arch", "", "also embed AMD code objects for these targets, such as gfx90a,gfx942:sramecc+:xnack-, built with hipcc (HIP source stays the fallback)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-hip-arch targets] [packages]\n\n")
+		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-cubin archs [-ptxas path]] [-hip-arch targets] [packages]\n\n")
 		fmt.Fprintf(os.Stderr, "qdgen compiles the //qd:kernel functions of each package for the GPU and\n")
 		fmt.Fprintf(os.Stderr, "writes their launch stubs to the package's directory. Packages default to \".\".\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	var err error
+	if g.cubins, err = cubinArchs(*cubins); err == nil && len(g.cubins) > 0 {
+		g.ptxas, err = findPtxas(g.ptxas)
+	}
+	if err == nil && *hipTargets != "" {
+		g.hipTargets = strings.Split(*hipTargets, ",")
+		g.hipcc, err = hip.Compiler()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	patterns := flag.Args()
 	if len(patterns) == 0 {
 		patterns = []string{"."}

@@ -77,6 +77,7 @@ func run(t *testing.T, dir string, args ...string) (string, error) {
 			args = args[1:]
 		case "-hip-arch":
 			g.hipTargets = strings.Split(args[1], ",")
+			g.hipcc, _ = hip.Compiler()
 			args = args[1:]
 		}
 		args = args[1:]
@@ -222,7 +223,7 @@ func TestHIPArch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`{Kind: rt.ImageHSACO, Target: "gfx90a", Data: qdHSACO_gfx90a}`, `const qdHSACO_gfx90a = "\x7fELF`} {
+	for _, want := range []string{`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`, `const qdHSACO_gfx90a = "\x7fELF`} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the generated file lacks %s", want)
 		}

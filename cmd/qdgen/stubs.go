@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"go/ast"
 	"go/types"
-	"slices"
 
 	"github.com/qdgo/qd/emit"
 	"github.com/qdgo/qd/emit/gostub"
-	"github.com/qdgo/qd/emit/hip"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/rt"
 	"golang.org/x/tools/go/packages"
 )
 
 // stubPackage describes the generated file of p, whose kernels are decls,
-// as far as the source tells: enough for its skeleton and its names.
-func stubPackage(p *packages.Package, decls []*ast.FuncDecl, hipTargets []string) *gostub.Package {
+// as far as the source tells: enough for its skeleton and its names. The
+// file carries the binaries (their kinds and architectures) beside the
+// backends' images.
+func stubPackage(p *packages.Package, decls []*ast.FuncDecl, binaries []rt.Image) *gostub.Package {
 	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name}
 	for _, d := range decls {
 		if fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func); ok {
@@ -26,16 +26,15 @@ func stubPackage(p *packages.Package, decls []*ast.FuncDecl, hipTargets []string
 	for _, b := range emit.Backends {
 		sp.Images = append(sp.Images, rt.Image{Kind: b.Kind})
 	}
-	for _, target := range hipTargets {
-		sp.Images = append(sp.Images, rt.Image{Kind: rt.ImageHSACO, Target: target})
-	}
+	sp.Images = append(sp.Images, binaries...)
 	return sp
 }
 
-// compile compiles the kernels with every backend, and the HIP backend's
-// image into code objects for the HIP targets, and returns the generated
-// file that carries the images.
-func compile(stubs *gostub.Package, kernels []*ir.Kernel, hipTargets []string) ([]byte, []*emit.Output, error) {
+// compile compiles the kernels with every backend and returns the
+// generated file that carries the images; binaries, if not nil, makes
+// binary code of a backend's image: cubins of the PTX, AMD code objects
+// of the HIP source.
+func compile(stubs *gostub.Package, kernels []*ir.Kernel, binaries func(rt.Image) ([]rt.Image, error)) ([]byte, []*emit.Output, error) {
 	outs, err := emit.CompileAll(emit.Backends, kernels)
 	if err != nil {
 		return nil, nil, err
@@ -43,8 +42,14 @@ func compile(stubs *gostub.Package, kernels []*ir.Kernel, hipTargets []string) (
 	if err := addOutputs(stubs, outs); err != nil {
 		return nil, nil, err
 	}
-	if err := addCodeObjects(stubs, hipTargets); err != nil {
-		return nil, nil, err
+	if binaries != nil {
+		for _, out := range outs {
+			images, err := binaries(out.Image)
+			if err != nil {
+				return nil, nil, err
+			}
+			stubs.Images = append(stubs.Images, images...)
+		}
 	}
 	src, err := gostub.File(stubs)
 	return src, outs, err
@@ -75,31 +80,6 @@ func addOutputs(sp *gostub.Package, outs []*emit.Output) error {
 	sp.Images = sp.Images[:0]
 	for _, out := range outs {
 		sp.Images = append(sp.Images, out.Image)
-	}
-	return nil
-}
-
-// addCodeObjects adds to sp a code object for each of the AMD targets,
-// built with hipcc from sp's HIP image.
-func addCodeObjects(sp *gostub.Package, targets []string) error {
-	if len(targets) == 0 {
-		return nil
-	}
-	i := slices.IndexFunc(sp.Images, func(img rt.Image) bool { return img.Kind == rt.ImageHIP })
-	if i < 0 {
-		return fmt.Errorf("-hip-arch: no backend emits HIP")
-	}
-	hipcc, err := hip.Compiler()
-	if err != nil {
-		return fmt.Errorf("-hip-arch: %v", err)
-	}
-	source := sp.Images[i].Data
-	for _, target := range targets {
-		code, err := hip.CodeObject(hipcc, source, target)
-		if err != nil {
-			return fmt.Errorf("-hip-arch: %v", err)
-		}
-		sp.Images = append(sp.Images, rt.Image{Kind: rt.ImageHSACO, Target: target, Data: string(code)})
 	}
 	return nil
 }

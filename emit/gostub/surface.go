@@ -94,8 +94,8 @@ func surface(p *Package) []decl {
 	}
 	for _, img := range p.Images {
 		what := img.Kind.String()
-		if img.Target != "" {
-			what += " for " + img.Target
+		if img.Arch != "" {
+			what += " for " + img.Arch
 		}
 		decls = append(decls, decl{
 			name:    imageConst(img),
@@ -112,15 +112,17 @@ func surface(p *Package) []decl {
 var standInBody = jen.Block(jen.Panic(jen.Lit("qdgen skeleton")))
 
 // imageConst names the constant that holds an image: qd, its kind, and
-// for an image built for one GPU its target, such as qdHSACO_gfx90a or
+// for binary code its architecture, as in qdCubin_sm_80, or
 // qdHSACO_gfx942_sramecc_on_xnack_off for "gfx942:sramecc+:xnack-".
 func imageConst(img rt.Image) string {
-	name := "qd" + img.Kind.String()
-	if img.Target != "" {
-		name += "_" + strings.NewReplacer(":", "_", "+", "_on", "-", "_off").Replace(img.Target)
+	if img.Arch != "" {
+		return "qd" + img.Kind.String() + "_" + archIdent.Replace(img.Arch)
 	}
-	return name
+	return "qd" + img.Kind.String()
 }
+
+// archIdent spells the feature flags of AMD targets in a Go identifier.
+var archIdent = strings.NewReplacer(":", "_", "+", "_on", "-", "_off")
 
 // imageKindConst is the rt constant of an image kind: rt names each kind
 // Image followed by its String.
@@ -129,11 +131,14 @@ func imageKindConst(kind rt.ImageKind) jen.Code { return jen.Qual(rtPath, "Image
 func moduleSpec(p *Package) jen.Dict {
 	var images []jen.Code
 	for _, img := range p.Images {
-		fields := []jen.Code{jen.Id("Kind").Op(":").Add(imageKindConst(img.Kind))}
-		if img.Target != "" {
-			fields = append(fields, jen.Id("Target").Op(":").Lit(img.Target))
+		fields := []jen.Code{
+			jen.Id("Kind").Op(":").Add(imageKindConst(img.Kind)),
+			jen.Id("Data").Op(":").Id(imageConst(img)),
 		}
-		images = append(images, jen.Values(append(fields, jen.Id("Data").Op(":").Id(imageConst(img)))...))
+		if img.Arch != "" {
+			fields = append(fields, jen.Id("Arch").Op(":").Lit(img.Arch))
+		}
+		images = append(images, jen.Values(fields...))
 	}
 	var kernels []jen.Code
 	for i := range p.Kernels {

@@ -404,7 +404,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", qdOpts, data, bins); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -412,6 +412,11 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 	rt.PutBuffer(qdArgs[:], 16, bins)
 	qdCounts := [1]int64{int64(data.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Histogram(data.CPUSlice(), bins.CPUSlice())
+			}, data, bins)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Histogram(data.CPUSlice(), bins.CPUSlice())
 		}, data, bins)
@@ -423,7 +428,7 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], total *rt.Buffer[uint64], signed *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", order, count, total, signed); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", qdOpts, order, count, total, signed); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -433,6 +438,11 @@ func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], tota
 	rt.PutBuffer(qdArgs[:], 48, signed)
 	qdCounts := [1]int64{int64(order.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Slots(order.CPUSlice(), count.CPUSlice(), total.CPUSlice(), signed.CPUSlice())
+			}, order, count, total, signed)
+		}
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Slots(order.CPUSlice(), count.CPUSlice(), total.CPUSlice(), signed.CPUSlice())
 		}, order, count, total, signed)
@@ -444,7 +454,7 @@ func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], tota
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], sums32 *rt.Buffer[float32], sums64 *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", x, bucket, sums32, sums64); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", qdOpts, x, bucket, sums32, sums64); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -454,6 +464,11 @@ func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], s
 	rt.PutBuffer(qdArgs[:], 48, sums64)
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				FloatSums(x.CPUSlice(), bucket.CPUSlice(), sums32.CPUSlice(), sums64.CPUSlice())
+			}, x, bucket, sums32, sums64)
+		}
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FloatSums(x.CPUSlice(), bucket.CPUSlice(), sums32.CPUSlice(), sums64.CPUSlice())
 		}, x, bucket, sums32, sums64)
@@ -465,7 +480,7 @@ func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], s
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *rt.Buffer[float64], ilo *rt.Buffer[int64], ihi *rt.Buffer[int64], small *rt.Buffer[int8], narrow *rt.Buffer[uint16], fmax *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", qdOpts, x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [128]byte
@@ -479,6 +494,11 @@ func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *
 	rt.PutBuffer(qdArgs[:], 112, fmax)
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Extremes(x.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), ilo.CPUSlice(), ihi.CPUSlice(), small.CPUSlice(), narrow.CPUSlice(), fmax.CPUSlice())
+			}, x, lo, hi, ilo, ihi, small, narrow, fmax)
+		}
 		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Extremes(x.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), ilo.CPUSlice(), ihi.CPUSlice(), small.CPUSlice(), narrow.CPUSlice(), fmax.CPUSlice())
 		}, x, lo, hi, ilo, ihi, small, narrow, fmax)
@@ -490,7 +510,7 @@ func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mask *rt.Buffer[uint64], prev *rt.Buffer[int64], old *rt.Buffer[int64], seen *rt.Buffer[int32], top *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", data, present, mask, prev, old, seen, top); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", qdOpts, data, present, mask, prev, old, seen, top); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [112]byte
@@ -503,6 +523,11 @@ func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mas
 	rt.PutBuffer(qdArgs[:], 96, top)
 	qdCounts := [1]int64{int64(data.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Bits(data.CPUSlice(), present.CPUSlice(), mask.CPUSlice(), prev.CPUSlice(), old.CPUSlice(), seen.CPUSlice(), top.CPUSlice())
+			}, data, present, mask, prev, old, seen, top)
+		}
 		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Bits(data.CPUSlice(), present.CPUSlice(), mask.CPUSlice(), prev.CPUSlice(), old.CPUSlice(), seen.CPUSlice(), top.CPUSlice())
 		}, data, present, mask, prev, old, seen, top)
@@ -514,7 +539,7 @@ func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mas
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -523,6 +548,11 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Saxpy(a, x.CPUSlice(), y.CPUSlice())
+			}, x, y)
+		}
 		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
@@ -534,7 +564,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buffer[int8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -543,6 +573,11 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -554,7 +589,7 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.Buffer[int16], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -563,6 +598,11 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -574,7 +614,7 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -583,6 +623,11 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -594,7 +639,7 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -603,6 +648,11 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -614,7 +664,7 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -623,6 +673,11 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -634,7 +689,7 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -643,6 +698,11 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -654,7 +714,7 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *rt.Buffer[uint16], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -663,6 +723,11 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -674,7 +739,7 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -683,6 +748,11 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -694,7 +764,7 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -703,6 +773,11 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -714,7 +789,7 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buffer[uint], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -723,6 +798,11 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -734,7 +814,7 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", x, c, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", qdOpts, x, c, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -743,6 +823,11 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
+			}, x, c, out)
+		}
 		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		}, x, c, out)
@@ -754,7 +839,7 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], u8 *rt.Buffer[uint8], i16 *rt.Buffer[int16], u32 *rt.Buffer[uint32], f32 *rt.Buffer[float32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", i64, f64, u8, i16, u32, f32, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", qdOpts, i64, f64, u8, i16, u32, f32, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [112]byte
@@ -767,6 +852,11 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 96, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
+			}, i64, f64, u8, i16, u32, f32, out)
+		}
 		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		}, i64, f64, u8, i16, u32, f32, out)
@@ -778,7 +868,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -787,6 +877,11 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -798,7 +893,7 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -807,6 +902,11 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -818,7 +918,7 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo *rt.Buffer[float64], hi *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", x, y, lo, hi); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", qdOpts, x, y, lo, hi); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -828,6 +928,11 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	rt.PutBuffer(qdArgs[:], 48, hi)
 	qdCounts := [1]int64{int64(lo.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
+			}, x, y, lo, hi)
+		}
 		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		}, x, y, lo, hi)
@@ -839,7 +944,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit int32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Control", a, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Control", qdOpts, a, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [36]byte
@@ -848,6 +953,11 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Control(a.CPUSlice(), out.CPUSlice(), limit)
+			}, a, out)
+		}
 		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		}, a, out)
@@ -859,7 +969,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -868,6 +978,11 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Phases(a.CPUSlice(), b.CPUSlice(), n)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
@@ -879,7 +994,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -887,6 +1002,11 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Spin(out.CPUSlice(), iters)
+			}, out)
+		}
 		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
@@ -898,7 +1018,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt.Buffer[float64], q *rt.Buffer[int64], r *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", a, f, sums, q, r); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", qdOpts, a, f, sums, q, r); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -909,6 +1029,11 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
+			}, a, f, sums, q, r)
+		}
 		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		}, a, f, sums, q, r)
@@ -920,7 +1045,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, flag bool, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [41]byte
@@ -930,6 +1055,11 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		}, a, b)
@@ -941,7 +1071,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffer[int8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -950,6 +1080,11 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+			}, a, b, c)
+		}
 		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
@@ -961,7 +1096,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -969,6 +1104,11 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Empty(a.CPUSlice(), n)
+			}, a)
+		}
 		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
@@ -980,7 +1120,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.Buffer[int64], small *rt.Buffer[int8], u *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", out, lo, hi, small, u); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", qdOpts, out, lo, hi, small, u); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -991,6 +1131,11 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
+			}, out, lo, hi, small, u)
+		}
 		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		}, out, lo, hi, small, u)
@@ -1002,7 +1147,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [20]byte
@@ -1010,6 +1155,11 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Fill(a.CPUSlice(), v)
+			}, a)
+		}
 		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		}, a)
@@ -1021,7 +1171,7 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", dst, src); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", qdOpts, dst, src); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1029,6 +1179,11 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+				AddOne(dst.CPUSlice(), src.CPUSlice())
+			}, dst, src)
+		}
 		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		}, dst, src)
@@ -1040,7 +1195,7 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Accumulate", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Accumulate", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [20]byte
@@ -1048,6 +1203,11 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Accumulate(a.CPUSlice(), v)
+			}, a)
+		}
 		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		}, a)
@@ -1059,7 +1219,7 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "SlowFill", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "SlowFill", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1068,6 +1228,11 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+				SlowFill(a.CPUSlice(), v, iters)
+			}, a)
+		}
 		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		}, a)
@@ -1079,7 +1244,7 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Scalars", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Scalars", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
@@ -1096,6 +1261,11 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
+			}, out)
+		}
 		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		}, out)
@@ -1107,7 +1277,7 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "TwoBlocks", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "TwoBlocks", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("TwoBlocks", "a", a, "b", b); qdErr != nil {
@@ -1118,6 +1288,11 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+				TwoBlocks(a.CPUSlice(), b.CPUSlice())
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
@@ -1129,7 +1304,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "OrderedInBlock", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "OrderedInBlock", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("OrderedInBlock", "a", a, "b", b); qdErr != nil {
@@ -1140,6 +1315,11 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+				OrderedInBlock(a.CPUSlice(), b.CPUSlice())
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
@@ -1151,7 +1331,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, scale float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeAB", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeAB", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
@@ -1164,6 +1344,11 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
@@ -1175,7 +1360,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1184,6 +1369,11 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+			}, a, b, c)
+		}
 		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
@@ -1195,7 +1385,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "EightBlocks", a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "EightBlocks", qdOpts, a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("EightBlocks", "a0", a0, "a1", a1); qdErr != nil {
@@ -1294,6 +1484,11 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+				EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+			}, a0, a1, a2, a3, a4, a5, a6, a7)
+		}
 		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
@@ -1305,7 +1500,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixedTop", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixedTop", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("MixedTop", "a", a, "b", b); qdErr != nil {
@@ -1324,6 +1519,11 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+			}, a, b, c)
+		}
 		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)

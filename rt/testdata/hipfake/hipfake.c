@@ -149,6 +149,7 @@ hip_error hipModuleLoadDataEx(void **mod, const void *image, unsigned n, void *o
 	logf_("load module");
 	return 0;
 }
+hip_error hipModuleLoadData(void **mod, const void *image) { return hipModuleLoadDataEx(mod, image, 0, NULL, NULL); }
 hip_error hipModuleUnload(void *mod) { free(mod); return 0; }
 hip_error hipModuleGetFunction(void **fn, void *mod, const char *name) {
 	char decl[256];

@@ -276,6 +276,11 @@ hip_error hipModuleLoadDataEx(handle *mod, const void *image, unsigned n, int *o
 	return p_cuModuleLoadData(mod, image);
 }
 
+hip_error hipModuleLoadData(handle *mod, const void *image) {
+	USE();
+	return p_cuModuleLoadData(mod, image);
+}
+
 hip_error hipModuleUnload(handle mod) {
 	USE();
 	return p_cuModuleUnload(mod);
