@@ -300,9 +300,19 @@ func (g *gpuDriver) allocHost(bytes uintptr) (unsafe.Pointer, error) {
 	r := C.qd_alloc_host(g.api, g.ctx, &p, C.size_t(bytes))
 	call := C.int(C.QD_CALL_MemAllocHost)
 	if g.api.hip != 0 {
-		call = C.QD_CALL_HostMalloc
+		call = C.QD_CALL_MemHostAlloc
 	}
 	return p, g.check(call, r)
+}
+
+func (g *gpuDriver) allocMapped(bytes uintptr) (unsafe.Pointer, uintptr, error) {
+	var p unsafe.Pointer
+	var dev C.uintptr_t
+	r := C.qd_alloc_mapped(g.api, g.ctx, &p, &dev, C.size_t(bytes))
+	if r == 0 {
+		return p, uintptr(dev), nil
+	}
+	return nil, 0, g.driverError(g.callNames(C.QD_CALL_MemHostAlloc, C.QD_CALL_MemHostGetDevicePointer), r)
 }
 
 func (g *gpuDriver) freeHost(p unsafe.Pointer) error {

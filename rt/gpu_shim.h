@@ -115,7 +115,9 @@ typedef struct {
 	X(MemsetD8Async, "cuMemsetD8Async", "hipMemsetD8Async", qd_result,                                   \
 		(uintptr_t, unsigned char, size_t, void *))                                                  \
 	X(MemAllocHost, "cuMemAllocHost_v2", NULL, qd_result, (void **, size_t))                             \
-	X(HostMalloc, NULL, "hipHostMalloc", qd_result, (void **, size_t, unsigned))                         \
+	X(MemHostAlloc, "cuMemHostAlloc", "hipHostMalloc", qd_result, (void **, size_t, unsigned))           \
+	X(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", "hipHostGetDevicePointer", qd_result,     \
+		(uintptr_t *, void *, unsigned))                                                             \
 	X(MemFreeHost, "cuMemFreeHost", "hipHostFree", qd_result, (void *))                                  \
 	X(StreamPriorityRange, "cuCtxGetStreamPriorityRange", "hipDeviceGetStreamPriorityRange", qd_result,  \
 		(int *, int *))                                                                              \
@@ -477,7 +479,22 @@ static inline qd_result qd_memset_async(const struct qd_api *api, uintptr_t ctx,
 static inline qd_result qd_alloc_host(const struct qd_api *api, uintptr_t ctx, void **out, size_t n) {
 	qd_result r = qd_use(api, ctx);
 	if (r) return r;
-	return api->hip ? QD(api, HostMalloc)(out, n, 0) : QD(api, MemAllocHost)(out, n);
+	return api->hip ? QD(api, MemHostAlloc)(out, n, 0) : QD(api, MemAllocHost)(out, n);
+}
+
+// qd_alloc_mapped allocates page-locked host memory mapped into the
+// device's address space, and gives its device address. The flags have
+// the same values in CUDA and HIP.
+enum { QD_MEMHOSTALLOC_PORTABLE = 1, QD_MEMHOSTALLOC_DEVICEMAP = 2 };
+
+static inline qd_result qd_alloc_mapped(const struct qd_api *api, uintptr_t ctx, void **host, uintptr_t *dev, size_t n) {
+	qd_result r = qd_use(api, ctx);
+	if (r == 0) r = QD(api, MemHostAlloc)(host, n, QD_MEMHOSTALLOC_PORTABLE | QD_MEMHOSTALLOC_DEVICEMAP);
+	if (r == 0) {
+		r = QD(api, MemHostGetDevicePointer)(dev, *host, 0);
+		if (r) QD(api, MemFreeHost)(*host);
+	}
+	return r;
 }
 
 static inline qd_result qd_free_host(const struct qd_api *api, uintptr_t ctx, void *p) {

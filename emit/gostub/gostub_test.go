@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/rt"
 )
@@ -176,5 +177,14 @@ func TestTargetImages(t *testing.T) {
 	}
 	if names := Names(p); !slices.Contains(names, "qdHSACO_gfx90a") {
 		t.Errorf("Names = %v", names)
+	}
+}
+
+// TestFaultKinds checks that the stubs can name every kind of fault.
+func TestFaultKinds(t *testing.T) {
+	for k := fault.Index; k <= fault.Divide; k++ {
+		if faultKinds[k] == "" {
+			t.Errorf("no rt constant for fault kind %s", k)
+		}
 	}
 }

@@ -118,6 +118,14 @@ func (f *function) instr(in *ir.Instr) {
 		f.set(in, "(char *)"+f.tables[in.Aux])
 	case ir.OpBarrier:
 		f.line("__syncthreads();")
+	case ir.OpBlockIndex, ir.OpBlockCount, ir.OpBlockThread, ir.OpBlockSize, ir.OpLane, ir.OpWarpIndex, ir.OpWarpSize:
+		f.set(in, blockExprs[in.Op])
+	case ir.OpShuffleDown:
+		f.shuffleDown(in)
+	case ir.OpScratch:
+		f.set(in, f.param(-1, ir.SlotScratch))
+	case ir.OpCheckIndex, ir.OpCheckSlice, ir.OpCheckDivide:
+		f.check(in)
 	default:
 		if in.Op.Info().Atomic {
 			f.atomic(in)

@@ -2,12 +2,13 @@
 // HIP C++ in the subset CUDA shares: hiprtc and hipcc compile it for AMD
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define QD_CUDA 1
-#elif !defined(__HIPCC_RTC__)
+#define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#else
+#if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
-#if !defined(QD_CUDA)
 #pragma clang fp contract(off)
+#define qd_shfl_down(v, d) __shfl_down(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
@@ -43,8 +44,10 @@ static __device__ inline i8 qd_atommin_i8(char *p, i8 v) {
 	}
 }
 
+__device__ u32 qd_fault_claim;
+
 // Task 0 of kernel Atomics(data []u8, bins []u32, count []i32, sum []f64, small []i8), parallel.
-extern "C" __global__ void Atomics_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9) {
+extern "C" __global__ void Atomics_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10) {
 	bool r7 = 0, r10 = 0, r25 = 0;
 	i8 r43 = 0, r44 = 0;
 	i32 r22 = 0, r23 = 0, r26 = 0, r29 = 0;
@@ -56,13 +59,19 @@ extern "C" __global__ void Atomics_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	double r33 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0;
 	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r19 = 0, *r20 = 0, *r24 = 0, *r27 = 0;
 	char *r28 = 0, *r30 = 0, *r31 = 0, *r36 = 0, *r40 = 0, *r41 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
 	r14 = p2;
+	r15 = p3;
 	r20 = p4;
+	r21 = p5;
 	r31 = p6;
+	r32 = p7;
 	r41 = p8;
+	r42 = p9;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
@@ -77,23 +86,30 @@ b2: // head
 	r11 = r4 + r9 * 1;
 	r12 = *(u8 *)r11;
 	r16 = (i64)r12;
+	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
 	r13 = r14 + r16 * 4;
 	r18 = atomicAdd((u32 *)r13, 1u);
+	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; }
 	r19 = r20 + 0ll;
 	r23 = atomicAdd((u32 *)r19, (u32)1);
 	r22 = (u32)r23 + 1u;
+	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; }
 	r24 = r20 + 4ll;
 	r26 = atomicCAS((u32 *)r24, (u32)0, (u32)r22);
 	r25 = r26 == 0;
 	if (!r25) goto b7;
+	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; }
 	r27 = r20 + 8ll;
+	if ((u64)1ll >= (u64)r21) { qd_site = 4; qd_x = 1ll; qd_y = r21; goto qd_fault; }
 	r28 = r20 + 4ll;
 	r29 = *(volatile i32 *)r28;
 	*(volatile i32 *)r27 = r29;
 b7: // if.done
+	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; }
 	r30 = r31 + 0ll;
 	r33 = (double)r12;
 	r35 = atomicAdd((double *)r30, r33);
+	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; }
 	r36 = r31 + 8ll;
 	r37 = (double)r9;
 	r38 = qd_atommax_f64(r36, r37);
@@ -104,6 +120,7 @@ b7: // if.done
 	r49 = (u64)r48 * 4ull;
 	r50 = (u64)r9 - (u64)r49;
 	r39 = r50;
+	if ((u64)r39 >= (u64)r42) { qd_site = 7; qd_x = r39; qd_y = r42; goto qd_fault; }
 	r40 = r41 + r39 * 1;
 	r43 = (i8)r12;
 	r44 = qd_atommin_i8(r40, r43);
@@ -111,4 +128,15 @@ b7: // if.done
 	goto b2;
 b9: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 0u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }

@@ -2,26 +2,33 @@
 // HIP C++ in the subset CUDA shares: hiprtc and hipcc compile it for AMD
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define QD_CUDA 1
-#elif !defined(__HIPCC_RTC__)
+#define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#else
+#if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
-#if !defined(QD_CUDA)
 #pragma clang fp contract(off)
+#define qd_shfl_down(v, d) __shfl_down(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
 
+__device__ u32 qd_fault_claim;
+
 // Task 0 of kernel Saxpy(a f32, x []f32, y []f32, n i64), parallel.
-extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5) {
+extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
 	bool r4 = 0, r19 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0;
 	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r3 = p5;
 	r7 = p1;
+	r8 = p2;
 	r11 = p0;
 	r13 = p3;
+	r14 = p4;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -29,9 +36,11 @@ b2: // head
 	r4 = r2 < r3;
 	if (!r4) goto b6;
 	r5 = r2;
+	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
 	r6 = r7 + r5 * 4;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
+	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
 	r12 = r13 + r5 * 4;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
@@ -44,16 +53,30 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 0u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 0 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
-extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
+extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r4 = 0, r13 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r11 = 0, r12 = 0;
 	float r6 = 0, r7 = 0, r8 = 0;
 	char *r9 = 0, *r10 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r3 = p4;
 	r10 = p0;
+	r11 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -64,6 +87,7 @@ b2: // head
 	r7 = (float)r5;
 	r8 = r7 * 0x1p-01f;
 	r6 = r8;
+	if ((u64)r5 >= (u64)r11) { qd_site = 0; qd_x = r5; qd_y = r11; goto qd_fault; }
 	r9 = r10 + r5 * 4;
 	*(float *)r9 = r6;
 	r12 = (u64)r5 + 1ull;
@@ -73,17 +97,31 @@ b2: // head
 	goto b2;
 b7: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65536u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 1 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
-extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
+extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r4 = 0, r8 = 0, r16 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r14 = 0, r15 = 0;
 	i64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0;
 	float r6 = 0, r9 = 0, r10 = 0, r11 = 0;
 	char *r12 = 0, *r13 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r3 = p4;
 	r13 = p2;
+	r14 = p3;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -103,6 +141,7 @@ b2: // head
 	r9 = (float)r5;
 	r6 = r9;
 b6: // computeB.return
+	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
 	r12 = r13 + r5 * 4;
 	*(float *)r12 = r6;
 	r15 = (u64)r5 + 1ull;
@@ -117,25 +156,53 @@ b9: // computeB.if.done
 	r11 = -r10;
 	r6 = r11;
 	goto b6;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65537u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 0 of kernel Forms(a []i64, n i64), serial.
-extern "C" __global__ void Forms_0(char *p0, i64 p1, i64 p2) {
+extern "C" __global__ void Forms_0(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r6 = 0;
 	i64 r0 = 0, r1 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0, r10 = 0;
 	char *r2 = 0, *r3 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r3 = p0;
+	r4 = p1;
+	if ((u64)0ll >= (u64)r4) { qd_site = 0; qd_x = 0ll; qd_y = r4; goto qd_fault; }
 	r2 = r3 + 0ll;
 	*(i64 *)r2 = 7ll;
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131072u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 1 of kernel Forms(a []i64, n i64), parallel.
-extern "C" __global__ void Forms_1(char *p0, i64 p1, i64 p2) {
+extern "C" __global__ void Forms_1(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r6 = 0, r13 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r10 = 0;
 	i64 r12 = 0;
 	char *r4 = 0, *r8 = 0, *r11 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -146,6 +213,7 @@ b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b6;
 	r7 = r2;
+	if ((u64)r7 >= (u64)r5) { qd_site = 1; qd_x = r7; qd_y = r5; goto qd_fault; }
 	r8 = r4 + r7 * 8;
 	r9 = *(i64 *)r8;
 	r10 = (u64)r9 + 1ull;
@@ -158,10 +226,21 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131073u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 2 of kernel Forms(a []i64, n i64), parallel.
-extern "C" __global__ void Forms_2(char *p0, i64 p1, i64 p2) {
+extern "C" __global__ void Forms_2(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r7 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r12 = 0, r13 = 0;
@@ -192,11 +271,13 @@ b7: // exit
 }
 
 // Task 3 of kernel Forms(a []i64, n i64), parallel.
-extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2) {
+extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r5 = 0, r7 = 0, r8 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r9 = 0, r10 = 0;
 	i64 r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0;
 	char *r11 = 0, *r12 = 0, *r16 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
 	r17 = r4 >> 63;
 	r18 = r17 & 1ll;
@@ -204,6 +285,7 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2) {
 	r20 = r19 >> 1;
 	r3 = r20;
 	r12 = p0;
+	r13 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -220,6 +302,7 @@ b6: // latch
 	goto b2;
 b7: // if.done
 	r10 = r6;
+	if ((u64)r6 >= (u64)r13) { qd_site = 2; qd_x = r6; qd_y = r13; goto qd_fault; }
 	r11 = r12 + r6 * 8;
 	r14 = *(i64 *)r11;
 	r15 = (u64)r14 - (u64)r10;
@@ -228,16 +311,30 @@ b7: // if.done
 	goto b6;
 b8: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131075u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 4 of kernel Forms(a []i64, n i64), serial.
-extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2) {
+extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r0 = 0, r2 = 0, r15 = 0, r18 = 0;
 	i64 r1 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r12 = 0;
 	i64 r14 = 0, r16 = 0, r17 = 0;
 	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r1 = p2;
 	r5 = p0;
+	r6 = p1;
 	r0 = r1 > 3ll;
 	if (!r0) goto b16;
 	r2 = r1 > 0ll;
@@ -248,10 +345,12 @@ extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2) {
 b5: // unroll guard
 	r18 = r3 < r17;
 	if (!r18) goto b14;
+	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r5 + r3 * 8;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
+	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
@@ -260,10 +359,12 @@ b5: // unroll guard
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
+	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r5 + r3 * 8;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
+	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
@@ -272,10 +373,12 @@ b5: // unroll guard
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
+	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r5 + r3 * 8;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
+	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
@@ -284,10 +387,12 @@ b5: // unroll guard
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
+	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r5 + r3 * 8;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
+	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
@@ -298,10 +403,12 @@ b5: // unroll guard
 	r3 = r14;
 	goto b5;
 b14: // rangeint.body
+	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r5 + r3 * 8;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
+	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
@@ -314,6 +421,17 @@ b14: // rangeint.body
 	goto b14;
 b16: // if.done
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131076u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 0 of kernel Spin(out []i64, iters i64), parallel.

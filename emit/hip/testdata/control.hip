@@ -2,15 +2,18 @@
 // HIP C++ in the subset CUDA shares: hiprtc and hipcc compile it for AMD
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define QD_CUDA 1
-#elif !defined(__HIPCC_RTC__)
+#define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#else
+#if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
-#if !defined(QD_CUDA)
 #pragma clang fp contract(off)
+#define qd_shfl_down(v, d) __shfl_down(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
+
+__device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Labels(a []i32, limit i32), parallel.
 extern "C" __global__ void Labels_0(char *p0, i64 p1, i32 p2) {
@@ -120,23 +123,41 @@ b33: // exit
 }
 
 // Task 0 of kernel Phases(a []f32, n i64), serial.
-extern "C" __global__ void Phases_0(char *p0, i64 p1, i64 p2) {
+extern "C" __global__ void Phases_0(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r2 = 0;
 	char *r0 = 0, *r1 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r1 = p0;
+	r2 = p1;
+	if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; }
 	r0 = r1 + 0ll;
 	*(float *)r0 = 0x1p+00f;
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65536u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 1 of kernel Phases(a []f32, n i64), parallel.
-extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2) {
+extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r4 = 0, r6 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r10 = 0, r14 = 0;
 	float r7 = 0, r11 = 0, r12 = 0;
 	char *r8 = 0, *r9 = 0, *r13 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r3 = p2;
 	r9 = p0;
+	r10 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 1ull;
@@ -147,45 +168,77 @@ b2: // head
 	r6 = r5 < r3;
 	if (!r6) goto b7;
 	r7 = (float)r5;
+	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
 	r8 = r9 + 0ll;
 	r11 = *(float *)r8;
 	r12 = r7 * r11;
+	if ((u64)r5 >= (u64)r10) { qd_site = 2; qd_x = r5; qd_y = r10; goto qd_fault; }
 	r13 = r9 + r5 * 4;
 	*(float *)r13 = r12;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b7: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65537u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 2 of kernel Phases(a []f32, n i64), serial.
-extern "C" __global__ void Phases_2(char *p0, i64 p1, i64 p2) {
+extern "C" __global__ void Phases_2(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r0 = 0, r11 = 0;
 	i64 r1 = 0, r4 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0;
 	float r5 = 0, r7 = 0, r8 = 0;
 	char *r2 = 0, *r3 = 0, *r6 = 0, *r9 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r1 = p2;
 	r3 = p0;
+	r4 = p1;
 	r0 = r1 > 2ll;
 	if (!r0) goto b3;
+	if ((u64)0ll >= (u64)r4) { qd_site = 3; qd_x = 0ll; qd_y = r4; goto qd_fault; }
 	r2 = r3 + 0ll;
 	r5 = *(float *)r2;
+	if ((u64)2ll >= (u64)r4) { qd_site = 4; qd_x = 2ll; qd_y = r4; goto qd_fault; }
 	r6 = r3 + 8ll;
 	r7 = *(float *)r6;
 	r8 = r5 + r7;
+	if ((u64)1ll >= (u64)r4) { qd_site = 5; qd_x = 1ll; qd_y = r4; goto qd_fault; }
 	r9 = r3 + 4ll;
 	*(float *)r9 = r8;
 b3: // if.done
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65538u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 3 of kernel Phases(a []f32, n i64), parallel.
-extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2) {
+extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r5 = 0, r15 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r10 = 0;
 	i64 r14 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
 	float r11 = 0, r12 = 0;
 	char *r8 = 0, *r9 = 0, *r13 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
 	r16 = r4 >> 63;
 	r17 = r16 & 1ll;
@@ -193,6 +246,7 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2) {
 	r19 = r18 >> 1;
 	r3 = r19;
 	r9 = p0;
+	r10 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -201,6 +255,7 @@ b2: // head
 	if (!r5) goto b6;
 	r6 = r2;
 	r7 = (u64)r6 * 2ull;
+	if ((u64)r7 >= (u64)r10) { qd_site = 6; qd_x = r7; qd_y = r10; goto qd_fault; }
 	r8 = r9 + r7 * 4;
 	r11 = *(float *)r8;
 	r12 = r11 + 0x1p+00f;
@@ -213,4 +268,15 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65539u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }

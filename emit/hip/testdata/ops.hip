@@ -2,12 +2,13 @@
 // HIP C++ in the subset CUDA shares: hiprtc and hipcc compile it for AMD
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define QD_CUDA 1
-#elif !defined(__HIPCC_RTC__)
+#define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#else
+#if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
-#if !defined(QD_CUDA)
 #pragma clang fp contract(off)
+#define qd_shfl_down(v, d) __shfl_down(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
@@ -30,8 +31,10 @@ static __device__ inline i64 qd_f32_to_i64(float x) {
 	return x != x ? 0 : x < -0x1p+63f ? (-9223372036854775807ll - 1) : x >= 0x1p+63f ? 9223372036854775807ll : (i64)x;
 }
 
+__device__ u32 qd_fault_claim;
+
 // Task 0 of kernel Ints(a []i8, b []u16, c []i32, d []u64, s []u64), parallel.
-extern "C" __global__ void Ints_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9) {
+extern "C" __global__ void Ints_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10) {
 	bool r6 = 0, r59 = 0;
 	i8 r9 = 0, r10 = 0, r11 = 0;
 	i32 r30 = 0, r31 = 0, r33 = 0, r34 = 0, r35 = 0, r37 = 0, r40 = 0, r41 = 0;
@@ -47,13 +50,19 @@ extern "C" __global__ void Ints_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	char *r4 = 0, *r8 = 0, *r12 = 0, *r13 = 0, *r14 = 0, *r17 = 0, *r18 = 0, *r22 = 0;
 	char *r26 = 0, *r27 = 0, *r28 = 0, *r32 = 0, *r36 = 0, *r38 = 0, *r42 = 0, *r46 = 0;
 	char *r47 = 0, *r48 = 0, *r52 = 0, *r57 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
 	r14 = p2;
+	r15 = p3;
 	r18 = p8;
+	r19 = p9;
 	r28 = p4;
+	r29 = p5;
 	r48 = p6;
+	r49 = p7;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -61,14 +70,17 @@ b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b6;
 	r7 = r2;
+	if ((u64)r7 >= (u64)r5) { qd_site = 0; qd_x = r7; qd_y = r5; goto qd_fault; }
 	r8 = r4 + r7 * 1;
 	r9 = *(i8 *)r8;
 	r10 = (u32)r9 * 3u;
 	r11 = (u32)r10 - 100u;
 	r12 = r4 + r7 * 1;
 	*(i8 *)r12 = r11;
+	if ((u64)r7 >= (u64)r15) { qd_site = 2; qd_x = r7; qd_y = r15; goto qd_fault; }
 	r13 = r14 + r7 * 2;
 	r16 = *(u16 *)r13;
+	if ((u64)r7 >= (u64)r19) { qd_site = 3; qd_x = r7; qd_y = r19; goto qd_fault; }
 	r17 = r18 + r7 * 8;
 	r20 = *(u64 *)r17;
 	r21 = qd_shl_u16(r16, r20);
@@ -78,6 +90,7 @@ b2: // head
 	r25 = r21 | r24;
 	r26 = r14 + r7 * 2;
 	*(u16 *)r26 = r25;
+	if ((u64)r7 >= (u64)r29) { qd_site = 6; qd_x = r7; qd_y = r29; goto qd_fault; }
 	r27 = r28 + r7 * 4;
 	r30 = *(i32 *)r27;
 	r60 = __mulhi(r30, (-1840700269));
@@ -114,6 +127,7 @@ b2: // head
 	r45 = (u32)r41 + (u32)r44;
 	r46 = r28 + r7 * 4;
 	*(i32 *)r46 = r45;
+	if ((u64)r7 >= (u64)r49) { qd_site = 12; qd_x = r7; qd_y = r49; goto qd_fault; }
 	r47 = r48 + r7 * 8;
 	r50 = *(u64 *)r47;
 	r77 = __umul64hi(r50, 11068046444225730970ull);
@@ -143,10 +157,21 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 0u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 0 of kernel FloatOps(x []f32, y []f64, n []i64), parallel.
-extern "C" __global__ void FloatOps_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5) {
+extern "C" __global__ void FloatOps_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r6 = 0, r44 = 0, r57 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r48 = 0;
 	i64 r51 = 0, r52 = 0, r55 = 0, r56 = 0;
@@ -157,11 +182,15 @@ extern "C" __global__ void FloatOps_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r14 = 0, *r18 = 0, *r23 = 0, *r24 = 0, *r29 = 0;
 	char *r33 = 0, *r39 = 0, *r40 = 0, *r42 = 0, *r45 = 0, *r46 = 0, *r49 = 0, *r53 = 0;
 	char *r54 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
 	r9 = p2;
+	r10 = p3;
 	r54 = p4;
+	r55 = p5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -169,6 +198,7 @@ b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b8;
 	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
 	r8 = r9 + r7 * 8;
 	r11 = *(double *)r8;
 	r12 = fabs(r11);
@@ -203,9 +233,11 @@ b2: // head
 	r43 = *(double *)r42;
 	r44 = r41 != r43;
 	if (!r44) goto b6;
+	if ((u64)r7 >= (u64)r10) { qd_site = 5; qd_x = r7; qd_y = r10; goto qd_fault; }
 	r45 = r9 + r7 * 8;
 	*(double *)r45 = 0x0p+00;
 b6: // if.done
+	if ((u64)r7 >= (u64)r10) { qd_site = 6; qd_x = r7; qd_y = r10; goto qd_fault; }
 	r46 = r9 + r7 * 8;
 	r47 = *(double *)r46;
 	r48 = qd_f64_to_i64(r47);
@@ -213,6 +245,7 @@ b6: // if.done
 	r50 = *(float *)r49;
 	r51 = qd_f32_to_i64(r50);
 	r52 = (u64)r48 + (u64)r51;
+	if ((u64)r7 >= (u64)r55) { qd_site = 7; qd_x = r7; qd_y = r55; goto qd_fault; }
 	r53 = r54 + r7 * 8;
 	*(i64 *)r53 = r52;
 	r56 = (u64)r7 + 1ull;
@@ -222,4 +255,15 @@ b6: // if.done
 	goto b2;
 b8: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65536u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }

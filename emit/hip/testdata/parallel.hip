@@ -2,26 +2,32 @@
 // HIP C++ in the subset CUDA shares: hiprtc and hipcc compile it for AMD
 // GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define QD_CUDA 1
-#elif !defined(__HIPCC_RTC__)
+#define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#else
+#if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #endif
-#if !defined(QD_CUDA)
 #pragma clang fp contract(off)
+#define qd_shfl_down(v, d) __shfl_down(v, d)
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
 
+__device__ u32 qd_fault_claim;
+
 // Task 0 of kernel StreamAB(a []f32, b []f32, c []f32, n i64), parallel.
-extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6) {
+extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r16 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r15 = 0;
 	float r12 = 0, r13 = 0;
 	char *r7 = 0, *r10 = 0, *r14 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
 	r3 = r4;
 	r10 = p0;
+	r11 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -30,8 +36,10 @@ b2: // head
 	if (!r5) goto b6;
 	r6 = r2;
 	r7 = r10;
+	r8 = r11;
 	r12 = (float)r6;
 	r13 = r12 * 0x1p-01f;
+	if ((u64)r6 >= (u64)r8) { qd_site = 0; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r14 = r7 + r6 * 4;
 	*(float *)r14 = r13;
 	r15 = (u64)r6 + 1ull;
@@ -41,18 +49,32 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 0u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 1 of kernel StreamAB(a []f32, b []f32, c []f32, n i64), parallel.
-extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6) {
+extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r16 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r15 = 0;
 	float r12 = 0, r13 = 0;
 	char *r7 = 0, *r10 = 0, *r14 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
 	r3 = r4;
 	r10 = p2;
+	r11 = p3;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -61,8 +83,10 @@ b2: // head
 	if (!r5) goto b6;
 	r6 = r2;
 	r7 = r10;
+	r8 = r11;
 	r12 = (float)r6;
 	r13 = r12 + 0x1p+00f;
+	if ((u64)r6 >= (u64)r8) { qd_site = 1; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r14 = r7 + r6 * 4;
 	*(float *)r14 = r13;
 	r15 = (u64)r6 + 1ull;
@@ -72,18 +96,32 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 1u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 2 of kernel StreamAB(a []f32, b []f32, c []f32, n i64), parallel.
-extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6) {
+extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r17 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r16 = 0;
 	float r13 = 0, r14 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
 	r3 = r4;
 	r10 = p2;
+	r11 = p3;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -92,6 +130,8 @@ b2: // head
 	if (!r5) goto b6;
 	r6 = r2;
 	r7 = r10;
+	r8 = r11;
+	if ((u64)r6 >= (u64)r8) { qd_site = 2; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r12 = r7 + r6 * 4;
 	r13 = *(float *)r12;
 	r14 = r13 * 0x1p+01f;
@@ -104,20 +144,36 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 2u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 3 of kernel StreamAB(a []f32, b []f32, c []f32, n i64), parallel.
-extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6) {
+extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r26 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r15 = 0, r16 = 0, r18 = 0, r24 = 0, r25 = 0;
 	float r13 = 0, r20 = 0, r21 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r14 = 0, *r17 = 0, *r19 = 0, *r22 = 0, *r23 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
 	r3 = r4;
 	r10 = p0;
+	r11 = p1;
 	r17 = p2;
+	r18 = p3;
 	r23 = p4;
+	r24 = p5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -126,12 +182,17 @@ b2: // head
 	if (!r5) goto b6;
 	r6 = r2;
 	r7 = r10;
+	r8 = r11;
+	if ((u64)r6 >= (u64)r8) { qd_site = 3; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r12 = r7 + r6 * 4;
 	r13 = *(float *)r12;
 	r14 = r17;
+	r15 = r18;
+	if ((u64)r6 >= (u64)r15) { qd_site = 4; qd_x = r6; qd_y = r15; goto qd_fault; }
 	r19 = r14 + r6 * 4;
 	r20 = *(float *)r19;
 	r21 = r13 + r20;
+	if ((u64)r6 >= (u64)r24) { qd_site = 5; qd_x = r6; qd_y = r24; goto qd_fault; }
 	r22 = r23 + r6 * 4;
 	*(float *)r22 = r21;
 	r25 = (u64)r6 + 1ull;
@@ -141,18 +202,32 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 3u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 0 of kernel Mixed(a []i32, b []i32, c []i32, n i64), parallel.
-extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6) {
+extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r15 = 0;
 	i32 r12 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r14 = 0;
 	char *r7 = 0, *r10 = 0, *r13 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
 	r3 = r4;
 	r10 = p0;
+	r11 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -161,7 +236,9 @@ b2: // head
 	if (!r5) goto b6;
 	r6 = r2;
 	r7 = r10;
+	r8 = r11;
 	r12 = (i32)r6;
+	if ((u64)r6 >= (u64)r8) { qd_site = 0; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r13 = r7 + r6 * 4;
 	*(i32 *)r13 = r12;
 	r14 = (u64)r6 + 1ull;
@@ -171,53 +248,106 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65536u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 1 of kernel Mixed(a []i32, b []i32, c []i32, n i64), serial.
-extern "C" __global__ void Mixed_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6) {
+extern "C" __global__ void Mixed_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	i64 r1 = 0, r2 = 0, r4 = 0;
 	char *r0 = 0, *r3 = 0, *r5 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r3 = p2;
+	r4 = p3;
 	r0 = r3;
+	r1 = r4;
+	if ((u64)0ll >= (u64)r1) { qd_site = 1; qd_x = 0ll; qd_y = r1; goto qd_fault; }
 	r5 = r0 + 0ll;
 	*(i32 *)r5 = 7;
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65537u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 2 of kernel Mixed(a []i32, b []i32, c []i32, n i64), serial.
-extern "C" __global__ void Mixed_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6) {
+extern "C" __global__ void Mixed_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	i32 r11 = 0, r18 = 0, r19 = 0;
 	i64 r1 = 0, r2 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0, r13 = 0, r14 = 0;
 	i64 r16 = 0;
 	char *r0 = 0, *r3 = 0, *r5 = 0, *r8 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r17 = 0;
 	char *r20 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r3 = p4;
+	r4 = p5;
 	r8 = p0;
+	r9 = p1;
 	r15 = p2;
+	r16 = p3;
 	r0 = r3;
+	r1 = r4;
 	r5 = r8;
+	r6 = r9;
+	if ((u64)0ll >= (u64)r6) { qd_site = 2; qd_x = 0ll; qd_y = r6; goto qd_fault; }
 	r10 = r5 + 0ll;
 	r11 = *(i32 *)r10;
 	r12 = r15;
+	r13 = r16;
+	if ((u64)0ll >= (u64)r13) { qd_site = 3; qd_x = 0ll; qd_y = r13; goto qd_fault; }
 	r17 = r12 + 0ll;
 	r18 = *(i32 *)r17;
 	r19 = (u32)r11 + (u32)r18;
+	if ((u64)0ll >= (u64)r1) { qd_site = 4; qd_x = 0ll; qd_y = r1; goto qd_fault; }
 	r20 = r0 + 0ll;
 	*(i32 *)r20 = r19;
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65538u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 3 of kernel Mixed(a []i32, b []i32, c []i32, n i64), parallel.
-extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6) {
+extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r22 = 0;
 	i32 r18 = 0, r19 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r14 = 0, r16 = 0, r21 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r17 = 0, *r20 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
 	r3 = r4;
 	r10 = p2;
+	r11 = p3;
 	r15 = p4;
+	r16 = p5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -226,10 +356,14 @@ b2: // head
 	if (!r5) goto b6;
 	r6 = r2;
 	r7 = r10;
+	r8 = r11;
 	r12 = r15;
+	r13 = r16;
+	if ((u64)0ll >= (u64)r13) { qd_site = 5; qd_x = 0ll; qd_y = r13; goto qd_fault; }
 	r17 = r12 + 0ll;
 	r18 = *(i32 *)r17;
 	r19 = (u32)r18 + 1u;
+	if ((u64)r6 >= (u64)r8) { qd_site = 6; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r20 = r7 + r6 * 4;
 	*(i32 *)r20 = r19;
 	r21 = (u64)r6 + 1ull;
@@ -239,18 +373,32 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65539u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 
 // Task 4 of kernel Mixed(a []i32, b []i32, c []i32, n i64), parallel.
-extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6) {
+extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r17 = 0;
 	i32 r13 = 0, r14 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r16 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
 	r3 = r4;
 	r10 = p0;
+	r11 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 0ull;
@@ -259,6 +407,8 @@ b2: // head
 	if (!r5) goto b6;
 	r6 = r2;
 	r7 = r10;
+	r8 = r11;
+	if ((u64)r6 >= (u64)r8) { qd_site = 7; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r12 = r7 + r6 * 4;
 	r13 = *(i32 *)r12;
 	r14 = (u32)r13 + 2u;
@@ -271,4 +421,15 @@ b2: // head
 	goto b2;
 b6: // exit
 	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65540u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }

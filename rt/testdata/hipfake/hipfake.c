@@ -88,7 +88,8 @@ hip_error hipMalloc(void **p, size_t n) { *p = calloc(1, n ? n : 1); return 0; }
 hip_error hipFree(void *p) { free(p); return 0; }
 hip_error hipMemcpyHtoD(void *dst, const void *src, size_t n) { memcpy(dst, src, n); return 0; }
 hip_error hipMemcpyDtoH(void *dst, const void *src, size_t n) { memcpy(dst, src, n); return 0; }
-hip_error hipHostMalloc(void **p, size_t n, unsigned flags) { *p = calloc(1, n ? n : 1); return flags == 0 ? 0 : hipErrorInvalidValue; }
+hip_error hipHostMalloc(void **p, size_t n, unsigned flags) { *p = calloc(1, n ? n : 1); return flags <= 3 ? 0 : hipErrorInvalidValue; }
+hip_error hipHostGetDevicePointer(void **dev, void *host, unsigned flags) { *dev = host; return 0; }
 hip_error hipHostFree(void *p) { free(p); return 0; }
 
 hip_error hipMemcpyHtoDAsync(void *dst, const void *src, size_t n, void *s) {

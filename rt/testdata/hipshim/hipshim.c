@@ -67,7 +67,8 @@ typedef void *handle;
 	X(cuMemcpyDtoHAsync_v2, cu_result, (void *, uintptr_t, size_t, handle))                              \
 	X(cuMemcpyDtoDAsync_v2, cu_result, (uintptr_t, uintptr_t, size_t, handle))                           \
 	X(cuMemsetD8Async, cu_result, (uintptr_t, unsigned char, size_t, handle))                            \
-	X(cuMemAllocHost_v2, cu_result, (void **, size_t))                                                   \
+	X(cuMemHostAlloc, cu_result, (void **, size_t, unsigned))                                            \
+	X(cuMemHostGetDevicePointer_v2, cu_result, (uintptr_t *, void *, unsigned))                          \
 	X(cuMemFreeHost, cu_result, (void *))                                                                \
 	X(cuCtxGetStreamPriorityRange, cu_result, (int *, int *))
 
@@ -386,9 +387,15 @@ hip_error hipMemsetD8Async(uintptr_t dst, unsigned char v, size_t n, handle s) {
 	return p_cuMemsetD8Async(dst, v, n, s);
 }
 
+// hipHostMalloc's flags (portable 1, mapped 2) are cuMemHostAlloc's.
 hip_error hipHostMalloc(void **p, size_t n, unsigned flags) {
 	USE();
-	return p_cuMemAllocHost_v2(p, n);
+	return p_cuMemHostAlloc(p, n, flags);
+}
+
+hip_error hipHostGetDevicePointer(uintptr_t *dev, void *host, unsigned flags) {
+	USE();
+	return p_cuMemHostGetDevicePointer_v2(dev, host, flags);
 }
 
 hip_error hipHostFree(void *p) {
