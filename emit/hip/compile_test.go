@@ -3,15 +3,16 @@ package hip_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
+	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/qdgo/qd/emit/hip"
-	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/ir/irtest"
 	"github.com/qdgo/qd/lower/lowertest"
 )
@@ -36,7 +37,11 @@ var targets = []string{"gfx90a", "gfx940"}
 
 // TestCompile compiles every emitted module, and one of every op, with
 // hipcc for the AMD targets, with no GPU needed. Without hipcc the test
-// skips, except under CI, where .ci/run installs it.
+// skips, except under CI, where .ci/run installs it. The modules are
+// compiled together, one translation unit per target, each in a namespace
+// of its own with its entry points renamed apart (a compilation costs
+// about a second of linking device libraries); when that fails, each
+// module is compiled alone to name the one at fault.
 func TestCompile(t *testing.T) {
 	t.Parallel() // runs compilers for a while
 	hipcc, err := hip.Compiler()
@@ -46,44 +51,60 @@ func TestCompile(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	modules := map[string][]*ir.Kernel{}
+	modules := map[string]string{}
 	for _, dir := range kernelDirs {
 		for _, f := range lowertest.Load(t, dir) {
-			modules[filepath.Base(dir)+"_"+f.Name] = f.Kernels
+			modules[filepath.Base(dir)+"_"+f.Name] = hip.Module(f.Kernels)
 		}
 	}
 	for name, ks := range fromIR(t) {
-		modules["fromir_"+name] = ks
+		modules["fromir_"+name] = hip.Module(ks)
 	}
-	modules["ops"] = append(irtest.OpKernels(false), irtest.OpKernels(true)...)
-	type job struct{ name, target string }
-	var jobs []job
+	modules["ops"] = hip.Module(append(irtest.OpKernels(false), irtest.OpKernels(true)...))
+	names := make([]string, 0, len(modules))
 	for name := range modules {
-		for _, target := range targets {
-			jobs = append(jobs, job{name, target})
-		}
+		names = append(names, name)
 	}
-	sort.Slice(jobs, func(i, j int) bool { return jobs[i].name+jobs[i].target < jobs[j].name+jobs[j].target })
-	work := make(chan job)
+	sort.Strings(names)
+	combined := combine(t, names, modules)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for _, target := range targets {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range work {
-				code, err := hip.CodeObject(hipcc, hip.Module(modules[j.name]), j.target)
-				switch {
-				case err != nil:
-					t.Errorf("%s: %v", j.name, err)
-				case !bytes.HasPrefix(code, []byte("\x7fELF")):
-					t.Errorf("%s for %s: not an ELF code object", j.name, j.target)
+			code, err := hip.CodeObject(hipcc, combined, target)
+			switch {
+			case err != nil:
+				t.Errorf("%d modules together for %s: %.2000v", len(names), target, err)
+				for _, name := range names {
+					if _, err := hip.CodeObject(hipcc, modules[name], target); err != nil {
+						t.Errorf("%s: %v", name, err)
+					}
 				}
+			case !bytes.HasPrefix(code, []byte("\x7fELF")):
+				t.Errorf("modules for %s: not an ELF code object", target)
 			}
 		}()
 	}
-	for _, j := range jobs {
-		work <- j
-	}
-	close(work)
 	wg.Wait()
+}
+
+// entryPoint matches the name of a module's __global__ function.
+var entryPoint = regexp.MustCompile(`(?m)^(extern "C" __global__ void )(\w+)\(`)
+
+// combine puts modules into one source: the prelude once, then each
+// module's code in a namespace, its entry points prefixed apart.
+func combine(t *testing.T, names []string, modules map[string]string) string {
+	var b strings.Builder
+	b.WriteString(hip.Prelude)
+	for i, name := range names {
+		body, ok := strings.CutPrefix(modules[name], hip.Prelude)
+		if !ok {
+			t.Fatalf("module %s does not start with the prelude", name)
+		}
+		fmt.Fprintf(&b, "\nnamespace qd_m%d { // %s\n", i, name)
+		b.WriteString(entryPoint.ReplaceAllString(body, fmt.Sprintf("${1}m%d_${2}(", i)))
+		b.WriteString("}\n")
+	}
+	return b.String()
 }

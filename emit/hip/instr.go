@@ -49,7 +49,11 @@ func (f *function) instr(in *ir.Instr) {
 			f.set(in, "-"+a(0))
 			break
 		}
-		f.set(in, "-"+f.unsignedArg(in.Args[0], t))
+		neg := "-" + f.unsignedArg(in.Args[0], t)
+		if t.Size() < 4 {
+			neg = "(" + t.String() + ")" + neg // narrowing, said out loud
+		}
+		f.set(in, neg)
 	case ir.OpNot:
 		if t == ir.Bool {
 			f.set(in, "!"+a(0))
