@@ -861,8 +861,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -951,8 +949,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -1210,7 +1206,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1223,11 +1219,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1263,10 +1256,11 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	add.s64 %rd7, %rd8, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	@!%p4 bra $L_7;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
@@ -1276,17 +1270,12 @@ $L_5:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd7, %rd8, 0;
 	mov.b32 %rt6, 1;
 	st.global.s32 [%rd7], %rt6;
 $L_6:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -1346,7 +1335,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1363,11 +1352,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1427,16 +1413,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -1544,17 +1530,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpins_0(
@@ -1583,9 +1566,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1733,9 +1716,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1886,16 +1869,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2003,17 +1986,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpinsSerial_1(
@@ -2045,16 +2025,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2162,17 +2142,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_0(
@@ -2213,9 +2190,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2375,9 +2352,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2537,9 +2514,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2699,9 +2676,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2861,9 +2838,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3023,9 +3000,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3185,9 +3162,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3347,9 +3324,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3482,9 +3459,9 @@ $L_22:
 	.param .s64 FourTiny_0_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_0_param_0];
@@ -3496,64 +3473,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3570,9 +3553,9 @@ $L_15:
 	.param .s64 FourTiny_1_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_1_param_2];
@@ -3584,64 +3567,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3658,9 +3647,9 @@ $L_15:
 	.param .s64 FourTiny_2_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_2_param_4];
@@ -3672,64 +3661,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3746,9 +3741,9 @@ $L_15:
 	.param .s64 FourTiny_3_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_3_param_6];
@@ -3760,64 +3755,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3828,9 +3829,9 @@ $L_15:
 	.param .s64 Tiny_0_param_1
 )
 {
-	.reg .pred %p<13>;
+	.reg .pred %p<15>;
 	.reg .b32 %r<9>;
-	.reg .b64 %rd<12>;
+	.reg .b64 %rd<14>;
 
 $L_0:
 	ld.param.u64 %rd0, [Tiny_0_param_0];
@@ -3839,64 +3840,70 @@ $L_0:
 $L_1:
 	mov.b64 %rd2, %rd1;
 	mov.b64 %rd3, -1;
+	add.s64 %rd11, %rd0, 0;
 $L_2:
-	max.s64 %rd10, %rd2, -9223372036854775804;
-	sub.s64 %rd11, %rd10, 4;
+	max.s64 %rd12, %rd2, -9223372036854775804;
+	sub.s64 %rd13, %rd12, 4;
 $L_3:
-	setp.lt.s64 %p12, %rd3, %rd11;
-	@!%p12 bra $L_12;
+	setp.lt.s64 %p14, %rd3, %rd13;
+	@!%p14 bra $L_12;
 $L_4:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_5:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_6:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_7:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_8:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_9:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_10:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_11:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 	bra.uni $L_3;
 $L_12:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 	@!%p5 bra $L_14;
 $L_13:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 	bra.uni $L_12;
 $L_14:
 	ret;
@@ -3939,13 +3946,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4001,8 +4006,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -4089,10 +4092,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
@@ -4137,11 +4138,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<64>;
+	.reg .pred %p<90>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<88>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<54>;
+	.reg .f32 %f<87>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
@@ -4162,16 +4163,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -4268,47 +4269,47 @@ $L_28:
 	@!%p34 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_31;
+	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f66;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_34;
+	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f70;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_37;
+	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f74;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@%p34 bra $L_26;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
 $L_39:
 	mov.u64 %rd36, qvar_reduce0;
-	mul.lo.s64 %rd37, %rd24, 1;
-	add.s64 %rd38, %rd37, 0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
 	mad.lo.s64 %rd39, %rd38, 8, %rd36;
 	st.shared.f32 [%rd39], %f0;
 $L_40:
@@ -4323,12 +4324,12 @@ $L_41:
 	@!%p43 bra $L_60;
 $L_42:
 	mov.u64 %rd44, qvar_reduce0;
-	mul.lo.s64 %rd45, %rd23, 1;
-	add.s64 %rd46, %rd45, 0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
 	mad.lo.s64 %rd47, %rd46, 8, %rd44;
 	ld.shared.f32 %f0, [%rd47];
 $L_43:
-	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.b64 %rd48, %rd26;
 	mov.u32 %rt14, %ntid.x;
 	cvt.u64.u32 %rd49, %rt14;
 	sub.s64 %rd50, %rd49, %rd48;
@@ -4348,47 +4349,47 @@ $L_46:
 	@!%p56 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_49;
+	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f78;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_52;
+	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f82;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_55;
+	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f86;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@%p56 bra $L_44;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
 $L_56:
-	setp.eq.s64 %p57, %rd23, 0;
+	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
-	mul.lo.s64 %rd59, %rd58, 1;
+	mov.b64 %rd59, %rd58;
 	add.s64 %rd60, %rd59, 2;
 	mad.lo.s64 %rd62, %rd60, 8, %rd61;
 	st.global.f32 [%rd62], %f0;
@@ -4416,10 +4417,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
+	.reg .pred %p<85>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
-	.reg .f32 %f<47>;
+	.reg .b64 %rd<83>;
+	.reg .f32 %f<82>;
 
 $L_0:
 	ld.param.u64 %rd0, [Sum_1_param_4];
@@ -4432,46 +4433,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd53, %rd50;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd56, %rd50;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f5, %f5, %f57;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd59, %rd50;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f5, %f5, %f60;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -4501,47 +4502,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f61;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f65;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f69;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.f32 [%rd27], %f5;
 $L_25:
@@ -4556,12 +4557,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.f32 %f5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -4581,42 +4582,42 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f73;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f77;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f81;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
 	add.rn.f32 %f46, %f5, 0f00000000;
@@ -4726,8 +4727,6 @@ b2: // head
 	if (!r7) goto b7;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b7;
 	r11 = r4 + r9 * 4;
 	r12 = *(i32 *)r11;
 	r16 = (i64)r12;
@@ -4776,8 +4775,6 @@ b2: // head
 	if (!r7) goto b7;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b7;
 	r11 = r4 + r9 * 4;
 	r12 = *(i32 *)r11;
 	r16 = (i64)r12;
@@ -4929,7 +4926,7 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	r13 = p3;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r4 = r2 < r3;
 	if (!r4) goto b6;
@@ -4940,11 +4937,8 @@ b2: // head
 	r12 = r13 + r5 * 4;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
-	r17 = r13 + r5 * 4;
+	r17 = r12;
 	*(float *)r17 = r16;
-	r18 = (u64)r5 + 1ull;
-	r19 = r18 < r3;
-	if (!r19) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -4963,23 +4957,20 @@ extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
 	r9 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r7 = r8 + 0ll;
 b2: // head
 	r4 = r2 < r3;
-	if (!r4) goto b8;
+	if (!r4) goto b7;
 	r5 = r2;
 	r6 = r5 < 0ll;
 	if (!r6) goto b6;
 	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
-	r7 = r8 + 0ll;
 	*(i32 *)r7 = 1;
-b6: // if.done
-	r10 = (u64)r5 + 1ull;
-	r11 = r10 < r3;
-	if (!r11) goto b8;
+b6: // latch
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b8: // exit
+b7: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
@@ -5010,7 +5001,7 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r14 = p4;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r4 = r2 < r3;
 	if (!r4) goto b6;
@@ -5023,11 +5014,8 @@ b2: // head
 	r12 = r13 + r5 * 4;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
-	r17 = r13 + r5 * 4;
+	r17 = r12;
 	*(float *)r17 = r16;
-	r18 = (u64)r5 + 1ull;
-	r19 = r18 < r3;
-	if (!r19) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -5060,14 +5048,14 @@ extern "C" __global__ void Spin_0(char *p0, i64 p1, i64 p2) {
 	r10 = p2;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r9 = r10 > 0ll;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b21;
+	if (!r6) goto b22;
 	r7 = r2;
 	r8 = r7;
-	r9 = r10 > 0ll;
-	if (!r9) goto b22;
+	if (!r9) goto b21;
 	r11 = r8;
 	r12 = 0ll;
 	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
@@ -5164,16 +5152,13 @@ b18: // edge 3→4
 b19: // rangeint.done
 	r19 = r4 + r7 * 8;
 	*(i64 *)r19 = r13;
-	r20 = (u64)r7 + 1ull;
-	r21 = r20 < r3;
-	if (!r21) goto b21;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // exit
-	return;
-b22: // edge 1→4
+b21: // edge 1→4
 	r13 = r8;
 	goto b19;
+b22: // exit
+	return;
 }
 
 // Task 0 of kernel TwoSpins(a []i64, b []i64, iters i64), serial.
@@ -5195,9 +5180,9 @@ extern "C" __global__ void TwoSpins_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -5326,9 +5311,9 @@ extern "C" __global__ void TwoSpins_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -5453,14 +5438,14 @@ extern "C" __global__ void TwoSpinsSerial_0(char *p0, i64 p1, char *p2, i64 p3, 
 	r10 = p4;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r9 = r10 > 0ll;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b21;
+	if (!r6) goto b22;
 	r7 = r2;
 	r8 = r7;
-	r9 = r10 > 0ll;
-	if (!r9) goto b22;
+	if (!r9) goto b21;
 	r11 = r8;
 	r12 = 0ll;
 	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
@@ -5557,16 +5542,13 @@ b18: // edge 3→4
 b19: // rangeint.done
 	r19 = r4 + r7 * 8;
 	*(i64 *)r19 = r13;
-	r20 = (u64)r7 + 1ull;
-	r21 = r20 < r3;
-	if (!r21) goto b21;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // exit
-	return;
-b22: // edge 1→4
+b21: // edge 1→4
 	r13 = r8;
 	goto b19;
+b22: // exit
+	return;
 }
 
 // Task 1 of kernel TwoSpinsSerial(a []i64, b []i64, iters i64), parallel.
@@ -5584,14 +5566,14 @@ extern "C" __global__ void TwoSpinsSerial_1(char *p0, i64 p1, char *p2, i64 p3, 
 	r10 = p4;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r9 = r10 > 0ll;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b21;
+	if (!r6) goto b22;
 	r7 = r2;
 	r8 = r7;
-	r9 = r10 > 0ll;
-	if (!r9) goto b22;
+	if (!r9) goto b21;
 	r11 = r8;
 	r12 = 0ll;
 	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
@@ -5688,16 +5670,13 @@ b18: // edge 7→8
 b19: // rangeint.done
 	r19 = r4 + r7 * 8;
 	*(i64 *)r19 = r13;
-	r20 = (u64)r7 + 1ull;
-	r21 = r20 < r3;
-	if (!r21) goto b21;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // exit
-	return;
-b22: // edge 5→8
+b21: // edge 5→8
 	r13 = r8;
 	goto b19;
+b22: // exit
+	return;
 }
 
 // Task 0 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), serial.
@@ -5719,9 +5698,9 @@ extern "C" __global__ void EightSpins_0(char *p0, i64 p1, char *p2, i64 p3, char
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -5850,9 +5829,9 @@ extern "C" __global__ void EightSpins_1(char *p0, i64 p1, char *p2, i64 p3, char
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -5981,9 +5960,9 @@ extern "C" __global__ void EightSpins_2(char *p0, i64 p1, char *p2, i64 p3, char
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -6112,9 +6091,9 @@ extern "C" __global__ void EightSpins_3(char *p0, i64 p1, char *p2, i64 p3, char
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -6243,9 +6222,9 @@ extern "C" __global__ void EightSpins_4(char *p0, i64 p1, char *p2, i64 p3, char
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -6374,9 +6353,9 @@ extern "C" __global__ void EightSpins_5(char *p0, i64 p1, char *p2, i64 p3, char
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -6505,9 +6484,9 @@ extern "C" __global__ void EightSpins_6(char *p0, i64 p1, char *p2, i64 p3, char
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -6636,9 +6615,9 @@ extern "C" __global__ void EightSpins_7(char *p0, i64 p1, char *p2, i64 p3, char
 	r8 = r7 > 0ll;
 	if (!r8) goto b21;
 	r9 = 0ll;
+	r11 = r5 > 0ll;
 b4: // spinEach.rangeint.body
 	r10 = r9;
-	r11 = r5 > 0ll;
 	if (!r11) goto b22;
 	r12 = r10;
 	r13 = 0ll;
@@ -6750,64 +6729,71 @@ b22: // edge 1→4
 
 // Task 0 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), serial.
 extern "C" __global__ void FourTiny_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
-	bool r8 = 0, r15 = 0;
+	bool r8 = 0, r17 = 0;
 	i32 r10 = 0, r11 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r14 = 0;
-	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0;
+	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r15 = 0;
+	i64 r16 = 0;
+	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0, *r14 = 0;
 	r3 = p0;
 	r4 = p1;
 	r0 = r3;
 	r1 = r4;
 	r5 = r1;
 	r6 = (-1ll);
-	r13 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r14 = (u64)r13 - 4ull;
+	r14 = r0 + 0ll;
+	r15 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
+	r16 = (u64)r15 - 4ull;
 b4: // unroll guard
-	r15 = r6 < r14;
-	if (!r15) goto b13;
+	r17 = r6 < r16;
+	if (!r17) goto b13;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	goto b4;
 b13: // tiny.rangeindex.loop
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
 	if (!r8) goto b15;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	goto b13;
 b15: // tiny.return
 	return;
@@ -6815,64 +6801,71 @@ b15: // tiny.return
 
 // Task 1 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), serial.
 extern "C" __global__ void FourTiny_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
-	bool r8 = 0, r15 = 0;
+	bool r8 = 0, r17 = 0;
 	i32 r10 = 0, r11 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r14 = 0;
-	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0;
+	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r15 = 0;
+	i64 r16 = 0;
+	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0, *r14 = 0;
 	r3 = p2;
 	r4 = p3;
 	r0 = r3;
 	r1 = r4;
 	r5 = r1;
 	r6 = (-1ll);
-	r13 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r14 = (u64)r13 - 4ull;
+	r14 = r0 + 0ll;
+	r15 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
+	r16 = (u64)r15 - 4ull;
 b4: // unroll guard
-	r15 = r6 < r14;
-	if (!r15) goto b13;
+	r17 = r6 < r16;
+	if (!r17) goto b13;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	goto b4;
 b13: // tiny.rangeindex.loop
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
 	if (!r8) goto b15;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	goto b13;
 b15: // tiny.return
 	return;
@@ -6880,64 +6873,71 @@ b15: // tiny.return
 
 // Task 2 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), serial.
 extern "C" __global__ void FourTiny_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
-	bool r8 = 0, r15 = 0;
+	bool r8 = 0, r17 = 0;
 	i32 r10 = 0, r11 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r14 = 0;
-	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0;
+	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r15 = 0;
+	i64 r16 = 0;
+	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0, *r14 = 0;
 	r3 = p4;
 	r4 = p5;
 	r0 = r3;
 	r1 = r4;
 	r5 = r1;
 	r6 = (-1ll);
-	r13 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r14 = (u64)r13 - 4ull;
+	r14 = r0 + 0ll;
+	r15 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
+	r16 = (u64)r15 - 4ull;
 b4: // unroll guard
-	r15 = r6 < r14;
-	if (!r15) goto b13;
+	r17 = r6 < r16;
+	if (!r17) goto b13;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	goto b4;
 b13: // tiny.rangeindex.loop
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
 	if (!r8) goto b15;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	goto b13;
 b15: // tiny.return
 	return;
@@ -6945,64 +6945,71 @@ b15: // tiny.return
 
 // Task 3 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), serial.
 extern "C" __global__ void FourTiny_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
-	bool r8 = 0, r15 = 0;
+	bool r8 = 0, r17 = 0;
 	i32 r10 = 0, r11 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r14 = 0;
-	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0;
+	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r15 = 0;
+	i64 r16 = 0;
+	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0, *r14 = 0;
 	r3 = p6;
 	r4 = p7;
 	r0 = r3;
 	r1 = r4;
 	r5 = r1;
 	r6 = (-1ll);
-	r13 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r14 = (u64)r13 - 4ull;
+	r14 = r0 + 0ll;
+	r15 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
+	r16 = (u64)r15 - 4ull;
 b4: // unroll guard
-	r15 = r6 < r14;
-	if (!r15) goto b13;
+	r17 = r6 < r16;
+	if (!r17) goto b13;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	goto b4;
 b13: // tiny.rangeindex.loop
 	r7 = (u64)r6 + 1ull;
 	r8 = r7 < r5;
 	if (!r8) goto b15;
-	r9 = r0 + r7 * 4;
+	r9 = r14;
 	r10 = *(i32 *)r9;
 	r11 = (u32)r10 + 1u;
-	r12 = r0 + r7 * 4;
+	r12 = r9;
 	*(i32 *)r12 = r11;
 	r6 = r7;
+	r14 = r14 + 4ll;
 	goto b13;
 b15: // tiny.return
 	return;
@@ -7010,62 +7017,68 @@ b15: // tiny.return
 
 // Task 0 of kernel Tiny(a []i32), serial.
 extern "C" __global__ void Tiny_0(char *p0, i64 p1) {
-	bool r5 = 0, r12 = 0;
+	bool r5 = 0, r14 = 0;
 	i32 r7 = 0, r8 = 0;
-	i64 r1 = 0, r2 = 0, r3 = 0, r4 = 0, r10 = 0, r11 = 0;
-	char *r0 = 0, *r6 = 0, *r9 = 0;
+	i64 r1 = 0, r2 = 0, r3 = 0, r4 = 0, r10 = 0, r12 = 0, r13 = 0;
+	char *r0 = 0, *r6 = 0, *r9 = 0, *r11 = 0;
 	r0 = p0;
 	r1 = p1;
 	r2 = r1;
 	r3 = (-1ll);
-	r10 = r2 > (-9223372036854775804ll) ? r2 : (-9223372036854775804ll);
-	r11 = (u64)r10 - 4ull;
+	r11 = r0 + 0ll;
+	r12 = r2 > (-9223372036854775804ll) ? r2 : (-9223372036854775804ll);
+	r13 = (u64)r12 - 4ull;
 b3: // unroll guard
-	r12 = r3 < r11;
-	if (!r12) goto b12;
+	r14 = r3 < r13;
+	if (!r14) goto b12;
 	r4 = (u64)r3 + 1ull;
 	r5 = r4 < r2;
-	r6 = r0 + r4 * 4;
+	r6 = r11;
 	r7 = *(i32 *)r6;
 	r8 = (u32)r7 + 1u;
-	r9 = r0 + r4 * 4;
+	r9 = r6;
 	*(i32 *)r9 = r8;
 	r3 = r4;
+	r11 = r11 + 4ll;
 	r4 = (u64)r3 + 1ull;
 	r5 = r4 < r2;
-	r6 = r0 + r4 * 4;
+	r6 = r11;
 	r7 = *(i32 *)r6;
 	r8 = (u32)r7 + 1u;
-	r9 = r0 + r4 * 4;
+	r9 = r6;
 	*(i32 *)r9 = r8;
 	r3 = r4;
+	r11 = r11 + 4ll;
 	r4 = (u64)r3 + 1ull;
 	r5 = r4 < r2;
-	r6 = r0 + r4 * 4;
+	r6 = r11;
 	r7 = *(i32 *)r6;
 	r8 = (u32)r7 + 1u;
-	r9 = r0 + r4 * 4;
+	r9 = r6;
 	*(i32 *)r9 = r8;
 	r3 = r4;
+	r11 = r11 + 4ll;
 	r4 = (u64)r3 + 1ull;
 	r5 = r4 < r2;
-	r6 = r0 + r4 * 4;
+	r6 = r11;
 	r7 = *(i32 *)r6;
 	r8 = (u32)r7 + 1u;
-	r9 = r0 + r4 * 4;
+	r9 = r6;
 	*(i32 *)r9 = r8;
 	r3 = r4;
+	r11 = r11 + 4ll;
 	goto b3;
 b12: // tiny.rangeindex.loop
 	r4 = (u64)r3 + 1ull;
 	r5 = r4 < r2;
 	if (!r5) goto b14;
-	r6 = r0 + r4 * 4;
+	r6 = r11;
 	r7 = *(i32 *)r6;
 	r8 = (u32)r7 + 1u;
-	r9 = r0 + r4 * 4;
+	r9 = r6;
 	*(i32 *)r9 = r8;
 	r3 = r4;
+	r11 = r11 + 4ll;
 	goto b12;
 b14: // tiny.return
 	return;
@@ -7090,12 +7103,10 @@ b2: // head
 	if (!r7) goto b7;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b7;
 	r11 = r4 + r9 * 4;
 	r12 = *(float *)r11;
 	r13 = r12 * r14;
-	r15 = r4 + r9 * 4;
+	r15 = r11;
 	*(float *)r15 = r13;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
@@ -7128,8 +7139,6 @@ b2: // head
 	if (!r7) goto b7;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b7;
 	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
 	r11 = r12 + r9 * 4;
 	r14 = *(float *)r11;
@@ -7180,8 +7189,6 @@ b2: // head
 	if (!r7) goto b7;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b7;
 	r11 = r4 + r9 * 1;
 	r12 = *(u8 *)r11;
 	r16 = (i64)r12;
@@ -7209,14 +7216,17 @@ qd_fault: {
 extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
 	bool r8 = 0, r14 = 0, r17 = 0, r22 = 0, r33 = 0, r34 = 0, r35 = 0, r40 = 0;
-	bool r43 = 0, r55 = 0, r56 = 0, r57 = 0, r63 = 0;
+	bool r43 = 0, r55 = 0, r56 = 0, r57 = 0, r63 = 0, r68 = 0, r69 = 0, r72 = 0;
+	bool r73 = 0, r76 = 0, r77 = 0, r80 = 0, r81 = 0, r84 = 0, r85 = 0, r88 = 0;
+	bool r89 = 0;
 	i64 r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r15 = 0, r16 = 0;
 	i64 r21 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0;
 	i64 r30 = 0, r32 = 0, r37 = 0, r38 = 0, r41 = 0, r42 = 0, r45 = 0, r46 = 0;
 	i64 r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r54 = 0, r58 = 0, r59 = 0;
-	i64 r60 = 0, r64 = 0;
+	i64 r60 = 0, r64 = 0, r67 = 0, r71 = 0, r75 = 0, r79 = 0, r83 = 0, r87 = 0;
 	u64 r9 = 0, r10 = 0, r11 = 0, r12 = 0, r13 = 0;
-	float r0 = 0, r19 = 0, r20 = 0, r31 = 0, r53 = 0;
+	float r0 = 0, r19 = 0, r20 = 0, r31 = 0, r53 = 0, r66 = 0, r70 = 0, r74 = 0;
+	float r78 = 0, r82 = 0, r86 = 0;
 	char *r5 = 0, *r18 = 0, *r36 = 0, *r39 = 0, *r44 = 0, *r47 = 0, *r61 = 0, *r62 = 0;
 	char *r65 = 0;
 	r5 = p0;
@@ -7227,15 +7237,15 @@ extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 	r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r2 = (i64)((u64)gridDim.x * blockDim.x);
 	r3 = (u64)r1 + (u64)(-1ll);
+	r9 = (u64)r4;
+	r12 = (u64)r2;
+	r13 = r12 * 3ull;
 b2: // unrolled head
 	r7 = (u64)r3 + 1ull;
 	r8 = r7 < r4;
 	if (!r8) goto b25;
-	r9 = (u64)r4;
 	r10 = (u64)r7;
 	r11 = r9 - r10;
-	r12 = (u64)r2;
-	r13 = r12 * 3ull;
 	r14 = r11 > r13;
 	if (!r14) goto b20;
 	r15 = r3;
@@ -7303,39 +7313,39 @@ b28: // reduction next
 	r30 = r30 >> 1;
 	r34 = r30 != 0ll;
 	if (!r34) goto b38;
-	r31 = qd_shfl_down(r0, (u32)r30);
-	r32 = (u64)r23 + (u64)r30;
-	r33 = r32 < r29;
-	if (!r33) goto b31;
-	r0 = r0 + r31;
+	r66 = qd_shfl_down(r0, (u32)r30);
+	r67 = (u64)r23 + (u64)r30;
+	r68 = r67 < r29;
+	if (!r68) goto b31;
+	r0 = r0 + r66;
 b31: // reduction next (unrolled 1)
 	r30 = r30 >> 1;
-	r34 = r30 != 0ll;
-	if (!r34) goto b38;
-	r31 = qd_shfl_down(r0, (u32)r30);
-	r32 = (u64)r23 + (u64)r30;
-	r33 = r32 < r29;
-	if (!r33) goto b34;
-	r0 = r0 + r31;
+	r69 = r30 != 0ll;
+	if (!r69) goto b38;
+	r70 = qd_shfl_down(r0, (u32)r30);
+	r71 = (u64)r23 + (u64)r30;
+	r72 = r71 < r29;
+	if (!r72) goto b34;
+	r0 = r0 + r70;
 b34: // reduction next (unrolled 2)
 	r30 = r30 >> 1;
-	r34 = r30 != 0ll;
-	if (!r34) goto b38;
-	r31 = qd_shfl_down(r0, (u32)r30);
-	r32 = (u64)r23 + (u64)r30;
-	r33 = r32 < r29;
-	if (!r33) goto b37;
-	r0 = r0 + r31;
+	r73 = r30 != 0ll;
+	if (!r73) goto b38;
+	r74 = qd_shfl_down(r0, (u32)r30);
+	r75 = (u64)r23 + (u64)r30;
+	r76 = r75 < r29;
+	if (!r76) goto b37;
+	r0 = r0 + r74;
 b37: // reduction next (unrolled 3)
 	r30 = r30 >> 1;
-	r34 = r30 != 0ll;
-	if (r34) goto b26;
+	r77 = r30 != 0ll;
+	if (r77) goto b26;
 b38: // reduction shuffled
 	r35 = r23 == 0ll;
 	if (!r35) goto b40;
 	r36 = (char *)qvar_reduce0;
-	r37 = (u64)r24 * 1ull;
-	r38 = (u64)r37 + 0ull;
+	r37 = r24;
+	r38 = r37;
 	r39 = r36 + r38 * 8;
 	*(float *)r39 = r0;
 b40: // reduction barrier
@@ -7347,12 +7357,12 @@ b40: // reduction barrier
 	r43 = r41 < r42;
 	if (!r43) goto b60;
 	r44 = (char *)qvar_reduce0;
-	r45 = (u64)r23 * 1ull;
-	r46 = (u64)r45 + 0ull;
+	r45 = r23;
+	r46 = r45;
 	r47 = r44 + r46 * 8;
 	r0 = *(float *)r47;
 b43: // reduction warps
-	r48 = (u64)r24 * (u64)r25;
+	r48 = r26;
 	r49 = (i64)blockDim.x;
 	r50 = (u64)r49 - (u64)r48;
 	r51 = r50 < r25 ? r50 : r25;
@@ -7367,38 +7377,38 @@ b46: // reduction next
 	r52 = r52 >> 1;
 	r56 = r52 != 0ll;
 	if (!r56) goto b56;
-	r53 = qd_shfl_down(r0, (u32)r52);
-	r54 = (u64)r23 + (u64)r52;
-	r55 = r54 < r51;
-	if (!r55) goto b49;
-	r0 = r0 + r53;
+	r78 = qd_shfl_down(r0, (u32)r52);
+	r79 = (u64)r23 + (u64)r52;
+	r80 = r79 < r51;
+	if (!r80) goto b49;
+	r0 = r0 + r78;
 b49: // reduction next (unrolled 1)
 	r52 = r52 >> 1;
-	r56 = r52 != 0ll;
-	if (!r56) goto b56;
-	r53 = qd_shfl_down(r0, (u32)r52);
-	r54 = (u64)r23 + (u64)r52;
-	r55 = r54 < r51;
-	if (!r55) goto b52;
-	r0 = r0 + r53;
+	r81 = r52 != 0ll;
+	if (!r81) goto b56;
+	r82 = qd_shfl_down(r0, (u32)r52);
+	r83 = (u64)r23 + (u64)r52;
+	r84 = r83 < r51;
+	if (!r84) goto b52;
+	r0 = r0 + r82;
 b52: // reduction next (unrolled 2)
 	r52 = r52 >> 1;
-	r56 = r52 != 0ll;
-	if (!r56) goto b56;
-	r53 = qd_shfl_down(r0, (u32)r52);
-	r54 = (u64)r23 + (u64)r52;
-	r55 = r54 < r51;
-	if (!r55) goto b55;
-	r0 = r0 + r53;
+	r85 = r52 != 0ll;
+	if (!r85) goto b56;
+	r86 = qd_shfl_down(r0, (u32)r52);
+	r87 = (u64)r23 + (u64)r52;
+	r88 = r87 < r51;
+	if (!r88) goto b55;
+	r0 = r0 + r86;
 b55: // reduction next (unrolled 3)
 	r52 = r52 >> 1;
-	r56 = r52 != 0ll;
-	if (r56) goto b44;
+	r89 = r52 != 0ll;
+	if (r89) goto b44;
 b56: // reduction shuffled
-	r57 = r23 == 0ll;
+	r57 = r35;
 	if (!r57) goto b59;
 	r58 = (i64)blockIdx.x;
-	r59 = (u64)r58 * 1ull;
+	r59 = r58;
 	r60 = (u64)r59 + 2ull;
 	r62 = r61 + r60 * 8;
 	*(float *)r62 = r0;
@@ -7418,52 +7428,56 @@ b60: // reduction none
 extern "C" __global__ void Sum_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
 	bool r6 = 0, r21 = 0, r22 = 0, r23 = 0, r28 = 0, r31 = 0, r43 = 0, r44 = 0;
-	bool r45 = 0;
+	bool r45 = 0, r52 = 0, r55 = 0, r58 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0;
+	bool r71 = 0, r72 = 0, r75 = 0, r76 = 0, r79 = 0, r80 = 0, r83 = 0, r84 = 0;
 	i64 r2 = 0, r3 = 0, r4 = 0, r7 = 0, r8 = 0, r11 = 0, r12 = 0, r13 = 0;
 	i64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r25 = 0, r26 = 0;
 	i64 r29 = 0, r30 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
-	i64 r40 = 0, r42 = 0;
-	float r5 = 0, r10 = 0, r19 = 0, r41 = 0, r46 = 0;
+	i64 r40 = 0, r42 = 0, r48 = 0, r49 = 0, r51 = 0, r62 = 0, r66 = 0, r70 = 0;
+	i64 r74 = 0, r78 = 0, r82 = 0;
+	float r5 = 0, r10 = 0, r19 = 0, r41 = 0, r46 = 0, r54 = 0, r57 = 0, r60 = 0;
+	float r61 = 0, r65 = 0, r69 = 0, r73 = 0, r77 = 0, r81 = 0;
 	char *r0 = 0, *r1 = 0, *r9 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r47 = 0;
+	char *r50 = 0, *r53 = 0, *r56 = 0, *r59 = 0;
 	r0 = p4;
 	r1 = r0 + 8ll;
 	r2 = *(i64 *)r1;
 	r3 = (i64)threadIdx.x;
 	r4 = (i64)blockDim.x;
 	r5 = (-0x0p+00f);
+	r48 = r3;
+	r49 = (u64)r48 + 2ull;
+	r50 = r0 + r49 * 8;
+	r51 = r4;
 b2: // combine head
 	r6 = r3 < r2;
 	if (!r6) goto b10;
-	r7 = (u64)r3 * 1ull;
-	r8 = (u64)r7 + 2ull;
-	r9 = r0 + r8 * 8;
+	r9 = r50;
 	r10 = *(float *)r9;
 	r5 = r5 + r10;
 	r3 = (u64)r3 + (u64)r4;
-	r6 = r3 < r2;
-	if (!r6) goto b10;
-	r7 = (u64)r3 * 1ull;
-	r8 = (u64)r7 + 2ull;
-	r9 = r0 + r8 * 8;
-	r10 = *(float *)r9;
-	r5 = r5 + r10;
+	r50 = r50 + r51 * 8;
+	r52 = r3 < r2;
+	if (!r52) goto b10;
+	r53 = r50;
+	r54 = *(float *)r53;
+	r5 = r5 + r54;
 	r3 = (u64)r3 + (u64)r4;
-	r6 = r3 < r2;
-	if (!r6) goto b10;
-	r7 = (u64)r3 * 1ull;
-	r8 = (u64)r7 + 2ull;
-	r9 = r0 + r8 * 8;
-	r10 = *(float *)r9;
-	r5 = r5 + r10;
+	r50 = r50 + r51 * 8;
+	r55 = r3 < r2;
+	if (!r55) goto b10;
+	r56 = r50;
+	r57 = *(float *)r56;
+	r5 = r5 + r57;
 	r3 = (u64)r3 + (u64)r4;
-	r6 = r3 < r2;
-	if (!r6) goto b10;
-	r7 = (u64)r3 * 1ull;
-	r8 = (u64)r7 + 2ull;
-	r9 = r0 + r8 * 8;
-	r10 = *(float *)r9;
-	r5 = r5 + r10;
+	r50 = r50 + r51 * 8;
+	r58 = r3 < r2;
+	if (!r58) goto b10;
+	r59 = r50;
+	r60 = *(float *)r59;
+	r5 = r5 + r60;
 	r3 = (u64)r3 + (u64)r4;
+	r50 = r50 + r51 * 8;
 	goto b2;
 b10: // combine done
 	r11 = (i64)(threadIdx.x % warpSize);
@@ -7484,39 +7498,39 @@ b13: // reduction next
 	r18 = r18 >> 1;
 	r22 = r18 != 0ll;
 	if (!r22) goto b23;
-	r19 = qd_shfl_down(r5, (u32)r18);
-	r20 = (u64)r11 + (u64)r18;
-	r21 = r20 < r17;
-	if (!r21) goto b16;
-	r5 = r5 + r19;
+	r61 = qd_shfl_down(r5, (u32)r18);
+	r62 = (u64)r11 + (u64)r18;
+	r63 = r62 < r17;
+	if (!r63) goto b16;
+	r5 = r5 + r61;
 b16: // reduction next (unrolled 1)
 	r18 = r18 >> 1;
-	r22 = r18 != 0ll;
-	if (!r22) goto b23;
-	r19 = qd_shfl_down(r5, (u32)r18);
-	r20 = (u64)r11 + (u64)r18;
-	r21 = r20 < r17;
-	if (!r21) goto b19;
-	r5 = r5 + r19;
+	r64 = r18 != 0ll;
+	if (!r64) goto b23;
+	r65 = qd_shfl_down(r5, (u32)r18);
+	r66 = (u64)r11 + (u64)r18;
+	r67 = r66 < r17;
+	if (!r67) goto b19;
+	r5 = r5 + r65;
 b19: // reduction next (unrolled 2)
 	r18 = r18 >> 1;
-	r22 = r18 != 0ll;
-	if (!r22) goto b23;
-	r19 = qd_shfl_down(r5, (u32)r18);
-	r20 = (u64)r11 + (u64)r18;
-	r21 = r20 < r17;
-	if (!r21) goto b22;
-	r5 = r5 + r19;
+	r68 = r18 != 0ll;
+	if (!r68) goto b23;
+	r69 = qd_shfl_down(r5, (u32)r18);
+	r70 = (u64)r11 + (u64)r18;
+	r71 = r70 < r17;
+	if (!r71) goto b22;
+	r5 = r5 + r69;
 b22: // reduction next (unrolled 3)
 	r18 = r18 >> 1;
-	r22 = r18 != 0ll;
-	if (r22) goto b11;
+	r72 = r18 != 0ll;
+	if (r72) goto b11;
 b23: // reduction shuffled
 	r23 = r11 == 0ll;
 	if (!r23) goto b25;
 	r24 = (char *)qvar_reduce0;
-	r25 = (u64)r12 * 1ull;
-	r26 = (u64)r25 + 0ull;
+	r25 = r12;
+	r26 = r25;
 	r27 = r24 + r26 * 8;
 	*(float *)r27 = r5;
 b25: // reduction barrier
@@ -7528,12 +7542,12 @@ b25: // reduction barrier
 	r31 = r29 < r30;
 	if (!r31) goto b44;
 	r32 = (char *)qvar_reduce0;
-	r33 = (u64)r11 * 1ull;
-	r34 = (u64)r33 + 0ull;
+	r33 = r11;
+	r34 = r33;
 	r35 = r32 + r34 * 8;
 	r5 = *(float *)r35;
 b28: // reduction warps
-	r36 = (u64)r12 * (u64)r13;
+	r36 = r14;
 	r37 = (i64)blockDim.x;
 	r38 = (u64)r37 - (u64)r36;
 	r39 = r38 < r13 ? r38 : r13;
@@ -7548,35 +7562,35 @@ b31: // reduction next
 	r40 = r40 >> 1;
 	r44 = r40 != 0ll;
 	if (!r44) goto b41;
-	r41 = qd_shfl_down(r5, (u32)r40);
-	r42 = (u64)r11 + (u64)r40;
-	r43 = r42 < r39;
-	if (!r43) goto b34;
-	r5 = r5 + r41;
+	r73 = qd_shfl_down(r5, (u32)r40);
+	r74 = (u64)r11 + (u64)r40;
+	r75 = r74 < r39;
+	if (!r75) goto b34;
+	r5 = r5 + r73;
 b34: // reduction next (unrolled 1)
 	r40 = r40 >> 1;
-	r44 = r40 != 0ll;
-	if (!r44) goto b41;
-	r41 = qd_shfl_down(r5, (u32)r40);
-	r42 = (u64)r11 + (u64)r40;
-	r43 = r42 < r39;
-	if (!r43) goto b37;
-	r5 = r5 + r41;
+	r76 = r40 != 0ll;
+	if (!r76) goto b41;
+	r77 = qd_shfl_down(r5, (u32)r40);
+	r78 = (u64)r11 + (u64)r40;
+	r79 = r78 < r39;
+	if (!r79) goto b37;
+	r5 = r5 + r77;
 b37: // reduction next (unrolled 2)
 	r40 = r40 >> 1;
-	r44 = r40 != 0ll;
-	if (!r44) goto b41;
-	r41 = qd_shfl_down(r5, (u32)r40);
-	r42 = (u64)r11 + (u64)r40;
-	r43 = r42 < r39;
-	if (!r43) goto b40;
-	r5 = r5 + r41;
+	r80 = r40 != 0ll;
+	if (!r80) goto b41;
+	r81 = qd_shfl_down(r5, (u32)r40);
+	r82 = (u64)r11 + (u64)r40;
+	r83 = r82 < r39;
+	if (!r83) goto b40;
+	r5 = r5 + r81;
 b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1;
-	r44 = r40 != 0ll;
-	if (r44) goto b29;
+	r84 = r40 != 0ll;
+	if (r84) goto b29;
 b41: // reduction shuffled
-	r45 = r11 == 0ll;
+	r45 = r23;
 	if (!r45) goto b43;
 	r46 = r5 + 0x0p+00f;
 	r47 = r0 + 0ll;
@@ -7647,8 +7661,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -7690,8 +7703,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -7850,7 +7862,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -7865,11 +7877,9 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -7888,11 +7898,12 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = elemaddr r8, 0, 4
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b8
+	branch r4, b3, b7
 b3: # index
 	r5 = move.i64 r2
 	jump b4
@@ -7901,17 +7912,12 @@ b4: # rangeint.body
 	branch r6, b5, b6
 b5: # if.then
 	checkindex 0, r9, site 0
-	r7 = elemaddr r8, 0, 4
 	store.i32 r7, 1
 	jump b6
-b6: # if.done
-	r10 = add.i64 r5, 1
-	r11 = lt.i64 r10, r3
-	branch r11, b7, b8
-b7: # latch
+b6: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b8: # exit
+b7: # exit
 	return
 
 kernel Saxpy(a f32, x []f32, y []f32, n i64)
@@ -7931,7 +7937,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -7948,11 +7954,9 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -7971,18 +7975,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -8100,17 +8104,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel TwoSpins(a []i64, b []i64, iters i64)
 groups [2]
@@ -8133,10 +8135,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -8284,10 +8286,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -8430,18 +8432,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -8559,17 +8561,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 task TwoSpinsSerial_1 parallel count=(len b)
 b0: # entry
@@ -8581,18 +8581,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 5→7
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -8710,17 +8710,15 @@ b18: # edge 7→8
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 5→8
+b21: # edge 5→8
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
 groups [8]
@@ -8770,10 +8768,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -8921,10 +8919,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -9072,10 +9070,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -9223,10 +9221,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -9374,10 +9372,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -9525,10 +9523,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -9676,10 +9674,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -9827,10 +9825,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -9982,73 +9980,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -10065,73 +10069,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -10148,73 +10158,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -10231,73 +10247,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -10312,73 +10334,79 @@ b0: # entry
 b1: # tiny.entry
 	r2 = move.i64 r1
 	r3 = move.i64 -1
+	r11 = elemaddr r0, 0, 4
 	jump b2
 b2: # unroll setup
-	r10 = max.i64 r2, -9223372036854775804
-	r11 = sub.i64 r10, 4
+	r12 = max.i64 r2, -9223372036854775804
+	r13 = sub.i64 r12, 4
 	jump b3
 b3: # unroll guard
-	r12 = lt.i64 r3, r11
-	branch r12, b4, b12
+	r14 = lt.i64 r3, r13
+	branch r14, b4, b12
 b4: # tiny.rangeindex.loop (unrolled 0)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b5
 b5: # tiny.rangeindex.body (unrolled 0)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b6
 b6: # tiny.rangeindex.loop (unrolled 1)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b7
 b7: # tiny.rangeindex.body (unrolled 1)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b8
 b8: # tiny.rangeindex.loop (unrolled 2)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b9
 b9: # tiny.rangeindex.body (unrolled 2)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b10
 b10: # tiny.rangeindex.loop (unrolled 3)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b11
 b11: # tiny.rangeindex.body (unrolled 3)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b3
 b12: # tiny.rangeindex.loop
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	branch r5, b13, b14
 b13: # tiny.rangeindex.body
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b12
 b14: # tiny.return
 	return
@@ -10406,13 +10434,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
-	r15 = elemaddr r4, r9, 4
+	r15 = move.ptr r11
 	store.f32 r15, r13
 	jump b6
 b6: # latch
@@ -10449,8 +10476,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -10493,8 +10519,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
@@ -10526,17 +10551,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -10646,48 +10671,48 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b30, b31
+	r66 = shuffledown.f32 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r66
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b32, b38
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b33, b34
+	r70 = shuffledown.f32 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r70
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b35, b38
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b36, b37
+	r74 = shuffledown.f32 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r74
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b26, b38
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
 b39: # reduction warp result
 	r36 = addr reduce0
-	r37 = mul.i64 r24, 1
-	r38 = add.i64 r37, 0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
 	r39 = elemaddr r36, r38, 8
 	store.shared.f32 r39, r0
 	jump b40
@@ -10702,13 +10727,13 @@ b41: # reduction first warp
 	branch r43, b42, b60
 b42: # reduction take
 	r44 = addr reduce0
-	r45 = mul.i64 r23, 1
-	r46 = add.i64 r45, 0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
 	r47 = elemaddr r44, r46, 8
 	r0 = load.shared.f32 r47
 	jump b43
 b43: # reduction warps
-	r48 = mul.i64 r24, r25
+	r48 = move.i64 r26
 	r49 = blocksize
 	r50 = sub.i64 r49, r48
 	r51 = min.i64 r50, r25
@@ -10727,47 +10752,47 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b48, b49
+	r78 = shuffledown.f32 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r78
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b50, b56
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b51, b52
+	r82 = shuffledown.f32 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r82
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b53, b56
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b54, b55
+	r86 = shuffledown.f32 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r86
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b44, b56
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
 b56: # reduction shuffled
-	r57 = eq.i64 r23, 0
+	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = mul.i64 r58, 1
+	r59 = move.i64 r58
 	r60 = add.i64 r59, 2
 	r62 = elemaddr r61, r60, 8
 	store.f32 r62, r0
@@ -10795,50 +10820,50 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r53 = move.ptr r50
+	r54 = load.f32 r53
+	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r56 = move.ptr r50
+	r57 = load.f32 r56
+	r5 = add.f32 r5, r57
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r59 = move.ptr r50
+	r60 = load.f32 r59
+	r5 = add.f32 r5, r60
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -10863,48 +10888,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r61 = shuffledown.f32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r61
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r65 = shuffledown.f32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r65
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r69 = shuffledown.f32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r69
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.f32 r27, r5
 	jump b25
@@ -10919,13 +10944,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.f32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -10944,43 +10969,43 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r73 = shuffledown.f32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r73
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r77 = shuffledown.f32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r77
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r81 = shuffledown.f32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r81
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
 	r46 = add.f32 r5, 0.0

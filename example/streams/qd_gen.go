@@ -198,8 +198,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -276,6 +274,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -284,11 +283,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_24;
 $L_5:
 	mov.b64 %rd11, %rd9;
-	setp.gt.s64 %p12, %rd13, 0;
 	@!%p12 bra $L_23;
 $L_6:
 	mov.b64 %rd14, %rd11;
@@ -400,7 +396,7 @@ $L_20:
 	setp.lt.s64 %p24, %rd16, 0;
 	@!%p24 bra $L_22;
 $L_21:
-	mad.lo.s64 %rd25, %rd9, 4, %rd4;
+	mov.b64 %rd25, %rd22;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd25], %ft0;
 $L_22:
@@ -455,8 +451,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -535,8 +529,6 @@ b2: // head
 	if (!r7) goto b7;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b7;
 	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
 	r11 = r12 + r9 * 4;
 	r14 = *(float *)r11;
@@ -581,16 +573,14 @@ extern "C" __global__ void Produce_0(char *p0, i64 p1, float p2, i64 p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
+	r12 = r13 > 0ll;
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b24;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b24;
 	r11 = r9;
-	r12 = r13 > 0ll;
 	if (!r12) goto b23;
 	r14 = r11;
 	r15 = 0ll;
@@ -690,7 +680,7 @@ b20: // rangeint.done
 	*(float *)r22 = r23;
 	r24 = r16 < 0ll;
 	if (!r24) goto b22;
-	r25 = r4 + r9 * 4;
+	r25 = r22;
 	*(float *)r25 = 0x0p+00f;
 b22: // latch
 	r2 = (u64)r2 + (u64)r1;
@@ -725,8 +715,6 @@ b2: // head
 	if (!r7) goto b7;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b7;
 	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
 	r11 = r12 + r9 * 4;
 	r14 = *(float *)r11;
@@ -779,8 +767,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -812,6 +799,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -822,11 +810,9 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b24
+	jump b5
 b5: # rangeindex.body
 	r11 = move.i64 r9
-	r12 = gt.i64 r13, 0
 	branch r12, b6, b23
 b6: # edge 2→4
 	r14 = move.i64 r11
@@ -948,7 +934,7 @@ b20: # rangeint.done
 	r24 = lt.i64 r16, 0
 	branch r24, b21, b22
 b21: # if.then
-	r25 = elemaddr r4, r9, 4
+	r25 = move.ptr r22
 	store.f32 r25, 0.0
 	jump b22
 b22: # latch
@@ -985,8 +971,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4

@@ -75,14 +75,18 @@ extern "C" __global__ void Atomics_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
+	r19 = r20 + 0ll;
+	r24 = r20 + 4ll;
+	r27 = r20 + 8ll;
+	r28 = r24;
+	r30 = r31 + 0ll;
+	r36 = r31 + 8ll;
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b9;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b9;
 	r11 = r4 + r9 * 1;
 	r12 = *(u8 *)r11;
 	r16 = (i64)r12;
@@ -90,27 +94,20 @@ b2: // head
 	r13 = r14 + r16 * 4;
 	r18 = atomicAdd((u32 *)r13, 1u);
 	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; }
-	r19 = r20 + 0ll;
 	r23 = atomicAdd((u32 *)r19, (u32)1);
 	r22 = (u32)r23 + 1u;
 	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; }
-	r24 = r20 + 4ll;
 	r26 = atomicCAS((u32 *)r24, (u32)0, (u32)r22);
 	r25 = r26 == 0;
 	if (!r25) goto b7;
 	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; }
-	r27 = r20 + 8ll;
-	if ((u64)1ll >= (u64)r21) { qd_site = 4; qd_x = 1ll; qd_y = r21; goto qd_fault; }
-	r28 = r20 + 4ll;
 	r29 = *(volatile i32 *)r28;
 	*(volatile i32 *)r27 = r29;
 b7: // if.done
 	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; }
-	r30 = r31 + 0ll;
 	r33 = (double)r12;
 	r35 = atomicAdd((double *)r30, r33);
 	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; }
-	r36 = r31 + 8ll;
 	r37 = (double)r9;
 	r38 = qd_atommax_f64(r36, r37);
 	r45 = r9 >> 63;

@@ -31,7 +31,7 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r14 = p4;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r4 = r2 < r3;
 	if (!r4) goto b6;
@@ -44,11 +44,8 @@ b2: // head
 	r12 = r13 + r5 * 4;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
-	r17 = r13 + r5 * 4;
+	r17 = r12;
 	*(float *)r17 = r16;
-	r18 = (u64)r5 + 1ull;
-	r19 = r18 < r3;
-	if (!r19) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -79,7 +76,7 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r11 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r4 = r2 < r3;
 	if (!r4) goto b7;
@@ -90,9 +87,6 @@ b2: // head
 	if ((u64)r5 >= (u64)r11) { qd_site = 0; qd_x = r5; qd_y = r11; goto qd_fault; }
 	r9 = r10 + r5 * 4;
 	*(float *)r9 = r6;
-	r12 = (u64)r5 + 1ull;
-	r13 = r12 < r3;
-	if (!r13) goto b7;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b7: // exit
@@ -124,10 +118,10 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r14 = p3;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r4 = r2 < r3;
-	if (!r4) goto b8;
+	if (!r4) goto b9;
 	r5 = r2;
 	r17 = r5 >> 63;
 	r18 = r17 & 1ll;
@@ -137,25 +131,22 @@ b2: // head
 	r22 = (u64)r5 - (u64)r21;
 	r7 = r22;
 	r8 = r7 == 0ll;
-	if (!r8) goto b9;
+	if (!r8) goto b8;
 	r9 = (float)r5;
 	r6 = r9;
 b6: // computeB.return
 	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
 	r12 = r13 + r5 * 4;
 	*(float *)r12 = r6;
-	r15 = (u64)r5 + 1ull;
-	r16 = r15 < r3;
-	if (!r16) goto b8;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b8: // exit
-	return;
-b9: // computeB.if.done
+b8: // computeB.if.done
 	r10 = (float)r5;
 	r11 = -r10;
 	r6 = r11;
 	goto b6;
+b9: // exit
+	return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -201,42 +192,25 @@ extern "C" __global__ void Forms_1(char *p0, i64 p1, i64 p2, char *p3) {
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r10 = 0;
 	i64 r12 = 0;
 	char *r4 = 0, *r8 = 0, *r11 = 0;
-	u32 qd_site = 0;
-	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b6;
 	r7 = r2;
-	if ((u64)r7 >= (u64)r5) { qd_site = 1; qd_x = r7; qd_y = r5; goto qd_fault; }
 	r8 = r4 + r7 * 8;
 	r9 = *(i64 *)r8;
 	r10 = (u64)r9 + 1ull;
-	r11 = r4 + r7 * 8;
+	r11 = r8;
 	*(i64 *)r11 = r10;
-	r12 = (u64)r7 + 1ull;
-	r13 = r12 < r3;
-	if (!r13) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
 	return;
-qd_fault: {
-	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
-	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 131073u;
-	rec[3] = qd_site;
-	*(i64 *)(rec + 4) = qd_x;
-	*(i64 *)(rec + 6) = qd_y;
-	__threadfence_system();
-	*(volatile u32 *)(rec + 1) = ack + 1;
-	return;
-}
 }
 
 // Task 2 of kernel Forms(a []i64, n i64), parallel.
@@ -257,12 +231,10 @@ b2: // head
 	if (!r7) goto b7;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b7;
 	r11 = r4 + r9 * 8;
 	r12 = *(i64 *)r11;
 	r13 = (u64)r12 * 3ull;
-	r14 = r4 + r9 * 8;
+	r14 = r11;
 	*(i64 *)r14 = r13;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
@@ -288,28 +260,26 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r13 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r5 = r2 < r3;
-	if (!r5) goto b8;
+	if (!r5) goto b7;
 	r6 = r2;
-	r7 = r6 < r3;
-	if (!r7) goto b8;
 	r8 = r6 == 3ll;
-	if (!r8) goto b7;
-b6: // latch
+	if (!r8) goto b6;
+b5: // latch
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b7: // if.done
+b6: // if.done
 	r10 = r6;
 	if ((u64)r6 >= (u64)r13) { qd_site = 2; qd_x = r6; qd_y = r13; goto qd_fault; }
 	r11 = r12 + r6 * 8;
 	r14 = *(i64 *)r11;
 	r15 = (u64)r14 - (u64)r10;
-	r16 = r12 + r6 * 8;
+	r16 = r11;
 	*(i64 *)r16 = r15;
-	goto b6;
-b8: // exit
+	goto b5;
+b7: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
@@ -326,10 +296,10 @@ qd_fault: {
 
 // Task 4 of kernel Forms(a []i64, n i64), serial.
 extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r0 = 0, r2 = 0, r15 = 0, r18 = 0;
+	bool r0 = 0, r2 = 0, r15 = 0, r20 = 0;
 	i64 r1 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r12 = 0;
-	i64 r14 = 0, r16 = 0, r17 = 0;
-	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0;
+	i64 r14 = 0, r18 = 0, r19 = 0;
+	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0, *r16 = 0, *r17 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r1 = p2;
@@ -340,13 +310,15 @@ extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
 	r2 = r1 > 0ll;
 	if (!r2) goto b16;
 	r3 = 0ll;
-	r16 = r1 > (-9223372036854775804ll) ? r1 : (-9223372036854775804ll);
-	r17 = (u64)r16 - 4ull;
+	r16 = r5 + 0ll;
+	r17 = r5 + 0ll;
+	r18 = r1 > (-9223372036854775804ll) ? r1 : (-9223372036854775804ll);
+	r19 = (u64)r18 - 4ull;
 b5: // unroll guard
-	r18 = r3 < r17;
-	if (!r18) goto b14;
+	r20 = r3 < r19;
+	if (!r20) goto b14;
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r5 + r3 * 8;
+	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -354,13 +326,15 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r5 + r3 * 8;
+	r13 = r17;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
+	r16 = r16 + 8ll;
+	r17 = r17 + 8ll;
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r5 + r3 * 8;
+	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -368,13 +342,15 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r5 + r3 * 8;
+	r13 = r17;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
+	r16 = r16 + 8ll;
+	r17 = r17 + 8ll;
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r5 + r3 * 8;
+	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -382,13 +358,15 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r5 + r3 * 8;
+	r13 = r17;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
+	r16 = r16 + 8ll;
+	r17 = r17 + 8ll;
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r5 + r3 * 8;
+	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -396,15 +374,17 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r5 + r3 * 8;
+	r13 = r17;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
+	r16 = r16 + 8ll;
+	r17 = r17 + 8ll;
 	goto b5;
 b14: // rangeint.body
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r5 + r3 * 8;
+	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -412,12 +392,14 @@ b14: // rangeint.body
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r5 + r3 * 8;
+	r13 = r17;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	if (!r15) goto b16;
 	r3 = r14;
+	r16 = r16 + 8ll;
+	r17 = r17 + 8ll;
 	goto b14;
 b16: // if.done
 	return;
@@ -449,14 +431,14 @@ extern "C" __global__ void Spin_0(char *p0, i64 p1, i64 p2) {
 	r10 = p2;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r9 = r10 > 0ll;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b21;
+	if (!r6) goto b22;
 	r7 = r2;
 	r8 = r7;
-	r9 = r10 > 0ll;
-	if (!r9) goto b22;
+	if (!r9) goto b21;
 	r11 = r8;
 	r12 = 0ll;
 	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
@@ -553,14 +535,11 @@ b18: // edge 3→4
 b19: // rangeint.done
 	r19 = r4 + r7 * 8;
 	*(i64 *)r19 = r13;
-	r20 = (u64)r7 + 1ull;
-	r21 = r20 < r3;
-	if (!r21) goto b21;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b21: // exit
-	return;
-b22: // edge 1→4
+b21: // edge 1→4
 	r13 = r8;
 	goto b19;
+b22: // exit
+	return;
 }

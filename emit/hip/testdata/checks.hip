@@ -13,6 +13,8 @@
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
 
+static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / y; }
+
 static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
 
 static __device__ inline i32 qd_div_i32(i32 x, i32 y) { return y == 0 ? 0 : y == -1 ? (i32)-(u32)x : x / y; }
@@ -46,9 +48,12 @@ qd_fault: {
 
 // Task 1 of kernel Checked(a []i64, b []i64, lo i64, hi i64), parallel.
 extern "C" __global__ void Checked_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r12 = 0, r15 = 0;
+	bool r12 = 0, r15 = 0, r29 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0;
+	i64 r24 = 0;
+	u32 r30 = 0, r31 = 0, r32 = 0;
+	u64 r25 = 0, r26 = 0, r27 = 0, r28 = 0;
 	char *r4 = 0, *r7 = 0, *r16 = 0, *r17 = 0, *r20 = 0, *r23 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
@@ -69,23 +74,35 @@ extern "C" __global__ void Checked_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 b2: // head
 	r11 = (u64)r2 + 1ull;
 	r12 = r11 < r3;
-	if (!r12) goto b7;
+	if (!r12) goto b10;
 	r13 = r2;
 	r14 = (u64)r13 + 1ull;
-	r15 = r14 < r3;
-	if (!r15) goto b7;
 	if ((u64)r14 >= (u64)r18) { qd_site = 2; qd_x = r14; qd_y = r18; goto qd_fault; }
 	r16 = r17 + r14 * 8;
 	r19 = *(i64 *)r16;
 	r20 = r4 + r14 * 8;
 	r21 = *(i64 *)r20;
 	if (r19 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r22 = qd_div_i64(r21, r19);
-	r23 = r4 + r14 * 8;
+	r25 = (u64)r21;
+	r26 = (u64)r19;
+	r27 = r25 | r26;
+	r28 = r27 >> 32;
+	r29 = r28 == 0ull;
+	if (!r29) goto b9;
+	r30 = (u32)r21;
+	r31 = (u32)r19;
+	r32 = qd_div_u32(r30, r31);
+	r24 = (i64)r32;
+b7: // rangeindex.body
+	r22 = r24;
+	r23 = r20;
 	*(i64 *)r23 = r22;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b7: // exit
+b9: // divide in 64 bits
+	r24 = qd_div_i64(r21, r19);
+	goto b7;
+b10: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -103,7 +120,7 @@ qd_fault: {
 // Task 0 of kernel Unchecked(out []f32, table []f32, idx []i32, d i32), parallel.
 extern "C" __global__ void Unchecked_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i32 p6, char *p7) {
 	bool r7 = 0, r10 = 0;
-	i32 r12 = 0, r13 = 0, r14 = 0;
+	i32 r12 = 0, r13 = 0, r14 = 0, r23 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r17 = 0, r18 = 0, r22 = 0;
 	float r19 = 0;
@@ -122,15 +139,14 @@ extern "C" __global__ void Unchecked_0(char *p0, i64 p1, char *p2, i64 p3, char 
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
+	if (!r7) goto b8;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b7;
 	r11 = r4 + r9 * 4;
 	r12 = *(i32 *)r11;
 	if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r13 = qd_div_i32(r12, r14);
+	r23 = qd_div_i32(r12, r14);
+	r13 = r23;
 	r18 = (i64)r13;
 	r15 = r16 + r18 * 4;
 	r19 = *(float *)r15;
@@ -138,7 +154,7 @@ b2: // head
 	*(float *)r20 = r19;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b7: // exit
+b8: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;

@@ -17,11 +17,12 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Labels(a []i32, limit i32), parallel.
 extern "C" __global__ void Labels_0(char *p0, i64 p1, i32 p2) {
-	bool r7 = 0, r10 = 0, r13 = 0, r16 = 0, r23 = 0, r24 = 0, r27 = 0;
+	bool r7 = 0, r10 = 0, r13 = 0, r16 = 0, r23 = 0, r24 = 0, r27 = 0, r29 = 0;
+	bool r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r39 = 0, r40 = 0, r42 = 0;
 	i32 r11 = 0, r12 = 0, r14 = 0, r15 = 0, r17 = 0, r19 = 0, r20 = 0, r22 = 0;
-	i32 r25 = 0;
+	i32 r25 = 0, r28 = 0, r33 = 0, r38 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r18 = 0, r26 = 0;
+	i64 r18 = 0, r26 = 0, r31 = 0, r36 = 0, r41 = 0;
 	char *r4 = 0, *r21 = 0;
 	r4 = p0;
 	r5 = p1;
@@ -33,92 +34,85 @@ extern "C" __global__ void Labels_0(char *p0, i64 p1, i32 p2) {
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b33;
+	if (!r7) goto b31;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r10 = r9 < r3;
-	if (!r10) goto b33;
 	r11 = 0;
 	r12 = 0;
 b6: // for.loop
 	r13 = r12 < r14;
-	if (!r13) goto b32;
-	r16 = 0ll < 8ll;
-	if (!r16) goto b31;
+	if (!r13) goto b30;
 	r17 = r11;
 	r18 = 0ll;
-b9: // rangeint.body
+b8: // rangeint.body
 	r22 = (i32)r18;
 	r23 = r22 > r12;
-	if (!r23) goto b12;
-b10: // edge 8→6
+	if (!r23) goto b11;
+b9: // edge 8→6
 	r19 = r17;
-b11: // for.post
+b10: // for.post
 	r20 = (u32)r12 + 1u;
 	r11 = r19;
 	r12 = r20;
 	goto b6;
-b12: // switch.next
+b11: // switch.next
 	r24 = r18 == 5ll;
-	if (!r24) goto b16;
-b13: // edge 9→7
+	if (!r24) goto b15;
+b12: // edge 9→7
 	r15 = r17;
-b14: // for.done
+b13: // for.done
 	r21 = r4 + r9 * 4;
 	*(i32 *)r21 = r15;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b16: // switch.next
+b15: // switch.next
 	r25 = (u32)r17 + 1u;
 	r26 = (u64)r18 + 1ull;
 	r27 = r26 < 8ll;
-	if (!r27) goto b30;
+	if (!r27) goto b29;
 	r17 = r25;
 	r18 = r26;
-	r22 = (i32)r18;
-	r23 = r22 > r12;
-	if (r23) goto b10;
-	r24 = r18 == 5ll;
-	if (r24) goto b13;
+	r28 = (i32)r18;
+	r29 = r28 > r12;
+	if (r29) goto b9;
+	r30 = r18 == 5ll;
+	if (r30) goto b12;
 	r25 = (u32)r17 + 1u;
-	r26 = (u64)r18 + 1ull;
-	r27 = r26 < 8ll;
-	if (!r27) goto b30;
+	r31 = (u64)r18 + 1ull;
+	r32 = r31 < 8ll;
+	if (!r32) goto b29;
 	r17 = r25;
-	r18 = r26;
-	r22 = (i32)r18;
-	r23 = r22 > r12;
-	if (r23) goto b10;
-	r24 = r18 == 5ll;
-	if (r24) goto b13;
+	r18 = r31;
+	r33 = (i32)r18;
+	r34 = r33 > r12;
+	if (r34) goto b9;
+	r35 = r18 == 5ll;
+	if (r35) goto b12;
 	r25 = (u32)r17 + 1u;
-	r26 = (u64)r18 + 1ull;
-	r27 = r26 < 8ll;
-	if (!r27) goto b30;
+	r36 = (u64)r18 + 1ull;
+	r37 = r36 < 8ll;
+	if (!r37) goto b29;
 	r17 = r25;
-	r18 = r26;
-	r22 = (i32)r18;
-	r23 = r22 > r12;
-	if (r23) goto b10;
-	r24 = r18 == 5ll;
-	if (r24) goto b13;
+	r18 = r36;
+	r38 = (i32)r18;
+	r39 = r38 > r12;
+	if (r39) goto b9;
+	r40 = r18 == 5ll;
+	if (r40) goto b12;
 	r25 = (u32)r17 + 1u;
-	r26 = (u64)r18 + 1ull;
-	r27 = r26 < 8ll;
-	if (!r27) goto b30;
+	r41 = (u64)r18 + 1ull;
+	r42 = r41 < 8ll;
+	if (!r42) goto b29;
 	r17 = r25;
-	r18 = r26;
-	goto b9;
-b30: // edge 10→6
+	r18 = r41;
+	goto b8;
+b29: // edge 10→6
 	r19 = r25;
-	goto b11;
-b31: // edge 5→6
-	r19 = r11;
-	goto b11;
-b32: // edge 4→7
+	goto b10;
+b30: // edge 4→7
 	r15 = r11;
-	goto b14;
-b33: // exit
+	goto b13;
+b31: // exit
 	return;
 }
 
@@ -161,15 +155,13 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 1ull;
+	r8 = r9 + 0ll;
 b2: // head
 	r4 = r2 < r3;
-	if (!r4) goto b7;
+	if (!r4) goto b6;
 	r5 = r2;
-	r6 = r5 < r3;
-	if (!r6) goto b7;
 	r7 = (float)r5;
 	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
-	r8 = r9 + 0ll;
 	r11 = *(float *)r8;
 	r12 = r7 * r11;
 	if ((u64)r5 >= (u64)r10) { qd_site = 2; qd_x = r5; qd_y = r10; goto qd_fault; }
@@ -177,7 +169,7 @@ b2: // head
 	*(float *)r13 = r12;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b7: // exit
+b6: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
@@ -249,7 +241,7 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r10 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r5 = r2 < r3;
 	if (!r5) goto b6;
@@ -259,11 +251,8 @@ b2: // head
 	r8 = r9 + r7 * 4;
 	r11 = *(float *)r8;
 	r12 = r11 + 0x1p+00f;
-	r13 = r9 + r7 * 4;
+	r13 = r8;
 	*(float *)r13 = r12;
-	r14 = (u64)r6 + 1ull;
-	r15 = r14 < r3;
-	if (!r15) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit

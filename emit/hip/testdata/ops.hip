@@ -65,17 +65,16 @@ extern "C" __global__ void Ints_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	r49 = p7;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b6;
 	r7 = r2;
-	if ((u64)r7 >= (u64)r5) { qd_site = 0; qd_x = r7; qd_y = r5; goto qd_fault; }
 	r8 = r4 + r7 * 1;
 	r9 = *(i8 *)r8;
 	r10 = (u32)r9 * 3u;
 	r11 = (u32)r10 - 100u;
-	r12 = r4 + r7 * 1;
+	r12 = r8;
 	*(i8 *)r12 = r11;
 	if ((u64)r7 >= (u64)r15) { qd_site = 2; qd_x = r7; qd_y = r15; goto qd_fault; }
 	r13 = r14 + r7 * 2;
@@ -84,11 +83,10 @@ b2: // head
 	r17 = r18 + r7 * 8;
 	r20 = *(u64 *)r17;
 	r21 = qd_shl_u16(r16, r20);
-	r22 = r14 + r7 * 2;
-	r23 = *(u16 *)r22;
+	r23 = r16;
 	r24 = r23 >> 3;
 	r25 = r21 | r24;
-	r26 = r14 + r7 * 2;
+	r26 = r13;
 	*(u16 *)r26 = r25;
 	if ((u64)r7 >= (u64)r29) { qd_site = 6; qd_x = r7; qd_y = r29; goto qd_fault; }
 	r27 = r28 + r7 * 4;
@@ -101,8 +99,7 @@ b2: // head
 	r65 = (i32)r63;
 	r66 = (u32)r64 + (u32)r65;
 	r31 = r66;
-	r32 = r28 + r7 * 4;
-	r33 = *(i32 *)r32;
+	r33 = r30;
 	r67 = __mulhi(r33, (-1431655765));
 	r68 = (u32)r67 + (u32)r33;
 	r69 = (u32)r68;
@@ -115,17 +112,15 @@ b2: // head
 	r76 = (u32)r33 - (u32)r75;
 	r34 = r76;
 	r35 = (u32)r31 + (u32)r34;
-	r36 = r28 + r7 * 4;
-	r37 = *(i32 *)r36;
-	r38 = r18 + r7 * 8;
+	r37 = r30;
+	r38 = r17;
 	r39 = *(u64 *)r38;
 	r40 = qd_shr_i32(r37, r39);
 	r41 = (u32)r35 + (u32)r40;
-	r42 = r28 + r7 * 4;
-	r43 = *(i32 *)r42;
+	r43 = r30;
 	r44 = -(u32)r43;
 	r45 = (u32)r41 + (u32)r44;
-	r46 = r28 + r7 * 4;
+	r46 = r27;
 	*(i32 *)r46 = r45;
 	if ((u64)r7 >= (u64)r49) { qd_site = 12; qd_x = r7; qd_y = r49; goto qd_fault; }
 	r47 = r48 + r7 * 8;
@@ -136,8 +131,7 @@ b2: // head
 	r80 = r79 + r77;
 	r81 = r80 >> 3;
 	r51 = r81;
-	r52 = r48 + r7 * 8;
-	r53 = *(u64 *)r52;
+	r53 = r50;
 	r82 = __umul64hi(r53, 442721857769029239ull);
 	r83 = r53 - r82;
 	r84 = r83 >> 1;
@@ -148,11 +142,8 @@ b2: // head
 	r54 = r88;
 	r55 = r54 & ~255ull;
 	r56 = r51 ^ r55;
-	r57 = r48 + r7 * 8;
+	r57 = r47;
 	*(u64 *)r57 = r56;
-	r58 = (u64)r7 + 1ull;
-	r59 = r58 < r3;
-	if (!r59) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -193,7 +184,7 @@ extern "C" __global__ void FloatOps_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r55 = p5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
 b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b8;
@@ -203,8 +194,7 @@ b2: // head
 	r11 = *(double *)r8;
 	r12 = fabs(r11);
 	r13 = sqrt(r12);
-	r14 = r9 + r7 * 8;
-	r15 = *(double *)r14;
+	r15 = r11;
 	r16 = floor(r15);
 	r17 = r13 + r16;
 	r18 = r4 + r7 * 4;
@@ -212,45 +202,37 @@ b2: // head
 	r20 = (double)r19;
 	r21 = ceil(r20);
 	r22 = r17 - r21;
-	r23 = r9 + r7 * 8;
+	r23 = r8;
 	*(double *)r23 = r22;
-	r24 = r4 + r7 * 4;
+	r24 = r18;
 	r25 = *(float *)r24;
 	r28 = truncf(r25);
-	r29 = r4 + r7 * 4;
-	r30 = *(float *)r29;
+	r30 = r25;
 	r31 = qd_min_f32(r30, 0x1p+01f);
 	r32 = r28 + r31;
-	r33 = r4 + r7 * 4;
-	r34 = *(float *)r33;
+	r34 = r25;
 	r37 = sqrtf(r34);
 	r38 = r32 + r37;
-	r39 = r4 + r7 * 4;
+	r39 = r18;
 	*(float *)r39 = r38;
-	r40 = r9 + r7 * 8;
+	r40 = r8;
 	r41 = *(double *)r40;
-	r42 = r9 + r7 * 8;
-	r43 = *(double *)r42;
+	r43 = r41;
 	r44 = r41 != r43;
 	if (!r44) goto b6;
-	if ((u64)r7 >= (u64)r10) { qd_site = 5; qd_x = r7; qd_y = r10; goto qd_fault; }
-	r45 = r9 + r7 * 8;
+	r45 = r8;
 	*(double *)r45 = 0x0p+00;
 b6: // if.done
-	if ((u64)r7 >= (u64)r10) { qd_site = 6; qd_x = r7; qd_y = r10; goto qd_fault; }
-	r46 = r9 + r7 * 8;
+	r46 = r8;
 	r47 = *(double *)r46;
 	r48 = qd_f64_to_i64(r47);
-	r49 = r4 + r7 * 4;
+	r49 = r18;
 	r50 = *(float *)r49;
 	r51 = qd_f32_to_i64(r50);
 	r52 = (u64)r48 + (u64)r51;
 	if ((u64)r7 >= (u64)r55) { qd_site = 7; qd_x = r7; qd_y = r55; goto qd_fault; }
 	r53 = r54 + r7 * 8;
 	*(i64 *)r53 = r52;
-	r56 = (u64)r7 + 1ull;
-	r57 = r56 < r3;
-	if (!r57) goto b8;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b8: // exit

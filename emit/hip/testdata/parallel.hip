@@ -30,21 +30,18 @@ extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r7 = r10;
+	r8 = r11;
 b2: // head
 	r5 = r2 < r3;
 	if (!r5) goto b6;
 	r6 = r2;
-	r7 = r10;
-	r8 = r11;
 	r12 = (float)r6;
 	r13 = r12 * 0x1p-01f;
 	if ((u64)r6 >= (u64)r8) { qd_site = 0; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r14 = r7 + r6 * 4;
 	*(float *)r14 = r13;
-	r15 = (u64)r6 + 1ull;
-	r16 = r15 < r3;
-	if (!r16) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -77,21 +74,18 @@ extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p3;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r7 = r10;
+	r8 = r11;
 b2: // head
 	r5 = r2 < r3;
 	if (!r5) goto b6;
 	r6 = r2;
-	r7 = r10;
-	r8 = r11;
 	r12 = (float)r6;
 	r13 = r12 + 0x1p+00f;
 	if ((u64)r6 >= (u64)r8) { qd_site = 1; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r14 = r7 + r6 * 4;
 	*(float *)r14 = r13;
-	r15 = (u64)r6 + 1ull;
-	r16 = r15 < r3;
-	if (!r16) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -124,22 +118,19 @@ extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	r11 = p3;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r7 = r10;
+	r8 = r11;
 b2: // head
 	r5 = r2 < r3;
 	if (!r5) goto b6;
 	r6 = r2;
-	r7 = r10;
-	r8 = r11;
 	if ((u64)r6 >= (u64)r8) { qd_site = 2; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r12 = r7 + r6 * 4;
 	r13 = *(float *)r12;
 	r14 = r13 * 0x1p+01f;
-	r15 = r7 + r6 * 4;
+	r15 = r12;
 	*(float *)r15 = r14;
-	r16 = (u64)r6 + 1ull;
-	r17 = r16 < r3;
-	if (!r17) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -176,18 +167,18 @@ extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	r24 = p5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r7 = r10;
+	r8 = r11;
+	r14 = r17;
+	r15 = r18;
 b2: // head
 	r5 = r2 < r3;
 	if (!r5) goto b6;
 	r6 = r2;
-	r7 = r10;
-	r8 = r11;
 	if ((u64)r6 >= (u64)r8) { qd_site = 3; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r12 = r7 + r6 * 4;
 	r13 = *(float *)r12;
-	r14 = r17;
-	r15 = r18;
 	if ((u64)r6 >= (u64)r15) { qd_site = 4; qd_x = r6; qd_y = r15; goto qd_fault; }
 	r19 = r14 + r6 * 4;
 	r20 = *(float *)r19;
@@ -195,9 +186,6 @@ b2: // head
 	if ((u64)r6 >= (u64)r24) { qd_site = 5; qd_x = r6; qd_y = r24; goto qd_fault; }
 	r22 = r23 + r6 * 4;
 	*(float *)r22 = r21;
-	r25 = (u64)r6 + 1ull;
-	r26 = r25 < r3;
-	if (!r26) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -230,20 +218,17 @@ extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r11 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r7 = r10;
+	r8 = r11;
 b2: // head
 	r5 = r2 < r3;
 	if (!r5) goto b6;
 	r6 = r2;
-	r7 = r10;
-	r8 = r11;
 	r12 = (i32)r6;
 	if ((u64)r6 >= (u64)r8) { qd_site = 0; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r13 = r7 + r6 * 4;
 	*(i32 *)r13 = r12;
-	r14 = (u64)r6 + 1ull;
-	r15 = r14 < r3;
-	if (!r15) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -350,25 +335,22 @@ extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r16 = p5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
-b2: // head
-	r5 = r2 < r3;
-	if (!r5) goto b6;
-	r6 = r2;
+	r2 = r0;
 	r7 = r10;
 	r8 = r11;
 	r12 = r15;
 	r13 = r16;
-	if ((u64)0ll >= (u64)r13) { qd_site = 5; qd_x = 0ll; qd_y = r13; goto qd_fault; }
 	r17 = r12 + 0ll;
+b2: // head
+	r5 = r2 < r3;
+	if (!r5) goto b6;
+	r6 = r2;
+	if ((u64)0ll >= (u64)r13) { qd_site = 5; qd_x = 0ll; qd_y = r13; goto qd_fault; }
 	r18 = *(i32 *)r17;
 	r19 = (u32)r18 + 1u;
 	if ((u64)r6 >= (u64)r8) { qd_site = 6; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r20 = r7 + r6 * 4;
 	*(i32 *)r20 = r19;
-	r21 = (u64)r6 + 1ull;
-	r22 = r21 < r3;
-	if (!r22) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
@@ -401,22 +383,19 @@ extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r11 = p1;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
-	r2 = (u64)r0 + 0ull;
+	r2 = r0;
+	r7 = r10;
+	r8 = r11;
 b2: // head
 	r5 = r2 < r3;
 	if (!r5) goto b6;
 	r6 = r2;
-	r7 = r10;
-	r8 = r11;
 	if ((u64)r6 >= (u64)r8) { qd_site = 7; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r12 = r7 + r6 * 4;
 	r13 = *(i32 *)r12;
 	r14 = (u32)r13 + 2u;
-	r15 = r7 + r6 * 4;
+	r15 = r12;
 	*(i32 *)r15 = r14;
-	r16 = (u64)r6 + 1ull;
-	r17 = r16 < r3;
-	if (!r17) goto b6;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b6: // exit
