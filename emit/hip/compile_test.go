@@ -28,6 +28,7 @@ var kernelDirs = []string{
 	"../../example/streams",
 	"../../example/pipeline",
 	"../../bench/kernels",
+	"../../bench/suite",
 }
 
 // targets are the AMD GPUs every module is compiled for: CDNA2 (MI200)

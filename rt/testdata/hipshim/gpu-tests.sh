@@ -3,9 +3,10 @@
 # runs that check the HIP backend on an NVIDIA GPU, in .gpu-hip/ (ignored by
 # git); carry it to the GPU machine and run `bash .gpu-hip/run.sh` there:
 #
-#  1. nvrtc: test binaries and examples built with -tags qdnvrtc, whose
-#     CUDA driver loads every module from its HIP source, compiled by NVRTC
-#     (found as QD_NVRTC names it, else under /usr/local/cuda*/lib64).
+#  1. nvrtc: test binaries (rt, generated_test, bench/suite) and examples
+#     built with -tags qdnvrtc, whose CUDA driver loads every module from
+#     its HIP source, compiled by NVRTC (found as QD_NVRTC names it, else
+#     under /usr/local/cuda*/lib64).
 #  2. hip: the same tests and examples built normally, run with
 #     QD_BACKEND=hip through hipshim, a stand-in libamdhip64.so over the
 #     CUDA driver API, so that rt's HIP driver runs.
@@ -29,6 +30,7 @@ for tags in "" qdnvrtc; do
   suffix=${tags:+.$tags}
   go test -c "${flags[@]}" -tags "$tags" -o "$out/rt$suffix.test" ./rt
   go test -c "${flags[@]}" -tags "$tags" -o "$out/generated_test$suffix.test" ./generated_test
+  [ -z "$tags" ] || go test -c "${flags[@]}" -tags "$tags" -o "$out/suite$suffix.test" ./bench/suite
   for e in "${examples[@]}"; do
     go build "${flags[@]}" -tags "$tags" -o "$out/ex/$e$suffix" "./example/$e"
   done
@@ -59,6 +61,7 @@ run_all() { # mode suffix
   for e in ${examples[*]}; do step "\$mode-\$e" "\$root" "\$hip/ex/\$e\$s"; done
 }
 run_all nvrtc .qdnvrtc
+step nvrtc-suite bench/suite "\$hip/suite.qdnvrtc.test" -test.run '$pattern' -test.v
 export LD_LIBRARY_PATH=\$hip/shim\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH} QD_BACKEND=hip
 run_all hip ""
 step hip-bench rt "\$hip/rt.test" -test.run '^\$' -test.bench 'GPU' -test.benchtime 200x
