@@ -31,7 +31,8 @@
 // registers of its own, and copies the callee's Results into the call's
 // Results registers: "r5, r6 = call K$divmod(r1, r2)". Functions are
 // listed before their callers and never recurse, so each emitter writes
-// them in order (PTX .func with .param arguments) and may inline them if
+// them in order (PTX .func with .param arguments, HIP static __device__
+// functions with their results through pointers) and may inline them if
 // it likes. A call's effects on memory are those of its callee. Addresses
 // passed to a function point into global memory, which its loads and
 // stores name; a call that would pass another space's is inlined instead.

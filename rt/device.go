@@ -3,7 +3,8 @@
 // launches their kernels.
 //
 // The backends share one API. CUDA is used when the NVIDIA driver library
-// (libcuda.so.1) can be loaded at run time; nothing CUDA is needed to build.
+// (libcuda.so.1) can be loaded at run time, HIP when AMD's HIP runtime
+// (libamdhip64.so, from ROCm) can; nothing of either is needed to build.
 // The CPU backend runs each kernel as the Go function it was written as, so
 // every program also runs, serially, on a machine without a GPU; there every
 // stream and event operation succeeds and does nothing. A GPU backend is a
@@ -18,7 +19,7 @@
 // keeps the driver's compiled PTX in a module cache (modcache.go), and
 // traces what ran on which stream (Device.StartTrace).
 //
-// The environment variable QD_BACKEND (cpu, cuda, gpu or auto; gpu
+// The environment variable QD_BACKEND (cpu, cuda, hip, gpu or auto; gpu
 // requires a GPU of any backend) and QD_DEVICE (a device index) choose the
 // device Open returns; QD_TRACE names a file
 // that a trace of the device's work is written to when it closes;
@@ -40,13 +41,15 @@ import (
 type Backend int
 
 const (
-	// Auto picks a GPU when one is usable and the CPU otherwise; the
-	// device's String says which, and why not a GPU.
+	// Auto picks CUDA when an NVIDIA GPU is usable, else HIP when an AMD
+	// GPU is, else the CPU; the device's String says which, and why not a
+	// GPU.
 	Auto Backend = iota
 	CPU
 	CUDA
-	// GPU requires a GPU: the first usable GPU backend, or an error
-	// wrapping ErrNoDevice instead of the CPU.
+	HIP
+	// GPU requires a GPU: the first usable GPU backend, as Auto picks it,
+	// or an error wrapping ErrNoDevice instead of the CPU.
 	GPU
 )
 
@@ -56,6 +59,8 @@ func (b Backend) String() string {
 		return "cpu"
 	case CUDA:
 		return "cuda"
+	case HIP:
+		return "hip"
 	case GPU:
 		return "gpu"
 	}
@@ -71,10 +76,12 @@ func ParseBackend(s string) (Backend, error) {
 		return CPU, nil
 	case "cuda":
 		return CUDA, nil
+	case "hip":
+		return HIP, nil
 	case "gpu":
 		return GPU, nil
 	}
-	return Auto, fmt.Errorf("qd: unknown backend %q (want cpu, cuda, gpu or auto)", s)
+	return Auto, fmt.Errorf("qd: unknown backend %q (want cpu, cuda, hip, gpu or auto)", s)
 }
 
 // Device is an open GPU, or the CPU. A Device is safe for use by many
@@ -161,12 +168,15 @@ func Open(opts ...Option) (*Device, error) {
 	switch backend {
 	case CPU:
 		d = openCPU()
-	case CUDA, GPU:
-		if d, err = openGPU(CUDA, index); err != nil {
+	case CUDA, HIP:
+		if d, err = openGPU(backend, index); err != nil {
 			return nil, err
 		}
 	default:
-		if d, err = openGPU(CUDA, index); err != nil {
+		if d, err = openAnyGPU(index); err != nil {
+			if backend == GPU {
+				return nil, err
+			}
 			d = openCPU()
 			d.noGPU = err
 		}
@@ -236,11 +246,26 @@ func openGPU(b Backend, index int) (*Device, error) {
 	switch b {
 	case CUDA:
 		drv, err = openCUDA(index)
+	case HIP:
+		drv, err = openHIP(index)
 	}
 	if err != nil {
 		return nil, opError("open "+b.String()+" device", err)
 	}
 	return newGPUDevice(b, index, drv), nil
+}
+
+// openAnyGPU opens the first usable GPU: CUDA's, else HIP's.
+func openAnyGPU(index int) (*Device, error) {
+	d, errCUDA := openGPU(CUDA, index)
+	if errCUDA == nil {
+		return d, nil
+	}
+	d, errHIP := openGPU(HIP, index)
+	if errHIP == nil {
+		return d, nil
+	}
+	return nil, fmt.Errorf("%w; %w", errCUDA, errHIP)
 }
 
 // newGPUDevice is a device of an opened driver.
@@ -256,7 +281,7 @@ func newGPUDevice(b Backend, index int, drv driver) *Device {
 	}
 }
 
-// Backend returns the device's backend: CPU or CUDA.
+// Backend returns the device's backend: CPU, CUDA or HIP.
 func (d *Device) Backend() Backend { return d.backend }
 
 // IsCPU reports whether kernels on d run as Go functions on the host.

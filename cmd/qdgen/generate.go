@@ -22,14 +22,18 @@ import (
 )
 
 type generator struct {
-	output  string    // file name in each package directory
-	dump    string    // directory for each backend's device code and IR, or ""
-	check   bool      // only verify that generated files are current
-	verbose bool      // list the files written and removed
-	cubins  []string  // architectures to embed cubins for (-cubin)
-	ptxas   string    // the ptxas that builds them
-	dir     string    // directory the patterns are relative to; "" for the current one
-	stderr  io.Writer // diagnostics; os.Stderr when nil
+	output  string   // file name in each package directory
+	dump    string   // directory for each backend's device code and IR, or ""
+	check   bool     // only verify that generated files are current
+	verbose bool     // list the files written and removed
+	cubins  []string // architectures to embed cubins for (-cubin)
+	ptxas   string   // the ptxas that builds them
+	// hipTargets are the AMD GPUs to embed code objects for (-hip-arch),
+	// which hipcc builds from the HIP source.
+	hipTargets []string
+	hipcc      string
+	dir        string    // directory the patterns are relative to; "" for the current one
+	stderr     io.Writer // diagnostics; os.Stderr when nil
 
 	wd      string          // the absolute directory messages' paths are relative to
 	overlay map[string]bool // files loaded as skeletons, not from disk
@@ -88,7 +92,7 @@ func (g *generator) run(patterns []string) error {
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
 	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, &lower.Config{})
-	stubs := stubPackage(p, decls, g.output, g.cubins)
+	stubs := stubPackage(p, decls, g.output, g.binaryImages())
 	if len(decls) > 0 {
 		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs), decls)...)
 	}
@@ -100,7 +104,7 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	if len(decls) == 0 {
 		return g.noKernels(path)
 	}
-	src, outs, err := compile(stubs, kernels, g.assembler())
+	src, outs, err := compile(stubs, kernels, g.binaries())
 	var internal *emit.Error
 	if errors.As(err, &internal) {
 		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}})
@@ -140,12 +144,34 @@ func (g *generator) noKernels(path string) error {
 	return g.remove(path)
 }
 
-// assembler builds the cubins -cubin asks for, or is nil.
-func (g *generator) assembler() func(ptx string) ([]rt.Image, error) {
-	if len(g.cubins) == 0 {
+// binaries builds the cubins -cubin asks for and the code objects
+// -hip-arch asks for, or is nil.
+func (g *generator) binaries() func(rt.Image) ([]rt.Image, error) {
+	if len(g.cubins) == 0 && len(g.hipTargets) == 0 {
 		return nil
 	}
-	return func(ptx string) ([]rt.Image, error) { return assemble(g.ptxas, ptx, g.cubins) }
+	return func(img rt.Image) ([]rt.Image, error) {
+		switch {
+		case img.Kind == rt.ImagePTX && len(g.cubins) > 0:
+			return assemble(g.ptxas, img.Data, g.cubins)
+		case img.Kind == rt.ImageHIP && len(g.hipTargets) > 0:
+			return codeObjects(g.hipcc, img.Data, g.hipTargets)
+		}
+		return nil, nil
+	}
+}
+
+// binaryImages are the binary images the generated files carry, without
+// their code.
+func (g *generator) binaryImages() []rt.Image {
+	var images []rt.Image
+	for _, arch := range g.cubins {
+		images = append(images, rt.Image{Kind: rt.ImageCubin, Arch: arch})
+	}
+	for _, target := range g.hipTargets {
+		images = append(images, rt.Image{Kind: rt.ImageHSACO, Arch: target})
+	}
+	return images
 }
 
 // writeDump writes each backend's image of the package and the IR it was

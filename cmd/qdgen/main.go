@@ -4,13 +4,18 @@
 //
 // Usage:
 //
-//	qdgen [-o file] [-dump dir] [-check] [-v] [-cubin sm_80,sm_90 [-ptxas path]] [packages]
+//	qdgen [-o file] [-dump dir] [-check] [-v] [-cubin sm_80,sm_90 [-ptxas path]] [-hip-arch targets] [packages]
 //
 // Packages are named as for the go command and default to the current
 // directory's. Make it a tool of your module (go get -tool
 // github.com/qdgo/qd/cmd/qdgen) and run it through go generate:
 //
 //	//go:generate go tool qdgen
+//
+// With -hip-arch gfx90a,gfx942:sramecc+:xnack-, the generated file also
+// carries AMD code objects for those targets, built with hipcc (ROCm):
+// they load without compiling on GPUs they fit, and the HIP source stays
+// the fallback for others.
 //
 // qdgen prints errors as file:line:col: message diagnostics, and warnings
 // for what looks meant for it but does nothing (a misspelled directive, a
@@ -25,6 +30,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/qdgo/qd/emit/hip"
 )
 
 func main() {
@@ -35,8 +43,9 @@ func main() {
 	flag.BoolVar(&g.verbose, "v", false, "list the files written and removed")
 	cubins := flag.String("cubin", "", "also embed cubins for these architectures, such as sm_80,sm_90, built with ptxas (PTX stays the fallback)")
 	flag.StringVar(&g.ptxas, "ptxas", "", "the ptxas of -cubin (default: $PTXAS, else ptxas on PATH); use the oldest that knows the architectures")
+	hipTargets := flag.String("hip-arch", "", "also embed AMD code objects for these targets, such as gfx90a,gfx942:sramecc+:xnack-, built with hipcc (HIP source stays the fallback)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-v] [-cubin archs [-ptxas path]] [packages]\n\n")
+		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-v] [-cubin archs [-ptxas path]] [-hip-arch targets] [packages]\n\n")
 		fmt.Fprintf(os.Stderr, "qdgen compiles the //qd:kernel functions of each package for the GPU and\n")
 		fmt.Fprintf(os.Stderr, "writes their launch stubs to the package's directory. Packages default to \".\".\n\n")
 		flag.PrintDefaults()
@@ -45,6 +54,10 @@ func main() {
 	var err error
 	if g.cubins, err = cubinArchs(*cubins); err == nil && len(g.cubins) > 0 {
 		g.ptxas, err = findPtxas(g.ptxas)
+	}
+	if err == nil && *hipTargets != "" {
+		g.hipTargets = strings.Split(*hipTargets, ",")
+		g.hipcc, err = hip.Compiler()
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
