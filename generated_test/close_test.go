@@ -85,5 +85,5 @@ func TestConcurrentCloseCPU(t *testing.T) {
 }
 
 func TestConcurrentCloseGPU(t *testing.T) {
-	concurrentClose(t, openCUDA(t))
+	concurrentClose(t, openGPU(t))
 }

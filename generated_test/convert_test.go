@@ -71,7 +71,7 @@ func convertParamArgs(r *rand.Rand, n int) []any {
 // TestConversionsGPU runs the Convert kernels on the GPU against Go, on
 // grids of the default size and on a small grid.
 func TestConversionsGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runKernelCases(t, dev, convertCases)
 }

@@ -13,7 +13,7 @@ import (
 // device, so the kernel sees it although the stream does not wait for the
 // default stream. CopyTo and Read return only with the data in Go memory.
 func TestCopyFromSeenOnOtherStreamGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	ks, err := kernels.Load(dev)
 	if err != nil {

@@ -67,7 +67,7 @@ func TestNamesCPU(t *testing.T) {
 // TestNamesGPU loads entry points whose names hold escapes, and launches a
 // kernel with 4096 bytes of arguments.
 func TestNamesGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runNames(t, dev)
 }
