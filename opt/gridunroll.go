@@ -2,6 +2,7 @@ package opt
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -155,7 +156,7 @@ func gridLoopOf(t *ir.Task, lp *ir.Loop) (*gridLoop, bool) {
 		b := t.Blocks[bi]
 		size += len(b.Instrs)
 		for _, x := range b.Instrs {
-			if x.Dst == g.i && bi != g.latch.Index || readsAny(&x, g.headLocalReg) {
+			if slices.Contains(x.Defs(), g.i) && bi != g.latch.Index || readsAny(&x, g.headLocalReg) {
 				return nil, false
 			}
 		}
@@ -246,6 +247,7 @@ func (g *gridLoop) unroll() {
 			nb.Instrs = make([]ir.Instr, len(orig.Instrs))
 			for j, x := range orig.Instrs {
 				x.Args = append([]ir.Arg(nil), x.Args...)
+				x.Results = append([]ir.Reg(nil), x.Results...)
 				renameRegs(&x, rename)
 				nb.Instrs[j] = x
 			}

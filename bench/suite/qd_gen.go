@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -300,6 +300,8 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Stencil2D is a 5-point Jacobi step on a w×h grid; the border is copied.
+//
 // Stencil2D launches kernel Stencil2D (kernels.go:15) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -326,6 +328,8 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Stencil3D is a 7-point Laplacian on a w×h×d grid; the border is zero.
+//
 // Stencil3D launches kernel Stencil3D (kernels.go:29) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -353,6 +357,8 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Matmul is the naive n×n matrix product c = a·b, one output per thread.
+//
 // Matmul launches kernel Matmul (kernels.go:44) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -379,6 +385,8 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Blur is a 3×3 box blur of an 8-bit w×h image, clamping at the edges.
+//
 // Blur launches kernel Blur (kernels.go:58) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -405,6 +413,8 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// DigitSum sums the digits of each value in a base known only at run time.
+//
 // DigitSum launches kernel DigitSum (kernels.go:76) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -430,6 +440,9 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Options prices a call on each spot price as the mean payoff over a
+// small fixed ladder of scenarios, with divisions by constants.
+//
 // Options launches kernel Options (kernels.go:92) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -455,6 +468,9 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// NBody computes the softened gravitational acceleration on each of n
+// bodies from all the others, in float32.
+//
 // NBody launches kernel NBody (kernels.go:108) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -483,6 +499,8 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Mandelbrot64 is the escape count of each pixel of a w×h image, in float64.
+//
 // Mandelbrot64 launches kernel Mandelbrot64 (kernels.go:128) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -509,6 +527,8 @@ func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Mandelbrot32 is Mandelbrot64 in float32.
+//
 // Mandelbrot32 launches kernel Mandelbrot32 (kernels.go:149) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -535,6 +555,8 @@ func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Xorshift runs rounds of the xorshift32 generator from each seed.
+//
 // Xorshift launches kernel Xorshift (kernels.go:170) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -560,6 +582,8 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// MatVec is the product y = A·x of an m×n row-major matrix and a vector.
+//
 // MatVec launches kernel MatVec (kernels.go:185) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -586,6 +610,8 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Daxpy is y = a·x + y in float64.
+//
 // Daxpy launches kernel Daxpy (kernels.go:199) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -611,6 +637,8 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Hash mixes each key through rounds of the splitmix64 finalizer.
+//
 // Hash launches kernel Hash (kernels.go:208) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -636,6 +664,9 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Transpose writes the transpose of an h×w matrix of float64, through
+// index arithmetic in both directions.
+//
 // Transpose launches kernel Transpose (kernels.go:225) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -5026,6 +5057,3116 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt8+4], %rt7;
 	exit;
+}
+`
+
+// qdHIP is the HIP of this package's kernels.
+const qdHIP = `// Generated by qdgen. DO NOT EDIT.
+// HIP C++ in the subset CUDA shares: hiprtc and hipcc compile it for AMD
+// GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#else
+#if !defined(__HIPCC_RTC__)
+#include <hip/hip_runtime.h>
+#endif
+#pragma clang fp contract(off)
+#define qd_shfl_down(v, d) __shfl_down(v, d)
+#endif
+typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
+typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
+
+static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
+
+static __device__ inline float qd_max_f32(float x, float y) {
+	if (x != x || y != y) return x + y;
+	if (x == y) return __uint_as_float((u32)__float_as_uint(x) & (u32)__float_as_uint(y)); // the sign of zeros
+	return x > y ? x : y;
+}
+
+__device__ u32 qd_fault_claim;
+
+// Task 0 of kernel Stencil2D(out []f32, in []f32, w i64, h i64), parallel.
+extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r47 = 0, r49 = 0;
+	bool r54 = 0, r58 = 0, r81 = 0, r86 = 0, r87 = 0, r89 = 0, r90 = 0, r94 = 0;
+	bool r117 = 0, r122 = 0, r123 = 0, r125 = 0, r127 = 0, r131 = 0, r154 = 0, r159 = 0;
+	bool r160 = 0, r162 = 0, r164 = 0, r168 = 0, r191 = 0, r196 = 0, r197 = 0, r199 = 0;
+	bool r367 = 0, r380 = 0, r393 = 0, r406 = 0, r419 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r14 = 0, r17 = 0, r20 = 0, r24 = 0, r28 = 0, r35 = 0, r40 = 0;
+	i64 r41 = 0, r44 = 0, r46 = 0, r53 = 0, r55 = 0, r56 = 0, r57 = 0, r62 = 0;
+	i64 r65 = 0, r69 = 0, r73 = 0, r80 = 0, r85 = 0, r88 = 0, r91 = 0, r92 = 0;
+	i64 r93 = 0, r98 = 0, r101 = 0, r105 = 0, r109 = 0, r116 = 0, r121 = 0, r124 = 0;
+	i64 r126 = 0, r128 = 0, r129 = 0, r130 = 0, r135 = 0, r138 = 0, r142 = 0, r146 = 0;
+	i64 r153 = 0, r158 = 0, r161 = 0, r163 = 0, r165 = 0, r166 = 0, r167 = 0, r172 = 0;
+	i64 r175 = 0, r179 = 0, r183 = 0, r190 = 0, r195 = 0, r198 = 0, r200 = 0, r201 = 0;
+	i64 r205 = 0, r208 = 0, r213 = 0, r216 = 0, r219 = 0, r222 = 0, r225 = 0, r228 = 0;
+	i64 r230 = 0, r233 = 0, r235 = 0, r238 = 0, r241 = 0, r244 = 0, r247 = 0, r249 = 0;
+	i64 r252 = 0, r254 = 0, r257 = 0, r259 = 0, r262 = 0, r264 = 0, r266 = 0, r269 = 0;
+	i64 r271 = 0, r273 = 0, r276 = 0, r278 = 0, r281 = 0, r283 = 0, r286 = 0, r288 = 0;
+	i64 r291 = 0, r293 = 0, r295 = 0, r298 = 0, r300 = 0, r302 = 0, r305 = 0, r307 = 0;
+	i64 r309 = 0, r312 = 0, r314 = 0, r316 = 0, r318 = 0, r321 = 0, r323 = 0, r325 = 0;
+	i64 r327 = 0, r330 = 0, r332 = 0, r334 = 0, r337 = 0, r339 = 0, r341 = 0, r344 = 0;
+	i64 r346 = 0, r348 = 0, r350 = 0, r352 = 0, r354 = 0, r355 = 0, r357 = 0, r361 = 0;
+	i64 r362 = 0, r373 = 0, r374 = 0, r375 = 0, r386 = 0, r387 = 0, r388 = 0, r399 = 0;
+	i64 r400 = 0, r401 = 0, r412 = 0, r413 = 0, r414 = 0, r425 = 0;
+	u32 r368 = 0, r369 = 0, r370 = 0, r371 = 0, r372 = 0, r381 = 0, r382 = 0, r383 = 0;
+	u32 r384 = 0, r385 = 0, r394 = 0, r395 = 0, r396 = 0, r397 = 0, r398 = 0, r407 = 0;
+	u32 r408 = 0, r409 = 0, r410 = 0, r411 = 0, r420 = 0, r421 = 0, r422 = 0, r423 = 0;
+	u32 r424 = 0;
+	u64 r48 = 0, r50 = 0, r51 = 0, r52 = 0, r363 = 0, r364 = 0, r365 = 0, r366 = 0;
+	u64 r376 = 0, r377 = 0, r378 = 0, r379 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0;
+	u64 r402 = 0, r403 = 0, r404 = 0, r405 = 0, r415 = 0, r416 = 0, r417 = 0, r418 = 0;
+	float r15 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r30 = 0;
+	float r31 = 0, r32 = 0, r33 = 0, r38 = 0, r60 = 0, r61 = 0, r64 = 0, r67 = 0;
+	float r68 = 0, r71 = 0, r72 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r83 = 0;
+	float r96 = 0, r97 = 0, r100 = 0, r103 = 0, r104 = 0, r107 = 0, r108 = 0, r111 = 0;
+	float r112 = 0, r113 = 0, r114 = 0, r119 = 0, r133 = 0, r134 = 0, r137 = 0, r140 = 0;
+	float r141 = 0, r144 = 0, r145 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r156 = 0;
+	float r170 = 0, r171 = 0, r174 = 0, r177 = 0, r178 = 0, r181 = 0, r182 = 0, r185 = 0;
+	float r186 = 0, r187 = 0, r188 = 0, r193 = 0;
+	char *r4 = 0, *r12 = 0, *r13 = 0, *r18 = 0, *r21 = 0, *r25 = 0, *r29 = 0, *r34 = 0;
+	char *r37 = 0, *r39 = 0, *r59 = 0, *r63 = 0, *r66 = 0, *r70 = 0, *r74 = 0, *r79 = 0;
+	char *r82 = 0, *r84 = 0, *r95 = 0, *r99 = 0, *r102 = 0, *r106 = 0, *r110 = 0, *r115 = 0;
+	char *r118 = 0, *r120 = 0, *r132 = 0, *r136 = 0, *r139 = 0, *r143 = 0, *r147 = 0, *r152 = 0;
+	char *r155 = 0, *r157 = 0, *r169 = 0, *r173 = 0, *r176 = 0, *r180 = 0, *r184 = 0, *r189 = 0;
+	char *r192 = 0, *r194 = 0, *r202 = 0, *r203 = 0, *r204 = 0, *r206 = 0, *r207 = 0, *r209 = 0;
+	char *r210 = 0, *r211 = 0, *r212 = 0, *r214 = 0, *r215 = 0, *r217 = 0, *r218 = 0, *r220 = 0;
+	char *r221 = 0, *r223 = 0, *r224 = 0, *r226 = 0, *r227 = 0, *r229 = 0, *r231 = 0, *r232 = 0;
+	char *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0, *r245 = 0;
+	char *r246 = 0, *r248 = 0, *r250 = 0, *r251 = 0, *r253 = 0, *r255 = 0, *r256 = 0, *r258 = 0;
+	char *r260 = 0, *r261 = 0, *r263 = 0, *r265 = 0, *r267 = 0, *r268 = 0, *r270 = 0, *r272 = 0;
+	char *r274 = 0, *r275 = 0, *r277 = 0, *r279 = 0, *r280 = 0, *r282 = 0, *r284 = 0, *r285 = 0;
+	char *r287 = 0, *r289 = 0, *r290 = 0, *r292 = 0, *r294 = 0, *r296 = 0, *r297 = 0, *r299 = 0;
+	char *r301 = 0, *r303 = 0, *r304 = 0, *r306 = 0, *r308 = 0, *r310 = 0, *r311 = 0, *r313 = 0;
+	char *r315 = 0, *r317 = 0, *r319 = 0, *r320 = 0, *r322 = 0, *r324 = 0, *r326 = 0, *r328 = 0;
+	char *r329 = 0, *r331 = 0, *r333 = 0, *r335 = 0, *r336 = 0, *r338 = 0, *r340 = 0, *r342 = 0;
+	char *r343 = 0, *r345 = 0, *r347 = 0, *r349 = 0, *r351 = 0, *r353 = 0, *r356 = 0, *r358 = 0;
+	char *r359 = 0, *r360 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p4;
+	r13 = p2;
+	r14 = p3;
+	r41 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r46 = (u64)r1 * 3ull;
+	r201 = (u64)r1 * 4ull;
+	r50 = (u64)r3;
+	r52 = (u64)r46;
+	r88 = (u64)r9 - 1ull;
+	r85 = (u64)r41 - 1ull;
+	r213 = (u64)r9 * (u64)(-4ll);
+	r216 = (u64)r9 * 4ull;
+	r124 = (u64)r9 - 1ull;
+	r121 = (u64)r41 - 1ull;
+	r219 = r201;
+	r228 = (u64)r9 * (u64)(-4ll);
+	r230 = r201;
+	r233 = (u64)r9 * 4ull;
+	r235 = r201;
+	r238 = r201;
+	r241 = r201;
+	r244 = r201;
+	r161 = (u64)r9 - 1ull;
+	r158 = (u64)r41 - 1ull;
+	r247 = r201;
+	r249 = r201;
+	r262 = (u64)r9 * (u64)(-4ll);
+	r264 = r201;
+	r266 = r201;
+	r269 = (u64)r9 * 4ull;
+	r271 = r201;
+	r273 = r201;
+	r276 = r201;
+	r278 = r201;
+	r281 = r201;
+	r283 = r201;
+	r286 = r201;
+	r288 = r201;
+	r198 = (u64)r9 - 1ull;
+	r195 = (u64)r41 - 1ull;
+	r291 = r201;
+	r293 = r201;
+	r295 = r201;
+	r312 = (u64)r9 * (u64)(-4ll);
+	r314 = r201;
+	r316 = r201;
+	r318 = r201;
+	r321 = (u64)r9 * 4ull;
+	r323 = r201;
+	r325 = r201;
+	r327 = r201;
+	r330 = r201;
+	r332 = r201;
+	r334 = r201;
+	r337 = r201;
+	r339 = r201;
+	r341 = r201;
+	r344 = r201;
+	r346 = r201;
+	r348 = r201;
+	r354 = r2;
+	r355 = r354;
+	r356 = r13 + r355 * 4;
+	r357 = (u64)r201 * 4ull;
+	r358 = r4 + r355 * 4;
+	r359 = r13 + r354 * 4;
+	r360 = r4 + r354 * 4;
+b2: // grid unrolled guard
+	r47 = r2 < r3;
+	if (!r47) goto b62;
+	r51 = (u64)r2;
+	r48 = r50 - r51;
+	r49 = r48 > r52;
+	if (!r49) goto b49;
+	r53 = r2;
+	r55 = r53;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r415 = (u64)r55;
+	r416 = (u64)r9;
+	r417 = r415 | r416;
+	r418 = r417 >> 32;
+	r419 = r418 == 0ull;
+	if (!r419) goto b48;
+	r420 = (u32)r55;
+	r421 = (u32)r9;
+	r422 = qd_div_u32(r420, r421);
+	r424 = r422 * r421;
+	r423 = r420 - r424;
+	r413 = (i64)r422;
+	r414 = (i64)r423;
+b8: // rangeint.body (grid unrolled 0)
+	r56 = r414;
+	r57 = r413;
+	r58 = r56 > 0ll;
+	if (!r58) goto b47;
+	r89 = r56 < r88;
+	if (!r89) goto b47;
+	r87 = r57 > 0ll;
+	if (!r87) goto b47;
+	r86 = r57 < r85;
+	if (!r86) goto b47;
+	if ((u64)r55 >= (u64)r14) { qd_site = 2; qd_x = r55; qd_y = r14; goto qd_fault; }
+	r59 = r356;
+	r60 = *(float *)r59;
+	r61 = r60 * 0x1p-01f;
+	r62 = (u64)r55 - 1ull;
+	if ((u64)r62 >= (u64)r14) { qd_site = 3; qd_x = r62; qd_y = r14; goto qd_fault; }
+	r210 = r59;
+	r63 = r210 + -4ll;
+	r64 = *(float *)r63;
+	r65 = (u64)r55 + 1ull;
+	if ((u64)r65 >= (u64)r14) { qd_site = 4; qd_x = r65; qd_y = r14; goto qd_fault; }
+	r211 = r59;
+	r66 = r211 + 4ll;
+	r67 = *(float *)r66;
+	r68 = r64 + r67;
+	r69 = (u64)r55 - (u64)r9;
+	if ((u64)r69 >= (u64)r14) { qd_site = 5; qd_x = r69; qd_y = r14; goto qd_fault; }
+	r212 = r59;
+	r214 = r212 + r213 * 1;
+	r70 = r214;
+	r71 = *(float *)r70;
+	r72 = r68 + r71;
+	r73 = (u64)r55 + (u64)r9;
+	if ((u64)r73 >= (u64)r14) { qd_site = 6; qd_x = r73; qd_y = r14; goto qd_fault; }
+	r215 = r59;
+	r217 = r215 + r216 * 1;
+	r74 = r217;
+	r75 = *(float *)r74;
+	r76 = r72 + r75;
+	r77 = r76 * 0x1p-03f;
+	r78 = r61 + r77;
+	r79 = r358;
+	*(float *)r79 = r78;
+b13: // grid unrolled 1
+	r126 = (u64)r53 + (u64)r1;
+	r91 = r126;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r402 = (u64)r91;
+	r403 = (u64)r9;
+	r404 = r402 | r403;
+	r405 = r404 >> 32;
+	r406 = r405 == 0ull;
+	if (!r406) goto b46;
+	r407 = (u32)r91;
+	r408 = (u32)r9;
+	r409 = qd_div_u32(r407, r408);
+	r411 = r409 * r408;
+	r410 = r407 - r411;
+	r400 = (i64)r409;
+	r401 = (i64)r410;
+b17: // rangeint.body (grid unrolled 1)
+	r92 = r401;
+	r93 = r400;
+	r94 = r92 > 0ll;
+	if (!r94) goto b45;
+	r125 = r92 < r124;
+	if (!r125) goto b45;
+	r123 = r93 > 0ll;
+	if (!r123) goto b45;
+	r122 = r93 < r121;
+	if (!r122) goto b45;
+	if ((u64)r91 >= (u64)r14) { qd_site = 2; qd_x = r91; qd_y = r14; goto qd_fault; }
+	r218 = r359;
+	r220 = r218 + r219 * 1;
+	r95 = r220;
+	r96 = *(float *)r95;
+	r97 = r96 * 0x1p-01f;
+	r98 = (u64)r91 - 1ull;
+	if ((u64)r98 >= (u64)r14) { qd_site = 3; qd_x = r98; qd_y = r14; goto qd_fault; }
+	r223 = r220;
+	r99 = r223 + -4ll;
+	r100 = *(float *)r99;
+	r101 = (u64)r91 + 1ull;
+	if ((u64)r101 >= (u64)r14) { qd_site = 4; qd_x = r101; qd_y = r14; goto qd_fault; }
+	r226 = r220;
+	r102 = r226 + 4ll;
+	r103 = *(float *)r102;
+	r104 = r100 + r103;
+	r105 = (u64)r91 - (u64)r9;
+	if ((u64)r105 >= (u64)r14) { qd_site = 5; qd_x = r105; qd_y = r14; goto qd_fault; }
+	r227 = r218;
+	r229 = r227 + r228 * 1;
+	r231 = r229 + r230 * 1;
+	r106 = r231;
+	r107 = *(float *)r106;
+	r108 = r104 + r107;
+	r109 = (u64)r91 + (u64)r9;
+	if ((u64)r109 >= (u64)r14) { qd_site = 6; qd_x = r109; qd_y = r14; goto qd_fault; }
+	r232 = r218;
+	r234 = r232 + r233 * 1;
+	r236 = r234 + r235 * 1;
+	r110 = r236;
+	r111 = *(float *)r110;
+	r112 = r108 + r111;
+	r113 = r112 * 0x1p-03f;
+	r114 = r97 + r113;
+	r237 = r360;
+	r239 = r237 + r238 * 1;
+	r115 = r239;
+	*(float *)r115 = r114;
+b22: // grid unrolled 2
+	r163 = (u64)r126 + (u64)r1;
+	r128 = r163;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r389 = (u64)r128;
+	r390 = (u64)r9;
+	r391 = r389 | r390;
+	r392 = r391 >> 32;
+	r393 = r392 == 0ull;
+	if (!r393) goto b44;
+	r394 = (u32)r128;
+	r395 = (u32)r9;
+	r396 = qd_div_u32(r394, r395);
+	r398 = r396 * r395;
+	r397 = r394 - r398;
+	r387 = (i64)r396;
+	r388 = (i64)r397;
+b26: // rangeint.body (grid unrolled 2)
+	r129 = r388;
+	r130 = r387;
+	r131 = r129 > 0ll;
+	if (!r131) goto b43;
+	r162 = r129 < r161;
+	if (!r162) goto b43;
+	r160 = r130 > 0ll;
+	if (!r160) goto b43;
+	r159 = r130 < r158;
+	if (!r159) goto b43;
+	if ((u64)r128 >= (u64)r14) { qd_site = 2; qd_x = r128; qd_y = r14; goto qd_fault; }
+	r246 = r359;
+	r248 = r246 + r247 * 1;
+	r250 = r248 + r249 * 1;
+	r132 = r250;
+	r133 = *(float *)r132;
+	r134 = r133 * 0x1p-01f;
+	r135 = (u64)r128 - 1ull;
+	if ((u64)r135 >= (u64)r14) { qd_site = 3; qd_x = r135; qd_y = r14; goto qd_fault; }
+	r255 = r250;
+	r136 = r255 + -4ll;
+	r137 = *(float *)r136;
+	r138 = (u64)r128 + 1ull;
+	if ((u64)r138 >= (u64)r14) { qd_site = 4; qd_x = r138; qd_y = r14; goto qd_fault; }
+	r260 = r250;
+	r139 = r260 + 4ll;
+	r140 = *(float *)r139;
+	r141 = r137 + r140;
+	r142 = (u64)r128 - (u64)r9;
+	if ((u64)r142 >= (u64)r14) { qd_site = 5; qd_x = r142; qd_y = r14; goto qd_fault; }
+	r261 = r246;
+	r263 = r261 + r262 * 1;
+	r265 = r263 + r264 * 1;
+	r267 = r265 + r266 * 1;
+	r143 = r267;
+	r144 = *(float *)r143;
+	r145 = r141 + r144;
+	r146 = (u64)r128 + (u64)r9;
+	if ((u64)r146 >= (u64)r14) { qd_site = 6; qd_x = r146; qd_y = r14; goto qd_fault; }
+	r268 = r246;
+	r270 = r268 + r269 * 1;
+	r272 = r270 + r271 * 1;
+	r274 = r272 + r273 * 1;
+	r147 = r274;
+	r148 = *(float *)r147;
+	r149 = r145 + r148;
+	r150 = r149 * 0x1p-03f;
+	r151 = r134 + r150;
+	r275 = r360;
+	r277 = r275 + r276 * 1;
+	r279 = r277 + r278 * 1;
+	r152 = r279;
+	*(float *)r152 = r151;
+b31: // grid unrolled 3
+	r200 = (u64)r163 + (u64)r1;
+	r165 = r200;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r376 = (u64)r165;
+	r377 = (u64)r9;
+	r378 = r376 | r377;
+	r379 = r378 >> 32;
+	r380 = r379 == 0ull;
+	if (!r380) goto b42;
+	r381 = (u32)r165;
+	r382 = (u32)r9;
+	r383 = qd_div_u32(r381, r382);
+	r385 = r383 * r382;
+	r384 = r381 - r385;
+	r374 = (i64)r383;
+	r375 = (i64)r384;
+b35: // rangeint.body (grid unrolled 3)
+	r166 = r375;
+	r167 = r374;
+	r168 = r166 > 0ll;
+	if (!r168) goto b41;
+	r199 = r166 < r198;
+	if (!r199) goto b41;
+	r197 = r167 > 0ll;
+	if (!r197) goto b41;
+	r196 = r167 < r195;
+	if (!r196) goto b41;
+	if ((u64)r165 >= (u64)r14) { qd_site = 2; qd_x = r165; qd_y = r14; goto qd_fault; }
+	r290 = r359;
+	r292 = r290 + r291 * 1;
+	r294 = r292 + r293 * 1;
+	r296 = r294 + r295 * 1;
+	r169 = r296;
+	r170 = *(float *)r169;
+	r171 = r170 * 0x1p-01f;
+	r172 = (u64)r165 - 1ull;
+	if ((u64)r172 >= (u64)r14) { qd_site = 3; qd_x = r172; qd_y = r14; goto qd_fault; }
+	r303 = r296;
+	r173 = r303 + -4ll;
+	r174 = *(float *)r173;
+	r175 = (u64)r165 + 1ull;
+	if ((u64)r175 >= (u64)r14) { qd_site = 4; qd_x = r175; qd_y = r14; goto qd_fault; }
+	r310 = r296;
+	r176 = r310 + 4ll;
+	r177 = *(float *)r176;
+	r178 = r174 + r177;
+	r179 = (u64)r165 - (u64)r9;
+	if ((u64)r179 >= (u64)r14) { qd_site = 5; qd_x = r179; qd_y = r14; goto qd_fault; }
+	r311 = r290;
+	r313 = r311 + r312 * 1;
+	r315 = r313 + r314 * 1;
+	r317 = r315 + r316 * 1;
+	r319 = r317 + r318 * 1;
+	r180 = r319;
+	r181 = *(float *)r180;
+	r182 = r178 + r181;
+	r183 = (u64)r165 + (u64)r9;
+	if ((u64)r183 >= (u64)r14) { qd_site = 6; qd_x = r183; qd_y = r14; goto qd_fault; }
+	r320 = r290;
+	r322 = r320 + r321 * 1;
+	r324 = r322 + r323 * 1;
+	r326 = r324 + r325 * 1;
+	r328 = r326 + r327 * 1;
+	r184 = r328;
+	r185 = *(float *)r184;
+	r186 = r182 + r185;
+	r187 = r186 * 0x1p-03f;
+	r188 = r171 + r187;
+	r329 = r360;
+	r331 = r329 + r330 * 1;
+	r333 = r331 + r332 * 1;
+	r335 = r333 + r334 * 1;
+	r189 = r335;
+	*(float *)r189 = r188;
+b40: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r201;
+	r356 = r356 + r357 * 1;
+	r358 = r358 + r357 * 1;
+	r359 = r359 + r357 * 1;
+	r360 = r360 + r357 * 1;
+	goto b2;
+b41: // if.else (grid unrolled 3)
+	if ((u64)r165 >= (u64)r14) { qd_site = 7; qd_x = r165; qd_y = r14; goto qd_fault; }
+	r336 = r359;
+	r338 = r336 + r337 * 1;
+	r340 = r338 + r339 * 1;
+	r342 = r340 + r341 * 1;
+	r192 = r342;
+	r193 = *(float *)r192;
+	r343 = r360;
+	r345 = r343 + r344 * 1;
+	r347 = r345 + r346 * 1;
+	r349 = r347 + r348 * 1;
+	r194 = r349;
+	*(float *)r194 = r193;
+	goto b40;
+b42: // divide in 64 bits
+	r374 = qd_div_i64(r165, r9);
+	r386 = (u64)r374 * (u64)r9;
+	r375 = (u64)r165 - (u64)r386;
+	goto b35;
+b43: // if.else (grid unrolled 2)
+	if ((u64)r128 >= (u64)r14) { qd_site = 7; qd_x = r128; qd_y = r14; goto qd_fault; }
+	r280 = r359;
+	r282 = r280 + r281 * 1;
+	r284 = r282 + r283 * 1;
+	r155 = r284;
+	r156 = *(float *)r155;
+	r285 = r360;
+	r287 = r285 + r286 * 1;
+	r289 = r287 + r288 * 1;
+	r157 = r289;
+	*(float *)r157 = r156;
+	goto b31;
+b44: // divide in 64 bits
+	r387 = qd_div_i64(r128, r9);
+	r399 = (u64)r387 * (u64)r9;
+	r388 = (u64)r128 - (u64)r399;
+	goto b26;
+b45: // if.else (grid unrolled 1)
+	if ((u64)r91 >= (u64)r14) { qd_site = 7; qd_x = r91; qd_y = r14; goto qd_fault; }
+	r240 = r359;
+	r242 = r240 + r241 * 1;
+	r118 = r242;
+	r119 = *(float *)r118;
+	r243 = r360;
+	r245 = r243 + r244 * 1;
+	r120 = r245;
+	*(float *)r120 = r119;
+	goto b22;
+b46: // divide in 64 bits
+	r400 = qd_div_i64(r91, r9);
+	r412 = (u64)r400 * (u64)r9;
+	r401 = (u64)r91 - (u64)r412;
+	goto b17;
+b47: // if.else (grid unrolled 0)
+	if ((u64)r55 >= (u64)r14) { qd_site = 7; qd_x = r55; qd_y = r14; goto qd_fault; }
+	r82 = r356;
+	r83 = *(float *)r82;
+	r84 = r358;
+	*(float *)r84 = r83;
+	goto b13;
+b48: // divide in 64 bits
+	r413 = qd_div_i64(r55, r9);
+	r425 = (u64)r413 * (u64)r9;
+	r414 = (u64)r55 - (u64)r425;
+	goto b8;
+b49: // preheader
+	r44 = (u64)r9 - 1ull;
+	r40 = (u64)r41 - 1ull;
+	r205 = (u64)r9 * (u64)(-4ll);
+	r208 = (u64)r9 * 4ull;
+	r350 = r2;
+	r351 = r13 + r350 * 4;
+	r352 = (u64)r1 * 4ull;
+	r353 = r4 + r350 * 4;
+b50: // head
+	r6 = r2 < r3;
+	if (!r6) goto b62;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r363 = (u64)r7;
+	r364 = (u64)r9;
+	r365 = r363 | r364;
+	r366 = r365 >> 32;
+	r367 = r366 == 0ull;
+	if (!r367) goto b61;
+	r368 = (u32)r7;
+	r369 = (u32)r9;
+	r370 = qd_div_u32(r368, r369);
+	r372 = r370 * r369;
+	r371 = r368 - r372;
+	r361 = (i64)r370;
+	r362 = (i64)r371;
+b54: // rangeint.body
+	r8 = r362;
+	r10 = r361;
+	r11 = r8 > 0ll;
+	if (!r11) goto b60;
+	r45 = r8 < r44;
+	if (!r45) goto b60;
+	r43 = r10 > 0ll;
+	if (!r43) goto b60;
+	r42 = r10 < r40;
+	if (!r42) goto b60;
+	if ((u64)r7 >= (u64)r14) { qd_site = 2; qd_x = r7; qd_y = r14; goto qd_fault; }
+	r12 = r351;
+	r15 = *(float *)r12;
+	r16 = r15 * 0x1p-01f;
+	r17 = (u64)r7 - 1ull;
+	if ((u64)r17 >= (u64)r14) { qd_site = 3; qd_x = r17; qd_y = r14; goto qd_fault; }
+	r202 = r12;
+	r18 = r202 + -4ll;
+	r19 = *(float *)r18;
+	r20 = (u64)r7 + 1ull;
+	if ((u64)r20 >= (u64)r14) { qd_site = 4; qd_x = r20; qd_y = r14; goto qd_fault; }
+	r203 = r12;
+	r21 = r203 + 4ll;
+	r22 = *(float *)r21;
+	r23 = r19 + r22;
+	r24 = (u64)r7 - (u64)r9;
+	if ((u64)r24 >= (u64)r14) { qd_site = 5; qd_x = r24; qd_y = r14; goto qd_fault; }
+	r204 = r12;
+	r206 = r204 + r205 * 1;
+	r25 = r206;
+	r26 = *(float *)r25;
+	r27 = r23 + r26;
+	r28 = (u64)r7 + (u64)r9;
+	if ((u64)r28 >= (u64)r14) { qd_site = 6; qd_x = r28; qd_y = r14; goto qd_fault; }
+	r207 = r12;
+	r209 = r207 + r208 * 1;
+	r29 = r209;
+	r30 = *(float *)r29;
+	r31 = r27 + r30;
+	r32 = r31 * 0x1p-03f;
+	r33 = r16 + r32;
+	r34 = r353;
+	*(float *)r34 = r33;
+b59: // latch
+	r2 = (u64)r2 + (u64)r1;
+	r351 = r351 + r352 * 1;
+	r353 = r353 + r352 * 1;
+	goto b50;
+b60: // if.else
+	if ((u64)r7 >= (u64)r14) { qd_site = 7; qd_x = r7; qd_y = r14; goto qd_fault; }
+	r37 = r351;
+	r38 = *(float *)r37;
+	r39 = r353;
+	*(float *)r39 = r38;
+	goto b59;
+b61: // divide in 64 bits
+	r361 = qd_div_i64(r7, r9);
+	r373 = (u64)r361 * (u64)r9;
+	r362 = (u64)r7 - (u64)r373;
+	goto b54;
+b62: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 0u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64), parallel.
+extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, i64 p6, char *p7) {
+	bool r6 = 0, r15 = 0, r48 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0;
+	bool r83 = 0, r96 = 0, r108 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r20 = 0;
+	i64 r22 = 0, r26 = 0, r30 = 0, r34 = 0, r38 = 0, r47 = 0, r50 = 0, r51 = 0;
+	i64 r54 = 0, r57 = 0, r62 = 0, r65 = 0, r68 = 0, r71 = 0, r73 = 0, r75 = 0;
+	i64 r77 = 0, r78 = 0, r89 = 0, r90 = 0, r91 = 0, r102 = 0, r103 = 0;
+	u32 r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r97 = 0, r98 = 0, r99 = 0;
+	u32 r100 = 0, r101 = 0, r109 = 0, r110 = 0, r111 = 0;
+	u64 r79 = 0, r80 = 0, r81 = 0, r82 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0;
+	u64 r104 = 0, r105 = 0, r106 = 0, r107 = 0;
+	float r21 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0, r33 = 0, r36 = 0;
+	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0;
+	char *r4 = 0, *r18 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r35 = 0, *r39 = 0;
+	char *r42 = 0, *r46 = 0, *r49 = 0, *r59 = 0, *r60 = 0, *r61 = 0, *r63 = 0, *r64 = 0;
+	char *r66 = 0, *r67 = 0, *r69 = 0, *r70 = 0, *r72 = 0, *r74 = 0, *r76 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p4;
+	r12 = p5;
+	r19 = p2;
+	r20 = p3;
+	r51 = p6;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r13 = (u64)r9 * (u64)r12;
+	r57 = (u64)r9 - 1ull;
+	r54 = (u64)r12 - 1ull;
+	r50 = (u64)r51 - 1ull;
+	r16 = r13;
+	r62 = (u64)r9 * (u64)(-4ll);
+	r65 = (u64)r9 * 4ull;
+	r68 = (u64)r16 * (u64)(-4ll);
+	r71 = (u64)r16 * 4ull;
+	r73 = r2;
+	r74 = r19 + r73 * 4;
+	r75 = (u64)r1 * 4ull;
+	r76 = r4 + r73 * 4;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b22;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r79 = (u64)r7;
+	r80 = (u64)r9;
+	r81 = r79 | r80;
+	r82 = r81 >> 32;
+	r83 = r82 == 0ull;
+	if (!r83) goto b21;
+	r84 = (u32)r7;
+	r85 = (u32)r9;
+	r86 = qd_div_u32(r84, r85);
+	r88 = r86 * r85;
+	r87 = r84 - r88;
+	r77 = (i64)r86;
+	r78 = (i64)r87;
+b6: // rangeint.body
+	r8 = r78;
+	r10 = r77;
+	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r92 = (u64)r10;
+	r93 = (u64)r12;
+	r94 = r92 | r93;
+	r95 = r94 >> 32;
+	r96 = r95 == 0ull;
+	if (!r96) goto b20;
+	r97 = (u32)r10;
+	r98 = (u32)r12;
+	r99 = qd_div_u32(r97, r98);
+	r101 = r99 * r98;
+	r100 = r97 - r101;
+	r90 = (i64)r99;
+	r91 = (i64)r100;
+b8: // rangeint.body
+	r11 = r91;
+	if (r13 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r104 = (u64)r7;
+	r105 = (u64)r13;
+	r106 = r104 | r105;
+	r107 = r106 >> 32;
+	r108 = r107 == 0ull;
+	if (!r108) goto b19;
+	r109 = (u32)r7;
+	r110 = (u32)r13;
+	r111 = qd_div_u32(r109, r110);
+	r103 = (i64)r111;
+b10: // rangeint.body
+	r14 = r103;
+	r15 = r8 > 0ll;
+	if (!r15) goto b18;
+	r58 = r8 < r57;
+	if (!r58) goto b18;
+	r56 = r11 > 0ll;
+	if (!r56) goto b18;
+	r55 = r11 < r54;
+	if (!r55) goto b18;
+	r53 = r14 > 0ll;
+	if (!r53) goto b18;
+	r52 = r14 < r50;
+	if (!r52) goto b18;
+	r17 = (u64)r7 - 1ull;
+	if ((u64)r17 >= (u64)r20) { qd_site = 4; qd_x = r17; qd_y = r20; goto qd_fault; }
+	r59 = r74;
+	r18 = r59 + -4ll;
+	r21 = *(float *)r18;
+	r22 = (u64)r7 + 1ull;
+	if ((u64)r22 >= (u64)r20) { qd_site = 5; qd_x = r22; qd_y = r20; goto qd_fault; }
+	r60 = r59;
+	r23 = r60 + 4ll;
+	r24 = *(float *)r23;
+	r25 = r21 + r24;
+	r26 = (u64)r7 - (u64)r9;
+	if ((u64)r26 >= (u64)r20) { qd_site = 6; qd_x = r26; qd_y = r20; goto qd_fault; }
+	r61 = r59;
+	r63 = r61 + r62 * 1;
+	r27 = r63;
+	r28 = *(float *)r27;
+	r29 = r25 + r28;
+	r30 = (u64)r7 + (u64)r9;
+	if ((u64)r30 >= (u64)r20) { qd_site = 7; qd_x = r30; qd_y = r20; goto qd_fault; }
+	r64 = r59;
+	r66 = r64 + r65 * 1;
+	r31 = r66;
+	r32 = *(float *)r31;
+	r33 = r29 + r32;
+	r34 = (u64)r7 - (u64)r16;
+	if ((u64)r34 >= (u64)r20) { qd_site = 8; qd_x = r34; qd_y = r20; goto qd_fault; }
+	r67 = r59;
+	r69 = r67 + r68 * 1;
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r33 + r36;
+	r38 = (u64)r7 + (u64)r16;
+	if ((u64)r38 >= (u64)r20) { qd_site = 9; qd_x = r38; qd_y = r20; goto qd_fault; }
+	r70 = r59;
+	r72 = r70 + r71 * 1;
+	r39 = r72;
+	r40 = *(float *)r39;
+	r41 = r37 + r40;
+	if ((u64)r7 >= (u64)r20) { qd_site = 10; qd_x = r7; qd_y = r20; goto qd_fault; }
+	r42 = r59;
+	r43 = *(float *)r42;
+	r44 = r43 * 0x1.8p+02f;
+	r45 = r41 - r44;
+	r46 = r76;
+	*(float *)r46 = r45;
+b17: // latch
+	r2 = (u64)r2 + (u64)r1;
+	r74 = r74 + r75 * 1;
+	r76 = r76 + r75 * 1;
+	goto b2;
+b18: // if.else
+	r49 = r76;
+	*(float *)r49 = 0x0p+00f;
+	goto b17;
+b19: // divide in 64 bits
+	r103 = qd_div_i64(r7, r13);
+	goto b10;
+b20: // divide in 64 bits
+	r90 = qd_div_i64(r10, r12);
+	r102 = (u64)r90 * (u64)r12;
+	r91 = (u64)r10 - (u64)r102;
+	goto b8;
+b21: // divide in 64 bits
+	r77 = qd_div_i64(r7, r9);
+	r89 = (u64)r77 * (u64)r9;
+	r78 = (u64)r7 - (u64)r89;
+	goto b6;
+b22: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65536u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Matmul(c []f32, a []f32, b []f32, n i64), parallel.
+extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r5 = 0, r11 = 0, r31 = 0, r46 = 0, r55 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r8 = 0;
+	i64 r10 = 0, r12 = 0, r13 = 0, r16 = 0, r18 = 0, r19 = 0, r22 = 0, r26 = 0;
+	i64 r29 = 0, r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0;
+	i64 r40 = 0, r41 = 0, r52 = 0, r53 = 0, r54 = 0;
+	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	float r9 = 0, r17 = 0, r23 = 0, r24 = 0, r25 = 0;
+	char *r14 = 0, *r15 = 0, *r20 = 0, *r21 = 0, *r27 = 0, *r28 = 0, *r33 = 0, *r36 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p6;
+	r3 = (u64)r4 * (u64)r4;
+	r15 = p2;
+	r16 = p3;
+	r21 = p4;
+	r22 = p5;
+	r28 = p0;
+	r29 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r5 = r2 < r3;
+	if (!r5) goto b22;
+	r6 = r2;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r42 = (u64)r6;
+	r43 = (u64)r4;
+	r44 = r42 | r43;
+	r45 = r44 >> 32;
+	r46 = r45 == 0ull;
+	if (!r46) goto b21;
+	r47 = (u32)r6;
+	r48 = (u32)r4;
+	r49 = qd_div_u32(r47, r48);
+	r51 = r49 * r48;
+	r50 = r47 - r51;
+	r40 = (i64)r49;
+	r41 = (i64)r50;
+b6: // rangeint.body
+	r7 = r40;
+	r8 = r41;
+	r9 = 0x0p+00f;
+	r10 = 0ll;
+	r12 = (u64)r7 * (u64)r4;
+	r32 = r12;
+	r33 = r15 + r32 * 4;
+	r35 = r8;
+	r36 = r21 + r35 * 4;
+	r37 = r4;
+	r38 = r37;
+	r39 = (u64)r38 * 4ull;
+	r53 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r54 = (u64)r53 - 3ull;
+b8: // unroll guard
+	r55 = r10 < r54;
+	if (!r55) goto b17;
+	r11 = r10 < r4;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r39 * 1;
+	r11 = r10 < r4;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r39 * 1;
+	r11 = r10 < r4;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r39 * 1;
+	r11 = r10 < r4;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r39 * 1;
+	goto b8;
+b17: // for.loop
+	r11 = r10 < r4;
+	if (!r11) goto b19;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r39 * 1;
+	goto b17;
+b19: // for.done
+	if ((u64)r6 >= (u64)r29) { qd_site = 4; qd_x = r6; qd_y = r29; goto qd_fault; }
+	r27 = r28 + r6 * 4;
+	*(float *)r27 = r9;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // divide in 64 bits
+	r40 = qd_div_i64(r6, r4);
+	r52 = (u64)r40 * (u64)r4;
+	r41 = (u64)r6 - (u64)r52;
+	goto b6;
+b22: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131072u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Blur(out []u8, in []u8, w i64, h i64), parallel.
+extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r6 = 0, r13 = 0, r25 = 0, r26 = 0, r48 = 0, r60 = 0, r72 = 0, r84 = 0;
+	bool r89 = 0, r102 = 0, r114 = 0, r126 = 0, r127 = 0, r132 = 0, r145 = 0, r157 = 0;
+	bool r169 = 0, r170 = 0, r175 = 0, r188 = 0, r200 = 0, r212 = 0, r222 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0;
+	i64 r19 = 0, r20 = 0, r21 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
+	i64 r31 = 0, r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
+	i64 r42 = 0, r45 = 0, r46 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
+	i64 r53 = 0, r54 = 0, r57 = 0, r58 = 0, r59 = 0, r61 = 0, r62 = 0, r63 = 0;
+	i64 r64 = 0, r65 = 0, r66 = 0, r69 = 0, r70 = 0, r71 = 0, r73 = 0, r74 = 0;
+	i64 r75 = 0, r76 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r83 = 0, r85 = 0;
+	i64 r86 = 0, r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0;
+	i64 r95 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0;
+	i64 r106 = 0, r107 = 0, r108 = 0, r111 = 0, r112 = 0, r113 = 0, r115 = 0, r116 = 0;
+	i64 r117 = 0, r118 = 0, r119 = 0, r120 = 0, r123 = 0, r124 = 0, r125 = 0, r128 = 0;
+	i64 r129 = 0, r130 = 0, r131 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0;
+	i64 r138 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r146 = 0, r147 = 0, r148 = 0;
+	i64 r149 = 0, r150 = 0, r151 = 0, r154 = 0, r155 = 0, r156 = 0, r158 = 0, r159 = 0;
+	i64 r160 = 0, r161 = 0, r162 = 0, r163 = 0, r166 = 0, r167 = 0, r168 = 0, r171 = 0;
+	i64 r172 = 0, r173 = 0, r174 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
+	i64 r181 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0;
+	i64 r192 = 0, r193 = 0, r194 = 0, r197 = 0, r198 = 0, r199 = 0, r201 = 0, r202 = 0;
+	i64 r203 = 0, r204 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r211 = 0, r213 = 0;
+	i64 r215 = 0, r216 = 0, r217 = 0, r228 = 0;
+	u8 r22 = 0, r36 = 0, r56 = 0, r68 = 0, r80 = 0, r97 = 0, r110 = 0, r122 = 0;
+	u8 r140 = 0, r153 = 0, r165 = 0, r183 = 0, r196 = 0, r208 = 0;
+	u32 r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0;
+	u64 r43 = 0, r44 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0;
+	char *r4 = 0, *r23 = 0, *r33 = 0, *r34 = 0, *r55 = 0, *r67 = 0, *r79 = 0, *r96 = 0;
+	char *r109 = 0, *r121 = 0, *r139 = 0, *r152 = 0, *r164 = 0, *r182 = 0, *r195 = 0, *r207 = 0;
+	char *r214 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p4;
+	r17 = p5;
+	r34 = p2;
+	r35 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r16 = (u64)r17 - 1ull;
+	r29 = (u64)r9 - 1ull;
+	r51 = r29;
+	r63 = r29;
+	r87 = r16;
+	r130 = r16;
+	r213 = r2;
+	r214 = r4 + r213 * 1;
+	r215 = r1;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b25;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r218 = (u64)r7;
+	r219 = (u64)r9;
+	r220 = r218 | r219;
+	r221 = r220 >> 32;
+	r222 = r221 == 0ull;
+	if (!r222) goto b24;
+	r223 = (u32)r7;
+	r224 = (u32)r9;
+	r225 = qd_div_u32(r223, r224);
+	r227 = r225 * r224;
+	r226 = r223 - r227;
+	r216 = (i64)r225;
+	r217 = (i64)r226;
+b6: // rangeint.body
+	r8 = r217;
+	r10 = r216;
+	r11 = 0ll;
+	r14 = (u64)r10 + (u64)(-1ll);
+	r15 = r14 > 0ll ? r14 : 0ll;
+	r18 = r15 < r16 ? r15 : r16;
+	r19 = 0ll;
+	r27 = (u64)r8 + (u64)(-1ll);
+	r28 = r27 > 0ll ? r27 : 0ll;
+	r30 = r28 < r29 ? r28 : r29;
+	r31 = (u64)r18 * (u64)r9;
+	r32 = (u64)r31 + (u64)r30;
+	if ((u64)r32 >= (u64)r35) { qd_site = 2; qd_x = r32; qd_y = r35; goto qd_fault; }
+	r33 = r34 + r32 * 1;
+	r36 = *(u8 *)r33;
+	r37 = (i64)r36;
+	r38 = r37;
+	r19 = r38;
+	r49 = r8;
+	r50 = r49 > 0ll ? r49 : 0ll;
+	r52 = r50 < r51 ? r50 : r51;
+	r53 = r31;
+	r54 = (u64)r53 + (u64)r52;
+	if ((u64)r54 >= (u64)r35) { qd_site = 2; qd_x = r54; qd_y = r35; goto qd_fault; }
+	r55 = r34 + r54 * 1;
+	r56 = *(u8 *)r55;
+	r57 = (i64)r56;
+	r58 = (u64)r19 + (u64)r57;
+	r19 = r58;
+	r61 = (u64)r8 + 1ull;
+	r62 = r61 > 0ll ? r61 : 0ll;
+	r64 = r62 < r63 ? r62 : r63;
+	r65 = r31;
+	r66 = (u64)r65 + (u64)r64;
+	if ((u64)r66 >= (u64)r35) { qd_site = 2; qd_x = r66; qd_y = r35; goto qd_fault; }
+	r67 = r34 + r66 * 1;
+	r68 = *(u8 *)r67;
+	r69 = (i64)r68;
+	r70 = (u64)r19 + (u64)r69;
+	r19 = r70;
+	r11 = r19;
+	r85 = r10;
+	r86 = r85 > 0ll ? r85 : 0ll;
+	r88 = r86 < r87 ? r86 : r87;
+	r19 = r11;
+	r93 = r30;
+	r94 = (u64)r88 * (u64)r9;
+	r95 = (u64)r94 + (u64)r93;
+	if ((u64)r95 >= (u64)r35) { qd_site = 2; qd_x = r95; qd_y = r35; goto qd_fault; }
+	r96 = r34 + r95 * 1;
+	r97 = *(u8 *)r96;
+	r98 = (i64)r97;
+	r99 = (u64)r19 + (u64)r98;
+	r19 = r99;
+	r106 = r52;
+	r107 = r94;
+	r108 = (u64)r107 + (u64)r106;
+	if ((u64)r108 >= (u64)r35) { qd_site = 2; qd_x = r108; qd_y = r35; goto qd_fault; }
+	r109 = r34 + r108 * 1;
+	r110 = *(u8 *)r109;
+	r111 = (i64)r110;
+	r112 = (u64)r19 + (u64)r111;
+	r19 = r112;
+	r118 = r64;
+	r119 = r94;
+	r120 = (u64)r119 + (u64)r118;
+	if ((u64)r120 >= (u64)r35) { qd_site = 2; qd_x = r120; qd_y = r35; goto qd_fault; }
+	r121 = r34 + r120 * 1;
+	r122 = *(u8 *)r121;
+	r123 = (i64)r122;
+	r124 = (u64)r19 + (u64)r123;
+	r19 = r124;
+	r11 = r19;
+	r128 = (u64)r10 + 1ull;
+	r129 = r128 > 0ll ? r128 : 0ll;
+	r131 = r129 < r130 ? r129 : r130;
+	r19 = r11;
+	r136 = r30;
+	r137 = (u64)r131 * (u64)r9;
+	r138 = (u64)r137 + (u64)r136;
+	if ((u64)r138 >= (u64)r35) { qd_site = 2; qd_x = r138; qd_y = r35; goto qd_fault; }
+	r139 = r34 + r138 * 1;
+	r140 = *(u8 *)r139;
+	r141 = (i64)r140;
+	r142 = (u64)r19 + (u64)r141;
+	r19 = r142;
+	r149 = r52;
+	r150 = r137;
+	r151 = (u64)r150 + (u64)r149;
+	if ((u64)r151 >= (u64)r35) { qd_site = 2; qd_x = r151; qd_y = r35; goto qd_fault; }
+	r152 = r34 + r151 * 1;
+	r153 = *(u8 *)r152;
+	r154 = (i64)r153;
+	r155 = (u64)r19 + (u64)r154;
+	r19 = r155;
+	r161 = r64;
+	r162 = r137;
+	r163 = (u64)r162 + (u64)r161;
+	if ((u64)r163 >= (u64)r35) { qd_site = 2; qd_x = r163; qd_y = r35; goto qd_fault; }
+	r164 = r34 + r163 * 1;
+	r165 = *(u8 *)r164;
+	r166 = (i64)r165;
+	r167 = (u64)r19 + (u64)r166;
+	r19 = r167;
+	r11 = r19;
+	r41 = __mul64hi(r11, (-2049638230412172401ll));
+	r42 = (u64)r41 + (u64)r11;
+	r43 = (u64)r42;
+	r44 = r43 >> 63;
+	r45 = r42 >> 3;
+	r46 = (i64)r44;
+	r47 = (u64)r45 + (u64)r46;
+	r21 = r47;
+	r22 = (u8)r21;
+	r23 = r214;
+	*(u8 *)r23 = r22;
+	r2 = (u64)r2 + (u64)r1;
+	r214 = r214 + r215 * 1;
+	goto b2;
+b24: // divide in 64 bits
+	r216 = qd_div_i64(r7, r9);
+	r228 = (u64)r216 * (u64)r9;
+	r217 = (u64)r7 - (u64)r228;
+	goto b6;
+b25: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 196608u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel DigitSum(out []i64, in []i64, base i64), parallel.
+extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r6 = 0, r20 = 0, r21 = 0, r28 = 0, r38 = 0, r43 = 0, r53 = 0, r58 = 0;
+	bool r68 = 0, r73 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0;
+	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r22 = 0;
+	i64 r23 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r49 = 0, r50 = 0, r51 = 0;
+	i64 r52 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r79 = 0;
+	u32 r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r44 = 0, r45 = 0, r46 = 0;
+	u32 r47 = 0, r48 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r74 = 0;
+	u32 r75 = 0, r76 = 0, r77 = 0, r78 = 0;
+	u64 r24 = 0, r25 = 0, r26 = 0, r27 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0;
+	u64 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r18 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r10 = p3;
+	r15 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b27;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 8;
+	r11 = *(i64 *)r8;
+	r12 = r11;
+	r13 = 0ll;
+b5: // for.loop
+	r21 = r12 > 0ll;
+	if (!r21) goto b22;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r24 = (u64)r12;
+	r25 = (u64)r15;
+	r26 = r24 | r25;
+	r27 = r26 >> 32;
+	r28 = r27 == 0ull;
+	if (!r28) goto b26;
+	r29 = (u32)r12;
+	r30 = (u32)r15;
+	r31 = qd_div_u32(r29, r30);
+	r33 = r31 * r30;
+	r32 = r29 - r33;
+	r22 = (i64)r31;
+	r23 = (i64)r32;
+b8: // for.body
+	r14 = r23;
+	r16 = (u64)r13 + (u64)r14;
+	r17 = r22;
+	r12 = r17;
+	r13 = r16;
+	r38 = r12 > 0ll;
+	if (!r38) goto b22;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r39 = (u64)r12;
+	r40 = (u64)r15;
+	r41 = r39 | r40;
+	r42 = r41 >> 32;
+	r43 = r42 == 0ull;
+	if (!r43) goto b25;
+	r44 = (u32)r12;
+	r45 = (u32)r15;
+	r46 = qd_div_u32(r44, r45);
+	r48 = r46 * r45;
+	r47 = r44 - r48;
+	r22 = (i64)r46;
+	r23 = (i64)r47;
+b12: // for.body (unrolled 1)
+	r35 = r23;
+	r36 = (u64)r13 + (u64)r35;
+	r37 = r22;
+	r12 = r37;
+	r13 = r36;
+	r53 = r12 > 0ll;
+	if (!r53) goto b22;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r54 = (u64)r12;
+	r55 = (u64)r15;
+	r56 = r54 | r55;
+	r57 = r56 >> 32;
+	r58 = r57 == 0ull;
+	if (!r58) goto b24;
+	r59 = (u32)r12;
+	r60 = (u32)r15;
+	r61 = qd_div_u32(r59, r60);
+	r63 = r61 * r60;
+	r62 = r59 - r63;
+	r22 = (i64)r61;
+	r23 = (i64)r62;
+b16: // for.body (unrolled 2)
+	r50 = r23;
+	r51 = (u64)r13 + (u64)r50;
+	r52 = r22;
+	r12 = r52;
+	r13 = r51;
+	r68 = r12 > 0ll;
+	if (!r68) goto b22;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r69 = (u64)r12;
+	r70 = (u64)r15;
+	r71 = r69 | r70;
+	r72 = r71 >> 32;
+	r73 = r72 == 0ull;
+	if (!r73) goto b21;
+	r74 = (u32)r12;
+	r75 = (u32)r15;
+	r76 = qd_div_u32(r74, r75);
+	r78 = r76 * r75;
+	r77 = r74 - r78;
+	r22 = (i64)r76;
+	r23 = (i64)r77;
+b20: // for.body (unrolled 3)
+	r65 = r23;
+	r66 = (u64)r13 + (u64)r65;
+	r67 = r22;
+	r12 = r67;
+	r13 = r66;
+	goto b5;
+b21: // divide in 64 bits (unrolled 3)
+	r22 = qd_div_i64(r12, r15);
+	r79 = (u64)r22 * (u64)r15;
+	r23 = (u64)r12 - (u64)r79;
+	goto b20;
+b22: // for.done
+	r18 = r4 + r7 * 8;
+	*(i64 *)r18 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b24: // divide in 64 bits (unrolled 2)
+	r22 = qd_div_i64(r12, r15);
+	r64 = (u64)r22 * (u64)r15;
+	r23 = (u64)r12 - (u64)r64;
+	goto b16;
+b25: // divide in 64 bits (unrolled 1)
+	r22 = qd_div_i64(r12, r15);
+	r49 = (u64)r22 * (u64)r15;
+	r23 = (u64)r12 - (u64)r49;
+	goto b12;
+b26: // divide in 64 bits
+	r22 = qd_div_i64(r12, r15);
+	r34 = (u64)r22 * (u64)r15;
+	r23 = (u64)r12 - (u64)r34;
+	goto b8;
+b27: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 262144u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Options(out []f32, spot []f32, strike f32), parallel.
+extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p4, char *p5) {
+	bool r6 = 0, r14 = 0, r30 = 0, r31 = 0, r41 = 0, r51 = 0, r61 = 0, r71 = 0;
+	bool r81 = 0, r91 = 0, r101 = 0, r112 = 0, r114 = 0, r119 = 0, r132 = 0, r161 = 0;
+	bool r174 = 0, r204 = 0, r217 = 0, r247 = 0, r260 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r13 = 0;
+	i64 r15 = 0, r24 = 0, r29 = 0, r32 = 0, r40 = 0, r42 = 0, r50 = 0, r52 = 0;
+	i64 r60 = 0, r62 = 0, r70 = 0, r72 = 0, r80 = 0, r82 = 0, r90 = 0, r92 = 0;
+	i64 r100 = 0, r102 = 0, r110 = 0, r111 = 0, r118 = 0, r120 = 0, r131 = 0, r162 = 0;
+	i64 r173 = 0, r203 = 0, r205 = 0, r216 = 0, r246 = 0, r248 = 0, r259 = 0, r289 = 0;
+	i64 r290 = 0, r292 = 0, r295 = 0, r298 = 0, r300 = 0, r303 = 0, r305 = 0, r308 = 0;
+	i64 r310 = 0, r312 = 0, r315 = 0, r317 = 0, r319 = 0, r321 = 0, r323 = 0, r325 = 0;
+	i64 r326 = 0, r328 = 0;
+	u64 r113 = 0, r115 = 0, r116 = 0, r117 = 0;
+	float r11 = 0, r12 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
+	float r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r33 = 0, r34 = 0, r35 = 0;
+	float r36 = 0, r37 = 0, r38 = 0, r39 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
+	float r47 = 0, r48 = 0, r49 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0;
+	float r58 = 0, r59 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
+	float r69 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0;
+	float r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r93 = 0;
+	float r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r104 = 0;
+	float r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r122 = 0, r123 = 0, r124 = 0;
+	float r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r133 = 0, r134 = 0, r135 = 0;
+	float r136 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0;
+	float r144 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0;
+	float r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0;
+	float r160 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0;
+	float r171 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r181 = 0;
+	float r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0;
+	float r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0;
+	float r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0, r207 = 0, r208 = 0, r209 = 0;
+	float r210 = 0, r211 = 0, r212 = 0, r213 = 0, r214 = 0, r218 = 0, r219 = 0, r220 = 0;
+	float r221 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
+	float r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0;
+	float r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0;
+	float r245 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0;
+	float r257 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0;
+	float r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0;
+	float r276 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0;
+	float r284 = 0, r285 = 0, r286 = 0, r287 = 0, r288 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r28 = 0, *r121 = 0, *r130 = 0, *r163 = 0, *r172 = 0;
+	char *r206 = 0, *r215 = 0, *r249 = 0, *r258 = 0, *r291 = 0, *r293 = 0, *r294 = 0, *r296 = 0;
+	char *r297 = 0, *r299 = 0, *r301 = 0, *r302 = 0, *r304 = 0, *r306 = 0, *r307 = 0, *r309 = 0;
+	char *r311 = 0, *r313 = 0, *r314 = 0, *r316 = 0, *r318 = 0, *r320 = 0, *r322 = 0, *r324 = 0;
+	char *r327 = 0, *r329 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r10 = p3;
+	r21 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r111 = (u64)r1 * 3ull;
+	r290 = (u64)r1 * 4ull;
+	r115 = (u64)r3;
+	r117 = (u64)r111;
+	r292 = r290;
+	r295 = r290;
+	r300 = r290;
+	r305 = r290;
+	r312 = r290;
+	r319 = r290;
+	r325 = r2;
+	r326 = r325;
+	r327 = r9 + r326 * 4;
+	r328 = (u64)r290 * 4ull;
+	r329 = r4 + r326 * 4;
+b2: // grid unrolled guard
+	r112 = r2 < r3;
+	if (!r112) goto b67;
+	r116 = (u64)r2;
+	r113 = r115 - r116;
+	r114 = r113 > r117;
+	if (!r114) goto b53;
+	r118 = r2;
+	r120 = r118;
+	if ((u64)r120 >= (u64)r10) { qd_site = 0; qd_x = r120; qd_y = r10; goto qd_fault; }
+	r121 = r327;
+	r122 = *(float *)r121;
+	r12 = 0x0p+00f;
+	r123 = r122 * 0x1.8p-01f;
+	r124 = r123 - r21;
+	r125 = qd_max_f32(r124, 0x0p+00f);
+	r126 = 0x0p+00f + r125;
+	r12 = r126;
+	r133 = r122 * 0x1.ap-01f;
+	r134 = r133 - r21;
+	r135 = qd_max_f32(r134, 0x0p+00f);
+	r136 = r12 + r135;
+	r12 = r136;
+	r137 = r122 * 0x1.cp-01f;
+	r138 = r137 - r21;
+	r139 = qd_max_f32(r138, 0x0p+00f);
+	r140 = r12 + r139;
+	r12 = r140;
+	r141 = r122 * 0x1.ep-01f;
+	r142 = r141 - r21;
+	r143 = qd_max_f32(r142, 0x0p+00f);
+	r144 = r12 + r143;
+	r12 = r144;
+	r145 = r122 * 0x1p+00f;
+	r146 = r145 - r21;
+	r147 = qd_max_f32(r146, 0x0p+00f);
+	r148 = r12 + r147;
+	r12 = r148;
+	r149 = r122 * 0x1.1p+00f;
+	r150 = r149 - r21;
+	r151 = qd_max_f32(r150, 0x0p+00f);
+	r152 = r12 + r151;
+	r12 = r152;
+	r153 = r122 * 0x1.2p+00f;
+	r154 = r153 - r21;
+	r155 = qd_max_f32(r154, 0x0p+00f);
+	r156 = r12 + r155;
+	r12 = r156;
+	r157 = r122 * 0x1.3p+00f;
+	r158 = r157 - r21;
+	r159 = qd_max_f32(r158, 0x0p+00f);
+	r160 = r12 + r159;
+	r12 = r160;
+	r127 = r12 * 0x1p-03f;
+	r128 = r127 * 0x1.e66666p-01f;
+	r129 = r128 / 0x1.8p+01f;
+	r130 = r329;
+	*(float *)r130 = r129;
+	r203 = (u64)r118 + (u64)r1;
+	r162 = r203;
+	if ((u64)r162 >= (u64)r10) { qd_site = 0; qd_x = r162; qd_y = r10; goto qd_fault; }
+	r291 = r121;
+	r293 = r291 + r292 * 1;
+	r163 = r293;
+	r164 = *(float *)r163;
+	r12 = 0x0p+00f;
+	r165 = r164 * 0x1.8p-01f;
+	r166 = r165 - r21;
+	r167 = qd_max_f32(r166, 0x0p+00f);
+	r168 = 0x0p+00f + r167;
+	r12 = r168;
+	r175 = r164 * 0x1.ap-01f;
+	r176 = r175 - r21;
+	r177 = qd_max_f32(r176, 0x0p+00f);
+	r178 = r12 + r177;
+	r12 = r178;
+	r179 = r164 * 0x1.cp-01f;
+	r180 = r179 - r21;
+	r181 = qd_max_f32(r180, 0x0p+00f);
+	r182 = r12 + r181;
+	r12 = r182;
+	r183 = r164 * 0x1.ep-01f;
+	r184 = r183 - r21;
+	r185 = qd_max_f32(r184, 0x0p+00f);
+	r186 = r12 + r185;
+	r12 = r186;
+	r187 = r164 * 0x1p+00f;
+	r188 = r187 - r21;
+	r189 = qd_max_f32(r188, 0x0p+00f);
+	r190 = r12 + r189;
+	r12 = r190;
+	r191 = r164 * 0x1.1p+00f;
+	r192 = r191 - r21;
+	r193 = qd_max_f32(r192, 0x0p+00f);
+	r194 = r12 + r193;
+	r12 = r194;
+	r195 = r164 * 0x1.2p+00f;
+	r196 = r195 - r21;
+	r197 = qd_max_f32(r196, 0x0p+00f);
+	r198 = r12 + r197;
+	r12 = r198;
+	r199 = r164 * 0x1.3p+00f;
+	r200 = r199 - r21;
+	r201 = qd_max_f32(r200, 0x0p+00f);
+	r202 = r12 + r201;
+	r12 = r202;
+	r169 = r12 * 0x1p-03f;
+	r170 = r169 * 0x1.e66666p-01f;
+	r171 = r170 / 0x1.8p+01f;
+	r294 = r130;
+	r296 = r294 + r295 * 1;
+	r172 = r296;
+	*(float *)r172 = r171;
+	r246 = (u64)r203 + (u64)r1;
+	r205 = r246;
+	if ((u64)r205 >= (u64)r10) { qd_site = 0; qd_x = r205; qd_y = r10; goto qd_fault; }
+	r299 = r293;
+	r301 = r299 + r300 * 1;
+	r206 = r301;
+	r207 = *(float *)r206;
+	r12 = 0x0p+00f;
+	r208 = r207 * 0x1.8p-01f;
+	r209 = r208 - r21;
+	r210 = qd_max_f32(r209, 0x0p+00f);
+	r211 = 0x0p+00f + r210;
+	r12 = r211;
+	r218 = r207 * 0x1.ap-01f;
+	r219 = r218 - r21;
+	r220 = qd_max_f32(r219, 0x0p+00f);
+	r221 = r12 + r220;
+	r12 = r221;
+	r222 = r207 * 0x1.cp-01f;
+	r223 = r222 - r21;
+	r224 = qd_max_f32(r223, 0x0p+00f);
+	r225 = r12 + r224;
+	r12 = r225;
+	r226 = r207 * 0x1.ep-01f;
+	r227 = r226 - r21;
+	r228 = qd_max_f32(r227, 0x0p+00f);
+	r229 = r12 + r228;
+	r12 = r229;
+	r230 = r207 * 0x1p+00f;
+	r231 = r230 - r21;
+	r232 = qd_max_f32(r231, 0x0p+00f);
+	r233 = r12 + r232;
+	r12 = r233;
+	r234 = r207 * 0x1.1p+00f;
+	r235 = r234 - r21;
+	r236 = qd_max_f32(r235, 0x0p+00f);
+	r237 = r12 + r236;
+	r12 = r237;
+	r238 = r207 * 0x1.2p+00f;
+	r239 = r238 - r21;
+	r240 = qd_max_f32(r239, 0x0p+00f);
+	r241 = r12 + r240;
+	r12 = r241;
+	r242 = r207 * 0x1.3p+00f;
+	r243 = r242 - r21;
+	r244 = qd_max_f32(r243, 0x0p+00f);
+	r245 = r12 + r244;
+	r12 = r245;
+	r212 = r12 * 0x1p-03f;
+	r213 = r212 * 0x1.e66666p-01f;
+	r214 = r213 / 0x1.8p+01f;
+	r304 = r296;
+	r306 = r304 + r305 * 1;
+	r215 = r306;
+	*(float *)r215 = r214;
+	r289 = (u64)r246 + (u64)r1;
+	r248 = r289;
+	if ((u64)r248 >= (u64)r10) { qd_site = 0; qd_x = r248; qd_y = r10; goto qd_fault; }
+	r311 = r301;
+	r313 = r311 + r312 * 1;
+	r249 = r313;
+	r250 = *(float *)r249;
+	r12 = 0x0p+00f;
+	r251 = r250 * 0x1.8p-01f;
+	r252 = r251 - r21;
+	r253 = qd_max_f32(r252, 0x0p+00f);
+	r254 = 0x0p+00f + r253;
+	r12 = r254;
+	r261 = r250 * 0x1.ap-01f;
+	r262 = r261 - r21;
+	r263 = qd_max_f32(r262, 0x0p+00f);
+	r264 = r12 + r263;
+	r12 = r264;
+	r265 = r250 * 0x1.cp-01f;
+	r266 = r265 - r21;
+	r267 = qd_max_f32(r266, 0x0p+00f);
+	r268 = r12 + r267;
+	r12 = r268;
+	r269 = r250 * 0x1.ep-01f;
+	r270 = r269 - r21;
+	r271 = qd_max_f32(r270, 0x0p+00f);
+	r272 = r12 + r271;
+	r12 = r272;
+	r273 = r250 * 0x1p+00f;
+	r274 = r273 - r21;
+	r275 = qd_max_f32(r274, 0x0p+00f);
+	r276 = r12 + r275;
+	r12 = r276;
+	r277 = r250 * 0x1.1p+00f;
+	r278 = r277 - r21;
+	r279 = qd_max_f32(r278, 0x0p+00f);
+	r280 = r12 + r279;
+	r12 = r280;
+	r281 = r250 * 0x1.2p+00f;
+	r282 = r281 - r21;
+	r283 = qd_max_f32(r282, 0x0p+00f);
+	r284 = r12 + r283;
+	r12 = r284;
+	r285 = r250 * 0x1.3p+00f;
+	r286 = r285 - r21;
+	r287 = qd_max_f32(r286, 0x0p+00f);
+	r288 = r12 + r287;
+	r12 = r288;
+	r255 = r12 * 0x1p-03f;
+	r256 = r255 * 0x1.e66666p-01f;
+	r257 = r256 / 0x1.8p+01f;
+	r318 = r306;
+	r320 = r318 + r319 * 1;
+	r258 = r320;
+	*(float *)r258 = r257;
+	r2 = (u64)r2 + (u64)r290;
+	r327 = r327 + r328 * 1;
+	r329 = r329 + r328 * 1;
+	goto b2;
+b53: // preheader
+	r321 = r2;
+	r322 = r9 + r321 * 4;
+	r323 = (u64)r1 * 4ull;
+	r324 = r4 + r321 * 4;
+b54: // head
+	r6 = r2 < r3;
+	if (!r6) goto b67;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r322;
+	r11 = *(float *)r8;
+	r12 = 0x0p+00f;
+	r19 = r11 * 0x1.8p-01f;
+	r20 = r19 - r21;
+	r22 = qd_max_f32(r20, 0x0p+00f);
+	r23 = 0x0p+00f + r22;
+	r12 = r23;
+	r36 = r11 * 0x1.ap-01f;
+	r37 = r36 - r21;
+	r38 = qd_max_f32(r37, 0x0p+00f);
+	r39 = r12 + r38;
+	r12 = r39;
+	r46 = r11 * 0x1.cp-01f;
+	r47 = r46 - r21;
+	r48 = qd_max_f32(r47, 0x0p+00f);
+	r49 = r12 + r48;
+	r12 = r49;
+	r56 = r11 * 0x1.ep-01f;
+	r57 = r56 - r21;
+	r58 = qd_max_f32(r57, 0x0p+00f);
+	r59 = r12 + r58;
+	r12 = r59;
+	r66 = r11 * 0x1p+00f;
+	r67 = r66 - r21;
+	r68 = qd_max_f32(r67, 0x0p+00f);
+	r69 = r12 + r68;
+	r12 = r69;
+	r76 = r11 * 0x1.1p+00f;
+	r77 = r76 - r21;
+	r78 = qd_max_f32(r77, 0x0p+00f);
+	r79 = r12 + r78;
+	r12 = r79;
+	r86 = r11 * 0x1.2p+00f;
+	r87 = r86 - r21;
+	r88 = qd_max_f32(r87, 0x0p+00f);
+	r89 = r12 + r88;
+	r12 = r89;
+	r96 = r11 * 0x1.3p+00f;
+	r97 = r96 - r21;
+	r98 = qd_max_f32(r97, 0x0p+00f);
+	r99 = r12 + r98;
+	r12 = r99;
+	r25 = r12 * 0x1p-03f;
+	r26 = r25 * 0x1.e66666p-01f;
+	r27 = r26 / 0x1.8p+01f;
+	r28 = r324;
+	*(float *)r28 = r27;
+	r2 = (u64)r2 + (u64)r1;
+	r322 = r322 + r323 * 1;
+	r324 = r324 + r323 * 1;
+	goto b54;
+b67: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 327680u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32), parallel.
+extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12) {
+	bool r6 = 0, r21 = 0, r57 = 0, r66 = 0, r72 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
+	i64 r18 = 0, r20 = 0, r25 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r70 = 0;
+	i64 r71 = 0;
+	float r11 = 0, r15 = 0, r19 = 0, r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0;
+	float r28 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0;
+	float r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r46 = 0, r47 = 0, r48 = 0;
+	float r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0;
+	double r44 = 0, r45 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r12 = 0, *r13 = 0, *r16 = 0, *r17 = 0, *r29 = 0;
+	char *r32 = 0, *r35 = 0, *r58 = 0, *r59 = 0, *r60 = 0, *r62 = 0, *r63 = 0, *r67 = 0;
+	char *r68 = 0, *r69 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p6;
+	r10 = p7;
+	r13 = p8;
+	r14 = p9;
+	r17 = p10;
+	r18 = p11;
+	r60 = p2;
+	r61 = p3;
+	r63 = p4;
+	r64 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r20 = r10;
+	r21 = r20 > 0ll;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b22;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 4;
+	r11 = *(float *)r8;
+	if ((u64)r7 >= (u64)r14) { qd_site = 1; qd_x = r7; qd_y = r14; goto qd_fault; }
+	r12 = r13 + r7 * 4;
+	r15 = *(float *)r12;
+	if ((u64)r7 >= (u64)r18) { qd_site = 2; qd_x = r7; qd_y = r18; goto qd_fault; }
+	r16 = r17 + r7 * 4;
+	r19 = *(float *)r16;
+	if (!r21) goto b21;
+	r22 = 0x0p+00f;
+	r23 = 0x0p+00f;
+	r24 = 0x0p+00f;
+	r25 = 0ll;
+	r67 = r9 + 0ll;
+	r68 = r13 + 0ll;
+	r69 = r17 + 0ll;
+	r70 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll);
+	r71 = (u64)r70 - 4ull;
+b7: // unroll guard
+	r72 = r25 < r71;
+	if (!r72) goto b16;
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	goto b7;
+b16: // rangeint.body
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	if (!r57) goto b18;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	goto b16;
+b18: // edge 3→4
+	r26 = r51;
+	r27 = r53;
+	r28 = r55;
+b19: // rangeint.done
+	r58 = r4 + r7 * 4;
+	*(float *)r58 = r26;
+	if ((u64)r7 >= (u64)r61) { qd_site = 6; qd_x = r7; qd_y = r61; goto qd_fault; }
+	r59 = r60 + r7 * 4;
+	*(float *)r59 = r27;
+	if ((u64)r7 >= (u64)r64) { qd_site = 7; qd_x = r7; qd_y = r64; goto qd_fault; }
+	r62 = r63 + r7 * 4;
+	*(float *)r62 = r28;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r26 = 0x0p+00f;
+	r27 = 0x0p+00f;
+	r28 = 0x0p+00f;
+	goto b19;
+b22: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p12, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 393216u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32), parallel.
+extern "C" __global__ void Mandelbrot64_0(char *p0, i64 p1, i64 p2, i64 p3, i32 p4, char *p5) {
+	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r46 = 0, r55 = 0;
+	i32 r24 = 0, r33 = 0, r39 = 0, r53 = 0, r54 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r52 = 0;
+	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	double r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0;
+	double r20 = 0, r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r34 = 0;
+	double r35 = 0, r36 = 0, r37 = 0, r38 = 0;
+	char *r4 = 0, *r29 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r19 = p3;
+	r33 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = (double)r9;
+	r18 = (double)r19;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b27;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r42 = (u64)r7;
+	r43 = (u64)r9;
+	r44 = r42 | r43;
+	r45 = r44 >> 32;
+	r46 = r45 == 0ull;
+	if (!r46) goto b26;
+	r47 = (u32)r7;
+	r48 = (u32)r9;
+	r49 = qd_div_u32(r47, r48);
+	r51 = r49 * r48;
+	r50 = r47 - r51;
+	r40 = (i64)r49;
+	r41 = (i64)r50;
+b6: // rangeint.body
+	r8 = r41;
+	r10 = (double)r8;
+	r11 = r10 * 0x1.999999999999ap+01;
+	r13 = r11 / r12;
+	r14 = r13 + (-0x1.199999999999ap+01);
+	r15 = r40;
+	r16 = (double)r15;
+	r17 = r16 * 0x1.3333333333333p+01;
+	r20 = r17 / r18;
+	r21 = r20 + (-0x1.3333333333333p+00);
+	r22 = 0x0p+00;
+	r23 = 0x0p+00;
+	r24 = 0;
+	r53 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r54 = (u32)r53 - 3u;
+b8: // unroll guard
+	r55 = r24 < r54;
+	if (!r55) goto b23;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (!r28) goto b13;
+b11: // for.done
+	r29 = r4 + r7 * 4;
+	*(i32 *)r29 = r24;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b13: // if.done (unrolled 0)
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	goto b8;
+b23: // for.loop
+	r32 = r24 < r33;
+	if (!r32) goto b11;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	goto b23;
+b26: // divide in 64 bits
+	r40 = qd_div_i64(r7, r9);
+	r52 = (u64)r40 * (u64)r9;
+	r41 = (u64)r7 - (u64)r52;
+	goto b6;
+b27: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 458752u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Mandelbrot32(counts []i32, w i64, h i64, maxIter i32), parallel.
+extern "C" __global__ void Mandelbrot32_0(char *p0, i64 p1, i64 p2, i64 p3, i32 p4, char *p5) {
+	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r46 = 0, r55 = 0;
+	i32 r24 = 0, r33 = 0, r39 = 0, r53 = 0, r54 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r52 = 0;
+	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	float r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0;
+	float r20 = 0, r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r34 = 0;
+	float r35 = 0, r36 = 0, r37 = 0, r38 = 0;
+	char *r4 = 0, *r29 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r19 = p3;
+	r33 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = (float)r9;
+	r18 = (float)r19;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b27;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r42 = (u64)r7;
+	r43 = (u64)r9;
+	r44 = r42 | r43;
+	r45 = r44 >> 32;
+	r46 = r45 == 0ull;
+	if (!r46) goto b26;
+	r47 = (u32)r7;
+	r48 = (u32)r9;
+	r49 = qd_div_u32(r47, r48);
+	r51 = r49 * r48;
+	r50 = r47 - r51;
+	r40 = (i64)r49;
+	r41 = (i64)r50;
+b6: // rangeint.body
+	r8 = r41;
+	r10 = (float)r8;
+	r11 = r10 * 0x1.99999ap+01f;
+	r13 = r11 / r12;
+	r14 = r13 + (-0x1.19999ap+01f);
+	r15 = r40;
+	r16 = (float)r15;
+	r17 = r16 * 0x1.333334p+01f;
+	r20 = r17 / r18;
+	r21 = r20 + (-0x1.333334p+00f);
+	r22 = 0x0p+00f;
+	r23 = 0x0p+00f;
+	r24 = 0;
+	r53 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r54 = (u32)r53 - 3u;
+b8: // unroll guard
+	r55 = r24 < r54;
+	if (!r55) goto b23;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (!r28) goto b13;
+b11: // for.done
+	r29 = r4 + r7 * 4;
+	*(i32 *)r29 = r24;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b13: // if.done (unrolled 0)
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	goto b8;
+b23: // for.loop
+	r32 = r24 < r33;
+	if (!r32) goto b11;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	goto b23;
+b26: // divide in 64 bits
+	r40 = qd_div_i64(r7, r9);
+	r52 = (u64)r40 * (u64)r9;
+	r41 = (u64)r7 - (u64)r52;
+	goto b6;
+b27: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 524288u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Xorshift(out []u32, seeds []u32, rounds i64), parallel.
+extern "C" __global__ void Xorshift_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r6 = 0, r15 = 0, r26 = 0, r29 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
+	i64 r16 = 0, r23 = 0, r25 = 0, r27 = 0, r28 = 0;
+	u32 r11 = 0, r12 = 0, r13 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
+	u32 r22 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r24 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r10 = p3;
+	r16 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b19;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 4;
+	r11 = *(u32 *)r8;
+	r12 = r11 | 1u;
+	r13 = r12;
+	r14 = 0ll;
+	r27 = r16 > (-9223372036854775805ll) ? r16 : (-9223372036854775805ll);
+	r28 = (u64)r27 - 3ull;
+b6: // unroll guard
+	r29 = r14 < r28;
+	if (!r29) goto b15;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	goto b6;
+b15: // for.loop
+	r15 = r14 < r16;
+	if (!r15) goto b17;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	goto b15;
+b17: // for.done
+	r24 = r4 + r7 * 4;
+	*(u32 *)r24 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b19: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 589824u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel MatVec(y []f32, a []f32, x []f32, n i64), parallel.
+extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r6 = 0, r21 = 0, r32 = 0, r38 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r19 = 0, r20 = 0;
+	i64 r26 = 0, r31 = 0, r33 = 0, r36 = 0, r37 = 0;
+	float r18 = 0, r23 = 0, r27 = 0, r28 = 0, r29 = 0;
+	char *r4 = 0, *r12 = 0, *r15 = 0, *r22 = 0, *r24 = 0, *r25 = 0, *r30 = 0, *r34 = 0;
+	char *r35 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p6;
+	r15 = p2;
+	r16 = p3;
+	r25 = p4;
+	r26 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b19;
+	r7 = r2;
+	r8 = (u64)r7 * (u64)r9;
+	r10 = r8;
+	r11 = (u64)r10 + (u64)r9;
+	if ((u64)r11 > (u64)r16) { qd_site = 0; qd_x = r11; qd_y = r16; goto qd_fault; }
+	if ((u64)r8 > (u64)r11) { qd_site = 1; qd_x = r8; qd_y = r11; goto qd_fault; }
+	r12 = r15 + r8 * 4;
+	r13 = (u64)r11 - (u64)r8;
+	r17 = r13;
+	r18 = 0x0p+00f;
+	r19 = (-1ll);
+	r34 = r12 + 0ll;
+	r35 = r25 + 0ll;
+	r36 = r17 > (-9223372036854775804ll) ? r17 : (-9223372036854775804ll);
+	r37 = (u64)r36 - 4ull;
+b6: // unroll guard
+	r38 = r19 < r37;
+	if (!r38) goto b15;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	goto b6;
+b15: // rangeindex.loop
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	if (!r21) goto b17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	goto b15;
+b17: // rangeindex.done
+	r30 = r4 + r7 * 4;
+	*(float *)r30 = r18;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b19: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 655360u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Daxpy(a f64, x []f64, y []f64), parallel.
+extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4, char *p5) {
+	bool r6 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
+	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r18 = 0;
+	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
+	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
+	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
+	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
+	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
+	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	double r11 = 0, r12 = 0, r13 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
+	double r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
+	double r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r14 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
+	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
+	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
+	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
+	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
+	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p3;
+	r5 = p4;
+	r3 = r5;
+	r9 = p1;
+	r10 = p2;
+	r13 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r20 = (u64)r1 * 3ull;
+	r75 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r20;
+	r77 = (u64)r1 * 8ull;
+	r80 = r77;
+	r88 = r77;
+	r93 = r77;
+	r105 = r77;
+	r112 = r77;
+	r125 = r2;
+	r126 = r125;
+	r127 = r9 + r126 * 8;
+	r128 = (u64)r75 * 8ull;
+	r129 = r4 + r126 * 8;
+b2: // grid unrolled guard
+	r21 = r2 < r3;
+	if (!r21) goto b22;
+	r25 = (u64)r2;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b17;
+	r27 = r2;
+	r29 = r27;
+	if ((u64)r29 >= (u64)r10) { qd_site = 0; qd_x = r29; qd_y = r10; goto qd_fault; }
+	r30 = r127;
+	r31 = *(double *)r30;
+	r32 = r13 * r31;
+	r33 = r129;
+	r34 = *(double *)r33;
+	r35 = r32 + r34;
+	r36 = r33;
+	*(double *)r36 = r35;
+	r50 = (u64)r27 + (u64)r1;
+	r40 = r50;
+	if ((u64)r40 >= (u64)r10) { qd_site = 0; qd_x = r40; qd_y = r10; goto qd_fault; }
+	r76 = r30;
+	r78 = r76 + r77 * 1;
+	r41 = r78;
+	r42 = *(double *)r41;
+	r43 = r13 * r42;
+	r79 = r33;
+	r81 = r79 + r80 * 1;
+	r44 = r81;
+	r45 = *(double *)r44;
+	r46 = r43 + r45;
+	r84 = r81;
+	r47 = r84;
+	*(double *)r47 = r46;
+	r62 = (u64)r50 + (u64)r1;
+	r52 = r62;
+	if ((u64)r52 >= (u64)r10) { qd_site = 0; qd_x = r52; qd_y = r10; goto qd_fault; }
+	r87 = r78;
+	r89 = r87 + r88 * 1;
+	r53 = r89;
+	r54 = *(double *)r53;
+	r55 = r13 * r54;
+	r92 = r81;
+	r94 = r92 + r93 * 1;
+	r56 = r94;
+	r57 = *(double *)r56;
+	r58 = r55 + r57;
+	r99 = r94;
+	r59 = r99;
+	*(double *)r59 = r58;
+	r74 = (u64)r62 + (u64)r1;
+	r64 = r74;
+	if ((u64)r64 >= (u64)r10) { qd_site = 0; qd_x = r64; qd_y = r10; goto qd_fault; }
+	r104 = r89;
+	r106 = r104 + r105 * 1;
+	r65 = r106;
+	r66 = *(double *)r65;
+	r67 = r13 * r66;
+	r111 = r94;
+	r113 = r111 + r112 * 1;
+	r68 = r113;
+	r69 = *(double *)r68;
+	r70 = r67 + r69;
+	r120 = r113;
+	r71 = r120;
+	*(double *)r71 = r70;
+	r2 = (u64)r2 + (u64)r75;
+	r127 = r127 + r128 * 1;
+	r129 = r129 + r128 * 1;
+	goto b2;
+b17: // preheader
+	r121 = r2;
+	r122 = r9 + r121 * 8;
+	r123 = (u64)r1 * 8ull;
+	r124 = r4 + r121 * 8;
+b18: // head
+	r6 = r2 < r3;
+	if (!r6) goto b22;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r122;
+	r11 = *(double *)r8;
+	r12 = r13 * r11;
+	r14 = r124;
+	r15 = *(double *)r14;
+	r16 = r12 + r15;
+	r17 = r14;
+	*(double *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	r122 = r122 + r123 * 1;
+	r124 = r124 + r123 * 1;
+	goto b18;
+b22: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 720896u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Hash(out []u64, keys []u64, rounds i64), parallel.
+extern "C" __global__ void Hash_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r6 = 0, r14 = 0, r28 = 0, r31 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r13 = 0;
+	i64 r15 = 0, r25 = 0, r27 = 0, r29 = 0, r30 = 0;
+	u64 r11 = 0, r12 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
+	u64 r22 = 0, r23 = 0, r24 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r26 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r10 = p3;
+	r15 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b19;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 8;
+	r11 = *(u64 *)r8;
+	r12 = r11;
+	r13 = 0ll;
+	r29 = r15 > (-9223372036854775805ll) ? r15 : (-9223372036854775805ll);
+	r30 = (u64)r29 - 3ull;
+b6: // unroll guard
+	r31 = r13 < r30;
+	if (!r31) goto b15;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	goto b6;
+b15: // for.loop
+	r14 = r13 < r15;
+	if (!r14) goto b17;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	goto b15;
+b17: // for.done
+	r26 = r4 + r7 * 8;
+	*(u64 *)r26 = r12;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b19: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 786432u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Transpose(out []f64, in []f64, w i64, h i64), parallel.
+extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r6 = 0, r20 = 0, r22 = 0, r24 = 0, r29 = 0, r39 = 0, r40 = 0, r50 = 0;
+	bool r52 = 0, r62 = 0, r64 = 0, r74 = 0, r105 = 0, r118 = 0, r131 = 0, r144 = 0;
+	bool r157 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r16 = 0, r19 = 0, r21 = 0, r28 = 0;
+	i64 r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r38 = 0, r41 = 0, r42 = 0;
+	i64 r43 = 0, r44 = 0, r45 = 0, r49 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	i64 r56 = 0, r57 = 0, r61 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
+	i64 r69 = 0, r73 = 0, r75 = 0, r76 = 0, r78 = 0, r81 = 0, r83 = 0, r86 = 0;
+	i64 r88 = 0, r90 = 0, r92 = 0, r94 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
+	i64 r100 = 0, r111 = 0, r112 = 0, r113 = 0, r124 = 0, r125 = 0, r126 = 0, r137 = 0;
+	i64 r138 = 0, r139 = 0, r150 = 0, r151 = 0, r152 = 0, r163 = 0;
+	u32 r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r119 = 0, r120 = 0, r121 = 0;
+	u32 r122 = 0, r123 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r145 = 0;
+	u32 r146 = 0, r147 = 0, r148 = 0, r149 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0;
+	u32 r162 = 0;
+	u64 r23 = 0, r25 = 0, r26 = 0, r27 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0;
+	u64 r114 = 0, r115 = 0, r116 = 0, r117 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0;
+	u64 r140 = 0, r141 = 0, r142 = 0, r143 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0;
+	double r17 = 0, r36 = 0, r47 = 0, r59 = 0, r71 = 0;
+	char *r4 = 0, *r14 = 0, *r15 = 0, *r18 = 0, *r35 = 0, *r37 = 0, *r46 = 0, *r48 = 0;
+	char *r58 = 0, *r60 = 0, *r70 = 0, *r72 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
+	char *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r97 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p5;
+	r12 = p4;
+	r15 = p2;
+	r16 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r21 = (u64)r1 * 3ull;
+	r76 = (u64)r1 * 4ull;
+	r25 = (u64)r3;
+	r27 = (u64)r21;
+	r78 = (u64)r1 * 8ull;
+	r83 = r78;
+	r90 = r78;
+	r95 = r2;
+	r96 = r95;
+	r97 = r4 + r96 * 8;
+	r98 = (u64)r76 * 8ull;
+b2: // grid unrolled guard
+	r22 = r2 < r3;
+	if (!r22) goto b37;
+	r26 = (u64)r2;
+	r23 = r25 - r26;
+	r24 = r23 > r27;
+	if (!r24) goto b29;
+	r28 = r2;
+	r30 = r28;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r153 = (u64)r30;
+	r154 = (u64)r9;
+	r155 = r153 | r154;
+	r156 = r155 >> 32;
+	r157 = r156 == 0ull;
+	if (!r157) goto b28;
+	r158 = (u32)r30;
+	r159 = (u32)r9;
+	r160 = qd_div_u32(r158, r159);
+	r162 = r160 * r159;
+	r161 = r158 - r162;
+	r151 = (i64)r160;
+	r152 = (i64)r161;
+b8: // rangeint.body (grid unrolled 0)
+	r31 = r151;
+	r32 = r152;
+	r33 = (u64)r32 * (u64)r12;
+	r34 = (u64)r33 + (u64)r31;
+	if ((u64)r34 >= (u64)r16) { qd_site = 2; qd_x = r34; qd_y = r16; goto qd_fault; }
+	r35 = r15 + r34 * 8;
+	r36 = *(double *)r35;
+	r37 = r97;
+	*(double *)r37 = r36;
+	r51 = (u64)r28 + (u64)r1;
+	r41 = r51;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r140 = (u64)r41;
+	r141 = (u64)r9;
+	r142 = r140 | r141;
+	r143 = r142 >> 32;
+	r144 = r143 == 0ull;
+	if (!r144) goto b27;
+	r145 = (u32)r41;
+	r146 = (u32)r9;
+	r147 = qd_div_u32(r145, r146);
+	r149 = r147 * r146;
+	r148 = r145 - r149;
+	r138 = (i64)r147;
+	r139 = (i64)r148;
+b13: // rangeint.body (grid unrolled 1)
+	r42 = r138;
+	r43 = r139;
+	r44 = (u64)r43 * (u64)r12;
+	r45 = (u64)r44 + (u64)r42;
+	if ((u64)r45 >= (u64)r16) { qd_site = 2; qd_x = r45; qd_y = r16; goto qd_fault; }
+	r46 = r15 + r45 * 8;
+	r47 = *(double *)r46;
+	r77 = r37;
+	r79 = r77 + r78 * 1;
+	r48 = r79;
+	*(double *)r48 = r47;
+	r63 = (u64)r51 + (u64)r1;
+	r53 = r63;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r127 = (u64)r53;
+	r128 = (u64)r9;
+	r129 = r127 | r128;
+	r130 = r129 >> 32;
+	r131 = r130 == 0ull;
+	if (!r131) goto b26;
+	r132 = (u32)r53;
+	r133 = (u32)r9;
+	r134 = qd_div_u32(r132, r133);
+	r136 = r134 * r133;
+	r135 = r132 - r136;
+	r125 = (i64)r134;
+	r126 = (i64)r135;
+b18: // rangeint.body (grid unrolled 2)
+	r54 = r125;
+	r55 = r126;
+	r56 = (u64)r55 * (u64)r12;
+	r57 = (u64)r56 + (u64)r54;
+	if ((u64)r57 >= (u64)r16) { qd_site = 2; qd_x = r57; qd_y = r16; goto qd_fault; }
+	r58 = r15 + r57 * 8;
+	r59 = *(double *)r58;
+	r82 = r79;
+	r84 = r82 + r83 * 1;
+	r60 = r84;
+	*(double *)r60 = r59;
+	r75 = (u64)r63 + (u64)r1;
+	r65 = r75;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r114 = (u64)r65;
+	r115 = (u64)r9;
+	r116 = r114 | r115;
+	r117 = r116 >> 32;
+	r118 = r117 == 0ull;
+	if (!r118) goto b25;
+	r119 = (u32)r65;
+	r120 = (u32)r9;
+	r121 = qd_div_u32(r119, r120);
+	r123 = r121 * r120;
+	r122 = r119 - r123;
+	r112 = (i64)r121;
+	r113 = (i64)r122;
+b23: // rangeint.body (grid unrolled 3)
+	r66 = r112;
+	r67 = r113;
+	r68 = (u64)r67 * (u64)r12;
+	r69 = (u64)r68 + (u64)r66;
+	if ((u64)r69 >= (u64)r16) { qd_site = 2; qd_x = r69; qd_y = r16; goto qd_fault; }
+	r70 = r15 + r69 * 8;
+	r71 = *(double *)r70;
+	r89 = r84;
+	r91 = r89 + r90 * 1;
+	r72 = r91;
+	*(double *)r72 = r71;
+	r2 = (u64)r2 + (u64)r76;
+	r97 = r97 + r98 * 1;
+	goto b2;
+b25: // divide in 64 bits
+	r112 = qd_div_i64(r65, r9);
+	r124 = (u64)r112 * (u64)r9;
+	r113 = (u64)r65 - (u64)r124;
+	goto b23;
+b26: // divide in 64 bits
+	r125 = qd_div_i64(r53, r9);
+	r137 = (u64)r125 * (u64)r9;
+	r126 = (u64)r53 - (u64)r137;
+	goto b18;
+b27: // divide in 64 bits
+	r138 = qd_div_i64(r41, r9);
+	r150 = (u64)r138 * (u64)r9;
+	r139 = (u64)r41 - (u64)r150;
+	goto b13;
+b28: // divide in 64 bits
+	r151 = qd_div_i64(r30, r9);
+	r163 = (u64)r151 * (u64)r9;
+	r152 = (u64)r30 - (u64)r163;
+	goto b8;
+b29: // preheader
+	r92 = r2;
+	r93 = r4 + r92 * 8;
+	r94 = (u64)r1 * 8ull;
+b30: // head
+	r6 = r2 < r3;
+	if (!r6) goto b37;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r101 = (u64)r7;
+	r102 = (u64)r9;
+	r103 = r101 | r102;
+	r104 = r103 >> 32;
+	r105 = r104 == 0ull;
+	if (!r105) goto b36;
+	r106 = (u32)r7;
+	r107 = (u32)r9;
+	r108 = qd_div_u32(r106, r107);
+	r110 = r108 * r107;
+	r109 = r106 - r110;
+	r99 = (i64)r108;
+	r100 = (i64)r109;
+b34: // rangeint.body
+	r8 = r99;
+	r10 = r100;
+	r11 = (u64)r10 * (u64)r12;
+	r13 = (u64)r11 + (u64)r8;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r15 + r13 * 8;
+	r17 = *(double *)r14;
+	r18 = r93;
+	*(double *)r18 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	r93 = r93 + r94 * 1;
+	goto b30;
+b36: // divide in 64 bits
+	r99 = qd_div_i64(r7, r9);
+	r111 = (u64)r99 * (u64)r9;
+	r100 = (u64)r7 - (u64)r111;
+	goto b34;
+b37: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 851968u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 `
 
