@@ -29,9 +29,11 @@ const (
 // which check fails first, are the same. Each copy has registers of its
 // own for the values of its iteration, which keeps them assigned once for
 // the passes after this one. A loop with an inner loop is left alone, as
-// are the loops of reductions, which the lowering unrolls itself.
+// are the loops of tasks whose threads work together (reductions, which
+// the lowering unrolls itself, and barriers): a thread that runs a copy
+// and one that runs the loop as it was would wait at different places.
 func UnrollGridStride(t *ir.Task) {
-	if t.Kind != ir.Parallel || hasReductions(t) {
+	if t.Kind != ir.Parallel || cooperates(t) {
 		return
 	}
 	loops := t.Loops()
@@ -58,13 +60,12 @@ func UnrollGridStride(t *ir.Task) {
 	}
 }
 
-// hasReductions reports whether the task combines values across threads,
-// which the lowering does for the loops of reductions; it also unrolls
-// their grid-stride loops itself.
-func hasReductions(t *ir.Task) bool {
+// cooperates reports whether the task's threads exchange values or wait
+// for each other.
+func cooperates(t *ir.Task) bool {
 	for _, b := range t.Blocks {
 		for _, x := range b.Instrs {
-			if x.Op == ir.OpShuffleDown || x.Op == ir.OpScratch {
+			if x.Op == ir.OpShuffleDown || x.Op == ir.OpScratch || x.Op == ir.OpBarrier {
 				return true
 			}
 		}
