@@ -94,6 +94,9 @@ func BenchmarkLaunchGPU(b *testing.B) {
 	}
 	var args [8]byte
 	counts := []int64{1}
+	if err := m.kernelReady(0); err != nil {
+		b.Fatal(err)
+	}
 	b.Run("go", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			if err := m.Launch(0, counts, args[:], nil); err != nil {

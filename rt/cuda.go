@@ -4,8 +4,8 @@ package rt
 
 /*
 #cgo LDFLAGS: -ldl
-#cgo noescape qd_cu_launch
-#cgo nocallback qd_cu_launch
+#cgo noescape qd_cu_launch_seq
+#cgo nocallback qd_cu_launch_seq
 #cgo noescape qd_cu_copy_to_device
 #cgo nocallback qd_cu_copy_to_device
 #cgo noescape qd_cu_copy_to_host
@@ -146,10 +146,10 @@ func (d *cudaDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) 
 
 func (d *cudaDriver) loadModule(image Image) (uintptr, error) {
 	if image.Kind == ImageCubin {
-		bin := C.CBytes([]byte(image.Data))
-		defer C.free(bin)
+		// The driver reads the image during the call only: it needs no
+		// copy in C memory.
 		var mod C.uintptr_t
-		r := C.qd_cu_module_load_binary(d.ctx, &mod, bin)
+		r := C.qd_cu_module_load_binary(d.ctx, &mod, unsafe.Pointer(unsafe.StringData(image.Data)))
 		return uintptr(mod), cuError("cuModuleLoadData", r)
 	}
 	src := C.CString(image.Data)
@@ -182,10 +182,23 @@ func (d *cudaDriver) function(mod uintptr, name string) (uintptr, error) {
 	return uintptr(fn), nil
 }
 
-func (d *cudaDriver) launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
-	r := C.qd_cu_launch(d.ctx, C.uintptr_t(fn), C.uint(grid), C.uint(block),
-		C.uintptr_t(stream), args, C.size_t(argSize))
-	return cuError("cuLaunchKernel", r)
+func (d *cudaDriver) launchSeq(seq *launchSeq, args unsafe.Pointer, argSize uintptr) (int, error) {
+	var failed C.int
+	r := C.qd_cu_launch_seq(d.ctx, (*C.qd_task_launch)(unsafe.Pointer(&seq.tasks[0])), C.int(seq.n), C.uintptr_t(seq.stream),
+		args, C.size_t(argSize), C.uintptr_t(seq.wait), C.uintptr_t(seq.record), &failed)
+	if r == 0 {
+		return 0, nil
+	}
+	call := "cuLaunchKernel"
+	switch {
+	case int(failed) == seqWaitFailed && seq.wait == 0:
+		call = "cuCtxSetCurrent"
+	case int(failed) == seqWaitFailed:
+		call = "cuStreamWaitEvent"
+	case int(failed) == seq.n:
+		call = "cuEventRecord"
+	}
+	return int(failed), cuError(call, r)
 }
 
 func (d *cudaDriver) synchronize() error {

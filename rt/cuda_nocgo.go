@@ -14,8 +14,8 @@ func openCUDA(index int) (driver, error) {
 // cudaDriver exists only with cgo.
 type cudaDriver struct{ driver }
 
-func (d *cudaDriver) launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
-	return ErrNoDevice
+func (d *cudaDriver) launchSeq(seq *launchSeq, args unsafe.Pointer, argSize uintptr) (int, error) {
+	return 0, ErrNoDevice
 }
 
 func (d *cudaDriver) fork(ev, from uintptr, streams []uintptr) error     { return ErrNoDevice }

@@ -340,15 +340,33 @@ static inline CUresult qd_cu_function(CUcontext ctx, uintptr_t *out, uintptr_t m
 	return r;
 }
 
-// qd_cu_launch launches fn with its arguments packed in one buffer, which
-// the driver copies before returning.
-static inline CUresult qd_cu_launch(CUcontext ctx, uintptr_t fn, unsigned grid, unsigned block, uintptr_t stream,
-		void *args, size_t size) {
+// qd_task_launch is one task of qd_cu_launch_seq: its function and grid.
+typedef struct {
+	uintptr_t fn;
+	unsigned grid, block;
+} qd_task_launch;
+
+// qd_cu_launch_seq queues on stream a wait for event wait (unless 0), the
+// n tasks in order, each with the arguments packed in one buffer, which the
+// driver copies before returning, then a record of event record (unless
+// 0): a kernel's launch is one call into C. On failure *failed is -1 for
+// the wait, the task's index, or n for the record.
+static inline CUresult qd_cu_launch_seq(CUcontext ctx, const qd_task_launch *tasks, int n, uintptr_t stream,
+		void *args, size_t size, uintptr_t wait, uintptr_t record, int *failed) {
 	CUresult r = qd_cu_use(ctx);
-	if (r) return r;
+	*failed = -1;
+	if (r == 0 && wait) r = qd_cu.StreamWaitEvent((CUstream)stream, (CUevent)wait, 0);
 	void *extra[] = {(void *)1 /* CU_LAUNCH_PARAM_BUFFER_POINTER */, args,
 		(void *)2 /* CU_LAUNCH_PARAM_BUFFER_SIZE */, &size, (void *)0 /* CU_LAUNCH_PARAM_END */};
-	return qd_cu.LaunchKernel((CUfunction)fn, grid, 1, 1, block, 1, 1, 0, (CUstream)stream, NULL, extra);
+	for (int i = 0; r == 0 && i < n; i++) {
+		*failed = i;
+		r = qd_cu.LaunchKernel((CUfunction)tasks[i].fn, tasks[i].grid, 1, 1, tasks[i].block, 1, 1, 0, (CUstream)stream, NULL, extra);
+	}
+	if (r == 0 && record) {
+		*failed = n;
+		r = qd_cu.EventRecord((CUevent)record, (CUstream)stream);
+	}
+	return r;
 }
 
 static inline CUresult qd_cu_stream_synchronize(CUcontext ctx, uintptr_t s) {

@@ -76,12 +76,15 @@ type Device struct {
 	drv     driver // nil for the CPU
 	attrs   deviceAttributes
 	name    string
+	// defaultGrid caps the grids of launches with the default block size
+	// (fullGrid).
+	defaultGrid int64
 
 	closed atomic.Bool
 
 	mu      sync.Mutex // guards modules, live and closing
 	modules map[*ModuleSpec]*Module
-	live    map[releaser]struct{} // what Close frees
+	live    []releaser // what Close frees (live.go)
 
 	// Counts of live driver objects, for leak checks.
 	streams, events, buffers, hostBuffers atomic.Int64
@@ -97,9 +100,6 @@ type Device struct {
 
 	faults faults // the fault records of the modules loaded
 }
-
-// releaser is something a device frees when it closes.
-type releaser interface{ release() error }
 
 // Option configures Open.
 type Option struct {
@@ -196,6 +196,11 @@ func (d *Device) setup(pool int) error {
 		d.Close()
 		return opError("open "+d.backend.String()+" device", err)
 	}
+	if d.drv != nil {
+		// The first page of fault records, so that loading a module
+		// allocates none; failing here, Load tries again.
+		d.faults.reserve(d.drv)
+	}
 	d.startTraceFromEnv()
 	return nil
 }
@@ -211,7 +216,9 @@ var cpuAttributes = deviceAttributes{
 }
 
 func openCPU() *Device {
-	return &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*ModuleSpec]*Module), live: make(map[releaser]struct{})}
+	d := &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*ModuleSpec]*Module)}
+	d.defaultGrid = d.fullGrid(defaultBlockSize)
+	return d
 }
 
 func openGPU(b Backend, index int) (*Device, error) {
@@ -229,15 +236,16 @@ func openGPU(b Backend, index int) (*Device, error) {
 
 // newGPUDevice is a device of an opened driver.
 func newGPUDevice(b Backend, index int, drv driver) *Device {
-	return &Device{
+	d := &Device{
 		backend: b,
 		index:   index,
 		drv:     drv,
 		attrs:   drv.attributes(),
 		name:    drv.deviceName(),
 		modules: make(map[*ModuleSpec]*Module),
-		live:    make(map[releaser]struct{}),
 	}
+	d.defaultGrid = d.fullGrid(defaultBlockSize)
+	return d
 }
 
 // Backend returns the device's backend: CPU or CUDA.
@@ -319,7 +327,7 @@ func (d *Device) Close() error {
 	if d.drv != nil {
 		err = d.drv.synchronizeAll()
 	}
-	for r := range live {
+	for _, r := range live {
 		if e := r.release(); err == nil {
 			err = e
 		}
@@ -346,27 +354,13 @@ func (d *Device) Close() error {
 			err = e
 		}
 	}
+	if e := d.faults.release(d.drv); err == nil {
+		err = e
+	}
 	if e := d.drv.close(); err == nil {
 		err = e
 	}
 	return opError("close device", err)
-}
-
-// track registers something the device frees when it closes.
-func (d *Device) track(r releaser) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed.Load() {
-		return ErrClosed
-	}
-	d.live[r] = struct{}{}
-	return nil
-}
-
-func (d *Device) untrack(r releaser) {
-	d.mu.Lock()
-	delete(d.live, r)
-	d.mu.Unlock()
 }
 
 // LiveObjects counts the driver objects a device holds.

@@ -36,59 +36,98 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	if err := m.kernelReady(kernel); err != nil {
+		return opError("launch "+k.Name, err)
+	}
 	end := len(args)
 	if len(k.Faults) > 0 {
 		end -= 8
 		PutUint64(args, end, uint64(m.faults.dev))
 	}
+	recording := cfg.stream.recording()
 	if k.ScratchPerBlock > 0 {
 		s := &m.scratch[kernel]
 		s.mu.Lock()
 		defer s.mu.Unlock() // launches of the kernel are queued one at a time
-		if err := s.prepare(m.dev, m.scratchBytes(k, counts, cfg), stream, cfg.stream.recording()); err != nil {
+		wait, err := s.prepare(m.dev, m.scratchBytes(k, counts, cfg), stream, recording)
+		if err != nil {
 			return opError("launch "+k.Name+": scratch memory", err)
 		}
 		PutUint64(args, end-8, uint64(s.ptr))
-		if !cfg.stream.recording() {
-			if err := m.queue(kernel, stream, counts, args, cfg); err != nil {
+		if !recording {
+			// The launch waits for the last one on another stream and
+			// records its end for the next, in the same call as its tasks.
+			if err := m.queue(kernel, stream, counts, args, cfg, wait, s.event); err != nil {
 				return err
 			}
-			return opError("launch "+k.Name+": scratch memory", s.finish(m.dev, stream))
+			s.stream, s.used = stream, true
+			return nil
 		}
 	}
-	if cfg.stream.recording() {
+	if recording {
 		return opError("launch "+k.Name, cfg.stream.rec.addKernel(m, kernel, counts, args, cfg))
 	}
-	return m.queue(kernel, stream, counts, args, cfg)
+	return m.queue(kernel, stream, counts, args, cfg, 0, 0)
 }
 
 // queue queues the tasks of a kernel on stream, after returning any fault
-// recorded since the last operation that observed one.
-func (m *Module) queue(kernel int, stream uintptr, counts []int64, args []byte, cfg launchSettings) error {
+// recorded since the last operation that observed one. Before them the
+// stream waits for event wait and after them it records event record,
+// where those are not 0.
+func (m *Module) queue(kernel int, stream uintptr, counts []int64, args []byte, cfg launchSettings, wait, record uintptr) error {
 	k := &m.spec.Kernels[kernel]
 	if err := m.dev.faults.take(); err != nil {
 		return err
 	}
 	tr := m.dev.tracer.Load()
+	if tr == nil && len(k.Groups) == 0 {
+		return m.launchTasks(kernel, 0, len(k.Tasks), stream, counts, args, cfg, wait, record)
+	}
+	drv := m.dev.drv
+	if wait != 0 {
+		if err := drv.waitEvent(stream, wait); err != nil {
+			return opError("launch "+k.Name+": scratch memory", err)
+		}
+	}
+	if err := m.queueParts(kernel, stream, counts, args, cfg, tr); err != nil {
+		return err
+	}
+	if record != 0 {
+		return opError("launch "+k.Name+": scratch memory", drv.recordEvent(record, stream))
+	}
+	return nil
+}
+
+// queueParts queues a kernel with stream-parallel groups, or any kernel
+// while tracing: as a cached graph where it can, else group by group.
+func (m *Module) queueParts(kernel int, stream uintptr, counts []int64, args []byte, cfg launchSettings, tr *tracer) error {
+	k := &m.spec.Kernels[kernel]
 	if tr == nil && m.useGraphs(kernel, cfg) {
 		if done, err := m.launchGraph(kernel, stream, counts, args, cfg); done {
 			return err
 		}
 	}
-	lane := cfg.stream.laneName()
+	lane := ""
+	if tr != nil {
+		lane = cfg.stream.laneName()
+	}
 	for i := 0; i < len(k.Tasks); {
-		if k.Tasks[i].Group == 0 {
-			if err := m.launchTask(kernel, i, stream, counts, args, cfg, tr, lane); err != nil {
-				return err
-			}
-			i++
-			continue
-		}
 		j := i + 1
 		for j < len(k.Tasks) && k.Tasks[j].Group == k.Tasks[i].Group {
 			j++
 		}
-		if err := m.launchGroup(kernel, i, j, stream, counts, args, cfg, tr, lane); err != nil {
+		var err error
+		switch {
+		case k.Tasks[i].Group != 0:
+			err = m.launchGroup(kernel, i, j, stream, counts, args, cfg, tr, lane)
+		case tr != nil:
+			for t := i; t < j && err == nil; t++ {
+				err = m.launchTraced(kernel, t, stream, counts, args, cfg, tr, lane)
+			}
+		default:
+			err = m.launchTasks(kernel, i, j, stream, counts, args, cfg, 0, 0)
+		}
+		if err != nil {
 			return err
 		}
 		i = j
@@ -96,28 +135,84 @@ func (m *Module) queue(kernel int, stream uintptr, counts []int64, args []byte, 
 	return nil
 }
 
-// launchTask launches task i of a kernel on a stream, named lane in
-// traces.
-func (m *Module) launchTask(kernel, i int, stream uintptr, counts []int64, args []byte, cfg launchSettings, tr *tracer, lane string) error {
-	t := &m.spec.Kernels[kernel].Tasks[i]
-	grid, block := uint32(1), uint32(1)
-	if t.Parallel {
-		var ok bool
-		if grid, block, ok = m.dev.gridFor(counts[i], cfg); !ok {
-			return nil
+// launchTasks launches tasks [i, j) of a kernel in order on stream, in
+// one call into the driver for up to maxSeqTasks of them, leaving out
+// tasks with no iterations. Before them the stream waits for event wait
+// and after them it records event record, where those are not 0.
+func (m *Module) launchTasks(kernel, i, j int, stream uintptr, counts []int64, args []byte, cfg launchSettings, wait, record uintptr) error {
+	k := &m.spec.Kernels[kernel]
+	seq := launchSeq{stream: stream, wait: wait}
+	first := i // the task of seq.tasks[0]
+	for t := i; t < j; t++ {
+		grid, block, ok := m.dev.taskGrid(&k.Tasks[t], counts[t], cfg)
+		if !ok {
+			continue
+		}
+		if seq.n == maxSeqTasks {
+			if err := m.launchSeq(kernel, first, &seq, counts, args, cfg); err != nil {
+				return err
+			}
+			seq, first = launchSeq{stream: stream}, t
+		}
+		seq.tasks[seq.n] = taskLaunch{fn: m.entries[kernel][t], grid: grid, block: block}
+		seq.n++
+	}
+	seq.record = record
+	if seq.n == 0 && seq.wait == 0 && seq.record == 0 {
+		return nil
+	}
+	return m.launchSeq(kernel, first, &seq, counts, args, cfg)
+}
+
+// launchSeq makes one launch sequence of a kernel, whose first task is
+// first, and names the part that failed.
+func (m *Module) launchSeq(kernel, first int, seq *launchSeq, counts []int64, args []byte, cfg launchSettings) error {
+	failed, err := launchSeqOn(m.dev.drv, seq, args)
+	if err == nil {
+		return nil
+	}
+	k := &m.spec.Kernels[kernel]
+	if failed < 0 || failed >= seq.n {
+		return opError("launch "+k.Name+": scratch memory", err)
+	}
+	// The failed task is the launched one of that number: tasks with no
+	// iterations were left out.
+	t := first
+	for n := 0; ; t++ {
+		if _, _, ok := m.dev.taskGrid(&k.Tasks[t], counts[t], cfg); ok {
+			if n == failed {
+				break
+			}
+			n++
 		}
 	}
-	var start stamp
-	if tr != nil {
-		start = tr.mark(stream)
+	return opError("launch "+k.Name+" (task "+k.Tasks[t].Entry+")", err)
+}
+
+// taskGrid is the grid of task t with count iterations (one thread for a
+// serial task), or false when it has none.
+func (d *Device) taskGrid(t *TaskSpec, count int64, cfg launchSettings) (grid, block uint32, ok bool) {
+	if !t.Parallel {
+		return 1, 1, true
 	}
-	if err := launchOn(m.dev.drv, m.entries[kernel][i], grid, block, stream, sliceData(args), uintptr(len(args))); err != nil {
-		return opError("launch "+m.spec.Kernels[kernel].Name+" (task "+t.Entry+")", err)
+	return d.gridFor(count, cfg)
+}
+
+// launchTraced launches task i of a kernel on a stream, named lane in the
+// trace tr.
+func (m *Module) launchTraced(kernel, i int, stream uintptr, counts []int64, args []byte, cfg launchSettings, tr *tracer, lane string) error {
+	k := &m.spec.Kernels[kernel]
+	grid, block, ok := m.dev.taskGrid(&k.Tasks[i], counts[i], cfg)
+	if !ok {
+		return nil
 	}
-	if tr != nil {
-		tr.add(TraceEvent{Kind: "kernel", Name: m.spec.Kernels[kernel].Name, Stream: lane, Task: t.Entry, Block: t.Block,
-			Grid: int(grid), Threads: int(block)}, start, tr.mark(stream))
+	start := tr.mark(stream)
+	if err := m.launchTasks(kernel, i, i+1, stream, counts, args, cfg, 0, 0); err != nil {
+		return err
 	}
+	t := &k.Tasks[i]
+	tr.add(TraceEvent{Kind: "kernel", Name: k.Name, Stream: lane, Task: t.Entry, Block: t.Block,
+		Grid: int(grid), Threads: int(block)}, start, tr.mark(stream))
 	return nil
 }
 
@@ -147,14 +242,24 @@ func (m *Module) launchGroup(kernel, i, j int, stream uintptr, counts []int64, a
 	if tr != nil {
 		traceForkJoin(tr, "fork", k.Name, stream, lane, streams[:n])
 	}
-	block := -1
-	for t := i; t < j; t++ {
-		if t == i || k.Tasks[t].Block != k.Tasks[t-1].Block {
-			block++
+	block := 0
+	for a := i; a < j; block++ {
+		b := a + 1
+		for b < j && k.Tasks[b].Block == k.Tasks[a].Block {
+			b++
 		}
-		if err := m.launchTask(kernel, t, streams[block%n], counts, args, cfg, tr, poolLanes[block%n]); err != nil {
+		on := streams[block%n]
+		var err error
+		if tr == nil {
+			err = m.launchTasks(kernel, a, b, on, counts, args, cfg, 0, 0)
+		}
+		for t := a; tr != nil && t < b && err == nil; t++ {
+			err = m.launchTraced(kernel, t, on, counts, args, cfg, tr, poolLanes[block%n])
+		}
+		if err != nil {
 			return err
 		}
+		a = b
 	}
 	if tr != nil {
 		traceForkJoin(tr, "join", k.Name, stream, lane, streams[:n])
@@ -182,11 +287,13 @@ func traceForkJoin(tr *tracer, kind, kernel string, stream uintptr, lane string,
 // thread strides over the iterations, so the grid need not cover them all:
 // it is capped at a few waves of the whole device.
 func (d *Device) gridFor(count int64, cfg launchSettings) (grid, block uint32, ok bool) {
-	block = uint32(cfg.blockSize)
-	if block == 0 {
-		block = defaultBlockSize
+	block, full := uint32(defaultBlockSize), d.defaultGrid
+	if cfg.blockSize != 0 {
+		block = uint32(cfg.blockSize)
 	}
-	full := int64(max(d.attrs.multiprocessors, 1)) * int64(max(d.attrs.maxThreadsPerSM, int(block))/int(block)) * wavesPerLaunch
+	if cfg.blockSize != 0 || full == 0 { // 0: not computed when d was made
+		full = d.fullGrid(block)
+	}
 	if cfg.gridSize > 0 {
 		full = int64(cfg.gridSize)
 	}
@@ -196,8 +303,19 @@ func (d *Device) gridFor(count int64, cfg launchSettings) (grid, block uint32, o
 	if count <= 0 {
 		return 0, 0, false
 	}
-	blocks := (count + int64(block) - 1) / int64(block)
+	var blocks int64
+	if block == defaultBlockSize {
+		blocks = (count-1)/defaultBlockSize + 1 // a shift, not a division
+	} else {
+		blocks = (count-1)/int64(block) + 1
+	}
 	return uint32(min(blocks, full)), block, true
+}
+
+// fullGrid is the number of blocks of block threads in a few waves of the
+// whole device; Device.defaultGrid holds it for the default block size.
+func (d *Device) fullGrid(block uint32) int64 {
+	return int64(max(d.attrs.multiprocessors, 1)) * int64(max(d.attrs.maxThreadsPerSM, int(block))/int(block)) * wavesPerLaunch
 }
 
 const (
@@ -242,14 +360,7 @@ func (m *Module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOp
 // Recording reports whether opts launch on a stream of a recording, where
 // the CPU backend keeps the call for the graph's launches (RecordCPU)
 // instead of making it (RunCPU). Generated stubs call it.
-func Recording(opts []LaunchOption) bool {
-	for i := len(opts) - 1; i >= 0; i-- {
-		if opts[i].setStream {
-			return opts[i].stream.recording()
-		}
-	}
-	return false
-}
+func Recording(opts []LaunchOption) bool { return streamOption(opts).recording() }
 
 // RecordCPU adds a kernel's run on the CPU backend, with the arguments of
 // RunCPU, to the recording of the stream opts name, to be made on each

@@ -170,7 +170,7 @@ func recordingEvent(e *Event, s *Stream) (inside bool, err error) {
 func (d *Device) hostBufferOf(p, bytes uintptr) graphRef {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for r := range d.live {
+	for _, r := range d.live {
 		if h, ok := r.(pinnedMemory); ok {
 			if start, end := h.hostSpan(); start <= p && p+bytes <= end {
 				return h
