@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/internal/fault"
+	"github.com/qdgo/qd/internal/ptxsum"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/rt"
 )
@@ -160,5 +161,19 @@ func TestFaultKinds(t *testing.T) {
 		if faultKinds[k] == "" {
 			t.Errorf("no rt constant for fault kind %s", k)
 		}
+	}
+}
+
+// TestImageSum checks that a PTX image carries the sum that keys the
+// runtime's module cache, so that loading it hashes nothing.
+func TestImageSum(t *testing.T) {
+	p := testPackage(t)
+	file, err := File(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `Sum: "` + ptxsum.Of(p.Images[0].Data) + `"`
+	if !bytes.Contains(file, []byte(want)) {
+		t.Errorf("no %s in:\n%s", want, file)
 	}
 }
