@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/qdgo/qd/internal/ptxsum"
 )
 
 // The host-cost benchmarks measure what the runtime itself spends on the
@@ -158,7 +160,8 @@ var loadSpec = func() *ModuleSpec {
 			fmt.Fprintf(&ptx, "\tld.global.nc.f32 %%f%d, [%%rd%d+%d];\n", i, i, 4*i)
 		}
 	}
-	spec.Images = []Image{{Kind: ImagePTX, Data: ptx.String()}}
+	// As qdgen writes it, with its sum.
+	spec.Images = []Image{{Kind: ImagePTX, Data: ptx.String(), Sum: ptxsum.Of(ptx.String())}}
 	return spec
 }()
 
