@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "08edf82eb90c2388e939bb46a964bf22654f743e5449ff723bc0f25ef1e4dfe3"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1408b9932acf36bb75c515916ac3a497ba2d1cc15704911850d2c41cc4167170"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -861,8 +861,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -951,8 +949,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -1210,7 +1206,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1223,11 +1219,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1263,10 +1256,11 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	add.s64 %rd7, %rd8, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	@!%p4 bra $L_7;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
@@ -1276,17 +1270,12 @@ $L_5:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd7, %rd8, 0;
 	mov.b32 %rt6, 1;
 	st.global.s32 [%rd7], %rt6;
 $L_6:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -1346,7 +1335,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1363,11 +1352,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1427,16 +1413,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -1544,17 +1530,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpins_0(
@@ -1583,9 +1566,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1733,9 +1716,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1886,16 +1869,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2003,17 +1986,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpinsSerial_1(
@@ -2045,16 +2025,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2162,17 +2142,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_0(
@@ -2213,9 +2190,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2375,9 +2352,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2537,9 +2514,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2699,9 +2676,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2861,9 +2838,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3023,9 +3000,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3185,9 +3162,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3347,9 +3324,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3482,9 +3459,9 @@ $L_22:
 	.param .s64 FourTiny_0_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_0_param_0];
@@ -3496,64 +3473,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3570,9 +3553,9 @@ $L_15:
 	.param .s64 FourTiny_1_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_1_param_2];
@@ -3584,64 +3567,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3658,9 +3647,9 @@ $L_15:
 	.param .s64 FourTiny_2_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_2_param_4];
@@ -3672,64 +3661,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3746,9 +3741,9 @@ $L_15:
 	.param .s64 FourTiny_3_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_3_param_6];
@@ -3760,64 +3755,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3828,9 +3829,9 @@ $L_15:
 	.param .s64 Tiny_0_param_1
 )
 {
-	.reg .pred %p<13>;
+	.reg .pred %p<15>;
 	.reg .b32 %r<9>;
-	.reg .b64 %rd<12>;
+	.reg .b64 %rd<14>;
 
 $L_0:
 	ld.param.u64 %rd0, [Tiny_0_param_0];
@@ -3839,64 +3840,70 @@ $L_0:
 $L_1:
 	mov.b64 %rd2, %rd1;
 	mov.b64 %rd3, -1;
+	add.s64 %rd11, %rd0, 0;
 $L_2:
-	max.s64 %rd10, %rd2, -9223372036854775804;
-	sub.s64 %rd11, %rd10, 4;
+	max.s64 %rd12, %rd2, -9223372036854775804;
+	sub.s64 %rd13, %rd12, 4;
 $L_3:
-	setp.lt.s64 %p12, %rd3, %rd11;
-	@!%p12 bra $L_12;
+	setp.lt.s64 %p14, %rd3, %rd13;
+	@!%p14 bra $L_12;
 $L_4:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_5:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_6:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_7:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_8:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_9:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_10:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_11:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 	bra.uni $L_3;
 $L_12:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 	@!%p5 bra $L_14;
 $L_13:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 	bra.uni $L_12;
 $L_14:
 	ret;
@@ -3939,13 +3946,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4001,8 +4006,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -4089,10 +4092,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
@@ -4137,11 +4138,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<64>;
+	.reg .pred %p<90>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<88>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<54>;
+	.reg .f32 %f<87>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
@@ -4162,16 +4163,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -4268,47 +4269,47 @@ $L_28:
 	@!%p34 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_31;
+	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f66;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_34;
+	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f70;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_37;
+	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f74;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@%p34 bra $L_26;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
 $L_39:
 	mov.u64 %rd36, qvar_reduce0;
-	mul.lo.s64 %rd37, %rd24, 1;
-	add.s64 %rd38, %rd37, 0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
 	mad.lo.s64 %rd39, %rd38, 8, %rd36;
 	st.shared.f32 [%rd39], %f0;
 $L_40:
@@ -4323,12 +4324,12 @@ $L_41:
 	@!%p43 bra $L_60;
 $L_42:
 	mov.u64 %rd44, qvar_reduce0;
-	mul.lo.s64 %rd45, %rd23, 1;
-	add.s64 %rd46, %rd45, 0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
 	mad.lo.s64 %rd47, %rd46, 8, %rd44;
 	ld.shared.f32 %f0, [%rd47];
 $L_43:
-	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.b64 %rd48, %rd26;
 	mov.u32 %rt14, %ntid.x;
 	cvt.u64.u32 %rd49, %rt14;
 	sub.s64 %rd50, %rd49, %rd48;
@@ -4348,47 +4349,47 @@ $L_46:
 	@!%p56 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_49;
+	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f78;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_52;
+	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f82;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_55;
+	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f86;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@%p56 bra $L_44;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
 $L_56:
-	setp.eq.s64 %p57, %rd23, 0;
+	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
-	mul.lo.s64 %rd59, %rd58, 1;
+	mov.b64 %rd59, %rd58;
 	add.s64 %rd60, %rd59, 2;
 	mad.lo.s64 %rd62, %rd60, 8, %rd61;
 	st.global.f32 [%rd62], %f0;
@@ -4416,10 +4417,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
+	.reg .pred %p<85>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
-	.reg .f32 %f<47>;
+	.reg .b64 %rd<83>;
+	.reg .f32 %f<82>;
 
 $L_0:
 	ld.param.u64 %rd0, [Sum_1_param_4];
@@ -4432,46 +4433,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd53, %rd50;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd56, %rd50;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f5, %f5, %f57;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd59, %rd50;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f5, %f5, %f60;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -4501,47 +4502,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f61;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f65;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f69;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.f32 [%rd27], %f5;
 $L_25:
@@ -4556,12 +4557,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.f32 %f5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -4581,42 +4582,42 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f73;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f77;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f81;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
 	add.rn.f32 %f46, %f5, 0f00000000;
@@ -4711,8 +4712,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -4754,8 +4754,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -4914,7 +4913,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -4929,11 +4928,9 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -4952,11 +4949,12 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = elemaddr r8, 0, 4
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b8
+	branch r4, b3, b7
 b3: # index
 	r5 = move.i64 r2
 	jump b4
@@ -4965,17 +4963,12 @@ b4: # rangeint.body
 	branch r6, b5, b6
 b5: # if.then
 	checkindex 0, r9, site 0
-	r7 = elemaddr r8, 0, 4
 	store.i32 r7, 1
 	jump b6
-b6: # if.done
-	r10 = add.i64 r5, 1
-	r11 = lt.i64 r10, r3
-	branch r11, b7, b8
-b7: # latch
+b6: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b8: # exit
+b7: # exit
 	return
 
 kernel Saxpy(a f32, x []f32, y []f32, n i64)
@@ -4995,7 +4988,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -5012,11 +5005,9 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -5035,18 +5026,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -5164,17 +5155,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel TwoSpins(a []i64, b []i64, iters i64)
 groups [2]
@@ -5197,10 +5186,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -5348,10 +5337,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -5494,18 +5483,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -5623,17 +5612,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 task TwoSpinsSerial_1 parallel count=(len b)
 b0: # entry
@@ -5645,18 +5632,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 5→7
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -5774,17 +5761,15 @@ b18: # edge 7→8
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 5→8
+b21: # edge 5→8
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
 groups [8]
@@ -5834,10 +5819,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -5985,10 +5970,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6136,10 +6121,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6287,10 +6272,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6438,10 +6423,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6589,10 +6574,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6740,10 +6725,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6891,10 +6876,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -7046,73 +7031,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -7129,73 +7120,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -7212,73 +7209,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -7295,73 +7298,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -7376,73 +7385,79 @@ b0: # entry
 b1: # tiny.entry
 	r2 = move.i64 r1
 	r3 = move.i64 -1
+	r11 = elemaddr r0, 0, 4
 	jump b2
 b2: # unroll setup
-	r10 = max.i64 r2, -9223372036854775804
-	r11 = sub.i64 r10, 4
+	r12 = max.i64 r2, -9223372036854775804
+	r13 = sub.i64 r12, 4
 	jump b3
 b3: # unroll guard
-	r12 = lt.i64 r3, r11
-	branch r12, b4, b12
+	r14 = lt.i64 r3, r13
+	branch r14, b4, b12
 b4: # tiny.rangeindex.loop (unrolled 0)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b5
 b5: # tiny.rangeindex.body (unrolled 0)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b6
 b6: # tiny.rangeindex.loop (unrolled 1)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b7
 b7: # tiny.rangeindex.body (unrolled 1)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b8
 b8: # tiny.rangeindex.loop (unrolled 2)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b9
 b9: # tiny.rangeindex.body (unrolled 2)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b10
 b10: # tiny.rangeindex.loop (unrolled 3)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b11
 b11: # tiny.rangeindex.body (unrolled 3)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b3
 b12: # tiny.rangeindex.loop
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	branch r5, b13, b14
 b13: # tiny.rangeindex.body
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b12
 b14: # tiny.return
 	return
@@ -7470,13 +7485,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
-	r15 = elemaddr r4, r9, 4
+	r15 = move.ptr r11
 	store.f32 r15, r13
 	jump b6
 b6: # latch
@@ -7513,8 +7527,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -7557,8 +7570,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
@@ -7590,17 +7602,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -7710,48 +7722,48 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b30, b31
+	r66 = shuffledown.f32 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r66
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b32, b38
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b33, b34
+	r70 = shuffledown.f32 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r70
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b35, b38
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b36, b37
+	r74 = shuffledown.f32 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r74
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b26, b38
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
 b39: # reduction warp result
 	r36 = addr reduce0
-	r37 = mul.i64 r24, 1
-	r38 = add.i64 r37, 0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
 	r39 = elemaddr r36, r38, 8
 	store.shared.f32 r39, r0
 	jump b40
@@ -7766,13 +7778,13 @@ b41: # reduction first warp
 	branch r43, b42, b60
 b42: # reduction take
 	r44 = addr reduce0
-	r45 = mul.i64 r23, 1
-	r46 = add.i64 r45, 0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
 	r47 = elemaddr r44, r46, 8
 	r0 = load.shared.f32 r47
 	jump b43
 b43: # reduction warps
-	r48 = mul.i64 r24, r25
+	r48 = move.i64 r26
 	r49 = blocksize
 	r50 = sub.i64 r49, r48
 	r51 = min.i64 r50, r25
@@ -7791,47 +7803,47 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b48, b49
+	r78 = shuffledown.f32 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r78
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b50, b56
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b51, b52
+	r82 = shuffledown.f32 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r82
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b53, b56
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b54, b55
+	r86 = shuffledown.f32 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r86
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b44, b56
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
 b56: # reduction shuffled
-	r57 = eq.i64 r23, 0
+	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = mul.i64 r58, 1
+	r59 = move.i64 r58
 	r60 = add.i64 r59, 2
 	r62 = elemaddr r61, r60, 8
 	store.f32 r62, r0
@@ -7859,50 +7871,50 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r53 = move.ptr r50
+	r54 = load.f32 r53
+	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r56 = move.ptr r50
+	r57 = load.f32 r56
+	r5 = add.f32 r5, r57
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r59 = move.ptr r50
+	r60 = load.f32 r59
+	r5 = add.f32 r5, r60
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -7927,48 +7939,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r61 = shuffledown.f32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r61
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r65 = shuffledown.f32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r65
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r69 = shuffledown.f32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r69
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.f32 r27, r5
 	jump b25
@@ -7983,13 +7995,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.f32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -8008,43 +8020,43 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r73 = shuffledown.f32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r73
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r77 = shuffledown.f32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r77
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r81 = shuffledown.f32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r81
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
 	r46 = add.f32 r5, 0.0

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b32537b9cc11528ebf8505b7ee71e6ac8150c09a0abb92aaf391a0e00d99b1d6"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6a0e4d91a2c900fe8bbc33183f023cf7d3472fbde0d84e02b5aa24b5a7bf8754"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind:     rt.FaultIndex,
@@ -515,7 +515,62 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:176:9",
+			Pos:  "kernels.go:179:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:179:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:179:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:179:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:180:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:180:58",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:180:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:180:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:181:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:181:47",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:181:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:181:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:182:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:182:41",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:182:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:182:16",
+		}},
+		Name: "MinMaxConstants",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "MinMaxConstants_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:192:9",
 		}},
 		Name: "Control",
 		Tasks: []rt.TaskSpec{{
@@ -525,25 +580,25 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:213:3",
+			Pos:  "kernels.go:229:3",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:215:4",
+			Pos:  "kernels.go:231:4",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:217:10",
+			Pos:  "kernels.go:233:10",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:217:17",
+			Pos:  "kernels.go:233:17",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:217:3",
+			Pos:  "kernels.go:233:3",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:219:12",
+			Pos:  "kernels.go:235:12",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:224:13",
+			Pos:  "kernels.go:240:13",
 		}},
 		Name: "Phases",
 		Tasks: []rt.TaskSpec{{
@@ -577,19 +632,19 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "helpers.go:37:18",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:249:4",
+			Pos:  "kernels.go:265:4",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:249:10",
+			Pos:  "kernels.go:265:10",
 		}, {
 			Kind: rt.FaultSliceAcap,
-			Pos:  "kernels.go:251:27",
+			Pos:  "kernels.go:267:27",
 		}, {
 			Kind: rt.FaultSliceB,
-			Pos:  "kernels.go:251:27",
+			Pos:  "kernels.go:267:27",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:251:8",
+			Pos:  "kernels.go:267:8",
 		}},
 		Name: "Helpers",
 		Tasks: []rt.TaskSpec{{
@@ -599,14 +654,14 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind:     rt.FaultIndex,
-			Pos:      "kernels.go:272:4",
+			Pos:      "kernels.go:288:4",
 			Unsigned: true,
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:275:4",
+			Pos:  "kernels.go:291:4",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:279:5",
+			Pos:  "kernels.go:295:5",
 		}},
 		Name: "Ranges",
 		Tasks: []rt.TaskSpec{{
@@ -628,31 +683,31 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:289:11",
+			Pos:  "kernels.go:305:11",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:289:4",
+			Pos:  "kernels.go:305:4",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:290:11",
+			Pos:  "kernels.go:306:11",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:290:16",
+			Pos:  "kernels.go:306:16",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:290:4",
+			Pos:  "kernels.go:306:4",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:291:12",
+			Pos:  "kernels.go:307:12",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:291:4",
+			Pos:  "kernels.go:307:4",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:292:17",
+			Pos:  "kernels.go:308:17",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:292:4",
+			Pos:  "kernels.go:308:4",
 		}},
 		Name: "Narrow",
 		Tasks: []rt.TaskSpec{{
@@ -662,7 +717,7 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:302:5",
+			Pos:  "kernels.go:318:5",
 		}},
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
@@ -672,28 +727,28 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:315:14",
+			Pos:  "kernels.go:331:14",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:315:25",
+			Pos:  "kernels.go:331:25",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:318:24",
+			Pos:  "kernels.go:334:24",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:321:17",
+			Pos:  "kernels.go:337:17",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:324:17",
+			Pos:  "kernels.go:340:17",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:327:13",
+			Pos:  "kernels.go:343:13",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:327:23",
+			Pos:  "kernels.go:343:23",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:330:28",
+			Pos:  "kernels.go:346:28",
 		}},
 		Name: "Counted",
 		Tasks: []rt.TaskSpec{{
@@ -709,7 +764,7 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:357:15",
+			Pos:  "kernels.go:373:15",
 		}},
 		Name: "AddOne",
 		Tasks: []rt.TaskSpec{{
@@ -732,6 +787,35 @@ var qdModule = &rt.ModuleSpec{
 		Name: "Scalars",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Scalars_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:425:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:425:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:431:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:436:24",
+		}},
+		Name: "ClampedWindow",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "ClampedWindow_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:447:10",
+		}},
+		Name: "Rounds",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Rounds_0",
 			Parallel: true,
 		}},
 	}, {
@@ -1806,7 +1890,39 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Control launches kernel Control (kernels.go:174) after the work already launched on
+// MinMaxConstants launches kernel MinMaxConstants (kernels.go:175) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MinMaxConstants(x *rt.Buffer[float64], hi *rt.Buffer[float64], lo *rt.Buffer[float64], hiNeg *rt.Buffer[float64], loNeg *rt.Buffer[float64], hiC *rt.Buffer[float64], loC *rt.Buffer[float64], y *rt.Buffer[float32], hi32 *rt.Buffer[float32], lo32 *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxConstants", qdOpts, x, hi, lo, hiNeg, loNeg, hiC, loC, y, hi32, lo32); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [168]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, hi)
+	rt.PutBuffer(qdArgs[:], 32, lo)
+	rt.PutBuffer(qdArgs[:], 48, hiNeg)
+	rt.PutBuffer(qdArgs[:], 64, loNeg)
+	rt.PutBuffer(qdArgs[:], 80, hiC)
+	rt.PutBuffer(qdArgs[:], 96, loC)
+	rt.PutBuffer(qdArgs[:], 112, y)
+	rt.PutBuffer(qdArgs[:], 128, hi32)
+	rt.PutBuffer(qdArgs[:], 144, lo32)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MinMaxConstants(x.CPUSlice(), hi.CPUSlice(), lo.CPUSlice(), hiNeg.CPUSlice(), loNeg.CPUSlice(), hiC.CPUSlice(), loC.CPUSlice(), y.CPUSlice(), hi32.CPUSlice(), lo32.CPUSlice())
+			}, x, hi, lo, hiNeg, loNeg, hiC, loC, y, hi32, lo32)
+		}
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MinMaxConstants(x.CPUSlice(), hi.CPUSlice(), lo.CPUSlice(), hiNeg.CPUSlice(), loNeg.CPUSlice(), hiC.CPUSlice(), loC.CPUSlice(), y.CPUSlice(), hi32.CPUSlice(), lo32.CPUSlice())
+		}, x, hi, lo, hiNeg, loNeg, hiC, loC, y, hi32, lo32)
+	}
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Control launches kernel Control (kernels.go:190) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit int32, qdOpts ...rt.LaunchOption) error {
@@ -1820,18 +1936,18 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Control(a.CPUSlice(), out.CPUSlice(), limit)
 			}, a, out)
 		}
-		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		}, a, out)
 	}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Phases launches kernel Phases (kernels.go:212) after the work already launched on
+// Phases launches kernel Phases (kernels.go:228) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
@@ -1845,18 +1961,18 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Phases(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
 	}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Spin launches kernel Spin (kernels.go:232) after the work already launched on
+// Spin launches kernel Spin (kernels.go:248) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -1869,18 +1985,18 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Spin(out.CPUSlice(), iters)
 			}, out)
 		}
-		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
 	}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
+// Helpers launches kernel Helpers (kernels.go:262) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt.Buffer[float64], q *rt.Buffer[int64], r *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
@@ -1896,18 +2012,18 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 			}, a, f, sums, q, r)
 		}
-		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		}, a, f, sums, q, r)
 	}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
+// Ranges launches kernel Ranges (kernels.go:280) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, flag bool, qdOpts ...rt.LaunchOption) error {
@@ -1922,18 +2038,18 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		}, a, b)
 	}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
+// Narrow launches kernel Narrow (kernels.go:303) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffer[int8], qdOpts ...rt.LaunchOption) error {
@@ -1947,18 +2063,18 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Empty launches kernel Empty (kernels.go:299) after the work already launched on
+// Empty launches kernel Empty (kernels.go:315) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
@@ -1971,18 +2087,18 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Empty(a.CPUSlice(), n)
 			}, a)
 		}
-		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
 	}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Counted launches kernel Counted (kernels.go:312) after the work already launched on
+// Counted launches kernel Counted (kernels.go:328) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.Buffer[int64], small *rt.Buffer[int8], u *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
@@ -1998,18 +2114,18 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 			}, out, lo, hi, small, u)
 		}
-		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		}, out, lo, hi, small, u)
 	}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Fill launches kernel Fill (kernels.go:346) after the work already launched on
+// Fill launches kernel Fill (kernels.go:362) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
@@ -2022,18 +2138,18 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Fill(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
+// AddOne launches kernel AddOne (kernels.go:371) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
@@ -2046,18 +2162,18 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	qdCounts := [1]int64{int64(dst.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 				AddOne(dst.CPUSlice(), src.CPUSlice())
 			}, dst, src)
 		}
-		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		}, dst, src)
 	}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
+// Accumulate launches kernel Accumulate (kernels.go:380) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
@@ -2070,18 +2186,18 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Accumulate(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
+// SlowFill launches kernel SlowFill (kernels.go:391) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts ...rt.LaunchOption) error {
@@ -2095,18 +2211,18 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 				SlowFill(a.CPUSlice(), v, iters)
 			}, a)
 		}
-		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		}, a)
 	}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
+// Scalars launches kernel Scalars (kernels.go:408) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64, qdOpts ...rt.LaunchOption) error {
@@ -2128,15 +2244,66 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 			}, out)
 		}
-		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		}, out)
 	}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ClampedWindow launches kernel ClampedWindow (kernels.go:423) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ClampedWindow(out *rt.Buffer[int32], in *rt.Buffer[uint8], ladder *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ClampedWindow", qdOpts, out, in, ladder); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [72]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutBuffer(qdArgs[:], 32, ladder)
+	rt.PutUint64(qdArgs[:], 48, uint64(w))
+	rt.PutUint64(qdArgs[:], 56, uint64(h))
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ClampedWindow(out.CPUSlice(), in.CPUSlice(), ladder.CPUSlice(), w, h)
+			}, out, in, ladder)
+		}
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ClampedWindow(out.CPUSlice(), in.CPUSlice(), ladder.CPUSlice(), w, h)
+		}, out, in, ladder)
+	}
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Rounds launches kernel Rounds (kernels.go:445) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Rounds(out *rt.Buffer[uint64], in *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Rounds", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Rounds(out.CPUSlice(), in.CPUSlice())
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Rounds(out.CPUSlice(), in.CPUSlice())
+		}, out, in)
+	}
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -2155,15 +2322,15 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TwoBlocks(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -2182,15 +2349,15 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 				OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -2211,15 +2378,15 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
 	}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -2236,15 +2403,15 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -2351,15 +2518,15 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 				EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 			}, a0, a1, a2, a3, a4, a5, a6, a7)
 		}
-		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -2386,15 +2553,15 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sum launches kernel Sum (reduce.go:12) after the work already launched on
@@ -2410,15 +2577,15 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sum(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sum(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // IntStats launches kernel IntStats (reduce.go:24) after the work already launched on
@@ -2434,15 +2601,15 @@ func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 				IntStats(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 			IntStats(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Center launches kernel Center (reduce.go:53) after the work already launched on
@@ -2458,15 +2625,15 @@ func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Center(x.CPUSlice(), centered.CPUSlice())
 			}, x, centered)
 		}
-		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Center(x.CPUSlice(), centered.CPUSlice())
 		}, x, centered)
 	}
-	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FloatRange launches kernel FloatRange (reduce.go:68) after the work already launched on
@@ -2483,15 +2650,15 @@ func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n
 	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 		}, x, out)
 	}
-	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ChunkSums launches kernel ChunkSums (reduce.go:82) after the work already launched on
@@ -2510,15 +2677,15 @@ func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], ou
 	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 			}, x, partial, out)
 		}
-		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 		}, x, partial, out)
 	}
-	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockSums launches kernel BlockSums (reduce.go:101) after the work already launched on
@@ -2545,15 +2712,15 @@ func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt
 	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 			}, a, b, outA, outB)
 		}
-		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 		}, a, b, outA, outB)
 	}
-	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Dot launches kernel Dot (reduce.go:124) after the work already launched on
@@ -2570,15 +2737,15 @@ func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ScaleSum launches kernel ScaleSum (reduce.go:136) after the work already launched on
@@ -2595,15 +2762,15 @@ func (qdk *Kernels) ScaleSum(x *rt.Buffer[int32], y *rt.Buffer[int32], out *rt.B
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -2659,10 +2826,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
@@ -2741,6 +2906,9 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	add.s64 %rd11, %rd12, 0;
+	add.s64 %rd20, %rd21, 0;
+	add.s64 %rd26, %rd27, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -2749,13 +2917,10 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd13;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd11, %rd12, 0;
 	mov.b32 %rt6, 1;
 	atom.global.add.s32 %r15, [%rd11], %rt6;
 	add.s32 %r14, %r15, 1;
@@ -2769,13 +2934,11 @@ $L_5:
 	mov.b64 %rdt4, 0;
 	setp.ge.u64 %pt2, %rdt4, %rd22;
 	@%pt2 bra $Lfault_2;
-	add.s64 %rd20, %rd21, 0;
 	mov.b64 %rd23, %rd9;
 	atom.global.add.u64 %rd25, [%rd20], %rd23;
 	mov.b64 %rdt5, 0;
 	setp.ge.u64 %pt3, %rdt5, %rd28;
 	@%pt3 bra $Lfault_3;
-	add.s64 %rd26, %rd27, 0;
 	mov.b64 %rd29, %rd9;
 	neg.s64 %rd30, %rd29;
 	atom.global.add.u64 %rd32, [%rd26], %rd30;
@@ -2875,14 +3038,12 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	setp.ge.u64 %pt0, %rd9, %rd15;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd13, %rd9, 1, %rd14;
+	add.s64 %rd13, %rd14, %rd9;
 	ld.global.u8 %r16, [%rd13];
 	rem.u32 %r17, %r16, 4;
 	and.b32 %r17, %r17, 255;
@@ -2891,7 +3052,7 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd21, 4, %rd19;
 	atom.global.add.f32 %f23, [%rd18], %f12;
-	cvt.u64.u32 %rd27, %r17;
+	mov.b64 %rd27, %rd21;
 	setp.ge.u64 %pt2, %rd27, %rd26;
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd24, %rd27, 8, %rd25;
@@ -3002,6 +3163,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	add.s64 %rd13, %rd14, 0;
+	add.s64 %rd17, %rd18, 0;
+	add.s64 %rd25, %rd26, 0;
+	add.s64 %rd29, %rd30, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -3010,15 +3175,12 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd4;
 	ld.global.f64 %fd12, [%rd11];
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd15;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd13, %rd14, 0;
 	ld.global.b64 %rdt4, [%rd13];
 $A_0:
 	mov.b64 %fd16, %rdt4;
@@ -3041,7 +3203,6 @@ $A_1:
 	mov.b64 %rdt7, 0;
 	setp.ge.u64 %pt6, %rdt7, %rd19;
 	@%pt6 bra $Lfault_1;
-	add.s64 %rd17, %rd18, 0;
 	ld.global.b64 %rdt8, [%rd17];
 $A_2:
 	mov.b64 %fd20, %rdt8;
@@ -3077,12 +3238,10 @@ $A_3:
 	mov.b64 %rdt11, 0;
 	setp.ge.u64 %pt12, %rdt11, %rd27;
 	@%pt12 bra $Lfault_2;
-	add.s64 %rd25, %rd26, 0;
 	atom.global.min.s64 %rd28, [%rd25], %rd24;
 	mov.b64 %rdt12, 0;
 	setp.ge.u64 %pt13, %rdt12, %rd31;
 	@%pt13 bra $Lfault_3;
-	add.s64 %rd29, %rd30, 0;
 	atom.global.max.s64 %rd32, [%rd29], %rd24;
 	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
 	add.s64 %rd67, %rd66, %rd9;
@@ -3096,7 +3255,7 @@ $A_3:
 	mov.b64 %rd33, %rd74;
 	setp.ge.u64 %pt14, %rd33, %rd36;
 	@%pt14 bra $Lfault_4;
-	mad.lo.s64 %rd34, %rd33, 1, %rd35;
+	add.s64 %rd34, %rd35, %rd33;
 	mov.b32 %rt6, 1;
 	and.b64 %rdt13, %rd34, -4;
 	cvt.u32.u64 %rt7, %rd34;
@@ -3146,15 +3305,7 @@ $A_6:
 	mov.b32 %rt13, %rt14;
 	@%pt19 bra $A_6;
 $A_7:
-	mul.hi.s64 %rd84, %rd9, -6148914691236517205;
-	add.s64 %rd85, %rd84, %rd9;
-	mov.b64 %rd86, %rd85;
-	shr.u64 %rd87, %rd86, 63;
-	shr.s64 %rd88, %rd85, 1;
-	mov.b64 %rd89, %rd87;
-	add.s64 %rd90, %rd88, %rd89;
-	mul.lo.s64 %rd91, %rd90, 3;
-	sub.s64 %rd92, %rd9, %rd91;
+	mov.b64 %rd92, %rd74;
 	mov.b64 %rd45, %rd92;
 	add.s64 %rd46, %rd45, 5;
 	setp.ge.u64 %pt20, %rd46, %rd42;
@@ -3289,12 +3440,12 @@ $Lfault:
 	.param .u64 Bits_0_param_14
 )
 {
-	.reg .pred %p<53>;
-	.reg .pred %pt<14>;
-	.reg .b32 %r<54>;
+	.reg .pred %p<74>;
+	.reg .pred %pt<10>;
+	.reg .b32 %r<75>;
 	.reg .b32 %rt<11>;
 	.reg .b64 %rd<63>;
-	.reg .b64 %rdt<14>;
+	.reg .b64 %rdt<10>;
 
 $L_0:
 	ld.param.u64 %rd4, [Bits_0_param_0];
@@ -3330,6 +3481,9 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	add.s64 %rd21, %rd22, 0;
+	add.s64 %rd46, %rd47, 0;
+	mov.b64 %rd51, %rd46;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -3338,10 +3492,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_15;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	div.u32 %r13, %r12, 32;
 	and.b32 %r13, %r13, 255;
@@ -3357,7 +3509,6 @@ $L_5:
 	mov.b64 %rdt3, 0;
 	setp.ge.u64 %pt1, %rdt3, %rd23;
 	@%pt1 bra $Lfault_1;
-	add.s64 %rd21, %rd22, 0;
 	rem.u32 %r24, %r12, 64;
 	and.b32 %r24, %r24, 255;
 	mov.b64 %rdt4, 1;
@@ -3376,7 +3527,7 @@ $L_5:
 	setp.ge.u64 %pt4, %rd9, %rd38;
 	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd36, %rd9, 4, %rd37;
-	mad.lo.s64 %rd39, %rd9, 4, %rd37;
+	mov.b64 %rd39, %rd36;
 	ld.relaxed.gpu.global.s32 %r40, [%rd39];
 	add.s32 %r41, %r40, 1;
 	st.relaxed.gpu.global.s32 [%rd36], %r41;
@@ -3397,7 +3548,6 @@ $L_6:
 	mov.b64 %rdt5, 0;
 	setp.ge.u64 %pt5, %rdt5, %rd48;
 	@%pt5 bra $Lfault_5;
-	add.s64 %rd46, %rd47, 0;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
 	@!%p50 bra $L_8;
@@ -3405,61 +3555,42 @@ $L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_8:
-	mov.b64 %rdt6, 0;
-	setp.ge.u64 %pt6, %rdt6, %rd48;
-	@%pt6 bra $Lfault_6;
-	add.s64 %rd51, %rd47, 0;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
 	@%p52 bra $L_7;
 $L_9:
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt6, %rdt6, %rd48;
+	@%pt6 bra $Lfault_6;
+	ld.relaxed.gpu.global.s32 %r63, [%rd46];
+	setp.le.s32 %p64, %r45, %r63;
+	@%p64 bra $L_7;
+$L_10:
+	atom.global.cas.b32 %r66, [%rd51], %r63, %r45;
+	setp.eq.s32 %p65, %r66, %r63;
+	@%p65 bra $L_7;
+$L_11:
 	mov.b64 %rdt7, 0;
 	setp.ge.u64 %pt7, %rdt7, %rd48;
 	@%pt7 bra $Lfault_7;
-	add.s64 %rd46, %rd47, 0;
-	ld.relaxed.gpu.global.s32 %r49, [%rd46];
-	setp.le.s32 %p50, %r45, %r49;
-	@%p50 bra $L_7;
-$L_10:
+	ld.relaxed.gpu.global.s32 %r67, [%rd46];
+	setp.le.s32 %p68, %r45, %r67;
+	@%p68 bra $L_7;
+$L_12:
+	atom.global.cas.b32 %r70, [%rd51], %r67, %r45;
+	setp.eq.s32 %p69, %r70, %r67;
+	@%p69 bra $L_7;
+$L_13:
 	mov.b64 %rdt8, 0;
 	setp.ge.u64 %pt8, %rdt8, %rd48;
 	@%pt8 bra $Lfault_8;
-	add.s64 %rd51, %rd47, 0;
-	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
-	setp.eq.s32 %p52, %r53, %r49;
-	@%p52 bra $L_7;
-$L_11:
-	mov.b64 %rdt9, 0;
-	setp.ge.u64 %pt9, %rdt9, %rd48;
-	@%pt9 bra $Lfault_9;
-	add.s64 %rd46, %rd47, 0;
-	ld.relaxed.gpu.global.s32 %r49, [%rd46];
-	setp.le.s32 %p50, %r45, %r49;
-	@%p50 bra $L_7;
-$L_12:
-	mov.b64 %rdt10, 0;
-	setp.ge.u64 %pt10, %rdt10, %rd48;
-	@%pt10 bra $Lfault_10;
-	add.s64 %rd51, %rd47, 0;
-	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
-	setp.eq.s32 %p52, %r53, %r49;
-	@%p52 bra $L_7;
-$L_13:
-	mov.b64 %rdt11, 0;
-	setp.ge.u64 %pt11, %rdt11, %rd48;
-	@%pt11 bra $Lfault_11;
-	add.s64 %rd46, %rd47, 0;
-	ld.relaxed.gpu.global.s32 %r49, [%rd46];
-	setp.le.s32 %p50, %r45, %r49;
-	@%p50 bra $L_7;
+	ld.relaxed.gpu.global.s32 %r71, [%rd46];
+	setp.le.s32 %p72, %r45, %r71;
+	@%p72 bra $L_7;
 $L_14:
-	mov.b64 %rdt12, 0;
-	setp.ge.u64 %pt12, %rdt12, %rd48;
-	@%pt12 bra $Lfault_12;
-	add.s64 %rd51, %rd47, 0;
-	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
-	setp.eq.s32 %p52, %r53, %r49;
-	@%p52 bra $L_7;
+	atom.global.cas.b32 %r74, [%rd51], %r71, %r45;
+	setp.eq.s32 %p73, %r74, %r71;
+	@%p73 bra $L_7;
 	bra.uni $L_6;
 $L_15:
 	ret;
@@ -3494,7 +3625,7 @@ $Lfault_5:
 	mov.b64 %rdt2, %rd48;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 7;
+	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd48;
 	bra.uni $Lfault;
@@ -3504,44 +3635,24 @@ $Lfault_7:
 	mov.b64 %rdt2, %rd48;
 	bra.uni $Lfault;
 $Lfault_8:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
-	bra.uni $Lfault;
-$Lfault_9:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
-	bra.uni $Lfault;
-$Lfault_11:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
-	bra.uni $Lfault;
-$Lfault_12:
-	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd48;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt13, [Bits_0_param_14];
-	cvta.to.global.u64 %rdt13, %rdt13;
-	ld.relaxed.sys.global.u32 %rt8, [%rdt13];
+	ld.param.u64 %rdt9, [Bits_0_param_14];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt9];
 	add.u32 %rt9, %rt8, 1;
 	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
-	setp.ne.u32 %pt13, %rt10, %rt8;
-	@%pt13 exit;
-	st.global.u32 [%rdt13+8], 262144;
-	st.global.u32 [%rdt13+12], %rt5;
-	st.global.u64 [%rdt13+16], %rdt1;
-	st.global.u64 [%rdt13+24], %rdt2;
+	setp.ne.u32 %pt9, %rt10, %rt8;
+	@%pt9 exit;
+	st.global.u32 [%rdt9+8], 262144;
+	st.global.u32 [%rdt9+12], %rt5;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt13+4], %rt9;
+	st.volatile.global.u32 [%rdt9+4], %rt9;
 	exit;
 }
 
@@ -3593,8 +3704,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -3649,10 +3758,11 @@ $Lfault:
 	.param .u64 Ratio_0_param_6
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<27>;
 	.reg .pred %pt<5>;
+	.reg .b32 %r<30>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<26>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -3680,13 +3790,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
+	@!%p7 bra $L_10;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -3698,16 +3806,31 @@ $L_5:
 	ld.global.s64 %rd18, [%rd15];
 	setp.eq.s64 %pt2, %rd18, 0;
 	@%pt2 bra $Lfault_2;
-	setp.eq.s64 %pt3, %rd18, -1;
-	neg.s64 %rdt3, %rd14;
-	div.s64 %rd19, %rd14, %rd18;
-	selp.b64 %rd19, %rdt3, %rd19, %pt3;
+	mov.b64 %rd22, %rd14;
+	mov.b64 %rd23, %rd18;
+	or.b64 %rd24, %rd22, %rd23;
+	shr.u64 %rd25, %rd24, 32;
+	setp.eq.u64 %p26, %rd25, 0;
+	@!%p26 bra $L_9;
+$L_6:
+	cvt.u32.u64 %r27, %rd14;
+	cvt.u32.u64 %r28, %rd18;
+	div.u32 %r29, %r27, %r28;
+	cvt.u64.u32 %rd21, %r29;
+$L_7:
+	mov.b64 %rd19, %rd21;
 	mad.lo.s64 %rd20, %rd9, 8, %rd4;
 	st.global.s64 [%rd20], %rd19;
-$L_6:
+$L_8:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_7:
+$L_9:
+	setp.eq.s64 %pt3, %rd18, -1;
+	neg.s64 %rdt3, %rd14;
+	div.s64 %rd21, %rd14, %rd18;
+	selp.b64 %rd21, %rdt3, %rd21, %pt3;
+	bra.uni $L_7;
+$L_10:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -3845,8 +3968,6 @@ $L_3:
 	mov.b64 %rd13, %rd2;
 $L_4:
 	add.s64 %rd14, %rd13, 1;
-	setp.lt.s64 %p15, %rd14, %rd3;
-	@!%p15 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd16, %rd14, 4, %rd4;
 	ld.global.s32 %r17, [%rd16];
@@ -3918,7 +4039,7 @@ $L_1:
 	mov.b64 %rd5, %rd4;
 	setp.ge.u64 %pt1, %rd5, %rd2;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd3, %rd5, 1, %rd1;
+	add.s64 %rd3, %rd1, %rd5;
 	mov.b32 %rt2, 2;
 	st.global.u8 [%rd3], %rt2;
 	ret;
@@ -3986,7 +4107,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p10, %rd2, %rd3;
 	@!%p10 bra $L_6;
@@ -4003,11 +4124,8 @@ $L_4:
 	mad.lo.s64 %rd16, %rd11, 4, %rd8;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
-	mad.lo.s64 %rd19, %rd11, 4, %rd8;
+	mov.b64 %rd19, %rd16;
 	st.global.f32 [%rd19], %f18;
-	add.s64 %rd20, %rd11, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -4051,7 +4169,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
@@ -4078,20 +4196,20 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 1, %rd9;
+	add.s64 %rd8, %rd9, %rd7;
 	ld.global.s8 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 1, %rd13;
+	add.s64 %rd12, %rd13, %rd7;
 	ld.global.s8 %r15, [%rd12];
 $L_5:
 	mul.lo.s32 %r17, %r11, %r15;
@@ -4108,7 +4226,7 @@ $L_5:
 	bfe.s32 %r23, %r23, 0, 8;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.s32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_10;
 $L_6:
 	setp.eq.s32 %pt2, %r15, 0;
 	@%pt2 bra $Lfault_2;
@@ -4162,7 +4280,7 @@ $L_7:
 	bfe.s32 %r46, %r46, 0, 8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.s64.s32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt5, %rd49, 32;
 	cvt.u32.u64 %rt10, %rdt5;
 	shl.b32 %r50, %r11, %rt10;
@@ -4185,21 +4303,16 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 8;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
-	mad.lo.s64 %rd59, %rd7, 1, %rd4;
+	add.s64 %rd59, %rd4, %rd7;
 	st.global.s8 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$L_11:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -4215,19 +4328,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixInt8_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
 	add.u32 %rt12, %rt11, 1;
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
 	st.global.u32 [%rdt6+8], 655360;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -4248,7 +4356,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
@@ -4275,10 +4383,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4305,7 +4413,7 @@ $L_5:
 	bfe.s32 %r23, %r23, 0, 16;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.s32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_10;
 $L_6:
 	setp.eq.s32 %pt2, %r15, 0;
 	@%pt2 bra $Lfault_2;
@@ -4359,7 +4467,7 @@ $L_7:
 	bfe.s32 %r46, %r46, 0, 16;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.s64.s32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt5, %rd49, 32;
 	cvt.u32.u64 %rt10, %rdt5;
 	shl.b32 %r50, %r11, %rt10;
@@ -4382,21 +4490,16 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 16;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.s16 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$L_11:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -4412,19 +4515,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixInt16_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
 	add.u32 %rt12, %rt11, 1;
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
 	st.global.u32 [%rdt6+8], 720896;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -4445,8 +4543,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
-	.reg .b32 %r<104>;
+	.reg .pred %pt<5>;
+	.reg .b32 %r<107>;
 	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
 	.reg .b64 %rdt<7>;
@@ -4472,10 +4570,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_12;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4504,15 +4602,17 @@ $L_6:
 	@%pt2 bra $Lfault_2;
 	setp.eq.s32 %pt3, %r15, -1;
 	neg.s32 %rt7, %r11;
-	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt7, %r27, %pt3;
+	div.s32 %r104, %r11, %r15;
+	selp.b32 %r104, %rt7, %r104, %pt3;
+	mul.lo.s32 %r106, %r104, %r15;
+	sub.s32 %r105, %r11, %r106;
+$L_7:
+	mov.b32 %r27, %r104;
 	add.s32 %r28, %r24, %r27;
-	setp.eq.s32 %pt4, %r15, -1;
-	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt4;
+	mov.b32 %r29, %r105;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_8:
 	mul.hi.s32 %r62, %r11, -1840700269;
 	add.s32 %r63, %r62, %r11;
 	mov.b32 %r64, %r63;
@@ -4549,7 +4649,7 @@ $L_7:
 	sub.s32 %r90, %r11, %r89;
 	mov.b32 %r36, %r90;
 	add.s32 %r37, %r35, %r36;
-	shr.s32 %r91, %r11, 31;
+	mov.b32 %r91, %r85;
 	and.b32 %r92, %r91, 1;
 	add.s32 %r93, %r11, %r92;
 	shr.s32 %r94, %r93, 1;
@@ -4577,7 +4677,7 @@ $L_7:
 	shr.s32 %r46, %r11, %rt9;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.s64.s32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt5, %rd49, 32;
 	cvt.u32.u64 %rt10, %rdt5;
 	shl.b32 %r50, %r11, %rt10;
@@ -4591,22 +4691,17 @@ $L_7:
 	add.s32 %r57, %r55, %r56;
 	add.s32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
-$L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
+$L_9:
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.s32 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
-	ret;
 $L_11:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_8;
+$L_12:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -4622,19 +4717,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixInt32_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
 	add.u32 %rt12, %rt11, 1;
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
+	setp.ne.u32 %pt4, %rt13, %rt11;
+	@%pt4 exit;
 	st.global.u32 [%rdt6+8], 786432;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -4654,11 +4744,11 @@ $Lfault:
 	.param .u64 MixInt64_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
-	.reg .b32 %r<53>;
+	.reg .pred %p<111>;
+	.reg .pred %pt<5>;
+	.reg .b32 %r<116>;
 	.reg .b32 %rt<12>;
-	.reg .b64 %rd<104>;
+	.reg .b64 %rd<117>;
 	.reg .b64 %rdt<9>;
 
 $L_0:
@@ -4682,10 +4772,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4708,21 +4798,31 @@ $L_5:
 	shr.s64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.s64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_13;
 $L_6:
 	setp.eq.s64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_2;
-	setp.eq.s64 %pt3, %rd15, -1;
-	neg.s64 %rdt4, %rd11;
-	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt4, %rd27, %pt3;
+	mov.b64 %rd106, %rd11;
+	mov.b64 %rd107, %rd15;
+	or.b64 %rd108, %rd106, %rd107;
+	shr.u64 %rd109, %rd108, 32;
+	setp.eq.u64 %p110, %rd109, 0;
+	@!%p110 bra $L_12;
+$L_7:
+	cvt.u32.u64 %r111, %rd11;
+	cvt.u32.u64 %r112, %rd15;
+	div.u32 %r113, %r111, %r112;
+	mul.lo.u32 %r115, %r113, %r112;
+	sub.u32 %r114, %r111, %r115;
+	cvt.u64.u32 %rd104, %r113;
+	cvt.u64.u32 %rd105, %r114;
+$L_8:
+	mov.b64 %rd27, %rd104;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt4, %rd15, -1;
-	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt4;
+	mov.b64 %rd29, %rd105;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_9:
 	mul.hi.s64 %rd62, %rd11, -7905747460161236406;
 	add.s64 %rd63, %rd62, %rd11;
 	mov.b64 %rd64, %rd63;
@@ -4759,7 +4859,7 @@ $L_7:
 	sub.s64 %rd90, %rd11, %rd89;
 	mov.b64 %rd36, %rd90;
 	add.s64 %rd37, %rd35, %rd36;
-	shr.s64 %rd91, %rd11, 63;
+	mov.b64 %rd91, %rd85;
 	and.b64 %rd92, %rd91, 1;
 	add.s64 %rd93, %rd11, %rd92;
 	shr.s64 %rd94, %rd93, 1;
@@ -4779,17 +4879,17 @@ $L_7:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt5, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt5;
+	min.u64 %rdt4, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt4;
 	shl.b64 %rd45, %rd11, %rt6;
-	min.u64 %rdt6, %rd44, 64;
-	cvt.u32.u64 %rt7, %rdt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt5;
 	shr.s64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
-	mov.b64 %rd49, %rd15;
-	min.u64 %rdt7, %rd49, 64;
-	cvt.u32.u64 %rt8, %rdt7;
+	mov.b64 %rd49, %rd43;
+	min.u64 %rdt6, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt6;
 	shl.b64 %rd50, %rd11, %rt8;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
@@ -4801,22 +4901,25 @@ $L_7:
 	add.s64 %rd57, %rd55, %rd56;
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
-$L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
+$L_10:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
-	ret;
-$L_11:
+$L_12:
+	setp.eq.s64 %pt3, %rd15, -1;
+	neg.s64 %rdt7, %rd11;
+	div.s64 %rd104, %rd11, %rd15;
+	selp.b64 %rd104, %rdt7, %rd104, %pt3;
+	mul.lo.s64 %rd116, %rd104, %rd15;
+	sub.s64 %rd105, %rd11, %rd116;
+	bra.uni $L_8;
+$L_13:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_9;
+$L_14:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -4832,19 +4935,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt8, [MixInt64_0_param_6];
 	cvta.to.global.u64 %rdt8, %rdt8;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt6, %rt11, %rt9;
-	@%pt6 exit;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
 	st.global.u32 [%rdt8+8], 851968;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
@@ -4864,11 +4962,11 @@ $Lfault:
 	.param .u64 MixInt_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
-	.reg .b32 %r<53>;
+	.reg .pred %p<111>;
+	.reg .pred %pt<5>;
+	.reg .b32 %r<116>;
 	.reg .b32 %rt<12>;
-	.reg .b64 %rd<104>;
+	.reg .b64 %rd<117>;
 	.reg .b64 %rdt<9>;
 
 $L_0:
@@ -4892,10 +4990,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4918,21 +5016,31 @@ $L_5:
 	shr.s64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.s64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_13;
 $L_6:
 	setp.eq.s64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_2;
-	setp.eq.s64 %pt3, %rd15, -1;
-	neg.s64 %rdt4, %rd11;
-	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt4, %rd27, %pt3;
+	mov.b64 %rd106, %rd11;
+	mov.b64 %rd107, %rd15;
+	or.b64 %rd108, %rd106, %rd107;
+	shr.u64 %rd109, %rd108, 32;
+	setp.eq.u64 %p110, %rd109, 0;
+	@!%p110 bra $L_12;
+$L_7:
+	cvt.u32.u64 %r111, %rd11;
+	cvt.u32.u64 %r112, %rd15;
+	div.u32 %r113, %r111, %r112;
+	mul.lo.u32 %r115, %r113, %r112;
+	sub.u32 %r114, %r111, %r115;
+	cvt.u64.u32 %rd104, %r113;
+	cvt.u64.u32 %rd105, %r114;
+$L_8:
+	mov.b64 %rd27, %rd104;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt4, %rd15, -1;
-	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt4;
+	mov.b64 %rd29, %rd105;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_9:
 	mul.hi.s64 %rd62, %rd11, -7905747460161236406;
 	add.s64 %rd63, %rd62, %rd11;
 	mov.b64 %rd64, %rd63;
@@ -4969,7 +5077,7 @@ $L_7:
 	sub.s64 %rd90, %rd11, %rd89;
 	mov.b64 %rd36, %rd90;
 	add.s64 %rd37, %rd35, %rd36;
-	shr.s64 %rd91, %rd11, 63;
+	mov.b64 %rd91, %rd85;
 	and.b64 %rd92, %rd91, 1;
 	add.s64 %rd93, %rd11, %rd92;
 	shr.s64 %rd94, %rd93, 1;
@@ -4989,17 +5097,17 @@ $L_7:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt5, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt5;
+	min.u64 %rdt4, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt4;
 	shl.b64 %rd45, %rd11, %rt6;
-	min.u64 %rdt6, %rd44, 64;
-	cvt.u32.u64 %rt7, %rdt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt5;
 	shr.s64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
-	mov.b64 %rd49, %rd15;
-	min.u64 %rdt7, %rd49, 64;
-	cvt.u32.u64 %rt8, %rdt7;
+	mov.b64 %rd49, %rd43;
+	min.u64 %rdt6, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt6;
 	shl.b64 %rd50, %rd11, %rt8;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
@@ -5011,22 +5119,25 @@ $L_7:
 	add.s64 %rd57, %rd55, %rd56;
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
-$L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
+$L_10:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
-	ret;
-$L_11:
+$L_12:
+	setp.eq.s64 %pt3, %rd15, -1;
+	neg.s64 %rdt7, %rd11;
+	div.s64 %rd104, %rd11, %rd15;
+	selp.b64 %rd104, %rdt7, %rd104, %pt3;
+	mul.lo.s64 %rd116, %rd104, %rd15;
+	sub.s64 %rd105, %rd11, %rd116;
+	bra.uni $L_8;
+$L_13:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_9;
+$L_14:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -5042,19 +5153,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt8, [MixInt_0_param_6];
 	cvta.to.global.u64 %rdt8, %rdt8;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt6, %rt11, %rt9;
-	@%pt6 exit;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
 	st.global.u32 [%rdt8+8], 917504;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
@@ -5075,7 +5181,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<61>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<58>;
 	.reg .b32 %rt<13>;
 	.reg .b64 %rd<60>;
@@ -5102,20 +5208,20 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 1, %rd9;
+	add.s64 %rd8, %rd9, %rd7;
 	ld.global.u8 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 1, %rd13;
+	add.s64 %rd12, %rd13, %rd7;
 	ld.global.u8 %r15, [%rd12];
 $L_5:
 	mul.lo.u32 %r17, %r11, %r15;
@@ -5132,7 +5238,7 @@ $L_5:
 	and.b32 %r23, %r23, 255;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_10;
 $L_6:
 	setp.eq.u32 %pt2, %r15, 0;
 	@%pt2 bra $Lfault_2;
@@ -5181,7 +5287,7 @@ $L_7:
 	and.b32 %r46, %r46, 255;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.u64.u32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt5, %rd49, 32;
 	cvt.u32.u64 %rt9, %rdt5;
 	shl.b32 %r50, %r11, %rt9;
@@ -5202,21 +5308,16 @@ $L_7:
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
 $L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd58, %rd7, 1, %rd4;
+	add.s64 %rd58, %rd4, %rd7;
 	st.global.u8 [%rd58], %r16;
-	add.s64 %rd59, %rd7, 1;
-	setp.lt.s64 %p60, %rd59, %rd3;
-	@!%p60 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$L_11:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -5232,19 +5333,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixUint8_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
 	add.u32 %rt11, %rt10, 1;
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt12, %rt10;
+	@%pt3 exit;
 	st.global.u32 [%rdt6+8], 983040;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -5265,7 +5361,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
@@ -5292,10 +5388,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -5322,7 +5418,7 @@ $L_5:
 	and.b32 %r23, %r23, 65535;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_10;
 $L_6:
 	setp.eq.u32 %pt2, %r15, 0;
 	@%pt2 bra $Lfault_2;
@@ -5371,7 +5467,7 @@ $L_7:
 	and.b32 %r46, %r46, 65535;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.u64.u32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt5, %rd49, 32;
 	cvt.u32.u64 %rt9, %rdt5;
 	shl.b32 %r50, %r11, %rt9;
@@ -5394,21 +5490,16 @@ $L_7:
 	and.b32 %r58, %r58, 65535;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.u16 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$L_11:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -5424,19 +5515,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixUint16_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
 	add.u32 %rt11, %rt10, 1;
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt12, %rt10;
+	@%pt3 exit;
 	st.global.u32 [%rdt6+8], 1048576;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -5457,8 +5543,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
-	.reg .b32 %r<90>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<93>;
 	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
 	.reg .b64 %rdt<7>;
@@ -5484,10 +5570,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_12;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -5514,12 +5600,16 @@ $L_5:
 $L_6:
 	setp.eq.u32 %pt2, %r15, 0;
 	@%pt2 bra $Lfault_2;
-	div.u32 %r27, %r11, %r15;
+	div.u32 %r90, %r11, %r15;
+	mul.lo.u32 %r92, %r90, %r15;
+	sub.u32 %r91, %r11, %r92;
+$L_7:
+	mov.b32 %r27, %r90;
 	add.u32 %r28, %r24, %r27;
-	rem.u32 %r29, %r11, %r15;
+	mov.b32 %r29, %r91;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_8:
 	mul.hi.u32 %r62, %r11, 613566757;
 	sub.u32 %r63, %r11, %r62;
 	shr.u32 %r64, %r63, 1;
@@ -5570,7 +5660,7 @@ $L_7:
 	shr.u32 %r46, %r11, %rt8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
-	cvt.u64.u32 %rd49, %r15;
+	mov.b64 %rd49, %rd43;
 	min.u64 %rdt5, %rd49, 32;
 	cvt.u32.u64 %rt9, %rdt5;
 	shl.b32 %r50, %r11, %rt9;
@@ -5584,22 +5674,17 @@ $L_7:
 	add.u32 %r57, %r55, %r56;
 	add.u32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
-$L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
+$L_9:
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.u32 [%rd59], %r16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
-	ret;
 $L_11:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_8;
+$L_12:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -5615,19 +5700,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixUint32_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
 	add.u32 %rt11, %rt10, 1;
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt12, %rt10;
+	@%pt3 exit;
 	st.global.u32 [%rdt6+8], 1114112;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
@@ -5647,11 +5727,11 @@ $Lfault:
 	.param .u64 MixUint64_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
-	.reg .b32 %r<53>;
+	.reg .pred %p<95>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<100>;
 	.reg .b32 %rt<12>;
-	.reg .b64 %rd<90>;
+	.reg .b64 %rd<101>;
 	.reg .b64 %rdt<8>;
 
 $L_0:
@@ -5675,10 +5755,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -5701,16 +5781,29 @@ $L_5:
 	shr.u64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.u64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_13;
 $L_6:
 	setp.eq.u64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_2;
-	div.u64 %rd27, %rd11, %rd15;
+	or.b64 %rd92, %rd11, %rd15;
+	shr.u64 %rd93, %rd92, 32;
+	setp.eq.u64 %p94, %rd93, 0;
+	@!%p94 bra $L_12;
+$L_7:
+	cvt.u32.u64 %r95, %rd11;
+	cvt.u32.u64 %r96, %rd15;
+	div.u32 %r97, %r95, %r96;
+	mul.lo.u32 %r99, %r97, %r96;
+	sub.u32 %r98, %r95, %r99;
+	cvt.u64.u32 %rd90, %r97;
+	cvt.u64.u32 %rd91, %r98;
+$L_8:
+	mov.b64 %rd27, %rd90;
 	add.u64 %rd28, %rd24, %rd27;
-	rem.u64 %rd29, %rd11, %rd15;
+	mov.b64 %rd29, %rd91;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_9:
 	mul.hi.u64 %rd62, %rd11, 2635249153387078803;
 	sub.u64 %rd63, %rd11, %rd62;
 	shr.u64 %rd64, %rd63, 1;
@@ -5775,22 +5868,22 @@ $L_7:
 	add.u64 %rd57, %rd55, %rd56;
 	add.u64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
-$L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
+$L_10:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.u64 [%rd59], %rd16;
-	add.s64 %rd60, %rd7, 1;
-	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
-	ret;
-$L_11:
+$L_12:
+	div.u64 %rd90, %rd11, %rd15;
+	mul.lo.u64 %rd100, %rd90, %rd15;
+	sub.u64 %rd91, %rd11, %rd100;
+	bra.uni $L_8;
+$L_13:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_9;
+$L_14:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -5806,19 +5899,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt7, [MixUint64_0_param_6];
 	cvta.to.global.u64 %rdt7, %rdt7;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt4, %rt11, %rt9;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt11, %rt9;
+	@%pt3 exit;
 	st.global.u32 [%rdt7+8], 1179648;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
@@ -5838,11 +5926,11 @@ $Lfault:
 	.param .u64 MixUint_0_param_6
 )
 {
-	.reg .pred %p<60>;
-	.reg .pred %pt<5>;
-	.reg .b32 %r<51>;
+	.reg .pred %p<93>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<98>;
 	.reg .b32 %rt<12>;
-	.reg .b64 %rd<88>;
+	.reg .b64 %rd<99>;
 	.reg .b64 %rdt<8>;
 
 $L_0:
@@ -5866,10 +5954,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -5892,16 +5980,29 @@ $L_5:
 	shr.u64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.u64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
+	@!%p25 bra $L_13;
 $L_6:
 	setp.eq.u64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_2;
-	div.u64 %rd27, %rd11, %rd15;
+	or.b64 %rd90, %rd11, %rd15;
+	shr.u64 %rd91, %rd90, 32;
+	setp.eq.u64 %p92, %rd91, 0;
+	@!%p92 bra $L_12;
+$L_7:
+	cvt.u32.u64 %r93, %rd11;
+	cvt.u32.u64 %r94, %rd15;
+	div.u32 %r95, %r93, %r94;
+	mul.lo.u32 %r97, %r95, %r94;
+	sub.u32 %r96, %r93, %r97;
+	cvt.u64.u32 %rd88, %r95;
+	cvt.u64.u32 %rd89, %r96;
+$L_8:
+	mov.b64 %rd27, %rd88;
 	add.u64 %rd28, %rd24, %rd27;
-	rem.u64 %rd29, %rd11, %rd15;
+	mov.b64 %rd29, %rd89;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_9:
 	mul.hi.u64 %rd60, %rd11, 2635249153387078803;
 	sub.u64 %rd61, %rd11, %rd60;
 	shr.u64 %rd62, %rd61, 1;
@@ -5964,22 +6065,22 @@ $L_7:
 	add.u64 %rd55, %rd53, %rd54;
 	add.u64 %rd56, %rd52, %rd55;
 	mov.b64 %rd16, %rd56;
-$L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
+$L_10:
 	mad.lo.s64 %rd57, %rd7, 8, %rd4;
 	st.global.u64 [%rd57], %rd16;
-	add.s64 %rd58, %rd7, 1;
-	setp.lt.s64 %p59, %rd58, %rd3;
-	@!%p59 bra $L_10;
-$L_9:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
-	ret;
-$L_11:
+$L_12:
+	div.u64 %rd88, %rd11, %rd15;
+	mul.lo.u64 %rd98, %rd88, %rd15;
+	sub.u64 %rd89, %rd11, %rd98;
+	bra.uni $L_8;
+$L_13:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_9;
+$L_14:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -5995,19 +6096,14 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt7, [MixUint_0_param_6];
 	cvta.to.global.u64 %rdt7, %rdt7;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt4, %rt11, %rt9;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt11, %rt9;
+	@%pt3 exit;
 	st.global.u32 [%rdt7+8], 1245184;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
@@ -6028,7 +6124,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<46>;
-	.reg .pred %pt<4>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<41>;
 	.reg .b32 %rt<10>;
 	.reg .b64 %rd<45>;
@@ -6055,7 +6151,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -6064,7 +6160,7 @@ $L_3:
 $L_4:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 1, %rd9;
+	add.s64 %rd8, %rd9, %rd7;
 	ld.global.u8 %r11, [%rd8];
 	setp.ge.u64 %pt1, %rd7, %rd14;
 	@%pt1 bra $Lfault_1;
@@ -6104,13 +6200,8 @@ $L_4:
 	and.b32 %r40, %r11, 7;
 	shl.b64 %rd41, %rd39, %r40;
 	xor.b64 %rd42, %rd37, %rd41;
-	setp.ge.u64 %pt2, %rd7, %rd5;
-	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd43, %rd7, 8, %rd4;
 	st.global.s64 [%rd43], %rd42;
-	add.s64 %rd44, %rd7, 1;
-	setp.lt.s64 %p45, %rd44, %rd3;
-	@!%p45 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -6126,19 +6217,14 @@ $Lfault_1:
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt4, [Shifts_0_param_6];
 	cvta.to.global.u64 %rdt4, %rdt4;
 	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
 	add.u32 %rt8, %rt7, 1;
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt3, %rt9, %rt7;
-	@%pt3 exit;
+	setp.ne.u32 %pt2, %rt9, %rt7;
+	@%pt2 exit;
 	st.global.u32 [%rdt4+8], 1310720;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
@@ -6167,7 +6253,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<69>;
-	.reg .pred %pt<8>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<64>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<68>;
@@ -6208,7 +6294,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -6235,12 +6321,10 @@ $L_4:
 	and.b32 %r20, %r20, 255;
 	setp.ge.u64 %pt2, %rd7, %rd23;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd21, %rd7, 1, %rd22;
+	add.s64 %rd21, %rd22, %rd7;
 	st.global.u8 [%rd21], %r20;
-	cvt.u32.u64 %r24, %rd11;
-	bfe.s32 %r24, %r24, 0, 16;
-	cvt.u32.u64 %r25, %rd11;
-	and.b32 %r25, %r25, 255;
+	mov.b32 %r24, %r17;
+	mov.b32 %r25, %r16;
 	mov.b32 %r26, %r25;
 	bfe.s32 %r26, %r26, 0, 16;
 	sub.s32 %r27, %r24, %r26;
@@ -6261,7 +6345,7 @@ $L_4:
 	cvt.rn.f32.f64 %f38, %fd15;
 	cvt.rn.f32.s64 %f39, %rd11;
 	add.rn.f32 %f40, %f38, %f39;
-	cvt.u32.u64 %r41, %rd11;
+	mov.b32 %r41, %r31;
 	cvt.rn.f32.u32 %f42, %r41;
 	add.rn.f32 %f43, %f40, %f42;
 	mov.b64 %rd44, %rd11;
@@ -6272,11 +6356,11 @@ $L_4:
 	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd48, %rd7, 4, %rd49;
 	st.global.f32 [%rd48], %f47;
-	cvt.rn.f32.f64 %f51, %fd15;
+	mov.f32 %f51, %f38;
 	cvt.rzi.s64.f32 %rd52, %f51;
 	cvt.rzi.s64.f64 %rd53, %fd15;
 	add.s64 %rd54, %rd52, %rd53;
-	div.rn.f64 %fd55, %fd15, 0d4010000000000000;
+	mul.rn.f64 %fd55, %fd15, 0d3FD0000000000000;
 	cvt.rzi.s32.f64 %r56, %fd55;
 	cvt.s64.s32 %rd57, %r56;
 	add.s64 %rd58, %rd54, %rd57;
@@ -6289,13 +6373,8 @@ $L_4:
 	bfe.s32 %r63, %r63, 0, 8;
 	cvt.s64.s32 %rd64, %r63;
 	add.s64 %rd65, %rd61, %rd64;
-	setp.ge.u64 %pt6, %rd7, %rd5;
-	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd66, %rd7, 8, %rd4;
 	st.global.s64 [%rd66], %rd65;
-	add.s64 %rd67, %rd7, 1;
-	setp.lt.s64 %p68, %rd67, %rd3;
-	@!%p68 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -6331,19 +6410,14 @@ $Lfault_5:
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd50;
 	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Conversions_0_param_14];
 	cvta.to.global.u64 %rdt3, %rdt3;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt7, %rt8, %rt6;
-	@%pt7 exit;
+	setp.ne.u32 %pt6, %rt8, %rt6;
+	@%pt6 exit;
 	st.global.u32 [%rdt3+8], 1376256;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -6364,12 +6438,12 @@ $Lfault:
 )
 {
 	.reg .pred %p<51>;
-	.reg .pred %pt<15>;
+	.reg .pred %pt<10>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<50>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<48>;
-	.reg .f64 %fdt<9>;
+	.reg .f64 %fdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Floats_0_param_4];
@@ -6392,10 +6466,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	@!%p6 bra $L_14;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -6413,13 +6487,13 @@ $L_4:
 	add.rn.f64 %fd19, %fd11, %fd15;
 	add.rn.f64 %fd20, %fd18, %fd19;
 	setp.lt.f64 %p21, %fd11, %fd15;
-	@!%p21 bra $L_12;
+	@!%p21 bra $L_11;
 $L_5:
 	add.rn.f64 %fd22, %fd20, 0d3FF0000000000000;
 	mov.f64 %fd23, %fd22;
 $L_6:
 	setp.neu.f64 %p24, %fd11, %fd15;
-	@!%p24 bra $L_11;
+	@!%p24 bra $L_10;
 $L_7:
 	mul.rn.f64 %fd28, %fd23, 0d3FE0000000000000;
 	mov.f64 %fd25, %fd28;
@@ -6450,51 +6524,34 @@ $L_8:
 	setp.nan.f64 %pt7, %fd11, %fd15;
 	add.rn.f64 %fdt3, %fd11, %fd15;
 	selp.f64 %fd41, %fdt3, %fdt2, %pt7;
-	mov.f64 %fdt4, 0d3FD0000000000000;
-	setp.gt.f64 %pt8, %fd41, %fdt4;
-	selp.f64 %fdt5, %fd41, %fdt4, %pt8;
-	setp.eq.f64 %pt9, %fd41, %fdt4;
-	and.b64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fdt5, %fdt6, %fdt5, %pt9;
-	setp.nan.f64 %pt10, %fd41, %fdt4;
-	add.rn.f64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fd40, %fdt6, %fdt5, %pt10;
+	setp.gtu.f64 %pt8, %fd41, 0d3FD0000000000000;
+	selp.f64 %fd40, %fd41, 0d3FD0000000000000, %pt8;
 	mul.rn.f64 %fd42, %fd40, 0d4000000000000000;
 	add.rn.f64 %fd43, %fd39, %fd42;
 	add.rn.f64 %fd44, %fd38, %fd43;
-	setp.lt.f64 %pt11, %fd11, %fd15;
-	selp.f64 %fdt7, %fd11, %fd15, %pt11;
-	setp.eq.f64 %pt12, %fd11, %fd15;
-	or.b64 %fdt8, %fd11, %fd15;
-	selp.f64 %fdt7, %fdt8, %fdt7, %pt12;
-	setp.nan.f64 %pt13, %fd11, %fd15;
-	add.rn.f64 %fdt8, %fd11, %fd15;
-	selp.f64 %fd45, %fdt8, %fdt7, %pt13;
+	mov.f64 %fd45, %fd39;
 	mul.rn.f64 %fd46, %fd45, 0d0000000000000000;
 	add.rn.f64 %fd47, %fd44, %fd46;
 	mad.lo.s64 %rd48, %rd7, 8, %rd4;
 	st.global.f64 [%rd48], %fd47;
-	add.s64 %rd49, %rd7, 1;
-	setp.lt.s64 %p50, %rd49, %rd3;
-	@!%p50 bra $L_10;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
-	ret;
-$L_11:
 	mov.f64 %fd25, %fd23;
 	bra.uni $L_8;
-$L_12:
+$L_11:
 	setp.eq.f64 %p26, %fd11, %fd15;
-	@!%p26 bra $L_14;
-$L_13:
+	@!%p26 bra $L_13;
+$L_12:
 	sub.rn.f64 %fd27, %fd20, 0d3FF0000000000000;
 	mov.f64 %fd23, %fd27;
 	bra.uni $L_6;
-$L_14:
+$L_13:
 	mov.f64 %fd23, %fd20;
 	bra.uni $L_6;
+$L_14:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -6511,8 +6568,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt14, %rt8, %rt6;
-	@%pt14 exit;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
 	st.global.u32 [%rdt3+8], 1441792;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -6562,10 +6619,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_8;
+	@!%p6 bra $L_9;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -6583,7 +6640,7 @@ $L_4:
 	add.rn.f32 %f19, %f11, %f15;
 	add.rn.f32 %f20, %f18, %f19;
 	setp.ge.f32 %p21, %f11, %f15;
-	@!%p21 bra $L_9;
+	@!%p21 bra $L_8;
 $L_5:
 	sub.rn.f32 %f23, %f20, %f11;
 	mov.f32 %f22, %f23;
@@ -6620,17 +6677,14 @@ $L_6:
 	sub.rn.f32 %f49, %f47, %f48;
 	mad.lo.s64 %rd50, %rd7, 4, %rd4;
 	st.global.f32 [%rd50], %f49;
-	add.s64 %rd51, %rd7, 1;
-	setp.lt.s64 %p52, %rd51, %rd3;
-	@!%p52 bra $L_8;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_8:
-	ret;
-$L_9:
 	mov.f32 %f22, %f20;
 	bra.uni $L_6;
+$L_9:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -6671,7 +6725,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<28>;
-	.reg .pred %pt<11>;
+	.reg .pred %pt<10>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
 	.reg .b64 %rdt<4>;
@@ -6702,7 +6756,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -6725,29 +6779,24 @@ $L_4:
 	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
 	selp.f64 %fd16, %fdt1, %fdt0, %pt4;
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_2;
 	mad.lo.s64 %rd17, %rd7, 8, %rd4;
 	st.global.f64 [%rd17], %fd16;
-	mad.lo.s64 %rd18, %rd7, 8, %rd9;
+	mov.b64 %rd18, %rd8;
 	ld.global.f64 %fd19, [%rd18];
-	mad.lo.s64 %rd20, %rd7, 8, %rd13;
+	mov.b64 %rd20, %rd12;
 	ld.global.f64 %fd21, [%rd20];
-	setp.gt.f64 %pt6, %fd19, %fd21;
-	selp.f64 %fdt2, %fd19, %fd21, %pt6;
-	setp.eq.f64 %pt7, %fd19, %fd21;
+	setp.gt.f64 %pt5, %fd19, %fd21;
+	selp.f64 %fdt2, %fd19, %fd21, %pt5;
+	setp.eq.f64 %pt6, %fd19, %fd21;
 	and.b64 %fdt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt7;
-	setp.nan.f64 %pt8, %fd19, %fd21;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
+	setp.nan.f64 %pt7, %fd19, %fd21;
 	add.rn.f64 %fdt3, %fd19, %fd21;
-	selp.f64 %fd22, %fdt3, %fdt2, %pt8;
-	setp.ge.u64 %pt9, %rd7, %rd25;
-	@%pt9 bra $Lfault_3;
+	selp.f64 %fd22, %fdt3, %fdt2, %pt7;
+	setp.ge.u64 %pt8, %rd7, %rd25;
+	@%pt8 bra $Lfault_2;
 	mad.lo.s64 %rd23, %rd7, 8, %rd24;
 	st.global.f64 [%rd23], %fd22;
-	add.s64 %rd26, %rd7, 1;
-	setp.lt.s64 %p27, %rd26, %rd3;
-	@!%p27 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -6764,11 +6813,6 @@ $Lfault_1:
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault_3:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd25;
@@ -6779,9 +6823,219 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
 	st.global.u32 [%rdt3+8], 1572864;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry MinMaxConstants_0(
+	.param .u64 MinMaxConstants_0_param_0,
+	.param .s64 MinMaxConstants_0_param_1,
+	.param .u64 MinMaxConstants_0_param_2,
+	.param .s64 MinMaxConstants_0_param_3,
+	.param .u64 MinMaxConstants_0_param_4,
+	.param .s64 MinMaxConstants_0_param_5,
+	.param .u64 MinMaxConstants_0_param_6,
+	.param .s64 MinMaxConstants_0_param_7,
+	.param .u64 MinMaxConstants_0_param_8,
+	.param .s64 MinMaxConstants_0_param_9,
+	.param .u64 MinMaxConstants_0_param_10,
+	.param .s64 MinMaxConstants_0_param_11,
+	.param .u64 MinMaxConstants_0_param_12,
+	.param .s64 MinMaxConstants_0_param_13,
+	.param .u64 MinMaxConstants_0_param_14,
+	.param .s64 MinMaxConstants_0_param_15,
+	.param .u64 MinMaxConstants_0_param_16,
+	.param .s64 MinMaxConstants_0_param_17,
+	.param .u64 MinMaxConstants_0_param_18,
+	.param .s64 MinMaxConstants_0_param_19,
+	.param .u64 MinMaxConstants_0_param_20
+)
+{
+	.reg .pred %p<61>;
+	.reg .pred %pt<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<60>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<53>;
+	.reg .f64 %fd<39>;
+
+$L_0:
+	ld.param.u64 %rd4, [MinMaxConstants_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [MinMaxConstants_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd16, [MinMaxConstants_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [MinMaxConstants_0_param_3];
+	ld.param.u64 %rd19, [MinMaxConstants_0_param_4];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [MinMaxConstants_0_param_5];
+	ld.param.u64 %rd28, [MinMaxConstants_0_param_6];
+	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd29, [MinMaxConstants_0_param_7];
+	ld.param.u64 %rd31, [MinMaxConstants_0_param_8];
+	cvta.to.global.u64 %rd31, %rd31;
+	ld.param.u64 %rd32, [MinMaxConstants_0_param_9];
+	ld.param.u64 %rd40, [MinMaxConstants_0_param_10];
+	cvta.to.global.u64 %rd40, %rd40;
+	ld.param.u64 %rd41, [MinMaxConstants_0_param_11];
+	ld.param.u64 %rd43, [MinMaxConstants_0_param_12];
+	cvta.to.global.u64 %rd43, %rd43;
+	ld.param.u64 %rd44, [MinMaxConstants_0_param_13];
+	ld.param.u64 %rd46, [MinMaxConstants_0_param_14];
+	cvta.to.global.u64 %rd46, %rd46;
+	ld.param.u64 %rd47, [MinMaxConstants_0_param_15];
+	ld.param.u64 %rd54, [MinMaxConstants_0_param_16];
+	cvta.to.global.u64 %rd54, %rd54;
+	ld.param.u64 %rd55, [MinMaxConstants_0_param_17];
+	ld.param.u64 %rd57, [MinMaxConstants_0_param_18];
+	cvta.to.global.u64 %rd57, %rd57;
+	ld.param.u64 %rd58, [MinMaxConstants_0_param_19];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+$L_2:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_6;
+$L_3:
+	mov.b64 %rd7, %rd2;
+$L_4:
+	mad.lo.s64 %rd9, %rd7, 8, %rd4;
+	ld.global.f64 %fd10, [%rd9];
+	setp.gtu.f64 %pt0, %fd10, 0d0000000000000000;
+	selp.f64 %fd11, %fd10, 0d0000000000000000, %pt0;
+	mov.f64 %fd13, %fd10;
+	setp.leu.f64 %pt1, %fd13, 0d0000000000000000;
+	selp.f64 %fd14, %fd13, 0d0000000000000000, %pt1;
+	setp.ge.u64 %pt2, %rd7, %rd17;
+	@%pt2 bra $Lfault_0;
+	mad.lo.s64 %rd15, %rd7, 8, %rd16;
+	st.global.f64 [%rd15], %fd11;
+	setp.ge.u64 %pt3, %rd7, %rd20;
+	@%pt3 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd7, 8, %rd19;
+	st.global.f64 [%rd18], %fd14;
+	mov.b64 %rd21, %rd9;
+	ld.global.f64 %fd22, [%rd21];
+	setp.geu.f64 %pt4, %fd22, 0d8000000000000000;
+	selp.f64 %fd23, %fd22, 0d8000000000000000, %pt4;
+	mov.f64 %fd25, %fd22;
+	setp.ltu.f64 %pt5, %fd25, 0d8000000000000000;
+	selp.f64 %fd26, %fd25, 0d8000000000000000, %pt5;
+	setp.ge.u64 %pt6, %rd7, %rd29;
+	@%pt6 bra $Lfault_2;
+	mad.lo.s64 %rd27, %rd7, 8, %rd28;
+	st.global.f64 [%rd27], %fd23;
+	setp.ge.u64 %pt7, %rd7, %rd32;
+	@%pt7 bra $Lfault_3;
+	mad.lo.s64 %rd30, %rd7, 8, %rd31;
+	st.global.f64 [%rd30], %fd26;
+	mov.b64 %rd33, %rd9;
+	ld.global.f64 %fd34, [%rd33];
+	setp.gtu.f64 %pt8, %fd34, 0d3FF8000000000000;
+	selp.f64 %fd35, %fd34, 0d3FF8000000000000, %pt8;
+	mov.f64 %fd37, %fd34;
+	setp.ltu.f64 %pt9, %fd37, 0dC004000000000000;
+	selp.f64 %fd38, %fd37, 0dC004000000000000, %pt9;
+	setp.ge.u64 %pt10, %rd7, %rd41;
+	@%pt10 bra $Lfault_4;
+	mad.lo.s64 %rd39, %rd7, 8, %rd40;
+	st.global.f64 [%rd39], %fd35;
+	setp.ge.u64 %pt11, %rd7, %rd44;
+	@%pt11 bra $Lfault_5;
+	mad.lo.s64 %rd42, %rd7, 8, %rd43;
+	st.global.f64 [%rd42], %fd38;
+	setp.ge.u64 %pt12, %rd7, %rd47;
+	@%pt12 bra $Lfault_6;
+	mad.lo.s64 %rd45, %rd7, 4, %rd46;
+	ld.global.f32 %f48, [%rd45];
+	setp.gtu.f32 %pt13, %f48, 0f00000000;
+	selp.f32 %f49, %f48, 0f00000000, %pt13;
+	mov.f32 %f51, %f48;
+	setp.ltu.f32 %pt14, %f51, 0f3E800000;
+	selp.f32 %f52, %f51, 0f3E800000, %pt14;
+	setp.ge.u64 %pt15, %rd7, %rd55;
+	@%pt15 bra $Lfault_7;
+	mad.lo.s64 %rd53, %rd7, 4, %rd54;
+	st.global.f32 [%rd53], %f49;
+	setp.ge.u64 %pt16, %rd7, %rd58;
+	@%pt16 bra $Lfault_8;
+	mad.lo.s64 %rd56, %rd7, 4, %rd57;
+	st.global.f32 [%rd56], %f52;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd29;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd32;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd47;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 14;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 15;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd58;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MinMaxConstants_0_param_20];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt17, %rt8, %rt6;
+	@%pt17 exit;
+	st.global.u32 [%rdt3+8], 1638400;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6799,11 +7053,11 @@ $Lfault:
 	.param .u64 Control_0_param_5
 )
 {
-	.reg .pred %p<50>;
+	.reg .pred %p<117>;
 	.reg .pred %pt<2>;
-	.reg .b32 %r<72>;
+	.reg .b32 %r<126>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<45>;
+	.reg .b64 %rd<116>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -6825,10 +7079,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_17;
+	@!%p6 bra $L_43;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -6837,10 +7091,10 @@ $L_4:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
-	@!%p12 bra $L_42;
+	@!%p12 bra $L_39;
 $L_5:
 	setp.gt.s32 %p19, %r11, -100;
-	@!%p19 bra $L_42;
+	@!%p19 bra $L_39;
 $L_6:
 	neg.s32 %r16, %r11;
 	mov.b32 %r13, %r16;
@@ -6849,21 +7103,18 @@ $L_7:
 	mov.b32 %r15, 0;
 $L_8:
 	setp.lt.s32 %p21, %r15, 40;
-	@!%p21 bra $L_41;
+	@!%p21 bra $L_38;
 $L_9:
-	setp.lt.s64 %p23, 0, 10;
-	@!%p23 bra $L_40;
-$L_10:
 	mov.b32 %r24, %r14;
 	mov.b64 %rd25, 0;
-$L_11:
+$L_10:
 	cvt.u32.u64 %r30, %rd25;
 	add.s32 %r31, %r30, %r15;
 	setp.gt.s32 %p32, %r31, %r33;
-	@!%p32 bra $L_22;
-$L_12:
+	@!%p32 bra $L_20;
+$L_11:
 	mov.b32 %r22, %r24;
-$L_13:
+$L_12:
 	shr.s32 %r57, %r13, 31;
 	and.b32 %r58, %r57, 3;
 	add.s32 %r59, %r13, %r58;
@@ -6872,36 +7123,31 @@ $L_13:
 	sub.s32 %r62, %r13, %r61;
 	mov.b32 %r28, %r62;
 	setp.eq.s32 %p29, %r28, 0;
-	@!%p29 bra $L_18;
-$L_14:
+	@!%p29 bra $L_16;
+$L_13:
 	add.s32 %r46, %r22, 100;
 	mov.b32 %r41, %r46;
-$L_15:
+$L_14:
 	add.s32 %r42, %r13, %r41;
 	mad.lo.s64 %rd43, %rd7, 4, %rd4;
 	st.global.s32 [%rd43], %r42;
-	add.s64 %rd44, %rd7, 1;
-	setp.lt.s64 %p45, %rd44, %rd3;
-	@!%p45 bra $L_17;
-$L_16:
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_17:
-	ret;
-$L_18:
+$L_16:
 	setp.eq.s32 %p48, %r28, 1;
-	@%p48 bra $L_14;
-$L_19:
+	@%p48 bra $L_13;
+$L_17:
 	setp.eq.s32 %p49, %r28, 2;
-	@!%p49 bra $L_21;
-$L_20:
+	@!%p49 bra $L_19;
+$L_18:
 	sub.s32 %r47, %r22, 100;
 	mov.b32 %r41, %r47;
-	bra.uni $L_15;
-$L_21:
+	bra.uni $L_14;
+$L_19:
 	mov.b32 %r41, %r22;
-	bra.uni $L_15;
-$L_22:
+	bra.uni $L_14;
+$L_20:
 	cvt.u32.u64 %r34, %rd25;
 	add.s32 %r35, %r13, %r34;
 	mul.hi.s32 %r63, %r35, -1431655765;
@@ -6915,120 +7161,117 @@ $L_22:
 	sub.s32 %r71, %r35, %r70;
 	mov.b32 %r36, %r71;
 	setp.eq.s32 %p37, %r36, 0;
-	@!%p37 bra $L_25;
-$L_23:
+	@!%p37 bra $L_23;
+$L_21:
 	mov.b32 %r26, %r24;
-$L_24:
+$L_22:
 	add.s32 %r27, %r15, 1;
 	mov.b32 %r14, %r26;
 	mov.b32 %r15, %r27;
 	bra.uni $L_8;
+$L_23:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_37;
+$L_24:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
 $L_25:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
+	cvt.u32.u64 %r72, %rd25;
+	add.s32 %r73, %r72, %r15;
+	setp.gt.s32 %p74, %r73, %r33;
+	@%p74 bra $L_11;
 $L_26:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
+	cvt.u32.u64 %r75, %rd25;
+	add.s32 %r76, %r13, %r75;
+	mul.hi.s32 %r81, %r76, -1431655765;
+	add.s32 %r82, %r81, %r76;
+	mov.b32 %r83, %r82;
+	shr.u32 %r84, %r83, 31;
+	shr.s32 %r85, %r82, 1;
+	mov.b32 %r86, %r84;
+	add.s32 %r87, %r85, %r86;
+	mul.lo.s32 %r88, %r87, 3;
+	sub.s32 %r89, %r76, %r88;
+	mov.b32 %r77, %r89;
+	setp.eq.s32 %p78, %r77, 0;
+	@%p78 bra $L_21;
 $L_27:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd79, %rd25, 1;
+	setp.lt.s64 %p80, %rd79, 10;
+	@!%p80 bra $L_37;
 $L_28:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd79;
 $L_29:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
+	cvt.u32.u64 %r90, %rd25;
+	add.s32 %r91, %r90, %r15;
+	setp.gt.s32 %p92, %r91, %r33;
+	@%p92 bra $L_11;
 $L_30:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
+	cvt.u32.u64 %r93, %rd25;
+	add.s32 %r94, %r13, %r93;
+	mul.hi.s32 %r99, %r94, -1431655765;
+	add.s32 %r100, %r99, %r94;
+	mov.b32 %r101, %r100;
+	shr.u32 %r102, %r101, 31;
+	shr.s32 %r103, %r100, 1;
+	mov.b32 %r104, %r102;
+	add.s32 %r105, %r103, %r104;
+	mul.lo.s32 %r106, %r105, 3;
+	sub.s32 %r107, %r94, %r106;
+	mov.b32 %r95, %r107;
+	setp.eq.s32 %p96, %r95, 0;
+	@%p96 bra $L_21;
 $L_31:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd97, %rd25, 1;
+	setp.lt.s64 %p98, %rd97, 10;
+	@!%p98 bra $L_37;
 $L_32:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd97;
 $L_33:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
+	cvt.u32.u64 %r108, %rd25;
+	add.s32 %r109, %r108, %r15;
+	setp.gt.s32 %p110, %r109, %r33;
+	@%p110 bra $L_11;
 $L_34:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
+	cvt.u32.u64 %r111, %rd25;
+	add.s32 %r112, %r13, %r111;
+	mul.hi.s32 %r117, %r112, -1431655765;
+	add.s32 %r118, %r117, %r112;
+	mov.b32 %r119, %r118;
+	shr.u32 %r120, %r119, 31;
+	shr.s32 %r121, %r118, 1;
+	mov.b32 %r122, %r120;
+	add.s32 %r123, %r121, %r122;
+	mul.lo.s32 %r124, %r123, 3;
+	sub.s32 %r125, %r112, %r124;
+	mov.b32 %r113, %r125;
+	setp.eq.s32 %p114, %r113, 0;
+	@%p114 bra $L_21;
 $L_35:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
-$L_36:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
-$L_37:
 	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
-$L_38:
+	add.s64 %rd115, %rd25, 1;
+	setp.lt.s64 %p116, %rd115, 10;
+	@!%p116 bra $L_37;
+$L_36:
 	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
-	bra.uni $L_11;
-$L_39:
+	mov.b64 %rd25, %rd115;
+	bra.uni $L_10;
+$L_37:
 	mov.b32 %r26, %r38;
-	bra.uni $L_24;
-$L_40:
-	mov.b32 %r26, %r14;
-	bra.uni $L_24;
-$L_41:
+	bra.uni $L_22;
+$L_38:
 	mov.b32 %r22, %r14;
-	bra.uni $L_13;
-$L_42:
+	bra.uni $L_12;
+$L_39:
 	setp.ge.s32 %p18, %r11, 0;
-	@!%p18 bra $L_44;
-$L_43:
+	@!%p18 bra $L_41;
+$L_40:
 	mul.hi.s32 %r50, %r11, -1431655765;
 	add.s32 %r51, %r50, %r11;
 	mov.b32 %r52, %r51;
@@ -7039,12 +7282,14 @@ $L_43:
 	mov.b32 %r17, %r56;
 	mov.b32 %r13, %r17;
 	bra.uni $L_7;
-$L_44:
+$L_41:
 	setp.lt.s32 %p20, %r11, -1000;
-	@%p20 bra $L_43;
-$L_45:
+	@%p20 bra $L_40;
+$L_42:
 	mov.b32 %r13, 7;
 	bra.uni $L_7;
+$L_43:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -7058,7 +7303,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+8], 1703936;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7107,7 +7352,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1703936;
+	st.global.u32 [%rdt3+8], 1769472;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7126,11 +7371,10 @@ $Lfault:
 )
 {
 	.reg .pred %p<15>;
-	.reg .pred %pt<2>;
 	.reg .b32 %r<12>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<14>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
 	ld.param.u64 %rd4, [Phases_1_param_0];
@@ -7147,7 +7391,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
@@ -7155,41 +7399,16 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	cvt.u32.u64 %r8, %rd7;
-	setp.ge.u64 %pt0, %rd7, %rd5;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd9, %rd7, 4, %rd4;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, %r8;
-	mad.lo.s64 %rd12, %rd7, 4, %rd4;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
-	add.s64 %rd13, %rd7, 1;
-	setp.lt.s64 %p14, %rd13, %rd3;
-	@!%p14 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_6:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Phases_1_param_5];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1703937;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry Phases_2(
@@ -7256,7 +7475,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 1703938;
+	st.global.u32 [%rdt4+8], 1769474;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -7296,6 +7515,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
+	add.s64 %rd9, %rd3, 0;
 $L_2:
 	mov.b64 %rd5, %rd4;
 	setp.lt.s64 %p6, %rd2, %rd5;
@@ -7310,12 +7530,11 @@ $L_5:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd4;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd9, %rd3, 0;
 	ld.global.s32 %r10, [%rd9];
 	mad.lo.s64 %rd11, %rd7, 4, %rd3;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, %r10;
-	mad.lo.s64 %rd14, %rd7, 4, %rd3;
+	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -7335,7 +7554,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 1703939;
+	st.global.u32 [%rdt4+8], 1769475;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -7353,11 +7572,11 @@ $Lfault:
 	.param .u64 Phases_4_param_5
 )
 {
-	.reg .pred %p<7>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<22>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<13>;
 	.reg .b32 %rt<4>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<21>;
 	.reg .b64 %rdt<3>;
 
 $L_0:
@@ -7367,79 +7586,113 @@ $L_0:
 	ld.param.u64 %rd5, [Phases_4_param_1];
 $L_1:
 	setp.gt.s64 %p0, %rd1, 3;
-	@!%p0 bra $L_11;
+	@!%p0 bra $L_15;
 $L_2:
 	mov.b64 %rd2, 1;
-$L_3:
 	mov.b64 %rd3, %rd5;
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	add.s64 %rd16, %rd4, 0;
+	add.s64 %rd17, %rd4, 4;
+	add.s64 %rd18, %rd4, 4;
+$L_3:
+	max.s64 %rd19, %rd3, -9223372036854775805;
+	sub.s64 %rd20, %rd19, 3;
 $L_4:
+	setp.lt.s64 %p21, %rd2, %rd20;
+	@!%p21 bra $L_13;
+$L_5:
+	setp.lt.s64 %p6, %rd2, %rd3;
+$L_6:
 	sub.s64 %rd7, %rd2, 1;
 	setp.ge.u64 %pt0, %rd7, %rd5;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
-	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	mov.b64 %rd13, %rd18;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-$L_5:
-	mov.b64 %rd3, %rd5;
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
+$L_7:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
-$L_6:
+$L_8:
 	sub.s64 %rd7, %rd2, 1;
 	setp.ge.u64 %pt1, %rd7, %rd5;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
-	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	mov.b64 %rd13, %rd18;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-$L_7:
-	mov.b64 %rd3, %rd5;
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
+$L_9:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
-$L_8:
+$L_10:
 	sub.s64 %rd7, %rd2, 1;
 	setp.ge.u64 %pt2, %rd7, %rd5;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
-	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	mov.b64 %rd13, %rd18;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-$L_9:
-	mov.b64 %rd3, %rd5;
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
+$L_11:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
-$L_10:
+$L_12:
 	sub.s64 %rd7, %rd2, 1;
 	setp.ge.u64 %pt3, %rd7, %rd5;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	mov.b64 %rd8, %rd16;
 	ld.global.s32 %r9, [%rd8];
-	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	mov.b64 %rd10, %rd17;
 	ld.global.s32 %r11, [%rd10];
 	add.s32 %r12, %r11, %r9;
-	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	mov.b64 %rd13, %rd18;
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-	bra.uni $L_3;
-$L_11:
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
+	bra.uni $L_4;
+$L_13:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_15;
+$L_14:
+	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt4, %rd7, %rd5;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd8, %rd16;
+	ld.global.s32 %r9, [%rd8];
+	mov.b64 %rd10, %rd17;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mov.b64 %rd13, %rd18;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+	add.s64 %rd16, %rd16, 4;
+	add.s64 %rd17, %rd17, 4;
+	add.s64 %rd18, %rd18, 4;
+	bra.uni $L_13;
+$L_15:
 	ret;
 $Lfault_0:
 	mov.u32 %rt0, 6;
@@ -7461,15 +7714,20 @@ $Lfault_3:
 	mov.b64 %rdt0, %rd7;
 	mov.b64 %rdt1, %rd5;
 	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt2, [Phases_4_param_5];
 	cvta.to.global.u64 %rdt2, %rdt2;
 	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
 	add.u32 %rt2, %rt1, 1;
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
-	setp.ne.u32 %pt4, %rt3, %rt1;
-	@%pt4 exit;
-	st.global.u32 [%rdt2+8], 1703940;
+	setp.ne.u32 %pt5, %rt3, %rt1;
+	@%pt5 exit;
+	st.global.u32 [%rdt2+8], 1769476;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -7505,16 +7763,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -7622,17 +7880,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry Helpers_0(
@@ -7649,11 +7904,11 @@ $L_22:
 	.param .u64 Helpers_0_param_10
 )
 {
-	.reg .pred %p<76>;
-	.reg .pred %pt<9>;
-	.reg .b32 %r<24>;
+	.reg .pred %p<91>;
+	.reg .pred %pt<8>;
+	.reg .b32 %r<87>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<75>;
+	.reg .b64 %rd<90>;
 	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<59>;
 
@@ -7684,23 +7939,22 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd42, %rd44;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_31;
+	@!%p6 bra $L_34;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
-	mov.b32 %r11, -50;
-	mov.b32 %r12, 50;
 $L_5:
-	max.s32 %r13, %r9, %r11;
-	min.s32 %r14, %r13, %r12;
+	max.s32 %r13, %r9, -50;
+	min.s32 %r14, %r13, 50;
 	mov.b32 %r10, %r14;
 $L_6:
-	mad.lo.s64 %rd15, %rd7, 4, %rd4;
+	mov.b64 %rd15, %rd8;
 	ld.global.s32 %r16, [%rd15];
 $L_7:
 	add.s32 %r19, %r16, %r16;
@@ -7709,9 +7963,9 @@ $L_8:
 	mov.b32 %r17, %r18;
 $L_9:
 	add.s32 %r20, %r10, %r17;
-	mad.lo.s64 %rd21, %rd7, 4, %rd4;
+	mov.b64 %rd21, %rd8;
 	st.global.s32 [%rd21], %r20;
-	mad.lo.s64 %rd22, %rd7, 4, %rd4;
+	mov.b64 %rd22, %rd8;
 	ld.global.s32 %r23, [%rd22];
 	cvt.s64.s32 %rd24, %r23;
 	mul.lo.s64 %rd25, %rd24, 1000;
@@ -7728,7 +7982,7 @@ $L_9:
 	mov.b64 %rd27, %rd26;
 $L_10:
 	setp.eq.s64 %p30, %rd27, 0;
-	@!%p30 bra $L_32;
+	@!%p30 bra $L_30;
 $L_11:
 	mov.b64 %rd28, 0;
 	mov.b64 %rd29, 0;
@@ -7744,11 +7998,10 @@ $L_12:
 	mad.lo.s64 %rd38, %rd7, 8, %rd39;
 	st.global.s64 [%rd38], %rd37;
 	add.s64 %rd41, %rd7, 3;
-	mov.b64 %rd42, %rd44;
 	setp.le.s64 %p45, %rd41, %rd42;
 	@!%p45 bra $L_29;
 $L_13:
-	add.s64 %rd46, %rd7, 3;
+	mov.b64 %rd46, %rd41;
 	setp.gt.u64 %pt2, %rd46, %rd44;
 	@%pt2 bra $Lfault_2;
 	setp.gt.u64 %pt3, %rd7, %rd46;
@@ -7759,59 +8012,65 @@ $L_14:
 	mov.b64 %rd51, %rd48;
 	mov.f64 %fd52, 0d0000000000000000;
 	mov.b64 %rd53, -1;
+	add.s64 %rd74, %rd47, 0;
 $L_15:
-	max.s64 %rd73, %rd51, -9223372036854775804;
-	sub.s64 %rd74, %rd73, 4;
+	max.s64 %rd88, %rd51, -9223372036854775804;
+	sub.s64 %rd89, %rd88, 4;
 $L_16:
-	setp.lt.s64 %p75, %rd53, %rd74;
-	@!%p75 bra $L_25;
+	setp.lt.s64 %p90, %rd53, %rd89;
+	@!%p90 bra $L_25;
 $L_17:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 $L_18:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 $L_19:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 $L_20:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 $L_21:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 $L_22:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 $L_23:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 $L_24:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 	bra.uni $L_16;
 $L_25:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
 	@!%p55 bra $L_27;
 $L_26:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	mov.b64 %rd56, %rd74;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
+	add.s64 %rd74, %rd74, 8;
 	bra.uni $L_25;
 $L_27:
 	mov.f64 %fd50, %fd52;
@@ -7821,27 +8080,41 @@ $L_28:
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
 $L_29:
-	add.s64 %rd62, %rd7, 1;
-	setp.lt.s64 %p63, %rd62, %rd3;
-	@!%p63 bra $L_31;
-$L_30:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_31:
-	ret;
-$L_32:
+$L_30:
 	setp.eq.s64 %pt5, %rd27, 0;
 	@%pt5 bra $Lfault_5;
-	setp.eq.s64 %pt6, %rd27, -1;
-	neg.s64 %rdt3, %rd25;
-	div.s64 %rd31, %rd25, %rd27;
-	selp.b64 %rd31, %rdt3, %rd31, %pt6;
-	setp.eq.s64 %pt7, %rd27, -1;
-	rem.s64 %rd32, %rd25, %rd27;
-	selp.b64 %rd32, 0, %rd32, %pt7;
+	mov.b64 %rd77, %rd25;
+	mov.b64 %rd78, %rd27;
+	or.b64 %rd79, %rd77, %rd78;
+	shr.u64 %rd80, %rd79, 32;
+	setp.eq.u64 %p81, %rd80, 0;
+	@!%p81 bra $L_33;
+$L_31:
+	cvt.u32.u64 %r82, %rd25;
+	cvt.u32.u64 %r83, %rd27;
+	div.u32 %r84, %r82, %r83;
+	mul.lo.u32 %r86, %r84, %r83;
+	sub.u32 %r85, %r82, %r86;
+	cvt.u64.u32 %rd75, %r84;
+	cvt.u64.u32 %rd76, %r85;
+$L_32:
+	mov.b64 %rd31, %rd75;
+	mov.b64 %rd32, %rd76;
 	mov.b64 %rd28, %rd31;
 	mov.b64 %rd29, %rd32;
 	bra.uni $L_12;
+$L_33:
+	setp.eq.s64 %pt6, %rd27, -1;
+	neg.s64 %rdt3, %rd25;
+	div.s64 %rd75, %rd25, %rd27;
+	selp.b64 %rd75, %rdt3, %rd75, %pt6;
+	mul.lo.s64 %rd87, %rd75, %rd27;
+	sub.s64 %rd76, %rd25, %rd87;
+	bra.uni $L_32;
+$L_34:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd7;
@@ -7878,9 +8151,9 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt8, %rt8, %rt6;
-	@%pt8 exit;
-	st.global.u32 [%rdt4+8], 1835008;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt4+8], 1900544;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -7929,13 +8202,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
 	mul.lo.s32 %r13, %r12, 2;
-	mad.lo.s64 %rd14, %rd9, 4, %rd4;
+	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -7984,13 +8255,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	add.rn.f32 %f13, %f12, 0f3F800000;
-	mad.lo.s64 %rd14, %rd9, 4, %rd4;
+	mov.b64 %rd14, %rd11;
 	st.global.f32 [%rd14], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -8009,11 +8278,11 @@ $L_7:
 	.param .u64 Ranges_2_param_6
 )
 {
-	.reg .pred %p<13>;
+	.reg .pred %p<47>;
 	.reg .pred %pt<9>;
-	.reg .b32 %r<21>;
+	.reg .b32 %r<52>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<54>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8032,7 +8301,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	mov.b64 %rd3, %rd2;
-	add.u64 %rd4, %rd1, 0;
+	mov.b64 %rd4, %rd1;
 $L_2:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
@@ -8054,95 +8323,95 @@ $L_5:
 	mad.lo.s64 %rd14, %rd15, 4, %rd5;
 	ld.global.s32 %r16, [%rd14];
 	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
+	mov.b64 %rd19, %rd15;
 	setp.ge.u64 %pt1, %rd19, %rd6;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
+	mov.b64 %rd18, %rd14;
 	st.global.s32 [%rd18], %r17;
 $L_6:
 	add.u64 %rd4, %rd4, %rd3;
 $L_7:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd9, %r8;
-	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
+	cvt.u64.u32 %rd21, %r8;
+	setp.lt.u64 %p22, %rd4, %rd21;
+	@!%p22 bra $L_22;
 $L_8:
-	cvt.u32.u64 %r11, %rd4;
+	cvt.u32.u64 %r23, %rd4;
 $L_9:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
+	setp.lt.u32 %p24, %r23, %r8;
+	@!%p24 bra $L_22;
 $L_10:
-	mov.b32 %r13, %r11;
-	cvt.u64.u32 %rd15, %r11;
-	setp.ge.u64 %pt2, %rd15, %rd6;
+	mov.b32 %r25, %r23;
+	cvt.u64.u32 %rd27, %r23;
+	setp.ge.u64 %pt2, %rd27, %rd6;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd14, %rd15, 4, %rd5;
-	ld.global.s32 %r16, [%rd14];
-	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
-	setp.ge.u64 %pt3, %rd19, %rd6;
+	mad.lo.s64 %rd26, %rd27, 4, %rd5;
+	ld.global.s32 %r28, [%rd26];
+	sub.s32 %r29, %r28, %r25;
+	mov.b64 %rd31, %rd27;
+	setp.ge.u64 %pt3, %rd31, %rd6;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
-	st.global.s32 [%rd18], %r17;
+	mov.b64 %rd30, %rd26;
+	st.global.s32 [%rd30], %r29;
 $L_11:
 	add.u64 %rd4, %rd4, %rd3;
 $L_12:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd9, %r8;
-	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
+	cvt.u64.u32 %rd32, %r8;
+	setp.lt.u64 %p33, %rd4, %rd32;
+	@!%p33 bra $L_22;
 $L_13:
-	cvt.u32.u64 %r11, %rd4;
+	cvt.u32.u64 %r34, %rd4;
 $L_14:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
+	setp.lt.u32 %p35, %r34, %r8;
+	@!%p35 bra $L_22;
 $L_15:
-	mov.b32 %r13, %r11;
-	cvt.u64.u32 %rd15, %r11;
-	setp.ge.u64 %pt4, %rd15, %rd6;
+	mov.b32 %r36, %r34;
+	cvt.u64.u32 %rd38, %r34;
+	setp.ge.u64 %pt4, %rd38, %rd6;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd14, %rd15, 4, %rd5;
-	ld.global.s32 %r16, [%rd14];
-	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
-	setp.ge.u64 %pt5, %rd19, %rd6;
+	mad.lo.s64 %rd37, %rd38, 4, %rd5;
+	ld.global.s32 %r39, [%rd37];
+	sub.s32 %r40, %r39, %r36;
+	mov.b64 %rd42, %rd38;
+	setp.ge.u64 %pt5, %rd42, %rd6;
 	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
-	st.global.s32 [%rd18], %r17;
+	mov.b64 %rd41, %rd37;
+	st.global.s32 [%rd41], %r40;
 $L_16:
 	add.u64 %rd4, %rd4, %rd3;
 $L_17:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd9, %r8;
-	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
+	cvt.u64.u32 %rd43, %r8;
+	setp.lt.u64 %p44, %rd4, %rd43;
+	@!%p44 bra $L_22;
 $L_18:
-	cvt.u32.u64 %r11, %rd4;
+	cvt.u32.u64 %r45, %rd4;
 $L_19:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
+	setp.lt.u32 %p46, %r45, %r8;
+	@!%p46 bra $L_22;
 $L_20:
-	mov.b32 %r13, %r11;
-	cvt.u64.u32 %rd15, %r11;
-	setp.ge.u64 %pt6, %rd15, %rd6;
+	mov.b32 %r47, %r45;
+	cvt.u64.u32 %rd49, %r45;
+	setp.ge.u64 %pt6, %rd49, %rd6;
 	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd14, %rd15, 4, %rd5;
-	ld.global.s32 %r16, [%rd14];
-	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
-	setp.ge.u64 %pt7, %rd19, %rd6;
+	mad.lo.s64 %rd48, %rd49, 4, %rd5;
+	ld.global.s32 %r50, [%rd48];
+	sub.s32 %r51, %r50, %r47;
+	mov.b64 %rd53, %rd49;
+	setp.ge.u64 %pt7, %rd53, %rd6;
 	@%pt7 bra $Lfault_7;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
-	st.global.s32 [%rd18], %r17;
+	mov.b64 %rd52, %rd48;
+	st.global.s32 [%rd52], %r51;
 $L_21:
 	add.u64 %rd4, %rd4, %rd3;
 	bra.uni $L_2;
@@ -8160,32 +8429,32 @@ $Lfault_1:
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt1, %rd27;
 	mov.b64 %rdt2, %rd6;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt1, %rd31;
 	mov.b64 %rdt2, %rd6;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt1, %rd38;
 	mov.b64 %rdt2, %rd6;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt1, %rd42;
 	mov.b64 %rdt2, %rd6;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt1, %rd49;
 	mov.b64 %rdt2, %rd6;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt1, %rd53;
 	mov.b64 %rdt2, %rd6;
 	bra.uni $Lfault;
 $Lfault:
@@ -8196,7 +8465,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 1900546;
+	st.global.u32 [%rdt3+8], 1966082;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8244,7 +8513,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
 	@!%p9 bra $L_6;
@@ -8256,11 +8525,8 @@ $L_4:
 	mad.lo.s64 %rd11, %rd10, 4, %rd7;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, 0f40400000;
-	mad.lo.s64 %rd14, %rd10, 4, %rd7;
+	mov.b64 %rd14, %rd11;
 	st.global.f32 [%rd14], %f13;
-	add.s64 %rd15, %rd10, 1;
-	setp.lt.s64 %p16, %rd15, %rd3;
-	@!%p16 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -8279,7 +8545,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1900547;
+	st.global.u32 [%rdt3+8], 1966083;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8342,7 +8608,7 @@ $L_6:
 	mad.lo.s64 %rd11, %rd8, 4, %rd3;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, 1000;
-	mad.lo.s64 %rd14, %rd8, 4, %rd3;
+	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_7:
 	add.s64 %rd2, %rd2, %rd1;
@@ -8362,7 +8628,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1900548;
+	st.global.u32 [%rdt3+8], 1966084;
 	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8382,7 +8648,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<38>;
-	.reg .pred %pt<4>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<35>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<37>;
@@ -8409,74 +8675,63 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_6;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd5;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 1, %rd4;
+	add.s64 %rd8, %rd4, %rd7;
 	ld.global.u8 %r9, [%rd8];
 	mul.lo.u32 %r10, %r9, 3;
 	and.b32 %r10, %r10, 255;
 	add.u32 %r11, %r10, 250;
 	and.b32 %r11, %r11, 255;
-	mad.lo.s64 %rd12, %rd7, 1, %rd4;
+	mov.b64 %rd12, %rd8;
 	st.global.u8 [%rd12], %r11;
-	setp.ge.u64 %pt1, %rd7, %rd15;
-	@%pt1 bra $Lfault_1;
+	setp.ge.u64 %pt0, %rd7, %rd15;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd7, 2, %rd14;
 	ld.global.s16 %r16, [%rd13];
-	mad.lo.s64 %rd17, %rd7, 2, %rd14;
-	ld.global.s16 %r18, [%rd17];
+	mov.b32 %r18, %r16;
 	mul.lo.s32 %r19, %r16, %r18;
 	bfe.s32 %r19, %r19, 0, 16;
 	add.s32 %r20, %r19, 30000;
 	bfe.s32 %r20, %r20, 0, 16;
-	mad.lo.s64 %rd21, %rd7, 2, %rd14;
+	mov.b64 %rd21, %rd13;
 	st.global.s16 [%rd21], %r20;
-	setp.ge.u64 %pt2, %rd7, %rd24;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd22, %rd7, 1, %rd23;
+	setp.ge.u64 %pt1, %rd7, %rd24;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd22, %rd23, %rd7;
 	ld.global.s8 %r25, [%rd22];
 	neg.s32 %r26, %r25;
 	bfe.s32 %r26, %r26, 0, 8;
 	mul.lo.s32 %r27, %r26, 2;
 	bfe.s32 %r27, %r27, 0, 8;
-	mad.lo.s64 %rd28, %rd7, 1, %rd23;
+	mov.b64 %rd28, %rd22;
 	st.global.s8 [%rd28], %r27;
-	mad.lo.s64 %rd29, %rd7, 1, %rd4;
+	mov.b64 %rd29, %rd8;
 	ld.global.u8 %r30, [%rd29];
 	mov.b32 %r31, %r30;
 	bfe.s32 %r31, %r31, 0, 8;
-	mad.lo.s64 %rd32, %rd7, 1, %rd23;
+	mov.b64 %rd32, %rd22;
 	ld.global.s8 %r33, [%rd32];
 	add.s32 %r34, %r33, %r31;
 	bfe.s32 %r34, %r34, 0, 8;
-	mad.lo.s64 %rd35, %rd7, 1, %rd23;
+	mov.b64 %rd35, %rd22;
 	st.global.s8 [%rd35], %r34;
-	add.s64 %rd36, %rd7, 1;
-	setp.lt.s64 %p37, %rd36, %rd3;
-	@!%p37 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_6:
 	ret;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault_1:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
-$Lfault_2:
+$Lfault_1:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd24;
@@ -8487,9 +8742,9 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 1966080;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2031616;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8526,10 +8781,11 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	add.s64 %rd7, %rd8, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	@!%p4 bra $L_7;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
@@ -8539,17 +8795,12 @@ $L_5:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd7, %rd8, 0;
 	mov.b32 %rt6, 1;
 	st.global.s32 [%rd7], %rt6;
 $L_6:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -8564,7 +8815,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 2031616;
+	st.global.u32 [%rdt4+8], 2097152;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -8587,11 +8838,11 @@ $Lfault:
 	.param .u64 Counted_0_param_10
 )
 {
-	.reg .pred %p<111>;
-	.reg .pred %pt<18>;
-	.reg .b32 %r<95>;
+	.reg .pred %p<235>;
+	.reg .pred %pt<8>;
+	.reg .b32 %r<201>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<110>;
+	.reg .b64 %rd<246>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8621,10 +8872,10 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_77;
+	@!%p6 bra $L_88;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -8634,10 +8885,10 @@ $L_4:
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, 0;
 	mov.b64 %rd13, %rd11;
+	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 $L_5:
 	setp.ge.u64 %pt1, %rd7, %rd16;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
 	@!%p18 bra $L_13;
@@ -8649,58 +8900,53 @@ $L_6:
 $L_7:
 	setp.ge.u64 %pt2, %rd7, %rd16;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
-	ld.global.s64 %rd17, [%rd14];
-	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
+	ld.global.s64 %rd104, [%rd14];
+	setp.lt.s64 %p105, %rd13, %rd104;
+	@!%p105 bra $L_13;
 $L_8:
-	add.s64 %rd19, %rd12, %rd13;
-	add.s64 %rd20, %rd13, 1;
-	mov.b64 %rd12, %rd19;
-	mov.b64 %rd13, %rd20;
+	add.s64 %rd106, %rd12, %rd13;
+	add.s64 %rd107, %rd13, 1;
+	mov.b64 %rd12, %rd106;
+	mov.b64 %rd13, %rd107;
 $L_9:
 	setp.ge.u64 %pt3, %rd7, %rd16;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
-	ld.global.s64 %rd17, [%rd14];
-	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
+	ld.global.s64 %rd108, [%rd14];
+	setp.lt.s64 %p109, %rd13, %rd108;
+	@!%p109 bra $L_13;
 $L_10:
-	add.s64 %rd19, %rd12, %rd13;
-	add.s64 %rd20, %rd13, 1;
-	mov.b64 %rd12, %rd19;
-	mov.b64 %rd13, %rd20;
+	add.s64 %rd110, %rd12, %rd13;
+	add.s64 %rd111, %rd13, 1;
+	mov.b64 %rd12, %rd110;
+	mov.b64 %rd13, %rd111;
 $L_11:
 	setp.ge.u64 %pt4, %rd7, %rd16;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
-	ld.global.s64 %rd17, [%rd14];
-	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
+	ld.global.s64 %rd112, [%rd14];
+	setp.lt.s64 %p113, %rd13, %rd112;
+	@!%p113 bra $L_13;
 $L_12:
-	add.s64 %rd19, %rd12, %rd13;
-	add.s64 %rd20, %rd13, 1;
-	mov.b64 %rd12, %rd19;
-	mov.b64 %rd13, %rd20;
+	add.s64 %rd114, %rd12, %rd13;
+	add.s64 %rd115, %rd13, 1;
+	mov.b64 %rd12, %rd114;
+	mov.b64 %rd13, %rd115;
 	bra.uni $L_5;
 $L_13:
-	setp.ge.u64 %pt5, %rd7, %rd16;
-	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd21, %rd7, 8, %rd15;
+	mov.b64 %rd21, %rd14;
 	ld.global.s64 %rd22, [%rd21];
 	and.b64 %rd23, %rd22, 15;
 	mov.b64 %rd24, %rd23;
 	setp.gt.s64 %p25, %rd24, 0;
-	@!%p25 bra $L_88;
+	@!%p25 bra $L_87;
 $L_14:
 	mov.b64 %rd26, %rd12;
 	mov.b64 %rd27, 0;
 $L_15:
-	max.s64 %rd104, %rd24, -9223372036854775804;
-	sub.s64 %rd105, %rd104, 4;
+	max.s64 %rd116, %rd24, -9223372036854775804;
+	sub.s64 %rd117, %rd116, 4;
 $L_16:
-	setp.lt.s64 %p106, %rd27, %rd105;
-	@!%p106 bra $L_25;
+	setp.lt.s64 %p118, %rd27, %rd117;
+	@!%p118 bra $L_25;
 $L_17:
 	mov.b64 %rd29, %rd27;
 	shl.b64 %rd30, %rd29, 1;
@@ -8752,19 +8998,19 @@ $L_26:
 $L_27:
 	mov.b64 %rd28, %rd31;
 $L_28:
-	setp.ge.u64 %pt6, %rd7, %rd36;
-	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd34, %rd7, 1, %rd35;
+	setp.ge.u64 %pt5, %rd7, %rd36;
+	@%pt5 bra $Lfault_5;
+	add.s64 %rd34, %rd35, %rd7;
 	ld.global.s8 %r37, [%rd34];
 	mov.b64 %rd38, %rd28;
 	mov.b32 %r39, %r37;
 $L_29:
-	max.s64 %rd107, 127, -9223372036854775805;
-	sub.s64 %rd108, %rd107, 3;
+	max.s64 %rd119, 127, -9223372036854775805;
+	sub.s64 %rd120, %rd119, 3;
 $L_30:
-	cvt.s64.s32 %rd109, %r39;
-	setp.lt.s64 %p110, %rd109, %rd108;
-	@!%p110 bra $L_39;
+	cvt.s64.s32 %rd121, %r39;
+	setp.lt.s64 %p122, %rd121, %rd120;
+	@!%p122 bra $L_39;
 $L_31:
 	setp.lt.s32 %p40, %r39, 127;
 $L_32:
@@ -8814,9 +9060,7 @@ $L_40:
 	mov.b32 %r39, %r43;
 	bra.uni $L_39;
 $L_41:
-	setp.ge.u64 %pt7, %rd7, %rd36;
-	@%pt7 bra $Lfault_7;
-	mad.lo.s64 %rd44, %rd7, 1, %rd35;
+	mov.b64 %rd44, %rd34;
 	ld.global.s8 %r45, [%rd44];
 	mov.b64 %rd46, %rd38;
 	mov.b32 %r47, %r45;
@@ -8832,50 +9076,48 @@ $L_43:
 	mov.b64 %rd46, %rd51;
 	mov.b32 %r47, %r52;
 $L_44:
-	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
+	setp.gt.s32 %p123, %r47, -128;
+	@!%p123 bra $L_50;
 $L_45:
-	cvt.s64.s32 %rd49, %r47;
-	mul.lo.s64 %rd50, %rd49, 3;
-	add.s64 %rd51, %rd46, %rd50;
-	sub.s32 %r52, %r47, 1;
-	bfe.s32 %r52, %r52, 0, 8;
-	mov.b64 %rd46, %rd51;
-	mov.b32 %r47, %r52;
+	cvt.s64.s32 %rd124, %r47;
+	mul.lo.s64 %rd125, %rd124, 3;
+	add.s64 %rd126, %rd46, %rd125;
+	sub.s32 %r127, %r47, 1;
+	bfe.s32 %r127, %r127, 0, 8;
+	mov.b64 %rd46, %rd126;
+	mov.b32 %r47, %r127;
 $L_46:
-	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
+	setp.gt.s32 %p128, %r47, -128;
+	@!%p128 bra $L_50;
 $L_47:
-	cvt.s64.s32 %rd49, %r47;
-	mul.lo.s64 %rd50, %rd49, 3;
-	add.s64 %rd51, %rd46, %rd50;
-	sub.s32 %r52, %r47, 1;
-	bfe.s32 %r52, %r52, 0, 8;
-	mov.b64 %rd46, %rd51;
-	mov.b32 %r47, %r52;
+	cvt.s64.s32 %rd129, %r47;
+	mul.lo.s64 %rd130, %rd129, 3;
+	add.s64 %rd131, %rd46, %rd130;
+	sub.s32 %r132, %r47, 1;
+	bfe.s32 %r132, %r132, 0, 8;
+	mov.b64 %rd46, %rd131;
+	mov.b32 %r47, %r132;
 $L_48:
-	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
+	setp.gt.s32 %p133, %r47, -128;
+	@!%p133 bra $L_50;
 $L_49:
-	cvt.s64.s32 %rd49, %r47;
-	mul.lo.s64 %rd50, %rd49, 3;
-	add.s64 %rd51, %rd46, %rd50;
-	sub.s32 %r52, %r47, 1;
-	bfe.s32 %r52, %r52, 0, 8;
-	mov.b64 %rd46, %rd51;
-	mov.b32 %r47, %r52;
+	cvt.s64.s32 %rd134, %r47;
+	mul.lo.s64 %rd135, %rd134, 3;
+	add.s64 %rd136, %rd46, %rd135;
+	sub.s32 %r137, %r47, 1;
+	bfe.s32 %r137, %r137, 0, 8;
+	mov.b64 %rd46, %rd136;
+	mov.b32 %r47, %r137;
 	bra.uni $L_42;
 $L_50:
-	setp.ge.u64 %pt8, %rd7, %rd55;
-	@%pt8 bra $Lfault_8;
+	setp.ge.u64 %pt6, %rd7, %rd55;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
+	mov.b64 %rd59, %rd53;
 $L_51:
-	setp.ge.u64 %pt9, %rd7, %rd55;
-	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
 	setp.lt.u32 %p62, %r58, %r61;
@@ -8890,64 +9132,53 @@ $L_53:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_54:
-	setp.ge.u64 %pt10, %rd7, %rd55;
-	@%pt10 bra $Lfault_10;
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
+	ld.global.u32 %r138, [%rd59];
+	add.u32 %r139, %r138, 7;
+	setp.lt.u32 %p140, %r58, %r139;
+	@!%p140 bra $L_63;
 $L_55:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
+	setp.gt.u32 %p144, %r58, 3;
+	@!%p144 bra $L_63;
 $L_56:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
+	cvt.u64.u32 %rd141, %r58;
+	sub.s64 %rd142, %rd57, %rd141;
+	add.u32 %r143, %r58, 1;
+	mov.b64 %rd57, %rd142;
+	mov.b32 %r58, %r143;
 $L_57:
-	setp.ge.u64 %pt11, %rd7, %rd55;
-	@%pt11 bra $Lfault_11;
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
+	ld.global.u32 %r145, [%rd59];
+	add.u32 %r146, %r145, 7;
+	setp.lt.u32 %p147, %r58, %r146;
+	@!%p147 bra $L_63;
 $L_58:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
+	setp.gt.u32 %p151, %r58, 3;
+	@!%p151 bra $L_63;
 $L_59:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
+	cvt.u64.u32 %rd148, %r58;
+	sub.s64 %rd149, %rd57, %rd148;
+	add.u32 %r150, %r58, 1;
+	mov.b64 %rd57, %rd149;
+	mov.b32 %r58, %r150;
 $L_60:
-	setp.ge.u64 %pt12, %rd7, %rd55;
-	@%pt12 bra $Lfault_12;
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
+	ld.global.u32 %r152, [%rd59];
+	add.u32 %r153, %r152, 7;
+	setp.lt.u32 %p154, %r58, %r153;
+	@!%p154 bra $L_63;
 $L_61:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
+	setp.gt.u32 %p158, %r58, 3;
+	@!%p158 bra $L_63;
 $L_62:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
+	cvt.u64.u32 %rd155, %r58;
+	sub.s64 %rd156, %rd57, %rd155;
+	add.u32 %r157, %r58, 1;
+	mov.b64 %rd57, %rd156;
+	mov.b32 %r58, %r157;
 	bra.uni $L_51;
 $L_63:
 	mov.b64 %rd66, %rd57;
 	mov.b32 %r67, 0;
+	mov.b64 %rd69, %rd53;
 $L_64:
-	setp.ge.u64 %pt13, %rd7, %rd55;
-	@%pt13 bra $Lfault_13;
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
 	sub.u32 %r89, %r70, %r88;
@@ -8967,71 +9198,62 @@ $L_65:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_66:
-	setp.ge.u64 %pt14, %rd7, %rd55;
-	@%pt14 bra $Lfault_14;
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
-	ld.global.u32 %r70, [%rd69];
-	mul.hi.u32 %r88, %r70, 991146300;
-	sub.u32 %r89, %r70, %r88;
-	shr.u32 %r90, %r89, 1;
-	add.u32 %r91, %r90, %r88;
-	shr.u32 %r92, %r91, 3;
-	mul.lo.u32 %r93, %r92, 13;
-	sub.u32 %r94, %r70, %r93;
-	mov.b32 %r71, %r94;
-	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
+	ld.global.u32 %r159, [%rd69];
+	mul.hi.u32 %r166, %r159, 991146300;
+	sub.u32 %r167, %r159, %r166;
+	shr.u32 %r168, %r167, 1;
+	add.u32 %r169, %r168, %r166;
+	shr.u32 %r170, %r169, 3;
+	mul.lo.u32 %r171, %r170, 13;
+	sub.u32 %r172, %r159, %r171;
+	mov.b32 %r160, %r172;
+	setp.lt.u32 %p161, %r67, %r160;
+	@!%p161 bra $L_72;
 $L_67:
-	cvt.u64.u32 %rd73, %r67;
-	mul.lo.s64 %rd74, %rd73, 5;
-	add.s64 %rd75, %rd66, %rd74;
-	add.u32 %r76, %r67, 1;
-	mov.b64 %rd66, %rd75;
-	mov.b32 %r67, %r76;
+	cvt.u64.u32 %rd162, %r67;
+	mul.lo.s64 %rd163, %rd162, 5;
+	add.s64 %rd164, %rd66, %rd163;
+	add.u32 %r165, %r67, 1;
+	mov.b64 %rd66, %rd164;
+	mov.b32 %r67, %r165;
 $L_68:
-	setp.ge.u64 %pt15, %rd7, %rd55;
-	@%pt15 bra $Lfault_15;
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
-	ld.global.u32 %r70, [%rd69];
-	mul.hi.u32 %r88, %r70, 991146300;
-	sub.u32 %r89, %r70, %r88;
-	shr.u32 %r90, %r89, 1;
-	add.u32 %r91, %r90, %r88;
-	shr.u32 %r92, %r91, 3;
-	mul.lo.u32 %r93, %r92, 13;
-	sub.u32 %r94, %r70, %r93;
-	mov.b32 %r71, %r94;
-	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
+	ld.global.u32 %r173, [%rd69];
+	mul.hi.u32 %r180, %r173, 991146300;
+	sub.u32 %r181, %r173, %r180;
+	shr.u32 %r182, %r181, 1;
+	add.u32 %r183, %r182, %r180;
+	shr.u32 %r184, %r183, 3;
+	mul.lo.u32 %r185, %r184, 13;
+	sub.u32 %r186, %r173, %r185;
+	mov.b32 %r174, %r186;
+	setp.lt.u32 %p175, %r67, %r174;
+	@!%p175 bra $L_72;
 $L_69:
-	cvt.u64.u32 %rd73, %r67;
-	mul.lo.s64 %rd74, %rd73, 5;
-	add.s64 %rd75, %rd66, %rd74;
-	add.u32 %r76, %r67, 1;
-	mov.b64 %rd66, %rd75;
-	mov.b32 %r67, %r76;
+	cvt.u64.u32 %rd176, %r67;
+	mul.lo.s64 %rd177, %rd176, 5;
+	add.s64 %rd178, %rd66, %rd177;
+	add.u32 %r179, %r67, 1;
+	mov.b64 %rd66, %rd178;
+	mov.b32 %r67, %r179;
 $L_70:
-	setp.ge.u64 %pt16, %rd7, %rd55;
-	@%pt16 bra $Lfault_16;
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
-	ld.global.u32 %r70, [%rd69];
-	mul.hi.u32 %r88, %r70, 991146300;
-	sub.u32 %r89, %r70, %r88;
-	shr.u32 %r90, %r89, 1;
-	add.u32 %r91, %r90, %r88;
-	shr.u32 %r92, %r91, 3;
-	mul.lo.u32 %r93, %r92, 13;
-	sub.u32 %r94, %r70, %r93;
-	mov.b32 %r71, %r94;
-	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
+	ld.global.u32 %r187, [%rd69];
+	mul.hi.u32 %r194, %r187, 991146300;
+	sub.u32 %r195, %r187, %r194;
+	shr.u32 %r196, %r195, 1;
+	add.u32 %r197, %r196, %r194;
+	shr.u32 %r198, %r197, 3;
+	mul.lo.u32 %r199, %r198, 13;
+	sub.u32 %r200, %r187, %r199;
+	mov.b32 %r188, %r200;
+	setp.lt.u32 %p189, %r67, %r188;
+	@!%p189 bra $L_72;
 $L_71:
-	cvt.u64.u32 %rd73, %r67;
-	mul.lo.s64 %rd74, %rd73, 5;
-	add.s64 %rd75, %rd66, %rd74;
-	add.u32 %r76, %r67, 1;
-	mov.b64 %rd66, %rd75;
-	mov.b32 %r67, %r76;
+	cvt.u64.u32 %rd190, %r67;
+	mul.lo.s64 %rd191, %rd190, 5;
+	add.s64 %rd192, %rd66, %rd191;
+	add.u32 %r193, %r67, 1;
+	mov.b64 %rd66, %rd192;
+	mov.b32 %r67, %r193;
 	bra.uni $L_64;
 $L_72:
 	mov.b64 %rd77, %rd66;
@@ -9052,93 +9274,90 @@ $L_74:
 	mov.b64 %rd80, %rd103;
 	mov.b64 %rd81, %rd78;
 	setp.eq.s64 %p82, %rd80, %rd81;
-	@!%p82 bra $L_78;
+	@!%p82 bra $L_77;
 $L_75:
 	mad.lo.s64 %rd83, %rd7, 8, %rd4;
 	st.global.s64 [%rd83], %rd77;
-	add.s64 %rd84, %rd7, 1;
-	setp.lt.s64 %p85, %rd84, %rd3;
-	@!%p85 bra $L_77;
 $L_76:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_77:
-	ret;
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
 $L_78:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
+	setp.lt.s64 %p201, %rd78, 20;
+	@!%p201 bra $L_75;
 $L_79:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
+	mul.hi.s64 %rd207, %rd77, -7905747460161236406;
+	add.s64 %rd208, %rd207, %rd77;
+	mov.b64 %rd209, %rd208;
+	shr.u64 %rd210, %rd209, 63;
+	shr.s64 %rd211, %rd208, 2;
+	mov.b64 %rd212, %rd210;
+	add.s64 %rd213, %rd211, %rd212;
+	mul.lo.s64 %rd214, %rd213, 7;
+	sub.s64 %rd215, %rd77, %rd214;
+	mov.b64 %rd202, %rd215;
+	mov.b64 %rd203, %rd78;
+	setp.eq.s64 %p204, %rd202, %rd203;
+	@%p204 bra $L_75;
 $L_80:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
+	add.s64 %rd205, %rd77, 1;
+	add.s64 %rd206, %rd78, 1;
+	mov.b64 %rd77, %rd205;
+	mov.b64 %rd78, %rd206;
 $L_81:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
+	setp.lt.s64 %p216, %rd78, 20;
+	@!%p216 bra $L_75;
 $L_82:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
+	mul.hi.s64 %rd222, %rd77, -7905747460161236406;
+	add.s64 %rd223, %rd222, %rd77;
+	mov.b64 %rd224, %rd223;
+	shr.u64 %rd225, %rd224, 63;
+	shr.s64 %rd226, %rd223, 2;
+	mov.b64 %rd227, %rd225;
+	add.s64 %rd228, %rd226, %rd227;
+	mul.lo.s64 %rd229, %rd228, 7;
+	sub.s64 %rd230, %rd77, %rd229;
+	mov.b64 %rd217, %rd230;
+	mov.b64 %rd218, %rd78;
+	setp.eq.s64 %p219, %rd217, %rd218;
+	@%p219 bra $L_75;
 $L_83:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
+	add.s64 %rd220, %rd77, 1;
+	add.s64 %rd221, %rd78, 1;
+	mov.b64 %rd77, %rd220;
+	mov.b64 %rd78, %rd221;
 $L_84:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
+	setp.lt.s64 %p231, %rd78, 20;
+	@!%p231 bra $L_75;
 $L_85:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
+	mul.hi.s64 %rd237, %rd77, -7905747460161236406;
+	add.s64 %rd238, %rd237, %rd77;
+	mov.b64 %rd239, %rd238;
+	shr.u64 %rd240, %rd239, 63;
+	shr.s64 %rd241, %rd238, 2;
+	mov.b64 %rd242, %rd240;
+	add.s64 %rd243, %rd241, %rd242;
+	mul.lo.s64 %rd244, %rd243, 7;
+	sub.s64 %rd245, %rd77, %rd244;
+	mov.b64 %rd232, %rd245;
+	mov.b64 %rd233, %rd78;
+	setp.eq.s64 %p234, %rd232, %rd233;
+	@%p234 bra $L_75;
 $L_86:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
-$L_87:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
+	add.s64 %rd235, %rd77, 1;
+	add.s64 %rd236, %rd78, 1;
+	mov.b64 %rd77, %rd235;
+	mov.b64 %rd78, %rd236;
 	bra.uni $L_73;
-$L_88:
+$L_87:
 	mov.b64 %rd28, %rd12;
 	bra.uni $L_28;
+$L_88:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -9165,62 +9384,12 @@ $Lfault_4:
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_6:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd36;
 	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd36;
-	bra.uni $Lfault;
-$Lfault_8:
+$Lfault_6:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_11:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_12:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_13:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_14:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd55;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd55;
 	bra.uni $Lfault;
@@ -9230,9 +9399,9 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt17, %rt8, %rt6;
-	@%pt17 exit;
-	st.global.u32 [%rdt3+8], 2097152;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt3+8], 2162688;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9278,8 +9447,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	st.global.f32 [%rd11], %f12;
@@ -9332,8 +9499,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -9360,7 +9525,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2228224;
+	st.global.u32 [%rdt3+8], 2293760;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9406,13 +9571,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	add.rn.f32 %f13, %f12, %f14;
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -9453,6 +9616,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -9461,11 +9625,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_24;
 $L_5:
 	mov.b64 %rd11, %rd9;
-	setp.gt.s64 %p12, %rd13, 0;
 	@!%p12 bra $L_23;
 $L_6:
 	mov.b64 %rd14, %rd11;
@@ -9577,7 +9738,7 @@ $L_20:
 	setp.lt.s64 %p24, %rd16, 0;
 	@!%p24 bra $L_22;
 $L_21:
-	mad.lo.s64 %rd25, %rd9, 4, %rd4;
+	mov.b64 %rd25, %rd22;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd25], %ft0;
 $L_22:
@@ -9640,17 +9801,6 @@ $L_1:
 	mov.u32 %rt5, %ntid.x;
 	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, -1;
-$L_2:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_10;
-$L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_10;
-$L_5:
 	cvt.s64.s32 %rd11, %r12;
 	mul.lo.s64 %rd13, %rd11, 3;
 	cvt.u64.u32 %rd14, %r15;
@@ -9680,9 +9830,18 @@ $L_5:
 	mov.b64 %rd38, %rd54;
 	mov.b64 %rd40, %rd38;
 	add.s64 %rd41, %rd37, %rd40;
+	neg.s64 %rd44, %rd41;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
 	@!%p42 bra $L_9;
 $L_6:
-	neg.s64 %rd44, %rd41;
 	mov.b64 %rd43, %rd44;
 $L_7:
 	mov.b64 %rd45, %rd9;
@@ -9697,6 +9856,553 @@ $L_9:
 	bra.uni $L_7;
 $L_10:
 	ret;
+}
+
+.visible .entry ClampedWindow_0(
+	.param .u64 ClampedWindow_0_param_0,
+	.param .s64 ClampedWindow_0_param_1,
+	.param .u64 ClampedWindow_0_param_2,
+	.param .s64 ClampedWindow_0_param_3,
+	.param .u64 ClampedWindow_0_param_4,
+	.param .s64 ClampedWindow_0_param_5,
+	.param .s64 ClampedWindow_0_param_6,
+	.param .s64 ClampedWindow_0_param_7,
+	.param .u64 ClampedWindow_0_param_8
+)
+{
+	.reg .pred %p<339>;
+	.reg .pred %pt<21>;
+	.reg .b32 %r<344>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<345>;
+	.reg .b64 %rdt<5>;
+	.reg .f32 %f<198>;
+
+$L_0:
+	ld.param.u64 %rd4, [ClampedWindow_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [ClampedWindow_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd12, [ClampedWindow_0_param_6];
+	ld.param.s64 %rd22, [ClampedWindow_0_param_7];
+	ld.param.u64 %rd40, [ClampedWindow_0_param_2];
+	cvta.to.global.u64 %rd40, %rd40;
+	ld.param.u64 %rd41, [ClampedWindow_0_param_3];
+	ld.param.u64 %rd50, [ClampedWindow_0_param_4];
+	cvta.to.global.u64 %rd50, %rd50;
+	ld.param.u64 %rd51, [ClampedWindow_0_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	sub.s64 %rd21, %rd22, 1;
+	sub.s64 %rd35, %rd12, 1;
+	mov.b64 %rd79, %rd35;
+	mov.b64 %rd91, %rd35;
+	mov.b64 %rd203, %rd21;
+	mov.b64 %rd247, %rd21;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_56;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
+	setp.eq.s64 %pt0, %rd12, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd334, %rd9;
+	mov.b64 %rd335, %rd12;
+	or.b64 %rd336, %rd334, %rd335;
+	shr.u64 %rd337, %rd336, 32;
+	setp.eq.u64 %p338, %rd337, 0;
+	@!%p338 bra $L_55;
+$L_6:
+	cvt.u32.u64 %r339, %rd9;
+	cvt.u32.u64 %r340, %rd12;
+	div.u32 %r341, %r339, %r340;
+	mul.lo.u32 %r343, %r341, %r340;
+	sub.u32 %r342, %r339, %r343;
+	cvt.u64.u32 %rd332, %r341;
+	cvt.u64.u32 %rd333, %r342;
+$L_7:
+	mov.b64 %rd11, %rd333;
+	mov.b64 %rd13, %rd332;
+$L_8:
+	mov.b64 %rd15, 0;
+$L_9:
+	mov.b64 %rd18, %rd13;
+	sub.s64 %rd19, %rd18, 1;
+	max.s64 %rd20, %rd19, 0;
+	min.s64 %rd23, %rd20, %rd21;
+$L_10:
+	mov.b64 %rd25, 0;
+$L_11:
+	mov.b64 %rd32, %rd11;
+	sub.s64 %rd33, %rd32, 1;
+	max.s64 %rd34, %rd33, 0;
+	min.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd23, %rd12;
+	add.s64 %rd38, %rd37, %rd36;
+	setp.ge.u64 %pt1, %rd38, %rd41;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd39, %rd40, %rd38;
+	ld.global.u8 %r42, [%rd39];
+	cvt.u64.u32 %rd43, %r42;
+	mov.b64 %rd44, %rd43;
+$L_12:
+	mov.b64 %rd25, %rd44;
+$L_13:
+	add.s64 %rd76, %rd11, 1;
+	sub.s64 %rd77, %rd76, 1;
+	max.s64 %rd78, %rd77, 0;
+	min.s64 %rd80, %rd78, %rd79;
+	mov.b64 %rd81, %rd37;
+	add.s64 %rd82, %rd81, %rd80;
+	setp.ge.u64 %pt2, %rd82, %rd41;
+	@%pt2 bra $Lfault_2;
+	add.s64 %rd83, %rd40, %rd82;
+	ld.global.u8 %r84, [%rd83];
+	cvt.u64.u32 %rd85, %r84;
+	add.s64 %rd44, %rd25, %rd85;
+$L_14:
+	mov.b64 %rd25, %rd44;
+$L_15:
+	add.s64 %rd88, %rd11, 2;
+	sub.s64 %rd89, %rd88, 1;
+	max.s64 %rd90, %rd89, 0;
+	min.s64 %rd92, %rd90, %rd91;
+	mov.b64 %rd93, %rd37;
+	add.s64 %rd94, %rd93, %rd92;
+	setp.ge.u64 %pt3, %rd94, %rd41;
+	@%pt3 bra $Lfault_3;
+	add.s64 %rd95, %rd40, %rd94;
+	ld.global.u8 %r96, [%rd95];
+	cvt.u64.u32 %rd97, %r96;
+	add.s64 %rd44, %rd25, %rd97;
+$L_16:
+	mov.b64 %rd27, %rd44;
+$L_17:
+	mov.b64 %rd15, %rd27;
+$L_18:
+	add.s64 %rd200, %rd13, 1;
+	sub.s64 %rd201, %rd200, 1;
+	max.s64 %rd202, %rd201, 0;
+	min.s64 %rd204, %rd202, %rd203;
+$L_19:
+	mov.b64 %rd25, %rd15;
+$L_20:
+	mov.b64 %rd210, %rd36;
+	mul.lo.s64 %rd211, %rd204, %rd12;
+	add.s64 %rd212, %rd211, %rd210;
+	setp.ge.u64 %pt4, %rd212, %rd41;
+	@%pt4 bra $Lfault_4;
+	add.s64 %rd213, %rd40, %rd212;
+	ld.global.u8 %r214, [%rd213];
+	cvt.u64.u32 %rd215, %r214;
+	add.s64 %rd44, %rd25, %rd215;
+$L_21:
+	mov.b64 %rd25, %rd44;
+$L_22:
+	mov.b64 %rd224, %rd80;
+	mov.b64 %rd225, %rd211;
+	add.s64 %rd226, %rd225, %rd224;
+	setp.ge.u64 %pt5, %rd226, %rd41;
+	@%pt5 bra $Lfault_5;
+	add.s64 %rd227, %rd40, %rd226;
+	ld.global.u8 %r228, [%rd227];
+	cvt.u64.u32 %rd229, %r228;
+	add.s64 %rd44, %rd25, %rd229;
+$L_23:
+	mov.b64 %rd25, %rd44;
+$L_24:
+	mov.b64 %rd236, %rd92;
+	mov.b64 %rd237, %rd211;
+	add.s64 %rd238, %rd237, %rd236;
+	setp.ge.u64 %pt6, %rd238, %rd41;
+	@%pt6 bra $Lfault_6;
+	add.s64 %rd239, %rd40, %rd238;
+	ld.global.u8 %r240, [%rd239];
+	cvt.u64.u32 %rd241, %r240;
+	add.s64 %rd44, %rd25, %rd241;
+$L_25:
+	mov.b64 %rd27, %rd44;
+$L_26:
+	mov.b64 %rd15, %rd27;
+$L_27:
+	add.s64 %rd244, %rd13, 2;
+	sub.s64 %rd245, %rd244, 1;
+	max.s64 %rd246, %rd245, 0;
+	min.s64 %rd248, %rd246, %rd247;
+$L_28:
+	mov.b64 %rd25, %rd15;
+$L_29:
+	mov.b64 %rd254, %rd36;
+	mul.lo.s64 %rd255, %rd248, %rd12;
+	add.s64 %rd256, %rd255, %rd254;
+	setp.ge.u64 %pt7, %rd256, %rd41;
+	@%pt7 bra $Lfault_7;
+	add.s64 %rd257, %rd40, %rd256;
+	ld.global.u8 %r258, [%rd257];
+	cvt.u64.u32 %rd259, %r258;
+	add.s64 %rd44, %rd25, %rd259;
+$L_30:
+	mov.b64 %rd25, %rd44;
+$L_31:
+	mov.b64 %rd268, %rd80;
+	mov.b64 %rd269, %rd255;
+	add.s64 %rd270, %rd269, %rd268;
+	setp.ge.u64 %pt8, %rd270, %rd41;
+	@%pt8 bra $Lfault_8;
+	add.s64 %rd271, %rd40, %rd270;
+	ld.global.u8 %r272, [%rd271];
+	cvt.u64.u32 %rd273, %r272;
+	add.s64 %rd44, %rd25, %rd273;
+$L_32:
+	mov.b64 %rd25, %rd44;
+$L_33:
+	mov.b64 %rd280, %rd92;
+	mov.b64 %rd281, %rd255;
+	add.s64 %rd282, %rd281, %rd280;
+	setp.ge.u64 %pt9, %rd282, %rd41;
+	@%pt9 bra $Lfault_9;
+	add.s64 %rd283, %rd40, %rd282;
+	ld.global.u8 %r284, [%rd283];
+	cvt.u64.u32 %rd285, %r284;
+	add.s64 %rd44, %rd25, %rd285;
+$L_34:
+	mov.b64 %rd27, %rd44;
+$L_35:
+	mov.b64 %rd17, %rd27;
+$L_36:
+	mov.f32 %f29, 0f00000000;
+$L_37:
+	setp.ge.u64 %pt10, %rd9, %rd51;
+	@%pt10 bra $Lfault_10;
+	mad.lo.s64 %rd49, %rd9, 4, %rd50;
+	ld.global.f32 %f52, [%rd49];
+	mul.rn.f32 %f57, %f52, 0f3F400000;
+	sub.rn.f32 %f58, %f57, 0f3F800000;
+	setp.gtu.f32 %pt11, %f58, 0f00000000;
+	selp.f32 %f59, %f58, 0f00000000, %pt11;
+	add.rn.f32 %f60, 0f00000000, %f59;
+$L_38:
+	mov.f32 %f29, %f60;
+$L_39:
+	mov.b64 %rd112, %rd49;
+	ld.global.f32 %f113, [%rd112];
+	mul.rn.f32 %f118, %f113, 0f3F500000;
+	sub.rn.f32 %f119, %f118, 0f3F800000;
+	setp.gtu.f32 %pt12, %f119, 0f00000000;
+	selp.f32 %f120, %f119, 0f00000000, %pt12;
+	add.rn.f32 %f60, %f29, %f120;
+$L_40:
+	mov.f32 %f29, %f60;
+$L_41:
+	mov.b64 %rd123, %rd49;
+	ld.global.f32 %f124, [%rd123];
+	mul.rn.f32 %f129, %f124, 0f3F600000;
+	sub.rn.f32 %f130, %f129, 0f3F800000;
+	setp.gtu.f32 %pt13, %f130, 0f00000000;
+	selp.f32 %f131, %f130, 0f00000000, %pt13;
+	add.rn.f32 %f60, %f29, %f131;
+$L_42:
+	mov.f32 %f29, %f60;
+$L_43:
+	mov.b64 %rd134, %rd49;
+	ld.global.f32 %f135, [%rd134];
+	mul.rn.f32 %f140, %f135, 0f3F700000;
+	sub.rn.f32 %f141, %f140, 0f3F800000;
+	setp.gtu.f32 %pt14, %f141, 0f00000000;
+	selp.f32 %f142, %f141, 0f00000000, %pt14;
+	add.rn.f32 %f60, %f29, %f142;
+$L_44:
+	mov.f32 %f29, %f60;
+$L_45:
+	mov.b64 %rd145, %rd49;
+	ld.global.f32 %f146, [%rd145];
+	mul.rn.f32 %f151, %f146, 0f3F800000;
+	sub.rn.f32 %f152, %f151, 0f3F800000;
+	setp.gtu.f32 %pt15, %f152, 0f00000000;
+	selp.f32 %f153, %f152, 0f00000000, %pt15;
+	add.rn.f32 %f60, %f29, %f153;
+$L_46:
+	mov.f32 %f29, %f60;
+$L_47:
+	mov.b64 %rd156, %rd49;
+	ld.global.f32 %f157, [%rd156];
+	mul.rn.f32 %f162, %f157, 0f3F880000;
+	sub.rn.f32 %f163, %f162, 0f3F800000;
+	setp.gtu.f32 %pt16, %f163, 0f00000000;
+	selp.f32 %f164, %f163, 0f00000000, %pt16;
+	add.rn.f32 %f60, %f29, %f164;
+$L_48:
+	mov.f32 %f29, %f60;
+$L_49:
+	mov.b64 %rd167, %rd49;
+	ld.global.f32 %f168, [%rd167];
+	mul.rn.f32 %f173, %f168, 0f3F900000;
+	sub.rn.f32 %f174, %f173, 0f3F800000;
+	setp.gtu.f32 %pt17, %f174, 0f00000000;
+	selp.f32 %f175, %f174, 0f00000000, %pt17;
+	add.rn.f32 %f60, %f29, %f175;
+$L_50:
+	mov.f32 %f29, %f60;
+$L_51:
+	mov.b64 %rd178, %rd49;
+	ld.global.f32 %f179, [%rd178];
+	mul.rn.f32 %f184, %f179, 0f3F980000;
+	sub.rn.f32 %f185, %f184, 0f3F800000;
+	setp.gtu.f32 %pt18, %f185, 0f00000000;
+	selp.f32 %f186, %f185, 0f00000000, %pt18;
+	add.rn.f32 %f60, %f29, %f186;
+$L_52:
+	mov.f32 %f31, %f60;
+$L_53:
+	mul.hi.s64 %rd69, %rd17, -2049638230412172401;
+	add.s64 %rd70, %rd69, %rd17;
+	mov.b64 %rd71, %rd70;
+	shr.u64 %rd72, %rd71, 63;
+	shr.s64 %rd73, %rd70, 3;
+	mov.b64 %rd74, %rd72;
+	add.s64 %rd75, %rd73, %rd74;
+	mov.b64 %rd63, %rd75;
+	cvt.u32.u64 %r64, %rd63;
+	mul.rn.f32 %f65, %f31, 0f40800000;
+	cvt.rzi.s32.f32 %r66, %f65;
+	add.s32 %r67, %r64, %r66;
+	mad.lo.s64 %rd68, %rd9, 4, %rd4;
+	st.global.s32 [%rd68], %r67;
+$L_54:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_55:
+	setp.eq.s64 %pt19, %rd12, -1;
+	neg.s64 %rdt3, %rd9;
+	div.s64 %rd332, %rd9, %rd12;
+	selp.b64 %rd332, %rdt3, %rd332, %pt19;
+	mul.lo.s64 %rd344, %rd332, %rd12;
+	sub.s64 %rd333, %rd9, %rd344;
+	bra.uni $L_7;
+$L_56:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd82;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd94;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd212;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd226;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd238;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd256;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd270;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd282;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd51;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [ClampedWindow_0_param_8];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt20, %rt8, %rt6;
+	@%pt20 exit;
+	st.global.u32 [%rdt4+8], 2555904;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
+}
+
+.visible .entry Rounds_0(
+	.param .u64 Rounds_0_param_0,
+	.param .s64 Rounds_0_param_1,
+	.param .u64 Rounds_0_param_2,
+	.param .s64 Rounds_0_param_3,
+	.param .u64 Rounds_0_param_4
+)
+{
+	.reg .pred %p<28>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<27>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<23>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Rounds_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Rounds_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Rounds_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Rounds_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_20;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.u64 %rd14, [%rd11];
+	mov.b64 %rd15, %rd14;
+	mov.b64 %rd16, 0;
+	mov.b32 %r23, 0;
+$L_6:
+	max.s32 %r25, 100, -2147483645;
+	sub.s32 %r26, %r25, 3;
+$L_7:
+	setp.lt.s32 %p27, %r23, %r26;
+	@!%p27 bra $L_16;
+$L_8:
+	setp.lt.s32 %p17, %r23, 100;
+$L_9:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+$L_10:
+	setp.lt.s32 %p17, %r23, 100;
+$L_11:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+$L_12:
+	setp.lt.s32 %p17, %r23, 100;
+$L_13:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+$L_14:
+	setp.lt.s32 %p17, %r23, 100;
+$L_15:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+	bra.uni $L_7;
+$L_16:
+	setp.lt.s32 %p17, %r23, 100;
+	@!%p17 bra $L_18;
+$L_17:
+	mul.lo.u64 %rd18, %rd15, 6364136223846793005;
+	mov.b64 %rd19, %rd16;
+	add.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd15, %rd20;
+	add.s32 %r24, %r23, 1;
+	mov.b32 %r23, %r24;
+	cvt.s64.s32 %rd16, %r23;
+	bra.uni $L_16;
+$L_18:
+	mad.lo.s64 %rd22, %rd9, 8, %rd4;
+	st.global.u64 [%rd22], %rd15;
+$L_19:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_20:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Rounds_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2621440;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry TwoBlocks_0(
@@ -9729,6 +10435,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -9737,10 +10444,7 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	cvt.rn.f32.s64 %f17, %rd12;
 	mul.rn.f32 %f18, %f17, 0f3F000000;
 	mad.lo.s64 %rd19, %rd12, 4, %rd14;
@@ -9782,6 +10486,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -9790,10 +10495,7 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	cvt.rn.f32.s64 %f17, %rd12;
 	add.rn.f32 %f18, %f17, 0f3F800000;
 	mad.lo.s64 %rd19, %rd12, 4, %rd14;
@@ -9835,6 +10537,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -9843,10 +10546,7 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	mov.f32 %ft0, 0f3F800000;
 	st.global.f32 [%rd17], %ft0;
@@ -9887,6 +10587,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -9895,14 +10596,11 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	ld.global.f32 %f18, [%rd17];
 	add.rn.f32 %f19, %f18, 0f3F800000;
-	mad.lo.s64 %rd20, %rd12, 4, %rd14;
+	mov.b64 %rd20, %rd17;
 	st.global.f32 [%rd20], %f19;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -9941,6 +10639,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -9949,10 +10648,7 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	mov.f32 %ft0, 0f40400000;
 	st.global.f32 [%rd17], %ft0;
@@ -9997,16 +10693,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
+	mov.f32 %f16, %f17;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_8;
+	@!%p5 bra $L_7;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
-$L_5:
 	mul.hi.s64 %rd22, %rd6, -9002011107970261188;
 	add.s64 %rd23, %rd22, %rd6;
 	mov.b64 %rd24, %rd23;
@@ -10020,20 +10716,16 @@ $L_5:
 	cvt.rn.f32.s64 %f14, %rd13;
 	mul.rn.f32 %f15, %f14, 0f3F000000;
 	mov.f32 %f12, %f15;
-$L_6:
-	mov.f32 %f16, %f17;
+$L_5:
 	mul.rn.f32 %f18, %f12, %f16;
 	setp.ge.u64 %pt0, %rd6, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd19, %rd6, 4, %rd7;
 	st.global.f32 [%rd19], %f18;
-	add.s64 %rd20, %rd6, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_8;
-$L_7:
+$L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -10048,7 +10740,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2621440;
+	st.global.u32 [%rdt3+8], 2818048;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10091,16 +10783,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
+	mov.f32 %f18, %f19;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_8;
+	@!%p5 bra $L_7;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
-$L_5:
 	mul.hi.s64 %rd24, %rd6, -6291360591419602545;
 	add.s64 %rd25, %rd24, %rd6;
 	mov.b64 %rd26, %rd25;
@@ -10116,20 +10808,16 @@ $L_5:
 	div.rn.f32 %f16, %f15, 0f40400000;
 	add.rn.f32 %f17, %f16, 0f3F800000;
 	mov.f32 %f12, %f17;
-$L_6:
-	mov.f32 %f18, %f19;
+$L_5:
 	mul.rn.f32 %f20, %f12, %f18;
 	setp.ge.u64 %pt0, %rd6, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd21, %rd6, 4, %rd7;
 	st.global.f32 [%rd21], %f20;
-	add.s64 %rd22, %rd6, 1;
-	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_8;
-$L_7:
+$L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 1;
@@ -10144,7 +10832,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2621441;
+	st.global.u32 [%rdt3+8], 2818049;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10200,8 +10888,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -10237,7 +10923,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2686976;
+	st.global.u32 [%rdt3+8], 2883584;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10278,19 +10964,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 0;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	mov.b64 %rd14, %rd13;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -10440,19 +11124,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 1;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 1000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -10602,19 +11284,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 2;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 2000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -10764,19 +11444,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 3;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 3000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -10926,19 +11604,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 4;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 4000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -11088,19 +11764,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 5;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 5000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -11250,19 +11924,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 6;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 6000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -11412,19 +12084,17 @@ $L_1:
 	mov.b64 %rd0, %rd3;
 	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 7;
 $L_2:
 	mov.b64 %rd8, %rd1;
 	mov.b64 %rd9, -1;
+	setp.gt.s64 %p15, %rd5, 0;
 $L_3:
 	add.s64 %rd10, %rd9, 1;
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_21;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
 	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
+	add.s64 %rd14, %rd13, 7000;
 	@!%p15 bra $L_20;
 $L_5:
 	mov.b64 %rd16, %rd14;
@@ -11585,7 +12255,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2818048;
+	st.global.u32 [%rdt3+8], 3014656;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11634,31 +12304,28 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd14, %rd10;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd18, %rd21;
+	mov.b64 %rd19, %rd22;
+	add.s64 %rd23, %rd18, 0;
 $L_2:
 	setp.lt.s64 %p12, %rd2, %rd3;
 	@!%p12 bra $L_6;
 $L_3:
 	mov.b64 %rd13, %rd2;
 $L_4:
-	mov.b64 %rd14, %rd10;
-	mov.b64 %rd15, %rd11;
 	cvt.u32.u64 %r17, %rd13;
-	mov.b64 %rd18, %rd21;
-	mov.b64 %rd19, %rd22;
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd19;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd23, %rd18, 0;
 	ld.global.s32 %r24, [%rd23];
 	add.s32 %r25, %r17, %r24;
 	setp.ge.u64 %pt1, %rd13, %rd15;
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd26, %rd13, 4, %rd14;
 	st.global.s32 [%rd26], %r25;
-	add.s64 %rd27, %rd13, 1;
-	setp.lt.s64 %p28, %rd27, %rd3;
-	@!%p28 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -11682,7 +12349,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 2818049;
+	st.global.u32 [%rdt4+8], 3014657;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -11734,7 +12401,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2818050;
+	st.global.u32 [%rdt3+8], 3014658;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11774,6 +12441,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
+	mov.b64 %rd12, %rd6;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -11787,7 +12455,6 @@ $L_4:
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_7;
 $L_5:
-	mov.b64 %rd12, %rd6;
 	mad.lo.s64 %rd15, %rd10, 4, %rd12;
 	mov.b32 %rt5, 2;
 	st.global.s32 [%rd15], %rt5;
@@ -11872,7 +12539,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt5+8], 2818052;
+	st.global.u32 [%rdt5+8], 3014660;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt1;
 	st.global.u64 [%rdt5+24], %rdt2;
@@ -11917,6 +12584,10 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
+	mov.b64 %rd12, %rd6;
+	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
+	add.s64 %rd20, %rd15, 0;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -11930,18 +12601,14 @@ $L_4:
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_7;
 $L_5:
-	mov.b64 %rd12, %rd6;
-	mov.b64 %rd15, %rd18;
-	mov.b64 %rd16, %rd19;
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd16;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd20, %rd15, 0;
 	ld.global.s32 %r21, [%rd20];
 	mad.lo.s64 %rd22, %rd10, 4, %rd12;
 	ld.global.s32 %r23, [%rd22];
 	add.s32 %r24, %r23, %r21;
-	mad.lo.s64 %rd25, %rd10, 4, %rd12;
+	mov.b64 %rd25, %rd22;
 	st.global.s32 [%rd25], %r24;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -11961,7 +12628,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 2818053;
+	st.global.u32 [%rdt4+8], 3014661;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -12004,6 +12671,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd14, %rd7;
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -12012,14 +12680,11 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
-	mov.b64 %rd14, %rd7;
 	mad.lo.s64 %rd17, %rd12, 4, %rd14;
 	ld.global.s32 %r18, [%rd17];
 	mul.lo.s32 %r19, %r18, 3;
-	mad.lo.s64 %rd20, %rd12, 4, %rd14;
+	mov.b64 %rd20, %rd17;
 	st.global.s32 [%rd20], %r19;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -12067,6 +12732,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
+	mov.b64 %rd12, %rd6;
+	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
+	mov.b64 %rd22, %rd25;
+	mov.b64 %rd23, %rd26;
 $L_2:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
@@ -12080,15 +12750,10 @@ $L_4:
 	setp.lt.s64 %p11, %rd10, %rd8;
 	@!%p11 bra $L_7;
 $L_5:
-	mov.b64 %rd12, %rd6;
-	mov.b64 %rd15, %rd18;
-	mov.b64 %rd16, %rd19;
 	setp.ge.u64 %pt0, %rd10, %rd16;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd20, %rd10, 4, %rd15;
 	ld.global.s32 %r21, [%rd20];
-	mov.b64 %rd22, %rd25;
-	mov.b64 %rd23, %rd26;
 	setp.ge.u64 %pt1, %rd10, %rd23;
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd27, %rd10, 4, %rd22;
@@ -12119,7 +12784,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2818055;
+	st.global.u32 [%rdt3+8], 3014663;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12138,11 +12803,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<64>;
+	.reg .pred %p<90>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<88>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<54>;
+	.reg .f32 %f<87>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
@@ -12163,16 +12828,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -12269,47 +12934,47 @@ $L_28:
 	@!%p34 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_31;
+	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f66;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_34;
+	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f70;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_37;
+	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f74;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@%p34 bra $L_26;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
 $L_39:
 	mov.u64 %rd36, qvar_reduce0;
-	mul.lo.s64 %rd37, %rd24, 1;
-	add.s64 %rd38, %rd37, 0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
 	mad.lo.s64 %rd39, %rd38, 8, %rd36;
 	st.shared.f32 [%rd39], %f0;
 $L_40:
@@ -12324,12 +12989,12 @@ $L_41:
 	@!%p43 bra $L_60;
 $L_42:
 	mov.u64 %rd44, qvar_reduce0;
-	mul.lo.s64 %rd45, %rd23, 1;
-	add.s64 %rd46, %rd45, 0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
 	mad.lo.s64 %rd47, %rd46, 8, %rd44;
 	ld.shared.f32 %f0, [%rd47];
 $L_43:
-	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.b64 %rd48, %rd26;
 	mov.u32 %rt14, %ntid.x;
 	cvt.u64.u32 %rd49, %rt14;
 	sub.s64 %rd50, %rd49, %rd48;
@@ -12349,47 +13014,47 @@ $L_46:
 	@!%p56 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_49;
+	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f78;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_52;
+	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f82;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_55;
+	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f86;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@%p56 bra $L_44;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
 $L_56:
-	setp.eq.s64 %p57, %rd23, 0;
+	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
-	mul.lo.s64 %rd59, %rd58, 1;
+	mov.b64 %rd59, %rd58;
 	add.s64 %rd60, %rd59, 2;
 	mad.lo.s64 %rd62, %rd60, 8, %rd61;
 	st.global.f32 [%rd62], %f0;
@@ -12417,10 +13082,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
+	.reg .pred %p<85>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
-	.reg .f32 %f<47>;
+	.reg .b64 %rd<83>;
+	.reg .f32 %f<82>;
 
 $L_0:
 	ld.param.u64 %rd0, [Sum_1_param_4];
@@ -12433,46 +13098,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd53, %rd50;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd56, %rd50;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f5, %f5, %f57;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd59, %rd50;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f5, %f5, %f60;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -12502,47 +13167,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f61;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f65;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f69;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.f32 [%rd27], %f5;
 $L_25:
@@ -12557,12 +13222,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.f32 %f5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -12582,42 +13247,42 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f73;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f77;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f81;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
 	add.rn.f32 %f46, %f5, 0f00000000;
@@ -12673,7 +13338,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2883586;
+	st.global.u32 [%rdt3+8], 3080194;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12692,10 +13357,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[2560];
-	.reg .pred %p<210>;
-	.reg .b32 %r<173>;
+	.reg .pred %p<299>;
+	.reg .b32 %r<296>;
 	.reg .b32 %rt<130>;
-	.reg .b64 %rd<221>;
+	.reg .b64 %rd<297>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -12726,16 +13391,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd11, %rt3, %rt4;
 	add.s64 %rd12, %rd10, -1;
+	mov.b64 %rd18, %rd13;
+	mov.b64 %rd21, %rd11;
+	mul.lo.u64 %rd22, %rd21, 3;
 $L_2:
 	add.s64 %rd16, %rd12, 1;
 	setp.lt.s64 %p17, %rd16, %rd13;
 	@!%p17 bra $L_39;
 $L_3:
-	mov.b64 %rd18, %rd13;
 	mov.b64 %rd19, %rd16;
 	sub.u64 %rd20, %rd18, %rd19;
-	mov.b64 %rd21, %rd11;
-	mul.lo.u64 %rd22, %rd21, 3;
 	setp.gt.u64 %p23, %rd20, %rd22;
 	@!%p23 bra $L_32;
 $L_4:
@@ -13081,190 +13746,190 @@ $L_43:
 	mov.b64 {%rt29, %rt30}, %rd0;
 	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
 	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
-	mov.b64 %rd60, {%rt29, %rt30};
+	mov.b64 %rd221, {%rt29, %rt30};
 	cvt.u32.u64 %rt31, %rd59;
 	mov.b64 {%rt32, %rt33}, %rd1;
 	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
 	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
-	mov.b64 %rd61, {%rt32, %rt33};
+	mov.b64 %rd222, {%rt32, %rt33};
 	cvt.u32.u64 %rt34, %rd59;
-	shfl.sync.down.b32 %r62, %r2, %rt34, 31, -1;
+	shfl.sync.down.b32 %r223, %r2, %rt34, 31, -1;
 	cvt.u32.u64 %rt35, %rd59;
-	shfl.sync.down.b32 %r63, %r3, %rt35, 31, -1;
+	shfl.sync.down.b32 %r224, %r3, %rt35, 31, -1;
 	cvt.u32.u64 %rt36, %rd59;
-	shfl.sync.down.b32 %r64, %r4, %rt36, 31, -1;
+	shfl.sync.down.b32 %r225, %r4, %rt36, 31, -1;
 	cvt.u32.u64 %rt37, %rd59;
-	shfl.sync.down.b32 %r65, %r5, %rt37, 31, -1;
+	shfl.sync.down.b32 %r226, %r5, %rt37, 31, -1;
 	cvt.u32.u64 %rt38, %rd59;
-	shfl.sync.down.b32 %r66, %r6, %rt38, 31, -1;
+	shfl.sync.down.b32 %r227, %r6, %rt38, 31, -1;
 	cvt.u32.u64 %rt39, %rd59;
-	shfl.sync.down.b32 %r67, %r7, %rt39, 31, -1;
+	shfl.sync.down.b32 %r228, %r7, %rt39, 31, -1;
 	cvt.u32.u64 %rt40, %rd59;
-	shfl.sync.down.b32 %r68, %r8, %rt40, 31, -1;
+	shfl.sync.down.b32 %r229, %r8, %rt40, 31, -1;
 	cvt.u32.u64 %rt41, %rd59;
-	shfl.sync.down.b32 %r69, %r9, %rt41, 31, -1;
-	add.s64 %rd70, %rd52, %rd59;
-	setp.lt.s64 %p71, %rd70, %rd58;
-	@!%p71 bra $L_45;
+	shfl.sync.down.b32 %r230, %r9, %rt41, 31, -1;
+	add.s64 %rd231, %rd52, %rd59;
+	setp.lt.s64 %p232, %rd231, %rd58;
+	@!%p232 bra $L_45;
 $L_44:
-	add.s64 %rd0, %rd0, %rd60;
-	add.s64 %rd1, %rd1, %rd61;
-	add.s32 %r2, %r2, %r62;
+	add.s64 %rd0, %rd0, %rd221;
+	add.s64 %rd1, %rd1, %rd222;
+	add.s32 %r2, %r2, %r223;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r63;
-	and.b32 %r4, %r4, %r64;
-	or.b32 %r5, %r5, %r65;
-	xor.b32 %r6, %r6, %r66;
-	and.b32 %r7, %r7, %r67;
-	min.s32 %r8, %r8, %r68;
-	max.s32 %r9, %r9, %r69;
+	mul.lo.u32 %r3, %r3, %r224;
+	and.b32 %r4, %r4, %r225;
+	or.b32 %r5, %r5, %r226;
+	xor.b32 %r6, %r6, %r227;
+	and.b32 %r7, %r7, %r228;
+	min.s32 %r8, %r8, %r229;
+	max.s32 %r9, %r9, %r230;
 $L_45:
 	shr.s64 %rd59, %rd59, 1;
-	setp.ne.s64 %p72, %rd59, 0;
-	@!%p72 bra $L_52;
+	setp.ne.s64 %p233, %rd59, 0;
+	@!%p233 bra $L_52;
 $L_46:
 	cvt.u32.u64 %rt42, %rd59;
 	mov.b64 {%rt43, %rt44}, %rd0;
 	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
 	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
-	mov.b64 %rd60, {%rt43, %rt44};
+	mov.b64 %rd234, {%rt43, %rt44};
 	cvt.u32.u64 %rt45, %rd59;
 	mov.b64 {%rt46, %rt47}, %rd1;
 	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
 	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
-	mov.b64 %rd61, {%rt46, %rt47};
+	mov.b64 %rd235, {%rt46, %rt47};
 	cvt.u32.u64 %rt48, %rd59;
-	shfl.sync.down.b32 %r62, %r2, %rt48, 31, -1;
+	shfl.sync.down.b32 %r236, %r2, %rt48, 31, -1;
 	cvt.u32.u64 %rt49, %rd59;
-	shfl.sync.down.b32 %r63, %r3, %rt49, 31, -1;
+	shfl.sync.down.b32 %r237, %r3, %rt49, 31, -1;
 	cvt.u32.u64 %rt50, %rd59;
-	shfl.sync.down.b32 %r64, %r4, %rt50, 31, -1;
+	shfl.sync.down.b32 %r238, %r4, %rt50, 31, -1;
 	cvt.u32.u64 %rt51, %rd59;
-	shfl.sync.down.b32 %r65, %r5, %rt51, 31, -1;
+	shfl.sync.down.b32 %r239, %r5, %rt51, 31, -1;
 	cvt.u32.u64 %rt52, %rd59;
-	shfl.sync.down.b32 %r66, %r6, %rt52, 31, -1;
+	shfl.sync.down.b32 %r240, %r6, %rt52, 31, -1;
 	cvt.u32.u64 %rt53, %rd59;
-	shfl.sync.down.b32 %r67, %r7, %rt53, 31, -1;
+	shfl.sync.down.b32 %r241, %r7, %rt53, 31, -1;
 	cvt.u32.u64 %rt54, %rd59;
-	shfl.sync.down.b32 %r68, %r8, %rt54, 31, -1;
+	shfl.sync.down.b32 %r242, %r8, %rt54, 31, -1;
 	cvt.u32.u64 %rt55, %rd59;
-	shfl.sync.down.b32 %r69, %r9, %rt55, 31, -1;
-	add.s64 %rd70, %rd52, %rd59;
-	setp.lt.s64 %p71, %rd70, %rd58;
-	@!%p71 bra $L_48;
+	shfl.sync.down.b32 %r243, %r9, %rt55, 31, -1;
+	add.s64 %rd244, %rd52, %rd59;
+	setp.lt.s64 %p245, %rd244, %rd58;
+	@!%p245 bra $L_48;
 $L_47:
-	add.s64 %rd0, %rd0, %rd60;
-	add.s64 %rd1, %rd1, %rd61;
-	add.s32 %r2, %r2, %r62;
+	add.s64 %rd0, %rd0, %rd234;
+	add.s64 %rd1, %rd1, %rd235;
+	add.s32 %r2, %r2, %r236;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r63;
-	and.b32 %r4, %r4, %r64;
-	or.b32 %r5, %r5, %r65;
-	xor.b32 %r6, %r6, %r66;
-	and.b32 %r7, %r7, %r67;
-	min.s32 %r8, %r8, %r68;
-	max.s32 %r9, %r9, %r69;
+	mul.lo.u32 %r3, %r3, %r237;
+	and.b32 %r4, %r4, %r238;
+	or.b32 %r5, %r5, %r239;
+	xor.b32 %r6, %r6, %r240;
+	and.b32 %r7, %r7, %r241;
+	min.s32 %r8, %r8, %r242;
+	max.s32 %r9, %r9, %r243;
 $L_48:
 	shr.s64 %rd59, %rd59, 1;
-	setp.ne.s64 %p72, %rd59, 0;
-	@!%p72 bra $L_52;
+	setp.ne.s64 %p246, %rd59, 0;
+	@!%p246 bra $L_52;
 $L_49:
 	cvt.u32.u64 %rt56, %rd59;
 	mov.b64 {%rt57, %rt58}, %rd0;
 	shfl.sync.down.b32 %rt57, %rt57, %rt56, 31, -1;
 	shfl.sync.down.b32 %rt58, %rt58, %rt56, 31, -1;
-	mov.b64 %rd60, {%rt57, %rt58};
+	mov.b64 %rd247, {%rt57, %rt58};
 	cvt.u32.u64 %rt59, %rd59;
 	mov.b64 {%rt60, %rt61}, %rd1;
 	shfl.sync.down.b32 %rt60, %rt60, %rt59, 31, -1;
 	shfl.sync.down.b32 %rt61, %rt61, %rt59, 31, -1;
-	mov.b64 %rd61, {%rt60, %rt61};
+	mov.b64 %rd248, {%rt60, %rt61};
 	cvt.u32.u64 %rt62, %rd59;
-	shfl.sync.down.b32 %r62, %r2, %rt62, 31, -1;
+	shfl.sync.down.b32 %r249, %r2, %rt62, 31, -1;
 	cvt.u32.u64 %rt63, %rd59;
-	shfl.sync.down.b32 %r63, %r3, %rt63, 31, -1;
+	shfl.sync.down.b32 %r250, %r3, %rt63, 31, -1;
 	cvt.u32.u64 %rt64, %rd59;
-	shfl.sync.down.b32 %r64, %r4, %rt64, 31, -1;
+	shfl.sync.down.b32 %r251, %r4, %rt64, 31, -1;
 	cvt.u32.u64 %rt65, %rd59;
-	shfl.sync.down.b32 %r65, %r5, %rt65, 31, -1;
+	shfl.sync.down.b32 %r252, %r5, %rt65, 31, -1;
 	cvt.u32.u64 %rt66, %rd59;
-	shfl.sync.down.b32 %r66, %r6, %rt66, 31, -1;
+	shfl.sync.down.b32 %r253, %r6, %rt66, 31, -1;
 	cvt.u32.u64 %rt67, %rd59;
-	shfl.sync.down.b32 %r67, %r7, %rt67, 31, -1;
+	shfl.sync.down.b32 %r254, %r7, %rt67, 31, -1;
 	cvt.u32.u64 %rt68, %rd59;
-	shfl.sync.down.b32 %r68, %r8, %rt68, 31, -1;
+	shfl.sync.down.b32 %r255, %r8, %rt68, 31, -1;
 	cvt.u32.u64 %rt69, %rd59;
-	shfl.sync.down.b32 %r69, %r9, %rt69, 31, -1;
-	add.s64 %rd70, %rd52, %rd59;
-	setp.lt.s64 %p71, %rd70, %rd58;
-	@!%p71 bra $L_51;
+	shfl.sync.down.b32 %r256, %r9, %rt69, 31, -1;
+	add.s64 %rd257, %rd52, %rd59;
+	setp.lt.s64 %p258, %rd257, %rd58;
+	@!%p258 bra $L_51;
 $L_50:
-	add.s64 %rd0, %rd0, %rd60;
-	add.s64 %rd1, %rd1, %rd61;
-	add.s32 %r2, %r2, %r62;
+	add.s64 %rd0, %rd0, %rd247;
+	add.s64 %rd1, %rd1, %rd248;
+	add.s32 %r2, %r2, %r249;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r63;
-	and.b32 %r4, %r4, %r64;
-	or.b32 %r5, %r5, %r65;
-	xor.b32 %r6, %r6, %r66;
-	and.b32 %r7, %r7, %r67;
-	min.s32 %r8, %r8, %r68;
-	max.s32 %r9, %r9, %r69;
+	mul.lo.u32 %r3, %r3, %r250;
+	and.b32 %r4, %r4, %r251;
+	or.b32 %r5, %r5, %r252;
+	xor.b32 %r6, %r6, %r253;
+	and.b32 %r7, %r7, %r254;
+	min.s32 %r8, %r8, %r255;
+	max.s32 %r9, %r9, %r256;
 $L_51:
 	shr.s64 %rd59, %rd59, 1;
-	setp.ne.s64 %p72, %rd59, 0;
-	@%p72 bra $L_40;
+	setp.ne.s64 %p259, %rd59, 0;
+	@%p259 bra $L_40;
 $L_52:
 	setp.eq.s64 %p73, %rd52, 0;
 	@!%p73 bra $L_54;
 $L_53:
 	mov.u64 %rd74, qvar_reduce0;
 	mul.lo.s64 %rd75, %rd53, 10;
-	add.s64 %rd76, %rd75, 0;
+	mov.b64 %rd76, %rd75;
 	mad.lo.s64 %rd77, %rd76, 8, %rd74;
 	st.shared.s64 [%rd77], %rd0;
 	mov.u64 %rd78, qvar_reduce0;
-	mul.lo.s64 %rd79, %rd53, 10;
+	mov.b64 %rd79, %rd75;
 	add.s64 %rd80, %rd79, 1;
 	mad.lo.s64 %rd81, %rd80, 8, %rd78;
 	st.shared.s64 [%rd81], %rd1;
 	mov.u64 %rd82, qvar_reduce0;
-	mul.lo.s64 %rd83, %rd53, 10;
+	mov.b64 %rd83, %rd75;
 	add.s64 %rd84, %rd83, 2;
 	mad.lo.s64 %rd85, %rd84, 8, %rd82;
 	st.shared.s16 [%rd85], %r2;
 	mov.u64 %rd86, qvar_reduce0;
-	mul.lo.s64 %rd87, %rd53, 10;
+	mov.b64 %rd87, %rd75;
 	add.s64 %rd88, %rd87, 3;
 	mad.lo.s64 %rd89, %rd88, 8, %rd86;
 	st.shared.u32 [%rd89], %r3;
 	mov.u64 %rd90, qvar_reduce0;
-	mul.lo.s64 %rd91, %rd53, 10;
+	mov.b64 %rd91, %rd75;
 	add.s64 %rd92, %rd91, 4;
 	mad.lo.s64 %rd93, %rd92, 8, %rd90;
 	st.shared.u16 [%rd93], %r4;
 	mov.u64 %rd94, qvar_reduce0;
-	mul.lo.s64 %rd95, %rd53, 10;
+	mov.b64 %rd95, %rd75;
 	add.s64 %rd96, %rd95, 5;
 	mad.lo.s64 %rd97, %rd96, 8, %rd94;
 	st.shared.u16 [%rd97], %r5;
 	mov.u64 %rd98, qvar_reduce0;
-	mul.lo.s64 %rd99, %rd53, 10;
+	mov.b64 %rd99, %rd75;
 	add.s64 %rd100, %rd99, 6;
 	mad.lo.s64 %rd101, %rd100, 8, %rd98;
 	st.shared.u16 [%rd101], %r6;
 	mov.u64 %rd102, qvar_reduce0;
-	mul.lo.s64 %rd103, %rd53, 10;
+	mov.b64 %rd103, %rd75;
 	add.s64 %rd104, %rd103, 7;
 	mad.lo.s64 %rd105, %rd104, 8, %rd102;
 	st.shared.u8 [%rd105], %r7;
 	mov.u64 %rd106, qvar_reduce0;
-	mul.lo.s64 %rd107, %rd53, 10;
+	mov.b64 %rd107, %rd75;
 	add.s64 %rd108, %rd107, 8;
 	mad.lo.s64 %rd109, %rd108, 8, %rd106;
 	st.shared.s32 [%rd109], %r8;
 	mov.u64 %rd110, qvar_reduce0;
-	mul.lo.s64 %rd111, %rd53, 10;
+	mov.b64 %rd111, %rd75;
 	add.s64 %rd112, %rd111, 9;
 	mad.lo.s64 %rd113, %rd112, 8, %rd110;
 	st.shared.s32 [%rd113], %r9;
@@ -13281,56 +13946,56 @@ $L_55:
 $L_56:
 	mov.u64 %rd118, qvar_reduce0;
 	mul.lo.s64 %rd119, %rd52, 10;
-	add.s64 %rd120, %rd119, 0;
+	mov.b64 %rd120, %rd119;
 	mad.lo.s64 %rd121, %rd120, 8, %rd118;
 	ld.shared.s64 %rd0, [%rd121];
 	mov.u64 %rd122, qvar_reduce0;
-	mul.lo.s64 %rd123, %rd52, 10;
+	mov.b64 %rd123, %rd119;
 	add.s64 %rd124, %rd123, 1;
 	mad.lo.s64 %rd125, %rd124, 8, %rd122;
 	ld.shared.s64 %rd1, [%rd125];
 	mov.u64 %rd126, qvar_reduce0;
-	mul.lo.s64 %rd127, %rd52, 10;
+	mov.b64 %rd127, %rd119;
 	add.s64 %rd128, %rd127, 2;
 	mad.lo.s64 %rd129, %rd128, 8, %rd126;
 	ld.shared.s16 %r2, [%rd129];
 	mov.u64 %rd130, qvar_reduce0;
-	mul.lo.s64 %rd131, %rd52, 10;
+	mov.b64 %rd131, %rd119;
 	add.s64 %rd132, %rd131, 3;
 	mad.lo.s64 %rd133, %rd132, 8, %rd130;
 	ld.shared.u32 %r3, [%rd133];
 	mov.u64 %rd134, qvar_reduce0;
-	mul.lo.s64 %rd135, %rd52, 10;
+	mov.b64 %rd135, %rd119;
 	add.s64 %rd136, %rd135, 4;
 	mad.lo.s64 %rd137, %rd136, 8, %rd134;
 	ld.shared.u16 %r4, [%rd137];
 	mov.u64 %rd138, qvar_reduce0;
-	mul.lo.s64 %rd139, %rd52, 10;
+	mov.b64 %rd139, %rd119;
 	add.s64 %rd140, %rd139, 5;
 	mad.lo.s64 %rd141, %rd140, 8, %rd138;
 	ld.shared.u16 %r5, [%rd141];
 	mov.u64 %rd142, qvar_reduce0;
-	mul.lo.s64 %rd143, %rd52, 10;
+	mov.b64 %rd143, %rd119;
 	add.s64 %rd144, %rd143, 6;
 	mad.lo.s64 %rd145, %rd144, 8, %rd142;
 	ld.shared.u16 %r6, [%rd145];
 	mov.u64 %rd146, qvar_reduce0;
-	mul.lo.s64 %rd147, %rd52, 10;
+	mov.b64 %rd147, %rd119;
 	add.s64 %rd148, %rd147, 7;
 	mad.lo.s64 %rd149, %rd148, 8, %rd146;
 	ld.shared.u8 %r7, [%rd149];
 	mov.u64 %rd150, qvar_reduce0;
-	mul.lo.s64 %rd151, %rd52, 10;
+	mov.b64 %rd151, %rd119;
 	add.s64 %rd152, %rd151, 8;
 	mad.lo.s64 %rd153, %rd152, 8, %rd150;
 	ld.shared.s32 %r8, [%rd153];
 	mov.u64 %rd154, qvar_reduce0;
-	mul.lo.s64 %rd155, %rd52, 10;
+	mov.b64 %rd155, %rd119;
 	add.s64 %rd156, %rd155, 9;
 	mad.lo.s64 %rd157, %rd156, 8, %rd154;
 	ld.shared.s32 %r9, [%rd157];
 $L_57:
-	mul.lo.s64 %rd158, %rd53, %rd54;
+	mov.b64 %rd158, %rd55;
 	mov.u32 %rt71, %ntid.x;
 	cvt.u64.u32 %rd159, %rt71;
 	sub.s64 %rd160, %rd159, %rd158;
@@ -13387,141 +14052,141 @@ $L_61:
 	mov.b64 {%rt87, %rt88}, %rd0;
 	shfl.sync.down.b32 %rt87, %rt87, %rt86, 31, -1;
 	shfl.sync.down.b32 %rt88, %rt88, %rt86, 31, -1;
-	mov.b64 %rd163, {%rt87, %rt88};
+	mov.b64 %rd260, {%rt87, %rt88};
 	cvt.u32.u64 %rt89, %rd162;
 	mov.b64 {%rt90, %rt91}, %rd1;
 	shfl.sync.down.b32 %rt90, %rt90, %rt89, 31, -1;
 	shfl.sync.down.b32 %rt91, %rt91, %rt89, 31, -1;
-	mov.b64 %rd164, {%rt90, %rt91};
+	mov.b64 %rd261, {%rt90, %rt91};
 	cvt.u32.u64 %rt92, %rd162;
-	shfl.sync.down.b32 %r165, %r2, %rt92, 31, -1;
+	shfl.sync.down.b32 %r262, %r2, %rt92, 31, -1;
 	cvt.u32.u64 %rt93, %rd162;
-	shfl.sync.down.b32 %r166, %r3, %rt93, 31, -1;
+	shfl.sync.down.b32 %r263, %r3, %rt93, 31, -1;
 	cvt.u32.u64 %rt94, %rd162;
-	shfl.sync.down.b32 %r167, %r4, %rt94, 31, -1;
+	shfl.sync.down.b32 %r264, %r4, %rt94, 31, -1;
 	cvt.u32.u64 %rt95, %rd162;
-	shfl.sync.down.b32 %r168, %r5, %rt95, 31, -1;
+	shfl.sync.down.b32 %r265, %r5, %rt95, 31, -1;
 	cvt.u32.u64 %rt96, %rd162;
-	shfl.sync.down.b32 %r169, %r6, %rt96, 31, -1;
+	shfl.sync.down.b32 %r266, %r6, %rt96, 31, -1;
 	cvt.u32.u64 %rt97, %rd162;
-	shfl.sync.down.b32 %r170, %r7, %rt97, 31, -1;
+	shfl.sync.down.b32 %r267, %r7, %rt97, 31, -1;
 	cvt.u32.u64 %rt98, %rd162;
-	shfl.sync.down.b32 %r171, %r8, %rt98, 31, -1;
+	shfl.sync.down.b32 %r268, %r8, %rt98, 31, -1;
 	cvt.u32.u64 %rt99, %rd162;
-	shfl.sync.down.b32 %r172, %r9, %rt99, 31, -1;
-	add.s64 %rd173, %rd52, %rd162;
-	setp.lt.s64 %p174, %rd173, %rd161;
-	@!%p174 bra $L_63;
+	shfl.sync.down.b32 %r269, %r9, %rt99, 31, -1;
+	add.s64 %rd270, %rd52, %rd162;
+	setp.lt.s64 %p271, %rd270, %rd161;
+	@!%p271 bra $L_63;
 $L_62:
-	add.s64 %rd0, %rd0, %rd163;
-	add.s64 %rd1, %rd1, %rd164;
-	add.s32 %r2, %r2, %r165;
+	add.s64 %rd0, %rd0, %rd260;
+	add.s64 %rd1, %rd1, %rd261;
+	add.s32 %r2, %r2, %r262;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r166;
-	and.b32 %r4, %r4, %r167;
-	or.b32 %r5, %r5, %r168;
-	xor.b32 %r6, %r6, %r169;
-	and.b32 %r7, %r7, %r170;
-	min.s32 %r8, %r8, %r171;
-	max.s32 %r9, %r9, %r172;
+	mul.lo.u32 %r3, %r3, %r263;
+	and.b32 %r4, %r4, %r264;
+	or.b32 %r5, %r5, %r265;
+	xor.b32 %r6, %r6, %r266;
+	and.b32 %r7, %r7, %r267;
+	min.s32 %r8, %r8, %r268;
+	max.s32 %r9, %r9, %r269;
 $L_63:
 	shr.s64 %rd162, %rd162, 1;
-	setp.ne.s64 %p175, %rd162, 0;
-	@!%p175 bra $L_70;
+	setp.ne.s64 %p272, %rd162, 0;
+	@!%p272 bra $L_70;
 $L_64:
 	cvt.u32.u64 %rt100, %rd162;
 	mov.b64 {%rt101, %rt102}, %rd0;
 	shfl.sync.down.b32 %rt101, %rt101, %rt100, 31, -1;
 	shfl.sync.down.b32 %rt102, %rt102, %rt100, 31, -1;
-	mov.b64 %rd163, {%rt101, %rt102};
+	mov.b64 %rd273, {%rt101, %rt102};
 	cvt.u32.u64 %rt103, %rd162;
 	mov.b64 {%rt104, %rt105}, %rd1;
 	shfl.sync.down.b32 %rt104, %rt104, %rt103, 31, -1;
 	shfl.sync.down.b32 %rt105, %rt105, %rt103, 31, -1;
-	mov.b64 %rd164, {%rt104, %rt105};
+	mov.b64 %rd274, {%rt104, %rt105};
 	cvt.u32.u64 %rt106, %rd162;
-	shfl.sync.down.b32 %r165, %r2, %rt106, 31, -1;
+	shfl.sync.down.b32 %r275, %r2, %rt106, 31, -1;
 	cvt.u32.u64 %rt107, %rd162;
-	shfl.sync.down.b32 %r166, %r3, %rt107, 31, -1;
+	shfl.sync.down.b32 %r276, %r3, %rt107, 31, -1;
 	cvt.u32.u64 %rt108, %rd162;
-	shfl.sync.down.b32 %r167, %r4, %rt108, 31, -1;
+	shfl.sync.down.b32 %r277, %r4, %rt108, 31, -1;
 	cvt.u32.u64 %rt109, %rd162;
-	shfl.sync.down.b32 %r168, %r5, %rt109, 31, -1;
+	shfl.sync.down.b32 %r278, %r5, %rt109, 31, -1;
 	cvt.u32.u64 %rt110, %rd162;
-	shfl.sync.down.b32 %r169, %r6, %rt110, 31, -1;
+	shfl.sync.down.b32 %r279, %r6, %rt110, 31, -1;
 	cvt.u32.u64 %rt111, %rd162;
-	shfl.sync.down.b32 %r170, %r7, %rt111, 31, -1;
+	shfl.sync.down.b32 %r280, %r7, %rt111, 31, -1;
 	cvt.u32.u64 %rt112, %rd162;
-	shfl.sync.down.b32 %r171, %r8, %rt112, 31, -1;
+	shfl.sync.down.b32 %r281, %r8, %rt112, 31, -1;
 	cvt.u32.u64 %rt113, %rd162;
-	shfl.sync.down.b32 %r172, %r9, %rt113, 31, -1;
-	add.s64 %rd173, %rd52, %rd162;
-	setp.lt.s64 %p174, %rd173, %rd161;
-	@!%p174 bra $L_66;
+	shfl.sync.down.b32 %r282, %r9, %rt113, 31, -1;
+	add.s64 %rd283, %rd52, %rd162;
+	setp.lt.s64 %p284, %rd283, %rd161;
+	@!%p284 bra $L_66;
 $L_65:
-	add.s64 %rd0, %rd0, %rd163;
-	add.s64 %rd1, %rd1, %rd164;
-	add.s32 %r2, %r2, %r165;
+	add.s64 %rd0, %rd0, %rd273;
+	add.s64 %rd1, %rd1, %rd274;
+	add.s32 %r2, %r2, %r275;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r166;
-	and.b32 %r4, %r4, %r167;
-	or.b32 %r5, %r5, %r168;
-	xor.b32 %r6, %r6, %r169;
-	and.b32 %r7, %r7, %r170;
-	min.s32 %r8, %r8, %r171;
-	max.s32 %r9, %r9, %r172;
+	mul.lo.u32 %r3, %r3, %r276;
+	and.b32 %r4, %r4, %r277;
+	or.b32 %r5, %r5, %r278;
+	xor.b32 %r6, %r6, %r279;
+	and.b32 %r7, %r7, %r280;
+	min.s32 %r8, %r8, %r281;
+	max.s32 %r9, %r9, %r282;
 $L_66:
 	shr.s64 %rd162, %rd162, 1;
-	setp.ne.s64 %p175, %rd162, 0;
-	@!%p175 bra $L_70;
+	setp.ne.s64 %p285, %rd162, 0;
+	@!%p285 bra $L_70;
 $L_67:
 	cvt.u32.u64 %rt114, %rd162;
 	mov.b64 {%rt115, %rt116}, %rd0;
 	shfl.sync.down.b32 %rt115, %rt115, %rt114, 31, -1;
 	shfl.sync.down.b32 %rt116, %rt116, %rt114, 31, -1;
-	mov.b64 %rd163, {%rt115, %rt116};
+	mov.b64 %rd286, {%rt115, %rt116};
 	cvt.u32.u64 %rt117, %rd162;
 	mov.b64 {%rt118, %rt119}, %rd1;
 	shfl.sync.down.b32 %rt118, %rt118, %rt117, 31, -1;
 	shfl.sync.down.b32 %rt119, %rt119, %rt117, 31, -1;
-	mov.b64 %rd164, {%rt118, %rt119};
+	mov.b64 %rd287, {%rt118, %rt119};
 	cvt.u32.u64 %rt120, %rd162;
-	shfl.sync.down.b32 %r165, %r2, %rt120, 31, -1;
+	shfl.sync.down.b32 %r288, %r2, %rt120, 31, -1;
 	cvt.u32.u64 %rt121, %rd162;
-	shfl.sync.down.b32 %r166, %r3, %rt121, 31, -1;
+	shfl.sync.down.b32 %r289, %r3, %rt121, 31, -1;
 	cvt.u32.u64 %rt122, %rd162;
-	shfl.sync.down.b32 %r167, %r4, %rt122, 31, -1;
+	shfl.sync.down.b32 %r290, %r4, %rt122, 31, -1;
 	cvt.u32.u64 %rt123, %rd162;
-	shfl.sync.down.b32 %r168, %r5, %rt123, 31, -1;
+	shfl.sync.down.b32 %r291, %r5, %rt123, 31, -1;
 	cvt.u32.u64 %rt124, %rd162;
-	shfl.sync.down.b32 %r169, %r6, %rt124, 31, -1;
+	shfl.sync.down.b32 %r292, %r6, %rt124, 31, -1;
 	cvt.u32.u64 %rt125, %rd162;
-	shfl.sync.down.b32 %r170, %r7, %rt125, 31, -1;
+	shfl.sync.down.b32 %r293, %r7, %rt125, 31, -1;
 	cvt.u32.u64 %rt126, %rd162;
-	shfl.sync.down.b32 %r171, %r8, %rt126, 31, -1;
+	shfl.sync.down.b32 %r294, %r8, %rt126, 31, -1;
 	cvt.u32.u64 %rt127, %rd162;
-	shfl.sync.down.b32 %r172, %r9, %rt127, 31, -1;
-	add.s64 %rd173, %rd52, %rd162;
-	setp.lt.s64 %p174, %rd173, %rd161;
-	@!%p174 bra $L_69;
+	shfl.sync.down.b32 %r295, %r9, %rt127, 31, -1;
+	add.s64 %rd296, %rd52, %rd162;
+	setp.lt.s64 %p297, %rd296, %rd161;
+	@!%p297 bra $L_69;
 $L_68:
-	add.s64 %rd0, %rd0, %rd163;
-	add.s64 %rd1, %rd1, %rd164;
-	add.s32 %r2, %r2, %r165;
+	add.s64 %rd0, %rd0, %rd286;
+	add.s64 %rd1, %rd1, %rd287;
+	add.s32 %r2, %r2, %r288;
 	bfe.s32 %r2, %r2, 0, 16;
-	mul.lo.u32 %r3, %r3, %r166;
-	and.b32 %r4, %r4, %r167;
-	or.b32 %r5, %r5, %r168;
-	xor.b32 %r6, %r6, %r169;
-	and.b32 %r7, %r7, %r170;
-	min.s32 %r8, %r8, %r171;
-	max.s32 %r9, %r9, %r172;
+	mul.lo.u32 %r3, %r3, %r289;
+	and.b32 %r4, %r4, %r290;
+	or.b32 %r5, %r5, %r291;
+	xor.b32 %r6, %r6, %r292;
+	and.b32 %r7, %r7, %r293;
+	min.s32 %r8, %r8, %r294;
+	max.s32 %r9, %r9, %r295;
 $L_69:
 	shr.s64 %rd162, %rd162, 1;
-	setp.ne.s64 %p175, %rd162, 0;
-	@%p175 bra $L_58;
+	setp.ne.s64 %p298, %rd162, 0;
+	@%p298 bra $L_58;
 $L_70:
-	setp.eq.s64 %p176, %rd52, 0;
+	mov.pred %p176, %p73;
 	@!%p176 bra $L_73;
 $L_71:
 	mov.u32 %rt128, %ctaid.x;
@@ -13530,39 +14195,39 @@ $L_71:
 	add.s64 %rd179, %rd178, 20;
 	mad.lo.s64 %rd181, %rd179, 8, %rd180;
 	st.global.s64 [%rd181], %rd0;
-	mul.lo.s64 %rd182, %rd177, 10;
+	mov.b64 %rd182, %rd178;
 	add.s64 %rd183, %rd182, 21;
 	mad.lo.s64 %rd184, %rd183, 8, %rd180;
 	st.global.s64 [%rd184], %rd1;
-	mul.lo.s64 %rd185, %rd177, 10;
+	mov.b64 %rd185, %rd178;
 	add.s64 %rd186, %rd185, 22;
 	mad.lo.s64 %rd187, %rd186, 8, %rd180;
 	st.global.s16 [%rd187], %r2;
-	mul.lo.s64 %rd188, %rd177, 10;
+	mov.b64 %rd188, %rd178;
 	add.s64 %rd189, %rd188, 23;
 	mad.lo.s64 %rd190, %rd189, 8, %rd180;
 	st.global.u32 [%rd190], %r3;
-	mul.lo.s64 %rd191, %rd177, 10;
+	mov.b64 %rd191, %rd178;
 	add.s64 %rd192, %rd191, 24;
 	mad.lo.s64 %rd193, %rd192, 8, %rd180;
 	st.global.u16 [%rd193], %r4;
-	mul.lo.s64 %rd194, %rd177, 10;
+	mov.b64 %rd194, %rd178;
 	add.s64 %rd195, %rd194, 25;
 	mad.lo.s64 %rd196, %rd195, 8, %rd180;
 	st.global.u16 [%rd196], %r5;
-	mul.lo.s64 %rd197, %rd177, 10;
+	mov.b64 %rd197, %rd178;
 	add.s64 %rd198, %rd197, 26;
 	mad.lo.s64 %rd199, %rd198, 8, %rd180;
 	st.global.u16 [%rd199], %r6;
-	mul.lo.s64 %rd200, %rd177, 10;
+	mov.b64 %rd200, %rd178;
 	add.s64 %rd201, %rd200, 27;
 	mad.lo.s64 %rd202, %rd201, 8, %rd180;
 	st.global.u8 [%rd202], %r7;
-	mul.lo.s64 %rd203, %rd177, 10;
+	mov.b64 %rd203, %rd178;
 	add.s64 %rd204, %rd203, 28;
 	mad.lo.s64 %rd205, %rd204, 8, %rd180;
 	st.global.s32 [%rd205], %r8;
-	mul.lo.s64 %rd206, %rd177, 10;
+	mov.b64 %rd206, %rd178;
 	add.s64 %rd207, %rd206, 29;
 	mad.lo.s64 %rd208, %rd207, 8, %rd180;
 	st.global.s32 [%rd208], %r9;
@@ -13620,10 +14285,10 @@ $L_75:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[2560];
-	.reg .pred %p<181>;
-	.reg .b32 %r<200>;
+	.reg .pred %p<392>;
+	.reg .b32 %r<389>;
 	.reg .b32 %rt<120>;
-	.reg .b64 %rd<201>;
+	.reg .b64 %rd<390>;
 
 $L_0:
 	ld.param.u64 %rd0, [IntStats_1_param_4];
@@ -13645,230 +14310,240 @@ $L_1:
 	mov.b32 %r12, 255;
 	mov.b32 %r13, 2147483647;
 	mov.b32 %r14, -2147483648;
+	mul.lo.s64 %rd201, %rd3, 10;
+	add.s64 %rd202, %rd201, 20;
+	mad.lo.s64 %rd203, %rd202, 8, %rd0;
+	mul.lo.s64 %rd204, %rd4, 10;
+	mov.b64 %rd205, %rd204;
+	mul.lo.s64 %rd206, %rd3, 10;
+	add.s64 %rd207, %rd206, 21;
+	mad.lo.s64 %rd208, %rd207, 8, %rd0;
+	mul.lo.s64 %rd209, %rd4, 10;
+	mov.b64 %rd210, %rd209;
+	mul.lo.s64 %rd211, %rd3, 10;
+	add.s64 %rd212, %rd211, 22;
+	mad.lo.s64 %rd213, %rd212, 8, %rd0;
+	mul.lo.s64 %rd214, %rd4, 10;
+	mov.b64 %rd215, %rd214;
+	mul.lo.s64 %rd216, %rd3, 10;
+	add.s64 %rd217, %rd216, 23;
+	mad.lo.s64 %rd218, %rd217, 8, %rd0;
+	mul.lo.s64 %rd219, %rd4, 10;
+	mov.b64 %rd220, %rd219;
+	mul.lo.s64 %rd221, %rd3, 10;
+	add.s64 %rd222, %rd221, 24;
+	mad.lo.s64 %rd223, %rd222, 8, %rd0;
+	mul.lo.s64 %rd224, %rd4, 10;
+	mov.b64 %rd225, %rd224;
+	mul.lo.s64 %rd226, %rd3, 10;
+	add.s64 %rd227, %rd226, 25;
+	mad.lo.s64 %rd228, %rd227, 8, %rd0;
+	mul.lo.s64 %rd229, %rd4, 10;
+	mov.b64 %rd230, %rd229;
+	mul.lo.s64 %rd231, %rd3, 10;
+	add.s64 %rd232, %rd231, 26;
+	mad.lo.s64 %rd233, %rd232, 8, %rd0;
+	mul.lo.s64 %rd234, %rd4, 10;
+	mov.b64 %rd235, %rd234;
+	mul.lo.s64 %rd236, %rd3, 10;
+	add.s64 %rd237, %rd236, 27;
+	mad.lo.s64 %rd238, %rd237, 8, %rd0;
+	mul.lo.s64 %rd239, %rd4, 10;
+	mov.b64 %rd240, %rd239;
+	mul.lo.s64 %rd241, %rd3, 10;
+	add.s64 %rd242, %rd241, 28;
+	mad.lo.s64 %rd243, %rd242, 8, %rd0;
+	mul.lo.s64 %rd244, %rd4, 10;
+	mov.b64 %rd245, %rd244;
+	mul.lo.s64 %rd246, %rd3, 10;
+	add.s64 %rd247, %rd246, 29;
+	mad.lo.s64 %rd248, %rd247, 8, %rd0;
+	mul.lo.s64 %rd249, %rd4, 10;
+	mov.b64 %rd250, %rd249;
 $L_2:
 	setp.lt.s64 %p15, %rd3, %rd2;
 	@!%p15 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd16, %rd3, 10;
-	add.s64 %rd17, %rd16, 20;
-	mad.lo.s64 %rd18, %rd17, 8, %rd0;
+	mov.b64 %rd18, %rd203;
 	ld.global.s64 %rd19, [%rd18];
 	add.s64 %rd5, %rd5, %rd19;
-	mul.lo.s64 %rd20, %rd3, 10;
-	add.s64 %rd21, %rd20, 21;
-	mad.lo.s64 %rd22, %rd21, 8, %rd0;
+	mov.b64 %rd22, %rd208;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd6, %rd6, %rd23;
-	mul.lo.s64 %rd24, %rd3, 10;
-	add.s64 %rd25, %rd24, 22;
-	mad.lo.s64 %rd26, %rd25, 8, %rd0;
+	mov.b64 %rd26, %rd213;
 	ld.global.s16 %r27, [%rd26];
 	add.s32 %r7, %r7, %r27;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.s64 %rd28, %rd3, 10;
-	add.s64 %rd29, %rd28, 23;
-	mad.lo.s64 %rd30, %rd29, 8, %rd0;
+	mov.b64 %rd30, %rd218;
 	ld.global.u32 %r31, [%rd30];
 	mul.lo.u32 %r8, %r8, %r31;
-	mul.lo.s64 %rd32, %rd3, 10;
-	add.s64 %rd33, %rd32, 24;
-	mad.lo.s64 %rd34, %rd33, 8, %rd0;
+	mov.b64 %rd34, %rd223;
 	ld.global.u16 %r35, [%rd34];
 	and.b32 %r9, %r9, %r35;
-	mul.lo.s64 %rd36, %rd3, 10;
-	add.s64 %rd37, %rd36, 25;
-	mad.lo.s64 %rd38, %rd37, 8, %rd0;
+	mov.b64 %rd38, %rd228;
 	ld.global.u16 %r39, [%rd38];
 	or.b32 %r10, %r10, %r39;
-	mul.lo.s64 %rd40, %rd3, 10;
-	add.s64 %rd41, %rd40, 26;
-	mad.lo.s64 %rd42, %rd41, 8, %rd0;
+	mov.b64 %rd42, %rd233;
 	ld.global.u16 %r43, [%rd42];
 	xor.b32 %r11, %r11, %r43;
-	mul.lo.s64 %rd44, %rd3, 10;
-	add.s64 %rd45, %rd44, 27;
-	mad.lo.s64 %rd46, %rd45, 8, %rd0;
+	mov.b64 %rd46, %rd238;
 	ld.global.u8 %r47, [%rd46];
 	and.b32 %r12, %r12, %r47;
-	mul.lo.s64 %rd48, %rd3, 10;
-	add.s64 %rd49, %rd48, 28;
-	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd50, %rd243;
 	ld.global.s32 %r51, [%rd50];
 	min.s32 %r13, %r13, %r51;
-	mul.lo.s64 %rd52, %rd3, 10;
-	add.s64 %rd53, %rd52, 29;
-	mad.lo.s64 %rd54, %rd53, 8, %rd0;
+	mov.b64 %rd54, %rd248;
 	ld.global.s32 %r55, [%rd54];
 	max.s32 %r14, %r14, %r55;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd203, %rd205, 8, %rd203;
+	mad.lo.s64 %rd208, %rd210, 8, %rd208;
+	mad.lo.s64 %rd213, %rd215, 8, %rd213;
+	mad.lo.s64 %rd218, %rd220, 8, %rd218;
+	mad.lo.s64 %rd223, %rd225, 8, %rd223;
+	mad.lo.s64 %rd228, %rd230, 8, %rd228;
+	mad.lo.s64 %rd233, %rd235, 8, %rd233;
+	mad.lo.s64 %rd238, %rd240, 8, %rd238;
+	mad.lo.s64 %rd243, %rd245, 8, %rd243;
+	mad.lo.s64 %rd248, %rd250, 8, %rd248;
 $L_4:
-	setp.lt.s64 %p15, %rd3, %rd2;
-	@!%p15 bra $L_10;
+	setp.lt.s64 %p251, %rd3, %rd2;
+	@!%p251 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd16, %rd3, 10;
-	add.s64 %rd17, %rd16, 20;
-	mad.lo.s64 %rd18, %rd17, 8, %rd0;
-	ld.global.s64 %rd19, [%rd18];
-	add.s64 %rd5, %rd5, %rd19;
-	mul.lo.s64 %rd20, %rd3, 10;
-	add.s64 %rd21, %rd20, 21;
-	mad.lo.s64 %rd22, %rd21, 8, %rd0;
-	ld.global.s64 %rd23, [%rd22];
-	add.s64 %rd6, %rd6, %rd23;
-	mul.lo.s64 %rd24, %rd3, 10;
-	add.s64 %rd25, %rd24, 22;
-	mad.lo.s64 %rd26, %rd25, 8, %rd0;
-	ld.global.s16 %r27, [%rd26];
-	add.s32 %r7, %r7, %r27;
+	mov.b64 %rd252, %rd203;
+	ld.global.s64 %rd253, [%rd252];
+	add.s64 %rd5, %rd5, %rd253;
+	mov.b64 %rd254, %rd208;
+	ld.global.s64 %rd255, [%rd254];
+	add.s64 %rd6, %rd6, %rd255;
+	mov.b64 %rd256, %rd213;
+	ld.global.s16 %r257, [%rd256];
+	add.s32 %r7, %r7, %r257;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.s64 %rd28, %rd3, 10;
-	add.s64 %rd29, %rd28, 23;
-	mad.lo.s64 %rd30, %rd29, 8, %rd0;
-	ld.global.u32 %r31, [%rd30];
-	mul.lo.u32 %r8, %r8, %r31;
-	mul.lo.s64 %rd32, %rd3, 10;
-	add.s64 %rd33, %rd32, 24;
-	mad.lo.s64 %rd34, %rd33, 8, %rd0;
-	ld.global.u16 %r35, [%rd34];
-	and.b32 %r9, %r9, %r35;
-	mul.lo.s64 %rd36, %rd3, 10;
-	add.s64 %rd37, %rd36, 25;
-	mad.lo.s64 %rd38, %rd37, 8, %rd0;
-	ld.global.u16 %r39, [%rd38];
-	or.b32 %r10, %r10, %r39;
-	mul.lo.s64 %rd40, %rd3, 10;
-	add.s64 %rd41, %rd40, 26;
-	mad.lo.s64 %rd42, %rd41, 8, %rd0;
-	ld.global.u16 %r43, [%rd42];
-	xor.b32 %r11, %r11, %r43;
-	mul.lo.s64 %rd44, %rd3, 10;
-	add.s64 %rd45, %rd44, 27;
-	mad.lo.s64 %rd46, %rd45, 8, %rd0;
-	ld.global.u8 %r47, [%rd46];
-	and.b32 %r12, %r12, %r47;
-	mul.lo.s64 %rd48, %rd3, 10;
-	add.s64 %rd49, %rd48, 28;
-	mad.lo.s64 %rd50, %rd49, 8, %rd0;
-	ld.global.s32 %r51, [%rd50];
-	min.s32 %r13, %r13, %r51;
-	mul.lo.s64 %rd52, %rd3, 10;
-	add.s64 %rd53, %rd52, 29;
-	mad.lo.s64 %rd54, %rd53, 8, %rd0;
-	ld.global.s32 %r55, [%rd54];
-	max.s32 %r14, %r14, %r55;
+	mov.b64 %rd258, %rd218;
+	ld.global.u32 %r259, [%rd258];
+	mul.lo.u32 %r8, %r8, %r259;
+	mov.b64 %rd260, %rd223;
+	ld.global.u16 %r261, [%rd260];
+	and.b32 %r9, %r9, %r261;
+	mov.b64 %rd262, %rd228;
+	ld.global.u16 %r263, [%rd262];
+	or.b32 %r10, %r10, %r263;
+	mov.b64 %rd264, %rd233;
+	ld.global.u16 %r265, [%rd264];
+	xor.b32 %r11, %r11, %r265;
+	mov.b64 %rd266, %rd238;
+	ld.global.u8 %r267, [%rd266];
+	and.b32 %r12, %r12, %r267;
+	mov.b64 %rd268, %rd243;
+	ld.global.s32 %r269, [%rd268];
+	min.s32 %r13, %r13, %r269;
+	mov.b64 %rd270, %rd248;
+	ld.global.s32 %r271, [%rd270];
+	max.s32 %r14, %r14, %r271;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd203, %rd205, 8, %rd203;
+	mad.lo.s64 %rd208, %rd210, 8, %rd208;
+	mad.lo.s64 %rd213, %rd215, 8, %rd213;
+	mad.lo.s64 %rd218, %rd220, 8, %rd218;
+	mad.lo.s64 %rd223, %rd225, 8, %rd223;
+	mad.lo.s64 %rd228, %rd230, 8, %rd228;
+	mad.lo.s64 %rd233, %rd235, 8, %rd233;
+	mad.lo.s64 %rd238, %rd240, 8, %rd238;
+	mad.lo.s64 %rd243, %rd245, 8, %rd243;
+	mad.lo.s64 %rd248, %rd250, 8, %rd248;
 $L_6:
-	setp.lt.s64 %p15, %rd3, %rd2;
-	@!%p15 bra $L_10;
+	setp.lt.s64 %p272, %rd3, %rd2;
+	@!%p272 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd16, %rd3, 10;
-	add.s64 %rd17, %rd16, 20;
-	mad.lo.s64 %rd18, %rd17, 8, %rd0;
-	ld.global.s64 %rd19, [%rd18];
-	add.s64 %rd5, %rd5, %rd19;
-	mul.lo.s64 %rd20, %rd3, 10;
-	add.s64 %rd21, %rd20, 21;
-	mad.lo.s64 %rd22, %rd21, 8, %rd0;
-	ld.global.s64 %rd23, [%rd22];
-	add.s64 %rd6, %rd6, %rd23;
-	mul.lo.s64 %rd24, %rd3, 10;
-	add.s64 %rd25, %rd24, 22;
-	mad.lo.s64 %rd26, %rd25, 8, %rd0;
-	ld.global.s16 %r27, [%rd26];
-	add.s32 %r7, %r7, %r27;
+	mov.b64 %rd273, %rd203;
+	ld.global.s64 %rd274, [%rd273];
+	add.s64 %rd5, %rd5, %rd274;
+	mov.b64 %rd275, %rd208;
+	ld.global.s64 %rd276, [%rd275];
+	add.s64 %rd6, %rd6, %rd276;
+	mov.b64 %rd277, %rd213;
+	ld.global.s16 %r278, [%rd277];
+	add.s32 %r7, %r7, %r278;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.s64 %rd28, %rd3, 10;
-	add.s64 %rd29, %rd28, 23;
-	mad.lo.s64 %rd30, %rd29, 8, %rd0;
-	ld.global.u32 %r31, [%rd30];
-	mul.lo.u32 %r8, %r8, %r31;
-	mul.lo.s64 %rd32, %rd3, 10;
-	add.s64 %rd33, %rd32, 24;
-	mad.lo.s64 %rd34, %rd33, 8, %rd0;
-	ld.global.u16 %r35, [%rd34];
-	and.b32 %r9, %r9, %r35;
-	mul.lo.s64 %rd36, %rd3, 10;
-	add.s64 %rd37, %rd36, 25;
-	mad.lo.s64 %rd38, %rd37, 8, %rd0;
-	ld.global.u16 %r39, [%rd38];
-	or.b32 %r10, %r10, %r39;
-	mul.lo.s64 %rd40, %rd3, 10;
-	add.s64 %rd41, %rd40, 26;
-	mad.lo.s64 %rd42, %rd41, 8, %rd0;
-	ld.global.u16 %r43, [%rd42];
-	xor.b32 %r11, %r11, %r43;
-	mul.lo.s64 %rd44, %rd3, 10;
-	add.s64 %rd45, %rd44, 27;
-	mad.lo.s64 %rd46, %rd45, 8, %rd0;
-	ld.global.u8 %r47, [%rd46];
-	and.b32 %r12, %r12, %r47;
-	mul.lo.s64 %rd48, %rd3, 10;
-	add.s64 %rd49, %rd48, 28;
-	mad.lo.s64 %rd50, %rd49, 8, %rd0;
-	ld.global.s32 %r51, [%rd50];
-	min.s32 %r13, %r13, %r51;
-	mul.lo.s64 %rd52, %rd3, 10;
-	add.s64 %rd53, %rd52, 29;
-	mad.lo.s64 %rd54, %rd53, 8, %rd0;
-	ld.global.s32 %r55, [%rd54];
-	max.s32 %r14, %r14, %r55;
+	mov.b64 %rd279, %rd218;
+	ld.global.u32 %r280, [%rd279];
+	mul.lo.u32 %r8, %r8, %r280;
+	mov.b64 %rd281, %rd223;
+	ld.global.u16 %r282, [%rd281];
+	and.b32 %r9, %r9, %r282;
+	mov.b64 %rd283, %rd228;
+	ld.global.u16 %r284, [%rd283];
+	or.b32 %r10, %r10, %r284;
+	mov.b64 %rd285, %rd233;
+	ld.global.u16 %r286, [%rd285];
+	xor.b32 %r11, %r11, %r286;
+	mov.b64 %rd287, %rd238;
+	ld.global.u8 %r288, [%rd287];
+	and.b32 %r12, %r12, %r288;
+	mov.b64 %rd289, %rd243;
+	ld.global.s32 %r290, [%rd289];
+	min.s32 %r13, %r13, %r290;
+	mov.b64 %rd291, %rd248;
+	ld.global.s32 %r292, [%rd291];
+	max.s32 %r14, %r14, %r292;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd203, %rd205, 8, %rd203;
+	mad.lo.s64 %rd208, %rd210, 8, %rd208;
+	mad.lo.s64 %rd213, %rd215, 8, %rd213;
+	mad.lo.s64 %rd218, %rd220, 8, %rd218;
+	mad.lo.s64 %rd223, %rd225, 8, %rd223;
+	mad.lo.s64 %rd228, %rd230, 8, %rd228;
+	mad.lo.s64 %rd233, %rd235, 8, %rd233;
+	mad.lo.s64 %rd238, %rd240, 8, %rd238;
+	mad.lo.s64 %rd243, %rd245, 8, %rd243;
+	mad.lo.s64 %rd248, %rd250, 8, %rd248;
 $L_8:
-	setp.lt.s64 %p15, %rd3, %rd2;
-	@!%p15 bra $L_10;
+	setp.lt.s64 %p293, %rd3, %rd2;
+	@!%p293 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd16, %rd3, 10;
-	add.s64 %rd17, %rd16, 20;
-	mad.lo.s64 %rd18, %rd17, 8, %rd0;
-	ld.global.s64 %rd19, [%rd18];
-	add.s64 %rd5, %rd5, %rd19;
-	mul.lo.s64 %rd20, %rd3, 10;
-	add.s64 %rd21, %rd20, 21;
-	mad.lo.s64 %rd22, %rd21, 8, %rd0;
-	ld.global.s64 %rd23, [%rd22];
-	add.s64 %rd6, %rd6, %rd23;
-	mul.lo.s64 %rd24, %rd3, 10;
-	add.s64 %rd25, %rd24, 22;
-	mad.lo.s64 %rd26, %rd25, 8, %rd0;
-	ld.global.s16 %r27, [%rd26];
-	add.s32 %r7, %r7, %r27;
+	mov.b64 %rd294, %rd203;
+	ld.global.s64 %rd295, [%rd294];
+	add.s64 %rd5, %rd5, %rd295;
+	mov.b64 %rd296, %rd208;
+	ld.global.s64 %rd297, [%rd296];
+	add.s64 %rd6, %rd6, %rd297;
+	mov.b64 %rd298, %rd213;
+	ld.global.s16 %r299, [%rd298];
+	add.s32 %r7, %r7, %r299;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.s64 %rd28, %rd3, 10;
-	add.s64 %rd29, %rd28, 23;
-	mad.lo.s64 %rd30, %rd29, 8, %rd0;
-	ld.global.u32 %r31, [%rd30];
-	mul.lo.u32 %r8, %r8, %r31;
-	mul.lo.s64 %rd32, %rd3, 10;
-	add.s64 %rd33, %rd32, 24;
-	mad.lo.s64 %rd34, %rd33, 8, %rd0;
-	ld.global.u16 %r35, [%rd34];
-	and.b32 %r9, %r9, %r35;
-	mul.lo.s64 %rd36, %rd3, 10;
-	add.s64 %rd37, %rd36, 25;
-	mad.lo.s64 %rd38, %rd37, 8, %rd0;
-	ld.global.u16 %r39, [%rd38];
-	or.b32 %r10, %r10, %r39;
-	mul.lo.s64 %rd40, %rd3, 10;
-	add.s64 %rd41, %rd40, 26;
-	mad.lo.s64 %rd42, %rd41, 8, %rd0;
-	ld.global.u16 %r43, [%rd42];
-	xor.b32 %r11, %r11, %r43;
-	mul.lo.s64 %rd44, %rd3, 10;
-	add.s64 %rd45, %rd44, 27;
-	mad.lo.s64 %rd46, %rd45, 8, %rd0;
-	ld.global.u8 %r47, [%rd46];
-	and.b32 %r12, %r12, %r47;
-	mul.lo.s64 %rd48, %rd3, 10;
-	add.s64 %rd49, %rd48, 28;
-	mad.lo.s64 %rd50, %rd49, 8, %rd0;
-	ld.global.s32 %r51, [%rd50];
-	min.s32 %r13, %r13, %r51;
-	mul.lo.s64 %rd52, %rd3, 10;
-	add.s64 %rd53, %rd52, 29;
-	mad.lo.s64 %rd54, %rd53, 8, %rd0;
-	ld.global.s32 %r55, [%rd54];
-	max.s32 %r14, %r14, %r55;
+	mov.b64 %rd300, %rd218;
+	ld.global.u32 %r301, [%rd300];
+	mul.lo.u32 %r8, %r8, %r301;
+	mov.b64 %rd302, %rd223;
+	ld.global.u16 %r303, [%rd302];
+	and.b32 %r9, %r9, %r303;
+	mov.b64 %rd304, %rd228;
+	ld.global.u16 %r305, [%rd304];
+	or.b32 %r10, %r10, %r305;
+	mov.b64 %rd306, %rd233;
+	ld.global.u16 %r307, [%rd306];
+	xor.b32 %r11, %r11, %r307;
+	mov.b64 %rd308, %rd238;
+	ld.global.u8 %r309, [%rd308];
+	and.b32 %r12, %r12, %r309;
+	mov.b64 %rd310, %rd243;
+	ld.global.s32 %r311, [%rd310];
+	min.s32 %r13, %r13, %r311;
+	mov.b64 %rd312, %rd248;
+	ld.global.s32 %r313, [%rd312];
+	max.s32 %r14, %r14, %r313;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd203, %rd205, 8, %rd203;
+	mad.lo.s64 %rd208, %rd210, 8, %rd208;
+	mad.lo.s64 %rd213, %rd215, 8, %rd213;
+	mad.lo.s64 %rd218, %rd220, 8, %rd218;
+	mad.lo.s64 %rd223, %rd225, 8, %rd223;
+	mad.lo.s64 %rd228, %rd230, 8, %rd228;
+	mad.lo.s64 %rd233, %rd235, 8, %rd233;
+	mad.lo.s64 %rd238, %rd240, 8, %rd238;
+	mad.lo.s64 %rd243, %rd245, 8, %rd243;
+	mad.lo.s64 %rd248, %rd250, 8, %rd248;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -13935,190 +14610,190 @@ $L_14:
 	mov.b64 {%rt21, %rt22}, %rd5;
 	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
 	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
-	mov.b64 %rd64, {%rt21, %rt22};
+	mov.b64 %rd314, {%rt21, %rt22};
 	cvt.u32.u64 %rt23, %rd63;
 	mov.b64 {%rt24, %rt25}, %rd6;
 	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
 	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
-	mov.b64 %rd65, {%rt24, %rt25};
+	mov.b64 %rd315, {%rt24, %rt25};
 	cvt.u32.u64 %rt26, %rd63;
-	shfl.sync.down.b32 %r66, %r7, %rt26, 31, -1;
+	shfl.sync.down.b32 %r316, %r7, %rt26, 31, -1;
 	cvt.u32.u64 %rt27, %rd63;
-	shfl.sync.down.b32 %r67, %r8, %rt27, 31, -1;
+	shfl.sync.down.b32 %r317, %r8, %rt27, 31, -1;
 	cvt.u32.u64 %rt28, %rd63;
-	shfl.sync.down.b32 %r68, %r9, %rt28, 31, -1;
+	shfl.sync.down.b32 %r318, %r9, %rt28, 31, -1;
 	cvt.u32.u64 %rt29, %rd63;
-	shfl.sync.down.b32 %r69, %r10, %rt29, 31, -1;
+	shfl.sync.down.b32 %r319, %r10, %rt29, 31, -1;
 	cvt.u32.u64 %rt30, %rd63;
-	shfl.sync.down.b32 %r70, %r11, %rt30, 31, -1;
+	shfl.sync.down.b32 %r320, %r11, %rt30, 31, -1;
 	cvt.u32.u64 %rt31, %rd63;
-	shfl.sync.down.b32 %r71, %r12, %rt31, 31, -1;
+	shfl.sync.down.b32 %r321, %r12, %rt31, 31, -1;
 	cvt.u32.u64 %rt32, %rd63;
-	shfl.sync.down.b32 %r72, %r13, %rt32, 31, -1;
+	shfl.sync.down.b32 %r322, %r13, %rt32, 31, -1;
 	cvt.u32.u64 %rt33, %rd63;
-	shfl.sync.down.b32 %r73, %r14, %rt33, 31, -1;
-	add.s64 %rd74, %rd56, %rd63;
-	setp.lt.s64 %p75, %rd74, %rd62;
-	@!%p75 bra $L_16;
+	shfl.sync.down.b32 %r323, %r14, %rt33, 31, -1;
+	add.s64 %rd324, %rd56, %rd63;
+	setp.lt.s64 %p325, %rd324, %rd62;
+	@!%p325 bra $L_16;
 $L_15:
-	add.s64 %rd5, %rd5, %rd64;
-	add.s64 %rd6, %rd6, %rd65;
-	add.s32 %r7, %r7, %r66;
+	add.s64 %rd5, %rd5, %rd314;
+	add.s64 %rd6, %rd6, %rd315;
+	add.s32 %r7, %r7, %r316;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r67;
-	and.b32 %r9, %r9, %r68;
-	or.b32 %r10, %r10, %r69;
-	xor.b32 %r11, %r11, %r70;
-	and.b32 %r12, %r12, %r71;
-	min.s32 %r13, %r13, %r72;
-	max.s32 %r14, %r14, %r73;
+	mul.lo.u32 %r8, %r8, %r317;
+	and.b32 %r9, %r9, %r318;
+	or.b32 %r10, %r10, %r319;
+	xor.b32 %r11, %r11, %r320;
+	and.b32 %r12, %r12, %r321;
+	min.s32 %r13, %r13, %r322;
+	max.s32 %r14, %r14, %r323;
 $L_16:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p76, %rd63, 0;
-	@!%p76 bra $L_23;
+	setp.ne.s64 %p326, %rd63, 0;
+	@!%p326 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt34, %rd63;
 	mov.b64 {%rt35, %rt36}, %rd5;
 	shfl.sync.down.b32 %rt35, %rt35, %rt34, 31, -1;
 	shfl.sync.down.b32 %rt36, %rt36, %rt34, 31, -1;
-	mov.b64 %rd64, {%rt35, %rt36};
+	mov.b64 %rd327, {%rt35, %rt36};
 	cvt.u32.u64 %rt37, %rd63;
 	mov.b64 {%rt38, %rt39}, %rd6;
 	shfl.sync.down.b32 %rt38, %rt38, %rt37, 31, -1;
 	shfl.sync.down.b32 %rt39, %rt39, %rt37, 31, -1;
-	mov.b64 %rd65, {%rt38, %rt39};
+	mov.b64 %rd328, {%rt38, %rt39};
 	cvt.u32.u64 %rt40, %rd63;
-	shfl.sync.down.b32 %r66, %r7, %rt40, 31, -1;
+	shfl.sync.down.b32 %r329, %r7, %rt40, 31, -1;
 	cvt.u32.u64 %rt41, %rd63;
-	shfl.sync.down.b32 %r67, %r8, %rt41, 31, -1;
+	shfl.sync.down.b32 %r330, %r8, %rt41, 31, -1;
 	cvt.u32.u64 %rt42, %rd63;
-	shfl.sync.down.b32 %r68, %r9, %rt42, 31, -1;
+	shfl.sync.down.b32 %r331, %r9, %rt42, 31, -1;
 	cvt.u32.u64 %rt43, %rd63;
-	shfl.sync.down.b32 %r69, %r10, %rt43, 31, -1;
+	shfl.sync.down.b32 %r332, %r10, %rt43, 31, -1;
 	cvt.u32.u64 %rt44, %rd63;
-	shfl.sync.down.b32 %r70, %r11, %rt44, 31, -1;
+	shfl.sync.down.b32 %r333, %r11, %rt44, 31, -1;
 	cvt.u32.u64 %rt45, %rd63;
-	shfl.sync.down.b32 %r71, %r12, %rt45, 31, -1;
+	shfl.sync.down.b32 %r334, %r12, %rt45, 31, -1;
 	cvt.u32.u64 %rt46, %rd63;
-	shfl.sync.down.b32 %r72, %r13, %rt46, 31, -1;
+	shfl.sync.down.b32 %r335, %r13, %rt46, 31, -1;
 	cvt.u32.u64 %rt47, %rd63;
-	shfl.sync.down.b32 %r73, %r14, %rt47, 31, -1;
-	add.s64 %rd74, %rd56, %rd63;
-	setp.lt.s64 %p75, %rd74, %rd62;
-	@!%p75 bra $L_19;
+	shfl.sync.down.b32 %r336, %r14, %rt47, 31, -1;
+	add.s64 %rd337, %rd56, %rd63;
+	setp.lt.s64 %p338, %rd337, %rd62;
+	@!%p338 bra $L_19;
 $L_18:
-	add.s64 %rd5, %rd5, %rd64;
-	add.s64 %rd6, %rd6, %rd65;
-	add.s32 %r7, %r7, %r66;
+	add.s64 %rd5, %rd5, %rd327;
+	add.s64 %rd6, %rd6, %rd328;
+	add.s32 %r7, %r7, %r329;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r67;
-	and.b32 %r9, %r9, %r68;
-	or.b32 %r10, %r10, %r69;
-	xor.b32 %r11, %r11, %r70;
-	and.b32 %r12, %r12, %r71;
-	min.s32 %r13, %r13, %r72;
-	max.s32 %r14, %r14, %r73;
+	mul.lo.u32 %r8, %r8, %r330;
+	and.b32 %r9, %r9, %r331;
+	or.b32 %r10, %r10, %r332;
+	xor.b32 %r11, %r11, %r333;
+	and.b32 %r12, %r12, %r334;
+	min.s32 %r13, %r13, %r335;
+	max.s32 %r14, %r14, %r336;
 $L_19:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p76, %rd63, 0;
-	@!%p76 bra $L_23;
+	setp.ne.s64 %p339, %rd63, 0;
+	@!%p339 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt48, %rd63;
 	mov.b64 {%rt49, %rt50}, %rd5;
 	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
 	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
-	mov.b64 %rd64, {%rt49, %rt50};
+	mov.b64 %rd340, {%rt49, %rt50};
 	cvt.u32.u64 %rt51, %rd63;
 	mov.b64 {%rt52, %rt53}, %rd6;
 	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
 	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
-	mov.b64 %rd65, {%rt52, %rt53};
+	mov.b64 %rd341, {%rt52, %rt53};
 	cvt.u32.u64 %rt54, %rd63;
-	shfl.sync.down.b32 %r66, %r7, %rt54, 31, -1;
+	shfl.sync.down.b32 %r342, %r7, %rt54, 31, -1;
 	cvt.u32.u64 %rt55, %rd63;
-	shfl.sync.down.b32 %r67, %r8, %rt55, 31, -1;
+	shfl.sync.down.b32 %r343, %r8, %rt55, 31, -1;
 	cvt.u32.u64 %rt56, %rd63;
-	shfl.sync.down.b32 %r68, %r9, %rt56, 31, -1;
+	shfl.sync.down.b32 %r344, %r9, %rt56, 31, -1;
 	cvt.u32.u64 %rt57, %rd63;
-	shfl.sync.down.b32 %r69, %r10, %rt57, 31, -1;
+	shfl.sync.down.b32 %r345, %r10, %rt57, 31, -1;
 	cvt.u32.u64 %rt58, %rd63;
-	shfl.sync.down.b32 %r70, %r11, %rt58, 31, -1;
+	shfl.sync.down.b32 %r346, %r11, %rt58, 31, -1;
 	cvt.u32.u64 %rt59, %rd63;
-	shfl.sync.down.b32 %r71, %r12, %rt59, 31, -1;
+	shfl.sync.down.b32 %r347, %r12, %rt59, 31, -1;
 	cvt.u32.u64 %rt60, %rd63;
-	shfl.sync.down.b32 %r72, %r13, %rt60, 31, -1;
+	shfl.sync.down.b32 %r348, %r13, %rt60, 31, -1;
 	cvt.u32.u64 %rt61, %rd63;
-	shfl.sync.down.b32 %r73, %r14, %rt61, 31, -1;
-	add.s64 %rd74, %rd56, %rd63;
-	setp.lt.s64 %p75, %rd74, %rd62;
-	@!%p75 bra $L_22;
+	shfl.sync.down.b32 %r349, %r14, %rt61, 31, -1;
+	add.s64 %rd350, %rd56, %rd63;
+	setp.lt.s64 %p351, %rd350, %rd62;
+	@!%p351 bra $L_22;
 $L_21:
-	add.s64 %rd5, %rd5, %rd64;
-	add.s64 %rd6, %rd6, %rd65;
-	add.s32 %r7, %r7, %r66;
+	add.s64 %rd5, %rd5, %rd340;
+	add.s64 %rd6, %rd6, %rd341;
+	add.s32 %r7, %r7, %r342;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r67;
-	and.b32 %r9, %r9, %r68;
-	or.b32 %r10, %r10, %r69;
-	xor.b32 %r11, %r11, %r70;
-	and.b32 %r12, %r12, %r71;
-	min.s32 %r13, %r13, %r72;
-	max.s32 %r14, %r14, %r73;
+	mul.lo.u32 %r8, %r8, %r343;
+	and.b32 %r9, %r9, %r344;
+	or.b32 %r10, %r10, %r345;
+	xor.b32 %r11, %r11, %r346;
+	and.b32 %r12, %r12, %r347;
+	min.s32 %r13, %r13, %r348;
+	max.s32 %r14, %r14, %r349;
 $L_22:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p76, %rd63, 0;
-	@%p76 bra $L_11;
+	setp.ne.s64 %p352, %rd63, 0;
+	@%p352 bra $L_11;
 $L_23:
 	setp.eq.s64 %p77, %rd56, 0;
 	@!%p77 bra $L_25;
 $L_24:
 	mov.u64 %rd78, qvar_reduce0;
 	mul.lo.s64 %rd79, %rd57, 10;
-	add.s64 %rd80, %rd79, 0;
+	mov.b64 %rd80, %rd79;
 	mad.lo.s64 %rd81, %rd80, 8, %rd78;
 	st.shared.s64 [%rd81], %rd5;
 	mov.u64 %rd82, qvar_reduce0;
-	mul.lo.s64 %rd83, %rd57, 10;
+	mov.b64 %rd83, %rd79;
 	add.s64 %rd84, %rd83, 1;
 	mad.lo.s64 %rd85, %rd84, 8, %rd82;
 	st.shared.s64 [%rd85], %rd6;
 	mov.u64 %rd86, qvar_reduce0;
-	mul.lo.s64 %rd87, %rd57, 10;
+	mov.b64 %rd87, %rd79;
 	add.s64 %rd88, %rd87, 2;
 	mad.lo.s64 %rd89, %rd88, 8, %rd86;
 	st.shared.s16 [%rd89], %r7;
 	mov.u64 %rd90, qvar_reduce0;
-	mul.lo.s64 %rd91, %rd57, 10;
+	mov.b64 %rd91, %rd79;
 	add.s64 %rd92, %rd91, 3;
 	mad.lo.s64 %rd93, %rd92, 8, %rd90;
 	st.shared.u32 [%rd93], %r8;
 	mov.u64 %rd94, qvar_reduce0;
-	mul.lo.s64 %rd95, %rd57, 10;
+	mov.b64 %rd95, %rd79;
 	add.s64 %rd96, %rd95, 4;
 	mad.lo.s64 %rd97, %rd96, 8, %rd94;
 	st.shared.u16 [%rd97], %r9;
 	mov.u64 %rd98, qvar_reduce0;
-	mul.lo.s64 %rd99, %rd57, 10;
+	mov.b64 %rd99, %rd79;
 	add.s64 %rd100, %rd99, 5;
 	mad.lo.s64 %rd101, %rd100, 8, %rd98;
 	st.shared.u16 [%rd101], %r10;
 	mov.u64 %rd102, qvar_reduce0;
-	mul.lo.s64 %rd103, %rd57, 10;
+	mov.b64 %rd103, %rd79;
 	add.s64 %rd104, %rd103, 6;
 	mad.lo.s64 %rd105, %rd104, 8, %rd102;
 	st.shared.u16 [%rd105], %r11;
 	mov.u64 %rd106, qvar_reduce0;
-	mul.lo.s64 %rd107, %rd57, 10;
+	mov.b64 %rd107, %rd79;
 	add.s64 %rd108, %rd107, 7;
 	mad.lo.s64 %rd109, %rd108, 8, %rd106;
 	st.shared.u8 [%rd109], %r12;
 	mov.u64 %rd110, qvar_reduce0;
-	mul.lo.s64 %rd111, %rd57, 10;
+	mov.b64 %rd111, %rd79;
 	add.s64 %rd112, %rd111, 8;
 	mad.lo.s64 %rd113, %rd112, 8, %rd110;
 	st.shared.s32 [%rd113], %r13;
 	mov.u64 %rd114, qvar_reduce0;
-	mul.lo.s64 %rd115, %rd57, 10;
+	mov.b64 %rd115, %rd79;
 	add.s64 %rd116, %rd115, 9;
 	mad.lo.s64 %rd117, %rd116, 8, %rd114;
 	st.shared.s32 [%rd117], %r14;
@@ -14135,56 +14810,56 @@ $L_26:
 $L_27:
 	mov.u64 %rd122, qvar_reduce0;
 	mul.lo.s64 %rd123, %rd56, 10;
-	add.s64 %rd124, %rd123, 0;
+	mov.b64 %rd124, %rd123;
 	mad.lo.s64 %rd125, %rd124, 8, %rd122;
 	ld.shared.s64 %rd5, [%rd125];
 	mov.u64 %rd126, qvar_reduce0;
-	mul.lo.s64 %rd127, %rd56, 10;
+	mov.b64 %rd127, %rd123;
 	add.s64 %rd128, %rd127, 1;
 	mad.lo.s64 %rd129, %rd128, 8, %rd126;
 	ld.shared.s64 %rd6, [%rd129];
 	mov.u64 %rd130, qvar_reduce0;
-	mul.lo.s64 %rd131, %rd56, 10;
+	mov.b64 %rd131, %rd123;
 	add.s64 %rd132, %rd131, 2;
 	mad.lo.s64 %rd133, %rd132, 8, %rd130;
 	ld.shared.s16 %r7, [%rd133];
 	mov.u64 %rd134, qvar_reduce0;
-	mul.lo.s64 %rd135, %rd56, 10;
+	mov.b64 %rd135, %rd123;
 	add.s64 %rd136, %rd135, 3;
 	mad.lo.s64 %rd137, %rd136, 8, %rd134;
 	ld.shared.u32 %r8, [%rd137];
 	mov.u64 %rd138, qvar_reduce0;
-	mul.lo.s64 %rd139, %rd56, 10;
+	mov.b64 %rd139, %rd123;
 	add.s64 %rd140, %rd139, 4;
 	mad.lo.s64 %rd141, %rd140, 8, %rd138;
 	ld.shared.u16 %r9, [%rd141];
 	mov.u64 %rd142, qvar_reduce0;
-	mul.lo.s64 %rd143, %rd56, 10;
+	mov.b64 %rd143, %rd123;
 	add.s64 %rd144, %rd143, 5;
 	mad.lo.s64 %rd145, %rd144, 8, %rd142;
 	ld.shared.u16 %r10, [%rd145];
 	mov.u64 %rd146, qvar_reduce0;
-	mul.lo.s64 %rd147, %rd56, 10;
+	mov.b64 %rd147, %rd123;
 	add.s64 %rd148, %rd147, 6;
 	mad.lo.s64 %rd149, %rd148, 8, %rd146;
 	ld.shared.u16 %r11, [%rd149];
 	mov.u64 %rd150, qvar_reduce0;
-	mul.lo.s64 %rd151, %rd56, 10;
+	mov.b64 %rd151, %rd123;
 	add.s64 %rd152, %rd151, 7;
 	mad.lo.s64 %rd153, %rd152, 8, %rd150;
 	ld.shared.u8 %r12, [%rd153];
 	mov.u64 %rd154, qvar_reduce0;
-	mul.lo.s64 %rd155, %rd56, 10;
+	mov.b64 %rd155, %rd123;
 	add.s64 %rd156, %rd155, 8;
 	mad.lo.s64 %rd157, %rd156, 8, %rd154;
 	ld.shared.s32 %r13, [%rd157];
 	mov.u64 %rd158, qvar_reduce0;
-	mul.lo.s64 %rd159, %rd56, 10;
+	mov.b64 %rd159, %rd123;
 	add.s64 %rd160, %rd159, 9;
 	mad.lo.s64 %rd161, %rd160, 8, %rd158;
 	ld.shared.s32 %r14, [%rd161];
 $L_28:
-	mul.lo.s64 %rd162, %rd57, %rd58;
+	mov.b64 %rd162, %rd59;
 	mov.u32 %rt63, %ntid.x;
 	cvt.u64.u32 %rd163, %rt63;
 	sub.s64 %rd164, %rd163, %rd162;
@@ -14241,166 +14916,166 @@ $L_32:
 	mov.b64 {%rt79, %rt80}, %rd5;
 	shfl.sync.down.b32 %rt79, %rt79, %rt78, 31, -1;
 	shfl.sync.down.b32 %rt80, %rt80, %rt78, 31, -1;
-	mov.b64 %rd167, {%rt79, %rt80};
+	mov.b64 %rd353, {%rt79, %rt80};
 	cvt.u32.u64 %rt81, %rd166;
 	mov.b64 {%rt82, %rt83}, %rd6;
 	shfl.sync.down.b32 %rt82, %rt82, %rt81, 31, -1;
 	shfl.sync.down.b32 %rt83, %rt83, %rt81, 31, -1;
-	mov.b64 %rd168, {%rt82, %rt83};
+	mov.b64 %rd354, {%rt82, %rt83};
 	cvt.u32.u64 %rt84, %rd166;
-	shfl.sync.down.b32 %r169, %r7, %rt84, 31, -1;
+	shfl.sync.down.b32 %r355, %r7, %rt84, 31, -1;
 	cvt.u32.u64 %rt85, %rd166;
-	shfl.sync.down.b32 %r170, %r8, %rt85, 31, -1;
+	shfl.sync.down.b32 %r356, %r8, %rt85, 31, -1;
 	cvt.u32.u64 %rt86, %rd166;
-	shfl.sync.down.b32 %r171, %r9, %rt86, 31, -1;
+	shfl.sync.down.b32 %r357, %r9, %rt86, 31, -1;
 	cvt.u32.u64 %rt87, %rd166;
-	shfl.sync.down.b32 %r172, %r10, %rt87, 31, -1;
+	shfl.sync.down.b32 %r358, %r10, %rt87, 31, -1;
 	cvt.u32.u64 %rt88, %rd166;
-	shfl.sync.down.b32 %r173, %r11, %rt88, 31, -1;
+	shfl.sync.down.b32 %r359, %r11, %rt88, 31, -1;
 	cvt.u32.u64 %rt89, %rd166;
-	shfl.sync.down.b32 %r174, %r12, %rt89, 31, -1;
+	shfl.sync.down.b32 %r360, %r12, %rt89, 31, -1;
 	cvt.u32.u64 %rt90, %rd166;
-	shfl.sync.down.b32 %r175, %r13, %rt90, 31, -1;
+	shfl.sync.down.b32 %r361, %r13, %rt90, 31, -1;
 	cvt.u32.u64 %rt91, %rd166;
-	shfl.sync.down.b32 %r176, %r14, %rt91, 31, -1;
-	add.s64 %rd177, %rd56, %rd166;
-	setp.lt.s64 %p178, %rd177, %rd165;
-	@!%p178 bra $L_34;
+	shfl.sync.down.b32 %r362, %r14, %rt91, 31, -1;
+	add.s64 %rd363, %rd56, %rd166;
+	setp.lt.s64 %p364, %rd363, %rd165;
+	@!%p364 bra $L_34;
 $L_33:
-	add.s64 %rd5, %rd5, %rd167;
-	add.s64 %rd6, %rd6, %rd168;
-	add.s32 %r7, %r7, %r169;
+	add.s64 %rd5, %rd5, %rd353;
+	add.s64 %rd6, %rd6, %rd354;
+	add.s32 %r7, %r7, %r355;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r170;
-	and.b32 %r9, %r9, %r171;
-	or.b32 %r10, %r10, %r172;
-	xor.b32 %r11, %r11, %r173;
-	and.b32 %r12, %r12, %r174;
-	min.s32 %r13, %r13, %r175;
-	max.s32 %r14, %r14, %r176;
+	mul.lo.u32 %r8, %r8, %r356;
+	and.b32 %r9, %r9, %r357;
+	or.b32 %r10, %r10, %r358;
+	xor.b32 %r11, %r11, %r359;
+	and.b32 %r12, %r12, %r360;
+	min.s32 %r13, %r13, %r361;
+	max.s32 %r14, %r14, %r362;
 $L_34:
 	shr.s64 %rd166, %rd166, 1;
-	setp.ne.s64 %p179, %rd166, 0;
-	@!%p179 bra $L_41;
+	setp.ne.s64 %p365, %rd166, 0;
+	@!%p365 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt92, %rd166;
 	mov.b64 {%rt93, %rt94}, %rd5;
 	shfl.sync.down.b32 %rt93, %rt93, %rt92, 31, -1;
 	shfl.sync.down.b32 %rt94, %rt94, %rt92, 31, -1;
-	mov.b64 %rd167, {%rt93, %rt94};
+	mov.b64 %rd366, {%rt93, %rt94};
 	cvt.u32.u64 %rt95, %rd166;
 	mov.b64 {%rt96, %rt97}, %rd6;
 	shfl.sync.down.b32 %rt96, %rt96, %rt95, 31, -1;
 	shfl.sync.down.b32 %rt97, %rt97, %rt95, 31, -1;
-	mov.b64 %rd168, {%rt96, %rt97};
+	mov.b64 %rd367, {%rt96, %rt97};
 	cvt.u32.u64 %rt98, %rd166;
-	shfl.sync.down.b32 %r169, %r7, %rt98, 31, -1;
+	shfl.sync.down.b32 %r368, %r7, %rt98, 31, -1;
 	cvt.u32.u64 %rt99, %rd166;
-	shfl.sync.down.b32 %r170, %r8, %rt99, 31, -1;
+	shfl.sync.down.b32 %r369, %r8, %rt99, 31, -1;
 	cvt.u32.u64 %rt100, %rd166;
-	shfl.sync.down.b32 %r171, %r9, %rt100, 31, -1;
+	shfl.sync.down.b32 %r370, %r9, %rt100, 31, -1;
 	cvt.u32.u64 %rt101, %rd166;
-	shfl.sync.down.b32 %r172, %r10, %rt101, 31, -1;
+	shfl.sync.down.b32 %r371, %r10, %rt101, 31, -1;
 	cvt.u32.u64 %rt102, %rd166;
-	shfl.sync.down.b32 %r173, %r11, %rt102, 31, -1;
+	shfl.sync.down.b32 %r372, %r11, %rt102, 31, -1;
 	cvt.u32.u64 %rt103, %rd166;
-	shfl.sync.down.b32 %r174, %r12, %rt103, 31, -1;
+	shfl.sync.down.b32 %r373, %r12, %rt103, 31, -1;
 	cvt.u32.u64 %rt104, %rd166;
-	shfl.sync.down.b32 %r175, %r13, %rt104, 31, -1;
+	shfl.sync.down.b32 %r374, %r13, %rt104, 31, -1;
 	cvt.u32.u64 %rt105, %rd166;
-	shfl.sync.down.b32 %r176, %r14, %rt105, 31, -1;
-	add.s64 %rd177, %rd56, %rd166;
-	setp.lt.s64 %p178, %rd177, %rd165;
-	@!%p178 bra $L_37;
+	shfl.sync.down.b32 %r375, %r14, %rt105, 31, -1;
+	add.s64 %rd376, %rd56, %rd166;
+	setp.lt.s64 %p377, %rd376, %rd165;
+	@!%p377 bra $L_37;
 $L_36:
-	add.s64 %rd5, %rd5, %rd167;
-	add.s64 %rd6, %rd6, %rd168;
-	add.s32 %r7, %r7, %r169;
+	add.s64 %rd5, %rd5, %rd366;
+	add.s64 %rd6, %rd6, %rd367;
+	add.s32 %r7, %r7, %r368;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r170;
-	and.b32 %r9, %r9, %r171;
-	or.b32 %r10, %r10, %r172;
-	xor.b32 %r11, %r11, %r173;
-	and.b32 %r12, %r12, %r174;
-	min.s32 %r13, %r13, %r175;
-	max.s32 %r14, %r14, %r176;
+	mul.lo.u32 %r8, %r8, %r369;
+	and.b32 %r9, %r9, %r370;
+	or.b32 %r10, %r10, %r371;
+	xor.b32 %r11, %r11, %r372;
+	and.b32 %r12, %r12, %r373;
+	min.s32 %r13, %r13, %r374;
+	max.s32 %r14, %r14, %r375;
 $L_37:
 	shr.s64 %rd166, %rd166, 1;
-	setp.ne.s64 %p179, %rd166, 0;
-	@!%p179 bra $L_41;
+	setp.ne.s64 %p378, %rd166, 0;
+	@!%p378 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt106, %rd166;
 	mov.b64 {%rt107, %rt108}, %rd5;
 	shfl.sync.down.b32 %rt107, %rt107, %rt106, 31, -1;
 	shfl.sync.down.b32 %rt108, %rt108, %rt106, 31, -1;
-	mov.b64 %rd167, {%rt107, %rt108};
+	mov.b64 %rd379, {%rt107, %rt108};
 	cvt.u32.u64 %rt109, %rd166;
 	mov.b64 {%rt110, %rt111}, %rd6;
 	shfl.sync.down.b32 %rt110, %rt110, %rt109, 31, -1;
 	shfl.sync.down.b32 %rt111, %rt111, %rt109, 31, -1;
-	mov.b64 %rd168, {%rt110, %rt111};
+	mov.b64 %rd380, {%rt110, %rt111};
 	cvt.u32.u64 %rt112, %rd166;
-	shfl.sync.down.b32 %r169, %r7, %rt112, 31, -1;
+	shfl.sync.down.b32 %r381, %r7, %rt112, 31, -1;
 	cvt.u32.u64 %rt113, %rd166;
-	shfl.sync.down.b32 %r170, %r8, %rt113, 31, -1;
+	shfl.sync.down.b32 %r382, %r8, %rt113, 31, -1;
 	cvt.u32.u64 %rt114, %rd166;
-	shfl.sync.down.b32 %r171, %r9, %rt114, 31, -1;
+	shfl.sync.down.b32 %r383, %r9, %rt114, 31, -1;
 	cvt.u32.u64 %rt115, %rd166;
-	shfl.sync.down.b32 %r172, %r10, %rt115, 31, -1;
+	shfl.sync.down.b32 %r384, %r10, %rt115, 31, -1;
 	cvt.u32.u64 %rt116, %rd166;
-	shfl.sync.down.b32 %r173, %r11, %rt116, 31, -1;
+	shfl.sync.down.b32 %r385, %r11, %rt116, 31, -1;
 	cvt.u32.u64 %rt117, %rd166;
-	shfl.sync.down.b32 %r174, %r12, %rt117, 31, -1;
+	shfl.sync.down.b32 %r386, %r12, %rt117, 31, -1;
 	cvt.u32.u64 %rt118, %rd166;
-	shfl.sync.down.b32 %r175, %r13, %rt118, 31, -1;
+	shfl.sync.down.b32 %r387, %r13, %rt118, 31, -1;
 	cvt.u32.u64 %rt119, %rd166;
-	shfl.sync.down.b32 %r176, %r14, %rt119, 31, -1;
-	add.s64 %rd177, %rd56, %rd166;
-	setp.lt.s64 %p178, %rd177, %rd165;
-	@!%p178 bra $L_40;
+	shfl.sync.down.b32 %r388, %r14, %rt119, 31, -1;
+	add.s64 %rd389, %rd56, %rd166;
+	setp.lt.s64 %p390, %rd389, %rd165;
+	@!%p390 bra $L_40;
 $L_39:
-	add.s64 %rd5, %rd5, %rd167;
-	add.s64 %rd6, %rd6, %rd168;
-	add.s32 %r7, %r7, %r169;
+	add.s64 %rd5, %rd5, %rd379;
+	add.s64 %rd6, %rd6, %rd380;
+	add.s32 %r7, %r7, %r381;
 	bfe.s32 %r7, %r7, 0, 16;
-	mul.lo.u32 %r8, %r8, %r170;
-	and.b32 %r9, %r9, %r171;
-	or.b32 %r10, %r10, %r172;
-	xor.b32 %r11, %r11, %r173;
-	and.b32 %r12, %r12, %r174;
-	min.s32 %r13, %r13, %r175;
-	max.s32 %r14, %r14, %r176;
+	mul.lo.u32 %r8, %r8, %r382;
+	and.b32 %r9, %r9, %r383;
+	or.b32 %r10, %r10, %r384;
+	xor.b32 %r11, %r11, %r385;
+	and.b32 %r12, %r12, %r386;
+	min.s32 %r13, %r13, %r387;
+	max.s32 %r14, %r14, %r388;
 $L_40:
 	shr.s64 %rd166, %rd166, 1;
-	setp.ne.s64 %p179, %rd166, 0;
-	@%p179 bra $L_29;
+	setp.ne.s64 %p391, %rd166, 0;
+	@%p391 bra $L_29;
 $L_41:
-	setp.eq.s64 %p180, %rd56, 0;
+	mov.pred %p180, %p77;
 	@!%p180 bra $L_43;
 $L_42:
-	add.s64 %rd181, %rd5, 0;
+	mov.b64 %rd181, %rd5;
 	add.s64 %rd182, %rd0, 0;
 	st.global.s64 [%rd182], %rd181;
-	add.s64 %rd183, %rd6, 0;
+	mov.b64 %rd183, %rd6;
 	add.s64 %rd184, %rd0, 16;
 	st.global.s64 [%rd184], %rd183;
 	add.s32 %r185, %r7, 100;
 	bfe.s32 %r185, %r185, 0, 16;
 	add.s64 %rd186, %rd0, 32;
 	st.global.s16 [%rd186], %r185;
-	mul.lo.u32 %r187, %r8, 1;
+	mov.b32 %r187, %r8;
 	add.s64 %rd188, %rd0, 48;
 	st.global.u32 [%rd188], %r187;
-	and.b32 %r189, %r9, 65535;
+	mov.b32 %r189, %r9;
 	add.s64 %rd190, %rd0, 64;
 	st.global.u16 [%rd190], %r189;
-	or.b32 %r191, %r10, 0;
+	mov.b32 %r191, %r10;
 	add.s64 %rd192, %rd0, 80;
 	st.global.u16 [%rd192], %r191;
-	xor.b32 %r193, %r11, 0;
+	mov.b32 %r193, %r11;
 	add.s64 %rd194, %rd0, 96;
 	st.global.u16 [%rd194], %r193;
-	and.b32 %r195, %r12, 255;
+	mov.b32 %r195, %r12;
 	add.s64 %rd196, %rd0, 112;
 	st.global.u8 [%rd196], %r195;
 	min.s32 %r197, %r13, 2147483647;
@@ -14584,7 +15259,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt10, %rt3, %rt1;
 	@%pt10 exit;
-	st.global.u32 [%rdt12+8], 2949122;
+	st.global.u32 [%rdt12+8], 3145730;
 	st.global.u32 [%rdt12+12], %rt0;
 	st.global.u64 [%rdt12+16], %rdt1;
 	st.global.u64 [%rdt12+24], %rdt2;
@@ -14603,11 +15278,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<64>;
+	.reg .pred %p<90>;
 	.reg .b32 %rt<37>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<88>;
 	.reg .b64 %rdt<1>;
-	.reg .f64 %fd<54>;
+	.reg .f64 %fd<87>;
 
 $L_0:
 	ld.param.u64 %rd5, [Center_0_param_0];
@@ -14628,16 +15303,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -14740,53 +15415,53 @@ $L_29:
 	mov.b64 {%rt13, %rt14}, %fd0;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %fd31, {%rt13, %rt14};
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_31;
+	mov.b64 %fd66, {%rt13, %rt14};
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
 $L_30:
-	add.rn.f64 %fd0, %fd0, %fd31;
+	add.rn.f64 %fd0, %fd0, %fd66;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt15, %rd30;
 	mov.b64 {%rt16, %rt17}, %fd0;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %fd31, {%rt16, %rt17};
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_34;
+	mov.b64 %fd70, {%rt16, %rt17};
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
 $L_33:
-	add.rn.f64 %fd0, %fd0, %fd31;
+	add.rn.f64 %fd0, %fd0, %fd70;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt18, %rd30;
 	mov.b64 {%rt19, %rt20}, %fd0;
 	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
-	mov.b64 %fd31, {%rt19, %rt20};
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_37;
+	mov.b64 %fd74, {%rt19, %rt20};
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
 $L_36:
-	add.rn.f64 %fd0, %fd0, %fd31;
+	add.rn.f64 %fd0, %fd0, %fd74;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@%p34 bra $L_26;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
 $L_39:
 	mov.u64 %rd36, qvar_reduce0;
-	mul.lo.s64 %rd37, %rd24, 1;
-	add.s64 %rd38, %rd37, 0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
 	mad.lo.s64 %rd39, %rd38, 8, %rd36;
 	st.shared.f64 [%rd39], %fd0;
 $L_40:
@@ -14801,12 +15476,12 @@ $L_41:
 	@!%p43 bra $L_60;
 $L_42:
 	mov.u64 %rd44, qvar_reduce0;
-	mul.lo.s64 %rd45, %rd23, 1;
-	add.s64 %rd46, %rd45, 0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
 	mad.lo.s64 %rd47, %rd46, 8, %rd44;
 	ld.shared.f64 %fd0, [%rd47];
 $L_43:
-	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.b64 %rd48, %rd26;
 	mov.u32 %rt22, %ntid.x;
 	cvt.u64.u32 %rd49, %rt22;
 	sub.s64 %rd50, %rd49, %rd48;
@@ -14832,53 +15507,53 @@ $L_47:
 	mov.b64 {%rt27, %rt28}, %fd0;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %fd53, {%rt27, %rt28};
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_49;
+	mov.b64 %fd78, {%rt27, %rt28};
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
 $L_48:
-	add.rn.f64 %fd0, %fd0, %fd53;
+	add.rn.f64 %fd0, %fd0, %fd78;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt29, %rd52;
 	mov.b64 {%rt30, %rt31}, %fd0;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %fd53, {%rt30, %rt31};
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_52;
+	mov.b64 %fd82, {%rt30, %rt31};
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
 $L_51:
-	add.rn.f64 %fd0, %fd0, %fd53;
+	add.rn.f64 %fd0, %fd0, %fd82;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt32, %rd52;
 	mov.b64 {%rt33, %rt34}, %fd0;
 	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
 	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
-	mov.b64 %fd53, {%rt33, %rt34};
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_55;
+	mov.b64 %fd86, {%rt33, %rt34};
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
 $L_54:
-	add.rn.f64 %fd0, %fd0, %fd53;
+	add.rn.f64 %fd0, %fd0, %fd86;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@%p56 bra $L_44;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
 $L_56:
-	setp.eq.s64 %p57, %rd23, 0;
+	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt35, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt35;
-	mul.lo.s64 %rd59, %rd58, 1;
+	mov.b64 %rd59, %rd58;
 	add.s64 %rd60, %rd59, 2;
 	mad.lo.s64 %rd62, %rd60, 8, %rd61;
 	st.global.f64 [%rd62], %fd0;
@@ -14906,10 +15581,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
+	.reg .pred %p<85>;
 	.reg .b32 %rt<32>;
-	.reg .b64 %rd<48>;
-	.reg .f64 %fd<47>;
+	.reg .b64 %rd<83>;
+	.reg .f64 %fd<82>;
 
 $L_0:
 	ld.param.u64 %rd0, [Center_1_param_4];
@@ -14922,46 +15597,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f64 %fd5, 0d8000000000000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.f64 %fd10, [%rd9];
 	add.rn.f64 %fd5, %fd5, %fd10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f64 %fd10, [%rd9];
-	add.rn.f64 %fd5, %fd5, %fd10;
+	mov.b64 %rd53, %rd50;
+	ld.global.f64 %fd54, [%rd53];
+	add.rn.f64 %fd5, %fd5, %fd54;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f64 %fd10, [%rd9];
-	add.rn.f64 %fd5, %fd5, %fd10;
+	mov.b64 %rd56, %rd50;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd5, %fd5, %fd57;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f64 %fd10, [%rd9];
-	add.rn.f64 %fd5, %fd5, %fd10;
+	mov.b64 %rd59, %rd50;
+	ld.global.f64 %fd60, [%rd59];
+	add.rn.f64 %fd5, %fd5, %fd60;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -14997,53 +15672,53 @@ $L_14:
 	mov.b64 {%rt10, %rt11}, %fd5;
 	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
 	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
-	mov.b64 %fd19, {%rt10, %rt11};
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	mov.b64 %fd61, {%rt10, %rt11};
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
 $L_15:
-	add.rn.f64 %fd5, %fd5, %fd19;
+	add.rn.f64 %fd5, %fd5, %fd61;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt12, %rd18;
 	mov.b64 {%rt13, %rt14}, %fd5;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %fd19, {%rt13, %rt14};
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	mov.b64 %fd65, {%rt13, %rt14};
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
 $L_18:
-	add.rn.f64 %fd5, %fd5, %fd19;
+	add.rn.f64 %fd5, %fd5, %fd65;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt15, %rd18;
 	mov.b64 {%rt16, %rt17}, %fd5;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %fd19, {%rt16, %rt17};
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	mov.b64 %fd69, {%rt16, %rt17};
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
 $L_21:
-	add.rn.f64 %fd5, %fd5, %fd19;
+	add.rn.f64 %fd5, %fd5, %fd69;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.f64 [%rd27], %fd5;
 $L_25:
@@ -15058,12 +15733,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.f64 %fd5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt19, %ntid.x;
 	cvt.u64.u32 %rd37, %rt19;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -15089,48 +15764,48 @@ $L_32:
 	mov.b64 {%rt24, %rt25}, %fd5;
 	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
 	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
-	mov.b64 %fd41, {%rt24, %rt25};
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	mov.b64 %fd73, {%rt24, %rt25};
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
 $L_33:
-	add.rn.f64 %fd5, %fd5, %fd41;
+	add.rn.f64 %fd5, %fd5, %fd73;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt26, %rd40;
 	mov.b64 {%rt27, %rt28}, %fd5;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %fd41, {%rt27, %rt28};
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	mov.b64 %fd77, {%rt27, %rt28};
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
 $L_36:
-	add.rn.f64 %fd5, %fd5, %fd41;
+	add.rn.f64 %fd5, %fd5, %fd77;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt29, %rd40;
 	mov.b64 {%rt30, %rt31}, %fd5;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %fd41, {%rt30, %rt31};
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	mov.b64 %fd81, {%rt30, %rt31};
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
 $L_39:
-	add.rn.f64 %fd5, %fd5, %fd41;
+	add.rn.f64 %fd5, %fd5, %fd81;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
 	add.rn.f64 %fd46, %fd5, 0d0000000000000000;
@@ -15193,8 +15868,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd4;
 	ld.global.f64 %fd12, [%rd11];
@@ -15221,7 +15894,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3014658;
+	st.global.u32 [%rdt3+8], 3211266;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15241,12 +15914,12 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[512];
-	.reg .pred %p<79>;
+	.reg .pred %p<112>;
 	.reg .pred %pt<84>;
 	.reg .b32 %rt<65>;
-	.reg .b64 %rd<82>;
+	.reg .b64 %rd<110>;
 	.reg .b64 %rdt<4>;
-	.reg .f64 %fd<66>;
+	.reg .f64 %fd<109>;
 	.reg .f64 %fdt<52>;
 
 $L_0:
@@ -15268,16 +15941,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd3, %rt3, %rt4;
-	add.s64 %rd4, %rd2, 0;
+	mov.b64 %rd4, %rd2;
+	mov.b64 %rd7, %rd5;
+	mov.b64 %rd10, %rd3;
+	mul.lo.u64 %rd11, %rd10, 3;
 $L_2:
 	setp.lt.s64 %p6, %rd4, %rd5;
 	@!%p6 bra $L_21;
 $L_3:
-	mov.b64 %rd7, %rd5;
 	mov.b64 %rd8, %rd4;
 	sub.u64 %rd9, %rd7, %rd8;
-	mov.b64 %rd10, %rd3;
-	mul.lo.u64 %rd11, %rd10, 3;
 	setp.gt.u64 %p12, %rd9, %rd11;
 	@!%p12 bra $L_16;
 $L_4:
@@ -15495,117 +16168,117 @@ $L_25:
 	mov.b64 {%rt17, %rt18}, %fd0;
 	shfl.sync.down.b32 %rt17, %rt17, %rt16, 31, -1;
 	shfl.sync.down.b32 %rt18, %rt18, %rt16, 31, -1;
-	mov.b64 %fd33, {%rt17, %rt18};
+	mov.b64 %fd82, {%rt17, %rt18};
 	cvt.u32.u64 %rt19, %rd32;
 	mov.b64 {%rt20, %rt21}, %fd1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt19, 31, -1;
 	shfl.sync.down.b32 %rt21, %rt21, %rt19, 31, -1;
-	mov.b64 %fd34, {%rt20, %rt21};
-	add.s64 %rd35, %rd25, %rd32;
-	setp.lt.s64 %p36, %rd35, %rd31;
-	@!%p36 bra $L_27;
+	mov.b64 %fd83, {%rt20, %rt21};
+	add.s64 %rd84, %rd25, %rd32;
+	setp.lt.s64 %p85, %rd84, %rd31;
+	@!%p85 bra $L_27;
 $L_26:
-	setp.lt.f64 %pt41, %fd0, %fd33;
-	selp.f64 %fdt24, %fd0, %fd33, %pt41;
-	setp.eq.f64 %pt42, %fd0, %fd33;
-	or.b64 %fdt25, %fd0, %fd33;
+	setp.lt.f64 %pt41, %fd0, %fd82;
+	selp.f64 %fdt24, %fd0, %fd82, %pt41;
+	setp.eq.f64 %pt42, %fd0, %fd82;
+	or.b64 %fdt25, %fd0, %fd82;
 	selp.f64 %fdt24, %fdt25, %fdt24, %pt42;
-	setp.nan.f64 %pt43, %fd0, %fd33;
-	add.rn.f64 %fdt25, %fd0, %fd33;
+	setp.nan.f64 %pt43, %fd0, %fd82;
+	add.rn.f64 %fdt25, %fd0, %fd82;
 	selp.f64 %fd0, %fdt25, %fdt24, %pt43;
-	setp.gt.f64 %pt44, %fd1, %fd34;
-	selp.f64 %fdt26, %fd1, %fd34, %pt44;
-	setp.eq.f64 %pt45, %fd1, %fd34;
-	and.b64 %fdt27, %fd1, %fd34;
+	setp.gt.f64 %pt44, %fd1, %fd83;
+	selp.f64 %fdt26, %fd1, %fd83, %pt44;
+	setp.eq.f64 %pt45, %fd1, %fd83;
+	and.b64 %fdt27, %fd1, %fd83;
 	selp.f64 %fdt26, %fdt27, %fdt26, %pt45;
-	setp.nan.f64 %pt46, %fd1, %fd34;
-	add.rn.f64 %fdt27, %fd1, %fd34;
+	setp.nan.f64 %pt46, %fd1, %fd83;
+	add.rn.f64 %fdt27, %fd1, %fd83;
 	selp.f64 %fd1, %fdt27, %fdt26, %pt46;
 $L_27:
 	shr.s64 %rd32, %rd32, 1;
-	setp.ne.s64 %p37, %rd32, 0;
-	@!%p37 bra $L_34;
+	setp.ne.s64 %p86, %rd32, 0;
+	@!%p86 bra $L_34;
 $L_28:
 	cvt.u32.u64 %rt22, %rd32;
 	mov.b64 {%rt23, %rt24}, %fd0;
 	shfl.sync.down.b32 %rt23, %rt23, %rt22, 31, -1;
 	shfl.sync.down.b32 %rt24, %rt24, %rt22, 31, -1;
-	mov.b64 %fd33, {%rt23, %rt24};
+	mov.b64 %fd87, {%rt23, %rt24};
 	cvt.u32.u64 %rt25, %rd32;
 	mov.b64 {%rt26, %rt27}, %fd1;
 	shfl.sync.down.b32 %rt26, %rt26, %rt25, 31, -1;
 	shfl.sync.down.b32 %rt27, %rt27, %rt25, 31, -1;
-	mov.b64 %fd34, {%rt26, %rt27};
-	add.s64 %rd35, %rd25, %rd32;
-	setp.lt.s64 %p36, %rd35, %rd31;
-	@!%p36 bra $L_30;
+	mov.b64 %fd88, {%rt26, %rt27};
+	add.s64 %rd89, %rd25, %rd32;
+	setp.lt.s64 %p90, %rd89, %rd31;
+	@!%p90 bra $L_30;
 $L_29:
-	setp.lt.f64 %pt47, %fd0, %fd33;
-	selp.f64 %fdt28, %fd0, %fd33, %pt47;
-	setp.eq.f64 %pt48, %fd0, %fd33;
-	or.b64 %fdt29, %fd0, %fd33;
+	setp.lt.f64 %pt47, %fd0, %fd87;
+	selp.f64 %fdt28, %fd0, %fd87, %pt47;
+	setp.eq.f64 %pt48, %fd0, %fd87;
+	or.b64 %fdt29, %fd0, %fd87;
 	selp.f64 %fdt28, %fdt29, %fdt28, %pt48;
-	setp.nan.f64 %pt49, %fd0, %fd33;
-	add.rn.f64 %fdt29, %fd0, %fd33;
+	setp.nan.f64 %pt49, %fd0, %fd87;
+	add.rn.f64 %fdt29, %fd0, %fd87;
 	selp.f64 %fd0, %fdt29, %fdt28, %pt49;
-	setp.gt.f64 %pt50, %fd1, %fd34;
-	selp.f64 %fdt30, %fd1, %fd34, %pt50;
-	setp.eq.f64 %pt51, %fd1, %fd34;
-	and.b64 %fdt31, %fd1, %fd34;
+	setp.gt.f64 %pt50, %fd1, %fd88;
+	selp.f64 %fdt30, %fd1, %fd88, %pt50;
+	setp.eq.f64 %pt51, %fd1, %fd88;
+	and.b64 %fdt31, %fd1, %fd88;
 	selp.f64 %fdt30, %fdt31, %fdt30, %pt51;
-	setp.nan.f64 %pt52, %fd1, %fd34;
-	add.rn.f64 %fdt31, %fd1, %fd34;
+	setp.nan.f64 %pt52, %fd1, %fd88;
+	add.rn.f64 %fdt31, %fd1, %fd88;
 	selp.f64 %fd1, %fdt31, %fdt30, %pt52;
 $L_30:
 	shr.s64 %rd32, %rd32, 1;
-	setp.ne.s64 %p37, %rd32, 0;
-	@!%p37 bra $L_34;
+	setp.ne.s64 %p91, %rd32, 0;
+	@!%p91 bra $L_34;
 $L_31:
 	cvt.u32.u64 %rt28, %rd32;
 	mov.b64 {%rt29, %rt30}, %fd0;
 	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
 	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
-	mov.b64 %fd33, {%rt29, %rt30};
+	mov.b64 %fd92, {%rt29, %rt30};
 	cvt.u32.u64 %rt31, %rd32;
 	mov.b64 {%rt32, %rt33}, %fd1;
 	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
 	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
-	mov.b64 %fd34, {%rt32, %rt33};
-	add.s64 %rd35, %rd25, %rd32;
-	setp.lt.s64 %p36, %rd35, %rd31;
-	@!%p36 bra $L_33;
+	mov.b64 %fd93, {%rt32, %rt33};
+	add.s64 %rd94, %rd25, %rd32;
+	setp.lt.s64 %p95, %rd94, %rd31;
+	@!%p95 bra $L_33;
 $L_32:
-	setp.lt.f64 %pt53, %fd0, %fd33;
-	selp.f64 %fdt32, %fd0, %fd33, %pt53;
-	setp.eq.f64 %pt54, %fd0, %fd33;
-	or.b64 %fdt33, %fd0, %fd33;
+	setp.lt.f64 %pt53, %fd0, %fd92;
+	selp.f64 %fdt32, %fd0, %fd92, %pt53;
+	setp.eq.f64 %pt54, %fd0, %fd92;
+	or.b64 %fdt33, %fd0, %fd92;
 	selp.f64 %fdt32, %fdt33, %fdt32, %pt54;
-	setp.nan.f64 %pt55, %fd0, %fd33;
-	add.rn.f64 %fdt33, %fd0, %fd33;
+	setp.nan.f64 %pt55, %fd0, %fd92;
+	add.rn.f64 %fdt33, %fd0, %fd92;
 	selp.f64 %fd0, %fdt33, %fdt32, %pt55;
-	setp.gt.f64 %pt56, %fd1, %fd34;
-	selp.f64 %fdt34, %fd1, %fd34, %pt56;
-	setp.eq.f64 %pt57, %fd1, %fd34;
-	and.b64 %fdt35, %fd1, %fd34;
+	setp.gt.f64 %pt56, %fd1, %fd93;
+	selp.f64 %fdt34, %fd1, %fd93, %pt56;
+	setp.eq.f64 %pt57, %fd1, %fd93;
+	and.b64 %fdt35, %fd1, %fd93;
 	selp.f64 %fdt34, %fdt35, %fdt34, %pt57;
-	setp.nan.f64 %pt58, %fd1, %fd34;
-	add.rn.f64 %fdt35, %fd1, %fd34;
+	setp.nan.f64 %pt58, %fd1, %fd93;
+	add.rn.f64 %fdt35, %fd1, %fd93;
 	selp.f64 %fd1, %fdt35, %fdt34, %pt58;
 $L_33:
 	shr.s64 %rd32, %rd32, 1;
-	setp.ne.s64 %p37, %rd32, 0;
-	@%p37 bra $L_22;
+	setp.ne.s64 %p96, %rd32, 0;
+	@%p96 bra $L_22;
 $L_34:
 	setp.eq.s64 %p38, %rd25, 0;
 	@!%p38 bra $L_36;
 $L_35:
 	mov.u64 %rd39, qvar_reduce0;
 	mul.lo.s64 %rd40, %rd26, 2;
-	add.s64 %rd41, %rd40, 0;
+	mov.b64 %rd41, %rd40;
 	mad.lo.s64 %rd42, %rd41, 8, %rd39;
 	st.shared.f64 [%rd42], %fd0;
 	mov.u64 %rd43, qvar_reduce0;
-	mul.lo.s64 %rd44, %rd26, 2;
+	mov.b64 %rd44, %rd40;
 	add.s64 %rd45, %rd44, 1;
 	mad.lo.s64 %rd46, %rd45, 8, %rd43;
 	st.shared.f64 [%rd46], %fd1;
@@ -15622,16 +16295,16 @@ $L_37:
 $L_38:
 	mov.u64 %rd51, qvar_reduce0;
 	mul.lo.s64 %rd52, %rd25, 2;
-	add.s64 %rd53, %rd52, 0;
+	mov.b64 %rd53, %rd52;
 	mad.lo.s64 %rd54, %rd53, 8, %rd51;
 	ld.shared.f64 %fd0, [%rd54];
 	mov.u64 %rd55, qvar_reduce0;
-	mul.lo.s64 %rd56, %rd25, 2;
+	mov.b64 %rd56, %rd52;
 	add.s64 %rd57, %rd56, 1;
 	mad.lo.s64 %rd58, %rd57, 8, %rd55;
 	ld.shared.f64 %fd1, [%rd58];
 $L_39:
-	mul.lo.s64 %rd59, %rd26, %rd27;
+	mov.b64 %rd59, %rd28;
 	mov.u32 %rt35, %ntid.x;
 	cvt.u64.u32 %rd60, %rt35;
 	sub.s64 %rd61, %rd60, %rd59;
@@ -15677,108 +16350,108 @@ $L_43:
 	mov.b64 {%rt43, %rt44}, %fd0;
 	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
 	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
-	mov.b64 %fd64, {%rt43, %rt44};
+	mov.b64 %fd97, {%rt43, %rt44};
 	cvt.u32.u64 %rt45, %rd63;
 	mov.b64 {%rt46, %rt47}, %fd1;
 	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
 	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
-	mov.b64 %fd65, {%rt46, %rt47};
-	add.s64 %rd66, %rd25, %rd63;
-	setp.lt.s64 %p67, %rd66, %rd62;
-	@!%p67 bra $L_45;
+	mov.b64 %fd98, {%rt46, %rt47};
+	add.s64 %rd99, %rd25, %rd63;
+	setp.lt.s64 %p100, %rd99, %rd62;
+	@!%p100 bra $L_45;
 $L_44:
-	setp.lt.f64 %pt65, %fd0, %fd64;
-	selp.f64 %fdt40, %fd0, %fd64, %pt65;
-	setp.eq.f64 %pt66, %fd0, %fd64;
-	or.b64 %fdt41, %fd0, %fd64;
+	setp.lt.f64 %pt65, %fd0, %fd97;
+	selp.f64 %fdt40, %fd0, %fd97, %pt65;
+	setp.eq.f64 %pt66, %fd0, %fd97;
+	or.b64 %fdt41, %fd0, %fd97;
 	selp.f64 %fdt40, %fdt41, %fdt40, %pt66;
-	setp.nan.f64 %pt67, %fd0, %fd64;
-	add.rn.f64 %fdt41, %fd0, %fd64;
+	setp.nan.f64 %pt67, %fd0, %fd97;
+	add.rn.f64 %fdt41, %fd0, %fd97;
 	selp.f64 %fd0, %fdt41, %fdt40, %pt67;
-	setp.gt.f64 %pt68, %fd1, %fd65;
-	selp.f64 %fdt42, %fd1, %fd65, %pt68;
-	setp.eq.f64 %pt69, %fd1, %fd65;
-	and.b64 %fdt43, %fd1, %fd65;
+	setp.gt.f64 %pt68, %fd1, %fd98;
+	selp.f64 %fdt42, %fd1, %fd98, %pt68;
+	setp.eq.f64 %pt69, %fd1, %fd98;
+	and.b64 %fdt43, %fd1, %fd98;
 	selp.f64 %fdt42, %fdt43, %fdt42, %pt69;
-	setp.nan.f64 %pt70, %fd1, %fd65;
-	add.rn.f64 %fdt43, %fd1, %fd65;
+	setp.nan.f64 %pt70, %fd1, %fd98;
+	add.rn.f64 %fdt43, %fd1, %fd98;
 	selp.f64 %fd1, %fdt43, %fdt42, %pt70;
 $L_45:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p68, %rd63, 0;
-	@!%p68 bra $L_52;
+	setp.ne.s64 %p101, %rd63, 0;
+	@!%p101 bra $L_52;
 $L_46:
 	cvt.u32.u64 %rt48, %rd63;
 	mov.b64 {%rt49, %rt50}, %fd0;
 	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
 	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
-	mov.b64 %fd64, {%rt49, %rt50};
+	mov.b64 %fd102, {%rt49, %rt50};
 	cvt.u32.u64 %rt51, %rd63;
 	mov.b64 {%rt52, %rt53}, %fd1;
 	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
 	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
-	mov.b64 %fd65, {%rt52, %rt53};
-	add.s64 %rd66, %rd25, %rd63;
-	setp.lt.s64 %p67, %rd66, %rd62;
-	@!%p67 bra $L_48;
+	mov.b64 %fd103, {%rt52, %rt53};
+	add.s64 %rd104, %rd25, %rd63;
+	setp.lt.s64 %p105, %rd104, %rd62;
+	@!%p105 bra $L_48;
 $L_47:
-	setp.lt.f64 %pt71, %fd0, %fd64;
-	selp.f64 %fdt44, %fd0, %fd64, %pt71;
-	setp.eq.f64 %pt72, %fd0, %fd64;
-	or.b64 %fdt45, %fd0, %fd64;
+	setp.lt.f64 %pt71, %fd0, %fd102;
+	selp.f64 %fdt44, %fd0, %fd102, %pt71;
+	setp.eq.f64 %pt72, %fd0, %fd102;
+	or.b64 %fdt45, %fd0, %fd102;
 	selp.f64 %fdt44, %fdt45, %fdt44, %pt72;
-	setp.nan.f64 %pt73, %fd0, %fd64;
-	add.rn.f64 %fdt45, %fd0, %fd64;
+	setp.nan.f64 %pt73, %fd0, %fd102;
+	add.rn.f64 %fdt45, %fd0, %fd102;
 	selp.f64 %fd0, %fdt45, %fdt44, %pt73;
-	setp.gt.f64 %pt74, %fd1, %fd65;
-	selp.f64 %fdt46, %fd1, %fd65, %pt74;
-	setp.eq.f64 %pt75, %fd1, %fd65;
-	and.b64 %fdt47, %fd1, %fd65;
+	setp.gt.f64 %pt74, %fd1, %fd103;
+	selp.f64 %fdt46, %fd1, %fd103, %pt74;
+	setp.eq.f64 %pt75, %fd1, %fd103;
+	and.b64 %fdt47, %fd1, %fd103;
 	selp.f64 %fdt46, %fdt47, %fdt46, %pt75;
-	setp.nan.f64 %pt76, %fd1, %fd65;
-	add.rn.f64 %fdt47, %fd1, %fd65;
+	setp.nan.f64 %pt76, %fd1, %fd103;
+	add.rn.f64 %fdt47, %fd1, %fd103;
 	selp.f64 %fd1, %fdt47, %fdt46, %pt76;
 $L_48:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p68, %rd63, 0;
-	@!%p68 bra $L_52;
+	setp.ne.s64 %p106, %rd63, 0;
+	@!%p106 bra $L_52;
 $L_49:
 	cvt.u32.u64 %rt54, %rd63;
 	mov.b64 {%rt55, %rt56}, %fd0;
 	shfl.sync.down.b32 %rt55, %rt55, %rt54, 31, -1;
 	shfl.sync.down.b32 %rt56, %rt56, %rt54, 31, -1;
-	mov.b64 %fd64, {%rt55, %rt56};
+	mov.b64 %fd107, {%rt55, %rt56};
 	cvt.u32.u64 %rt57, %rd63;
 	mov.b64 {%rt58, %rt59}, %fd1;
 	shfl.sync.down.b32 %rt58, %rt58, %rt57, 31, -1;
 	shfl.sync.down.b32 %rt59, %rt59, %rt57, 31, -1;
-	mov.b64 %fd65, {%rt58, %rt59};
-	add.s64 %rd66, %rd25, %rd63;
-	setp.lt.s64 %p67, %rd66, %rd62;
-	@!%p67 bra $L_51;
+	mov.b64 %fd108, {%rt58, %rt59};
+	add.s64 %rd109, %rd25, %rd63;
+	setp.lt.s64 %p110, %rd109, %rd62;
+	@!%p110 bra $L_51;
 $L_50:
-	setp.lt.f64 %pt77, %fd0, %fd64;
-	selp.f64 %fdt48, %fd0, %fd64, %pt77;
-	setp.eq.f64 %pt78, %fd0, %fd64;
-	or.b64 %fdt49, %fd0, %fd64;
+	setp.lt.f64 %pt77, %fd0, %fd107;
+	selp.f64 %fdt48, %fd0, %fd107, %pt77;
+	setp.eq.f64 %pt78, %fd0, %fd107;
+	or.b64 %fdt49, %fd0, %fd107;
 	selp.f64 %fdt48, %fdt49, %fdt48, %pt78;
-	setp.nan.f64 %pt79, %fd0, %fd64;
-	add.rn.f64 %fdt49, %fd0, %fd64;
+	setp.nan.f64 %pt79, %fd0, %fd107;
+	add.rn.f64 %fdt49, %fd0, %fd107;
 	selp.f64 %fd0, %fdt49, %fdt48, %pt79;
-	setp.gt.f64 %pt80, %fd1, %fd65;
-	selp.f64 %fdt50, %fd1, %fd65, %pt80;
-	setp.eq.f64 %pt81, %fd1, %fd65;
-	and.b64 %fdt51, %fd1, %fd65;
+	setp.gt.f64 %pt80, %fd1, %fd108;
+	selp.f64 %fdt50, %fd1, %fd108, %pt80;
+	setp.eq.f64 %pt81, %fd1, %fd108;
+	and.b64 %fdt51, %fd1, %fd108;
 	selp.f64 %fdt50, %fdt51, %fdt50, %pt81;
-	setp.nan.f64 %pt82, %fd1, %fd65;
-	add.rn.f64 %fdt51, %fd1, %fd65;
+	setp.nan.f64 %pt82, %fd1, %fd108;
+	add.rn.f64 %fdt51, %fd1, %fd108;
 	selp.f64 %fd1, %fdt51, %fdt50, %pt82;
 $L_51:
 	shr.s64 %rd63, %rd63, 1;
-	setp.ne.s64 %p68, %rd63, 0;
-	@%p68 bra $L_40;
+	setp.ne.s64 %p111, %rd63, 0;
+	@%p111 bra $L_40;
 $L_52:
-	setp.eq.s64 %p69, %rd25, 0;
+	mov.pred %p69, %p38;
 	@!%p69 bra $L_55;
 $L_53:
 	mov.u32 %rt60, %ctaid.x;
@@ -15787,7 +16460,7 @@ $L_53:
 	add.s64 %rd72, %rd71, 4;
 	mad.lo.s64 %rd74, %rd72, 8, %rd73;
 	st.global.f64 [%rd74], %fd0;
-	mul.lo.s64 %rd75, %rd70, 2;
+	mov.b64 %rd75, %rd71;
 	add.s64 %rd76, %rd75, 5;
 	mad.lo.s64 %rd77, %rd76, 8, %rd73;
 	st.global.f64 [%rd77], %fd1;
@@ -15843,7 +16516,7 @@ $Lfault:
 	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
 	setp.ne.u32 %pt83, %rt64, %rt62;
 	@%pt83 exit;
-	st.global.u32 [%rdt3+8], 3080192;
+	st.global.u32 [%rdt3+8], 3276800;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15863,12 +16536,12 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[512];
-	.reg .pred %p<61>;
-	.reg .pred %pt<78>;
+	.reg .pred %p<120>;
+	.reg .pred %pt<74>;
 	.reg .b32 %rt<56>;
-	.reg .b64 %rd<65>;
-	.reg .f64 %fd<64>;
-	.reg .f64 %fdt<54>;
+	.reg .b64 %rd<118>;
+	.reg .f64 %fd<117>;
+	.reg .f64 %fdt<48>;
 
 $L_0:
 	ld.param.u64 %rd0, [FloatRange_1_param_5];
@@ -15882,13 +16555,21 @@ $L_1:
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f64 %fd5, 0d7FF0000000000000;
 	mov.f64 %fd6, 0dFFF0000000000000;
+	mul.lo.s64 %rd65, %rd3, 2;
+	add.s64 %rd66, %rd65, 4;
+	mad.lo.s64 %rd67, %rd66, 8, %rd0;
+	mul.lo.s64 %rd68, %rd4, 2;
+	mov.b64 %rd69, %rd68;
+	mul.lo.s64 %rd70, %rd3, 2;
+	add.s64 %rd71, %rd70, 5;
+	mad.lo.s64 %rd72, %rd71, 8, %rd0;
+	mul.lo.s64 %rd73, %rd4, 2;
+	mov.b64 %rd74, %rd73;
 $L_2:
 	setp.lt.s64 %p7, %rd3, %rd2;
 	@!%p7 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd8, %rd3, 2;
-	add.s64 %rd9, %rd8, 4;
-	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	mov.b64 %rd10, %rd67;
 	ld.global.f64 %fd11, [%rd10];
 	setp.lt.f64 %pt0, %fd5, %fd11;
 	selp.f64 %fdt0, %fd5, %fd11, %pt0;
@@ -15898,9 +16579,7 @@ $L_3:
 	setp.nan.f64 %pt2, %fd5, %fd11;
 	add.rn.f64 %fdt1, %fd5, %fd11;
 	selp.f64 %fd5, %fdt1, %fdt0, %pt2;
-	mul.lo.s64 %rd12, %rd3, 2;
-	add.s64 %rd13, %rd12, 5;
-	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	mov.b64 %rd14, %rd72;
 	ld.global.f64 %fd15, [%rd14];
 	setp.gt.f64 %pt3, %fd6, %fd15;
 	selp.f64 %fdt2, %fd6, %fd15, %pt3;
@@ -15911,93 +16590,89 @@ $L_3:
 	add.rn.f64 %fdt3, %fd6, %fd15;
 	selp.f64 %fd6, %fdt3, %fdt2, %pt5;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd67, %rd69, 8, %rd67;
+	mad.lo.s64 %rd72, %rd74, 8, %rd72;
 $L_4:
-	setp.lt.s64 %p7, %rd3, %rd2;
-	@!%p7 bra $L_10;
+	setp.lt.s64 %p75, %rd3, %rd2;
+	@!%p75 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd8, %rd3, 2;
-	add.s64 %rd9, %rd8, 4;
-	mad.lo.s64 %rd10, %rd9, 8, %rd0;
-	ld.global.f64 %fd11, [%rd10];
-	setp.lt.f64 %pt6, %fd5, %fd11;
-	selp.f64 %fdt4, %fd5, %fd11, %pt6;
-	setp.eq.f64 %pt7, %fd5, %fd11;
-	or.b64 %fdt5, %fd5, %fd11;
+	mov.b64 %rd76, %rd67;
+	ld.global.f64 %fd77, [%rd76];
+	setp.lt.f64 %pt6, %fd5, %fd77;
+	selp.f64 %fdt4, %fd5, %fd77, %pt6;
+	setp.eq.f64 %pt7, %fd5, %fd77;
+	or.b64 %fdt5, %fd5, %fd77;
 	selp.f64 %fdt4, %fdt5, %fdt4, %pt7;
-	setp.nan.f64 %pt8, %fd5, %fd11;
-	add.rn.f64 %fdt5, %fd5, %fd11;
+	setp.nan.f64 %pt8, %fd5, %fd77;
+	add.rn.f64 %fdt5, %fd5, %fd77;
 	selp.f64 %fd5, %fdt5, %fdt4, %pt8;
-	mul.lo.s64 %rd12, %rd3, 2;
-	add.s64 %rd13, %rd12, 5;
-	mad.lo.s64 %rd14, %rd13, 8, %rd0;
-	ld.global.f64 %fd15, [%rd14];
-	setp.gt.f64 %pt9, %fd6, %fd15;
-	selp.f64 %fdt6, %fd6, %fd15, %pt9;
-	setp.eq.f64 %pt10, %fd6, %fd15;
-	and.b64 %fdt7, %fd6, %fd15;
+	mov.b64 %rd78, %rd72;
+	ld.global.f64 %fd79, [%rd78];
+	setp.gt.f64 %pt9, %fd6, %fd79;
+	selp.f64 %fdt6, %fd6, %fd79, %pt9;
+	setp.eq.f64 %pt10, %fd6, %fd79;
+	and.b64 %fdt7, %fd6, %fd79;
 	selp.f64 %fdt6, %fdt7, %fdt6, %pt10;
-	setp.nan.f64 %pt11, %fd6, %fd15;
-	add.rn.f64 %fdt7, %fd6, %fd15;
+	setp.nan.f64 %pt11, %fd6, %fd79;
+	add.rn.f64 %fdt7, %fd6, %fd79;
 	selp.f64 %fd6, %fdt7, %fdt6, %pt11;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd67, %rd69, 8, %rd67;
+	mad.lo.s64 %rd72, %rd74, 8, %rd72;
 $L_6:
-	setp.lt.s64 %p7, %rd3, %rd2;
-	@!%p7 bra $L_10;
+	setp.lt.s64 %p80, %rd3, %rd2;
+	@!%p80 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd8, %rd3, 2;
-	add.s64 %rd9, %rd8, 4;
-	mad.lo.s64 %rd10, %rd9, 8, %rd0;
-	ld.global.f64 %fd11, [%rd10];
-	setp.lt.f64 %pt12, %fd5, %fd11;
-	selp.f64 %fdt8, %fd5, %fd11, %pt12;
-	setp.eq.f64 %pt13, %fd5, %fd11;
-	or.b64 %fdt9, %fd5, %fd11;
+	mov.b64 %rd81, %rd67;
+	ld.global.f64 %fd82, [%rd81];
+	setp.lt.f64 %pt12, %fd5, %fd82;
+	selp.f64 %fdt8, %fd5, %fd82, %pt12;
+	setp.eq.f64 %pt13, %fd5, %fd82;
+	or.b64 %fdt9, %fd5, %fd82;
 	selp.f64 %fdt8, %fdt9, %fdt8, %pt13;
-	setp.nan.f64 %pt14, %fd5, %fd11;
-	add.rn.f64 %fdt9, %fd5, %fd11;
+	setp.nan.f64 %pt14, %fd5, %fd82;
+	add.rn.f64 %fdt9, %fd5, %fd82;
 	selp.f64 %fd5, %fdt9, %fdt8, %pt14;
-	mul.lo.s64 %rd12, %rd3, 2;
-	add.s64 %rd13, %rd12, 5;
-	mad.lo.s64 %rd14, %rd13, 8, %rd0;
-	ld.global.f64 %fd15, [%rd14];
-	setp.gt.f64 %pt15, %fd6, %fd15;
-	selp.f64 %fdt10, %fd6, %fd15, %pt15;
-	setp.eq.f64 %pt16, %fd6, %fd15;
-	and.b64 %fdt11, %fd6, %fd15;
+	mov.b64 %rd83, %rd72;
+	ld.global.f64 %fd84, [%rd83];
+	setp.gt.f64 %pt15, %fd6, %fd84;
+	selp.f64 %fdt10, %fd6, %fd84, %pt15;
+	setp.eq.f64 %pt16, %fd6, %fd84;
+	and.b64 %fdt11, %fd6, %fd84;
 	selp.f64 %fdt10, %fdt11, %fdt10, %pt16;
-	setp.nan.f64 %pt17, %fd6, %fd15;
-	add.rn.f64 %fdt11, %fd6, %fd15;
+	setp.nan.f64 %pt17, %fd6, %fd84;
+	add.rn.f64 %fdt11, %fd6, %fd84;
 	selp.f64 %fd6, %fdt11, %fdt10, %pt17;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd67, %rd69, 8, %rd67;
+	mad.lo.s64 %rd72, %rd74, 8, %rd72;
 $L_8:
-	setp.lt.s64 %p7, %rd3, %rd2;
-	@!%p7 bra $L_10;
+	setp.lt.s64 %p85, %rd3, %rd2;
+	@!%p85 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd8, %rd3, 2;
-	add.s64 %rd9, %rd8, 4;
-	mad.lo.s64 %rd10, %rd9, 8, %rd0;
-	ld.global.f64 %fd11, [%rd10];
-	setp.lt.f64 %pt18, %fd5, %fd11;
-	selp.f64 %fdt12, %fd5, %fd11, %pt18;
-	setp.eq.f64 %pt19, %fd5, %fd11;
-	or.b64 %fdt13, %fd5, %fd11;
+	mov.b64 %rd86, %rd67;
+	ld.global.f64 %fd87, [%rd86];
+	setp.lt.f64 %pt18, %fd5, %fd87;
+	selp.f64 %fdt12, %fd5, %fd87, %pt18;
+	setp.eq.f64 %pt19, %fd5, %fd87;
+	or.b64 %fdt13, %fd5, %fd87;
 	selp.f64 %fdt12, %fdt13, %fdt12, %pt19;
-	setp.nan.f64 %pt20, %fd5, %fd11;
-	add.rn.f64 %fdt13, %fd5, %fd11;
+	setp.nan.f64 %pt20, %fd5, %fd87;
+	add.rn.f64 %fdt13, %fd5, %fd87;
 	selp.f64 %fd5, %fdt13, %fdt12, %pt20;
-	mul.lo.s64 %rd12, %rd3, 2;
-	add.s64 %rd13, %rd12, 5;
-	mad.lo.s64 %rd14, %rd13, 8, %rd0;
-	ld.global.f64 %fd15, [%rd14];
-	setp.gt.f64 %pt21, %fd6, %fd15;
-	selp.f64 %fdt14, %fd6, %fd15, %pt21;
-	setp.eq.f64 %pt22, %fd6, %fd15;
-	and.b64 %fdt15, %fd6, %fd15;
+	mov.b64 %rd88, %rd72;
+	ld.global.f64 %fd89, [%rd88];
+	setp.gt.f64 %pt21, %fd6, %fd89;
+	selp.f64 %fdt14, %fd6, %fd89, %pt21;
+	setp.eq.f64 %pt22, %fd6, %fd89;
+	and.b64 %fdt15, %fd6, %fd89;
 	selp.f64 %fdt14, %fdt15, %fdt14, %pt22;
-	setp.nan.f64 %pt23, %fd6, %fd15;
-	add.rn.f64 %fdt15, %fd6, %fd15;
+	setp.nan.f64 %pt23, %fd6, %fd89;
+	add.rn.f64 %fdt15, %fd6, %fd89;
 	selp.f64 %fd6, %fdt15, %fdt14, %pt23;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd67, %rd69, 8, %rd67;
+	mad.lo.s64 %rd72, %rd74, 8, %rd72;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -16053,117 +16728,117 @@ $L_14:
 	mov.b64 {%rt13, %rt14}, %fd5;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %fd24, {%rt13, %rt14};
+	mov.b64 %fd90, {%rt13, %rt14};
 	cvt.u32.u64 %rt15, %rd23;
 	mov.b64 {%rt16, %rt17}, %fd6;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %fd25, {%rt16, %rt17};
-	add.s64 %rd26, %rd16, %rd23;
-	setp.lt.s64 %p27, %rd26, %rd22;
-	@!%p27 bra $L_16;
+	mov.b64 %fd91, {%rt16, %rt17};
+	add.s64 %rd92, %rd16, %rd23;
+	setp.lt.s64 %p93, %rd92, %rd22;
+	@!%p93 bra $L_16;
 $L_15:
-	setp.lt.f64 %pt30, %fd5, %fd24;
-	selp.f64 %fdt20, %fd5, %fd24, %pt30;
-	setp.eq.f64 %pt31, %fd5, %fd24;
-	or.b64 %fdt21, %fd5, %fd24;
+	setp.lt.f64 %pt30, %fd5, %fd90;
+	selp.f64 %fdt20, %fd5, %fd90, %pt30;
+	setp.eq.f64 %pt31, %fd5, %fd90;
+	or.b64 %fdt21, %fd5, %fd90;
 	selp.f64 %fdt20, %fdt21, %fdt20, %pt31;
-	setp.nan.f64 %pt32, %fd5, %fd24;
-	add.rn.f64 %fdt21, %fd5, %fd24;
+	setp.nan.f64 %pt32, %fd5, %fd90;
+	add.rn.f64 %fdt21, %fd5, %fd90;
 	selp.f64 %fd5, %fdt21, %fdt20, %pt32;
-	setp.gt.f64 %pt33, %fd6, %fd25;
-	selp.f64 %fdt22, %fd6, %fd25, %pt33;
-	setp.eq.f64 %pt34, %fd6, %fd25;
-	and.b64 %fdt23, %fd6, %fd25;
+	setp.gt.f64 %pt33, %fd6, %fd91;
+	selp.f64 %fdt22, %fd6, %fd91, %pt33;
+	setp.eq.f64 %pt34, %fd6, %fd91;
+	and.b64 %fdt23, %fd6, %fd91;
 	selp.f64 %fdt22, %fdt23, %fdt22, %pt34;
-	setp.nan.f64 %pt35, %fd6, %fd25;
-	add.rn.f64 %fdt23, %fd6, %fd25;
+	setp.nan.f64 %pt35, %fd6, %fd91;
+	add.rn.f64 %fdt23, %fd6, %fd91;
 	selp.f64 %fd6, %fdt23, %fdt22, %pt35;
 $L_16:
 	shr.s64 %rd23, %rd23, 1;
-	setp.ne.s64 %p28, %rd23, 0;
-	@!%p28 bra $L_23;
+	setp.ne.s64 %p94, %rd23, 0;
+	@!%p94 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt18, %rd23;
 	mov.b64 {%rt19, %rt20}, %fd5;
 	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
-	mov.b64 %fd24, {%rt19, %rt20};
+	mov.b64 %fd95, {%rt19, %rt20};
 	cvt.u32.u64 %rt21, %rd23;
 	mov.b64 {%rt22, %rt23}, %fd6;
 	shfl.sync.down.b32 %rt22, %rt22, %rt21, 31, -1;
 	shfl.sync.down.b32 %rt23, %rt23, %rt21, 31, -1;
-	mov.b64 %fd25, {%rt22, %rt23};
-	add.s64 %rd26, %rd16, %rd23;
-	setp.lt.s64 %p27, %rd26, %rd22;
-	@!%p27 bra $L_19;
+	mov.b64 %fd96, {%rt22, %rt23};
+	add.s64 %rd97, %rd16, %rd23;
+	setp.lt.s64 %p98, %rd97, %rd22;
+	@!%p98 bra $L_19;
 $L_18:
-	setp.lt.f64 %pt36, %fd5, %fd24;
-	selp.f64 %fdt24, %fd5, %fd24, %pt36;
-	setp.eq.f64 %pt37, %fd5, %fd24;
-	or.b64 %fdt25, %fd5, %fd24;
+	setp.lt.f64 %pt36, %fd5, %fd95;
+	selp.f64 %fdt24, %fd5, %fd95, %pt36;
+	setp.eq.f64 %pt37, %fd5, %fd95;
+	or.b64 %fdt25, %fd5, %fd95;
 	selp.f64 %fdt24, %fdt25, %fdt24, %pt37;
-	setp.nan.f64 %pt38, %fd5, %fd24;
-	add.rn.f64 %fdt25, %fd5, %fd24;
+	setp.nan.f64 %pt38, %fd5, %fd95;
+	add.rn.f64 %fdt25, %fd5, %fd95;
 	selp.f64 %fd5, %fdt25, %fdt24, %pt38;
-	setp.gt.f64 %pt39, %fd6, %fd25;
-	selp.f64 %fdt26, %fd6, %fd25, %pt39;
-	setp.eq.f64 %pt40, %fd6, %fd25;
-	and.b64 %fdt27, %fd6, %fd25;
+	setp.gt.f64 %pt39, %fd6, %fd96;
+	selp.f64 %fdt26, %fd6, %fd96, %pt39;
+	setp.eq.f64 %pt40, %fd6, %fd96;
+	and.b64 %fdt27, %fd6, %fd96;
 	selp.f64 %fdt26, %fdt27, %fdt26, %pt40;
-	setp.nan.f64 %pt41, %fd6, %fd25;
-	add.rn.f64 %fdt27, %fd6, %fd25;
+	setp.nan.f64 %pt41, %fd6, %fd96;
+	add.rn.f64 %fdt27, %fd6, %fd96;
 	selp.f64 %fd6, %fdt27, %fdt26, %pt41;
 $L_19:
 	shr.s64 %rd23, %rd23, 1;
-	setp.ne.s64 %p28, %rd23, 0;
-	@!%p28 bra $L_23;
+	setp.ne.s64 %p99, %rd23, 0;
+	@!%p99 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt24, %rd23;
 	mov.b64 {%rt25, %rt26}, %fd5;
 	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
 	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
-	mov.b64 %fd24, {%rt25, %rt26};
+	mov.b64 %fd100, {%rt25, %rt26};
 	cvt.u32.u64 %rt27, %rd23;
 	mov.b64 {%rt28, %rt29}, %fd6;
 	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
 	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
-	mov.b64 %fd25, {%rt28, %rt29};
-	add.s64 %rd26, %rd16, %rd23;
-	setp.lt.s64 %p27, %rd26, %rd22;
-	@!%p27 bra $L_22;
+	mov.b64 %fd101, {%rt28, %rt29};
+	add.s64 %rd102, %rd16, %rd23;
+	setp.lt.s64 %p103, %rd102, %rd22;
+	@!%p103 bra $L_22;
 $L_21:
-	setp.lt.f64 %pt42, %fd5, %fd24;
-	selp.f64 %fdt28, %fd5, %fd24, %pt42;
-	setp.eq.f64 %pt43, %fd5, %fd24;
-	or.b64 %fdt29, %fd5, %fd24;
+	setp.lt.f64 %pt42, %fd5, %fd100;
+	selp.f64 %fdt28, %fd5, %fd100, %pt42;
+	setp.eq.f64 %pt43, %fd5, %fd100;
+	or.b64 %fdt29, %fd5, %fd100;
 	selp.f64 %fdt28, %fdt29, %fdt28, %pt43;
-	setp.nan.f64 %pt44, %fd5, %fd24;
-	add.rn.f64 %fdt29, %fd5, %fd24;
+	setp.nan.f64 %pt44, %fd5, %fd100;
+	add.rn.f64 %fdt29, %fd5, %fd100;
 	selp.f64 %fd5, %fdt29, %fdt28, %pt44;
-	setp.gt.f64 %pt45, %fd6, %fd25;
-	selp.f64 %fdt30, %fd6, %fd25, %pt45;
-	setp.eq.f64 %pt46, %fd6, %fd25;
-	and.b64 %fdt31, %fd6, %fd25;
+	setp.gt.f64 %pt45, %fd6, %fd101;
+	selp.f64 %fdt30, %fd6, %fd101, %pt45;
+	setp.eq.f64 %pt46, %fd6, %fd101;
+	and.b64 %fdt31, %fd6, %fd101;
 	selp.f64 %fdt30, %fdt31, %fdt30, %pt46;
-	setp.nan.f64 %pt47, %fd6, %fd25;
-	add.rn.f64 %fdt31, %fd6, %fd25;
+	setp.nan.f64 %pt47, %fd6, %fd101;
+	add.rn.f64 %fdt31, %fd6, %fd101;
 	selp.f64 %fd6, %fdt31, %fdt30, %pt47;
 $L_22:
 	shr.s64 %rd23, %rd23, 1;
-	setp.ne.s64 %p28, %rd23, 0;
-	@%p28 bra $L_11;
+	setp.ne.s64 %p104, %rd23, 0;
+	@%p104 bra $L_11;
 $L_23:
 	setp.eq.s64 %p29, %rd16, 0;
 	@!%p29 bra $L_25;
 $L_24:
 	mov.u64 %rd30, qvar_reduce0;
 	mul.lo.s64 %rd31, %rd17, 2;
-	add.s64 %rd32, %rd31, 0;
+	mov.b64 %rd32, %rd31;
 	mad.lo.s64 %rd33, %rd32, 8, %rd30;
 	st.shared.f64 [%rd33], %fd5;
 	mov.u64 %rd34, qvar_reduce0;
-	mul.lo.s64 %rd35, %rd17, 2;
+	mov.b64 %rd35, %rd31;
 	add.s64 %rd36, %rd35, 1;
 	mad.lo.s64 %rd37, %rd36, 8, %rd34;
 	st.shared.f64 [%rd37], %fd6;
@@ -16180,16 +16855,16 @@ $L_26:
 $L_27:
 	mov.u64 %rd42, qvar_reduce0;
 	mul.lo.s64 %rd43, %rd16, 2;
-	add.s64 %rd44, %rd43, 0;
+	mov.b64 %rd44, %rd43;
 	mad.lo.s64 %rd45, %rd44, 8, %rd42;
 	ld.shared.f64 %fd5, [%rd45];
 	mov.u64 %rd46, qvar_reduce0;
-	mul.lo.s64 %rd47, %rd16, 2;
+	mov.b64 %rd47, %rd43;
 	add.s64 %rd48, %rd47, 1;
 	mad.lo.s64 %rd49, %rd48, 8, %rd46;
 	ld.shared.f64 %fd6, [%rd49];
 $L_28:
-	mul.lo.s64 %rd50, %rd17, %rd18;
+	mov.b64 %rd50, %rd19;
 	mov.u32 %rt31, %ntid.x;
 	cvt.u64.u32 %rd51, %rt31;
 	sub.s64 %rd52, %rd51, %rd50;
@@ -16235,130 +16910,116 @@ $L_32:
 	mov.b64 {%rt39, %rt40}, %fd5;
 	shfl.sync.down.b32 %rt39, %rt39, %rt38, 31, -1;
 	shfl.sync.down.b32 %rt40, %rt40, %rt38, 31, -1;
-	mov.b64 %fd55, {%rt39, %rt40};
+	mov.b64 %fd105, {%rt39, %rt40};
 	cvt.u32.u64 %rt41, %rd54;
 	mov.b64 {%rt42, %rt43}, %fd6;
 	shfl.sync.down.b32 %rt42, %rt42, %rt41, 31, -1;
 	shfl.sync.down.b32 %rt43, %rt43, %rt41, 31, -1;
-	mov.b64 %fd56, {%rt42, %rt43};
-	add.s64 %rd57, %rd16, %rd54;
-	setp.lt.s64 %p58, %rd57, %rd53;
-	@!%p58 bra $L_34;
+	mov.b64 %fd106, {%rt42, %rt43};
+	add.s64 %rd107, %rd16, %rd54;
+	setp.lt.s64 %p108, %rd107, %rd53;
+	@!%p108 bra $L_34;
 $L_33:
-	setp.lt.f64 %pt54, %fd5, %fd55;
-	selp.f64 %fdt36, %fd5, %fd55, %pt54;
-	setp.eq.f64 %pt55, %fd5, %fd55;
-	or.b64 %fdt37, %fd5, %fd55;
+	setp.lt.f64 %pt54, %fd5, %fd105;
+	selp.f64 %fdt36, %fd5, %fd105, %pt54;
+	setp.eq.f64 %pt55, %fd5, %fd105;
+	or.b64 %fdt37, %fd5, %fd105;
 	selp.f64 %fdt36, %fdt37, %fdt36, %pt55;
-	setp.nan.f64 %pt56, %fd5, %fd55;
-	add.rn.f64 %fdt37, %fd5, %fd55;
+	setp.nan.f64 %pt56, %fd5, %fd105;
+	add.rn.f64 %fdt37, %fd5, %fd105;
 	selp.f64 %fd5, %fdt37, %fdt36, %pt56;
-	setp.gt.f64 %pt57, %fd6, %fd56;
-	selp.f64 %fdt38, %fd6, %fd56, %pt57;
-	setp.eq.f64 %pt58, %fd6, %fd56;
-	and.b64 %fdt39, %fd6, %fd56;
+	setp.gt.f64 %pt57, %fd6, %fd106;
+	selp.f64 %fdt38, %fd6, %fd106, %pt57;
+	setp.eq.f64 %pt58, %fd6, %fd106;
+	and.b64 %fdt39, %fd6, %fd106;
 	selp.f64 %fdt38, %fdt39, %fdt38, %pt58;
-	setp.nan.f64 %pt59, %fd6, %fd56;
-	add.rn.f64 %fdt39, %fd6, %fd56;
+	setp.nan.f64 %pt59, %fd6, %fd106;
+	add.rn.f64 %fdt39, %fd6, %fd106;
 	selp.f64 %fd6, %fdt39, %fdt38, %pt59;
 $L_34:
 	shr.s64 %rd54, %rd54, 1;
-	setp.ne.s64 %p59, %rd54, 0;
-	@!%p59 bra $L_41;
+	setp.ne.s64 %p109, %rd54, 0;
+	@!%p109 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt44, %rd54;
 	mov.b64 {%rt45, %rt46}, %fd5;
 	shfl.sync.down.b32 %rt45, %rt45, %rt44, 31, -1;
 	shfl.sync.down.b32 %rt46, %rt46, %rt44, 31, -1;
-	mov.b64 %fd55, {%rt45, %rt46};
+	mov.b64 %fd110, {%rt45, %rt46};
 	cvt.u32.u64 %rt47, %rd54;
 	mov.b64 {%rt48, %rt49}, %fd6;
 	shfl.sync.down.b32 %rt48, %rt48, %rt47, 31, -1;
 	shfl.sync.down.b32 %rt49, %rt49, %rt47, 31, -1;
-	mov.b64 %fd56, {%rt48, %rt49};
-	add.s64 %rd57, %rd16, %rd54;
-	setp.lt.s64 %p58, %rd57, %rd53;
-	@!%p58 bra $L_37;
+	mov.b64 %fd111, {%rt48, %rt49};
+	add.s64 %rd112, %rd16, %rd54;
+	setp.lt.s64 %p113, %rd112, %rd53;
+	@!%p113 bra $L_37;
 $L_36:
-	setp.lt.f64 %pt60, %fd5, %fd55;
-	selp.f64 %fdt40, %fd5, %fd55, %pt60;
-	setp.eq.f64 %pt61, %fd5, %fd55;
-	or.b64 %fdt41, %fd5, %fd55;
+	setp.lt.f64 %pt60, %fd5, %fd110;
+	selp.f64 %fdt40, %fd5, %fd110, %pt60;
+	setp.eq.f64 %pt61, %fd5, %fd110;
+	or.b64 %fdt41, %fd5, %fd110;
 	selp.f64 %fdt40, %fdt41, %fdt40, %pt61;
-	setp.nan.f64 %pt62, %fd5, %fd55;
-	add.rn.f64 %fdt41, %fd5, %fd55;
+	setp.nan.f64 %pt62, %fd5, %fd110;
+	add.rn.f64 %fdt41, %fd5, %fd110;
 	selp.f64 %fd5, %fdt41, %fdt40, %pt62;
-	setp.gt.f64 %pt63, %fd6, %fd56;
-	selp.f64 %fdt42, %fd6, %fd56, %pt63;
-	setp.eq.f64 %pt64, %fd6, %fd56;
-	and.b64 %fdt43, %fd6, %fd56;
+	setp.gt.f64 %pt63, %fd6, %fd111;
+	selp.f64 %fdt42, %fd6, %fd111, %pt63;
+	setp.eq.f64 %pt64, %fd6, %fd111;
+	and.b64 %fdt43, %fd6, %fd111;
 	selp.f64 %fdt42, %fdt43, %fdt42, %pt64;
-	setp.nan.f64 %pt65, %fd6, %fd56;
-	add.rn.f64 %fdt43, %fd6, %fd56;
+	setp.nan.f64 %pt65, %fd6, %fd111;
+	add.rn.f64 %fdt43, %fd6, %fd111;
 	selp.f64 %fd6, %fdt43, %fdt42, %pt65;
 $L_37:
 	shr.s64 %rd54, %rd54, 1;
-	setp.ne.s64 %p59, %rd54, 0;
-	@!%p59 bra $L_41;
+	setp.ne.s64 %p114, %rd54, 0;
+	@!%p114 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt50, %rd54;
 	mov.b64 {%rt51, %rt52}, %fd5;
 	shfl.sync.down.b32 %rt51, %rt51, %rt50, 31, -1;
 	shfl.sync.down.b32 %rt52, %rt52, %rt50, 31, -1;
-	mov.b64 %fd55, {%rt51, %rt52};
+	mov.b64 %fd115, {%rt51, %rt52};
 	cvt.u32.u64 %rt53, %rd54;
 	mov.b64 {%rt54, %rt55}, %fd6;
 	shfl.sync.down.b32 %rt54, %rt54, %rt53, 31, -1;
 	shfl.sync.down.b32 %rt55, %rt55, %rt53, 31, -1;
-	mov.b64 %fd56, {%rt54, %rt55};
-	add.s64 %rd57, %rd16, %rd54;
-	setp.lt.s64 %p58, %rd57, %rd53;
-	@!%p58 bra $L_40;
+	mov.b64 %fd116, {%rt54, %rt55};
+	add.s64 %rd117, %rd16, %rd54;
+	setp.lt.s64 %p118, %rd117, %rd53;
+	@!%p118 bra $L_40;
 $L_39:
-	setp.lt.f64 %pt66, %fd5, %fd55;
-	selp.f64 %fdt44, %fd5, %fd55, %pt66;
-	setp.eq.f64 %pt67, %fd5, %fd55;
-	or.b64 %fdt45, %fd5, %fd55;
+	setp.lt.f64 %pt66, %fd5, %fd115;
+	selp.f64 %fdt44, %fd5, %fd115, %pt66;
+	setp.eq.f64 %pt67, %fd5, %fd115;
+	or.b64 %fdt45, %fd5, %fd115;
 	selp.f64 %fdt44, %fdt45, %fdt44, %pt67;
-	setp.nan.f64 %pt68, %fd5, %fd55;
-	add.rn.f64 %fdt45, %fd5, %fd55;
+	setp.nan.f64 %pt68, %fd5, %fd115;
+	add.rn.f64 %fdt45, %fd5, %fd115;
 	selp.f64 %fd5, %fdt45, %fdt44, %pt68;
-	setp.gt.f64 %pt69, %fd6, %fd56;
-	selp.f64 %fdt46, %fd6, %fd56, %pt69;
-	setp.eq.f64 %pt70, %fd6, %fd56;
-	and.b64 %fdt47, %fd6, %fd56;
+	setp.gt.f64 %pt69, %fd6, %fd116;
+	selp.f64 %fdt46, %fd6, %fd116, %pt69;
+	setp.eq.f64 %pt70, %fd6, %fd116;
+	and.b64 %fdt47, %fd6, %fd116;
 	selp.f64 %fdt46, %fdt47, %fdt46, %pt70;
-	setp.nan.f64 %pt71, %fd6, %fd56;
-	add.rn.f64 %fdt47, %fd6, %fd56;
+	setp.nan.f64 %pt71, %fd6, %fd116;
+	add.rn.f64 %fdt47, %fd6, %fd116;
 	selp.f64 %fd6, %fdt47, %fdt46, %pt71;
 $L_40:
 	shr.s64 %rd54, %rd54, 1;
-	setp.ne.s64 %p59, %rd54, 0;
-	@%p59 bra $L_29;
+	setp.ne.s64 %p119, %rd54, 0;
+	@%p119 bra $L_29;
 $L_41:
-	setp.eq.s64 %p60, %rd16, 0;
+	mov.pred %p60, %p29;
 	@!%p60 bra $L_43;
 $L_42:
-	mov.f64 %fdt48, 0d7FEFFFFFFFFFFFFF;
-	setp.lt.f64 %pt72, %fd5, %fdt48;
-	selp.f64 %fdt49, %fd5, %fdt48, %pt72;
-	setp.eq.f64 %pt73, %fd5, %fdt48;
-	or.b64 %fdt50, %fd5, %fdt48;
-	selp.f64 %fdt49, %fdt50, %fdt49, %pt73;
-	setp.nan.f64 %pt74, %fd5, %fdt48;
-	add.rn.f64 %fdt50, %fd5, %fdt48;
-	selp.f64 %fd61, %fdt50, %fdt49, %pt74;
+	setp.ltu.f64 %pt72, %fd5, 0d7FEFFFFFFFFFFFFF;
+	selp.f64 %fd61, %fd5, 0d7FEFFFFFFFFFFFFF, %pt72;
 	add.s64 %rd62, %rd0, 0;
 	st.global.f64 [%rd62], %fd61;
-	mov.f64 %fdt51, 0dFFEFFFFFFFFFFFFF;
-	setp.gt.f64 %pt75, %fd6, %fdt51;
-	selp.f64 %fdt52, %fd6, %fdt51, %pt75;
-	setp.eq.f64 %pt76, %fd6, %fdt51;
-	and.b64 %fdt53, %fd6, %fdt51;
-	selp.f64 %fdt52, %fdt53, %fdt52, %pt76;
-	setp.nan.f64 %pt77, %fd6, %fdt51;
-	add.rn.f64 %fdt53, %fd6, %fdt51;
-	selp.f64 %fd63, %fdt53, %fdt52, %pt77;
+	setp.gtu.f64 %pt73, %fd6, 0dFFEFFFFFFFFFFFFF;
+	selp.f64 %fd63, %fd6, 0dFFEFFFFFFFFFFFFF, %pt73;
 	add.s64 %rd64, %rd0, 16;
 	st.global.f64 [%rd64], %fd63;
 $L_43:
@@ -16427,7 +17088,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 3080194;
+	st.global.u32 [%rdt4+8], 3276802;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -16449,10 +17110,10 @@ $Lfault:
 	.param .u64 ChunkSums_0_param_9
 )
 {
-	.reg .pred %p<22>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<31>;
+	.reg .pred %pt<6>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<30>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -16475,92 +17136,99 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd17, %rd19;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_16;
+	@!%p7 bra $L_20;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_16;
 $L_5:
 	mul.lo.s64 %rd11, %rd9, %rd12;
 	mov.b64 %rd13, 0;
 	mov.b64 %rd14, %rd11;
-$L_6:
 	add.s64 %rd15, %rd9, 1;
 	mul.lo.s64 %rd16, %rd15, %rd12;
-	mov.b64 %rd17, %rd19;
 	min.s64 %rd20, %rd16, %rd17;
-	setp.lt.s64 %p21, %rd14, %rd20;
-	@!%p21 bra $L_14;
+	mad.lo.s64 %rd27, %rd14, 8, %rd18;
+$L_6:
+	max.s64 %rd28, %rd20, -9223372036854775805;
+	sub.s64 %rd29, %rd28, 3;
 $L_7:
+	setp.lt.s64 %p30, %rd14, %rd29;
+	@!%p30 bra $L_16;
+$L_8:
+	setp.lt.s64 %p21, %rd14, %rd20;
+$L_9:
 	setp.ge.u64 %pt0, %rd14, %rd19;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	mov.b64 %rd22, %rd27;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd24, %rd13, %rd23;
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-$L_8:
-	add.s64 %rd15, %rd9, 1;
-	mul.lo.s64 %rd16, %rd15, %rd12;
-	mov.b64 %rd17, %rd19;
-	min.s64 %rd20, %rd16, %rd17;
+	add.s64 %rd27, %rd27, 8;
+$L_10:
 	setp.lt.s64 %p21, %rd14, %rd20;
-	@!%p21 bra $L_14;
-$L_9:
+$L_11:
 	setp.ge.u64 %pt1, %rd14, %rd19;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	mov.b64 %rd22, %rd27;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd24, %rd13, %rd23;
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-$L_10:
-	add.s64 %rd15, %rd9, 1;
-	mul.lo.s64 %rd16, %rd15, %rd12;
-	mov.b64 %rd17, %rd19;
-	min.s64 %rd20, %rd16, %rd17;
+	add.s64 %rd27, %rd27, 8;
+$L_12:
 	setp.lt.s64 %p21, %rd14, %rd20;
-	@!%p21 bra $L_14;
-$L_11:
+$L_13:
 	setp.ge.u64 %pt2, %rd14, %rd19;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	mov.b64 %rd22, %rd27;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd24, %rd13, %rd23;
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-$L_12:
-	add.s64 %rd15, %rd9, 1;
-	mul.lo.s64 %rd16, %rd15, %rd12;
-	mov.b64 %rd17, %rd19;
-	min.s64 %rd20, %rd16, %rd17;
+	add.s64 %rd27, %rd27, 8;
+$L_14:
 	setp.lt.s64 %p21, %rd14, %rd20;
-	@!%p21 bra $L_14;
-$L_13:
+$L_15:
 	setp.ge.u64 %pt3, %rd14, %rd19;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	mov.b64 %rd22, %rd27;
 	ld.global.s64 %rd23, [%rd22];
 	add.s64 %rd24, %rd13, %rd23;
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-	bra.uni $L_6;
-$L_14:
+	add.s64 %rd27, %rd27, 8;
+	bra.uni $L_7;
+$L_16:
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_18;
+$L_17:
+	setp.ge.u64 %pt4, %rd14, %rd19;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd22, %rd27;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+	add.s64 %rd27, %rd27, 8;
+	bra.uni $L_16;
+$L_18:
 	mad.lo.s64 %rd26, %rd9, 8, %rd4;
 	st.global.s64 [%rd26], %rd13;
-$L_15:
+$L_19:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_16:
+$L_20:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -16582,15 +17250,20 @@ $Lfault_3:
 	mov.b64 %rdt1, %rd14;
 	mov.b64 %rdt2, %rd19;
 	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [ChunkSums_0_param_9];
 	cvta.to.global.u64 %rdt3, %rdt3;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt4, %rt8, %rt6;
-	@%pt4 exit;
-	st.global.u32 [%rdt3+8], 3145728;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 3342336;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16613,9 +17286,9 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<64>;
+	.reg .pred %p<90>;
 	.reg .b32 %rt<37>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<88>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -16637,16 +17310,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -16749,53 +17422,53 @@ $L_29:
 	mov.b64 {%rt13, %rt14}, %rd0;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %rd31, {%rt13, %rt14};
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_31;
+	mov.b64 %rd66, {%rt13, %rt14};
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
 $L_30:
-	add.s64 %rd0, %rd0, %rd31;
+	add.s64 %rd0, %rd0, %rd66;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt15, %rd30;
 	mov.b64 {%rt16, %rt17}, %rd0;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %rd31, {%rt16, %rt17};
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_34;
+	mov.b64 %rd70, {%rt16, %rt17};
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
 $L_33:
-	add.s64 %rd0, %rd0, %rd31;
+	add.s64 %rd0, %rd0, %rd70;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt18, %rd30;
 	mov.b64 {%rt19, %rt20}, %rd0;
 	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
 	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
-	mov.b64 %rd31, {%rt19, %rt20};
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_37;
+	mov.b64 %rd74, {%rt19, %rt20};
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
 $L_36:
-	add.s64 %rd0, %rd0, %rd31;
+	add.s64 %rd0, %rd0, %rd74;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@%p34 bra $L_26;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
 $L_39:
 	mov.u64 %rd36, qvar_reduce0;
-	mul.lo.s64 %rd37, %rd24, 1;
-	add.s64 %rd38, %rd37, 0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
 	mad.lo.s64 %rd39, %rd38, 8, %rd36;
 	st.shared.s64 [%rd39], %rd0;
 $L_40:
@@ -16810,12 +17483,12 @@ $L_41:
 	@!%p43 bra $L_60;
 $L_42:
 	mov.u64 %rd44, qvar_reduce0;
-	mul.lo.s64 %rd45, %rd23, 1;
-	add.s64 %rd46, %rd45, 0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
 	mad.lo.s64 %rd47, %rd46, 8, %rd44;
 	ld.shared.s64 %rd0, [%rd47];
 $L_43:
-	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.b64 %rd48, %rd26;
 	mov.u32 %rt22, %ntid.x;
 	cvt.u64.u32 %rd49, %rt22;
 	sub.s64 %rd50, %rd49, %rd48;
@@ -16841,53 +17514,53 @@ $L_47:
 	mov.b64 {%rt27, %rt28}, %rd0;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %rd53, {%rt27, %rt28};
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_49;
+	mov.b64 %rd78, {%rt27, %rt28};
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
 $L_48:
-	add.s64 %rd0, %rd0, %rd53;
+	add.s64 %rd0, %rd0, %rd78;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt29, %rd52;
 	mov.b64 {%rt30, %rt31}, %rd0;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %rd53, {%rt30, %rt31};
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_52;
+	mov.b64 %rd82, {%rt30, %rt31};
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
 $L_51:
-	add.s64 %rd0, %rd0, %rd53;
+	add.s64 %rd0, %rd0, %rd82;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt32, %rd52;
 	mov.b64 {%rt33, %rt34}, %rd0;
 	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
 	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
-	mov.b64 %rd53, {%rt33, %rt34};
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_55;
+	mov.b64 %rd86, {%rt33, %rt34};
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
 $L_54:
-	add.s64 %rd0, %rd0, %rd53;
+	add.s64 %rd0, %rd0, %rd86;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@%p56 bra $L_44;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
 $L_56:
-	setp.eq.s64 %p57, %rd23, 0;
+	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt35, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt35;
-	mul.lo.s64 %rd59, %rd58, 1;
+	mov.b64 %rd59, %rd58;
 	add.s64 %rd60, %rd59, 2;
 	mad.lo.s64 %rd62, %rd60, 8, %rd61;
 	st.global.s64 [%rd62], %rd0;
@@ -16919,9 +17592,9 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<47>;
+	.reg .pred %p<86>;
 	.reg .b32 %rt<32>;
-	.reg .b64 %rd<49>;
+	.reg .b64 %rd<84>;
 
 $L_0:
 	ld.param.s64 %rd0, [ChunkSums_2_param_7];
@@ -16935,46 +17608,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd5, %rt1;
 	mov.b64 %rd6, 0;
+	mov.b64 %rd49, %rd4;
+	add.s64 %rd50, %rd49, 2;
+	mad.lo.s64 %rd51, %rd50, 8, %rd1;
+	mov.b64 %rd52, %rd5;
 $L_2:
 	setp.lt.s64 %p7, %rd4, %rd3;
 	@!%p7 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd8, %rd4, 1;
-	add.s64 %rd9, %rd8, 2;
-	mad.lo.s64 %rd10, %rd9, 8, %rd1;
+	mov.b64 %rd10, %rd51;
 	ld.global.s64 %rd11, [%rd10];
 	add.s64 %rd6, %rd6, %rd11;
 	add.s64 %rd4, %rd4, %rd5;
+	mad.lo.s64 %rd51, %rd52, 8, %rd51;
 $L_4:
-	setp.lt.s64 %p7, %rd4, %rd3;
-	@!%p7 bra $L_10;
+	setp.lt.s64 %p53, %rd4, %rd3;
+	@!%p53 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd8, %rd4, 1;
-	add.s64 %rd9, %rd8, 2;
-	mad.lo.s64 %rd10, %rd9, 8, %rd1;
-	ld.global.s64 %rd11, [%rd10];
-	add.s64 %rd6, %rd6, %rd11;
+	mov.b64 %rd54, %rd51;
+	ld.global.s64 %rd55, [%rd54];
+	add.s64 %rd6, %rd6, %rd55;
 	add.s64 %rd4, %rd4, %rd5;
+	mad.lo.s64 %rd51, %rd52, 8, %rd51;
 $L_6:
-	setp.lt.s64 %p7, %rd4, %rd3;
-	@!%p7 bra $L_10;
+	setp.lt.s64 %p56, %rd4, %rd3;
+	@!%p56 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd8, %rd4, 1;
-	add.s64 %rd9, %rd8, 2;
-	mad.lo.s64 %rd10, %rd9, 8, %rd1;
-	ld.global.s64 %rd11, [%rd10];
-	add.s64 %rd6, %rd6, %rd11;
+	mov.b64 %rd57, %rd51;
+	ld.global.s64 %rd58, [%rd57];
+	add.s64 %rd6, %rd6, %rd58;
 	add.s64 %rd4, %rd4, %rd5;
+	mad.lo.s64 %rd51, %rd52, 8, %rd51;
 $L_8:
-	setp.lt.s64 %p7, %rd4, %rd3;
-	@!%p7 bra $L_10;
+	setp.lt.s64 %p59, %rd4, %rd3;
+	@!%p59 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd8, %rd4, 1;
-	add.s64 %rd9, %rd8, 2;
-	mad.lo.s64 %rd10, %rd9, 8, %rd1;
-	ld.global.s64 %rd11, [%rd10];
-	add.s64 %rd6, %rd6, %rd11;
+	mov.b64 %rd60, %rd51;
+	ld.global.s64 %rd61, [%rd60];
+	add.s64 %rd6, %rd6, %rd61;
 	add.s64 %rd4, %rd4, %rd5;
+	mad.lo.s64 %rd51, %rd52, 8, %rd51;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -17010,53 +17683,53 @@ $L_14:
 	mov.b64 {%rt10, %rt11}, %rd6;
 	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
 	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
-	mov.b64 %rd20, {%rt10, %rt11};
-	add.s64 %rd21, %rd12, %rd19;
-	setp.lt.s64 %p22, %rd21, %rd18;
-	@!%p22 bra $L_16;
+	mov.b64 %rd62, {%rt10, %rt11};
+	add.s64 %rd63, %rd12, %rd19;
+	setp.lt.s64 %p64, %rd63, %rd18;
+	@!%p64 bra $L_16;
 $L_15:
-	add.s64 %rd6, %rd6, %rd20;
+	add.s64 %rd6, %rd6, %rd62;
 $L_16:
 	shr.s64 %rd19, %rd19, 1;
-	setp.ne.s64 %p23, %rd19, 0;
-	@!%p23 bra $L_23;
+	setp.ne.s64 %p65, %rd19, 0;
+	@!%p65 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt12, %rd19;
 	mov.b64 {%rt13, %rt14}, %rd6;
 	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
 	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
-	mov.b64 %rd20, {%rt13, %rt14};
-	add.s64 %rd21, %rd12, %rd19;
-	setp.lt.s64 %p22, %rd21, %rd18;
-	@!%p22 bra $L_19;
+	mov.b64 %rd66, {%rt13, %rt14};
+	add.s64 %rd67, %rd12, %rd19;
+	setp.lt.s64 %p68, %rd67, %rd18;
+	@!%p68 bra $L_19;
 $L_18:
-	add.s64 %rd6, %rd6, %rd20;
+	add.s64 %rd6, %rd6, %rd66;
 $L_19:
 	shr.s64 %rd19, %rd19, 1;
-	setp.ne.s64 %p23, %rd19, 0;
-	@!%p23 bra $L_23;
+	setp.ne.s64 %p69, %rd19, 0;
+	@!%p69 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt15, %rd19;
 	mov.b64 {%rt16, %rt17}, %rd6;
 	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
 	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
-	mov.b64 %rd20, {%rt16, %rt17};
-	add.s64 %rd21, %rd12, %rd19;
-	setp.lt.s64 %p22, %rd21, %rd18;
-	@!%p22 bra $L_22;
+	mov.b64 %rd70, {%rt16, %rt17};
+	add.s64 %rd71, %rd12, %rd19;
+	setp.lt.s64 %p72, %rd71, %rd18;
+	@!%p72 bra $L_22;
 $L_21:
-	add.s64 %rd6, %rd6, %rd20;
+	add.s64 %rd6, %rd6, %rd70;
 $L_22:
 	shr.s64 %rd19, %rd19, 1;
-	setp.ne.s64 %p23, %rd19, 0;
-	@%p23 bra $L_11;
+	setp.ne.s64 %p73, %rd19, 0;
+	@%p73 bra $L_11;
 $L_23:
 	setp.eq.s64 %p24, %rd12, 0;
 	@!%p24 bra $L_25;
 $L_24:
 	mov.u64 %rd25, qvar_reduce0;
-	mul.lo.s64 %rd26, %rd13, 1;
-	add.s64 %rd27, %rd26, 0;
+	mov.b64 %rd26, %rd13;
+	mov.b64 %rd27, %rd26;
 	mad.lo.s64 %rd28, %rd27, 8, %rd25;
 	st.shared.s64 [%rd28], %rd6;
 $L_25:
@@ -17071,12 +17744,12 @@ $L_26:
 	@!%p32 bra $L_44;
 $L_27:
 	mov.u64 %rd33, qvar_reduce0;
-	mul.lo.s64 %rd34, %rd12, 1;
-	add.s64 %rd35, %rd34, 0;
+	mov.b64 %rd34, %rd12;
+	mov.b64 %rd35, %rd34;
 	mad.lo.s64 %rd36, %rd35, 8, %rd33;
 	ld.shared.s64 %rd6, [%rd36];
 $L_28:
-	mul.lo.s64 %rd37, %rd13, %rd14;
+	mov.b64 %rd37, %rd15;
 	mov.u32 %rt19, %ntid.x;
 	cvt.u64.u32 %rd38, %rt19;
 	sub.s64 %rd39, %rd38, %rd37;
@@ -17102,48 +17775,48 @@ $L_32:
 	mov.b64 {%rt24, %rt25}, %rd6;
 	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
 	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
-	mov.b64 %rd42, {%rt24, %rt25};
-	add.s64 %rd43, %rd12, %rd41;
-	setp.lt.s64 %p44, %rd43, %rd40;
-	@!%p44 bra $L_34;
+	mov.b64 %rd74, {%rt24, %rt25};
+	add.s64 %rd75, %rd12, %rd41;
+	setp.lt.s64 %p76, %rd75, %rd40;
+	@!%p76 bra $L_34;
 $L_33:
-	add.s64 %rd6, %rd6, %rd42;
+	add.s64 %rd6, %rd6, %rd74;
 $L_34:
 	shr.s64 %rd41, %rd41, 1;
-	setp.ne.s64 %p45, %rd41, 0;
-	@!%p45 bra $L_41;
+	setp.ne.s64 %p77, %rd41, 0;
+	@!%p77 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt26, %rd41;
 	mov.b64 {%rt27, %rt28}, %rd6;
 	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
 	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
-	mov.b64 %rd42, {%rt27, %rt28};
-	add.s64 %rd43, %rd12, %rd41;
-	setp.lt.s64 %p44, %rd43, %rd40;
-	@!%p44 bra $L_37;
+	mov.b64 %rd78, {%rt27, %rt28};
+	add.s64 %rd79, %rd12, %rd41;
+	setp.lt.s64 %p80, %rd79, %rd40;
+	@!%p80 bra $L_37;
 $L_36:
-	add.s64 %rd6, %rd6, %rd42;
+	add.s64 %rd6, %rd6, %rd78;
 $L_37:
 	shr.s64 %rd41, %rd41, 1;
-	setp.ne.s64 %p45, %rd41, 0;
-	@!%p45 bra $L_41;
+	setp.ne.s64 %p81, %rd41, 0;
+	@!%p81 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt29, %rd41;
 	mov.b64 {%rt30, %rt31}, %rd6;
 	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
 	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
-	mov.b64 %rd42, {%rt30, %rt31};
-	add.s64 %rd43, %rd12, %rd41;
-	setp.lt.s64 %p44, %rd43, %rd40;
-	@!%p44 bra $L_40;
+	mov.b64 %rd82, {%rt30, %rt31};
+	add.s64 %rd83, %rd12, %rd41;
+	setp.lt.s64 %p84, %rd83, %rd40;
+	@!%p84 bra $L_40;
 $L_39:
-	add.s64 %rd6, %rd6, %rd42;
+	add.s64 %rd6, %rd6, %rd82;
 $L_40:
 	shr.s64 %rd41, %rd41, 1;
-	setp.ne.s64 %p45, %rd41, 0;
-	@%p45 bra $L_29;
+	setp.ne.s64 %p85, %rd41, 0;
+	@%p85 bra $L_29;
 $L_41:
-	setp.eq.s64 %p46, %rd12, 0;
+	mov.pred %p46, %p24;
 	@!%p46 bra $L_43;
 $L_42:
 	add.s64 %rd47, %rd0, %rd6;
@@ -17202,7 +17875,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3145731;
+	st.global.u32 [%rdt3+8], 3342339;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17225,10 +17898,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<70>;
-	.reg .b32 %r<60>;
+	.reg .pred %p<96>;
+	.reg .b32 %r<93>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<72>;
+	.reg .b64 %rd<94>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -17251,16 +17924,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd12, %rd4;
+	mov.b64 %rd15, %rd2;
+	mul.lo.u64 %rd16, %rd15, 3;
 $L_2:
 	add.s64 %rd10, %rd3, 1;
 	setp.lt.s64 %p11, %rd10, %rd4;
 	@!%p11 bra $L_25;
 $L_3:
-	mov.b64 %rd12, %rd4;
 	mov.b64 %rd13, %rd10;
 	sub.u64 %rd14, %rd12, %rd13;
-	mov.b64 %rd15, %rd2;
-	mul.lo.u64 %rd16, %rd15, 3;
 	setp.gt.u64 %p17, %rd14, %rd16;
 	@!%p17 bra $L_20;
 $L_4:
@@ -17362,47 +18035,47 @@ $L_28:
 	@!%p40 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd36;
-	shfl.sync.down.b32 %r37, %r0, %rt10, 31, -1;
-	add.s64 %rd38, %rd29, %rd36;
-	setp.lt.s64 %p39, %rd38, %rd35;
-	@!%p39 bra $L_31;
+	shfl.sync.down.b32 %r72, %r0, %rt10, 31, -1;
+	add.s64 %rd73, %rd29, %rd36;
+	setp.lt.s64 %p74, %rd73, %rd35;
+	@!%p74 bra $L_31;
 $L_30:
-	add.s32 %r0, %r0, %r37;
+	add.s32 %r0, %r0, %r72;
 $L_31:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p40, %rd36, 0;
-	@!%p40 bra $L_38;
+	setp.ne.s64 %p75, %rd36, 0;
+	@!%p75 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd36;
-	shfl.sync.down.b32 %r37, %r0, %rt11, 31, -1;
-	add.s64 %rd38, %rd29, %rd36;
-	setp.lt.s64 %p39, %rd38, %rd35;
-	@!%p39 bra $L_34;
+	shfl.sync.down.b32 %r76, %r0, %rt11, 31, -1;
+	add.s64 %rd77, %rd29, %rd36;
+	setp.lt.s64 %p78, %rd77, %rd35;
+	@!%p78 bra $L_34;
 $L_33:
-	add.s32 %r0, %r0, %r37;
+	add.s32 %r0, %r0, %r76;
 $L_34:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p40, %rd36, 0;
-	@!%p40 bra $L_38;
+	setp.ne.s64 %p79, %rd36, 0;
+	@!%p79 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd36;
-	shfl.sync.down.b32 %r37, %r0, %rt12, 31, -1;
-	add.s64 %rd38, %rd29, %rd36;
-	setp.lt.s64 %p39, %rd38, %rd35;
-	@!%p39 bra $L_37;
+	shfl.sync.down.b32 %r80, %r0, %rt12, 31, -1;
+	add.s64 %rd81, %rd29, %rd36;
+	setp.lt.s64 %p82, %rd81, %rd35;
+	@!%p82 bra $L_37;
 $L_36:
-	add.s32 %r0, %r0, %r37;
+	add.s32 %r0, %r0, %r80;
 $L_37:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p40, %rd36, 0;
-	@%p40 bra $L_26;
+	setp.ne.s64 %p83, %rd36, 0;
+	@%p83 bra $L_26;
 $L_38:
 	setp.eq.s64 %p41, %rd29, 0;
 	@!%p41 bra $L_40;
 $L_39:
 	mov.u64 %rd42, qvar_reduce0;
-	mul.lo.s64 %rd43, %rd30, 1;
-	add.s64 %rd44, %rd43, 0;
+	mov.b64 %rd43, %rd30;
+	mov.b64 %rd44, %rd43;
 	mad.lo.s64 %rd45, %rd44, 8, %rd42;
 	st.shared.s32 [%rd45], %r0;
 $L_40:
@@ -17417,12 +18090,12 @@ $L_41:
 	@!%p49 bra $L_60;
 $L_42:
 	mov.u64 %rd50, qvar_reduce0;
-	mul.lo.s64 %rd51, %rd29, 1;
-	add.s64 %rd52, %rd51, 0;
+	mov.b64 %rd51, %rd29;
+	mov.b64 %rd52, %rd51;
 	mad.lo.s64 %rd53, %rd52, 8, %rd50;
 	ld.shared.s32 %r0, [%rd53];
 $L_43:
-	mul.lo.s64 %rd54, %rd30, %rd31;
+	mov.b64 %rd54, %rd32;
 	mov.u32 %rt14, %ntid.x;
 	cvt.u64.u32 %rd55, %rt14;
 	sub.s64 %rd56, %rd55, %rd54;
@@ -17442,42 +18115,42 @@ $L_46:
 	@!%p62 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd58;
-	shfl.sync.down.b32 %r59, %r0, %rt16, 31, -1;
-	add.s64 %rd60, %rd29, %rd58;
-	setp.lt.s64 %p61, %rd60, %rd57;
-	@!%p61 bra $L_49;
+	shfl.sync.down.b32 %r84, %r0, %rt16, 31, -1;
+	add.s64 %rd85, %rd29, %rd58;
+	setp.lt.s64 %p86, %rd85, %rd57;
+	@!%p86 bra $L_49;
 $L_48:
-	add.s32 %r0, %r0, %r59;
+	add.s32 %r0, %r0, %r84;
 $L_49:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p62, %rd58, 0;
-	@!%p62 bra $L_56;
+	setp.ne.s64 %p87, %rd58, 0;
+	@!%p87 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd58;
-	shfl.sync.down.b32 %r59, %r0, %rt17, 31, -1;
-	add.s64 %rd60, %rd29, %rd58;
-	setp.lt.s64 %p61, %rd60, %rd57;
-	@!%p61 bra $L_52;
+	shfl.sync.down.b32 %r88, %r0, %rt17, 31, -1;
+	add.s64 %rd89, %rd29, %rd58;
+	setp.lt.s64 %p90, %rd89, %rd57;
+	@!%p90 bra $L_52;
 $L_51:
-	add.s32 %r0, %r0, %r59;
+	add.s32 %r0, %r0, %r88;
 $L_52:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p62, %rd58, 0;
-	@!%p62 bra $L_56;
+	setp.ne.s64 %p91, %rd58, 0;
+	@!%p91 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd58;
-	shfl.sync.down.b32 %r59, %r0, %rt18, 31, -1;
-	add.s64 %rd60, %rd29, %rd58;
-	setp.lt.s64 %p61, %rd60, %rd57;
-	@!%p61 bra $L_55;
+	shfl.sync.down.b32 %r92, %r0, %rt18, 31, -1;
+	add.s64 %rd93, %rd29, %rd58;
+	setp.lt.s64 %p94, %rd93, %rd57;
+	@!%p94 bra $L_55;
 $L_54:
-	add.s32 %r0, %r0, %r59;
+	add.s32 %r0, %r0, %r92;
 $L_55:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p62, %rd58, 0;
-	@%p62 bra $L_44;
+	setp.ne.s64 %p95, %rd58, 0;
+	@%p95 bra $L_44;
 $L_56:
-	setp.eq.s64 %p63, %rd29, 0;
+	mov.pred %p63, %p41;
 	@!%p63 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
@@ -17514,10 +18187,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
-	.reg .b32 %r<47>;
+	.reg .pred %p<86>;
+	.reg .b32 %r<83>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
+	.reg .b64 %rd<84>;
 
 $L_0:
 	ld.param.u64 %rd0, [BlockSums_1_param_8];
@@ -17530,46 +18203,47 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.b32 %r5, 0;
+	mul.lo.s64 %rd48, %rd3, 2;
+	add.s64 %rd49, %rd48, 4;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mul.lo.s64 %rd51, %rd4, 2;
+	mov.b64 %rd52, %rd51;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 2;
-	add.s64 %rd8, %rd7, 4;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r5, %r5, %r10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p53, %rd3, %rd2;
+	@!%p53 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 2;
-	add.s64 %rd8, %rd7, 4;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r5, %r5, %r10;
+	mov.b64 %rd54, %rd50;
+	ld.global.s32 %r55, [%rd54];
+	add.s32 %r5, %r5, %r55;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 2;
-	add.s64 %rd8, %rd7, 4;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r5, %r5, %r10;
+	mov.b64 %rd57, %rd50;
+	ld.global.s32 %r58, [%rd57];
+	add.s32 %r5, %r5, %r58;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p59, %rd3, %rd2;
+	@!%p59 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 2;
-	add.s64 %rd8, %rd7, 4;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r5, %r5, %r10;
+	mov.b64 %rd60, %rd50;
+	ld.global.s32 %r61, [%rd60];
+	add.s32 %r5, %r5, %r61;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -17599,47 +18273,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %r19, %r5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %r62, %r5, %rt7, 31, -1;
+	add.s64 %rd63, %rd11, %rd18;
+	setp.lt.s64 %p64, %rd63, %rd17;
+	@!%p64 bra $L_16;
 $L_15:
-	add.s32 %r5, %r5, %r19;
+	add.s32 %r5, %r5, %r62;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p65, %rd18, 0;
+	@!%p65 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %r19, %r5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %r66, %r5, %rt8, 31, -1;
+	add.s64 %rd67, %rd11, %rd18;
+	setp.lt.s64 %p68, %rd67, %rd17;
+	@!%p68 bra $L_19;
 $L_18:
-	add.s32 %r5, %r5, %r19;
+	add.s32 %r5, %r5, %r66;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p69, %rd18, 0;
+	@!%p69 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %r19, %r5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %r70, %r5, %rt9, 31, -1;
+	add.s64 %rd71, %rd11, %rd18;
+	setp.lt.s64 %p72, %rd71, %rd17;
+	@!%p72 bra $L_22;
 $L_21:
-	add.s32 %r5, %r5, %r19;
+	add.s32 %r5, %r5, %r70;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p73, %rd18, 0;
+	@%p73 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.s32 [%rd27], %r5;
 $L_25:
@@ -17654,12 +18328,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.s32 %r5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -17679,45 +18353,45 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %r41, %r5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %r74, %r5, %rt13, 31, -1;
+	add.s64 %rd75, %rd11, %rd40;
+	setp.lt.s64 %p76, %rd75, %rd39;
+	@!%p76 bra $L_34;
 $L_33:
-	add.s32 %r5, %r5, %r41;
+	add.s32 %r5, %r5, %r74;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p77, %rd40, 0;
+	@!%p77 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %r41, %r5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %r78, %r5, %rt14, 31, -1;
+	add.s64 %rd79, %rd11, %rd40;
+	setp.lt.s64 %p80, %rd79, %rd39;
+	@!%p80 bra $L_37;
 $L_36:
-	add.s32 %r5, %r5, %r41;
+	add.s32 %r5, %r5, %r78;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p81, %rd40, 0;
+	@!%p81 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %r41, %r5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %r82, %r5, %rt15, 31, -1;
+	add.s64 %rd83, %rd11, %rd40;
+	setp.lt.s64 %p84, %rd83, %rd39;
+	@!%p84 bra $L_40;
 $L_39:
-	add.s32 %r5, %r5, %r41;
+	add.s32 %r5, %r5, %r82;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p85, %rd40, 0;
+	@%p85 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
-	add.s32 %r46, %r5, 0;
+	mov.b32 %r46, %r5;
 	add.s64 %rd47, %rd0, 0;
 	st.global.s32 [%rd47], %r46;
 $L_43:
@@ -17776,7 +18450,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3211266;
+	st.global.u32 [%rdt3+8], 3407874;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17799,11 +18473,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<78>;
+	.reg .pred %p<119>;
 	.reg .pred %pt<11>;
-	.reg .b32 %r<68>;
-	.reg .b32 %rt<25>;
-	.reg .b64 %rd<80>;
+	.reg .b32 %r<116>;
+	.reg .b32 %rt<30>;
+	.reg .b64 %rd<117>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -17827,18 +18501,18 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd12, %rd4;
+	mov.b64 %rd15, %rd2;
+	mul.lo.u64 %rd16, %rd15, 3;
 $L_2:
 	add.s64 %rd10, %rd3, 1;
 	setp.lt.s64 %p11, %rd10, %rd4;
-	@!%p11 bra $L_25;
+	@!%p11 bra $L_30;
 $L_3:
-	mov.b64 %rd12, %rd4;
 	mov.b64 %rd13, %rd10;
 	sub.u64 %rd14, %rd12, %rd13;
-	mov.b64 %rd15, %rd2;
-	mul.lo.u64 %rd16, %rd15, 3;
 	setp.gt.u64 %p17, %rd14, %rd16;
-	@!%p17 bra $L_20;
+	@!%p17 bra $L_24;
 $L_4:
 	mov.b64 %rd18, %rd3;
 $L_5:
@@ -17854,18 +18528,23 @@ $L_6:
 	setp.eq.s32 %pt0, %r32, 0;
 	@%pt0 bra $Lfault_0;
 	setp.eq.s32 %pt1, %r32, -1;
-	rem.s32 %r33, %r25, %r32;
-	selp.b32 %r33, 0, %r33, %pt1;
+	neg.s32 %rt6, %r25;
+	div.s32 %r92, %r25, %r32;
+	selp.b32 %r92, %rt6, %r92, %pt1;
+	mul.lo.s32 %r94, %r92, %r32;
+	sub.s32 %r93, %r25, %r94;
+$L_7:
+	mov.b32 %r33, %r93;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
-$L_7:
-	add.s64 %rd3, %rd3, %rd2;
 $L_8:
-	mov.b64 %rd18, %rd3;
+	add.s64 %rd3, %rd3, %rd2;
 $L_9:
+	mov.b64 %rd18, %rd3;
+$L_10:
 	add.s64 %rd19, %rd18, 1;
 	setp.lt.s64 %p20, %rd19, %rd4;
-$L_10:
+$L_11:
 	mov.b64 %rd21, %rd8;
 	mad.lo.s64 %rd24, %rd19, 4, %rd21;
 	ld.global.s32 %r25, [%rd24];
@@ -17875,18 +18554,23 @@ $L_10:
 	setp.eq.s32 %pt2, %r32, 0;
 	@%pt2 bra $Lfault_1;
 	setp.eq.s32 %pt3, %r32, -1;
-	rem.s32 %r33, %r25, %r32;
-	selp.b32 %r33, 0, %r33, %pt3;
+	neg.s32 %rt7, %r25;
+	div.s32 %r89, %r25, %r32;
+	selp.b32 %r89, %rt7, %r89, %pt3;
+	mul.lo.s32 %r91, %r89, %r32;
+	sub.s32 %r90, %r25, %r91;
+$L_12:
+	mov.b32 %r33, %r90;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
-$L_11:
-	add.s64 %rd3, %rd3, %rd2;
-$L_12:
-	mov.b64 %rd18, %rd3;
 $L_13:
+	add.s64 %rd3, %rd3, %rd2;
+$L_14:
+	mov.b64 %rd18, %rd3;
+$L_15:
 	add.s64 %rd19, %rd18, 1;
 	setp.lt.s64 %p20, %rd19, %rd4;
-$L_14:
+$L_16:
 	mov.b64 %rd21, %rd8;
 	mad.lo.s64 %rd24, %rd19, 4, %rd21;
 	ld.global.s32 %r25, [%rd24];
@@ -17896,18 +18580,23 @@ $L_14:
 	setp.eq.s32 %pt4, %r32, 0;
 	@%pt4 bra $Lfault_2;
 	setp.eq.s32 %pt5, %r32, -1;
-	rem.s32 %r33, %r25, %r32;
-	selp.b32 %r33, 0, %r33, %pt5;
+	neg.s32 %rt8, %r25;
+	div.s32 %r86, %r25, %r32;
+	selp.b32 %r86, %rt8, %r86, %pt5;
+	mul.lo.s32 %r88, %r86, %r32;
+	sub.s32 %r87, %r25, %r88;
+$L_17:
+	mov.b32 %r33, %r87;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
-$L_15:
+$L_18:
 	add.s64 %rd3, %rd3, %rd2;
-$L_16:
+$L_19:
 	mov.b64 %rd18, %rd3;
-$L_17:
+$L_20:
 	add.s64 %rd19, %rd18, 1;
 	setp.lt.s64 %p20, %rd19, %rd4;
-$L_18:
+$L_21:
 	mov.b64 %rd21, %rd8;
 	mad.lo.s64 %rd24, %rd19, 4, %rd21;
 	ld.global.s32 %r25, [%rd24];
@@ -17917,20 +18606,25 @@ $L_18:
 	setp.eq.s32 %pt6, %r32, 0;
 	@%pt6 bra $Lfault_3;
 	setp.eq.s32 %pt7, %r32, -1;
-	rem.s32 %r33, %r25, %r32;
-	selp.b32 %r33, 0, %r33, %pt7;
+	neg.s32 %rt9, %r25;
+	div.s32 %r83, %r25, %r32;
+	selp.b32 %r83, %rt9, %r83, %pt7;
+	mul.lo.s32 %r85, %r83, %r32;
+	sub.s32 %r84, %r25, %r85;
+$L_22:
+	mov.b32 %r33, %r84;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
-$L_19:
+$L_23:
 	add.s64 %rd3, %rd3, %rd2;
 	bra.uni $L_2;
-$L_20:
+$L_24:
 	mov.b64 %rd18, %rd3;
-$L_21:
+$L_25:
 	add.s64 %rd19, %rd18, 1;
 	setp.lt.s64 %p20, %rd19, %rd4;
-	@!%p20 bra $L_25;
-$L_22:
+	@!%p20 bra $L_30;
+$L_26:
 	mov.b64 %rd21, %rd8;
 	mad.lo.s64 %rd24, %rd19, 4, %rd21;
 	ld.global.s32 %r25, [%rd24];
@@ -17940,180 +18634,185 @@ $L_22:
 	setp.eq.s32 %pt8, %r32, 0;
 	@%pt8 bra $Lfault_4;
 	setp.eq.s32 %pt9, %r32, -1;
-	rem.s32 %r33, %r25, %r32;
-	selp.b32 %r33, 0, %r33, %pt9;
+	neg.s32 %rt10, %r25;
+	div.s32 %r80, %r25, %r32;
+	selp.b32 %r80, %rt10, %r80, %pt9;
+	mul.lo.s32 %r82, %r80, %r32;
+	sub.s32 %r81, %r25, %r82;
+$L_27:
+	mov.b32 %r33, %r81;
 	max.s32 %r34, %r0, %r33;
 	mov.b32 %r0, %r34;
-$L_23:
+$L_28:
 	add.s64 %rd3, %rd3, %rd2;
-$L_24:
+$L_29:
 	add.s64 %rd35, %rd3, 1;
 	setp.lt.s64 %p36, %rd35, %rd4;
-	@%p36 bra $L_20;
-$L_25:
-	mov.u32 %rt6, %laneid;
-	cvt.u64.u32 %rd37, %rt6;
-	mov.u32 %rt7, %tid.x;
-	div.u32 %rt7, %rt7, WARP_SZ;
-	cvt.u64.u32 %rd38, %rt7;
-	mov.u32 %rt8, WARP_SZ;
-	cvt.u64.u32 %rd39, %rt8;
+	@%p36 bra $L_24;
+$L_30:
+	mov.u32 %rt11, %laneid;
+	cvt.u64.u32 %rd37, %rt11;
+	mov.u32 %rt12, %tid.x;
+	div.u32 %rt12, %rt12, WARP_SZ;
+	cvt.u64.u32 %rd38, %rt12;
+	mov.u32 %rt13, WARP_SZ;
+	cvt.u64.u32 %rd39, %rt13;
 	mul.lo.s64 %rd40, %rd38, %rd39;
-	mov.u32 %rt9, %ntid.x;
-	cvt.u64.u32 %rd41, %rt9;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd41, %rt14;
 	sub.s64 %rd42, %rd41, %rd40;
 	min.s64 %rd43, %rd42, %rd39;
 	shr.s64 %rd44, %rd39, 1;
-$L_26:
-	cvt.u32.u64 %rt10, %rd44;
-	shfl.sync.down.b32 %r45, %r0, %rt10, 31, -1;
-	add.s64 %rd46, %rd37, %rd44;
-	setp.lt.s64 %p47, %rd46, %rd43;
-	@!%p47 bra $L_28;
-$L_27:
-	max.s32 %r0, %r0, %r45;
-$L_28:
-	shr.s64 %rd44, %rd44, 1;
-	setp.ne.s64 %p48, %rd44, 0;
-	@!%p48 bra $L_38;
-$L_29:
-	cvt.u32.u64 %rt11, %rd44;
-	shfl.sync.down.b32 %r45, %r0, %rt11, 31, -1;
-	add.s64 %rd46, %rd37, %rd44;
-	setp.lt.s64 %p47, %rd46, %rd43;
-	@!%p47 bra $L_31;
-$L_30:
-	max.s32 %r0, %r0, %r45;
 $L_31:
-	shr.s64 %rd44, %rd44, 1;
-	setp.ne.s64 %p48, %rd44, 0;
-	@!%p48 bra $L_38;
+	cvt.u32.u64 %rt15, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt15, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_33;
 $L_32:
-	cvt.u32.u64 %rt12, %rd44;
-	shfl.sync.down.b32 %r45, %r0, %rt12, 31, -1;
-	add.s64 %rd46, %rd37, %rd44;
-	setp.lt.s64 %p47, %rd46, %rd43;
-	@!%p47 bra $L_34;
+	max.s32 %r0, %r0, %r45;
 $L_33:
-	max.s32 %r0, %r0, %r45;
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@!%p48 bra $L_43;
 $L_34:
-	shr.s64 %rd44, %rd44, 1;
-	setp.ne.s64 %p48, %rd44, 0;
-	@!%p48 bra $L_38;
+	cvt.u32.u64 %rt16, %rd44;
+	shfl.sync.down.b32 %r95, %r0, %rt16, 31, -1;
+	add.s64 %rd96, %rd37, %rd44;
+	setp.lt.s64 %p97, %rd96, %rd43;
+	@!%p97 bra $L_36;
 $L_35:
-	cvt.u32.u64 %rt13, %rd44;
-	shfl.sync.down.b32 %r45, %r0, %rt13, 31, -1;
-	add.s64 %rd46, %rd37, %rd44;
-	setp.lt.s64 %p47, %rd46, %rd43;
-	@!%p47 bra $L_37;
+	max.s32 %r0, %r0, %r95;
 $L_36:
-	max.s32 %r0, %r0, %r45;
-$L_37:
 	shr.s64 %rd44, %rd44, 1;
-	setp.ne.s64 %p48, %rd44, 0;
-	@%p48 bra $L_26;
+	setp.ne.s64 %p98, %rd44, 0;
+	@!%p98 bra $L_43;
+$L_37:
+	cvt.u32.u64 %rt17, %rd44;
+	shfl.sync.down.b32 %r99, %r0, %rt17, 31, -1;
+	add.s64 %rd100, %rd37, %rd44;
+	setp.lt.s64 %p101, %rd100, %rd43;
+	@!%p101 bra $L_39;
 $L_38:
-	setp.eq.s64 %p49, %rd37, 0;
-	@!%p49 bra $L_40;
+	max.s32 %r0, %r0, %r99;
 $L_39:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p102, %rd44, 0;
+	@!%p102 bra $L_43;
+$L_40:
+	cvt.u32.u64 %rt18, %rd44;
+	shfl.sync.down.b32 %r103, %r0, %rt18, 31, -1;
+	add.s64 %rd104, %rd37, %rd44;
+	setp.lt.s64 %p105, %rd104, %rd43;
+	@!%p105 bra $L_42;
+$L_41:
+	max.s32 %r0, %r0, %r103;
+$L_42:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p106, %rd44, 0;
+	@%p106 bra $L_31;
+$L_43:
+	setp.eq.s64 %p49, %rd37, 0;
+	@!%p49 bra $L_45;
+$L_44:
 	mov.u64 %rd50, qvar_reduce0;
-	mul.lo.s64 %rd51, %rd38, 1;
-	add.s64 %rd52, %rd51, 0;
+	mov.b64 %rd51, %rd38;
+	mov.b64 %rd52, %rd51;
 	mad.lo.s64 %rd53, %rd52, 8, %rd50;
 	st.shared.s32 [%rd53], %r0;
-$L_40:
+$L_45:
 	bar.sync 0;
 	setp.eq.s64 %p54, %rd38, 0;
-	@!%p54 bra $L_59;
-$L_41:
+	@!%p54 bra $L_64;
+$L_46:
 	mul.lo.s64 %rd55, %rd37, %rd39;
-	mov.u32 %rt14, %ntid.x;
-	cvt.u64.u32 %rd56, %rt14;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd56, %rt19;
 	setp.lt.s64 %p57, %rd55, %rd56;
-	@!%p57 bra $L_60;
-$L_42:
+	@!%p57 bra $L_65;
+$L_47:
 	mov.u64 %rd58, qvar_reduce0;
-	mul.lo.s64 %rd59, %rd37, 1;
-	add.s64 %rd60, %rd59, 0;
+	mov.b64 %rd59, %rd37;
+	mov.b64 %rd60, %rd59;
 	mad.lo.s64 %rd61, %rd60, 8, %rd58;
 	ld.shared.s32 %r0, [%rd61];
-$L_43:
-	mul.lo.s64 %rd62, %rd38, %rd39;
-	mov.u32 %rt15, %ntid.x;
-	cvt.u64.u32 %rd63, %rt15;
+$L_48:
+	mov.b64 %rd62, %rd40;
+	mov.u32 %rt20, %ntid.x;
+	cvt.u64.u32 %rd63, %rt20;
 	sub.s64 %rd64, %rd63, %rd62;
 	min.s64 %rd65, %rd64, %rd39;
 	shr.s64 %rd66, %rd39, 1;
-$L_44:
-	cvt.u32.u64 %rt16, %rd66;
-	shfl.sync.down.b32 %r67, %r0, %rt16, 31, -1;
-	add.s64 %rd68, %rd37, %rd66;
-	setp.lt.s64 %p69, %rd68, %rd65;
-	@!%p69 bra $L_46;
-$L_45:
-	max.s32 %r0, %r0, %r67;
-$L_46:
-	shr.s64 %rd66, %rd66, 1;
-	setp.ne.s64 %p70, %rd66, 0;
-	@!%p70 bra $L_56;
-$L_47:
-	cvt.u32.u64 %rt17, %rd66;
-	shfl.sync.down.b32 %r67, %r0, %rt17, 31, -1;
-	add.s64 %rd68, %rd37, %rd66;
-	setp.lt.s64 %p69, %rd68, %rd65;
-	@!%p69 bra $L_49;
-$L_48:
-	max.s32 %r0, %r0, %r67;
 $L_49:
-	shr.s64 %rd66, %rd66, 1;
-	setp.ne.s64 %p70, %rd66, 0;
-	@!%p70 bra $L_56;
+	cvt.u32.u64 %rt21, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt21, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_51;
 $L_50:
-	cvt.u32.u64 %rt18, %rd66;
-	shfl.sync.down.b32 %r67, %r0, %rt18, 31, -1;
-	add.s64 %rd68, %rd37, %rd66;
-	setp.lt.s64 %p69, %rd68, %rd65;
-	@!%p69 bra $L_52;
+	max.s32 %r0, %r0, %r67;
 $L_51:
-	max.s32 %r0, %r0, %r67;
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@!%p70 bra $L_61;
 $L_52:
-	shr.s64 %rd66, %rd66, 1;
-	setp.ne.s64 %p70, %rd66, 0;
-	@!%p70 bra $L_56;
+	cvt.u32.u64 %rt22, %rd66;
+	shfl.sync.down.b32 %r107, %r0, %rt22, 31, -1;
+	add.s64 %rd108, %rd37, %rd66;
+	setp.lt.s64 %p109, %rd108, %rd65;
+	@!%p109 bra $L_54;
 $L_53:
-	cvt.u32.u64 %rt19, %rd66;
-	shfl.sync.down.b32 %r67, %r0, %rt19, 31, -1;
-	add.s64 %rd68, %rd37, %rd66;
-	setp.lt.s64 %p69, %rd68, %rd65;
-	@!%p69 bra $L_55;
+	max.s32 %r0, %r0, %r107;
 $L_54:
-	max.s32 %r0, %r0, %r67;
-$L_55:
 	shr.s64 %rd66, %rd66, 1;
-	setp.ne.s64 %p70, %rd66, 0;
-	@%p70 bra $L_44;
+	setp.ne.s64 %p110, %rd66, 0;
+	@!%p110 bra $L_61;
+$L_55:
+	cvt.u32.u64 %rt23, %rd66;
+	shfl.sync.down.b32 %r111, %r0, %rt23, 31, -1;
+	add.s64 %rd112, %rd37, %rd66;
+	setp.lt.s64 %p113, %rd112, %rd65;
+	@!%p113 bra $L_57;
 $L_56:
-	setp.eq.s64 %p71, %rd37, 0;
-	@!%p71 bra $L_59;
+	max.s32 %r0, %r0, %r111;
 $L_57:
-	mov.u32 %rt20, %ctaid.x;
-	cvt.u64.u32 %rd72, %rt20;
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p114, %rd66, 0;
+	@!%p114 bra $L_61;
+$L_58:
+	cvt.u32.u64 %rt24, %rd66;
+	shfl.sync.down.b32 %r115, %r0, %rt24, 31, -1;
+	add.s64 %rd116, %rd37, %rd66;
+	setp.lt.s64 %p117, %rd116, %rd65;
+	@!%p117 bra $L_60;
+$L_59:
+	max.s32 %r0, %r0, %r115;
+$L_60:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p118, %rd66, 0;
+	@%p118 bra $L_49;
+$L_61:
+	mov.pred %p71, %p49;
+	@!%p71 bra $L_64;
+$L_62:
+	mov.u32 %rt25, %ctaid.x;
+	cvt.u64.u32 %rd72, %rt25;
 	mul.lo.s64 %rd73, %rd72, 2;
 	add.s64 %rd74, %rd73, 5;
 	mad.lo.s64 %rd76, %rd74, 8, %rd75;
 	st.global.s32 [%rd76], %r0;
 	setp.eq.s64 %p77, %rd72, 0;
-	@!%p77 bra $L_59;
-$L_58:
-	mov.u32 %rt21, %nctaid.x;
-	cvt.u64.u32 %rd78, %rt21;
+	@!%p77 bra $L_64;
+$L_63:
+	mov.u32 %rt26, %nctaid.x;
+	cvt.u64.u32 %rd78, %rt26;
 	add.s64 %rd79, %rd75, 24;
 	st.global.s64 [%rd79], %rd78;
-$L_59:
+$L_64:
 	ret;
-$L_60:
+$L_65:
 	mov.b32 %r0, -2147483648;
-	bra.uni $L_43;
+	bra.uni $L_48;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, 0;
@@ -18142,17 +18841,17 @@ $Lfault_4:
 $Lfault:
 	ld.param.u64 %rdt3, [BlockSums_3_param_9];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
-	add.u32 %rt23, %rt22, 1;
-	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
-	setp.ne.u32 %pt10, %rt24, %rt22;
+	ld.relaxed.sys.global.u32 %rt27, [%rdt3];
+	add.u32 %rt28, %rt27, 1;
+	atom.global.cas.b32 %rt29, [qd_fault_claim], %rt27, %rt28;
+	setp.ne.u32 %pt10, %rt29, %rt27;
 	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 3211267;
+	st.global.u32 [%rdt3+8], 3407875;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt23;
+	st.volatile.global.u32 [%rdt3+4], %rt28;
 	exit;
 }
 
@@ -18170,10 +18869,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
-	.reg .b32 %r<47>;
+	.reg .pred %p<86>;
+	.reg .b32 %r<83>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
+	.reg .b64 %rd<84>;
 
 $L_0:
 	ld.param.u64 %rd0, [BlockSums_4_param_8];
@@ -18186,46 +18885,47 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.b32 %r5, -2147483648;
+	mul.lo.s64 %rd48, %rd3, 2;
+	add.s64 %rd49, %rd48, 5;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mul.lo.s64 %rd51, %rd4, 2;
+	mov.b64 %rd52, %rd51;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 2;
-	add.s64 %rd8, %rd7, 5;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.s32 %r10, [%rd9];
 	max.s32 %r5, %r5, %r10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p53, %rd3, %rd2;
+	@!%p53 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 2;
-	add.s64 %rd8, %rd7, 5;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	max.s32 %r5, %r5, %r10;
+	mov.b64 %rd54, %rd50;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r5, %r5, %r55;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 2;
-	add.s64 %rd8, %rd7, 5;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	max.s32 %r5, %r5, %r10;
+	mov.b64 %rd57, %rd50;
+	ld.global.s32 %r58, [%rd57];
+	max.s32 %r5, %r5, %r58;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p59, %rd3, %rd2;
+	@!%p59 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 2;
-	add.s64 %rd8, %rd7, 5;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	max.s32 %r5, %r5, %r10;
+	mov.b64 %rd60, %rd50;
+	ld.global.s32 %r61, [%rd60];
+	max.s32 %r5, %r5, %r61;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd52, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -18255,47 +18955,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %r19, %r5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %r62, %r5, %rt7, 31, -1;
+	add.s64 %rd63, %rd11, %rd18;
+	setp.lt.s64 %p64, %rd63, %rd17;
+	@!%p64 bra $L_16;
 $L_15:
-	max.s32 %r5, %r5, %r19;
+	max.s32 %r5, %r5, %r62;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p65, %rd18, 0;
+	@!%p65 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %r19, %r5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %r66, %r5, %rt8, 31, -1;
+	add.s64 %rd67, %rd11, %rd18;
+	setp.lt.s64 %p68, %rd67, %rd17;
+	@!%p68 bra $L_19;
 $L_18:
-	max.s32 %r5, %r5, %r19;
+	max.s32 %r5, %r5, %r66;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p69, %rd18, 0;
+	@!%p69 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %r19, %r5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %r70, %r5, %rt9, 31, -1;
+	add.s64 %rd71, %rd11, %rd18;
+	setp.lt.s64 %p72, %rd71, %rd17;
+	@!%p72 bra $L_22;
 $L_21:
-	max.s32 %r5, %r5, %r19;
+	max.s32 %r5, %r5, %r70;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p73, %rd18, 0;
+	@%p73 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.s32 [%rd27], %r5;
 $L_25:
@@ -18310,12 +19010,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.s32 %r5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -18335,42 +19035,42 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %r41, %r5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %r74, %r5, %rt13, 31, -1;
+	add.s64 %rd75, %rd11, %rd40;
+	setp.lt.s64 %p76, %rd75, %rd39;
+	@!%p76 bra $L_34;
 $L_33:
-	max.s32 %r5, %r5, %r41;
+	max.s32 %r5, %r5, %r74;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p77, %rd40, 0;
+	@!%p77 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %r41, %r5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %r78, %r5, %rt14, 31, -1;
+	add.s64 %rd79, %rd11, %rd40;
+	setp.lt.s64 %p80, %rd79, %rd39;
+	@!%p80 bra $L_37;
 $L_36:
-	max.s32 %r5, %r5, %r41;
+	max.s32 %r5, %r5, %r78;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p81, %rd40, 0;
+	@!%p81 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %r41, %r5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %r82, %r5, %rt15, 31, -1;
+	add.s64 %rd83, %rd11, %rd40;
+	setp.lt.s64 %p84, %rd83, %rd39;
+	@!%p84 bra $L_40;
 $L_39:
-	max.s32 %r5, %r5, %r41;
+	max.s32 %r5, %r5, %r82;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p85, %rd40, 0;
+	@%p85 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
 	max.s32 %r46, %r5, -2147483648;
@@ -18422,16 +19122,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
-$L_2:
+	mov.b64 %rd2, %rd0;
 	cvt.s64.s32 %rd7, %r3;
+	mov.b64 %rd10, %rd13;
+	mov.b64 %rd11, %rd14;
+$L_2:
 	setp.lt.s64 %p8, %rd2, %rd7;
 	@!%p8 bra $L_6;
 $L_3:
 	cvt.u32.u64 %r9, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd13;
-	mov.b64 %rd11, %rd14;
 	cvt.s64.s32 %rd16, %r9;
 	setp.ge.u64 %pt0, %rd16, %rd11;
 	@%pt0 bra $Lfault_0;
@@ -18458,7 +19158,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3211269;
+	st.global.u32 [%rdt3+8], 3407877;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -18479,12 +19179,12 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<69>;
+	.reg .pred %p<95>;
 	.reg .pred %pt<6>;
 	.reg .b32 %rt<25>;
-	.reg .b64 %rd<71>;
+	.reg .b64 %rd<93>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<59>;
+	.reg .f32 %f<92>;
 
 $L_0:
 	ld.param.u64 %rd5, [Dot_0_param_0];
@@ -18508,16 +19208,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -18639,47 +19339,47 @@ $L_28:
 	@!%p39 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt11, %rd35;
-	shfl.sync.down.b32 %f36, %f0, %rt11, 31, -1;
-	add.s64 %rd37, %rd28, %rd35;
-	setp.lt.s64 %p38, %rd37, %rd34;
-	@!%p38 bra $L_31;
+	shfl.sync.down.b32 %f71, %f0, %rt11, 31, -1;
+	add.s64 %rd72, %rd28, %rd35;
+	setp.lt.s64 %p73, %rd72, %rd34;
+	@!%p73 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f36;
+	add.rn.f32 %f0, %f0, %f71;
 $L_31:
 	shr.s64 %rd35, %rd35, 1;
-	setp.ne.s64 %p39, %rd35, 0;
-	@!%p39 bra $L_38;
+	setp.ne.s64 %p74, %rd35, 0;
+	@!%p74 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt12, %rd35;
-	shfl.sync.down.b32 %f36, %f0, %rt12, 31, -1;
-	add.s64 %rd37, %rd28, %rd35;
-	setp.lt.s64 %p38, %rd37, %rd34;
-	@!%p38 bra $L_34;
+	shfl.sync.down.b32 %f75, %f0, %rt12, 31, -1;
+	add.s64 %rd76, %rd28, %rd35;
+	setp.lt.s64 %p77, %rd76, %rd34;
+	@!%p77 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f36;
+	add.rn.f32 %f0, %f0, %f75;
 $L_34:
 	shr.s64 %rd35, %rd35, 1;
-	setp.ne.s64 %p39, %rd35, 0;
-	@!%p39 bra $L_38;
+	setp.ne.s64 %p78, %rd35, 0;
+	@!%p78 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt13, %rd35;
-	shfl.sync.down.b32 %f36, %f0, %rt13, 31, -1;
-	add.s64 %rd37, %rd28, %rd35;
-	setp.lt.s64 %p38, %rd37, %rd34;
-	@!%p38 bra $L_37;
+	shfl.sync.down.b32 %f79, %f0, %rt13, 31, -1;
+	add.s64 %rd80, %rd28, %rd35;
+	setp.lt.s64 %p81, %rd80, %rd34;
+	@!%p81 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f36;
+	add.rn.f32 %f0, %f0, %f79;
 $L_37:
 	shr.s64 %rd35, %rd35, 1;
-	setp.ne.s64 %p39, %rd35, 0;
-	@%p39 bra $L_26;
+	setp.ne.s64 %p82, %rd35, 0;
+	@%p82 bra $L_26;
 $L_38:
 	setp.eq.s64 %p40, %rd28, 0;
 	@!%p40 bra $L_40;
 $L_39:
 	mov.u64 %rd41, qvar_reduce0;
-	mul.lo.s64 %rd42, %rd29, 1;
-	add.s64 %rd43, %rd42, 0;
+	mov.b64 %rd42, %rd29;
+	mov.b64 %rd43, %rd42;
 	mad.lo.s64 %rd44, %rd43, 8, %rd41;
 	st.shared.f32 [%rd44], %f0;
 $L_40:
@@ -18694,12 +19394,12 @@ $L_41:
 	@!%p48 bra $L_60;
 $L_42:
 	mov.u64 %rd49, qvar_reduce0;
-	mul.lo.s64 %rd50, %rd28, 1;
-	add.s64 %rd51, %rd50, 0;
+	mov.b64 %rd50, %rd28;
+	mov.b64 %rd51, %rd50;
 	mad.lo.s64 %rd52, %rd51, 8, %rd49;
 	ld.shared.f32 %f0, [%rd52];
 $L_43:
-	mul.lo.s64 %rd53, %rd29, %rd30;
+	mov.b64 %rd53, %rd31;
 	mov.u32 %rt15, %ntid.x;
 	cvt.u64.u32 %rd54, %rt15;
 	sub.s64 %rd55, %rd54, %rd53;
@@ -18719,47 +19419,47 @@ $L_46:
 	@!%p61 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt17, %rd57;
-	shfl.sync.down.b32 %f58, %f0, %rt17, 31, -1;
-	add.s64 %rd59, %rd28, %rd57;
-	setp.lt.s64 %p60, %rd59, %rd56;
-	@!%p60 bra $L_49;
+	shfl.sync.down.b32 %f83, %f0, %rt17, 31, -1;
+	add.s64 %rd84, %rd28, %rd57;
+	setp.lt.s64 %p85, %rd84, %rd56;
+	@!%p85 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f58;
+	add.rn.f32 %f0, %f0, %f83;
 $L_49:
 	shr.s64 %rd57, %rd57, 1;
-	setp.ne.s64 %p61, %rd57, 0;
-	@!%p61 bra $L_56;
+	setp.ne.s64 %p86, %rd57, 0;
+	@!%p86 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt18, %rd57;
-	shfl.sync.down.b32 %f58, %f0, %rt18, 31, -1;
-	add.s64 %rd59, %rd28, %rd57;
-	setp.lt.s64 %p60, %rd59, %rd56;
-	@!%p60 bra $L_52;
+	shfl.sync.down.b32 %f87, %f0, %rt18, 31, -1;
+	add.s64 %rd88, %rd28, %rd57;
+	setp.lt.s64 %p89, %rd88, %rd56;
+	@!%p89 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f58;
+	add.rn.f32 %f0, %f0, %f87;
 $L_52:
 	shr.s64 %rd57, %rd57, 1;
-	setp.ne.s64 %p61, %rd57, 0;
-	@!%p61 bra $L_56;
+	setp.ne.s64 %p90, %rd57, 0;
+	@!%p90 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt19, %rd57;
-	shfl.sync.down.b32 %f58, %f0, %rt19, 31, -1;
-	add.s64 %rd59, %rd28, %rd57;
-	setp.lt.s64 %p60, %rd59, %rd56;
-	@!%p60 bra $L_55;
+	shfl.sync.down.b32 %f91, %f0, %rt19, 31, -1;
+	add.s64 %rd92, %rd28, %rd57;
+	setp.lt.s64 %p93, %rd92, %rd56;
+	@!%p93 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f58;
+	add.rn.f32 %f0, %f0, %f91;
 $L_55:
 	shr.s64 %rd57, %rd57, 1;
-	setp.ne.s64 %p61, %rd57, 0;
-	@%p61 bra $L_44;
+	setp.ne.s64 %p94, %rd57, 0;
+	@%p94 bra $L_44;
 $L_56:
-	setp.eq.s64 %p62, %rd28, 0;
+	mov.pred %p62, %p40;
 	@!%p62 bra $L_59;
 $L_57:
 	mov.u32 %rt20, %ctaid.x;
 	cvt.u64.u32 %rd63, %rt20;
-	mul.lo.s64 %rd64, %rd63, 1;
+	mov.b64 %rd64, %rd63;
 	add.s64 %rd65, %rd64, 2;
 	mad.lo.s64 %rd67, %rd65, 8, %rd66;
 	st.global.f32 [%rd67], %f0;
@@ -18808,7 +19508,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 3276800;
+	st.global.u32 [%rdt3+8], 3473408;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -18829,10 +19529,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
+	.reg .pred %p<85>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
-	.reg .f32 %f<47>;
+	.reg .b64 %rd<83>;
+	.reg .f32 %f<82>;
 
 $L_0:
 	ld.param.u64 %rd0, [Dot_1_param_6];
@@ -18845,46 +19545,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd53, %rd50;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd56, %rd50;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f5, %f5, %f57;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd59, %rd50;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f5, %f5, %f60;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -18914,47 +19614,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f61;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f65;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f69;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.f32 [%rd27], %f5;
 $L_25:
@@ -18969,12 +19669,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.f32 %f5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -18994,42 +19694,42 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f73;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f77;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f81;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
 	add.rn.f32 %f46, %f5, 0f3F000000;
@@ -19087,7 +19787,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3276802;
+	st.global.u32 [%rdt3+8], 3473410;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19108,11 +19808,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<70>;
+	.reg .pred %p<96>;
 	.reg .pred %pt<6>;
-	.reg .b32 %r<60>;
+	.reg .b32 %r<93>;
 	.reg .b32 %rt<25>;
-	.reg .b64 %rd<72>;
+	.reg .b64 %rd<94>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -19137,16 +19837,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -19278,47 +19978,47 @@ $L_28:
 	@!%p40 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt11, %rd36;
-	shfl.sync.down.b32 %r37, %r0, %rt11, 31, -1;
-	add.s64 %rd38, %rd29, %rd36;
-	setp.lt.s64 %p39, %rd38, %rd35;
-	@!%p39 bra $L_31;
+	shfl.sync.down.b32 %r72, %r0, %rt11, 31, -1;
+	add.s64 %rd73, %rd29, %rd36;
+	setp.lt.s64 %p74, %rd73, %rd35;
+	@!%p74 bra $L_31;
 $L_30:
-	add.s32 %r0, %r0, %r37;
+	add.s32 %r0, %r0, %r72;
 $L_31:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p40, %rd36, 0;
-	@!%p40 bra $L_38;
+	setp.ne.s64 %p75, %rd36, 0;
+	@!%p75 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt12, %rd36;
-	shfl.sync.down.b32 %r37, %r0, %rt12, 31, -1;
-	add.s64 %rd38, %rd29, %rd36;
-	setp.lt.s64 %p39, %rd38, %rd35;
-	@!%p39 bra $L_34;
+	shfl.sync.down.b32 %r76, %r0, %rt12, 31, -1;
+	add.s64 %rd77, %rd29, %rd36;
+	setp.lt.s64 %p78, %rd77, %rd35;
+	@!%p78 bra $L_34;
 $L_33:
-	add.s32 %r0, %r0, %r37;
+	add.s32 %r0, %r0, %r76;
 $L_34:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p40, %rd36, 0;
-	@!%p40 bra $L_38;
+	setp.ne.s64 %p79, %rd36, 0;
+	@!%p79 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt13, %rd36;
-	shfl.sync.down.b32 %r37, %r0, %rt13, 31, -1;
-	add.s64 %rd38, %rd29, %rd36;
-	setp.lt.s64 %p39, %rd38, %rd35;
-	@!%p39 bra $L_37;
+	shfl.sync.down.b32 %r80, %r0, %rt13, 31, -1;
+	add.s64 %rd81, %rd29, %rd36;
+	setp.lt.s64 %p82, %rd81, %rd35;
+	@!%p82 bra $L_37;
 $L_36:
-	add.s32 %r0, %r0, %r37;
+	add.s32 %r0, %r0, %r80;
 $L_37:
 	shr.s64 %rd36, %rd36, 1;
-	setp.ne.s64 %p40, %rd36, 0;
-	@%p40 bra $L_26;
+	setp.ne.s64 %p83, %rd36, 0;
+	@%p83 bra $L_26;
 $L_38:
 	setp.eq.s64 %p41, %rd29, 0;
 	@!%p41 bra $L_40;
 $L_39:
 	mov.u64 %rd42, qvar_reduce0;
-	mul.lo.s64 %rd43, %rd30, 1;
-	add.s64 %rd44, %rd43, 0;
+	mov.b64 %rd43, %rd30;
+	mov.b64 %rd44, %rd43;
 	mad.lo.s64 %rd45, %rd44, 8, %rd42;
 	st.shared.s32 [%rd45], %r0;
 $L_40:
@@ -19333,12 +20033,12 @@ $L_41:
 	@!%p49 bra $L_60;
 $L_42:
 	mov.u64 %rd50, qvar_reduce0;
-	mul.lo.s64 %rd51, %rd29, 1;
-	add.s64 %rd52, %rd51, 0;
+	mov.b64 %rd51, %rd29;
+	mov.b64 %rd52, %rd51;
 	mad.lo.s64 %rd53, %rd52, 8, %rd50;
 	ld.shared.s32 %r0, [%rd53];
 $L_43:
-	mul.lo.s64 %rd54, %rd30, %rd31;
+	mov.b64 %rd54, %rd32;
 	mov.u32 %rt15, %ntid.x;
 	cvt.u64.u32 %rd55, %rt15;
 	sub.s64 %rd56, %rd55, %rd54;
@@ -19358,47 +20058,47 @@ $L_46:
 	@!%p62 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt17, %rd58;
-	shfl.sync.down.b32 %r59, %r0, %rt17, 31, -1;
-	add.s64 %rd60, %rd29, %rd58;
-	setp.lt.s64 %p61, %rd60, %rd57;
-	@!%p61 bra $L_49;
+	shfl.sync.down.b32 %r84, %r0, %rt17, 31, -1;
+	add.s64 %rd85, %rd29, %rd58;
+	setp.lt.s64 %p86, %rd85, %rd57;
+	@!%p86 bra $L_49;
 $L_48:
-	add.s32 %r0, %r0, %r59;
+	add.s32 %r0, %r0, %r84;
 $L_49:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p62, %rd58, 0;
-	@!%p62 bra $L_56;
+	setp.ne.s64 %p87, %rd58, 0;
+	@!%p87 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt18, %rd58;
-	shfl.sync.down.b32 %r59, %r0, %rt18, 31, -1;
-	add.s64 %rd60, %rd29, %rd58;
-	setp.lt.s64 %p61, %rd60, %rd57;
-	@!%p61 bra $L_52;
+	shfl.sync.down.b32 %r88, %r0, %rt18, 31, -1;
+	add.s64 %rd89, %rd29, %rd58;
+	setp.lt.s64 %p90, %rd89, %rd57;
+	@!%p90 bra $L_52;
 $L_51:
-	add.s32 %r0, %r0, %r59;
+	add.s32 %r0, %r0, %r88;
 $L_52:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p62, %rd58, 0;
-	@!%p62 bra $L_56;
+	setp.ne.s64 %p91, %rd58, 0;
+	@!%p91 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt19, %rd58;
-	shfl.sync.down.b32 %r59, %r0, %rt19, 31, -1;
-	add.s64 %rd60, %rd29, %rd58;
-	setp.lt.s64 %p61, %rd60, %rd57;
-	@!%p61 bra $L_55;
+	shfl.sync.down.b32 %r92, %r0, %rt19, 31, -1;
+	add.s64 %rd93, %rd29, %rd58;
+	setp.lt.s64 %p94, %rd93, %rd57;
+	@!%p94 bra $L_55;
 $L_54:
-	add.s32 %r0, %r0, %r59;
+	add.s32 %r0, %r0, %r92;
 $L_55:
 	shr.s64 %rd58, %rd58, 1;
-	setp.ne.s64 %p62, %rd58, 0;
-	@%p62 bra $L_44;
+	setp.ne.s64 %p95, %rd58, 0;
+	@%p95 bra $L_44;
 $L_56:
-	setp.eq.s64 %p63, %rd29, 0;
+	mov.pred %p63, %p41;
 	@!%p63 bra $L_59;
 $L_57:
 	mov.u32 %rt20, %ctaid.x;
 	cvt.u64.u32 %rd64, %rt20;
-	mul.lo.s64 %rd65, %rd64, 1;
+	mov.b64 %rd65, %rd64;
 	add.s64 %rd66, %rd65, 2;
 	mad.lo.s64 %rd68, %rd66, 8, %rd67;
 	st.global.s32 [%rd68], %r0;
@@ -19447,7 +20147,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 3342336;
+	st.global.u32 [%rdt3+8], 3538944;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19468,10 +20168,10 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
-	.reg .b32 %r<47>;
+	.reg .pred %p<85>;
+	.reg .b32 %r<82>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
+	.reg .b64 %rd<83>;
 
 $L_0:
 	ld.param.u64 %rd0, [ScaleSum_1_param_6];
@@ -19484,46 +20184,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.b32 %r5, 0;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r5, %r5, %r10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r5, %r5, %r10;
+	mov.b64 %rd53, %rd50;
+	ld.global.s32 %r54, [%rd53];
+	add.s32 %r5, %r5, %r54;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r5, %r5, %r10;
+	mov.b64 %rd56, %rd50;
+	ld.global.s32 %r57, [%rd56];
+	add.s32 %r5, %r5, %r57;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r5, %r5, %r10;
+	mov.b64 %rd59, %rd50;
+	ld.global.s32 %r60, [%rd59];
+	add.s32 %r5, %r5, %r60;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -19553,47 +20253,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %r19, %r5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %r61, %r5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
 $L_15:
-	add.s32 %r5, %r5, %r19;
+	add.s32 %r5, %r5, %r61;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %r19, %r5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %r65, %r5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
 $L_18:
-	add.s32 %r5, %r5, %r19;
+	add.s32 %r5, %r5, %r65;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %r19, %r5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %r69, %r5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
 $L_21:
-	add.s32 %r5, %r5, %r19;
+	add.s32 %r5, %r5, %r69;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.s32 [%rd27], %r5;
 $L_25:
@@ -19608,12 +20308,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.s32 %r5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -19633,45 +20333,45 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %r41, %r5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %r73, %r5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
 $L_33:
-	add.s32 %r5, %r5, %r41;
+	add.s32 %r5, %r5, %r73;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %r41, %r5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %r77, %r5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
 $L_36:
-	add.s32 %r5, %r5, %r41;
+	add.s32 %r5, %r5, %r77;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %r41, %r5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %r81, %r5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
 $L_39:
-	add.s32 %r5, %r5, %r41;
+	add.s32 %r5, %r5, %r81;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
-	add.s32 %r46, %r5, 0;
+	mov.b32 %r46, %r5;
 	add.s64 %rd47, %rd0, 0;
 	st.global.s32 [%rd47], %r46;
 $L_43:
@@ -19726,7 +20426,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3342338;
+	st.global.u32 [%rdt3+8], 3538946;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19762,8 +20462,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
@@ -19800,6 +20499,9 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r11 = elemaddr r12, 0, 4
+	r20 = elemaddr r21, 0, 8
+	r26 = elemaddr r27, 0, 8
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -19810,11 +20512,9 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex 0, r13, site 0
-	r11 = elemaddr r12, 0, 4
 	r15 = atomadd.i32 r11, 1
 	r14 = add.i32 r15, 1
 	r16 = sub.i32 r14, 1
@@ -19824,11 +20524,9 @@ b5: # rangeindex.body
 	r18 = elemaddr r4, r19, 4
 	store.i32 r18, r17
 	checkindex 0, r22, site 2
-	r20 = elemaddr r21, 0, 8
 	r23 = convert.u64.i64 r9
 	r25 = atomadd.u64 r20, r23
 	checkindex 0, r28, site 3
-	r26 = elemaddr r27, 0, 8
 	r29 = move.i64 r9
 	r30 = neg.i64 r29
 	r32 = atomadd.i64 r26, r30
@@ -19870,8 +20568,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
@@ -19883,7 +20580,7 @@ b5: # rangeindex.body
 	checkindex r21, r20, site 1
 	r18 = elemaddr r19, r21, 4
 	r23 = atomadd.f32 r18, r12
-	r27 = convert.i64.u8 r17
+	r27 = move.i64 r21
 	checkindex r27, r26, site 2
 	r24 = elemaddr r25, r27, 8
 	r28 = convert.f64.f32 r12
@@ -19929,6 +20626,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r13 = elemaddr r14, 0, 8
+	r17 = elemaddr r18, 0, 8
+	r25 = elemaddr r26, 0, 8
+	r29 = elemaddr r30, 0, 8
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -19939,16 +20640,13 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 8
 	r12 = load.f64 r11
 	checkindex 0, r15, site 0
-	r13 = elemaddr r14, 0, 8
 	r16 = atommin.f64 r13, r12
 	checkindex 0, r19, site 1
-	r17 = elemaddr r18, 0, 8
 	r20 = atommax.f64 r17, r12
 	r21 = mul.i64 r9, 7919
 	r57 = mulhi.i64 r21, -9002011107970261188
@@ -19964,10 +20662,8 @@ b5: # rangeindex.body
 	r23 = move.i64 r22
 	r24 = sub.i64 r23, 500
 	checkindex 0, r27, site 2
-	r25 = elemaddr r26, 0, 8
 	r28 = atommin.i64 r25, r24
 	checkindex 0, r31, site 3
-	r29 = elemaddr r30, 0, 8
 	r32 = atommax.i64 r29, r24
 	r66 = mulhi.i64 r9, -6148914691236517205
 	r67 = add.i64 r66, r9
@@ -19996,15 +20692,7 @@ b5: # rangeindex.body
 	r40 = elemaddr r41, r39, 2
 	r43 = convert.u16.i64 r9
 	r44 = atommax.u16 r40, r43
-	r84 = mulhi.i64 r9, -6148914691236517205
-	r85 = add.i64 r84, r9
-	r86 = convert.u64.i64 r85
-	r87 = shr.u64.u32 r86, 63
-	r88 = shr.i64.u32 r85, 1
-	r89 = convert.i64.u64 r87
-	r90 = add.i64 r88, r89
-	r91 = mul.i64 r90, 3
-	r92 = sub.i64 r9, r91
+	r92 = move.i64 r74
 	r45 = move.i64 r92
 	r46 = add.i64 r45, 5
 	checkindex r46, r42, site 6
@@ -20062,6 +20750,9 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r21 = elemaddr r22, 0, 8
+	r46 = elemaddr r47, 0, 4
+	r51 = move.ptr r46
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -20072,8 +20763,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b15
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
@@ -20085,7 +20775,6 @@ b5: # rangeindex.body
 	r19 = shl.u32.u8 1, r18
 	r20 = atomor.u32 r14, r19
 	checkindex 0, r23, site 1
-	r21 = elemaddr r22, 0, 8
 	r24 = rem.u8 r12, 64
 	r25 = shl.u64.u8 1, r24
 	r26 = not.u64 r25
@@ -20099,7 +20788,7 @@ b5: # rangeindex.body
 	store.i64 r33, r32
 	checkindex r9, r38, site 4
 	r36 = elemaddr r37, r9, 4
-	r39 = elemaddr r37, r9, 4
+	r39 = move.ptr r36
 	r40 = atomload.i32 r39
 	r41 = add.i32 r40, 1
 	atomstore.i32 r36, r41
@@ -20119,7 +20808,6 @@ b5: # rangeindex.body
 	jump b6
 b6: # for.body
 	checkindex 0, r48, site 6
-	r46 = elemaddr r47, 0, 4
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
 	branch r50, b7, b8
@@ -20127,47 +20815,36 @@ b7: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b8: # cond.false
-	checkindex 0, r48, site 7
-	r51 = elemaddr r47, 0, 4
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
 	branch r52, b7, b9
 b9: # for.body (unrolled 1)
 	checkindex 0, r48, site 6
-	r46 = elemaddr r47, 0, 4
-	r49 = atomload.i32 r46
-	r50 = le.i32 r45, r49
-	branch r50, b7, b10
+	r63 = atomload.i32 r46
+	r64 = le.i32 r45, r63
+	branch r64, b7, b10
 b10: # cond.false (unrolled 1)
-	checkindex 0, r48, site 7
-	r51 = elemaddr r47, 0, 4
-	r53 = atomcas.i32 r51, r49, r45
-	r52 = eq.i32 r53, r49
-	branch r52, b7, b11
+	r66 = atomcas.i32 r51, r63, r45
+	r65 = eq.i32 r66, r63
+	branch r65, b7, b11
 b11: # for.body (unrolled 2)
 	checkindex 0, r48, site 6
-	r46 = elemaddr r47, 0, 4
-	r49 = atomload.i32 r46
-	r50 = le.i32 r45, r49
-	branch r50, b7, b12
+	r67 = atomload.i32 r46
+	r68 = le.i32 r45, r67
+	branch r68, b7, b12
 b12: # cond.false (unrolled 2)
-	checkindex 0, r48, site 7
-	r51 = elemaddr r47, 0, 4
-	r53 = atomcas.i32 r51, r49, r45
-	r52 = eq.i32 r53, r49
-	branch r52, b7, b13
+	r70 = atomcas.i32 r51, r67, r45
+	r69 = eq.i32 r70, r67
+	branch r69, b7, b13
 b13: # for.body (unrolled 3)
 	checkindex 0, r48, site 6
-	r46 = elemaddr r47, 0, 4
-	r49 = atomload.i32 r46
-	r50 = le.i32 r45, r49
-	branch r50, b7, b14
+	r71 = atomload.i32 r46
+	r72 = le.i32 r45, r71
+	branch r72, b7, b14
 b14: # cond.false (unrolled 3)
-	checkindex 0, r48, site 7
-	r51 = elemaddr r47, 0, 4
-	r53 = atomcas.i32 r51, r49, r45
-	r52 = eq.i32 r53, r49
-	branch r52, b7, b6
+	r74 = atomcas.i32 r51, r71, r45
+	r73 = eq.i32 r74, r71
+	branch r73, b7, b6
 b15: # exit
 	return
 
@@ -20199,8 +20876,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -20241,14 +20917,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
+	branch r7, b3, b10
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -20257,14 +20932,30 @@ b5: # rangeindex.body
 	r15 = elemaddr r16, r9, 8
 	r18 = load.i64 r15
 	checkdiv.i64 r18, site 2
-	r19 = div.i64 r14, r18
+	r22 = convert.u64.i64 r14
+	r23 = convert.u64.i64 r18
+	r24 = or.u64 r22, r23
+	r25 = shr.u64.u32 r24, 32
+	r26 = eq.u64 r25, 0
+	branch r26, b6, b9
+b6: # divide in 32 bits
+	r27 = convert.u32.i64 r14
+	r28 = convert.u32.i64 r18
+	r29 = div.u32 r27, r28
+	r21 = convert.i64.u32 r29
+	jump b7
+b7: # rangeindex.body
+	r19 = move.i64 r21
 	r20 = elemaddr r4, r9, 8
 	store.i64 r20, r19
-	jump b6
-b6: # latch
+	jump b8
+b8: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b7: # exit
+b9: # divide in 64 bits
+	r21 = div.i64 r14, r18
+	jump b7
+b10: # exit
 	return
 
 kernel Window(out []i32, a []i32, lo i64, hi i64)
@@ -20311,8 +21002,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r14 = add.i64 r13, 1
-	r15 = lt.i64 r14, r3
-	branch r15, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r16 = elemaddr r4, r14, 4
 	r17 = load.i32 r16
@@ -20365,7 +21055,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r10 = lt.i64 r2, r3
@@ -20382,11 +21072,9 @@ b4: # rangeint.body
 	r16 = elemaddr r8, r11, 4
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
-	r19 = elemaddr r8, r11, 4
+	r19 = move.ptr r16
 	store.f32 r19, r18
-	r20 = add.i64 r11, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -20413,11 +21101,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b11
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -20439,7 +21127,7 @@ b5: # Mix[int8].entry
 	r23 = shr.i8.u64 r22, 1
 	r24 = or.i8 r21, r23
 	r25 = ne.i8 r15, 0
-	branch r25, b6, b11
+	branch r25, b6, b10
 b6: # Mix[int8].if.then
 	checkdiv.i8 r15, site 2
 	r27 = div.i8 r11, r15
@@ -20467,7 +21155,7 @@ b7: # Mix[int8].if.done
 	r46 = shr.i8.u64 r11, r44
 	r47 = or.i8 r45, r46
 	r48 = xor.i8 r42, r47
-	r49 = convert.u64.i8 r15
+	r49 = move.u64 r43
 	r50 = shl.i8.u64 r11, r49
 	r51 = add.i8 r48, r50
 	r52 = convert.u8.i8 r15
@@ -20480,20 +21168,17 @@ b7: # Mix[int8].if.done
 	r16 = move.i8 r58
 	jump b8
 b8: # Mix[int8].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 1
 	store.i8 r59, r16
-	r60 = add.i64 r7, 1
-	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
+	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+b10: # edge 0→2
 	r26 = move.i8 r24
 	jump b7
+b11: # exit
+	return
 
 kernel MixInt16(a []i16, b []i16, out []i16)
 site 0 index kernels.go:30:25
@@ -20515,11 +21200,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b11
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -20541,7 +21226,7 @@ b5: # Mix[int16].entry
 	r23 = shr.i16.u64 r22, 1
 	r24 = or.i16 r21, r23
 	r25 = ne.i16 r15, 0
-	branch r25, b6, b11
+	branch r25, b6, b10
 b6: # Mix[int16].if.then
 	checkdiv.i16 r15, site 2
 	r27 = div.i16 r11, r15
@@ -20569,7 +21254,7 @@ b7: # Mix[int16].if.done
 	r46 = shr.i16.u64 r11, r44
 	r47 = or.i16 r45, r46
 	r48 = xor.i16 r42, r47
-	r49 = convert.u64.i16 r15
+	r49 = move.u64 r43
 	r50 = shl.i16.u64 r11, r49
 	r51 = add.i16 r48, r50
 	r52 = convert.u8.i16 r15
@@ -20582,20 +21267,17 @@ b7: # Mix[int16].if.done
 	r16 = move.i16 r58
 	jump b8
 b8: # Mix[int16].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.i16 r59, r16
-	r60 = add.i64 r7, 1
-	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
+	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+b10: # edge 0→2
 	r26 = move.i16 r24
 	jump b7
+b11: # exit
+	return
 
 kernel MixInt32(a []i32, b []i32, out []i32)
 site 0 index kernels.go:37:25
@@ -20617,11 +21299,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b12
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -20646,13 +21328,18 @@ b5: # Mix[int32].entry
 	branch r25, b6, b11
 b6: # Mix[int32].if.then
 	checkdiv.i32 r15, site 2
-	r27 = div.i32 r11, r15
+	r104 = div.i32 r11, r15
+	r106 = mul.i32 r104, r15
+	r105 = sub.i32 r11, r106
+	jump b7
+b7: # Mix[int32].if.then
+	r27 = move.i32 r104
 	r28 = add.i32 r24, r27
-	r29 = rem.i32 r11, r15
+	r29 = move.i32 r105
 	r30 = xor.i32 r28, r29
 	r26 = move.i32 r30
-	jump b7
-b7: # Mix[int32].if.done
+	jump b8
+b8: # Mix[int32].if.done
 	r62 = mulhi.i32 r11, -1840700269
 	r63 = add.i32 r62, r11
 	r64 = convert.u32.i32 r63
@@ -20689,7 +21376,7 @@ b7: # Mix[int32].if.done
 	r90 = sub.i32 r11, r89
 	r36 = move.i32 r90
 	r37 = add.i32 r35, r36
-	r91 = shr.i32.u32 r11, 31
+	r91 = move.i32 r85
 	r92 = and.i32 r91, 1
 	r93 = add.i32 r11, r92
 	r94 = shr.i32.u32 r93, 1
@@ -20713,7 +21400,7 @@ b7: # Mix[int32].if.done
 	r46 = shr.i32.u64 r11, r44
 	r47 = or.i32 r45, r46
 	r48 = xor.i32 r42, r47
-	r49 = convert.u64.i32 r15
+	r49 = move.u64 r43
 	r50 = shl.i32.u64 r11, r49
 	r51 = add.i32 r48, r50
 	r52 = convert.u8.i32 r15
@@ -20724,22 +21411,19 @@ b7: # Mix[int32].if.done
 	r57 = add.i32 r55, r56
 	r58 = add.i32 r54, r57
 	r16 = move.i32 r58
-	jump b8
-b8: # Mix[int32].return
-	checkindex r7, r5, site 4
+	jump b9
+b9: # Mix[int32].return
 	r59 = elemaddr r4, r7, 4
 	store.i32 r59, r16
-	r60 = add.i64 r7, 1
-	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
 b11: # edge 0→2
 	r26 = move.i32 r24
-	jump b7
+	jump b8
+b12: # exit
+	return
 
 kernel MixInt64(a []i64, b []i64, out []i64)
 site 0 index kernels.go:44:25
@@ -20761,11 +21445,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b14
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -20787,16 +21471,32 @@ b5: # Mix[int64].entry
 	r23 = shr.i64.u64 r22, 1
 	r24 = or.i64 r21, r23
 	r25 = ne.i64 r15, 0
-	branch r25, b6, b11
+	branch r25, b6, b13
 b6: # Mix[int64].if.then
 	checkdiv.i64 r15, site 2
-	r27 = div.i64 r11, r15
+	r106 = convert.u64.i64 r11
+	r107 = convert.u64.i64 r15
+	r108 = or.u64 r106, r107
+	r109 = shr.u64.u32 r108, 32
+	r110 = eq.u64 r109, 0
+	branch r110, b7, b12
+b7: # divide in 32 bits
+	r111 = convert.u32.i64 r11
+	r112 = convert.u32.i64 r15
+	r113 = div.u32 r111, r112
+	r115 = mul.u32 r113, r112
+	r114 = sub.u32 r111, r115
+	r104 = convert.i64.u32 r113
+	r105 = convert.i64.u32 r114
+	jump b8
+b8: # Mix[int64].if.then
+	r27 = move.i64 r104
 	r28 = add.i64 r24, r27
-	r29 = rem.i64 r11, r15
+	r29 = move.i64 r105
 	r30 = xor.i64 r28, r29
 	r26 = move.i64 r30
-	jump b7
-b7: # Mix[int64].if.done
+	jump b9
+b9: # Mix[int64].if.done
 	r62 = mulhi.i64 r11, -7905747460161236406
 	r63 = add.i64 r62, r11
 	r64 = convert.u64.i64 r63
@@ -20833,7 +21533,7 @@ b7: # Mix[int64].if.done
 	r90 = sub.i64 r11, r89
 	r36 = move.i64 r90
 	r37 = add.i64 r35, r36
-	r91 = shr.i64.u32 r11, 63
+	r91 = move.i64 r85
 	r92 = and.i64 r91, 1
 	r93 = add.i64 r11, r92
 	r94 = shr.i64.u32 r93, 1
@@ -20857,7 +21557,7 @@ b7: # Mix[int64].if.done
 	r46 = shr.i64.u64 r11, r44
 	r47 = or.i64 r45, r46
 	r48 = xor.i64 r42, r47
-	r49 = convert.u64.i64 r15
+	r49 = move.u64 r43
 	r50 = shl.i64.u64 r11, r49
 	r51 = add.i64 r48, r50
 	r52 = convert.u8.i64 r15
@@ -20868,22 +21568,24 @@ b7: # Mix[int64].if.done
 	r57 = add.i64 r55, r56
 	r58 = add.i64 r54, r57
 	r16 = move.i64 r58
-	jump b8
-b8: # Mix[int64].return
-	checkindex r7, r5, site 4
+	jump b10
+b10: # Mix[int64].return
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
-	r60 = add.i64 r7, 1
-	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+b12: # divide in 64 bits
+	r104 = div.i64 r11, r15
+	r116 = mul.i64 r104, r15
+	r105 = sub.i64 r11, r116
+	jump b8
+b13: # edge 0→2
 	r26 = move.i64 r24
-	jump b7
+	jump b9
+b14: # exit
+	return
 
 kernel MixInt(a []i64, b []i64, out []i64)
 site 0 index kernels.go:51:25
@@ -20905,11 +21607,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b14
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -20931,16 +21633,32 @@ b5: # Mix[int].entry
 	r23 = shr.i64.u64 r22, 1
 	r24 = or.i64 r21, r23
 	r25 = ne.i64 r15, 0
-	branch r25, b6, b11
+	branch r25, b6, b13
 b6: # Mix[int].if.then
 	checkdiv.i64 r15, site 2
-	r27 = div.i64 r11, r15
+	r106 = convert.u64.i64 r11
+	r107 = convert.u64.i64 r15
+	r108 = or.u64 r106, r107
+	r109 = shr.u64.u32 r108, 32
+	r110 = eq.u64 r109, 0
+	branch r110, b7, b12
+b7: # divide in 32 bits
+	r111 = convert.u32.i64 r11
+	r112 = convert.u32.i64 r15
+	r113 = div.u32 r111, r112
+	r115 = mul.u32 r113, r112
+	r114 = sub.u32 r111, r115
+	r104 = convert.i64.u32 r113
+	r105 = convert.i64.u32 r114
+	jump b8
+b8: # Mix[int].if.then
+	r27 = move.i64 r104
 	r28 = add.i64 r24, r27
-	r29 = rem.i64 r11, r15
+	r29 = move.i64 r105
 	r30 = xor.i64 r28, r29
 	r26 = move.i64 r30
-	jump b7
-b7: # Mix[int].if.done
+	jump b9
+b9: # Mix[int].if.done
 	r62 = mulhi.i64 r11, -7905747460161236406
 	r63 = add.i64 r62, r11
 	r64 = convert.u64.i64 r63
@@ -20977,7 +21695,7 @@ b7: # Mix[int].if.done
 	r90 = sub.i64 r11, r89
 	r36 = move.i64 r90
 	r37 = add.i64 r35, r36
-	r91 = shr.i64.u32 r11, 63
+	r91 = move.i64 r85
 	r92 = and.i64 r91, 1
 	r93 = add.i64 r11, r92
 	r94 = shr.i64.u32 r93, 1
@@ -21001,7 +21719,7 @@ b7: # Mix[int].if.done
 	r46 = shr.i64.u64 r11, r44
 	r47 = or.i64 r45, r46
 	r48 = xor.i64 r42, r47
-	r49 = convert.u64.i64 r15
+	r49 = move.u64 r43
 	r50 = shl.i64.u64 r11, r49
 	r51 = add.i64 r48, r50
 	r52 = convert.u8.i64 r15
@@ -21012,22 +21730,24 @@ b7: # Mix[int].if.done
 	r57 = add.i64 r55, r56
 	r58 = add.i64 r54, r57
 	r16 = move.i64 r58
-	jump b8
-b8: # Mix[int].return
-	checkindex r7, r5, site 4
+	jump b10
+b10: # Mix[int].return
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
-	r60 = add.i64 r7, 1
-	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+b12: # divide in 64 bits
+	r104 = div.i64 r11, r15
+	r116 = mul.i64 r104, r15
+	r105 = sub.i64 r11, r116
+	jump b8
+b13: # edge 0→2
 	r26 = move.i64 r24
-	jump b7
+	jump b9
+b14: # exit
+	return
 
 kernel MixUint8(a []u8, b []u8, out []u8)
 site 0 index kernels.go:58:25
@@ -21049,11 +21769,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b11
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -21075,7 +21795,7 @@ b5: # Mix[uint8].entry
 	r23 = shr.u8.u64 r22, 1
 	r24 = or.u8 r21, r23
 	r25 = ne.u8 r15, 0
-	branch r25, b6, b11
+	branch r25, b6, b10
 b6: # Mix[uint8].if.then
 	checkdiv.u8 r15, site 2
 	r27 = div.u8 r11, r15
@@ -21103,7 +21823,7 @@ b7: # Mix[uint8].if.done
 	r46 = shr.u8.u64 r11, r44
 	r47 = or.u8 r45, r46
 	r48 = xor.u8 r42, r47
-	r49 = convert.u64.u8 r15
+	r49 = move.u64 r43
 	r50 = shl.u8.u64 r11, r49
 	r51 = add.u8 r48, r50
 	r52 = shr.u8.u8 r11, r15
@@ -21115,20 +21835,17 @@ b7: # Mix[uint8].if.done
 	r16 = move.u8 r57
 	jump b8
 b8: # Mix[uint8].return
-	checkindex r7, r5, site 4
 	r58 = elemaddr r4, r7, 1
 	store.u8 r58, r16
-	r59 = add.i64 r7, 1
-	r60 = lt.i64 r59, r3
-	branch r60, b9, b10
+	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+b10: # edge 0→2
 	r26 = move.u8 r24
 	jump b7
+b11: # exit
+	return
 
 kernel MixUint16(a []u16, b []u16, out []u16)
 site 0 index kernels.go:65:25
@@ -21150,11 +21867,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b11
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -21176,7 +21893,7 @@ b5: # Mix[uint16].entry
 	r23 = shr.u16.u64 r22, 1
 	r24 = or.u16 r21, r23
 	r25 = ne.u16 r15, 0
-	branch r25, b6, b11
+	branch r25, b6, b10
 b6: # Mix[uint16].if.then
 	checkdiv.u16 r15, site 2
 	r27 = div.u16 r11, r15
@@ -21204,7 +21921,7 @@ b7: # Mix[uint16].if.done
 	r46 = shr.u16.u64 r11, r44
 	r47 = or.u16 r45, r46
 	r48 = xor.u16 r42, r47
-	r49 = convert.u64.u16 r15
+	r49 = move.u64 r43
 	r50 = shl.u16.u64 r11, r49
 	r51 = add.u16 r48, r50
 	r52 = convert.u8.u16 r15
@@ -21217,20 +21934,17 @@ b7: # Mix[uint16].if.done
 	r16 = move.u16 r58
 	jump b8
 b8: # Mix[uint16].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.u16 r59, r16
-	r60 = add.i64 r7, 1
-	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
+	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+b10: # edge 0→2
 	r26 = move.u16 r24
 	jump b7
+b11: # exit
+	return
 
 kernel MixUint32(a []u32, b []u32, out []u32)
 site 0 index kernels.go:72:25
@@ -21252,11 +21966,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b12
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -21281,13 +21995,18 @@ b5: # Mix[uint32].entry
 	branch r25, b6, b11
 b6: # Mix[uint32].if.then
 	checkdiv.u32 r15, site 2
-	r27 = div.u32 r11, r15
+	r90 = div.u32 r11, r15
+	r92 = mul.u32 r90, r15
+	r91 = sub.u32 r11, r92
+	jump b7
+b7: # Mix[uint32].if.then
+	r27 = move.u32 r90
 	r28 = add.u32 r24, r27
-	r29 = rem.u32 r11, r15
+	r29 = move.u32 r91
 	r30 = xor.u32 r28, r29
 	r26 = move.u32 r30
-	jump b7
-b7: # Mix[uint32].if.done
+	jump b8
+b8: # Mix[uint32].if.done
 	r62 = mulhi.u32 r11, 613566757
 	r63 = sub.u32 r11, r62
 	r64 = shr.u32.u32 r63, 1
@@ -21334,7 +22053,7 @@ b7: # Mix[uint32].if.done
 	r46 = shr.u32.u64 r11, r44
 	r47 = or.u32 r45, r46
 	r48 = xor.u32 r42, r47
-	r49 = convert.u64.u32 r15
+	r49 = move.u64 r43
 	r50 = shl.u32.u64 r11, r49
 	r51 = add.u32 r48, r50
 	r52 = convert.u8.u32 r15
@@ -21345,22 +22064,19 @@ b7: # Mix[uint32].if.done
 	r57 = add.u32 r55, r56
 	r58 = add.u32 r54, r57
 	r16 = move.u32 r58
-	jump b8
-b8: # Mix[uint32].return
-	checkindex r7, r5, site 4
+	jump b9
+b9: # Mix[uint32].return
 	r59 = elemaddr r4, r7, 4
 	store.u32 r59, r16
-	r60 = add.i64 r7, 1
-	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
 b11: # edge 0→2
 	r26 = move.u32 r24
-	jump b7
+	jump b8
+b12: # exit
+	return
 
 kernel MixUint64(a []u64, b []u64, out []u64)
 site 0 index kernels.go:79:25
@@ -21382,11 +22098,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b14
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -21408,16 +22124,30 @@ b5: # Mix[uint64].entry
 	r23 = shr.u64.u64 r22, 1
 	r24 = or.u64 r21, r23
 	r25 = ne.u64 r15, 0
-	branch r25, b6, b11
+	branch r25, b6, b13
 b6: # Mix[uint64].if.then
 	checkdiv.u64 r15, site 2
-	r27 = div.u64 r11, r15
+	r92 = or.u64 r11, r15
+	r93 = shr.u64.u32 r92, 32
+	r94 = eq.u64 r93, 0
+	branch r94, b7, b12
+b7: # divide in 32 bits
+	r95 = convert.u32.u64 r11
+	r96 = convert.u32.u64 r15
+	r97 = div.u32 r95, r96
+	r99 = mul.u32 r97, r96
+	r98 = sub.u32 r95, r99
+	r90 = convert.u64.u32 r97
+	r91 = convert.u64.u32 r98
+	jump b8
+b8: # Mix[uint64].if.then
+	r27 = move.u64 r90
 	r28 = add.u64 r24, r27
-	r29 = rem.u64 r11, r15
+	r29 = move.u64 r91
 	r30 = xor.u64 r28, r29
 	r26 = move.u64 r30
-	jump b7
-b7: # Mix[uint64].if.done
+	jump b9
+b9: # Mix[uint64].if.done
 	r62 = mulhi.u64 r11, 2635249153387078803
 	r63 = sub.u64 r11, r62
 	r64 = shr.u64.u32 r63, 1
@@ -21475,22 +22205,24 @@ b7: # Mix[uint64].if.done
 	r57 = add.u64 r55, r56
 	r58 = add.u64 r54, r57
 	r16 = move.u64 r58
-	jump b8
-b8: # Mix[uint64].return
-	checkindex r7, r5, site 4
+	jump b10
+b10: # Mix[uint64].return
 	r59 = elemaddr r4, r7, 8
 	store.u64 r59, r16
-	r60 = add.i64 r7, 1
-	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+b12: # divide in 64 bits
+	r90 = div.u64 r11, r15
+	r100 = mul.u64 r90, r15
+	r91 = sub.u64 r11, r100
+	jump b8
+b13: # edge 0→2
 	r26 = move.u64 r24
-	jump b7
+	jump b9
+b14: # exit
+	return
 
 kernel MixUint(a []u64, b []u64, out []u64)
 site 0 index kernels.go:86:25
@@ -21512,11 +22244,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b14
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -21538,16 +22270,30 @@ b5: # Mix[uint].entry
 	r23 = shr.u64.u64 r22, 1
 	r24 = or.u64 r21, r23
 	r25 = ne.u64 r15, 0
-	branch r25, b6, b11
+	branch r25, b6, b13
 b6: # Mix[uint].if.then
 	checkdiv.u64 r15, site 2
-	r27 = div.u64 r11, r15
+	r90 = or.u64 r11, r15
+	r91 = shr.u64.u32 r90, 32
+	r92 = eq.u64 r91, 0
+	branch r92, b7, b12
+b7: # divide in 32 bits
+	r93 = convert.u32.u64 r11
+	r94 = convert.u32.u64 r15
+	r95 = div.u32 r93, r94
+	r97 = mul.u32 r95, r94
+	r96 = sub.u32 r93, r97
+	r88 = convert.u64.u32 r95
+	r89 = convert.u64.u32 r96
+	jump b8
+b8: # Mix[uint].if.then
+	r27 = move.u64 r88
 	r28 = add.u64 r24, r27
-	r29 = rem.u64 r11, r15
+	r29 = move.u64 r89
 	r30 = xor.u64 r28, r29
 	r26 = move.u64 r30
-	jump b7
-b7: # Mix[uint].if.done
+	jump b9
+b9: # Mix[uint].if.done
 	r60 = mulhi.u64 r11, 2635249153387078803
 	r61 = sub.u64 r11, r60
 	r62 = shr.u64.u32 r61, 1
@@ -21603,22 +22349,24 @@ b7: # Mix[uint].if.done
 	r55 = add.u64 r53, r54
 	r56 = add.u64 r52, r55
 	r16 = move.u64 r56
-	jump b8
-b8: # Mix[uint].return
-	checkindex r7, r5, site 4
+	jump b10
+b10: # Mix[uint].return
 	r57 = elemaddr r4, r7, 8
 	store.u64 r57, r16
-	r58 = add.i64 r7, 1
-	r59 = lt.i64 r58, r3
-	branch r59, b9, b10
-b9: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+b12: # divide in 64 bits
+	r88 = div.u64 r11, r15
+	r98 = mul.u64 r88, r15
+	r89 = sub.u64 r11, r98
+	jump b8
+b13: # edge 0→2
 	r26 = move.u64 r24
-	jump b7
+	jump b9
+b14: # exit
+	return
 
 kernel Shifts(x []i64, c []u8, out []i64)
 site 0 index kernels.go:95:9
@@ -21638,7 +22386,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21680,12 +22428,9 @@ b4: # rangeint.body
 	r40 = and.u8 r11, 7
 	r41 = shl.i64.u8 r39, r40
 	r42 = xor.i64 r37, r41
-	checkindex r7, r5, site 2
 	r43 = elemaddr r4, r7, 8
 	store.i64 r43, r42
-	r44 = add.i64 r7, 1
-	r45 = lt.i64 r44, r3
-	branch r45, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -21722,7 +22467,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -21745,8 +22490,8 @@ b4: # rangeint.body
 	checkindex r7, r23, site 2
 	r21 = elemaddr r22, r7, 1
 	store.u8 r21, r20
-	r24 = convert.i16.i64 r11
-	r25 = convert.u8.i64 r11
+	r24 = move.i16 r17
+	r25 = move.u8 r16
 	r26 = convert.i16.u8 r25
 	r27 = sub.i16 r24, r26
 	checkindex r7, r30, site 3
@@ -21762,7 +22507,7 @@ b4: # rangeint.body
 	r38 = convert.f32.f64 r15
 	r39 = convert.f32.i64 r11
 	r40 = add.f32 r38, r39
-	r41 = convert.u32.i64 r11
+	r41 = move.u32 r31
 	r42 = convert.f32.u32 r41
 	r43 = add.f32 r40, r42
 	r44 = convert.u64.i64 r11
@@ -21772,11 +22517,11 @@ b4: # rangeint.body
 	checkindex r7, r50, site 5
 	r48 = elemaddr r49, r7, 4
 	store.f32 r48, r47
-	r51 = convert.f32.f64 r15
+	r51 = move.f32 r38
 	r52 = convert.i64.f32 r51
 	r53 = convert.i64.f64 r15
 	r54 = add.i64 r52, r53
-	r55 = div.f64 r15, 4.0
+	r55 = mul.f64 r15, 0.25
 	r56 = convert.i32.f64 r55
 	r57 = convert.i64.i32 r56
 	r58 = add.i64 r54, r57
@@ -21787,12 +22532,9 @@ b4: # rangeint.body
 	r63 = convert.i8.f64 r62
 	r64 = convert.i64.i8 r63
 	r65 = add.i64 r61, r64
-	checkindex r7, r5, site 6
 	r66 = elemaddr r4, r7, 8
 	store.i64 r66, r65
-	r67 = add.i64 r7, 1
-	r68 = lt.i64 r67, r3
-	branch r68, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -21816,11 +22558,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
+	branch r6, b3, b14
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -21837,14 +22579,14 @@ b4: # rangeint.body
 	r19 = add.f64 r11, r15
 	r20 = add.f64 r18, r19
 	r21 = lt.f64 r11, r15
-	branch r21, b5, b12
+	branch r21, b5, b11
 b5: # if.then
 	r22 = add.f64 r20, 1.0
 	r23 = move.f64 r22
 	jump b6
 b6: # if.done
 	r24 = ne.f64 r11, r15
-	branch r24, b7, b11
+	branch r24, b7, b10
 b7: # if.then
 	r28 = mul.f64 r23, 0.5
 	r25 = move.f64 r28
@@ -21866,32 +22608,30 @@ b8: # if.done
 	r42 = mul.f64 r40, 2.0
 	r43 = add.f64 r39, r42
 	r44 = add.f64 r38, r43
-	r45 = min.f64 r11, r15
+	r45 = move.f64 r39
 	r46 = mul.f64 r45, 0.0
 	r47 = add.f64 r44, r46
 	r48 = elemaddr r4, r7, 8
 	store.f64 r48, r47
-	r49 = add.i64 r7, 1
-	r50 = lt.i64 r49, r3
-	branch r50, b9, b10
+	jump b9
 b9: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b10: # exit
-	return
-b11: # edge 4→8
+b10: # edge 4→8
 	r25 = move.f64 r23
 	jump b8
-b12: # if.else
+b11: # if.else
 	r26 = eq.f64 r11, r15
-	branch r26, b13, b14
-b13: # if.then
+	branch r26, b12, b13
+b12: # if.then
 	r27 = sub.f64 r20, 1.0
 	r23 = move.f64 r27
 	jump b6
-b14: # edge 5→4
+b13: # edge 5→4
 	r23 = move.f64 r20
 	jump b6
+b14: # exit
+	return
 
 kernel Floats32(x []f32, y []f32, out []f32)
 site 0 index kernels.go:149:12
@@ -21910,11 +22650,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b8
+	branch r6, b3, b9
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -21931,7 +22671,7 @@ b4: # rangeint.body
 	r19 = add.f32 r11, r15
 	r20 = add.f32 r18, r19
 	r21 = ge.f32 r11, r15
-	branch r21, b5, b9
+	branch r21, b5, b8
 b5: # if.then
 	r23 = sub.f32 r20, r11
 	r22 = move.f32 r23
@@ -21955,17 +22695,15 @@ b6: # if.done
 	r49 = sub.f32 r47, r48
 	r50 = elemaddr r4, r7, 4
 	store.f32 r50, r49
-	r51 = add.i64 r7, 1
-	r52 = lt.i64 r51, r3
-	branch r52, b7, b8
+	jump b7
 b7: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b8: # exit
-	return
-b9: # edge 1→4
+b8: # edge 1→4
 	r22 = move.f32 r20
 	jump b6
+b9: # exit
+	return
 
 kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
 site 0 index kernels.go:165:16
@@ -21990,7 +22728,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22006,20 +22744,123 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = min.f64 r11, r15
-	checkindex r7, r5, site 2
 	r17 = elemaddr r4, r7, 8
 	store.f64 r17, r16
-	r18 = elemaddr r9, r7, 8
+	r18 = move.ptr r8
 	r19 = load.f64 r18
-	r20 = elemaddr r13, r7, 8
+	r20 = move.ptr r12
 	r21 = load.f64 r20
 	r22 = max.f64 r19, r21
 	checkindex r7, r25, site 5
 	r23 = elemaddr r24, r7, 8
 	store.f64 r23, r22
-	r26 = add.i64 r7, 1
-	r27 = lt.i64 r26, r3
-	branch r27, b5, b6
+	jump b5
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel MinMaxConstants(x []f64, hi []f64, lo []f64, hiNeg []f64, loNeg []f64, hiC []f64, loC []f64, y []f32, hi32 []f32, lo32 []f32)
+site 0 index kernels.go:179:23
+site 1 index kernels.go:179:37
+site 2 index kernels.go:179:5
+site 3 index kernels.go:179:12
+site 4 index kernels.go:180:29
+site 5 index kernels.go:180:58
+site 6 index kernels.go:180:8
+site 7 index kernels.go:180:18
+site 8 index kernels.go:181:25
+site 9 index kernels.go:181:47
+site 10 index kernels.go:181:6
+site 11 index kernels.go:181:14
+site 12 index kernels.go:182:27
+site 13 index kernels.go:182:41
+site 14 index kernels.go:182:7
+site 15 index kernels.go:182:16
+
+task MinMaxConstants_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r16 = base hi
+	r17 = len hi
+	r19 = base lo
+	r20 = len lo
+	r28 = base hiNeg
+	r29 = len hiNeg
+	r31 = base loNeg
+	r32 = len loNeg
+	r40 = base hiC
+	r41 = len hiC
+	r43 = base loC
+	r44 = len loC
+	r46 = base y
+	r47 = len y
+	r54 = base hi32
+	r55 = len hi32
+	r57 = base lo32
+	r58 = len lo32
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r9 = elemaddr r4, r7, 8
+	r10 = load.f64 r9
+	r11 = max.f64 r10, 0.0
+	r13 = move.f64 r10
+	r14 = min.f64 r13, 0.0
+	checkindex r7, r17, site 2
+	r15 = elemaddr r16, r7, 8
+	store.f64 r15, r11
+	checkindex r7, r20, site 3
+	r18 = elemaddr r19, r7, 8
+	store.f64 r18, r14
+	r21 = move.ptr r9
+	r22 = load.f64 r21
+	r23 = max.f64 r22, -0.0
+	r25 = move.f64 r22
+	r26 = min.f64 -0.0, r25
+	checkindex r7, r29, site 6
+	r27 = elemaddr r28, r7, 8
+	store.f64 r27, r23
+	checkindex r7, r32, site 7
+	r30 = elemaddr r31, r7, 8
+	store.f64 r30, r26
+	r33 = move.ptr r9
+	r34 = load.f64 r33
+	r35 = max.f64 r34, 1.5
+	r37 = move.f64 r34
+	r38 = min.f64 r37, -2.5
+	checkindex r7, r41, site 10
+	r39 = elemaddr r40, r7, 8
+	store.f64 r39, r35
+	checkindex r7, r44, site 11
+	r42 = elemaddr r43, r7, 8
+	store.f64 r42, r38
+	checkindex r7, r47, site 12
+	r45 = elemaddr r46, r7, 4
+	r48 = load.f32 r45
+	r49 = max.f32 r48, 0.0
+	r51 = move.f32 r48
+	r52 = min.f32 r51, 0.25
+	checkindex r7, r55, site 14
+	r53 = elemaddr r54, r7, 4
+	store.f32 r53, r49
+	checkindex r7, r58, site 15
+	r56 = elemaddr r57, r7, 4
+	store.f32 r56, r52
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -22027,7 +22868,7 @@ b6: # exit
 	return
 
 kernel Control(a []i32, out []i32, limit i32)
-site 0 index kernels.go:176:9
+site 0 index kernels.go:192:9
 
 task Control_0 parallel count=(len out)
 b0: # entry
@@ -22041,11 +22882,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b17
+	branch r6, b3, b43
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -22054,10 +22895,10 @@ b4: # rangeint.body
 	r8 = elemaddr r9, r7, 4
 	r11 = load.i32 r8
 	r12 = lt.i32 r11, 0
-	branch r12, b5, b42
+	branch r12, b5, b39
 b5: # cond.true
 	r19 = gt.i32 r11, -100
-	branch r19, b6, b42
+	branch r19, b6, b39
 b6: # switch.body
 	r16 = neg.i32 r11
 	r13 = move.i32 r16
@@ -22068,23 +22909,20 @@ b7: # switch.done
 	jump b8
 b8: # for.loop
 	r21 = lt.i32 r15, 40
-	branch r21, b9, b41
-b9: # for.body
-	r23 = lt.i64 0, 10
-	branch r23, b10, b40
-b10: # edge 11→14
+	branch r21, b9, b38
+b9: # edge 11→14
 	r24 = move.i32 r14
 	r25 = move.i64 0
-	jump b11
-b11: # rangeint.body
+	jump b10
+b10: # rangeint.body
 	r30 = convert.i32.i64 r25
 	r31 = add.i32 r30, r15
 	r32 = gt.i32 r31, r33
-	branch r32, b12, b22
-b12: # edge 14→13
+	branch r32, b11, b20
+b11: # edge 14→13
 	r22 = move.i32 r24
-	jump b13
-b13: # for.done
+	jump b12
+b12: # for.done
 	r57 = shr.i32.u32 r13, 31
 	r58 = and.i32 r57, 3
 	r59 = add.i32 r13, r58
@@ -22093,37 +22931,33 @@ b13: # for.done
 	r62 = sub.i32 r13, r61
 	r28 = move.i32 r62
 	r29 = eq.i32 r28, 0
-	branch r29, b14, b18
-b14: # switch.body
+	branch r29, b13, b16
+b13: # switch.body
 	r46 = add.i32 r22, 100
 	r41 = move.i32 r46
-	jump b15
-b15: # switch.done
+	jump b14
+b14: # switch.done
 	r42 = add.i32 r13, r41
 	r43 = elemaddr r4, r7, 4
 	store.i32 r43, r42
-	r44 = add.i64 r7, 1
-	r45 = lt.i64 r44, r3
-	branch r45, b16, b17
-b16: # latch
+	jump b15
+b15: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b17: # exit
-	return
-b18: # switch.next
+b16: # switch.next
 	r48 = eq.i32 r28, 1
-	branch r48, b14, b19
-b19: # switch.next
+	branch r48, b13, b17
+b17: # switch.next
 	r49 = eq.i32 r28, 2
-	branch r49, b20, b21
-b20: # switch.body
+	branch r49, b18, b19
+b18: # switch.body
 	r47 = sub.i32 r22, 100
 	r41 = move.i32 r47
-	jump b15
-b21: # edge 21→17
+	jump b14
+b19: # edge 21→17
 	r41 = move.i32 r22
-	jump b15
-b22: # if.done
+	jump b14
+b20: # if.done
 	r34 = convert.i32.i64 r25
 	r35 = add.i32 r13, r34
 	r63 = mulhi.i32 r35, -1431655765
@@ -22137,124 +22971,121 @@ b22: # if.done
 	r71 = sub.i32 r35, r70
 	r36 = move.i32 r71
 	r37 = eq.i32 r36, 0
-	branch r37, b23, b25
-b23: # edge 15→12
+	branch r37, b21, b23
+b21: # edge 15→12
 	r26 = move.i32 r24
-	jump b24
-b24: # for.post
+	jump b22
+b22: # for.post
 	r27 = add.i32 r15, 1
 	r14 = move.i32 r26
 	r15 = move.i32 r27
 	jump b8
-b25: # if.done
+b23: # if.done
 	r38 = add.i32 r24, 1
 	r39 = add.i64 r25, 1
 	r40 = lt.i64 r39, 10
-	branch r40, b26, b39
-b26: # edge 16→14
+	branch r40, b24, b37
+b24: # edge 16→14
 	r24 = move.i32 r38
 	r25 = move.i64 r39
-	jump b27
-b27: # rangeint.body (unrolled 1)
-	r30 = convert.i32.i64 r25
-	r31 = add.i32 r30, r15
-	r32 = gt.i32 r31, r33
-	branch r32, b12, b28
-b28: # if.done (unrolled 1)
-	r34 = convert.i32.i64 r25
-	r35 = add.i32 r13, r34
-	r63 = mulhi.i32 r35, -1431655765
-	r64 = add.i32 r63, r35
-	r65 = convert.u32.i32 r64
-	r66 = shr.u32.u32 r65, 31
-	r67 = shr.i32.u32 r64, 1
-	r68 = convert.i32.u32 r66
-	r69 = add.i32 r67, r68
-	r70 = mul.i32 r69, 3
-	r71 = sub.i32 r35, r70
-	r36 = move.i32 r71
-	r37 = eq.i32 r36, 0
-	branch r37, b23, b29
-b29: # if.done (unrolled 1)
+	jump b25
+b25: # rangeint.body (unrolled 1)
+	r72 = convert.i32.i64 r25
+	r73 = add.i32 r72, r15
+	r74 = gt.i32 r73, r33
+	branch r74, b11, b26
+b26: # if.done (unrolled 1)
+	r75 = convert.i32.i64 r25
+	r76 = add.i32 r13, r75
+	r81 = mulhi.i32 r76, -1431655765
+	r82 = add.i32 r81, r76
+	r83 = convert.u32.i32 r82
+	r84 = shr.u32.u32 r83, 31
+	r85 = shr.i32.u32 r82, 1
+	r86 = convert.i32.u32 r84
+	r87 = add.i32 r85, r86
+	r88 = mul.i32 r87, 3
+	r89 = sub.i32 r76, r88
+	r77 = move.i32 r89
+	r78 = eq.i32 r77, 0
+	branch r78, b21, b27
+b27: # if.done (unrolled 1)
 	r38 = add.i32 r24, 1
-	r39 = add.i64 r25, 1
-	r40 = lt.i64 r39, 10
-	branch r40, b30, b39
-b30: # edge 16→14 (unrolled 1)
+	r79 = add.i64 r25, 1
+	r80 = lt.i64 r79, 10
+	branch r80, b28, b37
+b28: # edge 16→14 (unrolled 1)
 	r24 = move.i32 r38
-	r25 = move.i64 r39
-	jump b31
-b31: # rangeint.body (unrolled 2)
-	r30 = convert.i32.i64 r25
-	r31 = add.i32 r30, r15
-	r32 = gt.i32 r31, r33
-	branch r32, b12, b32
-b32: # if.done (unrolled 2)
-	r34 = convert.i32.i64 r25
-	r35 = add.i32 r13, r34
-	r63 = mulhi.i32 r35, -1431655765
-	r64 = add.i32 r63, r35
-	r65 = convert.u32.i32 r64
-	r66 = shr.u32.u32 r65, 31
-	r67 = shr.i32.u32 r64, 1
-	r68 = convert.i32.u32 r66
-	r69 = add.i32 r67, r68
-	r70 = mul.i32 r69, 3
-	r71 = sub.i32 r35, r70
-	r36 = move.i32 r71
-	r37 = eq.i32 r36, 0
-	branch r37, b23, b33
-b33: # if.done (unrolled 2)
+	r25 = move.i64 r79
+	jump b29
+b29: # rangeint.body (unrolled 2)
+	r90 = convert.i32.i64 r25
+	r91 = add.i32 r90, r15
+	r92 = gt.i32 r91, r33
+	branch r92, b11, b30
+b30: # if.done (unrolled 2)
+	r93 = convert.i32.i64 r25
+	r94 = add.i32 r13, r93
+	r99 = mulhi.i32 r94, -1431655765
+	r100 = add.i32 r99, r94
+	r101 = convert.u32.i32 r100
+	r102 = shr.u32.u32 r101, 31
+	r103 = shr.i32.u32 r100, 1
+	r104 = convert.i32.u32 r102
+	r105 = add.i32 r103, r104
+	r106 = mul.i32 r105, 3
+	r107 = sub.i32 r94, r106
+	r95 = move.i32 r107
+	r96 = eq.i32 r95, 0
+	branch r96, b21, b31
+b31: # if.done (unrolled 2)
 	r38 = add.i32 r24, 1
-	r39 = add.i64 r25, 1
-	r40 = lt.i64 r39, 10
-	branch r40, b34, b39
-b34: # edge 16→14 (unrolled 2)
+	r97 = add.i64 r25, 1
+	r98 = lt.i64 r97, 10
+	branch r98, b32, b37
+b32: # edge 16→14 (unrolled 2)
 	r24 = move.i32 r38
-	r25 = move.i64 r39
-	jump b35
-b35: # rangeint.body (unrolled 3)
-	r30 = convert.i32.i64 r25
-	r31 = add.i32 r30, r15
-	r32 = gt.i32 r31, r33
-	branch r32, b12, b36
-b36: # if.done (unrolled 3)
-	r34 = convert.i32.i64 r25
-	r35 = add.i32 r13, r34
-	r63 = mulhi.i32 r35, -1431655765
-	r64 = add.i32 r63, r35
-	r65 = convert.u32.i32 r64
-	r66 = shr.u32.u32 r65, 31
-	r67 = shr.i32.u32 r64, 1
-	r68 = convert.i32.u32 r66
-	r69 = add.i32 r67, r68
-	r70 = mul.i32 r69, 3
-	r71 = sub.i32 r35, r70
-	r36 = move.i32 r71
-	r37 = eq.i32 r36, 0
-	branch r37, b23, b37
-b37: # if.done (unrolled 3)
+	r25 = move.i64 r97
+	jump b33
+b33: # rangeint.body (unrolled 3)
+	r108 = convert.i32.i64 r25
+	r109 = add.i32 r108, r15
+	r110 = gt.i32 r109, r33
+	branch r110, b11, b34
+b34: # if.done (unrolled 3)
+	r111 = convert.i32.i64 r25
+	r112 = add.i32 r13, r111
+	r117 = mulhi.i32 r112, -1431655765
+	r118 = add.i32 r117, r112
+	r119 = convert.u32.i32 r118
+	r120 = shr.u32.u32 r119, 31
+	r121 = shr.i32.u32 r118, 1
+	r122 = convert.i32.u32 r120
+	r123 = add.i32 r121, r122
+	r124 = mul.i32 r123, 3
+	r125 = sub.i32 r112, r124
+	r113 = move.i32 r125
+	r114 = eq.i32 r113, 0
+	branch r114, b21, b35
+b35: # if.done (unrolled 3)
 	r38 = add.i32 r24, 1
-	r39 = add.i64 r25, 1
-	r40 = lt.i64 r39, 10
-	branch r40, b38, b39
-b38: # edge 16→14 (unrolled 3)
+	r115 = add.i64 r25, 1
+	r116 = lt.i64 r115, 10
+	branch r116, b36, b37
+b36: # edge 16→14 (unrolled 3)
 	r24 = move.i32 r38
-	r25 = move.i64 r39
-	jump b11
-b39: # edge 16→12
+	r25 = move.i64 r115
+	jump b10
+b37: # edge 16→12
 	r26 = move.i32 r38
-	jump b24
-b40: # edge 11→12
-	r26 = move.i32 r14
-	jump b24
-b41: # edge 10→13
+	jump b22
+b38: # edge 10→13
 	r22 = move.i32 r14
-	jump b13
-b42: # switch.next
+	jump b12
+b39: # switch.next
 	r18 = ge.i32 r11, 0
-	branch r18, b43, b44
-b43: # switch.body
+	branch r18, b40, b41
+b40: # switch.body
 	r50 = mulhi.i32 r11, -1431655765
 	r51 = add.i32 r50, r11
 	r52 = convert.u32.i32 r51
@@ -22265,21 +23096,23 @@ b43: # switch.body
 	r17 = move.i32 r56
 	r13 = move.i32 r17
 	jump b7
-b44: # cond.false
+b41: # cond.false
 	r20 = lt.i32 r11, -1000
-	branch r20, b43, b45
-b45: # switch.next
+	branch r20, b40, b42
+b42: # switch.next
 	r13 = move.i32 7
 	jump b7
+b43: # exit
+	return
 
 kernel Phases(a []i32, b []i32, n i64)
-site 0 index kernels.go:213:3
-site 1 index kernels.go:215:4
-site 2 index kernels.go:217:10
-site 3 index kernels.go:217:17
-site 4 index kernels.go:217:3
-site 5 index kernels.go:219:12
-site 6 index kernels.go:224:13
+site 0 index kernels.go:229:3
+site 1 index kernels.go:231:4
+site 2 index kernels.go:233:10
+site 3 index kernels.go:233:17
+site 4 index kernels.go:233:3
+site 5 index kernels.go:235:12
+site 6 index kernels.go:240:13
 
 task Phases_0 serial
 b0: # entry
@@ -22301,7 +23134,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -22311,15 +23144,12 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r8 = convert.i32.i64 r7
-	checkindex r7, r5, site 1
 	r9 = elemaddr r4, r7, 4
 	r10 = load.i32 r9
 	r11 = add.i32 r10, r8
-	r12 = elemaddr r4, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
-	r13 = add.i64 r7, 1
-	r14 = lt.i64 r13, r3
-	branch r14, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -22357,6 +23187,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, 1
+	r9 = elemaddr r3, 0, 4
 	jump b2
 b2: # head
 	r5 = move.i64 r4
@@ -22371,12 +23202,11 @@ b4: # for.loop
 	branch r8, b5, b7
 b5: # for.body
 	checkindex 0, r4, site 5
-	r9 = elemaddr r3, 0, 4
 	r10 = load.i32 r9
 	r11 = elemaddr r3, r7, 4
 	r12 = load.i32 r11
 	r13 = add.i32 r12, r10
-	r14 = elemaddr r3, r7, 4
+	r14 = move.ptr r11
 	store.i32 r14, r13
 	jump b6
 b6: # latch
@@ -22393,79 +23223,117 @@ b0: # entry
 	jump b1
 b1: # for.done
 	r0 = gt.i64 r1, 3
-	branch r0, b2, b11
+	branch r0, b2, b15
 b2: # if.then
 	r2 = move.i64 1
+	r3 = move.i64 r5
+	r16 = elemaddr r4, 0, 4
+	r17 = elemaddr r4, 1, 4
+	r18 = elemaddr r4, 1, 4
 	jump b3
-b3: # for.loop
-	r3 = move.i64 r5
+b3: # unroll setup
+	r19 = max.i64 r3, -9223372036854775805
+	r20 = sub.i64 r19, 3
+	jump b4
+b4: # unroll guard
+	r21 = lt.i64 r2, r20
+	branch r21, b5, b13
+b5: # for.loop (unrolled 0)
 	r6 = lt.i64 r2, r3
-	branch r6, b4, b11
-b4: # for.body
+	jump b6
+b6: # for.body (unrolled 0)
 	r7 = sub.i64 r2, 1
 	checkindex r7, r5, site 6
-	r8 = elemaddr r4, r7, 4
+	r8 = move.ptr r16
 	r9 = load.i32 r8
-	r10 = elemaddr r4, r2, 4
+	r10 = move.ptr r17
 	r11 = load.i32 r10
 	r12 = add.i32 r11, r9
-	r13 = elemaddr r4, r2, 4
+	r13 = move.ptr r18
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
-	jump b5
-b5: # for.loop (unrolled 1)
-	r3 = move.i64 r5
-	r6 = lt.i64 r2, r3
-	branch r6, b6, b11
-b6: # for.body (unrolled 1)
-	r7 = sub.i64 r2, 1
-	checkindex r7, r5, site 6
-	r8 = elemaddr r4, r7, 4
-	r9 = load.i32 r8
-	r10 = elemaddr r4, r2, 4
-	r11 = load.i32 r10
-	r12 = add.i32 r11, r9
-	r13 = elemaddr r4, r2, 4
-	store.i32 r13, r12
-	r14 = add.i64 r2, 1
-	r2 = move.i64 r14
+	r16 = elemaddr r16, 1, 4
+	r17 = elemaddr r17, 1, 4
+	r18 = elemaddr r18, 1, 4
 	jump b7
-b7: # for.loop (unrolled 2)
-	r3 = move.i64 r5
+b7: # for.loop (unrolled 1)
 	r6 = lt.i64 r2, r3
-	branch r6, b8, b11
-b8: # for.body (unrolled 2)
+	jump b8
+b8: # for.body (unrolled 1)
 	r7 = sub.i64 r2, 1
 	checkindex r7, r5, site 6
-	r8 = elemaddr r4, r7, 4
+	r8 = move.ptr r16
 	r9 = load.i32 r8
-	r10 = elemaddr r4, r2, 4
+	r10 = move.ptr r17
 	r11 = load.i32 r10
 	r12 = add.i32 r11, r9
-	r13 = elemaddr r4, r2, 4
+	r13 = move.ptr r18
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
+	r16 = elemaddr r16, 1, 4
+	r17 = elemaddr r17, 1, 4
+	r18 = elemaddr r18, 1, 4
 	jump b9
-b9: # for.loop (unrolled 3)
-	r3 = move.i64 r5
+b9: # for.loop (unrolled 2)
 	r6 = lt.i64 r2, r3
-	branch r6, b10, b11
-b10: # for.body (unrolled 3)
+	jump b10
+b10: # for.body (unrolled 2)
 	r7 = sub.i64 r2, 1
 	checkindex r7, r5, site 6
-	r8 = elemaddr r4, r7, 4
+	r8 = move.ptr r16
 	r9 = load.i32 r8
-	r10 = elemaddr r4, r2, 4
+	r10 = move.ptr r17
 	r11 = load.i32 r10
 	r12 = add.i32 r11, r9
-	r13 = elemaddr r4, r2, 4
+	r13 = move.ptr r18
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
-	jump b3
-b11: # if.done
+	r16 = elemaddr r16, 1, 4
+	r17 = elemaddr r17, 1, 4
+	r18 = elemaddr r18, 1, 4
+	jump b11
+b11: # for.loop (unrolled 3)
+	r6 = lt.i64 r2, r3
+	jump b12
+b12: # for.body (unrolled 3)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = move.ptr r16
+	r9 = load.i32 r8
+	r10 = move.ptr r17
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = move.ptr r18
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	r16 = elemaddr r16, 1, 4
+	r17 = elemaddr r17, 1, 4
+	r18 = elemaddr r18, 1, 4
+	jump b4
+b13: # for.loop
+	r6 = lt.i64 r2, r3
+	branch r6, b14, b15
+b14: # for.body
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = move.ptr r16
+	r9 = load.i32 r8
+	r10 = move.ptr r17
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = move.ptr r18
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	r16 = elemaddr r16, 1, 4
+	r17 = elemaddr r17, 1, 4
+	r18 = elemaddr r18, 1, 4
+	jump b13
+b15: # if.done
 	return
 
 kernel Spin(out []i64, iters i64)
@@ -22480,18 +23348,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -22609,26 +23477,24 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel Helpers(a []i32, f []f64, sums []f64, q []i64, r []i64)
 site 0 divide helpers.go:37:11
 site 1 divide helpers.go:37:18
-site 2 index kernels.go:249:4
-site 3 index kernels.go:249:10
-site 4 sliceacap kernels.go:251:27
-site 5 sliceb kernels.go:251:27
-site 6 index kernels.go:251:8
+site 2 index kernels.go:265:4
+site 3 index kernels.go:265:10
+site 4 sliceacap kernels.go:267:27
+site 5 sliceb kernels.go:267:27
+site 6 index kernels.go:267:8
 
 task Helpers_0 parallel count=(len a)
 b0: # entry
@@ -22647,27 +23513,26 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r42 = move.i64 r44
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b31
+	branch r6, b3, b34
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
-	r11 = const.i32 -50
-	r12 = const.i32 50
 	jump b5
 b5: # Clamp.entry
-	r13 = max.i32 r9, r11
-	r14 = min.i32 r13, r12
+	r13 = max.i32 r9, -50
+	r14 = min.i32 r13, 50
 	r10 = move.i32 r14
 	jump b6
 b6: # Clamp.return
-	r15 = elemaddr r4, r7, 4
+	r15 = move.ptr r8
 	r16 = load.i32 r15
 	jump b7
 b7: # add.entry
@@ -22679,9 +23544,9 @@ b8: # add.return
 	jump b9
 b9: # twice.return
 	r20 = add.i32 r10, r17
-	r21 = elemaddr r4, r7, 4
+	r21 = move.ptr r8
 	store.i32 r21, r20
-	r22 = elemaddr r4, r7, 4
+	r22 = move.ptr r8
 	r23 = load.i32 r22
 	r24 = convert.i64.i32 r23
 	r25 = mul.i64 r24, 1000
@@ -22699,7 +23564,7 @@ b9: # twice.return
 	jump b10
 b10: # DivMod.entry
 	r30 = eq.i64 r27, 0
-	branch r30, b11, b32
+	branch r30, b11, b30
 b11: # DivMod.if.then
 	r28 = move.i64 0
 	r29 = move.i64 0
@@ -22714,11 +23579,10 @@ b12: # DivMod.return
 	r38 = elemaddr r39, r7, 8
 	store.i64 r38, r37
 	r41 = add.i64 r7, 3
-	r42 = move.i64 r44
 	r45 = le.i64 r41, r42
 	branch r45, b13, b29
 b13: # if.then
-	r46 = add.i64 r7, 3
+	r46 = move.i64 r41
 	checkslice r46, r44, site 4
 	checkslice r7, r46, site 5
 	r47 = elemaddr r43, r7, 8
@@ -22728,68 +23592,74 @@ b14: # Sum.entry
 	r51 = move.i64 r48
 	r52 = move.f64 0.0
 	r53 = move.i64 -1
+	r74 = elemaddr r47, 0, 8
 	jump b15
 b15: # unroll setup
-	r73 = max.i64 r51, -9223372036854775804
-	r74 = sub.i64 r73, 4
+	r88 = max.i64 r51, -9223372036854775804
+	r89 = sub.i64 r88, 4
 	jump b16
 b16: # unroll guard
-	r75 = lt.i64 r53, r74
-	branch r75, b17, b25
+	r90 = lt.i64 r53, r89
+	branch r90, b17, b25
 b17: # Sum.rangeindex.loop (unrolled 0)
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
 	jump b18
 b18: # Sum.rangeindex.body (unrolled 0)
-	r56 = elemaddr r47, r54, 8
+	r56 = move.ptr r74
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
+	r74 = elemaddr r74, 1, 8
 	jump b19
 b19: # Sum.rangeindex.loop (unrolled 1)
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
 	jump b20
 b20: # Sum.rangeindex.body (unrolled 1)
-	r56 = elemaddr r47, r54, 8
+	r56 = move.ptr r74
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
+	r74 = elemaddr r74, 1, 8
 	jump b21
 b21: # Sum.rangeindex.loop (unrolled 2)
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
 	jump b22
 b22: # Sum.rangeindex.body (unrolled 2)
-	r56 = elemaddr r47, r54, 8
+	r56 = move.ptr r74
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
+	r74 = elemaddr r74, 1, 8
 	jump b23
 b23: # Sum.rangeindex.loop (unrolled 3)
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
 	jump b24
 b24: # Sum.rangeindex.body (unrolled 3)
-	r56 = elemaddr r47, r54, 8
+	r56 = move.ptr r74
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
+	r74 = elemaddr r74, 1, 8
 	jump b16
 b25: # Sum.rangeindex.loop
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
 	branch r55, b26, b27
 b26: # Sum.rangeindex.body
-	r56 = elemaddr r47, r54, 8
+	r56 = move.ptr r74
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
+	r74 = elemaddr r74, 1, 8
 	jump b25
 b27: # Sum.rangeindex.done
 	r50 = move.f64 r52
@@ -22799,27 +23669,44 @@ b28: # Sum.return
 	r59 = elemaddr r60, r7, 8
 	store.f64 r59, r50
 	jump b29
-b29: # if.done
-	r62 = add.i64 r7, 1
-	r63 = lt.i64 r62, r3
-	branch r63, b30, b31
-b30: # latch
+b29: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b31: # exit
-	return
-b32: # DivMod.if.done
+b30: # DivMod.if.done
 	checkdiv.i64 r27, site 0
-	r31 = div.i64 r25, r27
-	r32 = rem.i64 r25, r27
+	r77 = convert.u64.i64 r25
+	r78 = convert.u64.i64 r27
+	r79 = or.u64 r77, r78
+	r80 = shr.u64.u32 r79, 32
+	r81 = eq.u64 r80, 0
+	branch r81, b31, b33
+b31: # divide in 32 bits
+	r82 = convert.u32.i64 r25
+	r83 = convert.u32.i64 r27
+	r84 = div.u32 r82, r83
+	r86 = mul.u32 r84, r83
+	r85 = sub.u32 r82, r86
+	r75 = convert.i64.u32 r84
+	r76 = convert.i64.u32 r85
+	jump b32
+b32: # DivMod.if.done
+	r31 = move.i64 r75
+	r32 = move.i64 r76
 	r28 = move.i64 r31
 	r29 = move.i64 r32
 	jump b12
+b33: # divide in 64 bits
+	r75 = div.i64 r25, r27
+	r87 = mul.i64 r75, r27
+	r76 = sub.i64 r25, r87
+	jump b32
+b34: # exit
+	return
 
 kernel Ranges(a []i32, b []f32, n i64, flag bool)
-site 0 index unsigned kernels.go:272:4
-site 1 index kernels.go:275:4
-site 2 index kernels.go:279:5
+site 0 index unsigned kernels.go:288:4
+site 1 index kernels.go:291:4
+site 2 index kernels.go:295:5
 
 task Ranges_0 parallel count=(len a)
 b0: # entry
@@ -22841,13 +23728,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
 	r13 = mul.i32 r12, 2
-	r14 = elemaddr r4, r9, 4
+	r14 = move.ptr r11
 	store.i32 r14, r13
 	jump b6
 b6: # latch
@@ -22876,13 +23762,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = add.f32 r12, 1.0
-	r14 = elemaddr r4, r9, 4
+	r14 = move.ptr r11
 	store.f32 r14, r13
 	jump b6
 b6: # latch
@@ -22901,7 +23786,7 @@ b1: # setup
 	r1 = convert.u64.i64 r0
 	r2 = threadcount
 	r3 = convert.u64.i64 r2
-	r4 = add.u64 r1, 0
+	r4 = move.u64 r1
 	jump b2
 b2: # head
 	r7 = move.i64 r6
@@ -22924,9 +23809,9 @@ b5: # for.body
 	r14 = elemaddr r5, r15, 4
 	r16 = load.i32 r14
 	r17 = sub.i32 r16, r13
-	r19 = convert.i64.u32 r11
+	r19 = move.i64 r15
 	checkindex r19, r6, site 0
-	r18 = elemaddr r5, r19, 4
+	r18 = move.ptr r14
 	store.i32 r18, r17
 	jump b6
 b6: # latch
@@ -22935,28 +23820,28 @@ b6: # latch
 b7: # head (unrolled 1)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r9 = convert.u64.u32 r8
-	r10 = lt.u64 r4, r9
-	branch r10, b8, b22
+	r21 = convert.u64.u32 r8
+	r22 = lt.u64 r4, r21
+	branch r22, b8, b22
 b8: # index (unrolled 1)
-	r11 = convert.u32.u64 r4
+	r23 = convert.u32.u64 r4
 	jump b9
 b9: # for.loop (unrolled 1)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r12 = lt.u32 r11, r8
-	branch r12, b10, b22
+	r24 = lt.u32 r23, r8
+	branch r24, b10, b22
 b10: # for.body (unrolled 1)
-	r13 = convert.i32.u32 r11
-	r15 = convert.i64.u32 r11
-	checkindex r15, r6, site 0
-	r14 = elemaddr r5, r15, 4
-	r16 = load.i32 r14
-	r17 = sub.i32 r16, r13
-	r19 = convert.i64.u32 r11
-	checkindex r19, r6, site 0
-	r18 = elemaddr r5, r19, 4
-	store.i32 r18, r17
+	r25 = convert.i32.u32 r23
+	r27 = convert.i64.u32 r23
+	checkindex r27, r6, site 0
+	r26 = elemaddr r5, r27, 4
+	r28 = load.i32 r26
+	r29 = sub.i32 r28, r25
+	r31 = move.i64 r27
+	checkindex r31, r6, site 0
+	r30 = move.ptr r26
+	store.i32 r30, r29
 	jump b11
 b11: # latch (unrolled 1)
 	r4 = add.u64 r4, r3
@@ -22964,28 +23849,28 @@ b11: # latch (unrolled 1)
 b12: # head (unrolled 2)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r9 = convert.u64.u32 r8
-	r10 = lt.u64 r4, r9
-	branch r10, b13, b22
+	r32 = convert.u64.u32 r8
+	r33 = lt.u64 r4, r32
+	branch r33, b13, b22
 b13: # index (unrolled 2)
-	r11 = convert.u32.u64 r4
+	r34 = convert.u32.u64 r4
 	jump b14
 b14: # for.loop (unrolled 2)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r12 = lt.u32 r11, r8
-	branch r12, b15, b22
+	r35 = lt.u32 r34, r8
+	branch r35, b15, b22
 b15: # for.body (unrolled 2)
-	r13 = convert.i32.u32 r11
-	r15 = convert.i64.u32 r11
-	checkindex r15, r6, site 0
-	r14 = elemaddr r5, r15, 4
-	r16 = load.i32 r14
-	r17 = sub.i32 r16, r13
-	r19 = convert.i64.u32 r11
-	checkindex r19, r6, site 0
-	r18 = elemaddr r5, r19, 4
-	store.i32 r18, r17
+	r36 = convert.i32.u32 r34
+	r38 = convert.i64.u32 r34
+	checkindex r38, r6, site 0
+	r37 = elemaddr r5, r38, 4
+	r39 = load.i32 r37
+	r40 = sub.i32 r39, r36
+	r42 = move.i64 r38
+	checkindex r42, r6, site 0
+	r41 = move.ptr r37
+	store.i32 r41, r40
 	jump b16
 b16: # latch (unrolled 2)
 	r4 = add.u64 r4, r3
@@ -22993,28 +23878,28 @@ b16: # latch (unrolled 2)
 b17: # head (unrolled 3)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r9 = convert.u64.u32 r8
-	r10 = lt.u64 r4, r9
-	branch r10, b18, b22
+	r43 = convert.u64.u32 r8
+	r44 = lt.u64 r4, r43
+	branch r44, b18, b22
 b18: # index (unrolled 3)
-	r11 = convert.u32.u64 r4
+	r45 = convert.u32.u64 r4
 	jump b19
 b19: # for.loop (unrolled 3)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
-	r12 = lt.u32 r11, r8
-	branch r12, b20, b22
+	r46 = lt.u32 r45, r8
+	branch r46, b20, b22
 b20: # for.body (unrolled 3)
-	r13 = convert.i32.u32 r11
-	r15 = convert.i64.u32 r11
-	checkindex r15, r6, site 0
-	r14 = elemaddr r5, r15, 4
-	r16 = load.i32 r14
-	r17 = sub.i32 r16, r13
-	r19 = convert.i64.u32 r11
-	checkindex r19, r6, site 0
-	r18 = elemaddr r5, r19, 4
-	store.i32 r18, r17
+	r47 = convert.i32.u32 r45
+	r49 = convert.i64.u32 r45
+	checkindex r49, r6, site 0
+	r48 = elemaddr r5, r49, 4
+	r50 = load.i32 r48
+	r51 = sub.i32 r50, r47
+	r53 = move.i64 r49
+	checkindex r53, r6, site 0
+	r52 = move.ptr r48
+	store.i32 r52, r51
 	jump b21
 b21: # latch (unrolled 3)
 	r4 = add.u64 r4, r3
@@ -23038,7 +23923,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
@@ -23051,11 +23936,9 @@ b4: # rangeint.body
 	r11 = elemaddr r7, r10, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, 3.0
-	r14 = elemaddr r7, r10, 4
+	r14 = move.ptr r11
 	store.f32 r14, r13
-	r15 = add.i64 r10, 1
-	r16 = lt.i64 r15, r3
-	branch r16, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -23093,7 +23976,7 @@ b6: # if.then
 	r11 = elemaddr r3, r8, 4
 	r12 = load.i32 r11
 	r13 = add.i32 r12, 1000
-	r14 = elemaddr r3, r8, 4
+	r14 = move.ptr r11
 	store.i32 r14, r13
 	jump b7
 b7: # latch
@@ -23103,15 +23986,15 @@ b8: # exit
 	return
 
 kernel Narrow(a []u8, b []i16, c []i8)
-site 0 index kernels.go:289:11
-site 1 index kernels.go:289:4
-site 2 index kernels.go:290:11
-site 3 index kernels.go:290:16
-site 4 index kernels.go:290:4
-site 5 index kernels.go:291:12
-site 6 index kernels.go:291:4
-site 7 index kernels.go:292:17
-site 8 index kernels.go:292:4
+site 0 index kernels.go:305:11
+site 1 index kernels.go:305:4
+site 2 index kernels.go:306:11
+site 3 index kernels.go:306:16
+site 4 index kernels.go:306:4
+site 5 index kernels.go:307:12
+site 6 index kernels.go:307:4
+site 7 index kernels.go:308:17
+site 8 index kernels.go:308:4
 
 task Narrow_0 parallel count=(len a)
 b0: # entry
@@ -23126,7 +24009,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -23135,40 +24018,36 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	checkindex r7, r5, site 0
 	r8 = elemaddr r4, r7, 1
 	r9 = load.u8 r8
 	r10 = mul.u8 r9, 3
 	r11 = add.u8 r10, 250
-	r12 = elemaddr r4, r7, 1
+	r12 = move.ptr r8
 	store.u8 r12, r11
 	checkindex r7, r15, site 2
 	r13 = elemaddr r14, r7, 2
 	r16 = load.i16 r13
-	r17 = elemaddr r14, r7, 2
-	r18 = load.i16 r17
+	r18 = move.i16 r16
 	r19 = mul.i16 r16, r18
 	r20 = add.i16 r19, 30000
-	r21 = elemaddr r14, r7, 2
+	r21 = move.ptr r13
 	store.i16 r21, r20
 	checkindex r7, r24, site 5
 	r22 = elemaddr r23, r7, 1
 	r25 = load.i8 r22
 	r26 = neg.i8 r25
 	r27 = mul.i8 r26, 2
-	r28 = elemaddr r23, r7, 1
+	r28 = move.ptr r22
 	store.i8 r28, r27
-	r29 = elemaddr r4, r7, 1
+	r29 = move.ptr r8
 	r30 = load.u8 r29
 	r31 = convert.i8.u8 r30
-	r32 = elemaddr r23, r7, 1
+	r32 = move.ptr r22
 	r33 = load.i8 r32
 	r34 = add.i8 r33, r31
-	r35 = elemaddr r23, r7, 1
+	r35 = move.ptr r22
 	store.i8 r35, r34
-	r36 = add.i64 r7, 1
-	r37 = lt.i64 r36, r3
-	branch r37, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -23176,7 +24055,7 @@ b6: # exit
 	return
 
 kernel Empty(a []i32, n i64)
-site 0 index kernels.go:302:5
+site 0 index kernels.go:318:5
 
 task Empty_0 parallel count=(param n)
 b0: # entry
@@ -23187,11 +24066,12 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = elemaddr r8, 0, 4
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b8
+	branch r4, b3, b7
 b3: # index
 	r5 = move.i64 r2
 	jump b4
@@ -23200,28 +24080,23 @@ b4: # rangeint.body
 	branch r6, b5, b6
 b5: # if.then
 	checkindex 0, r9, site 0
-	r7 = elemaddr r8, 0, 4
 	store.i32 r7, 1
 	jump b6
-b6: # if.done
-	r10 = add.i64 r5, 1
-	r11 = lt.i64 r10, r3
-	branch r11, b7, b8
-b7: # latch
+b6: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b8: # exit
+b7: # exit
 	return
 
 kernel Counted(out []i64, lo []i64, hi []i64, small []i8, u []u32)
-site 0 index kernels.go:315:14
-site 1 index kernels.go:315:25
-site 2 index kernels.go:318:24
-site 3 index kernels.go:321:17
-site 4 index kernels.go:324:17
-site 5 index kernels.go:327:13
-site 6 index kernels.go:327:23
-site 7 index kernels.go:330:28
+site 0 index kernels.go:331:14
+site 1 index kernels.go:331:25
+site 2 index kernels.go:334:24
+site 3 index kernels.go:337:17
+site 4 index kernels.go:340:17
+site 5 index kernels.go:343:13
+site 6 index kernels.go:343:23
+site 7 index kernels.go:346:28
 
 task Counted_0 parallel count=(len out)
 b0: # entry
@@ -23240,11 +24115,11 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b77
+	branch r6, b3, b88
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -23254,10 +24129,10 @@ b4: # rangeint.body
 	r11 = load.i64 r8
 	r12 = move.i64 0
 	r13 = move.i64 r11
+	r14 = elemaddr r15, r7, 8
 	jump b5
 b5: # for.loop
 	checkindex r7, r16, site 1
-	r14 = elemaddr r15, r7, 8
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
 	branch r18, b6, b13
@@ -23269,59 +24144,55 @@ b6: # for.body
 	jump b7
 b7: # for.loop (unrolled 1)
 	checkindex r7, r16, site 1
-	r14 = elemaddr r15, r7, 8
-	r17 = load.i64 r14
-	r18 = lt.i64 r13, r17
-	branch r18, b8, b13
+	r104 = load.i64 r14
+	r105 = lt.i64 r13, r104
+	branch r105, b8, b13
 b8: # for.body (unrolled 1)
-	r19 = add.i64 r12, r13
-	r20 = add.i64 r13, 1
-	r12 = move.i64 r19
-	r13 = move.i64 r20
+	r106 = add.i64 r12, r13
+	r107 = add.i64 r13, 1
+	r12 = move.i64 r106
+	r13 = move.i64 r107
 	jump b9
 b9: # for.loop (unrolled 2)
 	checkindex r7, r16, site 1
-	r14 = elemaddr r15, r7, 8
-	r17 = load.i64 r14
-	r18 = lt.i64 r13, r17
-	branch r18, b10, b13
+	r108 = load.i64 r14
+	r109 = lt.i64 r13, r108
+	branch r109, b10, b13
 b10: # for.body (unrolled 2)
-	r19 = add.i64 r12, r13
-	r20 = add.i64 r13, 1
-	r12 = move.i64 r19
-	r13 = move.i64 r20
+	r110 = add.i64 r12, r13
+	r111 = add.i64 r13, 1
+	r12 = move.i64 r110
+	r13 = move.i64 r111
 	jump b11
 b11: # for.loop (unrolled 3)
 	checkindex r7, r16, site 1
-	r14 = elemaddr r15, r7, 8
-	r17 = load.i64 r14
-	r18 = lt.i64 r13, r17
-	branch r18, b12, b13
+	r112 = load.i64 r14
+	r113 = lt.i64 r13, r112
+	branch r113, b12, b13
 b12: # for.body (unrolled 3)
-	r19 = add.i64 r12, r13
-	r20 = add.i64 r13, 1
-	r12 = move.i64 r19
-	r13 = move.i64 r20
+	r114 = add.i64 r12, r13
+	r115 = add.i64 r13, 1
+	r12 = move.i64 r114
+	r13 = move.i64 r115
 	jump b5
 b13: # for.done
-	checkindex r7, r16, site 2
-	r21 = elemaddr r15, r7, 8
+	r21 = move.ptr r14
 	r22 = load.i64 r21
 	r23 = and.i64 r22, 15
 	r24 = move.i64 r23
 	r25 = gt.i64 r24, 0
-	branch r25, b14, b88
+	branch r25, b14, b87
 b14: # edge 5→6
 	r26 = move.i64 r12
 	r27 = move.i64 0
 	jump b15
 b15: # unroll setup
-	r104 = max.i64 r24, -9223372036854775804
-	r105 = sub.i64 r104, 4
+	r116 = max.i64 r24, -9223372036854775804
+	r117 = sub.i64 r116, 4
 	jump b16
 b16: # unroll guard
-	r106 = lt.i64 r27, r105
-	branch r106, b17, b25
+	r118 = lt.i64 r27, r117
+	branch r118, b17, b25
 b17: # rangeint.body (unrolled 0)
 	r29 = move.i64 r27
 	r30 = shl.i64.u64 r29, 1
@@ -23388,13 +24259,13 @@ b28: # rangeint.done
 	r39 = move.i8 r37
 	jump b29
 b29: # unroll setup
-	r107 = max.i64 127, -9223372036854775805
-	r108 = sub.i64 r107, 3
+	r119 = max.i64 127, -9223372036854775805
+	r120 = sub.i64 r119, 3
 	jump b30
 b30: # unroll guard
-	r109 = convert.i64.i8 r39
-	r110 = lt.i64 r109, r108
-	branch r110, b31, b39
+	r121 = convert.i64.i8 r39
+	r122 = lt.i64 r121, r120
+	branch r122, b31, b39
 b31: # for.loop (unrolled 0)
 	r40 = lt.i8 r39, 127
 	jump b32
@@ -23446,8 +24317,7 @@ b40: # for.body
 	r39 = move.i8 r43
 	jump b39
 b41: # for.done
-	checkindex r7, r36, site 4
-	r44 = elemaddr r35, r7, 1
+	r44 = move.ptr r34
 	r45 = load.i8 r44
 	r46 = move.i64 r38
 	r47 = move.i8 r45
@@ -23464,37 +24334,37 @@ b43: # for.body
 	r47 = move.i8 r52
 	jump b44
 b44: # for.loop (unrolled 1)
-	r48 = gt.i8 r47, -128
-	branch r48, b45, b50
+	r123 = gt.i8 r47, -128
+	branch r123, b45, b50
 b45: # for.body (unrolled 1)
-	r49 = convert.i64.i8 r47
-	r50 = mul.i64 r49, 3
-	r51 = add.i64 r46, r50
-	r52 = sub.i8 r47, 1
-	r46 = move.i64 r51
-	r47 = move.i8 r52
+	r124 = convert.i64.i8 r47
+	r125 = mul.i64 r124, 3
+	r126 = add.i64 r46, r125
+	r127 = sub.i8 r47, 1
+	r46 = move.i64 r126
+	r47 = move.i8 r127
 	jump b46
 b46: # for.loop (unrolled 2)
-	r48 = gt.i8 r47, -128
-	branch r48, b47, b50
+	r128 = gt.i8 r47, -128
+	branch r128, b47, b50
 b47: # for.body (unrolled 2)
-	r49 = convert.i64.i8 r47
-	r50 = mul.i64 r49, 3
-	r51 = add.i64 r46, r50
-	r52 = sub.i8 r47, 1
-	r46 = move.i64 r51
-	r47 = move.i8 r52
+	r129 = convert.i64.i8 r47
+	r130 = mul.i64 r129, 3
+	r131 = add.i64 r46, r130
+	r132 = sub.i8 r47, 1
+	r46 = move.i64 r131
+	r47 = move.i8 r132
 	jump b48
 b48: # for.loop (unrolled 3)
-	r48 = gt.i8 r47, -128
-	branch r48, b49, b50
+	r133 = gt.i8 r47, -128
+	branch r133, b49, b50
 b49: # for.body (unrolled 3)
-	r49 = convert.i64.i8 r47
-	r50 = mul.i64 r49, 3
-	r51 = add.i64 r46, r50
-	r52 = sub.i8 r47, 1
-	r46 = move.i64 r51
-	r47 = move.i8 r52
+	r134 = convert.i64.i8 r47
+	r135 = mul.i64 r134, 3
+	r136 = add.i64 r46, r135
+	r137 = sub.i8 r47, 1
+	r46 = move.i64 r136
+	r47 = move.i8 r137
 	jump b42
 b50: # for.done
 	checkindex r7, r55, site 5
@@ -23502,10 +24372,9 @@ b50: # for.done
 	r56 = load.u32 r53
 	r57 = move.i64 r46
 	r58 = move.u32 r56
+	r59 = move.ptr r53
 	jump b51
 b51: # for.loop
-	checkindex r7, r55, site 6
-	r59 = elemaddr r54, r7, 4
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
 	r62 = lt.u32 r58, r61
@@ -23521,63 +24390,56 @@ b53: # for.body
 	r58 = move.u32 r65
 	jump b54
 b54: # for.loop (unrolled 1)
-	checkindex r7, r55, site 6
-	r59 = elemaddr r54, r7, 4
-	r60 = load.u32 r59
-	r61 = add.u32 r60, 7
-	r62 = lt.u32 r58, r61
-	branch r62, b55, b63
+	r138 = load.u32 r59
+	r139 = add.u32 r138, 7
+	r140 = lt.u32 r58, r139
+	branch r140, b55, b63
 b55: # cond.true (unrolled 1)
-	r68 = gt.u32 r58, 3
-	branch r68, b56, b63
+	r144 = gt.u32 r58, 3
+	branch r144, b56, b63
 b56: # for.body (unrolled 1)
-	r63 = convert.i64.u32 r58
-	r64 = sub.i64 r57, r63
-	r65 = add.u32 r58, 1
-	r57 = move.i64 r64
-	r58 = move.u32 r65
+	r141 = convert.i64.u32 r58
+	r142 = sub.i64 r57, r141
+	r143 = add.u32 r58, 1
+	r57 = move.i64 r142
+	r58 = move.u32 r143
 	jump b57
 b57: # for.loop (unrolled 2)
-	checkindex r7, r55, site 6
-	r59 = elemaddr r54, r7, 4
-	r60 = load.u32 r59
-	r61 = add.u32 r60, 7
-	r62 = lt.u32 r58, r61
-	branch r62, b58, b63
+	r145 = load.u32 r59
+	r146 = add.u32 r145, 7
+	r147 = lt.u32 r58, r146
+	branch r147, b58, b63
 b58: # cond.true (unrolled 2)
-	r68 = gt.u32 r58, 3
-	branch r68, b59, b63
+	r151 = gt.u32 r58, 3
+	branch r151, b59, b63
 b59: # for.body (unrolled 2)
-	r63 = convert.i64.u32 r58
-	r64 = sub.i64 r57, r63
-	r65 = add.u32 r58, 1
-	r57 = move.i64 r64
-	r58 = move.u32 r65
+	r148 = convert.i64.u32 r58
+	r149 = sub.i64 r57, r148
+	r150 = add.u32 r58, 1
+	r57 = move.i64 r149
+	r58 = move.u32 r150
 	jump b60
 b60: # for.loop (unrolled 3)
-	checkindex r7, r55, site 6
-	r59 = elemaddr r54, r7, 4
-	r60 = load.u32 r59
-	r61 = add.u32 r60, 7
-	r62 = lt.u32 r58, r61
-	branch r62, b61, b63
+	r152 = load.u32 r59
+	r153 = add.u32 r152, 7
+	r154 = lt.u32 r58, r153
+	branch r154, b61, b63
 b61: # cond.true (unrolled 3)
-	r68 = gt.u32 r58, 3
-	branch r68, b62, b63
+	r158 = gt.u32 r58, 3
+	branch r158, b62, b63
 b62: # for.body (unrolled 3)
-	r63 = convert.i64.u32 r58
-	r64 = sub.i64 r57, r63
-	r65 = add.u32 r58, 1
-	r57 = move.i64 r64
-	r58 = move.u32 r65
+	r155 = convert.i64.u32 r58
+	r156 = sub.i64 r57, r155
+	r157 = add.u32 r58, 1
+	r57 = move.i64 r156
+	r58 = move.u32 r157
 	jump b51
 b63: # for.done
 	r66 = move.i64 r57
 	r67 = move.u32 0
+	r69 = move.ptr r53
 	jump b64
 b64: # for.loop
-	checkindex r7, r55, site 7
-	r69 = elemaddr r54, r7, 4
 	r70 = load.u32 r69
 	r88 = mulhi.u32 r70, 991146300
 	r89 = sub.u32 r70, r88
@@ -23598,70 +24460,64 @@ b65: # for.body
 	r67 = move.u32 r76
 	jump b66
 b66: # for.loop (unrolled 1)
-	checkindex r7, r55, site 7
-	r69 = elemaddr r54, r7, 4
-	r70 = load.u32 r69
-	r88 = mulhi.u32 r70, 991146300
-	r89 = sub.u32 r70, r88
-	r90 = shr.u32.u32 r89, 1
-	r91 = add.u32 r90, r88
-	r92 = shr.u32.u32 r91, 3
-	r93 = mul.u32 r92, 13
-	r94 = sub.u32 r70, r93
-	r71 = move.u32 r94
-	r72 = lt.u32 r67, r71
-	branch r72, b67, b72
+	r159 = load.u32 r69
+	r166 = mulhi.u32 r159, 991146300
+	r167 = sub.u32 r159, r166
+	r168 = shr.u32.u32 r167, 1
+	r169 = add.u32 r168, r166
+	r170 = shr.u32.u32 r169, 3
+	r171 = mul.u32 r170, 13
+	r172 = sub.u32 r159, r171
+	r160 = move.u32 r172
+	r161 = lt.u32 r67, r160
+	branch r161, b67, b72
 b67: # for.body (unrolled 1)
-	r73 = convert.i64.u32 r67
-	r74 = mul.i64 r73, 5
-	r75 = add.i64 r66, r74
-	r76 = add.u32 r67, 1
-	r66 = move.i64 r75
-	r67 = move.u32 r76
+	r162 = convert.i64.u32 r67
+	r163 = mul.i64 r162, 5
+	r164 = add.i64 r66, r163
+	r165 = add.u32 r67, 1
+	r66 = move.i64 r164
+	r67 = move.u32 r165
 	jump b68
 b68: # for.loop (unrolled 2)
-	checkindex r7, r55, site 7
-	r69 = elemaddr r54, r7, 4
-	r70 = load.u32 r69
-	r88 = mulhi.u32 r70, 991146300
-	r89 = sub.u32 r70, r88
-	r90 = shr.u32.u32 r89, 1
-	r91 = add.u32 r90, r88
-	r92 = shr.u32.u32 r91, 3
-	r93 = mul.u32 r92, 13
-	r94 = sub.u32 r70, r93
-	r71 = move.u32 r94
-	r72 = lt.u32 r67, r71
-	branch r72, b69, b72
+	r173 = load.u32 r69
+	r180 = mulhi.u32 r173, 991146300
+	r181 = sub.u32 r173, r180
+	r182 = shr.u32.u32 r181, 1
+	r183 = add.u32 r182, r180
+	r184 = shr.u32.u32 r183, 3
+	r185 = mul.u32 r184, 13
+	r186 = sub.u32 r173, r185
+	r174 = move.u32 r186
+	r175 = lt.u32 r67, r174
+	branch r175, b69, b72
 b69: # for.body (unrolled 2)
-	r73 = convert.i64.u32 r67
-	r74 = mul.i64 r73, 5
-	r75 = add.i64 r66, r74
-	r76 = add.u32 r67, 1
-	r66 = move.i64 r75
-	r67 = move.u32 r76
+	r176 = convert.i64.u32 r67
+	r177 = mul.i64 r176, 5
+	r178 = add.i64 r66, r177
+	r179 = add.u32 r67, 1
+	r66 = move.i64 r178
+	r67 = move.u32 r179
 	jump b70
 b70: # for.loop (unrolled 3)
-	checkindex r7, r55, site 7
-	r69 = elemaddr r54, r7, 4
-	r70 = load.u32 r69
-	r88 = mulhi.u32 r70, 991146300
-	r89 = sub.u32 r70, r88
-	r90 = shr.u32.u32 r89, 1
-	r91 = add.u32 r90, r88
-	r92 = shr.u32.u32 r91, 3
-	r93 = mul.u32 r92, 13
-	r94 = sub.u32 r70, r93
-	r71 = move.u32 r94
-	r72 = lt.u32 r67, r71
-	branch r72, b71, b72
+	r187 = load.u32 r69
+	r194 = mulhi.u32 r187, 991146300
+	r195 = sub.u32 r187, r194
+	r196 = shr.u32.u32 r195, 1
+	r197 = add.u32 r196, r194
+	r198 = shr.u32.u32 r197, 3
+	r199 = mul.u32 r198, 13
+	r200 = sub.u32 r187, r199
+	r188 = move.u32 r200
+	r189 = lt.u32 r67, r188
+	branch r189, b71, b72
 b71: # for.body (unrolled 3)
-	r73 = convert.i64.u32 r67
-	r74 = mul.i64 r73, 5
-	r75 = add.i64 r66, r74
-	r76 = add.u32 r67, 1
-	r66 = move.i64 r75
-	r67 = move.u32 r76
+	r190 = convert.i64.u32 r67
+	r191 = mul.i64 r190, 5
+	r192 = add.i64 r66, r191
+	r193 = add.u32 r67, 1
+	r66 = move.i64 r192
+	r67 = move.u32 r193
 	jump b64
 b72: # for.done
 	r77 = move.i64 r66
@@ -23683,96 +24539,94 @@ b74: # for.body
 	r80 = move.i64 r103
 	r81 = move.i64 r78
 	r82 = eq.i64 r80, r81
-	branch r82, b75, b78
+	branch r82, b75, b77
 b75: # for.done
 	r83 = elemaddr r4, r7, 8
 	store.i64 r83, r77
-	r84 = add.i64 r7, 1
-	r85 = lt.i64 r84, r3
-	branch r85, b76, b77
+	jump b76
 b76: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b77: # exit
-	return
-b78: # if.done
+b77: # if.done
 	r86 = add.i64 r77, 1
 	r87 = add.i64 r78, 1
 	r77 = move.i64 r86
 	r78 = move.i64 r87
-	jump b79
-b79: # for.loop (unrolled 1)
-	r79 = lt.i64 r78, 20
-	branch r79, b80, b75
-b80: # for.body (unrolled 1)
-	r95 = mulhi.i64 r77, -7905747460161236406
-	r96 = add.i64 r95, r77
-	r97 = convert.u64.i64 r96
-	r98 = shr.u64.u32 r97, 63
-	r99 = shr.i64.u32 r96, 2
-	r100 = convert.i64.u64 r98
-	r101 = add.i64 r99, r100
-	r102 = mul.i64 r101, 7
-	r103 = sub.i64 r77, r102
-	r80 = move.i64 r103
-	r81 = move.i64 r78
-	r82 = eq.i64 r80, r81
-	branch r82, b75, b81
-b81: # if.done (unrolled 1)
-	r86 = add.i64 r77, 1
-	r87 = add.i64 r78, 1
-	r77 = move.i64 r86
-	r78 = move.i64 r87
-	jump b82
-b82: # for.loop (unrolled 2)
-	r79 = lt.i64 r78, 20
-	branch r79, b83, b75
-b83: # for.body (unrolled 2)
-	r95 = mulhi.i64 r77, -7905747460161236406
-	r96 = add.i64 r95, r77
-	r97 = convert.u64.i64 r96
-	r98 = shr.u64.u32 r97, 63
-	r99 = shr.i64.u32 r96, 2
-	r100 = convert.i64.u64 r98
-	r101 = add.i64 r99, r100
-	r102 = mul.i64 r101, 7
-	r103 = sub.i64 r77, r102
-	r80 = move.i64 r103
-	r81 = move.i64 r78
-	r82 = eq.i64 r80, r81
-	branch r82, b75, b84
-b84: # if.done (unrolled 2)
-	r86 = add.i64 r77, 1
-	r87 = add.i64 r78, 1
-	r77 = move.i64 r86
-	r78 = move.i64 r87
-	jump b85
-b85: # for.loop (unrolled 3)
-	r79 = lt.i64 r78, 20
-	branch r79, b86, b75
-b86: # for.body (unrolled 3)
-	r95 = mulhi.i64 r77, -7905747460161236406
-	r96 = add.i64 r95, r77
-	r97 = convert.u64.i64 r96
-	r98 = shr.u64.u32 r97, 63
-	r99 = shr.i64.u32 r96, 2
-	r100 = convert.i64.u64 r98
-	r101 = add.i64 r99, r100
-	r102 = mul.i64 r101, 7
-	r103 = sub.i64 r77, r102
-	r80 = move.i64 r103
-	r81 = move.i64 r78
-	r82 = eq.i64 r80, r81
-	branch r82, b75, b87
-b87: # if.done (unrolled 3)
-	r86 = add.i64 r77, 1
-	r87 = add.i64 r78, 1
-	r77 = move.i64 r86
-	r78 = move.i64 r87
+	jump b78
+b78: # for.loop (unrolled 1)
+	r201 = lt.i64 r78, 20
+	branch r201, b79, b75
+b79: # for.body (unrolled 1)
+	r207 = mulhi.i64 r77, -7905747460161236406
+	r208 = add.i64 r207, r77
+	r209 = convert.u64.i64 r208
+	r210 = shr.u64.u32 r209, 63
+	r211 = shr.i64.u32 r208, 2
+	r212 = convert.i64.u64 r210
+	r213 = add.i64 r211, r212
+	r214 = mul.i64 r213, 7
+	r215 = sub.i64 r77, r214
+	r202 = move.i64 r215
+	r203 = move.i64 r78
+	r204 = eq.i64 r202, r203
+	branch r204, b75, b80
+b80: # if.done (unrolled 1)
+	r205 = add.i64 r77, 1
+	r206 = add.i64 r78, 1
+	r77 = move.i64 r205
+	r78 = move.i64 r206
+	jump b81
+b81: # for.loop (unrolled 2)
+	r216 = lt.i64 r78, 20
+	branch r216, b82, b75
+b82: # for.body (unrolled 2)
+	r222 = mulhi.i64 r77, -7905747460161236406
+	r223 = add.i64 r222, r77
+	r224 = convert.u64.i64 r223
+	r225 = shr.u64.u32 r224, 63
+	r226 = shr.i64.u32 r223, 2
+	r227 = convert.i64.u64 r225
+	r228 = add.i64 r226, r227
+	r229 = mul.i64 r228, 7
+	r230 = sub.i64 r77, r229
+	r217 = move.i64 r230
+	r218 = move.i64 r78
+	r219 = eq.i64 r217, r218
+	branch r219, b75, b83
+b83: # if.done (unrolled 2)
+	r220 = add.i64 r77, 1
+	r221 = add.i64 r78, 1
+	r77 = move.i64 r220
+	r78 = move.i64 r221
+	jump b84
+b84: # for.loop (unrolled 3)
+	r231 = lt.i64 r78, 20
+	branch r231, b85, b75
+b85: # for.body (unrolled 3)
+	r237 = mulhi.i64 r77, -7905747460161236406
+	r238 = add.i64 r237, r77
+	r239 = convert.u64.i64 r238
+	r240 = shr.u64.u32 r239, 63
+	r241 = shr.i64.u32 r238, 2
+	r242 = convert.i64.u64 r240
+	r243 = add.i64 r241, r242
+	r244 = mul.i64 r243, 7
+	r245 = sub.i64 r77, r244
+	r232 = move.i64 r245
+	r233 = move.i64 r78
+	r234 = eq.i64 r232, r233
+	branch r234, b75, b86
+b86: # if.done (unrolled 3)
+	r235 = add.i64 r77, 1
+	r236 = add.i64 r78, 1
+	r77 = move.i64 r235
+	r78 = move.i64 r236
 	jump b73
-b88: # edge 5→7
+b87: # edge 5→7
 	r28 = move.i64 r12
 	jump b28
+b88: # exit
+	return
 
 kernel Fill(a []f32, v f32)
 
@@ -23797,8 +24651,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	store.f32 r11, r12
@@ -23810,7 +24663,7 @@ b7: # exit
 	return
 
 kernel AddOne(dst []f32, src []f32)
-site 0 index kernels.go:357:15
+site 0 index kernels.go:373:15
 
 task AddOne_0 parallel count=(len dst)
 b0: # entry
@@ -23834,8 +24687,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -23873,13 +24725,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = add.f32 r12, r14
-	r15 = elemaddr r4, r9, 4
+	r15 = move.ptr r11
 	store.f32 r15, r13
 	jump b6
 b6: # latch
@@ -23902,6 +24753,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -23912,11 +24764,9 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b24
+	jump b5
 b5: # rangeindex.body
 	r11 = move.i64 r9
-	r12 = gt.i64 r13, 0
 	branch r12, b6, b23
 b6: # edge 2→4
 	r14 = move.i64 r11
@@ -24038,7 +24888,7 @@ b20: # rangeint.done
 	r24 = lt.i64 r16, 0
 	branch r24, b21, b22
 b21: # if.then
-	r25 = elemaddr r4, r9, 4
+	r25 = move.ptr r22
 	store.f32 r25, 0.0
 	jump b22
 b22: # latch
@@ -24072,19 +24922,6 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	jump b2
-b2: # head
-	r6 = add.i64 r2, 1
-	r7 = lt.i64 r6, r3
-	branch r7, b3, b10
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b10
-b5: # rangeindex.body
 	r11 = convert.i64.i8 r12
 	r13 = mul.i64 r11, 3
 	r14 = convert.i64.u16 r15
@@ -24114,9 +24951,21 @@ b5: # rangeindex.body
 	r38 = move.u64 r54
 	r40 = convert.i64.u64 r38
 	r41 = add.i64 r37, r40
+	r44 = neg.i64 r41
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b10
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b5
+b5: # rangeindex.body
 	branch r42, b6, b9
 b6: # if.then
-	r44 = neg.i64 r41
 	r43 = move.i64 r44
 	jump b7
 b7: # if.done
@@ -24134,6 +24983,461 @@ b9: # edge 2→5
 b10: # exit
 	return
 
+kernel ClampedWindow(out []i32, in []u8, ladder []f32, w i64, h i64)
+site 0 divide kernels.go:425:12
+site 1 divide kernels.go:425:17
+site 2 index kernels.go:431:18
+site 3 index kernels.go:436:24
+
+task ClampedWindow_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = param.i64 w
+	r22 = param.i64 h
+	r40 = base in
+	r41 = len in
+	r50 = base ladder
+	r51 = len ladder
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r21 = sub.i64 r22, 1
+	r35 = sub.i64 r12, 1
+	r79 = move.i64 r35
+	r91 = move.i64 r35
+	r203 = move.i64 r21
+	r247 = move.i64 r21
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b56
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b5
+b5: # rangeindex.body
+	checkdiv.i64 r12, site 0
+	r334 = convert.u64.i64 r9
+	r335 = convert.u64.i64 r12
+	r336 = or.u64 r334, r335
+	r337 = shr.u64.u32 r336, 32
+	r338 = eq.u64 r337, 0
+	branch r338, b6, b55
+b6: # divide in 32 bits
+	r339 = convert.u32.i64 r9
+	r340 = convert.u32.i64 r12
+	r341 = div.u32 r339, r340
+	r343 = mul.u32 r341, r340
+	r342 = sub.u32 r339, r343
+	r332 = convert.i64.u32 r341
+	r333 = convert.i64.u32 r342
+	jump b7
+b7: # rangeindex.body
+	r11 = move.i64 r333
+	r13 = move.i64 r332
+	jump b8
+b8: # edge 2→4
+	r15 = move.i64 0
+	jump b9
+b9: # rangeint.body
+	r18 = move.i64 r13
+	r19 = sub.i64 r18, 1
+	r20 = max.i64 r19, 0
+	r23 = min.i64 r20, r21
+	jump b10
+b10: # edge 4→6
+	r25 = move.i64 0
+	jump b11
+b11: # rangeint.body
+	r32 = move.i64 r11
+	r33 = sub.i64 r32, 1
+	r34 = max.i64 r33, 0
+	r36 = min.i64 r34, r35
+	r37 = mul.i64 r23, r12
+	r38 = add.i64 r37, r36
+	checkindex r38, r41, site 2
+	r39 = elemaddr r40, r38, 1
+	r42 = load.u8 r39
+	r43 = convert.i64.u8 r42
+	r44 = move.i64 r43
+	jump b12
+b12: # edge 6→6
+	r25 = move.i64 r44
+	jump b13
+b13: # rangeint.body (unrolled 1)
+	r76 = add.i64 r11, 1
+	r77 = sub.i64 r76, 1
+	r78 = max.i64 r77, 0
+	r80 = min.i64 r78, r79
+	r81 = move.i64 r37
+	r82 = add.i64 r81, r80
+	checkindex r82, r41, site 2
+	r83 = elemaddr r40, r82, 1
+	r84 = load.u8 r83
+	r85 = convert.i64.u8 r84
+	r44 = add.i64 r25, r85
+	jump b14
+b14: # edge 6→6 (unrolled 1)
+	r25 = move.i64 r44
+	jump b15
+b15: # rangeint.body (unrolled 2)
+	r88 = add.i64 r11, 2
+	r89 = sub.i64 r88, 1
+	r90 = max.i64 r89, 0
+	r92 = min.i64 r90, r91
+	r93 = move.i64 r37
+	r94 = add.i64 r93, r92
+	checkindex r94, r41, site 2
+	r95 = elemaddr r40, r94, 1
+	r96 = load.u8 r95
+	r97 = convert.i64.u8 r96
+	r44 = add.i64 r25, r97
+	jump b16
+b16: # edge 6→7
+	r27 = move.i64 r44
+	jump b17
+b17: # edge 7→4
+	r15 = move.i64 r27
+	jump b18
+b18: # rangeint.body (unrolled 1)
+	r200 = add.i64 r13, 1
+	r201 = sub.i64 r200, 1
+	r202 = max.i64 r201, 0
+	r204 = min.i64 r202, r203
+	jump b19
+b19: # edge 4→6 (unrolled 1)
+	r25 = move.i64 r15
+	jump b20
+b20: # rangeint.body (unrolled 1)
+	r210 = move.i64 r36
+	r211 = mul.i64 r204, r12
+	r212 = add.i64 r211, r210
+	checkindex r212, r41, site 2
+	r213 = elemaddr r40, r212, 1
+	r214 = load.u8 r213
+	r215 = convert.i64.u8 r214
+	r44 = add.i64 r25, r215
+	jump b21
+b21: # edge 6→6 (unrolled 1)
+	r25 = move.i64 r44
+	jump b22
+b22: # rangeint.body (unrolled 1) (unrolled 1)
+	r224 = move.i64 r80
+	r225 = move.i64 r211
+	r226 = add.i64 r225, r224
+	checkindex r226, r41, site 2
+	r227 = elemaddr r40, r226, 1
+	r228 = load.u8 r227
+	r229 = convert.i64.u8 r228
+	r44 = add.i64 r25, r229
+	jump b23
+b23: # edge 6→6 (unrolled 1) (unrolled 1)
+	r25 = move.i64 r44
+	jump b24
+b24: # rangeint.body (unrolled 2) (unrolled 1)
+	r236 = move.i64 r92
+	r237 = move.i64 r211
+	r238 = add.i64 r237, r236
+	checkindex r238, r41, site 2
+	r239 = elemaddr r40, r238, 1
+	r240 = load.u8 r239
+	r241 = convert.i64.u8 r240
+	r44 = add.i64 r25, r241
+	jump b25
+b25: # edge 6→7 (unrolled 1)
+	r27 = move.i64 r44
+	jump b26
+b26: # edge 7→4 (unrolled 1)
+	r15 = move.i64 r27
+	jump b27
+b27: # rangeint.body (unrolled 2)
+	r244 = add.i64 r13, 2
+	r245 = sub.i64 r244, 1
+	r246 = max.i64 r245, 0
+	r248 = min.i64 r246, r247
+	jump b28
+b28: # edge 4→6 (unrolled 2)
+	r25 = move.i64 r15
+	jump b29
+b29: # rangeint.body (unrolled 2)
+	r254 = move.i64 r36
+	r255 = mul.i64 r248, r12
+	r256 = add.i64 r255, r254
+	checkindex r256, r41, site 2
+	r257 = elemaddr r40, r256, 1
+	r258 = load.u8 r257
+	r259 = convert.i64.u8 r258
+	r44 = add.i64 r25, r259
+	jump b30
+b30: # edge 6→6 (unrolled 2)
+	r25 = move.i64 r44
+	jump b31
+b31: # rangeint.body (unrolled 1) (unrolled 2)
+	r268 = move.i64 r80
+	r269 = move.i64 r255
+	r270 = add.i64 r269, r268
+	checkindex r270, r41, site 2
+	r271 = elemaddr r40, r270, 1
+	r272 = load.u8 r271
+	r273 = convert.i64.u8 r272
+	r44 = add.i64 r25, r273
+	jump b32
+b32: # edge 6→6 (unrolled 1) (unrolled 2)
+	r25 = move.i64 r44
+	jump b33
+b33: # rangeint.body (unrolled 2) (unrolled 2)
+	r280 = move.i64 r92
+	r281 = move.i64 r255
+	r282 = add.i64 r281, r280
+	checkindex r282, r41, site 2
+	r283 = elemaddr r40, r282, 1
+	r284 = load.u8 r283
+	r285 = convert.i64.u8 r284
+	r44 = add.i64 r25, r285
+	jump b34
+b34: # edge 6→7 (unrolled 2)
+	r27 = move.i64 r44
+	jump b35
+b35: # edge 7→5
+	r17 = move.i64 r27
+	jump b36
+b36: # edge 5→8
+	r29 = move.f32 0.0
+	jump b37
+b37: # rangeint.body
+	checkindex r9, r51, site 3
+	r49 = elemaddr r50, r9, 4
+	r52 = load.f32 r49
+	r57 = mul.f32 r52, 0.75
+	r58 = sub.f32 r57, 1.0
+	r59 = max.f32 r58, 0.0
+	r60 = add.f32 0.0, r59
+	jump b38
+b38: # edge 8→8
+	r29 = move.f32 r60
+	jump b39
+b39: # rangeint.body (unrolled 1)
+	r112 = move.ptr r49
+	r113 = load.f32 r112
+	r118 = mul.f32 r113, 0.8125
+	r119 = sub.f32 r118, 1.0
+	r120 = max.f32 r119, 0.0
+	r60 = add.f32 r29, r120
+	jump b40
+b40: # edge 8→8 (unrolled 1)
+	r29 = move.f32 r60
+	jump b41
+b41: # rangeint.body (unrolled 2)
+	r123 = move.ptr r49
+	r124 = load.f32 r123
+	r129 = mul.f32 r124, 0.875
+	r130 = sub.f32 r129, 1.0
+	r131 = max.f32 r130, 0.0
+	r60 = add.f32 r29, r131
+	jump b42
+b42: # edge 8→8 (unrolled 2)
+	r29 = move.f32 r60
+	jump b43
+b43: # rangeint.body (unrolled 3)
+	r134 = move.ptr r49
+	r135 = load.f32 r134
+	r140 = mul.f32 r135, 0.9375
+	r141 = sub.f32 r140, 1.0
+	r142 = max.f32 r141, 0.0
+	r60 = add.f32 r29, r142
+	jump b44
+b44: # edge 8→8 (unrolled 3)
+	r29 = move.f32 r60
+	jump b45
+b45: # rangeint.body (unrolled 4)
+	r145 = move.ptr r49
+	r146 = load.f32 r145
+	r151 = mul.f32 r146, 1.0
+	r152 = sub.f32 r151, 1.0
+	r153 = max.f32 r152, 0.0
+	r60 = add.f32 r29, r153
+	jump b46
+b46: # edge 8→8 (unrolled 4)
+	r29 = move.f32 r60
+	jump b47
+b47: # rangeint.body (unrolled 5)
+	r156 = move.ptr r49
+	r157 = load.f32 r156
+	r162 = mul.f32 r157, 1.0625
+	r163 = sub.f32 r162, 1.0
+	r164 = max.f32 r163, 0.0
+	r60 = add.f32 r29, r164
+	jump b48
+b48: # edge 8→8 (unrolled 5)
+	r29 = move.f32 r60
+	jump b49
+b49: # rangeint.body (unrolled 6)
+	r167 = move.ptr r49
+	r168 = load.f32 r167
+	r173 = mul.f32 r168, 1.125
+	r174 = sub.f32 r173, 1.0
+	r175 = max.f32 r174, 0.0
+	r60 = add.f32 r29, r175
+	jump b50
+b50: # edge 8→8 (unrolled 6)
+	r29 = move.f32 r60
+	jump b51
+b51: # rangeint.body (unrolled 7)
+	r178 = move.ptr r49
+	r179 = load.f32 r178
+	r184 = mul.f32 r179, 1.1875
+	r185 = sub.f32 r184, 1.0
+	r186 = max.f32 r185, 0.0
+	r60 = add.f32 r29, r186
+	jump b52
+b52: # edge 8→9
+	r31 = move.f32 r60
+	jump b53
+b53: # rangeint.done
+	r69 = mulhi.i64 r17, -2049638230412172401
+	r70 = add.i64 r69, r17
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 3
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r63 = move.i64 r75
+	r64 = convert.i32.i64 r63
+	r65 = mul.f32 r31, 4.0
+	r66 = convert.i32.f32 r65
+	r67 = add.i32 r64, r66
+	r68 = elemaddr r4, r9, 4
+	store.i32 r68, r67
+	jump b54
+b54: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b55: # divide in 64 bits
+	r332 = div.i64 r9, r12
+	r344 = mul.i64 r332, r12
+	r333 = sub.i64 r9, r344
+	jump b7
+b56: # exit
+	return
+
+kernel Rounds(out []u64, in []u64)
+site 0 index kernels.go:447:10
+
+task Rounds_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base in
+	r13 = len in
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b20
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b5
+b5: # rangeindex.body
+	checkindex r9, r13, site 0
+	r11 = elemaddr r12, r9, 8
+	r14 = load.u64 r11
+	r15 = move.u64 r14
+	r16 = move.i64 0
+	r23 = move.i32 0
+	jump b6
+b6: # unroll setup
+	r25 = max.i32 100, -2147483645
+	r26 = sub.i32 r25, 3
+	jump b7
+b7: # unroll guard
+	r27 = lt.i32 r23, r26
+	branch r27, b8, b16
+b8: # for.loop (unrolled 0)
+	r17 = lt.i32 r23, 100
+	jump b9
+b9: # for.body (unrolled 0)
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b10
+b10: # for.loop (unrolled 1)
+	r17 = lt.i32 r23, 100
+	jump b11
+b11: # for.body (unrolled 1)
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b12
+b12: # for.loop (unrolled 2)
+	r17 = lt.i32 r23, 100
+	jump b13
+b13: # for.body (unrolled 2)
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b14
+b14: # for.loop (unrolled 3)
+	r17 = lt.i32 r23, 100
+	jump b15
+b15: # for.body (unrolled 3)
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b7
+b16: # for.loop
+	r17 = lt.i32 r23, 100
+	branch r17, b17, b18
+b17: # for.body
+	r18 = mul.u64 r15, 6364136223846793005
+	r19 = convert.u64.i64 r16
+	r20 = add.u64 r18, r19
+	r15 = move.u64 r20
+	r24 = add.i32 r23, 1
+	r23 = move.i32 r24
+	r16 = convert.i64.i32 r23
+	jump b16
+b18: # for.done
+	r22 = elemaddr r4, r9, 8
+	store.u64 r22, r15
+	jump b19
+b19: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b20: # exit
+	return
+
 kernel TwoBlocks(a []f32, b []f32)
 groups [2]
 disjoint a b
@@ -24149,6 +25453,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r14 = move.ptr r7
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
@@ -24159,10 +25464,8 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
-	r14 = move.ptr r7
 	r17 = convert.f32.i64 r12
 	r18 = mul.f32 r17, 0.5
 	r19 = elemaddr r14, r12, 4
@@ -24185,6 +25488,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r14 = move.ptr r7
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
@@ -24195,10 +25499,8 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
-	r14 = move.ptr r7
 	r17 = convert.f32.i64 r12
 	r18 = add.f32 r17, 1.0
 	r19 = elemaddr r14, r12, 4
@@ -24225,6 +25527,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r14 = move.ptr r7
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
@@ -24235,10 +25538,8 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
-	r14 = move.ptr r7
 	r17 = elemaddr r14, r12, 4
 	store.f32 r17, 1.0
 	jump b6
@@ -24259,6 +25560,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r14 = move.ptr r7
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
@@ -24269,14 +25571,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
-	r14 = move.ptr r7
 	r17 = elemaddr r14, r12, 4
 	r18 = load.f32 r17
 	r19 = add.f32 r18, 1.0
-	r20 = elemaddr r14, r12, 4
+	r20 = move.ptr r17
 	store.f32 r20, r19
 	jump b6
 b6: # latch
@@ -24296,6 +25596,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r14 = move.ptr r7
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
@@ -24306,10 +25607,8 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
-	r14 = move.ptr r7
 	r17 = elemaddr r14, r12, 4
 	store.f32 r17, 3.0
 	jump b6
@@ -24336,19 +25635,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = move.ptr r10
+	r8 = move.i64 r11
+	r16 = move.f32 r17
 	jump b2
 b2: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b8
+	branch r5, b3, b7
 b3: # index
 	r6 = move.i64 r2
 	jump b4
-b4: # rangeint.body
-	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b5
-b5: # computeA.entry
+b4: # computeA.entry
 	r22 = mulhi.i64 r6, -9002011107970261188
 	r23 = add.i64 r22, r6
 	r24 = convert.u64.i64 r23
@@ -24362,20 +25660,17 @@ b5: # computeA.entry
 	r14 = convert.f32.i64 r13
 	r15 = mul.f32 r14, 0.5
 	r12 = move.f32 r15
-	jump b6
-b6: # computeA.return
-	r16 = move.f32 r17
+	jump b5
+b5: # computeA.return
 	r18 = mul.f32 r12, r16
 	checkindex r6, r8, site 0
 	r19 = elemaddr r7, r6, 4
 	store.f32 r19, r18
-	r20 = add.i64 r6, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b7, b8
-b7: # latch
+	jump b6
+b6: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b8: # exit
+b7: # exit
 	return
 
 task ComputeAB_1 parallel count=(param n) block=2 group=1
@@ -24389,19 +25684,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = move.ptr r10
+	r8 = move.i64 r11
+	r18 = move.f32 r19
 	jump b2
 b2: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b8
+	branch r5, b3, b7
 b3: # index
 	r6 = move.i64 r2
 	jump b4
-b4: # rangeint.body
-	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b5
-b5: # computeB.entry
+b4: # computeB.entry
 	r24 = mulhi.i64 r6, -6291360591419602545
 	r25 = add.i64 r24, r6
 	r26 = convert.u64.i64 r25
@@ -24417,20 +25711,17 @@ b5: # computeB.entry
 	r16 = div.f32 r15, 3.0
 	r17 = add.f32 r16, 1.0
 	r12 = move.f32 r17
-	jump b6
-b6: # computeB.return
-	r18 = move.f32 r19
+	jump b5
+b5: # computeB.return
 	r20 = mul.f32 r12, r18
 	checkindex r6, r8, site 1
 	r21 = elemaddr r7, r6, 4
 	store.f32 r21, r20
-	r22 = add.i64 r6, 1
-	r23 = lt.i64 r22, r3
-	branch r23, b7, b8
-b7: # latch
+	jump b6
+b6: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b8: # exit
+b7: # exit
 	return
 
 kernel Combine(a []f32, b []f32, c []f32)
@@ -24461,8 +25752,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -24521,21 +25811,19 @@ b1: # entry
 	r0 = move.ptr r3
 	r1 = move.i64 r4
 	r5 = move.i64 r6
-	r7 = const.i64 0
 	jump b2
 b2: # spinInto.entry
 	r8 = move.i64 r1
 	r9 = move.i64 -1
+	r15 = gt.i64 r5, 0
 	jump b3
 b3: # spinInto.rangeindex.loop
 	r10 = add.i64 r9, 1
 	r11 = lt.i64 r10, r8
 	branch r11, b4, b21
 b4: # spinInto.rangeindex.body
-	r12 = mul.i64 r7, 1000
 	r13 = move.i64 r10
-	r14 = add.i64 r12, r13
-	r15 = gt.i64 r5, 0
+	r14 = move.i64 r13
 	branch r15, b5, b20
 b5: # edge 2→4
 	r16 = move.i64 r14
@@ -24672,21 +25960,19 @@ b1: # entry
 	r0 = move.ptr r3
 	r1 = move.i64 r4
 	r5 = move.i64 r6
-	r7 = const.i64 1
 	jump b2
 b2: # spinInto.entry
 	r8 = move.i64 r1
 	r9 = move.i64 -1
+	r15 = gt.i64 r5, 0
 	jump b3
 b3: # spinInto.rangeindex.loop
 	r10 = add.i64 r9, 1
 	r11 = lt.i64 r10, r8
 	branch r11, b4, b21
 b4: # spinInto.rangeindex.body
-	r12 = mul.i64 r7, 1000
 	r13 = move.i64 r10
-	r14 = add.i64 r12, r13
-	r15 = gt.i64 r5, 0
+	r14 = add.i64 r13, 1000
 	branch r15, b5, b20
 b5: # edge 2→4
 	r16 = move.i64 r14
@@ -24823,21 +26109,19 @@ b1: # entry
 	r0 = move.ptr r3
 	r1 = move.i64 r4
 	r5 = move.i64 r6
-	r7 = const.i64 2
 	jump b2
 b2: # spinInto.entry
 	r8 = move.i64 r1
 	r9 = move.i64 -1
+	r15 = gt.i64 r5, 0
 	jump b3
 b3: # spinInto.rangeindex.loop
 	r10 = add.i64 r9, 1
 	r11 = lt.i64 r10, r8
 	branch r11, b4, b21
 b4: # spinInto.rangeindex.body
-	r12 = mul.i64 r7, 1000
 	r13 = move.i64 r10
-	r14 = add.i64 r12, r13
-	r15 = gt.i64 r5, 0
+	r14 = add.i64 r13, 2000
 	branch r15, b5, b20
 b5: # edge 2→4
 	r16 = move.i64 r14
@@ -24974,21 +26258,19 @@ b1: # entry
 	r0 = move.ptr r3
 	r1 = move.i64 r4
 	r5 = move.i64 r6
-	r7 = const.i64 3
 	jump b2
 b2: # spinInto.entry
 	r8 = move.i64 r1
 	r9 = move.i64 -1
+	r15 = gt.i64 r5, 0
 	jump b3
 b3: # spinInto.rangeindex.loop
 	r10 = add.i64 r9, 1
 	r11 = lt.i64 r10, r8
 	branch r11, b4, b21
 b4: # spinInto.rangeindex.body
-	r12 = mul.i64 r7, 1000
 	r13 = move.i64 r10
-	r14 = add.i64 r12, r13
-	r15 = gt.i64 r5, 0
+	r14 = add.i64 r13, 3000
 	branch r15, b5, b20
 b5: # edge 2→4
 	r16 = move.i64 r14
@@ -25125,21 +26407,19 @@ b1: # entry
 	r0 = move.ptr r3
 	r1 = move.i64 r4
 	r5 = move.i64 r6
-	r7 = const.i64 4
 	jump b2
 b2: # spinInto.entry
 	r8 = move.i64 r1
 	r9 = move.i64 -1
+	r15 = gt.i64 r5, 0
 	jump b3
 b3: # spinInto.rangeindex.loop
 	r10 = add.i64 r9, 1
 	r11 = lt.i64 r10, r8
 	branch r11, b4, b21
 b4: # spinInto.rangeindex.body
-	r12 = mul.i64 r7, 1000
 	r13 = move.i64 r10
-	r14 = add.i64 r12, r13
-	r15 = gt.i64 r5, 0
+	r14 = add.i64 r13, 4000
 	branch r15, b5, b20
 b5: # edge 2→4
 	r16 = move.i64 r14
@@ -25276,21 +26556,19 @@ b1: # entry
 	r0 = move.ptr r3
 	r1 = move.i64 r4
 	r5 = move.i64 r6
-	r7 = const.i64 5
 	jump b2
 b2: # spinInto.entry
 	r8 = move.i64 r1
 	r9 = move.i64 -1
+	r15 = gt.i64 r5, 0
 	jump b3
 b3: # spinInto.rangeindex.loop
 	r10 = add.i64 r9, 1
 	r11 = lt.i64 r10, r8
 	branch r11, b4, b21
 b4: # spinInto.rangeindex.body
-	r12 = mul.i64 r7, 1000
 	r13 = move.i64 r10
-	r14 = add.i64 r12, r13
-	r15 = gt.i64 r5, 0
+	r14 = add.i64 r13, 5000
 	branch r15, b5, b20
 b5: # edge 2→4
 	r16 = move.i64 r14
@@ -25427,21 +26705,19 @@ b1: # entry
 	r0 = move.ptr r3
 	r1 = move.i64 r4
 	r5 = move.i64 r6
-	r7 = const.i64 6
 	jump b2
 b2: # spinInto.entry
 	r8 = move.i64 r1
 	r9 = move.i64 -1
+	r15 = gt.i64 r5, 0
 	jump b3
 b3: # spinInto.rangeindex.loop
 	r10 = add.i64 r9, 1
 	r11 = lt.i64 r10, r8
 	branch r11, b4, b21
 b4: # spinInto.rangeindex.body
-	r12 = mul.i64 r7, 1000
 	r13 = move.i64 r10
-	r14 = add.i64 r12, r13
-	r15 = gt.i64 r5, 0
+	r14 = add.i64 r13, 6000
 	branch r15, b5, b20
 b5: # edge 2→4
 	r16 = move.i64 r14
@@ -25578,21 +26854,19 @@ b1: # entry
 	r0 = move.ptr r3
 	r1 = move.i64 r4
 	r5 = move.i64 r6
-	r7 = const.i64 7
 	jump b2
 b2: # spinInto.entry
 	r8 = move.i64 r1
 	r9 = move.i64 -1
+	r15 = gt.i64 r5, 0
 	jump b3
 b3: # spinInto.rangeindex.loop
 	r10 = add.i64 r9, 1
 	r11 = lt.i64 r10, r8
 	branch r11, b4, b21
 b4: # spinInto.rangeindex.body
-	r12 = mul.i64 r7, 1000
 	r13 = move.i64 r10
-	r14 = add.i64 r12, r13
-	r15 = gt.i64 r5, 0
+	r14 = add.i64 r13, 7000
 	branch r15, b5, b20
 b5: # edge 2→4
 	r16 = move.i64 r14
@@ -25763,7 +27037,12 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r14 = move.ptr r10
+	r15 = move.i64 r11
+	r18 = move.ptr r21
+	r19 = move.i64 r22
+	r23 = elemaddr r18, 0, 4
 	jump b2
 b2: # head
 	r12 = lt.i64 r2, r3
@@ -25772,21 +27051,14 @@ b3: # index
 	r13 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	r14 = move.ptr r10
-	r15 = move.i64 r11
 	r17 = convert.i32.i64 r13
-	r18 = move.ptr r21
-	r19 = move.i64 r22
 	checkindex 0, r19, site 1
-	r23 = elemaddr r18, 0, 4
 	r24 = load.i32 r23
 	r25 = add.i32 r17, r24
 	checkindex r13, r15, site 2
 	r26 = elemaddr r14, r13, 4
 	store.i32 r26, r25
-	r27 = add.i64 r13, 1
-	r28 = lt.i64 r27, r3
-	branch r28, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -25815,6 +27087,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, 1
+	r12 = move.ptr r6
 	jump b2
 b2: # head
 	r4 = move.i64 r7
@@ -25830,7 +27103,6 @@ b4: # for.loop
 	r11 = lt.i64 r10, r8
 	branch r11, b5, b7
 b5: # for.body
-	r12 = move.ptr r6
 	r15 = elemaddr r12, r10, 4
 	store.i32 r15, 2
 	jump b6
@@ -25879,6 +27151,10 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, 1
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r16 = move.i64 r19
+	r20 = elemaddr r15, 0, 4
 	jump b2
 b2: # head
 	r4 = move.i64 r7
@@ -25894,16 +27170,12 @@ b4: # for.loop
 	r11 = lt.i64 r10, r8
 	branch r11, b5, b7
 b5: # for.body
-	r12 = move.ptr r6
-	r15 = move.ptr r18
-	r16 = move.i64 r19
 	checkindex 0, r16, site 7
-	r20 = elemaddr r15, 0, 4
 	r21 = load.i32 r20
 	r22 = elemaddr r12, r10, 4
 	r23 = load.i32 r22
 	r24 = add.i32 r23, r21
-	r25 = elemaddr r12, r10, 4
+	r25 = move.ptr r22
 	store.i32 r25, r24
 	jump b6
 b6: # latch
@@ -25923,6 +27195,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r14 = move.ptr r7
 	jump b2
 b2: # head
 	r9 = add.i64 r2, 1
@@ -25933,14 +27206,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
-	r14 = move.ptr r7
 	r17 = elemaddr r14, r12, 4
 	r18 = load.i32 r17
 	r19 = mul.i32 r18, 3
-	r20 = elemaddr r14, r12, 4
+	r20 = move.ptr r17
 	store.i32 r20, r19
 	jump b6
 b6: # latch
@@ -25962,6 +27233,11 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, 1
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r16 = move.i64 r19
+	r22 = move.ptr r25
+	r23 = move.i64 r26
 	jump b2
 b2: # head
 	r4 = move.i64 r7
@@ -25977,14 +27253,9 @@ b4: # for.loop
 	r11 = lt.i64 r10, r8
 	branch r11, b5, b7
 b5: # for.body
-	r12 = move.ptr r6
-	r15 = move.ptr r18
-	r16 = move.i64 r19
 	checkindex r10, r16, site 8
 	r20 = elemaddr r15, r10, 4
 	r21 = load.i32 r20
-	r22 = move.ptr r25
-	r23 = move.i64 r26
 	checkindex r10, r23, site 9
 	r27 = elemaddr r22, r10, 4
 	r28 = load.i32 r27
@@ -26015,17 +27286,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -26135,48 +27406,48 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b30, b31
+	r66 = shuffledown.f32 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r66
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b32, b38
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b33, b34
+	r70 = shuffledown.f32 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r70
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b35, b38
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b36, b37
+	r74 = shuffledown.f32 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r74
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b26, b38
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
 b39: # reduction warp result
 	r36 = addr reduce0
-	r37 = mul.i64 r24, 1
-	r38 = add.i64 r37, 0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
 	r39 = elemaddr r36, r38, 8
 	store.shared.f32 r39, r0
 	jump b40
@@ -26191,13 +27462,13 @@ b41: # reduction first warp
 	branch r43, b42, b60
 b42: # reduction take
 	r44 = addr reduce0
-	r45 = mul.i64 r23, 1
-	r46 = add.i64 r45, 0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
 	r47 = elemaddr r44, r46, 8
 	r0 = load.shared.f32 r47
 	jump b43
 b43: # reduction warps
-	r48 = mul.i64 r24, r25
+	r48 = move.i64 r26
 	r49 = blocksize
 	r50 = sub.i64 r49, r48
 	r51 = min.i64 r50, r25
@@ -26216,47 +27487,47 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b48, b49
+	r78 = shuffledown.f32 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r78
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b50, b56
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b51, b52
+	r82 = shuffledown.f32 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r82
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b53, b56
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b54, b55
+	r86 = shuffledown.f32 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r86
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b44, b56
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
 b56: # reduction shuffled
-	r57 = eq.i64 r23, 0
+	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = mul.i64 r58, 1
+	r59 = move.i64 r58
 	r60 = add.i64 r59, 2
 	r62 = elemaddr r61, r60, 8
 	store.f32 r62, r0
@@ -26284,50 +27555,50 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r53 = move.ptr r50
+	r54 = load.f32 r53
+	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r56 = move.ptr r50
+	r57 = load.f32 r56
+	r5 = add.f32 r5, r57
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r59 = move.ptr r50
+	r60 = load.f32 r59
+	r5 = add.f32 r5, r60
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -26352,48 +27623,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r61 = shuffledown.f32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r61
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r65 = shuffledown.f32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r65
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r69 = shuffledown.f32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r69
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.f32 r27, r5
 	jump b25
@@ -26408,13 +27679,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.f32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -26433,43 +27704,43 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r73 = shuffledown.f32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r73
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r77 = shuffledown.f32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r77
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r81 = shuffledown.f32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r81
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
 	r46 = add.f32 r5, 0.0
@@ -26531,17 +27802,17 @@ b1: # setup
 	r10 = threadindex
 	r11 = threadcount
 	r12 = add.i64 r10, -1
+	r18 = convert.u64.i64 r13
+	r21 = convert.u64.i64 r11
+	r22 = mul.u64 r21, 3
 	jump b2
 b2: # unrolled head
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, r13
 	branch r17, b3, b39
 b3: # unrolled test
-	r18 = convert.u64.i64 r13
 	r19 = convert.u64.i64 r16
 	r20 = sub.u64 r18, r19
-	r21 = convert.u64.i64 r11
-	r22 = mul.u64 r21, 3
 	r23 = gt.u64 r20, r22
 	branch r23, b4, b32
 b4: # unrolled 0
@@ -26846,146 +28117,146 @@ b42: # reduction next
 	r72 = ne.i64 r59, 0
 	branch r72, b43, b52
 b43: # reduction shuffle (unrolled 1)
-	r60 = shuffledown.i64 r0, r59
-	r61 = shuffledown.i64 r1, r59
-	r62 = shuffledown.i16 r2, r59
-	r63 = shuffledown.u32 r3, r59
-	r64 = shuffledown.u16 r4, r59
-	r65 = shuffledown.u16 r5, r59
-	r66 = shuffledown.u16 r6, r59
-	r67 = shuffledown.u8 r7, r59
-	r68 = shuffledown.i32 r8, r59
-	r69 = shuffledown.i32 r9, r59
-	r70 = add.i64 r52, r59
-	r71 = lt.i64 r70, r58
-	branch r71, b44, b45
+	r221 = shuffledown.i64 r0, r59
+	r222 = shuffledown.i64 r1, r59
+	r223 = shuffledown.i16 r2, r59
+	r224 = shuffledown.u32 r3, r59
+	r225 = shuffledown.u16 r4, r59
+	r226 = shuffledown.u16 r5, r59
+	r227 = shuffledown.u16 r6, r59
+	r228 = shuffledown.u8 r7, r59
+	r229 = shuffledown.i32 r8, r59
+	r230 = shuffledown.i32 r9, r59
+	r231 = add.i64 r52, r59
+	r232 = lt.i64 r231, r58
+	branch r232, b44, b45
 b44: # reduction combine (unrolled 1)
-	r0 = add.i64 r0, r60
-	r1 = add.i64 r1, r61
-	r2 = add.i16 r2, r62
-	r3 = mul.u32 r3, r63
-	r4 = and.u16 r4, r64
-	r5 = or.u16 r5, r65
-	r6 = xor.u16 r6, r66
-	r7 = and.u8 r7, r67
-	r8 = min.i32 r8, r68
-	r9 = max.i32 r9, r69
+	r0 = add.i64 r0, r221
+	r1 = add.i64 r1, r222
+	r2 = add.i16 r2, r223
+	r3 = mul.u32 r3, r224
+	r4 = and.u16 r4, r225
+	r5 = or.u16 r5, r226
+	r6 = xor.u16 r6, r227
+	r7 = and.u8 r7, r228
+	r8 = min.i32 r8, r229
+	r9 = max.i32 r9, r230
 	jump b45
 b45: # reduction next (unrolled 1)
 	r59 = shr.i64.i64 r59, 1
-	r72 = ne.i64 r59, 0
-	branch r72, b46, b52
+	r233 = ne.i64 r59, 0
+	branch r233, b46, b52
 b46: # reduction shuffle (unrolled 2)
-	r60 = shuffledown.i64 r0, r59
-	r61 = shuffledown.i64 r1, r59
-	r62 = shuffledown.i16 r2, r59
-	r63 = shuffledown.u32 r3, r59
-	r64 = shuffledown.u16 r4, r59
-	r65 = shuffledown.u16 r5, r59
-	r66 = shuffledown.u16 r6, r59
-	r67 = shuffledown.u8 r7, r59
-	r68 = shuffledown.i32 r8, r59
-	r69 = shuffledown.i32 r9, r59
-	r70 = add.i64 r52, r59
-	r71 = lt.i64 r70, r58
-	branch r71, b47, b48
+	r234 = shuffledown.i64 r0, r59
+	r235 = shuffledown.i64 r1, r59
+	r236 = shuffledown.i16 r2, r59
+	r237 = shuffledown.u32 r3, r59
+	r238 = shuffledown.u16 r4, r59
+	r239 = shuffledown.u16 r5, r59
+	r240 = shuffledown.u16 r6, r59
+	r241 = shuffledown.u8 r7, r59
+	r242 = shuffledown.i32 r8, r59
+	r243 = shuffledown.i32 r9, r59
+	r244 = add.i64 r52, r59
+	r245 = lt.i64 r244, r58
+	branch r245, b47, b48
 b47: # reduction combine (unrolled 2)
-	r0 = add.i64 r0, r60
-	r1 = add.i64 r1, r61
-	r2 = add.i16 r2, r62
-	r3 = mul.u32 r3, r63
-	r4 = and.u16 r4, r64
-	r5 = or.u16 r5, r65
-	r6 = xor.u16 r6, r66
-	r7 = and.u8 r7, r67
-	r8 = min.i32 r8, r68
-	r9 = max.i32 r9, r69
+	r0 = add.i64 r0, r234
+	r1 = add.i64 r1, r235
+	r2 = add.i16 r2, r236
+	r3 = mul.u32 r3, r237
+	r4 = and.u16 r4, r238
+	r5 = or.u16 r5, r239
+	r6 = xor.u16 r6, r240
+	r7 = and.u8 r7, r241
+	r8 = min.i32 r8, r242
+	r9 = max.i32 r9, r243
 	jump b48
 b48: # reduction next (unrolled 2)
 	r59 = shr.i64.i64 r59, 1
-	r72 = ne.i64 r59, 0
-	branch r72, b49, b52
+	r246 = ne.i64 r59, 0
+	branch r246, b49, b52
 b49: # reduction shuffle (unrolled 3)
-	r60 = shuffledown.i64 r0, r59
-	r61 = shuffledown.i64 r1, r59
-	r62 = shuffledown.i16 r2, r59
-	r63 = shuffledown.u32 r3, r59
-	r64 = shuffledown.u16 r4, r59
-	r65 = shuffledown.u16 r5, r59
-	r66 = shuffledown.u16 r6, r59
-	r67 = shuffledown.u8 r7, r59
-	r68 = shuffledown.i32 r8, r59
-	r69 = shuffledown.i32 r9, r59
-	r70 = add.i64 r52, r59
-	r71 = lt.i64 r70, r58
-	branch r71, b50, b51
+	r247 = shuffledown.i64 r0, r59
+	r248 = shuffledown.i64 r1, r59
+	r249 = shuffledown.i16 r2, r59
+	r250 = shuffledown.u32 r3, r59
+	r251 = shuffledown.u16 r4, r59
+	r252 = shuffledown.u16 r5, r59
+	r253 = shuffledown.u16 r6, r59
+	r254 = shuffledown.u8 r7, r59
+	r255 = shuffledown.i32 r8, r59
+	r256 = shuffledown.i32 r9, r59
+	r257 = add.i64 r52, r59
+	r258 = lt.i64 r257, r58
+	branch r258, b50, b51
 b50: # reduction combine (unrolled 3)
-	r0 = add.i64 r0, r60
-	r1 = add.i64 r1, r61
-	r2 = add.i16 r2, r62
-	r3 = mul.u32 r3, r63
-	r4 = and.u16 r4, r64
-	r5 = or.u16 r5, r65
-	r6 = xor.u16 r6, r66
-	r7 = and.u8 r7, r67
-	r8 = min.i32 r8, r68
-	r9 = max.i32 r9, r69
+	r0 = add.i64 r0, r247
+	r1 = add.i64 r1, r248
+	r2 = add.i16 r2, r249
+	r3 = mul.u32 r3, r250
+	r4 = and.u16 r4, r251
+	r5 = or.u16 r5, r252
+	r6 = xor.u16 r6, r253
+	r7 = and.u8 r7, r254
+	r8 = min.i32 r8, r255
+	r9 = max.i32 r9, r256
 	jump b51
 b51: # reduction next (unrolled 3)
 	r59 = shr.i64.i64 r59, 1
-	r72 = ne.i64 r59, 0
-	branch r72, b40, b52
+	r259 = ne.i64 r59, 0
+	branch r259, b40, b52
 b52: # reduction shuffled
 	r73 = eq.i64 r52, 0
 	branch r73, b53, b54
 b53: # reduction warp result
 	r74 = addr reduce0
 	r75 = mul.i64 r53, 10
-	r76 = add.i64 r75, 0
+	r76 = move.i64 r75
 	r77 = elemaddr r74, r76, 8
 	store.shared.i64 r77, r0
 	r78 = addr reduce0
-	r79 = mul.i64 r53, 10
+	r79 = move.i64 r75
 	r80 = add.i64 r79, 1
 	r81 = elemaddr r78, r80, 8
 	store.shared.i64 r81, r1
 	r82 = addr reduce0
-	r83 = mul.i64 r53, 10
+	r83 = move.i64 r75
 	r84 = add.i64 r83, 2
 	r85 = elemaddr r82, r84, 8
 	store.shared.i16 r85, r2
 	r86 = addr reduce0
-	r87 = mul.i64 r53, 10
+	r87 = move.i64 r75
 	r88 = add.i64 r87, 3
 	r89 = elemaddr r86, r88, 8
 	store.shared.u32 r89, r3
 	r90 = addr reduce0
-	r91 = mul.i64 r53, 10
+	r91 = move.i64 r75
 	r92 = add.i64 r91, 4
 	r93 = elemaddr r90, r92, 8
 	store.shared.u16 r93, r4
 	r94 = addr reduce0
-	r95 = mul.i64 r53, 10
+	r95 = move.i64 r75
 	r96 = add.i64 r95, 5
 	r97 = elemaddr r94, r96, 8
 	store.shared.u16 r97, r5
 	r98 = addr reduce0
-	r99 = mul.i64 r53, 10
+	r99 = move.i64 r75
 	r100 = add.i64 r99, 6
 	r101 = elemaddr r98, r100, 8
 	store.shared.u16 r101, r6
 	r102 = addr reduce0
-	r103 = mul.i64 r53, 10
+	r103 = move.i64 r75
 	r104 = add.i64 r103, 7
 	r105 = elemaddr r102, r104, 8
 	store.shared.u8 r105, r7
 	r106 = addr reduce0
-	r107 = mul.i64 r53, 10
+	r107 = move.i64 r75
 	r108 = add.i64 r107, 8
 	r109 = elemaddr r106, r108, 8
 	store.shared.i32 r109, r8
 	r110 = addr reduce0
-	r111 = mul.i64 r53, 10
+	r111 = move.i64 r75
 	r112 = add.i64 r111, 9
 	r113 = elemaddr r110, r112, 8
 	store.shared.i32 r113, r9
@@ -27002,57 +28273,57 @@ b55: # reduction first warp
 b56: # reduction take
 	r118 = addr reduce0
 	r119 = mul.i64 r52, 10
-	r120 = add.i64 r119, 0
+	r120 = move.i64 r119
 	r121 = elemaddr r118, r120, 8
 	r0 = load.shared.i64 r121
 	r122 = addr reduce0
-	r123 = mul.i64 r52, 10
+	r123 = move.i64 r119
 	r124 = add.i64 r123, 1
 	r125 = elemaddr r122, r124, 8
 	r1 = load.shared.i64 r125
 	r126 = addr reduce0
-	r127 = mul.i64 r52, 10
+	r127 = move.i64 r119
 	r128 = add.i64 r127, 2
 	r129 = elemaddr r126, r128, 8
 	r2 = load.shared.i16 r129
 	r130 = addr reduce0
-	r131 = mul.i64 r52, 10
+	r131 = move.i64 r119
 	r132 = add.i64 r131, 3
 	r133 = elemaddr r130, r132, 8
 	r3 = load.shared.u32 r133
 	r134 = addr reduce0
-	r135 = mul.i64 r52, 10
+	r135 = move.i64 r119
 	r136 = add.i64 r135, 4
 	r137 = elemaddr r134, r136, 8
 	r4 = load.shared.u16 r137
 	r138 = addr reduce0
-	r139 = mul.i64 r52, 10
+	r139 = move.i64 r119
 	r140 = add.i64 r139, 5
 	r141 = elemaddr r138, r140, 8
 	r5 = load.shared.u16 r141
 	r142 = addr reduce0
-	r143 = mul.i64 r52, 10
+	r143 = move.i64 r119
 	r144 = add.i64 r143, 6
 	r145 = elemaddr r142, r144, 8
 	r6 = load.shared.u16 r145
 	r146 = addr reduce0
-	r147 = mul.i64 r52, 10
+	r147 = move.i64 r119
 	r148 = add.i64 r147, 7
 	r149 = elemaddr r146, r148, 8
 	r7 = load.shared.u8 r149
 	r150 = addr reduce0
-	r151 = mul.i64 r52, 10
+	r151 = move.i64 r119
 	r152 = add.i64 r151, 8
 	r153 = elemaddr r150, r152, 8
 	r8 = load.shared.i32 r153
 	r154 = addr reduce0
-	r155 = mul.i64 r52, 10
+	r155 = move.i64 r119
 	r156 = add.i64 r155, 9
 	r157 = elemaddr r154, r156, 8
 	r9 = load.shared.i32 r157
 	jump b57
 b57: # reduction warps
-	r158 = mul.i64 r53, r54
+	r158 = move.i64 r55
 	r159 = blocksize
 	r160 = sub.i64 r159, r158
 	r161 = min.i64 r160, r54
@@ -27089,97 +28360,97 @@ b60: # reduction next
 	r175 = ne.i64 r162, 0
 	branch r175, b61, b70
 b61: # reduction shuffle (unrolled 1)
-	r163 = shuffledown.i64 r0, r162
-	r164 = shuffledown.i64 r1, r162
-	r165 = shuffledown.i16 r2, r162
-	r166 = shuffledown.u32 r3, r162
-	r167 = shuffledown.u16 r4, r162
-	r168 = shuffledown.u16 r5, r162
-	r169 = shuffledown.u16 r6, r162
-	r170 = shuffledown.u8 r7, r162
-	r171 = shuffledown.i32 r8, r162
-	r172 = shuffledown.i32 r9, r162
-	r173 = add.i64 r52, r162
-	r174 = lt.i64 r173, r161
-	branch r174, b62, b63
+	r260 = shuffledown.i64 r0, r162
+	r261 = shuffledown.i64 r1, r162
+	r262 = shuffledown.i16 r2, r162
+	r263 = shuffledown.u32 r3, r162
+	r264 = shuffledown.u16 r4, r162
+	r265 = shuffledown.u16 r5, r162
+	r266 = shuffledown.u16 r6, r162
+	r267 = shuffledown.u8 r7, r162
+	r268 = shuffledown.i32 r8, r162
+	r269 = shuffledown.i32 r9, r162
+	r270 = add.i64 r52, r162
+	r271 = lt.i64 r270, r161
+	branch r271, b62, b63
 b62: # reduction combine (unrolled 1)
-	r0 = add.i64 r0, r163
-	r1 = add.i64 r1, r164
-	r2 = add.i16 r2, r165
-	r3 = mul.u32 r3, r166
-	r4 = and.u16 r4, r167
-	r5 = or.u16 r5, r168
-	r6 = xor.u16 r6, r169
-	r7 = and.u8 r7, r170
-	r8 = min.i32 r8, r171
-	r9 = max.i32 r9, r172
+	r0 = add.i64 r0, r260
+	r1 = add.i64 r1, r261
+	r2 = add.i16 r2, r262
+	r3 = mul.u32 r3, r263
+	r4 = and.u16 r4, r264
+	r5 = or.u16 r5, r265
+	r6 = xor.u16 r6, r266
+	r7 = and.u8 r7, r267
+	r8 = min.i32 r8, r268
+	r9 = max.i32 r9, r269
 	jump b63
 b63: # reduction next (unrolled 1)
 	r162 = shr.i64.i64 r162, 1
-	r175 = ne.i64 r162, 0
-	branch r175, b64, b70
+	r272 = ne.i64 r162, 0
+	branch r272, b64, b70
 b64: # reduction shuffle (unrolled 2)
-	r163 = shuffledown.i64 r0, r162
-	r164 = shuffledown.i64 r1, r162
-	r165 = shuffledown.i16 r2, r162
-	r166 = shuffledown.u32 r3, r162
-	r167 = shuffledown.u16 r4, r162
-	r168 = shuffledown.u16 r5, r162
-	r169 = shuffledown.u16 r6, r162
-	r170 = shuffledown.u8 r7, r162
-	r171 = shuffledown.i32 r8, r162
-	r172 = shuffledown.i32 r9, r162
-	r173 = add.i64 r52, r162
-	r174 = lt.i64 r173, r161
-	branch r174, b65, b66
+	r273 = shuffledown.i64 r0, r162
+	r274 = shuffledown.i64 r1, r162
+	r275 = shuffledown.i16 r2, r162
+	r276 = shuffledown.u32 r3, r162
+	r277 = shuffledown.u16 r4, r162
+	r278 = shuffledown.u16 r5, r162
+	r279 = shuffledown.u16 r6, r162
+	r280 = shuffledown.u8 r7, r162
+	r281 = shuffledown.i32 r8, r162
+	r282 = shuffledown.i32 r9, r162
+	r283 = add.i64 r52, r162
+	r284 = lt.i64 r283, r161
+	branch r284, b65, b66
 b65: # reduction combine (unrolled 2)
-	r0 = add.i64 r0, r163
-	r1 = add.i64 r1, r164
-	r2 = add.i16 r2, r165
-	r3 = mul.u32 r3, r166
-	r4 = and.u16 r4, r167
-	r5 = or.u16 r5, r168
-	r6 = xor.u16 r6, r169
-	r7 = and.u8 r7, r170
-	r8 = min.i32 r8, r171
-	r9 = max.i32 r9, r172
+	r0 = add.i64 r0, r273
+	r1 = add.i64 r1, r274
+	r2 = add.i16 r2, r275
+	r3 = mul.u32 r3, r276
+	r4 = and.u16 r4, r277
+	r5 = or.u16 r5, r278
+	r6 = xor.u16 r6, r279
+	r7 = and.u8 r7, r280
+	r8 = min.i32 r8, r281
+	r9 = max.i32 r9, r282
 	jump b66
 b66: # reduction next (unrolled 2)
 	r162 = shr.i64.i64 r162, 1
-	r175 = ne.i64 r162, 0
-	branch r175, b67, b70
+	r285 = ne.i64 r162, 0
+	branch r285, b67, b70
 b67: # reduction shuffle (unrolled 3)
-	r163 = shuffledown.i64 r0, r162
-	r164 = shuffledown.i64 r1, r162
-	r165 = shuffledown.i16 r2, r162
-	r166 = shuffledown.u32 r3, r162
-	r167 = shuffledown.u16 r4, r162
-	r168 = shuffledown.u16 r5, r162
-	r169 = shuffledown.u16 r6, r162
-	r170 = shuffledown.u8 r7, r162
-	r171 = shuffledown.i32 r8, r162
-	r172 = shuffledown.i32 r9, r162
-	r173 = add.i64 r52, r162
-	r174 = lt.i64 r173, r161
-	branch r174, b68, b69
+	r286 = shuffledown.i64 r0, r162
+	r287 = shuffledown.i64 r1, r162
+	r288 = shuffledown.i16 r2, r162
+	r289 = shuffledown.u32 r3, r162
+	r290 = shuffledown.u16 r4, r162
+	r291 = shuffledown.u16 r5, r162
+	r292 = shuffledown.u16 r6, r162
+	r293 = shuffledown.u8 r7, r162
+	r294 = shuffledown.i32 r8, r162
+	r295 = shuffledown.i32 r9, r162
+	r296 = add.i64 r52, r162
+	r297 = lt.i64 r296, r161
+	branch r297, b68, b69
 b68: # reduction combine (unrolled 3)
-	r0 = add.i64 r0, r163
-	r1 = add.i64 r1, r164
-	r2 = add.i16 r2, r165
-	r3 = mul.u32 r3, r166
-	r4 = and.u16 r4, r167
-	r5 = or.u16 r5, r168
-	r6 = xor.u16 r6, r169
-	r7 = and.u8 r7, r170
-	r8 = min.i32 r8, r171
-	r9 = max.i32 r9, r172
+	r0 = add.i64 r0, r286
+	r1 = add.i64 r1, r287
+	r2 = add.i16 r2, r288
+	r3 = mul.u32 r3, r289
+	r4 = and.u16 r4, r290
+	r5 = or.u16 r5, r291
+	r6 = xor.u16 r6, r292
+	r7 = and.u8 r7, r293
+	r8 = min.i32 r8, r294
+	r9 = max.i32 r9, r295
 	jump b69
 b69: # reduction next (unrolled 3)
 	r162 = shr.i64.i64 r162, 1
-	r175 = ne.i64 r162, 0
-	branch r175, b58, b70
+	r298 = ne.i64 r162, 0
+	branch r298, b58, b70
 b70: # reduction shuffled
-	r176 = eq.i64 r52, 0
+	r176 = move.bool r73
 	branch r176, b71, b73
 b71: # reduction block result
 	r177 = blockindex
@@ -27187,39 +28458,39 @@ b71: # reduction block result
 	r179 = add.i64 r178, 20
 	r181 = elemaddr r180, r179, 8
 	store.i64 r181, r0
-	r182 = mul.i64 r177, 10
+	r182 = move.i64 r178
 	r183 = add.i64 r182, 21
 	r184 = elemaddr r180, r183, 8
 	store.i64 r184, r1
-	r185 = mul.i64 r177, 10
+	r185 = move.i64 r178
 	r186 = add.i64 r185, 22
 	r187 = elemaddr r180, r186, 8
 	store.i16 r187, r2
-	r188 = mul.i64 r177, 10
+	r188 = move.i64 r178
 	r189 = add.i64 r188, 23
 	r190 = elemaddr r180, r189, 8
 	store.u32 r190, r3
-	r191 = mul.i64 r177, 10
+	r191 = move.i64 r178
 	r192 = add.i64 r191, 24
 	r193 = elemaddr r180, r192, 8
 	store.u16 r193, r4
-	r194 = mul.i64 r177, 10
+	r194 = move.i64 r178
 	r195 = add.i64 r194, 25
 	r196 = elemaddr r180, r195, 8
 	store.u16 r196, r5
-	r197 = mul.i64 r177, 10
+	r197 = move.i64 r178
 	r198 = add.i64 r197, 26
 	r199 = elemaddr r180, r198, 8
 	store.u16 r199, r6
-	r200 = mul.i64 r177, 10
+	r200 = move.i64 r178
 	r201 = add.i64 r200, 27
 	r202 = elemaddr r180, r201, 8
 	store.u8 r202, r7
-	r203 = mul.i64 r177, 10
+	r203 = move.i64 r178
 	r204 = add.i64 r203, 28
 	r205 = elemaddr r180, r204, 8
 	store.i32 r205, r8
-	r206 = mul.i64 r177, 10
+	r206 = move.i64 r178
 	r207 = add.i64 r206, 29
 	r208 = elemaddr r180, r207, 8
 	store.i32 r208, r9
@@ -27286,230 +28557,240 @@ b1: # setup
 	r12 = move.u8 255
 	r13 = move.i32 2147483647
 	r14 = move.i32 -2147483648
+	r201 = mul.i64 r3, 10
+	r202 = add.i64 r201, 20
+	r203 = elemaddr r0, r202, 8
+	r204 = mul.i64 r4, 10
+	r205 = move.i64 r204
+	r206 = mul.i64 r3, 10
+	r207 = add.i64 r206, 21
+	r208 = elemaddr r0, r207, 8
+	r209 = mul.i64 r4, 10
+	r210 = move.i64 r209
+	r211 = mul.i64 r3, 10
+	r212 = add.i64 r211, 22
+	r213 = elemaddr r0, r212, 8
+	r214 = mul.i64 r4, 10
+	r215 = move.i64 r214
+	r216 = mul.i64 r3, 10
+	r217 = add.i64 r216, 23
+	r218 = elemaddr r0, r217, 8
+	r219 = mul.i64 r4, 10
+	r220 = move.i64 r219
+	r221 = mul.i64 r3, 10
+	r222 = add.i64 r221, 24
+	r223 = elemaddr r0, r222, 8
+	r224 = mul.i64 r4, 10
+	r225 = move.i64 r224
+	r226 = mul.i64 r3, 10
+	r227 = add.i64 r226, 25
+	r228 = elemaddr r0, r227, 8
+	r229 = mul.i64 r4, 10
+	r230 = move.i64 r229
+	r231 = mul.i64 r3, 10
+	r232 = add.i64 r231, 26
+	r233 = elemaddr r0, r232, 8
+	r234 = mul.i64 r4, 10
+	r235 = move.i64 r234
+	r236 = mul.i64 r3, 10
+	r237 = add.i64 r236, 27
+	r238 = elemaddr r0, r237, 8
+	r239 = mul.i64 r4, 10
+	r240 = move.i64 r239
+	r241 = mul.i64 r3, 10
+	r242 = add.i64 r241, 28
+	r243 = elemaddr r0, r242, 8
+	r244 = mul.i64 r4, 10
+	r245 = move.i64 r244
+	r246 = mul.i64 r3, 10
+	r247 = add.i64 r246, 29
+	r248 = elemaddr r0, r247, 8
+	r249 = mul.i64 r4, 10
+	r250 = move.i64 r249
 	jump b2
 b2: # combine head
 	r15 = lt.i64 r3, r2
 	branch r15, b3, b10
 b3: # combine
-	r16 = mul.i64 r3, 10
-	r17 = add.i64 r16, 20
-	r18 = elemaddr r0, r17, 8
+	r18 = move.ptr r203
 	r19 = load.i64 r18
 	r5 = add.i64 r5, r19
-	r20 = mul.i64 r3, 10
-	r21 = add.i64 r20, 21
-	r22 = elemaddr r0, r21, 8
+	r22 = move.ptr r208
 	r23 = load.i64 r22
 	r6 = add.i64 r6, r23
-	r24 = mul.i64 r3, 10
-	r25 = add.i64 r24, 22
-	r26 = elemaddr r0, r25, 8
+	r26 = move.ptr r213
 	r27 = load.i16 r26
 	r7 = add.i16 r7, r27
-	r28 = mul.i64 r3, 10
-	r29 = add.i64 r28, 23
-	r30 = elemaddr r0, r29, 8
+	r30 = move.ptr r218
 	r31 = load.u32 r30
 	r8 = mul.u32 r8, r31
-	r32 = mul.i64 r3, 10
-	r33 = add.i64 r32, 24
-	r34 = elemaddr r0, r33, 8
+	r34 = move.ptr r223
 	r35 = load.u16 r34
 	r9 = and.u16 r9, r35
-	r36 = mul.i64 r3, 10
-	r37 = add.i64 r36, 25
-	r38 = elemaddr r0, r37, 8
+	r38 = move.ptr r228
 	r39 = load.u16 r38
 	r10 = or.u16 r10, r39
-	r40 = mul.i64 r3, 10
-	r41 = add.i64 r40, 26
-	r42 = elemaddr r0, r41, 8
+	r42 = move.ptr r233
 	r43 = load.u16 r42
 	r11 = xor.u16 r11, r43
-	r44 = mul.i64 r3, 10
-	r45 = add.i64 r44, 27
-	r46 = elemaddr r0, r45, 8
+	r46 = move.ptr r238
 	r47 = load.u8 r46
 	r12 = and.u8 r12, r47
-	r48 = mul.i64 r3, 10
-	r49 = add.i64 r48, 28
-	r50 = elemaddr r0, r49, 8
+	r50 = move.ptr r243
 	r51 = load.i32 r50
 	r13 = min.i32 r13, r51
-	r52 = mul.i64 r3, 10
-	r53 = add.i64 r52, 29
-	r54 = elemaddr r0, r53, 8
+	r54 = move.ptr r248
 	r55 = load.i32 r54
 	r14 = max.i32 r14, r55
 	r3 = add.i64 r3, r4
+	r203 = elemaddr r203, r205, 8
+	r208 = elemaddr r208, r210, 8
+	r213 = elemaddr r213, r215, 8
+	r218 = elemaddr r218, r220, 8
+	r223 = elemaddr r223, r225, 8
+	r228 = elemaddr r228, r230, 8
+	r233 = elemaddr r233, r235, 8
+	r238 = elemaddr r238, r240, 8
+	r243 = elemaddr r243, r245, 8
+	r248 = elemaddr r248, r250, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r15 = lt.i64 r3, r2
-	branch r15, b5, b10
+	r251 = lt.i64 r3, r2
+	branch r251, b5, b10
 b5: # combine (unrolled 1)
-	r16 = mul.i64 r3, 10
-	r17 = add.i64 r16, 20
-	r18 = elemaddr r0, r17, 8
-	r19 = load.i64 r18
-	r5 = add.i64 r5, r19
-	r20 = mul.i64 r3, 10
-	r21 = add.i64 r20, 21
-	r22 = elemaddr r0, r21, 8
-	r23 = load.i64 r22
-	r6 = add.i64 r6, r23
-	r24 = mul.i64 r3, 10
-	r25 = add.i64 r24, 22
-	r26 = elemaddr r0, r25, 8
-	r27 = load.i16 r26
-	r7 = add.i16 r7, r27
-	r28 = mul.i64 r3, 10
-	r29 = add.i64 r28, 23
-	r30 = elemaddr r0, r29, 8
-	r31 = load.u32 r30
-	r8 = mul.u32 r8, r31
-	r32 = mul.i64 r3, 10
-	r33 = add.i64 r32, 24
-	r34 = elemaddr r0, r33, 8
-	r35 = load.u16 r34
-	r9 = and.u16 r9, r35
-	r36 = mul.i64 r3, 10
-	r37 = add.i64 r36, 25
-	r38 = elemaddr r0, r37, 8
-	r39 = load.u16 r38
-	r10 = or.u16 r10, r39
-	r40 = mul.i64 r3, 10
-	r41 = add.i64 r40, 26
-	r42 = elemaddr r0, r41, 8
-	r43 = load.u16 r42
-	r11 = xor.u16 r11, r43
-	r44 = mul.i64 r3, 10
-	r45 = add.i64 r44, 27
-	r46 = elemaddr r0, r45, 8
-	r47 = load.u8 r46
-	r12 = and.u8 r12, r47
-	r48 = mul.i64 r3, 10
-	r49 = add.i64 r48, 28
-	r50 = elemaddr r0, r49, 8
-	r51 = load.i32 r50
-	r13 = min.i32 r13, r51
-	r52 = mul.i64 r3, 10
-	r53 = add.i64 r52, 29
-	r54 = elemaddr r0, r53, 8
-	r55 = load.i32 r54
-	r14 = max.i32 r14, r55
+	r252 = move.ptr r203
+	r253 = load.i64 r252
+	r5 = add.i64 r5, r253
+	r254 = move.ptr r208
+	r255 = load.i64 r254
+	r6 = add.i64 r6, r255
+	r256 = move.ptr r213
+	r257 = load.i16 r256
+	r7 = add.i16 r7, r257
+	r258 = move.ptr r218
+	r259 = load.u32 r258
+	r8 = mul.u32 r8, r259
+	r260 = move.ptr r223
+	r261 = load.u16 r260
+	r9 = and.u16 r9, r261
+	r262 = move.ptr r228
+	r263 = load.u16 r262
+	r10 = or.u16 r10, r263
+	r264 = move.ptr r233
+	r265 = load.u16 r264
+	r11 = xor.u16 r11, r265
+	r266 = move.ptr r238
+	r267 = load.u8 r266
+	r12 = and.u8 r12, r267
+	r268 = move.ptr r243
+	r269 = load.i32 r268
+	r13 = min.i32 r13, r269
+	r270 = move.ptr r248
+	r271 = load.i32 r270
+	r14 = max.i32 r14, r271
 	r3 = add.i64 r3, r4
+	r203 = elemaddr r203, r205, 8
+	r208 = elemaddr r208, r210, 8
+	r213 = elemaddr r213, r215, 8
+	r218 = elemaddr r218, r220, 8
+	r223 = elemaddr r223, r225, 8
+	r228 = elemaddr r228, r230, 8
+	r233 = elemaddr r233, r235, 8
+	r238 = elemaddr r238, r240, 8
+	r243 = elemaddr r243, r245, 8
+	r248 = elemaddr r248, r250, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r15 = lt.i64 r3, r2
-	branch r15, b7, b10
+	r272 = lt.i64 r3, r2
+	branch r272, b7, b10
 b7: # combine (unrolled 2)
-	r16 = mul.i64 r3, 10
-	r17 = add.i64 r16, 20
-	r18 = elemaddr r0, r17, 8
-	r19 = load.i64 r18
-	r5 = add.i64 r5, r19
-	r20 = mul.i64 r3, 10
-	r21 = add.i64 r20, 21
-	r22 = elemaddr r0, r21, 8
-	r23 = load.i64 r22
-	r6 = add.i64 r6, r23
-	r24 = mul.i64 r3, 10
-	r25 = add.i64 r24, 22
-	r26 = elemaddr r0, r25, 8
-	r27 = load.i16 r26
-	r7 = add.i16 r7, r27
-	r28 = mul.i64 r3, 10
-	r29 = add.i64 r28, 23
-	r30 = elemaddr r0, r29, 8
-	r31 = load.u32 r30
-	r8 = mul.u32 r8, r31
-	r32 = mul.i64 r3, 10
-	r33 = add.i64 r32, 24
-	r34 = elemaddr r0, r33, 8
-	r35 = load.u16 r34
-	r9 = and.u16 r9, r35
-	r36 = mul.i64 r3, 10
-	r37 = add.i64 r36, 25
-	r38 = elemaddr r0, r37, 8
-	r39 = load.u16 r38
-	r10 = or.u16 r10, r39
-	r40 = mul.i64 r3, 10
-	r41 = add.i64 r40, 26
-	r42 = elemaddr r0, r41, 8
-	r43 = load.u16 r42
-	r11 = xor.u16 r11, r43
-	r44 = mul.i64 r3, 10
-	r45 = add.i64 r44, 27
-	r46 = elemaddr r0, r45, 8
-	r47 = load.u8 r46
-	r12 = and.u8 r12, r47
-	r48 = mul.i64 r3, 10
-	r49 = add.i64 r48, 28
-	r50 = elemaddr r0, r49, 8
-	r51 = load.i32 r50
-	r13 = min.i32 r13, r51
-	r52 = mul.i64 r3, 10
-	r53 = add.i64 r52, 29
-	r54 = elemaddr r0, r53, 8
-	r55 = load.i32 r54
-	r14 = max.i32 r14, r55
+	r273 = move.ptr r203
+	r274 = load.i64 r273
+	r5 = add.i64 r5, r274
+	r275 = move.ptr r208
+	r276 = load.i64 r275
+	r6 = add.i64 r6, r276
+	r277 = move.ptr r213
+	r278 = load.i16 r277
+	r7 = add.i16 r7, r278
+	r279 = move.ptr r218
+	r280 = load.u32 r279
+	r8 = mul.u32 r8, r280
+	r281 = move.ptr r223
+	r282 = load.u16 r281
+	r9 = and.u16 r9, r282
+	r283 = move.ptr r228
+	r284 = load.u16 r283
+	r10 = or.u16 r10, r284
+	r285 = move.ptr r233
+	r286 = load.u16 r285
+	r11 = xor.u16 r11, r286
+	r287 = move.ptr r238
+	r288 = load.u8 r287
+	r12 = and.u8 r12, r288
+	r289 = move.ptr r243
+	r290 = load.i32 r289
+	r13 = min.i32 r13, r290
+	r291 = move.ptr r248
+	r292 = load.i32 r291
+	r14 = max.i32 r14, r292
 	r3 = add.i64 r3, r4
+	r203 = elemaddr r203, r205, 8
+	r208 = elemaddr r208, r210, 8
+	r213 = elemaddr r213, r215, 8
+	r218 = elemaddr r218, r220, 8
+	r223 = elemaddr r223, r225, 8
+	r228 = elemaddr r228, r230, 8
+	r233 = elemaddr r233, r235, 8
+	r238 = elemaddr r238, r240, 8
+	r243 = elemaddr r243, r245, 8
+	r248 = elemaddr r248, r250, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r15 = lt.i64 r3, r2
-	branch r15, b9, b10
+	r293 = lt.i64 r3, r2
+	branch r293, b9, b10
 b9: # combine (unrolled 3)
-	r16 = mul.i64 r3, 10
-	r17 = add.i64 r16, 20
-	r18 = elemaddr r0, r17, 8
-	r19 = load.i64 r18
-	r5 = add.i64 r5, r19
-	r20 = mul.i64 r3, 10
-	r21 = add.i64 r20, 21
-	r22 = elemaddr r0, r21, 8
-	r23 = load.i64 r22
-	r6 = add.i64 r6, r23
-	r24 = mul.i64 r3, 10
-	r25 = add.i64 r24, 22
-	r26 = elemaddr r0, r25, 8
-	r27 = load.i16 r26
-	r7 = add.i16 r7, r27
-	r28 = mul.i64 r3, 10
-	r29 = add.i64 r28, 23
-	r30 = elemaddr r0, r29, 8
-	r31 = load.u32 r30
-	r8 = mul.u32 r8, r31
-	r32 = mul.i64 r3, 10
-	r33 = add.i64 r32, 24
-	r34 = elemaddr r0, r33, 8
-	r35 = load.u16 r34
-	r9 = and.u16 r9, r35
-	r36 = mul.i64 r3, 10
-	r37 = add.i64 r36, 25
-	r38 = elemaddr r0, r37, 8
-	r39 = load.u16 r38
-	r10 = or.u16 r10, r39
-	r40 = mul.i64 r3, 10
-	r41 = add.i64 r40, 26
-	r42 = elemaddr r0, r41, 8
-	r43 = load.u16 r42
-	r11 = xor.u16 r11, r43
-	r44 = mul.i64 r3, 10
-	r45 = add.i64 r44, 27
-	r46 = elemaddr r0, r45, 8
-	r47 = load.u8 r46
-	r12 = and.u8 r12, r47
-	r48 = mul.i64 r3, 10
-	r49 = add.i64 r48, 28
-	r50 = elemaddr r0, r49, 8
-	r51 = load.i32 r50
-	r13 = min.i32 r13, r51
-	r52 = mul.i64 r3, 10
-	r53 = add.i64 r52, 29
-	r54 = elemaddr r0, r53, 8
-	r55 = load.i32 r54
-	r14 = max.i32 r14, r55
+	r294 = move.ptr r203
+	r295 = load.i64 r294
+	r5 = add.i64 r5, r295
+	r296 = move.ptr r208
+	r297 = load.i64 r296
+	r6 = add.i64 r6, r297
+	r298 = move.ptr r213
+	r299 = load.i16 r298
+	r7 = add.i16 r7, r299
+	r300 = move.ptr r218
+	r301 = load.u32 r300
+	r8 = mul.u32 r8, r301
+	r302 = move.ptr r223
+	r303 = load.u16 r302
+	r9 = and.u16 r9, r303
+	r304 = move.ptr r228
+	r305 = load.u16 r304
+	r10 = or.u16 r10, r305
+	r306 = move.ptr r233
+	r307 = load.u16 r306
+	r11 = xor.u16 r11, r307
+	r308 = move.ptr r238
+	r309 = load.u8 r308
+	r12 = and.u8 r12, r309
+	r310 = move.ptr r243
+	r311 = load.i32 r310
+	r13 = min.i32 r13, r311
+	r312 = move.ptr r248
+	r313 = load.i32 r312
+	r14 = max.i32 r14, r313
 	r3 = add.i64 r3, r4
+	r203 = elemaddr r203, r205, 8
+	r208 = elemaddr r208, r210, 8
+	r213 = elemaddr r213, r215, 8
+	r218 = elemaddr r218, r220, 8
+	r223 = elemaddr r223, r225, 8
+	r228 = elemaddr r228, r230, 8
+	r233 = elemaddr r233, r235, 8
+	r238 = elemaddr r238, r240, 8
+	r243 = elemaddr r243, r245, 8
+	r248 = elemaddr r248, r250, 8
 	jump b2
 b10: # combine done
 	r56 = lane
@@ -27552,146 +28833,146 @@ b13: # reduction next
 	r76 = ne.i64 r63, 0
 	branch r76, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r64 = shuffledown.i64 r5, r63
-	r65 = shuffledown.i64 r6, r63
-	r66 = shuffledown.i16 r7, r63
-	r67 = shuffledown.u32 r8, r63
-	r68 = shuffledown.u16 r9, r63
-	r69 = shuffledown.u16 r10, r63
-	r70 = shuffledown.u16 r11, r63
-	r71 = shuffledown.u8 r12, r63
-	r72 = shuffledown.i32 r13, r63
-	r73 = shuffledown.i32 r14, r63
-	r74 = add.i64 r56, r63
-	r75 = lt.i64 r74, r62
-	branch r75, b15, b16
+	r314 = shuffledown.i64 r5, r63
+	r315 = shuffledown.i64 r6, r63
+	r316 = shuffledown.i16 r7, r63
+	r317 = shuffledown.u32 r8, r63
+	r318 = shuffledown.u16 r9, r63
+	r319 = shuffledown.u16 r10, r63
+	r320 = shuffledown.u16 r11, r63
+	r321 = shuffledown.u8 r12, r63
+	r322 = shuffledown.i32 r13, r63
+	r323 = shuffledown.i32 r14, r63
+	r324 = add.i64 r56, r63
+	r325 = lt.i64 r324, r62
+	branch r325, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.i64 r5, r64
-	r6 = add.i64 r6, r65
-	r7 = add.i16 r7, r66
-	r8 = mul.u32 r8, r67
-	r9 = and.u16 r9, r68
-	r10 = or.u16 r10, r69
-	r11 = xor.u16 r11, r70
-	r12 = and.u8 r12, r71
-	r13 = min.i32 r13, r72
-	r14 = max.i32 r14, r73
+	r5 = add.i64 r5, r314
+	r6 = add.i64 r6, r315
+	r7 = add.i16 r7, r316
+	r8 = mul.u32 r8, r317
+	r9 = and.u16 r9, r318
+	r10 = or.u16 r10, r319
+	r11 = xor.u16 r11, r320
+	r12 = and.u8 r12, r321
+	r13 = min.i32 r13, r322
+	r14 = max.i32 r14, r323
 	jump b16
 b16: # reduction next (unrolled 1)
 	r63 = shr.i64.i64 r63, 1
-	r76 = ne.i64 r63, 0
-	branch r76, b17, b23
+	r326 = ne.i64 r63, 0
+	branch r326, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r64 = shuffledown.i64 r5, r63
-	r65 = shuffledown.i64 r6, r63
-	r66 = shuffledown.i16 r7, r63
-	r67 = shuffledown.u32 r8, r63
-	r68 = shuffledown.u16 r9, r63
-	r69 = shuffledown.u16 r10, r63
-	r70 = shuffledown.u16 r11, r63
-	r71 = shuffledown.u8 r12, r63
-	r72 = shuffledown.i32 r13, r63
-	r73 = shuffledown.i32 r14, r63
-	r74 = add.i64 r56, r63
-	r75 = lt.i64 r74, r62
-	branch r75, b18, b19
+	r327 = shuffledown.i64 r5, r63
+	r328 = shuffledown.i64 r6, r63
+	r329 = shuffledown.i16 r7, r63
+	r330 = shuffledown.u32 r8, r63
+	r331 = shuffledown.u16 r9, r63
+	r332 = shuffledown.u16 r10, r63
+	r333 = shuffledown.u16 r11, r63
+	r334 = shuffledown.u8 r12, r63
+	r335 = shuffledown.i32 r13, r63
+	r336 = shuffledown.i32 r14, r63
+	r337 = add.i64 r56, r63
+	r338 = lt.i64 r337, r62
+	branch r338, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.i64 r5, r64
-	r6 = add.i64 r6, r65
-	r7 = add.i16 r7, r66
-	r8 = mul.u32 r8, r67
-	r9 = and.u16 r9, r68
-	r10 = or.u16 r10, r69
-	r11 = xor.u16 r11, r70
-	r12 = and.u8 r12, r71
-	r13 = min.i32 r13, r72
-	r14 = max.i32 r14, r73
+	r5 = add.i64 r5, r327
+	r6 = add.i64 r6, r328
+	r7 = add.i16 r7, r329
+	r8 = mul.u32 r8, r330
+	r9 = and.u16 r9, r331
+	r10 = or.u16 r10, r332
+	r11 = xor.u16 r11, r333
+	r12 = and.u8 r12, r334
+	r13 = min.i32 r13, r335
+	r14 = max.i32 r14, r336
 	jump b19
 b19: # reduction next (unrolled 2)
 	r63 = shr.i64.i64 r63, 1
-	r76 = ne.i64 r63, 0
-	branch r76, b20, b23
+	r339 = ne.i64 r63, 0
+	branch r339, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r64 = shuffledown.i64 r5, r63
-	r65 = shuffledown.i64 r6, r63
-	r66 = shuffledown.i16 r7, r63
-	r67 = shuffledown.u32 r8, r63
-	r68 = shuffledown.u16 r9, r63
-	r69 = shuffledown.u16 r10, r63
-	r70 = shuffledown.u16 r11, r63
-	r71 = shuffledown.u8 r12, r63
-	r72 = shuffledown.i32 r13, r63
-	r73 = shuffledown.i32 r14, r63
-	r74 = add.i64 r56, r63
-	r75 = lt.i64 r74, r62
-	branch r75, b21, b22
+	r340 = shuffledown.i64 r5, r63
+	r341 = shuffledown.i64 r6, r63
+	r342 = shuffledown.i16 r7, r63
+	r343 = shuffledown.u32 r8, r63
+	r344 = shuffledown.u16 r9, r63
+	r345 = shuffledown.u16 r10, r63
+	r346 = shuffledown.u16 r11, r63
+	r347 = shuffledown.u8 r12, r63
+	r348 = shuffledown.i32 r13, r63
+	r349 = shuffledown.i32 r14, r63
+	r350 = add.i64 r56, r63
+	r351 = lt.i64 r350, r62
+	branch r351, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.i64 r5, r64
-	r6 = add.i64 r6, r65
-	r7 = add.i16 r7, r66
-	r8 = mul.u32 r8, r67
-	r9 = and.u16 r9, r68
-	r10 = or.u16 r10, r69
-	r11 = xor.u16 r11, r70
-	r12 = and.u8 r12, r71
-	r13 = min.i32 r13, r72
-	r14 = max.i32 r14, r73
+	r5 = add.i64 r5, r340
+	r6 = add.i64 r6, r341
+	r7 = add.i16 r7, r342
+	r8 = mul.u32 r8, r343
+	r9 = and.u16 r9, r344
+	r10 = or.u16 r10, r345
+	r11 = xor.u16 r11, r346
+	r12 = and.u8 r12, r347
+	r13 = min.i32 r13, r348
+	r14 = max.i32 r14, r349
 	jump b22
 b22: # reduction next (unrolled 3)
 	r63 = shr.i64.i64 r63, 1
-	r76 = ne.i64 r63, 0
-	branch r76, b11, b23
+	r352 = ne.i64 r63, 0
+	branch r352, b11, b23
 b23: # reduction shuffled
 	r77 = eq.i64 r56, 0
 	branch r77, b24, b25
 b24: # reduction warp result
 	r78 = addr reduce0
 	r79 = mul.i64 r57, 10
-	r80 = add.i64 r79, 0
+	r80 = move.i64 r79
 	r81 = elemaddr r78, r80, 8
 	store.shared.i64 r81, r5
 	r82 = addr reduce0
-	r83 = mul.i64 r57, 10
+	r83 = move.i64 r79
 	r84 = add.i64 r83, 1
 	r85 = elemaddr r82, r84, 8
 	store.shared.i64 r85, r6
 	r86 = addr reduce0
-	r87 = mul.i64 r57, 10
+	r87 = move.i64 r79
 	r88 = add.i64 r87, 2
 	r89 = elemaddr r86, r88, 8
 	store.shared.i16 r89, r7
 	r90 = addr reduce0
-	r91 = mul.i64 r57, 10
+	r91 = move.i64 r79
 	r92 = add.i64 r91, 3
 	r93 = elemaddr r90, r92, 8
 	store.shared.u32 r93, r8
 	r94 = addr reduce0
-	r95 = mul.i64 r57, 10
+	r95 = move.i64 r79
 	r96 = add.i64 r95, 4
 	r97 = elemaddr r94, r96, 8
 	store.shared.u16 r97, r9
 	r98 = addr reduce0
-	r99 = mul.i64 r57, 10
+	r99 = move.i64 r79
 	r100 = add.i64 r99, 5
 	r101 = elemaddr r98, r100, 8
 	store.shared.u16 r101, r10
 	r102 = addr reduce0
-	r103 = mul.i64 r57, 10
+	r103 = move.i64 r79
 	r104 = add.i64 r103, 6
 	r105 = elemaddr r102, r104, 8
 	store.shared.u16 r105, r11
 	r106 = addr reduce0
-	r107 = mul.i64 r57, 10
+	r107 = move.i64 r79
 	r108 = add.i64 r107, 7
 	r109 = elemaddr r106, r108, 8
 	store.shared.u8 r109, r12
 	r110 = addr reduce0
-	r111 = mul.i64 r57, 10
+	r111 = move.i64 r79
 	r112 = add.i64 r111, 8
 	r113 = elemaddr r110, r112, 8
 	store.shared.i32 r113, r13
 	r114 = addr reduce0
-	r115 = mul.i64 r57, 10
+	r115 = move.i64 r79
 	r116 = add.i64 r115, 9
 	r117 = elemaddr r114, r116, 8
 	store.shared.i32 r117, r14
@@ -27708,57 +28989,57 @@ b26: # reduction first warp
 b27: # reduction take
 	r122 = addr reduce0
 	r123 = mul.i64 r56, 10
-	r124 = add.i64 r123, 0
+	r124 = move.i64 r123
 	r125 = elemaddr r122, r124, 8
 	r5 = load.shared.i64 r125
 	r126 = addr reduce0
-	r127 = mul.i64 r56, 10
+	r127 = move.i64 r123
 	r128 = add.i64 r127, 1
 	r129 = elemaddr r126, r128, 8
 	r6 = load.shared.i64 r129
 	r130 = addr reduce0
-	r131 = mul.i64 r56, 10
+	r131 = move.i64 r123
 	r132 = add.i64 r131, 2
 	r133 = elemaddr r130, r132, 8
 	r7 = load.shared.i16 r133
 	r134 = addr reduce0
-	r135 = mul.i64 r56, 10
+	r135 = move.i64 r123
 	r136 = add.i64 r135, 3
 	r137 = elemaddr r134, r136, 8
 	r8 = load.shared.u32 r137
 	r138 = addr reduce0
-	r139 = mul.i64 r56, 10
+	r139 = move.i64 r123
 	r140 = add.i64 r139, 4
 	r141 = elemaddr r138, r140, 8
 	r9 = load.shared.u16 r141
 	r142 = addr reduce0
-	r143 = mul.i64 r56, 10
+	r143 = move.i64 r123
 	r144 = add.i64 r143, 5
 	r145 = elemaddr r142, r144, 8
 	r10 = load.shared.u16 r145
 	r146 = addr reduce0
-	r147 = mul.i64 r56, 10
+	r147 = move.i64 r123
 	r148 = add.i64 r147, 6
 	r149 = elemaddr r146, r148, 8
 	r11 = load.shared.u16 r149
 	r150 = addr reduce0
-	r151 = mul.i64 r56, 10
+	r151 = move.i64 r123
 	r152 = add.i64 r151, 7
 	r153 = elemaddr r150, r152, 8
 	r12 = load.shared.u8 r153
 	r154 = addr reduce0
-	r155 = mul.i64 r56, 10
+	r155 = move.i64 r123
 	r156 = add.i64 r155, 8
 	r157 = elemaddr r154, r156, 8
 	r13 = load.shared.i32 r157
 	r158 = addr reduce0
-	r159 = mul.i64 r56, 10
+	r159 = move.i64 r123
 	r160 = add.i64 r159, 9
 	r161 = elemaddr r158, r160, 8
 	r14 = load.shared.i32 r161
 	jump b28
 b28: # reduction warps
-	r162 = mul.i64 r57, r58
+	r162 = move.i64 r59
 	r163 = blocksize
 	r164 = sub.i64 r163, r162
 	r165 = min.i64 r164, r58
@@ -27795,121 +29076,121 @@ b31: # reduction next
 	r179 = ne.i64 r166, 0
 	branch r179, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r167 = shuffledown.i64 r5, r166
-	r168 = shuffledown.i64 r6, r166
-	r169 = shuffledown.i16 r7, r166
-	r170 = shuffledown.u32 r8, r166
-	r171 = shuffledown.u16 r9, r166
-	r172 = shuffledown.u16 r10, r166
-	r173 = shuffledown.u16 r11, r166
-	r174 = shuffledown.u8 r12, r166
-	r175 = shuffledown.i32 r13, r166
-	r176 = shuffledown.i32 r14, r166
-	r177 = add.i64 r56, r166
-	r178 = lt.i64 r177, r165
-	branch r178, b33, b34
+	r353 = shuffledown.i64 r5, r166
+	r354 = shuffledown.i64 r6, r166
+	r355 = shuffledown.i16 r7, r166
+	r356 = shuffledown.u32 r8, r166
+	r357 = shuffledown.u16 r9, r166
+	r358 = shuffledown.u16 r10, r166
+	r359 = shuffledown.u16 r11, r166
+	r360 = shuffledown.u8 r12, r166
+	r361 = shuffledown.i32 r13, r166
+	r362 = shuffledown.i32 r14, r166
+	r363 = add.i64 r56, r166
+	r364 = lt.i64 r363, r165
+	branch r364, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.i64 r5, r167
-	r6 = add.i64 r6, r168
-	r7 = add.i16 r7, r169
-	r8 = mul.u32 r8, r170
-	r9 = and.u16 r9, r171
-	r10 = or.u16 r10, r172
-	r11 = xor.u16 r11, r173
-	r12 = and.u8 r12, r174
-	r13 = min.i32 r13, r175
-	r14 = max.i32 r14, r176
+	r5 = add.i64 r5, r353
+	r6 = add.i64 r6, r354
+	r7 = add.i16 r7, r355
+	r8 = mul.u32 r8, r356
+	r9 = and.u16 r9, r357
+	r10 = or.u16 r10, r358
+	r11 = xor.u16 r11, r359
+	r12 = and.u8 r12, r360
+	r13 = min.i32 r13, r361
+	r14 = max.i32 r14, r362
 	jump b34
 b34: # reduction next (unrolled 1)
 	r166 = shr.i64.i64 r166, 1
-	r179 = ne.i64 r166, 0
-	branch r179, b35, b41
+	r365 = ne.i64 r166, 0
+	branch r365, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r167 = shuffledown.i64 r5, r166
-	r168 = shuffledown.i64 r6, r166
-	r169 = shuffledown.i16 r7, r166
-	r170 = shuffledown.u32 r8, r166
-	r171 = shuffledown.u16 r9, r166
-	r172 = shuffledown.u16 r10, r166
-	r173 = shuffledown.u16 r11, r166
-	r174 = shuffledown.u8 r12, r166
-	r175 = shuffledown.i32 r13, r166
-	r176 = shuffledown.i32 r14, r166
-	r177 = add.i64 r56, r166
-	r178 = lt.i64 r177, r165
-	branch r178, b36, b37
+	r366 = shuffledown.i64 r5, r166
+	r367 = shuffledown.i64 r6, r166
+	r368 = shuffledown.i16 r7, r166
+	r369 = shuffledown.u32 r8, r166
+	r370 = shuffledown.u16 r9, r166
+	r371 = shuffledown.u16 r10, r166
+	r372 = shuffledown.u16 r11, r166
+	r373 = shuffledown.u8 r12, r166
+	r374 = shuffledown.i32 r13, r166
+	r375 = shuffledown.i32 r14, r166
+	r376 = add.i64 r56, r166
+	r377 = lt.i64 r376, r165
+	branch r377, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.i64 r5, r167
-	r6 = add.i64 r6, r168
-	r7 = add.i16 r7, r169
-	r8 = mul.u32 r8, r170
-	r9 = and.u16 r9, r171
-	r10 = or.u16 r10, r172
-	r11 = xor.u16 r11, r173
-	r12 = and.u8 r12, r174
-	r13 = min.i32 r13, r175
-	r14 = max.i32 r14, r176
+	r5 = add.i64 r5, r366
+	r6 = add.i64 r6, r367
+	r7 = add.i16 r7, r368
+	r8 = mul.u32 r8, r369
+	r9 = and.u16 r9, r370
+	r10 = or.u16 r10, r371
+	r11 = xor.u16 r11, r372
+	r12 = and.u8 r12, r373
+	r13 = min.i32 r13, r374
+	r14 = max.i32 r14, r375
 	jump b37
 b37: # reduction next (unrolled 2)
 	r166 = shr.i64.i64 r166, 1
-	r179 = ne.i64 r166, 0
-	branch r179, b38, b41
+	r378 = ne.i64 r166, 0
+	branch r378, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r167 = shuffledown.i64 r5, r166
-	r168 = shuffledown.i64 r6, r166
-	r169 = shuffledown.i16 r7, r166
-	r170 = shuffledown.u32 r8, r166
-	r171 = shuffledown.u16 r9, r166
-	r172 = shuffledown.u16 r10, r166
-	r173 = shuffledown.u16 r11, r166
-	r174 = shuffledown.u8 r12, r166
-	r175 = shuffledown.i32 r13, r166
-	r176 = shuffledown.i32 r14, r166
-	r177 = add.i64 r56, r166
-	r178 = lt.i64 r177, r165
-	branch r178, b39, b40
+	r379 = shuffledown.i64 r5, r166
+	r380 = shuffledown.i64 r6, r166
+	r381 = shuffledown.i16 r7, r166
+	r382 = shuffledown.u32 r8, r166
+	r383 = shuffledown.u16 r9, r166
+	r384 = shuffledown.u16 r10, r166
+	r385 = shuffledown.u16 r11, r166
+	r386 = shuffledown.u8 r12, r166
+	r387 = shuffledown.i32 r13, r166
+	r388 = shuffledown.i32 r14, r166
+	r389 = add.i64 r56, r166
+	r390 = lt.i64 r389, r165
+	branch r390, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.i64 r5, r167
-	r6 = add.i64 r6, r168
-	r7 = add.i16 r7, r169
-	r8 = mul.u32 r8, r170
-	r9 = and.u16 r9, r171
-	r10 = or.u16 r10, r172
-	r11 = xor.u16 r11, r173
-	r12 = and.u8 r12, r174
-	r13 = min.i32 r13, r175
-	r14 = max.i32 r14, r176
+	r5 = add.i64 r5, r379
+	r6 = add.i64 r6, r380
+	r7 = add.i16 r7, r381
+	r8 = mul.u32 r8, r382
+	r9 = and.u16 r9, r383
+	r10 = or.u16 r10, r384
+	r11 = xor.u16 r11, r385
+	r12 = and.u8 r12, r386
+	r13 = min.i32 r13, r387
+	r14 = max.i32 r14, r388
 	jump b40
 b40: # reduction next (unrolled 3)
 	r166 = shr.i64.i64 r166, 1
-	r179 = ne.i64 r166, 0
-	branch r179, b29, b41
+	r391 = ne.i64 r166, 0
+	branch r391, b29, b41
 b41: # reduction shuffled
-	r180 = eq.i64 r56, 0
+	r180 = move.bool r77
 	branch r180, b42, b43
 b42: # reduction block result
-	r181 = add.i64 r5, 0
+	r181 = move.i64 r5
 	r182 = elemaddr r0, 0, 8
 	store.i64 r182, r181
-	r183 = add.i64 r6, 0
+	r183 = move.i64 r6
 	r184 = elemaddr r0, 2, 8
 	store.i64 r184, r183
 	r185 = add.i16 r7, 100
 	r186 = elemaddr r0, 4, 8
 	store.i16 r186, r185
-	r187 = mul.u32 r8, 1
+	r187 = move.u32 r8
 	r188 = elemaddr r0, 6, 8
 	store.u32 r188, r187
-	r189 = and.u16 r9, 65535
+	r189 = move.u16 r9
 	r190 = elemaddr r0, 8, 8
 	store.u16 r190, r189
-	r191 = or.u16 r10, 0
+	r191 = move.u16 r10
 	r192 = elemaddr r0, 10, 8
 	store.u16 r192, r191
-	r193 = xor.u16 r11, 0
+	r193 = move.u16 r11
 	r194 = elemaddr r0, 12, 8
 	store.u16 r194, r193
-	r195 = and.u8 r12, 255
+	r195 = move.u8 r12
 	r196 = elemaddr r0, 14, 8
 	store.u8 r196, r195
 	r197 = min.i32 r13, 2147483647
@@ -28018,17 +29299,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -28138,48 +29419,48 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r31 = shuffledown.f64 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b30, b31
+	r66 = shuffledown.f64 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f64 r0, r31
+	r0 = add.f64 r0, r66
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b32, b38
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r31 = shuffledown.f64 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b33, b34
+	r70 = shuffledown.f64 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f64 r0, r31
+	r0 = add.f64 r0, r70
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b35, b38
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r31 = shuffledown.f64 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b36, b37
+	r74 = shuffledown.f64 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f64 r0, r31
+	r0 = add.f64 r0, r74
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b26, b38
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
 b39: # reduction warp result
 	r36 = addr reduce0
-	r37 = mul.i64 r24, 1
-	r38 = add.i64 r37, 0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
 	r39 = elemaddr r36, r38, 8
 	store.shared.f64 r39, r0
 	jump b40
@@ -28194,13 +29475,13 @@ b41: # reduction first warp
 	branch r43, b42, b60
 b42: # reduction take
 	r44 = addr reduce0
-	r45 = mul.i64 r23, 1
-	r46 = add.i64 r45, 0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
 	r47 = elemaddr r44, r46, 8
 	r0 = load.shared.f64 r47
 	jump b43
 b43: # reduction warps
-	r48 = mul.i64 r24, r25
+	r48 = move.i64 r26
 	r49 = blocksize
 	r50 = sub.i64 r49, r48
 	r51 = min.i64 r50, r25
@@ -28219,47 +29500,47 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r53 = shuffledown.f64 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b48, b49
+	r78 = shuffledown.f64 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f64 r0, r53
+	r0 = add.f64 r0, r78
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b50, b56
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r53 = shuffledown.f64 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b51, b52
+	r82 = shuffledown.f64 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f64 r0, r53
+	r0 = add.f64 r0, r82
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b53, b56
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r53 = shuffledown.f64 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b54, b55
+	r86 = shuffledown.f64 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f64 r0, r53
+	r0 = add.f64 r0, r86
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b44, b56
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
 b56: # reduction shuffled
-	r57 = eq.i64 r23, 0
+	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = mul.i64 r58, 1
+	r59 = move.i64 r58
 	r60 = add.i64 r59, 2
 	r62 = elemaddr r61, r60, 8
 	store.f64 r62, r0
@@ -28287,50 +29568,50 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f64 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.f64 r9
 	r5 = add.f64 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f64 r9
-	r5 = add.f64 r5, r10
+	r53 = move.ptr r50
+	r54 = load.f64 r53
+	r5 = add.f64 r5, r54
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f64 r9
-	r5 = add.f64 r5, r10
+	r56 = move.ptr r50
+	r57 = load.f64 r56
+	r5 = add.f64 r5, r57
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f64 r9
-	r5 = add.f64 r5, r10
+	r59 = move.ptr r50
+	r60 = load.f64 r59
+	r5 = add.f64 r5, r60
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -28355,48 +29636,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.f64 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r61 = shuffledown.f64 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f64 r5, r19
+	r5 = add.f64 r5, r61
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.f64 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r65 = shuffledown.f64 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f64 r5, r19
+	r5 = add.f64 r5, r65
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.f64 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r69 = shuffledown.f64 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f64 r5, r19
+	r5 = add.f64 r5, r69
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.f64 r27, r5
 	jump b25
@@ -28411,13 +29692,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.f64 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -28436,43 +29717,43 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.f64 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r73 = shuffledown.f64 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f64 r5, r41
+	r5 = add.f64 r5, r73
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.f64 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r77 = shuffledown.f64 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f64 r5, r41
+	r5 = add.f64 r5, r77
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.f64 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r81 = shuffledown.f64 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f64 r5, r41
+	r5 = add.f64 r5, r81
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
 	r46 = add.f64 r5, 0.0
@@ -28513,8 +29794,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 8
 	r12 = load.f64 r11
@@ -28549,17 +29829,17 @@ b1: # setup
 	r1 = move.f64 -Inf
 	r2 = threadindex
 	r3 = threadcount
-	r4 = add.i64 r2, 0
+	r4 = move.i64 r2
+	r7 = convert.u64.i64 r5
+	r10 = convert.u64.i64 r3
+	r11 = mul.u64 r10, 3
 	jump b2
 b2: # unrolled head
 	r6 = lt.i64 r4, r5
 	branch r6, b3, b21
 b3: # unrolled test
-	r7 = convert.u64.i64 r5
 	r8 = convert.u64.i64 r4
 	r9 = sub.u64 r7, r8
-	r10 = convert.u64.i64 r3
-	r11 = mul.u64 r10, 3
 	r12 = gt.u64 r9, r11
 	branch r12, b4, b16
 b4: # unrolled 0
@@ -28687,58 +29967,58 @@ b24: # reduction next
 	r37 = ne.i64 r32, 0
 	branch r37, b25, b34
 b25: # reduction shuffle (unrolled 1)
-	r33 = shuffledown.f64 r0, r32
-	r34 = shuffledown.f64 r1, r32
-	r35 = add.i64 r25, r32
-	r36 = lt.i64 r35, r31
-	branch r36, b26, b27
+	r82 = shuffledown.f64 r0, r32
+	r83 = shuffledown.f64 r1, r32
+	r84 = add.i64 r25, r32
+	r85 = lt.i64 r84, r31
+	branch r85, b26, b27
 b26: # reduction combine (unrolled 1)
-	r0 = min.f64 r0, r33
-	r1 = max.f64 r1, r34
+	r0 = min.f64 r0, r82
+	r1 = max.f64 r1, r83
 	jump b27
 b27: # reduction next (unrolled 1)
 	r32 = shr.i64.i64 r32, 1
-	r37 = ne.i64 r32, 0
-	branch r37, b28, b34
+	r86 = ne.i64 r32, 0
+	branch r86, b28, b34
 b28: # reduction shuffle (unrolled 2)
-	r33 = shuffledown.f64 r0, r32
-	r34 = shuffledown.f64 r1, r32
-	r35 = add.i64 r25, r32
-	r36 = lt.i64 r35, r31
-	branch r36, b29, b30
+	r87 = shuffledown.f64 r0, r32
+	r88 = shuffledown.f64 r1, r32
+	r89 = add.i64 r25, r32
+	r90 = lt.i64 r89, r31
+	branch r90, b29, b30
 b29: # reduction combine (unrolled 2)
-	r0 = min.f64 r0, r33
-	r1 = max.f64 r1, r34
+	r0 = min.f64 r0, r87
+	r1 = max.f64 r1, r88
 	jump b30
 b30: # reduction next (unrolled 2)
 	r32 = shr.i64.i64 r32, 1
-	r37 = ne.i64 r32, 0
-	branch r37, b31, b34
+	r91 = ne.i64 r32, 0
+	branch r91, b31, b34
 b31: # reduction shuffle (unrolled 3)
-	r33 = shuffledown.f64 r0, r32
-	r34 = shuffledown.f64 r1, r32
-	r35 = add.i64 r25, r32
-	r36 = lt.i64 r35, r31
-	branch r36, b32, b33
+	r92 = shuffledown.f64 r0, r32
+	r93 = shuffledown.f64 r1, r32
+	r94 = add.i64 r25, r32
+	r95 = lt.i64 r94, r31
+	branch r95, b32, b33
 b32: # reduction combine (unrolled 3)
-	r0 = min.f64 r0, r33
-	r1 = max.f64 r1, r34
+	r0 = min.f64 r0, r92
+	r1 = max.f64 r1, r93
 	jump b33
 b33: # reduction next (unrolled 3)
 	r32 = shr.i64.i64 r32, 1
-	r37 = ne.i64 r32, 0
-	branch r37, b22, b34
+	r96 = ne.i64 r32, 0
+	branch r96, b22, b34
 b34: # reduction shuffled
 	r38 = eq.i64 r25, 0
 	branch r38, b35, b36
 b35: # reduction warp result
 	r39 = addr reduce0
 	r40 = mul.i64 r26, 2
-	r41 = add.i64 r40, 0
+	r41 = move.i64 r40
 	r42 = elemaddr r39, r41, 8
 	store.shared.f64 r42, r0
 	r43 = addr reduce0
-	r44 = mul.i64 r26, 2
+	r44 = move.i64 r40
 	r45 = add.i64 r44, 1
 	r46 = elemaddr r43, r45, 8
 	store.shared.f64 r46, r1
@@ -28755,17 +30035,17 @@ b37: # reduction first warp
 b38: # reduction take
 	r51 = addr reduce0
 	r52 = mul.i64 r25, 2
-	r53 = add.i64 r52, 0
+	r53 = move.i64 r52
 	r54 = elemaddr r51, r53, 8
 	r0 = load.shared.f64 r54
 	r55 = addr reduce0
-	r56 = mul.i64 r25, 2
+	r56 = move.i64 r52
 	r57 = add.i64 r56, 1
 	r58 = elemaddr r55, r57, 8
 	r1 = load.shared.f64 r58
 	jump b39
 b39: # reduction warps
-	r59 = mul.i64 r26, r27
+	r59 = move.i64 r28
 	r60 = blocksize
 	r61 = sub.i64 r60, r59
 	r62 = min.i64 r61, r27
@@ -28786,49 +30066,49 @@ b42: # reduction next
 	r68 = ne.i64 r63, 0
 	branch r68, b43, b52
 b43: # reduction shuffle (unrolled 1)
-	r64 = shuffledown.f64 r0, r63
-	r65 = shuffledown.f64 r1, r63
-	r66 = add.i64 r25, r63
-	r67 = lt.i64 r66, r62
-	branch r67, b44, b45
+	r97 = shuffledown.f64 r0, r63
+	r98 = shuffledown.f64 r1, r63
+	r99 = add.i64 r25, r63
+	r100 = lt.i64 r99, r62
+	branch r100, b44, b45
 b44: # reduction combine (unrolled 1)
-	r0 = min.f64 r0, r64
-	r1 = max.f64 r1, r65
+	r0 = min.f64 r0, r97
+	r1 = max.f64 r1, r98
 	jump b45
 b45: # reduction next (unrolled 1)
 	r63 = shr.i64.i64 r63, 1
-	r68 = ne.i64 r63, 0
-	branch r68, b46, b52
+	r101 = ne.i64 r63, 0
+	branch r101, b46, b52
 b46: # reduction shuffle (unrolled 2)
-	r64 = shuffledown.f64 r0, r63
-	r65 = shuffledown.f64 r1, r63
-	r66 = add.i64 r25, r63
-	r67 = lt.i64 r66, r62
-	branch r67, b47, b48
+	r102 = shuffledown.f64 r0, r63
+	r103 = shuffledown.f64 r1, r63
+	r104 = add.i64 r25, r63
+	r105 = lt.i64 r104, r62
+	branch r105, b47, b48
 b47: # reduction combine (unrolled 2)
-	r0 = min.f64 r0, r64
-	r1 = max.f64 r1, r65
+	r0 = min.f64 r0, r102
+	r1 = max.f64 r1, r103
 	jump b48
 b48: # reduction next (unrolled 2)
 	r63 = shr.i64.i64 r63, 1
-	r68 = ne.i64 r63, 0
-	branch r68, b49, b52
+	r106 = ne.i64 r63, 0
+	branch r106, b49, b52
 b49: # reduction shuffle (unrolled 3)
-	r64 = shuffledown.f64 r0, r63
-	r65 = shuffledown.f64 r1, r63
-	r66 = add.i64 r25, r63
-	r67 = lt.i64 r66, r62
-	branch r67, b50, b51
+	r107 = shuffledown.f64 r0, r63
+	r108 = shuffledown.f64 r1, r63
+	r109 = add.i64 r25, r63
+	r110 = lt.i64 r109, r62
+	branch r110, b50, b51
 b50: # reduction combine (unrolled 3)
-	r0 = min.f64 r0, r64
-	r1 = max.f64 r1, r65
+	r0 = min.f64 r0, r107
+	r1 = max.f64 r1, r108
 	jump b51
 b51: # reduction next (unrolled 3)
 	r63 = shr.i64.i64 r63, 1
-	r68 = ne.i64 r63, 0
-	branch r68, b40, b52
+	r111 = ne.i64 r63, 0
+	branch r111, b40, b52
 b52: # reduction shuffled
-	r69 = eq.i64 r25, 0
+	r69 = move.bool r38
 	branch r69, b53, b55
 b53: # reduction block result
 	r70 = blockindex
@@ -28836,7 +30116,7 @@ b53: # reduction block result
 	r72 = add.i64 r71, 4
 	r74 = elemaddr r73, r72, 8
 	store.f64 r74, r0
-	r75 = mul.i64 r70, 2
+	r75 = move.i64 r71
 	r76 = add.i64 r75, 5
 	r77 = elemaddr r73, r76, 8
 	store.f64 r77, r1
@@ -28872,70 +30152,72 @@ b1: # setup
 	r4 = blocksize
 	r5 = move.f64 +Inf
 	r6 = move.f64 -Inf
+	r65 = mul.i64 r3, 2
+	r66 = add.i64 r65, 4
+	r67 = elemaddr r0, r66, 8
+	r68 = mul.i64 r4, 2
+	r69 = move.i64 r68
+	r70 = mul.i64 r3, 2
+	r71 = add.i64 r70, 5
+	r72 = elemaddr r0, r71, 8
+	r73 = mul.i64 r4, 2
+	r74 = move.i64 r73
 	jump b2
 b2: # combine head
 	r7 = lt.i64 r3, r2
 	branch r7, b3, b10
 b3: # combine
-	r8 = mul.i64 r3, 2
-	r9 = add.i64 r8, 4
-	r10 = elemaddr r0, r9, 8
+	r10 = move.ptr r67
 	r11 = load.f64 r10
 	r5 = min.f64 r5, r11
-	r12 = mul.i64 r3, 2
-	r13 = add.i64 r12, 5
-	r14 = elemaddr r0, r13, 8
+	r14 = move.ptr r72
 	r15 = load.f64 r14
 	r6 = max.f64 r6, r15
 	r3 = add.i64 r3, r4
+	r67 = elemaddr r67, r69, 8
+	r72 = elemaddr r72, r74, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r7 = lt.i64 r3, r2
-	branch r7, b5, b10
+	r75 = lt.i64 r3, r2
+	branch r75, b5, b10
 b5: # combine (unrolled 1)
-	r8 = mul.i64 r3, 2
-	r9 = add.i64 r8, 4
-	r10 = elemaddr r0, r9, 8
-	r11 = load.f64 r10
-	r5 = min.f64 r5, r11
-	r12 = mul.i64 r3, 2
-	r13 = add.i64 r12, 5
-	r14 = elemaddr r0, r13, 8
-	r15 = load.f64 r14
-	r6 = max.f64 r6, r15
+	r76 = move.ptr r67
+	r77 = load.f64 r76
+	r5 = min.f64 r5, r77
+	r78 = move.ptr r72
+	r79 = load.f64 r78
+	r6 = max.f64 r6, r79
 	r3 = add.i64 r3, r4
+	r67 = elemaddr r67, r69, 8
+	r72 = elemaddr r72, r74, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r7 = lt.i64 r3, r2
-	branch r7, b7, b10
+	r80 = lt.i64 r3, r2
+	branch r80, b7, b10
 b7: # combine (unrolled 2)
-	r8 = mul.i64 r3, 2
-	r9 = add.i64 r8, 4
-	r10 = elemaddr r0, r9, 8
-	r11 = load.f64 r10
-	r5 = min.f64 r5, r11
-	r12 = mul.i64 r3, 2
-	r13 = add.i64 r12, 5
-	r14 = elemaddr r0, r13, 8
-	r15 = load.f64 r14
-	r6 = max.f64 r6, r15
+	r81 = move.ptr r67
+	r82 = load.f64 r81
+	r5 = min.f64 r5, r82
+	r83 = move.ptr r72
+	r84 = load.f64 r83
+	r6 = max.f64 r6, r84
 	r3 = add.i64 r3, r4
+	r67 = elemaddr r67, r69, 8
+	r72 = elemaddr r72, r74, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r7 = lt.i64 r3, r2
-	branch r7, b9, b10
+	r85 = lt.i64 r3, r2
+	branch r85, b9, b10
 b9: # combine (unrolled 3)
-	r8 = mul.i64 r3, 2
-	r9 = add.i64 r8, 4
-	r10 = elemaddr r0, r9, 8
-	r11 = load.f64 r10
-	r5 = min.f64 r5, r11
-	r12 = mul.i64 r3, 2
-	r13 = add.i64 r12, 5
-	r14 = elemaddr r0, r13, 8
-	r15 = load.f64 r14
-	r6 = max.f64 r6, r15
+	r86 = move.ptr r67
+	r87 = load.f64 r86
+	r5 = min.f64 r5, r87
+	r88 = move.ptr r72
+	r89 = load.f64 r88
+	r6 = max.f64 r6, r89
 	r3 = add.i64 r3, r4
+	r67 = elemaddr r67, r69, 8
+	r72 = elemaddr r72, r74, 8
 	jump b2
 b10: # combine done
 	r16 = lane
@@ -28962,58 +30244,58 @@ b13: # reduction next
 	r28 = ne.i64 r23, 0
 	branch r28, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r24 = shuffledown.f64 r5, r23
-	r25 = shuffledown.f64 r6, r23
-	r26 = add.i64 r16, r23
-	r27 = lt.i64 r26, r22
-	branch r27, b15, b16
+	r90 = shuffledown.f64 r5, r23
+	r91 = shuffledown.f64 r6, r23
+	r92 = add.i64 r16, r23
+	r93 = lt.i64 r92, r22
+	branch r93, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = min.f64 r5, r24
-	r6 = max.f64 r6, r25
+	r5 = min.f64 r5, r90
+	r6 = max.f64 r6, r91
 	jump b16
 b16: # reduction next (unrolled 1)
 	r23 = shr.i64.i64 r23, 1
-	r28 = ne.i64 r23, 0
-	branch r28, b17, b23
+	r94 = ne.i64 r23, 0
+	branch r94, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r24 = shuffledown.f64 r5, r23
-	r25 = shuffledown.f64 r6, r23
-	r26 = add.i64 r16, r23
-	r27 = lt.i64 r26, r22
-	branch r27, b18, b19
+	r95 = shuffledown.f64 r5, r23
+	r96 = shuffledown.f64 r6, r23
+	r97 = add.i64 r16, r23
+	r98 = lt.i64 r97, r22
+	branch r98, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = min.f64 r5, r24
-	r6 = max.f64 r6, r25
+	r5 = min.f64 r5, r95
+	r6 = max.f64 r6, r96
 	jump b19
 b19: # reduction next (unrolled 2)
 	r23 = shr.i64.i64 r23, 1
-	r28 = ne.i64 r23, 0
-	branch r28, b20, b23
+	r99 = ne.i64 r23, 0
+	branch r99, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r24 = shuffledown.f64 r5, r23
-	r25 = shuffledown.f64 r6, r23
-	r26 = add.i64 r16, r23
-	r27 = lt.i64 r26, r22
-	branch r27, b21, b22
+	r100 = shuffledown.f64 r5, r23
+	r101 = shuffledown.f64 r6, r23
+	r102 = add.i64 r16, r23
+	r103 = lt.i64 r102, r22
+	branch r103, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = min.f64 r5, r24
-	r6 = max.f64 r6, r25
+	r5 = min.f64 r5, r100
+	r6 = max.f64 r6, r101
 	jump b22
 b22: # reduction next (unrolled 3)
 	r23 = shr.i64.i64 r23, 1
-	r28 = ne.i64 r23, 0
-	branch r28, b11, b23
+	r104 = ne.i64 r23, 0
+	branch r104, b11, b23
 b23: # reduction shuffled
 	r29 = eq.i64 r16, 0
 	branch r29, b24, b25
 b24: # reduction warp result
 	r30 = addr reduce0
 	r31 = mul.i64 r17, 2
-	r32 = add.i64 r31, 0
+	r32 = move.i64 r31
 	r33 = elemaddr r30, r32, 8
 	store.shared.f64 r33, r5
 	r34 = addr reduce0
-	r35 = mul.i64 r17, 2
+	r35 = move.i64 r31
 	r36 = add.i64 r35, 1
 	r37 = elemaddr r34, r36, 8
 	store.shared.f64 r37, r6
@@ -29030,17 +30312,17 @@ b26: # reduction first warp
 b27: # reduction take
 	r42 = addr reduce0
 	r43 = mul.i64 r16, 2
-	r44 = add.i64 r43, 0
+	r44 = move.i64 r43
 	r45 = elemaddr r42, r44, 8
 	r5 = load.shared.f64 r45
 	r46 = addr reduce0
-	r47 = mul.i64 r16, 2
+	r47 = move.i64 r43
 	r48 = add.i64 r47, 1
 	r49 = elemaddr r46, r48, 8
 	r6 = load.shared.f64 r49
 	jump b28
 b28: # reduction warps
-	r50 = mul.i64 r17, r18
+	r50 = move.i64 r19
 	r51 = blocksize
 	r52 = sub.i64 r51, r50
 	r53 = min.i64 r52, r18
@@ -29061,49 +30343,49 @@ b31: # reduction next
 	r59 = ne.i64 r54, 0
 	branch r59, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r55 = shuffledown.f64 r5, r54
-	r56 = shuffledown.f64 r6, r54
-	r57 = add.i64 r16, r54
-	r58 = lt.i64 r57, r53
-	branch r58, b33, b34
+	r105 = shuffledown.f64 r5, r54
+	r106 = shuffledown.f64 r6, r54
+	r107 = add.i64 r16, r54
+	r108 = lt.i64 r107, r53
+	branch r108, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = min.f64 r5, r55
-	r6 = max.f64 r6, r56
+	r5 = min.f64 r5, r105
+	r6 = max.f64 r6, r106
 	jump b34
 b34: # reduction next (unrolled 1)
 	r54 = shr.i64.i64 r54, 1
-	r59 = ne.i64 r54, 0
-	branch r59, b35, b41
+	r109 = ne.i64 r54, 0
+	branch r109, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r55 = shuffledown.f64 r5, r54
-	r56 = shuffledown.f64 r6, r54
-	r57 = add.i64 r16, r54
-	r58 = lt.i64 r57, r53
-	branch r58, b36, b37
+	r110 = shuffledown.f64 r5, r54
+	r111 = shuffledown.f64 r6, r54
+	r112 = add.i64 r16, r54
+	r113 = lt.i64 r112, r53
+	branch r113, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = min.f64 r5, r55
-	r6 = max.f64 r6, r56
+	r5 = min.f64 r5, r110
+	r6 = max.f64 r6, r111
 	jump b37
 b37: # reduction next (unrolled 2)
 	r54 = shr.i64.i64 r54, 1
-	r59 = ne.i64 r54, 0
-	branch r59, b38, b41
+	r114 = ne.i64 r54, 0
+	branch r114, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r55 = shuffledown.f64 r5, r54
-	r56 = shuffledown.f64 r6, r54
-	r57 = add.i64 r16, r54
-	r58 = lt.i64 r57, r53
-	branch r58, b39, b40
+	r115 = shuffledown.f64 r5, r54
+	r116 = shuffledown.f64 r6, r54
+	r117 = add.i64 r16, r54
+	r118 = lt.i64 r117, r53
+	branch r118, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = min.f64 r5, r55
-	r6 = max.f64 r6, r56
+	r5 = min.f64 r5, r115
+	r6 = max.f64 r6, r116
 	jump b40
 b40: # reduction next (unrolled 3)
 	r54 = shr.i64.i64 r54, 1
-	r59 = ne.i64 r54, 0
-	branch r59, b29, b41
+	r119 = ne.i64 r54, 0
+	branch r119, b29, b41
 b41: # reduction shuffled
-	r60 = eq.i64 r16, 0
+	r60 = move.bool r29
 	branch r60, b42, b43
 b42: # reduction block result
 	r61 = min.f64 r5, 1.7976931348623157e+308
@@ -29159,95 +30441,107 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r17 = move.i64 r19
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b16
+	branch r7, b3, b20
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b16
+	jump b5
 b5: # rangeindex.body
 	r11 = mul.i64 r9, r12
 	r13 = move.i64 0
 	r14 = move.i64 r11
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r20 = min.i64 r16, r17
+	r27 = elemaddr r18, r14, 8
 	jump b6
-b6: # for.loop
-	r15 = add.i64 r9, 1
-	r16 = mul.i64 r15, r12
-	r17 = move.i64 r19
-	r20 = min.i64 r16, r17
+b6: # unroll setup
+	r28 = max.i64 r20, -9223372036854775805
+	r29 = sub.i64 r28, 3
+	jump b7
+b7: # unroll guard
+	r30 = lt.i64 r14, r29
+	branch r30, b8, b16
+b8: # for.loop (unrolled 0)
 	r21 = lt.i64 r14, r20
-	branch r21, b7, b14
-b7: # for.body
+	jump b9
+b9: # for.body (unrolled 0)
 	checkindex r14, r19, site 0
-	r22 = elemaddr r18, r14, 8
+	r22 = move.ptr r27
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	jump b8
-b8: # for.loop (unrolled 1)
-	r15 = add.i64 r9, 1
-	r16 = mul.i64 r15, r12
-	r17 = move.i64 r19
-	r20 = min.i64 r16, r17
-	r21 = lt.i64 r14, r20
-	branch r21, b9, b14
-b9: # for.body (unrolled 1)
-	checkindex r14, r19, site 0
-	r22 = elemaddr r18, r14, 8
-	r23 = load.i64 r22
-	r24 = add.i64 r13, r23
-	r25 = add.i64 r14, 1
-	r13 = move.i64 r24
-	r14 = move.i64 r25
+	r27 = elemaddr r27, 1, 8
 	jump b10
-b10: # for.loop (unrolled 2)
-	r15 = add.i64 r9, 1
-	r16 = mul.i64 r15, r12
-	r17 = move.i64 r19
-	r20 = min.i64 r16, r17
+b10: # for.loop (unrolled 1)
 	r21 = lt.i64 r14, r20
-	branch r21, b11, b14
-b11: # for.body (unrolled 2)
+	jump b11
+b11: # for.body (unrolled 1)
 	checkindex r14, r19, site 0
-	r22 = elemaddr r18, r14, 8
+	r22 = move.ptr r27
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
+	r27 = elemaddr r27, 1, 8
 	jump b12
-b12: # for.loop (unrolled 3)
-	r15 = add.i64 r9, 1
-	r16 = mul.i64 r15, r12
-	r17 = move.i64 r19
-	r20 = min.i64 r16, r17
+b12: # for.loop (unrolled 2)
 	r21 = lt.i64 r14, r20
-	branch r21, b13, b14
-b13: # for.body (unrolled 3)
+	jump b13
+b13: # for.body (unrolled 2)
 	checkindex r14, r19, site 0
-	r22 = elemaddr r18, r14, 8
+	r22 = move.ptr r27
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	jump b6
-b14: # for.done
+	r27 = elemaddr r27, 1, 8
+	jump b14
+b14: # for.loop (unrolled 3)
+	r21 = lt.i64 r14, r20
+	jump b15
+b15: # for.body (unrolled 3)
+	checkindex r14, r19, site 0
+	r22 = move.ptr r27
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	r27 = elemaddr r27, 1, 8
+	jump b7
+b16: # for.loop
+	r21 = lt.i64 r14, r20
+	branch r21, b17, b18
+b17: # for.body
+	checkindex r14, r19, site 0
+	r22 = move.ptr r27
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	r27 = elemaddr r27, 1, 8
+	jump b16
+b18: # for.done
 	r26 = elemaddr r4, r9, 8
 	store.i64 r26, r13
-	jump b15
-b15: # latch
+	jump b19
+b19: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b16: # exit
+b20: # exit
 	return
 
 task ChunkSums_1 parallel count=(max.i64 (len partial) 1)
@@ -29263,17 +30557,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -29383,48 +30677,48 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r31 = shuffledown.i64 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b30, b31
+	r66 = shuffledown.i64 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.i64 r0, r31
+	r0 = add.i64 r0, r66
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b32, b38
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r31 = shuffledown.i64 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b33, b34
+	r70 = shuffledown.i64 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.i64 r0, r31
+	r0 = add.i64 r0, r70
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b35, b38
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r31 = shuffledown.i64 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b36, b37
+	r74 = shuffledown.i64 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.i64 r0, r31
+	r0 = add.i64 r0, r74
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b26, b38
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
 b39: # reduction warp result
 	r36 = addr reduce0
-	r37 = mul.i64 r24, 1
-	r38 = add.i64 r37, 0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
 	r39 = elemaddr r36, r38, 8
 	store.shared.i64 r39, r0
 	jump b40
@@ -29439,13 +30733,13 @@ b41: # reduction first warp
 	branch r43, b42, b60
 b42: # reduction take
 	r44 = addr reduce0
-	r45 = mul.i64 r23, 1
-	r46 = add.i64 r45, 0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
 	r47 = elemaddr r44, r46, 8
 	r0 = load.shared.i64 r47
 	jump b43
 b43: # reduction warps
-	r48 = mul.i64 r24, r25
+	r48 = move.i64 r26
 	r49 = blocksize
 	r50 = sub.i64 r49, r48
 	r51 = min.i64 r50, r25
@@ -29464,47 +30758,47 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r53 = shuffledown.i64 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b48, b49
+	r78 = shuffledown.i64 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.i64 r0, r53
+	r0 = add.i64 r0, r78
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b50, b56
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r53 = shuffledown.i64 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b51, b52
+	r82 = shuffledown.i64 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.i64 r0, r53
+	r0 = add.i64 r0, r82
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b53, b56
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r53 = shuffledown.i64 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b54, b55
+	r86 = shuffledown.i64 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.i64 r0, r53
+	r0 = add.i64 r0, r86
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b44, b56
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
 b56: # reduction shuffled
-	r57 = eq.i64 r23, 0
+	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = mul.i64 r58, 1
+	r59 = move.i64 r58
 	r60 = add.i64 r59, 2
 	r62 = elemaddr r61, r60, 8
 	store.i64 r62, r0
@@ -29533,50 +30827,50 @@ b1: # setup
 	r4 = blockthread
 	r5 = blocksize
 	r6 = move.i64 0
+	r49 = move.i64 r4
+	r50 = add.i64 r49, 2
+	r51 = elemaddr r1, r50, 8
+	r52 = move.i64 r5
 	jump b2
 b2: # combine head
 	r7 = lt.i64 r4, r3
 	branch r7, b3, b10
 b3: # combine
-	r8 = mul.i64 r4, 1
-	r9 = add.i64 r8, 2
-	r10 = elemaddr r1, r9, 8
+	r10 = move.ptr r51
 	r11 = load.i64 r10
 	r6 = add.i64 r6, r11
 	r4 = add.i64 r4, r5
+	r51 = elemaddr r51, r52, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r7 = lt.i64 r4, r3
-	branch r7, b5, b10
+	r53 = lt.i64 r4, r3
+	branch r53, b5, b10
 b5: # combine (unrolled 1)
-	r8 = mul.i64 r4, 1
-	r9 = add.i64 r8, 2
-	r10 = elemaddr r1, r9, 8
-	r11 = load.i64 r10
-	r6 = add.i64 r6, r11
+	r54 = move.ptr r51
+	r55 = load.i64 r54
+	r6 = add.i64 r6, r55
 	r4 = add.i64 r4, r5
+	r51 = elemaddr r51, r52, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r7 = lt.i64 r4, r3
-	branch r7, b7, b10
+	r56 = lt.i64 r4, r3
+	branch r56, b7, b10
 b7: # combine (unrolled 2)
-	r8 = mul.i64 r4, 1
-	r9 = add.i64 r8, 2
-	r10 = elemaddr r1, r9, 8
-	r11 = load.i64 r10
-	r6 = add.i64 r6, r11
+	r57 = move.ptr r51
+	r58 = load.i64 r57
+	r6 = add.i64 r6, r58
 	r4 = add.i64 r4, r5
+	r51 = elemaddr r51, r52, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r7 = lt.i64 r4, r3
-	branch r7, b9, b10
+	r59 = lt.i64 r4, r3
+	branch r59, b9, b10
 b9: # combine (unrolled 3)
-	r8 = mul.i64 r4, 1
-	r9 = add.i64 r8, 2
-	r10 = elemaddr r1, r9, 8
-	r11 = load.i64 r10
-	r6 = add.i64 r6, r11
+	r60 = move.ptr r51
+	r61 = load.i64 r60
+	r6 = add.i64 r6, r61
 	r4 = add.i64 r4, r5
+	r51 = elemaddr r51, r52, 8
 	jump b2
 b10: # combine done
 	r12 = lane
@@ -29601,48 +30895,48 @@ b13: # reduction next
 	r23 = ne.i64 r19, 0
 	branch r23, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r20 = shuffledown.i64 r6, r19
-	r21 = add.i64 r12, r19
-	r22 = lt.i64 r21, r18
-	branch r22, b15, b16
+	r62 = shuffledown.i64 r6, r19
+	r63 = add.i64 r12, r19
+	r64 = lt.i64 r63, r18
+	branch r64, b15, b16
 b15: # reduction combine (unrolled 1)
-	r6 = add.i64 r6, r20
+	r6 = add.i64 r6, r62
 	jump b16
 b16: # reduction next (unrolled 1)
 	r19 = shr.i64.i64 r19, 1
-	r23 = ne.i64 r19, 0
-	branch r23, b17, b23
+	r65 = ne.i64 r19, 0
+	branch r65, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r20 = shuffledown.i64 r6, r19
-	r21 = add.i64 r12, r19
-	r22 = lt.i64 r21, r18
-	branch r22, b18, b19
+	r66 = shuffledown.i64 r6, r19
+	r67 = add.i64 r12, r19
+	r68 = lt.i64 r67, r18
+	branch r68, b18, b19
 b18: # reduction combine (unrolled 2)
-	r6 = add.i64 r6, r20
+	r6 = add.i64 r6, r66
 	jump b19
 b19: # reduction next (unrolled 2)
 	r19 = shr.i64.i64 r19, 1
-	r23 = ne.i64 r19, 0
-	branch r23, b20, b23
+	r69 = ne.i64 r19, 0
+	branch r69, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r20 = shuffledown.i64 r6, r19
-	r21 = add.i64 r12, r19
-	r22 = lt.i64 r21, r18
-	branch r22, b21, b22
+	r70 = shuffledown.i64 r6, r19
+	r71 = add.i64 r12, r19
+	r72 = lt.i64 r71, r18
+	branch r72, b21, b22
 b21: # reduction combine (unrolled 3)
-	r6 = add.i64 r6, r20
+	r6 = add.i64 r6, r70
 	jump b22
 b22: # reduction next (unrolled 3)
 	r19 = shr.i64.i64 r19, 1
-	r23 = ne.i64 r19, 0
-	branch r23, b11, b23
+	r73 = ne.i64 r19, 0
+	branch r73, b11, b23
 b23: # reduction shuffled
 	r24 = eq.i64 r12, 0
 	branch r24, b24, b25
 b24: # reduction warp result
 	r25 = addr reduce0
-	r26 = mul.i64 r13, 1
-	r27 = add.i64 r26, 0
+	r26 = move.i64 r13
+	r27 = move.i64 r26
 	r28 = elemaddr r25, r27, 8
 	store.shared.i64 r28, r6
 	jump b25
@@ -29657,13 +30951,13 @@ b26: # reduction first warp
 	branch r32, b27, b44
 b27: # reduction take
 	r33 = addr reduce0
-	r34 = mul.i64 r12, 1
-	r35 = add.i64 r34, 0
+	r34 = move.i64 r12
+	r35 = move.i64 r34
 	r36 = elemaddr r33, r35, 8
 	r6 = load.shared.i64 r36
 	jump b28
 b28: # reduction warps
-	r37 = mul.i64 r13, r14
+	r37 = move.i64 r15
 	r38 = blocksize
 	r39 = sub.i64 r38, r37
 	r40 = min.i64 r39, r14
@@ -29682,43 +30976,43 @@ b31: # reduction next
 	r45 = ne.i64 r41, 0
 	branch r45, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r42 = shuffledown.i64 r6, r41
-	r43 = add.i64 r12, r41
-	r44 = lt.i64 r43, r40
-	branch r44, b33, b34
+	r74 = shuffledown.i64 r6, r41
+	r75 = add.i64 r12, r41
+	r76 = lt.i64 r75, r40
+	branch r76, b33, b34
 b33: # reduction combine (unrolled 1)
-	r6 = add.i64 r6, r42
+	r6 = add.i64 r6, r74
 	jump b34
 b34: # reduction next (unrolled 1)
 	r41 = shr.i64.i64 r41, 1
-	r45 = ne.i64 r41, 0
-	branch r45, b35, b41
+	r77 = ne.i64 r41, 0
+	branch r77, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r42 = shuffledown.i64 r6, r41
-	r43 = add.i64 r12, r41
-	r44 = lt.i64 r43, r40
-	branch r44, b36, b37
+	r78 = shuffledown.i64 r6, r41
+	r79 = add.i64 r12, r41
+	r80 = lt.i64 r79, r40
+	branch r80, b36, b37
 b36: # reduction combine (unrolled 2)
-	r6 = add.i64 r6, r42
+	r6 = add.i64 r6, r78
 	jump b37
 b37: # reduction next (unrolled 2)
 	r41 = shr.i64.i64 r41, 1
-	r45 = ne.i64 r41, 0
-	branch r45, b38, b41
+	r81 = ne.i64 r41, 0
+	branch r81, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r42 = shuffledown.i64 r6, r41
-	r43 = add.i64 r12, r41
-	r44 = lt.i64 r43, r40
-	branch r44, b39, b40
+	r82 = shuffledown.i64 r6, r41
+	r83 = add.i64 r12, r41
+	r84 = lt.i64 r83, r40
+	branch r84, b39, b40
 b39: # reduction combine (unrolled 3)
-	r6 = add.i64 r6, r42
+	r6 = add.i64 r6, r82
 	jump b40
 b40: # reduction next (unrolled 3)
 	r41 = shr.i64.i64 r41, 1
-	r45 = ne.i64 r41, 0
-	branch r45, b29, b41
+	r85 = ne.i64 r41, 0
+	branch r85, b29, b41
 b41: # reduction shuffled
-	r46 = eq.i64 r12, 0
+	r46 = move.bool r24
 	branch r46, b42, b43
 b42: # reduction block result
 	r47 = add.i64 r0, r6
@@ -29769,17 +31063,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r12 = convert.u64.i64 r4
+	r15 = convert.u64.i64 r2
+	r16 = mul.u64 r15, 3
 	jump b2
 b2: # unrolled head
 	r10 = add.i64 r3, 1
 	r11 = lt.i64 r10, r4
 	branch r11, b3, b25
 b3: # unrolled test
-	r12 = convert.u64.i64 r4
 	r13 = convert.u64.i64 r10
 	r14 = sub.u64 r12, r13
-	r15 = convert.u64.i64 r2
-	r16 = mul.u64 r15, 3
 	r17 = gt.u64 r14, r16
 	branch r17, b4, b20
 b4: # unrolled 0
@@ -29894,48 +31188,48 @@ b28: # reduction next
 	r40 = ne.i64 r36, 0
 	branch r40, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r37 = shuffledown.i32 r0, r36
-	r38 = add.i64 r29, r36
-	r39 = lt.i64 r38, r35
-	branch r39, b30, b31
+	r72 = shuffledown.i32 r0, r36
+	r73 = add.i64 r29, r36
+	r74 = lt.i64 r73, r35
+	branch r74, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.i32 r0, r37
+	r0 = add.i32 r0, r72
 	jump b31
 b31: # reduction next (unrolled 1)
 	r36 = shr.i64.i64 r36, 1
-	r40 = ne.i64 r36, 0
-	branch r40, b32, b38
+	r75 = ne.i64 r36, 0
+	branch r75, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r37 = shuffledown.i32 r0, r36
-	r38 = add.i64 r29, r36
-	r39 = lt.i64 r38, r35
-	branch r39, b33, b34
+	r76 = shuffledown.i32 r0, r36
+	r77 = add.i64 r29, r36
+	r78 = lt.i64 r77, r35
+	branch r78, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.i32 r0, r37
+	r0 = add.i32 r0, r76
 	jump b34
 b34: # reduction next (unrolled 2)
 	r36 = shr.i64.i64 r36, 1
-	r40 = ne.i64 r36, 0
-	branch r40, b35, b38
+	r79 = ne.i64 r36, 0
+	branch r79, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r37 = shuffledown.i32 r0, r36
-	r38 = add.i64 r29, r36
-	r39 = lt.i64 r38, r35
-	branch r39, b36, b37
+	r80 = shuffledown.i32 r0, r36
+	r81 = add.i64 r29, r36
+	r82 = lt.i64 r81, r35
+	branch r82, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.i32 r0, r37
+	r0 = add.i32 r0, r80
 	jump b37
 b37: # reduction next (unrolled 3)
 	r36 = shr.i64.i64 r36, 1
-	r40 = ne.i64 r36, 0
-	branch r40, b26, b38
+	r83 = ne.i64 r36, 0
+	branch r83, b26, b38
 b38: # reduction shuffled
 	r41 = eq.i64 r29, 0
 	branch r41, b39, b40
 b39: # reduction warp result
 	r42 = addr reduce0
-	r43 = mul.i64 r30, 1
-	r44 = add.i64 r43, 0
+	r43 = move.i64 r30
+	r44 = move.i64 r43
 	r45 = elemaddr r42, r44, 8
 	store.shared.i32 r45, r0
 	jump b40
@@ -29950,13 +31244,13 @@ b41: # reduction first warp
 	branch r49, b42, b60
 b42: # reduction take
 	r50 = addr reduce0
-	r51 = mul.i64 r29, 1
-	r52 = add.i64 r51, 0
+	r51 = move.i64 r29
+	r52 = move.i64 r51
 	r53 = elemaddr r50, r52, 8
 	r0 = load.shared.i32 r53
 	jump b43
 b43: # reduction warps
-	r54 = mul.i64 r30, r31
+	r54 = move.i64 r32
 	r55 = blocksize
 	r56 = sub.i64 r55, r54
 	r57 = min.i64 r56, r31
@@ -29975,43 +31269,43 @@ b46: # reduction next
 	r62 = ne.i64 r58, 0
 	branch r62, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r59 = shuffledown.i32 r0, r58
-	r60 = add.i64 r29, r58
-	r61 = lt.i64 r60, r57
-	branch r61, b48, b49
+	r84 = shuffledown.i32 r0, r58
+	r85 = add.i64 r29, r58
+	r86 = lt.i64 r85, r57
+	branch r86, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.i32 r0, r59
+	r0 = add.i32 r0, r84
 	jump b49
 b49: # reduction next (unrolled 1)
 	r58 = shr.i64.i64 r58, 1
-	r62 = ne.i64 r58, 0
-	branch r62, b50, b56
+	r87 = ne.i64 r58, 0
+	branch r87, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r59 = shuffledown.i32 r0, r58
-	r60 = add.i64 r29, r58
-	r61 = lt.i64 r60, r57
-	branch r61, b51, b52
+	r88 = shuffledown.i32 r0, r58
+	r89 = add.i64 r29, r58
+	r90 = lt.i64 r89, r57
+	branch r90, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.i32 r0, r59
+	r0 = add.i32 r0, r88
 	jump b52
 b52: # reduction next (unrolled 2)
 	r58 = shr.i64.i64 r58, 1
-	r62 = ne.i64 r58, 0
-	branch r62, b53, b56
+	r91 = ne.i64 r58, 0
+	branch r91, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r59 = shuffledown.i32 r0, r58
-	r60 = add.i64 r29, r58
-	r61 = lt.i64 r60, r57
-	branch r61, b54, b55
+	r92 = shuffledown.i32 r0, r58
+	r93 = add.i64 r29, r58
+	r94 = lt.i64 r93, r57
+	branch r94, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.i32 r0, r59
+	r0 = add.i32 r0, r92
 	jump b55
 b55: # reduction next (unrolled 3)
 	r58 = shr.i64.i64 r58, 1
-	r62 = ne.i64 r58, 0
-	branch r62, b44, b56
+	r95 = ne.i64 r58, 0
+	branch r95, b44, b56
 b56: # reduction shuffled
-	r63 = eq.i64 r29, 0
+	r63 = move.bool r41
 	branch r63, b57, b59
 b57: # reduction block result
 	r64 = blockindex
@@ -30043,50 +31337,51 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.i32 0
+	r48 = mul.i64 r3, 2
+	r49 = add.i64 r48, 4
+	r50 = elemaddr r0, r49, 8
+	r51 = mul.i64 r4, 2
+	r52 = move.i64 r51
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 2
-	r8 = add.i64 r7, 4
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.i32 r9
 	r5 = add.i32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r53 = lt.i64 r3, r2
+	branch r53, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 2
-	r8 = add.i64 r7, 4
-	r9 = elemaddr r0, r8, 8
-	r10 = load.i32 r9
-	r5 = add.i32 r5, r10
+	r54 = move.ptr r50
+	r55 = load.i32 r54
+	r5 = add.i32 r5, r55
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 2
-	r8 = add.i64 r7, 4
-	r9 = elemaddr r0, r8, 8
-	r10 = load.i32 r9
-	r5 = add.i32 r5, r10
+	r57 = move.ptr r50
+	r58 = load.i32 r57
+	r5 = add.i32 r5, r58
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r59 = lt.i64 r3, r2
+	branch r59, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 2
-	r8 = add.i64 r7, 4
-	r9 = elemaddr r0, r8, 8
-	r10 = load.i32 r9
-	r5 = add.i32 r5, r10
+	r60 = move.ptr r50
+	r61 = load.i32 r60
+	r5 = add.i32 r5, r61
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -30111,48 +31406,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.i32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r62 = shuffledown.i32 r5, r18
+	r63 = add.i64 r11, r18
+	r64 = lt.i64 r63, r17
+	branch r64, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.i32 r5, r19
+	r5 = add.i32 r5, r62
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r65 = ne.i64 r18, 0
+	branch r65, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.i32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r66 = shuffledown.i32 r5, r18
+	r67 = add.i64 r11, r18
+	r68 = lt.i64 r67, r17
+	branch r68, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.i32 r5, r19
+	r5 = add.i32 r5, r66
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r69 = ne.i64 r18, 0
+	branch r69, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.i32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r70 = shuffledown.i32 r5, r18
+	r71 = add.i64 r11, r18
+	r72 = lt.i64 r71, r17
+	branch r72, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.i32 r5, r19
+	r5 = add.i32 r5, r70
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r73 = ne.i64 r18, 0
+	branch r73, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.i32 r27, r5
 	jump b25
@@ -30167,13 +31462,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.i32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -30192,46 +31487,46 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.i32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r74 = shuffledown.i32 r5, r40
+	r75 = add.i64 r11, r40
+	r76 = lt.i64 r75, r39
+	branch r76, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.i32 r5, r41
+	r5 = add.i32 r5, r74
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r77 = ne.i64 r40, 0
+	branch r77, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.i32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r78 = shuffledown.i32 r5, r40
+	r79 = add.i64 r11, r40
+	r80 = lt.i64 r79, r39
+	branch r80, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.i32 r5, r41
+	r5 = add.i32 r5, r78
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r81 = ne.i64 r40, 0
+	branch r81, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.i32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r82 = shuffledown.i32 r5, r40
+	r83 = add.i64 r11, r40
+	r84 = lt.i64 r83, r39
+	branch r84, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.i32 r5, r41
+	r5 = add.i32 r5, r82
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r85 = ne.i64 r40, 0
+	branch r85, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
-	r46 = add.i32 r5, 0
+	r46 = move.i32 r5
 	r47 = elemaddr r0, 0, 8
 	store.i32 r47, r46
 	jump b43
@@ -30272,19 +31567,19 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r12 = convert.u64.i64 r4
+	r15 = convert.u64.i64 r2
+	r16 = mul.u64 r15, 3
 	jump b2
 b2: # unrolled head
 	r10 = add.i64 r3, 1
 	r11 = lt.i64 r10, r4
-	branch r11, b3, b25
+	branch r11, b3, b30
 b3: # unrolled test
-	r12 = convert.u64.i64 r4
 	r13 = convert.u64.i64 r10
 	r14 = sub.u64 r12, r13
-	r15 = convert.u64.i64 r2
-	r16 = mul.u64 r15, 3
 	r17 = gt.u64 r14, r16
-	branch r17, b4, b20
+	branch r17, b4, b24
 b4: # unrolled 0
 	r18 = move.i64 r3
 	jump b5
@@ -30300,65 +31595,53 @@ b6: # rangeindex.body (unrolled 0)
 	r31 = move.i64 r27
 	r32 = convert.i32.i64 r31
 	checkdiv.i32 r32, site 1
-	r33 = rem.i32 r25, r32
-	r34 = max.i32 r0, r33
-	r0 = move.i32 r34
+	r92 = div.i32 r25, r32
+	r94 = mul.i32 r92, r32
+	r93 = sub.i32 r25, r94
 	jump b7
-b7: # unrolled step 0
-	r3 = add.i64 r3, r2
+b7: # rangeindex.body (unrolled 0)
+	r33 = move.i32 r93
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
 	jump b8
-b8: # unrolled 1
-	r18 = move.i64 r3
+b8: # unrolled step 0
+	r3 = add.i64 r3, r2
 	jump b9
-b9: # rangeindex.loop (unrolled 1)
-	r19 = add.i64 r18, 1
-	r20 = lt.i64 r19, r4
+b9: # unrolled 1
+	r18 = move.i64 r3
 	jump b10
-b10: # rangeindex.body (unrolled 1)
-	r21 = move.ptr r8
-	r24 = elemaddr r21, r19, 4
-	r25 = load.i32 r24
-	r27 = move.i64 r30
-	r31 = move.i64 r27
-	r32 = convert.i32.i64 r31
-	checkdiv.i32 r32, site 1
-	r33 = rem.i32 r25, r32
-	r34 = max.i32 r0, r33
-	r0 = move.i32 r34
+b10: # rangeindex.loop (unrolled 1)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
 	jump b11
-b11: # unrolled step 1
-	r3 = add.i64 r3, r2
+b11: # rangeindex.body (unrolled 1)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r89 = div.i32 r25, r32
+	r91 = mul.i32 r89, r32
+	r90 = sub.i32 r25, r91
 	jump b12
-b12: # unrolled 2
-	r18 = move.i64 r3
+b12: # rangeindex.body (unrolled 1)
+	r33 = move.i32 r90
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
 	jump b13
-b13: # rangeindex.loop (unrolled 2)
-	r19 = add.i64 r18, 1
-	r20 = lt.i64 r19, r4
+b13: # unrolled step 1
+	r3 = add.i64 r3, r2
 	jump b14
-b14: # rangeindex.body (unrolled 2)
-	r21 = move.ptr r8
-	r24 = elemaddr r21, r19, 4
-	r25 = load.i32 r24
-	r27 = move.i64 r30
-	r31 = move.i64 r27
-	r32 = convert.i32.i64 r31
-	checkdiv.i32 r32, site 1
-	r33 = rem.i32 r25, r32
-	r34 = max.i32 r0, r33
-	r0 = move.i32 r34
+b14: # unrolled 2
+	r18 = move.i64 r3
 	jump b15
-b15: # unrolled step 2
-	r3 = add.i64 r3, r2
-	jump b16
-b16: # unrolled 3
-	r18 = move.i64 r3
-	jump b17
-b17: # rangeindex.loop (unrolled 3)
+b15: # rangeindex.loop (unrolled 2)
 	r19 = add.i64 r18, 1
 	r20 = lt.i64 r19, r4
-	jump b18
-b18: # rangeindex.body (unrolled 3)
+	jump b16
+b16: # rangeindex.body (unrolled 2)
 	r21 = move.ptr r8
 	r24 = elemaddr r21, r19, 4
 	r25 = load.i32 r24
@@ -30366,21 +31649,26 @@ b18: # rangeindex.body (unrolled 3)
 	r31 = move.i64 r27
 	r32 = convert.i32.i64 r31
 	checkdiv.i32 r32, site 1
-	r33 = rem.i32 r25, r32
+	r86 = div.i32 r25, r32
+	r88 = mul.i32 r86, r32
+	r87 = sub.i32 r25, r88
+	jump b17
+b17: # rangeindex.body (unrolled 2)
+	r33 = move.i32 r87
 	r34 = max.i32 r0, r33
 	r0 = move.i32 r34
-	jump b19
-b19: # unrolled step 3
+	jump b18
+b18: # unrolled step 2
 	r3 = add.i64 r3, r2
-	jump b2
-b20: # index
+	jump b19
+b19: # unrolled 3
 	r18 = move.i64 r3
-	jump b21
-b21: # rangeindex.loop
+	jump b20
+b20: # rangeindex.loop (unrolled 3)
 	r19 = add.i64 r18, 1
 	r20 = lt.i64 r19, r4
-	branch r20, b22, b25
-b22: # rangeindex.body
+	jump b21
+b21: # rangeindex.body (unrolled 3)
 	r21 = move.ptr r8
 	r24 = elemaddr r21, r19, 4
 	r25 = load.i32 r24
@@ -30388,18 +31676,50 @@ b22: # rangeindex.body
 	r31 = move.i64 r27
 	r32 = convert.i32.i64 r31
 	checkdiv.i32 r32, site 1
-	r33 = rem.i32 r25, r32
+	r83 = div.i32 r25, r32
+	r85 = mul.i32 r83, r32
+	r84 = sub.i32 r25, r85
+	jump b22
+b22: # rangeindex.body (unrolled 3)
+	r33 = move.i32 r84
 	r34 = max.i32 r0, r33
 	r0 = move.i32 r34
 	jump b23
-b23: # latch
+b23: # unrolled step 3
 	r3 = add.i64 r3, r2
-	jump b24
-b24: # head
+	jump b2
+b24: # index
+	r18 = move.i64 r3
+	jump b25
+b25: # rangeindex.loop
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	branch r20, b26, b30
+b26: # rangeindex.body
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r80 = div.i32 r25, r32
+	r82 = mul.i32 r80, r32
+	r81 = sub.i32 r25, r82
+	jump b27
+b27: # rangeindex.body
+	r33 = move.i32 r81
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b28
+b28: # latch
+	r3 = add.i64 r3, r2
+	jump b29
+b29: # head
 	r35 = add.i64 r3, 1
 	r36 = lt.i64 r35, r4
-	branch r36, b20, b25
-b25: # exit
+	branch r36, b24, b30
+b30: # exit
 	r37 = lane
 	r38 = warpindex
 	r39 = warpsize
@@ -30408,157 +31728,157 @@ b25: # exit
 	r42 = sub.i64 r41, r40
 	r43 = min.i64 r42, r39
 	r44 = shr.i64.i64 r39, 1
-	jump b26
-b26: # reduction shuffle
-	r45 = shuffledown.i32 r0, r44
-	r46 = add.i64 r37, r44
-	r47 = lt.i64 r46, r43
-	branch r47, b27, b28
-b27: # reduction combine
-	r0 = max.i32 r0, r45
-	jump b28
-b28: # reduction next
-	r44 = shr.i64.i64 r44, 1
-	r48 = ne.i64 r44, 0
-	branch r48, b29, b38
-b29: # reduction shuffle (unrolled 1)
-	r45 = shuffledown.i32 r0, r44
-	r46 = add.i64 r37, r44
-	r47 = lt.i64 r46, r43
-	branch r47, b30, b31
-b30: # reduction combine (unrolled 1)
-	r0 = max.i32 r0, r45
 	jump b31
-b31: # reduction next (unrolled 1)
-	r44 = shr.i64.i64 r44, 1
-	r48 = ne.i64 r44, 0
-	branch r48, b32, b38
-b32: # reduction shuffle (unrolled 2)
+b31: # reduction shuffle
 	r45 = shuffledown.i32 r0, r44
 	r46 = add.i64 r37, r44
 	r47 = lt.i64 r46, r43
-	branch r47, b33, b34
-b33: # reduction combine (unrolled 2)
+	branch r47, b32, b33
+b32: # reduction combine
 	r0 = max.i32 r0, r45
-	jump b34
-b34: # reduction next (unrolled 2)
+	jump b33
+b33: # reduction next
 	r44 = shr.i64.i64 r44, 1
 	r48 = ne.i64 r44, 0
-	branch r48, b35, b38
-b35: # reduction shuffle (unrolled 3)
-	r45 = shuffledown.i32 r0, r44
-	r46 = add.i64 r37, r44
-	r47 = lt.i64 r46, r43
-	branch r47, b36, b37
-b36: # reduction combine (unrolled 3)
-	r0 = max.i32 r0, r45
-	jump b37
-b37: # reduction next (unrolled 3)
+	branch r48, b34, b43
+b34: # reduction shuffle (unrolled 1)
+	r95 = shuffledown.i32 r0, r44
+	r96 = add.i64 r37, r44
+	r97 = lt.i64 r96, r43
+	branch r97, b35, b36
+b35: # reduction combine (unrolled 1)
+	r0 = max.i32 r0, r95
+	jump b36
+b36: # reduction next (unrolled 1)
 	r44 = shr.i64.i64 r44, 1
-	r48 = ne.i64 r44, 0
-	branch r48, b26, b38
-b38: # reduction shuffled
+	r98 = ne.i64 r44, 0
+	branch r98, b37, b43
+b37: # reduction shuffle (unrolled 2)
+	r99 = shuffledown.i32 r0, r44
+	r100 = add.i64 r37, r44
+	r101 = lt.i64 r100, r43
+	branch r101, b38, b39
+b38: # reduction combine (unrolled 2)
+	r0 = max.i32 r0, r99
+	jump b39
+b39: # reduction next (unrolled 2)
+	r44 = shr.i64.i64 r44, 1
+	r102 = ne.i64 r44, 0
+	branch r102, b40, b43
+b40: # reduction shuffle (unrolled 3)
+	r103 = shuffledown.i32 r0, r44
+	r104 = add.i64 r37, r44
+	r105 = lt.i64 r104, r43
+	branch r105, b41, b42
+b41: # reduction combine (unrolled 3)
+	r0 = max.i32 r0, r103
+	jump b42
+b42: # reduction next (unrolled 3)
+	r44 = shr.i64.i64 r44, 1
+	r106 = ne.i64 r44, 0
+	branch r106, b31, b43
+b43: # reduction shuffled
 	r49 = eq.i64 r37, 0
-	branch r49, b39, b40
-b39: # reduction warp result
+	branch r49, b44, b45
+b44: # reduction warp result
 	r50 = addr reduce0
-	r51 = mul.i64 r38, 1
-	r52 = add.i64 r51, 0
+	r51 = move.i64 r38
+	r52 = move.i64 r51
 	r53 = elemaddr r50, r52, 8
 	store.shared.i32 r53, r0
-	jump b40
-b40: # reduction barrier
+	jump b45
+b45: # reduction barrier
 	barrier
 	r54 = eq.i64 r38, 0
-	branch r54, b41, b59
-b41: # reduction first warp
+	branch r54, b46, b64
+b46: # reduction first warp
 	r55 = mul.i64 r37, r39
 	r56 = blocksize
 	r57 = lt.i64 r55, r56
-	branch r57, b42, b60
-b42: # reduction take
+	branch r57, b47, b65
+b47: # reduction take
 	r58 = addr reduce0
-	r59 = mul.i64 r37, 1
-	r60 = add.i64 r59, 0
+	r59 = move.i64 r37
+	r60 = move.i64 r59
 	r61 = elemaddr r58, r60, 8
 	r0 = load.shared.i32 r61
-	jump b43
-b43: # reduction warps
-	r62 = mul.i64 r38, r39
+	jump b48
+b48: # reduction warps
+	r62 = move.i64 r40
 	r63 = blocksize
 	r64 = sub.i64 r63, r62
 	r65 = min.i64 r64, r39
 	r66 = shr.i64.i64 r39, 1
-	jump b44
-b44: # reduction shuffle
-	r67 = shuffledown.i32 r0, r66
-	r68 = add.i64 r37, r66
-	r69 = lt.i64 r68, r65
-	branch r69, b45, b46
-b45: # reduction combine
-	r0 = max.i32 r0, r67
-	jump b46
-b46: # reduction next
-	r66 = shr.i64.i64 r66, 1
-	r70 = ne.i64 r66, 0
-	branch r70, b47, b56
-b47: # reduction shuffle (unrolled 1)
-	r67 = shuffledown.i32 r0, r66
-	r68 = add.i64 r37, r66
-	r69 = lt.i64 r68, r65
-	branch r69, b48, b49
-b48: # reduction combine (unrolled 1)
-	r0 = max.i32 r0, r67
 	jump b49
-b49: # reduction next (unrolled 1)
-	r66 = shr.i64.i64 r66, 1
-	r70 = ne.i64 r66, 0
-	branch r70, b50, b56
-b50: # reduction shuffle (unrolled 2)
+b49: # reduction shuffle
 	r67 = shuffledown.i32 r0, r66
 	r68 = add.i64 r37, r66
 	r69 = lt.i64 r68, r65
-	branch r69, b51, b52
-b51: # reduction combine (unrolled 2)
+	branch r69, b50, b51
+b50: # reduction combine
 	r0 = max.i32 r0, r67
-	jump b52
-b52: # reduction next (unrolled 2)
+	jump b51
+b51: # reduction next
 	r66 = shr.i64.i64 r66, 1
 	r70 = ne.i64 r66, 0
-	branch r70, b53, b56
-b53: # reduction shuffle (unrolled 3)
-	r67 = shuffledown.i32 r0, r66
-	r68 = add.i64 r37, r66
-	r69 = lt.i64 r68, r65
-	branch r69, b54, b55
-b54: # reduction combine (unrolled 3)
-	r0 = max.i32 r0, r67
-	jump b55
-b55: # reduction next (unrolled 3)
+	branch r70, b52, b61
+b52: # reduction shuffle (unrolled 1)
+	r107 = shuffledown.i32 r0, r66
+	r108 = add.i64 r37, r66
+	r109 = lt.i64 r108, r65
+	branch r109, b53, b54
+b53: # reduction combine (unrolled 1)
+	r0 = max.i32 r0, r107
+	jump b54
+b54: # reduction next (unrolled 1)
 	r66 = shr.i64.i64 r66, 1
-	r70 = ne.i64 r66, 0
-	branch r70, b44, b56
-b56: # reduction shuffled
-	r71 = eq.i64 r37, 0
-	branch r71, b57, b59
-b57: # reduction block result
+	r110 = ne.i64 r66, 0
+	branch r110, b55, b61
+b55: # reduction shuffle (unrolled 2)
+	r111 = shuffledown.i32 r0, r66
+	r112 = add.i64 r37, r66
+	r113 = lt.i64 r112, r65
+	branch r113, b56, b57
+b56: # reduction combine (unrolled 2)
+	r0 = max.i32 r0, r111
+	jump b57
+b57: # reduction next (unrolled 2)
+	r66 = shr.i64.i64 r66, 1
+	r114 = ne.i64 r66, 0
+	branch r114, b58, b61
+b58: # reduction shuffle (unrolled 3)
+	r115 = shuffledown.i32 r0, r66
+	r116 = add.i64 r37, r66
+	r117 = lt.i64 r116, r65
+	branch r117, b59, b60
+b59: # reduction combine (unrolled 3)
+	r0 = max.i32 r0, r115
+	jump b60
+b60: # reduction next (unrolled 3)
+	r66 = shr.i64.i64 r66, 1
+	r118 = ne.i64 r66, 0
+	branch r118, b49, b61
+b61: # reduction shuffled
+	r71 = move.bool r49
+	branch r71, b62, b64
+b62: # reduction block result
 	r72 = blockindex
 	r73 = mul.i64 r72, 2
 	r74 = add.i64 r73, 5
 	r76 = elemaddr r75, r74, 8
 	store.i32 r76, r0
 	r77 = eq.i64 r72, 0
-	branch r77, b58, b59
-b58: # reduction count
+	branch r77, b63, b64
+b63: # reduction count
 	r78 = blockcount
 	r79 = elemaddr r75, 3, 8
 	store.i64 r79, r78
-	jump b59
-b59: # reduction done
+	jump b64
+b64: # reduction done
 	return
-b60: # reduction none
+b65: # reduction none
 	r0 = move.i32 -2147483648
-	jump b43
+	jump b48
 
 task BlockSums_4 parallel count=1 block=2 group=1
 var reduce0 shared 256 align 8
@@ -30571,50 +31891,51 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.i32 -2147483648
+	r48 = mul.i64 r3, 2
+	r49 = add.i64 r48, 5
+	r50 = elemaddr r0, r49, 8
+	r51 = mul.i64 r4, 2
+	r52 = move.i64 r51
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 2
-	r8 = add.i64 r7, 5
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.i32 r9
 	r5 = max.i32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r53 = lt.i64 r3, r2
+	branch r53, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 2
-	r8 = add.i64 r7, 5
-	r9 = elemaddr r0, r8, 8
-	r10 = load.i32 r9
-	r5 = max.i32 r5, r10
+	r54 = move.ptr r50
+	r55 = load.i32 r54
+	r5 = max.i32 r5, r55
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 2
-	r8 = add.i64 r7, 5
-	r9 = elemaddr r0, r8, 8
-	r10 = load.i32 r9
-	r5 = max.i32 r5, r10
+	r57 = move.ptr r50
+	r58 = load.i32 r57
+	r5 = max.i32 r5, r58
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r59 = lt.i64 r3, r2
+	branch r59, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 2
-	r8 = add.i64 r7, 5
-	r9 = elemaddr r0, r8, 8
-	r10 = load.i32 r9
-	r5 = max.i32 r5, r10
+	r60 = move.ptr r50
+	r61 = load.i32 r60
+	r5 = max.i32 r5, r61
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r52, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -30639,48 +31960,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.i32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r62 = shuffledown.i32 r5, r18
+	r63 = add.i64 r11, r18
+	r64 = lt.i64 r63, r17
+	branch r64, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = max.i32 r5, r19
+	r5 = max.i32 r5, r62
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r65 = ne.i64 r18, 0
+	branch r65, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.i32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r66 = shuffledown.i32 r5, r18
+	r67 = add.i64 r11, r18
+	r68 = lt.i64 r67, r17
+	branch r68, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = max.i32 r5, r19
+	r5 = max.i32 r5, r66
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r69 = ne.i64 r18, 0
+	branch r69, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.i32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r70 = shuffledown.i32 r5, r18
+	r71 = add.i64 r11, r18
+	r72 = lt.i64 r71, r17
+	branch r72, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = max.i32 r5, r19
+	r5 = max.i32 r5, r70
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r73 = ne.i64 r18, 0
+	branch r73, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.i32 r27, r5
 	jump b25
@@ -30695,13 +32016,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.i32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -30720,43 +32041,43 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.i32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r74 = shuffledown.i32 r5, r40
+	r75 = add.i64 r11, r40
+	r76 = lt.i64 r75, r39
+	branch r76, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = max.i32 r5, r41
+	r5 = max.i32 r5, r74
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r77 = ne.i64 r40, 0
+	branch r77, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.i32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r78 = shuffledown.i32 r5, r40
+	r79 = add.i64 r11, r40
+	r80 = lt.i64 r79, r39
+	branch r80, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = max.i32 r5, r41
+	r5 = max.i32 r5, r78
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r81 = ne.i64 r40, 0
+	branch r81, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.i32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r82 = shuffledown.i32 r5, r40
+	r83 = add.i64 r11, r40
+	r84 = lt.i64 r83, r39
+	branch r84, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = max.i32 r5, r41
+	r5 = max.i32 r5, r82
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r85 = ne.i64 r40, 0
+	branch r85, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
 	r46 = max.i32 r5, -2147483648
@@ -30781,18 +32102,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = convert.i64.i32 r3
+	r10 = move.ptr r13
+	r11 = move.i64 r14
 	jump b2
 b2: # head
-	r7 = convert.i64.i32 r3
 	r8 = lt.i64 r2, r7
 	branch r8, b3, b6
 b3: # index
 	r9 = convert.i32.i64 r2
 	jump b4
 b4: # rangeint.body
-	r10 = move.ptr r13
-	r11 = move.i64 r14
 	r16 = convert.i64.i32 r9
 	checkindex r16, r11, site 2
 	r15 = elemaddr r10, r16, 4
@@ -30826,17 +32147,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -30966,48 +32287,48 @@ b28: # reduction next
 	r39 = ne.i64 r35, 0
 	branch r39, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r36 = shuffledown.f32 r0, r35
-	r37 = add.i64 r28, r35
-	r38 = lt.i64 r37, r34
-	branch r38, b30, b31
+	r71 = shuffledown.f32 r0, r35
+	r72 = add.i64 r28, r35
+	r73 = lt.i64 r72, r34
+	branch r73, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r36
+	r0 = add.f32 r0, r71
 	jump b31
 b31: # reduction next (unrolled 1)
 	r35 = shr.i64.i64 r35, 1
-	r39 = ne.i64 r35, 0
-	branch r39, b32, b38
+	r74 = ne.i64 r35, 0
+	branch r74, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r36 = shuffledown.f32 r0, r35
-	r37 = add.i64 r28, r35
-	r38 = lt.i64 r37, r34
-	branch r38, b33, b34
+	r75 = shuffledown.f32 r0, r35
+	r76 = add.i64 r28, r35
+	r77 = lt.i64 r76, r34
+	branch r77, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r36
+	r0 = add.f32 r0, r75
 	jump b34
 b34: # reduction next (unrolled 2)
 	r35 = shr.i64.i64 r35, 1
-	r39 = ne.i64 r35, 0
-	branch r39, b35, b38
+	r78 = ne.i64 r35, 0
+	branch r78, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r36 = shuffledown.f32 r0, r35
-	r37 = add.i64 r28, r35
-	r38 = lt.i64 r37, r34
-	branch r38, b36, b37
+	r79 = shuffledown.f32 r0, r35
+	r80 = add.i64 r28, r35
+	r81 = lt.i64 r80, r34
+	branch r81, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r36
+	r0 = add.f32 r0, r79
 	jump b37
 b37: # reduction next (unrolled 3)
 	r35 = shr.i64.i64 r35, 1
-	r39 = ne.i64 r35, 0
-	branch r39, b26, b38
+	r82 = ne.i64 r35, 0
+	branch r82, b26, b38
 b38: # reduction shuffled
 	r40 = eq.i64 r28, 0
 	branch r40, b39, b40
 b39: # reduction warp result
 	r41 = addr reduce0
-	r42 = mul.i64 r29, 1
-	r43 = add.i64 r42, 0
+	r42 = move.i64 r29
+	r43 = move.i64 r42
 	r44 = elemaddr r41, r43, 8
 	store.shared.f32 r44, r0
 	jump b40
@@ -31022,13 +32343,13 @@ b41: # reduction first warp
 	branch r48, b42, b60
 b42: # reduction take
 	r49 = addr reduce0
-	r50 = mul.i64 r28, 1
-	r51 = add.i64 r50, 0
+	r50 = move.i64 r28
+	r51 = move.i64 r50
 	r52 = elemaddr r49, r51, 8
 	r0 = load.shared.f32 r52
 	jump b43
 b43: # reduction warps
-	r53 = mul.i64 r29, r30
+	r53 = move.i64 r31
 	r54 = blocksize
 	r55 = sub.i64 r54, r53
 	r56 = min.i64 r55, r30
@@ -31047,47 +32368,47 @@ b46: # reduction next
 	r61 = ne.i64 r57, 0
 	branch r61, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r58 = shuffledown.f32 r0, r57
-	r59 = add.i64 r28, r57
-	r60 = lt.i64 r59, r56
-	branch r60, b48, b49
+	r83 = shuffledown.f32 r0, r57
+	r84 = add.i64 r28, r57
+	r85 = lt.i64 r84, r56
+	branch r85, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r58
+	r0 = add.f32 r0, r83
 	jump b49
 b49: # reduction next (unrolled 1)
 	r57 = shr.i64.i64 r57, 1
-	r61 = ne.i64 r57, 0
-	branch r61, b50, b56
+	r86 = ne.i64 r57, 0
+	branch r86, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r58 = shuffledown.f32 r0, r57
-	r59 = add.i64 r28, r57
-	r60 = lt.i64 r59, r56
-	branch r60, b51, b52
+	r87 = shuffledown.f32 r0, r57
+	r88 = add.i64 r28, r57
+	r89 = lt.i64 r88, r56
+	branch r89, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r58
+	r0 = add.f32 r0, r87
 	jump b52
 b52: # reduction next (unrolled 2)
 	r57 = shr.i64.i64 r57, 1
-	r61 = ne.i64 r57, 0
-	branch r61, b53, b56
+	r90 = ne.i64 r57, 0
+	branch r90, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r58 = shuffledown.f32 r0, r57
-	r59 = add.i64 r28, r57
-	r60 = lt.i64 r59, r56
-	branch r60, b54, b55
+	r91 = shuffledown.f32 r0, r57
+	r92 = add.i64 r28, r57
+	r93 = lt.i64 r92, r56
+	branch r93, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r58
+	r0 = add.f32 r0, r91
 	jump b55
 b55: # reduction next (unrolled 3)
 	r57 = shr.i64.i64 r57, 1
-	r61 = ne.i64 r57, 0
-	branch r61, b44, b56
+	r94 = ne.i64 r57, 0
+	branch r94, b44, b56
 b56: # reduction shuffled
-	r62 = eq.i64 r28, 0
+	r62 = move.bool r40
 	branch r62, b57, b59
 b57: # reduction block result
 	r63 = blockindex
-	r64 = mul.i64 r63, 1
+	r64 = move.i64 r63
 	r65 = add.i64 r64, 2
 	r67 = elemaddr r66, r65, 8
 	store.f32 r67, r0
@@ -31115,50 +32436,50 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r53 = move.ptr r50
+	r54 = load.f32 r53
+	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r56 = move.ptr r50
+	r57 = load.f32 r56
+	r5 = add.f32 r5, r57
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r59 = move.ptr r50
+	r60 = load.f32 r59
+	r5 = add.f32 r5, r60
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -31183,48 +32504,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r61 = shuffledown.f32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r61
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r65 = shuffledown.f32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r65
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r69 = shuffledown.f32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r69
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.f32 r27, r5
 	jump b25
@@ -31239,13 +32560,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.f32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -31264,43 +32585,43 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r73 = shuffledown.f32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r73
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r77 = shuffledown.f32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r77
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r81 = shuffledown.f32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r81
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
 	r46 = add.f32 r5, 0.5
@@ -31348,17 +32669,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -31498,48 +32819,48 @@ b28: # reduction next
 	r40 = ne.i64 r36, 0
 	branch r40, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r37 = shuffledown.i32 r0, r36
-	r38 = add.i64 r29, r36
-	r39 = lt.i64 r38, r35
-	branch r39, b30, b31
+	r72 = shuffledown.i32 r0, r36
+	r73 = add.i64 r29, r36
+	r74 = lt.i64 r73, r35
+	branch r74, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.i32 r0, r37
+	r0 = add.i32 r0, r72
 	jump b31
 b31: # reduction next (unrolled 1)
 	r36 = shr.i64.i64 r36, 1
-	r40 = ne.i64 r36, 0
-	branch r40, b32, b38
+	r75 = ne.i64 r36, 0
+	branch r75, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r37 = shuffledown.i32 r0, r36
-	r38 = add.i64 r29, r36
-	r39 = lt.i64 r38, r35
-	branch r39, b33, b34
+	r76 = shuffledown.i32 r0, r36
+	r77 = add.i64 r29, r36
+	r78 = lt.i64 r77, r35
+	branch r78, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.i32 r0, r37
+	r0 = add.i32 r0, r76
 	jump b34
 b34: # reduction next (unrolled 2)
 	r36 = shr.i64.i64 r36, 1
-	r40 = ne.i64 r36, 0
-	branch r40, b35, b38
+	r79 = ne.i64 r36, 0
+	branch r79, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r37 = shuffledown.i32 r0, r36
-	r38 = add.i64 r29, r36
-	r39 = lt.i64 r38, r35
-	branch r39, b36, b37
+	r80 = shuffledown.i32 r0, r36
+	r81 = add.i64 r29, r36
+	r82 = lt.i64 r81, r35
+	branch r82, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.i32 r0, r37
+	r0 = add.i32 r0, r80
 	jump b37
 b37: # reduction next (unrolled 3)
 	r36 = shr.i64.i64 r36, 1
-	r40 = ne.i64 r36, 0
-	branch r40, b26, b38
+	r83 = ne.i64 r36, 0
+	branch r83, b26, b38
 b38: # reduction shuffled
 	r41 = eq.i64 r29, 0
 	branch r41, b39, b40
 b39: # reduction warp result
 	r42 = addr reduce0
-	r43 = mul.i64 r30, 1
-	r44 = add.i64 r43, 0
+	r43 = move.i64 r30
+	r44 = move.i64 r43
 	r45 = elemaddr r42, r44, 8
 	store.shared.i32 r45, r0
 	jump b40
@@ -31554,13 +32875,13 @@ b41: # reduction first warp
 	branch r49, b42, b60
 b42: # reduction take
 	r50 = addr reduce0
-	r51 = mul.i64 r29, 1
-	r52 = add.i64 r51, 0
+	r51 = move.i64 r29
+	r52 = move.i64 r51
 	r53 = elemaddr r50, r52, 8
 	r0 = load.shared.i32 r53
 	jump b43
 b43: # reduction warps
-	r54 = mul.i64 r30, r31
+	r54 = move.i64 r32
 	r55 = blocksize
 	r56 = sub.i64 r55, r54
 	r57 = min.i64 r56, r31
@@ -31579,47 +32900,47 @@ b46: # reduction next
 	r62 = ne.i64 r58, 0
 	branch r62, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r59 = shuffledown.i32 r0, r58
-	r60 = add.i64 r29, r58
-	r61 = lt.i64 r60, r57
-	branch r61, b48, b49
+	r84 = shuffledown.i32 r0, r58
+	r85 = add.i64 r29, r58
+	r86 = lt.i64 r85, r57
+	branch r86, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.i32 r0, r59
+	r0 = add.i32 r0, r84
 	jump b49
 b49: # reduction next (unrolled 1)
 	r58 = shr.i64.i64 r58, 1
-	r62 = ne.i64 r58, 0
-	branch r62, b50, b56
+	r87 = ne.i64 r58, 0
+	branch r87, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r59 = shuffledown.i32 r0, r58
-	r60 = add.i64 r29, r58
-	r61 = lt.i64 r60, r57
-	branch r61, b51, b52
+	r88 = shuffledown.i32 r0, r58
+	r89 = add.i64 r29, r58
+	r90 = lt.i64 r89, r57
+	branch r90, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.i32 r0, r59
+	r0 = add.i32 r0, r88
 	jump b52
 b52: # reduction next (unrolled 2)
 	r58 = shr.i64.i64 r58, 1
-	r62 = ne.i64 r58, 0
-	branch r62, b53, b56
+	r91 = ne.i64 r58, 0
+	branch r91, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r59 = shuffledown.i32 r0, r58
-	r60 = add.i64 r29, r58
-	r61 = lt.i64 r60, r57
-	branch r61, b54, b55
+	r92 = shuffledown.i32 r0, r58
+	r93 = add.i64 r29, r58
+	r94 = lt.i64 r93, r57
+	branch r94, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.i32 r0, r59
+	r0 = add.i32 r0, r92
 	jump b55
 b55: # reduction next (unrolled 3)
 	r58 = shr.i64.i64 r58, 1
-	r62 = ne.i64 r58, 0
-	branch r62, b44, b56
+	r95 = ne.i64 r58, 0
+	branch r95, b44, b56
 b56: # reduction shuffled
-	r63 = eq.i64 r29, 0
+	r63 = move.bool r41
 	branch r63, b57, b59
 b57: # reduction block result
 	r64 = blockindex
-	r65 = mul.i64 r64, 1
+	r65 = move.i64 r64
 	r66 = add.i64 r65, 2
 	r68 = elemaddr r67, r66, 8
 	store.i32 r68, r0
@@ -31647,50 +32968,50 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.i32 0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.i32 r9
 	r5 = add.i32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.i32 r9
-	r5 = add.i32 r5, r10
+	r53 = move.ptr r50
+	r54 = load.i32 r53
+	r5 = add.i32 r5, r54
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.i32 r9
-	r5 = add.i32 r5, r10
+	r56 = move.ptr r50
+	r57 = load.i32 r56
+	r5 = add.i32 r5, r57
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.i32 r9
-	r5 = add.i32 r5, r10
+	r59 = move.ptr r50
+	r60 = load.i32 r59
+	r5 = add.i32 r5, r60
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -31715,48 +33036,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.i32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r61 = shuffledown.i32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.i32 r5, r19
+	r5 = add.i32 r5, r61
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.i32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r65 = shuffledown.i32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.i32 r5, r19
+	r5 = add.i32 r5, r65
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.i32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r69 = shuffledown.i32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.i32 r5, r19
+	r5 = add.i32 r5, r69
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.i32 r27, r5
 	jump b25
@@ -31771,13 +33092,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.i32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -31796,46 +33117,46 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.i32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r73 = shuffledown.i32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.i32 r5, r41
+	r5 = add.i32 r5, r73
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.i32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r77 = shuffledown.i32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.i32 r5, r41
+	r5 = add.i32 r5, r77
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.i32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r81 = shuffledown.i32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.i32 r5, r41
+	r5 = add.i32 r5, r81
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
-	r46 = add.i32 r5, 0
+	r46 = move.i32 r5
 	r47 = elemaddr r0, 0, 8
 	store.i32 r47, r46
 	jump b43
