@@ -11,6 +11,7 @@ package rt
 #cgo noescape qd_cu_copy_to_host
 #cgo nocallback qd_cu_copy_to_host
 #cgo noescape qd_cu_bench_launch
+#cgo noescape qd_cu_bench_launch_params
 #cgo nocallback qd_cu_bench_noop
 #cgo noescape qd_cu_bench_noop
 #cgo noescape qd_cu_fork
@@ -227,6 +228,9 @@ const notReady = 600
 func (d *cudaDriver) newStream(priority int) (uintptr, error) {
 	var s C.uintptr_t
 	r := C.qd_cu_stream_create(d.ctx, &s, C.int(priority))
+	if priority == 0 {
+		return uintptr(s), cuError("cuStreamCreate", r)
+	}
 	return uintptr(s), cuError("cuStreamCreateWithPriority", r)
 }
 
@@ -348,6 +352,20 @@ func (d *cudaDriver) benchStreamCreateDestroy(n int) error {
 
 func (d *cudaDriver) benchLaunch(fn, stream uintptr, args []byte, n int) error {
 	return cuError("launch loop", C.qd_cu_bench_launch(d.ctx, C.uintptr_t(fn), C.uintptr_t(stream), unsafe.Pointer(unsafe.SliceData(args)), C.size_t(len(args)), C.int(n)))
+}
+
+func (d *cudaDriver) benchLaunchParams(fn, stream uintptr, arg0 *uint64, n int) error {
+	return cuError("launch loop", C.qd_cu_bench_launch_params(d.ctx, C.uintptr_t(fn), C.uintptr_t(stream), unsafe.Pointer(arg0), C.int(n)))
+}
+
+// benchAllocFree allocates and frees from qd's pool, or with default from
+// the device's default pool.
+func (d *cudaDriver) benchAllocFree(s uintptr, size uintptr, n int, defaultPool bool) error {
+	pool := d.memPool
+	if defaultPool {
+		pool = 0
+	}
+	return cuError("alloc and free loop", C.qd_cu_bench_alloc_free(d.ctx, C.uintptr_t(pool), C.uintptr_t(s), C.size_t(size), C.int(n)))
 }
 
 func benchNoop() { C.qd_cu_bench_noop() }

@@ -103,6 +103,7 @@ struct qd_cu_table {
 	CUresult (*StreamSynchronize)(CUstream);
 	CUresult (*GetErrorName)(CUresult, const char **);
 	CUresult (*StreamCreateWithPriority)(CUstream *, unsigned int, int);
+	CUresult (*StreamCreate)(CUstream *, unsigned int);
 	CUresult (*StreamDestroy)(CUstream);
 	CUresult (*StreamQuery)(CUstream);
 	CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned int);
@@ -144,6 +145,7 @@ struct qd_cu_table {
 	CUresult (*MemPoolSetAttribute)(CUmemoryPool, int, void *);
 	CUresult (*MemAllocFromPoolAsync)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 	CUresult (*MemFreeAsync)(CUdeviceptr, CUstream);
+	CUresult (*MemAllocAsync)(CUdeviceptr *, size_t, CUstream); // only for benchmarks
 	CUresult (*LinkCreate)(unsigned int, int *, void **, CUlinkState *);
 	CUresult (*LinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned int, int *, void **);
 	CUresult (*LinkComplete)(CUlinkState, void **, size_t *);
@@ -189,6 +191,7 @@ static inline int qd_cu_load(char **msg) {
 	QD_SYM(StreamSynchronize, "cuStreamSynchronize");
 	QD_SYM(GetErrorName, "cuGetErrorName");
 	QD_SYM(StreamCreateWithPriority, "cuStreamCreateWithPriority");
+	QD_SYM(StreamCreate, "cuStreamCreate");
 	QD_SYM(StreamDestroy, "cuStreamDestroy_v2");
 	QD_SYM(StreamQuery, "cuStreamQuery");
 	QD_SYM(StreamWaitEvent, "cuStreamWaitEvent");
@@ -231,6 +234,7 @@ static inline int qd_cu_load(char **msg) {
 	QD_OPT(MemPoolSetAttribute, "cuMemPoolSetAttribute");
 	QD_OPT(MemAllocFromPoolAsync, "cuMemAllocFromPoolAsync");
 	QD_OPT(MemFreeAsync, "cuMemFreeAsync");
+	QD_OPT(MemAllocAsync, "cuMemAllocAsync");
 	QD_OPT(LinkCreate, "cuLinkCreate_v2");
 	QD_OPT(LinkAddData, "cuLinkAddData_v2");
 	QD_OPT(LinkComplete, "cuLinkComplete");
@@ -387,7 +391,9 @@ static inline CUresult qd_cu_stream_create(CUcontext ctx, uintptr_t *out, int pr
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	CUstream s = NULL;
-	r = qd_cu.StreamCreateWithPriority(&s, QD_STREAM_NON_BLOCKING, priority);
+	// The default priority takes the CUDA runtime's path.
+	r = priority ? qd_cu.StreamCreateWithPriority(&s, QD_STREAM_NON_BLOCKING, priority)
+	             : qd_cu.StreamCreate(&s, QD_STREAM_NON_BLOCKING);
 	*out = (uintptr_t)s;
 	return r;
 }
@@ -530,7 +536,7 @@ static inline CUresult qd_cu_bench_stream_create_destroy(CUcontext ctx, int n) {
 	CUresult r = qd_cu_use(ctx);
 	for (int i = 0; r == 0 && i < n; i++) {
 		CUstream s;
-		r = qd_cu.StreamCreateWithPriority(&s, QD_STREAM_NON_BLOCKING, 0);
+		r = qd_cu.StreamCreate(&s, QD_STREAM_NON_BLOCKING);
 		if (r == 0) r = qd_cu.StreamDestroy(s);
 	}
 	return r;
@@ -541,6 +547,32 @@ static inline CUresult qd_cu_bench_launch(CUcontext ctx, uintptr_t fn, uintptr_t
 	void *extra[] = {(void *)1, args, (void *)2, &size, (void *)0};
 	for (int i = 0; r == 0 && i < n; i++) {
 		r = qd_cu.LaunchKernel((CUfunction)fn, 1, 1, 1, 256, 1, 1, 0, (CUstream)stream, NULL, extra);
+	}
+	return r;
+}
+
+// qd_cu_bench_launch_params is qd_cu_bench_launch for a kernel of one
+// parameter passed as the CUDA runtime passes parameters: an array of
+// pointers to each, rather than one packed buffer.
+static inline CUresult qd_cu_bench_launch_params(CUcontext ctx, uintptr_t fn, uintptr_t stream, void *arg0, int n) {
+	CUresult r = qd_cu_use(ctx);
+	void *params[] = {arg0};
+	for (int i = 0; r == 0 && i < n; i++) {
+		r = qd_cu.LaunchKernel((CUfunction)fn, 1, 1, 1, 256, 1, 1, 0, (CUstream)stream, params, NULL);
+	}
+	return r;
+}
+
+// qd_cu_bench_alloc_free allocates and frees size bytes on stream s, n
+// times: from pool, or with pool 0 from the device's default pool as
+// cudaMallocAsync does.
+static inline CUresult qd_cu_bench_alloc_free(CUcontext ctx, uintptr_t pool, uintptr_t s, size_t size, int n) {
+	CUresult r = qd_cu_use(ctx);
+	if (r == 0 && !pool && !qd_cu.MemAllocAsync) return 500; // CUDA_ERROR_NOT_FOUND
+	for (int i = 0; r == 0 && i < n; i++) {
+		CUdeviceptr p;
+		r = pool ? qd_cu.MemAllocFromPoolAsync(&p, size, (CUmemoryPool)pool, (CUstream)s) : qd_cu.MemAllocAsync(&p, size, (CUstream)s);
+		if (r == 0) r = qd_cu.MemFreeAsync(p, (CUstream)s);
 	}
 	return r;
 }
