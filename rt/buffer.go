@@ -229,7 +229,6 @@ func (b *Buffer[T]) release() error {
 // ArgBuffer is what launches need of a buffer; *Buffer[T] implements it for
 // every T.
 type ArgBuffer interface {
-	argPointer() uintptr
 	argLen() int
 	argSpan() (start, end uintptr)
 	argHost() unsafe.Pointer

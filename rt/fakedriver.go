@@ -333,12 +333,18 @@ func (f *fakeDriver) launchSeq(seq *launchSeq, args unsafe.Pointer, argSize uint
 
 func (f *fakeDriver) fork(ev, from uintptr, streams []uintptr) error {
 	f.calls.Add(1)
+	if f.quiet {
+		return nil
+	}
 	f.logf("fork %s to %d streams", f.name(from), len(streams))
 	return nil
 }
 
 func (f *fakeDriver) join(events, streams []uintptr, into uintptr) error {
 	f.calls.Add(1)
+	if f.quiet {
+		return nil
+	}
 	f.logf("join %d streams into %s", len(streams), f.name(into))
 	return nil
 }

@@ -137,3 +137,46 @@ func TestLazyEntries(t *testing.T) {
 		t.Error("an eager load with a missing entry succeeded")
 	}
 }
+
+// TestLaunchNoAllocs checks that launches allocate nothing: of plain
+// tasks, with scratch memory on alternating streams, and of a
+// stream-parallel group launched eagerly, with one call into the driver
+// for the fork, one per block and one for the join.
+func TestLaunchNoAllocs(t *testing.T) {
+	d, drv, m := fakeModule(t, 0, seqSpec)
+	_, _, fork := fakeModule(t, 0, forkSpec)
+	s, _ := d.NewStream()
+	var args [16]byte
+	eager := []LaunchOption{Eager()}
+	ops := map[string]func() error{
+		"plain":   func() error { return m.Launch(0, []int64{300, 1, 5}, args[:], nil) },
+		"scratch": func() error { return m.Launch(2, []int64{1000, 1}, args[:], nil) },
+		"scratch on a stream": func() error {
+			return m.Launch(2, []int64{1000, 1}, args[:], []LaunchOption{OnStream(s)})
+		},
+		"eager group": func() error { return fork.Launch(0, []int64{10, 10, 1, 10, 1}, args[:], eager) },
+	}
+	for _, op := range ops {
+		if err := op(); err != nil { // looks up the functions
+			t.Fatal(err)
+		}
+	}
+	drv.quiet = true
+	fork.dev.drv.(*fakeDriver).quiet = true
+	for name, op := range ops {
+		if n := testing.AllocsPerRun(50, func() {
+			if err := op(); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("a launch (%s) allocates %v times", name, n)
+		}
+	}
+	fdrv := fork.dev.drv.(*fakeDriver)
+	calls := fdrv.calls.Load()
+	ops["eager group"]()
+	// K_0; the fork; block 1 (K_1, K_2); block 2 (K_3); the join; K_4.
+	if n := fdrv.calls.Load() - calls; n != 6 {
+		t.Errorf("an eager launch of a group of two blocks made %d driver calls", n)
+	}
+}
