@@ -84,7 +84,7 @@ type Device struct {
 
 	mu      sync.Mutex // guards modules, live and closing
 	modules map[*ModuleSpec]*Module
-	live    []releaser // what Close frees (live.go)
+	live    []liveEntry // what Close frees (live.go)
 
 	// Counts of live driver objects, for leak checks.
 	streams, events, buffers, hostBuffers atomic.Int64
@@ -327,8 +327,8 @@ func (d *Device) Close() error {
 	if d.drv != nil {
 		err = d.drv.synchronizeAll()
 	}
-	for _, r := range live {
-		if e := r.release(); err == nil {
+	for _, l := range live {
+		if e := l.r.release(); err == nil {
 			err = e
 		}
 	}

@@ -18,30 +18,38 @@ type tracked struct{ slot int }
 
 func (t *tracked) liveSlot() *int { return &t.slot }
 
+// liveEntry is one tracked object, with its slot, so that moving it in
+// the list needs no call through its interface.
+type liveEntry struct {
+	r    releaser
+	slot *int
+}
+
 // track registers something the device frees when it closes.
 func (d *Device) track(r releaser) error {
+	slot := r.liveSlot()
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.closed.Load() {
+		d.mu.Unlock()
 		return ErrClosed
 	}
-	d.live = append(d.live, r)
-	*r.liveSlot() = len(d.live)
+	d.live = append(d.live, liveEntry{r, slot})
+	*slot = len(d.live)
+	d.mu.Unlock()
 	return nil
 }
 
 // untrack forgets r, moving the last of the list into its place.
 func (d *Device) untrack(r releaser) {
+	slot := r.liveSlot()
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	i := *r.liveSlot() - 1
-	if i < 0 || i >= len(d.live) || d.live[i] != r {
-		return // never tracked, or the device closed
-	}
-	last := len(d.live) - 1
-	d.live[i] = d.live[last]
-	*d.live[i].liveSlot() = i + 1
-	d.live[last] = nil
-	d.live = d.live[:last]
-	*r.liveSlot() = 0
+	if i := *slot - 1; i >= 0 && i < len(d.live) && d.live[i].slot == slot {
+		last := len(d.live) - 1
+		d.live[i] = d.live[last]
+		*d.live[i].slot = i + 1
+		d.live[last] = liveEntry{}
+		d.live = d.live[:last]
+		*slot = 0
+	} // else never tracked, or the device closed
+	d.mu.Unlock()
 }

@@ -166,8 +166,8 @@ func (u *useSet) list(d *Device, out []*Stream) []*Stream {
 	if u.many.Load() {
 		out = append(out, defaultStream)
 		d.mu.Lock()
-		for _, r := range d.live {
-			if s, ok := r.(*Stream); ok && !s.closed.Load() {
+		for _, l := range d.live {
+			if s, ok := l.r.(*Stream); ok && !s.closed.Load() {
 				out = append(out, s)
 			}
 		}
