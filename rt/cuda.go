@@ -68,7 +68,7 @@ func cuError(call string, r C.CUresult) error {
 // cudaDriver is one CUDA device with its primary context.
 type cudaDriver struct {
 	dev     C.CUdevice
-	ctx     C.CUcontext
+	ctx     C.uintptr_t // the CUcontext
 	name    string
 	attrs   deviceAttributes
 	feat    driverFeatures
@@ -138,11 +138,11 @@ func (d *cudaDriver) free(ptr uintptr) error {
 }
 
 func (d *cudaDriver) copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error {
-	return cuError("cuMemcpyHtoD", C.qd_cu_copy_to_device(d.ctx, C.CUdeviceptr(dst), src, C.size_t(bytes)))
+	return cuError("cuMemcpyHtoD", C.qd_cu_copy_to_device(d.ctx, C.CUdeviceptr(dst), (*C.uchar)(src), C.size_t(bytes)))
 }
 
 func (d *cudaDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error {
-	return cuError("cuMemcpyDtoH", C.qd_cu_copy_to_host(d.ctx, dst, C.CUdeviceptr(src), C.size_t(bytes)))
+	return cuError("cuMemcpyDtoH", C.qd_cu_copy_to_host(d.ctx, (*C.uchar)(dst), C.CUdeviceptr(src), C.size_t(bytes)))
 }
 
 func (d *cudaDriver) loadModule(image Image) (uintptr, error) {
@@ -186,7 +186,7 @@ func (d *cudaDriver) function(mod uintptr, name string) (uintptr, error) {
 func (d *cudaDriver) launchSeq(seq *launchSeq, args unsafe.Pointer, argSize uintptr) (int, error) {
 	var failed C.int
 	r := C.qd_cu_launch_seq(d.ctx, (*C.qd_task_launch)(unsafe.Pointer(&seq.tasks[0])), C.int(seq.n), C.uintptr_t(seq.stream),
-		args, C.size_t(argSize), C.uintptr_t(seq.wait), C.uintptr_t(seq.record), &failed)
+		(*C.uchar)(args), C.size_t(argSize), C.uintptr_t(seq.wait), C.uintptr_t(seq.record), &failed)
 	if r == 0 {
 		return 0, nil
 	}
@@ -297,11 +297,11 @@ func (d *cudaDriver) priorityRange() (least, greatest int, err error) {
 }
 
 func (d *cudaDriver) copyToDeviceAsync(dst uintptr, src unsafe.Pointer, bytes, s uintptr) error {
-	return cuError("cuMemcpyHtoDAsync", C.qd_cu_copy_to_device_async(d.ctx, C.CUdeviceptr(dst), src, C.size_t(bytes), C.uintptr_t(s)))
+	return cuError("cuMemcpyHtoDAsync", C.qd_cu_copy_to_device_async(d.ctx, C.CUdeviceptr(dst), (*C.uchar)(src), C.size_t(bytes), C.uintptr_t(s)))
 }
 
 func (d *cudaDriver) copyToHostAsync(dst unsafe.Pointer, src, bytes, s uintptr) error {
-	return cuError("cuMemcpyDtoHAsync", C.qd_cu_copy_to_host_async(d.ctx, dst, C.CUdeviceptr(src), C.size_t(bytes), C.uintptr_t(s)))
+	return cuError("cuMemcpyDtoHAsync", C.qd_cu_copy_to_host_async(d.ctx, (*C.uchar)(dst), C.CUdeviceptr(src), C.size_t(bytes), C.uintptr_t(s)))
 }
 
 func (d *cudaDriver) copyOnDeviceAsync(dst, src, bytes, s uintptr) error {

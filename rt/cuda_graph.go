@@ -84,7 +84,7 @@ func (d *cudaDriver) setGraphNode(exec, node uintptr, n *graphNode) error {
 func (d *cudaDriver) launchGraph(exec, stream uintptr, updates []nodeUpdate, args []byte) error {
 	r := C.qd_cu_graph_launch(d.ctx, C.uintptr_t(exec), C.uintptr_t(stream),
 		(*C.qd_node_update)(unsafe.Pointer(unsafe.SliceData(updates))), C.int(len(updates)),
-		sliceData(args), C.size_t(len(args)))
+		(*C.uchar)(sliceData(args)), C.size_t(len(args)))
 	return cuError("cuGraphLaunch (cuGraphExecKernelNodeSetParams)", r)
 }
 

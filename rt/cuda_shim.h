@@ -272,21 +272,25 @@ static inline const char *qd_cu_error_name(CUresult r) {
 
 // qd_cu_use makes ctx current on the calling thread. Go moves goroutines
 // between threads, so every call that needs a context sets it first.
-static inline CUresult qd_cu_use(CUcontext ctx) {
+// Contexts cross from Go as integers: cgo checks each argument of a
+// pointer type, which cost about a hundred instructions a call.
+static inline CUresult qd_cu_use(uintptr_t ctx) {
 	CUcontext cur = NULL;
 	CUresult r = qd_cu.CtxGetCurrent(&cur);
-	if (r != 0 || cur == ctx) {
+	if (r != 0 || cur == (CUcontext)ctx) {
 		return r;
 	}
-	return qd_cu.CtxSetCurrent(ctx);
+	return qd_cu.CtxSetCurrent((CUcontext)ctx);
 }
 
 static inline CUresult qd_cu_device_count(int *n) { return qd_cu.DeviceGetCount(n); }
 
-static inline CUresult qd_cu_device_open(int index, CUdevice *dev, CUcontext *ctx, char *name, int len) {
+static inline CUresult qd_cu_device_open(int index, CUdevice *dev, uintptr_t *ctx, char *name, int len) {
+	CUcontext c = NULL;
 	CUresult r = qd_cu.DeviceGet(dev, index);
 	if (r == 0) r = qd_cu.DeviceGetName(name, len, *dev);
-	if (r == 0) r = qd_cu.DevicePrimaryCtxRetain(ctx, *dev);
+	if (r == 0) r = qd_cu.DevicePrimaryCtxRetain(&c, *dev);
+	*ctx = (uintptr_t)c;
 	return r;
 }
 
@@ -296,29 +300,31 @@ static inline CUresult qd_cu_attribute(CUdevice dev, int attr, int *v) {
 	return qd_cu.DeviceGetAttribute(v, attr, dev);
 }
 
-static inline CUresult qd_cu_alloc(CUcontext ctx, CUdeviceptr *p, size_t n) {
+static inline CUresult qd_cu_alloc(uintptr_t ctx, CUdeviceptr *p, size_t n) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemAlloc(p, n);
 }
 
-static inline CUresult qd_cu_free(CUcontext ctx, CUdeviceptr p) {
+static inline CUresult qd_cu_free(uintptr_t ctx, CUdeviceptr p) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemFree(p);
 }
 
-static inline CUresult qd_cu_copy_to_device(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n) {
+// Host memory in copies is typed as bytes, not void *, so that cgo knows
+// it holds no Go pointers and checks nothing: it is a buffer's numbers.
+static inline CUresult qd_cu_copy_to_device(uintptr_t ctx, CUdeviceptr dst, const unsigned char *src, size_t n) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemcpyHtoD(dst, src, n);
 }
 
-static inline CUresult qd_cu_copy_to_host(CUcontext ctx, void *dst, CUdeviceptr src, size_t n) {
+static inline CUresult qd_cu_copy_to_host(uintptr_t ctx, unsigned char *dst, CUdeviceptr src, size_t n) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemcpyDtoH(dst, src, n);
 }
 
 enum { QD_JIT_ERROR_LOG_BUFFER = 5, QD_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
 
-static inline CUresult qd_cu_module_load(CUcontext ctx, uintptr_t *out, const char *image, char *log, int logSize) {
+static inline CUresult qd_cu_module_load(uintptr_t ctx, uintptr_t *out, const char *image, char *log, int logSize) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	CUmodule mod = NULL;
@@ -330,12 +336,12 @@ static inline CUresult qd_cu_module_load(CUcontext ctx, uintptr_t *out, const ch
 	return r;
 }
 
-static inline CUresult qd_cu_module_unload(CUcontext ctx, uintptr_t mod) {
+static inline CUresult qd_cu_module_unload(uintptr_t ctx, uintptr_t mod) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.ModuleUnload((CUmodule)mod);
 }
 
-static inline CUresult qd_cu_function(CUcontext ctx, uintptr_t *out, uintptr_t mod, const char *name) {
+static inline CUresult qd_cu_function(uintptr_t ctx, uintptr_t *out, uintptr_t mod, const char *name) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	CUfunction fn = NULL;
@@ -354,9 +360,11 @@ typedef struct {
 // n tasks in order, each with the arguments packed in one buffer, which the
 // driver copies before returning, then a record of event record (unless
 // 0): a kernel's launch is one call into C. On failure *failed is -1 for
-// the wait, the task's index, or n for the record.
-static inline CUresult qd_cu_launch_seq(CUcontext ctx, const qd_task_launch *tasks, int n, uintptr_t stream,
-		void *args, size_t size, uintptr_t wait, uintptr_t record, int *failed) {
+// the wait, the task's index, or n for the record. The buffer is typed as
+// bytes, not void *, so that cgo knows it holds no Go pointers and checks
+// nothing at each launch.
+static inline CUresult qd_cu_launch_seq(uintptr_t ctx, const qd_task_launch *tasks, int n, uintptr_t stream,
+		unsigned char *args, size_t size, uintptr_t wait, uintptr_t record, int *failed) {
 	CUresult r = qd_cu_use(ctx);
 	*failed = -1;
 	if (r == 0 && wait) r = qd_cu.StreamWaitEvent((CUstream)stream, (CUevent)wait, 0);
@@ -373,12 +381,12 @@ static inline CUresult qd_cu_launch_seq(CUcontext ctx, const qd_task_launch *tas
 	return r;
 }
 
-static inline CUresult qd_cu_stream_synchronize(CUcontext ctx, uintptr_t s) {
+static inline CUresult qd_cu_stream_synchronize(uintptr_t ctx, uintptr_t s) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.StreamSynchronize((CUstream)s);
 }
 
-static inline CUresult qd_cu_ctx_synchronize(CUcontext ctx) {
+static inline CUresult qd_cu_ctx_synchronize(uintptr_t ctx) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.CtxSynchronize();
 }
@@ -387,7 +395,7 @@ static inline CUresult qd_cu_ctx_synchronize(CUcontext ctx) {
 
 enum { QD_STREAM_NON_BLOCKING = 1, QD_EVENT_DISABLE_TIMING = 2 };
 
-static inline CUresult qd_cu_stream_create(CUcontext ctx, uintptr_t *out, int priority) {
+static inline CUresult qd_cu_stream_create(uintptr_t ctx, uintptr_t *out, int priority) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	CUstream s = NULL;
@@ -398,22 +406,22 @@ static inline CUresult qd_cu_stream_create(CUcontext ctx, uintptr_t *out, int pr
 	return r;
 }
 
-static inline CUresult qd_cu_stream_destroy(CUcontext ctx, uintptr_t s) {
+static inline CUresult qd_cu_stream_destroy(uintptr_t ctx, uintptr_t s) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.StreamDestroy((CUstream)s);
 }
 
-static inline CUresult qd_cu_stream_query(CUcontext ctx, uintptr_t s) {
+static inline CUresult qd_cu_stream_query(uintptr_t ctx, uintptr_t s) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.StreamQuery((CUstream)s);
 }
 
-static inline CUresult qd_cu_stream_wait_event(CUcontext ctx, uintptr_t s, uintptr_t e) {
+static inline CUresult qd_cu_stream_wait_event(uintptr_t ctx, uintptr_t s, uintptr_t e) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.StreamWaitEvent((CUstream)s, (CUevent)e, 0);
 }
 
-static inline CUresult qd_cu_event_create(CUcontext ctx, uintptr_t *out, int timing) {
+static inline CUresult qd_cu_event_create(uintptr_t ctx, uintptr_t *out, int timing) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	CUevent e = NULL;
@@ -422,60 +430,60 @@ static inline CUresult qd_cu_event_create(CUcontext ctx, uintptr_t *out, int tim
 	return r;
 }
 
-static inline CUresult qd_cu_event_destroy(CUcontext ctx, uintptr_t e) {
+static inline CUresult qd_cu_event_destroy(uintptr_t ctx, uintptr_t e) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.EventDestroy((CUevent)e);
 }
 
-static inline CUresult qd_cu_event_record(CUcontext ctx, uintptr_t e, uintptr_t s) {
+static inline CUresult qd_cu_event_record(uintptr_t ctx, uintptr_t e, uintptr_t s) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.EventRecord((CUevent)e, (CUstream)s);
 }
 
-static inline CUresult qd_cu_event_synchronize(CUcontext ctx, uintptr_t e) {
+static inline CUresult qd_cu_event_synchronize(uintptr_t ctx, uintptr_t e) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.EventSynchronize((CUevent)e);
 }
 
-static inline CUresult qd_cu_event_query(CUcontext ctx, uintptr_t e) {
+static inline CUresult qd_cu_event_query(uintptr_t ctx, uintptr_t e) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.EventQuery((CUevent)e);
 }
 
-static inline CUresult qd_cu_event_elapsed(CUcontext ctx, float *ms, uintptr_t start, uintptr_t end) {
+static inline CUresult qd_cu_event_elapsed(uintptr_t ctx, float *ms, uintptr_t start, uintptr_t end) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.EventElapsedTime(ms, (CUevent)start, (CUevent)end);
 }
 
-static inline CUresult qd_cu_copy_to_device_async(CUcontext ctx, CUdeviceptr dst, const void *src, size_t n, uintptr_t s) {
+static inline CUresult qd_cu_copy_to_device_async(uintptr_t ctx, CUdeviceptr dst, const unsigned char *src, size_t n, uintptr_t s) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemcpyHtoDAsync(dst, src, n, (CUstream)s);
 }
 
-static inline CUresult qd_cu_copy_to_host_async(CUcontext ctx, void *dst, CUdeviceptr src, size_t n, uintptr_t s) {
+static inline CUresult qd_cu_copy_to_host_async(uintptr_t ctx, unsigned char *dst, CUdeviceptr src, size_t n, uintptr_t s) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemcpyDtoHAsync(dst, src, n, (CUstream)s);
 }
 
-static inline CUresult qd_cu_copy_on_device_async(CUcontext ctx, CUdeviceptr dst, CUdeviceptr src, size_t n, uintptr_t s) {
+static inline CUresult qd_cu_copy_on_device_async(uintptr_t ctx, CUdeviceptr dst, CUdeviceptr src, size_t n, uintptr_t s) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemcpyDtoDAsync(dst, src, n, (CUstream)s);
 }
 
-static inline CUresult qd_cu_memset_async(CUcontext ctx, CUdeviceptr dst, unsigned char v, size_t n, uintptr_t s) {
+static inline CUresult qd_cu_memset_async(uintptr_t ctx, CUdeviceptr dst, unsigned char v, size_t n, uintptr_t s) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemsetD8Async(dst, v, n, (CUstream)s);
 }
 
 // Page-locked host memory is C memory: Go's collector never moves or frees
 // it, so asynchronous copies may read and write it after the call returns.
-static inline CUresult qd_cu_alloc_host(CUcontext ctx, void **out, size_t n) {
+static inline CUresult qd_cu_alloc_host(uintptr_t ctx, void **out, size_t n) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	return qd_cu.MemAllocHost(out, n);
 }
 
-static inline CUresult qd_cu_free_host(CUcontext ctx, void *p) {
+static inline CUresult qd_cu_free_host(uintptr_t ctx, void *p) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemFreeHost(p);
 }
@@ -484,7 +492,7 @@ static inline CUresult qd_cu_free_host(CUcontext ctx, void *p) {
 // device's address space, and gives its device address.
 enum { QD_MEMHOSTALLOC_PORTABLE = 1, QD_MEMHOSTALLOC_DEVICEMAP = 2 };
 
-static inline CUresult qd_cu_alloc_mapped(CUcontext ctx, void **host, CUdeviceptr *dev, size_t n) {
+static inline CUresult qd_cu_alloc_mapped(uintptr_t ctx, void **host, CUdeviceptr *dev, size_t n) {
 	CUresult r = qd_cu_use(ctx);
 	if (r == 0) r = qd_cu.MemHostAlloc(host, n, QD_MEMHOSTALLOC_PORTABLE | QD_MEMHOSTALLOC_DEVICEMAP);
 	if (r == 0) {
@@ -494,14 +502,14 @@ static inline CUresult qd_cu_alloc_mapped(CUcontext ctx, void **host, CUdevicept
 	return r;
 }
 
-static inline CUresult qd_cu_priority_range(CUcontext ctx, int *least, int *greatest) {
+static inline CUresult qd_cu_priority_range(uintptr_t ctx, int *least, int *greatest) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.CtxGetStreamPriorityRange(least, greatest);
 }
 
 // qd_cu_fork makes each of n streams wait for the point stream from has
 // reached, recorded in event ev.
-static inline CUresult qd_cu_fork(CUcontext ctx, uintptr_t ev, uintptr_t from, const uintptr_t *streams, int n) {
+static inline CUresult qd_cu_fork(uintptr_t ctx, uintptr_t ev, uintptr_t from, const uintptr_t *streams, int n) {
 	CUresult r = qd_cu_use(ctx);
 	if (r == 0) r = qd_cu.EventRecord((CUevent)ev, (CUstream)from);
 	for (int i = 0; r == 0 && i < n; i++) {
@@ -512,7 +520,7 @@ static inline CUresult qd_cu_fork(CUcontext ctx, uintptr_t ev, uintptr_t from, c
 
 // qd_cu_join makes stream into wait for the points each of n streams has
 // reached, recorded in the events.
-static inline CUresult qd_cu_join(CUcontext ctx, const uintptr_t *events, const uintptr_t *streams, int n, uintptr_t into) {
+static inline CUresult qd_cu_join(uintptr_t ctx, const uintptr_t *events, const uintptr_t *streams, int n, uintptr_t into) {
 	CUresult r = qd_cu_use(ctx);
 	for (int i = 0; r == 0 && i < n; i++) {
 		r = qd_cu.EventRecord((CUevent)events[i], (CUstream)streams[i]);
@@ -523,7 +531,7 @@ static inline CUresult qd_cu_join(CUcontext ctx, const uintptr_t *events, const 
 
 // Loops of driver calls made from C, for benchmarks that compare the cost
 // of calling the driver from Go with calling it from C in the same process.
-static inline CUresult qd_cu_bench_record_wait(CUcontext ctx, uintptr_t ev, uintptr_t s1, uintptr_t s2, int n) {
+static inline CUresult qd_cu_bench_record_wait(uintptr_t ctx, uintptr_t ev, uintptr_t s1, uintptr_t s2, int n) {
 	CUresult r = qd_cu_use(ctx);
 	for (int i = 0; r == 0 && i < n; i++) {
 		r = qd_cu.EventRecord((CUevent)ev, (CUstream)s1);
@@ -532,7 +540,7 @@ static inline CUresult qd_cu_bench_record_wait(CUcontext ctx, uintptr_t ev, uint
 	return r;
 }
 
-static inline CUresult qd_cu_bench_stream_create_destroy(CUcontext ctx, int n) {
+static inline CUresult qd_cu_bench_stream_create_destroy(uintptr_t ctx, int n) {
 	CUresult r = qd_cu_use(ctx);
 	for (int i = 0; r == 0 && i < n; i++) {
 		CUstream s;
@@ -542,7 +550,7 @@ static inline CUresult qd_cu_bench_stream_create_destroy(CUcontext ctx, int n) {
 	return r;
 }
 
-static inline CUresult qd_cu_bench_launch(CUcontext ctx, uintptr_t fn, uintptr_t stream, void *args, size_t size, int n) {
+static inline CUresult qd_cu_bench_launch(uintptr_t ctx, uintptr_t fn, uintptr_t stream, void *args, size_t size, int n) {
 	CUresult r = qd_cu_use(ctx);
 	void *extra[] = {(void *)1, args, (void *)2, &size, (void *)0};
 	for (int i = 0; r == 0 && i < n; i++) {
@@ -554,7 +562,7 @@ static inline CUresult qd_cu_bench_launch(CUcontext ctx, uintptr_t fn, uintptr_t
 // qd_cu_bench_launch_params is qd_cu_bench_launch for a kernel of one
 // parameter passed as the CUDA runtime passes parameters: an array of
 // pointers to each, rather than one packed buffer.
-static inline CUresult qd_cu_bench_launch_params(CUcontext ctx, uintptr_t fn, uintptr_t stream, void *arg0, int n) {
+static inline CUresult qd_cu_bench_launch_params(uintptr_t ctx, uintptr_t fn, uintptr_t stream, void *arg0, int n) {
 	CUresult r = qd_cu_use(ctx);
 	void *params[] = {arg0};
 	for (int i = 0; r == 0 && i < n; i++) {
@@ -566,7 +574,7 @@ static inline CUresult qd_cu_bench_launch_params(CUcontext ctx, uintptr_t fn, ui
 // qd_cu_bench_alloc_free allocates and frees size bytes on stream s, n
 // times: from pool, or with pool 0 from the device's default pool as
 // cudaMallocAsync does.
-static inline CUresult qd_cu_bench_alloc_free(CUcontext ctx, uintptr_t pool, uintptr_t s, size_t size, int n) {
+static inline CUresult qd_cu_bench_alloc_free(uintptr_t ctx, uintptr_t pool, uintptr_t s, size_t size, int n) {
 	CUresult r = qd_cu_use(ctx);
 	if (r == 0 && !pool && !qd_cu.MemAllocAsync) return 500; // CUDA_ERROR_NOT_FOUND
 	for (int i = 0; r == 0 && i < n; i++) {
@@ -579,13 +587,13 @@ static inline CUresult qd_cu_bench_alloc_free(CUcontext ctx, uintptr_t pool, uin
 
 static inline CUresult qd_cu_bench_noop(void) { return 0; }
 
-static inline CUresult qd_cu_bench_use(CUcontext ctx, int n) {
+static inline CUresult qd_cu_bench_use(uintptr_t ctx, int n) {
 	CUresult r = 0;
 	for (int i = 0; r == 0 && i < n; i++) r = qd_cu_use(ctx);
 	return r;
 }
 
-static inline CUresult qd_cu_bench_record(CUcontext ctx, uintptr_t ev, uintptr_t s1, int n) {
+static inline CUresult qd_cu_bench_record(uintptr_t ctx, uintptr_t ev, uintptr_t s1, int n) {
 	CUresult r = qd_cu_use(ctx);
 	for (int i = 0; r == 0 && i < n; i++) r = qd_cu.EventRecord((CUevent)ev, (CUstream)s1);
 	return r;
@@ -648,7 +656,7 @@ static inline void qd_cu_memset_params(qd_memset_params *p, const qd_graph_node 
 	p->height = 1;
 }
 
-static inline CUresult qd_cu_graph_create(CUcontext ctx, uintptr_t *out) {
+static inline CUresult qd_cu_graph_create(uintptr_t ctx, uintptr_t *out) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	CUgraph g = NULL;
@@ -657,14 +665,14 @@ static inline CUresult qd_cu_graph_create(CUcontext ctx, uintptr_t *out) {
 	return r;
 }
 
-static inline CUresult qd_cu_graph_destroy(CUcontext ctx, uintptr_t g) {
+static inline CUresult qd_cu_graph_destroy(uintptr_t ctx, uintptr_t g) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.GraphDestroy((CUgraph)g);
 }
 
 // qd_cu_graph_add_node adds node n, whose kernel arguments are args, after
 // the ndeps nodes deps.
-static inline CUresult qd_cu_graph_add_node(CUcontext ctx, uintptr_t *out, uintptr_t g, const uintptr_t *deps, int ndeps, const qd_graph_node *desc, void *args) {
+static inline CUresult qd_cu_graph_add_node(uintptr_t ctx, uintptr_t *out, uintptr_t g, const uintptr_t *deps, int ndeps, const qd_graph_node *desc, void *args) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	qd_graph_node node_desc = *desc, *n = &node_desc;
@@ -683,13 +691,13 @@ static inline CUresult qd_cu_graph_add_node(CUcontext ctx, uintptr_t *out, uintp
 	case 2: {
 		qd_memcpy3d p;
 		qd_cu_copy_params(&p, n);
-		r = qd_cu.GraphAddMemcpyNode(&node, (CUgraph)g, d, ndeps, &p, ctx);
+		r = qd_cu.GraphAddMemcpyNode(&node, (CUgraph)g, d, ndeps, &p, (CUcontext)ctx);
 		break;
 	}
 	case 3: {
 		qd_memset_params p;
 		qd_cu_memset_params(&p, n);
-		r = qd_cu.GraphAddMemsetNode(&node, (CUgraph)g, d, ndeps, &p, ctx);
+		r = qd_cu.GraphAddMemsetNode(&node, (CUgraph)g, d, ndeps, &p, (CUcontext)ctx);
 		break;
 	}
 	default:
@@ -699,7 +707,7 @@ static inline CUresult qd_cu_graph_add_node(CUcontext ctx, uintptr_t *out, uintp
 	return r;
 }
 
-static inline CUresult qd_cu_graph_instantiate(CUcontext ctx, uintptr_t *out, uintptr_t g) {
+static inline CUresult qd_cu_graph_instantiate(uintptr_t ctx, uintptr_t *out, uintptr_t g) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	CUgraphExec e = NULL;
@@ -708,14 +716,14 @@ static inline CUresult qd_cu_graph_instantiate(CUcontext ctx, uintptr_t *out, ui
 	return r;
 }
 
-static inline CUresult qd_cu_graph_exec_destroy(CUcontext ctx, uintptr_t e) {
+static inline CUresult qd_cu_graph_exec_destroy(uintptr_t ctx, uintptr_t e) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.GraphExecDestroy((CUgraphExec)e);
 }
 
 // qd_cu_graph_set_node changes the parameters of one node of an
 // instantiated graph; later launches use them.
-static inline CUresult qd_cu_graph_set_node(CUcontext ctx, uintptr_t exec, uintptr_t node, const qd_graph_node *desc, void *args) {
+static inline CUresult qd_cu_graph_set_node(uintptr_t ctx, uintptr_t exec, uintptr_t node, const qd_graph_node *desc, void *args) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	qd_graph_node node_desc = *desc, *n = &node_desc;
@@ -731,12 +739,12 @@ static inline CUresult qd_cu_graph_set_node(CUcontext ctx, uintptr_t exec, uintp
 	case 2: {
 		qd_memcpy3d p;
 		qd_cu_copy_params(&p, n);
-		return qd_cu.GraphExecMemcpyNodeSetParams((CUgraphExec)exec, (CUgraphNode)node, &p, ctx);
+		return qd_cu.GraphExecMemcpyNodeSetParams((CUgraphExec)exec, (CUgraphNode)node, &p, (CUcontext)ctx);
 	}
 	case 3: {
 		qd_memset_params p;
 		qd_cu_memset_params(&p, n);
-		return qd_cu.GraphExecMemsetNodeSetParams((CUgraphExec)exec, (CUgraphNode)node, &p, ctx);
+		return qd_cu.GraphExecMemsetNodeSetParams((CUgraphExec)exec, (CUgraphNode)node, &p, (CUcontext)ctx);
 	}
 	}
 	return 0;
@@ -751,8 +759,8 @@ typedef struct {
 
 // qd_cu_graph_launch updates n kernel nodes of exec, all with the argument
 // buffer args, then launches exec on stream: one call into C per launch.
-static inline CUresult qd_cu_graph_launch(CUcontext ctx, uintptr_t exec, uintptr_t stream, const qd_node_update *ups, int n,
-		void *args, size_t argSize) {
+static inline CUresult qd_cu_graph_launch(uintptr_t ctx, uintptr_t exec, uintptr_t stream, const qd_node_update *ups, int n,
+		unsigned char *args, size_t argSize) {
 	CUresult r = qd_cu_use(ctx);
 	qd_graph_node gn = {.kind = 1, .args = args, .argSize = argSize};
 	for (int i = 0; r == 0 && i < n; i++) {
@@ -778,7 +786,7 @@ enum {
 	QD_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
 };
 
-static inline CUresult qd_cu_pool_create(CUcontext ctx, CUdevice dev, uintptr_t *out) {
+static inline CUresult qd_cu_pool_create(uintptr_t ctx, CUdevice dev, uintptr_t *out) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	qd_mem_pool_props props;
@@ -800,7 +808,7 @@ static inline CUresult qd_cu_pool_create(CUcontext ctx, CUdevice dev, uintptr_t 
 	return r;
 }
 
-static inline CUresult qd_cu_pool_destroy(CUcontext ctx, uintptr_t pool) {
+static inline CUresult qd_cu_pool_destroy(uintptr_t ctx, uintptr_t pool) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemPoolDestroy((CUmemoryPool)pool);
 }
@@ -809,7 +817,7 @@ static inline CUresult qd_cu_pool_destroy(CUcontext ctx, uintptr_t pool) {
 // waits for s, so that the memory may be used on any stream at once; qd
 // passes a stream that carries only allocations, which never wait for GPU
 // work, so the wait is short.
-static inline CUresult qd_cu_alloc_async(CUcontext ctx, CUdeviceptr *p, size_t n, uintptr_t pool, uintptr_t s, int wait) {
+static inline CUresult qd_cu_alloc_async(uintptr_t ctx, CUdeviceptr *p, size_t n, uintptr_t pool, uintptr_t s, int wait) {
 	CUresult r = qd_cu_use(ctx);
 	if (r == 0) r = qd_cu.MemAllocFromPoolAsync(p, n, (CUmemoryPool)pool, (CUstream)s);
 	return r || !wait ? r : qd_cu.StreamSynchronize((CUstream)s);
@@ -817,7 +825,7 @@ static inline CUresult qd_cu_alloc_async(CUcontext ctx, CUdeviceptr *p, size_t n
 
 // qd_cu_free_after frees p on stream into once into has waited for each of
 // n streams, recording one event on each.
-static inline CUresult qd_cu_free_after(CUcontext ctx, CUdeviceptr p, const uintptr_t *events, const uintptr_t *streams, int n, uintptr_t into) {
+static inline CUresult qd_cu_free_after(uintptr_t ctx, CUdeviceptr p, const uintptr_t *events, const uintptr_t *streams, int n, uintptr_t into) {
 	CUresult r = qd_cu_use(ctx);
 	for (int i = 0; r == 0 && i < n; i++) {
 		r = qd_cu.EventRecord((CUevent)events[i], (CUstream)streams[i]);
@@ -833,7 +841,7 @@ enum { QD_JIT_INPUT_PTX = 1 };
 // qd_cu_link compiles the PTX image (NUL-terminated) for the current
 // context's GPU. On success *cubin and *size hold the cubin inside the
 // linker's state *state, which the caller copies and then destroys.
-static inline CUresult qd_cu_link(CUcontext ctx, uintptr_t *state, const char *ptx, void **cubin, size_t *size, char *log, int logSize) {
+static inline CUresult qd_cu_link(uintptr_t ctx, uintptr_t *state, const char *ptx, void **cubin, size_t *size, char *log, int logSize) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	CUlinkState s = NULL;
@@ -849,7 +857,7 @@ static inline CUresult qd_cu_link(CUcontext ctx, uintptr_t *state, const char *p
 
 static inline CUresult qd_cu_link_destroy(uintptr_t state) { return qd_cu.LinkDestroy((CUlinkState)state); }
 
-static inline CUresult qd_cu_module_load_binary(CUcontext ctx, uintptr_t *out, const void *image) {
+static inline CUresult qd_cu_module_load_binary(uintptr_t ctx, uintptr_t *out, const void *image) {
 	CUresult r = qd_cu_use(ctx);
 	if (r) return r;
 	CUmodule mod = NULL;
