@@ -3,6 +3,8 @@
 package rt
 
 /*
+// noescape: the C functions keep no pointer they are given, so out
+// parameters and buffers stay on the Go stack; nocallback: none calls Go.
 #cgo LDFLAGS: -ldl
 #cgo noescape qd_cu_launch_seq
 #cgo nocallback qd_cu_launch_seq
@@ -20,6 +22,21 @@ package rt
 #cgo nocallback qd_cu_join
 #cgo nocallback qd_cu_event_record
 #cgo nocallback qd_cu_stream_wait_event
+#cgo noescape qd_cu_stream_create
+#cgo nocallback qd_cu_stream_create
+#cgo nocallback qd_cu_stream_destroy
+#cgo nocallback qd_cu_stream_synchronize
+#cgo noescape qd_cu_event_create
+#cgo nocallback qd_cu_event_create
+#cgo noescape qd_cu_alloc
+#cgo nocallback qd_cu_alloc
+#cgo nocallback qd_cu_free
+#cgo noescape qd_cu_copy_to_device_async
+#cgo nocallback qd_cu_copy_to_device_async
+#cgo noescape qd_cu_copy_to_host_async
+#cgo nocallback qd_cu_copy_to_host_async
+#cgo noescape qd_cu_event_elapsed
+#cgo nocallback qd_cu_event_elapsed
 #include "cuda_shim.h"
 */
 import "C"

@@ -5,6 +5,10 @@ package rt
 /*
 #cgo noescape qd_cu_graph_launch
 #cgo nocallback qd_cu_graph_launch
+#cgo noescape qd_cu_alloc_async
+#cgo nocallback qd_cu_alloc_async
+#cgo noescape qd_cu_free_after
+#cgo nocallback qd_cu_free_after
 #include "cuda_shim.h"
 */
 import "C"

@@ -13,7 +13,9 @@ import (
 // costs nothing: the Go side of each operation that qdbench times on a
 // GPU. Each reports calls/op, the driver calls an operation makes: on a
 // GPU each is one call into C (about 50–100 ns) on top of the driver's
-// own work.
+// own work. BenchmarkCUDAOnFake measures the same operations through the
+// CUDA driver's own code, calls into C included, over a libcuda that does
+// nothing.
 
 // emptySpec is a kernel shaped like bench/kernels' Empty: one parallel
 // task and a bounds check, so it takes a buffer, a count and the fault
@@ -51,19 +53,78 @@ func stubSum(d *Device, m *Module, x *Buffer[float32], opts ...LaunchOption) err
 	return m.Launch(1, counts[:], args[:], opts)
 }
 
-// quietDevice is a fake device with emptySpec loaded and the driver quiet.
-func quietDevice(b *testing.B) (*Device, *fakeDriver, *Module) {
-	d, drv, m := fakeModule(b, 0, emptySpec)
-	drv.quiet = true
-	return d, drv, m
+// hostOps are the operations qdbench times, each made ready on a device
+// with emptySpec loaded as m.
+var hostOps = []struct {
+	name  string
+	ready func(d *Device, m *Module) func() error
+}{
+	{"Launch", func(d *Device, m *Module) func() error {
+		a, _ := Alloc[int32](d, 1)
+		return func() error { return stubEmpty(d, m, a, 1) }
+	}},
+	{"LaunchStream", func(d *Device, m *Module) func() error {
+		a, _ := Alloc[int32](d, 1)
+		s, _ := d.NewStream()
+		on := OnStream(s)
+		return func() error { return stubEmpty(d, m, a, 1, on) }
+	}},
+	{"LaunchScratch", func(d *Device, m *Module) func() error {
+		x, _ := Alloc[float32](d, 1<<20)
+		s, _ := d.NewStream()
+		on := OnStream(s)
+		return func() error { return stubSum(d, m, x, on) }
+	}},
+	{"RecordWait", func(d *Device, m *Module) func() error {
+		s1, _ := d.NewStream()
+		s2, _ := d.NewStream()
+		e, _ := d.NewEvent()
+		return func() error {
+			if err := e.Record(s1); err != nil {
+				return err
+			}
+			return e.Wait(s2)
+		}
+	}},
+	{"StreamCreateClose", func(d *Device, m *Module) func() error {
+		return func() error {
+			s, err := d.NewStream()
+			if err != nil {
+				return err
+			}
+			return s.Close()
+		}
+	}},
+	{"AllocOnFreeOn", func(d *Device, m *Module) func() error {
+		s, _ := d.NewStream()
+		return func() error {
+			x, err := AllocOn[byte](d, 1<<20, s)
+			if err != nil {
+				return err
+			}
+			return x.FreeOn(s)
+		}
+	}},
+	{"AllocFree", func(d *Device, m *Module) func() error {
+		return func() error {
+			x, err := Alloc[byte](d, 1<<20)
+			if err != nil {
+				return err
+			}
+			return x.Free()
+		}
+	}},
 }
 
-// measure runs op b.N times and reports the driver calls and the CPU time
-// per op.
-func measure(b *testing.B, drv *fakeDriver, op func() error) {
+// measure runs op b.N times and reports the CPU time per op and, where
+// calls counts them, the driver calls per op.
+func measure(b *testing.B, calls func() int64, op func() error) {
 	b.Helper()
 	b.ReportAllocs()
-	calls, cpu := drv.calls.Load(), cpuTime()
+	if err := op(); err != nil { // the first launch looks up functions
+		b.Fatal(err)
+	}
+	c0, cpu := calls(), cpuTime()
 	n := 0
 	for b.Loop() {
 		if err := op(); err != nil {
@@ -72,76 +133,20 @@ func measure(b *testing.B, drv *fakeDriver, op func() error) {
 		n++
 	}
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(n), "cpu-ns/op")
-	b.ReportMetric(float64(drv.calls.Load()-calls)/float64(n), "calls/op")
+	if c := calls(); c != 0 {
+		b.ReportMetric(float64(c-c0)/float64(n), "calls/op")
+	}
 }
 
-func BenchmarkHostLaunch(b *testing.B) {
-	d, drv, m := quietDevice(b)
-	a, _ := Alloc[int32](d, 1)
-	measure(b, drv, func() error { return stubEmpty(d, m, a, 1) })
-}
-
-func BenchmarkHostLaunchStream(b *testing.B) {
-	d, drv, m := quietDevice(b)
-	a, _ := Alloc[int32](d, 1)
-	s, _ := d.NewStream()
-	on := OnStream(s)
-	measure(b, drv, func() error { return stubEmpty(d, m, a, 1, on) })
-}
-
-func BenchmarkHostLaunchScratch(b *testing.B) {
-	d, drv, m := quietDevice(b)
-	x, _ := Alloc[float32](d, 1<<20)
-	s, _ := d.NewStream()
-	on := OnStream(s)
-	measure(b, drv, func() error { return stubSum(d, m, x, on) })
-}
-
-func BenchmarkHostRecordWait(b *testing.B) {
-	d, drv, _ := quietDevice(b)
-	s1, _ := d.NewStream()
-	s2, _ := d.NewStream()
-	e, _ := d.NewEvent()
-	measure(b, drv, func() error {
-		if err := e.Record(s1); err != nil {
-			return err
-		}
-		return e.Wait(s2)
-	})
-}
-
-func BenchmarkHostStreamCreateClose(b *testing.B) {
-	d, drv, _ := quietDevice(b)
-	measure(b, drv, func() error {
-		s, err := d.NewStream()
-		if err != nil {
-			return err
-		}
-		return s.Close()
-	})
-}
-
-func BenchmarkHostAllocOnFreeOn(b *testing.B) {
-	d, drv, _ := quietDevice(b)
-	s, _ := d.NewStream()
-	measure(b, drv, func() error {
-		x, err := AllocOn[byte](d, 1<<20, s)
-		if err != nil {
-			return err
-		}
-		return x.FreeOn(s)
-	})
-}
-
-func BenchmarkHostAllocFree(b *testing.B) {
-	d, drv, _ := quietDevice(b)
-	measure(b, drv, func() error {
-		x, err := Alloc[byte](d, 1<<20)
-		if err != nil {
-			return err
-		}
-		return x.Free()
-	})
+// BenchmarkHost times each of hostOps over the fake driver made quiet.
+func BenchmarkHost(b *testing.B) {
+	for _, op := range hostOps {
+		b.Run(op.name, func(b *testing.B) {
+			d, drv, m := fakeModule(b, 0, emptySpec)
+			drv.quiet = true
+			measure(b, drv.calls.Load, op.ready(d, m))
+		})
+	}
 }
 
 // loadSpec is a module of the size of bench/kernels': 17 kernels, 120 KB
