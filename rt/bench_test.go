@@ -13,17 +13,20 @@ import (
 // through the runtime, beside the same driver calls made in a loop from C
 // in the same process: the difference is what Go and the runtime add.
 
-func cudaDriverOf(b *testing.B, d *Device) *cudaDriver {
-	drv, ok := d.drv.(*cudaDriver)
-	if !ok {
-		b.Skip("not a CUDA device")
+func gpuDriverOf(b *testing.B, d *Device) *gpuDriver {
+	switch drv := d.drv.(type) {
+	case *cudaDriver:
+		return &drv.gpuDriver
+	case *hipDriver:
+		return &drv.gpuDriver
 	}
-	return drv
+	b.Skip("not a GPU device")
+	return nil
 }
 
 func BenchmarkRecordWaitGPU(b *testing.B) {
 	d := gpu(b)
-	drv := cudaDriverOf(b, d)
+	drv := gpuDriverOf(b, d)
 	s1, _ := d.NewStream()
 	s2, _ := d.NewStream()
 	e, _ := d.NewEvent()
@@ -69,7 +72,7 @@ func BenchmarkRecordWaitGPU(b *testing.B) {
 
 func BenchmarkStreamCreateCloseGPU(b *testing.B) {
 	d := gpu(b)
-	drv := cudaDriverOf(b, d)
+	drv := gpuDriverOf(b, d)
 	b.Run("go", func(b *testing.B) {
 		for b.Loop() {
 			s, err := d.NewStream()
@@ -101,6 +104,13 @@ const emptyPTX = `.version 7.0
 }
 `
 
+// emptySource is the same kernel in HIP.
+const emptySource = `#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !defined(__HIPCC_RTC__)
+#include <hip/hip_runtime.h>
+#endif
+extern "C" __global__ void empty(long long *p) {}
+`
+
 // BenchmarkLaunchGPU times launches of an empty kernel, 256 then a
 // synchronization, on the default stream and on a stream of qd's: through
 // the runtime (go), through the driver's launch method alone (driver),
@@ -110,8 +120,8 @@ const emptyPTX = `.version 7.0
 // the cost of calling C from Go.
 func BenchmarkLaunchGPU(b *testing.B) {
 	d := gpu(b)
-	drv := cudaDriverOf(b, d)
-	m, err := d.Load(&ModuleSpec{Package: "bench", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}}, Kernels: []KernelSpec{{Name: "Empty", Tasks: []TaskSpec{{Entry: "empty"}}}}})
+	drv := gpuDriverOf(b, d)
+	m, err := d.Load(&ModuleSpec{Package: "bench", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}, {Kind: ImageHIP, Data: emptySource}}, Kernels: []KernelSpec{{Name: "Empty", Tasks: []TaskSpec{{Entry: "empty"}}}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -155,7 +165,7 @@ func BenchmarkLaunchGPU(b *testing.B) {
 		b.Run(name+"/driver", func(b *testing.B) {
 			seq := launchSeq{n: 1, stream: h, tasks: [maxSeqTasks]taskLaunch{{fn: m.entries[0][0], grid: 1, block: 256}}}
 			batches(b, func() error {
-				_, err := launchSeqOn(drv, &seq, args[:])
+				_, err := launchSeqOn(d.drv, &seq, args[:])
 				return err
 			})
 		})
@@ -175,6 +185,9 @@ func BenchmarkLaunchGPU(b *testing.B) {
 // at each kernel's first launch.
 func BenchmarkLoadGPU(b *testing.B) {
 	d := gpu(b)
+	if d.Backend() != CUDA {
+		b.Skip("loads PTX through CUDA's module cache")
+	}
 	b.Setenv("QD_CACHE_DIR", b.TempDir())
 	var ptx strings.Builder
 	ptx.WriteString(".version 7.0\n.target sm_70\n.address_size 64\n")
@@ -210,7 +223,7 @@ func BenchmarkLoadGPU(b *testing.B) {
 // bare cgo call, making the context current, and cuEventRecord itself.
 func BenchmarkCallCostGPU(b *testing.B) {
 	d := gpu(b)
-	drv := cudaDriverOf(b, d)
+	drv := gpuDriverOf(b, d)
 	s, _ := d.NewStream()
 	e, _ := d.NewEvent()
 	defer s.Close()
@@ -252,7 +265,7 @@ func BenchmarkCallCostGPU(b *testing.B) {
 }
 
 // fourBlocksSpec is a kernel of four one-task blocks, each the empty entry.
-var fourBlocksSpec = &ModuleSpec{Package: "bench4", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}}, Kernels: []KernelSpec{{
+var fourBlocksSpec = &ModuleSpec{Package: "bench4", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}, {Kind: ImageHIP, Data: emptySource}}, Kernels: []KernelSpec{{
 	Name: "Four", Groups: []int{4},
 	Tasks: []TaskSpec{{Entry: "empty", Block: 1, Group: 1}, {Entry: "empty", Block: 2, Group: 1}, {Entry: "empty", Block: 3, Group: 1}, {Entry: "empty", Block: 4, Group: 1}},
 }}}
@@ -341,9 +354,12 @@ func BenchmarkAllocFreeGPU(b *testing.B) {
 	})
 	// The same driver calls in a loop in C, from qd's pool and from the
 	// device's default pool, which cudaMallocAsync uses.
-	drv := cudaDriverOf(b, d)
+	drv := gpuDriverOf(b, d)
 	for _, pool := range []string{"qd-pool", "default-pool"} {
 		b.Run("AllocOn+FreeOn/c-"+pool, func(b *testing.B) {
+			if !drv.features().memPools {
+				b.Skip("the driver has no memory pools")
+			}
 			for b.Loop() {
 				if err := drv.benchAllocFree(s.Handle(), 1<<20, 256, pool == "default-pool"); err != nil {
 					b.Fatal(err)

@@ -74,6 +74,10 @@ func (m *Module) RecordCPU(kernel int, counts []int64, args []byte, opts []Launc
 // runCPU runs a kernel on the CPU backend, as RunCPU describes.
 func (m *Module) runCPU(kernel int, counts []int64, args []byte, run func(), bufs []ArgBuffer) (err error) {
 	k := &m.spec.Kernels[kernel]
+	if err := m.dev.enter(); err != nil {
+		return opError("launch "+k.Name, err)
+	}
+	defer m.dev.leave()
 	if iterations.Concurrent() {
 		return interpreted(k, m.runIterations(kernel, counts, args, bufs))
 	}

@@ -18,12 +18,13 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if l.cfg, err = launchConfig(m.dev, opts); err != nil {
 		return opError("launch "+l.k.Name, err)
 	}
-	if err := m.dev.check(); err != nil {
-		return opError("launch "+l.k.Name, err)
-	}
 	if m.dev.drv == nil {
 		return opError("launch "+l.k.Name, fmt.Errorf("the CPU backend runs kernels as Go functions"))
 	}
+	if err := m.dev.enter(); err != nil {
+		return opError("launch "+l.k.Name, err)
+	}
+	defer m.dev.leave()
 	if l.stream, err = l.cfg.stream.use(m.dev); err != nil {
 		return opError("launch "+l.k.Name, err)
 	}

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "df5cdf709a8bb86e112349d6c67ac31aaaeb801aaa702646a0d7e1c48716b29c"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "df5cdf709a8bb86e112349d6c67ac31aaaeb801aaa702646a0d7e1c48716b29c"}, {Kind: rt.ImageHIP, Data: qdHIP}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -300,6 +300,8 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Stencil2D is a 5-point Jacobi step on a w×h grid; the border is copied.
+//
 // Stencil2D launches kernel Stencil2D (kernels.go:15) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -326,6 +328,8 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Stencil3D is a 7-point Laplacian on a w×h×d grid; the border is zero.
+//
 // Stencil3D launches kernel Stencil3D (kernels.go:29) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -353,6 +357,8 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Matmul is the naive n×n matrix product c = a·b, one output per thread.
+//
 // Matmul launches kernel Matmul (kernels.go:44) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -379,6 +385,8 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Blur is a 3×3 box blur of an 8-bit w×h image, clamping at the edges.
+//
 // Blur launches kernel Blur (kernels.go:58) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -405,6 +413,8 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// DigitSum sums the digits of each value in a base known only at run time.
+//
 // DigitSum launches kernel DigitSum (kernels.go:76) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -430,6 +440,9 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Options prices a call on each spot price as the mean payoff over a
+// small fixed ladder of scenarios, with divisions by constants.
+//
 // Options launches kernel Options (kernels.go:92) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -455,6 +468,9 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// NBody computes the softened gravitational acceleration on each of n
+// bodies from all the others, in float32.
+//
 // NBody launches kernel NBody (kernels.go:108) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -483,6 +499,8 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Mandelbrot64 is the escape count of each pixel of a w×h image, in float64.
+//
 // Mandelbrot64 launches kernel Mandelbrot64 (kernels.go:128) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -509,6 +527,8 @@ func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Mandelbrot32 is Mandelbrot64 in float32.
+//
 // Mandelbrot32 launches kernel Mandelbrot32 (kernels.go:149) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -535,6 +555,8 @@ func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Xorshift runs rounds of the xorshift32 generator from each seed.
+//
 // Xorshift launches kernel Xorshift (kernels.go:170) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -560,6 +582,8 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// MatVec is the product y = A·x of an m×n row-major matrix and a vector.
+//
 // MatVec launches kernel MatVec (kernels.go:185) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -586,6 +610,8 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Daxpy is y = a·x + y in float64.
+//
 // Daxpy launches kernel Daxpy (kernels.go:199) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -611,6 +637,8 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Hash mixes each key through rounds of the splitmix64 finalizer.
+//
 // Hash launches kernel Hash (kernels.go:208) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -636,6 +664,9 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Transpose writes the transpose of an h×w matrix of float64, through
+// index arithmetic in both directions.
+//
 // Transpose launches kernel Transpose (kernels.go:225) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -3641,6 +3672,2058 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt4+4], %rt7;
 	exit;
+}
+`
+
+// qdHIP is the HIP of this package's kernels.
+const qdHIP = `// Generated by qdgen. DO NOT EDIT.
+// HIP C++ in the subset CUDA shares: hiprtc and hipcc compile it for AMD
+// GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#else
+#if !defined(__HIPCC_RTC__)
+#include <hip/hip_runtime.h>
+#endif
+#pragma clang fp contract(off)
+#define qd_shfl_down(v, d) __shfl_down(v, d)
+#endif
+typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
+typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
+
+static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
+
+static __device__ inline float qd_max_f32(float x, float y) {
+	if (x != x || y != y) return x + y;
+	if (x == y) return __uint_as_float((u32)__float_as_uint(x) & (u32)__float_as_uint(y)); // the sign of zeros
+	return x > y ? x : y;
+}
+
+__device__ u32 qd_fault_claim;
+
+// Task 0 of kernel Stencil2D(out []f32, in []f32, w i64, h i64), parallel.
+extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r52 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r14 = 0, r17 = 0, r20 = 0, r24 = 0, r28 = 0, r35 = 0, r40 = 0;
+	i64 r41 = 0, r44 = 0, r46 = 0, r47 = 0, r58 = 0;
+	u32 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0;
+	u64 r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	float r15 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r30 = 0;
+	float r31 = 0, r32 = 0, r33 = 0, r38 = 0;
+	char *r4 = 0, *r12 = 0, *r13 = 0, *r18 = 0, *r21 = 0, *r25 = 0, *r29 = 0, *r34 = 0;
+	char *r37 = 0, *r39 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p4;
+	r13 = p2;
+	r14 = p3;
+	r41 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r44 = (u64)r9 - 1ull;
+	r40 = (u64)r41 - 1ull;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b14;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r48 = (u64)r7;
+	r49 = (u64)r9;
+	r50 = r48 | r49;
+	r51 = r50 >> 32;
+	r52 = r51 == 0ull;
+	if (!r52) goto b13;
+	r53 = (u32)r7;
+	r54 = (u32)r9;
+	r55 = qd_div_u32(r53, r54);
+	r57 = r55 * r54;
+	r56 = r53 - r57;
+	r46 = (i64)r55;
+	r47 = (i64)r56;
+b6: // rangeint.body
+	r8 = r47;
+	r10 = r46;
+	r11 = r8 > 0ll;
+	if (!r11) goto b12;
+	r45 = r8 < r44;
+	if (!r45) goto b12;
+	r43 = r10 > 0ll;
+	if (!r43) goto b12;
+	r42 = r10 < r40;
+	if (!r42) goto b12;
+	if ((u64)r7 >= (u64)r14) { qd_site = 2; qd_x = r7; qd_y = r14; goto qd_fault; }
+	r12 = r13 + r7 * 4;
+	r15 = *(float *)r12;
+	r16 = r15 * 0x1p-01f;
+	r17 = (u64)r7 - 1ull;
+	if ((u64)r17 >= (u64)r14) { qd_site = 3; qd_x = r17; qd_y = r14; goto qd_fault; }
+	r18 = r13 + r17 * 4;
+	r19 = *(float *)r18;
+	r20 = (u64)r7 + 1ull;
+	if ((u64)r20 >= (u64)r14) { qd_site = 4; qd_x = r20; qd_y = r14; goto qd_fault; }
+	r21 = r13 + r20 * 4;
+	r22 = *(float *)r21;
+	r23 = r19 + r22;
+	r24 = (u64)r7 - (u64)r9;
+	if ((u64)r24 >= (u64)r14) { qd_site = 5; qd_x = r24; qd_y = r14; goto qd_fault; }
+	r25 = r13 + r24 * 4;
+	r26 = *(float *)r25;
+	r27 = r23 + r26;
+	r28 = (u64)r7 + (u64)r9;
+	if ((u64)r28 >= (u64)r14) { qd_site = 6; qd_x = r28; qd_y = r14; goto qd_fault; }
+	r29 = r13 + r28 * 4;
+	r30 = *(float *)r29;
+	r31 = r27 + r30;
+	r32 = r31 * 0x1p-03f;
+	r33 = r16 + r32;
+	r34 = r4 + r7 * 4;
+	*(float *)r34 = r33;
+b11: // latch
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b12: // if.else
+	if ((u64)r7 >= (u64)r14) { qd_site = 7; qd_x = r7; qd_y = r14; goto qd_fault; }
+	r37 = r13 + r7 * 4;
+	r38 = *(float *)r37;
+	r39 = r4 + r7 * 4;
+	*(float *)r39 = r38;
+	goto b11;
+b13: // divide in 64 bits
+	r46 = qd_div_i64(r7, r9);
+	r58 = (u64)r46 * (u64)r9;
+	r47 = (u64)r7 - (u64)r58;
+	goto b6;
+b14: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 0u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64), parallel.
+extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, i64 p6, char *p7) {
+	bool r6 = 0, r15 = 0, r48 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0;
+	bool r65 = 0, r78 = 0, r90 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r20 = 0;
+	i64 r22 = 0, r26 = 0, r30 = 0, r34 = 0, r38 = 0, r47 = 0, r50 = 0, r51 = 0;
+	i64 r54 = 0, r57 = 0, r59 = 0, r60 = 0, r71 = 0, r72 = 0, r73 = 0, r84 = 0;
+	i64 r85 = 0;
+	u32 r66 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r79 = 0, r80 = 0, r81 = 0;
+	u32 r82 = 0, r83 = 0, r91 = 0, r92 = 0, r93 = 0;
+	u64 r61 = 0, r62 = 0, r63 = 0, r64 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0;
+	u64 r86 = 0, r87 = 0, r88 = 0, r89 = 0;
+	float r21 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0, r33 = 0, r36 = 0;
+	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0;
+	char *r4 = 0, *r18 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r35 = 0, *r39 = 0;
+	char *r42 = 0, *r46 = 0, *r49 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p4;
+	r12 = p5;
+	r19 = p2;
+	r20 = p3;
+	r51 = p6;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r13 = (u64)r9 * (u64)r12;
+	r57 = (u64)r9 - 1ull;
+	r54 = (u64)r12 - 1ull;
+	r50 = (u64)r51 - 1ull;
+	r16 = r13;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b22;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r61 = (u64)r7;
+	r62 = (u64)r9;
+	r63 = r61 | r62;
+	r64 = r63 >> 32;
+	r65 = r64 == 0ull;
+	if (!r65) goto b21;
+	r66 = (u32)r7;
+	r67 = (u32)r9;
+	r68 = qd_div_u32(r66, r67);
+	r70 = r68 * r67;
+	r69 = r66 - r70;
+	r59 = (i64)r68;
+	r60 = (i64)r69;
+b6: // rangeint.body
+	r8 = r60;
+	r10 = r59;
+	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r74 = (u64)r10;
+	r75 = (u64)r12;
+	r76 = r74 | r75;
+	r77 = r76 >> 32;
+	r78 = r77 == 0ull;
+	if (!r78) goto b20;
+	r79 = (u32)r10;
+	r80 = (u32)r12;
+	r81 = qd_div_u32(r79, r80);
+	r83 = r81 * r80;
+	r82 = r79 - r83;
+	r72 = (i64)r81;
+	r73 = (i64)r82;
+b8: // rangeint.body
+	r11 = r73;
+	if (r13 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r86 = (u64)r7;
+	r87 = (u64)r13;
+	r88 = r86 | r87;
+	r89 = r88 >> 32;
+	r90 = r89 == 0ull;
+	if (!r90) goto b19;
+	r91 = (u32)r7;
+	r92 = (u32)r13;
+	r93 = qd_div_u32(r91, r92);
+	r85 = (i64)r93;
+b10: // rangeint.body
+	r14 = r85;
+	r15 = r8 > 0ll;
+	if (!r15) goto b18;
+	r58 = r8 < r57;
+	if (!r58) goto b18;
+	r56 = r11 > 0ll;
+	if (!r56) goto b18;
+	r55 = r11 < r54;
+	if (!r55) goto b18;
+	r53 = r14 > 0ll;
+	if (!r53) goto b18;
+	r52 = r14 < r50;
+	if (!r52) goto b18;
+	r17 = (u64)r7 - 1ull;
+	if ((u64)r17 >= (u64)r20) { qd_site = 4; qd_x = r17; qd_y = r20; goto qd_fault; }
+	r18 = r19 + r17 * 4;
+	r21 = *(float *)r18;
+	r22 = (u64)r7 + 1ull;
+	if ((u64)r22 >= (u64)r20) { qd_site = 5; qd_x = r22; qd_y = r20; goto qd_fault; }
+	r23 = r19 + r22 * 4;
+	r24 = *(float *)r23;
+	r25 = r21 + r24;
+	r26 = (u64)r7 - (u64)r9;
+	if ((u64)r26 >= (u64)r20) { qd_site = 6; qd_x = r26; qd_y = r20; goto qd_fault; }
+	r27 = r19 + r26 * 4;
+	r28 = *(float *)r27;
+	r29 = r25 + r28;
+	r30 = (u64)r7 + (u64)r9;
+	if ((u64)r30 >= (u64)r20) { qd_site = 7; qd_x = r30; qd_y = r20; goto qd_fault; }
+	r31 = r19 + r30 * 4;
+	r32 = *(float *)r31;
+	r33 = r29 + r32;
+	r34 = (u64)r7 - (u64)r16;
+	if ((u64)r34 >= (u64)r20) { qd_site = 8; qd_x = r34; qd_y = r20; goto qd_fault; }
+	r35 = r19 + r34 * 4;
+	r36 = *(float *)r35;
+	r37 = r33 + r36;
+	r38 = (u64)r7 + (u64)r16;
+	if ((u64)r38 >= (u64)r20) { qd_site = 9; qd_x = r38; qd_y = r20; goto qd_fault; }
+	r39 = r19 + r38 * 4;
+	r40 = *(float *)r39;
+	r41 = r37 + r40;
+	if ((u64)r7 >= (u64)r20) { qd_site = 10; qd_x = r7; qd_y = r20; goto qd_fault; }
+	r42 = r19 + r7 * 4;
+	r43 = *(float *)r42;
+	r44 = r43 * 0x1.8p+02f;
+	r45 = r41 - r44;
+	r46 = r4 + r7 * 4;
+	*(float *)r46 = r45;
+b17: // latch
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b18: // if.else
+	r49 = r4 + r7 * 4;
+	*(float *)r49 = 0x0p+00f;
+	goto b17;
+b19: // divide in 64 bits
+	r85 = qd_div_i64(r7, r13);
+	goto b10;
+b20: // divide in 64 bits
+	r72 = qd_div_i64(r10, r12);
+	r84 = (u64)r72 * (u64)r12;
+	r73 = (u64)r10 - (u64)r84;
+	goto b8;
+b21: // divide in 64 bits
+	r59 = qd_div_i64(r7, r9);
+	r71 = (u64)r59 * (u64)r9;
+	r60 = (u64)r7 - (u64)r71;
+	goto b6;
+b22: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 65536u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Matmul(c []f32, a []f32, b []f32, n i64), parallel.
+extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r5 = 0, r11 = 0, r31 = 0, r45 = 0, r54 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r8 = 0;
+	i64 r10 = 0, r12 = 0, r13 = 0, r16 = 0, r18 = 0, r19 = 0, r22 = 0, r26 = 0;
+	i64 r29 = 0, r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0;
+	i64 r40 = 0, r51 = 0, r52 = 0, r53 = 0;
+	u32 r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0;
+	u64 r41 = 0, r42 = 0, r43 = 0, r44 = 0;
+	float r9 = 0, r17 = 0, r23 = 0, r24 = 0, r25 = 0;
+	char *r14 = 0, *r15 = 0, *r20 = 0, *r21 = 0, *r27 = 0, *r28 = 0, *r33 = 0, *r36 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p6;
+	r3 = (u64)r4 * (u64)r4;
+	r15 = p2;
+	r16 = p3;
+	r21 = p4;
+	r22 = p5;
+	r28 = p0;
+	r29 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r5 = r2 < r3;
+	if (!r5) goto b22;
+	r6 = r2;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r41 = (u64)r6;
+	r42 = (u64)r4;
+	r43 = r41 | r42;
+	r44 = r43 >> 32;
+	r45 = r44 == 0ull;
+	if (!r45) goto b21;
+	r46 = (u32)r6;
+	r47 = (u32)r4;
+	r48 = qd_div_u32(r46, r47);
+	r50 = r48 * r47;
+	r49 = r46 - r50;
+	r39 = (i64)r48;
+	r40 = (i64)r49;
+b6: // rangeint.body
+	r7 = r39;
+	r8 = r40;
+	r9 = 0x0p+00f;
+	r10 = 0ll;
+	r12 = (u64)r7 * (u64)r4;
+	r32 = r12;
+	r33 = r15 + r32 * 4;
+	r35 = r8;
+	r36 = r21 + r35 * 4;
+	r37 = r4;
+	r38 = r37;
+	r52 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r53 = (u64)r52 - 3ull;
+b8: // unroll guard
+	r54 = r10 < r53;
+	if (!r54) goto b17;
+	r11 = r10 < r4;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r38 * 4;
+	r11 = r10 < r4;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r38 * 4;
+	r11 = r10 < r4;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r38 * 4;
+	r11 = r10 < r4;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r38 * 4;
+	goto b8;
+b17: // for.loop
+	r11 = r10 < r4;
+	if (!r11) goto b19;
+	r13 = (u64)r12 + (u64)r10;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r33;
+	r17 = *(float *)r14;
+	r18 = (u64)r10 * (u64)r4;
+	r19 = (u64)r18 + (u64)r8;
+	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
+	r20 = r36;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r33 = r33 + 4ll;
+	r36 = r36 + r38 * 4;
+	goto b17;
+b19: // for.done
+	if ((u64)r6 >= (u64)r29) { qd_site = 4; qd_x = r6; qd_y = r29; goto qd_fault; }
+	r27 = r28 + r6 * 4;
+	*(float *)r27 = r9;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // divide in 64 bits
+	r39 = qd_div_i64(r6, r4);
+	r51 = (u64)r39 * (u64)r4;
+	r40 = (u64)r6 - (u64)r51;
+	goto b6;
+b22: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131072u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Blur(out []u8, in []u8, w i64, h i64), parallel.
+extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r6 = 0, r13 = 0, r25 = 0, r26 = 0, r48 = 0, r60 = 0, r72 = 0, r84 = 0;
+	bool r89 = 0, r102 = 0, r114 = 0, r126 = 0, r127 = 0, r132 = 0, r145 = 0, r157 = 0;
+	bool r169 = 0, r170 = 0, r175 = 0, r188 = 0, r200 = 0, r212 = 0, r219 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0;
+	i64 r19 = 0, r20 = 0, r21 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
+	i64 r31 = 0, r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
+	i64 r42 = 0, r45 = 0, r46 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
+	i64 r53 = 0, r54 = 0, r57 = 0, r58 = 0, r59 = 0, r61 = 0, r62 = 0, r63 = 0;
+	i64 r64 = 0, r65 = 0, r66 = 0, r69 = 0, r70 = 0, r71 = 0, r73 = 0, r74 = 0;
+	i64 r75 = 0, r76 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r83 = 0, r85 = 0;
+	i64 r86 = 0, r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0;
+	i64 r95 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0;
+	i64 r106 = 0, r107 = 0, r108 = 0, r111 = 0, r112 = 0, r113 = 0, r115 = 0, r116 = 0;
+	i64 r117 = 0, r118 = 0, r119 = 0, r120 = 0, r123 = 0, r124 = 0, r125 = 0, r128 = 0;
+	i64 r129 = 0, r130 = 0, r131 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0;
+	i64 r138 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r146 = 0, r147 = 0, r148 = 0;
+	i64 r149 = 0, r150 = 0, r151 = 0, r154 = 0, r155 = 0, r156 = 0, r158 = 0, r159 = 0;
+	i64 r160 = 0, r161 = 0, r162 = 0, r163 = 0, r166 = 0, r167 = 0, r168 = 0, r171 = 0;
+	i64 r172 = 0, r173 = 0, r174 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
+	i64 r181 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0;
+	i64 r192 = 0, r193 = 0, r194 = 0, r197 = 0, r198 = 0, r199 = 0, r201 = 0, r202 = 0;
+	i64 r203 = 0, r204 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r211 = 0, r213 = 0;
+	i64 r214 = 0, r225 = 0;
+	u8 r22 = 0, r36 = 0, r56 = 0, r68 = 0, r80 = 0, r97 = 0, r110 = 0, r122 = 0;
+	u8 r140 = 0, r153 = 0, r165 = 0, r183 = 0, r196 = 0, r208 = 0;
+	u32 r220 = 0, r221 = 0, r222 = 0, r223 = 0, r224 = 0;
+	u64 r43 = 0, r44 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0;
+	char *r4 = 0, *r23 = 0, *r33 = 0, *r34 = 0, *r55 = 0, *r67 = 0, *r79 = 0, *r96 = 0;
+	char *r109 = 0, *r121 = 0, *r139 = 0, *r152 = 0, *r164 = 0, *r182 = 0, *r195 = 0, *r207 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p4;
+	r17 = p5;
+	r34 = p2;
+	r35 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r16 = (u64)r17 - 1ull;
+	r29 = (u64)r9 - 1ull;
+	r51 = r29;
+	r63 = r29;
+	r87 = r16;
+	r130 = r16;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b25;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r215 = (u64)r7;
+	r216 = (u64)r9;
+	r217 = r215 | r216;
+	r218 = r217 >> 32;
+	r219 = r218 == 0ull;
+	if (!r219) goto b24;
+	r220 = (u32)r7;
+	r221 = (u32)r9;
+	r222 = qd_div_u32(r220, r221);
+	r224 = r222 * r221;
+	r223 = r220 - r224;
+	r213 = (i64)r222;
+	r214 = (i64)r223;
+b6: // rangeint.body
+	r8 = r214;
+	r10 = r213;
+	r11 = 0ll;
+	r14 = (u64)r10 + (u64)(-1ll);
+	r15 = r14 > 0ll ? r14 : 0ll;
+	r18 = r15 < r16 ? r15 : r16;
+	r19 = 0ll;
+	r27 = (u64)r8 + (u64)(-1ll);
+	r28 = r27 > 0ll ? r27 : 0ll;
+	r30 = r28 < r29 ? r28 : r29;
+	r31 = (u64)r18 * (u64)r9;
+	r32 = (u64)r31 + (u64)r30;
+	if ((u64)r32 >= (u64)r35) { qd_site = 2; qd_x = r32; qd_y = r35; goto qd_fault; }
+	r33 = r34 + r32 * 1;
+	r36 = *(u8 *)r33;
+	r37 = (i64)r36;
+	r38 = r37;
+	r19 = r38;
+	r49 = r8;
+	r50 = r49 > 0ll ? r49 : 0ll;
+	r52 = r50 < r51 ? r50 : r51;
+	r53 = r31;
+	r54 = (u64)r53 + (u64)r52;
+	if ((u64)r54 >= (u64)r35) { qd_site = 2; qd_x = r54; qd_y = r35; goto qd_fault; }
+	r55 = r34 + r54 * 1;
+	r56 = *(u8 *)r55;
+	r57 = (i64)r56;
+	r58 = (u64)r19 + (u64)r57;
+	r19 = r58;
+	r61 = (u64)r8 + 1ull;
+	r62 = r61 > 0ll ? r61 : 0ll;
+	r64 = r62 < r63 ? r62 : r63;
+	r65 = r31;
+	r66 = (u64)r65 + (u64)r64;
+	if ((u64)r66 >= (u64)r35) { qd_site = 2; qd_x = r66; qd_y = r35; goto qd_fault; }
+	r67 = r34 + r66 * 1;
+	r68 = *(u8 *)r67;
+	r69 = (i64)r68;
+	r70 = (u64)r19 + (u64)r69;
+	r19 = r70;
+	r11 = r19;
+	r85 = r10;
+	r86 = r85 > 0ll ? r85 : 0ll;
+	r88 = r86 < r87 ? r86 : r87;
+	r19 = r11;
+	r93 = r30;
+	r94 = (u64)r88 * (u64)r9;
+	r95 = (u64)r94 + (u64)r93;
+	if ((u64)r95 >= (u64)r35) { qd_site = 2; qd_x = r95; qd_y = r35; goto qd_fault; }
+	r96 = r34 + r95 * 1;
+	r97 = *(u8 *)r96;
+	r98 = (i64)r97;
+	r99 = (u64)r19 + (u64)r98;
+	r19 = r99;
+	r106 = r52;
+	r107 = r94;
+	r108 = (u64)r107 + (u64)r106;
+	if ((u64)r108 >= (u64)r35) { qd_site = 2; qd_x = r108; qd_y = r35; goto qd_fault; }
+	r109 = r34 + r108 * 1;
+	r110 = *(u8 *)r109;
+	r111 = (i64)r110;
+	r112 = (u64)r19 + (u64)r111;
+	r19 = r112;
+	r118 = r64;
+	r119 = r94;
+	r120 = (u64)r119 + (u64)r118;
+	if ((u64)r120 >= (u64)r35) { qd_site = 2; qd_x = r120; qd_y = r35; goto qd_fault; }
+	r121 = r34 + r120 * 1;
+	r122 = *(u8 *)r121;
+	r123 = (i64)r122;
+	r124 = (u64)r19 + (u64)r123;
+	r19 = r124;
+	r11 = r19;
+	r128 = (u64)r10 + 1ull;
+	r129 = r128 > 0ll ? r128 : 0ll;
+	r131 = r129 < r130 ? r129 : r130;
+	r19 = r11;
+	r136 = r30;
+	r137 = (u64)r131 * (u64)r9;
+	r138 = (u64)r137 + (u64)r136;
+	if ((u64)r138 >= (u64)r35) { qd_site = 2; qd_x = r138; qd_y = r35; goto qd_fault; }
+	r139 = r34 + r138 * 1;
+	r140 = *(u8 *)r139;
+	r141 = (i64)r140;
+	r142 = (u64)r19 + (u64)r141;
+	r19 = r142;
+	r149 = r52;
+	r150 = r137;
+	r151 = (u64)r150 + (u64)r149;
+	if ((u64)r151 >= (u64)r35) { qd_site = 2; qd_x = r151; qd_y = r35; goto qd_fault; }
+	r152 = r34 + r151 * 1;
+	r153 = *(u8 *)r152;
+	r154 = (i64)r153;
+	r155 = (u64)r19 + (u64)r154;
+	r19 = r155;
+	r161 = r64;
+	r162 = r137;
+	r163 = (u64)r162 + (u64)r161;
+	if ((u64)r163 >= (u64)r35) { qd_site = 2; qd_x = r163; qd_y = r35; goto qd_fault; }
+	r164 = r34 + r163 * 1;
+	r165 = *(u8 *)r164;
+	r166 = (i64)r165;
+	r167 = (u64)r19 + (u64)r166;
+	r19 = r167;
+	r11 = r19;
+	r41 = __mul64hi(r11, (-2049638230412172401ll));
+	r42 = (u64)r41 + (u64)r11;
+	r43 = (u64)r42;
+	r44 = r43 >> 63;
+	r45 = r42 >> 3;
+	r46 = (i64)r44;
+	r47 = (u64)r45 + (u64)r46;
+	r21 = r47;
+	r22 = (u8)r21;
+	r23 = r4 + r7 * 1;
+	*(u8 *)r23 = r22;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b24: // divide in 64 bits
+	r213 = qd_div_i64(r7, r9);
+	r225 = (u64)r213 * (u64)r9;
+	r214 = (u64)r7 - (u64)r225;
+	goto b6;
+b25: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 196608u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel DigitSum(out []i64, in []i64, base i64), parallel.
+extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r6 = 0, r20 = 0, r21 = 0, r28 = 0, r38 = 0, r43 = 0, r53 = 0, r58 = 0;
+	bool r68 = 0, r73 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0;
+	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r22 = 0;
+	i64 r23 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r49 = 0, r50 = 0, r51 = 0;
+	i64 r52 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r79 = 0;
+	u32 r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r44 = 0, r45 = 0, r46 = 0;
+	u32 r47 = 0, r48 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r74 = 0;
+	u32 r75 = 0, r76 = 0, r77 = 0, r78 = 0;
+	u64 r24 = 0, r25 = 0, r26 = 0, r27 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0;
+	u64 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r18 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r10 = p3;
+	r15 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b27;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 8;
+	r11 = *(i64 *)r8;
+	r12 = r11;
+	r13 = 0ll;
+b5: // for.loop
+	r21 = r12 > 0ll;
+	if (!r21) goto b22;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r24 = (u64)r12;
+	r25 = (u64)r15;
+	r26 = r24 | r25;
+	r27 = r26 >> 32;
+	r28 = r27 == 0ull;
+	if (!r28) goto b26;
+	r29 = (u32)r12;
+	r30 = (u32)r15;
+	r31 = qd_div_u32(r29, r30);
+	r33 = r31 * r30;
+	r32 = r29 - r33;
+	r22 = (i64)r31;
+	r23 = (i64)r32;
+b8: // for.body
+	r14 = r23;
+	r16 = (u64)r13 + (u64)r14;
+	r17 = r22;
+	r12 = r17;
+	r13 = r16;
+	r38 = r12 > 0ll;
+	if (!r38) goto b22;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r39 = (u64)r12;
+	r40 = (u64)r15;
+	r41 = r39 | r40;
+	r42 = r41 >> 32;
+	r43 = r42 == 0ull;
+	if (!r43) goto b25;
+	r44 = (u32)r12;
+	r45 = (u32)r15;
+	r46 = qd_div_u32(r44, r45);
+	r48 = r46 * r45;
+	r47 = r44 - r48;
+	r22 = (i64)r46;
+	r23 = (i64)r47;
+b12: // for.body (unrolled 1)
+	r35 = r23;
+	r36 = (u64)r13 + (u64)r35;
+	r37 = r22;
+	r12 = r37;
+	r13 = r36;
+	r53 = r12 > 0ll;
+	if (!r53) goto b22;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r54 = (u64)r12;
+	r55 = (u64)r15;
+	r56 = r54 | r55;
+	r57 = r56 >> 32;
+	r58 = r57 == 0ull;
+	if (!r58) goto b24;
+	r59 = (u32)r12;
+	r60 = (u32)r15;
+	r61 = qd_div_u32(r59, r60);
+	r63 = r61 * r60;
+	r62 = r59 - r63;
+	r22 = (i64)r61;
+	r23 = (i64)r62;
+b16: // for.body (unrolled 2)
+	r50 = r23;
+	r51 = (u64)r13 + (u64)r50;
+	r52 = r22;
+	r12 = r52;
+	r13 = r51;
+	r68 = r12 > 0ll;
+	if (!r68) goto b22;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r69 = (u64)r12;
+	r70 = (u64)r15;
+	r71 = r69 | r70;
+	r72 = r71 >> 32;
+	r73 = r72 == 0ull;
+	if (!r73) goto b21;
+	r74 = (u32)r12;
+	r75 = (u32)r15;
+	r76 = qd_div_u32(r74, r75);
+	r78 = r76 * r75;
+	r77 = r74 - r78;
+	r22 = (i64)r76;
+	r23 = (i64)r77;
+b20: // for.body (unrolled 3)
+	r65 = r23;
+	r66 = (u64)r13 + (u64)r65;
+	r67 = r22;
+	r12 = r67;
+	r13 = r66;
+	goto b5;
+b21: // divide in 64 bits (unrolled 3)
+	r22 = qd_div_i64(r12, r15);
+	r79 = (u64)r22 * (u64)r15;
+	r23 = (u64)r12 - (u64)r79;
+	goto b20;
+b22: // for.done
+	r18 = r4 + r7 * 8;
+	*(i64 *)r18 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b24: // divide in 64 bits (unrolled 2)
+	r22 = qd_div_i64(r12, r15);
+	r64 = (u64)r22 * (u64)r15;
+	r23 = (u64)r12 - (u64)r64;
+	goto b16;
+b25: // divide in 64 bits (unrolled 1)
+	r22 = qd_div_i64(r12, r15);
+	r49 = (u64)r22 * (u64)r15;
+	r23 = (u64)r12 - (u64)r49;
+	goto b12;
+b26: // divide in 64 bits
+	r22 = qd_div_i64(r12, r15);
+	r34 = (u64)r22 * (u64)r15;
+	r23 = (u64)r12 - (u64)r34;
+	goto b8;
+b27: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 262144u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Options(out []f32, spot []f32, strike f32), parallel.
+extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p4, char *p5) {
+	bool r6 = 0, r14 = 0, r30 = 0, r31 = 0, r41 = 0, r51 = 0, r61 = 0, r71 = 0;
+	bool r81 = 0, r91 = 0, r101 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r13 = 0;
+	i64 r15 = 0, r24 = 0, r29 = 0, r32 = 0, r40 = 0, r42 = 0, r50 = 0, r52 = 0;
+	i64 r60 = 0, r62 = 0, r70 = 0, r72 = 0, r80 = 0, r82 = 0, r90 = 0, r92 = 0;
+	i64 r100 = 0, r102 = 0, r110 = 0;
+	float r11 = 0, r12 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
+	float r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r33 = 0, r34 = 0, r35 = 0;
+	float r36 = 0, r37 = 0, r38 = 0, r39 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
+	float r47 = 0, r48 = 0, r49 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0;
+	float r58 = 0, r59 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
+	float r69 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0;
+	float r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r93 = 0;
+	float r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r104 = 0;
+	float r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r28 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r10 = p3;
+	r21 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b15;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 4;
+	r11 = *(float *)r8;
+	r12 = 0x0p+00f;
+	r19 = r11 * 0x1.8p-01f;
+	r20 = r19 - r21;
+	r22 = qd_max_f32(r20, 0x0p+00f);
+	r23 = 0x0p+00f + r22;
+	r12 = r23;
+	r36 = r11 * 0x1.ap-01f;
+	r37 = r36 - r21;
+	r38 = qd_max_f32(r37, 0x0p+00f);
+	r39 = r12 + r38;
+	r12 = r39;
+	r46 = r11 * 0x1.cp-01f;
+	r47 = r46 - r21;
+	r48 = qd_max_f32(r47, 0x0p+00f);
+	r49 = r12 + r48;
+	r12 = r49;
+	r56 = r11 * 0x1.ep-01f;
+	r57 = r56 - r21;
+	r58 = qd_max_f32(r57, 0x0p+00f);
+	r59 = r12 + r58;
+	r12 = r59;
+	r66 = r11 * 0x1p+00f;
+	r67 = r66 - r21;
+	r68 = qd_max_f32(r67, 0x0p+00f);
+	r69 = r12 + r68;
+	r12 = r69;
+	r76 = r11 * 0x1.1p+00f;
+	r77 = r76 - r21;
+	r78 = qd_max_f32(r77, 0x0p+00f);
+	r79 = r12 + r78;
+	r12 = r79;
+	r86 = r11 * 0x1.2p+00f;
+	r87 = r86 - r21;
+	r88 = qd_max_f32(r87, 0x0p+00f);
+	r89 = r12 + r88;
+	r12 = r89;
+	r96 = r11 * 0x1.3p+00f;
+	r97 = r96 - r21;
+	r98 = qd_max_f32(r97, 0x0p+00f);
+	r99 = r12 + r98;
+	r12 = r99;
+	r25 = r12 * 0x1p-03f;
+	r26 = r25 * 0x1.e66666p-01f;
+	r27 = r26 / 0x1.8p+01f;
+	r28 = r4 + r7 * 4;
+	*(float *)r28 = r27;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b15: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 327680u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32), parallel.
+extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12) {
+	bool r6 = 0, r21 = 0, r57 = 0, r66 = 0, r72 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
+	i64 r18 = 0, r20 = 0, r25 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r70 = 0;
+	i64 r71 = 0;
+	float r11 = 0, r15 = 0, r19 = 0, r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0;
+	float r28 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0;
+	float r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r46 = 0, r47 = 0, r48 = 0;
+	float r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0;
+	double r44 = 0, r45 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r12 = 0, *r13 = 0, *r16 = 0, *r17 = 0, *r29 = 0;
+	char *r32 = 0, *r35 = 0, *r58 = 0, *r59 = 0, *r60 = 0, *r62 = 0, *r63 = 0, *r67 = 0;
+	char *r68 = 0, *r69 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p6;
+	r10 = p7;
+	r13 = p8;
+	r14 = p9;
+	r17 = p10;
+	r18 = p11;
+	r60 = p2;
+	r61 = p3;
+	r63 = p4;
+	r64 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r20 = r10;
+	r21 = r20 > 0ll;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b22;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 4;
+	r11 = *(float *)r8;
+	if ((u64)r7 >= (u64)r14) { qd_site = 1; qd_x = r7; qd_y = r14; goto qd_fault; }
+	r12 = r13 + r7 * 4;
+	r15 = *(float *)r12;
+	if ((u64)r7 >= (u64)r18) { qd_site = 2; qd_x = r7; qd_y = r18; goto qd_fault; }
+	r16 = r17 + r7 * 4;
+	r19 = *(float *)r16;
+	if (!r21) goto b21;
+	r22 = 0x0p+00f;
+	r23 = 0x0p+00f;
+	r24 = 0x0p+00f;
+	r25 = 0ll;
+	r67 = r9 + 0ll;
+	r68 = r13 + 0ll;
+	r69 = r17 + 0ll;
+	r70 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll);
+	r71 = (u64)r70 - 4ull;
+b7: // unroll guard
+	r72 = r25 < r71;
+	if (!r72) goto b16;
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	goto b7;
+b16: // rangeint.body
+	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
+	r29 = r67;
+	r30 = *(float *)r29;
+	r31 = r30 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r32 = r68;
+	r33 = *(float *)r32;
+	r34 = r33 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r35 = r69;
+	r36 = *(float *)r35;
+	r37 = r36 - r19;
+	r38 = r31 * r31;
+	r39 = r34 * r34;
+	r40 = r38 + r39;
+	r41 = r37 * r37;
+	r42 = r40 + r41;
+	r43 = r42 + 0x1.47ae14p-07f;
+	r46 = sqrtf(r43);
+	r47 = 0x1p+00f / r46;
+	r48 = r47 * r47;
+	r49 = r48 * r47;
+	r50 = r31 * r49;
+	r51 = r22 + r50;
+	r52 = r34 * r49;
+	r53 = r23 + r52;
+	r54 = r37 * r49;
+	r55 = r24 + r54;
+	r56 = (u64)r25 + 1ull;
+	r57 = r56 < r20;
+	if (!r57) goto b18;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r56;
+	r67 = r67 + 4ll;
+	r68 = r68 + 4ll;
+	r69 = r69 + 4ll;
+	goto b16;
+b18: // edge 3→4
+	r26 = r51;
+	r27 = r53;
+	r28 = r55;
+b19: // rangeint.done
+	r58 = r4 + r7 * 4;
+	*(float *)r58 = r26;
+	if ((u64)r7 >= (u64)r61) { qd_site = 6; qd_x = r7; qd_y = r61; goto qd_fault; }
+	r59 = r60 + r7 * 4;
+	*(float *)r59 = r27;
+	if ((u64)r7 >= (u64)r64) { qd_site = 7; qd_x = r7; qd_y = r64; goto qd_fault; }
+	r62 = r63 + r7 * 4;
+	*(float *)r62 = r28;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r26 = 0x0p+00f;
+	r27 = 0x0p+00f;
+	r28 = 0x0p+00f;
+	goto b19;
+b22: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p12, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 393216u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32), parallel.
+extern "C" __global__ void Mandelbrot64_0(char *p0, i64 p1, i64 p2, i64 p3, i32 p4, char *p5) {
+	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r46 = 0, r55 = 0;
+	i32 r24 = 0, r33 = 0, r39 = 0, r53 = 0, r54 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r52 = 0;
+	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	double r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0;
+	double r20 = 0, r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r34 = 0;
+	double r35 = 0, r36 = 0, r37 = 0, r38 = 0;
+	char *r4 = 0, *r29 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r19 = p3;
+	r33 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = (double)r9;
+	r18 = (double)r19;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b27;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r42 = (u64)r7;
+	r43 = (u64)r9;
+	r44 = r42 | r43;
+	r45 = r44 >> 32;
+	r46 = r45 == 0ull;
+	if (!r46) goto b26;
+	r47 = (u32)r7;
+	r48 = (u32)r9;
+	r49 = qd_div_u32(r47, r48);
+	r51 = r49 * r48;
+	r50 = r47 - r51;
+	r40 = (i64)r49;
+	r41 = (i64)r50;
+b6: // rangeint.body
+	r8 = r41;
+	r10 = (double)r8;
+	r11 = r10 * 0x1.999999999999ap+01;
+	r13 = r11 / r12;
+	r14 = r13 + (-0x1.199999999999ap+01);
+	r15 = r40;
+	r16 = (double)r15;
+	r17 = r16 * 0x1.3333333333333p+01;
+	r20 = r17 / r18;
+	r21 = r20 + (-0x1.3333333333333p+00);
+	r22 = 0x0p+00;
+	r23 = 0x0p+00;
+	r24 = 0;
+	r53 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r54 = (u32)r53 - 3u;
+b8: // unroll guard
+	r55 = r24 < r54;
+	if (!r55) goto b23;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (!r28) goto b13;
+b11: // for.done
+	r29 = r4 + r7 * 4;
+	*(i32 *)r29 = r24;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b13: // if.done (unrolled 0)
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	goto b8;
+b23: // for.loop
+	r32 = r24 < r33;
+	if (!r32) goto b11;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	goto b23;
+b26: // divide in 64 bits
+	r40 = qd_div_i64(r7, r9);
+	r52 = (u64)r40 * (u64)r9;
+	r41 = (u64)r7 - (u64)r52;
+	goto b6;
+b27: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 458752u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Mandelbrot32(counts []i32, w i64, h i64, maxIter i32), parallel.
+extern "C" __global__ void Mandelbrot32_0(char *p0, i64 p1, i64 p2, i64 p3, i32 p4, char *p5) {
+	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r46 = 0, r55 = 0;
+	i32 r24 = 0, r33 = 0, r39 = 0, r53 = 0, r54 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r52 = 0;
+	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	float r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0;
+	float r20 = 0, r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r34 = 0;
+	float r35 = 0, r36 = 0, r37 = 0, r38 = 0;
+	char *r4 = 0, *r29 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r19 = p3;
+	r33 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = (float)r9;
+	r18 = (float)r19;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b27;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r42 = (u64)r7;
+	r43 = (u64)r9;
+	r44 = r42 | r43;
+	r45 = r44 >> 32;
+	r46 = r45 == 0ull;
+	if (!r46) goto b26;
+	r47 = (u32)r7;
+	r48 = (u32)r9;
+	r49 = qd_div_u32(r47, r48);
+	r51 = r49 * r48;
+	r50 = r47 - r51;
+	r40 = (i64)r49;
+	r41 = (i64)r50;
+b6: // rangeint.body
+	r8 = r41;
+	r10 = (float)r8;
+	r11 = r10 * 0x1.99999ap+01f;
+	r13 = r11 / r12;
+	r14 = r13 + (-0x1.19999ap+01f);
+	r15 = r40;
+	r16 = (float)r15;
+	r17 = r16 * 0x1.333334p+01f;
+	r20 = r17 / r18;
+	r21 = r20 + (-0x1.333334p+00f);
+	r22 = 0x0p+00f;
+	r23 = 0x0p+00f;
+	r24 = 0;
+	r53 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r54 = (u32)r53 - 3u;
+b8: // unroll guard
+	r55 = r24 < r54;
+	if (!r55) goto b23;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (!r28) goto b13;
+b11: // for.done
+	r29 = r4 + r7 * 4;
+	*(i32 *)r29 = r24;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b13: // if.done (unrolled 0)
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	r32 = r24 < r33;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	goto b8;
+b23: // for.loop
+	r32 = r24 < r33;
+	if (!r32) goto b11;
+	r25 = r22 * r22;
+	r26 = r23 * r23;
+	r27 = r25 + r26;
+	r28 = r27 > 0x1p+02f;
+	if (r28) goto b11;
+	r34 = r22 * 0x1p+01f;
+	r35 = r34 * r23;
+	r36 = r35 + r21;
+	r37 = r25 - r26;
+	r38 = r37 + r14;
+	r39 = (u32)r24 + 1u;
+	r22 = r38;
+	r23 = r36;
+	r24 = r39;
+	goto b23;
+b26: // divide in 64 bits
+	r40 = qd_div_i64(r7, r9);
+	r52 = (u64)r40 * (u64)r9;
+	r41 = (u64)r7 - (u64)r52;
+	goto b6;
+b27: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 524288u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Xorshift(out []u32, seeds []u32, rounds i64), parallel.
+extern "C" __global__ void Xorshift_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r6 = 0, r15 = 0, r26 = 0, r29 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
+	i64 r16 = 0, r23 = 0, r25 = 0, r27 = 0, r28 = 0;
+	u32 r11 = 0, r12 = 0, r13 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
+	u32 r22 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r24 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r10 = p3;
+	r16 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b19;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 4;
+	r11 = *(u32 *)r8;
+	r12 = r11 | 1u;
+	r13 = r12;
+	r14 = 0ll;
+	r27 = r16 > (-9223372036854775805ll) ? r16 : (-9223372036854775805ll);
+	r28 = (u64)r27 - 3ull;
+b6: // unroll guard
+	r29 = r14 < r28;
+	if (!r29) goto b15;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	r15 = r14 < r16;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	goto b6;
+b15: // for.loop
+	r15 = r14 < r16;
+	if (!r15) goto b17;
+	r17 = r13 << 13;
+	r18 = r13 ^ r17;
+	r19 = r18 >> 17;
+	r20 = r18 ^ r19;
+	r21 = r20 << 5;
+	r22 = r20 ^ r21;
+	r23 = (u64)r14 + 1ull;
+	r13 = r22;
+	r14 = r23;
+	goto b15;
+b17: // for.done
+	r24 = r4 + r7 * 4;
+	*(u32 *)r24 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b19: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 589824u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel MatVec(y []f32, a []f32, x []f32, n i64), parallel.
+extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
+	bool r6 = 0, r21 = 0, r32 = 0, r38 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r19 = 0, r20 = 0;
+	i64 r26 = 0, r31 = 0, r33 = 0, r36 = 0, r37 = 0;
+	float r18 = 0, r23 = 0, r27 = 0, r28 = 0, r29 = 0;
+	char *r4 = 0, *r12 = 0, *r15 = 0, *r22 = 0, *r24 = 0, *r25 = 0, *r30 = 0, *r34 = 0;
+	char *r35 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p6;
+	r15 = p2;
+	r16 = p3;
+	r25 = p4;
+	r26 = p5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b19;
+	r7 = r2;
+	r8 = (u64)r7 * (u64)r9;
+	r10 = r8;
+	r11 = (u64)r10 + (u64)r9;
+	if ((u64)r11 > (u64)r16) { qd_site = 0; qd_x = r11; qd_y = r16; goto qd_fault; }
+	if ((u64)r8 > (u64)r11) { qd_site = 1; qd_x = r8; qd_y = r11; goto qd_fault; }
+	r12 = r15 + r8 * 4;
+	r13 = (u64)r11 - (u64)r8;
+	r17 = r13;
+	r18 = 0x0p+00f;
+	r19 = (-1ll);
+	r34 = r12 + 0ll;
+	r35 = r25 + 0ll;
+	r36 = r17 > (-9223372036854775804ll) ? r17 : (-9223372036854775804ll);
+	r37 = (u64)r36 - 4ull;
+b6: // unroll guard
+	r38 = r19 < r37;
+	if (!r38) goto b15;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	goto b6;
+b15: // rangeindex.loop
+	r20 = (u64)r19 + 1ull;
+	r21 = r20 < r17;
+	if (!r21) goto b17;
+	r22 = r34;
+	r23 = *(float *)r22;
+	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
+	r24 = r35;
+	r27 = *(float *)r24;
+	r28 = r23 * r27;
+	r29 = r18 + r28;
+	r18 = r29;
+	r19 = r20;
+	r34 = r34 + 4ll;
+	r35 = r35 + 4ll;
+	goto b15;
+b17: // rangeindex.done
+	r30 = r4 + r7 * 4;
+	*(float *)r30 = r18;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b19: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 655360u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Daxpy(a f64, x []f64, y []f64), parallel.
+extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4, char *p5) {
+	bool r6 = 0, r19 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r18 = 0;
+	double r11 = 0, r12 = 0, r13 = 0, r15 = 0, r16 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r14 = 0, *r17 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p3;
+	r5 = p4;
+	r3 = r5;
+	r9 = p1;
+	r10 = p2;
+	r13 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b6;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 8;
+	r11 = *(double *)r8;
+	r12 = r13 * r11;
+	r14 = r4 + r7 * 8;
+	r15 = *(double *)r14;
+	r16 = r12 + r15;
+	r17 = r14;
+	*(double *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b6: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 720896u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Hash(out []u64, keys []u64, rounds i64), parallel.
+extern "C" __global__ void Hash_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r6 = 0, r14 = 0, r28 = 0, r31 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r13 = 0;
+	i64 r15 = 0, r25 = 0, r27 = 0, r29 = 0, r30 = 0;
+	u64 r11 = 0, r12 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
+	u64 r22 = 0, r23 = 0, r24 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r26 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p2;
+	r10 = p3;
+	r15 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b19;
+	r7 = r2;
+	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
+	r8 = r9 + r7 * 8;
+	r11 = *(u64 *)r8;
+	r12 = r11;
+	r13 = 0ll;
+	r29 = r15 > (-9223372036854775805ll) ? r15 : (-9223372036854775805ll);
+	r30 = (u64)r29 - 3ull;
+b6: // unroll guard
+	r31 = r13 < r30;
+	if (!r31) goto b15;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	r14 = r13 < r15;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	goto b6;
+b15: // for.loop
+	r14 = r13 < r15;
+	if (!r14) goto b17;
+	r16 = r12 + 11400714819323198485ull;
+	r17 = r16 >> 30;
+	r18 = r16 ^ r17;
+	r19 = r18 * 13787848793156543929ull;
+	r20 = r19 >> 27;
+	r21 = r19 ^ r20;
+	r22 = r21 * 10723151780598845931ull;
+	r23 = r22 >> 31;
+	r24 = r22 ^ r23;
+	r25 = (u64)r13 + 1ull;
+	r12 = r24;
+	r13 = r25;
+	goto b15;
+b17: // for.done
+	r26 = r4 + r7 * 8;
+	*(u64 *)r26 = r12;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b19: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 786432u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Transpose(out []f64, in []f64, w i64, h i64), parallel.
+extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r6 = 0, r20 = 0, r27 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r16 = 0, r19 = 0, r21 = 0, r22 = 0;
+	i64 r33 = 0;
+	u32 r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
+	u64 r23 = 0, r24 = 0, r25 = 0, r26 = 0;
+	double r17 = 0;
+	char *r4 = 0, *r14 = 0, *r15 = 0, *r18 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r9 = p5;
+	r12 = p4;
+	r15 = p2;
+	r16 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b9;
+	r7 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r23 = (u64)r7;
+	r24 = (u64)r9;
+	r25 = r23 | r24;
+	r26 = r25 >> 32;
+	r27 = r26 == 0ull;
+	if (!r27) goto b8;
+	r28 = (u32)r7;
+	r29 = (u32)r9;
+	r30 = qd_div_u32(r28, r29);
+	r32 = r30 * r29;
+	r31 = r28 - r32;
+	r21 = (i64)r30;
+	r22 = (i64)r31;
+b6: // rangeint.body
+	r8 = r21;
+	r10 = r22;
+	r11 = (u64)r10 * (u64)r12;
+	r13 = (u64)r11 + (u64)r8;
+	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
+	r14 = r15 + r13 * 8;
+	r17 = *(double *)r14;
+	r18 = r4 + r7 * 8;
+	*(double *)r18 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b8: // divide in 64 bits
+	r21 = qd_div_i64(r7, r9);
+	r33 = (u64)r21 * (u64)r9;
+	r22 = (u64)r7 - (u64)r33;
+	goto b6;
+b9: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 851968u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 `
 
