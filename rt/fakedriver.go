@@ -29,6 +29,7 @@ type fakeDriver struct {
 	times  map[uintptr]int        // when each event was last recorded
 	links  int                    // calls of linkPTX
 	loads  []ImageKind            // the images loadModule got
+	sizes  []uintptr              // the bytes of each allocation
 	// badCubin makes loadModule reject every cubin, as a driver rejects
 	// one built for another GPU.
 	badCubin bool
@@ -139,6 +140,11 @@ var cudaImageKindsFake = []ImageKind{ImageCubin, ImagePTX}
 
 func (f *fakeDriver) alloc(bytes uintptr) (uintptr, error) {
 	f.calls.Add(1)
+	if !f.quiet {
+		f.mu.Lock()
+		f.sizes = append(f.sizes, bytes)
+		f.mu.Unlock()
+	}
 	return f.numbered("m"), nil
 }
 func (f *fakeDriver) free(ptr uintptr) error {
@@ -438,6 +444,9 @@ func (f *fakeDriver) allocAsync(bytes, s uintptr, wait bool) (uintptr, error) {
 	if f.quiet {
 		return f.handle("m"), nil
 	}
+	f.mu.Lock()
+	f.sizes = append(f.sizes, bytes)
+	f.mu.Unlock()
 	p := f.numbered("m")
 	f.logf("alloc %s on %s wait %v", f.name(p), f.name(s), wait)
 	return p, nil
