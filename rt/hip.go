@@ -176,12 +176,12 @@ func (d *hipDriver) compileSource(source string) ([]byte, error) {
 	return c.compile(source, "qd.hip", d.options())
 }
 
-func (d *hipDriver) sourceKey(source string) string {
+func (d *hipDriver) sourceKey(sum string) string {
 	version := fmt.Sprintf("hip%d", d.runtime)
 	if c, err := compiler(); err == nil {
 		version += "-hiprtc" + c.version
 	}
-	return codeKey("hiprtc", source, d.attrs.arch, version, d.options())
+	return codeKey("hiprtc", sum, d.attrs.arch, version, d.options())
 }
 
 func (d *hipDriver) binaryKind() ImageKind { return ImageHSACO }

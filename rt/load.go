@@ -32,8 +32,8 @@ type Image struct {
 	// "sm_80" or the AMD target "gfx942:sramecc+:xnack-"; empty for PTX
 	// and source, which the driver compiles for any.
 	Arch string
-	// Sum is the hex SHA-256 of PTX, which keys the module cache; qdgen
-	// writes it, so that loading need not compute it.
+	// Sum is the hex SHA-256 of PTX or source, which keys the module
+	// cache; qdgen writes it, so that loading need not compute it.
 	Sum string
 }
 

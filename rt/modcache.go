@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"unsafe"
-
-	"github.com/qdgo/qd/internal/ptxsum"
 )
 
 // The module cache keeps the binary code (a cubin) that the driver's own
@@ -60,11 +58,7 @@ func cacheDir() string {
 // cubinPath is the cache entry of a PTX image compiled for arch by a
 // driver of the given version.
 func cubinPath(dir string, img Image, arch string, driverVersion int) string {
-	sum := img.Sum
-	if sum == "" {
-		sum = ptxsum.Of(img.Data)
-	}
-	return filepath.Join(dir, fmt.Sprintf("%.32s-%d-%s-drv%d.cubin", sum, len(img.Data), arch, driverVersion))
+	return filepath.Join(dir, fmt.Sprintf("%.32s-%d-%s-drv%d.cubin", imageSum(img), len(img.Data), arch, driverVersion))
 }
 
 // readCubin returns the cubin of a cache entry, or false when the entry is

@@ -140,7 +140,7 @@ func moduleSpec(p *Package) jen.Dict {
 		if img.Arch != "" {
 			fields = append(fields, jen.Id("Arch").Op(":").Lit(img.Arch))
 		}
-		if img.Kind == rt.ImagePTX && img.Data != "" {
+		if (img.Kind == rt.ImagePTX || img.Kind == rt.ImageHIP) && img.Data != "" {
 			fields = append(fields, jen.Id("Sum").Op(":").Lit(ptxsum.Of(img.Data)))
 		}
 		images = append(images, jen.Values(fields...))
