@@ -254,10 +254,16 @@ const notReady = 600
 func (g *gpuDriver) newStream(priority int) (uintptr, error) {
 	var s C.uintptr_t
 	r := C.qd_stream_create(g.api, g.ctx, &s, C.int(priority))
-	if priority == 0 && g.api.hip == 0 {
-		return uintptr(s), g.check(C.QD_CALL_StreamCreate, r)
+	return uintptr(s), g.check(g.streamCreateCall(priority), r)
+}
+
+// streamCreateCall is the call qd_new_stream makes for a stream of the
+// given priority.
+func (g *gpuDriver) streamCreateCall(priority int) C.int {
+	if priority == 0 && g.api.fn[C.QD_CALL_StreamCreate] != nil {
+		return C.QD_CALL_StreamCreate
 	}
-	return uintptr(s), g.check(C.QD_CALL_StreamCreateWithPriority, r)
+	return C.QD_CALL_StreamCreateWithPriority
 }
 
 func (g *gpuDriver) destroyStream(s uintptr) error {
@@ -386,7 +392,7 @@ func (g *gpuDriver) benchRecordWait(ev, s1, s2 uintptr, n int) error {
 }
 
 func (g *gpuDriver) benchStreamCreateDestroy(n int) error {
-	return g.check(C.QD_CALL_StreamCreate, C.qd_bench_stream_create_destroy(g.api, g.ctx, C.int(n)))
+	return g.check(g.streamCreateCall(0), C.qd_bench_stream_create_destroy(g.api, g.ctx, C.int(n)))
 }
 
 func (g *gpuDriver) benchLaunch(fn, stream uintptr, args []byte, n int) error {
