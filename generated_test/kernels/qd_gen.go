@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "019bb1281cc3d473a70c4b3c7b7041c0a6c3115b974d7f52bae6dd58eee7d90e"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "09785870301eb264e7105a9a6ba7ff2565739e03359ddb07407c6d03ec135df0"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "62242c4ae03c59b2c87baaae17074c4d1ae1370dfaf2b487083da9b2d13e633f"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "35d4b00f4ed8ff68ba423c7576fce038f179165d43d27305506c838f7c835d30"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind:     rt.FaultIndex,

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b4081198cb74dccf4160b188fa2b50b27dd6141eba890c467de937b4d3af3f00"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "4ac30ed813f3d985b8cda8661c1f492ec08f27eb8fa4c4a2f3273ff33cc60ee6"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "84dfaa15606cf3c4d7e33f4d47073b56e2d9721e0cc3cdbf841392f2cd5fb097"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "bc0120cf47a10ff0c87311ff7bb430759626d2e2cc289e196e2b0cdeeb4bd710"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
