@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/qdgo/qd/generated_test/kernels"
 	"github.com/qdgo/qd/rt"
 )
 
@@ -61,11 +62,27 @@ func randomArgs(fn any, r *rand.Rand, n int) []any {
 var specialFloats = []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(),
 	math.SmallestNonzeroFloat64, 1e-310, math.MaxFloat64, 0.5, -2.5, 1e20, 3}
 
-// randomValue draws a value of the numeric type t: mostly uniform bits,
-// with edge values mixed in.
+// randomValue draws a value of type t: for numbers mostly uniform bits,
+// with edge values mixed in; bools, complex numbers, arrays and structs
+// part by part.
 func randomValue(t reflect.Type, r *rand.Rand) reflect.Value {
 	v := reflect.New(t).Elem()
 	switch t.Kind() {
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 1)
+	case reflect.Complex64, reflect.Complex128:
+		part := reflect.TypeFor[float64]()
+		v.SetComplex(complex(randomValue(part, r).Float(), randomValue(part, r).Float()))
+	case reflect.Array:
+		for i := range t.Len() {
+			v.Index(i).Set(randomValue(t.Elem(), r))
+		}
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				v.Field(i).Set(randomValue(t.Field(i).Type, r))
+			}
+		}
 	case reflect.Float32, reflect.Float64:
 		switch r.IntN(4) {
 		case 0:
@@ -155,6 +172,24 @@ func compareArgs(t *testing.T, what string, want, got []any) {
 
 func sameValue(a, b reflect.Value) bool {
 	switch a.Kind() {
+	case reflect.Complex64, reflect.Complex128:
+		x, y := a.Complex(), b.Complex()
+		return sameValue(reflect.ValueOf(real(x)), reflect.ValueOf(real(y))) &&
+			sameValue(reflect.ValueOf(imag(x)), reflect.ValueOf(imag(y)))
+	case reflect.Array:
+		for i := range a.Len() {
+			if !sameValue(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if a.Type().Field(i).IsExported() && !sameValue(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
 	case reflect.Float32:
 		x, y := float32(a.Float()), float32(b.Float())
 		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
@@ -211,6 +246,20 @@ func upload(dev *rt.Device, args []any) (stubArgs []any, read func() ([]any, err
 			b, rd, fr, err = toBuffer(dev, s)
 		case []float64:
 			b, rd, fr, err = toBuffer(dev, s)
+		case []bool:
+			b, rd, fr, err = toBuffer(dev, s)
+		case []complex64:
+			b, rd, fr, err = toBuffer(dev, s)
+		case []complex128:
+			b, rd, fr, err = toBuffer(dev, s)
+		case []kernels.Body:
+			b, rd, fr, err = toBuffer(dev, s)
+		case []kernels.Vec:
+			b, rd, fr, err = toBuffer(dev, s)
+		case []kernels.Flags:
+			b, rd, fr, err = toBuffer(dev, s)
+		case []kernels.JuliaParams:
+			b, rd, fr, err = toBuffer(dev, s)
 		default:
 			err = fmt.Errorf("no buffer type for %T", a)
 		}
@@ -236,7 +285,7 @@ func upload(dev *rt.Device, args []any) (stubArgs []any, read func() ([]any, err
 	return stubArgs, read, free, nil
 }
 
-func toBuffer[T rt.Number](dev *rt.Device, s []T) (any, func() (any, error), func(), error) {
+func toBuffer[T rt.Element](dev *rt.Device, s []T) (any, func() (any, error), func(), error) {
 	b, err := rt.FromSlice(dev, s)
 	if err != nil {
 		return nil, nil, nil, err

@@ -49,6 +49,38 @@ var cases = []kernelCase{
 	{name: "Combine", fn: kernels.Combine},
 	{name: "EightBlocks", fn: kernels.EightBlocks, args: eightArgs},
 	{name: "MixedTop", fn: kernels.MixedTop},
+	{name: "Advance", fn: kernels.Advance},
+	{name: "Energies", fn: kernels.Energies, args: mirroredBodies},
+	{name: "Blur5", fn: kernels.Blur5},
+	{name: "Rotate", fn: kernels.Rotate},
+	{name: "Pick", fn: kernels.Pick},
+	{name: "Masks", fn: kernels.Masks},
+	{name: "Complex128Ops", fn: kernels.Complex128Ops},
+	{name: "Complex64Ops", fn: kernels.Complex64Ops},
+	{name: "Julia", fn: kernels.Julia, args: juliaArgs},
+}
+
+// mirroredBodies makes some bodies equal to their mirror images, which
+// Energies compares.
+func mirroredBodies(r *rand.Rand, n int) []any {
+	args := randomArgs(kernels.Energies, r, n)
+	bs := args[0].([]kernels.Body)
+	for i := range bs {
+		if r.IntN(3) == 0 {
+			bs[i] = bs[n-1-i]
+		}
+	}
+	return args
+}
+
+// juliaArgs draws points around the origin and a short iteration limit.
+func juliaArgs(r *rand.Rand, n int) []any {
+	cs := make([]complex128, n)
+	for i := range cs {
+		cs[i] = complex(r.Float64()*4-2, r.Float64()*4-2)
+	}
+	p := []kernels.JuliaParams{{C: complex(r.Float64()-0.5, r.Float64()-0.5), Radius: 4, MaxIter: int32(r.IntN(60))}}
+	return []any{cs, p, make([]int32, n)}
 }
 
 // eightArgs keeps the spin loops of EightBlocks short.

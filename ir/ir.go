@@ -63,7 +63,8 @@ const (
 
 	// Binary arithmetic with Go's semantics: integer wraparound, truncated
 	// division and remainder (x / -1 wraps, never traps), IEEE floats with
-	// round-to-nearest and no contraction. "r3 = add.f32 r1, r2".
+	// round-to-nearest and no contraction. "r3 = add.f32 r1, r2". And, or
+	// and xor also combine bools: "r3 = and.bool r1, r2".
 	OpAdd
 	OpSub
 	OpMul
@@ -113,7 +114,8 @@ const (
 	// OpElemAddr is the address of element index of the array at base, whose
 	// elements are Aux bytes wide: "r3 = elemaddr r1, r2, 4". The index is i64.
 	OpElemAddr
-	// OpLoad reads device memory: "r2 = load.f32 r1".
+	// OpLoad reads device memory: "r2 = load.f32 r1". A bool is one byte in
+	// memory, 0 or 1, as in Go.
 	OpLoad
 	// OpStore writes device memory; it has no result: "store.f32 r1, r2".
 	OpStore
@@ -254,6 +256,9 @@ type Param struct {
 	Name  string
 	Slice bool // a slice of Type, passed as device address and length
 	Type  Type // the scalar type, or the slice's element type
+	// ElemSize is the size in bytes of the elements of a slice of structs,
+	// arrays or complex numbers, whose Type is Invalid: "ps []24".
+	ElemSize int
 }
 
 // Kernel is a lowered //qd:kernel function.

@@ -28,9 +28,12 @@ func (k *Kernel) String() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		if p.Slice {
+		switch {
+		case p.Slice && p.Type == Invalid:
+			fmt.Fprintf(&b, "%s []%d", p.Name, p.ElemSize)
+		case p.Slice:
 			fmt.Fprintf(&b, "%s []%s", p.Name, p.Type)
-		} else {
+		default:
 			fmt.Fprintf(&b, "%s %s", p.Name, p.Type)
 		}
 	}

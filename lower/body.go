@@ -22,6 +22,7 @@ func (l *lowerer) lowerBody() {
 			t = l.buildSegment(p.fn, p)
 		}
 		t.StreamBlock = p.streamBlock
+		l.assignSpaces(t)
 		l.k.Tasks = append(l.k.Tasks, t)
 	}
 	l.groupBlocks()
@@ -165,7 +166,7 @@ func (l *lowerer) checkHelper(fn *ssa.Function) {
 	root := tb.newFrame(nil, func(*ssa.BasicBlock) bool { return false })
 	var args [][]ir.Reg
 	for _, p := range fn.Params {
-		ts, ok := valueRegTypes(p.Type())
+		ts, ok := regTypes(p.Type())
 		if !ok {
 			l.errorf(p.Pos(), "parameter %s has type %s: %s are not supported in kernels", p.Name(), p.Type(), describeType(p.Type()))
 			continue
@@ -196,4 +197,5 @@ func (l *lowerer) checkHelper(fn *ssa.Function) {
 		dst[i] = tb.t.NewReg(t)
 	}
 	root.inline(fn, args, dst, token.NoPos)
+	l.assignSpaces(tb.t)
 }

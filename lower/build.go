@@ -3,7 +3,6 @@ package lower
 import (
 	"fmt"
 	"go/token"
-	"go/types"
 
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
@@ -92,15 +91,24 @@ type frame struct {
 	results []ir.Reg
 	cont    *ir.Block
 	callPos token.Pos
+
+	// spills holds the address of the copy in memory of each array value
+	// indexed by a variable (locals.go).
+	spills map[ssa.Value]ir.Reg
 }
 
+// newFrame makes a frame for fn that owns the blocks of fn that owns
+// accepts. Callers decide by block index, which other functions' blocks
+// share: a block of another function (a value of the kernel used in a
+// qd.StreamParallel block) is never owned.
 func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) bool) *frame {
 	return &frame{
-		tb:    tb,
-		fn:    fn,
-		vals:  make(map[ssa.Value][]ir.Reg),
-		start: make(map[*ssa.BasicBlock]*ir.Block),
-		owns:  owns,
+		tb:     tb,
+		fn:     fn,
+		vals:   make(map[ssa.Value][]ir.Reg),
+		start:  make(map[*ssa.BasicBlock]*ir.Block),
+		owns:   func(b *ssa.BasicBlock) bool { return b.Parent() == fn && owns(b) },
+		spills: make(map[ssa.Value]ir.Reg),
 	}
 }
 
@@ -129,11 +137,11 @@ func (f *frame) regsFor(v ssa.Value) []ir.Reg {
 	if r, ok := f.vals[v]; ok {
 		return r
 	}
-	ts, ok := valueRegTypes(v.Type())
-	if !ok {
+	ts, err := regTypesOf(v.Type())
+	if err != nil {
 		if !f.tb.l.failed[v] {
 			if _, isIface := v.(*ssa.MakeInterface); !isIface {
-				f.errorf(v.Pos(), "%s of type %s: %s are not supported in kernels", describeValue(v), v.Type(), describeType(v.Type()))
+				f.errorf(v.Pos(), "%s of type %s is not supported in kernels: %v", describeValue(v), v.Type(), err)
 			}
 		}
 		ts = []ir.Type{ir.Int64}
@@ -144,17 +152,6 @@ func (f *frame) regsFor(v ssa.Value) []ir.Reg {
 	}
 	f.vals[v] = regs
 	return regs
-}
-
-// valueRegTypes is regTypes extended to the element pointers IndexAddr makes.
-func valueRegTypes(t types.Type) ([]ir.Type, bool) {
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		if _, ok := basicType(p.Elem()); ok {
-			return []ir.Type{ir.Ptr}, true
-		}
-		return nil, false
-	}
-	return regTypes(t)
 }
 
 func describeValue(v ssa.Value) string {
@@ -189,7 +186,7 @@ func (f *frame) regs(v ssa.Value) []ir.Reg {
 			return r
 		}
 	case *ssa.Global:
-		return []ir.Reg{f.tb.t.NewReg(ir.Ptr)} // its uses are reported
+		return f.tb.table(f, v)
 	case *ssa.Function:
 		f.errorf(v.Pos(), "function values are not supported in kernels: call %s directly", v.Name())
 		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
@@ -198,7 +195,11 @@ func (f *frame) regs(v ssa.Value) []ir.Reg {
 		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
 	case ssa.Instruction:
 		if v.Block() != nil && f.owns(v.Block()) {
-			return f.regsFor(v.(ssa.Value))
+			value := v.(ssa.Value)
+			if addr, ok := f.spills[value]; ok && f.vals[value] == nil {
+				return f.reload(value, addr)
+			}
+			return f.regsFor(value)
 		}
 		if f.parent == nil {
 			return f.tb.external(f, v.(ssa.Value))
@@ -224,7 +225,7 @@ func (f *frame) arg(v ssa.Value) ir.Arg {
 }
 
 func (f *frame) constRegs(c *ssa.Const) []ir.Reg {
-	t, ok := basicType(c.Type())
+	args, ok := constLeaves(c)
 	if !ok {
 		if c.IsNil() {
 			f.errorf(c.Pos(), "nil %s is not supported in kernels", describeType(c.Type()))
@@ -233,7 +234,18 @@ func (f *frame) constRegs(c *ssa.Const) []ir.Reg {
 		}
 		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
 	}
-	return []ir.Reg{f.tb.op(ir.OpConst, t, ir.Imm(t, constBits(c, t)))}
+	regs := make([]ir.Reg, len(args))
+	for i, a := range args {
+		regs[i] = f.tb.t.NewReg(f.tb.leafImmType(c, i))
+		f.tb.emit(ir.Instr{Op: ir.OpConst, Type: f.tb.t.Regs[regs[i]], Dst: regs[i], Args: []ir.Arg{a}})
+	}
+	return regs
+}
+
+// leafImmType is the type of leaf i of the constant c.
+func (tb *taskBuilder) leafImmType(c *ssa.Const, i int) ir.Type {
+	ts, _ := leafTypes(c.Type())
+	return ts[i]
 }
 
 // param returns the registers of a kernel parameter, read in the prologue.
@@ -286,7 +298,7 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 	}
 	saved := tb.cur
 	tb.cur = tb.pro
-	ts, _ := valueRegTypes(v.Type())
+	ts, _ := regTypes(v.Type())
 	dst := make([]ir.Reg, len(ts))
 	for i, t := range ts {
 		dst[i] = tb.t.NewReg(t)
@@ -327,13 +339,17 @@ func (f *frame) lowerBlock(b *ssa.BasicBlock) {
 		end = f.cutAt
 	}
 	for _, instr := range b.Instrs[from:end] {
-		if phi, ok := instr.(*ssa.Phi); ok {
-			if phi != f.skipPhi {
-				f.regsFor(phi)
+		if phi, ok := instr.(*ssa.Phi); ok && phi != f.skipPhi {
+			f.regsFor(phi)
+			if needsMemory(phi) {
+				f.defineInMemory(phi)
 			}
-			continue
 		}
-		f.instr(instr)
+	}
+	for _, instr := range b.Instrs[from:end] {
+		if _, ok := instr.(*ssa.Phi); !ok {
+			f.instr(instr)
+		}
 	}
 	f.terminate(b)
 }
@@ -363,15 +379,7 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		}
 		var srcs []ir.Arg
 		for _, r := range last.Results {
-			if c, ok := r.(*ssa.Const); ok {
-				if t, ok := basicType(c.Type()); ok {
-					srcs = append(srcs, ir.Imm(t, constBits(c, t)))
-					continue
-				}
-			}
-			for _, reg := range f.regs(r) {
-				srcs = append(srcs, ir.R(reg))
-			}
+			srcs = append(srcs, f.leafArgs(r)...)
 		}
 		if len(srcs) == len(f.results) {
 			tb.parallelMove(f.results, srcs)
@@ -416,17 +424,9 @@ func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
 			continue
 		}
 		dst := f.regsFor(phi)
-		edge := phi.Edges[predIndex]
-		if c, ok := edge.(*ssa.Const); ok && len(dst) == 1 {
-			if t, ok := basicType(c.Type()); ok {
-				dsts = append(dsts, dst[0])
-				srcs = append(srcs, ir.Imm(t, constBits(c, t)))
-				continue
-			}
-		}
-		for i, r := range f.regs(edge) {
+		for i, a := range f.leafArgs(phi.Edges[predIndex]) {
 			dsts = append(dsts, dst[i])
-			srcs = append(srcs, ir.R(r))
+			srcs = append(srcs, a)
 		}
 	}
 	target := f.start[s]

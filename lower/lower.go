@@ -102,6 +102,9 @@ type lowerer struct {
 	// failed holds the values reported as unsupported; what uses them is
 	// not reported again.
 	failed map[ssa.Value]bool
+	// tables maps the package-level variables the kernel reads to their
+	// constant tables in Kernel.Data.
+	tables map[*ssa.Global]int
 }
 
 type diagKey struct {
@@ -172,16 +175,18 @@ func (l *lowerer) kernel() *ir.Kernel {
 func (l *lowerer) kernelParam(p *ssa.Parameter) (ir.Param, bool) {
 	t := p.Type()
 	if s, ok := t.Underlying().(*types.Slice); ok {
-		et, ok := basicType(s.Elem())
-		if !ok || et == ir.Bool {
-			l.errorf(p.Pos(), "kernel parameter %s has type %s: slice parameters must have elements of a numeric type (int8..int64, uint8..uint64, int, uint, float32, float64)", p.Name(), t)
+		if _, err := leaves(s.Elem()); err != nil {
+			l.errorf(p.Pos(), "kernel parameter %s has type %s: %v; slice parameters hold numbers, bools, complex numbers, and structs and arrays of these", p.Name(), t, err)
 			return ir.Param{}, false
 		}
-		return ir.Param{Name: p.Name(), Slice: true, Type: et}, true
+		if et, ok := basicType(s.Elem()); ok {
+			return ir.Param{Name: p.Name(), Slice: true, Type: et}, true
+		}
+		return ir.Param{Name: p.Name(), Slice: true, ElemSize: int(elemSize(s.Elem()))}, true
 	}
 	bt, ok := basicType(t)
 	if !ok {
-		l.errorf(p.Pos(), "kernel parameter %s has type %s: kernel parameters must be slices of numbers, numbers or bool", p.Name(), t)
+		l.errorf(p.Pos(), "kernel parameter %s has type %s: kernel parameters must be slices, numbers or bool; pass a struct, array or complex value in a slice of one element", p.Name(), t)
 		return ir.Param{}, false
 	}
 	return ir.Param{Name: p.Name(), Type: bt}, true

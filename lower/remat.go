@@ -3,6 +3,7 @@ package lower
 import (
 	"go/constant"
 	"go/token"
+	"go/types"
 
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
@@ -44,8 +45,11 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 	switch v := v.(type) {
 	case *ssa.Const, *ssa.Parameter, *ssa.FreeVar:
 		return true
-	case *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.Slice, *ssa.Extract, *ssa.IndexAddr:
+	case *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.Slice, *ssa.Extract, *ssa.IndexAddr,
+		*ssa.FieldAddr, *ssa.Field, *ssa.Index:
 		return operandsPure(v.(ssa.Instruction))
+	case *ssa.Global:
+		return true // the address of a constant table
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
 			switch x := v.X.(type) {
@@ -56,7 +60,8 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 				value, ok := l.cells[x]
 				return ok && l.isPure(value)
 			}
-			return false
+			// Constant tables never change.
+			return rootGlobal(v.X) != nil && operandsPure(v)
 		}
 		return v.Op != token.ARROW && operandsPure(v)
 	case *ssa.Call:
@@ -103,10 +108,14 @@ func (l *lowerer) pureFunction(fn *ssa.Function) bool {
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			switch in := instr.(type) {
-			case *ssa.Store, *ssa.Go, *ssa.Defer, *ssa.Panic:
+			case *ssa.Store:
+				if !isLocal(in.Addr, fn) {
+					return false
+				}
+			case *ssa.Go, *ssa.Defer, *ssa.Panic:
 				return false
 			case *ssa.UnOp:
-				if in.Op == token.MUL || in.Op == token.ARROW {
+				if in.Op == token.ARROW || in.Op == token.MUL && !isLocal(in.X, fn) && rootGlobal(in.X) == nil {
 					return false
 				}
 			case *ssa.Call:
@@ -133,6 +142,27 @@ func (l *lowerer) pureFunction(fn *ssa.Function) bool {
 	}
 	l.pure[key] = true
 	return true
+}
+
+// isLocal reports whether addr points into a variable of fn itself,
+// following field and element addresses: what fn does there is invisible
+// to its callers.
+func isLocal(addr ssa.Value, fn *ssa.Function) bool {
+	for {
+		switch a := addr.(type) {
+		case *ssa.Alloc:
+			return a.Parent() == fn
+		case *ssa.FieldAddr:
+			addr = a.X
+		case *ssa.IndexAddr:
+			if _, ok := a.X.Type().Underlying().(*types.Pointer); !ok {
+				return false
+			}
+			addr = a.X
+		default:
+			return false
+		}
+	}
 }
 
 // hostExpr translates v into an expression the host can evaluate before a

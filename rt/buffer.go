@@ -6,19 +6,11 @@ import (
 	"unsafe"
 )
 
-// Number is the constraint of buffer elements: the numeric types kernels
-// accept as slice elements.
-type Number interface {
-	~int8 | ~int16 | ~int32 | ~int64 | ~int |
-		~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint | ~uintptr |
-		~float32 | ~float64
-}
-
 // Buffer is an array of elements of type T in a device's memory: what a
 // kernel's slice parameter receives. On the CPU backend it is a Go slice.
 // A Buffer may be a view of part of another (Slice); views share their
 // parent's memory and become unusable when it is freed.
-type Buffer[T Number] struct {
+type Buffer[T Element] struct {
 	dev   *Device
 	ptr   uintptr // device address of element 0
 	n     int
@@ -29,10 +21,13 @@ type Buffer[T Number] struct {
 
 // Alloc allocates a buffer of n elements on d. Its contents are undefined
 // until written.
-func Alloc[T Number](d *Device, n int) (*Buffer[T], error) {
+func Alloc[T Element](d *Device, n int) (*Buffer[T], error) {
 	op := fmt.Sprintf("allocate %d×%T", n, *new(T))
 	if n < 0 {
 		return nil, opError(op, fmt.Errorf("negative length"))
+	}
+	if err := checkElement[T](); err != nil {
+		return nil, opError(op, err)
 	}
 	if err := d.check(); err != nil {
 		return nil, opError(op, err)
@@ -57,7 +52,7 @@ func Alloc[T Number](d *Device, n int) (*Buffer[T], error) {
 }
 
 // FromSlice allocates a buffer on d holding a copy of src.
-func FromSlice[T Number](d *Device, src []T) (*Buffer[T], error) {
+func FromSlice[T Element](d *Device, src []T) (*Buffer[T], error) {
 	b, err := Alloc[T](d, len(src))
 	if err != nil {
 		return nil, err
@@ -69,7 +64,7 @@ func FromSlice[T Number](d *Device, src []T) (*Buffer[T], error) {
 	return b, nil
 }
 
-func elemSize[T Number]() uintptr { return unsafe.Sizeof(*new(T)) }
+func elemSize[T Element]() uintptr { return unsafe.Sizeof(*new(T)) }
 
 func (b *Buffer[T]) bytes() uintptr { return uintptr(b.n) * elemSize[T]() }
 

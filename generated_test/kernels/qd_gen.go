@@ -341,6 +341,60 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "MixedTop_7",
 			Parallel: true,
 		}},
+	}, {
+		Name: "Advance",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Advance_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Energies",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Energies_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Blur5",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Blur5_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Rotate",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Rotate_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Pick",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Pick_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Masks",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Masks_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Complex128Ops",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Complex128Ops_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Complex64Ops",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Complex64Ops_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Julia",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Julia_0",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -1191,6 +1245,189 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Advance launches kernel Advance (types.go:45) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Advance", bs); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(35, qdOpts, func() {
+			Advance(bs.CPUSlice(), dt)
+		})
+	}
+	var qdArgs [20]byte
+	rt.PutBuffer(qdArgs[:], 0, bs)
+	rt.PutFloat32(qdArgs[:], 16, float32(dt))
+	qdCounts := [1]int64{int64(bs.Len())}
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Energies launches kernel Energies (types.go:60) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved *rt.Buffer[Vec], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Energies", bs, out, moved); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(36, qdOpts, func() {
+			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, bs)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	rt.PutBuffer(qdArgs[:], 32, moved)
+	qdCounts := [1]int64{min(min(int64(bs.Len()), int64(out.Len())), int64(moved.Len()))}
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Blur5 launches kernel Blur5 (types.go:88) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Blur5", in, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(37, qdOpts, func() {
+			Blur5(in.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, in)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Rotate launches kernel Rotate (types.go:109) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Rotate", v, out, n); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(38, qdOpts, func() {
+			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, v)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	rt.PutBuffer(qdArgs[:], 32, n)
+	qdCounts := [1]int64{min(min(int64(v.Len()), int64(out.Len())), int64(n.Len()))}
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Pick launches kernel Pick (types.go:142) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Pick", idx, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(39, qdOpts, func() {
+			Pick(idx.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, idx)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{min(int64(idx.Len()), int64(out.Len()))}
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Masks launches kernel Masks (types.go:157) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.Buffer[float32], flags *rt.Buffer[Flags], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Masks", mask, x, out, flags); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(40, qdOpts, func() {
+			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
+		})
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, mask)
+	rt.PutBuffer(qdArgs[:], 16, x)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	rt.PutBuffer(qdArgs[:], 48, flags)
+	qdCounts := [1]int64{min(min(min(int64(mask.Len()), int64(x.Len())), int64(out.Len())), int64(flags.Len()))}
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Complex128Ops launches kernel Complex128Ops (types.go:188) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex128], sum *rt.Buffer[complex128], prod *rt.Buffer[complex128], quot *rt.Buffer[complex128], eq *rt.Buffer[bool], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Complex128Ops", a, b, sum, prod, quot, eq); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(41, qdOpts, func() {
+			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
+		})
+	}
+	var qdArgs [96]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, sum)
+	rt.PutBuffer(qdArgs[:], 48, prod)
+	rt.PutBuffer(qdArgs[:], 64, quot)
+	rt.PutBuffer(qdArgs[:], 80, eq)
+	qdCounts := [1]int64{min(min(min(min(min(int64(a.Len()), int64(b.Len())), int64(sum.Len())), int64(prod.Len())), int64(quot.Len())), int64(eq.Len()))}
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Complex64Ops launches kernel Complex64Ops (types.go:201) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64], prod *rt.Buffer[complex64], quot *rt.Buffer[complex64], wide *rt.Buffer[complex128], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Complex64Ops", a, b, prod, quot, wide); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(42, qdOpts, func() {
+			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
+		})
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, prod)
+	rt.PutBuffer(qdArgs[:], 48, quot)
+	rt.PutBuffer(qdArgs[:], 64, wide)
+	qdCounts := [1]int64{min(min(min(min(int64(a.Len()), int64(b.Len())), int64(prod.Len())), int64(quot.Len())), int64(wide.Len()))}
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Julia launches kernel Julia (types.go:214) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaParams], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Julia", cs, params, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(43, qdOpts, func() {
+			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, cs)
+	rt.PutBuffer(qdArgs[:], 16, params)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // qdPTX is the PTX of this package's kernels.
 const qdPTX = `//
 // Generated by qdgen. DO NOT EDIT.
@@ -1199,6 +1436,14 @@ const qdPTX = `//
 .version 7.0
 .target sm_70
 .address_size 64
+
+.global .align 4 .b8 qdata_gauss5[20] = {0, 0, 128, 63, 0, 0, 128, 64, 0, 0, 192, 64, 0, 0, 128, 64, 0, 0, 128, 63};
+
+.global .align 8 .b8 qdata_scale[8] = {94, 56, 85, 41, 122, 106, 31, 64};
+
+.global .align 8 .b8 qdata_rotation[72] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 191, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 63};
+
+.global .align 4 .b8 qdata_corners[48] = {0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 128, 191, 0, 0, 128, 191, 0, 0, 0, 0};
 
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
@@ -7762,6 +8007,3327 @@ $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_7:
+	ret;
+}
+
+.visible .entry Advance_0(
+	.param .u64 Advance_0_param_0,
+	.param .s64 Advance_0_param_1,
+	.param .f32 Advance_0_param_2
+)
+{
+	.local .align 4 .b8 qvar_v[12];
+	.local .align 4 .b8 qvar_complit[12];
+	.local .align 4 .b8 qvar_v_2[12];
+	.local .align 4 .b8 qvar_w[12];
+	.local .align 4 .b8 qvar_complit_2[12];
+	.reg .pred %p<14>;
+	.reg .b32 %r<125>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<126>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<122>;
+	.reg .f32 %ft<15>;
+
+$L_0:
+	ld.param.u64 %rd4, [Advance_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Advance_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f14, [Advance_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_12;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_12;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 56, %rd4;
+	add.s64 %rd12, %rd11, 32;
+	ld.global.u8 %rt5, [%rd12];
+	setp.ne.u32 %p13, %rt5, 0;
+	@!%p13 bra $L_10;
+$L_6:
+	add.s64 %rd15, %rd11, 0;
+	ld.global.f32 %f16, [%rd15];
+	add.s64 %rd19, %rd15, 4;
+	ld.global.f32 %f17, [%rd19];
+	add.s64 %rd20, %rd15, 8;
+	ld.global.f32 %f18, [%rd20];
+	add.s64 %rd21, %rd11, 12;
+	ld.global.f32 %f22, [%rd21];
+	add.s64 %rd25, %rd21, 4;
+	ld.global.f32 %f23, [%rd25];
+	add.s64 %rd26, %rd21, 8;
+	ld.global.f32 %f24, [%rd26];
+$L_7:
+	mov.u64 %rd30, qvar_v;
+	mov.f32 %ft0, 0f00000000;
+	st.local.f32 [%rd30], %ft0;
+	add.s64 %rd31, %rd30, 4;
+	mov.f32 %ft1, 0f00000000;
+	st.local.f32 [%rd31], %ft1;
+	add.s64 %rd32, %rd30, 8;
+	mov.f32 %ft2, 0f00000000;
+	st.local.f32 [%rd32], %ft2;
+	st.local.f32 [%rd30], %f22;
+	add.s64 %rd33, %rd30, 4;
+	st.local.f32 [%rd33], %f23;
+	add.s64 %rd34, %rd30, 8;
+	st.local.f32 [%rd34], %f24;
+	mov.u64 %rd35, qvar_complit;
+	mov.f32 %ft3, 0f00000000;
+	st.local.f32 [%rd35], %ft3;
+	add.s64 %rd36, %rd35, 4;
+	mov.f32 %ft4, 0f00000000;
+	st.local.f32 [%rd36], %ft4;
+	add.s64 %rd37, %rd35, 8;
+	mov.f32 %ft5, 0f00000000;
+	st.local.f32 [%rd37], %ft5;
+	add.s64 %rd38, %rd35, 0;
+	add.s64 %rd39, %rd30, 0;
+	ld.local.f32 %f40, [%rd39];
+	mul.rn.f32 %f41, %f40, %f14;
+	st.local.f32 [%rd38], %f41;
+	add.s64 %rd42, %rd35, 4;
+	add.s64 %rd43, %rd30, 4;
+	ld.local.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f44, %f14;
+	st.local.f32 [%rd42], %f45;
+	add.s64 %rd46, %rd35, 8;
+	add.s64 %rd47, %rd30, 8;
+	ld.local.f32 %f48, [%rd47];
+	mul.rn.f32 %f49, %f48, %f14;
+	st.local.f32 [%rd46], %f49;
+	ld.local.f32 %f50, [%rd35];
+	add.s64 %rd53, %rd35, 4;
+	ld.local.f32 %f51, [%rd53];
+	add.s64 %rd54, %rd35, 8;
+	ld.local.f32 %f52, [%rd54];
+	mov.f32 %f27, %f50;
+	mov.f32 %f28, %f51;
+	mov.f32 %f29, %f52;
+$L_8:
+	mov.u64 %rd58, qvar_v_2;
+	mov.f32 %ft6, 0f00000000;
+	st.local.f32 [%rd58], %ft6;
+	add.s64 %rd59, %rd58, 4;
+	mov.f32 %ft7, 0f00000000;
+	st.local.f32 [%rd59], %ft7;
+	add.s64 %rd60, %rd58, 8;
+	mov.f32 %ft8, 0f00000000;
+	st.local.f32 [%rd60], %ft8;
+	st.local.f32 [%rd58], %f16;
+	add.s64 %rd61, %rd58, 4;
+	st.local.f32 [%rd61], %f17;
+	add.s64 %rd62, %rd58, 8;
+	st.local.f32 [%rd62], %f18;
+	mov.u64 %rd63, qvar_w;
+	mov.f32 %ft9, 0f00000000;
+	st.local.f32 [%rd63], %ft9;
+	add.s64 %rd64, %rd63, 4;
+	mov.f32 %ft10, 0f00000000;
+	st.local.f32 [%rd64], %ft10;
+	add.s64 %rd65, %rd63, 8;
+	mov.f32 %ft11, 0f00000000;
+	st.local.f32 [%rd65], %ft11;
+	st.local.f32 [%rd63], %f27;
+	add.s64 %rd66, %rd63, 4;
+	st.local.f32 [%rd66], %f28;
+	add.s64 %rd67, %rd63, 8;
+	st.local.f32 [%rd67], %f29;
+	mov.u64 %rd68, qvar_complit_2;
+	mov.f32 %ft12, 0f00000000;
+	st.local.f32 [%rd68], %ft12;
+	add.s64 %rd69, %rd68, 4;
+	mov.f32 %ft13, 0f00000000;
+	st.local.f32 [%rd69], %ft13;
+	add.s64 %rd70, %rd68, 8;
+	mov.f32 %ft14, 0f00000000;
+	st.local.f32 [%rd70], %ft14;
+	add.s64 %rd71, %rd68, 0;
+	add.s64 %rd72, %rd58, 0;
+	ld.local.f32 %f73, [%rd72];
+	add.s64 %rd74, %rd63, 0;
+	ld.local.f32 %f75, [%rd74];
+	add.rn.f32 %f76, %f73, %f75;
+	st.local.f32 [%rd71], %f76;
+	add.s64 %rd77, %rd68, 4;
+	add.s64 %rd78, %rd58, 4;
+	ld.local.f32 %f79, [%rd78];
+	add.s64 %rd80, %rd63, 4;
+	ld.local.f32 %f81, [%rd80];
+	add.rn.f32 %f82, %f79, %f81;
+	st.local.f32 [%rd77], %f82;
+	add.s64 %rd83, %rd68, 8;
+	add.s64 %rd84, %rd58, 8;
+	ld.local.f32 %f85, [%rd84];
+	add.s64 %rd86, %rd63, 8;
+	ld.local.f32 %f87, [%rd86];
+	add.rn.f32 %f88, %f85, %f87;
+	st.local.f32 [%rd83], %f88;
+	ld.local.f32 %f89, [%rd68];
+	add.s64 %rd92, %rd68, 4;
+	ld.local.f32 %f90, [%rd92];
+	add.s64 %rd93, %rd68, 8;
+	ld.local.f32 %f91, [%rd93];
+	mov.f32 %f55, %f89;
+	mov.f32 %f56, %f90;
+	mov.f32 %f57, %f91;
+$L_9:
+	add.s64 %rd94, %rd11, 0;
+	st.global.f32 [%rd94], %f55;
+	add.s64 %rd95, %rd94, 4;
+	st.global.f32 [%rd95], %f56;
+	add.s64 %rd96, %rd94, 8;
+	st.global.f32 [%rd96], %f57;
+	add.s64 %rd97, %rd11, 36;
+	add.s64 %rd98, %rd11, 36;
+	add.s64 %rd99, %rd11, 36;
+	add.s64 %rd100, %rd11, 36;
+	add.s64 %rd101, %rd100, 4;
+	ld.global.f32 %f102, [%rd101];
+	add.s64 %rd103, %rd11, 36;
+	add.s64 %rd104, %rd103, 0;
+	ld.global.f32 %f105, [%rd104];
+	add.s64 %rd106, %rd11, 0;
+	add.s64 %rd107, %rd106, 0;
+	ld.global.f32 %f108, [%rd107];
+	add.s64 %rd109, %rd97, 8;
+	st.global.f32 [%rd109], %f102;
+	add.s64 %rd110, %rd98, 4;
+	st.global.f32 [%rd110], %f105;
+	add.s64 %rd111, %rd99, 0;
+	st.global.f32 [%rd111], %f108;
+	add.s64 %rd112, %rd11, 34;
+	ld.global.s16 %r113, [%rd112];
+	add.s32 %r114, %r113, 1;
+	bfe.s32 %r114, %r114, 0, 16;
+	add.s64 %rd115, %rd11, 34;
+	st.global.s16 [%rd115], %r114;
+$L_10:
+	mad.lo.s64 %rd116, %rd9, 56, %rd4;
+	add.s64 %rd117, %rd116, 12;
+	mul.rn.f32 %f118, %f14, 0f411CF5C3;
+	add.s64 %rd119, %rd117, 4;
+	ld.global.f32 %f120, [%rd119];
+	sub.rn.f32 %f121, %f120, %f118;
+	add.s64 %rd122, %rd117, 4;
+	st.global.f32 [%rd122], %f121;
+	mad.lo.s64 %rd123, %rd9, 56, %rd4;
+	cvt.u32.u64 %r124, %rd9;
+	and.b32 %r124, %r124, 255;
+	add.s64 %rd125, %rd123, 48;
+	st.global.u8 [%rd125], %r124;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	ret;
+}
+
+.visible .entry Energies_0(
+	.param .u64 Energies_0_param_0,
+	.param .s64 Energies_0_param_1,
+	.param .u64 Energies_0_param_2,
+	.param .s64 Energies_0_param_3,
+	.param .u64 Energies_0_param_4,
+	.param .s64 Energies_0_param_5
+)
+{
+	.local .align 8 .b8 qvar_b[56];
+	.local .align 8 .b8 qvar_b_2[56];
+	.local .align 4 .b8 qvar_v[12];
+	.local .align 4 .b8 qvar_w[12];
+	.local .align 4 .b8 qvar_v_2[12];
+	.local .align 4 .b8 qvar_complit[12];
+	.local .align 4 .b8 qvar_v_3[12];
+	.local .align 4 .b8 qvar_w_2[12];
+	.local .align 4 .b8 qvar_complit_2[12];
+	.reg .pred %p<328>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<206>;
+	.reg .b32 %rt<17>;
+	.reg .b64 %rd<327>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<321>;
+	.reg .f32 %ft<40>;
+	.reg .f64 %fd<247>;
+	.reg .f64 %fdt<2>;
+
+$L_0:
+	ld.param.u64 %rd5, [Energies_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Energies_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Energies_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Energies_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [Energies_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Energies_0_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd3, %rd10, %rd11;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p14, %rd2, %rd3;
+	@!%p14 bra $L_14;
+$L_3:
+	mov.b64 %rd15, %rd2;
+$L_4:
+	mov.u64 %rd16, qvar_b;
+	mov.f32 %ft0, 0f00000000;
+	st.local.f32 [%rd16], %ft0;
+	add.s64 %rd17, %rd16, 4;
+	mov.f32 %ft1, 0f00000000;
+	st.local.f32 [%rd17], %ft1;
+	add.s64 %rd18, %rd16, 8;
+	mov.f32 %ft2, 0f00000000;
+	st.local.f32 [%rd18], %ft2;
+	add.s64 %rd19, %rd16, 12;
+	mov.f32 %ft3, 0f00000000;
+	st.local.f32 [%rd19], %ft3;
+	add.s64 %rd20, %rd16, 16;
+	mov.f32 %ft4, 0f00000000;
+	st.local.f32 [%rd20], %ft4;
+	add.s64 %rd21, %rd16, 20;
+	mov.f32 %ft5, 0f00000000;
+	st.local.f32 [%rd21], %ft5;
+	add.s64 %rd22, %rd16, 24;
+	mov.f64 %fdt0, 0d0000000000000000;
+	st.local.f64 [%rd22], %fdt0;
+	add.s64 %rd23, %rd16, 32;
+	mov.u32 %rt5, 0;
+	st.local.u8 [%rd23], %rt5;
+	add.s64 %rd24, %rd16, 34;
+	mov.b32 %rt6, 0;
+	st.local.s16 [%rd24], %rt6;
+	add.s64 %rd25, %rd16, 36;
+	mov.f32 %ft6, 0f00000000;
+	st.local.f32 [%rd25], %ft6;
+	add.s64 %rd26, %rd16, 40;
+	mov.f32 %ft7, 0f00000000;
+	st.local.f32 [%rd26], %ft7;
+	add.s64 %rd27, %rd16, 44;
+	mov.f32 %ft8, 0f00000000;
+	st.local.f32 [%rd27], %ft8;
+	add.s64 %rd28, %rd16, 48;
+	mov.b32 %rt7, 0;
+	st.local.u8 [%rd28], %rt7;
+	mad.lo.s64 %rd29, %rd15, 56, %rd5;
+	ld.global.f32 %f30, [%rd29];
+	add.s64 %rd43, %rd29, 4;
+	ld.global.f32 %f31, [%rd43];
+	add.s64 %rd44, %rd29, 8;
+	ld.global.f32 %f32, [%rd44];
+	add.s64 %rd45, %rd29, 12;
+	ld.global.f32 %f33, [%rd45];
+	add.s64 %rd46, %rd29, 16;
+	ld.global.f32 %f34, [%rd46];
+	add.s64 %rd47, %rd29, 20;
+	ld.global.f32 %f35, [%rd47];
+	add.s64 %rd48, %rd29, 24;
+	ld.global.f64 %fd36, [%rd48];
+	add.s64 %rd49, %rd29, 32;
+	ld.global.u8 %rt8, [%rd49];
+	setp.ne.u32 %p37, %rt8, 0;
+	add.s64 %rd50, %rd29, 34;
+	ld.global.s16 %r38, [%rd50];
+	add.s64 %rd51, %rd29, 36;
+	ld.global.f32 %f39, [%rd51];
+	add.s64 %rd52, %rd29, 40;
+	ld.global.f32 %f40, [%rd52];
+	add.s64 %rd53, %rd29, 44;
+	ld.global.f32 %f41, [%rd53];
+	add.s64 %rd54, %rd29, 48;
+	ld.global.u8 %r42, [%rd54];
+	st.local.f32 [%rd16], %f30;
+	add.s64 %rd55, %rd16, 4;
+	st.local.f32 [%rd55], %f31;
+	add.s64 %rd56, %rd16, 8;
+	st.local.f32 [%rd56], %f32;
+	add.s64 %rd57, %rd16, 12;
+	st.local.f32 [%rd57], %f33;
+	add.s64 %rd58, %rd16, 16;
+	st.local.f32 [%rd58], %f34;
+	add.s64 %rd59, %rd16, 20;
+	st.local.f32 [%rd59], %f35;
+	add.s64 %rd60, %rd16, 24;
+	st.local.f64 [%rd60], %fd36;
+	add.s64 %rd61, %rd16, 32;
+	selp.u32 %rt9, 1, 0, %p37;
+	st.local.u8 [%rd61], %rt9;
+	add.s64 %rd62, %rd16, 34;
+	st.local.s16 [%rd62], %r38;
+	add.s64 %rd63, %rd16, 36;
+	st.local.f32 [%rd63], %f39;
+	add.s64 %rd64, %rd16, 40;
+	st.local.f32 [%rd64], %f40;
+	add.s64 %rd65, %rd16, 44;
+	st.local.f32 [%rd65], %f41;
+	add.s64 %rd66, %rd16, 48;
+	st.local.u8 [%rd66], %r42;
+	ld.local.f32 %f67, [%rd16];
+	add.s64 %rd80, %rd16, 4;
+	ld.local.f32 %f68, [%rd80];
+	add.s64 %rd81, %rd16, 8;
+	ld.local.f32 %f69, [%rd81];
+	add.s64 %rd82, %rd16, 12;
+	ld.local.f32 %f70, [%rd82];
+	add.s64 %rd83, %rd16, 16;
+	ld.local.f32 %f71, [%rd83];
+	add.s64 %rd84, %rd16, 20;
+	ld.local.f32 %f72, [%rd84];
+	add.s64 %rd85, %rd16, 24;
+	ld.local.f64 %fd73, [%rd85];
+	add.s64 %rd86, %rd16, 32;
+	ld.local.u8 %rt10, [%rd86];
+	setp.ne.u32 %p74, %rt10, 0;
+	add.s64 %rd87, %rd16, 34;
+	ld.local.s16 %r75, [%rd87];
+	add.s64 %rd88, %rd16, 36;
+	ld.local.f32 %f76, [%rd88];
+	add.s64 %rd89, %rd16, 40;
+	ld.local.f32 %f77, [%rd89];
+	add.s64 %rd90, %rd16, 44;
+	ld.local.f32 %f78, [%rd90];
+	add.s64 %rd91, %rd16, 48;
+	ld.local.u8 %r79, [%rd91];
+$L_5:
+	mov.u64 %rd93, qvar_b_2;
+	mov.f32 %ft9, 0f00000000;
+	st.local.f32 [%rd93], %ft9;
+	add.s64 %rd94, %rd93, 4;
+	mov.f32 %ft10, 0f00000000;
+	st.local.f32 [%rd94], %ft10;
+	add.s64 %rd95, %rd93, 8;
+	mov.f32 %ft11, 0f00000000;
+	st.local.f32 [%rd95], %ft11;
+	add.s64 %rd96, %rd93, 12;
+	mov.f32 %ft12, 0f00000000;
+	st.local.f32 [%rd96], %ft12;
+	add.s64 %rd97, %rd93, 16;
+	mov.f32 %ft13, 0f00000000;
+	st.local.f32 [%rd97], %ft13;
+	add.s64 %rd98, %rd93, 20;
+	mov.f32 %ft14, 0f00000000;
+	st.local.f32 [%rd98], %ft14;
+	add.s64 %rd99, %rd93, 24;
+	mov.f64 %fdt1, 0d0000000000000000;
+	st.local.f64 [%rd99], %fdt1;
+	add.s64 %rd100, %rd93, 32;
+	mov.u32 %rt11, 0;
+	st.local.u8 [%rd100], %rt11;
+	add.s64 %rd101, %rd93, 34;
+	mov.b32 %rt12, 0;
+	st.local.s16 [%rd101], %rt12;
+	add.s64 %rd102, %rd93, 36;
+	mov.f32 %ft15, 0f00000000;
+	st.local.f32 [%rd102], %ft15;
+	add.s64 %rd103, %rd93, 40;
+	mov.f32 %ft16, 0f00000000;
+	st.local.f32 [%rd103], %ft16;
+	add.s64 %rd104, %rd93, 44;
+	mov.f32 %ft17, 0f00000000;
+	st.local.f32 [%rd104], %ft17;
+	add.s64 %rd105, %rd93, 48;
+	mov.b32 %rt13, 0;
+	st.local.u8 [%rd105], %rt13;
+	st.local.f32 [%rd93], %f67;
+	add.s64 %rd106, %rd93, 4;
+	st.local.f32 [%rd106], %f68;
+	add.s64 %rd107, %rd93, 8;
+	st.local.f32 [%rd107], %f69;
+	add.s64 %rd108, %rd93, 12;
+	st.local.f32 [%rd108], %f70;
+	add.s64 %rd109, %rd93, 16;
+	st.local.f32 [%rd109], %f71;
+	add.s64 %rd110, %rd93, 20;
+	st.local.f32 [%rd110], %f72;
+	add.s64 %rd111, %rd93, 24;
+	st.local.f64 [%rd111], %fd73;
+	add.s64 %rd112, %rd93, 32;
+	selp.u32 %rt14, 1, 0, %p74;
+	st.local.u8 [%rd112], %rt14;
+	add.s64 %rd113, %rd93, 34;
+	st.local.s16 [%rd113], %r75;
+	add.s64 %rd114, %rd93, 36;
+	st.local.f32 [%rd114], %f76;
+	add.s64 %rd115, %rd93, 40;
+	st.local.f32 [%rd115], %f77;
+	add.s64 %rd116, %rd93, 44;
+	st.local.f32 [%rd116], %f78;
+	add.s64 %rd117, %rd93, 48;
+	st.local.u8 [%rd117], %r79;
+	add.s64 %rd118, %rd93, 24;
+	ld.local.f64 %fd119, [%rd118];
+	mul.rn.f64 %fd120, %fd119, 0d3FE0000000000000;
+	add.s64 %rd121, %rd93, 12;
+	ld.local.f32 %f122, [%rd121];
+	add.s64 %rd125, %rd121, 4;
+	ld.local.f32 %f123, [%rd125];
+	add.s64 %rd126, %rd121, 8;
+	ld.local.f32 %f124, [%rd126];
+	add.s64 %rd127, %rd93, 12;
+	ld.local.f32 %f128, [%rd127];
+	add.s64 %rd131, %rd127, 4;
+	ld.local.f32 %f129, [%rd131];
+	add.s64 %rd132, %rd127, 8;
+	ld.local.f32 %f130, [%rd132];
+$L_6:
+	mov.u64 %rd134, qvar_v;
+	mov.f32 %ft18, 0f00000000;
+	st.local.f32 [%rd134], %ft18;
+	add.s64 %rd135, %rd134, 4;
+	mov.f32 %ft19, 0f00000000;
+	st.local.f32 [%rd135], %ft19;
+	add.s64 %rd136, %rd134, 8;
+	mov.f32 %ft20, 0f00000000;
+	st.local.f32 [%rd136], %ft20;
+	st.local.f32 [%rd134], %f122;
+	add.s64 %rd137, %rd134, 4;
+	st.local.f32 [%rd137], %f123;
+	add.s64 %rd138, %rd134, 8;
+	st.local.f32 [%rd138], %f124;
+	mov.u64 %rd139, qvar_w;
+	mov.f32 %ft21, 0f00000000;
+	st.local.f32 [%rd139], %ft21;
+	add.s64 %rd140, %rd139, 4;
+	mov.f32 %ft22, 0f00000000;
+	st.local.f32 [%rd140], %ft22;
+	add.s64 %rd141, %rd139, 8;
+	mov.f32 %ft23, 0f00000000;
+	st.local.f32 [%rd141], %ft23;
+	st.local.f32 [%rd139], %f128;
+	add.s64 %rd142, %rd139, 4;
+	st.local.f32 [%rd142], %f129;
+	add.s64 %rd143, %rd139, 8;
+	st.local.f32 [%rd143], %f130;
+	add.s64 %rd144, %rd134, 0;
+	ld.local.f32 %f145, [%rd144];
+	add.s64 %rd146, %rd139, 0;
+	ld.local.f32 %f147, [%rd146];
+	mul.rn.f32 %f148, %f145, %f147;
+	add.s64 %rd149, %rd134, 4;
+	ld.local.f32 %f150, [%rd149];
+	add.s64 %rd151, %rd139, 4;
+	ld.local.f32 %f152, [%rd151];
+	mul.rn.f32 %f153, %f150, %f152;
+	add.rn.f32 %f154, %f148, %f153;
+	add.s64 %rd155, %rd134, 8;
+	ld.local.f32 %f156, [%rd155];
+	add.s64 %rd157, %rd139, 8;
+	ld.local.f32 %f158, [%rd157];
+	mul.rn.f32 %f159, %f156, %f158;
+	add.rn.f32 %f160, %f154, %f159;
+	mov.f32 %f133, %f160;
+$L_7:
+	cvt.f64.f32 %fd161, %f133;
+	mul.rn.f64 %fd162, %fd120, %fd161;
+	mov.f64 %fd92, %fd162;
+$L_8:
+	mad.lo.s64 %rd163, %rd15, 8, %rd8;
+	st.global.f64 [%rd163], %fd92;
+	ld.local.f32 %f164, [%rd16];
+	add.s64 %rd177, %rd16, 4;
+	ld.local.f32 %f165, [%rd177];
+	add.s64 %rd178, %rd16, 8;
+	ld.local.f32 %f166, [%rd178];
+	add.s64 %rd179, %rd16, 12;
+	ld.local.f32 %f167, [%rd179];
+	add.s64 %rd180, %rd16, 16;
+	ld.local.f32 %f168, [%rd180];
+	add.s64 %rd181, %rd16, 20;
+	ld.local.f32 %f169, [%rd181];
+	add.s64 %rd182, %rd16, 24;
+	ld.local.f64 %fd170, [%rd182];
+	add.s64 %rd183, %rd16, 32;
+	ld.local.u8 %rt15, [%rd183];
+	setp.ne.u32 %p171, %rt15, 0;
+	add.s64 %rd184, %rd16, 34;
+	ld.local.s16 %r172, [%rd184];
+	add.s64 %rd185, %rd16, 36;
+	ld.local.f32 %f173, [%rd185];
+	add.s64 %rd186, %rd16, 40;
+	ld.local.f32 %f174, [%rd186];
+	add.s64 %rd187, %rd16, 44;
+	ld.local.f32 %f175, [%rd187];
+	add.s64 %rd188, %rd16, 48;
+	ld.local.u8 %r176, [%rd188];
+	mov.b64 %rd189, %rd6;
+	sub.s64 %rd190, %rd189, 1;
+	sub.s64 %rd191, %rd190, %rd15;
+	mad.lo.s64 %rd192, %rd191, 56, %rd5;
+	ld.global.f32 %f193, [%rd192];
+	add.s64 %rd206, %rd192, 4;
+	ld.global.f32 %f194, [%rd206];
+	add.s64 %rd207, %rd192, 8;
+	ld.global.f32 %f195, [%rd207];
+	add.s64 %rd208, %rd192, 12;
+	ld.global.f32 %f196, [%rd208];
+	add.s64 %rd209, %rd192, 16;
+	ld.global.f32 %f197, [%rd209];
+	add.s64 %rd210, %rd192, 20;
+	ld.global.f32 %f198, [%rd210];
+	add.s64 %rd211, %rd192, 24;
+	ld.global.f64 %fd199, [%rd211];
+	add.s64 %rd212, %rd192, 32;
+	ld.global.u8 %rt16, [%rd212];
+	setp.ne.u32 %p200, %rt16, 0;
+	add.s64 %rd213, %rd192, 34;
+	ld.global.s16 %r201, [%rd213];
+	add.s64 %rd214, %rd192, 36;
+	ld.global.f32 %f202, [%rd214];
+	add.s64 %rd215, %rd192, 40;
+	ld.global.f32 %f203, [%rd215];
+	add.s64 %rd216, %rd192, 44;
+	ld.global.f32 %f204, [%rd216];
+	add.s64 %rd217, %rd192, 48;
+	ld.global.u8 %r205, [%rd217];
+	setp.eq.f32 %p219, %f164, %f193;
+	setp.eq.f32 %p220, %f165, %f194;
+	and.pred %p221, %p219, %p220;
+	setp.eq.f32 %p222, %f166, %f195;
+	and.pred %p223, %p221, %p222;
+	setp.eq.f32 %p224, %f167, %f196;
+	and.pred %p225, %p223, %p224;
+	setp.eq.f32 %p226, %f168, %f197;
+	and.pred %p227, %p225, %p226;
+	setp.eq.f32 %p228, %f169, %f198;
+	and.pred %p229, %p227, %p228;
+	setp.eq.f64 %p230, %fd170, %fd199;
+	and.pred %p231, %p229, %p230;
+	xor.pred %pt0, %p171, %p200;
+	not.pred %p232, %pt0;
+	and.pred %p233, %p231, %p232;
+	setp.eq.s32 %p234, %r172, %r201;
+	and.pred %p235, %p233, %p234;
+	setp.eq.f32 %p236, %f173, %f202;
+	and.pred %p237, %p235, %p236;
+	setp.eq.f32 %p238, %f174, %f203;
+	and.pred %p239, %p237, %p238;
+	setp.eq.f32 %p240, %f175, %f204;
+	and.pred %p241, %p239, %p240;
+	setp.eq.u32 %p242, %r176, %r205;
+	and.pred %p243, %p241, %p242;
+	mov.pred %p218, %p243;
+	@!%p218 bra $L_10;
+$L_9:
+	mad.lo.s64 %rd244, %rd15, 8, %rd8;
+	ld.global.f64 %fd245, [%rd244];
+	neg.f64 %fd246, %fd245;
+	mad.lo.s64 %rd247, %rd15, 8, %rd8;
+	st.global.f64 [%rd247], %fd246;
+$L_10:
+	mov.u64 %rd248, qvar_v_2;
+	mov.f32 %ft24, 0f00000000;
+	st.local.f32 [%rd248], %ft24;
+	add.s64 %rd249, %rd248, 4;
+	mov.f32 %ft25, 0f00000000;
+	st.local.f32 [%rd249], %ft25;
+	add.s64 %rd250, %rd248, 8;
+	mov.f32 %ft26, 0f00000000;
+	st.local.f32 [%rd250], %ft26;
+	mov.u64 %rd251, qvar_complit;
+	mov.f32 %ft27, 0f00000000;
+	st.local.f32 [%rd251], %ft27;
+	add.s64 %rd252, %rd251, 4;
+	mov.f32 %ft28, 0f00000000;
+	st.local.f32 [%rd252], %ft28;
+	add.s64 %rd253, %rd251, 8;
+	mov.f32 %ft29, 0f00000000;
+	st.local.f32 [%rd253], %ft29;
+	add.s64 %rd254, %rd251, 8;
+	mov.f32 %ft30, 0f3F800000;
+	st.local.f32 [%rd254], %ft30;
+	ld.local.f32 %f255, [%rd251];
+	add.s64 %rd258, %rd251, 4;
+	ld.local.f32 %f256, [%rd258];
+	add.s64 %rd259, %rd251, 8;
+	ld.local.f32 %f257, [%rd259];
+	st.local.f32 [%rd248], %f255;
+	add.s64 %rd260, %rd248, 4;
+	st.local.f32 [%rd260], %f256;
+	add.s64 %rd261, %rd248, 8;
+	st.local.f32 [%rd261], %f257;
+	add.s64 %rd262, %rd16, 0;
+	add.s64 %rd263, %rd262, 0;
+	ld.local.f32 %f264, [%rd263];
+	add.s64 %rd265, %rd248, 0;
+	st.local.f32 [%rd265], %f264;
+	ld.local.f32 %f266, [%rd248];
+	add.s64 %rd269, %rd248, 4;
+	ld.local.f32 %f267, [%rd269];
+	add.s64 %rd270, %rd248, 8;
+	ld.local.f32 %f268, [%rd270];
+	add.s64 %rd271, %rd16, 12;
+	ld.local.f32 %f272, [%rd271];
+	add.s64 %rd275, %rd271, 4;
+	ld.local.f32 %f273, [%rd275];
+	add.s64 %rd276, %rd271, 8;
+	ld.local.f32 %f274, [%rd276];
+$L_11:
+	mov.u64 %rd280, qvar_v_3;
+	mov.f32 %ft31, 0f00000000;
+	st.local.f32 [%rd280], %ft31;
+	add.s64 %rd281, %rd280, 4;
+	mov.f32 %ft32, 0f00000000;
+	st.local.f32 [%rd281], %ft32;
+	add.s64 %rd282, %rd280, 8;
+	mov.f32 %ft33, 0f00000000;
+	st.local.f32 [%rd282], %ft33;
+	st.local.f32 [%rd280], %f266;
+	add.s64 %rd283, %rd280, 4;
+	st.local.f32 [%rd283], %f267;
+	add.s64 %rd284, %rd280, 8;
+	st.local.f32 [%rd284], %f268;
+	mov.u64 %rd285, qvar_w_2;
+	mov.f32 %ft34, 0f00000000;
+	st.local.f32 [%rd285], %ft34;
+	add.s64 %rd286, %rd285, 4;
+	mov.f32 %ft35, 0f00000000;
+	st.local.f32 [%rd286], %ft35;
+	add.s64 %rd287, %rd285, 8;
+	mov.f32 %ft36, 0f00000000;
+	st.local.f32 [%rd287], %ft36;
+	st.local.f32 [%rd285], %f272;
+	add.s64 %rd288, %rd285, 4;
+	st.local.f32 [%rd288], %f273;
+	add.s64 %rd289, %rd285, 8;
+	st.local.f32 [%rd289], %f274;
+	mov.u64 %rd290, qvar_complit_2;
+	mov.f32 %ft37, 0f00000000;
+	st.local.f32 [%rd290], %ft37;
+	add.s64 %rd291, %rd290, 4;
+	mov.f32 %ft38, 0f00000000;
+	st.local.f32 [%rd291], %ft38;
+	add.s64 %rd292, %rd290, 8;
+	mov.f32 %ft39, 0f00000000;
+	st.local.f32 [%rd292], %ft39;
+	add.s64 %rd293, %rd290, 0;
+	add.s64 %rd294, %rd280, 0;
+	ld.local.f32 %f295, [%rd294];
+	add.s64 %rd296, %rd285, 0;
+	ld.local.f32 %f297, [%rd296];
+	add.rn.f32 %f298, %f295, %f297;
+	st.local.f32 [%rd293], %f298;
+	add.s64 %rd299, %rd290, 4;
+	add.s64 %rd300, %rd280, 4;
+	ld.local.f32 %f301, [%rd300];
+	add.s64 %rd302, %rd285, 4;
+	ld.local.f32 %f303, [%rd302];
+	add.rn.f32 %f304, %f301, %f303;
+	st.local.f32 [%rd299], %f304;
+	add.s64 %rd305, %rd290, 8;
+	add.s64 %rd306, %rd280, 8;
+	ld.local.f32 %f307, [%rd306];
+	add.s64 %rd308, %rd285, 8;
+	ld.local.f32 %f309, [%rd308];
+	add.rn.f32 %f310, %f307, %f309;
+	st.local.f32 [%rd305], %f310;
+	ld.local.f32 %f311, [%rd290];
+	add.s64 %rd314, %rd290, 4;
+	ld.local.f32 %f312, [%rd314];
+	add.s64 %rd315, %rd290, 8;
+	ld.local.f32 %f313, [%rd315];
+	mov.f32 %f277, %f311;
+	mov.f32 %f278, %f312;
+	mov.f32 %f279, %f313;
+$L_12:
+	st.local.f32 [%rd248], %f277;
+	add.s64 %rd316, %rd248, 4;
+	st.local.f32 [%rd316], %f278;
+	add.s64 %rd317, %rd248, 8;
+	st.local.f32 [%rd317], %f279;
+	ld.local.f32 %f318, [%rd248];
+	add.s64 %rd321, %rd248, 4;
+	ld.local.f32 %f319, [%rd321];
+	add.s64 %rd322, %rd248, 8;
+	ld.local.f32 %f320, [%rd322];
+	mad.lo.s64 %rd323, %rd15, 12, %rd12;
+	st.global.f32 [%rd323], %f318;
+	add.s64 %rd324, %rd323, 4;
+	st.global.f32 [%rd324], %f319;
+	add.s64 %rd325, %rd323, 8;
+	st.global.f32 [%rd325], %f320;
+	add.s64 %rd326, %rd15, 1;
+	setp.lt.s64 %p327, %rd326, %rd3;
+	@!%p327 bra $L_14;
+$L_13:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_14:
+	ret;
+}
+
+.visible .entry Blur5_0(
+	.param .u64 Blur5_0_param_0,
+	.param .s64 Blur5_0_param_1,
+	.param .u64 Blur5_0_param_2,
+	.param .s64 Blur5_0_param_3
+)
+{
+	.local .align 4 .b8 qvar_taps[12];
+	.local .align 4 .b8 qvar_complit[12];
+	.reg .pred %p<108>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<107>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<92>;
+	.reg .f32 %ft<9>;
+	.reg .f64 %fd<80>;
+
+$L_0:
+	ld.param.u64 %rd4, [Blur5_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Blur5_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd19, [Blur5_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Blur5_0_param_1];
+	mov.u64 %rd24, qdata_gauss5;
+	mov.u64 %rd80, qdata_scale;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_36;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_36;
+$L_5:
+	setp.lt.s64 %p11, 0, 5;
+	@!%p11 bra $L_35;
+$L_6:
+	mov.f32 %f12, 0f00000000;
+	mov.b64 %rd13, 0;
+$L_7:
+	max.s64 %rd102, 5, -9223372036854775804;
+	sub.s64 %rd103, %rd102, 4;
+$L_8:
+	setp.lt.s64 %p104, %rd13, %rd103;
+	@!%p104 bra $L_17;
+$L_9:
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+$L_10:
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+$L_11:
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+$L_12:
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+$L_13:
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+$L_14:
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+$L_15:
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+$L_16:
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+	bra.uni $L_8;
+$L_17:
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+	@!%p31 bra $L_19;
+$L_18:
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+	bra.uni $L_17;
+$L_19:
+	mov.f32 %f14, %f29;
+$L_20:
+	mov.u64 %rd32, qvar_taps;
+	mov.f32 %ft0, 0f00000000;
+	st.local.f32 [%rd32], %ft0;
+	add.s64 %rd33, %rd32, 4;
+	mov.f32 %ft1, 0f00000000;
+	st.local.f32 [%rd33], %ft1;
+	add.s64 %rd34, %rd32, 8;
+	mov.f32 %ft2, 0f00000000;
+	st.local.f32 [%rd34], %ft2;
+	mov.u64 %rd35, qvar_complit;
+	mov.f32 %ft3, 0f00000000;
+	st.local.f32 [%rd35], %ft3;
+	add.s64 %rd36, %rd35, 4;
+	mov.f32 %ft4, 0f00000000;
+	st.local.f32 [%rd36], %ft4;
+	add.s64 %rd37, %rd35, 8;
+	mov.f32 %ft5, 0f00000000;
+	st.local.f32 [%rd37], %ft5;
+	add.s64 %rd38, %rd35, 0;
+	mov.f32 %ft6, 0f3E800000;
+	st.local.f32 [%rd38], %ft6;
+	add.s64 %rd39, %rd35, 4;
+	mov.f32 %ft7, 0f3F000000;
+	st.local.f32 [%rd39], %ft7;
+	add.s64 %rd40, %rd35, 8;
+	mov.f32 %ft8, 0f3E800000;
+	st.local.f32 [%rd40], %ft8;
+	ld.local.f32 %f41, [%rd35];
+	add.s64 %rd44, %rd35, 4;
+	ld.local.f32 %f42, [%rd44];
+	add.s64 %rd45, %rd35, 8;
+	ld.local.f32 %f43, [%rd45];
+	st.local.f32 [%rd32], %f41;
+	add.s64 %rd46, %rd32, 4;
+	st.local.f32 [%rd46], %f42;
+	add.s64 %rd47, %rd32, 8;
+	st.local.f32 [%rd47], %f43;
+	sub.s64 %rd48, %rd9, 1;
+	max.s64 %rd49, %rd48, 0;
+	mad.lo.s64 %rd50, %rd49, 4, %rd19;
+	ld.global.f32 %f51, [%rd50];
+	add.s64 %rd52, %rd9, 1;
+	mov.b64 %rd53, %rd20;
+	sub.s64 %rd54, %rd53, 1;
+	min.s64 %rd55, %rd52, %rd54;
+	mad.lo.s64 %rd56, %rd55, 4, %rd19;
+	ld.global.f32 %f57, [%rd56];
+	add.s64 %rd58, %rd32, 0;
+	ld.local.f32 %f59, [%rd58];
+	mul.rn.f32 %f60, %f59, %f51;
+	add.s64 %rd61, %rd32, 4;
+	ld.local.f32 %f62, [%rd61];
+	mad.lo.s64 %rd63, %rd9, 4, %rd19;
+	ld.global.f32 %f64, [%rd63];
+	mul.rn.f32 %f65, %f62, %f64;
+	add.rn.f32 %f66, %f60, %f65;
+	add.s64 %rd67, %rd32, 8;
+	ld.local.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f57;
+	add.rn.f32 %f70, %f66, %f69;
+	mov.b64 %rd76, -1;
+$L_21:
+	max.s64 %rd105, 3, -9223372036854775804;
+	sub.s64 %rd106, %rd105, 4;
+$L_22:
+	setp.lt.s64 %p107, %rd76, %rd106;
+	@!%p107 bra $L_31;
+$L_23:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_24:
+	ld.global.f64 %fd79, [%rd80];
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+$L_25:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_26:
+	ld.global.f64 %fd79, [%rd80];
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+$L_27:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_28:
+	ld.global.f64 %fd79, [%rd80];
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+$L_29:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_30:
+	ld.global.f64 %fd79, [%rd80];
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+	bra.uni $L_22;
+$L_31:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+	@!%p78 bra $L_33;
+$L_32:
+	ld.global.f64 %fd79, [%rd80];
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+	bra.uni $L_31;
+$L_33:
+	div.rn.f32 %f86, %f14, 0f41800000;
+	add.rn.f32 %f87, %f86, %f70;
+	mul.hi.s64 %rd93, %rd9, -6148914691236517205;
+	add.s64 %rd94, %rd93, %rd9;
+	mov.b64 %rd95, %rd94;
+	shr.u64 %rd96, %rd95, 63;
+	shr.s64 %rd97, %rd94, 1;
+	mov.b64 %rd98, %rd96;
+	add.s64 %rd99, %rd97, %rd98;
+	mul.lo.s64 %rd100, %rd99, 3;
+	sub.s64 %rd101, %rd9, %rd100;
+	mov.b64 %rd88, %rd101;
+	mad.lo.s64 %rd89, %rd88, 4, %rd32;
+	ld.local.f32 %f90, [%rd89];
+	add.rn.f32 %f91, %f87, %f90;
+	mad.lo.s64 %rd92, %rd9, 4, %rd4;
+	st.global.f32 [%rd92], %f91;
+$L_34:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_35:
+	mov.f32 %f14, 0f00000000;
+	bra.uni $L_20;
+$L_36:
+	ret;
+}
+
+.visible .entry Rotate_0(
+	.param .u64 Rotate_0_param_0,
+	.param .s64 Rotate_0_param_1,
+	.param .u64 Rotate_0_param_2,
+	.param .s64 Rotate_0_param_3,
+	.param .u64 Rotate_0_param_4,
+	.param .s64 Rotate_0_param_5
+)
+{
+	.local .align 8 .b8 qvar_complit[24];
+	.local .align 8 .b8 qvar_q[24];
+	.local .align 8 .b8 qvar_copy[72];
+	.local .align 8 .b8 qvar_v[24];
+	.local .align 8 .b8 qvar_r[24];
+	.local .align 8 .b8 qvar_row[24];
+	.local .align 8 .b8 qvar_m[72];
+	.local .align 8 .b8 qvar_copy_2[72];
+	.local .align 8 .b8 qvar_v_2[24];
+	.local .align 8 .b8 qvar_r_2[24];
+	.local .align 8 .b8 qvar_row_2[24];
+	.local .align 4 .b8 qvar_complit_2[12];
+	.local .align 4 .b8 qvar_v_3[12];
+	.local .align 4 .b8 qvar_w[12];
+	.local .align 4 .b8 qvar_complit_3[12];
+	.local .align 8 .b8 qvar_copy_3[24];
+	.reg .pred %p<337>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<336>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<284>;
+	.reg .f32 %ft<12>;
+	.reg .f64 %fd<307>;
+	.reg .f64 %fdt<38>;
+
+$L_0:
+	ld.param.u64 %rd5, [Rotate_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Rotate_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Rotate_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Rotate_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [Rotate_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Rotate_0_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd3, %rd10, %rd11;
+	mov.u64 %rd51, qdata_rotation;
+	mov.u64 %rd241, qdata_corners;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p14, %rd2, %rd3;
+	@!%p14 bra $L_71;
+$L_3:
+	mov.b64 %rd15, %rd2;
+$L_4:
+	mov.u64 %rd16, qvar_complit;
+	mov.f64 %fdt0, 0d0000000000000000;
+	st.local.f64 [%rd16], %fdt0;
+	add.s64 %rd17, %rd16, 8;
+	mov.f64 %fdt1, 0d0000000000000000;
+	st.local.f64 [%rd17], %fdt1;
+	add.s64 %rd18, %rd16, 16;
+	mov.f64 %fdt2, 0d0000000000000000;
+	st.local.f64 [%rd18], %fdt2;
+	add.s64 %rd19, %rd16, 0;
+	mad.lo.s64 %rd20, %rd15, 12, %rd5;
+	add.s64 %rd21, %rd20, 0;
+	ld.global.f32 %f22, [%rd21];
+	cvt.f64.f32 %fd23, %f22;
+	st.local.f64 [%rd19], %fd23;
+	add.s64 %rd24, %rd16, 8;
+	mad.lo.s64 %rd25, %rd15, 12, %rd5;
+	add.s64 %rd26, %rd25, 4;
+	ld.global.f32 %f27, [%rd26];
+	cvt.f64.f32 %fd28, %f27;
+	st.local.f64 [%rd24], %fd28;
+	add.s64 %rd29, %rd16, 16;
+	mad.lo.s64 %rd30, %rd15, 12, %rd5;
+	add.s64 %rd31, %rd30, 8;
+	ld.global.f32 %f32, [%rd31];
+	cvt.f64.f32 %fd33, %f32;
+	st.local.f64 [%rd29], %fd33;
+	ld.local.f64 %fd34, [%rd16];
+	add.s64 %rd37, %rd16, 8;
+	ld.local.f64 %fd35, [%rd37];
+	add.s64 %rd38, %rd16, 16;
+	ld.local.f64 %fd36, [%rd38];
+	mov.u64 %rd39, qvar_q;
+	mov.f64 %fdt3, 0d0000000000000000;
+	st.local.f64 [%rd39], %fdt3;
+	add.s64 %rd40, %rd39, 8;
+	mov.f64 %fdt4, 0d0000000000000000;
+	st.local.f64 [%rd40], %fdt4;
+	add.s64 %rd41, %rd39, 16;
+	mov.f64 %fdt5, 0d0000000000000000;
+	st.local.f64 [%rd41], %fdt5;
+	ld.global.f64 %fd42, [%rd51];
+	add.s64 %rd52, %rd51, 8;
+	ld.global.f64 %fd43, [%rd52];
+	add.s64 %rd53, %rd51, 16;
+	ld.global.f64 %fd44, [%rd53];
+	add.s64 %rd54, %rd51, 24;
+	ld.global.f64 %fd45, [%rd54];
+	add.s64 %rd55, %rd51, 32;
+	ld.global.f64 %fd46, [%rd55];
+	add.s64 %rd56, %rd51, 40;
+	ld.global.f64 %fd47, [%rd56];
+	add.s64 %rd57, %rd51, 48;
+	ld.global.f64 %fd48, [%rd57];
+	add.s64 %rd58, %rd51, 56;
+	ld.global.f64 %fd49, [%rd58];
+	add.s64 %rd59, %rd51, 64;
+	ld.global.f64 %fd50, [%rd59];
+	mov.u64 %rd63, qvar_copy;
+	st.local.f64 [%rd63], %fd42;
+	add.s64 %rd64, %rd63, 8;
+	st.local.f64 [%rd64], %fd43;
+	add.s64 %rd65, %rd63, 16;
+	st.local.f64 [%rd65], %fd44;
+	add.s64 %rd66, %rd63, 24;
+	st.local.f64 [%rd66], %fd45;
+	add.s64 %rd67, %rd63, 32;
+	st.local.f64 [%rd67], %fd46;
+	add.s64 %rd68, %rd63, 40;
+	st.local.f64 [%rd68], %fd47;
+	add.s64 %rd69, %rd63, 48;
+	st.local.f64 [%rd69], %fd48;
+	add.s64 %rd70, %rd63, 56;
+	st.local.f64 [%rd70], %fd49;
+	add.s64 %rd71, %rd63, 64;
+	st.local.f64 [%rd71], %fd50;
+$L_5:
+	mov.u64 %rd72, qvar_v;
+	mov.f64 %fdt6, 0d0000000000000000;
+	st.local.f64 [%rd72], %fdt6;
+	add.s64 %rd73, %rd72, 8;
+	mov.f64 %fdt7, 0d0000000000000000;
+	st.local.f64 [%rd73], %fdt7;
+	add.s64 %rd74, %rd72, 16;
+	mov.f64 %fdt8, 0d0000000000000000;
+	st.local.f64 [%rd74], %fdt8;
+	st.local.f64 [%rd72], %fd34;
+	add.s64 %rd75, %rd72, 8;
+	st.local.f64 [%rd75], %fd35;
+	add.s64 %rd76, %rd72, 16;
+	st.local.f64 [%rd76], %fd36;
+	mov.u64 %rd77, qvar_r;
+	mov.f64 %fdt9, 0d0000000000000000;
+	st.local.f64 [%rd77], %fdt9;
+	add.s64 %rd78, %rd77, 8;
+	mov.f64 %fdt10, 0d0000000000000000;
+	st.local.f64 [%rd78], %fdt10;
+	add.s64 %rd79, %rd77, 16;
+	mov.f64 %fdt11, 0d0000000000000000;
+	st.local.f64 [%rd79], %fdt11;
+	mov.b64 %rd80, -1;
+$L_6:
+	add.s64 %rd81, %rd80, 1;
+	setp.lt.s64 %p82, %rd81, 3;
+	@!%p82 bra $L_21;
+$L_7:
+	mad.lo.s64 %rd86, %rd81, 24, %rd63;
+	ld.local.f64 %fd83, [%rd86];
+	add.s64 %rd87, %rd86, 8;
+	ld.local.f64 %fd84, [%rd87];
+	add.s64 %rd88, %rd86, 16;
+	ld.local.f64 %fd85, [%rd88];
+	mov.u64 %rd89, qvar_row;
+	mov.f64 %fdt12, 0d0000000000000000;
+	st.local.f64 [%rd89], %fdt12;
+	add.s64 %rd90, %rd89, 8;
+	mov.f64 %fdt13, 0d0000000000000000;
+	st.local.f64 [%rd90], %fdt13;
+	add.s64 %rd91, %rd89, 16;
+	mov.f64 %fdt14, 0d0000000000000000;
+	st.local.f64 [%rd91], %fdt14;
+	st.local.f64 [%rd89], %fd83;
+	add.s64 %rd92, %rd89, 8;
+	st.local.f64 [%rd92], %fd84;
+	add.s64 %rd93, %rd89, 16;
+	st.local.f64 [%rd93], %fd85;
+	mov.b64 %rd99, -1;
+$L_8:
+	max.s64 %rd325, 3, -9223372036854775804;
+	sub.s64 %rd326, %rd325, 4;
+$L_9:
+	setp.lt.s64 %p327, %rd99, %rd326;
+	@!%p327 bra $L_18;
+$L_10:
+	add.s64 %rd105, %rd99, 1;
+	setp.lt.s64 %p106, %rd105, 3;
+$L_11:
+	mad.lo.s64 %rd107, %rd105, 8, %rd89;
+	ld.local.f64 %fd108, [%rd107];
+	mad.lo.s64 %rd109, %rd105, 8, %rd72;
+	ld.local.f64 %fd110, [%rd109];
+	mul.rn.f64 %fd111, %fd108, %fd110;
+	mad.lo.s64 %rd112, %rd81, 8, %rd77;
+	ld.local.f64 %fd113, [%rd112];
+	add.rn.f64 %fd114, %fd113, %fd111;
+	mad.lo.s64 %rd115, %rd81, 8, %rd77;
+	st.local.f64 [%rd115], %fd114;
+	mov.b64 %rd99, %rd105;
+$L_12:
+	add.s64 %rd105, %rd99, 1;
+	setp.lt.s64 %p106, %rd105, 3;
+$L_13:
+	mad.lo.s64 %rd107, %rd105, 8, %rd89;
+	ld.local.f64 %fd108, [%rd107];
+	mad.lo.s64 %rd109, %rd105, 8, %rd72;
+	ld.local.f64 %fd110, [%rd109];
+	mul.rn.f64 %fd111, %fd108, %fd110;
+	mad.lo.s64 %rd112, %rd81, 8, %rd77;
+	ld.local.f64 %fd113, [%rd112];
+	add.rn.f64 %fd114, %fd113, %fd111;
+	mad.lo.s64 %rd115, %rd81, 8, %rd77;
+	st.local.f64 [%rd115], %fd114;
+	mov.b64 %rd99, %rd105;
+$L_14:
+	add.s64 %rd105, %rd99, 1;
+	setp.lt.s64 %p106, %rd105, 3;
+$L_15:
+	mad.lo.s64 %rd107, %rd105, 8, %rd89;
+	ld.local.f64 %fd108, [%rd107];
+	mad.lo.s64 %rd109, %rd105, 8, %rd72;
+	ld.local.f64 %fd110, [%rd109];
+	mul.rn.f64 %fd111, %fd108, %fd110;
+	mad.lo.s64 %rd112, %rd81, 8, %rd77;
+	ld.local.f64 %fd113, [%rd112];
+	add.rn.f64 %fd114, %fd113, %fd111;
+	mad.lo.s64 %rd115, %rd81, 8, %rd77;
+	st.local.f64 [%rd115], %fd114;
+	mov.b64 %rd99, %rd105;
+$L_16:
+	add.s64 %rd105, %rd99, 1;
+	setp.lt.s64 %p106, %rd105, 3;
+$L_17:
+	mad.lo.s64 %rd107, %rd105, 8, %rd89;
+	ld.local.f64 %fd108, [%rd107];
+	mad.lo.s64 %rd109, %rd105, 8, %rd72;
+	ld.local.f64 %fd110, [%rd109];
+	mul.rn.f64 %fd111, %fd108, %fd110;
+	mad.lo.s64 %rd112, %rd81, 8, %rd77;
+	ld.local.f64 %fd113, [%rd112];
+	add.rn.f64 %fd114, %fd113, %fd111;
+	mad.lo.s64 %rd115, %rd81, 8, %rd77;
+	st.local.f64 [%rd115], %fd114;
+	mov.b64 %rd99, %rd105;
+	bra.uni $L_9;
+$L_18:
+	add.s64 %rd105, %rd99, 1;
+	setp.lt.s64 %p106, %rd105, 3;
+	@!%p106 bra $L_20;
+$L_19:
+	mad.lo.s64 %rd107, %rd105, 8, %rd89;
+	ld.local.f64 %fd108, [%rd107];
+	mad.lo.s64 %rd109, %rd105, 8, %rd72;
+	ld.local.f64 %fd110, [%rd109];
+	mul.rn.f64 %fd111, %fd108, %fd110;
+	mad.lo.s64 %rd112, %rd81, 8, %rd77;
+	ld.local.f64 %fd113, [%rd112];
+	add.rn.f64 %fd114, %fd113, %fd111;
+	mad.lo.s64 %rd115, %rd81, 8, %rd77;
+	st.local.f64 [%rd115], %fd114;
+	mov.b64 %rd99, %rd105;
+	bra.uni $L_18;
+$L_20:
+	mov.b64 %rd80, %rd81;
+	bra.uni $L_6;
+$L_21:
+	ld.local.f64 %fd100, [%rd77];
+	add.s64 %rd103, %rd77, 8;
+	ld.local.f64 %fd101, [%rd103];
+	add.s64 %rd104, %rd77, 16;
+	ld.local.f64 %fd102, [%rd104];
+	mov.f64 %fd60, %fd100;
+	mov.f64 %fd61, %fd101;
+	mov.f64 %fd62, %fd102;
+$L_22:
+	st.local.f64 [%rd39], %fd60;
+	add.s64 %rd116, %rd39, 8;
+	st.local.f64 [%rd116], %fd61;
+	add.s64 %rd117, %rd39, 16;
+	st.local.f64 [%rd117], %fd62;
+	mov.u64 %rd118, qvar_m;
+	mov.f64 %fdt15, 0d0000000000000000;
+	st.local.f64 [%rd118], %fdt15;
+	add.s64 %rd119, %rd118, 8;
+	mov.f64 %fdt16, 0d0000000000000000;
+	st.local.f64 [%rd119], %fdt16;
+	add.s64 %rd120, %rd118, 16;
+	mov.f64 %fdt17, 0d0000000000000000;
+	st.local.f64 [%rd120], %fdt17;
+	add.s64 %rd121, %rd118, 24;
+	mov.f64 %fdt18, 0d0000000000000000;
+	st.local.f64 [%rd121], %fdt18;
+	add.s64 %rd122, %rd118, 32;
+	mov.f64 %fdt19, 0d0000000000000000;
+	st.local.f64 [%rd122], %fdt19;
+	add.s64 %rd123, %rd118, 40;
+	mov.f64 %fdt20, 0d0000000000000000;
+	st.local.f64 [%rd123], %fdt20;
+	add.s64 %rd124, %rd118, 48;
+	mov.f64 %fdt21, 0d0000000000000000;
+	st.local.f64 [%rd124], %fdt21;
+	add.s64 %rd125, %rd118, 56;
+	mov.f64 %fdt22, 0d0000000000000000;
+	st.local.f64 [%rd125], %fdt22;
+	add.s64 %rd126, %rd118, 64;
+	mov.f64 %fdt23, 0d0000000000000000;
+	st.local.f64 [%rd126], %fdt23;
+	setp.lt.s64 %p127, 0, 3;
+	@!%p127 bra $L_36;
+$L_23:
+	mov.b64 %rd128, 0;
+$L_24:
+	max.s64 %rd328, 3, -9223372036854775804;
+	sub.s64 %rd329, %rd328, 4;
+$L_25:
+	setp.lt.s64 %p330, %rd128, %rd329;
+	@!%p330 bra $L_34;
+$L_26:
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt24, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt24;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+$L_27:
+	mov.b64 %rd128, %rd137;
+$L_28:
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt25, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt25;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+$L_29:
+	mov.b64 %rd128, %rd137;
+$L_30:
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt26, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt26;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+$L_31:
+	mov.b64 %rd128, %rd137;
+$L_32:
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt27, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt27;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+$L_33:
+	mov.b64 %rd128, %rd137;
+	bra.uni $L_25;
+$L_34:
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt28, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt28;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+	@!%p138 bra $L_36;
+$L_35:
+	mov.b64 %rd128, %rd137;
+	bra.uni $L_34;
+$L_36:
+	ld.local.f64 %fd139, [%rd118];
+	add.s64 %rd148, %rd118, 8;
+	ld.local.f64 %fd140, [%rd148];
+	add.s64 %rd149, %rd118, 16;
+	ld.local.f64 %fd141, [%rd149];
+	add.s64 %rd150, %rd118, 24;
+	ld.local.f64 %fd142, [%rd150];
+	add.s64 %rd151, %rd118, 32;
+	ld.local.f64 %fd143, [%rd151];
+	add.s64 %rd152, %rd118, 40;
+	ld.local.f64 %fd144, [%rd152];
+	add.s64 %rd153, %rd118, 48;
+	ld.local.f64 %fd145, [%rd153];
+	add.s64 %rd154, %rd118, 56;
+	ld.local.f64 %fd146, [%rd154];
+	add.s64 %rd155, %rd118, 64;
+	ld.local.f64 %fd147, [%rd155];
+	ld.local.f64 %fd156, [%rd39];
+	add.s64 %rd159, %rd39, 8;
+	ld.local.f64 %fd157, [%rd159];
+	add.s64 %rd160, %rd39, 16;
+	ld.local.f64 %fd158, [%rd160];
+	mov.u64 %rd164, qvar_copy_2;
+	st.local.f64 [%rd164], %fd139;
+	add.s64 %rd165, %rd164, 8;
+	st.local.f64 [%rd165], %fd140;
+	add.s64 %rd166, %rd164, 16;
+	st.local.f64 [%rd166], %fd141;
+	add.s64 %rd167, %rd164, 24;
+	st.local.f64 [%rd167], %fd142;
+	add.s64 %rd168, %rd164, 32;
+	st.local.f64 [%rd168], %fd143;
+	add.s64 %rd169, %rd164, 40;
+	st.local.f64 [%rd169], %fd144;
+	add.s64 %rd170, %rd164, 48;
+	st.local.f64 [%rd170], %fd145;
+	add.s64 %rd171, %rd164, 56;
+	st.local.f64 [%rd171], %fd146;
+	add.s64 %rd172, %rd164, 64;
+	st.local.f64 [%rd172], %fd147;
+$L_37:
+	mov.u64 %rd173, qvar_v_2;
+	mov.f64 %fdt29, 0d0000000000000000;
+	st.local.f64 [%rd173], %fdt29;
+	add.s64 %rd174, %rd173, 8;
+	mov.f64 %fdt30, 0d0000000000000000;
+	st.local.f64 [%rd174], %fdt30;
+	add.s64 %rd175, %rd173, 16;
+	mov.f64 %fdt31, 0d0000000000000000;
+	st.local.f64 [%rd175], %fdt31;
+	st.local.f64 [%rd173], %fd156;
+	add.s64 %rd176, %rd173, 8;
+	st.local.f64 [%rd176], %fd157;
+	add.s64 %rd177, %rd173, 16;
+	st.local.f64 [%rd177], %fd158;
+	mov.u64 %rd178, qvar_r_2;
+	mov.f64 %fdt32, 0d0000000000000000;
+	st.local.f64 [%rd178], %fdt32;
+	add.s64 %rd179, %rd178, 8;
+	mov.f64 %fdt33, 0d0000000000000000;
+	st.local.f64 [%rd179], %fdt33;
+	add.s64 %rd180, %rd178, 16;
+	mov.f64 %fdt34, 0d0000000000000000;
+	st.local.f64 [%rd180], %fdt34;
+	mov.b64 %rd181, -1;
+$L_38:
+	add.s64 %rd182, %rd181, 1;
+	setp.lt.s64 %p183, %rd182, 3;
+	@!%p183 bra $L_53;
+$L_39:
+	mad.lo.s64 %rd187, %rd182, 24, %rd164;
+	ld.local.f64 %fd184, [%rd187];
+	add.s64 %rd188, %rd187, 8;
+	ld.local.f64 %fd185, [%rd188];
+	add.s64 %rd189, %rd187, 16;
+	ld.local.f64 %fd186, [%rd189];
+	mov.u64 %rd190, qvar_row_2;
+	mov.f64 %fdt35, 0d0000000000000000;
+	st.local.f64 [%rd190], %fdt35;
+	add.s64 %rd191, %rd190, 8;
+	mov.f64 %fdt36, 0d0000000000000000;
+	st.local.f64 [%rd191], %fdt36;
+	add.s64 %rd192, %rd190, 16;
+	mov.f64 %fdt37, 0d0000000000000000;
+	st.local.f64 [%rd192], %fdt37;
+	st.local.f64 [%rd190], %fd184;
+	add.s64 %rd193, %rd190, 8;
+	st.local.f64 [%rd193], %fd185;
+	add.s64 %rd194, %rd190, 16;
+	st.local.f64 [%rd194], %fd186;
+	mov.b64 %rd200, -1;
+$L_40:
+	max.s64 %rd331, 3, -9223372036854775804;
+	sub.s64 %rd332, %rd331, 4;
+$L_41:
+	setp.lt.s64 %p333, %rd200, %rd332;
+	@!%p333 bra $L_50;
+$L_42:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_43:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+$L_44:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_45:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+$L_46:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_47:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+$L_48:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_49:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+	bra.uni $L_41;
+$L_50:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+	@!%p207 bra $L_52;
+$L_51:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+	bra.uni $L_50;
+$L_52:
+	mov.b64 %rd181, %rd182;
+	bra.uni $L_38;
+$L_53:
+	ld.local.f64 %fd201, [%rd178];
+	add.s64 %rd204, %rd178, 8;
+	ld.local.f64 %fd202, [%rd204];
+	add.s64 %rd205, %rd178, 16;
+	ld.local.f64 %fd203, [%rd205];
+	mov.f64 %fd161, %fd201;
+	mov.f64 %fd162, %fd202;
+	mov.f64 %fd163, %fd203;
+$L_54:
+	st.local.f64 [%rd39], %fd161;
+	add.s64 %rd217, %rd39, 8;
+	st.local.f64 [%rd217], %fd162;
+	add.s64 %rd218, %rd39, 16;
+	st.local.f64 [%rd218], %fd163;
+	mov.u64 %rd219, qvar_complit_2;
+	mov.f32 %ft0, 0f00000000;
+	st.local.f32 [%rd219], %ft0;
+	add.s64 %rd220, %rd219, 4;
+	mov.f32 %ft1, 0f00000000;
+	st.local.f32 [%rd220], %ft1;
+	add.s64 %rd221, %rd219, 8;
+	mov.f32 %ft2, 0f00000000;
+	st.local.f32 [%rd221], %ft2;
+	add.s64 %rd222, %rd219, 0;
+	add.s64 %rd223, %rd39, 0;
+	ld.local.f64 %fd224, [%rd223];
+	cvt.rn.f32.f64 %f225, %fd224;
+	st.local.f32 [%rd222], %f225;
+	add.s64 %rd226, %rd219, 4;
+	add.s64 %rd227, %rd39, 8;
+	ld.local.f64 %fd228, [%rd227];
+	cvt.rn.f32.f64 %f229, %fd228;
+	st.local.f32 [%rd226], %f229;
+	add.s64 %rd230, %rd219, 8;
+	add.s64 %rd231, %rd39, 16;
+	ld.local.f64 %fd232, [%rd231];
+	cvt.rn.f32.f64 %f233, %fd232;
+	st.local.f32 [%rd230], %f233;
+	ld.local.f32 %f234, [%rd219];
+	add.s64 %rd237, %rd219, 4;
+	ld.local.f32 %f235, [%rd237];
+	add.s64 %rd238, %rd219, 8;
+	ld.local.f32 %f236, [%rd238];
+	shr.s64 %rd319, %rd15, 63;
+	and.b64 %rd320, %rd319, 3;
+	add.s64 %rd321, %rd15, %rd320;
+	shr.s64 %rd322, %rd321, 2;
+	mul.lo.s64 %rd323, %rd322, 4;
+	sub.s64 %rd324, %rd15, %rd323;
+	mov.b64 %rd239, %rd324;
+	mad.lo.s64 %rd240, %rd239, 12, %rd241;
+	ld.global.f32 %f242, [%rd240];
+	add.s64 %rd245, %rd240, 4;
+	ld.global.f32 %f243, [%rd245];
+	add.s64 %rd246, %rd240, 8;
+	ld.global.f32 %f244, [%rd246];
+$L_55:
+	mov.u64 %rd250, qvar_v_3;
+	mov.f32 %ft3, 0f00000000;
+	st.local.f32 [%rd250], %ft3;
+	add.s64 %rd251, %rd250, 4;
+	mov.f32 %ft4, 0f00000000;
+	st.local.f32 [%rd251], %ft4;
+	add.s64 %rd252, %rd250, 8;
+	mov.f32 %ft5, 0f00000000;
+	st.local.f32 [%rd252], %ft5;
+	st.local.f32 [%rd250], %f234;
+	add.s64 %rd253, %rd250, 4;
+	st.local.f32 [%rd253], %f235;
+	add.s64 %rd254, %rd250, 8;
+	st.local.f32 [%rd254], %f236;
+	mov.u64 %rd255, qvar_w;
+	mov.f32 %ft6, 0f00000000;
+	st.local.f32 [%rd255], %ft6;
+	add.s64 %rd256, %rd255, 4;
+	mov.f32 %ft7, 0f00000000;
+	st.local.f32 [%rd256], %ft7;
+	add.s64 %rd257, %rd255, 8;
+	mov.f32 %ft8, 0f00000000;
+	st.local.f32 [%rd257], %ft8;
+	st.local.f32 [%rd255], %f242;
+	add.s64 %rd258, %rd255, 4;
+	st.local.f32 [%rd258], %f243;
+	add.s64 %rd259, %rd255, 8;
+	st.local.f32 [%rd259], %f244;
+	mov.u64 %rd260, qvar_complit_3;
+	mov.f32 %ft9, 0f00000000;
+	st.local.f32 [%rd260], %ft9;
+	add.s64 %rd261, %rd260, 4;
+	mov.f32 %ft10, 0f00000000;
+	st.local.f32 [%rd261], %ft10;
+	add.s64 %rd262, %rd260, 8;
+	mov.f32 %ft11, 0f00000000;
+	st.local.f32 [%rd262], %ft11;
+	add.s64 %rd263, %rd260, 0;
+	add.s64 %rd264, %rd250, 0;
+	ld.local.f32 %f265, [%rd264];
+	add.s64 %rd266, %rd255, 0;
+	ld.local.f32 %f267, [%rd266];
+	add.rn.f32 %f268, %f265, %f267;
+	st.local.f32 [%rd263], %f268;
+	add.s64 %rd269, %rd260, 4;
+	add.s64 %rd270, %rd250, 4;
+	ld.local.f32 %f271, [%rd270];
+	add.s64 %rd272, %rd255, 4;
+	ld.local.f32 %f273, [%rd272];
+	add.rn.f32 %f274, %f271, %f273;
+	st.local.f32 [%rd269], %f274;
+	add.s64 %rd275, %rd260, 8;
+	add.s64 %rd276, %rd250, 8;
+	ld.local.f32 %f277, [%rd276];
+	add.s64 %rd278, %rd255, 8;
+	ld.local.f32 %f279, [%rd278];
+	add.rn.f32 %f280, %f277, %f279;
+	st.local.f32 [%rd275], %f280;
+	ld.local.f32 %f281, [%rd260];
+	add.s64 %rd284, %rd260, 4;
+	ld.local.f32 %f282, [%rd284];
+	add.s64 %rd285, %rd260, 8;
+	ld.local.f32 %f283, [%rd285];
+	mov.f32 %f247, %f281;
+	mov.f32 %f248, %f282;
+	mov.f32 %f249, %f283;
+$L_56:
+	mad.lo.s64 %rd286, %rd15, 12, %rd8;
+	st.global.f32 [%rd286], %f247;
+	add.s64 %rd287, %rd286, 4;
+	st.global.f32 [%rd287], %f248;
+	add.s64 %rd288, %rd286, 8;
+	st.global.f32 [%rd288], %f249;
+	mov.u64 %rd289, qvar_copy_3;
+	ld.local.f64 %fd290, [%rd39];
+	add.s64 %rd293, %rd39, 8;
+	ld.local.f64 %fd291, [%rd293];
+	add.s64 %rd294, %rd39, 16;
+	ld.local.f64 %fd292, [%rd294];
+	st.local.f64 [%rd289], %fd290;
+	add.s64 %rd295, %rd289, 8;
+	st.local.f64 [%rd295], %fd291;
+	add.s64 %rd296, %rd289, 16;
+	st.local.f64 [%rd296], %fd292;
+	mov.f64 %fd297, 0d0000000000000000;
+	mov.b64 %rd298, -1;
+$L_57:
+	max.s64 %rd334, 3, -9223372036854775804;
+	sub.s64 %rd335, %rd334, 4;
+$L_58:
+	setp.lt.s64 %p336, %rd298, %rd335;
+	@!%p336 bra $L_67;
+$L_59:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_60:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+$L_61:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_62:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+$L_63:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_64:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+$L_65:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_66:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+	bra.uni $L_58;
+$L_67:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+	@!%p300 bra $L_69;
+$L_68:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+	bra.uni $L_67;
+$L_69:
+	mad.lo.s64 %rd307, %rd15, 8, %rd12;
+	st.global.f64 [%rd307], %fd297;
+	add.s64 %rd308, %rd15, 1;
+	setp.lt.s64 %p309, %rd308, %rd3;
+	@!%p309 bra $L_71;
+$L_70:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_71:
+	ret;
+}
+
+.visible .entry Pick_0(
+	.param .u64 Pick_0_param_0,
+	.param .s64 Pick_0_param_1,
+	.param .u64 Pick_0_param_2,
+	.param .s64 Pick_0_param_3
+)
+{
+	.local .align 8 .b8 qvar_row[24];
+	.local .align 8 .b8 qvar_local[32];
+	.local .align 8 .b8 qvar_complit[32];
+	.local .align 8 .b8 qvar_copyOf[32];
+	.reg .pred %p<87>;
+	.reg .b32 %r<94>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<86>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<84>;
+	.reg .f64 %fdt<19>;
+
+$L_0:
+	ld.param.u64 %rd5, [Pick_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Pick_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Pick_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Pick_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+	mov.u64 %rd21, qdata_rotation;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_6;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	mad.lo.s64 %rd12, %rd11, 4, %rd5;
+	ld.global.s32 %r13, [%rd12];
+	mov.b32 %r14, %r13;
+	mul.hi.u32 %r87, %r14, 1431655766;
+	sub.u32 %r88, %r14, %r87;
+	shr.u32 %r89, %r88, 1;
+	add.u32 %r90, %r89, %r87;
+	shr.u32 %r91, %r90, 1;
+	mul.lo.u32 %r92, %r91, 3;
+	sub.u32 %r93, %r14, %r92;
+	mov.b32 %r15, %r93;
+	cvt.u64.u32 %rd16, %r15;
+	mov.u64 %rd17, qvar_row;
+	mov.f64 %fdt0, 0d0000000000000000;
+	st.local.f64 [%rd17], %fdt0;
+	add.s64 %rd18, %rd17, 8;
+	mov.f64 %fdt1, 0d0000000000000000;
+	st.local.f64 [%rd18], %fdt1;
+	add.s64 %rd19, %rd17, 16;
+	mov.f64 %fdt2, 0d0000000000000000;
+	st.local.f64 [%rd19], %fdt2;
+	mad.lo.s64 %rd20, %rd16, 24, %rd21;
+	ld.global.f64 %fd22, [%rd20];
+	add.s64 %rd25, %rd20, 8;
+	ld.global.f64 %fd23, [%rd25];
+	add.s64 %rd26, %rd20, 16;
+	ld.global.f64 %fd24, [%rd26];
+	st.local.f64 [%rd17], %fd22;
+	add.s64 %rd27, %rd17, 8;
+	st.local.f64 [%rd27], %fd23;
+	add.s64 %rd28, %rd17, 16;
+	st.local.f64 [%rd28], %fd24;
+	mov.u64 %rd29, qvar_local;
+	mov.f64 %fdt3, 0d0000000000000000;
+	st.local.f64 [%rd29], %fdt3;
+	add.s64 %rd30, %rd29, 8;
+	mov.f64 %fdt4, 0d0000000000000000;
+	st.local.f64 [%rd30], %fdt4;
+	add.s64 %rd31, %rd29, 16;
+	mov.f64 %fdt5, 0d0000000000000000;
+	st.local.f64 [%rd31], %fdt5;
+	add.s64 %rd32, %rd29, 24;
+	mov.f64 %fdt6, 0d0000000000000000;
+	st.local.f64 [%rd32], %fdt6;
+	mov.u64 %rd33, qvar_complit;
+	mov.f64 %fdt7, 0d0000000000000000;
+	st.local.f64 [%rd33], %fdt7;
+	add.s64 %rd34, %rd33, 8;
+	mov.f64 %fdt8, 0d0000000000000000;
+	st.local.f64 [%rd34], %fdt8;
+	add.s64 %rd35, %rd33, 16;
+	mov.f64 %fdt9, 0d0000000000000000;
+	st.local.f64 [%rd35], %fdt9;
+	add.s64 %rd36, %rd33, 24;
+	mov.f64 %fdt10, 0d0000000000000000;
+	st.local.f64 [%rd36], %fdt10;
+	add.s64 %rd37, %rd33, 0;
+	mov.f64 %fdt11, 0d3FF8000000000000;
+	st.local.f64 [%rd37], %fdt11;
+	add.s64 %rd38, %rd33, 8;
+	mov.f64 %fdt12, 0dC000000000000000;
+	st.local.f64 [%rd38], %fdt12;
+	add.s64 %rd39, %rd33, 16;
+	cvt.rn.f64.s64 %fd40, %rd16;
+	st.local.f64 [%rd39], %fd40;
+	add.s64 %rd41, %rd33, 24;
+	mov.f64 %fdt13, 0d4020000000000000;
+	st.local.f64 [%rd41], %fdt13;
+	ld.local.f64 %fd42, [%rd33];
+	add.s64 %rd46, %rd33, 8;
+	ld.local.f64 %fd43, [%rd46];
+	add.s64 %rd47, %rd33, 16;
+	ld.local.f64 %fd44, [%rd47];
+	add.s64 %rd48, %rd33, 24;
+	ld.local.f64 %fd45, [%rd48];
+	st.local.f64 [%rd29], %fd42;
+	add.s64 %rd49, %rd29, 8;
+	st.local.f64 [%rd49], %fd43;
+	add.s64 %rd50, %rd29, 16;
+	st.local.f64 [%rd50], %fd44;
+	add.s64 %rd51, %rd29, 24;
+	st.local.f64 [%rd51], %fd45;
+	add.s64 %rd52, %rd16, 1;
+	sub.s64 %rd53, 2, %rd16;
+	mad.lo.s64 %rd54, %rd53, 8, %rd17;
+	ld.local.f64 %fd55, [%rd54];
+	mad.lo.s64 %rd56, %rd52, 8, %rd29;
+	st.local.f64 [%rd56], %fd55;
+	mov.u64 %rd57, qvar_copyOf;
+	mov.f64 %fdt14, 0d0000000000000000;
+	st.local.f64 [%rd57], %fdt14;
+	add.s64 %rd58, %rd57, 8;
+	mov.f64 %fdt15, 0d0000000000000000;
+	st.local.f64 [%rd58], %fdt15;
+	add.s64 %rd59, %rd57, 16;
+	mov.f64 %fdt16, 0d0000000000000000;
+	st.local.f64 [%rd59], %fdt16;
+	add.s64 %rd60, %rd57, 24;
+	mov.f64 %fdt17, 0d0000000000000000;
+	st.local.f64 [%rd60], %fdt17;
+	ld.local.f64 %fd61, [%rd29];
+	add.s64 %rd65, %rd29, 8;
+	ld.local.f64 %fd62, [%rd65];
+	add.s64 %rd66, %rd29, 16;
+	ld.local.f64 %fd63, [%rd66];
+	add.s64 %rd67, %rd29, 24;
+	ld.local.f64 %fd64, [%rd67];
+	st.local.f64 [%rd57], %fd61;
+	add.s64 %rd68, %rd57, 8;
+	st.local.f64 [%rd68], %fd62;
+	add.s64 %rd69, %rd57, 16;
+	st.local.f64 [%rd69], %fd63;
+	add.s64 %rd70, %rd57, 24;
+	st.local.f64 [%rd70], %fd64;
+	add.s64 %rd71, %rd29, 0;
+	mov.f64 %fdt18, 0d401C000000000000;
+	st.local.f64 [%rd71], %fdt18;
+	mad.lo.s64 %rd72, %rd16, 8, %rd17;
+	ld.local.f64 %fd73, [%rd72];
+	mad.lo.s64 %rd74, %rd16, 8, %rd57;
+	ld.local.f64 %fd75, [%rd74];
+	add.rn.f64 %fd76, %fd73, %fd75;
+	sub.s64 %rd77, 3, %rd16;
+	mad.lo.s64 %rd78, %rd77, 8, %rd57;
+	ld.local.f64 %fd79, [%rd78];
+	add.rn.f64 %fd80, %fd76, %fd79;
+	add.s64 %rd81, %rd29, 0;
+	ld.local.f64 %fd82, [%rd81];
+	add.rn.f64 %fd83, %fd80, %fd82;
+	mad.lo.s64 %rd84, %rd11, 8, %rd8;
+	st.global.f64 [%rd84], %fd83;
+	add.s64 %rd85, %rd11, 1;
+	setp.lt.s64 %p86, %rd85, %rd3;
+	@!%p86 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+}
+
+.visible .entry Masks_0(
+	.param .u64 Masks_0_param_0,
+	.param .s64 Masks_0_param_1,
+	.param .u64 Masks_0_param_2,
+	.param .s64 Masks_0_param_3,
+	.param .u64 Masks_0_param_4,
+	.param .s64 Masks_0_param_5,
+	.param .u64 Masks_0_param_6,
+	.param .s64 Masks_0_param_7
+)
+{
+	.local .align 2 .b8 qvar_f[4];
+	.reg .pred %p<60>;
+	.reg .b32 %r<57>;
+	.reg .b32 %rt<18>;
+	.reg .b64 %rd<61>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<43>;
+	.reg .f32 %ft<1>;
+
+$L_0:
+	ld.param.u64 %rd5, [Masks_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Masks_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Masks_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Masks_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [Masks_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Masks_0_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd14, %rd10, %rd11;
+	ld.param.u64 %rd16, [Masks_0_param_6];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Masks_0_param_7];
+	mov.b64 %rd15, %rd17;
+	min.s64 %rd3, %rd14, %rd15;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p18, %rd2, %rd3;
+	@!%p18 bra $L_14;
+$L_3:
+	mov.b64 %rd19, %rd2;
+$L_4:
+	mov.u64 %rd20, qvar_f;
+	mov.u32 %rt5, 0;
+	st.local.u8 [%rd20], %rt5;
+	add.s64 %rd21, %rd20, 1;
+	mov.u32 %rt6, 0;
+	st.local.u8 [%rd21], %rt6;
+	add.s64 %rd22, %rd20, 2;
+	mov.b32 %rt7, 0;
+	st.local.u16 [%rd22], %rt7;
+	mad.lo.s64 %rd23, %rd19, 4, %rd16;
+	ld.global.u8 %rt8, [%rd23];
+	setp.ne.u32 %p24, %rt8, 0;
+	add.s64 %rd27, %rd23, 1;
+	ld.global.u8 %rt9, [%rd27];
+	setp.ne.u32 %p25, %rt9, 0;
+	add.s64 %rd28, %rd23, 2;
+	ld.global.u16 %r26, [%rd28];
+	selp.u32 %rt10, 1, 0, %p24;
+	st.local.u8 [%rd20], %rt10;
+	add.s64 %rd29, %rd20, 1;
+	selp.u32 %rt11, 1, 0, %p25;
+	st.local.u8 [%rd29], %rt11;
+	add.s64 %rd30, %rd20, 2;
+	st.local.u16 [%rd30], %r26;
+	mad.lo.s64 %rd31, %rd19, 1, %rd5;
+	ld.global.u8 %rt12, [%rd31];
+	setp.ne.u32 %p32, %rt12, 0;
+	@!%p32 bra $L_6;
+$L_5:
+	add.s64 %rd36, %rd20, 0;
+	ld.local.u8 %rt13, [%rd36];
+	setp.ne.u32 %p37, %rt13, 0;
+	@!%p37 bra $L_17;
+$L_6:
+	add.s64 %rd33, %rd20, 1;
+	ld.local.u8 %rt14, [%rd33];
+	setp.ne.u32 %p34, %rt14, 0;
+	mov.pred %p35, %p34;
+$L_7:
+	@!%p35 bra $L_16;
+$L_8:
+	mad.lo.s64 %rd38, %rd19, 4, %rd8;
+	ld.global.f32 %f39, [%rd38];
+	mad.lo.s64 %rd40, %rd19, 4, %rd12;
+	st.global.f32 [%rd40], %f39;
+$L_9:
+	mad.lo.s64 %rd41, %rd19, 4, %rd8;
+	ld.global.f32 %f42, [%rd41];
+	setp.gt.f32 %p43, %f42, 0f00000000;
+	xor.pred %p44, %p43, %p35;
+	mad.lo.s64 %rd45, %rd19, 1, %rd5;
+	selp.u32 %rt15, 1, 0, %p44;
+	st.global.u8 [%rd45], %rt15;
+	mad.lo.s64 %rd46, %rd19, 4, %rd16;
+	add.s64 %rd47, %rd20, 0;
+	ld.local.u8 %rt16, [%rd47];
+	setp.ne.u32 %p48, %rt16, 0;
+	not.pred %p49, %p48;
+	add.s64 %rd50, %rd46, 0;
+	selp.u32 %rt17, 1, 0, %p49;
+	st.global.u8 [%rd50], %rt17;
+	mad.lo.s64 %rd51, %rd19, 4, %rd16;
+$L_10:
+	@!%p35 bra $L_15;
+$L_11:
+	mov.b64 %rd52, 1;
+$L_12:
+	cvt.u32.u64 %r53, %rd52;
+	and.b32 %r53, %r53, 65535;
+	add.s64 %rd54, %rd51, 2;
+	ld.global.u16 %r55, [%rd54];
+	add.u32 %r56, %r55, %r53;
+	and.b32 %r56, %r56, 65535;
+	add.s64 %rd57, %rd51, 2;
+	st.global.u16 [%rd57], %r56;
+	add.s64 %rd58, %rd19, 1;
+	setp.lt.s64 %p59, %rd58, %rd3;
+	@!%p59 bra $L_14;
+$L_13:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_14:
+	ret;
+$L_15:
+	mov.b64 %rd52, 0;
+	bra.uni $L_12;
+$L_16:
+	mad.lo.s64 %rd60, %rd19, 4, %rd12;
+	mov.f32 %ft0, 0f00000000;
+	st.global.f32 [%rd60], %ft0;
+	bra.uni $L_9;
+$L_17:
+	mov.pred %p35, 1;
+	bra.uni $L_7;
+}
+
+.visible .entry Complex128Ops_0(
+	.param .u64 Complex128Ops_0_param_0,
+	.param .s64 Complex128Ops_0_param_1,
+	.param .u64 Complex128Ops_0_param_2,
+	.param .s64 Complex128Ops_0_param_3,
+	.param .u64 Complex128Ops_0_param_4,
+	.param .s64 Complex128Ops_0_param_5,
+	.param .u64 Complex128Ops_0_param_6,
+	.param .s64 Complex128Ops_0_param_7,
+	.param .u64 Complex128Ops_0_param_8,
+	.param .s64 Complex128Ops_0_param_9,
+	.param .u64 Complex128Ops_0_param_10,
+	.param .s64 Complex128Ops_0_param_11
+)
+{
+	.local .align 8 .b8 qvar_bits[8];
+	.local .align 8 .b8 qvar_bits_2[8];
+	.local .align 8 .b8 qvar_bits_3[8];
+	.local .align 8 .b8 qvar_bits_4[8];
+	.reg .pred %p<185>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<184>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<178>;
+
+$L_0:
+	ld.param.u64 %rd5, [Complex128Ops_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Complex128Ops_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Complex128Ops_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Complex128Ops_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [Complex128Ops_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Complex128Ops_0_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd14, %rd10, %rd11;
+	ld.param.u64 %rd16, [Complex128Ops_0_param_6];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Complex128Ops_0_param_7];
+	mov.b64 %rd15, %rd17;
+	min.s64 %rd18, %rd14, %rd15;
+	ld.param.u64 %rd20, [Complex128Ops_0_param_8];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [Complex128Ops_0_param_9];
+	mov.b64 %rd19, %rd21;
+	min.s64 %rd22, %rd18, %rd19;
+	ld.param.u64 %rd24, [Complex128Ops_0_param_10];
+	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [Complex128Ops_0_param_11];
+	mov.b64 %rd23, %rd25;
+	min.s64 %rd3, %rd22, %rd23;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p26, %rd2, %rd3;
+	@!%p26 bra $L_13;
+$L_3:
+	mov.b64 %rd27, %rd2;
+$L_4:
+	mad.lo.s64 %rd28, %rd27, 16, %rd5;
+	ld.global.f64 %fd29, [%rd28];
+	add.s64 %rd31, %rd28, 8;
+	ld.global.f64 %fd30, [%rd31];
+	mad.lo.s64 %rd32, %rd27, 16, %rd8;
+	ld.global.f64 %fd33, [%rd32];
+	add.s64 %rd35, %rd32, 8;
+	ld.global.f64 %fd34, [%rd35];
+	add.rn.f64 %fd36, %fd29, %fd33;
+	add.rn.f64 %fd37, %fd30, %fd34;
+	mov.f64 %fd38, %fd33;
+	mov.f64 %fd39, %fd38;
+	mov.f64 %fd40, 0d0000000000000000;
+	sub.rn.f64 %fd41, %fd36, %fd39;
+	sub.rn.f64 %fd42, %fd37, %fd40;
+	mov.f64 %fd43, %fd30;
+	mov.f64 %fd44, 0d0000000000000000;
+	mov.f64 %fd45, %fd43;
+	add.rn.f64 %fd46, %fd41, %fd44;
+	add.rn.f64 %fd47, %fd42, %fd45;
+	mov.f64 %fd48, %fd30;
+	mov.f64 %fd49, 0d0000000000000000;
+	mov.f64 %fd50, %fd48;
+	sub.rn.f64 %fd51, %fd46, %fd49;
+	sub.rn.f64 %fd52, %fd47, %fd50;
+	mad.lo.s64 %rd53, %rd27, 16, %rd12;
+	st.global.f64 [%rd53], %fd51;
+	add.s64 %rd54, %rd53, 8;
+	st.global.f64 [%rd54], %fd52;
+	mul.rn.f64 %fd57, %fd29, %fd33;
+	mul.rn.f64 %fd58, %fd30, %fd34;
+	sub.rn.f64 %fd59, %fd57, %fd58;
+	mul.rn.f64 %fd60, %fd29, %fd34;
+	mul.rn.f64 %fd61, %fd30, %fd33;
+	add.rn.f64 %fd62, %fd60, %fd61;
+	mov.f64 %fd55, %fd59;
+	mov.f64 %fd56, %fd62;
+	mad.lo.s64 %rd63, %rd27, 16, %rd16;
+	st.global.f64 [%rd63], %fd55;
+	add.s64 %rd64, %rd63, 8;
+	st.global.f64 [%rd64], %fd56;
+	and.b64 %fd69, %fd33, 9223372036854775807;
+	and.b64 %fd70, %fd34, 9223372036854775807;
+	setp.ge.f64 %p71, %fd69, %fd70;
+	@!%p71 bra $L_35;
+$L_5:
+	div.rn.f64 %fd72, %fd34, %fd33;
+	mul.rn.f64 %fd73, %fd72, %fd34;
+	add.rn.f64 %fd74, %fd33, %fd73;
+	mul.rn.f64 %fd75, %fd30, %fd72;
+	add.rn.f64 %fd76, %fd29, %fd75;
+	div.rn.f64 %fd77, %fd76, %fd74;
+	mov.f64 %fd67, %fd77;
+	mul.rn.f64 %fd78, %fd29, %fd72;
+	sub.rn.f64 %fd79, %fd30, %fd78;
+	div.rn.f64 %fd80, %fd79, %fd74;
+	mov.f64 %fd68, %fd80;
+$L_6:
+	setp.neu.f64 %p90, %fd67, %fd67;
+	setp.neu.f64 %p91, %fd68, %fd68;
+	and.pred %p92, %p90, %p91;
+	@!%p92 bra $L_9;
+$L_7:
+	setp.eq.f64 %p93, %fd33, 0d0000000000000000;
+	setp.eq.f64 %p94, %fd34, 0d0000000000000000;
+	and.pred %p95, %p93, %p94;
+	setp.eq.f64 %p96, %fd29, %fd29;
+	setp.eq.f64 %p97, %fd30, %fd30;
+	or.pred %p98, %p96, %p97;
+	and.pred %p99, %p95, %p98;
+	@!%p99 bra $L_15;
+$L_8:
+	div.rn.f64 %fd100, 0d3FF0000000000000, %fd33;
+	mul.rn.f64 %fd101, %fd100, %fd29;
+	mov.f64 %fd67, %fd101;
+	mul.rn.f64 %fd102, %fd100, %fd30;
+	mov.f64 %fd68, %fd102;
+$L_9:
+	mov.f64 %fd65, %fd67;
+	mov.f64 %fd66, %fd68;
+	mad.lo.s64 %rd169, %rd27, 16, %rd20;
+	st.global.f64 [%rd169], %fd65;
+	add.s64 %rd170, %rd169, 8;
+	st.global.f64 [%rd170], %fd66;
+	setp.eq.f64 %p172, %fd29, %fd33;
+	setp.eq.f64 %p173, %fd30, %fd34;
+	and.pred %p174, %p172, %p173;
+	mov.pred %p171, %p174;
+	@!%p171 bra $L_14;
+$L_10:
+	mov.pred %p175, 1;
+$L_11:
+	mad.lo.s64 %rd182, %rd27, 1, %rd24;
+	selp.u32 %rt5, 1, 0, %p175;
+	st.global.u8 [%rd182], %rt5;
+	add.s64 %rd183, %rd27, 1;
+	setp.lt.s64 %p184, %rd183, %rd3;
+	@!%p184 bra $L_13;
+$L_12:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_13:
+	ret;
+$L_14:
+	neg.f64 %fd176, %fd29;
+	neg.f64 %fd177, %fd30;
+	setp.eq.f64 %p179, %fd176, %fd33;
+	setp.eq.f64 %p180, %fd177, %fd34;
+	and.pred %p181, %p179, %p180;
+	not.pred %p178, %p181;
+	mov.pred %p175, %p178;
+	bra.uni $L_11;
+$L_15:
+	and.b64 %fd103, %fd29, 9223372036854775807;
+	setp.eq.f64 %p104, %fd103, 0d7FF0000000000000;
+	and.b64 %fd105, %fd30, 9223372036854775807;
+	setp.eq.f64 %p106, %fd105, 0d7FF0000000000000;
+	or.pred %p107, %p104, %p106;
+	and.b64 %fd108, %fd33, 9223372036854775807;
+	setp.lt.f64 %p109, %fd108, 0d7FF0000000000000;
+	and.b64 %fd110, %fd34, 9223372036854775807;
+	setp.lt.f64 %p111, %fd110, 0d7FF0000000000000;
+	and.pred %p112, %p109, %p111;
+	and.pred %p113, %p107, %p112;
+	@!%p113 bra $L_25;
+$L_16:
+	mov.f64 %fd114, 0d0000000000000000;
+	and.b64 %fd115, %fd29, 9223372036854775807;
+	setp.eq.f64 %p116, %fd115, 0d7FF0000000000000;
+	@!%p116 bra $L_18;
+$L_17:
+	mov.f64 %fd114, 0d3FF0000000000000;
+$L_18:
+	mov.u64 %rd117, qvar_bits;
+	st.local.f64 [%rd117], %fd29;
+	ld.local.s64 %rd118, [%rd117];
+	setp.lt.s64 %p119, %rd118, 0;
+	@!%p119 bra $L_20;
+$L_19:
+	neg.f64 %fd120, %fd114;
+	mov.f64 %fd114, %fd120;
+$L_20:
+	mov.f64 %fd121, 0d0000000000000000;
+	and.b64 %fd122, %fd30, 9223372036854775807;
+	setp.eq.f64 %p123, %fd122, 0d7FF0000000000000;
+	@!%p123 bra $L_22;
+$L_21:
+	mov.f64 %fd121, 0d3FF0000000000000;
+$L_22:
+	mov.u64 %rd124, qvar_bits_2;
+	st.local.f64 [%rd124], %fd30;
+	ld.local.s64 %rd125, [%rd124];
+	setp.lt.s64 %p126, %rd125, 0;
+	@!%p126 bra $L_24;
+$L_23:
+	neg.f64 %fd127, %fd121;
+	mov.f64 %fd121, %fd127;
+$L_24:
+	mul.rn.f64 %fd128, %fd114, %fd33;
+	mul.rn.f64 %fd129, %fd121, %fd34;
+	add.rn.f64 %fd130, %fd128, %fd129;
+	mul.rn.f64 %fd131, %fd130, 0d7FF0000000000000;
+	mov.f64 %fd67, %fd131;
+	mul.rn.f64 %fd132, %fd121, %fd33;
+	mul.rn.f64 %fd133, %fd114, %fd34;
+	sub.rn.f64 %fd134, %fd132, %fd133;
+	mul.rn.f64 %fd135, %fd134, 0d7FF0000000000000;
+	mov.f64 %fd68, %fd135;
+	bra.uni $L_9;
+$L_25:
+	and.b64 %fd136, %fd33, 9223372036854775807;
+	setp.eq.f64 %p137, %fd136, 0d7FF0000000000000;
+	and.b64 %fd138, %fd34, 9223372036854775807;
+	setp.eq.f64 %p139, %fd138, 0d7FF0000000000000;
+	or.pred %p140, %p137, %p139;
+	and.b64 %fd141, %fd29, 9223372036854775807;
+	setp.lt.f64 %p142, %fd141, 0d7FF0000000000000;
+	and.b64 %fd143, %fd30, 9223372036854775807;
+	setp.lt.f64 %p144, %fd143, 0d7FF0000000000000;
+	and.pred %p145, %p142, %p144;
+	and.pred %p146, %p140, %p145;
+	@!%p146 bra $L_9;
+$L_26:
+	mov.f64 %fd147, 0d0000000000000000;
+	and.b64 %fd148, %fd33, 9223372036854775807;
+	setp.eq.f64 %p149, %fd148, 0d7FF0000000000000;
+	@!%p149 bra $L_28;
+$L_27:
+	mov.f64 %fd147, 0d3FF0000000000000;
+$L_28:
+	mov.u64 %rd150, qvar_bits_3;
+	st.local.f64 [%rd150], %fd33;
+	ld.local.s64 %rd151, [%rd150];
+	setp.lt.s64 %p152, %rd151, 0;
+	@!%p152 bra $L_30;
+$L_29:
+	neg.f64 %fd153, %fd147;
+	mov.f64 %fd147, %fd153;
+$L_30:
+	mov.f64 %fd154, 0d0000000000000000;
+	and.b64 %fd155, %fd34, 9223372036854775807;
+	setp.eq.f64 %p156, %fd155, 0d7FF0000000000000;
+	@!%p156 bra $L_32;
+$L_31:
+	mov.f64 %fd154, 0d3FF0000000000000;
+$L_32:
+	mov.u64 %rd157, qvar_bits_4;
+	st.local.f64 [%rd157], %fd34;
+	ld.local.s64 %rd158, [%rd157];
+	setp.lt.s64 %p159, %rd158, 0;
+	@!%p159 bra $L_34;
+$L_33:
+	neg.f64 %fd160, %fd154;
+	mov.f64 %fd154, %fd160;
+$L_34:
+	mul.rn.f64 %fd161, %fd29, %fd147;
+	mul.rn.f64 %fd162, %fd30, %fd154;
+	add.rn.f64 %fd163, %fd161, %fd162;
+	mul.rn.f64 %fd164, %fd163, 0d0000000000000000;
+	mov.f64 %fd67, %fd164;
+	mul.rn.f64 %fd165, %fd30, %fd147;
+	mul.rn.f64 %fd166, %fd29, %fd154;
+	sub.rn.f64 %fd167, %fd165, %fd166;
+	mul.rn.f64 %fd168, %fd167, 0d0000000000000000;
+	mov.f64 %fd68, %fd168;
+	bra.uni $L_9;
+$L_35:
+	div.rn.f64 %fd81, %fd33, %fd34;
+	mul.rn.f64 %fd82, %fd81, %fd33;
+	add.rn.f64 %fd83, %fd34, %fd82;
+	mul.rn.f64 %fd84, %fd29, %fd81;
+	add.rn.f64 %fd85, %fd84, %fd30;
+	div.rn.f64 %fd86, %fd85, %fd83;
+	mov.f64 %fd67, %fd86;
+	mul.rn.f64 %fd87, %fd30, %fd81;
+	sub.rn.f64 %fd88, %fd87, %fd29;
+	div.rn.f64 %fd89, %fd88, %fd83;
+	mov.f64 %fd68, %fd89;
+	bra.uni $L_6;
+}
+
+.visible .entry Complex64Ops_0(
+	.param .u64 Complex64Ops_0_param_0,
+	.param .s64 Complex64Ops_0_param_1,
+	.param .u64 Complex64Ops_0_param_2,
+	.param .s64 Complex64Ops_0_param_3,
+	.param .u64 Complex64Ops_0_param_4,
+	.param .s64 Complex64Ops_0_param_5,
+	.param .u64 Complex64Ops_0_param_6,
+	.param .s64 Complex64Ops_0_param_7,
+	.param .u64 Complex64Ops_0_param_8,
+	.param .s64 Complex64Ops_0_param_9
+)
+{
+	.local .align 8 .b8 qvar_bits[8];
+	.local .align 8 .b8 qvar_bits_2[8];
+	.local .align 8 .b8 qvar_bits_3[8];
+	.local .align 8 .b8 qvar_bits_4[8];
+	.local .align 8 .b8 qvar_bits_5[8];
+	.local .align 8 .b8 qvar_bits_6[8];
+	.local .align 8 .b8 qvar_bits_7[8];
+	.local .align 8 .b8 qvar_bits_8[8];
+	.reg .pred %p<284>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<283>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<280>;
+	.reg .f64 %fd<271>;
+
+$L_0:
+	ld.param.u64 %rd5, [Complex64Ops_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Complex64Ops_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Complex64Ops_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Complex64Ops_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [Complex64Ops_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Complex64Ops_0_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd14, %rd10, %rd11;
+	ld.param.u64 %rd16, [Complex64Ops_0_param_6];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Complex64Ops_0_param_7];
+	mov.b64 %rd15, %rd17;
+	min.s64 %rd18, %rd14, %rd15;
+	ld.param.u64 %rd20, [Complex64Ops_0_param_8];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [Complex64Ops_0_param_9];
+	mov.b64 %rd19, %rd21;
+	min.s64 %rd3, %rd18, %rd19;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p22, %rd2, %rd3;
+	@!%p22 bra $L_16;
+$L_3:
+	mov.b64 %rd23, %rd2;
+$L_4:
+	mad.lo.s64 %rd24, %rd23, 8, %rd5;
+	ld.global.f32 %f25, [%rd24];
+	add.s64 %rd27, %rd24, 4;
+	ld.global.f32 %f26, [%rd27];
+	mad.lo.s64 %rd28, %rd23, 8, %rd8;
+	ld.global.f32 %f29, [%rd28];
+	add.s64 %rd31, %rd28, 4;
+	ld.global.f32 %f30, [%rd31];
+	cvt.f64.f32 %fd34, %f25;
+	cvt.f64.f32 %fd35, %f29;
+	cvt.f64.f32 %fd36, %f26;
+	cvt.f64.f32 %fd37, %f30;
+	mul.rn.f64 %fd38, %fd34, %fd35;
+	mul.rn.f64 %fd39, %fd36, %fd37;
+	sub.rn.f64 %fd40, %fd38, %fd39;
+	mul.rn.f64 %fd41, %fd34, %fd37;
+	mul.rn.f64 %fd42, %fd36, %fd35;
+	add.rn.f64 %fd43, %fd41, %fd42;
+	cvt.rn.f32.f64 %f32, %fd40;
+	cvt.rn.f32.f64 %f33, %fd43;
+	add.rn.f32 %f44, %f32, 0f00000000;
+	add.rn.f32 %f45, %f33, 0f3F800000;
+	mad.lo.s64 %rd46, %rd23, 8, %rd12;
+	st.global.f32 [%rd46], %f44;
+	add.s64 %rd47, %rd46, 4;
+	st.global.f32 [%rd47], %f45;
+	cvt.f64.f32 %fd50, %f25;
+	cvt.f64.f32 %fd51, %f29;
+	cvt.f64.f32 %fd52, %f26;
+	cvt.f64.f32 %fd53, %f30;
+	and.b64 %fd56, %fd51, 9223372036854775807;
+	and.b64 %fd57, %fd53, 9223372036854775807;
+	setp.ge.f64 %p58, %fd56, %fd57;
+	@!%p58 bra $L_58;
+$L_5:
+	div.rn.f64 %fd59, %fd53, %fd51;
+	mul.rn.f64 %fd60, %fd59, %fd53;
+	add.rn.f64 %fd61, %fd51, %fd60;
+	mul.rn.f64 %fd62, %fd52, %fd59;
+	add.rn.f64 %fd63, %fd50, %fd62;
+	div.rn.f64 %fd64, %fd63, %fd61;
+	mov.f64 %fd54, %fd64;
+	mul.rn.f64 %fd65, %fd50, %fd59;
+	sub.rn.f64 %fd66, %fd52, %fd65;
+	div.rn.f64 %fd67, %fd66, %fd61;
+	mov.f64 %fd55, %fd67;
+$L_6:
+	setp.neu.f64 %p77, %fd54, %fd54;
+	setp.neu.f64 %p78, %fd55, %fd55;
+	and.pred %p79, %p77, %p78;
+	@!%p79 bra $L_9;
+$L_7:
+	setp.eq.f64 %p80, %fd51, 0d0000000000000000;
+	setp.eq.f64 %p81, %fd53, 0d0000000000000000;
+	and.pred %p82, %p80, %p81;
+	setp.eq.f64 %p83, %fd50, %fd50;
+	setp.eq.f64 %p84, %fd52, %fd52;
+	or.pred %p85, %p83, %p84;
+	and.pred %p86, %p82, %p85;
+	@!%p86 bra $L_38;
+$L_8:
+	div.rn.f64 %fd87, 0d3FF0000000000000, %fd51;
+	mul.rn.f64 %fd88, %fd87, %fd50;
+	mov.f64 %fd54, %fd88;
+	mul.rn.f64 %fd89, %fd87, %fd52;
+	mov.f64 %fd55, %fd89;
+$L_9:
+	cvt.rn.f32.f64 %f48, %fd54;
+	cvt.rn.f32.f64 %f49, %fd55;
+	mad.lo.s64 %rd156, %rd23, 8, %rd16;
+	st.global.f32 [%rd156], %f48;
+	add.s64 %rd157, %rd156, 4;
+	st.global.f32 [%rd157], %f49;
+	cvt.f64.f32 %fd158, %f25;
+	cvt.f64.f32 %fd159, %f26;
+	cvt.f64.f32 %fd160, %f29;
+	cvt.f64.f32 %fd161, %f30;
+	and.b64 %fd166, %fd160, 9223372036854775807;
+	and.b64 %fd167, %fd161, 9223372036854775807;
+	setp.ge.f64 %p168, %fd166, %fd167;
+	@!%p168 bra $L_37;
+$L_10:
+	div.rn.f64 %fd169, %fd161, %fd160;
+	mul.rn.f64 %fd170, %fd169, %fd161;
+	add.rn.f64 %fd171, %fd160, %fd170;
+	mul.rn.f64 %fd172, %fd159, %fd169;
+	add.rn.f64 %fd173, %fd158, %fd172;
+	div.rn.f64 %fd174, %fd173, %fd171;
+	mov.f64 %fd164, %fd174;
+	mul.rn.f64 %fd175, %fd158, %fd169;
+	sub.rn.f64 %fd176, %fd159, %fd175;
+	div.rn.f64 %fd177, %fd176, %fd171;
+	mov.f64 %fd165, %fd177;
+$L_11:
+	setp.neu.f64 %p187, %fd164, %fd164;
+	setp.neu.f64 %p188, %fd165, %fd165;
+	and.pred %p189, %p187, %p188;
+	@!%p189 bra $L_14;
+$L_12:
+	setp.eq.f64 %p190, %fd160, 0d0000000000000000;
+	setp.eq.f64 %p191, %fd161, 0d0000000000000000;
+	and.pred %p192, %p190, %p191;
+	setp.eq.f64 %p193, %fd158, %fd158;
+	setp.eq.f64 %p194, %fd159, %fd159;
+	or.pred %p195, %p193, %p194;
+	and.pred %p196, %p192, %p195;
+	@!%p196 bra $L_17;
+$L_13:
+	div.rn.f64 %fd197, 0d3FF0000000000000, %fd160;
+	mul.rn.f64 %fd198, %fd197, %fd158;
+	mov.f64 %fd164, %fd198;
+	mul.rn.f64 %fd199, %fd197, %fd159;
+	mov.f64 %fd165, %fd199;
+$L_14:
+	mov.f64 %fd162, %fd164;
+	mov.f64 %fd163, %fd165;
+	mad.lo.s64 %rd266, %rd23, 16, %rd20;
+	st.global.f64 [%rd266], %fd162;
+	add.s64 %rd267, %rd266, 8;
+	st.global.f64 [%rd267], %fd163;
+	mad.lo.s64 %rd268, %rd23, 16, %rd20;
+	ld.global.f64 %fd269, [%rd268];
+	add.s64 %rd271, %rd268, 8;
+	ld.global.f64 %fd270, [%rd271];
+	cvt.rn.f32.f64 %f272, %fd269;
+	cvt.rn.f32.f64 %f273, %fd270;
+	mad.lo.s64 %rd274, %rd23, 8, %rd16;
+	ld.global.f32 %f275, [%rd274];
+	add.s64 %rd277, %rd274, 4;
+	ld.global.f32 %f276, [%rd277];
+	sub.rn.f32 %f278, %f272, %f275;
+	sub.rn.f32 %f279, %f273, %f276;
+	mad.lo.s64 %rd280, %rd23, 8, %rd5;
+	st.global.f32 [%rd280], %f278;
+	add.s64 %rd281, %rd280, 4;
+	st.global.f32 [%rd281], %f279;
+	add.s64 %rd282, %rd23, 1;
+	setp.lt.s64 %p283, %rd282, %rd3;
+	@!%p283 bra $L_16;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_16:
+	ret;
+$L_17:
+	and.b64 %fd200, %fd158, 9223372036854775807;
+	setp.eq.f64 %p201, %fd200, 0d7FF0000000000000;
+	and.b64 %fd202, %fd159, 9223372036854775807;
+	setp.eq.f64 %p203, %fd202, 0d7FF0000000000000;
+	or.pred %p204, %p201, %p203;
+	and.b64 %fd205, %fd160, 9223372036854775807;
+	setp.lt.f64 %p206, %fd205, 0d7FF0000000000000;
+	and.b64 %fd207, %fd161, 9223372036854775807;
+	setp.lt.f64 %p208, %fd207, 0d7FF0000000000000;
+	and.pred %p209, %p206, %p208;
+	and.pred %p210, %p204, %p209;
+	@!%p210 bra $L_27;
+$L_18:
+	mov.f64 %fd211, 0d0000000000000000;
+	and.b64 %fd212, %fd158, 9223372036854775807;
+	setp.eq.f64 %p213, %fd212, 0d7FF0000000000000;
+	@!%p213 bra $L_20;
+$L_19:
+	mov.f64 %fd211, 0d3FF0000000000000;
+$L_20:
+	mov.u64 %rd214, qvar_bits_5;
+	st.local.f64 [%rd214], %fd158;
+	ld.local.s64 %rd215, [%rd214];
+	setp.lt.s64 %p216, %rd215, 0;
+	@!%p216 bra $L_22;
+$L_21:
+	neg.f64 %fd217, %fd211;
+	mov.f64 %fd211, %fd217;
+$L_22:
+	mov.f64 %fd218, 0d0000000000000000;
+	and.b64 %fd219, %fd159, 9223372036854775807;
+	setp.eq.f64 %p220, %fd219, 0d7FF0000000000000;
+	@!%p220 bra $L_24;
+$L_23:
+	mov.f64 %fd218, 0d3FF0000000000000;
+$L_24:
+	mov.u64 %rd221, qvar_bits_6;
+	st.local.f64 [%rd221], %fd159;
+	ld.local.s64 %rd222, [%rd221];
+	setp.lt.s64 %p223, %rd222, 0;
+	@!%p223 bra $L_26;
+$L_25:
+	neg.f64 %fd224, %fd218;
+	mov.f64 %fd218, %fd224;
+$L_26:
+	mul.rn.f64 %fd225, %fd211, %fd160;
+	mul.rn.f64 %fd226, %fd218, %fd161;
+	add.rn.f64 %fd227, %fd225, %fd226;
+	mul.rn.f64 %fd228, %fd227, 0d7FF0000000000000;
+	mov.f64 %fd164, %fd228;
+	mul.rn.f64 %fd229, %fd218, %fd160;
+	mul.rn.f64 %fd230, %fd211, %fd161;
+	sub.rn.f64 %fd231, %fd229, %fd230;
+	mul.rn.f64 %fd232, %fd231, 0d7FF0000000000000;
+	mov.f64 %fd165, %fd232;
+	bra.uni $L_14;
+$L_27:
+	and.b64 %fd233, %fd160, 9223372036854775807;
+	setp.eq.f64 %p234, %fd233, 0d7FF0000000000000;
+	and.b64 %fd235, %fd161, 9223372036854775807;
+	setp.eq.f64 %p236, %fd235, 0d7FF0000000000000;
+	or.pred %p237, %p234, %p236;
+	and.b64 %fd238, %fd158, 9223372036854775807;
+	setp.lt.f64 %p239, %fd238, 0d7FF0000000000000;
+	and.b64 %fd240, %fd159, 9223372036854775807;
+	setp.lt.f64 %p241, %fd240, 0d7FF0000000000000;
+	and.pred %p242, %p239, %p241;
+	and.pred %p243, %p237, %p242;
+	@!%p243 bra $L_14;
+$L_28:
+	mov.f64 %fd244, 0d0000000000000000;
+	and.b64 %fd245, %fd160, 9223372036854775807;
+	setp.eq.f64 %p246, %fd245, 0d7FF0000000000000;
+	@!%p246 bra $L_30;
+$L_29:
+	mov.f64 %fd244, 0d3FF0000000000000;
+$L_30:
+	mov.u64 %rd247, qvar_bits_7;
+	st.local.f64 [%rd247], %fd160;
+	ld.local.s64 %rd248, [%rd247];
+	setp.lt.s64 %p249, %rd248, 0;
+	@!%p249 bra $L_32;
+$L_31:
+	neg.f64 %fd250, %fd244;
+	mov.f64 %fd244, %fd250;
+$L_32:
+	mov.f64 %fd251, 0d0000000000000000;
+	and.b64 %fd252, %fd161, 9223372036854775807;
+	setp.eq.f64 %p253, %fd252, 0d7FF0000000000000;
+	@!%p253 bra $L_34;
+$L_33:
+	mov.f64 %fd251, 0d3FF0000000000000;
+$L_34:
+	mov.u64 %rd254, qvar_bits_8;
+	st.local.f64 [%rd254], %fd161;
+	ld.local.s64 %rd255, [%rd254];
+	setp.lt.s64 %p256, %rd255, 0;
+	@!%p256 bra $L_36;
+$L_35:
+	neg.f64 %fd257, %fd251;
+	mov.f64 %fd251, %fd257;
+$L_36:
+	mul.rn.f64 %fd258, %fd158, %fd244;
+	mul.rn.f64 %fd259, %fd159, %fd251;
+	add.rn.f64 %fd260, %fd258, %fd259;
+	mul.rn.f64 %fd261, %fd260, 0d0000000000000000;
+	mov.f64 %fd164, %fd261;
+	mul.rn.f64 %fd262, %fd159, %fd244;
+	mul.rn.f64 %fd263, %fd158, %fd251;
+	sub.rn.f64 %fd264, %fd262, %fd263;
+	mul.rn.f64 %fd265, %fd264, 0d0000000000000000;
+	mov.f64 %fd165, %fd265;
+	bra.uni $L_14;
+$L_37:
+	div.rn.f64 %fd178, %fd160, %fd161;
+	mul.rn.f64 %fd179, %fd178, %fd160;
+	add.rn.f64 %fd180, %fd161, %fd179;
+	mul.rn.f64 %fd181, %fd158, %fd178;
+	add.rn.f64 %fd182, %fd181, %fd159;
+	div.rn.f64 %fd183, %fd182, %fd180;
+	mov.f64 %fd164, %fd183;
+	mul.rn.f64 %fd184, %fd159, %fd178;
+	sub.rn.f64 %fd185, %fd184, %fd158;
+	div.rn.f64 %fd186, %fd185, %fd180;
+	mov.f64 %fd165, %fd186;
+	bra.uni $L_11;
+$L_38:
+	and.b64 %fd90, %fd50, 9223372036854775807;
+	setp.eq.f64 %p91, %fd90, 0d7FF0000000000000;
+	and.b64 %fd92, %fd52, 9223372036854775807;
+	setp.eq.f64 %p93, %fd92, 0d7FF0000000000000;
+	or.pred %p94, %p91, %p93;
+	and.b64 %fd95, %fd51, 9223372036854775807;
+	setp.lt.f64 %p96, %fd95, 0d7FF0000000000000;
+	and.b64 %fd97, %fd53, 9223372036854775807;
+	setp.lt.f64 %p98, %fd97, 0d7FF0000000000000;
+	and.pred %p99, %p96, %p98;
+	and.pred %p100, %p94, %p99;
+	@!%p100 bra $L_48;
+$L_39:
+	mov.f64 %fd101, 0d0000000000000000;
+	and.b64 %fd102, %fd50, 9223372036854775807;
+	setp.eq.f64 %p103, %fd102, 0d7FF0000000000000;
+	@!%p103 bra $L_41;
+$L_40:
+	mov.f64 %fd101, 0d3FF0000000000000;
+$L_41:
+	mov.u64 %rd104, qvar_bits;
+	st.local.f64 [%rd104], %fd50;
+	ld.local.s64 %rd105, [%rd104];
+	setp.lt.s64 %p106, %rd105, 0;
+	@!%p106 bra $L_43;
+$L_42:
+	neg.f64 %fd107, %fd101;
+	mov.f64 %fd101, %fd107;
+$L_43:
+	mov.f64 %fd108, 0d0000000000000000;
+	and.b64 %fd109, %fd52, 9223372036854775807;
+	setp.eq.f64 %p110, %fd109, 0d7FF0000000000000;
+	@!%p110 bra $L_45;
+$L_44:
+	mov.f64 %fd108, 0d3FF0000000000000;
+$L_45:
+	mov.u64 %rd111, qvar_bits_2;
+	st.local.f64 [%rd111], %fd52;
+	ld.local.s64 %rd112, [%rd111];
+	setp.lt.s64 %p113, %rd112, 0;
+	@!%p113 bra $L_47;
+$L_46:
+	neg.f64 %fd114, %fd108;
+	mov.f64 %fd108, %fd114;
+$L_47:
+	mul.rn.f64 %fd115, %fd101, %fd51;
+	mul.rn.f64 %fd116, %fd108, %fd53;
+	add.rn.f64 %fd117, %fd115, %fd116;
+	mul.rn.f64 %fd118, %fd117, 0d7FF0000000000000;
+	mov.f64 %fd54, %fd118;
+	mul.rn.f64 %fd119, %fd108, %fd51;
+	mul.rn.f64 %fd120, %fd101, %fd53;
+	sub.rn.f64 %fd121, %fd119, %fd120;
+	mul.rn.f64 %fd122, %fd121, 0d7FF0000000000000;
+	mov.f64 %fd55, %fd122;
+	bra.uni $L_9;
+$L_48:
+	and.b64 %fd123, %fd51, 9223372036854775807;
+	setp.eq.f64 %p124, %fd123, 0d7FF0000000000000;
+	and.b64 %fd125, %fd53, 9223372036854775807;
+	setp.eq.f64 %p126, %fd125, 0d7FF0000000000000;
+	or.pred %p127, %p124, %p126;
+	and.b64 %fd128, %fd50, 9223372036854775807;
+	setp.lt.f64 %p129, %fd128, 0d7FF0000000000000;
+	and.b64 %fd130, %fd52, 9223372036854775807;
+	setp.lt.f64 %p131, %fd130, 0d7FF0000000000000;
+	and.pred %p132, %p129, %p131;
+	and.pred %p133, %p127, %p132;
+	@!%p133 bra $L_9;
+$L_49:
+	mov.f64 %fd134, 0d0000000000000000;
+	and.b64 %fd135, %fd51, 9223372036854775807;
+	setp.eq.f64 %p136, %fd135, 0d7FF0000000000000;
+	@!%p136 bra $L_51;
+$L_50:
+	mov.f64 %fd134, 0d3FF0000000000000;
+$L_51:
+	mov.u64 %rd137, qvar_bits_3;
+	st.local.f64 [%rd137], %fd51;
+	ld.local.s64 %rd138, [%rd137];
+	setp.lt.s64 %p139, %rd138, 0;
+	@!%p139 bra $L_53;
+$L_52:
+	neg.f64 %fd140, %fd134;
+	mov.f64 %fd134, %fd140;
+$L_53:
+	mov.f64 %fd141, 0d0000000000000000;
+	and.b64 %fd142, %fd53, 9223372036854775807;
+	setp.eq.f64 %p143, %fd142, 0d7FF0000000000000;
+	@!%p143 bra $L_55;
+$L_54:
+	mov.f64 %fd141, 0d3FF0000000000000;
+$L_55:
+	mov.u64 %rd144, qvar_bits_4;
+	st.local.f64 [%rd144], %fd53;
+	ld.local.s64 %rd145, [%rd144];
+	setp.lt.s64 %p146, %rd145, 0;
+	@!%p146 bra $L_57;
+$L_56:
+	neg.f64 %fd147, %fd141;
+	mov.f64 %fd141, %fd147;
+$L_57:
+	mul.rn.f64 %fd148, %fd50, %fd134;
+	mul.rn.f64 %fd149, %fd52, %fd141;
+	add.rn.f64 %fd150, %fd148, %fd149;
+	mul.rn.f64 %fd151, %fd150, 0d0000000000000000;
+	mov.f64 %fd54, %fd151;
+	mul.rn.f64 %fd152, %fd52, %fd134;
+	mul.rn.f64 %fd153, %fd50, %fd141;
+	sub.rn.f64 %fd154, %fd152, %fd153;
+	mul.rn.f64 %fd155, %fd154, 0d0000000000000000;
+	mov.f64 %fd55, %fd155;
+	bra.uni $L_9;
+$L_58:
+	div.rn.f64 %fd68, %fd51, %fd53;
+	mul.rn.f64 %fd69, %fd68, %fd51;
+	add.rn.f64 %fd70, %fd53, %fd69;
+	mul.rn.f64 %fd71, %fd50, %fd68;
+	add.rn.f64 %fd72, %fd71, %fd52;
+	div.rn.f64 %fd73, %fd72, %fd70;
+	mov.f64 %fd54, %fd73;
+	mul.rn.f64 %fd74, %fd52, %fd68;
+	sub.rn.f64 %fd75, %fd74, %fd50;
+	div.rn.f64 %fd76, %fd75, %fd70;
+	mov.f64 %fd55, %fd76;
+	bra.uni $L_6;
+}
+
+.visible .entry Julia_0(
+	.param .u64 Julia_0_param_0,
+	.param .s64 Julia_0_param_1,
+	.param .u64 Julia_0_param_2,
+	.param .s64 Julia_0_param_3,
+	.param .u64 Julia_0_param_4,
+	.param .s64 Julia_0_param_5
+)
+{
+	.local .align 8 .b8 qvar_p[32];
+	.reg .pred %p<67>;
+	.reg .b32 %r<56>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<65>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<66>;
+	.reg .f64 %fdt<3>;
+
+$L_0:
+	ld.param.u64 %rd5, [Julia_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Julia_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Julia_0_param_4];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Julia_0_param_5];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+	ld.param.u64 %rd17, [Julia_0_param_2];
+	cvta.to.global.u64 %rd17, %rd17;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_19;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	mov.u64 %rd12, qvar_p;
+	mov.f64 %fdt0, 0d0000000000000000;
+	st.local.f64 [%rd12], %fdt0;
+	add.s64 %rd13, %rd12, 8;
+	mov.f64 %fdt1, 0d0000000000000000;
+	st.local.f64 [%rd13], %fdt1;
+	add.s64 %rd14, %rd12, 16;
+	mov.f64 %fdt2, 0d0000000000000000;
+	st.local.f64 [%rd14], %fdt2;
+	add.s64 %rd15, %rd12, 24;
+	mov.b32 %rt5, 0;
+	st.local.s32 [%rd15], %rt5;
+	add.s64 %rd16, %rd17, 0;
+	ld.global.f64 %fd19, [%rd16];
+	add.s64 %rd23, %rd16, 8;
+	ld.global.f64 %fd20, [%rd23];
+	add.s64 %rd24, %rd16, 16;
+	ld.global.f64 %fd21, [%rd24];
+	add.s64 %rd25, %rd16, 24;
+	ld.global.s32 %r22, [%rd25];
+	st.local.f64 [%rd12], %fd19;
+	add.s64 %rd26, %rd12, 8;
+	st.local.f64 [%rd26], %fd20;
+	add.s64 %rd27, %rd12, 16;
+	st.local.f64 [%rd27], %fd21;
+	add.s64 %rd28, %rd12, 24;
+	st.local.s32 [%rd28], %r22;
+	mad.lo.s64 %rd29, %rd11, 16, %rd5;
+	ld.global.f64 %fd30, [%rd29];
+	add.s64 %rd32, %rd29, 8;
+	ld.global.f64 %fd31, [%rd32];
+	mov.f64 %fd33, %fd30;
+	mov.f64 %fd34, %fd31;
+	mov.b32 %r35, 0;
+$L_5:
+	add.s64 %rd54, %rd12, 24;
+	ld.local.s32 %r55, [%rd54];
+	setp.lt.s32 %p56, %r35, %r55;
+	@!%p56 bra $L_17;
+$L_6:
+	mov.f64 %fd57, %fd33;
+	mov.f64 %fd58, %fd33;
+	mul.rn.f64 %fd59, %fd57, %fd58;
+	mov.f64 %fd60, %fd34;
+	mov.f64 %fd61, %fd34;
+	mul.rn.f64 %fd62, %fd60, %fd61;
+	add.rn.f64 %fd63, %fd59, %fd62;
+	add.s64 %rd64, %rd12, 16;
+	ld.local.f64 %fd65, [%rd64];
+	setp.le.f64 %p66, %fd63, %fd65;
+	@!%p66 bra $L_17;
+$L_7:
+	mul.rn.f64 %fd38, %fd33, %fd33;
+	mul.rn.f64 %fd39, %fd34, %fd34;
+	sub.rn.f64 %fd40, %fd38, %fd39;
+	mul.rn.f64 %fd41, %fd33, %fd34;
+	mul.rn.f64 %fd42, %fd34, %fd33;
+	add.rn.f64 %fd43, %fd41, %fd42;
+	mov.f64 %fd36, %fd40;
+	mov.f64 %fd37, %fd43;
+	add.s64 %rd44, %rd12, 0;
+	ld.local.f64 %fd45, [%rd44];
+	add.s64 %rd47, %rd44, 8;
+	ld.local.f64 %fd46, [%rd47];
+	add.rn.f64 %fd48, %fd36, %fd45;
+	add.rn.f64 %fd49, %fd37, %fd46;
+	add.s32 %r50, %r35, 1;
+	mov.f64 %fd33, %fd48;
+	mov.f64 %fd34, %fd49;
+	mov.b32 %r35, %r50;
+$L_8:
+	add.s64 %rd54, %rd12, 24;
+	ld.local.s32 %r55, [%rd54];
+	setp.lt.s32 %p56, %r35, %r55;
+	@!%p56 bra $L_17;
+$L_9:
+	mov.f64 %fd57, %fd33;
+	mov.f64 %fd58, %fd33;
+	mul.rn.f64 %fd59, %fd57, %fd58;
+	mov.f64 %fd60, %fd34;
+	mov.f64 %fd61, %fd34;
+	mul.rn.f64 %fd62, %fd60, %fd61;
+	add.rn.f64 %fd63, %fd59, %fd62;
+	add.s64 %rd64, %rd12, 16;
+	ld.local.f64 %fd65, [%rd64];
+	setp.le.f64 %p66, %fd63, %fd65;
+	@!%p66 bra $L_17;
+$L_10:
+	mul.rn.f64 %fd38, %fd33, %fd33;
+	mul.rn.f64 %fd39, %fd34, %fd34;
+	sub.rn.f64 %fd40, %fd38, %fd39;
+	mul.rn.f64 %fd41, %fd33, %fd34;
+	mul.rn.f64 %fd42, %fd34, %fd33;
+	add.rn.f64 %fd43, %fd41, %fd42;
+	mov.f64 %fd36, %fd40;
+	mov.f64 %fd37, %fd43;
+	add.s64 %rd44, %rd12, 0;
+	ld.local.f64 %fd45, [%rd44];
+	add.s64 %rd47, %rd44, 8;
+	ld.local.f64 %fd46, [%rd47];
+	add.rn.f64 %fd48, %fd36, %fd45;
+	add.rn.f64 %fd49, %fd37, %fd46;
+	add.s32 %r50, %r35, 1;
+	mov.f64 %fd33, %fd48;
+	mov.f64 %fd34, %fd49;
+	mov.b32 %r35, %r50;
+$L_11:
+	add.s64 %rd54, %rd12, 24;
+	ld.local.s32 %r55, [%rd54];
+	setp.lt.s32 %p56, %r35, %r55;
+	@!%p56 bra $L_17;
+$L_12:
+	mov.f64 %fd57, %fd33;
+	mov.f64 %fd58, %fd33;
+	mul.rn.f64 %fd59, %fd57, %fd58;
+	mov.f64 %fd60, %fd34;
+	mov.f64 %fd61, %fd34;
+	mul.rn.f64 %fd62, %fd60, %fd61;
+	add.rn.f64 %fd63, %fd59, %fd62;
+	add.s64 %rd64, %rd12, 16;
+	ld.local.f64 %fd65, [%rd64];
+	setp.le.f64 %p66, %fd63, %fd65;
+	@!%p66 bra $L_17;
+$L_13:
+	mul.rn.f64 %fd38, %fd33, %fd33;
+	mul.rn.f64 %fd39, %fd34, %fd34;
+	sub.rn.f64 %fd40, %fd38, %fd39;
+	mul.rn.f64 %fd41, %fd33, %fd34;
+	mul.rn.f64 %fd42, %fd34, %fd33;
+	add.rn.f64 %fd43, %fd41, %fd42;
+	mov.f64 %fd36, %fd40;
+	mov.f64 %fd37, %fd43;
+	add.s64 %rd44, %rd12, 0;
+	ld.local.f64 %fd45, [%rd44];
+	add.s64 %rd47, %rd44, 8;
+	ld.local.f64 %fd46, [%rd47];
+	add.rn.f64 %fd48, %fd36, %fd45;
+	add.rn.f64 %fd49, %fd37, %fd46;
+	add.s32 %r50, %r35, 1;
+	mov.f64 %fd33, %fd48;
+	mov.f64 %fd34, %fd49;
+	mov.b32 %r35, %r50;
+$L_14:
+	add.s64 %rd54, %rd12, 24;
+	ld.local.s32 %r55, [%rd54];
+	setp.lt.s32 %p56, %r35, %r55;
+	@!%p56 bra $L_17;
+$L_15:
+	mov.f64 %fd57, %fd33;
+	mov.f64 %fd58, %fd33;
+	mul.rn.f64 %fd59, %fd57, %fd58;
+	mov.f64 %fd60, %fd34;
+	mov.f64 %fd61, %fd34;
+	mul.rn.f64 %fd62, %fd60, %fd61;
+	add.rn.f64 %fd63, %fd59, %fd62;
+	add.s64 %rd64, %rd12, 16;
+	ld.local.f64 %fd65, [%rd64];
+	setp.le.f64 %p66, %fd63, %fd65;
+	@!%p66 bra $L_17;
+$L_16:
+	mul.rn.f64 %fd38, %fd33, %fd33;
+	mul.rn.f64 %fd39, %fd34, %fd34;
+	sub.rn.f64 %fd40, %fd38, %fd39;
+	mul.rn.f64 %fd41, %fd33, %fd34;
+	mul.rn.f64 %fd42, %fd34, %fd33;
+	add.rn.f64 %fd43, %fd41, %fd42;
+	mov.f64 %fd36, %fd40;
+	mov.f64 %fd37, %fd43;
+	add.s64 %rd44, %rd12, 0;
+	ld.local.f64 %fd45, [%rd44];
+	add.s64 %rd47, %rd44, 8;
+	ld.local.f64 %fd46, [%rd47];
+	add.rn.f64 %fd48, %fd36, %fd45;
+	add.rn.f64 %fd49, %fd37, %fd46;
+	add.s32 %r50, %r35, 1;
+	mov.f64 %fd33, %fd48;
+	mov.f64 %fd34, %fd49;
+	mov.b32 %r35, %r50;
+	bra.uni $L_5;
+$L_17:
+	mad.lo.s64 %rd51, %rd11, 4, %rd8;
+	st.global.s32 [%rd51], %r35;
+	add.s64 %rd52, %rd11, 1;
+	setp.lt.s64 %p53, %rd52, %rd3;
+	@!%p53 bra $L_19;
+$L_18:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_19:
 	ret;
 }
 `
