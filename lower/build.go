@@ -17,6 +17,8 @@ type taskBuilder struct {
 	// values defined by earlier top-level statements are computed again.
 	pro *ir.Block
 	ext map[ssa.Value][]ir.Reg
+	// scratch is the variable signBit reads floats' bits through, or -1.
+	scratch int64
 }
 
 func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
@@ -24,7 +26,7 @@ func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
 	l.taskSerial++
 	t.Name = fmt.Sprintf("%s_%d", l.k.Name, l.taskSerial-1)
 	entry := t.NewBlock("entry")
-	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg)}
+	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg), scratch: -1}
 }
 
 func (tb *taskBuilder) emit(in ir.Instr) {

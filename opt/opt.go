@@ -31,9 +31,12 @@ type Pipeline []Pass
 var Default = Pipeline{
 	{Name: "commute", Task: CommuteImmediates},
 	{Name: "divconst", Task: DivideByConstants},
+	{Name: "promote", Task: PromoteLocals},
+	{Name: "tables", Kernel: FoldTableLoads},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "unroll", Task: UnrollLoops},
+	{Name: "promote", Task: PromoteLocals},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "droptasks", Kernel: DropEmptyTasks},
