@@ -58,6 +58,30 @@ var cases = []kernelCase{
 	{name: "Complex128Ops", fn: kernels.Complex128Ops},
 	{name: "Complex64Ops", fn: kernels.Complex64Ops},
 	{name: "Julia", fn: kernels.Julia, args: juliaArgs},
+	{name: "Grid2D", fn: kernels.Grid2D, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]float32, n), 1 + r.IntN(40)}
+	}},
+	{name: "Rows", fn: kernels.Rows, args: func(r *rand.Rand, n int) []any {
+		args := randomArgs(kernels.Rows, r, n)
+		args[2] = 1 + r.IntN(70)
+		return args
+	}},
+	{name: "Volume", fn: kernels.Volume, args: func(r *rand.Rand, n int) []any {
+		args := randomArgs(kernels.Volume, r, n)
+		args[2], args[3] = 1+r.IntN(12), 1+r.IntN(9)
+		return args
+	}},
+	{name: "NarrowIndices", fn: kernels.NarrowIndices, args: func(r *rand.Rand, n int) []any {
+		lo := []int16{-32768, -5, 0, 32765}[r.IntN(4)]
+		return []any{make([]int64, n), uint8(r.IntN(256)), lo}
+	}},
+	{name: "Triangle", fn: kernels.Triangle},
+	{name: "Before", fn: kernels.Before, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]float32, n), 1 + r.IntN(30)}
+	}},
+	{name: "HelperLoops", fn: kernels.HelperLoops, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]float32, n), 1 + r.IntN(30), float32(r.NormFloat64())}
+	}},
 }
 
 // mirroredBodies makes some bodies equal to their mirror images, which

@@ -15,10 +15,14 @@ func (l *lowerer) lowerBody() {
 		return
 	}
 	for _, p := range plans {
+		l.bound = p.bind
 		var t *ir.Task
-		if p.kind == ir.Parallel {
+		switch {
+		case p.kind == ir.Parallel && len(p.loop.inner) > 0:
+			t = l.buildNest(p.fn, p.loop)
+		case p.kind == ir.Parallel:
 			t = l.buildLoop(p.fn, p.loop)
-		} else {
+		default:
 			t = l.buildSegment(p.fn, p)
 		}
 		t.StreamBlock = p.streamBlock
@@ -52,7 +56,7 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 			f.start[b] = t.NewBlock(b.Comment)
 		}
 	}
-	f.skipPhi = pl.phi
+	f.skipPhis = map[*ssa.Phi]bool{pl.phi: true}
 	f.redirect = func(from, to *ssa.BasicBlock) (*ir.Block, bool) {
 		switch {
 		case !pl.lp.contains(to):

@@ -63,6 +63,16 @@ func (tb *taskBuilder) convert(a ir.Arg, from, to ir.Type) ir.Arg {
 	return ir.R(dst)
 }
 
+// convertInto converts an operand of type from into the register dst, of
+// the same type or another.
+func (tb *taskBuilder) convertInto(dst ir.Reg, a ir.Arg, from ir.Type) {
+	if to := tb.t.Regs[dst]; to != from {
+		tb.emit(ir.Instr{Op: ir.OpConvert, Type: to, From: from, Dst: dst, Args: []ir.Arg{a}})
+		return
+	}
+	tb.move(dst, a)
+}
+
 // jump ends the current block with a jump to b and continues in b.
 func (tb *taskBuilder) jump(b *ir.Block) {
 	tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{b.Index}}
@@ -84,7 +94,7 @@ type frame struct {
 	// back edges and exits), the induction phi that has no moves, and the
 	// block whose terminator ends the task.
 	redirect func(from, to *ssa.BasicBlock) (*ir.Block, bool)
-	skipPhi  *ssa.Phi
+	skipPhis map[*ssa.Phi]bool
 	cut      *ssa.BasicBlock         // ends the task before its instruction cutAt
 	cutAt    int                     //
 	from     map[*ssa.BasicBlock]int // where a block's part of the task starts
@@ -256,6 +266,11 @@ func (tb *taskBuilder) param(f *frame, p *ssa.Parameter) []ir.Reg {
 		return r
 	}
 	idx, ok := tb.l.params[p]
+	if v, bound := tb.l.bound[p]; bound && !ok {
+		r := tb.outer(f, v)
+		tb.ext[p] = r
+		return r
+	}
 	if !ok {
 		f.errorf(p.Pos(), "internal error: unknown parameter %s", p.Name())
 		return f.regsFor(p)
@@ -341,7 +356,7 @@ func (f *frame) lowerBlock(b *ssa.BasicBlock) {
 		end = f.cutAt
 	}
 	for _, instr := range b.Instrs[from:end] {
-		if phi, ok := instr.(*ssa.Phi); ok && phi != f.skipPhi {
+		if phi, ok := instr.(*ssa.Phi); ok && !f.skipPhis[phi] {
 			f.regsFor(phi)
 			if needsMemory(phi) {
 				f.defineInMemory(phi)
@@ -422,7 +437,7 @@ func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
 		if !ok {
 			break
 		}
-		if phi == f.skipPhi {
+		if f.skipPhis[phi] {
 			continue
 		}
 		dst := f.regsFor(phi)

@@ -77,15 +77,8 @@ func (f *frame) complexArith(v *ssa.BinOp, dst []ir.Reg) {
 	} else {
 		re, im = c.divide(f, x[0], x[1], y[0], y[1])
 	}
-	tb.emit(ir.Instr{Op: convertOrMove(half), Type: half, From: ir.Float64, Dst: dst[0], Args: []ir.Arg{re}, Pos: v.Pos()})
-	tb.emit(ir.Instr{Op: convertOrMove(half), Type: half, From: ir.Float64, Dst: dst[1], Args: []ir.Arg{im}, Pos: v.Pos()})
-}
-
-func convertOrMove(t ir.Type) ir.Op {
-	if t == ir.Float64 {
-		return ir.OpMove
-	}
-	return ir.OpConvert
+	tb.convertInto(dst[0], re, ir.Float64)
+	tb.convertInto(dst[1], im, ir.Float64)
 }
 
 // complexBuilder emits float64 arithmetic.

@@ -45,6 +45,10 @@ type Config struct {
 	// call, or the reason it is not allowed, and whether the function is
 	// pure (reads and writes no memory).
 	External func(fn *ssa.Function) (pure bool, err error)
+	// Note, if set, receives informational diagnostics: where the
+	// lowering keeps serial a loop that a reader may expect to run in
+	// parallel, and why. They are not errors; qdgen -v prints them.
+	Note func(Diagnostic)
 }
 
 // Kernel lowers the kernel function fn to checked, unoptimized IR.
@@ -105,6 +109,11 @@ type lowerer struct {
 	// tables maps the package-level variables the kernel reads to their
 	// constant tables in Kernel.Data.
 	tables map[*ssa.Global]int
+	// Helpers planned as bodies (inlineplan.go): what their parameters
+	// stand for while one of their tasks is planned or built, and the
+	// helpers being planned.
+	bound    map[*ssa.Parameter]ssa.Value
+	planning []*ssa.Function
 }
 
 type diagKey struct {
@@ -122,6 +131,13 @@ func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
 	}
 	l.seen[diagKey{pos, msg}] = true
 	l.diags = append(l.diags, Diagnostic{pos, msg})
+}
+
+// note passes an informational diagnostic to Config.Note.
+func (l *lowerer) note(pos token.Pos, format string, args ...any) {
+	if l.cfg.Note != nil {
+		l.cfg.Note(Diagnostic{pos, fmt.Sprintf(format, args...)})
+	}
 }
 
 func (l *lowerer) sortedDiags() []Diagnostic {

@@ -13,6 +13,9 @@ import (
 // constants alone: it reads no memory and does not depend on control flow.
 // Such values can be computed again in any task.
 func (l *lowerer) isPure(v ssa.Value) bool {
+	if p, ok := v.(*ssa.Parameter); ok && l.bound[p] != nil {
+		return l.isPure(l.bound[p]) // what it stands for differs from call to call
+	}
 	if p, ok := l.pure[v]; ok {
 		return p
 	}
@@ -177,6 +180,9 @@ func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
 	case *ssa.Const:
 		return &ir.Expr{Op: ir.OpConst, Type: t, Bits: constBits(v, t)}
 	case *ssa.Parameter:
+		if b, ok := l.bound[v]; ok {
+			return hostConvert(l.hostExpr(b), t)
+		}
 		if i, ok := l.params[v]; ok && !l.k.Params[i].Slice {
 			return &ir.Expr{Op: ir.OpParam, Type: t, Aux: int64(i)}
 		}
@@ -258,6 +264,13 @@ func hostConvert(x *ir.Expr, t ir.Type) *ir.Expr {
 
 // sliceParam returns the index of the slice parameter v is, or -1.
 func (l *lowerer) sliceParam(v ssa.Value) int {
+	for {
+		p, ok := v.(*ssa.Parameter)
+		if !ok || l.bound[p] == nil {
+			break
+		}
+		v = l.bound[p]
+	}
 	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
 		switch x := u.X.(type) {
 		case *ssa.FreeVar:

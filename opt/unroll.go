@@ -53,19 +53,32 @@ func (lp *irLoop) size(t *ir.Task) int {
 	return n
 }
 
+// usesThreadCount reports whether the loop uses the grid's thread count,
+// or a value computed from it: then it is a grid-stride loop, whose
+// iterations are whole loop bodies already.
 func (lp *irLoop) usesThreadCount(t *ir.Task) bool {
-	counts := map[ir.Reg]bool{}
-	for _, b := range t.Blocks {
-		for _, in := range b.Instrs {
-			if in.Op == ir.OpThreadCount {
-				counts[in.Dst] = true
+	derived := map[ir.Reg]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range t.Blocks {
+			for _, in := range b.Instrs {
+				if in.Dst == ir.NoReg || derived[in.Dst] {
+					continue
+				}
+				from := in.Op == ir.OpThreadCount
+				for _, a := range in.Args {
+					from = from || !a.Imm && derived[a.Reg]
+				}
+				if from {
+					derived[in.Dst], changed = true, true
+				}
 			}
 		}
 	}
 	for _, b := range lp.blocks {
 		for _, in := range t.Blocks[b].Instrs {
 			for _, a := range in.Args {
-				if !a.Imm && counts[a.Reg] {
+				if !a.Imm && derived[a.Reg] {
 					return true
 				}
 			}

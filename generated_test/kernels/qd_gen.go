@@ -207,6 +207,57 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Name: "Grid2D",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Grid2D_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Rows",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Rows_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Volume",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Volume_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "NarrowIndices",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "NarrowIndices_0",
+			Parallel: true,
+		}, {
+			Entry:    "NarrowIndices_1",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Triangle",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Triangle_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Before",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Before_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "HelperLoops",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "HelperLoops_0",
+			Parallel: true,
+		}, {
+			Entry:    "HelperLoops_1",
+			Parallel: true,
+		}, {
+			Entry:    "HelperLoops_2",
+			Parallel: false,
+		}},
+	}, {
 		Groups: []int{2},
 		Name:   "TwoBlocks",
 		Tasks: []rt.TaskSpec{{
@@ -266,42 +317,42 @@ var qdModule = &rt.ModuleSpec{
 			Block:    1,
 			Entry:    "EightBlocks_0",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    2,
 			Entry:    "EightBlocks_1",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    3,
 			Entry:    "EightBlocks_2",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    4,
 			Entry:    "EightBlocks_3",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    5,
 			Entry:    "EightBlocks_4",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    6,
 			Entry:    "EightBlocks_5",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    7,
 			Entry:    "EightBlocks_6",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    8,
 			Entry:    "EightBlocks_7",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}},
 	}, {
 		Groups: []int{2, 2},
@@ -1017,6 +1068,145 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Grid2D launches kernel Grid2D (nest.go:9) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Grid2D(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Grid2D", out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(29, qdOpts, func() {
+			Grid2D(out.CPUSlice(), w)
+		})
+	}
+	var qdArgs [24]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint64(qdArgs[:], 16, uint64(w))
+	qdCounts := [1]int64{rt.UnknownCount}
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Rows launches kernel Rows (nest.go:22) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Rows(out *rt.Buffer[float64], in *rt.Buffer[float64], w int, s float64, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Rows", out, in); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(30, qdOpts, func() {
+			Rows(out.CPUSlice(), in.CPUSlice(), w, s)
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	rt.PutFloat64(qdArgs[:], 40, float64(s))
+	qdCounts := [1]int64{rt.UnknownCount}
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Volume launches kernel Volume (nest.go:36) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Volume(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Volume", out, in); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(31, qdOpts, func() {
+			Volume(out.CPUSlice(), in.CPUSlice(), w, h)
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	qdCounts := [1]int64{rt.UnknownCount}
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// NarrowIndices launches kernel NarrowIndices (nest.go:52) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) NarrowIndices(out *rt.Buffer[int64], nx uint8, lo int16, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "NarrowIndices", out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(32, qdOpts, func() {
+			NarrowIndices(out.CPUSlice(), nx, lo)
+		})
+	}
+	var qdArgs [20]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint8(qdArgs[:], 16, uint8(nx))
+	rt.PutUint16(qdArgs[:], 18, uint16(lo))
+	qdCounts := [2]int64{rt.UnknownCount, (min(max((int64((int16(lo)+int16(2)))-int64(int16(lo))), int64(0)), int64(2097152)) * min(max(int64(3), int64(0)), int64(2097152)))}
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Triangle launches kernel Triangle (nest.go:71) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Triangle(out *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Triangle", out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(33, qdOpts, func() {
+			Triangle(out.CPUSlice(), n)
+		})
+	}
+	var qdArgs [24]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint64(qdArgs[:], 16, uint64(n))
+	qdCounts := [1]int64{min(int64(n), int64(out.Len()))}
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Before launches kernel Before (nest.go:84) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Before(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Before", out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(34, qdOpts, func() {
+			Before(out.CPUSlice(), w)
+		})
+	}
+	var qdArgs [24]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint64(qdArgs[:], 16, uint64(w))
+	qdCounts := [1]int64{rt.UnknownCount}
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// HelperLoops launches kernel HelperLoops (nest.go:125) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) HelperLoops(out *rt.Buffer[float32], w int, v float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "HelperLoops", out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(35, qdOpts, func() {
+			HelperLoops(out.CPUSlice(), w, v)
+		})
+	}
+	var qdArgs [28]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint64(qdArgs[:], 16, uint64(w))
+	rt.PutFloat32(qdArgs[:], 24, float32(v))
+	qdCounts := [3]int64{int64(out.Len()), rt.UnknownCount, 1}
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1028,7 +1218,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -1036,7 +1226,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1050,7 +1240,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		})
 	}
@@ -1058,7 +1248,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1072,7 +1262,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		})
 	}
@@ -1082,7 +1272,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1093,7 +1283,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		})
 	}
@@ -1102,7 +1292,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1197,7 +1387,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		})
 	}
@@ -1211,8 +1401,8 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 96, a6)
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
-	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	qdCounts := [8]int64{int64(a0.Len()), int64(a1.Len()), int64(a2.Len()), int64(a3.Len()), int64(a4.Len()), int64(a5.Len()), int64(a6.Len()), int64(a7.Len())}
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1232,7 +1422,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		})
 	}
@@ -1242,7 +1432,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Advance launches kernel Advance (types.go:45) after the work already launched on
@@ -1253,7 +1443,7 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(35, qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdOpts, func() {
 			Advance(bs.CPUSlice(), dt)
 		})
 	}
@@ -1261,7 +1451,7 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 	rt.PutBuffer(qdArgs[:], 0, bs)
 	rt.PutFloat32(qdArgs[:], 16, float32(dt))
 	qdCounts := [1]int64{int64(bs.Len())}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Energies launches kernel Energies (types.go:60) after the work already launched on
@@ -1272,7 +1462,7 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(36, qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdOpts, func() {
 			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 		})
 	}
@@ -1281,7 +1471,7 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutBuffer(qdArgs[:], 32, moved)
 	qdCounts := [1]int64{min(min(int64(bs.Len()), int64(out.Len())), int64(moved.Len()))}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Blur5 launches kernel Blur5 (types.go:88) after the work already launched on
@@ -1292,7 +1482,7 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(37, qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdOpts, func() {
 			Blur5(in.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1300,7 +1490,7 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 	rt.PutBuffer(qdArgs[:], 0, in)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rotate launches kernel Rotate (types.go:109) after the work already launched on
@@ -1311,7 +1501,7 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(38, qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdOpts, func() {
 			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 		})
 	}
@@ -1320,7 +1510,7 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutBuffer(qdArgs[:], 32, n)
 	qdCounts := [1]int64{min(min(int64(v.Len()), int64(out.Len())), int64(n.Len()))}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pick launches kernel Pick (types.go:142) after the work already launched on
@@ -1331,7 +1521,7 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(39, qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdOpts, func() {
 			Pick(idx.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1339,7 +1529,7 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 0, idx)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{min(int64(idx.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Masks launches kernel Masks (types.go:157) after the work already launched on
@@ -1350,7 +1540,7 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(40, qdOpts, func() {
+		return qdk.mod.RunCPU(47, qdOpts, func() {
 			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 		})
 	}
@@ -1360,7 +1550,7 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 	rt.PutBuffer(qdArgs[:], 32, out)
 	rt.PutBuffer(qdArgs[:], 48, flags)
 	qdCounts := [1]int64{min(min(min(int64(mask.Len()), int64(x.Len())), int64(out.Len())), int64(flags.Len()))}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex128Ops launches kernel Complex128Ops (types.go:188) after the work already launched on
@@ -1371,7 +1561,7 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(41, qdOpts, func() {
+		return qdk.mod.RunCPU(48, qdOpts, func() {
 			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 		})
 	}
@@ -1383,7 +1573,7 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	rt.PutBuffer(qdArgs[:], 64, quot)
 	rt.PutBuffer(qdArgs[:], 80, eq)
 	qdCounts := [1]int64{min(min(min(min(min(int64(a.Len()), int64(b.Len())), int64(sum.Len())), int64(prod.Len())), int64(quot.Len())), int64(eq.Len()))}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex64Ops launches kernel Complex64Ops (types.go:201) after the work already launched on
@@ -1394,7 +1584,7 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(42, qdOpts, func() {
+		return qdk.mod.RunCPU(49, qdOpts, func() {
 			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 		})
 	}
@@ -1405,7 +1595,7 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	rt.PutBuffer(qdArgs[:], 48, quot)
 	rt.PutBuffer(qdArgs[:], 64, wide)
 	qdCounts := [1]int64{min(min(min(min(int64(a.Len()), int64(b.Len())), int64(prod.Len())), int64(quot.Len())), int64(wide.Len()))}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Julia launches kernel Julia (types.go:214) after the work already launched on
@@ -1416,7 +1606,7 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(43, qdOpts, func() {
+		return qdk.mod.RunCPU(50, qdOpts, func() {
 			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1425,7 +1615,7 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	rt.PutBuffer(qdArgs[:], 16, params)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -1439,11 +1629,9 @@ const qdPTX = `//
 
 .global .align 4 .b8 qdata_gauss5[20] = {0, 0, 128, 63, 0, 0, 128, 64, 0, 0, 192, 64, 0, 0, 128, 64, 0, 0, 128, 63};
 
-.global .align 8 .b8 qdata_scale[8] = {94, 56, 85, 41, 122, 106, 31, 64};
+.global .align 4 .b8 qdata_corners[48] = {0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 128, 191, 0, 0, 128, 191, 0, 0, 0, 0};
 
 .global .align 8 .b8 qdata_rotation[72] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 191, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 63};
-
-.global .align 4 .b8 qdata_corners[48] = {0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 128, 191, 0, 0, 128, 191, 0, 0, 0, 0};
 
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
@@ -3609,10 +3797,10 @@ $L_4:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
-	@!%p12 bra $L_42;
+	@!%p12 bra $L_30;
 $L_5:
 	setp.gt.s32 %p19, %r11, -100;
-	@!%p19 bra $L_42;
+	@!%p19 bra $L_30;
 $L_6:
 	neg.s32 %r16, %r11;
 	mov.b32 %r13, %r16;
@@ -3621,10 +3809,10 @@ $L_7:
 	mov.b32 %r15, 0;
 $L_8:
 	setp.lt.s32 %p21, %r15, 40;
-	@!%p21 bra $L_41;
+	@!%p21 bra $L_29;
 $L_9:
 	setp.lt.s64 %p23, 0, 10;
-	@!%p23 bra $L_40;
+	@!%p23 bra $L_28;
 $L_10:
 	mov.b32 %r24, %r14;
 	mov.b64 %rd25, 0;
@@ -3699,108 +3887,24 @@ $L_25:
 	add.s32 %r38, %r24, 1;
 	add.s64 %rd39, %rd25, 1;
 	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
+	@!%p40 bra $L_27;
 $L_26:
 	mov.b32 %r24, %r38;
 	mov.b64 %rd25, %rd39;
-$L_27:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
-$L_28:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
-$L_29:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
-$L_30:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
-$L_31:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
-$L_32:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
-$L_33:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
-$L_34:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
-$L_35:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
-$L_36:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
-$L_37:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
-$L_38:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
 	bra.uni $L_11;
-$L_39:
+$L_27:
 	mov.b32 %r26, %r38;
 	bra.uni $L_24;
-$L_40:
+$L_28:
 	mov.b32 %r26, %r14;
 	bra.uni $L_24;
-$L_41:
+$L_29:
 	mov.b32 %r22, %r14;
 	bra.uni $L_13;
-$L_42:
+$L_30:
 	setp.ge.s32 %p18, %r11, 0;
-	@!%p18 bra $L_44;
-$L_43:
+	@!%p18 bra $L_32;
+$L_31:
 	mul.hi.s32 %r50, %r11, -1431655765;
 	add.s32 %r51, %r50, %r11;
 	mov.b32 %r52, %r51;
@@ -3811,10 +3915,10 @@ $L_43:
 	mov.b32 %r17, %r56;
 	mov.b32 %r13, %r17;
 	bra.uni $L_7;
-$L_44:
+$L_32:
 	setp.lt.s32 %p20, %r11, -1000;
-	@%p20 bra $L_43;
-$L_45:
+	@%p20 bra $L_31;
+$L_33:
 	mov.b32 %r13, 7;
 	bra.uni $L_7;
 }
@@ -4070,9 +4174,9 @@ $L_11:
 	.param .s64 Spin_0_param_2
 )
 {
-	.reg .pred %p<34>;
+	.reg .pred %p<22>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<33>;
+	.reg .b64 %rd<31>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4094,131 +4198,52 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_11;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
 	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_12;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
 $L_6:
-	max.s64 %rd31, %rd10, -9223372036854775804;
-	sub.s64 %rd32, %rd31, 4;
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_8;
 $L_7:
-	setp.lt.s64 %p33, %rd12, %rd32;
-	@!%p33 bra $L_16;
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_6;
 $L_8:
-	mul.lo.s64 %rd14, %rd11, 1664525;
-	add.s64 %rd15, %rd14, 1013904223;
-	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
-	add.s64 %rd23, %rd22, %rd15;
-	mov.b64 %rd24, %rd23;
-	shr.u64 %rd25, %rd24, 63;
-	shr.s64 %rd26, %rd23, 30;
-	mov.b64 %rd27, %rd25;
-	add.s64 %rd28, %rd26, %rd27;
-	mul.lo.s64 %rd29, %rd28, 2147483647;
-	sub.s64 %rd30, %rd15, %rd29;
-	mov.b64 %rd16, %rd30;
-	add.s64 %rd17, %rd12, 1;
-	setp.lt.s64 %p18, %rd17, %rd10;
-$L_9:
-	mov.b64 %rd11, %rd16;
-	mov.b64 %rd12, %rd17;
-$L_10:
-	mul.lo.s64 %rd14, %rd11, 1664525;
-	add.s64 %rd15, %rd14, 1013904223;
-	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
-	add.s64 %rd23, %rd22, %rd15;
-	mov.b64 %rd24, %rd23;
-	shr.u64 %rd25, %rd24, 63;
-	shr.s64 %rd26, %rd23, 30;
-	mov.b64 %rd27, %rd25;
-	add.s64 %rd28, %rd26, %rd27;
-	mul.lo.s64 %rd29, %rd28, 2147483647;
-	sub.s64 %rd30, %rd15, %rd29;
-	mov.b64 %rd16, %rd30;
-	add.s64 %rd17, %rd12, 1;
-	setp.lt.s64 %p18, %rd17, %rd10;
-$L_11:
-	mov.b64 %rd11, %rd16;
-	mov.b64 %rd12, %rd17;
-$L_12:
-	mul.lo.s64 %rd14, %rd11, 1664525;
-	add.s64 %rd15, %rd14, 1013904223;
-	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
-	add.s64 %rd23, %rd22, %rd15;
-	mov.b64 %rd24, %rd23;
-	shr.u64 %rd25, %rd24, 63;
-	shr.s64 %rd26, %rd23, 30;
-	mov.b64 %rd27, %rd25;
-	add.s64 %rd28, %rd26, %rd27;
-	mul.lo.s64 %rd29, %rd28, 2147483647;
-	sub.s64 %rd30, %rd15, %rd29;
-	mov.b64 %rd16, %rd30;
-	add.s64 %rd17, %rd12, 1;
-	setp.lt.s64 %p18, %rd17, %rd10;
-$L_13:
-	mov.b64 %rd11, %rd16;
-	mov.b64 %rd12, %rd17;
-$L_14:
-	mul.lo.s64 %rd14, %rd11, 1664525;
-	add.s64 %rd15, %rd14, 1013904223;
-	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
-	add.s64 %rd23, %rd22, %rd15;
-	mov.b64 %rd24, %rd23;
-	shr.u64 %rd25, %rd24, 63;
-	shr.s64 %rd26, %rd23, 30;
-	mov.b64 %rd27, %rd25;
-	add.s64 %rd28, %rd26, %rd27;
-	mul.lo.s64 %rd29, %rd28, 2147483647;
-	sub.s64 %rd30, %rd15, %rd29;
-	mov.b64 %rd16, %rd30;
-	add.s64 %rd17, %rd12, 1;
-	setp.lt.s64 %p18, %rd17, %rd10;
-$L_15:
-	mov.b64 %rd11, %rd16;
-	mov.b64 %rd12, %rd17;
-	bra.uni $L_7;
-$L_16:
-	mul.lo.s64 %rd14, %rd11, 1664525;
-	add.s64 %rd15, %rd14, 1013904223;
-	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
-	add.s64 %rd23, %rd22, %rd15;
-	mov.b64 %rd24, %rd23;
-	shr.u64 %rd25, %rd24, 63;
-	shr.s64 %rd26, %rd23, 30;
-	mov.b64 %rd27, %rd25;
-	add.s64 %rd28, %rd26, %rd27;
-	mul.lo.s64 %rd29, %rd28, 2147483647;
-	sub.s64 %rd30, %rd15, %rd29;
-	mov.b64 %rd16, %rd30;
-	add.s64 %rd17, %rd12, 1;
-	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_18;
-$L_17:
-	mov.b64 %rd11, %rd16;
-	mov.b64 %rd12, %rd17;
-	bra.uni $L_16;
-$L_18:
 	mov.b64 %rd13, %rd16;
-$L_19:
+$L_9:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
 	add.s64 %rd20, %rd7, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
-$L_20:
+	@!%p21 bra $L_11;
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_11:
 	ret;
-$L_22:
+$L_12:
 	mov.b64 %rd13, %rd8;
-	bra.uni $L_19;
+	bra.uni $L_9;
 }
 
 .visible .entry Helpers_0(
@@ -4234,11 +4259,11 @@ $L_22:
 	.param .s64 Helpers_0_param_9
 )
 {
-	.reg .pred %p<76>;
+	.reg .pred %p<64>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<24>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<75>;
+	.reg .b64 %rd<73>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<59>;
 
@@ -4269,7 +4294,7 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_31;
+	@!%p6 bra $L_21;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4310,7 +4335,7 @@ $L_9:
 	mov.b64 %rd27, %rd26;
 $L_10:
 	setp.eq.s64 %p30, %rd27, 0;
-	@!%p30 bra $L_32;
+	@!%p30 bra $L_22;
 $L_11:
 	mov.b64 %rd28, 0;
 	mov.b64 %rd29, 0;
@@ -4324,7 +4349,7 @@ $L_12:
 	add.s64 %rd41, %rd7, 3;
 	mov.b64 %rd42, %rd44;
 	setp.le.s64 %p45, %rd41, %rd42;
-	@!%p45 bra $L_29;
+	@!%p45 bra $L_19;
 $L_13:
 	add.s64 %rd46, %rd7, 3;
 	mad.lo.s64 %rd47, %rd7, 8, %rd43;
@@ -4334,74 +4359,31 @@ $L_14:
 	mov.f64 %fd52, 0d0000000000000000;
 	mov.b64 %rd53, -1;
 $L_15:
-	max.s64 %rd73, %rd51, -9223372036854775804;
-	sub.s64 %rd74, %rd73, 4;
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_17;
 $L_16:
-	setp.lt.s64 %p75, %rd53, %rd74;
-	@!%p75 bra $L_25;
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_15;
 $L_17:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
-$L_18:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
-$L_19:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
-$L_20:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
-$L_21:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
-$L_22:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
-$L_23:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
-$L_24:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
-	bra.uni $L_16;
-$L_25:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_27;
-$L_26:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
-	bra.uni $L_25;
-$L_27:
 	mov.f64 %fd50, %fd52;
-$L_28:
+$L_18:
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
-$L_29:
+$L_19:
 	add.s64 %rd62, %rd7, 1;
 	setp.lt.s64 %p63, %rd62, %rd3;
-	@!%p63 bra $L_31;
-$L_30:
+	@!%p63 bra $L_21;
+$L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_31:
+$L_21:
 	ret;
-$L_32:
+$L_22:
 	setp.eq.s64 %pt0, %rd27, -1;
 	neg.s64 %rdt1, %rd25;
 	div.s64 %rd31, %rd25, %rd27;
@@ -4559,14 +4541,14 @@ $L_2:
 	cvt.u32.u64 %r8, %rd7;
 	cvt.u64.u32 %rd9, %r8;
 	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
+	@!%p10 bra $L_7;
 $L_3:
 	cvt.u32.u64 %r11, %rd4;
 $L_4:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_7;
 $L_5:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
@@ -4578,80 +4560,8 @@ $L_5:
 	st.global.s32 [%rd18], %r17;
 $L_6:
 	add.u64 %rd4, %rd4, %rd3;
-$L_7:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd9, %r8;
-	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
-$L_8:
-	cvt.u32.u64 %r11, %rd4;
-$L_9:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
-$L_10:
-	mov.b32 %r13, %r11;
-	cvt.u64.u32 %rd15, %r11;
-	mad.lo.s64 %rd14, %rd15, 4, %rd5;
-	ld.global.s32 %r16, [%rd14];
-	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
-	st.global.s32 [%rd18], %r17;
-$L_11:
-	add.u64 %rd4, %rd4, %rd3;
-$L_12:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd9, %r8;
-	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
-$L_13:
-	cvt.u32.u64 %r11, %rd4;
-$L_14:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
-$L_15:
-	mov.b32 %r13, %r11;
-	cvt.u64.u32 %rd15, %r11;
-	mad.lo.s64 %rd14, %rd15, 4, %rd5;
-	ld.global.s32 %r16, [%rd14];
-	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
-	st.global.s32 [%rd18], %r17;
-$L_16:
-	add.u64 %rd4, %rd4, %rd3;
-$L_17:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	cvt.u64.u32 %rd9, %r8;
-	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
-$L_18:
-	cvt.u32.u64 %r11, %rd4;
-$L_19:
-	mov.b64 %rd7, %rd6;
-	cvt.u32.u64 %r8, %rd7;
-	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
-$L_20:
-	mov.b32 %r13, %r11;
-	cvt.u64.u32 %rd15, %r11;
-	mad.lo.s64 %rd14, %rd15, 4, %rd5;
-	ld.global.s32 %r16, [%rd14];
-	sub.s32 %r17, %r16, %r13;
-	cvt.u64.u32 %rd19, %r11;
-	mad.lo.s64 %rd18, %rd19, 4, %rd5;
-	st.global.s32 [%rd18], %r17;
-$L_21:
-	add.u64 %rd4, %rd4, %rd3;
 	bra.uni $L_2;
-$L_22:
+$L_7:
 	ret;
 }
 
@@ -4922,10 +4832,10 @@ $L_8:
 	.param .s64 Counted_0_param_9
 )
 {
-	.reg .pred %p<111>;
+	.reg .pred %p<86>;
 	.reg .b32 %r<95>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<110>;
+	.reg .b64 %rd<104>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4954,7 +4864,7 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_77;
+	@!%p6 bra $L_30;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4966,178 +4876,61 @@ $L_5:
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
+	@!%p18 bra $L_7;
 $L_6:
 	add.s64 %rd19, %rd12, %rd13;
 	add.s64 %rd20, %rd13, 1;
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
-$L_7:
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
-	ld.global.s64 %rd17, [%rd14];
-	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
-$L_8:
-	add.s64 %rd19, %rd12, %rd13;
-	add.s64 %rd20, %rd13, 1;
-	mov.b64 %rd12, %rd19;
-	mov.b64 %rd13, %rd20;
-$L_9:
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
-	ld.global.s64 %rd17, [%rd14];
-	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
-$L_10:
-	add.s64 %rd19, %rd12, %rd13;
-	add.s64 %rd20, %rd13, 1;
-	mov.b64 %rd12, %rd19;
-	mov.b64 %rd13, %rd20;
-$L_11:
-	mad.lo.s64 %rd14, %rd7, 8, %rd15;
-	ld.global.s64 %rd17, [%rd14];
-	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
-$L_12:
-	add.s64 %rd19, %rd12, %rd13;
-	add.s64 %rd20, %rd13, 1;
-	mov.b64 %rd12, %rd19;
-	mov.b64 %rd13, %rd20;
 	bra.uni $L_5;
-$L_13:
+$L_7:
 	mad.lo.s64 %rd21, %rd7, 8, %rd15;
 	ld.global.s64 %rd22, [%rd21];
 	and.b64 %rd23, %rd22, 15;
 	mov.b64 %rd24, %rd23;
 	setp.gt.s64 %p25, %rd24, 0;
-	@!%p25 bra $L_88;
-$L_14:
+	@!%p25 bra $L_32;
+$L_8:
 	mov.b64 %rd26, %rd12;
 	mov.b64 %rd27, 0;
-$L_15:
-	max.s64 %rd104, %rd24, -9223372036854775804;
-	sub.s64 %rd105, %rd104, 4;
-$L_16:
-	setp.lt.s64 %p106, %rd27, %rd105;
-	@!%p106 bra $L_25;
-$L_17:
+$L_9:
 	mov.b64 %rd29, %rd27;
 	shl.b64 %rd30, %rd29, 1;
 	xor.b64 %rd31, %rd26, %rd30;
 	add.s64 %rd32, %rd27, 1;
 	setp.lt.s64 %p33, %rd32, %rd24;
-$L_18:
+	@!%p33 bra $L_11;
+$L_10:
 	mov.b64 %rd26, %rd31;
 	mov.b64 %rd27, %rd32;
-$L_19:
-	mov.b64 %rd29, %rd27;
-	shl.b64 %rd30, %rd29, 1;
-	xor.b64 %rd31, %rd26, %rd30;
-	add.s64 %rd32, %rd27, 1;
-	setp.lt.s64 %p33, %rd32, %rd24;
-$L_20:
-	mov.b64 %rd26, %rd31;
-	mov.b64 %rd27, %rd32;
-$L_21:
-	mov.b64 %rd29, %rd27;
-	shl.b64 %rd30, %rd29, 1;
-	xor.b64 %rd31, %rd26, %rd30;
-	add.s64 %rd32, %rd27, 1;
-	setp.lt.s64 %p33, %rd32, %rd24;
-$L_22:
-	mov.b64 %rd26, %rd31;
-	mov.b64 %rd27, %rd32;
-$L_23:
-	mov.b64 %rd29, %rd27;
-	shl.b64 %rd30, %rd29, 1;
-	xor.b64 %rd31, %rd26, %rd30;
-	add.s64 %rd32, %rd27, 1;
-	setp.lt.s64 %p33, %rd32, %rd24;
-$L_24:
-	mov.b64 %rd26, %rd31;
-	mov.b64 %rd27, %rd32;
-	bra.uni $L_16;
-$L_25:
-	mov.b64 %rd29, %rd27;
-	shl.b64 %rd30, %rd29, 1;
-	xor.b64 %rd31, %rd26, %rd30;
-	add.s64 %rd32, %rd27, 1;
-	setp.lt.s64 %p33, %rd32, %rd24;
-	@!%p33 bra $L_27;
-$L_26:
-	mov.b64 %rd26, %rd31;
-	mov.b64 %rd27, %rd32;
-	bra.uni $L_25;
-$L_27:
+	bra.uni $L_9;
+$L_11:
 	mov.b64 %rd28, %rd31;
-$L_28:
+$L_12:
 	mad.lo.s64 %rd34, %rd7, 1, %rd35;
 	ld.global.s8 %r37, [%rd34];
 	mov.b64 %rd38, %rd28;
 	mov.b32 %r39, %r37;
-$L_29:
-	max.s64 %rd107, 127, -9223372036854775805;
-	sub.s64 %rd108, %rd107, 3;
-$L_30:
-	cvt.s64.s32 %rd109, %r39;
-	setp.lt.s64 %p110, %rd109, %rd108;
-	@!%p110 bra $L_39;
-$L_31:
+$L_13:
 	setp.lt.s32 %p40, %r39, 127;
-$L_32:
+	@!%p40 bra $L_15;
+$L_14:
 	cvt.s64.s32 %rd41, %r39;
 	add.s64 %rd42, %rd38, %rd41;
 	add.s32 %r43, %r39, 1;
 	bfe.s32 %r43, %r43, 0, 8;
 	mov.b64 %rd38, %rd42;
 	mov.b32 %r39, %r43;
-$L_33:
-	setp.lt.s32 %p40, %r39, 127;
-$L_34:
-	cvt.s64.s32 %rd41, %r39;
-	add.s64 %rd42, %rd38, %rd41;
-	add.s32 %r43, %r39, 1;
-	bfe.s32 %r43, %r43, 0, 8;
-	mov.b64 %rd38, %rd42;
-	mov.b32 %r39, %r43;
-$L_35:
-	setp.lt.s32 %p40, %r39, 127;
-$L_36:
-	cvt.s64.s32 %rd41, %r39;
-	add.s64 %rd42, %rd38, %rd41;
-	add.s32 %r43, %r39, 1;
-	bfe.s32 %r43, %r43, 0, 8;
-	mov.b64 %rd38, %rd42;
-	mov.b32 %r39, %r43;
-$L_37:
-	setp.lt.s32 %p40, %r39, 127;
-$L_38:
-	cvt.s64.s32 %rd41, %r39;
-	add.s64 %rd42, %rd38, %rd41;
-	add.s32 %r43, %r39, 1;
-	bfe.s32 %r43, %r43, 0, 8;
-	mov.b64 %rd38, %rd42;
-	mov.b32 %r39, %r43;
-	bra.uni $L_30;
-$L_39:
-	setp.lt.s32 %p40, %r39, 127;
-	@!%p40 bra $L_41;
-$L_40:
-	cvt.s64.s32 %rd41, %r39;
-	add.s64 %rd42, %rd38, %rd41;
-	add.s32 %r43, %r39, 1;
-	bfe.s32 %r43, %r43, 0, 8;
-	mov.b64 %rd38, %rd42;
-	mov.b32 %r39, %r43;
-	bra.uni $L_39;
-$L_41:
+	bra.uni $L_13;
+$L_15:
 	mad.lo.s64 %rd44, %rd7, 1, %rd35;
 	ld.global.s8 %r45, [%rd44];
 	mov.b64 %rd46, %rd38;
 	mov.b32 %r47, %r45;
-$L_42:
+$L_16:
 	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
-$L_43:
+	@!%p48 bra $L_18;
+$L_17:
 	cvt.s64.s32 %rd49, %r47;
 	mul.lo.s64 %rd50, %rd49, 3;
 	add.s64 %rd51, %rd46, %rd50;
@@ -5145,110 +4938,32 @@ $L_43:
 	bfe.s32 %r52, %r52, 0, 8;
 	mov.b64 %rd46, %rd51;
 	mov.b32 %r47, %r52;
-$L_44:
-	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
-$L_45:
-	cvt.s64.s32 %rd49, %r47;
-	mul.lo.s64 %rd50, %rd49, 3;
-	add.s64 %rd51, %rd46, %rd50;
-	sub.s32 %r52, %r47, 1;
-	bfe.s32 %r52, %r52, 0, 8;
-	mov.b64 %rd46, %rd51;
-	mov.b32 %r47, %r52;
-$L_46:
-	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
-$L_47:
-	cvt.s64.s32 %rd49, %r47;
-	mul.lo.s64 %rd50, %rd49, 3;
-	add.s64 %rd51, %rd46, %rd50;
-	sub.s32 %r52, %r47, 1;
-	bfe.s32 %r52, %r52, 0, 8;
-	mov.b64 %rd46, %rd51;
-	mov.b32 %r47, %r52;
-$L_48:
-	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
-$L_49:
-	cvt.s64.s32 %rd49, %r47;
-	mul.lo.s64 %rd50, %rd49, 3;
-	add.s64 %rd51, %rd46, %rd50;
-	sub.s32 %r52, %r47, 1;
-	bfe.s32 %r52, %r52, 0, 8;
-	mov.b64 %rd46, %rd51;
-	mov.b32 %r47, %r52;
-	bra.uni $L_42;
-$L_50:
+	bra.uni $L_16;
+$L_18:
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
-$L_51:
+$L_19:
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
 	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
-$L_52:
+	@!%p62 bra $L_22;
+$L_20:
 	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
-$L_53:
+	@!%p68 bra $L_22;
+$L_21:
 	cvt.u64.u32 %rd63, %r58;
 	sub.s64 %rd64, %rd57, %rd63;
 	add.u32 %r65, %r58, 1;
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
-$L_54:
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
-$L_55:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
-$L_56:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
-$L_57:
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
-$L_58:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
-$L_59:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
-$L_60:
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
-$L_61:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
-$L_62:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
-	bra.uni $L_51;
-$L_63:
+	bra.uni $L_19;
+$L_22:
 	mov.b64 %rd66, %rd57;
 	mov.b32 %r67, 0;
-$L_64:
+$L_23:
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -5260,82 +4975,22 @@ $L_64:
 	sub.u32 %r94, %r70, %r93;
 	mov.b32 %r71, %r94;
 	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
-$L_65:
+	@!%p72 bra $L_25;
+$L_24:
 	cvt.u64.u32 %rd73, %r67;
 	mul.lo.s64 %rd74, %rd73, 5;
 	add.s64 %rd75, %rd66, %rd74;
 	add.u32 %r76, %r67, 1;
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
-$L_66:
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
-	ld.global.u32 %r70, [%rd69];
-	mul.hi.u32 %r88, %r70, 991146300;
-	sub.u32 %r89, %r70, %r88;
-	shr.u32 %r90, %r89, 1;
-	add.u32 %r91, %r90, %r88;
-	shr.u32 %r92, %r91, 3;
-	mul.lo.u32 %r93, %r92, 13;
-	sub.u32 %r94, %r70, %r93;
-	mov.b32 %r71, %r94;
-	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
-$L_67:
-	cvt.u64.u32 %rd73, %r67;
-	mul.lo.s64 %rd74, %rd73, 5;
-	add.s64 %rd75, %rd66, %rd74;
-	add.u32 %r76, %r67, 1;
-	mov.b64 %rd66, %rd75;
-	mov.b32 %r67, %r76;
-$L_68:
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
-	ld.global.u32 %r70, [%rd69];
-	mul.hi.u32 %r88, %r70, 991146300;
-	sub.u32 %r89, %r70, %r88;
-	shr.u32 %r90, %r89, 1;
-	add.u32 %r91, %r90, %r88;
-	shr.u32 %r92, %r91, 3;
-	mul.lo.u32 %r93, %r92, 13;
-	sub.u32 %r94, %r70, %r93;
-	mov.b32 %r71, %r94;
-	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
-$L_69:
-	cvt.u64.u32 %rd73, %r67;
-	mul.lo.s64 %rd74, %rd73, 5;
-	add.s64 %rd75, %rd66, %rd74;
-	add.u32 %r76, %r67, 1;
-	mov.b64 %rd66, %rd75;
-	mov.b32 %r67, %r76;
-$L_70:
-	mad.lo.s64 %rd69, %rd7, 4, %rd54;
-	ld.global.u32 %r70, [%rd69];
-	mul.hi.u32 %r88, %r70, 991146300;
-	sub.u32 %r89, %r70, %r88;
-	shr.u32 %r90, %r89, 1;
-	add.u32 %r91, %r90, %r88;
-	shr.u32 %r92, %r91, 3;
-	mul.lo.u32 %r93, %r92, 13;
-	sub.u32 %r94, %r70, %r93;
-	mov.b32 %r71, %r94;
-	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
-$L_71:
-	cvt.u64.u32 %rd73, %r67;
-	mul.lo.s64 %rd74, %rd73, 5;
-	add.s64 %rd75, %rd66, %rd74;
-	add.u32 %r76, %r67, 1;
-	mov.b64 %rd66, %rd75;
-	mov.b32 %r67, %r76;
-	bra.uni $L_64;
-$L_72:
+	bra.uni $L_23;
+$L_25:
 	mov.b64 %rd77, %rd66;
 	mov.b64 %rd78, 0;
-$L_73:
+$L_26:
 	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
-$L_74:
+	@!%p79 bra $L_28;
+$L_27:
 	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
 	add.s64 %rd96, %rd95, %rd77;
 	mov.b64 %rd97, %rd96;
@@ -5348,93 +5003,27 @@ $L_74:
 	mov.b64 %rd80, %rd103;
 	mov.b64 %rd81, %rd78;
 	setp.eq.s64 %p82, %rd80, %rd81;
-	@!%p82 bra $L_78;
-$L_75:
+	@!%p82 bra $L_31;
+$L_28:
 	mad.lo.s64 %rd83, %rd7, 8, %rd4;
 	st.global.s64 [%rd83], %rd77;
 	add.s64 %rd84, %rd7, 1;
 	setp.lt.s64 %p85, %rd84, %rd3;
-	@!%p85 bra $L_77;
-$L_76:
+	@!%p85 bra $L_30;
+$L_29:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_77:
+$L_30:
 	ret;
-$L_78:
+$L_31:
 	add.s64 %rd86, %rd77, 1;
 	add.s64 %rd87, %rd78, 1;
 	mov.b64 %rd77, %rd86;
 	mov.b64 %rd78, %rd87;
-$L_79:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
-$L_80:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
-$L_81:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
-$L_82:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
-$L_83:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
-$L_84:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
-$L_85:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
-$L_86:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
-$L_87:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
-	bra.uni $L_73;
-$L_88:
+	bra.uni $L_26;
+$L_32:
 	mov.b64 %rd28, %rd12;
-	bra.uni $L_28;
+	bra.uni $L_12;
 }
 
 .visible .entry Fill_0(
@@ -5599,9 +5188,9 @@ $L_7:
 	.param .s64 SlowFill_0_param_3
 )
 {
-	.reg .pred %p<38>;
+	.reg .pred %p<25>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<37>;
+	.reg .b64 %rd<35>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<24>;
 	.reg .f32 %ft<1>;
@@ -5627,137 +5216,58 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_24;
+	@!%p7 bra $L_14;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_24;
+	@!%p10 bra $L_14;
 $L_5:
 	mov.b64 %rd11, %rd9;
 	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_23;
+	@!%p12 bra $L_13;
 $L_6:
 	mov.b64 %rd14, %rd11;
 	mov.b64 %rd15, 0;
 $L_7:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+	@!%p21 bra $L_9;
 $L_8:
-	setp.lt.s64 %p37, %rd15, %rd36;
-	@!%p37 bra $L_17;
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+	bra.uni $L_7;
 $L_9:
-	mul.lo.s64 %rd17, %rd14, 1664525;
-	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
-	add.s64 %rd27, %rd26, %rd18;
-	mov.b64 %rd28, %rd27;
-	shr.u64 %rd29, %rd28, 63;
-	shr.s64 %rd30, %rd27, 30;
-	mov.b64 %rd31, %rd29;
-	add.s64 %rd32, %rd30, %rd31;
-	mul.lo.s64 %rd33, %rd32, 2147483647;
-	sub.s64 %rd34, %rd18, %rd33;
-	mov.b64 %rd19, %rd34;
-	add.s64 %rd20, %rd15, 1;
-	setp.lt.s64 %p21, %rd20, %rd13;
-$L_10:
-	mov.b64 %rd14, %rd19;
-	mov.b64 %rd15, %rd20;
-$L_11:
-	mul.lo.s64 %rd17, %rd14, 1664525;
-	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
-	add.s64 %rd27, %rd26, %rd18;
-	mov.b64 %rd28, %rd27;
-	shr.u64 %rd29, %rd28, 63;
-	shr.s64 %rd30, %rd27, 30;
-	mov.b64 %rd31, %rd29;
-	add.s64 %rd32, %rd30, %rd31;
-	mul.lo.s64 %rd33, %rd32, 2147483647;
-	sub.s64 %rd34, %rd18, %rd33;
-	mov.b64 %rd19, %rd34;
-	add.s64 %rd20, %rd15, 1;
-	setp.lt.s64 %p21, %rd20, %rd13;
-$L_12:
-	mov.b64 %rd14, %rd19;
-	mov.b64 %rd15, %rd20;
-$L_13:
-	mul.lo.s64 %rd17, %rd14, 1664525;
-	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
-	add.s64 %rd27, %rd26, %rd18;
-	mov.b64 %rd28, %rd27;
-	shr.u64 %rd29, %rd28, 63;
-	shr.s64 %rd30, %rd27, 30;
-	mov.b64 %rd31, %rd29;
-	add.s64 %rd32, %rd30, %rd31;
-	mul.lo.s64 %rd33, %rd32, 2147483647;
-	sub.s64 %rd34, %rd18, %rd33;
-	mov.b64 %rd19, %rd34;
-	add.s64 %rd20, %rd15, 1;
-	setp.lt.s64 %p21, %rd20, %rd13;
-$L_14:
-	mov.b64 %rd14, %rd19;
-	mov.b64 %rd15, %rd20;
-$L_15:
-	mul.lo.s64 %rd17, %rd14, 1664525;
-	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
-	add.s64 %rd27, %rd26, %rd18;
-	mov.b64 %rd28, %rd27;
-	shr.u64 %rd29, %rd28, 63;
-	shr.s64 %rd30, %rd27, 30;
-	mov.b64 %rd31, %rd29;
-	add.s64 %rd32, %rd30, %rd31;
-	mul.lo.s64 %rd33, %rd32, 2147483647;
-	sub.s64 %rd34, %rd18, %rd33;
-	mov.b64 %rd19, %rd34;
-	add.s64 %rd20, %rd15, 1;
-	setp.lt.s64 %p21, %rd20, %rd13;
-$L_16:
-	mov.b64 %rd14, %rd19;
-	mov.b64 %rd15, %rd20;
-	bra.uni $L_8;
-$L_17:
-	mul.lo.s64 %rd17, %rd14, 1664525;
-	add.s64 %rd18, %rd17, 1013904223;
-	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
-	add.s64 %rd27, %rd26, %rd18;
-	mov.b64 %rd28, %rd27;
-	shr.u64 %rd29, %rd28, 63;
-	shr.s64 %rd30, %rd27, 30;
-	mov.b64 %rd31, %rd29;
-	add.s64 %rd32, %rd30, %rd31;
-	mul.lo.s64 %rd33, %rd32, 2147483647;
-	sub.s64 %rd34, %rd18, %rd33;
-	mov.b64 %rd19, %rd34;
-	add.s64 %rd20, %rd15, 1;
-	setp.lt.s64 %p21, %rd20, %rd13;
-	@!%p21 bra $L_19;
-$L_18:
-	mov.b64 %rd14, %rd19;
-	mov.b64 %rd15, %rd20;
-	bra.uni $L_17;
-$L_19:
 	mov.b64 %rd16, %rd19;
-$L_20:
+$L_10:
 	mad.lo.s64 %rd22, %rd9, 4, %rd4;
 	st.global.f32 [%rd22], %f23;
 	setp.lt.s64 %p24, %rd16, 0;
-	@!%p24 bra $L_22;
-$L_21:
+	@!%p24 bra $L_12;
+$L_11:
 	mad.lo.s64 %rd25, %rd9, 4, %rd4;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd25], %ft0;
-$L_22:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_23:
+$L_13:
 	mov.b64 %rd16, %rd11;
-	bra.uni $L_20;
-$L_24:
+	bra.uni $L_10;
+$L_14:
 	ret;
 }
 
@@ -5867,6 +5377,917 @@ $L_9:
 	mov.b64 %rd43, %rd41;
 	bra.uni $L_7;
 $L_10:
+	ret;
+}
+
+.visible .entry Grid2D_0(
+	.param .u64 Grid2D_0_param_0,
+	.param .s64 Grid2D_0_param_1,
+	.param .s64 Grid2D_0_param_2
+)
+{
+	.reg .pred %p<38>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<2>;
+	.reg .f32 %f<33>;
+
+$L_0:
+	ld.param.u64 %rd2, [Grid2D_0_param_0];
+	cvta.to.global.u64 %rd2, %rd2;
+	ld.param.u64 %rd3, [Grid2D_0_param_1];
+	mov.b64 %rd1, %rd3;
+	ld.param.s64 %rd4, [Grid2D_0_param_2];
+	setp.eq.s64 %pt0, %rd4, -1;
+	neg.s64 %rdt0, %rd1;
+	div.s64 %rd0, %rd1, %rd4;
+	selp.b64 %rd0, %rdt0, %rd0, %pt0;
+$L_1:
+	setp.gt.s64 %p5, %rd0, 0;
+	@!%p5 bra $L_12;
+$L_2:
+	mov.b64 %rd6, %rd0;
+	sub.u64 %rd7, %rd6, 0;
+	setp.gt.s64 %p8, %rd4, 0;
+	@!%p8 bra $L_12;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	sub.u64 %rd10, %rd9, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd11, %rt0, %rt1;
+	cvt.u64.u32 %rdt1, %rt2;
+	add.s64 %rd11, %rd11, %rdt1;
+	mov.b64 %rd12, %rd11;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd13, %rt3, %rt4;
+	mov.b64 %rd14, %rd13;
+	rem.u64 %rd15, %rd12, %rd10;
+	div.u64 %rd16, %rd12, %rd10;
+	rem.u64 %rd17, %rd14, %rd10;
+	div.u64 %rd18, %rd14, %rd10;
+	mov.b64 %rd19, %rd16;
+$L_4:
+	setp.lt.u64 %p20, %rd19, %rd7;
+	@!%p20 bra $L_12;
+$L_5:
+	add.u64 %rd21, %rd19, 0;
+	mov.b64 %rd22, %rd21;
+	add.u64 %rd23, %rd15, 0;
+	mov.b64 %rd24, %rd23;
+$L_6:
+	setp.gt.s64 %p26, %rd4, 0;
+	@!%p26 bra $L_11;
+$L_7:
+	mul.lo.s64 %rd27, %rd22, %rd4;
+	add.s64 %rd28, %rd27, %rd24;
+	cvt.rn.f32.s64 %f29, %rd24;
+	cvt.rn.f32.s64 %f30, %rd22;
+	mul.rn.f32 %f31, %f30, 0f40000000;
+	sub.rn.f32 %f32, %f29, %f31;
+	mad.lo.s64 %rd33, %rd28, 4, %rd2;
+	st.global.f32 [%rd33], %f32;
+$L_8:
+	add.u64 %rd15, %rd15, %rd17;
+	setp.ge.u64 %p25, %rd15, %rd10;
+	@!%p25 bra $L_10;
+$L_9:
+	sub.u64 %rd15, %rd15, %rd10;
+	add.u64 %rd19, %rd19, 1;
+$L_10:
+	add.u64 %rd19, %rd19, %rd18;
+	bra.uni $L_4;
+$L_11:
+	add.s64 %rd36, %rd22, 1;
+	setp.lt.s64 %p37, %rd36, %rd0;
+	@%p37 bra $L_8;
+$L_12:
+	ret;
+}
+
+.visible .entry Rows_0(
+	.param .u64 Rows_0_param_0,
+	.param .s64 Rows_0_param_1,
+	.param .u64 Rows_0_param_2,
+	.param .s64 Rows_0_param_3,
+	.param .s64 Rows_0_param_4,
+	.param .f64 Rows_0_param_5
+)
+{
+	.reg .pred %p<33>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<48>;
+	.reg .b64 %rdt<2>;
+	.reg .f64 %fd<45>;
+
+$L_0:
+	ld.param.u64 %rd3, [Rows_0_param_0];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [Rows_0_param_1];
+	mov.b64 %rd2, %rd4;
+	ld.param.u64 %rd6, [Rows_0_param_2];
+	cvta.to.global.u64 %rd6, %rd6;
+	ld.param.u64 %rd7, [Rows_0_param_3];
+	mov.b64 %rd5, %rd7;
+	min.s64 %rd1, %rd2, %rd5;
+	ld.param.s64 %rd8, [Rows_0_param_4];
+	setp.eq.s64 %pt0, %rd8, -1;
+	neg.s64 %rdt0, %rd1;
+	div.s64 %rd0, %rd1, %rd8;
+	selp.b64 %rd0, %rdt0, %rd0, %pt0;
+	ld.param.f64 %fd38, [Rows_0_param_5];
+$L_1:
+	setp.gt.s64 %p9, %rd0, 0;
+	@!%p9 bra $L_13;
+$L_2:
+	mov.b64 %rd10, %rd0;
+	sub.u64 %rd11, %rd10, 0;
+	setp.gt.s64 %p12, %rd8, 0;
+	@!%p12 bra $L_13;
+$L_3:
+	mov.b64 %rd13, %rd8;
+	sub.u64 %rd14, %rd13, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd15, %rt0, %rt1;
+	cvt.u64.u32 %rdt1, %rt2;
+	add.s64 %rd15, %rd15, %rdt1;
+	mov.b64 %rd16, %rd15;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd17, %rt3, %rt4;
+	mov.b64 %rd18, %rd17;
+	rem.u64 %rd19, %rd16, %rd14;
+	div.u64 %rd20, %rd16, %rd14;
+	rem.u64 %rd21, %rd18, %rd14;
+	div.u64 %rd22, %rd18, %rd14;
+	mov.b64 %rd23, %rd20;
+$L_4:
+	setp.lt.u64 %p24, %rd23, %rd11;
+	@!%p24 bra $L_13;
+$L_5:
+	add.u64 %rd25, %rd23, 0;
+	mov.b64 %rd26, %rd25;
+	add.u64 %rd27, %rd19, 0;
+	mov.b64 %rd28, %rd27;
+$L_6:
+	setp.lt.s64 %p30, %rd26, %rd0;
+	@!%p30 bra $L_13;
+$L_7:
+	mul.lo.s64 %rd31, %rd26, %rd8;
+$L_8:
+	setp.lt.s64 %p32, %rd28, %rd8;
+	@!%p32 bra $L_10;
+$L_9:
+	add.s64 %rd33, %rd31, %rd28;
+	add.s64 %rd34, %rd31, %rd28;
+	mad.lo.s64 %rd35, %rd34, 8, %rd6;
+	ld.global.f64 %fd36, [%rd35];
+	mul.rn.f64 %fd37, %fd36, %fd38;
+	add.s64 %rd39, %rd26, 1;
+	cvt.rn.f64.s64 %fd40, %rd39;
+	mul.rn.f64 %fd41, %fd37, %fd40;
+	mad.lo.s64 %rd42, %rd33, 8, %rd3;
+	ld.global.f64 %fd43, [%rd42];
+	add.rn.f64 %fd44, %fd43, %fd41;
+	mad.lo.s64 %rd45, %rd33, 8, %rd3;
+	st.global.f64 [%rd45], %fd44;
+$L_10:
+	add.u64 %rd19, %rd19, %rd21;
+	setp.ge.u64 %p29, %rd19, %rd14;
+	@!%p29 bra $L_12;
+$L_11:
+	sub.u64 %rd19, %rd19, %rd14;
+	add.u64 %rd23, %rd23, 1;
+$L_12:
+	add.u64 %rd23, %rd23, %rd22;
+	bra.uni $L_4;
+$L_13:
+	ret;
+}
+
+.visible .entry Volume_0(
+	.param .u64 Volume_0_param_0,
+	.param .s64 Volume_0_param_1,
+	.param .u64 Volume_0_param_2,
+	.param .s64 Volume_0_param_3,
+	.param .s64 Volume_0_param_4,
+	.param .s64 Volume_0_param_5
+)
+{
+	.reg .pred %p<49>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<85>;
+	.reg .b64 %rdt<2>;
+	.reg .f32 %f<82>;
+
+$L_0:
+	ld.param.u64 %rd3, [Volume_0_param_0];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [Volume_0_param_1];
+	mov.b64 %rd2, %rd4;
+	ld.param.u64 %rd6, [Volume_0_param_2];
+	cvta.to.global.u64 %rd6, %rd6;
+	ld.param.u64 %rd7, [Volume_0_param_3];
+	mov.b64 %rd5, %rd7;
+	min.s64 %rd1, %rd2, %rd5;
+	ld.param.s64 %rd9, [Volume_0_param_4];
+	ld.param.s64 %rd10, [Volume_0_param_5];
+	mul.lo.s64 %rd8, %rd9, %rd10;
+	setp.eq.s64 %pt0, %rd8, -1;
+	neg.s64 %rdt0, %rd1;
+	div.s64 %rd0, %rd1, %rd8;
+	selp.b64 %rd0, %rdt0, %rd0, %pt0;
+$L_1:
+	sub.s64 %rd11, %rd0, 1;
+	setp.gt.s64 %p12, %rd11, 1;
+	@!%p12 bra $L_16;
+$L_2:
+	mov.b64 %rd13, %rd11;
+	sub.u64 %rd14, %rd13, 1;
+	sub.s64 %rd15, %rd10, 1;
+	setp.gt.s64 %p16, %rd15, 1;
+	@!%p16 bra $L_16;
+$L_3:
+	mov.b64 %rd17, %rd15;
+	sub.u64 %rd18, %rd17, 1;
+	sub.s64 %rd19, %rd9, 1;
+	setp.gt.s64 %p20, %rd19, 1;
+	@!%p20 bra $L_16;
+$L_4:
+	mov.b64 %rd21, %rd19;
+	sub.u64 %rd22, %rd21, 1;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd23, %rt0, %rt1;
+	cvt.u64.u32 %rdt1, %rt2;
+	add.s64 %rd23, %rd23, %rdt1;
+	mov.b64 %rd24, %rd23;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd25, %rt3, %rt4;
+	mov.b64 %rd26, %rd25;
+	rem.u64 %rd27, %rd24, %rd22;
+	div.u64 %rd28, %rd24, %rd22;
+	rem.u64 %rd29, %rd26, %rd22;
+	div.u64 %rd30, %rd26, %rd22;
+	rem.u64 %rd31, %rd28, %rd18;
+	div.u64 %rd32, %rd28, %rd18;
+	rem.u64 %rd33, %rd30, %rd18;
+	div.u64 %rd34, %rd30, %rd18;
+	mov.b64 %rd35, %rd32;
+$L_5:
+	setp.lt.u64 %p36, %rd35, %rd14;
+	@!%p36 bra $L_16;
+$L_6:
+	add.u64 %rd37, %rd35, 1;
+	mov.b64 %rd38, %rd37;
+	add.u64 %rd39, %rd31, 1;
+	mov.b64 %rd40, %rd39;
+	add.u64 %rd41, %rd27, 1;
+	mov.b64 %rd42, %rd41;
+$L_7:
+	sub.s64 %rd11, %rd0, 1;
+	setp.lt.s64 %p45, %rd38, %rd11;
+	@!%p45 bra $L_16;
+$L_8:
+	sub.s64 %rd15, %rd10, 1;
+	setp.lt.s64 %p46, %rd40, %rd15;
+	@!%p46 bra $L_11;
+$L_9:
+	sub.s64 %rd19, %rd9, 1;
+	setp.lt.s64 %p48, %rd42, %rd19;
+	@!%p48 bra $L_11;
+$L_10:
+	mul.lo.s64 %rd49, %rd38, %rd10;
+	add.s64 %rd50, %rd49, %rd40;
+	mul.lo.s64 %rd51, %rd50, %rd9;
+	add.s64 %rd52, %rd51, %rd42;
+	sub.s64 %rd53, %rd52, 1;
+	mad.lo.s64 %rd54, %rd53, 4, %rd6;
+	ld.global.f32 %f55, [%rd54];
+	add.s64 %rd56, %rd52, 1;
+	mad.lo.s64 %rd57, %rd56, 4, %rd6;
+	ld.global.f32 %f58, [%rd57];
+	add.rn.f32 %f59, %f55, %f58;
+	sub.s64 %rd60, %rd52, %rd9;
+	mad.lo.s64 %rd61, %rd60, 4, %rd6;
+	ld.global.f32 %f62, [%rd61];
+	add.rn.f32 %f63, %f59, %f62;
+	add.s64 %rd64, %rd52, %rd9;
+	mad.lo.s64 %rd65, %rd64, 4, %rd6;
+	ld.global.f32 %f66, [%rd65];
+	add.rn.f32 %f67, %f63, %f66;
+	mul.lo.s64 %rd68, %rd9, %rd10;
+	sub.s64 %rd69, %rd52, %rd68;
+	mad.lo.s64 %rd70, %rd69, 4, %rd6;
+	ld.global.f32 %f71, [%rd70];
+	add.rn.f32 %f72, %f67, %f71;
+	mul.lo.s64 %rd73, %rd9, %rd10;
+	add.s64 %rd74, %rd52, %rd73;
+	mad.lo.s64 %rd75, %rd74, 4, %rd6;
+	ld.global.f32 %f76, [%rd75];
+	add.rn.f32 %f77, %f72, %f76;
+	mad.lo.s64 %rd78, %rd52, 4, %rd6;
+	ld.global.f32 %f79, [%rd78];
+	mul.rn.f32 %f80, %f79, 0f40C00000;
+	sub.rn.f32 %f81, %f77, %f80;
+	mad.lo.s64 %rd82, %rd52, 4, %rd3;
+	st.global.f32 [%rd82], %f81;
+$L_11:
+	add.u64 %rd27, %rd27, %rd29;
+	setp.ge.u64 %p43, %rd27, %rd22;
+	@!%p43 bra $L_13;
+$L_12:
+	sub.u64 %rd27, %rd27, %rd22;
+	add.u64 %rd31, %rd31, 1;
+$L_13:
+	add.u64 %rd31, %rd31, %rd33;
+	setp.ge.u64 %p44, %rd31, %rd18;
+	@!%p44 bra $L_15;
+$L_14:
+	sub.u64 %rd31, %rd31, %rd18;
+	add.u64 %rd35, %rd35, 1;
+$L_15:
+	add.u64 %rd35, %rd35, %rd34;
+	bra.uni $L_5;
+$L_16:
+	ret;
+}
+
+.visible .entry NarrowIndices_0(
+	.param .u64 NarrowIndices_0_param_0,
+	.param .s64 NarrowIndices_0_param_1,
+	.param .u8 NarrowIndices_0_param_2,
+	.param .s16 NarrowIndices_0_param_3
+)
+{
+	.reg .pred %p<33>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<47>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<45>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.u64 %rd0, [NarrowIndices_0_param_0];
+	cvta.to.global.u64 %rd0, %rd0;
+	ld.param.u64 %rd1, [NarrowIndices_0_param_1];
+	ld.param.u8 %r3, [NarrowIndices_0_param_2];
+$L_1:
+	mov.b64 %rd2, %rd1;
+	cvt.u64.u32 %rd4, %r3;
+	add.s64 %rd5, %rd4, 1;
+	setp.eq.s64 %pt0, %rd5, -1;
+	neg.s64 %rdt0, %rd2;
+	div.s64 %rd6, %rd2, %rd5;
+	selp.b64 %rd6, %rdt0, %rd6, %pt0;
+	cvt.u32.u64 %r7, %rd6;
+	sub.s32 %r8, %r7, 3;
+	cvt.s64.s32 %rd9, %r8;
+	setp.gt.s64 %p10, %rd9, -3;
+	@!%p10 bra $L_12;
+$L_2:
+	mov.b64 %rd11, %rd9;
+	sub.u64 %rd12, %rd11, 18446744073709551613U;
+	cvt.u64.u32 %rd13, %r3;
+	setp.gt.u64 %p14, %rd13, 0;
+	@!%p14 bra $L_12;
+$L_3:
+	sub.u64 %rd15, %rd13, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd16, %rt0, %rt1;
+	cvt.u64.u32 %rdt1, %rt2;
+	add.s64 %rd16, %rd16, %rdt1;
+	mov.b64 %rd17, %rd16;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd18, %rt3, %rt4;
+	mov.b64 %rd19, %rd18;
+	rem.u64 %rd20, %rd17, %rd15;
+	div.u64 %rd21, %rd17, %rd15;
+	rem.u64 %rd22, %rd19, %rd15;
+	div.u64 %rd23, %rd19, %rd15;
+	mov.b64 %rd24, %rd21;
+$L_4:
+	setp.lt.u64 %p25, %rd24, %rd12;
+	@!%p25 bra $L_12;
+$L_5:
+	add.u64 %rd26, %rd24, 18446744073709551613U;
+	cvt.u32.u64 %r27, %rd26;
+	add.u64 %rd28, %rd20, 0;
+	cvt.u32.u64 %r29, %rd28;
+	and.b32 %r29, %r29, 255;
+$L_6:
+	mov.b64 %rd2, %rd1;
+	cvt.u64.u32 %rd4, %r3;
+	add.s64 %rd5, %rd4, 1;
+	setp.eq.s64 %pt1, %rd5, -1;
+	neg.s64 %rdt2, %rd2;
+	div.s64 %rd6, %rd2, %rd5;
+	selp.b64 %rd6, %rdt2, %rd6, %pt1;
+	cvt.u32.u64 %r7, %rd6;
+	sub.s32 %r8, %r7, 3;
+	setp.lt.s32 %p31, %r27, %r8;
+	@!%p31 bra $L_12;
+$L_7:
+	setp.lt.u32 %p32, %r29, %r3;
+	@!%p32 bra $L_9;
+$L_8:
+	add.s32 %r33, %r27, 3;
+	cvt.s64.s32 %rd34, %r33;
+	cvt.u64.u32 %rd35, %r3;
+	add.s64 %rd36, %rd35, 1;
+	mul.lo.s64 %rd37, %rd34, %rd36;
+	cvt.u64.u32 %rd38, %r29;
+	add.s64 %rd39, %rd37, %rd38;
+	cvt.s64.s32 %rd40, %r27;
+	mul.lo.s64 %rd41, %rd40, 1000;
+	cvt.u64.u32 %rd42, %r29;
+	add.s64 %rd43, %rd41, %rd42;
+	mad.lo.s64 %rd44, %rd39, 8, %rd0;
+	st.global.s64 [%rd44], %rd43;
+$L_9:
+	add.u64 %rd20, %rd20, %rd22;
+	setp.ge.u64 %p30, %rd20, %rd15;
+	@!%p30 bra $L_11;
+$L_10:
+	sub.u64 %rd20, %rd20, %rd15;
+	add.u64 %rd24, %rd24, 1;
+$L_11:
+	add.u64 %rd24, %rd24, %rd23;
+	bra.uni $L_4;
+$L_12:
+	ret;
+}
+
+.visible .entry NarrowIndices_1(
+	.param .u64 NarrowIndices_1_param_0,
+	.param .s64 NarrowIndices_1_param_1,
+	.param .u8 NarrowIndices_1_param_2,
+	.param .s16 NarrowIndices_1_param_3
+)
+{
+	.reg .pred %p<44>;
+	.reg .b32 %r<37>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<43>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.s16 %r0, [NarrowIndices_1_param_3];
+	ld.param.u64 %rd33, [NarrowIndices_1_param_0];
+	cvta.to.global.u64 %rd33, %rd33;
+	ld.param.u64 %rd34, [NarrowIndices_1_param_1];
+$L_1:
+	cvt.s64.s32 %rd1, %r0;
+	add.s32 %r2, %r0, 2;
+	bfe.s32 %r2, %r2, 0, 16;
+	cvt.s64.s32 %rd3, %r2;
+	setp.lt.s64 %p4, %rd1, %rd3;
+	@!%p4 bra $L_13;
+$L_2:
+	mov.b64 %rd5, %rd1;
+	mov.b64 %rd6, %rd3;
+	mov.b64 %rd7, %rd1;
+	sub.u64 %rd8, %rd6, %rd7;
+	setp.lt.s64 %p9, 0, 3;
+	@!%p9 bra $L_13;
+$L_3:
+	sub.u64 %rd10, 3, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd11, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd11, %rd11, %rdt0;
+	mov.b64 %rd12, %rd11;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd13, %rt3, %rt4;
+	mov.b64 %rd14, %rd13;
+	rem.u64 %rd15, %rd12, %rd10;
+	div.u64 %rd16, %rd12, %rd10;
+	rem.u64 %rd17, %rd14, %rd10;
+	div.u64 %rd18, %rd14, %rd10;
+	mov.b64 %rd19, %rd16;
+$L_4:
+	setp.lt.u64 %p20, %rd19, %rd8;
+	@!%p20 bra $L_13;
+$L_5:
+	add.u64 %rd21, %rd5, %rd19;
+	cvt.u32.u64 %r22, %rd21;
+	bfe.s32 %r22, %r22, 0, 16;
+	add.u64 %rd23, %rd15, 0;
+	mov.b64 %rd24, %rd23;
+$L_6:
+	add.s32 %r2, %r0, 2;
+	bfe.s32 %r2, %r2, 0, 16;
+	setp.lt.s32 %p26, %r22, %r2;
+	@!%p26 bra $L_13;
+$L_7:
+	setp.lt.s64 %p27, 0, 3;
+	@!%p27 bra $L_10;
+$L_8:
+	sub.s32 %r28, %r22, %r0;
+	bfe.s32 %r28, %r28, 0, 16;
+	cvt.s64.s32 %rd29, %r28;
+	mul.lo.s64 %rd30, %rd29, 3;
+	add.s64 %rd31, %rd30, %rd24;
+	mov.b64 %rd32, %rd34;
+	setp.lt.s64 %p35, %rd31, %rd32;
+	@!%p35 bra $L_10;
+$L_9:
+	cvt.s64.s32 %rd37, %r22;
+	mad.lo.s64 %rd38, %rd31, 8, %rd33;
+	ld.global.s64 %rd39, [%rd38];
+	add.s64 %rd40, %rd39, %rd37;
+	mad.lo.s64 %rd41, %rd31, 8, %rd33;
+	st.global.s64 [%rd41], %rd40;
+$L_10:
+	add.u64 %rd15, %rd15, %rd17;
+	setp.ge.u64 %p25, %rd15, %rd10;
+	@!%p25 bra $L_12;
+$L_11:
+	sub.u64 %rd15, %rd15, %rd10;
+	add.u64 %rd19, %rd19, 1;
+$L_12:
+	add.u64 %rd19, %rd19, %rd18;
+	bra.uni $L_4;
+$L_13:
+	ret;
+}
+
+.visible .entry Triangle_0(
+	.param .u64 Triangle_0_param_0,
+	.param .s64 Triangle_0_param_1,
+	.param .s64 Triangle_0_param_2
+)
+{
+	.reg .pred %p<22>;
+	.reg .b32 %r<17>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.s64 %rd4, [Triangle_0_param_2];
+	ld.param.u64 %rd6, [Triangle_0_param_0];
+	cvta.to.global.u64 %rd6, %rd6;
+	ld.param.u64 %rd7, [Triangle_0_param_1];
+	mov.b64 %rd5, %rd7;
+	min.s64 %rd3, %rd4, %rd5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p8, %rd2, %rd3;
+	@!%p8 bra $L_11;
+$L_3:
+	mov.b64 %rd9, %rd2;
+$L_4:
+	add.s64 %rd10, %rd9, 1;
+	setp.gt.s64 %p11, %rd10, 0;
+	@!%p11 bra $L_12;
+$L_5:
+	mov.b32 %r12, 0;
+	mov.b64 %rd13, 0;
+$L_6:
+	cvt.u32.u64 %r15, %rd13;
+	add.s32 %r16, %r12, %r15;
+	add.s64 %rd17, %rd13, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_8;
+$L_7:
+	mov.b32 %r12, %r16;
+	mov.b64 %rd13, %rd17;
+	bra.uni $L_6;
+$L_8:
+	mov.b32 %r14, %r16;
+$L_9:
+	mad.lo.s64 %rd19, %rd9, 4, %rd6;
+	st.global.s32 [%rd19], %r14;
+	add.s64 %rd20, %rd9, 1;
+	setp.lt.s64 %p21, %rd20, %rd3;
+	@!%p21 bra $L_11;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_11:
+	ret;
+$L_12:
+	mov.b32 %r14, 0;
+	bra.uni $L_9;
+}
+
+.visible .entry Before_0(
+	.param .u64 Before_0_param_0,
+	.param .s64 Before_0_param_1,
+	.param .s64 Before_0_param_2
+)
+{
+	.reg .pred %p<26>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<25>;
+	.reg .b64 %rdt<2>;
+	.reg .f32 %f<22>;
+	.reg .f32 %ft<1>;
+
+$L_0:
+	ld.param.u64 %rd5, [Before_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Before_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.s64 %rd7, [Before_0_param_2];
+	setp.eq.s64 %pt0, %rd7, -1;
+	neg.s64 %rdt0, %rd4;
+	div.s64 %rd3, %rd4, %rd7;
+	selp.b64 %rd3, %rdt0, %rd3, %pt0;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt1, %rt2;
+	add.s64 %rd0, %rd0, %rdt1;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p8, %rd2, %rd3;
+	@!%p8 bra $L_9;
+$L_3:
+	mov.b64 %rd9, %rd2;
+$L_4:
+	mul.lo.s64 %rd10, %rd9, %rd7;
+	mad.lo.s64 %rd11, %rd10, 4, %rd5;
+	mov.f32 %ft0, 0fBF800000;
+	st.global.f32 [%rd11], %ft0;
+	mov.b64 %rd12, 1;
+$L_5:
+	setp.lt.s64 %p13, %rd12, %rd7;
+	@!%p13 bra $L_7;
+$L_6:
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd12;
+	mul.lo.s64 %rd16, %rd9, %rd7;
+	add.s64 %rd17, %rd16, %rd12;
+	sub.s64 %rd18, %rd17, 1;
+	mad.lo.s64 %rd19, %rd18, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, 0f3F800000;
+	mad.lo.s64 %rd22, %rd15, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd12, %rd23;
+	bra.uni $L_5;
+$L_7:
+	add.s64 %rd24, %rd9, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_9;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_9:
+	ret;
+}
+
+.visible .entry HelperLoops_0(
+	.param .u64 HelperLoops_0_param_0,
+	.param .s64 HelperLoops_0_param_1,
+	.param .s64 HelperLoops_0_param_2,
+	.param .f32 HelperLoops_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<12>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<13>;
+
+$L_0:
+	ld.param.u64 %rd4, [HelperLoops_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [HelperLoops_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f12, [HelperLoops_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	st.global.f32 [%rd11], %f12;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry HelperLoops_1(
+	.param .u64 HelperLoops_1_param_0,
+	.param .s64 HelperLoops_1_param_1,
+	.param .s64 HelperLoops_1_param_2,
+	.param .f32 HelperLoops_1_param_3
+)
+{
+	.reg .pred %p<41>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<40>;
+	.reg .b64 %rdt<2>;
+	.reg .f32 %f<36>;
+
+$L_0:
+	ld.param.u64 %rd2, [HelperLoops_1_param_0];
+	cvta.to.global.u64 %rd2, %rd2;
+	ld.param.u64 %rd3, [HelperLoops_1_param_1];
+	mov.b64 %rd1, %rd3;
+	ld.param.s64 %rd4, [HelperLoops_1_param_2];
+	setp.eq.s64 %pt0, %rd4, -1;
+	neg.s64 %rdt0, %rd1;
+	div.s64 %rd0, %rd1, %rd4;
+	selp.b64 %rd0, %rdt0, %rd0, %pt0;
+	mov.f32 %f32, 0f40000000;
+$L_1:
+	setp.gt.s64 %p5, %rd0, 0;
+	@!%p5 bra $L_12;
+$L_2:
+	mov.b64 %rd6, %rd0;
+	sub.u64 %rd7, %rd6, 0;
+	setp.gt.s64 %p8, %rd4, 0;
+	@!%p8 bra $L_12;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	sub.u64 %rd10, %rd9, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd11, %rt0, %rt1;
+	cvt.u64.u32 %rdt1, %rt2;
+	add.s64 %rd11, %rd11, %rdt1;
+	mov.b64 %rd12, %rd11;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd13, %rt3, %rt4;
+	mov.b64 %rd14, %rd13;
+	rem.u64 %rd15, %rd12, %rd10;
+	div.u64 %rd16, %rd12, %rd10;
+	rem.u64 %rd17, %rd14, %rd10;
+	div.u64 %rd18, %rd14, %rd10;
+	mov.b64 %rd19, %rd16;
+$L_4:
+	setp.lt.u64 %p20, %rd19, %rd7;
+	@!%p20 bra $L_12;
+$L_5:
+	add.u64 %rd21, %rd19, 0;
+	mov.b64 %rd22, %rd21;
+	add.u64 %rd23, %rd15, 0;
+	mov.b64 %rd24, %rd23;
+$L_6:
+	setp.gt.s64 %p26, %rd4, 0;
+	@!%p26 bra $L_11;
+$L_7:
+	mul.lo.s64 %rd27, %rd22, %rd4;
+	add.s64 %rd28, %rd27, %rd24;
+	add.s64 %rd29, %rd24, 1;
+	cvt.rn.f32.s64 %f30, %rd29;
+	mul.rn.f32 %f31, %f32, %f30;
+	mad.lo.s64 %rd33, %rd28, 4, %rd2;
+	ld.global.f32 %f34, [%rd33];
+	mul.rn.f32 %f35, %f34, %f31;
+	mad.lo.s64 %rd36, %rd28, 4, %rd2;
+	st.global.f32 [%rd36], %f35;
+$L_8:
+	add.u64 %rd15, %rd15, %rd17;
+	setp.ge.u64 %p25, %rd15, %rd10;
+	@!%p25 bra $L_10;
+$L_9:
+	sub.u64 %rd15, %rd15, %rd10;
+	add.u64 %rd19, %rd19, 1;
+$L_10:
+	add.u64 %rd19, %rd19, %rd18;
+	bra.uni $L_4;
+$L_11:
+	add.s64 %rd39, %rd22, 1;
+	setp.lt.s64 %p40, %rd39, %rd0;
+	@%p40 bra $L_8;
+$L_12:
+	ret;
+}
+
+.visible .entry HelperLoops_2(
+	.param .u64 HelperLoops_2_param_0,
+	.param .s64 HelperLoops_2_param_1,
+	.param .s64 HelperLoops_2_param_2,
+	.param .f32 HelperLoops_2_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b64 %rd<14>;
+	.reg .f32 %f<13>;
+
+$L_0:
+	ld.param.u64 %rd0, [HelperLoops_2_param_0];
+	cvta.to.global.u64 %rd0, %rd0;
+	ld.param.u64 %rd1, [HelperLoops_2_param_1];
+	ld.param.f32 %f12, [HelperLoops_2_param_3];
+$L_1:
+	mov.b64 %rd2, 1;
+$L_2:
+	mov.b64 %rd9, %rd1;
+	setp.lt.s64 %p10, %rd2, %rd9;
+	@!%p10 bra $L_10;
+$L_3:
+	cvt.rn.f32.s64 %f3, %rd2;
+	mad.lo.s64 %rd4, %rd2, 4, %rd0;
+	ld.global.f32 %f5, [%rd4];
+	add.rn.f32 %f6, %f5, %f3;
+	mad.lo.s64 %rd7, %rd2, 4, %rd0;
+	st.global.f32 [%rd7], %f6;
+	mul.lo.s64 %rd8, %rd2, 2;
+	mov.b64 %rd2, %rd8;
+$L_4:
+	mov.b64 %rd9, %rd1;
+	setp.lt.s64 %p10, %rd2, %rd9;
+	@!%p10 bra $L_10;
+$L_5:
+	cvt.rn.f32.s64 %f3, %rd2;
+	mad.lo.s64 %rd4, %rd2, 4, %rd0;
+	ld.global.f32 %f5, [%rd4];
+	add.rn.f32 %f6, %f5, %f3;
+	mad.lo.s64 %rd7, %rd2, 4, %rd0;
+	st.global.f32 [%rd7], %f6;
+	mul.lo.s64 %rd8, %rd2, 2;
+	mov.b64 %rd2, %rd8;
+$L_6:
+	mov.b64 %rd9, %rd1;
+	setp.lt.s64 %p10, %rd2, %rd9;
+	@!%p10 bra $L_10;
+$L_7:
+	cvt.rn.f32.s64 %f3, %rd2;
+	mad.lo.s64 %rd4, %rd2, 4, %rd0;
+	ld.global.f32 %f5, [%rd4];
+	add.rn.f32 %f6, %f5, %f3;
+	mad.lo.s64 %rd7, %rd2, 4, %rd0;
+	st.global.f32 [%rd7], %f6;
+	mul.lo.s64 %rd8, %rd2, 2;
+	mov.b64 %rd2, %rd8;
+$L_8:
+	mov.b64 %rd9, %rd1;
+	setp.lt.s64 %p10, %rd2, %rd9;
+	@!%p10 bra $L_10;
+$L_9:
+	cvt.rn.f32.s64 %f3, %rd2;
+	mad.lo.s64 %rd4, %rd2, 4, %rd0;
+	ld.global.f32 %f5, [%rd4];
+	add.rn.f32 %f6, %f5, %f3;
+	mad.lo.s64 %rd7, %rd2, 4, %rd0;
+	st.global.f32 [%rd7], %f6;
+	mul.lo.s64 %rd8, %rd2, 2;
+	mov.b64 %rd2, %rd8;
+	bra.uni $L_2;
+$L_10:
+	neg.f32 %f11, %f12;
+	add.s64 %rd13, %rd0, 0;
+	st.global.f32 [%rd13], %f11;
 	ret;
 }
 
@@ -6352,145 +6773,83 @@ $L_7:
 	.param .s64 EightBlocks_0_param_16
 )
 {
-	.reg .pred %p<37>;
-	.reg .b64 %rd<36>;
+	.reg .pred %p<29>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<39>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightBlocks_0_param_0];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightBlocks_0_param_1];
-	ld.param.s64 %rd6, [EightBlocks_0_param_16];
+	ld.param.u64 %rd7, [EightBlocks_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightBlocks_0_param_1];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.b64 %rd15, 0;
+	ld.param.s64 %rd20, [EightBlocks_0_param_16];
+	mov.b64 %rd19, %rd20;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd8, %rd1;
-	mov.b64 %rd9, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_3:
-	add.s64 %rd10, %rd9, 1;
-	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_21;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
-	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
-	@!%p15 bra $L_20;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_13;
 $L_5:
-	mov.b64 %rd16, %rd14;
-	mov.b64 %rd17, 0;
+	mul.lo.s64 %rd14, %rd15, 1000;
+	mov.b64 %rd16, %rd12;
+	add.s64 %rd17, %rd14, %rd16;
+	setp.gt.s64 %p18, %rd19, 0;
+	@!%p18 bra $L_12;
 $L_6:
-	max.s64 %rd34, %rd5, -9223372036854775804;
-	sub.s64 %rd35, %rd34, 4;
+	mov.b64 %rd21, %rd17;
+	mov.b64 %rd22, 0;
 $L_7:
-	setp.lt.s64 %p36, %rd17, %rd35;
-	@!%p36 bra $L_16;
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_9;
 $L_8:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_9:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_10:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_11:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_12:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_13:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_14:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_15:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
 	bra.uni $L_7;
-$L_16:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-	@!%p23 bra $L_18;
-$L_17:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-	bra.uni $L_16;
-$L_18:
-	mov.b64 %rd18, %rd21;
-$L_19:
-	mad.lo.s64 %rd24, %rd10, 8, %rd0;
-	st.global.s64 [%rd24], %rd18;
-	mov.b64 %rd9, %rd10;
-	bra.uni $L_3;
-$L_20:
-	mov.b64 %rd18, %rd14;
-	bra.uni $L_19;
-$L_21:
+$L_9:
+	mov.b64 %rd23, %rd26;
+$L_10:
+	mad.lo.s64 %rd29, %rd12, 8, %rd4;
+	st.global.s64 [%rd29], %rd23;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	mov.b64 %rd23, %rd17;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -6514,145 +6873,83 @@ $L_21:
 	.param .s64 EightBlocks_1_param_16
 )
 {
-	.reg .pred %p<37>;
-	.reg .b64 %rd<36>;
+	.reg .pred %p<29>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<39>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightBlocks_1_param_2];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightBlocks_1_param_3];
-	ld.param.s64 %rd6, [EightBlocks_1_param_16];
+	ld.param.u64 %rd7, [EightBlocks_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightBlocks_1_param_3];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.b64 %rd15, 1;
+	ld.param.s64 %rd20, [EightBlocks_1_param_16];
+	mov.b64 %rd19, %rd20;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 1;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd8, %rd1;
-	mov.b64 %rd9, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_3:
-	add.s64 %rd10, %rd9, 1;
-	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_21;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
-	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
-	@!%p15 bra $L_20;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_13;
 $L_5:
-	mov.b64 %rd16, %rd14;
-	mov.b64 %rd17, 0;
+	mul.lo.s64 %rd14, %rd15, 1000;
+	mov.b64 %rd16, %rd12;
+	add.s64 %rd17, %rd14, %rd16;
+	setp.gt.s64 %p18, %rd19, 0;
+	@!%p18 bra $L_12;
 $L_6:
-	max.s64 %rd34, %rd5, -9223372036854775804;
-	sub.s64 %rd35, %rd34, 4;
+	mov.b64 %rd21, %rd17;
+	mov.b64 %rd22, 0;
 $L_7:
-	setp.lt.s64 %p36, %rd17, %rd35;
-	@!%p36 bra $L_16;
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_9;
 $L_8:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_9:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_10:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_11:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_12:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_13:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_14:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_15:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
 	bra.uni $L_7;
-$L_16:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-	@!%p23 bra $L_18;
-$L_17:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-	bra.uni $L_16;
-$L_18:
-	mov.b64 %rd18, %rd21;
-$L_19:
-	mad.lo.s64 %rd24, %rd10, 8, %rd0;
-	st.global.s64 [%rd24], %rd18;
-	mov.b64 %rd9, %rd10;
-	bra.uni $L_3;
-$L_20:
-	mov.b64 %rd18, %rd14;
-	bra.uni $L_19;
-$L_21:
+$L_9:
+	mov.b64 %rd23, %rd26;
+$L_10:
+	mad.lo.s64 %rd29, %rd12, 8, %rd4;
+	st.global.s64 [%rd29], %rd23;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	mov.b64 %rd23, %rd17;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -6676,145 +6973,83 @@ $L_21:
 	.param .s64 EightBlocks_2_param_16
 )
 {
-	.reg .pred %p<37>;
-	.reg .b64 %rd<36>;
+	.reg .pred %p<29>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<39>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightBlocks_2_param_4];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightBlocks_2_param_5];
-	ld.param.s64 %rd6, [EightBlocks_2_param_16];
+	ld.param.u64 %rd7, [EightBlocks_2_param_4];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightBlocks_2_param_5];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.b64 %rd15, 2;
+	ld.param.s64 %rd20, [EightBlocks_2_param_16];
+	mov.b64 %rd19, %rd20;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 2;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd8, %rd1;
-	mov.b64 %rd9, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_3:
-	add.s64 %rd10, %rd9, 1;
-	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_21;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
-	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
-	@!%p15 bra $L_20;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_13;
 $L_5:
-	mov.b64 %rd16, %rd14;
-	mov.b64 %rd17, 0;
+	mul.lo.s64 %rd14, %rd15, 1000;
+	mov.b64 %rd16, %rd12;
+	add.s64 %rd17, %rd14, %rd16;
+	setp.gt.s64 %p18, %rd19, 0;
+	@!%p18 bra $L_12;
 $L_6:
-	max.s64 %rd34, %rd5, -9223372036854775804;
-	sub.s64 %rd35, %rd34, 4;
+	mov.b64 %rd21, %rd17;
+	mov.b64 %rd22, 0;
 $L_7:
-	setp.lt.s64 %p36, %rd17, %rd35;
-	@!%p36 bra $L_16;
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_9;
 $L_8:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_9:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_10:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_11:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_12:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_13:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_14:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_15:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
 	bra.uni $L_7;
-$L_16:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-	@!%p23 bra $L_18;
-$L_17:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-	bra.uni $L_16;
-$L_18:
-	mov.b64 %rd18, %rd21;
-$L_19:
-	mad.lo.s64 %rd24, %rd10, 8, %rd0;
-	st.global.s64 [%rd24], %rd18;
-	mov.b64 %rd9, %rd10;
-	bra.uni $L_3;
-$L_20:
-	mov.b64 %rd18, %rd14;
-	bra.uni $L_19;
-$L_21:
+$L_9:
+	mov.b64 %rd23, %rd26;
+$L_10:
+	mad.lo.s64 %rd29, %rd12, 8, %rd4;
+	st.global.s64 [%rd29], %rd23;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	mov.b64 %rd23, %rd17;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -6838,145 +7073,83 @@ $L_21:
 	.param .s64 EightBlocks_3_param_16
 )
 {
-	.reg .pred %p<37>;
-	.reg .b64 %rd<36>;
+	.reg .pred %p<29>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<39>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightBlocks_3_param_6];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightBlocks_3_param_7];
-	ld.param.s64 %rd6, [EightBlocks_3_param_16];
+	ld.param.u64 %rd7, [EightBlocks_3_param_6];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightBlocks_3_param_7];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.b64 %rd15, 3;
+	ld.param.s64 %rd20, [EightBlocks_3_param_16];
+	mov.b64 %rd19, %rd20;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 3;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd8, %rd1;
-	mov.b64 %rd9, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_3:
-	add.s64 %rd10, %rd9, 1;
-	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_21;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
-	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
-	@!%p15 bra $L_20;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_13;
 $L_5:
-	mov.b64 %rd16, %rd14;
-	mov.b64 %rd17, 0;
+	mul.lo.s64 %rd14, %rd15, 1000;
+	mov.b64 %rd16, %rd12;
+	add.s64 %rd17, %rd14, %rd16;
+	setp.gt.s64 %p18, %rd19, 0;
+	@!%p18 bra $L_12;
 $L_6:
-	max.s64 %rd34, %rd5, -9223372036854775804;
-	sub.s64 %rd35, %rd34, 4;
+	mov.b64 %rd21, %rd17;
+	mov.b64 %rd22, 0;
 $L_7:
-	setp.lt.s64 %p36, %rd17, %rd35;
-	@!%p36 bra $L_16;
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_9;
 $L_8:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_9:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_10:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_11:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_12:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_13:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_14:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_15:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
 	bra.uni $L_7;
-$L_16:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-	@!%p23 bra $L_18;
-$L_17:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-	bra.uni $L_16;
-$L_18:
-	mov.b64 %rd18, %rd21;
-$L_19:
-	mad.lo.s64 %rd24, %rd10, 8, %rd0;
-	st.global.s64 [%rd24], %rd18;
-	mov.b64 %rd9, %rd10;
-	bra.uni $L_3;
-$L_20:
-	mov.b64 %rd18, %rd14;
-	bra.uni $L_19;
-$L_21:
+$L_9:
+	mov.b64 %rd23, %rd26;
+$L_10:
+	mad.lo.s64 %rd29, %rd12, 8, %rd4;
+	st.global.s64 [%rd29], %rd23;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	mov.b64 %rd23, %rd17;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -7000,145 +7173,83 @@ $L_21:
 	.param .s64 EightBlocks_4_param_16
 )
 {
-	.reg .pred %p<37>;
-	.reg .b64 %rd<36>;
+	.reg .pred %p<29>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<39>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightBlocks_4_param_8];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightBlocks_4_param_9];
-	ld.param.s64 %rd6, [EightBlocks_4_param_16];
+	ld.param.u64 %rd7, [EightBlocks_4_param_8];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightBlocks_4_param_9];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.b64 %rd15, 4;
+	ld.param.s64 %rd20, [EightBlocks_4_param_16];
+	mov.b64 %rd19, %rd20;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 4;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd8, %rd1;
-	mov.b64 %rd9, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_3:
-	add.s64 %rd10, %rd9, 1;
-	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_21;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
-	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
-	@!%p15 bra $L_20;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_13;
 $L_5:
-	mov.b64 %rd16, %rd14;
-	mov.b64 %rd17, 0;
+	mul.lo.s64 %rd14, %rd15, 1000;
+	mov.b64 %rd16, %rd12;
+	add.s64 %rd17, %rd14, %rd16;
+	setp.gt.s64 %p18, %rd19, 0;
+	@!%p18 bra $L_12;
 $L_6:
-	max.s64 %rd34, %rd5, -9223372036854775804;
-	sub.s64 %rd35, %rd34, 4;
+	mov.b64 %rd21, %rd17;
+	mov.b64 %rd22, 0;
 $L_7:
-	setp.lt.s64 %p36, %rd17, %rd35;
-	@!%p36 bra $L_16;
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_9;
 $L_8:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_9:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_10:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_11:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_12:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_13:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_14:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_15:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
 	bra.uni $L_7;
-$L_16:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-	@!%p23 bra $L_18;
-$L_17:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-	bra.uni $L_16;
-$L_18:
-	mov.b64 %rd18, %rd21;
-$L_19:
-	mad.lo.s64 %rd24, %rd10, 8, %rd0;
-	st.global.s64 [%rd24], %rd18;
-	mov.b64 %rd9, %rd10;
-	bra.uni $L_3;
-$L_20:
-	mov.b64 %rd18, %rd14;
-	bra.uni $L_19;
-$L_21:
+$L_9:
+	mov.b64 %rd23, %rd26;
+$L_10:
+	mad.lo.s64 %rd29, %rd12, 8, %rd4;
+	st.global.s64 [%rd29], %rd23;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	mov.b64 %rd23, %rd17;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -7162,145 +7273,83 @@ $L_21:
 	.param .s64 EightBlocks_5_param_16
 )
 {
-	.reg .pred %p<37>;
-	.reg .b64 %rd<36>;
+	.reg .pred %p<29>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<39>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightBlocks_5_param_10];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightBlocks_5_param_11];
-	ld.param.s64 %rd6, [EightBlocks_5_param_16];
+	ld.param.u64 %rd7, [EightBlocks_5_param_10];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightBlocks_5_param_11];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.b64 %rd15, 5;
+	ld.param.s64 %rd20, [EightBlocks_5_param_16];
+	mov.b64 %rd19, %rd20;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 5;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd8, %rd1;
-	mov.b64 %rd9, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_3:
-	add.s64 %rd10, %rd9, 1;
-	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_21;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
-	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
-	@!%p15 bra $L_20;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_13;
 $L_5:
-	mov.b64 %rd16, %rd14;
-	mov.b64 %rd17, 0;
+	mul.lo.s64 %rd14, %rd15, 1000;
+	mov.b64 %rd16, %rd12;
+	add.s64 %rd17, %rd14, %rd16;
+	setp.gt.s64 %p18, %rd19, 0;
+	@!%p18 bra $L_12;
 $L_6:
-	max.s64 %rd34, %rd5, -9223372036854775804;
-	sub.s64 %rd35, %rd34, 4;
+	mov.b64 %rd21, %rd17;
+	mov.b64 %rd22, 0;
 $L_7:
-	setp.lt.s64 %p36, %rd17, %rd35;
-	@!%p36 bra $L_16;
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_9;
 $L_8:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_9:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_10:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_11:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_12:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_13:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_14:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_15:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
 	bra.uni $L_7;
-$L_16:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-	@!%p23 bra $L_18;
-$L_17:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-	bra.uni $L_16;
-$L_18:
-	mov.b64 %rd18, %rd21;
-$L_19:
-	mad.lo.s64 %rd24, %rd10, 8, %rd0;
-	st.global.s64 [%rd24], %rd18;
-	mov.b64 %rd9, %rd10;
-	bra.uni $L_3;
-$L_20:
-	mov.b64 %rd18, %rd14;
-	bra.uni $L_19;
-$L_21:
+$L_9:
+	mov.b64 %rd23, %rd26;
+$L_10:
+	mad.lo.s64 %rd29, %rd12, 8, %rd4;
+	st.global.s64 [%rd29], %rd23;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	mov.b64 %rd23, %rd17;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -7324,145 +7373,83 @@ $L_21:
 	.param .s64 EightBlocks_6_param_16
 )
 {
-	.reg .pred %p<37>;
-	.reg .b64 %rd<36>;
+	.reg .pred %p<29>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<39>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightBlocks_6_param_12];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightBlocks_6_param_13];
-	ld.param.s64 %rd6, [EightBlocks_6_param_16];
+	ld.param.u64 %rd7, [EightBlocks_6_param_12];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightBlocks_6_param_13];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.b64 %rd15, 6;
+	ld.param.s64 %rd20, [EightBlocks_6_param_16];
+	mov.b64 %rd19, %rd20;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd8, %rd1;
-	mov.b64 %rd9, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_3:
-	add.s64 %rd10, %rd9, 1;
-	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_21;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
-	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
-	@!%p15 bra $L_20;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_13;
 $L_5:
-	mov.b64 %rd16, %rd14;
-	mov.b64 %rd17, 0;
+	mul.lo.s64 %rd14, %rd15, 1000;
+	mov.b64 %rd16, %rd12;
+	add.s64 %rd17, %rd14, %rd16;
+	setp.gt.s64 %p18, %rd19, 0;
+	@!%p18 bra $L_12;
 $L_6:
-	max.s64 %rd34, %rd5, -9223372036854775804;
-	sub.s64 %rd35, %rd34, 4;
+	mov.b64 %rd21, %rd17;
+	mov.b64 %rd22, 0;
 $L_7:
-	setp.lt.s64 %p36, %rd17, %rd35;
-	@!%p36 bra $L_16;
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_9;
 $L_8:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_9:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_10:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_11:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_12:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_13:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_14:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_15:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
 	bra.uni $L_7;
-$L_16:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-	@!%p23 bra $L_18;
-$L_17:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-	bra.uni $L_16;
-$L_18:
-	mov.b64 %rd18, %rd21;
-$L_19:
-	mad.lo.s64 %rd24, %rd10, 8, %rd0;
-	st.global.s64 [%rd24], %rd18;
-	mov.b64 %rd9, %rd10;
-	bra.uni $L_3;
-$L_20:
-	mov.b64 %rd18, %rd14;
-	bra.uni $L_19;
-$L_21:
+$L_9:
+	mov.b64 %rd23, %rd26;
+$L_10:
+	mad.lo.s64 %rd29, %rd12, 8, %rd4;
+	st.global.s64 [%rd29], %rd23;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	mov.b64 %rd23, %rd17;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -7486,145 +7473,83 @@ $L_21:
 	.param .s64 EightBlocks_7_param_16
 )
 {
-	.reg .pred %p<37>;
-	.reg .b64 %rd<36>;
+	.reg .pred %p<29>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<39>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightBlocks_7_param_14];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightBlocks_7_param_15];
-	ld.param.s64 %rd6, [EightBlocks_7_param_16];
+	ld.param.u64 %rd7, [EightBlocks_7_param_14];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightBlocks_7_param_15];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.b64 %rd15, 7;
+	ld.param.s64 %rd20, [EightBlocks_7_param_16];
+	mov.b64 %rd19, %rd20;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
-	mov.b64 %rd7, 7;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd8, %rd1;
-	mov.b64 %rd9, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_3:
-	add.s64 %rd10, %rd9, 1;
-	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_21;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	mul.lo.s64 %rd12, %rd7, 1000;
-	mov.b64 %rd13, %rd10;
-	add.s64 %rd14, %rd12, %rd13;
-	setp.gt.s64 %p15, %rd5, 0;
-	@!%p15 bra $L_20;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_13;
 $L_5:
-	mov.b64 %rd16, %rd14;
-	mov.b64 %rd17, 0;
+	mul.lo.s64 %rd14, %rd15, 1000;
+	mov.b64 %rd16, %rd12;
+	add.s64 %rd17, %rd14, %rd16;
+	setp.gt.s64 %p18, %rd19, 0;
+	@!%p18 bra $L_12;
 $L_6:
-	max.s64 %rd34, %rd5, -9223372036854775804;
-	sub.s64 %rd35, %rd34, 4;
+	mov.b64 %rd21, %rd17;
+	mov.b64 %rd22, 0;
 $L_7:
-	setp.lt.s64 %p36, %rd17, %rd35;
-	@!%p36 bra $L_16;
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_9;
 $L_8:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_9:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_10:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_11:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_12:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_13:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-$L_14:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-$L_15:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
 	bra.uni $L_7;
-$L_16:
-	mul.lo.s64 %rd19, %rd16, 1664525;
-	add.s64 %rd20, %rd19, 1013904223;
-	mul.hi.s64 %rd25, %rd20, -9223372032559808509;
-	add.s64 %rd26, %rd25, %rd20;
-	mov.b64 %rd27, %rd26;
-	shr.u64 %rd28, %rd27, 63;
-	shr.s64 %rd29, %rd26, 30;
-	mov.b64 %rd30, %rd28;
-	add.s64 %rd31, %rd29, %rd30;
-	mul.lo.s64 %rd32, %rd31, 2147483647;
-	sub.s64 %rd33, %rd20, %rd32;
-	mov.b64 %rd21, %rd33;
-	add.s64 %rd22, %rd17, 1;
-	setp.lt.s64 %p23, %rd22, %rd5;
-	@!%p23 bra $L_18;
-$L_17:
-	mov.b64 %rd16, %rd21;
-	mov.b64 %rd17, %rd22;
-	bra.uni $L_16;
-$L_18:
-	mov.b64 %rd18, %rd21;
-$L_19:
-	mad.lo.s64 %rd24, %rd10, 8, %rd0;
-	st.global.s64 [%rd24], %rd18;
-	mov.b64 %rd9, %rd10;
-	bra.uni $L_3;
-$L_20:
-	mov.b64 %rd18, %rd14;
-	bra.uni $L_19;
-$L_21:
+$L_9:
+	mov.b64 %rd23, %rd26;
+$L_10:
+	mad.lo.s64 %rd29, %rd12, 8, %rd4;
+	st.global.s64 [%rd29], %rd23;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	mov.b64 %rd23, %rd17;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -8016,18 +7941,12 @@ $L_7:
 	.param .f32 Advance_0_param_2
 )
 {
-	.local .align 4 .b8 qvar_v[12];
-	.local .align 4 .b8 qvar_complit[12];
-	.local .align 4 .b8 qvar_v_2[12];
-	.local .align 4 .b8 qvar_w[12];
-	.local .align 4 .b8 qvar_complit_2[12];
 	.reg .pred %p<14>;
 	.reg .b32 %r<125>;
 	.reg .b32 %rt<6>;
 	.reg .b64 %rd<126>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<122>;
-	.reg .f32 %ft<15>;
+	.reg .f32 %f<141>;
 
 $L_0:
 	ld.param.u64 %rd4, [Advance_0_param_0];
@@ -8076,116 +7995,61 @@ $L_6:
 	add.s64 %rd26, %rd21, 8;
 	ld.global.f32 %f24, [%rd26];
 $L_7:
-	mov.u64 %rd30, qvar_v;
-	mov.f32 %ft0, 0f00000000;
-	st.local.f32 [%rd30], %ft0;
-	add.s64 %rd31, %rd30, 4;
-	mov.f32 %ft1, 0f00000000;
-	st.local.f32 [%rd31], %ft1;
-	add.s64 %rd32, %rd30, 8;
-	mov.f32 %ft2, 0f00000000;
-	st.local.f32 [%rd32], %ft2;
-	st.local.f32 [%rd30], %f22;
-	add.s64 %rd33, %rd30, 4;
-	st.local.f32 [%rd33], %f23;
-	add.s64 %rd34, %rd30, 8;
-	st.local.f32 [%rd34], %f24;
-	mov.u64 %rd35, qvar_complit;
-	mov.f32 %ft3, 0f00000000;
-	st.local.f32 [%rd35], %ft3;
-	add.s64 %rd36, %rd35, 4;
-	mov.f32 %ft4, 0f00000000;
-	st.local.f32 [%rd36], %ft4;
-	add.s64 %rd37, %rd35, 8;
-	mov.f32 %ft5, 0f00000000;
-	st.local.f32 [%rd37], %ft5;
-	add.s64 %rd38, %rd35, 0;
-	add.s64 %rd39, %rd30, 0;
-	ld.local.f32 %f40, [%rd39];
+	mov.f32 %f126, 0f00000000;
+	mov.f32 %f127, 0f00000000;
+	mov.f32 %f128, 0f00000000;
+	mov.f32 %f126, %f22;
+	mov.f32 %f127, %f23;
+	mov.f32 %f128, %f24;
+	mov.f32 %f129, 0f00000000;
+	mov.f32 %f130, 0f00000000;
+	mov.f32 %f131, 0f00000000;
+	mov.f32 %f40, %f126;
 	mul.rn.f32 %f41, %f40, %f14;
-	st.local.f32 [%rd38], %f41;
-	add.s64 %rd42, %rd35, 4;
-	add.s64 %rd43, %rd30, 4;
-	ld.local.f32 %f44, [%rd43];
+	mov.f32 %f129, %f41;
+	mov.f32 %f44, %f127;
 	mul.rn.f32 %f45, %f44, %f14;
-	st.local.f32 [%rd42], %f45;
-	add.s64 %rd46, %rd35, 8;
-	add.s64 %rd47, %rd30, 8;
-	ld.local.f32 %f48, [%rd47];
+	mov.f32 %f130, %f45;
+	mov.f32 %f48, %f128;
 	mul.rn.f32 %f49, %f48, %f14;
-	st.local.f32 [%rd46], %f49;
-	ld.local.f32 %f50, [%rd35];
-	add.s64 %rd53, %rd35, 4;
-	ld.local.f32 %f51, [%rd53];
-	add.s64 %rd54, %rd35, 8;
-	ld.local.f32 %f52, [%rd54];
+	mov.f32 %f131, %f49;
+	mov.f32 %f50, %f129;
+	mov.f32 %f51, %f130;
+	mov.f32 %f52, %f131;
 	mov.f32 %f27, %f50;
 	mov.f32 %f28, %f51;
 	mov.f32 %f29, %f52;
 $L_8:
-	mov.u64 %rd58, qvar_v_2;
-	mov.f32 %ft6, 0f00000000;
-	st.local.f32 [%rd58], %ft6;
-	add.s64 %rd59, %rd58, 4;
-	mov.f32 %ft7, 0f00000000;
-	st.local.f32 [%rd59], %ft7;
-	add.s64 %rd60, %rd58, 8;
-	mov.f32 %ft8, 0f00000000;
-	st.local.f32 [%rd60], %ft8;
-	st.local.f32 [%rd58], %f16;
-	add.s64 %rd61, %rd58, 4;
-	st.local.f32 [%rd61], %f17;
-	add.s64 %rd62, %rd58, 8;
-	st.local.f32 [%rd62], %f18;
-	mov.u64 %rd63, qvar_w;
-	mov.f32 %ft9, 0f00000000;
-	st.local.f32 [%rd63], %ft9;
-	add.s64 %rd64, %rd63, 4;
-	mov.f32 %ft10, 0f00000000;
-	st.local.f32 [%rd64], %ft10;
-	add.s64 %rd65, %rd63, 8;
-	mov.f32 %ft11, 0f00000000;
-	st.local.f32 [%rd65], %ft11;
-	st.local.f32 [%rd63], %f27;
-	add.s64 %rd66, %rd63, 4;
-	st.local.f32 [%rd66], %f28;
-	add.s64 %rd67, %rd63, 8;
-	st.local.f32 [%rd67], %f29;
-	mov.u64 %rd68, qvar_complit_2;
-	mov.f32 %ft12, 0f00000000;
-	st.local.f32 [%rd68], %ft12;
-	add.s64 %rd69, %rd68, 4;
-	mov.f32 %ft13, 0f00000000;
-	st.local.f32 [%rd69], %ft13;
-	add.s64 %rd70, %rd68, 8;
-	mov.f32 %ft14, 0f00000000;
-	st.local.f32 [%rd70], %ft14;
-	add.s64 %rd71, %rd68, 0;
-	add.s64 %rd72, %rd58, 0;
-	ld.local.f32 %f73, [%rd72];
-	add.s64 %rd74, %rd63, 0;
-	ld.local.f32 %f75, [%rd74];
+	mov.f32 %f132, 0f00000000;
+	mov.f32 %f133, 0f00000000;
+	mov.f32 %f134, 0f00000000;
+	mov.f32 %f132, %f16;
+	mov.f32 %f133, %f17;
+	mov.f32 %f134, %f18;
+	mov.f32 %f135, 0f00000000;
+	mov.f32 %f136, 0f00000000;
+	mov.f32 %f137, 0f00000000;
+	mov.f32 %f135, %f27;
+	mov.f32 %f136, %f28;
+	mov.f32 %f137, %f29;
+	mov.f32 %f138, 0f00000000;
+	mov.f32 %f139, 0f00000000;
+	mov.f32 %f140, 0f00000000;
+	mov.f32 %f73, %f132;
+	mov.f32 %f75, %f135;
 	add.rn.f32 %f76, %f73, %f75;
-	st.local.f32 [%rd71], %f76;
-	add.s64 %rd77, %rd68, 4;
-	add.s64 %rd78, %rd58, 4;
-	ld.local.f32 %f79, [%rd78];
-	add.s64 %rd80, %rd63, 4;
-	ld.local.f32 %f81, [%rd80];
+	mov.f32 %f138, %f76;
+	mov.f32 %f79, %f133;
+	mov.f32 %f81, %f136;
 	add.rn.f32 %f82, %f79, %f81;
-	st.local.f32 [%rd77], %f82;
-	add.s64 %rd83, %rd68, 8;
-	add.s64 %rd84, %rd58, 8;
-	ld.local.f32 %f85, [%rd84];
-	add.s64 %rd86, %rd63, 8;
-	ld.local.f32 %f87, [%rd86];
+	mov.f32 %f139, %f82;
+	mov.f32 %f85, %f134;
+	mov.f32 %f87, %f137;
 	add.rn.f32 %f88, %f85, %f87;
-	st.local.f32 [%rd83], %f88;
-	ld.local.f32 %f89, [%rd68];
-	add.s64 %rd92, %rd68, 4;
-	ld.local.f32 %f90, [%rd92];
-	add.s64 %rd93, %rd68, 8;
-	ld.local.f32 %f91, [%rd93];
+	mov.f32 %f140, %f88;
+	mov.f32 %f89, %f138;
+	mov.f32 %f90, %f139;
+	mov.f32 %f91, %f140;
 	mov.f32 %f55, %f89;
 	mov.f32 %f56, %f90;
 	mov.f32 %f57, %f91;
@@ -8250,25 +8114,14 @@ $L_12:
 	.param .s64 Energies_0_param_5
 )
 {
-	.local .align 8 .b8 qvar_b[56];
-	.local .align 8 .b8 qvar_b_2[56];
-	.local .align 4 .b8 qvar_v[12];
-	.local .align 4 .b8 qvar_w[12];
-	.local .align 4 .b8 qvar_v_2[12];
-	.local .align 4 .b8 qvar_complit[12];
-	.local .align 4 .b8 qvar_v_3[12];
-	.local .align 4 .b8 qvar_w_2[12];
-	.local .align 4 .b8 qvar_complit_2[12];
-	.reg .pred %p<328>;
+	.reg .pred %p<349>;
 	.reg .pred %pt<1>;
-	.reg .b32 %r<206>;
-	.reg .b32 %rt<17>;
+	.reg .b32 %r<354>;
+	.reg .b32 %rt<7>;
 	.reg .b64 %rd<327>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<321>;
-	.reg .f32 %ft<40>;
-	.reg .f64 %fd<247>;
-	.reg .f64 %fdt<2>;
+	.reg .f32 %f<375>;
+	.reg .f64 %fd<348>;
 
 $L_0:
 	ld.param.u64 %rd5, [Energies_0_param_0];
@@ -8302,45 +8155,19 @@ $L_2:
 $L_3:
 	mov.b64 %rd15, %rd2;
 $L_4:
-	mov.u64 %rd16, qvar_b;
-	mov.f32 %ft0, 0f00000000;
-	st.local.f32 [%rd16], %ft0;
-	add.s64 %rd17, %rd16, 4;
-	mov.f32 %ft1, 0f00000000;
-	st.local.f32 [%rd17], %ft1;
-	add.s64 %rd18, %rd16, 8;
-	mov.f32 %ft2, 0f00000000;
-	st.local.f32 [%rd18], %ft2;
-	add.s64 %rd19, %rd16, 12;
-	mov.f32 %ft3, 0f00000000;
-	st.local.f32 [%rd19], %ft3;
-	add.s64 %rd20, %rd16, 16;
-	mov.f32 %ft4, 0f00000000;
-	st.local.f32 [%rd20], %ft4;
-	add.s64 %rd21, %rd16, 20;
-	mov.f32 %ft5, 0f00000000;
-	st.local.f32 [%rd21], %ft5;
-	add.s64 %rd22, %rd16, 24;
-	mov.f64 %fdt0, 0d0000000000000000;
-	st.local.f64 [%rd22], %fdt0;
-	add.s64 %rd23, %rd16, 32;
-	mov.u32 %rt5, 0;
-	st.local.u8 [%rd23], %rt5;
-	add.s64 %rd24, %rd16, 34;
-	mov.b32 %rt6, 0;
-	st.local.s16 [%rd24], %rt6;
-	add.s64 %rd25, %rd16, 36;
-	mov.f32 %ft6, 0f00000000;
-	st.local.f32 [%rd25], %ft6;
-	add.s64 %rd26, %rd16, 40;
-	mov.f32 %ft7, 0f00000000;
-	st.local.f32 [%rd26], %ft7;
-	add.s64 %rd27, %rd16, 44;
-	mov.f32 %ft8, 0f00000000;
-	st.local.f32 [%rd27], %ft8;
-	add.s64 %rd28, %rd16, 48;
-	mov.b32 %rt7, 0;
-	st.local.u8 [%rd28], %rt7;
+	mov.f32 %f328, 0f00000000;
+	mov.f32 %f329, 0f00000000;
+	mov.f32 %f330, 0f00000000;
+	mov.f32 %f331, 0f00000000;
+	mov.f32 %f332, 0f00000000;
+	mov.f32 %f333, 0f00000000;
+	mov.f64 %fd334, 0d0000000000000000;
+	mov.pred %p335, 0;
+	mov.b32 %r336, 0;
+	mov.f32 %f337, 0f00000000;
+	mov.f32 %f338, 0f00000000;
+	mov.f32 %f339, 0f00000000;
+	mov.b32 %r340, 0;
 	mad.lo.s64 %rd29, %rd15, 56, %rd5;
 	ld.global.f32 %f30, [%rd29];
 	add.s64 %rd43, %rd29, 4;
@@ -8356,8 +8183,8 @@ $L_4:
 	add.s64 %rd48, %rd29, 24;
 	ld.global.f64 %fd36, [%rd48];
 	add.s64 %rd49, %rd29, 32;
-	ld.global.u8 %rt8, [%rd49];
-	setp.ne.u32 %p37, %rt8, 0;
+	ld.global.u8 %rt5, [%rd49];
+	setp.ne.u32 %p37, %rt5, 0;
 	add.s64 %rd50, %rd29, 34;
 	ld.global.s16 %r38, [%rd50];
 	add.s64 %rd51, %rd29, 36;
@@ -8368,183 +8195,62 @@ $L_4:
 	ld.global.f32 %f41, [%rd53];
 	add.s64 %rd54, %rd29, 48;
 	ld.global.u8 %r42, [%rd54];
-	st.local.f32 [%rd16], %f30;
-	add.s64 %rd55, %rd16, 4;
-	st.local.f32 [%rd55], %f31;
-	add.s64 %rd56, %rd16, 8;
-	st.local.f32 [%rd56], %f32;
-	add.s64 %rd57, %rd16, 12;
-	st.local.f32 [%rd57], %f33;
-	add.s64 %rd58, %rd16, 16;
-	st.local.f32 [%rd58], %f34;
-	add.s64 %rd59, %rd16, 20;
-	st.local.f32 [%rd59], %f35;
-	add.s64 %rd60, %rd16, 24;
-	st.local.f64 [%rd60], %fd36;
-	add.s64 %rd61, %rd16, 32;
-	selp.u32 %rt9, 1, 0, %p37;
-	st.local.u8 [%rd61], %rt9;
-	add.s64 %rd62, %rd16, 34;
-	st.local.s16 [%rd62], %r38;
-	add.s64 %rd63, %rd16, 36;
-	st.local.f32 [%rd63], %f39;
-	add.s64 %rd64, %rd16, 40;
-	st.local.f32 [%rd64], %f40;
-	add.s64 %rd65, %rd16, 44;
-	st.local.f32 [%rd65], %f41;
-	add.s64 %rd66, %rd16, 48;
-	st.local.u8 [%rd66], %r42;
-	ld.local.f32 %f67, [%rd16];
-	add.s64 %rd80, %rd16, 4;
-	ld.local.f32 %f68, [%rd80];
-	add.s64 %rd81, %rd16, 8;
-	ld.local.f32 %f69, [%rd81];
-	add.s64 %rd82, %rd16, 12;
-	ld.local.f32 %f70, [%rd82];
-	add.s64 %rd83, %rd16, 16;
-	ld.local.f32 %f71, [%rd83];
-	add.s64 %rd84, %rd16, 20;
-	ld.local.f32 %f72, [%rd84];
-	add.s64 %rd85, %rd16, 24;
-	ld.local.f64 %fd73, [%rd85];
-	add.s64 %rd86, %rd16, 32;
-	ld.local.u8 %rt10, [%rd86];
-	setp.ne.u32 %p74, %rt10, 0;
-	add.s64 %rd87, %rd16, 34;
-	ld.local.s16 %r75, [%rd87];
-	add.s64 %rd88, %rd16, 36;
-	ld.local.f32 %f76, [%rd88];
-	add.s64 %rd89, %rd16, 40;
-	ld.local.f32 %f77, [%rd89];
-	add.s64 %rd90, %rd16, 44;
-	ld.local.f32 %f78, [%rd90];
-	add.s64 %rd91, %rd16, 48;
-	ld.local.u8 %r79, [%rd91];
+	mov.f32 %f328, %f30;
+	mov.f32 %f329, %f31;
+	mov.f32 %f330, %f32;
+	mov.f32 %f331, %f33;
+	mov.f32 %f332, %f34;
+	mov.f32 %f333, %f35;
+	mov.f64 %fd334, %fd36;
+	mov.pred %p335, %p37;
+	mov.b32 %r336, %r38;
+	mov.f32 %f337, %f39;
+	mov.f32 %f338, %f40;
+	mov.f32 %f339, %f41;
+	mov.b32 %r340, %r42;
+	mov.f32 %f70, %f331;
+	mov.f32 %f71, %f332;
+	mov.f32 %f72, %f333;
+	mov.f64 %fd73, %fd334;
 $L_5:
-	mov.u64 %rd93, qvar_b_2;
-	mov.f32 %ft9, 0f00000000;
-	st.local.f32 [%rd93], %ft9;
-	add.s64 %rd94, %rd93, 4;
-	mov.f32 %ft10, 0f00000000;
-	st.local.f32 [%rd94], %ft10;
-	add.s64 %rd95, %rd93, 8;
-	mov.f32 %ft11, 0f00000000;
-	st.local.f32 [%rd95], %ft11;
-	add.s64 %rd96, %rd93, 12;
-	mov.f32 %ft12, 0f00000000;
-	st.local.f32 [%rd96], %ft12;
-	add.s64 %rd97, %rd93, 16;
-	mov.f32 %ft13, 0f00000000;
-	st.local.f32 [%rd97], %ft13;
-	add.s64 %rd98, %rd93, 20;
-	mov.f32 %ft14, 0f00000000;
-	st.local.f32 [%rd98], %ft14;
-	add.s64 %rd99, %rd93, 24;
-	mov.f64 %fdt1, 0d0000000000000000;
-	st.local.f64 [%rd99], %fdt1;
-	add.s64 %rd100, %rd93, 32;
-	mov.u32 %rt11, 0;
-	st.local.u8 [%rd100], %rt11;
-	add.s64 %rd101, %rd93, 34;
-	mov.b32 %rt12, 0;
-	st.local.s16 [%rd101], %rt12;
-	add.s64 %rd102, %rd93, 36;
-	mov.f32 %ft15, 0f00000000;
-	st.local.f32 [%rd102], %ft15;
-	add.s64 %rd103, %rd93, 40;
-	mov.f32 %ft16, 0f00000000;
-	st.local.f32 [%rd103], %ft16;
-	add.s64 %rd104, %rd93, 44;
-	mov.f32 %ft17, 0f00000000;
-	st.local.f32 [%rd104], %ft17;
-	add.s64 %rd105, %rd93, 48;
-	mov.b32 %rt13, 0;
-	st.local.u8 [%rd105], %rt13;
-	st.local.f32 [%rd93], %f67;
-	add.s64 %rd106, %rd93, 4;
-	st.local.f32 [%rd106], %f68;
-	add.s64 %rd107, %rd93, 8;
-	st.local.f32 [%rd107], %f69;
-	add.s64 %rd108, %rd93, 12;
-	st.local.f32 [%rd108], %f70;
-	add.s64 %rd109, %rd93, 16;
-	st.local.f32 [%rd109], %f71;
-	add.s64 %rd110, %rd93, 20;
-	st.local.f32 [%rd110], %f72;
-	add.s64 %rd111, %rd93, 24;
-	st.local.f64 [%rd111], %fd73;
-	add.s64 %rd112, %rd93, 32;
-	selp.u32 %rt14, 1, 0, %p74;
-	st.local.u8 [%rd112], %rt14;
-	add.s64 %rd113, %rd93, 34;
-	st.local.s16 [%rd113], %r75;
-	add.s64 %rd114, %rd93, 36;
-	st.local.f32 [%rd114], %f76;
-	add.s64 %rd115, %rd93, 40;
-	st.local.f32 [%rd115], %f77;
-	add.s64 %rd116, %rd93, 44;
-	st.local.f32 [%rd116], %f78;
-	add.s64 %rd117, %rd93, 48;
-	st.local.u8 [%rd117], %r79;
-	add.s64 %rd118, %rd93, 24;
-	ld.local.f64 %fd119, [%rd118];
+	mov.f32 %f344, 0f00000000;
+	mov.f32 %f345, 0f00000000;
+	mov.f32 %f346, 0f00000000;
+	mov.f64 %fd347, 0d0000000000000000;
+	mov.f32 %f344, %f70;
+	mov.f32 %f345, %f71;
+	mov.f32 %f346, %f72;
+	mov.f64 %fd347, %fd73;
+	mov.f64 %fd119, %fd347;
 	mul.rn.f64 %fd120, %fd119, 0d3FE0000000000000;
-	add.s64 %rd121, %rd93, 12;
-	ld.local.f32 %f122, [%rd121];
-	add.s64 %rd125, %rd121, 4;
-	ld.local.f32 %f123, [%rd125];
-	add.s64 %rd126, %rd121, 8;
-	ld.local.f32 %f124, [%rd126];
-	add.s64 %rd127, %rd93, 12;
-	ld.local.f32 %f128, [%rd127];
-	add.s64 %rd131, %rd127, 4;
-	ld.local.f32 %f129, [%rd131];
-	add.s64 %rd132, %rd127, 8;
-	ld.local.f32 %f130, [%rd132];
+	mov.f32 %f122, %f344;
+	mov.f32 %f123, %f345;
+	mov.f32 %f124, %f346;
+	mov.f32 %f128, %f344;
+	mov.f32 %f129, %f345;
+	mov.f32 %f130, %f346;
 $L_6:
-	mov.u64 %rd134, qvar_v;
-	mov.f32 %ft18, 0f00000000;
-	st.local.f32 [%rd134], %ft18;
-	add.s64 %rd135, %rd134, 4;
-	mov.f32 %ft19, 0f00000000;
-	st.local.f32 [%rd135], %ft19;
-	add.s64 %rd136, %rd134, 8;
-	mov.f32 %ft20, 0f00000000;
-	st.local.f32 [%rd136], %ft20;
-	st.local.f32 [%rd134], %f122;
-	add.s64 %rd137, %rd134, 4;
-	st.local.f32 [%rd137], %f123;
-	add.s64 %rd138, %rd134, 8;
-	st.local.f32 [%rd138], %f124;
-	mov.u64 %rd139, qvar_w;
-	mov.f32 %ft21, 0f00000000;
-	st.local.f32 [%rd139], %ft21;
-	add.s64 %rd140, %rd139, 4;
-	mov.f32 %ft22, 0f00000000;
-	st.local.f32 [%rd140], %ft22;
-	add.s64 %rd141, %rd139, 8;
-	mov.f32 %ft23, 0f00000000;
-	st.local.f32 [%rd141], %ft23;
-	st.local.f32 [%rd139], %f128;
-	add.s64 %rd142, %rd139, 4;
-	st.local.f32 [%rd142], %f129;
-	add.s64 %rd143, %rd139, 8;
-	st.local.f32 [%rd143], %f130;
-	add.s64 %rd144, %rd134, 0;
-	ld.local.f32 %f145, [%rd144];
-	add.s64 %rd146, %rd139, 0;
-	ld.local.f32 %f147, [%rd146];
+	mov.f32 %f354, 0f00000000;
+	mov.f32 %f355, 0f00000000;
+	mov.f32 %f356, 0f00000000;
+	mov.f32 %f354, %f122;
+	mov.f32 %f355, %f123;
+	mov.f32 %f356, %f124;
+	mov.f32 %f357, 0f00000000;
+	mov.f32 %f358, 0f00000000;
+	mov.f32 %f359, 0f00000000;
+	mov.f32 %f357, %f128;
+	mov.f32 %f358, %f129;
+	mov.f32 %f359, %f130;
+	mov.f32 %f145, %f354;
+	mov.f32 %f147, %f357;
 	mul.rn.f32 %f148, %f145, %f147;
-	add.s64 %rd149, %rd134, 4;
-	ld.local.f32 %f150, [%rd149];
-	add.s64 %rd151, %rd139, 4;
-	ld.local.f32 %f152, [%rd151];
+	mov.f32 %f150, %f355;
+	mov.f32 %f152, %f358;
 	mul.rn.f32 %f153, %f150, %f152;
 	add.rn.f32 %f154, %f148, %f153;
-	add.s64 %rd155, %rd134, 8;
-	ld.local.f32 %f156, [%rd155];
-	add.s64 %rd157, %rd139, 8;
-	ld.local.f32 %f158, [%rd157];
+	mov.f32 %f156, %f356;
+	mov.f32 %f158, %f359;
 	mul.rn.f32 %f159, %f156, %f158;
 	add.rn.f32 %f160, %f154, %f159;
 	mov.f32 %f133, %f160;
@@ -8555,32 +8261,19 @@ $L_7:
 $L_8:
 	mad.lo.s64 %rd163, %rd15, 8, %rd8;
 	st.global.f64 [%rd163], %fd92;
-	ld.local.f32 %f164, [%rd16];
-	add.s64 %rd177, %rd16, 4;
-	ld.local.f32 %f165, [%rd177];
-	add.s64 %rd178, %rd16, 8;
-	ld.local.f32 %f166, [%rd178];
-	add.s64 %rd179, %rd16, 12;
-	ld.local.f32 %f167, [%rd179];
-	add.s64 %rd180, %rd16, 16;
-	ld.local.f32 %f168, [%rd180];
-	add.s64 %rd181, %rd16, 20;
-	ld.local.f32 %f169, [%rd181];
-	add.s64 %rd182, %rd16, 24;
-	ld.local.f64 %fd170, [%rd182];
-	add.s64 %rd183, %rd16, 32;
-	ld.local.u8 %rt15, [%rd183];
-	setp.ne.u32 %p171, %rt15, 0;
-	add.s64 %rd184, %rd16, 34;
-	ld.local.s16 %r172, [%rd184];
-	add.s64 %rd185, %rd16, 36;
-	ld.local.f32 %f173, [%rd185];
-	add.s64 %rd186, %rd16, 40;
-	ld.local.f32 %f174, [%rd186];
-	add.s64 %rd187, %rd16, 44;
-	ld.local.f32 %f175, [%rd187];
-	add.s64 %rd188, %rd16, 48;
-	ld.local.u8 %r176, [%rd188];
+	mov.f32 %f164, %f328;
+	mov.f32 %f165, %f329;
+	mov.f32 %f166, %f330;
+	mov.f32 %f167, %f331;
+	mov.f32 %f168, %f332;
+	mov.f32 %f169, %f333;
+	mov.f64 %fd170, %fd334;
+	mov.pred %p171, %p335;
+	mov.b32 %r172, %r336;
+	mov.f32 %f173, %f337;
+	mov.f32 %f174, %f338;
+	mov.f32 %f175, %f339;
+	mov.b32 %r176, %r340;
 	mov.b64 %rd189, %rd6;
 	sub.s64 %rd190, %rd189, 1;
 	sub.s64 %rd191, %rd190, %rd15;
@@ -8599,8 +8292,8 @@ $L_8:
 	add.s64 %rd211, %rd192, 24;
 	ld.global.f64 %fd199, [%rd211];
 	add.s64 %rd212, %rd192, 32;
-	ld.global.u8 %rt16, [%rd212];
-	setp.ne.u32 %p200, %rt16, 0;
+	ld.global.u8 %rt6, [%rd212];
+	setp.ne.u32 %p200, %rt6, 0;
 	add.s64 %rd213, %rd192, 34;
 	ld.global.s16 %r201, [%rd213];
 	add.s64 %rd214, %rd192, 36;
@@ -8646,131 +8339,68 @@ $L_9:
 	mad.lo.s64 %rd247, %rd15, 8, %rd8;
 	st.global.f64 [%rd247], %fd246;
 $L_10:
-	mov.u64 %rd248, qvar_v_2;
-	mov.f32 %ft24, 0f00000000;
-	st.local.f32 [%rd248], %ft24;
-	add.s64 %rd249, %rd248, 4;
-	mov.f32 %ft25, 0f00000000;
-	st.local.f32 [%rd249], %ft25;
-	add.s64 %rd250, %rd248, 8;
-	mov.f32 %ft26, 0f00000000;
-	st.local.f32 [%rd250], %ft26;
-	mov.u64 %rd251, qvar_complit;
-	mov.f32 %ft27, 0f00000000;
-	st.local.f32 [%rd251], %ft27;
-	add.s64 %rd252, %rd251, 4;
-	mov.f32 %ft28, 0f00000000;
-	st.local.f32 [%rd252], %ft28;
-	add.s64 %rd253, %rd251, 8;
-	mov.f32 %ft29, 0f00000000;
-	st.local.f32 [%rd253], %ft29;
-	add.s64 %rd254, %rd251, 8;
-	mov.f32 %ft30, 0f3F800000;
-	st.local.f32 [%rd254], %ft30;
-	ld.local.f32 %f255, [%rd251];
-	add.s64 %rd258, %rd251, 4;
-	ld.local.f32 %f256, [%rd258];
-	add.s64 %rd259, %rd251, 8;
-	ld.local.f32 %f257, [%rd259];
-	st.local.f32 [%rd248], %f255;
-	add.s64 %rd260, %rd248, 4;
-	st.local.f32 [%rd260], %f256;
-	add.s64 %rd261, %rd248, 8;
-	st.local.f32 [%rd261], %f257;
-	add.s64 %rd262, %rd16, 0;
-	add.s64 %rd263, %rd262, 0;
-	ld.local.f32 %f264, [%rd263];
-	add.s64 %rd265, %rd248, 0;
-	st.local.f32 [%rd265], %f264;
-	ld.local.f32 %f266, [%rd248];
-	add.s64 %rd269, %rd248, 4;
-	ld.local.f32 %f267, [%rd269];
-	add.s64 %rd270, %rd248, 8;
-	ld.local.f32 %f268, [%rd270];
-	add.s64 %rd271, %rd16, 12;
-	ld.local.f32 %f272, [%rd271];
-	add.s64 %rd275, %rd271, 4;
-	ld.local.f32 %f273, [%rd275];
-	add.s64 %rd276, %rd271, 8;
-	ld.local.f32 %f274, [%rd276];
+	mov.f32 %f360, 0f00000000;
+	mov.f32 %f361, 0f00000000;
+	mov.f32 %f362, 0f00000000;
+	mov.f32 %f363, 0f00000000;
+	mov.f32 %f364, 0f00000000;
+	mov.f32 %f365, 0f00000000;
+	mov.f32 %f365, 0f3F800000;
+	mov.f32 %f255, %f363;
+	mov.f32 %f256, %f364;
+	mov.f32 %f257, %f365;
+	mov.f32 %f360, %f255;
+	mov.f32 %f361, %f256;
+	mov.f32 %f362, %f257;
+	mov.f32 %f264, %f328;
+	mov.f32 %f360, %f264;
+	mov.f32 %f266, %f360;
+	mov.f32 %f267, %f361;
+	mov.f32 %f268, %f362;
+	mov.f32 %f272, %f331;
+	mov.f32 %f273, %f332;
+	mov.f32 %f274, %f333;
 $L_11:
-	mov.u64 %rd280, qvar_v_3;
-	mov.f32 %ft31, 0f00000000;
-	st.local.f32 [%rd280], %ft31;
-	add.s64 %rd281, %rd280, 4;
-	mov.f32 %ft32, 0f00000000;
-	st.local.f32 [%rd281], %ft32;
-	add.s64 %rd282, %rd280, 8;
-	mov.f32 %ft33, 0f00000000;
-	st.local.f32 [%rd282], %ft33;
-	st.local.f32 [%rd280], %f266;
-	add.s64 %rd283, %rd280, 4;
-	st.local.f32 [%rd283], %f267;
-	add.s64 %rd284, %rd280, 8;
-	st.local.f32 [%rd284], %f268;
-	mov.u64 %rd285, qvar_w_2;
-	mov.f32 %ft34, 0f00000000;
-	st.local.f32 [%rd285], %ft34;
-	add.s64 %rd286, %rd285, 4;
-	mov.f32 %ft35, 0f00000000;
-	st.local.f32 [%rd286], %ft35;
-	add.s64 %rd287, %rd285, 8;
-	mov.f32 %ft36, 0f00000000;
-	st.local.f32 [%rd287], %ft36;
-	st.local.f32 [%rd285], %f272;
-	add.s64 %rd288, %rd285, 4;
-	st.local.f32 [%rd288], %f273;
-	add.s64 %rd289, %rd285, 8;
-	st.local.f32 [%rd289], %f274;
-	mov.u64 %rd290, qvar_complit_2;
-	mov.f32 %ft37, 0f00000000;
-	st.local.f32 [%rd290], %ft37;
-	add.s64 %rd291, %rd290, 4;
-	mov.f32 %ft38, 0f00000000;
-	st.local.f32 [%rd291], %ft38;
-	add.s64 %rd292, %rd290, 8;
-	mov.f32 %ft39, 0f00000000;
-	st.local.f32 [%rd292], %ft39;
-	add.s64 %rd293, %rd290, 0;
-	add.s64 %rd294, %rd280, 0;
-	ld.local.f32 %f295, [%rd294];
-	add.s64 %rd296, %rd285, 0;
-	ld.local.f32 %f297, [%rd296];
+	mov.f32 %f366, 0f00000000;
+	mov.f32 %f367, 0f00000000;
+	mov.f32 %f368, 0f00000000;
+	mov.f32 %f366, %f266;
+	mov.f32 %f367, %f267;
+	mov.f32 %f368, %f268;
+	mov.f32 %f369, 0f00000000;
+	mov.f32 %f370, 0f00000000;
+	mov.f32 %f371, 0f00000000;
+	mov.f32 %f369, %f272;
+	mov.f32 %f370, %f273;
+	mov.f32 %f371, %f274;
+	mov.f32 %f372, 0f00000000;
+	mov.f32 %f373, 0f00000000;
+	mov.f32 %f374, 0f00000000;
+	mov.f32 %f295, %f366;
+	mov.f32 %f297, %f369;
 	add.rn.f32 %f298, %f295, %f297;
-	st.local.f32 [%rd293], %f298;
-	add.s64 %rd299, %rd290, 4;
-	add.s64 %rd300, %rd280, 4;
-	ld.local.f32 %f301, [%rd300];
-	add.s64 %rd302, %rd285, 4;
-	ld.local.f32 %f303, [%rd302];
+	mov.f32 %f372, %f298;
+	mov.f32 %f301, %f367;
+	mov.f32 %f303, %f370;
 	add.rn.f32 %f304, %f301, %f303;
-	st.local.f32 [%rd299], %f304;
-	add.s64 %rd305, %rd290, 8;
-	add.s64 %rd306, %rd280, 8;
-	ld.local.f32 %f307, [%rd306];
-	add.s64 %rd308, %rd285, 8;
-	ld.local.f32 %f309, [%rd308];
+	mov.f32 %f373, %f304;
+	mov.f32 %f307, %f368;
+	mov.f32 %f309, %f371;
 	add.rn.f32 %f310, %f307, %f309;
-	st.local.f32 [%rd305], %f310;
-	ld.local.f32 %f311, [%rd290];
-	add.s64 %rd314, %rd290, 4;
-	ld.local.f32 %f312, [%rd314];
-	add.s64 %rd315, %rd290, 8;
-	ld.local.f32 %f313, [%rd315];
+	mov.f32 %f374, %f310;
+	mov.f32 %f311, %f372;
+	mov.f32 %f312, %f373;
+	mov.f32 %f313, %f374;
 	mov.f32 %f277, %f311;
 	mov.f32 %f278, %f312;
 	mov.f32 %f279, %f313;
 $L_12:
-	st.local.f32 [%rd248], %f277;
-	add.s64 %rd316, %rd248, 4;
-	st.local.f32 [%rd316], %f278;
-	add.s64 %rd317, %rd248, 8;
-	st.local.f32 [%rd317], %f279;
-	ld.local.f32 %f318, [%rd248];
-	add.s64 %rd321, %rd248, 4;
-	ld.local.f32 %f319, [%rd321];
-	add.s64 %rd322, %rd248, 8;
-	ld.local.f32 %f320, [%rd322];
+	mov.f32 %f360, %f277;
+	mov.f32 %f361, %f278;
+	mov.f32 %f362, %f279;
+	mov.f32 %f318, %f360;
+	mov.f32 %f319, %f361;
+	mov.f32 %f320, %f362;
 	mad.lo.s64 %rd323, %rd15, 12, %rd12;
 	st.global.f32 [%rd323], %f318;
 	add.s64 %rd324, %rd323, 4;
@@ -8795,13 +8425,12 @@ $L_14:
 )
 {
 	.local .align 4 .b8 qvar_taps[12];
-	.local .align 4 .b8 qvar_complit[12];
 	.reg .pred %p<108>;
 	.reg .b32 %rt<5>;
 	.reg .b64 %rd<107>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<92>;
-	.reg .f32 %ft<9>;
+	.reg .f32 %f<105>;
+	.reg .f32 %ft<3>;
 	.reg .f64 %fd<80>;
 
 $L_0:
@@ -8813,7 +8442,6 @@ $L_0:
 	cvta.to.global.u64 %rd19, %rd19;
 	ld.param.u64 %rd20, [Blur5_0_param_1];
 	mov.u64 %rd24, qdata_gauss5;
-	mov.u64 %rd80, qdata_scale;
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -8828,121 +8456,42 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_36;
+	@!%p7 bra $L_26;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_36;
+	@!%p10 bra $L_26;
 $L_5:
 	setp.lt.s64 %p11, 0, 5;
-	@!%p11 bra $L_35;
+	@!%p11 bra $L_25;
 $L_6:
 	mov.f32 %f12, 0f00000000;
 	mov.b64 %rd13, 0;
 $L_7:
-	max.s64 %rd102, 5, -9223372036854775804;
-	sub.s64 %rd103, %rd102, 4;
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+	@!%p31 bra $L_9;
 $L_8:
-	setp.lt.s64 %p104, %rd13, %rd103;
-	@!%p104 bra $L_17;
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+	bra.uni $L_7;
 $L_9:
-	add.s64 %rd15, %rd9, %rd13;
-	sub.s64 %rd16, %rd15, 2;
-	max.s64 %rd17, %rd16, 0;
-	mov.b64 %rd18, %rd20;
-	sub.s64 %rd21, %rd18, 1;
-	min.s64 %rd22, %rd17, %rd21;
-	mad.lo.s64 %rd23, %rd13, 4, %rd24;
-	ld.global.f32 %f25, [%rd23];
-	mad.lo.s64 %rd26, %rd22, 4, %rd19;
-	ld.global.f32 %f27, [%rd26];
-	mul.rn.f32 %f28, %f25, %f27;
-	add.rn.f32 %f29, %f12, %f28;
-	add.s64 %rd30, %rd13, 1;
-	setp.lt.s64 %p31, %rd30, 5;
-$L_10:
-	mov.f32 %f12, %f29;
-	mov.b64 %rd13, %rd30;
-$L_11:
-	add.s64 %rd15, %rd9, %rd13;
-	sub.s64 %rd16, %rd15, 2;
-	max.s64 %rd17, %rd16, 0;
-	mov.b64 %rd18, %rd20;
-	sub.s64 %rd21, %rd18, 1;
-	min.s64 %rd22, %rd17, %rd21;
-	mad.lo.s64 %rd23, %rd13, 4, %rd24;
-	ld.global.f32 %f25, [%rd23];
-	mad.lo.s64 %rd26, %rd22, 4, %rd19;
-	ld.global.f32 %f27, [%rd26];
-	mul.rn.f32 %f28, %f25, %f27;
-	add.rn.f32 %f29, %f12, %f28;
-	add.s64 %rd30, %rd13, 1;
-	setp.lt.s64 %p31, %rd30, 5;
-$L_12:
-	mov.f32 %f12, %f29;
-	mov.b64 %rd13, %rd30;
-$L_13:
-	add.s64 %rd15, %rd9, %rd13;
-	sub.s64 %rd16, %rd15, 2;
-	max.s64 %rd17, %rd16, 0;
-	mov.b64 %rd18, %rd20;
-	sub.s64 %rd21, %rd18, 1;
-	min.s64 %rd22, %rd17, %rd21;
-	mad.lo.s64 %rd23, %rd13, 4, %rd24;
-	ld.global.f32 %f25, [%rd23];
-	mad.lo.s64 %rd26, %rd22, 4, %rd19;
-	ld.global.f32 %f27, [%rd26];
-	mul.rn.f32 %f28, %f25, %f27;
-	add.rn.f32 %f29, %f12, %f28;
-	add.s64 %rd30, %rd13, 1;
-	setp.lt.s64 %p31, %rd30, 5;
-$L_14:
-	mov.f32 %f12, %f29;
-	mov.b64 %rd13, %rd30;
-$L_15:
-	add.s64 %rd15, %rd9, %rd13;
-	sub.s64 %rd16, %rd15, 2;
-	max.s64 %rd17, %rd16, 0;
-	mov.b64 %rd18, %rd20;
-	sub.s64 %rd21, %rd18, 1;
-	min.s64 %rd22, %rd17, %rd21;
-	mad.lo.s64 %rd23, %rd13, 4, %rd24;
-	ld.global.f32 %f25, [%rd23];
-	mad.lo.s64 %rd26, %rd22, 4, %rd19;
-	ld.global.f32 %f27, [%rd26];
-	mul.rn.f32 %f28, %f25, %f27;
-	add.rn.f32 %f29, %f12, %f28;
-	add.s64 %rd30, %rd13, 1;
-	setp.lt.s64 %p31, %rd30, 5;
-$L_16:
-	mov.f32 %f12, %f29;
-	mov.b64 %rd13, %rd30;
-	bra.uni $L_8;
-$L_17:
-	add.s64 %rd15, %rd9, %rd13;
-	sub.s64 %rd16, %rd15, 2;
-	max.s64 %rd17, %rd16, 0;
-	mov.b64 %rd18, %rd20;
-	sub.s64 %rd21, %rd18, 1;
-	min.s64 %rd22, %rd17, %rd21;
-	mad.lo.s64 %rd23, %rd13, 4, %rd24;
-	ld.global.f32 %f25, [%rd23];
-	mad.lo.s64 %rd26, %rd22, 4, %rd19;
-	ld.global.f32 %f27, [%rd26];
-	mul.rn.f32 %f28, %f25, %f27;
-	add.rn.f32 %f29, %f12, %f28;
-	add.s64 %rd30, %rd13, 1;
-	setp.lt.s64 %p31, %rd30, 5;
-	@!%p31 bra $L_19;
-$L_18:
-	mov.f32 %f12, %f29;
-	mov.b64 %rd13, %rd30;
-	bra.uni $L_17;
-$L_19:
 	mov.f32 %f14, %f29;
-$L_20:
+$L_10:
 	mov.u64 %rd32, qvar_taps;
 	mov.f32 %ft0, 0f00000000;
 	st.local.f32 [%rd32], %ft0;
@@ -8952,29 +8501,15 @@ $L_20:
 	add.s64 %rd34, %rd32, 8;
 	mov.f32 %ft2, 0f00000000;
 	st.local.f32 [%rd34], %ft2;
-	mov.u64 %rd35, qvar_complit;
-	mov.f32 %ft3, 0f00000000;
-	st.local.f32 [%rd35], %ft3;
-	add.s64 %rd36, %rd35, 4;
-	mov.f32 %ft4, 0f00000000;
-	st.local.f32 [%rd36], %ft4;
-	add.s64 %rd37, %rd35, 8;
-	mov.f32 %ft5, 0f00000000;
-	st.local.f32 [%rd37], %ft5;
-	add.s64 %rd38, %rd35, 0;
-	mov.f32 %ft6, 0f3E800000;
-	st.local.f32 [%rd38], %ft6;
-	add.s64 %rd39, %rd35, 4;
-	mov.f32 %ft7, 0f3F000000;
-	st.local.f32 [%rd39], %ft7;
-	add.s64 %rd40, %rd35, 8;
-	mov.f32 %ft8, 0f3E800000;
-	st.local.f32 [%rd40], %ft8;
-	ld.local.f32 %f41, [%rd35];
-	add.s64 %rd44, %rd35, 4;
-	ld.local.f32 %f42, [%rd44];
-	add.s64 %rd45, %rd35, 8;
-	ld.local.f32 %f43, [%rd45];
+	mov.f32 %f102, 0f00000000;
+	mov.f32 %f103, 0f00000000;
+	mov.f32 %f104, 0f00000000;
+	mov.f32 %f102, 0f3E800000;
+	mov.f32 %f103, 0f3F000000;
+	mov.f32 %f104, 0f3E800000;
+	mov.f32 %f41, %f102;
+	mov.f32 %f42, %f103;
+	mov.f32 %f43, %f104;
 	st.local.f32 [%rd32], %f41;
 	add.s64 %rd46, %rd32, 4;
 	st.local.f32 [%rd46], %f42;
@@ -9004,76 +8539,76 @@ $L_20:
 	mul.rn.f32 %f69, %f68, %f57;
 	add.rn.f32 %f70, %f66, %f69;
 	mov.b64 %rd76, -1;
-$L_21:
+$L_11:
 	max.s64 %rd105, 3, -9223372036854775804;
 	sub.s64 %rd106, %rd105, 4;
-$L_22:
+$L_12:
 	setp.lt.s64 %p107, %rd76, %rd106;
-	@!%p107 bra $L_31;
+	@!%p107 bra $L_21;
+$L_13:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_14:
+	mov.f64 %fd79, 0d401F6A7A2955385E;
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+$L_15:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_16:
+	mov.f64 %fd79, 0d401F6A7A2955385E;
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+$L_17:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_18:
+	mov.f64 %fd79, 0d401F6A7A2955385E;
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+$L_19:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_20:
+	mov.f64 %fd79, 0d401F6A7A2955385E;
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+	bra.uni $L_12;
+$L_21:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+	@!%p78 bra $L_23;
+$L_22:
+	mov.f64 %fd79, 0d401F6A7A2955385E;
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+	bra.uni $L_21;
 $L_23:
-	add.s64 %rd77, %rd76, 1;
-	setp.lt.s64 %p78, %rd77, 3;
-$L_24:
-	ld.global.f64 %fd79, [%rd80];
-	cvt.rn.f32.f64 %f81, %fd79;
-	mad.lo.s64 %rd82, %rd77, 4, %rd32;
-	ld.local.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f83, %f81;
-	mad.lo.s64 %rd85, %rd77, 4, %rd32;
-	st.local.f32 [%rd85], %f84;
-	mov.b64 %rd76, %rd77;
-$L_25:
-	add.s64 %rd77, %rd76, 1;
-	setp.lt.s64 %p78, %rd77, 3;
-$L_26:
-	ld.global.f64 %fd79, [%rd80];
-	cvt.rn.f32.f64 %f81, %fd79;
-	mad.lo.s64 %rd82, %rd77, 4, %rd32;
-	ld.local.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f83, %f81;
-	mad.lo.s64 %rd85, %rd77, 4, %rd32;
-	st.local.f32 [%rd85], %f84;
-	mov.b64 %rd76, %rd77;
-$L_27:
-	add.s64 %rd77, %rd76, 1;
-	setp.lt.s64 %p78, %rd77, 3;
-$L_28:
-	ld.global.f64 %fd79, [%rd80];
-	cvt.rn.f32.f64 %f81, %fd79;
-	mad.lo.s64 %rd82, %rd77, 4, %rd32;
-	ld.local.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f83, %f81;
-	mad.lo.s64 %rd85, %rd77, 4, %rd32;
-	st.local.f32 [%rd85], %f84;
-	mov.b64 %rd76, %rd77;
-$L_29:
-	add.s64 %rd77, %rd76, 1;
-	setp.lt.s64 %p78, %rd77, 3;
-$L_30:
-	ld.global.f64 %fd79, [%rd80];
-	cvt.rn.f32.f64 %f81, %fd79;
-	mad.lo.s64 %rd82, %rd77, 4, %rd32;
-	ld.local.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f83, %f81;
-	mad.lo.s64 %rd85, %rd77, 4, %rd32;
-	st.local.f32 [%rd85], %f84;
-	mov.b64 %rd76, %rd77;
-	bra.uni $L_22;
-$L_31:
-	add.s64 %rd77, %rd76, 1;
-	setp.lt.s64 %p78, %rd77, 3;
-	@!%p78 bra $L_33;
-$L_32:
-	ld.global.f64 %fd79, [%rd80];
-	cvt.rn.f32.f64 %f81, %fd79;
-	mad.lo.s64 %rd82, %rd77, 4, %rd32;
-	ld.local.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f83, %f81;
-	mad.lo.s64 %rd85, %rd77, 4, %rd32;
-	st.local.f32 [%rd85], %f84;
-	mov.b64 %rd76, %rd77;
-	bra.uni $L_31;
-$L_33:
 	div.rn.f32 %f86, %f14, 0f41800000;
 	add.rn.f32 %f87, %f86, %f70;
 	mul.hi.s64 %rd93, %rd9, -6148914691236517205;
@@ -9091,13 +8626,13 @@ $L_33:
 	add.rn.f32 %f91, %f87, %f90;
 	mad.lo.s64 %rd92, %rd9, 4, %rd4;
 	st.global.f32 [%rd92], %f91;
-$L_34:
+$L_24:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_35:
+$L_25:
 	mov.f32 %f14, 0f00000000;
-	bra.uni $L_20;
-$L_36:
+	bra.uni $L_10;
+$L_26:
 	ret;
 }
 
@@ -9110,8 +8645,6 @@ $L_36:
 	.param .s64 Rotate_0_param_5
 )
 {
-	.local .align 8 .b8 qvar_complit[24];
-	.local .align 8 .b8 qvar_q[24];
 	.local .align 8 .b8 qvar_copy[72];
 	.local .align 8 .b8 qvar_v[24];
 	.local .align 8 .b8 qvar_r[24];
@@ -9121,19 +8654,14 @@ $L_36:
 	.local .align 8 .b8 qvar_v_2[24];
 	.local .align 8 .b8 qvar_r_2[24];
 	.local .align 8 .b8 qvar_row_2[24];
-	.local .align 4 .b8 qvar_complit_2[12];
-	.local .align 4 .b8 qvar_v_3[12];
-	.local .align 4 .b8 qvar_w[12];
-	.local .align 4 .b8 qvar_complit_3[12];
 	.local .align 8 .b8 qvar_copy_3[24];
-	.reg .pred %p<337>;
+	.reg .pred %p<352>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<336>;
+	.reg .b64 %rd<351>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<284>;
-	.reg .f32 %ft<12>;
-	.reg .f64 %fd<307>;
-	.reg .f64 %fdt<38>;
+	.reg .f32 %f<343>;
+	.reg .f64 %fd<331>;
+	.reg .f64 %fdt<28>;
 
 $L_0:
 	ld.param.u64 %rd5, [Rotate_0_param_0];
@@ -9150,7 +8678,6 @@ $L_0:
 	ld.param.u64 %rd13, [Rotate_0_param_5];
 	mov.b64 %rd11, %rd13;
 	min.s64 %rd3, %rd10, %rd11;
-	mov.u64 %rd51, qdata_rotation;
 	mov.u64 %rd241, qdata_corners;
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -9165,68 +8692,43 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p14, %rd2, %rd3;
-	@!%p14 bra $L_71;
+	@!%p14 bra $L_61;
 $L_3:
 	mov.b64 %rd15, %rd2;
 $L_4:
-	mov.u64 %rd16, qvar_complit;
-	mov.f64 %fdt0, 0d0000000000000000;
-	st.local.f64 [%rd16], %fdt0;
-	add.s64 %rd17, %rd16, 8;
-	mov.f64 %fdt1, 0d0000000000000000;
-	st.local.f64 [%rd17], %fdt1;
-	add.s64 %rd18, %rd16, 16;
-	mov.f64 %fdt2, 0d0000000000000000;
-	st.local.f64 [%rd18], %fdt2;
-	add.s64 %rd19, %rd16, 0;
+	mov.f64 %fd325, 0d0000000000000000;
+	mov.f64 %fd326, 0d0000000000000000;
+	mov.f64 %fd327, 0d0000000000000000;
 	mad.lo.s64 %rd20, %rd15, 12, %rd5;
 	add.s64 %rd21, %rd20, 0;
 	ld.global.f32 %f22, [%rd21];
 	cvt.f64.f32 %fd23, %f22;
-	st.local.f64 [%rd19], %fd23;
-	add.s64 %rd24, %rd16, 8;
+	mov.f64 %fd325, %fd23;
 	mad.lo.s64 %rd25, %rd15, 12, %rd5;
 	add.s64 %rd26, %rd25, 4;
 	ld.global.f32 %f27, [%rd26];
 	cvt.f64.f32 %fd28, %f27;
-	st.local.f64 [%rd24], %fd28;
-	add.s64 %rd29, %rd16, 16;
+	mov.f64 %fd326, %fd28;
 	mad.lo.s64 %rd30, %rd15, 12, %rd5;
 	add.s64 %rd31, %rd30, 8;
 	ld.global.f32 %f32, [%rd31];
 	cvt.f64.f32 %fd33, %f32;
-	st.local.f64 [%rd29], %fd33;
-	ld.local.f64 %fd34, [%rd16];
-	add.s64 %rd37, %rd16, 8;
-	ld.local.f64 %fd35, [%rd37];
-	add.s64 %rd38, %rd16, 16;
-	ld.local.f64 %fd36, [%rd38];
-	mov.u64 %rd39, qvar_q;
-	mov.f64 %fdt3, 0d0000000000000000;
-	st.local.f64 [%rd39], %fdt3;
-	add.s64 %rd40, %rd39, 8;
-	mov.f64 %fdt4, 0d0000000000000000;
-	st.local.f64 [%rd40], %fdt4;
-	add.s64 %rd41, %rd39, 16;
-	mov.f64 %fdt5, 0d0000000000000000;
-	st.local.f64 [%rd41], %fdt5;
-	ld.global.f64 %fd42, [%rd51];
-	add.s64 %rd52, %rd51, 8;
-	ld.global.f64 %fd43, [%rd52];
-	add.s64 %rd53, %rd51, 16;
-	ld.global.f64 %fd44, [%rd53];
-	add.s64 %rd54, %rd51, 24;
-	ld.global.f64 %fd45, [%rd54];
-	add.s64 %rd55, %rd51, 32;
-	ld.global.f64 %fd46, [%rd55];
-	add.s64 %rd56, %rd51, 40;
-	ld.global.f64 %fd47, [%rd56];
-	add.s64 %rd57, %rd51, 48;
-	ld.global.f64 %fd48, [%rd57];
-	add.s64 %rd58, %rd51, 56;
-	ld.global.f64 %fd49, [%rd58];
-	add.s64 %rd59, %rd51, 64;
-	ld.global.f64 %fd50, [%rd59];
+	mov.f64 %fd327, %fd33;
+	mov.f64 %fd34, %fd325;
+	mov.f64 %fd35, %fd326;
+	mov.f64 %fd36, %fd327;
+	mov.f64 %fd328, 0d0000000000000000;
+	mov.f64 %fd329, 0d0000000000000000;
+	mov.f64 %fd330, 0d0000000000000000;
+	mov.f64 %fd42, 0d0000000000000000;
+	mov.f64 %fd43, 0dBFF0000000000000;
+	mov.f64 %fd44, 0d0000000000000000;
+	mov.f64 %fd45, 0d3FF0000000000000;
+	mov.f64 %fd46, 0d0000000000000000;
+	mov.f64 %fd47, 0d0000000000000000;
+	mov.f64 %fd48, 0d0000000000000000;
+	mov.f64 %fd49, 0d0000000000000000;
+	mov.f64 %fd50, 0d3FF0000000000000;
 	mov.u64 %rd63, qvar_copy;
 	st.local.f64 [%rd63], %fd42;
 	add.s64 %rd64, %rd63, 8;
@@ -9247,28 +8749,28 @@ $L_4:
 	st.local.f64 [%rd71], %fd50;
 $L_5:
 	mov.u64 %rd72, qvar_v;
-	mov.f64 %fdt6, 0d0000000000000000;
-	st.local.f64 [%rd72], %fdt6;
+	mov.f64 %fdt0, 0d0000000000000000;
+	st.local.f64 [%rd72], %fdt0;
 	add.s64 %rd73, %rd72, 8;
-	mov.f64 %fdt7, 0d0000000000000000;
-	st.local.f64 [%rd73], %fdt7;
+	mov.f64 %fdt1, 0d0000000000000000;
+	st.local.f64 [%rd73], %fdt1;
 	add.s64 %rd74, %rd72, 16;
-	mov.f64 %fdt8, 0d0000000000000000;
-	st.local.f64 [%rd74], %fdt8;
+	mov.f64 %fdt2, 0d0000000000000000;
+	st.local.f64 [%rd74], %fdt2;
 	st.local.f64 [%rd72], %fd34;
 	add.s64 %rd75, %rd72, 8;
 	st.local.f64 [%rd75], %fd35;
 	add.s64 %rd76, %rd72, 16;
 	st.local.f64 [%rd76], %fd36;
 	mov.u64 %rd77, qvar_r;
-	mov.f64 %fdt9, 0d0000000000000000;
-	st.local.f64 [%rd77], %fdt9;
+	mov.f64 %fdt3, 0d0000000000000000;
+	st.local.f64 [%rd77], %fdt3;
 	add.s64 %rd78, %rd77, 8;
-	mov.f64 %fdt10, 0d0000000000000000;
-	st.local.f64 [%rd78], %fdt10;
+	mov.f64 %fdt4, 0d0000000000000000;
+	st.local.f64 [%rd78], %fdt4;
 	add.s64 %rd79, %rd77, 16;
-	mov.f64 %fdt11, 0d0000000000000000;
-	st.local.f64 [%rd79], %fdt11;
+	mov.f64 %fdt5, 0d0000000000000000;
+	st.local.f64 [%rd79], %fdt5;
 	mov.b64 %rd80, -1;
 $L_6:
 	add.s64 %rd81, %rd80, 1;
@@ -9282,14 +8784,14 @@ $L_7:
 	add.s64 %rd88, %rd86, 16;
 	ld.local.f64 %fd85, [%rd88];
 	mov.u64 %rd89, qvar_row;
-	mov.f64 %fdt12, 0d0000000000000000;
-	st.local.f64 [%rd89], %fdt12;
+	mov.f64 %fdt6, 0d0000000000000000;
+	st.local.f64 [%rd89], %fdt6;
 	add.s64 %rd90, %rd89, 8;
-	mov.f64 %fdt13, 0d0000000000000000;
-	st.local.f64 [%rd90], %fdt13;
+	mov.f64 %fdt7, 0d0000000000000000;
+	st.local.f64 [%rd90], %fdt7;
 	add.s64 %rd91, %rd89, 16;
-	mov.f64 %fdt14, 0d0000000000000000;
-	st.local.f64 [%rd91], %fdt14;
+	mov.f64 %fdt8, 0d0000000000000000;
+	st.local.f64 [%rd91], %fdt8;
 	st.local.f64 [%rd89], %fd83;
 	add.s64 %rd92, %rd89, 8;
 	st.local.f64 [%rd92], %fd84;
@@ -9297,11 +8799,11 @@ $L_7:
 	st.local.f64 [%rd93], %fd85;
 	mov.b64 %rd99, -1;
 $L_8:
-	max.s64 %rd325, 3, -9223372036854775804;
-	sub.s64 %rd326, %rd325, 4;
+	max.s64 %rd343, 3, -9223372036854775804;
+	sub.s64 %rd344, %rd343, 4;
 $L_9:
-	setp.lt.s64 %p327, %rd99, %rd326;
-	@!%p327 bra $L_18;
+	setp.lt.s64 %p345, %rd99, %rd344;
+	@!%p345 bra $L_18;
 $L_10:
 	add.s64 %rd105, %rd99, 1;
 	setp.lt.s64 %p106, %rd105, 3;
@@ -9393,177 +8895,68 @@ $L_21:
 	mov.f64 %fd61, %fd101;
 	mov.f64 %fd62, %fd102;
 $L_22:
-	st.local.f64 [%rd39], %fd60;
-	add.s64 %rd116, %rd39, 8;
-	st.local.f64 [%rd116], %fd61;
-	add.s64 %rd117, %rd39, 16;
-	st.local.f64 [%rd117], %fd62;
+	mov.f64 %fd328, %fd60;
+	mov.f64 %fd329, %fd61;
+	mov.f64 %fd330, %fd62;
 	mov.u64 %rd118, qvar_m;
-	mov.f64 %fdt15, 0d0000000000000000;
-	st.local.f64 [%rd118], %fdt15;
+	mov.f64 %fdt9, 0d0000000000000000;
+	st.local.f64 [%rd118], %fdt9;
 	add.s64 %rd119, %rd118, 8;
-	mov.f64 %fdt16, 0d0000000000000000;
-	st.local.f64 [%rd119], %fdt16;
+	mov.f64 %fdt10, 0d0000000000000000;
+	st.local.f64 [%rd119], %fdt10;
 	add.s64 %rd120, %rd118, 16;
-	mov.f64 %fdt17, 0d0000000000000000;
-	st.local.f64 [%rd120], %fdt17;
+	mov.f64 %fdt11, 0d0000000000000000;
+	st.local.f64 [%rd120], %fdt11;
 	add.s64 %rd121, %rd118, 24;
-	mov.f64 %fdt18, 0d0000000000000000;
-	st.local.f64 [%rd121], %fdt18;
+	mov.f64 %fdt12, 0d0000000000000000;
+	st.local.f64 [%rd121], %fdt12;
 	add.s64 %rd122, %rd118, 32;
-	mov.f64 %fdt19, 0d0000000000000000;
-	st.local.f64 [%rd122], %fdt19;
+	mov.f64 %fdt13, 0d0000000000000000;
+	st.local.f64 [%rd122], %fdt13;
 	add.s64 %rd123, %rd118, 40;
-	mov.f64 %fdt20, 0d0000000000000000;
-	st.local.f64 [%rd123], %fdt20;
+	mov.f64 %fdt14, 0d0000000000000000;
+	st.local.f64 [%rd123], %fdt14;
 	add.s64 %rd124, %rd118, 48;
-	mov.f64 %fdt21, 0d0000000000000000;
-	st.local.f64 [%rd124], %fdt21;
+	mov.f64 %fdt15, 0d0000000000000000;
+	st.local.f64 [%rd124], %fdt15;
 	add.s64 %rd125, %rd118, 56;
-	mov.f64 %fdt22, 0d0000000000000000;
-	st.local.f64 [%rd125], %fdt22;
+	mov.f64 %fdt16, 0d0000000000000000;
+	st.local.f64 [%rd125], %fdt16;
 	add.s64 %rd126, %rd118, 64;
-	mov.f64 %fdt23, 0d0000000000000000;
-	st.local.f64 [%rd126], %fdt23;
+	mov.f64 %fdt17, 0d0000000000000000;
+	st.local.f64 [%rd126], %fdt17;
 	setp.lt.s64 %p127, 0, 3;
-	@!%p127 bra $L_36;
+	@!%p127 bra $L_26;
 $L_23:
 	mov.b64 %rd128, 0;
 $L_24:
-	max.s64 %rd328, 3, -9223372036854775804;
-	sub.s64 %rd329, %rd328, 4;
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt18, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt18;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+	@!%p138 bra $L_26;
 $L_25:
-	setp.lt.s64 %p330, %rd128, %rd329;
-	@!%p330 bra $L_34;
+	mov.b64 %rd128, %rd137;
+	bra.uni $L_24;
 $L_26:
-	mad.lo.s64 %rd129, %rd128, 24, %rd118;
-	mad.lo.s64 %rd130, %rd15, 8, %rd12;
-	ld.global.f64 %fd131, [%rd130];
-	mad.lo.s64 %rd132, %rd128, 8, %rd129;
-	st.local.f64 [%rd132], %fd131;
-	mad.lo.s64 %rd133, %rd128, 24, %rd118;
-	add.s64 %rd134, %rd128, 1;
-	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
-	add.s64 %rd311, %rd310, %rd134;
-	mov.b64 %rd312, %rd311;
-	shr.u64 %rd313, %rd312, 63;
-	shr.s64 %rd314, %rd311, 1;
-	mov.b64 %rd315, %rd313;
-	add.s64 %rd316, %rd314, %rd315;
-	mul.lo.s64 %rd317, %rd316, 3;
-	sub.s64 %rd318, %rd134, %rd317;
-	mov.b64 %rd135, %rd318;
-	mad.lo.s64 %rd136, %rd135, 8, %rd133;
-	mov.f64 %fdt24, 0d3FF0000000000000;
-	st.local.f64 [%rd136], %fdt24;
-	add.s64 %rd137, %rd128, 1;
-	setp.lt.s64 %p138, %rd137, 3;
-$L_27:
-	mov.b64 %rd128, %rd137;
-$L_28:
-	mad.lo.s64 %rd129, %rd128, 24, %rd118;
-	mad.lo.s64 %rd130, %rd15, 8, %rd12;
-	ld.global.f64 %fd131, [%rd130];
-	mad.lo.s64 %rd132, %rd128, 8, %rd129;
-	st.local.f64 [%rd132], %fd131;
-	mad.lo.s64 %rd133, %rd128, 24, %rd118;
-	add.s64 %rd134, %rd128, 1;
-	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
-	add.s64 %rd311, %rd310, %rd134;
-	mov.b64 %rd312, %rd311;
-	shr.u64 %rd313, %rd312, 63;
-	shr.s64 %rd314, %rd311, 1;
-	mov.b64 %rd315, %rd313;
-	add.s64 %rd316, %rd314, %rd315;
-	mul.lo.s64 %rd317, %rd316, 3;
-	sub.s64 %rd318, %rd134, %rd317;
-	mov.b64 %rd135, %rd318;
-	mad.lo.s64 %rd136, %rd135, 8, %rd133;
-	mov.f64 %fdt25, 0d3FF0000000000000;
-	st.local.f64 [%rd136], %fdt25;
-	add.s64 %rd137, %rd128, 1;
-	setp.lt.s64 %p138, %rd137, 3;
-$L_29:
-	mov.b64 %rd128, %rd137;
-$L_30:
-	mad.lo.s64 %rd129, %rd128, 24, %rd118;
-	mad.lo.s64 %rd130, %rd15, 8, %rd12;
-	ld.global.f64 %fd131, [%rd130];
-	mad.lo.s64 %rd132, %rd128, 8, %rd129;
-	st.local.f64 [%rd132], %fd131;
-	mad.lo.s64 %rd133, %rd128, 24, %rd118;
-	add.s64 %rd134, %rd128, 1;
-	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
-	add.s64 %rd311, %rd310, %rd134;
-	mov.b64 %rd312, %rd311;
-	shr.u64 %rd313, %rd312, 63;
-	shr.s64 %rd314, %rd311, 1;
-	mov.b64 %rd315, %rd313;
-	add.s64 %rd316, %rd314, %rd315;
-	mul.lo.s64 %rd317, %rd316, 3;
-	sub.s64 %rd318, %rd134, %rd317;
-	mov.b64 %rd135, %rd318;
-	mad.lo.s64 %rd136, %rd135, 8, %rd133;
-	mov.f64 %fdt26, 0d3FF0000000000000;
-	st.local.f64 [%rd136], %fdt26;
-	add.s64 %rd137, %rd128, 1;
-	setp.lt.s64 %p138, %rd137, 3;
-$L_31:
-	mov.b64 %rd128, %rd137;
-$L_32:
-	mad.lo.s64 %rd129, %rd128, 24, %rd118;
-	mad.lo.s64 %rd130, %rd15, 8, %rd12;
-	ld.global.f64 %fd131, [%rd130];
-	mad.lo.s64 %rd132, %rd128, 8, %rd129;
-	st.local.f64 [%rd132], %fd131;
-	mad.lo.s64 %rd133, %rd128, 24, %rd118;
-	add.s64 %rd134, %rd128, 1;
-	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
-	add.s64 %rd311, %rd310, %rd134;
-	mov.b64 %rd312, %rd311;
-	shr.u64 %rd313, %rd312, 63;
-	shr.s64 %rd314, %rd311, 1;
-	mov.b64 %rd315, %rd313;
-	add.s64 %rd316, %rd314, %rd315;
-	mul.lo.s64 %rd317, %rd316, 3;
-	sub.s64 %rd318, %rd134, %rd317;
-	mov.b64 %rd135, %rd318;
-	mad.lo.s64 %rd136, %rd135, 8, %rd133;
-	mov.f64 %fdt27, 0d3FF0000000000000;
-	st.local.f64 [%rd136], %fdt27;
-	add.s64 %rd137, %rd128, 1;
-	setp.lt.s64 %p138, %rd137, 3;
-$L_33:
-	mov.b64 %rd128, %rd137;
-	bra.uni $L_25;
-$L_34:
-	mad.lo.s64 %rd129, %rd128, 24, %rd118;
-	mad.lo.s64 %rd130, %rd15, 8, %rd12;
-	ld.global.f64 %fd131, [%rd130];
-	mad.lo.s64 %rd132, %rd128, 8, %rd129;
-	st.local.f64 [%rd132], %fd131;
-	mad.lo.s64 %rd133, %rd128, 24, %rd118;
-	add.s64 %rd134, %rd128, 1;
-	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
-	add.s64 %rd311, %rd310, %rd134;
-	mov.b64 %rd312, %rd311;
-	shr.u64 %rd313, %rd312, 63;
-	shr.s64 %rd314, %rd311, 1;
-	mov.b64 %rd315, %rd313;
-	add.s64 %rd316, %rd314, %rd315;
-	mul.lo.s64 %rd317, %rd316, 3;
-	sub.s64 %rd318, %rd134, %rd317;
-	mov.b64 %rd135, %rd318;
-	mad.lo.s64 %rd136, %rd135, 8, %rd133;
-	mov.f64 %fdt28, 0d3FF0000000000000;
-	st.local.f64 [%rd136], %fdt28;
-	add.s64 %rd137, %rd128, 1;
-	setp.lt.s64 %p138, %rd137, 3;
-	@!%p138 bra $L_36;
-$L_35:
-	mov.b64 %rd128, %rd137;
-	bra.uni $L_34;
-$L_36:
 	ld.local.f64 %fd139, [%rd118];
 	add.s64 %rd148, %rd118, 8;
 	ld.local.f64 %fd140, [%rd148];
@@ -9581,11 +8974,9 @@ $L_36:
 	ld.local.f64 %fd146, [%rd154];
 	add.s64 %rd155, %rd118, 64;
 	ld.local.f64 %fd147, [%rd155];
-	ld.local.f64 %fd156, [%rd39];
-	add.s64 %rd159, %rd39, 8;
-	ld.local.f64 %fd157, [%rd159];
-	add.s64 %rd160, %rd39, 16;
-	ld.local.f64 %fd158, [%rd160];
+	mov.f64 %fd156, %fd328;
+	mov.f64 %fd157, %fd329;
+	mov.f64 %fd158, %fd330;
 	mov.u64 %rd164, qvar_copy_2;
 	st.local.f64 [%rd164], %fd139;
 	add.s64 %rd165, %rd164, 8;
@@ -9604,36 +8995,36 @@ $L_36:
 	st.local.f64 [%rd171], %fd146;
 	add.s64 %rd172, %rd164, 64;
 	st.local.f64 [%rd172], %fd147;
-$L_37:
+$L_27:
 	mov.u64 %rd173, qvar_v_2;
-	mov.f64 %fdt29, 0d0000000000000000;
-	st.local.f64 [%rd173], %fdt29;
+	mov.f64 %fdt19, 0d0000000000000000;
+	st.local.f64 [%rd173], %fdt19;
 	add.s64 %rd174, %rd173, 8;
-	mov.f64 %fdt30, 0d0000000000000000;
-	st.local.f64 [%rd174], %fdt30;
+	mov.f64 %fdt20, 0d0000000000000000;
+	st.local.f64 [%rd174], %fdt20;
 	add.s64 %rd175, %rd173, 16;
-	mov.f64 %fdt31, 0d0000000000000000;
-	st.local.f64 [%rd175], %fdt31;
+	mov.f64 %fdt21, 0d0000000000000000;
+	st.local.f64 [%rd175], %fdt21;
 	st.local.f64 [%rd173], %fd156;
 	add.s64 %rd176, %rd173, 8;
 	st.local.f64 [%rd176], %fd157;
 	add.s64 %rd177, %rd173, 16;
 	st.local.f64 [%rd177], %fd158;
 	mov.u64 %rd178, qvar_r_2;
-	mov.f64 %fdt32, 0d0000000000000000;
-	st.local.f64 [%rd178], %fdt32;
+	mov.f64 %fdt22, 0d0000000000000000;
+	st.local.f64 [%rd178], %fdt22;
 	add.s64 %rd179, %rd178, 8;
-	mov.f64 %fdt33, 0d0000000000000000;
-	st.local.f64 [%rd179], %fdt33;
+	mov.f64 %fdt23, 0d0000000000000000;
+	st.local.f64 [%rd179], %fdt23;
 	add.s64 %rd180, %rd178, 16;
-	mov.f64 %fdt34, 0d0000000000000000;
-	st.local.f64 [%rd180], %fdt34;
+	mov.f64 %fdt24, 0d0000000000000000;
+	st.local.f64 [%rd180], %fdt24;
 	mov.b64 %rd181, -1;
-$L_38:
+$L_28:
 	add.s64 %rd182, %rd181, 1;
 	setp.lt.s64 %p183, %rd182, 3;
-	@!%p183 bra $L_53;
-$L_39:
+	@!%p183 bra $L_43;
+$L_29:
 	mad.lo.s64 %rd187, %rd182, 24, %rd164;
 	ld.local.f64 %fd184, [%rd187];
 	add.s64 %rd188, %rd187, 8;
@@ -9641,108 +9032,108 @@ $L_39:
 	add.s64 %rd189, %rd187, 16;
 	ld.local.f64 %fd186, [%rd189];
 	mov.u64 %rd190, qvar_row_2;
-	mov.f64 %fdt35, 0d0000000000000000;
-	st.local.f64 [%rd190], %fdt35;
+	mov.f64 %fdt25, 0d0000000000000000;
+	st.local.f64 [%rd190], %fdt25;
 	add.s64 %rd191, %rd190, 8;
-	mov.f64 %fdt36, 0d0000000000000000;
-	st.local.f64 [%rd191], %fdt36;
+	mov.f64 %fdt26, 0d0000000000000000;
+	st.local.f64 [%rd191], %fdt26;
 	add.s64 %rd192, %rd190, 16;
-	mov.f64 %fdt37, 0d0000000000000000;
-	st.local.f64 [%rd192], %fdt37;
+	mov.f64 %fdt27, 0d0000000000000000;
+	st.local.f64 [%rd192], %fdt27;
 	st.local.f64 [%rd190], %fd184;
 	add.s64 %rd193, %rd190, 8;
 	st.local.f64 [%rd193], %fd185;
 	add.s64 %rd194, %rd190, 16;
 	st.local.f64 [%rd194], %fd186;
 	mov.b64 %rd200, -1;
+$L_30:
+	max.s64 %rd346, 3, -9223372036854775804;
+	sub.s64 %rd347, %rd346, 4;
+$L_31:
+	setp.lt.s64 %p348, %rd200, %rd347;
+	@!%p348 bra $L_40;
+$L_32:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_33:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+$L_34:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_35:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+$L_36:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_37:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+$L_38:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_39:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+	bra.uni $L_31;
 $L_40:
-	max.s64 %rd331, 3, -9223372036854775804;
-	sub.s64 %rd332, %rd331, 4;
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+	@!%p207 bra $L_42;
 $L_41:
-	setp.lt.s64 %p333, %rd200, %rd332;
-	@!%p333 bra $L_50;
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+	bra.uni $L_40;
 $L_42:
-	add.s64 %rd206, %rd200, 1;
-	setp.lt.s64 %p207, %rd206, 3;
-$L_43:
-	mad.lo.s64 %rd208, %rd206, 8, %rd190;
-	ld.local.f64 %fd209, [%rd208];
-	mad.lo.s64 %rd210, %rd206, 8, %rd173;
-	ld.local.f64 %fd211, [%rd210];
-	mul.rn.f64 %fd212, %fd209, %fd211;
-	mad.lo.s64 %rd213, %rd182, 8, %rd178;
-	ld.local.f64 %fd214, [%rd213];
-	add.rn.f64 %fd215, %fd214, %fd212;
-	mad.lo.s64 %rd216, %rd182, 8, %rd178;
-	st.local.f64 [%rd216], %fd215;
-	mov.b64 %rd200, %rd206;
-$L_44:
-	add.s64 %rd206, %rd200, 1;
-	setp.lt.s64 %p207, %rd206, 3;
-$L_45:
-	mad.lo.s64 %rd208, %rd206, 8, %rd190;
-	ld.local.f64 %fd209, [%rd208];
-	mad.lo.s64 %rd210, %rd206, 8, %rd173;
-	ld.local.f64 %fd211, [%rd210];
-	mul.rn.f64 %fd212, %fd209, %fd211;
-	mad.lo.s64 %rd213, %rd182, 8, %rd178;
-	ld.local.f64 %fd214, [%rd213];
-	add.rn.f64 %fd215, %fd214, %fd212;
-	mad.lo.s64 %rd216, %rd182, 8, %rd178;
-	st.local.f64 [%rd216], %fd215;
-	mov.b64 %rd200, %rd206;
-$L_46:
-	add.s64 %rd206, %rd200, 1;
-	setp.lt.s64 %p207, %rd206, 3;
-$L_47:
-	mad.lo.s64 %rd208, %rd206, 8, %rd190;
-	ld.local.f64 %fd209, [%rd208];
-	mad.lo.s64 %rd210, %rd206, 8, %rd173;
-	ld.local.f64 %fd211, [%rd210];
-	mul.rn.f64 %fd212, %fd209, %fd211;
-	mad.lo.s64 %rd213, %rd182, 8, %rd178;
-	ld.local.f64 %fd214, [%rd213];
-	add.rn.f64 %fd215, %fd214, %fd212;
-	mad.lo.s64 %rd216, %rd182, 8, %rd178;
-	st.local.f64 [%rd216], %fd215;
-	mov.b64 %rd200, %rd206;
-$L_48:
-	add.s64 %rd206, %rd200, 1;
-	setp.lt.s64 %p207, %rd206, 3;
-$L_49:
-	mad.lo.s64 %rd208, %rd206, 8, %rd190;
-	ld.local.f64 %fd209, [%rd208];
-	mad.lo.s64 %rd210, %rd206, 8, %rd173;
-	ld.local.f64 %fd211, [%rd210];
-	mul.rn.f64 %fd212, %fd209, %fd211;
-	mad.lo.s64 %rd213, %rd182, 8, %rd178;
-	ld.local.f64 %fd214, [%rd213];
-	add.rn.f64 %fd215, %fd214, %fd212;
-	mad.lo.s64 %rd216, %rd182, 8, %rd178;
-	st.local.f64 [%rd216], %fd215;
-	mov.b64 %rd200, %rd206;
-	bra.uni $L_41;
-$L_50:
-	add.s64 %rd206, %rd200, 1;
-	setp.lt.s64 %p207, %rd206, 3;
-	@!%p207 bra $L_52;
-$L_51:
-	mad.lo.s64 %rd208, %rd206, 8, %rd190;
-	ld.local.f64 %fd209, [%rd208];
-	mad.lo.s64 %rd210, %rd206, 8, %rd173;
-	ld.local.f64 %fd211, [%rd210];
-	mul.rn.f64 %fd212, %fd209, %fd211;
-	mad.lo.s64 %rd213, %rd182, 8, %rd178;
-	ld.local.f64 %fd214, [%rd213];
-	add.rn.f64 %fd215, %fd214, %fd212;
-	mad.lo.s64 %rd216, %rd182, 8, %rd178;
-	st.local.f64 [%rd216], %fd215;
-	mov.b64 %rd200, %rd206;
-	bra.uni $L_50;
-$L_52:
 	mov.b64 %rd181, %rd182;
-	bra.uni $L_38;
-$L_53:
+	bra.uni $L_28;
+$L_43:
 	ld.local.f64 %fd201, [%rd178];
 	add.s64 %rd204, %rd178, 8;
 	ld.local.f64 %fd202, [%rd204];
@@ -9751,41 +9142,25 @@ $L_53:
 	mov.f64 %fd161, %fd201;
 	mov.f64 %fd162, %fd202;
 	mov.f64 %fd163, %fd203;
-$L_54:
-	st.local.f64 [%rd39], %fd161;
-	add.s64 %rd217, %rd39, 8;
-	st.local.f64 [%rd217], %fd162;
-	add.s64 %rd218, %rd39, 16;
-	st.local.f64 [%rd218], %fd163;
-	mov.u64 %rd219, qvar_complit_2;
-	mov.f32 %ft0, 0f00000000;
-	st.local.f32 [%rd219], %ft0;
-	add.s64 %rd220, %rd219, 4;
-	mov.f32 %ft1, 0f00000000;
-	st.local.f32 [%rd220], %ft1;
-	add.s64 %rd221, %rd219, 8;
-	mov.f32 %ft2, 0f00000000;
-	st.local.f32 [%rd221], %ft2;
-	add.s64 %rd222, %rd219, 0;
-	add.s64 %rd223, %rd39, 0;
-	ld.local.f64 %fd224, [%rd223];
+$L_44:
+	mov.f64 %fd328, %fd161;
+	mov.f64 %fd329, %fd162;
+	mov.f64 %fd330, %fd163;
+	mov.f32 %f331, 0f00000000;
+	mov.f32 %f332, 0f00000000;
+	mov.f32 %f333, 0f00000000;
+	mov.f64 %fd224, %fd328;
 	cvt.rn.f32.f64 %f225, %fd224;
-	st.local.f32 [%rd222], %f225;
-	add.s64 %rd226, %rd219, 4;
-	add.s64 %rd227, %rd39, 8;
-	ld.local.f64 %fd228, [%rd227];
+	mov.f32 %f331, %f225;
+	mov.f64 %fd228, %fd329;
 	cvt.rn.f32.f64 %f229, %fd228;
-	st.local.f32 [%rd226], %f229;
-	add.s64 %rd230, %rd219, 8;
-	add.s64 %rd231, %rd39, 16;
-	ld.local.f64 %fd232, [%rd231];
+	mov.f32 %f332, %f229;
+	mov.f64 %fd232, %fd330;
 	cvt.rn.f32.f64 %f233, %fd232;
-	st.local.f32 [%rd230], %f233;
-	ld.local.f32 %f234, [%rd219];
-	add.s64 %rd237, %rd219, 4;
-	ld.local.f32 %f235, [%rd237];
-	add.s64 %rd238, %rd219, 8;
-	ld.local.f32 %f236, [%rd238];
+	mov.f32 %f333, %f233;
+	mov.f32 %f234, %f331;
+	mov.f32 %f235, %f332;
+	mov.f32 %f236, %f333;
 	shr.s64 %rd319, %rd15, 63;
 	and.b64 %rd320, %rd319, 3;
 	add.s64 %rd321, %rd15, %rd320;
@@ -9799,74 +9174,41 @@ $L_54:
 	ld.global.f32 %f243, [%rd245];
 	add.s64 %rd246, %rd240, 8;
 	ld.global.f32 %f244, [%rd246];
-$L_55:
-	mov.u64 %rd250, qvar_v_3;
-	mov.f32 %ft3, 0f00000000;
-	st.local.f32 [%rd250], %ft3;
-	add.s64 %rd251, %rd250, 4;
-	mov.f32 %ft4, 0f00000000;
-	st.local.f32 [%rd251], %ft4;
-	add.s64 %rd252, %rd250, 8;
-	mov.f32 %ft5, 0f00000000;
-	st.local.f32 [%rd252], %ft5;
-	st.local.f32 [%rd250], %f234;
-	add.s64 %rd253, %rd250, 4;
-	st.local.f32 [%rd253], %f235;
-	add.s64 %rd254, %rd250, 8;
-	st.local.f32 [%rd254], %f236;
-	mov.u64 %rd255, qvar_w;
-	mov.f32 %ft6, 0f00000000;
-	st.local.f32 [%rd255], %ft6;
-	add.s64 %rd256, %rd255, 4;
-	mov.f32 %ft7, 0f00000000;
-	st.local.f32 [%rd256], %ft7;
-	add.s64 %rd257, %rd255, 8;
-	mov.f32 %ft8, 0f00000000;
-	st.local.f32 [%rd257], %ft8;
-	st.local.f32 [%rd255], %f242;
-	add.s64 %rd258, %rd255, 4;
-	st.local.f32 [%rd258], %f243;
-	add.s64 %rd259, %rd255, 8;
-	st.local.f32 [%rd259], %f244;
-	mov.u64 %rd260, qvar_complit_3;
-	mov.f32 %ft9, 0f00000000;
-	st.local.f32 [%rd260], %ft9;
-	add.s64 %rd261, %rd260, 4;
-	mov.f32 %ft10, 0f00000000;
-	st.local.f32 [%rd261], %ft10;
-	add.s64 %rd262, %rd260, 8;
-	mov.f32 %ft11, 0f00000000;
-	st.local.f32 [%rd262], %ft11;
-	add.s64 %rd263, %rd260, 0;
-	add.s64 %rd264, %rd250, 0;
-	ld.local.f32 %f265, [%rd264];
-	add.s64 %rd266, %rd255, 0;
-	ld.local.f32 %f267, [%rd266];
+$L_45:
+	mov.f32 %f334, 0f00000000;
+	mov.f32 %f335, 0f00000000;
+	mov.f32 %f336, 0f00000000;
+	mov.f32 %f334, %f234;
+	mov.f32 %f335, %f235;
+	mov.f32 %f336, %f236;
+	mov.f32 %f337, 0f00000000;
+	mov.f32 %f338, 0f00000000;
+	mov.f32 %f339, 0f00000000;
+	mov.f32 %f337, %f242;
+	mov.f32 %f338, %f243;
+	mov.f32 %f339, %f244;
+	mov.f32 %f340, 0f00000000;
+	mov.f32 %f341, 0f00000000;
+	mov.f32 %f342, 0f00000000;
+	mov.f32 %f265, %f334;
+	mov.f32 %f267, %f337;
 	add.rn.f32 %f268, %f265, %f267;
-	st.local.f32 [%rd263], %f268;
-	add.s64 %rd269, %rd260, 4;
-	add.s64 %rd270, %rd250, 4;
-	ld.local.f32 %f271, [%rd270];
-	add.s64 %rd272, %rd255, 4;
-	ld.local.f32 %f273, [%rd272];
+	mov.f32 %f340, %f268;
+	mov.f32 %f271, %f335;
+	mov.f32 %f273, %f338;
 	add.rn.f32 %f274, %f271, %f273;
-	st.local.f32 [%rd269], %f274;
-	add.s64 %rd275, %rd260, 8;
-	add.s64 %rd276, %rd250, 8;
-	ld.local.f32 %f277, [%rd276];
-	add.s64 %rd278, %rd255, 8;
-	ld.local.f32 %f279, [%rd278];
+	mov.f32 %f341, %f274;
+	mov.f32 %f277, %f336;
+	mov.f32 %f279, %f339;
 	add.rn.f32 %f280, %f277, %f279;
-	st.local.f32 [%rd275], %f280;
-	ld.local.f32 %f281, [%rd260];
-	add.s64 %rd284, %rd260, 4;
-	ld.local.f32 %f282, [%rd284];
-	add.s64 %rd285, %rd260, 8;
-	ld.local.f32 %f283, [%rd285];
+	mov.f32 %f342, %f280;
+	mov.f32 %f281, %f340;
+	mov.f32 %f282, %f341;
+	mov.f32 %f283, %f342;
 	mov.f32 %f247, %f281;
 	mov.f32 %f248, %f282;
 	mov.f32 %f249, %f283;
-$L_56:
+$L_46:
 	mad.lo.s64 %rd286, %rd15, 12, %rd8;
 	st.global.f32 [%rd286], %f247;
 	add.s64 %rd287, %rd286, 4;
@@ -9874,11 +9216,9 @@ $L_56:
 	add.s64 %rd288, %rd286, 8;
 	st.global.f32 [%rd288], %f249;
 	mov.u64 %rd289, qvar_copy_3;
-	ld.local.f64 %fd290, [%rd39];
-	add.s64 %rd293, %rd39, 8;
-	ld.local.f64 %fd291, [%rd293];
-	add.s64 %rd294, %rd39, 16;
-	ld.local.f64 %fd292, [%rd294];
+	mov.f64 %fd290, %fd328;
+	mov.f64 %fd291, %fd329;
+	mov.f64 %fd292, %fd330;
 	st.local.f64 [%rd289], %fd290;
 	add.s64 %rd295, %rd289, 8;
 	st.local.f64 [%rd295], %fd291;
@@ -9886,85 +9226,85 @@ $L_56:
 	st.local.f64 [%rd296], %fd292;
 	mov.f64 %fd297, 0d0000000000000000;
 	mov.b64 %rd298, -1;
+$L_47:
+	max.s64 %rd349, 3, -9223372036854775804;
+	sub.s64 %rd350, %rd349, 4;
+$L_48:
+	setp.lt.s64 %p351, %rd298, %rd350;
+	@!%p351 bra $L_57;
+$L_49:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_50:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+$L_51:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_52:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+$L_53:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_54:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+$L_55:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_56:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+	bra.uni $L_48;
 $L_57:
-	max.s64 %rd334, 3, -9223372036854775804;
-	sub.s64 %rd335, %rd334, 4;
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+	@!%p300 bra $L_59;
 $L_58:
-	setp.lt.s64 %p336, %rd298, %rd335;
-	@!%p336 bra $L_67;
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+	bra.uni $L_57;
 $L_59:
-	add.s64 %rd299, %rd298, 1;
-	setp.lt.s64 %p300, %rd299, 3;
-$L_60:
-	mad.lo.s64 %rd302, %rd299, 8, %rd289;
-	ld.local.f64 %fd301, [%rd302];
-	add.s64 %rd303, %rd299, 1;
-	cvt.rn.f64.s64 %fd304, %rd303;
-	mul.rn.f64 %fd305, %fd301, %fd304;
-	add.rn.f64 %fd306, %fd297, %fd305;
-	mov.f64 %fd297, %fd306;
-	mov.b64 %rd298, %rd299;
-$L_61:
-	add.s64 %rd299, %rd298, 1;
-	setp.lt.s64 %p300, %rd299, 3;
-$L_62:
-	mad.lo.s64 %rd302, %rd299, 8, %rd289;
-	ld.local.f64 %fd301, [%rd302];
-	add.s64 %rd303, %rd299, 1;
-	cvt.rn.f64.s64 %fd304, %rd303;
-	mul.rn.f64 %fd305, %fd301, %fd304;
-	add.rn.f64 %fd306, %fd297, %fd305;
-	mov.f64 %fd297, %fd306;
-	mov.b64 %rd298, %rd299;
-$L_63:
-	add.s64 %rd299, %rd298, 1;
-	setp.lt.s64 %p300, %rd299, 3;
-$L_64:
-	mad.lo.s64 %rd302, %rd299, 8, %rd289;
-	ld.local.f64 %fd301, [%rd302];
-	add.s64 %rd303, %rd299, 1;
-	cvt.rn.f64.s64 %fd304, %rd303;
-	mul.rn.f64 %fd305, %fd301, %fd304;
-	add.rn.f64 %fd306, %fd297, %fd305;
-	mov.f64 %fd297, %fd306;
-	mov.b64 %rd298, %rd299;
-$L_65:
-	add.s64 %rd299, %rd298, 1;
-	setp.lt.s64 %p300, %rd299, 3;
-$L_66:
-	mad.lo.s64 %rd302, %rd299, 8, %rd289;
-	ld.local.f64 %fd301, [%rd302];
-	add.s64 %rd303, %rd299, 1;
-	cvt.rn.f64.s64 %fd304, %rd303;
-	mul.rn.f64 %fd305, %fd301, %fd304;
-	add.rn.f64 %fd306, %fd297, %fd305;
-	mov.f64 %fd297, %fd306;
-	mov.b64 %rd298, %rd299;
-	bra.uni $L_58;
-$L_67:
-	add.s64 %rd299, %rd298, 1;
-	setp.lt.s64 %p300, %rd299, 3;
-	@!%p300 bra $L_69;
-$L_68:
-	mad.lo.s64 %rd302, %rd299, 8, %rd289;
-	ld.local.f64 %fd301, [%rd302];
-	add.s64 %rd303, %rd299, 1;
-	cvt.rn.f64.s64 %fd304, %rd303;
-	mul.rn.f64 %fd305, %fd301, %fd304;
-	add.rn.f64 %fd306, %fd297, %fd305;
-	mov.f64 %fd297, %fd306;
-	mov.b64 %rd298, %rd299;
-	bra.uni $L_67;
-$L_69:
 	mad.lo.s64 %rd307, %rd15, 8, %rd12;
 	st.global.f64 [%rd307], %fd297;
 	add.s64 %rd308, %rd15, 1;
 	setp.lt.s64 %p309, %rd308, %rd3;
-	@!%p309 bra $L_71;
-$L_70:
+	@!%p309 bra $L_61;
+$L_60:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_71:
+$L_61:
 	ret;
 }
 
@@ -9977,15 +9317,14 @@ $L_71:
 {
 	.local .align 8 .b8 qvar_row[24];
 	.local .align 8 .b8 qvar_local[32];
-	.local .align 8 .b8 qvar_complit[32];
 	.local .align 8 .b8 qvar_copyOf[32];
 	.reg .pred %p<87>;
 	.reg .b32 %r<94>;
 	.reg .b32 %rt<5>;
 	.reg .b64 %rd<86>;
 	.reg .b64 %rdt<1>;
-	.reg .f64 %fd<84>;
-	.reg .f64 %fdt<19>;
+	.reg .f64 %fd<98>;
+	.reg .f64 %fdt<12>;
 
 $L_0:
 	ld.param.u64 %rd5, [Pick_0_param_0];
@@ -10059,37 +9398,19 @@ $L_4:
 	add.s64 %rd32, %rd29, 24;
 	mov.f64 %fdt6, 0d0000000000000000;
 	st.local.f64 [%rd32], %fdt6;
-	mov.u64 %rd33, qvar_complit;
-	mov.f64 %fdt7, 0d0000000000000000;
-	st.local.f64 [%rd33], %fdt7;
-	add.s64 %rd34, %rd33, 8;
-	mov.f64 %fdt8, 0d0000000000000000;
-	st.local.f64 [%rd34], %fdt8;
-	add.s64 %rd35, %rd33, 16;
-	mov.f64 %fdt9, 0d0000000000000000;
-	st.local.f64 [%rd35], %fdt9;
-	add.s64 %rd36, %rd33, 24;
-	mov.f64 %fdt10, 0d0000000000000000;
-	st.local.f64 [%rd36], %fdt10;
-	add.s64 %rd37, %rd33, 0;
-	mov.f64 %fdt11, 0d3FF8000000000000;
-	st.local.f64 [%rd37], %fdt11;
-	add.s64 %rd38, %rd33, 8;
-	mov.f64 %fdt12, 0dC000000000000000;
-	st.local.f64 [%rd38], %fdt12;
-	add.s64 %rd39, %rd33, 16;
+	mov.f64 %fd94, 0d0000000000000000;
+	mov.f64 %fd95, 0d0000000000000000;
+	mov.f64 %fd96, 0d0000000000000000;
+	mov.f64 %fd97, 0d0000000000000000;
+	mov.f64 %fd94, 0d3FF8000000000000;
+	mov.f64 %fd95, 0dC000000000000000;
 	cvt.rn.f64.s64 %fd40, %rd16;
-	st.local.f64 [%rd39], %fd40;
-	add.s64 %rd41, %rd33, 24;
-	mov.f64 %fdt13, 0d4020000000000000;
-	st.local.f64 [%rd41], %fdt13;
-	ld.local.f64 %fd42, [%rd33];
-	add.s64 %rd46, %rd33, 8;
-	ld.local.f64 %fd43, [%rd46];
-	add.s64 %rd47, %rd33, 16;
-	ld.local.f64 %fd44, [%rd47];
-	add.s64 %rd48, %rd33, 24;
-	ld.local.f64 %fd45, [%rd48];
+	mov.f64 %fd96, %fd40;
+	mov.f64 %fd97, 0d4020000000000000;
+	mov.f64 %fd42, %fd94;
+	mov.f64 %fd43, %fd95;
+	mov.f64 %fd44, %fd96;
+	mov.f64 %fd45, %fd97;
 	st.local.f64 [%rd29], %fd42;
 	add.s64 %rd49, %rd29, 8;
 	st.local.f64 [%rd49], %fd43;
@@ -10104,17 +9425,17 @@ $L_4:
 	mad.lo.s64 %rd56, %rd52, 8, %rd29;
 	st.local.f64 [%rd56], %fd55;
 	mov.u64 %rd57, qvar_copyOf;
-	mov.f64 %fdt14, 0d0000000000000000;
-	st.local.f64 [%rd57], %fdt14;
+	mov.f64 %fdt7, 0d0000000000000000;
+	st.local.f64 [%rd57], %fdt7;
 	add.s64 %rd58, %rd57, 8;
-	mov.f64 %fdt15, 0d0000000000000000;
-	st.local.f64 [%rd58], %fdt15;
+	mov.f64 %fdt8, 0d0000000000000000;
+	st.local.f64 [%rd58], %fdt8;
 	add.s64 %rd59, %rd57, 16;
-	mov.f64 %fdt16, 0d0000000000000000;
-	st.local.f64 [%rd59], %fdt16;
+	mov.f64 %fdt9, 0d0000000000000000;
+	st.local.f64 [%rd59], %fdt9;
 	add.s64 %rd60, %rd57, 24;
-	mov.f64 %fdt17, 0d0000000000000000;
-	st.local.f64 [%rd60], %fdt17;
+	mov.f64 %fdt10, 0d0000000000000000;
+	st.local.f64 [%rd60], %fdt10;
 	ld.local.f64 %fd61, [%rd29];
 	add.s64 %rd65, %rd29, 8;
 	ld.local.f64 %fd62, [%rd65];
@@ -10130,8 +9451,8 @@ $L_4:
 	add.s64 %rd70, %rd57, 24;
 	st.local.f64 [%rd70], %fd64;
 	add.s64 %rd71, %rd29, 0;
-	mov.f64 %fdt18, 0d401C000000000000;
-	st.local.f64 [%rd71], %fdt18;
+	mov.f64 %fdt11, 0d401C000000000000;
+	st.local.f64 [%rd71], %fdt11;
 	mad.lo.s64 %rd72, %rd16, 8, %rd17;
 	ld.local.f64 %fd73, [%rd72];
 	mad.lo.s64 %rd74, %rd16, 8, %rd57;
@@ -10167,10 +9488,9 @@ $L_6:
 	.param .s64 Masks_0_param_7
 )
 {
-	.local .align 2 .b8 qvar_f[4];
-	.reg .pred %p<60>;
-	.reg .b32 %r<57>;
-	.reg .b32 %rt<18>;
+	.reg .pred %p<63>;
+	.reg .b32 %r<64>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<61>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<43>;
@@ -10213,43 +9533,25 @@ $L_2:
 $L_3:
 	mov.b64 %rd19, %rd2;
 $L_4:
-	mov.u64 %rd20, qvar_f;
-	mov.u32 %rt5, 0;
-	st.local.u8 [%rd20], %rt5;
-	add.s64 %rd21, %rd20, 1;
-	mov.u32 %rt6, 0;
-	st.local.u8 [%rd21], %rt6;
-	add.s64 %rd22, %rd20, 2;
-	mov.b32 %rt7, 0;
-	st.local.u16 [%rd22], %rt7;
+	mov.pred %p61, 0;
+	mov.pred %p62, 0;
 	mad.lo.s64 %rd23, %rd19, 4, %rd16;
-	ld.global.u8 %rt8, [%rd23];
-	setp.ne.u32 %p24, %rt8, 0;
+	ld.global.u8 %rt5, [%rd23];
+	setp.ne.u32 %p24, %rt5, 0;
 	add.s64 %rd27, %rd23, 1;
-	ld.global.u8 %rt9, [%rd27];
-	setp.ne.u32 %p25, %rt9, 0;
-	add.s64 %rd28, %rd23, 2;
-	ld.global.u16 %r26, [%rd28];
-	selp.u32 %rt10, 1, 0, %p24;
-	st.local.u8 [%rd20], %rt10;
-	add.s64 %rd29, %rd20, 1;
-	selp.u32 %rt11, 1, 0, %p25;
-	st.local.u8 [%rd29], %rt11;
-	add.s64 %rd30, %rd20, 2;
-	st.local.u16 [%rd30], %r26;
+	ld.global.u8 %rt6, [%rd27];
+	setp.ne.u32 %p25, %rt6, 0;
+	mov.pred %p61, %p24;
+	mov.pred %p62, %p25;
 	mad.lo.s64 %rd31, %rd19, 1, %rd5;
-	ld.global.u8 %rt12, [%rd31];
-	setp.ne.u32 %p32, %rt12, 0;
+	ld.global.u8 %rt7, [%rd31];
+	setp.ne.u32 %p32, %rt7, 0;
 	@!%p32 bra $L_6;
 $L_5:
-	add.s64 %rd36, %rd20, 0;
-	ld.local.u8 %rt13, [%rd36];
-	setp.ne.u32 %p37, %rt13, 0;
+	mov.pred %p37, %p61;
 	@!%p37 bra $L_17;
 $L_6:
-	add.s64 %rd33, %rd20, 1;
-	ld.local.u8 %rt14, [%rd33];
-	setp.ne.u32 %p34, %rt14, 0;
+	mov.pred %p34, %p62;
 	mov.pred %p35, %p34;
 $L_7:
 	@!%p35 bra $L_16;
@@ -10264,16 +9566,14 @@ $L_9:
 	setp.gt.f32 %p43, %f42, 0f00000000;
 	xor.pred %p44, %p43, %p35;
 	mad.lo.s64 %rd45, %rd19, 1, %rd5;
-	selp.u32 %rt15, 1, 0, %p44;
-	st.global.u8 [%rd45], %rt15;
+	selp.u32 %rt8, 1, 0, %p44;
+	st.global.u8 [%rd45], %rt8;
 	mad.lo.s64 %rd46, %rd19, 4, %rd16;
-	add.s64 %rd47, %rd20, 0;
-	ld.local.u8 %rt16, [%rd47];
-	setp.ne.u32 %p48, %rt16, 0;
+	mov.pred %p48, %p61;
 	not.pred %p49, %p48;
 	add.s64 %rd50, %rd46, 0;
-	selp.u32 %rt17, 1, 0, %p49;
-	st.global.u8 [%rd50], %rt17;
+	selp.u32 %rt9, 1, 0, %p49;
+	st.global.u8 [%rd50], %rt9;
 	mad.lo.s64 %rd51, %rd19, 4, %rd16;
 $L_10:
 	@!%p35 bra $L_15;
@@ -10325,9 +9625,6 @@ $L_17:
 )
 {
 	.local .align 8 .b8 qvar_bits[8];
-	.local .align 8 .b8 qvar_bits_2[8];
-	.local .align 8 .b8 qvar_bits_3[8];
-	.local .align 8 .b8 qvar_bits_4[8];
 	.reg .pred %p<185>;
 	.reg .b32 %rt<6>;
 	.reg .b64 %rd<184>;
@@ -10530,7 +9827,7 @@ $L_20:
 $L_21:
 	mov.f64 %fd121, 0d3FF0000000000000;
 $L_22:
-	mov.u64 %rd124, qvar_bits_2;
+	mov.u64 %rd124, qvar_bits;
 	st.local.f64 [%rd124], %fd30;
 	ld.local.s64 %rd125, [%rd124];
 	setp.lt.s64 %p126, %rd125, 0;
@@ -10571,7 +9868,7 @@ $L_26:
 $L_27:
 	mov.f64 %fd147, 0d3FF0000000000000;
 $L_28:
-	mov.u64 %rd150, qvar_bits_3;
+	mov.u64 %rd150, qvar_bits;
 	st.local.f64 [%rd150], %fd33;
 	ld.local.s64 %rd151, [%rd150];
 	setp.lt.s64 %p152, %rd151, 0;
@@ -10587,7 +9884,7 @@ $L_30:
 $L_31:
 	mov.f64 %fd154, 0d3FF0000000000000;
 $L_32:
-	mov.u64 %rd157, qvar_bits_4;
+	mov.u64 %rd157, qvar_bits;
 	st.local.f64 [%rd157], %fd34;
 	ld.local.s64 %rd158, [%rd157];
 	setp.lt.s64 %p159, %rd158, 0;
@@ -10636,13 +9933,6 @@ $L_35:
 )
 {
 	.local .align 8 .b8 qvar_bits[8];
-	.local .align 8 .b8 qvar_bits_2[8];
-	.local .align 8 .b8 qvar_bits_3[8];
-	.local .align 8 .b8 qvar_bits_4[8];
-	.local .align 8 .b8 qvar_bits_5[8];
-	.local .align 8 .b8 qvar_bits_6[8];
-	.local .align 8 .b8 qvar_bits_7[8];
-	.local .align 8 .b8 qvar_bits_8[8];
 	.reg .pred %p<284>;
 	.reg .b32 %rt<5>;
 	.reg .b64 %rd<283>;
@@ -10857,7 +10147,7 @@ $L_18:
 $L_19:
 	mov.f64 %fd211, 0d3FF0000000000000;
 $L_20:
-	mov.u64 %rd214, qvar_bits_5;
+	mov.u64 %rd214, qvar_bits;
 	st.local.f64 [%rd214], %fd158;
 	ld.local.s64 %rd215, [%rd214];
 	setp.lt.s64 %p216, %rd215, 0;
@@ -10873,7 +10163,7 @@ $L_22:
 $L_23:
 	mov.f64 %fd218, 0d3FF0000000000000;
 $L_24:
-	mov.u64 %rd221, qvar_bits_6;
+	mov.u64 %rd221, qvar_bits;
 	st.local.f64 [%rd221], %fd159;
 	ld.local.s64 %rd222, [%rd221];
 	setp.lt.s64 %p223, %rd222, 0;
@@ -10914,7 +10204,7 @@ $L_28:
 $L_29:
 	mov.f64 %fd244, 0d3FF0000000000000;
 $L_30:
-	mov.u64 %rd247, qvar_bits_7;
+	mov.u64 %rd247, qvar_bits;
 	st.local.f64 [%rd247], %fd160;
 	ld.local.s64 %rd248, [%rd247];
 	setp.lt.s64 %p249, %rd248, 0;
@@ -10930,7 +10220,7 @@ $L_32:
 $L_33:
 	mov.f64 %fd251, 0d3FF0000000000000;
 $L_34:
-	mov.u64 %rd254, qvar_bits_8;
+	mov.u64 %rd254, qvar_bits;
 	st.local.f64 [%rd254], %fd161;
 	ld.local.s64 %rd255, [%rd254];
 	setp.lt.s64 %p256, %rd255, 0;
@@ -11000,7 +10290,7 @@ $L_43:
 $L_44:
 	mov.f64 %fd108, 0d3FF0000000000000;
 $L_45:
-	mov.u64 %rd111, qvar_bits_2;
+	mov.u64 %rd111, qvar_bits;
 	st.local.f64 [%rd111], %fd52;
 	ld.local.s64 %rd112, [%rd111];
 	setp.lt.s64 %p113, %rd112, 0;
@@ -11041,7 +10331,7 @@ $L_49:
 $L_50:
 	mov.f64 %fd134, 0d3FF0000000000000;
 $L_51:
-	mov.u64 %rd137, qvar_bits_3;
+	mov.u64 %rd137, qvar_bits;
 	st.local.f64 [%rd137], %fd51;
 	ld.local.s64 %rd138, [%rd137];
 	setp.lt.s64 %p139, %rd138, 0;
@@ -11057,7 +10347,7 @@ $L_53:
 $L_54:
 	mov.f64 %fd141, 0d3FF0000000000000;
 $L_55:
-	mov.u64 %rd144, qvar_bits_4;
+	mov.u64 %rd144, qvar_bits;
 	st.local.f64 [%rd144], %fd53;
 	ld.local.s64 %rd145, [%rd144];
 	setp.lt.s64 %p146, %rd145, 0;
@@ -11101,14 +10391,12 @@ $L_58:
 	.param .s64 Julia_0_param_5
 )
 {
-	.local .align 8 .b8 qvar_p[32];
 	.reg .pred %p<67>;
-	.reg .b32 %r<56>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %r<71>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<65>;
 	.reg .b64 %rdt<1>;
-	.reg .f64 %fd<66>;
-	.reg .f64 %fdt<3>;
+	.reg .f64 %fd<70>;
 
 $L_0:
 	ld.param.u64 %rd5, [Julia_0_param_0];
@@ -11135,22 +10423,14 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p10, %rd2, %rd3;
-	@!%p10 bra $L_19;
+	@!%p10 bra $L_10;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
-	mov.u64 %rd12, qvar_p;
-	mov.f64 %fdt0, 0d0000000000000000;
-	st.local.f64 [%rd12], %fdt0;
-	add.s64 %rd13, %rd12, 8;
-	mov.f64 %fdt1, 0d0000000000000000;
-	st.local.f64 [%rd13], %fdt1;
-	add.s64 %rd14, %rd12, 16;
-	mov.f64 %fdt2, 0d0000000000000000;
-	st.local.f64 [%rd14], %fdt2;
-	add.s64 %rd15, %rd12, 24;
-	mov.b32 %rt5, 0;
-	st.local.s32 [%rd15], %rt5;
+	mov.f64 %fd67, 0d0000000000000000;
+	mov.f64 %fd68, 0d0000000000000000;
+	mov.f64 %fd69, 0d0000000000000000;
+	mov.b32 %r70, 0;
 	add.s64 %rd16, %rd17, 0;
 	ld.global.f64 %fd19, [%rd16];
 	add.s64 %rd23, %rd16, 8;
@@ -11159,13 +10439,10 @@ $L_4:
 	ld.global.f64 %fd21, [%rd24];
 	add.s64 %rd25, %rd16, 24;
 	ld.global.s32 %r22, [%rd25];
-	st.local.f64 [%rd12], %fd19;
-	add.s64 %rd26, %rd12, 8;
-	st.local.f64 [%rd26], %fd20;
-	add.s64 %rd27, %rd12, 16;
-	st.local.f64 [%rd27], %fd21;
-	add.s64 %rd28, %rd12, 24;
-	st.local.s32 [%rd28], %r22;
+	mov.f64 %fd67, %fd19;
+	mov.f64 %fd68, %fd20;
+	mov.f64 %fd69, %fd21;
+	mov.b32 %r70, %r22;
 	mad.lo.s64 %rd29, %rd11, 16, %rd5;
 	ld.global.f64 %fd30, [%rd29];
 	add.s64 %rd32, %rd29, 8;
@@ -11174,10 +10451,9 @@ $L_4:
 	mov.f64 %fd34, %fd31;
 	mov.b32 %r35, 0;
 $L_5:
-	add.s64 %rd54, %rd12, 24;
-	ld.local.s32 %r55, [%rd54];
+	mov.b32 %r55, %r70;
 	setp.lt.s32 %p56, %r35, %r55;
-	@!%p56 bra $L_17;
+	@!%p56 bra $L_8;
 $L_6:
 	mov.f64 %fd57, %fd33;
 	mov.f64 %fd58, %fd33;
@@ -11186,10 +10462,9 @@ $L_6:
 	mov.f64 %fd61, %fd34;
 	mul.rn.f64 %fd62, %fd60, %fd61;
 	add.rn.f64 %fd63, %fd59, %fd62;
-	add.s64 %rd64, %rd12, 16;
-	ld.local.f64 %fd65, [%rd64];
+	mov.f64 %fd65, %fd69;
 	setp.le.f64 %p66, %fd63, %fd65;
-	@!%p66 bra $L_17;
+	@!%p66 bra $L_8;
 $L_7:
 	mul.rn.f64 %fd38, %fd33, %fd33;
 	mul.rn.f64 %fd39, %fd34, %fd34;
@@ -11199,118 +10474,8 @@ $L_7:
 	add.rn.f64 %fd43, %fd41, %fd42;
 	mov.f64 %fd36, %fd40;
 	mov.f64 %fd37, %fd43;
-	add.s64 %rd44, %rd12, 0;
-	ld.local.f64 %fd45, [%rd44];
-	add.s64 %rd47, %rd44, 8;
-	ld.local.f64 %fd46, [%rd47];
-	add.rn.f64 %fd48, %fd36, %fd45;
-	add.rn.f64 %fd49, %fd37, %fd46;
-	add.s32 %r50, %r35, 1;
-	mov.f64 %fd33, %fd48;
-	mov.f64 %fd34, %fd49;
-	mov.b32 %r35, %r50;
-$L_8:
-	add.s64 %rd54, %rd12, 24;
-	ld.local.s32 %r55, [%rd54];
-	setp.lt.s32 %p56, %r35, %r55;
-	@!%p56 bra $L_17;
-$L_9:
-	mov.f64 %fd57, %fd33;
-	mov.f64 %fd58, %fd33;
-	mul.rn.f64 %fd59, %fd57, %fd58;
-	mov.f64 %fd60, %fd34;
-	mov.f64 %fd61, %fd34;
-	mul.rn.f64 %fd62, %fd60, %fd61;
-	add.rn.f64 %fd63, %fd59, %fd62;
-	add.s64 %rd64, %rd12, 16;
-	ld.local.f64 %fd65, [%rd64];
-	setp.le.f64 %p66, %fd63, %fd65;
-	@!%p66 bra $L_17;
-$L_10:
-	mul.rn.f64 %fd38, %fd33, %fd33;
-	mul.rn.f64 %fd39, %fd34, %fd34;
-	sub.rn.f64 %fd40, %fd38, %fd39;
-	mul.rn.f64 %fd41, %fd33, %fd34;
-	mul.rn.f64 %fd42, %fd34, %fd33;
-	add.rn.f64 %fd43, %fd41, %fd42;
-	mov.f64 %fd36, %fd40;
-	mov.f64 %fd37, %fd43;
-	add.s64 %rd44, %rd12, 0;
-	ld.local.f64 %fd45, [%rd44];
-	add.s64 %rd47, %rd44, 8;
-	ld.local.f64 %fd46, [%rd47];
-	add.rn.f64 %fd48, %fd36, %fd45;
-	add.rn.f64 %fd49, %fd37, %fd46;
-	add.s32 %r50, %r35, 1;
-	mov.f64 %fd33, %fd48;
-	mov.f64 %fd34, %fd49;
-	mov.b32 %r35, %r50;
-$L_11:
-	add.s64 %rd54, %rd12, 24;
-	ld.local.s32 %r55, [%rd54];
-	setp.lt.s32 %p56, %r35, %r55;
-	@!%p56 bra $L_17;
-$L_12:
-	mov.f64 %fd57, %fd33;
-	mov.f64 %fd58, %fd33;
-	mul.rn.f64 %fd59, %fd57, %fd58;
-	mov.f64 %fd60, %fd34;
-	mov.f64 %fd61, %fd34;
-	mul.rn.f64 %fd62, %fd60, %fd61;
-	add.rn.f64 %fd63, %fd59, %fd62;
-	add.s64 %rd64, %rd12, 16;
-	ld.local.f64 %fd65, [%rd64];
-	setp.le.f64 %p66, %fd63, %fd65;
-	@!%p66 bra $L_17;
-$L_13:
-	mul.rn.f64 %fd38, %fd33, %fd33;
-	mul.rn.f64 %fd39, %fd34, %fd34;
-	sub.rn.f64 %fd40, %fd38, %fd39;
-	mul.rn.f64 %fd41, %fd33, %fd34;
-	mul.rn.f64 %fd42, %fd34, %fd33;
-	add.rn.f64 %fd43, %fd41, %fd42;
-	mov.f64 %fd36, %fd40;
-	mov.f64 %fd37, %fd43;
-	add.s64 %rd44, %rd12, 0;
-	ld.local.f64 %fd45, [%rd44];
-	add.s64 %rd47, %rd44, 8;
-	ld.local.f64 %fd46, [%rd47];
-	add.rn.f64 %fd48, %fd36, %fd45;
-	add.rn.f64 %fd49, %fd37, %fd46;
-	add.s32 %r50, %r35, 1;
-	mov.f64 %fd33, %fd48;
-	mov.f64 %fd34, %fd49;
-	mov.b32 %r35, %r50;
-$L_14:
-	add.s64 %rd54, %rd12, 24;
-	ld.local.s32 %r55, [%rd54];
-	setp.lt.s32 %p56, %r35, %r55;
-	@!%p56 bra $L_17;
-$L_15:
-	mov.f64 %fd57, %fd33;
-	mov.f64 %fd58, %fd33;
-	mul.rn.f64 %fd59, %fd57, %fd58;
-	mov.f64 %fd60, %fd34;
-	mov.f64 %fd61, %fd34;
-	mul.rn.f64 %fd62, %fd60, %fd61;
-	add.rn.f64 %fd63, %fd59, %fd62;
-	add.s64 %rd64, %rd12, 16;
-	ld.local.f64 %fd65, [%rd64];
-	setp.le.f64 %p66, %fd63, %fd65;
-	@!%p66 bra $L_17;
-$L_16:
-	mul.rn.f64 %fd38, %fd33, %fd33;
-	mul.rn.f64 %fd39, %fd34, %fd34;
-	sub.rn.f64 %fd40, %fd38, %fd39;
-	mul.rn.f64 %fd41, %fd33, %fd34;
-	mul.rn.f64 %fd42, %fd34, %fd33;
-	add.rn.f64 %fd43, %fd41, %fd42;
-	mov.f64 %fd36, %fd40;
-	mov.f64 %fd37, %fd43;
-	add.s64 %rd44, %rd12, 0;
-	ld.local.f64 %fd45, [%rd44];
-	add.s64 %rd47, %rd44, 8;
-	ld.local.f64 %fd46, [%rd47];
+	mov.f64 %fd45, %fd67;
+	mov.f64 %fd46, %fd68;
 	add.rn.f64 %fd48, %fd36, %fd45;
 	add.rn.f64 %fd49, %fd37, %fd46;
 	add.s32 %r50, %r35, 1;
@@ -11318,16 +10483,16 @@ $L_16:
 	mov.f64 %fd34, %fd49;
 	mov.b32 %r35, %r50;
 	bra.uni $L_5;
-$L_17:
+$L_8:
 	mad.lo.s64 %rd51, %rd11, 4, %rd8;
 	st.global.s32 [%rd51], %r35;
 	add.s64 %rd52, %rd11, 1;
 	setp.lt.s64 %p53, %rd52, %rd3;
-	@!%p53 bra $L_19;
-$L_18:
+	@!%p53 bra $L_10;
+$L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_19:
+$L_10:
 	ret;
 }
 `

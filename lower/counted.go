@@ -1,0 +1,168 @@
+package lower
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// loopFailure says why a loop cannot run in parallel.
+type loopFailure struct {
+	pos    token.Pos
+	reason string   // completes "the loop cannot run in parallel: ..."
+	kind   failKind // how recognizeLoop reports it
+}
+
+type failKind uint8
+
+const (
+	notCounted failKind = iota // the loop's shape
+	carried                    // a value flows from one iteration to the next
+	breaks                     // a break leaves it
+)
+
+// recognizeLoop checks that the top-level loop lp is a counted loop whose
+// iterations can run in parallel, and describes it; otherwise it reports
+// why not.
+func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parLoop {
+	pl, fail := l.matchLoop(fn, lp, stmt)
+	if fail == nil {
+		return pl
+	}
+	switch fail.kind {
+	case carried:
+		l.errorf(fail.pos, "%s: iterations run at the same time, so no value can flow between them; compute it inside each iteration, or give each iteration its own slice element", fail.reason)
+	case breaks:
+		l.errorf(fail.pos, "break in a parallel loop is not supported: its iterations run at the same time, so none can stop the others; skip the rest of an iteration with continue instead")
+	default:
+		l.errorf(fail.pos, "top-level loop cannot run in parallel: %s; a top-level loop's iterations run in parallel, so it must count an index up to a bound (for i := range n, for i := range s, or for i := a; i < b; i++); to run a loop serially, move it into a helper function", fail.reason)
+	}
+	return nil
+}
+
+// matchLoop describes lp, the loop of stmt, as a counted loop whose
+// iterations can run in parallel, or says why it is not one.
+func (l *lowerer) matchLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) (*parLoop, *loopFailure) {
+	pos := stmt.Pos()
+	h := lp.header
+	fail := func(format string, args ...any) (*parLoop, *loopFailure) {
+		return nil, &loopFailure{pos: pos, reason: fmt.Sprintf(format, args...)}
+	}
+	failExit := func() (*parLoop, *loopFailure) {
+		if br := findBreak(stmt); br != nil {
+			return nil, &loopFailure{pos: br.Pos(), reason: "a break leaves it", kind: breaks}
+		}
+		return fail("it can be left other than by its test (break or goto)")
+	}
+	pl := &parLoop{lp: lp, pos: pos}
+	// The single entry.
+	for _, p := range h.Preds {
+		if !lp.contains(p) {
+			if pl.pre != nil {
+				return fail("it is entered from several places")
+			}
+			pl.pre = p
+		}
+	}
+	if pl.pre == nil {
+		return fail("it has no entry")
+	}
+
+	// The induction variable, and no other values carried between iterations.
+	var phis []*ssa.Phi
+	for _, instr := range h.Instrs {
+		phi, ok := instr.(*ssa.Phi)
+		if !ok {
+			break
+		}
+		if init, ok := inductionInit(phi, lp); ok && pl.phi == nil {
+			pl.phi, pl.init = phi, init
+			continue
+		}
+		phis = append(phis, phi)
+	}
+	if pl.phi == nil {
+		return fail("it has no index that starts at a value and goes up by 1")
+	}
+	for _, phi := range phis {
+		if phi.Referrers() != nil && len(*phi.Referrers()) > 0 {
+			name := phi.Comment
+			if name == "" {
+				name = phi.Name()
+			}
+			return nil, &loopFailure{pos: pos, reason: fmt.Sprintf("variable %s is carried from one iteration of this parallel loop to the next", name), kind: carried}
+		}
+	}
+	if _, ok := basicType(pl.phi.Type()); !ok || !isIntegerType(pl.phi) {
+		return fail("its index is not an integer")
+	}
+
+	// The exits: one test of the index against a bound, nothing else.
+	var test *ssa.If
+	var testBlock *ssa.BasicBlock
+	var x ssa.Value
+	for _, b := range fn.Blocks {
+		if !lp.contains(b) {
+			continue
+		}
+		last := b.Instrs[len(b.Instrs)-1]
+		if _, ok := last.(*ssa.Return); ok {
+			return fail("it contains a return") // also reported by checkReturns
+		}
+		for si, s := range b.Succs {
+			if lp.contains(s) {
+				continue
+			}
+			if pl.exit == nil {
+				pl.exit = s
+			}
+			iff, ok := last.(*ssa.If)
+			if !ok || si != 1 || s != pl.exit || test != nil {
+				return failExit()
+			}
+			cx, bound, ok := indexTest(iff.Cond, pl.phi)
+			if !ok {
+				return failExit()
+			}
+			test, testBlock, x, pl.bound = iff, b, cx, bound
+		}
+	}
+	if test == nil {
+		return fail("it has no exit test")
+	}
+	if !l.invariant(pl.bound, lp) {
+		return fail("its bound changes from one iteration to the next")
+	}
+	if !l.invariant(pl.init, lp) {
+		return fail("its start is not fixed before the loop")
+	}
+
+	switch last := pl.pre.Instrs[len(pl.pre.Instrs)-1].(type) {
+	case *ssa.Jump:
+		// The test comes first in the header: iteration φ=v runs iff X(v) < bound.
+		if testBlock != h {
+			return fail("its test does not come first")
+		}
+		if x != ssa.Value(pl.phi) {
+			pl.delta = 1
+		}
+	case *ssa.If:
+		// A rotated loop: pre tests init < bound, the latch tests φ+1 < bound.
+		c, bound, ok := indexTest(last.Cond, nil)
+		if !ok || !sameValue(c, pl.init) || !sameValue(bound, pl.bound) ||
+			last.Block().Succs[0] != h || last.Block().Succs[1] != pl.exit || x == ssa.Value(pl.phi) {
+			return fail("its entry test does not match its exit test")
+		}
+		pl.pretest = true
+	default:
+		return fail("its entry is not a jump or a test")
+	}
+	for _, instr := range pl.exit.Instrs {
+		if _, ok := instr.(*ssa.Phi); ok {
+			return fail("a value computed in it is used after it")
+		}
+	}
+	return pl, nil
+}
