@@ -178,7 +178,6 @@ func (l *lowerer) effectFree(v ssa.Value) bool {
 	return false
 }
 
-
 // buildNest builds the parallel task of a loop nest: the levels' indices
 // are offsets i_k from their first values in [0, n_k), thread t of T
 // starts at the pair (or triple) numbered t and steps by T:
