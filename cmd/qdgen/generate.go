@@ -21,11 +21,12 @@ import (
 )
 
 type generator struct {
-	output string    // file name in each package directory
-	dump   string    // directory for each backend's device code and IR, or ""
-	check  bool      // only verify that generated files are current
-	dir    string    // directory the patterns are relative to; "" for the current one
-	stderr io.Writer // diagnostics; os.Stderr when nil
+	output  string    // file name in each package directory
+	dump    string    // directory for each backend's device code and IR, or ""
+	check   bool      // only verify that generated files are current
+	verbose bool      // print the lowering's notes
+	dir     string    // directory the patterns are relative to; "" for the current one
+	stderr  io.Writer // diagnostics; os.Stderr when nil
 }
 
 var errFailed = errors.New("qdgen: errors in the packages above; nothing was generated")
@@ -136,13 +137,19 @@ func hasErrors(pkgs []*packages.Package) bool {
 // generated file.
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
-	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, &lower.Config{})
+	cfg := &lower.Config{}
+	var notes []lower.Diagnostic
+	if g.verbose {
+		cfg.Note = func(d lower.Diagnostic) { notes = append(notes, d) }
+		defer func() { g.report(p.Fset, notes, "note: ") }()
+	}
+	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, cfg)
 	stubs := stubPackage(p, decls)
 	if len(decls) > 0 {
 		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs))...)
 	}
 	if len(diags) > 0 {
-		g.report(p.Fset, diags)
+		g.report(p.Fset, diags, "")
 		g.removeStale(p)
 		return errFailed
 	}
@@ -156,7 +163,7 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	src, outs, err := compile(stubs, kernels)
 	var internal *emit.Error
 	if errors.As(err, &internal) {
-		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}})
+		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}}, "")
 		g.removeStale(p)
 		return errFailed
 	}
@@ -207,8 +214,9 @@ func (g *generator) writeDump(p *packages.Package, outs []*emit.Output) error {
 	return nil
 }
 
-// report prints diagnostics as the Go tools do: file:line:col: message.
-func (g *generator) report(fset *token.FileSet, diags []lower.Diagnostic) {
+// report prints diagnostics as the Go tools do: file:line:col: message,
+// each message after prefix.
+func (g *generator) report(fset *token.FileSet, diags []lower.Diagnostic, prefix string) {
 	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Pos < diags[j].Pos })
 	for _, d := range diags {
 		pos := fset.Position(d.Pos)
@@ -218,7 +226,7 @@ func (g *generator) report(fset *token.FileSet, diags []lower.Diagnostic) {
 				name = rel
 			}
 		}
-		fmt.Fprintf(g.stderr, "%s:%d:%d: %s\n", name, pos.Line, pos.Column, d.Message)
+		fmt.Fprintf(g.stderr, "%s:%d:%d: %s%s\n", name, pos.Line, pos.Column, prefix, d.Message)
 	}
 }
 

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	qdgen [-o file] [-dump dir] [-check] [packages]
+//	qdgen [-o file] [-dump dir] [-check] [-v] [packages]
 //
 // Packages are named as for the go command and default to the current
 // directory's. Run it through go generate:
@@ -14,7 +14,8 @@
 // On any error qdgen prints file:line:col: message diagnostics, writes
 // nothing, removes the package's generated file if it has one (a stale
 // file would not match the code), and exits with status 1. A package
-// without kernels gets no file.
+// without kernels gets no file. With -v it also prints notes: where a loop
+// that a reader may expect to run in parallel runs serially, and why.
 package main
 
 import (
@@ -28,8 +29,9 @@ func main() {
 	flag.StringVar(&g.output, "o", "qd_gen.go", "name of the generated file in each package's directory")
 	flag.StringVar(&g.dump, "dump", "", "also write each package's device code, and the IR it was emitted from, to this directory (package.ptx, package.ptx.ir)")
 	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
+	flag.BoolVar(&g.verbose, "v", false, "print notes on how kernels run: which loops run in parallel and which serially, and why")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [packages]\n\n")
+		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-v] [packages]\n\n")
 		fmt.Fprintf(os.Stderr, "qdgen compiles the //qd:kernel functions of each package for the GPU and\n")
 		fmt.Fprintf(os.Stderr, "writes their launch stubs to the package's directory. Packages default to \".\".\n\n")
 		flag.PrintDefaults()

@@ -71,6 +71,8 @@ func run(t *testing.T, dir string, args ...string) (string, error) {
 		switch args[0] {
 		case "-check":
 			g.check = true
+		case "-v":
+			g.verbose = true
 		case "-dump":
 			g.dump = args[1]
 			args = args[1:]
@@ -193,5 +195,50 @@ func TestDump(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(text), "kernel Scale(a f32, x []f32)\n") || !strings.Contains(string(text), "task Scale_0 parallel") {
 		t.Errorf("unexpected IR:\n%s", text)
+	}
+}
+
+const loopKernels = `package k
+
+//qd:kernel
+func Loops(out []float32, w int, on bool) {
+	if on {
+		for i := range out {
+			out[i] = 1
+		}
+	}
+	for y := range len(out) / w {
+		for x := range w {
+			out[y*w+x] += float32(x)
+		}
+	}
+	for y := range len(out) / w {
+		for x := range y {
+			out[y*w+x] += 1
+		}
+	}
+}
+`
+
+// TestVerboseNotes checks that -v says which loops run in parallel and
+// which stay serial, and that without -v a run is silent.
+func TestVerboseNotes(t *testing.T) {
+	dir := module(t, map[string]string{"k/k.go": loopKernels})
+	out, err := run(t, dir)
+	if err != nil || out != "" {
+		t.Fatalf("without -v: %v, output %q", err, out)
+	}
+	out, err = run(t, dir, "-v")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`k/k.go:6:3: note: this loop runs serially, on one thread: it is inside another statement`,
+		`k/k.go:10:2: note: these 2 nested loops run as one parallel loop over all their iterations`,
+		`k/k.go:16:3: note: this loop runs serially in each iteration of the parallel loop around it: its bounds change with the index of the loop around it`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
 	}
 }
