@@ -24,3 +24,9 @@ func TestBad(t *testing.T) {
 func TestStreamParallel(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "sp")
 }
+
+// TestTypes checks the diagnostics about structs, arrays, constant tables,
+// complex numbers and the element types of buffers.
+func TestTypes(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "types")
+}

@@ -58,6 +58,7 @@ var cases = []kernelCase{
 	{name: "Complex128Ops", fn: kernels.Complex128Ops},
 	{name: "Complex64Ops", fn: kernels.Complex64Ops},
 	{name: "Julia", fn: kernels.Julia, args: juliaArgs},
+	{name: "Smooth", fn: kernels.Smooth},
 	{name: "Grid2D", fn: kernels.Grid2D, args: func(r *rand.Rand, n int) []any {
 		return []any{make([]float32, n), 1 + r.IntN(40)}
 	}},

@@ -103,19 +103,69 @@ func (f *frame) storeValue(addr ir.Arg, t types.Type, srcs []ir.Arg, pos token.P
 	}
 }
 
-// copyValue copies a value of type t from one address to another.
+// copyValue copies a value of type t from one address to another, leaf
+// by leaf, or word by word in a loop when it has many leaves.
 func (f *frame) copyValue(to, from ir.Arg, t types.Type, pos token.Pos) {
-	ts, _ := leafTypes(t)
-	tmp := make([]ir.Reg, len(ts))
-	for i, lt := range ts {
-		tmp[i] = f.tb.t.NewReg(lt)
+	tb := f.tb
+	ls, _ := leaves(t)
+	if len(ls) > zeroByLeaves {
+		word := wordOf(t)
+		f.wordLoop(hostSizes.Sizeof(t)/int64(word.Size()), pos, func(i ir.Arg) {
+			src, dst, v := tb.t.NewReg(ir.Ptr), tb.t.NewReg(ir.Ptr), tb.t.NewReg(word)
+			tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: src, Args: []ir.Arg{from, i}, Aux: int64(word.Size()), Pos: pos})
+			tb.emit(ir.Instr{Op: ir.OpLoad, Type: word, Dst: v, Args: []ir.Arg{ir.R(src)}, Pos: pos})
+			tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst, Args: []ir.Arg{to, i}, Aux: int64(word.Size()), Pos: pos})
+			tb.emit(ir.Instr{Op: ir.OpStore, Type: word, Dst: ir.NoReg, Args: []ir.Arg{ir.R(dst), ir.R(v)}, Pos: pos})
+		})
+		return
 	}
-	f.loadValue(from, t, tmp, pos)
-	args := make([]ir.Arg, len(tmp))
-	for i, r := range tmp {
-		args[i] = ir.R(r)
+	for _, l := range ls {
+		src, dst := from, to
+		if l.off != 0 {
+			src, dst = ir.R(f.offset(from, l.off, pos)), ir.R(f.offset(to, l.off, pos))
+		}
+		v := tb.t.NewReg(l.typ)
+		tb.emit(ir.Instr{Op: ir.OpLoad, Type: l.typ, Dst: v, Args: []ir.Arg{src}, Pos: pos})
+		tb.emit(ir.Instr{Op: ir.OpStore, Type: l.typ, Dst: ir.NoReg, Args: []ir.Arg{dst, ir.R(v)}, Pos: pos})
 	}
-	f.storeValue(to, t, args, pos)
+}
+
+// isMemoryCopy reports whether v loads a struct or array only to store it
+// elsewhere, with nothing in between that could change memory: the value
+// then goes from memory to memory without being held in registers,
+// however large it is.
+func isMemoryCopy(v ssa.Value) bool {
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL || !isAggregate(v.Type()) || v.Referrers() == nil || len(*v.Referrers()) != 1 {
+		return false
+	}
+	switch x := load.X.(type) {
+	case *ssa.FreeVar:
+		return false
+	case *ssa.Alloc:
+		if capturedByBlock(x) {
+			return false
+		}
+	}
+	st, ok := (*v.Referrers())[0].(*ssa.Store)
+	if !ok || st.Val != v || st.Block() != load.Block() {
+		return false
+	}
+	between := false
+	for _, instr := range load.Block().Instrs {
+		switch {
+		case instr == ssa.Instruction(load):
+			between = true
+		case instr == ssa.Instruction(st):
+			return true
+		case between:
+			switch instr.(type) {
+			case *ssa.Store, *ssa.Call, *ssa.Go, *ssa.Defer, *ssa.MapUpdate, *ssa.Send:
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // field lowers x.f of a struct value x: its leaves are a range of x's.

@@ -307,6 +307,9 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 		tb.l.failed[v] = true
 		return f.regsFor(v)
 	}
+	if a, ok := v.(*ssa.Alloc); ok && tb.l.replayable(a) {
+		return tb.replay(a)
+	}
 	if !tb.l.isPure(v) {
 		f.errorf(v.Pos(), "this value is computed by an earlier top-level statement, which runs as a separate GPU launch, and it depends on memory or on control flow, so it cannot be recomputed here; compute it where it is used, or keep it in a slice element")
 		r := f.regsFor(v)

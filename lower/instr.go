@@ -71,7 +71,14 @@ func (f *frame) instr(instr ssa.Instruction) {
 			f.defineInMemory(in)
 			return
 		}
-		f.valueInto(instr, f.regsFor(in))
+		if isMemoryCopy(in) {
+			return // the store copies memory to memory
+		}
+		regs := f.regsFor(in)
+		if len(l.diags) > before {
+			return
+		}
+		f.valueInto(instr, regs)
 	default:
 		f.errorf(instr.Pos(), "%T is not supported in kernels", instr)
 	}
@@ -308,6 +315,10 @@ func (f *frame) store(s *ssa.Store) {
 	}
 	if g := rootGlobal(s.Addr); g != nil {
 		f.errorf(s.Pos(), "package-level variable %s is written in a kernel: kernels may only read package-level variables, as constant tables; write results into a slice parameter", g.Name())
+		return
+	}
+	if load, ok := s.Val.(*ssa.UnOp); ok && isMemoryCopy(load) {
+		f.copyValue(f.arg(s.Addr), f.arg(load.X), s.Val.Type(), s.Pos())
 		return
 	}
 	f.storeValue(f.arg(s.Addr), s.Val.Type(), f.leafArgs(s.Val), s.Pos())

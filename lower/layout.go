@@ -109,6 +109,15 @@ func elemPath(array types.Type, outer string) string {
 	return "the element type of " + array.String()
 }
 
+// CheckElement reports why values of type t cannot be the elements of a
+// kernel's slice parameter (or of an rt.Buffer), if they cannot: it names
+// the first field or element that is not a number, a bool, a complex
+// number, or a struct or array of these.
+func CheckElement(t types.Type) error {
+	_, err := leaves(t)
+	return err
+}
+
 // isAggregate reports whether values of t are held in several registers:
 // structs, arrays and complex numbers.
 func isAggregate(t types.Type) bool {

@@ -89,27 +89,36 @@ func (f *frame) zero(addr ir.Arg, t types.Type, pos token.Pos) {
 		f.storeValue(addr, t, zeros, pos)
 		return
 	}
-	// A loop over the variable's words; its size is a multiple of its
-	// alignment.
-	word := ir.Uint8
+	word := wordOf(t)
+	f.wordLoop(hostSizes.Sizeof(t)/int64(word.Size()), pos, func(i ir.Arg) {
+		at := f.tb.t.NewReg(ir.Ptr)
+		f.tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: at, Args: []ir.Arg{addr, i}, Aux: int64(word.Size()), Pos: pos})
+		f.tb.emit(ir.Instr{Op: ir.OpStore, Type: word, Dst: ir.NoReg, Args: []ir.Arg{ir.R(at), ir.Imm(word, 0)}, Pos: pos})
+	})
+}
+
+// wordOf is the widest unsigned type that divides t's alignment: the
+// words a loop zeroes or copies a value of t by.
+func wordOf(t types.Type) ir.Type {
 	for _, w := range []ir.Type{ir.Uint64, ir.Uint32, ir.Uint16} {
 		if hostSizes.Alignof(t) >= int64(w.Size()) {
-			word = w
-			break
+			return w
 		}
 	}
+	return ir.Uint8
+}
+
+// wordLoop emits a loop that runs body for i from 0 to n-1.
+func (f *frame) wordLoop(n int64, pos token.Pos, body func(i ir.Arg)) {
 	tb := f.tb
-	n := hostSizes.Sizeof(t) / int64(word.Size())
 	i := tb.t.NewReg(ir.Int64)
 	tb.move(i, ir.Imm(ir.Int64, 0))
-	head, body, done := tb.t.NewBlock("zero.head"), tb.t.NewBlock("zero.body"), tb.t.NewBlock("zero.done")
+	head, loop, done := tb.t.NewBlock("words.head"), tb.t.NewBlock("words.body"), tb.t.NewBlock("words.done")
 	tb.jump(head)
 	more := tb.op(ir.OpLt, ir.Int64, ir.R(i), ir.Imm(ir.Int64, uint64(n)))
-	head.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{body.Index, done.Index}}
-	tb.cur = body
-	at := tb.t.NewReg(ir.Ptr)
-	tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: at, Args: []ir.Arg{addr, ir.R(i)}, Aux: int64(word.Size()), Pos: pos})
-	tb.emit(ir.Instr{Op: ir.OpStore, Type: word, Dst: ir.NoReg, Args: []ir.Arg{ir.R(at), ir.Imm(word, 0)}, Pos: pos})
+	head.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{loop.Index, done.Index}}
+	tb.cur = loop
+	body(ir.R(i))
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: ir.Int64, Dst: i, Args: []ir.Arg{ir.R(i), ir.Imm(ir.Int64, 1)}})
 	tb.jump(head)
 	tb.cur = done

@@ -114,6 +114,9 @@ type lowerer struct {
 	// helpers being planned.
 	bound    map[*ssa.Parameter]ssa.Value
 	planning []*ssa.Function
+	// replays holds, for each local variable later tasks rebuild, the
+	// instructions that build it (replay.go); nil for one they cannot.
+	replays map[*ssa.Alloc]map[ssa.Instruction]bool
 }
 
 type diagKey struct {

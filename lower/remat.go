@@ -53,6 +53,8 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 		return operandsPure(v.(ssa.Instruction))
 	case *ssa.Global:
 		return true // the address of a constant table
+	case *ssa.Alloc:
+		return l.replayable(v) // a local variable a task can build again
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
 			switch x := v.X.(type) {

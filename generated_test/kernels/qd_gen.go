@@ -446,6 +446,12 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Julia_0",
 			Parallel: true,
 		}},
+	}, {
+		Name: "Smooth",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Smooth_0",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -1616,6 +1622,26 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
 	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Smooth launches kernel Smooth (types.go:241) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Smooth", in, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(51, qdOpts, func() {
+			Smooth(in.CPUSlice(), out.CPUSlice(), bias)
+		})
+	}
+	var qdArgs [36]byte
+	rt.PutBuffer(qdArgs[:], 0, in)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	rt.PutFloat32(qdArgs[:], 32, float32(bias))
+	qdCounts := [1]int64{min(int64(in.Len()), int64(out.Len()))}
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -8170,44 +8196,44 @@ $L_4:
 	mov.b32 %r340, 0;
 	mad.lo.s64 %rd29, %rd15, 56, %rd5;
 	ld.global.f32 %f30, [%rd29];
-	add.s64 %rd43, %rd29, 4;
-	ld.global.f32 %f31, [%rd43];
-	add.s64 %rd44, %rd29, 8;
-	ld.global.f32 %f32, [%rd44];
-	add.s64 %rd45, %rd29, 12;
-	ld.global.f32 %f33, [%rd45];
-	add.s64 %rd46, %rd29, 16;
-	ld.global.f32 %f34, [%rd46];
-	add.s64 %rd47, %rd29, 20;
-	ld.global.f32 %f35, [%rd47];
-	add.s64 %rd48, %rd29, 24;
-	ld.global.f64 %fd36, [%rd48];
+	mov.f32 %f328, %f30;
+	add.s64 %rd31, %rd29, 4;
+	ld.global.f32 %f33, [%rd31];
+	mov.f32 %f329, %f33;
+	add.s64 %rd34, %rd29, 8;
+	ld.global.f32 %f36, [%rd34];
+	mov.f32 %f330, %f36;
+	add.s64 %rd37, %rd29, 12;
+	ld.global.f32 %f39, [%rd37];
+	mov.f32 %f331, %f39;
+	add.s64 %rd40, %rd29, 16;
+	ld.global.f32 %f42, [%rd40];
+	mov.f32 %f332, %f42;
+	add.s64 %rd43, %rd29, 20;
+	ld.global.f32 %f45, [%rd43];
+	mov.f32 %f333, %f45;
+	add.s64 %rd46, %rd29, 24;
+	ld.global.f64 %fd48, [%rd46];
+	mov.f64 %fd334, %fd48;
 	add.s64 %rd49, %rd29, 32;
 	ld.global.u8 %rt5, [%rd49];
-	setp.ne.u32 %p37, %rt5, 0;
-	add.s64 %rd50, %rd29, 34;
-	ld.global.s16 %r38, [%rd50];
-	add.s64 %rd51, %rd29, 36;
-	ld.global.f32 %f39, [%rd51];
-	add.s64 %rd52, %rd29, 40;
-	ld.global.f32 %f40, [%rd52];
-	add.s64 %rd53, %rd29, 44;
-	ld.global.f32 %f41, [%rd53];
-	add.s64 %rd54, %rd29, 48;
-	ld.global.u8 %r42, [%rd54];
-	mov.f32 %f328, %f30;
-	mov.f32 %f329, %f31;
-	mov.f32 %f330, %f32;
-	mov.f32 %f331, %f33;
-	mov.f32 %f332, %f34;
-	mov.f32 %f333, %f35;
-	mov.f64 %fd334, %fd36;
-	mov.pred %p335, %p37;
-	mov.b32 %r336, %r38;
-	mov.f32 %f337, %f39;
-	mov.f32 %f338, %f40;
-	mov.f32 %f339, %f41;
-	mov.b32 %r340, %r42;
+	setp.ne.u32 %p51, %rt5, 0;
+	mov.pred %p335, %p51;
+	add.s64 %rd52, %rd29, 34;
+	ld.global.s16 %r54, [%rd52];
+	mov.b32 %r336, %r54;
+	add.s64 %rd55, %rd29, 36;
+	ld.global.f32 %f57, [%rd55];
+	mov.f32 %f337, %f57;
+	add.s64 %rd58, %rd29, 40;
+	ld.global.f32 %f60, [%rd58];
+	mov.f32 %f338, %f60;
+	add.s64 %rd61, %rd29, 44;
+	ld.global.f32 %f63, [%rd61];
+	mov.f32 %f339, %f63;
+	add.s64 %rd64, %rd29, 48;
+	ld.global.u8 %r66, [%rd64];
+	mov.b32 %r340, %r66;
 	mov.f32 %f70, %f331;
 	mov.f32 %f71, %f332;
 	mov.f32 %f72, %f333;
@@ -8347,11 +8373,11 @@ $L_10:
 	mov.f32 %f365, 0f00000000;
 	mov.f32 %f365, 0f3F800000;
 	mov.f32 %f255, %f363;
-	mov.f32 %f256, %f364;
-	mov.f32 %f257, %f365;
 	mov.f32 %f360, %f255;
-	mov.f32 %f361, %f256;
-	mov.f32 %f362, %f257;
+	mov.f32 %f258, %f364;
+	mov.f32 %f361, %f258;
+	mov.f32 %f261, %f365;
+	mov.f32 %f362, %f261;
 	mov.f32 %f264, %f328;
 	mov.f32 %f360, %f264;
 	mov.f32 %f266, %f360;
@@ -8398,15 +8424,15 @@ $L_12:
 	mov.f32 %f360, %f277;
 	mov.f32 %f361, %f278;
 	mov.f32 %f362, %f279;
-	mov.f32 %f318, %f360;
-	mov.f32 %f319, %f361;
-	mov.f32 %f320, %f362;
-	mad.lo.s64 %rd323, %rd15, 12, %rd12;
-	st.global.f32 [%rd323], %f318;
-	add.s64 %rd324, %rd323, 4;
-	st.global.f32 [%rd324], %f319;
-	add.s64 %rd325, %rd323, 8;
-	st.global.f32 [%rd325], %f320;
+	mad.lo.s64 %rd318, %rd15, 12, %rd12;
+	mov.f32 %f319, %f360;
+	st.global.f32 [%rd318], %f319;
+	add.s64 %rd321, %rd318, 4;
+	mov.f32 %f322, %f361;
+	st.global.f32 [%rd321], %f322;
+	add.s64 %rd324, %rd318, 8;
+	mov.f32 %f325, %f362;
+	st.global.f32 [%rd324], %f325;
 	add.s64 %rd326, %rd15, 1;
 	setp.lt.s64 %p327, %rd326, %rd3;
 	@!%p327 bra $L_14;
@@ -8508,13 +8534,13 @@ $L_10:
 	mov.f32 %f103, 0f3F000000;
 	mov.f32 %f104, 0f3E800000;
 	mov.f32 %f41, %f102;
-	mov.f32 %f42, %f103;
-	mov.f32 %f43, %f104;
 	st.local.f32 [%rd32], %f41;
-	add.s64 %rd46, %rd32, 4;
-	st.local.f32 [%rd46], %f42;
-	add.s64 %rd47, %rd32, 8;
-	st.local.f32 [%rd47], %f43;
+	add.s64 %rd43, %rd32, 4;
+	mov.f32 %f44, %f103;
+	st.local.f32 [%rd43], %f44;
+	add.s64 %rd46, %rd32, 8;
+	mov.f32 %f47, %f104;
+	st.local.f32 [%rd46], %f47;
 	sub.s64 %rd48, %rd9, 1;
 	max.s64 %rd49, %rd48, 0;
 	mad.lo.s64 %rd50, %rd49, 4, %rd19;
@@ -9217,13 +9243,13 @@ $L_46:
 	st.global.f32 [%rd288], %f249;
 	mov.u64 %rd289, qvar_copy_3;
 	mov.f64 %fd290, %fd328;
-	mov.f64 %fd291, %fd329;
-	mov.f64 %fd292, %fd330;
 	st.local.f64 [%rd289], %fd290;
-	add.s64 %rd295, %rd289, 8;
-	st.local.f64 [%rd295], %fd291;
-	add.s64 %rd296, %rd289, 16;
-	st.local.f64 [%rd296], %fd292;
+	add.s64 %rd292, %rd289, 8;
+	mov.f64 %fd293, %fd329;
+	st.local.f64 [%rd292], %fd293;
+	add.s64 %rd295, %rd289, 16;
+	mov.f64 %fd296, %fd330;
+	st.local.f64 [%rd295], %fd296;
 	mov.f64 %fd297, 0d0000000000000000;
 	mov.b64 %rd298, -1;
 $L_47:
@@ -9377,15 +9403,15 @@ $L_4:
 	st.local.f64 [%rd19], %fdt2;
 	mad.lo.s64 %rd20, %rd16, 24, %rd21;
 	ld.global.f64 %fd22, [%rd20];
-	add.s64 %rd25, %rd20, 8;
-	ld.global.f64 %fd23, [%rd25];
-	add.s64 %rd26, %rd20, 16;
-	ld.global.f64 %fd24, [%rd26];
 	st.local.f64 [%rd17], %fd22;
-	add.s64 %rd27, %rd17, 8;
-	st.local.f64 [%rd27], %fd23;
-	add.s64 %rd28, %rd17, 16;
-	st.local.f64 [%rd28], %fd24;
+	add.s64 %rd23, %rd20, 8;
+	add.s64 %rd24, %rd17, 8;
+	ld.global.f64 %fd25, [%rd23];
+	st.local.f64 [%rd24], %fd25;
+	add.s64 %rd26, %rd20, 16;
+	add.s64 %rd27, %rd17, 16;
+	ld.global.f64 %fd28, [%rd26];
+	st.local.f64 [%rd27], %fd28;
 	mov.u64 %rd29, qvar_local;
 	mov.f64 %fdt3, 0d0000000000000000;
 	st.local.f64 [%rd29], %fdt3;
@@ -9408,16 +9434,16 @@ $L_4:
 	mov.f64 %fd96, %fd40;
 	mov.f64 %fd97, 0d4020000000000000;
 	mov.f64 %fd42, %fd94;
-	mov.f64 %fd43, %fd95;
-	mov.f64 %fd44, %fd96;
-	mov.f64 %fd45, %fd97;
 	st.local.f64 [%rd29], %fd42;
-	add.s64 %rd49, %rd29, 8;
-	st.local.f64 [%rd49], %fd43;
-	add.s64 %rd50, %rd29, 16;
-	st.local.f64 [%rd50], %fd44;
-	add.s64 %rd51, %rd29, 24;
-	st.local.f64 [%rd51], %fd45;
+	add.s64 %rd44, %rd29, 8;
+	mov.f64 %fd45, %fd95;
+	st.local.f64 [%rd44], %fd45;
+	add.s64 %rd47, %rd29, 16;
+	mov.f64 %fd48, %fd96;
+	st.local.f64 [%rd47], %fd48;
+	add.s64 %rd50, %rd29, 24;
+	mov.f64 %fd51, %fd97;
+	st.local.f64 [%rd50], %fd51;
 	add.s64 %rd52, %rd16, 1;
 	sub.s64 %rd53, 2, %rd16;
 	mad.lo.s64 %rd54, %rd53, 8, %rd17;
@@ -9437,19 +9463,19 @@ $L_4:
 	mov.f64 %fdt10, 0d0000000000000000;
 	st.local.f64 [%rd60], %fdt10;
 	ld.local.f64 %fd61, [%rd29];
-	add.s64 %rd65, %rd29, 8;
-	ld.local.f64 %fd62, [%rd65];
-	add.s64 %rd66, %rd29, 16;
-	ld.local.f64 %fd63, [%rd66];
-	add.s64 %rd67, %rd29, 24;
-	ld.local.f64 %fd64, [%rd67];
 	st.local.f64 [%rd57], %fd61;
-	add.s64 %rd68, %rd57, 8;
-	st.local.f64 [%rd68], %fd62;
-	add.s64 %rd69, %rd57, 16;
-	st.local.f64 [%rd69], %fd63;
-	add.s64 %rd70, %rd57, 24;
-	st.local.f64 [%rd70], %fd64;
+	add.s64 %rd62, %rd29, 8;
+	add.s64 %rd63, %rd57, 8;
+	ld.local.f64 %fd64, [%rd62];
+	st.local.f64 [%rd63], %fd64;
+	add.s64 %rd65, %rd29, 16;
+	add.s64 %rd66, %rd57, 16;
+	ld.local.f64 %fd67, [%rd65];
+	st.local.f64 [%rd66], %fd67;
+	add.s64 %rd68, %rd29, 24;
+	add.s64 %rd69, %rd57, 24;
+	ld.local.f64 %fd70, [%rd68];
+	st.local.f64 [%rd69], %fd70;
 	add.s64 %rd71, %rd29, 0;
 	mov.f64 %fdt11, 0d401C000000000000;
 	st.local.f64 [%rd71], %fdt11;
@@ -9538,11 +9564,11 @@ $L_4:
 	mad.lo.s64 %rd23, %rd19, 4, %rd16;
 	ld.global.u8 %rt5, [%rd23];
 	setp.ne.u32 %p24, %rt5, 0;
-	add.s64 %rd27, %rd23, 1;
-	ld.global.u8 %rt6, [%rd27];
-	setp.ne.u32 %p25, %rt6, 0;
 	mov.pred %p61, %p24;
-	mov.pred %p62, %p25;
+	add.s64 %rd25, %rd23, 1;
+	ld.global.u8 %rt6, [%rd25];
+	setp.ne.u32 %p27, %rt6, 0;
+	mov.pred %p62, %p27;
 	mad.lo.s64 %rd31, %rd19, 1, %rd5;
 	ld.global.u8 %rt7, [%rd31];
 	setp.ne.u32 %p32, %rt7, 0;
@@ -10433,16 +10459,16 @@ $L_4:
 	mov.b32 %r70, 0;
 	add.s64 %rd16, %rd17, 0;
 	ld.global.f64 %fd19, [%rd16];
-	add.s64 %rd23, %rd16, 8;
-	ld.global.f64 %fd20, [%rd23];
-	add.s64 %rd24, %rd16, 16;
-	ld.global.f64 %fd21, [%rd24];
-	add.s64 %rd25, %rd16, 24;
-	ld.global.s32 %r22, [%rd25];
 	mov.f64 %fd67, %fd19;
-	mov.f64 %fd68, %fd20;
-	mov.f64 %fd69, %fd21;
-	mov.b32 %r70, %r22;
+	add.s64 %rd20, %rd16, 8;
+	ld.global.f64 %fd22, [%rd20];
+	mov.f64 %fd68, %fd22;
+	add.s64 %rd23, %rd16, 16;
+	ld.global.f64 %fd25, [%rd23];
+	mov.f64 %fd69, %fd25;
+	add.s64 %rd26, %rd16, 24;
+	ld.global.s32 %r28, [%rd26];
+	mov.b32 %r70, %r28;
 	mad.lo.s64 %rd29, %rd11, 16, %rd5;
 	ld.global.f64 %fd30, [%rd29];
 	add.s64 %rd32, %rd29, 8;
@@ -10493,6 +10519,164 @@ $L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_10:
+	ret;
+}
+
+.visible .entry Smooth_0(
+	.param .u64 Smooth_0_param_0,
+	.param .s64 Smooth_0_param_1,
+	.param .u64 Smooth_0_param_2,
+	.param .s64 Smooth_0_param_3,
+	.param .f32 Smooth_0_param_4
+)
+{
+	.local .align 4 .b8 qvar_taps[20];
+	.local .align 4 .b8 qvar_norm[8];
+	.reg .pred %p<97>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<103>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<112>;
+	.reg .f32 %ft<8>;
+
+$L_0:
+	ld.param.u64 %rd5, [Smooth_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Smooth_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Smooth_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Smooth_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+	mov.u64 %rd17, qvar_taps;
+	mov.f32 %ft0, 0f00000000;
+	st.local.f32 [%rd17], %ft0;
+	add.s64 %rd18, %rd17, 4;
+	mov.f32 %ft1, 0f00000000;
+	st.local.f32 [%rd18], %ft1;
+	add.s64 %rd19, %rd17, 8;
+	mov.f32 %ft2, 0f00000000;
+	st.local.f32 [%rd19], %ft2;
+	add.s64 %rd20, %rd17, 12;
+	mov.f32 %ft3, 0f00000000;
+	st.local.f32 [%rd20], %ft3;
+	add.s64 %rd21, %rd17, 16;
+	mov.f32 %ft4, 0f00000000;
+	st.local.f32 [%rd21], %ft4;
+	mov.f32 %f103, 0f00000000;
+	mov.f32 %f104, 0f00000000;
+	mov.f32 %f105, 0f00000000;
+	mov.f32 %f106, 0f00000000;
+	mov.f32 %f107, 0f00000000;
+	mov.f32 %f103, 0f3F800000;
+	mov.f32 %f104, 0f40800000;
+	mov.f32 %f105, 0f40C00000;
+	mov.f32 %f106, 0f40800000;
+	mov.f32 %f107, 0f3F800000;
+	mov.f32 %f32, %f103;
+	st.local.f32 [%rd17], %f32;
+	add.s64 %rd34, %rd17, 4;
+	mov.f32 %f35, %f104;
+	st.local.f32 [%rd34], %f35;
+	add.s64 %rd37, %rd17, 8;
+	mov.f32 %f38, %f105;
+	st.local.f32 [%rd37], %f38;
+	add.s64 %rd40, %rd17, 12;
+	mov.f32 %f41, %f106;
+	st.local.f32 [%rd40], %f41;
+	add.s64 %rd43, %rd17, 16;
+	mov.f32 %f44, %f107;
+	st.local.f32 [%rd43], %f44;
+	mov.u64 %rd66, qvar_norm;
+	mov.f32 %ft5, 0f00000000;
+	st.local.f32 [%rd66], %ft5;
+	add.s64 %rd67, %rd66, 4;
+	mov.f32 %ft6, 0f00000000;
+	st.local.f32 [%rd67], %ft6;
+	add.s64 %rd68, %rd66, 0;
+	mov.f32 %ft7, 0f3D800000;
+	st.local.f32 [%rd68], %ft7;
+	ld.param.f32 %f70, [Smooth_0_param_4];
+	mul.rn.f32 %f69, %f70, 0f40000000;
+	add.s64 %rd71, %rd66, 4;
+	st.local.f32 [%rd71], %f69;
+	mov.f32 %f108, 0f00000000;
+	mov.f32 %f109, 0f00000000;
+	mov.f32 %f110, 0f00000000;
+	mov.f32 %f111, 0f00000000;
+	mov.f32 %f110, 0f3F000000;
+	mov.f32 %f111, %f70;
+	mov.f32 %f81, %f110;
+	mov.f32 %f108, %f81;
+	mov.f32 %f84, %f111;
+	mov.f32 %f109, %f84;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_9;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	mov.f32 %f49, 0f00000000;
+	mov.b64 %rd50, -1;
+$L_5:
+	add.s64 %rd51, %rd50, 1;
+	setp.lt.s64 %p52, %rd51, 5;
+	@!%p52 bra $L_7;
+$L_6:
+	add.s64 %rd53, %rd11, %rd51;
+	sub.s64 %rd54, %rd53, 2;
+	max.s64 %rd55, %rd54, 0;
+	mov.b64 %rd56, %rd6;
+	sub.s64 %rd57, %rd56, 1;
+	min.s64 %rd58, %rd55, %rd57;
+	mad.lo.s64 %rd59, %rd51, 4, %rd17;
+	ld.local.f32 %f60, [%rd59];
+	mad.lo.s64 %rd61, %rd58, 4, %rd5;
+	ld.global.f32 %f62, [%rd61];
+	mul.rn.f32 %f63, %f60, %f62;
+	add.rn.f32 %f64, %f49, %f63;
+	mov.f32 %f49, %f64;
+	mov.b64 %rd50, %rd51;
+	bra.uni $L_5;
+$L_7:
+	add.s64 %rd65, %rd66, 0;
+	ld.local.f32 %f72, [%rd65];
+	mul.rn.f32 %f73, %f49, %f72;
+	mov.f32 %f85, %f108;
+	mul.rn.f32 %f86, %f73, %f85;
+	mov.f32 %f88, %f109;
+	add.rn.f32 %f89, %f86, %f88;
+	shr.s64 %rd97, %rd11, 63;
+	and.b64 %rd98, %rd97, 1;
+	add.s64 %rd99, %rd11, %rd98;
+	shr.s64 %rd100, %rd99, 1;
+	mul.lo.s64 %rd101, %rd100, 2;
+	sub.s64 %rd102, %rd11, %rd101;
+	mov.b64 %rd90, %rd102;
+	mad.lo.s64 %rd91, %rd90, 4, %rd66;
+	ld.local.f32 %f92, [%rd91];
+	add.rn.f32 %f93, %f89, %f92;
+	mad.lo.s64 %rd94, %rd11, 4, %rd8;
+	st.global.f32 [%rd94], %f93;
+	add.s64 %rd95, %rd11, 1;
+	setp.lt.s64 %p96, %rd95, %rd3;
+	@!%p96 bra $L_9;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_9:
 	ret;
 }
 `

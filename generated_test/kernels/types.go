@@ -230,3 +230,26 @@ type JuliaParams struct {
 	Radius  float64
 	MaxIter int32
 }
+
+// Weights is built before Smooth's parallel loop.
+type Weights struct{ Center, Edge float32 }
+
+// Smooth uses filter taps, a struct and an array built before its parallel
+// loop: the loop's task builds them again.
+//
+//qd:kernel
+func Smooth(in, out []float32, bias float32) {
+	taps := [5]float32{1, 4, 6, 4, 1}
+	w := Weights{Center: 0.5, Edge: bias}
+	var norm [2]float32
+	norm[0] = 1.0 / 16
+	norm[1] = bias * 2
+	for i := range min(len(in), len(out)) {
+		var s float32
+		for k := range taps {
+			j := min(max(i+k-2, 0), len(in)-1)
+			s += taps[k] * in[j]
+		}
+		out[i] = s*norm[0]*w.Center + w.Edge + norm[i%2]
+	}
+}
