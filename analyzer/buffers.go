@@ -57,4 +57,3 @@ func hasTypeParam(t types.Type) bool {
 	}
 	return false
 }
-
