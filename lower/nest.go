@@ -239,10 +239,13 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 			steps[k] = step
 			break
 		}
-		tb.emit(ir.Instr{Op: ir.OpRem, Type: u, Dst: idx[k], Args: []ir.Arg{tid, counts[k]}})
-		tid = ir.R(tb.op(ir.OpDiv, u, tid, counts[k]))
-		steps[k] = ir.R(tb.op(ir.OpRem, u, step, counts[k]))
-		step = ir.R(tb.op(ir.OpDiv, u, step, counts[k]))
+		// One division each: the remainder is what the quotient leaves.
+		q := tb.op(ir.OpDiv, u, tid, counts[k])
+		tb.emit(ir.Instr{Op: ir.OpSub, Type: u, Dst: idx[k], Args: []ir.Arg{tid, ir.R(tb.op(ir.OpMul, u, ir.R(q), counts[k]))}})
+		tid = ir.R(q)
+		qs := tb.op(ir.OpDiv, u, step, counts[k])
+		steps[k] = ir.R(tb.op(ir.OpSub, u, step, ir.R(tb.op(ir.OpMul, u, ir.R(qs), counts[k]))))
+		step = ir.R(qs)
 	}
 	tb.jump(head)
 	more := tb.op(ir.OpLt, u, ir.R(idx[0]), counts[0])

@@ -53,21 +53,28 @@ func (lp *irLoop) size(t *ir.Task) int {
 	return n
 }
 
-// usesThreadCount reports whether the loop uses the grid's thread count,
-// or a value computed from it: then it is a grid-stride loop, whose
-// iterations are whole loop bodies already.
+// usesThreadCount reports whether the loop steps by the grid's thread
+// count, or by a value computed from it before any loop (the steps of a
+// loop nest's indices): then it is a grid-stride loop, whose iterations
+// are whole loop bodies already.
 func (lp *irLoop) usesThreadCount(t *ir.Task) bool {
+	inLoop := make([]bool, len(t.Blocks))
+	for _, l := range t.Loops() {
+		for _, b := range l.Blocks() {
+			inLoop[b] = true
+		}
+	}
 	derived := map[ir.Reg]bool{}
 	for changed := true; changed; {
 		changed = false
-		for _, b := range t.Blocks {
+		for bi, b := range t.Blocks {
 			for _, in := range b.Instrs {
 				if in.Dst == ir.NoReg || derived[in.Dst] {
 					continue
 				}
 				from := in.Op == ir.OpThreadCount
 				for _, a := range in.Args {
-					from = from || !a.Imm && derived[a.Reg]
+					from = from || !inLoop[bi] && !a.Imm && derived[a.Reg]
 				}
 				if from {
 					derived[in.Dst], changed = true, true

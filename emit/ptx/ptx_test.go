@@ -32,7 +32,10 @@ func load(t *testing.T) map[string][]*ir.Kernel {
 	files := map[string][]*ir.Kernel{}
 	for _, dir := range kernelDirs {
 		for _, f := range lowertest.Load(t, dir) {
-			files[filepath.Base(dir)+"_"+f.Name] = f.Kernels
+			// The name of the file's directory is not enough: two are
+			// named kernels.
+			name := strings.NewReplacer("../", "", "/", "_").Replace(dir) + "_" + f.Name
+			files[name] = f.Kernels
 		}
 	}
 	return files
@@ -162,7 +165,7 @@ func TestCodegen(t *testing.T) {
 	files := map[string][]*ir.Kernel{}
 	for _, dir := range kernelDirs[:2] {
 		for _, f := range lowertest.Load(t, dir) {
-			files[filepath.Base(dir)+"_"+f.Name] = f.Kernels
+			files[filepath.Join(dir, f.Name)] = f.Kernels // both directories are named kernels
 		}
 	}
 	all := map[string]*ir.Kernel{}
@@ -197,6 +200,15 @@ func TestCodegen(t *testing.T) {
 		{entry: "Narrow_0", must: []string{`bfe\.s32 %r\d+, %r\d+, 0, 8`, `and\.b32 %r\d+, %r\d+, 255`}},
 		// A 64-bit shift count is clamped before the shift.
 		{entry: "Shifts_0", must: []string{`min\.u64`}},
+		// Structs in slices are read and written field by field in global
+		// memory, a bool as a byte; local structs and arrays indexed by
+		// constants live in registers; tables are read from global memory.
+		{entry: "Move_0", must: []string{`ld\.global\.u8`, `st\.global\.f32`}, never: []string{`\.local`}},
+		{entry: "Filter_0", must: []string{`ld\.global\.f32 %f\d+, \[%rd\d+\]`}, never: []string{`\.local`}},
+		// Complex division is the runtime's, in float64 for complex64.
+		{entry: "Divide_0", must: []string{`div\.rn\.f64`, `cvt\.rn\.f32\.f64`}, never: []string{`div\.rn\.f32`}},
+		// A loop nest divides only to split each thread's first index.
+		{entry: "Image_0", must: []string{`div\.u64`}, never: []string{`rem\.`}},
 	} {
 		body := entry(t, module, c.entry)
 		for _, re := range c.must {
