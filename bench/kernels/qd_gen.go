@@ -33,12 +33,12 @@ var qdModule = &rt.ModuleSpec{
 			Block:    1,
 			Entry:    "TwoSpins_0",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    2,
 			Entry:    "TwoSpins_1",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}},
 	}, {
 		Name: "TwoSpinsSerial",
@@ -56,42 +56,42 @@ var qdModule = &rt.ModuleSpec{
 			Block:    1,
 			Entry:    "EightSpins_0",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    2,
 			Entry:    "EightSpins_1",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    3,
 			Entry:    "EightSpins_2",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    4,
 			Entry:    "EightSpins_3",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    5,
 			Entry:    "EightSpins_4",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    6,
 			Entry:    "EightSpins_5",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    7,
 			Entry:    "EightSpins_6",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    8,
 			Entry:    "EightSpins_7",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}},
 	}, {
 		Groups: []int{4},
@@ -100,28 +100,58 @@ var qdModule = &rt.ModuleSpec{
 			Block:    1,
 			Entry:    "FourTiny_0",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    2,
 			Entry:    "FourTiny_1",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    3,
 			Entry:    "FourTiny_2",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    4,
 			Entry:    "FourTiny_3",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}},
 	}, {
 		Name: "Tiny",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Tiny_0",
-			Parallel: false,
+			Parallel: true,
+		}},
+	}, {
+		Name: "NBodyAoS",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "NBodyAoS_0",
+			Parallel: true,
+		}, {
+			Entry:    "NBodyAoS_1",
+			Parallel: true,
+		}},
+	}, {
+		Name: "NBodySoA",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "NBodySoA_0",
+			Parallel: true,
+		}, {
+			Entry:    "NBodySoA_1",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Shade2D",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Shade2D_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Shade1D",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Shade1D_0",
+			Parallel: true,
 		}},
 	}},
 	Package: "github.com/qdgo/qd/bench/kernels",
@@ -230,7 +260,7 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
-	qdCounts := [2]int64{1, 1}
+	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -360,7 +390,7 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	rt.PutBuffer(qdArgs[:], 96, a6)
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
-	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
+	qdCounts := [8]int64{int64(a0.Len()), int64(a1.Len()), int64(a2.Len()), int64(a3.Len()), int64(a4.Len()), int64(a5.Len()), int64(a6.Len()), int64(a7.Len())}
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -399,7 +429,7 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutBuffer(qdArgs[:], 48, d)
-	qdCounts := [4]int64{1, 1, 1, 1}
+	qdCounts := [4]int64{int64(a.Len()), int64(b.Len()), int64(c.Len()), int64(d.Len())}
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -417,8 +447,95 @@ func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
-	qdCounts := [1]int64{1}
+	qdCounts := [1]int64{int64(a.Len())}
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// NBodyAoS launches kernel NBodyAoS (types.go:31) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) NBodyAoS(ps *rt.Buffer[Particle], dt float32, soft float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "NBodyAoS", ps); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdOpts, func() {
+			NBodyAoS(ps.CPUSlice(), dt, soft)
+		})
+	}
+	var qdArgs [24]byte
+	rt.PutBuffer(qdArgs[:], 0, ps)
+	rt.PutFloat32(qdArgs[:], 16, float32(dt))
+	rt.PutFloat32(qdArgs[:], 20, float32(soft))
+	qdCounts := [2]int64{int64(ps.Len()), int64(ps.Len())}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// NBodySoA launches kernel NBodySoA (types.go:51) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) NBodySoA(x *rt.Buffer[float32], y *rt.Buffer[float32], z *rt.Buffer[float32], vx *rt.Buffer[float32], vy *rt.Buffer[float32], vz *rt.Buffer[float32], m *rt.Buffer[float32], dt float32, soft float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "NBodySoA", x, y, z, vx, vy, vz, m); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdOpts, func() {
+			NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
+		})
+	}
+	var qdArgs [120]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, z)
+	rt.PutBuffer(qdArgs[:], 48, vx)
+	rt.PutBuffer(qdArgs[:], 64, vy)
+	rt.PutBuffer(qdArgs[:], 80, vz)
+	rt.PutBuffer(qdArgs[:], 96, m)
+	rt.PutFloat32(qdArgs[:], 112, float32(dt))
+	rt.PutFloat32(qdArgs[:], 116, float32(soft))
+	qdCounts := [2]int64{min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len())), min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len()))}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Shade2D launches kernel Shade2D (types.go:73) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Shade2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Shade2D", out, in); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdOpts, func() {
+			Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	qdCounts := [1]int64{(min(max(int64(h), int64(0)), int64(2097152)) * min(max(int64(w), int64(0)), int64(2097152)))}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Shade1D launches kernel Shade1D (types.go:85) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Shade1D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Shade1D", out, in); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdOpts, func() {
+			Shade1D(out.CPUSlice(), in.CPUSlice(), w)
+		})
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	qdCounts := [1]int64{min(int64(out.Len()), int64(in.Len()))}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -701,145 +818,157 @@ $L_22:
 	.param .s64 TwoSpins_0_param_4
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [TwoSpins_0_param_0];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [TwoSpins_0_param_1];
-	ld.param.s64 %rd6, [TwoSpins_0_param_4];
+	ld.param.u64 %rd7, [TwoSpins_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [TwoSpins_0_param_1];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [TwoSpins_0_param_4];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -851,145 +980,157 @@ $L_22:
 	.param .s64 TwoSpins_1_param_4
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [TwoSpins_1_param_2];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [TwoSpins_1_param_3];
-	ld.param.s64 %rd6, [TwoSpins_1_param_4];
+	ld.param.u64 %rd7, [TwoSpins_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [TwoSpins_1_param_3];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [TwoSpins_1_param_4];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -1331,145 +1472,157 @@ $L_22:
 	.param .s64 EightSpins_0_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_0_param_0];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_0_param_1];
-	ld.param.s64 %rd6, [EightSpins_0_param_16];
+	ld.param.u64 %rd7, [EightSpins_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_0_param_1];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_0_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -1493,145 +1646,157 @@ $L_22:
 	.param .s64 EightSpins_1_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_1_param_2];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_1_param_3];
-	ld.param.s64 %rd6, [EightSpins_1_param_16];
+	ld.param.u64 %rd7, [EightSpins_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_1_param_3];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_1_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -1655,145 +1820,157 @@ $L_22:
 	.param .s64 EightSpins_2_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_2_param_4];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_2_param_5];
-	ld.param.s64 %rd6, [EightSpins_2_param_16];
+	ld.param.u64 %rd7, [EightSpins_2_param_4];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_2_param_5];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_2_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -1817,145 +1994,157 @@ $L_22:
 	.param .s64 EightSpins_3_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_3_param_6];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_3_param_7];
-	ld.param.s64 %rd6, [EightSpins_3_param_16];
+	ld.param.u64 %rd7, [EightSpins_3_param_6];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_3_param_7];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_3_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -1979,145 +2168,157 @@ $L_22:
 	.param .s64 EightSpins_4_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_4_param_8];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_4_param_9];
-	ld.param.s64 %rd6, [EightSpins_4_param_16];
+	ld.param.u64 %rd7, [EightSpins_4_param_8];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_4_param_9];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_4_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -2141,145 +2342,157 @@ $L_22:
 	.param .s64 EightSpins_5_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_5_param_10];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_5_param_11];
-	ld.param.s64 %rd6, [EightSpins_5_param_16];
+	ld.param.u64 %rd7, [EightSpins_5_param_10];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_5_param_11];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_5_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -2303,145 +2516,157 @@ $L_22:
 	.param .s64 EightSpins_6_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_6_param_12];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_6_param_13];
-	ld.param.s64 %rd6, [EightSpins_6_param_16];
+	ld.param.u64 %rd7, [EightSpins_6_param_12];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_6_param_13];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_6_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -2465,145 +2690,157 @@ $L_22:
 	.param .s64 EightSpins_7_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_7_param_14];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_7_param_15];
-	ld.param.s64 %rd6, [EightSpins_7_param_16];
+	ld.param.u64 %rd7, [EightSpins_7_param_14];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_7_param_15];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_7_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_21;
 $L_3:
-	mov.b64 %rd9, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	setp.gt.s64 %p12, %rd13, 0;
+	@!%p12 bra $L_22;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
+	add.s64 %rd24, %rd10, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_21;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
 	ret;
 $L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 }
 
@@ -2618,80 +2855,50 @@ $L_22:
 	.param .s64 FourTiny_0_param_7
 )
 {
-	.reg .pred %p<16>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .pred %p<14>;
+	.reg .b32 %r<17>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<18>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [FourTiny_0_param_0];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [FourTiny_0_param_1];
+	ld.param.u64 %rd7, [FourTiny_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [FourTiny_0_param_1];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd5, %rd1;
-	mov.b64 %rd6, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
 $L_5:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mad.lo.s64 %rd14, %rd12, 4, %rd4;
+	ld.global.s32 %r15, [%rd14];
+	add.s32 %r16, %r15, 1;
+	mad.lo.s64 %rd17, %rd12, 4, %rd4;
+	st.global.s32 [%rd17], %r16;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_7:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-$L_9:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-$L_11:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	bra.uni $L_4;
-$L_13:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-	@!%p8 bra $L_15;
-$L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	bra.uni $L_13;
-$L_15:
 	ret;
 }
 
@@ -2706,80 +2913,50 @@ $L_15:
 	.param .s64 FourTiny_1_param_7
 )
 {
-	.reg .pred %p<16>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .pred %p<14>;
+	.reg .b32 %r<17>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<18>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [FourTiny_1_param_2];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [FourTiny_1_param_3];
+	ld.param.u64 %rd7, [FourTiny_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [FourTiny_1_param_3];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd5, %rd1;
-	mov.b64 %rd6, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
 $L_5:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mad.lo.s64 %rd14, %rd12, 4, %rd4;
+	ld.global.s32 %r15, [%rd14];
+	add.s32 %r16, %r15, 1;
+	mad.lo.s64 %rd17, %rd12, 4, %rd4;
+	st.global.s32 [%rd17], %r16;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_7:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-$L_9:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-$L_11:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	bra.uni $L_4;
-$L_13:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-	@!%p8 bra $L_15;
-$L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	bra.uni $L_13;
-$L_15:
 	ret;
 }
 
@@ -2794,80 +2971,50 @@ $L_15:
 	.param .s64 FourTiny_2_param_7
 )
 {
-	.reg .pred %p<16>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .pred %p<14>;
+	.reg .b32 %r<17>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<18>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [FourTiny_2_param_4];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [FourTiny_2_param_5];
+	ld.param.u64 %rd7, [FourTiny_2_param_4];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [FourTiny_2_param_5];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd5, %rd1;
-	mov.b64 %rd6, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
 $L_5:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mad.lo.s64 %rd14, %rd12, 4, %rd4;
+	ld.global.s32 %r15, [%rd14];
+	add.s32 %r16, %r15, 1;
+	mad.lo.s64 %rd17, %rd12, 4, %rd4;
+	st.global.s32 [%rd17], %r16;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_7:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-$L_9:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-$L_11:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	bra.uni $L_4;
-$L_13:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-	@!%p8 bra $L_15;
-$L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	bra.uni $L_13;
-$L_15:
 	ret;
 }
 
@@ -2882,80 +3029,50 @@ $L_15:
 	.param .s64 FourTiny_3_param_7
 )
 {
-	.reg .pred %p<16>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .pred %p<14>;
+	.reg .b32 %r<17>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<18>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [FourTiny_3_param_6];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [FourTiny_3_param_7];
+	ld.param.u64 %rd7, [FourTiny_3_param_6];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [FourTiny_3_param_7];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	mov.b64 %rd5, %rd1;
-	mov.b64 %rd6, -1;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	mov.b64 %rd11, %rd2;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
 $L_5:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mad.lo.s64 %rd14, %rd12, 4, %rd4;
+	ld.global.s32 %r15, [%rd14];
+	add.s32 %r16, %r15, 1;
+	mad.lo.s64 %rd17, %rd12, 4, %rd4;
+	st.global.s32 [%rd17], %r16;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_7:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-$L_9:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-$L_11:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-$L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	bra.uni $L_4;
-$L_13:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-	@!%p8 bra $L_15;
-$L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	bra.uni $L_13;
-$L_15:
 	ret;
 }
 
@@ -2964,77 +3081,1067 @@ $L_15:
 	.param .s64 Tiny_0_param_1
 )
 {
-	.reg .pred %p<13>;
-	.reg .b32 %r<9>;
-	.reg .b64 %rd<12>;
+	.reg .pred %p<11>;
+	.reg .b32 %r<14>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<15>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd0, [Tiny_0_param_0];
-	cvta.to.global.u64 %rd0, %rd0;
-	ld.param.u64 %rd1, [Tiny_0_param_1];
+	ld.param.u64 %rd4, [Tiny_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Tiny_0_param_1];
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd2, %rd1;
-	mov.b64 %rd3, -1;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	max.s64 %rd10, %rd2, -9223372036854775804;
-	sub.s64 %rd11, %rd10, 4;
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
 $L_3:
-	setp.lt.s64 %p12, %rd3, %rd11;
-	@!%p12 bra $L_12;
+	mov.b64 %rd8, %rd2;
 $L_4:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
 $L_5:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	add.s32 %r13, %r12, 1;
+	mad.lo.s64 %rd14, %rd9, 4, %rd4;
+	st.global.s32 [%rd14], %r13;
 $L_6:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_7:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
+	ret;
+}
+
+.visible .entry NBodyAoS_0(
+	.param .u64 NBodyAoS_0_param_0,
+	.param .s64 NBodyAoS_0_param_1,
+	.param .f32 NBodyAoS_0_param_2,
+	.param .f32 NBodyAoS_0_param_3
+)
+{
+	.reg .pred %p<25>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<258>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<303>;
+	.reg .f64 %fd<104>;
+
+$L_0:
+	ld.param.u64 %rd4, [NBodyAoS_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [NBodyAoS_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f100, [NBodyAoS_0_param_3];
+	ld.param.f32 %f190, [NBodyAoS_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_21;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_21;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 28, %rd4;
+	add.s64 %rd12, %rd11, 0;
+	ld.global.f32 %f13, [%rd12];
+	add.s64 %rd16, %rd12, 4;
+	ld.global.f32 %f14, [%rd16];
+	add.s64 %rd17, %rd12, 8;
+	ld.global.f32 %f15, [%rd17];
+	mov.b64 %rd18, %rd5;
+	mov.f32 %f19, 0f00000000;
+	mov.f32 %f20, 0f00000000;
+	mov.f32 %f21, 0f00000000;
+	mov.b64 %rd22, -1;
+$L_6:
+	add.s64 %rd23, %rd22, 1;
+	setp.lt.s64 %p24, %rd23, %rd18;
+	@!%p24 bra $L_16;
+$L_7:
+	mad.lo.s64 %rd25, %rd23, 28, %rd4;
+	add.s64 %rd26, %rd25, 0;
+	ld.global.f32 %f27, [%rd26];
+	add.s64 %rd30, %rd26, 4;
+	ld.global.f32 %f28, [%rd30];
+	add.s64 %rd31, %rd26, 8;
+	ld.global.f32 %f29, [%rd31];
 $L_8:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
+	mov.f32 %f258, 0f00000000;
+	mov.f32 %f259, 0f00000000;
+	mov.f32 %f260, 0f00000000;
+	mov.f32 %f258, %f27;
+	mov.f32 %f259, %f28;
+	mov.f32 %f260, %f29;
+	mov.f32 %f261, 0f00000000;
+	mov.f32 %f262, 0f00000000;
+	mov.f32 %f263, 0f00000000;
+	mov.f32 %f261, %f13;
+	mov.f32 %f262, %f14;
+	mov.f32 %f263, %f15;
+	mov.f32 %f264, 0f00000000;
+	mov.f32 %f265, 0f00000000;
+	mov.f32 %f266, 0f00000000;
+	mov.f32 %f50, %f258;
+	mov.f32 %f52, %f261;
+	sub.rn.f32 %f53, %f50, %f52;
+	mov.f32 %f264, %f53;
+	mov.f32 %f56, %f259;
+	mov.f32 %f58, %f262;
+	sub.rn.f32 %f59, %f56, %f58;
+	mov.f32 %f265, %f59;
+	mov.f32 %f62, %f260;
+	mov.f32 %f64, %f263;
+	sub.rn.f32 %f65, %f62, %f64;
+	mov.f32 %f266, %f65;
+	mov.f32 %f66, %f264;
+	mov.f32 %f67, %f265;
+	mov.f32 %f68, %f266;
+	mov.f32 %f32, %f66;
+	mov.f32 %f33, %f67;
+	mov.f32 %f34, %f68;
 $L_9:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
+	mov.f32 %f267, 0f00000000;
+	mov.f32 %f268, 0f00000000;
+	mov.f32 %f269, 0f00000000;
+	mov.f32 %f267, %f32;
+	mov.f32 %f268, %f33;
+	mov.f32 %f269, %f34;
+	mov.f32 %f270, 0f00000000;
+	mov.f32 %f271, 0f00000000;
+	mov.f32 %f272, 0f00000000;
+	mov.f32 %f270, %f32;
+	mov.f32 %f271, %f33;
+	mov.f32 %f272, %f34;
+	mov.f32 %f83, %f267;
+	mov.f32 %f85, %f270;
+	mul.rn.f32 %f86, %f83, %f85;
+	mov.f32 %f88, %f268;
+	mov.f32 %f90, %f271;
+	mul.rn.f32 %f91, %f88, %f90;
+	add.rn.f32 %f92, %f86, %f91;
+	mov.f32 %f94, %f269;
+	mov.f32 %f96, %f272;
+	mul.rn.f32 %f97, %f94, %f96;
+	add.rn.f32 %f98, %f92, %f97;
+	mov.f32 %f71, %f98;
 $L_10:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
+	add.rn.f32 %f99, %f71, %f100;
 $L_11:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
-	bra.uni $L_3;
+	sqrt.rn.f32 %f104, %f99;
+	div.rn.f32 %f105, 0f3F800000, %f104;
+	mov.f32 %f101, %f105;
 $L_12:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
-	@!%p5 bra $L_14;
+	mad.lo.s64 %rd106, %rd23, 28, %rd4;
+	add.s64 %rd107, %rd106, 24;
+	ld.global.f32 %f108, [%rd107];
+	mul.rn.f32 %f109, %f108, %f101;
+	mul.rn.f32 %f110, %f109, %f101;
+	mul.rn.f32 %f111, %f110, %f101;
 $L_13:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
-	bra.uni $L_12;
+	mov.f32 %f273, 0f00000000;
+	mov.f32 %f274, 0f00000000;
+	mov.f32 %f275, 0f00000000;
+	mov.f32 %f273, %f32;
+	mov.f32 %f274, %f33;
+	mov.f32 %f275, %f34;
+	mov.f32 %f276, 0f00000000;
+	mov.f32 %f277, 0f00000000;
+	mov.f32 %f278, 0f00000000;
+	mov.f32 %f125, %f273;
+	mul.rn.f32 %f126, %f125, %f111;
+	mov.f32 %f276, %f126;
+	mov.f32 %f129, %f274;
+	mul.rn.f32 %f130, %f129, %f111;
+	mov.f32 %f277, %f130;
+	mov.f32 %f133, %f275;
+	mul.rn.f32 %f134, %f133, %f111;
+	mov.f32 %f278, %f134;
+	mov.f32 %f135, %f276;
+	mov.f32 %f136, %f277;
+	mov.f32 %f137, %f278;
+	mov.f32 %f112, %f135;
+	mov.f32 %f113, %f136;
+	mov.f32 %f114, %f137;
 $L_14:
+	mov.f32 %f279, 0f00000000;
+	mov.f32 %f280, 0f00000000;
+	mov.f32 %f281, 0f00000000;
+	mov.f32 %f279, %f19;
+	mov.f32 %f280, %f20;
+	mov.f32 %f281, %f21;
+	mov.f32 %f282, 0f00000000;
+	mov.f32 %f283, 0f00000000;
+	mov.f32 %f284, 0f00000000;
+	mov.f32 %f282, %f112;
+	mov.f32 %f283, %f113;
+	mov.f32 %f284, %f114;
+	mov.f32 %f285, 0f00000000;
+	mov.f32 %f286, 0f00000000;
+	mov.f32 %f287, 0f00000000;
+	mov.f32 %f158, %f279;
+	mov.f32 %f160, %f282;
+	add.rn.f32 %f161, %f158, %f160;
+	mov.f32 %f285, %f161;
+	mov.f32 %f164, %f280;
+	mov.f32 %f166, %f283;
+	add.rn.f32 %f167, %f164, %f166;
+	mov.f32 %f286, %f167;
+	mov.f32 %f170, %f281;
+	mov.f32 %f172, %f284;
+	add.rn.f32 %f173, %f170, %f172;
+	mov.f32 %f287, %f173;
+	mov.f32 %f174, %f285;
+	mov.f32 %f175, %f286;
+	mov.f32 %f176, %f287;
+	mov.f32 %f140, %f174;
+	mov.f32 %f141, %f175;
+	mov.f32 %f142, %f176;
+$L_15:
+	mov.f32 %f19, %f140;
+	mov.f32 %f20, %f141;
+	mov.f32 %f21, %f142;
+	mov.b64 %rd22, %rd23;
+	bra.uni $L_6;
+$L_16:
+	mad.lo.s64 %rd179, %rd9, 28, %rd4;
+	mad.lo.s64 %rd180, %rd9, 28, %rd4;
+	add.s64 %rd181, %rd180, 12;
+	ld.global.f32 %f182, [%rd181];
+	add.s64 %rd185, %rd181, 4;
+	ld.global.f32 %f183, [%rd185];
+	add.s64 %rd186, %rd181, 8;
+	ld.global.f32 %f184, [%rd186];
+$L_17:
+	mov.f32 %f288, 0f00000000;
+	mov.f32 %f289, 0f00000000;
+	mov.f32 %f290, 0f00000000;
+	mov.f32 %f288, %f19;
+	mov.f32 %f289, %f20;
+	mov.f32 %f290, %f21;
+	mov.f32 %f291, 0f00000000;
+	mov.f32 %f292, 0f00000000;
+	mov.f32 %f293, 0f00000000;
+	mov.f32 %f201, %f288;
+	mul.rn.f32 %f202, %f201, %f190;
+	mov.f32 %f291, %f202;
+	mov.f32 %f205, %f289;
+	mul.rn.f32 %f206, %f205, %f190;
+	mov.f32 %f292, %f206;
+	mov.f32 %f209, %f290;
+	mul.rn.f32 %f210, %f209, %f190;
+	mov.f32 %f293, %f210;
+	mov.f32 %f211, %f291;
+	mov.f32 %f212, %f292;
+	mov.f32 %f213, %f293;
+	mov.f32 %f187, %f211;
+	mov.f32 %f188, %f212;
+	mov.f32 %f189, %f213;
+$L_18:
+	mov.f32 %f294, 0f00000000;
+	mov.f32 %f295, 0f00000000;
+	mov.f32 %f296, 0f00000000;
+	mov.f32 %f294, %f182;
+	mov.f32 %f295, %f183;
+	mov.f32 %f296, %f184;
+	mov.f32 %f297, 0f00000000;
+	mov.f32 %f298, 0f00000000;
+	mov.f32 %f299, 0f00000000;
+	mov.f32 %f297, %f187;
+	mov.f32 %f298, %f188;
+	mov.f32 %f299, %f189;
+	mov.f32 %f300, 0f00000000;
+	mov.f32 %f301, 0f00000000;
+	mov.f32 %f302, 0f00000000;
+	mov.f32 %f234, %f294;
+	mov.f32 %f236, %f297;
+	add.rn.f32 %f237, %f234, %f236;
+	mov.f32 %f300, %f237;
+	mov.f32 %f240, %f295;
+	mov.f32 %f242, %f298;
+	add.rn.f32 %f243, %f240, %f242;
+	mov.f32 %f301, %f243;
+	mov.f32 %f246, %f296;
+	mov.f32 %f248, %f299;
+	add.rn.f32 %f249, %f246, %f248;
+	mov.f32 %f302, %f249;
+	mov.f32 %f250, %f300;
+	mov.f32 %f251, %f301;
+	mov.f32 %f252, %f302;
+	mov.f32 %f216, %f250;
+	mov.f32 %f217, %f251;
+	mov.f32 %f218, %f252;
+$L_19:
+	add.s64 %rd255, %rd179, 12;
+	st.global.f32 [%rd255], %f216;
+	add.s64 %rd256, %rd255, 4;
+	st.global.f32 [%rd256], %f217;
+	add.s64 %rd257, %rd255, 8;
+	st.global.f32 [%rd257], %f218;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_21:
+	ret;
+}
+
+.visible .entry NBodyAoS_1(
+	.param .u64 NBodyAoS_1_param_0,
+	.param .s64 NBodyAoS_1_param_1,
+	.param .f32 NBodyAoS_1_param_2,
+	.param .f32 NBodyAoS_1_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<95>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<110>;
+
+$L_0:
+	ld.param.u64 %rd4, [NBodyAoS_1_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [NBodyAoS_1_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f27, [NBodyAoS_1_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 28, %rd4;
+	add.s64 %rd12, %rd11, 0;
+	ld.global.f32 %f13, [%rd12];
+	add.s64 %rd16, %rd12, 4;
+	ld.global.f32 %f14, [%rd16];
+	add.s64 %rd17, %rd12, 8;
+	ld.global.f32 %f15, [%rd17];
+	add.s64 %rd18, %rd11, 12;
+	ld.global.f32 %f19, [%rd18];
+	add.s64 %rd22, %rd18, 4;
+	ld.global.f32 %f20, [%rd22];
+	add.s64 %rd23, %rd18, 8;
+	ld.global.f32 %f21, [%rd23];
+$L_6:
+	mov.f32 %f95, 0f00000000;
+	mov.f32 %f96, 0f00000000;
+	mov.f32 %f97, 0f00000000;
+	mov.f32 %f95, %f19;
+	mov.f32 %f96, %f20;
+	mov.f32 %f97, %f21;
+	mov.f32 %f98, 0f00000000;
+	mov.f32 %f99, 0f00000000;
+	mov.f32 %f100, 0f00000000;
+	mov.f32 %f38, %f95;
+	mul.rn.f32 %f39, %f38, %f27;
+	mov.f32 %f98, %f39;
+	mov.f32 %f42, %f96;
+	mul.rn.f32 %f43, %f42, %f27;
+	mov.f32 %f99, %f43;
+	mov.f32 %f46, %f97;
+	mul.rn.f32 %f47, %f46, %f27;
+	mov.f32 %f100, %f47;
+	mov.f32 %f48, %f98;
+	mov.f32 %f49, %f99;
+	mov.f32 %f50, %f100;
+	mov.f32 %f24, %f48;
+	mov.f32 %f25, %f49;
+	mov.f32 %f26, %f50;
+$L_7:
+	mov.f32 %f101, 0f00000000;
+	mov.f32 %f102, 0f00000000;
+	mov.f32 %f103, 0f00000000;
+	mov.f32 %f101, %f13;
+	mov.f32 %f102, %f14;
+	mov.f32 %f103, %f15;
+	mov.f32 %f104, 0f00000000;
+	mov.f32 %f105, 0f00000000;
+	mov.f32 %f106, 0f00000000;
+	mov.f32 %f104, %f24;
+	mov.f32 %f105, %f25;
+	mov.f32 %f106, %f26;
+	mov.f32 %f107, 0f00000000;
+	mov.f32 %f108, 0f00000000;
+	mov.f32 %f109, 0f00000000;
+	mov.f32 %f71, %f101;
+	mov.f32 %f73, %f104;
+	add.rn.f32 %f74, %f71, %f73;
+	mov.f32 %f107, %f74;
+	mov.f32 %f77, %f102;
+	mov.f32 %f79, %f105;
+	add.rn.f32 %f80, %f77, %f79;
+	mov.f32 %f108, %f80;
+	mov.f32 %f83, %f103;
+	mov.f32 %f85, %f106;
+	add.rn.f32 %f86, %f83, %f85;
+	mov.f32 %f109, %f86;
+	mov.f32 %f87, %f107;
+	mov.f32 %f88, %f108;
+	mov.f32 %f89, %f109;
+	mov.f32 %f53, %f87;
+	mov.f32 %f54, %f88;
+	mov.f32 %f55, %f89;
+$L_8:
+	add.s64 %rd92, %rd11, 0;
+	st.global.f32 [%rd92], %f53;
+	add.s64 %rd93, %rd92, 4;
+	st.global.f32 [%rd93], %f54;
+	add.s64 %rd94, %rd92, 8;
+	st.global.f32 [%rd94], %f55;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_10:
+	ret;
+}
+
+.visible .entry NBodySoA_0(
+	.param .u64 NBodySoA_0_param_0,
+	.param .s64 NBodySoA_0_param_1,
+	.param .u64 NBodySoA_0_param_2,
+	.param .s64 NBodySoA_0_param_3,
+	.param .u64 NBodySoA_0_param_4,
+	.param .s64 NBodySoA_0_param_5,
+	.param .u64 NBodySoA_0_param_6,
+	.param .s64 NBodySoA_0_param_7,
+	.param .u64 NBodySoA_0_param_8,
+	.param .s64 NBodySoA_0_param_9,
+	.param .u64 NBodySoA_0_param_10,
+	.param .s64 NBodySoA_0_param_11,
+	.param .u64 NBodySoA_0_param_12,
+	.param .s64 NBodySoA_0_param_13,
+	.param .f32 NBodySoA_0_param_14,
+	.param .f32 NBodySoA_0_param_15
+)
+{
+	.reg .pred %p<101>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<100>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<93>;
+	.reg .f64 %fd<65>;
+
+$L_0:
+	ld.param.u64 %rd5, [NBodySoA_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [NBodySoA_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [NBodySoA_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [NBodySoA_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [NBodySoA_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [NBodySoA_0_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd14, %rd10, %rd11;
+	ld.param.u64 %rd16, [NBodySoA_0_param_6];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [NBodySoA_0_param_7];
+	mov.b64 %rd15, %rd17;
+	min.s64 %rd18, %rd14, %rd15;
+	ld.param.u64 %rd20, [NBodySoA_0_param_8];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [NBodySoA_0_param_9];
+	mov.b64 %rd19, %rd21;
+	min.s64 %rd22, %rd18, %rd19;
+	ld.param.u64 %rd24, [NBodySoA_0_param_10];
+	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [NBodySoA_0_param_11];
+	mov.b64 %rd23, %rd25;
+	min.s64 %rd26, %rd22, %rd23;
+	ld.param.u64 %rd28, [NBodySoA_0_param_12];
+	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd29, [NBodySoA_0_param_13];
+	mov.b64 %rd27, %rd29;
+	min.s64 %rd3, %rd26, %rd27;
+	ld.param.f32 %f61, [NBodySoA_0_param_15];
+	ld.param.f32 %f83, [NBodySoA_0_param_14];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p30, %rd2, %rd3;
+	@!%p30 bra $L_31;
+$L_3:
+	mov.b64 %rd31, %rd2;
+$L_4:
+	mad.lo.s64 %rd32, %rd31, 4, %rd5;
+	ld.global.f32 %f33, [%rd32];
+	mad.lo.s64 %rd34, %rd31, 4, %rd8;
+	ld.global.f32 %f35, [%rd34];
+	mad.lo.s64 %rd36, %rd31, 4, %rd12;
+	ld.global.f32 %f37, [%rd36];
+	setp.gt.s64 %p38, %rd3, 0;
+	@!%p38 bra $L_32;
+$L_5:
+	mov.f32 %f39, 0f00000000;
+	mov.f32 %f40, 0f00000000;
+	mov.f32 %f41, 0f00000000;
+	mov.b64 %rd42, 0;
+$L_6:
+	max.s64 %rd98, %rd3, -9223372036854775804;
+	sub.s64 %rd99, %rd98, 4;
+$L_7:
+	setp.lt.s64 %p100, %rd42, %rd99;
+	@!%p100 bra $L_24;
+$L_8:
+	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_9:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_10:
+	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_11:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+$L_12:
+	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_13:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_14:
+	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_15:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+$L_16:
+	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_17:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_18:
+	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_19:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+$L_20:
+	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_21:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_22:
+	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_23:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	bra.uni $L_7;
+$L_24:
+	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_25:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_26:
+	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+	@!%p79 bra $L_28;
+$L_27:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	bra.uni $L_24;
+$L_28:
+	mov.f32 %f43, %f73;
+	mov.f32 %f44, %f75;
+	mov.f32 %f45, %f77;
+$L_29:
+	mad.lo.s64 %rd80, %rd31, 4, %rd16;
+	ld.global.f32 %f81, [%rd80];
+	mul.rn.f32 %f82, %f43, %f83;
+	add.rn.f32 %f84, %f81, %f82;
+	mad.lo.s64 %rd85, %rd31, 4, %rd20;
+	ld.global.f32 %f86, [%rd85];
+	mul.rn.f32 %f87, %f44, %f83;
+	add.rn.f32 %f88, %f86, %f87;
+	mad.lo.s64 %rd89, %rd31, 4, %rd24;
+	ld.global.f32 %f90, [%rd89];
+	mul.rn.f32 %f91, %f45, %f83;
+	add.rn.f32 %f92, %f90, %f91;
+	mad.lo.s64 %rd93, %rd31, 4, %rd16;
+	st.global.f32 [%rd93], %f84;
+	mad.lo.s64 %rd94, %rd31, 4, %rd20;
+	st.global.f32 [%rd94], %f88;
+	mad.lo.s64 %rd95, %rd31, 4, %rd24;
+	st.global.f32 [%rd95], %f92;
+	add.s64 %rd96, %rd31, 1;
+	setp.lt.s64 %p97, %rd96, %rd3;
+	@!%p97 bra $L_31;
+$L_30:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_31:
+	ret;
+$L_32:
+	mov.f32 %f43, 0f00000000;
+	mov.f32 %f44, 0f00000000;
+	mov.f32 %f45, 0f00000000;
+	bra.uni $L_29;
+}
+
+.visible .entry NBodySoA_1(
+	.param .u64 NBodySoA_1_param_0,
+	.param .s64 NBodySoA_1_param_1,
+	.param .u64 NBodySoA_1_param_2,
+	.param .s64 NBodySoA_1_param_3,
+	.param .u64 NBodySoA_1_param_4,
+	.param .s64 NBodySoA_1_param_5,
+	.param .u64 NBodySoA_1_param_6,
+	.param .s64 NBodySoA_1_param_7,
+	.param .u64 NBodySoA_1_param_8,
+	.param .s64 NBodySoA_1_param_9,
+	.param .u64 NBodySoA_1_param_10,
+	.param .s64 NBodySoA_1_param_11,
+	.param .u64 NBodySoA_1_param_12,
+	.param .s64 NBodySoA_1_param_13,
+	.param .f32 NBodySoA_1_param_14,
+	.param .f32 NBodySoA_1_param_15
+)
+{
+	.reg .pred %p<56>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<55>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<51>;
+
+$L_0:
+	ld.param.u64 %rd5, [NBodySoA_1_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [NBodySoA_1_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [NBodySoA_1_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [NBodySoA_1_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [NBodySoA_1_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [NBodySoA_1_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd14, %rd10, %rd11;
+	ld.param.u64 %rd16, [NBodySoA_1_param_6];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [NBodySoA_1_param_7];
+	mov.b64 %rd15, %rd17;
+	min.s64 %rd18, %rd14, %rd15;
+	ld.param.u64 %rd20, [NBodySoA_1_param_8];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [NBodySoA_1_param_9];
+	mov.b64 %rd19, %rd21;
+	min.s64 %rd22, %rd18, %rd19;
+	ld.param.u64 %rd24, [NBodySoA_1_param_10];
+	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [NBodySoA_1_param_11];
+	mov.b64 %rd23, %rd25;
+	min.s64 %rd26, %rd22, %rd23;
+	ld.param.u64 %rd29, [NBodySoA_1_param_13];
+	mov.b64 %rd27, %rd29;
+	min.s64 %rd3, %rd26, %rd27;
+	ld.param.f32 %f37, [NBodySoA_1_param_14];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p30, %rd2, %rd3;
+	@!%p30 bra $L_6;
+$L_3:
+	mov.b64 %rd31, %rd2;
+$L_4:
+	mad.lo.s64 %rd32, %rd31, 4, %rd5;
+	ld.global.f32 %f33, [%rd32];
+	mad.lo.s64 %rd34, %rd31, 4, %rd16;
+	ld.global.f32 %f35, [%rd34];
+	mul.rn.f32 %f36, %f35, %f37;
+	add.rn.f32 %f38, %f33, %f36;
+	mad.lo.s64 %rd39, %rd31, 4, %rd8;
+	ld.global.f32 %f40, [%rd39];
+	mad.lo.s64 %rd41, %rd31, 4, %rd20;
+	ld.global.f32 %f42, [%rd41];
+	mul.rn.f32 %f43, %f42, %f37;
+	add.rn.f32 %f44, %f40, %f43;
+	mad.lo.s64 %rd45, %rd31, 4, %rd12;
+	ld.global.f32 %f46, [%rd45];
+	mad.lo.s64 %rd47, %rd31, 4, %rd24;
+	ld.global.f32 %f48, [%rd47];
+	mul.rn.f32 %f49, %f48, %f37;
+	add.rn.f32 %f50, %f46, %f49;
+	mad.lo.s64 %rd51, %rd31, 4, %rd5;
+	st.global.f32 [%rd51], %f38;
+	mad.lo.s64 %rd52, %rd31, 4, %rd8;
+	st.global.f32 [%rd52], %f44;
+	mad.lo.s64 %rd53, %rd31, 4, %rd12;
+	st.global.f32 [%rd53], %f50;
+	add.s64 %rd54, %rd31, 1;
+	setp.lt.s64 %p55, %rd54, %rd3;
+	@!%p55 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+}
+
+.visible .entry Shade2D_0(
+	.param .u64 Shade2D_0_param_0,
+	.param .s64 Shade2D_0_param_1,
+	.param .u64 Shade2D_0_param_2,
+	.param .s64 Shade2D_0_param_3,
+	.param .s64 Shade2D_0_param_4,
+	.param .s64 Shade2D_0_param_5
+)
+{
+	.reg .pred %p<44>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<43>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<37>;
+
+$L_0:
+	ld.param.s64 %rd0, [Shade2D_0_param_5];
+	ld.param.s64 %rd4, [Shade2D_0_param_4];
+	ld.param.u64 %rd29, [Shade2D_0_param_2];
+	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd38, [Shade2D_0_param_0];
+	cvta.to.global.u64 %rd38, %rd38;
+$L_1:
+	setp.gt.s64 %p1, %rd0, 0;
+	@!%p1 bra $L_12;
+$L_2:
+	mov.b64 %rd2, %rd0;
+	sub.u64 %rd3, %rd2, 0;
+	setp.gt.s64 %p5, %rd4, 0;
+	@!%p5 bra $L_12;
+$L_3:
+	mov.b64 %rd6, %rd4;
+	sub.u64 %rd7, %rd6, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd8, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd8, %rd8, %rdt0;
+	mov.b64 %rd9, %rd8;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd10, %rt3, %rt4;
+	mov.b64 %rd11, %rd10;
+	div.u64 %rd13, %rd9, %rd7;
+	mul.lo.u64 %rd14, %rd13, %rd7;
+	sub.u64 %rd12, %rd9, %rd14;
+	div.u64 %rd15, %rd11, %rd7;
+	mul.lo.u64 %rd16, %rd15, %rd7;
+	sub.u64 %rd17, %rd11, %rd16;
+	mov.b64 %rd18, %rd13;
+$L_4:
+	setp.lt.u64 %p19, %rd18, %rd3;
+	@!%p19 bra $L_12;
+$L_5:
+	add.u64 %rd20, %rd18, 0;
+	mov.b64 %rd21, %rd20;
+	add.u64 %rd22, %rd12, 0;
+	mov.b64 %rd23, %rd22;
+$L_6:
+	setp.gt.s64 %p25, %rd4, 0;
+	@!%p25 bra $L_11;
+$L_7:
+	mul.lo.s64 %rd26, %rd21, %rd4;
+	add.s64 %rd27, %rd26, %rd23;
+	mad.lo.s64 %rd28, %rd27, 4, %rd29;
+	ld.global.f32 %f31, [%rd28];
+	mul.rn.f32 %f32, %f31, 0f3F000000;
+	mul.lo.s64 %rd33, %rd23, 3;
+	add.s64 %rd34, %rd33, %rd21;
+	cvt.rn.f32.s64 %f35, %rd34;
+	add.rn.f32 %f36, %f32, %f35;
+	mad.lo.s64 %rd37, %rd27, 4, %rd38;
+	st.global.f32 [%rd37], %f36;
+$L_8:
+	add.u64 %rd12, %rd12, %rd17;
+	setp.ge.u64 %p24, %rd12, %rd7;
+	@!%p24 bra $L_10;
+$L_9:
+	sub.u64 %rd12, %rd12, %rd7;
+	add.u64 %rd18, %rd18, 1;
+$L_10:
+	add.u64 %rd18, %rd18, %rd15;
+	bra.uni $L_4;
+$L_11:
+	add.s64 %rd42, %rd21, 1;
+	setp.lt.s64 %p43, %rd42, %rd0;
+	@%p43 bra $L_8;
+$L_12:
+	ret;
+}
+
+.visible .entry Shade1D_0(
+	.param .u64 Shade1D_0_param_0,
+	.param .s64 Shade1D_0_param_1,
+	.param .u64 Shade1D_0_param_2,
+	.param .s64 Shade1D_0_param_3,
+	.param .s64 Shade1D_0_param_4
+)
+{
+	.reg .pred %p<25>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<24>;
+	.reg .b64 %rdt<2>;
+	.reg .f32 %f<22>;
+
+$L_0:
+	ld.param.u64 %rd5, [Shade1D_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Shade1D_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Shade1D_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Shade1D_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+	ld.param.s64 %rd13, [Shade1D_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_6;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	setp.eq.s64 %pt0, %rd13, -1;
+	neg.s64 %rdt1, %rd11;
+	div.s64 %rd12, %rd11, %rd13;
+	selp.b64 %rd12, %rdt1, %rd12, %pt0;
+	setp.eq.s64 %pt1, %rd13, -1;
+	rem.s64 %rd14, %rd11, %rd13;
+	selp.b64 %rd14, 0, %rd14, %pt1;
+	mad.lo.s64 %rd15, %rd11, 4, %rd8;
+	ld.global.f32 %f16, [%rd15];
+	mul.rn.f32 %f17, %f16, 0f3F000000;
+	mul.lo.s64 %rd18, %rd14, 3;
+	add.s64 %rd19, %rd18, %rd12;
+	cvt.rn.f32.s64 %f20, %rd19;
+	add.rn.f32 %f21, %f17, %f20;
+	mad.lo.s64 %rd22, %rd11, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd11, 1;
+	setp.lt.s64 %p24, %rd23, %rd3;
+	@!%p24 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
 	ret;
 }
 `
