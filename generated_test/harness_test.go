@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/qdgo/qd/generated_test/helpers"
 	"github.com/qdgo/qd/generated_test/kernels"
 	"github.com/qdgo/qd/rt"
 )
@@ -259,6 +260,15 @@ func upload(dev *rt.Device, args []any) (stubArgs []any, read func() ([]any, err
 		case []kernels.Flags:
 			b, rd, fr, err = toBuffer(dev, s)
 		case []kernels.JuliaParams:
+			b, rd, fr, err = toBuffer(dev, s)
+		case [][4]float32:
+			b, rd, fr, err = toBuffer(dev, s)
+		case [][2]helpers.Pair:
+			b, rd, fr, err = toBuffer(dev, s)
+		case []struct {
+			On  bool
+			Val int16
+		}:
 			b, rd, fr, err = toBuffer(dev, s)
 		default:
 			err = fmt.Errorf("no buffer type for %T", a)

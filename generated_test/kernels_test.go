@@ -59,6 +59,7 @@ var cases = []kernelCase{
 	{name: "Complex64Ops", fn: kernels.Complex64Ops},
 	{name: "Julia", fn: kernels.Julia, args: juliaArgs},
 	{name: "Smooth", fn: kernels.Smooth},
+	{name: "Quads", fn: kernels.Quads, args: quadArgs},
 	{name: "Grid2D", fn: kernels.Grid2D, args: func(r *rand.Rand, n int) []any {
 		return []any{make([]float32, n), 1 + r.IntN(40)}
 	}},
@@ -252,4 +253,16 @@ func TestGeneratedFilesCurrent(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("qdgen -check: %v\n%s", err, out)
 	}
+}
+
+// quadArgs keeps the floats of Quads where converting them to int64 is
+// defined.
+func quadArgs(r *rand.Rand, n int) []any {
+	args := randomArgs(kernels.Quads, r, n)
+	for i, q := range args[0].([][4]float32) {
+		for j := range q {
+			args[0].([][4]float32)[i][j] = float32(r.IntN(2001) - 1000)
+		}
+	}
+	return args
 }

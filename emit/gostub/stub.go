@@ -183,6 +183,19 @@ func typeCode(t types.Type) *jen.Statement {
 		return objectCode(t.Obj())
 	case *types.Slice:
 		return jen.Index().Add(typeCode(t.Elem()))
+	case *types.Array:
+		return jen.Index(jen.Lit(int(t.Len()))).Add(typeCode(t.Elem()))
+	case *types.Struct:
+		var fields []jen.Code
+		for i := range t.NumFields() {
+			f := t.Field(i)
+			if f.Embedded() {
+				fields = append(fields, typeCode(f.Type()))
+			} else {
+				fields = append(fields, jen.Id(f.Name()).Add(typeCode(f.Type())))
+			}
+		}
+		return jen.Struct(fields...)
 	}
 	return jen.Id(t.String())
 }

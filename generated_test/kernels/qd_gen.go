@@ -3,7 +3,10 @@
 
 package kernels
 
-import "github.com/qdgo/qd/rt"
+import (
+	helpers "github.com/qdgo/qd/generated_test/helpers"
+	"github.com/qdgo/qd/rt"
+)
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
@@ -450,6 +453,12 @@ var qdModule = &rt.ModuleSpec{
 		Name: "Smooth",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Smooth_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Quads",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Quads_0",
 			Parallel: true,
 		}},
 	}},
@@ -1441,7 +1450,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Advance launches kernel Advance (types.go:45) after the work already launched on
+// Advance launches kernel Advance (types.go:49) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.LaunchOption) error {
@@ -1460,7 +1469,7 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Energies launches kernel Energies (types.go:60) after the work already launched on
+// Energies launches kernel Energies (types.go:64) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved *rt.Buffer[Vec], qdOpts ...rt.LaunchOption) error {
@@ -1480,7 +1489,7 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Blur5 launches kernel Blur5 (types.go:88) after the work already launched on
+// Blur5 launches kernel Blur5 (types.go:92) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
@@ -1499,7 +1508,7 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Rotate launches kernel Rotate (types.go:109) after the work already launched on
+// Rotate launches kernel Rotate (types.go:113) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
@@ -1519,7 +1528,7 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Pick launches kernel Pick (types.go:142) after the work already launched on
+// Pick launches kernel Pick (types.go:146) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
@@ -1538,7 +1547,7 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Masks launches kernel Masks (types.go:157) after the work already launched on
+// Masks launches kernel Masks (types.go:161) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.Buffer[float32], flags *rt.Buffer[Flags], qdOpts ...rt.LaunchOption) error {
@@ -1559,7 +1568,7 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Complex128Ops launches kernel Complex128Ops (types.go:188) after the work already launched on
+// Complex128Ops launches kernel Complex128Ops (types.go:192) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex128], sum *rt.Buffer[complex128], prod *rt.Buffer[complex128], quot *rt.Buffer[complex128], eq *rt.Buffer[bool], qdOpts ...rt.LaunchOption) error {
@@ -1582,7 +1591,7 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Complex64Ops launches kernel Complex64Ops (types.go:201) after the work already launched on
+// Complex64Ops launches kernel Complex64Ops (types.go:205) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64], prod *rt.Buffer[complex64], quot *rt.Buffer[complex64], wide *rt.Buffer[complex128], qdOpts ...rt.LaunchOption) error {
@@ -1604,7 +1613,7 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Julia launches kernel Julia (types.go:214) after the work already launched on
+// Julia launches kernel Julia (types.go:218) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaParams], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
@@ -1624,7 +1633,7 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Smooth launches kernel Smooth (types.go:241) after the work already launched on
+// Smooth launches kernel Smooth (types.go:245) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias float32, qdOpts ...rt.LaunchOption) error {
@@ -1642,6 +1651,30 @@ func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias
 	rt.PutFloat32(qdArgs[:], 32, float32(bias))
 	qdCounts := [1]int64{min(int64(in.Len()), int64(out.Len()))}
 	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Quads launches kernel Quads (types.go:265) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers.Pair], tagged *rt.Buffer[struct {
+	On  bool
+	Val int16
+}], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Quads", qs, pairs, tagged, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(52, qdOpts, func() {
+			Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, qs)
+	rt.PutBuffer(qdArgs[:], 16, pairs)
+	rt.PutBuffer(qdArgs[:], 32, tagged)
+	rt.PutBuffer(qdArgs[:], 48, out)
+	qdCounts := [1]int64{min(min(min(int64(qs.Len()), int64(pairs.Len())), int64(tagged.Len())), int64(out.Len()))}
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3823,10 +3856,10 @@ $L_4:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
-	@!%p12 bra $L_30;
+	@!%p12 bra $L_42;
 $L_5:
 	setp.gt.s32 %p19, %r11, -100;
-	@!%p19 bra $L_30;
+	@!%p19 bra $L_42;
 $L_6:
 	neg.s32 %r16, %r11;
 	mov.b32 %r13, %r16;
@@ -3835,10 +3868,10 @@ $L_7:
 	mov.b32 %r15, 0;
 $L_8:
 	setp.lt.s32 %p21, %r15, 40;
-	@!%p21 bra $L_29;
+	@!%p21 bra $L_41;
 $L_9:
 	setp.lt.s64 %p23, 0, 10;
-	@!%p23 bra $L_28;
+	@!%p23 bra $L_40;
 $L_10:
 	mov.b32 %r24, %r14;
 	mov.b64 %rd25, 0;
@@ -3913,24 +3946,108 @@ $L_25:
 	add.s32 %r38, %r24, 1;
 	add.s64 %rd39, %rd25, 1;
 	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_27;
+	@!%p40 bra $L_39;
 $L_26:
 	mov.b32 %r24, %r38;
 	mov.b64 %rd25, %rd39;
-	bra.uni $L_11;
 $L_27:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_12;
+$L_28:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_23;
+$L_29:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_39;
+$L_30:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_31:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_12;
+$L_32:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_23;
+$L_33:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_39;
+$L_34:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_35:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_12;
+$L_36:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_23;
+$L_37:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_39;
+$L_38:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+	bra.uni $L_11;
+$L_39:
 	mov.b32 %r26, %r38;
 	bra.uni $L_24;
-$L_28:
+$L_40:
 	mov.b32 %r26, %r14;
 	bra.uni $L_24;
-$L_29:
+$L_41:
 	mov.b32 %r22, %r14;
 	bra.uni $L_13;
-$L_30:
+$L_42:
 	setp.ge.s32 %p18, %r11, 0;
-	@!%p18 bra $L_32;
-$L_31:
+	@!%p18 bra $L_44;
+$L_43:
 	mul.hi.s32 %r50, %r11, -1431655765;
 	add.s32 %r51, %r50, %r11;
 	mov.b32 %r52, %r51;
@@ -3941,10 +4058,10 @@ $L_31:
 	mov.b32 %r17, %r56;
 	mov.b32 %r13, %r17;
 	bra.uni $L_7;
-$L_32:
+$L_44:
 	setp.lt.s32 %p20, %r11, -1000;
-	@%p20 bra $L_31;
-$L_33:
+	@%p20 bra $L_43;
+$L_45:
 	mov.b32 %r13, 7;
 	bra.uni $L_7;
 }
@@ -4200,9 +4317,9 @@ $L_11:
 	.param .s64 Spin_0_param_2
 )
 {
-	.reg .pred %p<22>;
+	.reg .pred %p<34>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<31>;
+	.reg .b64 %rd<33>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4224,17 +4341,23 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
+	@!%p6 bra $L_21;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
 	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_12;
+	@!%p9 bra $L_22;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
 $L_6:
+	max.s64 %rd31, %rd10, -9223372036854775804;
+	sub.s64 %rd32, %rd31, 4;
+$L_7:
+	setp.lt.s64 %p33, %rd12, %rd32;
+	@!%p33 bra $L_16;
+$L_8:
 	mul.lo.s64 %rd14, %rd11, 1664525;
 	add.s64 %rd15, %rd14, 1013904223;
 	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
@@ -4249,27 +4372,100 @@ $L_6:
 	mov.b64 %rd16, %rd30;
 	add.s64 %rd17, %rd12, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_8;
-$L_7:
+$L_9:
 	mov.b64 %rd11, %rd16;
 	mov.b64 %rd12, %rd17;
-	bra.uni $L_6;
-$L_8:
+$L_10:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_11:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_12:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_13:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+$L_14:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_15:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_7;
+$L_16:
+	mul.lo.s64 %rd14, %rd11, 1664525;
+	add.s64 %rd15, %rd14, 1013904223;
+	mul.hi.s64 %rd22, %rd15, -9223372032559808509;
+	add.s64 %rd23, %rd22, %rd15;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 30;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 2147483647;
+	sub.s64 %rd30, %rd15, %rd29;
+	mov.b64 %rd16, %rd30;
+	add.s64 %rd17, %rd12, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_18;
+$L_17:
+	mov.b64 %rd11, %rd16;
+	mov.b64 %rd12, %rd17;
+	bra.uni $L_16;
+$L_18:
 	mov.b64 %rd13, %rd16;
-$L_9:
+$L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
 	add.s64 %rd20, %rd7, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_11;
-$L_10:
+	@!%p21 bra $L_21;
+$L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_11:
+$L_21:
 	ret;
-$L_12:
+$L_22:
 	mov.b64 %rd13, %rd8;
-	bra.uni $L_9;
+	bra.uni $L_19;
 }
 
 .visible .entry Helpers_0(
@@ -4285,11 +4481,11 @@ $L_12:
 	.param .s64 Helpers_0_param_9
 )
 {
-	.reg .pred %p<64>;
+	.reg .pred %p<76>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<24>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<73>;
+	.reg .b64 %rd<75>;
 	.reg .b64 %rdt<2>;
 	.reg .f64 %fd<59>;
 
@@ -4320,7 +4516,7 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_31;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4361,7 +4557,7 @@ $L_9:
 	mov.b64 %rd27, %rd26;
 $L_10:
 	setp.eq.s64 %p30, %rd27, 0;
-	@!%p30 bra $L_22;
+	@!%p30 bra $L_32;
 $L_11:
 	mov.b64 %rd28, 0;
 	mov.b64 %rd29, 0;
@@ -4375,7 +4571,7 @@ $L_12:
 	add.s64 %rd41, %rd7, 3;
 	mov.b64 %rd42, %rd44;
 	setp.le.s64 %p45, %rd41, %rd42;
-	@!%p45 bra $L_19;
+	@!%p45 bra $L_29;
 $L_13:
 	add.s64 %rd46, %rd7, 3;
 	mad.lo.s64 %rd47, %rd7, 8, %rd43;
@@ -4385,31 +4581,74 @@ $L_14:
 	mov.f64 %fd52, 0d0000000000000000;
 	mov.b64 %rd53, -1;
 $L_15:
+	max.s64 %rd73, %rd51, -9223372036854775804;
+	sub.s64 %rd74, %rd73, 4;
+$L_16:
+	setp.lt.s64 %p75, %rd53, %rd74;
+	@!%p75 bra $L_25;
+$L_17:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_17;
-$L_16:
+$L_18:
 	mad.lo.s64 %rd56, %rd54, 8, %rd47;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
-	bra.uni $L_15;
-$L_17:
+$L_19:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_20:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_21:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_22:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_23:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_24:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_16;
+$L_25:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_27;
+$L_26:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_25;
+$L_27:
 	mov.f64 %fd50, %fd52;
-$L_18:
+$L_28:
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
-$L_19:
+$L_29:
 	add.s64 %rd62, %rd7, 1;
 	setp.lt.s64 %p63, %rd62, %rd3;
-	@!%p63 bra $L_21;
-$L_20:
+	@!%p63 bra $L_31;
+$L_30:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_21:
+$L_31:
 	ret;
-$L_22:
+$L_32:
 	setp.eq.s64 %pt0, %rd27, -1;
 	neg.s64 %rdt1, %rd25;
 	div.s64 %rd31, %rd25, %rd27;
@@ -4858,10 +5097,10 @@ $L_8:
 	.param .s64 Counted_0_param_9
 )
 {
-	.reg .pred %p<86>;
+	.reg .pred %p<111>;
 	.reg .b32 %r<95>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<104>;
+	.reg .b64 %rd<110>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4890,7 +5129,7 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_30;
+	@!%p6 bra $L_77;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4902,61 +5141,178 @@ $L_5:
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_7;
+	@!%p18 bra $L_13;
 $L_6:
 	add.s64 %rd19, %rd12, %rd13;
 	add.s64 %rd20, %rd13, 1;
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
-	bra.uni $L_5;
 $L_7:
+	mad.lo.s64 %rd14, %rd7, 8, %rd15;
+	ld.global.s64 %rd17, [%rd14];
+	setp.lt.s64 %p18, %rd13, %rd17;
+	@!%p18 bra $L_13;
+$L_8:
+	add.s64 %rd19, %rd12, %rd13;
+	add.s64 %rd20, %rd13, 1;
+	mov.b64 %rd12, %rd19;
+	mov.b64 %rd13, %rd20;
+$L_9:
+	mad.lo.s64 %rd14, %rd7, 8, %rd15;
+	ld.global.s64 %rd17, [%rd14];
+	setp.lt.s64 %p18, %rd13, %rd17;
+	@!%p18 bra $L_13;
+$L_10:
+	add.s64 %rd19, %rd12, %rd13;
+	add.s64 %rd20, %rd13, 1;
+	mov.b64 %rd12, %rd19;
+	mov.b64 %rd13, %rd20;
+$L_11:
+	mad.lo.s64 %rd14, %rd7, 8, %rd15;
+	ld.global.s64 %rd17, [%rd14];
+	setp.lt.s64 %p18, %rd13, %rd17;
+	@!%p18 bra $L_13;
+$L_12:
+	add.s64 %rd19, %rd12, %rd13;
+	add.s64 %rd20, %rd13, 1;
+	mov.b64 %rd12, %rd19;
+	mov.b64 %rd13, %rd20;
+	bra.uni $L_5;
+$L_13:
 	mad.lo.s64 %rd21, %rd7, 8, %rd15;
 	ld.global.s64 %rd22, [%rd21];
 	and.b64 %rd23, %rd22, 15;
 	mov.b64 %rd24, %rd23;
 	setp.gt.s64 %p25, %rd24, 0;
-	@!%p25 bra $L_32;
-$L_8:
+	@!%p25 bra $L_88;
+$L_14:
 	mov.b64 %rd26, %rd12;
 	mov.b64 %rd27, 0;
-$L_9:
+$L_15:
+	max.s64 %rd104, %rd24, -9223372036854775804;
+	sub.s64 %rd105, %rd104, 4;
+$L_16:
+	setp.lt.s64 %p106, %rd27, %rd105;
+	@!%p106 bra $L_25;
+$L_17:
 	mov.b64 %rd29, %rd27;
 	shl.b64 %rd30, %rd29, 1;
 	xor.b64 %rd31, %rd26, %rd30;
 	add.s64 %rd32, %rd27, 1;
 	setp.lt.s64 %p33, %rd32, %rd24;
-	@!%p33 bra $L_11;
-$L_10:
+$L_18:
 	mov.b64 %rd26, %rd31;
 	mov.b64 %rd27, %rd32;
-	bra.uni $L_9;
-$L_11:
+$L_19:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_20:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+$L_21:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_22:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+$L_23:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_24:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+	bra.uni $L_16;
+$L_25:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+	@!%p33 bra $L_27;
+$L_26:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+	bra.uni $L_25;
+$L_27:
 	mov.b64 %rd28, %rd31;
-$L_12:
+$L_28:
 	mad.lo.s64 %rd34, %rd7, 1, %rd35;
 	ld.global.s8 %r37, [%rd34];
 	mov.b64 %rd38, %rd28;
 	mov.b32 %r39, %r37;
-$L_13:
+$L_29:
+	max.s64 %rd107, 127, -9223372036854775805;
+	sub.s64 %rd108, %rd107, 3;
+$L_30:
+	cvt.s64.s32 %rd109, %r39;
+	setp.lt.s64 %p110, %rd109, %rd108;
+	@!%p110 bra $L_39;
+$L_31:
 	setp.lt.s32 %p40, %r39, 127;
-	@!%p40 bra $L_15;
-$L_14:
+$L_32:
 	cvt.s64.s32 %rd41, %r39;
 	add.s64 %rd42, %rd38, %rd41;
 	add.s32 %r43, %r39, 1;
 	bfe.s32 %r43, %r43, 0, 8;
 	mov.b64 %rd38, %rd42;
 	mov.b32 %r39, %r43;
-	bra.uni $L_13;
-$L_15:
+$L_33:
+	setp.lt.s32 %p40, %r39, 127;
+$L_34:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+$L_35:
+	setp.lt.s32 %p40, %r39, 127;
+$L_36:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+$L_37:
+	setp.lt.s32 %p40, %r39, 127;
+$L_38:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+	bra.uni $L_30;
+$L_39:
+	setp.lt.s32 %p40, %r39, 127;
+	@!%p40 bra $L_41;
+$L_40:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+	bra.uni $L_39;
+$L_41:
 	mad.lo.s64 %rd44, %rd7, 1, %rd35;
 	ld.global.s8 %r45, [%rd44];
 	mov.b64 %rd46, %rd38;
 	mov.b32 %r47, %r45;
-$L_16:
+$L_42:
 	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_18;
-$L_17:
+	@!%p48 bra $L_50;
+$L_43:
 	cvt.s64.s32 %rd49, %r47;
 	mul.lo.s64 %rd50, %rd49, 3;
 	add.s64 %rd51, %rd46, %rd50;
@@ -4964,32 +5320,110 @@ $L_17:
 	bfe.s32 %r52, %r52, 0, 8;
 	mov.b64 %rd46, %rd51;
 	mov.b32 %r47, %r52;
-	bra.uni $L_16;
-$L_18:
+$L_44:
+	setp.gt.s32 %p48, %r47, -128;
+	@!%p48 bra $L_50;
+$L_45:
+	cvt.s64.s32 %rd49, %r47;
+	mul.lo.s64 %rd50, %rd49, 3;
+	add.s64 %rd51, %rd46, %rd50;
+	sub.s32 %r52, %r47, 1;
+	bfe.s32 %r52, %r52, 0, 8;
+	mov.b64 %rd46, %rd51;
+	mov.b32 %r47, %r52;
+$L_46:
+	setp.gt.s32 %p48, %r47, -128;
+	@!%p48 bra $L_50;
+$L_47:
+	cvt.s64.s32 %rd49, %r47;
+	mul.lo.s64 %rd50, %rd49, 3;
+	add.s64 %rd51, %rd46, %rd50;
+	sub.s32 %r52, %r47, 1;
+	bfe.s32 %r52, %r52, 0, 8;
+	mov.b64 %rd46, %rd51;
+	mov.b32 %r47, %r52;
+$L_48:
+	setp.gt.s32 %p48, %r47, -128;
+	@!%p48 bra $L_50;
+$L_49:
+	cvt.s64.s32 %rd49, %r47;
+	mul.lo.s64 %rd50, %rd49, 3;
+	add.s64 %rd51, %rd46, %rd50;
+	sub.s32 %r52, %r47, 1;
+	bfe.s32 %r52, %r52, 0, 8;
+	mov.b64 %rd46, %rd51;
+	mov.b32 %r47, %r52;
+	bra.uni $L_42;
+$L_50:
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
-$L_19:
+$L_51:
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
 	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_22;
-$L_20:
+	@!%p62 bra $L_63;
+$L_52:
 	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_22;
-$L_21:
+	@!%p68 bra $L_63;
+$L_53:
 	cvt.u64.u32 %rd63, %r58;
 	sub.s64 %rd64, %rd57, %rd63;
 	add.u32 %r65, %r58, 1;
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
-	bra.uni $L_19;
-$L_22:
+$L_54:
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_63;
+$L_55:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_63;
+$L_56:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+$L_57:
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_63;
+$L_58:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_63;
+$L_59:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+$L_60:
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_63;
+$L_61:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_63;
+$L_62:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+	bra.uni $L_51;
+$L_63:
 	mov.b64 %rd66, %rd57;
 	mov.b32 %r67, 0;
-$L_23:
+$L_64:
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -5001,22 +5435,82 @@ $L_23:
 	sub.u32 %r94, %r70, %r93;
 	mov.b32 %r71, %r94;
 	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_25;
-$L_24:
+	@!%p72 bra $L_72;
+$L_65:
 	cvt.u64.u32 %rd73, %r67;
 	mul.lo.s64 %rd74, %rd73, 5;
 	add.s64 %rd75, %rd66, %rd74;
 	add.u32 %r76, %r67, 1;
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
-	bra.uni $L_23;
-$L_25:
+$L_66:
+	mad.lo.s64 %rd69, %rd7, 4, %rd54;
+	ld.global.u32 %r70, [%rd69];
+	mul.hi.u32 %r88, %r70, 991146300;
+	sub.u32 %r89, %r70, %r88;
+	shr.u32 %r90, %r89, 1;
+	add.u32 %r91, %r90, %r88;
+	shr.u32 %r92, %r91, 3;
+	mul.lo.u32 %r93, %r92, 13;
+	sub.u32 %r94, %r70, %r93;
+	mov.b32 %r71, %r94;
+	setp.lt.u32 %p72, %r67, %r71;
+	@!%p72 bra $L_72;
+$L_67:
+	cvt.u64.u32 %rd73, %r67;
+	mul.lo.s64 %rd74, %rd73, 5;
+	add.s64 %rd75, %rd66, %rd74;
+	add.u32 %r76, %r67, 1;
+	mov.b64 %rd66, %rd75;
+	mov.b32 %r67, %r76;
+$L_68:
+	mad.lo.s64 %rd69, %rd7, 4, %rd54;
+	ld.global.u32 %r70, [%rd69];
+	mul.hi.u32 %r88, %r70, 991146300;
+	sub.u32 %r89, %r70, %r88;
+	shr.u32 %r90, %r89, 1;
+	add.u32 %r91, %r90, %r88;
+	shr.u32 %r92, %r91, 3;
+	mul.lo.u32 %r93, %r92, 13;
+	sub.u32 %r94, %r70, %r93;
+	mov.b32 %r71, %r94;
+	setp.lt.u32 %p72, %r67, %r71;
+	@!%p72 bra $L_72;
+$L_69:
+	cvt.u64.u32 %rd73, %r67;
+	mul.lo.s64 %rd74, %rd73, 5;
+	add.s64 %rd75, %rd66, %rd74;
+	add.u32 %r76, %r67, 1;
+	mov.b64 %rd66, %rd75;
+	mov.b32 %r67, %r76;
+$L_70:
+	mad.lo.s64 %rd69, %rd7, 4, %rd54;
+	ld.global.u32 %r70, [%rd69];
+	mul.hi.u32 %r88, %r70, 991146300;
+	sub.u32 %r89, %r70, %r88;
+	shr.u32 %r90, %r89, 1;
+	add.u32 %r91, %r90, %r88;
+	shr.u32 %r92, %r91, 3;
+	mul.lo.u32 %r93, %r92, 13;
+	sub.u32 %r94, %r70, %r93;
+	mov.b32 %r71, %r94;
+	setp.lt.u32 %p72, %r67, %r71;
+	@!%p72 bra $L_72;
+$L_71:
+	cvt.u64.u32 %rd73, %r67;
+	mul.lo.s64 %rd74, %rd73, 5;
+	add.s64 %rd75, %rd66, %rd74;
+	add.u32 %r76, %r67, 1;
+	mov.b64 %rd66, %rd75;
+	mov.b32 %r67, %r76;
+	bra.uni $L_64;
+$L_72:
 	mov.b64 %rd77, %rd66;
 	mov.b64 %rd78, 0;
-$L_26:
+$L_73:
 	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_28;
-$L_27:
+	@!%p79 bra $L_75;
+$L_74:
 	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
 	add.s64 %rd96, %rd95, %rd77;
 	mov.b64 %rd97, %rd96;
@@ -5029,27 +5523,93 @@ $L_27:
 	mov.b64 %rd80, %rd103;
 	mov.b64 %rd81, %rd78;
 	setp.eq.s64 %p82, %rd80, %rd81;
-	@!%p82 bra $L_31;
-$L_28:
+	@!%p82 bra $L_78;
+$L_75:
 	mad.lo.s64 %rd83, %rd7, 8, %rd4;
 	st.global.s64 [%rd83], %rd77;
 	add.s64 %rd84, %rd7, 1;
 	setp.lt.s64 %p85, %rd84, %rd3;
-	@!%p85 bra $L_30;
-$L_29:
+	@!%p85 bra $L_77;
+$L_76:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_30:
+$L_77:
 	ret;
-$L_31:
+$L_78:
 	add.s64 %rd86, %rd77, 1;
 	add.s64 %rd87, %rd78, 1;
 	mov.b64 %rd77, %rd86;
 	mov.b64 %rd78, %rd87;
-	bra.uni $L_26;
-$L_32:
+$L_79:
+	setp.lt.s64 %p79, %rd78, 20;
+	@!%p79 bra $L_75;
+$L_80:
+	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
+	add.s64 %rd96, %rd95, %rd77;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 2;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 7;
+	sub.s64 %rd103, %rd77, %rd102;
+	mov.b64 %rd80, %rd103;
+	mov.b64 %rd81, %rd78;
+	setp.eq.s64 %p82, %rd80, %rd81;
+	@%p82 bra $L_75;
+$L_81:
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
+$L_82:
+	setp.lt.s64 %p79, %rd78, 20;
+	@!%p79 bra $L_75;
+$L_83:
+	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
+	add.s64 %rd96, %rd95, %rd77;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 2;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 7;
+	sub.s64 %rd103, %rd77, %rd102;
+	mov.b64 %rd80, %rd103;
+	mov.b64 %rd81, %rd78;
+	setp.eq.s64 %p82, %rd80, %rd81;
+	@%p82 bra $L_75;
+$L_84:
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
+$L_85:
+	setp.lt.s64 %p79, %rd78, 20;
+	@!%p79 bra $L_75;
+$L_86:
+	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
+	add.s64 %rd96, %rd95, %rd77;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 2;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 7;
+	sub.s64 %rd103, %rd77, %rd102;
+	mov.b64 %rd80, %rd103;
+	mov.b64 %rd81, %rd78;
+	setp.eq.s64 %p82, %rd80, %rd81;
+	@%p82 bra $L_75;
+$L_87:
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
+	bra.uni $L_73;
+$L_88:
 	mov.b64 %rd28, %rd12;
-	bra.uni $L_12;
+	bra.uni $L_28;
 }
 
 .visible .entry Fill_0(
@@ -5214,9 +5774,9 @@ $L_7:
 	.param .s64 SlowFill_0_param_3
 )
 {
-	.reg .pred %p<25>;
+	.reg .pred %p<38>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<24>;
 	.reg .f32 %ft<1>;
@@ -5242,21 +5802,27 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_14;
+	@!%p7 bra $L_24;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_14;
+	@!%p10 bra $L_24;
 $L_5:
 	mov.b64 %rd11, %rd9;
 	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_13;
+	@!%p12 bra $L_23;
 $L_6:
 	mov.b64 %rd14, %rd11;
 	mov.b64 %rd15, 0;
 $L_7:
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
+$L_8:
+	setp.lt.s64 %p37, %rd15, %rd36;
+	@!%p37 bra $L_17;
+$L_9:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
 	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
@@ -5271,29 +5837,102 @@ $L_7:
 	mov.b64 %rd19, %rd34;
 	add.s64 %rd20, %rd15, 1;
 	setp.lt.s64 %p21, %rd20, %rd13;
-	@!%p21 bra $L_9;
-$L_8:
+$L_10:
 	mov.b64 %rd14, %rd19;
 	mov.b64 %rd15, %rd20;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+$L_12:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+$L_13:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+$L_14:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+$L_15:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+$L_16:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd17, %rd14, 1664525;
+	add.s64 %rd18, %rd17, 1013904223;
+	mul.hi.s64 %rd26, %rd18, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd18;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd18, %rd33;
+	mov.b64 %rd19, %rd34;
+	add.s64 %rd20, %rd15, 1;
+	setp.lt.s64 %p21, %rd20, %rd13;
+	@!%p21 bra $L_19;
+$L_18:
+	mov.b64 %rd14, %rd19;
+	mov.b64 %rd15, %rd20;
+	bra.uni $L_17;
+$L_19:
 	mov.b64 %rd16, %rd19;
-$L_10:
+$L_20:
 	mad.lo.s64 %rd22, %rd9, 4, %rd4;
 	st.global.f32 [%rd22], %f23;
 	setp.lt.s64 %p24, %rd16, 0;
-	@!%p24 bra $L_12;
-$L_11:
+	@!%p24 bra $L_22;
+$L_21:
 	mad.lo.s64 %rd25, %rd9, 4, %rd4;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd25], %ft0;
-$L_12:
+$L_22:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
+$L_23:
 	mov.b64 %rd16, %rd11;
-	bra.uni $L_10;
-$L_14:
+	bra.uni $L_20;
+$L_24:
 	ret;
 }
 
@@ -5412,12 +6051,12 @@ $L_10:
 	.param .s64 Grid2D_0_param_2
 )
 {
-	.reg .pred %p<38>;
+	.reg .pred %p<40>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<37>;
+	.reg .b64 %rd<39>;
 	.reg .b64 %rdt<2>;
-	.reg .f32 %f<33>;
+	.reg .f32 %f<35>;
 
 $L_0:
 	ld.param.u64 %rd2, [Grid2D_0_param_0];
@@ -5451,45 +6090,47 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd13, %rt3, %rt4;
 	mov.b64 %rd14, %rd13;
-	rem.u64 %rd15, %rd12, %rd10;
 	div.u64 %rd16, %rd12, %rd10;
-	rem.u64 %rd17, %rd14, %rd10;
+	mul.lo.u64 %rd17, %rd16, %rd10;
+	sub.u64 %rd15, %rd12, %rd17;
 	div.u64 %rd18, %rd14, %rd10;
-	mov.b64 %rd19, %rd16;
+	mul.lo.u64 %rd19, %rd18, %rd10;
+	sub.u64 %rd20, %rd14, %rd19;
+	mov.b64 %rd21, %rd16;
 $L_4:
-	setp.lt.u64 %p20, %rd19, %rd7;
-	@!%p20 bra $L_12;
+	setp.lt.u64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_12;
 $L_5:
-	add.u64 %rd21, %rd19, 0;
-	mov.b64 %rd22, %rd21;
-	add.u64 %rd23, %rd15, 0;
+	add.u64 %rd23, %rd21, 0;
 	mov.b64 %rd24, %rd23;
+	add.u64 %rd25, %rd15, 0;
+	mov.b64 %rd26, %rd25;
 $L_6:
-	setp.gt.s64 %p26, %rd4, 0;
-	@!%p26 bra $L_11;
+	setp.gt.s64 %p28, %rd4, 0;
+	@!%p28 bra $L_11;
 $L_7:
-	mul.lo.s64 %rd27, %rd22, %rd4;
-	add.s64 %rd28, %rd27, %rd24;
-	cvt.rn.f32.s64 %f29, %rd24;
-	cvt.rn.f32.s64 %f30, %rd22;
-	mul.rn.f32 %f31, %f30, 0f40000000;
-	sub.rn.f32 %f32, %f29, %f31;
-	mad.lo.s64 %rd33, %rd28, 4, %rd2;
-	st.global.f32 [%rd33], %f32;
+	mul.lo.s64 %rd29, %rd24, %rd4;
+	add.s64 %rd30, %rd29, %rd26;
+	cvt.rn.f32.s64 %f31, %rd26;
+	cvt.rn.f32.s64 %f32, %rd24;
+	mul.rn.f32 %f33, %f32, 0f40000000;
+	sub.rn.f32 %f34, %f31, %f33;
+	mad.lo.s64 %rd35, %rd30, 4, %rd2;
+	st.global.f32 [%rd35], %f34;
 $L_8:
-	add.u64 %rd15, %rd15, %rd17;
-	setp.ge.u64 %p25, %rd15, %rd10;
-	@!%p25 bra $L_10;
+	add.u64 %rd15, %rd15, %rd20;
+	setp.ge.u64 %p27, %rd15, %rd10;
+	@!%p27 bra $L_10;
 $L_9:
 	sub.u64 %rd15, %rd15, %rd10;
-	add.u64 %rd19, %rd19, 1;
+	add.u64 %rd21, %rd21, 1;
 $L_10:
-	add.u64 %rd19, %rd19, %rd18;
+	add.u64 %rd21, %rd21, %rd18;
 	bra.uni $L_4;
 $L_11:
-	add.s64 %rd36, %rd22, 1;
-	setp.lt.s64 %p37, %rd36, %rd0;
-	@%p37 bra $L_8;
+	add.s64 %rd38, %rd24, 1;
+	setp.lt.s64 %p39, %rd38, %rd0;
+	@%p39 bra $L_8;
 $L_12:
 	ret;
 }
@@ -5503,12 +6144,12 @@ $L_12:
 	.param .f64 Rows_0_param_5
 )
 {
-	.reg .pred %p<33>;
+	.reg .pred %p<35>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<48>;
+	.reg .b64 %rd<50>;
 	.reg .b64 %rdt<2>;
-	.reg .f64 %fd<45>;
+	.reg .f64 %fd<47>;
 
 $L_0:
 	ld.param.u64 %rd3, [Rows_0_param_0];
@@ -5525,7 +6166,7 @@ $L_0:
 	neg.s64 %rdt0, %rd1;
 	div.s64 %rd0, %rd1, %rd8;
 	selp.b64 %rd0, %rdt0, %rd0, %pt0;
-	ld.param.f64 %fd38, [Rows_0_param_5];
+	ld.param.f64 %fd40, [Rows_0_param_5];
 $L_1:
 	setp.gt.s64 %p9, %rd0, 0;
 	@!%p9 bra $L_13;
@@ -5548,50 +6189,52 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd17, %rt3, %rt4;
 	mov.b64 %rd18, %rd17;
-	rem.u64 %rd19, %rd16, %rd14;
 	div.u64 %rd20, %rd16, %rd14;
-	rem.u64 %rd21, %rd18, %rd14;
+	mul.lo.u64 %rd21, %rd20, %rd14;
+	sub.u64 %rd19, %rd16, %rd21;
 	div.u64 %rd22, %rd18, %rd14;
-	mov.b64 %rd23, %rd20;
+	mul.lo.u64 %rd23, %rd22, %rd14;
+	sub.u64 %rd24, %rd18, %rd23;
+	mov.b64 %rd25, %rd20;
 $L_4:
-	setp.lt.u64 %p24, %rd23, %rd11;
-	@!%p24 bra $L_13;
+	setp.lt.u64 %p26, %rd25, %rd11;
+	@!%p26 bra $L_13;
 $L_5:
-	add.u64 %rd25, %rd23, 0;
-	mov.b64 %rd26, %rd25;
-	add.u64 %rd27, %rd19, 0;
+	add.u64 %rd27, %rd25, 0;
 	mov.b64 %rd28, %rd27;
+	add.u64 %rd29, %rd19, 0;
+	mov.b64 %rd30, %rd29;
 $L_6:
-	setp.lt.s64 %p30, %rd26, %rd0;
-	@!%p30 bra $L_13;
+	setp.lt.s64 %p32, %rd28, %rd0;
+	@!%p32 bra $L_13;
 $L_7:
-	mul.lo.s64 %rd31, %rd26, %rd8;
+	mul.lo.s64 %rd33, %rd28, %rd8;
 $L_8:
-	setp.lt.s64 %p32, %rd28, %rd8;
-	@!%p32 bra $L_10;
+	setp.lt.s64 %p34, %rd30, %rd8;
+	@!%p34 bra $L_10;
 $L_9:
-	add.s64 %rd33, %rd31, %rd28;
-	add.s64 %rd34, %rd31, %rd28;
-	mad.lo.s64 %rd35, %rd34, 8, %rd6;
-	ld.global.f64 %fd36, [%rd35];
-	mul.rn.f64 %fd37, %fd36, %fd38;
-	add.s64 %rd39, %rd26, 1;
-	cvt.rn.f64.s64 %fd40, %rd39;
-	mul.rn.f64 %fd41, %fd37, %fd40;
-	mad.lo.s64 %rd42, %rd33, 8, %rd3;
-	ld.global.f64 %fd43, [%rd42];
-	add.rn.f64 %fd44, %fd43, %fd41;
-	mad.lo.s64 %rd45, %rd33, 8, %rd3;
-	st.global.f64 [%rd45], %fd44;
+	add.s64 %rd35, %rd33, %rd30;
+	add.s64 %rd36, %rd33, %rd30;
+	mad.lo.s64 %rd37, %rd36, 8, %rd6;
+	ld.global.f64 %fd38, [%rd37];
+	mul.rn.f64 %fd39, %fd38, %fd40;
+	add.s64 %rd41, %rd28, 1;
+	cvt.rn.f64.s64 %fd42, %rd41;
+	mul.rn.f64 %fd43, %fd39, %fd42;
+	mad.lo.s64 %rd44, %rd35, 8, %rd3;
+	ld.global.f64 %fd45, [%rd44];
+	add.rn.f64 %fd46, %fd45, %fd43;
+	mad.lo.s64 %rd47, %rd35, 8, %rd3;
+	st.global.f64 [%rd47], %fd46;
 $L_10:
-	add.u64 %rd19, %rd19, %rd21;
-	setp.ge.u64 %p29, %rd19, %rd14;
-	@!%p29 bra $L_12;
+	add.u64 %rd19, %rd19, %rd24;
+	setp.ge.u64 %p31, %rd19, %rd14;
+	@!%p31 bra $L_12;
 $L_11:
 	sub.u64 %rd19, %rd19, %rd14;
-	add.u64 %rd23, %rd23, 1;
+	add.u64 %rd25, %rd25, 1;
 $L_12:
-	add.u64 %rd23, %rd23, %rd22;
+	add.u64 %rd25, %rd25, %rd22;
 	bra.uni $L_4;
 $L_13:
 	ret;
@@ -5606,12 +6249,12 @@ $L_13:
 	.param .s64 Volume_0_param_5
 )
 {
-	.reg .pred %p<49>;
+	.reg .pred %p<53>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<85>;
+	.reg .b64 %rd<89>;
 	.reg .b64 %rdt<2>;
-	.reg .f32 %f<82>;
+	.reg .f32 %f<86>;
 
 $L_0:
 	ld.param.u64 %rd3, [Volume_0_param_0];
@@ -5660,89 +6303,93 @@ $L_4:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd25, %rt3, %rt4;
 	mov.b64 %rd26, %rd25;
-	rem.u64 %rd27, %rd24, %rd22;
 	div.u64 %rd28, %rd24, %rd22;
-	rem.u64 %rd29, %rd26, %rd22;
+	mul.lo.u64 %rd29, %rd28, %rd22;
+	sub.u64 %rd27, %rd24, %rd29;
 	div.u64 %rd30, %rd26, %rd22;
-	rem.u64 %rd31, %rd28, %rd18;
-	div.u64 %rd32, %rd28, %rd18;
-	rem.u64 %rd33, %rd30, %rd18;
-	div.u64 %rd34, %rd30, %rd18;
-	mov.b64 %rd35, %rd32;
+	mul.lo.u64 %rd31, %rd30, %rd22;
+	sub.u64 %rd32, %rd26, %rd31;
+	div.u64 %rd34, %rd28, %rd18;
+	mul.lo.u64 %rd35, %rd34, %rd18;
+	sub.u64 %rd33, %rd28, %rd35;
+	div.u64 %rd36, %rd30, %rd18;
+	mul.lo.u64 %rd37, %rd36, %rd18;
+	sub.u64 %rd38, %rd30, %rd37;
+	mov.b64 %rd39, %rd34;
 $L_5:
-	setp.lt.u64 %p36, %rd35, %rd14;
-	@!%p36 bra $L_16;
+	setp.lt.u64 %p40, %rd39, %rd14;
+	@!%p40 bra $L_16;
 $L_6:
-	add.u64 %rd37, %rd35, 1;
-	mov.b64 %rd38, %rd37;
-	add.u64 %rd39, %rd31, 1;
-	mov.b64 %rd40, %rd39;
-	add.u64 %rd41, %rd27, 1;
+	add.u64 %rd41, %rd39, 1;
 	mov.b64 %rd42, %rd41;
+	add.u64 %rd43, %rd33, 1;
+	mov.b64 %rd44, %rd43;
+	add.u64 %rd45, %rd27, 1;
+	mov.b64 %rd46, %rd45;
 $L_7:
 	sub.s64 %rd11, %rd0, 1;
-	setp.lt.s64 %p45, %rd38, %rd11;
-	@!%p45 bra $L_16;
+	setp.lt.s64 %p49, %rd42, %rd11;
+	@!%p49 bra $L_16;
 $L_8:
 	sub.s64 %rd15, %rd10, 1;
-	setp.lt.s64 %p46, %rd40, %rd15;
-	@!%p46 bra $L_11;
+	setp.lt.s64 %p50, %rd44, %rd15;
+	@!%p50 bra $L_11;
 $L_9:
 	sub.s64 %rd19, %rd9, 1;
-	setp.lt.s64 %p48, %rd42, %rd19;
-	@!%p48 bra $L_11;
+	setp.lt.s64 %p52, %rd46, %rd19;
+	@!%p52 bra $L_11;
 $L_10:
-	mul.lo.s64 %rd49, %rd38, %rd10;
-	add.s64 %rd50, %rd49, %rd40;
-	mul.lo.s64 %rd51, %rd50, %rd9;
-	add.s64 %rd52, %rd51, %rd42;
-	sub.s64 %rd53, %rd52, 1;
-	mad.lo.s64 %rd54, %rd53, 4, %rd6;
-	ld.global.f32 %f55, [%rd54];
-	add.s64 %rd56, %rd52, 1;
-	mad.lo.s64 %rd57, %rd56, 4, %rd6;
-	ld.global.f32 %f58, [%rd57];
-	add.rn.f32 %f59, %f55, %f58;
-	sub.s64 %rd60, %rd52, %rd9;
+	mul.lo.s64 %rd53, %rd42, %rd10;
+	add.s64 %rd54, %rd53, %rd44;
+	mul.lo.s64 %rd55, %rd54, %rd9;
+	add.s64 %rd56, %rd55, %rd46;
+	sub.s64 %rd57, %rd56, 1;
+	mad.lo.s64 %rd58, %rd57, 4, %rd6;
+	ld.global.f32 %f59, [%rd58];
+	add.s64 %rd60, %rd56, 1;
 	mad.lo.s64 %rd61, %rd60, 4, %rd6;
 	ld.global.f32 %f62, [%rd61];
 	add.rn.f32 %f63, %f59, %f62;
-	add.s64 %rd64, %rd52, %rd9;
+	sub.s64 %rd64, %rd56, %rd9;
 	mad.lo.s64 %rd65, %rd64, 4, %rd6;
 	ld.global.f32 %f66, [%rd65];
 	add.rn.f32 %f67, %f63, %f66;
-	mul.lo.s64 %rd68, %rd9, %rd10;
-	sub.s64 %rd69, %rd52, %rd68;
-	mad.lo.s64 %rd70, %rd69, 4, %rd6;
-	ld.global.f32 %f71, [%rd70];
-	add.rn.f32 %f72, %f67, %f71;
-	mul.lo.s64 %rd73, %rd9, %rd10;
-	add.s64 %rd74, %rd52, %rd73;
-	mad.lo.s64 %rd75, %rd74, 4, %rd6;
-	ld.global.f32 %f76, [%rd75];
-	add.rn.f32 %f77, %f72, %f76;
-	mad.lo.s64 %rd78, %rd52, 4, %rd6;
-	ld.global.f32 %f79, [%rd78];
-	mul.rn.f32 %f80, %f79, 0f40C00000;
-	sub.rn.f32 %f81, %f77, %f80;
-	mad.lo.s64 %rd82, %rd52, 4, %rd3;
-	st.global.f32 [%rd82], %f81;
+	add.s64 %rd68, %rd56, %rd9;
+	mad.lo.s64 %rd69, %rd68, 4, %rd6;
+	ld.global.f32 %f70, [%rd69];
+	add.rn.f32 %f71, %f67, %f70;
+	mul.lo.s64 %rd72, %rd9, %rd10;
+	sub.s64 %rd73, %rd56, %rd72;
+	mad.lo.s64 %rd74, %rd73, 4, %rd6;
+	ld.global.f32 %f75, [%rd74];
+	add.rn.f32 %f76, %f71, %f75;
+	mul.lo.s64 %rd77, %rd9, %rd10;
+	add.s64 %rd78, %rd56, %rd77;
+	mad.lo.s64 %rd79, %rd78, 4, %rd6;
+	ld.global.f32 %f80, [%rd79];
+	add.rn.f32 %f81, %f76, %f80;
+	mad.lo.s64 %rd82, %rd56, 4, %rd6;
+	ld.global.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, 0f40C00000;
+	sub.rn.f32 %f85, %f81, %f84;
+	mad.lo.s64 %rd86, %rd56, 4, %rd3;
+	st.global.f32 [%rd86], %f85;
 $L_11:
-	add.u64 %rd27, %rd27, %rd29;
-	setp.ge.u64 %p43, %rd27, %rd22;
-	@!%p43 bra $L_13;
+	add.u64 %rd27, %rd27, %rd32;
+	setp.ge.u64 %p47, %rd27, %rd22;
+	@!%p47 bra $L_13;
 $L_12:
 	sub.u64 %rd27, %rd27, %rd22;
-	add.u64 %rd31, %rd31, 1;
+	add.u64 %rd33, %rd33, 1;
 $L_13:
-	add.u64 %rd31, %rd31, %rd33;
-	setp.ge.u64 %p44, %rd31, %rd18;
-	@!%p44 bra $L_15;
+	add.u64 %rd33, %rd33, %rd38;
+	setp.ge.u64 %p48, %rd33, %rd18;
+	@!%p48 bra $L_15;
 $L_14:
-	sub.u64 %rd31, %rd31, %rd18;
-	add.u64 %rd35, %rd35, 1;
+	sub.u64 %rd33, %rd33, %rd18;
+	add.u64 %rd39, %rd39, 1;
 $L_15:
-	add.u64 %rd35, %rd35, %rd34;
+	add.u64 %rd39, %rd39, %rd36;
 	bra.uni $L_5;
 $L_16:
 	ret;
@@ -5755,11 +6402,11 @@ $L_16:
 	.param .s16 NarrowIndices_0_param_3
 )
 {
-	.reg .pred %p<33>;
+	.reg .pred %p<35>;
 	.reg .pred %pt<2>;
-	.reg .b32 %r<47>;
+	.reg .b32 %r<49>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<45>;
+	.reg .b64 %rd<47>;
 	.reg .b64 %rdt<3>;
 
 $L_0:
@@ -5799,20 +6446,22 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd18, %rt3, %rt4;
 	mov.b64 %rd19, %rd18;
-	rem.u64 %rd20, %rd17, %rd15;
 	div.u64 %rd21, %rd17, %rd15;
-	rem.u64 %rd22, %rd19, %rd15;
+	mul.lo.u64 %rd22, %rd21, %rd15;
+	sub.u64 %rd20, %rd17, %rd22;
 	div.u64 %rd23, %rd19, %rd15;
-	mov.b64 %rd24, %rd21;
+	mul.lo.u64 %rd24, %rd23, %rd15;
+	sub.u64 %rd25, %rd19, %rd24;
+	mov.b64 %rd26, %rd21;
 $L_4:
-	setp.lt.u64 %p25, %rd24, %rd12;
-	@!%p25 bra $L_12;
+	setp.lt.u64 %p27, %rd26, %rd12;
+	@!%p27 bra $L_12;
 $L_5:
-	add.u64 %rd26, %rd24, 18446744073709551613U;
-	cvt.u32.u64 %r27, %rd26;
-	add.u64 %rd28, %rd20, 0;
+	add.u64 %rd28, %rd26, 18446744073709551613U;
 	cvt.u32.u64 %r29, %rd28;
-	and.b32 %r29, %r29, 255;
+	add.u64 %rd30, %rd20, 0;
+	cvt.u32.u64 %r31, %rd30;
+	and.b32 %r31, %r31, 255;
 $L_6:
 	mov.b64 %rd2, %rd1;
 	cvt.u64.u32 %rd4, %r3;
@@ -5823,34 +6472,34 @@ $L_6:
 	selp.b64 %rd6, %rdt2, %rd6, %pt1;
 	cvt.u32.u64 %r7, %rd6;
 	sub.s32 %r8, %r7, 3;
-	setp.lt.s32 %p31, %r27, %r8;
-	@!%p31 bra $L_12;
+	setp.lt.s32 %p33, %r29, %r8;
+	@!%p33 bra $L_12;
 $L_7:
-	setp.lt.u32 %p32, %r29, %r3;
-	@!%p32 bra $L_9;
+	setp.lt.u32 %p34, %r31, %r3;
+	@!%p34 bra $L_9;
 $L_8:
-	add.s32 %r33, %r27, 3;
-	cvt.s64.s32 %rd34, %r33;
-	cvt.u64.u32 %rd35, %r3;
-	add.s64 %rd36, %rd35, 1;
-	mul.lo.s64 %rd37, %rd34, %rd36;
-	cvt.u64.u32 %rd38, %r29;
-	add.s64 %rd39, %rd37, %rd38;
-	cvt.s64.s32 %rd40, %r27;
-	mul.lo.s64 %rd41, %rd40, 1000;
-	cvt.u64.u32 %rd42, %r29;
-	add.s64 %rd43, %rd41, %rd42;
-	mad.lo.s64 %rd44, %rd39, 8, %rd0;
-	st.global.s64 [%rd44], %rd43;
+	add.s32 %r35, %r29, 3;
+	cvt.s64.s32 %rd36, %r35;
+	cvt.u64.u32 %rd37, %r3;
+	add.s64 %rd38, %rd37, 1;
+	mul.lo.s64 %rd39, %rd36, %rd38;
+	cvt.u64.u32 %rd40, %r31;
+	add.s64 %rd41, %rd39, %rd40;
+	cvt.s64.s32 %rd42, %r29;
+	mul.lo.s64 %rd43, %rd42, 1000;
+	cvt.u64.u32 %rd44, %r31;
+	add.s64 %rd45, %rd43, %rd44;
+	mad.lo.s64 %rd46, %rd41, 8, %rd0;
+	st.global.s64 [%rd46], %rd45;
 $L_9:
-	add.u64 %rd20, %rd20, %rd22;
-	setp.ge.u64 %p30, %rd20, %rd15;
-	@!%p30 bra $L_11;
+	add.u64 %rd20, %rd20, %rd25;
+	setp.ge.u64 %p32, %rd20, %rd15;
+	@!%p32 bra $L_11;
 $L_10:
 	sub.u64 %rd20, %rd20, %rd15;
-	add.u64 %rd24, %rd24, 1;
+	add.u64 %rd26, %rd26, 1;
 $L_11:
-	add.u64 %rd24, %rd24, %rd23;
+	add.u64 %rd26, %rd26, %rd23;
 	bra.uni $L_4;
 $L_12:
 	ret;
@@ -5863,17 +6512,17 @@ $L_12:
 	.param .s16 NarrowIndices_1_param_3
 )
 {
-	.reg .pred %p<44>;
-	.reg .b32 %r<37>;
+	.reg .pred %p<46>;
+	.reg .b32 %r<39>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<43>;
+	.reg .b64 %rd<45>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
 	ld.param.s16 %r0, [NarrowIndices_1_param_3];
-	ld.param.u64 %rd33, [NarrowIndices_1_param_0];
-	cvta.to.global.u64 %rd33, %rd33;
-	ld.param.u64 %rd34, [NarrowIndices_1_param_1];
+	ld.param.u64 %rd35, [NarrowIndices_1_param_0];
+	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [NarrowIndices_1_param_1];
 $L_1:
 	cvt.s64.s32 %rd1, %r0;
 	add.s32 %r2, %r0, 2;
@@ -5901,53 +6550,55 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd13, %rt3, %rt4;
 	mov.b64 %rd14, %rd13;
-	rem.u64 %rd15, %rd12, %rd10;
 	div.u64 %rd16, %rd12, %rd10;
-	rem.u64 %rd17, %rd14, %rd10;
+	mul.lo.u64 %rd17, %rd16, %rd10;
+	sub.u64 %rd15, %rd12, %rd17;
 	div.u64 %rd18, %rd14, %rd10;
-	mov.b64 %rd19, %rd16;
+	mul.lo.u64 %rd19, %rd18, %rd10;
+	sub.u64 %rd20, %rd14, %rd19;
+	mov.b64 %rd21, %rd16;
 $L_4:
-	setp.lt.u64 %p20, %rd19, %rd8;
-	@!%p20 bra $L_13;
+	setp.lt.u64 %p22, %rd21, %rd8;
+	@!%p22 bra $L_13;
 $L_5:
-	add.u64 %rd21, %rd5, %rd19;
-	cvt.u32.u64 %r22, %rd21;
-	bfe.s32 %r22, %r22, 0, 16;
-	add.u64 %rd23, %rd15, 0;
-	mov.b64 %rd24, %rd23;
+	add.u64 %rd23, %rd5, %rd21;
+	cvt.u32.u64 %r24, %rd23;
+	bfe.s32 %r24, %r24, 0, 16;
+	add.u64 %rd25, %rd15, 0;
+	mov.b64 %rd26, %rd25;
 $L_6:
 	add.s32 %r2, %r0, 2;
 	bfe.s32 %r2, %r2, 0, 16;
-	setp.lt.s32 %p26, %r22, %r2;
-	@!%p26 bra $L_13;
+	setp.lt.s32 %p28, %r24, %r2;
+	@!%p28 bra $L_13;
 $L_7:
-	setp.lt.s64 %p27, 0, 3;
-	@!%p27 bra $L_10;
+	setp.lt.s64 %p29, 0, 3;
+	@!%p29 bra $L_10;
 $L_8:
-	sub.s32 %r28, %r22, %r0;
-	bfe.s32 %r28, %r28, 0, 16;
-	cvt.s64.s32 %rd29, %r28;
-	mul.lo.s64 %rd30, %rd29, 3;
-	add.s64 %rd31, %rd30, %rd24;
-	mov.b64 %rd32, %rd34;
-	setp.lt.s64 %p35, %rd31, %rd32;
-	@!%p35 bra $L_10;
+	sub.s32 %r30, %r24, %r0;
+	bfe.s32 %r30, %r30, 0, 16;
+	cvt.s64.s32 %rd31, %r30;
+	mul.lo.s64 %rd32, %rd31, 3;
+	add.s64 %rd33, %rd32, %rd26;
+	mov.b64 %rd34, %rd36;
+	setp.lt.s64 %p37, %rd33, %rd34;
+	@!%p37 bra $L_10;
 $L_9:
-	cvt.s64.s32 %rd37, %r22;
-	mad.lo.s64 %rd38, %rd31, 8, %rd33;
-	ld.global.s64 %rd39, [%rd38];
-	add.s64 %rd40, %rd39, %rd37;
-	mad.lo.s64 %rd41, %rd31, 8, %rd33;
-	st.global.s64 [%rd41], %rd40;
+	cvt.s64.s32 %rd39, %r24;
+	mad.lo.s64 %rd40, %rd33, 8, %rd35;
+	ld.global.s64 %rd41, [%rd40];
+	add.s64 %rd42, %rd41, %rd39;
+	mad.lo.s64 %rd43, %rd33, 8, %rd35;
+	st.global.s64 [%rd43], %rd42;
 $L_10:
-	add.u64 %rd15, %rd15, %rd17;
-	setp.ge.u64 %p25, %rd15, %rd10;
-	@!%p25 bra $L_12;
+	add.u64 %rd15, %rd15, %rd20;
+	setp.ge.u64 %p27, %rd15, %rd10;
+	@!%p27 bra $L_12;
 $L_11:
 	sub.u64 %rd15, %rd15, %rd10;
-	add.u64 %rd19, %rd19, 1;
+	add.u64 %rd21, %rd21, 1;
 $L_12:
-	add.u64 %rd19, %rd19, %rd18;
+	add.u64 %rd21, %rd21, %rd18;
 	bra.uni $L_4;
 $L_13:
 	ret;
@@ -5959,10 +6610,10 @@ $L_13:
 	.param .s64 Triangle_0_param_2
 )
 {
-	.reg .pred %p<22>;
+	.reg .pred %p<25>;
 	.reg .b32 %r<17>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -5985,42 +6636,81 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p8, %rd2, %rd3;
-	@!%p8 bra $L_11;
+	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, %rd2;
 $L_4:
 	add.s64 %rd10, %rd9, 1;
 	setp.gt.s64 %p11, %rd10, 0;
-	@!%p11 bra $L_12;
+	@!%p11 bra $L_22;
 $L_5:
 	mov.b32 %r12, 0;
 	mov.b64 %rd13, 0;
 $L_6:
+	max.s64 %rd22, %rd10, -9223372036854775804;
+	sub.s64 %rd23, %rd22, 4;
+$L_7:
+	setp.lt.s64 %p24, %rd13, %rd23;
+	@!%p24 bra $L_16;
+$L_8:
 	cvt.u32.u64 %r15, %rd13;
 	add.s32 %r16, %r12, %r15;
 	add.s64 %rd17, %rd13, 1;
 	setp.lt.s64 %p18, %rd17, %rd10;
-	@!%p18 bra $L_8;
-$L_7:
+$L_9:
 	mov.b32 %r12, %r16;
 	mov.b64 %rd13, %rd17;
-	bra.uni $L_6;
-$L_8:
+$L_10:
+	cvt.u32.u64 %r15, %rd13;
+	add.s32 %r16, %r12, %r15;
+	add.s64 %rd17, %rd13, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_11:
+	mov.b32 %r12, %r16;
+	mov.b64 %rd13, %rd17;
+$L_12:
+	cvt.u32.u64 %r15, %rd13;
+	add.s32 %r16, %r12, %r15;
+	add.s64 %rd17, %rd13, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_13:
+	mov.b32 %r12, %r16;
+	mov.b64 %rd13, %rd17;
+$L_14:
+	cvt.u32.u64 %r15, %rd13;
+	add.s32 %r16, %r12, %r15;
+	add.s64 %rd17, %rd13, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+$L_15:
+	mov.b32 %r12, %r16;
+	mov.b64 %rd13, %rd17;
+	bra.uni $L_7;
+$L_16:
+	cvt.u32.u64 %r15, %rd13;
+	add.s32 %r16, %r12, %r15;
+	add.s64 %rd17, %rd13, 1;
+	setp.lt.s64 %p18, %rd17, %rd10;
+	@!%p18 bra $L_18;
+$L_17:
+	mov.b32 %r12, %r16;
+	mov.b64 %rd13, %rd17;
+	bra.uni $L_16;
+$L_18:
 	mov.b32 %r14, %r16;
-$L_9:
+$L_19:
 	mad.lo.s64 %rd19, %rd9, 4, %rd6;
 	st.global.s32 [%rd19], %r14;
 	add.s64 %rd20, %rd9, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_11;
-$L_10:
+	@!%p21 bra $L_21;
+$L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_11:
+$L_21:
 	ret;
-$L_12:
+$L_22:
 	mov.b32 %r14, 0;
-	bra.uni $L_9;
+	bra.uni $L_19;
 }
 
 .visible .entry Before_0(
@@ -6029,10 +6719,10 @@ $L_12:
 	.param .s64 Before_0_param_2
 )
 {
-	.reg .pred %p<26>;
+	.reg .pred %p<29>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<25>;
+	.reg .b64 %rd<28>;
 	.reg .b64 %rdt<2>;
 	.reg .f32 %f<22>;
 	.reg .f32 %ft<1>;
@@ -6060,7 +6750,7 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p8, %rd2, %rd3;
-	@!%p8 bra $L_9;
+	@!%p8 bra $L_19;
 $L_3:
 	mov.b64 %rd9, %rd2;
 $L_4:
@@ -6070,9 +6760,14 @@ $L_4:
 	st.global.f32 [%rd11], %ft0;
 	mov.b64 %rd12, 1;
 $L_5:
-	setp.lt.s64 %p13, %rd12, %rd7;
-	@!%p13 bra $L_7;
+	max.s64 %rd26, %rd7, -9223372036854775805;
+	sub.s64 %rd27, %rd26, 3;
 $L_6:
+	setp.lt.s64 %p28, %rd12, %rd27;
+	@!%p28 bra $L_15;
+$L_7:
+	setp.lt.s64 %p13, %rd12, %rd7;
+$L_8:
 	mul.lo.s64 %rd14, %rd9, %rd7;
 	add.s64 %rd15, %rd14, %rd12;
 	mul.lo.s64 %rd16, %rd9, %rd7;
@@ -6085,15 +6780,77 @@ $L_6:
 	st.global.f32 [%rd22], %f21;
 	add.s64 %rd23, %rd12, 1;
 	mov.b64 %rd12, %rd23;
-	bra.uni $L_5;
-$L_7:
+$L_9:
+	setp.lt.s64 %p13, %rd12, %rd7;
+$L_10:
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd12;
+	mul.lo.s64 %rd16, %rd9, %rd7;
+	add.s64 %rd17, %rd16, %rd12;
+	sub.s64 %rd18, %rd17, 1;
+	mad.lo.s64 %rd19, %rd18, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, 0f3F800000;
+	mad.lo.s64 %rd22, %rd15, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd12, %rd23;
+$L_11:
+	setp.lt.s64 %p13, %rd12, %rd7;
+$L_12:
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd12;
+	mul.lo.s64 %rd16, %rd9, %rd7;
+	add.s64 %rd17, %rd16, %rd12;
+	sub.s64 %rd18, %rd17, 1;
+	mad.lo.s64 %rd19, %rd18, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, 0f3F800000;
+	mad.lo.s64 %rd22, %rd15, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd12, %rd23;
+$L_13:
+	setp.lt.s64 %p13, %rd12, %rd7;
+$L_14:
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd12;
+	mul.lo.s64 %rd16, %rd9, %rd7;
+	add.s64 %rd17, %rd16, %rd12;
+	sub.s64 %rd18, %rd17, 1;
+	mad.lo.s64 %rd19, %rd18, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, 0f3F800000;
+	mad.lo.s64 %rd22, %rd15, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd12, %rd23;
+	bra.uni $L_6;
+$L_15:
+	setp.lt.s64 %p13, %rd12, %rd7;
+	@!%p13 bra $L_17;
+$L_16:
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd12;
+	mul.lo.s64 %rd16, %rd9, %rd7;
+	add.s64 %rd17, %rd16, %rd12;
+	sub.s64 %rd18, %rd17, 1;
+	mad.lo.s64 %rd19, %rd18, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, 0f3F800000;
+	mad.lo.s64 %rd22, %rd15, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd12, %rd23;
+	bra.uni $L_15;
+$L_17:
 	add.s64 %rd24, %rd9, 1;
 	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_9;
-$L_8:
+	@!%p25 bra $L_19;
+$L_18:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_9:
+$L_19:
 	ret;
 }
 
@@ -6154,12 +6911,12 @@ $L_7:
 	.param .f32 HelperLoops_1_param_3
 )
 {
-	.reg .pred %p<41>;
+	.reg .pred %p<43>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<40>;
+	.reg .b64 %rd<42>;
 	.reg .b64 %rdt<2>;
-	.reg .f32 %f<36>;
+	.reg .f32 %f<38>;
 
 $L_0:
 	ld.param.u64 %rd2, [HelperLoops_1_param_0];
@@ -6171,7 +6928,7 @@ $L_0:
 	neg.s64 %rdt0, %rd1;
 	div.s64 %rd0, %rd1, %rd4;
 	selp.b64 %rd0, %rdt0, %rd0, %pt0;
-	mov.f32 %f32, 0f40000000;
+	mov.f32 %f34, 0f40000000;
 $L_1:
 	setp.gt.s64 %p5, %rd0, 0;
 	@!%p5 bra $L_12;
@@ -6194,47 +6951,49 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd13, %rt3, %rt4;
 	mov.b64 %rd14, %rd13;
-	rem.u64 %rd15, %rd12, %rd10;
 	div.u64 %rd16, %rd12, %rd10;
-	rem.u64 %rd17, %rd14, %rd10;
+	mul.lo.u64 %rd17, %rd16, %rd10;
+	sub.u64 %rd15, %rd12, %rd17;
 	div.u64 %rd18, %rd14, %rd10;
-	mov.b64 %rd19, %rd16;
+	mul.lo.u64 %rd19, %rd18, %rd10;
+	sub.u64 %rd20, %rd14, %rd19;
+	mov.b64 %rd21, %rd16;
 $L_4:
-	setp.lt.u64 %p20, %rd19, %rd7;
-	@!%p20 bra $L_12;
+	setp.lt.u64 %p22, %rd21, %rd7;
+	@!%p22 bra $L_12;
 $L_5:
-	add.u64 %rd21, %rd19, 0;
-	mov.b64 %rd22, %rd21;
-	add.u64 %rd23, %rd15, 0;
+	add.u64 %rd23, %rd21, 0;
 	mov.b64 %rd24, %rd23;
+	add.u64 %rd25, %rd15, 0;
+	mov.b64 %rd26, %rd25;
 $L_6:
-	setp.gt.s64 %p26, %rd4, 0;
-	@!%p26 bra $L_11;
+	setp.gt.s64 %p28, %rd4, 0;
+	@!%p28 bra $L_11;
 $L_7:
-	mul.lo.s64 %rd27, %rd22, %rd4;
-	add.s64 %rd28, %rd27, %rd24;
-	add.s64 %rd29, %rd24, 1;
-	cvt.rn.f32.s64 %f30, %rd29;
-	mul.rn.f32 %f31, %f32, %f30;
-	mad.lo.s64 %rd33, %rd28, 4, %rd2;
-	ld.global.f32 %f34, [%rd33];
-	mul.rn.f32 %f35, %f34, %f31;
-	mad.lo.s64 %rd36, %rd28, 4, %rd2;
-	st.global.f32 [%rd36], %f35;
+	mul.lo.s64 %rd29, %rd24, %rd4;
+	add.s64 %rd30, %rd29, %rd26;
+	add.s64 %rd31, %rd26, 1;
+	cvt.rn.f32.s64 %f32, %rd31;
+	mul.rn.f32 %f33, %f34, %f32;
+	mad.lo.s64 %rd35, %rd30, 4, %rd2;
+	ld.global.f32 %f36, [%rd35];
+	mul.rn.f32 %f37, %f36, %f33;
+	mad.lo.s64 %rd38, %rd30, 4, %rd2;
+	st.global.f32 [%rd38], %f37;
 $L_8:
-	add.u64 %rd15, %rd15, %rd17;
-	setp.ge.u64 %p25, %rd15, %rd10;
-	@!%p25 bra $L_10;
+	add.u64 %rd15, %rd15, %rd20;
+	setp.ge.u64 %p27, %rd15, %rd10;
+	@!%p27 bra $L_10;
 $L_9:
 	sub.u64 %rd15, %rd15, %rd10;
-	add.u64 %rd19, %rd19, 1;
+	add.u64 %rd21, %rd21, 1;
 $L_10:
-	add.u64 %rd19, %rd19, %rd18;
+	add.u64 %rd21, %rd21, %rd18;
 	bra.uni $L_4;
 $L_11:
-	add.s64 %rd39, %rd22, 1;
-	setp.lt.s64 %p40, %rd39, %rd0;
-	@%p40 bra $L_8;
+	add.s64 %rd41, %rd24, 1;
+	setp.lt.s64 %p42, %rd41, %rd0;
+	@%p42 bra $L_8;
 $L_12:
 	ret;
 }
@@ -6799,9 +7558,9 @@ $L_7:
 	.param .s64 EightBlocks_0_param_16
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<41>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -6828,23 +7587,29 @@ $L_1:
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_13;
+	@!%p10 bra $L_23;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
 	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_13;
+	@!%p13 bra $L_23;
 $L_5:
 	mul.lo.s64 %rd14, %rd15, 1000;
 	mov.b64 %rd16, %rd12;
 	add.s64 %rd17, %rd14, %rd16;
 	setp.gt.s64 %p18, %rd19, 0;
-	@!%p18 bra $L_12;
+	@!%p18 bra $L_22;
 $L_6:
 	mov.b64 %rd21, %rd17;
 	mov.b64 %rd22, 0;
 $L_7:
+	max.s64 %rd39, %rd19, -9223372036854775804;
+	sub.s64 %rd40, %rd39, 4;
+$L_8:
+	setp.lt.s64 %p41, %rd22, %rd40;
+	@!%p41 bra $L_17;
+$L_9:
 	mul.lo.s64 %rd24, %rd21, 1664525;
 	add.s64 %rd25, %rd24, 1013904223;
 	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
@@ -6859,23 +7624,96 @@ $L_7:
 	mov.b64 %rd26, %rd38;
 	add.s64 %rd27, %rd22, 1;
 	setp.lt.s64 %p28, %rd27, %rd19;
-	@!%p28 bra $L_9;
-$L_8:
+$L_10:
 	mov.b64 %rd21, %rd26;
 	mov.b64 %rd22, %rd27;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_12:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_13:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_14:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_15:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_16:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_19;
+$L_18:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_17;
+$L_19:
 	mov.b64 %rd23, %rd26;
-$L_10:
+$L_20:
 	mad.lo.s64 %rd29, %rd12, 8, %rd4;
 	st.global.s64 [%rd29], %rd23;
-$L_11:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_22:
 	mov.b64 %rd23, %rd17;
-	bra.uni $L_10;
-$L_13:
+	bra.uni $L_20;
+$L_23:
 	ret;
 }
 
@@ -6899,9 +7737,9 @@ $L_13:
 	.param .s64 EightBlocks_1_param_16
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<41>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -6928,23 +7766,29 @@ $L_1:
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_13;
+	@!%p10 bra $L_23;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
 	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_13;
+	@!%p13 bra $L_23;
 $L_5:
 	mul.lo.s64 %rd14, %rd15, 1000;
 	mov.b64 %rd16, %rd12;
 	add.s64 %rd17, %rd14, %rd16;
 	setp.gt.s64 %p18, %rd19, 0;
-	@!%p18 bra $L_12;
+	@!%p18 bra $L_22;
 $L_6:
 	mov.b64 %rd21, %rd17;
 	mov.b64 %rd22, 0;
 $L_7:
+	max.s64 %rd39, %rd19, -9223372036854775804;
+	sub.s64 %rd40, %rd39, 4;
+$L_8:
+	setp.lt.s64 %p41, %rd22, %rd40;
+	@!%p41 bra $L_17;
+$L_9:
 	mul.lo.s64 %rd24, %rd21, 1664525;
 	add.s64 %rd25, %rd24, 1013904223;
 	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
@@ -6959,23 +7803,96 @@ $L_7:
 	mov.b64 %rd26, %rd38;
 	add.s64 %rd27, %rd22, 1;
 	setp.lt.s64 %p28, %rd27, %rd19;
-	@!%p28 bra $L_9;
-$L_8:
+$L_10:
 	mov.b64 %rd21, %rd26;
 	mov.b64 %rd22, %rd27;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_12:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_13:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_14:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_15:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_16:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_19;
+$L_18:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_17;
+$L_19:
 	mov.b64 %rd23, %rd26;
-$L_10:
+$L_20:
 	mad.lo.s64 %rd29, %rd12, 8, %rd4;
 	st.global.s64 [%rd29], %rd23;
-$L_11:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_22:
 	mov.b64 %rd23, %rd17;
-	bra.uni $L_10;
-$L_13:
+	bra.uni $L_20;
+$L_23:
 	ret;
 }
 
@@ -6999,9 +7916,9 @@ $L_13:
 	.param .s64 EightBlocks_2_param_16
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<41>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -7028,23 +7945,29 @@ $L_1:
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_13;
+	@!%p10 bra $L_23;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
 	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_13;
+	@!%p13 bra $L_23;
 $L_5:
 	mul.lo.s64 %rd14, %rd15, 1000;
 	mov.b64 %rd16, %rd12;
 	add.s64 %rd17, %rd14, %rd16;
 	setp.gt.s64 %p18, %rd19, 0;
-	@!%p18 bra $L_12;
+	@!%p18 bra $L_22;
 $L_6:
 	mov.b64 %rd21, %rd17;
 	mov.b64 %rd22, 0;
 $L_7:
+	max.s64 %rd39, %rd19, -9223372036854775804;
+	sub.s64 %rd40, %rd39, 4;
+$L_8:
+	setp.lt.s64 %p41, %rd22, %rd40;
+	@!%p41 bra $L_17;
+$L_9:
 	mul.lo.s64 %rd24, %rd21, 1664525;
 	add.s64 %rd25, %rd24, 1013904223;
 	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
@@ -7059,23 +7982,96 @@ $L_7:
 	mov.b64 %rd26, %rd38;
 	add.s64 %rd27, %rd22, 1;
 	setp.lt.s64 %p28, %rd27, %rd19;
-	@!%p28 bra $L_9;
-$L_8:
+$L_10:
 	mov.b64 %rd21, %rd26;
 	mov.b64 %rd22, %rd27;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_12:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_13:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_14:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_15:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_16:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_19;
+$L_18:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_17;
+$L_19:
 	mov.b64 %rd23, %rd26;
-$L_10:
+$L_20:
 	mad.lo.s64 %rd29, %rd12, 8, %rd4;
 	st.global.s64 [%rd29], %rd23;
-$L_11:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_22:
 	mov.b64 %rd23, %rd17;
-	bra.uni $L_10;
-$L_13:
+	bra.uni $L_20;
+$L_23:
 	ret;
 }
 
@@ -7099,9 +8095,9 @@ $L_13:
 	.param .s64 EightBlocks_3_param_16
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<41>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -7128,23 +8124,29 @@ $L_1:
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_13;
+	@!%p10 bra $L_23;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
 	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_13;
+	@!%p13 bra $L_23;
 $L_5:
 	mul.lo.s64 %rd14, %rd15, 1000;
 	mov.b64 %rd16, %rd12;
 	add.s64 %rd17, %rd14, %rd16;
 	setp.gt.s64 %p18, %rd19, 0;
-	@!%p18 bra $L_12;
+	@!%p18 bra $L_22;
 $L_6:
 	mov.b64 %rd21, %rd17;
 	mov.b64 %rd22, 0;
 $L_7:
+	max.s64 %rd39, %rd19, -9223372036854775804;
+	sub.s64 %rd40, %rd39, 4;
+$L_8:
+	setp.lt.s64 %p41, %rd22, %rd40;
+	@!%p41 bra $L_17;
+$L_9:
 	mul.lo.s64 %rd24, %rd21, 1664525;
 	add.s64 %rd25, %rd24, 1013904223;
 	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
@@ -7159,23 +8161,96 @@ $L_7:
 	mov.b64 %rd26, %rd38;
 	add.s64 %rd27, %rd22, 1;
 	setp.lt.s64 %p28, %rd27, %rd19;
-	@!%p28 bra $L_9;
-$L_8:
+$L_10:
 	mov.b64 %rd21, %rd26;
 	mov.b64 %rd22, %rd27;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_12:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_13:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_14:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_15:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_16:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_19;
+$L_18:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_17;
+$L_19:
 	mov.b64 %rd23, %rd26;
-$L_10:
+$L_20:
 	mad.lo.s64 %rd29, %rd12, 8, %rd4;
 	st.global.s64 [%rd29], %rd23;
-$L_11:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_22:
 	mov.b64 %rd23, %rd17;
-	bra.uni $L_10;
-$L_13:
+	bra.uni $L_20;
+$L_23:
 	ret;
 }
 
@@ -7199,9 +8274,9 @@ $L_13:
 	.param .s64 EightBlocks_4_param_16
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<41>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -7228,23 +8303,29 @@ $L_1:
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_13;
+	@!%p10 bra $L_23;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
 	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_13;
+	@!%p13 bra $L_23;
 $L_5:
 	mul.lo.s64 %rd14, %rd15, 1000;
 	mov.b64 %rd16, %rd12;
 	add.s64 %rd17, %rd14, %rd16;
 	setp.gt.s64 %p18, %rd19, 0;
-	@!%p18 bra $L_12;
+	@!%p18 bra $L_22;
 $L_6:
 	mov.b64 %rd21, %rd17;
 	mov.b64 %rd22, 0;
 $L_7:
+	max.s64 %rd39, %rd19, -9223372036854775804;
+	sub.s64 %rd40, %rd39, 4;
+$L_8:
+	setp.lt.s64 %p41, %rd22, %rd40;
+	@!%p41 bra $L_17;
+$L_9:
 	mul.lo.s64 %rd24, %rd21, 1664525;
 	add.s64 %rd25, %rd24, 1013904223;
 	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
@@ -7259,23 +8340,96 @@ $L_7:
 	mov.b64 %rd26, %rd38;
 	add.s64 %rd27, %rd22, 1;
 	setp.lt.s64 %p28, %rd27, %rd19;
-	@!%p28 bra $L_9;
-$L_8:
+$L_10:
 	mov.b64 %rd21, %rd26;
 	mov.b64 %rd22, %rd27;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_12:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_13:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_14:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_15:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_16:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_19;
+$L_18:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_17;
+$L_19:
 	mov.b64 %rd23, %rd26;
-$L_10:
+$L_20:
 	mad.lo.s64 %rd29, %rd12, 8, %rd4;
 	st.global.s64 [%rd29], %rd23;
-$L_11:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_22:
 	mov.b64 %rd23, %rd17;
-	bra.uni $L_10;
-$L_13:
+	bra.uni $L_20;
+$L_23:
 	ret;
 }
 
@@ -7299,9 +8453,9 @@ $L_13:
 	.param .s64 EightBlocks_5_param_16
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<41>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -7328,23 +8482,29 @@ $L_1:
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_13;
+	@!%p10 bra $L_23;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
 	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_13;
+	@!%p13 bra $L_23;
 $L_5:
 	mul.lo.s64 %rd14, %rd15, 1000;
 	mov.b64 %rd16, %rd12;
 	add.s64 %rd17, %rd14, %rd16;
 	setp.gt.s64 %p18, %rd19, 0;
-	@!%p18 bra $L_12;
+	@!%p18 bra $L_22;
 $L_6:
 	mov.b64 %rd21, %rd17;
 	mov.b64 %rd22, 0;
 $L_7:
+	max.s64 %rd39, %rd19, -9223372036854775804;
+	sub.s64 %rd40, %rd39, 4;
+$L_8:
+	setp.lt.s64 %p41, %rd22, %rd40;
+	@!%p41 bra $L_17;
+$L_9:
 	mul.lo.s64 %rd24, %rd21, 1664525;
 	add.s64 %rd25, %rd24, 1013904223;
 	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
@@ -7359,23 +8519,96 @@ $L_7:
 	mov.b64 %rd26, %rd38;
 	add.s64 %rd27, %rd22, 1;
 	setp.lt.s64 %p28, %rd27, %rd19;
-	@!%p28 bra $L_9;
-$L_8:
+$L_10:
 	mov.b64 %rd21, %rd26;
 	mov.b64 %rd22, %rd27;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_12:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_13:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_14:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_15:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_16:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_19;
+$L_18:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_17;
+$L_19:
 	mov.b64 %rd23, %rd26;
-$L_10:
+$L_20:
 	mad.lo.s64 %rd29, %rd12, 8, %rd4;
 	st.global.s64 [%rd29], %rd23;
-$L_11:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_22:
 	mov.b64 %rd23, %rd17;
-	bra.uni $L_10;
-$L_13:
+	bra.uni $L_20;
+$L_23:
 	ret;
 }
 
@@ -7399,9 +8632,9 @@ $L_13:
 	.param .s64 EightBlocks_6_param_16
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<41>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -7428,23 +8661,29 @@ $L_1:
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_13;
+	@!%p10 bra $L_23;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
 	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_13;
+	@!%p13 bra $L_23;
 $L_5:
 	mul.lo.s64 %rd14, %rd15, 1000;
 	mov.b64 %rd16, %rd12;
 	add.s64 %rd17, %rd14, %rd16;
 	setp.gt.s64 %p18, %rd19, 0;
-	@!%p18 bra $L_12;
+	@!%p18 bra $L_22;
 $L_6:
 	mov.b64 %rd21, %rd17;
 	mov.b64 %rd22, 0;
 $L_7:
+	max.s64 %rd39, %rd19, -9223372036854775804;
+	sub.s64 %rd40, %rd39, 4;
+$L_8:
+	setp.lt.s64 %p41, %rd22, %rd40;
+	@!%p41 bra $L_17;
+$L_9:
 	mul.lo.s64 %rd24, %rd21, 1664525;
 	add.s64 %rd25, %rd24, 1013904223;
 	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
@@ -7459,23 +8698,96 @@ $L_7:
 	mov.b64 %rd26, %rd38;
 	add.s64 %rd27, %rd22, 1;
 	setp.lt.s64 %p28, %rd27, %rd19;
-	@!%p28 bra $L_9;
-$L_8:
+$L_10:
 	mov.b64 %rd21, %rd26;
 	mov.b64 %rd22, %rd27;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_12:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_13:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_14:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_15:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_16:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_19;
+$L_18:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_17;
+$L_19:
 	mov.b64 %rd23, %rd26;
-$L_10:
+$L_20:
 	mad.lo.s64 %rd29, %rd12, 8, %rd4;
 	st.global.s64 [%rd29], %rd23;
-$L_11:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_22:
 	mov.b64 %rd23, %rd17;
-	bra.uni $L_10;
-$L_13:
+	bra.uni $L_20;
+$L_23:
 	ret;
 }
 
@@ -7499,9 +8811,9 @@ $L_13:
 	.param .s64 EightBlocks_7_param_16
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<42>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<41>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -7528,23 +8840,29 @@ $L_1:
 $L_2:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_13;
+	@!%p10 bra $L_23;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
 	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_13;
+	@!%p13 bra $L_23;
 $L_5:
 	mul.lo.s64 %rd14, %rd15, 1000;
 	mov.b64 %rd16, %rd12;
 	add.s64 %rd17, %rd14, %rd16;
 	setp.gt.s64 %p18, %rd19, 0;
-	@!%p18 bra $L_12;
+	@!%p18 bra $L_22;
 $L_6:
 	mov.b64 %rd21, %rd17;
 	mov.b64 %rd22, 0;
 $L_7:
+	max.s64 %rd39, %rd19, -9223372036854775804;
+	sub.s64 %rd40, %rd39, 4;
+$L_8:
+	setp.lt.s64 %p41, %rd22, %rd40;
+	@!%p41 bra $L_17;
+$L_9:
 	mul.lo.s64 %rd24, %rd21, 1664525;
 	add.s64 %rd25, %rd24, 1013904223;
 	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
@@ -7559,23 +8877,96 @@ $L_7:
 	mov.b64 %rd26, %rd38;
 	add.s64 %rd27, %rd22, 1;
 	setp.lt.s64 %p28, %rd27, %rd19;
-	@!%p28 bra $L_9;
-$L_8:
+$L_10:
 	mov.b64 %rd21, %rd26;
 	mov.b64 %rd22, %rd27;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_12:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_13:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_14:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+$L_15:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+$L_16:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_8;
+$L_17:
+	mul.lo.s64 %rd24, %rd21, 1664525;
+	add.s64 %rd25, %rd24, 1013904223;
+	mul.hi.s64 %rd30, %rd25, -9223372032559808509;
+	add.s64 %rd31, %rd30, %rd25;
+	mov.b64 %rd32, %rd31;
+	shr.u64 %rd33, %rd32, 63;
+	shr.s64 %rd34, %rd31, 30;
+	mov.b64 %rd35, %rd33;
+	add.s64 %rd36, %rd34, %rd35;
+	mul.lo.s64 %rd37, %rd36, 2147483647;
+	sub.s64 %rd38, %rd25, %rd37;
+	mov.b64 %rd26, %rd38;
+	add.s64 %rd27, %rd22, 1;
+	setp.lt.s64 %p28, %rd27, %rd19;
+	@!%p28 bra $L_19;
+$L_18:
+	mov.b64 %rd21, %rd26;
+	mov.b64 %rd22, %rd27;
+	bra.uni $L_17;
+$L_19:
 	mov.b64 %rd23, %rd26;
-$L_10:
+$L_20:
 	mad.lo.s64 %rd29, %rd12, 8, %rd4;
 	st.global.s64 [%rd29], %rd23;
-$L_11:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_22:
 	mov.b64 %rd23, %rd17;
-	bra.uni $L_10;
-$L_13:
+	bra.uni $L_20;
+$L_23:
 	ret;
 }
 
@@ -8451,9 +9842,9 @@ $L_14:
 )
 {
 	.local .align 4 .b8 qvar_taps[12];
-	.reg .pred %p<108>;
+	.reg .pred %p<111>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<107>;
+	.reg .b64 %rd<110>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<105>;
 	.reg .f32 %ft<3>;
@@ -8482,20 +9873,26 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_26;
+	@!%p7 bra $L_36;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_26;
+	@!%p10 bra $L_36;
 $L_5:
 	setp.lt.s64 %p11, 0, 5;
-	@!%p11 bra $L_25;
+	@!%p11 bra $L_35;
 $L_6:
 	mov.f32 %f12, 0f00000000;
 	mov.b64 %rd13, 0;
 $L_7:
+	max.s64 %rd105, 5, -9223372036854775804;
+	sub.s64 %rd106, %rd105, 4;
+$L_8:
+	setp.lt.s64 %p107, %rd13, %rd106;
+	@!%p107 bra $L_17;
+$L_9:
 	add.s64 %rd15, %rd9, %rd13;
 	sub.s64 %rd16, %rd15, 2;
 	max.s64 %rd17, %rd16, 0;
@@ -8510,14 +9907,87 @@ $L_7:
 	add.rn.f32 %f29, %f12, %f28;
 	add.s64 %rd30, %rd13, 1;
 	setp.lt.s64 %p31, %rd30, 5;
-	@!%p31 bra $L_9;
-$L_8:
+$L_10:
 	mov.f32 %f12, %f29;
 	mov.b64 %rd13, %rd30;
-	bra.uni $L_7;
-$L_9:
+$L_11:
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+$L_12:
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+$L_13:
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+$L_14:
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+$L_15:
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+$L_16:
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+	bra.uni $L_8;
+$L_17:
+	add.s64 %rd15, %rd9, %rd13;
+	sub.s64 %rd16, %rd15, 2;
+	max.s64 %rd17, %rd16, 0;
+	mov.b64 %rd18, %rd20;
+	sub.s64 %rd21, %rd18, 1;
+	min.s64 %rd22, %rd17, %rd21;
+	mad.lo.s64 %rd23, %rd13, 4, %rd24;
+	ld.global.f32 %f25, [%rd23];
+	mad.lo.s64 %rd26, %rd22, 4, %rd19;
+	ld.global.f32 %f27, [%rd26];
+	mul.rn.f32 %f28, %f25, %f27;
+	add.rn.f32 %f29, %f12, %f28;
+	add.s64 %rd30, %rd13, 1;
+	setp.lt.s64 %p31, %rd30, 5;
+	@!%p31 bra $L_19;
+$L_18:
+	mov.f32 %f12, %f29;
+	mov.b64 %rd13, %rd30;
+	bra.uni $L_17;
+$L_19:
 	mov.f32 %f14, %f29;
-$L_10:
+$L_20:
 	mov.u64 %rd32, qvar_taps;
 	mov.f32 %ft0, 0f00000000;
 	st.local.f32 [%rd32], %ft0;
@@ -8565,66 +10035,16 @@ $L_10:
 	mul.rn.f32 %f69, %f68, %f57;
 	add.rn.f32 %f70, %f66, %f69;
 	mov.b64 %rd76, -1;
-$L_11:
-	max.s64 %rd105, 3, -9223372036854775804;
-	sub.s64 %rd106, %rd105, 4;
-$L_12:
-	setp.lt.s64 %p107, %rd76, %rd106;
-	@!%p107 bra $L_21;
-$L_13:
-	add.s64 %rd77, %rd76, 1;
-	setp.lt.s64 %p78, %rd77, 3;
-$L_14:
-	mov.f64 %fd79, 0d401F6A7A2955385E;
-	cvt.rn.f32.f64 %f81, %fd79;
-	mad.lo.s64 %rd82, %rd77, 4, %rd32;
-	ld.local.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f83, %f81;
-	mad.lo.s64 %rd85, %rd77, 4, %rd32;
-	st.local.f32 [%rd85], %f84;
-	mov.b64 %rd76, %rd77;
-$L_15:
-	add.s64 %rd77, %rd76, 1;
-	setp.lt.s64 %p78, %rd77, 3;
-$L_16:
-	mov.f64 %fd79, 0d401F6A7A2955385E;
-	cvt.rn.f32.f64 %f81, %fd79;
-	mad.lo.s64 %rd82, %rd77, 4, %rd32;
-	ld.local.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f83, %f81;
-	mad.lo.s64 %rd85, %rd77, 4, %rd32;
-	st.local.f32 [%rd85], %f84;
-	mov.b64 %rd76, %rd77;
-$L_17:
-	add.s64 %rd77, %rd76, 1;
-	setp.lt.s64 %p78, %rd77, 3;
-$L_18:
-	mov.f64 %fd79, 0d401F6A7A2955385E;
-	cvt.rn.f32.f64 %f81, %fd79;
-	mad.lo.s64 %rd82, %rd77, 4, %rd32;
-	ld.local.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f83, %f81;
-	mad.lo.s64 %rd85, %rd77, 4, %rd32;
-	st.local.f32 [%rd85], %f84;
-	mov.b64 %rd76, %rd77;
-$L_19:
-	add.s64 %rd77, %rd76, 1;
-	setp.lt.s64 %p78, %rd77, 3;
-$L_20:
-	mov.f64 %fd79, 0d401F6A7A2955385E;
-	cvt.rn.f32.f64 %f81, %fd79;
-	mad.lo.s64 %rd82, %rd77, 4, %rd32;
-	ld.local.f32 %f83, [%rd82];
-	mul.rn.f32 %f84, %f83, %f81;
-	mad.lo.s64 %rd85, %rd77, 4, %rd32;
-	st.local.f32 [%rd85], %f84;
-	mov.b64 %rd76, %rd77;
-	bra.uni $L_12;
 $L_21:
+	max.s64 %rd108, 3, -9223372036854775804;
+	sub.s64 %rd109, %rd108, 4;
+$L_22:
+	setp.lt.s64 %p110, %rd76, %rd109;
+	@!%p110 bra $L_31;
+$L_23:
 	add.s64 %rd77, %rd76, 1;
 	setp.lt.s64 %p78, %rd77, 3;
-	@!%p78 bra $L_23;
-$L_22:
+$L_24:
 	mov.f64 %fd79, 0d401F6A7A2955385E;
 	cvt.rn.f32.f64 %f81, %fd79;
 	mad.lo.s64 %rd82, %rd77, 4, %rd32;
@@ -8633,8 +10053,58 @@ $L_22:
 	mad.lo.s64 %rd85, %rd77, 4, %rd32;
 	st.local.f32 [%rd85], %f84;
 	mov.b64 %rd76, %rd77;
-	bra.uni $L_21;
-$L_23:
+$L_25:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_26:
+	mov.f64 %fd79, 0d401F6A7A2955385E;
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+$L_27:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_28:
+	mov.f64 %fd79, 0d401F6A7A2955385E;
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+$L_29:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+$L_30:
+	mov.f64 %fd79, 0d401F6A7A2955385E;
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+	bra.uni $L_22;
+$L_31:
+	add.s64 %rd77, %rd76, 1;
+	setp.lt.s64 %p78, %rd77, 3;
+	@!%p78 bra $L_33;
+$L_32:
+	mov.f64 %fd79, 0d401F6A7A2955385E;
+	cvt.rn.f32.f64 %f81, %fd79;
+	mad.lo.s64 %rd82, %rd77, 4, %rd32;
+	ld.local.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f83, %f81;
+	mad.lo.s64 %rd85, %rd77, 4, %rd32;
+	st.local.f32 [%rd85], %f84;
+	mov.b64 %rd76, %rd77;
+	bra.uni $L_31;
+$L_33:
 	div.rn.f32 %f86, %f14, 0f41800000;
 	add.rn.f32 %f87, %f86, %f70;
 	mul.hi.s64 %rd93, %rd9, -6148914691236517205;
@@ -8652,13 +10122,13 @@ $L_23:
 	add.rn.f32 %f91, %f87, %f90;
 	mad.lo.s64 %rd92, %rd9, 4, %rd4;
 	st.global.f32 [%rd92], %f91;
-$L_24:
+$L_34:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_25:
+$L_35:
 	mov.f32 %f14, 0f00000000;
-	bra.uni $L_10;
-$L_26:
+	bra.uni $L_20;
+$L_36:
 	ret;
 }
 
@@ -8681,13 +10151,13 @@ $L_26:
 	.local .align 8 .b8 qvar_r_2[24];
 	.local .align 8 .b8 qvar_row_2[24];
 	.local .align 8 .b8 qvar_copy_3[24];
-	.reg .pred %p<352>;
+	.reg .pred %p<355>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<351>;
+	.reg .b64 %rd<354>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<343>;
 	.reg .f64 %fd<331>;
-	.reg .f64 %fdt<28>;
+	.reg .f64 %fdt<32>;
 
 $L_0:
 	ld.param.u64 %rd5, [Rotate_0_param_0];
@@ -8718,7 +10188,7 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p14, %rd2, %rd3;
-	@!%p14 bra $L_61;
+	@!%p14 bra $L_71;
 $L_3:
 	mov.b64 %rd15, %rd2;
 $L_4:
@@ -8952,10 +10422,16 @@ $L_22:
 	mov.f64 %fdt17, 0d0000000000000000;
 	st.local.f64 [%rd126], %fdt17;
 	setp.lt.s64 %p127, 0, 3;
-	@!%p127 bra $L_26;
+	@!%p127 bra $L_36;
 $L_23:
 	mov.b64 %rd128, 0;
 $L_24:
+	max.s64 %rd346, 3, -9223372036854775804;
+	sub.s64 %rd347, %rd346, 4;
+$L_25:
+	setp.lt.s64 %p348, %rd128, %rd347;
+	@!%p348 bra $L_34;
+$L_26:
 	mad.lo.s64 %rd129, %rd128, 24, %rd118;
 	mad.lo.s64 %rd130, %rd15, 8, %rd12;
 	ld.global.f64 %fd131, [%rd130];
@@ -8978,11 +10454,112 @@ $L_24:
 	st.local.f64 [%rd136], %fdt18;
 	add.s64 %rd137, %rd128, 1;
 	setp.lt.s64 %p138, %rd137, 3;
-	@!%p138 bra $L_26;
-$L_25:
+$L_27:
 	mov.b64 %rd128, %rd137;
-	bra.uni $L_24;
-$L_26:
+$L_28:
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt19, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt19;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+$L_29:
+	mov.b64 %rd128, %rd137;
+$L_30:
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt20, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt20;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+$L_31:
+	mov.b64 %rd128, %rd137;
+$L_32:
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt21, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt21;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+$L_33:
+	mov.b64 %rd128, %rd137;
+	bra.uni $L_25;
+$L_34:
+	mad.lo.s64 %rd129, %rd128, 24, %rd118;
+	mad.lo.s64 %rd130, %rd15, 8, %rd12;
+	ld.global.f64 %fd131, [%rd130];
+	mad.lo.s64 %rd132, %rd128, 8, %rd129;
+	st.local.f64 [%rd132], %fd131;
+	mad.lo.s64 %rd133, %rd128, 24, %rd118;
+	add.s64 %rd134, %rd128, 1;
+	mul.hi.s64 %rd310, %rd134, -6148914691236517205;
+	add.s64 %rd311, %rd310, %rd134;
+	mov.b64 %rd312, %rd311;
+	shr.u64 %rd313, %rd312, 63;
+	shr.s64 %rd314, %rd311, 1;
+	mov.b64 %rd315, %rd313;
+	add.s64 %rd316, %rd314, %rd315;
+	mul.lo.s64 %rd317, %rd316, 3;
+	sub.s64 %rd318, %rd134, %rd317;
+	mov.b64 %rd135, %rd318;
+	mad.lo.s64 %rd136, %rd135, 8, %rd133;
+	mov.f64 %fdt22, 0d3FF0000000000000;
+	st.local.f64 [%rd136], %fdt22;
+	add.s64 %rd137, %rd128, 1;
+	setp.lt.s64 %p138, %rd137, 3;
+	@!%p138 bra $L_36;
+$L_35:
+	mov.b64 %rd128, %rd137;
+	bra.uni $L_34;
+$L_36:
 	ld.local.f64 %fd139, [%rd118];
 	add.s64 %rd148, %rd118, 8;
 	ld.local.f64 %fd140, [%rd148];
@@ -9021,36 +10598,36 @@ $L_26:
 	st.local.f64 [%rd171], %fd146;
 	add.s64 %rd172, %rd164, 64;
 	st.local.f64 [%rd172], %fd147;
-$L_27:
+$L_37:
 	mov.u64 %rd173, qvar_v_2;
-	mov.f64 %fdt19, 0d0000000000000000;
-	st.local.f64 [%rd173], %fdt19;
+	mov.f64 %fdt23, 0d0000000000000000;
+	st.local.f64 [%rd173], %fdt23;
 	add.s64 %rd174, %rd173, 8;
-	mov.f64 %fdt20, 0d0000000000000000;
-	st.local.f64 [%rd174], %fdt20;
+	mov.f64 %fdt24, 0d0000000000000000;
+	st.local.f64 [%rd174], %fdt24;
 	add.s64 %rd175, %rd173, 16;
-	mov.f64 %fdt21, 0d0000000000000000;
-	st.local.f64 [%rd175], %fdt21;
+	mov.f64 %fdt25, 0d0000000000000000;
+	st.local.f64 [%rd175], %fdt25;
 	st.local.f64 [%rd173], %fd156;
 	add.s64 %rd176, %rd173, 8;
 	st.local.f64 [%rd176], %fd157;
 	add.s64 %rd177, %rd173, 16;
 	st.local.f64 [%rd177], %fd158;
 	mov.u64 %rd178, qvar_r_2;
-	mov.f64 %fdt22, 0d0000000000000000;
-	st.local.f64 [%rd178], %fdt22;
+	mov.f64 %fdt26, 0d0000000000000000;
+	st.local.f64 [%rd178], %fdt26;
 	add.s64 %rd179, %rd178, 8;
-	mov.f64 %fdt23, 0d0000000000000000;
-	st.local.f64 [%rd179], %fdt23;
+	mov.f64 %fdt27, 0d0000000000000000;
+	st.local.f64 [%rd179], %fdt27;
 	add.s64 %rd180, %rd178, 16;
-	mov.f64 %fdt24, 0d0000000000000000;
-	st.local.f64 [%rd180], %fdt24;
+	mov.f64 %fdt28, 0d0000000000000000;
+	st.local.f64 [%rd180], %fdt28;
 	mov.b64 %rd181, -1;
-$L_28:
+$L_38:
 	add.s64 %rd182, %rd181, 1;
 	setp.lt.s64 %p183, %rd182, 3;
-	@!%p183 bra $L_43;
-$L_29:
+	@!%p183 bra $L_53;
+$L_39:
 	mad.lo.s64 %rd187, %rd182, 24, %rd164;
 	ld.local.f64 %fd184, [%rd187];
 	add.s64 %rd188, %rd187, 8;
@@ -9058,92 +10635,30 @@ $L_29:
 	add.s64 %rd189, %rd187, 16;
 	ld.local.f64 %fd186, [%rd189];
 	mov.u64 %rd190, qvar_row_2;
-	mov.f64 %fdt25, 0d0000000000000000;
-	st.local.f64 [%rd190], %fdt25;
+	mov.f64 %fdt29, 0d0000000000000000;
+	st.local.f64 [%rd190], %fdt29;
 	add.s64 %rd191, %rd190, 8;
-	mov.f64 %fdt26, 0d0000000000000000;
-	st.local.f64 [%rd191], %fdt26;
+	mov.f64 %fdt30, 0d0000000000000000;
+	st.local.f64 [%rd191], %fdt30;
 	add.s64 %rd192, %rd190, 16;
-	mov.f64 %fdt27, 0d0000000000000000;
-	st.local.f64 [%rd192], %fdt27;
+	mov.f64 %fdt31, 0d0000000000000000;
+	st.local.f64 [%rd192], %fdt31;
 	st.local.f64 [%rd190], %fd184;
 	add.s64 %rd193, %rd190, 8;
 	st.local.f64 [%rd193], %fd185;
 	add.s64 %rd194, %rd190, 16;
 	st.local.f64 [%rd194], %fd186;
 	mov.b64 %rd200, -1;
-$L_30:
-	max.s64 %rd346, 3, -9223372036854775804;
-	sub.s64 %rd347, %rd346, 4;
-$L_31:
-	setp.lt.s64 %p348, %rd200, %rd347;
-	@!%p348 bra $L_40;
-$L_32:
-	add.s64 %rd206, %rd200, 1;
-	setp.lt.s64 %p207, %rd206, 3;
-$L_33:
-	mad.lo.s64 %rd208, %rd206, 8, %rd190;
-	ld.local.f64 %fd209, [%rd208];
-	mad.lo.s64 %rd210, %rd206, 8, %rd173;
-	ld.local.f64 %fd211, [%rd210];
-	mul.rn.f64 %fd212, %fd209, %fd211;
-	mad.lo.s64 %rd213, %rd182, 8, %rd178;
-	ld.local.f64 %fd214, [%rd213];
-	add.rn.f64 %fd215, %fd214, %fd212;
-	mad.lo.s64 %rd216, %rd182, 8, %rd178;
-	st.local.f64 [%rd216], %fd215;
-	mov.b64 %rd200, %rd206;
-$L_34:
-	add.s64 %rd206, %rd200, 1;
-	setp.lt.s64 %p207, %rd206, 3;
-$L_35:
-	mad.lo.s64 %rd208, %rd206, 8, %rd190;
-	ld.local.f64 %fd209, [%rd208];
-	mad.lo.s64 %rd210, %rd206, 8, %rd173;
-	ld.local.f64 %fd211, [%rd210];
-	mul.rn.f64 %fd212, %fd209, %fd211;
-	mad.lo.s64 %rd213, %rd182, 8, %rd178;
-	ld.local.f64 %fd214, [%rd213];
-	add.rn.f64 %fd215, %fd214, %fd212;
-	mad.lo.s64 %rd216, %rd182, 8, %rd178;
-	st.local.f64 [%rd216], %fd215;
-	mov.b64 %rd200, %rd206;
-$L_36:
-	add.s64 %rd206, %rd200, 1;
-	setp.lt.s64 %p207, %rd206, 3;
-$L_37:
-	mad.lo.s64 %rd208, %rd206, 8, %rd190;
-	ld.local.f64 %fd209, [%rd208];
-	mad.lo.s64 %rd210, %rd206, 8, %rd173;
-	ld.local.f64 %fd211, [%rd210];
-	mul.rn.f64 %fd212, %fd209, %fd211;
-	mad.lo.s64 %rd213, %rd182, 8, %rd178;
-	ld.local.f64 %fd214, [%rd213];
-	add.rn.f64 %fd215, %fd214, %fd212;
-	mad.lo.s64 %rd216, %rd182, 8, %rd178;
-	st.local.f64 [%rd216], %fd215;
-	mov.b64 %rd200, %rd206;
-$L_38:
-	add.s64 %rd206, %rd200, 1;
-	setp.lt.s64 %p207, %rd206, 3;
-$L_39:
-	mad.lo.s64 %rd208, %rd206, 8, %rd190;
-	ld.local.f64 %fd209, [%rd208];
-	mad.lo.s64 %rd210, %rd206, 8, %rd173;
-	ld.local.f64 %fd211, [%rd210];
-	mul.rn.f64 %fd212, %fd209, %fd211;
-	mad.lo.s64 %rd213, %rd182, 8, %rd178;
-	ld.local.f64 %fd214, [%rd213];
-	add.rn.f64 %fd215, %fd214, %fd212;
-	mad.lo.s64 %rd216, %rd182, 8, %rd178;
-	st.local.f64 [%rd216], %fd215;
-	mov.b64 %rd200, %rd206;
-	bra.uni $L_31;
 $L_40:
+	max.s64 %rd349, 3, -9223372036854775804;
+	sub.s64 %rd350, %rd349, 4;
+$L_41:
+	setp.lt.s64 %p351, %rd200, %rd350;
+	@!%p351 bra $L_50;
+$L_42:
 	add.s64 %rd206, %rd200, 1;
 	setp.lt.s64 %p207, %rd206, 3;
-	@!%p207 bra $L_42;
-$L_41:
+$L_43:
 	mad.lo.s64 %rd208, %rd206, 8, %rd190;
 	ld.local.f64 %fd209, [%rd208];
 	mad.lo.s64 %rd210, %rd206, 8, %rd173;
@@ -9155,11 +10670,73 @@ $L_41:
 	mad.lo.s64 %rd216, %rd182, 8, %rd178;
 	st.local.f64 [%rd216], %fd215;
 	mov.b64 %rd200, %rd206;
-	bra.uni $L_40;
-$L_42:
+$L_44:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_45:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+$L_46:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_47:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+$L_48:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+$L_49:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+	bra.uni $L_41;
+$L_50:
+	add.s64 %rd206, %rd200, 1;
+	setp.lt.s64 %p207, %rd206, 3;
+	@!%p207 bra $L_52;
+$L_51:
+	mad.lo.s64 %rd208, %rd206, 8, %rd190;
+	ld.local.f64 %fd209, [%rd208];
+	mad.lo.s64 %rd210, %rd206, 8, %rd173;
+	ld.local.f64 %fd211, [%rd210];
+	mul.rn.f64 %fd212, %fd209, %fd211;
+	mad.lo.s64 %rd213, %rd182, 8, %rd178;
+	ld.local.f64 %fd214, [%rd213];
+	add.rn.f64 %fd215, %fd214, %fd212;
+	mad.lo.s64 %rd216, %rd182, 8, %rd178;
+	st.local.f64 [%rd216], %fd215;
+	mov.b64 %rd200, %rd206;
+	bra.uni $L_50;
+$L_52:
 	mov.b64 %rd181, %rd182;
-	bra.uni $L_28;
-$L_43:
+	bra.uni $L_38;
+$L_53:
 	ld.local.f64 %fd201, [%rd178];
 	add.s64 %rd204, %rd178, 8;
 	ld.local.f64 %fd202, [%rd204];
@@ -9168,7 +10745,7 @@ $L_43:
 	mov.f64 %fd161, %fd201;
 	mov.f64 %fd162, %fd202;
 	mov.f64 %fd163, %fd203;
-$L_44:
+$L_54:
 	mov.f64 %fd328, %fd161;
 	mov.f64 %fd329, %fd162;
 	mov.f64 %fd330, %fd163;
@@ -9200,7 +10777,7 @@ $L_44:
 	ld.global.f32 %f243, [%rd245];
 	add.s64 %rd246, %rd240, 8;
 	ld.global.f32 %f244, [%rd246];
-$L_45:
+$L_55:
 	mov.f32 %f334, 0f00000000;
 	mov.f32 %f335, 0f00000000;
 	mov.f32 %f336, 0f00000000;
@@ -9234,7 +10811,7 @@ $L_45:
 	mov.f32 %f247, %f281;
 	mov.f32 %f248, %f282;
 	mov.f32 %f249, %f283;
-$L_46:
+$L_56:
 	mad.lo.s64 %rd286, %rd15, 12, %rd8;
 	st.global.f32 [%rd286], %f247;
 	add.s64 %rd287, %rd286, 4;
@@ -9252,66 +10829,16 @@ $L_46:
 	st.local.f64 [%rd295], %fd296;
 	mov.f64 %fd297, 0d0000000000000000;
 	mov.b64 %rd298, -1;
-$L_47:
-	max.s64 %rd349, 3, -9223372036854775804;
-	sub.s64 %rd350, %rd349, 4;
-$L_48:
-	setp.lt.s64 %p351, %rd298, %rd350;
-	@!%p351 bra $L_57;
-$L_49:
-	add.s64 %rd299, %rd298, 1;
-	setp.lt.s64 %p300, %rd299, 3;
-$L_50:
-	mad.lo.s64 %rd302, %rd299, 8, %rd289;
-	ld.local.f64 %fd301, [%rd302];
-	add.s64 %rd303, %rd299, 1;
-	cvt.rn.f64.s64 %fd304, %rd303;
-	mul.rn.f64 %fd305, %fd301, %fd304;
-	add.rn.f64 %fd306, %fd297, %fd305;
-	mov.f64 %fd297, %fd306;
-	mov.b64 %rd298, %rd299;
-$L_51:
-	add.s64 %rd299, %rd298, 1;
-	setp.lt.s64 %p300, %rd299, 3;
-$L_52:
-	mad.lo.s64 %rd302, %rd299, 8, %rd289;
-	ld.local.f64 %fd301, [%rd302];
-	add.s64 %rd303, %rd299, 1;
-	cvt.rn.f64.s64 %fd304, %rd303;
-	mul.rn.f64 %fd305, %fd301, %fd304;
-	add.rn.f64 %fd306, %fd297, %fd305;
-	mov.f64 %fd297, %fd306;
-	mov.b64 %rd298, %rd299;
-$L_53:
-	add.s64 %rd299, %rd298, 1;
-	setp.lt.s64 %p300, %rd299, 3;
-$L_54:
-	mad.lo.s64 %rd302, %rd299, 8, %rd289;
-	ld.local.f64 %fd301, [%rd302];
-	add.s64 %rd303, %rd299, 1;
-	cvt.rn.f64.s64 %fd304, %rd303;
-	mul.rn.f64 %fd305, %fd301, %fd304;
-	add.rn.f64 %fd306, %fd297, %fd305;
-	mov.f64 %fd297, %fd306;
-	mov.b64 %rd298, %rd299;
-$L_55:
-	add.s64 %rd299, %rd298, 1;
-	setp.lt.s64 %p300, %rd299, 3;
-$L_56:
-	mad.lo.s64 %rd302, %rd299, 8, %rd289;
-	ld.local.f64 %fd301, [%rd302];
-	add.s64 %rd303, %rd299, 1;
-	cvt.rn.f64.s64 %fd304, %rd303;
-	mul.rn.f64 %fd305, %fd301, %fd304;
-	add.rn.f64 %fd306, %fd297, %fd305;
-	mov.f64 %fd297, %fd306;
-	mov.b64 %rd298, %rd299;
-	bra.uni $L_48;
 $L_57:
+	max.s64 %rd352, 3, -9223372036854775804;
+	sub.s64 %rd353, %rd352, 4;
+$L_58:
+	setp.lt.s64 %p354, %rd298, %rd353;
+	@!%p354 bra $L_67;
+$L_59:
 	add.s64 %rd299, %rd298, 1;
 	setp.lt.s64 %p300, %rd299, 3;
-	@!%p300 bra $L_59;
-$L_58:
+$L_60:
 	mad.lo.s64 %rd302, %rd299, 8, %rd289;
 	ld.local.f64 %fd301, [%rd302];
 	add.s64 %rd303, %rd299, 1;
@@ -9320,17 +10847,67 @@ $L_58:
 	add.rn.f64 %fd306, %fd297, %fd305;
 	mov.f64 %fd297, %fd306;
 	mov.b64 %rd298, %rd299;
-	bra.uni $L_57;
-$L_59:
+$L_61:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_62:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+$L_63:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_64:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+$L_65:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+$L_66:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+	bra.uni $L_58;
+$L_67:
+	add.s64 %rd299, %rd298, 1;
+	setp.lt.s64 %p300, %rd299, 3;
+	@!%p300 bra $L_69;
+$L_68:
+	mad.lo.s64 %rd302, %rd299, 8, %rd289;
+	ld.local.f64 %fd301, [%rd302];
+	add.s64 %rd303, %rd299, 1;
+	cvt.rn.f64.s64 %fd304, %rd303;
+	mul.rn.f64 %fd305, %fd301, %fd304;
+	add.rn.f64 %fd306, %fd297, %fd305;
+	mov.f64 %fd297, %fd306;
+	mov.b64 %rd298, %rd299;
+	bra.uni $L_67;
+$L_69:
 	mad.lo.s64 %rd307, %rd15, 8, %rd12;
 	st.global.f64 [%rd307], %fd297;
 	add.s64 %rd308, %rd15, 1;
 	setp.lt.s64 %p309, %rd308, %rd3;
-	@!%p309 bra $L_61;
-$L_60:
+	@!%p309 bra $L_71;
+$L_70:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_61:
+$L_71:
 	ret;
 }
 
@@ -10449,7 +12026,7 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p10, %rd2, %rd3;
-	@!%p10 bra $L_10;
+	@!%p10 bra $L_19;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
@@ -10479,7 +12056,7 @@ $L_4:
 $L_5:
 	mov.b32 %r55, %r70;
 	setp.lt.s32 %p56, %r35, %r55;
-	@!%p56 bra $L_8;
+	@!%p56 bra $L_17;
 $L_6:
 	mov.f64 %fd57, %fd33;
 	mov.f64 %fd58, %fd33;
@@ -10490,7 +12067,7 @@ $L_6:
 	add.rn.f64 %fd63, %fd59, %fd62;
 	mov.f64 %fd65, %fd69;
 	setp.le.f64 %p66, %fd63, %fd65;
-	@!%p66 bra $L_8;
+	@!%p66 bra $L_17;
 $L_7:
 	mul.rn.f64 %fd38, %fd33, %fd33;
 	mul.rn.f64 %fd39, %fd34, %fd34;
@@ -10508,17 +12085,113 @@ $L_7:
 	mov.f64 %fd33, %fd48;
 	mov.f64 %fd34, %fd49;
 	mov.b32 %r35, %r50;
-	bra.uni $L_5;
 $L_8:
+	mov.b32 %r55, %r70;
+	setp.lt.s32 %p56, %r35, %r55;
+	@!%p56 bra $L_17;
+$L_9:
+	mov.f64 %fd57, %fd33;
+	mov.f64 %fd58, %fd33;
+	mul.rn.f64 %fd59, %fd57, %fd58;
+	mov.f64 %fd60, %fd34;
+	mov.f64 %fd61, %fd34;
+	mul.rn.f64 %fd62, %fd60, %fd61;
+	add.rn.f64 %fd63, %fd59, %fd62;
+	mov.f64 %fd65, %fd69;
+	setp.le.f64 %p66, %fd63, %fd65;
+	@!%p66 bra $L_17;
+$L_10:
+	mul.rn.f64 %fd38, %fd33, %fd33;
+	mul.rn.f64 %fd39, %fd34, %fd34;
+	sub.rn.f64 %fd40, %fd38, %fd39;
+	mul.rn.f64 %fd41, %fd33, %fd34;
+	mul.rn.f64 %fd42, %fd34, %fd33;
+	add.rn.f64 %fd43, %fd41, %fd42;
+	mov.f64 %fd36, %fd40;
+	mov.f64 %fd37, %fd43;
+	mov.f64 %fd45, %fd67;
+	mov.f64 %fd46, %fd68;
+	add.rn.f64 %fd48, %fd36, %fd45;
+	add.rn.f64 %fd49, %fd37, %fd46;
+	add.s32 %r50, %r35, 1;
+	mov.f64 %fd33, %fd48;
+	mov.f64 %fd34, %fd49;
+	mov.b32 %r35, %r50;
+$L_11:
+	mov.b32 %r55, %r70;
+	setp.lt.s32 %p56, %r35, %r55;
+	@!%p56 bra $L_17;
+$L_12:
+	mov.f64 %fd57, %fd33;
+	mov.f64 %fd58, %fd33;
+	mul.rn.f64 %fd59, %fd57, %fd58;
+	mov.f64 %fd60, %fd34;
+	mov.f64 %fd61, %fd34;
+	mul.rn.f64 %fd62, %fd60, %fd61;
+	add.rn.f64 %fd63, %fd59, %fd62;
+	mov.f64 %fd65, %fd69;
+	setp.le.f64 %p66, %fd63, %fd65;
+	@!%p66 bra $L_17;
+$L_13:
+	mul.rn.f64 %fd38, %fd33, %fd33;
+	mul.rn.f64 %fd39, %fd34, %fd34;
+	sub.rn.f64 %fd40, %fd38, %fd39;
+	mul.rn.f64 %fd41, %fd33, %fd34;
+	mul.rn.f64 %fd42, %fd34, %fd33;
+	add.rn.f64 %fd43, %fd41, %fd42;
+	mov.f64 %fd36, %fd40;
+	mov.f64 %fd37, %fd43;
+	mov.f64 %fd45, %fd67;
+	mov.f64 %fd46, %fd68;
+	add.rn.f64 %fd48, %fd36, %fd45;
+	add.rn.f64 %fd49, %fd37, %fd46;
+	add.s32 %r50, %r35, 1;
+	mov.f64 %fd33, %fd48;
+	mov.f64 %fd34, %fd49;
+	mov.b32 %r35, %r50;
+$L_14:
+	mov.b32 %r55, %r70;
+	setp.lt.s32 %p56, %r35, %r55;
+	@!%p56 bra $L_17;
+$L_15:
+	mov.f64 %fd57, %fd33;
+	mov.f64 %fd58, %fd33;
+	mul.rn.f64 %fd59, %fd57, %fd58;
+	mov.f64 %fd60, %fd34;
+	mov.f64 %fd61, %fd34;
+	mul.rn.f64 %fd62, %fd60, %fd61;
+	add.rn.f64 %fd63, %fd59, %fd62;
+	mov.f64 %fd65, %fd69;
+	setp.le.f64 %p66, %fd63, %fd65;
+	@!%p66 bra $L_17;
+$L_16:
+	mul.rn.f64 %fd38, %fd33, %fd33;
+	mul.rn.f64 %fd39, %fd34, %fd34;
+	sub.rn.f64 %fd40, %fd38, %fd39;
+	mul.rn.f64 %fd41, %fd33, %fd34;
+	mul.rn.f64 %fd42, %fd34, %fd33;
+	add.rn.f64 %fd43, %fd41, %fd42;
+	mov.f64 %fd36, %fd40;
+	mov.f64 %fd37, %fd43;
+	mov.f64 %fd45, %fd67;
+	mov.f64 %fd46, %fd68;
+	add.rn.f64 %fd48, %fd36, %fd45;
+	add.rn.f64 %fd49, %fd37, %fd46;
+	add.s32 %r50, %r35, 1;
+	mov.f64 %fd33, %fd48;
+	mov.f64 %fd34, %fd49;
+	mov.b32 %r35, %r50;
+	bra.uni $L_5;
+$L_17:
 	mad.lo.s64 %rd51, %rd11, 4, %rd8;
 	st.global.s32 [%rd51], %r35;
 	add.s64 %rd52, %rd11, 1;
 	setp.lt.s64 %p53, %rd52, %rd3;
-	@!%p53 bra $L_10;
-$L_9:
+	@!%p53 bra $L_19;
+$L_18:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_10:
+$L_19:
 	ret;
 }
 
@@ -10532,9 +12205,9 @@ $L_10:
 {
 	.local .align 4 .b8 qvar_taps[20];
 	.local .align 4 .b8 qvar_norm[8];
-	.reg .pred %p<97>;
+	.reg .pred %p<115>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<103>;
+	.reg .b64 %rd<114>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<112>;
 	.reg .f32 %ft<8>;
@@ -10624,17 +12297,22 @@ $L_1:
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p10, %rd2, %rd3;
-	@!%p10 bra $L_9;
+	@!%p10 bra $L_19;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	mov.f32 %f49, 0f00000000;
 	mov.b64 %rd50, -1;
 $L_5:
+	max.s64 %rd112, 5, -9223372036854775804;
+	sub.s64 %rd113, %rd112, 4;
+$L_6:
+	setp.lt.s64 %p114, %rd50, %rd113;
+	@!%p114 bra $L_15;
+$L_7:
 	add.s64 %rd51, %rd50, 1;
 	setp.lt.s64 %p52, %rd51, 5;
-	@!%p52 bra $L_7;
-$L_6:
+$L_8:
 	add.s64 %rd53, %rd11, %rd51;
 	sub.s64 %rd54, %rd53, 2;
 	max.s64 %rd55, %rd54, 0;
@@ -10649,8 +12327,82 @@ $L_6:
 	add.rn.f32 %f64, %f49, %f63;
 	mov.f32 %f49, %f64;
 	mov.b64 %rd50, %rd51;
-	bra.uni $L_5;
-$L_7:
+$L_9:
+	add.s64 %rd51, %rd50, 1;
+	setp.lt.s64 %p52, %rd51, 5;
+$L_10:
+	add.s64 %rd53, %rd11, %rd51;
+	sub.s64 %rd54, %rd53, 2;
+	max.s64 %rd55, %rd54, 0;
+	mov.b64 %rd56, %rd6;
+	sub.s64 %rd57, %rd56, 1;
+	min.s64 %rd58, %rd55, %rd57;
+	mad.lo.s64 %rd59, %rd51, 4, %rd17;
+	ld.local.f32 %f60, [%rd59];
+	mad.lo.s64 %rd61, %rd58, 4, %rd5;
+	ld.global.f32 %f62, [%rd61];
+	mul.rn.f32 %f63, %f60, %f62;
+	add.rn.f32 %f64, %f49, %f63;
+	mov.f32 %f49, %f64;
+	mov.b64 %rd50, %rd51;
+$L_11:
+	add.s64 %rd51, %rd50, 1;
+	setp.lt.s64 %p52, %rd51, 5;
+$L_12:
+	add.s64 %rd53, %rd11, %rd51;
+	sub.s64 %rd54, %rd53, 2;
+	max.s64 %rd55, %rd54, 0;
+	mov.b64 %rd56, %rd6;
+	sub.s64 %rd57, %rd56, 1;
+	min.s64 %rd58, %rd55, %rd57;
+	mad.lo.s64 %rd59, %rd51, 4, %rd17;
+	ld.local.f32 %f60, [%rd59];
+	mad.lo.s64 %rd61, %rd58, 4, %rd5;
+	ld.global.f32 %f62, [%rd61];
+	mul.rn.f32 %f63, %f60, %f62;
+	add.rn.f32 %f64, %f49, %f63;
+	mov.f32 %f49, %f64;
+	mov.b64 %rd50, %rd51;
+$L_13:
+	add.s64 %rd51, %rd50, 1;
+	setp.lt.s64 %p52, %rd51, 5;
+$L_14:
+	add.s64 %rd53, %rd11, %rd51;
+	sub.s64 %rd54, %rd53, 2;
+	max.s64 %rd55, %rd54, 0;
+	mov.b64 %rd56, %rd6;
+	sub.s64 %rd57, %rd56, 1;
+	min.s64 %rd58, %rd55, %rd57;
+	mad.lo.s64 %rd59, %rd51, 4, %rd17;
+	ld.local.f32 %f60, [%rd59];
+	mad.lo.s64 %rd61, %rd58, 4, %rd5;
+	ld.global.f32 %f62, [%rd61];
+	mul.rn.f32 %f63, %f60, %f62;
+	add.rn.f32 %f64, %f49, %f63;
+	mov.f32 %f49, %f64;
+	mov.b64 %rd50, %rd51;
+	bra.uni $L_6;
+$L_15:
+	add.s64 %rd51, %rd50, 1;
+	setp.lt.s64 %p52, %rd51, 5;
+	@!%p52 bra $L_17;
+$L_16:
+	add.s64 %rd53, %rd11, %rd51;
+	sub.s64 %rd54, %rd53, 2;
+	max.s64 %rd55, %rd54, 0;
+	mov.b64 %rd56, %rd6;
+	sub.s64 %rd57, %rd56, 1;
+	min.s64 %rd58, %rd55, %rd57;
+	mad.lo.s64 %rd59, %rd51, 4, %rd17;
+	ld.local.f32 %f60, [%rd59];
+	mad.lo.s64 %rd61, %rd58, 4, %rd5;
+	ld.global.f32 %f62, [%rd61];
+	mul.rn.f32 %f63, %f60, %f62;
+	add.rn.f32 %f64, %f49, %f63;
+	mov.f32 %f49, %f64;
+	mov.b64 %rd50, %rd51;
+	bra.uni $L_15;
+$L_17:
 	add.s64 %rd65, %rd66, 0;
 	ld.local.f32 %f72, [%rd65];
 	mul.rn.f32 %f73, %f49, %f72;
@@ -10672,11 +12424,269 @@ $L_7:
 	st.global.f32 [%rd94], %f93;
 	add.s64 %rd95, %rd11, 1;
 	setp.lt.s64 %p96, %rd95, %rd3;
-	@!%p96 bra $L_9;
-$L_8:
+	@!%p96 bra $L_19;
+$L_18:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_9:
+$L_19:
 	ret;
+}
+
+.visible .entry Quads_0(
+	.param .u64 Quads_0_param_0,
+	.param .s64 Quads_0_param_1,
+	.param .u64 Quads_0_param_2,
+	.param .s64 Quads_0_param_3,
+	.param .u64 Quads_0_param_4,
+	.param .s64 Quads_0_param_5,
+	.param .u64 Quads_0_param_6,
+	.param .s64 Quads_0_param_7
+)
+{
+	.local .align 4 .b8 qvar_copy[16];
+	.reg .pred %p<106>;
+	.reg .b32 %r<103>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<105>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<101>;
+
+$L_0:
+	ld.param.u64 %rd5, [Quads_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Quads_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Quads_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Quads_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [Quads_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Quads_0_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd14, %rd10, %rd11;
+	ld.param.u64 %rd16, [Quads_0_param_6];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Quads_0_param_7];
+	mov.b64 %rd15, %rd17;
+	min.s64 %rd3, %rd14, %rd15;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p18, %rd2, %rd3;
+	@!%p18 bra $L_31;
+$L_3:
+	mov.b64 %rd19, %rd2;
+$L_4:
+	mov.f32 %f97, 0f00000000;
+	mov.f32 %f98, 0f00000000;
+	mov.f32 %f99, 0f00000000;
+	mov.f32 %f100, 0f00000000;
+	mad.lo.s64 %rd24, %rd19, 16, %rd5;
+	ld.global.f32 %f25, [%rd24];
+	mov.f32 %f97, %f25;
+	add.s64 %rd26, %rd24, 4;
+	ld.global.f32 %f28, [%rd26];
+	mov.f32 %f98, %f28;
+	add.s64 %rd29, %rd24, 8;
+	ld.global.f32 %f31, [%rd29];
+	mov.f32 %f99, %f31;
+	add.s64 %rd32, %rd24, 12;
+	ld.global.f32 %f34, [%rd32];
+	mov.f32 %f100, %f34;
+	mov.f32 %f36, %f97;
+	mov.f32 %f38, %f98;
+	mul.rn.f32 %f39, %f38, 0f40000000;
+	add.rn.f32 %f40, %f36, %f39;
+	cvt.rzi.s64.f32 %rd41, %f40;
+	mov.f32 %f43, %f99;
+	cvt.rzi.s64.f32 %rd44, %f43;
+	add.s64 %rd45, %rd41, %rd44;
+	mov.f32 %f47, %f100;
+	cvt.rzi.s64.f32 %rd48, %f47;
+	sub.s64 %rd49, %rd45, %rd48;
+	mad.lo.s64 %rd50, %rd19, 16, %rd8;
+	mov.u64 %rd51, qvar_copy;
+	ld.global.s32 %r52, [%rd50];
+	st.local.s32 [%rd51], %r52;
+	add.s64 %rd53, %rd50, 4;
+	add.s64 %rd54, %rd51, 4;
+	ld.global.s32 %r55, [%rd53];
+	st.local.s32 [%rd54], %r55;
+	add.s64 %rd56, %rd50, 8;
+	add.s64 %rd57, %rd51, 8;
+	ld.global.s32 %r58, [%rd56];
+	st.local.s32 [%rd57], %r58;
+	add.s64 %rd59, %rd50, 12;
+	add.s64 %rd60, %rd51, 12;
+	ld.global.s32 %r61, [%rd59];
+	st.local.s32 [%rd60], %r61;
+	mov.b64 %rd62, %rd49;
+	mov.b64 %rd63, -1;
+$L_5:
+	max.s64 %rd103, 2, -9223372036854775804;
+	sub.s64 %rd104, %rd103, 4;
+$L_6:
+	setp.lt.s64 %p105, %rd63, %rd104;
+	@!%p105 bra $L_23;
+$L_7:
+	add.s64 %rd64, %rd63, 1;
+	setp.lt.s64 %p65, %rd64, 2;
+$L_8:
+	mad.lo.s64 %rd68, %rd64, 8, %rd51;
+	ld.local.s32 %r66, [%rd68];
+	add.s64 %rd69, %rd68, 4;
+	ld.local.s32 %r67, [%rd69];
+$L_9:
+	mov.b32 %r101, 0;
+	mov.b32 %r102, 0;
+	mov.b32 %r101, %r66;
+	mov.b32 %r102, %r67;
+	mov.b32 %r75, %r101;
+	cvt.s64.s32 %rd76, %r75;
+	mov.b32 %r78, %r102;
+	cvt.s64.s32 %rd79, %r78;
+	add.s64 %rd80, %rd76, %rd79;
+	mov.b64 %rd70, %rd80;
+$L_10:
+	add.s64 %rd81, %rd62, %rd70;
+	mov.b64 %rd62, %rd81;
+	mov.b64 %rd63, %rd64;
+$L_11:
+	add.s64 %rd64, %rd63, 1;
+	setp.lt.s64 %p65, %rd64, 2;
+$L_12:
+	mad.lo.s64 %rd68, %rd64, 8, %rd51;
+	ld.local.s32 %r66, [%rd68];
+	add.s64 %rd69, %rd68, 4;
+	ld.local.s32 %r67, [%rd69];
+$L_13:
+	mov.b32 %r101, 0;
+	mov.b32 %r102, 0;
+	mov.b32 %r101, %r66;
+	mov.b32 %r102, %r67;
+	mov.b32 %r75, %r101;
+	cvt.s64.s32 %rd76, %r75;
+	mov.b32 %r78, %r102;
+	cvt.s64.s32 %rd79, %r78;
+	add.s64 %rd80, %rd76, %rd79;
+	mov.b64 %rd70, %rd80;
+$L_14:
+	add.s64 %rd81, %rd62, %rd70;
+	mov.b64 %rd62, %rd81;
+	mov.b64 %rd63, %rd64;
+$L_15:
+	add.s64 %rd64, %rd63, 1;
+	setp.lt.s64 %p65, %rd64, 2;
+$L_16:
+	mad.lo.s64 %rd68, %rd64, 8, %rd51;
+	ld.local.s32 %r66, [%rd68];
+	add.s64 %rd69, %rd68, 4;
+	ld.local.s32 %r67, [%rd69];
+$L_17:
+	mov.b32 %r101, 0;
+	mov.b32 %r102, 0;
+	mov.b32 %r101, %r66;
+	mov.b32 %r102, %r67;
+	mov.b32 %r75, %r101;
+	cvt.s64.s32 %rd76, %r75;
+	mov.b32 %r78, %r102;
+	cvt.s64.s32 %rd79, %r78;
+	add.s64 %rd80, %rd76, %rd79;
+	mov.b64 %rd70, %rd80;
+$L_18:
+	add.s64 %rd81, %rd62, %rd70;
+	mov.b64 %rd62, %rd81;
+	mov.b64 %rd63, %rd64;
+$L_19:
+	add.s64 %rd64, %rd63, 1;
+	setp.lt.s64 %p65, %rd64, 2;
+$L_20:
+	mad.lo.s64 %rd68, %rd64, 8, %rd51;
+	ld.local.s32 %r66, [%rd68];
+	add.s64 %rd69, %rd68, 4;
+	ld.local.s32 %r67, [%rd69];
+$L_21:
+	mov.b32 %r101, 0;
+	mov.b32 %r102, 0;
+	mov.b32 %r101, %r66;
+	mov.b32 %r102, %r67;
+	mov.b32 %r75, %r101;
+	cvt.s64.s32 %rd76, %r75;
+	mov.b32 %r78, %r102;
+	cvt.s64.s32 %rd79, %r78;
+	add.s64 %rd80, %rd76, %rd79;
+	mov.b64 %rd70, %rd80;
+$L_22:
+	add.s64 %rd81, %rd62, %rd70;
+	mov.b64 %rd62, %rd81;
+	mov.b64 %rd63, %rd64;
+	bra.uni $L_6;
+$L_23:
+	add.s64 %rd64, %rd63, 1;
+	setp.lt.s64 %p65, %rd64, 2;
+	@!%p65 bra $L_27;
+$L_24:
+	mad.lo.s64 %rd68, %rd64, 8, %rd51;
+	ld.local.s32 %r66, [%rd68];
+	add.s64 %rd69, %rd68, 4;
+	ld.local.s32 %r67, [%rd69];
+$L_25:
+	mov.b32 %r101, 0;
+	mov.b32 %r102, 0;
+	mov.b32 %r101, %r66;
+	mov.b32 %r102, %r67;
+	mov.b32 %r75, %r101;
+	cvt.s64.s32 %rd76, %r75;
+	mov.b32 %r78, %r102;
+	cvt.s64.s32 %rd79, %r78;
+	add.s64 %rd80, %rd76, %rd79;
+	mov.b64 %rd70, %rd80;
+$L_26:
+	add.s64 %rd81, %rd62, %rd70;
+	mov.b64 %rd62, %rd81;
+	mov.b64 %rd63, %rd64;
+	bra.uni $L_23;
+$L_27:
+	mad.lo.s64 %rd82, %rd19, 4, %rd12;
+	add.s64 %rd83, %rd82, 0;
+	ld.global.u8 %rt5, [%rd83];
+	setp.ne.u32 %p84, %rt5, 0;
+	@!%p84 bra $L_32;
+$L_28:
+	mad.lo.s64 %rd86, %rd19, 4, %rd12;
+	add.s64 %rd87, %rd86, 2;
+	ld.global.s16 %r88, [%rd87];
+	cvt.s64.s32 %rd89, %r88;
+	add.s64 %rd90, %rd62, %rd89;
+	mov.b64 %rd85, %rd90;
+$L_29:
+	mad.lo.s64 %rd91, %rd19, 8, %rd16;
+	st.global.s64 [%rd91], %rd85;
+	mad.lo.s64 %rd92, %rd19, 16, %rd5;
+	cvt.rn.f32.s64 %f93, %rd85;
+	add.s64 %rd94, %rd92, 12;
+	st.global.f32 [%rd94], %f93;
+	add.s64 %rd95, %rd19, 1;
+	setp.lt.s64 %p96, %rd95, %rd3;
+	@!%p96 bra $L_31;
+$L_30:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_31:
+	ret;
+$L_32:
+	mov.b64 %rd85, %rd62;
+	bra.uni $L_29;
 }
 `

@@ -1,6 +1,10 @@
 package kernels
 
-import "math"
+import (
+	"math"
+
+	"github.com/qdgo/qd/generated_test/helpers"
+)
 
 // This file holds kernels over Go's composite types: structs, arrays,
 // constant tables, bools and complex numbers.
@@ -251,5 +255,27 @@ func Smooth(in, out []float32, bias float32) {
 			s += taps[k] * in[j]
 		}
 		out[i] = s*norm[0]*w.Center + w.Edge + norm[i%2]
+	}
+}
+
+// Quads takes slices of arrays, of arrays of another package's structs,
+// and of anonymous structs.
+//
+//qd:kernel
+func Quads(qs [][4]float32, pairs [][2]helpers.Pair, tagged []struct {
+	On  bool
+	Val int16
+}, out []int64) {
+	for i := range min(len(qs), len(pairs), len(tagged), len(out)) {
+		q := qs[i]
+		s := int64(q[0]+q[1]*2) + int64(q[2]) - int64(q[3])
+		for _, p := range pairs[i] {
+			s += p.Sum()
+		}
+		if tagged[i].On {
+			s += int64(tagged[i].Val)
+		}
+		out[i] = s
+		qs[i][3] = float32(s)
 	}
 }
