@@ -62,11 +62,13 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 				value, ok := l.captured[x]
 				return ok && l.isPure(value)
 			case *ssa.Alloc:
-				value, ok := l.cells[x]
-				return ok && l.isPure(value)
+				if value, ok := l.cells[x]; ok {
+					return l.isPure(value)
+				}
 			}
-			// Constant tables never change.
-			return rootGlobal(v.X) != nil && operandsPure(v)
+			// Constant tables never change, nor do local variables built
+			// once (replay.go) after they are built.
+			return (rootGlobal(v.X) != nil || l.readsBuiltLocal(v)) && operandsPure(v)
 		}
 		return v.Op != token.ARROW && operandsPure(v)
 	case *ssa.Call:

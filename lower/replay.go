@@ -143,3 +143,43 @@ func (tb *taskBuilder) replay(alloc *ssa.Alloc) []ir.Reg {
 	tb.ext[alloc] = r
 	return r
 }
+
+// readsBuiltLocal reports whether load reads a local variable that later
+// tasks can rebuild, after the statements that build it: what it reads
+// is then what a rebuilt copy holds.
+func (l *lowerer) readsBuiltLocal(load *ssa.UnOp) bool {
+	alloc := localRoot(load.X)
+	if alloc == nil || !l.replayable(alloc) {
+		return false
+	}
+	if load.Block() != alloc.Block() {
+		return true // the variable's block runs whole before any other
+	}
+	at := indexOf(load)
+	for instr := range l.replays[alloc] {
+		if _, ok := instr.(*ssa.Store); ok && instr.Block() == load.Block() && indexOf(instr) > at {
+			return false
+		}
+	}
+	return true
+}
+
+// localRoot returns the local variable an address points into, following
+// field and element addresses, or nil.
+func localRoot(addr ssa.Value) *ssa.Alloc {
+	for {
+		switch a := addr.(type) {
+		case *ssa.Alloc:
+			return a
+		case *ssa.FieldAddr:
+			addr = a.X
+		case *ssa.IndexAddr:
+			if _, ok := a.X.Type().Underlying().(*types.Pointer); !ok {
+				return nil
+			}
+			addr = a.X
+		default:
+			return nil
+		}
+	}
+}

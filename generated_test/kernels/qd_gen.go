@@ -461,6 +461,12 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Quads_0",
 			Parallel: true,
 		}},
+	}, {
+		Name: "Centered",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Centered_0",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -1675,6 +1681,26 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 	rt.PutBuffer(qdArgs[:], 48, out)
 	qdCounts := [1]int64{min(min(min(int64(qs.Len()), int64(pairs.Len())), int64(tagged.Len())), int64(out.Len()))}
 	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Centered launches kernel Centered (types.go:288) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Centered", v, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(53, qdOpts, func() {
+			Centered(v.CPUSlice(), out.CPUSlice(), s)
+		})
+	}
+	var qdArgs [36]byte
+	rt.PutBuffer(qdArgs[:], 0, v)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	rt.PutFloat32(qdArgs[:], 32, float32(s))
+	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -12688,5 +12714,217 @@ $L_31:
 $L_32:
 	mov.b64 %rd85, %rd62;
 	bra.uni $L_29;
+}
+
+.visible .entry Centered_0(
+	.param .u64 Centered_0_param_0,
+	.param .s64 Centered_0_param_1,
+	.param .u64 Centered_0_param_2,
+	.param .s64 Centered_0_param_3,
+	.param .f32 Centered_0_param_4
+)
+{
+	.reg .pred %p<191>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<190>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<227>;
+	.reg .f64 %fd<131>;
+
+$L_0:
+	ld.param.u64 %rd5, [Centered_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Centered_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Centered_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Centered_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+	mov.f32 %f191, 0f00000000;
+	mov.f32 %f192, 0f00000000;
+	mov.f32 %f193, 0f00000000;
+	mov.f32 %f191, 0f3F800000;
+	mov.f32 %f192, 0f40000000;
+	mov.f32 %f193, 0f40400000;
+	mov.f32 %f24, %f191;
+	mov.f32 %f25, %f192;
+	mov.f32 %f26, %f193;
+	ld.param.f32 %f35, [Centered_0_param_4];
+$L_1:
+	mov.f32 %f194, 0f00000000;
+	mov.f32 %f195, 0f00000000;
+	mov.f32 %f196, 0f00000000;
+	mov.f32 %f194, %f24;
+	mov.f32 %f195, %f25;
+	mov.f32 %f196, %f26;
+	mov.f32 %f197, 0f00000000;
+	mov.f32 %f198, 0f00000000;
+	mov.f32 %f199, 0f00000000;
+	mov.f32 %f46, %f194;
+	mul.rn.f32 %f47, %f46, %f35;
+	mov.f32 %f197, %f47;
+	mov.f32 %f50, %f195;
+	mul.rn.f32 %f51, %f50, %f35;
+	mov.f32 %f198, %f51;
+	mov.f32 %f54, %f196;
+	mul.rn.f32 %f55, %f54, %f35;
+	mov.f32 %f199, %f55;
+	mov.f32 %f56, %f197;
+	mov.f32 %f57, %f198;
+	mov.f32 %f58, %f199;
+	mov.f32 %f21, %f56;
+	mov.f32 %f22, %f57;
+	mov.f32 %f23, %f58;
+$L_2:
+	mov.f32 %f209, 0f00000000;
+	mov.f32 %f210, 0f00000000;
+	mov.f32 %f211, 0f00000000;
+	mov.f32 %f209, %f21;
+	mov.f32 %f210, %f22;
+	mov.f32 %f211, %f23;
+	mov.f32 %f212, 0f00000000;
+	mov.f32 %f213, 0f00000000;
+	mov.f32 %f214, 0f00000000;
+	mov.f32 %f212, %f21;
+	mov.f32 %f213, %f22;
+	mov.f32 %f214, %f23;
+	mov.f32 %f113, %f209;
+	mov.f32 %f115, %f212;
+	mul.rn.f32 %f116, %f113, %f115;
+	mov.f32 %f118, %f210;
+	mov.f32 %f120, %f213;
+	mul.rn.f32 %f121, %f118, %f120;
+	add.rn.f32 %f122, %f116, %f121;
+	mov.f32 %f124, %f211;
+	mov.f32 %f126, %f214;
+	mul.rn.f32 %f127, %f124, %f126;
+	add.rn.f32 %f128, %f122, %f127;
+	mov.f32 %f101, %f128;
+$L_3:
+	sqrt.rn.f32 %f131, %f101;
+	div.rn.f32 %f132, 0f3F800000, %f131;
+$L_4:
+	mov.f32 %f215, 0f00000000;
+	mov.f32 %f216, 0f00000000;
+	mov.f32 %f217, 0f00000000;
+	mov.f32 %f215, %f21;
+	mov.f32 %f216, %f22;
+	mov.f32 %f217, %f23;
+	mov.f32 %f218, 0f00000000;
+	mov.f32 %f219, 0f00000000;
+	mov.f32 %f220, 0f00000000;
+	mov.f32 %f146, %f215;
+	mul.rn.f32 %f147, %f146, %f132;
+	mov.f32 %f218, %f147;
+	mov.f32 %f150, %f216;
+	mul.rn.f32 %f151, %f150, %f132;
+	mov.f32 %f219, %f151;
+	mov.f32 %f154, %f217;
+	mul.rn.f32 %f155, %f154, %f132;
+	mov.f32 %f220, %f155;
+	mov.f32 %f156, %f218;
+	mov.f32 %f157, %f219;
+	mov.f32 %f158, %f220;
+	mov.f32 %f133, %f156;
+	mov.f32 %f134, %f157;
+	mov.f32 %f135, %f158;
+$L_5:
+	mov.f32 %f98, %f133;
+	mov.f32 %f99, %f134;
+	mov.f32 %f100, %f135;
+$L_6:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_7:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_14;
+$L_8:
+	mov.b64 %rd11, %rd2;
+$L_9:
+	mad.lo.s64 %rd12, %rd11, 12, %rd5;
+	ld.global.f32 %f13, [%rd12];
+	add.s64 %rd16, %rd12, 4;
+	ld.global.f32 %f14, [%rd16];
+	add.s64 %rd17, %rd12, 8;
+	ld.global.f32 %f15, [%rd17];
+$L_10:
+	mov.f32 %f200, 0f00000000;
+	mov.f32 %f201, 0f00000000;
+	mov.f32 %f202, 0f00000000;
+	mov.f32 %f200, %f13;
+	mov.f32 %f201, %f14;
+	mov.f32 %f202, %f15;
+	mov.f32 %f203, 0f00000000;
+	mov.f32 %f204, 0f00000000;
+	mov.f32 %f205, 0f00000000;
+	mov.f32 %f203, %f21;
+	mov.f32 %f204, %f22;
+	mov.f32 %f205, %f23;
+	mov.f32 %f206, 0f00000000;
+	mov.f32 %f207, 0f00000000;
+	mov.f32 %f208, 0f00000000;
+	mov.f32 %f76, %f200;
+	mov.f32 %f78, %f203;
+	sub.rn.f32 %f79, %f76, %f78;
+	mov.f32 %f206, %f79;
+	mov.f32 %f82, %f201;
+	mov.f32 %f84, %f204;
+	sub.rn.f32 %f85, %f82, %f84;
+	mov.f32 %f207, %f85;
+	mov.f32 %f88, %f202;
+	mov.f32 %f90, %f205;
+	sub.rn.f32 %f91, %f88, %f90;
+	mov.f32 %f208, %f91;
+	mov.f32 %f92, %f206;
+	mov.f32 %f93, %f207;
+	mov.f32 %f94, %f208;
+	mov.f32 %f18, %f92;
+	mov.f32 %f19, %f93;
+	mov.f32 %f20, %f94;
+$L_11:
+	mov.f32 %f221, 0f00000000;
+	mov.f32 %f222, 0f00000000;
+	mov.f32 %f223, 0f00000000;
+	mov.f32 %f221, %f18;
+	mov.f32 %f222, %f19;
+	mov.f32 %f223, %f20;
+	mov.f32 %f224, 0f00000000;
+	mov.f32 %f225, 0f00000000;
+	mov.f32 %f226, 0f00000000;
+	mov.f32 %f224, %f98;
+	mov.f32 %f225, %f99;
+	mov.f32 %f226, %f100;
+	mov.f32 %f172, %f221;
+	mov.f32 %f174, %f224;
+	mul.rn.f32 %f175, %f172, %f174;
+	mov.f32 %f177, %f222;
+	mov.f32 %f179, %f225;
+	mul.rn.f32 %f180, %f177, %f179;
+	add.rn.f32 %f181, %f175, %f180;
+	mov.f32 %f183, %f223;
+	mov.f32 %f185, %f226;
+	mul.rn.f32 %f186, %f183, %f185;
+	add.rn.f32 %f187, %f181, %f186;
+	mov.f32 %f97, %f187;
+$L_12:
+	mad.lo.s64 %rd188, %rd11, 4, %rd8;
+	st.global.f32 [%rd188], %f97;
+	add.s64 %rd189, %rd11, 1;
+	setp.lt.s64 %p190, %rd189, %rd3;
+	@!%p190 bra $L_14;
+$L_13:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_7;
+$L_14:
+	ret;
 }
 `

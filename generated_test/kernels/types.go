@@ -279,3 +279,23 @@ func Quads(qs [][4]float32, pairs [][2]helpers.Pair, tagged []struct {
 		qs[i][3] = float32(s)
 	}
 }
+
+// Centered uses struct values computed before its parallel loop: a
+// composite literal and a helper's result, neither of them a variable
+// whose address is taken.
+//
+//qd:kernel
+func Centered(v []Vec, out []float32, s float32) {
+	center := Vec{1, 2, 3}.Scale(s)
+	axis := unit(center)
+	for i := range min(len(v), len(out)) {
+		out[i] = v[i].Sub(center).Dot(axis)
+	}
+}
+
+// Sub returns v-w.
+func (v Vec) Sub(w Vec) Vec { return Vec{v.X - w.X, v.Y - w.Y, v.Z - w.Z} }
+
+func unit(v Vec) Vec {
+	return v.Scale(1 / float32(math.Sqrt(float64(v.Dot(v)))))
+}
