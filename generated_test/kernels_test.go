@@ -49,6 +49,7 @@ var cases = []kernelCase{
 	{name: "Combine", fn: kernels.Combine},
 	{name: "EightBlocks", fn: kernels.EightBlocks, args: eightArgs},
 	{name: "MixedTop", fn: kernels.MixedTop},
+	{name: "BlockStructs", fn: kernels.BlockStructs},
 	{name: "Advance", fn: kernels.Advance},
 	{name: "Energies", fn: kernels.Energies, args: mirroredBodies},
 	{name: "Blur5", fn: kernels.Blur5},

@@ -176,11 +176,14 @@ func (t *Task) Loops() []*Loop {
 		func(a, b int) bool { return dom[b].Has(a) })
 }
 
-// HasEffects reports whether t writes memory.
+// HasEffects reports whether t writes memory that outlives it: a write to
+// a thread's local memory is not seen after the thread ends.
 func (t *Task) HasEffects() bool {
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
-			if b.Instrs[i].Op.Info().SideEffects {
+			in := &b.Instrs[i]
+			info := in.Op.Info()
+			if info.SideEffects && !(in.Space == Local && info.Memory == MemWrite) {
 				return true
 			}
 		}

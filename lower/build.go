@@ -197,6 +197,9 @@ func (f *frame) regs(v ssa.Value) []ir.Reg {
 		if r, ok := f.vals[v]; ok {
 			return r
 		}
+		if a, ok := f.tb.l.freeVars[v]; ok && f.parent == nil {
+			return f.tb.external(f, a)
+		}
 	case *ssa.Global:
 		return f.tb.table(f, v)
 	case *ssa.Function:

@@ -53,7 +53,7 @@ func (f *frame) instr(instr ssa.Instruction) {
 		if _, isCell := l.cells[in]; isCell || f.fn != l.fn && capturedByBlock(in) {
 			return // a cell, or a variable of a misplaced block, which is reported
 		}
-		if f.capturedByClosure(in) {
+		if f.capturedByClosure(in) && !(isAggregate(in.Type().Underlying().(*types.Pointer).Elem()) && l.replayable(in)) {
 			f.errorf(in.Pos(), "%s", f.allocMessage(in))
 			return
 		}

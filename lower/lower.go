@@ -100,6 +100,7 @@ type lowerer struct {
 	// capture, the closures that are blocks, and each block's position.
 	cells         map[*ssa.Alloc]ssa.Value
 	captured      map[*ssa.FreeVar]ssa.Value
+	freeVars      map[*ssa.FreeVar]*ssa.Alloc // structs and arrays blocks rebuild
 	blockClosures map[*ssa.MakeClosure]bool
 	notLiteral    map[*ssa.Call]bool
 	blocks        []token.Pos

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"path/filepath"
 	"sort"
 
@@ -74,6 +75,7 @@ func (l *lowerer) findCells(fn *ssa.Function) {
 	l.cells = make(map[*ssa.Alloc]ssa.Value)
 	l.captured = make(map[*ssa.FreeVar]ssa.Value)
 	l.blockClosures = make(map[*ssa.MakeClosure]bool)
+	l.freeVars = make(map[*ssa.FreeVar]*ssa.Alloc)
 	l.notLiteral = make(map[*ssa.Call]bool)
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
@@ -110,6 +112,17 @@ func (l *lowerer) findCells(fn *ssa.Function) {
 				}
 			}
 			if len(closures) == 0 {
+				continue
+			}
+			if isAggregate(alloc.Type().Underlying().(*types.Pointer).Elem()) && l.replayable(alloc) {
+				// Blocks address its parts: each block's tasks rebuild it.
+				for _, mc := range closures {
+					for i, bound := range mc.Bindings {
+						if bound == ssa.Value(alloc) {
+							l.freeVars[mc.Fn.(*ssa.Function).FreeVars[i]] = alloc
+						}
+					}
+				}
 				continue
 			}
 			if !ok || stores != 1 {

@@ -43,7 +43,7 @@ func (l *lowerer) replayable(alloc *ssa.Alloc) bool {
 // whether they qualify.
 func (l *lowerer) collectReplay(alloc *ssa.Alloc, set map[ssa.Instruction]bool) bool {
 	b := alloc.Block()
-	if b == nil || inAnyLoop(b) || alloc.Heap && capturedByBlock(alloc) {
+	if b == nil || inAnyLoop(b) {
 		return false
 	}
 	if _, err := leaves(alloc.Type().Underlying().(*types.Pointer).Elem()); err != nil {
@@ -71,6 +71,10 @@ func (l *lowerer) collectReplay(alloc *ssa.Alloc, set map[ssa.Instruction]bool) 
 				set[r] = true
 			case *ssa.UnOp: // a read
 			case *ssa.DebugRef:
+			case *ssa.MakeClosure:
+				if !l.blockClosures[r] || !onlyReadIn(r, v) {
+					return false
+				}
 			default:
 				return false
 			}
@@ -182,4 +186,37 @@ func localRoot(addr ssa.Value) *ssa.Alloc {
 			return nil
 		}
 	}
+}
+
+// onlyReadIn reports whether the qd.StreamParallel block mc only reads
+// through its free variable bound to v.
+func onlyReadIn(mc *ssa.MakeClosure, v ssa.Value) bool {
+	fn := mc.Fn.(*ssa.Function)
+	for i, bound := range mc.Bindings {
+		if bound == v && !onlyRead(fn.FreeVars[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyRead reports whether every use of the address v, and of the
+// addresses of its parts, is a load.
+func onlyRead(v ssa.Value) bool {
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.UnOp:
+			if r.Op != token.MUL {
+				return false
+			}
+		case *ssa.FieldAddr, *ssa.IndexAddr:
+			if !onlyRead(r.(ssa.Value)) {
+				return false
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
 }

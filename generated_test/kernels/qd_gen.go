@@ -396,6 +396,20 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Groups: []int{2},
+		Name:   "BlockStructs",
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "BlockStructs_0",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "BlockStructs_1",
+			Group:    1,
+			Parallel: true,
+		}},
+	}, {
 		Name: "Advance",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Advance_0",
@@ -1456,6 +1470,29 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// BlockStructs launches kernel BlockStructs (parallel.go:133) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) BlockStructs(a *rt.Buffer[float32], b *rt.Buffer[float32], s float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "BlockStructs", a, b); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockStructs", "a", a, "b", b); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(42, qdOpts, func() {
+			BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
+		})
+	}
+	var qdArgs [36]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutFloat32(qdArgs[:], 32, float32(s))
+	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Advance launches kernel Advance (types.go:49) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1464,7 +1501,7 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(42, qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdOpts, func() {
 			Advance(bs.CPUSlice(), dt)
 		})
 	}
@@ -1472,7 +1509,7 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 	rt.PutBuffer(qdArgs[:], 0, bs)
 	rt.PutFloat32(qdArgs[:], 16, float32(dt))
 	qdCounts := [1]int64{int64(bs.Len())}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Energies launches kernel Energies (types.go:64) after the work already launched on
@@ -1483,7 +1520,7 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(43, qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdOpts, func() {
 			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 		})
 	}
@@ -1492,7 +1529,7 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutBuffer(qdArgs[:], 32, moved)
 	qdCounts := [1]int64{min(min(int64(bs.Len()), int64(out.Len())), int64(moved.Len()))}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Blur5 launches kernel Blur5 (types.go:92) after the work already launched on
@@ -1503,7 +1540,7 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(44, qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdOpts, func() {
 			Blur5(in.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1511,7 +1548,7 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 	rt.PutBuffer(qdArgs[:], 0, in)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rotate launches kernel Rotate (types.go:113) after the work already launched on
@@ -1522,7 +1559,7 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(45, qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdOpts, func() {
 			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 		})
 	}
@@ -1531,7 +1568,7 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutBuffer(qdArgs[:], 32, n)
 	qdCounts := [1]int64{min(min(int64(v.Len()), int64(out.Len())), int64(n.Len()))}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pick launches kernel Pick (types.go:146) after the work already launched on
@@ -1542,7 +1579,7 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(46, qdOpts, func() {
+		return qdk.mod.RunCPU(47, qdOpts, func() {
 			Pick(idx.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1550,7 +1587,7 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 0, idx)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{min(int64(idx.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Masks launches kernel Masks (types.go:161) after the work already launched on
@@ -1561,7 +1598,7 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(47, qdOpts, func() {
+		return qdk.mod.RunCPU(48, qdOpts, func() {
 			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 		})
 	}
@@ -1571,7 +1608,7 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 	rt.PutBuffer(qdArgs[:], 32, out)
 	rt.PutBuffer(qdArgs[:], 48, flags)
 	qdCounts := [1]int64{min(min(min(int64(mask.Len()), int64(x.Len())), int64(out.Len())), int64(flags.Len()))}
-	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex128Ops launches kernel Complex128Ops (types.go:192) after the work already launched on
@@ -1582,7 +1619,7 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(48, qdOpts, func() {
+		return qdk.mod.RunCPU(49, qdOpts, func() {
 			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 		})
 	}
@@ -1594,7 +1631,7 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	rt.PutBuffer(qdArgs[:], 64, quot)
 	rt.PutBuffer(qdArgs[:], 80, eq)
 	qdCounts := [1]int64{min(min(min(min(min(int64(a.Len()), int64(b.Len())), int64(sum.Len())), int64(prod.Len())), int64(quot.Len())), int64(eq.Len()))}
-	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex64Ops launches kernel Complex64Ops (types.go:205) after the work already launched on
@@ -1605,7 +1642,7 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(49, qdOpts, func() {
+		return qdk.mod.RunCPU(50, qdOpts, func() {
 			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 		})
 	}
@@ -1616,7 +1653,7 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	rt.PutBuffer(qdArgs[:], 48, quot)
 	rt.PutBuffer(qdArgs[:], 64, wide)
 	qdCounts := [1]int64{min(min(min(min(int64(a.Len()), int64(b.Len())), int64(prod.Len())), int64(quot.Len())), int64(wide.Len()))}
-	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Julia launches kernel Julia (types.go:218) after the work already launched on
@@ -1627,7 +1664,7 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(50, qdOpts, func() {
+		return qdk.mod.RunCPU(51, qdOpts, func() {
 			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1636,7 +1673,7 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	rt.PutBuffer(qdArgs[:], 16, params)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Smooth launches kernel Smooth (types.go:245) after the work already launched on
@@ -1647,7 +1684,7 @@ func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(51, qdOpts, func() {
+		return qdk.mod.RunCPU(52, qdOpts, func() {
 			Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 		})
 	}
@@ -1656,7 +1693,7 @@ func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutFloat32(qdArgs[:], 32, float32(bias))
 	qdCounts := [1]int64{min(int64(in.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Quads launches kernel Quads (types.go:265) after the work already launched on
@@ -1670,7 +1707,7 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(52, qdOpts, func() {
+		return qdk.mod.RunCPU(53, qdOpts, func() {
 			Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 		})
 	}
@@ -1680,7 +1717,7 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 	rt.PutBuffer(qdArgs[:], 32, tagged)
 	rt.PutBuffer(qdArgs[:], 48, out)
 	qdCounts := [1]int64{min(min(min(int64(qs.Len()), int64(pairs.Len())), int64(tagged.Len())), int64(out.Len()))}
-	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Centered launches kernel Centered (types.go:288) after the work already launched on
@@ -1691,7 +1728,7 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(53, qdOpts, func() {
+		return qdk.mod.RunCPU(54, qdOpts, func() {
 			Centered(v.CPUSlice(), out.CPUSlice(), s)
 		})
 	}
@@ -1700,7 +1737,7 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutFloat32(qdArgs[:], 32, float32(s))
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -9371,6 +9408,168 @@ $L_5:
 	sub.s32 %r29, %r21, %r28;
 	mad.lo.s64 %rd30, %rd10, 4, %rd12;
 	st.global.s32 [%rd30], %r29;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry BlockStructs_0(
+	.param .u64 BlockStructs_0_param_0,
+	.param .s64 BlockStructs_0_param_1,
+	.param .u64 BlockStructs_0_param_2,
+	.param .s64 BlockStructs_0_param_3,
+	.param .f32 BlockStructs_0_param_4
+)
+{
+	.local .align 4 .b8 qvar_taps[12];
+	.reg .pred %p<14>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<66>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<75>;
+	.reg .f32 %ft<3>;
+
+$L_0:
+	ld.param.u64 %rd7, [BlockStructs_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [BlockStructs_0_param_1];
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.f32 %f66, 0f00000000;
+	mov.f32 %f69, 0f00000000;
+	mov.f32 %f69, 0f3F800000;
+	mov.f32 %f28, %f69;
+	mov.f32 %f66, %f28;
+	mov.u64 %rd38, qvar_taps;
+	mov.f32 %ft0, 0f00000000;
+	st.local.f32 [%rd38], %ft0;
+	add.s64 %rd39, %rd38, 4;
+	mov.f32 %ft1, 0f00000000;
+	st.local.f32 [%rd39], %ft1;
+	add.s64 %rd40, %rd38, 8;
+	mov.f32 %ft2, 0f00000000;
+	st.local.f32 [%rd40], %ft2;
+	mov.f32 %f72, 0f00000000;
+	mov.f32 %f73, 0f00000000;
+	mov.f32 %f74, 0f00000000;
+	mov.f32 %f72, 0f3F800000;
+	mov.f32 %f73, 0f40000000;
+	mov.f32 %f74, 0f3F800000;
+	mov.f32 %f47, %f72;
+	st.local.f32 [%rd38], %f47;
+	add.s64 %rd49, %rd38, 4;
+	mov.f32 %f50, %f73;
+	st.local.f32 [%rd49], %f50;
+	add.s64 %rd52, %rd38, 8;
+	mov.f32 %f53, %f74;
+	st.local.f32 [%rd52], %f53;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
+$L_5:
+	mov.b64 %rd14, %rd7;
+	mov.f32 %f35, %f66;
+	mul.hi.s64 %rd57, %rd12, -6148914691236517205;
+	add.s64 %rd58, %rd57, %rd12;
+	mov.b64 %rd59, %rd58;
+	shr.u64 %rd60, %rd59, 63;
+	shr.s64 %rd61, %rd58, 1;
+	mov.b64 %rd62, %rd60;
+	add.s64 %rd63, %rd61, %rd62;
+	mul.lo.s64 %rd64, %rd63, 3;
+	sub.s64 %rd65, %rd12, %rd64;
+	mov.b64 %rd36, %rd65;
+	mad.lo.s64 %rd37, %rd36, 4, %rd38;
+	ld.local.f32 %f54, [%rd37];
+	add.rn.f32 %f55, %f35, %f54;
+	mad.lo.s64 %rd56, %rd12, 4, %rd14;
+	st.global.f32 [%rd56], %f55;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry BlockStructs_1(
+	.param .u64 BlockStructs_1_param_0,
+	.param .s64 BlockStructs_1_param_1,
+	.param .u64 BlockStructs_1_param_2,
+	.param .s64 BlockStructs_1_param_3,
+	.param .f32 BlockStructs_1_param_4
+)
+{
+	.reg .pred %p<14>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<56>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<68>;
+
+$L_0:
+	ld.param.u64 %rd7, [BlockStructs_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [BlockStructs_1_param_3];
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	mov.f32 %f58, 0f00000000;
+	mov.f32 %f61, 0f00000000;
+	ld.param.f32 %f27, [BlockStructs_1_param_4];
+	mov.f32 %f61, %f27;
+	mov.f32 %f34, %f61;
+	mov.f32 %f58, %f34;
+	mov.f32 %f63, 0f00000000;
+	mov.f32 %f66, 0f00000000;
+	mov.f32 %f66, 0f40000000;
+	mov.f32 %f49, %f66;
+	mov.f32 %f63, %f49;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	add.s64 %rd12, %rd11, 1;
+	setp.lt.s64 %p13, %rd12, %rd3;
+	@!%p13 bra $L_7;
+$L_5:
+	mov.b64 %rd14, %rd7;
+	mov.f32 %f35, %f58;
+	mov.f32 %f53, %f63;
+	mul.rn.f32 %f54, %f35, %f53;
+	mad.lo.s64 %rd55, %rd12, 4, %rd14;
+	st.global.f32 [%rd55], %f54;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
