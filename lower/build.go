@@ -312,6 +312,11 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 	}
 	if a, ok := v.(*ssa.Alloc); ok && tb.l.replayable(a) {
 		return tb.replay(a)
+	} else if ok {
+		f.errorf(v.Pos(), "local variable %s is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but it is changed after it is built (or built in a loop or under a condition): declare it inside the loop that uses it, or build it once, in straight-line code, from values every launch can compute", a.Comment)
+		r := f.regsFor(v)
+		tb.ext[v] = r
+		return r
 	}
 	if !tb.l.isPure(v) {
 		f.errorf(v.Pos(), "this value is computed by an earlier top-level statement, which runs as a separate GPU launch, and it depends on memory or on control flow, so it cannot be recomputed here; compute it where it is used, or keep it in a slice element")

@@ -121,3 +121,11 @@ var (
 )
 
 func generic[T any](d *rt.Device) (*rt.Buffer[T], error) { return rt.Alloc[T](d, 1) }
+
+//qd:kernel
+func SharedAccumulator(a []float32) {
+	var acc [4]float32 // want `local variable acc is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but it is changed after it is built`
+	for i := range a {
+		acc[i%4] += a[i]
+	}
+}
