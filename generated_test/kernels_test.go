@@ -61,6 +61,7 @@ var cases = []kernelCase{
 	{name: "Julia", fn: kernels.Julia, args: juliaArgs},
 	{name: "Smooth", fn: kernels.Smooth},
 	{name: "Centered", fn: kernels.Centered},
+	{name: "LocalMethods", fn: kernels.LocalMethods},
 	{name: "Quads", fn: kernels.Quads, args: quadArgs},
 	{name: "Grid2D", fn: kernels.Grid2D, args: func(r *rand.Rand, n int) []any {
 		return []any{make([]float32, n), 1 + r.IntN(40)}

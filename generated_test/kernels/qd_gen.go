@@ -481,6 +481,12 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Centered_0",
 			Parallel: true,
 		}},
+	}, {
+		Name: "LocalMethods",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "LocalMethods_0",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -1738,6 +1744,25 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 	rt.PutFloat32(qdArgs[:], 32, float32(s))
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// LocalMethods launches kernel LocalMethods (types.go:320) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) LocalMethods(v *rt.Buffer[Vec], out *rt.Buffer[Vec], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "LocalMethods", v, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(55, qdOpts, func() {
+			LocalMethods(v.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, v)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
+	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -13124,6 +13149,424 @@ $L_13:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_7;
 $L_14:
+	ret;
+}
+
+.visible .entry LocalMethods_0(
+	.param .u64 LocalMethods_0_param_0,
+	.param .s64 LocalMethods_0_param_1,
+	.param .u64 LocalMethods_0_param_2,
+	.param .s64 LocalMethods_0_param_3
+)
+{
+	.local .align 4 .b8 qvar_parts[32];
+	.reg .pred %p<358>;
+	.reg .pred %pt<1>;
+	.reg .b32 %r<368>;
+	.reg .b32 %rt<7>;
+	.reg .b64 %rd<364>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<422>;
+	.reg .f32 %ft<6>;
+
+$L_0:
+	ld.param.u64 %rd5, [LocalMethods_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [LocalMethods_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [LocalMethods_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [LocalMethods_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_31;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	mov.f32 %f364, 0f00000000;
+	mov.f32 %f365, 0f00000000;
+	mov.f32 %f366, 0f00000000;
+	mov.b32 %r367, 0;
+	mov.u64 %rd16, qvar_parts;
+	mov.f32 %ft0, 0f00000000;
+	st.local.f32 [%rd16], %ft0;
+	add.s64 %rd17, %rd16, 4;
+	mov.f32 %ft1, 0f00000000;
+	st.local.f32 [%rd17], %ft1;
+	add.s64 %rd18, %rd16, 8;
+	mov.f32 %ft2, 0f00000000;
+	st.local.f32 [%rd18], %ft2;
+	add.s64 %rd19, %rd16, 12;
+	mov.b32 %rt5, 0;
+	st.local.s32 [%rd19], %rt5;
+	add.s64 %rd20, %rd16, 16;
+	mov.f32 %ft3, 0f00000000;
+	st.local.f32 [%rd20], %ft3;
+	add.s64 %rd21, %rd16, 20;
+	mov.f32 %ft4, 0f00000000;
+	st.local.f32 [%rd21], %ft4;
+	add.s64 %rd22, %rd16, 24;
+	mov.f32 %ft5, 0f00000000;
+	st.local.f32 [%rd22], %ft5;
+	add.s64 %rd23, %rd16, 28;
+	mov.b32 %rt6, 0;
+	st.local.s32 [%rd23], %rt6;
+	setp.lt.s64 %p24, 0, 3;
+	@!%p24 bra $L_17;
+$L_5:
+	mov.b64 %rd25, 0;
+$L_6:
+	add.s64 %rd26, %rd11, %rd25;
+	mov.b64 %rd27, %rd6;
+	setp.eq.s64 %pt0, %rd27, -1;
+	rem.s64 %rd28, %rd26, %rd27;
+	selp.b64 %rd28, 0, %rd28, %pt0;
+	mad.lo.s64 %rd29, %rd28, 12, %rd5;
+	ld.global.f32 %f30, [%rd29];
+	add.s64 %rd33, %rd29, 4;
+	ld.global.f32 %f31, [%rd33];
+	add.s64 %rd34, %rd29, 8;
+	ld.global.f32 %f32, [%rd34];
+$L_7:
+	mov.f32 %f36, %f364;
+	mov.f32 %f37, %f365;
+	mov.f32 %f38, %f366;
+$L_8:
+	mov.f32 %f368, 0f00000000;
+	mov.f32 %f369, 0f00000000;
+	mov.f32 %f370, 0f00000000;
+	mov.f32 %f368, %f36;
+	mov.f32 %f369, %f37;
+	mov.f32 %f370, %f38;
+	mov.f32 %f371, 0f00000000;
+	mov.f32 %f372, 0f00000000;
+	mov.f32 %f373, 0f00000000;
+	mov.f32 %f371, %f30;
+	mov.f32 %f372, %f31;
+	mov.f32 %f373, %f32;
+	mov.f32 %f374, 0f00000000;
+	mov.f32 %f375, 0f00000000;
+	mov.f32 %f376, 0f00000000;
+	mov.f32 %f59, %f368;
+	mov.f32 %f61, %f371;
+	add.rn.f32 %f62, %f59, %f61;
+	mov.f32 %f374, %f62;
+	mov.f32 %f65, %f369;
+	mov.f32 %f67, %f372;
+	add.rn.f32 %f68, %f65, %f67;
+	mov.f32 %f375, %f68;
+	mov.f32 %f71, %f370;
+	mov.f32 %f73, %f373;
+	add.rn.f32 %f74, %f71, %f73;
+	mov.f32 %f376, %f74;
+	mov.f32 %f75, %f374;
+	mov.f32 %f76, %f375;
+	mov.f32 %f77, %f376;
+	mov.f32 %f41, %f75;
+	mov.f32 %f42, %f76;
+	mov.f32 %f43, %f77;
+$L_9:
+	mov.f32 %f364, %f41;
+	mov.f32 %f365, %f42;
+	mov.f32 %f366, %f43;
+	mov.b32 %r84, %r367;
+	add.s32 %r85, %r84, 1;
+	mov.b32 %r367, %r85;
+$L_10:
+	shr.s64 %rd358, %rd25, 63;
+	and.b64 %rd359, %rd358, 1;
+	add.s64 %rd360, %rd25, %rd359;
+	shr.s64 %rd361, %rd360, 1;
+	mul.lo.s64 %rd362, %rd361, 2;
+	sub.s64 %rd363, %rd25, %rd362;
+	mov.b64 %rd87, %rd363;
+	mad.lo.s64 %rd88, %rd87, 16, %rd16;
+	cvt.rn.f32.s64 %f89, %rd25;
+$L_11:
+	mov.f32 %f377, 0f00000000;
+	mov.f32 %f378, 0f00000000;
+	mov.f32 %f379, 0f00000000;
+	mov.f32 %f377, %f30;
+	mov.f32 %f378, %f31;
+	mov.f32 %f379, %f32;
+	mov.f32 %f380, 0f00000000;
+	mov.f32 %f381, 0f00000000;
+	mov.f32 %f382, 0f00000000;
+	mov.f32 %f103, %f377;
+	mul.rn.f32 %f104, %f103, %f89;
+	mov.f32 %f380, %f104;
+	mov.f32 %f107, %f378;
+	mul.rn.f32 %f108, %f107, %f89;
+	mov.f32 %f381, %f108;
+	mov.f32 %f111, %f379;
+	mul.rn.f32 %f112, %f111, %f89;
+	mov.f32 %f382, %f112;
+	mov.f32 %f113, %f380;
+	mov.f32 %f114, %f381;
+	mov.f32 %f115, %f382;
+	mov.f32 %f90, %f113;
+	mov.f32 %f91, %f114;
+	mov.f32 %f92, %f115;
+$L_12:
+	add.s64 %rd118, %rd88, 0;
+	ld.local.f32 %f119, [%rd118];
+	add.s64 %rd122, %rd118, 4;
+	ld.local.f32 %f120, [%rd122];
+	add.s64 %rd123, %rd118, 8;
+	ld.local.f32 %f121, [%rd123];
+$L_13:
+	mov.f32 %f383, 0f00000000;
+	mov.f32 %f384, 0f00000000;
+	mov.f32 %f385, 0f00000000;
+	mov.f32 %f383, %f119;
+	mov.f32 %f384, %f120;
+	mov.f32 %f385, %f121;
+	mov.f32 %f386, 0f00000000;
+	mov.f32 %f387, 0f00000000;
+	mov.f32 %f388, 0f00000000;
+	mov.f32 %f386, %f90;
+	mov.f32 %f387, %f91;
+	mov.f32 %f388, %f92;
+	mov.f32 %f389, 0f00000000;
+	mov.f32 %f390, 0f00000000;
+	mov.f32 %f391, 0f00000000;
+	mov.f32 %f142, %f383;
+	mov.f32 %f144, %f386;
+	add.rn.f32 %f145, %f142, %f144;
+	mov.f32 %f389, %f145;
+	mov.f32 %f148, %f384;
+	mov.f32 %f150, %f387;
+	add.rn.f32 %f151, %f148, %f150;
+	mov.f32 %f390, %f151;
+	mov.f32 %f154, %f385;
+	mov.f32 %f156, %f388;
+	add.rn.f32 %f157, %f154, %f156;
+	mov.f32 %f391, %f157;
+	mov.f32 %f158, %f389;
+	mov.f32 %f159, %f390;
+	mov.f32 %f160, %f391;
+	mov.f32 %f124, %f158;
+	mov.f32 %f125, %f159;
+	mov.f32 %f126, %f160;
+$L_14:
+	add.s64 %rd163, %rd88, 0;
+	st.local.f32 [%rd163], %f124;
+	add.s64 %rd164, %rd163, 4;
+	st.local.f32 [%rd164], %f125;
+	add.s64 %rd165, %rd163, 8;
+	st.local.f32 [%rd165], %f126;
+	add.s64 %rd166, %rd88, 12;
+	ld.local.s32 %r167, [%rd166];
+	add.s32 %r168, %r167, 1;
+	add.s64 %rd169, %rd88, 12;
+	st.local.s32 [%rd169], %r168;
+$L_15:
+	add.s64 %rd170, %rd25, 1;
+	setp.lt.s64 %p171, %rd170, 3;
+	@!%p171 bra $L_17;
+$L_16:
+	mov.b64 %rd25, %rd170;
+	bra.uni $L_6;
+$L_17:
+	add.s64 %rd172, %rd16, 16;
+$L_18:
+	mov.f32 %f177, %f364;
+	mov.f32 %f178, %f365;
+	mov.f32 %f179, %f366;
+	mov.b32 %r183, %r367;
+	cvt.rn.f32.s32 %f184, %r183;
+	div.rn.f32 %f185, 0f3F800000, %f184;
+$L_19:
+	mov.f32 %f392, 0f00000000;
+	mov.f32 %f393, 0f00000000;
+	mov.f32 %f394, 0f00000000;
+	mov.f32 %f392, %f177;
+	mov.f32 %f393, %f178;
+	mov.f32 %f394, %f179;
+	mov.f32 %f395, 0f00000000;
+	mov.f32 %f396, 0f00000000;
+	mov.f32 %f397, 0f00000000;
+	mov.f32 %f199, %f392;
+	mul.rn.f32 %f200, %f199, %f185;
+	mov.f32 %f395, %f200;
+	mov.f32 %f203, %f393;
+	mul.rn.f32 %f204, %f203, %f185;
+	mov.f32 %f396, %f204;
+	mov.f32 %f207, %f394;
+	mul.rn.f32 %f208, %f207, %f185;
+	mov.f32 %f397, %f208;
+	mov.f32 %f209, %f395;
+	mov.f32 %f210, %f396;
+	mov.f32 %f211, %f397;
+	mov.f32 %f186, %f209;
+	mov.f32 %f187, %f210;
+	mov.f32 %f188, %f211;
+$L_20:
+	mov.f32 %f173, %f186;
+	mov.f32 %f174, %f187;
+	mov.f32 %f175, %f188;
+$L_21:
+	add.s64 %rd214, %rd172, 0;
+	ld.local.f32 %f215, [%rd214];
+	add.s64 %rd218, %rd214, 4;
+	ld.local.f32 %f216, [%rd218];
+	add.s64 %rd219, %rd214, 8;
+	ld.local.f32 %f217, [%rd219];
+$L_22:
+	mov.f32 %f398, 0f00000000;
+	mov.f32 %f399, 0f00000000;
+	mov.f32 %f400, 0f00000000;
+	mov.f32 %f398, %f215;
+	mov.f32 %f399, %f216;
+	mov.f32 %f400, %f217;
+	mov.f32 %f401, 0f00000000;
+	mov.f32 %f402, 0f00000000;
+	mov.f32 %f403, 0f00000000;
+	mov.f32 %f401, %f173;
+	mov.f32 %f402, %f174;
+	mov.f32 %f403, %f175;
+	mov.f32 %f404, 0f00000000;
+	mov.f32 %f405, 0f00000000;
+	mov.f32 %f406, 0f00000000;
+	mov.f32 %f238, %f398;
+	mov.f32 %f240, %f401;
+	add.rn.f32 %f241, %f238, %f240;
+	mov.f32 %f404, %f241;
+	mov.f32 %f244, %f399;
+	mov.f32 %f246, %f402;
+	add.rn.f32 %f247, %f244, %f246;
+	mov.f32 %f405, %f247;
+	mov.f32 %f250, %f400;
+	mov.f32 %f252, %f403;
+	add.rn.f32 %f253, %f250, %f252;
+	mov.f32 %f406, %f253;
+	mov.f32 %f254, %f404;
+	mov.f32 %f255, %f405;
+	mov.f32 %f256, %f406;
+	mov.f32 %f220, %f254;
+	mov.f32 %f221, %f255;
+	mov.f32 %f222, %f256;
+$L_23:
+	add.s64 %rd259, %rd172, 0;
+	st.local.f32 [%rd259], %f220;
+	add.s64 %rd260, %rd259, 4;
+	st.local.f32 [%rd260], %f221;
+	add.s64 %rd261, %rd259, 8;
+	st.local.f32 [%rd261], %f222;
+	add.s64 %rd262, %rd172, 12;
+	ld.local.s32 %r263, [%rd262];
+	add.s32 %r264, %r263, 1;
+	add.s64 %rd265, %rd172, 12;
+	st.local.s32 [%rd265], %r264;
+$L_24:
+	add.s64 %rd269, %rd172, 0;
+	ld.local.f32 %f270, [%rd269];
+	add.s64 %rd273, %rd269, 4;
+	ld.local.f32 %f271, [%rd273];
+	add.s64 %rd274, %rd269, 8;
+	ld.local.f32 %f272, [%rd274];
+	add.s64 %rd275, %rd172, 12;
+	ld.local.s32 %r276, [%rd275];
+	cvt.rn.f32.s32 %f277, %r276;
+	div.rn.f32 %f278, 0f3F800000, %f277;
+$L_25:
+	mov.f32 %f407, 0f00000000;
+	mov.f32 %f408, 0f00000000;
+	mov.f32 %f409, 0f00000000;
+	mov.f32 %f407, %f270;
+	mov.f32 %f408, %f271;
+	mov.f32 %f409, %f272;
+	mov.f32 %f410, 0f00000000;
+	mov.f32 %f411, 0f00000000;
+	mov.f32 %f412, 0f00000000;
+	mov.f32 %f292, %f407;
+	mul.rn.f32 %f293, %f292, %f278;
+	mov.f32 %f410, %f293;
+	mov.f32 %f296, %f408;
+	mul.rn.f32 %f297, %f296, %f278;
+	mov.f32 %f411, %f297;
+	mov.f32 %f300, %f409;
+	mul.rn.f32 %f301, %f300, %f278;
+	mov.f32 %f412, %f301;
+	mov.f32 %f302, %f410;
+	mov.f32 %f303, %f411;
+	mov.f32 %f304, %f412;
+	mov.f32 %f279, %f302;
+	mov.f32 %f280, %f303;
+	mov.f32 %f281, %f304;
+$L_26:
+	mov.f32 %f266, %f279;
+	mov.f32 %f267, %f280;
+	mov.f32 %f268, %f281;
+$L_27:
+	add.s64 %rd307, %rd16, 0;
+	add.s64 %rd308, %rd307, 0;
+	ld.local.f32 %f309, [%rd308];
+	add.s64 %rd312, %rd308, 4;
+	ld.local.f32 %f310, [%rd312];
+	add.s64 %rd313, %rd308, 8;
+	ld.local.f32 %f311, [%rd313];
+$L_28:
+	mov.f32 %f413, 0f00000000;
+	mov.f32 %f414, 0f00000000;
+	mov.f32 %f415, 0f00000000;
+	mov.f32 %f413, %f266;
+	mov.f32 %f414, %f267;
+	mov.f32 %f415, %f268;
+	mov.f32 %f416, 0f00000000;
+	mov.f32 %f417, 0f00000000;
+	mov.f32 %f418, 0f00000000;
+	mov.f32 %f416, %f309;
+	mov.f32 %f417, %f310;
+	mov.f32 %f418, %f311;
+	mov.f32 %f419, 0f00000000;
+	mov.f32 %f420, 0f00000000;
+	mov.f32 %f421, 0f00000000;
+	mov.f32 %f332, %f413;
+	mov.f32 %f334, %f416;
+	add.rn.f32 %f335, %f332, %f334;
+	mov.f32 %f419, %f335;
+	mov.f32 %f338, %f414;
+	mov.f32 %f340, %f417;
+	add.rn.f32 %f341, %f338, %f340;
+	mov.f32 %f420, %f341;
+	mov.f32 %f344, %f415;
+	mov.f32 %f346, %f418;
+	add.rn.f32 %f347, %f344, %f346;
+	mov.f32 %f421, %f347;
+	mov.f32 %f348, %f419;
+	mov.f32 %f349, %f420;
+	mov.f32 %f350, %f421;
+	mov.f32 %f314, %f348;
+	mov.f32 %f315, %f349;
+	mov.f32 %f316, %f350;
+$L_29:
+	mad.lo.s64 %rd353, %rd11, 12, %rd8;
+	st.global.f32 [%rd353], %f314;
+	add.s64 %rd354, %rd353, 4;
+	st.global.f32 [%rd354], %f315;
+	add.s64 %rd355, %rd353, 8;
+	st.global.f32 [%rd355], %f316;
+	add.s64 %rd356, %rd11, 1;
+	setp.lt.s64 %p357, %rd356, %rd3;
+	@!%p357 bra $L_31;
+$L_30:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_31:
 	ret;
 }
 `

@@ -299,3 +299,35 @@ func (v Vec) Sub(w Vec) Vec { return Vec{v.X - w.X, v.Y - w.Y, v.Z - w.Z} }
 func unit(v Vec) Vec {
 	return v.Scale(1 / float32(math.Sqrt(float64(v.Dot(v)))))
 }
+
+// Accum sums vectors; its methods have pointer receivers.
+type Accum struct {
+	Sum   Vec
+	Count int32
+}
+
+func (a *Accum) add(v Vec) {
+	a.Sum = a.Sum.Add(v)
+	a.Count++
+}
+
+func (a *Accum) mean() Vec { return a.Sum.Scale(1 / float32(a.Count)) }
+
+// LocalMethods calls methods with pointer receivers on a local struct,
+// and on an element of a local array of structs.
+//
+//qd:kernel
+func LocalMethods(v []Vec, out []Vec) {
+	for i := range min(len(v), len(out)) {
+		var acc Accum
+		var parts [2]Accum
+		for k := range 3 {
+			w := v[(i+k)%len(v)]
+			acc.add(w)
+			parts[k%2].add(w.Scale(float32(k)))
+		}
+		p := &parts[1]
+		p.add(acc.mean())
+		out[i] = p.mean().Add(parts[0].Sum)
+	}
+}
