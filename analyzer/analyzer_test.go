@@ -30,3 +30,9 @@ func TestStreamParallel(t *testing.T) {
 func TestTypes(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "types")
 }
+
+// TestDependences checks the dependence check of parallel loops: what it
+// reports, where, and the precise cases it accepts.
+func TestDependences(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "depend")
+}

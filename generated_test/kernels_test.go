@@ -81,6 +81,9 @@ var cases = []kernelCase{
 		return []any{make([]int64, n), uint8(r.IntN(256)), lo}
 	}},
 	{name: "Triangle", fn: kernels.Triangle},
+	{name: "RowPrefix", fn: kernels.RowPrefix, args: func(r *rand.Rand, n int) []any {
+		return []any{randomArgs(kernels.RowPrefix, r, n)[0], 1 + r.IntN(30)}
+	}},
 	{name: "Before", fn: kernels.Before, args: func(r *rand.Rand, n int) []any {
 		return []any{make([]float32, n), 1 + r.IntN(30)}
 	}},
@@ -169,6 +172,11 @@ func drawArgs(c kernelCase, r *rand.Rand, n int) []any {
 // runAll runs every case on dev through its stub and compares the buffers
 // with the Go function's slices.
 func runAll(t *testing.T, dev *rt.Device, opts ...rt.LaunchOption) {
+	runAllLengths(t, dev, lengths, opts...)
+}
+
+// runAllLengths is runAll with slices of the given lengths.
+func runAllLengths(t *testing.T, dev *rt.Device, lengths []int, opts ...rt.LaunchOption) {
 	ks, err := kernels.Load(dev)
 	if err != nil {
 		t.Fatal(err)
@@ -268,4 +276,22 @@ func quadArgs(r *rand.Rand, n int) []any {
 		}
 	}
 	return args
+}
+
+// TestKernelsConcurrentIterationsCPU runs every kernel in the CPU backend's
+// race mode: through its IR with the iterations of each parallel loop on
+// goroutines in shuffled order, and the blocks of each StreamParallel
+// group too. The results must be Go's, and under go test -race (as CI
+// runs it) nothing may be reported: these kernels are race-free.
+func TestKernelsConcurrentIterationsCPU(t *testing.T) {
+	rt.RunIterationsConcurrently(true)
+	defer rt.RunIterationsConcurrently(false)
+	rt.RunBlocksConcurrently(true)
+	defer rt.RunBlocksConcurrently(false)
+	dev, err := rt.Open(rt.WithBackend(rt.CPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	runAllLengths(t, dev, lengths[:3]) // the interpreter is slow under -race
 }

@@ -19,7 +19,7 @@ func (l *lowerer) lowerBody() {
 		var t *ir.Task
 		switch {
 		case p.kind == ir.Parallel && len(p.loop.inner) > 0:
-			t = l.buildNest(p.fn, p.loop)
+			t = l.buildNestOrLoop(p.fn, p.loop)
 		case p.kind == ir.Parallel:
 			t = l.buildLoop(p.fn, p.loop)
 		default:
@@ -28,6 +28,12 @@ func (l *lowerer) lowerBody() {
 		t.StreamBlock = p.streamBlock
 		l.assignSpaces(t)
 		l.k.Tasks = append(l.k.Tasks, t)
+	}
+	if len(l.diags) > 0 {
+		return // the tasks may be incomplete
+	}
+	if !l.cfg.SkipDependenceCheck {
+		l.checkDependences()
 	}
 	l.groupBlocks()
 }
@@ -90,6 +96,7 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 
 	tb.cur = index
 	phiReg := f.regsFor(pl.phi)[0]
+	l.loopIndexes[t] = &loopIndex{reg: phiReg, init: init, bound: bound, wide: wide, delta: pl.delta}
 	if phiType == wide {
 		tb.move(phiReg, ir.R(i))
 	} else {

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/qdgo/qd/ir"
@@ -44,6 +45,9 @@ func (f *frame) callMessage(v *ssa.Call) string {
 	if callee == nil {
 		return "calling function values is not supported in kernels: call a function by its name"
 	}
+	if _, ok, msg := atomicCallee(callee); ok {
+		return msg
+	}
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
 		if callee.Name() != "StreamParallel" {
 			return fmt.Sprintf("qd.%s cannot be called in a kernel", callee.Name())
@@ -72,6 +76,10 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 		return
 	}
 	callee := common.StaticCallee()
+	if af, ok, _ := atomicCallee(callee); ok {
+		f.atomic(v, af, dst)
+		return
+	}
 	if op, ok := mathIntrinsic(callee); ok {
 		f.tb.emit(ir.Instr{Op: op, Type: ir.Float64, Dst: dst[0], Args: []ir.Arg{f.arg(common.Args[0])}, Pos: v.Pos()})
 		return
@@ -146,6 +154,9 @@ func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos 
 	}
 	if callee.Blocks == nil {
 		return // allowed by Config.External in CheckOnly mode
+	}
+	if syn := callee.Syntax(); syn != nil && !slices.Contains(tb.l.syntax, syn) {
+		tb.l.syntax = append(tb.l.syntax, syn)
 	}
 	g := tb.newFrame(callee, func(*ssa.BasicBlock) bool { return true })
 	g.parent = f

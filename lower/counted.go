@@ -13,6 +13,7 @@ type loopFailure struct {
 	pos    token.Pos
 	reason string   // completes "the loop cannot run in parallel: ..."
 	kind   failKind // how recognizeLoop reports it
+	name   string   // the variable a carried failure carries
 }
 
 type failKind uint8
@@ -33,7 +34,7 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 	}
 	switch fail.kind {
 	case carried:
-		l.errorf(fail.pos, "%s: iterations run at the same time, so no value can flow between them; compute it inside each iteration, or give each iteration its own slice element", fail.reason)
+		l.errorf(fail.pos, "variable %s is carried from one iteration of this parallel loop to the next: iterations run at the same time, so no value can flow between them; compute it inside each iteration, or give each iteration its own slice element", fail.name)
 	case breaks:
 		l.errorf(fail.pos, "break in a parallel loop is not supported: its iterations run at the same time, so none can stop the others; skip the rest of an iteration with continue instead")
 	default:
@@ -92,7 +93,7 @@ func (l *lowerer) matchLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) (*parLoop
 			if name == "" {
 				name = phi.Name()
 			}
-			return nil, &loopFailure{pos: pos, reason: fmt.Sprintf("variable %s is carried from one iteration of this parallel loop to the next", name), kind: carried}
+			return nil, &loopFailure{pos: pos, reason: fmt.Sprintf("variable %s is carried from one iteration to the next", name), kind: carried, name: name}
 		}
 	}
 	if _, ok := basicType(pl.phi.Type()); !ok || !isIntegerType(pl.phi) {

@@ -73,6 +73,10 @@ func (f *frame) alloc(v *ssa.Alloc) {
 		f.errorf(v.Pos(), "local variable %s of type %s is not supported in kernels: %v", v.Comment, elem, err)
 		return
 	}
+	if updatedAtomically(v) {
+		f.errorf(v.Pos(), "%s", atomicOnLocal("variable "+v.Comment))
+		return
+	}
 	dst := f.regsFor(v)[0]
 	f.tb.emit(ir.Instr{Op: ir.OpAddr, Type: ir.Ptr, Dst: dst, Aux: f.tb.newVar(v.Comment, elem), Pos: v.Pos()})
 	f.zero(ir.R(dst), elem, v.Pos())
@@ -181,4 +185,27 @@ func (f *frame) reload(v ssa.Value, addr ir.Reg) []ir.Reg {
 	}
 	f.loadValue(ir.R(addr), v.Type(), regs, v.Pos())
 	return regs
+}
+
+// atomicOnLocal is the diagnostic for an atomic on a local variable.
+func atomicOnLocal(what string) string {
+	return fmt.Sprintf("%s is updated with an atomic, but local variables belong to one thread and need none; atomics update slice elements, as atomic.AddInt32(&s[i], 1)", what)
+}
+
+// updatedAtomically reports whether an atomic function is called on the
+// address v or on the address of a part of it.
+func updatedAtomically(v ssa.Value) bool {
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.Call:
+			if _, atomic, _ := atomicCallee(r.Common().StaticCallee()); atomic {
+				return true
+			}
+		case *ssa.FieldAddr, *ssa.IndexAddr:
+			if updatedAtomically(r.(ssa.Value)) {
+				return true
+			}
+		}
+	}
+	return false
 }

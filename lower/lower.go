@@ -15,6 +15,7 @@ package lower
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"sort"
@@ -49,6 +50,10 @@ type Config struct {
 	// lowering keeps serial a loop that a reader may expect to run in
 	// parallel, and why. They are not errors; qdgen -v prints them.
 	Note func(Diagnostic)
+	// SkipDependenceCheck accepts parallel loops whose iterations conflict
+	// through memory, for the tests that show the CPU race mode finding
+	// such conflicts at run time.
+	SkipDependenceCheck bool
 }
 
 // Kernel lowers the kernel function fn to checked, unoptimized IR.
@@ -118,6 +123,13 @@ type lowerer struct {
 	// replays holds, for each local variable later tasks rebuild, the
 	// instructions that build it (replay.go); nil for one they cannot.
 	replays map[*ssa.Alloc]map[ssa.Instruction]bool
+	// loopIndexes describes the loop of each parallel task, for the
+	// dependence check; syntax holds the kernel's syntax and that of the
+	// functions inlined into it, where diagnostics find accesses' source.
+	loopIndexes map[*ir.Task]*loopIndex
+	nestIndexes map[*ir.Task][]*loopIndex // each level of a loop nest's task
+	syntax      []ast.Node
+	raced       map[*ir.Instr]bool // accesses reported racing with another block
 }
 
 type diagKey struct {
@@ -150,7 +162,8 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 }
 
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
-	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool)}
+	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
+		loopIndexes: make(map[*ir.Task]*loopIndex), nestIndexes: make(map[*ir.Task][]*loopIndex), raced: make(map[*ir.Instr]bool)}
 }
 
 // kernel lowers l.fn.
@@ -187,6 +200,7 @@ func (l *lowerer) kernel() *ir.Kernel {
 		l.errorf(fn.Pos(), "kernel %s has no body", fn.Name())
 		return l.k
 	}
+	l.syntax = append(l.syntax, fn.Syntax())
 	l.lowerBody()
 	return l.k
 }

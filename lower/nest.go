@@ -47,9 +47,6 @@ func (l *lowerer) nestedLevels(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) []*
 		levels = append(levels, inner)
 		outer, outerStmt = inner, innerStmt
 	}
-	if len(levels) > 0 {
-		l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(levels)+1)
-	}
 	return levels
 }
 
@@ -178,6 +175,40 @@ func (l *lowerer) effectFree(v ssa.Value) bool {
 	return false
 }
 
+// buildNestOrLoop builds the task of a loop nest as one parallel loop,
+// unless iterations of an inner level would touch the same elements: that
+// level's loop then runs serially inside each iteration of the outer one,
+// as it does in Go.
+func (l *lowerer) buildNestOrLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
+	serial := l.taskSerial
+	t := l.buildNest(fn, pl)
+	l.assignSpaces(t)
+	if l.cfg.SkipDependenceCheck || len(l.diags) > 0 || !l.innerConflicts(t) {
+		l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
+		return t
+	}
+	l.note(pl.inner[0].pos, "this loop runs serially in each iteration of the parallel loop around it: its iterations touch the same elements (one writes what another reads or writes), so they cannot all run at once")
+	delete(l.loopIndexes, t)
+	delete(l.nestIndexes, t)
+	pl.inner = nil
+	l.taskSerial = serial
+	return l.buildLoop(fn, pl)
+}
+
+// innerConflicts reports whether the dependence check finds iterations of
+// an inner level of the nest task t that conflict, without reporting them.
+func (l *lowerer) innerConflicts(t *ir.Task) bool {
+	savedDiags, savedSeen := l.diags, l.seen
+	l.diags, l.seen = nil, nil
+	for _, lp := range l.nestIndexes[t][1:] {
+		ix := newIndexer(l.k, t, lp)
+		l.checkLoop(ix, ix.accesses())
+	}
+	found := len(l.diags) > 0
+	l.diags, l.seen = savedDiags, savedSeen
+	return found
+}
+
 // buildNest builds the parallel task of a loop nest: the levels' indices
 // are offsets i_k from their first values in [0, n_k), thread t of T
 // starts at the pair (or triple) numbered t and steps by T:
@@ -224,10 +255,12 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 
 	u := ir.Uint64
 	tb.cur = setup
+	ranges := make([]levelRange, len(levels))
 	firsts := make([]ir.Arg, len(levels))
 	counts := make([]ir.Arg, len(levels))
 	for k, lv := range levels {
-		firsts[k], counts[k] = f.levelRange(lv, exit)
+		ranges[k] = f.levelRange(lv, exit)
+		firsts[k], counts[k] = ranges[k].first, ranges[k].count
 	}
 	tid := tb.convert(ir.R(tb.op(ir.OpThreadIndex, ir.Int64)), ir.Int64, u)
 	step := tb.convert(ir.R(tb.op(ir.OpThreadCount, ir.Int64)), ir.Int64, u)
@@ -280,13 +313,47 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 	}
 	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{setup.Index}}
 	t.Count = l.nestCount(levels)
+	for k, lv := range levels {
+		ranges[k].reg = f.regsFor(lv.phi)[0]
+	}
+	l.nestIndexes[t] = nestIndexes(ranges)
+	l.loopIndexes[t] = l.nestIndexes[t][0]
 	return t
+}
+
+// nestIndexes describes a nest to the dependence check as one loop per
+// level (loopIndex).
+func nestIndexes(ranges []levelRange) []*loopIndex {
+	var ixs []*loopIndex
+	for k, lv := range ranges {
+		ix := &loopIndex{reg: lv.reg, init: lv.init, bound: lv.bound, wide: lv.wide, delta: lv.delta,
+			fixed: map[ir.Reg]bool{}, counters: map[ir.Reg]nestCounter{}}
+		for _, outer := range ranges[:k] {
+			ix.fixed[outer.reg] = true
+		}
+		for _, inner := range ranges[k+1:] {
+			ix.counters[inner.reg] = nestCounter{init: inner.init, wide: inner.wide, count: inner.count}
+		}
+		ixs = append(ixs, ix)
+	}
+	return ixs
+}
+
+// levelRange is one level of a nest in its task: the register of its
+// index, its bounds as the loop has them (of type wide), and the offset of
+// its first index and its number of iterations in u64.
+type levelRange struct {
+	reg          ir.Reg
+	init, bound  ir.Arg
+	wide         ir.Type
+	delta        int64
+	first, count ir.Arg
 }
 
 // levelRange computes, in the setup block, the first value of a level's
 // index (as u64 bits) and its number of iterations, branching to exit when
 // it has none.
-func (f *frame) levelRange(lv *parLoop, exit *ir.Block) (first, count ir.Arg) {
+func (f *frame) levelRange(lv *parLoop, exit *ir.Block) levelRange {
 	tb := f.tb
 	u := ir.Uint64
 	phiType, _ := basicType(lv.phi.Type())
@@ -305,9 +372,9 @@ func (f *frame) levelRange(lv *parLoop, exit *ir.Block) (first, count ir.Arg) {
 	tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(some), Succs: [2]int{next.Index, exit.Index}}
 	tb.cur = next
 	// bound - start is exact in u64 when bound > start.
-	first = tb.convert(init, wide, u)
-	count = ir.R(tb.op(ir.OpSub, u, tb.convert(bound, wide, u), tb.convert(start, wide, u)))
-	return first, count
+	first := tb.convert(init, wide, u)
+	count := ir.R(tb.op(ir.OpSub, u, tb.convert(bound, wide, u), tb.convert(start, wide, u)))
+	return levelRange{init: init, bound: bound, wide: wide, delta: lv.delta, first: first, count: count}
 }
 
 // nestClamp bounds each level's count in the host's count of a nest's

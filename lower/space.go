@@ -48,6 +48,9 @@ func (l *lowerer) assignSpaces(t *ir.Task) {
 				in.Space = ir.Global
 			case 1 << ir.Local:
 				in.Space = ir.Local
+				if in.Op.Info().Atomic {
+					l.errorf(in.Pos, "%s", atomicOnLocal("this local variable"))
+				}
 			case 1 << ir.Shared:
 				in.Space = ir.Shared
 			default:

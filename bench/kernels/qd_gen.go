@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
@@ -124,6 +124,12 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Name: "Histogram",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "NBodyAoS",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "NBodyAoS_0",
@@ -182,36 +188,31 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
-// Empty launches kernel Empty (kernels.go:12) after the work already launched on
+// Empty launches kernel Empty (kernels.go:16) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Empty(a.CPUSlice(), n)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Empty(a.CPUSlice(), n)
+		}, a)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Saxpy launches kernel Saxpy (kernels.go:23) after the work already launched on
+// Saxpy launches kernel Saxpy (kernels.go:27) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
-		})
 	}
 	var qdArgs [48]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
@@ -219,29 +220,34 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 24, y)
 	rt.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
+		}, x, y)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Spin launches kernel Spin (kernels.go:32) after the work already launched on
+// Spin launches kernel Spin (kernels.go:36) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Spin(out.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Spin(out.CPUSlice(), iters)
+		}, out)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// TwoSpins launches kernel TwoSpins (kernels.go:56) after the work already launched on
+// TwoSpins launches kernel TwoSpins (kernels.go:60) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -251,40 +257,40 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	if qdErr := rt.CheckDisjoint("TwoSpins", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
+		}, a, b)
+	}
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:64) after the work already launched on
+// TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:68) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpinsSerial", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
+		}, a, b)
+	}
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// EightSpins launches kernel EightSpins (kernels.go:84) after the work already launched on
+// EightSpins launches kernel EightSpins (kernels.go:88) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -375,11 +381,6 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	if qdErr := rt.CheckDisjoint("EightSpins", "a6", a6, "a7", a7); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, a0)
 	rt.PutBuffer(qdArgs[:], 16, a1)
@@ -391,10 +392,15 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{int64(a0.Len()), int64(a1.Len()), int64(a2.Len()), int64(a3.Len()), int64(a4.Len()), int64(a5.Len()), int64(a6.Len()), int64(a7.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		}, a0, a1, a2, a3, a4, a5, a6, a7)
+	}
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// FourTiny launches kernel FourTiny (kernels.go:98) after the work already launched on
+// FourTiny launches kernel FourTiny (kernels.go:102) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], d *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
@@ -419,36 +425,55 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("FourTiny", "c", c, "d", d); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutBuffer(qdArgs[:], 48, d)
 	qdCounts := [4]int64{int64(a.Len()), int64(b.Len()), int64(c.Len()), int64(d.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
+		}, a, b, c, d)
+	}
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Tiny launches kernel Tiny (kernels.go:108) after the work already launched on
+// Tiny launches kernel Tiny (kernels.go:112) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Tiny", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			Tiny(a.CPUSlice())
-		})
-	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	qdCounts := [1]int64{int64(a.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Tiny(a.CPUSlice())
+		}, a)
+	}
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Histogram launches kernel Histogram (kernels.go:123) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NBodyAoS launches kernel NBodyAoS (types.go:31) after the work already launched on
@@ -458,17 +483,17 @@ func (qdk *Kernels) NBodyAoS(ps *rt.Buffer[Particle], dt float32, soft float32, 
 	if qdErr := rt.CheckBuffers(qdk.dev, "NBodyAoS", ps); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
-			NBodyAoS(ps.CPUSlice(), dt, soft)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, ps)
 	rt.PutFloat32(qdArgs[:], 16, float32(dt))
 	rt.PutFloat32(qdArgs[:], 20, float32(soft))
 	qdCounts := [2]int64{int64(ps.Len()), int64(ps.Len())}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			NBodyAoS(ps.CPUSlice(), dt, soft)
+		}, ps)
+	}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NBodySoA launches kernel NBodySoA (types.go:51) after the work already launched on
@@ -477,11 +502,6 @@ func (qdk *Kernels) NBodyAoS(ps *rt.Buffer[Particle], dt float32, soft float32, 
 func (qdk *Kernels) NBodySoA(x *rt.Buffer[float32], y *rt.Buffer[float32], z *rt.Buffer[float32], vx *rt.Buffer[float32], vy *rt.Buffer[float32], vz *rt.Buffer[float32], m *rt.Buffer[float32], dt float32, soft float32, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "NBodySoA", x, y, z, vx, vy, vz, m); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
-			NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
-		})
 	}
 	var qdArgs [120]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
@@ -494,7 +514,12 @@ func (qdk *Kernels) NBodySoA(x *rt.Buffer[float32], y *rt.Buffer[float32], z *rt
 	rt.PutFloat32(qdArgs[:], 112, float32(dt))
 	rt.PutFloat32(qdArgs[:], 116, float32(soft))
 	qdCounts := [2]int64{min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len())), min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len()))}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
+		}, x, y, z, vx, vy, vz, m)
+	}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shade2D launches kernel Shade2D (types.go:73) after the work already launched on
@@ -504,18 +529,18 @@ func (qdk *Kernels) Shade2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	if qdErr := rt.CheckBuffers(qdk.dev, "Shade2D", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{(min(max(int64(h), int64(0)), int64(2097152)) * min(max(int64(w), int64(0)), int64(2097152)))}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
+		}, out, in)
+	}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shade1D launches kernel Shade1D (types.go:85) after the work already launched on
@@ -525,17 +550,17 @@ func (qdk *Kernels) Shade1D(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	if qdErr := rt.CheckBuffers(qdk.dev, "Shade1D", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			Shade1D(out.CPUSlice(), in.CPUSlice(), w)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	qdCounts := [1]int64{min(int64(out.Len()), int64(in.Len()))}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Shade1D(out.CPUSlice(), in.CPUSlice(), w)
+		}, out, in)
+	}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3126,6 +3151,61 @@ $L_7:
 	ret;
 }
 
+.visible .entry Histogram_0(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<19>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt5, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
 .visible .entry NBodyAoS_0(
 	.param .u64 NBodyAoS_0_param_0,
 	.param .s64 NBodyAoS_0_param_1,
@@ -4144,4 +4224,3253 @@ $L_5:
 $L_6:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Empty(a []i32, n i64)
+
+task Empty_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r8 = base a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b8
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = lt.i64 r5, 0
+	branch r6, b5, b6
+b5: # if.then
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b6
+b6: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Saxpy(a f32, x []f32, y []f32, n i64)
+
+task Saxpy_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r7 = base x
+	r11 = param.f32 a
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b6
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = elemaddr r13, r5, 4
+	store.f32 r17, r16
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Spin(out []i64, iters i64)
+
+task Spin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+kernel TwoSpins(a []i64, b []i64, iters i64)
+groups [2]
+disjoint a b
+
+task TwoSpins_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+task TwoSpins_1 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+kernel TwoSpinsSerial(a []i64, b []i64, iters i64)
+
+task TwoSpinsSerial_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+task TwoSpinsSerial_1 parallel count=(len b)
+b0: # entry
+	r4 = base b
+	r5 = len b
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 5→7
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 7→7 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 7→7 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 7→7 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 7→7 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 7→7
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 7→8
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 5→8
+	r13 = move.i64 r8
+	jump b19
+
+kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
+groups [8]
+disjoint a0 a1
+disjoint a0 a2
+disjoint a0 a3
+disjoint a0 a4
+disjoint a0 a5
+disjoint a0 a6
+disjoint a0 a7
+disjoint a1 a2
+disjoint a1 a3
+disjoint a1 a4
+disjoint a1 a5
+disjoint a1 a6
+disjoint a1 a7
+disjoint a2 a3
+disjoint a2 a4
+disjoint a2 a5
+disjoint a2 a6
+disjoint a2 a7
+disjoint a3 a4
+disjoint a3 a5
+disjoint a3 a6
+disjoint a3 a7
+disjoint a4 a5
+disjoint a4 a6
+disjoint a4 a7
+disjoint a5 a6
+disjoint a5 a7
+disjoint a6 a7
+
+task EightSpins_0 parallel count=(len a0) block=1 group=1
+b0: # entry
+	r7 = base a0
+	r8 = len a0
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+task EightSpins_1 parallel count=(len a1) block=2 group=1
+b0: # entry
+	r7 = base a1
+	r8 = len a1
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+task EightSpins_2 parallel count=(len a2) block=3 group=1
+b0: # entry
+	r7 = base a2
+	r8 = len a2
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+task EightSpins_3 parallel count=(len a3) block=4 group=1
+b0: # entry
+	r7 = base a3
+	r8 = len a3
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+task EightSpins_4 parallel count=(len a4) block=5 group=1
+b0: # entry
+	r7 = base a4
+	r8 = len a4
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+task EightSpins_5 parallel count=(len a5) block=6 group=1
+b0: # entry
+	r7 = base a5
+	r8 = len a5
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+task EightSpins_6 parallel count=(len a6) block=7 group=1
+b0: # entry
+	r7 = base a6
+	r8 = len a6
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+task EightSpins_7 parallel count=(len a7) block=8 group=1
+b0: # entry
+	r7 = base a7
+	r8 = len a7
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b21
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = move.i64 r10
+	r12 = gt.i64 r13, 0
+	branch r12, b5, b22
+b5: # edge 1→3
+	r15 = move.i64 r11
+	r16 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b7
+b7: # unroll guard
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b7
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
+b17: # edge 3→3
+	r15 = move.i64 r20
+	r16 = move.i64 r21
+	jump b16
+b18: # edge 3→4
+	r17 = move.i64 r20
+	jump b19
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	r24 = add.i64 r10, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+
+kernel FourTiny(a []i32, b []i32, c []i32, d []i32)
+groups [4]
+disjoint a b
+disjoint a c
+disjoint a d
+disjoint b c
+disjoint b d
+disjoint c d
+
+task FourTiny_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = elemaddr r4, r12, 4
+	r15 = load.i32 r14
+	r16 = add.i32 r15, 1
+	r17 = elemaddr r4, r12, 4
+	store.i32 r17, r16
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task FourTiny_1 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = elemaddr r4, r12, 4
+	r15 = load.i32 r14
+	r16 = add.i32 r15, 1
+	r17 = elemaddr r4, r12, 4
+	store.i32 r17, r16
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task FourTiny_2 parallel count=(len c) block=3 group=1
+b0: # entry
+	r7 = base c
+	r8 = len c
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = elemaddr r4, r12, 4
+	r15 = load.i32 r14
+	r16 = add.i32 r15, 1
+	r17 = elemaddr r4, r12, 4
+	store.i32 r17, r16
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task FourTiny_3 parallel count=(len d) block=4 group=1
+b0: # entry
+	r7 = base d
+	r8 = len d
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = elemaddr r4, r12, 4
+	r15 = load.i32 r14
+	r16 = add.i32 r15, 1
+	r17 = elemaddr r4, r12, 4
+	store.i32 r17, r16
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Tiny(a []i32)
+
+task Tiny_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, 1
+	r14 = elemaddr r4, r9, 4
+	store.i32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Histogram(data []u8, bins []u32)
+
+task Histogram_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base bins
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel NBodyAoS(ps []28, dt f32, soft f32)
+
+task NBodyAoS_0 parallel count=(len ps)
+b0: # entry
+	r4 = base ps
+	r5 = len ps
+	r3 = move.i64 r5
+	r100 = param.f32 soft
+	r190 = param.f32 dt
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b21
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b21
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 28
+	r12 = elemaddr r11, 0, 1
+	r13 = load.f32 r12
+	r16 = elemaddr r12, 4, 1
+	r14 = load.f32 r16
+	r17 = elemaddr r12, 8, 1
+	r15 = load.f32 r17
+	r18 = move.i64 r5
+	r19 = move.f32 0.0
+	r20 = move.f32 0.0
+	r21 = move.f32 0.0
+	r22 = move.i64 -1
+	jump b6
+b6: # rangeindex.loop
+	r23 = add.i64 r22, 1
+	r24 = lt.i64 r23, r18
+	branch r24, b7, b16
+b7: # rangeindex.body
+	r25 = elemaddr r4, r23, 28
+	r26 = elemaddr r25, 0, 1
+	r27 = load.f32 r26
+	r30 = elemaddr r26, 4, 1
+	r28 = load.f32 r30
+	r31 = elemaddr r26, 8, 1
+	r29 = load.f32 r31
+	jump b8
+b8: # Sub.entry
+	r258 = move.f32 0.0
+	r259 = move.f32 0.0
+	r260 = move.f32 0.0
+	r258 = move.f32 r27
+	r259 = move.f32 r28
+	r260 = move.f32 r29
+	r261 = move.f32 0.0
+	r262 = move.f32 0.0
+	r263 = move.f32 0.0
+	r261 = move.f32 r13
+	r262 = move.f32 r14
+	r263 = move.f32 r15
+	r264 = move.f32 0.0
+	r265 = move.f32 0.0
+	r266 = move.f32 0.0
+	r50 = move.f32 r258
+	r52 = move.f32 r261
+	r53 = sub.f32 r50, r52
+	r264 = move.f32 r53
+	r56 = move.f32 r259
+	r58 = move.f32 r262
+	r59 = sub.f32 r56, r58
+	r265 = move.f32 r59
+	r62 = move.f32 r260
+	r64 = move.f32 r263
+	r65 = sub.f32 r62, r64
+	r266 = move.f32 r65
+	r66 = move.f32 r264
+	r67 = move.f32 r265
+	r68 = move.f32 r266
+	r32 = move.f32 r66
+	r33 = move.f32 r67
+	r34 = move.f32 r68
+	jump b9
+b9: # Dot.entry
+	r267 = move.f32 0.0
+	r268 = move.f32 0.0
+	r269 = move.f32 0.0
+	r267 = move.f32 r32
+	r268 = move.f32 r33
+	r269 = move.f32 r34
+	r270 = move.f32 0.0
+	r271 = move.f32 0.0
+	r272 = move.f32 0.0
+	r270 = move.f32 r32
+	r271 = move.f32 r33
+	r272 = move.f32 r34
+	r83 = move.f32 r267
+	r85 = move.f32 r270
+	r86 = mul.f32 r83, r85
+	r88 = move.f32 r268
+	r90 = move.f32 r271
+	r91 = mul.f32 r88, r90
+	r92 = add.f32 r86, r91
+	r94 = move.f32 r269
+	r96 = move.f32 r272
+	r97 = mul.f32 r94, r96
+	r98 = add.f32 r92, r97
+	r71 = move.f32 r98
+	jump b10
+b10: # Dot.return
+	r99 = add.f32 r71, r100
+	jump b11
+b11: # invSqrt.entry
+	r104 = sqrt.f32 r99
+	r105 = div.f32 1.0, r104
+	r101 = move.f32 r105
+	jump b12
+b12: # invSqrt.return
+	r106 = elemaddr r4, r23, 28
+	r107 = elemaddr r106, 24, 1
+	r108 = load.f32 r107
+	r109 = mul.f32 r108, r101
+	r110 = mul.f32 r109, r101
+	r111 = mul.f32 r110, r101
+	jump b13
+b13: # Scale.entry
+	r273 = move.f32 0.0
+	r274 = move.f32 0.0
+	r275 = move.f32 0.0
+	r273 = move.f32 r32
+	r274 = move.f32 r33
+	r275 = move.f32 r34
+	r276 = move.f32 0.0
+	r277 = move.f32 0.0
+	r278 = move.f32 0.0
+	r125 = move.f32 r273
+	r126 = mul.f32 r125, r111
+	r276 = move.f32 r126
+	r129 = move.f32 r274
+	r130 = mul.f32 r129, r111
+	r277 = move.f32 r130
+	r133 = move.f32 r275
+	r134 = mul.f32 r133, r111
+	r278 = move.f32 r134
+	r135 = move.f32 r276
+	r136 = move.f32 r277
+	r137 = move.f32 r278
+	r112 = move.f32 r135
+	r113 = move.f32 r136
+	r114 = move.f32 r137
+	jump b14
+b14: # Add.entry
+	r279 = move.f32 0.0
+	r280 = move.f32 0.0
+	r281 = move.f32 0.0
+	r279 = move.f32 r19
+	r280 = move.f32 r20
+	r281 = move.f32 r21
+	r282 = move.f32 0.0
+	r283 = move.f32 0.0
+	r284 = move.f32 0.0
+	r282 = move.f32 r112
+	r283 = move.f32 r113
+	r284 = move.f32 r114
+	r285 = move.f32 0.0
+	r286 = move.f32 0.0
+	r287 = move.f32 0.0
+	r158 = move.f32 r279
+	r160 = move.f32 r282
+	r161 = add.f32 r158, r160
+	r285 = move.f32 r161
+	r164 = move.f32 r280
+	r166 = move.f32 r283
+	r167 = add.f32 r164, r166
+	r286 = move.f32 r167
+	r170 = move.f32 r281
+	r172 = move.f32 r284
+	r173 = add.f32 r170, r172
+	r287 = move.f32 r173
+	r174 = move.f32 r285
+	r175 = move.f32 r286
+	r176 = move.f32 r287
+	r140 = move.f32 r174
+	r141 = move.f32 r175
+	r142 = move.f32 r176
+	jump b15
+b15: # Add.return
+	r19 = move.f32 r140
+	r20 = move.f32 r141
+	r21 = move.f32 r142
+	r22 = move.i64 r23
+	jump b6
+b16: # rangeindex.done
+	r179 = elemaddr r4, r9, 28
+	r180 = elemaddr r4, r9, 28
+	r181 = elemaddr r180, 12, 1
+	r182 = load.f32 r181
+	r185 = elemaddr r181, 4, 1
+	r183 = load.f32 r185
+	r186 = elemaddr r181, 8, 1
+	r184 = load.f32 r186
+	jump b17
+b17: # Scale.entry
+	r288 = move.f32 0.0
+	r289 = move.f32 0.0
+	r290 = move.f32 0.0
+	r288 = move.f32 r19
+	r289 = move.f32 r20
+	r290 = move.f32 r21
+	r291 = move.f32 0.0
+	r292 = move.f32 0.0
+	r293 = move.f32 0.0
+	r201 = move.f32 r288
+	r202 = mul.f32 r201, r190
+	r291 = move.f32 r202
+	r205 = move.f32 r289
+	r206 = mul.f32 r205, r190
+	r292 = move.f32 r206
+	r209 = move.f32 r290
+	r210 = mul.f32 r209, r190
+	r293 = move.f32 r210
+	r211 = move.f32 r291
+	r212 = move.f32 r292
+	r213 = move.f32 r293
+	r187 = move.f32 r211
+	r188 = move.f32 r212
+	r189 = move.f32 r213
+	jump b18
+b18: # Add.entry
+	r294 = move.f32 0.0
+	r295 = move.f32 0.0
+	r296 = move.f32 0.0
+	r294 = move.f32 r182
+	r295 = move.f32 r183
+	r296 = move.f32 r184
+	r297 = move.f32 0.0
+	r298 = move.f32 0.0
+	r299 = move.f32 0.0
+	r297 = move.f32 r187
+	r298 = move.f32 r188
+	r299 = move.f32 r189
+	r300 = move.f32 0.0
+	r301 = move.f32 0.0
+	r302 = move.f32 0.0
+	r234 = move.f32 r294
+	r236 = move.f32 r297
+	r237 = add.f32 r234, r236
+	r300 = move.f32 r237
+	r240 = move.f32 r295
+	r242 = move.f32 r298
+	r243 = add.f32 r240, r242
+	r301 = move.f32 r243
+	r246 = move.f32 r296
+	r248 = move.f32 r299
+	r249 = add.f32 r246, r248
+	r302 = move.f32 r249
+	r250 = move.f32 r300
+	r251 = move.f32 r301
+	r252 = move.f32 r302
+	r216 = move.f32 r250
+	r217 = move.f32 r251
+	r218 = move.f32 r252
+	jump b19
+b19: # Add.return
+	r255 = elemaddr r179, 12, 1
+	store.f32 r255, r216
+	r256 = elemaddr r255, 4, 1
+	store.f32 r256, r217
+	r257 = elemaddr r255, 8, 1
+	store.f32 r257, r218
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+
+task NBodyAoS_1 parallel count=(len ps)
+b0: # entry
+	r4 = base ps
+	r5 = len ps
+	r3 = move.i64 r5
+	r27 = param.f32 dt
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b10
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b10
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 28
+	r12 = elemaddr r11, 0, 1
+	r13 = load.f32 r12
+	r16 = elemaddr r12, 4, 1
+	r14 = load.f32 r16
+	r17 = elemaddr r12, 8, 1
+	r15 = load.f32 r17
+	r18 = elemaddr r11, 12, 1
+	r19 = load.f32 r18
+	r22 = elemaddr r18, 4, 1
+	r20 = load.f32 r22
+	r23 = elemaddr r18, 8, 1
+	r21 = load.f32 r23
+	jump b6
+b6: # Scale.entry
+	r95 = move.f32 0.0
+	r96 = move.f32 0.0
+	r97 = move.f32 0.0
+	r95 = move.f32 r19
+	r96 = move.f32 r20
+	r97 = move.f32 r21
+	r98 = move.f32 0.0
+	r99 = move.f32 0.0
+	r100 = move.f32 0.0
+	r38 = move.f32 r95
+	r39 = mul.f32 r38, r27
+	r98 = move.f32 r39
+	r42 = move.f32 r96
+	r43 = mul.f32 r42, r27
+	r99 = move.f32 r43
+	r46 = move.f32 r97
+	r47 = mul.f32 r46, r27
+	r100 = move.f32 r47
+	r48 = move.f32 r98
+	r49 = move.f32 r99
+	r50 = move.f32 r100
+	r24 = move.f32 r48
+	r25 = move.f32 r49
+	r26 = move.f32 r50
+	jump b7
+b7: # Add.entry
+	r101 = move.f32 0.0
+	r102 = move.f32 0.0
+	r103 = move.f32 0.0
+	r101 = move.f32 r13
+	r102 = move.f32 r14
+	r103 = move.f32 r15
+	r104 = move.f32 0.0
+	r105 = move.f32 0.0
+	r106 = move.f32 0.0
+	r104 = move.f32 r24
+	r105 = move.f32 r25
+	r106 = move.f32 r26
+	r107 = move.f32 0.0
+	r108 = move.f32 0.0
+	r109 = move.f32 0.0
+	r71 = move.f32 r101
+	r73 = move.f32 r104
+	r74 = add.f32 r71, r73
+	r107 = move.f32 r74
+	r77 = move.f32 r102
+	r79 = move.f32 r105
+	r80 = add.f32 r77, r79
+	r108 = move.f32 r80
+	r83 = move.f32 r103
+	r85 = move.f32 r106
+	r86 = add.f32 r83, r85
+	r109 = move.f32 r86
+	r87 = move.f32 r107
+	r88 = move.f32 r108
+	r89 = move.f32 r109
+	r53 = move.f32 r87
+	r54 = move.f32 r88
+	r55 = move.f32 r89
+	jump b8
+b8: # Add.return
+	r92 = elemaddr r11, 0, 1
+	store.f32 r92, r53
+	r93 = elemaddr r92, 4, 1
+	store.f32 r93, r54
+	r94 = elemaddr r92, 8, 1
+	store.f32 r94, r55
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+
+kernel NBodySoA(x []f32, y []f32, z []f32, vx []f32, vy []f32, vz []f32, m []f32, dt f32, soft f32)
+
+task NBodySoA_0 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (len x) (len y)) (len z)) (len vx)) (len vy)) (len vz)) (len m))
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r8 = base y
+	r9 = len y
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base z
+	r13 = len z
+	r11 = move.i64 r13
+	r14 = min.i64 r10, r11
+	r16 = base vx
+	r17 = len vx
+	r15 = move.i64 r17
+	r18 = min.i64 r14, r15
+	r20 = base vy
+	r21 = len vy
+	r19 = move.i64 r21
+	r22 = min.i64 r18, r19
+	r24 = base vz
+	r25 = len vz
+	r23 = move.i64 r25
+	r26 = min.i64 r22, r23
+	r28 = base m
+	r29 = len m
+	r27 = move.i64 r29
+	r3 = min.i64 r26, r27
+	r61 = param.f32 soft
+	r83 = param.f32 dt
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r30 = lt.i64 r2, r3
+	branch r30, b3, b31
+b3: # index
+	r31 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r32 = elemaddr r5, r31, 4
+	r33 = load.f32 r32
+	r34 = elemaddr r8, r31, 4
+	r35 = load.f32 r34
+	r36 = elemaddr r12, r31, 4
+	r37 = load.f32 r36
+	r38 = gt.i64 r3, 0
+	branch r38, b5, b32
+b5: # edge 1→3
+	r39 = move.f32 0.0
+	r40 = move.f32 0.0
+	r41 = move.f32 0.0
+	r42 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r98 = max.i64 r3, -9223372036854775804
+	r99 = sub.i64 r98, 4
+	jump b7
+b7: # unroll guard
+	r100 = lt.i64 r42, r99
+	branch r100, b8, b24
+b8: # rangeint.body (unrolled 0)
+	r46 = elemaddr r5, r42, 4
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = elemaddr r8, r42, 4
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = elemaddr r12, r42, 4
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b9
+b9: # invSqrt.entry (unrolled 0)
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b10
+b10: # invSqrt.return (unrolled 0)
+	r67 = elemaddr r28, r42, 4
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	jump b11
+b11: # edge 3→3 (unrolled 0)
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	jump b12
+b12: # rangeint.body (unrolled 1)
+	r46 = elemaddr r5, r42, 4
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = elemaddr r8, r42, 4
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = elemaddr r12, r42, 4
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b13
+b13: # invSqrt.entry (unrolled 1)
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b14
+b14: # invSqrt.return (unrolled 1)
+	r67 = elemaddr r28, r42, 4
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	jump b15
+b15: # edge 3→3 (unrolled 1)
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	jump b16
+b16: # rangeint.body (unrolled 2)
+	r46 = elemaddr r5, r42, 4
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = elemaddr r8, r42, 4
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = elemaddr r12, r42, 4
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b17
+b17: # invSqrt.entry (unrolled 2)
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b18
+b18: # invSqrt.return (unrolled 2)
+	r67 = elemaddr r28, r42, 4
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	jump b19
+b19: # edge 3→3 (unrolled 2)
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	jump b20
+b20: # rangeint.body (unrolled 3)
+	r46 = elemaddr r5, r42, 4
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = elemaddr r8, r42, 4
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = elemaddr r12, r42, 4
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b21
+b21: # invSqrt.entry (unrolled 3)
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b22
+b22: # invSqrt.return (unrolled 3)
+	r67 = elemaddr r28, r42, 4
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	jump b23
+b23: # edge 3→3 (unrolled 3)
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	jump b7
+b24: # rangeint.body
+	r46 = elemaddr r5, r42, 4
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = elemaddr r8, r42, 4
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = elemaddr r12, r42, 4
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b25
+b25: # invSqrt.entry
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b26
+b26: # invSqrt.return
+	r67 = elemaddr r28, r42, 4
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	branch r79, b27, b28
+b27: # edge 3→3
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	jump b24
+b28: # edge 3→4
+	r43 = move.f32 r73
+	r44 = move.f32 r75
+	r45 = move.f32 r77
+	jump b29
+b29: # rangeint.done
+	r80 = elemaddr r16, r31, 4
+	r81 = load.f32 r80
+	r82 = mul.f32 r43, r83
+	r84 = add.f32 r81, r82
+	r85 = elemaddr r20, r31, 4
+	r86 = load.f32 r85
+	r87 = mul.f32 r44, r83
+	r88 = add.f32 r86, r87
+	r89 = elemaddr r24, r31, 4
+	r90 = load.f32 r89
+	r91 = mul.f32 r45, r83
+	r92 = add.f32 r90, r91
+	r93 = elemaddr r16, r31, 4
+	store.f32 r93, r84
+	r94 = elemaddr r20, r31, 4
+	store.f32 r94, r88
+	r95 = elemaddr r24, r31, 4
+	store.f32 r95, r92
+	r96 = add.i64 r31, 1
+	r97 = lt.i64 r96, r3
+	branch r97, b30, b31
+b30: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b31: # exit
+	return
+b32: # edge 1→4
+	r43 = move.f32 0.0
+	r44 = move.f32 0.0
+	r45 = move.f32 0.0
+	jump b29
+
+task NBodySoA_1 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (len x) (len y)) (len z)) (len vx)) (len vy)) (len vz)) (len m))
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r8 = base y
+	r9 = len y
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base z
+	r13 = len z
+	r11 = move.i64 r13
+	r14 = min.i64 r10, r11
+	r16 = base vx
+	r17 = len vx
+	r15 = move.i64 r17
+	r18 = min.i64 r14, r15
+	r20 = base vy
+	r21 = len vy
+	r19 = move.i64 r21
+	r22 = min.i64 r18, r19
+	r24 = base vz
+	r25 = len vz
+	r23 = move.i64 r25
+	r26 = min.i64 r22, r23
+	r29 = len m
+	r27 = move.i64 r29
+	r3 = min.i64 r26, r27
+	r37 = param.f32 dt
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r30 = lt.i64 r2, r3
+	branch r30, b3, b6
+b3: # index
+	r31 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r32 = elemaddr r5, r31, 4
+	r33 = load.f32 r32
+	r34 = elemaddr r16, r31, 4
+	r35 = load.f32 r34
+	r36 = mul.f32 r35, r37
+	r38 = add.f32 r33, r36
+	r39 = elemaddr r8, r31, 4
+	r40 = load.f32 r39
+	r41 = elemaddr r20, r31, 4
+	r42 = load.f32 r41
+	r43 = mul.f32 r42, r37
+	r44 = add.f32 r40, r43
+	r45 = elemaddr r12, r31, 4
+	r46 = load.f32 r45
+	r47 = elemaddr r24, r31, 4
+	r48 = load.f32 r47
+	r49 = mul.f32 r48, r37
+	r50 = add.f32 r46, r49
+	r51 = elemaddr r5, r31, 4
+	store.f32 r51, r38
+	r52 = elemaddr r8, r31, 4
+	store.f32 r52, r44
+	r53 = elemaddr r12, r31, 4
+	store.f32 r53, r50
+	r54 = add.i64 r31, 1
+	r55 = lt.i64 r54, r3
+	branch r55, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Shade2D(out []f32, in []f32, w i64, h i64)
+
+task Shade2D_0 parallel count=(mul.i64 (min.i64 (max.i64 (param h) 0) 2097152) (min.i64 (max.i64 (param w) 0) 2097152))
+b0: # entry
+	r0 = param.i64 h
+	r4 = param.i64 w
+	r29 = base in
+	r38 = base out
+	jump b1
+b1: # setup
+	r1 = gt.i64 r0, 0
+	branch r1, b2, b12
+b2: # setup
+	r2 = convert.u64.i64 r0
+	r3 = sub.u64 r2, 0
+	r5 = gt.i64 r4, 0
+	branch r5, b3, b12
+b3: # setup
+	r6 = convert.u64.i64 r4
+	r7 = sub.u64 r6, 0
+	r8 = threadindex
+	r9 = convert.u64.i64 r8
+	r10 = threadcount
+	r11 = convert.u64.i64 r10
+	r13 = div.u64 r9, r7
+	r14 = mul.u64 r13, r7
+	r12 = sub.u64 r9, r14
+	r15 = div.u64 r11, r7
+	r16 = mul.u64 r15, r7
+	r17 = sub.u64 r11, r16
+	r18 = move.u64 r13
+	jump b4
+b4: # head
+	r19 = lt.u64 r18, r3
+	branch r19, b5, b12
+b5: # index
+	r20 = add.u64 r18, 0
+	r21 = convert.i64.u64 r20
+	r22 = add.u64 r12, 0
+	r23 = convert.i64.u64 r22
+	jump b6
+b6: # rangeint.body
+	r25 = gt.i64 r4, 0
+	branch r25, b7, b11
+b7: # rangeint.body
+	r26 = mul.i64 r21, r4
+	r27 = add.i64 r26, r23
+	r28 = elemaddr r29, r27, 4
+	r31 = load.f32 r28
+	r32 = mul.f32 r31, 0.5
+	r33 = mul.i64 r23, 3
+	r34 = add.i64 r33, r21
+	r35 = convert.f32.i64 r34
+	r36 = add.f32 r32, r35
+	r37 = elemaddr r38, r27, 4
+	store.f32 r37, r36
+	jump b8
+b8: # latch
+	r12 = add.u64 r12, r17
+	r24 = ge.u64 r12, r7
+	branch r24, b9, b10
+b9: # carry
+	r12 = sub.u64 r12, r7
+	r18 = add.u64 r18, 1
+	jump b10
+b10: # stepped
+	r18 = add.u64 r18, r15
+	jump b4
+b11: # rangeint.done
+	r42 = add.i64 r21, 1
+	r43 = lt.i64 r42, r0
+	branch r43, b8, b12
+b12: # exit
+	return
+
+kernel Shade1D(out []f32, in []f32, w i64)
+
+task Shade1D_0 parallel count=(min.i64 (len out) (len in))
+b0: # entry
+	r5 = base out
+	r6 = len out
+	r4 = move.i64 r6
+	r8 = base in
+	r9 = len in
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r13 = param.i64 w
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b6
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r12 = div.i64 r11, r13
+	r14 = rem.i64 r11, r13
+	r15 = elemaddr r8, r11, 4
+	r16 = load.f32 r15
+	r17 = mul.f32 r16, 0.5
+	r18 = mul.i64 r14, 3
+	r19 = add.i64 r18, r12
+	r20 = convert.f32.i64 r19
+	r21 = add.f32 r17, r20
+	r22 = elemaddr r5, r11, 4
+	store.f32 r22, r21
+	r23 = add.i64 r11, 1
+	r24 = lt.i64 r23, r3
+	branch r24, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
 `

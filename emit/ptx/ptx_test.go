@@ -209,6 +209,11 @@ func TestCodegen(t *testing.T) {
 		{entry: "Divide_0", must: []string{`div\.rn\.f64`, `cvt\.rn\.f32\.f64`}, never: []string{`div\.rn\.f32`}},
 		// A loop nest divides only to split each thread's first index.
 		{entry: "Image_0", must: []string{`div\.u64`}, never: []string{`rem\.`}},
+		// Atomic adds are one instruction, float ones too; Go's min and max
+		// of floats and narrow elements take compare-and-swap loops.
+		{entry: "Histogram_0", must: []string{`atom\.global\.add\.u32`}, never: []string{`atom\.global\.cas`}},
+		{entry: "FloatSums_0", must: []string{`atom\.global\.add\.f32`, `atom\.global\.add\.f64`}, never: []string{`atom\.global\.cas`}},
+		{entry: "Extremes_0", must: []string{`atom\.global\.cas\.b64`, `atom\.global\.cas\.b32`, `atom\.global\.min\.s64`, `atom\.global\.max\.s64`, `bfi\.b32`}},
 	} {
 		body := entry(t, module, c.entry)
 		for _, re := range c.must {

@@ -86,7 +86,7 @@ func Before(out []float32, w int) {
 	for y := range h {
 		out[y*w] = -1
 		for x := 1; x < w; x++ {
-			out[y*w+x] = out[y*w+x-1] + 1
+			out[y*w+x] = out[y*w+x-1] + float32(x)
 		}
 	}
 }
@@ -127,4 +127,17 @@ func HelperLoops(out []float32, w int, v float32) {
 	Scale2D(out, w, 2)
 	countUp(out)
 	out[0] = -v
+}
+
+// RowPrefix's loops are perfectly nested, but each row's iterations
+// depend on each other: the inner loop runs serially in each row, as in Go.
+//
+//qd:kernel
+func RowPrefix(a []float32, w int) {
+	h := len(a) / w
+	for y := range h {
+		for x := 1; x < w; x++ {
+			a[y*w+x] += a[y*w+x-1]
+		}
+	}
 }

@@ -10,8 +10,38 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Name: "Histogram",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Slots",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Slots_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "FloatSums",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "FloatSums_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Extremes",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Extremes_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Bits",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Bits_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
@@ -259,6 +289,12 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Entry:    "HelperLoops_2",
 			Parallel: false,
+		}},
+	}, {
+		Name: "RowPrefix",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "RowPrefix_0",
+			Parallel: true,
 		}},
 	}, {
 		Groups: []int{2},
@@ -516,6 +552,116 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Histogram launches kernel Histogram (atomics.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Slots launches kernel Slots (atomics.go:22) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], total *rt.Buffer[uint64], signed *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", order, count, total, signed); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, order)
+	rt.PutBuffer(qdArgs[:], 16, count)
+	rt.PutBuffer(qdArgs[:], 32, total)
+	rt.PutBuffer(qdArgs[:], 48, signed)
+	qdCounts := [1]int64{int64(order.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Slots(order.CPUSlice(), count.CPUSlice(), total.CPUSlice(), signed.CPUSlice())
+		}, order, count, total, signed)
+	}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FloatSums launches kernel FloatSums (atomics.go:34) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], sums32 *rt.Buffer[float32], sums64 *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", x, bucket, sums32, sums64); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, bucket)
+	rt.PutBuffer(qdArgs[:], 32, sums32)
+	rt.PutBuffer(qdArgs[:], 48, sums64)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FloatSums(x.CPUSlice(), bucket.CPUSlice(), sums32.CPUSlice(), sums64.CPUSlice())
+		}, x, bucket, sums32, sums64)
+	}
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Extremes launches kernel Extremes (atomics.go:46) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *rt.Buffer[float64], ilo *rt.Buffer[int64], ihi *rt.Buffer[int64], small *rt.Buffer[int8], narrow *rt.Buffer[uint16], fmax *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [128]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, lo)
+	rt.PutBuffer(qdArgs[:], 32, hi)
+	rt.PutBuffer(qdArgs[:], 48, ilo)
+	rt.PutBuffer(qdArgs[:], 64, ihi)
+	rt.PutBuffer(qdArgs[:], 80, small)
+	rt.PutBuffer(qdArgs[:], 96, narrow)
+	rt.PutBuffer(qdArgs[:], 112, fmax)
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Extremes(x.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), ilo.CPUSlice(), ihi.CPUSlice(), small.CPUSlice(), narrow.CPUSlice(), fmax.CPUSlice())
+		}, x, lo, hi, ilo, ihi, small, narrow, fmax)
+	}
+	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Bits launches kernel Bits (atomics.go:65) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mask *rt.Buffer[uint64], prev *rt.Buffer[int64], old *rt.Buffer[int64], seen *rt.Buffer[int32], top *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", data, present, mask, prev, old, seen, top); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [112]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, present)
+	rt.PutBuffer(qdArgs[:], 32, mask)
+	rt.PutBuffer(qdArgs[:], 48, prev)
+	rt.PutBuffer(qdArgs[:], 64, old)
+	rt.PutBuffer(qdArgs[:], 80, seen)
+	rt.PutBuffer(qdArgs[:], 96, top)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Bits(data.CPUSlice(), present.CPUSlice(), mask.CPUSlice(), prev.CPUSlice(), old.CPUSlice(), seen.CPUSlice(), top.CPUSlice())
+		}, data, present, mask, prev, old, seen, top)
+	}
+	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -523,17 +669,17 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Saxpy(a, x.CPUSlice(), y.CPUSlice())
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
-	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Saxpy(a, x.CPUSlice(), y.CPUSlice())
+		}, x, y)
+	}
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -543,17 +689,17 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -563,17 +709,17 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -583,17 +729,17 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -603,17 +749,17 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -623,17 +769,17 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -643,17 +789,17 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -663,17 +809,17 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -683,17 +829,17 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
-			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -703,17 +849,17 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
-			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -723,17 +869,17 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+		}, a, b, out)
+	}
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
@@ -743,17 +889,17 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", x, c, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, c)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
+		}, x, c, out)
+	}
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -762,11 +908,6 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], u8 *rt.Buffer[uint8], i16 *rt.Buffer[int16], u32 *rt.Buffer[uint32], f32 *rt.Buffer[float32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", i64, f64, u8, i16, u32, f32, out); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
-			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
-		})
 	}
 	var qdArgs [112]byte
 	rt.PutBuffer(qdArgs[:], 0, i64)
@@ -777,7 +918,12 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 80, f32)
 	rt.PutBuffer(qdArgs[:], 96, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
+		}, i64, f64, u8, i16, u32, f32, out)
+	}
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -787,17 +933,17 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdOpts, func() {
-			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -807,17 +953,17 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(14, qdOpts, func() {
-			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -827,18 +973,18 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", x, y, lo, hi); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(15, qdOpts, func() {
-			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, lo)
 	rt.PutBuffer(qdArgs[:], 48, hi)
 	qdCounts := [1]int64{int64(lo.Len())}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
+		}, x, y, lo, hi)
+	}
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:174) after the work already launched on
@@ -848,17 +994,17 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	if qdErr := rt.CheckBuffers(qdk.dev, "Control", a, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(16, qdOpts, func() {
-			Control(a.CPUSlice(), out.CPUSlice(), limit)
-		})
-	}
 	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Control(a.CPUSlice(), out.CPUSlice(), limit)
+		}, a, out)
+	}
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
@@ -868,17 +1014,17 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(17, qdOpts, func() {
-			Phases(a.CPUSlice(), b.CPUSlice(), n)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Phases(a.CPUSlice(), b.CPUSlice(), n)
+		}, a, b)
+	}
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
@@ -888,16 +1034,16 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(18, qdOpts, func() {
-			Spin(out.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Spin(out.CPUSlice(), iters)
+		}, out)
+	}
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
@@ -907,11 +1053,6 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", a, f, sums, q, r); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(19, qdOpts, func() {
-			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, f)
@@ -919,7 +1060,12 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 48, q)
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
+		}, a, f, sums, q, r)
+	}
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
@@ -929,18 +1075,18 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(20, qdOpts, func() {
-			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
-		})
-	}
 	var qdArgs [41]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
+		}, a, b)
+	}
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
@@ -950,17 +1096,17 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(21, qdOpts, func() {
-			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
@@ -970,16 +1116,16 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(22, qdOpts, func() {
-			Empty(a.CPUSlice(), n)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Empty(a.CPUSlice(), n)
+		}, a)
+	}
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
@@ -989,11 +1135,6 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", out, lo, hi, small, u); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(23, qdOpts, func() {
-			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, lo)
@@ -1001,7 +1142,12 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 48, small)
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
+		}, out, lo, hi, small, u)
+	}
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
@@ -1011,16 +1157,16 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(24, qdOpts, func() {
-			Fill(a.CPUSlice(), v)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Fill(a.CPUSlice(), v)
+		}, a)
+	}
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
@@ -1030,16 +1176,16 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", dst, src); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(25, qdOpts, func() {
-			AddOne(dst.CPUSlice(), src.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			AddOne(dst.CPUSlice(), src.CPUSlice())
+		}, dst, src)
+	}
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
@@ -1049,16 +1195,16 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	if qdErr := rt.CheckBuffers(qdk.dev, "Accumulate", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(26, qdOpts, func() {
-			Accumulate(a.CPUSlice(), v)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Accumulate(a.CPUSlice(), v)
+		}, a)
+	}
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
@@ -1068,17 +1214,17 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "SlowFill", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(27, qdOpts, func() {
-			SlowFill(a.CPUSlice(), v, iters)
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			SlowFill(a.CPUSlice(), v, iters)
+		}, a)
+	}
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
@@ -1087,11 +1233,6 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Scalars", out); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdOpts, func() {
-			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
-		})
 	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
@@ -1106,7 +1247,12 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutFloat64(qdArgs[:], 40, float64(h))
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
+		}, out)
+	}
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Grid2D launches kernel Grid2D (nest.go:9) after the work already launched on
@@ -1116,16 +1262,16 @@ func (qdk *Kernels) Grid2D(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Grid2D", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
-			Grid2D(out.CPUSlice(), w)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	qdCounts := [1]int64{rt.UnknownCount}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Grid2D(out.CPUSlice(), w)
+		}, out)
+	}
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rows launches kernel Rows (nest.go:22) after the work already launched on
@@ -1135,18 +1281,18 @@ func (qdk *Kernels) Rows(out *rt.Buffer[float64], in *rt.Buffer[float64], w int,
 	if qdErr := rt.CheckBuffers(qdk.dev, "Rows", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
-			Rows(out.CPUSlice(), in.CPUSlice(), w, s)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	rt.PutFloat64(qdArgs[:], 40, float64(s))
 	qdCounts := [1]int64{rt.UnknownCount}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Rows(out.CPUSlice(), in.CPUSlice(), w, s)
+		}, out, in)
+	}
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Volume launches kernel Volume (nest.go:36) after the work already launched on
@@ -1156,18 +1302,18 @@ func (qdk *Kernels) Volume(out *rt.Buffer[float32], in *rt.Buffer[float32], w in
 	if qdErr := rt.CheckBuffers(qdk.dev, "Volume", out, in); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
-			Volume(out.CPUSlice(), in.CPUSlice(), w, h)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{rt.UnknownCount}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Volume(out.CPUSlice(), in.CPUSlice(), w, h)
+		}, out, in)
+	}
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NarrowIndices launches kernel NarrowIndices (nest.go:52) after the work already launched on
@@ -1177,17 +1323,17 @@ func (qdk *Kernels) NarrowIndices(out *rt.Buffer[int64], nx uint8, lo int16, qdO
 	if qdErr := rt.CheckBuffers(qdk.dev, "NarrowIndices", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
-			NarrowIndices(out.CPUSlice(), nx, lo)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint8(qdArgs[:], 16, uint8(nx))
 	rt.PutUint16(qdArgs[:], 18, uint16(lo))
 	qdCounts := [2]int64{rt.UnknownCount, (min(max((int64((int16(lo)+int16(2)))-int64(int16(lo))), int64(0)), int64(2097152)) * min(max(int64(3), int64(0)), int64(2097152)))}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			NarrowIndices(out.CPUSlice(), nx, lo)
+		}, out)
+	}
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Triangle launches kernel Triangle (nest.go:71) after the work already launched on
@@ -1197,16 +1343,16 @@ func (qdk *Kernels) Triangle(out *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Triangle", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
-			Triangle(out.CPUSlice(), n)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{min(int64(n), int64(out.Len()))}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Triangle(out.CPUSlice(), n)
+		}, out)
+	}
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Before launches kernel Before (nest.go:84) after the work already launched on
@@ -1216,16 +1362,16 @@ func (qdk *Kernels) Before(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Before", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
-			Before(out.CPUSlice(), w)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	qdCounts := [1]int64{rt.UnknownCount}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Before(out.CPUSlice(), w)
+		}, out)
+	}
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // HelperLoops launches kernel HelperLoops (nest.go:125) after the work already launched on
@@ -1235,17 +1381,36 @@ func (qdk *Kernels) HelperLoops(out *rt.Buffer[float32], w int, v float32, qdOpt
 	if qdErr := rt.CheckBuffers(qdk.dev, "HelperLoops", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(35, qdOpts, func() {
-			HelperLoops(out.CPUSlice(), w, v)
-		})
-	}
 	var qdArgs [28]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	rt.PutFloat32(qdArgs[:], 24, float32(v))
 	qdCounts := [3]int64{int64(out.Len()), rt.UnknownCount, 1}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			HelperLoops(out.CPUSlice(), w, v)
+		}, out)
+	}
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// RowPrefix launches kernel RowPrefix (nest.go:136) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) RowPrefix(a *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "RowPrefix", a); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [24]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutUint64(qdArgs[:], 16, uint64(w))
+	qdCounts := [1]int64{rt.UnknownCount}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			RowPrefix(a.CPUSlice(), w)
+		}, a)
+	}
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -1258,16 +1423,16 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	if qdErr := rt.CheckDisjoint("TwoBlocks", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(36, qdOpts, func() {
-			TwoBlocks(a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoBlocks(a.CPUSlice(), b.CPUSlice())
+		}, a, b)
+	}
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1280,16 +1445,16 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	if qdErr := rt.CheckDisjoint("OrderedInBlock", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(37, qdOpts, func() {
-			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
+		}, a, b)
+	}
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1302,18 +1467,18 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(38, qdOpts, func() {
-			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
-		})
-	}
 	var qdArgs [44]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
+		}, a, b)
+	}
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1323,17 +1488,17 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(39, qdOpts, func() {
-			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1427,11 +1592,6 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	if qdErr := rt.CheckDisjoint("EightBlocks", "a6", a6, "a7", a7); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(40, qdOpts, func() {
-			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, a0)
 	rt.PutBuffer(qdArgs[:], 16, a1)
@@ -1443,7 +1603,12 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{int64(a0.Len()), int64(a1.Len()), int64(a2.Len()), int64(a3.Len()), int64(a4.Len()), int64(a5.Len()), int64(a6.Len()), int64(a7.Len())}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		}, a0, a1, a2, a3, a4, a5, a6, a7)
+	}
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1462,18 +1627,18 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("MixedTop", "b", b, "c", c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(41, qdOpts, func() {
-			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+		}, a, b, c)
+	}
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockStructs launches kernel BlockStructs (parallel.go:133) after the work already launched on
@@ -1486,17 +1651,17 @@ func (qdk *Kernels) BlockStructs(a *rt.Buffer[float32], b *rt.Buffer[float32], s
 	if qdErr := rt.CheckDisjoint("BlockStructs", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(42, qdOpts, func() {
-			BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
-		})
-	}
 	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutFloat32(qdArgs[:], 32, float32(s))
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
+		}, a, b)
+	}
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Advance launches kernel Advance (types.go:49) after the work already launched on
@@ -1506,16 +1671,16 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 	if qdErr := rt.CheckBuffers(qdk.dev, "Advance", bs); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(43, qdOpts, func() {
-			Advance(bs.CPUSlice(), dt)
-		})
-	}
 	var qdArgs [20]byte
 	rt.PutBuffer(qdArgs[:], 0, bs)
 	rt.PutFloat32(qdArgs[:], 16, float32(dt))
 	qdCounts := [1]int64{int64(bs.Len())}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Advance(bs.CPUSlice(), dt)
+		}, bs)
+	}
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Energies launches kernel Energies (types.go:64) after the work already launched on
@@ -1525,17 +1690,17 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 	if qdErr := rt.CheckBuffers(qdk.dev, "Energies", bs, out, moved); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(44, qdOpts, func() {
-			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, bs)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutBuffer(qdArgs[:], 32, moved)
 	qdCounts := [1]int64{min(min(int64(bs.Len()), int64(out.Len())), int64(moved.Len()))}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
+		}, bs, out, moved)
+	}
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Blur5 launches kernel Blur5 (types.go:92) after the work already launched on
@@ -1545,16 +1710,16 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Blur5", in, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(45, qdOpts, func() {
-			Blur5(in.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, in)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Blur5(in.CPUSlice(), out.CPUSlice())
+		}, in, out)
+	}
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rotate launches kernel Rotate (types.go:113) after the work already launched on
@@ -1564,17 +1729,17 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 	if qdErr := rt.CheckBuffers(qdk.dev, "Rotate", v, out, n); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(46, qdOpts, func() {
-			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, v)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutBuffer(qdArgs[:], 32, n)
 	qdCounts := [1]int64{min(min(int64(v.Len()), int64(out.Len())), int64(n.Len()))}
-	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
+		}, v, out, n)
+	}
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pick launches kernel Pick (types.go:146) after the work already launched on
@@ -1584,16 +1749,16 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Pick", idx, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(47, qdOpts, func() {
-			Pick(idx.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, idx)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{min(int64(idx.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Pick(idx.CPUSlice(), out.CPUSlice())
+		}, idx, out)
+	}
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Masks launches kernel Masks (types.go:161) after the work already launched on
@@ -1603,18 +1768,18 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Masks", mask, x, out, flags); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(48, qdOpts, func() {
-			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, mask)
 	rt.PutBuffer(qdArgs[:], 16, x)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	rt.PutBuffer(qdArgs[:], 48, flags)
 	qdCounts := [1]int64{min(min(min(int64(mask.Len()), int64(x.Len())), int64(out.Len())), int64(flags.Len()))}
-	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
+		}, mask, x, out, flags)
+	}
+	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex128Ops launches kernel Complex128Ops (types.go:192) after the work already launched on
@@ -1624,11 +1789,6 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	if qdErr := rt.CheckBuffers(qdk.dev, "Complex128Ops", a, b, sum, prod, quot, eq); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(49, qdOpts, func() {
-			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
-		})
-	}
 	var qdArgs [96]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
@@ -1637,7 +1797,12 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	rt.PutBuffer(qdArgs[:], 64, quot)
 	rt.PutBuffer(qdArgs[:], 80, eq)
 	qdCounts := [1]int64{min(min(min(min(min(int64(a.Len()), int64(b.Len())), int64(sum.Len())), int64(prod.Len())), int64(quot.Len())), int64(eq.Len()))}
-	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
+		}, a, b, sum, prod, quot, eq)
+	}
+	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex64Ops launches kernel Complex64Ops (types.go:205) after the work already launched on
@@ -1647,11 +1812,6 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	if qdErr := rt.CheckBuffers(qdk.dev, "Complex64Ops", a, b, prod, quot, wide); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(50, qdOpts, func() {
-			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
@@ -1659,7 +1819,12 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	rt.PutBuffer(qdArgs[:], 48, quot)
 	rt.PutBuffer(qdArgs[:], 64, wide)
 	qdCounts := [1]int64{min(min(min(min(int64(a.Len()), int64(b.Len())), int64(prod.Len())), int64(quot.Len())), int64(wide.Len()))}
-	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
+		}, a, b, prod, quot, wide)
+	}
+	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Julia launches kernel Julia (types.go:218) after the work already launched on
@@ -1669,17 +1834,17 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	if qdErr := rt.CheckBuffers(qdk.dev, "Julia", cs, params, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(51, qdOpts, func() {
-			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, cs)
 	rt.PutBuffer(qdArgs[:], 16, params)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
+		}, cs, params, out)
+	}
+	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Smooth launches kernel Smooth (types.go:245) after the work already launched on
@@ -1689,17 +1854,17 @@ func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias
 	if qdErr := rt.CheckBuffers(qdk.dev, "Smooth", in, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(52, qdOpts, func() {
-			Smooth(in.CPUSlice(), out.CPUSlice(), bias)
-		})
-	}
 	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, in)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutFloat32(qdArgs[:], 32, float32(bias))
 	qdCounts := [1]int64{min(int64(in.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Smooth(in.CPUSlice(), out.CPUSlice(), bias)
+		}, in, out)
+	}
+	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Quads launches kernel Quads (types.go:265) after the work already launched on
@@ -1712,18 +1877,18 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 	if qdErr := rt.CheckBuffers(qdk.dev, "Quads", qs, pairs, tagged, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(53, qdOpts, func() {
-			Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, qs)
 	rt.PutBuffer(qdArgs[:], 16, pairs)
 	rt.PutBuffer(qdArgs[:], 32, tagged)
 	rt.PutBuffer(qdArgs[:], 48, out)
 	qdCounts := [1]int64{min(min(min(int64(qs.Len()), int64(pairs.Len())), int64(tagged.Len())), int64(out.Len()))}
-	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
+		}, qs, pairs, tagged, out)
+	}
+	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Centered launches kernel Centered (types.go:288) after the work already launched on
@@ -1733,17 +1898,17 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 	if qdErr := rt.CheckBuffers(qdk.dev, "Centered", v, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(54, qdOpts, func() {
-			Centered(v.CPUSlice(), out.CPUSlice(), s)
-		})
-	}
 	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, v)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutFloat32(qdArgs[:], 32, float32(s))
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Centered(v.CPUSlice(), out.CPUSlice(), s)
+		}, v, out)
+	}
+	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // LocalMethods launches kernel LocalMethods (types.go:320) after the work already launched on
@@ -1753,16 +1918,16 @@ func (qdk *Kernels) LocalMethods(v *rt.Buffer[Vec], out *rt.Buffer[Vec], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "LocalMethods", v, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(55, qdOpts, func() {
-			LocalMethods(v.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, v)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
-	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+			LocalMethods(v.CPUSlice(), out.CPUSlice())
+		}, v, out)
+	}
+	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -1779,6 +1944,611 @@ const qdPTX = `//
 .global .align 4 .b8 qdata_corners[48] = {0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 128, 191, 0, 0, 128, 191, 0, 0, 0, 0};
 
 .global .align 8 .b8 qdata_rotation[72] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 191, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 63};
+
+.visible .entry Histogram_0(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<19>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt5, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Slots_0(
+	.param .u64 Slots_0_param_0,
+	.param .s64 Slots_0_param_1,
+	.param .u64 Slots_0_param_2,
+	.param .s64 Slots_0_param_3,
+	.param .u64 Slots_0_param_4,
+	.param .s64 Slots_0_param_5,
+	.param .u64 Slots_0_param_6,
+	.param .s64 Slots_0_param_7
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<33>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Slots_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Slots_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Slots_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd21, [Slots_0_param_4];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd27, [Slots_0_param_6];
+	cvta.to.global.u64 %rd27, %rd27;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	add.s64 %rd11, %rd12, 0;
+	mov.b32 %rt5, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt5;
+	add.s32 %r14, %r15, 1;
+	sub.s32 %r16, %r14, 1;
+	cvt.u32.u64 %r17, %rd9;
+	cvt.s64.s32 %rd19, %r16;
+	mad.lo.s64 %rd18, %rd19, 4, %rd4;
+	st.global.s32 [%rd18], %r17;
+	add.s64 %rd20, %rd21, 0;
+	mov.b64 %rd23, %rd9;
+	atom.global.add.u64 %rd25, [%rd20], %rd23;
+	add.s64 %rd26, %rd27, 0;
+	mov.b64 %rd29, %rd9;
+	neg.s64 %rd30, %rd29;
+	atom.global.add.u64 %rd32, [%rd26], %rd30;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry FloatSums_0(
+	.param .u64 FloatSums_0_param_0,
+	.param .s64 FloatSums_0_param_1,
+	.param .u64 FloatSums_0_param_2,
+	.param .s64 FloatSums_0_param_3,
+	.param .u64 FloatSums_0_param_4,
+	.param .s64 FloatSums_0_param_5,
+	.param .u64 FloatSums_0_param_6,
+	.param .s64 FloatSums_0_param_7
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<28>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<24>;
+	.reg .f64 %fd<31>;
+
+$L_0:
+	ld.param.u64 %rd4, [FloatSums_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [FloatSums_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [FloatSums_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd19, [FloatSums_0_param_4];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd25, [FloatSums_0_param_6];
+	cvta.to.global.u64 %rd25, %rd25;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	mad.lo.s64 %rd13, %rd9, 1, %rd14;
+	ld.global.u8 %r16, [%rd13];
+	rem.u32 %r17, %r16, 4;
+	and.b32 %r17, %r17, 255;
+	cvt.u64.u32 %rd21, %r17;
+	mad.lo.s64 %rd18, %rd21, 4, %rd19;
+	atom.global.add.f32 %f23, [%rd18], %f12;
+	cvt.u64.u32 %rd27, %r17;
+	mad.lo.s64 %rd24, %rd27, 8, %rd25;
+	cvt.f64.f32 %fd28, %f12;
+	atom.global.add.f64 %fd30, [%rd24], %fd28;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Extremes_0(
+	.param .u64 Extremes_0_param_0,
+	.param .s64 Extremes_0_param_1,
+	.param .u64 Extremes_0_param_2,
+	.param .s64 Extremes_0_param_3,
+	.param .u64 Extremes_0_param_4,
+	.param .s64 Extremes_0_param_5,
+	.param .u64 Extremes_0_param_6,
+	.param .s64 Extremes_0_param_7,
+	.param .u64 Extremes_0_param_8,
+	.param .s64 Extremes_0_param_9,
+	.param .u64 Extremes_0_param_10,
+	.param .s64 Extremes_0_param_11,
+	.param .u64 Extremes_0_param_12,
+	.param .s64 Extremes_0_param_13,
+	.param .u64 Extremes_0_param_14,
+	.param .s64 Extremes_0_param_15
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<21>;
+	.reg .b32 %r<51>;
+	.reg .b32 %rt<24>;
+	.reg .b64 %rd<99>;
+	.reg .b64 %rdt<10>;
+	.reg .f32 %f<57>;
+	.reg .f32 %ft<3>;
+	.reg .f64 %fd<21>;
+	.reg .f64 %fdt<6>;
+
+$L_0:
+	ld.param.u64 %rd4, [Extremes_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Extremes_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Extremes_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd18, [Extremes_0_param_4];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd26, [Extremes_0_param_6];
+	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd30, [Extremes_0_param_8];
+	cvta.to.global.u64 %rd30, %rd30;
+	ld.param.u64 %rd35, [Extremes_0_param_10];
+	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd41, [Extremes_0_param_12];
+	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd53, [Extremes_0_param_14];
+	cvta.to.global.u64 %rd53, %rd53;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	add.s64 %rd13, %rd14, 0;
+	ld.global.b64 %rdt1, [%rd13];
+$A_0:
+	mov.b64 %fd16, %rdt1;
+	setp.lt.f64 %pt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fd16, %fd12, %pt2;
+	setp.eq.f64 %pt3, %fd16, %fd12;
+	or.b64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fdt2, %fdt1, %pt3;
+	setp.nan.f64 %pt4, %fd16, %fd12;
+	add.rn.f64 %fdt2, %fd16, %fd12;
+	selp.f64 %fdt0, %fdt2, %fdt1, %pt4;
+	mov.b64 %rdt3, %fdt0;
+	setp.eq.b64 %pt0, %rdt3, %rdt1;
+	@%pt0 bra $A_1;
+	atom.global.cas.b64 %rdt2, [%rd13], %rdt1, %rdt3;
+	setp.ne.b64 %pt1, %rdt2, %rdt1;
+	mov.b64 %rdt1, %rdt2;
+	@%pt1 bra $A_0;
+$A_1:
+	add.s64 %rd17, %rd18, 0;
+	ld.global.b64 %rdt4, [%rd17];
+$A_2:
+	mov.b64 %fd20, %rdt4;
+	setp.gt.f64 %pt7, %fd20, %fd12;
+	selp.f64 %fdt4, %fd20, %fd12, %pt7;
+	setp.eq.f64 %pt8, %fd20, %fd12;
+	and.b64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
+	setp.nan.f64 %pt9, %fd20, %fd12;
+	add.rn.f64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt3, %fdt5, %fdt4, %pt9;
+	mov.b64 %rdt6, %fdt3;
+	setp.eq.b64 %pt5, %rdt6, %rdt4;
+	@%pt5 bra $A_3;
+	atom.global.cas.b64 %rdt5, [%rd17], %rdt4, %rdt6;
+	setp.ne.b64 %pt6, %rdt5, %rdt4;
+	mov.b64 %rdt4, %rdt5;
+	@%pt6 bra $A_2;
+$A_3:
+	mul.lo.s64 %rd21, %rd9, 7919;
+	mul.hi.s64 %rd57, %rd21, -9002011107970261188;
+	add.s64 %rd58, %rd57, %rd21;
+	mov.b64 %rd59, %rd58;
+	shr.u64 %rd60, %rd59, 63;
+	shr.s64 %rd61, %rd58, 9;
+	mov.b64 %rd62, %rd60;
+	add.s64 %rd63, %rd61, %rd62;
+	mul.lo.s64 %rd64, %rd63, 1000;
+	sub.s64 %rd65, %rd21, %rd64;
+	mov.b64 %rd22, %rd65;
+	mov.b64 %rd23, %rd22;
+	sub.s64 %rd24, %rd23, 500;
+	add.s64 %rd25, %rd26, 0;
+	atom.global.min.s64 %rd28, [%rd25], %rd24;
+	add.s64 %rd29, %rd30, 0;
+	atom.global.max.s64 %rd32, [%rd29], %rd24;
+	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
+	add.s64 %rd67, %rd66, %rd9;
+	mov.b64 %rd68, %rd67;
+	shr.u64 %rd69, %rd68, 63;
+	shr.s64 %rd70, %rd67, 1;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd72, %rd70, %rd71;
+	mul.lo.s64 %rd73, %rd72, 3;
+	sub.s64 %rd74, %rd9, %rd73;
+	mov.b64 %rd33, %rd74;
+	mad.lo.s64 %rd34, %rd33, 1, %rd35;
+	mov.b32 %rt5, 1;
+	and.b64 %rdt7, %rd34, -4;
+	cvt.u32.u64 %rt6, %rd34;
+	and.b32 %rt6, %rt6, 3;
+	shl.b32 %rt6, %rt6, 3;
+	ld.global.b32 %rt7, [%rdt7];
+$A_4:
+	bfe.s32 %r38, %rt7, %rt6, 8;
+	add.s32 %rt10, %r38, %rt5;
+	bfe.s32 %rt10, %rt10, 0, 8;
+	bfi.b32 %rt9, %rt10, %rt7, %rt6, 8;
+	setp.eq.b32 %pt10, %rt9, %rt7;
+	@%pt10 bra $A_5;
+	atom.global.cas.b32 %rt8, [%rdt7], %rt7, %rt9;
+	setp.ne.b32 %pt11, %rt8, %rt7;
+	mov.b32 %rt7, %rt8;
+	@%pt11 bra $A_4;
+$A_5:
+	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
+	add.s64 %rd76, %rd75, %rd9;
+	mov.b64 %rd77, %rd76;
+	shr.u64 %rd78, %rd77, 63;
+	shr.s64 %rd79, %rd76, 2;
+	mov.b64 %rd80, %rd78;
+	add.s64 %rd81, %rd79, %rd80;
+	mul.lo.s64 %rd82, %rd81, 5;
+	sub.s64 %rd83, %rd9, %rd82;
+	mov.b64 %rd39, %rd83;
+	mad.lo.s64 %rd40, %rd39, 2, %rd41;
+	cvt.u32.u64 %r43, %rd9;
+	and.b32 %r43, %r43, 65535;
+	and.b64 %rdt8, %rd40, -4;
+	cvt.u32.u64 %rt11, %rd40;
+	and.b32 %rt11, %rt11, 3;
+	shl.b32 %rt11, %rt11, 3;
+	ld.global.b32 %rt12, [%rdt8];
+$A_6:
+	bfe.u32 %r44, %rt12, %rt11, 16;
+	max.u32 %rt15, %r44, %r43;
+	bfi.b32 %rt14, %rt15, %rt12, %rt11, 16;
+	setp.eq.b32 %pt12, %rt14, %rt12;
+	@%pt12 bra $A_7;
+	atom.global.cas.b32 %rt13, [%rdt8], %rt12, %rt14;
+	setp.ne.b32 %pt13, %rt13, %rt12;
+	mov.b32 %rt12, %rt13;
+	@%pt13 bra $A_6;
+$A_7:
+	mul.hi.s64 %rd84, %rd9, -6148914691236517205;
+	add.s64 %rd85, %rd84, %rd9;
+	mov.b64 %rd86, %rd85;
+	shr.u64 %rd87, %rd86, 63;
+	shr.s64 %rd88, %rd85, 1;
+	mov.b64 %rd89, %rd87;
+	add.s64 %rd90, %rd88, %rd89;
+	mul.lo.s64 %rd91, %rd90, 3;
+	sub.s64 %rd92, %rd9, %rd91;
+	mov.b64 %rd45, %rd92;
+	add.s64 %rd46, %rd45, 5;
+	mad.lo.s64 %rd47, %rd46, 2, %rd41;
+	add.s64 %rd48, %rd9, 1;
+	cvt.u32.u64 %r49, %rd48;
+	and.b32 %r49, %r49, 65535;
+	and.b64 %rdt9, %rd47, -4;
+	cvt.u32.u64 %rt16, %rd47;
+	and.b32 %rt16, %rt16, 3;
+	shl.b32 %rt16, %rt16, 3;
+	ld.global.b32 %rt17, [%rdt9];
+$A_8:
+	bfe.u32 %r50, %rt17, %rt16, 16;
+	min.u32 %rt20, %r50, %r49;
+	bfi.b32 %rt19, %rt20, %rt17, %rt16, 16;
+	setp.eq.b32 %pt14, %rt19, %rt17;
+	@%pt14 bra $A_9;
+	atom.global.cas.b32 %rt18, [%rdt9], %rt17, %rt19;
+	setp.ne.b32 %pt15, %rt18, %rt17;
+	mov.b32 %rt17, %rt18;
+	@%pt15 bra $A_8;
+$A_9:
+	shr.s64 %rd93, %rd9, 63;
+	and.b64 %rd94, %rd93, 1;
+	add.s64 %rd95, %rd9, %rd94;
+	shr.s64 %rd96, %rd95, 1;
+	mul.lo.s64 %rd97, %rd96, 2;
+	sub.s64 %rd98, %rd9, %rd97;
+	mov.b64 %rd51, %rd98;
+	mad.lo.s64 %rd52, %rd51, 4, %rd53;
+	cvt.rn.f32.f64 %f55, %fd12;
+	ld.global.b32 %rt21, [%rd52];
+$A_10:
+	mov.b32 %f56, %rt21;
+	setp.gt.f32 %pt18, %f56, %f55;
+	selp.f32 %ft1, %f56, %f55, %pt18;
+	setp.eq.f32 %pt19, %f56, %f55;
+	and.b32 %ft2, %f56, %f55;
+	selp.f32 %ft1, %ft2, %ft1, %pt19;
+	setp.nan.f32 %pt20, %f56, %f55;
+	add.rn.f32 %ft2, %f56, %f55;
+	selp.f32 %ft0, %ft2, %ft1, %pt20;
+	mov.b32 %rt23, %ft0;
+	setp.eq.b32 %pt16, %rt23, %rt21;
+	@%pt16 bra $A_11;
+	atom.global.cas.b32 %rt22, [%rd52], %rt21, %rt23;
+	setp.ne.b32 %pt17, %rt22, %rt21;
+	mov.b32 %rt21, %rt22;
+	@%pt17 bra $A_10;
+$A_11:
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Bits_0(
+	.param .u64 Bits_0_param_0,
+	.param .s64 Bits_0_param_1,
+	.param .u64 Bits_0_param_2,
+	.param .s64 Bits_0_param_3,
+	.param .u64 Bits_0_param_4,
+	.param .s64 Bits_0_param_5,
+	.param .u64 Bits_0_param_6,
+	.param .s64 Bits_0_param_7,
+	.param .u64 Bits_0_param_8,
+	.param .s64 Bits_0_param_9,
+	.param .u64 Bits_0_param_10,
+	.param .s64 Bits_0_param_11,
+	.param .u64 Bits_0_param_12,
+	.param .s64 Bits_0_param_13
+)
+{
+	.reg .pred %p<53>;
+	.reg .b32 %r<54>;
+	.reg .b32 %rt<7>;
+	.reg .b64 %rd<63>;
+	.reg .b64 %rdt<2>;
+
+$L_0:
+	ld.param.u64 %rd4, [Bits_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Bits_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [Bits_0_param_2];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd22, [Bits_0_param_4];
+	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd29, [Bits_0_param_6];
+	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd34, [Bits_0_param_8];
+	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd37, [Bits_0_param_10];
+	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd47, [Bits_0_param_12];
+	cvta.to.global.u64 %rd47, %rd47;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_15;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_15;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	div.u32 %r13, %r12, 32;
+	and.b32 %r13, %r13, 255;
+	cvt.u64.u32 %rd17, %r13;
+	mad.lo.s64 %rd14, %rd17, 4, %rd15;
+	rem.u32 %r18, %r12, 32;
+	and.b32 %r18, %r18, 255;
+	mov.b32 %rt5, 1;
+	shl.b32 %r19, %rt5, %r18;
+	atom.global.or.b32 %r20, [%rd14], %r19;
+	add.s64 %rd21, %rd22, 0;
+	rem.u32 %r24, %r12, 64;
+	and.b32 %r24, %r24, 255;
+	mov.b64 %rdt1, 1;
+	shl.b64 %rd25, %rdt1, %r24;
+	not.b64 %rd26, %rd25;
+	atom.global.and.b64 %rd27, [%rd21], %rd26;
+	mad.lo.s64 %rd28, %rd9, 8, %rd29;
+	cvt.u64.u32 %rd31, %r12;
+	atom.global.exch.b64 %rd32, [%rd28], %rd31;
+	mad.lo.s64 %rd33, %rd9, 8, %rd34;
+	st.global.s64 [%rd33], %rd32;
+	mad.lo.s64 %rd36, %rd9, 4, %rd37;
+	mad.lo.s64 %rd39, %rd9, 4, %rd37;
+	ld.relaxed.gpu.global.s32 %r40, [%rd39];
+	add.s32 %r41, %r40, 1;
+	st.relaxed.gpu.global.s32 [%rd36], %r41;
+	mov.b32 %r42, %r12;
+	mul.hi.s64 %rd54, %rd9, -7905747460161236406;
+	add.s64 %rd55, %rd54, %rd9;
+	mov.b64 %rd56, %rd55;
+	shr.u64 %rd57, %rd56, 63;
+	shr.s64 %rd58, %rd55, 2;
+	mov.b64 %rd59, %rd57;
+	add.s64 %rd60, %rd58, %rd59;
+	mul.lo.s64 %rd61, %rd60, 7;
+	sub.s64 %rd62, %rd9, %rd61;
+	mov.b64 %rd43, %rd62;
+	cvt.u32.u64 %r44, %rd43;
+	mul.lo.s32 %r45, %r42, %r44;
+$L_6:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@!%p50 bra $L_8;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_8:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_9:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_10:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_11:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_12:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+$L_13:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_7;
+$L_14:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_7;
+	bra.uni $L_6;
+$L_15:
+	ret;
+}
 
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
@@ -6807,12 +7577,12 @@ $L_22:
 	.param .s64 Before_0_param_2
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<30>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<28>;
+	.reg .b64 %rd<29>;
 	.reg .b64 %rdt<2>;
-	.reg .f32 %f<22>;
+	.reg .f32 %f<23>;
 	.reg .f32 %ft<1>;
 
 $L_0:
@@ -6848,11 +7618,11 @@ $L_4:
 	st.global.f32 [%rd11], %ft0;
 	mov.b64 %rd12, 1;
 $L_5:
-	max.s64 %rd26, %rd7, -9223372036854775805;
-	sub.s64 %rd27, %rd26, 3;
+	max.s64 %rd27, %rd7, -9223372036854775805;
+	sub.s64 %rd28, %rd27, 3;
 $L_6:
-	setp.lt.s64 %p28, %rd12, %rd27;
-	@!%p28 bra $L_15;
+	setp.lt.s64 %p29, %rd12, %rd28;
+	@!%p29 bra $L_15;
 $L_7:
 	setp.lt.s64 %p13, %rd12, %rd7;
 $L_8:
@@ -6863,11 +7633,12 @@ $L_8:
 	sub.s64 %rd18, %rd17, 1;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
-	add.rn.f32 %f21, %f20, 0f3F800000;
-	mad.lo.s64 %rd22, %rd15, 4, %rd5;
-	st.global.f32 [%rd22], %f21;
-	add.s64 %rd23, %rd12, 1;
-	mov.b64 %rd12, %rd23;
+	cvt.rn.f32.s64 %f21, %rd12;
+	add.rn.f32 %f22, %f20, %f21;
+	mad.lo.s64 %rd23, %rd15, 4, %rd5;
+	st.global.f32 [%rd23], %f22;
+	add.s64 %rd24, %rd12, 1;
+	mov.b64 %rd12, %rd24;
 $L_9:
 	setp.lt.s64 %p13, %rd12, %rd7;
 $L_10:
@@ -6878,11 +7649,12 @@ $L_10:
 	sub.s64 %rd18, %rd17, 1;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
-	add.rn.f32 %f21, %f20, 0f3F800000;
-	mad.lo.s64 %rd22, %rd15, 4, %rd5;
-	st.global.f32 [%rd22], %f21;
-	add.s64 %rd23, %rd12, 1;
-	mov.b64 %rd12, %rd23;
+	cvt.rn.f32.s64 %f21, %rd12;
+	add.rn.f32 %f22, %f20, %f21;
+	mad.lo.s64 %rd23, %rd15, 4, %rd5;
+	st.global.f32 [%rd23], %f22;
+	add.s64 %rd24, %rd12, 1;
+	mov.b64 %rd12, %rd24;
 $L_11:
 	setp.lt.s64 %p13, %rd12, %rd7;
 $L_12:
@@ -6893,11 +7665,12 @@ $L_12:
 	sub.s64 %rd18, %rd17, 1;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
-	add.rn.f32 %f21, %f20, 0f3F800000;
-	mad.lo.s64 %rd22, %rd15, 4, %rd5;
-	st.global.f32 [%rd22], %f21;
-	add.s64 %rd23, %rd12, 1;
-	mov.b64 %rd12, %rd23;
+	cvt.rn.f32.s64 %f21, %rd12;
+	add.rn.f32 %f22, %f20, %f21;
+	mad.lo.s64 %rd23, %rd15, 4, %rd5;
+	st.global.f32 [%rd23], %f22;
+	add.s64 %rd24, %rd12, 1;
+	mov.b64 %rd12, %rd24;
 $L_13:
 	setp.lt.s64 %p13, %rd12, %rd7;
 $L_14:
@@ -6908,11 +7681,12 @@ $L_14:
 	sub.s64 %rd18, %rd17, 1;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
-	add.rn.f32 %f21, %f20, 0f3F800000;
-	mad.lo.s64 %rd22, %rd15, 4, %rd5;
-	st.global.f32 [%rd22], %f21;
-	add.s64 %rd23, %rd12, 1;
-	mov.b64 %rd12, %rd23;
+	cvt.rn.f32.s64 %f21, %rd12;
+	add.rn.f32 %f22, %f20, %f21;
+	mad.lo.s64 %rd23, %rd15, 4, %rd5;
+	st.global.f32 [%rd23], %f22;
+	add.s64 %rd24, %rd12, 1;
+	mov.b64 %rd12, %rd24;
 	bra.uni $L_6;
 $L_15:
 	setp.lt.s64 %p13, %rd12, %rd7;
@@ -6925,16 +7699,17 @@ $L_16:
 	sub.s64 %rd18, %rd17, 1;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
-	add.rn.f32 %f21, %f20, 0f3F800000;
-	mad.lo.s64 %rd22, %rd15, 4, %rd5;
-	st.global.f32 [%rd22], %f21;
-	add.s64 %rd23, %rd12, 1;
-	mov.b64 %rd12, %rd23;
+	cvt.rn.f32.s64 %f21, %rd12;
+	add.rn.f32 %f22, %f20, %f21;
+	mad.lo.s64 %rd23, %rd15, 4, %rd5;
+	st.global.f32 [%rd23], %f22;
+	add.s64 %rd24, %rd12, 1;
+	mov.b64 %rd12, %rd24;
 	bra.uni $L_15;
 $L_17:
-	add.s64 %rd24, %rd9, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_19;
+	add.s64 %rd25, %rd9, 1;
+	setp.lt.s64 %p26, %rd25, %rd3;
+	@!%p26 bra $L_19;
 $L_18:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -7161,6 +7936,152 @@ $L_10:
 	neg.f32 %f11, %f12;
 	add.s64 %rd13, %rd0, 0;
 	st.global.f32 [%rd13], %f11;
+	ret;
+}
+
+.visible .entry RowPrefix_0(
+	.param .u64 RowPrefix_0_param_0,
+	.param .s64 RowPrefix_0_param_1,
+	.param .s64 RowPrefix_0_param_2
+)
+{
+	.reg .pred %p<29>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<28>;
+	.reg .b64 %rdt<2>;
+	.reg .f32 %f<22>;
+
+$L_0:
+	ld.param.u64 %rd5, [RowPrefix_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [RowPrefix_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.s64 %rd7, [RowPrefix_0_param_2];
+	setp.eq.s64 %pt0, %rd7, -1;
+	neg.s64 %rdt0, %rd4;
+	div.s64 %rd3, %rd4, %rd7;
+	selp.b64 %rd3, %rdt0, %rd3, %pt0;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt1, %rt2;
+	add.s64 %rd0, %rd0, %rdt1;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p8, %rd2, %rd3;
+	@!%p8 bra $L_19;
+$L_3:
+	mov.b64 %rd9, %rd2;
+$L_4:
+	mov.b64 %rd10, 1;
+$L_5:
+	max.s64 %rd26, %rd7, -9223372036854775805;
+	sub.s64 %rd27, %rd26, 3;
+$L_6:
+	setp.lt.s64 %p28, %rd10, %rd27;
+	@!%p28 bra $L_15;
+$L_7:
+	setp.lt.s64 %p11, %rd10, %rd7;
+$L_8:
+	mul.lo.s64 %rd12, %rd9, %rd7;
+	add.s64 %rd13, %rd12, %rd10;
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd10;
+	sub.s64 %rd16, %rd15, 1;
+	mad.lo.s64 %rd17, %rd16, 4, %rd5;
+	ld.global.f32 %f18, [%rd17];
+	mad.lo.s64 %rd19, %rd13, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, %f18;
+	mad.lo.s64 %rd22, %rd13, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd10, 1;
+	mov.b64 %rd10, %rd23;
+$L_9:
+	setp.lt.s64 %p11, %rd10, %rd7;
+$L_10:
+	mul.lo.s64 %rd12, %rd9, %rd7;
+	add.s64 %rd13, %rd12, %rd10;
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd10;
+	sub.s64 %rd16, %rd15, 1;
+	mad.lo.s64 %rd17, %rd16, 4, %rd5;
+	ld.global.f32 %f18, [%rd17];
+	mad.lo.s64 %rd19, %rd13, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, %f18;
+	mad.lo.s64 %rd22, %rd13, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd10, 1;
+	mov.b64 %rd10, %rd23;
+$L_11:
+	setp.lt.s64 %p11, %rd10, %rd7;
+$L_12:
+	mul.lo.s64 %rd12, %rd9, %rd7;
+	add.s64 %rd13, %rd12, %rd10;
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd10;
+	sub.s64 %rd16, %rd15, 1;
+	mad.lo.s64 %rd17, %rd16, 4, %rd5;
+	ld.global.f32 %f18, [%rd17];
+	mad.lo.s64 %rd19, %rd13, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, %f18;
+	mad.lo.s64 %rd22, %rd13, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd10, 1;
+	mov.b64 %rd10, %rd23;
+$L_13:
+	setp.lt.s64 %p11, %rd10, %rd7;
+$L_14:
+	mul.lo.s64 %rd12, %rd9, %rd7;
+	add.s64 %rd13, %rd12, %rd10;
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd10;
+	sub.s64 %rd16, %rd15, 1;
+	mad.lo.s64 %rd17, %rd16, 4, %rd5;
+	ld.global.f32 %f18, [%rd17];
+	mad.lo.s64 %rd19, %rd13, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, %f18;
+	mad.lo.s64 %rd22, %rd13, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd10, 1;
+	mov.b64 %rd10, %rd23;
+	bra.uni $L_6;
+$L_15:
+	setp.lt.s64 %p11, %rd10, %rd7;
+	@!%p11 bra $L_17;
+$L_16:
+	mul.lo.s64 %rd12, %rd9, %rd7;
+	add.s64 %rd13, %rd12, %rd10;
+	mul.lo.s64 %rd14, %rd9, %rd7;
+	add.s64 %rd15, %rd14, %rd10;
+	sub.s64 %rd16, %rd15, 1;
+	mad.lo.s64 %rd17, %rd16, 4, %rd5;
+	ld.global.f32 %f18, [%rd17];
+	mad.lo.s64 %rd19, %rd13, 4, %rd5;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f20, %f18;
+	mad.lo.s64 %rd22, %rd13, 4, %rd5;
+	st.global.f32 [%rd22], %f21;
+	add.s64 %rd23, %rd10, 1;
+	mov.b64 %rd10, %rd23;
+	bra.uni $L_15;
+$L_17:
+	add.s64 %rd24, %rd9, 1;
+	setp.lt.s64 %p25, %rd24, %rd3;
+	@!%p25 bra $L_19;
+$L_18:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_19:
 	ret;
 }
 
@@ -13569,4 +14490,10610 @@ $L_30:
 $L_31:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Histogram(data []u8, bins []u32)
+
+task Histogram_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base bins
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Slots(order []i32, count []i32, total []u64, signed []i64)
+
+task Slots_0 parallel count=(len order)
+b0: # entry
+	r4 = base order
+	r5 = len order
+	r3 = move.i64 r5
+	r12 = base count
+	r21 = base total
+	r27 = base signed
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, 0, 4
+	r15 = atomadd.i32 r11, 1
+	r14 = add.i32 r15, 1
+	r16 = sub.i32 r14, 1
+	r17 = convert.i32.i64 r9
+	r19 = convert.i64.i32 r16
+	r18 = elemaddr r4, r19, 4
+	store.i32 r18, r17
+	r20 = elemaddr r21, 0, 8
+	r23 = convert.u64.i64 r9
+	r25 = atomadd.u64 r20, r23
+	r26 = elemaddr r27, 0, 8
+	r29 = move.i64 r9
+	r30 = neg.i64 r29
+	r32 = atomadd.i64 r26, r30
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
+
+task FloatSums_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base bucket
+	r19 = base sums32
+	r25 = base sums64
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = elemaddr r14, r9, 1
+	r16 = load.u8 r13
+	r17 = rem.u8 r16, 4
+	r21 = convert.i64.u8 r17
+	r18 = elemaddr r19, r21, 4
+	r23 = atomadd.f32 r18, r12
+	r27 = convert.i64.u8 r17
+	r24 = elemaddr r25, r27, 8
+	r28 = convert.f64.f32 r12
+	r30 = atomadd.f64 r24, r28
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
+
+task Extremes_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = base lo
+	r18 = base hi
+	r26 = base ilo
+	r30 = base ihi
+	r35 = base small
+	r41 = base narrow
+	r53 = base fmax
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	r13 = elemaddr r14, 0, 8
+	r16 = atommin.f64 r13, r12
+	r17 = elemaddr r18, 0, 8
+	r20 = atommax.f64 r17, r12
+	r21 = mul.i64 r9, 7919
+	r57 = mulhi.i64 r21, -9002011107970261188
+	r58 = add.i64 r57, r21
+	r59 = convert.u64.i64 r58
+	r60 = shr.u64.u32 r59, 63
+	r61 = shr.i64.u32 r58, 9
+	r62 = convert.i64.u64 r60
+	r63 = add.i64 r61, r62
+	r64 = mul.i64 r63, 1000
+	r65 = sub.i64 r21, r64
+	r22 = move.i64 r65
+	r23 = move.i64 r22
+	r24 = sub.i64 r23, 500
+	r25 = elemaddr r26, 0, 8
+	r28 = atommin.i64 r25, r24
+	r29 = elemaddr r30, 0, 8
+	r32 = atommax.i64 r29, r24
+	r66 = mulhi.i64 r9, -6148914691236517205
+	r67 = add.i64 r66, r9
+	r68 = convert.u64.i64 r67
+	r69 = shr.u64.u32 r68, 63
+	r70 = shr.i64.u32 r67, 1
+	r71 = convert.i64.u64 r69
+	r72 = add.i64 r70, r71
+	r73 = mul.i64 r72, 3
+	r74 = sub.i64 r9, r73
+	r33 = move.i64 r74
+	r34 = elemaddr r35, r33, 1
+	r38 = atomadd.i8 r34, 1
+	r75 = mulhi.i64 r9, -3689348814741910323
+	r76 = add.i64 r75, r9
+	r77 = convert.u64.i64 r76
+	r78 = shr.u64.u32 r77, 63
+	r79 = shr.i64.u32 r76, 2
+	r80 = convert.i64.u64 r78
+	r81 = add.i64 r79, r80
+	r82 = mul.i64 r81, 5
+	r83 = sub.i64 r9, r82
+	r39 = move.i64 r83
+	r40 = elemaddr r41, r39, 2
+	r43 = convert.u16.i64 r9
+	r44 = atommax.u16 r40, r43
+	r84 = mulhi.i64 r9, -6148914691236517205
+	r85 = add.i64 r84, r9
+	r86 = convert.u64.i64 r85
+	r87 = shr.u64.u32 r86, 63
+	r88 = shr.i64.u32 r85, 1
+	r89 = convert.i64.u64 r87
+	r90 = add.i64 r88, r89
+	r91 = mul.i64 r90, 3
+	r92 = sub.i64 r9, r91
+	r45 = move.i64 r92
+	r46 = add.i64 r45, 5
+	r47 = elemaddr r41, r46, 2
+	r48 = add.i64 r9, 1
+	r49 = convert.u16.i64 r48
+	r50 = atommin.u16 r47, r49
+	r93 = shr.i64.u32 r9, 63
+	r94 = and.i64 r93, 1
+	r95 = add.i64 r9, r94
+	r96 = shr.i64.u32 r95, 1
+	r97 = mul.i64 r96, 2
+	r98 = sub.i64 r9, r97
+	r51 = move.i64 r98
+	r52 = elemaddr r53, r51, 4
+	r55 = convert.f32.f64 r12
+	r56 = atommax.f32 r52, r55
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32)
+
+task Bits_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r15 = base present
+	r22 = base mask
+	r29 = base prev
+	r34 = base old
+	r37 = base seen
+	r47 = base top
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b15
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b15
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r13 = div.u8 r12, 32
+	r17 = convert.i64.u8 r13
+	r14 = elemaddr r15, r17, 4
+	r18 = rem.u8 r12, 32
+	r19 = shl.u32.u8 1, r18
+	r20 = atomor.u32 r14, r19
+	r21 = elemaddr r22, 0, 8
+	r24 = rem.u8 r12, 64
+	r25 = shl.u64.u8 1, r24
+	r26 = not.u64 r25
+	r27 = atomand.u64 r21, r26
+	r28 = elemaddr r29, r9, 8
+	r31 = convert.i64.u8 r12
+	r32 = atomswap.i64 r28, r31
+	r33 = elemaddr r34, r9, 8
+	store.i64 r33, r32
+	r36 = elemaddr r37, r9, 4
+	r39 = elemaddr r37, r9, 4
+	r40 = atomload.i32 r39
+	r41 = add.i32 r40, 1
+	atomstore.i32 r36, r41
+	r42 = convert.i32.u8 r12
+	r54 = mulhi.i64 r9, -7905747460161236406
+	r55 = add.i64 r54, r9
+	r56 = convert.u64.i64 r55
+	r57 = shr.u64.u32 r56, 63
+	r58 = shr.i64.u32 r55, 2
+	r59 = convert.i64.u64 r57
+	r60 = add.i64 r58, r59
+	r61 = mul.i64 r60, 7
+	r62 = sub.i64 r9, r61
+	r43 = move.i64 r62
+	r44 = convert.i32.i64 r43
+	r45 = mul.i32 r42, r44
+	jump b6
+b6: # for.body
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # cond.false
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b9
+b9: # for.body (unrolled 1)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b10
+b10: # cond.false (unrolled 1)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b11
+b11: # for.body (unrolled 2)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b12
+b12: # cond.false (unrolled 2)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b13
+b13: # for.body (unrolled 3)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b7, b14
+b14: # cond.false (unrolled 3)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b7, b6
+b15: # exit
+	return
+
+kernel Saxpy(a f32, x []f32, y []f32)
+
+task Saxpy_0 parallel count=(min.i64 (len x) (len y))
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r8 = base y
+	r9 = len y
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r15 = param.f32 a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b6
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r12 = elemaddr r5, r11, 4
+	r13 = load.f32 r12
+	r14 = mul.f32 r15, r13
+	r16 = elemaddr r8, r11, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	r19 = elemaddr r8, r11, 4
+	store.f32 r19, r18
+	r20 = add.i64 r11, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel MixInt8(a []i8, b []i8, out []i8)
+
+task MixInt8_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.i8 r8
+	r12 = elemaddr r13, r7, 1
+	r15 = load.i8 r12
+	jump b5
+b5: # Mix[int8].entry
+	r17 = mul.i8 r11, r15
+	r18 = add.i8 r17, r11
+	r19 = sub.i8 r18, r15
+	r20 = andnot.i8 r11, r15
+	r21 = xor.i8 r19, r20
+	r22 = and.i8 r11, r15
+	r23 = shr.i8.u64 r22, 1
+	r24 = or.i8 r21, r23
+	r25 = ne.i8 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int8].if.then
+	r27 = div.i8 r11, r15
+	r28 = add.i8 r24, r27
+	r29 = rem.i8 r11, r15
+	r30 = xor.i8 r28, r29
+	r26 = move.i8 r30
+	jump b7
+b7: # Mix[int8].if.done
+	r31 = div.i8 r11, 7
+	r32 = rem.i8 r11, 5
+	r33 = add.i8 r31, r32
+	r34 = div.i8 r11, 100
+	r35 = add.i8 r33, r34
+	r36 = rem.i8 r11, 16
+	r37 = add.i8 r35, r36
+	r38 = div.i8 r11, 2
+	r39 = add.i8 r37, r38
+	r40 = rem.i8 r11, 127
+	r41 = add.i8 r39, r40
+	r42 = add.i8 r26, r41
+	r43 = convert.u64.i8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i8.u64 r11, r44
+	r46 = shr.i8.u64 r11, r44
+	r47 = or.i8 r45, r46
+	r48 = xor.i8 r42, r47
+	r49 = convert.u64.i8 r15
+	r50 = shl.i8.u64 r11, r49
+	r51 = add.i8 r48, r50
+	r52 = convert.u8.i8 r15
+	r53 = shr.i8.u8 r11, r52
+	r54 = sub.i8 r51, r53
+	r55 = not.i8 r11
+	r56 = neg.i8 r15
+	r57 = add.i8 r55, r56
+	r58 = add.i8 r54, r57
+	r16 = move.i8 r58
+	jump b8
+b8: # Mix[int8].return
+	r59 = elemaddr r4, r7, 1
+	store.i8 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i8 r24
+	jump b7
+
+kernel MixInt16(a []i16, b []i16, out []i16)
+
+task MixInt16_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 2
+	r11 = load.i16 r8
+	r12 = elemaddr r13, r7, 2
+	r15 = load.i16 r12
+	jump b5
+b5: # Mix[int16].entry
+	r17 = mul.i16 r11, r15
+	r18 = add.i16 r17, r11
+	r19 = sub.i16 r18, r15
+	r20 = andnot.i16 r11, r15
+	r21 = xor.i16 r19, r20
+	r22 = and.i16 r11, r15
+	r23 = shr.i16.u64 r22, 1
+	r24 = or.i16 r21, r23
+	r25 = ne.i16 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int16].if.then
+	r27 = div.i16 r11, r15
+	r28 = add.i16 r24, r27
+	r29 = rem.i16 r11, r15
+	r30 = xor.i16 r28, r29
+	r26 = move.i16 r30
+	jump b7
+b7: # Mix[int16].if.done
+	r31 = div.i16 r11, 7
+	r32 = rem.i16 r11, 5
+	r33 = add.i16 r31, r32
+	r34 = div.i16 r11, 100
+	r35 = add.i16 r33, r34
+	r36 = rem.i16 r11, 16
+	r37 = add.i16 r35, r36
+	r38 = div.i16 r11, 2
+	r39 = add.i16 r37, r38
+	r40 = rem.i16 r11, 127
+	r41 = add.i16 r39, r40
+	r42 = add.i16 r26, r41
+	r43 = convert.u64.i16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i16.u64 r11, r44
+	r46 = shr.i16.u64 r11, r44
+	r47 = or.i16 r45, r46
+	r48 = xor.i16 r42, r47
+	r49 = convert.u64.i16 r15
+	r50 = shl.i16.u64 r11, r49
+	r51 = add.i16 r48, r50
+	r52 = convert.u8.i16 r15
+	r53 = shr.i16.u8 r11, r52
+	r54 = sub.i16 r51, r53
+	r55 = not.i16 r11
+	r56 = neg.i16 r15
+	r57 = add.i16 r55, r56
+	r58 = add.i16 r54, r57
+	r16 = move.i16 r58
+	jump b8
+b8: # Mix[int16].return
+	r59 = elemaddr r4, r7, 2
+	store.i16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i16 r24
+	jump b7
+
+kernel MixInt32(a []i32, b []i32, out []i32)
+
+task MixInt32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.i32 r12
+	jump b5
+b5: # Mix[int32].entry
+	r17 = mul.i32 r11, r15
+	r18 = add.i32 r17, r11
+	r19 = sub.i32 r18, r15
+	r20 = andnot.i32 r11, r15
+	r21 = xor.i32 r19, r20
+	r22 = and.i32 r11, r15
+	r23 = shr.i32.u64 r22, 1
+	r24 = or.i32 r21, r23
+	r25 = ne.i32 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int32].if.then
+	r27 = div.i32 r11, r15
+	r28 = add.i32 r24, r27
+	r29 = rem.i32 r11, r15
+	r30 = xor.i32 r28, r29
+	r26 = move.i32 r30
+	jump b7
+b7: # Mix[int32].if.done
+	r62 = mulhi.i32 r11, -1840700269
+	r63 = add.i32 r62, r11
+	r64 = convert.u32.i32 r63
+	r65 = shr.u32.u32 r64, 31
+	r66 = shr.i32.u32 r63, 2
+	r67 = convert.i32.u32 r65
+	r68 = add.i32 r66, r67
+	r31 = move.i32 r68
+	r69 = mulhi.i32 r11, -858993459
+	r70 = add.i32 r69, r11
+	r71 = convert.u32.i32 r70
+	r72 = shr.u32.u32 r71, 31
+	r73 = shr.i32.u32 r70, 2
+	r74 = convert.i32.u32 r72
+	r75 = add.i32 r73, r74
+	r76 = mul.i32 r75, 5
+	r77 = sub.i32 r11, r76
+	r32 = move.i32 r77
+	r33 = add.i32 r31, r32
+	r78 = mulhi.i32 r11, -1546188226
+	r79 = add.i32 r78, r11
+	r80 = convert.u32.i32 r79
+	r81 = shr.u32.u32 r80, 31
+	r82 = shr.i32.u32 r79, 6
+	r83 = convert.i32.u32 r81
+	r84 = add.i32 r82, r83
+	r34 = move.i32 r84
+	r35 = add.i32 r33, r34
+	r85 = shr.i32.u32 r11, 31
+	r86 = and.i32 r85, 15
+	r87 = add.i32 r11, r86
+	r88 = shr.i32.u32 r87, 4
+	r89 = mul.i32 r88, 16
+	r90 = sub.i32 r11, r89
+	r36 = move.i32 r90
+	r37 = add.i32 r35, r36
+	r91 = shr.i32.u32 r11, 31
+	r92 = and.i32 r91, 1
+	r93 = add.i32 r11, r92
+	r94 = shr.i32.u32 r93, 1
+	r38 = move.i32 r94
+	r39 = add.i32 r37, r38
+	r95 = mulhi.i32 r11, -2130574327
+	r96 = add.i32 r95, r11
+	r97 = convert.u32.i32 r96
+	r98 = shr.u32.u32 r97, 31
+	r99 = shr.i32.u32 r96, 6
+	r100 = convert.i32.u32 r98
+	r101 = add.i32 r99, r100
+	r102 = mul.i32 r101, 127
+	r103 = sub.i32 r11, r102
+	r40 = move.i32 r103
+	r41 = add.i32 r39, r40
+	r42 = add.i32 r26, r41
+	r43 = convert.u64.i32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i32.u64 r11, r44
+	r46 = shr.i32.u64 r11, r44
+	r47 = or.i32 r45, r46
+	r48 = xor.i32 r42, r47
+	r49 = convert.u64.i32 r15
+	r50 = shl.i32.u64 r11, r49
+	r51 = add.i32 r48, r50
+	r52 = convert.u8.i32 r15
+	r53 = shr.i32.u8 r11, r52
+	r54 = sub.i32 r51, r53
+	r55 = not.i32 r11
+	r56 = neg.i32 r15
+	r57 = add.i32 r55, r56
+	r58 = add.i32 r54, r57
+	r16 = move.i32 r58
+	jump b8
+b8: # Mix[int32].return
+	r59 = elemaddr r4, r7, 4
+	store.i32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i32 r24
+	jump b7
+
+kernel MixInt64(a []i64, b []i64, out []i64)
+
+task MixInt64_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b5
+b5: # Mix[int64].entry
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int64].if.then
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b7
+b7: # Mix[int64].if.done
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b8
+b8: # Mix[int64].return
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i64 r24
+	jump b7
+
+kernel MixInt(a []i64, b []i64, out []i64)
+
+task MixInt_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b5
+b5: # Mix[int].entry
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[int].if.then
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b7
+b7: # Mix[int].if.done
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b8
+b8: # Mix[int].return
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.i64 r24
+	jump b7
+
+kernel MixUint8(a []u8, b []u8, out []u8)
+
+task MixUint8_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	r12 = elemaddr r13, r7, 1
+	r15 = load.u8 r12
+	jump b5
+b5: # Mix[uint8].entry
+	r17 = mul.u8 r11, r15
+	r18 = add.u8 r17, r11
+	r19 = sub.u8 r18, r15
+	r20 = andnot.u8 r11, r15
+	r21 = xor.u8 r19, r20
+	r22 = and.u8 r11, r15
+	r23 = shr.u8.u64 r22, 1
+	r24 = or.u8 r21, r23
+	r25 = ne.u8 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint8].if.then
+	r27 = div.u8 r11, r15
+	r28 = add.u8 r24, r27
+	r29 = rem.u8 r11, r15
+	r30 = xor.u8 r28, r29
+	r26 = move.u8 r30
+	jump b7
+b7: # Mix[uint8].if.done
+	r31 = div.u8 r11, 7
+	r32 = rem.u8 r11, 5
+	r33 = add.u8 r31, r32
+	r34 = div.u8 r11, 100
+	r35 = add.u8 r33, r34
+	r36 = rem.u8 r11, 16
+	r37 = add.u8 r35, r36
+	r38 = div.u8 r11, 2
+	r39 = add.u8 r37, r38
+	r40 = rem.u8 r11, 127
+	r41 = add.u8 r39, r40
+	r42 = add.u8 r26, r41
+	r43 = convert.u64.u8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u8.u64 r11, r44
+	r46 = shr.u8.u64 r11, r44
+	r47 = or.u8 r45, r46
+	r48 = xor.u8 r42, r47
+	r49 = convert.u64.u8 r15
+	r50 = shl.u8.u64 r11, r49
+	r51 = add.u8 r48, r50
+	r52 = shr.u8.u8 r11, r15
+	r53 = sub.u8 r51, r52
+	r54 = not.u8 r11
+	r55 = neg.u8 r15
+	r56 = add.u8 r54, r55
+	r57 = add.u8 r53, r56
+	r16 = move.u8 r57
+	jump b8
+b8: # Mix[uint8].return
+	r58 = elemaddr r4, r7, 1
+	store.u8 r58, r16
+	r59 = add.i64 r7, 1
+	r60 = lt.i64 r59, r3
+	branch r60, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u8 r24
+	jump b7
+
+kernel MixUint16(a []u16, b []u16, out []u16)
+
+task MixUint16_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 2
+	r11 = load.u16 r8
+	r12 = elemaddr r13, r7, 2
+	r15 = load.u16 r12
+	jump b5
+b5: # Mix[uint16].entry
+	r17 = mul.u16 r11, r15
+	r18 = add.u16 r17, r11
+	r19 = sub.u16 r18, r15
+	r20 = andnot.u16 r11, r15
+	r21 = xor.u16 r19, r20
+	r22 = and.u16 r11, r15
+	r23 = shr.u16.u64 r22, 1
+	r24 = or.u16 r21, r23
+	r25 = ne.u16 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint16].if.then
+	r27 = div.u16 r11, r15
+	r28 = add.u16 r24, r27
+	r29 = rem.u16 r11, r15
+	r30 = xor.u16 r28, r29
+	r26 = move.u16 r30
+	jump b7
+b7: # Mix[uint16].if.done
+	r31 = div.u16 r11, 7
+	r32 = rem.u16 r11, 5
+	r33 = add.u16 r31, r32
+	r34 = div.u16 r11, 100
+	r35 = add.u16 r33, r34
+	r36 = rem.u16 r11, 16
+	r37 = add.u16 r35, r36
+	r38 = div.u16 r11, 2
+	r39 = add.u16 r37, r38
+	r40 = rem.u16 r11, 127
+	r41 = add.u16 r39, r40
+	r42 = add.u16 r26, r41
+	r43 = convert.u64.u16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u16.u64 r11, r44
+	r46 = shr.u16.u64 r11, r44
+	r47 = or.u16 r45, r46
+	r48 = xor.u16 r42, r47
+	r49 = convert.u64.u16 r15
+	r50 = shl.u16.u64 r11, r49
+	r51 = add.u16 r48, r50
+	r52 = convert.u8.u16 r15
+	r53 = shr.u16.u8 r11, r52
+	r54 = sub.u16 r51, r53
+	r55 = not.u16 r11
+	r56 = neg.u16 r15
+	r57 = add.u16 r55, r56
+	r58 = add.u16 r54, r57
+	r16 = move.u16 r58
+	jump b8
+b8: # Mix[uint16].return
+	r59 = elemaddr r4, r7, 2
+	store.u16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u16 r24
+	jump b7
+
+kernel MixUint32(a []u32, b []u32, out []u32)
+
+task MixUint32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.u32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.u32 r12
+	jump b5
+b5: # Mix[uint32].entry
+	r17 = mul.u32 r11, r15
+	r18 = add.u32 r17, r11
+	r19 = sub.u32 r18, r15
+	r20 = andnot.u32 r11, r15
+	r21 = xor.u32 r19, r20
+	r22 = and.u32 r11, r15
+	r23 = shr.u32.u64 r22, 1
+	r24 = or.u32 r21, r23
+	r25 = ne.u32 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint32].if.then
+	r27 = div.u32 r11, r15
+	r28 = add.u32 r24, r27
+	r29 = rem.u32 r11, r15
+	r30 = xor.u32 r28, r29
+	r26 = move.u32 r30
+	jump b7
+b7: # Mix[uint32].if.done
+	r62 = mulhi.u32 r11, 613566757
+	r63 = sub.u32 r11, r62
+	r64 = shr.u32.u32 r63, 1
+	r65 = add.u32 r64, r62
+	r66 = shr.u32.u32 r65, 2
+	r31 = move.u32 r66
+	r67 = mulhi.u32 r11, 2576980378
+	r68 = sub.u32 r11, r67
+	r69 = shr.u32.u32 r68, 1
+	r70 = add.u32 r69, r67
+	r71 = shr.u32.u32 r70, 2
+	r72 = mul.u32 r71, 5
+	r73 = sub.u32 r11, r72
+	r32 = move.u32 r73
+	r33 = add.u32 r31, r32
+	r74 = mulhi.u32 r11, 1202590843
+	r75 = sub.u32 r11, r74
+	r76 = shr.u32.u32 r75, 1
+	r77 = add.u32 r76, r74
+	r78 = shr.u32.u32 r77, 6
+	r34 = move.u32 r78
+	r35 = add.u32 r33, r34
+	r79 = shr.u32.u32 r11, 4
+	r80 = mul.u32 r79, 16
+	r81 = sub.u32 r11, r80
+	r36 = move.u32 r81
+	r37 = add.u32 r35, r36
+	r82 = shr.u32.u32 r11, 1
+	r38 = move.u32 r82
+	r39 = add.u32 r37, r38
+	r83 = mulhi.u32 r11, 33818641
+	r84 = sub.u32 r11, r83
+	r85 = shr.u32.u32 r84, 1
+	r86 = add.u32 r85, r83
+	r87 = shr.u32.u32 r86, 6
+	r88 = mul.u32 r87, 127
+	r89 = sub.u32 r11, r88
+	r40 = move.u32 r89
+	r41 = add.u32 r39, r40
+	r42 = add.u32 r26, r41
+	r43 = convert.u64.u32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u32.u64 r11, r44
+	r46 = shr.u32.u64 r11, r44
+	r47 = or.u32 r45, r46
+	r48 = xor.u32 r42, r47
+	r49 = convert.u64.u32 r15
+	r50 = shl.u32.u64 r11, r49
+	r51 = add.u32 r48, r50
+	r52 = convert.u8.u32 r15
+	r53 = shr.u32.u8 r11, r52
+	r54 = sub.u32 r51, r53
+	r55 = not.u32 r11
+	r56 = neg.u32 r15
+	r57 = add.u32 r55, r56
+	r58 = add.u32 r54, r57
+	r16 = move.u32 r58
+	jump b8
+b8: # Mix[uint32].return
+	r59 = elemaddr r4, r7, 4
+	store.u32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u32 r24
+	jump b7
+
+kernel MixUint64(a []u64, b []u64, out []u64)
+
+task MixUint64_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b5
+b5: # Mix[uint64].entry
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint64].if.then
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b7
+b7: # Mix[uint64].if.done
+	r62 = mulhi.u64 r11, 2635249153387078803
+	r63 = sub.u64 r11, r62
+	r64 = shr.u64.u32 r63, 1
+	r65 = add.u64 r64, r62
+	r66 = shr.u64.u32 r65, 2
+	r31 = move.u64 r66
+	r67 = mulhi.u64 r11, 11068046444225730970
+	r68 = sub.u64 r11, r67
+	r69 = shr.u64.u32 r68, 1
+	r70 = add.u64 r69, r67
+	r71 = shr.u64.u32 r70, 2
+	r72 = mul.u64 r71, 5
+	r73 = sub.u64 r11, r72
+	r32 = move.u64 r73
+	r33 = add.u64 r31, r32
+	r74 = mulhi.u64 r11, 5165088340638674453
+	r75 = sub.u64 r11, r74
+	r76 = shr.u64.u32 r75, 1
+	r77 = add.u64 r76, r74
+	r78 = shr.u64.u32 r77, 6
+	r34 = move.u64 r78
+	r35 = add.u64 r33, r34
+	r79 = shr.u64.u32 r11, 4
+	r80 = mul.u64 r79, 16
+	r81 = sub.u64 r11, r80
+	r36 = move.u64 r81
+	r37 = add.u64 r35, r36
+	r82 = shr.u64.u32 r11, 1
+	r38 = move.u64 r82
+	r39 = add.u64 r37, r38
+	r83 = mulhi.u64 r11, 145249953336295683
+	r84 = sub.u64 r11, r83
+	r85 = shr.u64.u32 r84, 1
+	r86 = add.u64 r85, r83
+	r87 = shr.u64.u32 r86, 6
+	r88 = mul.u64 r87, 127
+	r89 = sub.u64 r11, r88
+	r40 = move.u64 r89
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = move.u64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u64.u64 r11, r44
+	r46 = shr.u64.u64 r11, r44
+	r47 = or.u64 r45, r46
+	r48 = xor.u64 r42, r47
+	r49 = move.u64 r15
+	r50 = shl.u64.u64 r11, r49
+	r51 = add.u64 r48, r50
+	r52 = convert.u8.u64 r15
+	r53 = shr.u64.u8 r11, r52
+	r54 = sub.u64 r51, r53
+	r55 = not.u64 r11
+	r56 = neg.u64 r15
+	r57 = add.u64 r55, r56
+	r58 = add.u64 r54, r57
+	r16 = move.u64 r58
+	jump b8
+b8: # Mix[uint64].return
+	r59 = elemaddr r4, r7, 8
+	store.u64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u64 r24
+	jump b7
+
+kernel MixUint(a []u64, b []u64, out []u64)
+
+task MixUint_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r13 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b5
+b5: # Mix[uint].entry
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b6, b11
+b6: # Mix[uint].if.then
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b7
+b7: # Mix[uint].if.done
+	r60 = mulhi.u64 r11, 2635249153387078803
+	r61 = sub.u64 r11, r60
+	r62 = shr.u64.u32 r61, 1
+	r63 = add.u64 r62, r60
+	r64 = shr.u64.u32 r63, 2
+	r31 = move.u64 r64
+	r65 = mulhi.u64 r11, 11068046444225730970
+	r66 = sub.u64 r11, r65
+	r67 = shr.u64.u32 r66, 1
+	r68 = add.u64 r67, r65
+	r69 = shr.u64.u32 r68, 2
+	r70 = mul.u64 r69, 5
+	r71 = sub.u64 r11, r70
+	r32 = move.u64 r71
+	r33 = add.u64 r31, r32
+	r72 = mulhi.u64 r11, 5165088340638674453
+	r73 = sub.u64 r11, r72
+	r74 = shr.u64.u32 r73, 1
+	r75 = add.u64 r74, r72
+	r76 = shr.u64.u32 r75, 6
+	r34 = move.u64 r76
+	r35 = add.u64 r33, r34
+	r77 = shr.u64.u32 r11, 4
+	r78 = mul.u64 r77, 16
+	r79 = sub.u64 r11, r78
+	r36 = move.u64 r79
+	r37 = add.u64 r35, r36
+	r80 = shr.u64.u32 r11, 1
+	r38 = move.u64 r80
+	r39 = add.u64 r37, r38
+	r81 = mulhi.u64 r11, 145249953336295683
+	r82 = sub.u64 r11, r81
+	r83 = shr.u64.u32 r82, 1
+	r84 = add.u64 r83, r81
+	r85 = shr.u64.u32 r84, 6
+	r86 = mul.u64 r85, 127
+	r87 = sub.u64 r11, r86
+	r40 = move.u64 r87
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = and.u64 r15, 15
+	r44 = shl.u64.u64 r11, r43
+	r45 = shr.u64.u64 r11, r43
+	r46 = or.u64 r44, r45
+	r47 = xor.u64 r42, r46
+	r48 = shl.u64.u64 r11, r15
+	r49 = add.u64 r47, r48
+	r50 = convert.u8.u64 r15
+	r51 = shr.u64.u8 r11, r50
+	r52 = sub.u64 r49, r51
+	r53 = not.u64 r11
+	r54 = neg.u64 r15
+	r55 = add.u64 r53, r54
+	r56 = add.u64 r52, r55
+	r16 = move.u64 r56
+	jump b8
+b8: # Mix[uint].return
+	r57 = elemaddr r4, r7, 8
+	store.u64 r57, r16
+	r58 = add.i64 r7, 1
+	r59 = lt.i64 r58, r3
+	branch r59, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 0→2
+	r26 = move.u64 r24
+	jump b7
+
+kernel Shifts(x []i64, c []u8, out []i64)
+
+task Shifts_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base c
+	r13 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	r16 = shl.i64.u8 r15, r11
+	r17 = shr.i64.u8 r15, r11
+	r18 = xor.i64 r16, r17
+	r19 = convert.i32.i64 r15
+	r20 = convert.u16.u8 r11
+	r21 = shl.i32.u16 r19, r20
+	r22 = convert.i64.i32 r21
+	r23 = convert.u16.i64 r15
+	r24 = convert.u32.u8 r11
+	r25 = shr.u16.u32 r23, r24
+	r26 = convert.i64.u16 r25
+	r27 = add.i64 r22, r26
+	r28 = xor.i64 r18, r27
+	r29 = convert.i8.i64 r15
+	r30 = convert.u64.u8 r11
+	r31 = shr.i8.u64 r29, r30
+	r32 = convert.i64.i8 r31
+	r33 = xor.i64 r28, r32
+	r34 = convert.u32.i64 r15
+	r35 = shl.u32.u8 r34, r11
+	r36 = convert.i64.u32 r35
+	r37 = xor.i64 r33, r36
+	r38 = and.u8 r11, 63
+	r39 = shr.i64.u8 r15, r38
+	r40 = and.u8 r11, 7
+	r41 = shl.i64.u8 r39, r40
+	r42 = xor.i64 r37, r41
+	r43 = elemaddr r4, r7, 8
+	store.i64 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Conversions(i64 []i64, f64 []f64, u8 []u8, i16 []i16, u32 []u32, f32 []f32, out []i64)
+
+task Conversions_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base i64
+	r13 = base f64
+	r22 = base u8
+	r29 = base i16
+	r36 = base u32
+	r49 = base f32
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = convert.u8.i64 r11
+	r17 = convert.i16.i64 r11
+	r18 = shr.i16.u64 r17, 3
+	r19 = convert.u8.i16 r18
+	r20 = add.u8 r16, r19
+	r21 = elemaddr r22, r7, 1
+	store.u8 r21, r20
+	r24 = convert.i16.i64 r11
+	r25 = convert.u8.i64 r11
+	r26 = convert.i16.u8 r25
+	r27 = sub.i16 r24, r26
+	r28 = elemaddr r29, r7, 2
+	store.i16 r28, r27
+	r31 = convert.u32.i64 r11
+	r32 = convert.i8.i64 r11
+	r33 = convert.u32.i8 r32
+	r34 = xor.u32 r31, r33
+	r35 = elemaddr r36, r7, 4
+	store.u32 r35, r34
+	r38 = convert.f32.f64 r15
+	r39 = convert.f32.i64 r11
+	r40 = add.f32 r38, r39
+	r41 = convert.u32.i64 r11
+	r42 = convert.f32.u32 r41
+	r43 = add.f32 r40, r42
+	r44 = convert.u64.i64 r11
+	r45 = shr.u64.u64 r44, 1
+	r46 = convert.f32.u64 r45
+	r47 = add.f32 r43, r46
+	r48 = elemaddr r49, r7, 4
+	store.f32 r48, r47
+	r51 = convert.f32.f64 r15
+	r52 = convert.i64.f32 r51
+	r53 = convert.i64.f64 r15
+	r54 = add.i64 r52, r53
+	r55 = div.f64 r15, 4.0
+	r56 = convert.i32.f64 r55
+	r57 = convert.i64.i32 r56
+	r58 = add.i64 r54, r57
+	r59 = convert.u16.f64 r15
+	r60 = convert.i64.u16 r59
+	r61 = add.i64 r58, r60
+	r62 = div.f64 r15, 10000.0
+	r63 = convert.i8.f64 r62
+	r64 = convert.i64.i8 r63
+	r65 = add.i64 r61, r64
+	r66 = elemaddr r4, r7, 8
+	store.i64 r66, r65
+	r67 = add.i64 r7, 1
+	r68 = lt.i64 r67, r3
+	branch r68, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Floats(x []f64, y []f64, out []f64)
+
+task Floats_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b10
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = mul.f64 r11, r15
+	r17 = div.f64 r11, r15
+	r18 = sub.f64 r16, r17
+	r19 = add.f64 r11, r15
+	r20 = add.f64 r18, r19
+	r21 = lt.f64 r11, r15
+	branch r21, b5, b12
+b5: # if.then
+	r22 = add.f64 r20, 1.0
+	r23 = move.f64 r22
+	jump b6
+b6: # if.done
+	r24 = ne.f64 r11, r15
+	branch r24, b7, b11
+b7: # if.then
+	r28 = mul.f64 r23, 0.5
+	r25 = move.f64 r28
+	jump b8
+b8: # if.done
+	r29 = abs.f64 r11
+	r30 = sqrt.f64 r29
+	r31 = floor.f64 r15
+	r32 = add.f64 r30, r31
+	r33 = ceil.f64 r11
+	r34 = add.f64 r32, r33
+	r35 = neg.f64 r15
+	r36 = trunc.f64 r35
+	r37 = add.f64 r34, r36
+	r38 = add.f64 r25, r37
+	r39 = min.f64 r11, r15
+	r41 = max.f64 r11, r15
+	r40 = max.f64 r41, 0.25
+	r42 = mul.f64 r40, 2.0
+	r43 = add.f64 r39, r42
+	r44 = add.f64 r38, r43
+	r45 = min.f64 r11, r15
+	r46 = mul.f64 r45, 0.0
+	r47 = add.f64 r44, r46
+	r48 = elemaddr r4, r7, 8
+	store.f64 r48, r47
+	r49 = add.i64 r7, 1
+	r50 = lt.i64 r49, r3
+	branch r50, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # exit
+	return
+b11: # edge 4→8
+	r25 = move.f64 r23
+	jump b8
+b12: # if.else
+	r26 = eq.f64 r11, r15
+	branch r26, b13, b14
+b13: # if.then
+	r27 = sub.f64 r20, 1.0
+	r23 = move.f64 r27
+	jump b6
+b14: # edge 5→4
+	r23 = move.f64 r20
+	jump b6
+
+kernel Floats32(x []f32, y []f32, out []f32)
+
+task Floats32_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b8
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.f32 r8
+	r12 = elemaddr r13, r7, 4
+	r15 = load.f32 r12
+	r16 = mul.f32 r11, r15
+	r17 = div.f32 r11, r15
+	r18 = sub.f32 r16, r17
+	r19 = add.f32 r11, r15
+	r20 = add.f32 r18, r19
+	r21 = ge.f32 r11, r15
+	branch r21, b5, b9
+b5: # if.then
+	r23 = sub.f32 r20, r11
+	r22 = move.f32 r23
+	jump b6
+b6: # if.done
+	r24 = mul.f32 r11, r11
+	r27 = sqrt.f32 r24
+	r30 = floor.f32 r15
+	r31 = add.f32 r27, r30
+	r32 = add.f32 r22, r31
+	r33 = neg.f32 r11
+	r36 = abs.f32 r33
+	r39 = ceil.f32 r11
+	r40 = add.f32 r36, r39
+	r43 = trunc.f32 r15
+	r44 = add.f32 r40, r43
+	r45 = add.f32 r32, r44
+	r46 = min.f32 r11, r15
+	r47 = add.f32 r45, r46
+	r48 = max.f32 r15, r11
+	r49 = sub.f32 r47, r48
+	r50 = elemaddr r4, r7, 4
+	store.f32 r50, r49
+	r51 = add.i64 r7, 1
+	r52 = lt.i64 r51, r3
+	branch r52, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+b9: # edge 1→4
+	r22 = move.f32 r20
+	jump b6
+
+kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
+
+task MinMaxZeros_0 parallel count=(len lo)
+b0: # entry
+	r4 = base lo
+	r5 = len lo
+	r3 = move.i64 r5
+	r9 = base x
+	r13 = base y
+	r24 = base hi
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = min.f64 r11, r15
+	r17 = elemaddr r4, r7, 8
+	store.f64 r17, r16
+	r18 = elemaddr r9, r7, 8
+	r19 = load.f64 r18
+	r20 = elemaddr r13, r7, 8
+	r21 = load.f64 r20
+	r22 = max.f64 r19, r21
+	r23 = elemaddr r24, r7, 8
+	store.f64 r23, r22
+	r26 = add.i64 r7, 1
+	r27 = lt.i64 r26, r3
+	branch r27, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Control(a []i32, out []i32, limit i32)
+
+task Control_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base a
+	r33 = param.i32 limit
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b17
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	r12 = lt.i32 r11, 0
+	branch r12, b5, b42
+b5: # cond.true
+	r19 = gt.i32 r11, -100
+	branch r19, b6, b42
+b6: # switch.body
+	r16 = neg.i32 r11
+	r13 = move.i32 r16
+	jump b7
+b7: # switch.done
+	r14 = move.i32 0
+	r15 = move.i32 0
+	jump b8
+b8: # for.loop
+	r21 = lt.i32 r15, 40
+	branch r21, b9, b41
+b9: # for.body
+	r23 = lt.i64 0, 10
+	branch r23, b10, b40
+b10: # edge 11→14
+	r24 = move.i32 r14
+	r25 = move.i64 0
+	jump b11
+b11: # rangeint.body
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b22
+b12: # edge 14→13
+	r22 = move.i32 r24
+	jump b13
+b13: # for.done
+	r57 = shr.i32.u32 r13, 31
+	r58 = and.i32 r57, 3
+	r59 = add.i32 r13, r58
+	r60 = shr.i32.u32 r59, 2
+	r61 = mul.i32 r60, 4
+	r62 = sub.i32 r13, r61
+	r28 = move.i32 r62
+	r29 = eq.i32 r28, 0
+	branch r29, b14, b18
+b14: # switch.body
+	r46 = add.i32 r22, 100
+	r41 = move.i32 r46
+	jump b15
+b15: # switch.done
+	r42 = add.i32 r13, r41
+	r43 = elemaddr r4, r7, 4
+	store.i32 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b17: # exit
+	return
+b18: # switch.next
+	r48 = eq.i32 r28, 1
+	branch r48, b14, b19
+b19: # switch.next
+	r49 = eq.i32 r28, 2
+	branch r49, b20, b21
+b20: # switch.body
+	r47 = sub.i32 r22, 100
+	r41 = move.i32 r47
+	jump b15
+b21: # edge 21→17
+	r41 = move.i32 r22
+	jump b15
+b22: # if.done
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b25
+b23: # edge 15→12
+	r26 = move.i32 r24
+	jump b24
+b24: # for.post
+	r27 = add.i32 r15, 1
+	r14 = move.i32 r26
+	r15 = move.i32 r27
+	jump b8
+b25: # if.done
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b26, b39
+b26: # edge 16→14
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b27
+b27: # rangeint.body (unrolled 1)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b28
+b28: # if.done (unrolled 1)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b29
+b29: # if.done (unrolled 1)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b30, b39
+b30: # edge 16→14 (unrolled 1)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b31
+b31: # rangeint.body (unrolled 2)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b32
+b32: # if.done (unrolled 2)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b33
+b33: # if.done (unrolled 2)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b34, b39
+b34: # edge 16→14 (unrolled 2)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b35
+b35: # rangeint.body (unrolled 3)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b12, b36
+b36: # if.done (unrolled 3)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b23, b37
+b37: # if.done (unrolled 3)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b38, b39
+b38: # edge 16→14 (unrolled 3)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b11
+b39: # edge 16→12
+	r26 = move.i32 r38
+	jump b24
+b40: # edge 11→12
+	r26 = move.i32 r14
+	jump b24
+b41: # edge 10→13
+	r22 = move.i32 r14
+	jump b13
+b42: # switch.next
+	r18 = ge.i32 r11, 0
+	branch r18, b43, b44
+b43: # switch.body
+	r50 = mulhi.i32 r11, -1431655765
+	r51 = add.i32 r50, r11
+	r52 = convert.u32.i32 r51
+	r53 = shr.u32.u32 r52, 31
+	r54 = shr.i32.u32 r51, 1
+	r55 = convert.i32.u32 r53
+	r56 = add.i32 r54, r55
+	r17 = move.i32 r56
+	r13 = move.i32 r17
+	jump b7
+b44: # cond.false
+	r20 = lt.i32 r11, -1000
+	branch r20, b43, b45
+b45: # switch.next
+	r13 = move.i32 7
+	jump b7
+
+kernel Phases(a []i32, b []i32, n i64)
+
+task Phases_0 serial
+b0: # entry
+	r1 = base a
+	jump b1
+b1: # entry
+	r0 = elemaddr r1, 0, 4
+	store.i32 r0, 5
+	return
+
+task Phases_1 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = convert.i32.i64 r7
+	r9 = elemaddr r4, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, r8
+	r12 = elemaddr r4, r7, 4
+	store.i32 r12, r11
+	r13 = add.i64 r7, 1
+	r14 = lt.i64 r13, r3
+	branch r14, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task Phases_2 serial
+b0: # entry
+	r1 = base a
+	r2 = len a
+	r10 = base b
+	jump b1
+b1: # rangeint.done
+	r0 = elemaddr r1, 0, 4
+	r3 = load.i32 r0
+	r4 = move.i64 r2
+	r5 = sub.i64 r4, 1
+	r6 = elemaddr r1, r5, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r3, r7
+	r9 = elemaddr r10, 0, 4
+	store.i32 r9, r8
+	return
+
+task Phases_3 parallel count=(sub.i64 (len b) 1)
+b0: # entry
+	r3 = base b
+	r4 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r5 = move.i64 r4
+	r6 = lt.i64 r2, r5
+	branch r6, b3, b7
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r5 = move.i64 r4
+	r8 = lt.i64 r7, r5
+	branch r8, b5, b7
+b5: # for.body
+	r9 = elemaddr r3, 0, 4
+	r10 = load.i32 r9
+	r11 = elemaddr r3, r7, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, r10
+	r14 = elemaddr r3, r7, 4
+	store.i32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Phases_4 serial
+b0: # entry
+	r1 = param.i64 n
+	r4 = base a
+	r5 = len a
+	jump b1
+b1: # for.done
+	r0 = gt.i64 r1, 3
+	branch r0, b2, b11
+b2: # if.then
+	r2 = move.i64 1
+	jump b3
+b3: # for.loop
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b4, b11
+b4: # for.body
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b5
+b5: # for.loop (unrolled 1)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b6, b11
+b6: # for.body (unrolled 1)
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b7
+b7: # for.loop (unrolled 2)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b8, b11
+b8: # for.body (unrolled 2)
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b9
+b9: # for.loop (unrolled 3)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b10, b11
+b10: # for.body (unrolled 3)
+	r7 = sub.i64 r2, 1
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b3
+b11: # if.done
+	return
+
+kernel Spin(out []i64, iters i64)
+
+task Spin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+kernel Helpers(a []i32, f []f64, sums []f64, q []i64, r []i64)
+
+task Helpers_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r35 = base q
+	r39 = base r
+	r43 = base f
+	r44 = len f
+	r60 = base sums
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b31
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r11 = const.i32 -50
+	r12 = const.i32 50
+	jump b5
+b5: # Clamp.entry
+	r13 = max.i32 r9, r11
+	r14 = min.i32 r13, r12
+	r10 = move.i32 r14
+	jump b6
+b6: # Clamp.return
+	r15 = elemaddr r4, r7, 4
+	r16 = load.i32 r15
+	jump b7
+b7: # add.entry
+	r19 = add.i32 r16, r16
+	r18 = move.i32 r19
+	jump b8
+b8: # add.return
+	r17 = move.i32 r18
+	jump b9
+b9: # twice.return
+	r20 = add.i32 r10, r17
+	r21 = elemaddr r4, r7, 4
+	store.i32 r21, r20
+	r22 = elemaddr r4, r7, 4
+	r23 = load.i32 r22
+	r24 = convert.i64.i32 r23
+	r25 = mul.i64 r24, 1000
+	r64 = mulhi.i64 r7, -7905747460161236406
+	r65 = add.i64 r64, r7
+	r66 = convert.u64.i64 r65
+	r67 = shr.u64.u32 r66, 63
+	r68 = shr.i64.u32 r65, 2
+	r69 = convert.i64.u64 r67
+	r70 = add.i64 r68, r69
+	r71 = mul.i64 r70, 7
+	r72 = sub.i64 r7, r71
+	r26 = move.i64 r72
+	r27 = move.i64 r26
+	jump b10
+b10: # DivMod.entry
+	r30 = eq.i64 r27, 0
+	branch r30, b11, b32
+b11: # DivMod.if.then
+	r28 = move.i64 0
+	r29 = move.i64 0
+	jump b12
+b12: # DivMod.return
+	r33 = move.i64 r28
+	r34 = elemaddr r35, r7, 8
+	store.i64 r34, r33
+	r37 = move.i64 r29
+	r38 = elemaddr r39, r7, 8
+	store.i64 r38, r37
+	r41 = add.i64 r7, 3
+	r42 = move.i64 r44
+	r45 = le.i64 r41, r42
+	branch r45, b13, b29
+b13: # if.then
+	r46 = add.i64 r7, 3
+	r47 = elemaddr r43, r7, 8
+	r48 = sub.i64 r46, r7
+	jump b14
+b14: # Sum.entry
+	r51 = move.i64 r48
+	r52 = move.f64 0.0
+	r53 = move.i64 -1
+	jump b15
+b15: # unroll setup
+	r73 = max.i64 r51, -9223372036854775804
+	r74 = sub.i64 r73, 4
+	jump b16
+b16: # unroll guard
+	r75 = lt.i64 r53, r74
+	branch r75, b17, b25
+b17: # Sum.rangeindex.loop (unrolled 0)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b18
+b18: # Sum.rangeindex.body (unrolled 0)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b19
+b19: # Sum.rangeindex.loop (unrolled 1)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b20
+b20: # Sum.rangeindex.body (unrolled 1)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b21
+b21: # Sum.rangeindex.loop (unrolled 2)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b22
+b22: # Sum.rangeindex.body (unrolled 2)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b23
+b23: # Sum.rangeindex.loop (unrolled 3)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b24
+b24: # Sum.rangeindex.body (unrolled 3)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b16
+b25: # Sum.rangeindex.loop
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	branch r55, b26, b27
+b26: # Sum.rangeindex.body
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b25
+b27: # Sum.rangeindex.done
+	r50 = move.f64 r52
+	jump b28
+b28: # Sum.return
+	r59 = elemaddr r60, r7, 8
+	store.f64 r59, r50
+	jump b29
+b29: # if.done
+	r62 = add.i64 r7, 1
+	r63 = lt.i64 r62, r3
+	branch r63, b30, b31
+b30: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b31: # exit
+	return
+b32: # DivMod.if.done
+	r31 = div.i64 r25, r27
+	r32 = rem.i64 r25, r27
+	r28 = move.i64 r31
+	r29 = move.i64 r32
+	jump b12
+
+kernel Ranges(a []i32, b []f32, n i64, flag bool)
+
+task Ranges_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r13 = mul.i32 r12, 2
+	r14 = elemaddr r4, r9, 4
+	store.i32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Ranges_1 parallel count=(len b)
+b0: # entry
+	r4 = base b
+	r5 = len b
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = add.f32 r12, 1.0
+	r14 = elemaddr r4, r9, 4
+	store.f32 r14, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task Ranges_2 parallel count=(sub.i64 (convert.i64.u32 (convert.u32.i64 (len a))) (convert.i64.u32 0))
+b0: # entry
+	r5 = base a
+	r6 = len a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = convert.u64.i64 r0
+	r2 = threadcount
+	r3 = convert.u64.i64 r2
+	r4 = add.u64 r1, 0
+	jump b2
+b2: # head
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b3, b7
+b3: # index
+	r11 = convert.u32.u64 r4
+	jump b4
+b4: # for.loop
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b5, b7
+b5: # for.body
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b6
+b6: # latch
+	r4 = add.u64 r4, r3
+	jump b2
+b7: # exit
+	return
+
+task Ranges_3 parallel count=(div.i64 (min.i64 (param n) (len b)) 2)
+b0: # entry
+	r5 = param.i64 n
+	r7 = base b
+	r8 = len b
+	r6 = move.i64 r8
+	r4 = min.i64 r5, r6
+	r17 = shr.i64.u32 r4, 63
+	r18 = and.i64 r17, 1
+	r19 = add.i64 r4, r18
+	r20 = shr.i64.u32 r19, 1
+	r3 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b6
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r11 = elemaddr r7, r10, 4
+	r12 = load.f32 r11
+	r13 = mul.f32 r12, 3.0
+	r14 = elemaddr r7, r10, 4
+	store.f32 r14, r13
+	r15 = add.i64 r10, 1
+	r16 = lt.i64 r15, r3
+	branch r16, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task Ranges_4 parallel count=(sub.i64 (sub.i64 (len a) 1) 2)
+b0: # entry
+	r3 = base a
+	r4 = len a
+	r10 = param.bool flag
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 2
+	jump b2
+b2: # head
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r7 = lt.i64 r2, r6
+	branch r7, b3, b8
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r9 = lt.i64 r8, r6
+	branch r9, b5, b8
+b5: # for.body
+	branch r10, b6, b7
+b6: # if.then
+	r11 = elemaddr r3, r8, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, 1000
+	r14 = elemaddr r3, r8, 4
+	store.i32 r14, r13
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Narrow(a []u8, b []i16, c []i8)
+
+task Narrow_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r14 = base b
+	r23 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b6
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r4, r7, 1
+	r9 = load.u8 r8
+	r10 = mul.u8 r9, 3
+	r11 = add.u8 r10, 250
+	r12 = elemaddr r4, r7, 1
+	store.u8 r12, r11
+	r13 = elemaddr r14, r7, 2
+	r16 = load.i16 r13
+	r17 = elemaddr r14, r7, 2
+	r18 = load.i16 r17
+	r19 = mul.i16 r16, r18
+	r20 = add.i16 r19, 30000
+	r21 = elemaddr r14, r7, 2
+	store.i16 r21, r20
+	r22 = elemaddr r23, r7, 1
+	r25 = load.i8 r22
+	r26 = neg.i8 r25
+	r27 = mul.i8 r26, 2
+	r28 = elemaddr r23, r7, 1
+	store.i8 r28, r27
+	r29 = elemaddr r4, r7, 1
+	r30 = load.u8 r29
+	r31 = convert.i8.u8 r30
+	r32 = elemaddr r23, r7, 1
+	r33 = load.i8 r32
+	r34 = add.i8 r33, r31
+	r35 = elemaddr r23, r7, 1
+	store.i8 r35, r34
+	r36 = add.i64 r7, 1
+	r37 = lt.i64 r36, r3
+	branch r37, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Empty(a []i32, n i64)
+
+task Empty_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r8 = base a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b8
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = lt.i64 r5, 0
+	branch r6, b5, b6
+b5: # if.then
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b6
+b6: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Counted(out []i64, lo []i64, hi []i64, small []i8, u []u32)
+
+task Counted_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r9 = base lo
+	r15 = base hi
+	r35 = base small
+	r54 = base u
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b77
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = move.i64 0
+	r13 = move.i64 r11
+	jump b5
+b5: # for.loop
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b6, b13
+b6: # for.body
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b7
+b7: # for.loop (unrolled 1)
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b8, b13
+b8: # for.body (unrolled 1)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b9
+b9: # for.loop (unrolled 2)
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b10, b13
+b10: # for.body (unrolled 2)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b11
+b11: # for.loop (unrolled 3)
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b12, b13
+b12: # for.body (unrolled 3)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b5
+b13: # for.done
+	r21 = elemaddr r15, r7, 8
+	r22 = load.i64 r21
+	r23 = and.i64 r22, 15
+	r24 = move.i64 r23
+	r25 = gt.i64 r24, 0
+	branch r25, b14, b88
+b14: # edge 5→6
+	r26 = move.i64 r12
+	r27 = move.i64 0
+	jump b15
+b15: # unroll setup
+	r104 = max.i64 r24, -9223372036854775804
+	r105 = sub.i64 r104, 4
+	jump b16
+b16: # unroll guard
+	r106 = lt.i64 r27, r105
+	branch r106, b17, b25
+b17: # rangeint.body (unrolled 0)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b18
+b18: # edge 6→6 (unrolled 0)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b19
+b19: # rangeint.body (unrolled 1)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b20
+b20: # edge 6→6 (unrolled 1)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b21
+b21: # rangeint.body (unrolled 2)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b22
+b22: # edge 6→6 (unrolled 2)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b23
+b23: # rangeint.body (unrolled 3)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b24
+b24: # edge 6→6 (unrolled 3)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b16
+b25: # rangeint.body
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	branch r33, b26, b27
+b26: # edge 6→6
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b25
+b27: # edge 6→7
+	r28 = move.i64 r31
+	jump b28
+b28: # rangeint.done
+	r34 = elemaddr r35, r7, 1
+	r37 = load.i8 r34
+	r38 = move.i64 r28
+	r39 = move.i8 r37
+	jump b29
+b29: # unroll setup
+	r107 = max.i64 127, -9223372036854775805
+	r108 = sub.i64 r107, 3
+	jump b30
+b30: # unroll guard
+	r109 = convert.i64.i8 r39
+	r110 = lt.i64 r109, r108
+	branch r110, b31, b39
+b31: # for.loop (unrolled 0)
+	r40 = lt.i8 r39, 127
+	jump b32
+b32: # for.body (unrolled 0)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b33
+b33: # for.loop (unrolled 1)
+	r40 = lt.i8 r39, 127
+	jump b34
+b34: # for.body (unrolled 1)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b35
+b35: # for.loop (unrolled 2)
+	r40 = lt.i8 r39, 127
+	jump b36
+b36: # for.body (unrolled 2)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b37
+b37: # for.loop (unrolled 3)
+	r40 = lt.i8 r39, 127
+	jump b38
+b38: # for.body (unrolled 3)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b30
+b39: # for.loop
+	r40 = lt.i8 r39, 127
+	branch r40, b40, b41
+b40: # for.body
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b39
+b41: # for.done
+	r44 = elemaddr r35, r7, 1
+	r45 = load.i8 r44
+	r46 = move.i64 r38
+	r47 = move.i8 r45
+	jump b42
+b42: # for.loop
+	r48 = gt.i8 r47, -128
+	branch r48, b43, b50
+b43: # for.body
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b44
+b44: # for.loop (unrolled 1)
+	r48 = gt.i8 r47, -128
+	branch r48, b45, b50
+b45: # for.body (unrolled 1)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b46
+b46: # for.loop (unrolled 2)
+	r48 = gt.i8 r47, -128
+	branch r48, b47, b50
+b47: # for.body (unrolled 2)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b48
+b48: # for.loop (unrolled 3)
+	r48 = gt.i8 r47, -128
+	branch r48, b49, b50
+b49: # for.body (unrolled 3)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b42
+b50: # for.done
+	r53 = elemaddr r54, r7, 4
+	r56 = load.u32 r53
+	r57 = move.i64 r46
+	r58 = move.u32 r56
+	jump b51
+b51: # for.loop
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b52, b63
+b52: # cond.true
+	r68 = gt.u32 r58, 3
+	branch r68, b53, b63
+b53: # for.body
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b54
+b54: # for.loop (unrolled 1)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b55, b63
+b55: # cond.true (unrolled 1)
+	r68 = gt.u32 r58, 3
+	branch r68, b56, b63
+b56: # for.body (unrolled 1)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b57
+b57: # for.loop (unrolled 2)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b58, b63
+b58: # cond.true (unrolled 2)
+	r68 = gt.u32 r58, 3
+	branch r68, b59, b63
+b59: # for.body (unrolled 2)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b60
+b60: # for.loop (unrolled 3)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b61, b63
+b61: # cond.true (unrolled 3)
+	r68 = gt.u32 r58, 3
+	branch r68, b62, b63
+b62: # for.body (unrolled 3)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b51
+b63: # for.done
+	r66 = move.i64 r57
+	r67 = move.u32 0
+	jump b64
+b64: # for.loop
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b65, b72
+b65: # for.body
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b66
+b66: # for.loop (unrolled 1)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b67, b72
+b67: # for.body (unrolled 1)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b68
+b68: # for.loop (unrolled 2)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b69, b72
+b69: # for.body (unrolled 2)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b70
+b70: # for.loop (unrolled 3)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b71, b72
+b71: # for.body (unrolled 3)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b64
+b72: # for.done
+	r77 = move.i64 r66
+	r78 = move.i64 0
+	jump b73
+b73: # for.loop
+	r79 = lt.i64 r78, 20
+	branch r79, b74, b75
+b74: # for.body
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b78
+b75: # for.done
+	r83 = elemaddr r4, r7, 8
+	store.i64 r83, r77
+	r84 = add.i64 r7, 1
+	r85 = lt.i64 r84, r3
+	branch r85, b76, b77
+b76: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b77: # exit
+	return
+b78: # if.done
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b79
+b79: # for.loop (unrolled 1)
+	r79 = lt.i64 r78, 20
+	branch r79, b80, b75
+b80: # for.body (unrolled 1)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b81
+b81: # if.done (unrolled 1)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b82
+b82: # for.loop (unrolled 2)
+	r79 = lt.i64 r78, 20
+	branch r79, b83, b75
+b83: # for.body (unrolled 2)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b84
+b84: # if.done (unrolled 2)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b85
+b85: # for.loop (unrolled 3)
+	r79 = lt.i64 r78, 20
+	branch r79, b86, b75
+b86: # for.body (unrolled 3)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b75, b87
+b87: # if.done (unrolled 3)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b73
+b88: # edge 5→7
+	r28 = move.i64 r12
+	jump b28
+
+kernel Fill(a []f32, v f32)
+
+task Fill_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r12 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	store.f32 r11, r12
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel AddOne(dst []f32, src []f32)
+
+task AddOne_0 parallel count=(len dst)
+b0: # entry
+	r4 = base dst
+	r5 = len dst
+	r3 = move.i64 r5
+	r12 = base src
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = add.f32 r14, 1.0
+	r16 = elemaddr r4, r9, 4
+	store.f32 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Accumulate(a []f32, v f32)
+
+task Accumulate_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r14 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = add.f32 r12, r14
+	r15 = elemaddr r4, r9, 4
+	store.f32 r15, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel SlowFill(a []f32, v f32, iters i64)
+
+task SlowFill_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r13 = param.i64 iters
+	r23 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b24
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b24
+b5: # rangeindex.body
+	r11 = move.i64 r9
+	r12 = gt.i64 r13, 0
+	branch r12, b6, b23
+b6: # edge 2→4
+	r14 = move.i64 r11
+	r15 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b8
+b8: # unroll guard
+	r37 = lt.i64 r15, r36
+	branch r37, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b8
+b17: # rangeint.body
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	branch r21, b18, b19
+b18: # edge 4→4
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b17
+b19: # edge 4→5
+	r16 = move.i64 r19
+	jump b20
+b20: # rangeint.done
+	r22 = elemaddr r4, r9, 4
+	store.f32 r22, r23
+	r24 = lt.i64 r16, 0
+	branch r24, b21, b22
+b21: # if.then
+	r25 = elemaddr r4, r9, 4
+	store.f32 r25, 0.0
+	jump b22
+b22: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b23: # edge 2→5
+	r16 = move.i64 r11
+	jump b20
+b24: # exit
+	return
+
+kernel Scalars(out []i64, a i8, b u16, flag bool, c i16, d u8, e i32, f f32, g u32, h f64, k u64)
+
+task Scalars_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = param.i8 a
+	r15 = param.u16 b
+	r18 = param.i16 c
+	r22 = param.u8 d
+	r25 = param.i32 e
+	r28 = param.f32 f
+	r32 = param.u32 g
+	r36 = param.f64 h
+	r39 = param.u64 k
+	r42 = param.bool flag
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b10
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b10
+b5: # rangeindex.body
+	r11 = convert.i64.i8 r12
+	r13 = mul.i64 r11, 3
+	r14 = convert.i64.u16 r15
+	r16 = add.i64 r13, r14
+	r17 = convert.i64.i16 r18
+	r19 = mul.i64 r17, 5
+	r20 = sub.i64 r16, r19
+	r21 = convert.i64.u8 r22
+	r23 = add.i64 r20, r21
+	r24 = convert.i64.i32 r25
+	r26 = add.i64 r23, r24
+	r27 = mul.f32 r28, 4.0
+	r29 = convert.i64.f32 r27
+	r30 = add.i64 r26, r29
+	r31 = shr.u32.u64 r32, 3
+	r33 = convert.i64.u32 r31
+	r34 = add.i64 r30, r33
+	r35 = convert.i64.f64 r36
+	r37 = add.i64 r34, r35
+	r48 = mulhi.u64 r39, 442721857769029239
+	r49 = sub.u64 r39, r48
+	r50 = shr.u64.u32 r49, 1
+	r51 = add.u64 r50, r48
+	r52 = shr.u64.u32 r51, 9
+	r53 = mul.u64 r52, 1000
+	r54 = sub.u64 r39, r53
+	r38 = move.u64 r54
+	r40 = convert.i64.u64 r38
+	r41 = add.i64 r37, r40
+	branch r42, b6, b9
+b6: # if.then
+	r44 = neg.i64 r41
+	r43 = move.i64 r44
+	jump b7
+b7: # if.done
+	r45 = move.i64 r9
+	r46 = add.i64 r43, r45
+	r47 = elemaddr r4, r9, 8
+	store.i64 r47, r46
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # edge 2→5
+	r43 = move.i64 r41
+	jump b7
+b10: # exit
+	return
+
+kernel Grid2D(out []f32, w i64)
+
+task Grid2D_0 parallel
+b0: # entry
+	r2 = base out
+	r3 = len out
+	r1 = move.i64 r3
+	r4 = param.i64 w
+	r0 = div.i64 r1, r4
+	jump b1
+b1: # setup
+	r5 = gt.i64 r0, 0
+	branch r5, b2, b12
+b2: # setup
+	r6 = convert.u64.i64 r0
+	r7 = sub.u64 r6, 0
+	r8 = gt.i64 r4, 0
+	branch r8, b3, b12
+b3: # setup
+	r9 = convert.u64.i64 r4
+	r10 = sub.u64 r9, 0
+	r11 = threadindex
+	r12 = convert.u64.i64 r11
+	r13 = threadcount
+	r14 = convert.u64.i64 r13
+	r16 = div.u64 r12, r10
+	r17 = mul.u64 r16, r10
+	r15 = sub.u64 r12, r17
+	r18 = div.u64 r14, r10
+	r19 = mul.u64 r18, r10
+	r20 = sub.u64 r14, r19
+	r21 = move.u64 r16
+	jump b4
+b4: # head
+	r22 = lt.u64 r21, r7
+	branch r22, b5, b12
+b5: # index
+	r23 = add.u64 r21, 0
+	r24 = convert.i64.u64 r23
+	r25 = add.u64 r15, 0
+	r26 = convert.i64.u64 r25
+	jump b6
+b6: # rangeint.body
+	r28 = gt.i64 r4, 0
+	branch r28, b7, b11
+b7: # rangeint.body
+	r29 = mul.i64 r24, r4
+	r30 = add.i64 r29, r26
+	r31 = convert.f32.i64 r26
+	r32 = convert.f32.i64 r24
+	r33 = mul.f32 r32, 2.0
+	r34 = sub.f32 r31, r33
+	r35 = elemaddr r2, r30, 4
+	store.f32 r35, r34
+	jump b8
+b8: # latch
+	r15 = add.u64 r15, r20
+	r27 = ge.u64 r15, r10
+	branch r27, b9, b10
+b9: # carry
+	r15 = sub.u64 r15, r10
+	r21 = add.u64 r21, 1
+	jump b10
+b10: # stepped
+	r21 = add.u64 r21, r18
+	jump b4
+b11: # rangeint.done
+	r38 = add.i64 r24, 1
+	r39 = lt.i64 r38, r0
+	branch r39, b8, b12
+b12: # exit
+	return
+
+kernel Rows(out []f64, in []f64, w i64, s f64)
+
+task Rows_0 parallel
+b0: # entry
+	r3 = base out
+	r4 = len out
+	r2 = move.i64 r4
+	r6 = base in
+	r7 = len in
+	r5 = move.i64 r7
+	r1 = min.i64 r2, r5
+	r8 = param.i64 w
+	r0 = div.i64 r1, r8
+	r40 = param.f64 s
+	jump b1
+b1: # setup
+	r9 = gt.i64 r0, 0
+	branch r9, b2, b13
+b2: # setup
+	r10 = convert.u64.i64 r0
+	r11 = sub.u64 r10, 0
+	r12 = gt.i64 r8, 0
+	branch r12, b3, b13
+b3: # setup
+	r13 = convert.u64.i64 r8
+	r14 = sub.u64 r13, 0
+	r15 = threadindex
+	r16 = convert.u64.i64 r15
+	r17 = threadcount
+	r18 = convert.u64.i64 r17
+	r20 = div.u64 r16, r14
+	r21 = mul.u64 r20, r14
+	r19 = sub.u64 r16, r21
+	r22 = div.u64 r18, r14
+	r23 = mul.u64 r22, r14
+	r24 = sub.u64 r18, r23
+	r25 = move.u64 r20
+	jump b4
+b4: # head
+	r26 = lt.u64 r25, r11
+	branch r26, b5, b13
+b5: # index
+	r27 = add.u64 r25, 0
+	r28 = convert.i64.u64 r27
+	r29 = add.u64 r19, 0
+	r30 = convert.i64.u64 r29
+	jump b6
+b6: # for.loop
+	r32 = lt.i64 r28, r0
+	branch r32, b7, b13
+b7: # for.body
+	r33 = mul.i64 r28, r8
+	jump b8
+b8: # for.loop
+	r34 = lt.i64 r30, r8
+	branch r34, b9, b10
+b9: # for.body
+	r35 = add.i64 r33, r30
+	r36 = add.i64 r33, r30
+	r37 = elemaddr r6, r36, 8
+	r38 = load.f64 r37
+	r39 = mul.f64 r38, r40
+	r41 = add.i64 r28, 1
+	r42 = convert.f64.i64 r41
+	r43 = mul.f64 r39, r42
+	r44 = elemaddr r3, r35, 8
+	r45 = load.f64 r44
+	r46 = add.f64 r45, r43
+	r47 = elemaddr r3, r35, 8
+	store.f64 r47, r46
+	jump b10
+b10: # latch
+	r19 = add.u64 r19, r24
+	r31 = ge.u64 r19, r14
+	branch r31, b11, b12
+b11: # carry
+	r19 = sub.u64 r19, r14
+	r25 = add.u64 r25, 1
+	jump b12
+b12: # stepped
+	r25 = add.u64 r25, r22
+	jump b4
+b13: # exit
+	return
+
+kernel Volume(out []f32, in []f32, w i64, h i64)
+
+task Volume_0 parallel
+b0: # entry
+	r3 = base out
+	r4 = len out
+	r2 = move.i64 r4
+	r6 = base in
+	r7 = len in
+	r5 = move.i64 r7
+	r1 = min.i64 r2, r5
+	r9 = param.i64 w
+	r10 = param.i64 h
+	r8 = mul.i64 r9, r10
+	r0 = div.i64 r1, r8
+	jump b1
+b1: # setup
+	r11 = sub.i64 r0, 1
+	r12 = gt.i64 r11, 1
+	branch r12, b2, b16
+b2: # setup
+	r13 = convert.u64.i64 r11
+	r14 = sub.u64 r13, 1
+	r15 = sub.i64 r10, 1
+	r16 = gt.i64 r15, 1
+	branch r16, b3, b16
+b3: # setup
+	r17 = convert.u64.i64 r15
+	r18 = sub.u64 r17, 1
+	r19 = sub.i64 r9, 1
+	r20 = gt.i64 r19, 1
+	branch r20, b4, b16
+b4: # setup
+	r21 = convert.u64.i64 r19
+	r22 = sub.u64 r21, 1
+	r23 = threadindex
+	r24 = convert.u64.i64 r23
+	r25 = threadcount
+	r26 = convert.u64.i64 r25
+	r28 = div.u64 r24, r22
+	r29 = mul.u64 r28, r22
+	r27 = sub.u64 r24, r29
+	r30 = div.u64 r26, r22
+	r31 = mul.u64 r30, r22
+	r32 = sub.u64 r26, r31
+	r34 = div.u64 r28, r18
+	r35 = mul.u64 r34, r18
+	r33 = sub.u64 r28, r35
+	r36 = div.u64 r30, r18
+	r37 = mul.u64 r36, r18
+	r38 = sub.u64 r30, r37
+	r39 = move.u64 r34
+	jump b5
+b5: # head
+	r40 = lt.u64 r39, r14
+	branch r40, b6, b16
+b6: # index
+	r41 = add.u64 r39, 1
+	r42 = convert.i64.u64 r41
+	r43 = add.u64 r33, 1
+	r44 = convert.i64.u64 r43
+	r45 = add.u64 r27, 1
+	r46 = convert.i64.u64 r45
+	jump b7
+b7: # for.loop
+	r11 = sub.i64 r0, 1
+	r49 = lt.i64 r42, r11
+	branch r49, b8, b16
+b8: # for.loop
+	r15 = sub.i64 r10, 1
+	r50 = lt.i64 r44, r15
+	branch r50, b9, b11
+b9: # for.loop
+	r19 = sub.i64 r9, 1
+	r52 = lt.i64 r46, r19
+	branch r52, b10, b11
+b10: # for.body
+	r53 = mul.i64 r42, r10
+	r54 = add.i64 r53, r44
+	r55 = mul.i64 r54, r9
+	r56 = add.i64 r55, r46
+	r57 = sub.i64 r56, 1
+	r58 = elemaddr r6, r57, 4
+	r59 = load.f32 r58
+	r60 = add.i64 r56, 1
+	r61 = elemaddr r6, r60, 4
+	r62 = load.f32 r61
+	r63 = add.f32 r59, r62
+	r64 = sub.i64 r56, r9
+	r65 = elemaddr r6, r64, 4
+	r66 = load.f32 r65
+	r67 = add.f32 r63, r66
+	r68 = add.i64 r56, r9
+	r69 = elemaddr r6, r68, 4
+	r70 = load.f32 r69
+	r71 = add.f32 r67, r70
+	r72 = mul.i64 r9, r10
+	r73 = sub.i64 r56, r72
+	r74 = elemaddr r6, r73, 4
+	r75 = load.f32 r74
+	r76 = add.f32 r71, r75
+	r77 = mul.i64 r9, r10
+	r78 = add.i64 r56, r77
+	r79 = elemaddr r6, r78, 4
+	r80 = load.f32 r79
+	r81 = add.f32 r76, r80
+	r82 = elemaddr r6, r56, 4
+	r83 = load.f32 r82
+	r84 = mul.f32 r83, 6.0
+	r85 = sub.f32 r81, r84
+	r86 = elemaddr r3, r56, 4
+	store.f32 r86, r85
+	jump b11
+b11: # latch
+	r27 = add.u64 r27, r32
+	r47 = ge.u64 r27, r22
+	branch r47, b12, b13
+b12: # carry
+	r27 = sub.u64 r27, r22
+	r33 = add.u64 r33, 1
+	jump b13
+b13: # stepped
+	r33 = add.u64 r33, r38
+	r48 = ge.u64 r33, r18
+	branch r48, b14, b15
+b14: # carry
+	r33 = sub.u64 r33, r18
+	r39 = add.u64 r39, 1
+	jump b15
+b15: # stepped
+	r39 = add.u64 r39, r36
+	jump b5
+b16: # exit
+	return
+
+kernel NarrowIndices(out []i64, nx u8, lo i16)
+
+task NarrowIndices_0 parallel
+b0: # entry
+	r0 = base out
+	r1 = len out
+	r3 = param.u8 nx
+	jump b1
+b1: # setup
+	r2 = move.i64 r1
+	r4 = convert.i64.u8 r3
+	r5 = add.i64 r4, 1
+	r6 = div.i64 r2, r5
+	r7 = convert.i32.i64 r6
+	r8 = sub.i32 r7, 3
+	r9 = convert.i64.i32 r8
+	r10 = gt.i64 r9, -3
+	branch r10, b2, b12
+b2: # setup
+	r11 = convert.u64.i64 r9
+	r12 = sub.u64 r11, 18446744073709551613
+	r13 = convert.u64.u8 r3
+	r14 = gt.u64 r13, 0
+	branch r14, b3, b12
+b3: # setup
+	r15 = sub.u64 r13, 0
+	r16 = threadindex
+	r17 = convert.u64.i64 r16
+	r18 = threadcount
+	r19 = convert.u64.i64 r18
+	r21 = div.u64 r17, r15
+	r22 = mul.u64 r21, r15
+	r20 = sub.u64 r17, r22
+	r23 = div.u64 r19, r15
+	r24 = mul.u64 r23, r15
+	r25 = sub.u64 r19, r24
+	r26 = move.u64 r21
+	jump b4
+b4: # head
+	r27 = lt.u64 r26, r12
+	branch r27, b5, b12
+b5: # index
+	r28 = add.u64 r26, 18446744073709551613
+	r29 = convert.i32.u64 r28
+	r30 = add.u64 r20, 0
+	r31 = convert.u8.u64 r30
+	jump b6
+b6: # for.loop
+	r2 = move.i64 r1
+	r4 = convert.i64.u8 r3
+	r5 = add.i64 r4, 1
+	r6 = div.i64 r2, r5
+	r7 = convert.i32.i64 r6
+	r8 = sub.i32 r7, 3
+	r33 = lt.i32 r29, r8
+	branch r33, b7, b12
+b7: # for.loop
+	r34 = lt.u8 r31, r3
+	branch r34, b8, b9
+b8: # for.body
+	r35 = add.i32 r29, 3
+	r36 = convert.i64.i32 r35
+	r37 = convert.i64.u8 r3
+	r38 = add.i64 r37, 1
+	r39 = mul.i64 r36, r38
+	r40 = convert.i64.u8 r31
+	r41 = add.i64 r39, r40
+	r42 = convert.i64.i32 r29
+	r43 = mul.i64 r42, 1000
+	r44 = convert.i64.u8 r31
+	r45 = add.i64 r43, r44
+	r46 = elemaddr r0, r41, 8
+	store.i64 r46, r45
+	jump b9
+b9: # latch
+	r20 = add.u64 r20, r25
+	r32 = ge.u64 r20, r15
+	branch r32, b10, b11
+b10: # carry
+	r20 = sub.u64 r20, r15
+	r26 = add.u64 r26, 1
+	jump b11
+b11: # stepped
+	r26 = add.u64 r26, r23
+	jump b4
+b12: # exit
+	return
+
+task NarrowIndices_1 parallel count=(mul.i64 (min.i64 (max.i64 (sub.i64 (convert.i64.i16 (add.i16 (param lo) 2)) (convert.i64.i16 (param lo))) 0) 2097152) (min.i64 (max.i64 3 0) 2097152))
+b0: # entry
+	r0 = param.i16 lo
+	r35 = base out
+	r36 = len out
+	jump b1
+b1: # setup
+	r1 = convert.i64.i16 r0
+	r2 = add.i16 r0, 2
+	r3 = convert.i64.i16 r2
+	r4 = lt.i64 r1, r3
+	branch r4, b2, b13
+b2: # setup
+	r5 = convert.u64.i64 r1
+	r6 = convert.u64.i64 r3
+	r7 = convert.u64.i64 r1
+	r8 = sub.u64 r6, r7
+	r9 = lt.i64 0, 3
+	branch r9, b3, b13
+b3: # setup
+	r10 = sub.u64 3, 0
+	r11 = threadindex
+	r12 = convert.u64.i64 r11
+	r13 = threadcount
+	r14 = convert.u64.i64 r13
+	r16 = div.u64 r12, r10
+	r17 = mul.u64 r16, r10
+	r15 = sub.u64 r12, r17
+	r18 = div.u64 r14, r10
+	r19 = mul.u64 r18, r10
+	r20 = sub.u64 r14, r19
+	r21 = move.u64 r16
+	jump b4
+b4: # head
+	r22 = lt.u64 r21, r8
+	branch r22, b5, b13
+b5: # index
+	r23 = add.u64 r5, r21
+	r24 = convert.i16.u64 r23
+	r25 = add.u64 r15, 0
+	r26 = convert.i64.u64 r25
+	jump b6
+b6: # for.loop
+	r2 = add.i16 r0, 2
+	r28 = lt.i16 r24, r2
+	branch r28, b7, b13
+b7: # for.body
+	r29 = lt.i64 0, 3
+	branch r29, b8, b10
+b8: # rangeint.body
+	r30 = sub.i16 r24, r0
+	r31 = convert.i64.i16 r30
+	r32 = mul.i64 r31, 3
+	r33 = add.i64 r32, r26
+	r34 = move.i64 r36
+	r37 = lt.i64 r33, r34
+	branch r37, b9, b10
+b9: # if.then
+	r39 = convert.i64.i16 r24
+	r40 = elemaddr r35, r33, 8
+	r41 = load.i64 r40
+	r42 = add.i64 r41, r39
+	r43 = elemaddr r35, r33, 8
+	store.i64 r43, r42
+	jump b10
+b10: # latch
+	r15 = add.u64 r15, r20
+	r27 = ge.u64 r15, r10
+	branch r27, b11, b12
+b11: # carry
+	r15 = sub.u64 r15, r10
+	r21 = add.u64 r21, 1
+	jump b12
+b12: # stepped
+	r21 = add.u64 r21, r18
+	jump b4
+b13: # exit
+	return
+
+kernel Triangle(out []i32, n i64)
+
+task Triangle_0 parallel count=(min.i64 (param n) (len out))
+b0: # entry
+	r4 = param.i64 n
+	r6 = base out
+	r7 = len out
+	r5 = move.i64 r7
+	r3 = min.i64 r4, r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r8 = lt.i64 r2, r3
+	branch r8, b3, b21
+b3: # index
+	r9 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r10 = add.i64 r9, 1
+	r11 = gt.i64 r10, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i32 0
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r22 = max.i64 r10, -9223372036854775804
+	r23 = sub.i64 r22, 4
+	jump b7
+b7: # unroll guard
+	r24 = lt.i64 r13, r23
+	branch r24, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r15 = convert.i32.i64 r13
+	r16 = add.i32 r12, r15
+	r17 = add.i64 r13, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i32 r16
+	r13 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r15 = convert.i32.i64 r13
+	r16 = add.i32 r12, r15
+	r17 = add.i64 r13, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i32 r16
+	r13 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r15 = convert.i32.i64 r13
+	r16 = add.i32 r12, r15
+	r17 = add.i64 r13, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i32 r16
+	r13 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r15 = convert.i32.i64 r13
+	r16 = add.i32 r12, r15
+	r17 = add.i64 r13, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i32 r16
+	r13 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r15 = convert.i32.i64 r13
+	r16 = add.i32 r12, r15
+	r17 = add.i64 r13, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r12 = move.i32 r16
+	r13 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r14 = move.i32 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r6, r9, 4
+	store.i32 r19, r14
+	r20 = add.i64 r9, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r14 = move.i32 0
+	jump b19
+
+kernel Before(out []f32, w i64)
+
+task Before_0 parallel
+b0: # entry
+	r5 = base out
+	r6 = len out
+	r4 = move.i64 r6
+	r7 = param.i64 w
+	r3 = div.i64 r4, r7
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r8 = lt.i64 r2, r3
+	branch r8, b3, b19
+b3: # index
+	r9 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r10 = mul.i64 r9, r7
+	r11 = elemaddr r5, r10, 4
+	store.f32 r11, -1.0
+	r12 = move.i64 1
+	jump b5
+b5: # unroll setup
+	r27 = max.i64 r7, -9223372036854775805
+	r28 = sub.i64 r27, 3
+	jump b6
+b6: # unroll guard
+	r29 = lt.i64 r12, r28
+	branch r29, b7, b15
+b7: # for.loop (unrolled 0)
+	r13 = lt.i64 r12, r7
+	jump b8
+b8: # for.body (unrolled 0)
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r12
+	r16 = mul.i64 r9, r7
+	r17 = add.i64 r16, r12
+	r18 = sub.i64 r17, 1
+	r19 = elemaddr r5, r18, 4
+	r20 = load.f32 r19
+	r21 = convert.f32.i64 r12
+	r22 = add.f32 r20, r21
+	r23 = elemaddr r5, r15, 4
+	store.f32 r23, r22
+	r24 = add.i64 r12, 1
+	r12 = move.i64 r24
+	jump b9
+b9: # for.loop (unrolled 1)
+	r13 = lt.i64 r12, r7
+	jump b10
+b10: # for.body (unrolled 1)
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r12
+	r16 = mul.i64 r9, r7
+	r17 = add.i64 r16, r12
+	r18 = sub.i64 r17, 1
+	r19 = elemaddr r5, r18, 4
+	r20 = load.f32 r19
+	r21 = convert.f32.i64 r12
+	r22 = add.f32 r20, r21
+	r23 = elemaddr r5, r15, 4
+	store.f32 r23, r22
+	r24 = add.i64 r12, 1
+	r12 = move.i64 r24
+	jump b11
+b11: # for.loop (unrolled 2)
+	r13 = lt.i64 r12, r7
+	jump b12
+b12: # for.body (unrolled 2)
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r12
+	r16 = mul.i64 r9, r7
+	r17 = add.i64 r16, r12
+	r18 = sub.i64 r17, 1
+	r19 = elemaddr r5, r18, 4
+	r20 = load.f32 r19
+	r21 = convert.f32.i64 r12
+	r22 = add.f32 r20, r21
+	r23 = elemaddr r5, r15, 4
+	store.f32 r23, r22
+	r24 = add.i64 r12, 1
+	r12 = move.i64 r24
+	jump b13
+b13: # for.loop (unrolled 3)
+	r13 = lt.i64 r12, r7
+	jump b14
+b14: # for.body (unrolled 3)
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r12
+	r16 = mul.i64 r9, r7
+	r17 = add.i64 r16, r12
+	r18 = sub.i64 r17, 1
+	r19 = elemaddr r5, r18, 4
+	r20 = load.f32 r19
+	r21 = convert.f32.i64 r12
+	r22 = add.f32 r20, r21
+	r23 = elemaddr r5, r15, 4
+	store.f32 r23, r22
+	r24 = add.i64 r12, 1
+	r12 = move.i64 r24
+	jump b6
+b15: # for.loop
+	r13 = lt.i64 r12, r7
+	branch r13, b16, b17
+b16: # for.body
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r12
+	r16 = mul.i64 r9, r7
+	r17 = add.i64 r16, r12
+	r18 = sub.i64 r17, 1
+	r19 = elemaddr r5, r18, 4
+	r20 = load.f32 r19
+	r21 = convert.f32.i64 r12
+	r22 = add.f32 r20, r21
+	r23 = elemaddr r5, r15, 4
+	store.f32 r23, r22
+	r24 = add.i64 r12, 1
+	r12 = move.i64 r24
+	jump b15
+b17: # for.done
+	r25 = add.i64 r9, 1
+	r26 = lt.i64 r25, r3
+	branch r26, b18, b19
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b19: # exit
+	return
+
+kernel HelperLoops(out []f32, w i64, v f32)
+
+task HelperLoops_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	store.f32 r11, r12
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task HelperLoops_1 parallel
+b0: # entry
+	r2 = base out
+	r3 = len out
+	r1 = move.i64 r3
+	r4 = param.i64 w
+	r0 = div.i64 r1, r4
+	r34 = const.f32 2.0
+	jump b1
+b1: # setup
+	r5 = gt.i64 r0, 0
+	branch r5, b2, b12
+b2: # setup
+	r6 = convert.u64.i64 r0
+	r7 = sub.u64 r6, 0
+	r8 = gt.i64 r4, 0
+	branch r8, b3, b12
+b3: # setup
+	r9 = convert.u64.i64 r4
+	r10 = sub.u64 r9, 0
+	r11 = threadindex
+	r12 = convert.u64.i64 r11
+	r13 = threadcount
+	r14 = convert.u64.i64 r13
+	r16 = div.u64 r12, r10
+	r17 = mul.u64 r16, r10
+	r15 = sub.u64 r12, r17
+	r18 = div.u64 r14, r10
+	r19 = mul.u64 r18, r10
+	r20 = sub.u64 r14, r19
+	r21 = move.u64 r16
+	jump b4
+b4: # head
+	r22 = lt.u64 r21, r7
+	branch r22, b5, b12
+b5: # index
+	r23 = add.u64 r21, 0
+	r24 = convert.i64.u64 r23
+	r25 = add.u64 r15, 0
+	r26 = convert.i64.u64 r25
+	jump b6
+b6: # rangeint.body
+	r28 = gt.i64 r4, 0
+	branch r28, b7, b11
+b7: # rangeint.body
+	r29 = mul.i64 r24, r4
+	r30 = add.i64 r29, r26
+	r31 = add.i64 r26, 1
+	r32 = convert.f32.i64 r31
+	r33 = mul.f32 r34, r32
+	r35 = elemaddr r2, r30, 4
+	r36 = load.f32 r35
+	r37 = mul.f32 r36, r33
+	r38 = elemaddr r2, r30, 4
+	store.f32 r38, r37
+	jump b8
+b8: # latch
+	r15 = add.u64 r15, r20
+	r27 = ge.u64 r15, r10
+	branch r27, b9, b10
+b9: # carry
+	r15 = sub.u64 r15, r10
+	r21 = add.u64 r21, 1
+	jump b10
+b10: # stepped
+	r21 = add.u64 r21, r18
+	jump b4
+b11: # rangeint.done
+	r41 = add.i64 r24, 1
+	r42 = lt.i64 r41, r0
+	branch r42, b8, b12
+b12: # exit
+	return
+
+task HelperLoops_2 serial
+b0: # entry
+	r0 = base out
+	r1 = len out
+	r12 = param.f32 v
+	jump b1
+b1: # countUp.entry
+	r2 = move.i64 1
+	jump b2
+b2: # countUp.for.loop
+	r9 = move.i64 r1
+	r10 = lt.i64 r2, r9
+	branch r10, b3, b10
+b3: # countUp.for.body
+	r3 = convert.f32.i64 r2
+	r4 = elemaddr r0, r2, 4
+	r5 = load.f32 r4
+	r6 = add.f32 r5, r3
+	r7 = elemaddr r0, r2, 4
+	store.f32 r7, r6
+	r8 = mul.i64 r2, 2
+	r2 = move.i64 r8
+	jump b4
+b4: # countUp.for.loop (unrolled 1)
+	r9 = move.i64 r1
+	r10 = lt.i64 r2, r9
+	branch r10, b5, b10
+b5: # countUp.for.body (unrolled 1)
+	r3 = convert.f32.i64 r2
+	r4 = elemaddr r0, r2, 4
+	r5 = load.f32 r4
+	r6 = add.f32 r5, r3
+	r7 = elemaddr r0, r2, 4
+	store.f32 r7, r6
+	r8 = mul.i64 r2, 2
+	r2 = move.i64 r8
+	jump b6
+b6: # countUp.for.loop (unrolled 2)
+	r9 = move.i64 r1
+	r10 = lt.i64 r2, r9
+	branch r10, b7, b10
+b7: # countUp.for.body (unrolled 2)
+	r3 = convert.f32.i64 r2
+	r4 = elemaddr r0, r2, 4
+	r5 = load.f32 r4
+	r6 = add.f32 r5, r3
+	r7 = elemaddr r0, r2, 4
+	store.f32 r7, r6
+	r8 = mul.i64 r2, 2
+	r2 = move.i64 r8
+	jump b8
+b8: # countUp.for.loop (unrolled 3)
+	r9 = move.i64 r1
+	r10 = lt.i64 r2, r9
+	branch r10, b9, b10
+b9: # countUp.for.body (unrolled 3)
+	r3 = convert.f32.i64 r2
+	r4 = elemaddr r0, r2, 4
+	r5 = load.f32 r4
+	r6 = add.f32 r5, r3
+	r7 = elemaddr r0, r2, 4
+	store.f32 r7, r6
+	r8 = mul.i64 r2, 2
+	r2 = move.i64 r8
+	jump b2
+b10: # countUp.return
+	r11 = neg.f32 r12
+	r13 = elemaddr r0, 0, 4
+	store.f32 r13, r11
+	return
+
+kernel RowPrefix(a []f32, w i64)
+
+task RowPrefix_0 parallel
+b0: # entry
+	r5 = base a
+	r6 = len a
+	r4 = move.i64 r6
+	r7 = param.i64 w
+	r3 = div.i64 r4, r7
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r8 = lt.i64 r2, r3
+	branch r8, b3, b19
+b3: # index
+	r9 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r10 = move.i64 1
+	jump b5
+b5: # unroll setup
+	r26 = max.i64 r7, -9223372036854775805
+	r27 = sub.i64 r26, 3
+	jump b6
+b6: # unroll guard
+	r28 = lt.i64 r10, r27
+	branch r28, b7, b15
+b7: # for.loop (unrolled 0)
+	r11 = lt.i64 r10, r7
+	jump b8
+b8: # for.body (unrolled 0)
+	r12 = mul.i64 r9, r7
+	r13 = add.i64 r12, r10
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r10
+	r16 = sub.i64 r15, 1
+	r17 = elemaddr r5, r16, 4
+	r18 = load.f32 r17
+	r19 = elemaddr r5, r13, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r20, r18
+	r22 = elemaddr r5, r13, 4
+	store.f32 r22, r21
+	r23 = add.i64 r10, 1
+	r10 = move.i64 r23
+	jump b9
+b9: # for.loop (unrolled 1)
+	r11 = lt.i64 r10, r7
+	jump b10
+b10: # for.body (unrolled 1)
+	r12 = mul.i64 r9, r7
+	r13 = add.i64 r12, r10
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r10
+	r16 = sub.i64 r15, 1
+	r17 = elemaddr r5, r16, 4
+	r18 = load.f32 r17
+	r19 = elemaddr r5, r13, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r20, r18
+	r22 = elemaddr r5, r13, 4
+	store.f32 r22, r21
+	r23 = add.i64 r10, 1
+	r10 = move.i64 r23
+	jump b11
+b11: # for.loop (unrolled 2)
+	r11 = lt.i64 r10, r7
+	jump b12
+b12: # for.body (unrolled 2)
+	r12 = mul.i64 r9, r7
+	r13 = add.i64 r12, r10
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r10
+	r16 = sub.i64 r15, 1
+	r17 = elemaddr r5, r16, 4
+	r18 = load.f32 r17
+	r19 = elemaddr r5, r13, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r20, r18
+	r22 = elemaddr r5, r13, 4
+	store.f32 r22, r21
+	r23 = add.i64 r10, 1
+	r10 = move.i64 r23
+	jump b13
+b13: # for.loop (unrolled 3)
+	r11 = lt.i64 r10, r7
+	jump b14
+b14: # for.body (unrolled 3)
+	r12 = mul.i64 r9, r7
+	r13 = add.i64 r12, r10
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r10
+	r16 = sub.i64 r15, 1
+	r17 = elemaddr r5, r16, 4
+	r18 = load.f32 r17
+	r19 = elemaddr r5, r13, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r20, r18
+	r22 = elemaddr r5, r13, 4
+	store.f32 r22, r21
+	r23 = add.i64 r10, 1
+	r10 = move.i64 r23
+	jump b6
+b15: # for.loop
+	r11 = lt.i64 r10, r7
+	branch r11, b16, b17
+b16: # for.body
+	r12 = mul.i64 r9, r7
+	r13 = add.i64 r12, r10
+	r14 = mul.i64 r9, r7
+	r15 = add.i64 r14, r10
+	r16 = sub.i64 r15, 1
+	r17 = elemaddr r5, r16, 4
+	r18 = load.f32 r17
+	r19 = elemaddr r5, r13, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r20, r18
+	r22 = elemaddr r5, r13, 4
+	store.f32 r22, r21
+	r23 = add.i64 r10, 1
+	r10 = move.i64 r23
+	jump b15
+b17: # for.done
+	r24 = add.i64 r9, 1
+	r25 = lt.i64 r24, r3
+	branch r25, b18, b19
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b19: # exit
+	return
+
+kernel TwoBlocks(a []f32, b []f32)
+groups [2]
+disjoint a b
+
+task TwoBlocks_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = convert.f32.i64 r12
+	r18 = mul.f32 r17, 0.5
+	r19 = elemaddr r14, r12, 4
+	store.f32 r19, r18
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task TwoBlocks_1 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = convert.f32.i64 r12
+	r18 = add.f32 r17, 1.0
+	r19 = elemaddr r14, r12, 4
+	store.f32 r19, r18
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel OrderedInBlock(a []f32, b []f32)
+groups [2]
+disjoint a b
+
+task OrderedInBlock_0 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	store.f32 r17, 1.0
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task OrderedInBlock_1 parallel count=(len a) block=1 group=1
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	r18 = load.f32 r17
+	r19 = add.f32 r18, 1.0
+	r20 = elemaddr r14, r12, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task OrderedInBlock_2 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	store.f32 r17, 3.0
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel ComputeAB(a []f32, b []f32, n i64, scale f32)
+groups [2]
+disjoint a b
+
+task ComputeAB_0 parallel count=(param n) block=1 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base a
+	r17 = param.f32 scale
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b8
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	jump b5
+b5: # computeA.entry
+	r22 = mulhi.i64 r6, -9002011107970261188
+	r23 = add.i64 r22, r6
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 9
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 1000
+	r30 = sub.i64 r6, r29
+	r13 = move.i64 r30
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, 0.5
+	r12 = move.f32 r15
+	jump b6
+b6: # computeA.return
+	r16 = move.f32 r17
+	r18 = mul.f32 r12, r16
+	r19 = elemaddr r7, r6, 4
+	store.f32 r19, r18
+	r20 = add.i64 r6, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+task ComputeAB_1 parallel count=(param n) block=2 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base b
+	r19 = param.f32 scale
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b8
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	jump b5
+b5: # computeB.entry
+	r24 = mulhi.i64 r6, -6291360591419602545
+	r25 = add.i64 r24, r6
+	r26 = convert.u64.i64 r25
+	r27 = shr.u64.u32 r26, 63
+	r28 = shr.i64.u32 r25, 9
+	r29 = convert.i64.u64 r27
+	r30 = add.i64 r28, r29
+	r31 = mul.i64 r30, 777
+	r32 = sub.i64 r6, r31
+	r13 = move.i64 r32
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, r14
+	r16 = div.f32 r15, 3.0
+	r17 = add.f32 r16, 1.0
+	r12 = move.f32 r17
+	jump b6
+b6: # computeB.return
+	r18 = move.f32 r19
+	r20 = mul.f32 r12, r18
+	r21 = elemaddr r7, r6, 4
+	store.f32 r21, r20
+	r22 = add.i64 r6, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Combine(a []f32, b []f32, c []f32)
+
+task Combine_0 parallel count=(len c)
+b0: # entry
+	r4 = base c
+	r5 = len c
+	r3 = move.i64 r5
+	r12 = base a
+	r16 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r16, r9, 4
+	r18 = load.f32 r15
+	r19 = add.f32 r14, r18
+	r20 = elemaddr r4, r9, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel EightBlocks(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
+groups [8]
+disjoint a0 a1
+disjoint a0 a2
+disjoint a0 a3
+disjoint a0 a4
+disjoint a0 a5
+disjoint a0 a6
+disjoint a0 a7
+disjoint a1 a2
+disjoint a1 a3
+disjoint a1 a4
+disjoint a1 a5
+disjoint a1 a6
+disjoint a1 a7
+disjoint a2 a3
+disjoint a2 a4
+disjoint a2 a5
+disjoint a2 a6
+disjoint a2 a7
+disjoint a3 a4
+disjoint a3 a5
+disjoint a3 a6
+disjoint a3 a7
+disjoint a4 a5
+disjoint a4 a6
+disjoint a4 a7
+disjoint a5 a6
+disjoint a5 a7
+disjoint a6 a7
+
+task EightBlocks_0 parallel count=(len a0) block=1 group=1
+b0: # entry
+	r7 = base a0
+	r8 = len a0
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r15 = const.i64 0
+	r20 = param.i64 iters
+	r19 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b23
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b23
+b5: # rangeindex.body
+	r14 = mul.i64 r15, 1000
+	r16 = move.i64 r12
+	r17 = add.i64 r14, r16
+	r18 = gt.i64 r19, 0
+	branch r18, b6, b22
+b6: # edge 2→4
+	r21 = move.i64 r17
+	r22 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r39 = max.i64 r19, -9223372036854775804
+	r40 = sub.i64 r39, 4
+	jump b8
+b8: # unroll guard
+	r41 = lt.i64 r22, r40
+	branch r41, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b8
+b17: # rangeint.body
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	branch r28, b18, b19
+b18: # edge 4→4
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b17
+b19: # edge 4→5
+	r23 = move.i64 r26
+	jump b20
+b20: # rangeint.done
+	r29 = elemaddr r4, r12, 8
+	store.i64 r29, r23
+	jump b21
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # edge 2→5
+	r23 = move.i64 r17
+	jump b20
+b23: # exit
+	return
+
+task EightBlocks_1 parallel count=(len a1) block=2 group=1
+b0: # entry
+	r7 = base a1
+	r8 = len a1
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r15 = const.i64 1
+	r20 = param.i64 iters
+	r19 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b23
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b23
+b5: # rangeindex.body
+	r14 = mul.i64 r15, 1000
+	r16 = move.i64 r12
+	r17 = add.i64 r14, r16
+	r18 = gt.i64 r19, 0
+	branch r18, b6, b22
+b6: # edge 2→4
+	r21 = move.i64 r17
+	r22 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r39 = max.i64 r19, -9223372036854775804
+	r40 = sub.i64 r39, 4
+	jump b8
+b8: # unroll guard
+	r41 = lt.i64 r22, r40
+	branch r41, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b8
+b17: # rangeint.body
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	branch r28, b18, b19
+b18: # edge 4→4
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b17
+b19: # edge 4→5
+	r23 = move.i64 r26
+	jump b20
+b20: # rangeint.done
+	r29 = elemaddr r4, r12, 8
+	store.i64 r29, r23
+	jump b21
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # edge 2→5
+	r23 = move.i64 r17
+	jump b20
+b23: # exit
+	return
+
+task EightBlocks_2 parallel count=(len a2) block=3 group=1
+b0: # entry
+	r7 = base a2
+	r8 = len a2
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r15 = const.i64 2
+	r20 = param.i64 iters
+	r19 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b23
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b23
+b5: # rangeindex.body
+	r14 = mul.i64 r15, 1000
+	r16 = move.i64 r12
+	r17 = add.i64 r14, r16
+	r18 = gt.i64 r19, 0
+	branch r18, b6, b22
+b6: # edge 2→4
+	r21 = move.i64 r17
+	r22 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r39 = max.i64 r19, -9223372036854775804
+	r40 = sub.i64 r39, 4
+	jump b8
+b8: # unroll guard
+	r41 = lt.i64 r22, r40
+	branch r41, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b8
+b17: # rangeint.body
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	branch r28, b18, b19
+b18: # edge 4→4
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b17
+b19: # edge 4→5
+	r23 = move.i64 r26
+	jump b20
+b20: # rangeint.done
+	r29 = elemaddr r4, r12, 8
+	store.i64 r29, r23
+	jump b21
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # edge 2→5
+	r23 = move.i64 r17
+	jump b20
+b23: # exit
+	return
+
+task EightBlocks_3 parallel count=(len a3) block=4 group=1
+b0: # entry
+	r7 = base a3
+	r8 = len a3
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r15 = const.i64 3
+	r20 = param.i64 iters
+	r19 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b23
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b23
+b5: # rangeindex.body
+	r14 = mul.i64 r15, 1000
+	r16 = move.i64 r12
+	r17 = add.i64 r14, r16
+	r18 = gt.i64 r19, 0
+	branch r18, b6, b22
+b6: # edge 2→4
+	r21 = move.i64 r17
+	r22 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r39 = max.i64 r19, -9223372036854775804
+	r40 = sub.i64 r39, 4
+	jump b8
+b8: # unroll guard
+	r41 = lt.i64 r22, r40
+	branch r41, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b8
+b17: # rangeint.body
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	branch r28, b18, b19
+b18: # edge 4→4
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b17
+b19: # edge 4→5
+	r23 = move.i64 r26
+	jump b20
+b20: # rangeint.done
+	r29 = elemaddr r4, r12, 8
+	store.i64 r29, r23
+	jump b21
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # edge 2→5
+	r23 = move.i64 r17
+	jump b20
+b23: # exit
+	return
+
+task EightBlocks_4 parallel count=(len a4) block=5 group=1
+b0: # entry
+	r7 = base a4
+	r8 = len a4
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r15 = const.i64 4
+	r20 = param.i64 iters
+	r19 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b23
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b23
+b5: # rangeindex.body
+	r14 = mul.i64 r15, 1000
+	r16 = move.i64 r12
+	r17 = add.i64 r14, r16
+	r18 = gt.i64 r19, 0
+	branch r18, b6, b22
+b6: # edge 2→4
+	r21 = move.i64 r17
+	r22 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r39 = max.i64 r19, -9223372036854775804
+	r40 = sub.i64 r39, 4
+	jump b8
+b8: # unroll guard
+	r41 = lt.i64 r22, r40
+	branch r41, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b8
+b17: # rangeint.body
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	branch r28, b18, b19
+b18: # edge 4→4
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b17
+b19: # edge 4→5
+	r23 = move.i64 r26
+	jump b20
+b20: # rangeint.done
+	r29 = elemaddr r4, r12, 8
+	store.i64 r29, r23
+	jump b21
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # edge 2→5
+	r23 = move.i64 r17
+	jump b20
+b23: # exit
+	return
+
+task EightBlocks_5 parallel count=(len a5) block=6 group=1
+b0: # entry
+	r7 = base a5
+	r8 = len a5
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r15 = const.i64 5
+	r20 = param.i64 iters
+	r19 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b23
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b23
+b5: # rangeindex.body
+	r14 = mul.i64 r15, 1000
+	r16 = move.i64 r12
+	r17 = add.i64 r14, r16
+	r18 = gt.i64 r19, 0
+	branch r18, b6, b22
+b6: # edge 2→4
+	r21 = move.i64 r17
+	r22 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r39 = max.i64 r19, -9223372036854775804
+	r40 = sub.i64 r39, 4
+	jump b8
+b8: # unroll guard
+	r41 = lt.i64 r22, r40
+	branch r41, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b8
+b17: # rangeint.body
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	branch r28, b18, b19
+b18: # edge 4→4
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b17
+b19: # edge 4→5
+	r23 = move.i64 r26
+	jump b20
+b20: # rangeint.done
+	r29 = elemaddr r4, r12, 8
+	store.i64 r29, r23
+	jump b21
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # edge 2→5
+	r23 = move.i64 r17
+	jump b20
+b23: # exit
+	return
+
+task EightBlocks_6 parallel count=(len a6) block=7 group=1
+b0: # entry
+	r7 = base a6
+	r8 = len a6
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r15 = const.i64 6
+	r20 = param.i64 iters
+	r19 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b23
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b23
+b5: # rangeindex.body
+	r14 = mul.i64 r15, 1000
+	r16 = move.i64 r12
+	r17 = add.i64 r14, r16
+	r18 = gt.i64 r19, 0
+	branch r18, b6, b22
+b6: # edge 2→4
+	r21 = move.i64 r17
+	r22 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r39 = max.i64 r19, -9223372036854775804
+	r40 = sub.i64 r39, 4
+	jump b8
+b8: # unroll guard
+	r41 = lt.i64 r22, r40
+	branch r41, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b8
+b17: # rangeint.body
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	branch r28, b18, b19
+b18: # edge 4→4
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b17
+b19: # edge 4→5
+	r23 = move.i64 r26
+	jump b20
+b20: # rangeint.done
+	r29 = elemaddr r4, r12, 8
+	store.i64 r29, r23
+	jump b21
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # edge 2→5
+	r23 = move.i64 r17
+	jump b20
+b23: # exit
+	return
+
+task EightBlocks_7 parallel count=(len a7) block=8 group=1
+b0: # entry
+	r7 = base a7
+	r8 = len a7
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r15 = const.i64 7
+	r20 = param.i64 iters
+	r19 = move.i64 r20
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b23
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b23
+b5: # rangeindex.body
+	r14 = mul.i64 r15, 1000
+	r16 = move.i64 r12
+	r17 = add.i64 r14, r16
+	r18 = gt.i64 r19, 0
+	branch r18, b6, b22
+b6: # edge 2→4
+	r21 = move.i64 r17
+	r22 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r39 = max.i64 r19, -9223372036854775804
+	r40 = sub.i64 r39, 4
+	jump b8
+b8: # unroll guard
+	r41 = lt.i64 r22, r40
+	branch r41, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b8
+b17: # rangeint.body
+	r24 = mul.i64 r21, 1664525
+	r25 = add.i64 r24, 1013904223
+	r30 = mulhi.i64 r25, -9223372032559808509
+	r31 = add.i64 r30, r25
+	r32 = convert.u64.i64 r31
+	r33 = shr.u64.u32 r32, 63
+	r34 = shr.i64.u32 r31, 30
+	r35 = convert.i64.u64 r33
+	r36 = add.i64 r34, r35
+	r37 = mul.i64 r36, 2147483647
+	r38 = sub.i64 r25, r37
+	r26 = move.i64 r38
+	r27 = add.i64 r22, 1
+	r28 = lt.i64 r27, r19
+	branch r28, b18, b19
+b18: # edge 4→4
+	r21 = move.i64 r26
+	r22 = move.i64 r27
+	jump b17
+b19: # edge 4→5
+	r23 = move.i64 r26
+	jump b20
+b20: # rangeint.done
+	r29 = elemaddr r4, r12, 8
+	store.i64 r29, r23
+	jump b21
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # edge 2→5
+	r23 = move.i64 r17
+	jump b20
+b23: # exit
+	return
+
+kernel MixedTop(a []i32, b []i32, c []i32, n i64)
+groups [2 2]
+disjoint a b
+disjoint a c
+disjoint b c
+
+task MixedTop_0 serial
+b0: # entry
+	r3 = base c
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, 1
+	return
+
+task MixedTop_1 parallel count=(min.i64 (param n) (len a)) block=1 group=1
+b0: # entry
+	r5 = param.i64 n
+	r4 = move.i64 r5
+	r10 = base a
+	r11 = len a
+	r8 = move.i64 r11
+	r6 = move.i64 r8
+	r3 = min.i64 r4, r6
+	r21 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r12 = lt.i64 r2, r3
+	branch r12, b3, b6
+b3: # index
+	r13 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r14 = move.ptr r10
+	r17 = convert.i32.i64 r13
+	r18 = move.ptr r21
+	r23 = elemaddr r18, 0, 4
+	r24 = load.i32 r23
+	r25 = add.i32 r17, r24
+	r26 = elemaddr r14, r13, 4
+	store.i32 r26, r25
+	r27 = add.i64 r13, 1
+	r28 = lt.i64 r27, r3
+	branch r28, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+task MixedTop_2 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, 7
+	return
+
+task MixedTop_3 parallel count=(sub.i64 (len b) 1) block=2 group=1
+b0: # entry
+	r6 = base b
+	r7 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = elemaddr r12, r10, 4
+	store.i32 r15, 2
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_4 serial
+b0: # entry
+	r3 = base c
+	r8 = base a
+	r15 = base b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r5 = move.ptr r8
+	r10 = elemaddr r5, 0, 4
+	r11 = load.i32 r10
+	r12 = move.ptr r15
+	r17 = elemaddr r12, 0, 4
+	r18 = load.i32 r17
+	r19 = add.i32 r11, r18
+	r20 = elemaddr r0, 0, 4
+	store.i32 r20, r19
+	return
+
+task MixedTop_5 parallel count=(sub.i64 (len b) 1) block=3 group=2
+b0: # entry
+	r6 = base b
+	r7 = len b
+	r18 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r20 = elemaddr r15, 0, 4
+	r21 = load.i32 r20
+	r22 = elemaddr r12, r10, 4
+	r23 = load.i32 r22
+	r24 = add.i32 r23, r21
+	r25 = elemaddr r12, r10, 4
+	store.i32 r25, r24
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_6 parallel count=(len a) block=4 group=2
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r17 = elemaddr r14, r12, 4
+	r18 = load.i32 r17
+	r19 = mul.i32 r18, 3
+	r20 = elemaddr r14, r12, 4
+	store.i32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task MixedTop_7 parallel count=(sub.i64 (len c) 1)
+b0: # entry
+	r6 = base c
+	r7 = len c
+	r18 = base a
+	r25 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 1
+	jump b2
+b2: # head
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b3, b7
+b3: # index
+	r10 = move.i64 r2
+	jump b4
+b4: # for.loop
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b5, b7
+b5: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r20 = elemaddr r15, r10, 4
+	r21 = load.i32 r20
+	r22 = move.ptr r25
+	r27 = elemaddr r22, r10, 4
+	r28 = load.i32 r27
+	r29 = sub.i32 r21, r28
+	r30 = elemaddr r12, r10, 4
+	store.i32 r30, r29
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel BlockStructs(a []f32, b []f32, s f32)
+groups [2]
+disjoint a b
+
+task BlockStructs_0 parallel count=(len a) block=1 group=1
+var taps local 12 align 4
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r66 = move.f32 0.0
+	r69 = move.f32 0.0
+	r69 = move.f32 1.0
+	r28 = move.f32 r69
+	r66 = move.f32 r28
+	r38 = addr taps
+	store.local.f32 r38, 0.0
+	r39 = elemaddr r38, 4, 1
+	store.local.f32 r39, 0.0
+	r40 = elemaddr r38, 8, 1
+	store.local.f32 r40, 0.0
+	r72 = move.f32 0.0
+	r73 = move.f32 0.0
+	r74 = move.f32 0.0
+	r72 = move.f32 1.0
+	r73 = move.f32 2.0
+	r74 = move.f32 1.0
+	r47 = move.f32 r72
+	store.local.f32 r38, r47
+	r49 = elemaddr r38, 4, 1
+	r50 = move.f32 r73
+	store.local.f32 r49, r50
+	r52 = elemaddr r38, 8, 1
+	r53 = move.f32 r74
+	store.local.f32 r52, r53
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r35 = move.f32 r66
+	r57 = mulhi.i64 r12, -6148914691236517205
+	r58 = add.i64 r57, r12
+	r59 = convert.u64.i64 r58
+	r60 = shr.u64.u32 r59, 63
+	r61 = shr.i64.u32 r58, 1
+	r62 = convert.i64.u64 r60
+	r63 = add.i64 r61, r62
+	r64 = mul.i64 r63, 3
+	r65 = sub.i64 r12, r64
+	r36 = move.i64 r65
+	r37 = elemaddr r38, r36, 4
+	r54 = load.local.f32 r37
+	r55 = add.f32 r35, r54
+	r56 = elemaddr r14, r12, 4
+	store.f32 r56, r55
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+task BlockStructs_1 parallel count=(len b) block=2 group=1
+b0: # entry
+	r7 = base b
+	r8 = len b
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r58 = move.f32 0.0
+	r61 = move.f32 0.0
+	r27 = param.f32 s
+	r61 = move.f32 r27
+	r34 = move.f32 r61
+	r58 = move.f32 r34
+	r63 = move.f32 0.0
+	r66 = move.f32 0.0
+	r66 = move.f32 2.0
+	r49 = move.f32 r66
+	r63 = move.f32 r49
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b3, b7
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r12 = add.i64 r11, 1
+	r13 = lt.i64 r12, r3
+	branch r13, b5, b7
+b5: # rangeindex.body
+	r14 = move.ptr r7
+	r35 = move.f32 r58
+	r53 = move.f32 r63
+	r54 = mul.f32 r35, r53
+	r55 = elemaddr r14, r12, 4
+	store.f32 r55, r54
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Advance(bs []56, dt f32)
+
+task Advance_0 parallel count=(len bs)
+b0: # entry
+	r4 = base bs
+	r5 = len bs
+	r3 = move.i64 r5
+	r14 = param.f32 dt
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b12
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b12
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 56
+	r12 = elemaddr r11, 32, 1
+	r13 = load.bool r12
+	branch r13, b6, b10
+b6: # Step.entry
+	r15 = elemaddr r11, 0, 1
+	r16 = load.f32 r15
+	r19 = elemaddr r15, 4, 1
+	r17 = load.f32 r19
+	r20 = elemaddr r15, 8, 1
+	r18 = load.f32 r20
+	r21 = elemaddr r11, 12, 1
+	r22 = load.f32 r21
+	r25 = elemaddr r21, 4, 1
+	r23 = load.f32 r25
+	r26 = elemaddr r21, 8, 1
+	r24 = load.f32 r26
+	jump b7
+b7: # Scale.entry
+	r126 = move.f32 0.0
+	r127 = move.f32 0.0
+	r128 = move.f32 0.0
+	r126 = move.f32 r22
+	r127 = move.f32 r23
+	r128 = move.f32 r24
+	r129 = move.f32 0.0
+	r130 = move.f32 0.0
+	r131 = move.f32 0.0
+	r40 = move.f32 r126
+	r41 = mul.f32 r40, r14
+	r129 = move.f32 r41
+	r44 = move.f32 r127
+	r45 = mul.f32 r44, r14
+	r130 = move.f32 r45
+	r48 = move.f32 r128
+	r49 = mul.f32 r48, r14
+	r131 = move.f32 r49
+	r50 = move.f32 r129
+	r51 = move.f32 r130
+	r52 = move.f32 r131
+	r27 = move.f32 r50
+	r28 = move.f32 r51
+	r29 = move.f32 r52
+	jump b8
+b8: # Add.entry
+	r132 = move.f32 0.0
+	r133 = move.f32 0.0
+	r134 = move.f32 0.0
+	r132 = move.f32 r16
+	r133 = move.f32 r17
+	r134 = move.f32 r18
+	r135 = move.f32 0.0
+	r136 = move.f32 0.0
+	r137 = move.f32 0.0
+	r135 = move.f32 r27
+	r136 = move.f32 r28
+	r137 = move.f32 r29
+	r138 = move.f32 0.0
+	r139 = move.f32 0.0
+	r140 = move.f32 0.0
+	r73 = move.f32 r132
+	r75 = move.f32 r135
+	r76 = add.f32 r73, r75
+	r138 = move.f32 r76
+	r79 = move.f32 r133
+	r81 = move.f32 r136
+	r82 = add.f32 r79, r81
+	r139 = move.f32 r82
+	r85 = move.f32 r134
+	r87 = move.f32 r137
+	r88 = add.f32 r85, r87
+	r140 = move.f32 r88
+	r89 = move.f32 r138
+	r90 = move.f32 r139
+	r91 = move.f32 r140
+	r55 = move.f32 r89
+	r56 = move.f32 r90
+	r57 = move.f32 r91
+	jump b9
+b9: # Add.return
+	r94 = elemaddr r11, 0, 1
+	store.f32 r94, r55
+	r95 = elemaddr r94, 4, 1
+	store.f32 r95, r56
+	r96 = elemaddr r94, 8, 1
+	store.f32 r96, r57
+	r97 = elemaddr r11, 36, 1
+	r98 = elemaddr r11, 36, 1
+	r99 = elemaddr r11, 36, 1
+	r100 = elemaddr r11, 36, 1
+	r101 = elemaddr r100, 1, 4
+	r102 = load.f32 r101
+	r103 = elemaddr r11, 36, 1
+	r104 = elemaddr r103, 0, 4
+	r105 = load.f32 r104
+	r106 = elemaddr r11, 0, 1
+	r107 = elemaddr r106, 0, 1
+	r108 = load.f32 r107
+	r109 = elemaddr r97, 2, 4
+	store.f32 r109, r102
+	r110 = elemaddr r98, 1, 4
+	store.f32 r110, r105
+	r111 = elemaddr r99, 0, 4
+	store.f32 r111, r108
+	r112 = elemaddr r11, 34, 1
+	r113 = load.i16 r112
+	r114 = add.i16 r113, 1
+	r115 = elemaddr r11, 34, 1
+	store.i16 r115, r114
+	jump b10
+b10: # if.done
+	r116 = elemaddr r4, r9, 56
+	r117 = elemaddr r116, 12, 1
+	r118 = mul.f32 r14, 9.81
+	r119 = elemaddr r117, 4, 1
+	r120 = load.f32 r119
+	r121 = sub.f32 r120, r118
+	r122 = elemaddr r117, 4, 1
+	store.f32 r122, r121
+	r123 = elemaddr r4, r9, 56
+	r124 = convert.u8.i64 r9
+	r125 = elemaddr r123, 48, 1
+	store.u8 r125, r124
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # exit
+	return
+
+kernel Energies(bs []56, out []f64, moved []12)
+
+task Energies_0 parallel count=(min.i64 (min.i64 (len bs) (len out)) (len moved))
+b0: # entry
+	r5 = base bs
+	r6 = len bs
+	r4 = move.i64 r6
+	r8 = base out
+	r9 = len out
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base moved
+	r13 = len moved
+	r11 = move.i64 r13
+	r3 = min.i64 r10, r11
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r14 = lt.i64 r2, r3
+	branch r14, b3, b14
+b3: # index
+	r15 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r328 = move.f32 0.0
+	r329 = move.f32 0.0
+	r330 = move.f32 0.0
+	r331 = move.f32 0.0
+	r332 = move.f32 0.0
+	r333 = move.f32 0.0
+	r334 = move.f64 0.0
+	r335 = move.bool false
+	r336 = move.i16 0
+	r337 = move.f32 0.0
+	r338 = move.f32 0.0
+	r339 = move.f32 0.0
+	r340 = move.u8 0
+	r29 = elemaddr r5, r15, 56
+	r30 = load.f32 r29
+	r328 = move.f32 r30
+	r31 = elemaddr r29, 4, 1
+	r33 = load.f32 r31
+	r329 = move.f32 r33
+	r34 = elemaddr r29, 8, 1
+	r36 = load.f32 r34
+	r330 = move.f32 r36
+	r37 = elemaddr r29, 12, 1
+	r39 = load.f32 r37
+	r331 = move.f32 r39
+	r40 = elemaddr r29, 16, 1
+	r42 = load.f32 r40
+	r332 = move.f32 r42
+	r43 = elemaddr r29, 20, 1
+	r45 = load.f32 r43
+	r333 = move.f32 r45
+	r46 = elemaddr r29, 24, 1
+	r48 = load.f64 r46
+	r334 = move.f64 r48
+	r49 = elemaddr r29, 32, 1
+	r51 = load.bool r49
+	r335 = move.bool r51
+	r52 = elemaddr r29, 34, 1
+	r54 = load.i16 r52
+	r336 = move.i16 r54
+	r55 = elemaddr r29, 36, 1
+	r57 = load.f32 r55
+	r337 = move.f32 r57
+	r58 = elemaddr r29, 40, 1
+	r60 = load.f32 r58
+	r338 = move.f32 r60
+	r61 = elemaddr r29, 44, 1
+	r63 = load.f32 r61
+	r339 = move.f32 r63
+	r64 = elemaddr r29, 48, 1
+	r66 = load.u8 r64
+	r340 = move.u8 r66
+	r70 = move.f32 r331
+	r71 = move.f32 r332
+	r72 = move.f32 r333
+	r73 = move.f64 r334
+	jump b5
+b5: # Energy.entry
+	r344 = move.f32 0.0
+	r345 = move.f32 0.0
+	r346 = move.f32 0.0
+	r347 = move.f64 0.0
+	r344 = move.f32 r70
+	r345 = move.f32 r71
+	r346 = move.f32 r72
+	r347 = move.f64 r73
+	r119 = move.f64 r347
+	r120 = mul.f64 r119, 0.5
+	r122 = move.f32 r344
+	r123 = move.f32 r345
+	r124 = move.f32 r346
+	r128 = move.f32 r344
+	r129 = move.f32 r345
+	r130 = move.f32 r346
+	jump b6
+b6: # Dot.entry
+	r354 = move.f32 0.0
+	r355 = move.f32 0.0
+	r356 = move.f32 0.0
+	r354 = move.f32 r122
+	r355 = move.f32 r123
+	r356 = move.f32 r124
+	r357 = move.f32 0.0
+	r358 = move.f32 0.0
+	r359 = move.f32 0.0
+	r357 = move.f32 r128
+	r358 = move.f32 r129
+	r359 = move.f32 r130
+	r145 = move.f32 r354
+	r147 = move.f32 r357
+	r148 = mul.f32 r145, r147
+	r150 = move.f32 r355
+	r152 = move.f32 r358
+	r153 = mul.f32 r150, r152
+	r154 = add.f32 r148, r153
+	r156 = move.f32 r356
+	r158 = move.f32 r359
+	r159 = mul.f32 r156, r158
+	r160 = add.f32 r154, r159
+	r133 = move.f32 r160
+	jump b7
+b7: # Dot.return
+	r161 = convert.f64.f32 r133
+	r162 = mul.f64 r120, r161
+	r92 = move.f64 r162
+	jump b8
+b8: # Energy.return
+	r163 = elemaddr r8, r15, 8
+	store.f64 r163, r92
+	r164 = move.f32 r328
+	r165 = move.f32 r329
+	r166 = move.f32 r330
+	r167 = move.f32 r331
+	r168 = move.f32 r332
+	r169 = move.f32 r333
+	r170 = move.f64 r334
+	r171 = move.bool r335
+	r172 = move.i16 r336
+	r173 = move.f32 r337
+	r174 = move.f32 r338
+	r175 = move.f32 r339
+	r176 = move.u8 r340
+	r189 = move.i64 r6
+	r190 = sub.i64 r189, 1
+	r191 = sub.i64 r190, r15
+	r192 = elemaddr r5, r191, 56
+	r193 = load.f32 r192
+	r206 = elemaddr r192, 4, 1
+	r194 = load.f32 r206
+	r207 = elemaddr r192, 8, 1
+	r195 = load.f32 r207
+	r208 = elemaddr r192, 12, 1
+	r196 = load.f32 r208
+	r209 = elemaddr r192, 16, 1
+	r197 = load.f32 r209
+	r210 = elemaddr r192, 20, 1
+	r198 = load.f32 r210
+	r211 = elemaddr r192, 24, 1
+	r199 = load.f64 r211
+	r212 = elemaddr r192, 32, 1
+	r200 = load.bool r212
+	r213 = elemaddr r192, 34, 1
+	r201 = load.i16 r213
+	r214 = elemaddr r192, 36, 1
+	r202 = load.f32 r214
+	r215 = elemaddr r192, 40, 1
+	r203 = load.f32 r215
+	r216 = elemaddr r192, 44, 1
+	r204 = load.f32 r216
+	r217 = elemaddr r192, 48, 1
+	r205 = load.u8 r217
+	r219 = eq.f32 r164, r193
+	r220 = eq.f32 r165, r194
+	r221 = and.bool r219, r220
+	r222 = eq.f32 r166, r195
+	r223 = and.bool r221, r222
+	r224 = eq.f32 r167, r196
+	r225 = and.bool r223, r224
+	r226 = eq.f32 r168, r197
+	r227 = and.bool r225, r226
+	r228 = eq.f32 r169, r198
+	r229 = and.bool r227, r228
+	r230 = eq.f64 r170, r199
+	r231 = and.bool r229, r230
+	r232 = eq.bool r171, r200
+	r233 = and.bool r231, r232
+	r234 = eq.i16 r172, r201
+	r235 = and.bool r233, r234
+	r236 = eq.f32 r173, r202
+	r237 = and.bool r235, r236
+	r238 = eq.f32 r174, r203
+	r239 = and.bool r237, r238
+	r240 = eq.f32 r175, r204
+	r241 = and.bool r239, r240
+	r242 = eq.u8 r176, r205
+	r243 = and.bool r241, r242
+	r218 = move.bool r243
+	branch r218, b9, b10
+b9: # if.then
+	r244 = elemaddr r8, r15, 8
+	r245 = load.f64 r244
+	r246 = neg.f64 r245
+	r247 = elemaddr r8, r15, 8
+	store.f64 r247, r246
+	jump b10
+b10: # if.done
+	r360 = move.f32 0.0
+	r361 = move.f32 0.0
+	r362 = move.f32 0.0
+	r363 = move.f32 0.0
+	r364 = move.f32 0.0
+	r365 = move.f32 0.0
+	r365 = move.f32 1.0
+	r255 = move.f32 r363
+	r360 = move.f32 r255
+	r258 = move.f32 r364
+	r361 = move.f32 r258
+	r261 = move.f32 r365
+	r362 = move.f32 r261
+	r264 = move.f32 r328
+	r360 = move.f32 r264
+	r266 = move.f32 r360
+	r267 = move.f32 r361
+	r268 = move.f32 r362
+	r272 = move.f32 r331
+	r273 = move.f32 r332
+	r274 = move.f32 r333
+	jump b11
+b11: # Add.entry
+	r366 = move.f32 0.0
+	r367 = move.f32 0.0
+	r368 = move.f32 0.0
+	r366 = move.f32 r266
+	r367 = move.f32 r267
+	r368 = move.f32 r268
+	r369 = move.f32 0.0
+	r370 = move.f32 0.0
+	r371 = move.f32 0.0
+	r369 = move.f32 r272
+	r370 = move.f32 r273
+	r371 = move.f32 r274
+	r372 = move.f32 0.0
+	r373 = move.f32 0.0
+	r374 = move.f32 0.0
+	r295 = move.f32 r366
+	r297 = move.f32 r369
+	r298 = add.f32 r295, r297
+	r372 = move.f32 r298
+	r301 = move.f32 r367
+	r303 = move.f32 r370
+	r304 = add.f32 r301, r303
+	r373 = move.f32 r304
+	r307 = move.f32 r368
+	r309 = move.f32 r371
+	r310 = add.f32 r307, r309
+	r374 = move.f32 r310
+	r311 = move.f32 r372
+	r312 = move.f32 r373
+	r313 = move.f32 r374
+	r277 = move.f32 r311
+	r278 = move.f32 r312
+	r279 = move.f32 r313
+	jump b12
+b12: # Add.return
+	r360 = move.f32 r277
+	r361 = move.f32 r278
+	r362 = move.f32 r279
+	r318 = elemaddr r12, r15, 12
+	r319 = move.f32 r360
+	store.f32 r318, r319
+	r321 = elemaddr r318, 4, 1
+	r322 = move.f32 r361
+	store.f32 r321, r322
+	r324 = elemaddr r318, 8, 1
+	r325 = move.f32 r362
+	store.f32 r324, r325
+	r326 = add.i64 r15, 1
+	r327 = lt.i64 r326, r3
+	branch r327, b13, b14
+b13: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b14: # exit
+	return
+
+kernel Blur5(in []f32, out []f32)
+data gauss5 align 4 = 0000803f000080400000c040000080400000803f
+
+task Blur5_0 parallel count=(len out)
+var taps local 12 align 4
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r19 = base in
+	r20 = len in
+	r24 = dataaddr gauss5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b36
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b36
+b5: # rangeindex.body
+	r11 = lt.i64 0, 5
+	branch r11, b6, b35
+b6: # edge 2→4
+	r12 = move.f32 0.0
+	r13 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r105 = max.i64 5, -9223372036854775804
+	r106 = sub.i64 r105, 4
+	jump b8
+b8: # unroll guard
+	r107 = lt.i64 r13, r106
+	branch r107, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r15 = add.i64 r9, r13
+	r16 = sub.i64 r15, 2
+	r17 = max.i64 r16, 0
+	r18 = move.i64 r20
+	r21 = sub.i64 r18, 1
+	r22 = min.i64 r17, r21
+	r23 = elemaddr r24, r13, 4
+	r25 = load.f32 r23
+	r26 = elemaddr r19, r22, 4
+	r27 = load.f32 r26
+	r28 = mul.f32 r25, r27
+	r29 = add.f32 r12, r28
+	r30 = add.i64 r13, 1
+	r31 = lt.i64 r30, 5
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r12 = move.f32 r29
+	r13 = move.i64 r30
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r15 = add.i64 r9, r13
+	r16 = sub.i64 r15, 2
+	r17 = max.i64 r16, 0
+	r18 = move.i64 r20
+	r21 = sub.i64 r18, 1
+	r22 = min.i64 r17, r21
+	r23 = elemaddr r24, r13, 4
+	r25 = load.f32 r23
+	r26 = elemaddr r19, r22, 4
+	r27 = load.f32 r26
+	r28 = mul.f32 r25, r27
+	r29 = add.f32 r12, r28
+	r30 = add.i64 r13, 1
+	r31 = lt.i64 r30, 5
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r12 = move.f32 r29
+	r13 = move.i64 r30
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r15 = add.i64 r9, r13
+	r16 = sub.i64 r15, 2
+	r17 = max.i64 r16, 0
+	r18 = move.i64 r20
+	r21 = sub.i64 r18, 1
+	r22 = min.i64 r17, r21
+	r23 = elemaddr r24, r13, 4
+	r25 = load.f32 r23
+	r26 = elemaddr r19, r22, 4
+	r27 = load.f32 r26
+	r28 = mul.f32 r25, r27
+	r29 = add.f32 r12, r28
+	r30 = add.i64 r13, 1
+	r31 = lt.i64 r30, 5
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r12 = move.f32 r29
+	r13 = move.i64 r30
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r15 = add.i64 r9, r13
+	r16 = sub.i64 r15, 2
+	r17 = max.i64 r16, 0
+	r18 = move.i64 r20
+	r21 = sub.i64 r18, 1
+	r22 = min.i64 r17, r21
+	r23 = elemaddr r24, r13, 4
+	r25 = load.f32 r23
+	r26 = elemaddr r19, r22, 4
+	r27 = load.f32 r26
+	r28 = mul.f32 r25, r27
+	r29 = add.f32 r12, r28
+	r30 = add.i64 r13, 1
+	r31 = lt.i64 r30, 5
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r12 = move.f32 r29
+	r13 = move.i64 r30
+	jump b8
+b17: # rangeint.body
+	r15 = add.i64 r9, r13
+	r16 = sub.i64 r15, 2
+	r17 = max.i64 r16, 0
+	r18 = move.i64 r20
+	r21 = sub.i64 r18, 1
+	r22 = min.i64 r17, r21
+	r23 = elemaddr r24, r13, 4
+	r25 = load.f32 r23
+	r26 = elemaddr r19, r22, 4
+	r27 = load.f32 r26
+	r28 = mul.f32 r25, r27
+	r29 = add.f32 r12, r28
+	r30 = add.i64 r13, 1
+	r31 = lt.i64 r30, 5
+	branch r31, b18, b19
+b18: # edge 4→4
+	r12 = move.f32 r29
+	r13 = move.i64 r30
+	jump b17
+b19: # edge 4→5
+	r14 = move.f32 r29
+	jump b20
+b20: # rangeint.done
+	r32 = addr taps
+	store.local.f32 r32, 0.0
+	r33 = elemaddr r32, 4, 1
+	store.local.f32 r33, 0.0
+	r34 = elemaddr r32, 8, 1
+	store.local.f32 r34, 0.0
+	r102 = move.f32 0.0
+	r103 = move.f32 0.0
+	r104 = move.f32 0.0
+	r102 = move.f32 0.25
+	r103 = move.f32 0.5
+	r104 = move.f32 0.25
+	r41 = move.f32 r102
+	store.local.f32 r32, r41
+	r43 = elemaddr r32, 4, 1
+	r44 = move.f32 r103
+	store.local.f32 r43, r44
+	r46 = elemaddr r32, 8, 1
+	r47 = move.f32 r104
+	store.local.f32 r46, r47
+	r48 = sub.i64 r9, 1
+	r49 = max.i64 r48, 0
+	r50 = elemaddr r19, r49, 4
+	r51 = load.f32 r50
+	r52 = add.i64 r9, 1
+	r53 = move.i64 r20
+	r54 = sub.i64 r53, 1
+	r55 = min.i64 r52, r54
+	r56 = elemaddr r19, r55, 4
+	r57 = load.f32 r56
+	r58 = elemaddr r32, 0, 4
+	r59 = load.local.f32 r58
+	r60 = mul.f32 r59, r51
+	r61 = elemaddr r32, 1, 4
+	r62 = load.local.f32 r61
+	r63 = elemaddr r19, r9, 4
+	r64 = load.f32 r63
+	r65 = mul.f32 r62, r64
+	r66 = add.f32 r60, r65
+	r67 = elemaddr r32, 2, 4
+	r68 = load.local.f32 r67
+	r69 = mul.f32 r68, r57
+	r70 = add.f32 r66, r69
+	r76 = move.i64 -1
+	jump b21
+b21: # unroll setup
+	r108 = max.i64 3, -9223372036854775804
+	r109 = sub.i64 r108, 4
+	jump b22
+b22: # unroll guard
+	r110 = lt.i64 r76, r109
+	branch r110, b23, b31
+b23: # rangeindex.loop (unrolled 0)
+	r77 = add.i64 r76, 1
+	r78 = lt.i64 r77, 3
+	jump b24
+b24: # rangeindex.body (unrolled 0)
+	r79 = move.f64 7.853981633974483
+	r81 = convert.f32.f64 r79
+	r82 = elemaddr r32, r77, 4
+	r83 = load.local.f32 r82
+	r84 = mul.f32 r83, r81
+	r85 = elemaddr r32, r77, 4
+	store.local.f32 r85, r84
+	r76 = move.i64 r77
+	jump b25
+b25: # rangeindex.loop (unrolled 1)
+	r77 = add.i64 r76, 1
+	r78 = lt.i64 r77, 3
+	jump b26
+b26: # rangeindex.body (unrolled 1)
+	r79 = move.f64 7.853981633974483
+	r81 = convert.f32.f64 r79
+	r82 = elemaddr r32, r77, 4
+	r83 = load.local.f32 r82
+	r84 = mul.f32 r83, r81
+	r85 = elemaddr r32, r77, 4
+	store.local.f32 r85, r84
+	r76 = move.i64 r77
+	jump b27
+b27: # rangeindex.loop (unrolled 2)
+	r77 = add.i64 r76, 1
+	r78 = lt.i64 r77, 3
+	jump b28
+b28: # rangeindex.body (unrolled 2)
+	r79 = move.f64 7.853981633974483
+	r81 = convert.f32.f64 r79
+	r82 = elemaddr r32, r77, 4
+	r83 = load.local.f32 r82
+	r84 = mul.f32 r83, r81
+	r85 = elemaddr r32, r77, 4
+	store.local.f32 r85, r84
+	r76 = move.i64 r77
+	jump b29
+b29: # rangeindex.loop (unrolled 3)
+	r77 = add.i64 r76, 1
+	r78 = lt.i64 r77, 3
+	jump b30
+b30: # rangeindex.body (unrolled 3)
+	r79 = move.f64 7.853981633974483
+	r81 = convert.f32.f64 r79
+	r82 = elemaddr r32, r77, 4
+	r83 = load.local.f32 r82
+	r84 = mul.f32 r83, r81
+	r85 = elemaddr r32, r77, 4
+	store.local.f32 r85, r84
+	r76 = move.i64 r77
+	jump b22
+b31: # rangeindex.loop
+	r77 = add.i64 r76, 1
+	r78 = lt.i64 r77, 3
+	branch r78, b32, b33
+b32: # rangeindex.body
+	r79 = move.f64 7.853981633974483
+	r81 = convert.f32.f64 r79
+	r82 = elemaddr r32, r77, 4
+	r83 = load.local.f32 r82
+	r84 = mul.f32 r83, r81
+	r85 = elemaddr r32, r77, 4
+	store.local.f32 r85, r84
+	r76 = move.i64 r77
+	jump b31
+b33: # rangeindex.done
+	r86 = div.f32 r14, 16.0
+	r87 = add.f32 r86, r70
+	r93 = mulhi.i64 r9, -6148914691236517205
+	r94 = add.i64 r93, r9
+	r95 = convert.u64.i64 r94
+	r96 = shr.u64.u32 r95, 63
+	r97 = shr.i64.u32 r94, 1
+	r98 = convert.i64.u64 r96
+	r99 = add.i64 r97, r98
+	r100 = mul.i64 r99, 3
+	r101 = sub.i64 r9, r100
+	r88 = move.i64 r101
+	r89 = elemaddr r32, r88, 4
+	r90 = load.local.f32 r89
+	r91 = add.f32 r87, r90
+	r92 = elemaddr r4, r9, 4
+	store.f32 r92, r91
+	jump b34
+b34: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b35: # edge 2→5
+	r14 = move.f32 0.0
+	jump b20
+b36: # exit
+	return
+
+kernel Rotate(v []12, out []12, n []f64)
+data corners align 4 = 0000803f0000000000000000000000000000803f0000000000000000000000000000803f000080bf000080bf00000000
+
+task Rotate_0 parallel count=(min.i64 (min.i64 (len v) (len out)) (len n))
+var copy local 72 align 8
+var v local 24 align 8
+var r local 24 align 8
+var row local 24 align 8
+var m local 72 align 8
+var copy_2 local 72 align 8
+var v_2 local 24 align 8
+var r_2 local 24 align 8
+var row_2 local 24 align 8
+var copy_3 local 24 align 8
+b0: # entry
+	r5 = base v
+	r6 = len v
+	r4 = move.i64 r6
+	r8 = base out
+	r9 = len out
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base n
+	r13 = len n
+	r11 = move.i64 r13
+	r3 = min.i64 r10, r11
+	r241 = dataaddr corners
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r14 = lt.i64 r2, r3
+	branch r14, b3, b71
+b3: # index
+	r15 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r325 = move.f64 0.0
+	r326 = move.f64 0.0
+	r327 = move.f64 0.0
+	r20 = elemaddr r5, r15, 12
+	r21 = elemaddr r20, 0, 1
+	r22 = load.f32 r21
+	r23 = convert.f64.f32 r22
+	r325 = move.f64 r23
+	r25 = elemaddr r5, r15, 12
+	r26 = elemaddr r25, 4, 1
+	r27 = load.f32 r26
+	r28 = convert.f64.f32 r27
+	r326 = move.f64 r28
+	r30 = elemaddr r5, r15, 12
+	r31 = elemaddr r30, 8, 1
+	r32 = load.f32 r31
+	r33 = convert.f64.f32 r32
+	r327 = move.f64 r33
+	r34 = move.f64 r325
+	r35 = move.f64 r326
+	r36 = move.f64 r327
+	r328 = move.f64 0.0
+	r329 = move.f64 0.0
+	r330 = move.f64 0.0
+	r42 = move.f64 0.0
+	r43 = move.f64 -1.0
+	r44 = move.f64 0.0
+	r45 = move.f64 1.0
+	r46 = move.f64 0.0
+	r47 = move.f64 0.0
+	r48 = move.f64 0.0
+	r49 = move.f64 0.0
+	r50 = move.f64 1.0
+	r63 = addr copy
+	store.local.f64 r63, r42
+	r64 = elemaddr r63, 8, 1
+	store.local.f64 r64, r43
+	r65 = elemaddr r63, 16, 1
+	store.local.f64 r65, r44
+	r66 = elemaddr r63, 24, 1
+	store.local.f64 r66, r45
+	r67 = elemaddr r63, 32, 1
+	store.local.f64 r67, r46
+	r68 = elemaddr r63, 40, 1
+	store.local.f64 r68, r47
+	r69 = elemaddr r63, 48, 1
+	store.local.f64 r69, r48
+	r70 = elemaddr r63, 56, 1
+	store.local.f64 r70, r49
+	r71 = elemaddr r63, 64, 1
+	store.local.f64 r71, r50
+	jump b5
+b5: # mulMat.entry
+	r72 = addr v
+	store.local.f64 r72, 0.0
+	r73 = elemaddr r72, 8, 1
+	store.local.f64 r73, 0.0
+	r74 = elemaddr r72, 16, 1
+	store.local.f64 r74, 0.0
+	store.local.f64 r72, r34
+	r75 = elemaddr r72, 8, 1
+	store.local.f64 r75, r35
+	r76 = elemaddr r72, 16, 1
+	store.local.f64 r76, r36
+	r77 = addr r
+	store.local.f64 r77, 0.0
+	r78 = elemaddr r77, 8, 1
+	store.local.f64 r78, 0.0
+	r79 = elemaddr r77, 16, 1
+	store.local.f64 r79, 0.0
+	r80 = move.i64 -1
+	jump b6
+b6: # mulMat.rangeindex.loop
+	r81 = add.i64 r80, 1
+	r82 = lt.i64 r81, 3
+	branch r82, b7, b21
+b7: # mulMat.rangeindex.body
+	r86 = elemaddr r63, r81, 24
+	r83 = load.local.f64 r86
+	r87 = elemaddr r86, 8, 1
+	r84 = load.local.f64 r87
+	r88 = elemaddr r86, 16, 1
+	r85 = load.local.f64 r88
+	r89 = addr row
+	store.local.f64 r89, 0.0
+	r90 = elemaddr r89, 8, 1
+	store.local.f64 r90, 0.0
+	r91 = elemaddr r89, 16, 1
+	store.local.f64 r91, 0.0
+	store.local.f64 r89, r83
+	r92 = elemaddr r89, 8, 1
+	store.local.f64 r92, r84
+	r93 = elemaddr r89, 16, 1
+	store.local.f64 r93, r85
+	r99 = move.i64 -1
+	jump b8
+b8: # unroll setup
+	r343 = max.i64 3, -9223372036854775804
+	r344 = sub.i64 r343, 4
+	jump b9
+b9: # unroll guard
+	r345 = lt.i64 r99, r344
+	branch r345, b10, b18
+b10: # mulMat.rangeindex.loop (unrolled 0)
+	r105 = add.i64 r99, 1
+	r106 = lt.i64 r105, 3
+	jump b11
+b11: # mulMat.rangeindex.body (unrolled 0)
+	r107 = elemaddr r89, r105, 8
+	r108 = load.local.f64 r107
+	r109 = elemaddr r72, r105, 8
+	r110 = load.local.f64 r109
+	r111 = mul.f64 r108, r110
+	r112 = elemaddr r77, r81, 8
+	r113 = load.local.f64 r112
+	r114 = add.f64 r113, r111
+	r115 = elemaddr r77, r81, 8
+	store.local.f64 r115, r114
+	r99 = move.i64 r105
+	jump b12
+b12: # mulMat.rangeindex.loop (unrolled 1)
+	r105 = add.i64 r99, 1
+	r106 = lt.i64 r105, 3
+	jump b13
+b13: # mulMat.rangeindex.body (unrolled 1)
+	r107 = elemaddr r89, r105, 8
+	r108 = load.local.f64 r107
+	r109 = elemaddr r72, r105, 8
+	r110 = load.local.f64 r109
+	r111 = mul.f64 r108, r110
+	r112 = elemaddr r77, r81, 8
+	r113 = load.local.f64 r112
+	r114 = add.f64 r113, r111
+	r115 = elemaddr r77, r81, 8
+	store.local.f64 r115, r114
+	r99 = move.i64 r105
+	jump b14
+b14: # mulMat.rangeindex.loop (unrolled 2)
+	r105 = add.i64 r99, 1
+	r106 = lt.i64 r105, 3
+	jump b15
+b15: # mulMat.rangeindex.body (unrolled 2)
+	r107 = elemaddr r89, r105, 8
+	r108 = load.local.f64 r107
+	r109 = elemaddr r72, r105, 8
+	r110 = load.local.f64 r109
+	r111 = mul.f64 r108, r110
+	r112 = elemaddr r77, r81, 8
+	r113 = load.local.f64 r112
+	r114 = add.f64 r113, r111
+	r115 = elemaddr r77, r81, 8
+	store.local.f64 r115, r114
+	r99 = move.i64 r105
+	jump b16
+b16: # mulMat.rangeindex.loop (unrolled 3)
+	r105 = add.i64 r99, 1
+	r106 = lt.i64 r105, 3
+	jump b17
+b17: # mulMat.rangeindex.body (unrolled 3)
+	r107 = elemaddr r89, r105, 8
+	r108 = load.local.f64 r107
+	r109 = elemaddr r72, r105, 8
+	r110 = load.local.f64 r109
+	r111 = mul.f64 r108, r110
+	r112 = elemaddr r77, r81, 8
+	r113 = load.local.f64 r112
+	r114 = add.f64 r113, r111
+	r115 = elemaddr r77, r81, 8
+	store.local.f64 r115, r114
+	r99 = move.i64 r105
+	jump b9
+b18: # mulMat.rangeindex.loop
+	r105 = add.i64 r99, 1
+	r106 = lt.i64 r105, 3
+	branch r106, b19, b20
+b19: # mulMat.rangeindex.body
+	r107 = elemaddr r89, r105, 8
+	r108 = load.local.f64 r107
+	r109 = elemaddr r72, r105, 8
+	r110 = load.local.f64 r109
+	r111 = mul.f64 r108, r110
+	r112 = elemaddr r77, r81, 8
+	r113 = load.local.f64 r112
+	r114 = add.f64 r113, r111
+	r115 = elemaddr r77, r81, 8
+	store.local.f64 r115, r114
+	r99 = move.i64 r105
+	jump b18
+b20: # edge 4→1
+	r80 = move.i64 r81
+	jump b6
+b21: # mulMat.rangeindex.done
+	r100 = load.local.f64 r77
+	r103 = elemaddr r77, 8, 1
+	r101 = load.local.f64 r103
+	r104 = elemaddr r77, 16, 1
+	r102 = load.local.f64 r104
+	r60 = move.f64 r100
+	r61 = move.f64 r101
+	r62 = move.f64 r102
+	jump b22
+b22: # mulMat.return
+	r328 = move.f64 r60
+	r329 = move.f64 r61
+	r330 = move.f64 r62
+	r118 = addr m
+	store.local.f64 r118, 0.0
+	r119 = elemaddr r118, 8, 1
+	store.local.f64 r119, 0.0
+	r120 = elemaddr r118, 16, 1
+	store.local.f64 r120, 0.0
+	r121 = elemaddr r118, 24, 1
+	store.local.f64 r121, 0.0
+	r122 = elemaddr r118, 32, 1
+	store.local.f64 r122, 0.0
+	r123 = elemaddr r118, 40, 1
+	store.local.f64 r123, 0.0
+	r124 = elemaddr r118, 48, 1
+	store.local.f64 r124, 0.0
+	r125 = elemaddr r118, 56, 1
+	store.local.f64 r125, 0.0
+	r126 = elemaddr r118, 64, 1
+	store.local.f64 r126, 0.0
+	r127 = lt.i64 0, 3
+	branch r127, b23, b36
+b23: # edge 1→3
+	r128 = move.i64 0
+	jump b24
+b24: # unroll setup
+	r346 = max.i64 3, -9223372036854775804
+	r347 = sub.i64 r346, 4
+	jump b25
+b25: # unroll guard
+	r348 = lt.i64 r128, r347
+	branch r348, b26, b34
+b26: # rangeint.body (unrolled 0)
+	r129 = elemaddr r118, r128, 24
+	r130 = elemaddr r12, r15, 8
+	r131 = load.f64 r130
+	r132 = elemaddr r129, r128, 8
+	store.local.f64 r132, r131
+	r133 = elemaddr r118, r128, 24
+	r134 = add.i64 r128, 1
+	r310 = mulhi.i64 r134, -6148914691236517205
+	r311 = add.i64 r310, r134
+	r312 = convert.u64.i64 r311
+	r313 = shr.u64.u32 r312, 63
+	r314 = shr.i64.u32 r311, 1
+	r315 = convert.i64.u64 r313
+	r316 = add.i64 r314, r315
+	r317 = mul.i64 r316, 3
+	r318 = sub.i64 r134, r317
+	r135 = move.i64 r318
+	r136 = elemaddr r133, r135, 8
+	store.local.f64 r136, 1.0
+	r137 = add.i64 r128, 1
+	r138 = lt.i64 r137, 3
+	jump b27
+b27: # edge 3→3 (unrolled 0)
+	r128 = move.i64 r137
+	jump b28
+b28: # rangeint.body (unrolled 1)
+	r129 = elemaddr r118, r128, 24
+	r130 = elemaddr r12, r15, 8
+	r131 = load.f64 r130
+	r132 = elemaddr r129, r128, 8
+	store.local.f64 r132, r131
+	r133 = elemaddr r118, r128, 24
+	r134 = add.i64 r128, 1
+	r310 = mulhi.i64 r134, -6148914691236517205
+	r311 = add.i64 r310, r134
+	r312 = convert.u64.i64 r311
+	r313 = shr.u64.u32 r312, 63
+	r314 = shr.i64.u32 r311, 1
+	r315 = convert.i64.u64 r313
+	r316 = add.i64 r314, r315
+	r317 = mul.i64 r316, 3
+	r318 = sub.i64 r134, r317
+	r135 = move.i64 r318
+	r136 = elemaddr r133, r135, 8
+	store.local.f64 r136, 1.0
+	r137 = add.i64 r128, 1
+	r138 = lt.i64 r137, 3
+	jump b29
+b29: # edge 3→3 (unrolled 1)
+	r128 = move.i64 r137
+	jump b30
+b30: # rangeint.body (unrolled 2)
+	r129 = elemaddr r118, r128, 24
+	r130 = elemaddr r12, r15, 8
+	r131 = load.f64 r130
+	r132 = elemaddr r129, r128, 8
+	store.local.f64 r132, r131
+	r133 = elemaddr r118, r128, 24
+	r134 = add.i64 r128, 1
+	r310 = mulhi.i64 r134, -6148914691236517205
+	r311 = add.i64 r310, r134
+	r312 = convert.u64.i64 r311
+	r313 = shr.u64.u32 r312, 63
+	r314 = shr.i64.u32 r311, 1
+	r315 = convert.i64.u64 r313
+	r316 = add.i64 r314, r315
+	r317 = mul.i64 r316, 3
+	r318 = sub.i64 r134, r317
+	r135 = move.i64 r318
+	r136 = elemaddr r133, r135, 8
+	store.local.f64 r136, 1.0
+	r137 = add.i64 r128, 1
+	r138 = lt.i64 r137, 3
+	jump b31
+b31: # edge 3→3 (unrolled 2)
+	r128 = move.i64 r137
+	jump b32
+b32: # rangeint.body (unrolled 3)
+	r129 = elemaddr r118, r128, 24
+	r130 = elemaddr r12, r15, 8
+	r131 = load.f64 r130
+	r132 = elemaddr r129, r128, 8
+	store.local.f64 r132, r131
+	r133 = elemaddr r118, r128, 24
+	r134 = add.i64 r128, 1
+	r310 = mulhi.i64 r134, -6148914691236517205
+	r311 = add.i64 r310, r134
+	r312 = convert.u64.i64 r311
+	r313 = shr.u64.u32 r312, 63
+	r314 = shr.i64.u32 r311, 1
+	r315 = convert.i64.u64 r313
+	r316 = add.i64 r314, r315
+	r317 = mul.i64 r316, 3
+	r318 = sub.i64 r134, r317
+	r135 = move.i64 r318
+	r136 = elemaddr r133, r135, 8
+	store.local.f64 r136, 1.0
+	r137 = add.i64 r128, 1
+	r138 = lt.i64 r137, 3
+	jump b33
+b33: # edge 3→3 (unrolled 3)
+	r128 = move.i64 r137
+	jump b25
+b34: # rangeint.body
+	r129 = elemaddr r118, r128, 24
+	r130 = elemaddr r12, r15, 8
+	r131 = load.f64 r130
+	r132 = elemaddr r129, r128, 8
+	store.local.f64 r132, r131
+	r133 = elemaddr r118, r128, 24
+	r134 = add.i64 r128, 1
+	r310 = mulhi.i64 r134, -6148914691236517205
+	r311 = add.i64 r310, r134
+	r312 = convert.u64.i64 r311
+	r313 = shr.u64.u32 r312, 63
+	r314 = shr.i64.u32 r311, 1
+	r315 = convert.i64.u64 r313
+	r316 = add.i64 r314, r315
+	r317 = mul.i64 r316, 3
+	r318 = sub.i64 r134, r317
+	r135 = move.i64 r318
+	r136 = elemaddr r133, r135, 8
+	store.local.f64 r136, 1.0
+	r137 = add.i64 r128, 1
+	r138 = lt.i64 r137, 3
+	branch r138, b35, b36
+b35: # edge 3→3
+	r128 = move.i64 r137
+	jump b34
+b36: # rangeint.done
+	r139 = load.local.f64 r118
+	r148 = elemaddr r118, 8, 1
+	r140 = load.local.f64 r148
+	r149 = elemaddr r118, 16, 1
+	r141 = load.local.f64 r149
+	r150 = elemaddr r118, 24, 1
+	r142 = load.local.f64 r150
+	r151 = elemaddr r118, 32, 1
+	r143 = load.local.f64 r151
+	r152 = elemaddr r118, 40, 1
+	r144 = load.local.f64 r152
+	r153 = elemaddr r118, 48, 1
+	r145 = load.local.f64 r153
+	r154 = elemaddr r118, 56, 1
+	r146 = load.local.f64 r154
+	r155 = elemaddr r118, 64, 1
+	r147 = load.local.f64 r155
+	r156 = move.f64 r328
+	r157 = move.f64 r329
+	r158 = move.f64 r330
+	r164 = addr copy_2
+	store.local.f64 r164, r139
+	r165 = elemaddr r164, 8, 1
+	store.local.f64 r165, r140
+	r166 = elemaddr r164, 16, 1
+	store.local.f64 r166, r141
+	r167 = elemaddr r164, 24, 1
+	store.local.f64 r167, r142
+	r168 = elemaddr r164, 32, 1
+	store.local.f64 r168, r143
+	r169 = elemaddr r164, 40, 1
+	store.local.f64 r169, r144
+	r170 = elemaddr r164, 48, 1
+	store.local.f64 r170, r145
+	r171 = elemaddr r164, 56, 1
+	store.local.f64 r171, r146
+	r172 = elemaddr r164, 64, 1
+	store.local.f64 r172, r147
+	jump b37
+b37: # mulMat.entry
+	r173 = addr v_2
+	store.local.f64 r173, 0.0
+	r174 = elemaddr r173, 8, 1
+	store.local.f64 r174, 0.0
+	r175 = elemaddr r173, 16, 1
+	store.local.f64 r175, 0.0
+	store.local.f64 r173, r156
+	r176 = elemaddr r173, 8, 1
+	store.local.f64 r176, r157
+	r177 = elemaddr r173, 16, 1
+	store.local.f64 r177, r158
+	r178 = addr r_2
+	store.local.f64 r178, 0.0
+	r179 = elemaddr r178, 8, 1
+	store.local.f64 r179, 0.0
+	r180 = elemaddr r178, 16, 1
+	store.local.f64 r180, 0.0
+	r181 = move.i64 -1
+	jump b38
+b38: # mulMat.rangeindex.loop
+	r182 = add.i64 r181, 1
+	r183 = lt.i64 r182, 3
+	branch r183, b39, b53
+b39: # mulMat.rangeindex.body
+	r187 = elemaddr r164, r182, 24
+	r184 = load.local.f64 r187
+	r188 = elemaddr r187, 8, 1
+	r185 = load.local.f64 r188
+	r189 = elemaddr r187, 16, 1
+	r186 = load.local.f64 r189
+	r190 = addr row_2
+	store.local.f64 r190, 0.0
+	r191 = elemaddr r190, 8, 1
+	store.local.f64 r191, 0.0
+	r192 = elemaddr r190, 16, 1
+	store.local.f64 r192, 0.0
+	store.local.f64 r190, r184
+	r193 = elemaddr r190, 8, 1
+	store.local.f64 r193, r185
+	r194 = elemaddr r190, 16, 1
+	store.local.f64 r194, r186
+	r200 = move.i64 -1
+	jump b40
+b40: # unroll setup
+	r349 = max.i64 3, -9223372036854775804
+	r350 = sub.i64 r349, 4
+	jump b41
+b41: # unroll guard
+	r351 = lt.i64 r200, r350
+	branch r351, b42, b50
+b42: # mulMat.rangeindex.loop (unrolled 0)
+	r206 = add.i64 r200, 1
+	r207 = lt.i64 r206, 3
+	jump b43
+b43: # mulMat.rangeindex.body (unrolled 0)
+	r208 = elemaddr r190, r206, 8
+	r209 = load.local.f64 r208
+	r210 = elemaddr r173, r206, 8
+	r211 = load.local.f64 r210
+	r212 = mul.f64 r209, r211
+	r213 = elemaddr r178, r182, 8
+	r214 = load.local.f64 r213
+	r215 = add.f64 r214, r212
+	r216 = elemaddr r178, r182, 8
+	store.local.f64 r216, r215
+	r200 = move.i64 r206
+	jump b44
+b44: # mulMat.rangeindex.loop (unrolled 1)
+	r206 = add.i64 r200, 1
+	r207 = lt.i64 r206, 3
+	jump b45
+b45: # mulMat.rangeindex.body (unrolled 1)
+	r208 = elemaddr r190, r206, 8
+	r209 = load.local.f64 r208
+	r210 = elemaddr r173, r206, 8
+	r211 = load.local.f64 r210
+	r212 = mul.f64 r209, r211
+	r213 = elemaddr r178, r182, 8
+	r214 = load.local.f64 r213
+	r215 = add.f64 r214, r212
+	r216 = elemaddr r178, r182, 8
+	store.local.f64 r216, r215
+	r200 = move.i64 r206
+	jump b46
+b46: # mulMat.rangeindex.loop (unrolled 2)
+	r206 = add.i64 r200, 1
+	r207 = lt.i64 r206, 3
+	jump b47
+b47: # mulMat.rangeindex.body (unrolled 2)
+	r208 = elemaddr r190, r206, 8
+	r209 = load.local.f64 r208
+	r210 = elemaddr r173, r206, 8
+	r211 = load.local.f64 r210
+	r212 = mul.f64 r209, r211
+	r213 = elemaddr r178, r182, 8
+	r214 = load.local.f64 r213
+	r215 = add.f64 r214, r212
+	r216 = elemaddr r178, r182, 8
+	store.local.f64 r216, r215
+	r200 = move.i64 r206
+	jump b48
+b48: # mulMat.rangeindex.loop (unrolled 3)
+	r206 = add.i64 r200, 1
+	r207 = lt.i64 r206, 3
+	jump b49
+b49: # mulMat.rangeindex.body (unrolled 3)
+	r208 = elemaddr r190, r206, 8
+	r209 = load.local.f64 r208
+	r210 = elemaddr r173, r206, 8
+	r211 = load.local.f64 r210
+	r212 = mul.f64 r209, r211
+	r213 = elemaddr r178, r182, 8
+	r214 = load.local.f64 r213
+	r215 = add.f64 r214, r212
+	r216 = elemaddr r178, r182, 8
+	store.local.f64 r216, r215
+	r200 = move.i64 r206
+	jump b41
+b50: # mulMat.rangeindex.loop
+	r206 = add.i64 r200, 1
+	r207 = lt.i64 r206, 3
+	branch r207, b51, b52
+b51: # mulMat.rangeindex.body
+	r208 = elemaddr r190, r206, 8
+	r209 = load.local.f64 r208
+	r210 = elemaddr r173, r206, 8
+	r211 = load.local.f64 r210
+	r212 = mul.f64 r209, r211
+	r213 = elemaddr r178, r182, 8
+	r214 = load.local.f64 r213
+	r215 = add.f64 r214, r212
+	r216 = elemaddr r178, r182, 8
+	store.local.f64 r216, r215
+	r200 = move.i64 r206
+	jump b50
+b52: # edge 4→1
+	r181 = move.i64 r182
+	jump b38
+b53: # mulMat.rangeindex.done
+	r201 = load.local.f64 r178
+	r204 = elemaddr r178, 8, 1
+	r202 = load.local.f64 r204
+	r205 = elemaddr r178, 16, 1
+	r203 = load.local.f64 r205
+	r161 = move.f64 r201
+	r162 = move.f64 r202
+	r163 = move.f64 r203
+	jump b54
+b54: # mulMat.return
+	r328 = move.f64 r161
+	r329 = move.f64 r162
+	r330 = move.f64 r163
+	r331 = move.f32 0.0
+	r332 = move.f32 0.0
+	r333 = move.f32 0.0
+	r224 = move.f64 r328
+	r225 = convert.f32.f64 r224
+	r331 = move.f32 r225
+	r228 = move.f64 r329
+	r229 = convert.f32.f64 r228
+	r332 = move.f32 r229
+	r232 = move.f64 r330
+	r233 = convert.f32.f64 r232
+	r333 = move.f32 r233
+	r234 = move.f32 r331
+	r235 = move.f32 r332
+	r236 = move.f32 r333
+	r319 = shr.i64.u32 r15, 63
+	r320 = and.i64 r319, 3
+	r321 = add.i64 r15, r320
+	r322 = shr.i64.u32 r321, 2
+	r323 = mul.i64 r322, 4
+	r324 = sub.i64 r15, r323
+	r239 = move.i64 r324
+	r240 = elemaddr r241, r239, 12
+	r242 = load.f32 r240
+	r245 = elemaddr r240, 4, 1
+	r243 = load.f32 r245
+	r246 = elemaddr r240, 8, 1
+	r244 = load.f32 r246
+	jump b55
+b55: # Add.entry
+	r334 = move.f32 0.0
+	r335 = move.f32 0.0
+	r336 = move.f32 0.0
+	r334 = move.f32 r234
+	r335 = move.f32 r235
+	r336 = move.f32 r236
+	r337 = move.f32 0.0
+	r338 = move.f32 0.0
+	r339 = move.f32 0.0
+	r337 = move.f32 r242
+	r338 = move.f32 r243
+	r339 = move.f32 r244
+	r340 = move.f32 0.0
+	r341 = move.f32 0.0
+	r342 = move.f32 0.0
+	r265 = move.f32 r334
+	r267 = move.f32 r337
+	r268 = add.f32 r265, r267
+	r340 = move.f32 r268
+	r271 = move.f32 r335
+	r273 = move.f32 r338
+	r274 = add.f32 r271, r273
+	r341 = move.f32 r274
+	r277 = move.f32 r336
+	r279 = move.f32 r339
+	r280 = add.f32 r277, r279
+	r342 = move.f32 r280
+	r281 = move.f32 r340
+	r282 = move.f32 r341
+	r283 = move.f32 r342
+	r247 = move.f32 r281
+	r248 = move.f32 r282
+	r249 = move.f32 r283
+	jump b56
+b56: # Add.return
+	r286 = elemaddr r8, r15, 12
+	store.f32 r286, r247
+	r287 = elemaddr r286, 4, 1
+	store.f32 r287, r248
+	r288 = elemaddr r286, 8, 1
+	store.f32 r288, r249
+	r289 = addr copy_3
+	r290 = move.f64 r328
+	store.local.f64 r289, r290
+	r292 = elemaddr r289, 8, 1
+	r293 = move.f64 r329
+	store.local.f64 r292, r293
+	r295 = elemaddr r289, 16, 1
+	r296 = move.f64 r330
+	store.local.f64 r295, r296
+	r297 = move.f64 0.0
+	r298 = move.i64 -1
+	jump b57
+b57: # unroll setup
+	r352 = max.i64 3, -9223372036854775804
+	r353 = sub.i64 r352, 4
+	jump b58
+b58: # unroll guard
+	r354 = lt.i64 r298, r353
+	branch r354, b59, b67
+b59: # rangeindex.loop (unrolled 0)
+	r299 = add.i64 r298, 1
+	r300 = lt.i64 r299, 3
+	jump b60
+b60: # rangeindex.body (unrolled 0)
+	r302 = elemaddr r289, r299, 8
+	r301 = load.local.f64 r302
+	r303 = add.i64 r299, 1
+	r304 = convert.f64.i64 r303
+	r305 = mul.f64 r301, r304
+	r306 = add.f64 r297, r305
+	r297 = move.f64 r306
+	r298 = move.i64 r299
+	jump b61
+b61: # rangeindex.loop (unrolled 1)
+	r299 = add.i64 r298, 1
+	r300 = lt.i64 r299, 3
+	jump b62
+b62: # rangeindex.body (unrolled 1)
+	r302 = elemaddr r289, r299, 8
+	r301 = load.local.f64 r302
+	r303 = add.i64 r299, 1
+	r304 = convert.f64.i64 r303
+	r305 = mul.f64 r301, r304
+	r306 = add.f64 r297, r305
+	r297 = move.f64 r306
+	r298 = move.i64 r299
+	jump b63
+b63: # rangeindex.loop (unrolled 2)
+	r299 = add.i64 r298, 1
+	r300 = lt.i64 r299, 3
+	jump b64
+b64: # rangeindex.body (unrolled 2)
+	r302 = elemaddr r289, r299, 8
+	r301 = load.local.f64 r302
+	r303 = add.i64 r299, 1
+	r304 = convert.f64.i64 r303
+	r305 = mul.f64 r301, r304
+	r306 = add.f64 r297, r305
+	r297 = move.f64 r306
+	r298 = move.i64 r299
+	jump b65
+b65: # rangeindex.loop (unrolled 3)
+	r299 = add.i64 r298, 1
+	r300 = lt.i64 r299, 3
+	jump b66
+b66: # rangeindex.body (unrolled 3)
+	r302 = elemaddr r289, r299, 8
+	r301 = load.local.f64 r302
+	r303 = add.i64 r299, 1
+	r304 = convert.f64.i64 r303
+	r305 = mul.f64 r301, r304
+	r306 = add.f64 r297, r305
+	r297 = move.f64 r306
+	r298 = move.i64 r299
+	jump b58
+b67: # rangeindex.loop
+	r299 = add.i64 r298, 1
+	r300 = lt.i64 r299, 3
+	branch r300, b68, b69
+b68: # rangeindex.body
+	r302 = elemaddr r289, r299, 8
+	r301 = load.local.f64 r302
+	r303 = add.i64 r299, 1
+	r304 = convert.f64.i64 r303
+	r305 = mul.f64 r301, r304
+	r306 = add.f64 r297, r305
+	r297 = move.f64 r306
+	r298 = move.i64 r299
+	jump b67
+b69: # rangeindex.done
+	r307 = elemaddr r12, r15, 8
+	store.f64 r307, r297
+	r308 = add.i64 r15, 1
+	r309 = lt.i64 r308, r3
+	branch r309, b70, b71
+b70: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b71: # exit
+	return
+
+kernel Pick(idx []i32, out []f64)
+data rotation align 8 = 0000000000000000000000000000f0bf0000000000000000000000000000f03f0000000000000000000000000000000000000000000000000000000000000000000000000000f03f
+
+task Pick_0 parallel count=(min.i64 (len idx) (len out))
+var row local 24 align 8
+var local local 32 align 8
+var copyOf local 32 align 8
+b0: # entry
+	r5 = base idx
+	r6 = len idx
+	r4 = move.i64 r6
+	r8 = base out
+	r9 = len out
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r21 = dataaddr rotation
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b6
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r12 = elemaddr r5, r11, 4
+	r13 = load.i32 r12
+	r14 = convert.u32.i32 r13
+	r87 = mulhi.u32 r14, 1431655766
+	r88 = sub.u32 r14, r87
+	r89 = shr.u32.u32 r88, 1
+	r90 = add.u32 r89, r87
+	r91 = shr.u32.u32 r90, 1
+	r92 = mul.u32 r91, 3
+	r93 = sub.u32 r14, r92
+	r15 = move.u32 r93
+	r16 = convert.i64.u32 r15
+	r17 = addr row
+	store.local.f64 r17, 0.0
+	r18 = elemaddr r17, 8, 1
+	store.local.f64 r18, 0.0
+	r19 = elemaddr r17, 16, 1
+	store.local.f64 r19, 0.0
+	r20 = elemaddr r21, r16, 24
+	r22 = load.f64 r20
+	store.local.f64 r17, r22
+	r23 = elemaddr r20, 8, 1
+	r24 = elemaddr r17, 8, 1
+	r25 = load.f64 r23
+	store.local.f64 r24, r25
+	r26 = elemaddr r20, 16, 1
+	r27 = elemaddr r17, 16, 1
+	r28 = load.f64 r26
+	store.local.f64 r27, r28
+	r29 = addr local
+	store.local.f64 r29, 0.0
+	r30 = elemaddr r29, 8, 1
+	store.local.f64 r30, 0.0
+	r31 = elemaddr r29, 16, 1
+	store.local.f64 r31, 0.0
+	r32 = elemaddr r29, 24, 1
+	store.local.f64 r32, 0.0
+	r94 = move.f64 0.0
+	r95 = move.f64 0.0
+	r96 = move.f64 0.0
+	r97 = move.f64 0.0
+	r94 = move.f64 1.5
+	r95 = move.f64 -2.0
+	r40 = convert.f64.i64 r16
+	r96 = move.f64 r40
+	r97 = move.f64 8.0
+	r42 = move.f64 r94
+	store.local.f64 r29, r42
+	r44 = elemaddr r29, 8, 1
+	r45 = move.f64 r95
+	store.local.f64 r44, r45
+	r47 = elemaddr r29, 16, 1
+	r48 = move.f64 r96
+	store.local.f64 r47, r48
+	r50 = elemaddr r29, 24, 1
+	r51 = move.f64 r97
+	store.local.f64 r50, r51
+	r52 = add.i64 r16, 1
+	r53 = sub.i64 2, r16
+	r54 = elemaddr r17, r53, 8
+	r55 = load.local.f64 r54
+	r56 = elemaddr r29, r52, 8
+	store.local.f64 r56, r55
+	r57 = addr copyOf
+	store.local.f64 r57, 0.0
+	r58 = elemaddr r57, 8, 1
+	store.local.f64 r58, 0.0
+	r59 = elemaddr r57, 16, 1
+	store.local.f64 r59, 0.0
+	r60 = elemaddr r57, 24, 1
+	store.local.f64 r60, 0.0
+	r61 = load.local.f64 r29
+	store.local.f64 r57, r61
+	r62 = elemaddr r29, 8, 1
+	r63 = elemaddr r57, 8, 1
+	r64 = load.local.f64 r62
+	store.local.f64 r63, r64
+	r65 = elemaddr r29, 16, 1
+	r66 = elemaddr r57, 16, 1
+	r67 = load.local.f64 r65
+	store.local.f64 r66, r67
+	r68 = elemaddr r29, 24, 1
+	r69 = elemaddr r57, 24, 1
+	r70 = load.local.f64 r68
+	store.local.f64 r69, r70
+	r71 = elemaddr r29, 0, 8
+	store.local.f64 r71, 7.0
+	r72 = elemaddr r17, r16, 8
+	r73 = load.local.f64 r72
+	r74 = elemaddr r57, r16, 8
+	r75 = load.local.f64 r74
+	r76 = add.f64 r73, r75
+	r77 = sub.i64 3, r16
+	r78 = elemaddr r57, r77, 8
+	r79 = load.local.f64 r78
+	r80 = add.f64 r76, r79
+	r81 = elemaddr r29, 0, 8
+	r82 = load.local.f64 r81
+	r83 = add.f64 r80, r82
+	r84 = elemaddr r8, r11, 8
+	store.f64 r84, r83
+	r85 = add.i64 r11, 1
+	r86 = lt.i64 r85, r3
+	branch r86, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Masks(mask []bool, x []f32, out []f32, flags []4)
+
+task Masks_0 parallel count=(min.i64 (min.i64 (min.i64 (len mask) (len x)) (len out)) (len flags))
+b0: # entry
+	r5 = base mask
+	r6 = len mask
+	r4 = move.i64 r6
+	r8 = base x
+	r9 = len x
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base out
+	r13 = len out
+	r11 = move.i64 r13
+	r14 = min.i64 r10, r11
+	r16 = base flags
+	r17 = len flags
+	r15 = move.i64 r17
+	r3 = min.i64 r14, r15
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r18 = lt.i64 r2, r3
+	branch r18, b3, b14
+b3: # index
+	r19 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r61 = move.bool false
+	r62 = move.bool false
+	r23 = elemaddr r16, r19, 4
+	r24 = load.bool r23
+	r61 = move.bool r24
+	r25 = elemaddr r23, 1, 1
+	r27 = load.bool r25
+	r62 = move.bool r27
+	r31 = elemaddr r5, r19, 1
+	r32 = load.bool r31
+	branch r32, b5, b6
+b5: # cond.true
+	r37 = move.bool r61
+	branch r37, b6, b17
+b6: # binop.rhs
+	r34 = move.bool r62
+	r35 = move.bool r34
+	jump b7
+b7: # binop.done
+	branch r35, b8, b16
+b8: # if.then
+	r38 = elemaddr r8, r19, 4
+	r39 = load.f32 r38
+	r40 = elemaddr r12, r19, 4
+	store.f32 r40, r39
+	jump b9
+b9: # if.done
+	r41 = elemaddr r8, r19, 4
+	r42 = load.f32 r41
+	r43 = gt.f32 r42, 0.0
+	r44 = ne.bool r43, r35
+	r45 = elemaddr r5, r19, 1
+	store.bool r45, r44
+	r46 = elemaddr r16, r19, 4
+	r48 = move.bool r61
+	r49 = not.bool r48
+	r50 = elemaddr r46, 0, 1
+	store.bool r50, r49
+	r51 = elemaddr r16, r19, 4
+	jump b10
+b10: # boolInt.entry
+	branch r35, b11, b15
+b11: # boolInt.if.then
+	r52 = move.i64 1
+	jump b12
+b12: # boolInt.return
+	r53 = convert.u16.i64 r52
+	r54 = elemaddr r51, 2, 1
+	r55 = load.u16 r54
+	r56 = add.u16 r55, r53
+	r57 = elemaddr r51, 2, 1
+	store.u16 r57, r56
+	r58 = add.i64 r19, 1
+	r59 = lt.i64 r58, r3
+	branch r59, b13, b14
+b13: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b14: # exit
+	return
+b15: # boolInt.if.done
+	r52 = move.i64 0
+	jump b12
+b16: # if.else
+	r60 = elemaddr r12, r19, 4
+	store.f32 r60, 0.0
+	jump b9
+b17: # edge 5→4
+	r35 = move.bool true
+	jump b7
+
+kernel Complex128Ops(a []16, b []16, sum []16, prod []16, quot []16, eq []bool)
+
+task Complex128Ops_0 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (len a) (len b)) (len sum)) (len prod)) (len quot)) (len eq))
+var bits local 8 align 8
+b0: # entry
+	r5 = base a
+	r6 = len a
+	r4 = move.i64 r6
+	r8 = base b
+	r9 = len b
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base sum
+	r13 = len sum
+	r11 = move.i64 r13
+	r14 = min.i64 r10, r11
+	r16 = base prod
+	r17 = len prod
+	r15 = move.i64 r17
+	r18 = min.i64 r14, r15
+	r20 = base quot
+	r21 = len quot
+	r19 = move.i64 r21
+	r22 = min.i64 r18, r19
+	r24 = base eq
+	r25 = len eq
+	r23 = move.i64 r25
+	r3 = min.i64 r22, r23
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r26 = lt.i64 r2, r3
+	branch r26, b3, b13
+b3: # index
+	r27 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r28 = elemaddr r5, r27, 16
+	r29 = load.f64 r28
+	r31 = elemaddr r28, 8, 1
+	r30 = load.f64 r31
+	r32 = elemaddr r8, r27, 16
+	r33 = load.f64 r32
+	r35 = elemaddr r32, 8, 1
+	r34 = load.f64 r35
+	r36 = add.f64 r29, r33
+	r37 = add.f64 r30, r34
+	r38 = move.f64 r33
+	r39 = move.f64 r38
+	r40 = move.f64 0.0
+	r41 = sub.f64 r36, r39
+	r42 = sub.f64 r37, r40
+	r43 = move.f64 r30
+	r44 = move.f64 0.0
+	r45 = move.f64 r43
+	r46 = add.f64 r41, r44
+	r47 = add.f64 r42, r45
+	r48 = move.f64 r30
+	r49 = move.f64 0.0
+	r50 = move.f64 r48
+	r51 = sub.f64 r46, r49
+	r52 = sub.f64 r47, r50
+	r53 = elemaddr r12, r27, 16
+	store.f64 r53, r51
+	r54 = elemaddr r53, 8, 1
+	store.f64 r54, r52
+	r57 = mul.f64 r29, r33
+	r58 = mul.f64 r30, r34
+	r59 = sub.f64 r57, r58
+	r60 = mul.f64 r29, r34
+	r61 = mul.f64 r30, r33
+	r62 = add.f64 r60, r61
+	r55 = move.f64 r59
+	r56 = move.f64 r62
+	r63 = elemaddr r16, r27, 16
+	store.f64 r63, r55
+	r64 = elemaddr r63, 8, 1
+	store.f64 r64, r56
+	r69 = abs.f64 r33
+	r70 = abs.f64 r34
+	r71 = ge.f64 r69, r70
+	branch r71, b5, b35
+b5: # cdiv.real
+	r72 = div.f64 r34, r33
+	r73 = mul.f64 r72, r34
+	r74 = add.f64 r33, r73
+	r75 = mul.f64 r30, r72
+	r76 = add.f64 r29, r75
+	r77 = div.f64 r76, r74
+	r67 = move.f64 r77
+	r78 = mul.f64 r29, r72
+	r79 = sub.f64 r30, r78
+	r80 = div.f64 r79, r74
+	r68 = move.f64 r80
+	jump b6
+b6: # cdiv.smith
+	r90 = ne.f64 r67, r67
+	r91 = ne.f64 r68, r68
+	r92 = and.bool r90, r91
+	branch r92, b7, b9
+b7: # cdiv.nan
+	r93 = eq.f64 r33, 0.0
+	r94 = eq.f64 r34, 0.0
+	r95 = and.bool r93, r94
+	r96 = eq.f64 r29, r29
+	r97 = eq.f64 r30, r30
+	r98 = or.bool r96, r97
+	r99 = and.bool r95, r98
+	branch r99, b8, b15
+b8: # cdiv.zero
+	r100 = div.f64 1.0, r33
+	r101 = mul.f64 r100, r29
+	r67 = move.f64 r101
+	r102 = mul.f64 r100, r30
+	r68 = move.f64 r102
+	jump b9
+b9: # cdiv.done
+	r65 = move.f64 r67
+	r66 = move.f64 r68
+	r169 = elemaddr r20, r27, 16
+	store.f64 r169, r65
+	r170 = elemaddr r169, 8, 1
+	store.f64 r170, r66
+	r172 = eq.f64 r29, r33
+	r173 = eq.f64 r30, r34
+	r174 = and.bool r172, r173
+	r171 = move.bool r174
+	branch r171, b10, b14
+b10: # edge 1→4
+	r175 = move.bool true
+	jump b11
+b11: # binop.done
+	r182 = elemaddr r24, r27, 1
+	store.bool r182, r175
+	r183 = add.i64 r27, 1
+	r184 = lt.i64 r183, r3
+	branch r184, b12, b13
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # exit
+	return
+b14: # binop.rhs
+	r176 = neg.f64 r29
+	r177 = neg.f64 r30
+	r179 = eq.f64 r176, r33
+	r180 = eq.f64 r177, r34
+	r181 = and.bool r179, r180
+	r178 = not.bool r181
+	r175 = move.bool r178
+	jump b11
+b15: # cdiv.notzero
+	r103 = abs.f64 r29
+	r104 = eq.f64 r103, +Inf
+	r105 = abs.f64 r30
+	r106 = eq.f64 r105, +Inf
+	r107 = or.bool r104, r106
+	r108 = abs.f64 r33
+	r109 = lt.f64 r108, +Inf
+	r110 = abs.f64 r34
+	r111 = lt.f64 r110, +Inf
+	r112 = and.bool r109, r111
+	r113 = and.bool r107, r112
+	branch r113, b16, b25
+b16: # cdiv.infn
+	r114 = move.f64 0.0
+	r115 = abs.f64 r29
+	r116 = eq.f64 r115, +Inf
+	branch r116, b17, b18
+b17: # inf2one.inf
+	r114 = move.f64 1.0
+	jump b18
+b18: # inf2one.sign
+	r117 = addr bits
+	store.local.f64 r117, r29
+	r118 = load.local.i64 r117
+	r119 = lt.i64 r118, 0
+	branch r119, b19, b20
+b19: # inf2one.neg
+	r120 = neg.f64 r114
+	r114 = move.f64 r120
+	jump b20
+b20: # inf2one.done
+	r121 = move.f64 0.0
+	r122 = abs.f64 r30
+	r123 = eq.f64 r122, +Inf
+	branch r123, b21, b22
+b21: # inf2one.inf
+	r121 = move.f64 1.0
+	jump b22
+b22: # inf2one.sign
+	r124 = addr bits
+	store.local.f64 r124, r30
+	r125 = load.local.i64 r124
+	r126 = lt.i64 r125, 0
+	branch r126, b23, b24
+b23: # inf2one.neg
+	r127 = neg.f64 r121
+	r121 = move.f64 r127
+	jump b24
+b24: # inf2one.done
+	r128 = mul.f64 r114, r33
+	r129 = mul.f64 r121, r34
+	r130 = add.f64 r128, r129
+	r131 = mul.f64 r130, +Inf
+	r67 = move.f64 r131
+	r132 = mul.f64 r121, r33
+	r133 = mul.f64 r114, r34
+	r134 = sub.f64 r132, r133
+	r135 = mul.f64 r134, +Inf
+	r68 = move.f64 r135
+	jump b9
+b25: # cdiv.notinfn
+	r136 = abs.f64 r33
+	r137 = eq.f64 r136, +Inf
+	r138 = abs.f64 r34
+	r139 = eq.f64 r138, +Inf
+	r140 = or.bool r137, r139
+	r141 = abs.f64 r29
+	r142 = lt.f64 r141, +Inf
+	r143 = abs.f64 r30
+	r144 = lt.f64 r143, +Inf
+	r145 = and.bool r142, r144
+	r146 = and.bool r140, r145
+	branch r146, b26, b9
+b26: # cdiv.infm
+	r147 = move.f64 0.0
+	r148 = abs.f64 r33
+	r149 = eq.f64 r148, +Inf
+	branch r149, b27, b28
+b27: # inf2one.inf
+	r147 = move.f64 1.0
+	jump b28
+b28: # inf2one.sign
+	r150 = addr bits
+	store.local.f64 r150, r33
+	r151 = load.local.i64 r150
+	r152 = lt.i64 r151, 0
+	branch r152, b29, b30
+b29: # inf2one.neg
+	r153 = neg.f64 r147
+	r147 = move.f64 r153
+	jump b30
+b30: # inf2one.done
+	r154 = move.f64 0.0
+	r155 = abs.f64 r34
+	r156 = eq.f64 r155, +Inf
+	branch r156, b31, b32
+b31: # inf2one.inf
+	r154 = move.f64 1.0
+	jump b32
+b32: # inf2one.sign
+	r157 = addr bits
+	store.local.f64 r157, r34
+	r158 = load.local.i64 r157
+	r159 = lt.i64 r158, 0
+	branch r159, b33, b34
+b33: # inf2one.neg
+	r160 = neg.f64 r154
+	r154 = move.f64 r160
+	jump b34
+b34: # inf2one.done
+	r161 = mul.f64 r29, r147
+	r162 = mul.f64 r30, r154
+	r163 = add.f64 r161, r162
+	r164 = mul.f64 r163, 0.0
+	r67 = move.f64 r164
+	r165 = mul.f64 r30, r147
+	r166 = mul.f64 r29, r154
+	r167 = sub.f64 r165, r166
+	r168 = mul.f64 r167, 0.0
+	r68 = move.f64 r168
+	jump b9
+b35: # cdiv.imag
+	r81 = div.f64 r33, r34
+	r82 = mul.f64 r81, r33
+	r83 = add.f64 r34, r82
+	r84 = mul.f64 r29, r81
+	r85 = add.f64 r84, r30
+	r86 = div.f64 r85, r83
+	r67 = move.f64 r86
+	r87 = mul.f64 r30, r81
+	r88 = sub.f64 r87, r29
+	r89 = div.f64 r88, r83
+	r68 = move.f64 r89
+	jump b6
+
+kernel Complex64Ops(a []8, b []8, prod []8, quot []8, wide []16)
+
+task Complex64Ops_0 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (len a) (len b)) (len prod)) (len quot)) (len wide))
+var bits local 8 align 8
+b0: # entry
+	r5 = base a
+	r6 = len a
+	r4 = move.i64 r6
+	r8 = base b
+	r9 = len b
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base prod
+	r13 = len prod
+	r11 = move.i64 r13
+	r14 = min.i64 r10, r11
+	r16 = base quot
+	r17 = len quot
+	r15 = move.i64 r17
+	r18 = min.i64 r14, r15
+	r20 = base wide
+	r21 = len wide
+	r19 = move.i64 r21
+	r3 = min.i64 r18, r19
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r22 = lt.i64 r2, r3
+	branch r22, b3, b16
+b3: # index
+	r23 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r24 = elemaddr r5, r23, 8
+	r25 = load.f32 r24
+	r27 = elemaddr r24, 4, 1
+	r26 = load.f32 r27
+	r28 = elemaddr r8, r23, 8
+	r29 = load.f32 r28
+	r31 = elemaddr r28, 4, 1
+	r30 = load.f32 r31
+	r34 = convert.f64.f32 r25
+	r35 = convert.f64.f32 r29
+	r36 = convert.f64.f32 r26
+	r37 = convert.f64.f32 r30
+	r38 = mul.f64 r34, r35
+	r39 = mul.f64 r36, r37
+	r40 = sub.f64 r38, r39
+	r41 = mul.f64 r34, r37
+	r42 = mul.f64 r36, r35
+	r43 = add.f64 r41, r42
+	r32 = convert.f32.f64 r40
+	r33 = convert.f32.f64 r43
+	r44 = add.f32 r32, 0.0
+	r45 = add.f32 r33, 1.0
+	r46 = elemaddr r12, r23, 8
+	store.f32 r46, r44
+	r47 = elemaddr r46, 4, 1
+	store.f32 r47, r45
+	r50 = convert.f64.f32 r25
+	r51 = convert.f64.f32 r29
+	r52 = convert.f64.f32 r26
+	r53 = convert.f64.f32 r30
+	r56 = abs.f64 r51
+	r57 = abs.f64 r53
+	r58 = ge.f64 r56, r57
+	branch r58, b5, b58
+b5: # cdiv.real
+	r59 = div.f64 r53, r51
+	r60 = mul.f64 r59, r53
+	r61 = add.f64 r51, r60
+	r62 = mul.f64 r52, r59
+	r63 = add.f64 r50, r62
+	r64 = div.f64 r63, r61
+	r54 = move.f64 r64
+	r65 = mul.f64 r50, r59
+	r66 = sub.f64 r52, r65
+	r67 = div.f64 r66, r61
+	r55 = move.f64 r67
+	jump b6
+b6: # cdiv.smith
+	r77 = ne.f64 r54, r54
+	r78 = ne.f64 r55, r55
+	r79 = and.bool r77, r78
+	branch r79, b7, b9
+b7: # cdiv.nan
+	r80 = eq.f64 r51, 0.0
+	r81 = eq.f64 r53, 0.0
+	r82 = and.bool r80, r81
+	r83 = eq.f64 r50, r50
+	r84 = eq.f64 r52, r52
+	r85 = or.bool r83, r84
+	r86 = and.bool r82, r85
+	branch r86, b8, b38
+b8: # cdiv.zero
+	r87 = div.f64 1.0, r51
+	r88 = mul.f64 r87, r50
+	r54 = move.f64 r88
+	r89 = mul.f64 r87, r52
+	r55 = move.f64 r89
+	jump b9
+b9: # cdiv.done
+	r48 = convert.f32.f64 r54
+	r49 = convert.f32.f64 r55
+	r156 = elemaddr r16, r23, 8
+	store.f32 r156, r48
+	r157 = elemaddr r156, 4, 1
+	store.f32 r157, r49
+	r158 = convert.f64.f32 r25
+	r159 = convert.f64.f32 r26
+	r160 = convert.f64.f32 r29
+	r161 = convert.f64.f32 r30
+	r166 = abs.f64 r160
+	r167 = abs.f64 r161
+	r168 = ge.f64 r166, r167
+	branch r168, b10, b37
+b10: # cdiv.real
+	r169 = div.f64 r161, r160
+	r170 = mul.f64 r169, r161
+	r171 = add.f64 r160, r170
+	r172 = mul.f64 r159, r169
+	r173 = add.f64 r158, r172
+	r174 = div.f64 r173, r171
+	r164 = move.f64 r174
+	r175 = mul.f64 r158, r169
+	r176 = sub.f64 r159, r175
+	r177 = div.f64 r176, r171
+	r165 = move.f64 r177
+	jump b11
+b11: # cdiv.smith
+	r187 = ne.f64 r164, r164
+	r188 = ne.f64 r165, r165
+	r189 = and.bool r187, r188
+	branch r189, b12, b14
+b12: # cdiv.nan
+	r190 = eq.f64 r160, 0.0
+	r191 = eq.f64 r161, 0.0
+	r192 = and.bool r190, r191
+	r193 = eq.f64 r158, r158
+	r194 = eq.f64 r159, r159
+	r195 = or.bool r193, r194
+	r196 = and.bool r192, r195
+	branch r196, b13, b17
+b13: # cdiv.zero
+	r197 = div.f64 1.0, r160
+	r198 = mul.f64 r197, r158
+	r164 = move.f64 r198
+	r199 = mul.f64 r197, r159
+	r165 = move.f64 r199
+	jump b14
+b14: # cdiv.done
+	r162 = move.f64 r164
+	r163 = move.f64 r165
+	r266 = elemaddr r20, r23, 16
+	store.f64 r266, r162
+	r267 = elemaddr r266, 8, 1
+	store.f64 r267, r163
+	r268 = elemaddr r20, r23, 16
+	r269 = load.f64 r268
+	r271 = elemaddr r268, 8, 1
+	r270 = load.f64 r271
+	r272 = convert.f32.f64 r269
+	r273 = convert.f32.f64 r270
+	r274 = elemaddr r16, r23, 8
+	r275 = load.f32 r274
+	r277 = elemaddr r274, 4, 1
+	r276 = load.f32 r277
+	r278 = sub.f32 r272, r275
+	r279 = sub.f32 r273, r276
+	r280 = elemaddr r5, r23, 8
+	store.f32 r280, r278
+	r281 = elemaddr r280, 4, 1
+	store.f32 r281, r279
+	r282 = add.i64 r23, 1
+	r283 = lt.i64 r282, r3
+	branch r283, b15, b16
+b15: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b16: # exit
+	return
+b17: # cdiv.notzero
+	r200 = abs.f64 r158
+	r201 = eq.f64 r200, +Inf
+	r202 = abs.f64 r159
+	r203 = eq.f64 r202, +Inf
+	r204 = or.bool r201, r203
+	r205 = abs.f64 r160
+	r206 = lt.f64 r205, +Inf
+	r207 = abs.f64 r161
+	r208 = lt.f64 r207, +Inf
+	r209 = and.bool r206, r208
+	r210 = and.bool r204, r209
+	branch r210, b18, b27
+b18: # cdiv.infn
+	r211 = move.f64 0.0
+	r212 = abs.f64 r158
+	r213 = eq.f64 r212, +Inf
+	branch r213, b19, b20
+b19: # inf2one.inf
+	r211 = move.f64 1.0
+	jump b20
+b20: # inf2one.sign
+	r214 = addr bits
+	store.local.f64 r214, r158
+	r215 = load.local.i64 r214
+	r216 = lt.i64 r215, 0
+	branch r216, b21, b22
+b21: # inf2one.neg
+	r217 = neg.f64 r211
+	r211 = move.f64 r217
+	jump b22
+b22: # inf2one.done
+	r218 = move.f64 0.0
+	r219 = abs.f64 r159
+	r220 = eq.f64 r219, +Inf
+	branch r220, b23, b24
+b23: # inf2one.inf
+	r218 = move.f64 1.0
+	jump b24
+b24: # inf2one.sign
+	r221 = addr bits
+	store.local.f64 r221, r159
+	r222 = load.local.i64 r221
+	r223 = lt.i64 r222, 0
+	branch r223, b25, b26
+b25: # inf2one.neg
+	r224 = neg.f64 r218
+	r218 = move.f64 r224
+	jump b26
+b26: # inf2one.done
+	r225 = mul.f64 r211, r160
+	r226 = mul.f64 r218, r161
+	r227 = add.f64 r225, r226
+	r228 = mul.f64 r227, +Inf
+	r164 = move.f64 r228
+	r229 = mul.f64 r218, r160
+	r230 = mul.f64 r211, r161
+	r231 = sub.f64 r229, r230
+	r232 = mul.f64 r231, +Inf
+	r165 = move.f64 r232
+	jump b14
+b27: # cdiv.notinfn
+	r233 = abs.f64 r160
+	r234 = eq.f64 r233, +Inf
+	r235 = abs.f64 r161
+	r236 = eq.f64 r235, +Inf
+	r237 = or.bool r234, r236
+	r238 = abs.f64 r158
+	r239 = lt.f64 r238, +Inf
+	r240 = abs.f64 r159
+	r241 = lt.f64 r240, +Inf
+	r242 = and.bool r239, r241
+	r243 = and.bool r237, r242
+	branch r243, b28, b14
+b28: # cdiv.infm
+	r244 = move.f64 0.0
+	r245 = abs.f64 r160
+	r246 = eq.f64 r245, +Inf
+	branch r246, b29, b30
+b29: # inf2one.inf
+	r244 = move.f64 1.0
+	jump b30
+b30: # inf2one.sign
+	r247 = addr bits
+	store.local.f64 r247, r160
+	r248 = load.local.i64 r247
+	r249 = lt.i64 r248, 0
+	branch r249, b31, b32
+b31: # inf2one.neg
+	r250 = neg.f64 r244
+	r244 = move.f64 r250
+	jump b32
+b32: # inf2one.done
+	r251 = move.f64 0.0
+	r252 = abs.f64 r161
+	r253 = eq.f64 r252, +Inf
+	branch r253, b33, b34
+b33: # inf2one.inf
+	r251 = move.f64 1.0
+	jump b34
+b34: # inf2one.sign
+	r254 = addr bits
+	store.local.f64 r254, r161
+	r255 = load.local.i64 r254
+	r256 = lt.i64 r255, 0
+	branch r256, b35, b36
+b35: # inf2one.neg
+	r257 = neg.f64 r251
+	r251 = move.f64 r257
+	jump b36
+b36: # inf2one.done
+	r258 = mul.f64 r158, r244
+	r259 = mul.f64 r159, r251
+	r260 = add.f64 r258, r259
+	r261 = mul.f64 r260, 0.0
+	r164 = move.f64 r261
+	r262 = mul.f64 r159, r244
+	r263 = mul.f64 r158, r251
+	r264 = sub.f64 r262, r263
+	r265 = mul.f64 r264, 0.0
+	r165 = move.f64 r265
+	jump b14
+b37: # cdiv.imag
+	r178 = div.f64 r160, r161
+	r179 = mul.f64 r178, r160
+	r180 = add.f64 r161, r179
+	r181 = mul.f64 r158, r178
+	r182 = add.f64 r181, r159
+	r183 = div.f64 r182, r180
+	r164 = move.f64 r183
+	r184 = mul.f64 r159, r178
+	r185 = sub.f64 r184, r158
+	r186 = div.f64 r185, r180
+	r165 = move.f64 r186
+	jump b11
+b38: # cdiv.notzero
+	r90 = abs.f64 r50
+	r91 = eq.f64 r90, +Inf
+	r92 = abs.f64 r52
+	r93 = eq.f64 r92, +Inf
+	r94 = or.bool r91, r93
+	r95 = abs.f64 r51
+	r96 = lt.f64 r95, +Inf
+	r97 = abs.f64 r53
+	r98 = lt.f64 r97, +Inf
+	r99 = and.bool r96, r98
+	r100 = and.bool r94, r99
+	branch r100, b39, b48
+b39: # cdiv.infn
+	r101 = move.f64 0.0
+	r102 = abs.f64 r50
+	r103 = eq.f64 r102, +Inf
+	branch r103, b40, b41
+b40: # inf2one.inf
+	r101 = move.f64 1.0
+	jump b41
+b41: # inf2one.sign
+	r104 = addr bits
+	store.local.f64 r104, r50
+	r105 = load.local.i64 r104
+	r106 = lt.i64 r105, 0
+	branch r106, b42, b43
+b42: # inf2one.neg
+	r107 = neg.f64 r101
+	r101 = move.f64 r107
+	jump b43
+b43: # inf2one.done
+	r108 = move.f64 0.0
+	r109 = abs.f64 r52
+	r110 = eq.f64 r109, +Inf
+	branch r110, b44, b45
+b44: # inf2one.inf
+	r108 = move.f64 1.0
+	jump b45
+b45: # inf2one.sign
+	r111 = addr bits
+	store.local.f64 r111, r52
+	r112 = load.local.i64 r111
+	r113 = lt.i64 r112, 0
+	branch r113, b46, b47
+b46: # inf2one.neg
+	r114 = neg.f64 r108
+	r108 = move.f64 r114
+	jump b47
+b47: # inf2one.done
+	r115 = mul.f64 r101, r51
+	r116 = mul.f64 r108, r53
+	r117 = add.f64 r115, r116
+	r118 = mul.f64 r117, +Inf
+	r54 = move.f64 r118
+	r119 = mul.f64 r108, r51
+	r120 = mul.f64 r101, r53
+	r121 = sub.f64 r119, r120
+	r122 = mul.f64 r121, +Inf
+	r55 = move.f64 r122
+	jump b9
+b48: # cdiv.notinfn
+	r123 = abs.f64 r51
+	r124 = eq.f64 r123, +Inf
+	r125 = abs.f64 r53
+	r126 = eq.f64 r125, +Inf
+	r127 = or.bool r124, r126
+	r128 = abs.f64 r50
+	r129 = lt.f64 r128, +Inf
+	r130 = abs.f64 r52
+	r131 = lt.f64 r130, +Inf
+	r132 = and.bool r129, r131
+	r133 = and.bool r127, r132
+	branch r133, b49, b9
+b49: # cdiv.infm
+	r134 = move.f64 0.0
+	r135 = abs.f64 r51
+	r136 = eq.f64 r135, +Inf
+	branch r136, b50, b51
+b50: # inf2one.inf
+	r134 = move.f64 1.0
+	jump b51
+b51: # inf2one.sign
+	r137 = addr bits
+	store.local.f64 r137, r51
+	r138 = load.local.i64 r137
+	r139 = lt.i64 r138, 0
+	branch r139, b52, b53
+b52: # inf2one.neg
+	r140 = neg.f64 r134
+	r134 = move.f64 r140
+	jump b53
+b53: # inf2one.done
+	r141 = move.f64 0.0
+	r142 = abs.f64 r53
+	r143 = eq.f64 r142, +Inf
+	branch r143, b54, b55
+b54: # inf2one.inf
+	r141 = move.f64 1.0
+	jump b55
+b55: # inf2one.sign
+	r144 = addr bits
+	store.local.f64 r144, r53
+	r145 = load.local.i64 r144
+	r146 = lt.i64 r145, 0
+	branch r146, b56, b57
+b56: # inf2one.neg
+	r147 = neg.f64 r141
+	r141 = move.f64 r147
+	jump b57
+b57: # inf2one.done
+	r148 = mul.f64 r50, r134
+	r149 = mul.f64 r52, r141
+	r150 = add.f64 r148, r149
+	r151 = mul.f64 r150, 0.0
+	r54 = move.f64 r151
+	r152 = mul.f64 r52, r134
+	r153 = mul.f64 r50, r141
+	r154 = sub.f64 r152, r153
+	r155 = mul.f64 r154, 0.0
+	r55 = move.f64 r155
+	jump b9
+b58: # cdiv.imag
+	r68 = div.f64 r51, r53
+	r69 = mul.f64 r68, r51
+	r70 = add.f64 r53, r69
+	r71 = mul.f64 r50, r68
+	r72 = add.f64 r71, r52
+	r73 = div.f64 r72, r70
+	r54 = move.f64 r73
+	r74 = mul.f64 r52, r68
+	r75 = sub.f64 r74, r50
+	r76 = div.f64 r75, r70
+	r55 = move.f64 r76
+	jump b6
+
+kernel Julia(cs []16, params []32, out []i32)
+
+task Julia_0 parallel count=(min.i64 (len cs) (len out))
+b0: # entry
+	r5 = base cs
+	r6 = len cs
+	r4 = move.i64 r6
+	r8 = base out
+	r9 = len out
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r17 = base params
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b19
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r67 = move.f64 0.0
+	r68 = move.f64 0.0
+	r69 = move.f64 0.0
+	r70 = move.i32 0
+	r16 = elemaddr r17, 0, 32
+	r19 = load.f64 r16
+	r67 = move.f64 r19
+	r20 = elemaddr r16, 8, 1
+	r22 = load.f64 r20
+	r68 = move.f64 r22
+	r23 = elemaddr r16, 16, 1
+	r25 = load.f64 r23
+	r69 = move.f64 r25
+	r26 = elemaddr r16, 24, 1
+	r28 = load.i32 r26
+	r70 = move.i32 r28
+	r29 = elemaddr r5, r11, 16
+	r30 = load.f64 r29
+	r32 = elemaddr r29, 8, 1
+	r31 = load.f64 r32
+	r33 = move.f64 r30
+	r34 = move.f64 r31
+	r35 = move.i32 0
+	jump b5
+b5: # for.loop
+	r55 = move.i32 r70
+	r56 = lt.i32 r35, r55
+	branch r56, b6, b17
+b6: # cond.true
+	r57 = move.f64 r33
+	r58 = move.f64 r33
+	r59 = mul.f64 r57, r58
+	r60 = move.f64 r34
+	r61 = move.f64 r34
+	r62 = mul.f64 r60, r61
+	r63 = add.f64 r59, r62
+	r65 = move.f64 r69
+	r66 = le.f64 r63, r65
+	branch r66, b7, b17
+b7: # for.body
+	r38 = mul.f64 r33, r33
+	r39 = mul.f64 r34, r34
+	r40 = sub.f64 r38, r39
+	r41 = mul.f64 r33, r34
+	r42 = mul.f64 r34, r33
+	r43 = add.f64 r41, r42
+	r36 = move.f64 r40
+	r37 = move.f64 r43
+	r45 = move.f64 r67
+	r46 = move.f64 r68
+	r48 = add.f64 r36, r45
+	r49 = add.f64 r37, r46
+	r50 = add.i32 r35, 1
+	r33 = move.f64 r48
+	r34 = move.f64 r49
+	r35 = move.i32 r50
+	jump b8
+b8: # for.loop (unrolled 1)
+	r55 = move.i32 r70
+	r56 = lt.i32 r35, r55
+	branch r56, b9, b17
+b9: # cond.true (unrolled 1)
+	r57 = move.f64 r33
+	r58 = move.f64 r33
+	r59 = mul.f64 r57, r58
+	r60 = move.f64 r34
+	r61 = move.f64 r34
+	r62 = mul.f64 r60, r61
+	r63 = add.f64 r59, r62
+	r65 = move.f64 r69
+	r66 = le.f64 r63, r65
+	branch r66, b10, b17
+b10: # for.body (unrolled 1)
+	r38 = mul.f64 r33, r33
+	r39 = mul.f64 r34, r34
+	r40 = sub.f64 r38, r39
+	r41 = mul.f64 r33, r34
+	r42 = mul.f64 r34, r33
+	r43 = add.f64 r41, r42
+	r36 = move.f64 r40
+	r37 = move.f64 r43
+	r45 = move.f64 r67
+	r46 = move.f64 r68
+	r48 = add.f64 r36, r45
+	r49 = add.f64 r37, r46
+	r50 = add.i32 r35, 1
+	r33 = move.f64 r48
+	r34 = move.f64 r49
+	r35 = move.i32 r50
+	jump b11
+b11: # for.loop (unrolled 2)
+	r55 = move.i32 r70
+	r56 = lt.i32 r35, r55
+	branch r56, b12, b17
+b12: # cond.true (unrolled 2)
+	r57 = move.f64 r33
+	r58 = move.f64 r33
+	r59 = mul.f64 r57, r58
+	r60 = move.f64 r34
+	r61 = move.f64 r34
+	r62 = mul.f64 r60, r61
+	r63 = add.f64 r59, r62
+	r65 = move.f64 r69
+	r66 = le.f64 r63, r65
+	branch r66, b13, b17
+b13: # for.body (unrolled 2)
+	r38 = mul.f64 r33, r33
+	r39 = mul.f64 r34, r34
+	r40 = sub.f64 r38, r39
+	r41 = mul.f64 r33, r34
+	r42 = mul.f64 r34, r33
+	r43 = add.f64 r41, r42
+	r36 = move.f64 r40
+	r37 = move.f64 r43
+	r45 = move.f64 r67
+	r46 = move.f64 r68
+	r48 = add.f64 r36, r45
+	r49 = add.f64 r37, r46
+	r50 = add.i32 r35, 1
+	r33 = move.f64 r48
+	r34 = move.f64 r49
+	r35 = move.i32 r50
+	jump b14
+b14: # for.loop (unrolled 3)
+	r55 = move.i32 r70
+	r56 = lt.i32 r35, r55
+	branch r56, b15, b17
+b15: # cond.true (unrolled 3)
+	r57 = move.f64 r33
+	r58 = move.f64 r33
+	r59 = mul.f64 r57, r58
+	r60 = move.f64 r34
+	r61 = move.f64 r34
+	r62 = mul.f64 r60, r61
+	r63 = add.f64 r59, r62
+	r65 = move.f64 r69
+	r66 = le.f64 r63, r65
+	branch r66, b16, b17
+b16: # for.body (unrolled 3)
+	r38 = mul.f64 r33, r33
+	r39 = mul.f64 r34, r34
+	r40 = sub.f64 r38, r39
+	r41 = mul.f64 r33, r34
+	r42 = mul.f64 r34, r33
+	r43 = add.f64 r41, r42
+	r36 = move.f64 r40
+	r37 = move.f64 r43
+	r45 = move.f64 r67
+	r46 = move.f64 r68
+	r48 = add.f64 r36, r45
+	r49 = add.f64 r37, r46
+	r50 = add.i32 r35, 1
+	r33 = move.f64 r48
+	r34 = move.f64 r49
+	r35 = move.i32 r50
+	jump b5
+b17: # for.done
+	r51 = elemaddr r8, r11, 4
+	store.i32 r51, r35
+	r52 = add.i64 r11, 1
+	r53 = lt.i64 r52, r3
+	branch r53, b18, b19
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b19: # exit
+	return
+
+kernel Smooth(in []f32, out []f32, bias f32)
+
+task Smooth_0 parallel count=(min.i64 (len in) (len out))
+var taps local 20 align 4
+var norm local 8 align 4
+b0: # entry
+	r5 = base in
+	r6 = len in
+	r4 = move.i64 r6
+	r8 = base out
+	r9 = len out
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r17 = addr taps
+	store.local.f32 r17, 0.0
+	r18 = elemaddr r17, 4, 1
+	store.local.f32 r18, 0.0
+	r19 = elemaddr r17, 8, 1
+	store.local.f32 r19, 0.0
+	r20 = elemaddr r17, 12, 1
+	store.local.f32 r20, 0.0
+	r21 = elemaddr r17, 16, 1
+	store.local.f32 r21, 0.0
+	r103 = move.f32 0.0
+	r104 = move.f32 0.0
+	r105 = move.f32 0.0
+	r106 = move.f32 0.0
+	r107 = move.f32 0.0
+	r103 = move.f32 1.0
+	r104 = move.f32 4.0
+	r105 = move.f32 6.0
+	r106 = move.f32 4.0
+	r107 = move.f32 1.0
+	r32 = move.f32 r103
+	store.local.f32 r17, r32
+	r34 = elemaddr r17, 4, 1
+	r35 = move.f32 r104
+	store.local.f32 r34, r35
+	r37 = elemaddr r17, 8, 1
+	r38 = move.f32 r105
+	store.local.f32 r37, r38
+	r40 = elemaddr r17, 12, 1
+	r41 = move.f32 r106
+	store.local.f32 r40, r41
+	r43 = elemaddr r17, 16, 1
+	r44 = move.f32 r107
+	store.local.f32 r43, r44
+	r66 = addr norm
+	store.local.f32 r66, 0.0
+	r67 = elemaddr r66, 4, 1
+	store.local.f32 r67, 0.0
+	r68 = elemaddr r66, 0, 4
+	store.local.f32 r68, 0.0625
+	r70 = param.f32 bias
+	r69 = mul.f32 r70, 2.0
+	r71 = elemaddr r66, 1, 4
+	store.local.f32 r71, r69
+	r108 = move.f32 0.0
+	r109 = move.f32 0.0
+	r110 = move.f32 0.0
+	r111 = move.f32 0.0
+	r110 = move.f32 0.5
+	r111 = move.f32 r70
+	r81 = move.f32 r110
+	r108 = move.f32 r81
+	r84 = move.f32 r111
+	r109 = move.f32 r84
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b19
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r49 = move.f32 0.0
+	r50 = move.i64 -1
+	jump b5
+b5: # unroll setup
+	r112 = max.i64 5, -9223372036854775804
+	r113 = sub.i64 r112, 4
+	jump b6
+b6: # unroll guard
+	r114 = lt.i64 r50, r113
+	branch r114, b7, b15
+b7: # rangeindex.loop (unrolled 0)
+	r51 = add.i64 r50, 1
+	r52 = lt.i64 r51, 5
+	jump b8
+b8: # rangeindex.body (unrolled 0)
+	r53 = add.i64 r11, r51
+	r54 = sub.i64 r53, 2
+	r55 = max.i64 r54, 0
+	r56 = move.i64 r6
+	r57 = sub.i64 r56, 1
+	r58 = min.i64 r55, r57
+	r59 = elemaddr r17, r51, 4
+	r60 = load.local.f32 r59
+	r61 = elemaddr r5, r58, 4
+	r62 = load.f32 r61
+	r63 = mul.f32 r60, r62
+	r64 = add.f32 r49, r63
+	r49 = move.f32 r64
+	r50 = move.i64 r51
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r51 = add.i64 r50, 1
+	r52 = lt.i64 r51, 5
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r53 = add.i64 r11, r51
+	r54 = sub.i64 r53, 2
+	r55 = max.i64 r54, 0
+	r56 = move.i64 r6
+	r57 = sub.i64 r56, 1
+	r58 = min.i64 r55, r57
+	r59 = elemaddr r17, r51, 4
+	r60 = load.local.f32 r59
+	r61 = elemaddr r5, r58, 4
+	r62 = load.f32 r61
+	r63 = mul.f32 r60, r62
+	r64 = add.f32 r49, r63
+	r49 = move.f32 r64
+	r50 = move.i64 r51
+	jump b11
+b11: # rangeindex.loop (unrolled 2)
+	r51 = add.i64 r50, 1
+	r52 = lt.i64 r51, 5
+	jump b12
+b12: # rangeindex.body (unrolled 2)
+	r53 = add.i64 r11, r51
+	r54 = sub.i64 r53, 2
+	r55 = max.i64 r54, 0
+	r56 = move.i64 r6
+	r57 = sub.i64 r56, 1
+	r58 = min.i64 r55, r57
+	r59 = elemaddr r17, r51, 4
+	r60 = load.local.f32 r59
+	r61 = elemaddr r5, r58, 4
+	r62 = load.f32 r61
+	r63 = mul.f32 r60, r62
+	r64 = add.f32 r49, r63
+	r49 = move.f32 r64
+	r50 = move.i64 r51
+	jump b13
+b13: # rangeindex.loop (unrolled 3)
+	r51 = add.i64 r50, 1
+	r52 = lt.i64 r51, 5
+	jump b14
+b14: # rangeindex.body (unrolled 3)
+	r53 = add.i64 r11, r51
+	r54 = sub.i64 r53, 2
+	r55 = max.i64 r54, 0
+	r56 = move.i64 r6
+	r57 = sub.i64 r56, 1
+	r58 = min.i64 r55, r57
+	r59 = elemaddr r17, r51, 4
+	r60 = load.local.f32 r59
+	r61 = elemaddr r5, r58, 4
+	r62 = load.f32 r61
+	r63 = mul.f32 r60, r62
+	r64 = add.f32 r49, r63
+	r49 = move.f32 r64
+	r50 = move.i64 r51
+	jump b6
+b15: # rangeindex.loop
+	r51 = add.i64 r50, 1
+	r52 = lt.i64 r51, 5
+	branch r52, b16, b17
+b16: # rangeindex.body
+	r53 = add.i64 r11, r51
+	r54 = sub.i64 r53, 2
+	r55 = max.i64 r54, 0
+	r56 = move.i64 r6
+	r57 = sub.i64 r56, 1
+	r58 = min.i64 r55, r57
+	r59 = elemaddr r17, r51, 4
+	r60 = load.local.f32 r59
+	r61 = elemaddr r5, r58, 4
+	r62 = load.f32 r61
+	r63 = mul.f32 r60, r62
+	r64 = add.f32 r49, r63
+	r49 = move.f32 r64
+	r50 = move.i64 r51
+	jump b15
+b17: # rangeindex.done
+	r65 = elemaddr r66, 0, 4
+	r72 = load.local.f32 r65
+	r73 = mul.f32 r49, r72
+	r85 = move.f32 r108
+	r86 = mul.f32 r73, r85
+	r88 = move.f32 r109
+	r89 = add.f32 r86, r88
+	r97 = shr.i64.u32 r11, 63
+	r98 = and.i64 r97, 1
+	r99 = add.i64 r11, r98
+	r100 = shr.i64.u32 r99, 1
+	r101 = mul.i64 r100, 2
+	r102 = sub.i64 r11, r101
+	r90 = move.i64 r102
+	r91 = elemaddr r66, r90, 4
+	r92 = load.local.f32 r91
+	r93 = add.f32 r89, r92
+	r94 = elemaddr r8, r11, 4
+	store.f32 r94, r93
+	r95 = add.i64 r11, 1
+	r96 = lt.i64 r95, r3
+	branch r96, b18, b19
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b19: # exit
+	return
+
+kernel Quads(qs []16, pairs []16, tagged []4, out []i64)
+
+task Quads_0 parallel count=(min.i64 (min.i64 (min.i64 (len qs) (len pairs)) (len tagged)) (len out))
+var copy local 16 align 4
+b0: # entry
+	r5 = base qs
+	r6 = len qs
+	r4 = move.i64 r6
+	r8 = base pairs
+	r9 = len pairs
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base tagged
+	r13 = len tagged
+	r11 = move.i64 r13
+	r14 = min.i64 r10, r11
+	r16 = base out
+	r17 = len out
+	r15 = move.i64 r17
+	r3 = min.i64 r14, r15
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r18 = lt.i64 r2, r3
+	branch r18, b3, b31
+b3: # index
+	r19 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r97 = move.f32 0.0
+	r98 = move.f32 0.0
+	r99 = move.f32 0.0
+	r100 = move.f32 0.0
+	r24 = elemaddr r5, r19, 16
+	r25 = load.f32 r24
+	r97 = move.f32 r25
+	r26 = elemaddr r24, 4, 1
+	r28 = load.f32 r26
+	r98 = move.f32 r28
+	r29 = elemaddr r24, 8, 1
+	r31 = load.f32 r29
+	r99 = move.f32 r31
+	r32 = elemaddr r24, 12, 1
+	r34 = load.f32 r32
+	r100 = move.f32 r34
+	r36 = move.f32 r97
+	r38 = move.f32 r98
+	r39 = mul.f32 r38, 2.0
+	r40 = add.f32 r36, r39
+	r41 = convert.i64.f32 r40
+	r43 = move.f32 r99
+	r44 = convert.i64.f32 r43
+	r45 = add.i64 r41, r44
+	r47 = move.f32 r100
+	r48 = convert.i64.f32 r47
+	r49 = sub.i64 r45, r48
+	r50 = elemaddr r8, r19, 16
+	r51 = addr copy
+	r52 = load.i32 r50
+	store.local.i32 r51, r52
+	r53 = elemaddr r50, 4, 1
+	r54 = elemaddr r51, 4, 1
+	r55 = load.i32 r53
+	store.local.i32 r54, r55
+	r56 = elemaddr r50, 8, 1
+	r57 = elemaddr r51, 8, 1
+	r58 = load.i32 r56
+	store.local.i32 r57, r58
+	r59 = elemaddr r50, 12, 1
+	r60 = elemaddr r51, 12, 1
+	r61 = load.i32 r59
+	store.local.i32 r60, r61
+	r62 = move.i64 r49
+	r63 = move.i64 -1
+	jump b5
+b5: # unroll setup
+	r103 = max.i64 2, -9223372036854775804
+	r104 = sub.i64 r103, 4
+	jump b6
+b6: # unroll guard
+	r105 = lt.i64 r63, r104
+	branch r105, b7, b23
+b7: # rangeindex.loop (unrolled 0)
+	r64 = add.i64 r63, 1
+	r65 = lt.i64 r64, 2
+	jump b8
+b8: # rangeindex.body (unrolled 0)
+	r68 = elemaddr r51, r64, 8
+	r66 = load.local.i32 r68
+	r69 = elemaddr r68, 4, 1
+	r67 = load.local.i32 r69
+	jump b9
+b9: # Sum.entry (unrolled 0)
+	r101 = move.i32 0
+	r102 = move.i32 0
+	r101 = move.i32 r66
+	r102 = move.i32 r67
+	r75 = move.i32 r101
+	r76 = convert.i64.i32 r75
+	r78 = move.i32 r102
+	r79 = convert.i64.i32 r78
+	r80 = add.i64 r76, r79
+	r70 = move.i64 r80
+	jump b10
+b10: # Sum.return (unrolled 0)
+	r81 = add.i64 r62, r70
+	r62 = move.i64 r81
+	r63 = move.i64 r64
+	jump b11
+b11: # rangeindex.loop (unrolled 1)
+	r64 = add.i64 r63, 1
+	r65 = lt.i64 r64, 2
+	jump b12
+b12: # rangeindex.body (unrolled 1)
+	r68 = elemaddr r51, r64, 8
+	r66 = load.local.i32 r68
+	r69 = elemaddr r68, 4, 1
+	r67 = load.local.i32 r69
+	jump b13
+b13: # Sum.entry (unrolled 1)
+	r101 = move.i32 0
+	r102 = move.i32 0
+	r101 = move.i32 r66
+	r102 = move.i32 r67
+	r75 = move.i32 r101
+	r76 = convert.i64.i32 r75
+	r78 = move.i32 r102
+	r79 = convert.i64.i32 r78
+	r80 = add.i64 r76, r79
+	r70 = move.i64 r80
+	jump b14
+b14: # Sum.return (unrolled 1)
+	r81 = add.i64 r62, r70
+	r62 = move.i64 r81
+	r63 = move.i64 r64
+	jump b15
+b15: # rangeindex.loop (unrolled 2)
+	r64 = add.i64 r63, 1
+	r65 = lt.i64 r64, 2
+	jump b16
+b16: # rangeindex.body (unrolled 2)
+	r68 = elemaddr r51, r64, 8
+	r66 = load.local.i32 r68
+	r69 = elemaddr r68, 4, 1
+	r67 = load.local.i32 r69
+	jump b17
+b17: # Sum.entry (unrolled 2)
+	r101 = move.i32 0
+	r102 = move.i32 0
+	r101 = move.i32 r66
+	r102 = move.i32 r67
+	r75 = move.i32 r101
+	r76 = convert.i64.i32 r75
+	r78 = move.i32 r102
+	r79 = convert.i64.i32 r78
+	r80 = add.i64 r76, r79
+	r70 = move.i64 r80
+	jump b18
+b18: # Sum.return (unrolled 2)
+	r81 = add.i64 r62, r70
+	r62 = move.i64 r81
+	r63 = move.i64 r64
+	jump b19
+b19: # rangeindex.loop (unrolled 3)
+	r64 = add.i64 r63, 1
+	r65 = lt.i64 r64, 2
+	jump b20
+b20: # rangeindex.body (unrolled 3)
+	r68 = elemaddr r51, r64, 8
+	r66 = load.local.i32 r68
+	r69 = elemaddr r68, 4, 1
+	r67 = load.local.i32 r69
+	jump b21
+b21: # Sum.entry (unrolled 3)
+	r101 = move.i32 0
+	r102 = move.i32 0
+	r101 = move.i32 r66
+	r102 = move.i32 r67
+	r75 = move.i32 r101
+	r76 = convert.i64.i32 r75
+	r78 = move.i32 r102
+	r79 = convert.i64.i32 r78
+	r80 = add.i64 r76, r79
+	r70 = move.i64 r80
+	jump b22
+b22: # Sum.return (unrolled 3)
+	r81 = add.i64 r62, r70
+	r62 = move.i64 r81
+	r63 = move.i64 r64
+	jump b6
+b23: # rangeindex.loop
+	r64 = add.i64 r63, 1
+	r65 = lt.i64 r64, 2
+	branch r65, b24, b27
+b24: # rangeindex.body
+	r68 = elemaddr r51, r64, 8
+	r66 = load.local.i32 r68
+	r69 = elemaddr r68, 4, 1
+	r67 = load.local.i32 r69
+	jump b25
+b25: # Sum.entry
+	r101 = move.i32 0
+	r102 = move.i32 0
+	r101 = move.i32 r66
+	r102 = move.i32 r67
+	r75 = move.i32 r101
+	r76 = convert.i64.i32 r75
+	r78 = move.i32 r102
+	r79 = convert.i64.i32 r78
+	r80 = add.i64 r76, r79
+	r70 = move.i64 r80
+	jump b26
+b26: # Sum.return
+	r81 = add.i64 r62, r70
+	r62 = move.i64 r81
+	r63 = move.i64 r64
+	jump b23
+b27: # rangeindex.done
+	r82 = elemaddr r12, r19, 4
+	r83 = elemaddr r82, 0, 1
+	r84 = load.bool r83
+	branch r84, b28, b32
+b28: # if.then
+	r86 = elemaddr r12, r19, 4
+	r87 = elemaddr r86, 2, 1
+	r88 = load.i16 r87
+	r89 = convert.i64.i16 r88
+	r90 = add.i64 r62, r89
+	r85 = move.i64 r90
+	jump b29
+b29: # if.done
+	r91 = elemaddr r16, r19, 8
+	store.i64 r91, r85
+	r92 = elemaddr r5, r19, 16
+	r93 = convert.f32.i64 r85
+	r94 = elemaddr r92, 3, 4
+	store.f32 r94, r93
+	r95 = add.i64 r19, 1
+	r96 = lt.i64 r95, r3
+	branch r96, b30, b31
+b30: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b31: # exit
+	return
+b32: # edge 5→7
+	r85 = move.i64 r62
+	jump b29
+
+kernel Centered(v []12, out []f32, s f32)
+
+task Centered_0 parallel count=(min.i64 (len v) (len out))
+b0: # entry
+	r5 = base v
+	r6 = len v
+	r4 = move.i64 r6
+	r8 = base out
+	r9 = len out
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r191 = move.f32 0.0
+	r192 = move.f32 0.0
+	r193 = move.f32 0.0
+	r191 = move.f32 1.0
+	r192 = move.f32 2.0
+	r193 = move.f32 3.0
+	r24 = move.f32 r191
+	r25 = move.f32 r192
+	r26 = move.f32 r193
+	r35 = param.f32 s
+	jump b1
+b1: # Scale.entry
+	r194 = move.f32 0.0
+	r195 = move.f32 0.0
+	r196 = move.f32 0.0
+	r194 = move.f32 r24
+	r195 = move.f32 r25
+	r196 = move.f32 r26
+	r197 = move.f32 0.0
+	r198 = move.f32 0.0
+	r199 = move.f32 0.0
+	r46 = move.f32 r194
+	r47 = mul.f32 r46, r35
+	r197 = move.f32 r47
+	r50 = move.f32 r195
+	r51 = mul.f32 r50, r35
+	r198 = move.f32 r51
+	r54 = move.f32 r196
+	r55 = mul.f32 r54, r35
+	r199 = move.f32 r55
+	r56 = move.f32 r197
+	r57 = move.f32 r198
+	r58 = move.f32 r199
+	r21 = move.f32 r56
+	r22 = move.f32 r57
+	r23 = move.f32 r58
+	jump b2
+b2: # Dot.entry
+	r209 = move.f32 0.0
+	r210 = move.f32 0.0
+	r211 = move.f32 0.0
+	r209 = move.f32 r21
+	r210 = move.f32 r22
+	r211 = move.f32 r23
+	r212 = move.f32 0.0
+	r213 = move.f32 0.0
+	r214 = move.f32 0.0
+	r212 = move.f32 r21
+	r213 = move.f32 r22
+	r214 = move.f32 r23
+	r113 = move.f32 r209
+	r115 = move.f32 r212
+	r116 = mul.f32 r113, r115
+	r118 = move.f32 r210
+	r120 = move.f32 r213
+	r121 = mul.f32 r118, r120
+	r122 = add.f32 r116, r121
+	r124 = move.f32 r211
+	r126 = move.f32 r214
+	r127 = mul.f32 r124, r126
+	r128 = add.f32 r122, r127
+	r101 = move.f32 r128
+	jump b3
+b3: # Dot.return
+	r131 = sqrt.f32 r101
+	r132 = div.f32 1.0, r131
+	jump b4
+b4: # Scale.entry
+	r215 = move.f32 0.0
+	r216 = move.f32 0.0
+	r217 = move.f32 0.0
+	r215 = move.f32 r21
+	r216 = move.f32 r22
+	r217 = move.f32 r23
+	r218 = move.f32 0.0
+	r219 = move.f32 0.0
+	r220 = move.f32 0.0
+	r146 = move.f32 r215
+	r147 = mul.f32 r146, r132
+	r218 = move.f32 r147
+	r150 = move.f32 r216
+	r151 = mul.f32 r150, r132
+	r219 = move.f32 r151
+	r154 = move.f32 r217
+	r155 = mul.f32 r154, r132
+	r220 = move.f32 r155
+	r156 = move.f32 r218
+	r157 = move.f32 r219
+	r158 = move.f32 r220
+	r133 = move.f32 r156
+	r134 = move.f32 r157
+	r135 = move.f32 r158
+	jump b5
+b5: # Scale.return
+	r98 = move.f32 r133
+	r99 = move.f32 r134
+	r100 = move.f32 r135
+	jump b6
+b6: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b7
+b7: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b8, b14
+b8: # index
+	r11 = move.i64 r2
+	jump b9
+b9: # rangeint.body
+	r12 = elemaddr r5, r11, 12
+	r13 = load.f32 r12
+	r16 = elemaddr r12, 4, 1
+	r14 = load.f32 r16
+	r17 = elemaddr r12, 8, 1
+	r15 = load.f32 r17
+	jump b10
+b10: # Sub.entry
+	r200 = move.f32 0.0
+	r201 = move.f32 0.0
+	r202 = move.f32 0.0
+	r200 = move.f32 r13
+	r201 = move.f32 r14
+	r202 = move.f32 r15
+	r203 = move.f32 0.0
+	r204 = move.f32 0.0
+	r205 = move.f32 0.0
+	r203 = move.f32 r21
+	r204 = move.f32 r22
+	r205 = move.f32 r23
+	r206 = move.f32 0.0
+	r207 = move.f32 0.0
+	r208 = move.f32 0.0
+	r76 = move.f32 r200
+	r78 = move.f32 r203
+	r79 = sub.f32 r76, r78
+	r206 = move.f32 r79
+	r82 = move.f32 r201
+	r84 = move.f32 r204
+	r85 = sub.f32 r82, r84
+	r207 = move.f32 r85
+	r88 = move.f32 r202
+	r90 = move.f32 r205
+	r91 = sub.f32 r88, r90
+	r208 = move.f32 r91
+	r92 = move.f32 r206
+	r93 = move.f32 r207
+	r94 = move.f32 r208
+	r18 = move.f32 r92
+	r19 = move.f32 r93
+	r20 = move.f32 r94
+	jump b11
+b11: # Dot.entry
+	r221 = move.f32 0.0
+	r222 = move.f32 0.0
+	r223 = move.f32 0.0
+	r221 = move.f32 r18
+	r222 = move.f32 r19
+	r223 = move.f32 r20
+	r224 = move.f32 0.0
+	r225 = move.f32 0.0
+	r226 = move.f32 0.0
+	r224 = move.f32 r98
+	r225 = move.f32 r99
+	r226 = move.f32 r100
+	r172 = move.f32 r221
+	r174 = move.f32 r224
+	r175 = mul.f32 r172, r174
+	r177 = move.f32 r222
+	r179 = move.f32 r225
+	r180 = mul.f32 r177, r179
+	r181 = add.f32 r175, r180
+	r183 = move.f32 r223
+	r185 = move.f32 r226
+	r186 = mul.f32 r183, r185
+	r187 = add.f32 r181, r186
+	r97 = move.f32 r187
+	jump b12
+b12: # Dot.return
+	r188 = elemaddr r8, r11, 4
+	store.f32 r188, r97
+	r189 = add.i64 r11, 1
+	r190 = lt.i64 r189, r3
+	branch r190, b13, b14
+b13: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b14: # exit
+	return
+
+kernel LocalMethods(v []12, out []12)
+
+task LocalMethods_0 parallel count=(min.i64 (len v) (len out))
+var parts local 32 align 4
+b0: # entry
+	r5 = base v
+	r6 = len v
+	r4 = move.i64 r6
+	r8 = base out
+	r9 = len out
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b31
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r364 = move.f32 0.0
+	r365 = move.f32 0.0
+	r366 = move.f32 0.0
+	r367 = move.i32 0
+	r16 = addr parts
+	store.local.f32 r16, 0.0
+	r17 = elemaddr r16, 4, 1
+	store.local.f32 r17, 0.0
+	r18 = elemaddr r16, 8, 1
+	store.local.f32 r18, 0.0
+	r19 = elemaddr r16, 12, 1
+	store.local.i32 r19, 0
+	r20 = elemaddr r16, 16, 1
+	store.local.f32 r20, 0.0
+	r21 = elemaddr r16, 20, 1
+	store.local.f32 r21, 0.0
+	r22 = elemaddr r16, 24, 1
+	store.local.f32 r22, 0.0
+	r23 = elemaddr r16, 28, 1
+	store.local.i32 r23, 0
+	r24 = lt.i64 0, 3
+	branch r24, b5, b17
+b5: # edge 1→3
+	r25 = move.i64 0
+	jump b6
+b6: # rangeint.body
+	r26 = add.i64 r11, r25
+	r27 = move.i64 r6
+	r28 = rem.i64 r26, r27
+	r29 = elemaddr r5, r28, 12
+	r30 = load.f32 r29
+	r33 = elemaddr r29, 4, 1
+	r31 = load.f32 r33
+	r34 = elemaddr r29, 8, 1
+	r32 = load.f32 r34
+	jump b7
+b7: # add.entry
+	r36 = move.f32 r364
+	r37 = move.f32 r365
+	r38 = move.f32 r366
+	jump b8
+b8: # Add.entry
+	r368 = move.f32 0.0
+	r369 = move.f32 0.0
+	r370 = move.f32 0.0
+	r368 = move.f32 r36
+	r369 = move.f32 r37
+	r370 = move.f32 r38
+	r371 = move.f32 0.0
+	r372 = move.f32 0.0
+	r373 = move.f32 0.0
+	r371 = move.f32 r30
+	r372 = move.f32 r31
+	r373 = move.f32 r32
+	r374 = move.f32 0.0
+	r375 = move.f32 0.0
+	r376 = move.f32 0.0
+	r59 = move.f32 r368
+	r61 = move.f32 r371
+	r62 = add.f32 r59, r61
+	r374 = move.f32 r62
+	r65 = move.f32 r369
+	r67 = move.f32 r372
+	r68 = add.f32 r65, r67
+	r375 = move.f32 r68
+	r71 = move.f32 r370
+	r73 = move.f32 r373
+	r74 = add.f32 r71, r73
+	r376 = move.f32 r74
+	r75 = move.f32 r374
+	r76 = move.f32 r375
+	r77 = move.f32 r376
+	r41 = move.f32 r75
+	r42 = move.f32 r76
+	r43 = move.f32 r77
+	jump b9
+b9: # Add.return
+	r364 = move.f32 r41
+	r365 = move.f32 r42
+	r366 = move.f32 r43
+	r84 = move.i32 r367
+	r85 = add.i32 r84, 1
+	r367 = move.i32 r85
+	jump b10
+b10: # add.return
+	r358 = shr.i64.u32 r25, 63
+	r359 = and.i64 r358, 1
+	r360 = add.i64 r25, r359
+	r361 = shr.i64.u32 r360, 1
+	r362 = mul.i64 r361, 2
+	r363 = sub.i64 r25, r362
+	r87 = move.i64 r363
+	r88 = elemaddr r16, r87, 16
+	r89 = convert.f32.i64 r25
+	jump b11
+b11: # Scale.entry
+	r377 = move.f32 0.0
+	r378 = move.f32 0.0
+	r379 = move.f32 0.0
+	r377 = move.f32 r30
+	r378 = move.f32 r31
+	r379 = move.f32 r32
+	r380 = move.f32 0.0
+	r381 = move.f32 0.0
+	r382 = move.f32 0.0
+	r103 = move.f32 r377
+	r104 = mul.f32 r103, r89
+	r380 = move.f32 r104
+	r107 = move.f32 r378
+	r108 = mul.f32 r107, r89
+	r381 = move.f32 r108
+	r111 = move.f32 r379
+	r112 = mul.f32 r111, r89
+	r382 = move.f32 r112
+	r113 = move.f32 r380
+	r114 = move.f32 r381
+	r115 = move.f32 r382
+	r90 = move.f32 r113
+	r91 = move.f32 r114
+	r92 = move.f32 r115
+	jump b12
+b12: # add.entry
+	r118 = elemaddr r88, 0, 1
+	r119 = load.local.f32 r118
+	r122 = elemaddr r118, 4, 1
+	r120 = load.local.f32 r122
+	r123 = elemaddr r118, 8, 1
+	r121 = load.local.f32 r123
+	jump b13
+b13: # Add.entry
+	r383 = move.f32 0.0
+	r384 = move.f32 0.0
+	r385 = move.f32 0.0
+	r383 = move.f32 r119
+	r384 = move.f32 r120
+	r385 = move.f32 r121
+	r386 = move.f32 0.0
+	r387 = move.f32 0.0
+	r388 = move.f32 0.0
+	r386 = move.f32 r90
+	r387 = move.f32 r91
+	r388 = move.f32 r92
+	r389 = move.f32 0.0
+	r390 = move.f32 0.0
+	r391 = move.f32 0.0
+	r142 = move.f32 r383
+	r144 = move.f32 r386
+	r145 = add.f32 r142, r144
+	r389 = move.f32 r145
+	r148 = move.f32 r384
+	r150 = move.f32 r387
+	r151 = add.f32 r148, r150
+	r390 = move.f32 r151
+	r154 = move.f32 r385
+	r156 = move.f32 r388
+	r157 = add.f32 r154, r156
+	r391 = move.f32 r157
+	r158 = move.f32 r389
+	r159 = move.f32 r390
+	r160 = move.f32 r391
+	r124 = move.f32 r158
+	r125 = move.f32 r159
+	r126 = move.f32 r160
+	jump b14
+b14: # Add.return
+	r163 = elemaddr r88, 0, 1
+	store.local.f32 r163, r124
+	r164 = elemaddr r163, 4, 1
+	store.local.f32 r164, r125
+	r165 = elemaddr r163, 8, 1
+	store.local.f32 r165, r126
+	r166 = elemaddr r88, 12, 1
+	r167 = load.local.i32 r166
+	r168 = add.i32 r167, 1
+	r169 = elemaddr r88, 12, 1
+	store.local.i32 r169, r168
+	jump b15
+b15: # add.return
+	r170 = add.i64 r25, 1
+	r171 = lt.i64 r170, 3
+	branch r171, b16, b17
+b16: # edge 3→3
+	r25 = move.i64 r170
+	jump b6
+b17: # rangeint.done
+	r172 = elemaddr r16, 1, 16
+	jump b18
+b18: # mean.entry
+	r177 = move.f32 r364
+	r178 = move.f32 r365
+	r179 = move.f32 r366
+	r183 = move.i32 r367
+	r184 = convert.f32.i32 r183
+	r185 = div.f32 1.0, r184
+	jump b19
+b19: # Scale.entry
+	r392 = move.f32 0.0
+	r393 = move.f32 0.0
+	r394 = move.f32 0.0
+	r392 = move.f32 r177
+	r393 = move.f32 r178
+	r394 = move.f32 r179
+	r395 = move.f32 0.0
+	r396 = move.f32 0.0
+	r397 = move.f32 0.0
+	r199 = move.f32 r392
+	r200 = mul.f32 r199, r185
+	r395 = move.f32 r200
+	r203 = move.f32 r393
+	r204 = mul.f32 r203, r185
+	r396 = move.f32 r204
+	r207 = move.f32 r394
+	r208 = mul.f32 r207, r185
+	r397 = move.f32 r208
+	r209 = move.f32 r395
+	r210 = move.f32 r396
+	r211 = move.f32 r397
+	r186 = move.f32 r209
+	r187 = move.f32 r210
+	r188 = move.f32 r211
+	jump b20
+b20: # Scale.return
+	r173 = move.f32 r186
+	r174 = move.f32 r187
+	r175 = move.f32 r188
+	jump b21
+b21: # add.entry
+	r214 = elemaddr r172, 0, 1
+	r215 = load.local.f32 r214
+	r218 = elemaddr r214, 4, 1
+	r216 = load.local.f32 r218
+	r219 = elemaddr r214, 8, 1
+	r217 = load.local.f32 r219
+	jump b22
+b22: # Add.entry
+	r398 = move.f32 0.0
+	r399 = move.f32 0.0
+	r400 = move.f32 0.0
+	r398 = move.f32 r215
+	r399 = move.f32 r216
+	r400 = move.f32 r217
+	r401 = move.f32 0.0
+	r402 = move.f32 0.0
+	r403 = move.f32 0.0
+	r401 = move.f32 r173
+	r402 = move.f32 r174
+	r403 = move.f32 r175
+	r404 = move.f32 0.0
+	r405 = move.f32 0.0
+	r406 = move.f32 0.0
+	r238 = move.f32 r398
+	r240 = move.f32 r401
+	r241 = add.f32 r238, r240
+	r404 = move.f32 r241
+	r244 = move.f32 r399
+	r246 = move.f32 r402
+	r247 = add.f32 r244, r246
+	r405 = move.f32 r247
+	r250 = move.f32 r400
+	r252 = move.f32 r403
+	r253 = add.f32 r250, r252
+	r406 = move.f32 r253
+	r254 = move.f32 r404
+	r255 = move.f32 r405
+	r256 = move.f32 r406
+	r220 = move.f32 r254
+	r221 = move.f32 r255
+	r222 = move.f32 r256
+	jump b23
+b23: # Add.return
+	r259 = elemaddr r172, 0, 1
+	store.local.f32 r259, r220
+	r260 = elemaddr r259, 4, 1
+	store.local.f32 r260, r221
+	r261 = elemaddr r259, 8, 1
+	store.local.f32 r261, r222
+	r262 = elemaddr r172, 12, 1
+	r263 = load.local.i32 r262
+	r264 = add.i32 r263, 1
+	r265 = elemaddr r172, 12, 1
+	store.local.i32 r265, r264
+	jump b24
+b24: # mean.entry
+	r269 = elemaddr r172, 0, 1
+	r270 = load.local.f32 r269
+	r273 = elemaddr r269, 4, 1
+	r271 = load.local.f32 r273
+	r274 = elemaddr r269, 8, 1
+	r272 = load.local.f32 r274
+	r275 = elemaddr r172, 12, 1
+	r276 = load.local.i32 r275
+	r277 = convert.f32.i32 r276
+	r278 = div.f32 1.0, r277
+	jump b25
+b25: # Scale.entry
+	r407 = move.f32 0.0
+	r408 = move.f32 0.0
+	r409 = move.f32 0.0
+	r407 = move.f32 r270
+	r408 = move.f32 r271
+	r409 = move.f32 r272
+	r410 = move.f32 0.0
+	r411 = move.f32 0.0
+	r412 = move.f32 0.0
+	r292 = move.f32 r407
+	r293 = mul.f32 r292, r278
+	r410 = move.f32 r293
+	r296 = move.f32 r408
+	r297 = mul.f32 r296, r278
+	r411 = move.f32 r297
+	r300 = move.f32 r409
+	r301 = mul.f32 r300, r278
+	r412 = move.f32 r301
+	r302 = move.f32 r410
+	r303 = move.f32 r411
+	r304 = move.f32 r412
+	r279 = move.f32 r302
+	r280 = move.f32 r303
+	r281 = move.f32 r304
+	jump b26
+b26: # Scale.return
+	r266 = move.f32 r279
+	r267 = move.f32 r280
+	r268 = move.f32 r281
+	jump b27
+b27: # mean.return
+	r307 = elemaddr r16, 0, 16
+	r308 = elemaddr r307, 0, 1
+	r309 = load.local.f32 r308
+	r312 = elemaddr r308, 4, 1
+	r310 = load.local.f32 r312
+	r313 = elemaddr r308, 8, 1
+	r311 = load.local.f32 r313
+	jump b28
+b28: # Add.entry
+	r413 = move.f32 0.0
+	r414 = move.f32 0.0
+	r415 = move.f32 0.0
+	r413 = move.f32 r266
+	r414 = move.f32 r267
+	r415 = move.f32 r268
+	r416 = move.f32 0.0
+	r417 = move.f32 0.0
+	r418 = move.f32 0.0
+	r416 = move.f32 r309
+	r417 = move.f32 r310
+	r418 = move.f32 r311
+	r419 = move.f32 0.0
+	r420 = move.f32 0.0
+	r421 = move.f32 0.0
+	r332 = move.f32 r413
+	r334 = move.f32 r416
+	r335 = add.f32 r332, r334
+	r419 = move.f32 r335
+	r338 = move.f32 r414
+	r340 = move.f32 r417
+	r341 = add.f32 r338, r340
+	r420 = move.f32 r341
+	r344 = move.f32 r415
+	r346 = move.f32 r418
+	r347 = add.f32 r344, r346
+	r421 = move.f32 r347
+	r348 = move.f32 r419
+	r349 = move.f32 r420
+	r350 = move.f32 r421
+	r314 = move.f32 r348
+	r315 = move.f32 r349
+	r316 = move.f32 r350
+	jump b29
+b29: # Add.return
+	r353 = elemaddr r8, r11, 12
+	store.f32 r353, r314
+	r354 = elemaddr r353, 4, 1
+	store.f32 r354, r315
+	r355 = elemaddr r353, 8, 1
+	store.f32 r355, r316
+	r356 = add.i64 r11, 1
+	r357 = lt.i64 r356, r3
+	branch r357, b30, b31
+b30: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b31: # exit
+	return
 `

@@ -3,6 +3,7 @@ package bad
 import (
 	"math"
 	"strings"
+	"sync/atomic"
 
 	"helperpkg"
 )
@@ -45,7 +46,7 @@ func Strings(a []int32) {
 
 //qd:kernel
 func Globals(a []int32) {
-	a[0] = global // want `package-level variable global cannot be used in a kernel: it may be changed at bad.go:49 \(it is written there, or its address is passed on\); kernels read only package-level variables that nothing changes after initialization \(constant tables\)`
+	a[0] = global // want `package-level variable global cannot be used in a kernel: it may be changed at bad.go:50 \(it is written there, or its address is passed on\); kernels read only package-level variables that nothing changes after initialization \(constant tables\)`
 	global = a[1] // want `package-level variable global is written in a kernel: kernels may only read package-level variables, as constant tables; write results into a slice parameter`
 }
 
@@ -166,3 +167,10 @@ func External(a []int32) {
 
 //qd:kernel
 type notAFunction int // want `//qd:kernel must be in the doc comment of a function declaration, not of a type declaration`
+
+//qd:kernel
+func AtomicOnLocal(a []int32) {
+	n := int32(0) // want `variable n is updated with an atomic, but local variables belong to one thread and need none; atomics update slice elements, as atomic.AddInt32\(&s\[i\], 1\)`
+	atomic.AddInt32(&n, 1)
+	a[0] = n
+}
