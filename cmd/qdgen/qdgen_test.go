@@ -214,7 +214,7 @@ func Loops(out []float32, w int, on bool) {
 	}
 	for y := range len(out) / w {
 		for x := range y {
-			out[y*w+x] += 1
+			out[y*w+x] = float32(x)
 		}
 	}
 }
