@@ -12,7 +12,7 @@ const rtPath = lower.QDPath + "/rt"
 
 // bufferGenerics are the generic types and functions of rt whose type
 // argument is a buffer's element type.
-var bufferGenerics = map[string]bool{"Buffer": true, "HostBuffer": true, "Alloc": true, "FromSlice": true, "AllocHost": true}
+var bufferGenerics = map[string]bool{"Buffer": true, "HostBuffer": true, "Alloc": true, "AllocOn": true, "FromSlice": true, "AllocHost": true}
 
 // checkBufferElements reports every use of rt.Buffer and its allocators
 // with an element type kernels cannot read: one that holds a pointer, a

@@ -556,7 +556,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", qdOpts, data, bins); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -564,6 +564,11 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 	rt.PutBuffer(qdArgs[:], 16, bins)
 	qdCounts := [1]int64{int64(data.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Histogram(data.CPUSlice(), bins.CPUSlice())
+			}, data, bins)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Histogram(data.CPUSlice(), bins.CPUSlice())
 		}, data, bins)
@@ -575,7 +580,7 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], total *rt.Buffer[uint64], signed *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", order, count, total, signed); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", qdOpts, order, count, total, signed); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -585,6 +590,11 @@ func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], tota
 	rt.PutBuffer(qdArgs[:], 48, signed)
 	qdCounts := [1]int64{int64(order.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Slots(order.CPUSlice(), count.CPUSlice(), total.CPUSlice(), signed.CPUSlice())
+			}, order, count, total, signed)
+		}
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Slots(order.CPUSlice(), count.CPUSlice(), total.CPUSlice(), signed.CPUSlice())
 		}, order, count, total, signed)
@@ -596,7 +606,7 @@ func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], tota
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], sums32 *rt.Buffer[float32], sums64 *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", x, bucket, sums32, sums64); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", qdOpts, x, bucket, sums32, sums64); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -606,6 +616,11 @@ func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], s
 	rt.PutBuffer(qdArgs[:], 48, sums64)
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				FloatSums(x.CPUSlice(), bucket.CPUSlice(), sums32.CPUSlice(), sums64.CPUSlice())
+			}, x, bucket, sums32, sums64)
+		}
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FloatSums(x.CPUSlice(), bucket.CPUSlice(), sums32.CPUSlice(), sums64.CPUSlice())
 		}, x, bucket, sums32, sums64)
@@ -617,7 +632,7 @@ func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], s
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *rt.Buffer[float64], ilo *rt.Buffer[int64], ihi *rt.Buffer[int64], small *rt.Buffer[int8], narrow *rt.Buffer[uint16], fmax *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", qdOpts, x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [128]byte
@@ -631,6 +646,11 @@ func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *
 	rt.PutBuffer(qdArgs[:], 112, fmax)
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Extremes(x.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), ilo.CPUSlice(), ihi.CPUSlice(), small.CPUSlice(), narrow.CPUSlice(), fmax.CPUSlice())
+			}, x, lo, hi, ilo, ihi, small, narrow, fmax)
+		}
 		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Extremes(x.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), ilo.CPUSlice(), ihi.CPUSlice(), small.CPUSlice(), narrow.CPUSlice(), fmax.CPUSlice())
 		}, x, lo, hi, ilo, ihi, small, narrow, fmax)
@@ -642,7 +662,7 @@ func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mask *rt.Buffer[uint64], prev *rt.Buffer[int64], old *rt.Buffer[int64], seen *rt.Buffer[int32], top *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", data, present, mask, prev, old, seen, top); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", qdOpts, data, present, mask, prev, old, seen, top); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [112]byte
@@ -655,6 +675,11 @@ func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mas
 	rt.PutBuffer(qdArgs[:], 96, top)
 	qdCounts := [1]int64{int64(data.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Bits(data.CPUSlice(), present.CPUSlice(), mask.CPUSlice(), prev.CPUSlice(), old.CPUSlice(), seen.CPUSlice(), top.CPUSlice())
+			}, data, present, mask, prev, old, seen, top)
+		}
 		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Bits(data.CPUSlice(), present.CPUSlice(), mask.CPUSlice(), prev.CPUSlice(), old.CPUSlice(), seen.CPUSlice(), top.CPUSlice())
 		}, data, present, mask, prev, old, seen, top)
@@ -666,7 +691,7 @@ func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mas
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -675,6 +700,11 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Saxpy(a, x.CPUSlice(), y.CPUSlice())
+			}, x, y)
+		}
 		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
@@ -686,7 +716,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buffer[int8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -695,6 +725,11 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -706,7 +741,7 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.Buffer[int16], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -715,6 +750,11 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -726,7 +766,7 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -735,6 +775,11 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -746,7 +791,7 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -755,6 +800,11 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -766,7 +816,7 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -775,6 +825,11 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -786,7 +841,7 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -795,6 +850,11 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -806,7 +866,7 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *rt.Buffer[uint16], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -815,6 +875,11 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -826,7 +891,7 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -835,6 +900,11 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -846,7 +916,7 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -855,6 +925,11 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -866,7 +941,7 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buffer[uint], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", a, b, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -875,6 +950,11 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
+			}, a, b, out)
+		}
 		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
@@ -886,7 +966,7 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", x, c, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", qdOpts, x, c, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -895,6 +975,11 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
+			}, x, c, out)
+		}
 		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		}, x, c, out)
@@ -906,7 +991,7 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], u8 *rt.Buffer[uint8], i16 *rt.Buffer[int16], u32 *rt.Buffer[uint32], f32 *rt.Buffer[float32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", i64, f64, u8, i16, u32, f32, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", qdOpts, i64, f64, u8, i16, u32, f32, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [112]byte
@@ -919,6 +1004,11 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 96, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
+			}, i64, f64, u8, i16, u32, f32, out)
+		}
 		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		}, i64, f64, u8, i16, u32, f32, out)
@@ -930,7 +1020,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -939,6 +1029,11 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -950,7 +1045,7 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -959,6 +1054,11 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -970,7 +1070,7 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo *rt.Buffer[float64], hi *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", x, y, lo, hi); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", qdOpts, x, y, lo, hi); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -980,6 +1080,11 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	rt.PutBuffer(qdArgs[:], 48, hi)
 	qdCounts := [1]int64{int64(lo.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
+			}, x, y, lo, hi)
+		}
 		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		}, x, y, lo, hi)
@@ -991,7 +1096,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit int32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Control", a, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Control", qdOpts, a, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [36]byte
@@ -1000,6 +1105,11 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Control(a.CPUSlice(), out.CPUSlice(), limit)
+			}, a, out)
+		}
 		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		}, a, out)
@@ -1011,7 +1121,7 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -1020,6 +1130,11 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Phases(a.CPUSlice(), b.CPUSlice(), n)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
@@ -1031,7 +1146,7 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -1039,6 +1154,11 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Spin(out.CPUSlice(), iters)
+			}, out)
+		}
 		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
@@ -1050,7 +1170,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt.Buffer[float64], q *rt.Buffer[int64], r *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", a, f, sums, q, r); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", qdOpts, a, f, sums, q, r); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -1061,6 +1181,11 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	rt.PutBuffer(qdArgs[:], 64, r)
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
+			}, a, f, sums, q, r)
+		}
 		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		}, a, f, sums, q, r)
@@ -1072,7 +1197,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, flag bool, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [41]byte
@@ -1082,6 +1207,11 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	rt.PutBool(qdArgs[:], 40, bool(flag))
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		}, a, b)
@@ -1093,7 +1223,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffer[int8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1102,6 +1232,11 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+			}, a, b, c)
+		}
 		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
@@ -1113,7 +1248,7 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -1121,6 +1256,11 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Empty(a.CPUSlice(), n)
+			}, a)
+		}
 		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
@@ -1132,7 +1272,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.Buffer[int64], small *rt.Buffer[int8], u *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", out, lo, hi, small, u); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", qdOpts, out, lo, hi, small, u); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -1143,6 +1283,11 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	rt.PutBuffer(qdArgs[:], 64, u)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
+			}, out, lo, hi, small, u)
+		}
 		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		}, out, lo, hi, small, u)
@@ -1154,7 +1299,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [20]byte
@@ -1162,6 +1307,11 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Fill(a.CPUSlice(), v)
+			}, a)
+		}
 		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		}, a)
@@ -1173,7 +1323,7 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", dst, src); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", qdOpts, dst, src); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1181,6 +1331,11 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+				AddOne(dst.CPUSlice(), src.CPUSlice())
+			}, dst, src)
+		}
 		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		}, dst, src)
@@ -1192,7 +1347,7 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Accumulate", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Accumulate", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [20]byte
@@ -1200,6 +1355,11 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Accumulate(a.CPUSlice(), v)
+			}, a)
+		}
 		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		}, a)
@@ -1211,7 +1371,7 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "SlowFill", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "SlowFill", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1220,6 +1380,11 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	rt.PutUint64(qdArgs[:], 24, uint64(iters))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+				SlowFill(a.CPUSlice(), v, iters)
+			}, a)
+		}
 		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		}, a)
@@ -1231,7 +1396,7 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, c int16, d uint8, e int32, f float32, g uint32, h float64, k uint64, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Scalars", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Scalars", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
@@ -1248,6 +1413,11 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	rt.PutUint64(qdArgs[:], 48, uint64(k))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
+			}, out)
+		}
 		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		}, out)
@@ -1259,7 +1429,7 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Grid2D(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Grid2D", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Grid2D", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -1267,6 +1437,11 @@ func (qdk *Kernels) Grid2D(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	qdCounts := [1]int64{rt.UnknownCount}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Grid2D(out.CPUSlice(), w)
+			}, out)
+		}
 		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Grid2D(out.CPUSlice(), w)
 		}, out)
@@ -1278,7 +1453,7 @@ func (qdk *Kernels) Grid2D(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Rows(out *rt.Buffer[float64], in *rt.Buffer[float64], w int, s float64, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Rows", out, in); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Rows", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1288,6 +1463,11 @@ func (qdk *Kernels) Rows(out *rt.Buffer[float64], in *rt.Buffer[float64], w int,
 	rt.PutFloat64(qdArgs[:], 40, float64(s))
 	qdCounts := [1]int64{rt.UnknownCount}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Rows(out.CPUSlice(), in.CPUSlice(), w, s)
+			}, out, in)
+		}
 		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rows(out.CPUSlice(), in.CPUSlice(), w, s)
 		}, out, in)
@@ -1299,7 +1479,7 @@ func (qdk *Kernels) Rows(out *rt.Buffer[float64], in *rt.Buffer[float64], w int,
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Volume(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Volume", out, in); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Volume", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1309,6 +1489,11 @@ func (qdk *Kernels) Volume(out *rt.Buffer[float32], in *rt.Buffer[float32], w in
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
 	qdCounts := [1]int64{rt.UnknownCount}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Volume(out.CPUSlice(), in.CPUSlice(), w, h)
+			}, out, in)
+		}
 		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Volume(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
@@ -1320,7 +1505,7 @@ func (qdk *Kernels) Volume(out *rt.Buffer[float32], in *rt.Buffer[float32], w in
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) NarrowIndices(out *rt.Buffer[int64], nx uint8, lo int16, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "NarrowIndices", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "NarrowIndices", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [20]byte
@@ -1329,6 +1514,11 @@ func (qdk *Kernels) NarrowIndices(out *rt.Buffer[int64], nx uint8, lo int16, qdO
 	rt.PutUint16(qdArgs[:], 18, uint16(lo))
 	qdCounts := [2]int64{rt.UnknownCount, (min(max((int64((int16(lo)+int16(2)))-int64(int16(lo))), int64(0)), int64(2097152)) * min(max(int64(3), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+				NarrowIndices(out.CPUSlice(), nx, lo)
+			}, out)
+		}
 		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NarrowIndices(out.CPUSlice(), nx, lo)
 		}, out)
@@ -1340,7 +1530,7 @@ func (qdk *Kernels) NarrowIndices(out *rt.Buffer[int64], nx uint8, lo int16, qdO
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Triangle(out *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Triangle", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Triangle", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -1348,6 +1538,11 @@ func (qdk *Kernels) Triangle(out *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOp
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{min(int64(n), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Triangle(out.CPUSlice(), n)
+			}, out)
+		}
 		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Triangle(out.CPUSlice(), n)
 		}, out)
@@ -1359,7 +1554,7 @@ func (qdk *Kernels) Triangle(out *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Before(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Before", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Before", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -1367,6 +1562,11 @@ func (qdk *Kernels) Before(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	qdCounts := [1]int64{rt.UnknownCount}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Before(out.CPUSlice(), w)
+			}, out)
+		}
 		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Before(out.CPUSlice(), w)
 		}, out)
@@ -1378,7 +1578,7 @@ func (qdk *Kernels) Before(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) HelperLoops(out *rt.Buffer[float32], w int, v float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "HelperLoops", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "HelperLoops", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [28]byte
@@ -1387,6 +1587,11 @@ func (qdk *Kernels) HelperLoops(out *rt.Buffer[float32], w int, v float32, qdOpt
 	rt.PutFloat32(qdArgs[:], 24, float32(v))
 	qdCounts := [3]int64{int64(out.Len()), rt.UnknownCount, 1}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+				HelperLoops(out.CPUSlice(), w, v)
+			}, out)
+		}
 		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 			HelperLoops(out.CPUSlice(), w, v)
 		}, out)
@@ -1398,7 +1603,7 @@ func (qdk *Kernels) HelperLoops(out *rt.Buffer[float32], w int, v float32, qdOpt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) RowPrefix(a *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "RowPrefix", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "RowPrefix", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -1406,6 +1611,11 @@ func (qdk *Kernels) RowPrefix(a *rt.Buffer[float32], w int, qdOpts ...rt.LaunchO
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	qdCounts := [1]int64{rt.UnknownCount}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+				RowPrefix(a.CPUSlice(), w)
+			}, a)
+		}
 		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RowPrefix(a.CPUSlice(), w)
 		}, a)
@@ -1417,7 +1627,7 @@ func (qdk *Kernels) RowPrefix(a *rt.Buffer[float32], w int, qdOpts ...rt.LaunchO
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "TwoBlocks", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "TwoBlocks", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("TwoBlocks", "a", a, "b", b); qdErr != nil {
@@ -1428,6 +1638,11 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+				TwoBlocks(a.CPUSlice(), b.CPUSlice())
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
@@ -1439,7 +1654,7 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "OrderedInBlock", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "OrderedInBlock", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("OrderedInBlock", "a", a, "b", b); qdErr != nil {
@@ -1450,6 +1665,11 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+				OrderedInBlock(a.CPUSlice(), b.CPUSlice())
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
@@ -1461,7 +1681,7 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, scale float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeAB", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeAB", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
@@ -1474,6 +1694,11 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutFloat32(qdArgs[:], 40, float32(scale))
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
@@ -1485,7 +1710,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1494,6 +1719,11 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+			}, a, b, c)
+		}
 		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
@@ -1505,7 +1735,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "EightBlocks", a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "EightBlocks", qdOpts, a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("EightBlocks", "a0", a0, "a1", a1); qdErr != nil {
@@ -1604,6 +1834,11 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{int64(a0.Len()), int64(a1.Len()), int64(a2.Len()), int64(a3.Len()), int64(a4.Len()), int64(a5.Len()), int64(a6.Len()), int64(a7.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+				EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+			}, a0, a1, a2, a3, a4, a5, a6, a7)
+		}
 		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
@@ -1615,7 +1850,7 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MixedTop", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MixedTop", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("MixedTop", "a", a, "b", b); qdErr != nil {
@@ -1634,6 +1869,11 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+			}, a, b, c)
+		}
 		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
@@ -1645,7 +1885,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) BlockStructs(a *rt.Buffer[float32], b *rt.Buffer[float32], s float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "BlockStructs", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "BlockStructs", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("BlockStructs", "a", a, "b", b); qdErr != nil {
@@ -1657,6 +1897,11 @@ func (qdk *Kernels) BlockStructs(a *rt.Buffer[float32], b *rt.Buffer[float32], s
 	rt.PutFloat32(qdArgs[:], 32, float32(s))
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+				BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
 		}, a, b)
@@ -1668,7 +1913,7 @@ func (qdk *Kernels) BlockStructs(a *rt.Buffer[float32], b *rt.Buffer[float32], s
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Advance", bs); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Advance", qdOpts, bs); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [20]byte
@@ -1676,6 +1921,11 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 	rt.PutFloat32(qdArgs[:], 16, float32(dt))
 	qdCounts := [1]int64{int64(bs.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Advance(bs.CPUSlice(), dt)
+			}, bs)
+		}
 		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Advance(bs.CPUSlice(), dt)
 		}, bs)
@@ -1687,7 +1937,7 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved *rt.Buffer[Vec], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Energies", bs, out, moved); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Energies", qdOpts, bs, out, moved); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1696,6 +1946,11 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 	rt.PutBuffer(qdArgs[:], 32, moved)
 	qdCounts := [1]int64{min(min(int64(bs.Len()), int64(out.Len())), int64(moved.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
+			}, bs, out, moved)
+		}
 		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 		}, bs, out, moved)
@@ -1707,7 +1962,7 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Blur5", in, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Blur5", qdOpts, in, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1715,6 +1970,11 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Blur5(in.CPUSlice(), out.CPUSlice())
+			}, in, out)
+		}
 		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Blur5(in.CPUSlice(), out.CPUSlice())
 		}, in, out)
@@ -1726,7 +1986,7 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Rotate", v, out, n); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Rotate", qdOpts, v, out, n); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1735,6 +1995,11 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 	rt.PutBuffer(qdArgs[:], 32, n)
 	qdCounts := [1]int64{min(min(int64(v.Len()), int64(out.Len())), int64(n.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
+			}, v, out, n)
+		}
 		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 		}, v, out, n)
@@ -1746,7 +2011,7 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Pick", idx, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Pick", qdOpts, idx, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1754,6 +2019,11 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{min(int64(idx.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Pick(idx.CPUSlice(), out.CPUSlice())
+			}, idx, out)
+		}
 		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Pick(idx.CPUSlice(), out.CPUSlice())
 		}, idx, out)
@@ -1765,7 +2035,7 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.Buffer[float32], flags *rt.Buffer[Flags], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Masks", mask, x, out, flags); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Masks", qdOpts, mask, x, out, flags); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -1775,6 +2045,11 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 	rt.PutBuffer(qdArgs[:], 48, flags)
 	qdCounts := [1]int64{min(min(min(int64(mask.Len()), int64(x.Len())), int64(out.Len())), int64(flags.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
+			}, mask, x, out, flags)
+		}
 		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 		}, mask, x, out, flags)
@@ -1786,7 +2061,7 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex128], sum *rt.Buffer[complex128], prod *rt.Buffer[complex128], quot *rt.Buffer[complex128], eq *rt.Buffer[bool], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Complex128Ops", a, b, sum, prod, quot, eq); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Complex128Ops", qdOpts, a, b, sum, prod, quot, eq); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [96]byte
@@ -1798,6 +2073,11 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	rt.PutBuffer(qdArgs[:], 80, eq)
 	qdCounts := [1]int64{min(min(min(min(min(int64(a.Len()), int64(b.Len())), int64(sum.Len())), int64(prod.Len())), int64(quot.Len())), int64(eq.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
+			}, a, b, sum, prod, quot, eq)
+		}
 		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 		}, a, b, sum, prod, quot, eq)
@@ -1809,7 +2089,7 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64], prod *rt.Buffer[complex64], quot *rt.Buffer[complex64], wide *rt.Buffer[complex128], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Complex64Ops", a, b, prod, quot, wide); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Complex64Ops", qdOpts, a, b, prod, quot, wide); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -1820,6 +2100,11 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	rt.PutBuffer(qdArgs[:], 64, wide)
 	qdCounts := [1]int64{min(min(min(min(int64(a.Len()), int64(b.Len())), int64(prod.Len())), int64(quot.Len())), int64(wide.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
+			}, a, b, prod, quot, wide)
+		}
 		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 		}, a, b, prod, quot, wide)
@@ -1831,7 +2116,7 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaParams], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Julia", cs, params, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Julia", qdOpts, cs, params, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1840,6 +2125,11 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
+			}, cs, params, out)
+		}
 		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 		}, cs, params, out)
@@ -1851,7 +2141,7 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Smooth", in, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Smooth", qdOpts, in, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [36]byte
@@ -1860,6 +2150,11 @@ func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias
 	rt.PutFloat32(qdArgs[:], 32, float32(bias))
 	qdCounts := [1]int64{min(int64(in.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Smooth(in.CPUSlice(), out.CPUSlice(), bias)
+			}, in, out)
+		}
 		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 		}, in, out)
@@ -1874,7 +2169,7 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 	On  bool
 	Val int16
 }], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Quads", qs, pairs, tagged, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Quads", qdOpts, qs, pairs, tagged, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -1884,6 +2179,11 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 	rt.PutBuffer(qdArgs[:], 48, out)
 	qdCounts := [1]int64{min(min(min(int64(qs.Len()), int64(pairs.Len())), int64(tagged.Len())), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
+			}, qs, pairs, tagged, out)
+		}
 		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 		}, qs, pairs, tagged, out)
@@ -1895,7 +2195,7 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Centered", v, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Centered", qdOpts, v, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [36]byte
@@ -1904,6 +2204,11 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 	rt.PutFloat32(qdArgs[:], 32, float32(s))
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Centered(v.CPUSlice(), out.CPUSlice(), s)
+			}, v, out)
+		}
 		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Centered(v.CPUSlice(), out.CPUSlice(), s)
 		}, v, out)
@@ -1915,7 +2220,7 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) LocalMethods(v *rt.Buffer[Vec], out *rt.Buffer[Vec], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "LocalMethods", v, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "LocalMethods", qdOpts, v, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1923,6 +2228,11 @@ func (qdk *Kernels) LocalMethods(v *rt.Buffer[Vec], out *rt.Buffer[Vec], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+				LocalMethods(v.CPUSlice(), out.CPUSlice())
+			}, v, out)
+		}
 		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 			LocalMethods(v.CPUSlice(), out.CPUSlice())
 		}, v, out)

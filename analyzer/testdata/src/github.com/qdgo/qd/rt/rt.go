@@ -16,3 +16,7 @@ func Alloc[T Element](d *Device, n int) (*Buffer[T], error) { return nil, nil }
 func FromSlice[T Element](d *Device, src []T) (*Buffer[T], error) { return nil, nil }
 
 func AllocHost[T Element](d *Device, n int) (*HostBuffer[T], error) { return nil, nil }
+
+type Stream struct{}
+
+func AllocOn[T Element](d *Device, n int, s *Stream) (*Buffer[T], error) { return nil, nil }
