@@ -222,11 +222,6 @@ func (f *frame) index(v *ssa.Index, dst []ir.Reg) {
 	}
 }
 
-// loadThrough lowers *p of a struct, array or complex type.
-func (f *frame) loadThrough(v *ssa.UnOp, dst []ir.Reg) {
-	f.loadValue(f.arg(v.X), v.Type(), dst, v.Pos())
-}
-
 // sliceArray lowers a[lo:hi:max] of a pointer to an array a.
 func (f *frame) sliceArray(v *ssa.Slice, dst []ir.Reg) {
 	at := v.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Array)

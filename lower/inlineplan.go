@@ -2,7 +2,6 @@ package lower
 
 import (
 	"go/ast"
-	"go/token"
 	"sort"
 
 	"github.com/qdgo/qd/ir"
@@ -57,7 +56,7 @@ func segmentInstrs(seg *taskPlan, b *ssa.BasicBlock) []ssa.Instruction {
 func (l *lowerer) plannableHelper(fn *ssa.Function, call *ssa.Call) *ssa.Function {
 	common := call.Common()
 	callee := common.StaticCallee()
-	if common.IsInvoke() || callee == nil || streamParallelCallee(call) || topLevelStmtCall(fn, call) == nil {
+	if common.IsInvoke() || callee == nil || streamParallelCallee(call) || topLevelCall(fn, call) == nil {
 		return nil
 	}
 	if _, ok := mathIntrinsic(callee); ok || l.callable(callee) != nil || callee.Blocks == nil {
@@ -79,7 +78,7 @@ func (l *lowerer) plannableHelper(fn *ssa.Function, call *ssa.Call) *ssa.Functio
 	switch {
 	case len(callee.FreeVars) > 0 || callee.Signature.Results().Len() > 0:
 		return why("it returns results; a helper whose loops run in parallel returns nothing")
-	case earlyReturn(callee):
+	case len(earlyReturns(callee)) > 0:
 		return why("it returns before its end")
 	}
 	for _, a := range common.Args {
@@ -130,19 +129,6 @@ func (l *lowerer) planHelper(call *ssa.Call, streamBlock int) []*taskPlan {
 	return plans
 }
 
-// topLevelStmtCall returns the call expression of a top-level statement
-// of fn's body that consists of call alone, or nil.
-func topLevelStmtCall(fn *ssa.Function, call *ssa.Call) *ast.CallExpr {
-	for _, s := range bodyStmts(fn) {
-		if es, ok := s.(*ast.ExprStmt); ok {
-			if ce, ok := es.X.(*ast.CallExpr); ok && ce.Lparen == call.Pos() {
-				return ce
-			}
-		}
-	}
-	return nil
-}
-
 // loopStmt is a loop and the statement it comes from.
 type loopStmt struct {
 	lp   *loop
@@ -159,23 +145,6 @@ func topLevelLoops(fn *ssa.Function) []loopStmt {
 		}
 	}
 	return loops
-}
-
-// earlyReturn reports whether fn has a return statement before the end of
-// its body.
-func earlyReturn(fn *ssa.Function) bool {
-	var last token.Pos
-	if stmts := bodyStmts(fn); len(stmts) > 0 {
-		if r, ok := stmts[len(stmts)-1].(*ast.ReturnStmt); ok {
-			last = r.Pos()
-		}
-	}
-	for _, b := range fn.Blocks {
-		if r, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && r.Pos().IsValid() && r.Pos() != last {
-			return true
-		}
-	}
-	return false
 }
 
 // outer returns the registers of a value of the body a planned helper was

@@ -149,18 +149,11 @@ func (l *lowerer) findCells(fn *ssa.Function) {
 }
 
 // streamParallelCalls returns the top-level qd.StreamParallel calls in the
-// serial segment seg, in program order, reporting those that are not.
+// serial segment seg, reporting those that are not.
 func (l *lowerer) streamParallelCalls(fn *ssa.Function, seg *taskPlan) []*ssa.Call {
 	var calls []*ssa.Call
-	for i, b := range seg.blocks {
-		from, end := 0, len(b.Instrs)
-		if i == 0 {
-			from = seg.from
-		}
-		if b == seg.cut {
-			end = seg.cutAt
-		}
-		for _, instr := range b.Instrs[from:end] {
+	for _, b := range seg.blocks {
+		for _, instr := range segmentInstrs(seg, b) {
 			call, ok := instr.(*ssa.Call)
 			if !ok || !streamParallelCallee(call) {
 				continue
@@ -178,13 +171,6 @@ func (l *lowerer) streamParallelCalls(fn *ssa.Function, seg *taskPlan) []*ssa.Ca
 			calls = append(calls, call)
 		}
 	}
-	sort.SliceStable(calls, func(i, j int) bool {
-		a, b := calls[i], calls[j]
-		if a.Block() == b.Block() {
-			return indexOf(a) < indexOf(b)
-		}
-		return a.Block().Dominates(b.Block())
-	})
 	return calls
 }
 
@@ -193,7 +179,7 @@ func (l *lowerer) streamParallelCalls(fn *ssa.Function, seg *taskPlan) []*ssa.Ca
 func topLevelCall(fn *ssa.Function, call *ssa.Call) *ast.CallExpr {
 	for _, s := range bodyStmts(fn) {
 		if es, ok := s.(*ast.ExprStmt); ok {
-			if ce, ok := es.X.(*ast.CallExpr); ok && ce.Lparen == call.Pos() && len(ce.Args) == 1 {
+			if ce, ok := es.X.(*ast.CallExpr); ok && ce.Lparen == call.Pos() {
 				return ce
 			}
 		}

@@ -277,17 +277,27 @@ func blockPos(b *ssa.BasicBlock, fn *ssa.Function) token.Pos {
 // the top-level statements after them run as separate launches, which a
 // return on the device cannot skip.
 func (l *lowerer) checkReturns(fn *ssa.Function) {
+	for _, r := range earlyReturns(fn) {
+		l.errorf(r.Pos(), "return before the end of a kernel is not supported: its top-level statements run as separate GPU launches that a return cannot skip; use if/else around the statements instead")
+	}
+}
+
+// earlyReturns returns the return statements of fn before the end of its
+// body.
+func earlyReturns(fn *ssa.Function) []*ssa.Return {
 	var last token.Pos
 	if stmts := bodyStmts(fn); len(stmts) > 0 {
 		if r, ok := stmts[len(stmts)-1].(*ast.ReturnStmt); ok {
 			last = r.Pos()
 		}
 	}
+	var early []*ssa.Return
 	for _, b := range fn.Blocks {
 		if r, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && r.Pos().IsValid() && r.Pos() != last {
-			l.errorf(r.Pos(), "return before the end of a kernel is not supported: its top-level statements run as separate GPU launches that a return cannot skip; use if/else around the statements instead")
+			early = append(early, r)
 		}
 	}
+	return early
 }
 
 // findBreak finds a break statement that leaves the loop stmt.

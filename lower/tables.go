@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"sync"
 
 	"github.com/qdgo/qd/ir"
@@ -106,18 +107,10 @@ func (l *lowerer) dataNamed(name string) bool {
 	return false
 }
 
+// shortPos is file:line of pos, for messages that name another place.
 func shortPos(fset *token.FileSet, pos token.Pos) string {
 	p := fset.Position(pos)
-	return fmt.Sprintf("%s:%d", baseName(p.Filename), p.Line)
-}
-
-func baseName(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' || path[i] == '\\' {
-			return path[i+1:]
-		}
-	}
-	return path
+	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
 }
 
 // globalsInfo is what one package's code does with its package-level
