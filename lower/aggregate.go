@@ -209,6 +209,13 @@ func (f *frame) index(v *ssa.Index, dst []ir.Reg) {
 		f.loadValue(ir.R(elem), at.Elem(), dst, v.Pos())
 		return
 	}
+	if _, zero := v.X.(*ssa.Const); zero {
+		ts, _ := leafTypes(at.Elem())
+		for j, t := range ts {
+			f.tb.move(dst[j], ir.Imm(t, 0)) // every element of a zero array
+		}
+		return
+	}
 	c, ok := v.Index.(*ssa.Const)
 	if !ok {
 		f.errorf(v.Pos(), "internal error: array indexed by a variable is not in memory")

@@ -368,6 +368,7 @@ func (f *frame) lowerBlock(b *ssa.BasicBlock) {
 	}
 	for _, instr := range b.Instrs[from:end] {
 		if phi, ok := instr.(*ssa.Phi); ok && !f.skipPhis[phi] {
+			f.checkPointerPhi(phi)
 			f.regsFor(phi)
 			if needsMemory(phi) {
 				f.defineInMemory(phi)

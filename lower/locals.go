@@ -209,3 +209,19 @@ func updatedAtomically(v ssa.Value) bool {
 	}
 	return false
 }
+
+// checkPointerPhi reports a pointer that a loop carries from one iteration
+// to the next into a local variable created in the loop: Go gives each
+// iteration a variable of its own, a kernel reuses one thread's memory.
+func (f *frame) checkPointerPhi(phi *ssa.Phi) {
+	if _, ok := phi.Type().Underlying().(*types.Pointer); !ok {
+		return
+	}
+	head := phi.Block()
+	for i, e := range phi.Edges {
+		if a := localRoot(e); a != nil && head.Dominates(head.Preds[i]) && head.Dominates(a.Block()) {
+			f.errorf(phi.Pos(), "a pointer to variable %s is kept from one iteration of this loop to the next, but the variable is made again in each iteration, reusing its memory: copy its value instead of keeping a pointer", a.Comment)
+			return
+		}
+	}
+}

@@ -129,3 +129,17 @@ func SharedAccumulator(a []float32) {
 		acc[i%4] += a[i]
 	}
 }
+
+//qd:kernel
+func PointerToEarlierIteration(a []float32) {
+	for i := range a {
+		var first float32
+		p := &first // want `a pointer to variable v is kept from one iteration of this loop to the next`
+		for k := range 3 {
+			v := float32(k)
+			*p += v
+			p = &v
+		}
+		a[i] = first
+	}
+}
