@@ -62,6 +62,9 @@ var cases = []kernelCase{
 	{name: "Smooth", fn: kernels.Smooth},
 	{name: "Centered", fn: kernels.Centered},
 	{name: "LocalMethods", fn: kernels.LocalMethods},
+	{name: "RandomFill", fn: kernels.RandomFill, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]uint32, n), r.Uint64()}
+	}},
 	{name: "Quads", fn: kernels.Quads, args: quadArgs},
 	{name: "Grid2D", fn: kernels.Grid2D, args: func(r *rand.Rand, n int) []any {
 		return []any{make([]float32, n), 1 + r.IntN(40)}

@@ -523,6 +523,12 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "LocalMethods_0",
 			Parallel: true,
 		}},
+	}, {
+		Name: "RandomFill",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "RandomFill_0",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/kernels",
 }
@@ -2238,6 +2244,30 @@ func (qdk *Kernels) LocalMethods(v *rt.Buffer[Vec], out *rt.Buffer[Vec], qdOpts 
 		}, v, out)
 	}
 	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// RandomFill launches kernel RandomFill (types.go:351) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) RandomFill(out *rt.Buffer[uint32], seed uint64, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "RandomFill", qdOpts, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [24]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint64(qdArgs[:], 16, uint64(seed))
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+				RandomFill(out.CPUSlice(), seed)
+			}, out)
+		}
+		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+			RandomFill(out.CPUSlice(), seed)
+		}, out)
+	}
+	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -14800,6 +14830,112 @@ $L_30:
 $L_31:
 	ret;
 }
+
+.visible .entry RandomFill_0(
+	.param .u64 RandomFill_0_param_0,
+	.param .s64 RandomFill_0_param_1,
+	.param .u64 RandomFill_0_param_2
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<83>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<88>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [RandomFill_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [RandomFill_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd16, [RandomFill_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_11;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_11;
+$L_5:
+	mov.b64 %rd84, 0;
+	mov.b64 %rd85, 0;
+	mov.b64 %rd86, 0;
+	mov.b64 %rd87, 0;
+	mov.b64 %rd86, %rd16;
+	mov.b64 %rd18, %rd9;
+	shl.b64 %rd19, %rd18, 1;
+	or.b64 %rd20, %rd19, 1;
+	mov.b64 %rd87, %rd20;
+	mov.b64 %rd21, %rd86;
+	mov.b64 %rd84, %rd21;
+	mov.b64 %rd24, %rd87;
+	mov.b64 %rd85, %rd24;
+$L_6:
+	mov.b64 %rd27, %rd84;
+	mul.lo.u64 %rd28, %rd27, 6364136223846793005;
+	mov.b64 %rd30, %rd85;
+	add.u64 %rd31, %rd28, %rd30;
+	mov.b64 %rd84, %rd31;
+$L_7:
+	mov.b64 %rd46, %rd84;
+	mul.lo.u64 %rd47, %rd46, 6364136223846793005;
+	mov.b64 %rd49, %rd85;
+	add.u64 %rd50, %rd47, %rd49;
+	mov.b64 %rd84, %rd50;
+	shr.u64 %rd52, %rd46, 18;
+	xor.b64 %rd53, %rd52, %rd46;
+	shr.u64 %rd54, %rd53, 27;
+	cvt.u32.u64 %r55, %rd54;
+	shr.u64 %rd56, %rd46, 59;
+	cvt.u32.u64 %r57, %rd56;
+	shr.u32 %r58, %r55, %r57;
+	neg.s32 %r59, %r57;
+	and.b32 %r60, %r59, 31;
+	shl.b32 %r61, %r55, %r60;
+	or.b32 %r62, %r58, %r61;
+	mov.b32 %r44, %r62;
+$L_8:
+	mov.b64 %rd65, %rd84;
+	mul.lo.u64 %rd66, %rd65, 6364136223846793005;
+	mov.b64 %rd68, %rd85;
+	add.u64 %rd69, %rd66, %rd68;
+	mov.b64 %rd84, %rd69;
+	shr.u64 %rd71, %rd65, 18;
+	xor.b64 %rd72, %rd71, %rd65;
+	shr.u64 %rd73, %rd72, 27;
+	cvt.u32.u64 %r74, %rd73;
+	shr.u64 %rd75, %rd65, 59;
+	cvt.u32.u64 %r76, %rd75;
+	shr.u32 %r77, %r74, %r76;
+	neg.s32 %r78, %r76;
+	and.b32 %r79, %r78, 31;
+	shl.b32 %r80, %r74, %r79;
+	or.b32 %r81, %r77, %r80;
+	mov.b32 %r63, %r81;
+$L_9:
+	xor.b32 %r82, %r44, %r63;
+	mad.lo.s64 %rd83, %rd9, 4, %rd4;
+	st.global.u32 [%rd83], %r82;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_11:
+	ret;
+}
 `
 
 // qdIR is the IR of this package's kernels.
@@ -25405,5 +25541,101 @@ b30: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b31: # exit
+	return
+
+kernel RandomFill(out []u32, seed u64)
+
+task RandomFill_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r16 = param.u64 seed
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b11
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b11
+b5: # rangeindex.body
+	r84 = move.u64 0
+	r85 = move.u64 0
+	r86 = move.u64 0
+	r87 = move.u64 0
+	r86 = move.u64 r16
+	r18 = convert.u64.i64 r9
+	r19 = shl.u64.u64 r18, 1
+	r20 = or.u64 r19, 1
+	r87 = move.u64 r20
+	r21 = move.u64 r86
+	r84 = move.u64 r21
+	r24 = move.u64 r87
+	r85 = move.u64 r24
+	jump b6
+b6: # Next.entry
+	r27 = move.u64 r84
+	r28 = mul.u64 r27, 6364136223846793005
+	r30 = move.u64 r85
+	r31 = add.u64 r28, r30
+	r84 = move.u64 r31
+	jump b7
+b7: # Next.entry
+	r46 = move.u64 r84
+	r47 = mul.u64 r46, 6364136223846793005
+	r49 = move.u64 r85
+	r50 = add.u64 r47, r49
+	r84 = move.u64 r50
+	r52 = shr.u64.u64 r46, 18
+	r53 = xor.u64 r52, r46
+	r54 = shr.u64.u64 r53, 27
+	r55 = convert.u32.u64 r54
+	r56 = shr.u64.u64 r46, 59
+	r57 = convert.u32.u64 r56
+	r58 = shr.u32.u32 r55, r57
+	r59 = neg.u32 r57
+	r60 = and.u32 r59, 31
+	r61 = shl.u32.u32 r55, r60
+	r62 = or.u32 r58, r61
+	r44 = move.u32 r62
+	jump b8
+b8: # Next.entry
+	r65 = move.u64 r84
+	r66 = mul.u64 r65, 6364136223846793005
+	r68 = move.u64 r85
+	r69 = add.u64 r66, r68
+	r84 = move.u64 r69
+	r71 = shr.u64.u64 r65, 18
+	r72 = xor.u64 r71, r65
+	r73 = shr.u64.u64 r72, 27
+	r74 = convert.u32.u64 r73
+	r75 = shr.u64.u64 r65, 59
+	r76 = convert.u32.u64 r75
+	r77 = shr.u32.u32 r74, r76
+	r78 = neg.u32 r76
+	r79 = and.u32 r78, 31
+	r80 = shl.u32.u32 r74, r79
+	r81 = or.u32 r77, r80
+	r63 = move.u32 r81
+	jump b9
+b9: # Next.return
+	r82 = xor.u32 r44, r63
+	r83 = elemaddr r4, r9, 4
+	store.u32 r83, r82
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # exit
 	return
 `

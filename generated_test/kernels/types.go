@@ -331,3 +331,27 @@ func LocalMethods(v []Vec, out []Vec) {
 		out[i] = p.mean().Add(parts[0].Sum)
 	}
 }
+
+// PCG is a permuted congruential generator: a struct with a method that
+// changes it.
+type PCG struct{ state, inc uint64 }
+
+// Next advances the generator and returns 32 random bits.
+func (p *PCG) Next() uint32 {
+	old := p.state
+	p.state = old*6364136223846793005 + p.inc
+	xorshifted := uint32(((old >> 18) ^ old) >> 27)
+	rot := uint32(old >> 59)
+	return xorshifted>>rot | xorshifted<<((-rot)&31)
+}
+
+// RandomFill gives each element a generator of its own.
+//
+//qd:kernel
+func RandomFill(out []uint32, seed uint64) {
+	for i := range out {
+		rng := PCG{state: seed, inc: uint64(i)<<1 | 1}
+		rng.Next()
+		out[i] = rng.Next() ^ rng.Next()
+	}
+}
