@@ -370,6 +370,9 @@ int main() {
   for (long long i = 0; i < pn; i++) in1[i] = (float)i, in2[i] = (float)(2 * i);
   cudaStream_t p1 = ss[0], p2 = ss[1], p3 = ss[2];
   cudaEvent_t start = evs[0], e1 = evs[1], e2 = evs[2];
+  // evs[0] was last recorded inside a stream capture, where waiting on it
+  // from outside is invalid: record it once on a plain stream first.
+  CHECK(cudaEventRecord(start, p3));
   auto pipeline = [&](bool ordered) {
     if (ordered) {
       CHECK(cudaStreamWaitEvent(p1, start, 0));
