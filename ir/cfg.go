@@ -176,8 +176,9 @@ func (t *Task) Loops() []*Loop {
 		func(a, b int) bool { return dom[b].Has(a) })
 }
 
-// HasEffects reports whether t writes memory that outlives it: a write to
-// a thread's local memory is not seen after the thread ends.
+// HasEffects reports whether t writes memory that outlives it or checks
+// something: a task that does neither need not run. A write to a thread's
+// local memory is not seen after the thread ends.
 func (t *Task) HasEffects() bool {
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 
+	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
@@ -184,18 +185,23 @@ func (f *frame) fieldAddr(v *ssa.FieldAddr, dst []ir.Reg) {
 		Args: []ir.Arg{f.arg(v.X), ir.Imm(ir.Int64, uint64(fieldOffset(st, v.Field)))}, Aux: 1, Pos: v.Pos()})
 }
 
-// indexAddr lowers &s[i] of a slice s or of a pointer to an array.
+// indexAddr lowers &s[i] of a slice s or of a pointer to an array, with
+// the check of i against the length of s, in elements.
 func (f *frame) indexAddr(v *ssa.IndexAddr, dst []ir.Reg) {
+	x := f.regs(v.X)
+	idx := f.indexArg(v.Index)
 	var elem types.Type
 	switch u := v.X.Type().Underlying().(type) {
 	case *types.Slice:
 		elem = u.Elem()
+		if !f.inBounds(v.X, v.Index, v.Block()) {
+			f.check(v.Pos(), fault.Index, v.Index, idx, ir.R(x[1]))
+		}
 	case *types.Pointer:
 		elem = u.Elem().Underlying().(*types.Array).Elem()
 	}
-	base := f.regs(v.X)[0]
 	f.tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0],
-		Args: []ir.Arg{ir.R(base), f.indexArg(v.Index)}, Aux: elemSize(elem), Pos: v.Pos()})
+		Args: []ir.Arg{ir.R(x[0]), idx}, Aux: elemSize(elem), Pos: v.Pos()})
 }
 
 // index lowers a[i] of an array value a: a range of a's leaves for a

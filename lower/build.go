@@ -17,8 +17,10 @@ type taskBuilder struct {
 	// values defined by earlier top-level statements are computed again.
 	pro *ir.Block
 	ext map[ssa.Value][]ir.Reg
-	// scratch is the variable signBit reads floats' bits through, or -1.
-	scratch int64
+	// bitsVar is the variable signBit reads floats' bits through, or -1.
+	bitsVar int64
+	// scratchReg holds the address of scratch memory once it is read.
+	scratchReg *ir.Reg
 }
 
 func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
@@ -26,7 +28,7 @@ func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
 	l.taskSerial++
 	t.Name = fmt.Sprintf("%s_%d", l.k.Name, l.taskSerial-1)
 	entry := t.NewBlock("entry")
-	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg), scratch: -1}
+	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg), bitsVar: -1}
 }
 
 func (tb *taskBuilder) emit(in ir.Instr) {
@@ -91,9 +93,13 @@ type frame struct {
 	owns   func(*ssa.BasicBlock) bool
 
 	// Kernel-body frames: edges the task handles itself (a parallel loop's
-	// back edges and exits), the induction phi that has no moves, and the
-	// block whose terminator ends the task.
+	// back edges and exits) and the moves of the values carried along
+	// them (its reductions'), the induction phi that has no moves, and
+	// the block whose terminator ends the task.
 	redirect func(from, to *ssa.BasicBlock) (*ir.Block, bool)
+	carried  func(from, to *ssa.BasicBlock) ([]ir.Reg, []ir.Arg)
+	// assume gives the successor a test is known to take, where it is.
+	assume   func(*ssa.If) (int, bool)
 	skipPhis map[*ssa.Phi]bool
 	cut      *ssa.BasicBlock         // ends the task before its instruction cutAt
 	cutAt    int                     //
@@ -310,6 +316,15 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 		tb.l.failed[v] = true
 		return f.regsFor(v)
 	}
+	if red := tb.l.results[v]; red != nil {
+		saved := tb.cur
+		tb.cur = tb.pro
+		r := []ir.Reg{tb.resultLoad(red)}
+		tb.pro = tb.cur
+		tb.cur = saved
+		tb.ext[v] = r
+		return r
+	}
 	if a, ok := v.(*ssa.Alloc); ok && tb.l.replayable(a) {
 		return tb.replay(a)
 	} else if ok {
@@ -368,6 +383,11 @@ func (f *frame) lowerBlock(b *ssa.BasicBlock) {
 	}
 	for _, instr := range b.Instrs[from:end] {
 		if phi, ok := instr.(*ssa.Phi); ok && !f.skipPhis[phi] {
+			if red := f.tb.l.results[phi]; red != nil && phi != red.phi {
+				// A reduction's value after a loop tested at its end.
+				f.tb.emit(ir.Instr{Op: ir.OpMove, Type: red.typ, Dst: f.regsFor(phi)[0], Args: []ir.Arg{ir.R(f.tb.resultLoad(red))}})
+				continue
+			}
 			f.checkPointerPhi(phi)
 			f.regsFor(phi)
 			if needsMemory(phi) {
@@ -396,6 +416,13 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		target := f.edge(b, b.Succs[0], true)
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
 	case *ssa.If:
+		if f.assume != nil {
+			if k, ok := f.assume(last); ok {
+				target := f.edge(b, b.Succs[k], true)
+				tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
+				return
+			}
+		}
 		cond := f.arg(last.Cond)
 		from := tb.cur
 		t := f.edge(b, b.Succs[0], false)
@@ -428,19 +455,17 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
 	if f.redirect != nil {
 		if target, ok := f.redirect(b, s); ok {
-			return target
+			var dsts []ir.Reg
+			var srcs []ir.Arg
+			if f.carried != nil {
+				dsts, srcs = f.carried(b, s)
+			}
+			return f.place(b, s, target, dsts, srcs, single)
 		}
 	}
 	if !f.owns(s) {
 		f.errorf(blockPos(b, f.fn), "internal error: control leaves the task from block %d to block %d", b.Index, s.Index)
 		return f.tb.cur
-	}
-	predIndex := -1
-	for i, p := range s.Preds {
-		if p == b {
-			predIndex = i
-			break
-		}
 	}
 	var dsts []ir.Reg
 	var srcs []ir.Arg
@@ -452,13 +477,31 @@ func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
 		if f.skipPhis[phi] {
 			continue
 		}
-		dst := f.regsFor(phi)
-		for i, a := range f.leafArgs(phi.Edges[predIndex]) {
-			dsts = append(dsts, dst[i])
-			srcs = append(srcs, a)
+		d, a := f.phiMove(f.regsFor(phi), phi.Edges[predIndex(s, b)])
+		dsts, srcs = append(dsts, d...), append(srcs, a...)
+	}
+	return f.place(b, s, f.start[s], dsts, srcs, single)
+}
+
+func predIndex(s, b *ssa.BasicBlock) int {
+	for i, p := range s.Preds {
+		if p == b {
+			return i
 		}
 	}
-	target := f.start[s]
+	return -1
+}
+
+// phiMove returns the moves that give the registers dst the value edge.
+func (f *frame) phiMove(dst []ir.Reg, edge ssa.Value) ([]ir.Reg, []ir.Arg) {
+	srcs := f.leafArgs(edge)
+	return dst[:len(srcs)], srcs
+}
+
+// place returns the block the edge b→s leads to, target, with the moves
+// dsts = srcs on the way: at the end of the current block for a
+// single-successor edge, otherwise in a block of the edge's own.
+func (f *frame) place(b, s *ssa.BasicBlock, target *ir.Block, dsts []ir.Reg, srcs []ir.Arg, single bool) *ir.Block {
 	if len(dsts) == 0 {
 		return target
 	}

@@ -222,11 +222,11 @@ func (c complexBuilder) infToOne(f *frame, x ir.Arg) ir.Arg {
 // included: x is stored and read back as an integer.
 func (f *frame) signBit(x ir.Arg, pos token.Pos) ir.Arg {
 	tb := f.tb
-	if tb.scratch < 0 {
-		tb.scratch = tb.newVar("bits", types.Typ[types.Float64])
+	if tb.bitsVar < 0 {
+		tb.bitsVar = tb.newVar("bits", types.Typ[types.Float64])
 	}
 	addr := tb.t.NewReg(ir.Ptr)
-	tb.emit(ir.Instr{Op: ir.OpAddr, Type: ir.Ptr, Dst: addr, Aux: tb.scratch, Pos: pos})
+	tb.emit(ir.Instr{Op: ir.OpAddr, Type: ir.Ptr, Dst: addr, Aux: tb.bitsVar, Pos: pos})
 	tb.emit(ir.Instr{Op: ir.OpStore, Type: ir.Float64, Dst: ir.NoReg, Args: []ir.Arg{ir.R(addr), x}, Pos: pos})
 	bits := tb.op(ir.OpLoad, ir.Int64, ir.R(addr))
 	return ir.R(tb.op(ir.OpLt, ir.Int64, ir.R(bits), ir.Imm(ir.Int64, 0)))

@@ -14,6 +14,7 @@ type loopFailure struct {
 	reason string   // completes "the loop cannot run in parallel: ..."
 	kind   failKind // how recognizeLoop reports it
 	name   string   // the variable a carried failure carries
+	why    string   // why that variable is not a reduction
 }
 
 type failKind uint8
@@ -26,15 +27,28 @@ const (
 
 // recognizeLoop checks that the top-level loop lp is a counted loop whose
 // iterations can run in parallel, and describes it; otherwise it reports
-// why not.
+// why not. The reductions whose results are read after it get their
+// places in scratch memory.
 func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parLoop {
 	pl, fail := l.matchLoop(fn, lp, stmt)
 	if fail == nil {
+		for _, red := range pl.reductions {
+			if red.result != nil {
+				red.slot = l.k.Reductions
+				l.k.Reductions++
+				l.results[red.result] = red
+				clear(l.pure) // a result is pure after all
+			}
+		}
 		return pl
 	}
 	switch fail.kind {
 	case carried:
-		l.errorf(fail.pos, "variable %s is carried from one iteration of this parallel loop to the next: iterations run at the same time, so no value can flow between them; compute it inside each iteration, or give each iteration its own slice element", fail.name)
+		name := fail.name
+		l.errorf(fail.pos, "variable %s is carried from one iteration of this parallel loop to the next, and %s: iterations run at the same time, so no value can flow between them; "+
+			"to combine values over all iterations, update a variable only with +=, -=, *=, &=, |=, ^= or %s = min(%s, v) or max(%s, v) and read it after the loop (a reduction), "+
+			"or update a slice element with an atomic (sync/atomic, qd.AtomicAdd, qd.AtomicMin, qd.AtomicMax); otherwise compute it inside each iteration, or give each iteration its own slice element",
+			name, fail.why, name, name, name)
 	case breaks:
 		l.errorf(fail.pos, "break in a parallel loop is not supported: its iterations run at the same time, so none can stop the others; skip the rest of an iteration with continue instead")
 	default:
@@ -87,15 +101,6 @@ func (l *lowerer) matchLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) (*parLoop
 	if pl.phi == nil {
 		return fail("it has no index that starts at a value and goes up by 1")
 	}
-	for _, phi := range phis {
-		if phi.Referrers() != nil && len(*phi.Referrers()) > 0 {
-			name := phi.Comment
-			if name == "" {
-				name = phi.Name()
-			}
-			return nil, &loopFailure{pos: pos, reason: fmt.Sprintf("variable %s is carried from one iteration to the next", name), kind: carried, name: name}
-		}
-	}
 	if _, ok := basicType(pl.phi.Type()); !ok || !isIntegerType(pl.phi) {
 		return fail("its index is not an integer")
 	}
@@ -133,6 +138,7 @@ func (l *lowerer) matchLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) (*parLoop
 	if test == nil {
 		return fail("it has no exit test")
 	}
+	pl.test = test
 	if !l.invariant(pl.bound, lp) {
 		return fail("its bound changes from one iteration to the next")
 	}
@@ -160,10 +166,47 @@ func (l *lowerer) matchLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) (*parLoop
 	default:
 		return fail("its entry is not a jump or a test")
 	}
+	if failure := l.matchReductions(pl, phis); failure != nil {
+		return nil, failure
+	}
 	for _, instr := range pl.exit.Instrs {
-		if _, ok := instr.(*ssa.Phi); ok {
+		if phi, ok := instr.(*ssa.Phi); ok && !pl.reductionResult(phi) {
 			return fail("a value computed in it is used after it")
 		}
 	}
 	return pl, nil
+}
+
+// matchReductions finds the reductions among the variables the loop pl
+// carries (phis, besides its index), or the first that is not one.
+func (l *lowerer) matchReductions(pl *parLoop, phis []*ssa.Phi) *loopFailure {
+	for _, phi := range phis {
+		if phi.Referrers() == nil || len(*phi.Referrers()) == 0 {
+			continue
+		}
+		red, why, at := l.reductionOf(phi, pl)
+		if red == nil {
+			name := phi.Comment
+			if name == "" {
+				name = phi.Name()
+			}
+			if !at.IsValid() {
+				at = pl.pos
+			}
+			return &loopFailure{pos: at, reason: fmt.Sprintf("variable %s is carried from one iteration to the next, and %s", name, why), kind: carried, name: name, why: why}
+		}
+		pl.reductions = append(pl.reductions, red)
+	}
+	return nil
+}
+
+// reductionResult reports whether phi is the value of one of pl's
+// reductions after the loop.
+func (pl *parLoop) reductionResult(phi *ssa.Phi) bool {
+	for _, red := range pl.reductions {
+		if red.result == ssa.Value(phi) {
+			return true
+		}
+	}
+	return false
 }

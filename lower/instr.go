@@ -256,6 +256,9 @@ func (f *frame) binOp(v *ssa.BinOp, dst []ir.Reg) {
 		in.From = ct
 	}
 	in.Args = []ir.Arg{f.arg(v.X), f.arg(v.Y)}
+	if (op == ir.OpDiv || op == ir.OpRem) && xt.IsInteger() {
+		f.checkDivisor(v, xt, in.Args[1])
+	}
 	f.tb.emit(in)
 }
 
@@ -395,6 +398,7 @@ func (f *frame) sliceOf(v *ssa.Slice, base ir.Reg, n, c ir.Arg, size int64, dst 
 	if v.Max != nil {
 		max = f.indexArg(v.Max)
 	}
+	f.sliceChecks(v, lo, hi, max, n, c)
 	tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0], Args: []ir.Arg{ir.R(base), lo}, Aux: size, Pos: v.Pos()})
 	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[1], Args: []ir.Arg{hi, lo}})
 	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[2], Args: []ir.Arg{max, lo}})

@@ -6,7 +6,10 @@
 // parallel task whose iterations are shared by the threads of a grid. The
 // code between such loops becomes serial tasks that run on one thread. Tasks
 // run in program order on one stream, so each sees what the earlier ones
-// wrote. Calls to helper functions are inlined; phis become moves.
+// wrote. Calls to helper functions are inlined; phis become moves. A
+// variable a parallel loop combines over its iterations, a reduction
+// (reduce.go), adds a task that combines the blocks' results; indices,
+// slice expressions and divisions get Go's run-time checks (fault.go).
 //
 // Everything the lowering cannot translate is reported as a Diagnostic with
 // the position of the offending construct; the analyzer reports the same
@@ -123,6 +126,16 @@ type lowerer struct {
 	// replays holds, for each local variable later tasks rebuild, the
 	// instructions that build it (replay.go); nil for one they cannot.
 	replays map[*ssa.Alloc]map[ssa.Instruction]bool
+
+	// Checks: the kernel's fault sites, whether it checks no bounds
+	// (//qd:kernel nobounds), and the ranges its loops keep indices in.
+	sites    map[ir.Site]int
+	noBounds bool
+	facts    map[*ssa.Function]map[ssa.Value][]rangeFact
+
+	// results maps the value of each reduction after its loop to it.
+	results map[ssa.Value]*reduction
+
 	// loopIndexes describes the loop of each parallel task, for the
 	// dependence check; syntax holds the kernel's syntax and that of the
 	// functions inlined into it, where diagnostics find accesses' source.
@@ -163,7 +176,8 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
-		loopIndexes: make(map[*ir.Task]*loopIndex), nestIndexes: make(map[*ir.Task][]*loopIndex), raced: make(map[*ir.Instr]bool)}
+		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*loopIndex), nestIndexes: make(map[*ir.Task][]*loopIndex),
+		raced: make(map[*ir.Instr]bool)}
 }
 
 // kernel lowers l.fn.
@@ -200,6 +214,7 @@ func (l *lowerer) kernel() *ir.Kernel {
 		l.errorf(fn.Pos(), "kernel %s has no body", fn.Name())
 		return l.k
 	}
+	l.kernelOptions(fn)
 	l.syntax = append(l.syntax, fn.Syntax())
 	l.lowerBody()
 	return l.k

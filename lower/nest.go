@@ -62,7 +62,7 @@ func innerPos(inner, outer ast.Stmt) token.Pos {
 // not change; otherwise, if outer holds a loop, why it does not qualify.
 func (l *lowerer) perfectChild(fn *ssa.Function, outer *parLoop, outerStmt ast.Stmt) (*parLoop, ast.Stmt, string) {
 	var children []*loop
-	for _, lp := range allLoops(fn) {
+	for _, lp := range naturalLoops(fn) {
 		if lp.header != outer.lp.header && outer.lp.contains(lp.header) {
 			children = append(children, lp)
 		}

@@ -56,6 +56,9 @@ type parLoop struct {
 	// inner holds the loops perfectly nested in this one that share its
 	// iterations' index space (nest.go), outermost first.
 	inner []*parLoop
+	test  *ssa.If // the exit test
+	// reductions are the variables the loop combines over its iterations.
+	reductions []*reduction
 }
 
 // bodyStmts returns the statements at the top level of fn's body.

@@ -121,7 +121,7 @@ func isCallee(instr ssa.Instruction, op ssa.Value) bool {
 
 // inAnyLoop reports whether b is in a loop of its function.
 func inAnyLoop(b *ssa.BasicBlock) bool {
-	for _, lp := range allLoops(b.Parent()) {
+	for _, lp := range naturalLoops(b.Parent()) {
 		if lp.contains(b) {
 			return true
 		}

@@ -12,138 +12,542 @@ import (
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:14:25",
+			Unsigned: true,
+		}},
 		Name: "Histogram",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Histogram_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:24:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:25:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:26:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:27:26",
+		}},
 		Name: "Slots",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Slots_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:36:14",
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:37:23",
+			Unsigned: true,
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:38:23",
+			Unsigned: true,
+		}},
 		Name: "FloatSums",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "FloatSums_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:48:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:49:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:51:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:52:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:53:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:54:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:55:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:56:21",
+		}},
 		Name: "Extremes",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Extremes_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "atomics.go:67:27",
+			Unsigned: true,
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:68:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:69:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:69:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:70:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:70:53",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:73:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "atomics.go:74:48",
+		}},
 		Name: "Bits",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Bits_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:10:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:11:6",
+		}},
+		Name: "Gather",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Gather_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:20:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:20:18",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "faults.go:20:15",
+		}},
+		Name: "Ratio",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Ratio_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultSliceAcap,
+			Pos:  "faults.go:29:8",
+		}, {
+			Kind: rt.FaultSliceB,
+			Pos:  "faults.go:29:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:31:6",
+		}},
+		Name: "Window",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Window_0",
+			Parallel: false,
+		}, {
+			Entry:    "Window_1",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:39:5",
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "faults.go:40:5",
+			Unsigned: true,
+		}},
+		Name: "Unsigned",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Unsigned_0",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:16:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:16:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:16:4",
+		}},
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:23:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:23:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:23:6",
+		}},
 		Name: "MixInt8",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt8_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:6",
+		}},
 		Name: "MixInt16",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt16_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:37:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:37:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:37:6",
+		}},
 		Name: "MixInt32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:44:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:44:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:44:6",
+		}},
 		Name: "MixInt64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:51:6",
+		}},
 		Name: "MixInt",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixInt_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:58:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:58:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:58:6",
+		}},
 		Name: "MixUint8",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint8_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:65:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:65:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:65:6",
+		}},
 		Name: "MixUint16",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint16_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:72:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:72:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:72:6",
+		}},
 		Name: "MixUint32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:79:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:79:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:79:6",
+		}},
 		Name: "MixUint64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:86:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:86:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:20:10",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:21:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:86:6",
+		}},
 		Name: "MixUint",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MixUint_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:95:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:96:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:102:6",
+		}},
 		Name: "Shifts",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Shifts_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:111:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:112:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:113:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:114:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:115:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:116:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:117:6",
+		}},
 		Name: "Conversions",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Conversions_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:127:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:127:18",
+		}},
 		Name: "Floats",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Floats_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:149:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:149:18",
+		}},
 		Name: "Floats32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Floats32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:165:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:165:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:165:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:166:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:166:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:166:5",
+		}},
 		Name: "MinMaxZeros",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "MinMaxZeros_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:176:9",
+		}},
 		Name: "Control",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Control_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:213:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:215:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:217:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:217:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:217:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:219:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:224:13",
+		}},
 		Name: "Phases",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Phases_0",
@@ -168,12 +572,45 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:37:11",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "helpers.go:37:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:249:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:249:10",
+		}, {
+			Kind: rt.FaultSliceAcap,
+			Pos:  "kernels.go:251:27",
+		}, {
+			Kind: rt.FaultSliceB,
+			Pos:  "kernels.go:251:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:251:8",
+		}},
 		Name: "Helpers",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Helpers_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "kernels.go:272:4",
+			Unsigned: true,
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:275:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:279:5",
+		}},
 		Name: "Ranges",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Ranges_0",
@@ -192,18 +629,75 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:289:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:289:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:290:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:290:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:290:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:291:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:291:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:292:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:292:4",
+		}},
 		Name: "Narrow",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Narrow_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:302:5",
+		}},
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Empty_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:315:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:315:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:318:24",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:321:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:324:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:327:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:327:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:330:28",
+		}},
 		Name: "Counted",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Counted_0",
@@ -216,6 +710,10 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:357:15",
+		}},
 		Name: "AddOne",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "AddOne_0",
@@ -240,24 +738,88 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "nest.go:10:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:13:7",
+		}},
 		Name: "Grid2D",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Grid2D_0",
+			Parallel: false,
+		}, {
+			Entry:    "Grid2D_1",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "nest.go:23:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:27:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:27:7",
+		}},
 		Name: "Rows",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Rows_0",
+			Parallel: false,
+		}, {
+			Entry:    "Rows_1",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "nest.go:37:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:42:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:42:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:42:36",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:42:46",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:42:56",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:42:68",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:42:82",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:42:8",
+		}},
 		Name: "Volume",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Volume_0",
+			Parallel: false,
+		}, {
+			Entry:    "Volume_1",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "nest.go:53:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:55:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:61:8",
+		}},
 		Name: "NarrowIndices",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "NarrowIndices_0",
@@ -273,27 +835,72 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "nest.go:85:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:87:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:89:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:89:7",
+		}},
 		Name: "Before",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Before_0",
+			Parallel: false,
+		}, {
+			Entry:    "Before_1",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "nest.go:104:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:107:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:117:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:129:5",
+		}},
 		Name: "HelperLoops",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "HelperLoops_0",
 			Parallel: true,
 		}, {
 			Entry:    "HelperLoops_1",
-			Parallel: true,
+			Parallel: false,
 		}, {
 			Entry:    "HelperLoops_2",
+			Parallel: true,
+		}, {
+			Entry:    "HelperLoops_3",
 			Parallel: false,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "nest.go:137:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:140:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "nest.go:140:5",
+		}},
 		Name: "RowPrefix",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "RowPrefix_0",
+			Parallel: false,
+		}, {
+			Entry:    "RowPrefix_1",
 			Parallel: true,
 		}},
 	}, {
@@ -330,6 +937,13 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:47:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:52:5",
+		}},
 		Groups: []int{2},
 		Name:   "ComputeAB",
 		Tasks: []rt.TaskSpec{{
@@ -344,6 +958,13 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:69:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:69:18",
+		}},
 		Name: "Combine",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Combine_0",
@@ -394,6 +1015,37 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:101:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:104:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:104:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:108:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:113:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:113:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:113:3",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:116:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:125:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "parallel.go:125:18",
+		}},
 		Groups: []int{2, 2},
 		Name:   "MixedTop",
 		Tasks: []rt.TaskSpec{{
@@ -446,18 +1098,258 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:17:5",
+		}},
+		Name:            "Sum",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Sum_0",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_1",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:21",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:44:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:21",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:45:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:46:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:46:13",
+		}},
+		Name:            "IntStats",
+		ScratchFixed:    160,
+		ScratchPerBlock: 80,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "IntStats_0",
+			Parallel: true,
+		}, {
+			Entry:    "IntStats_1",
+			Parallel: true,
+		}, {
+			Entry:    "IntStats_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:60:11",
+		}},
+		Name:            "Center",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Center_0",
+			Parallel: true,
+		}, {
+			Entry:    "Center_1",
+			Parallel: true,
+		}, {
+			Entry:    "Center_2",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:71:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:72:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:74:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:74:13",
+		}},
+		Name:            "FloatRange",
+		ScratchFixed:    32,
+		ScratchPerBlock: 16,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "FloatRange_0",
+			Parallel: true,
+		}, {
+			Entry:    "FloatRange_1",
+			Parallel: true,
+		}, {
+			Entry:    "FloatRange_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:86:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:94:5",
+		}},
+		Name:            "ChunkSums",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "ChunkSums_0",
+			Parallel: true,
+		}, {
+			Entry:    "ChunkSums_1",
+			Parallel: true,
+		}, {
+			Entry:    "ChunkSums_2",
+			Parallel: true,
+		}, {
+			Entry:    "ChunkSums_3",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:107:7",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "reduce.go:112:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:115:8",
+		}},
+		Groups:          []int{2},
+		Name:            "BlockSums",
+		ScratchFixed:    32,
+		ScratchPerBlock: 16,
+		Tasks: []rt.TaskSpec{{
+			Block:    1,
+			Entry:    "BlockSums_0",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    1,
+			Entry:    "BlockSums_1",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    1,
+			Entry:    "BlockSums_2",
+			Group:    1,
+			Parallel: false,
+		}, {
+			Block:    2,
+			Entry:    "BlockSums_3",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "BlockSums_4",
+			Group:    1,
+			Parallel: true,
+		}, {
+			Block:    2,
+			Entry:    "BlockSums_5",
+			Group:    1,
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:127:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:129:5",
+		}},
+		Name:            "Dot",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Dot_0",
+			Parallel: true,
+		}, {
+			Entry:    "Dot_1",
+			Parallel: true,
+		}, {
+			Entry:    "Dot_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:139:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:140:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:142:5",
+		}},
+		Name:            "ScaleSum",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "ScaleSum_0",
+			Parallel: true,
+		}, {
+			Entry:    "ScaleSum_1",
+			Parallel: true,
+		}, {
+			Entry:    "ScaleSum_2",
+			Parallel: false,
+		}},
+	}, {
 		Name: "Advance",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Advance_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:68:13",
+		}},
 		Name: "Energies",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Energies_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:97:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:100:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:100:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:101:38",
+		}},
 		Name: "Blur5",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Blur5_0",
@@ -470,6 +1362,13 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:148:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:154:6",
+		}},
 		Name: "Pick",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Pick_0",
@@ -488,18 +1387,51 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:207:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:207:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:208:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:209:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:210:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:211:24",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:211:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:211:4",
+		}},
 		Name: "Complex64Ops",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Complex64Ops_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:220:14",
+		}},
 		Name: "Julia",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Julia_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:255:21",
+		}},
 		Name: "Smooth",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Smooth_0",
@@ -512,12 +1444,26 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:292:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:292:6",
+		}},
 		Name: "Centered",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Centered_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "types.go:325:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:325:10",
+		}},
 		Name: "LocalMethods",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "LocalMethods_0",
@@ -565,7 +1511,7 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", qdOpts, data, bins); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, data)
 	rt.PutBuffer(qdArgs[:], 16, bins)
 	qdCounts := [1]int64{int64(data.Len())}
@@ -589,7 +1535,7 @@ func (qdk *Kernels) Slots(order *rt.Buffer[int32], count *rt.Buffer[int32], tota
 	if qdErr := rt.CheckBuffers(qdk.dev, "Slots", qdOpts, order, count, total, signed); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, order)
 	rt.PutBuffer(qdArgs[:], 16, count)
 	rt.PutBuffer(qdArgs[:], 32, total)
@@ -615,7 +1561,7 @@ func (qdk *Kernels) FloatSums(x *rt.Buffer[float32], bucket *rt.Buffer[uint8], s
 	if qdErr := rt.CheckBuffers(qdk.dev, "FloatSums", qdOpts, x, bucket, sums32, sums64); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, bucket)
 	rt.PutBuffer(qdArgs[:], 32, sums32)
@@ -641,7 +1587,7 @@ func (qdk *Kernels) Extremes(x *rt.Buffer[float64], lo *rt.Buffer[float64], hi *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Extremes", qdOpts, x, lo, hi, ilo, ihi, small, narrow, fmax); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [128]byte
+	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, lo)
 	rt.PutBuffer(qdArgs[:], 32, hi)
@@ -671,7 +1617,7 @@ func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mas
 	if qdErr := rt.CheckBuffers(qdk.dev, "Bits", qdOpts, data, present, mask, prev, old, seen, top); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [112]byte
+	var qdArgs [120]byte
 	rt.PutBuffer(qdArgs[:], 0, data)
 	rt.PutBuffer(qdArgs[:], 16, present)
 	rt.PutBuffer(qdArgs[:], 32, mask)
@@ -693,6 +1639,106 @@ func (qdk *Kernels) Bits(data *rt.Buffer[uint8], present *rt.Buffer[uint32], mas
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Gather launches kernel Gather (faults.go:8) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], idx *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Gather", qdOpts, out, table, idx); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, table)
+	rt.PutBuffer(qdArgs[:], 32, idx)
+	qdCounts := [1]int64{int64(idx.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+			}, out, table, idx)
+		}
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		}, out, table, idx)
+	}
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Ratio launches kernel Ratio (faults.go:18) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Ratio(q *rt.Buffer[int64], a *rt.Buffer[int64], b *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Ratio", qdOpts, q, a, b); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, q)
+	rt.PutBuffer(qdArgs[:], 16, a)
+	rt.PutBuffer(qdArgs[:], 32, b)
+	qdCounts := [1]int64{int64(q.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Ratio(q.CPUSlice(), a.CPUSlice(), b.CPUSlice())
+			}, q, a, b)
+		}
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ratio(q.CPUSlice(), a.CPUSlice(), b.CPUSlice())
+		}, q, a, b)
+	}
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Window launches kernel Window (faults.go:28) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Window(out *rt.Buffer[int32], a *rt.Buffer[int32], lo int, hi int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Window", qdOpts, out, a); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, a)
+	rt.PutUint64(qdArgs[:], 32, uint64(lo))
+	rt.PutUint64(qdArgs[:], 40, uint64(hi))
+	qdCounts := [2]int64{1, rt.UnknownCount}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Window(out.CPUSlice(), a.CPUSlice(), lo, hi)
+			}, out, a)
+		}
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Window(out.CPUSlice(), a.CPUSlice(), lo, hi)
+		}, out, a)
+	}
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Unsigned launches kernel Unsigned (faults.go:38) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Unsigned(out *rt.Buffer[uint8], at uint, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Unsigned", qdOpts, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutUint64(qdArgs[:], 16, uint64(at))
+	qdCounts := [1]int64{1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Unsigned(out.CPUSlice(), at)
+			}, out)
+		}
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Unsigned(out.CPUSlice(), at)
+		}, out)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -700,22 +1746,22 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Saxpy(a, x.CPUSlice(), y.CPUSlice())
 			}, x, y)
 		}
-		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
 	}
-	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -725,22 +1771,22 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt8", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -750,22 +1796,22 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt16", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -775,22 +1821,22 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt32", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -800,22 +1846,22 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt64", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -825,22 +1871,22 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixInt", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -850,22 +1896,22 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint8", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -875,22 +1921,22 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint16", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -900,22 +1946,22 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint32", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -925,22 +1971,22 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint64", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -950,22 +1996,22 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "MixUint", qdOpts, a, b, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
@@ -975,22 +2021,22 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	if qdErr := rt.CheckBuffers(qdk.dev, "Shifts", qdOpts, x, c, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, c)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 			}, x, c, out)
 		}
-		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		}, x, c, out)
 	}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -1000,7 +2046,7 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Conversions", qdOpts, i64, f64, u8, i16, u32, f32, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [112]byte
+	var qdArgs [120]byte
 	rt.PutBuffer(qdArgs[:], 0, i64)
 	rt.PutBuffer(qdArgs[:], 16, f64)
 	rt.PutBuffer(qdArgs[:], 32, u8)
@@ -1011,15 +2057,15 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 			}, i64, f64, u8, i16, u32, f32, out)
 		}
-		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		}, i64, f64, u8, i16, u32, f32, out)
 	}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -1029,22 +2075,22 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -1054,22 +2100,22 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floats32", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -1079,7 +2125,7 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	if qdErr := rt.CheckBuffers(qdk.dev, "MinMaxZeros", qdOpts, x, y, lo, hi); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, lo)
@@ -1087,15 +2133,15 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	qdCounts := [1]int64{int64(lo.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 			}, x, y, lo, hi)
 		}
-		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		}, x, y, lo, hi)
 	}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:174) after the work already launched on
@@ -1105,22 +2151,22 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	if qdErr := rt.CheckBuffers(qdk.dev, "Control", qdOpts, a, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [36]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutUint32(qdArgs[:], 32, uint32(limit))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Control(a.CPUSlice(), out.CPUSlice(), limit)
 			}, a, out)
 		}
-		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		}, a, out)
 	}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
@@ -1130,22 +2176,22 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Phases", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Phases(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
 	}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
@@ -1161,15 +2207,15 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Spin(out.CPUSlice(), iters)
 			}, out)
 		}
-		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
 	}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
@@ -1179,7 +2225,7 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Helpers", qdOpts, a, f, sums, q, r); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, f)
 	rt.PutBuffer(qdArgs[:], 32, sums)
@@ -1188,15 +2234,15 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 			}, a, f, sums, q, r)
 		}
-		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		}, a, f, sums, q, r)
 	}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
@@ -1206,7 +2252,7 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ranges", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [41]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -1214,15 +2260,15 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		}, a, b)
 	}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
@@ -1232,22 +2278,22 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
@@ -1257,21 +2303,21 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [24]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Empty(a.CPUSlice(), n)
 			}, a)
 		}
-		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
 	}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
@@ -1281,7 +2327,7 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counted", qdOpts, out, lo, hi, small, u); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, lo)
 	rt.PutBuffer(qdArgs[:], 32, hi)
@@ -1290,15 +2336,15 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 			}, out, lo, hi, small, u)
 		}
-		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		}, out, lo, hi, small, u)
 	}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
@@ -1314,15 +2360,15 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Fill(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
@@ -1332,21 +2378,21 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	if qdErr := rt.CheckBuffers(qdk.dev, "AddOne", qdOpts, dst, src); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, dst)
 	rt.PutBuffer(qdArgs[:], 16, src)
 	qdCounts := [1]int64{int64(dst.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 				AddOne(dst.CPUSlice(), src.CPUSlice())
 			}, dst, src)
 		}
-		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		}, dst, src)
 	}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
@@ -1362,15 +2408,15 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Accumulate(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
@@ -1387,15 +2433,15 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 				SlowFill(a.CPUSlice(), v, iters)
 			}, a)
 		}
-		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		}, a)
 	}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
@@ -1420,15 +2466,15 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 			}, out)
 		}
-		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		}, out)
 	}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Grid2D launches kernel Grid2D (nest.go:9) after the work already launched on
@@ -1438,21 +2484,21 @@ func (qdk *Kernels) Grid2D(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Grid2D", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [24]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
-	qdCounts := [1]int64{rt.UnknownCount}
+	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Grid2D(out.CPUSlice(), w)
 			}, out)
 		}
-		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Grid2D(out.CPUSlice(), w)
 		}, out)
 	}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rows launches kernel Rows (nest.go:22) after the work already launched on
@@ -1462,23 +2508,23 @@ func (qdk *Kernels) Rows(out *rt.Buffer[float64], in *rt.Buffer[float64], w int,
 	if qdErr := rt.CheckBuffers(qdk.dev, "Rows", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	rt.PutFloat64(qdArgs[:], 40, float64(s))
-	qdCounts := [1]int64{rt.UnknownCount}
+	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Rows(out.CPUSlice(), in.CPUSlice(), w, s)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rows(out.CPUSlice(), in.CPUSlice(), w, s)
 		}, out, in)
 	}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Volume launches kernel Volume (nest.go:36) after the work already launched on
@@ -1488,23 +2534,23 @@ func (qdk *Kernels) Volume(out *rt.Buffer[float32], in *rt.Buffer[float32], w in
 	if qdErr := rt.CheckBuffers(qdk.dev, "Volume", qdOpts, out, in); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
 	rt.PutUint64(qdArgs[:], 40, uint64(h))
-	qdCounts := [1]int64{rt.UnknownCount}
+	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Volume(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Volume(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
 	}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NarrowIndices launches kernel NarrowIndices (nest.go:52) after the work already launched on
@@ -1514,22 +2560,22 @@ func (qdk *Kernels) NarrowIndices(out *rt.Buffer[int64], nx uint8, lo int16, qdO
 	if qdErr := rt.CheckBuffers(qdk.dev, "NarrowIndices", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [20]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint8(qdArgs[:], 16, uint8(nx))
 	rt.PutUint16(qdArgs[:], 18, uint16(lo))
 	qdCounts := [2]int64{rt.UnknownCount, (min(max((int64((int16(lo)+int16(2)))-int64(int16(lo))), int64(0)), int64(2097152)) * min(max(int64(3), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 				NarrowIndices(out.CPUSlice(), nx, lo)
 			}, out)
 		}
-		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NarrowIndices(out.CPUSlice(), nx, lo)
 		}, out)
 	}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Triangle launches kernel Triangle (nest.go:71) after the work already launched on
@@ -1545,15 +2591,15 @@ func (qdk *Kernels) Triangle(out *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{min(int64(n), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Triangle(out.CPUSlice(), n)
 			}, out)
 		}
-		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Triangle(out.CPUSlice(), n)
 		}, out)
 	}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Before launches kernel Before (nest.go:84) after the work already launched on
@@ -1563,21 +2609,21 @@ func (qdk *Kernels) Before(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Before", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [24]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
-	qdCounts := [1]int64{rt.UnknownCount}
+	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Before(out.CPUSlice(), w)
 			}, out)
 		}
-		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Before(out.CPUSlice(), w)
 		}, out)
 	}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // HelperLoops launches kernel HelperLoops (nest.go:125) after the work already launched on
@@ -1587,22 +2633,22 @@ func (qdk *Kernels) HelperLoops(out *rt.Buffer[float32], w int, v float32, qdOpt
 	if qdErr := rt.CheckBuffers(qdk.dev, "HelperLoops", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [28]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
 	rt.PutFloat32(qdArgs[:], 24, float32(v))
-	qdCounts := [3]int64{int64(out.Len()), rt.UnknownCount, 1}
+	qdCounts := [4]int64{int64(out.Len()), 1, rt.UnknownCount, 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 				HelperLoops(out.CPUSlice(), w, v)
 			}, out)
 		}
-		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 			HelperLoops(out.CPUSlice(), w, v)
 		}, out)
 	}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // RowPrefix launches kernel RowPrefix (nest.go:136) after the work already launched on
@@ -1612,21 +2658,21 @@ func (qdk *Kernels) RowPrefix(a *rt.Buffer[float32], w int, qdOpts ...rt.LaunchO
 	if qdErr := rt.CheckBuffers(qdk.dev, "RowPrefix", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [24]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(w))
-	qdCounts := [1]int64{rt.UnknownCount}
+	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 				RowPrefix(a.CPUSlice(), w)
 			}, a)
 		}
-		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RowPrefix(a.CPUSlice(), w)
 		}, a)
 	}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -1645,15 +2691,15 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TwoBlocks(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -1672,15 +2718,15 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 				OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -1693,7 +2739,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [44]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -1701,15 +2747,15 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
 	}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -1719,22 +2765,22 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -1841,15 +2887,15 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	qdCounts := [8]int64{int64(a0.Len()), int64(a1.Len()), int64(a2.Len()), int64(a3.Len()), int64(a4.Len()), int64(a5.Len()), int64(a6.Len()), int64(a7.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 				EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 			}, a0, a1, a2, a3, a4, a5, a6, a7)
 		}
-		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
-	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -1868,7 +2914,7 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("MixedTop", "b", b, "c", c); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [56]byte
+	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -1876,15 +2922,15 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockStructs launches kernel BlockStructs (parallel.go:133) after the work already launched on
@@ -1904,15 +2950,224 @@ func (qdk *Kernels) BlockStructs(a *rt.Buffer[float32], b *rt.Buffer[float32], s
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
 		}, a, b)
 	}
-	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Sum launches kernel Sum (reduce.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Sum", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Sum(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Sum(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// IntStats launches kernel IntStats (reduce.go:24) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "IntStats", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+				IntStats(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+			IntStats(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Center launches kernel Center (reduce.go:53) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Center", qdOpts, x, centered); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, centered)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Center(x.CPUSlice(), centered.CPUSlice())
+			}, x, centered)
+		}
+		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Center(x.CPUSlice(), centered.CPUSlice())
+		}, x, centered)
+	}
+	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FloatRange launches kernel FloatRange (reduce.go:68) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatRange", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+				FloatRange(x.CPUSlice(), out.CPUSlice(), n)
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
+		}, x, out)
+	}
+	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ChunkSums launches kernel ChunkSums (reduce.go:82) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], out *rt.Buffer[int64], chunk int, start int64, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ChunkSums", qdOpts, x, partial, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, partial)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	rt.PutUint64(qdArgs[:], 48, uint64(chunk))
+	rt.PutUint64(qdArgs[:], 56, uint64(start))
+	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
+			}, x, partial, out)
+		}
+		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
+		}, x, partial, out)
+	}
+	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// BlockSums launches kernel BlockSums (reduce.go:101) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt.Buffer[int32], outB *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "BlockSums", qdOpts, a, b, outA, outB); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockSums", "a", a, "outB", outB); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockSums", "b", b, "outA", outA); qdErr != nil {
+		return qdErr
+	}
+	if qdErr := rt.CheckDisjoint("BlockSums", "outA", outA, "outB", outB); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [80]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutBuffer(qdArgs[:], 16, b)
+	rt.PutBuffer(qdArgs[:], 32, outA)
+	rt.PutBuffer(qdArgs[:], 48, outB)
+	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+				BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
+			}, a, b, outA, outB)
+		}
+		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
+		}, a, b, outA, outB)
+	}
+	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Dot launches kernel Dot (reduce.go:124) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Dot", qdOpts, x, y, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
+		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ScaleSum launches kernel ScaleSum (reduce.go:136) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ScaleSum(x *rt.Buffer[int32], y *rt.Buffer[int32], out *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ScaleSum", qdOpts, x, y, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
+		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Advance launches kernel Advance (types.go:49) after the work already launched on
@@ -1928,15 +3183,15 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 	qdCounts := [1]int64{int64(bs.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Advance(bs.CPUSlice(), dt)
 			}, bs)
 		}
-		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Advance(bs.CPUSlice(), dt)
 		}, bs)
 	}
-	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Energies launches kernel Energies (types.go:64) after the work already launched on
@@ -1946,22 +3201,22 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 	if qdErr := rt.CheckBuffers(qdk.dev, "Energies", qdOpts, bs, out, moved); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, bs)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutBuffer(qdArgs[:], 32, moved)
 	qdCounts := [1]int64{min(min(int64(bs.Len()), int64(out.Len())), int64(moved.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 			}, bs, out, moved)
 		}
-		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 		}, bs, out, moved)
 	}
-	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Blur5 launches kernel Blur5 (types.go:92) after the work already launched on
@@ -1971,21 +3226,21 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Blur5", qdOpts, in, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, in)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Blur5(in.CPUSlice(), out.CPUSlice())
 			}, in, out)
 		}
-		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Blur5(in.CPUSlice(), out.CPUSlice())
 		}, in, out)
 	}
-	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rotate launches kernel Rotate (types.go:113) after the work already launched on
@@ -2002,15 +3257,15 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 	qdCounts := [1]int64{min(min(int64(v.Len()), int64(out.Len())), int64(n.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 			}, v, out, n)
 		}
-		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 		}, v, out, n)
 	}
-	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(64, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pick launches kernel Pick (types.go:146) after the work already launched on
@@ -2020,21 +3275,21 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Pick", qdOpts, idx, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, idx)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{min(int64(idx.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Pick(idx.CPUSlice(), out.CPUSlice())
 			}, idx, out)
 		}
-		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Pick(idx.CPUSlice(), out.CPUSlice())
 		}, idx, out)
 	}
-	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(65, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Masks launches kernel Masks (types.go:161) after the work already launched on
@@ -2052,15 +3307,15 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 	qdCounts := [1]int64{min(min(min(int64(mask.Len()), int64(x.Len())), int64(out.Len())), int64(flags.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 			}, mask, x, out, flags)
 		}
-		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 		}, mask, x, out, flags)
 	}
-	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(66, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex128Ops launches kernel Complex128Ops (types.go:192) after the work already launched on
@@ -2080,15 +3335,15 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	qdCounts := [1]int64{min(min(min(min(min(int64(a.Len()), int64(b.Len())), int64(sum.Len())), int64(prod.Len())), int64(quot.Len())), int64(eq.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 			}, a, b, sum, prod, quot, eq)
 		}
-		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 		}, a, b, sum, prod, quot, eq)
 	}
-	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(67, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex64Ops launches kernel Complex64Ops (types.go:205) after the work already launched on
@@ -2098,7 +3353,7 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	if qdErr := rt.CheckBuffers(qdk.dev, "Complex64Ops", qdOpts, a, b, prod, quot, wide); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, prod)
@@ -2107,15 +3362,15 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	qdCounts := [1]int64{min(min(min(min(int64(a.Len()), int64(b.Len())), int64(prod.Len())), int64(quot.Len())), int64(wide.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 			}, a, b, prod, quot, wide)
 		}
-		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 		}, a, b, prod, quot, wide)
 	}
-	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(68, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Julia launches kernel Julia (types.go:218) after the work already launched on
@@ -2125,22 +3380,22 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	if qdErr := rt.CheckBuffers(qdk.dev, "Julia", qdOpts, cs, params, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, cs)
 	rt.PutBuffer(qdArgs[:], 16, params)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 			}, cs, params, out)
 		}
-		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 		}, cs, params, out)
 	}
-	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(69, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Smooth launches kernel Smooth (types.go:245) after the work already launched on
@@ -2150,22 +3405,22 @@ func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias
 	if qdErr := rt.CheckBuffers(qdk.dev, "Smooth", qdOpts, in, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [36]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, in)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutFloat32(qdArgs[:], 32, float32(bias))
 	qdCounts := [1]int64{min(int64(in.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 			}, in, out)
 		}
-		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 		}, in, out)
 	}
-	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(70, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Quads launches kernel Quads (types.go:265) after the work already launched on
@@ -2186,15 +3441,15 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 	qdCounts := [1]int64{min(min(min(int64(qs.Len()), int64(pairs.Len())), int64(tagged.Len())), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 			}, qs, pairs, tagged, out)
 		}
-		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 		}, qs, pairs, tagged, out)
 	}
-	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(71, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Centered launches kernel Centered (types.go:288) after the work already launched on
@@ -2204,22 +3459,22 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 	if qdErr := rt.CheckBuffers(qdk.dev, "Centered", qdOpts, v, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [36]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, v)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutFloat32(qdArgs[:], 32, float32(s))
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Centered(v.CPUSlice(), out.CPUSlice(), s)
 			}, v, out)
 		}
-		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Centered(v.CPUSlice(), out.CPUSlice(), s)
 		}, v, out)
 	}
-	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(72, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // LocalMethods launches kernel LocalMethods (types.go:320) after the work already launched on
@@ -2229,21 +3484,21 @@ func (qdk *Kernels) LocalMethods(v *rt.Buffer[Vec], out *rt.Buffer[Vec], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "LocalMethods", qdOpts, v, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, v)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
 				LocalMethods(v.CPUSlice(), out.CPUSlice())
 			}, v, out)
 		}
-		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
 			LocalMethods(v.CPUSlice(), out.CPUSlice())
 		}, v, out)
 	}
-	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(73, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // RandomFill launches kernel RandomFill (types.go:351) after the work already launched on
@@ -2259,15 +3514,15 @@ func (qdk *Kernels) RandomFill(out *rt.Buffer[uint32], seed uint64, qdOpts ...rt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
 				RandomFill(out.CPUSlice(), seed)
 			}, out)
 		}
-		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RandomFill(out.CPUSlice(), seed)
 		}, out)
 	}
-	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(74, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -2285,18 +3540,22 @@ const qdPTX = `//
 
 .global .align 8 .b8 qdata_rotation[72] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 191, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 240, 63};
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Histogram_0(
 	.param .u64 Histogram_0_param_0,
 	.param .s64 Histogram_0_param_1,
 	.param .u64 Histogram_0_param_2,
-	.param .s64 Histogram_0_param_3
+	.param .s64 Histogram_0_param_3,
+	.param .u64 Histogram_0_param_4
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<19>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Histogram_0_param_0];
@@ -2305,6 +3564,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [Histogram_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Histogram_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2330,14 +3590,36 @@ $L_5:
 	mad.lo.s64 %rd11, %rd9, 1, %rd4;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt5, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt5;
+	mov.b32 %rt6, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt6;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Histogram_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
 }
 
 .visible .entry Slots_0(
@@ -2348,14 +3630,16 @@ $L_7:
 	.param .u64 Slots_0_param_4,
 	.param .s64 Slots_0_param_5,
 	.param .u64 Slots_0_param_6,
-	.param .s64 Slots_0_param_7
+	.param .s64 Slots_0_param_7,
+	.param .u64 Slots_0_param_8
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<18>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<33>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [Slots_0_param_0];
@@ -2364,10 +3648,13 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Slots_0_param_2];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Slots_0_param_3];
 	ld.param.u64 %rd21, [Slots_0_param_4];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Slots_0_param_5];
 	ld.param.u64 %rd27, [Slots_0_param_6];
 	cvta.to.global.u64 %rd27, %rd27;
+	ld.param.u64 %rd28, [Slots_0_param_7];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2390,18 +3677,29 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd13;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd11, %rd12, 0;
-	mov.b32 %rt5, 1;
-	atom.global.add.s32 %r15, [%rd11], %rt5;
+	mov.b32 %rt6, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt6;
 	add.s32 %r14, %r15, 1;
 	sub.s32 %r16, %r14, 1;
 	cvt.u32.u64 %r17, %rd9;
 	cvt.s64.s32 %rd19, %r16;
+	setp.ge.u64 %pt1, %rd19, %rd5;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd19, 4, %rd4;
 	st.global.s32 [%rd18], %r17;
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt2, %rdt4, %rd22;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd20, %rd21, 0;
 	mov.b64 %rd23, %rd9;
 	atom.global.add.u64 %rd25, [%rd20], %rd23;
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt3, %rdt5, %rd28;
+	@%pt3 bra $Lfault_3;
 	add.s64 %rd26, %rd27, 0;
 	mov.b64 %rd29, %rd9;
 	neg.s64 %rd30, %rd29;
@@ -2411,6 +3709,41 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd19;
+	mov.b64 %rdt3, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd22;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd28;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [Slots_0_param_8];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt6];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt4, %rt9, %rt7;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 65536;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt2;
+	st.global.u64 [%rdt6+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt8;
+	exit;
 }
 
 .visible .entry FloatSums_0(
@@ -2421,14 +3754,16 @@ $L_7:
 	.param .u64 FloatSums_0_param_4,
 	.param .s64 FloatSums_0_param_5,
 	.param .u64 FloatSums_0_param_6,
-	.param .s64 FloatSums_0_param_7
+	.param .s64 FloatSums_0_param_7,
+	.param .u64 FloatSums_0_param_8
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<18>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<28>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<24>;
 	.reg .f64 %fd<31>;
 
@@ -2439,10 +3774,13 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [FloatSums_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [FloatSums_0_param_3];
 	ld.param.u64 %rd19, [FloatSums_0_param_4];
 	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [FloatSums_0_param_5];
 	ld.param.u64 %rd25, [FloatSums_0_param_6];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [FloatSums_0_param_7];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2467,14 +3805,20 @@ $L_4:
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
+	setp.ge.u64 %pt0, %rd9, %rd15;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd9, 1, %rd14;
 	ld.global.u8 %r16, [%rd13];
 	rem.u32 %r17, %r16, 4;
 	and.b32 %r17, %r17, 255;
 	cvt.u64.u32 %rd21, %r17;
+	setp.ge.u64 %pt1, %rd21, %rd20;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd21, 4, %rd19;
 	atom.global.add.f32 %f23, [%rd18], %f12;
 	cvt.u64.u32 %rd27, %r17;
+	setp.ge.u64 %pt2, %rd27, %rd26;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd24, %rd27, 8, %rd25;
 	cvt.f64.f32 %fd28, %f12;
 	atom.global.add.f64 %fd30, [%rd24], %fd28;
@@ -2483,6 +3827,36 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd21;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd27;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [FloatSums_0_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Extremes_0(
@@ -2501,15 +3875,16 @@ $L_7:
 	.param .u64 Extremes_0_param_12,
 	.param .s64 Extremes_0_param_13,
 	.param .u64 Extremes_0_param_14,
-	.param .s64 Extremes_0_param_15
+	.param .s64 Extremes_0_param_15,
+	.param .u64 Extremes_0_param_16
 )
 {
 	.reg .pred %p<11>;
-	.reg .pred %pt<21>;
+	.reg .pred %pt<30>;
 	.reg .b32 %r<51>;
-	.reg .b32 %rt<24>;
+	.reg .b32 %rt<28>;
 	.reg .b64 %rd<99>;
-	.reg .b64 %rdt<10>;
+	.reg .b64 %rdt<17>;
 	.reg .f32 %f<57>;
 	.reg .f32 %ft<3>;
 	.reg .f64 %fd<21>;
@@ -2522,18 +3897,25 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [Extremes_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Extremes_0_param_3];
 	ld.param.u64 %rd18, [Extremes_0_param_4];
 	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [Extremes_0_param_5];
 	ld.param.u64 %rd26, [Extremes_0_param_6];
 	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd27, [Extremes_0_param_7];
 	ld.param.u64 %rd30, [Extremes_0_param_8];
 	cvta.to.global.u64 %rd30, %rd30;
+	ld.param.u64 %rd31, [Extremes_0_param_9];
 	ld.param.u64 %rd35, [Extremes_0_param_10];
 	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Extremes_0_param_11];
 	ld.param.u64 %rd41, [Extremes_0_param_12];
 	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd42, [Extremes_0_param_13];
 	ld.param.u64 %rd53, [Extremes_0_param_14];
 	cvta.to.global.u64 %rd53, %rd53;
+	ld.param.u64 %rd54, [Extremes_0_param_15];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2558,45 +3940,51 @@ $L_4:
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd4;
 	ld.global.f64 %fd12, [%rd11];
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd15;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd13, %rd14, 0;
-	ld.global.b64 %rdt1, [%rd13];
+	ld.global.b64 %rdt4, [%rd13];
 $A_0:
-	mov.b64 %fd16, %rdt1;
-	setp.lt.f64 %pt2, %fd16, %fd12;
-	selp.f64 %fdt1, %fd16, %fd12, %pt2;
-	setp.eq.f64 %pt3, %fd16, %fd12;
+	mov.b64 %fd16, %rdt4;
+	setp.lt.f64 %pt3, %fd16, %fd12;
+	selp.f64 %fdt1, %fd16, %fd12, %pt3;
+	setp.eq.f64 %pt4, %fd16, %fd12;
 	or.b64 %fdt2, %fd16, %fd12;
-	selp.f64 %fdt1, %fdt2, %fdt1, %pt3;
-	setp.nan.f64 %pt4, %fd16, %fd12;
+	selp.f64 %fdt1, %fdt2, %fdt1, %pt4;
+	setp.nan.f64 %pt5, %fd16, %fd12;
 	add.rn.f64 %fdt2, %fd16, %fd12;
-	selp.f64 %fdt0, %fdt2, %fdt1, %pt4;
-	mov.b64 %rdt3, %fdt0;
-	setp.eq.b64 %pt0, %rdt3, %rdt1;
-	@%pt0 bra $A_1;
-	atom.global.cas.b64 %rdt2, [%rd13], %rdt1, %rdt3;
-	setp.ne.b64 %pt1, %rdt2, %rdt1;
-	mov.b64 %rdt1, %rdt2;
-	@%pt1 bra $A_0;
-$A_1:
-	add.s64 %rd17, %rd18, 0;
-	ld.global.b64 %rdt4, [%rd17];
-$A_2:
-	mov.b64 %fd20, %rdt4;
-	setp.gt.f64 %pt7, %fd20, %fd12;
-	selp.f64 %fdt4, %fd20, %fd12, %pt7;
-	setp.eq.f64 %pt8, %fd20, %fd12;
-	and.b64 %fdt5, %fd20, %fd12;
-	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
-	setp.nan.f64 %pt9, %fd20, %fd12;
-	add.rn.f64 %fdt5, %fd20, %fd12;
-	selp.f64 %fdt3, %fdt5, %fdt4, %pt9;
-	mov.b64 %rdt6, %fdt3;
-	setp.eq.b64 %pt5, %rdt6, %rdt4;
-	@%pt5 bra $A_3;
-	atom.global.cas.b64 %rdt5, [%rd17], %rdt4, %rdt6;
-	setp.ne.b64 %pt6, %rdt5, %rdt4;
+	selp.f64 %fdt0, %fdt2, %fdt1, %pt5;
+	mov.b64 %rdt6, %fdt0;
+	setp.eq.b64 %pt1, %rdt6, %rdt4;
+	@%pt1 bra $A_1;
+	atom.global.cas.b64 %rdt5, [%rd13], %rdt4, %rdt6;
+	setp.ne.b64 %pt2, %rdt5, %rdt4;
 	mov.b64 %rdt4, %rdt5;
-	@%pt6 bra $A_2;
+	@%pt2 bra $A_0;
+$A_1:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt6, %rdt7, %rd19;
+	@%pt6 bra $Lfault_1;
+	add.s64 %rd17, %rd18, 0;
+	ld.global.b64 %rdt8, [%rd17];
+$A_2:
+	mov.b64 %fd20, %rdt8;
+	setp.gt.f64 %pt9, %fd20, %fd12;
+	selp.f64 %fdt4, %fd20, %fd12, %pt9;
+	setp.eq.f64 %pt10, %fd20, %fd12;
+	and.b64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt10;
+	setp.nan.f64 %pt11, %fd20, %fd12;
+	add.rn.f64 %fdt5, %fd20, %fd12;
+	selp.f64 %fdt3, %fdt5, %fdt4, %pt11;
+	mov.b64 %rdt10, %fdt3;
+	setp.eq.b64 %pt7, %rdt10, %rdt8;
+	@%pt7 bra $A_3;
+	atom.global.cas.b64 %rdt9, [%rd17], %rdt8, %rdt10;
+	setp.ne.b64 %pt8, %rdt9, %rdt8;
+	mov.b64 %rdt8, %rdt9;
+	@%pt8 bra $A_2;
 $A_3:
 	mul.lo.s64 %rd21, %rd9, 7919;
 	mul.hi.s64 %rd57, %rd21, -9002011107970261188;
@@ -2611,8 +3999,14 @@ $A_3:
 	mov.b64 %rd22, %rd65;
 	mov.b64 %rd23, %rd22;
 	sub.s64 %rd24, %rd23, 500;
+	mov.b64 %rdt11, 0;
+	setp.ge.u64 %pt12, %rdt11, %rd27;
+	@%pt12 bra $Lfault_2;
 	add.s64 %rd25, %rd26, 0;
 	atom.global.min.s64 %rd28, [%rd25], %rd24;
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt13, %rdt12, %rd31;
+	@%pt13 bra $Lfault_3;
 	add.s64 %rd29, %rd30, 0;
 	atom.global.max.s64 %rd32, [%rd29], %rd24;
 	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
@@ -2625,24 +4019,26 @@ $A_3:
 	mul.lo.s64 %rd73, %rd72, 3;
 	sub.s64 %rd74, %rd9, %rd73;
 	mov.b64 %rd33, %rd74;
+	setp.ge.u64 %pt14, %rd33, %rd36;
+	@%pt14 bra $Lfault_4;
 	mad.lo.s64 %rd34, %rd33, 1, %rd35;
-	mov.b32 %rt5, 1;
-	and.b64 %rdt7, %rd34, -4;
-	cvt.u32.u64 %rt6, %rd34;
-	and.b32 %rt6, %rt6, 3;
-	shl.b32 %rt6, %rt6, 3;
-	ld.global.b32 %rt7, [%rdt7];
+	mov.b32 %rt6, 1;
+	and.b64 %rdt13, %rd34, -4;
+	cvt.u32.u64 %rt7, %rd34;
+	and.b32 %rt7, %rt7, 3;
+	shl.b32 %rt7, %rt7, 3;
+	ld.global.b32 %rt8, [%rdt13];
 $A_4:
-	bfe.s32 %r38, %rt7, %rt6, 8;
-	add.s32 %rt10, %r38, %rt5;
-	bfe.s32 %rt10, %rt10, 0, 8;
-	bfi.b32 %rt9, %rt10, %rt7, %rt6, 8;
-	setp.eq.b32 %pt10, %rt9, %rt7;
-	@%pt10 bra $A_5;
-	atom.global.cas.b32 %rt8, [%rdt7], %rt7, %rt9;
-	setp.ne.b32 %pt11, %rt8, %rt7;
-	mov.b32 %rt7, %rt8;
-	@%pt11 bra $A_4;
+	bfe.s32 %r38, %rt8, %rt7, 8;
+	add.s32 %rt11, %r38, %rt6;
+	bfe.s32 %rt11, %rt11, 0, 8;
+	bfi.b32 %rt10, %rt11, %rt8, %rt7, 8;
+	setp.eq.b32 %pt15, %rt10, %rt8;
+	@%pt15 bra $A_5;
+	atom.global.cas.b32 %rt9, [%rdt13], %rt8, %rt10;
+	setp.ne.b32 %pt16, %rt9, %rt8;
+	mov.b32 %rt8, %rt9;
+	@%pt16 bra $A_4;
 $A_5:
 	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
 	add.s64 %rd76, %rd75, %rd9;
@@ -2654,24 +4050,26 @@ $A_5:
 	mul.lo.s64 %rd82, %rd81, 5;
 	sub.s64 %rd83, %rd9, %rd82;
 	mov.b64 %rd39, %rd83;
+	setp.ge.u64 %pt17, %rd39, %rd42;
+	@%pt17 bra $Lfault_5;
 	mad.lo.s64 %rd40, %rd39, 2, %rd41;
 	cvt.u32.u64 %r43, %rd9;
 	and.b32 %r43, %r43, 65535;
-	and.b64 %rdt8, %rd40, -4;
-	cvt.u32.u64 %rt11, %rd40;
-	and.b32 %rt11, %rt11, 3;
-	shl.b32 %rt11, %rt11, 3;
-	ld.global.b32 %rt12, [%rdt8];
+	and.b64 %rdt14, %rd40, -4;
+	cvt.u32.u64 %rt12, %rd40;
+	and.b32 %rt12, %rt12, 3;
+	shl.b32 %rt12, %rt12, 3;
+	ld.global.b32 %rt13, [%rdt14];
 $A_6:
-	bfe.u32 %r44, %rt12, %rt11, 16;
-	max.u32 %rt15, %r44, %r43;
-	bfi.b32 %rt14, %rt15, %rt12, %rt11, 16;
-	setp.eq.b32 %pt12, %rt14, %rt12;
-	@%pt12 bra $A_7;
-	atom.global.cas.b32 %rt13, [%rdt8], %rt12, %rt14;
-	setp.ne.b32 %pt13, %rt13, %rt12;
-	mov.b32 %rt12, %rt13;
-	@%pt13 bra $A_6;
+	bfe.u32 %r44, %rt13, %rt12, 16;
+	max.u32 %rt16, %r44, %r43;
+	bfi.b32 %rt15, %rt16, %rt13, %rt12, 16;
+	setp.eq.b32 %pt18, %rt15, %rt13;
+	@%pt18 bra $A_7;
+	atom.global.cas.b32 %rt14, [%rdt14], %rt13, %rt15;
+	setp.ne.b32 %pt19, %rt14, %rt13;
+	mov.b32 %rt13, %rt14;
+	@%pt19 bra $A_6;
 $A_7:
 	mul.hi.s64 %rd84, %rd9, -6148914691236517205;
 	add.s64 %rd85, %rd84, %rd9;
@@ -2684,25 +4082,27 @@ $A_7:
 	sub.s64 %rd92, %rd9, %rd91;
 	mov.b64 %rd45, %rd92;
 	add.s64 %rd46, %rd45, 5;
+	setp.ge.u64 %pt20, %rd46, %rd42;
+	@%pt20 bra $Lfault_6;
 	mad.lo.s64 %rd47, %rd46, 2, %rd41;
 	add.s64 %rd48, %rd9, 1;
 	cvt.u32.u64 %r49, %rd48;
 	and.b32 %r49, %r49, 65535;
-	and.b64 %rdt9, %rd47, -4;
-	cvt.u32.u64 %rt16, %rd47;
-	and.b32 %rt16, %rt16, 3;
-	shl.b32 %rt16, %rt16, 3;
-	ld.global.b32 %rt17, [%rdt9];
+	and.b64 %rdt15, %rd47, -4;
+	cvt.u32.u64 %rt17, %rd47;
+	and.b32 %rt17, %rt17, 3;
+	shl.b32 %rt17, %rt17, 3;
+	ld.global.b32 %rt18, [%rdt15];
 $A_8:
-	bfe.u32 %r50, %rt17, %rt16, 16;
-	min.u32 %rt20, %r50, %r49;
-	bfi.b32 %rt19, %rt20, %rt17, %rt16, 16;
-	setp.eq.b32 %pt14, %rt19, %rt17;
-	@%pt14 bra $A_9;
-	atom.global.cas.b32 %rt18, [%rdt9], %rt17, %rt19;
-	setp.ne.b32 %pt15, %rt18, %rt17;
-	mov.b32 %rt17, %rt18;
-	@%pt15 bra $A_8;
+	bfe.u32 %r50, %rt18, %rt17, 16;
+	min.u32 %rt21, %r50, %r49;
+	bfi.b32 %rt20, %rt21, %rt18, %rt17, 16;
+	setp.eq.b32 %pt21, %rt20, %rt18;
+	@%pt21 bra $A_9;
+	atom.global.cas.b32 %rt19, [%rdt15], %rt18, %rt20;
+	setp.ne.b32 %pt22, %rt19, %rt18;
+	mov.b32 %rt18, %rt19;
+	@%pt22 bra $A_8;
 $A_9:
 	shr.s64 %rd93, %rd9, 63;
 	and.b64 %rd94, %rd93, 1;
@@ -2711,32 +4111,89 @@ $A_9:
 	mul.lo.s64 %rd97, %rd96, 2;
 	sub.s64 %rd98, %rd9, %rd97;
 	mov.b64 %rd51, %rd98;
+	setp.ge.u64 %pt23, %rd51, %rd54;
+	@%pt23 bra $Lfault_7;
 	mad.lo.s64 %rd52, %rd51, 4, %rd53;
 	cvt.rn.f32.f64 %f55, %fd12;
-	ld.global.b32 %rt21, [%rd52];
+	ld.global.b32 %rt22, [%rd52];
 $A_10:
-	mov.b32 %f56, %rt21;
-	setp.gt.f32 %pt18, %f56, %f55;
-	selp.f32 %ft1, %f56, %f55, %pt18;
-	setp.eq.f32 %pt19, %f56, %f55;
+	mov.b32 %f56, %rt22;
+	setp.gt.f32 %pt26, %f56, %f55;
+	selp.f32 %ft1, %f56, %f55, %pt26;
+	setp.eq.f32 %pt27, %f56, %f55;
 	and.b32 %ft2, %f56, %f55;
-	selp.f32 %ft1, %ft2, %ft1, %pt19;
-	setp.nan.f32 %pt20, %f56, %f55;
+	selp.f32 %ft1, %ft2, %ft1, %pt27;
+	setp.nan.f32 %pt28, %f56, %f55;
 	add.rn.f32 %ft2, %f56, %f55;
-	selp.f32 %ft0, %ft2, %ft1, %pt20;
-	mov.b32 %rt23, %ft0;
-	setp.eq.b32 %pt16, %rt23, %rt21;
-	@%pt16 bra $A_11;
-	atom.global.cas.b32 %rt22, [%rd52], %rt21, %rt23;
-	setp.ne.b32 %pt17, %rt22, %rt21;
-	mov.b32 %rt21, %rt22;
-	@%pt17 bra $A_10;
+	selp.f32 %ft0, %ft2, %ft1, %pt28;
+	mov.b32 %rt24, %ft0;
+	setp.eq.b32 %pt24, %rt24, %rt22;
+	@%pt24 bra $A_11;
+	atom.global.cas.b32 %rt23, [%rd52], %rt22, %rt24;
+	setp.ne.b32 %pt25, %rt23, %rt22;
+	mov.b32 %rt22, %rt23;
+	@%pt25 bra $A_10;
 $A_11:
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd19;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd27;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd31;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt2, %rd33;
+	mov.b64 %rdt3, %rd36;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt2, %rd39;
+	mov.b64 %rdt3, %rd42;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt2, %rd46;
+	mov.b64 %rdt3, %rd42;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt2, %rd51;
+	mov.b64 %rdt3, %rd54;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt16, [Extremes_0_param_16];
+	cvta.to.global.u64 %rdt16, %rdt16;
+	ld.relaxed.sys.global.u32 %rt25, [%rdt16];
+	add.u32 %rt26, %rt25, 1;
+	atom.global.cas.b32 %rt27, [qd_fault_claim], %rt25, %rt26;
+	setp.ne.u32 %pt29, %rt27, %rt25;
+	@%pt29 exit;
+	st.global.u32 [%rdt16+8], 196608;
+	st.global.u32 [%rdt16+12], %rt5;
+	st.global.u64 [%rdt16+16], %rdt2;
+	st.global.u64 [%rdt16+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt16+4], %rt26;
+	exit;
 }
 
 .visible .entry Bits_0(
@@ -2753,14 +4210,16 @@ $L_7:
 	.param .u64 Bits_0_param_10,
 	.param .s64 Bits_0_param_11,
 	.param .u64 Bits_0_param_12,
-	.param .s64 Bits_0_param_13
+	.param .s64 Bits_0_param_13,
+	.param .u64 Bits_0_param_14
 )
 {
 	.reg .pred %p<53>;
+	.reg .pred %pt<14>;
 	.reg .b32 %r<54>;
-	.reg .b32 %rt<7>;
+	.reg .b32 %rt<11>;
 	.reg .b64 %rd<63>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<14>;
 
 $L_0:
 	ld.param.u64 %rd4, [Bits_0_param_0];
@@ -2769,16 +4228,22 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd15, [Bits_0_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Bits_0_param_3];
 	ld.param.u64 %rd22, [Bits_0_param_4];
 	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [Bits_0_param_5];
 	ld.param.u64 %rd29, [Bits_0_param_6];
 	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Bits_0_param_7];
 	ld.param.u64 %rd34, [Bits_0_param_8];
 	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd35, [Bits_0_param_9];
 	ld.param.u64 %rd37, [Bits_0_param_10];
 	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [Bits_0_param_11];
 	ld.param.u64 %rd47, [Bits_0_param_12];
 	cvta.to.global.u64 %rd47, %rd47;
+	ld.param.u64 %rd48, [Bits_0_param_13];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2806,24 +4271,35 @@ $L_5:
 	div.u32 %r13, %r12, 32;
 	and.b32 %r13, %r13, 255;
 	cvt.u64.u32 %rd17, %r13;
+	setp.ge.u64 %pt0, %rd17, %rd16;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd14, %rd17, 4, %rd15;
 	rem.u32 %r18, %r12, 32;
 	and.b32 %r18, %r18, 255;
-	mov.b32 %rt5, 1;
-	shl.b32 %r19, %rt5, %r18;
+	mov.b32 %rt6, 1;
+	shl.b32 %r19, %rt6, %r18;
 	atom.global.or.b32 %r20, [%rd14], %r19;
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt1, %rdt3, %rd23;
+	@%pt1 bra $Lfault_1;
 	add.s64 %rd21, %rd22, 0;
 	rem.u32 %r24, %r12, 64;
 	and.b32 %r24, %r24, 255;
-	mov.b64 %rdt1, 1;
-	shl.b64 %rd25, %rdt1, %r24;
+	mov.b64 %rdt4, 1;
+	shl.b64 %rd25, %rdt4, %r24;
 	not.b64 %rd26, %rd25;
 	atom.global.and.b64 %rd27, [%rd21], %rd26;
+	setp.ge.u64 %pt2, %rd9, %rd30;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd28, %rd9, 8, %rd29;
 	cvt.u64.u32 %rd31, %r12;
 	atom.global.exch.b64 %rd32, [%rd28], %rd31;
+	setp.ge.u64 %pt3, %rd9, %rd35;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd33, %rd9, 8, %rd34;
 	st.global.s64 [%rd33], %rd32;
+	setp.ge.u64 %pt4, %rd9, %rd38;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd36, %rd9, 4, %rd37;
 	mad.lo.s64 %rd39, %rd9, 4, %rd37;
 	ld.relaxed.gpu.global.s32 %r40, [%rd39];
@@ -2843,6 +4319,9 @@ $L_5:
 	cvt.u32.u64 %r44, %rd43;
 	mul.lo.s32 %r45, %r42, %r44;
 $L_6:
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt5, %rdt5, %rd48;
+	@%pt5 bra $Lfault_5;
 	add.s64 %rd46, %rd47, 0;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
@@ -2851,36 +4330,57 @@ $L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_8:
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt6, %rdt6, %rd48;
+	@%pt6 bra $Lfault_6;
 	add.s64 %rd51, %rd47, 0;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
 	@%p52 bra $L_7;
 $L_9:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt7, %rdt7, %rd48;
+	@%pt7 bra $Lfault_7;
 	add.s64 %rd46, %rd47, 0;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
 	@%p50 bra $L_7;
 $L_10:
+	mov.b64 %rdt8, 0;
+	setp.ge.u64 %pt8, %rdt8, %rd48;
+	@%pt8 bra $Lfault_8;
 	add.s64 %rd51, %rd47, 0;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
 	@%p52 bra $L_7;
 $L_11:
+	mov.b64 %rdt9, 0;
+	setp.ge.u64 %pt9, %rdt9, %rd48;
+	@%pt9 bra $Lfault_9;
 	add.s64 %rd46, %rd47, 0;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
 	@%p50 bra $L_7;
 $L_12:
+	mov.b64 %rdt10, 0;
+	setp.ge.u64 %pt10, %rdt10, %rd48;
+	@%pt10 bra $Lfault_10;
 	add.s64 %rd51, %rd47, 0;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
 	@%p52 bra $L_7;
 $L_13:
+	mov.b64 %rdt11, 0;
+	setp.ge.u64 %pt11, %rdt11, %rd48;
+	@%pt11 bra $Lfault_11;
 	add.s64 %rd46, %rd47, 0;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
 	@%p50 bra $L_7;
 $L_14:
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt12, %rdt12, %rd48;
+	@%pt12 bra $Lfault_12;
 	add.s64 %rd51, %rd47, 0;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
@@ -2888,6 +4388,490 @@ $L_14:
 	bra.uni $L_6;
 $L_15:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd17;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd38;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt13, [Bits_0_param_14];
+	cvta.to.global.u64 %rdt13, %rdt13;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt13];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt13, %rt10, %rt8;
+	@%pt13 exit;
+	st.global.u32 [%rdt13+8], 262144;
+	st.global.u32 [%rdt13+12], %rt5;
+	st.global.u64 [%rdt13+16], %rdt1;
+	st.global.u64 [%rdt13+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt13+4], %rt9;
+	exit;
+}
+
+.visible .entry Gather_0(
+	.param .u64 Gather_0_param_0,
+	.param .s64 Gather_0_param_1,
+	.param .u64 Gather_0_param_2,
+	.param .s64 Gather_0_param_3,
+	.param .u64 Gather_0_param_4,
+	.param .s64 Gather_0_param_5,
+	.param .u64 Gather_0_param_6
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<13>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<18>;
+
+$L_0:
+	ld.param.u64 %rd4, [Gather_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Gather_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Gather_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Gather_0_param_3];
+	ld.param.u64 %rd19, [Gather_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Gather_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.f32 %f17, [%rd13];
+	setp.ge.u64 %pt1, %rd9, %rd20;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	st.global.f32 [%rd18], %f17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Gather_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 327680;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Ratio_0(
+	.param .u64 Ratio_0_param_0,
+	.param .s64 Ratio_0_param_1,
+	.param .u64 Ratio_0_param_2,
+	.param .s64 Ratio_0_param_3,
+	.param .u64 Ratio_0_param_4,
+	.param .s64 Ratio_0_param_5,
+	.param .u64 Ratio_0_param_6
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	ld.param.u64 %rd4, [Ratio_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Ratio_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Ratio_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Ratio_0_param_3];
+	ld.param.u64 %rd16, [Ratio_0_param_4];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Ratio_0_param_5];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.s64 %rd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd15, %rd9, 8, %rd16;
+	ld.global.s64 %rd18, [%rd15];
+	setp.eq.s64 %pt2, %rd18, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s64 %pt3, %rd18, -1;
+	neg.s64 %rdt3, %rd14;
+	div.s64 %rd19, %rd14, %rd18;
+	selp.b64 %rd19, %rdt3, %rd19, %pt3;
+	mad.lo.s64 %rd20, %rd9, 8, %rd4;
+	st.global.s64 [%rd20], %rd19;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Ratio_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt4+8], 393216;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
+}
+
+.visible .entry Window_0(
+	.param .u64 Window_0_param_0,
+	.param .s64 Window_0_param_1,
+	.param .u64 Window_0_param_2,
+	.param .s64 Window_0_param_3,
+	.param .s64 Window_0_param_4,
+	.param .s64 Window_0_param_5,
+	.param .u64 Window_0_param_6
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<8>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.u64 %rd4, [Window_0_param_3];
+	ld.param.s64 %rd5, [Window_0_param_4];
+	ld.param.s64 %rd6, [Window_0_param_5];
+$L_1:
+	setp.gt.u64 %pt0, %rd6, %rd4;
+	@%pt0 bra $Lfault_0;
+	setp.gt.u64 %pt1, %rd5, %rd6;
+	@%pt1 bra $Lfault_1;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, %rd6;
+	mov.b64 %rdt1, %rd4;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd5;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Window_0_param_6];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt2, %rt3, %rt1;
+	@%pt2 exit;
+	st.global.u32 [%rdt2+8], 458752;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry Window_1(
+	.param .u64 Window_1_param_0,
+	.param .s64 Window_1_param_1,
+	.param .u64 Window_1_param_2,
+	.param .s64 Window_1_param_3,
+	.param .s64 Window_1_param_4,
+	.param .s64 Window_1_param_5,
+	.param .u64 Window_1_param_6
+)
+{
+	.reg .pred %p<16>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd7, [Window_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Window_1_param_3];
+	ld.param.s64 %rd9, [Window_1_param_4];
+	ld.param.s64 %rd10, [Window_1_param_5];
+	setp.gt.u64 %pt0, %rd10, %rd8;
+	@%pt0 bra $Lfault_0;
+	setp.gt.u64 %pt1, %rd9, %rd10;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd4, %rd9, 4, %rd7;
+	sub.s64 %rd5, %rd10, %rd9;
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd19, [Window_1_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Window_1_param_1];
+$L_1:
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd0, %rt1, %rt2;
+	cvt.u64.u32 %rdt2, %rt3;
+	add.s64 %rd0, %rd0, %rdt2;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd1, %rt4, %rt5;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd11, %rd2, 1;
+	setp.lt.s64 %p12, %rd11, %rd3;
+	@!%p12 bra $L_7;
+$L_3:
+	mov.b64 %rd13, %rd2;
+$L_4:
+	add.s64 %rd14, %rd13, 1;
+	setp.lt.s64 %p15, %rd14, %rd3;
+	@!%p15 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd16, %rd14, 4, %rd4;
+	ld.global.s32 %r17, [%rd16];
+	setp.ge.u64 %pt2, %rd14, %rd20;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd18, %rd14, 4, %rd19;
+	st.global.s32 [%rd18], %r17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, %rd10;
+	mov.b64 %rdt1, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd9;
+	mov.b64 %rdt1, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd14;
+	mov.b64 %rdt1, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Window_1_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 458753;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt0;
+	st.global.u64 [%rdt3+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Unsigned_0(
+	.param .u64 Unsigned_0_param_0,
+	.param .s64 Unsigned_0_param_1,
+	.param .u64 Unsigned_0_param_2,
+	.param .u64 Unsigned_0_param_3
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [Unsigned_0_param_0];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Unsigned_0_param_1];
+	ld.param.u64 %rd4, [Unsigned_0_param_2];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	mov.b32 %rt1, 1;
+	st.global.u8 [%rd0], %rt1;
+	mov.b64 %rd5, %rd4;
+	setp.ge.u64 %pt1, %rd5, %rd2;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd3, %rd5, 1, %rd1;
+	mov.b32 %rt2, 2;
+	st.global.u8 [%rd3], %rt2;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Unsigned_0_param_3];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt3, [%rdt3];
+	add.u32 %rt4, %rt3, 1;
+	atom.global.cas.b32 %rt5, [qd_fault_claim], %rt3, %rt4;
+	setp.ne.u32 %pt2, %rt5, %rt3;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 524288;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt4;
+	exit;
 }
 
 .visible .entry Saxpy_0(
@@ -2895,13 +4879,15 @@ $L_15:
 	.param .u64 Saxpy_0_param_1,
 	.param .s64 Saxpy_0_param_2,
 	.param .u64 Saxpy_0_param_3,
-	.param .s64 Saxpy_0_param_4
+	.param .s64 Saxpy_0_param_4,
+	.param .u64 Saxpy_0_param_5
 )
 {
 	.reg .pred %p<22>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
 $L_0:
@@ -2932,9 +4918,13 @@ $L_2:
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd11, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd12, %rd11, 4, %rd5;
 	ld.global.f32 %f13, [%rd12];
 	mul.rn.f32 %f14, %f15, %f13;
+	setp.ge.u64 %pt1, %rd11, %rd9;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd16, %rd11, 4, %rd8;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
@@ -2948,6 +4938,31 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Saxpy_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 589824;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry MixInt8_0(
@@ -2956,15 +4971,16 @@ $L_6:
 	.param .u64 MixInt8_0_param_2,
 	.param .s64 MixInt8_0_param_3,
 	.param .u64 MixInt8_0_param_4,
-	.param .s64 MixInt8_0_param_5
+	.param .s64 MixInt8_0_param_5,
+	.param .u64 MixInt8_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<10>;
+	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt8_0_param_4];
@@ -2973,8 +4989,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt8_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt8_0_param_1];
 	ld.param.u64 %rd13, [MixInt8_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt8_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2992,8 +5010,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd9;
 	ld.global.s8 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 1, %rd13;
 	ld.global.s8 %r15, [%rd12];
 $L_5:
@@ -3003,8 +5025,8 @@ $L_5:
 	bfe.s32 %r18, %r18, 0, 8;
 	sub.s32 %r19, %r18, %r15;
 	bfe.s32 %r19, %r19, 0, 8;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
@@ -3013,16 +5035,18 @@ $L_5:
 	setp.ne.s32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s32 %pt0, %r15, -1;
-	neg.s32 %rt6, %r11;
+	setp.eq.s32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s32 %pt3, %r15, -1;
+	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt6, %r27, %pt0;
+	selp.b32 %r27, %rt7, %r27, %pt3;
 	bfe.s32 %r27, %r27, 0, 8;
 	add.s32 %r28, %r24, %r27;
 	bfe.s32 %r28, %r28, 0, 8;
-	setp.eq.s32 %pt1, %r15, -1;
+	setp.eq.s32 %pt4, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt1;
+	selp.b32 %r29, 0, %r29, %pt4;
 	bfe.s32 %r29, %r29, 0, 8;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
@@ -3053,20 +5077,20 @@ $L_7:
 	bfe.s32 %r42, %r42, 0, 8;
 	cvt.s64.s32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b32 %r45, %r11, %rt8;
 	bfe.s32 %r45, %r45, 0, 8;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.s32 %r46, %r11, %rt8;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.s32 %r46, %r11, %rt9;
 	bfe.s32 %r46, %r46, 0, 8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.s64.s32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt3;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt10, %rdt5;
+	shl.b32 %r50, %r11, %rt10;
 	bfe.s32 %r50, %r50, 0, 8;
 	add.s32 %r51, %r48, %r50;
 	bfe.s32 %r51, %r51, 0, 8;
@@ -3086,6 +5110,8 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 8;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 1, %rd4;
 	st.global.s8 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -3099,6 +5125,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixInt8_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt6, %rt13, %rt11;
+	@%pt6 exit;
+	st.global.u32 [%rdt6+8], 655360;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt12;
+	exit;
 }
 
 .visible .entry MixInt16_0(
@@ -3107,15 +5168,16 @@ $L_11:
 	.param .u64 MixInt16_0_param_2,
 	.param .s64 MixInt16_0_param_3,
 	.param .u64 MixInt16_0_param_4,
-	.param .s64 MixInt16_0_param_5
+	.param .s64 MixInt16_0_param_5,
+	.param .u64 MixInt16_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<10>;
+	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt16_0_param_4];
@@ -3124,8 +5186,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt16_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt16_0_param_1];
 	ld.param.u64 %rd13, [MixInt16_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt16_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3143,8 +5207,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 2, %rd9;
 	ld.global.s16 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 2, %rd13;
 	ld.global.s16 %r15, [%rd12];
 $L_5:
@@ -3154,8 +5222,8 @@ $L_5:
 	bfe.s32 %r18, %r18, 0, 16;
 	sub.s32 %r19, %r18, %r15;
 	bfe.s32 %r19, %r19, 0, 16;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
@@ -3164,16 +5232,18 @@ $L_5:
 	setp.ne.s32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s32 %pt0, %r15, -1;
-	neg.s32 %rt6, %r11;
+	setp.eq.s32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s32 %pt3, %r15, -1;
+	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt6, %r27, %pt0;
+	selp.b32 %r27, %rt7, %r27, %pt3;
 	bfe.s32 %r27, %r27, 0, 16;
 	add.s32 %r28, %r24, %r27;
 	bfe.s32 %r28, %r28, 0, 16;
-	setp.eq.s32 %pt1, %r15, -1;
+	setp.eq.s32 %pt4, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt1;
+	selp.b32 %r29, 0, %r29, %pt4;
 	bfe.s32 %r29, %r29, 0, 16;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
@@ -3204,20 +5274,20 @@ $L_7:
 	bfe.s32 %r42, %r42, 0, 16;
 	cvt.s64.s32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b32 %r45, %r11, %rt8;
 	bfe.s32 %r45, %r45, 0, 16;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.s32 %r46, %r11, %rt8;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.s32 %r46, %r11, %rt9;
 	bfe.s32 %r46, %r46, 0, 16;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.s64.s32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt3;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt10, %rdt5;
+	shl.b32 %r50, %r11, %rt10;
 	bfe.s32 %r50, %r50, 0, 16;
 	add.s32 %r51, %r48, %r50;
 	bfe.s32 %r51, %r51, 0, 16;
@@ -3237,6 +5307,8 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 16;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.s16 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -3250,6 +5322,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixInt16_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt6, %rt13, %rt11;
+	@%pt6 exit;
+	st.global.u32 [%rdt6+8], 720896;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt12;
+	exit;
 }
 
 .visible .entry MixInt32_0(
@@ -3258,15 +5365,16 @@ $L_11:
 	.param .u64 MixInt32_0_param_2,
 	.param .s64 MixInt32_0_param_3,
 	.param .u64 MixInt32_0_param_4,
-	.param .s64 MixInt32_0_param_5
+	.param .s64 MixInt32_0_param_5,
+	.param .u64 MixInt32_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<104>;
-	.reg .b32 %rt<10>;
+	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt32_0_param_4];
@@ -3275,8 +5383,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt32_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt32_0_param_1];
 	ld.param.u64 %rd13, [MixInt32_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt32_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3294,16 +5404,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.s32 %r15, [%rd12];
 $L_5:
 	mul.lo.s32 %r17, %r11, %r15;
 	add.s32 %r18, %r17, %r11;
 	sub.s32 %r19, %r18, %r15;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
@@ -3311,14 +5425,16 @@ $L_5:
 	setp.ne.s32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s32 %pt0, %r15, -1;
-	neg.s32 %rt6, %r11;
+	setp.eq.s32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s32 %pt3, %r15, -1;
+	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt6, %r27, %pt0;
+	selp.b32 %r27, %rt7, %r27, %pt3;
 	add.s32 %r28, %r24, %r27;
-	setp.eq.s32 %pt1, %r15, -1;
+	setp.eq.s32 %pt4, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt1;
+	selp.b32 %r29, 0, %r29, %pt4;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
 $L_7:
@@ -3378,18 +5494,18 @@ $L_7:
 	add.s32 %r42, %r26, %r41;
 	cvt.s64.s32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b32 %r45, %r11, %rt7;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.s32 %r46, %r11, %rt8;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b32 %r45, %r11, %rt8;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.s32 %r46, %r11, %rt9;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.s64.s32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt9, %rdt3;
-	shl.b32 %r50, %r11, %rt9;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt10, %rdt5;
+	shl.b32 %r50, %r11, %rt10;
 	add.s32 %r51, %r48, %r50;
 	mov.b32 %r52, %r15;
 	and.b32 %r52, %r52, 255;
@@ -3401,6 +5517,8 @@ $L_7:
 	add.s32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.s32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -3414,6 +5532,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixInt32_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt6, %rt13, %rt11;
+	@%pt6 exit;
+	st.global.u32 [%rdt6+8], 786432;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt12;
+	exit;
 }
 
 .visible .entry MixInt64_0(
@@ -3422,15 +5575,16 @@ $L_11:
 	.param .u64 MixInt64_0_param_2,
 	.param .s64 MixInt64_0_param_3,
 	.param .u64 MixInt64_0_param_4,
-	.param .s64 MixInt64_0_param_5
+	.param .s64 MixInt64_0_param_5,
+	.param .u64 MixInt64_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<53>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<104>;
-	.reg .b64 %rdt<6>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt64_0_param_4];
@@ -3439,8 +5593,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt64_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt64_0_param_1];
 	ld.param.u64 %rd13, [MixInt64_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt64_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3458,16 +5614,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
 $L_5:
 	mul.lo.s64 %rd17, %rd11, %rd15;
 	add.s64 %rd18, %rd17, %rd11;
 	sub.s64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.s64 %rd23, %rd22, 1;
@@ -3475,14 +5635,16 @@ $L_5:
 	setp.ne.s64 %p25, %rd15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s64 %pt0, %rd15, -1;
-	neg.s64 %rdt2, %rd11;
+	setp.eq.s64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s64 %pt3, %rd15, -1;
+	neg.s64 %rdt4, %rd11;
 	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt2, %rd27, %pt0;
+	selp.b64 %rd27, %rdt4, %rd27, %pt3;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt1, %rd15, -1;
+	setp.eq.s64 %pt4, %rd15, -1;
 	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt1;
+	selp.b64 %rd29, 0, %rd29, %pt4;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_7:
@@ -3542,18 +5704,18 @@ $L_7:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt3;
-	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt4, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt4;
-	shr.s64 %rd46, %rd11, %rt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt5;
+	shl.b64 %rd45, %rd11, %rt6;
+	min.u64 %rdt6, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt6;
+	shr.s64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd15;
-	min.u64 %rdt5, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt5;
-	shl.b64 %rd50, %rd11, %rt7;
+	min.u64 %rdt7, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt7;
+	shl.b64 %rd50, %rd11, %rt8;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
 	and.b32 %r52, %r52, 255;
@@ -3565,6 +5727,8 @@ $L_7:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
@@ -3578,6 +5742,41 @@ $L_10:
 $L_11:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [MixInt64_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt6, %rt11, %rt9;
+	@%pt6 exit;
+	st.global.u32 [%rdt8+8], 851968;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt10;
+	exit;
 }
 
 .visible .entry MixInt_0(
@@ -3586,15 +5785,16 @@ $L_11:
 	.param .u64 MixInt_0_param_2,
 	.param .s64 MixInt_0_param_3,
 	.param .u64 MixInt_0_param_4,
-	.param .s64 MixInt_0_param_5
+	.param .s64 MixInt_0_param_5,
+	.param .u64 MixInt_0_param_6
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<53>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<104>;
-	.reg .b64 %rdt<6>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt_0_param_4];
@@ -3603,8 +5803,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixInt_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixInt_0_param_1];
 	ld.param.u64 %rd13, [MixInt_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixInt_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3622,16 +5824,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
 $L_5:
 	mul.lo.s64 %rd17, %rd11, %rd15;
 	add.s64 %rd18, %rd17, %rd11;
 	sub.s64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.s64 %rd23, %rd22, 1;
@@ -3639,14 +5845,16 @@ $L_5:
 	setp.ne.s64 %p25, %rd15, 0;
 	@!%p25 bra $L_11;
 $L_6:
-	setp.eq.s64 %pt0, %rd15, -1;
-	neg.s64 %rdt2, %rd11;
+	setp.eq.s64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s64 %pt3, %rd15, -1;
+	neg.s64 %rdt4, %rd11;
 	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt2, %rd27, %pt0;
+	selp.b64 %rd27, %rdt4, %rd27, %pt3;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt1, %rd15, -1;
+	setp.eq.s64 %pt4, %rd15, -1;
 	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt1;
+	selp.b64 %rd29, 0, %rd29, %pt4;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
 $L_7:
@@ -3706,18 +5914,18 @@ $L_7:
 	add.s64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt3;
-	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt4, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt4;
-	shr.s64 %rd46, %rd11, %rt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt5;
+	shl.b64 %rd45, %rd11, %rt6;
+	min.u64 %rdt6, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt6;
+	shr.s64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd15;
-	min.u64 %rdt5, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt5;
-	shl.b64 %rd50, %rd11, %rt7;
+	min.u64 %rdt7, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt7;
+	shl.b64 %rd50, %rd11, %rt8;
 	add.s64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
 	and.b32 %r52, %r52, 255;
@@ -3729,6 +5937,8 @@ $L_7:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_8:
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
@@ -3742,6 +5952,41 @@ $L_10:
 $L_11:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [MixInt_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt6, %rt11, %rt9;
+	@%pt6 exit;
+	st.global.u32 [%rdt8+8], 917504;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt10;
+	exit;
 }
 
 .visible .entry MixUint8_0(
@@ -3750,14 +5995,16 @@ $L_11:
 	.param .u64 MixUint8_0_param_2,
 	.param .s64 MixUint8_0_param_3,
 	.param .u64 MixUint8_0_param_4,
-	.param .s64 MixUint8_0_param_5
+	.param .s64 MixUint8_0_param_5,
+	.param .u64 MixUint8_0_param_6
 )
 {
 	.reg .pred %p<61>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<58>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<60>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint8_0_param_4];
@@ -3766,8 +6013,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint8_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint8_0_param_1];
 	ld.param.u64 %rd13, [MixUint8_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint8_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3785,8 +6034,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd9;
 	ld.global.u8 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 1, %rd13;
 	ld.global.u8 %r15, [%rd12];
 $L_5:
@@ -3796,8 +6049,8 @@ $L_5:
 	and.b32 %r18, %r18, 255;
 	sub.u32 %r19, %r18, %r15;
 	and.b32 %r19, %r19, 255;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
@@ -3806,6 +6059,8 @@ $L_5:
 	setp.ne.u32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 255;
 	add.u32 %r28, %r24, %r27;
@@ -3841,20 +6096,20 @@ $L_7:
 	and.b32 %r42, %r42, 255;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt6, %rdt1;
-	shl.b32 %r45, %r11, %rt6;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r45, %r11, %rt7;
 	and.b32 %r45, %r45, 255;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt2;
-	shr.u32 %r46, %r11, %rt7;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r46, %r11, %rt8;
 	and.b32 %r46, %r46, 255;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.u64.u32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt8, %rdt3;
-	shl.b32 %r50, %r11, %rt8;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r50, %r11, %rt9;
 	and.b32 %r50, %r50, 255;
 	add.u32 %r51, %r48, %r50;
 	and.b32 %r51, %r51, 255;
@@ -3872,6 +6127,8 @@ $L_7:
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd58, %rd7, 1, %rd4;
 	st.global.u8 [%rd58], %r16;
 	add.s64 %rd59, %rd7, 1;
@@ -3885,6 +6142,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixUint8_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 983040;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt11;
+	exit;
 }
 
 .visible .entry MixUint16_0(
@@ -3893,14 +6185,16 @@ $L_11:
 	.param .u64 MixUint16_0_param_2,
 	.param .s64 MixUint16_0_param_3,
 	.param .u64 MixUint16_0_param_4,
-	.param .s64 MixUint16_0_param_5
+	.param .s64 MixUint16_0_param_5,
+	.param .u64 MixUint16_0_param_6
 )
 {
 	.reg .pred %p<62>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint16_0_param_4];
@@ -3909,8 +6203,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint16_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint16_0_param_1];
 	ld.param.u64 %rd13, [MixUint16_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint16_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3928,8 +6224,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 2, %rd9;
 	ld.global.u16 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 2, %rd13;
 	ld.global.u16 %r15, [%rd12];
 $L_5:
@@ -3939,8 +6239,8 @@ $L_5:
 	and.b32 %r18, %r18, 65535;
 	sub.u32 %r19, %r18, %r15;
 	and.b32 %r19, %r19, 65535;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
@@ -3949,6 +6249,8 @@ $L_5:
 	setp.ne.u32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 65535;
 	add.u32 %r28, %r24, %r27;
@@ -3984,20 +6286,20 @@ $L_7:
 	and.b32 %r42, %r42, 65535;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt6, %rdt1;
-	shl.b32 %r45, %r11, %rt6;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r45, %r11, %rt7;
 	and.b32 %r45, %r45, 65535;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt2;
-	shr.u32 %r46, %r11, %rt7;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r46, %r11, %rt8;
 	and.b32 %r46, %r46, 65535;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.u64.u32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt8, %rdt3;
-	shl.b32 %r50, %r11, %rt8;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r50, %r11, %rt9;
 	and.b32 %r50, %r50, 65535;
 	add.u32 %r51, %r48, %r50;
 	and.b32 %r51, %r51, 65535;
@@ -4017,6 +6319,8 @@ $L_7:
 	and.b32 %r58, %r58, 65535;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.u16 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -4030,6 +6334,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixUint16_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 1048576;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt11;
+	exit;
 }
 
 .visible .entry MixUint32_0(
@@ -4038,14 +6377,16 @@ $L_11:
 	.param .u64 MixUint32_0_param_2,
 	.param .s64 MixUint32_0_param_3,
 	.param .u64 MixUint32_0_param_4,
-	.param .s64 MixUint32_0_param_5
+	.param .s64 MixUint32_0_param_5,
+	.param .u64 MixUint32_0_param_6
 )
 {
 	.reg .pred %p<62>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<90>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint32_0_param_4];
@@ -4054,8 +6395,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint32_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint32_0_param_1];
 	ld.param.u64 %rd13, [MixUint32_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint32_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4073,16 +6416,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.u32 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.u32 %r15, [%rd12];
 $L_5:
 	mul.lo.u32 %r17, %r11, %r15;
 	add.u32 %r18, %r17, %r11;
 	sub.u32 %r19, %r18, %r15;
-	not.b32 %rt5, %r15;
-	and.b32 %r20, %r11, %rt5;
+	not.b32 %rt6, %r15;
+	and.b32 %r20, %r11, %rt6;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
@@ -4090,6 +6437,8 @@ $L_5:
 	setp.ne.u32 %p25, %r15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u32 %pt2, %r15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u32 %r27, %r11, %r15;
 	add.u32 %r28, %r24, %r27;
 	rem.u32 %r29, %r11, %r15;
@@ -4138,18 +6487,18 @@ $L_7:
 	add.u32 %r42, %r26, %r41;
 	cvt.u64.u32 %rd43, %r15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt1, %rd44, 32;
-	cvt.u32.u64 %rt6, %rdt1;
-	shl.b32 %r45, %r11, %rt6;
-	min.u64 %rdt2, %rd44, 32;
-	cvt.u32.u64 %rt7, %rdt2;
-	shr.u32 %r46, %r11, %rt7;
+	min.u64 %rdt3, %rd44, 32;
+	cvt.u32.u64 %rt7, %rdt3;
+	shl.b32 %r45, %r11, %rt7;
+	min.u64 %rdt4, %rd44, 32;
+	cvt.u32.u64 %rt8, %rdt4;
+	shr.u32 %r46, %r11, %rt8;
 	or.b32 %r47, %r45, %r46;
 	xor.b32 %r48, %r42, %r47;
 	cvt.u64.u32 %rd49, %r15;
-	min.u64 %rdt3, %rd49, 32;
-	cvt.u32.u64 %rt8, %rdt3;
-	shl.b32 %r50, %r11, %rt8;
+	min.u64 %rdt5, %rd49, 32;
+	cvt.u32.u64 %rt9, %rdt5;
+	shl.b32 %r50, %r11, %rt9;
 	add.u32 %r51, %r48, %r50;
 	mov.b32 %r52, %r15;
 	and.b32 %r52, %r52, 255;
@@ -4161,6 +6510,8 @@ $L_7:
 	add.u32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.u32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -4174,6 +6525,41 @@ $L_10:
 $L_11:
 	mov.b32 %r26, %r24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt6, [MixUint32_0_param_6];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt6+8], 1114112;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt6+4], %rt11;
+	exit;
 }
 
 .visible .entry MixUint64_0(
@@ -4182,14 +6568,16 @@ $L_11:
 	.param .u64 MixUint64_0_param_2,
 	.param .s64 MixUint64_0_param_3,
 	.param .u64 MixUint64_0_param_4,
-	.param .s64 MixUint64_0_param_5
+	.param .s64 MixUint64_0_param_5,
+	.param .u64 MixUint64_0_param_6
 )
 {
 	.reg .pred %p<62>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<53>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<90>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rdt<8>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint64_0_param_4];
@@ -4198,8 +6586,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint64_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint64_0_param_1];
 	ld.param.u64 %rd13, [MixUint64_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint64_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4217,16 +6607,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.u64 %rd15, [%rd12];
 $L_5:
 	mul.lo.u64 %rd17, %rd11, %rd15;
 	add.u64 %rd18, %rd17, %rd11;
 	sub.u64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.u64 %rd23, %rd22, 1;
@@ -4234,6 +6628,8 @@ $L_5:
 	setp.ne.u64 %p25, %rd15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u64 %rd27, %rd11, %rd15;
 	add.u64 %rd28, %rd24, %rd27;
 	rem.u64 %rd29, %rd11, %rd15;
@@ -4282,18 +6678,18 @@ $L_7:
 	add.u64 %rd42, %rd26, %rd41;
 	mov.b64 %rd43, %rd15;
 	and.b64 %rd44, %rd43, 15;
-	min.u64 %rdt2, %rd44, 64;
-	cvt.u32.u64 %rt5, %rdt2;
-	shl.b64 %rd45, %rd11, %rt5;
-	min.u64 %rdt3, %rd44, 64;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.u64 %rd46, %rd11, %rt6;
+	min.u64 %rdt4, %rd44, 64;
+	cvt.u32.u64 %rt6, %rdt4;
+	shl.b64 %rd45, %rd11, %rt6;
+	min.u64 %rdt5, %rd44, 64;
+	cvt.u32.u64 %rt7, %rdt5;
+	shr.u64 %rd46, %rd11, %rt7;
 	or.b64 %rd47, %rd45, %rd46;
 	xor.b64 %rd48, %rd42, %rd47;
 	mov.b64 %rd49, %rd15;
-	min.u64 %rdt4, %rd49, 64;
-	cvt.u32.u64 %rt7, %rdt4;
-	shl.b64 %rd50, %rd11, %rt7;
+	min.u64 %rdt6, %rd49, 64;
+	cvt.u32.u64 %rt8, %rdt6;
+	shl.b64 %rd50, %rd11, %rt8;
 	add.u64 %rd51, %rd48, %rd50;
 	cvt.u32.u64 %r52, %rd15;
 	and.b32 %r52, %r52, 255;
@@ -4305,6 +6701,8 @@ $L_7:
 	add.u64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.u64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
@@ -4318,6 +6716,41 @@ $L_10:
 $L_11:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt7, [MixUint64_0_param_6];
+	cvta.to.global.u64 %rdt7, %rdt7;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
+	st.global.u32 [%rdt7+8], 1179648;
+	st.global.u32 [%rdt7+12], %rt5;
+	st.global.u64 [%rdt7+16], %rdt1;
+	st.global.u64 [%rdt7+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt7+4], %rt10;
+	exit;
 }
 
 .visible .entry MixUint_0(
@@ -4326,14 +6759,16 @@ $L_11:
 	.param .u64 MixUint_0_param_2,
 	.param .s64 MixUint_0_param_3,
 	.param .u64 MixUint_0_param_4,
-	.param .s64 MixUint_0_param_5
+	.param .s64 MixUint_0_param_5,
+	.param .u64 MixUint_0_param_6
 )
 {
 	.reg .pred %p<60>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<51>;
-	.reg .b32 %rt<8>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<88>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rdt<8>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint_0_param_4];
@@ -4342,8 +6777,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MixUint_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MixUint_0_param_1];
 	ld.param.u64 %rd13, [MixUint_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MixUint_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4361,16 +6798,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.u64 %rd15, [%rd12];
 $L_5:
 	mul.lo.u64 %rd17, %rd11, %rd15;
 	add.u64 %rd18, %rd17, %rd11;
 	sub.u64 %rd19, %rd18, %rd15;
-	not.b64 %rdt1, %rd15;
-	and.b64 %rd20, %rd11, %rdt1;
+	not.b64 %rdt3, %rd15;
+	and.b64 %rd20, %rd11, %rdt3;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.u64 %rd23, %rd22, 1;
@@ -4378,6 +6819,8 @@ $L_5:
 	setp.ne.u64 %p25, %rd15, 0;
 	@!%p25 bra $L_11;
 $L_6:
+	setp.eq.u64 %pt2, %rd15, 0;
+	@%pt2 bra $Lfault_2;
 	div.u64 %rd27, %rd11, %rd15;
 	add.u64 %rd28, %rd24, %rd27;
 	rem.u64 %rd29, %rd11, %rd15;
@@ -4425,17 +6868,17 @@ $L_7:
 	add.u64 %rd41, %rd39, %rd40;
 	add.u64 %rd42, %rd26, %rd41;
 	and.b64 %rd43, %rd15, 15;
-	min.u64 %rdt2, %rd43, 64;
-	cvt.u32.u64 %rt5, %rdt2;
-	shl.b64 %rd44, %rd11, %rt5;
-	min.u64 %rdt3, %rd43, 64;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.u64 %rd45, %rd11, %rt6;
+	min.u64 %rdt4, %rd43, 64;
+	cvt.u32.u64 %rt6, %rdt4;
+	shl.b64 %rd44, %rd11, %rt6;
+	min.u64 %rdt5, %rd43, 64;
+	cvt.u32.u64 %rt7, %rdt5;
+	shr.u64 %rd45, %rd11, %rt7;
 	or.b64 %rd46, %rd44, %rd45;
 	xor.b64 %rd47, %rd42, %rd46;
-	min.u64 %rdt4, %rd15, 64;
-	cvt.u32.u64 %rt7, %rdt4;
-	shl.b64 %rd48, %rd11, %rt7;
+	min.u64 %rdt6, %rd15, 64;
+	cvt.u32.u64 %rt8, %rdt6;
+	shl.b64 %rd48, %rd11, %rt8;
 	add.u64 %rd49, %rd47, %rd48;
 	cvt.u32.u64 %r50, %rd15;
 	and.b32 %r50, %r50, 255;
@@ -4447,6 +6890,8 @@ $L_7:
 	add.u64 %rd56, %rd52, %rd55;
 	mov.b64 %rd16, %rd56;
 $L_8:
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd57, %rd7, 8, %rd4;
 	st.global.u64 [%rd57], %rd16;
 	add.s64 %rd58, %rd7, 1;
@@ -4460,6 +6905,41 @@ $L_10:
 $L_11:
 	mov.b64 %rd26, %rd24;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt7, [MixUint_0_param_6];
+	cvta.to.global.u64 %rdt7, %rdt7;
+	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
+	add.u32 %rt10, %rt9, 1;
+	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
+	setp.ne.u32 %pt4, %rt11, %rt9;
+	@%pt4 exit;
+	st.global.u32 [%rdt7+8], 1245184;
+	st.global.u32 [%rdt7+12], %rt5;
+	st.global.u64 [%rdt7+16], %rdt1;
+	st.global.u64 [%rdt7+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt7+4], %rt10;
+	exit;
 }
 
 .visible .entry Shifts_0(
@@ -4468,14 +6948,16 @@ $L_11:
 	.param .u64 Shifts_0_param_2,
 	.param .s64 Shifts_0_param_3,
 	.param .u64 Shifts_0_param_4,
-	.param .s64 Shifts_0_param_5
+	.param .s64 Shifts_0_param_5,
+	.param .u64 Shifts_0_param_6
 )
 {
 	.reg .pred %p<46>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<41>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<45>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd4, [Shifts_0_param_4];
@@ -4484,8 +6966,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Shifts_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Shifts_0_param_3];
 	ld.param.u64 %rd13, [Shifts_0_param_0];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Shifts_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4503,8 +6987,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd9;
 	ld.global.u8 %r11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
 	shl.b64 %rd16, %rd15, %r11;
@@ -4526,9 +7014,9 @@ $L_4:
 	cvt.u32.u64 %r29, %rd15;
 	bfe.s32 %r29, %r29, 0, 8;
 	cvt.u64.u32 %rd30, %r11;
-	min.u64 %rdt1, %rd30, 32;
-	cvt.u32.u64 %rt5, %rdt1;
-	shr.s32 %r31, %r29, %rt5;
+	min.u64 %rdt3, %rd30, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shr.s32 %r31, %r29, %rt6;
 	bfe.s32 %r31, %r31, 0, 8;
 	cvt.s64.s32 %rd32, %r31;
 	xor.b64 %rd33, %rd28, %rd32;
@@ -4541,6 +7029,8 @@ $L_4:
 	and.b32 %r40, %r11, 7;
 	shl.b64 %rd41, %rd39, %r40;
 	xor.b64 %rd42, %rd37, %rd41;
+	setp.ge.u64 %pt2, %rd7, %rd5;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd43, %rd7, 8, %rd4;
 	st.global.s64 [%rd43], %rd42;
 	add.s64 %rd44, %rd7, 1;
@@ -4551,6 +7041,36 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Shifts_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt3, %rt9, %rt7;
+	@%pt3 exit;
+	st.global.u32 [%rdt4+8], 1310720;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt8;
+	exit;
 }
 
 .visible .entry Conversions_0(
@@ -4567,14 +7087,16 @@ $L_6:
 	.param .u64 Conversions_0_param_10,
 	.param .s64 Conversions_0_param_11,
 	.param .u64 Conversions_0_param_12,
-	.param .s64 Conversions_0_param_13
+	.param .s64 Conversions_0_param_13,
+	.param .u64 Conversions_0_param_14
 )
 {
 	.reg .pred %p<69>;
+	.reg .pred %pt<8>;
 	.reg .b32 %r<64>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<68>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<52>;
 	.reg .f64 %fd<63>;
 
@@ -4585,16 +7107,22 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Conversions_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Conversions_0_param_1];
 	ld.param.u64 %rd13, [Conversions_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Conversions_0_param_3];
 	ld.param.u64 %rd22, [Conversions_0_param_4];
 	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [Conversions_0_param_5];
 	ld.param.u64 %rd29, [Conversions_0_param_6];
 	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Conversions_0_param_7];
 	ld.param.u64 %rd36, [Conversions_0_param_8];
 	cvta.to.global.u64 %rd36, %rd36;
+	ld.param.u64 %rd37, [Conversions_0_param_9];
 	ld.param.u64 %rd49, [Conversions_0_param_10];
 	cvta.to.global.u64 %rd49, %rd49;
+	ld.param.u64 %rd50, [Conversions_0_param_11];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4612,8 +7140,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
 	cvt.u32.u64 %r16, %rd11;
@@ -4626,6 +7158,8 @@ $L_4:
 	and.b32 %r19, %r19, 255;
 	add.u32 %r20, %r16, %r19;
 	and.b32 %r20, %r20, 255;
+	setp.ge.u64 %pt2, %rd7, %rd23;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd21, %rd7, 1, %rd22;
 	st.global.u8 [%rd21], %r20;
 	cvt.u32.u64 %r24, %rd11;
@@ -4636,6 +7170,8 @@ $L_4:
 	bfe.s32 %r26, %r26, 0, 16;
 	sub.s32 %r27, %r24, %r26;
 	bfe.s32 %r27, %r27, 0, 16;
+	setp.ge.u64 %pt3, %rd7, %rd30;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd28, %rd7, 2, %rd29;
 	st.global.s16 [%rd28], %r27;
 	cvt.u32.u64 %r31, %rd11;
@@ -4643,6 +7179,8 @@ $L_4:
 	bfe.s32 %r32, %r32, 0, 8;
 	mov.b32 %r33, %r32;
 	xor.b32 %r34, %r31, %r33;
+	setp.ge.u64 %pt4, %rd7, %rd37;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd35, %rd7, 4, %rd36;
 	st.global.u32 [%rd35], %r34;
 	cvt.rn.f32.f64 %f38, %fd15;
@@ -4655,6 +7193,8 @@ $L_4:
 	shr.u64 %rd45, %rd44, 1;
 	cvt.rn.f32.u64 %f46, %rd45;
 	add.rn.f32 %f47, %f43, %f46;
+	setp.ge.u64 %pt5, %rd7, %rd50;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd48, %rd7, 4, %rd49;
 	st.global.f32 [%rd48], %f47;
 	cvt.rn.f32.f64 %f51, %fd15;
@@ -4674,6 +7214,8 @@ $L_4:
 	bfe.s32 %r63, %r63, 0, 8;
 	cvt.s64.s32 %rd64, %r63;
 	add.s64 %rd65, %rd61, %rd64;
+	setp.ge.u64 %pt6, %rd7, %rd5;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd66, %rd7, 8, %rd4;
 	st.global.s64 [%rd66], %rd65;
 	add.s64 %rd67, %rd7, 1;
@@ -4684,6 +7226,56 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd37;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd50;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Conversions_0_param_14];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt3+8], 1376256;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Floats_0(
@@ -4692,14 +7284,15 @@ $L_6:
 	.param .u64 Floats_0_param_2,
 	.param .s64 Floats_0_param_3,
 	.param .u64 Floats_0_param_4,
-	.param .s64 Floats_0_param_5
+	.param .s64 Floats_0_param_5,
+	.param .u64 Floats_0_param_6
 )
 {
 	.reg .pred %p<51>;
-	.reg .pred %pt<12>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<15>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<50>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<48>;
 	.reg .f64 %fdt<9>;
 
@@ -4710,8 +7303,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Floats_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Floats_0_param_1];
 	ld.param.u64 %rd13, [Floats_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Floats_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4729,8 +7324,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
 	mul.rn.f64 %fd16, %fd11, %fd15;
@@ -4760,42 +7359,42 @@ $L_8:
 	cvt.rzi.f64.f64 %fd36, %fd35;
 	add.rn.f64 %fd37, %fd34, %fd36;
 	add.rn.f64 %fd38, %fd25, %fd37;
-	setp.lt.f64 %pt0, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt0;
-	setp.eq.f64 %pt1, %fd11, %fd15;
+	setp.lt.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fd11, %fd15, %pt2;
+	setp.eq.f64 %pt3, %fd11, %fd15;
 	or.b64 %fdt1, %fd11, %fd15;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
-	setp.nan.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
+	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd39, %fdt1, %fdt0, %pt2;
-	setp.gt.f64 %pt3, %fd11, %fd15;
-	selp.f64 %fdt2, %fd11, %fd15, %pt3;
-	setp.eq.f64 %pt4, %fd11, %fd15;
+	selp.f64 %fd39, %fdt1, %fdt0, %pt4;
+	setp.gt.f64 %pt5, %fd11, %fd15;
+	selp.f64 %fdt2, %fd11, %fd15, %pt5;
+	setp.eq.f64 %pt6, %fd11, %fd15;
 	and.b64 %fdt3, %fd11, %fd15;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
-	setp.nan.f64 %pt5, %fd11, %fd15;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
+	setp.nan.f64 %pt7, %fd11, %fd15;
 	add.rn.f64 %fdt3, %fd11, %fd15;
-	selp.f64 %fd41, %fdt3, %fdt2, %pt5;
+	selp.f64 %fd41, %fdt3, %fdt2, %pt7;
 	mov.f64 %fdt4, 0d3FD0000000000000;
-	setp.gt.f64 %pt6, %fd41, %fdt4;
-	selp.f64 %fdt5, %fd41, %fdt4, %pt6;
-	setp.eq.f64 %pt7, %fd41, %fdt4;
+	setp.gt.f64 %pt8, %fd41, %fdt4;
+	selp.f64 %fdt5, %fd41, %fdt4, %pt8;
+	setp.eq.f64 %pt9, %fd41, %fdt4;
 	and.b64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fdt5, %fdt6, %fdt5, %pt7;
-	setp.nan.f64 %pt8, %fd41, %fdt4;
+	selp.f64 %fdt5, %fdt6, %fdt5, %pt9;
+	setp.nan.f64 %pt10, %fd41, %fdt4;
 	add.rn.f64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fd40, %fdt6, %fdt5, %pt8;
+	selp.f64 %fd40, %fdt6, %fdt5, %pt10;
 	mul.rn.f64 %fd42, %fd40, 0d4000000000000000;
 	add.rn.f64 %fd43, %fd39, %fd42;
 	add.rn.f64 %fd44, %fd38, %fd43;
-	setp.lt.f64 %pt9, %fd11, %fd15;
-	selp.f64 %fdt7, %fd11, %fd15, %pt9;
-	setp.eq.f64 %pt10, %fd11, %fd15;
+	setp.lt.f64 %pt11, %fd11, %fd15;
+	selp.f64 %fdt7, %fd11, %fd15, %pt11;
+	setp.eq.f64 %pt12, %fd11, %fd15;
 	or.b64 %fdt8, %fd11, %fd15;
-	selp.f64 %fdt7, %fdt8, %fdt7, %pt10;
-	setp.nan.f64 %pt11, %fd11, %fd15;
+	selp.f64 %fdt7, %fdt8, %fdt7, %pt12;
+	setp.nan.f64 %pt13, %fd11, %fd15;
 	add.rn.f64 %fdt8, %fd11, %fd15;
-	selp.f64 %fd45, %fdt8, %fdt7, %pt11;
+	selp.f64 %fd45, %fdt8, %fdt7, %pt13;
 	mul.rn.f64 %fd46, %fd45, 0d0000000000000000;
 	add.rn.f64 %fd47, %fd44, %fd46;
 	mad.lo.s64 %rd48, %rd7, 8, %rd4;
@@ -4821,6 +7420,31 @@ $L_13:
 $L_14:
 	mov.f64 %fd23, %fd20;
 	bra.uni $L_6;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Floats_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt14, %rt8, %rt6;
+	@%pt14 exit;
+	st.global.u32 [%rdt3+8], 1441792;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Floats32_0(
@@ -4829,14 +7453,15 @@ $L_14:
 	.param .u64 Floats32_0_param_2,
 	.param .s64 Floats32_0_param_3,
 	.param .u64 Floats32_0_param_4,
-	.param .s64 Floats32_0_param_5
+	.param .s64 Floats32_0_param_5,
+	.param .u64 Floats32_0_param_6
 )
 {
 	.reg .pred %p<53>;
-	.reg .pred %pt<6>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<9>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<52>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<50>;
 	.reg .f32 %ft<4>;
 	.reg .f64 %fd<43>;
@@ -4848,8 +7473,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Floats32_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Floats32_0_param_1];
 	ld.param.u64 %rd13, [Floats32_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Floats32_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4867,8 +7494,12 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.f32 %f11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f11, %f15;
@@ -4894,23 +7525,23 @@ $L_6:
 	cvt.rzi.f32.f32 %f43, %f15;
 	add.rn.f32 %f44, %f40, %f43;
 	add.rn.f32 %f45, %f32, %f44;
-	setp.lt.f32 %pt0, %f11, %f15;
-	selp.f32 %ft0, %f11, %f15, %pt0;
-	setp.eq.f32 %pt1, %f11, %f15;
+	setp.lt.f32 %pt2, %f11, %f15;
+	selp.f32 %ft0, %f11, %f15, %pt2;
+	setp.eq.f32 %pt3, %f11, %f15;
 	or.b32 %ft1, %f11, %f15;
-	selp.f32 %ft0, %ft1, %ft0, %pt1;
-	setp.nan.f32 %pt2, %f11, %f15;
+	selp.f32 %ft0, %ft1, %ft0, %pt3;
+	setp.nan.f32 %pt4, %f11, %f15;
 	add.rn.f32 %ft1, %f11, %f15;
-	selp.f32 %f46, %ft1, %ft0, %pt2;
+	selp.f32 %f46, %ft1, %ft0, %pt4;
 	add.rn.f32 %f47, %f45, %f46;
-	setp.gt.f32 %pt3, %f15, %f11;
-	selp.f32 %ft2, %f15, %f11, %pt3;
-	setp.eq.f32 %pt4, %f15, %f11;
+	setp.gt.f32 %pt5, %f15, %f11;
+	selp.f32 %ft2, %f15, %f11, %pt5;
+	setp.eq.f32 %pt6, %f15, %f11;
 	and.b32 %ft3, %f15, %f11;
-	selp.f32 %ft2, %ft3, %ft2, %pt4;
-	setp.nan.f32 %pt5, %f15, %f11;
+	selp.f32 %ft2, %ft3, %ft2, %pt6;
+	setp.nan.f32 %pt7, %f15, %f11;
 	add.rn.f32 %ft3, %f15, %f11;
-	selp.f32 %f48, %ft3, %ft2, %pt5;
+	selp.f32 %f48, %ft3, %ft2, %pt7;
 	sub.rn.f32 %f49, %f47, %f48;
 	mad.lo.s64 %rd50, %rd7, 4, %rd4;
 	st.global.f32 [%rd50], %f49;
@@ -4925,6 +7556,31 @@ $L_8:
 $L_9:
 	mov.f32 %f22, %f20;
 	bra.uni $L_6;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Floats32_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt3+8], 1507328;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry MinMaxZeros_0(
@@ -4935,14 +7591,15 @@ $L_9:
 	.param .u64 MinMaxZeros_0_param_4,
 	.param .s64 MinMaxZeros_0_param_5,
 	.param .u64 MinMaxZeros_0_param_6,
-	.param .s64 MinMaxZeros_0_param_7
+	.param .s64 MinMaxZeros_0_param_7,
+	.param .u64 MinMaxZeros_0_param_8
 )
 {
 	.reg .pred %p<28>;
-	.reg .pred %pt<6>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<11>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<23>;
 	.reg .f64 %fdt<4>;
 
@@ -4953,10 +7610,13 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [MinMaxZeros_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [MinMaxZeros_0_param_1];
 	ld.param.u64 %rd13, [MinMaxZeros_0_param_2];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [MinMaxZeros_0_param_3];
 	ld.param.u64 %rd24, [MinMaxZeros_0_param_6];
 	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [MinMaxZeros_0_param_7];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4974,32 +7634,40 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt1, %rd7, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
-	setp.lt.f64 %pt0, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt0;
-	setp.eq.f64 %pt1, %fd11, %fd15;
+	setp.lt.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fd11, %fd15, %pt2;
+	setp.eq.f64 %pt3, %fd11, %fd15;
 	or.b64 %fdt1, %fd11, %fd15;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
-	setp.nan.f64 %pt2, %fd11, %fd15;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
+	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd16, %fdt1, %fdt0, %pt2;
+	selp.f64 %fd16, %fdt1, %fdt0, %pt4;
+	setp.ge.u64 %pt5, %rd7, %rd5;
+	@%pt5 bra $Lfault_2;
 	mad.lo.s64 %rd17, %rd7, 8, %rd4;
 	st.global.f64 [%rd17], %fd16;
 	mad.lo.s64 %rd18, %rd7, 8, %rd9;
 	ld.global.f64 %fd19, [%rd18];
 	mad.lo.s64 %rd20, %rd7, 8, %rd13;
 	ld.global.f64 %fd21, [%rd20];
-	setp.gt.f64 %pt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fd19, %fd21, %pt3;
-	setp.eq.f64 %pt4, %fd19, %fd21;
+	setp.gt.f64 %pt6, %fd19, %fd21;
+	selp.f64 %fdt2, %fd19, %fd21, %pt6;
+	setp.eq.f64 %pt7, %fd19, %fd21;
 	and.b64 %fdt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
-	setp.nan.f64 %pt5, %fd19, %fd21;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt7;
+	setp.nan.f64 %pt8, %fd19, %fd21;
 	add.rn.f64 %fdt3, %fd19, %fd21;
-	selp.f64 %fd22, %fdt3, %fdt2, %pt5;
+	selp.f64 %fd22, %fdt3, %fdt2, %pt8;
+	setp.ge.u64 %pt9, %rd7, %rd25;
+	@%pt9 bra $Lfault_3;
 	mad.lo.s64 %rd23, %rd7, 8, %rd24;
 	st.global.f64 [%rd23], %fd22;
 	add.s64 %rd26, %rd7, 1;
@@ -5010,6 +7678,41 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MinMaxZeros_0_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
+	st.global.u32 [%rdt3+8], 1572864;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Control_0(
@@ -5017,14 +7720,16 @@ $L_6:
 	.param .s64 Control_0_param_1,
 	.param .u64 Control_0_param_2,
 	.param .s64 Control_0_param_3,
-	.param .s32 Control_0_param_4
+	.param .s32 Control_0_param_4,
+	.param .u64 Control_0_param_5
 )
 {
 	.reg .pred %p<50>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<72>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<45>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Control_0_param_2];
@@ -5033,6 +7738,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Control_0_param_0];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Control_0_param_1];
 	ld.param.s32 %r33, [Control_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -5051,6 +7757,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
@@ -5262,6 +7970,26 @@ $L_44:
 $L_45:
 	mov.b32 %r13, 7;
 	bra.uni $L_7;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Control_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Phases_0(
@@ -5269,21 +7997,48 @@ $L_45:
 	.param .s64 Phases_0_param_1,
 	.param .u64 Phases_0_param_2,
 	.param .s64 Phases_0_param_3,
-	.param .s64 Phases_0_param_4
+	.param .s64 Phases_0_param_4,
+	.param .u64 Phases_0_param_5
 )
 {
 	.reg .pred %p<5>;
-	.reg .b32 %rt<1>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<4>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd1, [Phases_0_param_0];
 	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Phases_0_param_1];
 $L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd0, %rd1, 0;
-	mov.b32 %rt0, 5;
-	st.global.s32 [%rd0], %rt0;
+	mov.b32 %rt1, 5;
+	st.global.s32 [%rd0], %rt1;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Phases_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt2, [%rdt3];
+	add.u32 %rt3, %rt2, 1;
+	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
+	setp.ne.u32 %pt1, %rt4, %rt2;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1703936;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt3;
+	exit;
 }
 
 .visible .entry Phases_1(
@@ -5291,14 +8046,16 @@ $L_1:
 	.param .s64 Phases_1_param_1,
 	.param .u64 Phases_1_param_2,
 	.param .s64 Phases_1_param_3,
-	.param .s64 Phases_1_param_4
+	.param .s64 Phases_1_param_4,
+	.param .u64 Phases_1_param_5
 )
 {
 	.reg .pred %p<15>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<12>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<14>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Phases_1_param_0];
@@ -5323,6 +8080,8 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	cvt.u32.u64 %r8, %rd7;
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd9, %rd7, 4, %rd4;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, %r8;
@@ -5336,6 +8095,26 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Phases_1_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1703937;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Phases_2(
@@ -5343,11 +8122,15 @@ $L_6:
 	.param .s64 Phases_2_param_1,
 	.param .u64 Phases_2_param_2,
 	.param .s64 Phases_2_param_3,
-	.param .s64 Phases_2_param_4
+	.param .s64 Phases_2_param_4,
+	.param .u64 Phases_2_param_5
 )
 {
+	.reg .pred %pt<4>;
 	.reg .b32 %r<9>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<12>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd1, [Phases_2_param_0];
@@ -5355,17 +8138,56 @@ $L_0:
 	ld.param.u64 %rd2, [Phases_2_param_1];
 	ld.param.u64 %rd10, [Phases_2_param_2];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [Phases_2_param_3];
 $L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd0, %rd1, 0;
 	ld.global.s32 %r3, [%rd0];
 	mov.b64 %rd4, %rd2;
 	sub.s64 %rd5, %rd4, 1;
+	setp.ge.u64 %pt1, %rd5, %rd2;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd6, %rd5, 4, %rd1;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r3, %r7;
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt2, %rdt3, %rd11;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd9, %rd10, 0;
 	st.global.s32 [%rd9], %r8;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd11;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Phases_2_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt4];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt3, %rt3, %rt1;
+	@%pt3 exit;
+	st.global.u32 [%rdt4+8], 1703938;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt2;
+	exit;
 }
 
 .visible .entry Phases_3(
@@ -5373,14 +8195,16 @@ $L_1:
 	.param .s64 Phases_3_param_1,
 	.param .u64 Phases_3_param_2,
 	.param .s64 Phases_3_param_3,
-	.param .s64 Phases_3_param_4
+	.param .s64 Phases_3_param_4,
+	.param .u64 Phases_3_param_5
 )
 {
 	.reg .pred %p<9>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<16>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd3, [Phases_3_param_2];
@@ -5408,6 +8232,9 @@ $L_4:
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_7;
 $L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd4;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd9, %rd3, 0;
 	ld.global.s32 %r10, [%rd9];
 	mad.lo.s64 %rd11, %rd7, 4, %rd3;
@@ -5420,6 +8247,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd4;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Phases_3_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 1703939;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Phases_4(
@@ -5427,12 +8274,16 @@ $L_7:
 	.param .s64 Phases_4_param_1,
 	.param .u64 Phases_4_param_2,
 	.param .s64 Phases_4_param_3,
-	.param .s64 Phases_4_param_4
+	.param .s64 Phases_4_param_4,
+	.param .u64 Phases_4_param_5
 )
 {
 	.reg .pred %p<7>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<13>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<15>;
+	.reg .b64 %rdt<3>;
 
 $L_0:
 	ld.param.s64 %rd1, [Phases_4_param_4];
@@ -5450,6 +8301,8 @@ $L_3:
 	@!%p6 bra $L_11;
 $L_4:
 	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
 	mad.lo.s64 %rd10, %rd2, 4, %rd4;
@@ -5465,6 +8318,8 @@ $L_5:
 	@!%p6 bra $L_11;
 $L_6:
 	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt1, %rd7, %rd5;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
 	mad.lo.s64 %rd10, %rd2, 4, %rd4;
@@ -5480,6 +8335,8 @@ $L_7:
 	@!%p6 bra $L_11;
 $L_8:
 	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt2, %rd7, %rd5;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
 	mad.lo.s64 %rd10, %rd2, 4, %rd4;
@@ -5495,6 +8352,8 @@ $L_9:
 	@!%p6 bra $L_11;
 $L_10:
 	sub.s64 %rd7, %rd2, 1;
+	setp.ge.u64 %pt3, %rd7, %rd5;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
 	mad.lo.s64 %rd10, %rd2, 4, %rd4;
@@ -5507,6 +8366,41 @@ $L_10:
 	bra.uni $L_3;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd7;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Phases_4_param_5];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt4, %rt3, %rt1;
+	@%pt4 exit;
+	st.global.u32 [%rdt2+8], 1703940;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
 }
 
 .visible .entry Spin_0(
@@ -5676,15 +8570,16 @@ $L_22:
 	.param .u64 Helpers_0_param_6,
 	.param .s64 Helpers_0_param_7,
 	.param .u64 Helpers_0_param_8,
-	.param .s64 Helpers_0_param_9
+	.param .s64 Helpers_0_param_9,
+	.param .u64 Helpers_0_param_10
 )
 {
 	.reg .pred %p<76>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<9>;
 	.reg .b32 %r<24>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<75>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<59>;
 
 $L_0:
@@ -5694,13 +8589,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd35, [Helpers_0_param_6];
 	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Helpers_0_param_7];
 	ld.param.u64 %rd39, [Helpers_0_param_8];
 	cvta.to.global.u64 %rd39, %rd39;
+	ld.param.u64 %rd40, [Helpers_0_param_9];
 	ld.param.u64 %rd43, [Helpers_0_param_2];
 	cvta.to.global.u64 %rd43, %rd43;
 	ld.param.u64 %rd44, [Helpers_0_param_3];
 	ld.param.u64 %rd60, [Helpers_0_param_4];
 	cvta.to.global.u64 %rd60, %rd60;
+	ld.param.u64 %rd61, [Helpers_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5761,9 +8659,13 @@ $L_11:
 	mov.b64 %rd29, 0;
 $L_12:
 	mov.b64 %rd33, %rd28;
+	setp.ge.u64 %pt0, %rd7, %rd36;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd34, %rd7, 8, %rd35;
 	st.global.s64 [%rd34], %rd33;
 	mov.b64 %rd37, %rd29;
+	setp.ge.u64 %pt1, %rd7, %rd40;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd38, %rd7, 8, %rd39;
 	st.global.s64 [%rd38], %rd37;
 	add.s64 %rd41, %rd7, 3;
@@ -5772,6 +8674,10 @@ $L_12:
 	@!%p45 bra $L_29;
 $L_13:
 	add.s64 %rd46, %rd7, 3;
+	setp.gt.u64 %pt2, %rd46, %rd44;
+	@%pt2 bra $Lfault_2;
+	setp.gt.u64 %pt3, %rd7, %rd46;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd47, %rd7, 8, %rd43;
 	sub.s64 %rd48, %rd46, %rd7;
 $L_14:
@@ -5835,6 +8741,8 @@ $L_26:
 $L_27:
 	mov.f64 %fd50, %fd52;
 $L_28:
+	setp.ge.u64 %pt4, %rd7, %rd61;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
 $L_29:
@@ -5847,16 +8755,63 @@ $L_30:
 $L_31:
 	ret;
 $L_32:
-	setp.eq.s64 %pt0, %rd27, -1;
-	neg.s64 %rdt1, %rd25;
+	setp.eq.s64 %pt5, %rd27, 0;
+	@%pt5 bra $Lfault_5;
+	setp.eq.s64 %pt6, %rd27, -1;
+	neg.s64 %rdt3, %rd25;
 	div.s64 %rd31, %rd25, %rd27;
-	selp.b64 %rd31, %rdt1, %rd31, %pt0;
-	setp.eq.s64 %pt1, %rd27, -1;
+	selp.b64 %rd31, %rdt3, %rd31, %pt6;
+	setp.eq.s64 %pt7, %rd27, -1;
 	rem.s64 %rd32, %rd25, %rd27;
-	selp.b64 %rd32, 0, %rd32, %pt1;
+	selp.b64 %rd32, 0, %rd32, %pt7;
 	mov.b64 %rd28, %rd31;
 	mov.b64 %rd29, %rd32;
 	bra.uni $L_12;
+$Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd40;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd46;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd46;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd61;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Helpers_0_param_10];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt4+8], 1835008;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Ranges_0(
@@ -5865,7 +8820,8 @@ $L_32:
 	.param .u64 Ranges_0_param_2,
 	.param .s64 Ranges_0_param_3,
 	.param .s64 Ranges_0_param_4,
-	.param .u8 Ranges_0_param_5
+	.param .u8 Ranges_0_param_5,
+	.param .u64 Ranges_0_param_6
 )
 {
 	.reg .pred %p<11>;
@@ -5919,7 +8875,8 @@ $L_7:
 	.param .u64 Ranges_1_param_2,
 	.param .s64 Ranges_1_param_3,
 	.param .s64 Ranges_1_param_4,
-	.param .u8 Ranges_1_param_5
+	.param .u8 Ranges_1_param_5,
+	.param .u64 Ranges_1_param_6
 )
 {
 	.reg .pred %p<11>;
@@ -5973,14 +8930,16 @@ $L_7:
 	.param .u64 Ranges_2_param_2,
 	.param .s64 Ranges_2_param_3,
 	.param .s64 Ranges_2_param_4,
-	.param .u8 Ranges_2_param_5
+	.param .u8 Ranges_2_param_5,
+	.param .u64 Ranges_2_param_6
 )
 {
 	.reg .pred %p<13>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<21>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<20>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd5, [Ranges_2_param_0];
@@ -6015,10 +8974,14 @@ $L_4:
 $L_5:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
+	setp.ge.u64 %pt0, %rd15, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd14, %rd15, 4, %rd5;
 	ld.global.s32 %r16, [%rd14];
 	sub.s32 %r17, %r16, %r13;
 	cvt.u64.u32 %rd19, %r11;
+	setp.ge.u64 %pt1, %rd19, %rd6;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
 $L_6:
@@ -6026,6 +8989,31 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ranges_2_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 1900546;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Ranges_3(
@@ -6034,13 +9022,15 @@ $L_7:
 	.param .u64 Ranges_3_param_2,
 	.param .s64 Ranges_3_param_3,
 	.param .s64 Ranges_3_param_4,
-	.param .u8 Ranges_3_param_5
+	.param .u8 Ranges_3_param_5,
+	.param .u64 Ranges_3_param_6
 )
 {
 	.reg .pred %p<17>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<14>;
 
 $L_0:
@@ -6072,6 +9062,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd10, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd10, 4, %rd7;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, 0f40400000;
@@ -6085,6 +9077,26 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd10;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ranges_3_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1900547;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Ranges_4(
@@ -6093,14 +9105,16 @@ $L_6:
 	.param .u64 Ranges_4_param_2,
 	.param .s64 Ranges_4_param_3,
 	.param .s64 Ranges_4_param_4,
-	.param .u8 Ranges_4_param_5
+	.param .u8 Ranges_4_param_5,
+	.param .u64 Ranges_4_param_6
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<16>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd3, [Ranges_4_param_0];
@@ -6134,6 +9148,8 @@ $L_4:
 $L_5:
 	@!%p10 bra $L_7;
 $L_6:
+	setp.ge.u64 %pt0, %rd8, %rd4;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd8, 4, %rd3;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, 1000;
@@ -6144,6 +9160,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, %rd8;
+	mov.b64 %rdt2, %rd4;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ranges_4_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1900548;
+	st.global.u32 [%rdt3+12], %rt6;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
 }
 
 .visible .entry Narrow_0(
@@ -6152,14 +9188,16 @@ $L_8:
 	.param .u64 Narrow_0_param_2,
 	.param .s64 Narrow_0_param_3,
 	.param .u64 Narrow_0_param_4,
-	.param .s64 Narrow_0_param_5
+	.param .s64 Narrow_0_param_5,
+	.param .u64 Narrow_0_param_6
 )
 {
 	.reg .pred %p<38>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<35>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<37>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Narrow_0_param_0];
@@ -6168,8 +9206,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [Narrow_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Narrow_0_param_3];
 	ld.param.u64 %rd23, [Narrow_0_param_4];
 	cvta.to.global.u64 %rd23, %rd23;
+	ld.param.u64 %rd24, [Narrow_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6187,6 +9227,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd5;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd4;
 	ld.global.u8 %r9, [%rd8];
 	mul.lo.u32 %r10, %r9, 3;
@@ -6195,6 +9237,8 @@ $L_4:
 	and.b32 %r11, %r11, 255;
 	mad.lo.s64 %rd12, %rd7, 1, %rd4;
 	st.global.u8 [%rd12], %r11;
+	setp.ge.u64 %pt1, %rd7, %rd15;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd13, %rd7, 2, %rd14;
 	ld.global.s16 %r16, [%rd13];
 	mad.lo.s64 %rd17, %rd7, 2, %rd14;
@@ -6205,6 +9249,8 @@ $L_4:
 	bfe.s32 %r20, %r20, 0, 16;
 	mad.lo.s64 %rd21, %rd7, 2, %rd14;
 	st.global.s16 [%rd21], %r20;
+	setp.ge.u64 %pt2, %rd7, %rd24;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd22, %rd7, 1, %rd23;
 	ld.global.s8 %r25, [%rd22];
 	neg.s32 %r26, %r25;
@@ -6231,23 +9277,56 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd24;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Narrow_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 1966080;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Empty_0(
 	.param .u64 Empty_0_param_0,
 	.param .s64 Empty_0_param_1,
-	.param .s64 Empty_0_param_2
+	.param .s64 Empty_0_param_2,
+	.param .u64 Empty_0_param_3
 )
 {
 	.reg .pred %p<12>;
-	.reg .b32 %rt<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<11>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.s64 %rd3, [Empty_0_param_2];
 	ld.param.u64 %rd8, [Empty_0_param_0];
 	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Empty_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6268,9 +9347,12 @@ $L_4:
 	setp.lt.s64 %p6, %rd5, 0;
 	@!%p6 bra $L_6;
 $L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd9;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd7, %rd8, 0;
-	mov.b32 %rt5, 1;
-	st.global.s32 [%rd7], %rt5;
+	mov.b32 %rt6, 1;
+	st.global.s32 [%rd7], %rt6;
 $L_6:
 	add.s64 %rd10, %rd5, 1;
 	setp.lt.s64 %p11, %rd10, %rd3;
@@ -6280,6 +9362,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Empty_0_param_3];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 2031616;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt8;
+	exit;
 }
 
 .visible .entry Counted_0(
@@ -6292,14 +9394,16 @@ $L_8:
 	.param .u64 Counted_0_param_6,
 	.param .s64 Counted_0_param_7,
 	.param .u64 Counted_0_param_8,
-	.param .s64 Counted_0_param_9
+	.param .s64 Counted_0_param_9,
+	.param .u64 Counted_0_param_10
 )
 {
 	.reg .pred %p<111>;
+	.reg .pred %pt<18>;
 	.reg .b32 %r<95>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<110>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Counted_0_param_0];
@@ -6308,12 +9412,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd9, [Counted_0_param_2];
 	cvta.to.global.u64 %rd9, %rd9;
+	ld.param.u64 %rd10, [Counted_0_param_3];
 	ld.param.u64 %rd15, [Counted_0_param_4];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [Counted_0_param_5];
 	ld.param.u64 %rd35, [Counted_0_param_6];
 	cvta.to.global.u64 %rd35, %rd35;
+	ld.param.u64 %rd36, [Counted_0_param_7];
 	ld.param.u64 %rd54, [Counted_0_param_8];
 	cvta.to.global.u64 %rd54, %rd54;
+	ld.param.u64 %rd55, [Counted_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6331,11 +9439,15 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, 0;
 	mov.b64 %rd13, %rd11;
 $L_5:
+	setp.ge.u64 %pt1, %rd7, %rd16;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
@@ -6346,6 +9458,8 @@ $L_6:
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
 $L_7:
+	setp.ge.u64 %pt2, %rd7, %rd16;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
@@ -6356,6 +9470,8 @@ $L_8:
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
 $L_9:
+	setp.ge.u64 %pt3, %rd7, %rd16;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
@@ -6366,6 +9482,8 @@ $L_10:
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
 $L_11:
+	setp.ge.u64 %pt4, %rd7, %rd16;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
@@ -6377,6 +9495,8 @@ $L_12:
 	mov.b64 %rd13, %rd20;
 	bra.uni $L_5;
 $L_13:
+	setp.ge.u64 %pt5, %rd7, %rd16;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd21, %rd7, 8, %rd15;
 	ld.global.s64 %rd22, [%rd21];
 	and.b64 %rd23, %rd22, 15;
@@ -6443,6 +9563,8 @@ $L_26:
 $L_27:
 	mov.b64 %rd28, %rd31;
 $L_28:
+	setp.ge.u64 %pt6, %rd7, %rd36;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd34, %rd7, 1, %rd35;
 	ld.global.s8 %r37, [%rd34];
 	mov.b64 %rd38, %rd28;
@@ -6503,6 +9625,8 @@ $L_40:
 	mov.b32 %r39, %r43;
 	bra.uni $L_39;
 $L_41:
+	setp.ge.u64 %pt7, %rd7, %rd36;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd44, %rd7, 1, %rd35;
 	ld.global.s8 %r45, [%rd44];
 	mov.b64 %rd46, %rd38;
@@ -6553,11 +9677,15 @@ $L_49:
 	mov.b32 %r47, %r52;
 	bra.uni $L_42;
 $L_50:
+	setp.ge.u64 %pt8, %rd7, %rd55;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
 $L_51:
+	setp.ge.u64 %pt9, %rd7, %rd55;
+	@%pt9 bra $Lfault_9;
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
@@ -6573,6 +9701,8 @@ $L_53:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_54:
+	setp.ge.u64 %pt10, %rd7, %rd55;
+	@%pt10 bra $Lfault_10;
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
@@ -6588,6 +9718,8 @@ $L_56:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_57:
+	setp.ge.u64 %pt11, %rd7, %rd55;
+	@%pt11 bra $Lfault_11;
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
@@ -6603,6 +9735,8 @@ $L_59:
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
 $L_60:
+	setp.ge.u64 %pt12, %rd7, %rd55;
+	@%pt12 bra $Lfault_12;
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
@@ -6622,6 +9756,8 @@ $L_63:
 	mov.b64 %rd66, %rd57;
 	mov.b32 %r67, 0;
 $L_64:
+	setp.ge.u64 %pt13, %rd7, %rd55;
+	@%pt13 bra $Lfault_13;
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -6642,6 +9778,8 @@ $L_65:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_66:
+	setp.ge.u64 %pt14, %rd7, %rd55;
+	@%pt14 bra $Lfault_14;
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -6662,6 +9800,8 @@ $L_67:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_68:
+	setp.ge.u64 %pt15, %rd7, %rd55;
+	@%pt15 bra $Lfault_15;
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -6682,6 +9822,8 @@ $L_69:
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
 $L_70:
+	setp.ge.u64 %pt16, %rd7, %rd55;
+	@%pt16 bra $Lfault_16;
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -6808,6 +9950,106 @@ $L_87:
 $L_88:
 	mov.b64 %rd28, %rd12;
 	bra.uni $L_28;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd55;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Counted_0_param_10];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt17, %rt8, %rt6;
+	@%pt17 exit;
+	st.global.u32 [%rdt3+8], 2097152;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Fill_0(
@@ -6863,13 +10105,15 @@ $L_7:
 	.param .u64 AddOne_0_param_0,
 	.param .s64 AddOne_0_param_1,
 	.param .u64 AddOne_0_param_2,
-	.param .s64 AddOne_0_param_3
+	.param .s64 AddOne_0_param_3,
+	.param .u64 AddOne_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<16>;
 
 $L_0:
@@ -6879,6 +10123,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [AddOne_0_param_2];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [AddOne_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6901,6 +10146,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
 	add.rn.f32 %f15, %f14, 0f3F800000;
@@ -6911,6 +10158,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [AddOne_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2228224;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Accumulate_0(
@@ -7246,26 +10513,70 @@ $L_10:
 .visible .entry Grid2D_0(
 	.param .u64 Grid2D_0_param_0,
 	.param .s64 Grid2D_0_param_1,
-	.param .s64 Grid2D_0_param_2
+	.param .s64 Grid2D_0_param_2,
+	.param .u64 Grid2D_0_param_3
+)
+{
+	.reg .pred %p<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.s64 %rd4, [Grid2D_0_param_2];
+$L_1:
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Grid2D_0_param_3];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt2+8], 2490368;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry Grid2D_1(
+	.param .u64 Grid2D_1_param_0,
+	.param .s64 Grid2D_1_param_1,
+	.param .s64 Grid2D_1_param_2,
+	.param .u64 Grid2D_1_param_3
 )
 {
 	.reg .pred %p<40>;
-	.reg .pred %pt<1>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<39>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f32 %f<35>;
 
 $L_0:
-	ld.param.u64 %rd2, [Grid2D_0_param_0];
+	ld.param.u64 %rd2, [Grid2D_1_param_0];
 	cvta.to.global.u64 %rd2, %rd2;
-	ld.param.u64 %rd3, [Grid2D_0_param_1];
+	ld.param.u64 %rd3, [Grid2D_1_param_1];
 	mov.b64 %rd1, %rd3;
-	ld.param.s64 %rd4, [Grid2D_0_param_2];
-	setp.eq.s64 %pt0, %rd4, -1;
-	neg.s64 %rdt0, %rd1;
+	ld.param.s64 %rd4, [Grid2D_1_param_2];
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd4, -1;
+	neg.s64 %rdt2, %rd1;
 	div.s64 %rd0, %rd1, %rd4;
-	selp.b64 %rd0, %rdt0, %rd0, %pt0;
+	selp.b64 %rd0, %rdt2, %rd0, %pt1;
 $L_1:
 	setp.gt.s64 %p5, %rd0, 0;
 	@!%p5 bra $L_12;
@@ -7277,16 +10588,16 @@ $L_2:
 $L_3:
 	mov.b64 %rd9, %rd4;
 	sub.u64 %rd10, %rd9, 0;
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd11, %rt0, %rt1;
-	cvt.u64.u32 %rdt1, %rt2;
-	add.s64 %rd11, %rd11, %rdt1;
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd11, %rt1, %rt2;
+	cvt.u64.u32 %rdt3, %rt3;
+	add.s64 %rd11, %rd11, %rdt3;
 	mov.b64 %rd12, %rd11;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd13, %rt3, %rt4;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd13, %rt4, %rt5;
 	mov.b64 %rd14, %rd13;
 	div.u64 %rd16, %rd12, %rd10;
 	mul.lo.u64 %rd17, %rd16, %rd10;
@@ -7313,6 +10624,8 @@ $L_7:
 	cvt.rn.f32.s64 %f32, %rd24;
 	mul.rn.f32 %f33, %f32, 0f40000000;
 	sub.rn.f32 %f34, %f31, %f33;
+	setp.ge.u64 %pt2, %rd30, %rd3;
+	@%pt2 bra $Lfault_1;
 	mad.lo.s64 %rd35, %rd30, 4, %rd2;
 	st.global.f32 [%rd35], %f34;
 $L_8:
@@ -7331,6 +10644,31 @@ $L_11:
 	@%p39 bra $L_8;
 $L_12:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd30;
+	mov.b64 %rdt1, %rd3;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Grid2D_1_param_3];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt4+8], 2490369;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt0;
+	st.global.u64 [%rdt4+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Rows_0(
@@ -7339,32 +10677,78 @@ $L_12:
 	.param .u64 Rows_0_param_2,
 	.param .s64 Rows_0_param_3,
 	.param .s64 Rows_0_param_4,
-	.param .f64 Rows_0_param_5
+	.param .f64 Rows_0_param_5,
+	.param .u64 Rows_0_param_6
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<9>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.s64 %rd8, [Rows_0_param_4];
+$L_1:
+	setp.eq.s64 %pt0, %rd8, 0;
+	@%pt0 bra $Lfault_0;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Rows_0_param_6];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt2+8], 2555904;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry Rows_1(
+	.param .u64 Rows_1_param_0,
+	.param .s64 Rows_1_param_1,
+	.param .u64 Rows_1_param_2,
+	.param .s64 Rows_1_param_3,
+	.param .s64 Rows_1_param_4,
+	.param .f64 Rows_1_param_5,
+	.param .u64 Rows_1_param_6
 )
 {
 	.reg .pred %p<35>;
-	.reg .pred %pt<1>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<50>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<47>;
 
 $L_0:
-	ld.param.u64 %rd3, [Rows_0_param_0];
+	ld.param.u64 %rd3, [Rows_1_param_0];
 	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [Rows_0_param_1];
+	ld.param.u64 %rd4, [Rows_1_param_1];
 	mov.b64 %rd2, %rd4;
-	ld.param.u64 %rd6, [Rows_0_param_2];
+	ld.param.u64 %rd6, [Rows_1_param_2];
 	cvta.to.global.u64 %rd6, %rd6;
-	ld.param.u64 %rd7, [Rows_0_param_3];
+	ld.param.u64 %rd7, [Rows_1_param_3];
 	mov.b64 %rd5, %rd7;
 	min.s64 %rd1, %rd2, %rd5;
-	ld.param.s64 %rd8, [Rows_0_param_4];
-	setp.eq.s64 %pt0, %rd8, -1;
-	neg.s64 %rdt0, %rd1;
+	ld.param.s64 %rd8, [Rows_1_param_4];
+	setp.eq.s64 %pt0, %rd8, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd8, -1;
+	neg.s64 %rdt2, %rd1;
 	div.s64 %rd0, %rd1, %rd8;
-	selp.b64 %rd0, %rdt0, %rd0, %pt0;
-	ld.param.f64 %fd40, [Rows_0_param_5];
+	selp.b64 %rd0, %rdt2, %rd0, %pt1;
+	ld.param.f64 %fd40, [Rows_1_param_5];
 $L_1:
 	setp.gt.s64 %p9, %rd0, 0;
 	@!%p9 bra $L_13;
@@ -7376,16 +10760,16 @@ $L_2:
 $L_3:
 	mov.b64 %rd13, %rd8;
 	sub.u64 %rd14, %rd13, 0;
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd15, %rt0, %rt1;
-	cvt.u64.u32 %rdt1, %rt2;
-	add.s64 %rd15, %rd15, %rdt1;
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd15, %rt1, %rt2;
+	cvt.u64.u32 %rdt3, %rt3;
+	add.s64 %rd15, %rd15, %rdt3;
 	mov.b64 %rd16, %rd15;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd17, %rt3, %rt4;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd17, %rt4, %rt5;
 	mov.b64 %rd18, %rd17;
 	div.u64 %rd20, %rd16, %rd14;
 	mul.lo.u64 %rd21, %rd20, %rd14;
@@ -7413,12 +10797,16 @@ $L_8:
 $L_9:
 	add.s64 %rd35, %rd33, %rd30;
 	add.s64 %rd36, %rd33, %rd30;
+	setp.ge.u64 %pt2, %rd36, %rd7;
+	@%pt2 bra $Lfault_1;
 	mad.lo.s64 %rd37, %rd36, 8, %rd6;
 	ld.global.f64 %fd38, [%rd37];
 	mul.rn.f64 %fd39, %fd38, %fd40;
 	add.s64 %rd41, %rd28, 1;
 	cvt.rn.f64.s64 %fd42, %rd41;
 	mul.rn.f64 %fd43, %fd39, %fd42;
+	setp.ge.u64 %pt3, %rd35, %rd4;
+	@%pt3 bra $Lfault_2;
 	mad.lo.s64 %rd44, %rd35, 8, %rd3;
 	ld.global.f64 %fd45, [%rd44];
 	add.rn.f64 %fd46, %fd45, %fd43;
@@ -7436,6 +10824,36 @@ $L_12:
 	bra.uni $L_4;
 $L_13:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd36;
+	mov.b64 %rdt1, %rd7;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd35;
+	mov.b64 %rdt1, %rd4;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Rows_1_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt4+8], 2555905;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt0;
+	st.global.u64 [%rdt4+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Volume_0(
@@ -7444,33 +10862,81 @@ $L_13:
 	.param .u64 Volume_0_param_2,
 	.param .s64 Volume_0_param_3,
 	.param .s64 Volume_0_param_4,
-	.param .s64 Volume_0_param_5
+	.param .s64 Volume_0_param_5,
+	.param .u64 Volume_0_param_6
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<11>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.s64 %rd8, [Volume_0_param_4];
+	ld.param.s64 %rd9, [Volume_0_param_5];
+$L_1:
+	mul.lo.s64 %rd7, %rd8, %rd9;
+	setp.eq.s64 %pt0, %rd7, 0;
+	@%pt0 bra $Lfault_0;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Volume_0_param_6];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt2+8], 2621440;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry Volume_1(
+	.param .u64 Volume_1_param_0,
+	.param .s64 Volume_1_param_1,
+	.param .u64 Volume_1_param_2,
+	.param .s64 Volume_1_param_3,
+	.param .s64 Volume_1_param_4,
+	.param .s64 Volume_1_param_5,
+	.param .u64 Volume_1_param_6
 )
 {
 	.reg .pred %p<53>;
-	.reg .pred %pt<1>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<11>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<89>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f32 %f<86>;
 
 $L_0:
-	ld.param.u64 %rd3, [Volume_0_param_0];
+	ld.param.u64 %rd3, [Volume_1_param_0];
 	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [Volume_0_param_1];
+	ld.param.u64 %rd4, [Volume_1_param_1];
 	mov.b64 %rd2, %rd4;
-	ld.param.u64 %rd6, [Volume_0_param_2];
+	ld.param.u64 %rd6, [Volume_1_param_2];
 	cvta.to.global.u64 %rd6, %rd6;
-	ld.param.u64 %rd7, [Volume_0_param_3];
+	ld.param.u64 %rd7, [Volume_1_param_3];
 	mov.b64 %rd5, %rd7;
 	min.s64 %rd1, %rd2, %rd5;
-	ld.param.s64 %rd9, [Volume_0_param_4];
-	ld.param.s64 %rd10, [Volume_0_param_5];
+	ld.param.s64 %rd9, [Volume_1_param_4];
+	ld.param.s64 %rd10, [Volume_1_param_5];
 	mul.lo.s64 %rd8, %rd9, %rd10;
-	setp.eq.s64 %pt0, %rd8, -1;
-	neg.s64 %rdt0, %rd1;
+	setp.eq.s64 %pt0, %rd8, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd8, -1;
+	neg.s64 %rdt2, %rd1;
 	div.s64 %rd0, %rd1, %rd8;
-	selp.b64 %rd0, %rdt0, %rd0, %pt0;
+	selp.b64 %rd0, %rdt2, %rd0, %pt1;
 $L_1:
 	sub.s64 %rd11, %rd0, 1;
 	setp.gt.s64 %p12, %rd11, 1;
@@ -7490,16 +10956,16 @@ $L_3:
 $L_4:
 	mov.b64 %rd21, %rd19;
 	sub.u64 %rd22, %rd21, 1;
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd23, %rt0, %rt1;
-	cvt.u64.u32 %rdt1, %rt2;
-	add.s64 %rd23, %rd23, %rdt1;
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd23, %rt1, %rt2;
+	cvt.u64.u32 %rdt3, %rt3;
+	add.s64 %rd23, %rd23, %rdt3;
 	mov.b64 %rd24, %rd23;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd25, %rt3, %rt4;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd25, %rt4, %rt5;
 	mov.b64 %rd26, %rd25;
 	div.u64 %rd28, %rd24, %rd22;
 	mul.lo.u64 %rd29, %rd28, %rd22;
@@ -7542,34 +11008,50 @@ $L_10:
 	mul.lo.s64 %rd55, %rd54, %rd9;
 	add.s64 %rd56, %rd55, %rd46;
 	sub.s64 %rd57, %rd56, 1;
+	setp.ge.u64 %pt2, %rd57, %rd7;
+	@%pt2 bra $Lfault_1;
 	mad.lo.s64 %rd58, %rd57, 4, %rd6;
 	ld.global.f32 %f59, [%rd58];
 	add.s64 %rd60, %rd56, 1;
+	setp.ge.u64 %pt3, %rd60, %rd7;
+	@%pt3 bra $Lfault_2;
 	mad.lo.s64 %rd61, %rd60, 4, %rd6;
 	ld.global.f32 %f62, [%rd61];
 	add.rn.f32 %f63, %f59, %f62;
 	sub.s64 %rd64, %rd56, %rd9;
+	setp.ge.u64 %pt4, %rd64, %rd7;
+	@%pt4 bra $Lfault_3;
 	mad.lo.s64 %rd65, %rd64, 4, %rd6;
 	ld.global.f32 %f66, [%rd65];
 	add.rn.f32 %f67, %f63, %f66;
 	add.s64 %rd68, %rd56, %rd9;
+	setp.ge.u64 %pt5, %rd68, %rd7;
+	@%pt5 bra $Lfault_4;
 	mad.lo.s64 %rd69, %rd68, 4, %rd6;
 	ld.global.f32 %f70, [%rd69];
 	add.rn.f32 %f71, %f67, %f70;
 	mul.lo.s64 %rd72, %rd9, %rd10;
 	sub.s64 %rd73, %rd56, %rd72;
+	setp.ge.u64 %pt6, %rd73, %rd7;
+	@%pt6 bra $Lfault_5;
 	mad.lo.s64 %rd74, %rd73, 4, %rd6;
 	ld.global.f32 %f75, [%rd74];
 	add.rn.f32 %f76, %f71, %f75;
 	mul.lo.s64 %rd77, %rd9, %rd10;
 	add.s64 %rd78, %rd56, %rd77;
+	setp.ge.u64 %pt7, %rd78, %rd7;
+	@%pt7 bra $Lfault_6;
 	mad.lo.s64 %rd79, %rd78, 4, %rd6;
 	ld.global.f32 %f80, [%rd79];
 	add.rn.f32 %f81, %f76, %f80;
+	setp.ge.u64 %pt8, %rd56, %rd7;
+	@%pt8 bra $Lfault_7;
 	mad.lo.s64 %rd82, %rd56, 4, %rd6;
 	ld.global.f32 %f83, [%rd82];
 	mul.rn.f32 %f84, %f83, 0f40C00000;
 	sub.rn.f32 %f85, %f81, %f84;
+	setp.ge.u64 %pt9, %rd56, %rd4;
+	@%pt9 bra $Lfault_8;
 	mad.lo.s64 %rd86, %rd56, 4, %rd3;
 	st.global.f32 [%rd86], %f85;
 $L_11:
@@ -7591,21 +11073,82 @@ $L_15:
 	bra.uni $L_5;
 $L_16:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd57;
+	mov.b64 %rdt1, %rd7;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd60;
+	mov.b64 %rdt1, %rd7;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt0, %rd64;
+	mov.b64 %rdt1, %rd7;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt0, %rd68;
+	mov.b64 %rdt1, %rd7;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt0, 5;
+	mov.b64 %rdt0, %rd73;
+	mov.b64 %rdt1, %rd7;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt0, %rd78;
+	mov.b64 %rdt1, %rd7;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt0, 7;
+	mov.b64 %rdt0, %rd56;
+	mov.b64 %rdt1, %rd7;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt0, 8;
+	mov.b64 %rdt0, %rd56;
+	mov.b64 %rdt1, %rd4;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Volume_1_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
+	st.global.u32 [%rdt4+8], 2621441;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt0;
+	st.global.u64 [%rdt4+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry NarrowIndices_0(
 	.param .u64 NarrowIndices_0_param_0,
 	.param .s64 NarrowIndices_0_param_1,
 	.param .u8 NarrowIndices_0_param_2,
-	.param .s16 NarrowIndices_0_param_3
+	.param .s16 NarrowIndices_0_param_3,
+	.param .u64 NarrowIndices_0_param_4
 )
 {
 	.reg .pred %p<35>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<49>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<47>;
-	.reg .b64 %rdt<3>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd0, [NarrowIndices_0_param_0];
@@ -7616,10 +11159,12 @@ $L_1:
 	mov.b64 %rd2, %rd1;
 	cvt.u64.u32 %rd4, %r3;
 	add.s64 %rd5, %rd4, 1;
-	setp.eq.s64 %pt0, %rd5, -1;
-	neg.s64 %rdt0, %rd2;
+	setp.eq.s64 %pt0, %rd5, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd5, -1;
+	neg.s64 %rdt2, %rd2;
 	div.s64 %rd6, %rd2, %rd5;
-	selp.b64 %rd6, %rdt0, %rd6, %pt0;
+	selp.b64 %rd6, %rdt2, %rd6, %pt1;
 	cvt.u32.u64 %r7, %rd6;
 	sub.s32 %r8, %r7, 3;
 	cvt.s64.s32 %rd9, %r8;
@@ -7633,16 +11178,16 @@ $L_2:
 	@!%p14 bra $L_12;
 $L_3:
 	sub.u64 %rd15, %rd13, 0;
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd16, %rt0, %rt1;
-	cvt.u64.u32 %rdt1, %rt2;
-	add.s64 %rd16, %rd16, %rdt1;
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd16, %rt1, %rt2;
+	cvt.u64.u32 %rdt3, %rt3;
+	add.s64 %rd16, %rd16, %rdt3;
 	mov.b64 %rd17, %rd16;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd18, %rt3, %rt4;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd18, %rt4, %rt5;
 	mov.b64 %rd19, %rd18;
 	div.u64 %rd21, %rd17, %rd15;
 	mul.lo.u64 %rd22, %rd21, %rd15;
@@ -7664,10 +11209,12 @@ $L_6:
 	mov.b64 %rd2, %rd1;
 	cvt.u64.u32 %rd4, %r3;
 	add.s64 %rd5, %rd4, 1;
-	setp.eq.s64 %pt1, %rd5, -1;
-	neg.s64 %rdt2, %rd2;
+	setp.eq.s64 %pt2, %rd5, 0;
+	@%pt2 bra $Lfault_1;
+	setp.eq.s64 %pt3, %rd5, -1;
+	neg.s64 %rdt4, %rd2;
 	div.s64 %rd6, %rd2, %rd5;
-	selp.b64 %rd6, %rdt2, %rd6, %pt1;
+	selp.b64 %rd6, %rdt4, %rd6, %pt3;
 	cvt.u32.u64 %r7, %rd6;
 	sub.s32 %r8, %r7, 3;
 	setp.lt.s32 %p33, %r29, %r8;
@@ -7687,6 +11234,8 @@ $L_8:
 	mul.lo.s64 %rd43, %rd42, 1000;
 	cvt.u64.u32 %rd44, %r31;
 	add.s64 %rd45, %rd43, %rd44;
+	setp.ge.u64 %pt4, %rd41, %rd1;
+	@%pt4 bra $Lfault_2;
 	mad.lo.s64 %rd46, %rd41, 8, %rd0;
 	st.global.s64 [%rd46], %rd45;
 $L_9:
@@ -7701,20 +11250,52 @@ $L_11:
 	bra.uni $L_4;
 $L_12:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd41;
+	mov.b64 %rdt1, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [NarrowIndices_0_param_4];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt5+8], 2686976;
+	st.global.u32 [%rdt5+12], %rt0;
+	st.global.u64 [%rdt5+16], %rdt0;
+	st.global.u64 [%rdt5+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
+	exit;
 }
 
 .visible .entry NarrowIndices_1(
 	.param .u64 NarrowIndices_1_param_0,
 	.param .s64 NarrowIndices_1_param_1,
 	.param .u8 NarrowIndices_1_param_2,
-	.param .s16 NarrowIndices_1_param_3
+	.param .s16 NarrowIndices_1_param_3,
+	.param .u64 NarrowIndices_1_param_4
 )
 {
 	.reg .pred %p<46>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<39>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<45>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.s16 %r0, [NarrowIndices_1_param_3];
@@ -7783,6 +11364,8 @@ $L_8:
 	@!%p37 bra $L_10;
 $L_9:
 	cvt.s64.s32 %rd39, %r24;
+	setp.ge.u64 %pt0, %rd33, %rd36;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd40, %rd33, 8, %rd35;
 	ld.global.s64 %rd41, [%rd40];
 	add.s64 %rd42, %rd41, %rd39;
@@ -7800,6 +11383,26 @@ $L_12:
 	bra.uni $L_4;
 $L_13:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [NarrowIndices_1_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2686977;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Triangle_0(
@@ -7914,37 +11517,81 @@ $L_22:
 .visible .entry Before_0(
 	.param .u64 Before_0_param_0,
 	.param .s64 Before_0_param_1,
-	.param .s64 Before_0_param_2
+	.param .s64 Before_0_param_2,
+	.param .u64 Before_0_param_3
+)
+{
+	.reg .pred %p<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.s64 %rd4, [Before_0_param_2];
+$L_1:
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Before_0_param_3];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt2+8], 2818048;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry Before_1(
+	.param .u64 Before_1_param_0,
+	.param .s64 Before_1_param_1,
+	.param .s64 Before_1_param_2,
+	.param .u64 Before_1_param_3
 )
 {
 	.reg .pred %p<30>;
-	.reg .pred %pt<1>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<14>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<29>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f32 %f<23>;
 	.reg .f32 %ft<1>;
 
 $L_0:
-	ld.param.u64 %rd5, [Before_0_param_0];
+	ld.param.u64 %rd5, [Before_1_param_0];
 	cvta.to.global.u64 %rd5, %rd5;
-	ld.param.u64 %rd6, [Before_0_param_1];
+	ld.param.u64 %rd6, [Before_1_param_1];
 	mov.b64 %rd4, %rd6;
-	ld.param.s64 %rd7, [Before_0_param_2];
-	setp.eq.s64 %pt0, %rd7, -1;
-	neg.s64 %rdt0, %rd4;
+	ld.param.s64 %rd7, [Before_1_param_2];
+	setp.eq.s64 %pt0, %rd7, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd7, -1;
+	neg.s64 %rdt2, %rd4;
 	div.s64 %rd3, %rd4, %rd7;
-	selp.b64 %rd3, %rdt0, %rd3, %pt0;
+	selp.b64 %rd3, %rdt2, %rd3, %pt1;
 $L_1:
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
-	cvt.u64.u32 %rdt1, %rt2;
-	add.s64 %rd0, %rd0, %rdt1;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd0, %rt1, %rt2;
+	cvt.u64.u32 %rdt3, %rt3;
+	add.s64 %rd0, %rd0, %rdt3;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p8, %rd2, %rd3;
@@ -7953,6 +11600,8 @@ $L_3:
 	mov.b64 %rd9, %rd2;
 $L_4:
 	mul.lo.s64 %rd10, %rd9, %rd7;
+	setp.ge.u64 %pt2, %rd10, %rd6;
+	@%pt2 bra $Lfault_1;
 	mad.lo.s64 %rd11, %rd10, 4, %rd5;
 	mov.f32 %ft0, 0fBF800000;
 	st.global.f32 [%rd11], %ft0;
@@ -7971,10 +11620,14 @@ $L_8:
 	mul.lo.s64 %rd16, %rd9, %rd7;
 	add.s64 %rd17, %rd16, %rd12;
 	sub.s64 %rd18, %rd17, 1;
+	setp.ge.u64 %pt3, %rd18, %rd6;
+	@%pt3 bra $Lfault_2;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	cvt.rn.f32.s64 %f21, %rd12;
 	add.rn.f32 %f22, %f20, %f21;
+	setp.ge.u64 %pt4, %rd15, %rd6;
+	@%pt4 bra $Lfault_3;
 	mad.lo.s64 %rd23, %rd15, 4, %rd5;
 	st.global.f32 [%rd23], %f22;
 	add.s64 %rd24, %rd12, 1;
@@ -7987,10 +11640,14 @@ $L_10:
 	mul.lo.s64 %rd16, %rd9, %rd7;
 	add.s64 %rd17, %rd16, %rd12;
 	sub.s64 %rd18, %rd17, 1;
+	setp.ge.u64 %pt5, %rd18, %rd6;
+	@%pt5 bra $Lfault_4;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	cvt.rn.f32.s64 %f21, %rd12;
 	add.rn.f32 %f22, %f20, %f21;
+	setp.ge.u64 %pt6, %rd15, %rd6;
+	@%pt6 bra $Lfault_5;
 	mad.lo.s64 %rd23, %rd15, 4, %rd5;
 	st.global.f32 [%rd23], %f22;
 	add.s64 %rd24, %rd12, 1;
@@ -8003,10 +11660,14 @@ $L_12:
 	mul.lo.s64 %rd16, %rd9, %rd7;
 	add.s64 %rd17, %rd16, %rd12;
 	sub.s64 %rd18, %rd17, 1;
+	setp.ge.u64 %pt7, %rd18, %rd6;
+	@%pt7 bra $Lfault_6;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	cvt.rn.f32.s64 %f21, %rd12;
 	add.rn.f32 %f22, %f20, %f21;
+	setp.ge.u64 %pt8, %rd15, %rd6;
+	@%pt8 bra $Lfault_7;
 	mad.lo.s64 %rd23, %rd15, 4, %rd5;
 	st.global.f32 [%rd23], %f22;
 	add.s64 %rd24, %rd12, 1;
@@ -8019,10 +11680,14 @@ $L_14:
 	mul.lo.s64 %rd16, %rd9, %rd7;
 	add.s64 %rd17, %rd16, %rd12;
 	sub.s64 %rd18, %rd17, 1;
+	setp.ge.u64 %pt9, %rd18, %rd6;
+	@%pt9 bra $Lfault_8;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	cvt.rn.f32.s64 %f21, %rd12;
 	add.rn.f32 %f22, %f20, %f21;
+	setp.ge.u64 %pt10, %rd15, %rd6;
+	@%pt10 bra $Lfault_9;
 	mad.lo.s64 %rd23, %rd15, 4, %rd5;
 	st.global.f32 [%rd23], %f22;
 	add.s64 %rd24, %rd12, 1;
@@ -8037,10 +11702,14 @@ $L_16:
 	mul.lo.s64 %rd16, %rd9, %rd7;
 	add.s64 %rd17, %rd16, %rd12;
 	sub.s64 %rd18, %rd17, 1;
+	setp.ge.u64 %pt11, %rd18, %rd6;
+	@%pt11 bra $Lfault_10;
 	mad.lo.s64 %rd19, %rd18, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	cvt.rn.f32.s64 %f21, %rd12;
 	add.rn.f32 %f22, %f20, %f21;
+	setp.ge.u64 %pt12, %rd15, %rd6;
+	@%pt12 bra $Lfault_11;
 	mad.lo.s64 %rd23, %rd15, 4, %rd5;
 	st.global.f32 [%rd23], %f22;
 	add.s64 %rd24, %rd12, 1;
@@ -8055,13 +11724,89 @@ $L_18:
 	bra.uni $L_2;
 $L_19:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd10;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd18;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd18;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd18;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd18;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd18;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Before_1_param_3];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt13, %rt8, %rt6;
+	@%pt13 exit;
+	st.global.u32 [%rdt4+8], 2818049;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt0;
+	st.global.u64 [%rdt4+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry HelperLoops_0(
 	.param .u64 HelperLoops_0_param_0,
 	.param .s64 HelperLoops_0_param_1,
 	.param .s64 HelperLoops_0_param_2,
-	.param .f32 HelperLoops_0_param_3
+	.param .f32 HelperLoops_0_param_3,
+	.param .u64 HelperLoops_0_param_4
 )
 {
 	.reg .pred %p<11>;
@@ -8111,26 +11856,71 @@ $L_7:
 	.param .u64 HelperLoops_1_param_0,
 	.param .s64 HelperLoops_1_param_1,
 	.param .s64 HelperLoops_1_param_2,
-	.param .f32 HelperLoops_1_param_3
+	.param .f32 HelperLoops_1_param_3,
+	.param .u64 HelperLoops_1_param_4
+)
+{
+	.reg .pred %p<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.s64 %rd4, [HelperLoops_1_param_2];
+$L_1:
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [HelperLoops_1_param_4];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt2+8], 2883585;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry HelperLoops_2(
+	.param .u64 HelperLoops_2_param_0,
+	.param .s64 HelperLoops_2_param_1,
+	.param .s64 HelperLoops_2_param_2,
+	.param .f32 HelperLoops_2_param_3,
+	.param .u64 HelperLoops_2_param_4
 )
 {
 	.reg .pred %p<43>;
-	.reg .pred %pt<1>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<42>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f32 %f<38>;
 
 $L_0:
-	ld.param.u64 %rd2, [HelperLoops_1_param_0];
+	ld.param.u64 %rd2, [HelperLoops_2_param_0];
 	cvta.to.global.u64 %rd2, %rd2;
-	ld.param.u64 %rd3, [HelperLoops_1_param_1];
+	ld.param.u64 %rd3, [HelperLoops_2_param_1];
 	mov.b64 %rd1, %rd3;
-	ld.param.s64 %rd4, [HelperLoops_1_param_2];
-	setp.eq.s64 %pt0, %rd4, -1;
-	neg.s64 %rdt0, %rd1;
+	ld.param.s64 %rd4, [HelperLoops_2_param_2];
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd4, -1;
+	neg.s64 %rdt2, %rd1;
 	div.s64 %rd0, %rd1, %rd4;
-	selp.b64 %rd0, %rdt0, %rd0, %pt0;
+	selp.b64 %rd0, %rdt2, %rd0, %pt1;
 	mov.f32 %f34, 0f40000000;
 $L_1:
 	setp.gt.s64 %p5, %rd0, 0;
@@ -8143,16 +11933,16 @@ $L_2:
 $L_3:
 	mov.b64 %rd9, %rd4;
 	sub.u64 %rd10, %rd9, 0;
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd11, %rt0, %rt1;
-	cvt.u64.u32 %rdt1, %rt2;
-	add.s64 %rd11, %rd11, %rdt1;
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd11, %rt1, %rt2;
+	cvt.u64.u32 %rdt3, %rt3;
+	add.s64 %rd11, %rd11, %rdt3;
 	mov.b64 %rd12, %rd11;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd13, %rt3, %rt4;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd13, %rt4, %rt5;
 	mov.b64 %rd14, %rd13;
 	div.u64 %rd16, %rd12, %rd10;
 	mul.lo.u64 %rd17, %rd16, %rd10;
@@ -8178,6 +11968,8 @@ $L_7:
 	add.s64 %rd31, %rd26, 1;
 	cvt.rn.f32.s64 %f32, %rd31;
 	mul.rn.f32 %f33, %f34, %f32;
+	setp.ge.u64 %pt2, %rd30, %rd3;
+	@%pt2 bra $Lfault_1;
 	mad.lo.s64 %rd35, %rd30, 4, %rd2;
 	ld.global.f32 %f36, [%rd35];
 	mul.rn.f32 %f37, %f36, %f33;
@@ -8199,24 +11991,53 @@ $L_11:
 	@%p42 bra $L_8;
 $L_12:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd30;
+	mov.b64 %rdt1, %rd3;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [HelperLoops_2_param_4];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt4+8], 2883586;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt0;
+	st.global.u64 [%rdt4+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
-.visible .entry HelperLoops_2(
-	.param .u64 HelperLoops_2_param_0,
-	.param .s64 HelperLoops_2_param_1,
-	.param .s64 HelperLoops_2_param_2,
-	.param .f32 HelperLoops_2_param_3
+.visible .entry HelperLoops_3(
+	.param .u64 HelperLoops_3_param_0,
+	.param .s64 HelperLoops_3_param_1,
+	.param .s64 HelperLoops_3_param_2,
+	.param .f32 HelperLoops_3_param_3,
+	.param .u64 HelperLoops_3_param_4
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<14>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<13>;
 
 $L_0:
-	ld.param.u64 %rd0, [HelperLoops_2_param_0];
+	ld.param.u64 %rd0, [HelperLoops_3_param_0];
 	cvta.to.global.u64 %rd0, %rd0;
-	ld.param.u64 %rd1, [HelperLoops_2_param_1];
-	ld.param.f32 %f12, [HelperLoops_2_param_3];
+	ld.param.u64 %rd1, [HelperLoops_3_param_1];
+	ld.param.f32 %f12, [HelperLoops_3_param_3];
 $L_1:
 	mov.b64 %rd2, 1;
 $L_2:
@@ -8225,6 +12046,8 @@ $L_2:
 	@!%p10 bra $L_10;
 $L_3:
 	cvt.rn.f32.s64 %f3, %rd2;
+	setp.ge.u64 %pt0, %rd2, %rd1;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd4, %rd2, 4, %rd0;
 	ld.global.f32 %f5, [%rd4];
 	add.rn.f32 %f6, %f5, %f3;
@@ -8238,6 +12061,8 @@ $L_4:
 	@!%p10 bra $L_10;
 $L_5:
 	cvt.rn.f32.s64 %f3, %rd2;
+	setp.ge.u64 %pt1, %rd2, %rd1;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd4, %rd2, 4, %rd0;
 	ld.global.f32 %f5, [%rd4];
 	add.rn.f32 %f6, %f5, %f3;
@@ -8251,6 +12076,8 @@ $L_6:
 	@!%p10 bra $L_10;
 $L_7:
 	cvt.rn.f32.s64 %f3, %rd2;
+	setp.ge.u64 %pt2, %rd2, %rd1;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd4, %rd2, 4, %rd0;
 	ld.global.f32 %f5, [%rd4];
 	add.rn.f32 %f6, %f5, %f3;
@@ -8264,6 +12091,8 @@ $L_8:
 	@!%p10 bra $L_10;
 $L_9:
 	cvt.rn.f32.s64 %f3, %rd2;
+	setp.ge.u64 %pt3, %rd2, %rd1;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd4, %rd2, 4, %rd0;
 	ld.global.f32 %f5, [%rd4];
 	add.rn.f32 %f6, %f5, %f3;
@@ -8274,44 +12103,131 @@ $L_9:
 	bra.uni $L_2;
 $L_10:
 	neg.f32 %f11, %f12;
+	mov.b64 %rdt2, 0;
+	setp.ge.u64 %pt4, %rdt2, %rd1;
+	@%pt4 bra $Lfault_4;
 	add.s64 %rd13, %rd0, 0;
 	st.global.f32 [%rd13], %f11;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd2;
+	mov.b64 %rdt1, %rd1;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd2;
+	mov.b64 %rdt1, %rd1;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd2;
+	mov.b64 %rdt1, %rd1;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd2;
+	mov.b64 %rdt1, %rd1;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [HelperLoops_3_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt5, %rt3, %rt1;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 2883587;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt0;
+	st.global.u64 [%rdt3+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
 }
 
 .visible .entry RowPrefix_0(
 	.param .u64 RowPrefix_0_param_0,
 	.param .s64 RowPrefix_0_param_1,
-	.param .s64 RowPrefix_0_param_2
+	.param .s64 RowPrefix_0_param_2,
+	.param .u64 RowPrefix_0_param_3
+)
+{
+	.reg .pred %p<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.s64 %rd4, [RowPrefix_0_param_2];
+$L_1:
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [RowPrefix_0_param_3];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt2+8], 2949120;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry RowPrefix_1(
+	.param .u64 RowPrefix_1_param_0,
+	.param .s64 RowPrefix_1_param_1,
+	.param .s64 RowPrefix_1_param_2,
+	.param .u64 RowPrefix_1_param_3
 )
 {
 	.reg .pred %p<29>;
-	.reg .pred %pt<1>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<13>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<28>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f32 %f<22>;
 
 $L_0:
-	ld.param.u64 %rd5, [RowPrefix_0_param_0];
+	ld.param.u64 %rd5, [RowPrefix_1_param_0];
 	cvta.to.global.u64 %rd5, %rd5;
-	ld.param.u64 %rd6, [RowPrefix_0_param_1];
+	ld.param.u64 %rd6, [RowPrefix_1_param_1];
 	mov.b64 %rd4, %rd6;
-	ld.param.s64 %rd7, [RowPrefix_0_param_2];
-	setp.eq.s64 %pt0, %rd7, -1;
-	neg.s64 %rdt0, %rd4;
+	ld.param.s64 %rd7, [RowPrefix_1_param_2];
+	setp.eq.s64 %pt0, %rd7, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd7, -1;
+	neg.s64 %rdt2, %rd4;
 	div.s64 %rd3, %rd4, %rd7;
-	selp.b64 %rd3, %rdt0, %rd3, %pt0;
+	selp.b64 %rd3, %rdt2, %rd3, %pt1;
 $L_1:
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
-	cvt.u64.u32 %rdt1, %rt2;
-	add.s64 %rd0, %rd0, %rdt1;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd0, %rt1, %rt2;
+	cvt.u64.u32 %rdt3, %rt3;
+	add.s64 %rd0, %rd0, %rdt3;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
 	setp.lt.s64 %p8, %rd2, %rd3;
@@ -8334,8 +12250,12 @@ $L_8:
 	mul.lo.s64 %rd14, %rd9, %rd7;
 	add.s64 %rd15, %rd14, %rd10;
 	sub.s64 %rd16, %rd15, 1;
+	setp.ge.u64 %pt2, %rd16, %rd6;
+	@%pt2 bra $Lfault_1;
 	mad.lo.s64 %rd17, %rd16, 4, %rd5;
 	ld.global.f32 %f18, [%rd17];
+	setp.ge.u64 %pt3, %rd13, %rd6;
+	@%pt3 bra $Lfault_2;
 	mad.lo.s64 %rd19, %rd13, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f20, %f18;
@@ -8351,8 +12271,12 @@ $L_10:
 	mul.lo.s64 %rd14, %rd9, %rd7;
 	add.s64 %rd15, %rd14, %rd10;
 	sub.s64 %rd16, %rd15, 1;
+	setp.ge.u64 %pt4, %rd16, %rd6;
+	@%pt4 bra $Lfault_3;
 	mad.lo.s64 %rd17, %rd16, 4, %rd5;
 	ld.global.f32 %f18, [%rd17];
+	setp.ge.u64 %pt5, %rd13, %rd6;
+	@%pt5 bra $Lfault_4;
 	mad.lo.s64 %rd19, %rd13, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f20, %f18;
@@ -8368,8 +12292,12 @@ $L_12:
 	mul.lo.s64 %rd14, %rd9, %rd7;
 	add.s64 %rd15, %rd14, %rd10;
 	sub.s64 %rd16, %rd15, 1;
+	setp.ge.u64 %pt6, %rd16, %rd6;
+	@%pt6 bra $Lfault_5;
 	mad.lo.s64 %rd17, %rd16, 4, %rd5;
 	ld.global.f32 %f18, [%rd17];
+	setp.ge.u64 %pt7, %rd13, %rd6;
+	@%pt7 bra $Lfault_6;
 	mad.lo.s64 %rd19, %rd13, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f20, %f18;
@@ -8385,8 +12313,12 @@ $L_14:
 	mul.lo.s64 %rd14, %rd9, %rd7;
 	add.s64 %rd15, %rd14, %rd10;
 	sub.s64 %rd16, %rd15, 1;
+	setp.ge.u64 %pt8, %rd16, %rd6;
+	@%pt8 bra $Lfault_7;
 	mad.lo.s64 %rd17, %rd16, 4, %rd5;
 	ld.global.f32 %f18, [%rd17];
+	setp.ge.u64 %pt9, %rd13, %rd6;
+	@%pt9 bra $Lfault_8;
 	mad.lo.s64 %rd19, %rd13, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f20, %f18;
@@ -8404,8 +12336,12 @@ $L_16:
 	mul.lo.s64 %rd14, %rd9, %rd7;
 	add.s64 %rd15, %rd14, %rd10;
 	sub.s64 %rd16, %rd15, 1;
+	setp.ge.u64 %pt10, %rd16, %rd6;
+	@%pt10 bra $Lfault_9;
 	mad.lo.s64 %rd17, %rd16, 4, %rd5;
 	ld.global.f32 %f18, [%rd17];
+	setp.ge.u64 %pt11, %rd13, %rd6;
+	@%pt11 bra $Lfault_10;
 	mad.lo.s64 %rd19, %rd13, 4, %rd5;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f20, %f18;
@@ -8423,6 +12359,76 @@ $L_18:
 	bra.uni $L_2;
 $L_19:
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd16;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd13;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd16;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd13;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd16;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd13;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd16;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd13;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd16;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd13;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [RowPrefix_1_param_3];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt12, %rt8, %rt6;
+	@%pt12 exit;
+	st.global.u32 [%rdt4+8], 2949121;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt0;
+	st.global.u64 [%rdt4+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry TwoBlocks_0(
@@ -8695,13 +12701,15 @@ $L_7:
 	.param .u64 ComputeAB_0_param_2,
 	.param .s64 ComputeAB_0_param_3,
 	.param .s64 ComputeAB_0_param_4,
-	.param .f32 ComputeAB_0_param_5
+	.param .f32 ComputeAB_0_param_5,
+	.param .u64 ComputeAB_0_param_6
 )
 {
 	.reg .pred %p<22>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<31>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
 $L_0:
@@ -8709,6 +12717,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_0_param_0];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_0_param_1];
 	ld.param.f32 %f17, [ComputeAB_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -8728,6 +12737,7 @@ $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_5:
 	mul.hi.s64 %rd22, %rd6, -9002011107970261188;
 	add.s64 %rd23, %rd22, %rd6;
@@ -8745,6 +12755,8 @@ $L_5:
 $L_6:
 	mov.f32 %f16, %f17;
 	mul.rn.f32 %f18, %f12, %f16;
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd19, %rd6, 4, %rd7;
 	st.global.f32 [%rd19], %f18;
 	add.s64 %rd20, %rd6, 1;
@@ -8755,6 +12767,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3145728;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry ComputeAB_1(
@@ -8763,13 +12795,15 @@ $L_8:
 	.param .u64 ComputeAB_1_param_2,
 	.param .s64 ComputeAB_1_param_3,
 	.param .s64 ComputeAB_1_param_4,
-	.param .f32 ComputeAB_1_param_5
+	.param .f32 ComputeAB_1_param_5,
+	.param .u64 ComputeAB_1_param_6
 )
 {
 	.reg .pred %p<24>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<33>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<21>;
 
 $L_0:
@@ -8777,6 +12811,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_1_param_2];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_1_param_3];
 	ld.param.f32 %f19, [ComputeAB_1_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -8796,6 +12831,7 @@ $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_5:
 	mul.hi.s64 %rd24, %rd6, -6291360591419602545;
 	add.s64 %rd25, %rd24, %rd6;
@@ -8815,6 +12851,8 @@ $L_5:
 $L_6:
 	mov.f32 %f18, %f19;
 	mul.rn.f32 %f20, %f12, %f18;
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd21, %rd6, 4, %rd7;
 	st.global.f32 [%rd21], %f20;
 	add.s64 %rd22, %rd6, 1;
@@ -8825,6 +12863,26 @@ $L_7:
 	bra.uni $L_2;
 $L_8:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_1_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3145729;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Combine_0(
@@ -8833,13 +12891,15 @@ $L_8:
 	.param .u64 Combine_0_param_2,
 	.param .s64 Combine_0_param_3,
 	.param .u64 Combine_0_param_4,
-	.param .s64 Combine_0_param_5
+	.param .s64 Combine_0_param_5,
+	.param .u64 Combine_0_param_6
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
 $L_0:
@@ -8849,8 +12909,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Combine_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Combine_0_param_1];
 	ld.param.u64 %rd16, [Combine_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Combine_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -8873,8 +12935,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 4, %rd16;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
@@ -8885,6 +12951,31 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Combine_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3211264;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry EightBlocks_0(
@@ -10326,21 +14417,49 @@ $L_23:
 	.param .s64 MixedTop_0_param_3,
 	.param .u64 MixedTop_0_param_4,
 	.param .s64 MixedTop_0_param_5,
-	.param .s64 MixedTop_0_param_6
+	.param .s64 MixedTop_0_param_6,
+	.param .u64 MixedTop_0_param_7
 )
 {
-	.reg .b32 %rt<1>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd3, [MixedTop_0_param_4];
 	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [MixedTop_0_param_5];
 $L_1:
 	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd1;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd5, %rd0, 0;
-	mov.b32 %rt0, 1;
-	st.global.s32 [%rd5], %rt0;
+	mov.b32 %rt1, 1;
+	st.global.s32 [%rd5], %rt1;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MixedTop_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt2, [%rdt3];
+	add.u32 %rt3, %rt2, 1;
+	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
+	setp.ne.u32 %pt1, %rt4, %rt2;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3342336;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt3;
+	exit;
 }
 
 .visible .entry MixedTop_1(
@@ -10350,14 +14469,16 @@ $L_1:
 	.param .s64 MixedTop_1_param_3,
 	.param .u64 MixedTop_1_param_4,
 	.param .s64 MixedTop_1_param_5,
-	.param .s64 MixedTop_1_param_6
+	.param .s64 MixedTop_1_param_6,
+	.param .u64 MixedTop_1_param_7
 )
 {
 	.reg .pred %p<29>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<26>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<28>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.s64 %rd5, [MixedTop_1_param_6];
@@ -10370,6 +14491,7 @@ $L_0:
 	min.s64 %rd3, %rd4, %rd6;
 	ld.param.u64 %rd21, [MixedTop_1_param_4];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [MixedTop_1_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10388,11 +14510,18 @@ $L_3:
 	mov.b64 %rd13, %rd2;
 $L_4:
 	mov.b64 %rd14, %rd10;
+	mov.b64 %rd15, %rd11;
 	cvt.u32.u64 %r17, %rd13;
 	mov.b64 %rd18, %rd21;
+	mov.b64 %rd19, %rd22;
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd19;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd23, %rd18, 0;
 	ld.global.s32 %r24, [%rd23];
 	add.s32 %r25, %r17, %r24;
+	setp.ge.u64 %pt1, %rd13, %rd15;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd26, %rd13, 4, %rd14;
 	st.global.s32 [%rd26], %r25;
 	add.s64 %rd27, %rd13, 1;
@@ -10403,6 +14532,31 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd19;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, %rd13;
+	mov.b64 %rdt3, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [MixedTop_1_param_7];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 3342337;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry MixedTop_2(
@@ -10412,21 +14566,49 @@ $L_6:
 	.param .s64 MixedTop_2_param_3,
 	.param .u64 MixedTop_2_param_4,
 	.param .s64 MixedTop_2_param_5,
-	.param .s64 MixedTop_2_param_6
+	.param .s64 MixedTop_2_param_6,
+	.param .u64 MixedTop_2_param_7
 )
 {
-	.reg .b32 %rt<1>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd3, [MixedTop_2_param_2];
 	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [MixedTop_2_param_3];
 $L_1:
 	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd1;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd5, %rd0, 0;
-	mov.b32 %rt0, 7;
-	st.global.s32 [%rd5], %rt0;
+	mov.b32 %rt1, 7;
+	st.global.s32 [%rd5], %rt1;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MixedTop_2_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt2, [%rdt3];
+	add.u32 %rt3, %rt2, 1;
+	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
+	setp.ne.u32 %pt1, %rt4, %rt2;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3342338;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt3;
+	exit;
 }
 
 .visible .entry MixedTop_3(
@@ -10436,7 +14618,8 @@ $L_1:
 	.param .s64 MixedTop_3_param_3,
 	.param .u64 MixedTop_3_param_4,
 	.param .s64 MixedTop_3_param_5,
-	.param .s64 MixedTop_3_param_6
+	.param .s64 MixedTop_3_param_6,
+	.param .u64 MixedTop_3_param_7
 )
 {
 	.reg .pred %p<12>;
@@ -10490,31 +14673,80 @@ $L_7:
 	.param .s64 MixedTop_4_param_3,
 	.param .u64 MixedTop_4_param_4,
 	.param .s64 MixedTop_4_param_5,
-	.param .s64 MixedTop_4_param_6
+	.param .s64 MixedTop_4_param_6,
+	.param .u64 MixedTop_4_param_7
 )
 {
+	.reg .pred %pt<4>;
 	.reg .b32 %r<20>;
+	.reg .b32 %rt<4>;
 	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd3, [MixedTop_4_param_4];
 	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [MixedTop_4_param_5];
 	ld.param.u64 %rd8, [MixedTop_4_param_0];
 	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [MixedTop_4_param_1];
 	ld.param.u64 %rd15, [MixedTop_4_param_2];
 	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [MixedTop_4_param_3];
 $L_1:
 	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
 	mov.b64 %rd5, %rd8;
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd6;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd10, %rd5, 0;
 	ld.global.s32 %r11, [%rd10];
 	mov.b64 %rd12, %rd15;
+	mov.b64 %rd13, %rd16;
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt1, %rdt3, %rd13;
+	@%pt1 bra $Lfault_1;
 	add.s64 %rd17, %rd12, 0;
 	ld.global.s32 %r18, [%rd17];
 	add.s32 %r19, %r11, %r18;
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt2, %rdt4, %rd1;
+	@%pt2 bra $Lfault_2;
 	add.s64 %rd20, %rd0, 0;
 	st.global.s32 [%rd20], %r19;
 	ret;
+$Lfault_0:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 5;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [MixedTop_4_param_7];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt5];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt3, %rt3, %rt1;
+	@%pt3 exit;
+	st.global.u32 [%rdt5+8], 3342340;
+	st.global.u32 [%rdt5+12], %rt0;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt2;
+	exit;
 }
 
 .visible .entry MixedTop_5(
@@ -10524,14 +14756,16 @@ $L_1:
 	.param .s64 MixedTop_5_param_3,
 	.param .u64 MixedTop_5_param_4,
 	.param .s64 MixedTop_5_param_5,
-	.param .s64 MixedTop_5_param_6
+	.param .s64 MixedTop_5_param_6,
+	.param .u64 MixedTop_5_param_7
 )
 {
 	.reg .pred %p<12>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<25>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd6, [MixedTop_5_param_2];
@@ -10539,6 +14773,7 @@ $L_0:
 	ld.param.u64 %rd7, [MixedTop_5_param_3];
 	ld.param.u64 %rd18, [MixedTop_5_param_4];
 	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [MixedTop_5_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10565,6 +14800,10 @@ $L_4:
 $L_5:
 	mov.b64 %rd12, %rd6;
 	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd16;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd20, %rd15, 0;
 	ld.global.s32 %r21, [%rd20];
 	mad.lo.s64 %rd22, %rd10, 4, %rd12;
@@ -10577,6 +14816,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd16;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [MixedTop_5_param_7];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 3342341;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry MixedTop_6(
@@ -10586,7 +14845,8 @@ $L_7:
 	.param .s64 MixedTop_6_param_3,
 	.param .u64 MixedTop_6_param_4,
 	.param .s64 MixedTop_6_param_5,
-	.param .s64 MixedTop_6_param_6
+	.param .s64 MixedTop_6_param_6,
+	.param .u64 MixedTop_6_param_7
 )
 {
 	.reg .pred %p<14>;
@@ -10643,14 +14903,16 @@ $L_7:
 	.param .s64 MixedTop_7_param_3,
 	.param .u64 MixedTop_7_param_4,
 	.param .s64 MixedTop_7_param_5,
-	.param .s64 MixedTop_7_param_6
+	.param .s64 MixedTop_7_param_6,
+	.param .u64 MixedTop_7_param_7
 )
 {
 	.reg .pred %p<12>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<30>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<32>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd6, [MixedTop_7_param_4];
@@ -10658,8 +14920,10 @@ $L_0:
 	ld.param.u64 %rd7, [MixedTop_7_param_5];
 	ld.param.u64 %rd18, [MixedTop_7_param_0];
 	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [MixedTop_7_param_1];
 	ld.param.u64 %rd25, [MixedTop_7_param_2];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [MixedTop_7_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10686,9 +14950,15 @@ $L_4:
 $L_5:
 	mov.b64 %rd12, %rd6;
 	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
+	setp.ge.u64 %pt0, %rd10, %rd16;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd20, %rd10, 4, %rd15;
 	ld.global.s32 %r21, [%rd20];
 	mov.b64 %rd22, %rd25;
+	mov.b64 %rd23, %rd26;
+	setp.ge.u64 %pt1, %rd10, %rd23;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd27, %rd10, 4, %rd22;
 	ld.global.s32 %r28, [%rd27];
 	sub.s32 %r29, %r21, %r28;
@@ -10699,6 +14969,31 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd10;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd10;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [MixedTop_7_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3342343;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry BlockStructs_0(
@@ -10861,6 +15156,7613 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+}
+
+.visible .entry Sum_0(
+	.param .u64 Sum_0_param_0,
+	.param .s64 Sum_0_param_1,
+	.param .u64 Sum_0_param_2,
+	.param .s64 Sum_0_param_3,
+	.param .u64 Sum_0_param_4,
+	.param .u64 Sum_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<64>;
+	.reg .b32 %rt<21>;
+	.reg .b64 %rd<66>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<54>;
+
+$L_0:
+	ld.param.u64 %rd5, [Sum_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Sum_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd61, [Sum_0_param_4];
+	cvta.to.global.u64 %rd61, %rd61;
+$L_1:
+	mov.f32 %f0, 0f80000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd23, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd24, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt9, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.rn.f32 %f0, %f0, %f31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt10, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_31;
+$L_30:
+	add.rn.f32 %f0, %f0, %f31;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt11, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_34;
+$L_33:
+	add.rn.f32 %f0, %f0, %f31;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt12, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_37;
+$L_36:
+	add.rn.f32 %f0, %f0, %f31;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@%p34 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd24, 1;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f32 [%rd39], %f0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd42, %rt13;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd23, 1;
+	add.s64 %rd46, %rd45, 0;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.f32 %f0, [%rd47];
+$L_43:
+	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd49, %rt14;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt15, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt15, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.rn.f32 %f0, %f0, %f53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt16, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_49;
+$L_48:
+	add.rn.f32 %f0, %f0, %f53;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt17, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_52;
+$L_51:
+	add.rn.f32 %f0, %f0, %f53;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt18, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_55;
+$L_54:
+	add.rn.f32 %f0, %f0, %f53;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@%p56 bra $L_44;
+$L_56:
+	setp.eq.s64 %p57, %rd23, 0;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt19;
+	mul.lo.s64 %rd59, %rd58, 1;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.f32 [%rd62], %f0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt20;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	ret;
+$L_60:
+	mov.f32 %f0, 0f80000000;
+	bra.uni $L_43;
+}
+
+.visible .entry Sum_1(
+	.param .u64 Sum_1_param_0,
+	.param .s64 Sum_1_param_1,
+	.param .u64 Sum_1_param_2,
+	.param .s64 Sum_1_param_3,
+	.param .u64 Sum_1_param_4,
+	.param .u64 Sum_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+	.reg .f32 %f<47>;
+
+$L_0:
+	ld.param.u64 %rd0, [Sum_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f32 %f5, 0f80000000;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f32 %f5, %f5, %f19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.rn.f32 %f5, %f5, %f19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.rn.f32 %f5, %f5, %f19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.rn.f32 %f5, %f5, %f19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f32 [%rd27], %f5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f32 %f5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f32 %f5, %f5, %f41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.rn.f32 %f5, %f5, %f41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.rn.f32 %f5, %f5, %f41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.rn.f32 %f5, %f5, %f41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f32 %f46, %f5, 0f00000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f32 [%rd47], %f46;
+$L_43:
+	ret;
+$L_44:
+	mov.f32 %f5, 0f80000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Sum_2(
+	.param .u64 Sum_2_param_0,
+	.param .s64 Sum_2_param_1,
+	.param .u64 Sum_2_param_2,
+	.param .s64 Sum_2_param_3,
+	.param .u64 Sum_2_param_4,
+	.param .u64 Sum_2_param_5
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [Sum_2_param_2];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Sum_2_param_3];
+	ld.param.u64 %rd3, [Sum_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.f32 %f5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.f32 [%rd0], %f5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Sum_2_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3473410;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry IntStats_0(
+	.param .u64 IntStats_0_param_0,
+	.param .s64 IntStats_0_param_1,
+	.param .u64 IntStats_0_param_2,
+	.param .s64 IntStats_0_param_3,
+	.param .u64 IntStats_0_param_4,
+	.param .u64 IntStats_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[2560];
+	.reg .pred %p<210>;
+	.reg .b32 %r<173>;
+	.reg .b32 %rt<130>;
+	.reg .b64 %rd<221>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd14, [IntStats_0_param_0];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [IntStats_0_param_1];
+	mov.b64 %rd13, %rd15;
+	ld.param.u64 %rd180, [IntStats_0_param_4];
+	cvta.to.global.u64 %rd180, %rd180;
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.b64 %rd1, 0;
+	mov.b32 %r2, 0;
+	mov.b32 %r3, 1;
+	mov.b32 %r4, 65535;
+	mov.b32 %r5, 0;
+	mov.b32 %r6, 0;
+	mov.b32 %r7, 255;
+	mov.b32 %r8, 2147483647;
+	mov.b32 %r9, -2147483648;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd10, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd10, %rd10, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd11, %rt3, %rt4;
+	add.s64 %rd12, %rd10, -1;
+$L_2:
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, %rd13;
+	@!%p17 bra $L_39;
+$L_3:
+	mov.b64 %rd18, %rd13;
+	mov.b64 %rd19, %rd16;
+	sub.u64 %rd20, %rd18, %rd19;
+	mov.b64 %rd21, %rd11;
+	mul.lo.u64 %rd22, %rd21, 3;
+	setp.gt.u64 %p23, %rd20, %rd22;
+	@!%p23 bra $L_32;
+$L_4:
+	mov.b64 %rd24, %rd12;
+$L_5:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_6:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_31;
+$L_7:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_8:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt5, %r46;
+	and.b32 %r47, %r7, %rt5;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_9:
+	add.s64 %rd12, %rd12, %rd11;
+$L_10:
+	mov.b64 %rd24, %rd12;
+$L_11:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_12:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_30;
+$L_13:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_14:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt6, %r46;
+	and.b32 %r47, %r7, %rt6;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_15:
+	add.s64 %rd12, %rd12, %rd11;
+$L_16:
+	mov.b64 %rd24, %rd12;
+$L_17:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_18:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_29;
+$L_19:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_20:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt7, %r46;
+	and.b32 %r47, %r7, %rt7;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_21:
+	add.s64 %rd12, %rd12, %rd11;
+$L_22:
+	mov.b64 %rd24, %rd12;
+$L_23:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+$L_24:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_28;
+$L_25:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_26:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt8, %r46;
+	and.b32 %r47, %r7, %rt8;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_27:
+	add.s64 %rd12, %rd12, %rd11;
+	bra.uni $L_2;
+$L_28:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_26;
+$L_29:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_20;
+$L_30:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_14;
+$L_31:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_8;
+$L_32:
+	mov.b64 %rd24, %rd12;
+$L_33:
+	add.s64 %rd25, %rd24, 1;
+	setp.lt.s64 %p26, %rd25, %rd13;
+	@!%p26 bra $L_39;
+$L_34:
+	mad.lo.s64 %rd27, %rd25, 4, %rd14;
+	ld.global.s32 %r28, [%rd27];
+	cvt.s64.s32 %rd29, %r28;
+	add.s64 %rd30, %rd0, %rd29;
+	mov.b32 %r31, %r28;
+	bfe.s32 %r31, %r31, 0, 16;
+	sub.s32 %r32, %r2, %r31;
+	bfe.s32 %r32, %r32, 0, 16;
+	setp.gt.s32 %p33, %r28, 0;
+	@!%p33 bra $L_75;
+$L_35:
+	add.s64 %rd35, %rd1, 1;
+	mov.b64 %rd34, %rd35;
+$L_36:
+	mov.b32 %r36, %r28;
+	or.b32 %r37, %r36, 1;
+	mul.lo.u32 %r38, %r3, %r37;
+	mov.b32 %r39, %r28;
+	and.b32 %r39, %r39, 65535;
+	and.b32 %r40, %r4, %r39;
+	mov.b32 %r41, %r28;
+	and.b32 %r41, %r41, 65535;
+	or.b32 %r42, %r5, %r41;
+	cvt.u32.u64 %r43, %rd25;
+	and.b32 %r43, %r43, 65535;
+	mul.lo.u32 %r44, %r43, 3;
+	and.b32 %r44, %r44, 65535;
+	xor.b32 %r45, %r6, %r44;
+	mov.b32 %r46, %r28;
+	and.b32 %r46, %r46, 255;
+	not.b32 %rt9, %r46;
+	and.b32 %r47, %r7, %rt9;
+	min.s32 %r48, %r8, %r28;
+	max.s32 %r49, %r28, %r9;
+	mov.b64 %rd0, %rd30;
+	mov.b64 %rd1, %rd34;
+	mov.b32 %r2, %r32;
+	mov.b32 %r3, %r38;
+	mov.b32 %r4, %r40;
+	mov.b32 %r5, %r42;
+	mov.b32 %r6, %r45;
+	mov.b32 %r7, %r47;
+	mov.b32 %r8, %r48;
+	mov.b32 %r9, %r49;
+$L_37:
+	add.s64 %rd12, %rd12, %rd11;
+$L_38:
+	add.s64 %rd50, %rd12, 1;
+	setp.lt.s64 %p51, %rd50, %rd13;
+	@%p51 bra $L_32;
+$L_39:
+	mov.u32 %rt10, %laneid;
+	cvt.u64.u32 %rd52, %rt10;
+	mov.u32 %rt11, %tid.x;
+	div.u32 %rt11, %rt11, WARP_SZ;
+	cvt.u64.u32 %rd53, %rt11;
+	mov.u32 %rt12, WARP_SZ;
+	cvt.u64.u32 %rd54, %rt12;
+	mul.lo.s64 %rd55, %rd53, %rd54;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd56, %rt13;
+	sub.s64 %rd57, %rd56, %rd55;
+	min.s64 %rd58, %rd57, %rd54;
+	shr.s64 %rd59, %rd54, 1;
+$L_40:
+	cvt.u32.u64 %rt14, %rd59;
+	mov.b64 {%rt15, %rt16}, %rd0;
+	shfl.sync.down.b32 %rt15, %rt15, %rt14, 31, -1;
+	shfl.sync.down.b32 %rt16, %rt16, %rt14, 31, -1;
+	mov.b64 %rd60, {%rt15, %rt16};
+	cvt.u32.u64 %rt17, %rd59;
+	mov.b64 {%rt18, %rt19}, %rd1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt17, 31, -1;
+	shfl.sync.down.b32 %rt19, %rt19, %rt17, 31, -1;
+	mov.b64 %rd61, {%rt18, %rt19};
+	cvt.u32.u64 %rt20, %rd59;
+	shfl.sync.down.b32 %r62, %r2, %rt20, 31, -1;
+	cvt.u32.u64 %rt21, %rd59;
+	shfl.sync.down.b32 %r63, %r3, %rt21, 31, -1;
+	cvt.u32.u64 %rt22, %rd59;
+	shfl.sync.down.b32 %r64, %r4, %rt22, 31, -1;
+	cvt.u32.u64 %rt23, %rd59;
+	shfl.sync.down.b32 %r65, %r5, %rt23, 31, -1;
+	cvt.u32.u64 %rt24, %rd59;
+	shfl.sync.down.b32 %r66, %r6, %rt24, 31, -1;
+	cvt.u32.u64 %rt25, %rd59;
+	shfl.sync.down.b32 %r67, %r7, %rt25, 31, -1;
+	cvt.u32.u64 %rt26, %rd59;
+	shfl.sync.down.b32 %r68, %r8, %rt26, 31, -1;
+	cvt.u32.u64 %rt27, %rd59;
+	shfl.sync.down.b32 %r69, %r9, %rt27, 31, -1;
+	add.s64 %rd70, %rd52, %rd59;
+	setp.lt.s64 %p71, %rd70, %rd58;
+	@!%p71 bra $L_42;
+$L_41:
+	add.s64 %rd0, %rd0, %rd60;
+	add.s64 %rd1, %rd1, %rd61;
+	add.s32 %r2, %r2, %r62;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r63;
+	and.b32 %r4, %r4, %r64;
+	or.b32 %r5, %r5, %r65;
+	xor.b32 %r6, %r6, %r66;
+	and.b32 %r7, %r7, %r67;
+	min.s32 %r8, %r8, %r68;
+	max.s32 %r9, %r9, %r69;
+$L_42:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p72, %rd59, 0;
+	@!%p72 bra $L_52;
+$L_43:
+	cvt.u32.u64 %rt28, %rd59;
+	mov.b64 {%rt29, %rt30}, %rd0;
+	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
+	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
+	mov.b64 %rd60, {%rt29, %rt30};
+	cvt.u32.u64 %rt31, %rd59;
+	mov.b64 {%rt32, %rt33}, %rd1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
+	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
+	mov.b64 %rd61, {%rt32, %rt33};
+	cvt.u32.u64 %rt34, %rd59;
+	shfl.sync.down.b32 %r62, %r2, %rt34, 31, -1;
+	cvt.u32.u64 %rt35, %rd59;
+	shfl.sync.down.b32 %r63, %r3, %rt35, 31, -1;
+	cvt.u32.u64 %rt36, %rd59;
+	shfl.sync.down.b32 %r64, %r4, %rt36, 31, -1;
+	cvt.u32.u64 %rt37, %rd59;
+	shfl.sync.down.b32 %r65, %r5, %rt37, 31, -1;
+	cvt.u32.u64 %rt38, %rd59;
+	shfl.sync.down.b32 %r66, %r6, %rt38, 31, -1;
+	cvt.u32.u64 %rt39, %rd59;
+	shfl.sync.down.b32 %r67, %r7, %rt39, 31, -1;
+	cvt.u32.u64 %rt40, %rd59;
+	shfl.sync.down.b32 %r68, %r8, %rt40, 31, -1;
+	cvt.u32.u64 %rt41, %rd59;
+	shfl.sync.down.b32 %r69, %r9, %rt41, 31, -1;
+	add.s64 %rd70, %rd52, %rd59;
+	setp.lt.s64 %p71, %rd70, %rd58;
+	@!%p71 bra $L_45;
+$L_44:
+	add.s64 %rd0, %rd0, %rd60;
+	add.s64 %rd1, %rd1, %rd61;
+	add.s32 %r2, %r2, %r62;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r63;
+	and.b32 %r4, %r4, %r64;
+	or.b32 %r5, %r5, %r65;
+	xor.b32 %r6, %r6, %r66;
+	and.b32 %r7, %r7, %r67;
+	min.s32 %r8, %r8, %r68;
+	max.s32 %r9, %r9, %r69;
+$L_45:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p72, %rd59, 0;
+	@!%p72 bra $L_52;
+$L_46:
+	cvt.u32.u64 %rt42, %rd59;
+	mov.b64 {%rt43, %rt44}, %rd0;
+	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
+	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
+	mov.b64 %rd60, {%rt43, %rt44};
+	cvt.u32.u64 %rt45, %rd59;
+	mov.b64 {%rt46, %rt47}, %rd1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
+	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
+	mov.b64 %rd61, {%rt46, %rt47};
+	cvt.u32.u64 %rt48, %rd59;
+	shfl.sync.down.b32 %r62, %r2, %rt48, 31, -1;
+	cvt.u32.u64 %rt49, %rd59;
+	shfl.sync.down.b32 %r63, %r3, %rt49, 31, -1;
+	cvt.u32.u64 %rt50, %rd59;
+	shfl.sync.down.b32 %r64, %r4, %rt50, 31, -1;
+	cvt.u32.u64 %rt51, %rd59;
+	shfl.sync.down.b32 %r65, %r5, %rt51, 31, -1;
+	cvt.u32.u64 %rt52, %rd59;
+	shfl.sync.down.b32 %r66, %r6, %rt52, 31, -1;
+	cvt.u32.u64 %rt53, %rd59;
+	shfl.sync.down.b32 %r67, %r7, %rt53, 31, -1;
+	cvt.u32.u64 %rt54, %rd59;
+	shfl.sync.down.b32 %r68, %r8, %rt54, 31, -1;
+	cvt.u32.u64 %rt55, %rd59;
+	shfl.sync.down.b32 %r69, %r9, %rt55, 31, -1;
+	add.s64 %rd70, %rd52, %rd59;
+	setp.lt.s64 %p71, %rd70, %rd58;
+	@!%p71 bra $L_48;
+$L_47:
+	add.s64 %rd0, %rd0, %rd60;
+	add.s64 %rd1, %rd1, %rd61;
+	add.s32 %r2, %r2, %r62;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r63;
+	and.b32 %r4, %r4, %r64;
+	or.b32 %r5, %r5, %r65;
+	xor.b32 %r6, %r6, %r66;
+	and.b32 %r7, %r7, %r67;
+	min.s32 %r8, %r8, %r68;
+	max.s32 %r9, %r9, %r69;
+$L_48:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p72, %rd59, 0;
+	@!%p72 bra $L_52;
+$L_49:
+	cvt.u32.u64 %rt56, %rd59;
+	mov.b64 {%rt57, %rt58}, %rd0;
+	shfl.sync.down.b32 %rt57, %rt57, %rt56, 31, -1;
+	shfl.sync.down.b32 %rt58, %rt58, %rt56, 31, -1;
+	mov.b64 %rd60, {%rt57, %rt58};
+	cvt.u32.u64 %rt59, %rd59;
+	mov.b64 {%rt60, %rt61}, %rd1;
+	shfl.sync.down.b32 %rt60, %rt60, %rt59, 31, -1;
+	shfl.sync.down.b32 %rt61, %rt61, %rt59, 31, -1;
+	mov.b64 %rd61, {%rt60, %rt61};
+	cvt.u32.u64 %rt62, %rd59;
+	shfl.sync.down.b32 %r62, %r2, %rt62, 31, -1;
+	cvt.u32.u64 %rt63, %rd59;
+	shfl.sync.down.b32 %r63, %r3, %rt63, 31, -1;
+	cvt.u32.u64 %rt64, %rd59;
+	shfl.sync.down.b32 %r64, %r4, %rt64, 31, -1;
+	cvt.u32.u64 %rt65, %rd59;
+	shfl.sync.down.b32 %r65, %r5, %rt65, 31, -1;
+	cvt.u32.u64 %rt66, %rd59;
+	shfl.sync.down.b32 %r66, %r6, %rt66, 31, -1;
+	cvt.u32.u64 %rt67, %rd59;
+	shfl.sync.down.b32 %r67, %r7, %rt67, 31, -1;
+	cvt.u32.u64 %rt68, %rd59;
+	shfl.sync.down.b32 %r68, %r8, %rt68, 31, -1;
+	cvt.u32.u64 %rt69, %rd59;
+	shfl.sync.down.b32 %r69, %r9, %rt69, 31, -1;
+	add.s64 %rd70, %rd52, %rd59;
+	setp.lt.s64 %p71, %rd70, %rd58;
+	@!%p71 bra $L_51;
+$L_50:
+	add.s64 %rd0, %rd0, %rd60;
+	add.s64 %rd1, %rd1, %rd61;
+	add.s32 %r2, %r2, %r62;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r63;
+	and.b32 %r4, %r4, %r64;
+	or.b32 %r5, %r5, %r65;
+	xor.b32 %r6, %r6, %r66;
+	and.b32 %r7, %r7, %r67;
+	min.s32 %r8, %r8, %r68;
+	max.s32 %r9, %r9, %r69;
+$L_51:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p72, %rd59, 0;
+	@%p72 bra $L_40;
+$L_52:
+	setp.eq.s64 %p73, %rd52, 0;
+	@!%p73 bra $L_54;
+$L_53:
+	mov.u64 %rd74, qvar_reduce0;
+	mul.lo.s64 %rd75, %rd53, 10;
+	add.s64 %rd76, %rd75, 0;
+	mad.lo.s64 %rd77, %rd76, 8, %rd74;
+	st.shared.s64 [%rd77], %rd0;
+	mov.u64 %rd78, qvar_reduce0;
+	mul.lo.s64 %rd79, %rd53, 10;
+	add.s64 %rd80, %rd79, 1;
+	mad.lo.s64 %rd81, %rd80, 8, %rd78;
+	st.shared.s64 [%rd81], %rd1;
+	mov.u64 %rd82, qvar_reduce0;
+	mul.lo.s64 %rd83, %rd53, 10;
+	add.s64 %rd84, %rd83, 2;
+	mad.lo.s64 %rd85, %rd84, 8, %rd82;
+	st.shared.s16 [%rd85], %r2;
+	mov.u64 %rd86, qvar_reduce0;
+	mul.lo.s64 %rd87, %rd53, 10;
+	add.s64 %rd88, %rd87, 3;
+	mad.lo.s64 %rd89, %rd88, 8, %rd86;
+	st.shared.u32 [%rd89], %r3;
+	mov.u64 %rd90, qvar_reduce0;
+	mul.lo.s64 %rd91, %rd53, 10;
+	add.s64 %rd92, %rd91, 4;
+	mad.lo.s64 %rd93, %rd92, 8, %rd90;
+	st.shared.u16 [%rd93], %r4;
+	mov.u64 %rd94, qvar_reduce0;
+	mul.lo.s64 %rd95, %rd53, 10;
+	add.s64 %rd96, %rd95, 5;
+	mad.lo.s64 %rd97, %rd96, 8, %rd94;
+	st.shared.u16 [%rd97], %r5;
+	mov.u64 %rd98, qvar_reduce0;
+	mul.lo.s64 %rd99, %rd53, 10;
+	add.s64 %rd100, %rd99, 6;
+	mad.lo.s64 %rd101, %rd100, 8, %rd98;
+	st.shared.u16 [%rd101], %r6;
+	mov.u64 %rd102, qvar_reduce0;
+	mul.lo.s64 %rd103, %rd53, 10;
+	add.s64 %rd104, %rd103, 7;
+	mad.lo.s64 %rd105, %rd104, 8, %rd102;
+	st.shared.u8 [%rd105], %r7;
+	mov.u64 %rd106, qvar_reduce0;
+	mul.lo.s64 %rd107, %rd53, 10;
+	add.s64 %rd108, %rd107, 8;
+	mad.lo.s64 %rd109, %rd108, 8, %rd106;
+	st.shared.s32 [%rd109], %r8;
+	mov.u64 %rd110, qvar_reduce0;
+	mul.lo.s64 %rd111, %rd53, 10;
+	add.s64 %rd112, %rd111, 9;
+	mad.lo.s64 %rd113, %rd112, 8, %rd110;
+	st.shared.s32 [%rd113], %r9;
+$L_54:
+	bar.sync 0;
+	setp.eq.s64 %p114, %rd53, 0;
+	@!%p114 bra $L_73;
+$L_55:
+	mul.lo.s64 %rd115, %rd52, %rd54;
+	mov.u32 %rt70, %ntid.x;
+	cvt.u64.u32 %rd116, %rt70;
+	setp.lt.s64 %p117, %rd115, %rd116;
+	@!%p117 bra $L_74;
+$L_56:
+	mov.u64 %rd118, qvar_reduce0;
+	mul.lo.s64 %rd119, %rd52, 10;
+	add.s64 %rd120, %rd119, 0;
+	mad.lo.s64 %rd121, %rd120, 8, %rd118;
+	ld.shared.s64 %rd0, [%rd121];
+	mov.u64 %rd122, qvar_reduce0;
+	mul.lo.s64 %rd123, %rd52, 10;
+	add.s64 %rd124, %rd123, 1;
+	mad.lo.s64 %rd125, %rd124, 8, %rd122;
+	ld.shared.s64 %rd1, [%rd125];
+	mov.u64 %rd126, qvar_reduce0;
+	mul.lo.s64 %rd127, %rd52, 10;
+	add.s64 %rd128, %rd127, 2;
+	mad.lo.s64 %rd129, %rd128, 8, %rd126;
+	ld.shared.s16 %r2, [%rd129];
+	mov.u64 %rd130, qvar_reduce0;
+	mul.lo.s64 %rd131, %rd52, 10;
+	add.s64 %rd132, %rd131, 3;
+	mad.lo.s64 %rd133, %rd132, 8, %rd130;
+	ld.shared.u32 %r3, [%rd133];
+	mov.u64 %rd134, qvar_reduce0;
+	mul.lo.s64 %rd135, %rd52, 10;
+	add.s64 %rd136, %rd135, 4;
+	mad.lo.s64 %rd137, %rd136, 8, %rd134;
+	ld.shared.u16 %r4, [%rd137];
+	mov.u64 %rd138, qvar_reduce0;
+	mul.lo.s64 %rd139, %rd52, 10;
+	add.s64 %rd140, %rd139, 5;
+	mad.lo.s64 %rd141, %rd140, 8, %rd138;
+	ld.shared.u16 %r5, [%rd141];
+	mov.u64 %rd142, qvar_reduce0;
+	mul.lo.s64 %rd143, %rd52, 10;
+	add.s64 %rd144, %rd143, 6;
+	mad.lo.s64 %rd145, %rd144, 8, %rd142;
+	ld.shared.u16 %r6, [%rd145];
+	mov.u64 %rd146, qvar_reduce0;
+	mul.lo.s64 %rd147, %rd52, 10;
+	add.s64 %rd148, %rd147, 7;
+	mad.lo.s64 %rd149, %rd148, 8, %rd146;
+	ld.shared.u8 %r7, [%rd149];
+	mov.u64 %rd150, qvar_reduce0;
+	mul.lo.s64 %rd151, %rd52, 10;
+	add.s64 %rd152, %rd151, 8;
+	mad.lo.s64 %rd153, %rd152, 8, %rd150;
+	ld.shared.s32 %r8, [%rd153];
+	mov.u64 %rd154, qvar_reduce0;
+	mul.lo.s64 %rd155, %rd52, 10;
+	add.s64 %rd156, %rd155, 9;
+	mad.lo.s64 %rd157, %rd156, 8, %rd154;
+	ld.shared.s32 %r9, [%rd157];
+$L_57:
+	mul.lo.s64 %rd158, %rd53, %rd54;
+	mov.u32 %rt71, %ntid.x;
+	cvt.u64.u32 %rd159, %rt71;
+	sub.s64 %rd160, %rd159, %rd158;
+	min.s64 %rd161, %rd160, %rd54;
+	shr.s64 %rd162, %rd54, 1;
+$L_58:
+	cvt.u32.u64 %rt72, %rd162;
+	mov.b64 {%rt73, %rt74}, %rd0;
+	shfl.sync.down.b32 %rt73, %rt73, %rt72, 31, -1;
+	shfl.sync.down.b32 %rt74, %rt74, %rt72, 31, -1;
+	mov.b64 %rd163, {%rt73, %rt74};
+	cvt.u32.u64 %rt75, %rd162;
+	mov.b64 {%rt76, %rt77}, %rd1;
+	shfl.sync.down.b32 %rt76, %rt76, %rt75, 31, -1;
+	shfl.sync.down.b32 %rt77, %rt77, %rt75, 31, -1;
+	mov.b64 %rd164, {%rt76, %rt77};
+	cvt.u32.u64 %rt78, %rd162;
+	shfl.sync.down.b32 %r165, %r2, %rt78, 31, -1;
+	cvt.u32.u64 %rt79, %rd162;
+	shfl.sync.down.b32 %r166, %r3, %rt79, 31, -1;
+	cvt.u32.u64 %rt80, %rd162;
+	shfl.sync.down.b32 %r167, %r4, %rt80, 31, -1;
+	cvt.u32.u64 %rt81, %rd162;
+	shfl.sync.down.b32 %r168, %r5, %rt81, 31, -1;
+	cvt.u32.u64 %rt82, %rd162;
+	shfl.sync.down.b32 %r169, %r6, %rt82, 31, -1;
+	cvt.u32.u64 %rt83, %rd162;
+	shfl.sync.down.b32 %r170, %r7, %rt83, 31, -1;
+	cvt.u32.u64 %rt84, %rd162;
+	shfl.sync.down.b32 %r171, %r8, %rt84, 31, -1;
+	cvt.u32.u64 %rt85, %rd162;
+	shfl.sync.down.b32 %r172, %r9, %rt85, 31, -1;
+	add.s64 %rd173, %rd52, %rd162;
+	setp.lt.s64 %p174, %rd173, %rd161;
+	@!%p174 bra $L_60;
+$L_59:
+	add.s64 %rd0, %rd0, %rd163;
+	add.s64 %rd1, %rd1, %rd164;
+	add.s32 %r2, %r2, %r165;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r166;
+	and.b32 %r4, %r4, %r167;
+	or.b32 %r5, %r5, %r168;
+	xor.b32 %r6, %r6, %r169;
+	and.b32 %r7, %r7, %r170;
+	min.s32 %r8, %r8, %r171;
+	max.s32 %r9, %r9, %r172;
+$L_60:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p175, %rd162, 0;
+	@!%p175 bra $L_70;
+$L_61:
+	cvt.u32.u64 %rt86, %rd162;
+	mov.b64 {%rt87, %rt88}, %rd0;
+	shfl.sync.down.b32 %rt87, %rt87, %rt86, 31, -1;
+	shfl.sync.down.b32 %rt88, %rt88, %rt86, 31, -1;
+	mov.b64 %rd163, {%rt87, %rt88};
+	cvt.u32.u64 %rt89, %rd162;
+	mov.b64 {%rt90, %rt91}, %rd1;
+	shfl.sync.down.b32 %rt90, %rt90, %rt89, 31, -1;
+	shfl.sync.down.b32 %rt91, %rt91, %rt89, 31, -1;
+	mov.b64 %rd164, {%rt90, %rt91};
+	cvt.u32.u64 %rt92, %rd162;
+	shfl.sync.down.b32 %r165, %r2, %rt92, 31, -1;
+	cvt.u32.u64 %rt93, %rd162;
+	shfl.sync.down.b32 %r166, %r3, %rt93, 31, -1;
+	cvt.u32.u64 %rt94, %rd162;
+	shfl.sync.down.b32 %r167, %r4, %rt94, 31, -1;
+	cvt.u32.u64 %rt95, %rd162;
+	shfl.sync.down.b32 %r168, %r5, %rt95, 31, -1;
+	cvt.u32.u64 %rt96, %rd162;
+	shfl.sync.down.b32 %r169, %r6, %rt96, 31, -1;
+	cvt.u32.u64 %rt97, %rd162;
+	shfl.sync.down.b32 %r170, %r7, %rt97, 31, -1;
+	cvt.u32.u64 %rt98, %rd162;
+	shfl.sync.down.b32 %r171, %r8, %rt98, 31, -1;
+	cvt.u32.u64 %rt99, %rd162;
+	shfl.sync.down.b32 %r172, %r9, %rt99, 31, -1;
+	add.s64 %rd173, %rd52, %rd162;
+	setp.lt.s64 %p174, %rd173, %rd161;
+	@!%p174 bra $L_63;
+$L_62:
+	add.s64 %rd0, %rd0, %rd163;
+	add.s64 %rd1, %rd1, %rd164;
+	add.s32 %r2, %r2, %r165;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r166;
+	and.b32 %r4, %r4, %r167;
+	or.b32 %r5, %r5, %r168;
+	xor.b32 %r6, %r6, %r169;
+	and.b32 %r7, %r7, %r170;
+	min.s32 %r8, %r8, %r171;
+	max.s32 %r9, %r9, %r172;
+$L_63:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p175, %rd162, 0;
+	@!%p175 bra $L_70;
+$L_64:
+	cvt.u32.u64 %rt100, %rd162;
+	mov.b64 {%rt101, %rt102}, %rd0;
+	shfl.sync.down.b32 %rt101, %rt101, %rt100, 31, -1;
+	shfl.sync.down.b32 %rt102, %rt102, %rt100, 31, -1;
+	mov.b64 %rd163, {%rt101, %rt102};
+	cvt.u32.u64 %rt103, %rd162;
+	mov.b64 {%rt104, %rt105}, %rd1;
+	shfl.sync.down.b32 %rt104, %rt104, %rt103, 31, -1;
+	shfl.sync.down.b32 %rt105, %rt105, %rt103, 31, -1;
+	mov.b64 %rd164, {%rt104, %rt105};
+	cvt.u32.u64 %rt106, %rd162;
+	shfl.sync.down.b32 %r165, %r2, %rt106, 31, -1;
+	cvt.u32.u64 %rt107, %rd162;
+	shfl.sync.down.b32 %r166, %r3, %rt107, 31, -1;
+	cvt.u32.u64 %rt108, %rd162;
+	shfl.sync.down.b32 %r167, %r4, %rt108, 31, -1;
+	cvt.u32.u64 %rt109, %rd162;
+	shfl.sync.down.b32 %r168, %r5, %rt109, 31, -1;
+	cvt.u32.u64 %rt110, %rd162;
+	shfl.sync.down.b32 %r169, %r6, %rt110, 31, -1;
+	cvt.u32.u64 %rt111, %rd162;
+	shfl.sync.down.b32 %r170, %r7, %rt111, 31, -1;
+	cvt.u32.u64 %rt112, %rd162;
+	shfl.sync.down.b32 %r171, %r8, %rt112, 31, -1;
+	cvt.u32.u64 %rt113, %rd162;
+	shfl.sync.down.b32 %r172, %r9, %rt113, 31, -1;
+	add.s64 %rd173, %rd52, %rd162;
+	setp.lt.s64 %p174, %rd173, %rd161;
+	@!%p174 bra $L_66;
+$L_65:
+	add.s64 %rd0, %rd0, %rd163;
+	add.s64 %rd1, %rd1, %rd164;
+	add.s32 %r2, %r2, %r165;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r166;
+	and.b32 %r4, %r4, %r167;
+	or.b32 %r5, %r5, %r168;
+	xor.b32 %r6, %r6, %r169;
+	and.b32 %r7, %r7, %r170;
+	min.s32 %r8, %r8, %r171;
+	max.s32 %r9, %r9, %r172;
+$L_66:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p175, %rd162, 0;
+	@!%p175 bra $L_70;
+$L_67:
+	cvt.u32.u64 %rt114, %rd162;
+	mov.b64 {%rt115, %rt116}, %rd0;
+	shfl.sync.down.b32 %rt115, %rt115, %rt114, 31, -1;
+	shfl.sync.down.b32 %rt116, %rt116, %rt114, 31, -1;
+	mov.b64 %rd163, {%rt115, %rt116};
+	cvt.u32.u64 %rt117, %rd162;
+	mov.b64 {%rt118, %rt119}, %rd1;
+	shfl.sync.down.b32 %rt118, %rt118, %rt117, 31, -1;
+	shfl.sync.down.b32 %rt119, %rt119, %rt117, 31, -1;
+	mov.b64 %rd164, {%rt118, %rt119};
+	cvt.u32.u64 %rt120, %rd162;
+	shfl.sync.down.b32 %r165, %r2, %rt120, 31, -1;
+	cvt.u32.u64 %rt121, %rd162;
+	shfl.sync.down.b32 %r166, %r3, %rt121, 31, -1;
+	cvt.u32.u64 %rt122, %rd162;
+	shfl.sync.down.b32 %r167, %r4, %rt122, 31, -1;
+	cvt.u32.u64 %rt123, %rd162;
+	shfl.sync.down.b32 %r168, %r5, %rt123, 31, -1;
+	cvt.u32.u64 %rt124, %rd162;
+	shfl.sync.down.b32 %r169, %r6, %rt124, 31, -1;
+	cvt.u32.u64 %rt125, %rd162;
+	shfl.sync.down.b32 %r170, %r7, %rt125, 31, -1;
+	cvt.u32.u64 %rt126, %rd162;
+	shfl.sync.down.b32 %r171, %r8, %rt126, 31, -1;
+	cvt.u32.u64 %rt127, %rd162;
+	shfl.sync.down.b32 %r172, %r9, %rt127, 31, -1;
+	add.s64 %rd173, %rd52, %rd162;
+	setp.lt.s64 %p174, %rd173, %rd161;
+	@!%p174 bra $L_69;
+$L_68:
+	add.s64 %rd0, %rd0, %rd163;
+	add.s64 %rd1, %rd1, %rd164;
+	add.s32 %r2, %r2, %r165;
+	bfe.s32 %r2, %r2, 0, 16;
+	mul.lo.u32 %r3, %r3, %r166;
+	and.b32 %r4, %r4, %r167;
+	or.b32 %r5, %r5, %r168;
+	xor.b32 %r6, %r6, %r169;
+	and.b32 %r7, %r7, %r170;
+	min.s32 %r8, %r8, %r171;
+	max.s32 %r9, %r9, %r172;
+$L_69:
+	shr.s64 %rd162, %rd162, 1;
+	setp.ne.s64 %p175, %rd162, 0;
+	@%p175 bra $L_58;
+$L_70:
+	setp.eq.s64 %p176, %rd52, 0;
+	@!%p176 bra $L_73;
+$L_71:
+	mov.u32 %rt128, %ctaid.x;
+	cvt.u64.u32 %rd177, %rt128;
+	mul.lo.s64 %rd178, %rd177, 10;
+	add.s64 %rd179, %rd178, 20;
+	mad.lo.s64 %rd181, %rd179, 8, %rd180;
+	st.global.s64 [%rd181], %rd0;
+	mul.lo.s64 %rd182, %rd177, 10;
+	add.s64 %rd183, %rd182, 21;
+	mad.lo.s64 %rd184, %rd183, 8, %rd180;
+	st.global.s64 [%rd184], %rd1;
+	mul.lo.s64 %rd185, %rd177, 10;
+	add.s64 %rd186, %rd185, 22;
+	mad.lo.s64 %rd187, %rd186, 8, %rd180;
+	st.global.s16 [%rd187], %r2;
+	mul.lo.s64 %rd188, %rd177, 10;
+	add.s64 %rd189, %rd188, 23;
+	mad.lo.s64 %rd190, %rd189, 8, %rd180;
+	st.global.u32 [%rd190], %r3;
+	mul.lo.s64 %rd191, %rd177, 10;
+	add.s64 %rd192, %rd191, 24;
+	mad.lo.s64 %rd193, %rd192, 8, %rd180;
+	st.global.u16 [%rd193], %r4;
+	mul.lo.s64 %rd194, %rd177, 10;
+	add.s64 %rd195, %rd194, 25;
+	mad.lo.s64 %rd196, %rd195, 8, %rd180;
+	st.global.u16 [%rd196], %r5;
+	mul.lo.s64 %rd197, %rd177, 10;
+	add.s64 %rd198, %rd197, 26;
+	mad.lo.s64 %rd199, %rd198, 8, %rd180;
+	st.global.u16 [%rd199], %r6;
+	mul.lo.s64 %rd200, %rd177, 10;
+	add.s64 %rd201, %rd200, 27;
+	mad.lo.s64 %rd202, %rd201, 8, %rd180;
+	st.global.u8 [%rd202], %r7;
+	mul.lo.s64 %rd203, %rd177, 10;
+	add.s64 %rd204, %rd203, 28;
+	mad.lo.s64 %rd205, %rd204, 8, %rd180;
+	st.global.s32 [%rd205], %r8;
+	mul.lo.s64 %rd206, %rd177, 10;
+	add.s64 %rd207, %rd206, 29;
+	mad.lo.s64 %rd208, %rd207, 8, %rd180;
+	st.global.s32 [%rd208], %r9;
+	setp.eq.s64 %p209, %rd177, 0;
+	@!%p209 bra $L_73;
+$L_72:
+	mov.u32 %rt129, %nctaid.x;
+	cvt.u64.u32 %rd210, %rt129;
+	add.s64 %rd211, %rd180, 8;
+	st.global.s64 [%rd211], %rd210;
+	add.s64 %rd212, %rd180, 24;
+	st.global.s64 [%rd212], %rd210;
+	add.s64 %rd213, %rd180, 40;
+	st.global.s64 [%rd213], %rd210;
+	add.s64 %rd214, %rd180, 56;
+	st.global.s64 [%rd214], %rd210;
+	add.s64 %rd215, %rd180, 72;
+	st.global.s64 [%rd215], %rd210;
+	add.s64 %rd216, %rd180, 88;
+	st.global.s64 [%rd216], %rd210;
+	add.s64 %rd217, %rd180, 104;
+	st.global.s64 [%rd217], %rd210;
+	add.s64 %rd218, %rd180, 120;
+	st.global.s64 [%rd218], %rd210;
+	add.s64 %rd219, %rd180, 136;
+	st.global.s64 [%rd219], %rd210;
+	add.s64 %rd220, %rd180, 152;
+	st.global.s64 [%rd220], %rd210;
+$L_73:
+	ret;
+$L_74:
+	mov.b64 %rd0, 0;
+	mov.b64 %rd1, 0;
+	mov.b32 %r2, 0;
+	mov.b32 %r3, 1;
+	mov.b32 %r4, 65535;
+	mov.b32 %r5, 0;
+	mov.b32 %r6, 0;
+	mov.b32 %r7, 255;
+	mov.b32 %r8, 2147483647;
+	mov.b32 %r9, -2147483648;
+	bra.uni $L_57;
+$L_75:
+	mov.b64 %rd34, %rd1;
+	bra.uni $L_36;
+}
+
+.visible .entry IntStats_1(
+	.param .u64 IntStats_1_param_0,
+	.param .s64 IntStats_1_param_1,
+	.param .u64 IntStats_1_param_2,
+	.param .s64 IntStats_1_param_3,
+	.param .u64 IntStats_1_param_4,
+	.param .u64 IntStats_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[2560];
+	.reg .pred %p<181>;
+	.reg .b32 %r<200>;
+	.reg .b32 %rt<120>;
+	.reg .b64 %rd<201>;
+
+$L_0:
+	ld.param.u64 %rd0, [IntStats_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b64 %rd5, 0;
+	mov.b64 %rd6, 0;
+	mov.b32 %r7, 0;
+	mov.b32 %r8, 1;
+	mov.b32 %r9, 65535;
+	mov.b32 %r10, 0;
+	mov.b32 %r11, 0;
+	mov.b32 %r12, 255;
+	mov.b32 %r13, 2147483647;
+	mov.b32 %r14, -2147483648;
+$L_2:
+	setp.lt.s64 %p15, %rd3, %rd2;
+	@!%p15 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd16, %rd3, 10;
+	add.s64 %rd17, %rd16, 20;
+	mad.lo.s64 %rd18, %rd17, 8, %rd0;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd5, %rd5, %rd19;
+	mul.lo.s64 %rd20, %rd3, 10;
+	add.s64 %rd21, %rd20, 21;
+	mad.lo.s64 %rd22, %rd21, 8, %rd0;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd6, %rd6, %rd23;
+	mul.lo.s64 %rd24, %rd3, 10;
+	add.s64 %rd25, %rd24, 22;
+	mad.lo.s64 %rd26, %rd25, 8, %rd0;
+	ld.global.s16 %r27, [%rd26];
+	add.s32 %r7, %r7, %r27;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.s64 %rd28, %rd3, 10;
+	add.s64 %rd29, %rd28, 23;
+	mad.lo.s64 %rd30, %rd29, 8, %rd0;
+	ld.global.u32 %r31, [%rd30];
+	mul.lo.u32 %r8, %r8, %r31;
+	mul.lo.s64 %rd32, %rd3, 10;
+	add.s64 %rd33, %rd32, 24;
+	mad.lo.s64 %rd34, %rd33, 8, %rd0;
+	ld.global.u16 %r35, [%rd34];
+	and.b32 %r9, %r9, %r35;
+	mul.lo.s64 %rd36, %rd3, 10;
+	add.s64 %rd37, %rd36, 25;
+	mad.lo.s64 %rd38, %rd37, 8, %rd0;
+	ld.global.u16 %r39, [%rd38];
+	or.b32 %r10, %r10, %r39;
+	mul.lo.s64 %rd40, %rd3, 10;
+	add.s64 %rd41, %rd40, 26;
+	mad.lo.s64 %rd42, %rd41, 8, %rd0;
+	ld.global.u16 %r43, [%rd42];
+	xor.b32 %r11, %r11, %r43;
+	mul.lo.s64 %rd44, %rd3, 10;
+	add.s64 %rd45, %rd44, 27;
+	mad.lo.s64 %rd46, %rd45, 8, %rd0;
+	ld.global.u8 %r47, [%rd46];
+	and.b32 %r12, %r12, %r47;
+	mul.lo.s64 %rd48, %rd3, 10;
+	add.s64 %rd49, %rd48, 28;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	ld.global.s32 %r51, [%rd50];
+	min.s32 %r13, %r13, %r51;
+	mul.lo.s64 %rd52, %rd3, 10;
+	add.s64 %rd53, %rd52, 29;
+	mad.lo.s64 %rd54, %rd53, 8, %rd0;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r14, %r14, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p15, %rd3, %rd2;
+	@!%p15 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd16, %rd3, 10;
+	add.s64 %rd17, %rd16, 20;
+	mad.lo.s64 %rd18, %rd17, 8, %rd0;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd5, %rd5, %rd19;
+	mul.lo.s64 %rd20, %rd3, 10;
+	add.s64 %rd21, %rd20, 21;
+	mad.lo.s64 %rd22, %rd21, 8, %rd0;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd6, %rd6, %rd23;
+	mul.lo.s64 %rd24, %rd3, 10;
+	add.s64 %rd25, %rd24, 22;
+	mad.lo.s64 %rd26, %rd25, 8, %rd0;
+	ld.global.s16 %r27, [%rd26];
+	add.s32 %r7, %r7, %r27;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.s64 %rd28, %rd3, 10;
+	add.s64 %rd29, %rd28, 23;
+	mad.lo.s64 %rd30, %rd29, 8, %rd0;
+	ld.global.u32 %r31, [%rd30];
+	mul.lo.u32 %r8, %r8, %r31;
+	mul.lo.s64 %rd32, %rd3, 10;
+	add.s64 %rd33, %rd32, 24;
+	mad.lo.s64 %rd34, %rd33, 8, %rd0;
+	ld.global.u16 %r35, [%rd34];
+	and.b32 %r9, %r9, %r35;
+	mul.lo.s64 %rd36, %rd3, 10;
+	add.s64 %rd37, %rd36, 25;
+	mad.lo.s64 %rd38, %rd37, 8, %rd0;
+	ld.global.u16 %r39, [%rd38];
+	or.b32 %r10, %r10, %r39;
+	mul.lo.s64 %rd40, %rd3, 10;
+	add.s64 %rd41, %rd40, 26;
+	mad.lo.s64 %rd42, %rd41, 8, %rd0;
+	ld.global.u16 %r43, [%rd42];
+	xor.b32 %r11, %r11, %r43;
+	mul.lo.s64 %rd44, %rd3, 10;
+	add.s64 %rd45, %rd44, 27;
+	mad.lo.s64 %rd46, %rd45, 8, %rd0;
+	ld.global.u8 %r47, [%rd46];
+	and.b32 %r12, %r12, %r47;
+	mul.lo.s64 %rd48, %rd3, 10;
+	add.s64 %rd49, %rd48, 28;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	ld.global.s32 %r51, [%rd50];
+	min.s32 %r13, %r13, %r51;
+	mul.lo.s64 %rd52, %rd3, 10;
+	add.s64 %rd53, %rd52, 29;
+	mad.lo.s64 %rd54, %rd53, 8, %rd0;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r14, %r14, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p15, %rd3, %rd2;
+	@!%p15 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd16, %rd3, 10;
+	add.s64 %rd17, %rd16, 20;
+	mad.lo.s64 %rd18, %rd17, 8, %rd0;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd5, %rd5, %rd19;
+	mul.lo.s64 %rd20, %rd3, 10;
+	add.s64 %rd21, %rd20, 21;
+	mad.lo.s64 %rd22, %rd21, 8, %rd0;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd6, %rd6, %rd23;
+	mul.lo.s64 %rd24, %rd3, 10;
+	add.s64 %rd25, %rd24, 22;
+	mad.lo.s64 %rd26, %rd25, 8, %rd0;
+	ld.global.s16 %r27, [%rd26];
+	add.s32 %r7, %r7, %r27;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.s64 %rd28, %rd3, 10;
+	add.s64 %rd29, %rd28, 23;
+	mad.lo.s64 %rd30, %rd29, 8, %rd0;
+	ld.global.u32 %r31, [%rd30];
+	mul.lo.u32 %r8, %r8, %r31;
+	mul.lo.s64 %rd32, %rd3, 10;
+	add.s64 %rd33, %rd32, 24;
+	mad.lo.s64 %rd34, %rd33, 8, %rd0;
+	ld.global.u16 %r35, [%rd34];
+	and.b32 %r9, %r9, %r35;
+	mul.lo.s64 %rd36, %rd3, 10;
+	add.s64 %rd37, %rd36, 25;
+	mad.lo.s64 %rd38, %rd37, 8, %rd0;
+	ld.global.u16 %r39, [%rd38];
+	or.b32 %r10, %r10, %r39;
+	mul.lo.s64 %rd40, %rd3, 10;
+	add.s64 %rd41, %rd40, 26;
+	mad.lo.s64 %rd42, %rd41, 8, %rd0;
+	ld.global.u16 %r43, [%rd42];
+	xor.b32 %r11, %r11, %r43;
+	mul.lo.s64 %rd44, %rd3, 10;
+	add.s64 %rd45, %rd44, 27;
+	mad.lo.s64 %rd46, %rd45, 8, %rd0;
+	ld.global.u8 %r47, [%rd46];
+	and.b32 %r12, %r12, %r47;
+	mul.lo.s64 %rd48, %rd3, 10;
+	add.s64 %rd49, %rd48, 28;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	ld.global.s32 %r51, [%rd50];
+	min.s32 %r13, %r13, %r51;
+	mul.lo.s64 %rd52, %rd3, 10;
+	add.s64 %rd53, %rd52, 29;
+	mad.lo.s64 %rd54, %rd53, 8, %rd0;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r14, %r14, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p15, %rd3, %rd2;
+	@!%p15 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd16, %rd3, 10;
+	add.s64 %rd17, %rd16, 20;
+	mad.lo.s64 %rd18, %rd17, 8, %rd0;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd5, %rd5, %rd19;
+	mul.lo.s64 %rd20, %rd3, 10;
+	add.s64 %rd21, %rd20, 21;
+	mad.lo.s64 %rd22, %rd21, 8, %rd0;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd6, %rd6, %rd23;
+	mul.lo.s64 %rd24, %rd3, 10;
+	add.s64 %rd25, %rd24, 22;
+	mad.lo.s64 %rd26, %rd25, 8, %rd0;
+	ld.global.s16 %r27, [%rd26];
+	add.s32 %r7, %r7, %r27;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.s64 %rd28, %rd3, 10;
+	add.s64 %rd29, %rd28, 23;
+	mad.lo.s64 %rd30, %rd29, 8, %rd0;
+	ld.global.u32 %r31, [%rd30];
+	mul.lo.u32 %r8, %r8, %r31;
+	mul.lo.s64 %rd32, %rd3, 10;
+	add.s64 %rd33, %rd32, 24;
+	mad.lo.s64 %rd34, %rd33, 8, %rd0;
+	ld.global.u16 %r35, [%rd34];
+	and.b32 %r9, %r9, %r35;
+	mul.lo.s64 %rd36, %rd3, 10;
+	add.s64 %rd37, %rd36, 25;
+	mad.lo.s64 %rd38, %rd37, 8, %rd0;
+	ld.global.u16 %r39, [%rd38];
+	or.b32 %r10, %r10, %r39;
+	mul.lo.s64 %rd40, %rd3, 10;
+	add.s64 %rd41, %rd40, 26;
+	mad.lo.s64 %rd42, %rd41, 8, %rd0;
+	ld.global.u16 %r43, [%rd42];
+	xor.b32 %r11, %r11, %r43;
+	mul.lo.s64 %rd44, %rd3, 10;
+	add.s64 %rd45, %rd44, 27;
+	mad.lo.s64 %rd46, %rd45, 8, %rd0;
+	ld.global.u8 %r47, [%rd46];
+	and.b32 %r12, %r12, %r47;
+	mul.lo.s64 %rd48, %rd3, 10;
+	add.s64 %rd49, %rd48, 28;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	ld.global.s32 %r51, [%rd50];
+	min.s32 %r13, %r13, %r51;
+	mul.lo.s64 %rd52, %rd3, 10;
+	add.s64 %rd53, %rd52, 29;
+	mad.lo.s64 %rd54, %rd53, 8, %rd0;
+	ld.global.s32 %r55, [%rd54];
+	max.s32 %r14, %r14, %r55;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd56, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd57, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd58, %rt4;
+	mul.lo.s64 %rd59, %rd57, %rd58;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd60, %rt5;
+	sub.s64 %rd61, %rd60, %rd59;
+	min.s64 %rd62, %rd61, %rd58;
+	shr.s64 %rd63, %rd58, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd63;
+	mov.b64 {%rt7, %rt8}, %rd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd64, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd63;
+	mov.b64 {%rt10, %rt11}, %rd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd65, {%rt10, %rt11};
+	cvt.u32.u64 %rt12, %rd63;
+	shfl.sync.down.b32 %r66, %r7, %rt12, 31, -1;
+	cvt.u32.u64 %rt13, %rd63;
+	shfl.sync.down.b32 %r67, %r8, %rt13, 31, -1;
+	cvt.u32.u64 %rt14, %rd63;
+	shfl.sync.down.b32 %r68, %r9, %rt14, 31, -1;
+	cvt.u32.u64 %rt15, %rd63;
+	shfl.sync.down.b32 %r69, %r10, %rt15, 31, -1;
+	cvt.u32.u64 %rt16, %rd63;
+	shfl.sync.down.b32 %r70, %r11, %rt16, 31, -1;
+	cvt.u32.u64 %rt17, %rd63;
+	shfl.sync.down.b32 %r71, %r12, %rt17, 31, -1;
+	cvt.u32.u64 %rt18, %rd63;
+	shfl.sync.down.b32 %r72, %r13, %rt18, 31, -1;
+	cvt.u32.u64 %rt19, %rd63;
+	shfl.sync.down.b32 %r73, %r14, %rt19, 31, -1;
+	add.s64 %rd74, %rd56, %rd63;
+	setp.lt.s64 %p75, %rd74, %rd62;
+	@!%p75 bra $L_13;
+$L_12:
+	add.s64 %rd5, %rd5, %rd64;
+	add.s64 %rd6, %rd6, %rd65;
+	add.s32 %r7, %r7, %r66;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r67;
+	and.b32 %r9, %r9, %r68;
+	or.b32 %r10, %r10, %r69;
+	xor.b32 %r11, %r11, %r70;
+	and.b32 %r12, %r12, %r71;
+	min.s32 %r13, %r13, %r72;
+	max.s32 %r14, %r14, %r73;
+$L_13:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p76, %rd63, 0;
+	@!%p76 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt20, %rd63;
+	mov.b64 {%rt21, %rt22}, %rd5;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd64, {%rt21, %rt22};
+	cvt.u32.u64 %rt23, %rd63;
+	mov.b64 {%rt24, %rt25}, %rd6;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd65, {%rt24, %rt25};
+	cvt.u32.u64 %rt26, %rd63;
+	shfl.sync.down.b32 %r66, %r7, %rt26, 31, -1;
+	cvt.u32.u64 %rt27, %rd63;
+	shfl.sync.down.b32 %r67, %r8, %rt27, 31, -1;
+	cvt.u32.u64 %rt28, %rd63;
+	shfl.sync.down.b32 %r68, %r9, %rt28, 31, -1;
+	cvt.u32.u64 %rt29, %rd63;
+	shfl.sync.down.b32 %r69, %r10, %rt29, 31, -1;
+	cvt.u32.u64 %rt30, %rd63;
+	shfl.sync.down.b32 %r70, %r11, %rt30, 31, -1;
+	cvt.u32.u64 %rt31, %rd63;
+	shfl.sync.down.b32 %r71, %r12, %rt31, 31, -1;
+	cvt.u32.u64 %rt32, %rd63;
+	shfl.sync.down.b32 %r72, %r13, %rt32, 31, -1;
+	cvt.u32.u64 %rt33, %rd63;
+	shfl.sync.down.b32 %r73, %r14, %rt33, 31, -1;
+	add.s64 %rd74, %rd56, %rd63;
+	setp.lt.s64 %p75, %rd74, %rd62;
+	@!%p75 bra $L_16;
+$L_15:
+	add.s64 %rd5, %rd5, %rd64;
+	add.s64 %rd6, %rd6, %rd65;
+	add.s32 %r7, %r7, %r66;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r67;
+	and.b32 %r9, %r9, %r68;
+	or.b32 %r10, %r10, %r69;
+	xor.b32 %r11, %r11, %r70;
+	and.b32 %r12, %r12, %r71;
+	min.s32 %r13, %r13, %r72;
+	max.s32 %r14, %r14, %r73;
+$L_16:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p76, %rd63, 0;
+	@!%p76 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt34, %rd63;
+	mov.b64 {%rt35, %rt36}, %rd5;
+	shfl.sync.down.b32 %rt35, %rt35, %rt34, 31, -1;
+	shfl.sync.down.b32 %rt36, %rt36, %rt34, 31, -1;
+	mov.b64 %rd64, {%rt35, %rt36};
+	cvt.u32.u64 %rt37, %rd63;
+	mov.b64 {%rt38, %rt39}, %rd6;
+	shfl.sync.down.b32 %rt38, %rt38, %rt37, 31, -1;
+	shfl.sync.down.b32 %rt39, %rt39, %rt37, 31, -1;
+	mov.b64 %rd65, {%rt38, %rt39};
+	cvt.u32.u64 %rt40, %rd63;
+	shfl.sync.down.b32 %r66, %r7, %rt40, 31, -1;
+	cvt.u32.u64 %rt41, %rd63;
+	shfl.sync.down.b32 %r67, %r8, %rt41, 31, -1;
+	cvt.u32.u64 %rt42, %rd63;
+	shfl.sync.down.b32 %r68, %r9, %rt42, 31, -1;
+	cvt.u32.u64 %rt43, %rd63;
+	shfl.sync.down.b32 %r69, %r10, %rt43, 31, -1;
+	cvt.u32.u64 %rt44, %rd63;
+	shfl.sync.down.b32 %r70, %r11, %rt44, 31, -1;
+	cvt.u32.u64 %rt45, %rd63;
+	shfl.sync.down.b32 %r71, %r12, %rt45, 31, -1;
+	cvt.u32.u64 %rt46, %rd63;
+	shfl.sync.down.b32 %r72, %r13, %rt46, 31, -1;
+	cvt.u32.u64 %rt47, %rd63;
+	shfl.sync.down.b32 %r73, %r14, %rt47, 31, -1;
+	add.s64 %rd74, %rd56, %rd63;
+	setp.lt.s64 %p75, %rd74, %rd62;
+	@!%p75 bra $L_19;
+$L_18:
+	add.s64 %rd5, %rd5, %rd64;
+	add.s64 %rd6, %rd6, %rd65;
+	add.s32 %r7, %r7, %r66;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r67;
+	and.b32 %r9, %r9, %r68;
+	or.b32 %r10, %r10, %r69;
+	xor.b32 %r11, %r11, %r70;
+	and.b32 %r12, %r12, %r71;
+	min.s32 %r13, %r13, %r72;
+	max.s32 %r14, %r14, %r73;
+$L_19:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p76, %rd63, 0;
+	@!%p76 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt48, %rd63;
+	mov.b64 {%rt49, %rt50}, %rd5;
+	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
+	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
+	mov.b64 %rd64, {%rt49, %rt50};
+	cvt.u32.u64 %rt51, %rd63;
+	mov.b64 {%rt52, %rt53}, %rd6;
+	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
+	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
+	mov.b64 %rd65, {%rt52, %rt53};
+	cvt.u32.u64 %rt54, %rd63;
+	shfl.sync.down.b32 %r66, %r7, %rt54, 31, -1;
+	cvt.u32.u64 %rt55, %rd63;
+	shfl.sync.down.b32 %r67, %r8, %rt55, 31, -1;
+	cvt.u32.u64 %rt56, %rd63;
+	shfl.sync.down.b32 %r68, %r9, %rt56, 31, -1;
+	cvt.u32.u64 %rt57, %rd63;
+	shfl.sync.down.b32 %r69, %r10, %rt57, 31, -1;
+	cvt.u32.u64 %rt58, %rd63;
+	shfl.sync.down.b32 %r70, %r11, %rt58, 31, -1;
+	cvt.u32.u64 %rt59, %rd63;
+	shfl.sync.down.b32 %r71, %r12, %rt59, 31, -1;
+	cvt.u32.u64 %rt60, %rd63;
+	shfl.sync.down.b32 %r72, %r13, %rt60, 31, -1;
+	cvt.u32.u64 %rt61, %rd63;
+	shfl.sync.down.b32 %r73, %r14, %rt61, 31, -1;
+	add.s64 %rd74, %rd56, %rd63;
+	setp.lt.s64 %p75, %rd74, %rd62;
+	@!%p75 bra $L_22;
+$L_21:
+	add.s64 %rd5, %rd5, %rd64;
+	add.s64 %rd6, %rd6, %rd65;
+	add.s32 %r7, %r7, %r66;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r67;
+	and.b32 %r9, %r9, %r68;
+	or.b32 %r10, %r10, %r69;
+	xor.b32 %r11, %r11, %r70;
+	and.b32 %r12, %r12, %r71;
+	min.s32 %r13, %r13, %r72;
+	max.s32 %r14, %r14, %r73;
+$L_22:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p76, %rd63, 0;
+	@%p76 bra $L_11;
+$L_23:
+	setp.eq.s64 %p77, %rd56, 0;
+	@!%p77 bra $L_25;
+$L_24:
+	mov.u64 %rd78, qvar_reduce0;
+	mul.lo.s64 %rd79, %rd57, 10;
+	add.s64 %rd80, %rd79, 0;
+	mad.lo.s64 %rd81, %rd80, 8, %rd78;
+	st.shared.s64 [%rd81], %rd5;
+	mov.u64 %rd82, qvar_reduce0;
+	mul.lo.s64 %rd83, %rd57, 10;
+	add.s64 %rd84, %rd83, 1;
+	mad.lo.s64 %rd85, %rd84, 8, %rd82;
+	st.shared.s64 [%rd85], %rd6;
+	mov.u64 %rd86, qvar_reduce0;
+	mul.lo.s64 %rd87, %rd57, 10;
+	add.s64 %rd88, %rd87, 2;
+	mad.lo.s64 %rd89, %rd88, 8, %rd86;
+	st.shared.s16 [%rd89], %r7;
+	mov.u64 %rd90, qvar_reduce0;
+	mul.lo.s64 %rd91, %rd57, 10;
+	add.s64 %rd92, %rd91, 3;
+	mad.lo.s64 %rd93, %rd92, 8, %rd90;
+	st.shared.u32 [%rd93], %r8;
+	mov.u64 %rd94, qvar_reduce0;
+	mul.lo.s64 %rd95, %rd57, 10;
+	add.s64 %rd96, %rd95, 4;
+	mad.lo.s64 %rd97, %rd96, 8, %rd94;
+	st.shared.u16 [%rd97], %r9;
+	mov.u64 %rd98, qvar_reduce0;
+	mul.lo.s64 %rd99, %rd57, 10;
+	add.s64 %rd100, %rd99, 5;
+	mad.lo.s64 %rd101, %rd100, 8, %rd98;
+	st.shared.u16 [%rd101], %r10;
+	mov.u64 %rd102, qvar_reduce0;
+	mul.lo.s64 %rd103, %rd57, 10;
+	add.s64 %rd104, %rd103, 6;
+	mad.lo.s64 %rd105, %rd104, 8, %rd102;
+	st.shared.u16 [%rd105], %r11;
+	mov.u64 %rd106, qvar_reduce0;
+	mul.lo.s64 %rd107, %rd57, 10;
+	add.s64 %rd108, %rd107, 7;
+	mad.lo.s64 %rd109, %rd108, 8, %rd106;
+	st.shared.u8 [%rd109], %r12;
+	mov.u64 %rd110, qvar_reduce0;
+	mul.lo.s64 %rd111, %rd57, 10;
+	add.s64 %rd112, %rd111, 8;
+	mad.lo.s64 %rd113, %rd112, 8, %rd110;
+	st.shared.s32 [%rd113], %r13;
+	mov.u64 %rd114, qvar_reduce0;
+	mul.lo.s64 %rd115, %rd57, 10;
+	add.s64 %rd116, %rd115, 9;
+	mad.lo.s64 %rd117, %rd116, 8, %rd114;
+	st.shared.s32 [%rd117], %r14;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p118, %rd57, 0;
+	@!%p118 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd119, %rd56, %rd58;
+	mov.u32 %rt62, %ntid.x;
+	cvt.u64.u32 %rd120, %rt62;
+	setp.lt.s64 %p121, %rd119, %rd120;
+	@!%p121 bra $L_44;
+$L_27:
+	mov.u64 %rd122, qvar_reduce0;
+	mul.lo.s64 %rd123, %rd56, 10;
+	add.s64 %rd124, %rd123, 0;
+	mad.lo.s64 %rd125, %rd124, 8, %rd122;
+	ld.shared.s64 %rd5, [%rd125];
+	mov.u64 %rd126, qvar_reduce0;
+	mul.lo.s64 %rd127, %rd56, 10;
+	add.s64 %rd128, %rd127, 1;
+	mad.lo.s64 %rd129, %rd128, 8, %rd126;
+	ld.shared.s64 %rd6, [%rd129];
+	mov.u64 %rd130, qvar_reduce0;
+	mul.lo.s64 %rd131, %rd56, 10;
+	add.s64 %rd132, %rd131, 2;
+	mad.lo.s64 %rd133, %rd132, 8, %rd130;
+	ld.shared.s16 %r7, [%rd133];
+	mov.u64 %rd134, qvar_reduce0;
+	mul.lo.s64 %rd135, %rd56, 10;
+	add.s64 %rd136, %rd135, 3;
+	mad.lo.s64 %rd137, %rd136, 8, %rd134;
+	ld.shared.u32 %r8, [%rd137];
+	mov.u64 %rd138, qvar_reduce0;
+	mul.lo.s64 %rd139, %rd56, 10;
+	add.s64 %rd140, %rd139, 4;
+	mad.lo.s64 %rd141, %rd140, 8, %rd138;
+	ld.shared.u16 %r9, [%rd141];
+	mov.u64 %rd142, qvar_reduce0;
+	mul.lo.s64 %rd143, %rd56, 10;
+	add.s64 %rd144, %rd143, 5;
+	mad.lo.s64 %rd145, %rd144, 8, %rd142;
+	ld.shared.u16 %r10, [%rd145];
+	mov.u64 %rd146, qvar_reduce0;
+	mul.lo.s64 %rd147, %rd56, 10;
+	add.s64 %rd148, %rd147, 6;
+	mad.lo.s64 %rd149, %rd148, 8, %rd146;
+	ld.shared.u16 %r11, [%rd149];
+	mov.u64 %rd150, qvar_reduce0;
+	mul.lo.s64 %rd151, %rd56, 10;
+	add.s64 %rd152, %rd151, 7;
+	mad.lo.s64 %rd153, %rd152, 8, %rd150;
+	ld.shared.u8 %r12, [%rd153];
+	mov.u64 %rd154, qvar_reduce0;
+	mul.lo.s64 %rd155, %rd56, 10;
+	add.s64 %rd156, %rd155, 8;
+	mad.lo.s64 %rd157, %rd156, 8, %rd154;
+	ld.shared.s32 %r13, [%rd157];
+	mov.u64 %rd158, qvar_reduce0;
+	mul.lo.s64 %rd159, %rd56, 10;
+	add.s64 %rd160, %rd159, 9;
+	mad.lo.s64 %rd161, %rd160, 8, %rd158;
+	ld.shared.s32 %r14, [%rd161];
+$L_28:
+	mul.lo.s64 %rd162, %rd57, %rd58;
+	mov.u32 %rt63, %ntid.x;
+	cvt.u64.u32 %rd163, %rt63;
+	sub.s64 %rd164, %rd163, %rd162;
+	min.s64 %rd165, %rd164, %rd58;
+	shr.s64 %rd166, %rd58, 1;
+$L_29:
+	cvt.u32.u64 %rt64, %rd166;
+	mov.b64 {%rt65, %rt66}, %rd5;
+	shfl.sync.down.b32 %rt65, %rt65, %rt64, 31, -1;
+	shfl.sync.down.b32 %rt66, %rt66, %rt64, 31, -1;
+	mov.b64 %rd167, {%rt65, %rt66};
+	cvt.u32.u64 %rt67, %rd166;
+	mov.b64 {%rt68, %rt69}, %rd6;
+	shfl.sync.down.b32 %rt68, %rt68, %rt67, 31, -1;
+	shfl.sync.down.b32 %rt69, %rt69, %rt67, 31, -1;
+	mov.b64 %rd168, {%rt68, %rt69};
+	cvt.u32.u64 %rt70, %rd166;
+	shfl.sync.down.b32 %r169, %r7, %rt70, 31, -1;
+	cvt.u32.u64 %rt71, %rd166;
+	shfl.sync.down.b32 %r170, %r8, %rt71, 31, -1;
+	cvt.u32.u64 %rt72, %rd166;
+	shfl.sync.down.b32 %r171, %r9, %rt72, 31, -1;
+	cvt.u32.u64 %rt73, %rd166;
+	shfl.sync.down.b32 %r172, %r10, %rt73, 31, -1;
+	cvt.u32.u64 %rt74, %rd166;
+	shfl.sync.down.b32 %r173, %r11, %rt74, 31, -1;
+	cvt.u32.u64 %rt75, %rd166;
+	shfl.sync.down.b32 %r174, %r12, %rt75, 31, -1;
+	cvt.u32.u64 %rt76, %rd166;
+	shfl.sync.down.b32 %r175, %r13, %rt76, 31, -1;
+	cvt.u32.u64 %rt77, %rd166;
+	shfl.sync.down.b32 %r176, %r14, %rt77, 31, -1;
+	add.s64 %rd177, %rd56, %rd166;
+	setp.lt.s64 %p178, %rd177, %rd165;
+	@!%p178 bra $L_31;
+$L_30:
+	add.s64 %rd5, %rd5, %rd167;
+	add.s64 %rd6, %rd6, %rd168;
+	add.s32 %r7, %r7, %r169;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r170;
+	and.b32 %r9, %r9, %r171;
+	or.b32 %r10, %r10, %r172;
+	xor.b32 %r11, %r11, %r173;
+	and.b32 %r12, %r12, %r174;
+	min.s32 %r13, %r13, %r175;
+	max.s32 %r14, %r14, %r176;
+$L_31:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p179, %rd166, 0;
+	@!%p179 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt78, %rd166;
+	mov.b64 {%rt79, %rt80}, %rd5;
+	shfl.sync.down.b32 %rt79, %rt79, %rt78, 31, -1;
+	shfl.sync.down.b32 %rt80, %rt80, %rt78, 31, -1;
+	mov.b64 %rd167, {%rt79, %rt80};
+	cvt.u32.u64 %rt81, %rd166;
+	mov.b64 {%rt82, %rt83}, %rd6;
+	shfl.sync.down.b32 %rt82, %rt82, %rt81, 31, -1;
+	shfl.sync.down.b32 %rt83, %rt83, %rt81, 31, -1;
+	mov.b64 %rd168, {%rt82, %rt83};
+	cvt.u32.u64 %rt84, %rd166;
+	shfl.sync.down.b32 %r169, %r7, %rt84, 31, -1;
+	cvt.u32.u64 %rt85, %rd166;
+	shfl.sync.down.b32 %r170, %r8, %rt85, 31, -1;
+	cvt.u32.u64 %rt86, %rd166;
+	shfl.sync.down.b32 %r171, %r9, %rt86, 31, -1;
+	cvt.u32.u64 %rt87, %rd166;
+	shfl.sync.down.b32 %r172, %r10, %rt87, 31, -1;
+	cvt.u32.u64 %rt88, %rd166;
+	shfl.sync.down.b32 %r173, %r11, %rt88, 31, -1;
+	cvt.u32.u64 %rt89, %rd166;
+	shfl.sync.down.b32 %r174, %r12, %rt89, 31, -1;
+	cvt.u32.u64 %rt90, %rd166;
+	shfl.sync.down.b32 %r175, %r13, %rt90, 31, -1;
+	cvt.u32.u64 %rt91, %rd166;
+	shfl.sync.down.b32 %r176, %r14, %rt91, 31, -1;
+	add.s64 %rd177, %rd56, %rd166;
+	setp.lt.s64 %p178, %rd177, %rd165;
+	@!%p178 bra $L_34;
+$L_33:
+	add.s64 %rd5, %rd5, %rd167;
+	add.s64 %rd6, %rd6, %rd168;
+	add.s32 %r7, %r7, %r169;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r170;
+	and.b32 %r9, %r9, %r171;
+	or.b32 %r10, %r10, %r172;
+	xor.b32 %r11, %r11, %r173;
+	and.b32 %r12, %r12, %r174;
+	min.s32 %r13, %r13, %r175;
+	max.s32 %r14, %r14, %r176;
+$L_34:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p179, %rd166, 0;
+	@!%p179 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt92, %rd166;
+	mov.b64 {%rt93, %rt94}, %rd5;
+	shfl.sync.down.b32 %rt93, %rt93, %rt92, 31, -1;
+	shfl.sync.down.b32 %rt94, %rt94, %rt92, 31, -1;
+	mov.b64 %rd167, {%rt93, %rt94};
+	cvt.u32.u64 %rt95, %rd166;
+	mov.b64 {%rt96, %rt97}, %rd6;
+	shfl.sync.down.b32 %rt96, %rt96, %rt95, 31, -1;
+	shfl.sync.down.b32 %rt97, %rt97, %rt95, 31, -1;
+	mov.b64 %rd168, {%rt96, %rt97};
+	cvt.u32.u64 %rt98, %rd166;
+	shfl.sync.down.b32 %r169, %r7, %rt98, 31, -1;
+	cvt.u32.u64 %rt99, %rd166;
+	shfl.sync.down.b32 %r170, %r8, %rt99, 31, -1;
+	cvt.u32.u64 %rt100, %rd166;
+	shfl.sync.down.b32 %r171, %r9, %rt100, 31, -1;
+	cvt.u32.u64 %rt101, %rd166;
+	shfl.sync.down.b32 %r172, %r10, %rt101, 31, -1;
+	cvt.u32.u64 %rt102, %rd166;
+	shfl.sync.down.b32 %r173, %r11, %rt102, 31, -1;
+	cvt.u32.u64 %rt103, %rd166;
+	shfl.sync.down.b32 %r174, %r12, %rt103, 31, -1;
+	cvt.u32.u64 %rt104, %rd166;
+	shfl.sync.down.b32 %r175, %r13, %rt104, 31, -1;
+	cvt.u32.u64 %rt105, %rd166;
+	shfl.sync.down.b32 %r176, %r14, %rt105, 31, -1;
+	add.s64 %rd177, %rd56, %rd166;
+	setp.lt.s64 %p178, %rd177, %rd165;
+	@!%p178 bra $L_37;
+$L_36:
+	add.s64 %rd5, %rd5, %rd167;
+	add.s64 %rd6, %rd6, %rd168;
+	add.s32 %r7, %r7, %r169;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r170;
+	and.b32 %r9, %r9, %r171;
+	or.b32 %r10, %r10, %r172;
+	xor.b32 %r11, %r11, %r173;
+	and.b32 %r12, %r12, %r174;
+	min.s32 %r13, %r13, %r175;
+	max.s32 %r14, %r14, %r176;
+$L_37:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p179, %rd166, 0;
+	@!%p179 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt106, %rd166;
+	mov.b64 {%rt107, %rt108}, %rd5;
+	shfl.sync.down.b32 %rt107, %rt107, %rt106, 31, -1;
+	shfl.sync.down.b32 %rt108, %rt108, %rt106, 31, -1;
+	mov.b64 %rd167, {%rt107, %rt108};
+	cvt.u32.u64 %rt109, %rd166;
+	mov.b64 {%rt110, %rt111}, %rd6;
+	shfl.sync.down.b32 %rt110, %rt110, %rt109, 31, -1;
+	shfl.sync.down.b32 %rt111, %rt111, %rt109, 31, -1;
+	mov.b64 %rd168, {%rt110, %rt111};
+	cvt.u32.u64 %rt112, %rd166;
+	shfl.sync.down.b32 %r169, %r7, %rt112, 31, -1;
+	cvt.u32.u64 %rt113, %rd166;
+	shfl.sync.down.b32 %r170, %r8, %rt113, 31, -1;
+	cvt.u32.u64 %rt114, %rd166;
+	shfl.sync.down.b32 %r171, %r9, %rt114, 31, -1;
+	cvt.u32.u64 %rt115, %rd166;
+	shfl.sync.down.b32 %r172, %r10, %rt115, 31, -1;
+	cvt.u32.u64 %rt116, %rd166;
+	shfl.sync.down.b32 %r173, %r11, %rt116, 31, -1;
+	cvt.u32.u64 %rt117, %rd166;
+	shfl.sync.down.b32 %r174, %r12, %rt117, 31, -1;
+	cvt.u32.u64 %rt118, %rd166;
+	shfl.sync.down.b32 %r175, %r13, %rt118, 31, -1;
+	cvt.u32.u64 %rt119, %rd166;
+	shfl.sync.down.b32 %r176, %r14, %rt119, 31, -1;
+	add.s64 %rd177, %rd56, %rd166;
+	setp.lt.s64 %p178, %rd177, %rd165;
+	@!%p178 bra $L_40;
+$L_39:
+	add.s64 %rd5, %rd5, %rd167;
+	add.s64 %rd6, %rd6, %rd168;
+	add.s32 %r7, %r7, %r169;
+	bfe.s32 %r7, %r7, 0, 16;
+	mul.lo.u32 %r8, %r8, %r170;
+	and.b32 %r9, %r9, %r171;
+	or.b32 %r10, %r10, %r172;
+	xor.b32 %r11, %r11, %r173;
+	and.b32 %r12, %r12, %r174;
+	min.s32 %r13, %r13, %r175;
+	max.s32 %r14, %r14, %r176;
+$L_40:
+	shr.s64 %rd166, %rd166, 1;
+	setp.ne.s64 %p179, %rd166, 0;
+	@%p179 bra $L_29;
+$L_41:
+	setp.eq.s64 %p180, %rd56, 0;
+	@!%p180 bra $L_43;
+$L_42:
+	add.s64 %rd181, %rd5, 0;
+	add.s64 %rd182, %rd0, 0;
+	st.global.s64 [%rd182], %rd181;
+	add.s64 %rd183, %rd6, 0;
+	add.s64 %rd184, %rd0, 16;
+	st.global.s64 [%rd184], %rd183;
+	add.s32 %r185, %r7, 100;
+	bfe.s32 %r185, %r185, 0, 16;
+	add.s64 %rd186, %rd0, 32;
+	st.global.s16 [%rd186], %r185;
+	mul.lo.u32 %r187, %r8, 1;
+	add.s64 %rd188, %rd0, 48;
+	st.global.u32 [%rd188], %r187;
+	and.b32 %r189, %r9, 65535;
+	add.s64 %rd190, %rd0, 64;
+	st.global.u16 [%rd190], %r189;
+	or.b32 %r191, %r10, 0;
+	add.s64 %rd192, %rd0, 80;
+	st.global.u16 [%rd192], %r191;
+	xor.b32 %r193, %r11, 0;
+	add.s64 %rd194, %rd0, 96;
+	st.global.u16 [%rd194], %r193;
+	and.b32 %r195, %r12, 255;
+	add.s64 %rd196, %rd0, 112;
+	st.global.u8 [%rd196], %r195;
+	min.s32 %r197, %r13, 2147483647;
+	add.s64 %rd198, %rd0, 128;
+	st.global.s32 [%rd198], %r197;
+	max.s32 %r199, %r14, -2147483648;
+	add.s64 %rd200, %rd0, 144;
+	st.global.s32 [%rd200], %r199;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd5, 0;
+	mov.b64 %rd6, 0;
+	mov.b32 %r7, 0;
+	mov.b32 %r8, 1;
+	mov.b32 %r9, 65535;
+	mov.b32 %r10, 0;
+	mov.b32 %r11, 0;
+	mov.b32 %r12, 255;
+	mov.b32 %r13, 2147483647;
+	mov.b32 %r14, -2147483648;
+	bra.uni $L_28;
+}
+
+.visible .entry IntStats_2(
+	.param .u64 IntStats_2_param_0,
+	.param .s64 IntStats_2_param_1,
+	.param .u64 IntStats_2_param_2,
+	.param .s64 IntStats_2_param_3,
+	.param .u64 IntStats_2_param_4,
+	.param .u64 IntStats_2_param_5
+)
+{
+	.reg .pred %pt<11>;
+	.reg .b32 %r<39>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<41>;
+	.reg .b64 %rdt<13>;
+
+$L_0:
+	ld.param.u64 %rd1, [IntStats_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	add.s64 %rd2, %rd1, 48;
+	ld.global.u32 %r3, [%rd2];
+	add.s64 %rd5, %rd1, 64;
+	ld.global.u16 %r6, [%rd5];
+	ld.param.u64 %rd8, [IntStats_2_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [IntStats_2_param_3];
+	add.s64 %rd10, %rd1, 0;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd13, %rd1, 16;
+	ld.global.s64 %rd14, [%rd13];
+	add.s64 %rd18, %rd1, 80;
+	ld.global.u16 %r19, [%rd18];
+	add.s64 %rd21, %rd1, 96;
+	ld.global.u16 %r22, [%rd21];
+	add.s64 %rd24, %rd1, 128;
+	ld.global.s32 %r25, [%rd24];
+	add.s64 %rd27, %rd1, 144;
+	ld.global.s32 %r28, [%rd27];
+	add.s64 %rd34, %rd1, 32;
+	ld.global.s16 %r35, [%rd34];
+	add.s64 %rd37, %rd1, 112;
+	ld.global.u8 %r38, [%rd37];
+$L_1:
+	cvt.u64.u32 %rd0, %r3;
+	cvt.u64.u32 %rd4, %r6;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd9;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd7, %rd8, 0;
+	st.global.s64 [%rd7], %rd11;
+	mov.b64 %rdt3, 1;
+	setp.ge.u64 %pt1, %rdt3, %rd9;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd12, %rd8, 8;
+	st.global.s64 [%rd12], %rd14;
+	mov.b64 %rdt4, 2;
+	setp.ge.u64 %pt2, %rdt4, %rd9;
+	@%pt2 bra $Lfault_2;
+	add.s64 %rd15, %rd8, 16;
+	st.global.s64 [%rd15], %rd0;
+	mov.b64 %rdt5, 3;
+	setp.ge.u64 %pt3, %rdt5, %rd9;
+	@%pt3 bra $Lfault_3;
+	add.s64 %rd16, %rd8, 24;
+	st.global.s64 [%rd16], %rd4;
+	cvt.u64.u32 %rd17, %r19;
+	cvt.u64.u32 %rd20, %r22;
+	cvt.s64.s32 %rd23, %r25;
+	cvt.s64.s32 %rd26, %r28;
+	mov.b64 %rdt6, 4;
+	setp.ge.u64 %pt4, %rdt6, %rd9;
+	@%pt4 bra $Lfault_4;
+	add.s64 %rd29, %rd8, 32;
+	st.global.s64 [%rd29], %rd17;
+	mov.b64 %rdt7, 5;
+	setp.ge.u64 %pt5, %rdt7, %rd9;
+	@%pt5 bra $Lfault_5;
+	add.s64 %rd30, %rd8, 40;
+	st.global.s64 [%rd30], %rd20;
+	mov.b64 %rdt8, 6;
+	setp.ge.u64 %pt6, %rdt8, %rd9;
+	@%pt6 bra $Lfault_6;
+	add.s64 %rd31, %rd8, 48;
+	st.global.s64 [%rd31], %rd23;
+	mov.b64 %rdt9, 7;
+	setp.ge.u64 %pt7, %rdt9, %rd9;
+	@%pt7 bra $Lfault_7;
+	add.s64 %rd32, %rd8, 56;
+	st.global.s64 [%rd32], %rd26;
+	cvt.s64.s32 %rd33, %r35;
+	cvt.u64.u32 %rd36, %r38;
+	mov.b64 %rdt10, 8;
+	setp.ge.u64 %pt8, %rdt10, %rd9;
+	@%pt8 bra $Lfault_8;
+	add.s64 %rd39, %rd8, 64;
+	st.global.s64 [%rd39], %rd33;
+	mov.b64 %rdt11, 9;
+	setp.ge.u64 %pt9, %rdt11, %rd9;
+	@%pt9 bra $Lfault_9;
+	add.s64 %rd40, %rd8, 72;
+	st.global.s64 [%rd40], %rd36;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 2;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 3;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 4;
+	mov.b64 %rdt1, 4;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt0, 5;
+	mov.b64 %rdt1, 5;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt0, 6;
+	mov.b64 %rdt1, 6;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt0, 7;
+	mov.b64 %rdt1, 7;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt0, 8;
+	mov.b64 %rdt1, 8;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt0, 9;
+	mov.b64 %rdt1, 9;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt12, [IntStats_2_param_5];
+	cvta.to.global.u64 %rdt12, %rdt12;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt12];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt10, %rt3, %rt1;
+	@%pt10 exit;
+	st.global.u32 [%rdt12+8], 3538946;
+	st.global.u32 [%rdt12+12], %rt0;
+	st.global.u64 [%rdt12+16], %rdt1;
+	st.global.u64 [%rdt12+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt12+4], %rt2;
+	exit;
+}
+
+.visible .entry Center_0(
+	.param .u64 Center_0_param_0,
+	.param .s64 Center_0_param_1,
+	.param .u64 Center_0_param_2,
+	.param .s64 Center_0_param_3,
+	.param .u64 Center_0_param_4,
+	.param .u64 Center_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<64>;
+	.reg .b32 %rt<37>;
+	.reg .b64 %rd<66>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<54>;
+
+$L_0:
+	ld.param.u64 %rd5, [Center_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Center_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd61, [Center_0_param_4];
+	cvta.to.global.u64 %rd61, %rd61;
+$L_1:
+	mov.f64 %fd0, 0d8000000000000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.f64 %fd19, [%rd18];
+	add.rn.f64 %fd20, %fd0, %fd19;
+	mov.f64 %fd0, %fd20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd23, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd24, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
+	mov.b64 {%rt10, %rt11}, %fd0;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd31, {%rt10, %rt11};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.rn.f64 %fd0, %fd0, %fd31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt12, %rd30;
+	mov.b64 {%rt13, %rt14}, %fd0;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd31, {%rt13, %rt14};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_31;
+$L_30:
+	add.rn.f64 %fd0, %fd0, %fd31;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt15, %rd30;
+	mov.b64 {%rt16, %rt17}, %fd0;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd31, {%rt16, %rt17};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_34;
+$L_33:
+	add.rn.f64 %fd0, %fd0, %fd31;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt18, %rd30;
+	mov.b64 {%rt19, %rt20}, %fd0;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %fd31, {%rt19, %rt20};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_37;
+$L_36:
+	add.rn.f64 %fd0, %fd0, %fd31;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@%p34 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd24, 1;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f64 [%rd39], %fd0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt21, %ntid.x;
+	cvt.u64.u32 %rd42, %rt21;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd23, 1;
+	add.s64 %rd46, %rd45, 0;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.f64 %fd0, [%rd47];
+$L_43:
+	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.u32 %rt22, %ntid.x;
+	cvt.u64.u32 %rd49, %rt22;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt23, %rd52;
+	mov.b64 {%rt24, %rt25}, %fd0;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %fd53, {%rt24, %rt25};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.rn.f64 %fd0, %fd0, %fd53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt26, %rd52;
+	mov.b64 {%rt27, %rt28}, %fd0;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %fd53, {%rt27, %rt28};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_49;
+$L_48:
+	add.rn.f64 %fd0, %fd0, %fd53;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt29, %rd52;
+	mov.b64 {%rt30, %rt31}, %fd0;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %fd53, {%rt30, %rt31};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_52;
+$L_51:
+	add.rn.f64 %fd0, %fd0, %fd53;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt32, %rd52;
+	mov.b64 {%rt33, %rt34}, %fd0;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %fd53, {%rt33, %rt34};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_55;
+$L_54:
+	add.rn.f64 %fd0, %fd0, %fd53;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@%p56 bra $L_44;
+$L_56:
+	setp.eq.s64 %p57, %rd23, 0;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt35, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt35;
+	mul.lo.s64 %rd59, %rd58, 1;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.f64 [%rd62], %fd0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt36, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt36;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	ret;
+$L_60:
+	mov.f64 %fd0, 0d8000000000000000;
+	bra.uni $L_43;
+}
+
+.visible .entry Center_1(
+	.param .u64 Center_1_param_0,
+	.param .s64 Center_1_param_1,
+	.param .u64 Center_1_param_2,
+	.param .s64 Center_1_param_3,
+	.param .u64 Center_1_param_4,
+	.param .u64 Center_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<32>;
+	.reg .b64 %rd<48>;
+	.reg .f64 %fd<47>;
+
+$L_0:
+	ld.param.u64 %rd0, [Center_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f64 %fd5, 0d8000000000000000;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f64 %fd10, [%rd9];
+	add.rn.f64 %fd5, %fd5, %fd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f64 %fd10, [%rd9];
+	add.rn.f64 %fd5, %fd5, %fd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f64 %fd10, [%rd9];
+	add.rn.f64 %fd5, %fd5, %fd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f64 %fd10, [%rd9];
+	add.rn.f64 %fd5, %fd5, %fd10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	mov.b64 {%rt7, %rt8}, %fd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %fd19, {%rt7, %rt8};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f64 %fd5, %fd5, %fd19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt9, %rd18;
+	mov.b64 {%rt10, %rt11}, %fd5;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd19, {%rt10, %rt11};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.rn.f64 %fd5, %fd5, %fd19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt12, %rd18;
+	mov.b64 {%rt13, %rt14}, %fd5;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd19, {%rt13, %rt14};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.rn.f64 %fd5, %fd5, %fd19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt15, %rd18;
+	mov.b64 {%rt16, %rt17}, %fd5;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd19, {%rt16, %rt17};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.rn.f64 %fd5, %fd5, %fd19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f64 [%rd27], %fd5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt18, %ntid.x;
+	cvt.u64.u32 %rd30, %rt18;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f64 %fd5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd37, %rt19;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt20, %rd40;
+	mov.b64 {%rt21, %rt22}, %fd5;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %fd41, {%rt21, %rt22};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f64 %fd5, %fd5, %fd41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt23, %rd40;
+	mov.b64 {%rt24, %rt25}, %fd5;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %fd41, {%rt24, %rt25};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.rn.f64 %fd5, %fd5, %fd41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt26, %rd40;
+	mov.b64 {%rt27, %rt28}, %fd5;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %fd41, {%rt27, %rt28};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.rn.f64 %fd5, %fd5, %fd41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt29, %rd40;
+	mov.b64 {%rt30, %rt31}, %fd5;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %fd41, {%rt30, %rt31};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.rn.f64 %fd5, %fd5, %fd41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f64 %fd46, %fd5, 0d0000000000000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f64 [%rd47], %fd46;
+$L_43:
+	ret;
+$L_44:
+	mov.f64 %fd5, 0d8000000000000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Center_2(
+	.param .u64 Center_2_param_0,
+	.param .s64 Center_2_param_1,
+	.param .u64 Center_2_param_2,
+	.param .s64 Center_2_param_3,
+	.param .u64 Center_2_param_4,
+	.param .u64 Center_2_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<23>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<19>;
+
+$L_0:
+	ld.param.u64 %rd4, [Center_2_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Center_2_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [Center_2_param_4];
+	cvta.to.global.u64 %rd15, %rd15;
+	add.s64 %rd16, %rd15, 0;
+	ld.global.f64 %fd17, [%rd16];
+	mov.b64 %rd19, %rd5;
+	cvt.rn.f64.s64 %fd18, %rd19;
+	div.rn.f64 %fd14, %fd17, %fd18;
+	ld.param.u64 %rd21, [Center_2_param_2];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Center_2_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	sub.rn.f64 %fd13, %fd12, %fd14;
+	setp.ge.u64 %pt0, %rd9, %rd22;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd20, %rd9, 8, %rd21;
+	st.global.f64 [%rd20], %fd13;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Center_2_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3604482;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry FloatRange_0(
+	.param .u64 FloatRange_0_param_0,
+	.param .s64 FloatRange_0_param_1,
+	.param .u64 FloatRange_0_param_2,
+	.param .s64 FloatRange_0_param_3,
+	.param .s64 FloatRange_0_param_4,
+	.param .u64 FloatRange_0_param_5,
+	.param .u64 FloatRange_0_param_6
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.reg .pred %p<79>;
+	.reg .pred %pt<84>;
+	.reg .b32 %rt<65>;
+	.reg .b64 %rd<82>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<66>;
+	.reg .f64 %fdt<52>;
+
+$L_0:
+	ld.param.s64 %rd5, [FloatRange_0_param_4];
+	ld.param.u64 %rd15, [FloatRange_0_param_0];
+	cvta.to.global.u64 %rd15, %rd15;
+	ld.param.u64 %rd16, [FloatRange_0_param_1];
+	ld.param.u64 %rd73, [FloatRange_0_param_5];
+	cvta.to.global.u64 %rd73, %rd73;
+$L_1:
+	mov.f64 %fd0, 0d7FF0000000000000;
+	mov.f64 %fd1, 0dFFF0000000000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd2, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd2, %rd2, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd3, %rt3, %rt4;
+	add.s64 %rd4, %rd2, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd4, %rd5;
+	@!%p6 bra $L_21;
+$L_3:
+	mov.b64 %rd7, %rd5;
+	mov.b64 %rd8, %rd4;
+	sub.u64 %rd9, %rd7, %rd8;
+	mov.b64 %rd10, %rd3;
+	mul.lo.u64 %rd11, %rd10, 3;
+	setp.gt.u64 %p12, %rd9, %rd11;
+	@!%p12 bra $L_16;
+$L_4:
+	mov.b64 %rd13, %rd4;
+$L_5:
+	setp.ge.u64 %pt0, %rd13, %rd16;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt1, %fd0, %fd17;
+	selp.f64 %fdt0, %fd0, %fd17, %pt1;
+	setp.eq.f64 %pt2, %fd0, %fd17;
+	or.b64 %fdt1, %fd0, %fd17;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt2;
+	setp.nan.f64 %pt3, %fd0, %fd17;
+	add.rn.f64 %fdt1, %fd0, %fd17;
+	selp.f64 %fd18, %fdt1, %fdt0, %pt3;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt4, %fd1, %fd20;
+	selp.f64 %fdt2, %fd1, %fd20, %pt4;
+	setp.eq.f64 %pt5, %fd1, %fd20;
+	and.b64 %fdt3, %fd1, %fd20;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt5;
+	setp.nan.f64 %pt6, %fd1, %fd20;
+	add.rn.f64 %fdt3, %fd1, %fd20;
+	selp.f64 %fd21, %fdt3, %fdt2, %pt6;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_6:
+	add.s64 %rd4, %rd4, %rd3;
+$L_7:
+	mov.b64 %rd13, %rd4;
+$L_8:
+	setp.ge.u64 %pt7, %rd13, %rd16;
+	@%pt7 bra $Lfault_1;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt8, %fd0, %fd17;
+	selp.f64 %fdt4, %fd0, %fd17, %pt8;
+	setp.eq.f64 %pt9, %fd0, %fd17;
+	or.b64 %fdt5, %fd0, %fd17;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt9;
+	setp.nan.f64 %pt10, %fd0, %fd17;
+	add.rn.f64 %fdt5, %fd0, %fd17;
+	selp.f64 %fd18, %fdt5, %fdt4, %pt10;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt11, %fd1, %fd20;
+	selp.f64 %fdt6, %fd1, %fd20, %pt11;
+	setp.eq.f64 %pt12, %fd1, %fd20;
+	and.b64 %fdt7, %fd1, %fd20;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt12;
+	setp.nan.f64 %pt13, %fd1, %fd20;
+	add.rn.f64 %fdt7, %fd1, %fd20;
+	selp.f64 %fd21, %fdt7, %fdt6, %pt13;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_9:
+	add.s64 %rd4, %rd4, %rd3;
+$L_10:
+	mov.b64 %rd13, %rd4;
+$L_11:
+	setp.ge.u64 %pt14, %rd13, %rd16;
+	@%pt14 bra $Lfault_2;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt15, %fd0, %fd17;
+	selp.f64 %fdt8, %fd0, %fd17, %pt15;
+	setp.eq.f64 %pt16, %fd0, %fd17;
+	or.b64 %fdt9, %fd0, %fd17;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt16;
+	setp.nan.f64 %pt17, %fd0, %fd17;
+	add.rn.f64 %fdt9, %fd0, %fd17;
+	selp.f64 %fd18, %fdt9, %fdt8, %pt17;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt18, %fd1, %fd20;
+	selp.f64 %fdt10, %fd1, %fd20, %pt18;
+	setp.eq.f64 %pt19, %fd1, %fd20;
+	and.b64 %fdt11, %fd1, %fd20;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt19;
+	setp.nan.f64 %pt20, %fd1, %fd20;
+	add.rn.f64 %fdt11, %fd1, %fd20;
+	selp.f64 %fd21, %fdt11, %fdt10, %pt20;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_12:
+	add.s64 %rd4, %rd4, %rd3;
+$L_13:
+	mov.b64 %rd13, %rd4;
+$L_14:
+	setp.ge.u64 %pt21, %rd13, %rd16;
+	@%pt21 bra $Lfault_3;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt22, %fd0, %fd17;
+	selp.f64 %fdt12, %fd0, %fd17, %pt22;
+	setp.eq.f64 %pt23, %fd0, %fd17;
+	or.b64 %fdt13, %fd0, %fd17;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt23;
+	setp.nan.f64 %pt24, %fd0, %fd17;
+	add.rn.f64 %fdt13, %fd0, %fd17;
+	selp.f64 %fd18, %fdt13, %fdt12, %pt24;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt25, %fd1, %fd20;
+	selp.f64 %fdt14, %fd1, %fd20, %pt25;
+	setp.eq.f64 %pt26, %fd1, %fd20;
+	and.b64 %fdt15, %fd1, %fd20;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt26;
+	setp.nan.f64 %pt27, %fd1, %fd20;
+	add.rn.f64 %fdt15, %fd1, %fd20;
+	selp.f64 %fd21, %fdt15, %fdt14, %pt27;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_15:
+	add.s64 %rd4, %rd4, %rd3;
+	bra.uni $L_2;
+$L_16:
+	mov.b64 %rd13, %rd4;
+$L_17:
+	setp.ge.u64 %pt28, %rd13, %rd16;
+	@%pt28 bra $Lfault_4;
+	mad.lo.s64 %rd14, %rd13, 8, %rd15;
+	ld.global.f64 %fd17, [%rd14];
+	setp.lt.f64 %pt29, %fd0, %fd17;
+	selp.f64 %fdt16, %fd0, %fd17, %pt29;
+	setp.eq.f64 %pt30, %fd0, %fd17;
+	or.b64 %fdt17, %fd0, %fd17;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt30;
+	setp.nan.f64 %pt31, %fd0, %fd17;
+	add.rn.f64 %fdt17, %fd0, %fd17;
+	selp.f64 %fd18, %fdt17, %fdt16, %pt31;
+	mad.lo.s64 %rd19, %rd13, 8, %rd15;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt32, %fd1, %fd20;
+	selp.f64 %fdt18, %fd1, %fd20, %pt32;
+	setp.eq.f64 %pt33, %fd1, %fd20;
+	and.b64 %fdt19, %fd1, %fd20;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt33;
+	setp.nan.f64 %pt34, %fd1, %fd20;
+	add.rn.f64 %fdt19, %fd1, %fd20;
+	selp.f64 %fd21, %fdt19, %fdt18, %pt34;
+	add.s64 %rd22, %rd13, 1;
+	setp.lt.s64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_57;
+$L_18:
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+$L_19:
+	add.s64 %rd4, %rd4, %rd3;
+$L_20:
+	setp.lt.s64 %p24, %rd4, %rd5;
+	@%p24 bra $L_16;
+$L_21:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd25, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd26, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd27, %rt8;
+	mul.lo.s64 %rd28, %rd26, %rd27;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd29, %rt9;
+	sub.s64 %rd30, %rd29, %rd28;
+	min.s64 %rd31, %rd30, %rd27;
+	shr.s64 %rd32, %rd27, 1;
+$L_22:
+	cvt.u32.u64 %rt10, %rd32;
+	mov.b64 {%rt11, %rt12}, %fd0;
+	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
+	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
+	mov.b64 %fd33, {%rt11, %rt12};
+	cvt.u32.u64 %rt13, %rd32;
+	mov.b64 {%rt14, %rt15}, %fd1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
+	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
+	mov.b64 %fd34, {%rt14, %rt15};
+	add.s64 %rd35, %rd25, %rd32;
+	setp.lt.s64 %p36, %rd35, %rd31;
+	@!%p36 bra $L_24;
+$L_23:
+	setp.lt.f64 %pt35, %fd0, %fd33;
+	selp.f64 %fdt20, %fd0, %fd33, %pt35;
+	setp.eq.f64 %pt36, %fd0, %fd33;
+	or.b64 %fdt21, %fd0, %fd33;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt36;
+	setp.nan.f64 %pt37, %fd0, %fd33;
+	add.rn.f64 %fdt21, %fd0, %fd33;
+	selp.f64 %fd0, %fdt21, %fdt20, %pt37;
+	setp.gt.f64 %pt38, %fd1, %fd34;
+	selp.f64 %fdt22, %fd1, %fd34, %pt38;
+	setp.eq.f64 %pt39, %fd1, %fd34;
+	and.b64 %fdt23, %fd1, %fd34;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt39;
+	setp.nan.f64 %pt40, %fd1, %fd34;
+	add.rn.f64 %fdt23, %fd1, %fd34;
+	selp.f64 %fd1, %fdt23, %fdt22, %pt40;
+$L_24:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p37, %rd32, 0;
+	@!%p37 bra $L_34;
+$L_25:
+	cvt.u32.u64 %rt16, %rd32;
+	mov.b64 {%rt17, %rt18}, %fd0;
+	shfl.sync.down.b32 %rt17, %rt17, %rt16, 31, -1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt16, 31, -1;
+	mov.b64 %fd33, {%rt17, %rt18};
+	cvt.u32.u64 %rt19, %rd32;
+	mov.b64 {%rt20, %rt21}, %fd1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt19, 31, -1;
+	shfl.sync.down.b32 %rt21, %rt21, %rt19, 31, -1;
+	mov.b64 %fd34, {%rt20, %rt21};
+	add.s64 %rd35, %rd25, %rd32;
+	setp.lt.s64 %p36, %rd35, %rd31;
+	@!%p36 bra $L_27;
+$L_26:
+	setp.lt.f64 %pt41, %fd0, %fd33;
+	selp.f64 %fdt24, %fd0, %fd33, %pt41;
+	setp.eq.f64 %pt42, %fd0, %fd33;
+	or.b64 %fdt25, %fd0, %fd33;
+	selp.f64 %fdt24, %fdt25, %fdt24, %pt42;
+	setp.nan.f64 %pt43, %fd0, %fd33;
+	add.rn.f64 %fdt25, %fd0, %fd33;
+	selp.f64 %fd0, %fdt25, %fdt24, %pt43;
+	setp.gt.f64 %pt44, %fd1, %fd34;
+	selp.f64 %fdt26, %fd1, %fd34, %pt44;
+	setp.eq.f64 %pt45, %fd1, %fd34;
+	and.b64 %fdt27, %fd1, %fd34;
+	selp.f64 %fdt26, %fdt27, %fdt26, %pt45;
+	setp.nan.f64 %pt46, %fd1, %fd34;
+	add.rn.f64 %fdt27, %fd1, %fd34;
+	selp.f64 %fd1, %fdt27, %fdt26, %pt46;
+$L_27:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p37, %rd32, 0;
+	@!%p37 bra $L_34;
+$L_28:
+	cvt.u32.u64 %rt22, %rd32;
+	mov.b64 {%rt23, %rt24}, %fd0;
+	shfl.sync.down.b32 %rt23, %rt23, %rt22, 31, -1;
+	shfl.sync.down.b32 %rt24, %rt24, %rt22, 31, -1;
+	mov.b64 %fd33, {%rt23, %rt24};
+	cvt.u32.u64 %rt25, %rd32;
+	mov.b64 {%rt26, %rt27}, %fd1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt25, 31, -1;
+	shfl.sync.down.b32 %rt27, %rt27, %rt25, 31, -1;
+	mov.b64 %fd34, {%rt26, %rt27};
+	add.s64 %rd35, %rd25, %rd32;
+	setp.lt.s64 %p36, %rd35, %rd31;
+	@!%p36 bra $L_30;
+$L_29:
+	setp.lt.f64 %pt47, %fd0, %fd33;
+	selp.f64 %fdt28, %fd0, %fd33, %pt47;
+	setp.eq.f64 %pt48, %fd0, %fd33;
+	or.b64 %fdt29, %fd0, %fd33;
+	selp.f64 %fdt28, %fdt29, %fdt28, %pt48;
+	setp.nan.f64 %pt49, %fd0, %fd33;
+	add.rn.f64 %fdt29, %fd0, %fd33;
+	selp.f64 %fd0, %fdt29, %fdt28, %pt49;
+	setp.gt.f64 %pt50, %fd1, %fd34;
+	selp.f64 %fdt30, %fd1, %fd34, %pt50;
+	setp.eq.f64 %pt51, %fd1, %fd34;
+	and.b64 %fdt31, %fd1, %fd34;
+	selp.f64 %fdt30, %fdt31, %fdt30, %pt51;
+	setp.nan.f64 %pt52, %fd1, %fd34;
+	add.rn.f64 %fdt31, %fd1, %fd34;
+	selp.f64 %fd1, %fdt31, %fdt30, %pt52;
+$L_30:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p37, %rd32, 0;
+	@!%p37 bra $L_34;
+$L_31:
+	cvt.u32.u64 %rt28, %rd32;
+	mov.b64 {%rt29, %rt30}, %fd0;
+	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
+	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
+	mov.b64 %fd33, {%rt29, %rt30};
+	cvt.u32.u64 %rt31, %rd32;
+	mov.b64 {%rt32, %rt33}, %fd1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
+	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
+	mov.b64 %fd34, {%rt32, %rt33};
+	add.s64 %rd35, %rd25, %rd32;
+	setp.lt.s64 %p36, %rd35, %rd31;
+	@!%p36 bra $L_33;
+$L_32:
+	setp.lt.f64 %pt53, %fd0, %fd33;
+	selp.f64 %fdt32, %fd0, %fd33, %pt53;
+	setp.eq.f64 %pt54, %fd0, %fd33;
+	or.b64 %fdt33, %fd0, %fd33;
+	selp.f64 %fdt32, %fdt33, %fdt32, %pt54;
+	setp.nan.f64 %pt55, %fd0, %fd33;
+	add.rn.f64 %fdt33, %fd0, %fd33;
+	selp.f64 %fd0, %fdt33, %fdt32, %pt55;
+	setp.gt.f64 %pt56, %fd1, %fd34;
+	selp.f64 %fdt34, %fd1, %fd34, %pt56;
+	setp.eq.f64 %pt57, %fd1, %fd34;
+	and.b64 %fdt35, %fd1, %fd34;
+	selp.f64 %fdt34, %fdt35, %fdt34, %pt57;
+	setp.nan.f64 %pt58, %fd1, %fd34;
+	add.rn.f64 %fdt35, %fd1, %fd34;
+	selp.f64 %fd1, %fdt35, %fdt34, %pt58;
+$L_33:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p37, %rd32, 0;
+	@%p37 bra $L_22;
+$L_34:
+	setp.eq.s64 %p38, %rd25, 0;
+	@!%p38 bra $L_36;
+$L_35:
+	mov.u64 %rd39, qvar_reduce0;
+	mul.lo.s64 %rd40, %rd26, 2;
+	add.s64 %rd41, %rd40, 0;
+	mad.lo.s64 %rd42, %rd41, 8, %rd39;
+	st.shared.f64 [%rd42], %fd0;
+	mov.u64 %rd43, qvar_reduce0;
+	mul.lo.s64 %rd44, %rd26, 2;
+	add.s64 %rd45, %rd44, 1;
+	mad.lo.s64 %rd46, %rd45, 8, %rd43;
+	st.shared.f64 [%rd46], %fd1;
+$L_36:
+	bar.sync 0;
+	setp.eq.s64 %p47, %rd26, 0;
+	@!%p47 bra $L_55;
+$L_37:
+	mul.lo.s64 %rd48, %rd25, %rd27;
+	mov.u32 %rt34, %ntid.x;
+	cvt.u64.u32 %rd49, %rt34;
+	setp.lt.s64 %p50, %rd48, %rd49;
+	@!%p50 bra $L_56;
+$L_38:
+	mov.u64 %rd51, qvar_reduce0;
+	mul.lo.s64 %rd52, %rd25, 2;
+	add.s64 %rd53, %rd52, 0;
+	mad.lo.s64 %rd54, %rd53, 8, %rd51;
+	ld.shared.f64 %fd0, [%rd54];
+	mov.u64 %rd55, qvar_reduce0;
+	mul.lo.s64 %rd56, %rd25, 2;
+	add.s64 %rd57, %rd56, 1;
+	mad.lo.s64 %rd58, %rd57, 8, %rd55;
+	ld.shared.f64 %fd1, [%rd58];
+$L_39:
+	mul.lo.s64 %rd59, %rd26, %rd27;
+	mov.u32 %rt35, %ntid.x;
+	cvt.u64.u32 %rd60, %rt35;
+	sub.s64 %rd61, %rd60, %rd59;
+	min.s64 %rd62, %rd61, %rd27;
+	shr.s64 %rd63, %rd27, 1;
+$L_40:
+	cvt.u32.u64 %rt36, %rd63;
+	mov.b64 {%rt37, %rt38}, %fd0;
+	shfl.sync.down.b32 %rt37, %rt37, %rt36, 31, -1;
+	shfl.sync.down.b32 %rt38, %rt38, %rt36, 31, -1;
+	mov.b64 %fd64, {%rt37, %rt38};
+	cvt.u32.u64 %rt39, %rd63;
+	mov.b64 {%rt40, %rt41}, %fd1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt39, 31, -1;
+	shfl.sync.down.b32 %rt41, %rt41, %rt39, 31, -1;
+	mov.b64 %fd65, {%rt40, %rt41};
+	add.s64 %rd66, %rd25, %rd63;
+	setp.lt.s64 %p67, %rd66, %rd62;
+	@!%p67 bra $L_42;
+$L_41:
+	setp.lt.f64 %pt59, %fd0, %fd64;
+	selp.f64 %fdt36, %fd0, %fd64, %pt59;
+	setp.eq.f64 %pt60, %fd0, %fd64;
+	or.b64 %fdt37, %fd0, %fd64;
+	selp.f64 %fdt36, %fdt37, %fdt36, %pt60;
+	setp.nan.f64 %pt61, %fd0, %fd64;
+	add.rn.f64 %fdt37, %fd0, %fd64;
+	selp.f64 %fd0, %fdt37, %fdt36, %pt61;
+	setp.gt.f64 %pt62, %fd1, %fd65;
+	selp.f64 %fdt38, %fd1, %fd65, %pt62;
+	setp.eq.f64 %pt63, %fd1, %fd65;
+	and.b64 %fdt39, %fd1, %fd65;
+	selp.f64 %fdt38, %fdt39, %fdt38, %pt63;
+	setp.nan.f64 %pt64, %fd1, %fd65;
+	add.rn.f64 %fdt39, %fd1, %fd65;
+	selp.f64 %fd1, %fdt39, %fdt38, %pt64;
+$L_42:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_52;
+$L_43:
+	cvt.u32.u64 %rt42, %rd63;
+	mov.b64 {%rt43, %rt44}, %fd0;
+	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
+	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
+	mov.b64 %fd64, {%rt43, %rt44};
+	cvt.u32.u64 %rt45, %rd63;
+	mov.b64 {%rt46, %rt47}, %fd1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
+	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
+	mov.b64 %fd65, {%rt46, %rt47};
+	add.s64 %rd66, %rd25, %rd63;
+	setp.lt.s64 %p67, %rd66, %rd62;
+	@!%p67 bra $L_45;
+$L_44:
+	setp.lt.f64 %pt65, %fd0, %fd64;
+	selp.f64 %fdt40, %fd0, %fd64, %pt65;
+	setp.eq.f64 %pt66, %fd0, %fd64;
+	or.b64 %fdt41, %fd0, %fd64;
+	selp.f64 %fdt40, %fdt41, %fdt40, %pt66;
+	setp.nan.f64 %pt67, %fd0, %fd64;
+	add.rn.f64 %fdt41, %fd0, %fd64;
+	selp.f64 %fd0, %fdt41, %fdt40, %pt67;
+	setp.gt.f64 %pt68, %fd1, %fd65;
+	selp.f64 %fdt42, %fd1, %fd65, %pt68;
+	setp.eq.f64 %pt69, %fd1, %fd65;
+	and.b64 %fdt43, %fd1, %fd65;
+	selp.f64 %fdt42, %fdt43, %fdt42, %pt69;
+	setp.nan.f64 %pt70, %fd1, %fd65;
+	add.rn.f64 %fdt43, %fd1, %fd65;
+	selp.f64 %fd1, %fdt43, %fdt42, %pt70;
+$L_45:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_52;
+$L_46:
+	cvt.u32.u64 %rt48, %rd63;
+	mov.b64 {%rt49, %rt50}, %fd0;
+	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
+	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
+	mov.b64 %fd64, {%rt49, %rt50};
+	cvt.u32.u64 %rt51, %rd63;
+	mov.b64 {%rt52, %rt53}, %fd1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
+	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
+	mov.b64 %fd65, {%rt52, %rt53};
+	add.s64 %rd66, %rd25, %rd63;
+	setp.lt.s64 %p67, %rd66, %rd62;
+	@!%p67 bra $L_48;
+$L_47:
+	setp.lt.f64 %pt71, %fd0, %fd64;
+	selp.f64 %fdt44, %fd0, %fd64, %pt71;
+	setp.eq.f64 %pt72, %fd0, %fd64;
+	or.b64 %fdt45, %fd0, %fd64;
+	selp.f64 %fdt44, %fdt45, %fdt44, %pt72;
+	setp.nan.f64 %pt73, %fd0, %fd64;
+	add.rn.f64 %fdt45, %fd0, %fd64;
+	selp.f64 %fd0, %fdt45, %fdt44, %pt73;
+	setp.gt.f64 %pt74, %fd1, %fd65;
+	selp.f64 %fdt46, %fd1, %fd65, %pt74;
+	setp.eq.f64 %pt75, %fd1, %fd65;
+	and.b64 %fdt47, %fd1, %fd65;
+	selp.f64 %fdt46, %fdt47, %fdt46, %pt75;
+	setp.nan.f64 %pt76, %fd1, %fd65;
+	add.rn.f64 %fdt47, %fd1, %fd65;
+	selp.f64 %fd1, %fdt47, %fdt46, %pt76;
+$L_48:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_52;
+$L_49:
+	cvt.u32.u64 %rt54, %rd63;
+	mov.b64 {%rt55, %rt56}, %fd0;
+	shfl.sync.down.b32 %rt55, %rt55, %rt54, 31, -1;
+	shfl.sync.down.b32 %rt56, %rt56, %rt54, 31, -1;
+	mov.b64 %fd64, {%rt55, %rt56};
+	cvt.u32.u64 %rt57, %rd63;
+	mov.b64 {%rt58, %rt59}, %fd1;
+	shfl.sync.down.b32 %rt58, %rt58, %rt57, 31, -1;
+	shfl.sync.down.b32 %rt59, %rt59, %rt57, 31, -1;
+	mov.b64 %fd65, {%rt58, %rt59};
+	add.s64 %rd66, %rd25, %rd63;
+	setp.lt.s64 %p67, %rd66, %rd62;
+	@!%p67 bra $L_51;
+$L_50:
+	setp.lt.f64 %pt77, %fd0, %fd64;
+	selp.f64 %fdt48, %fd0, %fd64, %pt77;
+	setp.eq.f64 %pt78, %fd0, %fd64;
+	or.b64 %fdt49, %fd0, %fd64;
+	selp.f64 %fdt48, %fdt49, %fdt48, %pt78;
+	setp.nan.f64 %pt79, %fd0, %fd64;
+	add.rn.f64 %fdt49, %fd0, %fd64;
+	selp.f64 %fd0, %fdt49, %fdt48, %pt79;
+	setp.gt.f64 %pt80, %fd1, %fd65;
+	selp.f64 %fdt50, %fd1, %fd65, %pt80;
+	setp.eq.f64 %pt81, %fd1, %fd65;
+	and.b64 %fdt51, %fd1, %fd65;
+	selp.f64 %fdt50, %fdt51, %fdt50, %pt81;
+	setp.nan.f64 %pt82, %fd1, %fd65;
+	add.rn.f64 %fdt51, %fd1, %fd65;
+	selp.f64 %fd1, %fdt51, %fdt50, %pt82;
+$L_51:
+	shr.s64 %rd63, %rd63, 1;
+	setp.ne.s64 %p68, %rd63, 0;
+	@%p68 bra $L_40;
+$L_52:
+	setp.eq.s64 %p69, %rd25, 0;
+	@!%p69 bra $L_55;
+$L_53:
+	mov.u32 %rt60, %ctaid.x;
+	cvt.u64.u32 %rd70, %rt60;
+	mul.lo.s64 %rd71, %rd70, 2;
+	add.s64 %rd72, %rd71, 4;
+	mad.lo.s64 %rd74, %rd72, 8, %rd73;
+	st.global.f64 [%rd74], %fd0;
+	mul.lo.s64 %rd75, %rd70, 2;
+	add.s64 %rd76, %rd75, 5;
+	mad.lo.s64 %rd77, %rd76, 8, %rd73;
+	st.global.f64 [%rd77], %fd1;
+	setp.eq.s64 %p78, %rd70, 0;
+	@!%p78 bra $L_55;
+$L_54:
+	mov.u32 %rt61, %nctaid.x;
+	cvt.u64.u32 %rd79, %rt61;
+	add.s64 %rd80, %rd73, 8;
+	st.global.s64 [%rd80], %rd79;
+	add.s64 %rd81, %rd73, 24;
+	st.global.s64 [%rd81], %rd79;
+$L_55:
+	ret;
+$L_56:
+	mov.f64 %fd0, 0d7FF0000000000000;
+	mov.f64 %fd1, 0dFFF0000000000000;
+	bra.uni $L_39;
+$L_57:
+	mov.f64 %fd0, %fd18;
+	mov.f64 %fd1, %fd21;
+	bra.uni $L_21;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [FloatRange_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt62, [%rdt3];
+	add.u32 %rt63, %rt62, 1;
+	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
+	setp.ne.u32 %pt83, %rt64, %rt62;
+	@%pt83 exit;
+	st.global.u32 [%rdt3+8], 3670016;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt63;
+	exit;
+}
+
+.visible .entry FloatRange_1(
+	.param .u64 FloatRange_1_param_0,
+	.param .s64 FloatRange_1_param_1,
+	.param .u64 FloatRange_1_param_2,
+	.param .s64 FloatRange_1_param_3,
+	.param .s64 FloatRange_1_param_4,
+	.param .u64 FloatRange_1_param_5,
+	.param .u64 FloatRange_1_param_6
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.reg .pred %p<61>;
+	.reg .pred %pt<78>;
+	.reg .b32 %rt<56>;
+	.reg .b64 %rd<65>;
+	.reg .f64 %fd<64>;
+	.reg .f64 %fdt<54>;
+
+$L_0:
+	ld.param.u64 %rd0, [FloatRange_1_param_5];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f64 %fd5, 0d7FF0000000000000;
+	mov.f64 %fd6, 0dFFF0000000000000;
+$L_2:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	setp.lt.f64 %pt0, %fd5, %fd11;
+	selp.f64 %fdt0, %fd5, %fd11, %pt0;
+	setp.eq.f64 %pt1, %fd5, %fd11;
+	or.b64 %fdt1, %fd5, %fd11;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
+	setp.nan.f64 %pt2, %fd5, %fd11;
+	add.rn.f64 %fdt1, %fd5, %fd11;
+	selp.f64 %fd5, %fdt1, %fdt0, %pt2;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt3, %fd6, %fd15;
+	selp.f64 %fdt2, %fd6, %fd15, %pt3;
+	setp.eq.f64 %pt4, %fd6, %fd15;
+	and.b64 %fdt3, %fd6, %fd15;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
+	setp.nan.f64 %pt5, %fd6, %fd15;
+	add.rn.f64 %fdt3, %fd6, %fd15;
+	selp.f64 %fd6, %fdt3, %fdt2, %pt5;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	setp.lt.f64 %pt6, %fd5, %fd11;
+	selp.f64 %fdt4, %fd5, %fd11, %pt6;
+	setp.eq.f64 %pt7, %fd5, %fd11;
+	or.b64 %fdt5, %fd5, %fd11;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt7;
+	setp.nan.f64 %pt8, %fd5, %fd11;
+	add.rn.f64 %fdt5, %fd5, %fd11;
+	selp.f64 %fd5, %fdt5, %fdt4, %pt8;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt9, %fd6, %fd15;
+	selp.f64 %fdt6, %fd6, %fd15, %pt9;
+	setp.eq.f64 %pt10, %fd6, %fd15;
+	and.b64 %fdt7, %fd6, %fd15;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt10;
+	setp.nan.f64 %pt11, %fd6, %fd15;
+	add.rn.f64 %fdt7, %fd6, %fd15;
+	selp.f64 %fd6, %fdt7, %fdt6, %pt11;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	setp.lt.f64 %pt12, %fd5, %fd11;
+	selp.f64 %fdt8, %fd5, %fd11, %pt12;
+	setp.eq.f64 %pt13, %fd5, %fd11;
+	or.b64 %fdt9, %fd5, %fd11;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt13;
+	setp.nan.f64 %pt14, %fd5, %fd11;
+	add.rn.f64 %fdt9, %fd5, %fd11;
+	selp.f64 %fd5, %fdt9, %fdt8, %pt14;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt15, %fd6, %fd15;
+	selp.f64 %fdt10, %fd6, %fd15, %pt15;
+	setp.eq.f64 %pt16, %fd6, %fd15;
+	and.b64 %fdt11, %fd6, %fd15;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt16;
+	setp.nan.f64 %pt17, %fd6, %fd15;
+	add.rn.f64 %fdt11, %fd6, %fd15;
+	selp.f64 %fd6, %fdt11, %fdt10, %pt17;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	setp.lt.f64 %pt18, %fd5, %fd11;
+	selp.f64 %fdt12, %fd5, %fd11, %pt18;
+	setp.eq.f64 %pt19, %fd5, %fd11;
+	or.b64 %fdt13, %fd5, %fd11;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt19;
+	setp.nan.f64 %pt20, %fd5, %fd11;
+	add.rn.f64 %fdt13, %fd5, %fd11;
+	selp.f64 %fd5, %fdt13, %fdt12, %pt20;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt21, %fd6, %fd15;
+	selp.f64 %fdt14, %fd6, %fd15, %pt21;
+	setp.eq.f64 %pt22, %fd6, %fd15;
+	and.b64 %fdt15, %fd6, %fd15;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt22;
+	setp.nan.f64 %pt23, %fd6, %fd15;
+	add.rn.f64 %fdt15, %fd6, %fd15;
+	selp.f64 %fd6, %fdt15, %fdt14, %pt23;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd16, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd17, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd18, %rt4;
+	mul.lo.s64 %rd19, %rd17, %rd18;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd20, %rt5;
+	sub.s64 %rd21, %rd20, %rd19;
+	min.s64 %rd22, %rd21, %rd18;
+	shr.s64 %rd23, %rd18, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd23;
+	mov.b64 {%rt7, %rt8}, %fd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %fd24, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd23;
+	mov.b64 {%rt10, %rt11}, %fd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd25, {%rt10, %rt11};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_13;
+$L_12:
+	setp.lt.f64 %pt24, %fd5, %fd24;
+	selp.f64 %fdt16, %fd5, %fd24, %pt24;
+	setp.eq.f64 %pt25, %fd5, %fd24;
+	or.b64 %fdt17, %fd5, %fd24;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt25;
+	setp.nan.f64 %pt26, %fd5, %fd24;
+	add.rn.f64 %fdt17, %fd5, %fd24;
+	selp.f64 %fd5, %fdt17, %fdt16, %pt26;
+	setp.gt.f64 %pt27, %fd6, %fd25;
+	selp.f64 %fdt18, %fd6, %fd25, %pt27;
+	setp.eq.f64 %pt28, %fd6, %fd25;
+	and.b64 %fdt19, %fd6, %fd25;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt28;
+	setp.nan.f64 %pt29, %fd6, %fd25;
+	add.rn.f64 %fdt19, %fd6, %fd25;
+	selp.f64 %fd6, %fdt19, %fdt18, %pt29;
+$L_13:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt12, %rd23;
+	mov.b64 {%rt13, %rt14}, %fd5;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd24, {%rt13, %rt14};
+	cvt.u32.u64 %rt15, %rd23;
+	mov.b64 {%rt16, %rt17}, %fd6;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd25, {%rt16, %rt17};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_16;
+$L_15:
+	setp.lt.f64 %pt30, %fd5, %fd24;
+	selp.f64 %fdt20, %fd5, %fd24, %pt30;
+	setp.eq.f64 %pt31, %fd5, %fd24;
+	or.b64 %fdt21, %fd5, %fd24;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt31;
+	setp.nan.f64 %pt32, %fd5, %fd24;
+	add.rn.f64 %fdt21, %fd5, %fd24;
+	selp.f64 %fd5, %fdt21, %fdt20, %pt32;
+	setp.gt.f64 %pt33, %fd6, %fd25;
+	selp.f64 %fdt22, %fd6, %fd25, %pt33;
+	setp.eq.f64 %pt34, %fd6, %fd25;
+	and.b64 %fdt23, %fd6, %fd25;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt34;
+	setp.nan.f64 %pt35, %fd6, %fd25;
+	add.rn.f64 %fdt23, %fd6, %fd25;
+	selp.f64 %fd6, %fdt23, %fdt22, %pt35;
+$L_16:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt18, %rd23;
+	mov.b64 {%rt19, %rt20}, %fd5;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %fd24, {%rt19, %rt20};
+	cvt.u32.u64 %rt21, %rd23;
+	mov.b64 {%rt22, %rt23}, %fd6;
+	shfl.sync.down.b32 %rt22, %rt22, %rt21, 31, -1;
+	shfl.sync.down.b32 %rt23, %rt23, %rt21, 31, -1;
+	mov.b64 %fd25, {%rt22, %rt23};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_19;
+$L_18:
+	setp.lt.f64 %pt36, %fd5, %fd24;
+	selp.f64 %fdt24, %fd5, %fd24, %pt36;
+	setp.eq.f64 %pt37, %fd5, %fd24;
+	or.b64 %fdt25, %fd5, %fd24;
+	selp.f64 %fdt24, %fdt25, %fdt24, %pt37;
+	setp.nan.f64 %pt38, %fd5, %fd24;
+	add.rn.f64 %fdt25, %fd5, %fd24;
+	selp.f64 %fd5, %fdt25, %fdt24, %pt38;
+	setp.gt.f64 %pt39, %fd6, %fd25;
+	selp.f64 %fdt26, %fd6, %fd25, %pt39;
+	setp.eq.f64 %pt40, %fd6, %fd25;
+	and.b64 %fdt27, %fd6, %fd25;
+	selp.f64 %fdt26, %fdt27, %fdt26, %pt40;
+	setp.nan.f64 %pt41, %fd6, %fd25;
+	add.rn.f64 %fdt27, %fd6, %fd25;
+	selp.f64 %fd6, %fdt27, %fdt26, %pt41;
+$L_19:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt24, %rd23;
+	mov.b64 {%rt25, %rt26}, %fd5;
+	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
+	mov.b64 %fd24, {%rt25, %rt26};
+	cvt.u32.u64 %rt27, %rd23;
+	mov.b64 {%rt28, %rt29}, %fd6;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %fd25, {%rt28, %rt29};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_22;
+$L_21:
+	setp.lt.f64 %pt42, %fd5, %fd24;
+	selp.f64 %fdt28, %fd5, %fd24, %pt42;
+	setp.eq.f64 %pt43, %fd5, %fd24;
+	or.b64 %fdt29, %fd5, %fd24;
+	selp.f64 %fdt28, %fdt29, %fdt28, %pt43;
+	setp.nan.f64 %pt44, %fd5, %fd24;
+	add.rn.f64 %fdt29, %fd5, %fd24;
+	selp.f64 %fd5, %fdt29, %fdt28, %pt44;
+	setp.gt.f64 %pt45, %fd6, %fd25;
+	selp.f64 %fdt30, %fd6, %fd25, %pt45;
+	setp.eq.f64 %pt46, %fd6, %fd25;
+	and.b64 %fdt31, %fd6, %fd25;
+	selp.f64 %fdt30, %fdt31, %fdt30, %pt46;
+	setp.nan.f64 %pt47, %fd6, %fd25;
+	add.rn.f64 %fdt31, %fd6, %fd25;
+	selp.f64 %fd6, %fdt31, %fdt30, %pt47;
+$L_22:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@%p28 bra $L_11;
+$L_23:
+	setp.eq.s64 %p29, %rd16, 0;
+	@!%p29 bra $L_25;
+$L_24:
+	mov.u64 %rd30, qvar_reduce0;
+	mul.lo.s64 %rd31, %rd17, 2;
+	add.s64 %rd32, %rd31, 0;
+	mad.lo.s64 %rd33, %rd32, 8, %rd30;
+	st.shared.f64 [%rd33], %fd5;
+	mov.u64 %rd34, qvar_reduce0;
+	mul.lo.s64 %rd35, %rd17, 2;
+	add.s64 %rd36, %rd35, 1;
+	mad.lo.s64 %rd37, %rd36, 8, %rd34;
+	st.shared.f64 [%rd37], %fd6;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p38, %rd17, 0;
+	@!%p38 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd39, %rd16, %rd18;
+	mov.u32 %rt30, %ntid.x;
+	cvt.u64.u32 %rd40, %rt30;
+	setp.lt.s64 %p41, %rd39, %rd40;
+	@!%p41 bra $L_44;
+$L_27:
+	mov.u64 %rd42, qvar_reduce0;
+	mul.lo.s64 %rd43, %rd16, 2;
+	add.s64 %rd44, %rd43, 0;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	ld.shared.f64 %fd5, [%rd45];
+	mov.u64 %rd46, qvar_reduce0;
+	mul.lo.s64 %rd47, %rd16, 2;
+	add.s64 %rd48, %rd47, 1;
+	mad.lo.s64 %rd49, %rd48, 8, %rd46;
+	ld.shared.f64 %fd6, [%rd49];
+$L_28:
+	mul.lo.s64 %rd50, %rd17, %rd18;
+	mov.u32 %rt31, %ntid.x;
+	cvt.u64.u32 %rd51, %rt31;
+	sub.s64 %rd52, %rd51, %rd50;
+	min.s64 %rd53, %rd52, %rd18;
+	shr.s64 %rd54, %rd18, 1;
+$L_29:
+	cvt.u32.u64 %rt32, %rd54;
+	mov.b64 {%rt33, %rt34}, %fd5;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %fd55, {%rt33, %rt34};
+	cvt.u32.u64 %rt35, %rd54;
+	mov.b64 {%rt36, %rt37}, %fd6;
+	shfl.sync.down.b32 %rt36, %rt36, %rt35, 31, -1;
+	shfl.sync.down.b32 %rt37, %rt37, %rt35, 31, -1;
+	mov.b64 %fd56, {%rt36, %rt37};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_31;
+$L_30:
+	setp.lt.f64 %pt48, %fd5, %fd55;
+	selp.f64 %fdt32, %fd5, %fd55, %pt48;
+	setp.eq.f64 %pt49, %fd5, %fd55;
+	or.b64 %fdt33, %fd5, %fd55;
+	selp.f64 %fdt32, %fdt33, %fdt32, %pt49;
+	setp.nan.f64 %pt50, %fd5, %fd55;
+	add.rn.f64 %fdt33, %fd5, %fd55;
+	selp.f64 %fd5, %fdt33, %fdt32, %pt50;
+	setp.gt.f64 %pt51, %fd6, %fd56;
+	selp.f64 %fdt34, %fd6, %fd56, %pt51;
+	setp.eq.f64 %pt52, %fd6, %fd56;
+	and.b64 %fdt35, %fd6, %fd56;
+	selp.f64 %fdt34, %fdt35, %fdt34, %pt52;
+	setp.nan.f64 %pt53, %fd6, %fd56;
+	add.rn.f64 %fdt35, %fd6, %fd56;
+	selp.f64 %fd6, %fdt35, %fdt34, %pt53;
+$L_31:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt38, %rd54;
+	mov.b64 {%rt39, %rt40}, %fd5;
+	shfl.sync.down.b32 %rt39, %rt39, %rt38, 31, -1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt38, 31, -1;
+	mov.b64 %fd55, {%rt39, %rt40};
+	cvt.u32.u64 %rt41, %rd54;
+	mov.b64 {%rt42, %rt43}, %fd6;
+	shfl.sync.down.b32 %rt42, %rt42, %rt41, 31, -1;
+	shfl.sync.down.b32 %rt43, %rt43, %rt41, 31, -1;
+	mov.b64 %fd56, {%rt42, %rt43};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_34;
+$L_33:
+	setp.lt.f64 %pt54, %fd5, %fd55;
+	selp.f64 %fdt36, %fd5, %fd55, %pt54;
+	setp.eq.f64 %pt55, %fd5, %fd55;
+	or.b64 %fdt37, %fd5, %fd55;
+	selp.f64 %fdt36, %fdt37, %fdt36, %pt55;
+	setp.nan.f64 %pt56, %fd5, %fd55;
+	add.rn.f64 %fdt37, %fd5, %fd55;
+	selp.f64 %fd5, %fdt37, %fdt36, %pt56;
+	setp.gt.f64 %pt57, %fd6, %fd56;
+	selp.f64 %fdt38, %fd6, %fd56, %pt57;
+	setp.eq.f64 %pt58, %fd6, %fd56;
+	and.b64 %fdt39, %fd6, %fd56;
+	selp.f64 %fdt38, %fdt39, %fdt38, %pt58;
+	setp.nan.f64 %pt59, %fd6, %fd56;
+	add.rn.f64 %fdt39, %fd6, %fd56;
+	selp.f64 %fd6, %fdt39, %fdt38, %pt59;
+$L_34:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt44, %rd54;
+	mov.b64 {%rt45, %rt46}, %fd5;
+	shfl.sync.down.b32 %rt45, %rt45, %rt44, 31, -1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt44, 31, -1;
+	mov.b64 %fd55, {%rt45, %rt46};
+	cvt.u32.u64 %rt47, %rd54;
+	mov.b64 {%rt48, %rt49}, %fd6;
+	shfl.sync.down.b32 %rt48, %rt48, %rt47, 31, -1;
+	shfl.sync.down.b32 %rt49, %rt49, %rt47, 31, -1;
+	mov.b64 %fd56, {%rt48, %rt49};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_37;
+$L_36:
+	setp.lt.f64 %pt60, %fd5, %fd55;
+	selp.f64 %fdt40, %fd5, %fd55, %pt60;
+	setp.eq.f64 %pt61, %fd5, %fd55;
+	or.b64 %fdt41, %fd5, %fd55;
+	selp.f64 %fdt40, %fdt41, %fdt40, %pt61;
+	setp.nan.f64 %pt62, %fd5, %fd55;
+	add.rn.f64 %fdt41, %fd5, %fd55;
+	selp.f64 %fd5, %fdt41, %fdt40, %pt62;
+	setp.gt.f64 %pt63, %fd6, %fd56;
+	selp.f64 %fdt42, %fd6, %fd56, %pt63;
+	setp.eq.f64 %pt64, %fd6, %fd56;
+	and.b64 %fdt43, %fd6, %fd56;
+	selp.f64 %fdt42, %fdt43, %fdt42, %pt64;
+	setp.nan.f64 %pt65, %fd6, %fd56;
+	add.rn.f64 %fdt43, %fd6, %fd56;
+	selp.f64 %fd6, %fdt43, %fdt42, %pt65;
+$L_37:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt50, %rd54;
+	mov.b64 {%rt51, %rt52}, %fd5;
+	shfl.sync.down.b32 %rt51, %rt51, %rt50, 31, -1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt50, 31, -1;
+	mov.b64 %fd55, {%rt51, %rt52};
+	cvt.u32.u64 %rt53, %rd54;
+	mov.b64 {%rt54, %rt55}, %fd6;
+	shfl.sync.down.b32 %rt54, %rt54, %rt53, 31, -1;
+	shfl.sync.down.b32 %rt55, %rt55, %rt53, 31, -1;
+	mov.b64 %fd56, {%rt54, %rt55};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_40;
+$L_39:
+	setp.lt.f64 %pt66, %fd5, %fd55;
+	selp.f64 %fdt44, %fd5, %fd55, %pt66;
+	setp.eq.f64 %pt67, %fd5, %fd55;
+	or.b64 %fdt45, %fd5, %fd55;
+	selp.f64 %fdt44, %fdt45, %fdt44, %pt67;
+	setp.nan.f64 %pt68, %fd5, %fd55;
+	add.rn.f64 %fdt45, %fd5, %fd55;
+	selp.f64 %fd5, %fdt45, %fdt44, %pt68;
+	setp.gt.f64 %pt69, %fd6, %fd56;
+	selp.f64 %fdt46, %fd6, %fd56, %pt69;
+	setp.eq.f64 %pt70, %fd6, %fd56;
+	and.b64 %fdt47, %fd6, %fd56;
+	selp.f64 %fdt46, %fdt47, %fdt46, %pt70;
+	setp.nan.f64 %pt71, %fd6, %fd56;
+	add.rn.f64 %fdt47, %fd6, %fd56;
+	selp.f64 %fd6, %fdt47, %fdt46, %pt71;
+$L_40:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@%p59 bra $L_29;
+$L_41:
+	setp.eq.s64 %p60, %rd16, 0;
+	@!%p60 bra $L_43;
+$L_42:
+	mov.f64 %fdt48, 0d7FEFFFFFFFFFFFFF;
+	setp.lt.f64 %pt72, %fd5, %fdt48;
+	selp.f64 %fdt49, %fd5, %fdt48, %pt72;
+	setp.eq.f64 %pt73, %fd5, %fdt48;
+	or.b64 %fdt50, %fd5, %fdt48;
+	selp.f64 %fdt49, %fdt50, %fdt49, %pt73;
+	setp.nan.f64 %pt74, %fd5, %fdt48;
+	add.rn.f64 %fdt50, %fd5, %fdt48;
+	selp.f64 %fd61, %fdt50, %fdt49, %pt74;
+	add.s64 %rd62, %rd0, 0;
+	st.global.f64 [%rd62], %fd61;
+	mov.f64 %fdt51, 0dFFEFFFFFFFFFFFFF;
+	setp.gt.f64 %pt75, %fd6, %fdt51;
+	selp.f64 %fdt52, %fd6, %fdt51, %pt75;
+	setp.eq.f64 %pt76, %fd6, %fdt51;
+	and.b64 %fdt53, %fd6, %fdt51;
+	selp.f64 %fdt52, %fdt53, %fdt52, %pt76;
+	setp.nan.f64 %pt77, %fd6, %fdt51;
+	add.rn.f64 %fdt53, %fd6, %fdt51;
+	selp.f64 %fd63, %fdt53, %fdt52, %pt77;
+	add.s64 %rd64, %rd0, 16;
+	st.global.f64 [%rd64], %fd63;
+$L_43:
+	ret;
+$L_44:
+	mov.f64 %fd5, 0d7FF0000000000000;
+	mov.f64 %fd6, 0dFFF0000000000000;
+	bra.uni $L_28;
+}
+
+.visible .entry FloatRange_2(
+	.param .u64 FloatRange_2_param_0,
+	.param .s64 FloatRange_2_param_1,
+	.param .u64 FloatRange_2_param_2,
+	.param .s64 FloatRange_2_param_3,
+	.param .s64 FloatRange_2_param_4,
+	.param .u64 FloatRange_2_param_5,
+	.param .u64 FloatRange_2_param_6
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<11>;
+	.reg .b64 %rdt<5>;
+	.reg .f64 %fd<7>;
+
+$L_0:
+	ld.param.u64 %rd1, [FloatRange_2_param_5];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd8, [FloatRange_2_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [FloatRange_2_param_3];
+$L_1:
+	add.s64 %rd2, %rd1, 0;
+	ld.global.f64 %fd3, [%rd2];
+	mov.f64 %fd0, %fd3;
+	add.s64 %rd5, %rd1, 16;
+	ld.global.f64 %fd6, [%rd5];
+	mov.f64 %fd4, %fd6;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd9;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd7, %rd8, 0;
+	st.global.f64 [%rd7], %fd0;
+	mov.b64 %rdt3, 1;
+	setp.ge.u64 %pt1, %rdt3, %rd9;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd10, %rd8, 8;
+	st.global.f64 [%rd10], %fd4;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [FloatRange_2_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt4];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt2, %rt3, %rt1;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 3670018;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt2;
+	exit;
+}
+
+.visible .entry ChunkSums_0(
+	.param .u64 ChunkSums_0_param_0,
+	.param .s64 ChunkSums_0_param_1,
+	.param .u64 ChunkSums_0_param_2,
+	.param .s64 ChunkSums_0_param_3,
+	.param .u64 ChunkSums_0_param_4,
+	.param .s64 ChunkSums_0_param_5,
+	.param .s64 ChunkSums_0_param_6,
+	.param .s64 ChunkSums_0_param_7,
+	.param .u64 ChunkSums_0_param_8,
+	.param .u64 ChunkSums_0_param_9
+)
+{
+	.reg .pred %p<22>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<27>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [ChunkSums_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [ChunkSums_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd12, [ChunkSums_0_param_6];
+	ld.param.u64 %rd18, [ChunkSums_0_param_0];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [ChunkSums_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_16;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_16;
+$L_5:
+	mul.lo.s64 %rd11, %rd9, %rd12;
+	mov.b64 %rd13, 0;
+	mov.b64 %rd14, %rd11;
+$L_6:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_14;
+$L_7:
+	setp.ge.u64 %pt0, %rd14, %rd19;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+$L_8:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_14;
+$L_9:
+	setp.ge.u64 %pt1, %rd14, %rd19;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+$L_10:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_14;
+$L_11:
+	setp.ge.u64 %pt2, %rd14, %rd19;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+$L_12:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_14;
+$L_13:
+	setp.ge.u64 %pt3, %rd14, %rd19;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+	bra.uni $L_6;
+$L_14:
+	mad.lo.s64 %rd26, %rd9, 8, %rd4;
+	st.global.s64 [%rd26], %rd13;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_16:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ChunkSums_0_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt3+8], 3735552;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry ChunkSums_1(
+	.param .u64 ChunkSums_1_param_0,
+	.param .s64 ChunkSums_1_param_1,
+	.param .u64 ChunkSums_1_param_2,
+	.param .s64 ChunkSums_1_param_3,
+	.param .u64 ChunkSums_1_param_4,
+	.param .s64 ChunkSums_1_param_5,
+	.param .s64 ChunkSums_1_param_6,
+	.param .s64 ChunkSums_1_param_7,
+	.param .u64 ChunkSums_1_param_8,
+	.param .u64 ChunkSums_1_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<64>;
+	.reg .b32 %rt<37>;
+	.reg .b64 %rd<66>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd5, [ChunkSums_1_param_2];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [ChunkSums_1_param_3];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd61, [ChunkSums_1_param_8];
+	cvta.to.global.u64 %rd61, %rd61;
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 8, %rd5;
+	ld.global.s64 %rd19, [%rd18];
+	add.s64 %rd20, %rd0, %rd19;
+	mov.b64 %rd0, %rd20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd23, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd24, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
+	mov.b64 {%rt10, %rt11}, %rd0;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd31, {%rt10, %rt11};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.s64 %rd0, %rd0, %rd31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt12, %rd30;
+	mov.b64 {%rt13, %rt14}, %rd0;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %rd31, {%rt13, %rt14};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_31;
+$L_30:
+	add.s64 %rd0, %rd0, %rd31;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt15, %rd30;
+	mov.b64 {%rt16, %rt17}, %rd0;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %rd31, {%rt16, %rt17};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_34;
+$L_33:
+	add.s64 %rd0, %rd0, %rd31;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt18, %rd30;
+	mov.b64 {%rt19, %rt20}, %rd0;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %rd31, {%rt19, %rt20};
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_37;
+$L_36:
+	add.s64 %rd0, %rd0, %rd31;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@%p34 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd24, 1;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.s64 [%rd39], %rd0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt21, %ntid.x;
+	cvt.u64.u32 %rd42, %rt21;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd23, 1;
+	add.s64 %rd46, %rd45, 0;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.s64 %rd0, [%rd47];
+$L_43:
+	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.u32 %rt22, %ntid.x;
+	cvt.u64.u32 %rd49, %rt22;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt23, %rd52;
+	mov.b64 {%rt24, %rt25}, %rd0;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd53, {%rt24, %rt25};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.s64 %rd0, %rd0, %rd53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt26, %rd52;
+	mov.b64 {%rt27, %rt28}, %rd0;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd53, {%rt27, %rt28};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_49;
+$L_48:
+	add.s64 %rd0, %rd0, %rd53;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt29, %rd52;
+	mov.b64 {%rt30, %rt31}, %rd0;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %rd53, {%rt30, %rt31};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_52;
+$L_51:
+	add.s64 %rd0, %rd0, %rd53;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt32, %rd52;
+	mov.b64 {%rt33, %rt34}, %rd0;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %rd53, {%rt33, %rt34};
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_55;
+$L_54:
+	add.s64 %rd0, %rd0, %rd53;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@%p56 bra $L_44;
+$L_56:
+	setp.eq.s64 %p57, %rd23, 0;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt35, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt35;
+	mul.lo.s64 %rd59, %rd58, 1;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.s64 [%rd62], %rd0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt36, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt36;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	ret;
+$L_60:
+	mov.b64 %rd0, 0;
+	bra.uni $L_43;
+}
+
+.visible .entry ChunkSums_2(
+	.param .u64 ChunkSums_2_param_0,
+	.param .s64 ChunkSums_2_param_1,
+	.param .u64 ChunkSums_2_param_2,
+	.param .s64 ChunkSums_2_param_3,
+	.param .u64 ChunkSums_2_param_4,
+	.param .s64 ChunkSums_2_param_5,
+	.param .s64 ChunkSums_2_param_6,
+	.param .s64 ChunkSums_2_param_7,
+	.param .u64 ChunkSums_2_param_8,
+	.param .u64 ChunkSums_2_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<47>;
+	.reg .b32 %rt<32>;
+	.reg .b64 %rd<49>;
+
+$L_0:
+	ld.param.s64 %rd0, [ChunkSums_2_param_7];
+	ld.param.u64 %rd1, [ChunkSums_2_param_8];
+	cvta.to.global.u64 %rd1, %rd1;
+$L_1:
+	add.s64 %rd2, %rd1, 8;
+	ld.global.s64 %rd3, [%rd2];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd4, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd5, %rt1;
+	mov.b64 %rd6, 0;
+$L_2:
+	setp.lt.s64 %p7, %rd4, %rd3;
+	@!%p7 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd8, %rd4, 1;
+	add.s64 %rd9, %rd8, 2;
+	mad.lo.s64 %rd10, %rd9, 8, %rd1;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd6, %rd6, %rd11;
+	add.s64 %rd4, %rd4, %rd5;
+$L_4:
+	setp.lt.s64 %p7, %rd4, %rd3;
+	@!%p7 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd8, %rd4, 1;
+	add.s64 %rd9, %rd8, 2;
+	mad.lo.s64 %rd10, %rd9, 8, %rd1;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd6, %rd6, %rd11;
+	add.s64 %rd4, %rd4, %rd5;
+$L_6:
+	setp.lt.s64 %p7, %rd4, %rd3;
+	@!%p7 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd8, %rd4, 1;
+	add.s64 %rd9, %rd8, 2;
+	mad.lo.s64 %rd10, %rd9, 8, %rd1;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd6, %rd6, %rd11;
+	add.s64 %rd4, %rd4, %rd5;
+$L_8:
+	setp.lt.s64 %p7, %rd4, %rd3;
+	@!%p7 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd8, %rd4, 1;
+	add.s64 %rd9, %rd8, 2;
+	mad.lo.s64 %rd10, %rd9, 8, %rd1;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd6, %rd6, %rd11;
+	add.s64 %rd4, %rd4, %rd5;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd12, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd14, %rt4;
+	mul.lo.s64 %rd15, %rd13, %rd14;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd16, %rt5;
+	sub.s64 %rd17, %rd16, %rd15;
+	min.s64 %rd18, %rd17, %rd14;
+	shr.s64 %rd19, %rd14, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd19;
+	mov.b64 {%rt7, %rt8}, %rd6;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd20, {%rt7, %rt8};
+	add.s64 %rd21, %rd12, %rd19;
+	setp.lt.s64 %p22, %rd21, %rd18;
+	@!%p22 bra $L_13;
+$L_12:
+	add.s64 %rd6, %rd6, %rd20;
+$L_13:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p23, %rd19, 0;
+	@!%p23 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt9, %rd19;
+	mov.b64 {%rt10, %rt11}, %rd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd20, {%rt10, %rt11};
+	add.s64 %rd21, %rd12, %rd19;
+	setp.lt.s64 %p22, %rd21, %rd18;
+	@!%p22 bra $L_16;
+$L_15:
+	add.s64 %rd6, %rd6, %rd20;
+$L_16:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p23, %rd19, 0;
+	@!%p23 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt12, %rd19;
+	mov.b64 {%rt13, %rt14}, %rd6;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %rd20, {%rt13, %rt14};
+	add.s64 %rd21, %rd12, %rd19;
+	setp.lt.s64 %p22, %rd21, %rd18;
+	@!%p22 bra $L_19;
+$L_18:
+	add.s64 %rd6, %rd6, %rd20;
+$L_19:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p23, %rd19, 0;
+	@!%p23 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt15, %rd19;
+	mov.b64 {%rt16, %rt17}, %rd6;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %rd20, {%rt16, %rt17};
+	add.s64 %rd21, %rd12, %rd19;
+	setp.lt.s64 %p22, %rd21, %rd18;
+	@!%p22 bra $L_22;
+$L_21:
+	add.s64 %rd6, %rd6, %rd20;
+$L_22:
+	shr.s64 %rd19, %rd19, 1;
+	setp.ne.s64 %p23, %rd19, 0;
+	@%p23 bra $L_11;
+$L_23:
+	setp.eq.s64 %p24, %rd12, 0;
+	@!%p24 bra $L_25;
+$L_24:
+	mov.u64 %rd25, qvar_reduce0;
+	mul.lo.s64 %rd26, %rd13, 1;
+	add.s64 %rd27, %rd26, 0;
+	mad.lo.s64 %rd28, %rd27, 8, %rd25;
+	st.shared.s64 [%rd28], %rd6;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p29, %rd13, 0;
+	@!%p29 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd30, %rd12, %rd14;
+	mov.u32 %rt18, %ntid.x;
+	cvt.u64.u32 %rd31, %rt18;
+	setp.lt.s64 %p32, %rd30, %rd31;
+	@!%p32 bra $L_44;
+$L_27:
+	mov.u64 %rd33, qvar_reduce0;
+	mul.lo.s64 %rd34, %rd12, 1;
+	add.s64 %rd35, %rd34, 0;
+	mad.lo.s64 %rd36, %rd35, 8, %rd33;
+	ld.shared.s64 %rd6, [%rd36];
+$L_28:
+	mul.lo.s64 %rd37, %rd13, %rd14;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd38, %rt19;
+	sub.s64 %rd39, %rd38, %rd37;
+	min.s64 %rd40, %rd39, %rd14;
+	shr.s64 %rd41, %rd14, 1;
+$L_29:
+	cvt.u32.u64 %rt20, %rd41;
+	mov.b64 {%rt21, %rt22}, %rd6;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd42, {%rt21, %rt22};
+	add.s64 %rd43, %rd12, %rd41;
+	setp.lt.s64 %p44, %rd43, %rd40;
+	@!%p44 bra $L_31;
+$L_30:
+	add.s64 %rd6, %rd6, %rd42;
+$L_31:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p45, %rd41, 0;
+	@!%p45 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt23, %rd41;
+	mov.b64 {%rt24, %rt25}, %rd6;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd42, {%rt24, %rt25};
+	add.s64 %rd43, %rd12, %rd41;
+	setp.lt.s64 %p44, %rd43, %rd40;
+	@!%p44 bra $L_34;
+$L_33:
+	add.s64 %rd6, %rd6, %rd42;
+$L_34:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p45, %rd41, 0;
+	@!%p45 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt26, %rd41;
+	mov.b64 {%rt27, %rt28}, %rd6;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd42, {%rt27, %rt28};
+	add.s64 %rd43, %rd12, %rd41;
+	setp.lt.s64 %p44, %rd43, %rd40;
+	@!%p44 bra $L_37;
+$L_36:
+	add.s64 %rd6, %rd6, %rd42;
+$L_37:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p45, %rd41, 0;
+	@!%p45 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt29, %rd41;
+	mov.b64 {%rt30, %rt31}, %rd6;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %rd42, {%rt30, %rt31};
+	add.s64 %rd43, %rd12, %rd41;
+	setp.lt.s64 %p44, %rd43, %rd40;
+	@!%p44 bra $L_40;
+$L_39:
+	add.s64 %rd6, %rd6, %rd42;
+$L_40:
+	shr.s64 %rd41, %rd41, 1;
+	setp.ne.s64 %p45, %rd41, 0;
+	@%p45 bra $L_29;
+$L_41:
+	setp.eq.s64 %p46, %rd12, 0;
+	@!%p46 bra $L_43;
+$L_42:
+	add.s64 %rd47, %rd0, %rd6;
+	add.s64 %rd48, %rd1, 0;
+	st.global.s64 [%rd48], %rd47;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd6, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry ChunkSums_3(
+	.param .u64 ChunkSums_3_param_0,
+	.param .s64 ChunkSums_3_param_1,
+	.param .u64 ChunkSums_3_param_2,
+	.param .s64 ChunkSums_3_param_3,
+	.param .u64 ChunkSums_3_param_4,
+	.param .s64 ChunkSums_3_param_5,
+	.param .s64 ChunkSums_3_param_6,
+	.param .s64 ChunkSums_3_param_7,
+	.param .u64 ChunkSums_3_param_8,
+	.param .u64 ChunkSums_3_param_9
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [ChunkSums_3_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [ChunkSums_3_param_5];
+	ld.param.u64 %rd3, [ChunkSums_3_param_8];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.s64 %rd5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.s64 [%rd0], %rd5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ChunkSums_3_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3735555;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry BlockSums_0(
+	.param .u64 BlockSums_0_param_0,
+	.param .s64 BlockSums_0_param_1,
+	.param .u64 BlockSums_0_param_2,
+	.param .s64 BlockSums_0_param_3,
+	.param .u64 BlockSums_0_param_4,
+	.param .s64 BlockSums_0_param_5,
+	.param .u64 BlockSums_0_param_6,
+	.param .s64 BlockSums_0_param_7,
+	.param .u64 BlockSums_0_param_8,
+	.param .u64 BlockSums_0_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<70>;
+	.reg .b32 %r<60>;
+	.reg .b32 %rt<21>;
+	.reg .b64 %rd<72>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd8, [BlockSums_0_param_0];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [BlockSums_0_param_1];
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd67, [BlockSums_0_param_8];
+	cvta.to.global.u64 %rd67, %rd67;
+$L_1:
+	mov.b32 %r0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd10, %rd3, 1;
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_25;
+$L_3:
+	mov.b64 %rd12, %rd4;
+	mov.b64 %rd13, %rd10;
+	sub.u64 %rd14, %rd12, %rd13;
+	mov.b64 %rd15, %rd2;
+	mul.lo.u64 %rd16, %rd15, 3;
+	setp.gt.u64 %p17, %rd14, %rd16;
+	@!%p17 bra $L_20;
+$L_4:
+	mov.b64 %rd18, %rd3;
+$L_5:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_6:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd18, %rd3;
+$L_9:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_10:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd18, %rd3;
+$L_13:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_14:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd18, %rd3;
+$L_17:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_18:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd18, %rd3;
+$L_21:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+	@!%p20 bra $L_25;
+$L_22:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd27, %rd3, 1;
+	setp.lt.s64 %p28, %rd27, %rd4;
+	@%p28 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd29, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd30, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd31, %rt7;
+	mul.lo.s64 %rd32, %rd30, %rd31;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd33, %rt8;
+	sub.s64 %rd34, %rd33, %rd32;
+	min.s64 %rd35, %rd34, %rd31;
+	shr.s64 %rd36, %rd31, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt9, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_28;
+$L_27:
+	add.s32 %r0, %r0, %r37;
+$L_28:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt10, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt10, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_31;
+$L_30:
+	add.s32 %r0, %r0, %r37;
+$L_31:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt11, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt11, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_34;
+$L_33:
+	add.s32 %r0, %r0, %r37;
+$L_34:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt12, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt12, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_37;
+$L_36:
+	add.s32 %r0, %r0, %r37;
+$L_37:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@%p40 bra $L_26;
+$L_38:
+	setp.eq.s64 %p41, %rd29, 0;
+	@!%p41 bra $L_40;
+$L_39:
+	mov.u64 %rd42, qvar_reduce0;
+	mul.lo.s64 %rd43, %rd30, 1;
+	add.s64 %rd44, %rd43, 0;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	st.shared.s32 [%rd45], %r0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p46, %rd30, 0;
+	@!%p46 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd47, %rd29, %rd31;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd48, %rt13;
+	setp.lt.s64 %p49, %rd47, %rd48;
+	@!%p49 bra $L_60;
+$L_42:
+	mov.u64 %rd50, qvar_reduce0;
+	mul.lo.s64 %rd51, %rd29, 1;
+	add.s64 %rd52, %rd51, 0;
+	mad.lo.s64 %rd53, %rd52, 8, %rd50;
+	ld.shared.s32 %r0, [%rd53];
+$L_43:
+	mul.lo.s64 %rd54, %rd30, %rd31;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd55, %rt14;
+	sub.s64 %rd56, %rd55, %rd54;
+	min.s64 %rd57, %rd56, %rd31;
+	shr.s64 %rd58, %rd31, 1;
+$L_44:
+	cvt.u32.u64 %rt15, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt15, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_46;
+$L_45:
+	add.s32 %r0, %r0, %r59;
+$L_46:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt16, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt16, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_49;
+$L_48:
+	add.s32 %r0, %r0, %r59;
+$L_49:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt17, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt17, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_52;
+$L_51:
+	add.s32 %r0, %r0, %r59;
+$L_52:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt18, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt18, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_55;
+$L_54:
+	add.s32 %r0, %r0, %r59;
+$L_55:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@%p62 bra $L_44;
+$L_56:
+	setp.eq.s64 %p63, %rd29, 0;
+	@!%p63 bra $L_59;
+$L_57:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd64, %rt19;
+	mul.lo.s64 %rd65, %rd64, 2;
+	add.s64 %rd66, %rd65, 4;
+	mad.lo.s64 %rd68, %rd66, 8, %rd67;
+	st.global.s32 [%rd68], %r0;
+	setp.eq.s64 %p69, %rd64, 0;
+	@!%p69 bra $L_59;
+$L_58:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd70, %rt20;
+	add.s64 %rd71, %rd67, 8;
+	st.global.s64 [%rd71], %rd70;
+$L_59:
+	ret;
+$L_60:
+	mov.b32 %r0, 0;
+	bra.uni $L_43;
+}
+
+.visible .entry BlockSums_1(
+	.param .u64 BlockSums_1_param_0,
+	.param .s64 BlockSums_1_param_1,
+	.param .u64 BlockSums_1_param_2,
+	.param .s64 BlockSums_1_param_3,
+	.param .u64 BlockSums_1_param_4,
+	.param .s64 BlockSums_1_param_5,
+	.param .u64 BlockSums_1_param_6,
+	.param .s64 BlockSums_1_param_7,
+	.param .u64 BlockSums_1_param_8,
+	.param .u64 BlockSums_1_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %r<47>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+
+$L_0:
+	ld.param.u64 %rd0, [BlockSums_1_param_8];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b32 %r5, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.s32 %r5, %r5, %r19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.s32 %r5, %r5, %r19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.s32 %r5, %r5, %r19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.s32 %r5, %r5, %r19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s32 [%rd27], %r5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s32 %r5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.s32 %r5, %r5, %r41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.s32 %r5, %r5, %r41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.s32 %r5, %r5, %r41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.s32 %r5, %r5, %r41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.s32 %r46, %r5, 0;
+	add.s64 %rd47, %rd0, 0;
+	st.global.s32 [%rd47], %r46;
+$L_43:
+	ret;
+$L_44:
+	mov.b32 %r5, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry BlockSums_2(
+	.param .u64 BlockSums_2_param_0,
+	.param .s64 BlockSums_2_param_1,
+	.param .u64 BlockSums_2_param_2,
+	.param .s64 BlockSums_2_param_3,
+	.param .u64 BlockSums_2_param_4,
+	.param .s64 BlockSums_2_param_5,
+	.param .u64 BlockSums_2_param_6,
+	.param .s64 BlockSums_2_param_7,
+	.param .u64 BlockSums_2_param_8,
+	.param .u64 BlockSums_2_param_9
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %r<9>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<8>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd3, [BlockSums_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [BlockSums_2_param_5];
+	ld.param.u64 %rd6, [BlockSums_2_param_8];
+	cvta.to.global.u64 %rd6, %rd6;
+	add.s64 %rd7, %rd6, 0;
+	ld.global.s32 %r8, [%rd7];
+$L_1:
+	mov.b64 %rd0, %rd3;
+	mov.b64 %rd1, %rd4;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd1;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd5, %rd0, 0;
+	st.global.s32 [%rd5], %r8;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd1;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [BlockSums_2_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3801090;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry BlockSums_3(
+	.param .u64 BlockSums_3_param_0,
+	.param .s64 BlockSums_3_param_1,
+	.param .u64 BlockSums_3_param_2,
+	.param .s64 BlockSums_3_param_3,
+	.param .u64 BlockSums_3_param_4,
+	.param .s64 BlockSums_3_param_5,
+	.param .u64 BlockSums_3_param_6,
+	.param .s64 BlockSums_3_param_7,
+	.param .u64 BlockSums_3_param_8,
+	.param .u64 BlockSums_3_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<78>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<68>;
+	.reg .b32 %rt<25>;
+	.reg .b64 %rd<80>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd8, [BlockSums_3_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [BlockSums_3_param_3];
+	mov.b64 %rd6, %rd9;
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd30, [BlockSums_3_param_7];
+	ld.param.u64 %rd75, [BlockSums_3_param_8];
+	cvta.to.global.u64 %rd75, %rd75;
+$L_1:
+	mov.b32 %r0, -2147483648;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd10, %rd3, 1;
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_25;
+$L_3:
+	mov.b64 %rd12, %rd4;
+	mov.b64 %rd13, %rd10;
+	sub.u64 %rd14, %rd12, %rd13;
+	mov.b64 %rd15, %rd2;
+	mul.lo.u64 %rd16, %rd15, 3;
+	setp.gt.u64 %p17, %rd14, %rd16;
+	@!%p17 bra $L_20;
+$L_4:
+	mov.b64 %rd18, %rd3;
+$L_5:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_6:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt0, %r32, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s32 %pt1, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt1;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd18, %rd3;
+$L_9:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_10:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt2, %r32, 0;
+	@%pt2 bra $Lfault_1;
+	setp.eq.s32 %pt3, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt3;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd18, %rd3;
+$L_13:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_14:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt4, %r32, 0;
+	@%pt4 bra $Lfault_2;
+	setp.eq.s32 %pt5, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt5;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd18, %rd3;
+$L_17:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+$L_18:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt6, %r32, 0;
+	@%pt6 bra $Lfault_3;
+	setp.eq.s32 %pt7, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt7;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd18, %rd3;
+$L_21:
+	add.s64 %rd19, %rd18, 1;
+	setp.lt.s64 %p20, %rd19, %rd4;
+	@!%p20 bra $L_25;
+$L_22:
+	mov.b64 %rd21, %rd8;
+	mad.lo.s64 %rd24, %rd19, 4, %rd21;
+	ld.global.s32 %r25, [%rd24];
+	mov.b64 %rd27, %rd30;
+	mov.b64 %rd31, %rd27;
+	cvt.u32.u64 %r32, %rd31;
+	setp.eq.s32 %pt8, %r32, 0;
+	@%pt8 bra $Lfault_4;
+	setp.eq.s32 %pt9, %r32, -1;
+	rem.s32 %r33, %r25, %r32;
+	selp.b32 %r33, 0, %r33, %pt9;
+	max.s32 %r34, %r0, %r33;
+	mov.b32 %r0, %r34;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd35, %rd3, 1;
+	setp.lt.s64 %p36, %rd35, %rd4;
+	@%p36 bra $L_20;
+$L_25:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd37, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd38, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd39, %rt8;
+	mul.lo.s64 %rd40, %rd38, %rd39;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd41, %rt9;
+	sub.s64 %rd42, %rd41, %rd40;
+	min.s64 %rd43, %rd42, %rd39;
+	shr.s64 %rd44, %rd39, 1;
+$L_26:
+	cvt.u32.u64 %rt10, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt10, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_28;
+$L_27:
+	max.s32 %r0, %r0, %r45;
+$L_28:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@!%p48 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt11, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt11, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_31;
+$L_30:
+	max.s32 %r0, %r0, %r45;
+$L_31:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@!%p48 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt12, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt12, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_34;
+$L_33:
+	max.s32 %r0, %r0, %r45;
+$L_34:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@!%p48 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt13, %rd44;
+	shfl.sync.down.b32 %r45, %r0, %rt13, 31, -1;
+	add.s64 %rd46, %rd37, %rd44;
+	setp.lt.s64 %p47, %rd46, %rd43;
+	@!%p47 bra $L_37;
+$L_36:
+	max.s32 %r0, %r0, %r45;
+$L_37:
+	shr.s64 %rd44, %rd44, 1;
+	setp.ne.s64 %p48, %rd44, 0;
+	@%p48 bra $L_26;
+$L_38:
+	setp.eq.s64 %p49, %rd37, 0;
+	@!%p49 bra $L_40;
+$L_39:
+	mov.u64 %rd50, qvar_reduce0;
+	mul.lo.s64 %rd51, %rd38, 1;
+	add.s64 %rd52, %rd51, 0;
+	mad.lo.s64 %rd53, %rd52, 8, %rd50;
+	st.shared.s32 [%rd53], %r0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p54, %rd38, 0;
+	@!%p54 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd55, %rd37, %rd39;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd56, %rt14;
+	setp.lt.s64 %p57, %rd55, %rd56;
+	@!%p57 bra $L_60;
+$L_42:
+	mov.u64 %rd58, qvar_reduce0;
+	mul.lo.s64 %rd59, %rd37, 1;
+	add.s64 %rd60, %rd59, 0;
+	mad.lo.s64 %rd61, %rd60, 8, %rd58;
+	ld.shared.s32 %r0, [%rd61];
+$L_43:
+	mul.lo.s64 %rd62, %rd38, %rd39;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd63, %rt15;
+	sub.s64 %rd64, %rd63, %rd62;
+	min.s64 %rd65, %rd64, %rd39;
+	shr.s64 %rd66, %rd39, 1;
+$L_44:
+	cvt.u32.u64 %rt16, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt16, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_46;
+$L_45:
+	max.s32 %r0, %r0, %r67;
+$L_46:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@!%p70 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt17, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt17, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_49;
+$L_48:
+	max.s32 %r0, %r0, %r67;
+$L_49:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@!%p70 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt18, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt18, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_52;
+$L_51:
+	max.s32 %r0, %r0, %r67;
+$L_52:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@!%p70 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt19, %rd66;
+	shfl.sync.down.b32 %r67, %r0, %rt19, 31, -1;
+	add.s64 %rd68, %rd37, %rd66;
+	setp.lt.s64 %p69, %rd68, %rd65;
+	@!%p69 bra $L_55;
+$L_54:
+	max.s32 %r0, %r0, %r67;
+$L_55:
+	shr.s64 %rd66, %rd66, 1;
+	setp.ne.s64 %p70, %rd66, 0;
+	@%p70 bra $L_44;
+$L_56:
+	setp.eq.s64 %p71, %rd37, 0;
+	@!%p71 bra $L_59;
+$L_57:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd72, %rt20;
+	mul.lo.s64 %rd73, %rd72, 2;
+	add.s64 %rd74, %rd73, 5;
+	mad.lo.s64 %rd76, %rd74, 8, %rd75;
+	st.global.s32 [%rd76], %r0;
+	setp.eq.s64 %p77, %rd72, 0;
+	@!%p77 bra $L_59;
+$L_58:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd78, %rt21;
+	add.s64 %rd79, %rd75, 24;
+	st.global.s64 [%rd79], %rd78;
+$L_59:
+	ret;
+$L_60:
+	mov.b32 %r0, -2147483648;
+	bra.uni $L_43;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [BlockSums_3_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
+	add.u32 %rt23, %rt22, 1;
+	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
+	setp.ne.u32 %pt10, %rt24, %rt22;
+	@%pt10 exit;
+	st.global.u32 [%rdt3+8], 3801091;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt23;
+	exit;
+}
+
+.visible .entry BlockSums_4(
+	.param .u64 BlockSums_4_param_0,
+	.param .s64 BlockSums_4_param_1,
+	.param .u64 BlockSums_4_param_2,
+	.param .s64 BlockSums_4_param_3,
+	.param .u64 BlockSums_4_param_4,
+	.param .s64 BlockSums_4_param_5,
+	.param .u64 BlockSums_4_param_6,
+	.param .s64 BlockSums_4_param_7,
+	.param .u64 BlockSums_4_param_8,
+	.param .u64 BlockSums_4_param_9
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %r<47>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+
+$L_0:
+	ld.param.u64 %rd0, [BlockSums_4_param_8];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 24;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b32 %r5, -2147483648;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	max.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	max.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	max.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	max.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	max.s32 %r5, %r5, %r19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	max.s32 %r5, %r5, %r19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	max.s32 %r5, %r5, %r19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	max.s32 %r5, %r5, %r19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s32 [%rd27], %r5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s32 %r5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	max.s32 %r5, %r5, %r41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	max.s32 %r5, %r5, %r41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	max.s32 %r5, %r5, %r41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	max.s32 %r5, %r5, %r41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	max.s32 %r46, %r5, -2147483648;
+	add.s64 %rd47, %rd0, 16;
+	st.global.s32 [%rd47], %r46;
+$L_43:
+	ret;
+$L_44:
+	mov.b32 %r5, -2147483648;
+	bra.uni $L_28;
+}
+
+.visible .entry BlockSums_5(
+	.param .u64 BlockSums_5_param_0,
+	.param .s64 BlockSums_5_param_1,
+	.param .u64 BlockSums_5_param_2,
+	.param .s64 BlockSums_5_param_3,
+	.param .u64 BlockSums_5_param_4,
+	.param .s64 BlockSums_5_param_5,
+	.param .u64 BlockSums_5_param_6,
+	.param .s64 BlockSums_5_param_7,
+	.param .u64 BlockSums_5_param_8,
+	.param .u64 BlockSums_5_param_9
+)
+{
+	.reg .pred %p<19>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [BlockSums_5_param_8];
+	cvta.to.global.u64 %rd4, %rd4;
+	add.s64 %rd5, %rd4, 16;
+	ld.global.s32 %r6, [%rd5];
+	max.s32 %r3, %r6, 0;
+	ld.param.u64 %rd13, [BlockSums_5_param_6];
+	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [BlockSums_5_param_7];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	cvt.s64.s32 %rd7, %r3;
+	setp.lt.s64 %p8, %rd2, %rd7;
+	@!%p8 bra $L_6;
+$L_3:
+	cvt.u32.u64 %r9, %rd2;
+$L_4:
+	mov.b64 %rd10, %rd13;
+	mov.b64 %rd11, %rd14;
+	cvt.s64.s32 %rd16, %r9;
+	setp.ge.u64 %pt0, %rd16, %rd11;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd15, %rd16, 4, %rd10;
+	st.global.s32 [%rd15], %r6;
+	add.s32 %r17, %r9, 1;
+	setp.lt.s32 %p18, %r17, %r3;
+	@!%p18 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd11;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [BlockSums_5_param_9];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3801093;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Dot_0(
+	.param .u64 Dot_0_param_0,
+	.param .s64 Dot_0_param_1,
+	.param .u64 Dot_0_param_2,
+	.param .s64 Dot_0_param_3,
+	.param .u64 Dot_0_param_4,
+	.param .s64 Dot_0_param_5,
+	.param .u64 Dot_0_param_6,
+	.param .u64 Dot_0_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<69>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<25>;
+	.reg .b64 %rd<71>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<59>;
+
+$L_0:
+	ld.param.u64 %rd5, [Dot_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Dot_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd21, [Dot_0_param_2];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Dot_0_param_3];
+	ld.param.u64 %rd66, [Dot_0_param_6];
+	cvta.to.global.u64 %rd66, %rd66;
+$L_1:
+	mov.f32 %f0, 0f80000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt0, %rd16, %rd22;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt1, %rd16, %rd22;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt2, %rd16, %rd22;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt3, %rd16, %rd22;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.ge.u64 %pt4, %rd16, %rd22;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd20, %rd16, 4, %rd21;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f19, %f23;
+	add.rn.f32 %f25, %f0, %f24;
+	mov.f32 %f0, %f25;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd26, %rd3, 1;
+	setp.lt.s64 %p27, %rd26, %rd4;
+	@%p27 bra $L_20;
+$L_25:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd28, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd29, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd30, %rt8;
+	mul.lo.s64 %rd31, %rd29, %rd30;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd32, %rt9;
+	sub.s64 %rd33, %rd32, %rd31;
+	min.s64 %rd34, %rd33, %rd30;
+	shr.s64 %rd35, %rd30, 1;
+$L_26:
+	cvt.u32.u64 %rt10, %rd35;
+	shfl.sync.down.b32 %f36, %f0, %rt10, 31, -1;
+	add.s64 %rd37, %rd28, %rd35;
+	setp.lt.s64 %p38, %rd37, %rd34;
+	@!%p38 bra $L_28;
+$L_27:
+	add.rn.f32 %f0, %f0, %f36;
+$L_28:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p39, %rd35, 0;
+	@!%p39 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt11, %rd35;
+	shfl.sync.down.b32 %f36, %f0, %rt11, 31, -1;
+	add.s64 %rd37, %rd28, %rd35;
+	setp.lt.s64 %p38, %rd37, %rd34;
+	@!%p38 bra $L_31;
+$L_30:
+	add.rn.f32 %f0, %f0, %f36;
+$L_31:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p39, %rd35, 0;
+	@!%p39 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt12, %rd35;
+	shfl.sync.down.b32 %f36, %f0, %rt12, 31, -1;
+	add.s64 %rd37, %rd28, %rd35;
+	setp.lt.s64 %p38, %rd37, %rd34;
+	@!%p38 bra $L_34;
+$L_33:
+	add.rn.f32 %f0, %f0, %f36;
+$L_34:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p39, %rd35, 0;
+	@!%p39 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt13, %rd35;
+	shfl.sync.down.b32 %f36, %f0, %rt13, 31, -1;
+	add.s64 %rd37, %rd28, %rd35;
+	setp.lt.s64 %p38, %rd37, %rd34;
+	@!%p38 bra $L_37;
+$L_36:
+	add.rn.f32 %f0, %f0, %f36;
+$L_37:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p39, %rd35, 0;
+	@%p39 bra $L_26;
+$L_38:
+	setp.eq.s64 %p40, %rd28, 0;
+	@!%p40 bra $L_40;
+$L_39:
+	mov.u64 %rd41, qvar_reduce0;
+	mul.lo.s64 %rd42, %rd29, 1;
+	add.s64 %rd43, %rd42, 0;
+	mad.lo.s64 %rd44, %rd43, 8, %rd41;
+	st.shared.f32 [%rd44], %f0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p45, %rd29, 0;
+	@!%p45 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd46, %rd28, %rd30;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd47, %rt14;
+	setp.lt.s64 %p48, %rd46, %rd47;
+	@!%p48 bra $L_60;
+$L_42:
+	mov.u64 %rd49, qvar_reduce0;
+	mul.lo.s64 %rd50, %rd28, 1;
+	add.s64 %rd51, %rd50, 0;
+	mad.lo.s64 %rd52, %rd51, 8, %rd49;
+	ld.shared.f32 %f0, [%rd52];
+$L_43:
+	mul.lo.s64 %rd53, %rd29, %rd30;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd54, %rt15;
+	sub.s64 %rd55, %rd54, %rd53;
+	min.s64 %rd56, %rd55, %rd30;
+	shr.s64 %rd57, %rd30, 1;
+$L_44:
+	cvt.u32.u64 %rt16, %rd57;
+	shfl.sync.down.b32 %f58, %f0, %rt16, 31, -1;
+	add.s64 %rd59, %rd28, %rd57;
+	setp.lt.s64 %p60, %rd59, %rd56;
+	@!%p60 bra $L_46;
+$L_45:
+	add.rn.f32 %f0, %f0, %f58;
+$L_46:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p61, %rd57, 0;
+	@!%p61 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt17, %rd57;
+	shfl.sync.down.b32 %f58, %f0, %rt17, 31, -1;
+	add.s64 %rd59, %rd28, %rd57;
+	setp.lt.s64 %p60, %rd59, %rd56;
+	@!%p60 bra $L_49;
+$L_48:
+	add.rn.f32 %f0, %f0, %f58;
+$L_49:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p61, %rd57, 0;
+	@!%p61 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt18, %rd57;
+	shfl.sync.down.b32 %f58, %f0, %rt18, 31, -1;
+	add.s64 %rd59, %rd28, %rd57;
+	setp.lt.s64 %p60, %rd59, %rd56;
+	@!%p60 bra $L_52;
+$L_51:
+	add.rn.f32 %f0, %f0, %f58;
+$L_52:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p61, %rd57, 0;
+	@!%p61 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt19, %rd57;
+	shfl.sync.down.b32 %f58, %f0, %rt19, 31, -1;
+	add.s64 %rd59, %rd28, %rd57;
+	setp.lt.s64 %p60, %rd59, %rd56;
+	@!%p60 bra $L_55;
+$L_54:
+	add.rn.f32 %f0, %f0, %f58;
+$L_55:
+	shr.s64 %rd57, %rd57, 1;
+	setp.ne.s64 %p61, %rd57, 0;
+	@%p61 bra $L_44;
+$L_56:
+	setp.eq.s64 %p62, %rd28, 0;
+	@!%p62 bra $L_59;
+$L_57:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd63, %rt20;
+	mul.lo.s64 %rd64, %rd63, 1;
+	add.s64 %rd65, %rd64, 2;
+	mad.lo.s64 %rd67, %rd65, 8, %rd66;
+	st.global.f32 [%rd67], %f0;
+	setp.eq.s64 %p68, %rd63, 0;
+	@!%p68 bra $L_59;
+$L_58:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd69, %rt21;
+	add.s64 %rd70, %rd66, 8;
+	st.global.s64 [%rd70], %rd69;
+$L_59:
+	ret;
+$L_60:
+	mov.f32 %f0, 0f80000000;
+	bra.uni $L_43;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Dot_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
+	add.u32 %rt23, %rt22, 1;
+	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
+	setp.ne.u32 %pt5, %rt24, %rt22;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 3866624;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt23;
+	exit;
+}
+
+.visible .entry Dot_1(
+	.param .u64 Dot_1_param_0,
+	.param .s64 Dot_1_param_1,
+	.param .u64 Dot_1_param_2,
+	.param .s64 Dot_1_param_3,
+	.param .u64 Dot_1_param_4,
+	.param .s64 Dot_1_param_5,
+	.param .u64 Dot_1_param_6,
+	.param .u64 Dot_1_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+	.reg .f32 %f<47>;
+
+$L_0:
+	ld.param.u64 %rd0, [Dot_1_param_6];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f32 %f5, 0f80000000;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f32 %f5, %f5, %f19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.rn.f32 %f5, %f5, %f19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.rn.f32 %f5, %f5, %f19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.rn.f32 %f5, %f5, %f19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f32 [%rd27], %f5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f32 %f5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f32 %f5, %f5, %f41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.rn.f32 %f5, %f5, %f41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.rn.f32 %f5, %f5, %f41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.rn.f32 %f5, %f5, %f41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f32 %f46, %f5, 0f3F000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f32 [%rd47], %f46;
+$L_43:
+	ret;
+$L_44:
+	mov.f32 %f5, 0f80000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Dot_2(
+	.param .u64 Dot_2_param_0,
+	.param .s64 Dot_2_param_1,
+	.param .u64 Dot_2_param_2,
+	.param .s64 Dot_2_param_3,
+	.param .u64 Dot_2_param_4,
+	.param .s64 Dot_2_param_5,
+	.param .u64 Dot_2_param_6,
+	.param .u64 Dot_2_param_7
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [Dot_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Dot_2_param_5];
+	ld.param.u64 %rd3, [Dot_2_param_6];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.f32 %f5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.f32 [%rd0], %f5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Dot_2_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3866626;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry ScaleSum_0(
+	.param .u64 ScaleSum_0_param_0,
+	.param .s64 ScaleSum_0_param_1,
+	.param .u64 ScaleSum_0_param_2,
+	.param .s64 ScaleSum_0_param_3,
+	.param .u64 ScaleSum_0_param_4,
+	.param .s64 ScaleSum_0_param_5,
+	.param .u64 ScaleSum_0_param_6,
+	.param .u64 ScaleSum_0_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<70>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<60>;
+	.reg .b32 %rt<25>;
+	.reg .b64 %rd<72>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd5, [ScaleSum_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [ScaleSum_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd22, [ScaleSum_0_param_2];
+	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [ScaleSum_0_param_3];
+	ld.param.u64 %rd67, [ScaleSum_0_param_6];
+	cvta.to.global.u64 %rd67, %rd67;
+$L_1:
+	mov.b32 %r0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt0, %rd16, %rd23;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt1, %rd16, %rd23;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt2, %rd16, %rd23;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt3, %rd16, %rd23;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.s32 %r19, [%rd18];
+	mul.lo.s32 %r20, %r19, 2;
+	setp.ge.u64 %pt4, %rd16, %rd23;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd21, %rd16, 4, %rd22;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd24, %rd16, 4, %rd22;
+	ld.global.s32 %r25, [%rd24];
+	add.s32 %r26, %r0, %r25;
+	mov.b32 %r0, %r26;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd27, %rd3, 1;
+	setp.lt.s64 %p28, %rd27, %rd4;
+	@%p28 bra $L_20;
+$L_25:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd29, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd30, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd31, %rt8;
+	mul.lo.s64 %rd32, %rd30, %rd31;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd33, %rt9;
+	sub.s64 %rd34, %rd33, %rd32;
+	min.s64 %rd35, %rd34, %rd31;
+	shr.s64 %rd36, %rd31, 1;
+$L_26:
+	cvt.u32.u64 %rt10, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt10, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_28;
+$L_27:
+	add.s32 %r0, %r0, %r37;
+$L_28:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt11, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt11, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_31;
+$L_30:
+	add.s32 %r0, %r0, %r37;
+$L_31:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt12, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt12, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_34;
+$L_33:
+	add.s32 %r0, %r0, %r37;
+$L_34:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@!%p40 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt13, %rd36;
+	shfl.sync.down.b32 %r37, %r0, %rt13, 31, -1;
+	add.s64 %rd38, %rd29, %rd36;
+	setp.lt.s64 %p39, %rd38, %rd35;
+	@!%p39 bra $L_37;
+$L_36:
+	add.s32 %r0, %r0, %r37;
+$L_37:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p40, %rd36, 0;
+	@%p40 bra $L_26;
+$L_38:
+	setp.eq.s64 %p41, %rd29, 0;
+	@!%p41 bra $L_40;
+$L_39:
+	mov.u64 %rd42, qvar_reduce0;
+	mul.lo.s64 %rd43, %rd30, 1;
+	add.s64 %rd44, %rd43, 0;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	st.shared.s32 [%rd45], %r0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p46, %rd30, 0;
+	@!%p46 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd47, %rd29, %rd31;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd48, %rt14;
+	setp.lt.s64 %p49, %rd47, %rd48;
+	@!%p49 bra $L_60;
+$L_42:
+	mov.u64 %rd50, qvar_reduce0;
+	mul.lo.s64 %rd51, %rd29, 1;
+	add.s64 %rd52, %rd51, 0;
+	mad.lo.s64 %rd53, %rd52, 8, %rd50;
+	ld.shared.s32 %r0, [%rd53];
+$L_43:
+	mul.lo.s64 %rd54, %rd30, %rd31;
+	mov.u32 %rt15, %ntid.x;
+	cvt.u64.u32 %rd55, %rt15;
+	sub.s64 %rd56, %rd55, %rd54;
+	min.s64 %rd57, %rd56, %rd31;
+	shr.s64 %rd58, %rd31, 1;
+$L_44:
+	cvt.u32.u64 %rt16, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt16, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_46;
+$L_45:
+	add.s32 %r0, %r0, %r59;
+$L_46:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt17, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt17, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_49;
+$L_48:
+	add.s32 %r0, %r0, %r59;
+$L_49:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt18, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt18, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_52;
+$L_51:
+	add.s32 %r0, %r0, %r59;
+$L_52:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@!%p62 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt19, %rd58;
+	shfl.sync.down.b32 %r59, %r0, %rt19, 31, -1;
+	add.s64 %rd60, %rd29, %rd58;
+	setp.lt.s64 %p61, %rd60, %rd57;
+	@!%p61 bra $L_55;
+$L_54:
+	add.s32 %r0, %r0, %r59;
+$L_55:
+	shr.s64 %rd58, %rd58, 1;
+	setp.ne.s64 %p62, %rd58, 0;
+	@%p62 bra $L_44;
+$L_56:
+	setp.eq.s64 %p63, %rd29, 0;
+	@!%p63 bra $L_59;
+$L_57:
+	mov.u32 %rt20, %ctaid.x;
+	cvt.u64.u32 %rd64, %rt20;
+	mul.lo.s64 %rd65, %rd64, 1;
+	add.s64 %rd66, %rd65, 2;
+	mad.lo.s64 %rd68, %rd66, 8, %rd67;
+	st.global.s32 [%rd68], %r0;
+	setp.eq.s64 %p69, %rd64, 0;
+	@!%p69 bra $L_59;
+$L_58:
+	mov.u32 %rt21, %nctaid.x;
+	cvt.u64.u32 %rd70, %rt21;
+	add.s64 %rd71, %rd67, 8;
+	st.global.s64 [%rd71], %rd70;
+$L_59:
+	ret;
+$L_60:
+	mov.b32 %r0, 0;
+	bra.uni $L_43;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ScaleSum_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt22, [%rdt3];
+	add.u32 %rt23, %rt22, 1;
+	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
+	setp.ne.u32 %pt5, %rt24, %rt22;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 3932160;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt23;
+	exit;
+}
+
+.visible .entry ScaleSum_1(
+	.param .u64 ScaleSum_1_param_0,
+	.param .s64 ScaleSum_1_param_1,
+	.param .u64 ScaleSum_1_param_2,
+	.param .s64 ScaleSum_1_param_3,
+	.param .u64 ScaleSum_1_param_4,
+	.param .s64 ScaleSum_1_param_5,
+	.param .u64 ScaleSum_1_param_6,
+	.param .u64 ScaleSum_1_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %r<47>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+
+$L_0:
+	ld.param.u64 %rd0, [ScaleSum_1_param_6];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b32 %r5, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r5, %r5, %r10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.s32 %r5, %r5, %r19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.s32 %r5, %r5, %r19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.s32 %r5, %r5, %r19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %r19, %r5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.s32 %r5, %r5, %r19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s32 [%rd27], %r5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s32 %r5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.s32 %r5, %r5, %r41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.s32 %r5, %r5, %r41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.s32 %r5, %r5, %r41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %r41, %r5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.s32 %r5, %r5, %r41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.s32 %r46, %r5, 0;
+	add.s64 %rd47, %rd0, 0;
+	st.global.s32 [%rd47], %r46;
+$L_43:
+	ret;
+$L_44:
+	mov.b32 %r5, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry ScaleSum_2(
+	.param .u64 ScaleSum_2_param_0,
+	.param .s64 ScaleSum_2_param_1,
+	.param .u64 ScaleSum_2_param_2,
+	.param .s64 ScaleSum_2_param_3,
+	.param .u64 ScaleSum_2_param_4,
+	.param .s64 ScaleSum_2_param_5,
+	.param .u64 ScaleSum_2_param_6,
+	.param .u64 ScaleSum_2_param_7
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %r<6>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [ScaleSum_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [ScaleSum_2_param_5];
+	ld.param.u64 %rd3, [ScaleSum_2_param_6];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.s32 %r5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.s32 [%rd0], %r5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ScaleSum_2_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3932162;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
 }
 
 .visible .entry Advance_0(
@@ -11039,15 +22941,16 @@ $L_12:
 	.param .u64 Energies_0_param_2,
 	.param .s64 Energies_0_param_3,
 	.param .u64 Energies_0_param_4,
-	.param .s64 Energies_0_param_5
+	.param .s64 Energies_0_param_5,
+	.param .u64 Energies_0_param_6
 )
 {
 	.reg .pred %p<349>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<354>;
-	.reg .b32 %rt<7>;
+	.reg .b32 %rt<11>;
 	.reg .b64 %rd<327>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<375>;
 	.reg .f64 %fd<348>;
 
@@ -11205,6 +23108,8 @@ $L_8:
 	mov.b64 %rd189, %rd6;
 	sub.s64 %rd190, %rd189, 1;
 	sub.s64 %rd191, %rd190, %rd15;
+	setp.ge.u64 %pt0, %rd191, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd192, %rd191, 56, %rd5;
 	ld.global.f32 %f193, [%rd192];
 	add.s64 %rd206, %rd192, 4;
@@ -11220,8 +23125,8 @@ $L_8:
 	add.s64 %rd211, %rd192, 24;
 	ld.global.f64 %fd199, [%rd211];
 	add.s64 %rd212, %rd192, 32;
-	ld.global.u8 %rt6, [%rd212];
-	setp.ne.u32 %p200, %rt6, 0;
+	ld.global.u8 %rt7, [%rd212];
+	setp.ne.u32 %p200, %rt7, 0;
 	add.s64 %rd213, %rd192, 34;
 	ld.global.s16 %r201, [%rd213];
 	add.s64 %rd214, %rd192, 36;
@@ -11245,8 +23150,8 @@ $L_8:
 	and.pred %p229, %p227, %p228;
 	setp.eq.f64 %p230, %fd170, %fd199;
 	and.pred %p231, %p229, %p230;
-	xor.pred %pt0, %p171, %p200;
-	not.pred %p232, %pt0;
+	xor.pred %pt1, %p171, %p200;
+	not.pred %p232, %pt1;
 	and.pred %p233, %p231, %p232;
 	setp.eq.s32 %p234, %r172, %r201;
 	and.pred %p235, %p233, %p234;
@@ -11343,20 +23248,42 @@ $L_13:
 	bra.uni $L_2;
 $L_14:
 	ret;
+$Lfault_0:
+	mov.u32 %rt6, 0;
+	mov.b64 %rdt1, %rd191;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Energies_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt3];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt2, %rt10, %rt8;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 4063232;
+	st.global.u32 [%rdt3+12], %rt6;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt9;
+	exit;
 }
 
 .visible .entry Blur5_0(
 	.param .u64 Blur5_0_param_0,
 	.param .s64 Blur5_0_param_1,
 	.param .u64 Blur5_0_param_2,
-	.param .s64 Blur5_0_param_3
+	.param .s64 Blur5_0_param_3,
+	.param .u64 Blur5_0_param_4
 )
 {
 	.local .align 4 .b8 qvar_taps[12];
 	.reg .pred %p<111>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<9>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<110>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<105>;
 	.reg .f32 %ft<3>;
 	.reg .f64 %fd<80>;
@@ -11412,6 +23339,8 @@ $L_9:
 	min.s64 %rd22, %rd17, %rd21;
 	mad.lo.s64 %rd23, %rd13, 4, %rd24;
 	ld.global.f32 %f25, [%rd23];
+	setp.ge.u64 %pt0, %rd22, %rd20;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd26, %rd22, 4, %rd19;
 	ld.global.f32 %f27, [%rd26];
 	mul.rn.f32 %f28, %f25, %f27;
@@ -11430,6 +23359,8 @@ $L_11:
 	min.s64 %rd22, %rd17, %rd21;
 	mad.lo.s64 %rd23, %rd13, 4, %rd24;
 	ld.global.f32 %f25, [%rd23];
+	setp.ge.u64 %pt1, %rd22, %rd20;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd26, %rd22, 4, %rd19;
 	ld.global.f32 %f27, [%rd26];
 	mul.rn.f32 %f28, %f25, %f27;
@@ -11448,6 +23379,8 @@ $L_13:
 	min.s64 %rd22, %rd17, %rd21;
 	mad.lo.s64 %rd23, %rd13, 4, %rd24;
 	ld.global.f32 %f25, [%rd23];
+	setp.ge.u64 %pt2, %rd22, %rd20;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd26, %rd22, 4, %rd19;
 	ld.global.f32 %f27, [%rd26];
 	mul.rn.f32 %f28, %f25, %f27;
@@ -11466,6 +23399,8 @@ $L_15:
 	min.s64 %rd22, %rd17, %rd21;
 	mad.lo.s64 %rd23, %rd13, 4, %rd24;
 	ld.global.f32 %f25, [%rd23];
+	setp.ge.u64 %pt3, %rd22, %rd20;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd26, %rd22, 4, %rd19;
 	ld.global.f32 %f27, [%rd26];
 	mul.rn.f32 %f28, %f25, %f27;
@@ -11485,6 +23420,8 @@ $L_17:
 	min.s64 %rd22, %rd17, %rd21;
 	mad.lo.s64 %rd23, %rd13, 4, %rd24;
 	ld.global.f32 %f25, [%rd23];
+	setp.ge.u64 %pt4, %rd22, %rd20;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd26, %rd22, 4, %rd19;
 	ld.global.f32 %f27, [%rd26];
 	mul.rn.f32 %f28, %f25, %f27;
@@ -11524,12 +23461,16 @@ $L_20:
 	st.local.f32 [%rd46], %f47;
 	sub.s64 %rd48, %rd9, 1;
 	max.s64 %rd49, %rd48, 0;
+	setp.ge.u64 %pt5, %rd49, %rd20;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd50, %rd49, 4, %rd19;
 	ld.global.f32 %f51, [%rd50];
 	add.s64 %rd52, %rd9, 1;
 	mov.b64 %rd53, %rd20;
 	sub.s64 %rd54, %rd53, 1;
 	min.s64 %rd55, %rd52, %rd54;
+	setp.ge.u64 %pt6, %rd55, %rd20;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd56, %rd55, 4, %rd19;
 	ld.global.f32 %f57, [%rd56];
 	add.s64 %rd58, %rd32, 0;
@@ -11537,6 +23478,8 @@ $L_20:
 	mul.rn.f32 %f60, %f59, %f51;
 	add.s64 %rd61, %rd32, 4;
 	ld.local.f32 %f62, [%rd61];
+	setp.ge.u64 %pt7, %rd9, %rd20;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd63, %rd9, 4, %rd19;
 	ld.global.f32 %f64, [%rd63];
 	mul.rn.f32 %f65, %f62, %f64;
@@ -11641,6 +23584,61 @@ $L_35:
 	bra.uni $L_20;
 $L_36:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd49;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd55;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Blur5_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt3+8], 4128768;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Rotate_0(
@@ -12426,17 +24424,19 @@ $L_71:
 	.param .u64 Pick_0_param_0,
 	.param .s64 Pick_0_param_1,
 	.param .u64 Pick_0_param_2,
-	.param .s64 Pick_0_param_3
+	.param .s64 Pick_0_param_3,
+	.param .u64 Pick_0_param_4
 )
 {
 	.local .align 8 .b8 qvar_row[24];
 	.local .align 8 .b8 qvar_local[32];
 	.local .align 8 .b8 qvar_copyOf[32];
 	.reg .pred %p<87>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<94>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<86>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<98>;
 	.reg .f64 %fdt<12>;
 
@@ -12468,6 +24468,8 @@ $L_2:
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd11, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd12, %rd11, 4, %rd5;
 	ld.global.s32 %r13, [%rd12];
 	mov.b32 %r14, %r13;
@@ -12579,6 +24581,8 @@ $L_4:
 	add.s64 %rd81, %rd29, 0;
 	ld.local.f64 %fd82, [%rd81];
 	add.rn.f64 %fd83, %fd80, %fd82;
+	setp.ge.u64 %pt1, %rd11, %rd9;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd84, %rd11, 8, %rd8;
 	st.global.f64 [%rd84], %fd83;
 	add.s64 %rd85, %rd11, 1;
@@ -12589,6 +24593,31 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Pick_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 4259840;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Masks_0(
@@ -13043,14 +25072,16 @@ $L_35:
 	.param .u64 Complex64Ops_0_param_6,
 	.param .s64 Complex64Ops_0_param_7,
 	.param .u64 Complex64Ops_0_param_8,
-	.param .s64 Complex64Ops_0_param_9
+	.param .s64 Complex64Ops_0_param_9,
+	.param .u64 Complex64Ops_0_param_10
 )
 {
 	.local .align 8 .b8 qvar_bits[8];
 	.reg .pred %p<284>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<8>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<283>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<280>;
 	.reg .f64 %fd<271>;
 
@@ -13096,10 +25127,14 @@ $L_2:
 $L_3:
 	mov.b64 %rd23, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd23, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd24, %rd23, 8, %rd5;
 	ld.global.f32 %f25, [%rd24];
 	add.s64 %rd27, %rd24, 4;
 	ld.global.f32 %f26, [%rd27];
+	setp.ge.u64 %pt1, %rd23, %rd9;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd28, %rd23, 8, %rd8;
 	ld.global.f32 %f29, [%rd28];
 	add.s64 %rd31, %rd28, 4;
@@ -13118,6 +25153,8 @@ $L_4:
 	cvt.rn.f32.f64 %f33, %fd43;
 	add.rn.f32 %f44, %f32, 0f00000000;
 	add.rn.f32 %f45, %f33, 0f3F800000;
+	setp.ge.u64 %pt2, %rd23, %rd13;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd46, %rd23, 8, %rd12;
 	st.global.f32 [%rd46], %f44;
 	add.s64 %rd47, %rd46, 4;
@@ -13165,6 +25202,8 @@ $L_8:
 $L_9:
 	cvt.rn.f32.f64 %f48, %fd54;
 	cvt.rn.f32.f64 %f49, %fd55;
+	setp.ge.u64 %pt3, %rd23, %rd17;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd156, %rd23, 8, %rd16;
 	st.global.f32 [%rd156], %f48;
 	add.s64 %rd157, %rd156, 4;
@@ -13212,6 +25251,8 @@ $L_13:
 $L_14:
 	mov.f64 %fd162, %fd164;
 	mov.f64 %fd163, %fd165;
+	setp.ge.u64 %pt4, %rd23, %rd21;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd266, %rd23, 16, %rd20;
 	st.global.f64 [%rd266], %fd162;
 	add.s64 %rd267, %rd266, 8;
@@ -13222,12 +25263,16 @@ $L_14:
 	ld.global.f64 %fd270, [%rd271];
 	cvt.rn.f32.f64 %f272, %fd269;
 	cvt.rn.f32.f64 %f273, %fd270;
+	setp.ge.u64 %pt5, %rd23, %rd17;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd274, %rd23, 8, %rd16;
 	ld.global.f32 %f275, [%rd274];
 	add.s64 %rd277, %rd274, 4;
 	ld.global.f32 %f276, [%rd277];
 	sub.rn.f32 %f278, %f272, %f275;
 	sub.rn.f32 %f279, %f273, %f276;
+	setp.ge.u64 %pt6, %rd23, %rd6;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd280, %rd23, 8, %rd5;
 	st.global.f32 [%rd280], %f278;
 	add.s64 %rd281, %rd280, 4;
@@ -13494,6 +25539,56 @@ $L_58:
 	div.rn.f64 %fd76, %fd75, %fd70;
 	mov.f64 %fd55, %fd76;
 	bra.uni $L_6;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd23;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd23;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd23;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd23;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd23;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd23;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd23;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Complex64Ops_0_param_10];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt3+8], 4456448;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Julia_0(
@@ -13502,14 +25597,16 @@ $L_58:
 	.param .u64 Julia_0_param_2,
 	.param .s64 Julia_0_param_3,
 	.param .u64 Julia_0_param_4,
-	.param .s64 Julia_0_param_5
+	.param .s64 Julia_0_param_5,
+	.param .u64 Julia_0_param_6
 )
 {
 	.reg .pred %p<67>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<71>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<65>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<70>;
 
 $L_0:
@@ -13524,6 +25621,7 @@ $L_0:
 	min.s64 %rd3, %rd4, %rd7;
 	ld.param.u64 %rd17, [Julia_0_param_2];
 	cvta.to.global.u64 %rd17, %rd17;
+	ld.param.u64 %rd18, [Julia_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -13545,6 +25643,9 @@ $L_4:
 	mov.f64 %fd68, 0d0000000000000000;
 	mov.f64 %fd69, 0d0000000000000000;
 	mov.b32 %r70, 0;
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd18;
+	@%pt0 bra $Lfault_0;
 	add.s64 %rd16, %rd17, 0;
 	ld.global.f64 %fd19, [%rd16];
 	mov.f64 %fd67, %fd19;
@@ -13704,6 +25805,26 @@ $L_18:
 	bra.uni $L_2;
 $L_19:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd18;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Julia_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 4521984;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Smooth_0(
@@ -13711,15 +25832,17 @@ $L_19:
 	.param .s64 Smooth_0_param_1,
 	.param .u64 Smooth_0_param_2,
 	.param .s64 Smooth_0_param_3,
-	.param .f32 Smooth_0_param_4
+	.param .f32 Smooth_0_param_4,
+	.param .u64 Smooth_0_param_5
 )
 {
 	.local .align 4 .b8 qvar_taps[20];
 	.local .align 4 .b8 qvar_norm[8];
 	.reg .pred %p<115>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<114>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<112>;
 	.reg .f32 %ft<8>;
 
@@ -13832,6 +25955,8 @@ $L_8:
 	min.s64 %rd58, %rd55, %rd57;
 	mad.lo.s64 %rd59, %rd51, 4, %rd17;
 	ld.local.f32 %f60, [%rd59];
+	setp.ge.u64 %pt0, %rd58, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd61, %rd58, 4, %rd5;
 	ld.global.f32 %f62, [%rd61];
 	mul.rn.f32 %f63, %f60, %f62;
@@ -13850,6 +25975,8 @@ $L_10:
 	min.s64 %rd58, %rd55, %rd57;
 	mad.lo.s64 %rd59, %rd51, 4, %rd17;
 	ld.local.f32 %f60, [%rd59];
+	setp.ge.u64 %pt1, %rd58, %rd6;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd61, %rd58, 4, %rd5;
 	ld.global.f32 %f62, [%rd61];
 	mul.rn.f32 %f63, %f60, %f62;
@@ -13868,6 +25995,8 @@ $L_12:
 	min.s64 %rd58, %rd55, %rd57;
 	mad.lo.s64 %rd59, %rd51, 4, %rd17;
 	ld.local.f32 %f60, [%rd59];
+	setp.ge.u64 %pt2, %rd58, %rd6;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd61, %rd58, 4, %rd5;
 	ld.global.f32 %f62, [%rd61];
 	mul.rn.f32 %f63, %f60, %f62;
@@ -13886,6 +26015,8 @@ $L_14:
 	min.s64 %rd58, %rd55, %rd57;
 	mad.lo.s64 %rd59, %rd51, 4, %rd17;
 	ld.local.f32 %f60, [%rd59];
+	setp.ge.u64 %pt3, %rd58, %rd6;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd61, %rd58, 4, %rd5;
 	ld.global.f32 %f62, [%rd61];
 	mul.rn.f32 %f63, %f60, %f62;
@@ -13906,6 +26037,8 @@ $L_16:
 	min.s64 %rd58, %rd55, %rd57;
 	mad.lo.s64 %rd59, %rd51, 4, %rd17;
 	ld.local.f32 %f60, [%rd59];
+	setp.ge.u64 %pt4, %rd58, %rd6;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd61, %rd58, 4, %rd5;
 	ld.global.f32 %f62, [%rd61];
 	mul.rn.f32 %f63, %f60, %f62;
@@ -13941,6 +26074,46 @@ $L_18:
 	bra.uni $L_2;
 $L_19:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd58;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd58;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd58;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd58;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd58;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Smooth_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 4587520;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Quads_0(
@@ -14206,13 +26379,15 @@ $L_32:
 	.param .s64 Centered_0_param_1,
 	.param .u64 Centered_0_param_2,
 	.param .s64 Centered_0_param_3,
-	.param .f32 Centered_0_param_4
+	.param .f32 Centered_0_param_4,
+	.param .u64 Centered_0_param_5
 )
 {
 	.reg .pred %p<191>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<190>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<227>;
 	.reg .f64 %fd<131>;
 
@@ -14335,6 +26510,8 @@ $L_7:
 $L_8:
 	mov.b64 %rd11, %rd2;
 $L_9:
+	setp.ge.u64 %pt0, %rd11, %rd6;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd12, %rd11, 12, %rd5;
 	ld.global.f32 %f13, [%rd12];
 	add.s64 %rd16, %rd12, 4;
@@ -14401,6 +26578,8 @@ $L_11:
 	add.rn.f32 %f187, %f181, %f186;
 	mov.f32 %f97, %f187;
 $L_12:
+	setp.ge.u64 %pt1, %rd11, %rd9;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd188, %rd11, 4, %rd8;
 	st.global.f32 [%rd188], %f97;
 	add.s64 %rd189, %rd11, 1;
@@ -14411,22 +26590,48 @@ $L_13:
 	bra.uni $L_7;
 $L_14:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Centered_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 4718592;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry LocalMethods_0(
 	.param .u64 LocalMethods_0_param_0,
 	.param .s64 LocalMethods_0_param_1,
 	.param .u64 LocalMethods_0_param_2,
-	.param .s64 LocalMethods_0_param_3
+	.param .s64 LocalMethods_0_param_3,
+	.param .u64 LocalMethods_0_param_4
 )
 {
 	.local .align 4 .b8 qvar_parts[32];
 	.reg .pred %p<358>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<368>;
-	.reg .b32 %rt<7>;
+	.reg .b32 %rt<11>;
 	.reg .b64 %rd<364>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<422>;
 	.reg .f32 %ft<6>;
 
@@ -14492,9 +26697,13 @@ $L_5:
 $L_6:
 	add.s64 %rd26, %rd11, %rd25;
 	mov.b64 %rd27, %rd6;
-	setp.eq.s64 %pt0, %rd27, -1;
+	setp.eq.s64 %pt0, %rd27, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd27, -1;
 	rem.s64 %rd28, %rd26, %rd27;
-	selp.b64 %rd28, 0, %rd28, %pt0;
+	selp.b64 %rd28, 0, %rd28, %pt1;
+	setp.ge.u64 %pt2, %rd28, %rd6;
+	@%pt2 bra $Lfault_1;
 	mad.lo.s64 %rd29, %rd28, 12, %rd5;
 	ld.global.f32 %f30, [%rd29];
 	add.s64 %rd33, %rd29, 4;
@@ -14829,6 +27038,31 @@ $L_30:
 	bra.uni $L_2;
 $L_31:
 	ret;
+$Lfault_0:
+	mov.u32 %rt7, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt7, 1;
+	mov.b64 %rdt1, %rd28;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [LocalMethods_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt3];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt3, %rt10, %rt8;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 4784128;
+	st.global.u32 [%rdt3+12], %rt7;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt9;
+	exit;
 }
 
 .visible .entry RandomFill_0(
@@ -14940,6 +27174,7 @@ $L_11:
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Histogram(data []u8, bins []u32)
+site 0 index unsigned atomics.go:14:25
 
 task Histogram_0 parallel count=(len data)
 b0: # entry
@@ -14947,6 +27182,7 @@ b0: # entry
 	r5 = len data
 	r3 = move.i64 r5
 	r14 = base bins
+	r15 = len bins
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -14968,6 +27204,7 @@ b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
+	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
 	jump b6
@@ -14978,6 +27215,10 @@ b7: # exit
 	return
 
 kernel Slots(order []i32, count []i32, total []u64, signed []i64)
+site 0 index atomics.go:24:33
+site 1 index atomics.go:25:8
+site 2 index atomics.go:26:26
+site 3 index atomics.go:27:26
 
 task Slots_0 parallel count=(len order)
 b0: # entry
@@ -14985,8 +27226,11 @@ b0: # entry
 	r5 = len order
 	r3 = move.i64 r5
 	r12 = base count
+	r13 = len count
 	r21 = base total
+	r22 = len total
 	r27 = base signed
+	r28 = len signed
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15005,17 +27249,21 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex 0, r13, site 0
 	r11 = elemaddr r12, 0, 4
 	r15 = atomadd.i32 r11, 1
 	r14 = add.i32 r15, 1
 	r16 = sub.i32 r14, 1
 	r17 = convert.i32.i64 r9
 	r19 = convert.i64.i32 r16
+	checkindex r19, r5, site 1
 	r18 = elemaddr r4, r19, 4
 	store.i32 r18, r17
+	checkindex 0, r22, site 2
 	r20 = elemaddr r21, 0, 8
 	r23 = convert.u64.i64 r9
 	r25 = atomadd.u64 r20, r23
+	checkindex 0, r28, site 3
 	r26 = elemaddr r27, 0, 8
 	r29 = move.i64 r9
 	r30 = neg.i64 r29
@@ -15028,6 +27276,9 @@ b7: # exit
 	return
 
 kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
+site 0 index atomics.go:36:14
+site 1 index unsigned atomics.go:37:23
+site 2 index unsigned atomics.go:38:23
 
 task FloatSums_0 parallel count=(len x)
 b0: # entry
@@ -15035,8 +27286,11 @@ b0: # entry
 	r5 = len x
 	r3 = move.i64 r5
 	r14 = base bucket
+	r15 = len bucket
 	r19 = base sums32
+	r20 = len sums32
 	r25 = base sums64
+	r26 = len sums64
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15057,13 +27311,16 @@ b4: # rangeindex.loop
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
+	checkindex r9, r15, site 0
 	r13 = elemaddr r14, r9, 1
 	r16 = load.u8 r13
 	r17 = rem.u8 r16, 4
 	r21 = convert.i64.u8 r17
+	checkindex r21, r20, site 1
 	r18 = elemaddr r19, r21, 4
 	r23 = atomadd.f32 r18, r12
 	r27 = convert.i64.u8 r17
+	checkindex r27, r26, site 2
 	r24 = elemaddr r25, r27, 8
 	r28 = convert.f64.f32 r12
 	r30 = atomadd.f64 r24, r28
@@ -15075,6 +27332,14 @@ b7: # exit
 	return
 
 kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
+site 0 index atomics.go:48:19
+site 1 index atomics.go:49:19
+site 2 index atomics.go:51:20
+site 3 index atomics.go:52:20
+site 4 index atomics.go:53:22
+site 5 index atomics.go:54:23
+site 6 index atomics.go:55:23
+site 7 index atomics.go:56:21
 
 task Extremes_0 parallel count=(len x)
 b0: # entry
@@ -15082,12 +27347,19 @@ b0: # entry
 	r5 = len x
 	r3 = move.i64 r5
 	r14 = base lo
+	r15 = len lo
 	r18 = base hi
+	r19 = len hi
 	r26 = base ilo
+	r27 = len ilo
 	r30 = base ihi
+	r31 = len ihi
 	r35 = base small
+	r36 = len small
 	r41 = base narrow
+	r42 = len narrow
 	r53 = base fmax
+	r54 = len fmax
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15108,8 +27380,10 @@ b4: # rangeindex.loop
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 8
 	r12 = load.f64 r11
+	checkindex 0, r15, site 0
 	r13 = elemaddr r14, 0, 8
 	r16 = atommin.f64 r13, r12
+	checkindex 0, r19, site 1
 	r17 = elemaddr r18, 0, 8
 	r20 = atommax.f64 r17, r12
 	r21 = mul.i64 r9, 7919
@@ -15125,8 +27399,10 @@ b5: # rangeindex.body
 	r22 = move.i64 r65
 	r23 = move.i64 r22
 	r24 = sub.i64 r23, 500
+	checkindex 0, r27, site 2
 	r25 = elemaddr r26, 0, 8
 	r28 = atommin.i64 r25, r24
+	checkindex 0, r31, site 3
 	r29 = elemaddr r30, 0, 8
 	r32 = atommax.i64 r29, r24
 	r66 = mulhi.i64 r9, -6148914691236517205
@@ -15139,6 +27415,7 @@ b5: # rangeindex.body
 	r73 = mul.i64 r72, 3
 	r74 = sub.i64 r9, r73
 	r33 = move.i64 r74
+	checkindex r33, r36, site 4
 	r34 = elemaddr r35, r33, 1
 	r38 = atomadd.i8 r34, 1
 	r75 = mulhi.i64 r9, -3689348814741910323
@@ -15151,6 +27428,7 @@ b5: # rangeindex.body
 	r82 = mul.i64 r81, 5
 	r83 = sub.i64 r9, r82
 	r39 = move.i64 r83
+	checkindex r39, r42, site 5
 	r40 = elemaddr r41, r39, 2
 	r43 = convert.u16.i64 r9
 	r44 = atommax.u16 r40, r43
@@ -15165,6 +27443,7 @@ b5: # rangeindex.body
 	r92 = sub.i64 r9, r91
 	r45 = move.i64 r92
 	r46 = add.i64 r45, 5
+	checkindex r46, r42, site 6
 	r47 = elemaddr r41, r46, 2
 	r48 = add.i64 r9, 1
 	r49 = convert.u16.i64 r48
@@ -15176,6 +27455,7 @@ b5: # rangeindex.body
 	r97 = mul.i64 r96, 2
 	r98 = sub.i64 r9, r97
 	r51 = move.i64 r98
+	checkindex r51, r54, site 7
 	r52 = elemaddr r53, r51, 4
 	r55 = convert.f32.f64 r12
 	r56 = atommax.f32 r52, r55
@@ -15187,6 +27467,14 @@ b7: # exit
 	return
 
 kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32)
+site 0 index unsigned atomics.go:67:27
+site 1 index atomics.go:68:25
+site 2 index atomics.go:69:34
+site 3 index atomics.go:69:6
+site 4 index atomics.go:70:26
+site 5 index atomics.go:70:53
+site 6 index atomics.go:73:30
+site 7 index atomics.go:74:48
 
 task Bits_0 parallel count=(len data)
 b0: # entry
@@ -15194,11 +27482,17 @@ b0: # entry
 	r5 = len data
 	r3 = move.i64 r5
 	r15 = base present
+	r16 = len present
 	r22 = base mask
+	r23 = len mask
 	r29 = base prev
+	r30 = len prev
 	r34 = base old
+	r35 = len old
 	r37 = base seen
+	r38 = len seen
 	r47 = base top
+	r48 = len top
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15221,20 +27515,25 @@ b5: # rangeindex.body
 	r12 = load.u8 r11
 	r13 = div.u8 r12, 32
 	r17 = convert.i64.u8 r13
+	checkindex r17, r16, site 0
 	r14 = elemaddr r15, r17, 4
 	r18 = rem.u8 r12, 32
 	r19 = shl.u32.u8 1, r18
 	r20 = atomor.u32 r14, r19
+	checkindex 0, r23, site 1
 	r21 = elemaddr r22, 0, 8
 	r24 = rem.u8 r12, 64
 	r25 = shl.u64.u8 1, r24
 	r26 = not.u64 r25
 	r27 = atomand.u64 r21, r26
+	checkindex r9, r30, site 2
 	r28 = elemaddr r29, r9, 8
 	r31 = convert.i64.u8 r12
 	r32 = atomswap.i64 r28, r31
+	checkindex r9, r35, site 3
 	r33 = elemaddr r34, r9, 8
 	store.i64 r33, r32
+	checkindex r9, r38, site 4
 	r36 = elemaddr r37, r9, 4
 	r39 = elemaddr r37, r9, 4
 	r40 = atomload.i32 r39
@@ -15255,6 +27554,7 @@ b5: # rangeindex.body
 	r45 = mul.i32 r42, r44
 	jump b6
 b6: # for.body
+	checkindex 0, r48, site 6
 	r46 = elemaddr r47, 0, 4
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
@@ -15263,36 +27563,43 @@ b7: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b8: # cond.false
+	checkindex 0, r48, site 7
 	r51 = elemaddr r47, 0, 4
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
 	branch r52, b7, b9
 b9: # for.body (unrolled 1)
+	checkindex 0, r48, site 6
 	r46 = elemaddr r47, 0, 4
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
 	branch r50, b7, b10
 b10: # cond.false (unrolled 1)
+	checkindex 0, r48, site 7
 	r51 = elemaddr r47, 0, 4
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
 	branch r52, b7, b11
 b11: # for.body (unrolled 2)
+	checkindex 0, r48, site 6
 	r46 = elemaddr r47, 0, 4
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
 	branch r50, b7, b12
 b12: # cond.false (unrolled 2)
+	checkindex 0, r48, site 7
 	r51 = elemaddr r47, 0, 4
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
 	branch r52, b7, b13
 b13: # for.body (unrolled 3)
+	checkindex 0, r48, site 6
 	r46 = elemaddr r47, 0, 4
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
 	branch r50, b7, b14
 b14: # cond.false (unrolled 3)
+	checkindex 0, r48, site 7
 	r51 = elemaddr r47, 0, 4
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
@@ -15300,7 +27607,185 @@ b14: # cond.false (unrolled 3)
 b15: # exit
 	return
 
+kernel Gather(out []f32, table []f32, idx []i32)
+site 0 index faults.go:10:13
+site 1 index faults.go:11:6
+
+task Gather_0 parallel count=(len idx)
+b0: # entry
+	r4 = base idx
+	r5 = len idx
+	r3 = move.i64 r5
+	r14 = base table
+	r15 = len table
+	r19 = base out
+	r20 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 4
+	r17 = load.f32 r13
+	checkindex r9, r20, site 1
+	r18 = elemaddr r19, r9, 4
+	store.f32 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Ratio(q []i64, a []i64, b []i64)
+site 0 index faults.go:20:11
+site 1 index faults.go:20:18
+site 2 divide faults.go:20:15
+
+task Ratio_0 parallel count=(len q)
+b0: # entry
+	r4 = base q
+	r5 = len q
+	r3 = move.i64 r5
+	r12 = base a
+	r13 = len a
+	r16 = base b
+	r17 = len b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	checkindex r9, r13, site 0
+	r11 = elemaddr r12, r9, 8
+	r14 = load.i64 r11
+	checkindex r9, r17, site 1
+	r15 = elemaddr r16, r9, 8
+	r18 = load.i64 r15
+	checkdiv.i64 r18, site 2
+	r19 = div.i64 r14, r18
+	r20 = elemaddr r4, r9, 8
+	store.i64 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Window(out []i32, a []i32, lo i64, hi i64)
+site 0 sliceacap faults.go:29:8
+site 1 sliceb faults.go:29:8
+site 2 index faults.go:31:6
+
+task Window_0 serial
+b0: # entry
+	r4 = len a
+	r5 = param.i64 lo
+	r6 = param.i64 hi
+	jump b1
+b1: # entry
+	checkslice r6, r4, site 0
+	checkslice r5, r6, site 1
+	return
+
+task Window_1 parallel
+b0: # entry
+	r7 = base a
+	r8 = len a
+	r9 = param.i64 lo
+	r10 = param.i64 hi
+	checkslice r10, r8, site 0
+	checkslice r9, r10, site 1
+	r4 = elemaddr r7, r9, 4
+	r5 = sub.i64 r10, r9
+	r3 = move.i64 r5
+	r19 = base out
+	r20 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r11 = add.i64 r2, 1
+	r12 = lt.i64 r11, r3
+	branch r12, b3, b7
+b3: # index
+	r13 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r14 = add.i64 r13, 1
+	r15 = lt.i64 r14, r3
+	branch r15, b5, b7
+b5: # rangeindex.body
+	r16 = elemaddr r4, r14, 4
+	r17 = load.i32 r16
+	checkindex r14, r20, site 2
+	r18 = elemaddr r19, r14, 4
+	store.i32 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Unsigned(out []u8, at u64)
+site 0 index faults.go:39:5
+site 1 index unsigned faults.go:40:5
+
+task Unsigned_0 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r4 = param.u64 at
+	jump b1
+b1: # entry
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 1
+	store.u8 r0, 1
+	r5 = convert.i64.u64 r4
+	checkindex r5, r2, site 1
+	r3 = elemaddr r1, r5, 1
+	store.u8 r3, 2
+	return
+
 kernel Saxpy(a f32, x []f32, y []f32)
+site 0 index kernels.go:16:13
+site 1 index kernels.go:16:20
+site 2 index kernels.go:16:4
 
 task Saxpy_0 parallel count=(min.i64 (len x) (len y))
 b0: # entry
@@ -15325,9 +27810,11 @@ b3: # index
 	r11 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r11, r6, site 0
 	r12 = elemaddr r5, r11, 4
 	r13 = load.f32 r12
 	r14 = mul.f32 r15, r13
+	checkindex r11, r9, site 1
 	r16 = elemaddr r8, r11, 4
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
@@ -15343,6 +27830,11 @@ b6: # exit
 	return
 
 kernel MixInt8(a []i8, b []i8, out []i8)
+site 0 index kernels.go:23:25
+site 1 index kernels.go:23:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:23:6
 
 task MixInt8_0 parallel count=(len out)
 b0: # entry
@@ -15350,7 +27842,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15364,8 +27858,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 1
 	r11 = load.i8 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 1
 	r15 = load.i8 r12
 	jump b5
@@ -15381,6 +27877,7 @@ b5: # Mix[int8].entry
 	r25 = ne.i8 r15, 0
 	branch r25, b6, b11
 b6: # Mix[int8].if.then
+	checkdiv.i8 r15, site 2
 	r27 = div.i8 r11, r15
 	r28 = add.i8 r24, r27
 	r29 = rem.i8 r11, r15
@@ -15419,6 +27916,7 @@ b7: # Mix[int8].if.done
 	r16 = move.i8 r58
 	jump b8
 b8: # Mix[int8].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 1
 	store.i8 r59, r16
 	r60 = add.i64 r7, 1
@@ -15434,6 +27932,11 @@ b11: # edge 0→2
 	jump b7
 
 kernel MixInt16(a []i16, b []i16, out []i16)
+site 0 index kernels.go:30:25
+site 1 index kernels.go:30:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:30:6
 
 task MixInt16_0 parallel count=(len out)
 b0: # entry
@@ -15441,7 +27944,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15455,8 +27960,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 2
 	r11 = load.i16 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 2
 	r15 = load.i16 r12
 	jump b5
@@ -15472,6 +27979,7 @@ b5: # Mix[int16].entry
 	r25 = ne.i16 r15, 0
 	branch r25, b6, b11
 b6: # Mix[int16].if.then
+	checkdiv.i16 r15, site 2
 	r27 = div.i16 r11, r15
 	r28 = add.i16 r24, r27
 	r29 = rem.i16 r11, r15
@@ -15510,6 +28018,7 @@ b7: # Mix[int16].if.done
 	r16 = move.i16 r58
 	jump b8
 b8: # Mix[int16].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.i16 r59, r16
 	r60 = add.i64 r7, 1
@@ -15525,6 +28034,11 @@ b11: # edge 0→2
 	jump b7
 
 kernel MixInt32(a []i32, b []i32, out []i32)
+site 0 index kernels.go:37:25
+site 1 index kernels.go:37:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:37:6
 
 task MixInt32_0 parallel count=(len out)
 b0: # entry
@@ -15532,7 +28046,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15546,8 +28062,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.i32 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.i32 r12
 	jump b5
@@ -15563,6 +28081,7 @@ b5: # Mix[int32].entry
 	r25 = ne.i32 r15, 0
 	branch r25, b6, b11
 b6: # Mix[int32].if.then
+	checkdiv.i32 r15, site 2
 	r27 = div.i32 r11, r15
 	r28 = add.i32 r24, r27
 	r29 = rem.i32 r11, r15
@@ -15643,6 +28162,7 @@ b7: # Mix[int32].if.done
 	r16 = move.i32 r58
 	jump b8
 b8: # Mix[int32].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.i32 r59, r16
 	r60 = add.i64 r7, 1
@@ -15658,6 +28178,11 @@ b11: # edge 0→2
 	jump b7
 
 kernel MixInt64(a []i64, b []i64, out []i64)
+site 0 index kernels.go:44:25
+site 1 index kernels.go:44:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:44:6
 
 task MixInt64_0 parallel count=(len out)
 b0: # entry
@@ -15665,7 +28190,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15679,8 +28206,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.i64 r12
 	jump b5
@@ -15696,6 +28225,7 @@ b5: # Mix[int64].entry
 	r25 = ne.i64 r15, 0
 	branch r25, b6, b11
 b6: # Mix[int64].if.then
+	checkdiv.i64 r15, site 2
 	r27 = div.i64 r11, r15
 	r28 = add.i64 r24, r27
 	r29 = rem.i64 r11, r15
@@ -15776,6 +28306,7 @@ b7: # Mix[int64].if.done
 	r16 = move.i64 r58
 	jump b8
 b8: # Mix[int64].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	r60 = add.i64 r7, 1
@@ -15791,6 +28322,11 @@ b11: # edge 0→2
 	jump b7
 
 kernel MixInt(a []i64, b []i64, out []i64)
+site 0 index kernels.go:51:25
+site 1 index kernels.go:51:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:51:6
 
 task MixInt_0 parallel count=(len out)
 b0: # entry
@@ -15798,7 +28334,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15812,8 +28350,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.i64 r12
 	jump b5
@@ -15829,6 +28369,7 @@ b5: # Mix[int].entry
 	r25 = ne.i64 r15, 0
 	branch r25, b6, b11
 b6: # Mix[int].if.then
+	checkdiv.i64 r15, site 2
 	r27 = div.i64 r11, r15
 	r28 = add.i64 r24, r27
 	r29 = rem.i64 r11, r15
@@ -15909,6 +28450,7 @@ b7: # Mix[int].if.done
 	r16 = move.i64 r58
 	jump b8
 b8: # Mix[int].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	r60 = add.i64 r7, 1
@@ -15924,6 +28466,11 @@ b11: # edge 0→2
 	jump b7
 
 kernel MixUint8(a []u8, b []u8, out []u8)
+site 0 index kernels.go:58:25
+site 1 index kernels.go:58:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:58:6
 
 task MixUint8_0 parallel count=(len out)
 b0: # entry
@@ -15931,7 +28478,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -15945,8 +28494,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 1
 	r11 = load.u8 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 1
 	r15 = load.u8 r12
 	jump b5
@@ -15962,6 +28513,7 @@ b5: # Mix[uint8].entry
 	r25 = ne.u8 r15, 0
 	branch r25, b6, b11
 b6: # Mix[uint8].if.then
+	checkdiv.u8 r15, site 2
 	r27 = div.u8 r11, r15
 	r28 = add.u8 r24, r27
 	r29 = rem.u8 r11, r15
@@ -15999,6 +28551,7 @@ b7: # Mix[uint8].if.done
 	r16 = move.u8 r57
 	jump b8
 b8: # Mix[uint8].return
+	checkindex r7, r5, site 4
 	r58 = elemaddr r4, r7, 1
 	store.u8 r58, r16
 	r59 = add.i64 r7, 1
@@ -16014,6 +28567,11 @@ b11: # edge 0→2
 	jump b7
 
 kernel MixUint16(a []u16, b []u16, out []u16)
+site 0 index kernels.go:65:25
+site 1 index kernels.go:65:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:65:6
 
 task MixUint16_0 parallel count=(len out)
 b0: # entry
@@ -16021,7 +28579,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -16035,8 +28595,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 2
 	r11 = load.u16 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 2
 	r15 = load.u16 r12
 	jump b5
@@ -16052,6 +28614,7 @@ b5: # Mix[uint16].entry
 	r25 = ne.u16 r15, 0
 	branch r25, b6, b11
 b6: # Mix[uint16].if.then
+	checkdiv.u16 r15, site 2
 	r27 = div.u16 r11, r15
 	r28 = add.u16 r24, r27
 	r29 = rem.u16 r11, r15
@@ -16090,6 +28653,7 @@ b7: # Mix[uint16].if.done
 	r16 = move.u16 r58
 	jump b8
 b8: # Mix[uint16].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.u16 r59, r16
 	r60 = add.i64 r7, 1
@@ -16105,6 +28669,11 @@ b11: # edge 0→2
 	jump b7
 
 kernel MixUint32(a []u32, b []u32, out []u32)
+site 0 index kernels.go:72:25
+site 1 index kernels.go:72:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:72:6
 
 task MixUint32_0 parallel count=(len out)
 b0: # entry
@@ -16112,7 +28681,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -16126,8 +28697,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.u32 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.u32 r12
 	jump b5
@@ -16143,6 +28716,7 @@ b5: # Mix[uint32].entry
 	r25 = ne.u32 r15, 0
 	branch r25, b6, b11
 b6: # Mix[uint32].if.then
+	checkdiv.u32 r15, site 2
 	r27 = div.u32 r11, r15
 	r28 = add.u32 r24, r27
 	r29 = rem.u32 r11, r15
@@ -16209,6 +28783,7 @@ b7: # Mix[uint32].if.done
 	r16 = move.u32 r58
 	jump b8
 b8: # Mix[uint32].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.u32 r59, r16
 	r60 = add.i64 r7, 1
@@ -16224,6 +28799,11 @@ b11: # edge 0→2
 	jump b7
 
 kernel MixUint64(a []u64, b []u64, out []u64)
+site 0 index kernels.go:79:25
+site 1 index kernels.go:79:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:79:6
 
 task MixUint64_0 parallel count=(len out)
 b0: # entry
@@ -16231,7 +28811,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -16245,8 +28827,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.u64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.u64 r12
 	jump b5
@@ -16262,6 +28846,7 @@ b5: # Mix[uint64].entry
 	r25 = ne.u64 r15, 0
 	branch r25, b6, b11
 b6: # Mix[uint64].if.then
+	checkdiv.u64 r15, site 2
 	r27 = div.u64 r11, r15
 	r28 = add.u64 r24, r27
 	r29 = rem.u64 r11, r15
@@ -16328,6 +28913,7 @@ b7: # Mix[uint64].if.done
 	r16 = move.u64 r58
 	jump b8
 b8: # Mix[uint64].return
+	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.u64 r59, r16
 	r60 = add.i64 r7, 1
@@ -16343,6 +28929,11 @@ b11: # edge 0→2
 	jump b7
 
 kernel MixUint(a []u64, b []u64, out []u64)
+site 0 index kernels.go:86:25
+site 1 index kernels.go:86:31
+site 2 divide helpers.go:20:10
+site 3 divide helpers.go:21:10
+site 4 index kernels.go:86:6
 
 task MixUint_0 parallel count=(len out)
 b0: # entry
@@ -16350,7 +28941,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r13 = base b
+	r14 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -16364,8 +28957,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.u64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.u64 r12
 	jump b5
@@ -16381,6 +28976,7 @@ b5: # Mix[uint].entry
 	r25 = ne.u64 r15, 0
 	branch r25, b6, b11
 b6: # Mix[uint].if.then
+	checkdiv.u64 r15, site 2
 	r27 = div.u64 r11, r15
 	r28 = add.u64 r24, r27
 	r29 = rem.u64 r11, r15
@@ -16445,6 +29041,7 @@ b7: # Mix[uint].if.done
 	r16 = move.u64 r56
 	jump b8
 b8: # Mix[uint].return
+	checkindex r7, r5, site 4
 	r57 = elemaddr r4, r7, 8
 	store.u64 r57, r16
 	r58 = add.i64 r7, 1
@@ -16460,6 +29057,9 @@ b11: # edge 0→2
 	jump b7
 
 kernel Shifts(x []i64, c []u8, out []i64)
+site 0 index kernels.go:95:9
+site 1 index kernels.go:96:9
+site 2 index kernels.go:102:6
 
 task Shifts_0 parallel count=(len out)
 b0: # entry
@@ -16467,7 +29067,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base c
+	r10 = len c
 	r13 = base x
+	r14 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -16481,8 +29083,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 1
 	r11 = load.u8 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.i64 r12
 	r16 = shl.i64.u8 r15, r11
@@ -16512,6 +29116,7 @@ b4: # rangeint.body
 	r40 = and.u8 r11, 7
 	r41 = shl.i64.u8 r39, r40
 	r42 = xor.i64 r37, r41
+	checkindex r7, r5, site 2
 	r43 = elemaddr r4, r7, 8
 	store.i64 r43, r42
 	r44 = add.i64 r7, 1
@@ -16524,6 +29129,13 @@ b6: # exit
 	return
 
 kernel Conversions(i64 []i64, f64 []f64, u8 []u8, i16 []i16, u32 []u32, f32 []f32, out []i64)
+site 0 index kernels.go:111:11
+site 1 index kernels.go:112:11
+site 2 index kernels.go:113:5
+site 3 index kernels.go:114:6
+site 4 index kernels.go:115:6
+site 5 index kernels.go:116:6
+site 6 index kernels.go:117:6
 
 task Conversions_0 parallel count=(len out)
 b0: # entry
@@ -16531,11 +29143,17 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base i64
+	r10 = len i64
 	r13 = base f64
+	r14 = len f64
 	r22 = base u8
+	r23 = len u8
 	r29 = base i16
+	r30 = len i16
 	r36 = base u32
+	r37 = len u32
 	r49 = base f32
+	r50 = len f32
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -16549,8 +29167,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = convert.u8.i64 r11
@@ -16558,18 +29178,21 @@ b4: # rangeint.body
 	r18 = shr.i16.u64 r17, 3
 	r19 = convert.u8.i16 r18
 	r20 = add.u8 r16, r19
+	checkindex r7, r23, site 2
 	r21 = elemaddr r22, r7, 1
 	store.u8 r21, r20
 	r24 = convert.i16.i64 r11
 	r25 = convert.u8.i64 r11
 	r26 = convert.i16.u8 r25
 	r27 = sub.i16 r24, r26
+	checkindex r7, r30, site 3
 	r28 = elemaddr r29, r7, 2
 	store.i16 r28, r27
 	r31 = convert.u32.i64 r11
 	r32 = convert.i8.i64 r11
 	r33 = convert.u32.i8 r32
 	r34 = xor.u32 r31, r33
+	checkindex r7, r37, site 4
 	r35 = elemaddr r36, r7, 4
 	store.u32 r35, r34
 	r38 = convert.f32.f64 r15
@@ -16582,6 +29205,7 @@ b4: # rangeint.body
 	r45 = shr.u64.u64 r44, 1
 	r46 = convert.f32.u64 r45
 	r47 = add.f32 r43, r46
+	checkindex r7, r50, site 5
 	r48 = elemaddr r49, r7, 4
 	store.f32 r48, r47
 	r51 = convert.f32.f64 r15
@@ -16599,6 +29223,7 @@ b4: # rangeint.body
 	r63 = convert.i8.f64 r62
 	r64 = convert.i64.i8 r63
 	r65 = add.i64 r61, r64
+	checkindex r7, r5, site 6
 	r66 = elemaddr r4, r7, 8
 	store.i64 r66, r65
 	r67 = add.i64 r7, 1
@@ -16611,6 +29236,8 @@ b6: # exit
 	return
 
 kernel Floats(x []f64, y []f64, out []f64)
+site 0 index kernels.go:127:12
+site 1 index kernels.go:127:18
 
 task Floats_0 parallel count=(len out)
 b0: # entry
@@ -16618,7 +29245,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base x
+	r10 = len x
 	r13 = base y
+	r14 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -16632,8 +29261,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.f64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = mul.f64 r11, r15
@@ -16699,6 +29330,8 @@ b14: # edge 5→4
 	jump b6
 
 kernel Floats32(x []f32, y []f32, out []f32)
+site 0 index kernels.go:149:12
+site 1 index kernels.go:149:18
 
 task Floats32_0 parallel count=(len out)
 b0: # entry
@@ -16706,7 +29339,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base x
+	r10 = len x
 	r13 = base y
+	r14 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -16720,8 +29355,10 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.f32 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.f32 r12
 	r16 = mul.f32 r11, r15
@@ -16767,6 +29404,12 @@ b9: # edge 1→4
 	jump b6
 
 kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
+site 0 index kernels.go:165:16
+site 1 index kernels.go:165:22
+site 2 index kernels.go:165:5
+site 3 index kernels.go:166:16
+site 4 index kernels.go:166:22
+site 5 index kernels.go:166:5
 
 task MinMaxZeros_0 parallel count=(len lo)
 b0: # entry
@@ -16774,8 +29417,11 @@ b0: # entry
 	r5 = len lo
 	r3 = move.i64 r5
 	r9 = base x
+	r10 = len x
 	r13 = base y
+	r14 = len y
 	r24 = base hi
+	r25 = len hi
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -16789,11 +29435,14 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.f64 r8
+	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = min.f64 r11, r15
+	checkindex r7, r5, site 2
 	r17 = elemaddr r4, r7, 8
 	store.f64 r17, r16
 	r18 = elemaddr r9, r7, 8
@@ -16801,6 +29450,7 @@ b4: # rangeint.body
 	r20 = elemaddr r13, r7, 8
 	r21 = load.f64 r20
 	r22 = max.f64 r19, r21
+	checkindex r7, r25, site 5
 	r23 = elemaddr r24, r7, 8
 	store.f64 r23, r22
 	r26 = add.i64 r7, 1
@@ -16813,6 +29463,7 @@ b6: # exit
 	return
 
 kernel Control(a []i32, out []i32, limit i32)
+site 0 index kernels.go:176:9
 
 task Control_0 parallel count=(len out)
 b0: # entry
@@ -16820,6 +29471,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base a
+	r10 = len a
 	r33 = param.i32 limit
 	jump b1
 b1: # setup
@@ -16834,6 +29486,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 4
 	r11 = load.i32 r8
 	r12 = lt.i32 r11, 0
@@ -17056,12 +29709,21 @@ b45: # switch.next
 	jump b7
 
 kernel Phases(a []i32, b []i32, n i64)
+site 0 index kernels.go:213:3
+site 1 index kernels.go:215:4
+site 2 index kernels.go:217:10
+site 3 index kernels.go:217:17
+site 4 index kernels.go:217:3
+site 5 index kernels.go:219:12
+site 6 index kernels.go:224:13
 
 task Phases_0 serial
 b0: # entry
 	r1 = base a
+	r2 = len a
 	jump b1
 b1: # entry
+	checkindex 0, r2, site 0
 	r0 = elemaddr r1, 0, 4
 	store.i32 r0, 5
 	return
@@ -17085,6 +29747,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r8 = convert.i32.i64 r7
+	checkindex r7, r5, site 1
 	r9 = elemaddr r4, r7, 4
 	r10 = load.i32 r9
 	r11 = add.i32 r10, r8
@@ -17104,15 +29767,19 @@ b0: # entry
 	r1 = base a
 	r2 = len a
 	r10 = base b
+	r11 = len b
 	jump b1
 b1: # rangeint.done
+	checkindex 0, r2, site 2
 	r0 = elemaddr r1, 0, 4
 	r3 = load.i32 r0
 	r4 = move.i64 r2
 	r5 = sub.i64 r4, 1
+	checkindex r5, r2, site 3
 	r6 = elemaddr r1, r5, 4
 	r7 = load.i32 r6
 	r8 = add.i32 r3, r7
+	checkindex 0, r11, site 4
 	r9 = elemaddr r10, 0, 4
 	store.i32 r9, r8
 	return
@@ -17139,6 +29806,7 @@ b4: # for.loop
 	r8 = lt.i64 r7, r5
 	branch r8, b5, b7
 b5: # for.body
+	checkindex 0, r4, site 5
 	r9 = elemaddr r3, 0, 4
 	r10 = load.i32 r9
 	r11 = elemaddr r3, r7, 4
@@ -17171,6 +29839,7 @@ b3: # for.loop
 	branch r6, b4, b11
 b4: # for.body
 	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -17187,6 +29856,7 @@ b5: # for.loop (unrolled 1)
 	branch r6, b6, b11
 b6: # for.body (unrolled 1)
 	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -17203,6 +29873,7 @@ b7: # for.loop (unrolled 2)
 	branch r6, b8, b11
 b8: # for.body (unrolled 2)
 	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -17219,6 +29890,7 @@ b9: # for.loop (unrolled 3)
 	branch r6, b10, b11
 b10: # for.body (unrolled 3)
 	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -17386,6 +30058,13 @@ b22: # edge 1→4
 	jump b19
 
 kernel Helpers(a []i32, f []f64, sums []f64, q []i64, r []i64)
+site 0 divide helpers.go:37:11
+site 1 divide helpers.go:37:18
+site 2 index kernels.go:249:4
+site 3 index kernels.go:249:10
+site 4 sliceacap kernels.go:251:27
+site 5 sliceb kernels.go:251:27
+site 6 index kernels.go:251:8
 
 task Helpers_0 parallel count=(len a)
 b0: # entry
@@ -17393,10 +30072,13 @@ b0: # entry
 	r5 = len a
 	r3 = move.i64 r5
 	r35 = base q
+	r36 = len q
 	r39 = base r
+	r40 = len r
 	r43 = base f
 	r44 = len f
 	r60 = base sums
+	r61 = len sums
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -17460,9 +30142,11 @@ b11: # DivMod.if.then
 	jump b12
 b12: # DivMod.return
 	r33 = move.i64 r28
+	checkindex r7, r36, site 2
 	r34 = elemaddr r35, r7, 8
 	store.i64 r34, r33
 	r37 = move.i64 r29
+	checkindex r7, r40, site 3
 	r38 = elemaddr r39, r7, 8
 	store.i64 r38, r37
 	r41 = add.i64 r7, 3
@@ -17471,6 +30155,8 @@ b12: # DivMod.return
 	branch r45, b13, b29
 b13: # if.then
 	r46 = add.i64 r7, 3
+	checkslice r46, r44, site 4
+	checkslice r7, r46, site 5
 	r47 = elemaddr r43, r7, 8
 	r48 = sub.i64 r46, r7
 	jump b14
@@ -17545,6 +30231,7 @@ b27: # Sum.rangeindex.done
 	r50 = move.f64 r52
 	jump b28
 b28: # Sum.return
+	checkindex r7, r61, site 6
 	r59 = elemaddr r60, r7, 8
 	store.f64 r59, r50
 	jump b29
@@ -17558,6 +30245,7 @@ b30: # latch
 b31: # exit
 	return
 b32: # DivMod.if.done
+	checkdiv.i64 r27, site 0
 	r31 = div.i64 r25, r27
 	r32 = rem.i64 r25, r27
 	r28 = move.i64 r31
@@ -17565,6 +30253,9 @@ b32: # DivMod.if.done
 	jump b12
 
 kernel Ranges(a []i32, b []f32, n i64, flag bool)
+site 0 index unsigned kernels.go:272:4
+site 1 index kernels.go:275:4
+site 2 index kernels.go:279:5
 
 task Ranges_0 parallel count=(len a)
 b0: # entry
@@ -17665,10 +30356,12 @@ b4: # for.loop
 b5: # for.body
 	r13 = convert.i32.u32 r11
 	r15 = convert.i64.u32 r11
+	checkindex r15, r6, site 0
 	r14 = elemaddr r5, r15, 4
 	r16 = load.i32 r14
 	r17 = sub.i32 r16, r13
 	r19 = convert.i64.u32 r11
+	checkindex r19, r6, site 0
 	r18 = elemaddr r5, r19, 4
 	store.i32 r18, r17
 	jump b6
@@ -17703,6 +30396,7 @@ b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r10, r8, site 1
 	r11 = elemaddr r7, r10, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, 3.0
@@ -17744,6 +30438,7 @@ b4: # for.loop
 b5: # for.body
 	branch r10, b6, b7
 b6: # if.then
+	checkindex r8, r4, site 2
 	r11 = elemaddr r3, r8, 4
 	r12 = load.i32 r11
 	r13 = add.i32 r12, 1000
@@ -17757,6 +30452,15 @@ b8: # exit
 	return
 
 kernel Narrow(a []u8, b []i16, c []i8)
+site 0 index kernels.go:289:11
+site 1 index kernels.go:289:4
+site 2 index kernels.go:290:11
+site 3 index kernels.go:290:16
+site 4 index kernels.go:290:4
+site 5 index kernels.go:291:12
+site 6 index kernels.go:291:4
+site 7 index kernels.go:292:17
+site 8 index kernels.go:292:4
 
 task Narrow_0 parallel count=(len a)
 b0: # entry
@@ -17764,7 +30468,9 @@ b0: # entry
 	r5 = len a
 	r3 = move.i64 r5
 	r14 = base b
+	r15 = len b
 	r23 = base c
+	r24 = len c
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -17778,12 +30484,14 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r5, site 0
 	r8 = elemaddr r4, r7, 1
 	r9 = load.u8 r8
 	r10 = mul.u8 r9, 3
 	r11 = add.u8 r10, 250
 	r12 = elemaddr r4, r7, 1
 	store.u8 r12, r11
+	checkindex r7, r15, site 2
 	r13 = elemaddr r14, r7, 2
 	r16 = load.i16 r13
 	r17 = elemaddr r14, r7, 2
@@ -17792,6 +30500,7 @@ b4: # rangeint.body
 	r20 = add.i16 r19, 30000
 	r21 = elemaddr r14, r7, 2
 	store.i16 r21, r20
+	checkindex r7, r24, site 5
 	r22 = elemaddr r23, r7, 1
 	r25 = load.i8 r22
 	r26 = neg.i8 r25
@@ -17816,11 +30525,13 @@ b6: # exit
 	return
 
 kernel Empty(a []i32, n i64)
+site 0 index kernels.go:302:5
 
 task Empty_0 parallel count=(param n)
 b0: # entry
 	r3 = param.i64 n
 	r8 = base a
+	r9 = len a
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -17837,6 +30548,7 @@ b4: # rangeint.body
 	r6 = lt.i64 r5, 0
 	branch r6, b5, b6
 b5: # if.then
+	checkindex 0, r9, site 0
 	r7 = elemaddr r8, 0, 4
 	store.i32 r7, 1
 	jump b6
@@ -17851,6 +30563,14 @@ b8: # exit
 	return
 
 kernel Counted(out []i64, lo []i64, hi []i64, small []i8, u []u32)
+site 0 index kernels.go:315:14
+site 1 index kernels.go:315:25
+site 2 index kernels.go:318:24
+site 3 index kernels.go:321:17
+site 4 index kernels.go:324:17
+site 5 index kernels.go:327:13
+site 6 index kernels.go:327:23
+site 7 index kernels.go:330:28
 
 task Counted_0 parallel count=(len out)
 b0: # entry
@@ -17858,9 +30578,13 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r9 = base lo
+	r10 = len lo
 	r15 = base hi
+	r16 = len hi
 	r35 = base small
+	r36 = len small
 	r54 = base u
+	r55 = len u
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -17874,12 +30598,14 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
 	r12 = move.i64 0
 	r13 = move.i64 r11
 	jump b5
 b5: # for.loop
+	checkindex r7, r16, site 1
 	r14 = elemaddr r15, r7, 8
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
@@ -17891,6 +30617,7 @@ b6: # for.body
 	r13 = move.i64 r20
 	jump b7
 b7: # for.loop (unrolled 1)
+	checkindex r7, r16, site 1
 	r14 = elemaddr r15, r7, 8
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
@@ -17902,6 +30629,7 @@ b8: # for.body (unrolled 1)
 	r13 = move.i64 r20
 	jump b9
 b9: # for.loop (unrolled 2)
+	checkindex r7, r16, site 1
 	r14 = elemaddr r15, r7, 8
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
@@ -17913,6 +30641,7 @@ b10: # for.body (unrolled 2)
 	r13 = move.i64 r20
 	jump b11
 b11: # for.loop (unrolled 3)
+	checkindex r7, r16, site 1
 	r14 = elemaddr r15, r7, 8
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
@@ -17924,6 +30653,7 @@ b12: # for.body (unrolled 3)
 	r13 = move.i64 r20
 	jump b5
 b13: # for.done
+	checkindex r7, r16, site 2
 	r21 = elemaddr r15, r7, 8
 	r22 = load.i64 r21
 	r23 = and.i64 r22, 15
@@ -18000,6 +30730,7 @@ b27: # edge 6→7
 	r28 = move.i64 r31
 	jump b28
 b28: # rangeint.done
+	checkindex r7, r36, site 3
 	r34 = elemaddr r35, r7, 1
 	r37 = load.i8 r34
 	r38 = move.i64 r28
@@ -18064,6 +30795,7 @@ b40: # for.body
 	r39 = move.i8 r43
 	jump b39
 b41: # for.done
+	checkindex r7, r36, site 4
 	r44 = elemaddr r35, r7, 1
 	r45 = load.i8 r44
 	r46 = move.i64 r38
@@ -18114,12 +30846,14 @@ b49: # for.body (unrolled 3)
 	r47 = move.i8 r52
 	jump b42
 b50: # for.done
+	checkindex r7, r55, site 5
 	r53 = elemaddr r54, r7, 4
 	r56 = load.u32 r53
 	r57 = move.i64 r46
 	r58 = move.u32 r56
 	jump b51
 b51: # for.loop
+	checkindex r7, r55, site 6
 	r59 = elemaddr r54, r7, 4
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
@@ -18136,6 +30870,7 @@ b53: # for.body
 	r58 = move.u32 r65
 	jump b54
 b54: # for.loop (unrolled 1)
+	checkindex r7, r55, site 6
 	r59 = elemaddr r54, r7, 4
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
@@ -18152,6 +30887,7 @@ b56: # for.body (unrolled 1)
 	r58 = move.u32 r65
 	jump b57
 b57: # for.loop (unrolled 2)
+	checkindex r7, r55, site 6
 	r59 = elemaddr r54, r7, 4
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
@@ -18168,6 +30904,7 @@ b59: # for.body (unrolled 2)
 	r58 = move.u32 r65
 	jump b60
 b60: # for.loop (unrolled 3)
+	checkindex r7, r55, site 6
 	r59 = elemaddr r54, r7, 4
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
@@ -18188,6 +30925,7 @@ b63: # for.done
 	r67 = move.u32 0
 	jump b64
 b64: # for.loop
+	checkindex r7, r55, site 7
 	r69 = elemaddr r54, r7, 4
 	r70 = load.u32 r69
 	r88 = mulhi.u32 r70, 991146300
@@ -18209,6 +30947,7 @@ b65: # for.body
 	r67 = move.u32 r76
 	jump b66
 b66: # for.loop (unrolled 1)
+	checkindex r7, r55, site 7
 	r69 = elemaddr r54, r7, 4
 	r70 = load.u32 r69
 	r88 = mulhi.u32 r70, 991146300
@@ -18230,6 +30969,7 @@ b67: # for.body (unrolled 1)
 	r67 = move.u32 r76
 	jump b68
 b68: # for.loop (unrolled 2)
+	checkindex r7, r55, site 7
 	r69 = elemaddr r54, r7, 4
 	r70 = load.u32 r69
 	r88 = mulhi.u32 r70, 991146300
@@ -18251,6 +30991,7 @@ b69: # for.body (unrolled 2)
 	r67 = move.u32 r76
 	jump b70
 b70: # for.loop (unrolled 3)
+	checkindex r7, r55, site 7
 	r69 = elemaddr r54, r7, 4
 	r70 = load.u32 r69
 	r88 = mulhi.u32 r70, 991146300
@@ -18418,6 +31159,7 @@ b7: # exit
 	return
 
 kernel AddOne(dst []f32, src []f32)
+site 0 index kernels.go:357:15
 
 task AddOne_0 parallel count=(len dst)
 b0: # entry
@@ -18425,6 +31167,7 @@ b0: # entry
 	r5 = len dst
 	r3 = move.i64 r5
 	r12 = base src
+	r13 = len src
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18443,6 +31186,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r15 = add.f32 r14, 1.0
@@ -18740,13 +31484,24 @@ b10: # exit
 	return
 
 kernel Grid2D(out []f32, w i64)
+site 0 divide nest.go:10:16
+site 1 index nest.go:13:7
 
-task Grid2D_0 parallel
+task Grid2D_0 serial
+b0: # entry
+	r4 = param.i64 w
+	jump b1
+b1: # entry
+	checkdiv.i64 r4, site 0
+	return
+
+task Grid2D_1 parallel
 b0: # entry
 	r2 = base out
 	r3 = len out
 	r1 = move.i64 r3
 	r4 = param.i64 w
+	checkdiv.i64 r4, site 0
 	r0 = div.i64 r1, r4
 	jump b1
 b1: # setup
@@ -18791,6 +31546,7 @@ b7: # rangeint.body
 	r32 = convert.f32.i64 r24
 	r33 = mul.f32 r32, 2.0
 	r34 = sub.f32 r31, r33
+	checkindex r30, r3, site 1
 	r35 = elemaddr r2, r30, 4
 	store.f32 r35, r34
 	jump b8
@@ -18813,8 +31569,19 @@ b12: # exit
 	return
 
 kernel Rows(out []f64, in []f64, w i64, s f64)
+site 0 divide nest.go:23:30
+site 1 index nest.go:27:20
+site 2 index nest.go:27:7
 
-task Rows_0 parallel
+task Rows_0 serial
+b0: # entry
+	r8 = param.i64 w
+	jump b1
+b1: # entry
+	checkdiv.i64 r8, site 0
+	return
+
+task Rows_1 parallel
 b0: # entry
 	r3 = base out
 	r4 = len out
@@ -18824,6 +31591,7 @@ b0: # entry
 	r5 = move.i64 r7
 	r1 = min.i64 r2, r5
 	r8 = param.i64 w
+	checkdiv.i64 r8, site 0
 	r0 = div.i64 r1, r8
 	r40 = param.f64 s
 	jump b1
@@ -18871,12 +31639,14 @@ b8: # for.loop
 b9: # for.body
 	r35 = add.i64 r33, r30
 	r36 = add.i64 r33, r30
+	checkindex r36, r7, site 1
 	r37 = elemaddr r6, r36, 8
 	r38 = load.f64 r37
 	r39 = mul.f64 r38, r40
 	r41 = add.i64 r28, 1
 	r42 = convert.f64.i64 r41
 	r43 = mul.f64 r39, r42
+	checkindex r35, r4, site 2
 	r44 = elemaddr r3, r35, 8
 	r45 = load.f64 r44
 	r46 = add.f64 r45, r43
@@ -18898,8 +31668,27 @@ b13: # exit
 	return
 
 kernel Volume(out []f32, in []f32, w i64, h i64)
+site 0 divide nest.go:37:30
+site 1 index nest.go:42:16
+site 2 index nest.go:42:26
+site 3 index nest.go:42:36
+site 4 index nest.go:42:46
+site 5 index nest.go:42:56
+site 6 index nest.go:42:68
+site 7 index nest.go:42:82
+site 8 index nest.go:42:8
 
-task Volume_0 parallel
+task Volume_0 serial
+b0: # entry
+	r8 = param.i64 w
+	r9 = param.i64 h
+	jump b1
+b1: # entry
+	r7 = mul.i64 r8, r9
+	checkdiv.i64 r7, site 0
+	return
+
+task Volume_1 parallel
 b0: # entry
 	r3 = base out
 	r4 = len out
@@ -18911,6 +31700,7 @@ b0: # entry
 	r9 = param.i64 w
 	r10 = param.i64 h
 	r8 = mul.i64 r9, r10
+	checkdiv.i64 r8, site 0
 	r0 = div.i64 r1, r8
 	jump b1
 b1: # setup
@@ -18979,34 +31769,42 @@ b10: # for.body
 	r55 = mul.i64 r54, r9
 	r56 = add.i64 r55, r46
 	r57 = sub.i64 r56, 1
+	checkindex r57, r7, site 1
 	r58 = elemaddr r6, r57, 4
 	r59 = load.f32 r58
 	r60 = add.i64 r56, 1
+	checkindex r60, r7, site 2
 	r61 = elemaddr r6, r60, 4
 	r62 = load.f32 r61
 	r63 = add.f32 r59, r62
 	r64 = sub.i64 r56, r9
+	checkindex r64, r7, site 3
 	r65 = elemaddr r6, r64, 4
 	r66 = load.f32 r65
 	r67 = add.f32 r63, r66
 	r68 = add.i64 r56, r9
+	checkindex r68, r7, site 4
 	r69 = elemaddr r6, r68, 4
 	r70 = load.f32 r69
 	r71 = add.f32 r67, r70
 	r72 = mul.i64 r9, r10
 	r73 = sub.i64 r56, r72
+	checkindex r73, r7, site 5
 	r74 = elemaddr r6, r73, 4
 	r75 = load.f32 r74
 	r76 = add.f32 r71, r75
 	r77 = mul.i64 r9, r10
 	r78 = add.i64 r56, r77
+	checkindex r78, r7, site 6
 	r79 = elemaddr r6, r78, 4
 	r80 = load.f32 r79
 	r81 = add.f32 r76, r80
+	checkindex r56, r7, site 7
 	r82 = elemaddr r6, r56, 4
 	r83 = load.f32 r82
 	r84 = mul.f32 r83, 6.0
 	r85 = sub.f32 r81, r84
+	checkindex r56, r4, site 8
 	r86 = elemaddr r3, r56, 4
 	store.f32 r86, r85
 	jump b11
@@ -19033,6 +31831,9 @@ b16: # exit
 	return
 
 kernel NarrowIndices(out []i64, nx u8, lo i16)
+site 0 divide nest.go:53:40
+site 1 index nest.go:55:7
+site 2 index nest.go:61:8
 
 task NarrowIndices_0 parallel
 b0: # entry
@@ -19044,6 +31845,7 @@ b1: # setup
 	r2 = move.i64 r1
 	r4 = convert.i64.u8 r3
 	r5 = add.i64 r4, 1
+	checkdiv.i64 r5, site 0
 	r6 = div.i64 r2, r5
 	r7 = convert.i32.i64 r6
 	r8 = sub.i32 r7, 3
@@ -19083,6 +31885,7 @@ b6: # for.loop
 	r2 = move.i64 r1
 	r4 = convert.i64.u8 r3
 	r5 = add.i64 r4, 1
+	checkdiv.i64 r5, site 0
 	r6 = div.i64 r2, r5
 	r7 = convert.i32.i64 r6
 	r8 = sub.i32 r7, 3
@@ -19103,6 +31906,7 @@ b8: # for.body
 	r43 = mul.i64 r42, 1000
 	r44 = convert.i64.u8 r31
 	r45 = add.i64 r43, r44
+	checkindex r41, r1, site 1
 	r46 = elemaddr r0, r41, 8
 	store.i64 r46, r45
 	jump b9
@@ -19179,6 +31983,7 @@ b8: # rangeint.body
 	branch r37, b9, b10
 b9: # if.then
 	r39 = convert.i64.i16 r24
+	checkindex r33, r36, site 2
 	r40 = elemaddr r35, r33, 8
 	r41 = load.i64 r40
 	r42 = add.i64 r41, r39
@@ -19304,13 +32109,26 @@ b22: # edge 1→4
 	jump b19
 
 kernel Before(out []f32, w i64)
+site 0 divide nest.go:85:16
+site 1 index nest.go:87:6
+site 2 index nest.go:89:20
+site 3 index nest.go:89:7
 
-task Before_0 parallel
+task Before_0 serial
+b0: # entry
+	r4 = param.i64 w
+	jump b1
+b1: # entry
+	checkdiv.i64 r4, site 0
+	return
+
+task Before_1 parallel
 b0: # entry
 	r5 = base out
 	r6 = len out
 	r4 = move.i64 r6
 	r7 = param.i64 w
+	checkdiv.i64 r7, site 0
 	r3 = div.i64 r4, r7
 	jump b1
 b1: # setup
@@ -19326,6 +32144,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r10 = mul.i64 r9, r7
+	checkindex r10, r6, site 1
 	r11 = elemaddr r5, r10, 4
 	store.f32 r11, -1.0
 	r12 = move.i64 1
@@ -19346,10 +32165,12 @@ b8: # for.body (unrolled 0)
 	r16 = mul.i64 r9, r7
 	r17 = add.i64 r16, r12
 	r18 = sub.i64 r17, 1
+	checkindex r18, r6, site 2
 	r19 = elemaddr r5, r18, 4
 	r20 = load.f32 r19
 	r21 = convert.f32.i64 r12
 	r22 = add.f32 r20, r21
+	checkindex r15, r6, site 3
 	r23 = elemaddr r5, r15, 4
 	store.f32 r23, r22
 	r24 = add.i64 r12, 1
@@ -19364,10 +32185,12 @@ b10: # for.body (unrolled 1)
 	r16 = mul.i64 r9, r7
 	r17 = add.i64 r16, r12
 	r18 = sub.i64 r17, 1
+	checkindex r18, r6, site 2
 	r19 = elemaddr r5, r18, 4
 	r20 = load.f32 r19
 	r21 = convert.f32.i64 r12
 	r22 = add.f32 r20, r21
+	checkindex r15, r6, site 3
 	r23 = elemaddr r5, r15, 4
 	store.f32 r23, r22
 	r24 = add.i64 r12, 1
@@ -19382,10 +32205,12 @@ b12: # for.body (unrolled 2)
 	r16 = mul.i64 r9, r7
 	r17 = add.i64 r16, r12
 	r18 = sub.i64 r17, 1
+	checkindex r18, r6, site 2
 	r19 = elemaddr r5, r18, 4
 	r20 = load.f32 r19
 	r21 = convert.f32.i64 r12
 	r22 = add.f32 r20, r21
+	checkindex r15, r6, site 3
 	r23 = elemaddr r5, r15, 4
 	store.f32 r23, r22
 	r24 = add.i64 r12, 1
@@ -19400,10 +32225,12 @@ b14: # for.body (unrolled 3)
 	r16 = mul.i64 r9, r7
 	r17 = add.i64 r16, r12
 	r18 = sub.i64 r17, 1
+	checkindex r18, r6, site 2
 	r19 = elemaddr r5, r18, 4
 	r20 = load.f32 r19
 	r21 = convert.f32.i64 r12
 	r22 = add.f32 r20, r21
+	checkindex r15, r6, site 3
 	r23 = elemaddr r5, r15, 4
 	store.f32 r23, r22
 	r24 = add.i64 r12, 1
@@ -19418,10 +32245,12 @@ b16: # for.body
 	r16 = mul.i64 r9, r7
 	r17 = add.i64 r16, r12
 	r18 = sub.i64 r17, 1
+	checkindex r18, r6, site 2
 	r19 = elemaddr r5, r18, 4
 	r20 = load.f32 r19
 	r21 = convert.f32.i64 r12
 	r22 = add.f32 r20, r21
+	checkindex r15, r6, site 3
 	r23 = elemaddr r5, r15, 4
 	store.f32 r23, r22
 	r24 = add.i64 r12, 1
@@ -19438,6 +32267,10 @@ b19: # exit
 	return
 
 kernel HelperLoops(out []f32, w i64, v f32)
+site 0 divide nest.go:104:16
+site 1 index nest.go:107:7
+site 2 index nest.go:117:6
+site 3 index nest.go:129:5
 
 task HelperLoops_0 parallel count=(len out)
 b0: # entry
@@ -19472,12 +32305,21 @@ b6: # latch
 b7: # exit
 	return
 
-task HelperLoops_1 parallel
+task HelperLoops_1 serial
+b0: # entry
+	r4 = param.i64 w
+	jump b1
+b1: # entry
+	checkdiv.i64 r4, site 0
+	return
+
+task HelperLoops_2 parallel
 b0: # entry
 	r2 = base out
 	r3 = len out
 	r1 = move.i64 r3
 	r4 = param.i64 w
+	checkdiv.i64 r4, site 0
 	r0 = div.i64 r1, r4
 	r34 = const.f32 2.0
 	jump b1
@@ -19522,6 +32364,7 @@ b7: # rangeint.body
 	r31 = add.i64 r26, 1
 	r32 = convert.f32.i64 r31
 	r33 = mul.f32 r34, r32
+	checkindex r30, r3, site 1
 	r35 = elemaddr r2, r30, 4
 	r36 = load.f32 r35
 	r37 = mul.f32 r36, r33
@@ -19546,7 +32389,7 @@ b11: # rangeint.done
 b12: # exit
 	return
 
-task HelperLoops_2 serial
+task HelperLoops_3 serial
 b0: # entry
 	r0 = base out
 	r1 = len out
@@ -19561,6 +32404,7 @@ b2: # countUp.for.loop
 	branch r10, b3, b10
 b3: # countUp.for.body
 	r3 = convert.f32.i64 r2
+	checkindex r2, r1, site 2
 	r4 = elemaddr r0, r2, 4
 	r5 = load.f32 r4
 	r6 = add.f32 r5, r3
@@ -19575,6 +32419,7 @@ b4: # countUp.for.loop (unrolled 1)
 	branch r10, b5, b10
 b5: # countUp.for.body (unrolled 1)
 	r3 = convert.f32.i64 r2
+	checkindex r2, r1, site 2
 	r4 = elemaddr r0, r2, 4
 	r5 = load.f32 r4
 	r6 = add.f32 r5, r3
@@ -19589,6 +32434,7 @@ b6: # countUp.for.loop (unrolled 2)
 	branch r10, b7, b10
 b7: # countUp.for.body (unrolled 2)
 	r3 = convert.f32.i64 r2
+	checkindex r2, r1, site 2
 	r4 = elemaddr r0, r2, 4
 	r5 = load.f32 r4
 	r6 = add.f32 r5, r3
@@ -19603,6 +32449,7 @@ b8: # countUp.for.loop (unrolled 3)
 	branch r10, b9, b10
 b9: # countUp.for.body (unrolled 3)
 	r3 = convert.f32.i64 r2
+	checkindex r2, r1, site 2
 	r4 = elemaddr r0, r2, 4
 	r5 = load.f32 r4
 	r6 = add.f32 r5, r3
@@ -19613,18 +32460,31 @@ b9: # countUp.for.body (unrolled 3)
 	jump b2
 b10: # countUp.return
 	r11 = neg.f32 r12
+	checkindex 0, r1, site 3
 	r13 = elemaddr r0, 0, 4
 	store.f32 r13, r11
 	return
 
 kernel RowPrefix(a []f32, w i64)
+site 0 divide nest.go:137:14
+site 1 index nest.go:140:17
+site 2 index nest.go:140:5
 
-task RowPrefix_0 parallel
+task RowPrefix_0 serial
+b0: # entry
+	r4 = param.i64 w
+	jump b1
+b1: # entry
+	checkdiv.i64 r4, site 0
+	return
+
+task RowPrefix_1 parallel
 b0: # entry
 	r5 = base a
 	r6 = len a
 	r4 = move.i64 r6
 	r7 = param.i64 w
+	checkdiv.i64 r7, site 0
 	r3 = div.i64 r4, r7
 	jump b1
 b1: # setup
@@ -19657,8 +32517,10 @@ b8: # for.body (unrolled 0)
 	r14 = mul.i64 r9, r7
 	r15 = add.i64 r14, r10
 	r16 = sub.i64 r15, 1
+	checkindex r16, r6, site 1
 	r17 = elemaddr r5, r16, 4
 	r18 = load.f32 r17
+	checkindex r13, r6, site 2
 	r19 = elemaddr r5, r13, 4
 	r20 = load.f32 r19
 	r21 = add.f32 r20, r18
@@ -19676,8 +32538,10 @@ b10: # for.body (unrolled 1)
 	r14 = mul.i64 r9, r7
 	r15 = add.i64 r14, r10
 	r16 = sub.i64 r15, 1
+	checkindex r16, r6, site 1
 	r17 = elemaddr r5, r16, 4
 	r18 = load.f32 r17
+	checkindex r13, r6, site 2
 	r19 = elemaddr r5, r13, 4
 	r20 = load.f32 r19
 	r21 = add.f32 r20, r18
@@ -19695,8 +32559,10 @@ b12: # for.body (unrolled 2)
 	r14 = mul.i64 r9, r7
 	r15 = add.i64 r14, r10
 	r16 = sub.i64 r15, 1
+	checkindex r16, r6, site 1
 	r17 = elemaddr r5, r16, 4
 	r18 = load.f32 r17
+	checkindex r13, r6, site 2
 	r19 = elemaddr r5, r13, 4
 	r20 = load.f32 r19
 	r21 = add.f32 r20, r18
@@ -19714,8 +32580,10 @@ b14: # for.body (unrolled 3)
 	r14 = mul.i64 r9, r7
 	r15 = add.i64 r14, r10
 	r16 = sub.i64 r15, 1
+	checkindex r16, r6, site 1
 	r17 = elemaddr r5, r16, 4
 	r18 = load.f32 r17
+	checkindex r13, r6, site 2
 	r19 = elemaddr r5, r13, 4
 	r20 = load.f32 r19
 	r21 = add.f32 r20, r18
@@ -19733,8 +32601,10 @@ b16: # for.body
 	r14 = mul.i64 r9, r7
 	r15 = add.i64 r14, r10
 	r16 = sub.i64 r15, 1
+	checkindex r16, r6, site 1
 	r17 = elemaddr r5, r16, 4
 	r18 = load.f32 r17
+	checkindex r13, r6, site 2
 	r19 = elemaddr r5, r13, 4
 	r20 = load.f32 r19
 	r21 = add.f32 r20, r18
@@ -19941,12 +32811,15 @@ b7: # exit
 kernel ComputeAB(a []f32, b []f32, n i64, scale f32)
 groups [2]
 disjoint a b
+site 0 index parallel.go:47:5
+site 1 index parallel.go:52:5
 
 task ComputeAB_0 parallel count=(param n) block=1 group=1
 b0: # entry
 	r4 = param.i64 n
 	r3 = move.i64 r4
 	r10 = base a
+	r11 = len a
 	r17 = param.f32 scale
 	jump b1
 b1: # setup
@@ -19962,6 +32835,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r7 = move.ptr r10
+	r8 = move.i64 r11
 	jump b5
 b5: # computeA.entry
 	r22 = mulhi.i64 r6, -9002011107970261188
@@ -19981,6 +32855,7 @@ b5: # computeA.entry
 b6: # computeA.return
 	r16 = move.f32 r17
 	r18 = mul.f32 r12, r16
+	checkindex r6, r8, site 0
 	r19 = elemaddr r7, r6, 4
 	store.f32 r19, r18
 	r20 = add.i64 r6, 1
@@ -19997,6 +32872,7 @@ b0: # entry
 	r4 = param.i64 n
 	r3 = move.i64 r4
 	r10 = base b
+	r11 = len b
 	r19 = param.f32 scale
 	jump b1
 b1: # setup
@@ -20012,6 +32888,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r7 = move.ptr r10
+	r8 = move.i64 r11
 	jump b5
 b5: # computeB.entry
 	r24 = mulhi.i64 r6, -6291360591419602545
@@ -20033,6 +32910,7 @@ b5: # computeB.entry
 b6: # computeB.return
 	r18 = move.f32 r19
 	r20 = mul.f32 r12, r18
+	checkindex r6, r8, site 1
 	r21 = elemaddr r7, r6, 4
 	store.f32 r21, r20
 	r22 = add.i64 r6, 1
@@ -20045,6 +32923,8 @@ b8: # exit
 	return
 
 kernel Combine(a []f32, b []f32, c []f32)
+site 0 index parallel.go:69:11
+site 1 index parallel.go:69:18
 
 task Combine_0 parallel count=(len c)
 b0: # entry
@@ -20052,7 +32932,9 @@ b0: # entry
 	r5 = len c
 	r3 = move.i64 r5
 	r12 = base a
+	r13 = len a
 	r16 = base b
+	r17 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -20071,8 +32953,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
@@ -21401,13 +34285,26 @@ groups [2 2]
 disjoint a b
 disjoint a c
 disjoint b c
+site 0 index parallel.go:101:3
+site 1 index parallel.go:104:23
+site 2 index parallel.go:104:5
+site 3 index parallel.go:108:4
+site 4 index parallel.go:113:10
+site 5 index parallel.go:113:17
+site 6 index parallel.go:113:3
+site 7 index parallel.go:116:13
+site 8 index parallel.go:125:11
+site 9 index parallel.go:125:18
 
 task MixedTop_0 serial
 b0: # entry
 	r3 = base c
+	r4 = len c
 	jump b1
 b1: # entry
 	r0 = move.ptr r3
+	r1 = move.i64 r4
+	checkindex 0, r1, site 0
 	r5 = elemaddr r0, 0, 4
 	store.i32 r5, 1
 	return
@@ -21422,6 +34319,7 @@ b0: # entry
 	r6 = move.i64 r8
 	r3 = min.i64 r4, r6
 	r21 = base c
+	r22 = len c
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -21436,11 +34334,15 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r14 = move.ptr r10
+	r15 = move.i64 r11
 	r17 = convert.i32.i64 r13
 	r18 = move.ptr r21
+	r19 = move.i64 r22
+	checkindex 0, r19, site 1
 	r23 = elemaddr r18, 0, 4
 	r24 = load.i32 r23
 	r25 = add.i32 r17, r24
+	checkindex r13, r15, site 2
 	r26 = elemaddr r14, r13, 4
 	store.i32 r26, r25
 	r27 = add.i64 r13, 1
@@ -21455,9 +34357,12 @@ b6: # exit
 task MixedTop_2 serial block=2 group=1
 b0: # entry
 	r3 = base b
+	r4 = len b
 	jump b1
 b1: # entry
 	r0 = move.ptr r3
+	r1 = move.i64 r4
+	checkindex 0, r1, site 3
 	r5 = elemaddr r0, 0, 4
 	store.i32 r5, 7
 	return
@@ -21499,18 +34404,27 @@ b7: # exit
 task MixedTop_4 serial
 b0: # entry
 	r3 = base c
+	r4 = len c
 	r8 = base a
+	r9 = len a
 	r15 = base b
+	r16 = len b
 	jump b1
 b1: # entry
 	r0 = move.ptr r3
+	r1 = move.i64 r4
 	r5 = move.ptr r8
+	r6 = move.i64 r9
+	checkindex 0, r6, site 4
 	r10 = elemaddr r5, 0, 4
 	r11 = load.i32 r10
 	r12 = move.ptr r15
+	r13 = move.i64 r16
+	checkindex 0, r13, site 5
 	r17 = elemaddr r12, 0, 4
 	r18 = load.i32 r17
 	r19 = add.i32 r11, r18
+	checkindex 0, r1, site 6
 	r20 = elemaddr r0, 0, 4
 	store.i32 r20, r19
 	return
@@ -21520,6 +34434,7 @@ b0: # entry
 	r6 = base b
 	r7 = len b
 	r18 = base c
+	r19 = len c
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -21542,6 +34457,8 @@ b4: # for.loop
 b5: # for.body
 	r12 = move.ptr r6
 	r15 = move.ptr r18
+	r16 = move.i64 r19
+	checkindex 0, r16, site 7
 	r20 = elemaddr r15, 0, 4
 	r21 = load.i32 r20
 	r22 = elemaddr r12, r10, 4
@@ -21598,7 +34515,9 @@ b0: # entry
 	r6 = base c
 	r7 = len c
 	r18 = base a
+	r19 = len a
 	r25 = base b
+	r26 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -21621,9 +34540,13 @@ b4: # for.loop
 b5: # for.body
 	r12 = move.ptr r6
 	r15 = move.ptr r18
+	r16 = move.i64 r19
+	checkindex r10, r16, site 8
 	r20 = elemaddr r15, r10, 4
 	r21 = load.i32 r20
 	r22 = move.ptr r25
+	r23 = move.i64 r26
+	checkindex r10, r23, site 9
 	r27 = elemaddr r22, r10, 4
 	r28 = load.i32 r27
 	r29 = sub.i32 r21, r28
@@ -21760,6 +34683,5867 @@ b6: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b7: # exit
+	return
+
+kernel Sum(x []f32, out []f32)
+reductions 1
+site 0 index reduce.go:17:5
+
+task Sum_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f32 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.f32 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r31
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r31
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r31
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r24, 1
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.f32 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = mul.i64 r23, 1
+	r46 = add.i64 r45, 0
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.f32 r47
+	jump b43
+b43: # reduction warps
+	r48 = mul.i64 r24, r25
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.f32 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r53
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r53
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r53
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b44, b56
+b56: # reduction shuffled
+	r57 = eq.i64 r23, 0
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = mul.i64 r58, 1
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.f32 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f32 -0.0
+	jump b43
+
+task Sum_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f32 -0.0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.f32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f32 r5, 0.0
+	r47 = elemaddr r0, 0, 8
+	store.f32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f32 -0.0
+	jump b28
+
+task Sum_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.f32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 4
+	store.f32 r0, r5
+	return
+
+kernel IntStats(x []i32, out []i64)
+reductions 10
+site 0 index reduce.go:44:5
+site 1 index reduce.go:44:13
+site 2 index reduce.go:44:21
+site 3 index reduce.go:44:29
+site 4 index reduce.go:45:5
+site 5 index reduce.go:45:13
+site 6 index reduce.go:45:21
+site 7 index reduce.go:45:29
+site 8 index reduce.go:46:5
+site 9 index reduce.go:46:13
+
+task IntStats_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 2560 align 8
+b0: # entry
+	r14 = base x
+	r15 = len x
+	r13 = move.i64 r15
+	r180 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = move.i64 0
+	r2 = move.i16 0
+	r3 = move.u32 1
+	r4 = move.u16 65535
+	r5 = move.u16 0
+	r6 = move.u16 0
+	r7 = move.u8 255
+	r8 = move.i32 2147483647
+	r9 = move.i32 -2147483648
+	r10 = threadindex
+	r11 = threadcount
+	r12 = add.i64 r10, -1
+	jump b2
+b2: # unrolled head
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, r13
+	branch r17, b3, b39
+b3: # unrolled test
+	r18 = convert.u64.i64 r13
+	r19 = convert.u64.i64 r16
+	r20 = sub.u64 r18, r19
+	r21 = convert.u64.i64 r11
+	r22 = mul.u64 r21, 3
+	r23 = gt.u64 r20, r22
+	branch r23, b4, b32
+b4: # unrolled 0
+	r24 = move.i64 r12
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b7, b31
+b7: # if.then (unrolled 0)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b8
+b8: # if.done (unrolled 0)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b9
+b9: # unrolled step 0
+	r12 = add.i64 r12, r11
+	jump b10
+b10: # unrolled 1
+	r24 = move.i64 r12
+	jump b11
+b11: # rangeindex.loop (unrolled 1)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b12
+b12: # rangeindex.body (unrolled 1)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b13, b30
+b13: # if.then (unrolled 1)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b14
+b14: # if.done (unrolled 1)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b15
+b15: # unrolled step 1
+	r12 = add.i64 r12, r11
+	jump b16
+b16: # unrolled 2
+	r24 = move.i64 r12
+	jump b17
+b17: # rangeindex.loop (unrolled 2)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b18
+b18: # rangeindex.body (unrolled 2)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b19, b29
+b19: # if.then (unrolled 2)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b20
+b20: # if.done (unrolled 2)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b21
+b21: # unrolled step 2
+	r12 = add.i64 r12, r11
+	jump b22
+b22: # unrolled 3
+	r24 = move.i64 r12
+	jump b23
+b23: # rangeindex.loop (unrolled 3)
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	jump b24
+b24: # rangeindex.body (unrolled 3)
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b25, b28
+b25: # if.then (unrolled 3)
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b26
+b26: # if.done (unrolled 3)
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b27
+b27: # unrolled step 3
+	r12 = add.i64 r12, r11
+	jump b2
+b28: # edge 2→5
+	r34 = move.i64 r1
+	jump b26
+b29: # edge 2→5
+	r34 = move.i64 r1
+	jump b20
+b30: # edge 2→5
+	r34 = move.i64 r1
+	jump b14
+b31: # edge 2→5
+	r34 = move.i64 r1
+	jump b8
+b32: # index
+	r24 = move.i64 r12
+	jump b33
+b33: # rangeindex.loop
+	r25 = add.i64 r24, 1
+	r26 = lt.i64 r25, r13
+	branch r26, b34, b39
+b34: # rangeindex.body
+	r27 = elemaddr r14, r25, 4
+	r28 = load.i32 r27
+	r29 = convert.i64.i32 r28
+	r30 = add.i64 r0, r29
+	r31 = convert.i16.i32 r28
+	r32 = sub.i16 r2, r31
+	r33 = gt.i32 r28, 0
+	branch r33, b35, b75
+b35: # if.then
+	r35 = add.i64 r1, 1
+	r34 = move.i64 r35
+	jump b36
+b36: # if.done
+	r36 = convert.u32.i32 r28
+	r37 = or.u32 r36, 1
+	r38 = mul.u32 r3, r37
+	r39 = convert.u16.i32 r28
+	r40 = and.u16 r4, r39
+	r41 = convert.u16.i32 r28
+	r42 = or.u16 r5, r41
+	r43 = convert.u16.i64 r25
+	r44 = mul.u16 r43, 3
+	r45 = xor.u16 r6, r44
+	r46 = convert.u8.i32 r28
+	r47 = andnot.u8 r7, r46
+	r48 = min.i32 r8, r28
+	r49 = max.i32 r28, r9
+	r0 = move.i64 r30
+	r1 = move.i64 r34
+	r2 = move.i16 r32
+	r3 = move.u32 r38
+	r4 = move.u16 r40
+	r5 = move.u16 r42
+	r6 = move.u16 r45
+	r7 = move.u8 r47
+	r8 = move.i32 r48
+	r9 = move.i32 r49
+	jump b37
+b37: # latch
+	r12 = add.i64 r12, r11
+	jump b38
+b38: # head
+	r50 = add.i64 r12, 1
+	r51 = lt.i64 r50, r13
+	branch r51, b32, b39
+b39: # exit
+	r52 = lane
+	r53 = warpindex
+	r54 = warpsize
+	r55 = mul.i64 r53, r54
+	r56 = blocksize
+	r57 = sub.i64 r56, r55
+	r58 = min.i64 r57, r54
+	r59 = shr.i64.i64 r54, 1
+	jump b40
+b40: # reduction shuffle
+	r60 = shuffledown.i64 r0, r59
+	r61 = shuffledown.i64 r1, r59
+	r62 = shuffledown.i16 r2, r59
+	r63 = shuffledown.u32 r3, r59
+	r64 = shuffledown.u16 r4, r59
+	r65 = shuffledown.u16 r5, r59
+	r66 = shuffledown.u16 r6, r59
+	r67 = shuffledown.u8 r7, r59
+	r68 = shuffledown.i32 r8, r59
+	r69 = shuffledown.i32 r9, r59
+	r70 = add.i64 r52, r59
+	r71 = lt.i64 r70, r58
+	branch r71, b41, b42
+b41: # reduction combine
+	r0 = add.i64 r0, r60
+	r1 = add.i64 r1, r61
+	r2 = add.i16 r2, r62
+	r3 = mul.u32 r3, r63
+	r4 = and.u16 r4, r64
+	r5 = or.u16 r5, r65
+	r6 = xor.u16 r6, r66
+	r7 = and.u8 r7, r67
+	r8 = min.i32 r8, r68
+	r9 = max.i32 r9, r69
+	jump b42
+b42: # reduction next
+	r59 = shr.i64.i64 r59, 1
+	r72 = ne.i64 r59, 0
+	branch r72, b43, b52
+b43: # reduction shuffle (unrolled 1)
+	r60 = shuffledown.i64 r0, r59
+	r61 = shuffledown.i64 r1, r59
+	r62 = shuffledown.i16 r2, r59
+	r63 = shuffledown.u32 r3, r59
+	r64 = shuffledown.u16 r4, r59
+	r65 = shuffledown.u16 r5, r59
+	r66 = shuffledown.u16 r6, r59
+	r67 = shuffledown.u8 r7, r59
+	r68 = shuffledown.i32 r8, r59
+	r69 = shuffledown.i32 r9, r59
+	r70 = add.i64 r52, r59
+	r71 = lt.i64 r70, r58
+	branch r71, b44, b45
+b44: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r60
+	r1 = add.i64 r1, r61
+	r2 = add.i16 r2, r62
+	r3 = mul.u32 r3, r63
+	r4 = and.u16 r4, r64
+	r5 = or.u16 r5, r65
+	r6 = xor.u16 r6, r66
+	r7 = and.u8 r7, r67
+	r8 = min.i32 r8, r68
+	r9 = max.i32 r9, r69
+	jump b45
+b45: # reduction next (unrolled 1)
+	r59 = shr.i64.i64 r59, 1
+	r72 = ne.i64 r59, 0
+	branch r72, b46, b52
+b46: # reduction shuffle (unrolled 2)
+	r60 = shuffledown.i64 r0, r59
+	r61 = shuffledown.i64 r1, r59
+	r62 = shuffledown.i16 r2, r59
+	r63 = shuffledown.u32 r3, r59
+	r64 = shuffledown.u16 r4, r59
+	r65 = shuffledown.u16 r5, r59
+	r66 = shuffledown.u16 r6, r59
+	r67 = shuffledown.u8 r7, r59
+	r68 = shuffledown.i32 r8, r59
+	r69 = shuffledown.i32 r9, r59
+	r70 = add.i64 r52, r59
+	r71 = lt.i64 r70, r58
+	branch r71, b47, b48
+b47: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r60
+	r1 = add.i64 r1, r61
+	r2 = add.i16 r2, r62
+	r3 = mul.u32 r3, r63
+	r4 = and.u16 r4, r64
+	r5 = or.u16 r5, r65
+	r6 = xor.u16 r6, r66
+	r7 = and.u8 r7, r67
+	r8 = min.i32 r8, r68
+	r9 = max.i32 r9, r69
+	jump b48
+b48: # reduction next (unrolled 2)
+	r59 = shr.i64.i64 r59, 1
+	r72 = ne.i64 r59, 0
+	branch r72, b49, b52
+b49: # reduction shuffle (unrolled 3)
+	r60 = shuffledown.i64 r0, r59
+	r61 = shuffledown.i64 r1, r59
+	r62 = shuffledown.i16 r2, r59
+	r63 = shuffledown.u32 r3, r59
+	r64 = shuffledown.u16 r4, r59
+	r65 = shuffledown.u16 r5, r59
+	r66 = shuffledown.u16 r6, r59
+	r67 = shuffledown.u8 r7, r59
+	r68 = shuffledown.i32 r8, r59
+	r69 = shuffledown.i32 r9, r59
+	r70 = add.i64 r52, r59
+	r71 = lt.i64 r70, r58
+	branch r71, b50, b51
+b50: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r60
+	r1 = add.i64 r1, r61
+	r2 = add.i16 r2, r62
+	r3 = mul.u32 r3, r63
+	r4 = and.u16 r4, r64
+	r5 = or.u16 r5, r65
+	r6 = xor.u16 r6, r66
+	r7 = and.u8 r7, r67
+	r8 = min.i32 r8, r68
+	r9 = max.i32 r9, r69
+	jump b51
+b51: # reduction next (unrolled 3)
+	r59 = shr.i64.i64 r59, 1
+	r72 = ne.i64 r59, 0
+	branch r72, b40, b52
+b52: # reduction shuffled
+	r73 = eq.i64 r52, 0
+	branch r73, b53, b54
+b53: # reduction warp result
+	r74 = addr reduce0
+	r75 = mul.i64 r53, 10
+	r76 = add.i64 r75, 0
+	r77 = elemaddr r74, r76, 8
+	store.shared.i64 r77, r0
+	r78 = addr reduce0
+	r79 = mul.i64 r53, 10
+	r80 = add.i64 r79, 1
+	r81 = elemaddr r78, r80, 8
+	store.shared.i64 r81, r1
+	r82 = addr reduce0
+	r83 = mul.i64 r53, 10
+	r84 = add.i64 r83, 2
+	r85 = elemaddr r82, r84, 8
+	store.shared.i16 r85, r2
+	r86 = addr reduce0
+	r87 = mul.i64 r53, 10
+	r88 = add.i64 r87, 3
+	r89 = elemaddr r86, r88, 8
+	store.shared.u32 r89, r3
+	r90 = addr reduce0
+	r91 = mul.i64 r53, 10
+	r92 = add.i64 r91, 4
+	r93 = elemaddr r90, r92, 8
+	store.shared.u16 r93, r4
+	r94 = addr reduce0
+	r95 = mul.i64 r53, 10
+	r96 = add.i64 r95, 5
+	r97 = elemaddr r94, r96, 8
+	store.shared.u16 r97, r5
+	r98 = addr reduce0
+	r99 = mul.i64 r53, 10
+	r100 = add.i64 r99, 6
+	r101 = elemaddr r98, r100, 8
+	store.shared.u16 r101, r6
+	r102 = addr reduce0
+	r103 = mul.i64 r53, 10
+	r104 = add.i64 r103, 7
+	r105 = elemaddr r102, r104, 8
+	store.shared.u8 r105, r7
+	r106 = addr reduce0
+	r107 = mul.i64 r53, 10
+	r108 = add.i64 r107, 8
+	r109 = elemaddr r106, r108, 8
+	store.shared.i32 r109, r8
+	r110 = addr reduce0
+	r111 = mul.i64 r53, 10
+	r112 = add.i64 r111, 9
+	r113 = elemaddr r110, r112, 8
+	store.shared.i32 r113, r9
+	jump b54
+b54: # reduction barrier
+	barrier
+	r114 = eq.i64 r53, 0
+	branch r114, b55, b73
+b55: # reduction first warp
+	r115 = mul.i64 r52, r54
+	r116 = blocksize
+	r117 = lt.i64 r115, r116
+	branch r117, b56, b74
+b56: # reduction take
+	r118 = addr reduce0
+	r119 = mul.i64 r52, 10
+	r120 = add.i64 r119, 0
+	r121 = elemaddr r118, r120, 8
+	r0 = load.shared.i64 r121
+	r122 = addr reduce0
+	r123 = mul.i64 r52, 10
+	r124 = add.i64 r123, 1
+	r125 = elemaddr r122, r124, 8
+	r1 = load.shared.i64 r125
+	r126 = addr reduce0
+	r127 = mul.i64 r52, 10
+	r128 = add.i64 r127, 2
+	r129 = elemaddr r126, r128, 8
+	r2 = load.shared.i16 r129
+	r130 = addr reduce0
+	r131 = mul.i64 r52, 10
+	r132 = add.i64 r131, 3
+	r133 = elemaddr r130, r132, 8
+	r3 = load.shared.u32 r133
+	r134 = addr reduce0
+	r135 = mul.i64 r52, 10
+	r136 = add.i64 r135, 4
+	r137 = elemaddr r134, r136, 8
+	r4 = load.shared.u16 r137
+	r138 = addr reduce0
+	r139 = mul.i64 r52, 10
+	r140 = add.i64 r139, 5
+	r141 = elemaddr r138, r140, 8
+	r5 = load.shared.u16 r141
+	r142 = addr reduce0
+	r143 = mul.i64 r52, 10
+	r144 = add.i64 r143, 6
+	r145 = elemaddr r142, r144, 8
+	r6 = load.shared.u16 r145
+	r146 = addr reduce0
+	r147 = mul.i64 r52, 10
+	r148 = add.i64 r147, 7
+	r149 = elemaddr r146, r148, 8
+	r7 = load.shared.u8 r149
+	r150 = addr reduce0
+	r151 = mul.i64 r52, 10
+	r152 = add.i64 r151, 8
+	r153 = elemaddr r150, r152, 8
+	r8 = load.shared.i32 r153
+	r154 = addr reduce0
+	r155 = mul.i64 r52, 10
+	r156 = add.i64 r155, 9
+	r157 = elemaddr r154, r156, 8
+	r9 = load.shared.i32 r157
+	jump b57
+b57: # reduction warps
+	r158 = mul.i64 r53, r54
+	r159 = blocksize
+	r160 = sub.i64 r159, r158
+	r161 = min.i64 r160, r54
+	r162 = shr.i64.i64 r54, 1
+	jump b58
+b58: # reduction shuffle
+	r163 = shuffledown.i64 r0, r162
+	r164 = shuffledown.i64 r1, r162
+	r165 = shuffledown.i16 r2, r162
+	r166 = shuffledown.u32 r3, r162
+	r167 = shuffledown.u16 r4, r162
+	r168 = shuffledown.u16 r5, r162
+	r169 = shuffledown.u16 r6, r162
+	r170 = shuffledown.u8 r7, r162
+	r171 = shuffledown.i32 r8, r162
+	r172 = shuffledown.i32 r9, r162
+	r173 = add.i64 r52, r162
+	r174 = lt.i64 r173, r161
+	branch r174, b59, b60
+b59: # reduction combine
+	r0 = add.i64 r0, r163
+	r1 = add.i64 r1, r164
+	r2 = add.i16 r2, r165
+	r3 = mul.u32 r3, r166
+	r4 = and.u16 r4, r167
+	r5 = or.u16 r5, r168
+	r6 = xor.u16 r6, r169
+	r7 = and.u8 r7, r170
+	r8 = min.i32 r8, r171
+	r9 = max.i32 r9, r172
+	jump b60
+b60: # reduction next
+	r162 = shr.i64.i64 r162, 1
+	r175 = ne.i64 r162, 0
+	branch r175, b61, b70
+b61: # reduction shuffle (unrolled 1)
+	r163 = shuffledown.i64 r0, r162
+	r164 = shuffledown.i64 r1, r162
+	r165 = shuffledown.i16 r2, r162
+	r166 = shuffledown.u32 r3, r162
+	r167 = shuffledown.u16 r4, r162
+	r168 = shuffledown.u16 r5, r162
+	r169 = shuffledown.u16 r6, r162
+	r170 = shuffledown.u8 r7, r162
+	r171 = shuffledown.i32 r8, r162
+	r172 = shuffledown.i32 r9, r162
+	r173 = add.i64 r52, r162
+	r174 = lt.i64 r173, r161
+	branch r174, b62, b63
+b62: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r163
+	r1 = add.i64 r1, r164
+	r2 = add.i16 r2, r165
+	r3 = mul.u32 r3, r166
+	r4 = and.u16 r4, r167
+	r5 = or.u16 r5, r168
+	r6 = xor.u16 r6, r169
+	r7 = and.u8 r7, r170
+	r8 = min.i32 r8, r171
+	r9 = max.i32 r9, r172
+	jump b63
+b63: # reduction next (unrolled 1)
+	r162 = shr.i64.i64 r162, 1
+	r175 = ne.i64 r162, 0
+	branch r175, b64, b70
+b64: # reduction shuffle (unrolled 2)
+	r163 = shuffledown.i64 r0, r162
+	r164 = shuffledown.i64 r1, r162
+	r165 = shuffledown.i16 r2, r162
+	r166 = shuffledown.u32 r3, r162
+	r167 = shuffledown.u16 r4, r162
+	r168 = shuffledown.u16 r5, r162
+	r169 = shuffledown.u16 r6, r162
+	r170 = shuffledown.u8 r7, r162
+	r171 = shuffledown.i32 r8, r162
+	r172 = shuffledown.i32 r9, r162
+	r173 = add.i64 r52, r162
+	r174 = lt.i64 r173, r161
+	branch r174, b65, b66
+b65: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r163
+	r1 = add.i64 r1, r164
+	r2 = add.i16 r2, r165
+	r3 = mul.u32 r3, r166
+	r4 = and.u16 r4, r167
+	r5 = or.u16 r5, r168
+	r6 = xor.u16 r6, r169
+	r7 = and.u8 r7, r170
+	r8 = min.i32 r8, r171
+	r9 = max.i32 r9, r172
+	jump b66
+b66: # reduction next (unrolled 2)
+	r162 = shr.i64.i64 r162, 1
+	r175 = ne.i64 r162, 0
+	branch r175, b67, b70
+b67: # reduction shuffle (unrolled 3)
+	r163 = shuffledown.i64 r0, r162
+	r164 = shuffledown.i64 r1, r162
+	r165 = shuffledown.i16 r2, r162
+	r166 = shuffledown.u32 r3, r162
+	r167 = shuffledown.u16 r4, r162
+	r168 = shuffledown.u16 r5, r162
+	r169 = shuffledown.u16 r6, r162
+	r170 = shuffledown.u8 r7, r162
+	r171 = shuffledown.i32 r8, r162
+	r172 = shuffledown.i32 r9, r162
+	r173 = add.i64 r52, r162
+	r174 = lt.i64 r173, r161
+	branch r174, b68, b69
+b68: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r163
+	r1 = add.i64 r1, r164
+	r2 = add.i16 r2, r165
+	r3 = mul.u32 r3, r166
+	r4 = and.u16 r4, r167
+	r5 = or.u16 r5, r168
+	r6 = xor.u16 r6, r169
+	r7 = and.u8 r7, r170
+	r8 = min.i32 r8, r171
+	r9 = max.i32 r9, r172
+	jump b69
+b69: # reduction next (unrolled 3)
+	r162 = shr.i64.i64 r162, 1
+	r175 = ne.i64 r162, 0
+	branch r175, b58, b70
+b70: # reduction shuffled
+	r176 = eq.i64 r52, 0
+	branch r176, b71, b73
+b71: # reduction block result
+	r177 = blockindex
+	r178 = mul.i64 r177, 10
+	r179 = add.i64 r178, 20
+	r181 = elemaddr r180, r179, 8
+	store.i64 r181, r0
+	r182 = mul.i64 r177, 10
+	r183 = add.i64 r182, 21
+	r184 = elemaddr r180, r183, 8
+	store.i64 r184, r1
+	r185 = mul.i64 r177, 10
+	r186 = add.i64 r185, 22
+	r187 = elemaddr r180, r186, 8
+	store.i16 r187, r2
+	r188 = mul.i64 r177, 10
+	r189 = add.i64 r188, 23
+	r190 = elemaddr r180, r189, 8
+	store.u32 r190, r3
+	r191 = mul.i64 r177, 10
+	r192 = add.i64 r191, 24
+	r193 = elemaddr r180, r192, 8
+	store.u16 r193, r4
+	r194 = mul.i64 r177, 10
+	r195 = add.i64 r194, 25
+	r196 = elemaddr r180, r195, 8
+	store.u16 r196, r5
+	r197 = mul.i64 r177, 10
+	r198 = add.i64 r197, 26
+	r199 = elemaddr r180, r198, 8
+	store.u16 r199, r6
+	r200 = mul.i64 r177, 10
+	r201 = add.i64 r200, 27
+	r202 = elemaddr r180, r201, 8
+	store.u8 r202, r7
+	r203 = mul.i64 r177, 10
+	r204 = add.i64 r203, 28
+	r205 = elemaddr r180, r204, 8
+	store.i32 r205, r8
+	r206 = mul.i64 r177, 10
+	r207 = add.i64 r206, 29
+	r208 = elemaddr r180, r207, 8
+	store.i32 r208, r9
+	r209 = eq.i64 r177, 0
+	branch r209, b72, b73
+b72: # reduction count
+	r210 = blockcount
+	r211 = elemaddr r180, 1, 8
+	store.i64 r211, r210
+	r212 = elemaddr r180, 3, 8
+	store.i64 r212, r210
+	r213 = elemaddr r180, 5, 8
+	store.i64 r213, r210
+	r214 = elemaddr r180, 7, 8
+	store.i64 r214, r210
+	r215 = elemaddr r180, 9, 8
+	store.i64 r215, r210
+	r216 = elemaddr r180, 11, 8
+	store.i64 r216, r210
+	r217 = elemaddr r180, 13, 8
+	store.i64 r217, r210
+	r218 = elemaddr r180, 15, 8
+	store.i64 r218, r210
+	r219 = elemaddr r180, 17, 8
+	store.i64 r219, r210
+	r220 = elemaddr r180, 19, 8
+	store.i64 r220, r210
+	jump b73
+b73: # reduction done
+	return
+b74: # reduction none
+	r0 = move.i64 0
+	r1 = move.i64 0
+	r2 = move.i16 0
+	r3 = move.u32 1
+	r4 = move.u16 65535
+	r5 = move.u16 0
+	r6 = move.u16 0
+	r7 = move.u8 255
+	r8 = move.i32 2147483647
+	r9 = move.i32 -2147483648
+	jump b57
+b75: # edge 2→5
+	r34 = move.i64 r1
+	jump b36
+
+task IntStats_1 parallel count=1
+var reduce0 shared 2560 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i64 0
+	r6 = move.i64 0
+	r7 = move.i16 0
+	r8 = move.u32 1
+	r9 = move.u16 65535
+	r10 = move.u16 0
+	r11 = move.u16 0
+	r12 = move.u8 255
+	r13 = move.i32 2147483647
+	r14 = move.i32 -2147483648
+	jump b2
+b2: # combine head
+	r15 = lt.i64 r3, r2
+	branch r15, b3, b10
+b3: # combine
+	r16 = mul.i64 r3, 10
+	r17 = add.i64 r16, 20
+	r18 = elemaddr r0, r17, 8
+	r19 = load.i64 r18
+	r5 = add.i64 r5, r19
+	r20 = mul.i64 r3, 10
+	r21 = add.i64 r20, 21
+	r22 = elemaddr r0, r21, 8
+	r23 = load.i64 r22
+	r6 = add.i64 r6, r23
+	r24 = mul.i64 r3, 10
+	r25 = add.i64 r24, 22
+	r26 = elemaddr r0, r25, 8
+	r27 = load.i16 r26
+	r7 = add.i16 r7, r27
+	r28 = mul.i64 r3, 10
+	r29 = add.i64 r28, 23
+	r30 = elemaddr r0, r29, 8
+	r31 = load.u32 r30
+	r8 = mul.u32 r8, r31
+	r32 = mul.i64 r3, 10
+	r33 = add.i64 r32, 24
+	r34 = elemaddr r0, r33, 8
+	r35 = load.u16 r34
+	r9 = and.u16 r9, r35
+	r36 = mul.i64 r3, 10
+	r37 = add.i64 r36, 25
+	r38 = elemaddr r0, r37, 8
+	r39 = load.u16 r38
+	r10 = or.u16 r10, r39
+	r40 = mul.i64 r3, 10
+	r41 = add.i64 r40, 26
+	r42 = elemaddr r0, r41, 8
+	r43 = load.u16 r42
+	r11 = xor.u16 r11, r43
+	r44 = mul.i64 r3, 10
+	r45 = add.i64 r44, 27
+	r46 = elemaddr r0, r45, 8
+	r47 = load.u8 r46
+	r12 = and.u8 r12, r47
+	r48 = mul.i64 r3, 10
+	r49 = add.i64 r48, 28
+	r50 = elemaddr r0, r49, 8
+	r51 = load.i32 r50
+	r13 = min.i32 r13, r51
+	r52 = mul.i64 r3, 10
+	r53 = add.i64 r52, 29
+	r54 = elemaddr r0, r53, 8
+	r55 = load.i32 r54
+	r14 = max.i32 r14, r55
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r15 = lt.i64 r3, r2
+	branch r15, b5, b10
+b5: # combine (unrolled 1)
+	r16 = mul.i64 r3, 10
+	r17 = add.i64 r16, 20
+	r18 = elemaddr r0, r17, 8
+	r19 = load.i64 r18
+	r5 = add.i64 r5, r19
+	r20 = mul.i64 r3, 10
+	r21 = add.i64 r20, 21
+	r22 = elemaddr r0, r21, 8
+	r23 = load.i64 r22
+	r6 = add.i64 r6, r23
+	r24 = mul.i64 r3, 10
+	r25 = add.i64 r24, 22
+	r26 = elemaddr r0, r25, 8
+	r27 = load.i16 r26
+	r7 = add.i16 r7, r27
+	r28 = mul.i64 r3, 10
+	r29 = add.i64 r28, 23
+	r30 = elemaddr r0, r29, 8
+	r31 = load.u32 r30
+	r8 = mul.u32 r8, r31
+	r32 = mul.i64 r3, 10
+	r33 = add.i64 r32, 24
+	r34 = elemaddr r0, r33, 8
+	r35 = load.u16 r34
+	r9 = and.u16 r9, r35
+	r36 = mul.i64 r3, 10
+	r37 = add.i64 r36, 25
+	r38 = elemaddr r0, r37, 8
+	r39 = load.u16 r38
+	r10 = or.u16 r10, r39
+	r40 = mul.i64 r3, 10
+	r41 = add.i64 r40, 26
+	r42 = elemaddr r0, r41, 8
+	r43 = load.u16 r42
+	r11 = xor.u16 r11, r43
+	r44 = mul.i64 r3, 10
+	r45 = add.i64 r44, 27
+	r46 = elemaddr r0, r45, 8
+	r47 = load.u8 r46
+	r12 = and.u8 r12, r47
+	r48 = mul.i64 r3, 10
+	r49 = add.i64 r48, 28
+	r50 = elemaddr r0, r49, 8
+	r51 = load.i32 r50
+	r13 = min.i32 r13, r51
+	r52 = mul.i64 r3, 10
+	r53 = add.i64 r52, 29
+	r54 = elemaddr r0, r53, 8
+	r55 = load.i32 r54
+	r14 = max.i32 r14, r55
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r15 = lt.i64 r3, r2
+	branch r15, b7, b10
+b7: # combine (unrolled 2)
+	r16 = mul.i64 r3, 10
+	r17 = add.i64 r16, 20
+	r18 = elemaddr r0, r17, 8
+	r19 = load.i64 r18
+	r5 = add.i64 r5, r19
+	r20 = mul.i64 r3, 10
+	r21 = add.i64 r20, 21
+	r22 = elemaddr r0, r21, 8
+	r23 = load.i64 r22
+	r6 = add.i64 r6, r23
+	r24 = mul.i64 r3, 10
+	r25 = add.i64 r24, 22
+	r26 = elemaddr r0, r25, 8
+	r27 = load.i16 r26
+	r7 = add.i16 r7, r27
+	r28 = mul.i64 r3, 10
+	r29 = add.i64 r28, 23
+	r30 = elemaddr r0, r29, 8
+	r31 = load.u32 r30
+	r8 = mul.u32 r8, r31
+	r32 = mul.i64 r3, 10
+	r33 = add.i64 r32, 24
+	r34 = elemaddr r0, r33, 8
+	r35 = load.u16 r34
+	r9 = and.u16 r9, r35
+	r36 = mul.i64 r3, 10
+	r37 = add.i64 r36, 25
+	r38 = elemaddr r0, r37, 8
+	r39 = load.u16 r38
+	r10 = or.u16 r10, r39
+	r40 = mul.i64 r3, 10
+	r41 = add.i64 r40, 26
+	r42 = elemaddr r0, r41, 8
+	r43 = load.u16 r42
+	r11 = xor.u16 r11, r43
+	r44 = mul.i64 r3, 10
+	r45 = add.i64 r44, 27
+	r46 = elemaddr r0, r45, 8
+	r47 = load.u8 r46
+	r12 = and.u8 r12, r47
+	r48 = mul.i64 r3, 10
+	r49 = add.i64 r48, 28
+	r50 = elemaddr r0, r49, 8
+	r51 = load.i32 r50
+	r13 = min.i32 r13, r51
+	r52 = mul.i64 r3, 10
+	r53 = add.i64 r52, 29
+	r54 = elemaddr r0, r53, 8
+	r55 = load.i32 r54
+	r14 = max.i32 r14, r55
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r15 = lt.i64 r3, r2
+	branch r15, b9, b10
+b9: # combine (unrolled 3)
+	r16 = mul.i64 r3, 10
+	r17 = add.i64 r16, 20
+	r18 = elemaddr r0, r17, 8
+	r19 = load.i64 r18
+	r5 = add.i64 r5, r19
+	r20 = mul.i64 r3, 10
+	r21 = add.i64 r20, 21
+	r22 = elemaddr r0, r21, 8
+	r23 = load.i64 r22
+	r6 = add.i64 r6, r23
+	r24 = mul.i64 r3, 10
+	r25 = add.i64 r24, 22
+	r26 = elemaddr r0, r25, 8
+	r27 = load.i16 r26
+	r7 = add.i16 r7, r27
+	r28 = mul.i64 r3, 10
+	r29 = add.i64 r28, 23
+	r30 = elemaddr r0, r29, 8
+	r31 = load.u32 r30
+	r8 = mul.u32 r8, r31
+	r32 = mul.i64 r3, 10
+	r33 = add.i64 r32, 24
+	r34 = elemaddr r0, r33, 8
+	r35 = load.u16 r34
+	r9 = and.u16 r9, r35
+	r36 = mul.i64 r3, 10
+	r37 = add.i64 r36, 25
+	r38 = elemaddr r0, r37, 8
+	r39 = load.u16 r38
+	r10 = or.u16 r10, r39
+	r40 = mul.i64 r3, 10
+	r41 = add.i64 r40, 26
+	r42 = elemaddr r0, r41, 8
+	r43 = load.u16 r42
+	r11 = xor.u16 r11, r43
+	r44 = mul.i64 r3, 10
+	r45 = add.i64 r44, 27
+	r46 = elemaddr r0, r45, 8
+	r47 = load.u8 r46
+	r12 = and.u8 r12, r47
+	r48 = mul.i64 r3, 10
+	r49 = add.i64 r48, 28
+	r50 = elemaddr r0, r49, 8
+	r51 = load.i32 r50
+	r13 = min.i32 r13, r51
+	r52 = mul.i64 r3, 10
+	r53 = add.i64 r52, 29
+	r54 = elemaddr r0, r53, 8
+	r55 = load.i32 r54
+	r14 = max.i32 r14, r55
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r56 = lane
+	r57 = warpindex
+	r58 = warpsize
+	r59 = mul.i64 r57, r58
+	r60 = blocksize
+	r61 = sub.i64 r60, r59
+	r62 = min.i64 r61, r58
+	r63 = shr.i64.i64 r58, 1
+	jump b11
+b11: # reduction shuffle
+	r64 = shuffledown.i64 r5, r63
+	r65 = shuffledown.i64 r6, r63
+	r66 = shuffledown.i16 r7, r63
+	r67 = shuffledown.u32 r8, r63
+	r68 = shuffledown.u16 r9, r63
+	r69 = shuffledown.u16 r10, r63
+	r70 = shuffledown.u16 r11, r63
+	r71 = shuffledown.u8 r12, r63
+	r72 = shuffledown.i32 r13, r63
+	r73 = shuffledown.i32 r14, r63
+	r74 = add.i64 r56, r63
+	r75 = lt.i64 r74, r62
+	branch r75, b12, b13
+b12: # reduction combine
+	r5 = add.i64 r5, r64
+	r6 = add.i64 r6, r65
+	r7 = add.i16 r7, r66
+	r8 = mul.u32 r8, r67
+	r9 = and.u16 r9, r68
+	r10 = or.u16 r10, r69
+	r11 = xor.u16 r11, r70
+	r12 = and.u8 r12, r71
+	r13 = min.i32 r13, r72
+	r14 = max.i32 r14, r73
+	jump b13
+b13: # reduction next
+	r63 = shr.i64.i64 r63, 1
+	r76 = ne.i64 r63, 0
+	branch r76, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r64 = shuffledown.i64 r5, r63
+	r65 = shuffledown.i64 r6, r63
+	r66 = shuffledown.i16 r7, r63
+	r67 = shuffledown.u32 r8, r63
+	r68 = shuffledown.u16 r9, r63
+	r69 = shuffledown.u16 r10, r63
+	r70 = shuffledown.u16 r11, r63
+	r71 = shuffledown.u8 r12, r63
+	r72 = shuffledown.i32 r13, r63
+	r73 = shuffledown.i32 r14, r63
+	r74 = add.i64 r56, r63
+	r75 = lt.i64 r74, r62
+	branch r75, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r64
+	r6 = add.i64 r6, r65
+	r7 = add.i16 r7, r66
+	r8 = mul.u32 r8, r67
+	r9 = and.u16 r9, r68
+	r10 = or.u16 r10, r69
+	r11 = xor.u16 r11, r70
+	r12 = and.u8 r12, r71
+	r13 = min.i32 r13, r72
+	r14 = max.i32 r14, r73
+	jump b16
+b16: # reduction next (unrolled 1)
+	r63 = shr.i64.i64 r63, 1
+	r76 = ne.i64 r63, 0
+	branch r76, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r64 = shuffledown.i64 r5, r63
+	r65 = shuffledown.i64 r6, r63
+	r66 = shuffledown.i16 r7, r63
+	r67 = shuffledown.u32 r8, r63
+	r68 = shuffledown.u16 r9, r63
+	r69 = shuffledown.u16 r10, r63
+	r70 = shuffledown.u16 r11, r63
+	r71 = shuffledown.u8 r12, r63
+	r72 = shuffledown.i32 r13, r63
+	r73 = shuffledown.i32 r14, r63
+	r74 = add.i64 r56, r63
+	r75 = lt.i64 r74, r62
+	branch r75, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r64
+	r6 = add.i64 r6, r65
+	r7 = add.i16 r7, r66
+	r8 = mul.u32 r8, r67
+	r9 = and.u16 r9, r68
+	r10 = or.u16 r10, r69
+	r11 = xor.u16 r11, r70
+	r12 = and.u8 r12, r71
+	r13 = min.i32 r13, r72
+	r14 = max.i32 r14, r73
+	jump b19
+b19: # reduction next (unrolled 2)
+	r63 = shr.i64.i64 r63, 1
+	r76 = ne.i64 r63, 0
+	branch r76, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r64 = shuffledown.i64 r5, r63
+	r65 = shuffledown.i64 r6, r63
+	r66 = shuffledown.i16 r7, r63
+	r67 = shuffledown.u32 r8, r63
+	r68 = shuffledown.u16 r9, r63
+	r69 = shuffledown.u16 r10, r63
+	r70 = shuffledown.u16 r11, r63
+	r71 = shuffledown.u8 r12, r63
+	r72 = shuffledown.i32 r13, r63
+	r73 = shuffledown.i32 r14, r63
+	r74 = add.i64 r56, r63
+	r75 = lt.i64 r74, r62
+	branch r75, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r64
+	r6 = add.i64 r6, r65
+	r7 = add.i16 r7, r66
+	r8 = mul.u32 r8, r67
+	r9 = and.u16 r9, r68
+	r10 = or.u16 r10, r69
+	r11 = xor.u16 r11, r70
+	r12 = and.u8 r12, r71
+	r13 = min.i32 r13, r72
+	r14 = max.i32 r14, r73
+	jump b22
+b22: # reduction next (unrolled 3)
+	r63 = shr.i64.i64 r63, 1
+	r76 = ne.i64 r63, 0
+	branch r76, b11, b23
+b23: # reduction shuffled
+	r77 = eq.i64 r56, 0
+	branch r77, b24, b25
+b24: # reduction warp result
+	r78 = addr reduce0
+	r79 = mul.i64 r57, 10
+	r80 = add.i64 r79, 0
+	r81 = elemaddr r78, r80, 8
+	store.shared.i64 r81, r5
+	r82 = addr reduce0
+	r83 = mul.i64 r57, 10
+	r84 = add.i64 r83, 1
+	r85 = elemaddr r82, r84, 8
+	store.shared.i64 r85, r6
+	r86 = addr reduce0
+	r87 = mul.i64 r57, 10
+	r88 = add.i64 r87, 2
+	r89 = elemaddr r86, r88, 8
+	store.shared.i16 r89, r7
+	r90 = addr reduce0
+	r91 = mul.i64 r57, 10
+	r92 = add.i64 r91, 3
+	r93 = elemaddr r90, r92, 8
+	store.shared.u32 r93, r8
+	r94 = addr reduce0
+	r95 = mul.i64 r57, 10
+	r96 = add.i64 r95, 4
+	r97 = elemaddr r94, r96, 8
+	store.shared.u16 r97, r9
+	r98 = addr reduce0
+	r99 = mul.i64 r57, 10
+	r100 = add.i64 r99, 5
+	r101 = elemaddr r98, r100, 8
+	store.shared.u16 r101, r10
+	r102 = addr reduce0
+	r103 = mul.i64 r57, 10
+	r104 = add.i64 r103, 6
+	r105 = elemaddr r102, r104, 8
+	store.shared.u16 r105, r11
+	r106 = addr reduce0
+	r107 = mul.i64 r57, 10
+	r108 = add.i64 r107, 7
+	r109 = elemaddr r106, r108, 8
+	store.shared.u8 r109, r12
+	r110 = addr reduce0
+	r111 = mul.i64 r57, 10
+	r112 = add.i64 r111, 8
+	r113 = elemaddr r110, r112, 8
+	store.shared.i32 r113, r13
+	r114 = addr reduce0
+	r115 = mul.i64 r57, 10
+	r116 = add.i64 r115, 9
+	r117 = elemaddr r114, r116, 8
+	store.shared.i32 r117, r14
+	jump b25
+b25: # reduction barrier
+	barrier
+	r118 = eq.i64 r57, 0
+	branch r118, b26, b43
+b26: # reduction first warp
+	r119 = mul.i64 r56, r58
+	r120 = blocksize
+	r121 = lt.i64 r119, r120
+	branch r121, b27, b44
+b27: # reduction take
+	r122 = addr reduce0
+	r123 = mul.i64 r56, 10
+	r124 = add.i64 r123, 0
+	r125 = elemaddr r122, r124, 8
+	r5 = load.shared.i64 r125
+	r126 = addr reduce0
+	r127 = mul.i64 r56, 10
+	r128 = add.i64 r127, 1
+	r129 = elemaddr r126, r128, 8
+	r6 = load.shared.i64 r129
+	r130 = addr reduce0
+	r131 = mul.i64 r56, 10
+	r132 = add.i64 r131, 2
+	r133 = elemaddr r130, r132, 8
+	r7 = load.shared.i16 r133
+	r134 = addr reduce0
+	r135 = mul.i64 r56, 10
+	r136 = add.i64 r135, 3
+	r137 = elemaddr r134, r136, 8
+	r8 = load.shared.u32 r137
+	r138 = addr reduce0
+	r139 = mul.i64 r56, 10
+	r140 = add.i64 r139, 4
+	r141 = elemaddr r138, r140, 8
+	r9 = load.shared.u16 r141
+	r142 = addr reduce0
+	r143 = mul.i64 r56, 10
+	r144 = add.i64 r143, 5
+	r145 = elemaddr r142, r144, 8
+	r10 = load.shared.u16 r145
+	r146 = addr reduce0
+	r147 = mul.i64 r56, 10
+	r148 = add.i64 r147, 6
+	r149 = elemaddr r146, r148, 8
+	r11 = load.shared.u16 r149
+	r150 = addr reduce0
+	r151 = mul.i64 r56, 10
+	r152 = add.i64 r151, 7
+	r153 = elemaddr r150, r152, 8
+	r12 = load.shared.u8 r153
+	r154 = addr reduce0
+	r155 = mul.i64 r56, 10
+	r156 = add.i64 r155, 8
+	r157 = elemaddr r154, r156, 8
+	r13 = load.shared.i32 r157
+	r158 = addr reduce0
+	r159 = mul.i64 r56, 10
+	r160 = add.i64 r159, 9
+	r161 = elemaddr r158, r160, 8
+	r14 = load.shared.i32 r161
+	jump b28
+b28: # reduction warps
+	r162 = mul.i64 r57, r58
+	r163 = blocksize
+	r164 = sub.i64 r163, r162
+	r165 = min.i64 r164, r58
+	r166 = shr.i64.i64 r58, 1
+	jump b29
+b29: # reduction shuffle
+	r167 = shuffledown.i64 r5, r166
+	r168 = shuffledown.i64 r6, r166
+	r169 = shuffledown.i16 r7, r166
+	r170 = shuffledown.u32 r8, r166
+	r171 = shuffledown.u16 r9, r166
+	r172 = shuffledown.u16 r10, r166
+	r173 = shuffledown.u16 r11, r166
+	r174 = shuffledown.u8 r12, r166
+	r175 = shuffledown.i32 r13, r166
+	r176 = shuffledown.i32 r14, r166
+	r177 = add.i64 r56, r166
+	r178 = lt.i64 r177, r165
+	branch r178, b30, b31
+b30: # reduction combine
+	r5 = add.i64 r5, r167
+	r6 = add.i64 r6, r168
+	r7 = add.i16 r7, r169
+	r8 = mul.u32 r8, r170
+	r9 = and.u16 r9, r171
+	r10 = or.u16 r10, r172
+	r11 = xor.u16 r11, r173
+	r12 = and.u8 r12, r174
+	r13 = min.i32 r13, r175
+	r14 = max.i32 r14, r176
+	jump b31
+b31: # reduction next
+	r166 = shr.i64.i64 r166, 1
+	r179 = ne.i64 r166, 0
+	branch r179, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r167 = shuffledown.i64 r5, r166
+	r168 = shuffledown.i64 r6, r166
+	r169 = shuffledown.i16 r7, r166
+	r170 = shuffledown.u32 r8, r166
+	r171 = shuffledown.u16 r9, r166
+	r172 = shuffledown.u16 r10, r166
+	r173 = shuffledown.u16 r11, r166
+	r174 = shuffledown.u8 r12, r166
+	r175 = shuffledown.i32 r13, r166
+	r176 = shuffledown.i32 r14, r166
+	r177 = add.i64 r56, r166
+	r178 = lt.i64 r177, r165
+	branch r178, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r167
+	r6 = add.i64 r6, r168
+	r7 = add.i16 r7, r169
+	r8 = mul.u32 r8, r170
+	r9 = and.u16 r9, r171
+	r10 = or.u16 r10, r172
+	r11 = xor.u16 r11, r173
+	r12 = and.u8 r12, r174
+	r13 = min.i32 r13, r175
+	r14 = max.i32 r14, r176
+	jump b34
+b34: # reduction next (unrolled 1)
+	r166 = shr.i64.i64 r166, 1
+	r179 = ne.i64 r166, 0
+	branch r179, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r167 = shuffledown.i64 r5, r166
+	r168 = shuffledown.i64 r6, r166
+	r169 = shuffledown.i16 r7, r166
+	r170 = shuffledown.u32 r8, r166
+	r171 = shuffledown.u16 r9, r166
+	r172 = shuffledown.u16 r10, r166
+	r173 = shuffledown.u16 r11, r166
+	r174 = shuffledown.u8 r12, r166
+	r175 = shuffledown.i32 r13, r166
+	r176 = shuffledown.i32 r14, r166
+	r177 = add.i64 r56, r166
+	r178 = lt.i64 r177, r165
+	branch r178, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r167
+	r6 = add.i64 r6, r168
+	r7 = add.i16 r7, r169
+	r8 = mul.u32 r8, r170
+	r9 = and.u16 r9, r171
+	r10 = or.u16 r10, r172
+	r11 = xor.u16 r11, r173
+	r12 = and.u8 r12, r174
+	r13 = min.i32 r13, r175
+	r14 = max.i32 r14, r176
+	jump b37
+b37: # reduction next (unrolled 2)
+	r166 = shr.i64.i64 r166, 1
+	r179 = ne.i64 r166, 0
+	branch r179, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r167 = shuffledown.i64 r5, r166
+	r168 = shuffledown.i64 r6, r166
+	r169 = shuffledown.i16 r7, r166
+	r170 = shuffledown.u32 r8, r166
+	r171 = shuffledown.u16 r9, r166
+	r172 = shuffledown.u16 r10, r166
+	r173 = shuffledown.u16 r11, r166
+	r174 = shuffledown.u8 r12, r166
+	r175 = shuffledown.i32 r13, r166
+	r176 = shuffledown.i32 r14, r166
+	r177 = add.i64 r56, r166
+	r178 = lt.i64 r177, r165
+	branch r178, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r167
+	r6 = add.i64 r6, r168
+	r7 = add.i16 r7, r169
+	r8 = mul.u32 r8, r170
+	r9 = and.u16 r9, r171
+	r10 = or.u16 r10, r172
+	r11 = xor.u16 r11, r173
+	r12 = and.u8 r12, r174
+	r13 = min.i32 r13, r175
+	r14 = max.i32 r14, r176
+	jump b40
+b40: # reduction next (unrolled 3)
+	r166 = shr.i64.i64 r166, 1
+	r179 = ne.i64 r166, 0
+	branch r179, b29, b41
+b41: # reduction shuffled
+	r180 = eq.i64 r56, 0
+	branch r180, b42, b43
+b42: # reduction block result
+	r181 = add.i64 r5, 0
+	r182 = elemaddr r0, 0, 8
+	store.i64 r182, r181
+	r183 = add.i64 r6, 0
+	r184 = elemaddr r0, 2, 8
+	store.i64 r184, r183
+	r185 = add.i16 r7, 100
+	r186 = elemaddr r0, 4, 8
+	store.i16 r186, r185
+	r187 = mul.u32 r8, 1
+	r188 = elemaddr r0, 6, 8
+	store.u32 r188, r187
+	r189 = and.u16 r9, 65535
+	r190 = elemaddr r0, 8, 8
+	store.u16 r190, r189
+	r191 = or.u16 r10, 0
+	r192 = elemaddr r0, 10, 8
+	store.u16 r192, r191
+	r193 = xor.u16 r11, 0
+	r194 = elemaddr r0, 12, 8
+	store.u16 r194, r193
+	r195 = and.u8 r12, 255
+	r196 = elemaddr r0, 14, 8
+	store.u8 r196, r195
+	r197 = min.i32 r13, 2147483647
+	r198 = elemaddr r0, 16, 8
+	store.i32 r198, r197
+	r199 = max.i32 r14, -2147483648
+	r200 = elemaddr r0, 18, 8
+	store.i32 r200, r199
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i64 0
+	r6 = move.i64 0
+	r7 = move.i16 0
+	r8 = move.u32 1
+	r9 = move.u16 65535
+	r10 = move.u16 0
+	r11 = move.u16 0
+	r12 = move.u8 255
+	r13 = move.i32 2147483647
+	r14 = move.i32 -2147483648
+	jump b28
+
+task IntStats_2 serial
+b0: # entry
+	r1 = scratch
+	r2 = elemaddr r1, 6, 8
+	r3 = load.u32 r2
+	r5 = elemaddr r1, 8, 8
+	r6 = load.u16 r5
+	r8 = base out
+	r9 = len out
+	r10 = elemaddr r1, 0, 8
+	r11 = load.i64 r10
+	r13 = elemaddr r1, 2, 8
+	r14 = load.i64 r13
+	r18 = elemaddr r1, 10, 8
+	r19 = load.u16 r18
+	r21 = elemaddr r1, 12, 8
+	r22 = load.u16 r21
+	r24 = elemaddr r1, 16, 8
+	r25 = load.i32 r24
+	r27 = elemaddr r1, 18, 8
+	r28 = load.i32 r27
+	r34 = elemaddr r1, 4, 8
+	r35 = load.i16 r34
+	r37 = elemaddr r1, 14, 8
+	r38 = load.u8 r37
+	jump b1
+b1: # rangeindex.done
+	r0 = convert.i64.u32 r3
+	r4 = convert.i64.u16 r6
+	checkindex 0, r9, site 0
+	r7 = elemaddr r8, 0, 8
+	store.i64 r7, r11
+	checkindex 1, r9, site 1
+	r12 = elemaddr r8, 1, 8
+	store.i64 r12, r14
+	checkindex 2, r9, site 2
+	r15 = elemaddr r8, 2, 8
+	store.i64 r15, r0
+	checkindex 3, r9, site 3
+	r16 = elemaddr r8, 3, 8
+	store.i64 r16, r4
+	r17 = convert.i64.u16 r19
+	r20 = convert.i64.u16 r22
+	r23 = convert.i64.i32 r25
+	r26 = convert.i64.i32 r28
+	checkindex 4, r9, site 4
+	r29 = elemaddr r8, 4, 8
+	store.i64 r29, r17
+	checkindex 5, r9, site 5
+	r30 = elemaddr r8, 5, 8
+	store.i64 r30, r20
+	checkindex 6, r9, site 6
+	r31 = elemaddr r8, 6, 8
+	store.i64 r31, r23
+	checkindex 7, r9, site 7
+	r32 = elemaddr r8, 7, 8
+	store.i64 r32, r26
+	r33 = convert.i64.i16 r35
+	r36 = convert.i64.u8 r38
+	checkindex 8, r9, site 8
+	r39 = elemaddr r8, 8, 8
+	store.i64 r39, r33
+	checkindex 9, r9, site 9
+	r40 = elemaddr r8, 9, 8
+	store.i64 r40, r36
+	return
+
+kernel Center(x []f64, centered []f64)
+reductions 1
+site 0 index reduce.go:60:11
+
+task Center_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f64 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 8
+	r19 = load.f64 r18
+	r20 = add.f64 r0, r19
+	r0 = move.f64 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.f64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.f64 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r31 = shuffledown.f64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r31
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r31 = shuffledown.f64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r31
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r31 = shuffledown.f64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r31
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r24, 1
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.f64 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = mul.i64 r23, 1
+	r46 = add.i64 r45, 0
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.f64 r47
+	jump b43
+b43: # reduction warps
+	r48 = mul.i64 r24, r25
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.f64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.f64 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r53 = shuffledown.f64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r53
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r53 = shuffledown.f64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r53
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r53 = shuffledown.f64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r53
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b44, b56
+b56: # reduction shuffled
+	r57 = eq.i64 r23, 0
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = mul.i64 r58, 1
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.f64 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f64 -0.0
+	jump b43
+
+task Center_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f64 -0.0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f64 r9
+	r5 = add.f64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f64 r9
+	r5 = add.f64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f64 r9
+	r5 = add.f64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f64 r9
+	r5 = add.f64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f64 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.f64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.f64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.f64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.f64 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f64 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f64 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.f64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.f64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.f64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f64 r5, 0.0
+	r47 = elemaddr r0, 0, 8
+	store.f64 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f64 -0.0
+	jump b28
+
+task Center_2 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r15 = scratch
+	r16 = elemaddr r15, 0, 8
+	r17 = load.f64 r16
+	r19 = move.i64 r5
+	r18 = convert.f64.i64 r19
+	r14 = div.f64 r17, r18
+	r21 = base centered
+	r22 = len centered
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	r13 = sub.f64 r12, r14
+	checkindex r9, r22, site 0
+	r20 = elemaddr r21, r9, 8
+	store.f64 r20, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel FloatRange(x []f64, out []f64, n i64)
+reductions 2
+site 0 index reduce.go:71:17
+site 1 index reduce.go:72:17
+site 2 index reduce.go:74:5
+site 3 index reduce.go:74:13
+
+task FloatRange_0 parallel count=(max.i64 (param n) 1)
+var reduce0 shared 512 align 8
+b0: # entry
+	r5 = param.i64 n
+	r15 = base x
+	r16 = len x
+	r73 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f64 +Inf
+	r1 = move.f64 -Inf
+	r2 = threadindex
+	r3 = threadcount
+	r4 = add.i64 r2, 0
+	jump b2
+b2: # unrolled head
+	r6 = lt.i64 r4, r5
+	branch r6, b3, b21
+b3: # unrolled test
+	r7 = convert.u64.i64 r5
+	r8 = convert.u64.i64 r4
+	r9 = sub.u64 r7, r8
+	r10 = convert.u64.i64 r3
+	r11 = mul.u64 r10, 3
+	r12 = gt.u64 r9, r11
+	branch r12, b4, b16
+b4: # unrolled 0
+	r13 = move.i64 r4
+	jump b5
+b5: # rangeint.body (unrolled 0)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b6
+b6: # unrolled step 0
+	r4 = add.i64 r4, r3
+	jump b7
+b7: # unrolled 1
+	r13 = move.i64 r4
+	jump b8
+b8: # rangeint.body (unrolled 1)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b9
+b9: # unrolled step 1
+	r4 = add.i64 r4, r3
+	jump b10
+b10: # unrolled 2
+	r13 = move.i64 r4
+	jump b11
+b11: # rangeint.body (unrolled 2)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b12
+b12: # unrolled step 2
+	r4 = add.i64 r4, r3
+	jump b13
+b13: # unrolled 3
+	r13 = move.i64 r4
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b15
+b15: # unrolled step 3
+	r4 = add.i64 r4, r3
+	jump b2
+b16: # index
+	r13 = move.i64 r4
+	jump b17
+b17: # rangeint.body
+	checkindex r13, r16, site 0
+	r14 = elemaddr r15, r13, 8
+	r17 = load.f64 r14
+	r18 = min.f64 r0, r17
+	r19 = elemaddr r15, r13, 8
+	r20 = load.f64 r19
+	r21 = max.f64 r1, r20
+	r22 = add.i64 r13, 1
+	r23 = lt.i64 r22, r5
+	branch r23, b18, b57
+b18: # edge 1→1
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b19
+b19: # latch
+	r4 = add.i64 r4, r3
+	jump b20
+b20: # head
+	r24 = lt.i64 r4, r5
+	branch r24, b16, b21
+b21: # exit
+	r25 = lane
+	r26 = warpindex
+	r27 = warpsize
+	r28 = mul.i64 r26, r27
+	r29 = blocksize
+	r30 = sub.i64 r29, r28
+	r31 = min.i64 r30, r27
+	r32 = shr.i64.i64 r27, 1
+	jump b22
+b22: # reduction shuffle
+	r33 = shuffledown.f64 r0, r32
+	r34 = shuffledown.f64 r1, r32
+	r35 = add.i64 r25, r32
+	r36 = lt.i64 r35, r31
+	branch r36, b23, b24
+b23: # reduction combine
+	r0 = min.f64 r0, r33
+	r1 = max.f64 r1, r34
+	jump b24
+b24: # reduction next
+	r32 = shr.i64.i64 r32, 1
+	r37 = ne.i64 r32, 0
+	branch r37, b25, b34
+b25: # reduction shuffle (unrolled 1)
+	r33 = shuffledown.f64 r0, r32
+	r34 = shuffledown.f64 r1, r32
+	r35 = add.i64 r25, r32
+	r36 = lt.i64 r35, r31
+	branch r36, b26, b27
+b26: # reduction combine (unrolled 1)
+	r0 = min.f64 r0, r33
+	r1 = max.f64 r1, r34
+	jump b27
+b27: # reduction next (unrolled 1)
+	r32 = shr.i64.i64 r32, 1
+	r37 = ne.i64 r32, 0
+	branch r37, b28, b34
+b28: # reduction shuffle (unrolled 2)
+	r33 = shuffledown.f64 r0, r32
+	r34 = shuffledown.f64 r1, r32
+	r35 = add.i64 r25, r32
+	r36 = lt.i64 r35, r31
+	branch r36, b29, b30
+b29: # reduction combine (unrolled 2)
+	r0 = min.f64 r0, r33
+	r1 = max.f64 r1, r34
+	jump b30
+b30: # reduction next (unrolled 2)
+	r32 = shr.i64.i64 r32, 1
+	r37 = ne.i64 r32, 0
+	branch r37, b31, b34
+b31: # reduction shuffle (unrolled 3)
+	r33 = shuffledown.f64 r0, r32
+	r34 = shuffledown.f64 r1, r32
+	r35 = add.i64 r25, r32
+	r36 = lt.i64 r35, r31
+	branch r36, b32, b33
+b32: # reduction combine (unrolled 3)
+	r0 = min.f64 r0, r33
+	r1 = max.f64 r1, r34
+	jump b33
+b33: # reduction next (unrolled 3)
+	r32 = shr.i64.i64 r32, 1
+	r37 = ne.i64 r32, 0
+	branch r37, b22, b34
+b34: # reduction shuffled
+	r38 = eq.i64 r25, 0
+	branch r38, b35, b36
+b35: # reduction warp result
+	r39 = addr reduce0
+	r40 = mul.i64 r26, 2
+	r41 = add.i64 r40, 0
+	r42 = elemaddr r39, r41, 8
+	store.shared.f64 r42, r0
+	r43 = addr reduce0
+	r44 = mul.i64 r26, 2
+	r45 = add.i64 r44, 1
+	r46 = elemaddr r43, r45, 8
+	store.shared.f64 r46, r1
+	jump b36
+b36: # reduction barrier
+	barrier
+	r47 = eq.i64 r26, 0
+	branch r47, b37, b55
+b37: # reduction first warp
+	r48 = mul.i64 r25, r27
+	r49 = blocksize
+	r50 = lt.i64 r48, r49
+	branch r50, b38, b56
+b38: # reduction take
+	r51 = addr reduce0
+	r52 = mul.i64 r25, 2
+	r53 = add.i64 r52, 0
+	r54 = elemaddr r51, r53, 8
+	r0 = load.shared.f64 r54
+	r55 = addr reduce0
+	r56 = mul.i64 r25, 2
+	r57 = add.i64 r56, 1
+	r58 = elemaddr r55, r57, 8
+	r1 = load.shared.f64 r58
+	jump b39
+b39: # reduction warps
+	r59 = mul.i64 r26, r27
+	r60 = blocksize
+	r61 = sub.i64 r60, r59
+	r62 = min.i64 r61, r27
+	r63 = shr.i64.i64 r27, 1
+	jump b40
+b40: # reduction shuffle
+	r64 = shuffledown.f64 r0, r63
+	r65 = shuffledown.f64 r1, r63
+	r66 = add.i64 r25, r63
+	r67 = lt.i64 r66, r62
+	branch r67, b41, b42
+b41: # reduction combine
+	r0 = min.f64 r0, r64
+	r1 = max.f64 r1, r65
+	jump b42
+b42: # reduction next
+	r63 = shr.i64.i64 r63, 1
+	r68 = ne.i64 r63, 0
+	branch r68, b43, b52
+b43: # reduction shuffle (unrolled 1)
+	r64 = shuffledown.f64 r0, r63
+	r65 = shuffledown.f64 r1, r63
+	r66 = add.i64 r25, r63
+	r67 = lt.i64 r66, r62
+	branch r67, b44, b45
+b44: # reduction combine (unrolled 1)
+	r0 = min.f64 r0, r64
+	r1 = max.f64 r1, r65
+	jump b45
+b45: # reduction next (unrolled 1)
+	r63 = shr.i64.i64 r63, 1
+	r68 = ne.i64 r63, 0
+	branch r68, b46, b52
+b46: # reduction shuffle (unrolled 2)
+	r64 = shuffledown.f64 r0, r63
+	r65 = shuffledown.f64 r1, r63
+	r66 = add.i64 r25, r63
+	r67 = lt.i64 r66, r62
+	branch r67, b47, b48
+b47: # reduction combine (unrolled 2)
+	r0 = min.f64 r0, r64
+	r1 = max.f64 r1, r65
+	jump b48
+b48: # reduction next (unrolled 2)
+	r63 = shr.i64.i64 r63, 1
+	r68 = ne.i64 r63, 0
+	branch r68, b49, b52
+b49: # reduction shuffle (unrolled 3)
+	r64 = shuffledown.f64 r0, r63
+	r65 = shuffledown.f64 r1, r63
+	r66 = add.i64 r25, r63
+	r67 = lt.i64 r66, r62
+	branch r67, b50, b51
+b50: # reduction combine (unrolled 3)
+	r0 = min.f64 r0, r64
+	r1 = max.f64 r1, r65
+	jump b51
+b51: # reduction next (unrolled 3)
+	r63 = shr.i64.i64 r63, 1
+	r68 = ne.i64 r63, 0
+	branch r68, b40, b52
+b52: # reduction shuffled
+	r69 = eq.i64 r25, 0
+	branch r69, b53, b55
+b53: # reduction block result
+	r70 = blockindex
+	r71 = mul.i64 r70, 2
+	r72 = add.i64 r71, 4
+	r74 = elemaddr r73, r72, 8
+	store.f64 r74, r0
+	r75 = mul.i64 r70, 2
+	r76 = add.i64 r75, 5
+	r77 = elemaddr r73, r76, 8
+	store.f64 r77, r1
+	r78 = eq.i64 r70, 0
+	branch r78, b54, b55
+b54: # reduction count
+	r79 = blockcount
+	r80 = elemaddr r73, 1, 8
+	store.i64 r80, r79
+	r81 = elemaddr r73, 3, 8
+	store.i64 r81, r79
+	jump b55
+b55: # reduction done
+	return
+b56: # reduction none
+	r0 = move.f64 +Inf
+	r1 = move.f64 -Inf
+	jump b39
+b57: # edge 1→2
+	r0 = move.f64 r18
+	r1 = move.f64 r21
+	jump b21
+
+task FloatRange_1 parallel count=1
+var reduce0 shared 512 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f64 +Inf
+	r6 = move.f64 -Inf
+	jump b2
+b2: # combine head
+	r7 = lt.i64 r3, r2
+	branch r7, b3, b10
+b3: # combine
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = min.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r7 = lt.i64 r3, r2
+	branch r7, b5, b10
+b5: # combine (unrolled 1)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = min.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r7 = lt.i64 r3, r2
+	branch r7, b7, b10
+b7: # combine (unrolled 2)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = min.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r7 = lt.i64 r3, r2
+	branch r7, b9, b10
+b9: # combine (unrolled 3)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = min.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r16 = lane
+	r17 = warpindex
+	r18 = warpsize
+	r19 = mul.i64 r17, r18
+	r20 = blocksize
+	r21 = sub.i64 r20, r19
+	r22 = min.i64 r21, r18
+	r23 = shr.i64.i64 r18, 1
+	jump b11
+b11: # reduction shuffle
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b12, b13
+b12: # reduction combine
+	r5 = min.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b13
+b13: # reduction next
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = min.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b16
+b16: # reduction next (unrolled 1)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = min.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b19
+b19: # reduction next (unrolled 2)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = min.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b22
+b22: # reduction next (unrolled 3)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b11, b23
+b23: # reduction shuffled
+	r29 = eq.i64 r16, 0
+	branch r29, b24, b25
+b24: # reduction warp result
+	r30 = addr reduce0
+	r31 = mul.i64 r17, 2
+	r32 = add.i64 r31, 0
+	r33 = elemaddr r30, r32, 8
+	store.shared.f64 r33, r5
+	r34 = addr reduce0
+	r35 = mul.i64 r17, 2
+	r36 = add.i64 r35, 1
+	r37 = elemaddr r34, r36, 8
+	store.shared.f64 r37, r6
+	jump b25
+b25: # reduction barrier
+	barrier
+	r38 = eq.i64 r17, 0
+	branch r38, b26, b43
+b26: # reduction first warp
+	r39 = mul.i64 r16, r18
+	r40 = blocksize
+	r41 = lt.i64 r39, r40
+	branch r41, b27, b44
+b27: # reduction take
+	r42 = addr reduce0
+	r43 = mul.i64 r16, 2
+	r44 = add.i64 r43, 0
+	r45 = elemaddr r42, r44, 8
+	r5 = load.shared.f64 r45
+	r46 = addr reduce0
+	r47 = mul.i64 r16, 2
+	r48 = add.i64 r47, 1
+	r49 = elemaddr r46, r48, 8
+	r6 = load.shared.f64 r49
+	jump b28
+b28: # reduction warps
+	r50 = mul.i64 r17, r18
+	r51 = blocksize
+	r52 = sub.i64 r51, r50
+	r53 = min.i64 r52, r18
+	r54 = shr.i64.i64 r18, 1
+	jump b29
+b29: # reduction shuffle
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b30, b31
+b30: # reduction combine
+	r5 = min.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b31
+b31: # reduction next
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = min.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b34
+b34: # reduction next (unrolled 1)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = min.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b37
+b37: # reduction next (unrolled 2)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = min.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b40
+b40: # reduction next (unrolled 3)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b29, b41
+b41: # reduction shuffled
+	r60 = eq.i64 r16, 0
+	branch r60, b42, b43
+b42: # reduction block result
+	r61 = min.f64 r5, 1.7976931348623157e+308
+	r62 = elemaddr r0, 0, 8
+	store.f64 r62, r61
+	r63 = max.f64 r6, -1.7976931348623157e+308
+	r64 = elemaddr r0, 2, 8
+	store.f64 r64, r63
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f64 +Inf
+	r6 = move.f64 -Inf
+	jump b28
+
+task FloatRange_2 serial
+b0: # entry
+	r1 = scratch
+	r8 = base out
+	r9 = len out
+	jump b1
+b1: # rangeint.done
+	r2 = elemaddr r1, 0, 8
+	r3 = load.f64 r2
+	r0 = move.f64 r3
+	r5 = elemaddr r1, 2, 8
+	r6 = load.f64 r5
+	r4 = move.f64 r6
+	checkindex 0, r9, site 2
+	r7 = elemaddr r8, 0, 8
+	store.f64 r7, r0
+	checkindex 1, r9, site 3
+	r10 = elemaddr r8, 1, 8
+	store.f64 r10, r4
+	return
+
+kernel ChunkSums(x []i64, partial []i64, out []i64, chunk i64, start i64)
+reductions 1
+site 0 index reduce.go:86:10
+site 1 index reduce.go:94:5
+
+task ChunkSums_0 parallel count=(len partial)
+b0: # entry
+	r4 = base partial
+	r5 = len partial
+	r3 = move.i64 r5
+	r12 = param.i64 chunk
+	r18 = base x
+	r19 = len x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b16
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b16
+b5: # rangeindex.body
+	r11 = mul.i64 r9, r12
+	r13 = move.i64 0
+	r14 = move.i64 r11
+	jump b6
+b6: # for.loop
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b7, b14
+b7: # for.body
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b8
+b8: # for.loop (unrolled 1)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b9, b14
+b9: # for.body (unrolled 1)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b10
+b10: # for.loop (unrolled 2)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b11, b14
+b11: # for.body (unrolled 2)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b12
+b12: # for.loop (unrolled 3)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b13, b14
+b13: # for.body (unrolled 3)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b6
+b14: # for.done
+	r26 = elemaddr r4, r9, 8
+	store.i64 r26, r13
+	jump b15
+b15: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b16: # exit
+	return
+
+task ChunkSums_1 parallel count=(max.i64 (len partial) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base partial
+	r6 = len partial
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 8
+	r19 = load.i64 r18
+	r20 = add.i64 r0, r19
+	r0 = move.i64 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.i64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.i64 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r31 = shuffledown.i64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r31
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r31 = shuffledown.i64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r31
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r31 = shuffledown.i64 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r31
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r24, 1
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.i64 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = mul.i64 r23, 1
+	r46 = add.i64 r45, 0
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.i64 r47
+	jump b43
+b43: # reduction warps
+	r48 = mul.i64 r24, r25
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.i64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.i64 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r53 = shuffledown.i64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r53
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r53 = shuffledown.i64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r53
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r53 = shuffledown.i64 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r53
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b44, b56
+b56: # reduction shuffled
+	r57 = eq.i64 r23, 0
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = mul.i64 r58, 1
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.i64 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i64 0
+	jump b43
+
+task ChunkSums_2 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = param.i64 start
+	r1 = scratch
+	jump b1
+b1: # setup
+	r2 = elemaddr r1, 1, 8
+	r3 = load.i64 r2
+	r4 = blockthread
+	r5 = blocksize
+	r6 = move.i64 0
+	jump b2
+b2: # combine head
+	r7 = lt.i64 r4, r3
+	branch r7, b3, b10
+b3: # combine
+	r8 = mul.i64 r4, 1
+	r9 = add.i64 r8, 2
+	r10 = elemaddr r1, r9, 8
+	r11 = load.i64 r10
+	r6 = add.i64 r6, r11
+	r4 = add.i64 r4, r5
+	jump b4
+b4: # combine head (unrolled 1)
+	r7 = lt.i64 r4, r3
+	branch r7, b5, b10
+b5: # combine (unrolled 1)
+	r8 = mul.i64 r4, 1
+	r9 = add.i64 r8, 2
+	r10 = elemaddr r1, r9, 8
+	r11 = load.i64 r10
+	r6 = add.i64 r6, r11
+	r4 = add.i64 r4, r5
+	jump b6
+b6: # combine head (unrolled 2)
+	r7 = lt.i64 r4, r3
+	branch r7, b7, b10
+b7: # combine (unrolled 2)
+	r8 = mul.i64 r4, 1
+	r9 = add.i64 r8, 2
+	r10 = elemaddr r1, r9, 8
+	r11 = load.i64 r10
+	r6 = add.i64 r6, r11
+	r4 = add.i64 r4, r5
+	jump b8
+b8: # combine head (unrolled 3)
+	r7 = lt.i64 r4, r3
+	branch r7, b9, b10
+b9: # combine (unrolled 3)
+	r8 = mul.i64 r4, 1
+	r9 = add.i64 r8, 2
+	r10 = elemaddr r1, r9, 8
+	r11 = load.i64 r10
+	r6 = add.i64 r6, r11
+	r4 = add.i64 r4, r5
+	jump b2
+b10: # combine done
+	r12 = lane
+	r13 = warpindex
+	r14 = warpsize
+	r15 = mul.i64 r13, r14
+	r16 = blocksize
+	r17 = sub.i64 r16, r15
+	r18 = min.i64 r17, r14
+	r19 = shr.i64.i64 r14, 1
+	jump b11
+b11: # reduction shuffle
+	r20 = shuffledown.i64 r6, r19
+	r21 = add.i64 r12, r19
+	r22 = lt.i64 r21, r18
+	branch r22, b12, b13
+b12: # reduction combine
+	r6 = add.i64 r6, r20
+	jump b13
+b13: # reduction next
+	r19 = shr.i64.i64 r19, 1
+	r23 = ne.i64 r19, 0
+	branch r23, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r20 = shuffledown.i64 r6, r19
+	r21 = add.i64 r12, r19
+	r22 = lt.i64 r21, r18
+	branch r22, b15, b16
+b15: # reduction combine (unrolled 1)
+	r6 = add.i64 r6, r20
+	jump b16
+b16: # reduction next (unrolled 1)
+	r19 = shr.i64.i64 r19, 1
+	r23 = ne.i64 r19, 0
+	branch r23, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r20 = shuffledown.i64 r6, r19
+	r21 = add.i64 r12, r19
+	r22 = lt.i64 r21, r18
+	branch r22, b18, b19
+b18: # reduction combine (unrolled 2)
+	r6 = add.i64 r6, r20
+	jump b19
+b19: # reduction next (unrolled 2)
+	r19 = shr.i64.i64 r19, 1
+	r23 = ne.i64 r19, 0
+	branch r23, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r20 = shuffledown.i64 r6, r19
+	r21 = add.i64 r12, r19
+	r22 = lt.i64 r21, r18
+	branch r22, b21, b22
+b21: # reduction combine (unrolled 3)
+	r6 = add.i64 r6, r20
+	jump b22
+b22: # reduction next (unrolled 3)
+	r19 = shr.i64.i64 r19, 1
+	r23 = ne.i64 r19, 0
+	branch r23, b11, b23
+b23: # reduction shuffled
+	r24 = eq.i64 r12, 0
+	branch r24, b24, b25
+b24: # reduction warp result
+	r25 = addr reduce0
+	r26 = mul.i64 r13, 1
+	r27 = add.i64 r26, 0
+	r28 = elemaddr r25, r27, 8
+	store.shared.i64 r28, r6
+	jump b25
+b25: # reduction barrier
+	barrier
+	r29 = eq.i64 r13, 0
+	branch r29, b26, b43
+b26: # reduction first warp
+	r30 = mul.i64 r12, r14
+	r31 = blocksize
+	r32 = lt.i64 r30, r31
+	branch r32, b27, b44
+b27: # reduction take
+	r33 = addr reduce0
+	r34 = mul.i64 r12, 1
+	r35 = add.i64 r34, 0
+	r36 = elemaddr r33, r35, 8
+	r6 = load.shared.i64 r36
+	jump b28
+b28: # reduction warps
+	r37 = mul.i64 r13, r14
+	r38 = blocksize
+	r39 = sub.i64 r38, r37
+	r40 = min.i64 r39, r14
+	r41 = shr.i64.i64 r14, 1
+	jump b29
+b29: # reduction shuffle
+	r42 = shuffledown.i64 r6, r41
+	r43 = add.i64 r12, r41
+	r44 = lt.i64 r43, r40
+	branch r44, b30, b31
+b30: # reduction combine
+	r6 = add.i64 r6, r42
+	jump b31
+b31: # reduction next
+	r41 = shr.i64.i64 r41, 1
+	r45 = ne.i64 r41, 0
+	branch r45, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r42 = shuffledown.i64 r6, r41
+	r43 = add.i64 r12, r41
+	r44 = lt.i64 r43, r40
+	branch r44, b33, b34
+b33: # reduction combine (unrolled 1)
+	r6 = add.i64 r6, r42
+	jump b34
+b34: # reduction next (unrolled 1)
+	r41 = shr.i64.i64 r41, 1
+	r45 = ne.i64 r41, 0
+	branch r45, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r42 = shuffledown.i64 r6, r41
+	r43 = add.i64 r12, r41
+	r44 = lt.i64 r43, r40
+	branch r44, b36, b37
+b36: # reduction combine (unrolled 2)
+	r6 = add.i64 r6, r42
+	jump b37
+b37: # reduction next (unrolled 2)
+	r41 = shr.i64.i64 r41, 1
+	r45 = ne.i64 r41, 0
+	branch r45, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r42 = shuffledown.i64 r6, r41
+	r43 = add.i64 r12, r41
+	r44 = lt.i64 r43, r40
+	branch r44, b39, b40
+b39: # reduction combine (unrolled 3)
+	r6 = add.i64 r6, r42
+	jump b40
+b40: # reduction next (unrolled 3)
+	r41 = shr.i64.i64 r41, 1
+	r45 = ne.i64 r41, 0
+	branch r45, b29, b41
+b41: # reduction shuffled
+	r46 = eq.i64 r12, 0
+	branch r46, b42, b43
+b42: # reduction block result
+	r47 = add.i64 r0, r6
+	r48 = elemaddr r1, 0, 8
+	store.i64 r48, r47
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r6 = move.i64 0
+	jump b28
+
+task ChunkSums_3 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.i64 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 1
+	r0 = elemaddr r1, 0, 8
+	store.i64 r0, r5
+	return
+
+kernel BlockSums(a []i32, b []i32, outA []i32, outB []i32)
+groups [2]
+disjoint a outB
+disjoint b outA
+disjoint outA outB
+reductions 2
+site 0 index reduce.go:107:7
+site 1 divide reduce.go:112:19
+site 2 index reduce.go:115:8
+
+task BlockSums_0 parallel count=(max.i64 (len a) 1) block=1 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r8 = base a
+	r9 = len a
+	r6 = move.i64 r9
+	r4 = move.i64 r6
+	r67 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i32 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r10 = add.i64 r3, 1
+	r11 = lt.i64 r10, r4
+	branch r11, b3, b25
+b3: # unrolled test
+	r12 = convert.u64.i64 r4
+	r13 = convert.u64.i64 r10
+	r14 = sub.u64 r12, r13
+	r15 = convert.u64.i64 r2
+	r16 = mul.u64 r15, 3
+	r17 = gt.u64 r14, r16
+	branch r17, b4, b20
+b4: # unrolled 0
+	r18 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r18 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r18 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r18 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r18 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	branch r20, b22, b25
+b22: # rangeindex.body
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r27 = add.i64 r3, 1
+	r28 = lt.i64 r27, r4
+	branch r28, b20, b25
+b25: # exit
+	r29 = lane
+	r30 = warpindex
+	r31 = warpsize
+	r32 = mul.i64 r30, r31
+	r33 = blocksize
+	r34 = sub.i64 r33, r32
+	r35 = min.i64 r34, r31
+	r36 = shr.i64.i64 r31, 1
+	jump b26
+b26: # reduction shuffle
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b27, b28
+b27: # reduction combine
+	r0 = add.i32 r0, r37
+	jump b28
+b28: # reduction next
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r37
+	jump b31
+b31: # reduction next (unrolled 1)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r37
+	jump b34
+b34: # reduction next (unrolled 2)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r37
+	jump b37
+b37: # reduction next (unrolled 3)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b26, b38
+b38: # reduction shuffled
+	r41 = eq.i64 r29, 0
+	branch r41, b39, b40
+b39: # reduction warp result
+	r42 = addr reduce0
+	r43 = mul.i64 r30, 1
+	r44 = add.i64 r43, 0
+	r45 = elemaddr r42, r44, 8
+	store.shared.i32 r45, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r46 = eq.i64 r30, 0
+	branch r46, b41, b59
+b41: # reduction first warp
+	r47 = mul.i64 r29, r31
+	r48 = blocksize
+	r49 = lt.i64 r47, r48
+	branch r49, b42, b60
+b42: # reduction take
+	r50 = addr reduce0
+	r51 = mul.i64 r29, 1
+	r52 = add.i64 r51, 0
+	r53 = elemaddr r50, r52, 8
+	r0 = load.shared.i32 r53
+	jump b43
+b43: # reduction warps
+	r54 = mul.i64 r30, r31
+	r55 = blocksize
+	r56 = sub.i64 r55, r54
+	r57 = min.i64 r56, r31
+	r58 = shr.i64.i64 r31, 1
+	jump b44
+b44: # reduction shuffle
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b45, b46
+b45: # reduction combine
+	r0 = add.i32 r0, r59
+	jump b46
+b46: # reduction next
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r59
+	jump b49
+b49: # reduction next (unrolled 1)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r59
+	jump b52
+b52: # reduction next (unrolled 2)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r59
+	jump b55
+b55: # reduction next (unrolled 3)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b44, b56
+b56: # reduction shuffled
+	r63 = eq.i64 r29, 0
+	branch r63, b57, b59
+b57: # reduction block result
+	r64 = blockindex
+	r65 = mul.i64 r64, 2
+	r66 = add.i64 r65, 4
+	r68 = elemaddr r67, r66, 8
+	store.i32 r68, r0
+	r69 = eq.i64 r64, 0
+	branch r69, b58, b59
+b58: # reduction count
+	r70 = blockcount
+	r71 = elemaddr r67, 1, 8
+	store.i64 r71, r70
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i32 0
+	jump b43
+
+task BlockSums_1 parallel count=1 block=1 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i32 0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.i32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.i32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.i32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.i32 r5, 0
+	r47 = elemaddr r0, 0, 8
+	store.i32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i32 0
+	jump b28
+
+task BlockSums_2 serial block=1 group=1
+b0: # entry
+	r3 = base outA
+	r4 = len outA
+	r6 = scratch
+	r7 = elemaddr r6, 0, 8
+	r8 = load.i32 r7
+	jump b1
+b1: # rangeindex.done
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	checkindex 0, r1, site 0
+	r5 = elemaddr r0, 0, 4
+	store.i32 r5, r8
+	return
+
+task BlockSums_3 parallel count=(max.i64 (len b) 1) block=2 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r8 = base b
+	r9 = len b
+	r6 = move.i64 r9
+	r4 = move.i64 r6
+	r30 = len outB
+	r75 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i32 -2147483648
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r10 = add.i64 r3, 1
+	r11 = lt.i64 r10, r4
+	branch r11, b3, b25
+b3: # unrolled test
+	r12 = convert.u64.i64 r4
+	r13 = convert.u64.i64 r10
+	r14 = sub.u64 r12, r13
+	r15 = convert.u64.i64 r2
+	r16 = mul.u64 r15, 3
+	r17 = gt.u64 r14, r16
+	branch r17, b4, b20
+b4: # unrolled 0
+	r18 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r18 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r18 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r18 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r18 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r19 = add.i64 r18, 1
+	r20 = lt.i64 r19, r4
+	branch r20, b22, b25
+b22: # rangeindex.body
+	r21 = move.ptr r8
+	r24 = elemaddr r21, r19, 4
+	r25 = load.i32 r24
+	r27 = move.i64 r30
+	r31 = move.i64 r27
+	r32 = convert.i32.i64 r31
+	checkdiv.i32 r32, site 1
+	r33 = rem.i32 r25, r32
+	r34 = max.i32 r0, r33
+	r0 = move.i32 r34
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r35 = add.i64 r3, 1
+	r36 = lt.i64 r35, r4
+	branch r36, b20, b25
+b25: # exit
+	r37 = lane
+	r38 = warpindex
+	r39 = warpsize
+	r40 = mul.i64 r38, r39
+	r41 = blocksize
+	r42 = sub.i64 r41, r40
+	r43 = min.i64 r42, r39
+	r44 = shr.i64.i64 r39, 1
+	jump b26
+b26: # reduction shuffle
+	r45 = shuffledown.i32 r0, r44
+	r46 = add.i64 r37, r44
+	r47 = lt.i64 r46, r43
+	branch r47, b27, b28
+b27: # reduction combine
+	r0 = max.i32 r0, r45
+	jump b28
+b28: # reduction next
+	r44 = shr.i64.i64 r44, 1
+	r48 = ne.i64 r44, 0
+	branch r48, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r45 = shuffledown.i32 r0, r44
+	r46 = add.i64 r37, r44
+	r47 = lt.i64 r46, r43
+	branch r47, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = max.i32 r0, r45
+	jump b31
+b31: # reduction next (unrolled 1)
+	r44 = shr.i64.i64 r44, 1
+	r48 = ne.i64 r44, 0
+	branch r48, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r45 = shuffledown.i32 r0, r44
+	r46 = add.i64 r37, r44
+	r47 = lt.i64 r46, r43
+	branch r47, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = max.i32 r0, r45
+	jump b34
+b34: # reduction next (unrolled 2)
+	r44 = shr.i64.i64 r44, 1
+	r48 = ne.i64 r44, 0
+	branch r48, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r45 = shuffledown.i32 r0, r44
+	r46 = add.i64 r37, r44
+	r47 = lt.i64 r46, r43
+	branch r47, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = max.i32 r0, r45
+	jump b37
+b37: # reduction next (unrolled 3)
+	r44 = shr.i64.i64 r44, 1
+	r48 = ne.i64 r44, 0
+	branch r48, b26, b38
+b38: # reduction shuffled
+	r49 = eq.i64 r37, 0
+	branch r49, b39, b40
+b39: # reduction warp result
+	r50 = addr reduce0
+	r51 = mul.i64 r38, 1
+	r52 = add.i64 r51, 0
+	r53 = elemaddr r50, r52, 8
+	store.shared.i32 r53, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r54 = eq.i64 r38, 0
+	branch r54, b41, b59
+b41: # reduction first warp
+	r55 = mul.i64 r37, r39
+	r56 = blocksize
+	r57 = lt.i64 r55, r56
+	branch r57, b42, b60
+b42: # reduction take
+	r58 = addr reduce0
+	r59 = mul.i64 r37, 1
+	r60 = add.i64 r59, 0
+	r61 = elemaddr r58, r60, 8
+	r0 = load.shared.i32 r61
+	jump b43
+b43: # reduction warps
+	r62 = mul.i64 r38, r39
+	r63 = blocksize
+	r64 = sub.i64 r63, r62
+	r65 = min.i64 r64, r39
+	r66 = shr.i64.i64 r39, 1
+	jump b44
+b44: # reduction shuffle
+	r67 = shuffledown.i32 r0, r66
+	r68 = add.i64 r37, r66
+	r69 = lt.i64 r68, r65
+	branch r69, b45, b46
+b45: # reduction combine
+	r0 = max.i32 r0, r67
+	jump b46
+b46: # reduction next
+	r66 = shr.i64.i64 r66, 1
+	r70 = ne.i64 r66, 0
+	branch r70, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r67 = shuffledown.i32 r0, r66
+	r68 = add.i64 r37, r66
+	r69 = lt.i64 r68, r65
+	branch r69, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = max.i32 r0, r67
+	jump b49
+b49: # reduction next (unrolled 1)
+	r66 = shr.i64.i64 r66, 1
+	r70 = ne.i64 r66, 0
+	branch r70, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r67 = shuffledown.i32 r0, r66
+	r68 = add.i64 r37, r66
+	r69 = lt.i64 r68, r65
+	branch r69, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = max.i32 r0, r67
+	jump b52
+b52: # reduction next (unrolled 2)
+	r66 = shr.i64.i64 r66, 1
+	r70 = ne.i64 r66, 0
+	branch r70, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r67 = shuffledown.i32 r0, r66
+	r68 = add.i64 r37, r66
+	r69 = lt.i64 r68, r65
+	branch r69, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = max.i32 r0, r67
+	jump b55
+b55: # reduction next (unrolled 3)
+	r66 = shr.i64.i64 r66, 1
+	r70 = ne.i64 r66, 0
+	branch r70, b44, b56
+b56: # reduction shuffled
+	r71 = eq.i64 r37, 0
+	branch r71, b57, b59
+b57: # reduction block result
+	r72 = blockindex
+	r73 = mul.i64 r72, 2
+	r74 = add.i64 r73, 5
+	r76 = elemaddr r75, r74, 8
+	store.i32 r76, r0
+	r77 = eq.i64 r72, 0
+	branch r77, b58, b59
+b58: # reduction count
+	r78 = blockcount
+	r79 = elemaddr r75, 3, 8
+	store.i64 r79, r78
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i32 -2147483648
+	jump b43
+
+task BlockSums_4 parallel count=1 block=2 group=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 3, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i32 -2147483648
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = max.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = max.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = max.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = max.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = max.i32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = max.i32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = max.i32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = max.i32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.i32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = max.i32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = max.i32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = max.i32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = max.i32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = max.i32 r5, -2147483648
+	r47 = elemaddr r0, 2, 8
+	store.i32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i32 -2147483648
+	jump b28
+
+task BlockSums_5 parallel block=2 group=1
+b0: # entry
+	r4 = scratch
+	r5 = elemaddr r4, 2, 8
+	r6 = load.i32 r5
+	r3 = max.i32 r6, 0
+	r13 = base outB
+	r14 = len outB
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r7 = convert.i64.i32 r3
+	r8 = lt.i64 r2, r7
+	branch r8, b3, b6
+b3: # index
+	r9 = convert.i32.i64 r2
+	jump b4
+b4: # rangeint.body
+	r10 = move.ptr r13
+	r11 = move.i64 r14
+	r16 = convert.i64.i32 r9
+	checkindex r16, r11, site 2
+	r15 = elemaddr r10, r16, 4
+	store.i32 r15, r6
+	r17 = add.i32 r9, 1
+	r18 = lt.i32 r17, r3
+	branch r18, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Dot(x []f32, y []f32, out []f32)
+reductions 1
+site 0 index reduce.go:127:18
+site 1 index reduce.go:129:5
+
+task Dot_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r21 = base y
+	r22 = len y
+	r66 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f32 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	checkindex r16, r22, site 0
+	r20 = elemaddr r21, r16, 4
+	r23 = load.f32 r20
+	r24 = mul.f32 r19, r23
+	r25 = add.f32 r0, r24
+	r0 = move.f32 r25
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r26 = add.i64 r3, 1
+	r27 = lt.i64 r26, r4
+	branch r27, b20, b25
+b25: # exit
+	r28 = lane
+	r29 = warpindex
+	r30 = warpsize
+	r31 = mul.i64 r29, r30
+	r32 = blocksize
+	r33 = sub.i64 r32, r31
+	r34 = min.i64 r33, r30
+	r35 = shr.i64.i64 r30, 1
+	jump b26
+b26: # reduction shuffle
+	r36 = shuffledown.f32 r0, r35
+	r37 = add.i64 r28, r35
+	r38 = lt.i64 r37, r34
+	branch r38, b27, b28
+b27: # reduction combine
+	r0 = add.f32 r0, r36
+	jump b28
+b28: # reduction next
+	r35 = shr.i64.i64 r35, 1
+	r39 = ne.i64 r35, 0
+	branch r39, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r36 = shuffledown.f32 r0, r35
+	r37 = add.i64 r28, r35
+	r38 = lt.i64 r37, r34
+	branch r38, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r36
+	jump b31
+b31: # reduction next (unrolled 1)
+	r35 = shr.i64.i64 r35, 1
+	r39 = ne.i64 r35, 0
+	branch r39, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r36 = shuffledown.f32 r0, r35
+	r37 = add.i64 r28, r35
+	r38 = lt.i64 r37, r34
+	branch r38, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r36
+	jump b34
+b34: # reduction next (unrolled 2)
+	r35 = shr.i64.i64 r35, 1
+	r39 = ne.i64 r35, 0
+	branch r39, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r36 = shuffledown.f32 r0, r35
+	r37 = add.i64 r28, r35
+	r38 = lt.i64 r37, r34
+	branch r38, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r36
+	jump b37
+b37: # reduction next (unrolled 3)
+	r35 = shr.i64.i64 r35, 1
+	r39 = ne.i64 r35, 0
+	branch r39, b26, b38
+b38: # reduction shuffled
+	r40 = eq.i64 r28, 0
+	branch r40, b39, b40
+b39: # reduction warp result
+	r41 = addr reduce0
+	r42 = mul.i64 r29, 1
+	r43 = add.i64 r42, 0
+	r44 = elemaddr r41, r43, 8
+	store.shared.f32 r44, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r45 = eq.i64 r29, 0
+	branch r45, b41, b59
+b41: # reduction first warp
+	r46 = mul.i64 r28, r30
+	r47 = blocksize
+	r48 = lt.i64 r46, r47
+	branch r48, b42, b60
+b42: # reduction take
+	r49 = addr reduce0
+	r50 = mul.i64 r28, 1
+	r51 = add.i64 r50, 0
+	r52 = elemaddr r49, r51, 8
+	r0 = load.shared.f32 r52
+	jump b43
+b43: # reduction warps
+	r53 = mul.i64 r29, r30
+	r54 = blocksize
+	r55 = sub.i64 r54, r53
+	r56 = min.i64 r55, r30
+	r57 = shr.i64.i64 r30, 1
+	jump b44
+b44: # reduction shuffle
+	r58 = shuffledown.f32 r0, r57
+	r59 = add.i64 r28, r57
+	r60 = lt.i64 r59, r56
+	branch r60, b45, b46
+b45: # reduction combine
+	r0 = add.f32 r0, r58
+	jump b46
+b46: # reduction next
+	r57 = shr.i64.i64 r57, 1
+	r61 = ne.i64 r57, 0
+	branch r61, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r58 = shuffledown.f32 r0, r57
+	r59 = add.i64 r28, r57
+	r60 = lt.i64 r59, r56
+	branch r60, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r58
+	jump b49
+b49: # reduction next (unrolled 1)
+	r57 = shr.i64.i64 r57, 1
+	r61 = ne.i64 r57, 0
+	branch r61, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r58 = shuffledown.f32 r0, r57
+	r59 = add.i64 r28, r57
+	r60 = lt.i64 r59, r56
+	branch r60, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r58
+	jump b52
+b52: # reduction next (unrolled 2)
+	r57 = shr.i64.i64 r57, 1
+	r61 = ne.i64 r57, 0
+	branch r61, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r58 = shuffledown.f32 r0, r57
+	r59 = add.i64 r28, r57
+	r60 = lt.i64 r59, r56
+	branch r60, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r58
+	jump b55
+b55: # reduction next (unrolled 3)
+	r57 = shr.i64.i64 r57, 1
+	r61 = ne.i64 r57, 0
+	branch r61, b44, b56
+b56: # reduction shuffled
+	r62 = eq.i64 r28, 0
+	branch r62, b57, b59
+b57: # reduction block result
+	r63 = blockindex
+	r64 = mul.i64 r63, 1
+	r65 = add.i64 r64, 2
+	r67 = elemaddr r66, r65, 8
+	store.f32 r67, r0
+	r68 = eq.i64 r63, 0
+	branch r68, b58, b59
+b58: # reduction count
+	r69 = blockcount
+	r70 = elemaddr r66, 1, 8
+	store.i64 r70, r69
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f32 -0.0
+	jump b43
+
+task Dot_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f32 -0.0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.f32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f32 r5, 0.5
+	r47 = elemaddr r0, 0, 8
+	store.f32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f32 -0.0
+	jump b28
+
+task Dot_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.f32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 1
+	r0 = elemaddr r1, 0, 4
+	store.f32 r0, r5
+	return
+
+kernel ScaleSum(x []i32, y []i32, out []i32)
+reductions 1
+site 0 index reduce.go:139:4
+site 1 index reduce.go:140:9
+site 2 index reduce.go:142:5
+
+task ScaleSum_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r22 = base y
+	r23 = len y
+	r67 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i32 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.i32 r18
+	r20 = mul.i32 r19, 2
+	checkindex r16, r23, site 0
+	r21 = elemaddr r22, r16, 4
+	store.i32 r21, r20
+	r24 = elemaddr r22, r16, 4
+	r25 = load.i32 r24
+	r26 = add.i32 r0, r25
+	r0 = move.i32 r26
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r27 = add.i64 r3, 1
+	r28 = lt.i64 r27, r4
+	branch r28, b20, b25
+b25: # exit
+	r29 = lane
+	r30 = warpindex
+	r31 = warpsize
+	r32 = mul.i64 r30, r31
+	r33 = blocksize
+	r34 = sub.i64 r33, r32
+	r35 = min.i64 r34, r31
+	r36 = shr.i64.i64 r31, 1
+	jump b26
+b26: # reduction shuffle
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b27, b28
+b27: # reduction combine
+	r0 = add.i32 r0, r37
+	jump b28
+b28: # reduction next
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r37
+	jump b31
+b31: # reduction next (unrolled 1)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r37
+	jump b34
+b34: # reduction next (unrolled 2)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r37 = shuffledown.i32 r0, r36
+	r38 = add.i64 r29, r36
+	r39 = lt.i64 r38, r35
+	branch r39, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r37
+	jump b37
+b37: # reduction next (unrolled 3)
+	r36 = shr.i64.i64 r36, 1
+	r40 = ne.i64 r36, 0
+	branch r40, b26, b38
+b38: # reduction shuffled
+	r41 = eq.i64 r29, 0
+	branch r41, b39, b40
+b39: # reduction warp result
+	r42 = addr reduce0
+	r43 = mul.i64 r30, 1
+	r44 = add.i64 r43, 0
+	r45 = elemaddr r42, r44, 8
+	store.shared.i32 r45, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r46 = eq.i64 r30, 0
+	branch r46, b41, b59
+b41: # reduction first warp
+	r47 = mul.i64 r29, r31
+	r48 = blocksize
+	r49 = lt.i64 r47, r48
+	branch r49, b42, b60
+b42: # reduction take
+	r50 = addr reduce0
+	r51 = mul.i64 r29, 1
+	r52 = add.i64 r51, 0
+	r53 = elemaddr r50, r52, 8
+	r0 = load.shared.i32 r53
+	jump b43
+b43: # reduction warps
+	r54 = mul.i64 r30, r31
+	r55 = blocksize
+	r56 = sub.i64 r55, r54
+	r57 = min.i64 r56, r31
+	r58 = shr.i64.i64 r31, 1
+	jump b44
+b44: # reduction shuffle
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b45, b46
+b45: # reduction combine
+	r0 = add.i32 r0, r59
+	jump b46
+b46: # reduction next
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.i32 r0, r59
+	jump b49
+b49: # reduction next (unrolled 1)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.i32 r0, r59
+	jump b52
+b52: # reduction next (unrolled 2)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r59 = shuffledown.i32 r0, r58
+	r60 = add.i64 r29, r58
+	r61 = lt.i64 r60, r57
+	branch r61, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.i32 r0, r59
+	jump b55
+b55: # reduction next (unrolled 3)
+	r58 = shr.i64.i64 r58, 1
+	r62 = ne.i64 r58, 0
+	branch r62, b44, b56
+b56: # reduction shuffled
+	r63 = eq.i64 r29, 0
+	branch r63, b57, b59
+b57: # reduction block result
+	r64 = blockindex
+	r65 = mul.i64 r64, 1
+	r66 = add.i64 r65, 2
+	r68 = elemaddr r67, r66, 8
+	store.i32 r68, r0
+	r69 = eq.i64 r64, 0
+	branch r69, b58, b59
+b58: # reduction count
+	r70 = blockcount
+	r71 = elemaddr r67, 1, 8
+	store.i64 r71, r70
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.i32 0
+	jump b43
+
+task ScaleSum_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i32 0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i32 r9
+	r5 = add.i32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.i32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.i32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.i32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.i32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.i32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.i32 r5, 0
+	r47 = elemaddr r0, 0, 8
+	store.i32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i32 0
+	jump b28
+
+task ScaleSum_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.i32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 2
+	r0 = elemaddr r1, 0, 4
+	store.i32 r0, r5
 	return
 
 kernel Advance(bs []56, dt f32)
@@ -21919,6 +40703,7 @@ b12: # exit
 	return
 
 kernel Energies(bs []56, out []f64, moved []12)
+site 0 index types.go:68:13
 
 task Energies_0 parallel count=(min.i64 (min.i64 (len bs) (len out)) (len moved))
 b0: # entry
@@ -22071,6 +40856,7 @@ b8: # Energy.return
 	r189 = move.i64 r6
 	r190 = sub.i64 r189, 1
 	r191 = sub.i64 r190, r15
+	checkindex r191, r6, site 0
 	r192 = elemaddr r5, r191, 56
 	r193 = load.f32 r192
 	r206 = elemaddr r192, 4, 1
@@ -22213,6 +40999,10 @@ b14: # exit
 
 kernel Blur5(in []f32, out []f32)
 data gauss5 align 4 = 0000803f000080400000c040000080400000803f
+site 0 index types.go:97:25
+site 1 index types.go:100:20
+site 2 index types.go:100:37
+site 3 index types.go:101:38
 
 task Blur5_0 parallel count=(len out)
 var taps local 12 align 4
@@ -22263,6 +41053,7 @@ b9: # rangeint.body (unrolled 0)
 	r22 = min.i64 r17, r21
 	r23 = elemaddr r24, r13, 4
 	r25 = load.f32 r23
+	checkindex r22, r20, site 0
 	r26 = elemaddr r19, r22, 4
 	r27 = load.f32 r26
 	r28 = mul.f32 r25, r27
@@ -22283,6 +41074,7 @@ b11: # rangeint.body (unrolled 1)
 	r22 = min.i64 r17, r21
 	r23 = elemaddr r24, r13, 4
 	r25 = load.f32 r23
+	checkindex r22, r20, site 0
 	r26 = elemaddr r19, r22, 4
 	r27 = load.f32 r26
 	r28 = mul.f32 r25, r27
@@ -22303,6 +41095,7 @@ b13: # rangeint.body (unrolled 2)
 	r22 = min.i64 r17, r21
 	r23 = elemaddr r24, r13, 4
 	r25 = load.f32 r23
+	checkindex r22, r20, site 0
 	r26 = elemaddr r19, r22, 4
 	r27 = load.f32 r26
 	r28 = mul.f32 r25, r27
@@ -22323,6 +41116,7 @@ b15: # rangeint.body (unrolled 3)
 	r22 = min.i64 r17, r21
 	r23 = elemaddr r24, r13, 4
 	r25 = load.f32 r23
+	checkindex r22, r20, site 0
 	r26 = elemaddr r19, r22, 4
 	r27 = load.f32 r26
 	r28 = mul.f32 r25, r27
@@ -22343,6 +41137,7 @@ b17: # rangeint.body
 	r22 = min.i64 r17, r21
 	r23 = elemaddr r24, r13, 4
 	r25 = load.f32 r23
+	checkindex r22, r20, site 0
 	r26 = elemaddr r19, r22, 4
 	r27 = load.f32 r26
 	r28 = mul.f32 r25, r27
@@ -22380,12 +41175,14 @@ b20: # rangeint.done
 	store.local.f32 r46, r47
 	r48 = sub.i64 r9, 1
 	r49 = max.i64 r48, 0
+	checkindex r49, r20, site 1
 	r50 = elemaddr r19, r49, 4
 	r51 = load.f32 r50
 	r52 = add.i64 r9, 1
 	r53 = move.i64 r20
 	r54 = sub.i64 r53, 1
 	r55 = min.i64 r52, r54
+	checkindex r55, r20, site 2
 	r56 = elemaddr r19, r55, 4
 	r57 = load.f32 r56
 	r58 = elemaddr r32, 0, 4
@@ -22393,6 +41190,7 @@ b20: # rangeint.done
 	r60 = mul.f32 r59, r51
 	r61 = elemaddr r32, 1, 4
 	r62 = load.local.f32 r61
+	checkindex r9, r20, site 3
 	r63 = elemaddr r19, r9, 4
 	r64 = load.f32 r63
 	r65 = mul.f32 r62, r64
@@ -23280,6 +42078,8 @@ b71: # exit
 
 kernel Pick(idx []i32, out []f64)
 data rotation align 8 = 0000000000000000000000000000f0bf0000000000000000000000000000f03f0000000000000000000000000000000000000000000000000000000000000000000000000000f03f
+site 0 index types.go:148:22
+site 1 index types.go:154:6
 
 task Pick_0 parallel count=(min.i64 (len idx) (len out))
 var row local 24 align 8
@@ -23307,6 +42107,7 @@ b3: # index
 	r11 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r11, r6, site 0
 	r12 = elemaddr r5, r11, 4
 	r13 = load.i32 r12
 	r14 = convert.u32.i32 r13
@@ -23406,6 +42207,7 @@ b4: # rangeint.body
 	r81 = elemaddr r29, 0, 8
 	r82 = load.local.f64 r81
 	r83 = add.f64 r80, r82
+	checkindex r11, r9, site 1
 	r84 = elemaddr r8, r11, 8
 	store.f64 r84, r83
 	r85 = add.i64 r11, 1
@@ -23812,6 +42614,14 @@ b35: # cdiv.imag
 	jump b6
 
 kernel Complex64Ops(a []8, b []8, prod []8, quot []8, wide []16)
+site 0 index types.go:207:12
+site 1 index types.go:207:18
+site 2 index types.go:208:7
+site 3 index types.go:209:7
+site 4 index types.go:210:7
+site 5 index types.go:211:24
+site 6 index types.go:211:35
+site 7 index types.go:211:4
 
 task Complex64Ops_0 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (len a) (len b)) (len prod)) (len quot)) (len wide))
 var bits local 8 align 8
@@ -23848,10 +42658,12 @@ b3: # index
 	r23 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r23, r6, site 0
 	r24 = elemaddr r5, r23, 8
 	r25 = load.f32 r24
 	r27 = elemaddr r24, 4, 1
 	r26 = load.f32 r27
+	checkindex r23, r9, site 1
 	r28 = elemaddr r8, r23, 8
 	r29 = load.f32 r28
 	r31 = elemaddr r28, 4, 1
@@ -23870,6 +42682,7 @@ b4: # rangeint.body
 	r33 = convert.f32.f64 r43
 	r44 = add.f32 r32, 0.0
 	r45 = add.f32 r33, 1.0
+	checkindex r23, r13, site 2
 	r46 = elemaddr r12, r23, 8
 	store.f32 r46, r44
 	r47 = elemaddr r46, 4, 1
@@ -23919,6 +42732,7 @@ b8: # cdiv.zero
 b9: # cdiv.done
 	r48 = convert.f32.f64 r54
 	r49 = convert.f32.f64 r55
+	checkindex r23, r17, site 3
 	r156 = elemaddr r16, r23, 8
 	store.f32 r156, r48
 	r157 = elemaddr r156, 4, 1
@@ -23968,6 +42782,7 @@ b13: # cdiv.zero
 b14: # cdiv.done
 	r162 = move.f64 r164
 	r163 = move.f64 r165
+	checkindex r23, r21, site 4
 	r266 = elemaddr r20, r23, 16
 	store.f64 r266, r162
 	r267 = elemaddr r266, 8, 1
@@ -23978,12 +42793,14 @@ b14: # cdiv.done
 	r270 = load.f64 r271
 	r272 = convert.f32.f64 r269
 	r273 = convert.f32.f64 r270
+	checkindex r23, r17, site 6
 	r274 = elemaddr r16, r23, 8
 	r275 = load.f32 r274
 	r277 = elemaddr r274, 4, 1
 	r276 = load.f32 r277
 	r278 = sub.f32 r272, r275
 	r279 = sub.f32 r273, r276
+	checkindex r23, r6, site 7
 	r280 = elemaddr r5, r23, 8
 	store.f32 r280, r278
 	r281 = elemaddr r280, 4, 1
@@ -24268,6 +43085,7 @@ b58: # cdiv.imag
 	jump b6
 
 kernel Julia(cs []16, params []32, out []i32)
+site 0 index types.go:220:14
 
 task Julia_0 parallel count=(min.i64 (len cs) (len out))
 b0: # entry
@@ -24279,6 +43097,7 @@ b0: # entry
 	r7 = move.i64 r9
 	r3 = min.i64 r4, r7
 	r17 = base params
+	r18 = len params
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -24296,6 +43115,7 @@ b4: # rangeint.body
 	r68 = move.f64 0.0
 	r69 = move.f64 0.0
 	r70 = move.i32 0
+	checkindex 0, r18, site 0
 	r16 = elemaddr r17, 0, 32
 	r19 = load.f64 r16
 	r67 = move.f64 r19
@@ -24461,6 +43281,7 @@ b19: # exit
 	return
 
 kernel Smooth(in []f32, out []f32, bias f32)
+site 0 index types.go:255:21
 
 task Smooth_0 parallel count=(min.i64 (len in) (len out))
 var taps local 20 align 4
@@ -24563,6 +43384,7 @@ b8: # rangeindex.body (unrolled 0)
 	r58 = min.i64 r55, r57
 	r59 = elemaddr r17, r51, 4
 	r60 = load.local.f32 r59
+	checkindex r58, r6, site 0
 	r61 = elemaddr r5, r58, 4
 	r62 = load.f32 r61
 	r63 = mul.f32 r60, r62
@@ -24583,6 +43405,7 @@ b10: # rangeindex.body (unrolled 1)
 	r58 = min.i64 r55, r57
 	r59 = elemaddr r17, r51, 4
 	r60 = load.local.f32 r59
+	checkindex r58, r6, site 0
 	r61 = elemaddr r5, r58, 4
 	r62 = load.f32 r61
 	r63 = mul.f32 r60, r62
@@ -24603,6 +43426,7 @@ b12: # rangeindex.body (unrolled 2)
 	r58 = min.i64 r55, r57
 	r59 = elemaddr r17, r51, 4
 	r60 = load.local.f32 r59
+	checkindex r58, r6, site 0
 	r61 = elemaddr r5, r58, 4
 	r62 = load.f32 r61
 	r63 = mul.f32 r60, r62
@@ -24623,6 +43447,7 @@ b14: # rangeindex.body (unrolled 3)
 	r58 = min.i64 r55, r57
 	r59 = elemaddr r17, r51, 4
 	r60 = load.local.f32 r59
+	checkindex r58, r6, site 0
 	r61 = elemaddr r5, r58, 4
 	r62 = load.f32 r61
 	r63 = mul.f32 r60, r62
@@ -24643,6 +43468,7 @@ b16: # rangeindex.body
 	r58 = min.i64 r55, r57
 	r59 = elemaddr r17, r51, 4
 	r60 = load.local.f32 r59
+	checkindex r58, r6, site 0
 	r61 = elemaddr r5, r58, 4
 	r62 = load.f32 r61
 	r63 = mul.f32 r60, r62
@@ -24933,6 +43759,8 @@ b32: # edge 5→7
 	jump b29
 
 kernel Centered(v []12, out []f32, s f32)
+site 0 index types.go:292:13
+site 1 index types.go:292:6
 
 task Centered_0 parallel count=(min.i64 (len v) (len out))
 b0: # entry
@@ -25053,6 +43881,7 @@ b8: # index
 	r11 = move.i64 r2
 	jump b9
 b9: # rangeint.body
+	checkindex r11, r6, site 0
 	r12 = elemaddr r5, r11, 12
 	r13 = load.f32 r12
 	r16 = elemaddr r12, 4, 1
@@ -25122,6 +43951,7 @@ b11: # Dot.entry
 	r97 = move.f32 r187
 	jump b12
 b12: # Dot.return
+	checkindex r11, r9, site 1
 	r188 = elemaddr r8, r11, 4
 	store.f32 r188, r97
 	r189 = add.i64 r11, 1
@@ -25134,6 +43964,8 @@ b14: # exit
 	return
 
 kernel LocalMethods(v []12, out []12)
+site 0 divide types.go:325:16
+site 1 index types.go:325:10
 
 task LocalMethods_0 parallel count=(min.i64 (len v) (len out))
 var parts local 32 align 4
@@ -25186,7 +44018,9 @@ b5: # edge 1→3
 b6: # rangeint.body
 	r26 = add.i64 r11, r25
 	r27 = move.i64 r6
+	checkdiv.i64 r27, site 0
 	r28 = rem.i64 r26, r27
+	checkindex r28, r6, site 1
 	r29 = elemaddr r5, r28, 12
 	r30 = load.f32 r29
 	r33 = elemaddr r29, 4, 1
