@@ -93,6 +93,47 @@ var cases = []kernelCase{
 	{name: "HelperLoops", fn: kernels.HelperLoops, args: func(r *rand.Rand, n int) []any {
 		return []any{make([]float32, n), 1 + r.IntN(30), float32(r.NormFloat64())}
 	}},
+	// The kernels of faults.go with arguments in range: their checks pass.
+	{name: "Tag", fn: kernels.Tag, args: func(r *rand.Rand, n int) []any {
+		return []any{bodies(r, n), permutation(r, n)}
+	}},
+	{name: "Taps", fn: kernels.Taps, args: func(r *rand.Rand, n int) []any {
+		args := randomArgs(kernels.Taps, r, n)
+		args[2] = r.IntN(4)
+		return args
+	}},
+	{name: "Smoothed", fn: kernels.Smoothed, args: func(r *rand.Rand, n int) []any {
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(r.IntN(5))
+		}
+		return []any{make([]float32, n), idx}
+	}},
+	{name: "Outer", fn: kernels.Outer, args: func(r *rand.Rand, n int) []any {
+		w := 1 + r.IntN(40)
+		return []any{make([]float32, n/w*w), floats32(r, n/w), floats32(r, w)}
+	}},
+}
+
+// bodies draws bodies with finite masses and velocities, some of them
+// alive.
+func bodies(r *rand.Rand, n int) []kernels.Body {
+	bs := make([]kernels.Body, n)
+	for i := range bs {
+		v := func() float32 { return float32(r.NormFloat64() * 10) }
+		bs[i] = kernels.Body{Pos: kernels.Vec{X: v(), Y: v(), Z: v()}, Vel: kernels.Vec{X: v(), Y: v(), Z: v()},
+			Mass: r.Float64() * 100, Alive: r.IntN(3) > 0, Tag: int16(r.IntN(100)), Kind: uint8(r.IntN(4))}
+	}
+	return bs
+}
+
+// permutation returns the numbers 0 to n-1 in random order, as int32.
+func permutation(r *rand.Rand, n int) []int32 {
+	p := make([]int32, n)
+	for i, v := range r.Perm(n) {
+		p[i] = int32(v)
+	}
+	return p
 }
 
 // mirroredBodies makes some bodies equal to their mirror images, which

@@ -186,7 +186,7 @@ func (f *frame) fieldAddr(v *ssa.FieldAddr, dst []ir.Reg) {
 }
 
 // indexAddr lowers &s[i] of a slice s or of a pointer to an array, with
-// the check of i against the length of s, in elements.
+// the check of i against the length of s, in elements, or of the array.
 func (f *frame) indexAddr(v *ssa.IndexAddr, dst []ir.Reg) {
 	x := f.regs(v.X)
 	idx := f.indexArg(v.Index)
@@ -198,10 +198,21 @@ func (f *frame) indexAddr(v *ssa.IndexAddr, dst []ir.Reg) {
 			f.check(v.Pos(), fault.Index, v.Index, idx, ir.R(x[1]))
 		}
 	case *types.Pointer:
-		elem = u.Elem().Underlying().(*types.Array).Elem()
+		at := u.Elem().Underlying().(*types.Array)
+		elem = at.Elem()
+		f.checkArrayIndex(v.Pos(), at, v.Index, idx, v.Block())
 	}
 	f.tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0],
 		Args: []ir.Arg{ir.R(x[0]), idx}, Aux: elemSize(elem), Pos: v.Pos()})
+}
+
+// checkArrayIndex checks the index of an element of an array of type at,
+// unless Go's compiler has (a constant) or a loop's test keeps it in range.
+func (f *frame) checkArrayIndex(pos token.Pos, at *types.Array, index ssa.Value, idx ir.Arg, b *ssa.BasicBlock) {
+	if _, ok := index.(*ssa.Const); ok || f.inArray(index, b, at.Len()) {
+		return
+	}
+	f.check(pos, fault.Index, index, idx, imm64(at.Len()))
 }
 
 // index lowers a[i] of an array value a: a range of a's leaves for a
@@ -209,13 +220,16 @@ func (f *frame) indexAddr(v *ssa.IndexAddr, dst []ir.Reg) {
 func (f *frame) index(v *ssa.Index, dst []ir.Reg) {
 	at := v.X.Type().Underlying().(*types.Array)
 	if addr, ok := f.inMemory(v.X); ok {
+		idx := f.indexArg(v.Index)
+		f.checkArrayIndex(v.Pos(), at, v.Index, idx, v.Block())
 		elem := f.tb.t.NewReg(ir.Ptr)
 		f.tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: elem,
-			Args: []ir.Arg{ir.R(addr), f.indexArg(v.Index)}, Aux: elemSize(at.Elem()), Pos: v.Pos()})
+			Args: []ir.Arg{ir.R(addr), idx}, Aux: elemSize(at.Elem()), Pos: v.Pos()})
 		f.loadValue(ir.R(elem), at.Elem(), dst, v.Pos())
 		return
 	}
 	if _, zero := v.X.(*ssa.Const); zero {
+		f.checkArrayIndex(v.Pos(), at, v.Index, f.indexArg(v.Index), v.Block())
 		ts, _ := leafTypes(at.Elem())
 		for j, t := range ts {
 			f.tb.move(dst[j], ir.Imm(t, 0)) // every element of a zero array

@@ -251,46 +251,6 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:57:19",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:57:28",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:57:37",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:59:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:65:23",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:65:29",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:65:38",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:65:44",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:65:53",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:65:59",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:65:4",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:65:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:65:16",
-		}},
 		Name: "NBodySoA",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "NBodySoA_0",
@@ -319,12 +279,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "types.go:87:17",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:88:14",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:88:6",
 		}},
 		Name: "Shade1D",
 		Tasks: []rt.TaskSpec{{
@@ -924,7 +878,7 @@ func (qdk *Kernels) NBodySoA(x *rt.Buffer[float32], y *rt.Buffer[float32], z *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "NBodySoA", qdOpts, x, y, z, vx, vy, vz, m); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [128]byte
+	var qdArgs [120]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, z)
@@ -5278,15 +5232,13 @@ $L_10:
 	.param .u64 NBodySoA_0_param_12,
 	.param .s64 NBodySoA_0_param_13,
 	.param .f32 NBodySoA_0_param_14,
-	.param .f32 NBodySoA_0_param_15,
-	.param .u64 NBodySoA_0_param_16
+	.param .f32 NBodySoA_0_param_15
 )
 {
 	.reg .pred %p<101>;
-	.reg .pred %pt<21>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<100>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 	.reg .f32 %f<93>;
 	.reg .f64 %fd<65>;
 
@@ -5364,18 +5316,12 @@ $L_7:
 	setp.lt.s64 %p100, %rd42, %rd99;
 	@!%p100 bra $L_24;
 $L_8:
-	setp.ge.u64 %pt0, %rd42, %rd6;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd46, %rd42, 4, %rd5;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	setp.ge.u64 %pt1, %rd42, %rd9;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd49, %rd42, 4, %rd8;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	setp.ge.u64 %pt2, %rd42, %rd13;
-	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd52, %rd42, 4, %rd12;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
@@ -5390,8 +5336,6 @@ $L_9:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_10:
-	setp.ge.u64 %pt3, %rd42, %rd29;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd67, %rd42, 4, %rd28;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
@@ -5411,18 +5355,12 @@ $L_11:
 	mov.f32 %f41, %f77;
 	mov.b64 %rd42, %rd78;
 $L_12:
-	setp.ge.u64 %pt4, %rd42, %rd6;
-	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd46, %rd42, 4, %rd5;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	setp.ge.u64 %pt5, %rd42, %rd9;
-	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd49, %rd42, 4, %rd8;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	setp.ge.u64 %pt6, %rd42, %rd13;
-	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd52, %rd42, 4, %rd12;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
@@ -5437,8 +5375,6 @@ $L_13:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_14:
-	setp.ge.u64 %pt7, %rd42, %rd29;
-	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd67, %rd42, 4, %rd28;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
@@ -5458,18 +5394,12 @@ $L_15:
 	mov.f32 %f41, %f77;
 	mov.b64 %rd42, %rd78;
 $L_16:
-	setp.ge.u64 %pt8, %rd42, %rd6;
-	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd46, %rd42, 4, %rd5;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	setp.ge.u64 %pt9, %rd42, %rd9;
-	@%pt9 bra $Lfault_9;
 	mad.lo.s64 %rd49, %rd42, 4, %rd8;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	setp.ge.u64 %pt10, %rd42, %rd13;
-	@%pt10 bra $Lfault_10;
 	mad.lo.s64 %rd52, %rd42, 4, %rd12;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
@@ -5484,8 +5414,6 @@ $L_17:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_18:
-	setp.ge.u64 %pt11, %rd42, %rd29;
-	@%pt11 bra $Lfault_11;
 	mad.lo.s64 %rd67, %rd42, 4, %rd28;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
@@ -5505,18 +5433,12 @@ $L_19:
 	mov.f32 %f41, %f77;
 	mov.b64 %rd42, %rd78;
 $L_20:
-	setp.ge.u64 %pt12, %rd42, %rd6;
-	@%pt12 bra $Lfault_12;
 	mad.lo.s64 %rd46, %rd42, 4, %rd5;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	setp.ge.u64 %pt13, %rd42, %rd9;
-	@%pt13 bra $Lfault_13;
 	mad.lo.s64 %rd49, %rd42, 4, %rd8;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	setp.ge.u64 %pt14, %rd42, %rd13;
-	@%pt14 bra $Lfault_14;
 	mad.lo.s64 %rd52, %rd42, 4, %rd12;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
@@ -5531,8 +5453,6 @@ $L_21:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_22:
-	setp.ge.u64 %pt15, %rd42, %rd29;
-	@%pt15 bra $Lfault_15;
 	mad.lo.s64 %rd67, %rd42, 4, %rd28;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
@@ -5553,18 +5473,12 @@ $L_23:
 	mov.b64 %rd42, %rd78;
 	bra.uni $L_7;
 $L_24:
-	setp.ge.u64 %pt16, %rd42, %rd6;
-	@%pt16 bra $Lfault_16;
 	mad.lo.s64 %rd46, %rd42, 4, %rd5;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	setp.ge.u64 %pt17, %rd42, %rd9;
-	@%pt17 bra $Lfault_17;
 	mad.lo.s64 %rd49, %rd42, 4, %rd8;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	setp.ge.u64 %pt18, %rd42, %rd13;
-	@%pt18 bra $Lfault_18;
 	mad.lo.s64 %rd52, %rd42, 4, %rd12;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
@@ -5579,8 +5493,6 @@ $L_25:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_26:
-	setp.ge.u64 %pt19, %rd42, %rd29;
-	@%pt19 bra $Lfault_19;
 	mad.lo.s64 %rd67, %rd42, 4, %rd28;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
@@ -5637,121 +5549,6 @@ $L_32:
 	mov.f32 %f44, 0f00000000;
 	mov.f32 %f45, 0f00000000;
 	bra.uni $L_29;
-$Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd29;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd29;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_11:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd29;
-	bra.uni $Lfault;
-$Lfault_12:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_13:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault_14:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd29;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_17:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault_18:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_19:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd29;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [NBodySoA_0_param_16];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt20, %rt8, %rt6;
-	@%pt20 exit;
-	st.global.u32 [%rdt3+8], 1179648;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry NBodySoA_1(
@@ -5770,15 +5567,13 @@ $Lfault:
 	.param .u64 NBodySoA_1_param_12,
 	.param .s64 NBodySoA_1_param_13,
 	.param .f32 NBodySoA_1_param_14,
-	.param .f32 NBodySoA_1_param_15,
-	.param .u64 NBodySoA_1_param_16
+	.param .f32 NBodySoA_1_param_15
 )
 {
 	.reg .pred %p<56>;
-	.reg .pred %pt<7>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<55>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 	.reg .f32 %f<51>;
 
 $L_0:
@@ -5832,32 +5627,20 @@ $L_2:
 $L_3:
 	mov.b64 %rd31, %rd2;
 $L_4:
-	setp.ge.u64 %pt0, %rd31, %rd6;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd32, %rd31, 4, %rd5;
 	ld.global.f32 %f33, [%rd32];
-	setp.ge.u64 %pt1, %rd31, %rd17;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd34, %rd31, 4, %rd16;
 	ld.global.f32 %f35, [%rd34];
 	mul.rn.f32 %f36, %f35, %f37;
 	add.rn.f32 %f38, %f33, %f36;
-	setp.ge.u64 %pt2, %rd31, %rd9;
-	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd39, %rd31, 4, %rd8;
 	ld.global.f32 %f40, [%rd39];
-	setp.ge.u64 %pt3, %rd31, %rd21;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd41, %rd31, 4, %rd20;
 	ld.global.f32 %f42, [%rd41];
 	mul.rn.f32 %f43, %f42, %f37;
 	add.rn.f32 %f44, %f40, %f43;
-	setp.ge.u64 %pt4, %rd31, %rd13;
-	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd45, %rd31, 4, %rd12;
 	ld.global.f32 %f46, [%rd45];
-	setp.ge.u64 %pt5, %rd31, %rd25;
-	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd47, %rd31, 4, %rd24;
 	ld.global.f32 %f48, [%rd47];
 	mul.rn.f32 %f49, %f48, %f37;
@@ -5876,51 +5659,6 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd21;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd31;
-	mov.b64 %rdt2, %rd25;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [NBodySoA_1_param_16];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt6, %rt8, %rt6;
-	@%pt6 exit;
-	st.global.u32 [%rdt3+8], 1179649;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry Shade2D_0(
@@ -6058,7 +5796,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<25>;
-	.reg .pred %pt<6>;
+	.reg .pred %pt<4>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<24>;
 	.reg .b64 %rdt<5>;
@@ -6101,8 +5839,6 @@ $L_4:
 	setp.eq.s64 %pt2, %rd13, -1;
 	rem.s64 %rd14, %rd11, %rd13;
 	selp.b64 %rd14, 0, %rd14, %pt2;
-	setp.ge.u64 %pt3, %rd11, %rd9;
-	@%pt3 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd11, 4, %rd8;
 	ld.global.f32 %f16, [%rd15];
 	mul.rn.f32 %f17, %f16, 0f3F000000;
@@ -6110,8 +5846,6 @@ $L_4:
 	add.s64 %rd19, %rd18, %rd12;
 	cvt.rn.f32.s64 %f20, %rd19;
 	add.rn.f32 %f21, %f17, %f20;
-	setp.ge.u64 %pt4, %rd11, %rd6;
-	@%pt4 bra $Lfault_2;
 	mad.lo.s64 %rd22, %rd11, 4, %rd5;
 	st.global.f32 [%rd22], %f21;
 	add.s64 %rd23, %rd11, 1;
@@ -6127,24 +5861,14 @@ $Lfault_0:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd11;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd11;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt4, [Shade1D_0_param_5];
 	cvta.to.global.u64 %rdt4, %rdt4;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt5, %rt8, %rt6;
-	@%pt5 exit;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
 	st.global.u32 [%rdt4+8], 1310720;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
@@ -9742,19 +9466,6 @@ b10: # exit
 	return
 
 kernel NBodySoA(x []f32, y []f32, z []f32, vx []f32, vy []f32, vz []f32, m []f32, dt f32, soft f32)
-site 0 index types.go:57:19
-site 1 index types.go:57:28
-site 2 index types.go:57:37
-site 3 index types.go:59:10
-site 4 index types.go:65:23
-site 5 index types.go:65:29
-site 6 index types.go:65:38
-site 7 index types.go:65:44
-site 8 index types.go:65:53
-site 9 index types.go:65:59
-site 10 index types.go:65:4
-site 11 index types.go:65:10
-site 12 index types.go:65:16
 
 task NBodySoA_0 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (len x) (len y)) (len z)) (len vx)) (len vy)) (len vz)) (len m))
 b0: # entry
@@ -9822,15 +9533,12 @@ b7: # unroll guard
 	r100 = lt.i64 r42, r99
 	branch r100, b8, b24
 b8: # rangeint.body (unrolled 0)
-	checkindex r42, r6, site 0
 	r46 = elemaddr r5, r42, 4
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	checkindex r42, r9, site 1
 	r49 = elemaddr r8, r42, 4
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	checkindex r42, r13, site 2
 	r52 = elemaddr r12, r42, 4
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
@@ -9847,7 +9555,6 @@ b9: # invSqrt.entry (unrolled 0)
 	r62 = move.f32 r66
 	jump b10
 b10: # invSqrt.return (unrolled 0)
-	checkindex r42, r29, site 3
 	r67 = elemaddr r28, r42, 4
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
@@ -9869,15 +9576,12 @@ b11: # edge 3→3 (unrolled 0)
 	r42 = move.i64 r78
 	jump b12
 b12: # rangeint.body (unrolled 1)
-	checkindex r42, r6, site 0
 	r46 = elemaddr r5, r42, 4
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	checkindex r42, r9, site 1
 	r49 = elemaddr r8, r42, 4
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	checkindex r42, r13, site 2
 	r52 = elemaddr r12, r42, 4
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
@@ -9894,7 +9598,6 @@ b13: # invSqrt.entry (unrolled 1)
 	r62 = move.f32 r66
 	jump b14
 b14: # invSqrt.return (unrolled 1)
-	checkindex r42, r29, site 3
 	r67 = elemaddr r28, r42, 4
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
@@ -9916,15 +9619,12 @@ b15: # edge 3→3 (unrolled 1)
 	r42 = move.i64 r78
 	jump b16
 b16: # rangeint.body (unrolled 2)
-	checkindex r42, r6, site 0
 	r46 = elemaddr r5, r42, 4
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	checkindex r42, r9, site 1
 	r49 = elemaddr r8, r42, 4
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	checkindex r42, r13, site 2
 	r52 = elemaddr r12, r42, 4
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
@@ -9941,7 +9641,6 @@ b17: # invSqrt.entry (unrolled 2)
 	r62 = move.f32 r66
 	jump b18
 b18: # invSqrt.return (unrolled 2)
-	checkindex r42, r29, site 3
 	r67 = elemaddr r28, r42, 4
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
@@ -9963,15 +9662,12 @@ b19: # edge 3→3 (unrolled 2)
 	r42 = move.i64 r78
 	jump b20
 b20: # rangeint.body (unrolled 3)
-	checkindex r42, r6, site 0
 	r46 = elemaddr r5, r42, 4
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	checkindex r42, r9, site 1
 	r49 = elemaddr r8, r42, 4
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	checkindex r42, r13, site 2
 	r52 = elemaddr r12, r42, 4
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
@@ -9988,7 +9684,6 @@ b21: # invSqrt.entry (unrolled 3)
 	r62 = move.f32 r66
 	jump b22
 b22: # invSqrt.return (unrolled 3)
-	checkindex r42, r29, site 3
 	r67 = elemaddr r28, r42, 4
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
@@ -10010,15 +9705,12 @@ b23: # edge 3→3 (unrolled 3)
 	r42 = move.i64 r78
 	jump b7
 b24: # rangeint.body
-	checkindex r42, r6, site 0
 	r46 = elemaddr r5, r42, 4
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	checkindex r42, r9, site 1
 	r49 = elemaddr r8, r42, 4
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	checkindex r42, r13, site 2
 	r52 = elemaddr r12, r42, 4
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
@@ -10035,7 +9727,6 @@ b25: # invSqrt.entry
 	r62 = move.f32 r66
 	jump b26
 b26: # invSqrt.return
-	checkindex r42, r29, site 3
 	r67 = elemaddr r28, r42, 4
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
@@ -10136,26 +9827,20 @@ b3: # index
 	r31 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	checkindex r31, r6, site 4
 	r32 = elemaddr r5, r31, 4
 	r33 = load.f32 r32
-	checkindex r31, r17, site 5
 	r34 = elemaddr r16, r31, 4
 	r35 = load.f32 r34
 	r36 = mul.f32 r35, r37
 	r38 = add.f32 r33, r36
-	checkindex r31, r9, site 6
 	r39 = elemaddr r8, r31, 4
 	r40 = load.f32 r39
-	checkindex r31, r21, site 7
 	r41 = elemaddr r20, r31, 4
 	r42 = load.f32 r41
 	r43 = mul.f32 r42, r37
 	r44 = add.f32 r40, r43
-	checkindex r31, r13, site 8
 	r45 = elemaddr r12, r31, 4
 	r46 = load.f32 r45
-	checkindex r31, r25, site 9
 	r47 = elemaddr r24, r31, 4
 	r48 = load.f32 r47
 	r49 = mul.f32 r48, r37
@@ -10259,8 +9944,6 @@ b12: # exit
 kernel Shade1D(out []f32, in []f32, w i64)
 site 0 divide types.go:87:12
 site 1 divide types.go:87:17
-site 2 index types.go:88:14
-site 3 index types.go:88:6
 
 task Shade1D_0 parallel count=(min.i64 (len out) (len in))
 b0: # entry
@@ -10288,7 +9971,6 @@ b4: # rangeint.body
 	checkdiv.i64 r13, site 0
 	r12 = div.i64 r11, r13
 	r14 = rem.i64 r11, r13
-	checkindex r11, r9, site 2
 	r15 = elemaddr r8, r11, 4
 	r16 = load.f32 r15
 	r17 = mul.f32 r16, 0.5
@@ -10296,7 +9978,6 @@ b4: # rangeint.body
 	r19 = add.i64 r18, r12
 	r20 = convert.f32.i64 r19
 	r21 = add.f32 r17, r20
-	checkindex r11, r6, site 3
 	r22 = elemaddr r5, r11, 4
 	store.f32 r22, r21
 	r23 = add.i64 r11, 1

@@ -209,6 +209,14 @@ func TestCodegen(t *testing.T) {
 		{entry: "Divide_0", must: []string{`div\.rn\.f64`, `cvt\.rn\.f32\.f64`}, never: []string{`div\.rn\.f32`}},
 		// A loop nest divides only to split each thread's first index.
 		{entry: "Image_0", must: []string{`div\.u64`}, never: []string{`rem\.`}},
+		// A nest's own tests keep a[y] and b[x] in range: out's index is
+		// its one check.
+		{entry: "Outer_0", must: []string{`\$Lfault_0:`}, never: []string{`\$Lfault_1:`}},
+		// Arrays indexed by variables: the table's index is checked against
+		// its length, those a loop's test, a remainder or a mask keep in
+		// range are not; the local array lives in local memory.
+		{entry: "Lookup_0", must: []string{`setp\.ge\.u64 %pt\d+, %rd\d+, 4;`, `ld\.local\.f32`},
+			never: []string{`(?s)setp\.ge\.u64 %pt\d+, %rd\d+, 4;.*setp\.ge\.u64 %pt\d+, %rd\d+, 4;`}},
 		// A check branches to a fault path after the body, which claims the
 		// module's record with a compare-and-swap and ends the thread; a
 		// loop over a slice indexes it unchecked.

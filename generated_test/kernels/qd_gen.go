@@ -187,14 +187,44 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:16:13",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:16:20",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:16:4",
+			Pos:  "faults.go:49:5",
 		}},
+		Name: "Tag",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Tag_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:60:23",
+		}},
+		Name: "Taps",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Taps_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:70:18",
+		}},
+		Name: "Smoothed",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Smoothed_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "faults.go:82:7",
+		}},
+		Name: "Outer",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Outer_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
@@ -213,9 +243,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:23:6",
 		}},
 		Name: "MixInt8",
 		Tasks: []rt.TaskSpec{{
@@ -235,9 +262,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:30:6",
 		}},
 		Name: "MixInt16",
 		Tasks: []rt.TaskSpec{{
@@ -257,9 +281,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:37:6",
 		}},
 		Name: "MixInt32",
 		Tasks: []rt.TaskSpec{{
@@ -279,9 +300,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:44:6",
 		}},
 		Name: "MixInt64",
 		Tasks: []rt.TaskSpec{{
@@ -301,9 +319,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:51:6",
 		}},
 		Name: "MixInt",
 		Tasks: []rt.TaskSpec{{
@@ -323,9 +338,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:58:6",
 		}},
 		Name: "MixUint8",
 		Tasks: []rt.TaskSpec{{
@@ -345,9 +357,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:65:6",
 		}},
 		Name: "MixUint16",
 		Tasks: []rt.TaskSpec{{
@@ -367,9 +376,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:72:6",
 		}},
 		Name: "MixUint32",
 		Tasks: []rt.TaskSpec{{
@@ -389,9 +395,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:79:6",
 		}},
 		Name: "MixUint64",
 		Tasks: []rt.TaskSpec{{
@@ -411,9 +414,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultDivide,
 			Pos:  "helpers.go:21:10",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:86:6",
 		}},
 		Name: "MixUint",
 		Tasks: []rt.TaskSpec{{
@@ -427,9 +427,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:96:9",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:102:6",
 		}},
 		Name: "Shifts",
 		Tasks: []rt.TaskSpec{{
@@ -455,9 +452,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:116:6",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:117:6",
 		}},
 		Name: "Conversions",
 		Tasks: []rt.TaskSpec{{
@@ -499,9 +493,6 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:165:22",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:165:5",
-		}, {
-			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:166:16",
 		}, {
 			Kind: rt.FaultIndex,
@@ -529,9 +520,6 @@ var qdModule = &rt.ModuleSpec{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:213:3",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:215:4",
 		}, {
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:217:10",
@@ -631,12 +619,6 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:289:11",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:289:4",
-		}, {
-			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:290:11",
 		}, {
 			Kind: rt.FaultIndex,
@@ -650,9 +632,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:291:4",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:292:17",
 		}, {
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:292:4",
@@ -1023,9 +1002,6 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "parallel.go:104:23",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "parallel.go:104:5",
-		}, {
-			Kind: rt.FaultIndex,
 			Pos:  "parallel.go:108:4",
 		}, {
 			Kind: rt.FaultIndex,
@@ -1356,6 +1332,10 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:120:8",
+		}},
 		Name: "Rotate",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Rotate_0",
@@ -1364,10 +1344,22 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
-			Pos:  "types.go:148:22",
+			Pos:  "types.go:149:18",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "types.go:154:6",
+			Pos:  "types.go:151:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:151:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:154:15",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:154:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:154:39",
 		}},
 		Name: "Pick",
 		Tasks: []rt.TaskSpec{{
@@ -1387,31 +1379,6 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:207:12",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:207:18",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:208:7",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:209:7",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:210:7",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:211:24",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:211:35",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:211:4",
-		}},
 		Name: "Complex64Ops",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Complex64Ops_0",
@@ -1444,13 +1411,6 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:292:13",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "types.go:292:6",
-		}},
 		Name: "Centered",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Centered_0",
@@ -1739,6 +1699,104 @@ func (qdk *Kernels) Unsigned(out *rt.Buffer[uint8], at uint, qdOpts ...rt.Launch
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Tag launches kernel Tag (faults.go:47) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Tag(bs *rt.Buffer[Body], idx *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Tag", qdOpts, bs, idx); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, bs)
+	rt.PutBuffer(qdArgs[:], 16, idx)
+	qdCounts := [1]int64{int64(idx.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Tag(bs.CPUSlice(), idx.CPUSlice())
+			}, bs, idx)
+		}
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Tag(bs.CPUSlice(), idx.CPUSlice())
+		}, bs, idx)
+	}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Taps launches kernel Taps (faults.go:57) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Taps(out *rt.Buffer[float32], x *rt.Buffer[float32], k int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Taps", qdOpts, out, x); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, x)
+	rt.PutUint64(qdArgs[:], 32, uint64(k))
+	qdCounts := [1]int64{min(int64(out.Len()), int64(x.Len()))}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Taps(out.CPUSlice(), x.CPUSlice(), k)
+			}, out, x)
+		}
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Taps(out.CPUSlice(), x.CPUSlice(), k)
+		}, out, x)
+	}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Smoothed launches kernel Smoothed (faults.go:68) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Smoothed(out *rt.Buffer[float32], idx *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Smoothed", qdOpts, out, idx); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, idx)
+	qdCounts := [1]int64{min(int64(out.Len()), int64(idx.Len()))}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Smoothed(out.CPUSlice(), idx.CPUSlice())
+			}, out, idx)
+		}
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Smoothed(out.CPUSlice(), idx.CPUSlice())
+		}, out, idx)
+	}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Outer launches kernel Outer (faults.go:79) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Outer(out *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Outer", qdOpts, out, a, b); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, a)
+	rt.PutBuffer(qdArgs[:], 32, b)
+	qdCounts := [1]int64{(min(max(int64(a.Len()), int64(0)), int64(2097152)) * min(max(int64(b.Len()), int64(0)), int64(2097152)))}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Outer(out.CPUSlice(), a.CPUSlice(), b.CPUSlice())
+			}, out, a, b)
+		}
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Outer(out.CPUSlice(), a.CPUSlice(), b.CPUSlice())
+		}, out, a, b)
+	}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1746,22 +1804,22 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [40]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Saxpy(a, x.CPUSlice(), y.CPUSlice())
 			}, x, y)
 		}
-		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
 	}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -1778,15 +1836,15 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -1803,15 +1861,15 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -1828,15 +1886,15 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -1853,15 +1911,15 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -1878,15 +1936,15 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -1903,15 +1961,15 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -1928,15 +1986,15 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -1953,15 +2011,15 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -1978,15 +2036,15 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -2003,15 +2061,15 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
@@ -2028,15 +2086,15 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 			}, x, c, out)
 		}
-		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		}, x, c, out)
 	}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -2057,15 +2115,15 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 			}, i64, f64, u8, i16, u32, f32, out)
 		}
-		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		}, i64, f64, u8, i16, u32, f32, out)
 	}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -2082,15 +2140,15 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -2107,15 +2165,15 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -2133,15 +2191,15 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	qdCounts := [1]int64{int64(lo.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 			}, x, y, lo, hi)
 		}
-		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		}, x, y, lo, hi)
 	}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:174) after the work already launched on
@@ -2158,15 +2216,15 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Control(a.CPUSlice(), out.CPUSlice(), limit)
 			}, a, out)
 		}
-		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		}, a, out)
 	}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
@@ -2183,15 +2241,15 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Phases(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
 	}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
@@ -2207,15 +2265,15 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Spin(out.CPUSlice(), iters)
 			}, out)
 		}
-		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
 	}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
@@ -2234,15 +2292,15 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 			}, a, f, sums, q, r)
 		}
-		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		}, a, f, sums, q, r)
 	}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
@@ -2260,15 +2318,15 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		}, a, b)
 	}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
@@ -2285,15 +2343,15 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
@@ -2309,15 +2367,15 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Empty(a.CPUSlice(), n)
 			}, a)
 		}
-		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
 	}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
@@ -2336,15 +2394,15 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 			}, out, lo, hi, small, u)
 		}
-		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		}, out, lo, hi, small, u)
 	}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
@@ -2360,15 +2418,15 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Fill(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
@@ -2384,15 +2442,15 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	qdCounts := [1]int64{int64(dst.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 				AddOne(dst.CPUSlice(), src.CPUSlice())
 			}, dst, src)
 		}
-		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		}, dst, src)
 	}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
@@ -2408,15 +2466,15 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Accumulate(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
@@ -2433,15 +2491,15 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 				SlowFill(a.CPUSlice(), v, iters)
 			}, a)
 		}
-		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		}, a)
 	}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
@@ -2466,15 +2524,15 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 			}, out)
 		}
-		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		}, out)
 	}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Grid2D launches kernel Grid2D (nest.go:9) after the work already launched on
@@ -2490,15 +2548,15 @@ func (qdk *Kernels) Grid2D(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Grid2D(out.CPUSlice(), w)
 			}, out)
 		}
-		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Grid2D(out.CPUSlice(), w)
 		}, out)
 	}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rows launches kernel Rows (nest.go:22) after the work already launched on
@@ -2516,15 +2574,15 @@ func (qdk *Kernels) Rows(out *rt.Buffer[float64], in *rt.Buffer[float64], w int,
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Rows(out.CPUSlice(), in.CPUSlice(), w, s)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rows(out.CPUSlice(), in.CPUSlice(), w, s)
 		}, out, in)
 	}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Volume launches kernel Volume (nest.go:36) after the work already launched on
@@ -2542,15 +2600,15 @@ func (qdk *Kernels) Volume(out *rt.Buffer[float32], in *rt.Buffer[float32], w in
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Volume(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Volume(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
 	}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NarrowIndices launches kernel NarrowIndices (nest.go:52) after the work already launched on
@@ -2567,15 +2625,15 @@ func (qdk *Kernels) NarrowIndices(out *rt.Buffer[int64], nx uint8, lo int16, qdO
 	qdCounts := [2]int64{rt.UnknownCount, (min(max((int64((int16(lo)+int16(2)))-int64(int16(lo))), int64(0)), int64(2097152)) * min(max(int64(3), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 				NarrowIndices(out.CPUSlice(), nx, lo)
 			}, out)
 		}
-		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NarrowIndices(out.CPUSlice(), nx, lo)
 		}, out)
 	}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Triangle launches kernel Triangle (nest.go:71) after the work already launched on
@@ -2591,15 +2649,15 @@ func (qdk *Kernels) Triangle(out *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{min(int64(n), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Triangle(out.CPUSlice(), n)
 			}, out)
 		}
-		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Triangle(out.CPUSlice(), n)
 		}, out)
 	}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Before launches kernel Before (nest.go:84) after the work already launched on
@@ -2615,15 +2673,15 @@ func (qdk *Kernels) Before(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Before(out.CPUSlice(), w)
 			}, out)
 		}
-		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Before(out.CPUSlice(), w)
 		}, out)
 	}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // HelperLoops launches kernel HelperLoops (nest.go:125) after the work already launched on
@@ -2640,15 +2698,15 @@ func (qdk *Kernels) HelperLoops(out *rt.Buffer[float32], w int, v float32, qdOpt
 	qdCounts := [4]int64{int64(out.Len()), 1, rt.UnknownCount, 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 				HelperLoops(out.CPUSlice(), w, v)
 			}, out)
 		}
-		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 			HelperLoops(out.CPUSlice(), w, v)
 		}, out)
 	}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // RowPrefix launches kernel RowPrefix (nest.go:136) after the work already launched on
@@ -2664,15 +2722,15 @@ func (qdk *Kernels) RowPrefix(a *rt.Buffer[float32], w int, qdOpts ...rt.LaunchO
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 				RowPrefix(a.CPUSlice(), w)
 			}, a)
 		}
-		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RowPrefix(a.CPUSlice(), w)
 		}, a)
 	}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -2691,15 +2749,15 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TwoBlocks(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -2718,15 +2776,15 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 				OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -2747,15 +2805,15 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
 	}
-	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -2772,15 +2830,15 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -2887,15 +2945,15 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	qdCounts := [8]int64{int64(a0.Len()), int64(a1.Len()), int64(a2.Len()), int64(a3.Len()), int64(a4.Len()), int64(a5.Len()), int64(a6.Len()), int64(a7.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 				EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 			}, a0, a1, a2, a3, a4, a5, a6, a7)
 		}
-		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
-	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -2922,15 +2980,15 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockStructs launches kernel BlockStructs (parallel.go:133) after the work already launched on
@@ -2950,15 +3008,15 @@ func (qdk *Kernels) BlockStructs(a *rt.Buffer[float32], b *rt.Buffer[float32], s
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
 		}, a, b)
 	}
-	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sum launches kernel Sum (reduce.go:12) after the work already launched on
@@ -2974,15 +3032,15 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sum(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sum(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // IntStats launches kernel IntStats (reduce.go:24) after the work already launched on
@@ -2998,15 +3056,15 @@ func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 				IntStats(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 			IntStats(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Center launches kernel Center (reduce.go:53) after the work already launched on
@@ -3022,15 +3080,15 @@ func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Center(x.CPUSlice(), centered.CPUSlice())
 			}, x, centered)
 		}
-		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Center(x.CPUSlice(), centered.CPUSlice())
 		}, x, centered)
 	}
-	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FloatRange launches kernel FloatRange (reduce.go:68) after the work already launched on
@@ -3047,15 +3105,15 @@ func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n
 	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 		}, x, out)
 	}
-	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ChunkSums launches kernel ChunkSums (reduce.go:82) after the work already launched on
@@ -3074,15 +3132,15 @@ func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], ou
 	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 			}, x, partial, out)
 		}
-		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 		}, x, partial, out)
 	}
-	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockSums launches kernel BlockSums (reduce.go:101) after the work already launched on
@@ -3109,15 +3167,15 @@ func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt
 	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 			}, a, b, outA, outB)
 		}
-		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 		}, a, b, outA, outB)
 	}
-	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Dot launches kernel Dot (reduce.go:124) after the work already launched on
@@ -3134,15 +3192,15 @@ func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ScaleSum launches kernel ScaleSum (reduce.go:136) after the work already launched on
@@ -3159,15 +3217,15 @@ func (qdk *Kernels) ScaleSum(x *rt.Buffer[int32], y *rt.Buffer[int32], out *rt.B
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(64, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Advance launches kernel Advance (types.go:49) after the work already launched on
@@ -3183,15 +3241,15 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 	qdCounts := [1]int64{int64(bs.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Advance(bs.CPUSlice(), dt)
 			}, bs)
 		}
-		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Advance(bs.CPUSlice(), dt)
 		}, bs)
 	}
-	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(65, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Energies launches kernel Energies (types.go:64) after the work already launched on
@@ -3208,15 +3266,15 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 	qdCounts := [1]int64{min(min(int64(bs.Len()), int64(out.Len())), int64(moved.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 			}, bs, out, moved)
 		}
-		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 		}, bs, out, moved)
 	}
-	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(66, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Blur5 launches kernel Blur5 (types.go:92) after the work already launched on
@@ -3232,15 +3290,15 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Blur5(in.CPUSlice(), out.CPUSlice())
 			}, in, out)
 		}
-		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Blur5(in.CPUSlice(), out.CPUSlice())
 		}, in, out)
 	}
-	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(67, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rotate launches kernel Rotate (types.go:113) after the work already launched on
@@ -3250,22 +3308,22 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 	if qdErr := rt.CheckBuffers(qdk.dev, "Rotate", qdOpts, v, out, n); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, v)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutBuffer(qdArgs[:], 32, n)
 	qdCounts := [1]int64{min(min(int64(v.Len()), int64(out.Len())), int64(n.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 			}, v, out, n)
 		}
-		return qdk.mod.RunCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 		}, v, out, n)
 	}
-	return qdk.mod.Launch(64, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(68, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pick launches kernel Pick (types.go:146) after the work already launched on
@@ -3281,15 +3339,15 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{min(int64(idx.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Pick(idx.CPUSlice(), out.CPUSlice())
 			}, idx, out)
 		}
-		return qdk.mod.RunCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Pick(idx.CPUSlice(), out.CPUSlice())
 		}, idx, out)
 	}
-	return qdk.mod.Launch(65, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(69, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Masks launches kernel Masks (types.go:161) after the work already launched on
@@ -3307,15 +3365,15 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 	qdCounts := [1]int64{min(min(min(int64(mask.Len()), int64(x.Len())), int64(out.Len())), int64(flags.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 			}, mask, x, out, flags)
 		}
-		return qdk.mod.RunCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 		}, mask, x, out, flags)
 	}
-	return qdk.mod.Launch(66, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(70, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex128Ops launches kernel Complex128Ops (types.go:192) after the work already launched on
@@ -3335,15 +3393,15 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	qdCounts := [1]int64{min(min(min(min(min(int64(a.Len()), int64(b.Len())), int64(sum.Len())), int64(prod.Len())), int64(quot.Len())), int64(eq.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 			}, a, b, sum, prod, quot, eq)
 		}
-		return qdk.mod.RunCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 		}, a, b, sum, prod, quot, eq)
 	}
-	return qdk.mod.Launch(67, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(71, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex64Ops launches kernel Complex64Ops (types.go:205) after the work already launched on
@@ -3353,7 +3411,7 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	if qdErr := rt.CheckBuffers(qdk.dev, "Complex64Ops", qdOpts, a, b, prod, quot, wide); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [88]byte
+	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, prod)
@@ -3362,15 +3420,15 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	qdCounts := [1]int64{min(min(min(min(int64(a.Len()), int64(b.Len())), int64(prod.Len())), int64(quot.Len())), int64(wide.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 			}, a, b, prod, quot, wide)
 		}
-		return qdk.mod.RunCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 		}, a, b, prod, quot, wide)
 	}
-	return qdk.mod.Launch(68, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(72, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Julia launches kernel Julia (types.go:218) after the work already launched on
@@ -3387,15 +3445,15 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 			}, cs, params, out)
 		}
-		return qdk.mod.RunCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 		}, cs, params, out)
 	}
-	return qdk.mod.Launch(69, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(73, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Smooth launches kernel Smooth (types.go:245) after the work already launched on
@@ -3412,15 +3470,15 @@ func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias
 	qdCounts := [1]int64{min(int64(in.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 			}, in, out)
 		}
-		return qdk.mod.RunCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 		}, in, out)
 	}
-	return qdk.mod.Launch(70, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(74, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Quads launches kernel Quads (types.go:265) after the work already launched on
@@ -3441,15 +3499,15 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 	qdCounts := [1]int64{min(min(min(int64(qs.Len()), int64(pairs.Len())), int64(tagged.Len())), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 			}, qs, pairs, tagged, out)
 		}
-		return qdk.mod.RunCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 		}, qs, pairs, tagged, out)
 	}
-	return qdk.mod.Launch(71, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(75, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Centered launches kernel Centered (types.go:288) after the work already launched on
@@ -3459,22 +3517,22 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 	if qdErr := rt.CheckBuffers(qdk.dev, "Centered", qdOpts, v, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [36]byte
 	rt.PutBuffer(qdArgs[:], 0, v)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	rt.PutFloat32(qdArgs[:], 32, float32(s))
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Centered(v.CPUSlice(), out.CPUSlice(), s)
 			}, v, out)
 		}
-		return qdk.mod.RunCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Centered(v.CPUSlice(), out.CPUSlice(), s)
 		}, v, out)
 	}
-	return qdk.mod.Launch(72, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(76, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // LocalMethods launches kernel LocalMethods (types.go:320) after the work already launched on
@@ -3490,15 +3548,15 @@ func (qdk *Kernels) LocalMethods(v *rt.Buffer[Vec], out *rt.Buffer[Vec], qdOpts 
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
 				LocalMethods(v.CPUSlice(), out.CPUSlice())
 			}, v, out)
 		}
-		return qdk.mod.RunCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
 			LocalMethods(v.CPUSlice(), out.CPUSlice())
 		}, v, out)
 	}
-	return qdk.mod.Launch(73, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(77, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // RandomFill launches kernel RandomFill (types.go:351) after the work already launched on
@@ -3514,15 +3572,15 @@ func (qdk *Kernels) RandomFill(out *rt.Buffer[uint32], seed uint64, qdOpts ...rt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
 				RandomFill(out.CPUSlice(), seed)
 			}, out)
 		}
-		return qdk.mod.RunCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RandomFill(out.CPUSlice(), seed)
 		}, out)
 	}
-	return qdk.mod.Launch(74, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(78, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -4874,20 +4932,420 @@ $Lfault:
 	exit;
 }
 
+.visible .entry Tag_0(
+	.param .u64 Tag_0_param_0,
+	.param .s64 Tag_0_param_1,
+	.param .u64 Tag_0_param_2,
+	.param .s64 Tag_0_param_3,
+	.param .u64 Tag_0_param_4
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<19>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Tag_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Tag_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Tag_0_param_0];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Tag_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 56, %rd14;
+	cvt.u32.u64 %r17, %rd9;
+	and.b32 %r17, %r17, 255;
+	add.s64 %rd18, %rd13, 48;
+	st.global.u8 [%rd18], %r17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Tag_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 589824;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Taps_0(
+	.param .u64 Taps_0_param_0,
+	.param .s64 Taps_0_param_1,
+	.param .u64 Taps_0_param_2,
+	.param .s64 Taps_0_param_3,
+	.param .s64 Taps_0_param_4,
+	.param .u64 Taps_0_param_5
+)
+{
+	.local .align 4 .b8 qvar_taps[16];
+	.reg .pred %p<43>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<42>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<47>;
+	.reg .f32 %ft<4>;
+
+$L_0:
+	ld.param.u64 %rd5, [Taps_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Taps_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Taps_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Taps_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+	mov.u64 %rd15, qvar_taps;
+	mov.f32 %ft0, 0f00000000;
+	st.local.f32 [%rd15], %ft0;
+	add.s64 %rd16, %rd15, 4;
+	mov.f32 %ft1, 0f00000000;
+	st.local.f32 [%rd16], %ft1;
+	add.s64 %rd17, %rd15, 8;
+	mov.f32 %ft2, 0f00000000;
+	st.local.f32 [%rd17], %ft2;
+	add.s64 %rd18, %rd15, 12;
+	mov.f32 %ft3, 0f00000000;
+	st.local.f32 [%rd18], %ft3;
+	mov.f32 %f43, 0f00000000;
+	mov.f32 %f44, 0f00000000;
+	mov.f32 %f45, 0f00000000;
+	mov.f32 %f46, 0f00000000;
+	mov.f32 %f43, 0f3F000000;
+	mov.f32 %f44, 0f3F800000;
+	mov.f32 %f45, 0f40000000;
+	mov.f32 %f46, 0f40800000;
+	mov.f32 %f27, %f43;
+	st.local.f32 [%rd15], %f27;
+	add.s64 %rd29, %rd15, 4;
+	mov.f32 %f30, %f44;
+	st.local.f32 [%rd29], %f30;
+	add.s64 %rd32, %rd15, 8;
+	mov.f32 %f33, %f45;
+	st.local.f32 [%rd32], %f33;
+	add.s64 %rd35, %rd15, 12;
+	mov.f32 %f36, %f46;
+	st.local.f32 [%rd35], %f36;
+	ld.param.s64 %rd37, [Taps_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_6;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	mad.lo.s64 %rd12, %rd11, 4, %rd8;
+	ld.global.f32 %f13, [%rd12];
+	setp.ge.u64 %pt0, %rd37, 4;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd14, %rd37, 4, %rd15;
+	ld.local.f32 %f38, [%rd14];
+	mul.rn.f32 %f39, %f13, %f38;
+	mad.lo.s64 %rd40, %rd11, 4, %rd5;
+	st.global.f32 [%rd40], %f39;
+	add.s64 %rd41, %rd11, 1;
+	setp.lt.s64 %p42, %rd41, %rd3;
+	@!%p42 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd37;
+	mov.b64 %rdt2, 4;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Taps_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 655360;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Smoothed_0(
+	.param .u64 Smoothed_0_param_0,
+	.param .s64 Smoothed_0_param_1,
+	.param .u64 Smoothed_0_param_2,
+	.param .s64 Smoothed_0_param_3,
+	.param .u64 Smoothed_0_param_4
+)
+{
+	.reg .pred %p<21>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<14>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<20>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<18>;
+
+$L_0:
+	ld.param.u64 %rd5, [Smoothed_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Smoothed_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Smoothed_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Smoothed_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+	mov.u64 %rd15, qdata_gauss5;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_6;
+$L_3:
+	mov.b64 %rd11, %rd2;
+$L_4:
+	mad.lo.s64 %rd12, %rd11, 4, %rd8;
+	ld.global.s32 %r13, [%rd12];
+	cvt.s64.s32 %rd16, %r13;
+	setp.ge.u64 %pt0, %rd16, 5;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd14, %rd16, 4, %rd15;
+	ld.global.f32 %f17, [%rd14];
+	mad.lo.s64 %rd18, %rd11, 4, %rd5;
+	st.global.f32 [%rd18], %f17;
+	add.s64 %rd19, %rd11, 1;
+	setp.lt.s64 %p20, %rd19, %rd3;
+	@!%p20 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, 5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Smoothed_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 720896;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Outer_0(
+	.param .u64 Outer_0_param_0,
+	.param .s64 Outer_0_param_1,
+	.param .u64 Outer_0_param_2,
+	.param .s64 Outer_0_param_3,
+	.param .u64 Outer_0_param_4,
+	.param .s64 Outer_0_param_5,
+	.param .u64 Outer_0_param_6
+)
+{
+	.reg .pred %p<45>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<44>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<38>;
+
+$L_0:
+	ld.param.u64 %rd1, [Outer_0_param_2];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Outer_0_param_3];
+	mov.b64 %rd0, %rd2;
+	ld.param.u64 %rd6, [Outer_0_param_4];
+	cvta.to.global.u64 %rd6, %rd6;
+	ld.param.u64 %rd7, [Outer_0_param_5];
+	ld.param.u64 %rd39, [Outer_0_param_0];
+	cvta.to.global.u64 %rd39, %rd39;
+	ld.param.u64 %rd40, [Outer_0_param_1];
+$L_1:
+	setp.gt.s64 %p3, %rd0, 0;
+	@!%p3 bra $L_12;
+$L_2:
+	mov.b64 %rd4, %rd0;
+	sub.u64 %rd5, %rd4, 0;
+	mov.b64 %rd8, %rd7;
+	setp.gt.s64 %p9, %rd8, 0;
+	@!%p9 bra $L_12;
+$L_3:
+	mov.b64 %rd10, %rd8;
+	sub.u64 %rd11, %rd10, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd12, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd12, %rd12, %rdt0;
+	mov.b64 %rd13, %rd12;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd14, %rt3, %rt4;
+	mov.b64 %rd15, %rd14;
+	div.u64 %rd17, %rd13, %rd11;
+	mul.lo.u64 %rd18, %rd17, %rd11;
+	sub.u64 %rd16, %rd13, %rd18;
+	div.u64 %rd19, %rd15, %rd11;
+	mul.lo.u64 %rd20, %rd19, %rd11;
+	sub.u64 %rd21, %rd15, %rd20;
+	mov.b64 %rd22, %rd17;
+$L_4:
+	setp.lt.u64 %p23, %rd22, %rd5;
+	@!%p23 bra $L_12;
+$L_5:
+	add.u64 %rd24, %rd22, 0;
+	mov.b64 %rd25, %rd24;
+	add.u64 %rd26, %rd16, 0;
+	mov.b64 %rd27, %rd26;
+$L_6:
+	mov.b64 %rd8, %rd7;
+	setp.gt.s64 %p29, %rd8, 0;
+	@!%p29 bra $L_11;
+$L_7:
+	mov.b64 %rd30, %rd7;
+	mul.lo.s64 %rd31, %rd25, %rd30;
+	add.s64 %rd32, %rd31, %rd27;
+	mad.lo.s64 %rd33, %rd25, 4, %rd1;
+	ld.global.f32 %f34, [%rd33];
+	mad.lo.s64 %rd35, %rd27, 4, %rd6;
+	ld.global.f32 %f36, [%rd35];
+	mul.rn.f32 %f37, %f34, %f36;
+	setp.ge.u64 %pt0, %rd32, %rd40;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd38, %rd32, 4, %rd39;
+	st.global.f32 [%rd38], %f37;
+$L_8:
+	add.u64 %rd16, %rd16, %rd21;
+	setp.ge.u64 %p28, %rd16, %rd11;
+	@!%p28 bra $L_10;
+$L_9:
+	sub.u64 %rd16, %rd16, %rd11;
+	add.u64 %rd22, %rd22, 1;
+$L_10:
+	add.u64 %rd22, %rd22, %rd19;
+	bra.uni $L_4;
+$L_11:
+	add.s64 %rd43, %rd25, 1;
+	setp.lt.s64 %p44, %rd43, %rd0;
+	@%p44 bra $L_8;
+$L_12:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd32;
+	mov.b64 %rdt2, %rd40;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Outer_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 786432;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
 	.param .u64 Saxpy_0_param_1,
 	.param .s64 Saxpy_0_param_2,
 	.param .u64 Saxpy_0_param_3,
-	.param .s64 Saxpy_0_param_4,
-	.param .u64 Saxpy_0_param_5
+	.param .s64 Saxpy_0_param_4
 )
 {
 	.reg .pred %p<22>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 	.reg .f32 %f<19>;
 
 $L_0:
@@ -4918,13 +5376,9 @@ $L_2:
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
-	setp.ge.u64 %pt0, %rd11, %rd6;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd12, %rd11, 4, %rd5;
 	ld.global.f32 %f13, [%rd12];
 	mul.rn.f32 %f14, %f15, %f13;
-	setp.ge.u64 %pt1, %rd11, %rd9;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd16, %rd11, 4, %rd8;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
@@ -4938,31 +5392,6 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd11;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd11;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Saxpy_0_param_5];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 589824;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry MixInt8_0(
@@ -4976,7 +5405,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
@@ -5110,8 +5539,6 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 8;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 1, %rd4;
 	st.global.s8 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -5140,20 +5567,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixInt8_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
 	add.u32 %rt12, %rt11, 1;
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 655360;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
+	st.global.u32 [%rdt6+8], 917504;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -5173,7 +5595,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
@@ -5307,8 +5729,6 @@ $L_7:
 	bfe.s32 %r58, %r58, 0, 16;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.s16 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -5337,20 +5757,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixInt16_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
 	add.u32 %rt12, %rt11, 1;
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 720896;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
+	st.global.u32 [%rdt6+8], 983040;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -5370,7 +5785,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<104>;
 	.reg .b32 %rt<14>;
 	.reg .b64 %rd<61>;
@@ -5517,8 +5932,6 @@ $L_7:
 	add.s32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.s32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -5547,20 +5960,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixInt32_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
 	add.u32 %rt12, %rt11, 1;
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 786432;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
+	st.global.u32 [%rdt6+8], 1048576;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -5580,7 +5988,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<53>;
 	.reg .b32 %rt<12>;
 	.reg .b64 %rd<104>;
@@ -5727,8 +6135,6 @@ $L_7:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
@@ -5757,20 +6163,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt8, [MixInt64_0_param_6];
 	cvta.to.global.u64 %rdt8, %rdt8;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt6, %rt11, %rt9;
-	@%pt6 exit;
-	st.global.u32 [%rdt8+8], 851968;
+	setp.ne.u32 %pt5, %rt11, %rt9;
+	@%pt5 exit;
+	st.global.u32 [%rdt8+8], 1114112;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -5790,7 +6191,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<53>;
 	.reg .b32 %rt<12>;
 	.reg .b64 %rd<104>;
@@ -5937,8 +6338,6 @@ $L_7:
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
@@ -5967,20 +6366,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt8, [MixInt_0_param_6];
 	cvta.to.global.u64 %rdt8, %rdt8;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt6, %rt11, %rt9;
-	@%pt6 exit;
-	st.global.u32 [%rdt8+8], 917504;
+	setp.ne.u32 %pt5, %rt11, %rt9;
+	@%pt5 exit;
+	st.global.u32 [%rdt8+8], 1179648;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -6000,7 +6394,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<61>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<58>;
 	.reg .b32 %rt<13>;
 	.reg .b64 %rd<60>;
@@ -6127,8 +6521,6 @@ $L_7:
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
 $L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd58, %rd7, 1, %rd4;
 	st.global.u8 [%rd58], %r16;
 	add.s64 %rd59, %rd7, 1;
@@ -6157,20 +6549,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixUint8_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
 	add.u32 %rt11, %rt10, 1;
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 983040;
+	setp.ne.u32 %pt3, %rt12, %rt10;
+	@%pt3 exit;
+	st.global.u32 [%rdt6+8], 1245184;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -6190,7 +6577,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<59>;
 	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
@@ -6319,8 +6706,6 @@ $L_7:
 	and.b32 %r58, %r58, 65535;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.u16 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -6349,20 +6734,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixUint16_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
 	add.u32 %rt11, %rt10, 1;
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 1048576;
+	setp.ne.u32 %pt3, %rt12, %rt10;
+	@%pt3 exit;
+	st.global.u32 [%rdt6+8], 1310720;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -6382,7 +6762,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<90>;
 	.reg .b32 %rt<13>;
 	.reg .b64 %rd<61>;
@@ -6510,8 +6890,6 @@ $L_7:
 	add.u32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
 $L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.u32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
@@ -6540,20 +6918,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [MixUint32_0_param_6];
 	cvta.to.global.u64 %rdt6, %rdt6;
 	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
 	add.u32 %rt11, %rt10, 1;
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 1114112;
+	setp.ne.u32 %pt3, %rt12, %rt10;
+	@%pt3 exit;
+	st.global.u32 [%rdt6+8], 1376256;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -6573,7 +6946,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<53>;
 	.reg .b32 %rt<12>;
 	.reg .b64 %rd<90>;
@@ -6701,8 +7074,6 @@ $L_7:
 	add.u64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
 $L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.u64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
@@ -6731,20 +7102,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt7, [MixUint64_0_param_6];
 	cvta.to.global.u64 %rdt7, %rdt7;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt4, %rt11, %rt9;
-	@%pt4 exit;
-	st.global.u32 [%rdt7+8], 1179648;
+	setp.ne.u32 %pt3, %rt11, %rt9;
+	@%pt3 exit;
+	st.global.u32 [%rdt7+8], 1441792;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
 	st.global.u64 [%rdt7+24], %rdt2;
@@ -6764,7 +7130,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<60>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<51>;
 	.reg .b32 %rt<12>;
 	.reg .b64 %rd<88>;
@@ -6890,8 +7256,6 @@ $L_7:
 	add.u64 %rd56, %rd52, %rd55;
 	mov.b64 %rd16, %rd56;
 $L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd57, %rd7, 8, %rd4;
 	st.global.u64 [%rd57], %rd16;
 	add.s64 %rd58, %rd7, 1;
@@ -6920,20 +7284,15 @@ $Lfault_2:
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt7, [MixUint_0_param_6];
 	cvta.to.global.u64 %rdt7, %rdt7;
 	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
 	add.u32 %rt10, %rt9, 1;
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt4, %rt11, %rt9;
-	@%pt4 exit;
-	st.global.u32 [%rdt7+8], 1245184;
+	setp.ne.u32 %pt3, %rt11, %rt9;
+	@%pt3 exit;
+	st.global.u32 [%rdt7+8], 1507328;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
 	st.global.u64 [%rdt7+24], %rdt2;
@@ -6953,7 +7312,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<46>;
-	.reg .pred %pt<4>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<41>;
 	.reg .b32 %rt<10>;
 	.reg .b64 %rd<45>;
@@ -7029,8 +7388,6 @@ $L_4:
 	and.b32 %r40, %r11, 7;
 	shl.b64 %rd41, %rd39, %r40;
 	xor.b64 %rd42, %rd37, %rd41;
-	setp.ge.u64 %pt2, %rd7, %rd5;
-	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd43, %rd7, 8, %rd4;
 	st.global.s64 [%rd43], %rd42;
 	add.s64 %rd44, %rd7, 1;
@@ -7051,20 +7408,15 @@ $Lfault_1:
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt4, [Shifts_0_param_6];
 	cvta.to.global.u64 %rdt4, %rdt4;
 	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
 	add.u32 %rt8, %rt7, 1;
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt3, %rt9, %rt7;
-	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 1310720;
+	setp.ne.u32 %pt2, %rt9, %rt7;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 1572864;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -7092,7 +7444,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<69>;
-	.reg .pred %pt<8>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<64>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<68>;
@@ -7214,8 +7566,6 @@ $L_4:
 	bfe.s32 %r63, %r63, 0, 8;
 	cvt.s64.s32 %rd64, %r63;
 	add.s64 %rd65, %rd61, %rd64;
-	setp.ge.u64 %pt6, %rd7, %rd5;
-	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd66, %rd7, 8, %rd4;
 	st.global.s64 [%rd66], %rd65;
 	add.s64 %rd67, %rd7, 1;
@@ -7256,20 +7606,15 @@ $Lfault_5:
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd50;
 	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Conversions_0_param_14];
 	cvta.to.global.u64 %rdt3, %rdt3;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt7, %rt8, %rt6;
-	@%pt7 exit;
-	st.global.u32 [%rdt3+8], 1376256;
+	setp.ne.u32 %pt6, %rt8, %rt6;
+	@%pt6 exit;
+	st.global.u32 [%rdt3+8], 1638400;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7438,7 +7783,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt14, %rt8, %rt6;
 	@%pt14 exit;
-	st.global.u32 [%rdt3+8], 1441792;
+	st.global.u32 [%rdt3+8], 1703936;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7574,7 +7919,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 1507328;
+	st.global.u32 [%rdt3+8], 1769472;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7596,7 +7941,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<28>;
-	.reg .pred %pt<11>;
+	.reg .pred %pt<10>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
 	.reg .b64 %rdt<4>;
@@ -7650,24 +7995,22 @@ $L_4:
 	setp.nan.f64 %pt4, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
 	selp.f64 %fd16, %fdt1, %fdt0, %pt4;
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_2;
 	mad.lo.s64 %rd17, %rd7, 8, %rd4;
 	st.global.f64 [%rd17], %fd16;
 	mad.lo.s64 %rd18, %rd7, 8, %rd9;
 	ld.global.f64 %fd19, [%rd18];
 	mad.lo.s64 %rd20, %rd7, 8, %rd13;
 	ld.global.f64 %fd21, [%rd20];
-	setp.gt.f64 %pt6, %fd19, %fd21;
-	selp.f64 %fdt2, %fd19, %fd21, %pt6;
-	setp.eq.f64 %pt7, %fd19, %fd21;
+	setp.gt.f64 %pt5, %fd19, %fd21;
+	selp.f64 %fdt2, %fd19, %fd21, %pt5;
+	setp.eq.f64 %pt6, %fd19, %fd21;
 	and.b64 %fdt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt7;
-	setp.nan.f64 %pt8, %fd19, %fd21;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
+	setp.nan.f64 %pt7, %fd19, %fd21;
 	add.rn.f64 %fdt3, %fd19, %fd21;
-	selp.f64 %fd22, %fdt3, %fdt2, %pt8;
-	setp.ge.u64 %pt9, %rd7, %rd25;
-	@%pt9 bra $Lfault_3;
+	selp.f64 %fd22, %fdt3, %fdt2, %pt7;
+	setp.ge.u64 %pt8, %rd7, %rd25;
+	@%pt8 bra $Lfault_2;
 	mad.lo.s64 %rd23, %rd7, 8, %rd24;
 	st.global.f64 [%rd23], %fd22;
 	add.s64 %rd26, %rd7, 1;
@@ -7689,12 +8032,7 @@ $Lfault_1:
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 5;
+	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd25;
 	bra.uni $Lfault;
@@ -7704,9 +8042,9 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 1572864;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
+	st.global.u32 [%rdt3+8], 1835008;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7983,7 +8321,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+8], 1900544;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8032,7 +8370,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1703936;
+	st.global.u32 [%rdt3+8], 1966080;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8051,11 +8389,10 @@ $Lfault:
 )
 {
 	.reg .pred %p<15>;
-	.reg .pred %pt<2>;
 	.reg .b32 %r<12>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<14>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
 	ld.param.u64 %rd4, [Phases_1_param_0];
@@ -8080,8 +8417,6 @@ $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	cvt.u32.u64 %r8, %rd7;
-	setp.ge.u64 %pt0, %rd7, %rd5;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd9, %rd7, 4, %rd4;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, %r8;
@@ -8095,26 +8430,6 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Phases_1_param_5];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1703937;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry Phases_2(
@@ -8159,17 +8474,17 @@ $L_1:
 	st.global.s32 [%rd9], %r8;
 	ret;
 $Lfault_0:
-	mov.u32 %rt0, 2;
+	mov.u32 %rt0, 1;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd2;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt0, 3;
+	mov.u32 %rt0, 2;
 	mov.b64 %rdt1, %rd5;
 	mov.b64 %rdt2, %rd2;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt0, 4;
+	mov.u32 %rt0, 3;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd11;
 	bra.uni $Lfault;
@@ -8181,7 +8496,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 1703938;
+	st.global.u32 [%rdt4+8], 1966082;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -8248,7 +8563,7 @@ $L_6:
 $L_7:
 	ret;
 $Lfault_0:
-	mov.u32 %rt5, 5;
+	mov.u32 %rt5, 4;
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd4;
 	bra.uni $Lfault;
@@ -8260,7 +8575,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 1703939;
+	st.global.u32 [%rdt4+8], 1966083;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -8367,22 +8682,22 @@ $L_10:
 $L_11:
 	ret;
 $Lfault_0:
-	mov.u32 %rt0, 6;
+	mov.u32 %rt0, 5;
 	mov.b64 %rdt0, %rd7;
 	mov.b64 %rdt1, %rd5;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt0, 6;
+	mov.u32 %rt0, 5;
 	mov.b64 %rdt0, %rd7;
 	mov.b64 %rdt1, %rd5;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt0, 6;
+	mov.u32 %rt0, 5;
 	mov.b64 %rdt0, %rd7;
 	mov.b64 %rdt1, %rd5;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt0, 6;
+	mov.u32 %rt0, 5;
 	mov.b64 %rdt0, %rd7;
 	mov.b64 %rdt1, %rd5;
 	bra.uni $Lfault;
@@ -8394,7 +8709,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt4, %rt3, %rt1;
 	@%pt4 exit;
-	st.global.u32 [%rdt2+8], 1703940;
+	st.global.u32 [%rdt2+8], 1966084;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -8805,7 +9120,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt4+8], 1835008;
+	st.global.u32 [%rdt4+8], 2097152;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -9007,7 +9322,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 1900546;
+	st.global.u32 [%rdt3+8], 2162690;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9090,7 +9405,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1900547;
+	st.global.u32 [%rdt3+8], 2162691;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9173,7 +9488,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1900548;
+	st.global.u32 [%rdt3+8], 2162692;
 	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9193,7 +9508,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<38>;
-	.reg .pred %pt<4>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<35>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<37>;
@@ -9227,8 +9542,6 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd5;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd4;
 	ld.global.u8 %r9, [%rd8];
 	mul.lo.u32 %r10, %r9, 3;
@@ -9237,8 +9550,8 @@ $L_4:
 	and.b32 %r11, %r11, 255;
 	mad.lo.s64 %rd12, %rd7, 1, %rd4;
 	st.global.u8 [%rd12], %r11;
-	setp.ge.u64 %pt1, %rd7, %rd15;
-	@%pt1 bra $Lfault_1;
+	setp.ge.u64 %pt0, %rd7, %rd15;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd7, 2, %rd14;
 	ld.global.s16 %r16, [%rd13];
 	mad.lo.s64 %rd17, %rd7, 2, %rd14;
@@ -9249,8 +9562,8 @@ $L_4:
 	bfe.s32 %r20, %r20, 0, 16;
 	mad.lo.s64 %rd21, %rd7, 2, %rd14;
 	st.global.s16 [%rd21], %r20;
-	setp.ge.u64 %pt2, %rd7, %rd24;
-	@%pt2 bra $Lfault_2;
+	setp.ge.u64 %pt1, %rd7, %rd24;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd22, %rd7, 1, %rd23;
 	ld.global.s8 %r25, [%rd22];
 	neg.s32 %r26, %r25;
@@ -9280,15 +9593,10 @@ $L_6:
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 5;
+$Lfault_1:
+	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd24;
 	bra.uni $Lfault;
@@ -9298,9 +9606,9 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 1966080;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2228224;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9375,7 +9683,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 2031616;
+	st.global.u32 [%rdt4+8], 2293760;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -10043,7 +10351,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt17, %rt8, %rt6;
 	@%pt17 exit;
-	st.global.u32 [%rdt3+8], 2097152;
+	st.global.u32 [%rdt3+8], 2359296;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10171,7 +10479,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2228224;
+	st.global.u32 [%rdt3+8], 2490368;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10542,7 +10850,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 2490368;
+	st.global.u32 [%rdt2+8], 2752512;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -10662,7 +10970,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 2490369;
+	st.global.u32 [%rdt4+8], 2752513;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -10705,7 +11013,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 2555904;
+	st.global.u32 [%rdt2+8], 2818048;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -10847,7 +11155,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt4+8], 2555905;
+	st.global.u32 [%rdt4+8], 2818049;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -10892,7 +11200,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 2621440;
+	st.global.u32 [%rdt2+8], 2883584;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -11126,7 +11434,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt10, %rt8, %rt6;
 	@%pt10 exit;
-	st.global.u32 [%rdt4+8], 2621441;
+	st.global.u32 [%rdt4+8], 2883585;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -11273,7 +11581,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt5+8], 2686976;
+	st.global.u32 [%rdt5+8], 2949120;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt0;
 	st.global.u64 [%rdt5+24], %rdt1;
@@ -11396,7 +11704,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2686977;
+	st.global.u32 [%rdt3+8], 2949121;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11546,7 +11854,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 2818048;
+	st.global.u32 [%rdt2+8], 3080192;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -11792,7 +12100,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt13, %rt8, %rt6;
 	@%pt13 exit;
-	st.global.u32 [%rdt4+8], 2818049;
+	st.global.u32 [%rdt4+8], 3080193;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -11885,7 +12193,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 2883585;
+	st.global.u32 [%rdt2+8], 3145729;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -12009,7 +12317,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 2883586;
+	st.global.u32 [%rdt4+8], 3145730;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -12142,7 +12450,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt5, %rt3, %rt1;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 2883587;
+	st.global.u32 [%rdt3+8], 3145731;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt0;
 	st.global.u64 [%rdt3+24], %rdt1;
@@ -12183,7 +12491,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 2949120;
+	st.global.u32 [%rdt2+8], 3211264;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -12422,7 +12730,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt12, %rt8, %rt6;
 	@%pt12 exit;
-	st.global.u32 [%rdt4+8], 2949121;
+	st.global.u32 [%rdt4+8], 3211265;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -12780,7 +13088,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3145728;
+	st.global.u32 [%rdt3+8], 3407872;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12876,7 +13184,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3145729;
+	st.global.u32 [%rdt3+8], 3407873;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12969,7 +13277,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3211264;
+	st.global.u32 [%rdt3+8], 3473408;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14453,7 +14761,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3342336;
+	st.global.u32 [%rdt3+8], 3604480;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14474,7 +14782,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<29>;
-	.reg .pred %pt<3>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<26>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<28>;
@@ -14510,7 +14818,6 @@ $L_3:
 	mov.b64 %rd13, %rd2;
 $L_4:
 	mov.b64 %rd14, %rd10;
-	mov.b64 %rd15, %rd11;
 	cvt.u32.u64 %r17, %rd13;
 	mov.b64 %rd18, %rd21;
 	mov.b64 %rd19, %rd22;
@@ -14520,8 +14827,6 @@ $L_4:
 	add.s64 %rd23, %rd18, 0;
 	ld.global.s32 %r24, [%rd23];
 	add.s32 %r25, %r17, %r24;
-	setp.ge.u64 %pt1, %rd13, %rd15;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd26, %rd13, 4, %rd14;
 	st.global.s32 [%rd26], %r25;
 	add.s64 %rd27, %rd13, 1;
@@ -14537,20 +14842,15 @@ $Lfault_0:
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd19;
 	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd13;
-	mov.b64 %rdt3, %rd15;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt4, [MixedTop_1_param_7];
 	cvta.to.global.u64 %rdt4, %rdt4;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 3342337;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 3604481;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -14590,7 +14890,7 @@ $L_1:
 	st.global.s32 [%rd5], %rt1;
 	ret;
 $Lfault_0:
-	mov.u32 %rt0, 3;
+	mov.u32 %rt0, 2;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd1;
 	bra.uni $Lfault;
@@ -14602,7 +14902,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3342338;
+	st.global.u32 [%rdt3+8], 3604482;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14718,17 +15018,17 @@ $L_1:
 	st.global.s32 [%rd20], %r19;
 	ret;
 $Lfault_0:
-	mov.u32 %rt0, 4;
+	mov.u32 %rt0, 3;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd6;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt0, 5;
+	mov.u32 %rt0, 4;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt0, 6;
+	mov.u32 %rt0, 5;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, %rd1;
 	bra.uni $Lfault;
@@ -14740,7 +15040,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt5+8], 3342340;
+	st.global.u32 [%rdt5+8], 3604484;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt1;
 	st.global.u64 [%rdt5+24], %rdt2;
@@ -14817,7 +15117,7 @@ $L_6:
 $L_7:
 	ret;
 $Lfault_0:
-	mov.u32 %rt5, 7;
+	mov.u32 %rt5, 6;
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd16;
 	bra.uni $Lfault;
@@ -14829,7 +15129,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 3342341;
+	st.global.u32 [%rdt4+8], 3604485;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -14970,12 +15270,12 @@ $L_6:
 $L_7:
 	ret;
 $Lfault_0:
-	mov.u32 %rt5, 8;
+	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, %rd10;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 9;
+	mov.u32 %rt5, 8;
 	mov.b64 %rdt1, %rd10;
 	mov.b64 %rdt2, %rd23;
 	bra.uni $Lfault;
@@ -14987,7 +15287,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3342343;
+	st.global.u32 [%rdt3+8], 3604487;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15703,7 +16003,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3473410;
+	st.global.u32 [%rdt3+8], 3735554;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17614,7 +17914,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt10, %rt3, %rt1;
 	@%pt10 exit;
-	st.global.u32 [%rdt12+8], 3538946;
+	st.global.u32 [%rdt12+8], 3801090;
 	st.global.u32 [%rdt12+12], %rt0;
 	st.global.u64 [%rdt12+16], %rdt1;
 	st.global.u64 [%rdt12+24], %rdt2;
@@ -18251,7 +18551,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3604482;
+	st.global.u32 [%rdt3+8], 3866626;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -18873,7 +19173,7 @@ $Lfault:
 	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
 	setp.ne.u32 %pt83, %rt64, %rt62;
 	@%pt83 exit;
-	st.global.u32 [%rdt3+8], 3670016;
+	st.global.u32 [%rdt3+8], 3932160;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19457,7 +19757,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 3670018;
+	st.global.u32 [%rdt4+8], 3932162;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -19620,7 +19920,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt3+8], 3735552;
+	st.global.u32 [%rdt3+8], 3997696;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -20232,7 +20532,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3735555;
+	st.global.u32 [%rdt3+8], 3997699;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -20806,7 +21106,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3801090;
+	st.global.u32 [%rdt3+8], 4063234;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21177,7 +21477,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt10, %rt24, %rt22;
 	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 3801091;
+	st.global.u32 [%rdt3+8], 4063235;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21488,7 +21788,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3801093;
+	st.global.u32 [%rdt3+8], 4063237;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21838,7 +22138,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 3866624;
+	st.global.u32 [%rdt3+8], 4128768;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -22117,7 +22417,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3866626;
+	st.global.u32 [%rdt3+8], 4128770;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -22477,7 +22777,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 3932160;
+	st.global.u32 [%rdt3+8], 4194304;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -22756,7 +23056,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3932162;
+	st.global.u32 [%rdt3+8], 4194306;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -23261,7 +23561,7 @@ $Lfault:
 	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
 	setp.ne.u32 %pt2, %rt10, %rt8;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 4063232;
+	st.global.u32 [%rdt3+8], 4325376;
 	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -23632,7 +23932,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 4128768;
+	st.global.u32 [%rdt3+8], 4390912;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -23647,7 +23947,8 @@ $Lfault:
 	.param .u64 Rotate_0_param_2,
 	.param .s64 Rotate_0_param_3,
 	.param .u64 Rotate_0_param_4,
-	.param .s64 Rotate_0_param_5
+	.param .s64 Rotate_0_param_5,
+	.param .u64 Rotate_0_param_6
 )
 {
 	.local .align 8 .b8 qvar_copy[72];
@@ -23661,9 +23962,10 @@ $Lfault:
 	.local .align 8 .b8 qvar_row_2[24];
 	.local .align 8 .b8 qvar_copy_3[24];
 	.reg .pred %p<355>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<354>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<343>;
 	.reg .f64 %fd<331>;
 	.reg .f64 %fdt<32>;
@@ -23958,6 +24260,8 @@ $L_26:
 	mul.lo.s64 %rd317, %rd316, 3;
 	sub.s64 %rd318, %rd134, %rd317;
 	mov.b64 %rd135, %rd318;
+	setp.ge.u64 %pt0, %rd135, 3;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd136, %rd135, 8, %rd133;
 	mov.f64 %fdt18, 0d3FF0000000000000;
 	st.local.f64 [%rd136], %fdt18;
@@ -23983,6 +24287,8 @@ $L_28:
 	mul.lo.s64 %rd317, %rd316, 3;
 	sub.s64 %rd318, %rd134, %rd317;
 	mov.b64 %rd135, %rd318;
+	setp.ge.u64 %pt1, %rd135, 3;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd136, %rd135, 8, %rd133;
 	mov.f64 %fdt19, 0d3FF0000000000000;
 	st.local.f64 [%rd136], %fdt19;
@@ -24008,6 +24314,8 @@ $L_30:
 	mul.lo.s64 %rd317, %rd316, 3;
 	sub.s64 %rd318, %rd134, %rd317;
 	mov.b64 %rd135, %rd318;
+	setp.ge.u64 %pt2, %rd135, 3;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd136, %rd135, 8, %rd133;
 	mov.f64 %fdt20, 0d3FF0000000000000;
 	st.local.f64 [%rd136], %fdt20;
@@ -24033,6 +24341,8 @@ $L_32:
 	mul.lo.s64 %rd317, %rd316, 3;
 	sub.s64 %rd318, %rd134, %rd317;
 	mov.b64 %rd135, %rd318;
+	setp.ge.u64 %pt3, %rd135, 3;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd136, %rd135, 8, %rd133;
 	mov.f64 %fdt21, 0d3FF0000000000000;
 	st.local.f64 [%rd136], %fdt21;
@@ -24059,6 +24369,8 @@ $L_34:
 	mul.lo.s64 %rd317, %rd316, 3;
 	sub.s64 %rd318, %rd134, %rd317;
 	mov.b64 %rd135, %rd318;
+	setp.ge.u64 %pt4, %rd135, 3;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd136, %rd135, 8, %rd133;
 	mov.f64 %fdt22, 0d3FF0000000000000;
 	st.local.f64 [%rd136], %fdt22;
@@ -24418,6 +24730,46 @@ $L_70:
 	bra.uni $L_2;
 $L_71:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd135;
+	mov.b64 %rdt2, 3;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd135;
+	mov.b64 %rdt2, 3;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd135;
+	mov.b64 %rdt2, 3;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd135;
+	mov.b64 %rdt2, 3;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd135;
+	mov.b64 %rdt2, 3;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Rotate_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 4456448;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Pick_0(
@@ -24432,7 +24784,7 @@ $L_71:
 	.local .align 8 .b8 qvar_local[32];
 	.local .align 8 .b8 qvar_copyOf[32];
 	.reg .pred %p<87>;
-	.reg .pred %pt<3>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<94>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<86>;
@@ -24468,8 +24820,6 @@ $L_2:
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
-	setp.ge.u64 %pt0, %rd11, %rd6;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd12, %rd11, 4, %rd5;
 	ld.global.s32 %r13, [%rd12];
 	mov.b32 %r14, %r13;
@@ -24491,6 +24841,8 @@ $L_4:
 	add.s64 %rd19, %rd17, 16;
 	mov.f64 %fdt2, 0d0000000000000000;
 	st.local.f64 [%rd19], %fdt2;
+	setp.ge.u64 %pt0, %rd16, 3;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd20, %rd16, 24, %rd21;
 	ld.global.f64 %fd22, [%rd20];
 	st.local.f64 [%rd17], %fd22;
@@ -24536,8 +24888,12 @@ $L_4:
 	st.local.f64 [%rd50], %fd51;
 	add.s64 %rd52, %rd16, 1;
 	sub.s64 %rd53, 2, %rd16;
+	setp.ge.u64 %pt1, %rd53, 3;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd54, %rd53, 8, %rd17;
 	ld.local.f64 %fd55, [%rd54];
+	setp.ge.u64 %pt2, %rd52, 4;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd56, %rd52, 8, %rd29;
 	st.local.f64 [%rd56], %fd55;
 	mov.u64 %rd57, qvar_copyOf;
@@ -24571,18 +24927,20 @@ $L_4:
 	st.local.f64 [%rd71], %fdt11;
 	mad.lo.s64 %rd72, %rd16, 8, %rd17;
 	ld.local.f64 %fd73, [%rd72];
+	setp.ge.u64 %pt3, %rd16, 4;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd74, %rd16, 8, %rd57;
 	ld.local.f64 %fd75, [%rd74];
 	add.rn.f64 %fd76, %fd73, %fd75;
 	sub.s64 %rd77, 3, %rd16;
+	setp.ge.u64 %pt4, %rd77, 4;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd78, %rd77, 8, %rd57;
 	ld.local.f64 %fd79, [%rd78];
 	add.rn.f64 %fd80, %fd76, %fd79;
 	add.s64 %rd81, %rd29, 0;
 	ld.local.f64 %fd82, [%rd81];
 	add.rn.f64 %fd83, %fd80, %fd82;
-	setp.ge.u64 %pt1, %rd11, %rd9;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd84, %rd11, 8, %rd8;
 	st.global.f64 [%rd84], %fd83;
 	add.s64 %rd85, %rd11, 1;
@@ -24595,13 +24953,28 @@ $L_6:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd11;
-	mov.b64 %rdt2, %rd6;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, 3;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd11;
-	mov.b64 %rdt2, %rd9;
+	mov.b64 %rdt1, %rd53;
+	mov.b64 %rdt2, 3;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd52;
+	mov.b64 %rdt2, 4;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, 4;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd77;
+	mov.b64 %rdt2, 4;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Pick_0_param_4];
@@ -24609,9 +24982,9 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 4259840;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 4521984;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -25072,16 +25445,14 @@ $L_35:
 	.param .u64 Complex64Ops_0_param_6,
 	.param .s64 Complex64Ops_0_param_7,
 	.param .u64 Complex64Ops_0_param_8,
-	.param .s64 Complex64Ops_0_param_9,
-	.param .u64 Complex64Ops_0_param_10
+	.param .s64 Complex64Ops_0_param_9
 )
 {
 	.local .align 8 .b8 qvar_bits[8];
 	.reg .pred %p<284>;
-	.reg .pred %pt<8>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<283>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 	.reg .f32 %f<280>;
 	.reg .f64 %fd<271>;
 
@@ -25127,14 +25498,10 @@ $L_2:
 $L_3:
 	mov.b64 %rd23, %rd2;
 $L_4:
-	setp.ge.u64 %pt0, %rd23, %rd6;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd24, %rd23, 8, %rd5;
 	ld.global.f32 %f25, [%rd24];
 	add.s64 %rd27, %rd24, 4;
 	ld.global.f32 %f26, [%rd27];
-	setp.ge.u64 %pt1, %rd23, %rd9;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd28, %rd23, 8, %rd8;
 	ld.global.f32 %f29, [%rd28];
 	add.s64 %rd31, %rd28, 4;
@@ -25153,8 +25520,6 @@ $L_4:
 	cvt.rn.f32.f64 %f33, %fd43;
 	add.rn.f32 %f44, %f32, 0f00000000;
 	add.rn.f32 %f45, %f33, 0f3F800000;
-	setp.ge.u64 %pt2, %rd23, %rd13;
-	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd46, %rd23, 8, %rd12;
 	st.global.f32 [%rd46], %f44;
 	add.s64 %rd47, %rd46, 4;
@@ -25202,8 +25567,6 @@ $L_8:
 $L_9:
 	cvt.rn.f32.f64 %f48, %fd54;
 	cvt.rn.f32.f64 %f49, %fd55;
-	setp.ge.u64 %pt3, %rd23, %rd17;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd156, %rd23, 8, %rd16;
 	st.global.f32 [%rd156], %f48;
 	add.s64 %rd157, %rd156, 4;
@@ -25251,8 +25614,6 @@ $L_13:
 $L_14:
 	mov.f64 %fd162, %fd164;
 	mov.f64 %fd163, %fd165;
-	setp.ge.u64 %pt4, %rd23, %rd21;
-	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd266, %rd23, 16, %rd20;
 	st.global.f64 [%rd266], %fd162;
 	add.s64 %rd267, %rd266, 8;
@@ -25263,16 +25624,12 @@ $L_14:
 	ld.global.f64 %fd270, [%rd271];
 	cvt.rn.f32.f64 %f272, %fd269;
 	cvt.rn.f32.f64 %f273, %fd270;
-	setp.ge.u64 %pt5, %rd23, %rd17;
-	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd274, %rd23, 8, %rd16;
 	ld.global.f32 %f275, [%rd274];
 	add.s64 %rd277, %rd274, 4;
 	ld.global.f32 %f276, [%rd277];
 	sub.rn.f32 %f278, %f272, %f275;
 	sub.rn.f32 %f279, %f273, %f276;
-	setp.ge.u64 %pt6, %rd23, %rd6;
-	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd280, %rd23, 8, %rd5;
 	st.global.f32 [%rd280], %f278;
 	add.s64 %rd281, %rd280, 4;
@@ -25539,56 +25896,6 @@ $L_58:
 	div.rn.f64 %fd76, %fd75, %fd70;
 	mov.f64 %fd55, %fd76;
 	bra.uni $L_6;
-$Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd21;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Complex64Ops_0_param_10];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt7, %rt8, %rt6;
-	@%pt7 exit;
-	st.global.u32 [%rdt3+8], 4456448;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry Julia_0(
@@ -25818,7 +26125,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 4521984;
+	st.global.u32 [%rdt4+8], 4784128;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -26107,7 +26414,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 4587520;
+	st.global.u32 [%rdt3+8], 4849664;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -26379,15 +26686,13 @@ $L_32:
 	.param .s64 Centered_0_param_1,
 	.param .u64 Centered_0_param_2,
 	.param .s64 Centered_0_param_3,
-	.param .f32 Centered_0_param_4,
-	.param .u64 Centered_0_param_5
+	.param .f32 Centered_0_param_4
 )
 {
 	.reg .pred %p<191>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<190>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 	.reg .f32 %f<227>;
 	.reg .f64 %fd<131>;
 
@@ -26510,8 +26815,6 @@ $L_7:
 $L_8:
 	mov.b64 %rd11, %rd2;
 $L_9:
-	setp.ge.u64 %pt0, %rd11, %rd6;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd12, %rd11, 12, %rd5;
 	ld.global.f32 %f13, [%rd12];
 	add.s64 %rd16, %rd12, 4;
@@ -26578,8 +26881,6 @@ $L_11:
 	add.rn.f32 %f187, %f181, %f186;
 	mov.f32 %f97, %f187;
 $L_12:
-	setp.ge.u64 %pt1, %rd11, %rd9;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd188, %rd11, 4, %rd8;
 	st.global.f32 [%rd188], %f97;
 	add.s64 %rd189, %rd11, 1;
@@ -26590,31 +26891,6 @@ $L_13:
 	bra.uni $L_7;
 $L_14:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd11;
-	mov.b64 %rdt2, %rd6;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd11;
-	mov.b64 %rdt2, %rd9;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Centered_0_param_5];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 4718592;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry LocalMethods_0(
@@ -27056,7 +27332,7 @@ $Lfault:
 	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
 	setp.ne.u32 %pt3, %rt10, %rt8;
 	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 4784128;
+	st.global.u32 [%rdt3+8], 5046272;
 	st.global.u32 [%rdt3+12], %rt7;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -27782,10 +28058,246 @@ b1: # entry
 	store.u8 r3, 2
 	return
 
+kernel Tag(bs []56, idx []i32)
+site 0 index faults.go:49:5
+
+task Tag_0 parallel count=(len idx)
+b0: # entry
+	r4 = base idx
+	r5 = len idx
+	r3 = move.i64 r5
+	r14 = base bs
+	r15 = len bs
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 56
+	r17 = convert.u8.i64 r9
+	r18 = elemaddr r13, 48, 1
+	store.u8 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Taps(out []f32, x []f32, k i64)
+site 0 index faults.go:60:23
+
+task Taps_0 parallel count=(min.i64 (len out) (len x))
+var taps local 16 align 4
+b0: # entry
+	r5 = base out
+	r6 = len out
+	r4 = move.i64 r6
+	r8 = base x
+	r9 = len x
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r15 = addr taps
+	store.local.f32 r15, 0.0
+	r16 = elemaddr r15, 4, 1
+	store.local.f32 r16, 0.0
+	r17 = elemaddr r15, 8, 1
+	store.local.f32 r17, 0.0
+	r18 = elemaddr r15, 12, 1
+	store.local.f32 r18, 0.0
+	r43 = move.f32 0.0
+	r44 = move.f32 0.0
+	r45 = move.f32 0.0
+	r46 = move.f32 0.0
+	r43 = move.f32 0.5
+	r44 = move.f32 1.0
+	r45 = move.f32 2.0
+	r46 = move.f32 4.0
+	r27 = move.f32 r43
+	store.local.f32 r15, r27
+	r29 = elemaddr r15, 4, 1
+	r30 = move.f32 r44
+	store.local.f32 r29, r30
+	r32 = elemaddr r15, 8, 1
+	r33 = move.f32 r45
+	store.local.f32 r32, r33
+	r35 = elemaddr r15, 12, 1
+	r36 = move.f32 r46
+	store.local.f32 r35, r36
+	r37 = param.i64 k
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b6
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r12 = elemaddr r8, r11, 4
+	r13 = load.f32 r12
+	checkindex r37, 4, site 0
+	r14 = elemaddr r15, r37, 4
+	r38 = load.local.f32 r14
+	r39 = mul.f32 r13, r38
+	r40 = elemaddr r5, r11, 4
+	store.f32 r40, r39
+	r41 = add.i64 r11, 1
+	r42 = lt.i64 r41, r3
+	branch r42, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Smoothed(out []f32, idx []i32)
+data gauss5 align 4 = 0000803f000080400000c040000080400000803f
+site 0 index faults.go:70:18
+
+task Smoothed_0 parallel count=(min.i64 (len out) (len idx))
+b0: # entry
+	r5 = base out
+	r6 = len out
+	r4 = move.i64 r6
+	r8 = base idx
+	r9 = len idx
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r15 = dataaddr gauss5
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b3, b6
+b3: # index
+	r11 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r12 = elemaddr r8, r11, 4
+	r13 = load.i32 r12
+	r16 = convert.i64.i32 r13
+	checkindex r16, 5, site 0
+	r14 = elemaddr r15, r16, 4
+	r17 = load.f32 r14
+	r18 = elemaddr r5, r11, 4
+	store.f32 r18, r17
+	r19 = add.i64 r11, 1
+	r20 = lt.i64 r19, r3
+	branch r20, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Outer(out []f32, a []f32, b []f32)
+site 0 index faults.go:82:7
+
+task Outer_0 parallel count=(mul.i64 (min.i64 (max.i64 (len a) 0) 2097152) (min.i64 (max.i64 (len b) 0) 2097152))
+b0: # entry
+	r1 = base a
+	r2 = len a
+	r0 = move.i64 r2
+	r6 = base b
+	r7 = len b
+	r39 = base out
+	r40 = len out
+	jump b1
+b1: # setup
+	r3 = gt.i64 r0, 0
+	branch r3, b2, b12
+b2: # setup
+	r4 = convert.u64.i64 r0
+	r5 = sub.u64 r4, 0
+	r8 = move.i64 r7
+	r9 = gt.i64 r8, 0
+	branch r9, b3, b12
+b3: # setup
+	r10 = convert.u64.i64 r8
+	r11 = sub.u64 r10, 0
+	r12 = threadindex
+	r13 = convert.u64.i64 r12
+	r14 = threadcount
+	r15 = convert.u64.i64 r14
+	r17 = div.u64 r13, r11
+	r18 = mul.u64 r17, r11
+	r16 = sub.u64 r13, r18
+	r19 = div.u64 r15, r11
+	r20 = mul.u64 r19, r11
+	r21 = sub.u64 r15, r20
+	r22 = move.u64 r17
+	jump b4
+b4: # head
+	r23 = lt.u64 r22, r5
+	branch r23, b5, b12
+b5: # index
+	r24 = add.u64 r22, 0
+	r25 = convert.i64.u64 r24
+	r26 = add.u64 r16, 0
+	r27 = convert.i64.u64 r26
+	jump b6
+b6: # rangeint.body
+	r8 = move.i64 r7
+	r29 = gt.i64 r8, 0
+	branch r29, b7, b11
+b7: # rangeint.body
+	r30 = move.i64 r7
+	r31 = mul.i64 r25, r30
+	r32 = add.i64 r31, r27
+	r33 = elemaddr r1, r25, 4
+	r34 = load.f32 r33
+	r35 = elemaddr r6, r27, 4
+	r36 = load.f32 r35
+	r37 = mul.f32 r34, r36
+	checkindex r32, r40, site 0
+	r38 = elemaddr r39, r32, 4
+	store.f32 r38, r37
+	jump b8
+b8: # latch
+	r16 = add.u64 r16, r21
+	r28 = ge.u64 r16, r11
+	branch r28, b9, b10
+b9: # carry
+	r16 = sub.u64 r16, r11
+	r22 = add.u64 r22, 1
+	jump b10
+b10: # stepped
+	r22 = add.u64 r22, r19
+	jump b4
+b11: # rangeint.done
+	r43 = add.i64 r25, 1
+	r44 = lt.i64 r43, r0
+	branch r44, b8, b12
+b12: # exit
+	return
+
 kernel Saxpy(a f32, x []f32, y []f32)
-site 0 index kernels.go:16:13
-site 1 index kernels.go:16:20
-site 2 index kernels.go:16:4
 
 task Saxpy_0 parallel count=(min.i64 (len x) (len y))
 b0: # entry
@@ -27810,11 +28322,9 @@ b3: # index
 	r11 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	checkindex r11, r6, site 0
 	r12 = elemaddr r5, r11, 4
 	r13 = load.f32 r12
 	r14 = mul.f32 r15, r13
-	checkindex r11, r9, site 1
 	r16 = elemaddr r8, r11, 4
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
@@ -27834,7 +28344,6 @@ site 0 index kernels.go:23:25
 site 1 index kernels.go:23:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:23:6
 
 task MixInt8_0 parallel count=(len out)
 b0: # entry
@@ -27916,7 +28425,6 @@ b7: # Mix[int8].if.done
 	r16 = move.i8 r58
 	jump b8
 b8: # Mix[int8].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 1
 	store.i8 r59, r16
 	r60 = add.i64 r7, 1
@@ -27936,7 +28444,6 @@ site 0 index kernels.go:30:25
 site 1 index kernels.go:30:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:30:6
 
 task MixInt16_0 parallel count=(len out)
 b0: # entry
@@ -28018,7 +28525,6 @@ b7: # Mix[int16].if.done
 	r16 = move.i16 r58
 	jump b8
 b8: # Mix[int16].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.i16 r59, r16
 	r60 = add.i64 r7, 1
@@ -28038,7 +28544,6 @@ site 0 index kernels.go:37:25
 site 1 index kernels.go:37:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:37:6
 
 task MixInt32_0 parallel count=(len out)
 b0: # entry
@@ -28162,7 +28667,6 @@ b7: # Mix[int32].if.done
 	r16 = move.i32 r58
 	jump b8
 b8: # Mix[int32].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.i32 r59, r16
 	r60 = add.i64 r7, 1
@@ -28182,7 +28686,6 @@ site 0 index kernels.go:44:25
 site 1 index kernels.go:44:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:44:6
 
 task MixInt64_0 parallel count=(len out)
 b0: # entry
@@ -28306,7 +28809,6 @@ b7: # Mix[int64].if.done
 	r16 = move.i64 r58
 	jump b8
 b8: # Mix[int64].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	r60 = add.i64 r7, 1
@@ -28326,7 +28828,6 @@ site 0 index kernels.go:51:25
 site 1 index kernels.go:51:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:51:6
 
 task MixInt_0 parallel count=(len out)
 b0: # entry
@@ -28450,7 +28951,6 @@ b7: # Mix[int].if.done
 	r16 = move.i64 r58
 	jump b8
 b8: # Mix[int].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	r60 = add.i64 r7, 1
@@ -28470,7 +28970,6 @@ site 0 index kernels.go:58:25
 site 1 index kernels.go:58:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:58:6
 
 task MixUint8_0 parallel count=(len out)
 b0: # entry
@@ -28551,7 +29050,6 @@ b7: # Mix[uint8].if.done
 	r16 = move.u8 r57
 	jump b8
 b8: # Mix[uint8].return
-	checkindex r7, r5, site 4
 	r58 = elemaddr r4, r7, 1
 	store.u8 r58, r16
 	r59 = add.i64 r7, 1
@@ -28571,7 +29069,6 @@ site 0 index kernels.go:65:25
 site 1 index kernels.go:65:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:65:6
 
 task MixUint16_0 parallel count=(len out)
 b0: # entry
@@ -28653,7 +29150,6 @@ b7: # Mix[uint16].if.done
 	r16 = move.u16 r58
 	jump b8
 b8: # Mix[uint16].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.u16 r59, r16
 	r60 = add.i64 r7, 1
@@ -28673,7 +29169,6 @@ site 0 index kernels.go:72:25
 site 1 index kernels.go:72:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:72:6
 
 task MixUint32_0 parallel count=(len out)
 b0: # entry
@@ -28783,7 +29278,6 @@ b7: # Mix[uint32].if.done
 	r16 = move.u32 r58
 	jump b8
 b8: # Mix[uint32].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.u32 r59, r16
 	r60 = add.i64 r7, 1
@@ -28803,7 +29297,6 @@ site 0 index kernels.go:79:25
 site 1 index kernels.go:79:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:79:6
 
 task MixUint64_0 parallel count=(len out)
 b0: # entry
@@ -28913,7 +29406,6 @@ b7: # Mix[uint64].if.done
 	r16 = move.u64 r58
 	jump b8
 b8: # Mix[uint64].return
-	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.u64 r59, r16
 	r60 = add.i64 r7, 1
@@ -28933,7 +29425,6 @@ site 0 index kernels.go:86:25
 site 1 index kernels.go:86:31
 site 2 divide helpers.go:20:10
 site 3 divide helpers.go:21:10
-site 4 index kernels.go:86:6
 
 task MixUint_0 parallel count=(len out)
 b0: # entry
@@ -29041,7 +29532,6 @@ b7: # Mix[uint].if.done
 	r16 = move.u64 r56
 	jump b8
 b8: # Mix[uint].return
-	checkindex r7, r5, site 4
 	r57 = elemaddr r4, r7, 8
 	store.u64 r57, r16
 	r58 = add.i64 r7, 1
@@ -29059,7 +29549,6 @@ b11: # edge 0→2
 kernel Shifts(x []i64, c []u8, out []i64)
 site 0 index kernels.go:95:9
 site 1 index kernels.go:96:9
-site 2 index kernels.go:102:6
 
 task Shifts_0 parallel count=(len out)
 b0: # entry
@@ -29116,7 +29605,6 @@ b4: # rangeint.body
 	r40 = and.u8 r11, 7
 	r41 = shl.i64.u8 r39, r40
 	r42 = xor.i64 r37, r41
-	checkindex r7, r5, site 2
 	r43 = elemaddr r4, r7, 8
 	store.i64 r43, r42
 	r44 = add.i64 r7, 1
@@ -29135,7 +29623,6 @@ site 2 index kernels.go:113:5
 site 3 index kernels.go:114:6
 site 4 index kernels.go:115:6
 site 5 index kernels.go:116:6
-site 6 index kernels.go:117:6
 
 task Conversions_0 parallel count=(len out)
 b0: # entry
@@ -29223,7 +29710,6 @@ b4: # rangeint.body
 	r63 = convert.i8.f64 r62
 	r64 = convert.i64.i8 r63
 	r65 = add.i64 r61, r64
-	checkindex r7, r5, site 6
 	r66 = elemaddr r4, r7, 8
 	store.i64 r66, r65
 	r67 = add.i64 r7, 1
@@ -29406,10 +29892,9 @@ b9: # edge 1→4
 kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
 site 0 index kernels.go:165:16
 site 1 index kernels.go:165:22
-site 2 index kernels.go:165:5
-site 3 index kernels.go:166:16
-site 4 index kernels.go:166:22
-site 5 index kernels.go:166:5
+site 2 index kernels.go:166:16
+site 3 index kernels.go:166:22
+site 4 index kernels.go:166:5
 
 task MinMaxZeros_0 parallel count=(len lo)
 b0: # entry
@@ -29442,7 +29927,6 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = min.f64 r11, r15
-	checkindex r7, r5, site 2
 	r17 = elemaddr r4, r7, 8
 	store.f64 r17, r16
 	r18 = elemaddr r9, r7, 8
@@ -29450,7 +29934,7 @@ b4: # rangeint.body
 	r20 = elemaddr r13, r7, 8
 	r21 = load.f64 r20
 	r22 = max.f64 r19, r21
-	checkindex r7, r25, site 5
+	checkindex r7, r25, site 4
 	r23 = elemaddr r24, r7, 8
 	store.f64 r23, r22
 	r26 = add.i64 r7, 1
@@ -29710,12 +30194,11 @@ b45: # switch.next
 
 kernel Phases(a []i32, b []i32, n i64)
 site 0 index kernels.go:213:3
-site 1 index kernels.go:215:4
-site 2 index kernels.go:217:10
-site 3 index kernels.go:217:17
-site 4 index kernels.go:217:3
-site 5 index kernels.go:219:12
-site 6 index kernels.go:224:13
+site 1 index kernels.go:217:10
+site 2 index kernels.go:217:17
+site 3 index kernels.go:217:3
+site 4 index kernels.go:219:12
+site 5 index kernels.go:224:13
 
 task Phases_0 serial
 b0: # entry
@@ -29747,7 +30230,6 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r8 = convert.i32.i64 r7
-	checkindex r7, r5, site 1
 	r9 = elemaddr r4, r7, 4
 	r10 = load.i32 r9
 	r11 = add.i32 r10, r8
@@ -29770,16 +30252,16 @@ b0: # entry
 	r11 = len b
 	jump b1
 b1: # rangeint.done
-	checkindex 0, r2, site 2
+	checkindex 0, r2, site 1
 	r0 = elemaddr r1, 0, 4
 	r3 = load.i32 r0
 	r4 = move.i64 r2
 	r5 = sub.i64 r4, 1
-	checkindex r5, r2, site 3
+	checkindex r5, r2, site 2
 	r6 = elemaddr r1, r5, 4
 	r7 = load.i32 r6
 	r8 = add.i32 r3, r7
-	checkindex 0, r11, site 4
+	checkindex 0, r11, site 3
 	r9 = elemaddr r10, 0, 4
 	store.i32 r9, r8
 	return
@@ -29806,7 +30288,7 @@ b4: # for.loop
 	r8 = lt.i64 r7, r5
 	branch r8, b5, b7
 b5: # for.body
-	checkindex 0, r4, site 5
+	checkindex 0, r4, site 4
 	r9 = elemaddr r3, 0, 4
 	r10 = load.i32 r9
 	r11 = elemaddr r3, r7, 4
@@ -29839,7 +30321,7 @@ b3: # for.loop
 	branch r6, b4, b11
 b4: # for.body
 	r7 = sub.i64 r2, 1
-	checkindex r7, r5, site 6
+	checkindex r7, r5, site 5
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -29856,7 +30338,7 @@ b5: # for.loop (unrolled 1)
 	branch r6, b6, b11
 b6: # for.body (unrolled 1)
 	r7 = sub.i64 r2, 1
-	checkindex r7, r5, site 6
+	checkindex r7, r5, site 5
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -29873,7 +30355,7 @@ b7: # for.loop (unrolled 2)
 	branch r6, b8, b11
 b8: # for.body (unrolled 2)
 	r7 = sub.i64 r2, 1
-	checkindex r7, r5, site 6
+	checkindex r7, r5, site 5
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -29890,7 +30372,7 @@ b9: # for.loop (unrolled 3)
 	branch r6, b10, b11
 b10: # for.body (unrolled 3)
 	r7 = sub.i64 r2, 1
-	checkindex r7, r5, site 6
+	checkindex r7, r5, site 5
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -30452,15 +30934,12 @@ b8: # exit
 	return
 
 kernel Narrow(a []u8, b []i16, c []i8)
-site 0 index kernels.go:289:11
-site 1 index kernels.go:289:4
-site 2 index kernels.go:290:11
-site 3 index kernels.go:290:16
-site 4 index kernels.go:290:4
-site 5 index kernels.go:291:12
-site 6 index kernels.go:291:4
-site 7 index kernels.go:292:17
-site 8 index kernels.go:292:4
+site 0 index kernels.go:290:11
+site 1 index kernels.go:290:16
+site 2 index kernels.go:290:4
+site 3 index kernels.go:291:12
+site 4 index kernels.go:291:4
+site 5 index kernels.go:292:4
 
 task Narrow_0 parallel count=(len a)
 b0: # entry
@@ -30484,14 +30963,13 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	checkindex r7, r5, site 0
 	r8 = elemaddr r4, r7, 1
 	r9 = load.u8 r8
 	r10 = mul.u8 r9, 3
 	r11 = add.u8 r10, 250
 	r12 = elemaddr r4, r7, 1
 	store.u8 r12, r11
-	checkindex r7, r15, site 2
+	checkindex r7, r15, site 0
 	r13 = elemaddr r14, r7, 2
 	r16 = load.i16 r13
 	r17 = elemaddr r14, r7, 2
@@ -30500,7 +30978,7 @@ b4: # rangeint.body
 	r20 = add.i16 r19, 30000
 	r21 = elemaddr r14, r7, 2
 	store.i16 r21, r20
-	checkindex r7, r24, site 5
+	checkindex r7, r24, site 3
 	r22 = elemaddr r23, r7, 1
 	r25 = load.i8 r22
 	r26 = neg.i8 r25
@@ -34287,14 +34765,13 @@ disjoint a c
 disjoint b c
 site 0 index parallel.go:101:3
 site 1 index parallel.go:104:23
-site 2 index parallel.go:104:5
-site 3 index parallel.go:108:4
-site 4 index parallel.go:113:10
-site 5 index parallel.go:113:17
-site 6 index parallel.go:113:3
-site 7 index parallel.go:116:13
-site 8 index parallel.go:125:11
-site 9 index parallel.go:125:18
+site 2 index parallel.go:108:4
+site 3 index parallel.go:113:10
+site 4 index parallel.go:113:17
+site 5 index parallel.go:113:3
+site 6 index parallel.go:116:13
+site 7 index parallel.go:125:11
+site 8 index parallel.go:125:18
 
 task MixedTop_0 serial
 b0: # entry
@@ -34334,7 +34811,6 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r14 = move.ptr r10
-	r15 = move.i64 r11
 	r17 = convert.i32.i64 r13
 	r18 = move.ptr r21
 	r19 = move.i64 r22
@@ -34342,7 +34818,6 @@ b4: # rangeint.body
 	r23 = elemaddr r18, 0, 4
 	r24 = load.i32 r23
 	r25 = add.i32 r17, r24
-	checkindex r13, r15, site 2
 	r26 = elemaddr r14, r13, 4
 	store.i32 r26, r25
 	r27 = add.i64 r13, 1
@@ -34362,7 +34837,7 @@ b0: # entry
 b1: # entry
 	r0 = move.ptr r3
 	r1 = move.i64 r4
-	checkindex 0, r1, site 3
+	checkindex 0, r1, site 2
 	r5 = elemaddr r0, 0, 4
 	store.i32 r5, 7
 	return
@@ -34415,16 +34890,16 @@ b1: # entry
 	r1 = move.i64 r4
 	r5 = move.ptr r8
 	r6 = move.i64 r9
-	checkindex 0, r6, site 4
+	checkindex 0, r6, site 3
 	r10 = elemaddr r5, 0, 4
 	r11 = load.i32 r10
 	r12 = move.ptr r15
 	r13 = move.i64 r16
-	checkindex 0, r13, site 5
+	checkindex 0, r13, site 4
 	r17 = elemaddr r12, 0, 4
 	r18 = load.i32 r17
 	r19 = add.i32 r11, r18
-	checkindex 0, r1, site 6
+	checkindex 0, r1, site 5
 	r20 = elemaddr r0, 0, 4
 	store.i32 r20, r19
 	return
@@ -34458,7 +34933,7 @@ b5: # for.body
 	r12 = move.ptr r6
 	r15 = move.ptr r18
 	r16 = move.i64 r19
-	checkindex 0, r16, site 7
+	checkindex 0, r16, site 6
 	r20 = elemaddr r15, 0, 4
 	r21 = load.i32 r20
 	r22 = elemaddr r12, r10, 4
@@ -34541,12 +35016,12 @@ b5: # for.body
 	r12 = move.ptr r6
 	r15 = move.ptr r18
 	r16 = move.i64 r19
-	checkindex r10, r16, site 8
+	checkindex r10, r16, site 7
 	r20 = elemaddr r15, r10, 4
 	r21 = load.i32 r20
 	r22 = move.ptr r25
 	r23 = move.i64 r26
-	checkindex r10, r23, site 9
+	checkindex r10, r23, site 8
 	r27 = elemaddr r22, r10, 4
 	r28 = load.i32 r27
 	r29 = sub.i32 r21, r28
@@ -41308,6 +41783,7 @@ b36: # exit
 
 kernel Rotate(v []12, out []12, n []f64)
 data corners align 4 = 0000803f0000000000000000000000000000803f0000000000000000000000000000803f000080bf000080bf00000000
+site 0 index types.go:120:8
 
 task Rotate_0 parallel count=(min.i64 (min.i64 (len v) (len out)) (len n))
 var copy local 72 align 8
@@ -41599,6 +42075,7 @@ b26: # rangeint.body (unrolled 0)
 	r317 = mul.i64 r316, 3
 	r318 = sub.i64 r134, r317
 	r135 = move.i64 r318
+	checkindex r135, 3, site 0
 	r136 = elemaddr r133, r135, 8
 	store.local.f64 r136, 1.0
 	r137 = add.i64 r128, 1
@@ -41625,6 +42102,7 @@ b28: # rangeint.body (unrolled 1)
 	r317 = mul.i64 r316, 3
 	r318 = sub.i64 r134, r317
 	r135 = move.i64 r318
+	checkindex r135, 3, site 0
 	r136 = elemaddr r133, r135, 8
 	store.local.f64 r136, 1.0
 	r137 = add.i64 r128, 1
@@ -41651,6 +42129,7 @@ b30: # rangeint.body (unrolled 2)
 	r317 = mul.i64 r316, 3
 	r318 = sub.i64 r134, r317
 	r135 = move.i64 r318
+	checkindex r135, 3, site 0
 	r136 = elemaddr r133, r135, 8
 	store.local.f64 r136, 1.0
 	r137 = add.i64 r128, 1
@@ -41677,6 +42156,7 @@ b32: # rangeint.body (unrolled 3)
 	r317 = mul.i64 r316, 3
 	r318 = sub.i64 r134, r317
 	r135 = move.i64 r318
+	checkindex r135, 3, site 0
 	r136 = elemaddr r133, r135, 8
 	store.local.f64 r136, 1.0
 	r137 = add.i64 r128, 1
@@ -41703,6 +42183,7 @@ b34: # rangeint.body
 	r317 = mul.i64 r316, 3
 	r318 = sub.i64 r134, r317
 	r135 = move.i64 r318
+	checkindex r135, 3, site 0
 	r136 = elemaddr r133, r135, 8
 	store.local.f64 r136, 1.0
 	r137 = add.i64 r128, 1
@@ -42078,8 +42559,12 @@ b71: # exit
 
 kernel Pick(idx []i32, out []f64)
 data rotation align 8 = 0000000000000000000000000000f0bf0000000000000000000000000000f03f0000000000000000000000000000000000000000000000000000000000000000000000000000f03f
-site 0 index types.go:148:22
-site 1 index types.go:154:6
+site 0 index types.go:149:18
+site 1 index types.go:151:19
+site 2 index types.go:151:8
+site 3 index types.go:154:15
+site 4 index types.go:154:27
+site 5 index types.go:154:39
 
 task Pick_0 parallel count=(min.i64 (len idx) (len out))
 var row local 24 align 8
@@ -42107,7 +42592,6 @@ b3: # index
 	r11 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	checkindex r11, r6, site 0
 	r12 = elemaddr r5, r11, 4
 	r13 = load.i32 r12
 	r14 = convert.u32.i32 r13
@@ -42126,6 +42610,7 @@ b4: # rangeint.body
 	store.local.f64 r18, 0.0
 	r19 = elemaddr r17, 16, 1
 	store.local.f64 r19, 0.0
+	checkindex r16, 3, site 0
 	r20 = elemaddr r21, r16, 24
 	r22 = load.f64 r20
 	store.local.f64 r17, r22
@@ -42167,8 +42652,10 @@ b4: # rangeint.body
 	store.local.f64 r50, r51
 	r52 = add.i64 r16, 1
 	r53 = sub.i64 2, r16
+	checkindex r53, 3, site 1
 	r54 = elemaddr r17, r53, 8
 	r55 = load.local.f64 r54
+	checkindex r52, 4, site 2
 	r56 = elemaddr r29, r52, 8
 	store.local.f64 r56, r55
 	r57 = addr copyOf
@@ -42197,17 +42684,18 @@ b4: # rangeint.body
 	store.local.f64 r71, 7.0
 	r72 = elemaddr r17, r16, 8
 	r73 = load.local.f64 r72
+	checkindex r16, 4, site 4
 	r74 = elemaddr r57, r16, 8
 	r75 = load.local.f64 r74
 	r76 = add.f64 r73, r75
 	r77 = sub.i64 3, r16
+	checkindex r77, 4, site 5
 	r78 = elemaddr r57, r77, 8
 	r79 = load.local.f64 r78
 	r80 = add.f64 r76, r79
 	r81 = elemaddr r29, 0, 8
 	r82 = load.local.f64 r81
 	r83 = add.f64 r80, r82
-	checkindex r11, r9, site 1
 	r84 = elemaddr r8, r11, 8
 	store.f64 r84, r83
 	r85 = add.i64 r11, 1
@@ -42614,14 +43102,6 @@ b35: # cdiv.imag
 	jump b6
 
 kernel Complex64Ops(a []8, b []8, prod []8, quot []8, wide []16)
-site 0 index types.go:207:12
-site 1 index types.go:207:18
-site 2 index types.go:208:7
-site 3 index types.go:209:7
-site 4 index types.go:210:7
-site 5 index types.go:211:24
-site 6 index types.go:211:35
-site 7 index types.go:211:4
 
 task Complex64Ops_0 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (len a) (len b)) (len prod)) (len quot)) (len wide))
 var bits local 8 align 8
@@ -42658,12 +43138,10 @@ b3: # index
 	r23 = move.i64 r2
 	jump b4
 b4: # rangeint.body
-	checkindex r23, r6, site 0
 	r24 = elemaddr r5, r23, 8
 	r25 = load.f32 r24
 	r27 = elemaddr r24, 4, 1
 	r26 = load.f32 r27
-	checkindex r23, r9, site 1
 	r28 = elemaddr r8, r23, 8
 	r29 = load.f32 r28
 	r31 = elemaddr r28, 4, 1
@@ -42682,7 +43160,6 @@ b4: # rangeint.body
 	r33 = convert.f32.f64 r43
 	r44 = add.f32 r32, 0.0
 	r45 = add.f32 r33, 1.0
-	checkindex r23, r13, site 2
 	r46 = elemaddr r12, r23, 8
 	store.f32 r46, r44
 	r47 = elemaddr r46, 4, 1
@@ -42732,7 +43209,6 @@ b8: # cdiv.zero
 b9: # cdiv.done
 	r48 = convert.f32.f64 r54
 	r49 = convert.f32.f64 r55
-	checkindex r23, r17, site 3
 	r156 = elemaddr r16, r23, 8
 	store.f32 r156, r48
 	r157 = elemaddr r156, 4, 1
@@ -42782,7 +43258,6 @@ b13: # cdiv.zero
 b14: # cdiv.done
 	r162 = move.f64 r164
 	r163 = move.f64 r165
-	checkindex r23, r21, site 4
 	r266 = elemaddr r20, r23, 16
 	store.f64 r266, r162
 	r267 = elemaddr r266, 8, 1
@@ -42793,14 +43268,12 @@ b14: # cdiv.done
 	r270 = load.f64 r271
 	r272 = convert.f32.f64 r269
 	r273 = convert.f32.f64 r270
-	checkindex r23, r17, site 6
 	r274 = elemaddr r16, r23, 8
 	r275 = load.f32 r274
 	r277 = elemaddr r274, 4, 1
 	r276 = load.f32 r277
 	r278 = sub.f32 r272, r275
 	r279 = sub.f32 r273, r276
-	checkindex r23, r6, site 7
 	r280 = elemaddr r5, r23, 8
 	store.f32 r280, r278
 	r281 = elemaddr r280, 4, 1
@@ -43759,8 +44232,6 @@ b32: # edge 5→7
 	jump b29
 
 kernel Centered(v []12, out []f32, s f32)
-site 0 index types.go:292:13
-site 1 index types.go:292:6
 
 task Centered_0 parallel count=(min.i64 (len v) (len out))
 b0: # entry
@@ -43881,7 +44352,6 @@ b8: # index
 	r11 = move.i64 r2
 	jump b9
 b9: # rangeint.body
-	checkindex r11, r6, site 0
 	r12 = elemaddr r5, r11, 12
 	r13 = load.f32 r12
 	r16 = elemaddr r12, 4, 1
@@ -43951,7 +44421,6 @@ b11: # Dot.entry
 	r97 = move.f32 r187
 	jump b12
 b12: # Dot.return
-	checkindex r11, r9, site 1
 	r188 = elemaddr r8, r11, 4
 	store.f32 r188, r97
 	r189 = add.i64 r11, 1

@@ -56,3 +56,31 @@ func Image(pix []uint8, w, h int) {
 		}
 	}
 }
+
+// Outer runs a loop nest whose own tests keep the indices of a and b in
+// range: only out's index is checked.
+//
+//qd:kernel
+func Outer(out, a, b []float32) {
+	for y := range len(a) {
+		for x := range len(b) {
+			out[y*len(b)+x] = a[y] * b[x]
+		}
+	}
+}
+
+// Lookup indexes a local array and a table by variables: an index is
+// checked against the array's length unless a loop's test, a remainder or
+// a mask keeps it in range.
+//
+//qd:kernel
+func Lookup(out []float32, idx []int32) {
+	for i := range out {
+		taps := [4]float32{1, 2, 3, 4}
+		v := weights[idx[i]&3] + taps[i%4]
+		for k := range len(taps) {
+			v += taps[k]
+		}
+		out[i] = v * weights[idx[i]]
+	}
+}
